@@ -1,0 +1,1 @@
+"""The advisor: workload x offers -> fit, speed, cost, reasons. Pure functions."""

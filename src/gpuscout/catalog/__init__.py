@@ -1,0 +1,1 @@
+"""The live offer catalog: sources -> normalize -> validate -> store (SQLite | PostgreSQL)."""

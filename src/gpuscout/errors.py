@@ -1,0 +1,48 @@
+"""Errors raised by gpuscout: each names the field at fault and what is accepted."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class GpuscoutError(Exception):
+    """Base class of every error gpuscout raises on purpose."""
+
+
+class InvalidInputError(GpuscoutError, ValueError):
+    """A value the user gave is out of range or of the wrong kind.
+
+    ``field`` names the parameter (``context_in``, ``--gpus``, ``price_usd_per_hour``...)
+    and ``accepted`` says what would be accepted.
+    """
+
+    def __init__(self, field: str, message: str, accepted: str | None = None) -> None:
+        self.field = field
+        self.accepted = accepted
+        text = f"{field}: {message}"
+        if accepted:
+            text += f" (accepted: {accepted})"
+        super().__init__(text)
+
+
+class UnknownNameError(InvalidInputError, LookupError):
+    """An unknown or ambiguous GPU / model / provider / engine name, with the closest known names."""
+
+    def __init__(
+        self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False
+    ) -> None:
+        self.name = name
+        self.suggestions = list(suggestions)
+        self.ambiguous = ambiguous
+        what = "ambiguous" if ambiguous else "unknown"
+        hint = ", ".join(self.suggestions) if self.suggestions else "none close"
+        label = "matches" if ambiguous else "closest known"
+        super().__init__(field, f"{what} name {name!r}; {label}: {hint}")
+
+
+def closest(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
+    """Return up to ``n`` candidates closest to ``name`` (case-insensitive), best first."""
+    pool = {c.lower(): c for c in candidates}
+    hits = difflib.get_close_matches(name.lower(), list(pool), n=n, cutoff=0.3)
+    return [pool[h] for h in hits]

@@ -1,0 +1,1 @@
+"""Workload physics: pure functions from (model, accelerator, settings) to memory and speed."""

@@ -1,0 +1,61 @@
+"""Typed results of the estimator. Every result carries its assumptions and warnings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBreakdown:
+    """Memory needed **per GPU**, in GB (1e9 bytes)."""
+
+    weights_gb: float
+    kv_cache_gb: float
+    activations_gb: float  # activation / workspace peak incl. logits buffer
+    overhead_gb: float  # CUDA context, allocator fragmentation, engine reserve
+    optimizer_gb: float = 0.0  # training: optimizer state
+    gradients_gb: float = 0.0  # training: gradients
+    adapters_gb: float = 0.0  # LoRA / QLoRA adapter weights (+ their grads/optimizer)
+    usable_gb: float = 0.0  # what the engine may use on this GPU (after gpu_memory_utilization)
+    capacity_gb: float = 0.0  # the GPU's memory
+    kv_bytes_per_token: float = 0.0  # whole model, all layers, before TP sharding
+
+    @property
+    def total_gb(self) -> float:
+        return (
+            self.weights_gb
+            + self.kv_cache_gb
+            + self.activations_gb
+            + self.overhead_gb
+            + self.optimizer_gb
+            + self.gradients_gb
+            + self.adapters_gb
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    """What ``gpuscout.estimate`` returns for one model on ``gpus`` x one accelerator."""
+
+    model: str
+    gpu: str
+    gpus: int
+    precision: str
+    engine: str
+    task: str
+    parallel: str
+    batch: int  # concurrent sequences actually used (resolved when "max" was asked)
+    context_in: int
+    context_out: int
+    kv_dtype: str
+    fits: bool
+    binding_constraint: str  # "fits", or what does not fit: "weights", "kv_cache", "activations"...
+    memory: MemoryBreakdown
+    max_batch: int  # largest concurrency that fits at this context
+    decode_tokens_per_s: float  # per sequence
+    output_tokens_per_s_total: float  # aggregate at ``batch``
+    prefill_tokens_per_s: float
+    ttft_ms: float
+    bound: str  # "memory" or "compute" (for decode at this batch)
+    assumptions: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)

@@ -1,0 +1,45 @@
+"""The one ``Accelerator`` type."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class Accelerator:
+    """One accelerator model, variant-exact (H100 SXM and H100 PCIe are two accelerators).
+
+    Rates are *dense* (no 2:4 sparsity) per device. ``None`` means not supported / unknown,
+    never zero.
+    """
+
+    name: str  # canonical, e.g. "H100-SXM", "A100-PCIe-80GB", "RTX4090", "MI300X", "TPU-v5e"
+    vendor: str  # NVIDIA, AMD, Intel, Google, AWS
+    memory_gb: float
+    memory_type: str
+    bandwidth_gbps: float  # GB/s
+    fp32_tflops: float | None
+    tf32_tflops: float | None
+    bf16_tflops: float | None  # dense bf16 tensor (fp16 equal unless fp16_tflops says otherwise)
+    fp16_tflops: float | None
+    fp8_tflops: float | None
+    int8_tops: float | None
+    fp4_tflops: float | None
+    fp8_supported: bool  # native FP8 tensor cores
+    fp4_supported: bool
+    interconnect: str | None  # "NVLink 4", "PCIe 4.0", "Infinity Fabric", "ICI"...
+    interconnect_gbps: float | None  # GB/s per device, bidirectional total as quoted
+    tdp_w: float | None
+    form_factor: str
+    release_year: int | None
+    kind: str  # "datacenter", "workstation", "consumer", "tpu", "asic"
+    source: str
+    confidence: str  # "verified", "partly-verified", "recalled"
+    notes: str = ""
+    aliases: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def has_nvlink_class_fabric(self) -> bool:
+        """True when GPUs in one box talk over NVLink / Infinity Fabric / ICI rather than PCIe."""
+        ic = (self.interconnect or "").lower()
+        return any(k in ic for k in ("nvlink", "infinity", "ici", "neuronlink", "roce"))

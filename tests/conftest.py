@@ -1,0 +1,34 @@
+"""Shared fixtures. Tests are offline: provider payloads come from ../shared/data/reference."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+REFERENCE = SHARED / "data" / "reference"
+PROVIDER_SAMPLES = REFERENCE / "provider_samples"
+CALIBRATION = SHARED / "data" / "calibration" / "measurements.csv"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the user's real data dir or a real store, never read real credentials."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("GPUSCOUT_DATA_DIR", str(home / "data"))
+    monkeypatch.delenv("GPUSCOUT_DB", raising=False)
+    for var in ("LAMBDA_API_KEY", "RUNPOD_API_KEY", "VASTAI_API_KEY", "SHADEFORM_API_KEY",
+                "DIGITAL_OCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "VULTR_API_KEY", "TENSORDOCK_API_KEY",
+                "CUDO_API_KEY", "GPUSCOUT_ADMIN_TOKEN"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def pg_url() -> str | None:
+    """URL of the PostgreSQL server for store tests; .ci/run sets it. In CI its absence is an error."""
+    url = os.environ.get("GPUSCOUT_TEST_PG_URL")
+    if not url and os.environ.get("CI") == "true":
+        raise RuntimeError("GPUSCOUT_TEST_PG_URL must be set in CI (see .ci/run)")
+    return url
