@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from gpuscout.cli import advise_cmds, catalog_cmds, knowledge_cmds, web_cmds
+from gpuscout.cli import advise_cmds, catalog_cmds, estimate_cmds, knowledge_cmds, web_cmds
 
 app = typer.Typer(
     name="gpuscout",
@@ -14,7 +14,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (knowledge_cmds, catalog_cmds, advise_cmds, web_cmds):
+for _module in (knowledge_cmds, estimate_cmds, catalog_cmds, advise_cmds, web_cmds):
     _module.register(app)
 
 
