@@ -1,0 +1,104 @@
+"""The ``Source`` contract every offer feed implements, and the errors a fetch may raise.
+
+A source *collects*: it turns one provider feed into raw, normalized :class:`Offer` rows. It
+does not validate against plausibility bands or store anything; the catalog refresh does that
+(collect -> validate -> publish). A source must never raise anything but :class:`SourceError`
+(or a subclass) for a problem with the feed: a missing field, a bad status, malformed JSON.
+"""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import httpx
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.errors import GpuscoutError
+
+
+class SourceError(GpuscoutError):
+    """A feed could not be read or parsed. ``source`` names the feed; the message says why."""
+
+    def __init__(self, source: str, message: str) -> None:
+        self.source = source
+        self.reason = message
+        super().__init__(f"{source}: {message}")
+
+
+class CredentialsMissingError(SourceError):
+    """The source needs environment variables that are not set; the refresh should skip it."""
+
+    def __init__(self, source: str, missing: tuple[str, ...]) -> None:
+        self.missing = missing
+        super().__init__(source, "credentials missing: set " + ", ".join(missing))
+
+
+@dataclass(frozen=True, slots=True)
+class DroppedRow:
+    """A feed row a source skipped on purpose (unknown GPU, reservation row, CPU-only...)."""
+
+    row: str  # short identity of the row (instance type, SKU...)
+    reason: str
+
+
+class Source(ABC):
+    """One offer feed.
+
+    Subclasses set ``name`` (unique source id, e.g. ``"vastai"`` or ``"gpuhunt:aws"``),
+    ``provider`` (the ``Offer.provider`` / ``ProviderTerms`` name the rows carry),
+    ``endpoint`` (URL shown as provenance) and ``needs_credentials`` (env var names that must
+    all be set). ``fetch`` fills ``dropped`` (rows skipped with a reason) and ``warnings``
+    (non-fatal problems, e.g. one gpuhunt sub-provider failing) for the refresh to report.
+    """
+
+    name: str = ""
+    provider: str = ""
+    endpoint: str = ""
+    kind: str = "api"  # "api" | "gpuhunt" | "snapshot" | "file"
+    needs_credentials: tuple[str, ...] = ()
+    timeout_s: float = 30.0  # per-request timeout the source asks the HTTP helper for
+
+    def __init__(self) -> None:
+        self.dropped: list[DroppedRow] = []
+        self.warnings: list[str] = []
+
+    def missing_credentials(self) -> tuple[str, ...]:
+        """The credential env vars that are not set (empty when all are present)."""
+        return tuple(v for v in self.needs_credentials if not os.environ.get(v))
+
+    def credentials_present(self) -> bool:
+        return not self.missing_credentials()
+
+    def require_credentials(self) -> None:
+        """Raise :class:`CredentialsMissingError` when a needed env var is not set."""
+        missing = self.missing_credentials()
+        if missing:
+            raise CredentialsMissingError(self.name, missing)
+
+    def credential(self, var: str) -> str:
+        """The value of a credential env var, or :class:`CredentialsMissingError`."""
+        value = os.environ.get(var)
+        if not value:
+            raise CredentialsMissingError(self.name, (var,))
+        return value
+
+    def reset_report(self) -> None:
+        self.dropped = []
+        self.warnings = []
+
+    def drop(self, row: str, reason: str) -> None:
+        self.dropped.append(DroppedRow(row, reason))
+
+    @property
+    def source_label(self) -> str:
+        """The ``Offer.source`` string: feed name + endpoint."""
+        return f"{self.name}:{self.endpoint}" if self.endpoint else self.name
+
+    @abstractmethod
+    async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
+        """Fetch and normalize this feed's current offers. Raise :class:`SourceError` on failure."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
