@@ -1,0 +1,306 @@
+"""Weight formats and KV-cache dtypes: bytes per weight, which tensors stay wide, which tensor rate runs them.
+
+A *weight format* says how many bits each weight costs in memory (scales and zero points included),
+how the token embedding and the output head (lm_head) are stored, and which *compute class* the
+matrix multiplies fall in. The compute class picks the peak rate of the accelerator that applies
+(bf16 tensor cores, fp8 tensor cores, int8...) and is the key of engine efficiency profiles.
+
+Effective bits per weight, with where each figure comes from:
+
+- fp32 32, bf16/fp16 16.
+- fp8 (e4m3, per-tensor or per-channel scale): 8.0; lm_head and embeddings stay bf16 in ModelOpt /
+  vLLM / llm-compressor checkpoints.
+- int8: 8 + a bf16 per-output-channel scale (negligible at hidden >= 2048) = 8.0.
+- int4 AWQ / GPTQ, group 128: 4 + (16-bit scale + 16-bit zero) / 128 = 4.25 (the packed 4-bit zero
+  used by some kernels gives 4.16; we keep the larger, conservative figure). lm_head and embeddings
+  stay fp16 in AutoAWQ / AutoGPTQ checkpoints.
+- int4 group 32 (gpt-fast int4 weight-only G=32): 4 + 32/32 = 5.0.
+- nf4 (bitsandbytes QLoRA, double quant): 4 + 8/64 + 32/(64*256) = 4.127; embeddings/lm_head bf16.
+- nvfp4: 4 + fp8 scale per 16 = 4.5; mxfp4: 4 + e8m0 scale per 32 = 4.25.
+- GGUF (llama.cpp). Block formats: Q4_0 4.5, Q8_0 8.5, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, Q3_K 3.4375,
+  Q2_K 2.625, IQ4_XS 4.25. The "_M"/"_S" mixes put some tensors (attn_v, half of ffn_down) at a
+  wider type, so their *body* bits per weight are fitted on llama.cpp's published file sizes of
+  Llama 3 70B (calibration CSV, weights rows; body = (size*8*2^30 - embd bits - output bits) /
+  (params - embd - output)): Q4_K_M 4.80 (Llama 3 8B file of 4.58 GiB gives 4.80 too), Q5_K_M 5.65,
+  Q4_K_S 4.54, Q3_K_M 3.85, Q2_K 2.94, IQ4_XS 4.26. The token embedding keeps the format's base
+  type; output.weight is Q6_K for every k-quant and Q4_0 mix, Q8_0 for Q8_0, F16 for F16.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.accelerator_types import Accelerator
+
+# Compute classes: which tensor-core rate the weight GEMMs run at, and the key of engine profiles.
+CLASS_FP32 = "fp32"
+CLASS_16BIT = "16bit"
+CLASS_FP8 = "fp8"
+CLASS_INT8 = "int8"  # int8 activations x int8 weights (W8A8, SmoothQuant)
+CLASS_FP4 = "fp4"
+CLASS_WEIGHT_ONLY = "weight-only"  # narrow weights, dequantised to bf16 for the matmul
+CLASS_GGUF = "gguf-quant"  # llama.cpp block quants (MMQ / dequant kernels)
+CLASS_GGUF_F16 = "gguf-f16"  # llama.cpp with F16/BF16 weights (cuBLAS)
+
+Q6_K_BITS = 6.5625
+
+
+@dataclass(frozen=True, slots=True)
+class WeightFormat:
+    """How the weights of a model are stored and multiplied."""
+
+    name: str  # canonical, e.g. "bf16", "fp8", "awq-int4", "gguf-q4_k_m"
+    label: str  # what we show users, e.g. "GGUF Q4_K_M"
+    bits_per_weight: float  # linear layers of the body, scales/zeros included
+    embedding_bits: float  # token embedding table
+    lm_head_bits: float  # output projection (when untied)
+    compute_class: str  # see CLASS_* above
+    gguf: bool = False
+    native: str | None = None  # accelerator capability needed to run the class natively: "fp8", "fp4"
+    note: str = ""
+
+    @property
+    def bytes_per_weight(self) -> float:
+        return self.bits_per_weight / 8.0
+
+
+@dataclass(frozen=True, slots=True)
+class KvDtype:
+    """Element type of the KV cache."""
+
+    name: str  # "bf16", "fp16", "fp8", "q8_0", "q4_0", "fp32"
+    bytes_per_element: float
+
+
+def _fmt(
+    name: str,
+    label: str,
+    bits: float,
+    embed: float,
+    head: float,
+    cls: str,
+    *,
+    gguf: bool = False,
+    native: str | None = None,
+    note: str = "",
+) -> WeightFormat:
+    return WeightFormat(name, label, bits, embed, head, cls, gguf, native, note)
+
+
+_FORMATS: dict[str, WeightFormat] = {
+    f.name: f
+    for f in (
+        _fmt("fp32", "FP32", 32, 32, 32, CLASS_FP32),
+        _fmt("bf16", "BF16", 16, 16, 16, CLASS_16BIT),
+        _fmt("fp16", "FP16", 16, 16, 16, CLASS_16BIT),
+        _fmt("fp8", "FP8 (e4m3)", 8.0, 16, 16, CLASS_FP8, native="fp8",
+             note="per-tensor/channel scales; embeddings and lm_head kept in bf16"),
+        _fmt("int8", "INT8 weight-only", 8.0, 16, 16, CLASS_WEIGHT_ONLY,
+             note="per-channel scales; dequantised to bf16 for the matmul"),
+        _fmt("w8a8", "INT8 W8A8 (SmoothQuant)", 8.0, 16, 16, CLASS_INT8,
+             note="int8 tensor cores for weights x activations"),
+        _fmt("int4", "INT4 AWQ/GPTQ g128", 4.25, 16, 16, CLASS_WEIGHT_ONLY,
+             note="group 128 with 16-bit scale and zero; embeddings and lm_head kept fp16"),
+        _fmt("int4-g32", "INT4 weight-only g32", 5.0, 16, 16, CLASS_WEIGHT_ONLY,
+             note="group 32 with bf16 scale and zero (gpt-fast)"),
+        _fmt("nf4", "NF4 (bitsandbytes, double quant)", 4.127, 16, 16, CLASS_WEIGHT_ONLY,
+             note="QLoRA storage; blocks of 64 with double-quantised scales"),
+        _fmt("nvfp4", "NVFP4", 4.5, 16, 16, CLASS_FP4, native="fp4",
+             note="fp8 scale per 16 weights"),
+        _fmt("mxfp4", "MXFP4", 4.25, 16, 16, CLASS_FP4, native="fp4",
+             note="e8m0 scale per 32 weights"),
+        _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
+        _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q6_k", "GGUF Q6_K", Q6_K_BITS, Q6_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q5_k_m", "GGUF Q5_K_M", 5.65, 5.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q5_k_s", "GGUF Q5_K_S", 5.5, 5.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q5_0", "GGUF Q5_0", 5.5, 5.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q4_k_m", "GGUF Q4_K_M", 4.80, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q4_k_s", "GGUF Q4_K_S", 4.54, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q4_0", "GGUF Q4_0", 4.5, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq4_xs", "GGUF IQ4_XS", 4.26, 4.25, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q3_k_m", "GGUF Q3_K_M", 3.85, 3.4375, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q2_k", "GGUF Q2_K", 2.94, 2.625, Q6_K_BITS, CLASS_GGUF, gguf=True),
+    )
+}
+
+_ALIASES: dict[str, str] = {
+    "float32": "fp32", "f32": "fp32",
+    "bfloat16": "bf16", "float16": "fp16", "half": "fp16",
+    "f16": "gguf-f16",
+    "float8": "fp8", "fp8-e4m3": "fp8", "e4m3": "fp8", "fp8e4m3": "fp8",
+    "int8-weight-only": "int8", "int8-wo": "int8", "int8wo": "int8", "llm.int8": "int8", "bnb-int8": "int8",
+    "int8-w8a8": "w8a8", "smoothquant": "w8a8",
+    "awq": "int4", "gptq": "int4", "int4-awq": "int4", "int4-gptq": "int4", "awq-int4": "int4",
+    "gptq-int4": "int4", "int4-g128": "int4", "int4-weight-only": "int4", "w4a16": "int4",
+    "int4-weight-only-g-32": "int4-g32", "int4-wo-g32": "int4-g32",
+    "qlora": "nf4", "bnb-nf4": "nf4", "bnb-4bit": "nf4",
+    "fp4": "nvfp4",
+}
+
+# Convenience: every GGUF type may be written bare ("q4_k_m") or prefixed ("GGUF Q4_K_M").
+for _name in list(_FORMATS):
+    if _name.startswith("gguf-"):
+        _bare = _name.removeprefix("gguf-")
+        if _bare != "f16":
+            _ALIASES.setdefault(_bare, _name)
+
+
+def _normalise(text: str) -> str:
+    s = text.strip().lower()
+    s = re.sub(r"[\s/]+", "-", s)
+    s = s.replace("gguf_", "gguf-")
+    s = s.replace("(", "").replace(")", "").replace("=", "-")
+    s = re.sub(r"-+", "-", s).strip("-")
+    return s
+
+
+def accepted_precisions() -> list[str]:
+    """Names accepted for ``precision`` (canonical ones; aliases resolve to these)."""
+    return sorted(_FORMATS)
+
+
+@cache
+def resolve_precision(name: str | WeightFormat) -> WeightFormat:
+    """Return the :class:`WeightFormat` for a user spelling ("bf16", "Q4_K_M", "GGUF Q4_K_M", "awq"...).
+
+    Raises InvalidInputError(field="precision") listing what is accepted.
+    """
+    if isinstance(name, WeightFormat):
+        return name
+    key = _normalise(name)
+    for candidate in (key, key.replace("gguf-", "", 1) if key.startswith("gguf-") else key):
+        if candidate in _FORMATS:
+            return _FORMATS[candidate]
+        if candidate in _ALIASES:
+            return _FORMATS[_ALIASES[candidate]]
+    if key.startswith("gguf-"):
+        bare = key.removeprefix("gguf-")
+        if f"gguf-{bare}" in _FORMATS:
+            return _FORMATS[f"gguf-{bare}"]
+        if bare in ("f16", "bf16", "fp16"):
+            return _FORMATS["gguf-f16"]
+    # loose forms seen in benchmark tables: "int8 weight-only", "int4 weight-only G=32"
+    if key.startswith("int4") and "g32" in key.replace("-", ""):
+        return _FORMATS["int4-g32"]
+    if key.startswith("int8") and "weight" in key:
+        return _FORMATS["int8"]
+    if key.startswith("int4") and "weight" in key:
+        return _FORMATS["int4"]
+    raise InvalidInputError(
+        "precision",
+        f"unknown precision {name!r}",
+        accepted=", ".join(accepted_precisions()) + " (and aliases: awq, gptq, q4_k_m, f16, qlora...)",
+    )
+
+
+_KV: dict[str, KvDtype] = {
+    "fp32": KvDtype("fp32", 4.0),
+    "bf16": KvDtype("bf16", 2.0),
+    "fp16": KvDtype("fp16", 2.0),
+    "fp8": KvDtype("fp8", 1.0),
+    "q8_0": KvDtype("q8_0", 34 / 32),  # llama.cpp: 32 int8 + one fp16 scale per block
+    "q4_0": KvDtype("q4_0", 18 / 32),  # llama.cpp: 32 nibbles + one fp16 scale per block
+}
+_KV_ALIASES = {"f16": "fp16", "float16": "fp16", "bfloat16": "bf16", "f32": "fp32", "float32": "fp32",
+               "fp8-e4m3": "fp8", "fp8_e4m3": "fp8", "fp8-e5m2": "fp8", "fp8_e5m2": "fp8", "int8": "q8_0",
+               "q8": "q8_0", "q4": "q4_0", "auto": "bf16"}
+
+
+@cache
+def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
+    """Return the :class:`KvDtype` for "bf16", "fp16", "fp8", "q8_0", "q4_0" (or aliases)."""
+    if isinstance(name, KvDtype):
+        return name
+    key = name.strip().lower().replace(" ", "")
+    key = _KV_ALIASES.get(key, key)
+    if key in _KV:
+        return _KV[key]
+    raise InvalidInputError("kv_dtype", f"unknown KV cache dtype {name!r}", accepted=", ".join(sorted(_KV)))
+
+
+def default_kv_dtype(fmt: WeightFormat) -> KvDtype:
+    """KV dtype engines use by default: fp16 for GGUF (llama.cpp), bf16 otherwise (fp32 for fp32)."""
+    if fmt.compute_class == CLASS_FP32:
+        return _KV["fp32"]
+    if fmt.gguf:
+        return _KV["fp16"]
+    return _KV["bf16"]
+
+
+@dataclass(frozen=True, slots=True)
+class ComputeRate:
+    """Peak dense rate (TFLOPS) that the GEMMs of a format run at on one accelerator."""
+
+    tflops: float
+    rate_name: str  # which datasheet rate: "bf16", "fp8", "int8", "fp4", "fp32"
+    native: bool  # False when the format needs a capability the GPU lacks (runs dequantised)
+    derived: bool  # True when the rate was missing and derived from fp32 (see `bf16_tflops`)
+    warning: str = ""
+
+
+def bf16_tflops(acc: Accelerator) -> tuple[float, bool]:
+    """Dense bf16/fp16 tensor rate; derived from fp32 when the table lacks it.
+
+    Derivation (when ``bf16_tflops`` is missing): GeForce Ampere/Ada run fp16 tensor ops with fp32
+    accumulate at 2x their fp32 shader rate (RTX 3090 35.6 -> 71, RTX 4090 82.6 -> 165); workstation
+    and datacenter Ampere/Ada parts at 4x (RTX A6000 38.7 -> 154.8, L40S 91.6 -> 362). Returns
+    (tflops, derived?).
+    """
+    if acc.bf16_tflops:
+        return acc.bf16_tflops, False
+    if acc.fp16_tflops:
+        return acc.fp16_tflops, False
+    fp32 = acc.fp32_tflops or 10.0
+    factor = 2.0 if acc.kind == "consumer" else 4.0
+    return fp32 * factor, True
+
+
+def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
+    """Which peak rate the weight matmuls of ``fmt`` get on ``acc`` (and whether that is native)."""
+    bf16, derived = bf16_tflops(acc)
+    cls = fmt.compute_class
+    if cls == CLASS_FP32:
+        rate = acc.tf32_tflops or acc.fp32_tflops or bf16 / 2
+        return ComputeRate(rate, "tf32" if acc.tf32_tflops else "fp32", True, derived)
+    if cls == CLASS_FP8:
+        if acc.fp8_supported and acc.fp8_tflops:
+            return ComputeRate(acc.fp8_tflops, "fp8", True, False)
+        return ComputeRate(
+            bf16, "bf16", False, derived,
+            f"{acc.name} has no native FP8 tensor cores: FP8 weights run weight-only "
+            "(dequantised to bf16), saving memory but not compute",
+        )
+    if cls == CLASS_FP4:
+        if acc.fp4_supported and acc.fp4_tflops:
+            return ComputeRate(acc.fp4_tflops, "fp4", True, False)
+        return ComputeRate(
+            bf16, "bf16", False, derived,
+            f"{acc.name} has no native FP4 tensor cores: {fmt.label} runs weight-only "
+            "(dequantised), saving memory but not compute",
+        )
+    if cls == CLASS_INT8:
+        if acc.int8_tops:
+            return ComputeRate(acc.int8_tops, "int8", True, False)
+        return ComputeRate(bf16, "bf16", False, derived,
+                           f"{acc.name} has no int8 tensor rate listed: W8A8 assumed at the bf16 rate")
+    # 16-bit, weight-only and GGUF formats multiply at the 16-bit tensor rate
+    return ComputeRate(bf16, "bf16", True, derived)
+
+
+def weight_bytes(
+    fmt: WeightFormat, body_params: float, embedding_params: float, lm_head_params: float
+) -> float:
+    """Bytes of weights stored in ``fmt``.
+
+    ``body_params``: every parameter except the token embedding and an *untied* lm_head (norms and
+    biases are a rounding error and are counted at the body rate). ``lm_head_params`` is 0 when tied.
+    """
+    return (
+        body_params * fmt.bits_per_weight
+        + embedding_params * fmt.embedding_bits
+        + lm_head_params * fmt.lm_head_bits
+    ) / 8.0
