@@ -1,0 +1,273 @@
+"""Shared async HTTP plumbing for sources: bounded concurrency, timeouts, retries, pagination.
+
+Retries use exponential backoff with jitter and honour ``Retry-After`` (delta-seconds or an
+HTTP date) on 429 and 503. Every failure ends as a :class:`SourceError` naming the URL and the
+cause, never a bare ``httpx`` exception. ``sleep`` is injectable so tests never wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from gpuscout.catalog.sources.base import Source, SourceError
+
+Sleep = Callable[[float], Awaitable[None]]
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+RETRY_AFTER_STATUSES = frozenset({429, 503})
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    """How hard to try. ``attempts`` counts the first try; delays are in seconds."""
+
+    attempts: int = 4
+    base_delay_s: float = 1.0
+    max_delay_s: float = 30.0
+    jitter: float = 0.25  # +- fraction of the backoff delay
+    max_retry_after_s: float = 120.0  # a longer Retry-After gives up instead of waiting
+
+
+def parse_retry_after(value: str | None, now: datetime | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (delta-seconds or HTTP date); None if absent/bad."""
+    if value is None:
+        return None
+    value = value.strip()
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    now = now or datetime.now(UTC)
+    return max(0.0, (when - now).total_seconds())
+
+
+def backoff_delay(attempt: int, policy: RetryPolicy, rand: Callable[[], float] = random.random) -> float:
+    """Delay before retry number ``attempt`` (1-based): base * 2**(attempt-1), capped, jittered."""
+    delay: float = min(policy.max_delay_s, policy.base_delay_s * 2.0 ** (attempt - 1))
+    spread = delay * policy.jitter
+    return max(0.0, delay + (2 * rand() - 1) * spread)
+
+
+class HttpFetcher:
+    """Requests on behalf of one source, through the caller's ``httpx.AsyncClient``."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        source: str,
+        *,
+        timeout_s: float = 30.0,
+        max_concurrency: int = 4,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep | None = None,
+        rand: Callable[[], float] = random.random,
+    ) -> None:
+        self.client = client
+        self.source = source
+        self.timeout = httpx.Timeout(timeout_s)
+        self.retry = retry or RetryPolicy()
+        self.sleep: Sleep = sleep or asyncio.sleep
+        self.rand = rand
+        self._semaphore = asyncio.Semaphore(max(1, max_concurrency))
+        self.requests_made = 0
+
+    def _error(self, message: str) -> SourceError:
+        return SourceError(self.source, message)
+
+    async def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> httpx.Response:
+        """Send with retries; return a 2xx response or raise :class:`SourceError`."""
+        policy = self.retry
+        last_problem = "no attempt made"
+        for attempt in range(1, policy.attempts + 1):
+            wait: float | None = None
+            try:
+                async with self._semaphore:
+                    self.requests_made += 1
+                    response = await self.client.request(
+                        method, url, params=params, json=json_body, headers=headers, timeout=self.timeout
+                    )
+            except httpx.TimeoutException as exc:
+                last_problem = f"{type(exc).__name__} (timeout {self.timeout.read}s)"
+            except httpx.TransportError as exc:
+                last_problem = f"{type(exc).__name__}: {exc}"
+            else:
+                status = response.status_code
+                if 200 <= status < 300:
+                    return response
+                snippet = response.text[:200].strip().replace("\n", " ")
+                last_problem = f"HTTP {status}" + (f": {snippet}" if snippet else "")
+                if status in (401, 403):
+                    raise self._error(f"{method} {url} refused ({last_problem}); check the credentials")
+                if status not in RETRY_STATUSES:
+                    raise self._error(f"{method} {url} failed: {last_problem}")
+                if status in RETRY_AFTER_STATUSES:
+                    wait = parse_retry_after(response.headers.get("Retry-After"))
+                    if wait is not None and wait > policy.max_retry_after_s:
+                        raise self._error(
+                            f"{method} {url}: {last_problem}, Retry-After {wait:.0f}s exceeds "
+                            f"the {policy.max_retry_after_s:.0f}s this source waits"
+                        )
+            if attempt == policy.attempts:
+                break
+            await self.sleep(wait if wait is not None else backoff_delay(attempt, policy, self.rand))
+        raise self._error(f"{method} {url} gave up after {policy.attempts} attempts; last: {last_problem}")
+
+    async def json(
+        self,
+        method: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        json_body: Any = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> Any:
+        """Like :meth:`request`, decoding the JSON body (malformed JSON -> :class:`SourceError`)."""
+        response = await self.request(method, url, params=params, json_body=json_body, headers=headers)
+        try:
+            return response.json()
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise self._error(f"malformed JSON from {method} {url}: {exc}") from exc
+
+    async def get_json(
+        self, url: str, *, params: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None
+    ) -> Any:
+        return await self.json("GET", url, params=params, headers=headers)
+
+    async def post_json(
+        self, url: str, body: Any, *, headers: Mapping[str, str] | None = None
+    ) -> Any:
+        return await self.json("POST", url, json_body=body, headers=headers)
+
+
+# --- pagination ---------------------------------------------------------------------------
+
+NextPage = Callable[[Any], "tuple[str, dict[str, Any] | None] | None"]
+
+
+async def paginate(
+    fetcher: HttpFetcher,
+    url: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    headers: Mapping[str, str] | None = None,
+    next_page: NextPage,
+    max_pages: int = 200,
+) -> AsyncIterator[Any]:
+    """Yield each page's decoded JSON, following ``next_page(payload) -> (url, params) | None``."""
+    seen: set[str] = set()
+    current_url, current_params = url, dict(params) if params is not None else None
+    for _ in range(max_pages):
+        marker = current_url + json.dumps(current_params, sort_keys=True, default=str)
+        if marker in seen:
+            raise fetcher._error(f"pagination loop: {current_url} was already fetched")
+        seen.add(marker)
+        payload = await fetcher.get_json(current_url, params=current_params, headers=headers)
+        yield payload
+        following = next_page(payload)
+        if following is None:
+            return
+        current_url, current_params = following
+    raise fetcher._error(f"more than {max_pages} pages from {url}; stopping")
+
+
+def azure_next_page(payload: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """Azure Retail Prices: ``NextPageLink`` is a full URL (with ``$skip``), or null on the last page."""
+    link = payload.get("NextPageLink") if isinstance(payload, dict) else None
+    return (link, None) if isinstance(link, str) and link else None
+
+
+def links_next_page(payload: Any) -> tuple[str, dict[str, Any] | None] | None:
+    """DigitalOcean: ``links.pages.next`` is a full URL, absent on the last page."""
+    if not isinstance(payload, dict):
+        return None
+    pages = (payload.get("links") or {}).get("pages") or {}
+    link = pages.get("next") if isinstance(pages, dict) else None
+    return (link, None) if isinstance(link, str) and link else None
+
+
+def cursor_next_page(base_url: str, base_params: Mapping[str, Any]) -> NextPage:
+    """Vultr: ``meta.links.next`` is a cursor passed back as ``cursor=``; empty on the last page."""
+
+    def next_page(payload: Any) -> tuple[str, dict[str, Any] | None] | None:
+        if not isinstance(payload, dict):
+            return None
+        links = (payload.get("meta") or {}).get("links") or {}
+        cursor = links.get("next") if isinstance(links, dict) else None
+        if not isinstance(cursor, str) or not cursor:
+            return None
+        return base_url, {**base_params, "cursor": cursor}
+
+    return next_page
+
+
+def token_next_page(base_url: str, base_params: Mapping[str, Any]) -> NextPage:
+    """GCP Cloud Billing: ``nextPageToken`` is passed back as ``pageToken=``; empty on the last page."""
+
+    def next_page(payload: Any) -> tuple[str, dict[str, Any] | None] | None:
+        token = payload.get("nextPageToken") if isinstance(payload, dict) else None
+        if not isinstance(token, str) or not token:
+            return None
+        return base_url, {**base_params, "pageToken": token}
+
+    return next_page
+
+
+class HttpSource(Source):
+    """A :class:`Source` that talks HTTP through :class:`HttpFetcher`.
+
+    ``retry``, ``sleep`` and ``max_concurrency`` can be set per instance, so tests (and the
+    fault-injection suite) can make retries instant: ``VastAISource(sleep=fake_sleep)``.
+    """
+
+    max_concurrency: int = 4
+
+    def __init__(
+        self,
+        *,
+        retry: RetryPolicy | None = None,
+        sleep: Sleep | None = None,
+        timeout_s: float | None = None,
+        max_concurrency: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.retry = retry
+        self.sleep = sleep
+        if timeout_s is not None:
+            self.timeout_s = timeout_s
+        if max_concurrency is not None:
+            self.max_concurrency = max_concurrency
+
+    def http(self, client: httpx.AsyncClient) -> HttpFetcher:
+        return HttpFetcher(
+            client,
+            self.name,
+            timeout_s=self.timeout_s,
+            max_concurrency=self.max_concurrency,
+            retry=self.retry,
+            sleep=self.sleep,
+        )

@@ -1,0 +1,168 @@
+"""Provider terms: billing increment, minimum charge, egress, storage and spot, per provider.
+
+Loaded from the curated ``data/providers.yaml`` (each row with ``source_url``, ``verified_at``
+and a confidence level). Pure: reads package data only.
+
+Unknown providers get :func:`default_terms`: a conservative default (hourly billing, nothing
+else known, confidence "unverified") so that cost estimates round up rather than down.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from gpuscout.errors import UnknownNameError, closest
+from gpuscout.knowledge.provider_types import ProviderTerms
+
+CONFIDENCE_LEVELS = ("confirmed", "secondary", "unverified")
+KINDS = ("hyperscaler", "gpu-cloud", "marketplace", "aggregator", "private")
+
+_REQUIRED = (
+    "name",
+    "display_name",
+    "kind",
+    "billing_increment_s",
+    "minimum_charge_s",
+    "egress_usd_per_gb",
+    "egress_free_gb_per_month",
+    "storage_usd_per_gb_month",
+    "spot_available",
+    "spot_interruption_notice_s",
+    "source_url",
+    "verified_at",
+    "confidence",
+)
+
+
+class ProviderDataError(ValueError):
+    """The packaged providers.yaml is malformed (a bug in the data, named by row and field)."""
+
+
+def _opt_int(row: dict[str, Any], key: str) -> int | None:
+    value = row[key]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ProviderDataError(f"providers.yaml {row['name']}.{key}: expected a non-negative int or null")
+    return value
+
+
+def _opt_float(row: dict[str, Any], key: str) -> float | None:
+    value = row[key]
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        raise ProviderDataError(f"providers.yaml {row['name']}.{key}: expected a non-negative number or null")
+    return float(value)
+
+
+def _parse_row(row: dict[str, Any]) -> ProviderTerms:
+    missing = [k for k in _REQUIRED if k not in row]
+    if missing:
+        raise ProviderDataError(f"providers.yaml {row.get('name', '?')}: missing {', '.join(missing)}")
+    if row["confidence"] not in CONFIDENCE_LEVELS:
+        raise ProviderDataError(f"providers.yaml {row['name']}.confidence: one of {CONFIDENCE_LEVELS}")
+    if row["kind"] not in KINDS:
+        raise ProviderDataError(f"providers.yaml {row['name']}.kind: one of {KINDS}")
+    verified = row["verified_at"]
+    notes = " ".join(str(row.get("notes") or "").split())
+    field_notes = row.get("field_notes") or {}
+    if field_notes:
+        notes += " Sources: " + "; ".join(f"{k}: {v}" for k, v in field_notes.items())
+    return ProviderTerms(
+        name=str(row["name"]),
+        display_name=str(row["display_name"]),
+        kind=str(row["kind"]),
+        billing_increment_s=_opt_int(row, "billing_increment_s"),
+        minimum_charge_s=_opt_int(row, "minimum_charge_s"),
+        egress_usd_per_gb=_opt_float(row, "egress_usd_per_gb"),
+        egress_free_gb_per_month=_opt_float(row, "egress_free_gb_per_month"),
+        storage_usd_per_gb_month=_opt_float(row, "storage_usd_per_gb_month"),
+        spot_available=bool(row["spot_available"]),
+        spot_interruption_notice_s=_opt_int(row, "spot_interruption_notice_s"),
+        source_url=str(row["source_url"]),
+        verified_at=None if verified is None else str(verified),
+        confidence=str(row["confidence"]),
+        notes=notes.strip(),
+    )
+
+
+@cache
+def _load() -> tuple[dict[str, ProviderTerms], dict[str, str]]:
+    text = resources.files("gpuscout.knowledge").joinpath("data/providers.yaml").read_text("utf-8")
+    data = yaml.safe_load(text)
+    terms: dict[str, ProviderTerms] = {}
+    aliases: dict[str, str] = {}
+    for row in data["providers"]:
+        parsed = _parse_row(row)
+        if parsed.name in terms:
+            raise ProviderDataError(f"providers.yaml: duplicate provider {parsed.name!r}")
+        terms[parsed.name] = parsed
+        for alias in row.get("aliases") or ():
+            aliases[_key(str(alias))] = parsed.name
+    return terms, aliases
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace(" ", "").replace("_", "-")
+
+
+def canonical_provider(name: str) -> str | None:
+    """The canonical provider id for ``name`` or an alias (``vast`` -> ``vastai``); None if unknown."""
+    terms, aliases = _load()
+    key = _key(name)
+    if key in terms:
+        return key
+    for canonical in terms:
+        if _key(canonical) == key:
+            return canonical
+    return aliases.get(key)
+
+
+def default_terms(name: str) -> ProviderTerms:
+    """Conservative terms for a provider with no curated row: hourly billing, nothing else known."""
+    return ProviderTerms(
+        name=name,
+        display_name=name,
+        kind="gpu-cloud",
+        billing_increment_s=3600,
+        minimum_charge_s=3600,
+        egress_usd_per_gb=None,
+        egress_free_gb_per_month=None,
+        storage_usd_per_gb_month=None,
+        spot_available=False,
+        spot_interruption_notice_s=None,
+        source_url="",
+        verified_at=None,
+        confidence="unverified",
+        notes=(
+            f"No curated terms for provider {name!r}: assuming hourly billing with a one-hour "
+            "minimum (conservative); egress and storage unknown."
+        ),
+    )
+
+
+def provider_terms(name: str) -> ProviderTerms:
+    """Terms of provider ``name`` (aliases accepted); unknown names get :func:`default_terms`."""
+    canonical = canonical_provider(name)
+    if canonical is None:
+        return default_terms(name.strip().lower())
+    return _load()[0][canonical]
+
+
+def known_provider_terms(name: str) -> ProviderTerms:
+    """Like :func:`provider_terms` but unknown names raise ``UnknownNameError`` with the closest."""
+    canonical = canonical_provider(name)
+    if canonical is None:
+        terms, aliases = _load()
+        raise UnknownNameError("provider", name, closest(name, [*terms, *aliases]))
+    return _load()[0][canonical]
+
+
+def all_provider_terms() -> tuple[ProviderTerms, ...]:
+    """Every curated provider's terms, in file order."""
+    return tuple(_load()[0].values())
