@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from gpuscout.errors import InvalidInputError
+
 
 @dataclass(frozen=True, slots=True)
 class Accelerator:
@@ -37,9 +39,38 @@ class Accelerator:
     confidence: str  # "verified", "partly-verified", "recalled"
     notes: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    full_name: str = ""  # the reference table's descriptive name, e.g. "NVIDIA H100 SXM"
+
+    def tflops(self, precision_class: str) -> float | None:
+        """Dense peak rate for a precision class, in TFLOPS (TOPS for int8); ``None`` if unknown/unsupported.
+
+        Classes: "fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4". ``fp16`` falls back to the bf16
+        figure when no separate fp16 figure is recorded (same tensor rate on every part that has both).
+        """
+        key = precision_class.strip().lower()
+        if key not in PRECISION_CLASSES:
+            raise InvalidInputError(
+                "precision_class",
+                f"unknown precision class {precision_class!r}",
+                ", ".join(PRECISION_CLASSES),
+            )
+        if key == "fp16":
+            return self.fp16_tflops if self.fp16_tflops is not None else self.bf16_tflops
+        rates = {
+            "fp32": self.fp32_tflops,
+            "tf32": self.tf32_tflops,
+            "bf16": self.bf16_tflops,
+            "fp8": self.fp8_tflops,
+            "int8": self.int8_tops,
+            "fp4": self.fp4_tflops,
+        }
+        return rates[key]
 
     @property
     def has_nvlink_class_fabric(self) -> bool:
         """True when GPUs in one box talk over NVLink / Infinity Fabric / ICI rather than PCIe."""
         ic = (self.interconnect or "").lower()
         return any(k in ic for k in ("nvlink", "infinity", "ici", "neuronlink", "roce"))
+
+
+PRECISION_CLASSES: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4")

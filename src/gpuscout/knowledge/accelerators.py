@@ -1,0 +1,319 @@
+"""The accelerator table and the name resolver.
+
+The table (``data/accelerators.csv``) is curated from the shared reference table: every row keeps its
+source and a confidence marker ("verified" = figures read in the cited source, "partly-verified",
+"recalled" = from a vendor datasheet not re-read).
+
+``resolve_gpu`` accepts the names users, providers and benchmark tables write ("H100", "NVIDIA H100 80GB
+HBM3", "h100-sxm5", "a100 80gb pcie", "RTX 4090 24GB", "4090", "tpu-v5e"...). Resolution rules:
+
+1. Exact match (after normalisation) of a canonical name or alias -> that accelerator, ``exact``.
+2. Otherwise the name is parsed into a family ("h100", "a100", "rtx4090"...), an optional form factor
+   (SXM / PCIe / NVL / OAM), an optional memory size ("80GB", "80G", "80 GB") and an optional memory type
+   ("HBM3"). The family's variants are filtered by what the name states. One left -> exact. Several left
+   -> the family's documented default (e.g. "H100" -> H100-SXM, "A100" -> A100-SXM4-80GB,
+   "V100" -> V100-SXM2-16GB) with ``exact=False`` and a note saying what was assumed.
+3. A stated memory size must match: "A100 40GB" never resolves to an 80 GB part, and "RTX 4090 48GB"
+   (a modded card) is an error listing the known variants, because its memory differs from any known part.
+4. Anything else raises ``UnknownNameError`` with the closest canonical names and aliases.
+
+Parenthesised remarks ("A100 SXM 80GB (330W cap)", "GB200 (NVL72 rack)") are ignored apart from a memory
+size, memory type or "GCD" ("MI250X (one GCD)" -> MI250X-GCD, half a module as software sees it).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from gpuscout.errors import UnknownNameError, closest
+from gpuscout.knowledge.accelerator_types import Accelerator
+
+_DATA_FILE = "accelerators.csv"
+
+# Words that say nothing about which part it is.
+_NOISE = frozenset(
+    {
+        "nvidia", "geforce", "tesla", "amd", "instinct", "quadro", "intel", "habana", "google", "cloud",
+        "aws", "gpu", "gpus", "hgx", "dgx", "generation", "blackwell", "server", "edition", "workstation",
+        "accelerator", "card", "graphics", "grace", "hopper", "superchip", "nvl72", "nvl36", "nvl4", "rack",
+        "x1", "1x",
+    }
+)
+_MEMORY_TYPES = frozenset({"hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr5", "gddr6", "gddr6x", "gddr7"})
+_FORM_WORDS = {
+    "sxm": "sxm", "sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm",
+    "pcie": "pcie", "nvl": "nvl", "oam": "oam",
+}
+_MEMORY_RE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z0-9])")
+_PAREN_RE = re.compile(r"\(([^)]*)\)")
+
+# Family -> variant chosen when the name does not say which (in order of preference).
+# These follow what the bare name means in clouds and benchmark tables.
+_FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
+    "h100": ("H100-SXM", "H100-PCIe", "H100-NVL"),
+    "h200": ("H200-SXM", "H200-NVL"),
+    "gh200": ("GH200-96GB", "GH200-144GB"),
+    "a100": ("A100-SXM4-80GB", "A100-SXM4-40GB", "A100-PCIe-80GB", "A100-PCIe-40GB"),
+    "v100": ("V100-SXM2-16GB", "V100-SXM2-32GB", "V100-PCIe-16GB", "V100-PCIe-32GB"),
+    "p100": ("P100-PCIe-16GB", "P100-SXM2-16GB"),
+}
+
+# Compact names that mean several different parts: always an "ambiguous" error.
+_AMBIGUOUS: dict[str, tuple[str, ...]] = {
+    # Quadro RTX 6000 (Turing, 24 GB; not in the table), RTX 6000 Ada, RTX PRO 6000 Blackwell.
+    "rtx6000": ("RTX6000-Ada", "RTXPRO6000"),
+    "6000": ("RTX6000-Ada", "RTXPRO6000", "A6000"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """The outcome of resolving a GPU name: the accelerator, whether the name pinned it down, and why."""
+
+    accelerator: Accelerator
+    exact: bool
+    note: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    family: str
+    form: str | None
+    memory_gb: float | None
+    memory_type: str | None
+    compact: str  # whole normalised name without spaces (family + form + memory)
+
+
+def _tokens(text: str) -> list[str]:
+    text = text.lower().replace("pci-e", "pcie").replace("pci express", "pcie")
+    text = re.sub(r"[\s_\-/,+:]+", " ", text)
+    return text.split()
+
+
+def _parse(name: str) -> _Parsed:
+    """Split a GPU name into family, form factor, memory size and memory type."""
+    text = name.lower()
+    extra: list[str] = []
+    for inner in _PAREN_RE.findall(text):
+        mem = _MEMORY_RE.search(inner)
+        if mem:
+            extra.append(f"{mem.group(1)}gb")
+        extra.extend(t for t in _tokens(inner) if t in _MEMORY_TYPES or t == "gcd")
+    text = _PAREN_RE.sub(" ", text)
+    memory: float | None = None
+    found = _MEMORY_RE.search(text)
+    if found is None and extra:
+        found = _MEMORY_RE.search(" ".join(extra))
+    if found:
+        memory = float(found.group(1))
+        text = _MEMORY_RE.sub(" ", text)
+    tokens = _tokens(text) + [t for t in extra if not t.endswith("gb")]
+    form: str | None = None
+    memory_type: str | None = None
+    family: list[str] = []
+    for tok in tokens:
+        if tok in _NOISE or tok in {"one", "of"}:
+            continue
+        if tok in _MEMORY_TYPES:
+            memory_type = tok
+        elif tok in _FORM_WORDS:
+            # NVL wins over PCIe ("H100 NVL PCIe" is the NVL part)
+            if form != "nvl":
+                form = _FORM_WORDS[tok]
+        else:
+            family.append(tok)
+    fam = "".join(family)
+    mem_txt = f"{memory:g}gb" if memory is not None else ""
+    compact = fam + (form or "") + mem_txt + (memory_type or "")
+    return _Parsed(fam, form, memory, memory_type, compact)
+
+
+def _form_of(acc: Accelerator) -> str | None:
+    ff = acc.form_factor.lower()
+    if acc.name.endswith("-NVL"):
+        return "nvl"
+    if "sxm" in ff:
+        return "sxm"
+    if "oam" in ff:
+        return "oam"
+    if "pcie" in ff:
+        return "pcie"
+    return None
+
+
+def _opt_float(text: str) -> float | None:
+    text = text.strip()
+    return float(text) if text else None
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value not in {"true", "false"}:
+        raise ValueError(f"expected True/False, got {text!r}")
+    return value == "true"
+
+
+def _row_to_accelerator(row: dict[str, str]) -> Accelerator:
+    year = row["release_year"].strip()
+    return Accelerator(
+        name=row["name"],
+        vendor=row["vendor"],
+        memory_gb=float(row["memory_gb"]),
+        memory_type=row["memory_type"],
+        bandwidth_gbps=float(row["bandwidth_gbps"]),
+        fp32_tflops=_opt_float(row["fp32_tflops"]),
+        tf32_tflops=_opt_float(row["tf32_tflops"]),
+        bf16_tflops=_opt_float(row["bf16_tflops"]),
+        fp16_tflops=_opt_float(row["fp16_tflops"]),
+        fp8_tflops=_opt_float(row["fp8_tflops"]),
+        int8_tops=_opt_float(row["int8_tops"]),
+        fp4_tflops=_opt_float(row["fp4_tflops"]),
+        fp8_supported=_bool(row["fp8_supported"]),
+        fp4_supported=_bool(row["fp4_supported"]),
+        interconnect=row["interconnect"].strip() or None,
+        interconnect_gbps=_opt_float(row["interconnect_gbps"]),
+        tdp_w=_opt_float(row["tdp_w"]),
+        form_factor=row["form_factor"],
+        release_year=int(year) if year else None,
+        kind=row["kind"],
+        source=row["source"],
+        confidence=row["confidence"],
+        notes=row["notes"],
+        aliases=tuple(a.strip() for a in row["aliases"].split(";") if a.strip()),
+        full_name=row["full_name"],
+    )
+
+
+@functools.cache
+def all_accelerators() -> tuple[Accelerator, ...]:
+    """Every accelerator in the curated table, in table order."""
+    text = resources.files("gpuscout.knowledge").joinpath("data", _DATA_FILE).read_text(encoding="utf-8")
+    return tuple(_row_to_accelerator(row) for row in csv.DictReader(io.StringIO(text)))
+
+
+def accelerator_names() -> tuple[str, ...]:
+    """Canonical names, in table order."""
+    return tuple(a.name for a in all_accelerators())
+
+
+@dataclass(frozen=True, slots=True)
+class _Index:
+    by_name: dict[str, Accelerator]
+    exact: dict[str, Accelerator]  # compact normalised canonical names and aliases
+    families: dict[str, tuple[Accelerator, ...]]
+    forms: dict[str, str | None]
+
+
+@functools.cache
+def _index() -> _Index:
+    by_name = {a.name: a for a in all_accelerators()}
+    exact: dict[str, Accelerator] = {}
+    families: dict[str, list[Accelerator]] = {}
+    for acc in all_accelerators():
+        for label in (acc.name, acc.full_name, *acc.aliases):
+            parsed = _parse(label)
+            other = exact.get(parsed.compact)
+            if other is not None and other is not acc:
+                raise ValueError(f"accelerator alias {label!r} is claimed by {other.name} and {acc.name}")
+            exact[parsed.compact] = acc
+            members = families.setdefault(parsed.family, [])
+            if acc not in members:
+                members.append(acc)
+    return _Index(
+        by_name=by_name,
+        exact=exact,
+        families={k: tuple(v) for k, v in families.items()},
+        forms={a.name: _form_of(a) for a in all_accelerators()},
+    )
+
+
+def _suggestions(name: str) -> list[str]:
+    """Closest canonical names: the stated family's variants first, then by spelling (names and aliases)."""
+    owner = {a.name: a.name for a in all_accelerators()}
+    owner.update({al: a.name for a in all_accelerators() for al in a.aliases})
+    found: list[str] = []
+    parsed = _parse(name)
+    if parsed.family:
+        found = [a.name for a in _index().families.get(parsed.family, ())]
+    for label in closest(name, owner, n=12):
+        if owner[label] not in found:
+            found.append(owner[label])
+    return found[:6]
+
+
+def _memory_matches(acc: Accelerator, memory_gb: float) -> bool:
+    return abs(acc.memory_gb - memory_gb) <= 1.0
+
+
+def resolve_gpu_detail(name: str, *, field: str = "gpu", memory_gb: float | None = None) -> Resolution:
+    """Resolve a GPU name, saying whether the name pinned the variant down (see the module docstring).
+
+    ``memory_gb``, when the caller knows it (a provider's listed GPU memory), acts as if the name
+    stated it: it picks the variant, and a part with different memory (a modded 48 GB RTX 4090) is an
+    error rather than silently the stock part.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise UnknownNameError(field, str(name), accelerator_names()[:6])
+    if memory_gb is not None:
+        stated = _parse(name).memory_gb
+        if stated is None:
+            name = f"{name} {memory_gb:g}GB"
+        elif abs(stated - memory_gb) > 1.0:
+            raise UnknownNameError(field, f"{name} with {memory_gb:g} GB", _suggestions(name))
+    return _resolve(name, field)
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolve(name: str, field: str) -> Resolution:
+    index = _index()
+    if name in index.by_name:
+        return Resolution(index.by_name[name], exact=True)
+    parsed = _parse(name)
+    if not parsed.family:
+        raise UnknownNameError(field, name, _suggestions(name))
+    hit = index.exact.get(parsed.compact)
+    if hit is not None:
+        return Resolution(hit, exact=True)
+    if parsed.family in _AMBIGUOUS and parsed.memory_gb is None:
+        raise UnknownNameError(field, name, _AMBIGUOUS[parsed.family], ambiguous=True)
+    members = index.families.get(parsed.family)
+    if parsed.family in _AMBIGUOUS:
+        members = tuple(index.by_name[n] for n in _AMBIGUOUS[parsed.family])
+    if not members:
+        raise UnknownNameError(field, name, _suggestions(name))
+    candidates = list(members)
+    if parsed.form is not None:
+        candidates = [a for a in candidates if index.forms[a.name] in (parsed.form, None)]
+    if parsed.memory_gb is not None:
+        candidates = [a for a in candidates if _memory_matches(a, parsed.memory_gb)]
+    if parsed.memory_type is not None:
+        typed = [a for a in candidates if a.memory_type.lower() == parsed.memory_type]
+        candidates = typed or candidates
+    if not candidates:
+        raise UnknownNameError(field, name, [a.name for a in members])
+    if len(candidates) == 1:
+        return Resolution(candidates[0], exact=True)
+    preference = _FAMILY_DEFAULTS.get(parsed.family, ())
+    for default in preference:
+        chosen = next((a for a in candidates if a.name == default), None)
+        if chosen is not None:
+            unstated = []
+            if parsed.form is None and len({index.forms[a.name] for a in candidates}) > 1:
+                unstated.append("form factor")
+            if parsed.memory_gb is None and len({a.memory_gb for a in candidates}) > 1:
+                unstated.append("memory size")
+            what = " and ".join(unstated) or "variant"
+            others = ", ".join(a.name for a in candidates if a is not chosen)
+            note = f"{what} not stated in {name!r}; assumed {chosen.name} (other variants: {others})"
+            return Resolution(chosen, exact=False, note=note)
+    raise UnknownNameError(field, name, [a.name for a in candidates], ambiguous=True)
+
+
+def resolve_gpu(name: str, *, field: str = "gpu", memory_gb: float | None = None) -> Accelerator:
+    """The accelerator a name means; raises ``UnknownNameError`` (with closest names) if unknown/ambiguous."""
+    return resolve_gpu_detail(name, field=field, memory_gb=memory_gb).accelerator

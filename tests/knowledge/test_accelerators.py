@@ -1,0 +1,274 @@
+"""The accelerator table and the GPU name resolver."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.knowledge.accelerators import (
+    accelerator_names,
+    all_accelerators,
+    resolve_gpu,
+    resolve_gpu_detail,
+)
+from tests.conftest import CALIBRATION, REFERENCE
+
+# name as written by users / providers / benchmark tables -> canonical name
+EXACT = {
+    "H100 SXM 80GB": "H100-SXM",
+    "NVIDIA H100 80GB HBM3": "H100-SXM",
+    "h100-sxm5": "H100-SXM",
+    "H100_SXM5_80GB": "H100-SXM",
+    "H100 PCIe 80GB": "H100-PCIe",
+    "H100 NVL": "H100-NVL",
+    "A100-SXM4-80GB": "A100-SXM4-80GB",
+    "a100 80gb pcie": "A100-PCIe-80GB",
+    "A100 PCIe 80GB": "A100-PCIe-80GB",
+    "A100 SXM 80GB": "A100-SXM4-80GB",
+    "A100-80GB-SXM": "A100-SXM4-80GB",
+    "A100-80GB-PCIe": "A100-PCIe-80GB",
+    "RTX 4090 24GB": "RTX4090",
+    "4090": "RTX4090",
+    "NVIDIA GeForce RTX 4090": "RTX4090",
+    "L40S 48GB": "L40S",
+    "RTX 6000 Ada 48GB": "RTX6000-Ada",
+    "RTX6000-Ada": "RTX6000-Ada",
+    "RTX A6000 48GB": "A6000",
+    "A6000": "A6000",
+    "A10G": "A10G",
+    "A10": "A10",
+    "MI300X": "MI300X",
+    "AMD MI300X": "MI300X",
+    "tpu-v5e": "TPU-v5e",
+    "TPU v5e": "TPU-v5e",
+    "RTX 3090 24GB": "RTX3090",
+    "RTX 3090 Ti": "RTX3090Ti",
+    "RTX 4000 Ada 20GB": "RTX4000-Ada",
+    "RTX 5000 Ada 32GB": "RTX5000-Ada",
+    "RTX 3070 8GB": "RTX3070",
+    "RTX 3080 10GB": "RTX3080",
+    "RTX 4070 Ti 12GB": "RTX4070Ti",
+    "Tesla P40": "P40",
+    "RTX 2080 Ti": "RTX2080Ti",
+    "B200": "B200",
+    "GB200": "GB200",
+    "RTX5090": "RTX5090",
+    "RTXPRO6000": "RTXPRO6000",
+    "RTX PRO 6000": "RTXPRO6000",
+    "T4": "T4",
+    "T4G": "T4",
+    "L4": "L4",
+    "H100-NVL": "H100-NVL",
+    "H100-PCIe": "H100-PCIe",
+    "H100-SXM": "H100-SXM",
+    "H200 NVL": "H200-NVL",
+    "GH200 144GB": "GH200-144GB",
+    "Gaudi 3": "Gaudi3",
+    "trn2": "Trainium2",
+    "A100 SXM 80GB (330W cap)": "A100-SXM4-80GB",
+    "GB200 (NVL72 rack)": "GB200",
+    "AMD MI250X (one GCD)": "MI250X-GCD",
+}
+
+# bare family names: resolve to the documented default, flagged inexact
+DEFAULTED = {
+    "H100": "H100-SXM",
+    "H100 80GB": "H100-SXM",
+    "H200": "H200-SXM",
+    "A100": "A100-SXM4-80GB",
+    "A100 80GB": "A100-SXM4-80GB",
+    "A100-40GB": "A100-SXM4-40GB",
+    "A100 40GB": "A100-SXM4-40GB",
+    "A100 PCIe": "A100-PCIe-80GB",
+    "V100": "V100-SXM2-16GB",
+    "V100-32GB": "V100-SXM2-32GB",
+    "GH200": "GH200-96GB",
+}
+
+
+@pytest.mark.parametrize(("name", "canonical"), sorted(EXACT.items()))
+def test_resolves_exactly(name: str, canonical: str) -> None:
+    res = resolve_gpu_detail(name)
+    assert res.accelerator.name == canonical
+    assert res.exact, res.note
+
+
+@pytest.mark.parametrize(("name", "canonical"), sorted(DEFAULTED.items()))
+def test_bare_family_resolves_to_default_and_says_so(name: str, canonical: str) -> None:
+    res = resolve_gpu_detail(name)
+    assert res.accelerator.name == canonical
+    assert not res.exact
+    assert "not stated" in res.note and canonical in res.note
+    assert resolve_gpu(name).name == canonical
+
+
+def test_every_canonical_name_and_alias_resolves_to_itself() -> None:
+    for acc in all_accelerators():
+        assert resolve_gpu(acc.name) is acc
+        assert resolve_gpu(acc.full_name) is acc
+        for alias in acc.aliases:
+            assert resolve_gpu(alias) is acc, alias
+
+
+def test_stated_memory_is_never_overridden() -> None:
+    assert resolve_gpu("A100 40GB").memory_gb == 40
+    assert resolve_gpu("A100 PCIe 40GB").memory_gb == 40
+    assert resolve_gpu("A100 80 GB").memory_gb == 80
+    assert resolve_gpu("V100 32G").memory_gb == 32
+
+
+@pytest.mark.parametrize("name", ["RTX 4090 48GB", "H100 SXM 94GB", "A100 48GB", "RTX 3080 12GB"])
+def test_memory_that_matches_no_variant_is_an_error_listing_the_variants(name: str) -> None:
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu(name)
+    family = name.split()[0] if not name.startswith("RTX") else "RTX" + name.split()[1]
+    assert any(s.startswith(family) for s in info.value.suggestions)
+
+
+def test_variants_that_differ_stay_apart() -> None:
+    assert resolve_gpu("H100 SXM").bandwidth_gbps > resolve_gpu("H100 PCIe").bandwidth_gbps
+    assert resolve_gpu("H100 NVL").memory_gb == 94
+    assert resolve_gpu("A10").name != resolve_gpu("A10G").name
+    assert resolve_gpu("L40").name != resolve_gpu("L40S").name
+
+
+@pytest.mark.parametrize("name", ["A800-80GB-PCIe", "B300", "Radeon-MI25", "n/a", "", "   ", "80GB"])
+def test_unknown_names_raise_with_suggestions(name: str) -> None:
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu(name)
+    assert info.value.field == "gpu"
+    assert not info.value.ambiguous
+    assert all(s in accelerator_names() for s in info.value.suggestions)
+
+
+def test_unknown_name_suggests_nearby_parts() -> None:
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu("A800-80GB-PCIe", field="--gpu")
+    assert info.value.field == "--gpu"
+    assert "A100-PCIe-80GB" in info.value.suggestions[:3]
+    assert "A100-PCIe-80GB" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["RTX6000", "RTX 6000", "6000"])
+def test_rtx_6000_is_ambiguous(name: str) -> None:
+    # Quadro RTX 6000 (Turing, 24 GB; not in the table), RTX 6000 Ada, RTX PRO 6000 Blackwell
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu(name)
+    assert info.value.ambiguous
+    assert {"RTX6000-Ada", "RTXPRO6000"} <= set(info.value.suggestions)
+
+
+def test_quadro_rtx6000_24gb_is_not_taken_for_a_newer_card() -> None:
+    with pytest.raises(UnknownNameError):
+        resolve_gpu("RTX6000 24GB")
+
+
+def test_table_keeps_every_reference_row() -> None:
+    with open(REFERENCE / "accelerators.csv", newline="") as fh:
+        ref = list(csv.DictReader(fh))
+    assert len(ref) == 64
+    by_full = {a.full_name: a for a in all_accelerators()}
+    for row in ref:
+        acc = by_full[row["name"]]
+        assert acc.memory_gb == float(row["memory_gb"])
+        assert acc.bandwidth_gbps == float(row["memory_bandwidth_gbps"])
+        assert acc.bf16_tflops == (float(row["bf16_tflops_dense"]) if row["bf16_tflops_dense"] else None)
+        assert acc.fp8_tflops == (float(row["fp8_tflops_dense"]) if row["fp8_tflops_dense"] else None)
+        assert acc.source == row["source"]
+    # one derived row: MI250X as software sees it (one GCD of two)
+    assert len(all_accelerators()) == 65
+
+
+def test_table_fields_are_sane() -> None:
+    names = accelerator_names()
+    assert len(names) == len(set(names))
+    for acc in all_accelerators():
+        assert acc.memory_gb > 0 and acc.bandwidth_gbps > 0
+        assert acc.kind in {"datacenter", "workstation", "consumer", "tpu", "asic"}
+        assert acc.confidence in {"verified", "partly-verified", "recalled"}
+        assert acc.source
+        if acc.fp8_tflops is not None:
+            assert acc.fp8_supported
+        if acc.fp4_tflops is not None:
+            assert acc.fp4_supported
+        for rate in (acc.fp32_tflops, acc.bf16_tflops, acc.fp8_tflops, acc.int8_tops):
+            assert rate is None or rate > 0
+
+
+def test_hand_checked_specs() -> None:
+    h100 = resolve_gpu("H100 SXM")
+    assert (h100.memory_gb, h100.bandwidth_gbps, h100.bf16_tflops, h100.fp8_tflops) == (80, 3350, 989.5, 1979)
+    assert h100.fp8_supported and not h100.fp4_supported
+    a100 = resolve_gpu("A100 SXM 80GB")
+    assert not a100.fp8_supported and a100.fp8_tflops is None
+    assert resolve_gpu("B200").fp4_supported
+    gcd = resolve_gpu("MI250X GCD")
+    whole = resolve_gpu("MI250X")
+    assert gcd.memory_gb * 2 == whole.memory_gb and gcd.bandwidth_gbps * 2 == whole.bandwidth_gbps
+
+
+def test_tflops_by_precision_class() -> None:
+    h100 = resolve_gpu("H100 SXM")
+    assert h100.tflops("bf16") == 989.5
+    assert h100.tflops("FP8") == 1979
+    assert h100.tflops("fp4") is None
+    v100 = resolve_gpu("V100")
+    assert v100.tflops("bf16") is None  # Volta has no bf16 tensor cores
+    assert v100.tflops("fp16") == 125
+    gaudi = resolve_gpu("Gaudi3")
+    assert gaudi.tflops("fp16") == gaudi.tflops("bf16")
+    with pytest.raises(InvalidInputError) as info:
+        h100.tflops("fp12")
+    assert info.value.field == "precision_class"
+
+
+# Calibration names that name no single accelerator in the table, and why.
+CALIBRATION_SKIP = {
+    "n/a": "file-size / VRAM tables with no GPU",
+}
+
+
+def test_every_calibration_gpu_resolves() -> None:
+    with open(CALIBRATION, newline="") as fh:
+        names = {row["gpu"] for row in csv.DictReader(fh)}
+    for name in sorted(names - set(CALIBRATION_SKIP)):
+        resolve_gpu(name)
+    for name in CALIBRATION_SKIP:
+        with pytest.raises(UnknownNameError):
+            resolve_gpu(name)
+
+
+# Snapshot names with no row in the table (correctly refused rather than mapped to a neighbour).
+SNAPSHOT_NOT_IN_TABLE = {
+    "A2000", "A800-80GB-PCIe", "B300", "GB300", "M4000", "P4000", "Radeon-MI25", "RTX2000-Ada",
+    "RTX3060", "RTX3060Ti", "RTX4060Ti", "RTX4070Ti-Super",
+    "RTX6000",  # Quadro RTX 6000 (Turing, 24 GB); resolving it to RTX 6000 Ada would be wrong
+}
+
+
+def test_every_price_snapshot_gpu_in_the_table_resolves_with_its_listed_memory() -> None:
+    with open(REFERENCE / "price_snapshot.csv", newline="") as fh:
+        pairs = {(row["gpu_name"], float(row["gpu_memory_gb"])) for row in csv.DictReader(fh)}
+    resolved = 0
+    for name, memory in sorted(pairs):
+        if name in SNAPSHOT_NOT_IN_TABLE or (name, memory) == ("RTX4090", 48.0):  # modded 48 GB card
+            with pytest.raises(UnknownNameError):
+                resolve_gpu(name, memory_gb=memory)
+            continue
+        acc = resolve_gpu(name, memory_gb=memory)
+        assert abs(acc.memory_gb - memory) <= 1, (name, acc.name)
+        resolved += 1
+    assert resolved == 39
+
+
+def test_listed_memory_picks_the_variant() -> None:
+    assert resolve_gpu("A100", memory_gb=40).name == "A100-SXM4-40GB"
+    assert resolve_gpu("V100", memory_gb=32).name == "V100-SXM2-32GB"
+    assert resolve_gpu("GH200", memory_gb=144).name == "GH200-144GB"
+    assert resolve_gpu("RTX4090", memory_gb=24).name == "RTX4090"
+    with pytest.raises(UnknownNameError):
+        resolve_gpu("RTX4090", memory_gb=48)
+    with pytest.raises(UnknownNameError):
+        resolve_gpu("A100 40GB", memory_gb=80)
