@@ -1,0 +1,192 @@
+"""Training memory: hand-checkable byte counts, sharding, checkpointing, bad input, monotonicity."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.training_memory import (
+    NF4_BITS,
+    TrainingSetup,
+    activation_elements_per_token_layer,
+    lora_params,
+    param_layout,
+    training_memory,
+)
+from tests.estimate.training_specs import (
+    LLAMA2_7B,
+    LLAMA31_8B,
+    LLAMA31_70B,
+    MIXTRAL_8X7B,
+    SDXL,
+)
+
+GIB = 2**30
+H100 = 80 * GIB / 1e9  # capacity in GB of an "80 GB" card
+BIG = 10_000.0  # a GPU large enough that nothing spills
+
+
+def mem(spec=LLAMA31_8B, capacity=BIG, **kw):  # type: ignore[no-untyped-def]
+    return training_memory(spec, TrainingSetup(**kw), capacity)
+
+
+def test_param_layout_matches_official_totals() -> None:
+    assert param_layout(LLAMA31_8B).total == pytest.approx(8.03e9, rel=0.005)
+    assert param_layout(LLAMA31_70B).total == pytest.approx(70.55e9, rel=0.005)
+    assert param_layout(LLAMA2_7B).total == pytest.approx(6.74e9, rel=0.005)
+    mixtral = param_layout(MIXTRAL_8X7B)
+    assert mixtral.total == pytest.approx(46.7e9, rel=0.01)
+    assert mixtral.active == pytest.approx(12.9e9, rel=0.01)
+
+
+def test_lora_params_use_gqa_shapes_and_all_experts() -> None:
+    # PEFT reports 41,943,040 trainable params for Llama-3-8B, r=16, all linear layers
+    assert lora_params(param_layout(LLAMA31_8B), 16, "all-linear") == 41_943_040
+    # attention only, GQA: q,o are 4096x4096, k,v 4096x1024 -> 16*(8192*2 + 5120*2) per layer
+    assert lora_params(param_layout(LLAMA31_8B), 16, "attn") == 32 * 16 * (8192 * 2 + 5120 * 2)
+    # MHA Llama-2-7B attention: 4 matrices of 4096x4096
+    assert lora_params(param_layout(LLAMA2_7B), 8, "attn") == 32 * 8 * 4 * 8192
+    # Mixtral: every one of the 8 experts of 32 layers gets adapters on gate/up/down
+    attn = lora_params(param_layout(MIXTRAL_8X7B), 8, "attn")
+    all_linear = lora_params(param_layout(MIXTRAL_8X7B), 8, "all-linear")
+    assert all_linear - attn == 32 * 8 * 8 * 3 * (4096 + 14336)
+
+
+@pytest.mark.parametrize(("optimizer", "bytes_per_param"), [("adamw", 16), ("adamw8bit", 10), ("bf16", 8)])
+def test_full_finetune_bytes_per_param(optimizer: str, bytes_per_param: int) -> None:
+    m = mem(method="full", optimizer=optimizer).breakdown
+    n = param_layout(LLAMA31_8B).total
+    states = (m.weights_gb + m.gradients_gb + m.optimizer_gb) * 1e9
+    assert states == pytest.approx(bytes_per_param * n, rel=1e-9)
+
+
+def test_full_finetune_of_8b_does_not_fit_one_80gb_card() -> None:
+    m = mem(method="full", capacity=H100)
+    assert 120 <= m.breakdown.weights_gb + m.breakdown.gradients_gb + m.breakdown.optimizer_gb <= 145
+    assert not m.fits
+    assert m.binding_constraint == "optimizer"
+
+
+def test_zero_stages_shard_what_they_should() -> None:
+    n = param_layout(LLAMA31_8B).total
+    ddp = mem(method="full", world=8).breakdown
+    z1 = mem(method="full", world=8, sharding="zero1").breakdown
+    z2 = mem(method="full", world=8, sharding="zero2").breakdown
+    z3 = mem(method="full", world=8, sharding="zero3").breakdown
+    assert ddp.optimizer_gb * 1e9 == pytest.approx(12 * n)
+    assert z1.optimizer_gb == pytest.approx(ddp.optimizer_gb / 8)
+    assert z1.gradients_gb == pytest.approx(ddp.gradients_gb)
+    assert z2.gradients_gb == pytest.approx(ddp.gradients_gb / 8)
+    assert z2.weights_gb == pytest.approx(ddp.weights_gb)
+    # ZeRO-3 shards the weights too, but holds two gathered layers (32 layers -> 2/32 of the body)
+    layer = (param_layout(LLAMA31_8B).linear_params + param_layout(LLAMA31_8B).norms) / 32 * 2
+    assert z3.weights_gb * 1e9 == pytest.approx(2 * n / 8 + 2 * layer)
+    assert mem(method="full", world=8, sharding="fsdp").breakdown == z3
+
+
+def test_cpu_offload_moves_optimizer_and_with_zero3_the_params() -> None:
+    z2 = mem(method="full", world=8, sharding="zero2", cpu_offload=True).breakdown
+    assert z2.optimizer_gb == 0
+    assert z2.gradients_gb > 0
+    z3 = mem(method="full", world=8, sharding="zero3", cpu_offload=True).breakdown
+    z3_plain = mem(method="full", world=8, sharding="zero3").breakdown
+    assert z3.optimizer_gb == 0
+    assert z3.weights_gb < z3_plain.weights_gb / 2
+
+
+def test_qlora_base_is_nf4_with_bf16_embeddings() -> None:
+    lay = param_layout(LLAMA31_8B)
+    m = mem(method="qlora").breakdown
+    expected = lay.linear_params * NF4_BITS / 8 + (lay.embedding + lay.lm_head + lay.norms) * 2
+    assert m.weights_gb * 1e9 == pytest.approx(expected)
+    assert abs(NF4_BITS - 4.127) < 1e-3
+    assert m.gradients_gb == 0
+
+
+def test_lora_adapters_cost_12_bytes_per_param_with_adamw() -> None:
+    r = mem(method="lora", lora_rank=16)
+    n = lora_params(param_layout(LLAMA31_8B), 16, "all-linear")
+    assert r.trainable_params == n
+    assert (r.breakdown.adapters_gb + r.breakdown.optimizer_gb) * 1e9 == pytest.approx(12 * n)
+
+
+def test_activation_count_per_token_and_layer_is_hand_checkable() -> None:
+    # Llama-3-8B: 4h + 2q + 2kv + 4I = 16384 + 8192 + 2048 + 57344 elements (full fine-tuning)
+    assert activation_elements_per_token_layer(LLAMA31_8B, TrainingSetup(method="full")) == 83968
+
+
+def test_checkpointing_cuts_activations() -> None:
+    with_ckpt = mem(method="full", seq_len=4096).breakdown.activations_gb
+    without = mem(method="full", seq_len=4096, checkpointing=False).breakdown.activations_gb
+    assert without > 5 * with_ckpt
+    # no checkpointing: 32 layers x 4096 tokens x 83968 elements x 2 B, plus logits 4096 x vocab x 4 B
+    assert without * 1e9 == pytest.approx(32 * 4096 * 83968 * 2 + 4096 * 128256 * 4)
+
+
+def test_paged_optimizer_spills_instead_of_failing() -> None:
+    m = mem(method="full", optimizer="paged_adamw8bit", optimizer_in_backward=True,
+            capacity=24 * GIB / 1e9, micro_batch=2)
+    assert m.fits
+    assert m.spilled_gb > 5
+    assert any("pages to CPU RAM" in w for w in m.warnings)
+    assert m.breakdown.total_gb <= 24 * GIB / 1e9 + 1e-6
+
+
+@pytest.mark.parametrize(
+    ("field", "kw"),
+    [
+        ("method", {"method": "dpo"}),
+        ("optimizer", {"optimizer": "lion"}),
+        ("sharding", {"sharding": "zero4"}),
+        ("lora_targets", {"lora_targets": "mlp-only"}),
+        ("precision", {"precision": "int3"}),
+        ("seq_len", {"seq_len": 0}),
+        ("seq_len", {"seq_len": -5}),
+        ("micro_batch", {"micro_batch": 2.5}),
+        ("micro_batch", {"micro_batch": True}),
+        ("lora_rank", {"lora_rank": 0}),
+        ("precision", {"method": "full", "precision": "int8"}),
+    ],
+)
+def test_bad_input_names_the_field(field: str, kw: dict[str, object]) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        mem(**kw)
+    assert err.value.field == field
+
+
+def test_non_llm_models_are_refused() -> None:
+    with pytest.raises(InvalidInputError) as err:
+        mem(spec=SDXL)
+    assert err.value.field == "model"
+
+
+_methods = st.sampled_from(["lora", "qlora", "full"])
+_opts = st.sampled_from(["adamw", "adamw8bit", "paged_adamw8bit", "bf16"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(method=_methods, optimizer=_opts, ckpt=st.booleans(), seq=st.integers(1, 65536),
+       extra=st.integers(1, 8192), mb=st.integers(1, 16), capacity=st.sampled_from([25.8, 51.5, 85.9]))
+def test_more_tokens_never_need_less_memory(method: str, optimizer: str, ckpt: bool, seq: int, extra: int,
+                                            mb: int, capacity: float) -> None:
+    def total(s: int, b: int) -> float:
+        return mem(method=method, optimizer=optimizer, checkpointing=ckpt, seq_len=s, micro_batch=b,
+                   capacity=capacity).breakdown.total_gb
+
+    base = total(seq, mb)
+    assert total(seq + extra, mb) >= base - 1e-9
+    assert total(seq, mb + 1) >= base - 1e-9
+
+
+@settings(max_examples=60, deadline=None)
+@given(method=_methods, sharding=st.sampled_from(["zero3", "fsdp"]), offload=st.booleans(),
+       world=st.integers(1, 512), more=st.integers(1, 512))
+def test_more_gpus_under_zero3_never_need_more_per_gpu(method: str, sharding: str, offload: bool,
+                                                        world: int, more: int) -> None:
+    def total(w: int) -> float:
+        return mem(spec=LLAMA31_70B, method=method, sharding=sharding, cpu_offload=offload,
+                   world=w).breakdown.total_gb
+
+    assert total(world + more) <= total(world) + 1e-9
