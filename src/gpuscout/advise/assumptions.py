@@ -1,0 +1,59 @@
+"""The advisor's documented assumptions (see docs/advisor.md). Every one is overridable.
+
+These are the numbers a cost depends on that no price feed gives: how fast weights arrive, how long an
+instance takes to boot, how often spot capacity is reclaimed. They are deliberately round and stated
+in every recommendation's ``assumptions`` so a user can see them and change them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Expected spot/interruptible reclaims per instance-hour, by provider kind (ProviderTerms.kind).
+# Hyperscalers publish interruption *bands* per instance type (AWS Spot Instance Advisor: GPU types are
+# often in the ">20 % per month" band, i.e. well under 0.01/h averaged, but reclaims cluster when demand
+# spikes); marketplaces (Vast.ai bids, RunPod community) reclaim when outbid or when the host leaves.
+# We use rates that are pessimistic for a busy day rather than a monthly average.
+DEFAULT_INTERRUPTIONS_PER_HOUR: dict[str, float] = {
+    "hyperscaler": 0.02,  # ~ one reclaim per 2 days of use
+    "gpu-cloud": 0.05,  # ~ one per 20 h
+    "marketplace": 0.10,  # ~ one per 10 h (outbid / host gone)
+    "aggregator": 0.05,
+    "private": 0.0,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Assumptions:
+    """Knobs of the cost model. Bandwidths are GB/s (1e9 bytes/s)."""
+
+    download_gbps: float = 0.5  # weights/dataset from a hub or object store (~4 Gbit/s)
+    load_gbps: float = 2.0  # weights from local/network disk into GPU memory
+    boot_s: float = 90.0  # instance start until the engine can load weights
+    restart_s: float = 300.0  # after a spot reclaim: get new capacity, boot (then reload weights)
+    interruptions_per_hour: dict[str, float] = field(
+        default_factory=lambda: dict(DEFAULT_INTERRUPTIONS_PER_HOUR)
+    )
+    unknown_kind_interruptions_per_hour: float = 0.05
+    # used only when neither the offer nor the provider terms give a figure (and a warning says so)
+    fallback_storage_usd_per_gb_month: float = 0.10
+    fallback_egress_usd_per_gb: float = 0.09
+    max_instances: int = 64  # never propose more than this many instances of one offer
+    price_age_warn_days: float = 3.0
+
+    def interruption_rate(self, provider_kind: str | None) -> float:
+        if provider_kind is None:
+            return self.unknown_kind_interruptions_per_hour
+        return self.interruptions_per_hour.get(provider_kind, self.unknown_kind_interruptions_per_hour)
+
+    def as_dict(self) -> dict[str, str]:
+        rates = ", ".join(f"{k} {v:g}/h" for k, v in sorted(self.interruptions_per_hour.items()))
+        return {
+            "download": f"{self.download_gbps:g} GB/s",
+            "load": f"{self.load_gbps:g} GB/s",
+            "boot": f"{self.boot_s:g} s",
+            "spot restart": f"{self.restart_s:g} s + weights reload",
+            "spot interruptions": f"{rates}; unknown kind {self.unknown_kind_interruptions_per_hour:g}/h",
+            "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
+            "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
+        }

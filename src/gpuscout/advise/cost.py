@@ -1,0 +1,150 @@
+"""What a configuration costs at an offer's prices: compute, warm-up, storage, egress, interruptions.
+
+The cost is linear in the three prices an offer carries (USD per instance-hour, per GB-month stored,
+per GB of egress). ``cost_model`` computes the quantities (billed instance-hours, GB-months, billable
+GB) once per (configuration, provider terms, spot) and ``breakdown`` multiplies them by one offer's
+prices, which keeps ranking 100,000 offers cheap.
+
+- ``serve``: per month. Each start (one per burst, one per day when stopped nightly, one per month
+  when always on) is billed separately with the provider's increment and minimum charge; it includes
+  a warm-up (boot + loading the weights); the first start of the month also downloads them.
+- jobs (batch, finetune, pretrain): one start per instance; warm-up = boot + download + load.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.billing import billed_seconds
+from gpuscout.advise.configs import ConfigEval
+from gpuscout.advise.spot import SpotRisk, spot_risk
+from gpuscout.advise.types import CostBreakdown
+from gpuscout.advise.workload import (
+    AnyWorkload,
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+)
+from gpuscout.catalog.offer import Offer
+from gpuscout.knowledge.provider_types import ProviderTerms
+
+#: Checkpoints kept on storage during training (the latest and the one before).
+CHECKPOINTS_KEPT = 2
+
+
+@dataclass(frozen=True, slots=True)
+class CostModel:
+    """Price-independent quantities (all instances together)."""
+
+    compute_h: float  # billed instance-hours of work, billing rounding included
+    warmup_h: float  # instance-hours spent booting, downloading and loading weights
+    interruption_h: float  # expected instance-hours lost to spot reclaims
+    storage_gb_months: float
+    egress_billable_gb: float
+    increment_s: int | None
+    minimum_s: int | None
+    billed_h_per_day: float | None = None  # serve: billed hours per instance per day, this provider
+    exact_h_per_day: float | None = None  # serve: the same at per-second billing, no minimum
+    risk: SpotRisk | None = None
+    warmup_s_per_start: float = 0.0
+    download_s: float = 0.0
+
+
+def cost_model(
+    ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions
+) -> CostModel:
+    """Billed hours, GB-months and billable egress for ``ev`` under ``terms``."""
+    inc, minimum = terms.billing_increment_s, terms.minimum_charge_s
+    load_s = ev.load_gb / a.load_gbps
+    download_s = ev.download_gb_per_instance / a.download_gbps
+    free = terms.egress_free_gb_per_month or 0.0
+    egress = max(0.0, w.egress_gb - free)
+    n = ev.instances
+    if isinstance(w, ServeWorkload):
+        days = w.days_per_month
+        starts = max(1.0, w.starts_per_day * days)
+        active_s = w.active_hours_per_day * 3600.0 * days
+        per_start = active_s / starts
+        warm = a.boot_s + load_s
+        billed = (starts - 1.0) * billed_seconds(per_start + warm, inc, minimum) + billed_seconds(
+            per_start + warm + download_s, inc, minimum
+        )
+        warm_total = starts * warm + download_s
+        risk = None
+        interruption_s = 0.0
+        if spot:
+            risk = spot_risk(
+                work_s=active_s, rate_per_hour=a.interruption_rate(terms.kind), checkpoint_interval_s=None,
+                restart_s=a.restart_s, reload_s=download_s + load_s,
+            )
+            interruption_s = risk.lost_s
+        billed_day = exact_day = None
+        if w.starts_per_day > 0:
+            billed_day = w.starts_per_day * billed_seconds(per_start + warm, inc, minimum) / 3600.0
+            exact_day = w.starts_per_day * (per_start + warm) / 3600.0
+        storage = n * ev.download_gb_per_instance * (days + w.storage_retention_days) / 30.0
+        return CostModel(
+            compute_h=n * (billed - warm_total) / 3600.0, warmup_h=n * warm_total / 3600.0,
+            interruption_h=n * interruption_s / 3600.0, storage_gb_months=storage, egress_billable_gb=egress,
+            increment_s=inc, minimum_s=minimum, billed_h_per_day=billed_day, exact_h_per_day=exact_day,
+            risk=risk, warmup_s_per_start=warm, download_s=download_s,
+        )
+    assert isinstance(w, BatchWorkload | FinetuneWorkload | PretrainWorkload)
+    warm = a.boot_s + download_s + load_s
+    billed = billed_seconds(ev.time_s + warm, inc, minimum)
+    risk = None
+    interruption_s = 0.0
+    if spot:
+        interval = w.checkpoint_interval_min * 60.0
+        risk = spot_risk(
+            work_s=ev.time_s, rate_per_hour=a.interruption_rate(terms.kind), checkpoint_interval_s=interval,
+            restart_s=a.restart_s, reload_s=download_s + load_s,
+        )
+        interruption_s = risk.lost_s
+    outputs = w.egress_gb
+    data_gb = n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb + outputs
+    months = (ev.time_s / 86400.0 + w.storage_retention_days) / 30.0
+    return CostModel(
+        compute_h=n * (billed - warm) / 3600.0, warmup_h=n * warm / 3600.0,
+        interruption_h=n * interruption_s / 3600.0, storage_gb_months=data_gb * months,
+        egress_billable_gb=egress, increment_s=inc, minimum_s=minimum, risk=risk,
+        warmup_s_per_start=warm, download_s=download_s,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DataPrices:
+    """Storage and egress prices for one offer, and whether each was a fallback assumption."""
+
+    storage_usd_per_gb_month: float
+    egress_usd_per_gb: float
+    storage_assumed: bool
+    egress_assumed: bool
+
+
+def data_prices(offer: Offer, terms: ProviderTerms, a: Assumptions) -> DataPrices:
+    """Per-offer terms (marketplaces) first, then the provider's, then the documented fallback."""
+    storage = offer.storage_usd_per_gb_month
+    if storage is None:
+        storage = terms.storage_usd_per_gb_month
+    egress = offer.egress_usd_per_gb
+    if egress is None:
+        egress = terms.egress_usd_per_gb
+    return DataPrices(
+        storage_usd_per_gb_month=a.fallback_storage_usd_per_gb_month if storage is None else storage,
+        egress_usd_per_gb=a.fallback_egress_usd_per_gb if egress is None else egress,
+        storage_assumed=storage is None,
+        egress_assumed=egress is None,
+    )
+
+
+def breakdown(cm: CostModel, usd_per_hour: float, prices: DataPrices) -> CostBreakdown:
+    return CostBreakdown(
+        compute=usd_per_hour * cm.compute_h,
+        warmup=usd_per_hour * cm.warmup_h,
+        storage=prices.storage_usd_per_gb_month * cm.storage_gb_months,
+        egress=prices.egress_usd_per_gb * cm.egress_billable_gb,
+        interruption=usd_per_hour * cm.interruption_h,
+    )

@@ -1,0 +1,108 @@
+"""Typed results of the advisor: one ``Recommendation`` per offer (as rented, on-demand or spot)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from gpuscout.catalog.offer import Offer
+
+Objective = Literal["cost", "time", "latency", "balanced"]
+OBJECTIVES: tuple[str, ...] = ("cost", "time", "latency", "balanced")
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """How an offer is used: ``instances`` x the offer, each running ``replicas`` copies of the model
+    sharded ``tp`` ways (tensor parallel). ``gpus_used`` counts GPUs doing work across all instances."""
+
+    instances: int
+    gpus_per_instance: int
+    tp: int
+    replicas_per_instance: int
+    gpus_used: int
+    nodes: int  # instances that must talk over an inter-node fabric (training), else 1
+    spot: bool
+
+    def describe(self) -> str:
+        parts = [f"{self.instances}x" if self.instances > 1 else ""]
+        parts.append(f"{self.gpus_per_instance} GPU")
+        if self.tp > 1:
+            parts.append(f" TP{self.tp}")
+        if self.replicas_per_instance > 1:
+            parts.append(f" x{self.replicas_per_instance} replicas")
+        if self.spot:
+            parts.append(" spot")
+        return "".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class EstimateSummary:
+    """What the estimator predicts for this configuration."""
+
+    throughput: float  # per instance-set: output tok/s (serve/batch LLM), images/s, training tok/s
+    throughput_unit: str  # "tok/s", "img/s", "train tok/s"
+    per_user_tokens_per_s: float | None  # serve/batch: decode speed each sequence sees
+    ttft_ms: float | None
+    tpot_ms: float | None
+    memory_per_gpu_gb: float
+    memory_capacity_gb: float
+    weights_gb: float  # per GPU
+    kv_cache_gb: float  # per GPU
+    batch_per_replica: int | None
+    max_batch_per_replica: int | None
+    bound: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CostBreakdown:
+    """USD. For ``serve`` the figures are per month; for jobs, per run."""
+
+    compute: float
+    warmup: float
+    storage: float
+    egress: float
+    interruption: float
+
+    @property
+    def total(self) -> float:
+        return self.compute + self.warmup + self.storage + self.egress + self.interruption
+
+
+@dataclass(frozen=True, slots=True)
+class UnitCosts:
+    """Unit costs in USD; ``None`` where the unit does not apply to the workload."""
+
+    per_million_output_tokens: float | None
+    per_image: float | None
+    per_run: float | None
+    per_month: float | None
+    per_million_train_tokens: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Recommendation:
+    """One ranked row: an offer, how it is used, whether it fits, how fast, what it costs, and why."""
+
+    offer: Offer
+    config: Config
+    fits: bool
+    estimate: EstimateSummary | None  # None when nothing could be estimated (does not fit at all)
+    time_s: float | None  # job duration (batch/finetune/pretrain) or active seconds per day (serve)
+    cost: CostBreakdown | None
+    unit_costs: UnitCosts | None
+    price_usd_per_hour: float  # what is paid per instance-hour (spot price when config.spot)
+    reasons: tuple[str, ...]
+    warnings: tuple[str, ...]
+    rank: int | None  # 1-based; None for rejected rows
+    score: float  # lower is better under the objective; inf for rejected rows
+    rejected: str | None = None  # why the row was filtered out, when it was
+    assumptions: dict[str, str] = field(default_factory=dict, compare=False)
+
+    @property
+    def total_usd(self) -> float | None:
+        return None if self.cost is None else self.cost.total
+
+    @property
+    def top_reason(self) -> str:
+        return self.reasons[0] if self.reasons else ""

@@ -1,0 +1,113 @@
+"""Workload types: validation naming the field, defaults, YAML/JSON round trips."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gpuscout.advise.workload import (
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+    Workload,
+)
+from gpuscout.errors import InvalidInputError
+
+
+def test_serve_round_trips_through_yaml_and_json(tmp_path: Path) -> None:
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=32, prompt_tokens=2000, output_tokens=500,
+                      bursts_per_day=20, burst_minutes=6, providers=("runpod",))
+    assert Workload.from_yaml(w.to_yaml()) == w
+    assert Workload.from_json(w.to_json()) == w
+    f = tmp_path / "w.yaml"
+    f.write_text(w.to_yaml())
+    assert Workload.from_file(f) == w
+    assert "bursts_per_day: 20" in w.to_yaml()
+    assert "ttft_ms_max" not in w.to_yaml()  # defaults left out
+
+
+@pytest.mark.parametrize(
+    "w",
+    [
+        BatchWorkload(model="sdxl", images_total=10_000, steps=30),
+        FinetuneWorkload(model="llama-3.1-70b", method="qlora", dataset_tokens=2e7, epochs=3),
+        PretrainWorkload(model="llama-3.2-1b", token_budget=1e10, gpus=64),
+    ],
+)
+def test_other_kinds_round_trip(w: Workload, tmp_path: Path) -> None:
+    f = tmp_path / "w.json"
+    f.write_text(w.to_json())
+    back = Workload.from_file(f)
+    assert back == w
+    assert type(back) is type(w)
+
+
+def test_kind_picks_the_class() -> None:
+    assert isinstance(Workload.from_dict({"kind": "finetune", "model": "m", "dataset_tokens": 1e6}),
+                      FinetuneWorkload)
+    assert isinstance(ServeWorkload.from_dict({"model": "m"}), ServeWorkload)
+
+
+@pytest.mark.parametrize(
+    ("data", "field", "accepted"),
+    [
+        ({"kind": "serve", "model": "m", "concurrency": 0}, "concurrency", ">= 1"),
+        ({"kind": "serve", "model": "m", "concurrency": 4, "requests_per_s": 2}, "concurrency", "one of"),
+        ({"kind": "serve", "model": "m", "bursts_per_day": 3}, "bursts_per_day", "both or neither"),
+        ({"kind": "serve", "model": "m", "hours_per_day": 25}, "hours_per_day", "<= 24"),
+        ({"kind": "serve", "model": "m", "colour": "red"}, "colour", "concurrency"),
+        ({"kind": "batch", "model": "m"}, "output_tokens_total", "images_total"),
+        ({"kind": "finetune", "model": "m"}, "dataset_tokens", "> 0"),
+        ({"kind": "finetune", "model": "m", "dataset_tokens": 1, "method": "dora"}, "method", "qlora"),
+        ({"kind": "pretrain", "model": "m", "token_budget": 1, "gpus": 8, "nodes": 1}, "gpus", "one of"),
+        ({"kind": "train", "model": "m"}, "kind", "serve, batch, finetune, pretrain"),
+        ({"kind": "serve", "model": ""}, "model", "non-empty"),
+    ],
+)
+def test_bad_input_names_the_field_and_what_is_accepted(data: dict[str, object], field: str,
+                                                        accepted: str) -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        Workload.from_dict(data)
+    assert exc.value.field == field
+    assert accepted in (exc.value.accepted or "")
+
+
+def test_direct_construction_gives_the_same_friendly_error() -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        ServeWorkload(model="m", output_tokens=-3)
+    assert exc.value.field == "output_tokens"
+
+
+def test_unparseable_file_is_a_workload_error(tmp_path: Path) -> None:
+    f = tmp_path / "w.yaml"
+    f.write_text("kind: [serve\n")
+    with pytest.raises(InvalidInputError, match="workload"):
+        Workload.from_file(f)
+    with pytest.raises(InvalidInputError, match="cannot read"):
+        Workload.from_file(tmp_path / "missing.yaml")
+
+
+def test_spot_defaults_per_kind() -> None:
+    assert not ServeWorkload(model="m").spot_ok
+    assert ServeWorkload(model="m", spot_allowed=True).spot_ok
+    assert BatchWorkload(model="m", output_tokens_total=1e6).spot_ok
+    assert not BatchWorkload(model="m", output_tokens_total=1e6, interruptible=False).spot_ok
+    assert FinetuneWorkload(model="m", dataset_tokens=1).spot_ok
+    assert not PretrainWorkload(model="m", token_budget=1).spot_ok
+
+
+def test_serve_activity_pattern() -> None:
+    bursty = ServeWorkload(model="m", bursts_per_day=20, burst_minutes=6)
+    assert bursty.active_hours_per_day == pytest.approx(2.0)
+    assert bursty.starts_per_day == 20
+    assert ServeWorkload(model="m").starts_per_day == 0
+    assert ServeWorkload(model="m", hours_per_day=8).starts_per_day == 1
+    with pytest.raises(InvalidInputError, match="exceeds 24 h"):
+        ServeWorkload(model="m", bursts_per_day=100, burst_minutes=30)
+
+
+def test_batch_input_tokens_default_from_request_shape() -> None:
+    w = BatchWorkload(model="m", output_tokens_total=1e6, prompt_tokens=1000, output_tokens=250)
+    assert w.input_tokens == pytest.approx(4e6)
