@@ -1,9 +1,412 @@
-"""CLI commands (registered on the root app by `register`)."""
+"""Catalog commands: ``refresh``, ``sources``, ``offers``, ``history``, ``prune``."""
 
 from __future__ import annotations
 
+import csv
+import re
+import sys
+from typing import Annotated
+
 import typer
+from rich.console import Console
+from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.errors import InvalidInputError
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL (default: $GPUSCOUT_DB or SQLite in the user data dir)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+
+_GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
+_SPARK = "▁▂▃▄▅▆▇█"
+
+
+def _wide_console() -> Console:
+    """The shared console, or a wide one when output is not a terminal (pipes, tests)."""
+    return console if console.is_terminal else Console(width=220, no_color=True)
+
+
+def short_source(source: str) -> str:
+    """A compact provenance label: feed + repo@commit + path tail, or feed + host."""
+    feed, _, where = source.partition(":")
+    if not where:
+        return source
+    hit = _GITHUB_RE.search(where)
+    if hit:
+        _owner, repo, sha, path = hit.groups()
+        tail = "/".join(p for p in path.split("/") if p not in ("catalogs", "vms.csv"))
+        return f"{feed} {repo}@{sha} {tail}"
+    host = re.sub(r"^[a-z]+://", "", where).split("/")[0]
+    return f"{feed} {host}" if host else feed
+
+
+def _money(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}" if value >= 10 else f"{value:.3f}"
+
+
+def _age(offer: object) -> str:
+    from gpuscout.catalog.store import format_age
+
+    observed = getattr(offer, "observed_at", None)
+    if observed is None:
+        return "unknown"
+    from datetime import UTC, datetime
+
+    return format_age((datetime.now(UTC) - observed).total_seconds())
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add the catalog commands to ``app``."""
+    app.command("refresh")(refresh_cmd)
+    app.command("sources")(sources_cmd)
+    app.command("offers")(offers_cmd)
+    app.command("history")(history_cmd)
+    app.command("prune")(prune_cmd)
+
+
+def refresh_cmd(
+    source: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--source", "-s", help="Source to refresh (repeatable): a name, 'snapshot' or 'file:PATH'."
+        ),
+    ] = None,
+    db: DbOption = None,
+    timeout: Annotated[float, typer.Option("--timeout", help="Per-source timeout, seconds.")] = 120.0,
+    json_out: JsonOption = False,
+) -> None:
+    """Refresh offers from the providers, concurrently; each source is validated and stored on its own.
+
+    Exits non-zero only when every requested source failed.
+    """
+    from gpuscout.catalog.api import open_store
+    from gpuscout.catalog.refresh import RefreshResult, default_sources, refresh, resolve_sources
+
+    with user_errors():
+        store = open_store(db)
+        chosen = resolve_sources(source) if source else default_sources()
+        if not chosen:
+            console.print("no sources to refresh")
+            return
+        results: list[RefreshResult]
+        if json_out:
+            results = refresh(store, chosen, timeout_s=timeout)
+            print_json(results)
+        else:
+            out = _wide_console()
+            with Progress(
+                SpinnerColumn(),
+                TextColumn("{task.description}"),
+                TimeElapsedColumn(),
+                console=out,
+                transient=False,
+            ) as progress:
+                tasks: dict[str, TaskID] = {}
+
+                def started(name: str) -> None:
+                    tasks[name] = progress.add_task(f"{name}: fetching", total=1)
+
+                def finished(r: RefreshResult) -> None:
+                    style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
+                    text = f"{r.source}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
+                    if r.error:
+                        text += f" - {r.error}"
+                    task = tasks.get(r.source)
+                    if task is not None:
+                        progress.update(task, description=text, completed=1)
+
+                results = refresh(store, chosen, timeout_s=timeout, on_start=started, on_result=finished)
+            table = Table(title="refresh summary")
+            for col in ("source", "status", "rows", "dropped", "elapsed", "error"):
+                table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
+            for r in results:
+                table.add_row(
+                    r.source, r.status, str(r.rows), str(r.dropped), f"{r.elapsed_s:.1f}s", r.error or ""
+                )
+            out.print(table)
+        store.close()
+    if not any(r.ok for r in results):
+        raise typer.Exit(1)
+
+
+def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
+    """Each source's freshness (age of its current data), last attempt, last error, rows, credentials."""
+    from gpuscout.catalog.api import sources_status
+
+    with user_errors():
+        statuses = sources_status(db)
+    if json_out:
+        print_json([{**to_jsonable(s), "age": s.age_text} for s in statuses])
+        return
+    table = Table(title="offer sources")
+    for col in (
+        "source",
+        "current",
+        "age of data",
+        "rows",
+        "stale",
+        "last attempt",
+        "status",
+        "last error",
+        "credentials",
+    ):
+        table.add_column(col)
+    for s in statuses:
+        if s.credentials_present is None:
+            creds = "-" if not s.needs_credentials else "?"
+        elif not s.needs_credentials:
+            creds = "not needed"
+        else:
+            creds = "present" if s.credentials_present else "missing: " + ", ".join(s.needs_credentials)
+        current = "yes" if s.current_snapshot_id is not None else "no"
+        if s.fallback and s.current_snapshot_id is not None:
+            current = "yes (bundled)"
+        age = s.age_text
+        if s.age_s is None and s.current_snapshot_id is not None:
+            age = "unknown (dates not established)" if s.fallback else "unknown"
+        attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
+        table.add_row(
+            s.source,
+            current,
+            age if s.current_snapshot_id is not None else "-",
+            str(s.row_count),
+            str(s.stale_rows),
+            attempt,
+            s.last_status or "-",
+            (s.last_error or "") if s.last_status != "ok" else "",
+            creds,
+        )
+    _wide_console().print(table)
+
+
+def offers_cmd(
+    gpu: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--gpu", help="GPU name (repeatable); a family name like H100 matches all its variants."
+        ),
+    ] = None,
+    min_vram: Annotated[float | None, typer.Option("--min-vram", help="Minimum memory per GPU, GB.")] = None,
+    gpus: Annotated[int | None, typer.Option("--gpus", help="Exact GPU count per instance.")] = None,
+    provider: Annotated[list[str] | None, typer.Option("--provider", help="Provider (repeatable).")] = None,
+    region: Annotated[
+        list[str] | None, typer.Option("--region", help="Region substring (repeatable).")
+    ] = None,
+    spot: Annotated[
+        bool, typer.Option("--spot", help="Only offers with a spot price; prices are spot.")
+    ] = False,
+    on_demand: Annotated[
+        bool, typer.Option("--on-demand", help="Only offers with an on-demand price.")
+    ] = False,
+    available: Annotated[
+        bool, typer.Option("--available", help="Drop offers known to be unavailable.")
+    ] = False,
+    interconnect: Annotated[str | None, typer.Option("--interconnect", help="nvlink or pcie.")] = None,
+    max_price: Annotated[float | None, typer.Option("--max-price", help="Max USD/hour per instance.")] = None,
+    sort: Annotated[
+        str,
+        typer.Option(
+            "--sort",
+            help="price, price_per_gpu, price_per_gb_vram, bandwidth_per_dollar, tflops_per_dollar, ...",
+        ),
+    ] = "price",
+    limit: Annotated[int, typer.Option("--limit", help="At most N rows (0 = all).")] = 30,
+    fresh_only: Annotated[bool, typer.Option("--no-stale", help="Hide rows from stale feeds.")] = False,
+    json_out: JsonOption = False,
+    csv_out: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    db: DbOption = None,
+) -> None:
+    """List current offers, filtered and sorted; every row shows its source and the age of its price."""
+    from gpuscout.catalog.api import expand_gpus, open_store
+    from gpuscout.catalog.query import OfferQuery
+
+    with user_errors():
+        if spot and on_demand:
+            raise InvalidInputError("--spot/--on-demand", "give one of them, not both")
+        if json_out and csv_out:
+            raise InvalidInputError("--json/--csv", "give one of them, not both")
+        if limit < 0:
+            raise InvalidInputError("--limit", f"must be >= 0, got {limit}", "0 (all) or a positive count")
+        if interconnect is not None and interconnect.lower() not in ("nvlink", "pcie"):
+            raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", "nvlink, pcie")
+        query = OfferQuery(
+            gpus=expand_gpus(gpu or ()),
+            min_vram_gb=min_vram,
+            gpu_count=gpus,
+            providers=tuple(provider or ()),
+            regions=tuple(region or ()),
+            spot=True if spot else False if on_demand else None,
+            available_only=available,
+            interconnect=interconnect.lower() if interconnect else None,
+            max_price_usd_per_hour=max_price,
+            sort=sort,
+            limit=limit or None,
+            exclude_stale=fresh_only,
+        )
+        store = open_store(db)
+        try:
+            offers = store.current_offers(query)
+            total = store.count_offers(query)
+        finally:
+            store.close()
+    if json_out:
+        print_json([{**to_jsonable(o), "age": _age(o)} for o in offers])
+        return
+    if csv_out:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(
+            [
+                "provider",
+                "instance_type",
+                "region",
+                "accelerator",
+                "gpu_count",
+                "gpu_memory_gb",
+                "price_usd_per_hour",
+                "price_usd_per_gpu_hour",
+                "spot_price_usd_per_hour",
+                "availability",
+                "observed_at",
+                "stale",
+                "source",
+            ]
+        )
+        for o in offers:
+            writer.writerow(
+                [
+                    o.provider,
+                    o.instance_type,
+                    o.region,
+                    o.accelerator,
+                    o.gpu_count,
+                    o.gpu_memory_gb,
+                    o.price_usd_per_hour,
+                    o.price_usd_per_gpu_hour,
+                    o.spot_price_usd_per_hour,
+                    o.availability.value,
+                    o.observed_at.isoformat() if o.observed_at else "unknown",
+                    o.stale,
+                    o.source,
+                ]
+            )
+        return
+    table = Table(title=f"{len(offers)} of {total} offers, sorted by {sort}")
+    for col, right in (
+        ("provider", False),
+        ("instance", False),
+        ("gpu", False),
+        ("#", True),
+        ("GB/gpu", True),
+        ("$/h", True),
+        ("$/gpu-h", True),
+        ("spot $/h", True),
+        ("region", False),
+        ("avail", False),
+        ("age", False),
+        ("source", False),
+    ):
+        table.add_column(col, justify="right" if right else "left", overflow="fold")
+    for o in offers:
+        gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
+        age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
+        avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
+        table.add_row(
+            o.provider,
+            o.instance_type,
+            gpu_label,
+            str(o.gpu_count),
+            f"{o.gpu_memory_gb:g}",
+            _money(o.price_usd_per_hour),
+            _money(o.price_usd_per_gpu_hour),
+            _money(o.spot_price_usd_per_hour),
+            o.region,
+            avail,
+            age,
+            short_source(o.source),
+        )
+    out = _wide_console()
+    out.print(table)
+    if any(o.extra.get("variant") == "assumed" for o in offers):
+        out.print(
+            "? = the source does not state the variant (form factor or memory); the default one is assumed."
+        )
+    if any(o.observed_at is None for o in offers):
+        out.print(
+            "age unknown = bundled snapshot rows whose dates could not be established; "
+            "run `gpuscout refresh` for live prices."
+        )
+
+
+def _sparkline(values: list[float]) -> str:
+    if not values:
+        return ""
+    lo, hi = min(values), max(values)
+    span = hi - lo
+    return "".join(_SPARK[0 if span == 0 else round((v - lo) / span * (len(_SPARK) - 1))] for v in values)
+
+
+def history_cmd(
+    gpu: Annotated[str, typer.Argument(help="GPU name; a family name like H100 covers its variants.")],
+    provider: Annotated[str | None, typer.Option("--provider", help="Only this provider.")] = None,
+    days: Annotated[float | None, typer.Option("--days", help="Only the last N days.")] = None,
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """Min and median per-GPU-hour price over time, from the stored snapshots, with a terminal chart."""
+    from gpuscout.catalog.api import price_history
+
+    with user_errors():
+        points = price_history(gpu, provider=provider, days=days, db=db)
+    if json_out:
+        print_json(points)
+        return
+    out = _wide_console()
+    if not points:
+        out.print(f"no stored prices for {gpu}" + (f" at {provider}" if provider else ""))
+        return
+    table = Table(title=f"{gpu}: USD per GPU-hour over time (on-demand)")
+    for col in ("observed", "provider", "offers", "min", "median", "min (bar)"):
+        table.add_column(col, justify="right" if col in ("offers", "min", "median") else "left")
+    top = max(p.median_usd_per_gpu_hour for p in points)
+    for p in points:
+        when = p.at.strftime("%Y-%m-%d %H:%M") if p.at else "unknown"
+        bar = "█" * max(1, round(p.min_usd_per_gpu_hour / top * 30))
+        table.add_row(
+            when,
+            p.provider,
+            str(p.offers),
+            _money(p.min_usd_per_gpu_hour),
+            _money(p.median_usd_per_gpu_hour),
+            bar,
+        )
+    out.print(table)
+    by_provider: dict[str, list[float]] = {}
+    for p in points:
+        by_provider.setdefault(p.provider, []).append(p.min_usd_per_gpu_hour)
+    out.print("min price trend per provider (oldest -> newest):")
+    for prov, values in sorted(by_provider.items()):
+        out.print(f"  {prov:<16} {_sparkline(values)}  {_money(values[0])} -> {_money(values[-1])}")
+
+
+def prune_cmd(
+    older_than_days: Annotated[
+        float,
+        typer.Option(
+            "--older-than-days",
+            help="Remove snapshots older than N days (each source's current one is kept).",
+        ),
+    ],
+    db: DbOption = None,
+) -> None:
+    """Delete old snapshots and their offers from the store's history."""
+    from gpuscout.catalog.store import Store
+
+    with user_errors():
+        store = Store(db)
+        removed = store.prune(older_than_days)
+        store.close()
+    console.print(f"removed {removed} snapshots")

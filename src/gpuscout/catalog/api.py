@@ -1,0 +1,170 @@
+"""The catalog's Python API: open the store (loading the bundled snapshot on a fresh install),
+read current offers, source status and price history, and expand GPU family names.
+
+``db`` arguments accept a URL, an open :class:`Store`, or ``None`` (``$GPUSCOUT_DB`` or the SQLite
+file in the user data dir).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from datetime import UTC, datetime
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.query import OfferQuery
+from gpuscout.catalog.refresh import RefreshResult
+from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
+from gpuscout.catalog.validate import validate_offers
+from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
+
+_MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
+
+
+def load_bundled_snapshot(store: Store) -> RefreshResult:
+    """Store the bundled snapshot as the source ``"snapshot"`` (through the validation gate)."""
+    from gpuscout.catalog.sources.snapshot import SnapshotSource
+
+    started = datetime.now(UTC)
+    t0 = time.perf_counter()
+    source = SnapshotSource()
+    offers = source.offers()
+    report = validate_offers(source.name, offers)
+    dropped = report.invalid + len(source.dropped)
+    if not report.ok:  # cannot happen with the shipped file; recorded rather than raised
+        sid = store.record_attempt(
+            source.name,
+            "rejected",
+            started_at=started,
+            error=report.reason,
+            reason=report.reason,
+            row_count=report.received,
+            dropped_count=dropped,
+        )
+        return RefreshResult(
+            source.name, "rejected", report.received, time.perf_counter() - t0, report.reason, dropped, sid
+        )
+    reason = (
+        "; ".join(
+            x
+            for x in (
+                report.reason,
+                f"{len(source.dropped)} rows with GPUs not in the accelerator table"
+                if source.dropped
+                else None,
+            )
+            if x
+        )
+        or None
+    )
+    written = store.write_snapshot(
+        source.name, report.offers, started_at=started, reason=reason, dropped_count=dropped, fallback=True
+    )
+    return RefreshResult(
+        source.name, "ok", written.rows, time.perf_counter() - t0, None, dropped, written.snapshot_id
+    )
+
+
+def ensure_snapshot(store: Store) -> RefreshResult | None:
+    """Load the bundled snapshot when the store has never had it (fresh install); else None."""
+    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
+
+    if store.has_source(SNAPSHOT_NAME):
+        return None
+    return load_bundled_snapshot(store)
+
+
+def open_store(db: str | Store | None = None) -> Store:
+    """An open store with the bundled snapshot loaded if it was never loaded."""
+    store = db if isinstance(db, Store) else Store(db)
+    ensure_snapshot(store)
+    return store
+
+
+def gpu_family(name: str) -> tuple[str, ...]:
+    """Canonical accelerators a user's GPU name covers.
+
+    A name that pins the variant down ("H100 SXM", "A100 PCIe 40GB") gives that one; a family name
+    ("H100", "A100-80GB", "V100") gives every variant of the family compatible with what it states
+    (memory), e.g. "H100" -> H100-SXM, H100-PCIe, H100-NVL. Unknown names raise UnknownNameError
+    with the closest known names.
+    """
+    found = resolve_gpu_detail(name, field="gpu")
+    if found.exact:
+        return (found.accelerator.name,)
+    stem = found.accelerator.name.split("-")[0]
+    members = [a for a in all_accelerators() if a.name.split("-")[0] == stem]
+    stated = _MEMORY_RE.search(name)
+    if stated:
+        gb = float(stated.group(1))
+        members = [a for a in members if abs(a.memory_gb - gb) <= 1.0]
+    names = [a.name for a in members]
+    if found.accelerator.name not in names:
+        names.insert(0, found.accelerator.name)
+    return tuple(names)
+
+
+def expand_gpus(names: Iterable[str]) -> tuple[str, ...]:
+    """:func:`gpu_family` over several names, without repeats, in order."""
+    out: dict[str, None] = {}
+    for name in names:
+        for acc in gpu_family(name):
+            out[acc] = None
+    return tuple(out)
+
+
+def _with_store(db: str | Store | None) -> tuple[Store, bool]:
+    if isinstance(db, Store):
+        ensure_snapshot(db)
+        return db, False
+    return open_store(db), True
+
+
+def current_offers(query: OfferQuery | None = None, db: str | Store | None = None) -> list[Offer]:
+    """Current offers (bundled snapshot loaded first on a fresh install)."""
+    store, own = _with_store(db)
+    try:
+        return store.current_offers(query)
+    finally:
+        if own:
+            store.close()
+
+
+def count_offers(query: OfferQuery | None = None, db: str | Store | None = None) -> int:
+    store, own = _with_store(db)
+    try:
+        return store.count_offers(query)
+    finally:
+        if own:
+            store.close()
+
+
+def sources_status(db: str | Store | None = None) -> list[SourceStatus]:
+    """Status of every source the store knows plus every registered source (credentials shown)."""
+    from gpuscout.catalog.refresh import offer_file_sources
+    from gpuscout.catalog.sources.registry import all_sources
+
+    store, own = _with_store(db)
+    try:
+        try:
+            registered = all_sources()
+        except Exception:  # a broken adapter import must not hide the store's own status
+            registered = {}
+        known = {**registered, **{s.name: s for s in offer_file_sources()}}
+        return store.sources_status(known)
+    finally:
+        if own:
+            store.close()
+
+
+def price_history(
+    gpu: str, provider: str | None = None, days: float | None = None, db: str | Store | None = None
+) -> list[HistoryPoint]:
+    """Min/median per-GPU-hour price over stored snapshots for a GPU name (family names expand)."""
+    store, own = _with_store(db)
+    try:
+        return store.price_history(gpu_family(gpu), provider=provider, days=days)
+    finally:
+        if own:
+            store.close()

@@ -1,0 +1,185 @@
+"""Versioned schema migrations: an explicit, numbered list applied in order when a store opens.
+
+Each step is ``(version, description, apply)``; ``apply(conn)`` runs inside the transaction that
+also records the version in ``schema_version``, so a step is applied completely or not at all.
+Steps are frozen once released: a change to the schema is a *new* step at the end, never an edit
+of an old one. Step 1 therefore spells its tables out instead of reusing :mod:`.schema`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+import sqlalchemy as sa
+
+Step = tuple[int, str, Callable[[sa.Connection], None]]
+
+
+def _v1_initial(conn: sa.Connection) -> None:
+    md = sa.MetaData()
+    sa.Table(
+        "snapshots",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("source", sa.String(300), nullable=False, index=True),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("status", sa.String(16), nullable=False),
+        sa.Column("error", sa.Text, nullable=True),
+        sa.Column("row_count", sa.Integer, nullable=False),
+        sa.Column("reason", sa.Text, nullable=True),
+        sa.Column("dropped_count", sa.Integer, nullable=False),
+    )
+    sa.Table(
+        "offers",
+        md,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("snapshot_id", sa.Integer, sa.ForeignKey("snapshots.id"), nullable=False, index=True),
+        sa.Column("provider", sa.String(100), nullable=False, index=True),
+        sa.Column("instance_type", sa.String(300), nullable=False),
+        sa.Column("region", sa.String(200), nullable=False),
+        sa.Column("zone", sa.String(200), nullable=True),
+        sa.Column("accelerator", sa.String(100), nullable=False, index=True),
+        sa.Column("gpu_count", sa.Integer, nullable=False),
+        sa.Column("gpu_memory_gb", sa.Float, nullable=False),
+        sa.Column("price_usd_per_hour", sa.Float, nullable=True, index=True),
+        sa.Column("spot_price_usd_per_hour", sa.Float, nullable=True),
+        sa.Column("source", sa.Text, nullable=False),
+        sa.Column("observed_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("vcpus", sa.Float, nullable=True),
+        sa.Column("ram_gb", sa.Float, nullable=True),
+        sa.Column("disk_gb", sa.Float, nullable=True),
+        sa.Column("interconnect", sa.String(16), nullable=False),
+        sa.Column("internode", sa.String(50), nullable=True),
+        sa.Column("availability", sa.String(16), nullable=False),
+        sa.Column("available_count", sa.Integer, nullable=True),
+        sa.Column("billing_terms", sa.String(100), nullable=True),
+        sa.Column("stale", sa.Boolean, nullable=False),
+        sa.Column("fractional", sa.Boolean, nullable=False),
+        sa.Column("storage_usd_per_gb_month", sa.Float, nullable=True),
+        sa.Column("egress_usd_per_gb", sa.Float, nullable=True),
+        sa.Column("secure", sa.Boolean, nullable=True),
+        sa.Column("notes", sa.Text, nullable=False),
+        sa.Column("extra", sa.JSON, nullable=False),
+    )
+    md.create_all(conn)
+
+
+def _v2_current_pointer(conn: sa.Connection) -> None:
+    """Add the per-source current pointer; point it at each source's latest good snapshot."""
+    md = sa.MetaData()
+    sa.Table("snapshots", md, sa.Column("id", sa.Integer, primary_key=True))
+    current = sa.Table(
+        "current_snapshot",
+        md,
+        sa.Column("source", sa.String(300), primary_key=True),
+        sa.Column("snapshot_id", sa.Integer, sa.ForeignKey("snapshots.id"), nullable=False),
+    )
+    current.create(conn)
+    conn.execute(
+        sa.text(
+            "INSERT INTO current_snapshot (source, snapshot_id) "
+            "SELECT source, MAX(id) FROM snapshots WHERE status = 'ok' GROUP BY source"
+        )
+    )
+
+
+def _v3_per_gpu_prices_and_specs(conn: sa.Connection) -> None:
+    """Per-GPU price columns (indexed, for the default sort), snapshot provenance columns, and the
+    accelerator spec table the bandwidth/TFLOPS-per-dollar sorts join against."""
+    for ddl in (
+        "ALTER TABLE offers ADD COLUMN price_usd_per_gpu_hour FLOAT",
+        "ALTER TABLE offers ADD COLUMN spot_price_usd_per_gpu_hour FLOAT",
+        "ALTER TABLE snapshots ADD COLUMN observed_at TIMESTAMP WITH TIME ZONE"
+        if conn.dialect.name == "postgresql"
+        else "ALTER TABLE snapshots ADD COLUMN observed_at DATETIME",
+        "ALTER TABLE snapshots ADD COLUMN providers TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE snapshots ADD COLUMN fallback BOOLEAN NOT NULL DEFAULT FALSE",
+        "UPDATE offers SET price_usd_per_gpu_hour = price_usd_per_hour / gpu_count, "
+        "spot_price_usd_per_gpu_hour = spot_price_usd_per_hour / gpu_count",
+        "CREATE INDEX ix_offers_price_usd_per_gpu_hour ON offers (price_usd_per_gpu_hour)",
+    ):
+        conn.execute(sa.text(ddl))
+    # Backfill each snapshot's provider list from its rows.
+    rows = conn.execute(sa.text("SELECT DISTINCT snapshot_id, provider FROM offers")).all()
+    providers: dict[int, set[str]] = {}
+    for snapshot_id, provider in rows:
+        providers.setdefault(int(snapshot_id), set()).add(str(provider))
+    for snapshot_id, names in providers.items():
+        conn.execute(
+            sa.text("UPDATE snapshots SET providers = :p WHERE id = :i"),
+            {"p": ",".join(sorted(names)), "i": snapshot_id},
+        )
+    md = sa.MetaData()
+    sa.Table(
+        "accelerators",
+        md,
+        sa.Column("name", sa.String(100), primary_key=True),
+        sa.Column("memory_gb", sa.Float, nullable=False),
+        sa.Column("bandwidth_gbps", sa.Float, nullable=True),
+        sa.Column("bf16_tflops", sa.Float, nullable=True),
+    ).create(conn)
+
+
+STEPS: tuple[Step, ...] = (
+    (1, "snapshots and offers", _v1_initial),
+    (2, "current_snapshot pointer per source", _v2_current_pointer),
+    (3, "per-GPU prices, snapshot provenance, accelerator specs", _v3_per_gpu_prices_and_specs),
+)
+
+LATEST_VERSION = STEPS[-1][0]
+
+
+def _version_table() -> tuple[sa.MetaData, sa.Table]:
+    md = sa.MetaData()
+    table = sa.Table(
+        "schema_version",
+        md,
+        sa.Column("version", sa.Integer, primary_key=True),
+        sa.Column("applied_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("description", sa.String(200), nullable=False),
+    )
+    return md, table
+
+
+def current_version(conn: sa.Connection) -> int:
+    """The highest applied step (0 for an empty database)."""
+    if not sa.inspect(conn).has_table("schema_version"):
+        return 0
+    value = conn.execute(sa.text("SELECT MAX(version) FROM schema_version")).scalar()
+    return int(value or 0)
+
+
+def migrate(engine: sa.Engine, *, target: int | None = None) -> list[int]:
+    """Apply every step above the database's version (up to ``target``); return those applied.
+
+    Each step runs in its own transaction together with its ``schema_version`` row. On
+    PostgreSQL an advisory lock keeps two processes opening a fresh store from racing.
+    """
+    target = LATEST_VERSION if target is None else target
+    applied: list[int] = []
+    # On SQLite the store's engine turns this option into BEGIN IMMEDIATE (take the write lock
+    # up front so two openers cannot both apply a step).
+    engine = engine.execution_options(write=True)
+    with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(727001)"))
+        md, version_table = _version_table()
+        md.create_all(conn, checkfirst=True)
+    for version, description, apply in STEPS:
+        if version > target:
+            break
+        with engine.begin() as conn:
+            if conn.dialect.name == "postgresql":
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(727001)"))
+            if current_version(conn) >= version:
+                continue
+            apply(conn)
+            conn.execute(
+                version_table.insert().values(
+                    version=version, applied_at=datetime.now(UTC), description=description
+                )
+            )
+            applied.append(version)
+    return applied

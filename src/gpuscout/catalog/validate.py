@@ -1,0 +1,192 @@
+"""The validation gate between a source and the store ("collect -> validate -> publish").
+
+Row rules (a row breaking one is dropped, with the reason counted):
+
+* **Required fields**: provider, instance type, region, source non-empty; ``gpu_count`` >= 1;
+  the accelerator is a canonical name of the knowledge table; at least one price.
+* **Prices**: every price given is finite and > 0, and its per-GPU-hour value lies in a
+  plausible band for the accelerator. The band scales with the accelerator's memory ``m`` (GB,
+  the offer's own memory for a fractional slice), which tracks price class well from a T4 to a
+  B200: on-demand ``0.002*m .. 2 + 0.25*m`` USD/GPU-h (H100 80 GB: 0.16 .. 22; T4 16 GB:
+  0.03 .. 6; B200 180 GB: 0.36 .. 47). Spot may go to half the lower bound. The band is wide on
+  purpose: it catches unit errors (cents for dollars, per-month for per-hour, a price for 8 GPUs
+  divided by 64) and garbage, not a merely unusual deal.
+* **Memory**: ``gpu_memory_gb`` within 10% of the accelerator's (so a 40 GB row can never be an
+  80 GB part, nor an H100 NVL an H100); a row flagged ``fractional`` may have less, never more.
+
+Snapshot rules:
+
+* **Duplicates** (same :attr:`Offer.key` and accelerator/count) collapse to one: the cheapest
+  on-demand price wins (rows without one lose), then the most recently observed.
+* **Rejected** (nothing stored, the last good data stays current) when the answer is empty,
+  when every row is invalid, when more than 20% of rows are invalid (a feed whose shape changed
+  underneath us), or when the valid rows are fewer than 50% of the last good snapshot of the
+  same source.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.knowledge.accelerator_types import Accelerator
+
+MAX_INVALID_FRACTION = 0.20
+MIN_COUNT_RATIO = 0.50
+MEMORY_TOLERANCE = 0.10
+BAND_LOW_PER_GB = 0.002
+BAND_HIGH_BASE = 2.0
+BAND_HIGH_PER_GB = 0.25
+SPOT_LOW_FACTOR = 0.5
+
+
+@dataclass(slots=True)
+class ValidationReport:
+    """The gate's verdict on one source snapshot."""
+
+    source: str
+    status: str  # "ok" | "rejected"
+    offers: list[Offer]  # what may be stored (empty when rejected)
+    received: int
+    invalid: int = 0
+    duplicates: int = 0
+    reason: str | None = None  # why rejected, or a summary of what was dropped
+    drop_reasons: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+def price_band(acc: Accelerator, memory_gb: float | None = None) -> tuple[float, float]:
+    """Plausible on-demand USD per GPU-hour for ``acc`` (see the module docstring)."""
+    m = float(memory_gb if memory_gb is not None else acc.memory_gb)
+    return BAND_LOW_PER_GB * m, BAND_HIGH_BASE + BAND_HIGH_PER_GB * m
+
+
+def _accelerators() -> dict[str, Accelerator]:
+    from gpuscout.knowledge.accelerators import all_accelerators
+
+    return {a.name: a for a in all_accelerators()}
+
+
+def row_problem(offer: Offer, accelerators: Mapping[str, Accelerator]) -> str | None:
+    """Why ``offer`` is invalid (a short reason, used to count drops), or ``None`` when valid."""
+    for name in ("provider", "instance_type", "region", "source"):
+        if not str(getattr(offer, name) or "").strip():
+            return f"missing {name}"
+    if not isinstance(offer.gpu_count, int) or offer.gpu_count < 1:
+        return "gpu_count < 1"
+    acc = accelerators.get(offer.accelerator)
+    if acc is None:
+        return f"unknown accelerator {offer.accelerator!r}"
+    mem = offer.gpu_memory_gb
+    if not isinstance(mem, int | float) or not math.isfinite(mem) or mem <= 0:
+        return "gpu_memory_gb missing or <= 0"
+    high_mem = acc.memory_gb * (1 + MEMORY_TOLERANCE)
+    low_mem = acc.memory_gb * (1 - MEMORY_TOLERANCE)
+    if mem > high_mem or (mem < low_mem and not offer.fractional):
+        return f"gpu_memory_gb {mem:g} inconsistent with {acc.name} ({acc.memory_gb:g} GB)"
+    if offer.price_usd_per_hour is None and offer.spot_price_usd_per_hour is None:
+        return "no price"
+    low, high = price_band(acc, mem if offer.fractional else None)
+    for label, value, floor in (
+        ("price_usd_per_hour", offer.price_usd_per_hour, low),
+        ("spot_price_usd_per_hour", offer.spot_price_usd_per_hour, low * SPOT_LOW_FACTOR),
+    ):
+        if value is None:
+            continue
+        if not isinstance(value, int | float) or not math.isfinite(value) or value <= 0:
+            return f"{label} not a positive number"
+        per_gpu = value / offer.gpu_count
+        if not floor <= per_gpu <= high:
+            return f"{label} per GPU outside the plausible band for {acc.name}"
+    return None
+
+
+def _better(a: Offer, b: Offer) -> bool:
+    """True when ``a`` should be kept over its duplicate ``b``: cheaper, then more recent."""
+    pa = a.price_usd_per_hour if a.price_usd_per_hour is not None else math.inf
+    pb = b.price_usd_per_hour if b.price_usd_per_hour is not None else math.inf
+    if pa != pb:
+        return pa < pb
+    epoch = datetime.min.replace(tzinfo=UTC)
+    ta = a.observed_at or epoch
+    tb = b.observed_at or epoch
+    if ta.tzinfo is None:
+        ta = ta.replace(tzinfo=UTC)
+    if tb.tzinfo is None:
+        tb = tb.replace(tzinfo=UTC)
+    return ta > tb
+
+
+def collapse_duplicates(offers: Sequence[Offer]) -> tuple[list[Offer], int]:
+    """One offer per identity (keep cheapest, then most recent); returns (offers, removed)."""
+    kept: dict[tuple[object, ...], Offer] = {}
+    for offer in offers:
+        key = (*offer.key, offer.accelerator, offer.gpu_count)
+        have = kept.get(key)
+        if have is None or _better(offer, have):
+            kept[key] = offer
+    return list(kept.values()), len(offers) - len(kept)
+
+
+def _summary(reasons: Counter[str], limit: int = 3) -> str:
+    return "; ".join(f"{n}x {r}" for r, n in reasons.most_common(limit))
+
+
+def validate_offers(
+    source: str,
+    offers: Sequence[Offer],
+    *,
+    last_good_count: int | None = None,
+    accelerators: Mapping[str, Accelerator] | None = None,
+    problem: Callable[[Offer, Mapping[str, Accelerator]], str | None] = row_problem,
+) -> ValidationReport:
+    """Apply the gate to one source's fetched offers (see the module docstring)."""
+    received = len(offers)
+    if received == 0:
+        return ValidationReport(
+            source, "rejected", [], 0, reason="empty answer: the source returned no offers"
+        )
+    accs = dict(accelerators) if accelerators is not None else _accelerators()
+    good: list[Offer] = []
+    reasons: Counter[str] = Counter()
+    for offer in offers:
+        why = problem(offer, accs)
+        if why is None:
+            good.append(offer)
+        else:
+            reasons[why] += 1
+    invalid = received - len(good)
+    report = ValidationReport(source, "ok", [], received, invalid=invalid, drop_reasons=dict(reasons))
+    if not good:
+        report.status = "rejected"
+        report.reason = f"all {received} rows invalid: {_summary(reasons)}"
+        return report
+    if invalid > MAX_INVALID_FRACTION * received:
+        report.status = "rejected"
+        limit = f"more than {MAX_INVALID_FRACTION:.0%}"
+        report.reason = f"{invalid} of {received} rows invalid ({limit}): {_summary(reasons)}"
+        return report
+    collapsed, duplicates = collapse_duplicates(good)
+    report.duplicates = duplicates
+    if last_good_count and len(collapsed) < MIN_COUNT_RATIO * last_good_count:
+        report.status = "rejected"
+        report.reason = (
+            f"row count dropped to {len(collapsed)} from {last_good_count} in the last good snapshot "
+            f"(below {MIN_COUNT_RATIO:.0%})"
+        )
+        return report
+    report.offers = collapsed
+    notes = []
+    if invalid:
+        notes.append(f"dropped {invalid} invalid rows: {_summary(reasons)}")
+    if duplicates:
+        notes.append(f"collapsed {duplicates} duplicates")
+    report.reason = "; ".join(notes) or None
+    return report
