@@ -1,0 +1,53 @@
+"""``create_app``: the FastAPI application of gpuscout (pages, JSON API, assets, health)."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from gpuscout import __version__
+from gpuscout.web import api, assets, pages
+from gpuscout.web.errors import install_error_handlers
+from gpuscout.web.security import SecurityHeadersMiddleware
+from gpuscout.web.services import WebServices
+
+DESCRIPTION = """\
+Which cloud GPU offer to rent for a generative-AI workload, and what it will really cost.
+
+Every error is JSON with the `field` at fault, a `message`, what is `accepted` and, for unknown
+names, the closest known names in `suggestions`. Page sizes are bounded (`per_page` <= 200).
+"""
+
+
+def create_app(db: str | None = None, *, services: WebServices | None = None) -> FastAPI:
+    """Build the app for the store at ``db`` (``None``: ``GPUSCOUT_DB`` or the default SQLite file).
+
+    An empty store is filled from the bundled snapshot on first use, so the app works offline
+    with no set-up.
+    """
+    app = FastAPI(
+        title="gpuscout",
+        version=__version__,
+        description=DESCRIPTION,
+        docs_url=None,  # our own /docs page serves Swagger UI from the installed package
+        redoc_url=None,
+    )
+    app.state.services = services or WebServices(db)
+    install_error_handlers(app)
+    app.include_router(api.router)
+    app.include_router(api.health_router)
+    app.include_router(pages.router)
+    app.include_router(assets.router)
+    static_dir = Path(str(resources.files("gpuscout.web") / "static"))
+    app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    app.add_middleware(SecurityHeadersMiddleware)
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """App factory for uvicorn/gunicorn workers: the store comes from ``$GPUSCOUT_DB`` (or the default)."""
+    return create_app(os.environ.get("GPUSCOUT_DB") or None)

@@ -1,0 +1,85 @@
+"""Query-string filters of the comparison table, shared by the page, the exports and the JSON API."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, get_args
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+# Column keys the table can be sorted on (one per visible column, plus the GPU count).
+SortColumn = Literal[
+    "provider",
+    "instance",
+    "gpu",
+    "gpu_count",
+    "vram",
+    "interconnect",
+    "region",
+    "price",
+    "spot_price",
+    "price_per_gpu",
+    "availability",
+    "age",
+    "source",
+]
+SORT_COLUMNS: tuple[str, ...] = get_args(SortColumn)
+MAX_PER_PAGE = 200
+MAX_PAGE = 10_000
+MAX_EXPORT_ROWS = 10_000
+
+
+class OfferFilters(BaseModel):
+    """Filters, sort and page of the offers view. Every field is optional; empty means no filter."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    gpu: str | None = Field(
+        default=None, max_length=200, description="GPU names, comma-separated (H100, A100-80GB)"
+    )
+    min_vram: float | None = Field(default=None, ge=0, le=10_000, description="minimum memory per GPU, GB")
+    gpus: int | None = Field(default=None, ge=1, le=1024, description="exact number of GPUs in the instance")
+    provider: str | None = Field(default=None, max_length=200, description="providers, comma-separated")
+    region: str | None = Field(default=None, max_length=100, description="region substring, case-insensitive")
+    pricing: Literal["any", "on-demand", "spot"] = Field(default="any", description="which price must exist")
+    available: bool = Field(default=False, description="drop offers known to be unavailable")
+    interconnect: Literal["any", "nvlink", "pcie"] = Field(default="any", description="GPU-to-GPU fabric")
+    max_price: float | None = Field(
+        default=None, gt=0, le=1_000_000, description="maximum $/h for the instance"
+    )
+    sort: SortColumn = Field(default="price_per_gpu", description="column to sort on")
+    order: Literal["asc", "desc"] = Field(default="asc", description="sort direction")
+    page: int = Field(default=1, ge=1, le=MAX_PAGE, description="page number, from 1")
+    per_page: int = Field(
+        default=50, ge=1, le=MAX_PER_PAGE, description=f"rows per page (at most {MAX_PER_PAGE})"
+    )
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        # An HTML form submits empty inputs as "": treat them as "not given".
+        if isinstance(value, str) and value.strip() == "" and info.field_name:
+            return cls.model_fields[info.field_name].default
+        return value
+
+    def gpu_names(self) -> list[str]:
+        return _split(self.gpu)
+
+    def provider_names(self) -> list[str]:
+        return _split(self.provider)
+
+    def query_params(self, **changes: Any) -> dict[str, str]:
+        """The non-default fields as query-string parameters (for links that keep the view)."""
+        data = self.model_copy(update=changes).model_dump()
+        defaults = OfferFilters().model_dump()
+        out: dict[str, str] = {}
+        for key, value in data.items():
+            if value is None or value == defaults[key]:
+                continue
+            out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        return out
+
+
+def _split(text: str | None) -> list[str]:
+    if not text:
+        return []
+    return [part.strip() for part in text.split(",") if part.strip()]

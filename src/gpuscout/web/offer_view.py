@@ -1,0 +1,186 @@
+"""How an ``Offer`` is shown: age and stale badge, source link, sort keys, export rows."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from gpuscout.catalog.offer import Availability, Offer
+
+STALE_AFTER = timedelta(days=2)
+_URL = re.compile(r"https?://[^\s\"'<>]+")
+_AVAILABILITY_ORDER = {
+    Availability.AVAILABLE: 0,
+    Availability.LIMITED: 1,
+    Availability.UNKNOWN: 2,
+    Availability.UNAVAILABLE: 3,
+}
+
+
+def age(offer: Offer, now: datetime | None = None) -> timedelta | None:
+    """How old the price is; ``None`` when the time it was observed is unknown (never "now")."""
+    if offer.observed_at is None:
+        return None
+    observed = offer.observed_at
+    if observed.tzinfo is None:
+        observed = observed.replace(tzinfo=UTC)
+    return max((now or datetime.now(UTC)) - observed, timedelta(0))
+
+
+def age_text(delta: timedelta | None) -> str:
+    if delta is None:
+        return "unknown"
+    seconds = delta.total_seconds()
+    if seconds < 60:
+        return "<1 min"
+    if seconds < 3600:
+        return f"{int(seconds // 60)} min"
+    if seconds < 48 * 3600:
+        return f"{int(seconds // 3600)} h"
+    return f"{int(seconds // 86400)} d"
+
+
+def is_stale(offer: Offer, delta: timedelta | None) -> bool:
+    """Stale: flagged by the catalog (old feed) or observed more than ``STALE_AFTER`` ago."""
+    return offer.stale or (delta is not None and delta > STALE_AFTER)
+
+
+def source_url(source: str) -> str | None:
+    """The http(s) URL inside an offer's ``source`` (only http/https is ever turned into a link)."""
+    match = _URL.search(source)
+    return match.group(0) if match else None
+
+
+def source_label(source: str) -> str:
+    feed = source.split(":", 1)[0] if not source.startswith("http") else ""
+    return feed or "source"
+
+
+@dataclass(frozen=True, slots=True)
+class OfferRow:
+    """One table row, with the derived values templates and exports need."""
+
+    offer: Offer
+    age: timedelta | None
+    age_text: str
+    stale: bool
+    source_url: str | None
+    source_label: str
+
+    @property
+    def age_hours(self) -> float | None:
+        return None if self.age is None else round(self.age.total_seconds() / 3600, 2)
+
+
+def to_row(offer: Offer, now: datetime | None = None) -> OfferRow:
+    delta = age(offer, now)
+    return OfferRow(
+        offer=offer,
+        age=delta,
+        age_text=age_text(delta),
+        stale=is_stale(offer, delta),
+        source_url=source_url(offer.source),
+        source_label=source_label(offer.source),
+    )
+
+
+def _age_key(o: Offer) -> Any:
+    # newest first when ascending; unknown age sorts last
+    return None if o.observed_at is None else -_timestamp(o.observed_at)
+
+
+def _timestamp(dt: datetime) -> float:
+    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
+
+
+SORT_KEYS: dict[str, Callable[[Offer], Any]] = {
+    "provider": lambda o: o.provider.lower(),
+    "instance": lambda o: o.instance_type.lower(),
+    "gpu": lambda o: o.accelerator.lower(),
+    "gpu_count": lambda o: o.gpu_count,
+    "vram": lambda o: o.total_memory_gb,
+    "interconnect": lambda o: str(o.interconnect),
+    "region": lambda o: o.region.lower(),
+    "price": lambda o: o.price_usd_per_hour,
+    "spot_price": lambda o: o.spot_price_usd_per_hour,
+    "price_per_gpu": lambda o: o.price_usd_per_gpu_hour,
+    "availability": lambda o: _AVAILABILITY_ORDER.get(o.availability, 2),
+    "age": _age_key,
+    "source": lambda o: o.source.lower(),
+}
+
+
+def sort_offers(offers: Sequence[Offer], column: str, descending: bool) -> list[Offer]:
+    """Sort on one column; unknown values (``None``) always go last. Ties keep a stable order."""
+    key = SORT_KEYS[column]
+    known = [o for o in offers if key(o) is not None]
+    unknown = [o for o in offers if key(o) is None]
+    tie = SORT_KEYS["price_per_gpu"]
+    known.sort(key=lambda o: (tie(o) is None, tie(o) or 0.0, o.provider, o.instance_type, o.region))
+    known.sort(key=key, reverse=descending)
+    return known + unknown
+
+
+EXPORT_COLUMNS: tuple[str, ...] = (
+    "provider",
+    "instance_type",
+    "accelerator",
+    "gpu_count",
+    "gpu_memory_gb",
+    "total_memory_gb",
+    "interconnect",
+    "region",
+    "price_usd_per_hour",
+    "spot_price_usd_per_hour",
+    "price_usd_per_gpu_hour",
+    "availability",
+    "available_count",
+    "observed_at",
+    "age",
+    "stale",
+    "source",
+)
+
+
+def export_record(row: OfferRow) -> dict[str, Any]:
+    o = row.offer
+    return {
+        "provider": o.provider,
+        "instance_type": o.instance_type,
+        "accelerator": o.accelerator,
+        "gpu_count": o.gpu_count,
+        "gpu_memory_gb": o.gpu_memory_gb,
+        "total_memory_gb": o.total_memory_gb,
+        "interconnect": str(o.interconnect),
+        "region": o.region,
+        "price_usd_per_hour": o.price_usd_per_hour,
+        "spot_price_usd_per_hour": o.spot_price_usd_per_hour,
+        "price_usd_per_gpu_hour": o.price_usd_per_gpu_hour,
+        "availability": str(o.availability),
+        "available_count": o.available_count,
+        "observed_at": o.observed_at.isoformat() if o.observed_at else None,
+        "age": row.age_text,
+        "stale": row.stale,
+        "source": o.source,
+    }
+
+
+def csv_cell(value: Any) -> str:
+    """A CSV cell; text starting like a spreadsheet formula is prefixed with a quote."""
+    if value is None:
+        return ""
+    text = str(value)
+    if text and text[0] in "=+-@\t\r" and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,141 @@
+"""HTML pages. They work with JavaScript disabled: filters and sorting are done on the server."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+from urllib.parse import quote
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+
+from gpuscout.catalog.offer import Interconnect
+from gpuscout.web.api import lookup_gpu
+from gpuscout.web.charts import price_history_figure, price_vs_bandwidth_figure
+from gpuscout.web.deps import Services
+from gpuscout.web.exports import offers_csv, offers_json
+from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
+from gpuscout.web.services import source_out
+from gpuscout.web.templating import render
+
+router = APIRouter(include_in_schema=False)
+
+COLUMNS: tuple[tuple[str, str], ...] = (
+    ("provider", "Provider"),
+    ("instance", "Instance"),
+    ("gpu", "GPU × count"),
+    ("vram", "VRAM total"),
+    ("interconnect", "Interconnect"),
+    ("region", "Region"),
+    ("price", "On-demand $/h"),
+    ("spot_price", "Spot $/h"),
+    ("price_per_gpu", "$/GPU-h"),
+    ("availability", "Availability"),
+    ("age", "Price age"),
+    ("source", "Source"),
+)
+assert tuple(c for c, _ in COLUMNS if c != "gpu_count") == tuple(c for c in SORT_COLUMNS if c != "gpu_count")
+
+
+@router.get("/", response_class=HTMLResponse)
+def offers_page(request: Request, services: Services, filters: Annotated[OfferFilters, Query()]) -> Response:
+    page = services.offer_page(filters)
+    gpu_names = sorted(a.name for a in services.gpus())
+    return render(
+        request,
+        "offers.html",
+        {
+            "filters": filters,
+            "page": page,
+            "columns": COLUMNS,
+            "gpu_names": gpu_names,
+            "gpu_notes": services.gpu_notes(filters),
+            "interconnects": [i.value for i in Interconnect if i is not Interconnect.UNKNOWN],
+            "title": "GPU offers",
+        },
+    )
+
+
+@router.get("/offers.csv")
+def offers_export_csv(
+    services: Services,
+    filters: Annotated[OfferFilters, Query()],
+    scope: Literal["page", "all"] = "page",
+) -> Response:
+    body = offers_csv(services.export_rows(filters, scope))
+    return PlainTextResponse(
+        body,
+        media_type="text/csv; charset=utf-8",
+        headers={"content-disposition": 'attachment; filename="gpuscout-offers.csv"'},
+    )
+
+
+@router.get("/offers.json")
+def offers_export_json(
+    services: Services,
+    filters: Annotated[OfferFilters, Query()],
+    scope: Literal["page", "all"] = "page",
+) -> Response:
+    body = offers_json(services.export_rows(filters, scope))
+    return Response(
+        body,
+        media_type="application/json",
+        headers={"content-disposition": 'attachment; filename="gpuscout-offers.json"'},
+    )
+
+
+@router.get("/gpus", response_class=HTMLResponse)
+def gpus_page(request: Request, services: Services) -> Response:
+    accelerators = services.gpus()
+    offers = services.all_current_offers()
+    counts: dict[str, int] = {}
+    cheapest: dict[str, float] = {}
+    for o in offers:
+        counts[o.accelerator] = counts.get(o.accelerator, 0) + 1
+        p = o.price_usd_per_gpu_hour
+        if p is not None and not o.fractional and p < cheapest.get(o.accelerator, float("inf")):
+            cheapest[o.accelerator] = p
+    return render(
+        request,
+        "gpus.html",
+        {
+            "title": "GPUs",
+            "accelerators": accelerators,
+            "counts": counts,
+            "cheapest": cheapest,
+            "chart": price_vs_bandwidth_figure(offers, accelerators),
+        },
+    )
+
+
+@router.get("/gpus/{name}", response_class=HTMLResponse)
+def gpu_page(request: Request, services: Services, name: str) -> Response:
+    acc = lookup_gpu(services, name)
+    if acc.name != name:
+        return RedirectResponse(f"/gpus/{quote(acc.name)}", status_code=307)
+    rows, total = services.offers_for_gpu(acc.name, limit=50)
+    points = services.history_points([acc.name], None, None)
+    return render(
+        request,
+        "gpu.html",
+        {
+            "title": acc.name,
+            "acc": acc,
+            "rows": rows,
+            "total": total,
+            "chart": price_history_figure(points) if points else None,
+            "points": len(points),
+        },
+    )
+
+
+@router.get("/sources", response_class=HTMLResponse)
+def sources_page(request: Request, services: Services) -> Response:
+    statuses = [source_out(s) for s in services.sources()]
+    context = {"title": "Sources", "sources": statuses, "health": services.health()}
+    return render(request, "sources.html", context)
+
+
+@router.get("/docs", response_class=HTMLResponse)
+def docs_page(request: Request) -> Response:
+    """Swagger UI for the JSON API, with its assets served locally (CSP: scripts from 'self' only)."""
+    return render(request, "docs.html", {"title": "API"})

@@ -1,0 +1,282 @@
+"""Pydantic response models of the JSON API (they make the OpenAPI document precise)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.web.offer_view import OfferRow
+
+
+class ErrorOut(BaseModel):
+    """Every error of the API: the field at fault, what went wrong, and what is accepted."""
+
+    error: str = Field(description="kind: invalid_input, unknown_name, not_found, forbidden, ...")
+    field: str | None = Field(default=None, description="the parameter at fault (query, path or body field)")
+    message: str
+    accepted: str | None = None
+    suggestions: list[str] = Field(default_factory=list, description="closest known names")
+    errors: list[dict[str, Any]] = Field(default_factory=list, description="every validation error")
+
+
+class OfferOut(BaseModel):
+    provider: str
+    instance_type: str
+    region: str
+    zone: str | None
+    accelerator: str
+    gpu_count: int
+    gpu_memory_gb: float
+    total_memory_gb: float
+    interconnect: str
+    internode: str | None
+    vcpus: float | None
+    ram_gb: float | None
+    disk_gb: float | None
+    price_usd_per_hour: float | None = Field(description="on-demand, whole instance; null when unknown")
+    spot_price_usd_per_hour: float | None
+    price_usd_per_gpu_hour: float | None
+    spot_price_usd_per_gpu_hour: float | None
+    availability: str
+    available_count: int | None
+    source: str
+    source_url: str | None
+    observed_at: datetime | None = Field(description="null when unknown (bundled snapshot rows)")
+    age_hours: float | None = Field(description="age of the price; null when unknown")
+    stale: bool
+    fractional: bool
+    secure: bool | None
+    billing_terms: str | None
+
+    @classmethod
+    def from_row(cls, row: OfferRow) -> OfferOut:
+        o = row.offer
+        return cls(
+            provider=o.provider,
+            instance_type=o.instance_type,
+            region=o.region,
+            zone=o.zone,
+            accelerator=o.accelerator,
+            gpu_count=o.gpu_count,
+            gpu_memory_gb=o.gpu_memory_gb,
+            total_memory_gb=o.total_memory_gb,
+            interconnect=str(o.interconnect),
+            internode=o.internode,
+            vcpus=o.vcpus,
+            ram_gb=o.ram_gb,
+            disk_gb=o.disk_gb,
+            price_usd_per_hour=o.price_usd_per_hour,
+            spot_price_usd_per_hour=o.spot_price_usd_per_hour,
+            price_usd_per_gpu_hour=o.price_usd_per_gpu_hour,
+            spot_price_usd_per_gpu_hour=o.spot_price_usd_per_gpu_hour,
+            availability=str(o.availability),
+            available_count=o.available_count,
+            source=o.source,
+            source_url=row.source_url,
+            observed_at=o.observed_at,
+            age_hours=row.age_hours,
+            stale=row.stale,
+            fractional=o.fractional,
+            secure=o.secure,
+            billing_terms=o.billing_terms,
+        )
+
+
+class OfferPageOut(BaseModel):
+    total: int = Field(description="offers matching the filters, all pages")
+    page: int
+    per_page: int
+    pages: int
+    items: list[OfferOut]
+
+
+class GpuOut(BaseModel):
+    name: str
+    vendor: str
+    kind: str
+    memory_gb: float
+    memory_type: str
+    bandwidth_gbps: float
+    bf16_tflops: float | None
+    fp8_tflops: float | None
+    fp4_tflops: float | None
+    fp8_supported: bool
+    interconnect: str | None
+    release_year: int | None
+    source: str
+    confidence: str
+    aliases: list[str]
+
+
+class GpuDetailOut(GpuOut):
+    fp32_tflops: float | None
+    tf32_tflops: float | None
+    fp16_tflops: float | None
+    int8_tops: float | None
+    fp4_supported: bool
+    interconnect_gbps: float | None
+    tdp_w: float | None
+    form_factor: str
+    notes: str
+    offers_total: int = Field(description="current offers for this GPU")
+    cheapest_usd_per_gpu_hour: float | None
+
+
+class ModelOut(BaseModel):
+    name: str
+    hf_id: str
+    family: str
+    kind: str
+    total_params_b: float | None
+    active_params_b: float | None
+    max_position_embeddings: int
+    source: str
+    aliases: list[str]
+
+
+class MemoryOut(BaseModel):
+    weights_gb: float
+    kv_cache_gb: float
+    activations_gb: float
+    overhead_gb: float
+    optimizer_gb: float
+    gradients_gb: float
+    adapters_gb: float
+    total_gb: float
+    usable_gb: float
+    capacity_gb: float
+    kv_bytes_per_token: float
+
+
+class PrecisionMemoryOut(BaseModel):
+    precision: str
+    context: int
+    concurrency: int
+    memory: MemoryOut
+
+
+class GpuFitOut(BaseModel):
+    gpu: str
+    memory_gb: float
+    gpus_needed: int | None = Field(description="smallest count of this GPU that holds it; null: none <= 8")
+
+
+class ModelDetailOut(ModelOut):
+    num_hidden_layers: int
+    hidden_size: int
+    num_attention_heads: int
+    num_key_value_heads: int
+    head_dim: int
+    vocab_size: int
+    num_experts: int
+    experts_per_token: int
+    memory_by_precision: list[PrecisionMemoryOut]
+    fits: list[GpuFitOut]
+
+
+class EstimateOut(BaseModel):
+    model: str
+    gpu: str
+    gpus: int
+    precision: str
+    engine: str
+    task: str
+    parallel: str
+    batch: int
+    context_in: int
+    context_out: int
+    kv_dtype: str
+    fits: bool
+    binding_constraint: str
+    memory: MemoryOut
+    max_batch: int
+    decode_tokens_per_s: float
+    output_tokens_per_s_total: float
+    prefill_tokens_per_s: float
+    ttft_ms: float
+    bound: str
+    assumptions: dict[str, str]
+    warnings: list[str]
+
+
+class HealthOut(BaseModel):
+    status: str = Field(description="ok, degraded (data stale or a source failing) or error")
+    store: str = Field(description="reachable or the error")
+    offers: int
+    newest_data_age_hours: float | None = Field(description="age of the freshest source; null: unknown")
+    sources: int
+    failing_sources: list[str]
+    checked_at: datetime
+
+
+class RefreshOut(BaseModel):
+    status: str = Field(description="started")
+    sources: list[str] = Field(description="sources asked for; empty: every source")
+
+
+class SourceOut(BaseModel):
+    source: str
+    row_count: int
+    stale_rows: int
+    data_observed_at: datetime | None = Field(description="when the current data was observed; null: unknown")
+    age_s: float | None
+    age: str
+    loaded_at: datetime | None
+    last_attempt_at: datetime | None
+    last_status: str | None
+    last_error: str | None
+    last_reason: str | None
+    credentials_present: bool | None
+    needs_credentials: list[str]
+    fallback: bool
+
+
+class HistoryPointOut(BaseModel):
+    at: datetime | None = Field(description="when the prices were observed; null: unknown")
+    recorded_at: datetime
+    provider: str
+    accelerator: str
+    source: str
+    offers: int
+    min_usd_per_gpu_hour: float
+    median_usd_per_gpu_hour: float
+
+
+def gpu_out(acc: Accelerator) -> dict[str, Any]:
+    return {
+        "name": acc.name,
+        "vendor": acc.vendor,
+        "kind": acc.kind,
+        "memory_gb": acc.memory_gb,
+        "memory_type": acc.memory_type,
+        "bandwidth_gbps": acc.bandwidth_gbps,
+        "bf16_tflops": acc.bf16_tflops,
+        "fp8_tflops": acc.fp8_tflops,
+        "fp4_tflops": acc.fp4_tflops,
+        "fp8_supported": acc.fp8_supported,
+        "interconnect": acc.interconnect,
+        "release_year": acc.release_year,
+        "source": acc.source,
+        "confidence": acc.confidence,
+        "aliases": list(acc.aliases),
+    }
+
+
+def gpu_detail_out(acc: Accelerator, offers_total: int, cheapest: float | None) -> GpuDetailOut:
+    return GpuDetailOut(
+        **gpu_out(acc),
+        fp32_tflops=acc.fp32_tflops,
+        tf32_tflops=acc.tf32_tflops,
+        fp16_tflops=acc.fp16_tflops,
+        int8_tops=acc.int8_tops,
+        fp4_supported=acc.fp4_supported,
+        interconnect_gbps=acc.interconnect_gbps,
+        tdp_w=acc.tdp_w,
+        form_factor=acc.form_factor,
+        notes=acc.notes,
+        offers_total=offers_total,
+        cheapest_usd_per_gpu_hour=cheapest,
+    )

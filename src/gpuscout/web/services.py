@@ -1,0 +1,269 @@
+"""The thin service layer between the web routes and the rest of gpuscout.
+
+Routes never touch the store, the knowledge tables or the estimator directly: they call a
+``WebServices`` method, which calls the public functions of the catalog, knowledge, estimate and
+advise packages. Recently used filter sets are cached for a few seconds (see ``cache.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.query import OfferQuery
+from gpuscout.errors import UnknownNameError
+from gpuscout.web.cache import TtlCache
+from gpuscout.web.filters import MAX_EXPORT_ROWS, OfferFilters
+from gpuscout.web.offer_view import STALE_AFTER, OfferRow, sort_offers, to_row
+
+if TYPE_CHECKING:
+    from gpuscout.catalog.store import Store
+    from gpuscout.knowledge.accelerator_types import Accelerator
+    from gpuscout.knowledge.model_types import ModelSpec
+
+CACHE_SECONDS_ENV = "GPUSCOUT_WEB_CACHE_SECONDS"
+DEFAULT_CACHE_SECONDS = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class OfferPage:
+    """One page of the filtered, sorted offers, and how many match in all."""
+
+    rows: list[OfferRow]
+    total: int
+    page: int
+    per_page: int
+
+    @property
+    def pages(self) -> int:
+        return max(1, -(-self.total // self.per_page))
+
+
+class WebServices:
+    """Everything the pages and the API need, for one store (``db`` URL, or the default store)."""
+
+    def __init__(self, db: str | None = None, cache_seconds: float | None = None) -> None:
+        self.db = db
+        if cache_seconds is None:
+            cache_seconds = float(os.environ.get(CACHE_SECONDS_ENV, DEFAULT_CACHE_SECONDS))
+        self._matching: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=32)
+        self._sorted: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
+        self._store: Store | None = None
+        self._store_lock = threading.Lock()
+        self.refresh_lock = threading.Lock()
+
+    # ---- store ---------------------------------------------------------------------------------
+    @property
+    def store(self) -> Store:
+        """The store, opened on first use (an empty store gets the bundled snapshot)."""
+        with self._store_lock:
+            if self._store is None:
+                from gpuscout.catalog.api import open_store
+
+                self._store = open_store(self.db)
+            return self._store
+
+    def clear_cache(self) -> None:
+        self._matching.clear()
+        self._sorted.clear()
+
+    # ---- offers --------------------------------------------------------------------------------
+    def offer_query(self, filters: OfferFilters) -> OfferQuery:
+        """The catalog query for the filters (user GPU names resolved to canonical names)."""
+        gpus: list[str] = []
+        for name in filters.gpu_names():
+            gpus.extend(resolve_gpu_names(name))
+        return OfferQuery(
+            gpus=tuple(dict.fromkeys(gpus)),
+            min_vram_gb=filters.min_vram,
+            gpu_count=filters.gpus,
+            providers=tuple(p.lower() for p in filters.provider_names()),
+            regions=(filters.region,) if filters.region else (),
+            spot={"any": None, "spot": True, "on-demand": False}[filters.pricing],
+            available_only=filters.available,
+            interconnect=None if filters.interconnect == "any" else filters.interconnect,
+            max_price_usd_per_hour=filters.max_price,
+        )
+
+    def gpu_notes(self, filters: OfferFilters) -> list[str]:
+        """What the GPU filter assumed ("H100" -> H100-SXM, other variants: ...), for the page."""
+        notes: list[str] = []
+        for name in filters.gpu_names():
+            notes.extend(n for _, n in resolve_gpu_filter(name) if n)
+        return list(dict.fromkeys(notes))
+
+    def matching_offers(self, filters: OfferFilters) -> list[Offer]:
+        """Every current offer passing the filters, sorted as asked (the store does the filtering)."""
+        query = self.offer_query(filters)
+        key = _query_key(query)
+
+        def fetch() -> list[Offer]:
+            return list(self.store.current_offers(replace(query, limit=None, offset=0)))
+
+        def sort() -> list[Offer]:
+            rows = self._matching.get_or_compute(key, fetch)
+            return sort_offers(rows, filters.sort, filters.order == "desc")
+
+        return self._sorted.get_or_compute((key, filters.sort, filters.order), sort)
+
+    def offer_page(self, filters: OfferFilters) -> OfferPage:
+        offers = self.matching_offers(filters)
+        start = (filters.page - 1) * filters.per_page
+        now = datetime.now(UTC)
+        rows = [to_row(o, now) for o in offers[start : start + filters.per_page]]
+        return OfferPage(rows=rows, total=len(offers), page=filters.page, per_page=filters.per_page)
+
+    def export_rows(self, filters: OfferFilters, scope: str) -> list[OfferRow]:
+        """The rows of an export: the visible page (``scope="page"``) or all pages (bounded)."""
+        if scope == "page":
+            return self.offer_page(filters).rows
+        now = datetime.now(UTC)
+        return [to_row(o, now) for o in self.matching_offers(filters)[:MAX_EXPORT_ROWS]]
+
+    def offers_for_gpu(self, accelerator: str, limit: int = 100) -> tuple[list[OfferRow], int]:
+        filters = OfferFilters(gpu=accelerator, sort="price_per_gpu", per_page=limit)
+        page = self.offer_page(filters)
+        return page.rows, page.total
+
+    def all_current_offers(self) -> list[Offer]:
+        return self.matching_offers(OfferFilters())
+
+    # ---- knowledge -----------------------------------------------------------------------------
+    def gpu(self, name: str) -> Accelerator:
+        from gpuscout.knowledge.accelerators import resolve_gpu
+
+        return resolve_gpu(name)
+
+    def gpus(self) -> tuple[Accelerator, ...]:
+        from gpuscout.knowledge.accelerators import all_accelerators
+
+        return all_accelerators()
+
+    def model(self, name: str) -> ModelSpec:
+        from gpuscout.knowledge.models import resolve_model
+
+        spec: ModelSpec = resolve_model(name)
+        return spec
+
+    def models(self) -> Sequence[ModelSpec]:
+        from gpuscout.knowledge.models import all_models
+
+        return tuple(all_models())
+
+    # ---- catalog status ------------------------------------------------------------------------
+    def sources(self) -> list[Any]:
+        """``SourceStatus`` of every source (stored or registered), with credential presence."""
+        from gpuscout.catalog.sources.registry import all_sources
+
+        try:
+            registered: dict[str, Any] = dict(all_sources())
+        except Exception:  # a broken adapter must not take the status page down
+            registered = {}
+        return list(self.store.sources_status(registered))
+
+    def health(self) -> dict[str, Any]:
+        """Store reachability and data freshness for ``/healthz``."""
+        now = datetime.now(UTC)
+        try:
+            statuses = list(self.store.sources_status())
+            offers = self.store.count_offers(OfferQuery())
+        except Exception as exc:  # reported, not raised: this is the health check
+            return {"status": "error", "store": f"unreachable: {type(exc).__name__}: {exc}", "offers": 0,
+                    "newest_data_age_hours": None, "sources": 0, "failing_sources": [], "checked_at": now}
+        ages = [s.age_s for s in statuses if s.age_s is not None and s.row_count > 0]
+        newest = min(ages) / 3600 if ages else None
+        failing = sorted(s.source for s in statuses if s.last_status in ("failed", "rejected"))
+        fresh = newest is not None and newest <= STALE_AFTER.total_seconds() / 3600
+        return {
+            "status": "ok" if fresh and offers else "stale",
+            "store": "reachable",
+            "offers": offers,
+            "newest_data_age_hours": None if newest is None else round(newest, 2),
+            "sources": len(statuses),
+            "failing_sources": failing,
+            "checked_at": now,
+        }
+
+    def history_points(
+        self, accelerators: Sequence[str], provider: str | None, days: int | None
+    ) -> list[Any]:
+        """``HistoryPoint``s, one per accelerator name (a family filter gives several)."""
+        points: list[Any] = []
+        for name in accelerators:
+            points.extend(self.store.price_history(name, provider=provider, days=days))
+        return points
+
+    def refresh(self, sources: Sequence[str] | None) -> list[Any]:
+        """Refresh the catalog (all sources, or the named ones); one refresh at a time per process."""
+        import asyncio
+
+        from gpuscout.catalog.refresh import refresh
+
+        with self.refresh_lock:
+            result: Any = refresh(self.store, list(sources) if sources else None)
+            if asyncio.iscoroutine(result):
+                result = asyncio.run(result)
+            self.clear_cache()
+            return list(result)
+
+
+def resolve_gpu_names(name: str) -> list[str]:
+    """Canonical accelerator names for a user's GPU filter (the catalog's family rules:
+    "H100" covers H100-SXM, H100-PCIe and H100-NVL; an ambiguous name covers every part it may mean)."""
+    return [a for a, _ in resolve_gpu_filter(name)]
+
+
+def resolve_gpu_filter(name: str) -> list[tuple[str, str]]:
+    """Like ``resolve_gpu_names`` with, for each name, a note on what the filter covers."""
+    from gpuscout.catalog.api import gpu_family
+
+    try:
+        names = list(gpu_family(name))
+    except UnknownNameError as exc:
+        if exc.ambiguous and exc.suggestions:
+            note = f"{name!r} is ambiguous; showing {', '.join(exc.suggestions)}"
+            return [(s, note) for s in exc.suggestions]
+        raise
+    note = f"{name!r} covers {', '.join(names)}" if len(names) > 1 else ""
+    return [(n, note) for n in names]
+
+
+def _query_key(query: OfferQuery) -> tuple[Any, ...]:
+    return (
+        query.gpus,
+        query.min_vram_gb,
+        query.min_total_vram_gb,
+        query.gpu_count,
+        query.providers,
+        query.regions,
+        query.spot,
+        query.available_only,
+        query.interconnect,
+        query.max_price_usd_per_hour,
+        query.exclude_stale,
+    )
+
+
+def source_out(status: Any) -> dict[str, Any]:
+    """A ``SourceStatus`` of the store as plain values for ``SourceOut``."""
+    return {
+        "source": status.source,
+        "row_count": status.row_count,
+        "stale_rows": status.stale_rows,
+        "data_observed_at": status.data_observed_at,
+        "age_s": status.age_s,
+        "age": status.age_text,
+        "loaded_at": status.current_loaded_at,
+        "last_attempt_at": status.last_attempt_at,
+        "last_status": status.last_status,
+        "last_error": status.last_error,
+        "last_reason": status.last_reason,
+        "credentials_present": status.credentials_present,
+        "needs_credentials": list(status.needs_credentials),
+        "fallback": status.fallback,
+    }

@@ -1,0 +1,56 @@
+"""Jinja2 environment (autoescape on for every template) and the helpers templates use."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from gpuscout import __version__
+
+
+def _money(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "—"
+    if value != 0 and abs(value) < 0.01:
+        return f"${value:.4f}"
+    return f"${value:,.{digits}f}"
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    if value is None:
+        return "—"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.{digits}f}"
+
+
+def _query(params: dict[str, Any]) -> str:
+    clean = {k: v for k, v in params.items() if v not in (None, "")}
+    return "?" + urlencode(clean, doseq=True) if clean else ""
+
+
+def _build_env() -> Environment:
+    env = Environment(
+        loader=PackageLoader("gpuscout.web", "templates"),
+        autoescape=True,  # every template, whatever its extension
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.filters["money"] = _money
+    env.filters["num"] = _num
+    env.globals["query"] = _query
+    env.globals["version"] = __version__
+    return env
+
+
+ENV = _build_env()
+
+
+def render(request: Request, template: str, context: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    html = ENV.get_template(template).render(request=request, path=request.url.path, **context)
+    return HTMLResponse(html, status_code=status_code)

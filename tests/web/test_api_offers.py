@@ -1,0 +1,81 @@
+"""JSON API: offers with filters, sort, pages, and errors naming the field at fault."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import XSS
+
+
+def test_offers_default_sort_is_cheapest_per_gpu_hour_first(client: TestClient) -> None:
+    body = client.get("/api/v1/offers").json()
+    assert body["total"] == 9
+    prices = [o["price_usd_per_gpu_hour"] for o in body["items"]]
+    known = [p for p in prices if p is not None]
+    assert known == sorted(known)
+    assert prices[-1] is None  # the spot-only offer has no on-demand price: unknown goes last
+    assert known[0] == 0.4  # 4x RTX4090 at $1.60/h
+
+
+def test_filters_gpu_family_and_max_price(client: TestClient) -> None:
+    body = client.get("/api/v1/offers", params={"gpu": "H100", "max_price": 5}).json()
+    assert {(o["provider"], o["instance_type"]) for o in body["items"]} == {
+        ("alphacloud", "h100x1"),
+        ("betagpu", "b-h100"),
+    }
+
+
+def test_filters_interconnect_pricing_available_provider_region(client: TestClient) -> None:
+    get = lambda **p: client.get("/api/v1/offers", params=p).json()["items"]  # noqa: E731
+    assert {o["instance_type"] for o in get(interconnect="nvlink")} == {"h100x8", "b-a100"}
+    spot = get(pricing="spot")
+    assert all(o["spot_price_usd_per_hour"] is not None for o in spot) and len(spot) == 4
+    assert "b-a100" not in {o["instance_type"] for o in get(available="true")}
+    assert {o["provider"] for o in get(provider="betagpu,alphacloud")} == {"betagpu", "alphacloud"}
+    assert {o["instance_type"] for o in get(region="eu-")} == {"h100x1"}
+    assert {o["instance_type"] for o in get(min_vram=48, gpus=1, gpu="L40S")} == {"d-l40s", f"evil{XSS}"}
+
+
+def test_sort_on_every_column_and_direction(client: TestClient) -> None:
+    for column in ("provider", "instance", "gpu", "gpu_count", "vram", "interconnect", "region", "price",
+                   "spot_price", "price_per_gpu", "availability", "age", "source"):
+        asc = client.get("/api/v1/offers", params={"sort": column}).json()["items"]
+        desc = client.get("/api/v1/offers", params={"sort": column, "order": "desc"}).json()["items"]
+        assert len(asc) == len(desc) == 9, column
+    by_price = client.get("/api/v1/offers", params={"sort": "price", "order": "desc"}).json()["items"]
+    assert by_price[0]["price_usd_per_hour"] == 24.0
+    by_vram = client.get("/api/v1/offers", params={"sort": "vram", "order": "desc"}).json()["items"]
+    assert by_vram[0]["total_memory_gb"] == 640.0
+
+
+def test_pages_are_bounded_and_consistent(client: TestClient) -> None:
+    first = client.get("/api/v1/offers", params={"per_page": 4, "page": 1}).json()
+    second = client.get("/api/v1/offers", params={"per_page": 4, "page": 3}).json()
+    assert first["pages"] == 3 and len(first["items"]) == 4 and len(second["items"]) == 1
+    too_big = client.get("/api/v1/offers", params={"per_page": 100000})
+    assert too_big.status_code == 422
+    assert too_big.json()["field"] == "per_page"
+
+
+def test_age_and_stale_flags(client: TestClient) -> None:
+    items = {o["instance_type"]: o for o in client.get("/api/v1/offers").json()["items"]}
+    assert items["d-l40s"]["observed_at"] is None and items["d-l40s"]["age_hours"] is None
+    assert items["d-l40s"]["stale"] is True  # flagged by the catalog (old feed)
+    assert items["b-h100"]["stale"] is True  # observed 5 days ago
+    assert items["g-4090"]["stale"] is False and 0.9 < items["g-4090"]["age_hours"] < 1.5
+    assert items[f"evil{XSS}"]["source_url"] is None  # a javascript: "URL" is never a link
+
+
+def test_unknown_gpu_is_422_with_field_and_closest_names(client: TestClient) -> None:
+    r = client.get("/api/v1/offers", params={"gpu": "H1000"})
+    assert r.status_code == 422
+    body = r.json()
+    assert body["field"] == "gpu" and "H100-SXM" in body["suggestions"]
+
+
+def test_bad_values_name_the_field(client: TestClient) -> None:
+    for params, field in (({"max_price": "cheap"}, "max_price"), ({"sort": "colour"}, "sort"),
+                          ({"pricing": "free"}, "pricing"), ({"page": 0}, "page")):
+        r = client.get("/api/v1/offers", params=params)
+        assert r.status_code == 422, params
+        assert r.json()["field"] == field

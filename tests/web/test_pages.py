@@ -1,0 +1,90 @@
+"""HTML pages through the test client: server-side filters, escaping, CSP, exports."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+
+from fastapi.testclient import TestClient
+
+from gpuscout.web import create_app
+from tests.web.conftest import XSS
+
+
+def _cells(html: str, cls: str) -> list[str]:
+    return re.findall(rf'<td class="{cls}">(.*?)</td>', html, flags=re.S)
+
+
+def test_offers_page_filters_on_the_server(client: TestClient) -> None:
+    html = client.get("/", params={"gpu": "RTX4090"}).text
+    assert _cells(html, "provider") == ["gammacompute", "gammacompute"]
+    assert "2 offers" in html
+    assert 'value="RTX4090"' in html  # the form keeps the filter
+
+
+def test_sort_links_keep_the_filters_and_flip_direction(client: TestClient) -> None:
+    html = client.get("/", params={"gpu": "H100", "sort": "price_per_gpu"}).text
+    assert 'href="?gpu=H100&amp;order=desc"' in html  # same column again: descending (sort is default)
+    assert "sort=provider" in html and "gpu=H100&amp;sort=provider" in html
+
+
+def test_provider_strings_are_escaped_everywhere(client: TestClient) -> None:
+    for path in ("/", "/?sort=provider", "/gpus/L40S"):
+        html = client.get(path).text
+        assert XSS not in html, path
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html, path
+    assert 'href="javascript:' not in client.get("/").text
+
+
+def test_pages_carry_a_content_security_policy(client: TestClient) -> None:
+    r = client.get("/")
+    csp = r.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "object-src 'none'" in csp and "unsafe-eval" not in csp
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert "<script>" not in r.text.replace('<script type="application/json"', "")  # no inline script
+
+
+def test_age_is_unknown_for_undated_rows_never_now(client: TestClient) -> None:
+    html = client.get("/", params={"gpu": "L40S", "provider": "deltasnap"}).text
+    assert _cells(html, "age") and _cells(html, "age")[0].startswith("unknown")
+    assert "stale" in _cells(html, "age")[0]
+
+
+def test_csv_export_is_exactly_the_view(client: TestClient) -> None:
+    params = {"gpu": "H100", "sort": "price", "order": "desc", "per_page": 2}
+    html = client.get("/", params=params).text
+    rows = list(csv.DictReader(io.StringIO(client.get("/offers.csv", params=params).text)))
+    assert [r["instance_type"] for r in rows] == _cells(html, "instance")
+    all_pages = client.get("/offers.csv", params={**params, "scope": "all"}).text
+    everything = list(csv.DictReader(io.StringIO(all_pages)))
+    assert len(everything) == 4 and everything[:2] == rows
+    data = client.get("/offers.json", params=params).json()
+    assert [d["instance_type"] for d in data] == [r["instance_type"] for r in rows]
+
+
+def test_csv_cells_cannot_start_a_formula(client: TestClient) -> None:
+    from gpuscout.web.offer_view import csv_cell
+
+    assert csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_cell("-1.5") == "-1.5"
+
+
+def test_bad_filter_on_the_page_is_an_html_error_naming_the_field(client: TestClient) -> None:
+    r = client.get("/", params={"gpu": "H1000"})
+    assert r.status_code == 422 and "text/html" in r.headers["content-type"]
+    assert "<code>gpu</code>" in r.text and "H100-SXM" in r.text
+
+
+def test_empty_form_fields_mean_no_filter(client: TestClient) -> None:
+    r = client.get("/?gpu=&min_vram=&gpus=&provider=&region=&pricing=any&interconnect=any&max_price=")
+    assert r.status_code == 200 and "9 offers" in r.text
+
+
+def test_newcomer_sees_the_bundled_snapshot_with_unknown_age() -> None:
+    # No db, no set-up: the default store (in the test's data dir) is filled from the bundled snapshot.
+    with TestClient(create_app()) as client:
+        html = client.get("/").text
+        ages = _cells(html, "age")
+        assert len(ages) == 50
+        assert all(a.startswith("unknown") for a in ages)
+        assert client.get("/api/v1/offers").json()["total"] > 100
