@@ -38,16 +38,51 @@ _DATA_FILE = "accelerators.csv"
 # Words that say nothing about which part it is.
 _NOISE = frozenset(
     {
-        "nvidia", "geforce", "tesla", "amd", "instinct", "quadro", "intel", "habana", "google", "cloud",
-        "aws", "gpu", "gpus", "hgx", "dgx", "generation", "blackwell", "server", "edition", "workstation",
-        "accelerator", "card", "graphics", "grace", "hopper", "superchip", "nvl72", "nvl36", "nvl4", "rack",
-        "x1", "1x",
+        "nvidia",
+        "geforce",
+        "tesla",
+        "amd",
+        "instinct",
+        "quadro",
+        "intel",
+        "habana",
+        "google",
+        "cloud",
+        "aws",
+        "gpu",
+        "gpus",
+        "hgx",
+        "dgx",
+        "generation",
+        "blackwell",
+        "server",
+        "edition",
+        "workstation",
+        "accelerator",
+        "card",
+        "graphics",
+        "grace",
+        "hopper",
+        "superchip",
+        "nvl72",
+        "nvl36",
+        "nvl4",
+        "rack",
+        "x1",
+        "1x",
     }
 )
 _MEMORY_TYPES = frozenset({"hbm", "hbm2", "hbm2e", "hbm3", "hbm3e", "gddr5", "gddr6", "gddr6x", "gddr7"})
 _FORM_WORDS = {
-    "sxm": "sxm", "sxm2": "sxm", "sxm3": "sxm", "sxm4": "sxm", "sxm5": "sxm", "sxm6": "sxm",
-    "pcie": "pcie", "nvl": "nvl", "oam": "oam",
+    "sxm": "sxm",
+    "sxm2": "sxm",
+    "sxm3": "sxm",
+    "sxm4": "sxm",
+    "sxm5": "sxm",
+    "sxm6": "sxm",
+    "pcie": "pcie",
+    "nvl": "nvl",
+    "oam": "oam",
 }
 _MEMORY_RE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z0-9])")
 _PAREN_RE = re.compile(r"\(([^)]*)\)")

@@ -49,6 +49,22 @@ class ModelSpec:
     source: str = ""
     notes: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
+    # --- details that change the parameter count (defaults = Llama-style decoder) ---
+    mlp_type: str = "gated"  # "gated": gate+up+down (SwiGLU/GeGLU); "plain": up+down (GELU MLP)
+    norm_type: str = "rmsnorm"  # "rmsnorm" (weight only) or "layernorm" (weight + bias)
+    norms_per_layer: int = 2  # Gemma 2/3: 4 (pre/post attention and MLP)
+    attention_bias: str = "none"  # "none"; "qkv" (Qwen2/2.5); "all" = q, k, v and o (gpt-oss)
+    qk_norm: bool = False  # per-head RMSNorm on q and k (Qwen3, Gemma 3)
+    mlp_bias: bool = False  # biases on MLP / expert projections (gpt-oss)
+    router_bias: bool = False  # MoE router has a bias (gpt-oss)
+    attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
+    mtp_layers: int = 0  # DeepSeek-V3 multi-token-prediction modules; not part of the model's total
+    # size of non-decoder rows (diffusion, audio), taken from the source, not computed
+    total_params_b: float | None = None
+    # other networks loaded with a diffusion model (text encoders, VAE), billions
+    auxiliary_params_b: float | None = None
+    params_source: str = ""  # where official_total/active_params_b come from
+    imported: bool = False  # True for a spec read from a config.json (file or Hub), not curated
 
     @property
     def is_moe(self) -> bool:
@@ -57,3 +73,19 @@ class ModelSpec:
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
+
+    @property
+    def is_transformer_llm(self) -> bool:
+        """True when the decoder fields describe the whole network (parameters are computed from them)."""
+        return self.kind == "llm"
+
+    def layer_kind(self, index: int) -> str:
+        """Attention kind of layer ``index``: "full" or "sliding"."""
+        if not self.layer_types:
+            return "full"
+        return self.layer_types[index]
+
+    @property
+    def sliding_layers(self) -> int:
+        """Number of layers with sliding-window attention (0 when none)."""
+        return sum(1 for kind in self.layer_types if kind == "sliding")

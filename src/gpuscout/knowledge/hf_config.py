@@ -1,0 +1,268 @@
+"""Import a model architecture from a Hugging Face ``config.json`` (a local file, a dict, or the Hub).
+
+Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3,
+deepseek_v3 (and v2), gpt_oss, gemma / gemma2 / gemma3 (incl. ``text_config`` nesting), phi3 and falcon
+(old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones). Only the config is read,
+never weights. A key that a supported architecture needs and the config lacks raises
+``InvalidInputError`` naming the key.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from gpuscout.errors import GpuscoutError, InvalidInputError
+from gpuscout.knowledge.model_types import ModelSpec
+
+SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
+    "llama",
+    "mistral",
+    "mixtral",
+    "qwen2",
+    "qwen3",
+    "qwen3_moe",
+    "deepseek_v2",
+    "deepseek_v3",
+    "gpt_oss",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "phi3",
+    "falcon",
+    "RefinedWeb",
+    "RefinedWebModel",
+)
+
+# transformers' per-class default for tie_word_embeddings when the config omits it
+_TIED_BY_DEFAULT = frozenset(
+    {"gemma", "gemma2", "gemma3", "gemma3_text", "falcon", "RefinedWeb", "RefinedWebModel"}
+)
+_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
+_DEFAULT_VOCAB = {"gemma3": 262208, "gemma3_text": 262208}  # Gemma3TextConfig default
+
+
+def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
+    for key in keys:
+        if cfg.get(key) is not None:
+            return cfg[key]
+    return None
+
+
+def _required_int(cfg: Mapping[str, Any], *keys: str) -> int:
+    value = _first(cfg, *keys)
+    if value is None:
+        raise InvalidInputError(keys[0], "missing from config.json", " or ".join(keys))
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise InvalidInputError(keys[0], f"must be a positive integer, got {value!r}")
+    return value
+
+
+def _opt_int(cfg: Mapping[str, Any], *keys: str) -> int:
+    value = _first(cfg, *keys)
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise InvalidInputError(keys[0], f"must be a non-negative integer, got {value!r}")
+    return value
+
+
+def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: int | None) -> tuple[str, ...]:
+    explicit = cfg.get("layer_types")
+    if explicit:
+        if len(explicit) != layers:
+            raise InvalidInputError("layer_types", f"has {len(explicit)} entries for {layers} layers")
+        kinds = []
+        for kind in explicit:
+            text = str(kind).lower()
+            kinds.append("sliding" if "sliding" in text or "local" in text else "full")
+        return tuple(kinds) if "sliding" in kinds else ()
+    if window is None:
+        return ()
+    if model_type == "gemma2":
+        return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
+    if model_type in {"gemma3", "gemma3_text"}:
+        period = int(cfg.get("sliding_window_pattern") or 6)
+        return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
+    return ("sliding",) * layers
+
+
+def _sliding_window(cfg: Mapping[str, Any], model_type: str) -> int | None:
+    window = cfg.get("sliding_window")
+    if window is None:
+        return None
+    if model_type in {"qwen2", "qwen3", "qwen3_moe", "qwen2_moe"} and not cfg.get(
+        "use_sliding_window", False
+    ):
+        return None  # Qwen configs keep a value but disable it
+    if not isinstance(window, int) or window <= 0:
+        raise InvalidInputError("sliding_window", f"must be a positive integer or null, got {window!r}")
+    return window
+
+
+def _text_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
+    model_type = raw.get("model_type")
+    if not isinstance(model_type, str):
+        raise InvalidInputError("model_type", "missing from config.json", ", ".join(SUPPORTED_MODEL_TYPES))
+    cfg = dict(raw)
+    text = raw.get("text_config")
+    if isinstance(text, Mapping):
+        # multimodal wrappers (Gemma 3...): the language model lives under text_config
+        cfg = {**{k: v for k, v in raw.items() if k != "text_config"}, **text}
+        model_type = str(text.get("model_type") or model_type)
+    if model_type not in SUPPORTED_MODEL_TYPES:
+        raise InvalidInputError(
+            "model_type", f"architecture {model_type!r} is not supported", ", ".join(SUPPORTED_MODEL_TYPES)
+        )
+    return cfg, model_type
+
+
+def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> ModelSpec:
+    cfg, model_type = _text_config(raw)
+    falcon = model_type in {"falcon", "RefinedWeb", "RefinedWebModel"}
+    layers = _required_int(cfg, "num_hidden_layers", "n_layer", "num_layers")
+    hidden = _required_int(cfg, "hidden_size", "n_embd", "d_model")
+    heads = _required_int(cfg, "num_attention_heads", "n_head")
+    if falcon:
+        kv_heads = _first(cfg, "num_kv_heads", "n_head_kv")
+        if kv_heads is None:
+            kv_heads = 1 if cfg.get("multi_query", True) else heads
+    else:
+        kv_heads = _first(cfg, "num_key_value_heads") or heads
+    head_dim = _first(cfg, "head_dim") or hidden // heads
+    if "vocab_size" in cfg and cfg["vocab_size"] is not None:
+        vocab = _required_int(cfg, "vocab_size")
+    elif model_type in _DEFAULT_VOCAB:
+        vocab = _DEFAULT_VOCAB[model_type]
+    else:
+        raise InvalidInputError("vocab_size", "missing from config.json")
+    if falcon:
+        intermediate = _opt_int(cfg, "ffn_hidden_size") or 4 * hidden
+    else:
+        intermediate = _required_int(cfg, "intermediate_size")
+    max_pos = _opt_int(cfg, "max_position_embeddings", "n_positions", "max_seq_len")
+    tie = cfg.get("tie_word_embeddings")
+    if tie is None:
+        tie = model_type in _TIED_BY_DEFAULT
+    window = _sliding_window(cfg, model_type)
+
+    num_experts = _opt_int(cfg, "num_local_experts", "n_routed_experts", "num_experts")
+    experts_per_token = _opt_int(cfg, "num_experts_per_tok", "experts_per_token") if num_experts else 0
+    moe_width = 0
+    if num_experts:
+        if not experts_per_token:
+            raise InvalidInputError("num_experts_per_tok", "missing from an MoE config.json")
+        moe_width = _opt_int(cfg, "moe_intermediate_size") or intermediate
+        if cfg.get("mlp_only_layers") or int(cfg.get("decoder_sparse_step") or 1) != 1:
+            raise InvalidInputError(
+                "mlp_only_layers", "MoE layouts other than 'MoE on every layer' are not supported"
+            )
+    first_dense = _opt_int(cfg, "first_k_dense_replace") if num_experts else 0
+
+    if model_type == "qwen2":
+        attention_bias = "qkv"
+    elif cfg.get("attention_bias") or (falcon and cfg.get("bias")):
+        attention_bias = "all"
+    else:
+        attention_bias = "none"
+    gpt_oss = model_type == "gpt_oss"
+    if model_type in {"gemma2", "gemma3", "gemma3_text"}:
+        norms_per_layer = 4
+    elif falcon and not (cfg.get("new_decoder_architecture") or model_type == "RefinedWeb"):
+        norms_per_layer = 1 if cfg.get("parallel_attn", True) else 2
+    else:
+        norms_per_layer = 2
+    kv_lora = _opt_int(cfg, "kv_lora_rank")
+    if kv_lora:
+        head_dim = _opt_int(cfg, "qk_nope_head_dim") + _opt_int(cfg, "qk_rope_head_dim")
+    hf_id = str(cfg.get("_name_or_path") or "")
+    spec_name = name or (hf_id.rsplit("/", 1)[-1].lower() if hf_id else f"imported-{model_type}")
+    return ModelSpec(
+        name=spec_name,
+        hf_id=hf_id,
+        family=model_type,
+        kind="llm",
+        num_hidden_layers=layers,
+        hidden_size=hidden,
+        intermediate_size=intermediate,
+        num_attention_heads=heads,
+        num_key_value_heads=int(kv_heads),
+        head_dim=int(head_dim),
+        vocab_size=vocab,
+        max_position_embeddings=max_pos,
+        tie_word_embeddings=bool(tie),
+        sliding_window=window,
+        layer_types=_layer_types(cfg, model_type, layers, window),
+        num_experts=num_experts,
+        experts_per_token=experts_per_token,
+        moe_intermediate_size=moe_width,
+        shared_experts=_opt_int(cfg, "n_shared_experts") if num_experts else 0,
+        first_dense_layers=first_dense,
+        kv_lora_rank=kv_lora,
+        q_lora_rank=_opt_int(cfg, "q_lora_rank"),
+        qk_rope_head_dim=_opt_int(cfg, "qk_rope_head_dim") if kv_lora else 0,
+        qk_nope_head_dim=_opt_int(cfg, "qk_nope_head_dim") if kv_lora else 0,
+        v_head_dim=_opt_int(cfg, "v_head_dim") if kv_lora else 0,
+        torch_dtype=str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"),
+        source=source,
+        notes=f"imported from config.json (model_type {model_type})",
+        mlp_type="plain" if falcon else "gated",
+        norm_type="layernorm" if falcon else "rmsnorm",
+        norms_per_layer=norms_per_layer,
+        attention_bias=attention_bias,
+        qk_norm=model_type in _QK_NORM,
+        mlp_bias=gpt_oss or bool(cfg.get("mlp_bias")) or bool(falcon and cfg.get("bias")),
+        router_bias=gpt_oss,
+        attention_sinks=gpt_oss,
+        mtp_layers=_opt_int(cfg, "num_nextn_predict_layers"),
+        imported=True,
+    )
+
+
+def model_from_hf_config(
+    path_or_dict: str | Path | Mapping[str, Any], *, name: str | None = None
+) -> ModelSpec:
+    """Build a ``ModelSpec`` from a Hugging Face ``config.json`` given as a path or an already-parsed dict."""
+    if isinstance(path_or_dict, Mapping):
+        return _spec_from_dict(path_or_dict, name, "config.json (dict)")
+    path = Path(path_or_dict)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise InvalidInputError("config", f"no such file: {path}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InvalidInputError("config", f"cannot read {path} as JSON: {exc}") from exc
+    if not isinstance(raw, Mapping):
+        raise InvalidInputError("config", f"{path} does not hold a JSON object")
+    if name is None and not raw.get("_name_or_path"):
+        stem = path.parent.name if path.name == "config.json" else path.stem
+        name = stem.rsplit("--", 1)[-1].lower() or None
+    return _spec_from_dict(raw, name, f"config.json file {path.name}")
+
+
+def model_from_hub(repo_id: str, *, revision: str | None = None, name: str | None = None) -> ModelSpec:
+    """Fetch only ``config.json`` of ``repo_id`` from the Hugging Face Hub (never weights) and import it.
+
+    Needs the optional ``huggingface_hub`` package (``pip install gpuscout[hub]``) and network access
+    (or a warm local HF cache). Gated repos need ``HF_TOKEN`` in the environment.
+    """
+    if not repo_id or repo_id.count("/") != 1:
+        raise InvalidInputError("hub", f"expected a repo id like 'org/model', got {repo_id!r}")
+    try:
+        from huggingface_hub import hf_hub_download
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise GpuscoutError(
+            "reading from the Hub needs huggingface_hub: pip install 'gpuscout[hub]'"
+        ) from exc
+    try:
+        local = hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision)
+    except Exception as exc:  # network, auth, missing repo: one clear message
+        raise InvalidInputError(
+            "hub", f"could not fetch config.json of {repo_id!r} ({type(exc).__name__}: {exc})"
+        ) from exc
+    spec = model_from_hf_config(local, name=name or repo_id.rsplit("/", 1)[1].lower())
+    return replace(spec, hf_id=repo_id, source=f"Hugging Face Hub {repo_id} config.json")

@@ -1,0 +1,244 @@
+"""The model registry and the model name resolver.
+
+The registry (``data/models.csv``) is curated from the shared reference table; each row keeps its
+source and notes, and says where its official parameter totals come from.
+
+``resolve_model`` accepts canonical names ("llama-3.1-8b"), Hugging Face ids (any case), and the names
+people and benchmark tables write ("Llama 3 8B", "Meta-Llama-3-8B", "Llama 3.1 8B Instruct"):
+instruct/chat/base/hf/it suffixes and the "Meta-" prefix are ignored because they name checkpoints of
+one architecture. A few historical names map onto an identical architecture with a note (see
+``_NOTED_ALIASES``): the original LLaMA-7B/13B have exactly Llama-2-7B/13B's shapes.
+A parenthesised name wins when it is itself a model ("LLaMA 7B (codellama-7b)" -> codellama-7b).
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from gpuscout.errors import UnknownNameError, closest
+from gpuscout.knowledge.hf_config import model_from_hf_config, model_from_hub
+from gpuscout.knowledge.model_types import ModelSpec
+
+__all__ = [
+    "ModelResolution",
+    "all_models",
+    "model_from_hf_config",
+    "model_from_hub",
+    "model_names",
+    "resolve_model",
+    "resolve_model_detail",
+]
+
+_DATA_FILE = "models.csv"
+_NOISE = frozenset({"meta", "instruct", "chat", "hf", "base", "it", "pt", "model"})
+
+# compact key -> (canonical name, note). Names that mean an identical architecture under another name.
+_NOTED_ALIASES: dict[str, tuple[str, str]] = {
+    "llama7b": (
+        "llama-2-7b",
+        "original LLaMA-7B (2023) has Llama-2-7B's architecture (4096 hidden, 32 layers, MHA, vocab 32000); "
+        "only its trained context differs (2048)",
+    ),
+    "llama13b": (
+        "llama-2-13b",
+        "original LLaMA-13B has Llama-2-13B's architecture; only its trained context differs (2048)",
+    ),
+    "llama70b": (
+        "llama-2-70b",
+        "there is no original LLaMA-70B (LLaMA-1 stops at 65B); "
+        "'LLaMA 70B' in benchmark tables is Llama-2-70B",
+    ),
+    "mistral7b": (
+        "mistral-7b-v0.3",
+        "'Mistral 7B' without a version taken as v0.3 (v0.1 has vocab 32000 and a 4096 sliding window)",
+    ),
+    "deepseekr1": ("deepseek-v3", "DeepSeek-R1 is a fine-tune of DeepSeek-V3: same architecture"),
+    "deepseekr10528": ("deepseek-v3", "DeepSeek-R1-0528 is a fine-tune of DeepSeek-V3: same architecture"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ModelResolution:
+    """The outcome of resolving a model name."""
+
+    model: ModelSpec
+    exact: bool
+    note: str = ""
+
+
+def _compact(name: str) -> str:
+    text = name.strip().lower().replace("[", " ").replace("]", " ")
+    if "/" in text:
+        text = text.rsplit("/", 1)[1]
+    tokens = [t for t in re.split(r"[\s_\-]+", text) if t and t not in _NOISE]
+    return "".join(tokens)
+
+
+def _int(text: str) -> int:
+    return int(text) if text.strip() else 0
+
+
+def _opt_float(text: str) -> float | None:
+    return float(text) if text.strip() else None
+
+
+def _bool(text: str) -> bool:
+    value = text.strip().lower()
+    if value not in {"true", "false"}:
+        raise ValueError(f"expected true/false, got {text!r}")
+    return value == "true"
+
+
+def expand_layer_pattern(pattern: str, layers: int) -> tuple[str, ...]:
+    """Per-layer attention kinds from a compact pattern.
+
+    "" -> all full (empty tuple); "all-sliding"; "alternate-sliding-full" (even layers sliding, as
+    Gemma 2 and gpt-oss); "N-sliding-1-full" (N local layers then one global, as Gemma 3 with N=5).
+    """
+    if not pattern:
+        return ()
+    if pattern == "all-sliding":
+        return ("sliding",) * layers
+    if pattern == "alternate-sliding-full":
+        return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
+    found = re.fullmatch(r"(\d+)-sliding-1-full", pattern)
+    if found:
+        period = int(found.group(1)) + 1
+        return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
+    raise ValueError(f"unknown layer pattern {pattern!r}")
+
+
+def _row_to_model(row: dict[str, str]) -> ModelSpec:
+    layers = _int(row["num_hidden_layers"])
+    sliding = _int(row["sliding_window"]) or None
+    return ModelSpec(
+        name=row["name"],
+        hf_id=row["hf_id"],
+        family=row["family"],
+        kind=row["kind"],
+        num_hidden_layers=layers,
+        hidden_size=_int(row["hidden_size"]),
+        intermediate_size=_int(row["intermediate_size"]),
+        num_attention_heads=_int(row["num_attention_heads"]),
+        num_key_value_heads=_int(row["num_key_value_heads"]),
+        head_dim=_int(row["head_dim"]),
+        vocab_size=_int(row["vocab_size"]),
+        max_position_embeddings=_int(row["max_position_embeddings"]),
+        tie_word_embeddings=_bool(row["tie_word_embeddings"]),
+        sliding_window=sliding,
+        layer_types=expand_layer_pattern(row["layer_pattern"], layers) if sliding else (),
+        num_experts=_int(row["num_experts"]),
+        experts_per_token=_int(row["experts_per_token"]),
+        moe_intermediate_size=_int(row["moe_intermediate_size"]),
+        shared_experts=_int(row["shared_experts"]),
+        first_dense_layers=_int(row["first_dense_layers"]),
+        kv_lora_rank=_int(row["kv_lora_rank"]),
+        q_lora_rank=_int(row["q_lora_rank"]),
+        qk_rope_head_dim=_int(row["qk_rope_head_dim"]),
+        qk_nope_head_dim=_int(row["qk_nope_head_dim"]),
+        v_head_dim=_int(row["v_head_dim"]),
+        official_total_params_b=_opt_float(row["official_total_params_b"]),
+        official_active_params_b=_opt_float(row["official_active_params_b"]),
+        torch_dtype=row["torch_dtype"],
+        source=row["source"],
+        notes=row["notes"],
+        aliases=tuple(a.strip() for a in row["aliases"].split(";") if a.strip()),
+        mlp_type=row["mlp_type"],
+        norm_type=row["norm_type"],
+        norms_per_layer=_int(row["norms_per_layer"]),
+        attention_bias=row["attention_bias"],
+        qk_norm=_bool(row["qk_norm"]),
+        mlp_bias=_bool(row["mlp_bias"]),
+        router_bias=_bool(row["router_bias"]),
+        attention_sinks=_bool(row["attention_sinks"]),
+        mtp_layers=_int(row["mtp_layers"]),
+        total_params_b=_opt_float(row["total_params_b"]),
+        auxiliary_params_b=_opt_float(row["auxiliary_params_b"]),
+        params_source=row["params_source"],
+    )
+
+
+@functools.cache
+def all_models() -> tuple[ModelSpec, ...]:
+    """Every model in the curated registry, in table order."""
+    text = resources.files("gpuscout.knowledge").joinpath("data", _DATA_FILE).read_text(encoding="utf-8")
+    return tuple(_row_to_model(row) for row in csv.DictReader(io.StringIO(text)))
+
+
+def model_names() -> tuple[str, ...]:
+    """Canonical names, in table order."""
+    return tuple(m.name for m in all_models())
+
+
+@functools.cache
+def _index() -> dict[str, ModelSpec]:
+    index: dict[str, ModelSpec] = {}
+    for model in all_models():
+        for label in (model.name, model.hf_id, *model.aliases):
+            key = _compact(label)
+            other = index.get(key)
+            if other is not None and other is not model:
+                raise ValueError(f"model alias {label!r} is claimed by {other.name} and {model.name}")
+            index[key] = model
+    for key, (target, _note) in _NOTED_ALIASES.items():
+        if key in index:
+            raise ValueError(f"noted alias {key!r} shadows a registry name")
+        if target not in {m.name for m in all_models()}:
+            raise ValueError(f"noted alias {key!r} points to unknown model {target!r}")
+    return index
+
+
+def _suggestions(name: str) -> list[str]:
+    owner: dict[str, str] = {}
+    for model in all_models():
+        for label in (model.name, model.hf_id, *model.aliases):
+            owner[label] = model.name
+    found: list[str] = []
+    for label in closest(name, owner, n=15):
+        if owner[label] not in found:
+            found.append(owner[label])
+    return found[:6]
+
+
+def _lookup(name: str) -> ModelResolution | None:
+    by_name = {m.name: m for m in all_models()}
+    if name in by_name:
+        return ModelResolution(by_name[name], exact=True)
+    key = _compact(name)
+    hit = _index().get(key)
+    if hit is not None:
+        return ModelResolution(hit, exact=True)
+    if key in _NOTED_ALIASES:
+        target, note = _NOTED_ALIASES[key]
+        return ModelResolution(by_name[target], exact=False, note=note)
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
+    """Resolve a model name, with a note when it maps onto another name's architecture."""
+    if not isinstance(name, str) or not name.strip():
+        raise UnknownNameError(field, str(name), model_names()[:6])
+    inner = re.findall(r"\(([^)]*)\)", name)
+    outer = re.sub(r"\([^)]*\)", " ", name).strip()
+    for candidate in inner:
+        found = _lookup(candidate) if candidate.strip() else None
+        if found is not None:
+            note = f"resolved from the parenthesised name {candidate.strip()!r}"
+            return ModelResolution(found.model, found.exact, "; ".join(filter(None, [note, found.note])))
+    found = _lookup(outer) if outer else None
+    if found is None:
+        raise UnknownNameError(field, name, _suggestions(outer or name))
+    return found
+
+
+def resolve_model(name: str | ModelSpec, *, field: str = "model") -> ModelSpec:
+    """The model a name means (a ``ModelSpec`` passes through); raises ``UnknownNameError`` if unknown."""
+    if isinstance(name, ModelSpec):
+        return name
+    return resolve_model_detail(name, field=field).model
