@@ -1,0 +1,134 @@
+"""Lambda Cloud: ``GET https://cloud.lambda.ai/api/v1/instance-types`` (Bearer ``LAMBDA_API_KEY``).
+
+``data`` is a dict keyed by instance-type name; ``price_cents_per_hour`` is US cents per
+*instance*-hour. Availability is ``regions_with_capacity_available``: one offer per region with
+capacity (available); an empty list means sold out, giving one offer in region ``any`` marked
+unavailable. Without ``LAMBDA_API_KEY`` the source reports "credentials missing" and is skipped.
+
+The GPU comes from ``instance_type.description`` ("8x H100 (80 GB SXM5)") when present, else
+from the instance name through :data:`LAMBDA_GPU_TOKENS` (Lambda names 80 GB A100s explicitly,
+``gpu_8x_a100_80gb_sxm4``; a bare ``a100`` is the 40 GB part).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import httpx
+
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, cents_to_usd, interconnect_for, match_gpu
+from gpuscout.catalog.offer import Availability, Offer
+from gpuscout.catalog.sources.http import HttpSource
+from gpuscout.catalog.sources.payload import MissingField, envelope, field, now_utc, number, parse_rows
+
+INSTANCE_TYPES_URL = "https://cloud.lambda.ai/api/v1/instance-types"
+
+# Instance-name GPU token -> a name the knowledge table resolves exactly. From Lambda's instance
+# names as listed by its API / docs (lambda.source.md; gpuhunt lambdalabs.py).
+LAMBDA_GPU_TOKENS: dict[str, str] = {
+    "a100": "A100 PCIe 40GB",
+    "a100_sxm4": "A100 SXM4 40GB",
+    "a100_80gb_sxm4": "A100 SXM4 80GB",
+    "a100_80gb_pcie": "A100 PCIe 80GB",
+    "h100_pcie": "H100 PCIe",
+    "h100_sxm5": "H100 SXM",
+    "h200_sxm5": "H200 SXM",
+    "b200_sxm6": "B200",
+    "gh200": "GH200 96GB",
+    "a10": "A10",
+    "a6000": "RTX A6000",
+    "v100": "V100 SXM2 16GB",
+}
+
+_NAME_RE = re.compile(r"^gpu_(?P<count>\d+)x_(?P<gpu>.+)$")
+_DESC_RE = re.compile(
+    r"^(?P<count>\d+)x (?:Tesla |NVIDIA )?(?P<gpu>.+?) \((?P<mem>\d+) GB(?: (?P<form>[^)]+))?\)"
+)
+
+
+class LambdaSource(HttpSource):
+    name = "lambda"
+    provider = "lambda"
+    endpoint = INSTANCE_TYPES_URL
+    needs_credentials = ("LAMBDA_API_KEY",)
+
+    async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
+        self.reset_report()
+        key = self.credential("LAMBDA_API_KEY")
+        payload = await self.http(client).get_json(
+            INSTANCE_TYPES_URL, headers={"Authorization": f"Bearer {key}"}
+        )
+        data = envelope(payload, "data", self.name, dict)
+        observed = now_utc()
+        return parse_rows(
+            self,
+            list(data.items()),
+            lambda item: self._offers(item[0], item[1], observed),
+            lambda item: str(item[0]),
+        )
+
+    def _offers(self, key: str, entry: Any, observed: Any) -> list[Offer]:
+        itype = field(entry, "instance_type", "data{}", dict)
+        name = str(itype.get("name") or key)
+        where = "data{}.instance_type"
+        price = cents_to_usd(field(itype, "price_cents_per_hour", where))
+        specs = field(itype, "specs", where, dict)
+        count = int(number(specs, "gpus", f"{where}.specs"))
+        if count < 1:
+            raise Unmatched("CPU-only instance type")
+        if price is None:
+            raise Unmatched("no positive price")
+        gpu = self._gpu(name, itype.get("description"))
+        regions = field(entry, "regions_with_capacity_available", "data{}", list)
+        region_names = [str(r.get("name")) for r in regions if isinstance(r, dict) and r.get("name")]
+        placements = [(r, Availability.AVAILABLE) for r in region_names]
+        if not placements:
+            placements = [("any", Availability.UNAVAILABLE)]
+        notes = "capacity from regions_with_capacity_available" + (f"; {gpu.note}" if gpu.note else "")
+        return [
+            Offer(
+                provider=self.provider,
+                instance_type=name,
+                region=region,
+                accelerator=gpu.accelerator.name,
+                gpu_count=count,
+                gpu_memory_gb=gpu.memory_gb,
+                price_usd_per_hour=price,
+                spot_price_usd_per_hour=None,
+                source=self.source_label,
+                observed_at=observed,
+                vcpus=_num(specs.get("vcpus")),
+                ram_gb=_num(specs.get("memory_gib")),
+                disk_gb=_num(specs.get("storage_gib")),
+                interconnect=interconnect_for(gpu.accelerator),
+                availability=availability,
+                billing_terms=self.provider,
+                notes=notes if availability is Availability.AVAILABLE else "sold out: no region has capacity",
+                extra={"architecture": str(itype.get("architecture") or "")},
+            )
+            for region, availability in placements
+        ]
+
+    @staticmethod
+    def _gpu(name: str, description: Any) -> GpuMatch:
+        if isinstance(description, str):
+            m = _DESC_RE.match(description)
+            if m:
+                label = " ".join(x for x in (m["gpu"], m["form"]) if x)
+                return match_gpu(label, float(m["mem"]), allow_assumed=False)
+        m = _NAME_RE.match(name)
+        if m is None:
+            raise MissingField(
+                "data{}.instance_type.description", "missing and the name is not gpu_<n>x_<gpu>"
+            )
+        token = m["gpu"]
+        if token not in LAMBDA_GPU_TOKENS:
+            raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}")
+        return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None

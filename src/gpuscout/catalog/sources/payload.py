@@ -1,0 +1,110 @@
+"""Reading provider payloads defensively: named fields, schema-change detection, row drops.
+
+A missing or renamed field inside one row drops that row with a reason naming the field. When
+*every* row of a non-empty answer lacks the same field, the provider changed its schema and the
+source fails with a :class:`SourceError` naming the field (never a bare ``KeyError``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from gpuscout.catalog.normalize import Unmatched
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.sources.base import Source, SourceError
+
+
+class MissingField(Unmatched):
+    """A field the parser needs is absent (or null / the wrong type) in a row."""
+
+    def __init__(self, path: str, problem: str = "missing") -> None:
+        self.path = path
+        super().__init__(f"field {path!r} {problem}")
+
+
+def field(row: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...] | None = None) -> Any:
+    """``row[key]``, or :class:`MissingField` naming ``where.key`` when absent/null/wrong type."""
+    if not isinstance(row, Mapping):
+        raise MissingField(where, f"is {type(row).__name__}, expected an object")
+    if key not in row or row[key] is None:
+        raise MissingField(f"{where}.{key}")
+    value = row[key]
+    wrong_bool = isinstance(value, bool) and bool not in _as_tuple(kind or ())
+    if kind is not None and (not isinstance(value, kind) or wrong_bool):
+        raise MissingField(f"{where}.{key}", f"has type {type(value).__name__}")
+    return value
+
+
+def number(row: Mapping[str, Any], key: str, where: str) -> float:
+    """A numeric field (numbers or numeric strings); :class:`MissingField` otherwise."""
+    value = field(row, key, where)
+    if isinstance(value, bool):
+        raise MissingField(f"{where}.{key}", "is a boolean, expected a number")
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        raise MissingField(f"{where}.{key}", f"is {value!r}, expected a number") from None
+
+
+def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
+    return kind if isinstance(kind, tuple) else (kind,)
+
+
+def envelope(payload: Any, key: str, source: str, kind: type | tuple[type, ...] = list) -> Any:
+    """The top-level ``payload[key]`` of an answer, or :class:`SourceError` naming the field."""
+    if not isinstance(payload, dict):
+        raise SourceError(source, f"unexpected answer: {type(payload).__name__}, expected a JSON object "
+                                  f"with field {key!r}")
+    if key not in payload:
+        present = ", ".join(sorted(map(str, payload))[:8]) or "none"
+        raise SourceError(source, f"schema change: field {key!r} missing from the answer (fields: {present})")
+    value = payload[key]
+    if value is None:
+        return kind() if kind in (list, dict) else value
+    if not isinstance(value, kind):
+        raise SourceError(source, f"schema change: field {key!r} is {type(value).__name__}")
+    return value
+
+
+def require_price(on_demand: float | None, spot: float | None) -> None:
+    """Drop a row that has neither an on-demand nor a spot price (unknown is not an offer)."""
+    if on_demand is None and spot is None:
+        raise Unmatched("no positive on-demand or spot price")
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def parse_rows(
+    source: Source,
+    rows: Iterable[Any],
+    parse: Callable[[Any], Iterable[Offer]],
+    ident: Callable[[Any], str],
+) -> list[Offer]:
+    """Parse every row; drop (with reason) rows that raise :class:`Unmatched`; detect schema change."""
+    offers: list[Offer] = []
+    seen = 0
+    missing: Counter[str] = Counter()
+    for row in rows:
+        seen += 1
+        try:
+            offers.extend(parse(row))
+        except Unmatched as exc:
+            try:
+                label = ident(row)
+            except Exception:  # the identity field itself may be what is missing
+                label = f"row {seen}"
+            source.drop(label, exc.reason)
+            if isinstance(exc, MissingField):
+                missing[exc.path] += 1
+    if seen and not offers and missing:
+        path, count = missing.most_common(1)[0]
+        if count == seen:
+            raise SourceError(
+                source.name, f"schema change: field {path!r} missing in all {seen} rows of the answer"
+            )
+    return offers

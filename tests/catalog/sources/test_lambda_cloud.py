@@ -1,0 +1,119 @@
+"""Lambda Cloud adapter against the recorded instance-types payload."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
+from gpuscout.catalog.sources.lambda_cloud import INSTANCE_TYPES_URL, LambdaSource
+from tests.catalog.sources.samples import SleepRecorder, fetch, sample
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LAMBDA_API_KEY", "secret-key")
+
+
+def answer() -> dict[str, Any]:
+    return sample("lambda")["response"]
+
+
+@respx.mock
+def test_one_offer_per_region_with_capacity() -> None:
+    route = respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=answer()))
+    offers = fetch(LambdaSource())
+    assert route.calls[0].request.headers["Authorization"] == "Bearer secret-key"
+    a100 = sorted((o for o in offers if o.instance_type == "gpu_1x_a100_sxm4"), key=lambda o: o.region)
+    assert [o.region for o in a100] == ["us-east-1", "us-west-2"]
+    o = a100[0]
+    assert o.provider == "lambda"
+    assert o.accelerator == "A100-SXM4-40GB"  # Lambda names the 80 GB part explicitly
+    assert o.gpu_count == 1 and o.gpu_memory_gb == 40
+    assert o.price_usd_per_hour == pytest.approx(1.99)  # 199 cents per instance-hour
+    assert o.spot_price_usd_per_hour is None
+    assert (o.vcpus, o.ram_gb, o.disk_gb) == (30, 220, 512)
+    assert o.availability is Availability.AVAILABLE
+    assert o.interconnect is Interconnect.NVLINK
+
+    (gh200,) = [o for o in offers if o.instance_type == "gpu_1x_gh200"]
+    assert (gh200.accelerator, gh200.region, gh200.price_usd_per_hour) == ("GH200-96GB", "us-east-3", 2.29)
+    assert gh200.extra["architecture"] == "arm64"
+
+
+@respx.mock
+def test_sold_out_type_is_one_unavailable_offer() -> None:
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=answer()))
+    (h100,) = [o for o in fetch(LambdaSource()) if o.instance_type == "gpu_1x_h100_sxm5"]
+    assert h100.region == "any"
+    assert h100.availability is Availability.UNAVAILABLE
+    assert h100.accelerator == "H100-SXM"
+    assert h100.price_usd_per_hour == pytest.approx(4.29)
+
+
+@respx.mock
+def test_description_wins_over_the_name() -> None:
+    data = answer()
+    data["data"]["gpu_8x_h100_sxm5"] = {
+        "instance_type": {
+            "name": "gpu_8x_h100_sxm5",
+            "description": "8x H100 (80 GB SXM5)",
+            "price_cents_per_hour": 2392,
+            "specs": {"vcpus": 208, "memory_gib": 1800, "storage_gib": 24780, "gpus": 8},
+        },
+        "regions_with_capacity_available": [{"name": "us-south-1"}],
+    }
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=data))
+    (o,) = [o for o in fetch(LambdaSource()) if o.instance_type == "gpu_8x_h100_sxm5"]
+    assert (o.accelerator, o.gpu_count, o.price_usd_per_hour) == ("H100-SXM", 8, 23.92)
+    assert o.price_usd_per_gpu_hour == pytest.approx(2.99)
+
+
+def test_missing_key_is_reported_and_nothing_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("LAMBDA_API_KEY")
+    src = LambdaSource()
+    assert not src.credentials_present()
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(INSTANCE_TYPES_URL)
+        with pytest.raises(CredentialsMissingError, match="credentials missing: set LAMBDA_API_KEY"):
+            fetch(src)
+        assert not route.called
+
+
+@respx.mock
+def test_renamed_price_field_names_it() -> None:
+    data = answer()
+    for entry in data["data"].values():
+        entry["instance_type"]["price_usd_cents"] = entry["instance_type"].pop("price_cents_per_hour")
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=data))
+    with pytest.raises(SourceError, match="price_cents_per_hour"):
+        fetch(LambdaSource())
+
+
+@respx.mock
+def test_empty_answer() -> None:
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json={"data": {}}))
+    assert fetch(LambdaSource()) == []
+
+
+@respx.mock
+def test_401_is_not_retried_and_says_check_credentials() -> None:
+    route = respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(401, json={"error": "bad key"}))
+    sleep = SleepRecorder()
+    with pytest.raises(SourceError, match="check the credentials"):
+        fetch(LambdaSource(sleep=sleep))
+    assert route.call_count == 1 and sleep.delays == []
+
+
+@respx.mock
+def test_429_then_success() -> None:
+    respx.get(INSTANCE_TYPES_URL).mock(
+        side_effect=[httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(200, json=answer())]
+    )
+    sleep = SleepRecorder()
+    assert len(fetch(LambdaSource(sleep=sleep))) == 4
+    assert sleep.delays == [2.0]

@@ -1,0 +1,122 @@
+"""Vast.ai adapter against the recorded bundles payload."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+import respx
+
+from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.sources.base import SourceError
+from gpuscout.catalog.sources.vastai import BUNDLES_URL, VastAISource
+from tests.catalog.sources.samples import SleepRecorder, fetch, sample
+
+
+def answer() -> dict:
+    return sample("vastai")["response"]
+
+
+@respx.mock
+def test_parses_recorded_offer_field_by_field() -> None:
+    route = respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json=answer()))
+    offers = fetch(VastAISource())
+    assert route.called
+    body = json.loads(route.calls[0].request.content)
+    assert body["rentable"] == {"eq": True} and body["limit"] == 3000
+    (o,) = offers
+    assert o.provider == "vastai"
+    assert o.instance_type == "offer-5006600"
+    assert o.region == "Norway"
+    assert o.accelerator == "RTX3090"
+    assert o.gpu_count == 1
+    assert o.gpu_memory_gb == 24.0  # gpu_ram 24576 "MB" (MiB) -> 24 GB canonical
+    assert o.price_usd_per_hour == pytest.approx(0.322777777777778)  # dph_total
+    assert o.spot_price_usd_per_hour == pytest.approx(0.1438056)  # min_bid
+    assert o.storage_usd_per_gb_month == pytest.approx(0.2)
+    assert o.egress_usd_per_gb == pytest.approx(0.03)  # inet_up_cost: data leaving the host
+    assert o.extra["inet_down_cost"] == "0.03"
+    assert o.availability is Availability.AVAILABLE
+    assert o.vcpus == 4  # cpu_cores_effective, the offer's share of 16 cores
+    assert o.ram_gb == pytest.approx(128.556 * 4 / 16, rel=1e-3)
+    assert o.disk_gb == pytest.approx(49.75)
+    assert o.interconnect is Interconnect.PCIE  # bw_nvlink 0
+    assert not o.fractional  # gpu_frac 0.25 is a share of the machine's GPUs, not a slice
+    assert "verified" in o.notes and "99.94%" in o.notes
+    assert o.extra["machine_id"] == "2555"
+    assert o.source.startswith("vastai:https://console.vast.ai")
+    assert o.observed_at is not None and o.observed_at.tzinfo is not None
+
+
+@respx.mock
+def test_unknown_gpu_is_dropped_with_reason() -> None:
+    data = answer()
+    bad = dict(data["offers"][0], id=1, gpu_name="Quantum Flux 9000")
+    data["offers"].append(bad)
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json=data))
+    src = VastAISource()
+    offers = fetch(src)
+    assert [o.instance_type for o in offers] == ["offer-5006600"]
+    assert len(src.dropped) == 1
+    assert src.dropped[0].row == "offer 1"
+    assert "unknown GPU 'Quantum Flux 9000'" in src.dropped[0].reason
+
+
+@respx.mock
+def test_memory_contradicting_the_name_is_dropped() -> None:
+    data = answer()
+    data["offers"][0]["gpu_ram"] = 81920  # an "RTX 3090" with 80 GB is not a card that exists
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json=data))
+    src = VastAISource()
+    assert fetch(src) == []
+    assert "matches no variant" in src.dropped[0].reason
+
+
+@respx.mock
+def test_schema_change_in_rows_names_the_field() -> None:
+    data = answer()
+    data["offers"][0]["gpu_model"] = data["offers"][0].pop("gpu_name")  # renamed upstream
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json=data))
+    with pytest.raises(SourceError, match="gpu_name"):
+        fetch(VastAISource())
+
+
+@respx.mock
+def test_schema_change_in_envelope_names_the_field() -> None:
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json={"bundles": []}))
+    with pytest.raises(SourceError, match="'offers' missing"):
+        fetch(VastAISource())
+
+
+@respx.mock
+def test_empty_answer_is_empty_list() -> None:
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json={"offers": []}))
+    assert fetch(VastAISource()) == []
+
+
+@respx.mock
+def test_429_with_retry_after_then_success() -> None:
+    respx.post(BUNDLES_URL).mock(
+        side_effect=[
+            httpx.Response(429, headers={"Retry-After": "7"}, text="slow down"),
+            httpx.Response(200, json=answer()),
+        ]
+    )
+    sleep = SleepRecorder()
+    offers = fetch(VastAISource(sleep=sleep))
+    assert len(offers) == 1
+    assert sleep.delays == [7.0]
+
+
+@respx.mock
+def test_malformed_json_is_a_source_error() -> None:
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, text="<html>maintenance</html>"))
+    with pytest.raises(SourceError, match="malformed JSON"):
+        fetch(VastAISource())
+
+
+def test_no_credentials_needed() -> None:
+    src = VastAISource()
+    assert src.needs_credentials == ()
+    assert src.credentials_present()
