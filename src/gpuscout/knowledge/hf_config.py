@@ -254,7 +254,7 @@ def model_from_hub(repo_id: str, *, revision: str | None = None, name: str | Non
         raise InvalidInputError("hub", f"expected a repo id like 'org/model', got {repo_id!r}")
     try:
         from huggingface_hub import hf_hub_download
-    except ImportError as exc:  # pragma: no cover - depends on the environment
+    except ImportError as exc:
         raise GpuscoutError(
             "reading from the Hub needs huggingface_hub: pip install 'gpuscout[hub]'"
         ) from exc
