@@ -356,22 +356,29 @@ class Evaluator:
         )
 
     # ---- training -------------------------------------------------------------------------------
-    def _train_call(self, acc: Accelerator, gpus: int) -> TrainingResult | str:
+    def _train_call(self, acc: Accelerator, gpus: int, nodes: int) -> TrainingResult | str:
+        """Training estimate on ``nodes`` x ``gpus``: data parallel first, FSDP when that does not fit."""
         w = self.w
-        self.estimator_calls += 1
-        try:
-            if isinstance(w, FinetuneWorkload):
-                return self.be.training(
-                    w.model, acc, gpus=gpus, method=w.method, seq_len=w.seq_len,
-                    micro_batch=w.micro_batch, tokens=w.train_tokens,
+        assert isinstance(w, FinetuneWorkload | PretrainWorkload)
+        if isinstance(w, FinetuneWorkload):
+            method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
+        else:
+            method, tokens, epochs = "full", w.token_budget, 1.0
+        shardings = ["none", "fsdp"] if gpus * nodes > 1 else ["none"]
+        result: TrainingResult | str = "does not fit"
+        for sharding in shardings:
+            self.estimator_calls += 1
+            try:
+                result = self.be.training(
+                    w.model, acc, gpus=gpus, nodes=nodes, method=method, seq_len=w.seq_len,
+                    micro_batch=w.micro_batch, tokens=tokens, epochs=epochs, precision=w.precision,
+                    sharding=sharding,
                 )
-            assert isinstance(w, PretrainWorkload)
-            return self.be.training(
-                w.model, acc, gpus=gpus, method="full", seq_len=w.seq_len,
-                micro_batch=w.micro_batch, tokens=w.token_budget,
-            )
-        except GpuscoutError as exc:
-            return str(exc)
+            except GpuscoutError as exc:
+                return str(exc)
+            if result.fits:
+                return result
+        return result
 
     def _training(self, key: ConfigKey, acc: Accelerator, w: AnyWorkload) -> ConfigEval:
         assert isinstance(w, FinetuneWorkload | PretrainWorkload)
@@ -392,11 +399,11 @@ class Evaluator:
         for n in candidates:
             if n > 1 and not fabric:
                 return _reject(key, acc, f"{n} nodes need an inter-node fabric (none stated for this offer)")
-            r = self._train_call(acc, g * n)
+            r = self._train_call(acc, g, n)
             if isinstance(r, str):
                 why = r
                 continue
-            if r.fits and r.time_s > 0:
+            if r.fits and r.time_s is not None and r.time_s > 0:
                 result, nodes = r, n
                 break
             why = "does not fit" if n == 1 else f"does not fit on {n} nodes"
@@ -422,7 +429,8 @@ class Evaluator:
         )
         return ConfigEval(
             key=key, fits=True, rejected=None, accelerator=acc, instances=nodes, tp=1,
-            replicas_per_instance=1, gpus_per_instance=g, nodes=nodes, summary=summary, time_s=result.time_s,
+            replicas_per_instance=1, gpus_per_instance=g, nodes=nodes, summary=summary,
+            time_s=result.time_s or 0.0,
             download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
             train_tokens=tokens, warnings=tuple(result.warnings),
         )

@@ -1,0 +1,234 @@
+"""Short, numeric reasons and warnings for one recommendation row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.billing import describe_increment
+from gpuscout.advise.configs import ConfigEval
+from gpuscout.advise.cost import CostModel, DataPrices
+from gpuscout.advise.types import CostBreakdown, UnitCosts
+from gpuscout.advise.workload import (
+    AnyWorkload,
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+)
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.knowledge.provider_types import ProviderTerms
+
+FP8_PRECISIONS = ("fp8", "fp8_e4m3", "fp8-e4m3", "fp8_e5m2", "w8a8-fp8")
+
+
+@dataclass(frozen=True, slots=True)
+class RowContext:
+    """Everything a row's explanation is built from."""
+
+    workload: AnyWorkload
+    offer: Offer
+    ev: ConfigEval
+    cm: CostModel
+    cost: CostBreakdown
+    units: UnitCosts
+    terms: ProviderTerms
+    prices: DataPrices
+    spot: bool
+    hourly: float
+    now: datetime
+    assumptions: Assumptions
+
+
+def duration(seconds: float) -> str:
+    """'45 s', '12 min', '3.4 h', '5.2 days'."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _gb(x: float) -> str:
+    return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
+
+
+def _tokens(x: float) -> str:
+    for div, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"{x / div:.3g}{suffix}"
+    return f"{x:.0f}"
+
+
+def kv_needed_gb(ctx: RowContext) -> float | None:
+    """KV cache one replica holds at the operating point: bytes/token x context x users."""
+    w, ev = ctx.workload, ctx.ev
+    if not isinstance(w, ServeWorkload | BatchWorkload) or ev.estimate is None or ev.summary is None:
+        return None
+    per_token = ev.estimate.memory.kv_bytes_per_token
+    users = ev.summary.batch_per_replica or 1
+    if per_token <= 0:
+        return ev.estimate.memory.kv_cache_gb * ev.tp
+    return per_token * (w.prompt_tokens + w.output_tokens) * users / 1e9
+
+
+def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(reasons, warnings) for one row. Reasons come most telling first."""
+    reasons: list[str] = []
+    warnings: list[str] = []
+    w, ev, offer = ctx.workload, ctx.ev, ctx.offer
+    s = ev.summary
+    acc = ev.accelerator
+    acc_name = acc.name if acc is not None else offer.accelerator
+    # 1. memory / fit
+    if s is not None:
+        llm = isinstance(w, ServeWorkload) or (isinstance(w, BatchWorkload) and not w.is_images)
+        if llm and isinstance(w, ServeWorkload | BatchWorkload):
+            kv = kv_needed_gb(ctx)
+            weights_total = s.weights_gb * ev.tp
+            reasons.append(
+                f"fits {ev.tp}x{acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB/GPU "
+                f"(weights {_gb(weights_total)} GB, KV {_gb(kv or 0.0)} GB)"
+            )
+            if kv is not None and kv > weights_total:
+                ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
+                reasons.insert(0, (
+                    f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {s.batch_per_replica} users — larger than "
+                    f"the weights ({_gb(weights_total)} GB)"
+                ))
+        else:
+            reasons.append(
+                f"fits {ev.gpus_per_instance * ev.nodes}x{acc_name}: {_gb(s.memory_per_gpu_gb)} of "
+                f"{_gb(s.memory_capacity_gb)} GB/GPU"
+            )
+    # 2. speed
+    if s is not None:
+        if isinstance(w, ServeWorkload):
+            reasons.append(
+                f"{s.per_user_tokens_per_s or 0:.0f} tok/s per user, TTFT {s.ttft_ms or 0:.0f} ms at "
+                f"{s.batch_per_replica} users/replica ({s.bound or '?'}-bound)"
+            )
+        elif isinstance(w, BatchWorkload) and w.is_images:
+            reasons.append(f"{s.throughput:.2f} img/s -> {duration(ev.time_s)} for {w.images_total:,} images")
+        elif isinstance(w, BatchWorkload):
+            reasons.append(f"{s.throughput:,.0f} tok/s -> {duration(ev.time_s)} for "
+                           f"{_tokens(ev.output_tokens)} output tokens")
+        else:
+            reasons.append(f"{s.throughput:,.0f} train tok/s -> {duration(ev.time_s)} for "
+                           f"{_tokens(ev.train_tokens)} tokens")
+    # 3. what it costs, in the workload's unit
+    u = ctx.units
+    if u.per_million_output_tokens is not None:
+        month = f", ${u.per_month:,.0f}/month" if u.per_month is not None else ""
+        reasons.append(f"${u.per_million_output_tokens:.3g}/M output tokens{month}")
+    elif u.per_image is not None:
+        reasons.append(f"${u.per_image * 1000:.3g} per 1000 images, ${ctx.cost.total:,.2f} in all")
+    elif u.per_run is not None:
+        reasons.append(f"${u.per_run:,.2f} per run")
+    # 4. shape of the configuration
+    _config_reasons(ctx, reasons, warnings)
+    # 5. billing, spot
+    _billing_reasons(ctx, reasons, warnings)
+    _spot_reasons(ctx, reasons, warnings)
+    # 6. hardware and data caveats
+    _warnings(ctx, warnings)
+    return tuple(reasons), tuple(dict.fromkeys(warnings))
+
+
+def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
+    w, ev, offer = ctx.workload, ctx.ev, ctx.offer
+    g = ev.gpus_per_instance
+    if isinstance(w, ServeWorkload | BatchWorkload):
+        if ev.tp == 1 and g > 1:
+            reasons.append(f"model fits one GPU: {ev.replicas_per_instance} replicas, not split")
+        elif ev.tp > 1:
+            reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp})")
+        if ev.tp > 1 and offer.interconnect == Interconnect.PCIE:
+            if ev.pcie_tp_slowdown is not None:
+                warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode ~{ev.pcie_tp_slowdown:.0%} slower "
+                                "than NVLink")
+            else:
+                warnings.append(f"{ev.tp}x PCIe: tensor-parallel all-reduce over PCIe slows decode")
+    if isinstance(w, ServeWorkload) and ev.summary is not None:
+        users = float(w.concurrency or 0) if w.requests_per_s is None else None
+        if ev.instances > 1:
+            load = f"{w.concurrency} users" if w.requests_per_s is None else f"{w.requests_per_s:g} req/s"
+            reasons.append(f"{ev.instances} instances to sustain {load}")
+        elif users is not None and ev.summary.batch_per_replica:
+            busy = -(-int(users) // ev.summary.batch_per_replica)
+            idle = (ev.replicas_per_instance - busy) * ev.tp
+            if idle > 0:
+                warnings.append(f"{idle} of {g} GPUs idle at this load")
+    if isinstance(w, BatchWorkload) and ev.instances > 1:
+        reasons.append(f"{ev.instances} instances to meet the {w.deadline_hours:g} h deadline")
+    if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
+        reasons.append(f"{ev.nodes} nodes x {g} GPUs over {offer.internode}")
+
+
+def _billing_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
+    w, cm = ctx.workload, ctx.cm
+    inc = describe_increment(cm.increment_s)
+    if isinstance(w, ServeWorkload) and w.is_bursty and cm.billed_h_per_day is not None:
+        exact = cm.exact_h_per_day or 0.0
+        text = (f"{inc} billing: {w.bursts_per_day} bursts of {w.burst_minutes:g} min bill "
+                f"{cm.billed_h_per_day:.1f} h/day here vs {exact:.1f} h at per-second billing")
+        reasons.append(text)
+        if exact > 0 and cm.billed_h_per_day > 1.2 * exact:
+            warnings.append(text)
+    elif not isinstance(w, ServeWorkload) and cm.increment_s is not None and cm.increment_s >= 3600 \
+            and ctx.ev.time_s < 3 * 3600:
+        warnings.append(f"per-hour billing: a {duration(ctx.ev.time_s)} job is billed in whole hours")
+    if cm.increment_s is None:
+        warnings.append("billing increment unknown: assumed per-hour")
+
+
+def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
+    if not ctx.spot or ctx.cm.risk is None:
+        return
+    w, offer, cm = ctx.workload, ctx.offer, ctx.cm
+    risk = cm.risk
+    assert risk is not None
+    saving = ""
+    if offer.price_usd_per_hour:
+        pct = 1.0 - ctx.hourly / offer.price_usd_per_hour
+        saving = f"spot {pct:.0%} cheaper" if pct >= 0 else f"spot {-pct:.0%} dearer"
+    if isinstance(w, ServeWorkload):
+        per_month = risk.expected_interruptions * ctx.ev.instances
+        warnings.append(f"spot endpoint: ~{per_month:.1f} reclaims/month, each ~"
+                        f"{duration(risk.lost_s_per_interruption)} down")
+        if saving:
+            reasons.append(saving)
+        return
+    work_h = cm.compute_h
+    share = cm.interruption_h / work_h if work_h > 0 else 0.0
+    interval = getattr(w, "checkpoint_interval_min", None)
+    ckpt = f" with {interval:g}-min checkpoints" if interval else ""
+    reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} "
+                   f"({risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind})")
+
+
+def _warnings(ctx: RowContext, warnings: list[str]) -> None:
+    w, offer, ev = ctx.workload, ctx.offer, ctx.ev
+    acc = ev.accelerator
+    precision = getattr(w, "precision", "bf16").lower()
+    if acc is not None and precision in FP8_PRECISIONS and not acc.fp8_supported:
+        warnings.append("no FP8 tensor cores: FP8 weights run as weight-only")
+    warnings.extend(ev.warnings)
+    if offer.observed_at is None:
+        warnings.append("price age unknown (bundled snapshot)")
+    else:
+        age_days = (ctx.now - offer.observed_at).total_seconds() / 86400
+        if age_days >= ctx.assumptions.price_age_warn_days:
+            warnings.append(f"price {age_days:.0f} days old")
+    if offer.stale:
+        warnings.append("stale: from an older catalog feed")
+    if offer.availability == Availability.LIMITED:
+        count = f" ({offer.available_count} left)" if offer.available_count is not None else ""
+        warnings.append(f"availability limited{count}")
+    if ctx.prices.egress_assumed and w.egress_gb > 0:
+        warnings.append(f"egress price unknown: assumed ${ctx.prices.egress_usd_per_gb:g}/GB")
+    if ctx.prices.storage_assumed and ctx.cost.storage > 0:
+        warnings.append(f"storage price unknown: assumed ${ctx.prices.storage_usd_per_gb_month:g}/GB-month")
