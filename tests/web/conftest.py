@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -73,7 +74,14 @@ def db_url(tmp_path: Path) -> str:
     store = Store(url)
     # Mark the bundled snapshot as loaded (with no rows) so that these tests see only their offers.
     store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
-    store.write_snapshot("test", sample_offers())
+    dated = [o for o in sample_offers() if o.observed_at is not None]
+    # An older snapshot of the same source, ten days earlier and 20% dearer, gives a price history.
+    older = [replace(o, observed_at=NOW - timedelta(days=10),
+                     price_usd_per_hour=o.price_usd_per_hour and round(o.price_usd_per_hour * 1.2, 4))
+             for o in dated]
+    store.write_snapshot("test", older)
+    store.write_snapshot("test", dated)
+    store.write_snapshot("oldfeed", [o for o in sample_offers() if o.observed_at is None])
     store.close()
     return url
 

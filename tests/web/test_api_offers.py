@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.web.conftest import XSS
@@ -79,3 +80,10 @@ def test_bad_values_name_the_field(client: TestClient) -> None:
         r = client.get("/api/v1/offers", params=params)
         assert r.status_code == 422, params
         assert r.json()["field"] == field
+
+
+def test_history_gives_min_and_median_per_provider_and_snapshot(client: TestClient) -> None:
+    points = client.get("/api/v1/history", params={"gpu": "H100-SXM", "provider": "alphacloud"}).json()
+    assert [p["min_usd_per_gpu_hour"] for p in points] == [3.6, 3.0]  # 10 days ago (+20%), now
+    assert points[0]["median_usd_per_gpu_hour"] == pytest.approx((3.6 + 4.68) / 2)
+    assert client.get("/api/v1/history", params={"gpu": "H1000"}).json()["field"] == "gpu"

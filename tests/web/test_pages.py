@@ -25,7 +25,7 @@ def test_offers_page_filters_on_the_server(client: TestClient) -> None:
 
 def test_sort_links_keep_the_filters_and_flip_direction(client: TestClient) -> None:
     html = client.get("/", params={"gpu": "H100", "sort": "price_per_gpu"}).text
-    assert 'href="?gpu=H100&amp;order=desc"' in html  # same column again: descending (sort is default)
+    assert 'href="/?gpu=H100&amp;order=desc"' in html  # same column again: descending (sort is default)
     assert "sort=provider" in html and "gpu=H100&amp;sort=provider" in html
 
 

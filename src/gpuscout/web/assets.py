@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, RedirectResponse
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,6 +31,11 @@ def swagger_file(name: str) -> Path | None:
         return None
     path = Path(str(base / name))
     return path if path.is_file() else None
+
+
+@router.get("/favicon.ico")
+def favicon() -> RedirectResponse:
+    return RedirectResponse("/static/favicon.svg", status_code=301)
 
 
 @router.get("/vendor/plotly.min.js")

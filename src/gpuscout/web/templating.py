@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -28,6 +29,23 @@ def _num(value: float | None, digits: int = 1) -> str:
     return f"{value:,.{digits}f}"
 
 
+_URL = re.compile(r"https?://[^\s\"'<>()]+")
+
+
+def _url_parts(text: str) -> list[tuple[str, bool]]:
+    """Split text into (segment, is_url) so templates can link http(s) URLs and escape the rest."""
+    parts: list[tuple[str, bool]] = []
+    pos = 0
+    for match in _URL.finditer(text or ""):
+        if match.start() > pos:
+            parts.append((text[pos : match.start()], False))
+        parts.append((match.group(0).rstrip(".,;"), True))
+        pos = match.start() + len(parts[-1][0])
+    if pos < len(text or ""):
+        parts.append((text[pos:], False))
+    return parts
+
+
 def _query(params: dict[str, Any]) -> str:
     clean = {k: v for k, v in params.items() if v not in (None, "")}
     return "?" + urlencode(clean, doseq=True) if clean else ""
@@ -43,6 +61,7 @@ def _build_env() -> Environment:
     )
     env.filters["money"] = _money
     env.filters["num"] = _num
+    env.filters["url_parts"] = _url_parts
     env.globals["query"] = _query
     env.globals["version"] = __version__
     return env
