@@ -217,10 +217,8 @@ def _csv_rows(label: str, text: str) -> Iterator[_Row]:
         raise OfferFileError([(f"{label}:1: header", "empty file; the first line must name the columns")])
     header = [h.strip() for h in reader.fieldnames]
     reader.fieldnames = header
-    start = 2
     for record in reader:
-        line = start
-        start = reader.line_num + 1
+        line = reader.line_num  # the physical line the row ends on (blank lines counted)
         data = {k: v for k, v in record.items() if k is not None}
         if None in record:
             yield _Row(label, {**data, "__extra__": ",".join(record[None])}, line, {})

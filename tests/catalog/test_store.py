@@ -1,0 +1,278 @@
+"""Store behaviour on SQLite and PostgreSQL: round trip, current = latest good, filters, sorts."""
+
+from __future__ import annotations
+
+import statistics
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.query import OfferQuery
+from gpuscout.catalog.store import Store, format_age
+from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.accelerators import resolve_gpu
+from tests.catalog.helpers import STORE_KINDS, make_offer, many_offers, temp_store
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+    with temp_store(request.param, tmp_path) as s:
+        yield s
+
+
+def test_offer_round_trips_field_by_field(store: Store) -> None:
+    offer = make_offer(
+        zone="us-east-1a",
+        vcpus=26.0,
+        ram_gb=225.0,
+        disk_gb=512.0,
+        interconnect=Interconnect.NVLINK,
+        internode="infiniband",
+        availability=Availability.LIMITED,
+        available_count=3,
+        billing_terms="testcloud",
+        stale=True,
+        fractional=False,
+        storage_usd_per_gb_month=0.1,
+        egress_usd_per_gb=0.05,
+        secure=True,
+        spot_price_usd_per_hour=1.25,
+        notes="a note",
+        extra={"k": "v"},
+    )
+    store.write_snapshot("src-a", [offer])
+    [back] = store.current_offers()
+    assert back == offer
+    assert back.extra == {"k": "v"}
+    assert back.observed_at == offer.observed_at and back.observed_at is not None
+    assert back.observed_at.tzinfo is not None
+    assert back.interconnect is Interconnect.NVLINK and back.availability is Availability.LIMITED
+
+
+def test_unknown_observed_time_stays_unknown(store: Store) -> None:
+    store.write_snapshot("src-a", [make_offer(observed_at=None)])
+    [back] = store.current_offers()
+    assert back.observed_at is None
+    [status] = store.sources_status()
+    assert status.data_observed_at is None and status.age_s is None and status.age_text == "unknown"
+
+
+def test_current_is_latest_good_snapshot_and_history_is_kept(store: Store) -> None:
+    store.write_snapshot("src-a", many_offers(3))
+    second = store.write_snapshot("src-a", many_offers(5))
+    store.record_attempt("src-a", "failed", error="HTTP 500")
+    assert store.count_offers() == 5
+    assert store.last_good_row_count("src-a") == 5
+    [status] = store.sources_status()
+    assert status.current_snapshot_id == second.snapshot_id
+    assert status.last_status == "failed" and status.last_error == "HTTP 500"
+    assert status.row_count == 5
+    assert len(store.snapshots("src-a")) == 3
+
+
+def test_sources_are_independent(store: Store) -> None:
+    store.write_snapshot("a", many_offers(2, provider="pa"))
+    store.write_snapshot("b", many_offers(3, provider="pb"))
+    store.write_snapshot("a", many_offers(4, provider="pa"))
+    assert store.count_offers() == 7
+    assert store.count_offers(OfferQuery(providers=("pb",))) == 3
+
+
+def test_record_attempt_rejects_ok_status(store: Store) -> None:
+    with pytest.raises(InvalidInputError):
+        store.record_attempt("a", "ok")
+
+
+def _corpus() -> list:  # type: ignore[type-arg]
+    return [
+        make_offer(
+            instance_type="h100x8",
+            accelerator="H100-SXM",
+            gpu_count=8,
+            price_usd_per_hour=20.0,
+            spot_price_usd_per_hour=8.0,
+            interconnect=Interconnect.NVLINK,
+            region="us-east-1",
+        ),
+        make_offer(
+            instance_type="h100pcie",
+            accelerator="H100-PCIe",
+            price_usd_per_hour=2.0,
+            region="eu-west-1",
+            interconnect=Interconnect.PCIE,
+            availability=Availability.UNAVAILABLE,
+        ),
+        make_offer(
+            instance_type="a100-40",
+            accelerator="A100-SXM4-40GB",
+            gpu_memory_gb=40.0,
+            price_usd_per_hour=1.2,
+            provider="other",
+            region="EU-central",
+            stale=True,
+        ),
+        make_offer(
+            instance_type="4090",
+            accelerator="RTX4090",
+            gpu_memory_gb=24.0,
+            price_usd_per_hour=0.4,
+            spot_price_usd_per_hour=0.2,
+            provider="other",
+            region="us_west%",
+        ),
+        make_offer(
+            instance_type="b200x2",
+            accelerator="B200",
+            gpu_memory_gb=180.0,
+            gpu_count=2,
+            price_usd_per_hour=11.0,
+        ),
+    ]
+
+
+def _names(offers) -> list[str]:  # type: ignore[no-untyped-def]
+    return [o.instance_type for o in offers]
+
+
+def test_filters(store: Store) -> None:
+    store.write_snapshot("s", _corpus())
+    q = OfferQuery
+    assert set(_names(store.current_offers(q(gpus=("H100-SXM", "H100-PCIe"))))) == {"h100x8", "h100pcie"}
+    assert set(_names(store.current_offers(q(min_vram_gb=80)))) == {"h100x8", "h100pcie", "b200x2"}
+    assert set(_names(store.current_offers(q(min_total_vram_gb=300)))) == {"h100x8", "b200x2"}
+    assert _names(store.current_offers(q(gpu_count=2))) == ["b200x2"]
+    assert set(_names(store.current_offers(q(providers=("OTHER",))))) == {"a100-40", "4090"}
+    assert set(_names(store.current_offers(q(regions=("eu",))))) == {"h100pcie", "a100-40"}
+    assert _names(store.current_offers(q(regions=("_west%",)))) == ["4090"]  # LIKE characters are literal
+    assert set(_names(store.current_offers(q(spot=True)))) == {"h100x8", "4090"}
+    assert "h100pcie" not in _names(store.current_offers(q(available_only=True)))
+    assert _names(store.current_offers(q(interconnect="nvlink"))) == ["h100x8"]
+    assert set(_names(store.current_offers(q(max_price_usd_per_hour=2.0)))) == {"h100pcie", "a100-40", "4090"}
+    assert set(_names(store.current_offers(q(spot=True, max_price_usd_per_hour=1.0)))) == {"4090"}
+    assert "a100-40" not in _names(store.current_offers(q(exclude_stale=True)))
+    assert store.count_offers(q(providers=("other",), limit=1)) == 2
+    with pytest.raises(InvalidInputError, match="interconnect"):
+        store.current_offers(q(interconnect="infiniband"))
+
+
+def _spec_value(offer, attr: str) -> float:  # type: ignore[no-untyped-def]
+    acc = resolve_gpu(offer.accelerator)
+    return float(getattr(acc, attr)) / offer.price_usd_per_gpu_hour
+
+
+@pytest.mark.parametrize(
+    ("sort", "key", "reverse"),
+    [
+        ("price", lambda o: o.price_usd_per_hour, False),
+        ("price_per_gpu", lambda o: o.price_usd_per_gpu_hour, False),
+        ("price_per_gb_vram", lambda o: o.price_usd_per_hour / o.total_memory_gb, False),
+        ("bandwidth_per_dollar", lambda o: _spec_value(o, "bandwidth_gbps"), True),
+        ("tflops_per_dollar", lambda o: _spec_value(o, "bf16_tflops"), True),
+        # ties (two 80 GB offers) are broken by the per-GPU price, cheapest first
+        ("gpu_memory", lambda o: (-o.gpu_memory_gb, o.price_usd_per_gpu_hour), False),
+    ],
+)
+def test_sorts_match_python(store: Store, sort: str, key, reverse: bool) -> None:  # type: ignore[no-untyped-def]
+    corpus = _corpus()
+    store.write_snapshot("s", corpus)
+    expected = [o.instance_type for o in sorted(corpus, key=key, reverse=reverse)]
+    assert _names(store.current_offers(OfferQuery(sort=sort))) == expected
+    if sort != "gpu_memory":
+        assert _names(store.current_offers(OfferQuery(sort=sort, descending=True))) == expected[::-1]
+
+
+def test_spot_sort_uses_spot_price(store: Store) -> None:
+    store.write_snapshot("s", _corpus())
+    assert _names(store.current_offers(OfferQuery(spot=True, sort="price_per_gpu"))) == ["4090", "h100x8"]
+
+
+def test_limit_offset_and_bad_sort(store: Store) -> None:
+    store.write_snapshot("s", _corpus())
+    all_names = _names(store.current_offers(OfferQuery(sort="price")))
+    assert _names(store.current_offers(OfferQuery(sort="price", limit=2, offset=1))) == all_names[1:3]
+    with pytest.raises(InvalidInputError, match="sort"):
+        store.current_offers(OfferQuery(sort="cheapest"))
+
+
+def test_bundled_rows_are_hidden_where_a_live_source_covers_the_provider(store: Store) -> None:
+    store.write_snapshot(
+        "snapshot",
+        [make_offer(provider="p1", observed_at=None), make_offer(provider="p2", observed_at=None)],
+        fallback=True,
+    )
+    assert store.count_offers() == 2
+    store.write_snapshot("live-p1", [make_offer(provider="p1", instance_type="live")])
+    assert sorted((o.provider, o.instance_type) for o in store.current_offers()) == [
+        ("p1", "live"),
+        ("p2", "1xH100"),
+    ]
+    assert store.count_offers() == 2
+    assert store.count_offers(include_superseded=True) == 3
+
+
+def test_sources_status_reports_credentials(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.catalog.helpers import FakeSource
+
+    store.write_snapshot("a", many_offers(2))
+    sources = {"a": FakeSource("a", needs=("A_KEY",)), "never": FakeSource("never")}
+    monkeypatch.setenv("A_KEY", "x")
+    by_name = {s.source: s for s in store.sources_status(sources)}
+    assert by_name["a"].credentials_present is True and by_name["a"].needs_credentials == ("A_KEY",)
+    assert by_name["a"].age_s is not None and by_name["a"].age_s > 0
+    assert by_name["never"].last_status is None and by_name["never"].current_snapshot_id is None
+    monkeypatch.delenv("A_KEY")
+    assert {s.source: s for s in store.sources_status(sources)}["a"].credentials_present is False
+
+
+def test_prune_keeps_current_snapshot(store: Store) -> None:
+    old = datetime.now(UTC) - timedelta(days=40)
+    store.write_snapshot("a", many_offers(2), started_at=old)
+    store.write_snapshot("b", many_offers(2, provider="pb"), started_at=old)
+    store.write_snapshot("a", many_offers(3))
+    assert store.prune(30) == 1  # a's old snapshot; b's old one is still current
+    assert store.count_offers() == 5
+    assert len(store.snapshots()) == 2
+    with pytest.raises(InvalidInputError):
+        store.prune(-1)
+
+
+def test_price_history_min_and_median(store: Store) -> None:
+    t1 = datetime(2026, 10, 1, tzinfo=UTC)
+    t2 = datetime(2026, 11, 1, tzinfo=UTC)
+    prices1 = [2.0, 3.0, 10.0]
+    prices2 = [1.5, 2.5]
+    store.write_snapshot(
+        "a",
+        [
+            make_offer(instance_type=f"x{i}", price_usd_per_hour=p, observed_at=t1)
+            for i, p in enumerate(prices1)
+        ],
+    )
+    store.write_snapshot(
+        "a",
+        [
+            make_offer(instance_type=f"y{i}", price_usd_per_hour=2 * p, gpu_count=2, observed_at=t2)
+            for i, p in enumerate(prices2)
+        ],
+    )
+    points = store.price_history("H100-SXM")
+    assert [p.at for p in points] == [t1, t2]
+    assert points[0].min_usd_per_gpu_hour == 2.0 and points[0].median_usd_per_gpu_hour == 3.0
+    assert points[1].min_usd_per_gpu_hour == 1.5
+    assert points[1].median_usd_per_gpu_hour == pytest.approx(statistics.median(prices2))
+    assert store.price_history("H100-SXM", provider="nobody") == []
+    assert store.price_history("A100-SXM4-40GB") == []
+
+
+def test_format_age() -> None:
+    assert format_age(None) == "unknown"
+    assert format_age(30) == "30s"
+    assert format_age(3 * 3600) == "3h"
+    assert format_age(5 * 86400) == "5d"
+
+
+def test_bad_url() -> None:
+    with pytest.raises(InvalidInputError, match="db"):
+        Store("mysql://nope/db")
