@@ -242,8 +242,18 @@ def test_every_calibration_gpu_resolves() -> None:
 
 # Snapshot names with no row in the table (correctly refused rather than mapped to a neighbour).
 SNAPSHOT_NOT_IN_TABLE = {
-    "A2000", "A800-80GB-PCIe", "B300", "GB300", "M4000", "P4000", "Radeon-MI25", "RTX2000-Ada",
-    "RTX3060", "RTX3060Ti", "RTX4060Ti", "RTX4070Ti-Super",
+    "A2000",
+    "A800-80GB-PCIe",
+    "B300",
+    "GB300",
+    "M4000",
+    "P4000",
+    "Radeon-MI25",
+    "RTX2000-Ada",
+    "RTX3060",
+    "RTX3060Ti",
+    "RTX4060Ti",
+    "RTX4070Ti-Super",
     "RTX6000",  # Quadro RTX 6000 (Turing, 24 GB); resolving it to RTX 6000 Ada would be wrong
 }
 

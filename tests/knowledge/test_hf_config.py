@@ -18,8 +18,19 @@ from tests.conftest import REFERENCE
 
 CONFIGS = sorted((REFERENCE / "hf_configs").glob("*.json"))
 # Fields that legitimately differ between an import and the curated row (names and provenance).
-PROVENANCE = {"name", "hf_id", "family", "source", "notes", "aliases", "official_total_params_b",
-              "official_active_params_b", "params_source", "imported", "torch_dtype"}
+PROVENANCE = {
+    "name",
+    "hf_id",
+    "family",
+    "source",
+    "notes",
+    "aliases",
+    "official_total_params_b",
+    "official_active_params_b",
+    "params_source",
+    "imported",
+    "torch_dtype",
+}
 
 
 def test_there_are_reference_configs() -> None:
@@ -63,8 +74,17 @@ def _llama(**changes: Any) -> dict[str, Any]:
     return {k: v for k, v in raw.items() if v is not None}
 
 
-@pytest.mark.parametrize("key", ["num_hidden_layers", "hidden_size", "num_attention_heads", "vocab_size",
-                                 "intermediate_size", "model_type"])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "num_hidden_layers",
+        "hidden_size",
+        "num_attention_heads",
+        "vocab_size",
+        "intermediate_size",
+        "model_type",
+    ],
+)
 def test_missing_required_key_is_named(key: str) -> None:
     raw = _llama()
     del raw[key]
@@ -100,9 +120,15 @@ def test_gemma3_text_config_nesting_and_defaults() -> None:
         "model_type": "gemma3",
         "architectures": ["Gemma3ForConditionalGeneration"],
         "text_config": {
-            "model_type": "gemma3_text", "hidden_size": 5376, "intermediate_size": 21504,
-            "num_hidden_layers": 62, "num_attention_heads": 32, "num_key_value_heads": 16, "head_dim": 128,
-            "sliding_window": 1024, "max_position_embeddings": 131072,
+            "model_type": "gemma3_text",
+            "hidden_size": 5376,
+            "intermediate_size": 21504,
+            "num_hidden_layers": 62,
+            "num_attention_heads": 32,
+            "num_key_value_heads": 16,
+            "head_dim": 128,
+            "sliding_window": 1024,
+            "max_position_embeddings": 131072,
         },
         "vision_config": {"hidden_size": 1152},
     }
@@ -114,10 +140,26 @@ def test_gemma3_text_config_nesting_and_defaults() -> None:
 
 
 def test_falcon_old_and_new_key_names() -> None:
-    old = {"model_type": "RefinedWeb", "n_layer": 60, "hidden_size": 8192, "n_head": 128, "n_head_kv": 8,
-           "vocab_size": 65024, "parallel_attn": True, "bias": False}
-    new = {"model_type": "falcon", "num_hidden_layers": 60, "hidden_size": 8192, "num_attention_heads": 128,
-           "num_kv_heads": 8, "vocab_size": 65024, "new_decoder_architecture": True, "bias": False}
+    old = {
+        "model_type": "RefinedWeb",
+        "n_layer": 60,
+        "hidden_size": 8192,
+        "n_head": 128,
+        "n_head_kv": 8,
+        "vocab_size": 65024,
+        "parallel_attn": True,
+        "bias": False,
+    }
+    new = {
+        "model_type": "falcon",
+        "num_hidden_layers": 60,
+        "hidden_size": 8192,
+        "num_attention_heads": 128,
+        "num_kv_heads": 8,
+        "vocab_size": 65024,
+        "new_decoder_architecture": True,
+        "bias": False,
+    }
     registry = count_params(resolve_model("falcon-40b")).total
     assert count_params(model_from_hf_config(old)).total == registry
     assert count_params(model_from_hf_config(new)).total == registry

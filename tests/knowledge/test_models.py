@@ -54,8 +54,12 @@ def test_resolves(name: str, canonical: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "canonical"),
-    [("LLaMA 7B", "llama-2-7b"), ("LLaMA 70B", "llama-2-70b"), ("DeepSeek-R1", "deepseek-v3"),
-     ("Mistral 7B", "mistral-7b-v0.3")],
+    [
+        ("LLaMA 7B", "llama-2-7b"),
+        ("LLaMA 70B", "llama-2-70b"),
+        ("DeepSeek-R1", "deepseek-v3"),
+        ("Mistral 7B", "mistral-7b-v0.3"),
+    ],
 )
 def test_historical_names_map_with_a_note(name: str, canonical: str) -> None:
     res = resolve_model_detail(name)
@@ -66,7 +70,10 @@ def test_historical_names_map_with_a_note(name: str, canonical: str) -> None:
 def test_original_llama_7b_has_llama2_7b_architecture() -> None:
     llama1 = resolve_model("LLaMA 7B")
     assert (llama1.hidden_size, llama1.num_hidden_layers, llama1.num_key_value_heads, llama1.vocab_size) == (
-        4096, 32, 32, 32000,
+        4096,
+        32,
+        32,
+        32000,
     )
 
 

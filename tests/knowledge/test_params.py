@@ -87,8 +87,17 @@ def test_breakdown_adds_up() -> None:
         c = count_params(spec)
         if not c.computed:
             continue
-        parts = (c.embedding + c.lm_head + c.attention + c.dense_mlp + c.routed_experts + c.shared_experts
-                 + c.router + c.norms + c.other)
+        parts = (
+            c.embedding
+            + c.lm_head
+            + c.attention
+            + c.dense_mlp
+            + c.routed_experts
+            + c.shared_experts
+            + c.router
+            + c.norms
+            + c.other
+        )
         assert parts == c.total, spec.name
         assert 0 < c.active <= c.total
 

@@ -1,9 +1,332 @@
-"""CLI commands (registered on the root app by `register`)."""
+"""``gpuscout gpus`` and ``gpuscout models``: browse the accelerator table and the model registry."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.table import Table
+
+from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
+from gpuscout.knowledge.hf_config import model_from_hf_config, model_from_hub
+from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.models import all_models, resolve_model_detail
+from gpuscout.knowledge.params import ParamCount, count_params
+
+GPU_KINDS = ("datacenter", "workstation", "consumer", "tpu", "asic")
+GPU_SORTS = {
+    "memory": lambda a: a.memory_gb,
+    "bandwidth": lambda a: a.bandwidth_gbps,
+    "bf16": lambda a: a.bf16_tflops or 0.0,
+}
+MODEL_KINDS = ("llm", "diffusion", "audio")
+
+
+def _num(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return "—"
+    return f"{value:,.{digits}f}"
+
+
+# ---------------------------------------------------------------- gpus
+
+
+def select_gpus(
+    *, vendor: str | None, min_memory: float | None, kind: str | None, fp8: bool, sort: str
+) -> list[Accelerator]:
+    """Filter and sort the accelerator table (validating every option)."""
+    accs = list(all_accelerators())
+    if vendor is not None:
+        vendors = sorted({a.vendor for a in accs})
+        match = [v for v in vendors if v.lower() == vendor.strip().lower()]
+        if not match:
+            raise InvalidInputError("--vendor", f"unknown vendor {vendor!r}", ", ".join(vendors))
+        accs = [a for a in accs if a.vendor == match[0]]
+    if min_memory is not None:
+        if min_memory < 0:
+            raise InvalidInputError("--min-memory", f"must be >= 0 GB, got {min_memory:g}")
+        accs = [a for a in accs if a.memory_gb >= min_memory]
+    if kind is not None:
+        if kind.lower() not in GPU_KINDS:
+            raise InvalidInputError("--kind", f"unknown kind {kind!r}", ", ".join(GPU_KINDS))
+        accs = [a for a in accs if a.kind == kind.lower()]
+    if fp8:
+        accs = [a for a in accs if a.fp8_supported]
+    if sort not in GPU_SORTS:
+        raise InvalidInputError("--sort", f"unknown sort key {sort!r}", ", ".join(GPU_SORTS))
+    return sorted(accs, key=GPU_SORTS[sort], reverse=True)
+
+
+def _gpu_table(accs: list[Accelerator]) -> Table:
+    table = Table(title=f"{len(accs)} accelerators — dense tensor rates, — = unknown or unsupported")
+    table.add_column("Name", no_wrap=True)
+    for header in ("Memory GB", "Bandwidth GB/s", "BF16 TFLOPS", "FP8 TFLOPS", "FP4 TFLOPS"):
+        table.add_column(header, justify="right", overflow="fold")
+    table.add_column("Checked", no_wrap=True)
+    for a in accs:
+        fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
+        fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")
+        table.add_row(
+            a.name,
+            _num(a.memory_gb),
+            _num(a.bandwidth_gbps),
+            _num(a.bf16_tflops, 1),
+            fp8,
+            fp4,
+            a.confidence.replace("-verified", ""),
+        )
+    table.caption = "yes* = native support, rate not in the source. Details and sources: gpuscout gpus NAME"
+    return table
+
+
+def _gpu_detail(name: str, as_json: bool) -> None:
+    res = resolve_gpu_detail(name, field="NAME")
+    acc = res.accelerator
+    if as_json:
+        print_json({**to_jsonable(acc), "resolution": {"exact": res.exact, "note": res.note}})
+        return
+    table = Table(title=f"{acc.name} — {acc.full_name}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    rows: list[tuple[str, str]] = [
+        ("Vendor / kind", f"{acc.vendor} / {acc.kind}"),
+        ("Memory", f"{_num(acc.memory_gb)} GB {acc.memory_type}"),
+        ("Bandwidth", f"{_num(acc.bandwidth_gbps)} GB/s"),
+        ("FP32", f"{_num(acc.fp32_tflops, 1)} TFLOPS"),
+        ("TF32 (dense)", f"{_num(acc.tf32_tflops, 1)} TFLOPS"),
+        ("BF16 (dense)", f"{_num(acc.bf16_tflops, 1)} TFLOPS"),
+        ("FP16 (dense)", f"{_num(acc.tflops('fp16'), 1)} TFLOPS"),
+        ("FP8 (dense)", f"{_num(acc.fp8_tflops, 1)} TFLOPS (native: {'yes' if acc.fp8_supported else 'no'})"),
+        ("INT8 (dense)", f"{_num(acc.int8_tops, 1)} TOPS"),
+        ("FP4 (dense)", f"{_num(acc.fp4_tflops, 1)} TFLOPS (native: {'yes' if acc.fp4_supported else 'no'})"),
+        ("Interconnect", f"{acc.interconnect or '—'} ({_num(acc.interconnect_gbps)} GB/s)"),
+        ("TDP", f"{_num(acc.tdp_w)} W"),
+        ("Form factor", acc.form_factor),
+        ("Release year", str(acc.release_year or "—")),
+        ("Aliases", ", ".join(acc.aliases) or "—"),
+        ("Source", acc.source),
+        ("Confidence", acc.confidence),
+        ("Notes", acc.notes or "—"),
+    ]
+    if not res.exact:
+        rows.insert(0, ("Resolved", res.note))
+    for key, value in rows:
+        table.add_row(key, value)
+    console.print(table)
+
+
+def gpus(
+    name: Annotated[
+        str | None, typer.Argument(help="Show one accelerator in full (any common name).")
+    ] = None,
+    vendor: Annotated[str | None, typer.Option(help="NVIDIA, AMD, Intel, Google or AWS.")] = None,
+    min_memory: Annotated[float | None, typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    kind: Annotated[str | None, typer.Option(help="datacenter, workstation, consumer, tpu or asic.")] = None,
+    fp8: Annotated[bool, typer.Option("--fp8", help="Only accelerators with native FP8.")] = False,
+    sort: Annotated[str, typer.Option(help="Sort by memory, bandwidth or bf16 (descending).")] = "memory",
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List accelerators with their specs, or show one in full with its sources."""
+    with user_errors():
+        if name is not None:
+            _gpu_detail(name, as_json)
+            return
+        accs = select_gpus(vendor=vendor, min_memory=min_memory, kind=kind, fp8=fp8, sort=sort)
+        if as_json:
+            print_json(accs)
+        elif not accs:
+            console.print("No accelerator matches these filters.")
+        else:
+            console.print(_gpu_table(accs))
+
+
+# ---------------------------------------------------------------- models
+
+
+def _context_label(tokens: int) -> str:
+    return f"{tokens // 1024}k" if tokens >= 1024 and tokens % 1024 == 0 else f"{tokens:,}"
+
+
+def _attention_label(spec: ModelSpec, *, short: bool = False) -> str:
+    if spec.kind != "llm":
+        return "—"
+    if spec.is_mla:
+        label = "MLA"
+    elif spec.num_key_value_heads == 1:
+        label = "MQA"
+    elif spec.num_key_value_heads < spec.num_attention_heads:
+        label = "GQA"
+    else:
+        label = "MHA"
+    if spec.sliding_layers and short:
+        label += " + SWA"
+    elif spec.sliding_layers:
+        label += f" + SWA {spec.sliding_window} ({spec.sliding_layers}/{spec.num_hidden_layers})"
+    return label
+
+
+def select_models(*, family: str | None, kind: str | None) -> list[ModelSpec]:
+    """Filter the registry (family: case-insensitive prefix, e.g. "llama3", "qwen")."""
+    models = list(all_models())
+    if kind is not None:
+        if kind.lower() not in MODEL_KINDS:
+            raise InvalidInputError("--kind", f"unknown kind {kind!r}", ", ".join(MODEL_KINDS))
+        models = [m for m in models if m.kind == kind.lower()]
+    if family is not None:
+        wanted = family.strip().lower()
+        families = sorted({m.family for m in all_models()})
+        if not any(f.lower().startswith(wanted) for f in families):
+            raise InvalidInputError("--family", f"unknown family {family!r}", ", ".join(families))
+        models = [m for m in models if m.family.lower().startswith(wanted)]
+    return models
+
+
+def _model_row(spec: ModelSpec, count: ParamCount) -> dict[str, Any]:
+    return {**to_jsonable(spec), "params": to_jsonable(count)}
+
+
+def _models_table(models: list[ModelSpec]) -> Table:
+    table = Table(title=f"{len(models)} models — parameters computed from the architecture")
+    table.add_column("Name", overflow="fold")
+    for header in ("Params B", "Active B", "Layers", "Context"):
+        table.add_column(header, justify="right", no_wrap=True)
+    table.add_column("Attention: heads/KV × head dim", overflow="fold")
+    for m in models:
+        c = count_params(m)
+        is_llm = m.kind == "llm"
+        shape = f"{m.num_attention_heads}/{m.num_key_value_heads} × {m.head_dim}"
+        table.add_row(
+            m.name,
+            f"{c.total_b:,.2f}" + ("" if c.computed else "*"),
+            f"{c.active_b:,.2f}" if m.is_moe else "—",
+            str(m.num_hidden_layers) if is_llm else "—",
+            _context_label(m.max_position_embeddings) if is_llm else m.kind,
+            f"{_attention_label(m, short=True)} {shape}" if is_llm else "—",
+        )
+    table.caption = "* declared size (diffusion/audio, not computed). Details: gpuscout models NAME"
+    return table
+
+
+def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
+    count = count_params(spec)
+    if as_json:
+        print_json({**_model_row(spec, count), "resolution": {"note": note}})
+        return
+    table = Table(title=f"{spec.name} — {spec.hf_id or 'imported'}", show_header=False)
+    table.add_column("field", style="bold")
+    table.add_column("value", overflow="fold")
+    official = ""
+    if spec.official_total_params_b:
+        official = f" (published: {spec.official_total_params_b:g} B"
+        if spec.official_active_params_b:
+            official += f" / {spec.official_active_params_b:g} B active"
+        official += f"; {spec.params_source})" if spec.params_source else ")"
+    rows: list[tuple[str, str]] = []
+    if note:
+        rows.append(("Resolved", note))
+    rows += [
+        ("Family / kind", f"{spec.family} / {spec.kind}"),
+        ("Parameters", f"{count.total_b:,.3f} B" + ("" if count.computed else " (declared)") + official),
+    ]
+    if spec.kind == "llm":
+        if spec.is_moe:
+            rows.append(
+                (
+                    "Active per token",
+                    f"{count.active_b:,.3f} B "
+                    f"({count.active_excl_embedding / 1e9:,.3f} B without the embedding table)",
+                )
+            )
+        rows += [
+            (
+                "Embedding / lm_head",
+                f"{count.embedding / 1e9:,.3f} B / "
+                + ("tied" if spec.tie_word_embeddings else f"{count.lm_head / 1e9:,.3f} B"),
+            ),
+            ("Attention params", f"{count.attention / 1e9:,.3f} B"),
+            (
+                "MLP params",
+                f"dense {count.dense_mlp / 1e9:,.3f} B, experts {count.routed_experts / 1e9:,.3f} B, "
+                f"shared {count.shared_experts / 1e9:,.3f} B",
+            ),
+            ("Layers / hidden", f"{spec.num_hidden_layers} / {spec.hidden_size}"),
+            (
+                "Heads / KV heads / head dim",
+                f"{spec.num_attention_heads} / {spec.num_key_value_heads} / {spec.head_dim}",
+            ),
+            ("Attention", _attention_label(spec)),
+            ("Vocabulary", f"{spec.vocab_size:,}"),
+            ("Context", f"{spec.max_position_embeddings:,} tokens"),
+        ]
+        if spec.is_moe:
+            rows.append(
+                (
+                    "Experts",
+                    f"{spec.num_experts} routed (top {spec.experts_per_token}), "
+                    f"{spec.shared_experts} shared, width {spec.moe_intermediate_size}, "
+                    f"{spec.first_dense_layers} leading dense layers",
+                )
+            )
+        if spec.is_mla:
+            rows.append(
+                (
+                    "MLA",
+                    f"kv_lora_rank {spec.kv_lora_rank}, q_lora_rank {spec.q_lora_rank}, "
+                    f"rope {spec.qk_rope_head_dim}, nope {spec.qk_nope_head_dim}, v {spec.v_head_dim}",
+                )
+            )
+        if count.mtp:
+            rows.append(("MTP module (not counted)", f"{count.mtp / 1e9:,.2f} B"))
+    elif spec.auxiliary_params_b:
+        rows.append(("Loaded with it", f"{spec.auxiliary_params_b:g} B (text encoders, VAE)"))
+    rows += [
+        ("Weights dtype", spec.torch_dtype),
+        ("Aliases", ", ".join(spec.aliases) or "—"),
+        ("Source", spec.source or "—"),
+        ("Notes", spec.notes or "—"),
+    ]
+    for key, value in rows:
+        table.add_row(key, value)
+    console.print(table)
+
+
+def models(
+    name: Annotated[str | None, typer.Argument(help="Show one model in full (name, alias or HF id).")] = None,
+    family: Annotated[str | None, typer.Option(help="Family prefix, e.g. llama3, qwen, gemma.")] = None,
+    kind: Annotated[str | None, typer.Option(help="llm, diffusion or audio.")] = None,
+    config: Annotated[Path | None, typer.Option("--config", help="Import a local HF config.json.")] = None,
+    hub: Annotated[str | None, typer.Option("--hub", help="Import config.json of a Hub repo id.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """List the model registry with computed parameter counts, or show one model in full."""
+    with user_errors():
+        chosen = sum(x is not None for x in (name, config, hub))
+        if chosen > 1:
+            raise InvalidInputError("NAME/--config/--hub", "give only one of them")
+        if config is not None:
+            _model_detail(model_from_hf_config(config), "", as_json)
+            return
+        if hub is not None:
+            _model_detail(model_from_hub(hub), "", as_json)
+            return
+        if name is not None:
+            res = resolve_model_detail(name, field="NAME")
+            _model_detail(res.model, res.note, as_json)
+            return
+        selected = select_models(family=family, kind=kind)
+        if as_json:
+            print_json([_model_row(m, count_params(m)) for m in selected])
+        elif not selected:
+            console.print("No model matches these filters.")
+        else:
+            console.print(_models_table(selected))
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add ``gpus`` and ``models`` to the root app."""
+    app.command("gpus")(gpus)
+    app.command("models")(models)
