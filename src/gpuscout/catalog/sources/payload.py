@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from gpuscout.catalog.normalize import Unmatched
-from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.base import Source, SourceError
 
 
@@ -108,3 +108,18 @@ def parse_rows(
                 source.name, f"schema change: field {path!r} missing in all {seen} rows of the answer"
             )
     return offers
+
+
+def positive(value: Any) -> float | None:
+    """A positive number as float (specs: vCPUs, RAM, disk); anything else -> ``None``."""
+    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def placements(regions: Iterable[Any]) -> list[tuple[str, Availability]]:
+    """One (region, available) per listed region; none listed -> [("any", unavailable)]."""
+    names = [str(r) for r in regions if r]
+    if not names:
+        return [("any", Availability.UNAVAILABLE)]
+    return [(r, Availability.AVAILABLE) for r in names]

@@ -18,6 +18,13 @@ from gpuscout.errors import UnknownNameError, closest
 # Order is display order. The bundled snapshot and the user's file source are added by the
 # catalog (CATALOG owns those modules) through ``register``.
 BUILTIN_FACTORIES: tuple[str, ...] = (
+    "gpuscout.catalog.sources.vastai:VastAISource",
+    "gpuscout.catalog.sources.runpod:RunPodSource",
+    "gpuscout.catalog.sources.lambda_cloud:LambdaSource",
+    "gpuscout.catalog.sources.azure:AzureSource",
+    "gpuscout.catalog.sources.vultr:VultrSource",
+    "gpuscout.catalog.sources.digitalocean:DigitalOceanSource",
+    "gpuscout.catalog.sources.shadeform:ShadeformSource",
 )
 
 _extra: list[Callable[[], Any]] = []

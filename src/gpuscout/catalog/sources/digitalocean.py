@@ -1,0 +1,101 @@
+"""DigitalOcean GPU Droplets: ``GET https://api.digitalocean.com/v2/sizes`` (Bearer token).
+
+Only sizes with ``gpu_info`` are offers. ``gpu_info.vram.amount`` is the **total** across the
+droplet's GPUs (640 GiB on an 8x H100), so per-GPU memory is amount / count. ``memory`` is MB,
+``transfer`` the included TB/month (in ``extra``). One offer per region in ``regions`` when
+``available`` is true; an unavailable size or one with no regions gives one offer in region
+``any`` marked unavailable. Pages follow ``links.pages.next``. Needs ``DIGITALOCEAN_TOKEN``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from gpuscout.catalog.normalize import Unmatched, gpu_memory_gb, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.sources.http import HttpSource, links_next_page, paginate
+from gpuscout.catalog.sources.payload import (
+    envelope,
+    field,
+    now_utc,
+    number,
+    parse_rows,
+    placements,
+    positive,
+)
+
+SIZES_URL = "https://api.digitalocean.com/v2/sizes"
+
+
+class DigitalOceanSource(HttpSource):
+    name = "digitalocean"
+    provider = "digitalocean"
+    endpoint = SIZES_URL
+    needs_credentials = ("DIGITALOCEAN_TOKEN",)
+
+    async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
+        self.reset_report()
+        token = self.credential("DIGITALOCEAN_TOKEN")
+        headers = {"Authorization": f"Bearer {token}"}
+        observed = now_utc()
+        offers: list[Offer] = []
+        async for page in paginate(
+            self.http(client), SIZES_URL, params={"per_page": 500}, headers=headers, next_page=links_next_page
+        ):
+            sizes = envelope(page, "sizes", self.name)
+            offers.extend(
+                parse_rows(self, sizes, lambda s: self._offers(s, observed), lambda s: str(s.get("slug")))
+            )
+        return offers
+
+    def _offers(self, size: dict[str, Any], observed: Any) -> list[Offer]:
+        slug = field(size, "slug", "sizes[]", str)
+        info = size.get("gpu_info")
+        if not info:
+            return []  # CPU droplet
+        where = "sizes[].gpu_info"
+        count = int(number(info, "count", where))
+        if count < 1:
+            raise Unmatched("gpu_info.count < 1")
+        vram = field(info, "vram", where, dict)
+        total_gb = gpu_memory_gb(number(vram, "amount", f"{where}.vram"), str(vram.get("unit") or "gib"))
+        model = (
+            str(field(info, "model", where, str)).replace("nvidia_", "").replace("amd_", "").replace("_", " ")
+        )
+        gpu = match_gpu(model, total_gb / count)
+        price = price_or_none(field(size, "price_hourly", "sizes[]"))
+        if price is None:
+            raise Unmatched("no positive price_hourly")
+        regions = (size.get("regions") or []) if size.get("available", True) else []
+        local = [d for d in size.get("disk_info") or [] if isinstance(d, dict) and d.get("type") == "local"]
+        disk = positive((local[0].get("size") or {}).get("amount")) if local else positive(size.get("disk"))
+        mem_mb = positive(size.get("memory"))
+        return [
+            Offer(
+                provider=self.provider,
+                instance_type=slug,
+                region=region,
+                accelerator=gpu.accelerator.name,
+                gpu_count=count,
+                gpu_memory_gb=gpu.memory_gb,
+                price_usd_per_hour=price,
+                spot_price_usd_per_hour=None,
+                source=self.source_label,
+                observed_at=observed,
+                vcpus=positive(size.get("vcpus")),
+                ram_gb=round(mem_mb / 1024, 2) if mem_mb else None,
+                disk_gb=disk,
+                interconnect=interconnect_for(gpu.accelerator),
+                availability=availability,
+                billing_terms=self.provider,
+                notes=gpu.note,
+                extra={
+                    "included_transfer_tb_month": str(size.get("transfer", "")),
+                    "price_monthly": str(size.get("price_monthly", "")),
+                    "description": str(size.get("description", "")),
+                },
+            )
+            for region, availability in placements(regions)
+        ]

@@ -1,0 +1,99 @@
+"""Shadeform (aggregator): ``GET https://api.shadeform.ai/v1/instances/types`` (``X-API-KEY``).
+
+``hourly_price`` is US **cents** per instance-hour. ``configuration`` carries ``gpu_type``,
+``num_gpus``, ``vcpus``, ``memory_in_gb``, ``storage_in_gb``, ``vram_per_gpu_in_gb`` and
+``interconnect`` (field names as in skypilot's fetcher and three fixtures; an older collector
+used ``num_cpus`` / ``ram_in_gb``, accepted as fallbacks). ``availability`` gives one boolean
+per region: one offer each. The underlying cloud is kept in ``extra["cloud"]`` and in the
+instance type (``lambda:A10Gx1``); the offer's provider is ``shadeform``, who bills it.
+Needs ``SHADEFORM_API_KEY``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from gpuscout.catalog.normalize import Unmatched, cents_to_usd, interconnect_for, match_gpu
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.sources.http import HttpSource
+from gpuscout.catalog.sources.payload import envelope, field, now_utc, number, parse_rows, positive
+
+TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
+
+
+class ShadeformSource(HttpSource):
+    name = "shadeform"
+    provider = "shadeform"
+    endpoint = TYPES_URL
+    needs_credentials = ("SHADEFORM_API_KEY",)
+
+    async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
+        self.reset_report()
+        key = self.credential("SHADEFORM_API_KEY")
+        payload = await self.http(client).get_json(TYPES_URL, headers={"X-API-KEY": key})
+        rows = envelope(payload, "instance_types", self.name)
+        observed = now_utc()
+        return parse_rows(self, rows, lambda r: self._offers(r, observed), _ident)
+
+    def _offers(self, row: dict[str, Any], observed: Any) -> list[Offer]:
+        where = "instance_types[]"
+        cloud = str(field(row, "cloud", where, str))
+        shade_type = str(field(row, "shade_instance_type", where, str))
+        price = cents_to_usd(field(row, "hourly_price", where))
+        if price is None:
+            raise Unmatched("no positive hourly_price")
+        config = field(row, "configuration", where, dict)
+        cw = f"{where}.configuration"
+        count = int(number(config, "num_gpus", cw))
+        if count < 1:
+            raise Unmatched("num_gpus < 1")
+        gpu_type = str(field(config, "gpu_type", cw, str)).replace("_", " ")
+        ic = str(config.get("interconnect") or "").lower()
+        name = gpu_type
+        if ic in ("pcie", "sxm") and ic not in gpu_type.lower():
+            name = f"{gpu_type} {ic}"
+        gpu = match_gpu(name, positive(config.get("vram_per_gpu_in_gb")))
+        interconnect = {
+            "pcie": Interconnect.PCIE,
+            "sxm": Interconnect.NVLINK,
+            "nvlink": Interconnect.NVLINK,
+        }.get(ic, interconnect_for(gpu.accelerator))
+        regions = [a for a in row.get("availability") or [] if isinstance(a, dict) and a.get("region")]
+        if not regions:
+            regions = [{"region": "any", "available": False}]
+        return [
+            Offer(
+                provider=self.provider,
+                instance_type=f"{cloud}:{shade_type}",
+                region=str(a["region"]),
+                accelerator=gpu.accelerator.name,
+                gpu_count=count,
+                gpu_memory_gb=gpu.memory_gb,
+                price_usd_per_hour=price,
+                spot_price_usd_per_hour=None,
+                source=self.source_label,
+                observed_at=observed,
+                vcpus=positive(config.get("vcpus", config.get("num_cpus"))),
+                ram_gb=positive(config.get("memory_in_gb", config.get("ram_in_gb"))),
+                disk_gb=positive(config.get("storage_in_gb")),
+                interconnect=interconnect,
+                availability=Availability.AVAILABLE
+                if a.get("available") is True
+                else Availability.UNAVAILABLE,
+                billing_terms=self.provider,
+                notes="; ".join(x for x in (f"resold from {cloud}", gpu.note) if x),
+                extra={
+                    "cloud": cloud,
+                    "cloud_instance_type": str(row.get("cloud_instance_type") or ""),
+                    "region_name": str(a.get("display_name") or ""),
+                    "deployment_type": str(row.get("deployment_type") or ""),
+                },
+            )
+            for a in regions
+        ]
+
+
+def _ident(row: Any) -> str:
+    return f"{row.get('cloud')}:{row.get('shade_instance_type')}"
