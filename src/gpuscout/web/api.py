@@ -4,28 +4,38 @@ from __future__ import annotations
 
 import hmac
 import os
-from typing import Annotated
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
 from fastapi.responses import JSONResponse
 
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.web import model_view
 from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
 from gpuscout.web.filters import OfferFilters
 from gpuscout.web.schemas import (
     ErrorOut,
+    EstimateOut,
     GpuDetailOut,
+    GpuFitOut,
     GpuOut,
     HealthOut,
     HistoryPointOut,
+    ModelDetailOut,
+    ModelOut,
     OfferOut,
     OfferPageOut,
+    PrecisionMemoryOut,
     RefreshOut,
     SourceOut,
+    estimate_out,
     gpu_detail_out,
     gpu_out,
+    memory_out,
+    model_out,
 )
 from gpuscout.web.services import WebServices, resolve_gpu_names, source_out
 
@@ -134,5 +144,81 @@ def healthz(services: Services) -> JSONResponse:
 def lookup_gpu(services: WebServices, name: str) -> Accelerator:
     try:
         return services.gpu(name)
+    except UnknownNameError as exc:
+        raise NotFoundError.wrap(exc) from None
+
+
+@router.get("/models", response_model=list[ModelOut], tags=["knowledge"], summary="Known models")
+def api_models(services: Services) -> list[ModelOut]:
+    return [ModelOut(**model_out(m, *model_view.params_b(m))) for m in services.models()]
+
+
+Precision = Annotated[
+    str, Query(min_length=1, max_length=40, description="weight format: bf16, fp8, int4...")
+]
+Context = Annotated[int, Query(ge=1, le=1_048_576, description="tokens per sequence")]
+
+
+@router.get("/models/{name}", response_model=ModelDetailOut, tags=["knowledge"], summary="One model")
+def api_model(
+    services: Services,
+    name: NameInPath,
+    precision: Precision = "bf16",
+    context: Context = model_view.DEFAULT_CONTEXT,
+) -> ModelDetailOut:
+    """Architecture, memory by precision (one sequence of ``context`` tokens) and which GPUs hold it."""
+    spec = lookup_model(services, name)
+    total_b, active_b = model_view.params_b(spec)
+    memories: list[PrecisionMemoryOut] = []
+    fits: list[GpuFitOut] = []
+    if spec.kind == "llm":
+        memories = [PrecisionMemoryOut(precision=p, context=context, concurrency=1, memory=memory_out(m))
+                    for p, m in model_view.memory_by_precision(spec, context)]
+        fits = [GpuFitOut(gpu=f.gpu.name, memory_gb=f.gpu.memory_gb, gpus_needed=f.gpus_needed)
+                for f in model_view.sort_fits(model_view.fits(spec, precision, context))]
+    return ModelDetailOut(
+        **model_out(spec, total_b, active_b),
+        precision=precision,
+        context=context,
+        num_hidden_layers=spec.num_hidden_layers,
+        hidden_size=spec.hidden_size,
+        num_attention_heads=spec.num_attention_heads,
+        num_key_value_heads=spec.num_key_value_heads,
+        head_dim=spec.head_dim,
+        vocab_size=spec.vocab_size,
+        num_experts=spec.num_experts,
+        experts_per_token=spec.experts_per_token,
+        memory_by_precision=memories,
+        fits=fits,
+    )
+
+
+@router.get("/estimate", response_model=EstimateOut, tags=["estimate"], summary="Memory and speed estimate")
+def api_estimate(
+    model: Annotated[str, Query(min_length=1, max_length=200)],
+    gpu: Annotated[str, Query(min_length=1, max_length=200)],
+    gpus: Annotated[int, Query(ge=1, le=1024)] = 1,
+    precision: Precision = "bf16",
+    engine: Annotated[str, Query(min_length=1, max_length=40)] = "vllm",
+    batch: Annotated[
+        str, Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max")
+    ] = "1",
+    context_in: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
+    context_out: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
+    kv_dtype: Annotated[str | None, Query(max_length=20)] = None,
+    parallel: Annotated[Literal["tensor", "layer"], Query()] = "tensor",
+) -> EstimateOut:
+    """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, and how fast it decodes."""
+    from gpuscout.estimate.api import estimate
+
+    est = estimate(model, gpu, gpus=gpus, precision=precision, engine=engine,
+                   batch="max" if batch == "max" else int(batch), context_in=context_in,
+                   context_out=context_out, kv_dtype=kv_dtype or None, parallel=parallel)
+    return estimate_out(est)
+
+
+def lookup_model(services: WebServices, name: str) -> ModelSpec:
+    try:
+        return services.model(name)
     except UnknownNameError as exc:
         raise NotFoundError.wrap(exc) from None

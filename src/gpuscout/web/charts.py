@@ -95,7 +95,7 @@ def price_vs_bandwidth_figure(offers: Iterable[Offer], accelerators: Sequence[Ac
     }
 
 
-def vram_figure(contexts: Sequence[int], series: dict[str, Sequence[float | None]]) -> Figure:
+def vram_figure(contexts: Sequence[int], series: dict[str, list[float]]) -> Figure:
     """VRAM needed (GB, whole model) against context length, one line per concurrency, with card sizes."""
     data: list[dict[str, Any]] = [
         {"type": "scatter", "mode": "lines+markers", "name": label, "x": list(contexts), "y": list(values)}
@@ -116,7 +116,7 @@ def vram_figure(contexts: Sequence[int], series: dict[str, Sequence[float | None
         "layout": {
             "title": {"text": "VRAM needed vs context length, by concurrency (one GPU; dashed: card sizes)"},
             "xaxis": {"title": {"text": "context length per sequence (tokens)"}, "type": "log"},
-            "yaxis": {"title": {"text": "GB"}, "rangemode": "tozero"},
+            "yaxis": {"title": {"text": "GB (log scale)"}, "type": "log"},
             "shapes": shapes,
             "annotations": annotations,
         },

@@ -9,8 +9,9 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.web.api import lookup_gpu
-from gpuscout.web.charts import price_history_figure, price_vs_bandwidth_figure
+from gpuscout.web import model_view
+from gpuscout.web.api import lookup_gpu, lookup_model
+from gpuscout.web.charts import price_history_figure, price_vs_bandwidth_figure, vram_figure
 from gpuscout.web.deps import Services
 from gpuscout.web.exports import offers_csv, offers_json
 from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
@@ -139,3 +140,36 @@ def sources_page(request: Request, services: Services) -> Response:
 def docs_page(request: Request) -> Response:
     """Swagger UI for the JSON API, with its assets served locally (CSP: scripts from 'self' only)."""
     return render(request, "docs.html", {"title": "API"})
+
+
+@router.get("/models", response_class=HTMLResponse)
+def models_page(request: Request, services: Services) -> Response:
+    rows = [(m, *model_view.params_b(m)) for m in services.models()]
+    return render(request, "models.html", {"title": "Models", "rows": rows})
+
+
+@router.get("/models/{name}", response_class=HTMLResponse)
+def model_page(
+    request: Request,
+    services: Services,
+    name: str,
+    precision: Annotated[str, Query(max_length=40)] = "bf16",
+    context: Annotated[int, Query(ge=1, le=1_048_576)] = model_view.DEFAULT_CONTEXT,
+) -> Response:
+    spec = lookup_model(services, name)
+    if spec.name != name:
+        return RedirectResponse(f"/models/{quote(spec.name)}", status_code=307)
+    total_b, active_b = model_view.params_b(spec)
+    context_data: dict[str, object] = {
+        "title": spec.name, "spec": spec, "total_b": total_b, "active_b": active_b,
+        "precision": precision, "context": context, "precisions": model_view.PRECISIONS,
+        "memories": [], "fits": [], "chart": None,
+    }
+    if spec.kind == "llm":
+        contexts, series = model_view.vram_series(spec, precision)
+        context_data.update(
+            memories=model_view.memory_by_precision(spec, context),
+            fits=model_view.sort_fits(model_view.fits(spec, precision, context)),
+            chart=vram_figure(contexts, series),
+        )
+    return render(request, "model.html", context_data)

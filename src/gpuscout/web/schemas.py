@@ -7,7 +7,9 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.web.offer_view import OfferRow
 
 
@@ -165,6 +167,8 @@ class GpuFitOut(BaseModel):
 
 
 class ModelDetailOut(ModelOut):
+    precision: str = Field(description="precision used for `fits`")
+    context: int = Field(description="context length used for the memory figures and `fits`")
     num_hidden_layers: int
     hidden_size: int
     num_attention_heads: int
@@ -173,8 +177,8 @@ class ModelDetailOut(ModelOut):
     vocab_size: int
     num_experts: int
     experts_per_token: int
-    memory_by_precision: list[PrecisionMemoryOut]
-    fits: list[GpuFitOut]
+    memory_by_precision: list[PrecisionMemoryOut] = Field(description="empty for non-LLM models")
+    fits: list[GpuFitOut] = Field(description="empty for non-LLM models")
 
 
 class EstimateOut(BaseModel):
@@ -280,3 +284,45 @@ def gpu_detail_out(acc: Accelerator, offers_total: int, cheapest: float | None) 
         offers_total=offers_total,
         cheapest_usd_per_gpu_hour=cheapest,
     )
+
+
+def memory_out(m: MemoryBreakdown) -> MemoryOut:
+    return MemoryOut(
+        weights_gb=m.weights_gb,
+        kv_cache_gb=m.kv_cache_gb,
+        activations_gb=m.activations_gb,
+        overhead_gb=m.overhead_gb,
+        optimizer_gb=m.optimizer_gb,
+        gradients_gb=m.gradients_gb,
+        adapters_gb=m.adapters_gb,
+        total_gb=m.total_gb,
+        usable_gb=m.usable_gb,
+        capacity_gb=m.capacity_gb,
+        kv_bytes_per_token=m.kv_bytes_per_token,
+    )
+
+
+def estimate_out(e: Estimate) -> EstimateOut:
+    return EstimateOut(
+        model=e.model, gpu=e.gpu, gpus=e.gpus, precision=e.precision, engine=e.engine, task=e.task,
+        parallel=e.parallel, batch=e.batch, context_in=e.context_in, context_out=e.context_out,
+        kv_dtype=e.kv_dtype, fits=e.fits, binding_constraint=e.binding_constraint,
+        memory=memory_out(e.memory),
+        max_batch=e.max_batch, decode_tokens_per_s=e.decode_tokens_per_s,
+        output_tokens_per_s_total=e.output_tokens_per_s_total, prefill_tokens_per_s=e.prefill_tokens_per_s,
+        ttft_ms=e.ttft_ms, bound=e.bound, assumptions=dict(e.assumptions), warnings=list(e.warnings),
+    )
+
+
+def model_out(spec: ModelSpec, total_b: float | None, active_b: float | None) -> dict[str, Any]:
+    return {
+        "name": spec.name,
+        "hf_id": spec.hf_id,
+        "family": spec.family,
+        "kind": spec.kind,
+        "total_params_b": total_b,
+        "active_params_b": active_b,
+        "max_position_embeddings": spec.max_position_embeddings,
+        "source": spec.source,
+        "aliases": list(spec.aliases),
+    }
