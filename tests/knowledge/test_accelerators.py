@@ -5,8 +5,11 @@ from __future__ import annotations
 import csv
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import (
     accelerator_names,
     all_accelerators,
@@ -282,3 +285,22 @@ def test_listed_memory_picks_the_variant() -> None:
         resolve_gpu("RTX4090", memory_gb=48)
     with pytest.raises(UnknownNameError):
         resolve_gpu("A100 40GB", memory_gb=80)
+
+
+def test_accelerator_passes_through() -> None:
+    h100 = resolve_gpu("H100 SXM")
+    assert resolve_gpu(h100) is h100
+
+
+_SEPARATORS = st.sampled_from([" ", "-", "_", "  ", " - "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(acc=st.sampled_from(all_accelerators()), sep=_SEPARATORS, data=st.data())
+def test_case_and_separators_do_not_matter(acc: Accelerator, sep: str, data: st.DataObject) -> None:
+    label = data.draw(st.sampled_from((acc.name, *acc.aliases)))
+    flags = data.draw(st.lists(st.booleans(), min_size=len(label), max_size=len(label)))
+    mangled = "".join(c.upper() if f else c.lower() for c, f in zip(label, flags, strict=True))
+    mangled = mangled.replace("-", sep).replace(" ", sep)
+    assert resolve_gpu(mangled) is acc
+    assert resolve_gpu(f"NVIDIA {mangled}" if acc.vendor == "NVIDIA" else mangled) is acc

@@ -5,8 +5,11 @@ from __future__ import annotations
 import csv
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuscout.errors import UnknownNameError
+from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.models import (
     all_models,
     expand_layer_pattern,
@@ -176,3 +179,20 @@ def test_every_calibration_model_resolves() -> None:
     for name in CALIBRATION_SKIP:
         with pytest.raises(UnknownNameError):
             resolve_model(name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    spec=st.sampled_from(all_models()),
+    sep=st.sampled_from([" ", "-", "_", "  "]),
+    suffix=st.sampled_from(["", "-Instruct", " Chat", "-hf", " base"]),
+    data=st.data(),
+)
+def test_case_separators_and_checkpoint_suffixes_do_not_matter(
+    spec: ModelSpec, sep: str, suffix: str, data: st.DataObject
+) -> None:
+    label = data.draw(st.sampled_from((spec.name, spec.hf_id, *spec.aliases)))
+    flags = data.draw(st.lists(st.booleans(), min_size=len(label), max_size=len(label)))
+    mangled = "".join(c.upper() if f else c.lower() for c, f in zip(label, flags, strict=True))
+    mangled = mangled.replace("-", sep).replace(" ", sep) + suffix
+    assert resolve_model(mangled) is spec

@@ -349,6 +349,13 @@ def _resolve(name: str, field: str) -> Resolution:
     raise UnknownNameError(field, name, [a.name for a in candidates], ambiguous=True)
 
 
-def resolve_gpu(name: str, *, field: str = "gpu", memory_gb: float | None = None) -> Accelerator:
-    """The accelerator a name means; raises ``UnknownNameError`` (with closest names) if unknown/ambiguous."""
+def resolve_gpu(
+    name: str | Accelerator, *, field: str = "gpu", memory_gb: float | None = None
+) -> Accelerator:
+    """The accelerator a name means; raises ``UnknownNameError`` (with closest names) if unknown/ambiguous.
+
+    An ``Accelerator`` passes through unchanged (so callers can accept names or objects).
+    """
+    if isinstance(name, Accelerator):
+        return name
     return resolve_gpu_detail(name, field=field, memory_gb=memory_gb).accelerator
