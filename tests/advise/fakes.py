@@ -126,7 +126,8 @@ class CountingBackends:
         return Backends(
             inference=self._inference, training=fake_training, images=fake_images, accelerator=_acc,
             provider_terms=lambda name: TERMS.get(name, terms(name, increment=None)),
-            params_b=lambda m: MODELS[m][0] / 1e9, model_kind=lambda m: "llm", model_name=lambda m: m,
+            params_b=lambda m: MODELS[m][0] / 1e9,
+            active_params_b=lambda m: MODELS[m][0] / 1e9, model_kind=lambda m: "llm", model_name=lambda m: m,
         )
 
 

@@ -53,7 +53,8 @@ def test_model_that_fits_one_gpu_is_replicated_not_split() -> None:
 
 
 def test_tight_latency_target_splits_the_model_when_one_gpu_is_too_slow() -> None:
-    one = rank(ServeWorkload(model="small", concurrency=1), [offer("persec", gpus=2)], backends=BE, now=NOW)[0]
+    solo = ServeWorkload(model="small", concurrency=1)
+    one = rank(solo, [offer("persec", gpus=2)], backends=BE, now=NOW)[0]
     assert one.estimate is not None and one.estimate.tpot_ms is not None
     target = one.estimate.tpot_ms * 0.7  # out of reach for one GPU, reachable with TP2
     w = ServeWorkload(model="small", concurrency=1, tpot_ms_max=target)
@@ -111,7 +112,8 @@ def test_filters_availability_constraints_and_budget() -> None:
 
 
 def test_every_row_has_reasons_and_price_age_warnings() -> None:
-    offers = [offer("persec", price=2.0), offer("cloud", price=2.5, observed_at=NOW), offer("market", stale=True)]
+    offers = [offer("persec", price=2.0), offer("cloud", price=2.5, observed_at=NOW),
+              offer("market", stale=True)]
     recs = rank(ServeWorkload(model="small", concurrency=4), offers, backends=BE, now=NOW)
     assert all(len(r.reasons) >= 3 for r in recs)
     by = {r.offer.provider: r for r in recs}

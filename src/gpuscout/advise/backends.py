@@ -59,6 +59,7 @@ class Backends:
     accelerator: Callable[[str], Accelerator]
     provider_terms: Callable[[str], ProviderTerms]
     params_b: Callable[[str], float]
+    active_params_b: Callable[[str], float]  # parameters used per token (MoE: active experts)
     model_kind: Callable[[str], str]
     model_name: Callable[[str], str]  # canonical model name (raises UnknownNameError)
 
@@ -106,6 +107,16 @@ def _params_b(name: str) -> float:
     return float(count_params(spec).total) / 1e9
 
 
+def _active_params_b(name: str) -> float:
+    from gpuscout.knowledge.models import resolve_model
+    from gpuscout.knowledge.params import count_params
+
+    spec = resolve_model(name)
+    if spec.kind != "llm":
+        return _params_b(name)
+    return float(count_params(spec).active) / 1e9
+
+
 def _model_kind(name: str) -> str:
     from gpuscout.knowledge.models import resolve_model
 
@@ -129,6 +140,7 @@ def default_backends() -> Backends:
         accelerator=_accelerator,
         provider_terms=_provider_terms,
         params_b=_params_b,
+        active_params_b=_active_params_b,
         model_kind=_model_kind,
         model_name=_model_name,
     )

@@ -30,9 +30,13 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Interconnect, Offer
-from gpuscout.errors import GpuscoutError
+from gpuscout.errors import GpuscoutError, InvalidInputError
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
+
+#: Estimator errors about these fields concern one configuration (it is rejected); any other field is
+#: the workload's fault (model, precision, engine...) and is raised to the user.
+CONFIG_FIELDS = frozenset({"gpu", "gpus", "batch", "nodes", "parallel", "tp"})
 
 #: PCIe 4.0/5.0 x16 between GPUs of a box without NVLink, bidirectional GB/s as datasheets quote it.
 PCIE_GBPS = 64.0
@@ -137,7 +141,9 @@ class Evaluator:
                     w.model, acc, gpus=tp, precision=w.precision, engine=w.engine, batch=batch,
                     context_in=w.prompt_tokens, context_out=w.output_tokens,
                 )
-            except GpuscoutError as exc:
+            except InvalidInputError as exc:
+                if exc.field not in CONFIG_FIELDS:
+                    raise
                 self._inf[k] = None
                 self._inf_err[k] = str(exc)
         return self._inf[k]
@@ -226,6 +232,8 @@ class Evaluator:
             rank_key = (inst, tp)
             if best is None or rank_key < best:
                 best, chosen = rank_key, (tp, e_cap, cap, inst)
+            if inst == 1:
+                break  # a larger split cannot need fewer instances; the smaller split wins ties
         if chosen is None:
             return _reject(key, acc, last_why, fits=any_fit and "latency" in last_why)
         tp, e_cap, cap, inst = chosen
@@ -333,7 +341,9 @@ class Evaluator:
             if w.steps is not None:
                 kwargs["steps"] = w.steps
             r: ImageResult = self.be.images(w.model, acc, **kwargs)
-        except GpuscoutError as exc:
+        except InvalidInputError as exc:
+            if exc.field not in CONFIG_FIELDS:
+                raise
             return _reject(key, acc, str(exc))
         if not r.fits or r.seconds_per_image <= 0:
             return _reject(key, acc, "does not fit")
@@ -374,7 +384,9 @@ class Evaluator:
                     micro_batch=w.micro_batch, tokens=tokens, epochs=epochs, precision=w.precision,
                     sharding=sharding,
                 )
-            except GpuscoutError as exc:
+            except InvalidInputError as exc:
+                if exc.field not in CONFIG_FIELDS:
+                    raise
                 return str(exc)
             if result.fits:
                 return result

@@ -251,6 +251,7 @@ class Ranker:
     def rank(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
              include_rejected: bool = False) -> list[Recommendation]:
         _check_objective(objective)
+        self.be.model_name(self.w.model)  # unknown model: one clear error, not a table of rejections
         if top is not None and top < 1:
             raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
         rejected: list[Recommendation] | None = [] if include_rejected else None

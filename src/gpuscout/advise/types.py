@@ -24,16 +24,20 @@ class Config:
     nodes: int  # instances that must talk over an inter-node fabric (training), else 1
     spot: bool
 
-    def describe(self) -> str:
-        parts = [f"{self.instances}x" if self.instances > 1 else ""]
-        parts.append(f"{self.gpus_per_instance} GPU")
+    def describe(self, accelerator: str = "GPU") -> str:
+        """'2x H100-SXM TP2', '3 x 1x L40S', '8x A100 8 replicas', with ' spot' when on spot."""
+        text = f"{self.gpus_per_instance}x {accelerator}"
+        if self.instances > 1:
+            text = f"{self.instances} x {text}"
         if self.tp > 1:
-            parts.append(f" TP{self.tp}")
+            text += f" TP{self.tp}"
         if self.replicas_per_instance > 1:
-            parts.append(f" x{self.replicas_per_instance} replicas")
+            text += f" {self.replicas_per_instance} replicas"
+        if self.nodes > 1:
+            text += f" ({self.nodes} nodes)"
         if self.spot:
-            parts.append(" spot")
-        return "".join(parts)
+            text += " spot"
+        return text
 
 
 @dataclass(frozen=True, slots=True)

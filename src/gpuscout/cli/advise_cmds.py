@@ -1,9 +1,617 @@
-"""CLI commands (registered on the root app by `register`)."""
+"""Advisor commands: ``gpuscout recommend (serve|batch|finetune|pretrain) MODEL`` and ``gpuscout faq``."""
 
 from __future__ import annotations
 
+import csv
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from gpuscout.cli.output import console, print_json, user_errors
+from gpuscout.errors import InvalidInputError
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL (default: $GPUSCOUT_DB or SQLite in the user data dir)."),
+]
+WorkloadOption = Annotated[
+    Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
+]
+TopOption = Annotated[int, typer.Option("--top", "-n", help="Rows to show.", min=1)]
+ObjectiveOption = Annotated[
+    str, typer.Option("--objective", "-o", help="Rank by: cost | time | latency | balanced.")
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
+ExplainOption = Annotated[
+    int | None, typer.Option("--explain", "-x", help="Show the full breakdown of row N.", min=1)
+]
+RejectedOption = Annotated[bool, typer.Option("--rejected", help="Also list offers filtered out, and why.")]
+ProviderOption = Annotated[
+    list[str] | None, typer.Option("--provider", help="Only these providers (repeatable).")
+]
+RegionOption = Annotated[
+    list[str] | None, typer.Option("--region", help="Only regions containing this text (repeatable).")
+]
+BudgetOption = Annotated[float | None, typer.Option("--budget", help="Budget cap in USD (serve: per month).")]
+SpotOption = Annotated[
+    bool | None, typer.Option("--spot/--no-spot", help="Allow spot / interruptible capacity.")
+]
+EgressOption = Annotated[float | None, typer.Option("--egress-gb", help="GB moved out (serve: per month).")]
+DatasetOption = Annotated[float | None, typer.Option("--dataset-gb", help="Dataset GB to download.")]
+RetentionOption = Annotated[
+    float | None, typer.Option("--retention-days", help="Days data stays stored after the job.")
+]
+PrecisionOption = Annotated[str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...")]
+EngineOption = Annotated[
+    str | None, typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...")
+]
+
+recommend_app = typer.Typer(
+    help="Rank GPU offers by what YOUR workload really costs, with reasons on every row.",
+    no_args_is_help=True,
+)
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add ``recommend`` (a command group) and ``faq`` to ``app``."""
+    app.add_typer(recommend_app, name="recommend")
+    app.command("faq")(faq_cmd)
+
+
+# ---- building the workload ---------------------------------------------------------------------
+def _workload(kind: str, model: str | None, path: Path | None, options: dict[str, Any]) -> Any:
+    from gpuscout.advise.workload import Workload
+
+    data: dict[str, Any] = {}
+    if path is not None:
+        data = Workload.from_file(path).to_dict()
+        if data.get("kind") != kind:
+            raise InvalidInputError(
+                "--workload",
+                f"the file holds a {data.get('kind')!r} workload, not {kind!r}",
+                f"a {kind} workload file",
+            )
+    data.update({k: v for k, v in options.items() if v is not None})
+    if model is not None:
+        data["model"] = model
+    if "model" not in data:
+        raise InvalidInputError("MODEL", "missing", "a model name (see `gpuscout models`) or --workload FILE")
+    data["kind"] = kind
+    return Workload.from_dict(data)
+
+
+def _common(
+    provider: list[str] | None,
+    region: list[str] | None,
+    budget: float | None,
+    spot: bool | None,
+    egress_gb: float | None,
+    dataset_gb: float | None,
+    retention_days: float | None,
+) -> dict[str, Any]:
+    return {
+        "providers": tuple(provider) if provider else None,
+        "regions": tuple(region) if region else None,
+        "budget_usd": budget,
+        "spot_allowed": spot,
+        "egress_gb": egress_gb,
+        "dataset_gb": dataset_gb,
+        "storage_retention_days": retention_days,
+    }
+
+
+def _run(
+    workload: Any,
+    *,
+    top: int,
+    objective: str,
+    json_out: bool,
+    csv_out: bool,
+    explain: int | None,
+    rejected: bool,
+    db: str | None,
+) -> None:
+    from gpuscout.advise.api import recommend
+
+    recs = recommend(
+        workload, objective=objective, top=max(top, explain or 0), include_rejected=rejected, db=db
+    )
+    ranked = [r for r in recs if r.rank is not None]
+    if explain is not None:
+        if explain > len(ranked):
+            raise InvalidInputError(
+                "--explain",
+                f"row {explain} does not exist ({len(ranked)} rows)",
+                f"1..{len(ranked)}" if ranked else "no rows to explain",
+            )
+        if json_out:
+            print_json(ranked[explain - 1])
+        else:
+            _explain(workload, ranked[explain - 1])
+        return
+    shown = ranked[:top] + [r for r in recs if r.rank is None]
+    if json_out:
+        print_json({"workload": workload.to_dict(), "objective": objective, "recommendations": shown})
+    elif csv_out:
+        _csv(shown)
+    else:
+        _table(workload, shown, objective)
+
+
+# ---- rendering ---------------------------------------------------------------------------------
+def _out() -> Console:
+    return console if console.is_terminal else Console(width=200, no_color=True)
+
+
+def _speed(rec: Any) -> str:
+    s = rec.estimate
+    if s is None:
+        return "-"
+    if s.throughput_unit == "tok/s" and s.per_user_tokens_per_s is not None and rec.config.gpus_used:
+        return f"{s.per_user_tokens_per_s:.0f} tok/s/user, {s.throughput:,.0f} tok/s"
+    return (
+        f"{s.throughput:,.2f} {s.throughput_unit}"
+        if s.throughput < 10
+        else f"{s.throughput:,.0f} {s.throughput_unit}"
+    )
+
+
+def _unit(rec: Any) -> str:
+    u = rec.unit_costs
+    if u is None:
+        return "-"
+    if u.per_million_output_tokens is not None:
+        return f"${u.per_million_output_tokens:.3g}/M tok"
+    if u.per_image is not None:
+        return f"${u.per_image * 1000:.3g}/1k img"
+    if u.per_million_train_tokens is not None:
+        return f"${u.per_million_train_tokens:.3g}/M train tok"
+    return "-"
+
+
+def _total(rec: Any, workload: Any) -> str:
+    if rec.cost is None:
+        return "-"
+    suffix = "/month" if workload.kind == "serve" else ""
+    return f"${rec.cost.total:,.2f}{suffix}" if rec.cost.total < 100 else f"${rec.cost.total:,.0f}{suffix}"
+
+
+def _table(workload: Any, recs: list[Any], objective: str) -> None:
+    out = _out()
+    title = f"{workload.kind} {workload.model}: ranked by {objective}"
+    table = Table(title=title, show_lines=False)
+    for col, kw in (
+        ("#", {"justify": "right"}),
+        ("offer", {}),
+        ("config", {}),
+        ("fits", {}),
+        ("speed", {"justify": "right"}),
+        ("cost/unit", {"justify": "right"}),
+        ("total", {"justify": "right"}),
+        ("top reason", {"overflow": "fold"}),
+    ):
+        table.add_column(col, **kw)  # type: ignore[arg-type]
+    for rec in recs:
+        o = rec.offer
+        offer = f"{o.provider} {o.instance_type} ({o.region}) ${rec.price_usd_per_hour:,.2f}/h"
+        warn = f" [yellow]⚠{len(rec.warnings)}[/]" if rec.warnings else ""
+        table.add_row(
+            str(rec.rank) if rec.rank is not None else "-",
+            offer,
+            rec.config.describe(o.accelerator),
+            "yes" if rec.fits else "no",
+            _speed(rec),
+            _unit(rec),
+            _total(rec, workload),
+            rec.top_reason + warn,
+        )
+    out.print(table)
+    if not recs:
+        out.print("[yellow]No offer fits this workload with these constraints; try --rejected.[/]")
+    else:
+        out.print(
+            "Details of a row: add --explain N. Prices: bundled snapshot unless refreshed "
+            "(`gpuscout refresh`)."
+        )
+
+
+def _explain(workload: Any, rec: Any) -> None:
+    out = _out()
+    o = rec.offer
+    out.print(
+        f"[bold]#{rec.rank} {o.provider} {o.instance_type}[/] ({o.region}) — "
+        f"{o.gpu_count}x {o.accelerator}, ${rec.price_usd_per_hour:,.4g}/h "
+        f"{'spot' if rec.config.spot else 'on-demand'}"
+    )
+    out.print(f"source: {o.source}")
+    c = rec.config
+    out.print(
+        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
+        f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
+    )
+    s = rec.estimate
+    if s is not None:
+        rows = Table(title="estimate", show_header=False)
+        rows.add_column("what")
+        rows.add_column("value", justify="right")
+        rows.add_row("throughput", f"{s.throughput:,.2f} {s.throughput_unit}")
+        if s.per_user_tokens_per_s is not None:
+            rows.add_row("per user", f"{s.per_user_tokens_per_s:,.1f} tok/s")
+        if s.ttft_ms is not None:
+            rows.add_row("TTFT", f"{s.ttft_ms:,.0f} ms")
+        if s.tpot_ms is not None:
+            rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
+        rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.0f} GB")
+        rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
+        if s.batch_per_replica is not None:
+            rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
+        if rec.time_s is not None:
+            label = "active per day" if workload.kind == "serve" else "duration"
+            from gpuscout.advise.reasons import duration
+
+            rows.add_row(label, duration(rec.time_s))
+        out.print(rows)
+    if rec.cost is not None:
+        cost = Table(title="cost (USD" + (", per month)" if workload.kind == "serve" else ", per run)"))
+        cost.add_column("item")
+        cost.add_column("USD", justify="right")
+        for name in ("compute", "warmup", "storage", "egress", "interruption"):
+            cost.add_row(name, f"{getattr(rec.cost, name):,.2f}")
+        cost.add_row("[bold]total[/]", f"[bold]{rec.cost.total:,.2f}[/]")
+        u = rec.unit_costs
+        if u is not None:
+            for label, val in (
+                ("per M output tokens", u.per_million_output_tokens),
+                ("per image", u.per_image),
+                ("per M train tokens", u.per_million_train_tokens),
+            ):
+                if val is not None:
+                    cost.add_row(label, f"{val:,.4g}")
+        out.print(cost)
+    out.print("[bold]reasons[/]")
+    for r in rec.reasons:
+        out.print(f"  • {r}", highlight=False)
+    if rec.warnings:
+        out.print("[bold yellow]warnings[/]")
+        for w in rec.warnings:
+            out.print(f"  ⚠ {w}", highlight=False)
+    out.print("[bold]assumptions[/]")
+    for k, v in rec.assumptions.items():
+        out.print(f"  {k}: {v}", highlight=False)
+
+
+def _csv(recs: list[Any]) -> None:
+    writer = csv.writer(sys.stdout)
+    writer.writerow(
+        [
+            "rank",
+            "provider",
+            "instance_type",
+            "region",
+            "accelerator",
+            "gpu_count",
+            "spot",
+            "instances",
+            "tp",
+            "replicas_per_instance",
+            "fits",
+            "throughput",
+            "throughput_unit",
+            "usd_per_hour",
+            "compute",
+            "warmup",
+            "storage",
+            "egress",
+            "interruption",
+            "total",
+            "usd_per_m_output_tokens",
+            "usd_per_image",
+            "time_s",
+            "top_reason",
+            "warnings",
+            "rejected",
+        ]
+    )
+    for r in recs:
+        o, c, s, cost, u = r.offer, r.config, r.estimate, r.cost, r.unit_costs
+        writer.writerow(
+            [
+                r.rank,
+                o.provider,
+                o.instance_type,
+                o.region,
+                o.accelerator,
+                o.gpu_count,
+                c.spot,
+                c.instances,
+                c.tp,
+                c.replicas_per_instance,
+                r.fits,
+                s.throughput if s else "",
+                s.throughput_unit if s else "",
+                r.price_usd_per_hour,
+                *(
+                    [cost.compute, cost.warmup, cost.storage, cost.egress, cost.interruption, cost.total]
+                    if cost
+                    else [""] * 6
+                ),
+                u.per_million_output_tokens if u and u.per_million_output_tokens is not None else "",
+                u.per_image if u and u.per_image is not None else "",
+                r.time_s if r.time_s is not None else "",
+                r.top_reason,
+                " | ".join(r.warnings),
+                r.rejected or "",
+            ]
+        )
+
+
+# ---- commands ----------------------------------------------------------------------------------
+@recommend_app.command("serve")
+def serve_cmd(
+    model: Annotated[str | None, typer.Argument(help="Model name, e.g. llama-3.1-8b.")] = None,
+    precision: PrecisionOption = None,
+    engine: EngineOption = None,
+    prompt: Annotated[int | None, typer.Option("--prompt", help="Prompt tokens per request.")] = None,
+    output: Annotated[int | None, typer.Option("--output", help="Output tokens per request.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option("--concurrency", "-c", help="Simultaneous requests.")
+    ] = None,
+    rps: Annotated[float | None, typer.Option("--rps", help="Requests per second (instead of -c).")] = None,
+    ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", help="Max time to first token, ms.")] = None,
+    tpot_ms: Annotated[
+        float | None, typer.Option("--tpot-ms", help="Max ms per output token per user.")
+    ] = None,
+    hours_per_day: Annotated[float | None, typer.Option("--hours-per-day", help="Hours up per day.")] = None,
+    bursts: Annotated[
+        int | None, typer.Option("--bursts", help="Bursts per day (with --burst-minutes).")
+    ] = None,
+    burst_minutes: Annotated[float | None, typer.Option("--burst-minutes", help="Minutes per burst.")] = None,
+    monthly_tokens: Annotated[
+        float | None, typer.Option("--monthly-tokens", help="Output tokens served per month.")
+    ] = None,
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    db: DbOption = None,
+) -> None:
+    """An endpoint: concurrency or requests/s, latency targets, hours/day or bursts. Cost per month."""
+    with user_errors():
+        opts = {
+            "precision": precision,
+            "engine": engine,
+            "prompt_tokens": prompt,
+            "output_tokens": output,
+            "concurrency": concurrency,
+            "requests_per_s": rps,
+            "ttft_ms_max": ttft_ms,
+            "tpot_ms_max": tpot_ms,
+            "hours_per_day": hours_per_day,
+            "bursts_per_day": bursts,
+            "burst_minutes": burst_minutes,
+            "monthly_output_tokens": monthly_tokens,
+            **_common(provider, region, budget, spot, egress_gb, None, retention_days),
+        }
+        w = _workload("serve", model, workload_file, opts)
+        _run(
+            w,
+            top=top,
+            objective=objective,
+            json_out=json_out,
+            csv_out=csv_out,
+            explain=explain,
+            rejected=rejected,
+            db=db,
+        )
+
+
+@recommend_app.command("batch")
+def batch_cmd(
+    model: Annotated[str | None, typer.Argument(help="Model name (LLM or diffusion).")] = None,
+    precision: PrecisionOption = None,
+    engine: EngineOption = None,
+    output_total: Annotated[
+        float | None, typer.Option("--output-total", help="Output tokens to generate in total.")
+    ] = None,
+    input_total: Annotated[
+        float | None, typer.Option("--input-total", help="Input tokens in total (default: from shape).")
+    ] = None,
+    prompt: Annotated[int | None, typer.Option("--prompt", help="Prompt tokens per request.")] = None,
+    output: Annotated[int | None, typer.Option("--output", help="Output tokens per request.")] = None,
+    images: Annotated[int | None, typer.Option("--images", help="Images to generate (diffusion).")] = None,
+    width: Annotated[int | None, typer.Option("--width")] = None,
+    height: Annotated[int | None, typer.Option("--height")] = None,
+    steps: Annotated[int | None, typer.Option("--steps", help="Diffusion steps.")] = None,
+    deadline_hours: Annotated[float | None, typer.Option("--deadline-hours", help="Finish within.")] = None,
+    interruptible: Annotated[
+        bool | None, typer.Option("--interruptible/--not-interruptible", help="Work can resume.")
+    ] = None,
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    dataset_gb: DatasetOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    db: DbOption = None,
+) -> None:
+    """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run."""
+    with user_errors():
+        opts = {
+            "precision": precision,
+            "engine": engine,
+            "output_tokens_total": output_total,
+            "input_tokens_total": input_total,
+            "prompt_tokens": prompt,
+            "output_tokens": output,
+            "images_total": images,
+            "width": width,
+            "height": height,
+            "steps": steps,
+            "deadline_hours": deadline_hours,
+            "interruptible": interruptible,
+            **_common(provider, region, budget, spot, egress_gb, dataset_gb, retention_days),
+        }
+        w = _workload("batch", model, workload_file, opts)
+        _run(
+            w,
+            top=top,
+            objective=objective,
+            json_out=json_out,
+            csv_out=csv_out,
+            explain=explain,
+            rejected=rejected,
+            db=db,
+        )
+
+
+@recommend_app.command("finetune")
+def finetune_cmd(
+    model: Annotated[str | None, typer.Argument(help="Base model name.")] = None,
+    method: Annotated[str | None, typer.Option("--method", help="lora | qlora | full.")] = None,
+    dataset_tokens: Annotated[
+        float | None, typer.Option("--dataset-tokens", help="Tokens per epoch.")
+    ] = None,
+    epochs: Annotated[float | None, typer.Option("--epochs")] = None,
+    seq_len: Annotated[int | None, typer.Option("--seq-len")] = None,
+    micro_batch: Annotated[int | None, typer.Option("--micro-batch")] = None,
+    checkpoint_gb: Annotated[float | None, typer.Option("--checkpoint-gb")] = None,
+    checkpoint_min: Annotated[
+        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
+    ] = None,
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    dataset_gb: DatasetOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    db: DbOption = None,
+) -> None:
+    """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run."""
+    with user_errors():
+        opts = {
+            "method": method,
+            "dataset_tokens": dataset_tokens,
+            "epochs": epochs,
+            "seq_len": seq_len,
+            "micro_batch": micro_batch,
+            "checkpoint_gb": checkpoint_gb,
+            "checkpoint_interval_min": checkpoint_min,
+            **_common(provider, region, budget, spot, egress_gb, dataset_gb, retention_days),
+        }
+        w = _workload("finetune", model, workload_file, opts)
+        _run(
+            w,
+            top=top,
+            objective=objective,
+            json_out=json_out,
+            csv_out=csv_out,
+            explain=explain,
+            rejected=rejected,
+            db=db,
+        )
+
+
+@recommend_app.command("pretrain")
+def pretrain_cmd(
+    model: Annotated[str | None, typer.Argument(help="Model (architecture) name.")] = None,
+    tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget.")] = None,
+    seq_len: Annotated[int | None, typer.Option("--seq-len")] = None,
+    micro_batch: Annotated[int | None, typer.Option("--micro-batch")] = None,
+    gpus: Annotated[int | None, typer.Option("--gpus", help="Target number of GPUs.")] = None,
+    nodes: Annotated[int | None, typer.Option("--nodes", help="Target number of nodes (instances).")] = None,
+    checkpoint_gb: Annotated[float | None, typer.Option("--checkpoint-gb")] = None,
+    checkpoint_min: Annotated[
+        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
+    ] = None,
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    dataset_gb: DatasetOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    db: DbOption = None,
+) -> None:
+    """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run."""
+    with user_errors():
+        opts = {
+            "token_budget": tokens,
+            "seq_len": seq_len,
+            "micro_batch": micro_batch,
+            "gpus": gpus,
+            "nodes": nodes,
+            "checkpoint_gb": checkpoint_gb,
+            "checkpoint_interval_min": checkpoint_min,
+            **_common(provider, region, budget, spot, egress_gb, dataset_gb, retention_days),
+        }
+        w = _workload("pretrain", model, workload_file, opts)
+        _run(
+            w,
+            top=top,
+            objective=objective,
+            json_out=json_out,
+            csv_out=csv_out,
+            explain=explain,
+            rejected=rejected,
+            db=db,
+        )
+
+
+def faq_cmd(
+    model: Annotated[str, typer.Argument(help="Model name, e.g. llama-3.1-70b.")],
+    json_out: JsonOption = False,
+    db: DbOption = None,
+) -> None:
+    """The four questions renters ask, answered with THIS model's numbers and the current catalog."""
+    with user_errors():
+        from gpuscout.advise.faq import faq
+        from gpuscout.catalog.api import current_offers
+
+        answers = faq(model, current_offers(db=db))
+        if json_out:
+            print_json(answers)
+            return
+        out = _out()
+        out.print(f"[bold]{answers.model}[/]: {answers.summary}", highlight=False)
+        for a in answers.answers:
+            out.print(f"\n[bold cyan]{a.question}[/]", highlight=False)
+            out.print(a.answer, highlight=False)
+            for line in a.details:
+                out.print(f"  • {line}", highlight=False)
