@@ -200,3 +200,67 @@ def test_hub_without_huggingface_hub_installed(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "huggingface_hub", None)
     with pytest.raises(GpuscoutError, match="huggingface_hub"):
         model_from_hub("Qwen/Qwen3-8B")
+
+
+# Config dicts written the way these families' config.json files spell them (no reference copy on disk).
+HANDWRITTEN = {
+    "phi-3-mini-4k": {
+        "model_type": "phi3",
+        "hidden_size": 3072,
+        "intermediate_size": 8192,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 32,
+        "vocab_size": 32064,
+        "max_position_embeddings": 4096,
+        "sliding_window": 2047,
+        "tie_word_embeddings": False,
+    },
+    "mistral-7b-v0.1": {
+        "model_type": "mistral",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 32,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "vocab_size": 32000,
+        "max_position_embeddings": 32768,
+        "sliding_window": 4096,
+        "tie_word_embeddings": False,
+    },
+    "gemma-2-9b": {
+        "model_type": "gemma2",
+        "hidden_size": 3584,
+        "intermediate_size": 14336,
+        "num_hidden_layers": 42,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 8,
+        "head_dim": 256,
+        "vocab_size": 256000,
+        "max_position_embeddings": 8192,
+        "sliding_window": 4096,
+    },
+    "qwen2.5-0.5b": {
+        "model_type": "qwen2",
+        "hidden_size": 896,
+        "intermediate_size": 4864,
+        "num_hidden_layers": 24,
+        "num_attention_heads": 14,
+        "num_key_value_heads": 2,
+        "vocab_size": 151936,
+        "max_position_embeddings": 32768,
+        "sliding_window": 32768,
+        "use_sliding_window": False,
+        "tie_word_embeddings": True,
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(HANDWRITTEN))
+def test_family_field_names(name: str) -> None:
+    imported = model_from_hf_config(HANDWRITTEN[name])
+    registry = resolve_model(name)
+    assert count_params(imported) == count_params(registry)
+    assert imported.layer_types == registry.layer_types
+    assert imported.sliding_window == registry.sliding_window
+    assert imported.head_dim == registry.head_dim

@@ -66,7 +66,7 @@ def _gpu_table(accs: list[Accelerator]) -> Table:
     table.add_column("Name", no_wrap=True)
     for header in ("Memory GB", "Bandwidth GB/s", "BF16 TFLOPS", "FP8 TFLOPS", "FP4 TFLOPS"):
         table.add_column(header, justify="right", overflow="fold")
-    table.add_column("Checked", no_wrap=True)
+    table.add_column("Confidence", no_wrap=True)
     for a in accs:
         fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
         fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")

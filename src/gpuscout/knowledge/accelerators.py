@@ -116,6 +116,12 @@ class Resolution:
 
 
 @dataclass(frozen=True, slots=True)
+class _Failure:
+    suggestions: tuple[str, ...]
+    ambiguous: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class _Parsed:
     family: str
     form: str | None
@@ -300,27 +306,31 @@ def resolve_gpu_detail(name: str, *, field: str = "gpu", memory_gb: float | None
             name = f"{name} {memory_gb:g}GB"
         elif abs(stated - memory_gb) > 1.0:
             raise UnknownNameError(field, f"{name} with {memory_gb:g} GB", _suggestions(name))
-    return _resolve(name, field)
+    found = _resolve(name)
+    if isinstance(found, _Failure):
+        raise UnknownNameError(field, name, found.suggestions, ambiguous=found.ambiguous)
+    return found
 
 
 @functools.lru_cache(maxsize=4096)
-def _resolve(name: str, field: str) -> Resolution:
+def _resolve(name: str) -> Resolution | _Failure:
+    """Resolve without raising, so that failures are cached too (feeds repeat unknown names)."""
     index = _index()
     if name in index.by_name:
         return Resolution(index.by_name[name], exact=True)
     parsed = _parse(name)
     if not parsed.family:
-        raise UnknownNameError(field, name, _suggestions(name))
+        return _Failure(tuple(_suggestions(name)))
     hit = index.exact.get(parsed.compact)
     if hit is not None:
         return Resolution(hit, exact=True)
     if parsed.family in _AMBIGUOUS and parsed.memory_gb is None:
-        raise UnknownNameError(field, name, _AMBIGUOUS[parsed.family], ambiguous=True)
+        return _Failure(tuple(_AMBIGUOUS[parsed.family]), ambiguous=True)
     members = index.families.get(parsed.family)
     if parsed.family in _AMBIGUOUS:
         members = tuple(index.by_name[n] for n in _AMBIGUOUS[parsed.family])
     if not members:
-        raise UnknownNameError(field, name, _suggestions(name))
+        return _Failure(tuple(_suggestions(name)))
     candidates = list(members)
     if parsed.form is not None:
         candidates = [a for a in candidates if index.forms[a.name] in (parsed.form, None)]
@@ -330,7 +340,7 @@ def _resolve(name: str, field: str) -> Resolution:
         typed = [a for a in candidates if a.memory_type.lower() == parsed.memory_type]
         candidates = typed or candidates
     if not candidates:
-        raise UnknownNameError(field, name, [a.name for a in members])
+        return _Failure(tuple(a.name for a in members))
     if len(candidates) == 1:
         return Resolution(candidates[0], exact=True)
     preference = _FAMILY_DEFAULTS.get(parsed.family, ())
@@ -346,7 +356,7 @@ def _resolve(name: str, field: str) -> Resolution:
             others = ", ".join(a.name for a in candidates if a is not chosen)
             note = f"{what} not stated in {name!r}; assumed {chosen.name} (other variants: {others})"
             return Resolution(chosen, exact=False, note=note)
-    raise UnknownNameError(field, name, [a.name for a in candidates], ambiguous=True)
+    return _Failure(tuple(a.name for a in candidates), ambiguous=True)
 
 
 def resolve_gpu(
