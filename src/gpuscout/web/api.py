@@ -29,6 +29,8 @@ from gpuscout.web.schemas import (
     OfferOut,
     OfferPageOut,
     PrecisionMemoryOut,
+    RecommendationOut,
+    RecommendIn,
     RefreshOut,
     SourceOut,
     estimate_out,
@@ -222,3 +224,12 @@ def lookup_model(services: WebServices, name: str) -> ModelSpec:
         return services.model(name)
     except UnknownNameError as exc:
         raise NotFoundError.wrap(exc) from None
+
+
+@router.post("/recommend", response_model=list[RecommendationOut], tags=["advise"],
+             summary="Rank current offers for a workload")
+def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationOut]:
+    """``gpuscout.recommend`` over HTTP: the ranked offers that can run the workload, best first,
+    each with its configuration, speed, cost breakdown, unit costs, reasons and warnings."""
+    recs = services.recommend(body.workload, objective=body.objective, top=body.top)
+    return [RecommendationOut.from_rec(r) for r in recs]

@@ -57,6 +57,10 @@ def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     errors: list[dict[str, Any]] = []
     for err in exc.errors():
+        cause = (err.get("ctx") or {}).get("error")
+        if isinstance(cause, GpuscoutError):  # raised by our own parsers inside pydantic validation
+            body = error_body(cause)
+            return respond(request, 404 if isinstance(cause, NotFoundError) else 422, body)
         loc = [str(part) for part in err.get("loc", ())]
         errors.append({"field": loc[-1] if loc else None, "location": loc, "message": err.get("msg", "")})
     first = errors[0] if errors else {"field": None, "message": "invalid request"}

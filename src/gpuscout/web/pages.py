@@ -8,11 +8,15 @@ from urllib.parse import quote
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
+from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.web import model_view
+from gpuscout.errors import GpuscoutError
+from gpuscout.web import advise_form, model_view
+from gpuscout.web.advise_view import present, total_label, unit_cost_label
 from gpuscout.web.api import lookup_gpu, lookup_model
 from gpuscout.web.charts import price_history_figure, price_vs_bandwidth_figure, vram_figure
 from gpuscout.web.deps import Services
+from gpuscout.web.errors import error_body
 from gpuscout.web.exports import offers_csv, offers_json
 from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
 from gpuscout.web.services import source_out
@@ -173,3 +177,42 @@ def model_page(
             chart=vram_figure(contexts, series),
         )
     return render(request, "model.html", context_data)
+
+
+@router.get("/advise", response_class=HTMLResponse)
+def advise_page(request: Request, services: Services) -> Response:
+    """The workload form and, once a model is given, the ranked offers with their reasons."""
+    req = advise_form.parse_request(request.query_params)
+    context: dict[str, object] = {
+        "title": "Advisor", "req": req, "kinds": list(advise_form.KIND_CLASSES),
+        "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
+        "common": advise_form.common_fields(req.kind), "model_names": [m.name for m in services.models()],
+        "results": None, "explained": None, "error": None,
+    }
+    if req.submitted:
+        try:
+            workload = advise_form.build_workload(req)
+            recs = services.recommend(workload, objective=req.objective, top=req.top)
+        except GpuscoutError as exc:
+            context["error"] = error_body(exc)
+            return render(request, "advise.html", context, status_code=422)
+        images = bool(getattr(workload, "is_images", False))
+        ranked = [present(r, req.kind) for r in recs]
+        context.update(
+            results=ranked,
+            unit_label=unit_cost_label(req.kind, images),
+            total_label=total_label(req.kind),
+            explained=next((r for r in ranked if r.rec.rank == req.explain), None),
+            workload_yaml=workload.to_yaml(),
+        )
+    return render(request, "advise.html", context)
+
+
+@router.get("/faq", response_class=HTMLResponse)
+def faq_page(
+    request: Request, services: Services, model: Annotated[str, Query(max_length=200)] = "llama-3.1-8b"
+) -> Response:
+    """The four questions renters ask, answered with this model's numbers and the current offers."""
+    answers = services.faq(model)
+    names = [m.name for m in services.models() if m.kind == "llm"]
+    return render(request, "faq.html", {"title": "FAQ", "faq": answers, "model": model, "model_names": names})

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import datetime
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from gpuscout.advise.types import Recommendation
+from gpuscout.advise.workload import (
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+    Workload,
+)
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.web.offer_view import OfferRow
+from gpuscout.web.offer_view import OfferRow, to_row
 
 
 class ErrorOut(BaseModel):
@@ -326,3 +335,78 @@ def model_out(spec: ModelSpec, total_b: float | None, active_b: float | None) ->
         "source": spec.source,
         "aliases": list(spec.aliases),
     }
+
+
+class RecommendIn(BaseModel):
+    """A workload (``kind`` picks serve / batch / finetune / pretrain) and how to rank the offers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    workload: Annotated[
+        ServeWorkload | BatchWorkload | FinetuneWorkload | PretrainWorkload, Field(discriminator="kind")
+    ]
+    objective: Literal["cost", "time", "latency", "balanced"] = "cost"
+    top: int = Field(default=20, ge=1, le=100, description="rows to return (at most 100)")
+
+    @field_validator("workload", mode="before")
+    @classmethod
+    def _workload(cls, value: Any) -> Any:
+        # The workload types' own parser names the field at fault (``InvalidInputError``); the API's
+        # error handler reports that field.
+        if isinstance(value, dict):
+            return Workload.from_dict(value)
+        return value
+
+
+class ConfigOut(BaseModel):
+    description: str
+    instances: int
+    gpus_per_instance: int
+    tp: int
+    replicas_per_instance: int
+    gpus_used: int
+    nodes: int
+    spot: bool
+
+
+class RecommendationOut(BaseModel):
+    rank: int | None
+    offer: OfferOut
+    config: ConfigOut
+    fits: bool
+    price_usd_per_hour: float = Field(description="paid per instance-hour (the spot price when config.spot)")
+    time_s: float | None = Field(description="job duration, or active seconds per day for serve")
+    total_usd: float | None = Field(description="serve: per month; jobs: per run")
+    estimate: dict[str, Any] | None
+    cost: dict[str, float] | None
+    unit_costs: dict[str, float | None] | None
+    reasons: list[str]
+    warnings: list[str]
+    assumptions: dict[str, str]
+
+    @classmethod
+    def from_rec(cls, rec: Recommendation) -> RecommendationOut:
+        c = rec.config
+        cost = None
+        if rec.cost is not None:
+            cost = {f.name: getattr(rec.cost, f.name) for f in dataclasses.fields(rec.cost)}
+            cost["total"] = rec.cost.total
+        return cls(
+            rank=rec.rank,
+            offer=OfferOut.from_row(to_row(rec.offer)),
+            config=ConfigOut(
+                description=c.describe(), instances=c.instances, gpus_per_instance=c.gpus_per_instance,
+                tp=c.tp, replicas_per_instance=c.replicas_per_instance, gpus_used=c.gpus_used,
+                nodes=c.nodes, spot=c.spot,
+            ),
+            fits=rec.fits,
+            price_usd_per_hour=rec.price_usd_per_hour,
+            time_s=rec.time_s,
+            total_usd=rec.total_usd,
+            estimate=dataclasses.asdict(rec.estimate) if rec.estimate is not None else None,
+            cost=cost,
+            unit_costs=dataclasses.asdict(rec.unit_costs) if rec.unit_costs is not None else None,
+            reasons=list(rec.reasons),
+            warnings=list(rec.warnings),
+            assumptions=dict(rec.assumptions),
+        )

@@ -22,6 +22,9 @@ from gpuscout.web.filters import MAX_EXPORT_ROWS, OfferFilters
 from gpuscout.web.offer_view import STALE_AFTER, OfferRow, sort_offers, to_row
 
 if TYPE_CHECKING:
+    from gpuscout.advise.faq import Faq
+    from gpuscout.advise.types import Recommendation
+    from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.store import Store
     from gpuscout.knowledge.accelerator_types import Accelerator
     from gpuscout.knowledge.model_types import ModelSpec
@@ -53,6 +56,8 @@ class WebServices:
             cache_seconds = float(os.environ.get(CACHE_SECONDS_ENV, DEFAULT_CACHE_SECONDS))
         self._matching: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=32)
         self._sorted: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
+        # FAQ answers rank the whole catalog several times (~1-2 s): keep them a few minutes.
+        self._faq: TtlCache[Faq] = TtlCache(max(cache_seconds, 300.0) if cache_seconds > 0 else 0, 16)
         self._store: Store | None = None
         self._store_lock = threading.Lock()
         self.refresh_lock = threading.Lock()
@@ -71,6 +76,7 @@ class WebServices:
     def clear_cache(self) -> None:
         self._matching.clear()
         self._sorted.clear()
+        self._faq.clear()
 
     # ---- offers --------------------------------------------------------------------------------
     def offer_query(self, filters: OfferFilters) -> OfferQuery:
@@ -154,6 +160,21 @@ class WebServices:
         from gpuscout.knowledge.models import all_models
 
         return tuple(all_models())
+
+    # ---- advisor -------------------------------------------------------------------------------
+    def recommend(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
+                  ) -> list[Recommendation]:
+        """Ranked recommendations over the current offers (``gpuscout.recommend``)."""
+        from gpuscout.advise.api import recommend
+
+        return recommend(workload, self.all_current_offers(), objective=objective, top=top)
+
+    def faq(self, model: str) -> Faq:
+        """The four FAQ answers for ``model`` over the current offers (cached like the offers)."""
+        from gpuscout.advise.faq import faq
+
+        spec = self.model(model)
+        return self._faq.get_or_compute(spec.name, lambda: faq(spec.name, self.all_current_offers()))
 
     # ---- catalog status ------------------------------------------------------------------------
     def sources(self) -> list[Any]:
