@@ -25,6 +25,9 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "gpuscout.catalog.sources.vultr:VultrSource",
     "gpuscout.catalog.sources.digitalocean:DigitalOceanSource",
     "gpuscout.catalog.sources.shadeform:ShadeformSource",
+    "gpuscout.catalog.sources.cudo:CudoSource",
+    "gpuscout.catalog.sources.verda:VerdaSource",
+    "gpuscout.catalog.sources.tensordock:TensorDockSource",
 )
 
 _extra: list[Callable[[], Any]] = []

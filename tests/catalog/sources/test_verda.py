@@ -1,0 +1,98 @@
+"""Verda (ex-DataCrunch) adapter against the recorded instance types and availabilities."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
+from gpuscout.catalog.sources.verda import AVAILABILITY_URL, INSTANCE_TYPES_URL, TOKEN_URL, VerdaSource
+from tests.catalog.sources.samples import fetch, sample
+
+
+@pytest.fixture(autouse=True)
+def _creds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERDA_CLIENT_ID", "cid")
+    monkeypatch.setenv("VERDA_CLIENT_SECRET", "csecret")
+
+
+def types() -> list[dict[str, Any]]:
+    return sample("verda_datacrunch")["instance_types_items"]
+
+
+def mock_all(availability: httpx.Response | None = None) -> respx.Route:
+    token = respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json={"access_token": "tok"}))
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=types()))
+    respx.get(AVAILABILITY_URL).mock(
+        return_value=availability
+        or httpx.Response(200, json=sample("verda_datacrunch")["availability_items"])
+    )
+    return token
+
+
+@respx.mock
+def test_types_and_availability_field_by_field() -> None:
+    token = mock_all()
+    offers = {(o.instance_type, o.region): o for o in fetch(VerdaSource())}
+    assert json.loads(token.calls[0].request.content) == {
+        "grant_type": "client_credentials",
+        "client_id": "cid",
+        "client_secret": "csecret",
+    }
+    h100 = offers[("1H100.80S.30V", "any")]  # listed in no location -> unavailable
+    assert h100.availability is Availability.UNAVAILABLE
+    assert (h100.accelerator, h100.gpu_count, h100.gpu_memory_gb) == ("H100-SXM", 1, 80)
+    assert h100.price_usd_per_hour == pytest.approx(3.95)  # string "3.95", per instance
+    assert h100.spot_price_usd_per_hour == pytest.approx(1.70)
+    assert (h100.vcpus, h100.ram_gb) == (30, 120)
+    assert h100.interconnect is Interconnect.NVLINK
+
+    a6000 = offers[("2A6000.20V", "FIN-01")]
+    assert a6000.availability is Availability.AVAILABLE
+    assert (a6000.accelerator, a6000.gpu_count, a6000.gpu_memory_gb) == ("A6000", 2, 48)  # 96 GB total / 2
+    assert a6000.price_usd_per_hour == pytest.approx(1.98)
+    assert a6000.price_usd_per_gpu_hour == pytest.approx(0.99)
+    assert a6000.extra["p2p"] == "50GB/s"
+
+
+@respx.mock
+def test_availability_failure_keeps_prices_with_unknown_availability() -> None:
+    mock_all(httpx.Response(404, json={"code": "not_found"}))
+    src = VerdaSource()
+    offers = fetch(src)
+    assert {(o.region, o.availability) for o in offers} == {("any", Availability.UNKNOWN)}
+    assert len(offers) == 2
+    assert src.warnings and "availability unknown" in src.warnings[0]
+
+
+def test_credentials_required(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VERDA_CLIENT_SECRET")
+    src = VerdaSource()
+    assert src.missing_credentials() == ("VERDA_CLIENT_SECRET",)
+    with pytest.raises(CredentialsMissingError):
+        fetch(src)
+
+
+@respx.mock
+def test_schema_change_and_empty() -> None:
+    rows = types()
+    for r in rows:
+        r["price"] = r.pop("price_per_hour")
+    mock_all()
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=rows))
+    with pytest.raises(SourceError, match="price_per_hour"):
+        fetch(VerdaSource())
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=[]))
+    assert fetch(VerdaSource()) == []
+
+
+@respx.mock
+def test_token_failure_is_a_source_error() -> None:
+    respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json={"error": "invalid_client"}))
+    with pytest.raises(SourceError, match="access_token"):
+        fetch(VerdaSource())
