@@ -39,10 +39,17 @@ def make_offer(**changes: Any) -> Offer:
     return replace(BASE, **changes)
 
 
-def many_offers(n: int, provider: str = "testcloud", **changes: Any) -> list[Offer]:
-    """``n`` distinct valid offers (distinct instance types)."""
+def many_offers(
+    n: int, provider: str = "testcloud", instance_prefix: str = "i", **changes: Any
+) -> list[Offer]:
+    """``n`` distinct valid offers (instance types ``<prefix>-<k>``)."""
     return [
-        make_offer(provider=provider, instance_type=f"i-{k}", price_usd_per_hour=2.0 + k % 7 * 0.1, **changes)
+        make_offer(
+            provider=provider,
+            instance_type=f"{instance_prefix}-{k}",
+            price_usd_per_hour=2.0 + k % 7 * 0.1,
+            **changes,
+        )
         for k in range(n)
     ]
 
