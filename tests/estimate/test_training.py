@@ -163,3 +163,12 @@ def test_more_tokens_never_take_less_time(method: str, tokens: float, factor: fl
     b = estimate_training(LLAMA31_8B, H100, method=method, gpus=gpus, tokens=tokens * factor)
     assert a.time_s is not None and b.time_s is not None
     assert b.time_s >= a.time_s
+
+
+def test_names_resolve_through_knowledge() -> None:
+    est = estimate_training("Llama 3.1 8B", "H100", method="lora")
+    assert est.model == "llama-3.1-8b"
+    assert est.gpu == "H100-SXM"
+    with pytest.raises(UnknownNameError) as err:
+        estimate_training("llama-9-8b", "H100")
+    assert err.value.field == "model"

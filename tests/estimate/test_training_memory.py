@@ -190,3 +190,16 @@ def test_more_gpus_under_zero3_never_need_more_per_gpu(method: str, sharding: st
                    world=w).breakdown.total_gb
 
     assert total(world + more) <= total(world) + 1e-9
+
+
+def test_layout_agrees_with_knowledge_counts_for_every_llm() -> None:
+    from gpuscout.knowledge.models import all_models
+    from gpuscout.knowledge.params import count_params
+
+    for spec in all_models():
+        if spec.kind != "llm":
+            continue
+        layout, count = param_layout(spec), count_params(spec)
+        assert layout.total == count.total, spec.name
+        assert layout.active == count.active, spec.name
+        assert layout.other < 0.01 * layout.total, spec.name  # the linear shapes carry the weight

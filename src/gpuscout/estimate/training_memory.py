@@ -71,6 +71,7 @@ from dataclasses import dataclass, field
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.params import count_params
 
 GB = 1e9
 GIB = 2**30
@@ -117,6 +118,8 @@ class ParamLayout:
     embedding: int
     lm_head: int
     norms: int
+    other: int = 0  # biases, q/k norms, attention sinks: kept in 16 bit, never adapted
+    other_active: int = 0  # the part of ``other`` a token uses (MoE: biases of routed experts)
 
     @property
     def linear_params(self) -> int:
@@ -124,11 +127,12 @@ class ParamLayout:
 
     @property
     def total(self) -> int:
-        return self.linear_params + self.embedding + self.lm_head + self.norms
+        return self.linear_params + self.embedding + self.lm_head + self.norms + self.other
 
     @property
     def active(self) -> int:
-        return sum(g.active_params for g in self.linear) + self.embedding + self.lm_head + self.norms
+        linear = sum(g.active_params for g in self.linear)
+        return linear + self.embedding + self.lm_head + self.norms + self.other_active
 
     @property
     def largest_matrix(self) -> int:
@@ -155,20 +159,17 @@ def param_layout(spec: ModelSpec) -> ParamLayout:
             groups.append(LinearGroup(name, fan_in, fan_out, count,
                                       count if active is None else active, part))
 
-    norms = n_layers * 2 * h + h
     if spec.is_mla:
         qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim
         if spec.q_lora_rank > 0:
             add("q_a_proj", h, spec.q_lora_rank, n_layers, "attn")
             add("q_b_proj", spec.q_lora_rank, heads * qk_dim, n_layers, "attn")
-            norms += n_layers * spec.q_lora_rank
         else:
             add("q_proj", h, heads * qk_dim, n_layers, "attn")
         add("kv_a_proj", h, spec.kv_lora_rank + spec.qk_rope_head_dim, n_layers, "attn")
         add("kv_b_proj", spec.kv_lora_rank, heads * (spec.qk_nope_head_dim + spec.v_head_dim),
             n_layers, "attn")
         add("o_proj", heads * spec.v_head_dim, h, n_layers, "attn")
-        norms += n_layers * spec.kv_lora_rank
     else:
         add("q_proj", h, heads * hd, n_layers, "attn")
         add("k_proj", h, kv_heads * hd, n_layers, "attn")
@@ -192,13 +193,17 @@ def param_layout(spec: ModelSpec) -> ParamLayout:
         add("router", h, n_exp, moe_layers, "router")
     else:
         i = spec.intermediate_size
-        add("gate_proj", h, i, n_layers, "mlp")
+        if spec.mlp_type != "plain":
+            add("gate_proj", h, i, n_layers, "mlp")
         add("up_proj", h, i, n_layers, "mlp")
         add("down_proj", i, h, n_layers, "mlp")
 
-    embedding = spec.vocab_size * h
-    lm_head = 0 if spec.tie_word_embeddings else spec.vocab_size * h
-    return ParamLayout(tuple(groups), embedding, lm_head, norms)
+    # embeddings, norms and the small rest (biases, q/k norms, sinks) as knowledge counts them
+    count = count_params(spec)
+    wide = count.embedding + count.lm_head + count.norms
+    other = max(count.total - sum(g.params for g in groups) - wide, 0)
+    other_active = max(count.active - sum(g.active_params for g in groups) - wide, 0)
+    return ParamLayout(tuple(groups), count.embedding, count.lm_head, count.norms, other, other_active)
 
 
 def lora_groups(layout: ParamLayout, targets: str) -> tuple[LinearGroup, ...]:
@@ -304,7 +309,8 @@ def activation_elements_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -
         mlp = 2 * h + 4 * inter + k * h
     else:
         inter = spec.intermediate_size
-        mlp = 2 * h + 4 * inter
+        # gated: gate, up, act(gate), product; plain (GELU) MLP: up output and activation output
+        mlp = 2 * h + (2 if spec.mlp_type == "plain" else 4) * inter
     elements = float(attn + mlp)
     if setup.method in ("lora", "qlora"):
         layout = param_layout(spec)
@@ -335,7 +341,7 @@ def activation_bytes(spec: ModelSpec, setup: TrainingSetup) -> float:
 
 
 def _layer_params(layout: ParamLayout, n_layers: int) -> float:
-    return (layout.linear_params + layout.norms) / max(n_layers, 1)
+    return (layout.linear_params + layout.norms + layout.other) / max(n_layers, 1)
 
 
 def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -> TrainingMemory:
@@ -421,10 +427,11 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
             linear_b = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}[setup.precision]
             base_desc = f"{setup.precision} linear layers, bf16 embeddings/norms"
         other_b = 4.0 if setup.precision == "fp32" else 2.0
-        wide = layout.embedding + layout.lm_head + layout.norms
+        wide = layout.embedding + layout.lm_head + layout.norms + layout.other
         weights = layout.linear_params * linear_b + wide * other_b
         # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
-        gathered = 2 * (layout.linear_params * linear_b + layout.norms * other_b) / max(n_layers, 1)
+        body_bytes = layout.linear_params * linear_b + (layout.norms + layout.other) * other_b
+        gathered = 2 * body_bytes / max(n_layers, 1)
         if zero3:
             weights = weights / world + gathered
         if zero3 and setup.cpu_offload:
