@@ -17,6 +17,8 @@ Full fine-tuning / pre-training (``optimizer``):
   memory that the driver evicts to CPU RAM under pressure, so they never cause an OOM).
 - ``"bf16"`` pure bf16 AdamW (weights, grads, m, v all bf16): **8 B/param**.
 - ``precision="fp32"``: fp32 weights and grads, no master copy: 4 + 4 + 8 = 16 B/param.
+- ``optimizer_in_backward`` (torchtune, fused optimizers): each parameter is stepped as soon as its
+  gradient exists, so only the largest gradient tensor is ever alive instead of all of them.
 
 LoRA / QLoRA: the base is frozen (no gradient, no optimizer state). Base linear layers are stored
 as the precision says (bf16 2 B, fp8/int8 1 B; QLoRA: NF4 with double quantisation,
@@ -67,6 +69,7 @@ states are allocated once and do not fragment.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cache
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import MemoryBreakdown
@@ -146,6 +149,7 @@ def _require_llm(spec: ModelSpec) -> None:
             "training estimates cover decoder-only LLMs", accepted="an LLM (kind 'llm')")
 
 
+@cache
 def param_layout(spec: ModelSpec) -> ParamLayout:
     """Shapes of every linear layer of ``spec`` (GQA, MLA, dense and MoE MLPs), embeddings, norms."""
     _require_llm(spec)
