@@ -62,6 +62,7 @@ def test_resolves(name: str, canonical: str) -> None:
         ("LLaMA 70B", "llama-2-70b"),
         ("DeepSeek-R1", "deepseek-v3"),
         ("Mistral 7B", "mistral-7b-v0.3"),
+        ("mistralai/Mistral-7B-Instruct-v0.2", "mistral-7b-v0.3"),
     ],
 )
 def test_historical_names_map_with_a_note(name: str, canonical: str) -> None:

@@ -57,6 +57,11 @@ _NOTED_ALIASES: dict[str, tuple[str, str]] = {
         "mistral-7b-v0.3",
         "'Mistral 7B' without a version taken as v0.3 (v0.1 has vocab 32000 and a 4096 sliding window)",
     ),
+    "mistral7bv0.2": (
+        "mistral-7b-v0.3",
+        "Mistral 7B v0.2 has v0.3's shape (no sliding window, 32k context) with 768 fewer vocabulary "
+        "entries (32000): 6M parameters less",
+    ),
     "deepseekr1": ("deepseek-v3", "DeepSeek-R1 is a fine-tune of DeepSeek-V3: same architecture"),
     "deepseekr10528": ("deepseek-v3", "DeepSeek-R1-0528 is a fine-tune of DeepSeek-V3: same architecture"),
 }
