@@ -248,6 +248,11 @@ def estimate_training(
     if setup.seq_len > spec.max_position_embeddings > 0:
         warnings.append(f"seq_len {setup.seq_len} exceeds the model's {spec.max_position_embeddings} "
                         "positions (needs RoPE scaling)")
+    if spec.is_moe and world > 1:
+        assumptions["moe"] = ("experts sharded like every other weight (DDP / ZeRO / FSDP); expert "
+                              "parallelism, which cuts the parameter traffic, is not modelled")
+    if setup.method == "pretrain":
+        assumptions["pretrain"] = "pre-training costs what full training costs per token (random init)"
     if setup.method == "qlora" and acc.vendor.lower() != "nvidia":
         warnings.append(f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
                         "hardware is partial")
