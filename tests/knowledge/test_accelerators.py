@@ -73,6 +73,12 @@ EXACT = {
     "A100 SXM 80GB (330W cap)": "A100-SXM4-80GB",
     "GB200 (NVL72 rack)": "GB200",
     "AMD MI250X (one GCD)": "MI250X-GCD",
+    # GPU counts in provider labels and instance names are ignored
+    "gpu_1x_h100_sxm5": "H100-SXM",
+    "H100_sxm5x8": "H100-SXM",
+    "A10Gx1": "A10G",
+    "AMD MI300X - 8X": "MI300X",
+    "2x RTX A6000 48GB": "A6000",
 }
 
 # bare family names: resolve to the documented default, flagged inexact

@@ -86,6 +86,8 @@ _FORM_WORDS = {
 }
 _MEMORY_RE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z0-9])")
 _PAREN_RE = re.compile(r"\(([^)]*)\)")
+_COUNT_RE = re.compile(r"\d{1,3}x|x\d{1,3}")
+_COUNT_SUFFIX_RE = re.compile(r"(?:(?<=\d)|(?<=\d[a-z]))x\d{1,2}$")  # "sxm5x8", "a10gx1"; not "rtx5090"
 
 # Family -> variant chosen when the name does not say which (in order of preference).
 # These follow what the bare name means in clouds and benchmark tables.
@@ -157,8 +159,10 @@ def _parse(name: str) -> _Parsed:
     form: str | None = None
     memory_type: str | None = None
     family: list[str] = []
-    for tok in tokens:
-        if tok in _NOISE or tok in {"one", "of"}:
+    for raw in tokens:
+        # GPU counts ("8x H100", "gpu_1x_h100_sxm5", "H100_sxm5x8", "A10Gx1") say nothing of the part
+        tok = _COUNT_SUFFIX_RE.sub("", raw)
+        if tok in _NOISE or tok in {"one", "of"} or _COUNT_RE.fullmatch(tok):
             continue
         if tok in _MEMORY_TYPES:
             memory_type = tok
