@@ -1,0 +1,164 @@
+"""Speech-to-text with Whisper: memory and real-time factor (audio seconds per wall-clock second).
+
+Whisper cuts audio into 30 s windows. Each window costs:
+
+- the encoder, compute-bound: ``2 x encoder params x 1500 frames`` + self-attention
+  ``4 x d_model x 1500^2`` per layer (+ the two input convolutions);
+- the decoder, one step per output token (~3 tokens per second of English speech, + 4 special
+  tokens per window), bandwidth-bound at small batch: each step reads the decoder weights once for
+  the whole batch, and per window its cross-attention keys/values (``2 x layers x 1500 x d_model``)
+  and its own short KV cache; plus a fixed per-step cost of the engine's decode loop (kernel launches,
+  Python), which dominates on fast GPUs.
+
+Engine priors (NOT calibrated: the calibration CSV has no speech rows): HF ``transformers``
+generate in eager mode ~20 ms per decoder step (about 30 layers x 40 kernels at ~15 us launch and
+Python cost); ``faster-whisper`` (CTranslate2, fused C++ loop) ~4 ms. Both reach 60 % of the peak
+memory bandwidth and 40 % of the 16-bit tensor peak.
+
+Parameter split of the registry row (Whisper large-v3, 1.55B): encoder 0.637B, decoder 0.906B
+(token embedding tied with the output projection), both counted from d_model 1280, 32 + 32 layers,
+FFN 5120, vocabulary 51866.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.memory import capacity_bytes
+from gpuscout.estimate.precision import compute_rate, resolve_precision
+from gpuscout.estimate.types import MemoryBreakdown
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
+
+GB = 1e9
+WINDOW_S = 30.0
+FRAMES = 1500  # encoder positions per 30 s window
+SPECIAL_TOKENS = 4  # start-of-transcript, language, task, no-timestamps / end
+BANDWIDTH_EFFICIENCY = 0.6
+COMPUTE_EFFICIENCY = 0.4
+CUDA_CONTEXT_GB = 0.5
+STEP_OVERHEAD_S = {"transformers": 0.020, "faster-whisper": 0.004}
+PRECISIONS = ("fp16", "bf16", "fp32", "int8")
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptionEstimate:
+    model: str
+    gpu: str
+    engine: str
+    precision: str
+    batch: int  # 30 s windows decoded together
+    fits: bool
+    memory: MemoryBreakdown
+    realtime_factor: float  # seconds of audio transcribed per wall-clock second
+    seconds: float  # wall-clock seconds for ``audio_s``
+    bound: str  # "memory", "compute" or "overhead" (what dominates a decoder step)
+    encoder_params: int
+    decoder_params: int
+    assumptions: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _resolve(model: str | ModelSpec, gpu: str | Accelerator) -> tuple[ModelSpec, Accelerator]:
+    from gpuscout.knowledge.accelerators import resolve_gpu
+    from gpuscout.knowledge.models import resolve_model
+
+    spec = model if isinstance(model, ModelSpec) else resolve_model(model)
+    acc = gpu if isinstance(gpu, Accelerator) else resolve_gpu(gpu)
+    return spec, acc
+
+
+def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
+    """(d_model, layers per stack, ffn width, vocab) of a Whisper row."""
+    if spec.kind != "audio" or "whisper" not in spec.family.lower() or spec.hidden_size <= 0:
+        raise InvalidInputError("model", f"{spec.name} is not a Whisper speech model",
+                                accepted="whisper-large-v3 (and other Whisper rows)")
+    return spec.hidden_size, spec.num_hidden_layers, spec.intermediate_size, spec.vocab_size
+
+
+def estimate_transcription(
+    model: str | ModelSpec,
+    gpu: str | Accelerator,
+    *,
+    audio_s: float = 3600.0,
+    batch: int = 1,
+    precision: str = "fp16",
+    engine: str = "transformers",
+    tokens_per_audio_s: float = 3.0,
+) -> TranscriptionEstimate:
+    """Real-time factor and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once."""
+    spec, acc = _resolve(model, gpu)
+    d, layers, ffn, vocab = _whisper_shape(spec)
+    if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
+        raise InvalidInputError("audio_s", f"must be a positive number of seconds, got {audio_s!r}",
+                                accepted="> 0, <= 1e8")
+    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024:
+        raise InvalidInputError("batch", f"must be a whole number 1..1024, got {batch!r}", accepted="1..1024")
+    if (isinstance(tokens_per_audio_s, bool) or not isinstance(tokens_per_audio_s, int | float)
+            or not 0 < tokens_per_audio_s <= 50):
+        raise InvalidInputError("tokens_per_audio_s", f"got {tokens_per_audio_s!r}", accepted="> 0, <= 50")
+    key = engine.strip().lower() if isinstance(engine, str) else ""
+    if key not in STEP_OVERHEAD_S:
+        raise InvalidInputError("engine", f"unknown speech engine {engine!r}",
+                                accepted=", ".join(STEP_OVERHEAD_S))
+    prec = precision.strip().lower() if isinstance(precision, str) else ""
+    if prec not in PRECISIONS:
+        raise InvalidInputError("precision", f"unsupported precision {precision!r}",
+                                accepted=", ".join(PRECISIONS))
+
+    layer_attn = 4 * d * d
+    enc_params = layers * (layer_attn + 2 * d * ffn) + 2 * 3 * 128 * d + 3 * d * d
+    dec_params = layers * (2 * layer_attn + 2 * d * ffn) + vocab * d
+    w_bytes = {"fp16": 2.0, "bf16": 2.0, "fp32": 4.0, "int8": 1.0}[prec]
+    act_bytes = 4.0 if prec == "fp32" else 2.0
+    rate = compute_rate(resolve_precision("fp32" if prec == "fp32" else "bf16"), acc)
+    flops_rate = rate.tflops * 1e12 * COMPUTE_EFFICIENCY
+    bw = acc.bandwidth_gbps * GB * BANDWIDTH_EFFICIENCY
+
+    windows = math.ceil(audio_s / WINDOW_S)
+    steps_per_window = math.ceil(min(audio_s, WINDOW_S) * tokens_per_audio_s) + SPECIAL_TOKENS
+    enc_flops = 2.0 * enc_params * FRAMES + layers * 4.0 * d * FRAMES**2
+    enc_s = batch * enc_flops / flops_rate
+    cross_kv = 2.0 * layers * FRAMES * d * act_bytes  # per window, read every step
+    self_kv = 2.0 * layers * steps_per_window * d * act_bytes
+    read_s = (dec_params * w_bytes + batch * (cross_kv + self_kv)) / bw
+    step_flops = batch * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window))
+    compute_s = step_flops / flops_rate
+    overhead_s = STEP_OVERHEAD_S[key]
+    step_s = max(read_s, compute_s) + overhead_s
+    work_bound = "memory" if read_s >= compute_s else "compute"
+    bound = "overhead" if overhead_s > max(read_s, compute_s) else work_bound
+    batch_s = enc_s + steps_per_window * step_s
+    rounds = math.ceil(windows / batch)
+    seconds = rounds * batch_s
+    rtf = audio_s / seconds
+
+    weights = (enc_params + dec_params) * w_bytes
+    acts = batch * (FRAMES * 4 * ffn * act_bytes + cross_kv + self_kv)
+    overhead = CUDA_CONTEXT_GB * GB + 0.1 * acts
+    capacity = capacity_bytes(acc)
+    fits = weights + acts + overhead <= capacity
+    warnings = ["speech estimates are uncalibrated priors (no measured rows yet)"]
+    if not fits:
+        need = (weights + acts + overhead) / GB
+        warnings.append(f"needs {need:.1f} GB, the GPU has {capacity / GB:.1f} GB")
+    if prec == "int8" and key == "transformers":
+        warnings.append("int8 Whisper is a faster-whisper (CTranslate2) feature; transformers runs it "
+                        "dequantised")
+    memory = MemoryBreakdown(weights_gb=weights / GB, kv_cache_gb=batch * (cross_kv + self_kv) / GB,
+                             activations_gb=batch * FRAMES * 4 * ffn * act_bytes / GB,
+                             overhead_gb=overhead / GB, usable_gb=capacity / GB, capacity_gb=capacity / GB)
+    assumptions = {
+        "windows": f"{windows} x 30 s windows, {batch} at a time, {steps_per_window} decoder steps each "
+                   f"({tokens_per_audio_s:g} tokens per audio second)",
+        "parameters": f"encoder {enc_params / 1e9:.3f}B, decoder {dec_params / 1e9:.3f}B",
+        "engine": f"{key}: {overhead_s * 1e3:g} ms fixed per decoder step, {BANDWIDTH_EFFICIENCY:.0%} of "
+                  f"{acc.bandwidth_gbps:g} GB/s, {COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} TFLOPS (priors)",
+    }
+    return TranscriptionEstimate(
+        model=spec.name, gpu=acc.name, engine=key, precision=prec, batch=batch, fits=fits, memory=memory,
+        realtime_factor=rtf, seconds=seconds, bound=bound, encoder_params=enc_params,
+        decoder_params=dec_params, assumptions=assumptions, warnings=warnings,
+    )

@@ -1,0 +1,55 @@
+"""Whisper transcription: parameter split, batching, bad input (speed figures are uncalibrated priors)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.transcription import estimate_transcription
+
+
+def test_parameter_split_adds_up_to_the_model_card() -> None:
+    est = estimate_transcription("whisper-large-v3", "A100")
+    total = est.encoder_params + est.decoder_params
+    assert total == pytest.approx(1.55e9, rel=0.01)
+    assert est.encoder_params == pytest.approx(0.637e9, rel=0.01)
+    assert est.memory.weights_gb == pytest.approx(total * 2 / 1e9)
+    assert est.fits
+    assert any("uncalibrated" in w for w in est.warnings)
+
+
+def test_batching_windows_raises_the_realtime_factor() -> None:
+    one = estimate_transcription("whisper-large-v3", "A100", batch=1)
+    many = estimate_transcription("whisper-large-v3", "A100", batch=16)
+    assert many.realtime_factor > 4 * one.realtime_factor
+    assert many.memory.total_gb > one.memory.total_gb
+    assert one.seconds == pytest.approx(3600 / one.realtime_factor)
+
+
+def test_a_leaner_decode_loop_is_faster() -> None:
+    hf = estimate_transcription("whisper-large-v3", "H100", engine="transformers")
+    ct2 = estimate_transcription("whisper-large-v3", "H100", engine="faster-whisper")
+    assert ct2.realtime_factor > hf.realtime_factor
+    assert hf.bound == "overhead"
+
+
+@pytest.mark.parametrize(
+    ("field", "kw"),
+    [
+        ("audio_s", {"audio_s": 0}),
+        ("batch", {"batch": 0}),
+        ("engine", {"engine": "whisper.cpp"}),
+        ("precision", {"precision": "q4_0"}),
+        ("tokens_per_audio_s", {"tokens_per_audio_s": -1}),
+    ],
+)
+def test_bad_input_names_the_field(field: str, kw: dict[str, object]) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        estimate_transcription("whisper-large-v3", "A100", **kw)  # type: ignore[arg-type]
+    assert err.value.field == field
+
+
+def test_only_whisper_models() -> None:
+    with pytest.raises(InvalidInputError) as err:
+        estimate_transcription("llama-3.1-8b", "A100")
+    assert err.value.field == "model"
