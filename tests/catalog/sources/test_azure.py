@@ -116,7 +116,7 @@ def test_429_retry_after_then_success_and_give_up() -> None:
 
     respx.get(PRICES_URL).mock(return_value=httpx.Response(429, headers={"Retry-After": "1"}))
     sleep = SleepRecorder()
-    with pytest.raises(SourceError, match="gave up after 3 attempts; last: HTTP 429"):
+    with pytest.raises(SourceError, match="gave up after 3 attempts: HTTP 429"):
         fetch(AzureSource(sleep=sleep, retry=RetryPolicy(attempts=3)))
     assert sleep.delays == [1.0, 1.0]
 

@@ -122,20 +122,20 @@ class HttpFetcher:
                 snippet = response.text[:200].strip().replace("\n", " ")
                 last_problem = f"HTTP {status}" + (f": {snippet}" if snippet else "")
                 if status in (401, 403):
-                    raise self._error(f"{method} {url} refused ({last_problem}); check the credentials")
+                    raise self._error(f"{last_problem}: refused, check the credentials ({method} {url})")
                 if status not in RETRY_STATUSES:
-                    raise self._error(f"{method} {url} failed: {last_problem}")
+                    raise self._error(f"{last_problem} ({method} {url})")
                 if status in RETRY_AFTER_STATUSES:
                     wait = parse_retry_after(response.headers.get("Retry-After"))
                     if wait is not None and wait > policy.max_retry_after_s:
                         raise self._error(
-                            f"{method} {url}: {last_problem}, Retry-After {wait:.0f}s exceeds "
-                            f"the {policy.max_retry_after_s:.0f}s this source waits"
+                            f"{last_problem}: Retry-After {wait:.0f}s exceeds the "
+                            f"{policy.max_retry_after_s:.0f}s this source waits ({method} {url})"
                         )
             if attempt == policy.attempts:
                 break
             await self.sleep(wait if wait is not None else backoff_delay(attempt, policy, self.rand))
-        raise self._error(f"{method} {url} gave up after {policy.attempts} attempts; last: {last_problem}")
+        raise self._error(f"gave up after {policy.attempts} attempts: {last_problem} ({method} {url})")
 
     async def json(
         self,
@@ -151,7 +151,7 @@ class HttpFetcher:
         try:
             return response.json()
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise self._error(f"malformed JSON from {method} {url}: {exc}") from exc
+            raise self._error(f"malformed JSON: {exc} ({method} {url})") from exc
 
     async def get_json(
         self, url: str, *, params: Mapping[str, Any] | None = None, headers: Mapping[str, str] | None = None

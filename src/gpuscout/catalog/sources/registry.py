@@ -28,6 +28,7 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "gpuscout.catalog.sources.cudo:CudoSource",
     "gpuscout.catalog.sources.verda:VerdaSource",
     "gpuscout.catalog.sources.tensordock:TensorDockSource",
+    "gpuscout.catalog.sources.gpuhunt_source:gpuhunt_sources",
 )
 
 _extra: list[Callable[[], Any]] = []

@@ -1,0 +1,157 @@
+"""gpuhunt sources, offline: catalogs are CSVs made here and read through GPUHUNT_CATALOG_DIR."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.sources import gpuhunt_source
+from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
+from gpuscout.catalog.sources.gpuhunt_source import GpuhuntSource, gpuhunt_sources
+from tests.catalog.sources.samples import by_type, fetch
+
+# The columns of gpuhunt's v2 catalog CSV (gpuhunt/_internal/storage.py CATALOG_V2_FIELDS).
+COLUMNS = ["instance_name", "location", "price", "cpu", "memory", "gpu_count", "gpu_name", "gpu_memory",
+           "spot", "disk_size", "gpu_vendor", "flags", "cpu_arch", "provider_data"]  # fmt: skip
+
+
+def row(instance: str, location: str, price: float, cpu: int, memory: float, count: int, gpu: str,
+        gpu_memory: float | str, spot: bool = False, disk: str = "") -> dict[str, Any]:  # fmt: skip
+    return {
+        "instance_name": instance, "location": location, "price": price, "cpu": cpu, "memory": memory,
+        "gpu_count": count, "gpu_name": gpu, "gpu_memory": gpu_memory, "spot": spot, "disk_size": disk,
+        "gpu_vendor": "nvidia" if count else "", "flags": "", "cpu_arch": "x86",
+        "provider_data": json.dumps({}),
+    }  # fmt: skip
+
+
+def write(directory: Path, provider: str, rows: list[dict[str, Any]]) -> None:
+    with (directory / f"{provider}.csv").open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+@pytest.fixture
+def catalog_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path, "aws", [
+        row("p4d.24xlarge", "us-east-1", 32.7726, 96, 1152, 8, "A100", 40, disk="8000"),
+        row("p4d.24xlarge", "us-east-1", 12.5, 96, 1152, 8, "A100", 40, spot=True, disk="8000"),
+        row("g5.xlarge", "us-east-1", 1.006, 4, 16, 1, "A10G", 24),
+        row("m5.large", "us-east-1", 0.096, 2, 8, 0, "", ""),
+        row("x9.quantum", "us-east-1", 9.0, 8, 64, 1, "QuantumFlux", 48),
+    ])  # fmt: skip
+    write(tmp_path, "azure", [row("Standard_NC24ads_A100_v4", "eastus", 3.673, 24, 220, 1, "A100", 80)])
+    write(tmp_path, "lambdalabs", [row("gpu_1x_a100", "us-east-1", 1.29, 30, 200, 1, "A100", 40)])
+    write(tmp_path, "gcp", [row("a2-highgpu-1g", "us-central1-a", 3.673385, 12, 85, 1, "A100", 40)])
+    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
+    return tmp_path
+
+
+def test_aws_items_become_offers_with_spot_merged(catalog_dir: Path) -> None:
+    src = GpuhuntSource("aws")
+    offers = by_type(fetch(src))
+    assert sorted(offers) == ["g5.xlarge", "p4d.24xlarge"]
+    p4d = offers["p4d.24xlarge"]
+    assert (p4d.provider, p4d.region, p4d.accelerator, p4d.gpu_count) == (
+        "aws",
+        "us-east-1",
+        "A100-SXM4-40GB",
+        8,
+    )
+    assert p4d.price_usd_per_hour == pytest.approx(32.7726)
+    assert p4d.spot_price_usd_per_hour == pytest.approx(12.5)
+    assert (p4d.vcpus, p4d.ram_gb, p4d.disk_gb) == (96, 1152, 8000)
+    assert p4d.interconnect is Interconnect.NVLINK
+    assert p4d.availability is Availability.UNKNOWN
+    assert p4d.source == f"gpuhunt:aws:{catalog_dir / 'aws.csv'}"
+    assert p4d.observed_at is not None
+    assert "assumed A100-SXM4-40GB" in p4d.notes  # gpuhunt says only "A100", 40 GB
+    g5 = offers["g5.xlarge"]
+    assert (g5.accelerator, g5.gpu_memory_gb, g5.spot_price_usd_per_hour) == ("A10G", 24, None)
+    assert [(d.row, d.reason) for d in src.dropped] == [("x9.quantum us-east-1", "unknown GPU 'QuantumFlux'")]
+
+
+def test_instance_hints_pin_the_variant(catalog_dir: Path) -> None:
+    (azure,) = fetch(GpuhuntSource("azure"))
+    assert azure.accelerator == "A100-PCIe-80GB"  # NC A100 v4 is PCIe, not gpuhunt's bare "A100"
+    (lam,) = fetch(GpuhuntSource("lambdalabs"))
+    assert (lam.provider, lam.accelerator) == ("lambda", "A100-PCIe-40GB")
+    assert GpuhuntSource("lambdalabs").name == "gpuhunt:lambda"
+
+
+def test_gcp_zone_and_region(catalog_dir: Path) -> None:
+    (o,) = fetch(GpuhuntSource("gcp"))
+    assert (o.region, o.zone) == ("us-central1", "us-central1-a")
+    assert o.price_usd_per_hour == pytest.approx(3.673385)  # gpuhunt composes host + GPU
+
+
+def test_one_missing_catalog_fails_alone(catalog_dir: Path) -> None:
+    with pytest.raises(SourceError, match=r"gpuhunt:runpod: no runpod.csv"):
+        fetch(GpuhuntSource("runpod"))
+    assert fetch(GpuhuntSource("aws"))  # others unaffected
+
+
+def test_malformed_csv_rows_are_skipped_by_gpuhunt(catalog_dir: Path) -> None:
+    (catalog_dir / "oci.csv").write_text(",".join(COLUMNS) + "\nBM.GPU4.8,eu,not-a-price,,,,,,,,,,,\n")
+    assert fetch(GpuhuntSource("oci")) == []
+
+
+def test_empty_catalog(catalog_dir: Path) -> None:
+    write(catalog_dir, "nebius", [])
+    assert fetch(GpuhuntSource("nebius")) == []
+
+
+def test_online_provider_failure_is_a_source_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuhunt.providers.lium as lium
+
+    def boom(self: Any, **_: Any) -> list[Any]:
+        raise ConnectionError("lium API down")
+
+    monkeypatch.setattr(lium.LiumProvider, "get", boom)
+    with pytest.raises(SourceError, match="gpuhunt lium failed: ConnectionError: lium API down"):
+        fetch(GpuhuntSource("lium"))
+
+
+def test_online_provider_needs_its_credentials() -> None:
+    src = GpuhuntSource("seeweb")
+    assert src.needs_credentials == ("SEEWEB_API_TOKEN",)
+    assert not src.credentials_present()
+    with pytest.raises(CredentialsMissingError):
+        fetch(src)
+
+
+def test_download_failure_is_reported_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GPUHUNT_CATALOG_DIR", raising=False)
+
+    class Loaded:
+        version = "20260101"
+
+    class FakeCatalog:
+        def __init__(self) -> None:
+            self.catalog = {"aws": Loaded()}
+
+        def query(self, provider: str) -> list[Any]:
+            return []
+
+    monkeypatch.setattr(gpuhunt_source.SHARED_CATALOG, "get", lambda: FakeCatalog())
+    with pytest.raises(SourceError, match="could not download the gcp catalog"):
+        fetch(GpuhuntSource("gcp"))
+    assert fetch(GpuhuntSource("aws")) == []
+
+
+def test_catalog_version_is_the_observation_time() -> None:
+    assert gpuhunt_source._version_time("20260101").isoformat() == "2026-01-01T00:00:00+00:00"
+    assert gpuhunt_source._version_time("latest") is None
+
+
+def test_one_source_per_provider() -> None:
+    names = [s.name for s in gpuhunt_sources()]
+    assert "gpuhunt:aws" in names and "gpuhunt:lambda" in names and "gpuhunt:lium" in names
+    assert len(names) == len(set(names))
+    assert "gpuhunt:vastai" not in names  # the direct adapter covers Vast.ai
