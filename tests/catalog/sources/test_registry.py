@@ -1,0 +1,72 @@
+"""The source registry: every adapter is listed once, names resolve, unknown names suggest."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.sources import registry
+from gpuscout.catalog.sources.base import Source
+from gpuscout.errors import UnknownNameError
+
+DIRECT = [
+    "vastai",
+    "runpod",
+    "lambda",
+    "azure",
+    "vultr",
+    "digitalocean",
+    "shadeform",
+    "cudo",
+    "verda",
+    "tensordock",
+]
+
+
+class Dummy(Source):
+    name = "dummy"
+    provider = "dummy"
+
+    async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
+        return []
+
+
+def test_every_adapter_registered_once_with_credentials_declared() -> None:
+    sources = registry.all_sources()
+    for name in DIRECT:
+        assert name in sources
+    assert "gpuhunt:aws" in sources and "gpuhunt:gcp" in sources
+    for name, src in sources.items():
+        assert src.name == name
+        assert src.provider, name
+        assert all(isinstance(v, str) and v.isupper() for v in src.needs_credentials), name
+    assert sources["lambda"].needs_credentials == ("LAMBDA_API_KEY",)
+    assert sources["vastai"].needs_credentials == ()
+
+
+def test_fresh_instances_each_call() -> None:
+    assert registry.all_sources()["vastai"] is not registry.all_sources()["vastai"]
+
+
+def test_get_source_and_unknown_name() -> None:
+    assert registry.get_source("RunPod").name == "runpod"
+    with pytest.raises(UnknownNameError) as info:
+        registry.get_source("vast")
+    assert "vastai" in info.value.suggestions
+
+
+def test_register_extra_factory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_extra", [])
+    registry.register(Dummy)
+    registry.register(Dummy)  # idempotent
+    assert "dummy" in registry.all_sources()
+    registry.register(lambda: [Dummy()])
+    with pytest.raises(ValueError, match="duplicate source name 'dummy'"):
+        registry.all_sources()
+
+
+def test_bad_factory_is_a_type_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(registry, "_extra", [lambda: 42])
+    with pytest.raises(TypeError, match="not a Source"):
+        registry.all_sources()
