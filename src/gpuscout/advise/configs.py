@@ -31,7 +31,7 @@ from gpuscout.advise.workload import (
 )
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import GpuscoutError, InvalidInputError
-from gpuscout.estimate.types import Estimate
+from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 #: Estimator errors about these fields concern one configuration (it is rejected); any other field is
@@ -50,7 +50,7 @@ ConfigKey = tuple[str, int, str, bool]
 
 def config_key(offer: Offer) -> ConfigKey:
     """What a configuration depends on: accelerator, GPUs per instance, intra-node fabric, inter-node."""
-    return (offer.accelerator, offer.gpu_count, offer.interconnect.value, bool(offer.internode))
+    return (offer.accelerator, offer.gpu_count, offer.interconnect, bool(offer.internode))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +77,8 @@ class ConfigEval:
     estimate: Estimate | None = None  # the inference estimate at the operating point
     pcie_tp_slowdown: float | None = None  # decode speed lost to PCIe vs the accelerator's NVLink
     warnings: tuple[str, ...] = ()
+    cap_batch: int = 0  # serve: users one replica takes (before spreading the load)
+    detailed: bool = True  # serve: False until ``Evaluator.detail`` adds the operating point
 
     @property
     def gpus_used(self) -> int:
@@ -117,6 +119,8 @@ class Evaluator:
         self._inf: dict[tuple[str, str | None, int, int | str], Estimate | None] = {}
         self._inf_err: dict[tuple[str, str | None, int, int | str], str] = {}
         self._configs: dict[ConfigKey, ConfigEval] = {}
+        self._detailed: dict[ConfigKey, ConfigEval] = {}
+        self.last_error: str | None = None
         self.estimator_calls = 0
 
     # ---- look-ups -------------------------------------------------------------------------------
@@ -133,7 +137,9 @@ class Evaluator:
         """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses."""
         w = self.w
         assert isinstance(w, ServeWorkload | BatchWorkload)
-        k = (acc.name, acc.interconnect, tp, batch)
+        if tp == 1:
+            acc = self._acc.get(acc.name) or acc  # one GPU: the fabric plays no part
+        k = self._inf_key(acc, tp, batch)
         if k not in self._inf:
             self.estimator_calls += 1
             try:
@@ -146,7 +152,13 @@ class Evaluator:
                     raise
                 self._inf[k] = None
                 self._inf_err[k] = str(exc)
+        if self._inf[k] is None:
+            self.last_error = self._inf_err.get(k)
         return self._inf[k]
+
+    @staticmethod
+    def _inf_key(acc: Accelerator, tp: int, batch: int | str) -> tuple[str, str | None, int, int | str]:
+        return (acc.name, acc.interconnect, tp, batch)
 
     def evaluate(self, offer: Offer) -> ConfigEval:
         key = config_key(offer)
@@ -177,17 +189,22 @@ class Evaluator:
         return not (w.tpot_ms_max is not None and _tpot_ms(e) > w.tpot_ms_max)
 
     def _serve_replica(self, acc: Accelerator, tp: int) -> tuple[Estimate | None, int, str | None]:
-        """(estimate at the replica's usable batch, that batch, why not) for one replica of ``tp`` GPUs."""
+        """(estimate at the replica's usable batch, that batch, why not) for one replica of ``tp`` GPUs.
+
+        The usable batch is the load asked for (``concurrency``) or the most that fits (``requests_per_s``),
+        lowered until the latency targets are met.
+        """
         w = self.w
         assert isinstance(w, ServeWorkload)
-        e_max = self.infer(acc, tp, "max")
-        if e_max is None:
-            return None, 0, self._inf_err.get((acc.name, acc.interconnect, tp, "max"), "estimator refused")
-        if not e_max.fits or e_max.max_batch < 1:
-            return e_max, 0, f"does not fit: {e_max.binding_constraint}"
-        cap = max(1, e_max.max_batch)
-        want = cap if w.concurrency is None else min(cap, w.concurrency)
-        e = self.infer(acc, tp, want)
+        first: int | str = "max" if w.concurrency is None else w.concurrency
+        e = self.infer(acc, tp, first)
+        if e is None:
+            return None, 0, self.last_error or "estimator refused"
+        if e.max_batch < 1:
+            return e, 0, f"does not fit: {e.binding_constraint}"
+        want = e.batch if first == "max" else min(e.max_batch, int(first))
+        if want != e.batch or not e.fits:
+            e = self.infer(acc, tp, want)
         if e is not None and e.fits and self._latency_ok(e):
             return e, want, None
         lo, hi = 1, want - 1
@@ -205,6 +222,7 @@ class Evaluator:
         return best_e, best, None
 
     def _serve(self, key: ConfigKey, acc: Accelerator, w: ServeWorkload) -> ConfigEval:
+        """Choose tp and the number of instances; the operating point is filled in by ``detail``."""
         g = key[1]
         active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
         best: tuple[int, int] | None = None
@@ -215,7 +233,7 @@ class Evaluator:
             e_cap, cap, why = self._serve_replica(acc, tp)
             if why is not None or e_cap is None:
                 last_why = why or last_why
-                if e_cap is not None and e_cap.fits:
+                if e_cap is not None and e_cap.max_batch >= 1:
                     any_fit = True
                 continue
             any_fit = True
@@ -239,14 +257,39 @@ class Evaluator:
         tp, e_cap, cap, inst = chosen
         if inst > self.a.max_instances:
             return _reject(key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True)
-        replicas = g // tp
-        # operating point: the load spread over every replica
+        weights_total = e_cap.memory.weights_gb * tp
+        download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
+        return ConfigEval(
+            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,
+            replicas_per_instance=g // tp, gpus_per_instance=g, nodes=1,
+            time_s=w.active_hours_per_day * 3600.0, download_gb_per_instance=download + w.dataset_gb,
+            load_gb=download, estimate=e_cap, cap_batch=cap, detailed=False,
+        )
+
+    def detail(self, ev: ConfigEval) -> ConfigEval:
+        """``ev`` with its operating point (speed at the load actually spread over the replicas).
+
+        Costs do not depend on it, so ranking by cost estimates it only for the rows shown.
+        """
+        if ev.detailed:
+            return ev
+        done = self._detailed.get(ev.key)
+        if done is None:
+            done = self._serve_detail(ev)
+            self._detailed[ev.key] = done
+        return done
+
+    def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
+        w = self.w
+        assert isinstance(w, ServeWorkload) and ev.estimate is not None and ev.accelerator is not None
+        acc, tp, cap, e_cap = ev.accelerator, ev.tp, ev.cap_batch, ev.estimate
+        active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
         users: float
         if w.requests_per_s is not None:
             users = w.requests_per_s * _request_latency_s(e_cap, w.output_tokens)
         else:
             users = float(w.concurrency or 1)
-        b_op = max(1, min(cap, math.ceil(users / (inst * replicas) - 1e-9)))
+        b_op = max(1, min(cap, math.ceil(users / (ev.instances * ev.replicas_per_instance) - 1e-9)))
         e_op = self.infer(acc, tp, b_op) or e_cap
         if w.requests_per_s is not None:
             served_tps = w.requests_per_s * w.output_tokens
@@ -254,22 +297,16 @@ class Evaluator:
             served_tps = users * w.output_tokens / _request_latency_s(e_op, w.output_tokens)
         monthly = w.monthly_output_tokens if w.monthly_output_tokens is not None \
             else served_tps * active_s_month
-        weights_total = e_op.memory.weights_gb * tp
-        download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         summary = EstimateSummary(
             throughput=served_tps, throughput_unit="tok/s",
             per_user_tokens_per_s=e_op.decode_tokens_per_s, ttft_ms=e_op.ttft_ms, tpot_ms=_tpot_ms(e_op),
-            memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=acc.memory_gb,
+            memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=_capacity(e_op.memory, acc),
             weights_gb=e_op.memory.weights_gb, kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op, max_batch_per_replica=cap, bound=e_op.bound,
         )
-        return ConfigEval(
-            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,
-            replicas_per_instance=replicas, gpus_per_instance=g, nodes=1, summary=summary,
-            time_s=w.active_hours_per_day * 3600.0, download_gb_per_instance=download + w.dataset_gb,
-            load_gb=download, output_tokens=monthly, estimate=e_op,
-            pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, b_op, e_op),
-            warnings=tuple(e_op.warnings),
+        return dataclasses.replace(
+            ev, summary=summary, output_tokens=monthly, estimate=e_op, detailed=True,
+            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, b_op, e_op), warnings=tuple(e_op.warnings),
         )
 
     def _pcie_slowdown(
@@ -321,7 +358,7 @@ class Evaluator:
         summary = EstimateSummary(
             throughput=e.output_tokens_per_s_total * replicas * inst, throughput_unit="tok/s",
             per_user_tokens_per_s=e.decode_tokens_per_s, ttft_ms=e.ttft_ms, tpot_ms=_tpot_ms(e),
-            memory_per_gpu_gb=e.memory.total_gb, memory_capacity_gb=acc.memory_gb,
+            memory_per_gpu_gb=e.memory.total_gb, memory_capacity_gb=_capacity(e.memory, acc),
             weights_gb=e.memory.weights_gb, kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch, max_batch_per_replica=e.max_batch, bound=e.bound,
         )
@@ -356,7 +393,8 @@ class Evaluator:
         download = w.download_weights_gb if w.download_weights_gb is not None else weights
         summary = EstimateSummary(
             throughput=g * inst / r.seconds_per_image, throughput_unit="img/s", per_user_tokens_per_s=None,
-            ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=r.memory.total_gb, memory_capacity_gb=acc.memory_gb,
+            ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=r.memory.total_gb,
+            memory_capacity_gb=_capacity(r.memory, acc),
             weights_gb=weights, kv_cache_gb=0.0, batch_per_replica=1, max_batch_per_replica=None, bound=None,
         )
         return ConfigEval(
@@ -436,7 +474,8 @@ class Evaluator:
         summary = EstimateSummary(
             throughput=result.tokens_per_s, throughput_unit="train tok/s", per_user_tokens_per_s=None,
             ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=result.memory.total_gb,
-            memory_capacity_gb=acc.memory_gb, weights_gb=result.memory.weights_gb, kv_cache_gb=0.0,
+            memory_capacity_gb=_capacity(result.memory, acc), weights_gb=result.memory.weights_gb,
+            kv_cache_gb=0.0,
             batch_per_replica=None, max_batch_per_replica=None, bound=None,
         )
         return ConfigEval(
@@ -446,6 +485,11 @@ class Evaluator:
             download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
             train_tokens=tokens, warnings=tuple(result.warnings),
         )
+
+
+def _capacity(memory: MemoryBreakdown, acc: Accelerator) -> float:
+    """The GPU memory the estimator sized against (GB, 1e9 B), else the datasheet figure."""
+    return memory.capacity_gb if memory.capacity_gb > 0 else acc.memory_gb
 
 
 def _tpot_ms(e: Estimate) -> float:

@@ -126,10 +126,13 @@ class DataPrices:
 
 def data_prices(offer: Offer, terms: ProviderTerms, a: Assumptions) -> DataPrices:
     """Per-offer terms (marketplaces) first, then the provider's, then the documented fallback."""
-    storage = offer.storage_usd_per_gb_month
+    return data_prices_for(offer.storage_usd_per_gb_month, offer.egress_usd_per_gb, terms, a)
+
+
+def data_prices_for(storage: float | None, egress: float | None, terms: ProviderTerms, a: Assumptions
+                    ) -> DataPrices:
     if storage is None:
         storage = terms.storage_usd_per_gb_month
-    egress = offer.egress_usd_per_gb
     if egress is None:
         egress = terms.egress_usd_per_gb
     return DataPrices(

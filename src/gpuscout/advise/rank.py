@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
-from gpuscout.advise.configs import ConfigEval, ConfigKey, Evaluator
-from gpuscout.advise.cost import CostModel, DataPrices, breakdown, cost_model, data_prices
+from gpuscout.advise.configs import ConfigEval, ConfigKey, Evaluator, config_key
+from gpuscout.advise.cost import CostModel, DataPrices, breakdown, cost_model, data_prices, data_prices_for
 from gpuscout.advise.reasons import RowContext, explain
 from gpuscout.advise.types import (
     OBJECTIVES,
@@ -35,17 +35,14 @@ from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.provider_types import ProviderTerms
 
+#: A scored candidate: (score, total, usd_per_hour, provider, instance_type, region, spot, index, offer).
+#: The first eight items are the sort key (the index makes it total, so offers are never compared).
+_Row = tuple[float, float, float, str, str, str, int, int, Offer]
 
-@dataclass(frozen=True, slots=True)
-class _Row:
-    """A scored candidate before it becomes a ``Recommendation``."""
+_UNAVAILABLE = Availability.UNAVAILABLE
 
-    sort_key: tuple[float, float, float, str, str, str, int]
-    offer: Offer
-    spot: bool
-    hourly: float
-    total: float
-    time_metric: float
+#: Per configuration: (evaluation, time metric, (on-demand, spot) cost models by billing-terms signature).
+_ConfigEntry = tuple[ConfigEval, float, dict[tuple[object, ...], tuple[CostModel, CostModel]]]
 
 
 def _check_objective(objective: str) -> None:
@@ -93,20 +90,9 @@ def _latency_metric(w: AnyWorkload, ev: ConfigEval) -> float:
     return _time_metric(w, ev)
 
 
-def _total(cm: CostModel, hourly: float, dp: DataPrices) -> float:
-    """Same arithmetic, in the same order, as ``breakdown(...).total``."""
-    return (
-        hourly * cm.compute_h
-        + hourly * cm.warmup_h
-        + dp.storage_usd_per_gb_month * cm.storage_gb_months
-        + dp.egress_usd_per_gb * cm.egress_billable_gb
-        + hourly * cm.interruption_h
-    )
-
-
-def _sort_key(score: float, total: float, hourly: float, offer: Offer, spot: bool
-              ) -> tuple[float, float, float, str, str, str, int]:
-    return (score, total, hourly, offer.provider, offer.instance_type, offer.region, int(spot))
+def _sort_key(score: float, total: float, hourly: float, offer: Offer, spot: bool, index: int
+              ) -> tuple[float, float, float, str, str, str, int, int]:
+    return (score, total, hourly, offer.provider, offer.instance_type, offer.region, int(spot), index)
 
 
 def unit_costs(w: AnyWorkload, ev: ConfigEval, total: float) -> UnitCosts:
@@ -139,20 +125,30 @@ class Ranker:
         self.a = assumptions or Assumptions()
         self.now = now or datetime.now(UTC)
         self.evaluator = Evaluator(workload, self.be, self.a)
-        self._terms: dict[str, ProviderTerms] = {}
-        self._cm: dict[tuple[ConfigKey, str, bool], CostModel] = {}
+        self._names: dict[str, tuple[ProviderTerms, tuple[object, ...], DataPrices]] = {}
+        self._cm: dict[tuple[object, ...], CostModel] = {}
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
+        # per configuration key: (evaluation, time metric, cost models by terms signature)
+        self._cfg: dict[ConfigKey, _ConfigEntry] = {}
 
     def terms(self, offer: Offer) -> ProviderTerms:
-        name = offer.billing_terms or offer.provider
-        t = self._terms.get(name)
-        if t is None:
+        return self._name_entry(offer.billing_terms or offer.provider)[0]
+
+    def _name_entry(self, name: str) -> tuple[ProviderTerms, tuple[object, ...], DataPrices]:
+        """(terms, what of them the cost model reads, data prices when the offer has no terms of its own)."""
+        entry = self._names.get(name)
+        if entry is None:
             t = self.be.provider_terms(name)
-            self._terms[name] = t
-        return t
+            sig = (t.billing_increment_s, t.minimum_charge_s, t.egress_free_gb_per_month, t.kind)
+            entry = (t, sig, data_prices_for(None, None, t, self.a))
+            self._names[name] = entry
+        return entry
 
     def cost_model(self, ev: ConfigEval, terms: ProviderTerms, spot: bool) -> CostModel:
-        k = (ev.key, terms.name, spot)
+        """Cached on what the cost depends on: the configuration's quantities and the billing terms."""
+        k = (ev.instances, ev.time_s, ev.load_gb, ev.download_gb_per_instance, ev.checkpoint_gb,
+             terms.billing_increment_s, terms.minimum_charge_s, terms.egress_free_gb_per_month, terms.kind,
+             spot)
         cm = self._cm.get(k)
         if cm is None:
             cm = cost_model(ev, self.w, terms, spot, self.a)
@@ -174,6 +170,7 @@ class Ranker:
         ev = self.evaluator.evaluate(offer)
         if ev.rejected is not None:
             return self.rejected(offer, ev.rejected, fits=ev.fits, spot=spot, hourly=hourly, ev=ev)
+        ev = self.evaluator.detail(ev)
         cm = self.cost_model(ev, terms, spot)
         dp = self.data_prices(offer, terms)
         cost = breakdown(cm, hourly, dp)
@@ -207,46 +204,98 @@ class Ranker:
         return out
 
     # ---- scoring --------------------------------------------------------------------------------
+    def _config_entry(self, offer: Offer, objective: str) -> _ConfigEntry:
+        key = config_key(offer)
+        entry = self._cfg.get(key)
+        if entry is None:
+            ev = self.evaluator.evaluate(offer)
+            tm = 0.0  # ranking by cost never needs the operating point
+            if ev.rejected is None and objective != "cost":
+                full = self.evaluator.detail(ev)
+                tm = _latency_metric(self.w, full) if objective == "latency" else _time_metric(self.w, full)
+            entry = (ev, tm, {})
+            self._cfg[key] = entry
+        return entry
+
     def score_rows(self, offers: Iterable[Offer], objective: str,
                    rejected: list[Recommendation] | None = None) -> list[_Row]:
-        """Every passing (offer, spot) candidate with its score; rejected rows appended to ``rejected``."""
+        """Every passing (offer, spot) candidate with its score; rejected rows appended to ``rejected``.
+
+        This loop runs once per offer, so it only does dictionary look-ups and the cost arithmetic
+        (in the same order as ``CostBreakdown.total``, so both give the same float).
+        """
         w = self.w
         budget = w.budget_usd
-        evaluate = self.evaluator.evaluate
+        spot_ok = w.spot_ok
+        by_cost = objective == "cost"
+        providers = frozenset(p.lower() for p in w.providers)
+        regions = tuple(r.lower() for r in w.regions)
+        names, cfgs = self._names, self._cfg
         rows: list[_Row] = []
-        for offer in offers:
-            why = _prefilter(w, offer)
-            if why is not None:
+        append = rows.append
+        for i, offer in enumerate(offers):
+            if (offer.availability is _UNAVAILABLE or offer.fractional
+                    or (providers and offer.provider.lower() not in providers)
+                    or (regions and not any(r in offer.region.lower() for r in regions))):
                 if rejected is not None:
-                    rejected.append(self.rejected(offer, why))
+                    rejected.append(self.rejected(offer, _prefilter(w, offer) or "filtered"))
                 continue
-            terms = self.terms(offer)
-            cands = _prices(w, offer, terms)
-            if not cands:
-                if rejected is not None:
-                    rejected.append(self.rejected(offer, "no usable price"))
-                continue
-            ev = evaluate(offer)
+            name = offer.billing_terms or offer.provider
+            named = names.get(name) or self._name_entry(name)
+            terms, sig, dp = named
+            cfg = cfgs.get((offer.accelerator, offer.gpu_count, offer.interconnect, bool(offer.internode)))
+            if cfg is None:
+                cfg = self._config_entry(offer, objective)
+            ev, tm, cms = cfg
             if ev.rejected is not None:
                 if rejected is not None:
                     rejected.append(self.rejected(offer, ev.rejected, fits=ev.fits, ev=ev))
                 continue
-            dp = self.data_prices(offer, terms)
-            tm = _time_metric(w, ev) if objective != "latency" else _latency_metric(w, ev)
-            for spot, hourly in cands:
-                cm = self.cost_model(ev, terms, spot)
-                total = _total(cm, hourly, dp)
-                if budget is not None and total > budget:
-                    if rejected is not None:
-                        rejected.append(self.rejected(offer, f"${total:,.0f} over the ${budget:,.0f} budget",
-                                                      fits=True, spot=spot, hourly=hourly, ev=ev))
-                    continue
-                score = total if objective == "cost" else tm
-                key = _sort_key(score, total, hourly, offer, spot)
-                rows.append(_Row(key, offer, spot, hourly, total, tm))
+            pair = cms.get(sig)
+            if pair is None:
+                pair = (self.cost_model(ev, terms, False), self.cost_model(ev, terms, True))
+                cms[sig] = pair
+            if offer.storage_usd_per_gb_month is not None or offer.egress_usd_per_gb is not None:
+                dp = self.data_prices(offer, terms)
+            s_price, e_price = dp.storage_usd_per_gb_month, dp.egress_usd_per_gb
+            # on-demand, then spot when the workload allows it (unrolled: this is the hot loop)
+            hourly = offer.price_usd_per_hour
+            priced = False
+            if hourly is not None and hourly > 0:
+                priced = True
+                cm = pair[0]
+                total = (hourly * cm.compute_h + hourly * cm.warmup_h + s_price * cm.storage_gb_months
+                         + e_price * cm.egress_billable_gb + hourly * cm.interruption_h)
+                if budget is None or total <= budget:
+                    append((total if by_cost else tm, total, hourly, offer.provider, offer.instance_type,
+                            offer.region, 0, i, offer))
+                elif rejected is not None:
+                    rejected.append(self._over_budget(offer, total, False, hourly, ev))
+            spot = offer.spot_price_usd_per_hour if spot_ok else None
+            if spot is not None and spot > 0:
+                priced = True
+                cm = pair[1]
+                total = (spot * cm.compute_h + spot * cm.warmup_h + s_price * cm.storage_gb_months
+                         + e_price * cm.egress_billable_gb + spot * cm.interruption_h)
+                if budget is None or total <= budget:
+                    append((total if by_cost else tm, total, spot, offer.provider, offer.instance_type,
+                            offer.region, 1, i, offer))
+                elif rejected is not None:
+                    rejected.append(self._over_budget(offer, total, True, spot, ev))
+            if not priced and rejected is not None:
+                rejected.append(self.rejected(offer, "no usable price"))
         if objective == "balanced" and rows:
-            rows = _rebalance(rows)
+            rows = _rebalance(rows, self._time_of)
         return rows
+
+    def _over_budget(self, offer: Offer, total: float, spot: bool, hourly: float, ev: ConfigEval
+                     ) -> Recommendation:
+        budget = self.w.budget_usd or 0.0
+        return self.rejected(offer, f"${total:,.0f} over the ${budget:,.0f} budget", fits=True, spot=spot,
+                             hourly=hourly, ev=ev)
+
+    def _time_of(self, offer: Offer) -> float:
+        return self._cfg[config_key(offer)][1]
 
     def rank(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
              include_rejected: bool = False) -> list[Recommendation]:
@@ -256,25 +305,19 @@ class Ranker:
             raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
         rejected: list[Recommendation] | None = [] if include_rejected else None
         rows = self.score_rows(offers, objective, rejected)
-        best = heapq.nsmallest(top, rows, key=lambda r: r.sort_key) if top is not None \
-            else sorted(rows, key=lambda r: r.sort_key)
-        out = [self.recommendation(r.offer, r.spot, r.hourly, i + 1, r.sort_key[0])
-               for i, r in enumerate(best)]
+        # rows compare as tuples; the unique index (item 7) settles every tie before the offer (item 8)
+        best = heapq.nsmallest(top, rows) if top is not None else sorted(rows)
+        out = [self.recommendation(r[8], bool(r[6]), r[2], i + 1, r[0]) for i, r in enumerate(best)]
         if rejected:
             out.extend(rejected)
         return out
 
 
-def _rebalance(rows: list[_Row]) -> list[_Row]:
+def _rebalance(rows: list[_Row], time_of: Callable[[Offer], float]) -> list[_Row]:
     """Balanced score: geometric mean of cost and time, each relative to the best passing row."""
-    min_cost = min(r.total for r in rows) or 1e-12
-    min_time = min(r.time_metric for r in rows) or 1e-12
-    out = []
-    for r in rows:
-        score = math.sqrt((r.total / min_cost) * (r.time_metric / min_time))
-        out.append(_Row(_sort_key(score, r.total, r.hourly, r.offer, r.spot), r.offer, r.spot, r.hourly,
-                        r.total, r.time_metric))
-    return out
+    min_cost = min(r[1] for r in rows) or 1e-12
+    min_time = min(time_of(r[8]) for r in rows) or 1e-12
+    return [(math.sqrt((r[1] / min_cost) * (time_of(r[8]) / min_time)), *r[1:]) for r in rows]
 
 
 def rank(workload: AnyWorkload, offers: Iterable[Offer], *, objective: str = "cost", top: int | None = None,
@@ -292,9 +335,9 @@ def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str
     _check_objective(objective)
     now = now or datetime.now(UTC)
     be = backends or default_backends()
-    rows: list[tuple[tuple[float, float, float, str, str, str, int], Recommendation]] = []
-    scored: list[tuple[Ranker, Offer, bool, float, float, float]] = []
-    for offer in offers:
+    rows: list[tuple[tuple[float, float, float, str, str, str, int, int], Recommendation]] = []
+    scored: list[tuple[Ranker, Offer, bool, float, float, float, int]] = []
+    for index, offer in enumerate(offers):
         ranker = Ranker(workload, backends=be, assumptions=assumptions, now=now)  # no sharing
         if _prefilter(workload, offer) is not None:
             continue
@@ -307,13 +350,14 @@ def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str
                                             data_prices(offer, terms, ranker.a))
             if workload.budget_usd is not None and cost.total > workload.budget_usd:
                 continue
-            tm = _time_metric(workload, ev) if objective != "latency" else _latency_metric(workload, ev)
-            scored.append((ranker, offer, spot, hourly, cost.total, tm))
+            full = ranker.evaluator.detail(ev)
+            tm = _time_metric(workload, full) if objective != "latency" else _latency_metric(workload, full)
+            scored.append((ranker, offer, spot, hourly, cost.total, tm, index))
     min_cost = min_time = 1.0
     if objective == "balanced" and scored:
         min_cost = min(s[4] for s in scored) or 1e-12
         min_time = min(s[5] for s in scored) or 1e-12
-    for ranker, offer, spot, hourly, total, tm in scored:
+    for ranker, offer, spot, hourly, total, tm, index in scored:
         if objective == "cost":
             score = total
         elif objective == "balanced":
@@ -321,7 +365,7 @@ def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str
         else:
             score = tm
         rec = ranker.recommendation(offer, spot, hourly, None, score)
-        rows.append((_sort_key(score, total, hourly, offer, spot), rec))
+        rows.append((_sort_key(score, total, hourly, offer, spot, index), rec))
     rows.sort(key=lambda r: r[0])
     if top is not None:
         rows = rows[:top]
