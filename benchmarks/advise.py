@@ -192,7 +192,7 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.runs} runs; target <= 300 ms"
         )
         print(f"  CPU time per run: median {result['median_cpu_ms']} ms (1-min load average "
-              f"{result['load_average_1min']} on {os.cpu_count()} CPUs: wall time includes waiting for a CPU)")
+              f"{result['load_average_1min']} on {os.cpu_count()} CPUs; wall time includes waiting for one)")
         print(f"  estimator calls per run: {calls} for {configs} distinct configurations")
         print(
             f"  full ranking ({len(cached_all):,} rows): cached {cached_all_s:.2f} s, naive {naive_s:.2f} s "
