@@ -1,9 +1,314 @@
-"""CLI commands (registered on the root app by `register`)."""
+"""``gpuscout vram``, ``gpuscout estimate`` and ``gpuscout diagnose``: memory, speed and bottleneck."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
 import typer
+from rich.table import Table
+
+from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.types import Estimate, MemoryBreakdown
+from gpuscout.knowledge.model_types import ModelSpec
+
+TASKS = ("infer", "lora", "qlora", "full", "pretrain")
+MAX_GPUS_LISTED = (1, 2, 4, 8)
+
+
+def _model(name: str, config: Path | None) -> ModelSpec | str:
+    if config is not None:
+        from gpuscout.knowledge.hf_config import model_from_hf_config
+
+        if not config.is_file():
+            raise InvalidInputError(
+                "--config", f"no such file: {config}", "path to a Hugging Face config.json"
+            )
+        return model_from_hf_config(config)
+    return name
+
+
+def _batch(text: str) -> int | Literal["max"]:
+    t = text.strip().lower()
+    if t == "max":
+        return "max"
+    try:
+        return int(t)
+    except ValueError as exc:
+        raise InvalidInputError(
+            "--batch", f"expected an integer or 'max', got {text!r}", "1..4096 or max"
+        ) from exc
+
+
+def _breakdown_table(title: str, mem: MemoryBreakdown) -> Table:
+    table = Table(title=title)
+    table.add_column("component")
+    table.add_column("GB per GPU", justify="right")
+    rows = [
+        ("weights", mem.weights_gb),
+        ("KV cache", mem.kv_cache_gb),
+        ("activations / workspace", mem.activations_gb),
+        ("optimizer state", mem.optimizer_gb),
+        ("gradients", mem.gradients_gb),
+        ("adapters", mem.adapters_gb),
+        ("runtime overhead", mem.overhead_gb),
+    ]
+    for name, value in rows:
+        if value or name in ("weights", "runtime overhead"):
+            table.add_row(name, f"{value:,.2f}")
+    table.add_row("[bold]total[/]", f"[bold]{mem.total_gb:,.2f}[/]")
+    if mem.capacity_gb:
+        table.add_row("usable on this GPU", f"{mem.usable_gb or mem.capacity_gb:,.2f}")
+    return table
+
+
+def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every accelerator in the table with the smallest count (1, 2, 4, 8) on which the workload fits."""
+    from gpuscout.knowledge.accelerators import all_accelerators
+
+    out: list[dict[str, Any]] = []
+    for acc in all_accelerators():
+        for n in MAX_GPUS_LISTED:
+            try:
+                res = _run_task(model, acc, task, gpus=n, **kwargs)
+            except InvalidInputError:
+                break
+            if res.fits:
+                out.append(
+                    {
+                        "gpu": acc.name,
+                        "gpus": n,
+                        "memory_gb": acc.memory_gb,
+                        "per_gpu_gb": round(res.memory.total_gb, 2),
+                    }
+                )
+                break
+    return sorted(out, key=lambda r: (r["gpus"] * r["memory_gb"], r["gpu"]))
+
+
+def _run_task(
+    model: ModelSpec | str,
+    gpu: Any,
+    task: str,
+    *,
+    gpus: int,
+    precision: str | None,
+    context: int,
+    batch: int | Literal["max"],
+    kv_dtype: str | None,
+    engine: str,
+) -> Any:
+    if task == "infer":
+        from gpuscout.estimate.api import estimate
+
+        return estimate(
+            model,
+            gpu,
+            gpus=gpus,
+            precision=precision or "bf16",
+            engine=engine,
+            batch=batch,
+            context_in=context,
+            context_out=0,
+            kv_dtype=kv_dtype,
+        )
+    from gpuscout.estimate.training import estimate_training
+
+    mb = batch if isinstance(batch, int) else 1
+    return estimate_training(
+        model,
+        gpu,
+        gpus=gpus,
+        method=task,
+        seq_len=context,
+        micro_batch=mb,
+        precision=precision or ("nf4" if task == "qlora" else "bf16"),
+    )
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to `app`."""
+    """Add ``vram``, ``estimate`` and ``diagnose`` to the root app."""
+
+    @app.command()
+    def vram(
+        model: Annotated[str, typer.Argument(help="Model name, alias or HF id (e.g. llama-3.1-70b)")],
+        task: Annotated[str, typer.Option(help="infer | lora | qlora | full | pretrain")] = "infer",
+        precision: Annotated[str | None, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = None,
+        context: Annotated[int, typer.Option(help="Tokens per sequence (prompt + output; seq len)")] = 4096,
+        batch: Annotated[str, typer.Option(help="Concurrent sequences (or micro-batch for training)")] = "1",
+        gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
+        gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
+        kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
+        engine: Annotated[str, typer.Option(help="Inference engine (vllm, llama.cpp, ...)")] = "vllm",
+        config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+    ) -> None:
+        """Memory breakdown per GPU, and the GPUs/counts on which it fits."""
+        with user_errors():
+            if task not in TASKS:
+                raise InvalidInputError("--task", f"unknown task {task!r}", ", ".join(TASKS))
+            spec = _model(model, config)
+            kwargs: dict[str, Any] = {
+                "precision": precision,
+                "context": context,
+                "batch": _batch(batch),
+                "kv_dtype": kv_dtype,
+                "engine": engine,
+            }
+            res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+            fits_on = _fits_on(spec, task, kwargs)
+        if as_json:
+            print_json(
+                {
+                    "model": res.model,
+                    "task": task,
+                    "gpu": res.gpu,
+                    "gpus": gpus,
+                    "fits": res.fits,
+                    "memory": to_jsonable(res.memory),
+                    "assumptions": res.assumptions,
+                    "warnings": res.warnings,
+                    "fits_on": fits_on,
+                }
+            )
+            return
+        title = f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}"
+        console.print(_breakdown_table(title, res.memory))
+        verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({res.binding_constraint})"
+        console.print(f"{gpus} x {res.gpu}: {verdict}")
+        for w in res.warnings:
+            console.print(f"[yellow]warning:[/] {w}")
+        table = Table(title="Fits on (smallest GPU count, up to 8)")
+        table.add_column("GPU")
+        table.add_column("count", justify="right")
+        table.add_column("GB per GPU needed", justify="right")
+        table.add_column("GPU memory (GB)", justify="right")
+        for row in fits_on:
+            table.add_row(row["gpu"], str(row["gpus"]), f"{row['per_gpu_gb']:,.1f}", f"{row['memory_gb']:g}")
+        console.print(table if fits_on else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
+
+    @app.command("estimate")
+    def estimate_cmd(
+        model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
+        gpu: Annotated[str, typer.Option(help="GPU name (e.g. 'RTX 4090', H100)")],
+        gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+        precision: Annotated[str, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = "bf16",
+        engine: Annotated[
+            str, typer.Option(help="vllm, llama.cpp, sglang, tensorrt-llm, hf, gpt-fast")
+        ] = "vllm",
+        batch: Annotated[str, typer.Option(help="Concurrent sequences, or 'max'")] = "1",
+        context_in: Annotated[int, typer.Option("--context-in", help="Prompt tokens")] = 512,
+        context_out: Annotated[int, typer.Option("--context-out", help="Generated tokens")] = 512,
+        kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
+        parallel: Annotated[str, typer.Option(help="tensor | layer")] = "tensor",
+        config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+    ) -> None:
+        """Will it fit, and how fast: decode and prefill tokens/s, TTFT, aggregate throughput."""
+        from gpuscout.estimate.api import estimate
+
+        with user_errors():
+            est = estimate(
+                _model(model, config),
+                gpu,
+                gpus=gpus,
+                precision=precision,
+                engine=engine,
+                batch=_batch(batch),
+                context_in=context_in,
+                context_out=context_out,
+                kv_dtype=kv_dtype,
+                parallel=parallel,
+            )
+        if as_json:
+            print_json(est)
+            return
+        _print_estimate(est)
+
+    @app.command()
+    def diagnose(
+        model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
+        gpu: Annotated[str, typer.Option(help="GPU name")],
+        measured_tps: Annotated[
+            float, typer.Option("--measured-tps", help="Measured decode tokens/s per sequence")
+        ],
+        precision: Annotated[str, typer.Option(help="Weight format")] = "bf16",
+        batch: Annotated[int, typer.Option(help="Concurrent sequences during the measurement")] = 1,
+        engine: Annotated[str, typer.Option(help="Engine used")] = "vllm",
+        gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+        context: Annotated[int, typer.Option(help="Tokens in context during the measurement")] = 1024,
+        as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
+    ) -> None:
+        """Is a measured generation speed memory- or compute-bound, and what would make it faster?"""
+        from gpuscout.estimate.diagnose import diagnose as run_diagnose
+
+        with user_errors():
+            d = run_diagnose(
+                model,
+                gpu,
+                measured_tps=measured_tps,
+                precision=precision,
+                batch=batch,
+                engine=engine,
+                gpus=gpus,
+                context=context,
+            )
+        if as_json:
+            print_json(d)
+            return
+        table = Table(
+            title=f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence at batch {batch}"
+        )
+        table.add_column("quantity")
+        table.add_column("value", justify="right")
+        table.add_row("bound", d.bound)
+        table.add_row("bytes read per token step", f"{d.bytes_per_step / 1e9:,.2f} GB")
+        table.add_row(
+            "achieved memory bandwidth",
+            f"{d.achieved_bandwidth_gbps:,.0f} GB/s "
+            f"({d.bandwidth_fraction:.0%} of {d.peak_bandwidth_gbps:,.0f})",
+        )
+        table.add_row(
+            "achieved compute",
+            f"{d.achieved_tflops:,.1f} TFLOPS ({d.compute_fraction:.1%} of {d.peak_tflops:,.0f})",
+        )
+        table.add_row("roofline ceiling (ideal)", f"{d.roofline_tps:,.1f} tokens/s")
+        table.add_row("gpuscout estimate", f"{d.expected_tps:,.1f} tokens/s")
+        console.print(table)
+        console.print(d.verdict)
+        for s in d.suggestions:
+            console.print(f" • {s}")
+
+
+def _print_estimate(est: Estimate) -> None:
+    title = (
+        f"{est.model} on {est.gpus} x {est.gpu} — {est.precision}, {est.engine}, batch {est.batch}, "
+        f"{est.context_in} in / {est.context_out} out"
+    )
+    table = Table(title=title)
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({est.binding_constraint})"
+    table.add_row("fits", verdict)
+    table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} GB of {est.memory.usable_gb:,.2f} GB usable")
+    table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
+    table.add_row(
+        "  KV cache",
+        f"{est.memory.kv_cache_gb:,.2f} GB ({est.memory.kv_bytes_per_token / 1024:,.1f} KiB/token)",
+    )
+    table.add_row("  activations + overhead", f"{est.memory.activations_gb + est.memory.overhead_gb:,.2f} GB")
+    table.add_row("max concurrent sequences", f"{est.max_batch:,}")
+    table.add_row("decode, per sequence", f"{est.decode_tokens_per_s:,.1f} tokens/s ({est.bound}-bound)")
+    table.add_row("output, all sequences", f"{est.output_tokens_per_s_total:,.0f} tokens/s")
+    table.add_row("prefill", f"{est.prefill_tokens_per_s:,.0f} tokens/s")
+    table.add_row("time to first token", f"{est.ttft_ms:,.0f} ms")
+    console.print(table)
+    assumptions = Table(title="Assumptions", show_header=False)
+    assumptions.add_column("key")
+    assumptions.add_column("value")
+    for k, v in est.assumptions.items():
+        assumptions.add_row(k, v)
+    console.print(assumptions)
+    for w in est.warnings:
+        console.print(f"[yellow]warning:[/] {w}")

@@ -96,22 +96,63 @@ _FORMATS: dict[str, WeightFormat] = {
         _fmt("fp32", "FP32", 32, 32, 32, CLASS_FP32),
         _fmt("bf16", "BF16", 16, 16, 16, CLASS_16BIT),
         _fmt("fp16", "FP16", 16, 16, 16, CLASS_16BIT),
-        _fmt("fp8", "FP8 (e4m3)", 8.0, 16, 16, CLASS_FP8, native="fp8",
-             note="per-tensor/channel scales; embeddings and lm_head kept in bf16"),
-        _fmt("int8", "INT8 weight-only", 8.0, 16, 16, CLASS_WEIGHT_ONLY,
-             note="per-channel scales; dequantised to bf16 for the matmul"),
-        _fmt("w8a8", "INT8 W8A8 (SmoothQuant)", 8.0, 16, 16, CLASS_INT8,
-             note="int8 tensor cores for weights x activations"),
-        _fmt("int4", "INT4 AWQ/GPTQ g128", 4.25, 16, 16, CLASS_WEIGHT_ONLY,
-             note="group 128 with 16-bit scale and zero; embeddings and lm_head kept fp16"),
-        _fmt("int4-g32", "INT4 weight-only g32", 5.0, 16, 16, CLASS_WEIGHT_ONLY,
-             note="group 32 with bf16 scale and zero (gpt-fast)"),
-        _fmt("nf4", "NF4 (bitsandbytes, double quant)", 4.127, 16, 16, CLASS_WEIGHT_ONLY,
-             note="QLoRA storage; blocks of 64 with double-quantised scales"),
-        _fmt("nvfp4", "NVFP4", 4.5, 16, 16, CLASS_FP4, native="fp4",
-             note="fp8 scale per 16 weights"),
-        _fmt("mxfp4", "MXFP4", 4.25, 16, 16, CLASS_FP4, native="fp4",
-             note="e8m0 scale per 32 weights"),
+        _fmt(
+            "fp8",
+            "FP8 (e4m3)",
+            8.0,
+            16,
+            16,
+            CLASS_FP8,
+            native="fp8",
+            note="per-tensor/channel scales; embeddings and lm_head kept in bf16",
+        ),
+        _fmt(
+            "int8",
+            "INT8 weight-only",
+            8.0,
+            16,
+            16,
+            CLASS_WEIGHT_ONLY,
+            note="per-channel scales; dequantised to bf16 for the matmul",
+        ),
+        _fmt(
+            "w8a8",
+            "INT8 W8A8 (SmoothQuant)",
+            8.0,
+            16,
+            16,
+            CLASS_INT8,
+            note="int8 tensor cores for weights x activations",
+        ),
+        _fmt(
+            "int4",
+            "INT4 AWQ/GPTQ g128",
+            4.25,
+            16,
+            16,
+            CLASS_WEIGHT_ONLY,
+            note="group 128 with 16-bit scale and zero; embeddings and lm_head kept fp16",
+        ),
+        _fmt(
+            "int4-g32",
+            "INT4 weight-only g32",
+            5.0,
+            16,
+            16,
+            CLASS_WEIGHT_ONLY,
+            note="group 32 with bf16 scale and zero (gpt-fast)",
+        ),
+        _fmt(
+            "nf4",
+            "NF4 (bitsandbytes, double quant)",
+            4.127,
+            16,
+            16,
+            CLASS_WEIGHT_ONLY,
+            note="QLoRA storage; blocks of 64 with double-quantised scales",
+        ),
+        _fmt("nvfp4", "NVFP4", 4.5, 16, 16, CLASS_FP4, native="fp4", note="fp8 scale per 16 weights"),
+        _fmt("mxfp4", "MXFP4", 4.25, 16, 16, CLASS_FP4, native="fp4", note="e8m0 scale per 32 weights"),
         _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
         _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),
         _fmt("gguf-q6_k", "GGUF Q6_K", Q6_K_BITS, Q6_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
@@ -128,16 +169,37 @@ _FORMATS: dict[str, WeightFormat] = {
 }
 
 _ALIASES: dict[str, str] = {
-    "float32": "fp32", "f32": "fp32",
-    "bfloat16": "bf16", "float16": "fp16", "half": "fp16",
+    "float32": "fp32",
+    "f32": "fp32",
+    "bfloat16": "bf16",
+    "float16": "fp16",
+    "half": "fp16",
     "f16": "gguf-f16",
-    "float8": "fp8", "fp8-e4m3": "fp8", "e4m3": "fp8", "fp8e4m3": "fp8",
-    "int8-weight-only": "int8", "int8-wo": "int8", "int8wo": "int8", "llm.int8": "int8", "bnb-int8": "int8",
-    "int8-w8a8": "w8a8", "smoothquant": "w8a8",
-    "awq": "int4", "gptq": "int4", "int4-awq": "int4", "int4-gptq": "int4", "awq-int4": "int4",
-    "gptq-int4": "int4", "int4-g128": "int4", "int4-weight-only": "int4", "w4a16": "int4",
-    "int4-weight-only-g-32": "int4-g32", "int4-wo-g32": "int4-g32",
-    "qlora": "nf4", "bnb-nf4": "nf4", "bnb-4bit": "nf4",
+    "float8": "fp8",
+    "fp8-e4m3": "fp8",
+    "e4m3": "fp8",
+    "fp8e4m3": "fp8",
+    "int8-weight-only": "int8",
+    "int8-wo": "int8",
+    "int8wo": "int8",
+    "llm.int8": "int8",
+    "bnb-int8": "int8",
+    "int8-w8a8": "w8a8",
+    "smoothquant": "w8a8",
+    "awq": "int4",
+    "gptq": "int4",
+    "int4-awq": "int4",
+    "int4-gptq": "int4",
+    "awq-int4": "int4",
+    "gptq-int4": "int4",
+    "int4-g128": "int4",
+    "int4-weight-only": "int4",
+    "w4a16": "int4",
+    "int4-weight-only-g-32": "int4-g32",
+    "int4-wo-g32": "int4-g32",
+    "qlora": "nf4",
+    "bnb-nf4": "nf4",
+    "bnb-4bit": "nf4",
     "fp4": "nvfp4",
 }
 
@@ -205,9 +267,21 @@ _KV: dict[str, KvDtype] = {
     "q8_0": KvDtype("q8_0", 34 / 32),  # llama.cpp: 32 int8 + one fp16 scale per block
     "q4_0": KvDtype("q4_0", 18 / 32),  # llama.cpp: 32 nibbles + one fp16 scale per block
 }
-_KV_ALIASES = {"f16": "fp16", "float16": "fp16", "bfloat16": "bf16", "f32": "fp32", "float32": "fp32",
-               "fp8-e4m3": "fp8", "fp8_e4m3": "fp8", "fp8-e5m2": "fp8", "fp8_e5m2": "fp8", "int8": "q8_0",
-               "q8": "q8_0", "q4": "q4_0", "auto": "bf16"}
+_KV_ALIASES = {
+    "f16": "fp16",
+    "float16": "fp16",
+    "bfloat16": "bf16",
+    "f32": "fp32",
+    "float32": "fp32",
+    "fp8-e4m3": "fp8",
+    "fp8_e4m3": "fp8",
+    "fp8-e5m2": "fp8",
+    "fp8_e5m2": "fp8",
+    "int8": "q8_0",
+    "q8": "q8_0",
+    "q4": "q4_0",
+    "auto": "bf16",
+}
 
 
 @cache
@@ -255,6 +329,8 @@ def bf16_tflops(acc: Accelerator) -> tuple[float, bool]:
     if acc.fp16_tflops:
         return acc.fp16_tflops, False
     fp32 = acc.fp32_tflops or 10.0
+    if acc.release_year is not None and acc.release_year < 2018:
+        return fp32, True  # Pascal and older: no tensor cores, fp16 GEMMs run at (at best) the fp32 rate
     factor = 2.0 if acc.kind == "consumer" else 4.0
     return fp32 * factor, True
 
@@ -270,7 +346,10 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
         if acc.fp8_supported and acc.fp8_tflops:
             return ComputeRate(acc.fp8_tflops, "fp8", True, False)
         return ComputeRate(
-            bf16, "bf16", False, derived,
+            bf16,
+            "bf16",
+            False,
+            derived,
             f"{acc.name} has no native FP8 tensor cores: FP8 weights run weight-only "
             "(dequantised to bf16), saving memory but not compute",
         )
@@ -278,15 +357,23 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
         if acc.fp4_supported and acc.fp4_tflops:
             return ComputeRate(acc.fp4_tflops, "fp4", True, False)
         return ComputeRate(
-            bf16, "bf16", False, derived,
+            bf16,
+            "bf16",
+            False,
+            derived,
             f"{acc.name} has no native FP4 tensor cores: {fmt.label} runs weight-only "
             "(dequantised), saving memory but not compute",
         )
     if cls == CLASS_INT8:
         if acc.int8_tops:
             return ComputeRate(acc.int8_tops, "int8", True, False)
-        return ComputeRate(bf16, "bf16", False, derived,
-                           f"{acc.name} has no int8 tensor rate listed: W8A8 assumed at the bf16 rate")
+        return ComputeRate(
+            bf16,
+            "bf16",
+            False,
+            derived,
+            f"{acc.name} has no int8 tensor rate listed: W8A8 assumed at the bf16 rate",
+        )
     # 16-bit, weight-only and GGUF formats multiply at the 16-bit tensor rate
     return ComputeRate(bf16, "bf16", True, derived)
 

@@ -59,3 +59,31 @@ class Estimate:
     bound: str  # "memory" or "compute" (for decode at this batch)
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnosis:
+    """Why a measured decode speed is what it is (``gpuscout diagnose``)."""
+
+    model: str
+    gpu: str
+    gpus: int
+    precision: str
+    engine: str
+    batch: int
+    context: int
+    measured_tps: float  # per sequence
+    bound: str  # "memory", "compute" or "overhead" (neither limit is near)
+    bytes_per_step: float  # per GPU
+    flops_per_step: float  # per GPU
+    achieved_bandwidth_gbps: float
+    peak_bandwidth_gbps: float
+    bandwidth_fraction: float
+    achieved_tflops: float
+    peak_tflops: float
+    compute_fraction: float
+    roofline_tps: float  # per sequence at 100 % of peak bandwidth and compute
+    expected_tps: float  # gpuscout's estimate for this engine
+    verdict: str
+    suggestions: list[str] = field(default_factory=list)
+    assumptions: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,198 @@
+"""``diagnose``: is a measured generation speed memory- or compute-bound, and what would help.
+
+The seed question: "why is my generation slow while the GPU is not fully used?" Decode reads every
+weight once per step; at small batch the tensor cores idle while memory streams. We turn a measured
+tokens/s into the bandwidth and FLOP/s it implies, compare with the GPU's peaks, and price the usual
+remedies (faster memory, quantisation, batching, speculative decoding) with the same estimator.
+"""
+
+from __future__ import annotations
+
+from gpuscout.errors import GpuscoutError, InvalidInputError
+from gpuscout.estimate.api import _engine_format, estimate, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
+from gpuscout.estimate.memory import model_consts
+from gpuscout.estimate.precision import default_kv_dtype, resolve_precision, weight_bytes
+from gpuscout.estimate.throughput import Setup, _attn_flops_per_token, _head_params, decode_step
+from gpuscout.estimate.types import Diagnosis
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
+
+FASTER_MEMORY_GPUS = ("H100-SXM", "H200-SXM", "MI300X")
+SPECULATIVE_SPEEDUP = (1.5, 2.5)  # typical batch-1 gain with a good draft model (acceptance 60-80 %)
+
+
+def diagnose(
+    model: str | ModelSpec,
+    gpu: str | Accelerator,
+    *,
+    measured_tps: float,
+    precision: str = "bf16",
+    batch: int = 1,
+    engine: str = "vllm",
+    gpus: int = 1,
+    context: int = 1024,
+) -> Diagnosis:
+    """Explain ``measured_tps`` (decode tokens/s per sequence at ``batch``) for ``model`` on ``gpu``."""
+    if not isinstance(measured_tps, int | float) or not 0 < measured_tps < 1e6:
+        raise InvalidInputError(
+            "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", "0 < tokens/s < 1e6"
+        )
+    spec = resolve_model_arg(model)
+    acc = resolve_gpu_arg(gpu)
+    est = estimate(
+        spec,
+        acc,
+        gpus=gpus,
+        precision=precision,
+        engine=engine,
+        batch=batch,
+        context_in=context,
+        context_out=1,
+    )
+    eng = resolve_engine(engine)
+    fmt = _engine_format(resolve_precision(precision), eng, [])
+    kv = default_kv_dtype(fmt)
+    st = Setup(spec, acc, fmt, kv, eng, gpus, "tensor")
+    tp = gpus
+    c = model_consts(spec)
+    head = _head_params(spec)
+    bytes_step = weight_bytes(fmt, c.body_read(batch) / tp, 0.0, head / tp)
+    bytes_step += kv_read_bytes_per_step(spec, kv, context, tp=tp) * batch
+    flops_step = (2.0 * (c.active_body + head) + _attn_flops_per_token(spec, context)) * batch / tp
+    step_s = 1.0 / measured_tps
+    peak_bw = acc.bandwidth_gbps
+    peak_tf = st.peak_tflops
+    bw_gbps = bytes_step / step_s / 1e9
+    tflops = flops_step / step_s / 1e12
+    t_mem, t_comp = bytes_step / (peak_bw * 1e9), flops_step / (peak_tf * 1e12)
+    roofline = 1.0 / max(t_mem, t_comp)
+    expected = decode_step(st, batch, context).total
+    expected_tps = 1.0 / expected
+    bw_frac, comp_frac = bw_gbps / peak_bw, tflops / peak_tf
+    physics_bound = "memory" if t_mem >= t_comp else "compute"
+    bound = physics_bound if max(bw_frac, comp_frac) >= 0.3 else "overhead"
+
+    if bound == "memory":
+        verdict = (
+            f"Memory-bound: each step streams {bytes_step / 1e9:.2f} GB per GPU; at {measured_tps:g} "
+            f"tokens/s that is {bw_gbps:,.0f} GB/s ({bw_frac:.0%} of the {peak_bw:,.0f} GB/s peak) while "
+            f"the tensor cores do {comp_frac:.1%} of their peak — low GPU 'utilisation' is expected."
+        )
+    elif bound == "compute":
+        verdict = (
+            f"Compute-bound: {tflops:,.1f} TFLOPS ({comp_frac:.0%} of {peak_tf:,.0f}) at batch {batch}; "
+            "more batching no longer raises throughput much."
+        )
+    else:
+        verdict = (
+            f"Neither limit is near ({bw_frac:.0%} of bandwidth, {comp_frac:.1%} of compute): time goes "
+            "to fixed costs — kernel launches, CPU-side scheduling, host-device transfers, or layers "
+            "offloaded to the CPU."
+        )
+    ratio = measured_tps / expected_tps
+    suggestions: list[str] = []
+    if ratio < 0.6:
+        suggestions.append(
+            f"Your speed is {ratio:.0%} of what {eng.label} usually reaches here "
+            f"({expected_tps:,.1f} tokens/s): "
+            "check that every layer is on the GPU (no CPU offload), power/clock caps, and engine settings "
+            "(CUDA graphs, flash attention)."
+        )
+    suggestions += _remedies(
+        spec, acc, est.precision, eng.name, batch, gpus, context, expected_tps, physics_bound
+    )
+    return Diagnosis(
+        model=spec.name,
+        gpu=acc.name,
+        gpus=gpus,
+        precision=fmt.name,
+        engine=eng.name,
+        batch=batch,
+        context=context,
+        measured_tps=float(measured_tps),
+        bound=bound,
+        bytes_per_step=bytes_step,
+        flops_per_step=flops_step,
+        achieved_bandwidth_gbps=bw_gbps,
+        peak_bandwidth_gbps=peak_bw,
+        bandwidth_fraction=bw_frac,
+        achieved_tflops=tflops,
+        peak_tflops=peak_tf,
+        compute_fraction=comp_frac,
+        roofline_tps=roofline,
+        expected_tps=expected_tps,
+        verdict=verdict,
+        suggestions=suggestions,
+        assumptions=est.assumptions,
+    )
+
+
+def _remedies(
+    spec: ModelSpec,
+    acc: Accelerator,
+    precision: str,
+    engine: str,
+    batch: int,
+    gpus: int,
+    context: int,
+    base_tps: float,
+    bound: str,
+) -> list[str]:
+    out: list[str] = []
+
+    def tps(**kw: object) -> tuple[float, float, bool] | None:
+        args: dict[str, object] = {
+            "gpus": gpus,
+            "precision": precision,
+            "engine": engine,
+            "batch": batch,
+            "context_in": context,
+            "context_out": 1,
+        }
+        args.update(kw)
+        gpu = args.pop("gpu", acc)
+        try:
+            e = estimate(spec, gpu, **args)  # type: ignore[arg-type]
+        except GpuscoutError:
+            return None
+        return e.decode_tokens_per_s, e.output_tokens_per_s_total, e.fits
+
+    if bound == "memory":
+        faster = []
+        for name in FASTER_MEMORY_GPUS:
+            res = tps(gpu=name)
+            if res and res[2] and res[0] > base_tps * 1.2:
+                faster.append(f"{name} ~{res[0]:,.0f}")
+        if faster:
+            out.append("Faster memory (HBM): " + ", ".join(faster) + " tokens/s per sequence (estimated).")
+        quant = ("gguf-q4_k_m", "gguf-q8_0") if engine == "llama.cpp" else ("fp8", "int4")
+        for q in quant:
+            if q == precision:
+                continue
+            res = tps(precision=q)
+            if res and res[0] > base_tps * 1.1:
+                out.append(f"Quantise to {q}: ~{res[0]:,.0f} tokens/s per sequence (fewer bytes per step).")
+        if engine != "llama.cpp":
+            for b in (8, 32):
+                if b <= batch:
+                    continue
+                res = tps(batch=b)
+                if res and res[2]:
+                    out.append(
+                        f"Batch {b} requests together: ~{res[1]:,.0f} tokens/s in total "
+                        f"({res[0]:,.0f} per sequence) — the weights read serve every sequence."
+                    )
+        if batch <= 4:
+            lo, hi = SPECULATIVE_SPEEDUP
+            out.append(
+                f"Speculative decoding (draft model / EAGLE / n-gram): typically {lo:g}-{hi:g}x at batch 1, "
+                f"i.e. ~{base_tps * lo:,.0f}-{base_tps * hi:,.0f} tokens/s, when the draft is accepted often."
+            )
+    else:
+        out.append(
+            "Compute-bound: a GPU with more tensor TFLOPS, FP8 on Hopper/Ada/Blackwell, or tensor "
+            "parallelism over more GPUs raises throughput; larger batches will not."
+        )
+    return out

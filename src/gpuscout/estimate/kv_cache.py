@@ -1,0 +1,113 @@
+"""KV-cache size from the real attention shape.
+
+Per layer and token a standard attention layer caches K and V: ``2 * kv_heads * head_dim`` elements
+(GQA/MQA through ``num_key_value_heads``, explicit ``head_dim``). An MLA layer (DeepSeek-V2/V3)
+caches one latent of ``kv_lora_rank + qk_rope_head_dim`` elements. Sliding-window layers keep at most
+``sliding_window`` tokens; mixed models (Gemma 2/3, gpt-oss) alternate sliding and full layers.
+
+Engines allocate differently: vLLM/SGLang/TensorRT-LLM page the cache in blocks (vLLM 16 tokens),
+llama.cpp allocates the whole ``n_ctx`` up front, HF transformers grows it as it goes.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+from gpuscout.estimate.precision import KvDtype
+from gpuscout.knowledge.model_types import ModelSpec
+
+
+@dataclass(frozen=True, slots=True)
+class KvShape:
+    """Per-token cache elements, split by layer kind (all layers, before any sharding)."""
+
+    full_layers: int
+    sliding_layers: int
+    window: int  # tokens kept by sliding layers (0 when there are none)
+    elements_per_layer: int  # per token, K+V (or the MLA latent)
+    kv_heads: int  # 0 for MLA (latent is not split by heads)
+    head_dim: int
+    mla: bool
+
+    @property
+    def layers(self) -> int:
+        return self.full_layers + self.sliding_layers
+
+
+@cache
+def kv_shape(spec: ModelSpec) -> KvShape:
+    """The cache shape of ``spec``."""
+    layers = spec.num_hidden_layers
+    if spec.is_mla:
+        per_layer = spec.kv_lora_rank + spec.qk_rope_head_dim
+        return KvShape(layers, 0, 0, per_layer, 0, 0, True)
+    kv_heads = spec.num_key_value_heads or spec.num_attention_heads
+    head_dim = spec.head_dim or (spec.hidden_size // max(1, spec.num_attention_heads))
+    per_layer = 2 * kv_heads * head_dim
+    window = spec.sliding_window or 0
+    if window and spec.layer_types:
+        sliding = sum(1 for t in spec.layer_types[:layers] if "sliding" in t or "local" in t)
+    elif window:
+        sliding = layers  # every layer windowed (e.g. Mistral 7B v0.1)
+    else:
+        sliding = 0
+    return KvShape(layers - sliding, sliding, window if sliding else 0, per_layer, kv_heads, head_dim, False)
+
+
+def kv_bytes_per_token(spec: ModelSpec, kv: KvDtype) -> float:
+    """Bytes one token adds to the cache when every layer keeps it (context within the window)."""
+    s = kv_shape(spec)
+    return s.layers * s.elements_per_layer * kv.bytes_per_element
+
+
+def kv_heads_per_gpu(spec: ModelSpec, tp: int) -> int:
+    """KV heads each GPU holds under tensor parallelism: sharded, but replicated when ``tp > kv_heads``."""
+    s = kv_shape(spec)
+    if s.mla:
+        return 0
+    return max(1, math.ceil(s.kv_heads / tp))
+
+
+def cached_tokens(spec: ModelSpec, tokens: int) -> tuple[int, int]:
+    """(tokens held by each full layer, tokens held by each sliding layer) for a sequence of ``tokens``."""
+    s = kv_shape(spec)
+    return tokens, min(tokens, s.window) if s.sliding_layers else 0
+
+
+def kv_bytes_per_sequence(
+    spec: ModelSpec,
+    kv: KvDtype,
+    tokens: int,
+    *,
+    tp: int = 1,
+    layer_fraction: float = 1.0,
+    block_tokens: int = 1,
+) -> float:
+    """Cache bytes **per GPU** for one sequence of ``tokens`` tokens.
+
+    ``tp``: tensor-parallel degree (KV heads sharded, replicated past ``kv_heads``; an MLA latent is
+    replicated on every GPU). ``layer_fraction``: share of layers on this GPU under a layer/pipeline
+    split. ``block_tokens``: paged allocation granularity (each layer kind rounds up to whole blocks).
+    """
+    if tokens <= 0:
+        return 0.0
+    s = kv_shape(spec)
+    full_tok, slide_tok = cached_tokens(spec, tokens)
+    if block_tokens > 1:
+        full_tok = math.ceil(full_tok / block_tokens) * block_tokens
+        slide_tok = math.ceil(slide_tok / block_tokens) * block_tokens if slide_tok else 0
+    per_layer_elems = float(s.elements_per_layer) if s.mla else 2.0 * kv_heads_per_gpu(spec, tp) * s.head_dim
+    elems = per_layer_elems * (s.full_layers * full_tok + s.sliding_layers * slide_tok)
+    return elems * kv.bytes_per_element * layer_fraction
+
+
+def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: int = 1) -> float:
+    """Bytes of cache one decode step reads for one sequence at ``context`` tokens (per GPU)."""
+    if context <= 0:
+        return 0.0
+    s = kv_shape(spec)
+    per_layer_elems = float(s.elements_per_layer) if s.mla else 2.0 * kv_heads_per_gpu(spec, tp) * s.head_dim
+    slide = min(context, s.window) if s.sliding_layers else 0.0
+    return per_layer_elems * (s.full_layers * context + s.sliding_layers * slide) * kv.bytes_per_element

@@ -1,0 +1,247 @@
+"""Per-GPU inference memory: weights, KV cache, activation/workspace peak, runtime overhead, fit verdict.
+
+Units: bytes internally, GB (1e9 bytes) in :class:`MemoryBreakdown`. A GPU sold as "24 GB" has
+24 GiB (= 25.8e9 bytes); ``capacity_gb`` states the real byte count, less the ~0.4 % the driver
+keeps back (an "80 GB" H100 shows 81,559 MiB of 81,920 MiB in nvidia-smi).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from gpuscout.estimate.engines import EngineProfile
+from gpuscout.estimate.kv_cache import kv_bytes_per_sequence, kv_bytes_per_token, kv_shape
+from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
+from gpuscout.estimate.types import MemoryBreakdown
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.params import count_params
+
+GIB = float(1 << 30)
+DRIVER_RESERVED_FRACTION = 0.0044
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConsts:
+    """Parameter split the physics needs (counts, not bytes)."""
+
+    embedding: float  # token embedding table
+    lm_head: float  # untied output projection (0 when tied)
+    dense_body: float  # always-active non-embedding weights: attention, norms, dense MLPs, shared experts
+    expert_params: float  # one routed expert of one MoE layer
+    moe_layers: int
+    num_experts: int
+    experts_per_token: int
+    attn_per_layer: float
+
+    @property
+    def body(self) -> float:
+        """All non-embedding, non-lm_head weights."""
+        return self.dense_body + self.expert_params * self.num_experts * self.moe_layers
+
+    @property
+    def total(self) -> float:
+        return self.body + self.embedding + self.lm_head
+
+    @property
+    def active_body(self) -> float:
+        """Weights one token multiplies through (routed experts: ``experts_per_token`` of them)."""
+        return self.dense_body + self.expert_params * self.experts_per_token * self.moe_layers
+
+    def expected_experts_read(self, tokens: float) -> float:
+        """Expected distinct experts per MoE layer touched by ``tokens`` tokens (uniform routing)."""
+        if self.num_experts == 0:
+            return 0.0
+        n, k = self.num_experts, self.experts_per_token
+        miss: float = (1.0 - k / n) ** max(tokens, 1.0)
+        return n * (1.0 - miss)
+
+    def body_read(self, tokens: float) -> float:
+        """Body weights a step over ``tokens`` tokens (one per sequence in decode) has to read."""
+        return self.dense_body + self.expert_params * self.expected_experts_read(tokens) * self.moe_layers
+
+
+@cache
+def model_consts(spec: ModelSpec) -> ModelConsts:
+    """Split ``spec``'s parameters (from ``knowledge.params.count_params``) for the physics."""
+    pc = count_params(spec)
+    moe_layers = spec.num_hidden_layers - spec.first_dense_layers if spec.is_moe else 0
+    expert = pc.routed_experts / (spec.num_experts * moe_layers) if moe_layers and spec.num_experts else 0.0
+    dense_body = float(pc.total - pc.embedding - pc.lm_head - pc.routed_experts)
+    return ModelConsts(
+        embedding=float(pc.embedding),
+        lm_head=float(pc.lm_head),
+        dense_body=dense_body,
+        expert_params=expert,
+        moe_layers=moe_layers,
+        num_experts=spec.num_experts if moe_layers else 0,
+        experts_per_token=spec.experts_per_token if moe_layers else 0,
+        attn_per_layer=pc.attention / max(1, spec.num_hidden_layers),
+    )
+
+
+def weights_bytes_total(spec: ModelSpec, fmt: WeightFormat) -> float:
+    """Bytes of all weights in ``fmt`` (whole model, one copy)."""
+    c = model_consts(spec)
+    return weight_bytes(fmt, c.body, c.embedding, c.lm_head)
+
+
+def capacity_bytes(acc: Accelerator) -> float:
+    """Usable device memory in bytes: nominal GiB less what the driver reserves."""
+    return acc.memory_gb * GIB * (1.0 - DRIVER_RESERVED_FRACTION)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryPlan:
+    """Per-GPU placement of an inference workload (bytes)."""
+
+    weights: float
+    kv_cache: float
+    activations: float
+    overhead: float
+    usable: float
+    capacity: float
+    kv_per_sequence: float
+    kv_bytes_per_token: float
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.kv_cache + self.activations + self.overhead
+
+    @property
+    def fits(self) -> bool:
+        return self.total <= self.usable
+
+    def binding_constraint(self) -> str:
+        """ "fits", or the component that tips it over: "weights" if they alone do not fit, else the rest."""
+        if self.fits:
+            return "fits"
+        if self.weights + self.overhead > self.usable:
+            return "weights"
+        if self.weights + self.overhead + self.activations > self.usable:
+            return "activations"
+        return "kv_cache"
+
+    def breakdown(self) -> MemoryBreakdown:
+        return MemoryBreakdown(
+            weights_gb=self.weights / 1e9,
+            kv_cache_gb=self.kv_cache / 1e9,
+            activations_gb=self.activations / 1e9,
+            overhead_gb=self.overhead / 1e9,
+            usable_gb=self.usable / 1e9,
+            capacity_gb=self.capacity / 1e9,
+            kv_bytes_per_token=self.kv_bytes_per_token,
+        )
+
+
+def activation_bytes(
+    spec: ModelSpec, fmt: WeightFormat, engine: EngineProfile, chunk_tokens: int, context: int, *, tp: int = 1
+) -> float:
+    """Peak activation/workspace bytes for one prefill chunk of ``chunk_tokens`` tokens.
+
+    Counted: the residual stream and attention/MLP intermediates of one layer in 16-bit
+    (hidden*4 + q/kv projections + 2*intermediate, sharded by TP), the logits buffer
+    (vocab x chunk in fp32; engines compute logits for the last token of each sequence only, llama.cpp
+    for the whole micro-batch when asked, we count the chunk to stay safe at ubatch size), and for
+    engines that materialise attention scores (llama.cpp without flash attention) heads x chunk x
+    context in fp32. Dequantisation scratch for GGUF/weight-only formats: one widest matrix in fp16.
+    """
+    h = spec.hidden_size
+    inter = max(spec.intermediate_size, spec.moe_intermediate_size * max(1, spec.experts_per_token))
+    per_token = (4 * h + 2 * inter / tp + 3 * spec.num_attention_heads * max(spec.head_dim, 1) / tp) * 2.0
+    layer = per_token * chunk_tokens
+    logits = spec.vocab_size * 4.0 * (chunk_tokens if engine.kv_allocates_full_context else 1)
+    scores = 0.0
+    if engine.attn_score_bytes:
+        scores = (spec.num_attention_heads / tp) * chunk_tokens * context * 4.0
+    dequant = 0.0
+    if fmt.compute_class in ("gguf-quant", "weight-only"):
+        dequant = h * inter / tp * 2.0
+    return layer + logits + scores + dequant
+
+
+def plan_memory(
+    spec: ModelSpec,
+    acc: Accelerator,
+    fmt: WeightFormat,
+    kv: KvDtype,
+    engine: EngineProfile,
+    *,
+    batch: int,
+    context: int,
+    gpus: int = 1,
+    parallel: str = "tensor",
+) -> MemoryPlan:
+    """Memory of the busiest GPU for ``batch`` sequences of ``context`` tokens (prompt + output)."""
+    tp = gpus if parallel == "tensor" else 1
+    layer_fraction = 1.0 if parallel == "tensor" else 1.0 / gpus
+    weights = gpu_weight_bytes(spec, fmt, engine, gpus=gpus, parallel=parallel)
+    alloc_tokens = context
+    kv_seq = kv_bytes_per_sequence(
+        spec, kv, alloc_tokens, tp=tp, layer_fraction=layer_fraction, block_tokens=engine.kv_block_tokens
+    )
+    kv_total = kv_seq * batch
+    chunk = min(engine.prefill_chunk_tokens, max(context, 1))
+    act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp)
+    overhead = (engine.cuda_context_gb + engine.engine_reserve_gb) * 1e9
+    cap = capacity_bytes(acc)
+    if engine.memory_fraction_of_free:
+        # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of what is left after weights and runtime
+        usable = cap - (1.0 - engine.memory_utilization) * max(0.0, cap - weights - overhead - act)
+    else:
+        usable = cap * engine.memory_utilization
+    return MemoryPlan(
+        weights=weights,
+        kv_cache=kv_total,
+        activations=act,
+        overhead=overhead,
+        usable=usable,
+        capacity=cap,
+        kv_per_sequence=kv_seq,
+        kv_bytes_per_token=kv_bytes_per_token(spec, kv),
+    )
+
+
+def gpu_weight_bytes(
+    spec: ModelSpec, fmt: WeightFormat, engine: EngineProfile, *, gpus: int = 1, parallel: str = "tensor"
+) -> float:
+    """Weight bytes on the busiest GPU.
+
+    Tensor parallel: everything sharded (vLLM / TRT-LLM shard embeddings and lm_head over the
+    vocabulary). Layer split: the body spreads evenly over the GPUs; the first GPU also holds the token
+    embedding and the last the lm_head (we count the larger of the two on the busiest GPU). llama.cpp
+    keeps the token embedding table in host memory (only a row lookup runs there), so it costs no VRAM.
+    """
+    c = model_consts(spec)
+    if parallel == "tensor" or gpus == 1:
+        tp = gpus if parallel == "tensor" else 1
+        embedding = 0.0 if engine.embeddings_on_host else c.embedding
+        return weight_bytes(fmt, c.body / tp, embedding / tp, c.lm_head / tp)
+    # llama.cpp assigns layers in proportion to each GPU's free memory (the output layer counting as
+    # one more layer); the imbalance of at most one layer is ignored: the average GPU is reported.
+    head = weight_bytes(fmt, 0.0, 0.0, c.lm_head) if c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    embd = 0.0 if engine.embeddings_on_host or not c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    return (weight_bytes(fmt, c.body, 0.0, 0.0) + head + embd) / gpus
+
+
+def max_batch(plan: MemoryPlan) -> int:
+    """Largest number of sequences whose KV cache fits next to weights, activations and overhead."""
+    free = plan.usable - plan.weights - plan.activations - plan.overhead
+    if free <= 0 or plan.kv_per_sequence <= 0:
+        return 0 if free <= 0 else 1 << 20
+    return int(free // plan.kv_per_sequence)
+
+
+__all__ = [
+    "GIB",
+    "MemoryPlan",
+    "ModelConsts",
+    "activation_bytes",
+    "capacity_bytes",
+    "kv_shape",
+    "max_batch",
+    "model_consts",
+    "plan_memory",
+    "weights_bytes_total",
+]

@@ -1,0 +1,68 @@
+"""Multi-GPU costs: tensor-parallel all-reduce over NVLink or PCIe, layer-split hand-offs.
+
+Tensor parallelism (Megatron style) does two all-reduces per layer per forward pass (after attention
+and after the MLP), each of ``tokens x hidden`` activations in 16 bit. A ring all-reduce moves
+``2 (TP-1)/TP`` times the message over each GPU's link, plus a latency that grows with the number of
+ring steps (NCCL small-message latency: ~8 us on NVLink, ~25 us over PCIe at TP=2, + log2(TP) terms;
+fitted on gpt-fast's TP 1/2/4/8 decode rows on A100 SXM, see engines.CALIBRATION).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from gpuscout.knowledge.accelerator_types import Accelerator
+
+PCIE_GBPS_UNIDIRECTIONAL = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
+PCIE_EFFICIENCY = 0.7  # NCCL bus bandwidth achieved over PCIe (host bridge / switch) vs the link rate
+NVLINK_EFFICIENCY = 0.8
+NVLINK_LATENCY_US = 8.0
+PCIE_LATENCY_US = 25.0
+LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency (more ring steps)
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """The GPU-to-GPU path used for collectives."""
+
+    kind: str  # "nvlink" or "pcie"
+    gbps: float  # achievable unidirectional GB/s per GPU
+    latency_us: float  # per all-reduce at TP=2
+    label: str
+
+
+def gpu_link(acc: Accelerator, gpus: int) -> Link:
+    """Link used between ``gpus`` of ``acc`` in one box.
+
+    NVLink / Infinity Fabric / ICI switched fabrics are used at ``interconnect_gbps / 2`` (the table
+    quotes bidirectional totals). Two-card NVLink *bridges* are not assumed (cloud PCIe boxes rarely
+    have them): such cards talk over PCIe, generation read from the interconnect text (Gen4 default).
+    """
+    text = (acc.interconnect or "").lower()
+    bridge = "bridge" in text
+    fabric = any(k in text for k in ("nvlink", "infinity", "ici", "neuronlink")) and not bridge
+    if fabric and acc.interconnect_gbps:
+        gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
+        return Link("nvlink", gbps, NVLINK_LATENCY_US, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
+    gen_match = re.search(r"gen\s*(\d)", text)
+    gen = int(gen_match.group(1)) if gen_match else 4
+    gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * PCIE_EFFICIENCY
+    return Link("pcie", gbps, PCIE_LATENCY_US, f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable)")
+
+
+def allreduce_seconds(link: Link, tp: int, message_bytes: float) -> float:
+    """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs."""
+    if tp <= 1:
+        return 0.0
+    latency = link.latency_us * 1e-6 * (1.0 + LATENCY_PER_DOUBLING * (math.log2(tp) - 1.0))
+    return latency + 2.0 * (tp - 1) / tp * message_bytes / (link.gbps * 1e9)
+
+
+def tp_step_comm_seconds(acc: Accelerator, tp: int, layers: int, hidden: int, tokens: float) -> float:
+    """All-reduce time of one forward pass over ``tokens`` tokens: 2 all-reduces per layer, 16-bit."""
+    if tp <= 1:
+        return 0.0
+    link = gpu_link(acc, tp)
+    return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0)

@@ -1,0 +1,116 @@
+"""The public ``gpuscout.estimate`` entry point: names or objects, validation, assumptions, warnings."""
+
+from __future__ import annotations
+
+import pytest
+
+import gpuscout
+from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.estimate.api import estimate
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.knowledge.accelerators import resolve_gpu
+from tests.estimate.physics_specs import LLAMA3_8B
+
+
+def test_names_and_objects_give_the_same_answer() -> None:
+    by_name = gpuscout.estimate("llama-3-8b", "RTX 4090", precision="q4_k_m", engine="llama.cpp")
+    by_obj = estimate(LLAMA3_8B, resolve_gpu("RTX 4090"), precision="q4_k_m", engine="llama.cpp")
+    assert by_name.decode_tokens_per_s == pytest.approx(by_obj.decode_tokens_per_s, rel=1e-6)
+    assert by_name.fits and by_name.bound == "memory"
+
+
+def test_result_fields_and_assumptions() -> None:
+    est = estimate(LLAMA3_8B, "H100 SXM", precision="fp8", engine="vllm", batch=8)
+    for key in ("engine", "bandwidth_efficiency", "compute_efficiency", "precision", "kv_dtype"):
+        assert key in est.assumptions
+    assert est.decode_tokens_per_s > 0 and est.output_tokens_per_s_total > est.decode_tokens_per_s
+    assert est.prefill_tokens_per_s > est.decode_tokens_per_s
+    assert est.ttft_ms > 0
+    assert est.memory.total_gb > 0
+    assert est.batch == 8 and est.engine == "vllm"
+
+
+def test_fp8_on_a100_flagged_not_native() -> None:
+    est = estimate(LLAMA3_8B, "A100 SXM 80GB", precision="fp8")
+    assert any("FP8" in w and "weight-only" in w for w in est.warnings)
+    h100 = estimate(LLAMA3_8B, "H100 SXM", precision="fp8")
+    assert not any("FP8" in w for w in h100.warnings)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "field"),
+    [
+        ({"gpus": 0}, "gpus"),
+        ({"gpus": 65}, "gpus"),
+        ({"gpus": -1}, "gpus"),
+        ({"batch": 0}, "batch"),
+        ({"batch": 100_000}, "batch"),
+        ({"batch": "lots"}, "batch"),
+        ({"context_in": -5}, "context_in"),
+        ({"context_out": 10**9}, "context_out"),
+        ({"context_in": 0, "context_out": 0}, "context_out"),
+        ({"precision": "int3"}, "precision"),
+        ({"kv_dtype": "int2"}, "kv_dtype"),
+        ({"parallel": "diagonal"}, "parallel"),
+        ({"task": "lora"}, "task"),
+    ],
+)
+def test_bad_input_names_the_field(kwargs: dict[str, object], field: str) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        estimate(LLAMA3_8B, "H100 SXM", **kwargs)  # type: ignore[arg-type]
+    assert err.value.field == field
+
+
+def test_unknown_names_suggest_closest() -> None:
+    with pytest.raises(UnknownNameError) as err:
+        estimate("llama-3-8bb", "H100 SXM")
+    assert err.value.suggestions
+    with pytest.raises(UnknownNameError) as gpu_err:
+        estimate(LLAMA3_8B, "H1OO SXM")
+    assert gpu_err.value.field.lstrip("-") in ("gpu", "accelerator")
+    with pytest.raises(UnknownNameError) as eng_err:
+        estimate(LLAMA3_8B, "H100 SXM", engine="vllmm")
+    assert eng_err.value.field == "engine"
+    assert "vllm" in eng_err.value.suggestions
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [
+        ("llama.cpp", "llama.cpp"),
+        ("llamacpp", "llama.cpp"),
+        ("vLLM 0.6", "vllm"),
+        ("TensorRT-LLM", "tensorrt-llm"),
+        ("trtllm", "tensorrt-llm"),
+        ("sglang", "sglang"),
+        ("transformers", "hf-transformers"),
+        ("hf", "hf-transformers"),
+        ("gpt-fast", "gpt-fast"),
+        ("torch.compile", "gpt-fast"),
+        ("llama.cpp (llama-bench, layer split)", "llama.cpp"),
+        ("TensorRT-LLM v0.6.1 (static batch)", "tensorrt-llm"),
+    ],
+)
+def test_engine_spellings(spelling: str, name: str) -> None:
+    assert resolve_engine(spelling).name == name
+
+
+def test_context_above_model_maximum_warns() -> None:
+    est = estimate(LLAMA3_8B, "H100 SXM", context_in=16000, context_out=1000)
+    assert any("max_position_embeddings" in w for w in est.warnings)
+
+
+def test_batch_max_resolves_to_a_number() -> None:
+    est = estimate(LLAMA3_8B, "RTX 4090", batch="max", context_in=1000, context_out=1000)
+    assert isinstance(est.batch, int) and est.batch >= 1
+    assert est.fits
+
+
+def test_tp_beyond_kv_heads_warns() -> None:
+    est = estimate(LLAMA3_8B, "H100 SXM", gpus=16)
+    assert any("replicated" in w for w in est.warnings)
+
+
+def test_bf16_request_on_llama_cpp_becomes_gguf_f16() -> None:
+    est = estimate(LLAMA3_8B, "RTX 4090", precision="bf16", engine="llama.cpp")
+    assert est.precision == "gguf-f16"
