@@ -8,6 +8,7 @@ import pytest
 
 from gpuscout.catalog.normalize import (
     Unmatched,
+    aws_exclusion,
     azure_exclusion,
     azure_is_spot,
     cents_to_usd,
@@ -182,3 +183,12 @@ def test_interconnect_from_the_part() -> None:
 def test_memory_unit_errors_name_the_field() -> None:
     with pytest.raises(ValueError, match="unit: unknown memory unit 'bytes'"):
         gpu_memory_gb(1, "bytes")
+
+
+def test_aws_capacity_block_and_licensed_os_rows_excluded() -> None:
+    bulk = sample("aws")["price_list_bulk_csv"]
+    suse, capacity_block = (dict(zip(bulk["header"], r, strict=True)) for r in bulk["rows"])
+    assert aws_exclusion(capacity_block) == "capacity block (reserved capacity, not on-demand)"
+    assert aws_exclusion(suse) == "Operating System 'SUSE' is not 'Linux'"
+    assert aws_exclusion(dict(suse, **{"Operating System": "Linux"})) is None
+    assert aws_exclusion(dict(suse, **{"Operating System": "Linux", "TermType": "Reserved"})) is not None

@@ -20,7 +20,8 @@ Rules (each has a test on a recorded payload in ``tests/catalog/test_normalize.p
   non-numeric prices are *unknown* (``None``), never 0.
 * **Reservation / commitment rows** are excluded from on-demand: Azure ``type`` Reservation
   (their ``retailPrice`` is the whole-term amount although ``unitOfMeasure`` says "1 Hour") and
-  DevTestConsumption, Azure "Low Priority" meters, GCP "Commitment v1:" SKUs.
+  DevTestConsumption, Azure "Low Priority" meters, GCP "Commitment v1:" SKUs, AWS "Capacity
+  Block" and licensed-OS rows.
 * **GCP host-vs-GPU composition**: GCP prices GPUs per GPU-hour apart from the host's vCPU and
   RAM. An instance price is ``host + gpu_count * gpu_rate`` (:func:`compose_gcp_instance_price`);
   a GPU SKU alone is never presented as an instance price. gpuscout reads GCP instance prices
@@ -222,6 +223,32 @@ def azure_exclusion(item: Mapping[str, Any]) -> str | None:
 
 def azure_is_spot(item: Mapping[str, Any]) -> bool:
     return any(str(item.get(k) or "").endswith(" Spot") for k in ("meterName", "skuName"))
+
+
+# The AWS bulk price-list CSV rows that are plain on-demand Linux prices (gpuhunt's filter).
+AWS_ON_DEMAND = {
+    "TermType": "OnDemand",
+    "Tenancy": "Shared",
+    "Operating System": "Linux",
+    "CapacityStatus": "Used",
+}
+
+
+def aws_exclusion(row: Mapping[str, Any]) -> str | None:
+    """Why an AWS price-list CSV row is not an on-demand Linux instance price, or None if it is.
+
+    Capacity Block rows are reserved capacity (and their "per hour" is not comparable); licensed
+    OS (SUSE, RHEL, Windows), dedicated tenancy, reservations and pre-installed software are not
+    the plain instance price.
+    """
+    if "Capacity Block" in str(row.get("PriceDescription") or ""):
+        return "capacity block (reserved capacity, not on-demand)"
+    for key, wanted in AWS_ON_DEMAND.items():
+        if row.get(key) != wanted:
+            return f"{key} {row.get(key)!r} is not {wanted!r}"
+    if row.get("Pre Installed S/W") not in (None, "", "NA"):
+        return "pre-installed software"
+    return None
 
 
 GCP_COMMITMENT_PREFIX = "Commitment v1:"

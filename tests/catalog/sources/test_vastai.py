@@ -120,3 +120,27 @@ def test_no_credentials_needed() -> None:
     src = VastAISource()
     assert src.needs_credentials == ()
     assert src.credentials_present()
+
+
+@respx.mock
+def test_garbage_rows_are_dropped_not_fatal() -> None:
+    data = answer()
+    good = data["offers"][0]
+    data["offers"] = [
+        42,
+        dict(good, id=2, num_gpus="many"),
+        dict(good, id=3, num_gpus=float("inf")),
+        dict(good, id=4, gpu_ram=[1, 2]),
+        dict(good, id=5, dph_total=-3, min_bid=None),
+        good,
+    ]
+    body = json.dumps(data)  # allows "Infinity", as a misbehaving server might send
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, content=body))
+    src = VastAISource()
+    assert [o.instance_type for o in fetch(src)] == ["offer-5006600"]
+    reasons = {d.row: d.reason for d in src.dropped}
+    assert reasons["offer 2"] == "field 'offers[].num_gpus' is 'many', expected a number"
+    assert reasons["offer 3"] == "field 'offers[].num_gpus' is inf, expected a finite number"
+    assert "gpu_ram" in reasons["offer 4"]
+    assert reasons["offer 5"] == "no positive on-demand or spot price"
+    assert len(src.dropped) == 5

@@ -7,6 +7,7 @@ source fails with a :class:`SourceError` naming the field (never a bare ``KeyErr
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
@@ -44,9 +45,12 @@ def number(row: Mapping[str, Any], key: str, where: str) -> float:
     if isinstance(value, bool):
         raise MissingField(f"{where}.{key}", "is a boolean, expected a number")
     try:
-        return float(value)
+        result = float(value)
     except (TypeError, ValueError):
         raise MissingField(f"{where}.{key}", f"is {value!r}, expected a number") from None
+    if not math.isfinite(result):
+        raise MissingField(f"{where}.{key}", f"is {value!r}, expected a finite number")
+    return result
 
 
 def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
@@ -94,13 +98,12 @@ def parse_rows(
         try:
             offers.extend(parse(row))
         except Unmatched as exc:
-            try:
-                label = ident(row)
-            except Exception:  # the identity field itself may be what is missing
-                label = f"row {seen}"
-            source.drop(label, exc.reason)
+            source.drop(_label(ident, row, seen), exc.reason)
             if isinstance(exc, MissingField):
                 missing[exc.path] += 1
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
+            # garbage in one row (wrong types, absurd numbers) drops that row, never the source
+            source.drop(_label(ident, row, seen), f"malformed row: {type(exc).__name__}: {exc}")
     if seen and not offers and missing:
         path, count = missing.most_common(1)[0]
         if count == seen:
@@ -108,6 +111,13 @@ def parse_rows(
                 source.name, f"schema change: field {path!r} missing in all {seen} rows of the answer"
             )
     return offers
+
+
+def _label(ident: Callable[[Any], str], row: Any, position: int) -> str:
+    try:
+        return ident(row)
+    except Exception:  # the identity field itself may be what is missing
+        return f"row {position}"
 
 
 def positive(value: Any) -> float | None:
