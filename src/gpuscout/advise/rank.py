@@ -186,8 +186,9 @@ class Ranker:
     def rejected(self, offer: Offer, why: str, *, fits: bool = False, spot: bool = False,
                  hourly: float | None = None, ev: ConfigEval | None = None) -> Recommendation:
         price = hourly if hourly is not None else (offer.price_usd_per_hour or 0.0)
-        config = _config(ev, spot) if ev is not None else Config(1, offer.gpu_count, 1, 1, offer.gpu_count,
-                                                                 1, spot)
+        usable = ev is not None and ev.rejected is None
+        config = _config(ev, spot) if ev is not None and usable else Config(
+            1, offer.gpu_count, 1, 1, offer.gpu_count, 1, spot)
         summary: EstimateSummary | None = ev.summary if ev is not None else None
         return Recommendation(
             offer=offer, config=config, fits=fits, estimate=summary, time_s=None, cost=None, unit_costs=None,

@@ -1,0 +1,113 @@
+"""`gpuscout recommend ...` and `gpuscout faq` on the bundled snapshot (real estimator, offline)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from gpuscout.cli import app
+
+runner = CliRunner()
+NEWCOMER = ["recommend", "serve", "llama-3.1-8b", "--concurrency", "32", "--prompt", "2000", "--output", "500"]
+
+
+def test_newcomer_command_prints_a_ranked_table_with_a_reason_on_every_row() -> None:
+    result = runner.invoke(app, NEWCOMER)
+    assert result.exit_code == 0, result.output
+    assert "ranked by cost" in result.output
+    assert "top reason" in result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│") and line[1:4].strip().isdigit()]
+    assert [int(r[1:4]) for r in rows] == list(range(1, 11))
+    assert all("fits" in r or "KV cache" in r for r in rows)
+
+
+def test_json_rows_carry_costs_reasons_and_the_workload() -> None:
+    result = runner.invoke(app, [*NEWCOMER, "--json", "--top", "5"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["workload"] == {"kind": "serve", "model": "llama-3.1-8b", "prompt_tokens": 2000,
+                                "output_tokens": 500, "concurrency": 32}
+    recs = data["recommendations"]
+    assert [r["rank"] for r in recs] == [1, 2, 3, 4, 5]
+    totals = [r["cost"]["compute"] + r["cost"]["warmup"] + r["cost"]["storage"] + r["cost"]["egress"]
+              + r["cost"]["interruption"] for r in recs]
+    assert totals == sorted(totals)
+    assert all(r["reasons"] and r["unit_costs"]["per_million_output_tokens"] > 0 for r in recs)
+    assert not any(r["config"]["spot"] for r in recs)
+
+
+def test_csv_has_one_line_per_row() -> None:
+    result = runner.invoke(app, [*NEWCOMER, "--csv", "--top", "3"])
+    assert result.exit_code == 0, result.output
+    rows = list(csv.DictReader(io.StringIO(result.output)))
+    assert [r["rank"] for r in rows] == ["1", "2", "3"]
+    assert all(float(r["total"]) > 0 and r["top_reason"] for r in rows)
+
+
+def test_explain_shows_the_full_breakdown() -> None:
+    result = runner.invoke(app, [*NEWCOMER, "--explain", "2"])
+    assert result.exit_code == 0, result.output
+    for part in ("#2 ", "compute", "warmup", "storage", "egress", "interruption", "total", "reasons",
+                 "assumptions", "spot interruptions", "TTFT"):
+        assert part in result.output
+
+
+def test_workload_file_with_an_override(tmp_path: Path) -> None:
+    f = tmp_path / "chat.yaml"
+    f.write_text("kind: serve\nmodel: llama-3.1-8b\nconcurrency: 4\nbursts_per_day: 20\nburst_minutes: 6\n")
+    result = runner.invoke(app, ["recommend", "serve", "--workload", str(f), "--concurrency", "8", "--json",
+                                 "--top", "3"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["workload"]["concurrency"] == 8 and data["workload"]["bursts_per_day"] == 20
+    assert all(any("bursts of 6 min" in x for x in r["reasons"]) for r in data["recommendations"])
+
+
+def test_other_workload_kinds_run() -> None:
+    for args in (["batch", "llama-3.1-8b", "--output-total", "1e8"],
+                 ["finetune", "llama-3.1-8b", "--method", "qlora", "--dataset-tokens", "1e7"],
+                 ["pretrain", "llama-3.2-1b", "--tokens", "1e9", "--gpus", "8"]):
+        result = runner.invoke(app, ["recommend", *args, "--json", "--top", "2"])
+        assert result.exit_code == 0, (args, result.output)
+        recs = json.loads(result.output)["recommendations"]
+        assert recs and recs[0]["unit_costs"]["per_run"] > 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["recommend", "serve", "llama-3.1-8bb"], "closest known"),
+        (["recommend", "serve", "llama-3.1-8b", "--objective", "cheap"], "objective"),
+        (["recommend", "serve", "llama-3.1-8b", "--concurrency", "4", "--rps", "2"], "concurrency"),
+        (["recommend", "serve", "llama-3.1-8b", "--explain", "100000"], "--explain"),
+        (["recommend", "serve"], "MODEL"),
+        (["recommend", "serve", "llama-3.1-8b", "--precision", "fp7"], "precision"),
+    ],
+)
+def test_bad_input_is_one_red_line_and_exit_2(args: list[str], message: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert message in result.output
+
+
+def test_workload_file_of_another_kind_is_refused(tmp_path: Path) -> None:
+    f = tmp_path / "ft.yaml"
+    f.write_text("kind: finetune\nmodel: llama-3.1-8b\ndataset_tokens: 1000000\n")
+    result = runner.invoke(app, ["recommend", "serve", "--workload", str(f)])
+    assert result.exit_code == 2 and "--workload" in result.output
+
+
+def test_faq_answers_the_four_questions_with_numbers() -> None:
+    result = runner.invoke(app, ["faq", "llama-3.1-8b", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert [a["key"] for a in data["answers"]] == ["vram", "spot", "card_class", "slow_generation"]
+    vram = data["answers"][0]["figures"]
+    assert vram["bf16_gb"] > vram["fp8_gb"] > vram["int4_gb"] > 0
+    human = runner.invoke(app, ["faq", "llama-3.1-8b"])
+    assert human.exit_code == 0 and "How much VRAM do I need?" in human.output
