@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 from gpuscout.cli import app
 
 runner = CliRunner()
-NEWCOMER = ["recommend", "serve", "llama-3.1-8b", "--concurrency", "32", "--prompt", "2000", "--output", "500"]
+NEWCOMER = ["recommend", "serve", "llama-3.1-8b", "--concurrency", "32", "--prompt", "2000",
+            "--output", "500"]
 
 
 def test_newcomer_command_prints_a_ranked_table_with_a_reason_on_every_row() -> None:
@@ -21,7 +22,8 @@ def test_newcomer_command_prints_a_ranked_table_with_a_reason_on_every_row() -> 
     assert result.exit_code == 0, result.output
     assert "ranked by cost" in result.output
     assert "top reason" in result.output
-    rows = [line for line in result.output.splitlines() if line.startswith("│") and line[1:4].strip().isdigit()]
+    lines = result.output.splitlines()
+    rows = [line for line in lines if line.startswith("│") and line[1:4].strip().isdigit()]
     assert [int(r[1:4]) for r in rows] == list(range(1, 11))
     assert all("fits" in r or "KV cache" in r for r in rows)
 
