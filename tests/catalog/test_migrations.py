@@ -12,6 +12,7 @@ from gpuscout.catalog import schema
 from gpuscout.catalog.migrations import LATEST_VERSION, STEPS, current_version, migrate
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.store import Store, _make_engine
+from gpuscout.knowledge.accelerators import resolve_gpu
 from tests.catalog.helpers import STORE_KINDS, pg_schema_url
 
 
@@ -93,6 +94,12 @@ def test_version_1_database_is_migrated_on_open(db_url: str) -> None:
         assert versions == list(range(1, LATEST_VERSION + 1))
         offers = store.current_offers(OfferQuery(sort="price_per_gpu"))
         assert [o.price_usd_per_gpu_hour for o in offers] == [2.0, 2.5]  # per-GPU column backfilled
+        by_bandwidth = store.current_offers(OfferQuery(sort="bandwidth_per_dollar"))
+        assert [o.price_usd_per_gpu_hour for o in by_bandwidth] == [2.0, 2.5]
+        with store.engine.connect() as conn:
+            values = conn.execute(sa.text("SELECT bandwidth_per_usd FROM offers ORDER BY id")).scalars().all()
+        spec = resolve_gpu("A100-SXM4-80GB").bandwidth_gbps
+        assert values == [pytest.approx(spec / 2.0), pytest.approx(spec / 2.5)]  # backfilled from the specs
         [status] = store.sources_status()
         assert status.current_snapshot_id == ok_id  # pointer set to the latest *good* snapshot
         assert status.last_status == "failed"

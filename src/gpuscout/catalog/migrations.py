@@ -122,10 +122,39 @@ def _v3_per_gpu_prices_and_specs(conn: sa.Connection) -> None:
     ).create(conn)
 
 
+VALUE_COLUMNS = ("bandwidth_per_usd", "tflops_per_usd", "spot_bandwidth_per_usd", "spot_tflops_per_usd")
+
+
+def _v4_value_per_dollar(conn: sa.Connection) -> None:
+    """Indexed spec-per-dollar sort keys on each offer (GB/s and BF16 TFLOPS per USD/hour, on-demand
+    and spot), so the ``bandwidth_per_dollar`` / ``tflops_per_dollar`` sorts read an index instead
+    of joining and sorting every row. Filled from ``accelerators`` (the store recomputes them
+    whenever the knowledge table's specs change)."""
+    for col in VALUE_COLUMNS:
+        conn.execute(sa.text(f"ALTER TABLE offers ADD COLUMN {col} FLOAT"))
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_{col} ON offers ({col})"))
+    fill_value_columns(conn)
+
+
+def fill_value_columns(conn: sa.Connection) -> None:
+    """(Re)compute the spec-per-dollar columns of every offer from the ``accelerators`` table."""
+    bw = "(SELECT bandwidth_gbps FROM accelerators WHERE accelerators.name = offers.accelerator)"
+    tf = "(SELECT bf16_tflops FROM accelerators WHERE accelerators.name = offers.accelerator)"
+    conn.execute(
+        sa.text(
+            f"UPDATE offers SET bandwidth_per_usd = {bw} / price_usd_per_gpu_hour, "
+            f"tflops_per_usd = {tf} / price_usd_per_gpu_hour, "
+            f"spot_bandwidth_per_usd = {bw} / spot_price_usd_per_gpu_hour, "
+            f"spot_tflops_per_usd = {tf} / spot_price_usd_per_gpu_hour"
+        )
+    )
+
+
 STEPS: tuple[Step, ...] = (
     (1, "snapshots and offers", _v1_initial),
     (2, "current_snapshot pointer per source", _v2_current_pointer),
     (3, "per-GPU prices, snapshot provenance, accelerator specs", _v3_per_gpu_prices_and_specs),
+    (4, "indexed spec-per-dollar sort keys", _v4_value_per_dollar),
 )
 
 LATEST_VERSION = STEPS[-1][0]

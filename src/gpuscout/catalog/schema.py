@@ -9,7 +9,8 @@ only describes the final shape for queries. A test checks the two agree.
   the same transaction that wrote the snapshot is what keeps readers from ever seeing half a
   refresh.
 * ``accelerators``: the few specs the spec-based sorts need (bandwidth, TFLOPS), copied from the
-  knowledge table when the store is opened.
+  knowledge table when the store is opened; each offer carries its spec-per-dollar values
+  (``*_per_usd``, indexed), recomputed from this table when the specs change.
 """
 
 from __future__ import annotations
@@ -76,6 +77,11 @@ offers = sa.Table(
     sa.Column("secure", sa.Boolean, nullable=True),
     sa.Column("notes", sa.Text, nullable=False),
     sa.Column("extra", sa.JSON, nullable=False),
+    # spec-per-dollar sort keys (GB/s or BF16 TFLOPS per USD/GPU-hour), NULL when unknown
+    sa.Column("bandwidth_per_usd", sa.Float, nullable=True, index=True),
+    sa.Column("tflops_per_usd", sa.Float, nullable=True, index=True),
+    sa.Column("spot_bandwidth_per_usd", sa.Float, nullable=True, index=True),
+    sa.Column("spot_tflops_per_usd", sa.Float, nullable=True, index=True),
 )
 
 current_snapshot = sa.Table(

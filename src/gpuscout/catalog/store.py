@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from sqlalchemy.pool import StaticPool
 
 from gpuscout.catalog import schema as t
-from gpuscout.catalog.migrations import migrate
+from gpuscout.catalog.migrations import fill_value_columns, migrate
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.paths import default_db_url
 from gpuscout.catalog.query import SORT_KEYS, OfferQuery
@@ -154,8 +154,21 @@ def _make_engine(url: str) -> sa.Engine:
     )
 
 
-def _offer_row(offer: Offer, snapshot_id: int) -> dict[str, Any]:
+Specs = Mapping[str, tuple[float | None, float | None]]  # name -> (bandwidth GB/s, BF16 TFLOPS)
+
+
+def _per(value: float | None, price: float | None) -> float | None:
+    return value / price if value is not None and price else None
+
+
+def _offer_row(offer: Offer, snapshot_id: int, specs: Specs) -> dict[str, Any]:
+    bw, tf = specs.get(offer.accelerator, (None, None))
+    per_gpu, spot_per_gpu = offer.price_usd_per_gpu_hour, offer.spot_price_usd_per_gpu_hour
     return {
+        "bandwidth_per_usd": _per(bw, per_gpu),
+        "tflops_per_usd": _per(tf, per_gpu),
+        "spot_bandwidth_per_usd": _per(bw, spot_per_gpu),
+        "spot_tflops_per_usd": _per(tf, spot_per_gpu),
         "snapshot_id": snapshot_id,
         "provider": offer.provider,
         "instance_type": offer.instance_type,
@@ -260,7 +273,15 @@ class Store:
         self.url = url or default_db_url()
         self.engine = _make_engine(self.url)
         self._write_engine = self.engine.execution_options(write=True)
+        # Reads run their statements in one transaction: on SQLite (WAL) that is one consistent
+        # view; on PostgreSQL REPEATABLE READ gives the same.
+        self._read_engine = (
+            self.engine.execution_options(isolation_level="REPEATABLE READ")
+            if self.engine.dialect.name == "postgresql"
+            else self.engine
+        )
         migrate(self.engine)
+        self._spec_cache: Specs | None = None
         if sync_accelerators:
             self.sync_accelerators()
 
@@ -303,6 +324,16 @@ class Store:
                     for n, (m, b, f) in wanted.items()
                 ],
             )
+            fill_value_columns(conn)  # stored offers' spec-per-dollar keys follow the new specs
+        self._spec_cache = None
+
+    def _specs(self) -> Specs:
+        if self._spec_cache is None:
+            with self.engine.connect() as conn:
+                self._spec_cache = {
+                    r.name: (r.bandwidth_gbps, r.bf16_tflops) for r in conn.execute(sa.select(t.accelerators))
+                }
+        return self._spec_cache
 
     # ---- writes ----------------------------------------------------------------------------
     def write_snapshot(
@@ -321,6 +352,7 @@ class Store:
         # The snapshot's data age is its oldest row; unknown as soon as one row's time is unknown.
         observed_at = min(observed) if observed and len(observed) == len(offers) else None
         providers = sorted({o.provider for o in offers})
+        specs = self._specs()
         with self._write_engine.begin() as conn:
             snapshot_id = conn.execute(
                 t.snapshots.insert()
@@ -341,8 +373,13 @@ class Store:
             ).scalar_one()
             for i in range(0, len(offers), _INSERT_CHUNK):
                 chunk = offers[i : i + _INSERT_CHUNK]
-                conn.execute(t.offers.insert(), [_offer_row(o, snapshot_id) for o in chunk])
+                conn.execute(t.offers.insert(), [_offer_row(o, snapshot_id, specs) for o in chunk])
             self._set_current(conn, source, snapshot_id)
+            if conn.dialect.name == "sqlite":
+                # Keep the planner's statistics current (sampled: bounded cost, ~40 ms). Without
+                # them SQLite drives queries from the unselective snapshot_id index.
+                conn.exec_driver_sql("PRAGMA analysis_limit=20000")
+                conn.exec_driver_sql("ANALYZE offers")
         return WriteReport(snapshot_id=snapshot_id, rows=len(offers), providers=providers)
 
     def _set_current(self, conn: sa.Connection, source: str, snapshot_id: int) -> None:
@@ -435,30 +472,36 @@ class Store:
             ).scalar()
         return None if value is None else int(value)
 
-    def _hidden_fallback_providers(self, conn: sa.Connection) -> set[str]:
-        """Providers that some live (non-fallback) current snapshot covers."""
-        rows = conn.execute(
-            sa.select(t.snapshots.c.providers)
-            .join(t.current_snapshot, t.current_snapshot.c.snapshot_id == t.snapshots.c.id)
-            .where(t.snapshots.c.fallback.is_(False))
-        ).scalars()
-        return {p for value in rows for p in value.split(",") if p}
+    def _current_scope(self, conn: sa.Connection, include_superseded: bool) -> sa.ColumnElement[bool]:
+        """The condition selecting current offers, as plain ``snapshot_id IN (...)`` terms (no join,
+        so the planner can drive the query from the price/accelerator indexes). Bundled-snapshot
+        rows of providers that a live current snapshot covers are left out."""
+        s = t.snapshots
+        snaps = conn.execute(
+            sa.select(s.c.id, s.c.fallback, s.c.providers).join(
+                t.current_snapshot, t.current_snapshot.c.snapshot_id == s.c.id
+            )
+        ).all()
+        live = sorted(int(r.id) for r in snaps if not r.fallback)
+        fallback = sorted(int(r.id) for r in snaps if r.fallback)
+        hidden = sorted({p for r in snaps if not r.fallback for p in r.providers.split(",") if p})
+        o = t.offers
+        scope: list[sa.ColumnElement[bool]] = []
+        if live:
+            scope.append(o.c.snapshot_id.in_(live))
+        if fallback:
+            term: sa.ColumnElement[bool] = o.c.snapshot_id.in_(fallback)
+            if hidden and not include_superseded:
+                term = sa.and_(term, o.c.provider.not_in(hidden))
+            scope.append(term)
+        return sa.or_(*scope) if scope else sa.false()
 
     def _current_select(
         self, conn: sa.Connection, query: OfferQuery, include_superseded: bool, columns: Sequence[Any]
     ) -> sa.Select[Any]:
-        o, s = t.offers, t.snapshots
-        stmt = (
-            sa.select(*columns)
-            .select_from(o)
-            .join(t.current_snapshot, t.current_snapshot.c.snapshot_id == o.c.snapshot_id)
-            .join(s, s.c.id == o.c.snapshot_id)
-        )
-        conds: list[sa.ColumnElement[bool]] = []
-        if not include_superseded:
-            hidden = self._hidden_fallback_providers(conn)
-            if hidden:
-                conds.append(sa.or_(s.c.fallback.is_(False), o.c.provider.not_in(sorted(hidden))))
+        o = t.offers
+        stmt = sa.select(*columns).select_from(o)
+        conds: list[sa.ColumnElement[bool]] = [self._current_scope(conn, include_superseded)]
         if query.gpus:
             conds.append(o.c.accelerator.in_(list(query.gpus)))
         if query.min_vram_gb is not None:
@@ -468,7 +511,8 @@ class Store:
         if query.gpu_count is not None:
             conds.append(o.c.gpu_count == query.gpu_count)
         if query.providers:
-            conds.append(sa.func.lower(o.c.provider).in_([p.lower() for p in query.providers]))
+            # provider ids are canonical lower-case names; match the given spelling too
+            conds.append(o.c.provider.in_(sorted({*query.providers, *(p.lower() for p in query.providers)})))
         if query.regions:
             conds.append(
                 sa.or_(
@@ -497,16 +541,15 @@ class Store:
             stmt = stmt.where(*conds)
         return stmt
 
-    def _order(self, query: OfferQuery) -> tuple[list[Any], bool]:
-        """ORDER BY terms for ``query.sort`` (best first; ``descending`` flips it) and whether the
-        accelerator spec table must be joined."""
-        o, a = t.offers, t.accelerators
+    def _order(self, query: OfferQuery) -> list[Any]:
+        """ORDER BY terms for ``query.sort``: best first, ``descending`` flips it; ties by per-GPU
+        price. The spec sorts read each offer's precomputed, indexed ``*_per_usd`` column."""
+        o = t.offers
         sort = query.sort
         if sort not in SORT_KEYS:
             raise InvalidInputError("sort", f"unknown sort {sort!r}", ", ".join(SORT_KEYS))
         price = o.c.spot_price_usd_per_hour if query.spot else o.c.price_usd_per_hour
         per_gpu = o.c.spot_price_usd_per_gpu_hour if query.spot else o.c.price_usd_per_gpu_hour
-        needs_specs = False
         expr: Any
         best_high = False
         if sort == "price":
@@ -516,9 +559,11 @@ class Store:
         elif sort == "price_per_gb_vram":
             expr = price / (o.c.gpu_memory_gb * o.c.gpu_count)
         elif sort == "bandwidth_per_dollar":
-            expr, best_high, needs_specs = a.c.bandwidth_gbps / per_gpu, True, True
+            expr = o.c.spot_bandwidth_per_usd if query.spot else o.c.bandwidth_per_usd
+            best_high = True
         elif sort == "tflops_per_dollar":
-            expr, best_high, needs_specs = a.c.bf16_tflops / per_gpu, True, True
+            expr = o.c.spot_tflops_per_usd if query.spot else o.c.tflops_per_usd
+            best_high = True
         elif sort == "spot_price":
             expr = o.c.spot_price_usd_per_hour
         elif sort == "gpu_memory":
@@ -531,7 +576,7 @@ class Store:
             expr = o.c[sort]
         high_first = best_high != query.descending
         primary = expr.desc().nulls_last() if high_first else expr.asc().nulls_last()
-        return [primary, o.c.price_usd_per_gpu_hour.asc().nulls_last(), o.c.id.asc()], needs_specs
+        return [primary, o.c.price_usd_per_gpu_hour.asc().nulls_last(), o.c.id.asc()]
 
     def current_offers(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
@@ -544,12 +589,10 @@ class Store:
         ``include_superseded``.
         """
         query = query or OfferQuery()
-        order, needs_specs = self._order(query)
+        order = self._order(query)
         columns = [t.offers.c[name] for name in _OFFER_COLUMNS]
-        with self.engine.connect() as conn:
+        with self._read_engine.connect() as conn:
             stmt = self._current_select(conn, query, include_superseded, columns)
-            if needs_specs:
-                stmt = stmt.outerjoin(t.accelerators, t.accelerators.c.name == t.offers.c.accelerator)
             stmt = stmt.order_by(*order)
             if query.limit is not None:
                 stmt = stmt.limit(query.limit)
@@ -561,7 +604,7 @@ class Store:
     def count_offers(self, query: OfferQuery | None = None, *, include_superseded: bool = False) -> int:
         """How many current offers match ``query`` (ignoring its limit/offset)."""
         query = query or OfferQuery()
-        with self.engine.connect() as conn:
+        with self._read_engine.connect() as conn:
             stmt = self._current_select(conn, query, include_superseded, [sa.func.count()])
             return int(conn.execute(stmt).scalar_one())
 
