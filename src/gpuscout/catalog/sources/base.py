@@ -59,6 +59,9 @@ class Source(ABC):
     kind: str = "api"  # "api" | "gpuhunt" | "snapshot" | "file"
     needs_credentials: tuple[str, ...] = ()
     timeout_s: float = 30.0  # per-request timeout the source asks the HTTP helper for
+    # When two sources give the same offer (same Offer.key), prefer the higher: a provider's own
+    # API (10) over gpuhunt's republished catalog (5) over the bundled snapshot (0).
+    preference: int = 10
 
     def __init__(self) -> None:
         self.dropped: list[DroppedRow] = []

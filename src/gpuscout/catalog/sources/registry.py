@@ -22,6 +22,7 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "gpuscout.catalog.sources.runpod:RunPodSource",
     "gpuscout.catalog.sources.lambda_cloud:LambdaSource",
     "gpuscout.catalog.sources.azure:AzureSource",
+    "gpuscout.catalog.sources.gcp:GcpSource",
     "gpuscout.catalog.sources.vultr:VultrSource",
     "gpuscout.catalog.sources.digitalocean:DigitalOceanSource",
     "gpuscout.catalog.sources.shadeform:ShadeformSource",
