@@ -24,8 +24,9 @@ Rules (each has a test on a recorded payload in ``tests/catalog/test_normalize.p
   Block" and licensed-OS rows.
 * **GCP host-vs-GPU composition**: GCP prices GPUs per GPU-hour apart from the host's vCPU and
   RAM. An instance price is ``host + gpu_count * gpu_rate`` (:func:`compose_gcp_instance_price`);
-  a GPU SKU alone is never presented as an instance price. gpuscout reads GCP instance prices
-  from gpuhunt's catalog (already composed) and uses the SKU helpers only to parse GPU rates.
+  a GPU SKU alone is never presented as an instance price. The ``gcp`` source composes A2, A2
+  Ultra, G2 and A3 High shapes from the Cloud Billing SKUs; any other shape (A3 Mega/Ultra, A4,
+  TPUs) is excluded there and comes only from ``gpuhunt:gcp``, whose catalog is already composed.
 """
 
 from __future__ import annotations
