@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -62,6 +63,7 @@ def money(text: str) -> float:
 def test_filter_by_gpu_and_max_price(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
     expect(page.locator("#offers tbody tr")).to_have_count(9)
+    shoot(page, "offers")
     page.fill("input[name=gpu]", "H100")
     page.fill("input[name=max_price]", "5")
     page.click("form.filters button[type=submit]")
@@ -112,16 +114,46 @@ def test_gpu_page_draws_the_price_history_chart(page: Page, base_url: str) -> No
     assert chart.locator("svg.main-svg").count() >= 1
     assert chart.locator("g.trace").count() >= 1  # plotly drew the traces
     expect(page.locator("#gpu-offers tbody tr")).to_have_count(4)
+    shoot(page, "gpu")
 
 
-def test_screenshots_for_a_human_look(page: Page, base_url: str) -> None:
-    out = Path("/tmp/gpuscout-screens")
-    out.mkdir(exist_ok=True)
-    page.goto(base_url + "/")
-    page.screenshot(path=str(out / "offers.png"), full_page=True)
+def test_gpus_page_draws_price_versus_bandwidth(page: Page, base_url: str) -> None:
     page.goto(base_url + "/gpus")
-    expect(page.locator("#chart-bandwidth")).to_have_attribute("data-rendered", "true")
-    page.screenshot(path=str(out / "gpus.png"), full_page=True)
-    page.goto(base_url + "/gpus/H100-SXM")
-    expect(page.locator("#chart-history")).to_have_attribute("data-rendered", "true")
-    page.screenshot(path=str(out / "gpu.png"), full_page=True)
+    chart = page.locator("#chart-bandwidth")
+    expect(chart).to_have_attribute("data-rendered", "true")
+    points = chart.locator("g.trace path.point")
+    expect(points).to_have_count(4)  # H100-SXM, A100-SXM4-80GB, RTX4090 and L40S have on-demand offers
+    shoot(page, "gpus")
+
+
+def shoot(page: Page, name: str) -> None:
+    """Full-page screenshot into $GPUSCOUT_SCREENSHOTS when set (for a human look; never committed)."""
+    folder = os.environ.get("GPUSCOUT_SCREENSHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def test_advisor_serve_workload_gives_ranked_rows_with_reasons(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/advise")
+    page.fill("input[name=model]", "llama-3.1-8b")
+    page.fill("input[name=concurrency]", "8")
+    page.fill("input[name=prompt_tokens]", "2000")
+    page.fill("input[name=output_tokens]", "500")
+    page.click("form.workload button[type=submit]")
+    rows = page.locator("#ranked tbody tr")
+    expect(rows.first).to_be_visible()
+    assert rows.count() >= 3
+    ranks = [int(r) for r in page.locator("#ranked td.rank").all_inner_texts()]
+    assert ranks == list(range(1, len(ranks) + 1))
+    for i in range(rows.count()):
+        assert rows.nth(i).locator("ul.reasons li").count() >= 2  # every row says why (fit, speed, cost)
+    assert all("tok/s" in s for s in page.locator("#ranked td.speed").all_inner_texts())
+    providers = [p.strip() for p in page.locator("#ranked td.provider").all_inner_texts()]
+    assert "epsilon" not in providers  # spot-only offer: never for a live endpoint unless allowed
+    assert "model=llama-3.1-8b" in page.url and "concurrency=8" in page.url  # form state in the URL
+    page.locator("#ranked a.explain").first.click()
+    expect(page.locator("#breakdown")).to_be_visible()
+    expect(page.locator("#breakdown")).to_contain_text("Compute")
+    expect(page.locator("input[name=concurrency]")).to_have_value("8")  # the form is refilled
+    shoot(page, "advise")

@@ -10,12 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import (
+    KINDS,
     BatchWorkload,
     FinetuneWorkload,
     PretrainWorkload,
     ServeWorkload,
     Workload,
 )
+from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -354,6 +356,10 @@ class RecommendIn(BaseModel):
         # The workload types' own parser names the field at fault (``InvalidInputError``); the API's
         # error handler reports that field.
         if isinstance(value, dict):
+            kind = value.get("kind", "serve")
+            if not isinstance(kind, str):
+                got = type(kind).__name__
+                raise InvalidInputError("kind", f"expected a string, got {got}", ", ".join(KINDS))
             return Workload.from_dict(value)
         return value
 

@@ -1,0 +1,128 @@
+"""JSON API beyond offers: knowledge, estimate, recommend, sources, health, refresh, docs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from gpuscout.web import create_app
+from gpuscout.web.services import WebServices
+
+
+def test_gpus_and_one_gpu_with_offers(client: TestClient) -> None:
+    names = {g["name"] for g in client.get("/api/v1/gpus").json()}
+    assert {"H100-SXM", "RTX4090", "L40S"} <= names
+    h100 = client.get("/api/v1/gpus/H100-SXM").json()
+    assert h100["memory_gb"] == 80 and h100["offers_total"] == 4 and h100["cheapest_usd_per_gpu_hour"] == 2.2
+    assert h100["source"].startswith("http")
+
+
+def test_unknown_gpu_in_path_is_404_with_closest_names(client: TestClient) -> None:
+    r = client.get("/api/v1/gpus/H1OO-SXM")
+    assert r.status_code == 404
+    assert r.json()["field"] == "gpu" and "H100-SXM" in r.json()["suggestions"]
+    page = client.get("/gpus/H1OO-SXM")
+    assert page.status_code == 404 and "H100-SXM" in page.text
+
+
+def test_gpu_page_redirects_an_alias_to_the_canonical_name(client: TestClient) -> None:
+    r = client.get("/gpus/h100 sxm5", follow_redirects=False)
+    assert r.status_code == 307 and r.headers["location"] == "/gpus/H100-SXM"
+
+
+def test_models_and_model_detail(client: TestClient) -> None:
+    models = {m["name"]: m for m in client.get("/api/v1/models").json()}
+    assert models["llama-3.1-70b"]["total_params_b"] == pytest.approx(70.6, abs=0.1)
+    detail = client.get("/api/v1/models/llama-3.1-70b").json()
+    by_precision = {m["precision"]: m["memory"] for m in detail["memory_by_precision"]}
+    assert by_precision["bf16"]["weights_gb"] > 2 * by_precision["int4"]["weights_gb"]
+    fits = {f["gpu"]: f["gpus_needed"] for f in detail["fits"]}
+    assert fits["H100-SXM"] == 2 and fits["RTX4090"] == 8  # 141 GB of bf16 weights
+    assert fits["T4"] is None  # 8 x 16 GB cannot hold them
+    r = client.get("/api/v1/models/llama-9")
+    assert r.status_code == 404 and r.json()["field"] == "model" and r.json()["suggestions"]
+
+
+def test_model_page_has_breakdown_chart_and_fits(client: TestClient) -> None:
+    html = client.get("/models/llama-3.1-8b").text
+    assert 'id="memory"' in html and 'data-chart="chart-vram"' in html and 'id="fits"' in html
+    assert "141 GB" in html  # the card-size lines of the chart
+    assert client.get("/models/sdxl").status_code == 200
+
+
+def test_estimate(client: TestClient) -> None:
+    params = {"model": "llama-3.1-8b", "gpu": "H100", "batch": "max"}
+    est = client.get("/api/v1/estimate", params=params).json()
+    assert est["gpu"] == "H100-SXM" and est["fits"] and est["batch"] > 1
+    bad = client.get("/api/v1/estimate", params={"model": "llama-3.1-8b", "gpu": "H100", "precision": "fp17"})
+    assert bad.status_code == 422 and bad.json()["field"] == "precision"
+
+
+def test_recommend_ranks_with_reasons_and_never_spot_for_serve(client: TestClient) -> None:
+    body = {"workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 8}, "top": 5}
+    recs = client.post("/api/v1/recommend", json=body).json()
+    assert [r["rank"] for r in recs] == [1, 2, 3, 4, 5]
+    assert all(r["reasons"] and not r["config"]["spot"] for r in recs)
+    assert recs[0]["total_usd"] <= recs[-1]["total_usd"]
+
+
+def test_recommend_errors_name_the_field(client: TestClient) -> None:
+    both = {"workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 8, "requests_per_s": 2}}
+    assert client.post("/api/v1/recommend", json=both).json()["field"] == "concurrency"
+    unknown = client.post("/api/v1/recommend", json={"workload": {"kind": "serve", "model": "lama-3.1-8b"}})
+    assert unknown.status_code == 422 and "llama-3.1-8b" in unknown.json()["suggestions"]
+
+
+def test_advisor_page_errors_keep_the_form(client: TestClient) -> None:
+    r = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "concurrency": "0"})
+    assert r.status_code == 422 and "concurrency" in r.text and 'value="llama-3.1-8b"' in r.text
+
+
+def test_sources_and_health(client: TestClient) -> None:
+    sources = {s["source"]: s for s in client.get("/api/v1/sources").json()}
+    assert sources["test"]["row_count"] == 8 and 0.9 < sources["test"]["age_s"] / 3600 < 5 * 24 + 1
+    assert sources["oldfeed"]["age"] == "unknown"
+    health = client.get("/healthz").json()
+    assert health["store"] == "reachable" and health["offers"] == 9
+    assert health["newest_data_age_hours"] is not None
+    assert "oldfeed" in client.get("/sources").text
+
+
+def test_health_reports_an_unreachable_store(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    services = WebServices(f"sqlite:///{blocker}/store.db", cache_seconds=0)
+    with TestClient(create_app(services=services)) as client:
+        r = client.get("/healthz")
+    assert r.status_code == 503 and r.json()["status"] == "error"
+
+
+def test_refresh_needs_the_admin_token(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert client.post("/api/v1/refresh").status_code == 403  # GPUSCOUT_ADMIN_TOKEN unset: disabled
+    monkeypatch.setenv("GPUSCOUT_ADMIN_TOKEN", "s3cret")
+    calls: list[object] = []
+    services: WebServices = client.app.state.services  # type: ignore[attr-defined]
+    monkeypatch.setattr(services, "refresh", lambda names: calls.append(names) or [])
+    assert client.post("/api/v1/refresh").status_code == 401
+    assert client.post("/api/v1/refresh", headers={"Authorization": "Bearer nope"}).status_code == 401
+    ok = client.post("/api/v1/refresh?source=vastai", headers={"Authorization": "Bearer s3cret"})
+    assert ok.status_code == 202 and ok.json() == {"status": "started", "sources": ["vastai"]}
+    assert calls == [["vastai"]]
+
+
+def test_openapi_and_offline_docs(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    assert {"/api/v1/offers", "/api/v1/recommend", "/api/v1/estimate", "/healthz"} <= set(spec["paths"])
+    docs = client.get("/docs")
+    assert docs.status_code == 200 and "/vendor/swagger/swagger-ui-bundle.js" in docs.text
+    assert "cdn" not in docs.text.lower()
+    assert client.get("/vendor/swagger/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/vendor/plotly.min.js").headers["content-type"].startswith("text/javascript")
+
+
+def test_faq_page_answers_four_questions(client: TestClient) -> None:
+    html = client.get("/faq", params={"model": "llama-3.1-8b"}).text
+    for key in ("vram", "spot", "card_class", "slow_generation"):
+        assert f'id="{key}"' in html
