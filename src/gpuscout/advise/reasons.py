@@ -89,10 +89,16 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if llm and isinstance(w, ServeWorkload | BatchWorkload):
             kv = kv_needed_gb(ctx)
             weights_total = s.weights_gb * ev.tp
-            reasons.append(
-                f"fits {ev.tp}x{acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB/GPU "
-                f"(weights {_gb(weights_total)} GB, KV {_gb(kv or 0.0)} GB)"
-            )
+            if ev.tp == 1:
+                reasons.append(
+                    f"fits 1x {acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB "
+                    f"(weights {_gb(weights_total)} GB, KV {_gb(kv or 0.0)} GB)"
+                )
+            else:
+                reasons.append(
+                    f"fits {ev.tp}x {acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB "
+                    f"per GPU (weights {_gb(weights_total)} GB + KV {_gb(kv or 0.0)} GB over {ev.tp} GPUs)"
+                )
             if kv is not None and kv > weights_total:
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
                 reasons.insert(0, (
@@ -101,8 +107,8 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 ))
         else:
             reasons.append(
-                f"fits {ev.gpus_per_instance * ev.nodes}x{acc_name}: {_gb(s.memory_per_gpu_gb)} of "
-                f"{_gb(s.memory_capacity_gb)} GB/GPU"
+                f"fits {ev.gpus_per_instance * ev.nodes}x {acc_name}: {_gb(s.memory_per_gpu_gb)} of "
+                f"{_gb(s.memory_capacity_gb)} GB per GPU"
             )
     # 2. speed
     if s is not None:
