@@ -155,3 +155,21 @@ def test_one_source_per_provider() -> None:
     assert "gpuhunt:aws" in names and "gpuhunt:lambda" in names and "gpuhunt:lium" in names
     assert len(names) == len(set(names))
     assert "gpuhunt:vastai" not in names  # the direct adapter covers Vast.ai
+
+
+def test_failed_download_is_shared_and_fails_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gpuhunt
+
+    monkeypatch.delenv("GPUHUNT_CATALOG_DIR", raising=False)
+    monkeypatch.setattr(gpuhunt_source, "SHARED_CATALOG", gpuhunt_source._SharedCatalog())
+    calls = []
+
+    def load(self: Any, version: str | None = None) -> None:
+        calls.append(version)
+        raise gpuhunt.GPUHuntError("Failed to load catalogs of all providers") from OSError("no route to host")
+
+    monkeypatch.setattr(gpuhunt.Catalog, "load", load)
+    for provider in ("aws", "gcp"):
+        with pytest.raises(SourceError, match=r"GPUHuntError: .* \(cause: OSError: no route to host\)"):
+            fetch(GpuhuntSource(provider))
+    assert calls == [None]  # the second source reused the recorded failure

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import logging
 import os
 import re
 import threading
@@ -106,11 +107,13 @@ class _SharedCatalog:
     """One ``gpuhunt.Catalog`` per process, loaded at most once per refresh interval."""
 
     reload_after_s = 15 * 60
+    retry_failed_after_s = 60
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._catalog: Any = None
         self._loaded_at: datetime | None = None
+        self._failure: tuple[datetime, Exception] | None = None
 
     def get(self) -> Any:
         import gpuhunt
@@ -119,15 +122,27 @@ class _SharedCatalog:
             return gpuhunt.Catalog(balance_resources=False, auto_reload=False)
         with self._lock:
             now = datetime.now(UTC)
+            if (
+                self._failure is not None
+                and (now - self._failure[0]).total_seconds() < self.retry_failed_after_s
+            ):
+                raise self._failure[1]  # every gpuhunt source of this refresh fails fast, the same way
             stale = self._loaded_at is None or (now - self._loaded_at).total_seconds() > self.reload_after_s
             if self._catalog is None or stale:
                 catalog = self._catalog or gpuhunt.Catalog(balance_resources=False, auto_reload=False)
-                catalog.load(version=os.environ.get(VERSION_ENV) or None)
-                self._catalog, self._loaded_at = catalog, now
+                try:
+                    catalog.load(version=os.environ.get(VERSION_ENV) or None)
+                except Exception as exc:
+                    self._failure = (now, exc)
+                    raise
+                self._catalog, self._loaded_at, self._failure = catalog, now, None
             return self._catalog
 
 
 SHARED_CATALOG = _SharedCatalog()
+
+# gpuhunt logs a traceback per failed download; gpuscout reports the failure per source instead.
+logging.getLogger("gpuhunt").addHandler(logging.NullHandler())
 
 
 class GpuhuntSource(Source):
@@ -159,9 +174,7 @@ class GpuhuntSource(Source):
         except (SourceError, CredentialsMissingError):
             raise
         except Exception as exc:  # gpuhunt / network / CSV errors of this provider only
-            raise SourceError(
-                self.name, f"gpuhunt {self.gpuhunt_provider} failed: {type(exc).__name__}: {exc}"
-            ) from exc
+            raise SourceError(self.name, f"gpuhunt {self.gpuhunt_provider} failed: {_describe(exc)}") from exc
         return self._offers(items, label, observed)
 
     # --- gpuhunt calls (in a worker thread) ---------------------------------------------
@@ -268,6 +281,15 @@ class GpuhuntSource(Source):
             notes="; ".join(x for x in ("via gpuhunt; no availability data", gpu.note) if x),
             extra=extra,
         )
+
+
+def _describe(exc: BaseException) -> str:
+    """``Type: message``, followed by the root cause gpuhunt wraps (e.g. the network error)."""
+    text = f"{type(exc).__name__}: {exc}"
+    cause = exc.__cause__ or exc.__context__
+    if cause is not None and cause is not exc:
+        text += f" (cause: {type(cause).__name__}: {cause})"
+    return text
 
 
 def _version_time(version: str) -> datetime | None:
