@@ -166,7 +166,8 @@ def test_failed_download_is_shared_and_fails_fast(monkeypatch: pytest.MonkeyPatc
 
     def load(self: Any, version: str | None = None) -> None:
         calls.append(version)
-        raise gpuhunt.GPUHuntError("Failed to load catalogs of all providers") from OSError("no route to host")
+        cause = OSError("no route to host")
+        raise gpuhunt.GPUHuntError("Failed to load catalogs of all providers") from cause
 
     monkeypatch.setattr(gpuhunt.Catalog, "load", load)
     for provider in ("aws", "gcp"):
