@@ -308,14 +308,21 @@ class Store:
         from gpuscout.knowledge.accelerators import all_accelerators
 
         wanted = {a.name: (float(a.memory_gb), a.bandwidth_gbps, a.bf16_tflops) for a in all_accelerators()}
-        with self.engine.connect() as conn:
-            have = {
+
+        def have(conn: sa.Connection) -> dict[str, tuple[Any, Any, Any]]:
+            return {
                 r.name: (r.memory_gb, r.bandwidth_gbps, r.bf16_tflops)
                 for r in conn.execute(sa.select(t.accelerators))
             }
-        if have == wanted:
-            return
+
+        with self.engine.connect() as conn:
+            if have(conn) == wanted:
+                return
         with self._write_engine.begin() as conn:
+            if conn.dialect.name == "postgresql":  # two processes opening at once: one rewrites
+                conn.execute(sa.text("SELECT pg_advisory_xact_lock(727002)"))
+            if have(conn) == wanted:
+                return
             conn.execute(t.accelerators.delete())
             conn.execute(
                 t.accelerators.insert(),

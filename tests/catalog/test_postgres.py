@@ -1,0 +1,79 @@
+"""PostgreSQL specifics (and the same guarantees on SQLite where they apply): URL forms,
+concurrent first opens, the bundled snapshot and the CLI on a PostgreSQL store."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from gpuscout.catalog import api
+from gpuscout.catalog.migrations import LATEST_VERSION
+from gpuscout.catalog.store import Store, _make_engine
+from gpuscout.cli import app
+from tests.catalog.helpers import STORE_KINDS, pg_schema_url
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["postgresql://u:p@db.example/x", "postgres://u:p@db.example/x", "postgresql+psycopg://u:p@db.example/x"],
+)
+def test_postgres_urls_use_psycopg(url: str) -> None:
+    engine = _make_engine(url)  # lazy: nothing connects
+    assert engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
+
+
+@pytest.fixture(params=STORE_KINDS)
+def fresh_url(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-untyped-def]
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    else:
+        with pg_schema_url() as url:
+            yield url
+
+
+def test_concurrent_first_opens_migrate_once(fresh_url: str) -> None:
+    errors: list[BaseException] = []
+    stores: list[Store] = []
+    lock = threading.Lock()
+
+    def open_one() -> None:
+        try:
+            store = Store(fresh_url)
+            with lock:
+                stores.append(store)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_one) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(60)
+    try:
+        assert errors == []
+        with stores[0].engine.connect() as conn:
+            versions = (
+                conn.execute(sa.text("SELECT version FROM schema_version ORDER BY version")).scalars().all()
+            )
+        assert versions == list(range(1, LATEST_VERSION + 1))
+    finally:
+        for s in stores:
+            s.close()
+
+
+@pytest.mark.postgres
+def test_bundled_snapshot_and_cli_on_postgres() -> None:
+    with pg_schema_url() as url:
+        with api.open_store(url) as store:
+            assert store.dialect == "postgresql"
+            assert store.count_offers() > 1400
+            [status] = store.sources_status()
+            assert status.source == "snapshot" and status.age_s is None
+        result = CliRunner().invoke(app, ["offers", "--gpu", "H100", "--sort", "price_per_gpu", "--db", url])
+        assert result.exit_code == 0, result.output
+        rows = [line for line in result.output.splitlines() if line.startswith("│")]
+        assert rows and all("unknown" in r and "snapshot" in r for r in rows)
