@@ -22,7 +22,7 @@ from gpuscout.advise.rank import Ranker
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
-from gpuscout.errors import GpuscoutError
+from gpuscout.errors import GpuscoutError, InvalidInputError
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -67,6 +67,13 @@ class _Faq:
         self, model: str, offers: Sequence[Offer], be: Backends, a: Assumptions, now: datetime | None
     ) -> None:
         self.model = be.model_name(model)
+        kind = be.model_kind(self.model)
+        if kind != "llm":
+            raise InvalidInputError(
+                "model", f"the FAQ covers language models; {self.model} is a {kind} model "
+                f"(try `gpuscout recommend batch {self.model} --images N`)",
+                "a language model (see `gpuscout models`)",
+            )
         self.offers = offers
         self.be = be
         self.a = a
@@ -175,7 +182,8 @@ class _Faq:
         if spot is not None and spot.cost is not None and ondemand is not None and ondemand.cost is not None:
             saving = 1 - spot.cost.total / ondemand.cost.total
             verdict = (
-                f"For a checkpointed {method.upper()} fine-tune of {LORA_TOKENS / 1e6:.0f}M tokens, spot "
+                f"For a checkpointed {'QLoRA' if method == 'qlora' else 'LoRA'} fine-tune of "
+                f"{LORA_TOKENS / 1e6:.0f}M tokens, spot "
                 f"costs ${spot.cost.total:,.2f} vs ${ondemand.cost.total:,.2f} on-demand ({saving:.0%} "
                 "less, rework included). "
             )
@@ -256,14 +264,18 @@ class _Faq:
         peak = (hbm.bf16_tflops or 0.0) * 1e12 * gpus
         util = 2 * active * e1.decode_tokens_per_s / peak if peak else 0.0
         weights_total = e1.memory.weights_gb * gpus
-        ceiling = hbm.bandwidth_gbps * gpus / weights_total if weights_total else 0.0
+        share = min(1.0, active / (self.be.params_b(self.model) * 1e9))
+        streamed = weights_total * share  # MoE: only the active experts are read per token
+        ceiling = hbm.bandwidth_gbps * gpus / streamed if streamed else 0.0
+        read = (f"{_gb(streamed)} of weights" if share > 0.99 else
+                f"~{_gb(streamed)} of weights (the active experts' share of {_gb(weights_total)})")
         e32 = self.be.inference(
             self.model, hbm, gpus=gpus, precision="bf16", batch=32, context_in=CONTEXT - 512, context_out=512
         )
         e4, g4 = self._estimate(hbm, precision="int4")
         details = [
             f"batch 1 on {gpus}x {hbm.name}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
-            f"{_gb(weights_total)} of weights, so {hbm.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near "
+            f"{read}, so {hbm.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near "
             f"{ceiling:.0f} tok/s ({e1.bound}-bound) while compute runs at ~{util:.1%} of its bf16 peak",
             f"batching 32 users: {e32.output_tokens_per_s_total:,.0f} tok/s in total "
             f"({e32.output_tokens_per_s_total / max(e1.decode_tokens_per_s, 1e-9):.0f}x) from the same "
@@ -289,8 +301,9 @@ class _Faq:
                 figures["gddr_int4_tok_s"] = round(eg.decode_tokens_per_s, 1)
         except GpuscoutError:  # the comparison is optional when the reference card is unknown
             pass
+        what = "every weight once" if share > 0.99 else "the active experts' weights once"
         answer = (
-            f"Generating one token of {self.model} reads every weight from memory once, so speed is set by "
+            f"Generating one token of {self.model} reads {what} from memory, so speed is set by "
             f"memory bandwidth, not compute: ~{e1.decode_tokens_per_s:.0f} tok/s on {gpus}x {hbm.name} with "
             f"the tensor cores ~{util:.1%} busy. Faster memory (HBM), int4/fp8 weights, or batching users "
             "is what helps."
