@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, ImageResult, TrainingResult
+from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import (
     AnyWorkload,
@@ -33,6 +34,7 @@ from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import GpuscoutError, InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
 
 #: Estimator errors about these fields concern one configuration (it is rejected); any other field is
 #: the workload's fault (model, precision, engine...) and is raised to the user.
@@ -122,6 +124,10 @@ class Evaluator:
         self._detailed: dict[ConfigKey, ConfigEval] = {}
         self.last_error: str | None = None
         self.estimator_calls = 0
+        # the model the estimator sees: a registry name, or a stand-in when pretraining "N billion params"
+        self.model: str | ModelSpec = workload.model
+        if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
+            self.model = dense_model(workload.params_b, workload.model)
 
     # ---- look-ups -------------------------------------------------------------------------------
     def accelerator(self, name: str) -> Accelerator | None:
@@ -418,7 +424,7 @@ class Evaluator:
             self.estimator_calls += 1
             try:
                 result = self.be.training(
-                    w.model, acc, gpus=gpus, nodes=nodes, method=method, seq_len=w.seq_len,
+                    self.model, acc, gpus=gpus, nodes=nodes, method=method, seq_len=w.seq_len,
                     micro_batch=w.micro_batch, tokens=tokens, epochs=epochs, precision=w.precision,
                     sharding=sharding,
                 )
@@ -461,7 +467,8 @@ class Evaluator:
             if not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
                 why += f" on {g} GPU(s); multi-node needs an inter-node fabric"
             return _reject(key, acc, why)
-        params_b = self.be.params_b(w.model)
+        params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
+        notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
         if w.checkpoint_gb is not None:
             ckpt = w.checkpoint_gb
@@ -483,7 +490,7 @@ class Evaluator:
             replicas_per_instance=1, gpus_per_instance=g, nodes=nodes, summary=summary,
             time_s=result.time_s or 0.0,
             download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
-            train_tokens=tokens, warnings=tuple(result.warnings),
+            train_tokens=tokens, warnings=(*notes, *result.warnings),
         )
 
 

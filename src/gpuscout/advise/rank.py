@@ -30,7 +30,7 @@ from gpuscout.advise.types import (
     Recommendation,
     UnitCosts,
 )
-from gpuscout.advise.workload import AnyWorkload, BatchWorkload, ServeWorkload
+from gpuscout.advise.workload import AnyWorkload, BatchWorkload, PretrainWorkload, ServeWorkload
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.provider_types import ProviderTerms
@@ -301,7 +301,8 @@ class Ranker:
     def rank(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
              include_rejected: bool = False) -> list[Recommendation]:
         _check_objective(objective)
-        self.be.model_name(self.w.model)  # unknown model: one clear error, not a table of rejections
+        if not (isinstance(self.w, PretrainWorkload) and self.w.params_b is not None):
+            self.be.model_name(self.w.model)  # unknown model: one clear error, not a table of rejections
         if top is not None and top < 1:
             raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
         rejected: list[Recommendation] | None = [] if include_rejected else None

@@ -237,9 +237,14 @@ class FinetuneWorkload(Workload):
 
 
 class PretrainWorkload(Workload):
-    """Pre-training over ``token_budget`` tokens on ``gpus`` GPUs (or ``nodes`` instances)."""
+    """Pre-training over ``token_budget`` tokens on ``gpus`` GPUs (or ``nodes`` instances).
+
+    ``model`` names an architecture from the registry; with ``params_b`` it is only a label and a
+    dense Llama-shaped stand-in of that size is trained instead (see ``advise.synthetic``).
+    """
 
     kind: Literal["pretrain"] = "pretrain"
+    params_b: float | None = Field(default=None, gt=0, le=5000)
     precision: str = "bf16"
     token_budget: float = Field(gt=0)
     seq_len: int = Field(default=4096, ge=16, le=1_000_000)

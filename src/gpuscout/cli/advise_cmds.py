@@ -545,6 +545,10 @@ def finetune_cmd(
 def pretrain_cmd(
     model: Annotated[str | None, typer.Argument(help="Model (architecture) name.")] = None,
     tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget.")] = None,
+    params_b: Annotated[
+        float | None,
+        typer.Option("--params-b", help="Size in billions; MODEL is then only a label (dense stand-in)."),
+    ] = None,
     seq_len: Annotated[int | None, typer.Option("--seq-len")] = None,
     micro_batch: Annotated[int | None, typer.Option("--micro-batch")] = None,
     gpus: Annotated[int | None, typer.Option("--gpus", help="Target number of GPUs.")] = None,
@@ -573,6 +577,7 @@ def pretrain_cmd(
     with user_errors():
         opts = {
             "token_budget": tokens,
+            "params_b": params_b,
             "seq_len": seq_len,
             "micro_batch": micro_batch,
             "gpus": gpus,
