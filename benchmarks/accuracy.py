@@ -439,14 +439,37 @@ def _nelder_mead(
     return pts[min(range(n + 1), key=vals.__getitem__)]
 
 
-def fit_engine(engine: str, cases: Sequence[Case], log: Callable[[str], None] | None = None) -> EngineProfile:
-    """Fit the engine's parameters (log-space Nelder-Mead, minimising MAPE), one metric family at a time."""
+# Neutral starting values for the hold-out fits, so that nothing fitted on the held-out GPUs leaks in.
+_NEUTRAL = {"bw": 0.8, "comp": 0.5, "ceil": 1500.0, "cceil": 300.0}
+_NEUTRAL_ATTR = {"step_overhead_us": 500.0, "layer_overhead_us": 20.0, "pipeline_hop_us": 200.0,
+                 "gqa_kv_reread": 0.5, "attn_score_bytes": 16.0}
+
+
+def neutral_profile(engine: str) -> EngineProfile:
+    """The engine's profile with every fitted parameter reset to a neutral prior."""
     prof = resolve_engine(engine)
+    for _, params in _FIT_PARAMS.get(engine, []):
+        for kind, key in params:
+            value = _NEUTRAL_ATTR[key] if kind == "attr" else _NEUTRAL[kind]
+            prof = _set(prof, kind, key, value)
+    return prof
+
+
+def fit_engine(engine: str, cases: Sequence[Case], log: Callable[[str], None] | None = None,
+               start: EngineProfile | None = None) -> EngineProfile:
+    """Fit the engine's parameters (log-space Nelder-Mead, minimising MAPE), one metric family at a time."""
+    prof = start or resolve_engine(engine)
     for metrics, params in _FIT_PARAMS.get(engine, []):
         usable = [
             c for c in cases if not c.skip and not c.suspect and c.engine == engine and c.metric in metrics
         ]
         if not usable:
+            continue
+        # a class-specific parameter is only fitted when some rows exercise that class (hold-out halves
+        # may lack them; the parameter then keeps its calibrated value instead of drifting)
+        classes = {resolve_precision(c.kwargs["precision"]).compute_class for c in usable}
+        params = [(k, key) for k, key in params if k == "attr" or key == "default" or key in classes]
+        if not params:
             continue
 
         def build(
@@ -486,7 +509,7 @@ def holdout(cases: Sequence[Case]) -> dict[str, Any]:
     results: list[Result] = []
     for train, test in (halves, halves[::-1]):
         train_cases = [c for c in cases if c.gpu_name in train]
-        fitted = {e: fit_engine(e, train_cases) for e in _FIT_PARAMS}
+        fitted = {e: fit_engine(e, train_cases, start=neutral_profile(e)) for e in _FIT_PARAMS}
         results += evaluate([c for c in cases if c.gpu_name in test], fitted)
     out = summarise(results)
     out["halves"] = [sorted(h) for h in halves]

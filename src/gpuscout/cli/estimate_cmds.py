@@ -84,7 +84,7 @@ def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[
                     }
                 )
                 break
-    return sorted(out, key=lambda r: (r["gpus"] * r["memory_gb"], r["gpu"]))
+    return sorted(out, key=lambda r: (r["gpus"], r["memory_gb"], r["gpu"]))
 
 
 def _run_task(
@@ -123,7 +123,7 @@ def _run_task(
         method=task,
         seq_len=context,
         micro_batch=mb,
-        precision=precision or ("nf4" if task == "qlora" else "bf16"),
+        precision=precision or "bf16",
     )
 
 

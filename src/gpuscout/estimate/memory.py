@@ -28,7 +28,9 @@ class ModelConsts:
 
     embedding: float  # token embedding table
     lm_head: float  # untied output projection (0 when tied)
-    dense_body: float  # always-active non-embedding weights: attention, norms, dense MLPs, shared experts
+    dense_body: (
+        float  # always-active non-embedding weights: attention, norms, dense MLPs, shared experts
+    )
     expert_params: float  # one routed expert of one MoE layer
     moe_layers: int
     num_experts: int
@@ -59,7 +61,10 @@ class ModelConsts:
 
     def body_read(self, tokens: float) -> float:
         """Body weights a step over ``tokens`` tokens (one per sequence in decode) has to read."""
-        return self.dense_body + self.expert_params * self.expected_experts_read(tokens) * self.moe_layers
+        return (
+            self.dense_body
+            + self.expert_params * self.expected_experts_read(tokens) * self.moe_layers
+        )
 
 
 @cache
@@ -67,7 +72,11 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
     """Split ``spec``'s parameters (from ``knowledge.params.count_params``) for the physics."""
     pc = count_params(spec)
     moe_layers = spec.num_hidden_layers - spec.first_dense_layers if spec.is_moe else 0
-    expert = pc.routed_experts / (spec.num_experts * moe_layers) if moe_layers and spec.num_experts else 0.0
+    expert = (
+        pc.routed_experts / (spec.num_experts * moe_layers)
+        if moe_layers and spec.num_experts
+        else 0.0
+    )
     dense_body = float(pc.total - pc.embedding - pc.lm_head - pc.routed_experts)
     return ModelConsts(
         embedding=float(pc.embedding),
@@ -104,6 +113,7 @@ class MemoryPlan:
     capacity: float
     kv_per_sequence: float
     kv_bytes_per_token: float
+    per_sequence_extra: float = 0.0  # other memory each added sequence costs (its fp32 logits row)
 
     @property
     def total(self) -> float:
@@ -136,22 +146,36 @@ class MemoryPlan:
 
 
 def activation_bytes(
-    spec: ModelSpec, fmt: WeightFormat, engine: EngineProfile, chunk_tokens: int, context: int, *, tp: int = 1
+    spec: ModelSpec,
+    fmt: WeightFormat,
+    engine: EngineProfile,
+    chunk_tokens: int,
+    context: int,
+    *,
+    tp: int = 1,
+    sequences: int = 1,
 ) -> float:
     """Peak activation/workspace bytes for one prefill chunk of ``chunk_tokens`` tokens.
 
     Counted: the residual stream and attention/MLP intermediates of one layer in 16-bit
-    (hidden*4 + q/kv projections + 2*intermediate, sharded by TP), the logits buffer
-    (vocab x chunk in fp32; engines compute logits for the last token of each sequence only, llama.cpp
-    for the whole micro-batch when asked, we count the chunk to stay safe at ubatch size), and for
+    (hidden*4 + q/kv projections + 2*intermediate, sharded by TP), the fp32 logits buffer (vocab x
+    rows: the last token of each running sequence for serving engines, the whole micro-batch for
+    llama.cpp, which reserves its worst-case graph at start-up), and for
     engines that materialise attention scores (llama.cpp without flash attention) heads x chunk x
     context in fp32. Dequantisation scratch for GGUF/weight-only formats: one widest matrix in fp16.
     """
     h = spec.hidden_size
     inter = max(spec.intermediate_size, spec.moe_intermediate_size * max(1, spec.experts_per_token))
-    per_token = (4 * h + 2 * inter / tp + 3 * spec.num_attention_heads * max(spec.head_dim, 1) / tp) * 2.0
+    per_token = (
+        4 * h + 2 * inter / tp + 3 * spec.num_attention_heads * max(spec.head_dim, 1) / tp
+    ) * 2.0
     layer = per_token * chunk_tokens
-    logits = spec.vocab_size * 4.0 * (chunk_tokens if engine.kv_allocates_full_context else 1)
+    logit_rows = (
+        chunk_tokens
+        if engine.kv_allocates_full_context
+        else max(1, min(sequences, engine.max_num_seqs))
+    )
+    logits = spec.vocab_size * 4.0 * logit_rows
     scores = 0.0
     if engine.attn_score_bytes:
         scores = (spec.num_attention_heads / tp) * chunk_tokens * context * 4.0
@@ -179,11 +203,16 @@ def plan_memory(
     weights = gpu_weight_bytes(spec, fmt, engine, gpus=gpus, parallel=parallel)
     alloc_tokens = context
     kv_seq = kv_bytes_per_sequence(
-        spec, kv, alloc_tokens, tp=tp, layer_fraction=layer_fraction, block_tokens=engine.kv_block_tokens
+        spec,
+        kv,
+        alloc_tokens,
+        tp=tp,
+        layer_fraction=layer_fraction,
+        block_tokens=engine.kv_block_tokens,
     )
     kv_total = kv_seq * batch
     chunk = min(engine.prefill_chunk_tokens, max(context, 1))
-    act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp)
+    act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp, sequences=batch)
     overhead = (engine.cuda_context_gb + engine.engine_reserve_gb) * 1e9
     cap = capacity_bytes(acc)
     if engine.memory_fraction_of_free:
@@ -200,11 +229,17 @@ def plan_memory(
         capacity=cap,
         kv_per_sequence=kv_seq,
         kv_bytes_per_token=kv_bytes_per_token(spec, kv),
+        per_sequence_extra=0.0 if engine.kv_allocates_full_context else spec.vocab_size * 4.0,
     )
 
 
 def gpu_weight_bytes(
-    spec: ModelSpec, fmt: WeightFormat, engine: EngineProfile, *, gpus: int = 1, parallel: str = "tensor"
+    spec: ModelSpec,
+    fmt: WeightFormat,
+    engine: EngineProfile,
+    *,
+    gpus: int = 1,
+    parallel: str = "tensor",
 ) -> float:
     """Weight bytes on the busiest GPU.
 
@@ -220,17 +255,26 @@ def gpu_weight_bytes(
         return weight_bytes(fmt, c.body / tp, embedding / tp, c.lm_head / tp)
     # llama.cpp assigns layers in proportion to each GPU's free memory (the output layer counting as
     # one more layer); the imbalance of at most one layer is ignored: the average GPU is reported.
-    head = weight_bytes(fmt, 0.0, 0.0, c.lm_head) if c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
-    embd = 0.0 if engine.embeddings_on_host or not c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    head = (
+        weight_bytes(fmt, 0.0, 0.0, c.lm_head)
+        if c.lm_head
+        else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    )
+    embd = (
+        0.0
+        if engine.embeddings_on_host or not c.lm_head
+        else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    )
     return (weight_bytes(fmt, c.body, 0.0, 0.0) + head + embd) / gpus
 
 
 def max_batch(plan: MemoryPlan) -> int:
     """Largest number of sequences whose KV cache fits next to weights, activations and overhead."""
     free = plan.usable - plan.weights - plan.activations - plan.overhead
-    if free <= 0 or plan.kv_per_sequence <= 0:
+    per_seq = plan.kv_per_sequence + plan.per_sequence_extra
+    if free <= 0 or per_seq <= 0:
         return 0 if free <= 0 else 1 << 20
-    return int(free // plan.kv_per_sequence)
+    return int(free // per_seq)
 
 
 __all__ = [

@@ -1,0 +1,133 @@
+"""CLI: gpuscout vram / estimate / diagnose (human and --json output, errors)."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from gpuscout.cli import app
+from tests.conftest import REFERENCE
+
+runner = CliRunner()
+
+
+def test_estimate_readme_example_llama_cpp_on_4090() -> None:
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "llama-3-8b",
+            "--gpu",
+            "RTX 4090",
+            "--precision",
+            "q4_k_m",
+            "--engine",
+            "llama.cpp",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["fits"] is True
+    assert data["precision"] == "gguf-q4_k_m"
+    # llama.cpp Q4_K_M Llama 3 8B on a 4090: published llama-bench tg runs are ~120-140 tokens/s
+    assert 90 < data["decode_tokens_per_s"] < 170
+    assert data["bound"] == "memory"
+    assert "bandwidth_efficiency" in data["assumptions"]
+
+
+def test_estimate_human_output_has_units() -> None:
+    res = runner.invoke(
+        app,
+        [
+            "estimate",
+            "llama-3-8b",
+            "--gpu",
+            "RTX 4090",
+            "--precision",
+            "q4_k_m",
+            "--engine",
+            "llama.cpp",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "tokens/s" in res.stdout and "GB" in res.stdout and "ms" in res.stdout
+
+
+def test_vram_readme_example_70b_int4_32k() -> None:
+    res = runner.invoke(
+        app, ["vram", "llama-3.1-70b", "--precision", "int4", "--context", "32768", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    mem = data["memory"]
+    # 70.6B params at 4.25 bits (+ fp16 embeddings/lm_head) ~40.6 GB; KV 320 KiB x 32768 ~10.7 GB
+    assert 39 < mem["weights_gb"] < 42
+    assert 10.5 < mem["kv_cache_gb"] < 11.0
+    names = {(r["gpu"], r["gpus"]) for r in data["fits_on"]}
+    assert ("H100-SXM", 1) in names
+    assert not any(r["gpu"] == "RTX4090" and r["gpus"] == 1 for r in data["fits_on"])
+
+
+def test_vram_human_output() -> None:
+    res = runner.invoke(app, ["vram", "llama-3.1-70b", "--precision", "int4", "--context", "32768"])
+    assert res.exit_code == 0, res.output
+    assert "KV cache" in res.stdout and "Fits on" in res.stdout
+
+
+def test_vram_from_config_file() -> None:
+    configs = sorted((REFERENCE / "hf_configs").glob("*.json"))
+    assert configs
+    res = runner.invoke(app, ["vram", "ignored", "--config", str(configs[0]), "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["memory"]["weights_gb"] > 0
+
+
+def test_vram_training_task_uses_training_estimator() -> None:
+    res = runner.invoke(
+        app,
+        [
+            "vram",
+            "llama-3.1-8b",
+            "--task",
+            "qlora",
+            "--context",
+            "2048",
+            "--gpu",
+            "RTX 4090",
+            "--json",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["fits"] is True
+    assert data["task"] == "qlora"
+
+
+def test_diagnose_json() -> None:
+    res = runner.invoke(
+        app, ["diagnose", "llama-3-8b", "--gpu", "RTX 4090", "--measured-tps", "45", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["bound"] == "memory"
+    assert data["suggestions"]
+
+
+def test_diagnose_human() -> None:
+    res = runner.invoke(
+        app, ["diagnose", "llama-3-8b", "--gpu", "RTX 4090", "--measured-tps", "45"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "GB/s" in res.stdout
+
+
+def test_errors_are_one_line_with_exit_2() -> None:
+    res = runner.invoke(app, ["estimate", "llama-3-8b", "--gpu", "RTX 9999"])
+    assert res.exit_code == 2
+    assert "closest" in res.output or "unknown" in res.output
+    res = runner.invoke(app, ["estimate", "llama-3-8b", "--gpu", "H100", "--batch", "lots"])
+    assert res.exit_code == 2 and "--batch" in res.output
+    res = runner.invoke(app, ["vram", "llama-3-8b", "--task", "dance"])
+    assert res.exit_code == 2 and "--task" in res.output
