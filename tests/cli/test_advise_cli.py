@@ -113,3 +113,11 @@ def test_faq_answers_the_four_questions_with_numbers() -> None:
     assert vram["bf16_gb"] > vram["fp8_gb"] > vram["int4_gb"] > 0
     human = runner.invoke(app, ["faq", "llama-3.1-8b"])
     assert human.exit_code == 0 and "How much VRAM do I need?" in human.output
+
+
+def test_spot_reclaim_rate_can_be_overridden() -> None:
+    base = ["recommend", "finetune", "llama-3.1-8b", "--dataset-tokens", "1e8", "--json", "--top", "1"]
+    calm = json.loads(runner.invoke(app, [*base, "--spot-reclaims-per-hour", "0"]).output)["recommendations"]
+    rough = json.loads(runner.invoke(app, [*base, "--spot-reclaims-per-hour", "2"]).output)["recommendations"]
+    assert calm[0]["config"]["spot"] and calm[0]["cost"]["interruption"] == 0
+    assert rough[0]["cost"]["interruption"] > 0 or not rough[0]["config"]["spot"]

@@ -46,6 +46,11 @@ DatasetOption = Annotated[float | None, typer.Option("--dataset-gb", help="Datas
 RetentionOption = Annotated[
     float | None, typer.Option("--retention-days", help="Days data stays stored after the job.")
 ]
+ReclaimOption = Annotated[
+    float | None,
+    typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
+                 min=0.0),
+]
 PrecisionOption = Annotated[str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...")]
 EngineOption = Annotated[
     str | None, typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...")
@@ -115,11 +120,19 @@ def _run(
     explain: int | None,
     rejected: bool,
     db: str | None,
+    reclaims: float | None = None,
 ) -> None:
     from gpuscout.advise.api import recommend
+    from gpuscout.advise.assumptions import Assumptions
 
+    assumptions = None
+    if reclaims is not None:
+        kinds = Assumptions().interruptions_per_hour
+        assumptions = Assumptions(interruptions_per_hour=dict.fromkeys(kinds, reclaims),
+                                  unknown_kind_interruptions_per_hour=reclaims)
     recs = recommend(
-        workload, objective=objective, top=max(top, explain or 0), include_rejected=rejected, db=db
+        workload, objective=objective, top=max(top, explain or 0), include_rejected=rejected, db=db,
+        assumptions=assumptions,
     )
     ranked = [r for r in recs if r.rank is not None]
     if explain is not None:
@@ -387,6 +400,7 @@ def serve_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
     """An endpoint: concurrency or requests/s, latency targets, hours/day or bursts. Cost per month."""
@@ -416,6 +430,7 @@ def serve_cmd(
             explain=explain,
             rejected=rejected,
             db=db,
+            reclaims=spot_reclaims,
         )
 
 
@@ -454,6 +469,7 @@ def batch_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
     """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run."""
@@ -483,6 +499,7 @@ def batch_cmd(
             explain=explain,
             rejected=rejected,
             db=db,
+            reclaims=spot_reclaims,
         )
 
 
@@ -514,6 +531,7 @@ def finetune_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
     """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run."""
@@ -538,6 +556,7 @@ def finetune_cmd(
             explain=explain,
             rejected=rejected,
             db=db,
+            reclaims=spot_reclaims,
         )
 
 
@@ -571,6 +590,7 @@ def pretrain_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
     """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run."""
@@ -596,6 +616,7 @@ def pretrain_cmd(
             explain=explain,
             rejected=rejected,
             db=db,
+            reclaims=spot_reclaims,
         )
 
 
