@@ -441,8 +441,13 @@ def _nelder_mead(
 
 # Neutral starting values for the hold-out fits, so that nothing fitted on the held-out GPUs leaks in.
 _NEUTRAL = {"bw": 0.8, "comp": 0.5, "ceil": 1500.0, "cceil": 300.0}
-_NEUTRAL_ATTR = {"step_overhead_us": 500.0, "layer_overhead_us": 20.0, "pipeline_hop_us": 200.0,
-                 "gqa_kv_reread": 0.5, "attn_score_bytes": 16.0}
+_NEUTRAL_ATTR = {
+    "step_overhead_us": 500.0,
+    "layer_overhead_us": 20.0,
+    "pipeline_hop_us": 200.0,
+    "gqa_kv_reread": 0.5,
+    "attn_score_bytes": 16.0,
+}
 
 
 def neutral_profile(engine: str) -> EngineProfile:
@@ -455,8 +460,12 @@ def neutral_profile(engine: str) -> EngineProfile:
     return prof
 
 
-def fit_engine(engine: str, cases: Sequence[Case], log: Callable[[str], None] | None = None,
-               start: EngineProfile | None = None) -> EngineProfile:
+def fit_engine(
+    engine: str,
+    cases: Sequence[Case],
+    log: Callable[[str], None] | None = None,
+    start: EngineProfile | None = None,
+) -> EngineProfile:
     """Fit the engine's parameters (log-space Nelder-Mead, minimising MAPE), one metric family at a time."""
     prof = start or resolve_engine(engine)
     for metrics, params in _FIT_PARAMS.get(engine, []):
@@ -556,6 +565,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     results = evaluate(cases)
     summary = summarise(results)
     summary["skipped"] = [f"line {c.line}: {c.skip}" for c in cases if c.skip]
+    summary["per_gpu_source_rows"] = [
+        {
+            "line": r.case.line,
+            "row": r.case.label,
+            "measured_total": r.case.measured,
+            "literal_ape": abs(r.predicted - r.case.measured / r.case.kwargs["gpus"])
+            / (r.case.measured / r.case.kwargs["gpus"]),
+        }
+        for r in results
+        if r.case.per_gpu_source
+    ]
     if args.holdout:
         summary["holdout"] = holdout(cases)
     if args.json:
@@ -581,6 +601,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "targets: decode b1 MAPE <= 12%, prefill <= 25%, serving <= 30%; "
         f"skipped rows: {len(summary['skipped'])}"
     )
+    if summary["per_gpu_source_rows"]:
+        rows = summary["per_gpu_source_rows"]
+        print(
+            f"rows read as per-GPU throughput in their source (x GPU count): {len(rows)} "
+            f"({PER_GPU_THROUGHPUT_SOURCE}); read literally their APE would be "
+            + ", ".join(f"{r['literal_ape']:.0%}" for r in rows)
+        )
     if summary["suspect_excluded"]:
         print(
             f"SUSPECT rows (excluded): {len(summary['suspect_excluded'])}, e.g. "
