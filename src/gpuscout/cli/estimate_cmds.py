@@ -29,6 +29,27 @@ def _model(name: str, config: Path | None) -> ModelSpec | str:
     return name
 
 
+def _default_engine(engine: str | None, precision: str | None) -> str:
+    """The engine asked for, else llama.cpp for GGUF formats and vLLM for everything else."""
+    if engine:
+        return engine
+    if precision:
+        from gpuscout.estimate.precision import resolve_precision
+
+        if resolve_precision(precision).gguf:
+            return "llama.cpp"
+    return "vllm"
+
+
+def _default_parallel(parallel: str | None, engine: str) -> str:
+    """Layer split for llama.cpp (its default multi-GPU mode), tensor parallel for the others."""
+    if parallel:
+        return parallel
+    from gpuscout.estimate.engines import resolve_engine
+
+    return "layer" if resolve_engine(engine).name == "llama.cpp" else "tensor"
+
+
 def _batch(text: str) -> int | Literal["max"]:
     t = text.strip().lower()
     if t == "max":
@@ -81,6 +102,7 @@ def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[
                         "gpus": n,
                         "memory_gb": acc.memory_gb,
                         "per_gpu_gb": round(res.memory.total_gb, 2),
+                        "usable_gb": round(res.memory.usable_gb or res.memory.capacity_gb, 2),
                     }
                 )
                 break
@@ -112,6 +134,7 @@ def _run_task(
             context_in=context,
             context_out=0,
             kv_dtype=kv_dtype,
+            parallel=_default_parallel(None, engine),
         )
     from gpuscout.estimate.training import estimate_training
 
@@ -140,7 +163,9 @@ def register(app: typer.Typer) -> None:
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
-        engine: Annotated[str, typer.Option(help="Inference engine (vllm, llama.cpp, ...)")] = "vllm",
+        engine: Annotated[
+            str | None, typer.Option(help="Inference engine (default: llama.cpp for GGUF, else vllm)")
+        ] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
@@ -154,7 +179,7 @@ def register(app: typer.Typer) -> None:
                 "context": context,
                 "batch": _batch(batch),
                 "kv_dtype": kv_dtype,
-                "engine": engine,
+                "engine": _default_engine(engine, precision),
             }
             res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
             fits_on = _fits_on(spec, task, kwargs)
@@ -183,9 +208,16 @@ def register(app: typer.Typer) -> None:
         table.add_column("GPU")
         table.add_column("count", justify="right")
         table.add_column("GB per GPU needed", justify="right")
-        table.add_column("GPU memory (GB)", justify="right")
+        table.add_column("usable GB per GPU", justify="right")
+        table.add_column("card", justify="right")
         for row in fits_on:
-            table.add_row(row["gpu"], str(row["gpus"]), f"{row['per_gpu_gb']:,.1f}", f"{row['memory_gb']:g}")
+            table.add_row(
+                row["gpu"],
+                str(row["gpus"]),
+                f"{row['per_gpu_gb']:,.1f}",
+                f"{row['usable_gb']:,.1f}",
+                f"{row['memory_gb']:g} GiB",
+            )
         console.print(table if fits_on else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
 
     @app.command("estimate")
@@ -195,13 +227,18 @@ def register(app: typer.Typer) -> None:
         gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
         precision: Annotated[str, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = "bf16",
         engine: Annotated[
-            str, typer.Option(help="vllm, llama.cpp, sglang, tensorrt-llm, hf, gpt-fast")
-        ] = "vllm",
+            str | None,
+            typer.Option(
+                help="vllm, llama.cpp, sglang, tensorrt-llm, hf, gpt-fast (default: llama.cpp for GGUF)"
+            ),
+        ] = None,
         batch: Annotated[str, typer.Option(help="Concurrent sequences, or 'max'")] = "1",
         context_in: Annotated[int, typer.Option("--context-in", help="Prompt tokens")] = 512,
         context_out: Annotated[int, typer.Option("--context-out", help="Generated tokens")] = 512,
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
-        parallel: Annotated[str, typer.Option(help="tensor | layer")] = "tensor",
+        parallel: Annotated[
+            str | None, typer.Option(help="tensor | layer (default: layer for llama.cpp, else tensor)")
+        ] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
@@ -214,12 +251,12 @@ def register(app: typer.Typer) -> None:
                 gpu,
                 gpus=gpus,
                 precision=precision,
-                engine=engine,
+                engine=_default_engine(engine, precision),
                 batch=_batch(batch),
                 context_in=context_in,
                 context_out=context_out,
                 kv_dtype=kv_dtype,
-                parallel=parallel,
+                parallel=_default_parallel(parallel, _default_engine(engine, precision)),
             )
         if as_json:
             print_json(est)
@@ -235,7 +272,9 @@ def register(app: typer.Typer) -> None:
         ],
         precision: Annotated[str, typer.Option(help="Weight format")] = "bf16",
         batch: Annotated[int, typer.Option(help="Concurrent sequences during the measurement")] = 1,
-        engine: Annotated[str, typer.Option(help="Engine used")] = "vllm",
+        engine: Annotated[
+            str | None, typer.Option(help="Engine used (default: llama.cpp for GGUF, else vllm)")
+        ] = None,
         gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
         context: Annotated[int, typer.Option(help="Tokens in context during the measurement")] = 1024,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
@@ -250,7 +289,7 @@ def register(app: typer.Typer) -> None:
                 measured_tps=measured_tps,
                 precision=precision,
                 batch=batch,
-                engine=engine,
+                engine=_default_engine(engine, precision),
                 gpus=gpus,
                 context=context,
             )
