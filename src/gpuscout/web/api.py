@@ -7,6 +7,7 @@ import os
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 
 from gpuscout.errors import UnknownNameError
@@ -55,9 +56,10 @@ NameInPath = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 @router.get("/offers", response_model=OfferPageOut, tags=["offers"], summary="Current offers, filtered")
-def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> OfferPageOut:
+async def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> OfferPageOut:
     """Current offers with the same filters, sort and pages as the comparison page."""
-    page = services.offer_page(filters)
+    # The store is synchronous: one hop to the thread pool for it, the rest stays on the event loop.
+    page = await run_in_threadpool(services.offer_page, filters)
     return OfferPageOut(
         total=page.total,
         page=page.page,

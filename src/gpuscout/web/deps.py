@@ -9,7 +9,8 @@ from fastapi import Depends, Request
 from gpuscout.web.services import WebServices
 
 
-def get_services(request: Request) -> WebServices:
+async def get_services(request: Request) -> WebServices:
+    # async: a plain attribute read, not worth a hop to the thread pool
     services: WebServices = request.app.state.services
     return services
 

@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 from gpuscout.advise.types import OBJECTIVES
@@ -19,7 +20,7 @@ from gpuscout.web.deps import Services
 from gpuscout.web.errors import error_body
 from gpuscout.web.exports import offers_csv, offers_json
 from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
-from gpuscout.web.services import source_out
+from gpuscout.web.services import WebServices, source_out
 from gpuscout.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -42,7 +43,12 @@ assert tuple(c for c, _ in COLUMNS if c != "gpu_count") == tuple(c for c in SORT
 
 
 @router.get("/", response_class=HTMLResponse)
-def offers_page(request: Request, services: Services, filters: Annotated[OfferFilters, Query()]) -> Response:
+async def offers_page(request: Request, services: Services, filters: Annotated[OfferFilters, Query()]
+                      ) -> Response:
+    return await run_in_threadpool(_offers_page, request, services, filters)
+
+
+def _offers_page(request: Request, services: WebServices, filters: OfferFilters) -> Response:
     page = services.offer_page(filters)
     gpu_names = sorted(a.name for a in services.gpus())
     return render(

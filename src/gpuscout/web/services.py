@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -30,7 +31,10 @@ if TYPE_CHECKING:
     from gpuscout.knowledge.model_types import ModelSpec
 
 CACHE_SECONDS_ENV = "GPUSCOUT_WEB_CACHE_SECONDS"
-DEFAULT_CACHE_SECONDS = 10.0
+DEFAULT_CACHE_SECONDS = 300.0
+# How often the store's data version (newest snapshot id) is re-read; a refresh by another process
+# is seen by the web workers within this time, whatever the cache lifetime.
+VERSION_CHECK_SECONDS = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,10 +60,13 @@ class WebServices:
             cache_seconds = float(os.environ.get(CACHE_SECONDS_ENV, DEFAULT_CACHE_SECONDS))
         self._matching: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=32)
         self._sorted: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
-        # FAQ answers rank the whole catalog several times (~1-2 s): keep them a few minutes.
-        self._faq: TtlCache[Faq] = TtlCache(max(cache_seconds, 300.0) if cache_seconds > 0 else 0, 16)
+        self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
+        # FAQ answers rank the whole catalog several times (~1-2 s).
+        self._faq: TtlCache[Faq] = TtlCache(cache_seconds, 16)
         self._store: Store | None = None
         self._store_lock = threading.Lock()
+        self._version = 0
+        self._version_checked = -VERSION_CHECK_SECONDS
         self.refresh_lock = threading.Lock()
 
     # ---- store ---------------------------------------------------------------------------------
@@ -73,9 +80,22 @@ class WebServices:
                 self._store = open_store(self.db)
             return self._store
 
+    def data_version(self) -> int:
+        """Id of the newest snapshot in the store (re-read at most every ``VERSION_CHECK_SECONDS``).
+
+        Every cache key includes it, so cached rows never outlive the data they came from.
+        """
+        now = time.monotonic()
+        if now - self._version_checked >= VERSION_CHECK_SECONDS:
+            newest = self.store.snapshots(limit=1)
+            self._version = int(newest[0]["id"]) if newest else 0
+            self._version_checked = now
+        return self._version
+
     def clear_cache(self) -> None:
         self._matching.clear()
         self._sorted.clear()
+        self._pages.clear()
         self._faq.clear()
 
     # ---- offers --------------------------------------------------------------------------------
@@ -104,9 +124,10 @@ class WebServices:
         return list(dict.fromkeys(notes))
 
     def matching_offers(self, filters: OfferFilters) -> list[Offer]:
-        """Every current offer passing the filters, sorted as asked (the store does the filtering)."""
+        """Every current offer passing the filters, sorted on the view's column in Python (the store
+        does the filtering). Used for the columns the store cannot sort on, and for charts."""
         query = self.offer_query(filters)
-        key = _query_key(query)
+        key = (self.data_version(), *_query_key(query))
 
         def fetch() -> list[Offer]:
             return list(self.store.current_offers(replace(query, limit=None, offset=0)))
@@ -118,18 +139,42 @@ class WebServices:
         return self._sorted.get_or_compute((key, filters.sort, filters.order), sort)
 
     def offer_page(self, filters: OfferFilters) -> OfferPage:
-        offers = self.matching_offers(filters)
+        """One page of the view. Columns the store sorts on are sorted, limited and counted in SQL."""
         start = (filters.page - 1) * filters.per_page
         now = datetime.now(UTC)
-        rows = [to_row(o, now) for o in offers[start : start + filters.per_page]]
-        return OfferPage(rows=rows, total=len(offers), page=filters.page, per_page=filters.per_page)
+        store_sort = _store_sort(filters)
+        if store_sort is None:
+            offers = self.matching_offers(filters)
+            rows = [to_row(o, now) for o in offers[start : start + filters.per_page]]
+            return OfferPage(rows=rows, total=len(offers), page=filters.page, per_page=filters.per_page)
+        query = replace(self.offer_query(filters), sort=store_sort, descending=filters.order == "desc")
+        key = (self.data_version(), _query_key(query), store_sort, query.descending, start, filters.per_page)
+
+        def fetch() -> tuple[list[Offer], int]:
+            page = self.store.current_offers(replace(query, limit=filters.per_page, offset=start))
+            return list(page), self.store.count_offers(query)
+
+        offers_on_page, total = self._pages.get_or_compute(key, fetch)
+        return OfferPage(rows=[to_row(o, now) for o in offers_on_page], total=total, page=filters.page,
+                         per_page=filters.per_page)
 
     def export_rows(self, filters: OfferFilters, scope: str) -> list[OfferRow]:
         """The rows of an export: the visible page (``scope="page"``) or all pages (bounded)."""
         if scope == "page":
             return self.offer_page(filters).rows
+        everything = filters.model_copy(update={"page": 1, "per_page": MAX_EXPORT_ROWS})
+        store_sort = _store_sort(filters)
         now = datetime.now(UTC)
-        return [to_row(o, now) for o in self.matching_offers(filters)[:MAX_EXPORT_ROWS]]
+        if store_sort is None:
+            return [to_row(o, now) for o in self.matching_offers(filters)[:MAX_EXPORT_ROWS]]
+        query = replace(self.offer_query(everything), sort=store_sort, descending=filters.order == "desc",
+                        limit=MAX_EXPORT_ROWS)
+        return [to_row(o, now) for o in self.store.current_offers(query)]
+
+    def all_offers(self) -> list[Offer]:
+        """Every current offer, unsorted (what the advisor, the FAQ and the charts work on)."""
+        key = ("all", self.data_version())
+        return self._matching.get_or_compute(key, lambda: list(self.store.current_offers(OfferQuery())))
 
     def offers_for_gpu(self, accelerator: str, limit: int = 100) -> tuple[list[OfferRow], int]:
         filters = OfferFilters(gpu=accelerator, sort="price_per_gpu", per_page=limit)
@@ -137,7 +182,7 @@ class WebServices:
         return page.rows, page.total
 
     def all_current_offers(self) -> list[Offer]:
-        return self.matching_offers(OfferFilters())
+        return self.all_offers()
 
     # ---- knowledge -----------------------------------------------------------------------------
     def gpu(self, name: str) -> Accelerator:
@@ -174,7 +219,8 @@ class WebServices:
         from gpuscout.advise.faq import faq
 
         spec = self.model(model)
-        return self._faq.get_or_compute(spec.name, lambda: faq(spec.name, self.all_current_offers()))
+        key = (spec.name, self.data_version())
+        return self._faq.get_or_compute(key, lambda: faq(spec.name, self.all_current_offers()))
 
     # ---- catalog status ------------------------------------------------------------------------
     def sources(self) -> list[Any]:
@@ -252,6 +298,26 @@ def resolve_gpu_filter(name: str) -> list[tuple[str, str]]:
         raise
     note = f"{name!r} covers {', '.join(names)}" if len(names) > 1 else ""
     return [(n, note) for n in names]
+
+
+# View columns the store sorts on in SQL (same semantics: unknown last, ties by $/GPU-h), by store key.
+STORE_SORTS: dict[str, str] = {
+    "provider": "provider",
+    "gpu": "accelerator",
+    "gpu_count": "gpu_count",
+    "region": "region",
+    "price": "price",
+    "spot_price": "spot_price",
+    "price_per_gpu": "price_per_gpu",
+    "age": "age",
+}
+
+
+def _store_sort(filters: OfferFilters) -> str | None:
+    """The store's sort key for the view's column, or None when the view must sort in Python."""
+    if filters.pricing == "spot" and filters.sort in ("price", "price_per_gpu"):
+        return None  # with a spot filter the store sorts these on the spot price; the column is on-demand
+    return STORE_SORTS.get(filters.sort)
 
 
 def _query_key(query: OfferQuery) -> tuple[Any, ...]:

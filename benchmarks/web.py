@@ -1,0 +1,202 @@
+"""Web latency benchmark: ``/`` and ``/api/v1/offers`` under concurrent clients.
+
+Builds a temporary SQLite store with N synthetic offers (default 10,000), starts
+``uvicorn gpuscout.web.app:app_from_env`` on 127.0.0.1 in a child process, and runs C concurrent
+httpx clients (default 20) for S seconds (default 30) over a fixed mix of filtered, sorted and paged
+views. Prints the median and p95 latency per endpoint and the request rate.
+
+    python benchmarks/web.py [--seconds 30] [--offers 10000] [--clients 20] [--workers 1]
+                             [--cache-seconds 10] [--json]
+
+Loopback only; every loop is bounded by the duration. The web layer caches the rows of recent
+filter sets for ``--cache-seconds`` (0 disables it, to measure the store on every request).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import httpx
+
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
+from gpuscout.catalog.store import Store
+from gpuscout.knowledge.accelerators import all_accelerators
+
+QUERIES: tuple[str, ...] = (
+    "",
+    "?gpu=H100",
+    "?gpu=A100&sort=price&order=desc",
+    "?max_price=10&sort=price",
+    "?pricing=spot&sort=spot_price",
+    "?min_vram=48&gpus=8&interconnect=nvlink",
+    "?provider=cloud03,cloud07&page=2",
+    "?region=us-&available=true&sort=age",
+    "?sort=vram&order=desc&page=3",
+    "?gpu=RTX4090&per_page=100",
+)
+
+
+def synthetic_offers(n: int, seed: int = 7) -> dict[str, list[Offer]]:
+    """``n`` plausible offers over 20 providers and the accelerators with a known price band."""
+    rng = random.Random(seed)
+    accs = [a for a in all_accelerators() if a.kind in ("datacenter", "consumer", "workstation")]
+    per_gpu = {a.name: 0.1 + a.bandwidth_gbps / 1500 for a in accs}  # ~$0.3-5.5 per GPU-hour
+    regions = ["us-east-1", "us-west-2", "eu-west-1", "eu-central-1", "ap-south-1", "us-central1", "ca-east"]
+    now = datetime.now(UTC)
+    by_source: dict[str, list[Offer]] = {}
+    for i in range(n):
+        acc = rng.choice(accs)
+        count = rng.choice((1, 1, 2, 4, 8))
+        provider = f"cloud{i % 20:02d}"
+        price = round(per_gpu[acc.name] * count * rng.uniform(0.6, 1.6), 4)
+        offer = Offer(
+            provider=provider,
+            instance_type=f"{acc.name.lower()}-x{count}-{i}",
+            region=rng.choice(regions),
+            accelerator=acc.name,
+            gpu_count=count,
+            gpu_memory_gb=acc.memory_gb,
+            price_usd_per_hour=price if rng.random() > 0.05 else None,
+            spot_price_usd_per_hour=round(price * rng.uniform(0.3, 0.7), 4) if rng.random() < 0.4 else None,
+            source=f"bench:https://example.com/{provider}",
+            observed_at=now - timedelta(minutes=rng.randint(1, 600)),
+            interconnect=Interconnect.NVLINK if count > 1 and rng.random() < 0.5 else Interconnect.PCIE,
+            availability=rng.choice(list(Availability)),
+        )
+        by_source.setdefault(f"bench-{i % 5}", []).append(offer)
+    return by_source
+
+
+def build_store(url: str, n: int) -> None:
+    store = Store(url)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)  # no bundled rows: exactly n offers
+    for source, offers in synthetic_offers(n).items():
+        store.write_snapshot(source, offers)
+    store.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+async def client_loop(
+    client: httpx.AsyncClient, deadline: float, k: int, out: dict[str, list[float]]
+) -> None:
+    i = k
+    while time.perf_counter() < deadline:
+        path = "/api/v1/offers" if i % 2 else "/"
+        url = path + QUERIES[(i // 2) % len(QUERIES)]
+        t0 = time.perf_counter()
+        r = await client.get(url)
+        elapsed = time.perf_counter() - t0
+        if r.status_code != 200:
+            raise RuntimeError(f"{url}: HTTP {r.status_code}: {r.text[:200]}")
+        out[path].append(elapsed * 1000)
+        i += 1
+
+
+async def run_load(base: str, clients: int, seconds: float) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {"/": [], "/api/v1/offers": []}
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
+        for path in ("/", "/api/v1/offers"):  # warm up: first store open, template compile
+            (await client.get(path)).raise_for_status()
+        deadline = time.perf_counter() + seconds
+        await asyncio.gather(*(client_loop(client, deadline, k, out) for k in range(clients)))
+    return out
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--offers", type=int, default=10_000)
+    ap.add_argument("--clients", type=int, default=20)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--cache-seconds", type=float, default=10.0)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    if not (0 < args.seconds <= 600 and 1 <= args.clients <= 200 and 1 <= args.offers <= 200_000):
+        ap.error("--seconds in (0, 600], --clients in [1, 200], --offers in [1, 200000]")
+
+    with tempfile.TemporaryDirectory(prefix="gpuscout-bench-web-") as tmp:
+        url = f"sqlite:///{Path(tmp) / 'bench.db'}"
+        t0 = time.perf_counter()
+        build_store(url, args.offers)
+        load_s = time.perf_counter() - t0
+        port = free_port()
+        env = {**os.environ, "GPUSCOUT_DB": url, "GPUSCOUT_DATA_DIR": tmp,
+               "GPUSCOUT_WEB_CACHE_SECONDS": str(args.cache_seconds)}
+        cmd = [sys.executable, "-m", "uvicorn", "gpuscout.web.app:app_from_env", "--factory",
+               "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
+               "--log-level", "warning", "--no-access-log"]
+        server = subprocess.Popen(cmd, env=env)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):  # up to 30 s to start
+                try:
+                    if httpx.get(base + "/healthz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if server.poll() is not None:
+                    raise RuntimeError("uvicorn exited during start-up")
+                time.sleep(0.1)
+            results = asyncio.run(run_load(base, args.clients, args.seconds))
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+    report = {
+        "offers": args.offers,
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "workers": args.workers,
+        "cache_seconds": args.cache_seconds,
+        "store_load_s": round(load_s, 2),
+        "endpoints": {
+            path: {
+                "requests": len(v),
+                "median_ms": round(statistics.median(v), 1),
+                "p95_ms": round(percentile(v, 0.95), 1),
+                "requests_per_s": round(len(v) / args.seconds, 1),
+            }
+            for path, v in results.items()
+        },
+    }
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        print(f"{args.offers} offers, {args.clients} clients, {args.seconds:g} s, {args.workers} worker(s), "
+              f"cache {args.cache_seconds:g} s (store filled in {load_s:.1f} s)")
+        for path, r in report["endpoints"].items():  # type: ignore[union-attr]
+            print(f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
+                  f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
