@@ -231,3 +231,20 @@ def test_bad_objective_and_top() -> None:
     assert exc.value.field == "objective" and "balanced" in (exc.value.accepted or "")
     with pytest.raises(InvalidInputError):
         rank(w, [offer()], top=0, backends=BE)
+
+
+@pytest.mark.parametrize("objective", ["cost", "time", "latency", "balanced"])
+def test_top_n_pruning_keeps_exactly_the_best_rows(objective: str) -> None:
+    rng = random.Random(11)
+    accs = [("H100-SXM", 80), ("H200-SXM", 141), ("L40S", 48), ("RTX4090", 24)]
+    offers = []
+    for i in range(600):
+        acc, mem = rng.choice(accs)
+        gpus = rng.choice([1, 2])
+        price = round(rng.uniform(0.5, 3.0) * gpus, 1)  # coarse prices: many exact ties
+        offers.append(offer(rng.choice(["persec", "perhour", "cloud"]), acc, gpus, price, memory=mem,
+                            instance=f"o{i % 50}"))
+    w = ServeWorkload(model="small", concurrency=8, hours_per_day=10)
+    full = rank_naive(w, offers, objective=objective, backends=BE, now=NOW)
+    for top in (1, 3, 17):
+        assert rank(w, offers, objective=objective, top=top, backends=BE, now=NOW) == full[:top]

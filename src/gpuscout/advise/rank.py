@@ -219,12 +219,19 @@ class Ranker:
         return entry
 
     def score_rows(self, offers: Iterable[Offer], objective: str,
-                   rejected: list[Recommendation] | None = None) -> list[_Row]:
+                   rejected: list[Recommendation] | None = None, keep: int | None = None) -> list[_Row]:
         """Every passing (offer, spot) candidate with its score; rejected rows appended to ``rejected``.
 
         This loop runs once per offer, so it only does dictionary look-ups and the cost arithmetic
-        (in the same order as ``CostBreakdown.total``, so both give the same float).
+        (in the same order as ``CostBreakdown.total``, so both give the same float). With ``keep``,
+        rows that cannot be among the ``keep`` best are dropped as soon as ``keep`` better ones exist
+        (their score is above the ``keep``-th best so far; ties are kept), which changes nothing in
+        the best ``keep`` rows. Not for "balanced", whose scores depend on all rows.
         """
+        if objective == "balanced":
+            keep = None
+        threshold = math.inf
+        prune_at = 4 * keep + 64 if keep is not None else 0
         w = self.w
         budget = w.budget_usd
         spot_ok = w.spot_ok
@@ -256,9 +263,13 @@ class Ranker:
             if pair is None:
                 pair = (self.cost_model(ev, terms, False), self.cost_model(ev, terms, True))
                 cms[sig] = pair
-            if offer.storage_usd_per_gb_month is not None or offer.egress_usd_per_gb is not None:
-                dp = self.data_prices(offer, terms)
-            s_price, e_price = dp.storage_usd_per_gb_month, dp.egress_usd_per_gb
+            # per-offer terms (marketplaces) win over the provider's, as in ``cost.data_prices``
+            s_price = offer.storage_usd_per_gb_month
+            if s_price is None:
+                s_price = dp.storage_usd_per_gb_month
+            e_price = offer.egress_usd_per_gb
+            if e_price is None:
+                e_price = dp.egress_usd_per_gb
             # on-demand, then spot when the workload allows it (unrolled: this is the hot loop)
             hourly = offer.price_usd_per_hour
             priced = False
@@ -268,8 +279,10 @@ class Ranker:
                 total = (hourly * cm.compute_h + hourly * cm.warmup_h + s_price * cm.storage_gb_months
                          + e_price * cm.egress_billable_gb + hourly * cm.interruption_h)
                 if budget is None or total <= budget:
-                    append((total if by_cost else tm, total, hourly, offer.provider, offer.instance_type,
-                            offer.region, 0, i, offer))
+                    score = total if by_cost else tm
+                    if score <= threshold:
+                        append((score, total, hourly, offer.provider, offer.instance_type, offer.region, 0, i,
+                                offer))
                 elif rejected is not None:
                     rejected.append(self._over_budget(offer, total, False, hourly, ev))
             spot = offer.spot_price_usd_per_hour if spot_ok else None
@@ -279,12 +292,18 @@ class Ranker:
                 total = (spot * cm.compute_h + spot * cm.warmup_h + s_price * cm.storage_gb_months
                          + e_price * cm.egress_billable_gb + spot * cm.interruption_h)
                 if budget is None or total <= budget:
-                    append((total if by_cost else tm, total, spot, offer.provider, offer.instance_type,
-                            offer.region, 1, i, offer))
+                    score = total if by_cost else tm
+                    if score <= threshold:
+                        append((score, total, spot, offer.provider, offer.instance_type, offer.region, 1, i,
+                                offer))
                 elif rejected is not None:
                     rejected.append(self._over_budget(offer, total, True, spot, ev))
             if not priced and rejected is not None:
                 rejected.append(self.rejected(offer, "no usable price"))
+            if keep is not None and len(rows) >= prune_at:
+                rows.sort()
+                del rows[keep:]
+                threshold = rows[-1][0]
         if objective == "balanced" and rows:
             rows = _rebalance(rows, self._time_of)
         return rows
@@ -306,7 +325,7 @@ class Ranker:
         if top is not None and top < 1:
             raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
         rejected: list[Recommendation] | None = [] if include_rejected else None
-        rows = self.score_rows(offers, objective, rejected)
+        rows = self.score_rows(offers, objective, rejected, keep=top)
         # rows compare as tuples; the unique index (item 7) settles every tie before the offer (item 8)
         best = heapq.nsmallest(top, rows) if top is not None else sorted(rows)
         out = [self.recommendation(r[8], bool(r[6]), r[2], i + 1, r[0]) for i, r in enumerate(best)]
