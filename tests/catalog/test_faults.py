@@ -214,11 +214,11 @@ def test_concurrent_reader_never_sees_a_partial_snapshot(
     see exactly one whole generation."""
     import gpuscout.catalog.store as store_module
 
-    monkeypatch.setattr(store_module, "_INSERT_CHUNK", 400)
-    sizes = [1500, 3000, 2000, 3500]
+    monkeypatch.setattr(store_module, "_INSERT_CHUNK", 150)
+    sizes = [600, 1200, 900]
     with temp_store(kind, tmp_path) as store:
-        store.write_snapshot("big", many_offers(1000, instance_prefix="g0"))
-        valid = {"g0": 1000}
+        store.write_snapshot("big", many_offers(500, instance_prefix="g0"))
+        valid = {"g0": 500}
         mid_write, mid_read_done, stop = threading.Event(), threading.Event(), threading.Event()
         problems: list[str] = []
         reads = {"loop": 0, "mid": 0}

@@ -21,7 +21,7 @@ import httpx
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source
 from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import validate_offers
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, UnknownNameError, closest
 
 DEFAULT_TIMEOUT_S = 120.0
 OFFER_FILES_ENV = "GPUSCOUT_OFFER_FILES"
@@ -94,6 +94,13 @@ def resolve_sources(names: Iterable[str | Source]) -> list[Source]:
     return out
 
 
+def _describe(exc: BaseException) -> str:
+    """Our own errors already name the source and the cause; others get their type name."""
+    if isinstance(exc, GpuscoutError):
+        return str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
 async def _run_one(
     store: Store,
     source: Source,
@@ -132,7 +139,7 @@ async def _run_one(
     except TimeoutError:
         return await record("failed", f"timed out after {timeout_s:g}s")
     except Exception as exc:  # one source's failure must never affect another
-        return await record("failed", f"{type(exc).__name__}: {exc}")
+        return await record("failed", _describe(exc))
     try:
         last_good = await asyncio.to_thread(store.last_good_row_count, name)
         report = validate_offers(name, offers, last_good_count=last_good)
