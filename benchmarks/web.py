@@ -34,6 +34,7 @@ from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.knowledge.accelerators import all_accelerators
+from gpuscout.web.services import DEFAULT_CACHE_SECONDS
 
 QUERIES: tuple[str, ...] = (
     "",
@@ -133,7 +134,8 @@ def main() -> int:
     ap.add_argument("--offers", type=int, default=10_000)
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--cache-seconds", type=float, default=10.0)
+    ap.add_argument("--cache-seconds", type=float, default=None,
+                    help="web cache lifetime (default: the app's, 300 s); 0 disables the cache")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     if not (0 < args.seconds <= 600 and 1 <= args.clients <= 200 and 1 <= args.offers <= 200_000):
@@ -145,8 +147,9 @@ def main() -> int:
         build_store(url, args.offers)
         load_s = time.perf_counter() - t0
         port = free_port()
-        env = {**os.environ, "GPUSCOUT_DB": url, "GPUSCOUT_DATA_DIR": tmp,
-               "GPUSCOUT_WEB_CACHE_SECONDS": str(args.cache_seconds)}
+        env = {**os.environ, "GPUSCOUT_DB": url, "GPUSCOUT_DATA_DIR": tmp}
+        if args.cache_seconds is not None:
+            env["GPUSCOUT_WEB_CACHE_SECONDS"] = str(args.cache_seconds)
         cmd = [sys.executable, "-m", "uvicorn", "gpuscout.web.app:app_from_env", "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
                "--log-level", "warning", "--no-access-log"]
@@ -175,7 +178,8 @@ def main() -> int:
         "clients": args.clients,
         "seconds": args.seconds,
         "workers": args.workers,
-        "cache_seconds": args.cache_seconds,
+        "cache_seconds": args.cache_seconds if args.cache_seconds is not None else DEFAULT_CACHE_SECONDS,
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "store_load_s": round(load_s, 2),
         "endpoints": {
             path: {
@@ -191,7 +195,8 @@ def main() -> int:
         print(json.dumps(report, indent=2))
     else:
         print(f"{args.offers} offers, {args.clients} clients, {args.seconds:g} s, {args.workers} worker(s), "
-              f"cache {args.cache_seconds:g} s (store filled in {load_s:.1f} s)")
+              f"cache {report['cache_seconds']:g} s (store filled in {load_s:.1f} s; "
+              f"load average {report['load_average_1min']})")
         for path, r in report["endpoints"].items():  # type: ignore[union-attr]
             print(f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
                   f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s)")

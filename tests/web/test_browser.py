@@ -157,3 +157,17 @@ def test_advisor_serve_workload_gives_ranked_rows_with_reasons(page: Page, base_
     expect(page.locator("#breakdown")).to_contain_text("Compute")
     expect(page.locator("input[name=concurrency]")).to_have_value("8")  # the form is refilled
     shoot(page, "advise")
+
+
+def test_api_docs_render_offline_under_the_csp(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/docs")
+    expect(page.locator(".swagger-ui .opblock").first).to_be_visible()
+    assert page.locator(".swagger-ui .opblock").count() >= 10
+
+
+def test_model_page_draws_the_vram_chart_with_card_sizes(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/models/llama-3.1-70b")
+    chart = page.locator("#chart-vram")
+    expect(chart).to_have_attribute("data-rendered", "true")
+    assert chart.locator("g.trace").count() == 4  # one line per concurrency
+    expect(chart.locator("text.annotation-text", has_text="141 GB")).to_have_count(1)
