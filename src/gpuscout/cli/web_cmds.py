@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from gpuscout.cli.output import err_console
+from gpuscout.cli.output import err_console, user_errors
+from gpuscout.errors import GpuscoutError, InvalidInputError
 
 APP_FACTORY = "gpuscout.web.app:app_from_env"
 
@@ -32,10 +33,27 @@ def serve(
     if workers > 1 and reload:
         err_console.print("[bold red]error:[/] --workers: cannot be combined with --reload")
         raise typer.Exit(2)
+    # Open the store once here, before any worker starts: migrations run and a fresh store gets the
+    # bundled snapshot exactly once, and a bad --db fails now with a clear message.
+    with user_errors():
+        prepare_store(db)
     url = f"http://{host if host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"
     err_console.print(f"gpuscout web on {url} (API docs at {url}docs)", highlight=False)
     uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, reload=reload,
                 log_level="info", proxy_headers=True)
+
+
+def prepare_store(db: str | None) -> None:
+    from gpuscout.catalog.api import open_store
+
+    try:
+        store = open_store(db)
+    except GpuscoutError:
+        raise
+    except Exception as exc:  # driver/connection errors: say which store could not be opened
+        raise InvalidInputError("--db", f"cannot open the store: {type(exc).__name__}: {exc}",
+                                "sqlite:///PATH or postgresql+psycopg://USER:PASS@HOST/DB") from None
+    store.close()
 
 
 def register(app: typer.Typer) -> None:
