@@ -8,11 +8,13 @@ file in the user data dir).
 from __future__ import annotations
 
 import re
+import threading
 import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.paths import default_db_url
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.refresh import RefreshResult
 from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
@@ -114,30 +116,32 @@ def expand_gpus(names: Iterable[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _with_store(db: str | Store | None) -> tuple[Store, bool]:
+_shared: dict[str, Store] = {}
+_shared_lock = threading.Lock()
+
+
+def _store(db: str | Store | None) -> Store:
+    """The store to read: the given one, or a process-wide one per URL (opened, migrated and
+    snapshot-loaded once, so the web service and repeated API calls do not pay that each time)."""
     if isinstance(db, Store):
         ensure_snapshot(db)
-        return db, False
-    return open_store(db), True
+        return db
+    url = db or default_db_url()
+    with _shared_lock:
+        store = _shared.get(url)
+        if store is None:
+            store = _shared[url] = open_store(url)
+    return store
 
 
 def current_offers(query: OfferQuery | None = None, db: str | Store | None = None) -> list[Offer]:
     """Current offers (bundled snapshot loaded first on a fresh install)."""
-    store, own = _with_store(db)
-    try:
-        return store.current_offers(query)
-    finally:
-        if own:
-            store.close()
+    return _store(db).current_offers(query)
 
 
 def count_offers(query: OfferQuery | None = None, db: str | Store | None = None) -> int:
-    store, own = _with_store(db)
-    try:
-        return store.count_offers(query)
-    finally:
-        if own:
-            store.close()
+    """How many current offers match ``query`` (ignoring its limit)."""
+    return _store(db).count_offers(query)
 
 
 def sources_status(db: str | Store | None = None) -> list[SourceStatus]:
@@ -145,26 +149,16 @@ def sources_status(db: str | Store | None = None) -> list[SourceStatus]:
     from gpuscout.catalog.refresh import offer_file_sources
     from gpuscout.catalog.sources.registry import all_sources
 
-    store, own = _with_store(db)
     try:
-        try:
-            registered = all_sources()
-        except Exception:  # a broken adapter import must not hide the store's own status
-            registered = {}
-        known = {**registered, **{s.name: s for s in offer_file_sources()}}
-        return store.sources_status(known)
-    finally:
-        if own:
-            store.close()
+        registered = all_sources()
+    except Exception:  # a broken adapter import must not hide the store's own status
+        registered = {}
+    known = {**registered, **{s.name: s for s in offer_file_sources()}}
+    return _store(db).sources_status(known)
 
 
 def price_history(
     gpu: str, provider: str | None = None, days: float | None = None, db: str | Store | None = None
 ) -> list[HistoryPoint]:
     """Min/median per-GPU-hour price over stored snapshots for a GPU name (family names expand)."""
-    store, own = _with_store(db)
-    try:
-        return store.price_history(gpu_family(gpu), provider=provider, days=days)
-    finally:
-        if own:
-            store.close()
+    return _store(db).price_history(gpu_family(gpu), provider=provider, days=days)
