@@ -43,6 +43,7 @@ def test_llama70b_bf16_serving_never_lands_on_one_24_or_48_gb_card() -> None:
     ranked = [r for r in recs if r.rank is not None]
     assert ranked, "some 2x80 GB configuration must fit"
     assert all(r.offer.gpu_count * r.offer.gpu_memory_gb >= 141 for r in ranked)
+    assert all(any("weights do not fit one GPU" in x for x in r.reasons) for r in ranked)
     for r in recs:
         if r.offer.gpu_memory_gb <= 48:
             assert r.rank is None and "does not fit" in (r.rejected or "")
@@ -130,6 +131,8 @@ def test_a_model_that_fits_one_gpu_is_not_split_unless_throughput_demands_it() -
     fast = ServeWorkload(model="llama-3.1-8b", concurrency=1, tpot_ms_max=solo.estimate.tpot_ms * 0.8)
     (split,) = recommend(fast, [eight], now=NOW)
     assert split.config.tp > 1
+    assert any(x.startswith(f"model split over {split.config.tp} GPUs") and "misses the latency target" in x
+               for x in split.reasons)
     assert split.estimate is not None and split.estimate.tpot_ms is not None
     assert split.estimate.tpot_ms <= fast.tpot_ms_max  # type: ignore[operator]
 

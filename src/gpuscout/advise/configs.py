@@ -81,6 +81,7 @@ class ConfigEval:
     warnings: tuple[str, ...] = ()
     cap_batch: int = 0  # serve: users one replica takes (before spreading the load)
     detailed: bool = True  # serve: False until ``Evaluator.detail`` adds the operating point
+    split_why: str | None = None  # serve: why the model is split (tp > 1) rather than on one GPU
 
     @property
     def gpus_used(self) -> int:
@@ -235,10 +236,12 @@ class Evaluator:
         chosen: tuple[int, Estimate, int, int] | None = None  # tp, estimate at cap, cap, instances
         last_why = "does not fit"
         any_fit = False
+        outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
         for tp in tp_degrees(g):
             e_cap, cap, why = self._serve_replica(acc, tp)
             if why is not None or e_cap is None:
                 last_why = why or last_why
+                outcome[tp] = last_why
                 if e_cap is not None and e_cap.max_batch >= 1:
                     any_fit = True
                 continue
@@ -253,6 +256,7 @@ class Evaluator:
                 need_tps = w.monthly_output_tokens / active_s_month
                 inst = max(inst, math.ceil(need_tps / (replicas * e_cap.output_tokens_per_s_total) - 1e-9))
             inst = max(inst, 1)
+            outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
             rank_key = (inst, tp)
             if best is None or rank_key < best:
                 best, chosen = rank_key, (tp, e_cap, cap, inst)
@@ -265,8 +269,9 @@ class Evaluator:
             return _reject(key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True)
         weights_total = e_cap.memory.weights_gb * tp
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
+        split_why = _split_why(outcome.get(1, "")) if tp > 1 else None
         return ConfigEval(
-            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,
+            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp, split_why=split_why,
             replicas_per_instance=g // tp, gpus_per_instance=g, nodes=1,
             time_s=w.active_hours_per_day * 3600.0, download_gb_per_instance=download + w.dataset_gb,
             load_gb=download, estimate=e_cap, cap_batch=cap, detailed=False,
@@ -308,7 +313,7 @@ class Evaluator:
             per_user_tokens_per_s=e_op.decode_tokens_per_s, ttft_ms=e_op.ttft_ms, tpot_ms=_tpot_ms(e_op),
             memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=_capacity(e_op.memory, acc),
             weights_gb=e_op.memory.weights_gb, kv_cache_gb=e_op.memory.kv_cache_gb,
-            batch_per_replica=b_op, max_batch_per_replica=cap, bound=e_op.bound,
+            batch_per_replica=b_op, max_batch_per_replica=e_op.max_batch, bound=e_op.bound,
         )
         return dataclasses.replace(
             ev, summary=summary, output_tokens=monthly, estimate=e_op, detailed=True,
@@ -492,6 +497,16 @@ class Evaluator:
             download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
             train_tokens=tokens, warnings=(*notes, *result.warnings),
         )
+
+
+def _split_why(alone: str) -> str:
+    """Why one GPU was not enough, from what the single-GPU attempt returned."""
+    if alone.endswith(("instance", "instances")):
+        return f"one GPU per replica would need {alone}"
+    if "latency" in alone:
+        return "one GPU misses the latency target"
+    what = alone.removeprefix("does not fit: ").replace("_", " ") or "the model"
+    return f"{what} do not fit one GPU" if what == "weights" else f"{what} does not fit one GPU"
 
 
 def _capacity(memory: MemoryBreakdown, acc: Accelerator) -> float:

@@ -151,7 +151,8 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         if ev.tp == 1 and g > 1:
             reasons.append(f"model fits one GPU: {ev.replicas_per_instance} replicas, not split")
         elif ev.tp > 1:
-            reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp})")
+            why = f": {ev.split_why}" if ev.split_why else ""
+            reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp}){why}")
         if ev.tp > 1 and offer.interconnect == Interconnect.PCIE:
             if ev.pcie_tp_slowdown is not None:
                 warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode ~{ev.pcie_tp_slowdown:.0%} slower "
