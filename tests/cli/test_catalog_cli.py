@@ -54,6 +54,15 @@ def test_offers_csv_and_filters() -> None:
     assert all(r["observed_at"] == "unknown" for r in rows)
 
 
+def test_offers_provider_alias_and_no_stale() -> None:
+    code, out = _run("offers", "--provider", "vast", "--limit", "0", "--json")
+    assert code == 0 and {o["provider"] for o in json.loads(out)} == {"vastai"}
+    code, out = _run("offers", "--provider", "azure", "--limit", "0", "--json")
+    assert json.loads(out) and all(o["stale"] for o in json.loads(out))
+    code, out = _run("offers", "--provider", "azure", "--no-stale", "--json")
+    assert code == 0 and json.loads(out) == []
+
+
 def test_offers_bad_input_names_the_field() -> None:
     code, out = _run("offers", "--gpu", "H1OO")
     assert code == 2 and "gpu" in out and "H100-SXM" in out

@@ -197,7 +197,7 @@ def offers_cmd(
         list[str] | None, typer.Option("--region", help="Region substring (repeatable).")
     ] = None,
     spot: Annotated[
-        bool, typer.Option("--spot", help="Only offers with a spot price; prices are spot.")
+        bool, typer.Option("--spot", help="Only offers with a spot price; sorting and --max-price use it.")
     ] = False,
     on_demand: Annotated[
         bool, typer.Option("--on-demand", help="Only offers with an on-demand price.")
@@ -223,6 +223,7 @@ def offers_cmd(
     """List current offers, filtered and sorted; every row shows its source and the age of its price."""
     from gpuscout.catalog.api import expand_gpus, open_store
     from gpuscout.catalog.query import OfferQuery
+    from gpuscout.knowledge.providers import canonical_provider
 
     with user_errors():
         if spot and on_demand:
@@ -237,7 +238,7 @@ def offers_cmd(
             gpus=expand_gpus(gpu or ()),
             min_vram_gb=min_vram,
             gpu_count=gpus,
-            providers=tuple(provider or ()),
+            providers=tuple(canonical_provider(p) or p for p in provider or ()),  # "vast" -> vastai
             regions=tuple(region or ()),
             spot=True if spot else False if on_demand else None,
             available_only=available,

@@ -15,6 +15,8 @@ Columns / keys (one offer per row):
 
 YAML is a list of mappings, or a mapping with an ``offers`` list. Unknown columns are an error
 (so a typo never silently drops a price). Every problem is reported as ``FILE:LINE: field: why``.
+A file that parses is then refreshed like any source: its rows pass the same validation gate
+(plausible price band, memory consistency) before they are stored.
 """
 
 from __future__ import annotations
