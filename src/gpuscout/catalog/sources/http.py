@@ -113,7 +113,7 @@ class HttpFetcher:
                     )
             except httpx.TimeoutException as exc:
                 last_problem = f"{type(exc).__name__} (timeout {self.timeout.read}s)"
-            except httpx.TransportError as exc:
+            except httpx.RequestError as exc:  # transport, decoding, redirects
                 last_problem = f"{type(exc).__name__}: {exc}"
             else:
                 status = response.status_code
