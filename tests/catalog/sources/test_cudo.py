@@ -67,3 +67,13 @@ def test_500_then_success_uses_backoff() -> None:
     sleep = SleepRecorder()
     assert fetch(CudoSource(sleep=sleep))
     assert len(sleep.delays) == 1 and 0.75 <= sleep.delays[0] <= 1.25  # 1 s +- 25 % jitter
+
+
+@respx.mock
+def test_429_retry_after_then_success() -> None:
+    respx.get(MACHINE_TYPES_URL).mock(
+        side_effect=[httpx.Response(429, headers={"Retry-After": "9"}), httpx.Response(200, json=answer())]
+    )
+    sleep = SleepRecorder()
+    assert len(fetch(CudoSource(sleep=sleep))) == 3
+    assert sleep.delays == [9.0]

@@ -12,7 +12,7 @@ import respx
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
 from gpuscout.catalog.sources.gcp import SKUS_URL, GcpSource
-from tests.catalog.sources.samples import by_type, fetch, sample
+from tests.catalog.sources.samples import SleepRecorder, by_type, fetch, sample
 
 
 @pytest.fixture(autouse=True)
@@ -131,3 +131,16 @@ def test_key_required(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GCP_API_KEY")
     with pytest.raises(CredentialsMissingError, match="GCP_API_KEY"):
         fetch(GcpSource())
+
+
+@respx.mock
+def test_429_retry_after_then_success() -> None:
+    respx.get(SKUS_URL).mock(
+        side_effect=[
+            httpx.Response(429, headers={"Retry-After": "1"}),
+            httpx.Response(200, json=page([gpu_sku(), *HOST])),
+        ]
+    )
+    sleep = SleepRecorder()
+    assert fetch(GcpSource(sleep=sleep))
+    assert sleep.delays == [1.0]

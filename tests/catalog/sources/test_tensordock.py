@@ -11,7 +11,7 @@ import respx
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.tensordock import HOSTNODES_URL, TensorDockSource
-from tests.catalog.sources.samples import fetch, sample
+from tests.catalog.sources.samples import SleepRecorder, fetch, sample
 
 
 def answer() -> dict[str, Any]:
@@ -59,3 +59,13 @@ def test_schema_change_and_empty() -> None:
         fetch(TensorDockSource())
     respx.get(HOSTNODES_URL).mock(return_value=httpx.Response(200, json={"hostnodes": {}}))
     assert fetch(TensorDockSource()) == []
+
+
+@respx.mock
+def test_429_retry_after_then_success() -> None:
+    respx.get(HOSTNODES_URL).mock(
+        side_effect=[httpx.Response(429, headers={"Retry-After": "6"}), httpx.Response(200, json=answer())]
+    )
+    sleep = SleepRecorder()
+    assert len(fetch(TensorDockSource(sleep=sleep))) == 2
+    assert sleep.delays == [6.0]

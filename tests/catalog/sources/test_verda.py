@@ -12,7 +12,7 @@ import respx
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
 from gpuscout.catalog.sources.verda import AVAILABILITY_URL, INSTANCE_TYPES_URL, TOKEN_URL, VerdaSource
-from tests.catalog.sources.samples import fetch, sample
+from tests.catalog.sources.samples import SleepRecorder, fetch, sample
 
 
 @pytest.fixture(autouse=True)
@@ -96,3 +96,14 @@ def test_token_failure_is_a_source_error() -> None:
     respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json={"error": "invalid_client"}))
     with pytest.raises(SourceError, match="access_token"):
         fetch(VerdaSource())
+
+
+@respx.mock
+def test_429_on_instance_types_then_success() -> None:
+    mock_all()
+    respx.get(INSTANCE_TYPES_URL).mock(
+        side_effect=[httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(200, json=types())]
+    )
+    sleep = SleepRecorder()
+    assert len(fetch(VerdaSource(sleep=sleep))) == 2
+    assert sleep.delays == [2.0]
