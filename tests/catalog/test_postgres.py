@@ -77,3 +77,25 @@ def test_bundled_snapshot_and_cli_on_postgres() -> None:
         assert result.exit_code == 0, result.output
         rows = [line for line in result.output.splitlines() if line.startswith("│")]
         assert rows and all("unknown" in r and "snapshot" in r for r in rows)
+
+
+def test_opening_and_reading_never_wait_for_a_writer(fresh_url: str) -> None:
+    """A refresh holding the write lock (SQLite) / an open write transaction (PostgreSQL) must not
+    block another process from opening the store and reading the current offers."""
+    from tests.catalog.helpers import many_offers
+
+    with Store(fresh_url) as first:
+        first.write_snapshot("s", many_offers(3))
+        results: list[int] = []
+        with first._write_engine.begin() as conn:  # a writer mid-transaction
+            conn.execute(sa.text("UPDATE snapshots SET reason = 'writing' WHERE id = 1"))
+
+            def read() -> None:
+                with Store(fresh_url) as other:
+                    results.append(other.count_offers())
+
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            reader.join(15)
+            finished = not reader.is_alive()
+        assert finished and results == [3]

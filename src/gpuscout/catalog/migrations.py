@@ -188,6 +188,9 @@ def migrate(engine: sa.Engine, *, target: int | None = None) -> list[int]:
     """
     target = LATEST_VERSION if target is None else target
     applied: list[int] = []
+    with engine.connect() as conn:  # the usual case: up to date, and no write lock is taken
+        if current_version(conn) >= target:
+            return applied
     # On SQLite the store's engine turns this option into BEGIN IMMEDIATE (take the write lock
     # up front so two openers cannot both apply a step).
     engine = engine.execution_options(write=True)
