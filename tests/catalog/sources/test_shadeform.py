@@ -48,10 +48,12 @@ def test_recorded_types_field_by_field() -> None:
     assert a100.price_usd_per_hour == pytest.approx(2.03)
     assert a100.extra["cloud_instance_type"] == "NVIDIA A100 80GB PCIe"
 
-    # The Crusoe fixture has no "configuration" block: dropped, with the field named.
-    assert [(d.row, d.reason) for d in src.dropped] == [
-        ("crusoe:H100_sxm5x8", "field 'instance_types[].configuration' missing")
-    ]
+    # The Crusoe fixture has no "configuration": num_gpus at top level, GPU named by the type.
+    crusoe = offers[("crusoe:H100_sxm5x8", "us-east1-a")]
+    assert (crusoe.accelerator, crusoe.gpu_count, crusoe.price_usd_per_hour) == ("H100-SXM", 8, 27.80)
+    assert crusoe.interconnect is Interconnect.NVLINK
+    assert offers[("crusoe:H100_sxm5x8", "eu-iceland1-a")].availability is Availability.UNAVAILABLE
+    assert src.dropped == []
 
 
 @respx.mock

@@ -11,6 +11,7 @@ Needs ``SHADEFORM_API_KEY``.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -18,7 +19,15 @@ import httpx
 from gpuscout.catalog.normalize import Unmatched, cents_to_usd, interconnect_for, match_gpu
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.http import HttpSource
-from gpuscout.catalog.sources.payload import envelope, field, now_utc, number, parse_rows, positive
+from gpuscout.catalog.sources.payload import (
+    MissingField,
+    envelope,
+    field,
+    now_utc,
+    number,
+    parse_rows,
+    positive,
+)
 
 TYPES_URL = "https://api.shadeform.ai/v1/instances/types"
 
@@ -37,6 +46,18 @@ class ShadeformSource(HttpSource):
         observed = now_utc()
         return parse_rows(self, rows, lambda r: self._offers(r, observed), _ident)
 
+    @staticmethod
+    def _configuration(row: dict[str, Any], shade_type: str) -> tuple[dict[str, Any], str]:
+        """``configuration``, or (seen in one fixture) ``num_gpus`` at top level with the GPU named
+        only by ``shade_instance_type`` ("H100_sxm5x8" -> H100 SXM5, 8 GPUs)."""
+        where = "instance_types[]"
+        if "configuration" in row or "num_gpus" not in row:
+            return field(row, "configuration", where, dict), f"{where}.configuration"
+        m = _SHADE_TYPE_RE.match(shade_type)
+        if m is None:
+            raise MissingField(f"{where}.configuration")
+        return {"num_gpus": row["num_gpus"], "gpu_type": m["gpu"]}, where
+
     def _offers(self, row: dict[str, Any], observed: Any) -> list[Offer]:
         where = "instance_types[]"
         cloud = str(field(row, "cloud", where, str))
@@ -44,8 +65,7 @@ class ShadeformSource(HttpSource):
         price = cents_to_usd(field(row, "hourly_price", where))
         if price is None:
             raise Unmatched("no positive hourly_price")
-        config = field(row, "configuration", where, dict)
-        cw = f"{where}.configuration"
+        config, cw = self._configuration(row, shade_type)
         count = int(number(config, "num_gpus", cw))
         if count < 1:
             raise Unmatched("num_gpus < 1")
@@ -93,6 +113,9 @@ class ShadeformSource(HttpSource):
             )
             for a in regions
         ]
+
+
+_SHADE_TYPE_RE = re.compile(r"^(?P<gpu>.+?)x(?P<count>\d+)$")
 
 
 def _ident(row: Any) -> str:
