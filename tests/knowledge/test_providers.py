@@ -60,7 +60,7 @@ def test_providers_md_unverified_items_stay_unverified() -> None:
     # Vultr / DO included transfer are confirmed API fields in providers.md.
     assert provider_terms("vultr").confidence == "confirmed"
     assert provider_terms("vultr").egress_free_gb_per_month == 10240
-    assert provider_terms("digitalocean").egress_free_gb_per_month == 60 * 1024
+    assert provider_terms("digitalocean").egress_free_gb_per_month == 60_000  # 60 TB/month
     # Hyperstack: per-minute, secondary (rate card transcribed 2026-08-26).
     hs = provider_terms("hyperstack")
     assert (hs.billing_increment_s, hs.confidence, hs.verified_at) == (60, "secondary", "2026-08-26")
