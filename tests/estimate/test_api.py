@@ -114,3 +114,11 @@ def test_tp_beyond_kv_heads_warns() -> None:
 def test_bf16_request_on_llama_cpp_becomes_gguf_f16() -> None:
     est = estimate(LLAMA3_8B, "RTX 4090", precision="bf16", engine="llama.cpp")
     assert est.precision == "gguf-f16"
+
+
+def test_kv_dtype_engine_mismatch_warns() -> None:
+    est = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="q4_0")
+    assert any("llama.cpp cache type" in w for w in est.warnings)
+    fp8 = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="fp8", context_in=4000, context_out=4000)
+    bf16 = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="bf16", context_in=4000, context_out=4000)
+    assert fp8.memory.kv_cache_gb == pytest.approx(bf16.memory.kv_cache_gb / 2)

@@ -105,3 +105,22 @@ def test_ttft_includes_prefill() -> None:
     short = estimate(LLAMA3_8B, "H100 SXM", context_in=128, context_out=1)
     long = estimate(LLAMA3_8B, "H100 SXM", context_in=8192, context_out=1)
     assert long.ttft_ms > 10 * short.ttft_ms > 0
+
+
+def test_llama_cpp_layer_split_pipelines_long_prompts_only() -> None:
+    one = setup(LLAMA3_8B, "RTX 3090", "q4_k_m", "llama.cpp")
+    four = setup(LLAMA3_8B, "RTX 3090", "q4_k_m", "llama.cpp", gpus=4, parallel="layer")
+    # one 512-token micro-batch cannot overlap across GPUs: no gain, hand-offs cost a little
+    assert prefill_seconds(four, 512) >= prefill_seconds(one, 512)
+    # 2048 tokens = 4 micro-batches flowing through 4 GPUs: (4 + 3) / 4 of one micro-batch each
+    assert prefill_seconds(four, 2048) < 0.6 * prefill_seconds(one, 2048)
+
+
+def test_sliding_window_caps_decode_kv_reads() -> None:
+    from tests.estimate.physics_specs import GEMMA2_9B
+
+    st = setup(GEMMA2_9B, "H100 SXM")
+    at_8k = decode_step(st, 64, 8192)
+    windowed = dataclasses.replace(GEMMA2_9B, layer_types=("sliding",) * 42)
+    capped = decode_step(setup(windowed, "H100 SXM"), 64, 8192)
+    assert capped.memory < at_8k.memory

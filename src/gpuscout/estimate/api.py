@@ -144,6 +144,10 @@ def estimate(
     eng = resolve_engine(engine)
     fmt = _engine_format(resolve_precision(precision), eng, warnings)
     kv = resolve_kv_dtype(kv_dtype) if kv_dtype is not None else default_kv_dtype(fmt)
+    if kv.name in ("q8_0", "q4_0") and eng.name != "llama.cpp":
+        warnings.append(f"KV dtype {kv.name} is a llama.cpp cache type; {eng.label} offers fp8 instead")
+    if kv.name == "fp8" and eng.name == "llama.cpp":
+        warnings.append("llama.cpp has no fp8 KV cache; q8_0 (1.06 B/element) is its 8-bit equivalent")
     rate = compute_rate(fmt, acc)
     if rate.warning:
         warnings.append(rate.warning)
