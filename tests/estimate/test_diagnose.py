@@ -45,3 +45,10 @@ def test_rejects_nonsense_measurement() -> None:
     with pytest.raises(InvalidInputError) as err:
         diagnose(LLAMA3_8B, "H100 SXM", measured_tps=-3)
     assert err.value.field == "measured_tps"
+
+
+def test_batching_suggestion_reports_steady_state_total() -> None:
+    d = diagnose(LLAMA3_8B, "H100 SXM", measured_tps=100, precision="bf16", engine="vllm")
+    line = next(s for s in d.suggestions if s.startswith("Batch 8"))
+    total = float(line.split("~")[1].split(" ")[0].replace(",", ""))
+    assert total > 4 * 100  # eight sequences share each weight read

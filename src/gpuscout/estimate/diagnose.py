@@ -181,7 +181,7 @@ def _remedies(
                 res = tps(batch=b)
                 if res and res[2]:
                     out.append(
-                        f"Batch {b} requests together: ~{res[1]:,.0f} tokens/s in total "
+                        f"Batch {b} requests together: ~{res[0] * b:,.0f} tokens/s generated in total "
                         f"({res[0]:,.0f} per sequence) — the weights read serve every sequence."
                     )
         if batch <= 4:
