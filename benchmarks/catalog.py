@@ -103,7 +103,7 @@ QUERIES: dict[str, Callable[[], OfferQuery]] = {
     "--min-vram 48 --gpus 8 sort price_per_gb_vram": lambda: OfferQuery(
         min_vram_gb=48, gpu_count=8, sort="price_per_gb_vram", limit=30
     ),
-    "sort bandwidth_per_dollar (spec join)": lambda: OfferQuery(sort="bandwidth_per_dollar", limit=30),
+    "sort bandwidth_per_dollar": lambda: OfferQuery(sort="bandwidth_per_dollar", limit=30),
     "--spot --max-price 5 sort tflops_per_dollar": lambda: OfferQuery(
         spot=True, max_price_usd_per_hour=5, sort="tflops_per_dollar", limit=30
     ),

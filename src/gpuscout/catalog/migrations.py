@@ -130,9 +130,12 @@ def _v4_value_per_dollar(conn: sa.Connection) -> None:
     and spot), so the ``bandwidth_per_dollar`` / ``tflops_per_dollar`` sorts read an index instead
     of joining and sorting every row. Filled from ``accelerators`` (the store recomputes them
     whenever the knowledge table's specs change)."""
+    # Read best-first (highest value first, unknown last): on PostgreSQL only an index built in that
+    # order serves ORDER BY ... DESC NULLS LAST; SQLite's NULLs already sort lowest.
+    order = "DESC NULLS LAST" if conn.dialect.name == "postgresql" else "DESC"
     for col in VALUE_COLUMNS:
         conn.execute(sa.text(f"ALTER TABLE offers ADD COLUMN {col} FLOAT"))
-        conn.execute(sa.text(f"CREATE INDEX ix_offers_{col} ON offers ({col})"))
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_{col} ON offers ({col} {order})"))
     fill_value_columns(conn)
 
 
