@@ -310,3 +310,14 @@ def test_case_and_separators_do_not_matter(acc: Accelerator, sep: str, data: st.
     mangled = mangled.replace("-", sep).replace(" ", sep)
     assert resolve_gpu(mangled) is acc
     assert resolve_gpu(f"NVIDIA {mangled}" if acc.vendor == "NVIDIA" else mangled) is acc
+
+
+def test_fabric_classification_reads_pcie_only_and_bridges_as_pcie() -> None:
+    from gpuscout.knowledge.accelerators import resolve_gpu
+
+    assert resolve_gpu("H100 SXM").has_nvlink_class_fabric
+    assert resolve_gpu("MI300X").has_nvlink_class_fabric
+    assert not resolve_gpu("RTX 4090").has_nvlink_class_fabric  # "PCIe Gen4 x16 (no NVLink)"
+    assert not resolve_gpu("A6000").has_nvlink_class_fabric  # 2-GPU bridge only
+    assert not resolve_gpu("H100 PCIe").has_nvlink_class_fabric
+    assert not resolve_gpu("L40S").has_nvlink_class_fabric

@@ -41,9 +41,7 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     have them): such cards talk over PCIe, generation read from the interconnect text (Gen4 default).
     """
     text = (acc.interconnect or "").lower()
-    bridge = "bridge" in text
-    fabric = any(k in text for k in ("nvlink", "infinity", "ici", "neuronlink")) and not bridge
-    if fabric and acc.interconnect_gbps:
+    if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
         gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
         return Link("nvlink", gbps, NVLINK_LATENCY_US, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
     gen_match = re.search(r"gen\s*(\d)", text)

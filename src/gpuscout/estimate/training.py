@@ -99,7 +99,7 @@ def default_internode_gbps(acc: Accelerator, gpus: int) -> float:
     NVLink-fabric training nodes (HGX / DGX class) ship one 400 Gbit/s NIC per GPU (50 GB/s each);
     PCIe boxes get a single 200 Gbit/s (25 GB/s) Ethernet link.
     """
-    if acc.has_nvlink_class_fabric and "bridge" not in (acc.interconnect or "").lower():
+    if acc.has_nvlink_class_fabric:
         return NIC_GBPS_PER_FABRIC_GPU * gpus
     return PCIE_NODE_NETWORK_GBPS
 
@@ -322,8 +322,7 @@ def estimate_training(
         else:
             step_comm_s = 2 * ring * grad_bytes / (bw * GB)
         assumptions["communication"] = f"data parallel over {world} GPUs via {link_desc}"
-        # "PCIe Gen4 x16 (no NVLink)" mentions NVLink: look at the text as well as the link kind
-        over_pcie = link.kind == "pcie" or "no nvlink" in (acc.interconnect or "").lower()
+        over_pcie = link.kind == "pcie"
         if over_pcie and nodes == 1:
             warnings.append("GPUs talk over PCIe: gradient / parameter exchange is slow next to NVLink")
 

@@ -68,8 +68,14 @@ class Accelerator:
 
     @property
     def has_nvlink_class_fabric(self) -> bool:
-        """True when GPUs in one box talk over NVLink / Infinity Fabric / ICI rather than PCIe."""
+        """True when GPUs in one box talk over a switched NVLink / Infinity Fabric / ICI fabric.
+
+        Two-card bridges ("NVLink 3 bridge (2 GPUs)") and PCIe-only parts ("PCIe Gen4 x16 (no
+        NVLink)") are not: cloud boxes of such cards talk over PCIe.
+        """
         ic = (self.interconnect or "").lower()
+        if not ic or ic.startswith("pcie") or "no nvlink" in ic or "bridge" in ic:
+            return False
         return any(k in ic for k in ("nvlink", "infinity", "ici", "neuronlink", "roce"))
 
 
