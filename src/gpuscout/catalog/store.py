@@ -282,6 +282,7 @@ class Store:
         )
         migrate(self.engine)
         self._spec_cache: Specs | None = None
+        self._insert_plan: tuple[str, list[str], list[Any]] | None = None
         if sync_accelerators:
             self.sync_accelerators()
 
@@ -380,7 +381,7 @@ class Store:
             ).scalar_one()
             for i in range(0, len(offers), _INSERT_CHUNK):
                 chunk = offers[i : i + _INSERT_CHUNK]
-                conn.execute(t.offers.insert(), [_offer_row(o, snapshot_id, specs) for o in chunk])
+                self._insert_offers(conn, [_offer_row(o, snapshot_id, specs) for o in chunk])
             self._set_current(conn, source, snapshot_id)
             if conn.dialect.name == "sqlite":
                 # Keep the planner's statistics current (sampled: bounded cost, ~40 ms). Without
@@ -388,6 +389,30 @@ class Store:
                 conn.exec_driver_sql("PRAGMA analysis_limit=20000")
                 conn.exec_driver_sql("ANALYZE offers")
         return WriteReport(snapshot_id=snapshot_id, rows=len(offers), providers=providers)
+
+    def _insert_offers(self, conn: sa.Connection, rows: list[dict[str, Any]]) -> None:
+        """Bulk insert straight through the driver's executemany.
+
+        Values go through each column type's own bind processor for this dialect (datetimes,
+        JSON...), exactly as SQLAlchemy would convert them; skipping its per-row statement
+        machinery makes ingest several times faster.
+        """
+        if self._insert_plan is None:
+            dialect = self.engine.dialect
+            cols = [c for c in t.offers.columns if c.name != "id"]
+            mark = "?" if dialect.paramstyle == "qmark" else "%s"
+            sql = (
+                f"INSERT INTO offers ({', '.join(c.name for c in cols)}) "
+                f"VALUES ({', '.join([mark] * len(cols))})"
+            )
+            procs = [c.type.dialect_impl(dialect).bind_processor(dialect) for c in cols]
+            self._insert_plan = (sql, [c.name for c in cols], procs)
+        sql, names, procs = self._insert_plan
+        params = [
+            tuple(p(row[n]) if p is not None else row[n] for n, p in zip(names, procs, strict=True))
+            for row in rows
+        ]
+        conn.exec_driver_sql(sql, params)
 
     def _set_current(self, conn: sa.Connection, source: str, snapshot_id: int) -> None:
         updated = conn.execute(
