@@ -2,8 +2,9 @@
 
 Builds a temporary SQLite store with N synthetic offers (default 10,000), starts
 ``uvicorn gpuscout.web.app:app_from_env`` on 127.0.0.1 in a child process, and runs C concurrent
-httpx clients (default 20) for S seconds (default 30) over a fixed mix of filtered, sorted and paged
-views. Prints the median and p95 latency per endpoint and the request rate.
+httpx clients (default 20) for S seconds (default 30) per endpoint, one endpoint after the other,
+over a fixed mix of filtered, sorted and paged views. Prints the median and p95 latency per endpoint,
+the request rate and the failed requests.
 
     python benchmarks/web.py [--seconds 30] [--offers 10000] [--clients 20] [--workers 1]
                              [--cache-seconds 10] [--json]
@@ -96,31 +97,42 @@ def free_port() -> int:
         return port
 
 
+ENDPOINTS: tuple[str, ...] = ("/", "/api/v1/offers")
+
+
 async def client_loop(
-    client: httpx.AsyncClient, deadline: float, k: int, out: dict[str, list[float]]
+    client: httpx.AsyncClient, path: str, deadline: float, k: int, out: list[float], errors: list[str]
 ) -> None:
     i = k
     while time.perf_counter() < deadline:
-        path = "/api/v1/offers" if i % 2 else "/"
-        url = path + QUERIES[(i // 2) % len(QUERIES)]
+        url = path + QUERIES[i % len(QUERIES)]
         t0 = time.perf_counter()
-        r = await client.get(url)
+        try:
+            r = await client.get(url)
+        except httpx.HTTPError as exc:  # counted and reported, not hidden
+            errors.append(f"{url}: {type(exc).__name__}")
+            i += 1
+            continue
         elapsed = time.perf_counter() - t0
         if r.status_code != 200:
-            raise RuntimeError(f"{url}: HTTP {r.status_code}: {r.text[:200]}")
-        out[path].append(elapsed * 1000)
+            errors.append(f"{url}: HTTP {r.status_code}")
+        else:
+            out.append(elapsed * 1000)
         i += 1
 
 
-async def run_load(base: str, clients: int, seconds: float) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {"/": [], "/api/v1/offers": []}
+async def run_load(base: str, path: str, clients: int, seconds: float) -> tuple[list[float], int]:
+    """``clients`` concurrent loops over the query mix of ``path`` for ``seconds``."""
+    out: list[float] = []
+    errors: list[str] = []
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
-        for path in ("/", "/api/v1/offers"):  # warm up: first store open, template compile
-            (await client.get(path)).raise_for_status()
+        (await client.get(path)).raise_for_status()  # warm-up: store open, template compiled
         deadline = time.perf_counter() + seconds
-        await asyncio.gather(*(client_loop(client, deadline, k, out) for k in range(clients)))
-    return out
+        await asyncio.gather(*(client_loop(client, path, deadline, k, out, errors) for k in range(clients)))
+    if errors:
+        print(f"{path}: {len(errors)} failed requests, e.g. {errors[:3]}", file=sys.stderr)
+    return out, len(errors)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -153,7 +165,8 @@ def main() -> int:
         cmd = [sys.executable, "-m", "uvicorn", "gpuscout.web.app:app_from_env", "--factory",
                "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
                "--log-level", "warning", "--no-access-log"]
-        server = subprocess.Popen(cmd, env=env)
+        log = (Path(tmp) / "uvicorn.log").open("w")
+        server = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
         try:
             for _ in range(300):  # up to 30 s to start
@@ -165,13 +178,18 @@ def main() -> int:
                 if server.poll() is not None:
                     raise RuntimeError("uvicorn exited during start-up")
                 time.sleep(0.1)
-            results = asyncio.run(run_load(base, args.clients, args.seconds))
+            results: dict[str, list[float]] = {}
+            errors: dict[str, int] = {}
+            for path in ENDPOINTS:  # one endpoint at a time, each with all the clients
+                results[path], errors[path] = asyncio.run(run_load(base, path, args.clients, args.seconds))
         finally:
             server.terminate()
             try:
                 server.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 server.kill()
+            log.close()
+            server_log = (Path(tmp) / "uvicorn.log").read_text()[-2000:]
 
     report = {
         "offers": args.offers,
@@ -184,6 +202,7 @@ def main() -> int:
         "endpoints": {
             path: {
                 "requests": len(v),
+                "errors": errors[path],
                 "median_ms": round(statistics.median(v), 1),
                 "p95_ms": round(percentile(v, 0.95), 1),
                 "requests_per_s": round(len(v) / args.seconds, 1),
@@ -191,6 +210,8 @@ def main() -> int:
             for path, v in results.items()
         },
     }
+    if any(errors.values()):
+        print("server log (tail):\n" + server_log, file=sys.stderr)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -199,7 +220,7 @@ def main() -> int:
               f"load average {report['load_average_1min']})")
         for path, r in report["endpoints"].items():  # type: ignore[union-attr]
             print(f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
-                  f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s)")
+                  f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors")
     return 0
 
 
