@@ -117,6 +117,16 @@ def test_refresh_exit_code_when_every_source_failed(tmp_path: Path) -> None:
     assert "price_usd_per_hour" in by[f"file:{bad.resolve()}"]["last_error"]
 
 
+def test_markup_like_text_is_shown_verbatim(tmp_path: Path) -> None:
+    offers = tmp_path / "brackets.csv"
+    offers.write_text(
+        "provider,instance_type,region,gpu,price_usd_per_hour\nlab,[bold]box[/bold],[red],T4,0.5\n"
+    )
+    assert _run("refresh", "--source", f"file:{offers}")[0] == 0
+    code, out = _run("offers", "--provider", "lab")
+    assert code == 0 and "[bold]box[/bold]" in out and "[red]" in out
+
+
 def test_refresh_unknown_source() -> None:
     code, out = _run("refresh", "--source", "nosuchcloud")
     assert code == 2 and "source" in out

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -112,9 +113,9 @@ def refresh_cmd(
 
                 def finished(r: RefreshResult) -> None:
                     style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
-                    text = f"{r.source}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
+                    text = f"{escape(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
                     if r.error:
-                        text += f" - {r.error}"
+                        text += f" - {escape(r.error)}"
                     task = tasks.get(r.source)
                     if task is not None:
                         progress.update(task, description=text, completed=1)
@@ -125,10 +126,15 @@ def refresh_cmd(
                 table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
             for r in results:
                 table.add_row(
-                    r.source, r.status, str(r.rows), str(r.dropped), f"{r.elapsed_s:.1f}s", r.error or ""
+                    escape(r.source),
+                    r.status,
+                    str(r.rows),
+                    str(r.dropped),
+                    f"{r.elapsed_s:.1f}s",
+                    escape(r.error or ""),
                 )
             out.print(table)
-        store.close()
+    store.close()
     if not any(r.ok for r in results):
         raise typer.Exit(1)
 
@@ -170,14 +176,14 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             age = "unknown (dates not established)" if s.fallback else "unknown"
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
         table.add_row(
-            s.source,
+            escape(s.source),
             current,
             age if s.current_snapshot_id is not None else "-",
             str(s.row_count),
             str(s.stale_rows),
             attempt,
             s.last_status or "-",
-            (s.last_error or "") if s.last_status != "ok" else "",
+            escape(s.last_error or "") if s.last_status != "ok" else "",
             creds,
         )
     _wide_console().print(table)
@@ -316,18 +322,18 @@ def offers_cmd(
         age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
         avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
         table.add_row(
-            o.provider,
-            o.instance_type,
+            escape(o.provider),
+            escape(o.instance_type),
             gpu_label,
             str(o.gpu_count),
             f"{o.gpu_memory_gb:g}",
             _money(o.price_usd_per_hour),
             _money(o.price_usd_per_gpu_hour),
             _money(o.spot_price_usd_per_hour),
-            o.region,
+            escape(o.region),
             avail,
             age,
-            short_source(o.source),
+            escape(short_source(o.source)),
         )
     out = _wide_console()
     out.print(table)
@@ -378,7 +384,7 @@ def history_cmd(
         bar = "█" * max(1, round(p.min_usd_per_gpu_hour / top * 30))
         table.add_row(
             when,
-            p.provider,
+            escape(p.provider),
             str(p.offers),
             _money(p.min_usd_per_gpu_hour),
             _money(p.median_usd_per_gpu_hour),
