@@ -135,6 +135,20 @@ async def run_load(base: str, path: str, clients: int, seconds: float) -> tuple[
     return out, len(errors)
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its descendants (Linux /proc), in seconds."""
+    total = 0.0
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            for child in (task / "children").read_text().split():
+                total += cpu_seconds(int(child))
+    except (OSError, IndexError, ValueError):
+        pass  # process gone, or not Linux: reported as 0
+    return total
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -180,8 +194,11 @@ def main() -> int:
                 time.sleep(0.1)
             results: dict[str, list[float]] = {}
             errors: dict[str, int] = {}
+            cpu_ms: dict[str, float] = {}
             for path in ENDPOINTS:  # one endpoint at a time, each with all the clients
+                cpu0 = cpu_seconds(server.pid)
                 results[path], errors[path] = asyncio.run(run_load(base, path, args.clients, args.seconds))
+                cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(1, len(results[path]))
         finally:
             server.terminate()
             try:
@@ -206,6 +223,7 @@ def main() -> int:
                 "median_ms": round(statistics.median(v), 1),
                 "p95_ms": round(percentile(v, 0.95), 1),
                 "requests_per_s": round(len(v) / args.seconds, 1),
+                "server_cpu_ms_per_request": round(cpu_ms[path], 2),
             }
             for path, v in results.items()
         },
@@ -220,7 +238,8 @@ def main() -> int:
               f"load average {report['load_average_1min']})")
         for path, r in report["endpoints"].items():  # type: ignore[union-attr]
             print(f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
-                  f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors")
+                  f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors, "
+                  f"server CPU {r['server_cpu_ms_per_request']:.1f} ms/request")
     return 0
 
 

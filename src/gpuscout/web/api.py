@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hmac
 import os
+import time
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -56,10 +57,20 @@ NameInPath = Annotated[str, Path(min_length=1, max_length=200)]
 
 
 @router.get("/offers", response_model=OfferPageOut, tags=["offers"], summary="Current offers, filtered")
-async def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> OfferPageOut:
+async def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> Response:
     """Current offers with the same filters, sort and pages as the comparison page."""
-    # The store is synchronous: one hop to the thread pool for it, the rest stays on the event loop.
-    page = await run_in_threadpool(services.offer_page, filters)
+    # The store is synchronous: one hop to the thread pool for it. The JSON body of a view is kept
+    # with the data version it came from (ages are rounded to the minute), so repeated views are cheap.
+    def body() -> bytes:
+        return offer_page_out(services, filters).model_dump_json().encode()
+
+    key = ("offers", filters.model_dump_json(), int(time.time() // 60))
+    content = await run_in_threadpool(services.cached, key, body)
+    return Response(content, media_type="application/json")
+
+
+def offer_page_out(services: WebServices, filters: OfferFilters) -> OfferPageOut:
+    page = services.offer_page(filters)
     return OfferPageOut(
         total=page.total,
         page=page.page,

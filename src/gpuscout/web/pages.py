@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Literal
 from urllib.parse import quote
 
@@ -45,7 +46,13 @@ assert tuple(c for c, _ in COLUMNS if c != "gpu_count") == tuple(c for c in SORT
 @router.get("/", response_class=HTMLResponse)
 async def offers_page(request: Request, services: Services, filters: Annotated[OfferFilters, Query()]
                       ) -> Response:
-    return await run_in_threadpool(_offers_page, request, services, filters)
+    # Rendered pages are kept per view and data version for at most a minute (the price ages shown).
+    def body() -> bytes:
+        return bytes(_offers_page(request, services, filters).body)
+
+    key = ("offers-page", filters.model_dump_json(), int(time.time() // 60))
+    content = await run_in_threadpool(services.cached, key, body)
+    return HTMLResponse(content)
 
 
 def _offers_page(request: Request, services: WebServices, filters: OfferFilters) -> Response:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -61,6 +61,7 @@ class WebServices:
         self._matching: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=32)
         self._sorted: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
+        self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
         # FAQ answers rank the whole catalog several times (~1-2 s).
         self._faq: TtlCache[Faq] = TtlCache(cache_seconds, 16)
         self._store: Store | None = None
@@ -92,10 +93,15 @@ class WebServices:
             self._version_checked = now
         return self._version
 
+    def cached(self, key: tuple[Any, ...], compute: Callable[[], bytes]) -> bytes:
+        """A rendered response body for ``key`` at the current data version (computed once)."""
+        return self._bodies.get_or_compute((self.data_version(), *key), compute)
+
     def clear_cache(self) -> None:
         self._matching.clear()
         self._sorted.clear()
         self._pages.clear()
+        self._bodies.clear()
         self._faq.clear()
 
     # ---- offers --------------------------------------------------------------------------------
