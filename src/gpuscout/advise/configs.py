@@ -248,7 +248,7 @@ class Evaluator:
             any_fit = True
             replicas = g // tp
             if w.requests_per_s is not None:
-                rps_per_replica = cap / _request_latency_s(e_cap, w.output_tokens)
+                rps_per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
                 inst = math.ceil(w.requests_per_s / (replicas * rps_per_replica) - 1e-9)
             else:
                 inst = math.ceil((w.concurrency or 1) / (replicas * cap))
@@ -305,10 +305,18 @@ class Evaluator:
         if w.requests_per_s is not None:
             served_tps = w.requests_per_s * w.output_tokens
         else:
-            served_tps = users * w.output_tokens / _request_latency_s(e_op, w.output_tokens)
+            # the estimator's aggregate at this batch (prefills of arriving requests included), per user
+            served_tps = users * e_op.output_tokens_per_s_total / max(e_op.batch, 1)
         monthly = w.monthly_output_tokens if w.monthly_output_tokens is not None \
             else served_tps * active_s_month
+        # sustainable load: as many users per replica as memory allows (or as the latency search kept)
+        targets = w.ttft_ms_max is not None or w.tpot_ms_max is not None
+        e_full = e_cap if targets else (self.infer(acc, tp, "max") or e_cap)
+        per_replica = cap if targets else e_full.batch
+        replicas_total = ev.instances * ev.replicas_per_instance
         summary = EstimateSummary(
+            capacity_users=per_replica * replicas_total,
+            capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
             throughput=served_tps, throughput_unit="tok/s",
             per_user_tokens_per_s=e_op.decode_tokens_per_s, ttft_ms=e_op.ttft_ms, tpot_ms=_tpot_ms(e_op),
             memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=_capacity(e_op.memory, acc),

@@ -117,6 +117,11 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 f"{s.per_user_tokens_per_s or 0:.0f} tok/s per user, TTFT {s.ttft_ms or 0:.0f} ms at "
                 f"{s.batch_per_replica} users/replica ({s.bound or '?'}-bound)"
             )
+            if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
+                limit = "within the latency targets" if (w.ttft_ms_max or w.tpot_ms_max) else "memory limit"
+                ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
+                reasons.append(f"sustains up to {s.capacity_users:,} users, {s.capacity_tokens_per_s:,.0f} "
+                               f"tok/s ({limit} at {ctx_k:.3g}k tokens)")
         elif isinstance(w, BatchWorkload) and w.is_images:
             reasons.append(f"{s.throughput:.2f} img/s -> {duration(ev.time_s)} for {w.images_total:,} images")
         elif isinstance(w, BatchWorkload):

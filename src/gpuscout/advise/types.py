@@ -56,6 +56,9 @@ class EstimateSummary:
     batch_per_replica: int | None
     max_batch_per_replica: int | None
     bound: str | None
+    # serve: the most this configuration sustains (all instances; memory limit, or the latency targets)
+    capacity_users: int | None = None
+    capacity_tokens_per_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
