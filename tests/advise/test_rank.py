@@ -248,3 +248,25 @@ def test_top_n_pruning_keeps_exactly_the_best_rows(objective: str) -> None:
     full = rank_naive(w, offers, objective=objective, backends=BE, now=NOW)
     for top in (1, 3, 17):
         assert rank(w, offers, objective=objective, top=top, backends=BE, now=NOW) == full[:top]
+
+
+def test_monthly_token_volume_sets_instances_and_the_unit_cost() -> None:
+    base = ServeWorkload(model="small", concurrency=1)
+    (one,) = rank(base, [offer("persec")], backends=BE, now=NOW)
+    assert one.estimate is not None and one.estimate.capacity_tokens_per_s is not None
+    month_s = 24 * 3600 * 30
+    volume = 3.5 * one.estimate.capacity_tokens_per_s * month_s
+    heavy = base.model_copy(update={"monthly_output_tokens": volume})
+    (rec,) = rank(heavy, [offer("persec")], backends=BE, now=NOW)
+    assert rec.config.instances >= 4
+    assert rec.cost is not None and rec.unit_costs is not None
+    assert rec.unit_costs.per_million_output_tokens == pytest.approx(
+        rec.cost.total / (heavy.monthly_output_tokens / 1e6))  # type: ignore[operator]
+
+
+def test_requests_per_second_load_scales_with_the_rate() -> None:
+    one = [offer("persec")]
+    light = rank(ServeWorkload(model="small", requests_per_s=0.5), one, backends=BE, now=NOW)[0]
+    heavy = rank(ServeWorkload(model="small", requests_per_s=200.0), one, backends=BE, now=NOW)[0]
+    assert light.config.instances == 1 < heavy.config.instances
+    assert heavy.estimate is not None and heavy.estimate.throughput == pytest.approx(200.0 * 256)

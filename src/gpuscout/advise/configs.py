@@ -195,7 +195,8 @@ class Evaluator:
             return False
         return not (w.tpot_ms_max is not None and _tpot_ms(e) > w.tpot_ms_max)
 
-    def _serve_replica(self, acc: Accelerator, tp: int) -> tuple[Estimate | None, int, str | None]:
+    def _serve_replica(self, acc: Accelerator, tp: int, users: int | None
+                       ) -> tuple[Estimate | None, int, str | None]:
         """(estimate at the replica's usable batch, that batch, why not) for one replica of ``tp`` GPUs.
 
         The usable batch is the load asked for (``concurrency``) or the most that fits (``requests_per_s``),
@@ -203,7 +204,7 @@ class Evaluator:
         """
         w = self.w
         assert isinstance(w, ServeWorkload)
-        first: int | str = "max" if w.concurrency is None else w.concurrency
+        first: int | str = "max" if users is None else users
         e = self.infer(acc, tp, first)
         if e is None:
             return None, 0, self.last_error or "estimator refused"
@@ -238,7 +239,7 @@ class Evaluator:
         any_fit = False
         outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
         for tp in tp_degrees(g):
-            e_cap, cap, why = self._serve_replica(acc, tp)
+            e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if why is not None or e_cap is None:
                 last_why = why or last_why
                 outcome[tp] = last_why
@@ -253,8 +254,11 @@ class Evaluator:
             else:
                 inst = math.ceil((w.concurrency or 1) / (replicas * cap))
             if w.monthly_output_tokens is not None:
+                # the volume may need more than the stated users: size on the replica's full throughput
+                e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
+                rate = (e_rate or e_cap).output_tokens_per_s_total
                 need_tps = w.monthly_output_tokens / active_s_month
-                inst = max(inst, math.ceil(need_tps / (replicas * e_cap.output_tokens_per_s_total) - 1e-9))
+                inst = max(inst, math.ceil(need_tps / (replicas * rate) - 1e-9))
             inst = max(inst, 1)
             outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
             rank_key = (inst, tp)
