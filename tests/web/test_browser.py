@@ -171,3 +171,18 @@ def test_model_page_draws_the_vram_chart_with_card_sizes(page: Page, base_url: s
     expect(chart).to_have_attribute("data-rendered", "true")
     assert chart.locator("g.trace").count() == 4  # one line per concurrency
     expect(chart.locator("text.annotation-text", has_text="141 GB")).to_have_count(1)
+
+
+def test_table_filters_and_sorts_with_javascript_disabled(browser: Browser, base_url: str) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(base_url + "/")
+        page.fill("input[name=gpu]", "RTX4090")
+        page.click("form.filters button[type=submit]")
+        expect(page.locator("#offers tbody tr")).to_have_count(2)  # filtered on the server
+        page.click("th[data-col=vram] a")
+        expect(page.locator("th[data-col=vram]")).to_have_attribute("aria-sort", "ascending")
+        assert column(page, "vram") == ["24 GB", "96 GB"]
+    finally:
+        context.close()
