@@ -87,3 +87,5 @@ def test_history_gives_min_and_median_per_provider_and_snapshot(client: TestClie
     assert [p["min_usd_per_gpu_hour"] for p in points] == [3.6, 3.0]  # 10 days ago (+20%), now
     assert points[0]["median_usd_per_gpu_hour"] == pytest.approx((3.6 + 4.68) / 2)
     assert client.get("/api/v1/history", params={"gpu": "H1000"}).json()["field"] == "gpu"
+    newest = client.get("/api/v1/history", params={"gpu": "H100-SXM", "provider": "alphacloud", "limit": 1})
+    assert [p["min_usd_per_gpu_hour"] for p in newest.json()] == [3.0]

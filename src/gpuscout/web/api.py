@@ -100,10 +100,12 @@ def api_history(
     gpu: Annotated[str, Query(min_length=1, max_length=200, description="GPU name")],
     provider: Annotated[str | None, Query(max_length=100)] = None,
     days: Annotated[int | None, Query(ge=1, le=3650)] = None,
+    limit: Annotated[int, Query(ge=1, le=5000, description="most recent points to return")] = 1000,
 ) -> list[HistoryPointOut]:
-    """Min and median on-demand $/GPU-h per provider and stored snapshot."""
+    """Min and median on-demand $/GPU-h per provider and stored snapshot, oldest first (points whose
+    observation time is unknown come first); at most ``limit``, the most recent ones."""
     names = resolve_gpu_names(gpu)
-    points = services.history_points(names, provider, days)
+    points = services.history_points(names, provider, days)[-limit:]
     return [HistoryPointOut.model_validate(p, from_attributes=True) for p in points]
 
 

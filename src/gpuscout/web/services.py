@@ -62,6 +62,7 @@ class WebServices:
         self._sorted: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
+        self._recs: TtlCache[list[Recommendation]] = TtlCache(cache_seconds, max_entries=64)
         # FAQ answers rank the whole catalog several times (~1-2 s).
         self._faq: TtlCache[Faq] = TtlCache(cache_seconds, 16)
         self._store: Store | None = None
@@ -102,6 +103,7 @@ class WebServices:
         self._sorted.clear()
         self._pages.clear()
         self._bodies.clear()
+        self._recs.clear()
         self._faq.clear()
 
     # ---- offers --------------------------------------------------------------------------------
@@ -218,7 +220,11 @@ class WebServices:
         """Ranked recommendations over the current offers (``gpuscout.recommend``)."""
         from gpuscout.advise.api import recommend
 
-        return recommend(workload, self.all_current_offers(), objective=objective, top=top)
+        minute = int(time.time() // 60)  # reasons quote price ages
+        key = ("recommend", workload.model_dump_json(), objective, top, self.data_version(), minute)
+        return self._recs.get_or_compute(
+            key, lambda: recommend(workload, self.all_current_offers(), objective=objective, top=top)
+        )
 
     def faq(self, model: str) -> Faq:
         """The four FAQ answers for ``model`` over the current offers (cached like the offers)."""
