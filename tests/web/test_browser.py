@@ -169,8 +169,9 @@ def test_model_page_draws_the_vram_chart_with_card_sizes(page: Page, base_url: s
     page.goto(base_url + "/models/llama-3.1-70b")
     chart = page.locator("#chart-vram")
     expect(chart).to_have_attribute("data-rendered", "true")
-    assert chart.locator("g.trace").count() == 4  # one line per concurrency
-    expect(chart.locator("text.annotation-text", has_text="141 GB")).to_have_count(1)
+    assert chart.locator("g.trace").count() == 4 + 5  # one line per concurrency, one per card size
+    expect(chart.locator("g.trace text", has_text="141 GB")).to_have_count(1)
+    shoot(page, "model")
 
 
 def test_table_filters_and_sorts_with_javascript_disabled(browser: Browser, base_url: str) -> None:

@@ -96,28 +96,25 @@ def price_vs_bandwidth_figure(offers: Iterable[Offer], accelerators: Sequence[Ac
 
 
 def vram_figure(contexts: Sequence[int], series: dict[str, list[float]]) -> Figure:
-    """VRAM needed (GB, whole model) against context length, one line per concurrency, with card sizes."""
+    """VRAM needed (GB, whole model) against context length, one line per concurrency, with the
+    common card sizes as dashed reference lines (traces, so they sit right on the log axes)."""
     data: list[dict[str, Any]] = [
         {"type": "scatter", "mode": "lines+markers", "name": label, "x": list(contexts), "y": list(values)}
         for label, values in series.items()
     ]
-    shapes = [
-        {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": gb, "y1": gb,
-         "line": {"dash": "dash", "width": 1, "color": "#888"}}
-        for gb in CARD_SIZES_GB
-    ]
-    annotations = [
-        {"xref": "paper", "x": 0.0, "y": gb, "text": f"{gb} GB", "showarrow": False,
-         "xanchor": "left", "yanchor": "bottom", "font": {"size": 10, "color": "#666"}}
-        for gb in CARD_SIZES_GB
-    ]
+    x_ends = [contexts[0], contexts[-1]] if contexts else [1, 1]
+    for gb in CARD_SIZES_GB:
+        data.append({
+            "type": "scatter", "mode": "lines+text", "name": f"{gb} GB card", "x": x_ends, "y": [gb, gb],
+            "text": [f"{gb} GB", ""], "textposition": "top right", "showlegend": False,
+            "hoverinfo": "name", "line": {"dash": "dash", "width": 1, "color": "#888"},
+            "textfont": {"size": 10, "color": "#666"},
+        })
     return {
         "data": data,
         "layout": {
             "title": {"text": "VRAM needed vs context length, by concurrency (one GPU; dashed: card sizes)"},
             "xaxis": {"title": {"text": "context length per sequence (tokens)"}, "type": "log"},
             "yaxis": {"title": {"text": "GB (log scale)"}, "type": "log"},
-            "shapes": shapes,
-            "annotations": annotations,
         },
     }

@@ -82,3 +82,11 @@ def fits(spec: ModelSpec, precision: str, context: int = DEFAULT_CONTEXT) -> tup
 
 def sort_fits(items: Sequence[Fit]) -> list[Fit]:
     return sorted(items, key=lambda f: (f.gpus_needed is None, f.gpus_needed or 0, f.gpu.memory_gb))
+
+
+def group_fits(items: Sequence[Fit]) -> list[tuple[int | None, list[Fit]]]:
+    """Fits grouped by GPUs needed (1, 2, 4, 8, then None = more than 8), each group by memory."""
+    groups: dict[int | None, list[Fit]] = {}
+    for f in sort_fits(items):
+        groups.setdefault(f.gpus_needed, []).append(f)
+    return list(groups.items())

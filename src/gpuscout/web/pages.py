@@ -186,7 +186,7 @@ def model_page(
         contexts, series = model_view.vram_series(spec, precision)
         context_data.update(
             memories=model_view.memory_by_precision(spec, context),
-            fits=model_view.sort_fits(model_view.fits(spec, precision, context)),
+            fits=model_view.group_fits(model_view.fits(spec, precision, context)),
             chart=vram_figure(contexts, series),
         )
     return render(request, "model.html", context_data)
