@@ -2,7 +2,8 @@
 
 Routes never touch the store, the knowledge tables or the estimator directly: they call a
 ``WebServices`` method, which calls the public functions of the catalog, knowledge, estimate and
-advise packages. Recently used filter sets are cached for a few seconds (see ``cache.py``).
+advise packages. Results are cached per view and per *data version* (the newest snapshot id, re-read
+at most once a second), so a refresh written by another process shows at once (see ``cache.py``).
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class WebServices:
         )
 
     def gpu_notes(self, filters: OfferFilters) -> list[str]:
-        """What the GPU filter assumed ("H100" -> H100-SXM, other variants: ...), for the page."""
+        """What the GPU filter covers ("'H100' covers H100-SXM, H100-PCIe, H100-NVL"), for the page."""
         notes: list[str] = []
         for name in filters.gpu_names():
             notes.extend(n for _, n in resolve_gpu_filter(name) if n)
