@@ -12,7 +12,10 @@ import importlib
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from gpuscout.catalog.sources.base import Source
+import httpx
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.sources.base import Source, SourceError
 from gpuscout.errors import UnknownNameError, closest
 
 # Order is display order. The bundled snapshot and the user's file source are added by the
@@ -61,12 +64,43 @@ def _instances(factory: Callable[[], Any]) -> list[Source]:
     raise TypeError(f"source factory {factory!r} returned {made!r}, not a Source")
 
 
+class BrokenSource(Source):
+    """Stands in for a source whose module or factory failed: refreshing it reports why."""
+
+    kind = "api"
+
+    def __init__(self, name: str, error: str) -> None:
+        super().__init__()
+        self.name = name
+        self.provider = name
+        self.error = error
+
+    async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
+        raise SourceError(self.name, f"source could not be loaded: {self.error}")
+
+
+def _entry_name(entry: str | Callable[[], Any]) -> str:
+    if isinstance(entry, str):
+        module_name = entry.partition(":")[0].rsplit(".", 1)[-1]
+        return module_name.removesuffix("_source").removesuffix("_cloud")
+    return getattr(entry, "__name__", repr(entry)).lower()
+
+
 def all_sources() -> dict[str, Source]:
-    """Fresh instances of every known source, keyed by ``Source.name`` (display order)."""
+    """Fresh instances of every known source, keyed by ``Source.name`` (display order).
+
+    A factory that fails to import or to build is replaced by a ``BrokenSource`` named after its
+    module, so one broken adapter never hides the others.
+    """
     sources: dict[str, Source] = {}
-    factories = [_resolve(e) for e in BUILTIN_FACTORIES] + list(_extra)
-    for factory in factories:
-        for src in _instances(factory):
+    entries: list[str | Callable[[], Any]] = [*BUILTIN_FACTORIES, *_extra]
+    for entry in entries:
+        try:
+            factory = _resolve(entry) if isinstance(entry, str) else entry
+            made = _instances(factory)
+        except Exception as exc:  # isolation: any failure of one adapter stays with it
+            made = [BrokenSource(_entry_name(entry), f"{type(exc).__name__}: {exc}")]
+        for src in made:
             if src.name in sources:
                 raise ValueError(f"duplicate source name {src.name!r}")
             sources[src.name] = src
