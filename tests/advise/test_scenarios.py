@@ -111,6 +111,15 @@ def test_qlora_of_a_70b_fits_one_48gb_card_and_full_finetuning_does_not(card: st
     assert not rejected.fits and "does not fit" in (rejected.rejected or "")
 
 
+def test_full_finetune_of_a_70b_on_one_8x80gb_node_runs_with_host_offload_and_says_so() -> None:
+    # 16 B/param x 70.6B / 8 GPUs is ~141 GB per GPU under FSDP: only optimizer offload fits it.
+    node = [offer("aws", "H100-SXM", 8, 98.0, interconnect=Interconnect.NVLINK)]
+    full = FinetuneWorkload(model="llama-3.1-70b", method="full", dataset_tokens=1e7)
+    (rec,) = recommend(full, node, now=NOW)
+    assert rec.fits and rec.config.gpus_used == 8
+    assert any("offloaded to host RAM" in w for w in rec.warnings)
+
+
 def test_long_context_chat_says_the_kv_cache_exceeds_the_weights() -> None:
     w = ServeWorkload(model="llama-3.1-8b", concurrency=16, prompt_tokens=30000, output_tokens=2000)
     (rec,) = recommend(w, [offer("runpod", "H200-SXM", 1, 3.5, memory=141)], now=NOW)

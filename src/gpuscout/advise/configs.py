@@ -435,15 +435,17 @@ class Evaluator:
             method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
         else:
             method, tokens, epochs = "full", w.token_budget, 1.0
-        shardings = ["none", "fsdp"] if gpus * nodes > 1 else ["none"]
+        # Cheapest-to-run first: plain data parallel, then FSDP, then FSDP with the optimizer and
+        # parameters offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node).
+        options = [("none", False), ("fsdp", False), ("fsdp", True)] if gpus * nodes > 1 else [("none", False)]
         result: TrainingResult | str = "does not fit"
-        for sharding in shardings:
+        for sharding, offload in options:
             self.estimator_calls += 1
             try:
                 result = self.be.training(
                     self.model, acc, gpus=gpus, nodes=nodes, method=method, seq_len=w.seq_len,
                     micro_batch=w.micro_batch, tokens=tokens, epochs=epochs, precision=w.precision,
-                    sharding=sharding,
+                    sharding=sharding, cpu_offload=offload,
                 )
             except InvalidInputError as exc:
                 if exc.field not in CONFIG_FIELDS:

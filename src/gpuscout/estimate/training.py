@@ -343,6 +343,9 @@ def estimate_training(
         optimizer_s = host_s + copies / (HOST_LINK_GBPS * GB)
         assumptions["cpu_offload_speed"] = (f"CPU Adam at {CPU_ADAM_PARAMS_PER_S:.0e} params/s per node, "
                                             f"host copies at {HOST_LINK_GBPS:g} GB/s")
+        host_gb = 12.0 * mem.trainable_params / nodes / GB  # fp32 master weights + Adam m, v
+        warnings.append(f"optimizer offloaded to host RAM: ~{host_gb:.0f} GB of RAM per node, "
+                        f"+{optimizer_s:.1f} s per optimizer step")
     if mem.spilled_gb > 0:
         optimizer_s += 2.0 * mem.spilled_gb * GB / (HOST_LINK_GBPS * GB)
 
