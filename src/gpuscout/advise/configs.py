@@ -437,7 +437,9 @@ class Evaluator:
             method, tokens, epochs = "full", w.token_budget, 1.0
         # Cheapest-to-run first: plain data parallel, then FSDP, then FSDP with the optimizer and
         # parameters offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node).
-        options = [("none", False), ("fsdp", False), ("fsdp", True)] if gpus * nodes > 1 else [("none", False)]
+        options = [("none", False)]
+        if gpus * nodes > 1:
+            options += [("fsdp", False), ("fsdp", True)]
         result: TrainingResult | str = "does not fit"
         for sharding, offload in options:
             self.estimator_calls += 1
