@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 from fastapi import APIRouter, HTTPException
-from fastapi.responses import FileResponse, RedirectResponse
+from fastapi.responses import FileResponse, RedirectResponse, Response
 
 router = APIRouter(include_in_schema=False)
 
@@ -33,9 +33,20 @@ def swagger_file(name: str) -> Path | None:
     return path if path.is_file() else None
 
 
+FAVICON_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" '
+    'fill="#2457c5"/><path d="M4 11V5h8v6z" fill="none" stroke="#fff" stroke-width="1.5"/></svg>'
+)
+
+
+@router.get("/favicon.svg")
+def favicon_svg() -> Response:
+    return Response(FAVICON_SVG, media_type="image/svg+xml", headers=_LONG_CACHE)
+
+
 @router.get("/favicon.ico")
 def favicon() -> RedirectResponse:
-    return RedirectResponse("/static/favicon.svg", status_code=301)
+    return RedirectResponse("/favicon.svg", status_code=301)
 
 
 @router.get("/vendor/plotly.min.js")
