@@ -37,6 +37,7 @@ from typing import Any
 
 import httpx
 
+from gpuscout.catalog.fabrics import known_fabric
 from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
@@ -260,6 +261,9 @@ class GpuhuntSource(Source):
         extra = {"gpuhunt_gpu_name": str(item.gpu_name or "")}
         if item.flags:
             extra["gpuhunt_flags"] = " ".join(item.flags)
+        fabric = known_fabric(self.provider, instance)
+        if fabric is not None:
+            extra["internode_source"] = fabric.source_url
         return Offer(
             provider=self.provider,
             instance_type=instance,
@@ -276,6 +280,7 @@ class GpuhuntSource(Source):
             ram_gb=float(item.memory) if item.memory else None,
             disk_gb=float(item.disk_size) if item.disk_size else None,
             interconnect=interconnect_for(gpu.accelerator),
+            internode=fabric.kind if fabric is not None else None,
             billing_terms=self.provider,
             fractional=gpu.fractional,
             notes="; ".join(x for x in ("via gpuhunt; no availability data", gpu.note) if x),

@@ -30,6 +30,7 @@ from pathlib import Path
 
 import httpx
 
+from gpuscout.catalog.fabrics import known_fabric
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import UnknownNameError
@@ -156,6 +157,10 @@ class SnapshotSource(Source):
             if row["stale"] == "true":
                 notes.append("stale: from an older (v6) catalog file")
             provider = row["provider_id"]
+            fabric = known_fabric(provider, row["instance_type"])
+            if fabric is not None:
+                extra["internode_source"] = fabric.source_url
+                extra["internode_gbps"] = f"{fabric.gbps_per_node:g}"
             yield Offer(
                 provider=provider,
                 instance_type=row["instance_type"],
@@ -170,6 +175,7 @@ class SnapshotSource(Source):
                 vcpus=_opt_float(row["vcpus"]),
                 ram_gb=_opt_float(row["ram_gb"]),
                 interconnect=_interconnect(accelerator, exact),
+                internode=fabric.kind if fabric is not None else None,
                 billing_terms=provider,
                 stale=row["stale"] == "true",
                 notes="; ".join(notes),
