@@ -111,3 +111,12 @@ def test_serve_activity_pattern() -> None:
 def test_batch_input_tokens_default_from_request_shape() -> None:
     w = BatchWorkload(model="m", output_tokens_total=1e6, prompt_tokens=1000, output_tokens=250)
     assert w.input_tokens == pytest.approx(4e6)
+
+
+@pytest.mark.parametrize(
+    "data", [{"kind": {}}, {"kind": ["serve"]}, {1: "x", "kind": "serve"}, {"kind": None}]
+)
+def test_malformed_kind_or_keys_are_input_errors_not_crashes(data: dict) -> None:  # type: ignore[type-arg]
+    with pytest.raises(InvalidInputError) as err:
+        Workload.from_dict(data)
+    assert err.value.field in ("kind", "workload")

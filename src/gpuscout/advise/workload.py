@@ -66,7 +66,11 @@ class Workload(BaseModel):
             raise InvalidInputError("workload", f"expected a mapping, got {type(data).__name__}",
                                     "a mapping with a 'kind' key")
         kind = data.get("kind", cls.model_fields["kind"].default if cls is not Workload else None)
-        if kind not in _CLASSES:
+        bad_keys = [k for k in data if not isinstance(k, str)]
+        if bad_keys:
+            raise InvalidInputError("workload", f"field names must be strings, got {bad_keys[0]!r}",
+                                    "a mapping of field names to values")
+        if not isinstance(kind, str) or kind not in _CLASSES:
             raise InvalidInputError("kind", f"unknown workload kind {kind!r}", ", ".join(KINDS))
         target = _CLASSES[kind]
         if cls is not Workload and target is not cls:
