@@ -124,3 +124,14 @@ def test_missing_tensor_rate_is_derived_from_fp32_and_marked() -> None:
     rate = compute_rate(resolve_precision("bf16"), gpu)
     assert rate.derived
     assert rate.tflops == pytest.approx(2 * (gpu.fp32_tflops or 0))
+
+
+def test_bf16_on_a_gpu_without_bf16_is_flagged_as_fp16_not_treated_as_native() -> None:
+    from gpuscout.estimate.api import estimate
+
+    volta = estimate("llama-3.1-8b", "V100", gpus=2, precision="bf16")
+    assert any("no BF16 support" in w for w in volta.warnings)
+    ampere = estimate("llama-3.1-8b", "A100", precision="bf16")
+    assert not any("BF16" in w for w in ampere.warnings)
+    fp16 = estimate("llama-3.1-8b", "V100", gpus=2, precision="fp16")
+    assert not any("BF16" in w for w in fp16.warnings)

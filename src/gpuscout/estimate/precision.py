@@ -375,7 +375,23 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
             f"{acc.name} has no int8 tensor rate listed: W8A8 assumed at the bf16 rate",
         )
     # 16-bit, weight-only and GGUF formats multiply at the 16-bit tensor rate
+    if fmt.name == "bf16" and not has_bf16(acc):
+        return ComputeRate(
+            bf16,
+            "fp16",
+            True,
+            derived,
+            f"{acc.name} has no BF16 support: BF16 weights run as FP16 (same memory and speed; "
+            "a model trained in bf16 can overflow in fp16)",
+        )
     return ComputeRate(bf16, "bf16", True, derived)
+
+
+def has_bf16(acc: Accelerator) -> bool:
+    """Whether ``acc`` computes in bfloat16. NVIDIA parts before Ampere (2020) do not."""
+    if acc.bf16_tflops:
+        return True
+    return not (acc.vendor == "NVIDIA" and acc.release_year is not None and acc.release_year < 2020)
 
 
 def weight_bytes(

@@ -55,7 +55,7 @@ class Setup:
     def peak_tflops(self) -> float:
         """Datasheet dense rate for this format (GeForce fp16-accumulate doubling when the engine uses it)."""
         rate = compute_rate(self.fmt, self.acc)
-        if self.engine.fp16_accumulate and rate.rate_name == "bf16" and self.acc.kind == "consumer":
+        if self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16") and self.acc.kind == "consumer":
             return rate.tflops * 2.0
         return rate.tflops
 
