@@ -228,7 +228,10 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
     precision = getattr(w, "precision", "bf16").lower()
     if acc is not None and precision in FP8_PRECISIONS and not acc.fp8_supported:
         warnings.append("no FP8 tensor cores: FP8 weights run as weight-only")
-    warnings.extend(ev.warnings)
+        # the estimator says the same at length: keep the short form only
+        warnings.extend(x for x in ev.warnings if "no native FP8" not in x)
+    else:
+        warnings.extend(ev.warnings)
     if offer.observed_at is None:
         warnings.append("price age unknown (bundled snapshot)")
     else:

@@ -67,6 +67,9 @@ def _label(name: str) -> str:
     for unit, shown in ((" usd", " ($)"), (" gb", " (GB)"), (" ms max", " max (ms)"), (" min", " (min)")):
         if text.endswith(unit):
             text = text[: -len(unit)] + shown
+    for acronym in ("ttft", "tpot"):
+        if text.startswith(acronym):
+            text = acronym.upper() + text[len(acronym):]
     return text[0].upper() + text[1:]
 
 
