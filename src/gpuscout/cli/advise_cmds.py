@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import csv
+import functools
+import inspect
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -88,26 +91,6 @@ def _workload(kind: str, model: str | None, path: Path | None, options: dict[str
         raise InvalidInputError("MODEL", "missing", "a model name (see `gpuscout models`) or --workload FILE")
     data["kind"] = kind
     return Workload.from_dict(data)
-
-
-def _common(
-    provider: list[str] | None,
-    region: list[str] | None,
-    budget: float | None,
-    spot: bool | None,
-    egress_gb: float | None,
-    dataset_gb: float | None,
-    retention_days: float | None,
-) -> dict[str, Any]:
-    return {
-        "providers": tuple(provider) if provider else None,
-        "regions": tuple(region) if region else None,
-        "budget_usd": budget,
-        "spot_allowed": spot,
-        "egress_gb": egress_gb,
-        "dataset_gb": dataset_gb,
-        "storage_retention_days": retention_days,
-    }
 
 
 def _run(
@@ -364,7 +347,84 @@ def _csv(recs: list[Any]) -> None:
 
 
 # ---- commands ----------------------------------------------------------------------------------
-@recommend_app.command("serve")
+# Options every ``recommend`` subcommand takes after its own: (parameter name, annotation, default).
+_SHARED_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
+    ("workload_file", WorkloadOption, None),
+    ("provider", ProviderOption, None),
+    ("region", RegionOption, None),
+    ("budget", BudgetOption, None),
+    ("spot", SpotOption, None),
+    ("egress_gb", EgressOption, None),
+    ("dataset_gb", DatasetOption, None),
+    ("retention_days", RetentionOption, None),
+    ("top", TopOption, 10),
+    ("objective", ObjectiveOption, "cost"),
+    ("json_out", JsonOption, False),
+    ("csv_out", CsvOption, False),
+    ("explain", ExplainOption, None),
+    ("rejected", RejectedOption, False),
+    ("spot_reclaims", ReclaimOption, None),
+    ("db", DbOption, None),
+)
+
+
+def _recommend_command(
+    kind: str, *, dataset: bool = True
+) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., None]]:
+    """Register ``recommend KIND`` from a function that maps its own options to workload fields.
+
+    The decorated function takes MODEL and the options only its kind has, and returns them as a
+    ``Workload`` field dict. The wrapper Typer sees also takes ``_SHARED_OPTIONS`` (less
+    ``--dataset-gb`` when ``dataset`` is false), builds the workload and prints the ranking.
+    """
+
+    def decorate(fields: Callable[..., dict[str, Any]]) -> Callable[..., None]:
+        own = list(inspect.signature(fields, eval_str=True).parameters.values())
+        shared = [
+            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
+            for name, annotation, default in _SHARED_OPTIONS
+            if dataset or name != "dataset_gb"
+        ]
+        shared_names = {p.name for p in shared}
+
+        @functools.wraps(fields)
+        def command(**kwargs: Any) -> None:
+            c = {name: kwargs.pop(name) for name in shared_names}
+            with user_errors():
+                opts = {
+                    **fields(**kwargs),
+                    "providers": tuple(c["provider"]) if c["provider"] else None,
+                    "regions": tuple(c["region"]) if c["region"] else None,
+                    "budget_usd": c["budget"],
+                    "spot_allowed": c["spot"],
+                    "egress_gb": c["egress_gb"],
+                    "dataset_gb": c.get("dataset_gb"),
+                    "storage_retention_days": c["retention_days"],
+                }
+                w = _workload(kind, kwargs["model"], c["workload_file"], opts)
+                _run(
+                    w,
+                    top=c["top"],
+                    objective=c["objective"],
+                    json_out=c["json_out"],
+                    csv_out=c["csv_out"],
+                    explain=c["explain"],
+                    rejected=c["rejected"],
+                    db=c["db"],
+                    reclaims=c["spot_reclaims"],
+                )
+
+        command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+            [*own, *shared], return_annotation=None
+        )
+        command.__annotations__ = {p.name: p.annotation for p in (*own, *shared)}
+        recommend_app.command(kind)(command)
+        return command
+
+    return decorate
+
+
+@_recommend_command("serve", dataset=False)
 def serve_cmd(
     model: Annotated[str | None, typer.Argument(help="Model name, e.g. llama-3.1-8b.")] = None,
     precision: PrecisionOption = None,
@@ -387,54 +447,25 @@ def serve_cmd(
     monthly_tokens: Annotated[
         float | None, typer.Option("--monthly-tokens", help="Output tokens served per month.")
     ] = None,
-    workload_file: WorkloadOption = None,
-    provider: ProviderOption = None,
-    region: RegionOption = None,
-    budget: BudgetOption = None,
-    spot: SpotOption = None,
-    egress_gb: EgressOption = None,
-    retention_days: RetentionOption = None,
-    top: TopOption = 10,
-    objective: ObjectiveOption = "cost",
-    json_out: JsonOption = False,
-    csv_out: CsvOption = False,
-    explain: ExplainOption = None,
-    rejected: RejectedOption = False,
-    spot_reclaims: ReclaimOption = None,
-    db: DbOption = None,
-) -> None:
+) -> dict[str, Any]:
     """An endpoint: concurrency or requests/s, latency targets, hours/day or bursts. Cost per month."""
-    with user_errors():
-        opts = {
-            "precision": precision,
-            "engine": engine,
-            "prompt_tokens": prompt,
-            "output_tokens": output,
-            "concurrency": concurrency,
-            "requests_per_s": rps,
-            "ttft_ms_max": ttft_ms,
-            "tpot_ms_max": tpot_ms,
-            "hours_per_day": hours_per_day,
-            "bursts_per_day": bursts,
-            "burst_minutes": burst_minutes,
-            "monthly_output_tokens": monthly_tokens,
-            **_common(provider, region, budget, spot, egress_gb, None, retention_days),
-        }
-        w = _workload("serve", model, workload_file, opts)
-        _run(
-            w,
-            top=top,
-            objective=objective,
-            json_out=json_out,
-            csv_out=csv_out,
-            explain=explain,
-            rejected=rejected,
-            db=db,
-            reclaims=spot_reclaims,
-        )
+    return {
+        "precision": precision,
+        "engine": engine,
+        "prompt_tokens": prompt,
+        "output_tokens": output,
+        "concurrency": concurrency,
+        "requests_per_s": rps,
+        "ttft_ms_max": ttft_ms,
+        "tpot_ms_max": tpot_ms,
+        "hours_per_day": hours_per_day,
+        "bursts_per_day": bursts,
+        "burst_minutes": burst_minutes,
+        "monthly_output_tokens": monthly_tokens,
+    }
 
 
-@recommend_app.command("batch")
+@_recommend_command("batch")
 def batch_cmd(
     model: Annotated[str | None, typer.Argument(help="Model name (LLM or diffusion).")] = None,
     precision: PrecisionOption = None,
@@ -455,55 +486,25 @@ def batch_cmd(
     interruptible: Annotated[
         bool | None, typer.Option("--interruptible/--not-interruptible", help="Work can resume.")
     ] = None,
-    workload_file: WorkloadOption = None,
-    provider: ProviderOption = None,
-    region: RegionOption = None,
-    budget: BudgetOption = None,
-    spot: SpotOption = None,
-    egress_gb: EgressOption = None,
-    dataset_gb: DatasetOption = None,
-    retention_days: RetentionOption = None,
-    top: TopOption = 10,
-    objective: ObjectiveOption = "cost",
-    json_out: JsonOption = False,
-    csv_out: CsvOption = False,
-    explain: ExplainOption = None,
-    rejected: RejectedOption = False,
-    spot_reclaims: ReclaimOption = None,
-    db: DbOption = None,
-) -> None:
+) -> dict[str, Any]:
     """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run."""
-    with user_errors():
-        opts = {
-            "precision": precision,
-            "engine": engine,
-            "output_tokens_total": output_total,
-            "input_tokens_total": input_total,
-            "prompt_tokens": prompt,
-            "output_tokens": output,
-            "images_total": images,
-            "width": width,
-            "height": height,
-            "steps": steps,
-            "deadline_hours": deadline_hours,
-            "interruptible": interruptible,
-            **_common(provider, region, budget, spot, egress_gb, dataset_gb, retention_days),
-        }
-        w = _workload("batch", model, workload_file, opts)
-        _run(
-            w,
-            top=top,
-            objective=objective,
-            json_out=json_out,
-            csv_out=csv_out,
-            explain=explain,
-            rejected=rejected,
-            db=db,
-            reclaims=spot_reclaims,
-        )
+    return {
+        "precision": precision,
+        "engine": engine,
+        "output_tokens_total": output_total,
+        "input_tokens_total": input_total,
+        "prompt_tokens": prompt,
+        "output_tokens": output,
+        "images_total": images,
+        "width": width,
+        "height": height,
+        "steps": steps,
+        "deadline_hours": deadline_hours,
+        "interruptible": interruptible,
+    }
 
 
-@recommend_app.command("finetune")
+@_recommend_command("finetune")
 def finetune_cmd(
     model: Annotated[str | None, typer.Argument(help="Base model name.")] = None,
     method: Annotated[str | None, typer.Option("--method", help="lora | qlora | full.")] = None,
@@ -517,50 +518,20 @@ def finetune_cmd(
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
     ] = None,
-    workload_file: WorkloadOption = None,
-    provider: ProviderOption = None,
-    region: RegionOption = None,
-    budget: BudgetOption = None,
-    spot: SpotOption = None,
-    egress_gb: EgressOption = None,
-    dataset_gb: DatasetOption = None,
-    retention_days: RetentionOption = None,
-    top: TopOption = 10,
-    objective: ObjectiveOption = "cost",
-    json_out: JsonOption = False,
-    csv_out: CsvOption = False,
-    explain: ExplainOption = None,
-    rejected: RejectedOption = False,
-    spot_reclaims: ReclaimOption = None,
-    db: DbOption = None,
-) -> None:
+) -> dict[str, Any]:
     """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run."""
-    with user_errors():
-        opts = {
-            "method": method,
-            "dataset_tokens": dataset_tokens,
-            "epochs": epochs,
-            "seq_len": seq_len,
-            "micro_batch": micro_batch,
-            "checkpoint_gb": checkpoint_gb,
-            "checkpoint_interval_min": checkpoint_min,
-            **_common(provider, region, budget, spot, egress_gb, dataset_gb, retention_days),
-        }
-        w = _workload("finetune", model, workload_file, opts)
-        _run(
-            w,
-            top=top,
-            objective=objective,
-            json_out=json_out,
-            csv_out=csv_out,
-            explain=explain,
-            rejected=rejected,
-            db=db,
-            reclaims=spot_reclaims,
-        )
+    return {
+        "method": method,
+        "dataset_tokens": dataset_tokens,
+        "epochs": epochs,
+        "seq_len": seq_len,
+        "micro_batch": micro_batch,
+        "checkpoint_gb": checkpoint_gb,
+        "checkpoint_interval_min": checkpoint_min,
+    }
 
 
-@recommend_app.command("pretrain")
+@_recommend_command("pretrain")
 def pretrain_cmd(
     model: Annotated[str | None, typer.Argument(help="Model (architecture) name.")] = None,
     tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget.")] = None,
@@ -576,48 +547,18 @@ def pretrain_cmd(
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
     ] = None,
-    workload_file: WorkloadOption = None,
-    provider: ProviderOption = None,
-    region: RegionOption = None,
-    budget: BudgetOption = None,
-    spot: SpotOption = None,
-    egress_gb: EgressOption = None,
-    dataset_gb: DatasetOption = None,
-    retention_days: RetentionOption = None,
-    top: TopOption = 10,
-    objective: ObjectiveOption = "cost",
-    json_out: JsonOption = False,
-    csv_out: CsvOption = False,
-    explain: ExplainOption = None,
-    rejected: RejectedOption = False,
-    spot_reclaims: ReclaimOption = None,
-    db: DbOption = None,
-) -> None:
+) -> dict[str, Any]:
     """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run."""
-    with user_errors():
-        opts = {
-            "token_budget": tokens,
-            "params_b": params_b,
-            "seq_len": seq_len,
-            "micro_batch": micro_batch,
-            "gpus": gpus,
-            "nodes": nodes,
-            "checkpoint_gb": checkpoint_gb,
-            "checkpoint_interval_min": checkpoint_min,
-            **_common(provider, region, budget, spot, egress_gb, dataset_gb, retention_days),
-        }
-        w = _workload("pretrain", model, workload_file, opts)
-        _run(
-            w,
-            top=top,
-            objective=objective,
-            json_out=json_out,
-            csv_out=csv_out,
-            explain=explain,
-            rejected=rejected,
-            db=db,
-            reclaims=spot_reclaims,
-        )
+    return {
+        "token_budget": tokens,
+        "params_b": params_b,
+        "seq_len": seq_len,
+        "micro_batch": micro_batch,
+        "gpus": gpus,
+        "nodes": nodes,
+        "checkpoint_gb": checkpoint_gb,
+        "checkpoint_interval_min": checkpoint_min,
+    }
 
 
 def faq_cmd(
