@@ -162,23 +162,18 @@ class AzureSource(HttpSource):
         notes = [f"specs from {size.series_url} (recalled, not re-read)"]
         if gpu.note:
             notes.append(gpu.note)
-        return Offer(
-            provider=self.provider,
+        return self.gpu_offer(
+            gpu,
             instance_type=sku,
             region=region,
-            accelerator=gpu.accelerator.name,
             gpu_count=size.gpu_count,
-            gpu_memory_gb=gpu.memory_gb,
             price_usd_per_hour=prices.on_demand,
             spot_price_usd_per_hour=prices.spot,
-            source=self.source_label,
             observed_at=observed,
             vcpus=float(size.vcpus),
             ram_gb=size.ram_gb,
             interconnect=fabric(gpu.accelerator),
             internode=size.internode,
-            billing_terms=self.provider,
-            fractional=gpu.fractional,
             notes="; ".join(notes),
             extra={"meters": ", ".join(sorted(set(prices.meters)))},
         )

@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any
 
 import httpx
 
+from gpuscout.catalog.normalize import GpuMatch, interconnect_for
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import GpuscoutError
 
@@ -98,6 +100,25 @@ class Source(ABC):
     def source_label(self) -> str:
         """The ``Offer.source`` string: feed name + endpoint."""
         return f"{self.name}:{self.endpoint}" if self.endpoint else self.name
+
+    def gpu_offer(self, gpu: GpuMatch, **fields: Any) -> Offer:
+        """An :class:`Offer` of this source for ``gpu``.
+
+        Fills what every adapter sets the same way: provider and billing terms (the source's
+        ``provider``), accelerator, per-GPU memory and fractional flag (from ``gpu``), the
+        ``source`` label and the accelerator's usual interconnect. ``fields`` gives the rest
+        (instance type, region, prices, ``observed_at``...) and may override any of these.
+        """
+        defaults: dict[str, Any] = {
+            "provider": self.provider,
+            "accelerator": gpu.accelerator.name,
+            "gpu_memory_gb": gpu.memory_gb,
+            "fractional": gpu.fractional,
+            "source": self.source_label,
+            "interconnect": interconnect_for(gpu.accelerator),
+            "billing_terms": self.provider,
+        }
+        return Offer(**(defaults | fields))
 
     @abstractmethod
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.normalize import Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import MissingField, envelope, field, now_utc, parse_rows
@@ -97,24 +97,19 @@ class CudoSource(HttpSource):
             price = count * gpu_rate + vcpus * vcpu_rate + ram * mem_rate + DISK_GIB * disk_rate + ip_rate
             fits = count <= max_free and vcpus <= float(row.get("maxVcpuFree") or vcpus)
             offers.append(
-                Offer(
-                    provider=self.provider,
+                self.gpu_offer(
+                    gpu,
                     instance_type=f"{machine}:{count}x{gpu.accelerator.name}",
                     region=dc,
-                    accelerator=gpu.accelerator.name,
                     gpu_count=count,
-                    gpu_memory_gb=gpu.memory_gb,
                     price_usd_per_hour=round(price, 6),
                     spot_price_usd_per_hour=None,
-                    source=self.source_label,
                     observed_at=observed,
                     vcpus=vcpus,
                     ram_gb=ram,
                     disk_gb=float(DISK_GIB),
-                    interconnect=interconnect_for(gpu.accelerator),
                     availability=Availability.AVAILABLE if fits else Availability.UNAVAILABLE,
                     available_count=total_free // count if fits else 0,
-                    billing_terms=self.provider,
                     storage_usd_per_gb_month=round(disk_rate * 730, 4),
                     notes=_notes(vcpus, ram, gpu.note),
                     extra={"gpu_price_hr": str(gpu_rate), "max_gpu_free": str(max_free)},

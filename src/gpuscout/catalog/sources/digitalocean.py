@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, gpu_memory_gb, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.normalize import Unmatched, gpu_memory_gb, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.http import HttpSource, links_next_page, paginate
 from gpuscout.catalog.sources.payload import (
@@ -73,23 +73,18 @@ class DigitalOceanSource(HttpSource):
         disk = positive((local[0].get("size") or {}).get("amount")) if local else positive(size.get("disk"))
         mem_mb = positive(size.get("memory"))
         return [
-            Offer(
-                provider=self.provider,
+            self.gpu_offer(
+                gpu,
                 instance_type=slug,
                 region=region,
-                accelerator=gpu.accelerator.name,
                 gpu_count=count,
-                gpu_memory_gb=gpu.memory_gb,
                 price_usd_per_hour=price,
                 spot_price_usd_per_hour=None,
-                source=self.source_label,
                 observed_at=observed,
                 vcpus=positive(size.get("vcpus")),
                 ram_gb=round(mem_mb / 1024, 2) if mem_mb else None,
                 disk_gb=disk,
-                interconnect=interconnect_for(gpu.accelerator),
                 availability=availability,
-                billing_terms=self.provider,
                 notes=gpu.note,
                 extra={
                     "included_transfer_tb_month": str(size.get("transfer", "")),

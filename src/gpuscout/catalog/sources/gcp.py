@@ -27,7 +27,6 @@ import httpx
 
 from gpuscout.catalog.normalize import (
     compose_gcp_instance_price,
-    interconnect_for,
     is_gcp_commitment,
     match_gpu,
     units_nanos,
@@ -157,21 +156,16 @@ class GcpSource(HttpSource):
                     continue
                 composed += 1
                 offers.append(
-                    Offer(
-                        provider=self.provider,
+                    self.gpu_offer(
+                        gpu,
                         instance_type=name,
                         region=region,
-                        accelerator=gpu.accelerator.name,
                         gpu_count=m.gpus,
-                        gpu_memory_gb=gpu.memory_gb,
                         price_usd_per_hour=on_demand,
                         spot_price_usd_per_hour=spot,
-                        source=self.source_label,
                         observed_at=observed,
                         vcpus=float(m.vcpus),
                         ram_gb=m.ram_gb,
-                        interconnect=interconnect_for(gpu.accelerator),
-                        billing_terms=self.provider,
                         notes=f"host ({m.vcpus} vCPU, {m.ram_gb:g} GB) + {m.gpus} x GPU, composed from SKUs",
                     )
                 )

@@ -38,7 +38,7 @@ from typing import Any
 import httpx
 
 from gpuscout.catalog.fabrics import known_fabric
-from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError
@@ -264,14 +264,12 @@ class GpuhuntSource(Source):
         fabric = known_fabric(self.provider, instance)
         if fabric is not None:
             extra["internode_source"] = fabric.source_url
-        return Offer(
-            provider=self.provider,
+        return self.gpu_offer(
+            gpu,
             instance_type=instance,
             region=region,
             zone=zone,
-            accelerator=gpu.accelerator.name,
             gpu_count=int(item.gpu_count),
-            gpu_memory_gb=gpu.memory_gb,
             price_usd_per_hour=slot["price"],
             spot_price_usd_per_hour=slot["spot"],
             source=source,
@@ -279,10 +277,7 @@ class GpuhuntSource(Source):
             vcpus=float(item.cpu) if item.cpu else None,
             ram_gb=float(item.memory) if item.memory else None,
             disk_gb=float(item.disk_size) if item.disk_size else None,
-            interconnect=interconnect_for(gpu.accelerator),
             internode=fabric.kind if fabric is not None else None,
-            billing_terms=self.provider,
-            fractional=gpu.fractional,
             notes="; ".join(x for x in ("via gpuhunt; no availability data", gpu.note) if x),
             extra=extra,
         )

@@ -17,10 +17,19 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import GpuMatch, Unmatched, cents_to_usd, interconnect_for, match_gpu
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, cents_to_usd, match_gpu
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.http import HttpSource
-from gpuscout.catalog.sources.payload import MissingField, envelope, field, now_utc, number, parse_rows
+from gpuscout.catalog.sources.payload import (
+    MissingField,
+    envelope,
+    field,
+    now_utc,
+    number,
+    parse_rows,
+    placements,
+    positive,
+)
 
 INSTANCE_TYPES_URL = "https://cloud.lambda.ai/api/v1/instance-types"
 
@@ -81,33 +90,26 @@ class LambdaSource(HttpSource):
             raise Unmatched("no positive price")
         gpu = self._gpu(name, itype.get("description"))
         regions = field(entry, "regions_with_capacity_available", "data{}", list)
-        region_names = [str(r.get("name")) for r in regions if isinstance(r, dict) and r.get("name")]
-        placements = [(r, Availability.AVAILABLE) for r in region_names]
-        if not placements:
-            placements = [("any", Availability.UNAVAILABLE)]
         notes = "capacity from regions_with_capacity_available" + (f"; {gpu.note}" if gpu.note else "")
         return [
-            Offer(
-                provider=self.provider,
+            self.gpu_offer(
+                gpu,
                 instance_type=name,
                 region=region,
-                accelerator=gpu.accelerator.name,
                 gpu_count=count,
-                gpu_memory_gb=gpu.memory_gb,
                 price_usd_per_hour=price,
                 spot_price_usd_per_hour=None,
-                source=self.source_label,
                 observed_at=observed,
-                vcpus=_num(specs.get("vcpus")),
-                ram_gb=_num(specs.get("memory_gib")),
-                disk_gb=_num(specs.get("storage_gib")),
-                interconnect=interconnect_for(gpu.accelerator),
+                vcpus=positive(specs.get("vcpus")),
+                ram_gb=positive(specs.get("memory_gib")),
+                disk_gb=positive(specs.get("storage_gib")),
                 availability=availability,
-                billing_terms=self.provider,
                 notes=notes if availability is Availability.AVAILABLE else "sold out: no region has capacity",
                 extra={"architecture": str(itype.get("architecture") or "")},
             )
-            for region, availability in placements
+            for region, availability in placements(
+                r.get("name") for r in regions if isinstance(r, dict)
+            )
         ]
 
     @staticmethod
@@ -127,8 +129,3 @@ class LambdaSource(HttpSource):
             raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}")
         return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
 
-
-def _num(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
-        return float(value)
-    return None

@@ -30,7 +30,6 @@ import httpx
 from gpuscout.catalog.normalize import (
     GpuMatch,
     Unmatched,
-    interconnect_for,
     match_gpu,
     per_instance,
     price_or_none,
@@ -143,23 +142,18 @@ class RunPodSource(HttpSource):
             if status:
                 notes.append(f"stockStatus {status}")
             offers.append(
-                Offer(
-                    provider=self.provider,
+                self.gpu_offer(
+                    gpu,
                     instance_type=f"{count}x {type_id}",
                     region="any",
-                    accelerator=gpu.accelerator.name,
                     gpu_count=count,
-                    gpu_memory_gb=gpu.memory_gb,
                     price_usd_per_hour=per_instance(per_gpu, count),
                     spot_price_usd_per_hour=per_instance(per_gpu_spot, count),
-                    source=self.source_label,
                     observed_at=observed,
                     vcpus=_opt(lowest, "minVcpu") if count == 1 else None,
                     ram_gb=_opt(lowest, "minMemory") if count == 1 else None,
-                    interconnect=interconnect_for(gpu.accelerator),
                     availability=avail,
                     available_count=int(unreserved) if isinstance(unreserved, int) else None,
-                    billing_terms=self.provider,
                     secure=secure,
                     notes="; ".join(notes),
                     extra={"display_name": str(t.get("displayName") or ""), "cloud": cloud},

@@ -84,16 +84,13 @@ class ShadeformSource(HttpSource):
         if not regions:
             regions = [{"region": "any", "available": False}]
         return [
-            Offer(
-                provider=self.provider,
+            self.gpu_offer(
+                gpu,
                 instance_type=f"{cloud}:{shade_type}",
                 region=str(a["region"]),
-                accelerator=gpu.accelerator.name,
                 gpu_count=count,
-                gpu_memory_gb=gpu.memory_gb,
                 price_usd_per_hour=price,
                 spot_price_usd_per_hour=None,
-                source=self.source_label,
                 observed_at=observed,
                 vcpus=positive(config.get("vcpus", config.get("num_cpus"))),
                 ram_gb=positive(config.get("memory_in_gb", config.get("ram_in_gb"))),
@@ -102,7 +99,6 @@ class ShadeformSource(HttpSource):
                 availability=Availability.AVAILABLE
                 if a.get("available") is True
                 else Availability.UNAVAILABLE,
-                billing_terms=self.provider,
                 notes="; ".join(x for x in (f"resold from {cloud}", gpu.note) if x),
                 extra={
                     "cloud": cloud,

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.normalize import Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import envelope, field, now_utc, number, parse_rows, positive
@@ -71,24 +71,19 @@ class TensorDockSource(HttpSource):
                 and float(storage.get("amount") or 0) >= DISK_GB
             )
             offers.append(
-                Offer(
-                    provider=self.provider,
+                self.gpu_offer(
+                    gpu,
                     instance_type=f"{host_id}:{count}x{model}",
                     region=region,
-                    accelerator=gpu.accelerator.name,
                     gpu_count=count,
-                    gpu_memory_gb=gpu.memory_gb,
                     price_usd_per_hour=round(price, 6),
                     spot_price_usd_per_hour=None,
-                    source=self.source_label,
                     observed_at=observed,
                     vcpus=float(vcpus),
                     ram_gb=float(ram_gb),
                     disk_gb=float(DISK_GB),
-                    interconnect=interconnect_for(gpu.accelerator),
                     availability=Availability.AVAILABLE if fits else Availability.UNAVAILABLE,
                     available_count=free_gpus // count if fits else 0,
-                    billing_terms=self.provider,
                     storage_usd_per_gb_month=round(disk_rate * 730, 4),
                     notes=_notes(vcpus, ram_gb, gpu.note),
                     extra={"host": host_id, "cpu_type": str(cpu.get("type") or "")},

@@ -80,24 +80,19 @@ class VastAISource(HttpSource):
                       "inet_down_cost", "inet_up", "inet_down", "dlperf", "duration", "end_date")
             if row.get(k) is not None
         }
-        return Offer(
-            provider=self.provider,
+        return self.gpu_offer(
+            gpu,
             instance_type=f"offer-{offer_id}",
             region=str(row.get("geolocation") or "unknown"),
-            accelerator=gpu.accelerator.name,
             gpu_count=count,
-            gpu_memory_gb=gpu.memory_gb,
             price_usd_per_hour=price,
             spot_price_usd_per_hour=spot,
-            source=self.source_label,
             observed_at=observed,
             vcpus=float(effective) if effective else None,
             ram_gb=ram_gb,
             disk_gb=float(row["disk_space"]) if row.get("disk_space") else None,
             interconnect=interconnect,
             availability=Availability.AVAILABLE,
-            billing_terms=self.provider,
-            fractional=gpu.fractional,
             storage_usd_per_gb_month=price_or_none(row.get("storage_cost")),
             egress_usd_per_gb=_cost(row.get("inet_up_cost")),
             notes="; ".join(notes),

@@ -19,7 +19,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.normalize import Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
@@ -96,22 +96,17 @@ class VerdaSource(HttpSource):
         if currency != "usd":
             raise Unmatched(f"price in {currency!r}, not USD")
         return [
-            Offer(
-                provider=self.provider,
+            self.gpu_offer(
+                gpu,
                 instance_type=itype,
                 region=region,
-                accelerator=gpu.accelerator.name,
                 gpu_count=count,
-                gpu_memory_gb=gpu.memory_gb,
                 price_usd_per_hour=price,
                 spot_price_usd_per_hour=spot,
-                source=self.source_label,
                 observed_at=observed,
                 vcpus=positive((t.get("cpu") or {}).get("number_of_cores")),
                 ram_gb=positive((t.get("memory") or {}).get("size_in_gigabytes")),
-                interconnect=interconnect_for(gpu.accelerator),
                 availability=availability,
-                billing_terms=self.provider,
                 notes="; ".join(
                     x for x in ("prices are dynamic (change several times a day)", gpu.note) if x
                 ),

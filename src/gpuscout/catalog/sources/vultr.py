@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for, match_gpu, price_or_none
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.http import HttpSource, cursor_next_page, paginate
 from gpuscout.catalog.sources.payload import (
@@ -81,24 +81,18 @@ class VultrSource(HttpSource):
             "type": str(plan.get("type", "")),
         }
         return [
-            Offer(
-                provider=self.provider,
+            self.gpu_offer(
+                gpu,
                 instance_type=plan_id,
                 region=loc,
-                accelerator=gpu.accelerator.name,
                 gpu_count=count,
-                gpu_memory_gb=gpu.memory_gb,
                 price_usd_per_hour=price,
                 spot_price_usd_per_hour=spot,
-                source=self.source_label,
                 observed_at=observed,
                 vcpus=positive(plan.get("vcpu_count") or plan.get("cpu_threads")),
                 ram_gb=round(ram_mb / 1024, 2) if ram_mb else None,
                 disk_gb=disk * disk_count if disk else None,
-                interconnect=interconnect_for(gpu.accelerator),
                 availability=avail,
-                billing_terms=self.provider,
-                fractional=gpu.fractional,
                 notes=gpu.note,
                 extra=extra,
             )
