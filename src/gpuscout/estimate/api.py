@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import EngineProfile, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
 from gpuscout.estimate.memory import MemoryPlan, max_batch, plan_memory
@@ -34,34 +35,6 @@ PARALLEL_MODES = {
     "layer-split": "layer",
     "layer split": "layer",
 }
-
-
-def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
-    if isinstance(model, ModelSpec):
-        return model
-    if not isinstance(model, str) or not model.strip():
-        raise InvalidInputError("model", "expected a model name or a ModelSpec", "e.g. llama-3.1-8b")
-    from gpuscout.knowledge.models import resolve_model
-
-    return resolve_model(model)
-
-
-def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
-    if isinstance(gpu, Accelerator):
-        return gpu
-    if not isinstance(gpu, str) or not gpu.strip():
-        raise InvalidInputError("gpu", "expected a GPU name or an Accelerator", "e.g. H100, RTX 4090")
-    from gpuscout.knowledge.accelerators import resolve_gpu
-
-    return resolve_gpu(gpu)
-
-
-def _int_in(field: str, value: object, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(field, f"expected an integer, got {value!r}", f"{lo}..{hi}")
-    if not lo <= value <= hi:
-        raise InvalidInputError(field, f"{value} is out of range", f"{lo}..{hi}")
-    return value
 
 
 def _engine_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str]) -> WeightFormat:
@@ -116,9 +89,9 @@ def estimate(
         )
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
-    gpus = _int_in("gpus", gpus, 1, MAX_GPUS)
-    context_in = _int_in("context_in", context_in, 0, MAX_CONTEXT)
-    context_out = _int_in("context_out", context_out, 0, MAX_CONTEXT)
+    gpus = int_in("gpus", gpus, 1, MAX_GPUS)
+    context_in = int_in("context_in", context_in, 0, MAX_CONTEXT)
+    context_out = int_in("context_out", context_out, 0, MAX_CONTEXT)
     if context_in + context_out < 1:
         raise InvalidInputError("context_out", "context_in + context_out must be at least 1 token", ">= 1")
     mode = PARALLEL_MODES.get(str(parallel).strip().lower()) if isinstance(parallel, str) else None
@@ -132,7 +105,7 @@ def estimate(
             )
         n_batch = 1
     else:
-        n_batch = _int_in("batch", batch, 1, MAX_BATCH)
+        n_batch = int_in("batch", batch, 1, MAX_BATCH)
     if spec.kind != "llm":
         raise InvalidInputError(
             "model",

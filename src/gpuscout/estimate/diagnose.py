@@ -9,7 +9,8 @@ remedies (faster memory, quantisation, batching, speculative decoding) with the 
 from __future__ import annotations
 
 from gpuscout.errors import GpuscoutError, InvalidInputError
-from gpuscout.estimate.api import _engine_format, estimate, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.api import _engine_format, estimate
+from gpuscout.estimate.arguments import resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts

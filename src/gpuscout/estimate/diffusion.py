@@ -40,6 +40,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
@@ -143,26 +144,6 @@ class ImageEstimate:
     warnings: list[str] = field(default_factory=list)
 
 
-def _resolve_model(model: str | ModelSpec) -> ModelSpec:
-    if isinstance(model, ModelSpec):
-        return model
-    if not isinstance(model, str) or not model.strip():
-        raise InvalidInputError("model", f"expected a model name or ModelSpec, got {model!r}")
-    from gpuscout.knowledge.models import resolve_model
-
-    return resolve_model(model)
-
-
-def _resolve_gpu(gpu: str | Accelerator) -> Accelerator:
-    if isinstance(gpu, Accelerator):
-        return gpu
-    if not isinstance(gpu, str) or not gpu.strip():
-        raise InvalidInputError("gpu", f"expected a GPU name or Accelerator, got {gpu!r}")
-    from gpuscout.knowledge.accelerators import resolve_gpu
-
-    return resolve_gpu(gpu)
-
-
 def profile_for(spec: ModelSpec) -> DiffusionProfile:
     """The pipeline profile of a diffusion model, or an error listing the supported ones."""
     if spec.name in PROFILES:
@@ -171,14 +152,6 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
         raise InvalidInputError("model", f"{spec.name} is a {spec.kind} model, not an image model",
                                 accepted=", ".join(PROFILES))
     raise UnknownNameError("model", spec.name, list(PROFILES))
-
-
-def _int(name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(name, f"must be a whole number, got {value!r}", accepted=f"{low}..{high}")
-    if not low <= value <= high:
-        raise InvalidInputError(name, f"{value} is out of range", accepted=f"{low}..{high}")
-    return value
 
 
 def denoiser_flops(profile: DiffusionProfile, width: int, height: int) -> float:
@@ -215,13 +188,13 @@ def estimate_images(
     cpu_offload: bool = False,
 ) -> ImageEstimate:
     """Seconds per image, images/s and peak memory of ``model`` generating on one ``gpu``."""
-    spec = _resolve_model(model)
-    acc = _resolve_gpu(gpu)
+    spec = resolve_model_arg(model)
+    acc = resolve_gpu_arg(gpu)
     profile = profile_for(spec)
-    steps = profile.default_steps if steps is None else _int("steps", steps, 1, 10_000)
-    width = _int("width", width, 64, 16_384)
-    height = _int("height", height, 64, 16_384)
-    batch = _int("batch", batch, 1, 4096)
+    steps = profile.default_steps if steps is None else int_in("steps", steps, 1, 10_000)
+    width = int_in("width", width, 64, 16_384)
+    height = int_in("height", height, 64, 16_384)
+    batch = int_in("batch", batch, 1, 4096)
     if not isinstance(engine, str) or engine.strip().lower() not in ENGINES:
         raise InvalidInputError("engine", f"unknown image engine {engine!r}", accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else precision

@@ -36,10 +36,10 @@ Multi-GPU (data parallel, ``world = gpus x nodes``)
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.parallel import gpu_link
 from gpuscout.estimate.precision import compute_rate, resolve_precision
@@ -102,43 +102,6 @@ def default_internode_gbps(acc: Accelerator, gpus: int) -> float:
     if acc.has_nvlink_class_fabric:
         return NIC_GBPS_PER_FABRIC_GPU * gpus
     return PCIE_NODE_NETWORK_GBPS
-
-
-def _resolve_model(model: str | ModelSpec) -> ModelSpec:
-    if isinstance(model, ModelSpec):
-        return model
-    if not isinstance(model, str) or not model.strip():
-        raise InvalidInputError("model", f"expected a model name or ModelSpec, got {model!r}")
-    from gpuscout.knowledge.models import resolve_model
-
-    return resolve_model(model)
-
-
-def _resolve_gpu(gpu: str | Accelerator) -> Accelerator:
-    if isinstance(gpu, Accelerator):
-        return gpu
-    if not isinstance(gpu, str) or not gpu.strip():
-        raise InvalidInputError("gpu", f"expected a GPU name or Accelerator, got {gpu!r}")
-    from gpuscout.knowledge.accelerators import resolve_gpu
-
-    return resolve_gpu(gpu)
-
-
-def _positive_int(name: str, value: object, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(name, f"must be a whole number, got {value!r}", accepted=f"1..{high}")
-    if not 1 <= value <= high:
-        raise InvalidInputError(name, f"{value} is out of range", accepted=f"1..{high}")
-    return value
-
-
-def _positive_float(name: str, value: object, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidInputError(name, f"must be a positive number, got {value!r}",
-                                accepted=f"> 0, <= {high:g}")
-    if not 0 < value <= high:
-        raise InvalidInputError(name, f"{value} is out of range", accepted=f"> 0, <= {high:g}")
-    return float(value)
 
 
 def attention_flops_per_token(spec: ModelSpec, seq_len: int) -> float:
@@ -213,15 +176,15 @@ def estimate_training(
     ``tokens`` is the training set size in tokens (the run trains ``tokens * epochs`` tokens).
     ``internode_gbps`` is the network bandwidth per node in GB/s (not Gbit/s).
     """
-    spec = _resolve_model(model)
-    acc = _resolve_gpu(gpu)
-    gpus = _positive_int("gpus", gpus, 4096)
-    nodes = _positive_int("nodes", nodes, 100_000)
-    grad_accum = _positive_int("grad_accum", grad_accum, 1_000_000)
-    epochs_f = _positive_float("epochs", epochs, 10_000)
-    tokens_f = None if tokens is None else _positive_float("tokens", tokens, 1e16)
+    spec = resolve_model_arg(model)
+    acc = resolve_gpu_arg(gpu)
+    gpus = int_in("gpus", gpus, 1, 4096)
+    nodes = int_in("nodes", nodes, 1, 100_000)
+    grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
+    epochs_f = positive_float("epochs", epochs, 10_000)
+    tokens_f = None if tokens is None else positive_float("tokens", tokens, 1e16)
     inter_gbps = (0.0 if internode_gbps is None
-                  else _positive_float("internode_gbps", internode_gbps, 1e6))
+                  else positive_float("internode_gbps", internode_gbps, 1e6))
     for flag_name, flag in (("cpu_offload", cpu_offload), ("checkpointing", checkpointing),
                             ("optimizer_in_backward", optimizer_in_backward)):
         if not isinstance(flag, bool):

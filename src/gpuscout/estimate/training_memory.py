@@ -72,6 +72,7 @@ from dataclasses import dataclass, field
 from functools import cache
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.params import count_params
@@ -250,15 +251,6 @@ def _choice(field_name: str, value: str, allowed: tuple[str, ...]) -> str:
     return str(key)
 
 
-def _int_in(field_name: str, value: object, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(field_name, f"must be a whole number, got {value!r}",
-                                accepted=f"integers {low}..{high}")
-    if not low <= value <= high:
-        raise InvalidInputError(field_name, f"{value} is out of range", accepted=f"{low}..{high}")
-    return value
-
-
 def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     """Return a normalised copy of ``setup`` or raise InvalidInputError naming the field."""
     method = _choice("method", setup.method, METHODS)
@@ -266,10 +258,10 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     sharding = _choice("sharding", setup.sharding, SHARDINGS)
     targets = _choice("lora_targets", setup.lora_targets, LORA_TARGETS)
     precision = _choice("precision", setup.precision, PRECISIONS)
-    _int_in("seq_len", setup.seq_len, 1, 10_000_000)
-    _int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
-    _int_in("lora_rank", setup.lora_rank, 1, 65_536)
-    _int_in("gpus", setup.world, 1, 1_000_000)
+    int_in("seq_len", setup.seq_len, 1, 10_000_000)
+    int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
+    int_in("lora_rank", setup.lora_rank, 1, 65_536)
+    int_in("gpus", setup.world, 1, 1_000_000)
     if precision == "int8" and method in ("full", "pretrain"):
         raise InvalidInputError("precision", "int8 weights cannot be trained in full",
                                 accepted="bf16, fp16, fp32, fp8 for full training; int8 only for a LoRA base")

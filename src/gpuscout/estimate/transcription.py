@@ -26,6 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
@@ -61,15 +62,6 @@ class TranscriptionEstimate:
     warnings: list[str] = field(default_factory=list)
 
 
-def _resolve(model: str | ModelSpec, gpu: str | Accelerator) -> tuple[ModelSpec, Accelerator]:
-    from gpuscout.knowledge.accelerators import resolve_gpu
-    from gpuscout.knowledge.models import resolve_model
-
-    spec = model if isinstance(model, ModelSpec) else resolve_model(model)
-    acc = gpu if isinstance(gpu, Accelerator) else resolve_gpu(gpu)
-    return spec, acc
-
-
 def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
     """(d_model, layers per stack, ffn width, vocab) of a Whisper row."""
     if spec.kind != "audio" or "whisper" not in spec.family.lower() or spec.hidden_size <= 0:
@@ -89,7 +81,7 @@ def estimate_transcription(
     tokens_per_audio_s: float = 3.0,
 ) -> TranscriptionEstimate:
     """Real-time factor and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once."""
-    spec, acc = _resolve(model, gpu)
+    spec, acc = resolve_model_arg(model), resolve_gpu_arg(gpu)
     d, layers, ffn, vocab = _whisper_shape(spec)
     if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
         raise InvalidInputError("audio_s", f"must be a positive number of seconds, got {audio_s!r}",
