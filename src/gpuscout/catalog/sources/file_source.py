@@ -26,8 +26,9 @@ import io
 import math
 from collections.abc import Iterator, Mapping
 from datetime import UTC, datetime
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import yaml
@@ -37,6 +38,8 @@ from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.providers import canonical_provider
+
+E = TypeVar("E", bound=StrEnum)
 
 REQUIRED = ("provider", "gpu")
 PRICE_FIELDS = ("price_usd_per_hour", "price_usd_per_gpu_hour")
@@ -95,6 +98,17 @@ class _Row:
     def text(self, key: str, default: str | None = None) -> str | None:
         value = self.data.get(key)
         return default if _blank(value) else str(value).strip()
+
+    def choice(self, key: str, kind: type[E], default: E) -> E:
+        """A member of the string enum ``kind`` named (any case) in the column; blank -> ``default``."""
+        raw = self.text(key)
+        if not raw:
+            return default
+        try:
+            return kind(raw.lower())
+        except ValueError:
+            self.bad(key, f"unknown value {raw!r} (accepted: {', '.join(kind)})")
+            return default
 
     def number(self, key: str, *, positive: bool = False, integer: bool = False) -> float | None:
         value = self.data.get(key)
@@ -163,22 +177,8 @@ def _offer(row: _Row, source_label: str, default_time: datetime) -> Offer | None
     if price is None and spot is None and not any(k for k in row.problems if k[0].endswith(PRICE_FIELDS)):
         row.bad("price_usd_per_hour", "a price is required (price_usd_per_hour or price_usd_per_gpu_hour)")
     memory = row.number("gpu_memory_gb", positive=True)
-    interconnect = Interconnect.UNKNOWN
-    ic = row.text("interconnect")
-    if ic:
-        try:
-            interconnect = Interconnect(ic.lower())
-        except ValueError:
-            row.bad("interconnect", f"unknown value {ic!r} (accepted: nvlink, pcie, unknown)")
-    availability = Availability.UNKNOWN
-    av = row.text("availability")
-    if av:
-        try:
-            availability = Availability(av.lower())
-        except ValueError:
-            row.bad(
-                "availability", f"unknown value {av!r} (accepted: available, limited, unavailable, unknown)"
-            )
+    interconnect = row.choice("interconnect", Interconnect, Interconnect.UNKNOWN)
+    availability = row.choice("availability", Availability, Availability.UNKNOWN)
     available_count = row.number("available_count", integer=True)
     vcpus, ram, disk = row.number("vcpus"), row.number("ram_gb"), row.number("disk_gb")
     egress, storage = row.number("egress_usd_per_gb"), row.number("storage_usd_per_gb_month")
