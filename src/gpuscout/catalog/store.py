@@ -480,11 +480,6 @@ class Store:
         return len(ids)
 
     # ---- reads -----------------------------------------------------------------------------
-    def is_empty(self) -> bool:
-        """True when no source has current data (a fresh install)."""
-        with self.engine.connect() as conn:
-            return conn.execute(sa.select(sa.func.count()).select_from(t.current_snapshot)).scalar_one() == 0
-
     def has_source(self, source: str) -> bool:
         with self.engine.connect() as conn:
             return (

@@ -6,10 +6,10 @@ import dataclasses
 import enum
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -18,8 +18,6 @@ from gpuscout.errors import GpuscoutError
 
 console = Console()
 err_console = Console(stderr=True)
-
-T = TypeVar("T")
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -56,8 +54,3 @@ def user_errors() -> Iterator[None]:
     except GpuscoutError as exc:
         err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
         raise typer.Exit(2) from exc
-
-
-def run_user(fn: Callable[[], T]) -> T:
-    with user_errors():
-        return fn()

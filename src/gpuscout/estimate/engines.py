@@ -317,10 +317,6 @@ for _p in _PROFILES:
         _BY_KEY[_a] = _p
 
 
-def all_engines() -> tuple[EngineProfile, ...]:
-    return _PROFILES
-
-
 def _key(name: str) -> str:
     s = name.strip().lower()
     s = re.sub(r"\(.*?\)", " ", s)  # "llama.cpp (llama-bench, layer split)" -> "llama.cpp"

@@ -62,10 +62,6 @@ class WeightFormat:
     native: str | None = None  # accelerator capability needed to run the class natively: "fp8", "fp4"
     note: str = ""
 
-    @property
-    def bytes_per_weight(self) -> float:
-        return self.bits_per_weight / 8.0
-
 
 @dataclass(frozen=True, slots=True)
 class KvDtype:

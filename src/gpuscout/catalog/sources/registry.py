@@ -107,10 +107,6 @@ def all_sources() -> dict[str, Source]:
     return sources
 
 
-def source_names() -> list[str]:
-    return list(all_sources())
-
-
 def get_source(name: str) -> Source:
     """The source called ``name``; unknown names raise ``UnknownNameError`` with the closest ones."""
     sources = all_sources()
