@@ -58,6 +58,15 @@ PrecisionOption = Annotated[str | None, typer.Option("--precision", help="bf16, 
 EngineOption = Annotated[
     str | None, typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...")
 ]
+# Options two subcommands share (serve + batch; finetune + pretrain).
+PromptOption = Annotated[int | None, typer.Option("--prompt", help="Prompt tokens per request.")]
+OutputOption = Annotated[int | None, typer.Option("--output", help="Output tokens per request.")]
+SeqLenOption = Annotated[int | None, typer.Option("--seq-len")]
+MicroBatchOption = Annotated[int | None, typer.Option("--micro-batch")]
+CheckpointGbOption = Annotated[float | None, typer.Option("--checkpoint-gb")]
+CheckpointMinOption = Annotated[
+    float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
+]
 
 recommend_app = typer.Typer(
     help="Rank GPU offers by what YOUR workload really costs, with reasons on every row.",
@@ -429,8 +438,8 @@ def serve_cmd(
     model: Annotated[str | None, typer.Argument(help="Model name, e.g. llama-3.1-8b.")] = None,
     precision: PrecisionOption = None,
     engine: EngineOption = None,
-    prompt: Annotated[int | None, typer.Option("--prompt", help="Prompt tokens per request.")] = None,
-    output: Annotated[int | None, typer.Option("--output", help="Output tokens per request.")] = None,
+    prompt: PromptOption = None,
+    output: OutputOption = None,
     concurrency: Annotated[
         int | None, typer.Option("--concurrency", "-c", help="Simultaneous requests.")
     ] = None,
@@ -476,8 +485,8 @@ def batch_cmd(
     input_total: Annotated[
         float | None, typer.Option("--input-total", help="Input tokens in total (default: from shape).")
     ] = None,
-    prompt: Annotated[int | None, typer.Option("--prompt", help="Prompt tokens per request.")] = None,
-    output: Annotated[int | None, typer.Option("--output", help="Output tokens per request.")] = None,
+    prompt: PromptOption = None,
+    output: OutputOption = None,
     images: Annotated[int | None, typer.Option("--images", help="Images to generate (diffusion).")] = None,
     width: Annotated[int | None, typer.Option("--width")] = None,
     height: Annotated[int | None, typer.Option("--height")] = None,
@@ -512,12 +521,10 @@ def finetune_cmd(
         float | None, typer.Option("--dataset-tokens", help="Tokens per epoch.")
     ] = None,
     epochs: Annotated[float | None, typer.Option("--epochs")] = None,
-    seq_len: Annotated[int | None, typer.Option("--seq-len")] = None,
-    micro_batch: Annotated[int | None, typer.Option("--micro-batch")] = None,
-    checkpoint_gb: Annotated[float | None, typer.Option("--checkpoint-gb")] = None,
-    checkpoint_min: Annotated[
-        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
-    ] = None,
+    seq_len: SeqLenOption = None,
+    micro_batch: MicroBatchOption = None,
+    checkpoint_gb: CheckpointGbOption = None,
+    checkpoint_min: CheckpointMinOption = None,
 ) -> dict[str, Any]:
     """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run."""
     return {
@@ -539,14 +546,12 @@ def pretrain_cmd(
         float | None,
         typer.Option("--params-b", help="Size in billions; MODEL is then only a label (dense stand-in)."),
     ] = None,
-    seq_len: Annotated[int | None, typer.Option("--seq-len")] = None,
-    micro_batch: Annotated[int | None, typer.Option("--micro-batch")] = None,
+    seq_len: SeqLenOption = None,
+    micro_batch: MicroBatchOption = None,
     gpus: Annotated[int | None, typer.Option("--gpus", help="Target number of GPUs.")] = None,
     nodes: Annotated[int | None, typer.Option("--nodes", help="Target number of nodes (instances).")] = None,
-    checkpoint_gb: Annotated[float | None, typer.Option("--checkpoint-gb")] = None,
-    checkpoint_min: Annotated[
-        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
-    ] = None,
+    checkpoint_gb: CheckpointGbOption = None,
+    checkpoint_min: CheckpointMinOption = None,
 ) -> dict[str, Any]:
     """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run."""
     return {
