@@ -19,6 +19,7 @@ from gpuscout.catalog.sources.snapshot import (
     bundled_snapshot_text,
 )
 from gpuscout.catalog.store import Store
+from gpuscout.catalog.validate import validate_offers
 from gpuscout.knowledge.accelerators import accelerator_names
 from tests.catalog.helpers import make_offer
 from tests.conftest import REFERENCE
@@ -70,7 +71,9 @@ def test_accelerators_are_canonical_and_memory_consistent() -> None:
             assert row["accelerator_note"]
     by_name = {(r["gpu_name"], r["accelerator"]) for r in _bundled()}
     # a 24 GB Quadro RTX 6000 must never become the 48 GB RTX 6000 Ada, nor a modded 48 GB 4090 a 4090
-    assert ("RTX6000", "") in by_name and ("RTX6000", "RTX6000-Ada") not in by_name
+    assert ("RTX6000", "Quadro-RTX6000") in by_name and ("RTX6000", "RTX6000-Ada") not in by_name
+    unresolved = [(r["gpu_name"], r["gpu_memory_gb"]) for r in _bundled() if not r["accelerator"]]
+    assert unresolved == [("RTX4090", "48")]
     assert ("H100-NVL", "H100-NVL") in by_name and ("A100-80GB-PCIe", "A100-PCIe-80GB") in by_name
 
 
@@ -88,6 +91,7 @@ def test_offers_have_no_invented_date_and_carry_flags() -> None:
     source = SnapshotSource()
     offers = source.offers()
     assert len(offers) + len(source.dropped) == 1533
+    assert [d.row for d in source.dropped] == ["vast/1x-RTX_4090-32-65536/Hong Kong, HK, AS"]  # modded 48 GB
     assert all(o.observed_at is None for o in offers)
     assert all(o.source.startswith("snapshot:https://github.com/") for o in offers)
     assert {o.provider for o in offers if o.stale} == {"azure", "paperspace", "digitalocean"}
@@ -100,6 +104,47 @@ def test_offers_have_no_invented_date_and_carry_flags() -> None:
         21.957642,
         6.5323,
     )
+
+
+def test_every_loaded_offer_passes_the_validation_gate() -> None:
+    offers = SnapshotSource().offers()
+    report = validate_offers("snapshot", offers)
+    assert report.ok and report.invalid == 0, report.drop_reasons
+    learnt = Counter(o.accelerator for o in offers if o.accelerator in ADDED_ACCELERATORS)
+    assert learnt == ADDED_ACCELERATORS
+
+
+# Offers of the accelerators added to the knowledge table for this snapshot (rows per accelerator)
+ADDED_ACCELERATORS = {
+    "RTX2000-Ada": 28,
+    "Quadro-RTX6000": 18,
+    "A800-PCIe-80GB": 13,
+    "B300": 10,
+    "MI25": 6,
+    "GB300": 4,
+    "A2000-6GB": 3,
+    "P4000": 2,
+    "M4000": 1,
+    "RTX3060-12GB": 1,
+    "RTX3060Ti": 1,
+    "RTX4060Ti-16GB": 1,
+    "RTX4070Ti-Super": 1,
+}
+
+
+def test_reloading_an_old_build_re_resolves_rows_the_table_has_learnt() -> None:
+    rows = _bundled()
+    for row in rows:  # as the file was built before the table knew the Quadro RTX 6000
+        if row["gpu_name"] == "RTX6000":
+            row.update(accelerator="", variant_exact="false", accelerator_note="is not in the table")
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    offers = SnapshotSource(buf.getvalue()).offers()
+    quadro = [o for o in offers if o.extra["gpu_name_source"] == "RTX6000"]
+    assert len(quadro) == 18 and {o.accelerator for o in quadro} == {"Quadro-RTX6000"}
+    assert all("variant" not in o.extra for o in quadro)
 
 
 def test_fresh_store_loads_the_snapshot_once(tmp_path: Path) -> None:

@@ -79,6 +79,28 @@ EXACT = {
     "A10Gx1": "A10G",
     "AMD MI300X - 8X": "MI300X",
     "2x RTX A6000 48GB": "A6000",
+    # the rows added for the price snapshot's GPUs, as the snapshot and providers write them
+    "B300": "B300",
+    "HGX B300": "B300",
+    "GB300 NVL72": "GB300",
+    "A800-80GB-PCIe": "A800-PCIe-80GB",
+    "A800 PCIe 80GB": "A800-PCIe-80GB",
+    "RTX2000-Ada": "RTX2000-Ada",
+    "RTX 2000 Ada Generation": "RTX2000-Ada",
+    "RTX3060 12GB": "RTX3060-12GB",
+    "RTX 3060 Ti": "RTX3060Ti",
+    "RTX4060Ti 16GB": "RTX4060Ti-16GB",
+    "RTX4070Ti-Super": "RTX4070Ti-Super",
+    "RTX_4070S_Ti": "RTX4070Ti-Super",  # Vast.ai's label
+    "GeForce RTX 4070 Ti SUPER": "RTX4070Ti-Super",
+    "RTX A2000 6GB": "A2000-6GB",
+    "Quadro M4000": "M4000",
+    "P4000": "P4000",
+    "Radeon-MI25": "MI25",
+    "AMD Radeon Instinct MI25": "MI25",
+    "Quadro RTX 6000": "Quadro-RTX6000",
+    "quadro_rtx_6000": "Quadro-RTX6000",
+    "RTX6000 24GB": "Quadro-RTX6000",
 }
 
 # bare family names: resolve to the documented default, flagged inexact
@@ -94,6 +116,13 @@ DEFAULTED = {
     "V100": "V100-SXM2-16GB",
     "V100-32GB": "V100-SXM2-32GB",
     "GH200": "GH200-96GB",
+    # parts whose siblings are not in the table: the name must say which
+    "A800": "A800-PCIe-80GB",
+    "A800 80GB": "A800-PCIe-80GB",
+    "A800 PCIe": "A800-PCIe-80GB",
+    "RTX 3060": "RTX3060-12GB",
+    "RTX 4060 Ti": "RTX4060Ti-16GB",
+    "RTX A2000": "A2000-6GB",
 }
 
 
@@ -128,7 +157,9 @@ def test_stated_memory_is_never_overridden() -> None:
     assert resolve_gpu("V100 32G").memory_gb == 32
 
 
-@pytest.mark.parametrize("name", ["RTX 4090 48GB", "H100 SXM 94GB", "A100 48GB", "RTX 3080 12GB"])
+@pytest.mark.parametrize(
+    "name", ["RTX 4090 48GB", "H100 SXM 94GB", "A100 48GB", "RTX 3080 12GB", "RTX 3060 8GB", "A800 40GB"]
+)
 def test_memory_that_matches_no_variant_is_an_error_listing_the_variants(name: str) -> None:
     with pytest.raises(UnknownNameError) as info:
         resolve_gpu(name)
@@ -143,7 +174,7 @@ def test_variants_that_differ_stay_apart() -> None:
     assert resolve_gpu("L40").name != resolve_gpu("L40S").name
 
 
-@pytest.mark.parametrize("name", ["A800-80GB-PCIe", "B300", "Radeon-MI25", "n/a", "", "   ", "80GB"])
+@pytest.mark.parametrize("name", ["H800-80GB-PCIe", "B400", "Radeon MI50", "n/a", "", "   ", "80GB"])
 def test_unknown_names_raise_with_suggestions(name: str) -> None:
     with pytest.raises(UnknownNameError) as info:
         resolve_gpu(name)
@@ -154,24 +185,42 @@ def test_unknown_names_raise_with_suggestions(name: str) -> None:
 
 def test_unknown_name_suggests_nearby_parts() -> None:
     with pytest.raises(UnknownNameError) as info:
-        resolve_gpu("A800-80GB-PCIe", field="--gpu")
+        resolve_gpu("H800-80GB-PCIe", field="--gpu")
     assert info.value.field == "--gpu"
     assert "A100-PCIe-80GB" in info.value.suggestions[:3]
+    assert "H100-PCIe" in info.value.suggestions
     assert "A100-PCIe-80GB" in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["A800 SXM4 80GB", "A800 40GB", "RTX 4060 Ti 8GB", "RTX A2000 12GB"])
+def test_a_sibling_missing_from_the_table_is_refused_not_mapped(name: str) -> None:
+    # the table has only A800 PCIe 80GB, RTX 4060 Ti 16GB, RTX A2000 6GB: their siblings differ in memory
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu(name)
+    assert not info.value.ambiguous
+    assert info.value.suggestions[0] in {"A800-PCIe-80GB", "RTX4060Ti-16GB", "A2000-6GB"}
 
 
 @pytest.mark.parametrize("name", ["RTX6000", "RTX 6000", "6000"])
 def test_rtx_6000_is_ambiguous(name: str) -> None:
-    # Quadro RTX 6000 (Turing, 24 GB; not in the table), RTX 6000 Ada, RTX PRO 6000 Blackwell
+    # Quadro RTX 6000 (Turing, 24 GB), RTX 6000 Ada (48 GB), RTX PRO 6000 Blackwell (96 GB)
     with pytest.raises(UnknownNameError) as info:
         resolve_gpu(name)
     assert info.value.ambiguous
-    assert {"RTX6000-Ada", "RTXPRO6000"} <= set(info.value.suggestions)
+    assert {"Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000"} <= set(info.value.suggestions)
 
 
-def test_quadro_rtx6000_24gb_is_not_taken_for_a_newer_card() -> None:
-    with pytest.raises(UnknownNameError):
-        resolve_gpu("RTX6000 24GB")
+def test_memory_or_quadro_picks_the_rtx_6000() -> None:
+    # Lambda and Seeweb list the 24 GB Quadro RTX 6000 as "RTX6000": never the 48 GB Ada card
+    assert resolve_gpu("RTX6000 24GB").name == "Quadro-RTX6000"
+    assert resolve_gpu("RTX6000", memory_gb=24).name == "Quadro-RTX6000"
+    assert resolve_gpu("NVIDIA Quadro RTX 6000").name == "Quadro-RTX6000"
+    assert resolve_gpu("RTX 6000 48GB").name == "RTX6000-Ada"
+    assert resolve_gpu("RTX 6000", memory_gb=96).name == "RTXPRO6000"
+    assert resolve_gpu("Quadro P4000").name == "P4000"  # "Quadro" elsewhere is still a vendor word
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu("RTX 6000 32GB")
+    assert not info.value.ambiguous
 
 
 def test_table_keeps_every_reference_row() -> None:
@@ -186,8 +235,9 @@ def test_table_keeps_every_reference_row() -> None:
         assert acc.bf16_tflops == (float(row["bf16_tflops_dense"]) if row["bf16_tflops_dense"] else None)
         assert acc.fp8_tflops == (float(row["fp8_tflops_dense"]) if row["fp8_tflops_dense"] else None)
         assert acc.source == row["source"]
-    # one derived row: MI250X as software sees it (one GCD of two)
-    assert len(all_accelerators()) == 65
+    # one derived row (MI250X as software sees it, one GCD of two) and 13 rows added for GPUs the
+    # price snapshot lists (B300, GB300, A800, RTX 2000 Ada, Quadro RTX 6000...; see docs/knowledge-data.md)
+    assert len(all_accelerators()) == 78
 
 
 def test_table_fields_are_sane() -> None:
@@ -249,21 +299,9 @@ def test_every_calibration_gpu_resolves() -> None:
             resolve_gpu(name)
 
 
-# Snapshot names with no row in the table (correctly refused rather than mapped to a neighbour).
+# Snapshot (name, memory) pairs that name no part in the table (refused rather than mapped to a neighbour).
 SNAPSHOT_NOT_IN_TABLE = {
-    "A2000",
-    "A800-80GB-PCIe",
-    "B300",
-    "GB300",
-    "M4000",
-    "P4000",
-    "Radeon-MI25",
-    "RTX2000-Ada",
-    "RTX3060",
-    "RTX3060Ti",
-    "RTX4060Ti",
-    "RTX4070Ti-Super",
-    "RTX6000",  # Quadro RTX 6000 (Turing, 24 GB); resolving it to RTX 6000 Ada would be wrong
+    ("RTX4090", 48.0),  # a modded 48 GB card (Vast, Hong Kong): not the 24 GB RTX 4090
 }
 
 
@@ -272,14 +310,62 @@ def test_every_price_snapshot_gpu_in_the_table_resolves_with_its_listed_memory()
         pairs = {(row["gpu_name"], float(row["gpu_memory_gb"])) for row in csv.DictReader(fh)}
     resolved = 0
     for name, memory in sorted(pairs):
-        if name in SNAPSHOT_NOT_IN_TABLE or (name, memory) == ("RTX4090", 48.0):  # modded 48 GB card
+        if (name, memory) in SNAPSHOT_NOT_IN_TABLE:
             with pytest.raises(UnknownNameError):
                 resolve_gpu(name, memory_gb=memory)
             continue
-        acc = resolve_gpu(name, memory_gb=memory)
-        assert abs(acc.memory_gb - memory) <= 1, (name, acc.name)
+        found = resolve_gpu_detail(name, memory_gb=memory)
+        assert abs(found.accelerator.memory_gb - memory) <= 1, (name, found.accelerator.name)
+        if name in SNAPSHOT_ADDED:
+            assert (found.accelerator.name, found.exact) == (SNAPSHOT_ADDED[name], True), name
         resolved += 1
-    assert resolved == 39
+    assert resolved == 52
+
+
+# Snapshot names the table learnt in the added rows -> the part (every one variant-exact with its memory)
+SNAPSHOT_ADDED = {
+    "A2000": "A2000-6GB",
+    "A800-80GB-PCIe": "A800-PCIe-80GB",
+    "B300": "B300",
+    "GB300": "GB300",
+    "M4000": "M4000",
+    "P4000": "P4000",
+    "Radeon-MI25": "MI25",
+    "RTX2000-Ada": "RTX2000-Ada",
+    "RTX3060": "RTX3060-12GB",
+    "RTX3060Ti": "RTX3060Ti",
+    "RTX4060Ti": "RTX4060Ti-16GB",
+    "RTX4070Ti-Super": "RTX4070Ti-Super",
+    "RTX6000": "Quadro-RTX6000",
+}
+
+
+def test_added_rows_are_marked_recalled_with_a_vendor_source() -> None:
+    for name in SNAPSHOT_ADDED.values():
+        acc = resolve_gpu(name)
+        assert acc.confidence == "recalled", name
+        assert acc.source.startswith("https://www.nvidia.") or acc.source.startswith("https://www.amd.com/")
+        assert "not re-read" in acc.notes, name
+
+
+def test_added_rows_hand_checked_specs() -> None:
+    # Blackwell Ultra: same dense BF16/FP8 as Blackwell, FP4 dense from the datasheet (1.5x B200's)
+    b300, gb300, b200 = resolve_gpu("B300"), resolve_gpu("GB300"), resolve_gpu("B200")
+    assert (b300.memory_gb, b300.bf16_tflops, b300.fp8_tflops) == (288, b200.bf16_tflops, b200.fp8_tflops)
+    assert b300.fp4_tflops == 1.5 * (b200.fp4_tflops or 0) and gb300.fp4_tflops == 15000
+    assert b300.int8_tops is None and b300.fp32_tflops is None  # not recalled with confidence: blank
+    # A800 = A100 PCIe 80GB compute and memory with NVLink capped at 400 GB/s
+    a800, a100 = resolve_gpu("A800 PCIe 80GB"), resolve_gpu("A100 PCIe 80GB")
+    assert (a800.memory_gb, a800.bandwidth_gbps, a800.bf16_tflops) == (
+        a100.memory_gb,
+        a100.bandwidth_gbps,
+        a100.bf16_tflops,
+    )
+    assert a800.interconnect_gbps == 400 and not a800.fp8_supported
+    quadro = resolve_gpu("Quadro RTX 6000")  # Turing: fp16 tensor cores, no bf16
+    assert (quadro.memory_gb, quadro.bf16_tflops, quadro.tflops("fp16")) == (24, None, 130.5)
+    assert resolve_gpu("RTX 2000 Ada").fp8_tflops == 191.9 / 2  # datasheet's sparse FP8, halved
+    assert resolve_gpu("MI25").bf16_tflops is None
 
 
 def test_listed_memory_picks_the_variant() -> None:
@@ -289,6 +375,9 @@ def test_listed_memory_picks_the_variant() -> None:
     assert resolve_gpu("RTX4090", memory_gb=24).name == "RTX4090"
     with pytest.raises(UnknownNameError):
         resolve_gpu("RTX4090", memory_gb=48)
+    assert resolve_gpu("RTX 4060 Ti", memory_gb=16).name == "RTX4060Ti-16GB"
+    with pytest.raises(UnknownNameError):
+        resolve_gpu("RTX 4060 Ti", memory_gb=8)
     with pytest.raises(UnknownNameError):
         resolve_gpu("A100 40GB", memory_gb=80)
 

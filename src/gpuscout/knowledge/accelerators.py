@@ -12,7 +12,9 @@ HBM3", "h100-sxm5", "a100 80gb pcie", "RTX 4090 24GB", "4090", "tpu-v5e"...). Re
    (SXM / PCIe / NVL / OAM), an optional memory size ("80GB", "80G", "80 GB") and an optional memory type
    ("HBM3"). The family's variants are filtered by what the name states. One left -> exact. Several left
    -> the family's documented default (e.g. "H100" -> H100-SXM, "A100" -> A100-SXM4-80GB,
-   "V100" -> V100-SXM2-16GB) with ``exact=False`` and a note saying what was assumed.
+   "V100" -> V100-SXM2-16GB) with ``exact=False`` and a note saying what was assumed. The same holds
+   for a part whose siblings are not in the table ("A800" -> A800-PCIe-80GB, "RTX 4060 Ti" ->
+   RTX4060Ti-16GB) until the name states what tells them apart.
 3. A stated memory size must match: "A100 40GB" never resolves to an 80 GB part, and "RTX 4090 48GB"
    (a modded card) is an error listing the known variants, because its memory differs from any known part.
 4. Anything else raises ``UnknownNameError`` with the closest canonical names and aliases.
@@ -100,12 +102,27 @@ _FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
     "p100": ("P100-PCIe-16GB", "P100-SXM2-16GB"),
 }
 
-# Compact names that mean several different parts: always an "ambiguous" error.
+# Compact names that mean several different parts: an "ambiguous" error unless a memory size
+# picks one of them ("RTX 6000 24GB" is the Quadro, "RTX 6000 48GB" the Ada card).
 _AMBIGUOUS: dict[str, tuple[str, ...]] = {
-    # Quadro RTX 6000 (Turing, 24 GB; not in the table), RTX 6000 Ada, RTX PRO 6000 Blackwell.
-    "rtx6000": ("RTX6000-Ada", "RTXPRO6000"),
-    "6000": ("RTX6000-Ada", "RTXPRO6000", "A6000"),
+    # Quadro RTX 6000 (Turing, 24 GB), RTX 6000 Ada (48 GB), RTX PRO 6000 Blackwell (96 GB).
+    "rtx6000": ("Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000"),
+    "6000": ("Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000", "A6000"),
 }
+
+# Parts whose siblings are not in the table. A name that reaches one of them without stating what
+# tells the siblings apart resolves to it like a documented default: ``exact=False`` with a note.
+# canonical name -> (what the name must state, the siblings not in the table)
+_UNLISTED_SIBLINGS: dict[str, tuple[tuple[str, ...], str]] = {
+    "A800-PCIe-80GB": (("form factor", "memory size"), "A800 SXM4 80GB, A800 40GB Active"),
+    "A2000-6GB": (("memory size",), "RTX A2000 12GB"),
+    "RTX3060-12GB": (("memory size",), "RTX 3060 8GB"),
+    "RTX4060Ti-16GB": (("memory size",), "RTX 4060 Ti 8GB"),
+}
+
+# "Quadro" is noise ("Quadro P4000" is the P4000) except before "RTX": "Quadro RTX 6000" is one part,
+# while "RTX 6000" alone is ambiguous.
+_QUADRO_RTX_RE = re.compile(r"quadro[\s_\-/,+:]*rtx")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +151,7 @@ class _Parsed:
 
 def _tokens(text: str) -> list[str]:
     text = text.lower().replace("pci-e", "pcie").replace("pci express", "pcie")
+    text = _QUADRO_RTX_RE.sub("quadrortx", text)
     text = re.sub(r"[\s_\-/,+:]+", " ", text)
     return text.split()
 
@@ -316,6 +334,23 @@ def resolve_gpu_detail(name: str, *, field: str = "gpu", memory_gb: float | None
     return found
 
 
+def _single(acc: Accelerator, parsed: _Parsed, name: str) -> Resolution:
+    """The one table part a name's family leaves; inexact when its unlisted siblings are not ruled out."""
+    siblings = _UNLISTED_SIBLINGS.get(acc.name)
+    if siblings is None:
+        return Resolution(acc, exact=True)
+    needed, others = siblings
+    stated = {"form factor": parsed.form is not None, "memory size": parsed.memory_gb is not None}
+    unstated = [what for what in needed if not stated[what]]
+    if not unstated:
+        return Resolution(acc, exact=True)
+    note = (
+        f"{' and '.join(unstated)} not stated in {name!r}; assumed {acc.name} "
+        f"(other variants, not in the table: {others})"
+    )
+    return Resolution(acc, exact=False, note=note)
+
+
 @functools.lru_cache(maxsize=4096)
 def _resolve(name: str) -> Resolution | _Failure:
     """Resolve without raising, so that failures are cached too (feeds repeat unknown names)."""
@@ -346,7 +381,7 @@ def _resolve(name: str) -> Resolution | _Failure:
     if not candidates:
         return _Failure(tuple(a.name for a in members))
     if len(candidates) == 1:
-        return Resolution(candidates[0], exact=True)
+        return _single(candidates[0], parsed, name)
     preference = _FAMILY_DEFAULTS.get(parsed.family, ())
     for default in preference:
         chosen = next((a for a in candidates if a.name == default), None)
