@@ -384,10 +384,12 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
 
 
 def has_bf16(acc: Accelerator) -> bool:
-    """Whether ``acc`` computes in bfloat16. NVIDIA parts before Ampere (2020) do not."""
+    """Whether ``acc`` computes in bfloat16. NVIDIA parts before Ampere and AMD parts before CDNA
+    (both 2020: V100, T4, MI25, MI50) do not."""
     if acc.bf16_tflops:
         return True
-    return not (acc.vendor == "NVIDIA" and acc.release_year is not None and acc.release_year < 2020)
+    old_gpu = acc.vendor in ("NVIDIA", "AMD") and acc.release_year is not None and acc.release_year < 2020
+    return not old_gpu
 
 
 def weight_bytes(
