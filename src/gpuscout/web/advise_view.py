@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gpuscout.advise.types import Recommendation
 from gpuscout.web.offer_view import OfferRow, to_row
+from gpuscout.web.templating import money
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,14 +16,6 @@ class Ranked:
     speed: str
     unit_cost: str
     total: str
-
-
-def _money(value: float | None, digits: int = 2) -> str:
-    if value is None:
-        return "—"
-    if 0 < abs(value) < 0.01:
-        return f"${value:.4f}"
-    return f"${value:,.{digits}f}"
 
 
 def _duration(seconds: float | None) -> str:
@@ -59,12 +52,12 @@ def present(rec: Recommendation, kind: str) -> Ranked:
     unit = "—"
     if units is not None:
         if kind == "serve" or (kind == "batch" and units.per_image is None):
-            unit = _money(units.per_million_output_tokens, 3)
+            unit = money(units.per_million_output_tokens, 3)
         elif kind == "batch":
-            unit = _money(units.per_image, 4)
+            unit = money(units.per_image, 4)
         else:
-            unit = _money(units.per_million_train_tokens, 3)
+            unit = money(units.per_million_train_tokens, 3)
     total = "—"
     if rec.cost is not None:
-        total = _money(units.per_month if kind == "serve" and units is not None else rec.cost.total, 0)
+        total = money(units.per_month if kind == "serve" and units is not None else rec.cost.total, 0)
     return Ranked(rec=rec, row=to_row(rec.offer), speed=speed, unit_cost=unit, total=total)

@@ -13,7 +13,8 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from gpuscout import __version__
 
 
-def _money(value: float | None, digits: int = 2) -> str:
+def money(value: float | None, digits: int = 2) -> str:
+    """USD for people: ``$1,234.50``; a non-zero amount under a cent keeps 4 decimals; ``None`` -> "—"."""
     if value is None:
         return "—"
     if value != 0 and abs(value) < 0.01:
@@ -59,7 +60,7 @@ def _build_env() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["money"] = _money
+    env.filters["money"] = money
     env.filters["num"] = _num
     env.filters["url_parts"] = _url_parts
     env.globals["query"] = _query
