@@ -8,7 +8,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
@@ -79,12 +79,7 @@ def offers_export_csv(
     filters: Annotated[OfferFilters, Query()],
     scope: Literal["page", "all"] = "page",
 ) -> Response:
-    body = offers_csv(services.export_rows(filters, scope))
-    return PlainTextResponse(
-        body,
-        media_type="text/csv; charset=utf-8",
-        headers={"content-disposition": 'attachment; filename="gpuscout-offers.csv"'},
-    )
+    return _download(offers_csv(services.export_rows(filters, scope)), "text/csv; charset=utf-8", "csv")
 
 
 @router.get("/offers.json")
@@ -93,12 +88,13 @@ def offers_export_json(
     filters: Annotated[OfferFilters, Query()],
     scope: Literal["page", "all"] = "page",
 ) -> Response:
-    body = offers_json(services.export_rows(filters, scope))
-    return Response(
-        body,
-        media_type="application/json",
-        headers={"content-disposition": 'attachment; filename="gpuscout-offers.json"'},
-    )
+    return _download(offers_json(services.export_rows(filters, scope)), "application/json", "json")
+
+
+def _download(body: str, media_type: str, extension: str) -> Response:
+    """The export as a file the browser saves as ``gpuscout-offers.<extension>``."""
+    disposition = f'attachment; filename="gpuscout-offers.{extension}"'
+    return Response(body, media_type=media_type, headers={"content-disposition": disposition})
 
 
 @router.get("/gpus", response_class=HTMLResponse)
