@@ -31,10 +31,11 @@ from pathlib import Path
 import httpx
 
 from gpuscout.catalog.fabrics import known_fabric
+from gpuscout.catalog.normalize import interconnect_for
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import UnknownNameError
-from gpuscout.knowledge.accelerators import resolve_gpu_detail
+from gpuscout.knowledge.accelerators import resolve_gpu, resolve_gpu_detail
 from gpuscout.knowledge.providers import canonical_provider
 
 SNAPSHOT_NAME = "snapshot"
@@ -110,14 +111,11 @@ def _opt_float(text: str) -> float | None:
 
 
 def _interconnect(accelerator: str, exact: bool) -> Interconnect:
-    """NVLink only where the variant is stated *and* is a baseboard part (SXM/OAM/NVL pairs are
-    not assumed); everything else stays unknown."""
+    """The fabric the part implies (SXM/OAM/superchip baseboards: NVLink-class; PCIe cards: PCIe),
+    only where the variant is stated; an assumed variant stays unknown."""
     if not exact:
         return Interconnect.UNKNOWN
-    name = accelerator.upper()
-    if "SXM" in name or name in {"B200", "B100", "GB200", "MI300X", "MI325X", "MI355X"}:
-        return Interconnect.NVLINK
-    return Interconnect.UNKNOWN
+    return interconnect_for(resolve_gpu(accelerator))
 
 
 class SnapshotSource(Source):
