@@ -212,6 +212,18 @@ def test_bundled_rows_are_hidden_where_a_live_source_covers_the_provider(store: 
     assert store.count_offers(include_superseded=True) == 3
 
 
+def test_a_direct_api_supersedes_gpuhunt_for_the_same_provider_but_not_a_users_file(store: Store) -> None:
+    store.write_snapshot("gpuhunt:azure", [make_offer(provider="azure", instance_type="via-gpuhunt"),
+                                           make_offer(provider="oci", instance_type="oci-via-gpuhunt")])
+    store.write_snapshot("azure", [make_offer(provider="azure", instance_type="via-api")])
+    store.write_snapshot("file:/tmp/mine.csv", [make_offer(provider="azure", instance_type="my-contract")])
+    assert sorted(o.instance_type for o in store.current_offers()) == [
+        "my-contract", "oci-via-gpuhunt", "via-api",
+    ]
+    assert store.count_offers() == 3
+    assert store.count_offers(include_superseded=True) == 4
+
+
 def test_sources_status_reports_credentials(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.catalog.helpers import FakeSource
 

@@ -505,17 +505,21 @@ class Store:
         rows of providers that a live current snapshot covers are left out."""
         s = t.snapshots
         snaps = conn.execute(
-            sa.select(s.c.id, s.c.fallback, s.c.providers).join(
+            sa.select(s.c.id, s.c.source, s.c.fallback, s.c.providers).join(
                 t.current_snapshot, t.current_snapshot.c.snapshot_id == s.c.id
             )
         ).all()
-        live = sorted(int(r.id) for r in snaps if not r.fallback)
+        live_rows = [r for r in snaps if not r.fallback]
         fallback = sorted(int(r.id) for r in snaps if r.fallback)
-        hidden = sorted({p for r in snaps if not r.fallback for p in r.providers.split(",") if p})
+        hidden = sorted({p for r in live_rows for p in r.providers.split(",") if p})
+        superseded = {} if include_superseded else _superseded_providers(live_rows)
         o = t.offers
         scope: list[sa.ColumnElement[bool]] = []
-        if live:
-            scope.append(o.c.snapshot_id.in_(live))
+        whole = sorted(int(r.id) for r in live_rows if int(r.id) not in superseded)
+        if whole:
+            scope.append(o.c.snapshot_id.in_(whole))
+        for snap_id, providers in sorted(superseded.items()):
+            scope.append(sa.and_(o.c.snapshot_id == snap_id, o.c.provider.not_in(providers)))
         if fallback:
             term: sa.ColumnElement[bool] = o.c.snapshot_id.in_(fallback)
             if hidden and not include_superseded:
@@ -748,3 +752,30 @@ class Store:
         ]
         points.sort(key=lambda p: (p.at is not None, p.at or p.recorded_at, p.provider))
         return points
+
+
+def source_preference(source: str) -> int | None:
+    """Which live feed wins when two cover the same provider: a direct API (10) over a gpuhunt
+    catalog (5). A user's own offer file (``None``) neither hides nor is hidden: its offers are
+    private terms next to the public ones. Mirrors ``Source.preference``."""
+    if source.startswith("file:"):
+        return None
+    if source.startswith("gpuhunt:"):
+        return 5
+    return 10
+
+
+def _superseded_providers(live_rows: Sequence[Any]) -> dict[int, list[str]]:
+    """For each live snapshot, the providers another live snapshot of a preferred feed also covers
+    (so the same Azure VM is not listed once from Azure's API and again from gpuhunt's catalog)."""
+    ranked = [(r, pref) for r in live_rows if (pref := source_preference(r.source)) is not None]
+    best: dict[str, int] = {}
+    for r, pref in ranked:
+        for p in filter(None, r.providers.split(",")):
+            best[p] = max(best.get(p, -1), pref)
+    out: dict[int, list[str]] = {}
+    for r, pref in ranked:
+        lost = sorted(p for p in filter(None, r.providers.split(",")) if best[p] > pref)
+        if lost:
+            out[int(r.id)] = lost
+    return out
