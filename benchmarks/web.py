@@ -7,10 +7,12 @@ over a fixed mix of filtered, sorted and paged views. Prints the median and p95 
 the request rate and the failed requests.
 
     python benchmarks/web.py [--seconds 30] [--offers 10000] [--clients 20] [--workers 1]
-                             [--cache-seconds 10] [--json]
+                             [--cache-seconds 10] [--endpoint PATH ...] [--query QS ...] [--json]
 
 Loopback only; every loop is bounded by the duration. The web layer caches the rows of recent
 filter sets for ``--cache-seconds`` (0 disables it, to measure the store on every request).
+``--endpoint`` and ``--query`` (repeatable) replace the endpoints and the query mix, e.g.
+``--endpoint / --query '?sort=vram'`` measures only the page sorted by total VRAM.
 """
 
 from __future__ import annotations
@@ -101,11 +103,12 @@ ENDPOINTS: tuple[str, ...] = ("/", "/api/v1/offers")
 
 
 async def client_loop(
-    client: httpx.AsyncClient, path: str, deadline: float, k: int, out: list[float], errors: list[str]
+    client: httpx.AsyncClient, path: str, queries: tuple[str, ...], deadline: float, k: int,
+    out: list[float], errors: list[str],
 ) -> None:
     i = k
     while time.perf_counter() < deadline:
-        url = path + QUERIES[i % len(QUERIES)]
+        url = path + queries[i % len(queries)]
         t0 = time.perf_counter()
         try:
             r = await client.get(url)
@@ -121,7 +124,9 @@ async def client_loop(
         i += 1
 
 
-async def run_load(base: str, path: str, clients: int, seconds: float) -> tuple[list[float], int]:
+async def run_load(
+    base: str, path: str, queries: tuple[str, ...], clients: int, seconds: float
+) -> tuple[list[float], int]:
     """``clients`` concurrent loops over the query mix of ``path`` for ``seconds``."""
     out: list[float] = []
     errors: list[str] = []
@@ -129,7 +134,9 @@ async def run_load(base: str, path: str, clients: int, seconds: float) -> tuple[
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
         (await client.get(path)).raise_for_status()  # warm-up: store open, template compiled
         deadline = time.perf_counter() + seconds
-        await asyncio.gather(*(client_loop(client, path, deadline, k, out, errors) for k in range(clients)))
+        await asyncio.gather(
+            *(client_loop(client, path, queries, deadline, k, out, errors) for k in range(clients))
+        )
     if errors:
         print(f"{path}: {len(errors)} failed requests, e.g. {errors[:3]}", file=sys.stderr)
     return out, len(errors)
@@ -162,8 +169,17 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--cache-seconds", type=float, default=None,
                     help="web cache lifetime (default: the app's, 300 s); 0 disables the cache")
+    ap.add_argument("--endpoint", action="append", default=None, metavar="PATH",
+                    help=f"endpoint to load (repeatable; default: {' and '.join(ENDPOINTS)})")
+    ap.add_argument("--query", action="append", default=None, metavar="QS",
+                    help="query string, e.g. '?sort=vram' (repeatable; default: a mix of 10 views)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    endpoints = tuple(args.endpoint or ENDPOINTS)
+    queries = tuple(args.query or QUERIES)
+    bad_query = any(q and not q.startswith("?") for q in queries)
+    if bad_query or not all(e.startswith("/") for e in endpoints):
+        ap.error("--endpoint starts with '/', --query with '?'")
     if not (0 < args.seconds <= 600 and 1 <= args.clients <= 200 and 1 <= args.offers <= 200_000):
         ap.error("--seconds in (0, 600], --clients in [1, 200], --offers in [1, 200000]")
 
@@ -195,9 +211,11 @@ def main() -> int:
             results: dict[str, list[float]] = {}
             errors: dict[str, int] = {}
             cpu_ms: dict[str, float] = {}
-            for path in ENDPOINTS:  # one endpoint at a time, each with all the clients
+            for path in endpoints:  # one endpoint at a time, each with all the clients
                 cpu0 = cpu_seconds(server.pid)
-                results[path], errors[path] = asyncio.run(run_load(base, path, args.clients, args.seconds))
+                results[path], errors[path] = asyncio.run(
+                    run_load(base, path, queries, args.clients, args.seconds)
+                )
                 cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(1, len(results[path]))
         finally:
             server.terminate()
@@ -214,6 +232,7 @@ def main() -> int:
         "seconds": args.seconds,
         "workers": args.workers,
         "cache_seconds": args.cache_seconds if args.cache_seconds is not None else DEFAULT_CACHE_SECONDS,
+        "queries": list(queries),
         "load_average_1min": round(os.getloadavg()[0], 2),
         "store_load_s": round(load_s, 2),
         "endpoints": {
@@ -236,6 +255,8 @@ def main() -> int:
         print(f"{args.offers} offers, {args.clients} clients, {args.seconds:g} s, {args.workers} worker(s), "
               f"cache {report['cache_seconds']:g} s (store filled in {load_s:.1f} s; "
               f"load average {report['load_average_1min']})")
+        if args.query:
+            print(f"  queries: {', '.join(queries)}")
         for path, r in report["endpoints"].items():  # type: ignore[union-attr]
             print(f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
                   f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors, "

@@ -183,6 +183,70 @@ def test_sorts_match_python(store: Store, sort: str, key, reverse: bool) -> None
         assert _names(store.current_offers(OfferQuery(sort=sort, descending=True))) == expected[::-1]
 
 
+def _view_corpus() -> list:  # type: ignore[type-arg]
+    """Offers for the comparison-table sorts: mixed-case names and sources, every availability,
+    unknown interconnects, and a tie on total memory (80 GB twice)."""
+    nv, pcie, unk = Interconnect.NVLINK, Interconnect.PCIE, Interconnect.UNKNOWN
+    av = Availability
+    rows = [  # instance, GPUs, GB/GPU, fabric, availability, source, $/h, spot $/h
+        ("Zeta-1", 4, 80.0, nv, av.AVAILABLE, "b-feed:x", 10.0, 4.0),
+        ("alpha-2", 1, 80.0, pcie, av.LIMITED, "A-feed:x", 3.0, 2.5),
+        ("Beta-3", 2, 40.0, unk, av.UNAVAILABLE, "c-feed:x", 4.0, None),
+        ("gamma-4", 1, 24.0, unk, av.UNKNOWN, "a-feed:y", 0.5, None),
+        ("delta-5", 8, 24.0, pcie, av.AVAILABLE, "B-feed:z", 8.0, 2.0),
+    ]
+    part = {80.0: "H100-SXM", 40.0: "A100-SXM4-40GB", 24.0: "RTX4090"}
+    return [
+        make_offer(instance_type=i, accelerator=part[m], gpu_count=n, gpu_memory_gb=m, interconnect=f,
+                   availability=a, source=src, price_usd_per_hour=p, spot_price_usd_per_hour=sp)
+        for i, n, m, f, a, src, p, sp in rows
+    ]
+
+
+_AVAILABILITY_RANK = {"available": 0, "limited": 1, "unknown": 2, "unavailable": 3}
+
+
+@pytest.mark.parametrize(
+    ("sort", "key", "best_high"),
+    [
+        ("total_vram", lambda o: o.total_memory_gb, True),
+        ("instance_type", lambda o: o.instance_type.lower(), False),
+        ("interconnect", lambda o: {"nvlink": 0, "pcie": 1}.get(o.interconnect.value), False),
+        ("availability", lambda o: _AVAILABILITY_RANK[o.availability.value], False),
+        ("source", lambda o: o.source.lower(), False),
+        ("on_demand_price", lambda o: o.price_usd_per_hour, False),
+        ("on_demand_price_per_gpu", lambda o: o.price_usd_per_gpu_hour, False),
+    ],
+)
+@pytest.mark.parametrize("descending", [False, True])
+def test_view_sorts_match_python_with_unknown_last_and_stable_ties(
+    store: Store, sort: str, key, best_high: bool, descending: bool  # type: ignore[no-untyped-def]
+) -> None:
+    corpus = _view_corpus()
+    store.write_snapshot("s", corpus)
+    known = [(k, o) for k, o in enumerate(corpus) if key(o) is not None]
+    unknown = [(k, o) for k, o in enumerate(corpus) if key(o) is None]
+    # ties: cheapest per GPU first, then the stored order
+    known.sort(key=lambda ko: (ko[1].price_usd_per_gpu_hour, ko[0]))
+    known.sort(key=lambda ko: key(ko[1]), reverse=best_high != descending)
+    unknown.sort(key=lambda ko: (ko[1].price_usd_per_gpu_hour, ko[0]))
+    expected = [o.instance_type for _, o in known + unknown]
+    assert _names(store.current_offers(OfferQuery(sort=sort, descending=descending))) == expected
+    # pages of two rows put together give the same order
+    paged = [n for off in (0, 2, 4) for n in _names(
+        store.current_offers(OfferQuery(sort=sort, descending=descending, limit=2, offset=off)))]
+    assert paged == expected
+
+
+def test_on_demand_sorts_ignore_the_spot_filter(store: Store) -> None:
+    store.write_snapshot("s", _view_corpus())
+    by_spot = ["delta-5", "alpha-2", "Zeta-1"]
+    assert _names(store.current_offers(OfferQuery(spot=True, sort="price"))) == by_spot
+    assert _names(store.current_offers(OfferQuery(spot=True, sort="on_demand_price"))) == [
+        "alpha-2", "delta-5", "Zeta-1"
+    ]
+
+
 def test_spot_sort_uses_spot_price(store: Store) -> None:
     store.write_snapshot("s", _corpus())
     assert _names(store.current_offers(OfferQuery(spot=True, sort="price_per_gpu"))) == ["4090", "h100x8"]

@@ -1,27 +1,93 @@
-"""The service layer: SQL-sorted pages agree with the Python sort, and the cache computes once."""
+"""The service layer: SQL-sorted pages agree with a Python sort, and the cache computes once."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Sequence
+from datetime import UTC
+from typing import Any
 
 import pytest
 
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.web.cache import TtlCache
-from gpuscout.web.filters import OfferFilters
-from gpuscout.web.offer_view import SORT_KEYS, sort_offers
-from gpuscout.web.services import STORE_SORTS, WebServices
+from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
+from gpuscout.web.services import WebServices
+
+_AVAILABILITY_RANK = {Availability.AVAILABLE: 0, Availability.LIMITED: 1, Availability.UNKNOWN: 2,
+                      Availability.UNAVAILABLE: 3}
+_INTERCONNECT_RANK = {Interconnect.NVLINK: 0, Interconnect.PCIE: 1}  # unknown: no rank, last
+
+# What each column of the table means, sorted in Python ("asc": smallest / A first / freshest /
+# NVLink first / available first; None is unknown and always last).
+PYTHON_KEYS: dict[str, Callable[[Offer], Any]] = {
+    "provider": lambda o: o.provider.lower(),
+    "instance": lambda o: o.instance_type.lower(),
+    "gpu": lambda o: o.accelerator.lower(),
+    "gpu_count": lambda o: o.gpu_count,
+    "vram": lambda o: o.total_memory_gb,
+    "interconnect": lambda o: _INTERCONNECT_RANK.get(o.interconnect),
+    "region": lambda o: o.region.lower(),
+    "price": lambda o: o.price_usd_per_hour,
+    "spot_price": lambda o: o.spot_price_usd_per_hour,
+    "price_per_gpu": lambda o: o.price_usd_per_gpu_hour,
+    "availability": lambda o: _AVAILABILITY_RANK[o.availability],
+    "age": lambda o: None if o.observed_at is None else -o.observed_at.astimezone(UTC).timestamp(),
+    "source": lambda o: o.source.lower(),
+}
 
 
-@pytest.mark.parametrize("column", sorted(STORE_SORTS))
+def python_sort(offers: Sequence[Offer], column: str, descending: bool) -> list[Offer]:
+    key = PYTHON_KEYS[column]
+    known = sorted((o for o in offers if key(o) is not None), key=key, reverse=descending)
+    return known + [o for o in offers if key(o) is None]
+
+
+def test_every_column_has_a_reference_sort() -> None:
+    assert set(PYTHON_KEYS) == set(SORT_COLUMNS)
+
+
+@pytest.mark.parametrize("column", SORT_COLUMNS)
 @pytest.mark.parametrize("order", ["asc", "desc"])
-def test_store_sorted_pages_match_the_python_sort(db_url: str, column: str, order: str) -> None:
+@pytest.mark.parametrize("pricing", ["any", "spot"])
+def test_store_sorted_pages_match_the_python_sort(db_url: str, column: str, order: str, pricing: str) -> None:
     services = WebServices(db_url, cache_seconds=0)
-    filters = OfferFilters(sort=column, order=order)  # type: ignore[arg-type]
+    filters = OfferFilters(sort=column, order=order, pricing=pricing)  # type: ignore[arg-type]
     from_store = [r.offer for r in services.offer_page(filters).rows]
-    in_python = sort_offers(services.all_offers(), column, order == "desc")
-    key = SORT_KEYS[column]
+    offers = [o for o in services.all_offers() if pricing == "any" or o.spot_price_usd_per_hour is not None]
+    in_python = python_sort(offers, column, order == "desc")
+    key = PYTHON_KEYS[column]
+    assert len(from_store) == len(offers)
     assert [key(o) for o in from_store] == [key(o) for o in in_python]
+
+
+@pytest.mark.parametrize("column", ["vram", "instance", "interconnect", "availability", "source"])
+def test_pages_of_a_sorted_view_read_only_their_rows(
+    db_url: str, column: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every page of every column comes from a limited store query (no read of the whole view),
+    and the pages put together are the whole view in order."""
+    from gpuscout.catalog.store import Store
+
+    services = WebServices(db_url, cache_seconds=0)
+    limits: list[int | None] = []
+    original = Store.current_offers
+
+    def spy(self: Store, query: Any = None, **kw: Any) -> list[Offer]:
+        limits.append(query.limit if query is not None else None)
+        return original(self, query, **kw)
+
+    monkeypatch.setattr(Store, "current_offers", spy)
+    pages = [services.offer_page(OfferFilters(sort=column, per_page=2, page=p)).rows  # type: ignore[arg-type]
+             for p in range(1, 6)]
+    assert limits == [2] * 5
+    monkeypatch.undo()
+    joined = [r.offer for rows in pages for r in rows]
+    assert [PYTHON_KEYS[column](o) for o in joined] == [
+        PYTHON_KEYS[column](o) for o in python_sort(services.all_offers(), column, False)
+    ]
+    assert sorted(o.instance_type for o in joined) == sorted(o.instance_type for o in services.all_offers())
 
 
 def test_pages_of_the_store_path_cover_every_offer_once(db_url: str) -> None:

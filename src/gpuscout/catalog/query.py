@@ -17,6 +17,13 @@ SORT_KEYS = (
     "gpu_count",
     "region",
     "age",
+    "total_vram",
+    "instance_type",
+    "interconnect",
+    "availability",
+    "source",
+    "on_demand_price",
+    "on_demand_price_per_gpu",
 )
 
 

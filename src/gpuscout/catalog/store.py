@@ -29,6 +29,14 @@ from gpuscout.errors import InvalidInputError
 
 SNAPSHOT_SOURCE = "snapshot"
 _INSERT_CHUNK = 2000
+# Sort ranks of the enum columns (best first); an unknown interconnect has none, so it sorts last.
+_INTERCONNECT_RANK = {Interconnect.NVLINK.value: 0, Interconnect.PCIE.value: 1}
+_AVAILABILITY_RANK = {
+    Availability.AVAILABLE.value: 0,
+    Availability.LIMITED.value: 1,
+    Availability.UNKNOWN.value: 2,
+    Availability.UNAVAILABLE.value: 3,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -573,8 +581,14 @@ class Store:
         return stmt
 
     def _order(self, query: OfferQuery) -> list[Any]:
-        """ORDER BY terms for ``query.sort``: best first, ``descending`` flips it; ties by per-GPU
-        price. The spec sorts read each offer's precomputed, indexed ``*_per_usd`` column."""
+        """ORDER BY terms for ``query.sort``: best first, ``descending`` flips it; unknown values
+        (NULL) last either way; ties by per-GPU price, then row id (a stable order for paging).
+
+        The spec sorts read each offer's precomputed, indexed ``*_per_usd`` column. ``price`` and
+        ``price_per_gpu`` follow ``query.spot``; ``on_demand_price*`` always sort on the on-demand
+        price. ``total_vram`` is most memory first; ``interconnect`` is NVLink, then PCIe (unknown
+        last); ``availability`` is available, limited, unknown, unavailable; ``instance_type`` and
+        ``source`` ignore case."""
         o = t.offers
         sort = query.sort
         if sort not in SORT_KEYS:
@@ -587,6 +601,10 @@ class Store:
             expr = price
         elif sort == "price_per_gpu":
             expr = per_gpu
+        elif sort == "on_demand_price":
+            expr = o.c.price_usd_per_hour
+        elif sort == "on_demand_price_per_gpu":
+            expr = o.c.price_usd_per_gpu_hour
         elif sort == "price_per_gb_vram":
             expr = price / (o.c.gpu_memory_gb * o.c.gpu_count)
         elif sort == "bandwidth_per_dollar":
@@ -599,10 +617,18 @@ class Store:
             expr = o.c.spot_price_usd_per_hour
         elif sort == "gpu_memory":
             expr, best_high = o.c.gpu_memory_gb, True
+        elif sort == "total_vram":
+            expr, best_high = o.c.gpu_memory_gb * o.c.gpu_count, True
         elif sort == "gpu_count":
             expr = o.c.gpu_count
         elif sort == "age":
             expr, best_high = o.c.observed_at, True
+        elif sort == "interconnect":
+            expr = sa.case(_INTERCONNECT_RANK, value=o.c.interconnect, else_=None)
+        elif sort == "availability":
+            expr = sa.case(_AVAILABILITY_RANK, value=o.c.availability, else_=None)
+        elif sort in ("instance_type", "source"):
+            expr = sa.func.lower(o.c[sort])
         else:  # provider, accelerator, region
             expr = o.c[sort]
         high_first = best_high != query.descending

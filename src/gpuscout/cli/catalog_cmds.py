@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from gpuscout.catalog.query import SORT_KEYS
 from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
 
@@ -217,7 +218,9 @@ def offers_cmd(
         str,
         typer.Option(
             "--sort",
-            help="price, price_per_gpu, price_per_gb_vram, bandwidth_per_dollar, tflops_per_dollar, ...",
+            help=f"One of {', '.join(SORT_KEYS)}. Cheapest, most per dollar, most memory, freshest, "
+            "NVLink, available and names A-Z come first, unknown values last; price and price_per_gpu "
+            "use the spot price with --spot.",
         ),
     ] = "price",
     limit: Annotated[int, typer.Option("--limit", help="At most N rows (0 = all).")] = 30,

@@ -20,8 +20,8 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.errors import UnknownNameError
 from gpuscout.web.cache import TtlCache
-from gpuscout.web.filters import MAX_EXPORT_ROWS, OfferFilters
-from gpuscout.web.offer_view import STALE_AFTER, OfferRow, sort_offers, to_row
+from gpuscout.web.filters import MAX_EXPORT_ROWS, SORT_COLUMNS, OfferFilters
+from gpuscout.web.offer_view import STALE_AFTER, OfferRow, to_row
 
 if TYPE_CHECKING:
     from gpuscout.advise.faq import Faq
@@ -59,8 +59,7 @@ class WebServices:
         self.db = db
         if cache_seconds is None:
             cache_seconds = float(os.environ.get(CACHE_SECONDS_ENV, DEFAULT_CACHE_SECONDS))
-        self._matching: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=32)
-        self._sorted: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
+        self._all: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=4)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
         self._recs: TtlCache[list[Recommendation]] = TtlCache(cache_seconds, max_entries=64)
@@ -100,8 +99,7 @@ class WebServices:
         return self._bodies.get_or_compute((self.data_version(), *key), compute)
 
     def clear_cache(self) -> None:
-        self._matching.clear()
-        self._sorted.clear()
+        self._all.clear()
         self._pages.clear()
         self._bodies.clear()
         self._recs.clear()
@@ -132,32 +130,17 @@ class WebServices:
             notes.extend(n for _, n in resolve_gpu_filter(name) if n)
         return list(dict.fromkeys(notes))
 
-    def matching_offers(self, filters: OfferFilters) -> list[Offer]:
-        """Every current offer passing the filters, sorted on the view's column in Python (the store
-        does the filtering). Used for the columns the store cannot sort on, and for charts."""
-        query = self.offer_query(filters)
-        key = (self.data_version(), *_query_key(query))
-
-        def fetch() -> list[Offer]:
-            return list(self.store.current_offers(replace(query, limit=None, offset=0)))
-
-        def sort() -> list[Offer]:
-            rows = self._matching.get_or_compute(key, fetch)
-            return sort_offers(rows, filters.sort, filters.order == "desc")
-
-        return self._sorted.get_or_compute((key, filters.sort, filters.order), sort)
+    def _sorted_query(self, filters: OfferFilters) -> OfferQuery:
+        """The catalog query for the view, sorted on its column (every column is sorted in SQL)."""
+        key, flipped = STORE_SORTS[filters.sort]
+        return replace(self.offer_query(filters), sort=key, descending=(filters.order == "desc") != flipped)
 
     def offer_page(self, filters: OfferFilters) -> OfferPage:
-        """One page of the view. Columns the store sorts on are sorted, limited and counted in SQL."""
+        """One page of the view: sorted, limited and counted in SQL (only the page's rows are read)."""
         start = (filters.page - 1) * filters.per_page
         now = datetime.now(UTC)
-        store_sort = _store_sort(filters)
-        if store_sort is None:
-            offers = self.matching_offers(filters)
-            rows = [to_row(o, now) for o in offers[start : start + filters.per_page]]
-            return OfferPage(rows=rows, total=len(offers), page=filters.page, per_page=filters.per_page)
-        query = replace(self.offer_query(filters), sort=store_sort, descending=filters.order == "desc")
-        key = (self.data_version(), _query_key(query), store_sort, query.descending, start, filters.per_page)
+        query = self._sorted_query(filters)
+        key = (self.data_version(), _query_key(query), query.sort, query.descending, start, filters.per_page)
 
         def fetch() -> tuple[list[Offer], int]:
             page = self.store.current_offers(replace(query, limit=filters.per_page, offset=start))
@@ -171,19 +154,14 @@ class WebServices:
         """The rows of an export: the visible page (``scope="page"``) or all pages (bounded)."""
         if scope == "page":
             return self.offer_page(filters).rows
-        everything = filters.model_copy(update={"page": 1, "per_page": MAX_EXPORT_ROWS})
-        store_sort = _store_sort(filters)
         now = datetime.now(UTC)
-        if store_sort is None:
-            return [to_row(o, now) for o in self.matching_offers(filters)[:MAX_EXPORT_ROWS]]
-        query = replace(self.offer_query(everything), sort=store_sort, descending=filters.order == "desc",
-                        limit=MAX_EXPORT_ROWS)
+        query = replace(self._sorted_query(filters), limit=MAX_EXPORT_ROWS)
         return [to_row(o, now) for o in self.store.current_offers(query)]
 
     def all_offers(self) -> list[Offer]:
         """Every current offer, unsorted (what the advisor, the FAQ and the charts work on)."""
         key = ("all", self.data_version())
-        return self._matching.get_or_compute(key, lambda: list(self.store.current_offers(OfferQuery())))
+        return self._all.get_or_compute(key, lambda: list(self.store.current_offers(OfferQuery())))
 
     def offers_for_gpu(self, accelerator: str, limit: int = 100) -> tuple[list[OfferRow], int]:
         filters = OfferFilters(gpu=accelerator, sort="price_per_gpu", per_page=limit)
@@ -313,24 +291,25 @@ def resolve_gpu_filter(name: str) -> list[tuple[str, str]]:
     return [(n, note) for n in names]
 
 
-# View columns the store sorts on in SQL (same semantics: unknown last, ties by $/GPU-h), by store key.
-STORE_SORTS: dict[str, str] = {
-    "provider": "provider",
-    "gpu": "accelerator",
-    "gpu_count": "gpu_count",
-    "region": "region",
-    "price": "price",
-    "spot_price": "spot_price",
-    "price_per_gpu": "price_per_gpu",
-    "age": "age",
+# The store's sort key for each column of the view, and whether the view's "asc" is the store's
+# descending order (the store sorts memory most-first; the table's "asc" is smallest first). The
+# price columns are on-demand even when the view filters on spot prices. Unknown values sort last.
+STORE_SORTS: dict[str, tuple[str, bool]] = {
+    "provider": ("provider", False),
+    "instance": ("instance_type", False),
+    "gpu": ("accelerator", False),
+    "gpu_count": ("gpu_count", False),
+    "vram": ("total_vram", True),
+    "interconnect": ("interconnect", False),
+    "region": ("region", False),
+    "price": ("on_demand_price", False),
+    "spot_price": ("spot_price", False),
+    "price_per_gpu": ("on_demand_price_per_gpu", False),
+    "availability": ("availability", False),
+    "age": ("age", False),
+    "source": ("source", False),
 }
-
-
-def _store_sort(filters: OfferFilters) -> str | None:
-    """The store's sort key for the view's column, or None when the view must sort in Python."""
-    if filters.pricing == "spot" and filters.sort in ("price", "price_per_gpu"):
-        return None  # with a spot filter the store sorts these on the spot price; the column is on-demand
-    return STORE_SORTS.get(filters.sort)
+assert set(STORE_SORTS) == set(SORT_COLUMNS), "every sortable column has a store sort"
 
 
 def _query_key(query: OfferQuery) -> tuple[Any, ...]:
