@@ -46,9 +46,10 @@ def sample_offers() -> list[Offer]:
                    availability=Availability.AVAILABLE, available_count=3),
         make_offer(provider="alphacloud", instance_type="h100x1", accelerator="H100-SXM", gpu_count=1,
                    price_usd_per_hour=3.9, region="eu-west-1", availability=Availability.LIMITED),
+        # a plain "H100" at the source: the SXM variant is assumed (as the bundled snapshot does)
         make_offer(provider="betagpu", instance_type="b-h100", accelerator="H100-SXM", gpu_count=1,
                    price_usd_per_hour=2.2, spot_price_usd_per_hour=1.4,
-                   observed_at=NOW - timedelta(days=5)),
+                   observed_at=NOW - timedelta(days=5), extra={"variant": "assumed"}),
         make_offer(provider="betagpu", instance_type="b-a100", accelerator="A100-SXM4-80GB", gpu_count=2,
                    price_usd_per_hour=3.0, interconnect=Interconnect.NVLINK,
                    availability=Availability.UNAVAILABLE),

@@ -89,3 +89,9 @@ def test_history_gives_min_and_median_per_provider_and_snapshot(client: TestClie
     assert client.get("/api/v1/history", params={"gpu": "H1000"}).json()["field"] == "gpu"
     newest = client.get("/api/v1/history", params={"gpu": "H100-SXM", "provider": "alphacloud", "limit": 1})
     assert [p["min_usd_per_gpu_hour"] for p in newest.json()] == [3.0]
+
+
+def test_an_assumed_gpu_variant_is_flagged(client: TestClient) -> None:
+    items = client.get("/api/v1/offers", params={"gpu": "H100"}).json()["items"]
+    flags = {o["instance_type"]: o["variant_assumed"] for o in items}
+    assert flags == {"b-h100": True, "h100x1": False, "h100x8": False, "e-h100-spot": False}

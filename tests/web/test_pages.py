@@ -88,3 +88,23 @@ def test_newcomer_sees_the_bundled_snapshot_with_unknown_age() -> None:
         assert len(ages) == 50
         assert all(a.startswith("unknown") for a in ages)
         assert client.get("/api/v1/offers").json()["total"] > 100
+
+
+def test_an_assumed_gpu_variant_is_marked_with_a_tooltip(client: TestClient) -> None:
+    marker = '<abbr class="assumed" title="form factor not stated by the source; assumed H100-SXM">?</abbr>'
+    html = client.get("/", params={"gpu": "H100"}).text
+    row = next(r for r in html.split("<tr>") if "b-h100" in r)
+    assert marker in row
+    assert html.count(marker) == 1  # only the row whose source did not state the form factor
+    assert 'id="variant-note"' in html
+    assert 'id="variant-note"' not in client.get("/", params={"gpu": "L40S"}).text
+    gpu_page = client.get("/gpus/H100-SXM").text
+    row = next(r for r in gpu_page.split("<tr>") if "b-h100" in r)
+    assert "variant assumed</abbr>" in row and "assumed H100-SXM" in row
+    assert gpu_page.count("variant assumed</abbr>") == 1
+
+
+def test_exports_carry_the_assumed_variant_flag(client: TestClient) -> None:
+    records = client.get("/offers.json", params={"gpu": "H100"}).json()
+    assert {r["instance_type"]: r["variant_assumed"] for r in records}["b-h100"] is True
+    assert sum(r["variant_assumed"] for r in records) == 1

@@ -1,23 +1,16 @@
-"""How an ``Offer`` is shown: age and stale badge, source link, sort keys, export rows."""
+"""How an ``Offer`` is shown: age and stale badge, source link, assumed variant, export rows."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from gpuscout.catalog.offer import Availability, Offer
+from gpuscout.catalog.offer import Offer
 
 STALE_AFTER = timedelta(days=2)
 _URL = re.compile(r"https?://[^\s\"'<>]+")
-_AVAILABILITY_ORDER = {
-    Availability.AVAILABLE: 0,
-    Availability.LIMITED: 1,
-    Availability.UNKNOWN: 2,
-    Availability.UNAVAILABLE: 3,
-}
 
 
 def age(offer: Offer, now: datetime | None = None) -> timedelta | None:
@@ -54,6 +47,19 @@ def source_url(source: str) -> str | None:
     return match.group(0) if match else None
 
 
+def variant_assumed(offer: Offer) -> bool:
+    """True when the source did not state the GPU's form factor and the catalog assumed the default
+    variant (the bundled snapshot's plain "H100" rows, taken as H100-SXM)."""
+    return offer.extra.get("variant") == "assumed"
+
+
+def variant_note(offer: Offer) -> str:
+    """Tooltip of the "?" marker of an assumed variant ("" when the variant was stated)."""
+    if not variant_assumed(offer):
+        return ""
+    return f"form factor not stated by the source; assumed {offer.accelerator}"
+
+
 def source_label(source: str) -> str:
     feed = source.split(":", 1)[0] if not source.startswith("http") else ""
     return feed or "source"
@@ -69,6 +75,8 @@ class OfferRow:
     stale: bool
     source_url: str | None
     source_label: str
+    variant_assumed: bool = False
+    variant_note: str = ""
 
     @property
     def age_hours(self) -> float | None:
@@ -84,44 +92,9 @@ def to_row(offer: Offer, now: datetime | None = None) -> OfferRow:
         stale=is_stale(offer, delta),
         source_url=source_url(offer.source),
         source_label=source_label(offer.source),
+        variant_assumed=variant_assumed(offer),
+        variant_note=variant_note(offer),
     )
-
-
-def _age_key(o: Offer) -> Any:
-    # newest first when ascending; unknown age sorts last
-    return None if o.observed_at is None else -_timestamp(o.observed_at)
-
-
-def _timestamp(dt: datetime) -> float:
-    return (dt if dt.tzinfo else dt.replace(tzinfo=UTC)).timestamp()
-
-
-SORT_KEYS: dict[str, Callable[[Offer], Any]] = {
-    "provider": lambda o: o.provider.lower(),
-    "instance": lambda o: o.instance_type.lower(),
-    "gpu": lambda o: o.accelerator.lower(),
-    "gpu_count": lambda o: o.gpu_count,
-    "vram": lambda o: o.total_memory_gb,
-    "interconnect": lambda o: str(o.interconnect),
-    "region": lambda o: o.region.lower(),
-    "price": lambda o: o.price_usd_per_hour,
-    "spot_price": lambda o: o.spot_price_usd_per_hour,
-    "price_per_gpu": lambda o: o.price_usd_per_gpu_hour,
-    "availability": lambda o: _AVAILABILITY_ORDER.get(o.availability, 2),
-    "age": _age_key,
-    "source": lambda o: o.source.lower(),
-}
-
-
-def sort_offers(offers: Sequence[Offer], column: str, descending: bool) -> list[Offer]:
-    """Sort on one column; unknown values (``None``) always go last. Ties keep a stable order."""
-    key = SORT_KEYS[column]
-    known = [o for o in offers if key(o) is not None]
-    unknown = [o for o in offers if key(o) is None]
-    tie = SORT_KEYS["price_per_gpu"]
-    known.sort(key=lambda o: (tie(o) is None, tie(o) or 0.0, o.provider, o.instance_type, o.region))
-    known.sort(key=key, reverse=descending)
-    return known + unknown
 
 
 EXPORT_COLUMNS: tuple[str, ...] = (
@@ -142,6 +115,7 @@ EXPORT_COLUMNS: tuple[str, ...] = (
     "age",
     "stale",
     "source",
+    "variant_assumed",
 )
 
 
@@ -165,6 +139,7 @@ def export_record(row: OfferRow) -> dict[str, Any]:
         "age": row.age_text,
         "stale": row.stale,
         "source": o.source,
+        "variant_assumed": row.variant_assumed,
     }
 
 

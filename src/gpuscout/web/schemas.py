@@ -63,6 +63,11 @@ class OfferOut(BaseModel):
     fractional: bool
     secure: bool | None
     billing_terms: str | None
+    variant_assumed: bool = Field(
+        default=False,
+        description="the source did not state the GPU's form factor; `accelerator` is the assumed default "
+        "variant (e.g. a plain \"H100\" taken as H100-SXM)",
+    )
 
     @classmethod
     def from_row(cls, row: OfferRow) -> OfferOut:
@@ -95,6 +100,7 @@ class OfferOut(BaseModel):
             fractional=o.fractional,
             secure=o.secure,
             billing_terms=o.billing_terms,
+            variant_assumed=row.variant_assumed,
         )
 
 
