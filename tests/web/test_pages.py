@@ -108,3 +108,12 @@ def test_exports_carry_the_assumed_variant_flag(client: TestClient) -> None:
     records = client.get("/offers.json", params={"gpu": "H100"}).json()
     assert {r["instance_type"]: r["variant_assumed"] for r in records}["b-h100"] is True
     assert sum(r["variant_assumed"] for r in records) == 1
+
+
+def test_advisor_rows_mark_an_assumed_gpu_variant(client: TestClient) -> None:
+    html = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b"}).text
+    rows = html.split("<tr data-rank=")[1:]
+    assumed = [r for r in rows if "b-h100" in r]
+    assert len(rows) > len(assumed)
+    assert assumed and all('<abbr class="assumed" title="form factor not stated' in r for r in assumed)
+    assert not any('class="assumed"' in r for r in rows if "b-h100" not in r)

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from gpuscout import __version__
+from gpuscout.web.offer_view import variant_note
 
 
 def money(value: float | None, digits: int = 2) -> str:
@@ -65,6 +66,7 @@ def _build_env() -> Environment:
     env.filters["url_parts"] = _url_parts
     env.globals["query"] = _query
     env.globals["version"] = __version__
+    env.globals["variant_note"] = variant_note
     return env
 
 
