@@ -8,17 +8,14 @@ import pytest
 
 from gpuscout.catalog.normalize import (
     Unmatched,
-    aws_exclusion,
     azure_exclusion,
     azure_is_spot,
     cents_to_usd,
     compose_gcp_instance_price,
-    gcp_gpu_rate,
     gpu_memory_gb,
     interconnect_for,
     is_gcp_commitment,
     match_gpu,
-    ovh_price,
     per_instance,
     price_or_none,
     units_nanos,
@@ -110,14 +107,6 @@ def test_units_and_nanos_gcp_and_scaleway() -> None:
     assert units_nanos(scw["units"], scw["nanos"]) == pytest.approx(0.0532)  # "0.0532€ per hour"
 
 
-def test_ovh_1e8_units() -> None:
-    # No captured OVH payload exists (ovhcloud.json records the shape only): prices are integers
-    # in 1e-8 currency units, so 274000000 is 2.74.
-    assert sample("ovhcloud")["response_shape_from_code"]["addons"][0]["pricings"][0]["price"].startswith(
-        "<integer, units of 1e-8"
-    )
-    assert ovh_price(274000000) == pytest.approx(2.74)
-    assert ovh_price(0) is None
 
 
 def test_azure_reservation_and_devtest_rows_excluded() -> None:
@@ -133,36 +122,26 @@ def test_azure_reservation_and_devtest_rows_excluded() -> None:
     assert azure_exclusion(low) == "low-priority meter (retiring)"
 
 
-def test_gcp_commitment_excluded_and_gpu_rate_parsed() -> None:
-    s = sample("gcp")
-    on_demand = s["sku_sample_opencost_fixture"]
-    rate = gcp_gpu_rate(on_demand)
-    assert rate is not None
-    assert (rate.gpu_name, rate.usd_per_gpu_hour, rate.spot) == (
-        "Nvidia Tesla A100",
-        pytest.approx(2.933908),
-        False,
-    )
-    assert rate.regions == ("us-central1", "us-east1", "us-west1")
-    assert resolve_gpu(rate.gpu_name.replace("Nvidia Tesla ", "") + " 40GB").memory_gb == 40
-    spot = gcp_gpu_rate(s["sku_sample_spot"])
-    assert spot is not None and spot.spot and spot.usd_per_gpu_hour == pytest.approx(1.1)
+def _gcp_unit_price(sku: dict) -> float:  # type: ignore[type-arg]
+    money = sku["pricingInfo"][0]["pricingExpression"]["tieredRates"][-1]["unitPrice"]
+    return units_nanos(money.get("units"), money.get("nanos"))
+
+
+def test_gcp_commitment_excluded() -> None:
+    on_demand = sample("gcp")["sku_sample_opencost_fixture"]
+    assert not is_gcp_commitment(on_demand)
+    assert _gcp_unit_price(on_demand) == pytest.approx(2.933908)
     commitment = dict(on_demand, description="Commitment v1: Nvidia Tesla A100 GPU running in Americas")
-    assert is_gcp_commitment(commitment) and gcp_gpu_rate(commitment) is None
-    cpu = dict(on_demand, category={**on_demand["category"], "resourceGroup": "CPU"})
-    assert gcp_gpu_rate(cpu) is None
+    assert is_gcp_commitment(commitment)
 
 
 def test_gcp_instance_is_host_plus_gpus() -> None:
-    gpu = gcp_gpu_rate(sample("gcp")["sku_sample_opencost_fixture"])
-    assert gpu is not None
+    gpu_rate = _gcp_unit_price(sample("gcp")["sku_sample_opencost_fixture"])
     # a2-highgpu-1g us-central1: host 0.73948 $/h (price_snapshot.md) + 1 x A100 2.933908
-    assert compose_gcp_instance_price(0.73948, gpu.usd_per_gpu_hour, 1) == pytest.approx(3.67339, abs=1e-5)
-    assert compose_gcp_instance_price(0.73948 * 8, gpu.usd_per_gpu_hour, 8) == pytest.approx(
-        29.38710, abs=1e-3
-    )
+    assert compose_gcp_instance_price(0.73948, gpu_rate, 1) == pytest.approx(3.67339, abs=1e-5)
+    assert compose_gcp_instance_price(0.73948 * 8, gpu_rate, 8) == pytest.approx(29.38710, abs=1e-3)
     with pytest.raises(ValueError, match="host_usd_per_hour"):
-        compose_gcp_instance_price(0.0, gpu.usd_per_gpu_hour, 8)  # a4 host rows of 0.0: a catalog gap
+        compose_gcp_instance_price(0.0, gpu_rate, 8)  # a4 host rows of 0.0: a catalog gap
 
 
 def test_unknown_prices_are_none_never_zero() -> None:
@@ -183,12 +162,3 @@ def test_interconnect_from_the_part() -> None:
 def test_memory_unit_errors_name_the_field() -> None:
     with pytest.raises(ValueError, match="unit: unknown memory unit 'bytes'"):
         gpu_memory_gb(1, "bytes")
-
-
-def test_aws_capacity_block_and_licensed_os_rows_excluded() -> None:
-    bulk = sample("aws")["price_list_bulk_csv"]
-    suse, capacity_block = (dict(zip(bulk["header"], r, strict=True)) for r in bulk["rows"])
-    assert aws_exclusion(capacity_block) == "capacity block (reserved capacity, not on-demand)"
-    assert aws_exclusion(suse) == "Operating System 'SUSE' is not 'Linux'"
-    assert aws_exclusion(dict(suse, **{"Operating System": "Linux"})) is None
-    assert aws_exclusion(dict(suse, **{"Operating System": "Linux", "TermType": "Reserved"})) is not None

@@ -15,13 +15,13 @@ Rules (each has a test on a recorded payload in ``tests/catalog/test_normalize.p
   *canonical* size (24 GB, not 22.35). RunPod labels ``memoryInGb`` values that are GB.
 * **Fractional / vGPU slices** (Vultr ``vcg`` plans with 4 GB of an A100) are memory figures
   well below the canonical card: marked ``fractional`` and keep the slice's memory.
-* **Prices**: cents -> USD (Lambda, Shadeform), units + nanos (GCP, Scaleway), 1e-8 units
-  (OVHcloud), per-GPU -> per-instance (RunPod, GCP GPU SKUs). Zero, negative, missing or
+* **Prices**: cents -> USD (Lambda, Shadeform), units + nanos (GCP), per-GPU -> per-instance
+  (RunPod, GCP GPU SKUs). Zero, negative, missing or
   non-numeric prices are *unknown* (``None``), never 0.
 * **Reservation / commitment rows** are excluded from on-demand: Azure ``type`` Reservation
   (their ``retailPrice`` is the whole-term amount although ``unitOfMeasure`` says "1 Hour") and
-  DevTestConsumption, Azure "Low Priority" meters, GCP "Commitment v1:" SKUs, AWS "Capacity
-  Block" and licensed-OS rows.
+  DevTestConsumption, Azure "Low Priority" meters, GCP "Commitment v1:" SKUs. (AWS comes through
+  gpuhunt, whose catalog already keeps only on-demand Linux rows.)
 * **GCP host-vs-GPU composition**: GCP prices GPUs per GPU-hour apart from the host's vCPU and
   RAM. An instance price is ``host + gpu_count * gpu_rate`` (:func:`compose_gcp_instance_price`);
   a GPU SKU alone is never presented as an instance price. The ``gcp`` source composes A2, A2
@@ -32,7 +32,6 @@ Rules (each has a test on a recorded payload in ``tests/catalog/test_normalize.p
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -183,12 +182,6 @@ def units_nanos(units: Any, nanos: Any) -> float:
     return int(units or 0) + int(nanos or 0) / 1e9
 
 
-def ovh_price(value: Any) -> float | None:
-    """OVHcloud catalog prices are integers in 1e-8 currency units."""
-    raw = price_or_none(value)
-    return None if raw is None else raw * 1e-8
-
-
 def per_instance(price_per_gpu: float | None, gpu_count: int) -> float | None:
     """A per-GPU-hour price (RunPod, GCP GPU SKU, Fluidstack) times the GPU count."""
     if price_per_gpu is None:
@@ -227,31 +220,6 @@ def azure_is_spot(item: Mapping[str, Any]) -> bool:
 
 
 # The AWS bulk price-list CSV rows that are plain on-demand Linux prices (gpuhunt's filter).
-AWS_ON_DEMAND = {
-    "TermType": "OnDemand",
-    "Tenancy": "Shared",
-    "Operating System": "Linux",
-    "CapacityStatus": "Used",
-}
-
-
-def aws_exclusion(row: Mapping[str, Any]) -> str | None:
-    """Why an AWS price-list CSV row is not an on-demand Linux instance price, or None if it is.
-
-    Capacity Block rows are reserved capacity (and their "per hour" is not comparable); licensed
-    OS (SUSE, RHEL, Windows), dedicated tenancy, reservations and pre-installed software are not
-    the plain instance price.
-    """
-    if "Capacity Block" in str(row.get("PriceDescription") or ""):
-        return "capacity block (reserved capacity, not on-demand)"
-    for key, wanted in AWS_ON_DEMAND.items():
-        if row.get(key) != wanted:
-            return f"{key} {row.get(key)!r} is not {wanted!r}"
-    if row.get("Pre Installed S/W") not in (None, "", "NA"):
-        return "pre-installed software"
-    return None
-
-
 GCP_COMMITMENT_PREFIX = "Commitment v1:"
 
 
@@ -260,42 +228,6 @@ def is_gcp_commitment(sku: Mapping[str, Any]) -> bool:
     desc = str(sku.get("description") or "")
     usage = str((sku.get("category") or {}).get("usageType") or "")
     return desc.startswith(GCP_COMMITMENT_PREFIX) or usage.startswith("Commit")
-
-
-@dataclass(frozen=True, slots=True)
-class GcpGpuRate:
-    """One GCP GPU SKU: a per-GPU-hour rate for a GPU model in some regions."""
-
-    sku_id: str
-    gpu_name: str  # as in the description, e.g. "Nvidia Tesla A100"
-    regions: tuple[str, ...]
-    usd_per_gpu_hour: float
-    spot: bool
-
-
-_GCP_GPU_RE = re.compile(
-    r"^(?:Spot Preemptible |Preemptible )?(?P<gpu>Nvidia .+?) GPU(?: running in .*)?$", re.IGNORECASE
-)
-
-
-def gcp_gpu_rate(sku: Mapping[str, Any]) -> GcpGpuRate | None:
-    """Parse a Cloud Billing GPU SKU into a per-GPU-hour rate; None for non-GPU or commitment SKUs."""
-    category = sku.get("category") or {}
-    if category.get("resourceGroup") != "GPU" or is_gcp_commitment(sku):
-        return None
-    desc = str(sku.get("description") or "")
-    m = _GCP_GPU_RE.match(desc)
-    if m is None:
-        return None
-    rates = sku["pricingInfo"][0]["pricingExpression"]["tieredRates"]
-    price = rates[-1]["unitPrice"]
-    return GcpGpuRate(
-        sku_id=str(sku.get("skuId") or ""),
-        gpu_name=m.group("gpu"),
-        regions=tuple(sku.get("serviceRegions") or ()),
-        usd_per_gpu_hour=units_nanos(price.get("units"), price.get("nanos")),
-        spot=category.get("usageType") == "Preemptible",
-    )
 
 
 def compose_gcp_instance_price(
