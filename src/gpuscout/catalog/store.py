@@ -783,7 +783,7 @@ class Store:
 def source_preference(source: str) -> int | None:
     """Which live feed wins when two cover the same provider: a direct API (10) over a gpuhunt
     catalog (5). A user's own offer file (``None``) neither hides nor is hidden: its offers are
-    private terms next to the public ones. Mirrors ``Source.preference``."""
+    private terms next to the public ones. Sources are named by kind (``gpuhunt:aws``, ``file:PATH``)."""
     if source.startswith("file:"):
         return None
     if source.startswith("gpuhunt:"):

@@ -43,7 +43,10 @@ def test_every_adapter_registered_once_with_credentials_declared() -> None:
         assert all(isinstance(v, str) and v.isupper() for v in src.needs_credentials), name
     assert sources["lambda"].needs_credentials == ("LAMBDA_API_KEY",)
     assert sources["vastai"].needs_credentials == ()
-    assert sources["gpuhunt:aws"].preference < sources["azure"].preference
+    # the store ranks feeds by the registered names: a provider's API over gpuhunt's catalog
+    from gpuscout.catalog.store import source_preference
+
+    assert source_preference(sources["gpuhunt:aws"].name) < source_preference(sources["azure"].name)
 
 
 def test_fresh_instances_each_call() -> None:

@@ -61,9 +61,8 @@ class Source(ABC):
     kind: str = "api"  # "api" | "gpuhunt" | "snapshot" | "file"
     needs_credentials: tuple[str, ...] = ()
     timeout_s: float = 30.0  # per-request timeout the source asks the HTTP helper for
-    # When two sources give the same offer (same Offer.key), prefer the higher: a provider's own
-    # API (10) over gpuhunt's republished catalog (5) over the bundled snapshot (0).
-    preference: int = 10
+    # Which feed wins when two cover the same provider is decided by the store from the source's
+    # name (``gpuscout.catalog.store.source_preference``): a provider's API over gpuhunt's catalog.
 
     def __init__(self) -> None:
         self.dropped: list[DroppedRow] = []

@@ -150,7 +150,6 @@ class GpuhuntSource(Source):
     """Offers of one gpuhunt provider."""
 
     kind = "gpuhunt"
-    preference = 5
 
     def __init__(self, gpuhunt_provider: str) -> None:
         super().__init__()
