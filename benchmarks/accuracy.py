@@ -38,9 +38,9 @@ from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import resolve_gpu
 
-DEFAULT_CSV = (
-    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "calibration" / "measurements.csv"
-)
+# The calibration set lives beside the benchmark (copied from the project's shared reference data, with
+# its sources in data/SOURCES-2026-12.md and each row's ``source`` column).
+DEFAULT_CSV = Path(__file__).resolve().parent / "data" / "measurements.csv"
 GPT_FAST_DEFAULT_NEW_TOKENS = 200  # gpt-fast generate.py --max_new_tokens default
 WITHIN = 0.15
 # TensorRT-LLM's v0.5/v0.6 performance tables give multi-GPU throughput per GPU: read as totals, the

@@ -1,4 +1,4 @@
-"""Shared fixtures. Tests are offline: provider payloads come from ../shared/data/reference."""
+"""Shared fixtures. Tests are offline: provider payloads and reference tables live in tests/fixtures."""
 
 from __future__ import annotations
 
@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-REFERENCE = SHARED / "data" / "reference"
+# Copies of the project's reference data (see tests/fixtures/README.md for where each file came from).
+REFERENCE = REPO / "tests" / "fixtures" / "reference"
 PROVIDER_SAMPLES = REFERENCE / "provider_samples"
-CALIBRATION = SHARED / "data" / "calibration" / "measurements.csv"
+# The calibration set the accuracy benchmark reads (benchmarks/data/SOURCES-2026-12.md names its sources).
+CALIBRATION = REPO / "benchmarks" / "data" / "measurements.csv"
 
 
 @pytest.fixture(autouse=True)

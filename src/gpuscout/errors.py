@@ -46,3 +46,13 @@ def closest(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
     pool = {c.lower(): c for c in candidates}
     hits = difflib.get_close_matches(name.lower(), list(pool), n=n, cutoff=0.3)
     return [pool[h] for h in hits]
+
+
+class ConfigurationRejected(InvalidInputError):
+    """A workload cannot run on one hardware configuration (it does not fit, the engine cannot run that
+    precision there, the parallel layout is impossible...).
+
+    Raised by the estimators for a *configuration* the caller chose (GPU, count, batch, parallel layout),
+    as opposed to a bad user input. The advisor catches this type to reject one offer and go on; any
+    other :class:`InvalidInputError` aborts the request.
+    """

@@ -1,7 +1,7 @@
 """Fault isolation: one source's failure never affects another source, the stored data or a read.
 
 Real adapters (Vast.ai, Lambda, RunPod) run against respx-mocked endpoints serving the recorded
-payloads in ../shared/data/reference/provider_samples. Each fault is injected into one source in
+payloads in tests/fixtures/reference/provider_samples. Each fault is injected into one source in
 a second refresh; the others must still refresh, the faulty one's last good data must stay
 current, and its error must be recorded and shown by ``sources_status``.
 """

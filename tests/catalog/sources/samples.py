@@ -15,7 +15,7 @@ from tests.conftest import PROVIDER_SAMPLES
 
 
 def sample(name: str) -> dict[str, Any]:
-    """A fresh (deep-copied) recorded payload from ../shared/data/reference/provider_samples."""
+    """A fresh (deep-copied) recorded payload from tests/fixtures/reference/provider_samples."""
     data: dict[str, Any] = json.loads((PROVIDER_SAMPLES / f"{name}.json").read_text())
     return copy.deepcopy(data)
 
