@@ -42,7 +42,8 @@ def accelerator(name: str = "H100-SXM", *, memory: float = 80.0, bandwidth: floa
         fp32_tflops=bf16 / 15, tf32_tflops=bf16 / 2, bf16_tflops=bf16, fp16_tflops=bf16,
         fp8_tflops=bf16 * 2 if fp8 else None, int8_tops=bf16 * 2, fp4_tflops=None, fp8_supported=fp8,
         fp4_supported=False, interconnect=interconnect, interconnect_gbps=900.0 if interconnect else None,
-        tdp_w=700.0, form_factor="SXM", release_year=2023, kind=kind, source="test", confidence="verified",
+        tdp_w=700.0, architecture="Hopper", compute_capability="9.0" if fp8 else "8.0", form_factor="SXM",
+        release_year=2023, kind=kind, source="test", confidence="verified",
     )
 
 

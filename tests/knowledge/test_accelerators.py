@@ -410,3 +410,17 @@ def test_fabric_classification_reads_pcie_only_and_bridges_as_pcie() -> None:
     assert not resolve_gpu("A6000").has_nvlink_class_fabric  # 2-GPU bridge only
     assert not resolve_gpu("H100 PCIe").has_nvlink_class_fabric
     assert not resolve_gpu("L40S").has_nvlink_class_fabric
+
+
+def test_every_accelerator_states_its_architecture_and_nvidia_parts_their_compute_capability() -> None:
+    from gpuscout.knowledge.accelerators import all_accelerators
+
+    for acc in all_accelerators():
+        assert acc.architecture, acc.name
+        if acc.vendor == "NVIDIA":
+            assert acc.nvidia_cc is not None, acc.name
+    assert resolve_gpu("V100").nvidia_cc == (7, 0)
+    assert resolve_gpu("H100").nvidia_cc == (9, 0)
+    assert resolve_gpu("RTX 5090").nvidia_cc == (12, 0)
+    assert resolve_gpu("MI300X").compute_capability == "gfx942"
+    assert resolve_gpu("MI300X").nvidia_cc is None

@@ -32,6 +32,11 @@ class Accelerator:
     interconnect: str | None  # "NVLink 4", "PCIe 4.0", "Infinity Fabric", "ICI"...
     interconnect_gbps: float | None  # GB/s per device, bidirectional total as quoted
     tdp_w: float | None
+    # Architecture family ("Hopper", "Ampere", "CDNA 3", "TPU v5e"...) and the target engines gate on:
+    # NVIDIA compute capability ("9.0", "8.6"), AMD gfx target ("gfx942"); "" where neither applies.
+    # Source: developer.nvidia.com/cuda-gpus (+ legacy list), AMD ROCm GPU support matrix.
+    architecture: str
+    compute_capability: str
     form_factor: str
     release_year: int | None
     kind: str  # "datacenter", "workstation", "consumer", "tpu", "asic"
@@ -40,6 +45,14 @@ class Accelerator:
     notes: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
     full_name: str = ""  # the reference table's descriptive name, e.g. "NVIDIA H100 SXM"
+
+    @property
+    def nvidia_cc(self) -> tuple[int, int] | None:
+        """NVIDIA compute capability as ``(major, minor)``; ``None`` for other vendors or when unknown."""
+        if self.vendor != "NVIDIA" or not self.compute_capability:
+            return None
+        major, _, minor = self.compute_capability.partition(".")
+        return int(major), int(minor or 0)
 
     def tflops(self, precision_class: str) -> float | None:
         """Dense peak rate for a precision class, in TFLOPS (TOPS for int8); ``None`` if unknown/unsupported.

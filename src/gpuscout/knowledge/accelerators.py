@@ -241,6 +241,8 @@ def _row_to_accelerator(row: dict[str, str]) -> Accelerator:
         interconnect=row["interconnect"].strip() or None,
         interconnect_gbps=_opt_float(row["interconnect_gbps"]),
         tdp_w=_opt_float(row["tdp_w"]),
+        architecture=row["architecture"],
+        compute_capability=row["compute_capability"].strip(),
         form_factor=row["form_factor"],
         release_year=int(year) if year else None,
         kind=row["kind"],
