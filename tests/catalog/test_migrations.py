@@ -9,9 +9,10 @@ import pytest
 import sqlalchemy as sa
 
 from gpuscout.catalog import schema
+from gpuscout.catalog.db import make_engine as _make_engine
 from gpuscout.catalog.migrations import LATEST_VERSION, STEPS, current_version, migrate
 from gpuscout.catalog.query import OfferQuery
-from gpuscout.catalog.store import Store, _make_engine
+from gpuscout.catalog.store import Store
 from gpuscout.knowledge.accelerators import resolve_gpu
 from tests.catalog.helpers import STORE_KINDS, pg_schema_url
 

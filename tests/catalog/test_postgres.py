@@ -11,8 +11,9 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from gpuscout.catalog import api
+from gpuscout.catalog.db import make_engine as _make_engine
 from gpuscout.catalog.migrations import LATEST_VERSION
-from gpuscout.catalog.store import Store, _make_engine
+from gpuscout.catalog.store import Store
 from gpuscout.cli import app
 from tests.catalog.helpers import STORE_KINDS, pg_schema_url
 

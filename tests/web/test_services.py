@@ -72,13 +72,13 @@ def test_pages_of_a_sorted_view_read_only_their_rows(
 
     services = WebServices(db_url, cache_seconds=0)
     limits: list[int | None] = []
-    original = Store.current_offers
+    original = Store.offer_page
 
-    def spy(self: Store, query: Any = None, **kw: Any) -> list[Offer]:
+    def spy(self: Store, query: Any = None, **kw: Any) -> tuple[list[Offer], int]:
         limits.append(query.limit if query is not None else None)
         return original(self, query, **kw)
 
-    monkeypatch.setattr(Store, "current_offers", spy)
+    monkeypatch.setattr(Store, "offer_page", spy)
     pages = [services.offer_page(OfferFilters(sort=column, per_page=2, page=p)).rows  # type: ignore[arg-type]
              for p in range(1, 6)]
     assert limits == [2] * 5

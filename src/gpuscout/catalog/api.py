@@ -24,8 +24,13 @@ from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
 _MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
 
 
-def load_bundled_snapshot(store: Store) -> RefreshResult:
-    """Store the bundled snapshot as the source ``"snapshot"`` (through the validation gate)."""
+def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult | None:
+    """Store the bundled snapshot as the source ``"snapshot"`` (through the validation gate).
+
+    ``first``: only if the store has no current bundled snapshot yet, decided inside the write
+    transaction (several processes opening a fresh store at once load it exactly once); ``None``
+    when another one already had.
+    """
     from gpuscout.catalog.sources.snapshot import SnapshotSource
 
     started = datetime.now(UTC)
@@ -60,9 +65,12 @@ def load_bundled_snapshot(store: Store) -> RefreshResult:
         )
         or None
     )
-    written = store.write_snapshot(
+    write = store.write_first_snapshot if first else store.write_snapshot
+    written = write(
         source.name, report.offers, started_at=started, reason=reason, dropped_count=dropped, fallback=True
     )
+    if written is None:
+        return None
     return RefreshResult(
         source.name, "ok", written.rows, time.perf_counter() - t0, None, dropped, written.snapshot_id
     )
@@ -74,7 +82,7 @@ def ensure_snapshot(store: Store) -> RefreshResult | None:
 
     if store.has_source(SNAPSHOT_NAME):
         return None
-    return load_bundled_snapshot(store)
+    return load_bundled_snapshot(store, first=True)
 
 
 def open_store(db: str | Store | None = None) -> Store:

@@ -153,11 +153,28 @@ def fill_value_columns(conn: sa.Connection) -> None:
     )
 
 
+def _v5_listings_and_stated_prices(conn: sa.Connection) -> None:
+    """Offer fields for one row standing for several regions (``regions``), the aggregators that
+    also list it (``also_listed_by``), the price as the source stated it before conversion to USD
+    (``original_*``), and auction-priced "on-demand" capacity (``price_is_interruptible``).
+    Existing rows get the defaults: one region, no other listing, stated in USD, not auctioned."""
+    for ddl in (
+        "ALTER TABLE offers ADD COLUMN regions JSON NOT NULL DEFAULT '[]'",
+        "ALTER TABLE offers ADD COLUMN also_listed_by JSON NOT NULL DEFAULT '[]'",
+        "ALTER TABLE offers ADD COLUMN original_currency VARCHAR(16)",
+        "ALTER TABLE offers ADD COLUMN original_price_per_hour FLOAT",
+        "ALTER TABLE offers ADD COLUMN original_spot_price_per_hour FLOAT",
+        "ALTER TABLE offers ADD COLUMN price_is_interruptible BOOLEAN NOT NULL DEFAULT FALSE",
+    ):
+        conn.execute(sa.text(ddl))
+
+
 STEPS: tuple[Step, ...] = (
     (1, "snapshots and offers", _v1_initial),
     (2, "current_snapshot pointer per source", _v2_current_pointer),
     (3, "per-GPU prices, snapshot provenance, accelerator specs", _v3_per_gpu_prices_and_specs),
     (4, "indexed spec-per-dollar sort keys", _v4_value_per_dollar),
+    (5, "multi-region rows, other listers, stated prices, auctions", _v5_listings_and_stated_prices),
 )
 
 LATEST_VERSION = STEPS[-1][0]

@@ -1,10 +1,19 @@
-"""The one ``Offer`` type: a rentable GPU configuration at a price, with its provenance."""
+"""The one ``Offer`` type: a rentable GPU configuration at a price, with its provenance.
+
+This dataclass is the single place the offer fields are defined. The store's row mapping, the JSON
+API's ``OfferOut``, the CSV/JSON exports and the CLI's CSV columns are all derived from
+``dataclasses.fields(Offer)`` (see :mod:`gpuscout.catalog.offer_fields` and
+:mod:`gpuscout.catalog.rows`); each field's ``metadata["doc"]`` is its description in the API
+schema. Adding a field here needs only a numbered migration step adding its column (and the column
+in :mod:`gpuscout.catalog.schema`); a test checks that the schema covers every field.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 
 class Availability(StrEnum):
@@ -20,6 +29,12 @@ class Interconnect(StrEnum):
     UNKNOWN = "unknown"
 
 
+def _doc(text: str, *, face: bool = True) -> dict[str, Any]:
+    """Field metadata: the description the faces show; ``face=False`` keeps a field internal (it is
+    stored, but left out of the API schema and the exports)."""
+    return {"doc": text, "face": face}
+
+
 @dataclass(frozen=True, slots=True)
 class Offer:
     """One offer. Prices are USD per hour for the *whole instance*; unknown is ``None``, never 0.
@@ -28,32 +43,79 @@ class Offer:
     snapshot's rows): show it as unknown age, never as "now".
     """
 
-    provider: str
-    instance_type: str
-    region: str
-    accelerator: str  # canonical Accelerator.name
-    gpu_count: int
-    gpu_memory_gb: float  # per GPU, canonical
-    price_usd_per_hour: float | None  # on-demand, whole instance
-    spot_price_usd_per_hour: float | None
-    source: str  # feed name + URL/endpoint, e.g. "snapshot:https://github.com/..."
-    observed_at: datetime | None
-    zone: str | None = None
-    vcpus: float | None = None
-    ram_gb: float | None = None
-    disk_gb: float | None = None
-    interconnect: Interconnect = Interconnect.UNKNOWN
-    internode: str | None = None  # "infiniband", "roce", "efa" where the provider states it
-    availability: Availability = Availability.UNKNOWN
-    available_count: int | None = None
-    billing_terms: str | None = None  # ProviderTerms.name to look billing/egress/storage up
-    stale: bool = False  # known to come from an old feed (e.g. v6 snapshot files)
-    fractional: bool = False  # vGPU / fractional slice of a GPU
-    storage_usd_per_gb_month: float | None = None  # per-offer terms (marketplaces) override provider's
-    egress_usd_per_gb: float | None = None
-    secure: bool | None = None  # RunPod secure vs community cloud
-    notes: str = ""
-    extra: dict[str, str] = field(default_factory=dict, compare=False, hash=False)
+    provider: str = field(metadata=_doc("provider id, lower case (aws, runpod, vastai...)"))
+    instance_type: str = field(metadata=_doc("the provider's name of the instance / machine type"))
+    region: str = field(
+        metadata=_doc("the region; a summary (e.g. '3 regions') when `regions` lists several")
+    )
+    accelerator: str = field(metadata=_doc("canonical accelerator name (see /api/v1/gpus)"))
+    gpu_count: int = field(metadata=_doc("GPUs in the instance"))
+    gpu_memory_gb: float = field(metadata=_doc("memory per GPU, GB"))
+    price_usd_per_hour: float | None = field(
+        metadata=_doc("on-demand price of the whole instance, USD/hour; null when unknown")
+    )
+    spot_price_usd_per_hour: float | None = field(
+        metadata=_doc("spot / interruptible price of the whole instance, USD/hour; null when none")
+    )
+    source: str = field(metadata=_doc("the feed and its URL/endpoint the row came from"))
+    observed_at: datetime | None = field(
+        metadata=_doc("when the price was observed; null when unknown (bundled snapshot rows)")
+    )
+    zone: str | None = field(default=None, metadata=_doc("availability zone, where stated"))
+    vcpus: float | None = field(default=None, metadata=_doc("vCPUs of the instance"))
+    ram_gb: float | None = field(default=None, metadata=_doc("host memory, GB"))
+    disk_gb: float | None = field(default=None, metadata=_doc("included local disk, GB"))
+    interconnect: Interconnect = field(
+        default=Interconnect.UNKNOWN, metadata=_doc("GPU-to-GPU fabric inside the instance")
+    )
+    internode: str | None = field(
+        default=None, metadata=_doc("inter-node fabric where the provider states it: infiniband, roce, efa")
+    )
+    availability: Availability = field(default=Availability.UNKNOWN, metadata=_doc("capacity right now"))
+    available_count: int | None = field(default=None, metadata=_doc("instances available, where stated"))
+    billing_terms: str | None = field(
+        default=None, metadata=_doc("provider whose billing, egress and storage terms apply")
+    )
+    stale: bool = field(default=False, metadata=_doc("known to come from an old feed"))
+    fractional: bool = field(default=False, metadata=_doc("a vGPU / fractional slice of a GPU"))
+    storage_usd_per_gb_month: float | None = field(
+        default=None, metadata=_doc("this offer's storage price (marketplaces), overriding the provider's")
+    )
+    egress_usd_per_gb: float | None = field(
+        default=None, metadata=_doc("this offer's egress price, overriding the provider's")
+    )
+    secure: bool | None = field(default=None, metadata=_doc("RunPod secure (true) vs community cloud"))
+    notes: str = field(default="", metadata=_doc("what the source says about the row"))
+    extra: dict[str, str] = field(
+        default_factory=dict,
+        compare=False,
+        hash=False,
+        metadata=_doc("source-specific details (raw names, meters...)", face=False),
+    )
+    regions: tuple[str, ...] = field(
+        default=(),
+        metadata=_doc(
+            "every region this row stands for, when the source lists the same offer at the same price "
+            "in several regions without per-region availability (`region` is then a summary)"
+        ),
+    )
+    also_listed_by: tuple[str, ...] = field(
+        default=(),
+        metadata=_doc("aggregators that list the same capacity (the first-party row is shown once)"),
+    )
+    original_currency: str | None = field(
+        default=None, metadata=_doc("ISO 4217 code of the price as the source stated it, before USD")
+    )
+    original_price_per_hour: float | None = field(
+        default=None, metadata=_doc("the on-demand price in `original_currency`, as stated")
+    )
+    original_spot_price_per_hour: float | None = field(
+        default=None, metadata=_doc("the spot price in `original_currency`, as stated")
+    )
+    price_is_interruptible: bool = field(
+        default=False,
+        metadata=_doc("even the listed on-demand price is an auction / outbid price (spot-class capacity)"),
+    )
 
     @property
     def price_usd_per_gpu_hour(self) -> float | None:
@@ -75,3 +137,11 @@ class Offer:
     def key(self) -> tuple[str, str, str, str | None, bool | None]:
         """Identity of an offer within one source snapshot (used to collapse duplicates)."""
         return (self.provider, self.instance_type, self.region, self.zone, self.secure)
+
+
+#: Values derived from the fields that the faces show next to them (``(name, description)``).
+COMPUTED_FIELDS: tuple[tuple[str, str], ...] = (
+    ("total_memory_gb", "GPU memory of the whole instance, GB"),
+    ("price_usd_per_gpu_hour", "on-demand price per GPU, USD/hour"),
+    ("spot_price_usd_per_gpu_hour", "spot price per GPU, USD/hour"),
+)

@@ -1,7 +1,9 @@
 """The store's tables (SQLAlchemy Core), as they are after the last migration.
 
 The tables are *created* by the numbered steps in :mod:`gpuscout.catalog.migrations`; this module
-only describes the final shape for queries. A test checks the two agree.
+only describes the final shape for queries. A test checks the two agree, and that ``offers`` has a
+column for every :class:`~gpuscout.catalog.offer.Offer` field (the row mapping in
+:mod:`gpuscout.catalog.rows` is derived from the fields).
 
 * ``snapshots``: one row per refresh attempt of one source (ok, rejected or failed).
 * ``offers``: the rows of every good snapshot, kept for history.
@@ -82,6 +84,13 @@ offers = sa.Table(
     sa.Column("tflops_per_usd", sa.Float, nullable=True, index=True),
     sa.Column("spot_bandwidth_per_usd", sa.Float, nullable=True, index=True),
     sa.Column("spot_tflops_per_usd", sa.Float, nullable=True, index=True),
+    # migration 5
+    sa.Column("regions", sa.JSON, nullable=False),  # JSON list of region names
+    sa.Column("also_listed_by", sa.JSON, nullable=False),  # JSON list of aggregator names
+    sa.Column("original_currency", sa.String(16), nullable=True),
+    sa.Column("original_price_per_hour", sa.Float, nullable=True),
+    sa.Column("original_spot_price_per_hour", sa.Float, nullable=True),
+    sa.Column("price_is_interruptible", sa.Boolean, nullable=False),
 )
 
 current_snapshot = sa.Table(

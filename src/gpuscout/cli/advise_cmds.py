@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import functools
 import inspect
 import sys
@@ -290,69 +289,61 @@ def _explain(workload: Any, rec: Any) -> None:
         out.print(f"  {k}: {v}", highlight=False)
 
 
+#: The ranking's own columns of ``recommend --csv``, after the rank and the offer's fields.
+_REC_COLUMNS = (
+    "spot",
+    "instances",
+    "tp",
+    "replicas_per_instance",
+    "fits",
+    "throughput",
+    "throughput_unit",
+    "usd_per_hour",
+    "compute",
+    "warmup",
+    "storage",
+    "egress",
+    "interruption",
+    "total",
+    "usd_per_m_output_tokens",
+    "usd_per_image",
+    "time_s",
+    "top_reason",
+    "warnings",
+    "rejected",
+)
+
+
+def _rec_record(r: Any) -> dict[str, Any]:
+    c, s, cost, u = r.config, r.estimate, r.cost, r.unit_costs
+    costs = ("compute", "warmup", "storage", "egress", "interruption")
+    return {
+        "spot": c.spot,
+        "instances": c.instances,
+        "tp": c.tp,
+        "replicas_per_instance": c.replicas_per_instance,
+        "fits": r.fits,
+        "throughput": s.throughput if s else None,
+        "throughput_unit": s.throughput_unit if s else None,
+        "usd_per_hour": r.price_usd_per_hour,
+        **{name: getattr(cost, name) if cost else None for name in costs},
+        "total": cost.total if cost else None,
+        "usd_per_m_output_tokens": u.per_million_output_tokens if u else None,
+        "usd_per_image": u.per_image if u else None,
+        "time_s": r.time_s,
+        "top_reason": r.top_reason,
+        "warnings": list(r.warnings),
+        "rejected": r.rejected,
+    }
+
+
 def _csv(recs: list[Any]) -> None:
-    writer = csv.writer(sys.stdout)
-    writer.writerow(
-        [
-            "rank",
-            "provider",
-            "instance_type",
-            "region",
-            "accelerator",
-            "gpu_count",
-            "spot",
-            "instances",
-            "tp",
-            "replicas_per_instance",
-            "fits",
-            "throughput",
-            "throughput_unit",
-            "usd_per_hour",
-            "compute",
-            "warmup",
-            "storage",
-            "egress",
-            "interruption",
-            "total",
-            "usd_per_m_output_tokens",
-            "usd_per_image",
-            "time_s",
-            "top_reason",
-            "warnings",
-            "rejected",
-        ]
-    )
-    for r in recs:
-        o, c, s, cost, u = r.offer, r.config, r.estimate, r.cost, r.unit_costs
-        writer.writerow(
-            [
-                r.rank,
-                o.provider,
-                o.instance_type,
-                o.region,
-                o.accelerator,
-                o.gpu_count,
-                c.spot,
-                c.instances,
-                c.tp,
-                c.replicas_per_instance,
-                r.fits,
-                s.throughput if s else "",
-                s.throughput_unit if s else "",
-                r.price_usd_per_hour,
-                *(
-                    [cost.compute, cost.warmup, cost.storage, cost.egress, cost.interruption, cost.total]
-                    if cost
-                    else [""] * 6
-                ),
-                u.per_million_output_tokens if u and u.per_million_output_tokens is not None else "",
-                u.per_image if u and u.per_image is not None else "",
-                r.time_s if r.time_s is not None else "",
-                r.top_reason,
-                " | ".join(r.warnings),
-                r.rejected or "",
-            ]
-        )
+    """The rank, every shown Offer field (derived from the dataclass), then the ranking's columns."""
+    from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record, write_csv
+
+    columns = ("rank", *RECORD_COLUMNS, *_REC_COLUMNS)
+    records = ({"rank": r.rank, **offer_record(r.offer), **_rec_record(r)} for r in recs)
+    write_csv(sys.stdout, columns, records)
 
 
 # ---- commands ----------------------------------------------------------------------------------

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import csv
 import re
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -16,6 +15,9 @@ from rich.table import Table
 from gpuscout.catalog.query import SORT_KEYS
 from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from gpuscout.catalog.offer import Offer
 
 DbOption = Annotated[
     str | None,
@@ -259,50 +261,14 @@ def offers_cmd(
         )
         store = open_store(db)
         try:
-            offers = store.current_offers(query)
-            total = store.count_offers(query)
+            offers, total = store.offer_page(query)
         finally:
             store.close()
     if json_out:
         print_json([{**to_jsonable(o), "age": _age(o)} for o in offers])
         return
     if csv_out:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(
-            [
-                "provider",
-                "instance_type",
-                "region",
-                "accelerator",
-                "gpu_count",
-                "gpu_memory_gb",
-                "price_usd_per_hour",
-                "price_usd_per_gpu_hour",
-                "spot_price_usd_per_hour",
-                "availability",
-                "observed_at",
-                "stale",
-                "source",
-            ]
-        )
-        for o in offers:
-            writer.writerow(
-                [
-                    o.provider,
-                    o.instance_type,
-                    o.region,
-                    o.accelerator,
-                    o.gpu_count,
-                    o.gpu_memory_gb,
-                    o.price_usd_per_hour,
-                    o.price_usd_per_gpu_hour,
-                    o.spot_price_usd_per_hour,
-                    o.availability.value,
-                    o.observed_at.isoformat() if o.observed_at else "unknown",
-                    o.stale,
-                    o.source,
-                ]
-            )
+        _offers_csv(offers)
         return
     table = Table(title=f"{len(offers)} of {total} offers, sorted by {sort}")
     for col, right in (
@@ -349,6 +315,20 @@ def offers_cmd(
             "age unknown = bundled snapshot rows whose dates could not be established; "
             "run `gpuscout refresh` for live prices."
         )
+
+
+def _offers_csv(offers: list[Offer]) -> None:
+    """Every shown Offer field (derived from the dataclass) and the price's age, one line per offer;
+    an unknown observation time reads ``unknown``."""
+    from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record, write_csv
+
+    records = []
+    for o in offers:
+        record = offer_record(o)
+        record["observed_at"] = record["observed_at"] or "unknown"
+        record["age"] = _age(o)
+        records.append(record)
+    write_csv(sys.stdout, (*RECORD_COLUMNS, "age"), records)
 
 
 def _sparkline(values: list[float]) -> str:

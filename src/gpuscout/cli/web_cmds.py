@@ -48,6 +48,10 @@ def prepare_store(db: str | None) -> None:
 
     try:
         store = open_store(db)
+    except InvalidInputError as exc:
+        if exc.field != "db":
+            raise
+        raise InvalidInputError("--db", str(exc).removeprefix("db: "), exc.accepted) from None
     except GpuscoutError:
         raise
     except Exception as exc:  # driver/connection errors: say which store could not be opened

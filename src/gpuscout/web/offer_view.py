@@ -8,6 +8,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record
+from gpuscout.catalog.offer_fields import csv_cell as csv_cell  # the exports' cell rule, re-exported
 
 STALE_AFTER = timedelta(days=2)
 _URL = re.compile(r"https?://[^\s\"'<>]+")
@@ -97,65 +99,21 @@ def to_row(offer: Offer, now: datetime | None = None) -> OfferRow:
     )
 
 
-EXPORT_COLUMNS: tuple[str, ...] = (
-    "provider",
-    "instance_type",
-    "accelerator",
-    "gpu_count",
-    "gpu_memory_gb",
-    "total_memory_gb",
-    "interconnect",
-    "region",
-    "price_usd_per_hour",
-    "spot_price_usd_per_hour",
-    "price_usd_per_gpu_hour",
-    "availability",
-    "available_count",
-    "observed_at",
-    "age",
-    "stale",
-    "source",
-    "variant_assumed",
-)
+#: Values of the view added to each offer's fields in the exports (the catalog's ``stale`` flag is
+#: replaced by the view's: flagged by the catalog *or* older than ``STALE_AFTER``).
+VIEW_COLUMNS: tuple[str, ...] = ("age", "age_hours", "source_url", "variant_assumed")
+#: The export columns: every shown ``Offer`` field and computed value (derived from the dataclass),
+#: then the view's values.
+EXPORT_COLUMNS: tuple[str, ...] = (*RECORD_COLUMNS, *VIEW_COLUMNS)
 
 
 def export_record(row: OfferRow) -> dict[str, Any]:
-    o = row.offer
+    """One row of the CSV/JSON exports: the offer's fields as plain values and the view's values."""
     return {
-        "provider": o.provider,
-        "instance_type": o.instance_type,
-        "accelerator": o.accelerator,
-        "gpu_count": o.gpu_count,
-        "gpu_memory_gb": o.gpu_memory_gb,
-        "total_memory_gb": o.total_memory_gb,
-        "interconnect": str(o.interconnect),
-        "region": o.region,
-        "price_usd_per_hour": o.price_usd_per_hour,
-        "spot_price_usd_per_hour": o.spot_price_usd_per_hour,
-        "price_usd_per_gpu_hour": o.price_usd_per_gpu_hour,
-        "availability": str(o.availability),
-        "available_count": o.available_count,
-        "observed_at": o.observed_at.isoformat() if o.observed_at else None,
-        "age": row.age_text,
+        **offer_record(row.offer),
         "stale": row.stale,
-        "source": o.source,
+        "age": row.age_text,
+        "age_hours": row.age_hours,
+        "source_url": row.source_url,
         "variant_assumed": row.variant_assumed,
     }
-
-
-def csv_cell(value: Any) -> str:
-    """A CSV cell; text starting like a spreadsheet formula is prefixed with a quote."""
-    if value is None:
-        return ""
-    text = str(value)
-    if text and text[0] in "=+-@\t\r" and not _is_number(text):
-        return "'" + text
-    return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import (
@@ -17,6 +17,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
     Workload,
 )
+from gpuscout.catalog.offer_fields import face_fields
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -35,73 +36,64 @@ class ErrorOut(BaseModel):
     errors: list[dict[str, Any]] = Field(default_factory=list, description="every validation error")
 
 
-class OfferOut(BaseModel):
-    provider: str
-    instance_type: str
-    region: str
-    zone: str | None
-    accelerator: str
-    gpu_count: int
-    gpu_memory_gb: float
-    total_memory_gb: float
-    interconnect: str
-    internode: str | None
-    vcpus: float | None
-    ram_gb: float | None
-    disk_gb: float | None
-    price_usd_per_hour: float | None = Field(description="on-demand, whole instance; null when unknown")
-    spot_price_usd_per_hour: float | None
-    price_usd_per_gpu_hour: float | None
-    spot_price_usd_per_gpu_hour: float | None
-    availability: str
-    available_count: int | None
-    source: str
-    source_url: str | None
-    observed_at: datetime | None = Field(description="null when unknown (bundled snapshot rows)")
-    age_hours: float | None = Field(description="age of the price; null when unknown")
-    stale: bool
-    fractional: bool
-    secure: bool | None
-    billing_terms: str | None
-    variant_assumed: bool = Field(
-        default=False,
-        description="the source did not state the GPU's form factor; `accelerator` is the assumed default "
-        "variant (e.g. a plain \"H100\" taken as H100-SXM)",
-    )
+class OfferOutBase(BaseModel):
+    """What every offer of the API carries: each shown ``Offer`` field and computed value (derived
+    from the dataclass, described by its ``metadata["doc"]``), then the view's values."""
 
     @classmethod
-    def from_row(cls, row: OfferRow) -> OfferOut:
-        o = row.offer
-        return cls(
-            provider=o.provider,
-            instance_type=o.instance_type,
-            region=o.region,
-            zone=o.zone,
-            accelerator=o.accelerator,
-            gpu_count=o.gpu_count,
-            gpu_memory_gb=o.gpu_memory_gb,
-            total_memory_gb=o.total_memory_gb,
-            interconnect=str(o.interconnect),
-            internode=o.internode,
-            vcpus=o.vcpus,
-            ram_gb=o.ram_gb,
-            disk_gb=o.disk_gb,
-            price_usd_per_hour=o.price_usd_per_hour,
-            spot_price_usd_per_hour=o.spot_price_usd_per_hour,
-            price_usd_per_gpu_hour=o.price_usd_per_gpu_hour,
-            spot_price_usd_per_gpu_hour=o.spot_price_usd_per_gpu_hour,
-            availability=str(o.availability),
-            available_count=o.available_count,
-            source=o.source,
-            source_url=row.source_url,
-            observed_at=o.observed_at,
-            age_hours=row.age_hours,
+    def from_row(cls, row: OfferRow) -> OfferOutBase:
+        offer = row.offer
+        values: dict[str, Any] = {
+            f.name: _api_value(getattr(offer, f.name)) for f in face_fields(type(offer))
+        }
+        values.update(
             stale=row.stale,
-            fractional=o.fractional,
-            secure=o.secure,
-            billing_terms=o.billing_terms,
+            source_url=row.source_url,
+            age_hours=row.age_hours,
             variant_assumed=row.variant_assumed,
         )
+        return cls.model_validate(values)
+
+
+# The view's values next to the offer's own (``stale`` is the view's: flagged or old).
+_VIEW_FIELDS: dict[str, Any] = {
+    "source_url": (str | None, Field(description="the http(s) URL in `source`, if any")),
+    "age_hours": (float | None, Field(description="age of the price; null when unknown")),
+    "variant_assumed": (
+        bool,
+        Field(
+            default=False,
+            description="the source did not state the GPU's form factor; `accelerator` is the assumed "
+            "default variant (e.g. a plain \"H100\" taken as H100-SXM)",
+        ),
+    ),
+}
+
+
+def _api_type(annotation: Any) -> Any:
+    """The pydantic type of a field: tuples are JSON arrays (``list``), the rest as annotated."""
+    if get_origin(annotation) is tuple:
+        return list[get_args(annotation)[0]]  # type: ignore[misc]
+    return annotation
+
+
+def _api_value(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _offer_out_model() -> type[OfferOutBase]:
+    fields: dict[str, Any] = {
+        f.name: (_api_type(f.type), Field(description=f.doc or None)) for f in face_fields()
+    }
+    fields["stale"] = (bool, Field(description="flagged stale by the catalog or observed over 2 days ago"))
+    fields.update(_VIEW_FIELDS)
+    return create_model("OfferOut", __base__=OfferOutBase, **fields)
+
+
+if TYPE_CHECKING:
+    OfferOut = OfferOutBase
+else:
+    OfferOut = _offer_out_model()
 
 
 class OfferPageOut(BaseModel):

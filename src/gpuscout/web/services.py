@@ -143,8 +143,8 @@ class WebServices:
         key = (self.data_version(), _query_key(query), query.sort, query.descending, start, filters.per_page)
 
         def fetch() -> tuple[list[Offer], int]:
-            page = self.store.current_offers(replace(query, limit=filters.per_page, offset=start))
-            return list(page), self.store.count_offers(query)
+            # rows and total in one read transaction: a refresh cannot land between them
+            return self.store.offer_page(replace(query, limit=filters.per_page, offset=start))
 
         offers_on_page, total = self._pages.get_or_compute(key, fetch)
         return OfferPage(rows=[to_row(o, now) for o in offers_on_page], total=total, page=filters.page,

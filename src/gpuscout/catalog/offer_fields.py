@@ -1,0 +1,118 @@
+"""The ``Offer`` fields as the faces show them, derived from the dataclass (never listed by hand).
+
+* :func:`face_fields`: the fields the API, the exports and the CLI show (``metadata["face"]`` is not
+  false), in declaration order, with their type and description;
+* :data:`RECORD_COLUMNS` / :func:`offer_record`: one offer as plain values (enums as their value,
+  datetimes as ISO 8601, tuples as lists), followed by the computed values
+  (:data:`~gpuscout.catalog.offer.COMPUTED_FIELDS`);
+* :func:`csv_cell` / :func:`write_csv`: CSV cells that cannot start a spreadsheet formula, lists joined
+  with ``" | "``.
+
+Pure: no I/O beyond the stream :func:`write_csv` is given.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import enum
+import typing
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import IO, Any
+
+from gpuscout.catalog.offer import COMPUTED_FIELDS, Offer
+
+LIST_SEPARATOR = " | "
+
+
+@dataclass(frozen=True, slots=True)
+class FaceField:
+    """One value the faces show: an ``Offer`` field or a computed property."""
+
+    name: str
+    type: Any  # the annotation (``float | None``, ``tuple[str, ...]``, an enum...)
+    doc: str
+    computed: bool = False
+
+
+_FIELDS: dict[type[Offer], tuple[FaceField, ...]] = {}
+
+
+def _face_fields(cls: type[Offer]) -> tuple[FaceField, ...]:
+    if cls not in _FIELDS:
+        _FIELDS[cls] = _derive_face_fields(cls)
+    return _FIELDS[cls]
+
+
+def _derive_face_fields(cls: type[Offer]) -> tuple[FaceField, ...]:
+    hints = typing.get_type_hints(cls)
+    out = [
+        FaceField(f.name, hints[f.name], str(f.metadata.get("doc", "")))
+        for f in dataclasses.fields(cls)
+        if f.metadata.get("face", True)
+    ]
+    for name, doc in COMPUTED_FIELDS:
+        prop = getattr(cls, name)
+        out.append(FaceField(name, typing.get_type_hints(prop.fget)["return"], doc, computed=True))
+    return tuple(out)
+
+
+def face_fields(cls: type[Offer] = Offer) -> tuple[FaceField, ...]:
+    """The shown fields of ``cls`` (the Offer type), then its computed values."""
+    return _face_fields(cls)
+
+
+def record_columns(cls: type[Offer] = Offer) -> tuple[str, ...]:
+    return tuple(f.name for f in face_fields(cls))
+
+
+RECORD_COLUMNS: tuple[str, ...] = record_columns()
+
+
+def plain(value: Any) -> Any:
+    """A field value as a plain JSON value (enum -> value, datetime -> ISO 8601, tuple -> list)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, tuple | list):
+        return [plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): plain(v) for k, v in value.items()}
+    return value
+
+
+def offer_record(offer: Offer) -> dict[str, Any]:
+    """The shown fields of ``offer`` (of its own class) as plain values, computed values last."""
+    return {f.name: plain(getattr(offer, f.name)) for f in face_fields(type(offer))}
+
+
+def csv_cell(value: Any) -> str:
+    """A CSV cell: ``None`` is empty, lists are joined, and text starting like a spreadsheet formula
+    (``= + - @``, tab, CR) is prefixed with a quote so that it stays text."""
+    if value is None:
+        return ""
+    if isinstance(value, list | tuple):
+        value = LIST_SEPARATOR.join(str(v) for v in value)
+    text = str(value)
+    if text and text[0] in "=+-@\t\r" and not _is_number(text):
+        return "'" + text
+    return text
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def write_csv(stream: IO[str], columns: Sequence[str], records: Iterable[Mapping[str, Any]]) -> None:
+    """Write ``records`` under the header ``columns`` (one line each, ``\\n`` line ends, safe cells)."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(columns)
+    for record in records:
+        writer.writerow([csv_cell(record.get(c)) for c in columns])

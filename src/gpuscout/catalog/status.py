@@ -1,0 +1,225 @@
+"""What the store reports about its sources and its past: freshness, last attempts, price history.
+
+The read functions take an open connection (the store chooses the transaction); the value types
+(:class:`SourceStatus`, :class:`HistoryPoint`) are plain frozen dataclasses the faces render.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+import sqlalchemy as sa
+
+from gpuscout.catalog import schema as t
+from gpuscout.catalog.db import now, utc
+from gpuscout.catalog.query import require_text
+from gpuscout.errors import InvalidInputError
+
+
+class KnownSource(Protocol):
+    """What the status needs of a registered source (``catalog.sources.base.Source`` has it)."""
+
+    needs_credentials: tuple[str, ...]
+
+    def credentials_present(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class SourceStatus:
+    """What the store knows about one source (``gpuscout sources``).
+
+    ``data_observed_at`` is when the current data was observed at the provider (the oldest row);
+    ``None`` means unknown (the bundled snapshot), so ``age_s`` is ``None`` too: never "today".
+    """
+
+    source: str
+    current_snapshot_id: int | None
+    current_loaded_at: datetime | None  # when the current snapshot was stored
+    data_observed_at: datetime | None
+    age_s: float | None
+    row_count: int  # rows in the current snapshot
+    stale_rows: int
+    last_attempt_at: datetime | None
+    last_status: str | None  # ok | rejected | failed | None (never attempted)
+    last_error: str | None
+    last_reason: str | None
+    credentials_present: bool | None = None  # None: not a registered source / not known
+    needs_credentials: tuple[str, ...] = ()
+    fallback: bool = False
+
+    @property
+    def age_text(self) -> str:
+        return format_age(self.age_s)
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPoint:
+    """Per-GPU-hour prices of one accelerator at one provider in one stored snapshot.
+
+    ``at`` is when the prices were observed; ``None`` when unknown (bundled snapshot rows).
+    """
+
+    at: datetime | None
+    recorded_at: datetime
+    provider: str
+    accelerator: str
+    source: str
+    offers: int
+    min_usd_per_gpu_hour: float
+    median_usd_per_gpu_hour: float
+
+
+def format_age(age_s: float | None) -> str:
+    """Human age: ``"unknown"`` for ``None``, else ``"45s"``, ``"12m"``, ``"5h"``, ``"3d"``."""
+    if age_s is None:
+        return "unknown"
+    age_s = max(age_s, 0.0)
+    if age_s < 120:
+        return f"{age_s:.0f}s"
+    if age_s < 7200:
+        return f"{age_s / 60:.0f}m"
+    if age_s < 172800:
+        return f"{age_s / 3600:.0f}h"
+    return f"{age_s / 86400:.0f}d"
+
+
+def current_snapshots(conn: sa.Connection) -> list[sa.Row[Any]]:
+    """The current snapshot row of every source."""
+    s = t.snapshots
+    return list(
+        conn.execute(sa.select(s).join(t.current_snapshot, t.current_snapshot.c.snapshot_id == s.c.id))
+    )
+
+
+def sources_status(
+    conn: sa.Connection, sources: Mapping[str, KnownSource] | None = None
+) -> list[SourceStatus]:
+    """Freshness and last attempt of every source the store has seen, plus every source in
+    ``sources`` (name -> source, for its credential state) even if never refreshed."""
+    s = t.snapshots
+    stamp = now()
+    current = {r.source: r for r in current_snapshots(conn)}
+    last_ids = sa.select(sa.func.max(s.c.id)).group_by(s.c.source).scalar_subquery()
+    last = {r.source: r for r in conn.execute(sa.select(s).where(s.c.id.in_(last_ids)))}
+    stale_counts: dict[str, int] = dict(
+        conn.execute(
+            sa.select(t.current_snapshot.c.source, sa.func.count())
+            .select_from(t.offers)
+            .join(t.current_snapshot, t.current_snapshot.c.snapshot_id == t.offers.c.snapshot_id)
+            .where(t.offers.c.stale.is_(True))
+            .group_by(t.current_snapshot.c.source)
+        ).all()
+    )
+    known = sources or {}
+    out: list[SourceStatus] = []
+    for name in dict.fromkeys([*current, *last, *known]):
+        cur, lst, src = current.get(name), last.get(name), known.get(name)
+        observed = utc(cur.observed_at) if cur is not None else None
+        out.append(
+            SourceStatus(
+                source=name,
+                current_snapshot_id=cur.id if cur is not None else None,
+                current_loaded_at=utc(cur.finished_at) if cur is not None else None,
+                data_observed_at=observed,
+                age_s=(stamp - observed).total_seconds() if observed is not None else None,
+                row_count=int(cur.row_count) if cur is not None else 0,
+                stale_rows=int(stale_counts.get(name, 0)),
+                last_attempt_at=utc(lst.finished_at or lst.started_at) if lst is not None else None,
+                last_status=lst.status if lst is not None else None,
+                last_error=lst.error if lst is not None else None,
+                last_reason=lst.reason if lst is not None else None,
+                credentials_present=src.credentials_present() if src is not None else None,
+                needs_credentials=tuple(src.needs_credentials or ()) if src is not None else (),
+                fallback=bool(cur.fallback) if cur is not None else False,
+            )
+        )
+    return out
+
+
+def snapshot_rows(conn: sa.Connection, source: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """The most recent snapshot rows (all statuses), newest first."""
+    s = t.snapshots
+    stmt = sa.select(s).order_by(s.c.id.desc()).limit(limit)
+    if source is not None:
+        stmt = stmt.where(s.c.source == source)
+    return [dict(r._mapping) for r in conn.execute(stmt)]
+
+
+def price_history(
+    conn: sa.Connection,
+    accelerator: str | Iterable[str],
+    provider: str | None = None,
+    days: float | None = None,
+) -> list[HistoryPoint]:
+    """Min and median on-demand per-GPU-hour price per (snapshot, provider) over time.
+
+    ``accelerator`` is a canonical name or several (a family). Points whose observation time
+    is unknown (``at`` None) come first; the rest are in time order.
+    """
+    names = [accelerator] if isinstance(accelerator, str) else list(accelerator)
+    for name in names:
+        require_text("gpu", name)
+    require_text("provider", provider)
+    o, s = t.offers, t.snapshots
+    stmt = (
+        sa.select(
+            s.c.id,
+            s.c.source,
+            s.c.finished_at,
+            s.c.observed_at,
+            o.c.provider,
+            o.c.accelerator,
+            o.c.price_usd_per_gpu_hour,
+        )
+        .join(s, s.c.id == o.c.snapshot_id)
+        .where(s.c.status == "ok", o.c.accelerator.in_(names), o.c.price_usd_per_gpu_hour.is_not(None))
+    )
+    if provider:
+        stmt = stmt.where(sa.func.lower(o.c.provider) == provider.lower())
+    if days is not None:
+        if days <= 0 or not math.isfinite(days):
+            raise InvalidInputError("days", f"must be > 0, got {days}", "a positive number of days")
+        try:
+            since = now() - timedelta(days=days)
+        except OverflowError:  # more days than a date can count back: every snapshot
+            since = None
+        if since is not None:
+            stmt = stmt.where(s.c.finished_at >= since)
+    groups: dict[tuple[int, str], list[float]] = {}
+    meta: dict[int, tuple[str, datetime, datetime | None]] = {}
+    for r in conn.execute(stmt):
+        groups.setdefault((r.id, r.provider), []).append(float(r.price_usd_per_gpu_hour))
+        meta[r.id] = (r.source, utc(r.finished_at) or now(), utc(r.observed_at))
+    label = names[0] if len(names) == 1 else "|".join(names)
+    points = [
+        HistoryPoint(
+            at=meta[sid][2],
+            recorded_at=meta[sid][1],
+            provider=prov,
+            accelerator=label,
+            source=meta[sid][0],
+            offers=len(prices),
+            min_usd_per_gpu_hour=min(prices),
+            median_usd_per_gpu_hour=statistics.median(prices),
+        )
+        for (sid, prov), prices in groups.items()
+    ]
+    points.sort(key=lambda p: (p.at is not None, p.at or p.recorded_at, p.provider))
+    return points
+
+
+__all__: Sequence[str] = (
+    "HistoryPoint",
+    "KnownSource",
+    "SourceStatus",
+    "current_snapshots",
+    "format_age",
+    "price_history",
+    "snapshot_rows",
+    "sources_status",
+)
