@@ -1,4 +1,5 @@
-"""The one ``ProviderTerms`` type: billing, egress and storage terms of a provider."""
+"""The one ``ProviderTerms`` type: billing, egress and storage terms of a provider, its status and
+its price page."""
 
 from __future__ import annotations
 
@@ -23,3 +24,16 @@ class ProviderTerms:
     verified_at: str | None  # ISO date, or None when unverified
     confidence: str  # "confirmed", "secondary", "unverified"
     notes: str = ""
+    pricing_url: str = ""  # the provider's own price page, for people ("" when unknown)
+    status: str = "active"  # "active" or "defunct" (see PROVIDER_STATUSES)
+    status_since: str | None = None  # ISO date the status took effect (a defunct provider's shut-down)
+    status_source: str = ""  # URL saying so
+
+    @property
+    def defunct(self) -> bool:
+        """True when the provider no longer sells capacity: its offers are not listed or
+        recommended (stored history keeps them)."""
+        return self.status == "defunct"
+
+
+PROVIDER_STATUSES: tuple[str, ...] = ("active", "defunct")

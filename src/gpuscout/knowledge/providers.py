@@ -1,7 +1,11 @@
-"""Provider terms: billing increment, minimum charge, egress, storage and spot, per provider.
+"""Provider terms: billing increment, minimum charge, egress, storage and spot, per provider; its
+status (active, or defunct since a date, with a source) and its own price page.
 
 Loaded from the curated ``data/providers.yaml`` (each row with ``source_url``, ``verified_at``
 and a confidence level). Pure: reads package data only.
+
+:func:`defunct_providers` is what the catalog's read path filters on: a defunct provider's offers
+are neither listed nor recommended, while stored history keeps them.
 
 Unknown providers get :func:`default_terms`: a conservative default (hourly billing, nothing
 else known, confidence "unverified") so that cost estimates round up rather than down.
@@ -9,6 +13,7 @@ else known, confidence "unverified") so that cost estimates round up rather than
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -16,7 +21,7 @@ from typing import Any
 import yaml
 
 from gpuscout.errors import UnknownNameError, closest
-from gpuscout.knowledge.provider_types import ProviderTerms
+from gpuscout.knowledge.provider_types import PROVIDER_STATUSES, ProviderTerms
 
 CONFIDENCE_LEVELS = ("confirmed", "secondary", "unverified")
 KINDS = ("hyperscaler", "gpu-cloud", "marketplace", "aggregator", "private")
@@ -35,7 +40,10 @@ _REQUIRED = (
     "source_url",
     "verified_at",
     "confidence",
+    "status",
+    "pricing_url",
 )
+_DATE_RE = re.compile(r"\d{4}-\d{2}(-\d{2})?")
 
 
 class ProviderDataError(ValueError):
@@ -69,6 +77,14 @@ def _parse_row(row: dict[str, Any]) -> ProviderTerms:
     if row["kind"] not in KINDS:
         raise ProviderDataError(f"providers.yaml {row['name']}.kind: one of {KINDS}")
     verified = row["verified_at"]
+    if verified is not None and not _DATE_RE.fullmatch(str(verified)):
+        raise ProviderDataError(
+            f"providers.yaml {row['name']}.verified_at: an ISO date (YYYY-MM[-DD]) or null"
+        )
+    status, since, status_source = _status(row)
+    pricing_url = str(row["pricing_url"] or "")
+    if pricing_url and not pricing_url.startswith("https://"):
+        raise ProviderDataError(f"providers.yaml {row['name']}.pricing_url: an https:// URL")
     notes = " ".join(str(row.get("notes") or "").split())
     field_notes = row.get("field_notes") or {}
     if field_notes:
@@ -88,7 +104,26 @@ def _parse_row(row: dict[str, Any]) -> ProviderTerms:
         verified_at=None if verified is None else str(verified),
         confidence=str(row["confidence"]),
         notes=notes.strip(),
+        pricing_url=pricing_url,
+        status=status,
+        status_since=since,
+        status_source=status_source,
     )
+
+
+def _status(row: dict[str, Any]) -> tuple[str, str | None, str]:
+    """(status, since, source); a defunct provider must say since when and who says so."""
+    status = row["status"]
+    if status not in PROVIDER_STATUSES:
+        raise ProviderDataError(f"providers.yaml {row['name']}.status: one of {PROVIDER_STATUSES}")
+    since = row.get("status_since")
+    source = str(row.get("status_source") or "")
+    if status == "defunct":
+        if since is None or not _DATE_RE.fullmatch(str(since)):
+            raise ProviderDataError(f"providers.yaml {row['name']}.status_since: the ISO date it shut down")
+        if not source.startswith("https://"):
+            raise ProviderDataError(f"providers.yaml {row['name']}.status_source: an https:// URL saying so")
+    return str(status), None if since is None else str(since), source
 
 
 @cache
@@ -166,3 +201,15 @@ def known_provider_terms(name: str) -> ProviderTerms:
 def all_provider_terms() -> tuple[ProviderTerms, ...]:
     """Every curated provider's terms, in file order."""
     return tuple(_load()[0].values())
+
+
+@cache
+def defunct_providers() -> frozenset[str]:
+    """Canonical ids of the providers that no longer sell capacity (``status: defunct``)."""
+    return frozenset(t.name for t in all_provider_terms() if t.defunct)
+
+
+def is_defunct(name: str) -> bool:
+    """Whether provider ``name`` (aliases accepted) is defunct; unknown providers are not."""
+    canonical = canonical_provider(name)
+    return canonical is not None and canonical in defunct_providers()
