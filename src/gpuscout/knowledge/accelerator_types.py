@@ -45,6 +45,16 @@ class Accelerator:
     notes: str = ""
     aliases: tuple[str, ...] = field(default_factory=tuple)
     full_name: str = ""  # the reference table's descriptive name, e.g. "NVIDIA H100 SXM"
+    # What the device reports as usable (nvidia-smi ``memory.total``) where a source records it: GDDR
+    # datacenter cards ship with ECC on, which keeps 1/16 of the memory (an L4 sold as 24 GB shows
+    # 23,034 MiB). ``memory_gb`` stays the vendor's figure. ``None``: not recorded.
+    usable_memory_mib: int | None = None
+    usable_memory_source: str = ""
+
+    @property
+    def usable_memory_gib(self) -> float | None:
+        """Recorded usable memory in GiB (``usable_memory_mib`` / 1024); ``None`` when not recorded."""
+        return None if self.usable_memory_mib is None else self.usable_memory_mib / 1024
 
     @property
     def nvidia_cc(self) -> tuple[int, int] | None:

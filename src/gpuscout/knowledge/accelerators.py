@@ -21,6 +21,14 @@ HBM3", "h100-sxm5", "a100 80gb pcie", "RTX 4090 24GB", "4090", "tpu-v5e"...). Re
 
 Parenthesised remarks ("A100 SXM 80GB (330W cap)", "GB200 (NVL72 rack)") are ignored apart from a memory
 size, memory type or "GCD" ("MI250X (one GCD)" -> MI250X-GCD, half a module as software sees it).
+
+Editions count as variants where one part ships in several (the RTX PRO 6000 Blackwell: Server Edition,
+Workstation Edition, Max-Q): "Server"/"Workstation"/"WS"/"WK"/"Max-Q" pick the edition, and a name that
+states none resolves to the Server Edition (what clouds rack) with ``exact=False``. Elsewhere those words
+say nothing about the part.
+
+A superchip's stated CPU memory is not the GPU's: "GH200 480GB" names the Grace CPU's 480 GB LPDDR5X,
+so it resolves like a bare "GH200" (the default, inexact, saying so).
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ import csv
 import functools
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from gpuscout.errors import UnknownNameError, closest
@@ -57,9 +65,7 @@ _NOISE = frozenset(
         "dgx",
         "generation",
         "blackwell",
-        "server",
         "edition",
-        "workstation",
         "accelerator",
         "card",
         "graphics",
@@ -86,6 +92,18 @@ _FORM_WORDS = {
     "nvl": "nvl",
     "oam": "oam",
 }
+# Edition words: variants of the parts in _EDITION_FAMILIES, noise for every other part.
+_EDITION_WORDS = {
+    "server": "server",
+    "workstation": "workstation",
+    "ws": "workstation",
+    "wk": "workstation",
+    "maxq": "maxq",
+}
+_EDITION_FAMILIES = frozenset({"rtxpro6000"})
+_EDITION_SUFFIXES = {"-Server": "server", "-WS": "workstation", "-MaxQ": "maxq"}
+# Superchips whose stated memory may be the CPU's (Grace LPDDR5X), not the GPU's HBM.
+_HOST_MEMORY_GB: dict[str, frozenset[float]] = {"gh200": frozenset({480.0})}
 _MEMORY_RE = re.compile(r"(?<![a-z0-9.])(\d+(?:\.\d+)?)\s*(?:gb|gib|g)(?![a-z0-9])")
 _PAREN_RE = re.compile(r"\(([^)]*)\)")
 _COUNT_RE = re.compile(r"\d{1,3}x|x\d{1,3}")
@@ -100,14 +118,27 @@ _FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
     "a100": ("A100-SXM4-80GB", "A100-SXM4-40GB", "A100-PCIe-80GB", "A100-PCIe-40GB"),
     "v100": ("V100-SXM2-16GB", "V100-SXM2-32GB", "V100-PCIe-16GB", "V100-PCIe-32GB"),
     "p100": ("P100-PCIe-16GB", "P100-SXM2-16GB"),
+    "h800": ("H800-SXM", "H800-PCIe"),
+    # RTX PRO 6000 Blackwell: clouds rack the Server Edition (passive); workstations carry the others
+    "rtxpro6000": ("RTXPRO6000-Server", "RTXPRO6000-WS", "RTXPRO6000-MaxQ"),
+    # "RTX 6000 96GB" is an RTX PRO 6000 of an unstated edition
+    "rtx6000": ("RTXPRO6000-Server",),
+    "6000": ("RTXPRO6000-Server",),
 }
 
 # Compact names that mean several different parts: an "ambiguous" error unless a memory size
 # picks one of them ("RTX 6000 24GB" is the Quadro, "RTX 6000 48GB" the Ada card).
 _AMBIGUOUS: dict[str, tuple[str, ...]] = {
     # Quadro RTX 6000 (Turing, 24 GB), RTX 6000 Ada (48 GB), RTX PRO 6000 Blackwell (96 GB).
-    "rtx6000": ("Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000"),
-    "6000": ("Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000", "A6000"),
+    "rtx6000": ("Quadro-RTX6000", "RTX6000-Ada", "RTXPRO6000-Server", "RTXPRO6000-WS", "RTXPRO6000-MaxQ"),
+    "6000": (
+        "Quadro-RTX6000",
+        "RTX6000-Ada",
+        "RTXPRO6000-Server",
+        "RTXPRO6000-WS",
+        "RTXPRO6000-MaxQ",
+        "A6000",
+    ),
 }
 
 # Parts whose siblings are not in the table. A name that reaches one of them without stating what
@@ -151,6 +182,7 @@ class _Parsed:
 
 def _tokens(text: str) -> list[str]:
     text = text.lower().replace("pci-e", "pcie").replace("pci express", "pcie")
+    text = re.sub(r"max[\s_\-]?q\b", "maxq", text)
     text = _QUADRO_RTX_RE.sub("quadrortx", text)
     text = re.sub(r"[\s_\-/,+:]+", " ", text)
     return text.split()
@@ -177,6 +209,7 @@ def _parse(name: str) -> _Parsed:
     form: str | None = None
     memory_type: str | None = None
     family: list[str] = []
+    editions: list[str] = []
     for raw in tokens:
         # GPU counts ("8x H100", "gpu_1x_h100_sxm5", "H100_sxm5x8", "A10Gx1") say nothing of the part
         tok = _COUNT_SUFFIX_RE.sub("", raw)
@@ -184,6 +217,8 @@ def _parse(name: str) -> _Parsed:
             continue
         if tok in _MEMORY_TYPES:
             memory_type = tok
+        elif tok in _EDITION_WORDS:
+            editions.append(_EDITION_WORDS[tok])
         elif tok in _FORM_WORDS:
             # NVL wins over PCIe ("H100 NVL PCIe" is the NVL part)
             if form != "nvl":
@@ -191,6 +226,10 @@ def _parse(name: str) -> _Parsed:
         else:
             family.append(tok)
     fam = "".join(family)
+    if editions and fam in _EDITION_FAMILIES:
+        # the edition is what tells these variants apart (all are PCIe cards); "Max-Q Workstation
+        # Edition" is the Max-Q card
+        form = "maxq" if "maxq" in editions else editions[-1]
     mem_txt = f"{memory:g}gb" if memory is not None else ""
     compact = fam + (form or "") + mem_txt + (memory_type or "")
     return _Parsed(fam, form, memory, memory_type, compact)
@@ -198,6 +237,9 @@ def _parse(name: str) -> _Parsed:
 
 def _form_of(acc: Accelerator) -> str | None:
     ff = acc.form_factor.lower()
+    for suffix, edition in _EDITION_SUFFIXES.items():
+        if acc.name.endswith(suffix):
+            return edition
     if acc.name.endswith("-NVL"):
         return "nvl"
     if "sxm" in ff:
@@ -251,7 +293,15 @@ def _row_to_accelerator(row: dict[str, str]) -> Accelerator:
         notes=row["notes"],
         aliases=tuple(a.strip() for a in row["aliases"].split(";") if a.strip()),
         full_name=row["full_name"],
+        usable_memory_mib=_opt_int(row.get("usable_memory_mib")),
+        usable_memory_source=(row.get("usable_memory_source") or "").strip(),
     )
+
+
+def _opt_int(text: str | None) -> int | None:
+    """An optional integer column (``None``/blank: not recorded; a row appended without it is blank)."""
+    text = (text or "").strip()
+    return int(text) if text else None
 
 
 @functools.cache
@@ -367,6 +417,10 @@ def _resolve(name: str) -> Resolution | _Failure:
         return Resolution(hit, exact=True)
     if parsed.family in _AMBIGUOUS and parsed.memory_gb is None:
         return _Failure(tuple(_AMBIGUOUS[parsed.family]), ambiguous=True)
+    host_note = ""
+    if parsed.memory_gb is not None and parsed.memory_gb in _HOST_MEMORY_GB.get(parsed.family, ()):
+        host_note = f"; {parsed.memory_gb:g} GB is the Grace CPU's LPDDR5X, not the GPU's memory"
+        parsed = replace(parsed, memory_gb=None)
     members = index.families.get(parsed.family)
     if parsed.family in _AMBIGUOUS:
         members = tuple(index.by_name[n] for n in _AMBIGUOUS[parsed.family])
@@ -390,13 +444,14 @@ def _resolve(name: str) -> Resolution | _Failure:
         if chosen is not None:
             unstated = []
             if parsed.form is None and len({index.forms[a.name] for a in candidates}) > 1:
-                unstated.append("form factor")
+                editions = all(index.forms[a.name] in _EDITION_SUFFIXES.values() for a in candidates)
+                unstated.append("edition" if editions else "form factor")
             if parsed.memory_gb is None and len({a.memory_gb for a in candidates}) > 1:
                 unstated.append("memory size")
             what = " and ".join(unstated) or "variant"
             others = ", ".join(a.name for a in candidates if a is not chosen)
             note = f"{what} not stated in {name!r}; assumed {chosen.name} (other variants: {others})"
-            return Resolution(chosen, exact=False, note=note)
+            return Resolution(chosen, exact=False, note=note + host_note)
     return _Failure(tuple(a.name for a in candidates), ambiguous=True)
 
 
