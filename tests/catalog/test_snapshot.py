@@ -1,55 +1,162 @@
-"""The bundled snapshot: built faithfully from the reference, dated honestly, loaded on first use."""
+"""The bundled snapshot: built from the pinned reference by the rules, every change logged, dated
+honestly, loaded on first use."""
 
 from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
-from gpuscout.catalog import api
+from gpuscout.catalog import api, snapshot_build
 from gpuscout.catalog.query import OfferQuery
-from gpuscout.catalog.sources.snapshot import (
-    ADDED_COLUMNS,
-    SOURCE_COLUMNS,
-    SnapshotSource,
-    build_snapshot_rows,
-    bundled_snapshot_text,
+from gpuscout.catalog.snapshot_build import (
+    CHANGE_COLUMNS,
+    CHANGES_CSV,
+    REFERENCE_COLUMNS,
+    REFERENCE_CSV,
+    RULES_YAML,
+    SNAPSHOT_COLUMNS,
+    SnapshotBuildError,
+    build,
+    csv_text,
+    read_reference,
 )
+from gpuscout.catalog.sources.snapshot import SnapshotSource, bundled_snapshot_text
 from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import validate_offers
 from gpuscout.knowledge.accelerators import accelerator_names
 from tests.catalog.helpers import make_offer
-from tests.conftest import REFERENCE
-
-REFERENCE_CSV = REFERENCE / "price_snapshot.csv"
 
 
 def _bundled() -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(bundled_snapshot_text())))
 
 
-def test_bundled_file_is_the_reference_plus_added_columns() -> None:
-    bundled = _bundled()
-    with REFERENCE_CSV.open(newline="", encoding="utf-8") as fh:
-        reference = list(csv.DictReader(fh))
-    assert len(bundled) == len(reference) == 1533
-    for mine, ref in zip(bundled, reference, strict=True):
-        assert {c: mine[c] for c in SOURCE_COLUMNS} == {c: ref[c] for c in SOURCE_COLUMNS}
-    assert list(bundled[0]) == [*SOURCE_COLUMNS, *ADDED_COLUMNS]
+def _changes() -> list[dict[str, str]]:
+    with CHANGES_CSV.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
 
 
-def test_bundled_file_is_up_to_date_with_the_builder() -> None:
-    """Rebuild with `python -m gpuscout.catalog.sources.snapshot REF TARGET` when this fails."""
-    assert build_snapshot_rows(REFERENCE_CSV) == _bundled()
+def test_bundled_file_and_change_log_are_up_to_date_with_the_builder() -> None:
+    """Rebuild with `python -m gpuscout.catalog.snapshot_build` when this fails."""
+    result = build()
+    assert result.rows == _bundled()
+    assert csv_text(result.rows, SNAPSHOT_COLUMNS) == bundled_snapshot_text()
+    assert csv_text((c.as_row() for c in result.changes), CHANGE_COLUMNS) == CHANGES_CSV.read_text("utf-8")
+    assert list(_bundled()[0]) == list(SNAPSHOT_COLUMNS)
+    assert snapshot_build.main(["--check"]) == 0
+
+
+def test_the_package_does_not_ship_or_read_the_builder_inputs() -> None:
+    package = Path(snapshot_build.__file__).resolve().parents[1]
+    assert not any(package.rglob("price_snapshot.csv")) and not any(package.rglob("rules.yaml"))
+    assert REFERENCE_CSV.is_file() and RULES_YAML.is_file()  # the repository keeps them
+    loader = (package / "catalog" / "sources" / "snapshot.py").read_text("utf-8")
+    imports = [line for line in loader.splitlines() if line.startswith(("import ", "from "))]
+    assert not [line for line in imports if "snapshot_build" in line]
+    assert not re.search(r"price_snapshot|rules\.yaml", loader)
+
+
+def test_every_reference_row_is_in_the_snapshot_or_in_the_change_log() -> None:
+    """Nothing is lost silently: a reference row is an output row (perhaps merged with its copies in
+    other regions, under its canonical region) or the change log says why it went."""
+    reference = read_reference()
+    assert len(reference) == 1533
+    changes = _changes()
+    gone = {(c["provider"], c["instance_type"], c["region"]) for c in changes if c["action"] == "drop"}
+    merged = {
+        (c["provider"], c["instance_type"], c["region"])
+        for c in changes
+        if c["rule"].startswith("aggregator-")
+    }
+    canonical = {
+        (c["provider"], c["instance_type"], c["region"]): c["after"]
+        for c in changes
+        if c["rule"] == "region-canonical"
+    }
+    listed: set[tuple[str, str, str]] = set()
+    for row in _bundled():
+        for region in row["regions"].split(";") if row["regions"] else [row["region"]]:
+            listed.add((row["provider"], row["instance_type"], region))
+    for ref in reference:
+        ident = (ref["provider"], ref["instance_type"], ref["region"])
+        if ident in gone or ident in merged:
+            assert ident not in listed
+            continue
+        region = canonical.get(ident, ref["region"])
+        assert (ref["provider"], ref["instance_type"], region) in listed, ident
+
+
+def test_changed_cells_are_exactly_the_logged_ones() -> None:
+    """Outside the logged changes every cell is the reference's (prices, counts, memory, sources)."""
+    changes = _changes()
+    logged: dict[tuple[str, str, str], dict[str, str]] = {}
+    canonical: dict[tuple[str, str, str], str] = {}
+    for c in changes:
+        ident = (c["provider"], c["instance_type"], c["region"])
+        if c["rule"] == "region-canonical":
+            canonical[ident] = c["after"]
+        elif c["action"] in ("set", "clear_spot"):
+            logged.setdefault(ident, {})[c["field"]] = c["after"]
+    rows: dict[tuple[str, str, str], dict[str, str]] = {}
+    for row in _bundled():
+        for region in row["regions"].split(";") if row["regions"] else [row["region"]]:
+            rows[(row["provider"], row["instance_type"], region)] = row
+    checked = 0
+    for ref in read_reference():
+        ident = (ref["provider"], ref["instance_type"], ref["region"])
+        row = rows.get((*ident[:2], canonical.get(ident, ref["region"])))
+        if row is None:
+            continue  # dropped or merged into a first-party row: the test above
+        expected = {c: ref[c] for c in REFERENCE_COLUMNS if c != "region"}
+        expected.update(logged.get(ident, {}))
+        assert {c: row[c] for c in expected} == expected, ident
+        checked += 1
+    assert checked == 1533 - 156 - 50 - 49
+
+
+# What the rules did, by rule (README "Where the numbers come from" states these counts)
+RULE_COUNTS = {
+    ("provider-defunct", "drop"): 156,  # Cudo, shut down 2026-03-31
+    ("azure-retired-nc-k80", "drop"): 16,
+    ("azure-retired-nv-m60", "drop"): 6,
+    ("azure-retired-ncv3-v100", "drop"): 28,
+    ("runpod-spot-is-on-demand", "clear_spot"): 75,
+    ("spot-not-below-on-demand", "clear_spot"): 16,  # Azure H100 v5 11, AWS 5
+    ("aws-large-gpu-spot-implausible", "clear_spot"): 6,
+    ("mithril-auction-price", "mark_interruptible"): 4,
+    ("vast-group-median", "note"): 67,
+    ("lambda-a100-40gb-is-pcie", "set"): 51,
+    ("lambda-a100-40gb-sxm4-stated", "set"): 34,
+    ("spheron-massed-compute-a100-sxm4", "set"): 1,
+    ("spheron-massed-compute-dgx-a100-sxm4", "set"): 1,
+    ("lium-rtx-pro-6000-workstation", "set"): 1,
+    ("vast-rtx-pro-6000-server", "set"): 1,
+    ("aggregator-primeintellect", "merge"): 45,
+    ("aggregator-spheron", "merge"): 4,
+    ("collapse-lambda", "merge"): 374,
+}
+
+
+def test_each_rule_changed_the_rows_the_audit_names() -> None:
+    counts = Counter((c["rule"], c["action"]) for c in _changes())
+    assert {k: counts[k] for k in RULE_COUNTS} == RULE_COUNTS
+    assert all(c["source"] and c["detail"] for c in _changes())
+    assert len(_bundled()) == 737
+    providers = Counter(r["provider_id"] for r in _bundled())
+    assert "cudo" not in providers and len(providers) == 21
+    assert providers["lambda"] == 22  # 22 types, one row each ("all listed")
 
 
 def test_stale_flag_marks_exactly_the_v6_files() -> None:
     rows = _bundled()
     stale = Counter(r["provider"] for r in rows if r["stale"] == "true")
-    assert stale == {"azure": 165, "paperspace": 14, "digitalocean": 2}
+    # Azure: 165 reference rows less 50 retired sizes, region copies merged
+    assert stale == {"azure": 77, "paperspace": 14, "digitalocean": 2}
     assert all(("/catalogs/v6/" in r["source"]) == (r["stale"] == "true") for r in rows)
 
 
@@ -77,21 +184,33 @@ def test_accelerators_are_canonical_and_memory_consistent() -> None:
     assert ("H100-NVL", "H100-NVL") in by_name and ("A100-80GB-PCIe", "A100-PCIe-80GB") in by_name
 
 
-def test_unstated_form_factor_is_flagged() -> None:
+def test_unstated_form_factor_and_edition_are_flagged() -> None:
     rows = _bundled()
-    plain = [r for r in rows if r["gpu_name"] in ("H100", "A100-80GB")]
+    plain = [r for r in rows if r["gpu_name"] in ("H100", "A100-80GB", "RTXPRO6000")]
     assert plain and all(
         r["variant_exact"] == "false" and "not stated" in r["accelerator_note"] for r in plain
     )
-    stated = [r for r in rows if r["gpu_name"] in ("H100-SXM", "H100-PCIe", "A100-80GB-SXM")]
+    stated = [
+        r for r in rows if r["gpu_name"] in ("H100-SXM", "H100-PCIe", "A100-80GB-SXM", "A100-40GB-PCIe")
+    ]
     assert stated and all(r["variant_exact"] == "true" for r in stated)
+
+
+def test_lambda_a100_40gb_is_pcie_and_its_sxm4_types_stay_sxm4() -> None:
+    lam = {r["instance_type"]: r for r in _bundled() if r["provider"] == "lambda"}
+    for name in ("gpu_1x_a100", "gpu_2x_a100", "gpu_4x_a100"):
+        assert (lam[name]["accelerator"], lam[name]["variant_exact"]) == ("A100-PCIe-40GB", "true")
+    for name in ("gpu_1x_a100_sxm4", "gpu_8x_a100"):
+        assert (lam[name]["accelerator"], lam[name]["variant_exact"]) == ("A100-SXM4-40GB", "true")
+    spheron = {r["instance_type"]: r for r in _bundled() if r["provider"] == "spheron"}
+    assert spheron["massed-compute:gpu_1x_a100_SXM4_us-central-3"]["accelerator"] == "A100-SXM4-80GB"
 
 
 def test_offers_have_no_invented_date_and_carry_flags() -> None:
     source = SnapshotSource()
     offers = source.offers()
-    assert len(offers) + len(source.dropped) == 1533
-    assert [d.row for d in source.dropped] == ["vast/1x-RTX_4090-32-65536/Hong Kong, HK, AS"]  # modded 48 GB
+    assert len(offers) + len(source.dropped) == 737
+    assert [d.row for d in source.dropped] == ["vast/1x-RTX_4090-32-65536/country:HK"]  # modded 48 GB
     assert all(o.observed_at is None for o in offers)
     assert all(o.source.startswith("snapshot:https://github.com/") for o in offers)
     assert {o.provider for o in offers if o.stale} == {"azure", "paperspace", "digitalocean"}
@@ -104,6 +223,10 @@ def test_offers_have_no_invented_date_and_carry_flags() -> None:
         21.957642,
         6.5323,
     )
+    lam = next(o for o in offers if o.instance_type == "gpu_8x_h100_sxm5")
+    assert lam.region == "all listed (17 regions)" and len(lam.regions) == 17 and "us-east-1" in lam.regions
+    assert lam.also_listed_by == ("primeintellect",) and "all listed" in lam.notes
+    assert all(o.price_is_interruptible == (o.provider == "mithril") for o in offers)
 
 
 def test_every_loaded_offer_passes_the_validation_gate() -> None:
@@ -114,14 +237,14 @@ def test_every_loaded_offer_passes_the_validation_gate() -> None:
     assert learnt == ADDED_ACCELERATORS
 
 
-# Offers of the accelerators added to the knowledge table for this snapshot (rows per accelerator)
+# Offers of the accelerators added to the knowledge table for this snapshot (rows per accelerator,
+# after the rules: Cudo's 13 A800 rows went with Cudo, region copies are one row)
 ADDED_ACCELERATORS = {
-    "RTX2000-Ada": 28,
-    "Quadro-RTX6000": 18,
-    "A800-PCIe-80GB": 13,
-    "B300": 10,
-    "MI25": 6,
-    "GB300": 4,
+    "RTX2000-Ada": 2,
+    "Quadro-RTX6000": 2,
+    "B300": 7,
+    "MI25": 2,
+    "GB300": 1,
     "A2000-6GB": 3,
     "P4000": 2,
     "M4000": 1,
@@ -129,6 +252,8 @@ ADDED_ACCELERATORS = {
     "RTX3060Ti": 1,
     "RTX4060Ti-16GB": 1,
     "RTX4070Ti-Super": 1,
+    "RTXPRO6000-Server": 26,
+    "RTXPRO6000-WS": 1,
 }
 
 
@@ -143,7 +268,7 @@ def test_reloading_an_old_build_re_resolves_rows_the_table_has_learnt() -> None:
     writer.writerows(rows)
     offers = SnapshotSource(buf.getvalue()).offers()
     quadro = [o for o in offers if o.extra["gpu_name_source"] == "RTX6000"]
-    assert len(quadro) == 18 and {o.accelerator for o in quadro} == {"Quadro-RTX6000"}
+    assert len(quadro) == 2 and {o.accelerator for o in quadro} == {"Quadro-RTX6000"}
     assert all("variant" not in o.extra for o in quadro)
 
 
@@ -163,14 +288,14 @@ def test_fresh_store_loads_the_snapshot_once(tmp_path: Path) -> None:
 
 def test_default_store_lives_in_the_data_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("GPUSCOUT_DATA_DIR", str(tmp_path / "d"))
-    assert api.count_offers() > 1000
+    assert api.count_offers() > 700
     assert (tmp_path / "d" / "catalog.sqlite3").exists()
 
 
 def test_live_source_supersedes_snapshot_rows_of_its_provider(tmp_path: Path) -> None:
     with api.open_store(f"sqlite:///{tmp_path / 's.sqlite3'}") as store:
         before = store.count_offers(OfferQuery(providers=("lambda",)))
-        assert before > 100
+        assert before == 22
         store.write_snapshot("lambda", [make_offer(provider="lambda")])
         assert store.count_offers(OfferQuery(providers=("lambda",))) == 1
         assert store.count_offers(OfferQuery(providers=("aws",))) > 0
@@ -185,3 +310,61 @@ def test_gpu_family() -> None:
 
 def test_snapshot_store_type() -> None:
     assert isinstance(api.open_store("sqlite://"), Store)
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _rules(tmp_path: Path, rule: str) -> Path:
+    """A rules file with one rule and the real sections."""
+    text = RULES_YAML.read_text("utf-8")
+    head, _, rest = text.partition("\nrules:\n")
+    _, _, tail = rest.partition("\n# Aggregators")
+    return _write(tmp_path / "rules.yaml", f"{head}\nrules:\n{rule}\n# Aggregators{tail}")
+
+
+@pytest.mark.parametrize(
+    ("rule", "message"),
+    [
+        (
+            "  - {id: x, action: explode, match: {provider: aws}, reason: r, source: s}",
+            "x.action: one of",
+        ),
+        (
+            "  - {id: x, action: drop, match: {provider: nobody}, reason: r, source: s}",
+            "x: matches no row",
+        ),
+        (
+            "  - {id: x, action: drop, match: {colour: red}, reason: r, source: s}",
+            "x.match: unknown keys",
+        ),
+        ("  - {id: x, action: drop, match: {provider: aws}, source: s}", "x.reason: expected text"),
+        (
+            "  - {id: x, action: set, set: {price_per_hour_usd: '0'}, match: {provider: aws},"
+            " reason: r, source: s}",
+            "x.set: only",
+        ),
+    ],
+)
+def test_malformed_rules_are_refused_naming_the_rule(tmp_path: Path, rule: str, message: str) -> None:
+    with pytest.raises(SnapshotBuildError, match=re.escape(message)):
+        build(rules=_rules(tmp_path, rule))
+
+
+def test_a_region_with_no_canonical_form_stops_the_build(tmp_path: Path) -> None:
+    text = REFERENCE_CSV.read_text("utf-8").replace(",Bavaria, DE, EU,", ",somewhere in Bavaria,", 1)
+    text = text.replace('"Bavaria, DE, EU"', '"somewhere in Bavaria"', 1)
+    with pytest.raises(SnapshotBuildError, match="somewhere in Bavaria"):
+        build(reference=_write(tmp_path / "ref.csv", text))
+
+
+def test_check_mode_reports_an_out_of_date_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    target = _write(tmp_path / "snapshot.csv", "provider\n")
+    changes = tmp_path / "changes.csv"
+    assert snapshot_build.main(["--check", "--target", str(target), "--changes", str(changes)]) == 1
+    assert "out of date" in capsys.readouterr().err
+    assert snapshot_build.main(["--target", str(target), "--changes", str(changes)]) == 0
+    assert target.read_text("utf-8") == bundled_snapshot_text()
+    assert snapshot_build.main(["--check", "--target", str(target), "--changes", str(changes)]) == 0

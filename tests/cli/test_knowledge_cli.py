@@ -70,7 +70,7 @@ def test_gpu_detail_shows_source_and_resolution() -> None:
 @pytest.mark.parametrize(
     ("args", "needle"),
     [
-        (("gpus", "H800-80GB-PCIe"), "A100-PCIe-80GB"),  # not in the table
+        (("gpus", "H900-80GB-PCIe"), "A100-PCIe-80GB"),  # not in the table
         (("gpus", "RTX6000"), "ambiguous"),
         (("gpus", "--vendor", "nvdia"), "NVIDIA"),
         (("gpus", "--kind", "phone"), "datacenter"),

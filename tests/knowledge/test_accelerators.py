@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gpuscout.catalog.snapshot_build import REFERENCE_CSV as SNAPSHOT_REFERENCE
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import (
@@ -361,7 +362,7 @@ SNAPSHOT_NOT_IN_TABLE = {
 
 
 def test_every_price_snapshot_gpu_in_the_table_resolves_with_its_listed_memory() -> None:
-    with open(REFERENCE / "price_snapshot.csv", newline="") as fh:
+    with open(SNAPSHOT_REFERENCE, newline="") as fh:
         pairs = {(row["gpu_name"], float(row["gpu_memory_gb"])) for row in csv.DictReader(fh)}
     resolved = 0
     for name, memory in sorted(pairs):

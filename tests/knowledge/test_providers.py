@@ -6,6 +6,7 @@ import csv
 
 import pytest
 
+from gpuscout.catalog.snapshot_build import REFERENCE_CSV as SNAPSHOT_REFERENCE
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.providers import (
     CONFIDENCE_LEVELS,
@@ -18,7 +19,6 @@ from gpuscout.knowledge.providers import (
     known_provider_terms,
     provider_terms,
 )
-from tests.conftest import REFERENCE
 
 
 def test_at_least_twenty_providers_with_provenance() -> None:
@@ -31,7 +31,7 @@ def test_at_least_twenty_providers_with_provenance() -> None:
 
 
 def test_every_snapshot_provider_has_terms() -> None:
-    with (REFERENCE / "price_snapshot.csv").open() as f:
+    with SNAPSHOT_REFERENCE.open() as f:
         snapshot_providers = {row["provider"] for row in csv.DictReader(f)}
     assert len(snapshot_providers) == 22
     missing = {p for p in snapshot_providers if canonical_provider(p) is None}

@@ -230,8 +230,11 @@ def current_scope(
     ``source``, ``fallback``, ``providers``), as plain ``snapshot_id IN (...)`` terms (no join, so the
     planner can drive the query from the price/accelerator indexes). Bundled-snapshot rows of
     providers that a live current snapshot covers are left out, and so are a live feed's rows of
-    providers a preferred feed covers, unless ``include_superseded``."""
+    providers a preferred feed covers, unless ``include_superseded``. Offers of defunct providers
+    (knowledge ``providers.yaml`` status) are never current; stored history keeps them."""
     import sqlalchemy as sa
+
+    from gpuscout.knowledge.providers import defunct_providers
 
     live = [r for r in current if not r.fallback]
     fallback = sorted(int(r.id) for r in current if r.fallback)
@@ -249,4 +252,7 @@ def current_scope(
         if hidden and not include_superseded:
             term = sa.and_(term, o.provider.not_in(hidden))
         scope.append(term)
-    return sa.or_(*scope) if scope else sa.false()
+    if not scope:
+        return sa.false()
+    gone = sorted(defunct_providers())
+    return sa.and_(sa.or_(*scope), o.provider.not_in(gone)) if gone else sa.or_(*scope)

@@ -1,20 +1,29 @@
 """The bundled price snapshot: real offers shipped inside the package (the offline default).
 
-``data/snapshot.csv`` is built by :func:`build_snapshot_csv` from the shared reference
-``price_snapshot.csv`` (a hand transcription of SkyPilot catalog files, see its ``.md``). Each row
-keeps its source URL (pinned to a catalog commit) and its ``as_of`` ("unknown": the commits could
-not be dated). The builder adds:
+``data/snapshot.csv`` is built by :mod:`gpuscout.catalog.snapshot_build` from the pinned reference
+rows in the repository's ``data/snapshot/`` (a hand transcription of SkyPilot catalog files) and the
+correction rules there; ``data/snapshot/changes.csv`` lists every row a rule removed, changed or
+merged. This module only reads the built file. Each row keeps its source URL (pinned to a catalog
+commit) and its ``as_of`` ("unknown": the commits could not be dated). Besides the reference's
+columns the file carries:
 
+* ``regions``: the regions a row stands for when the source listed the same offer at the same price
+  in several (``region`` is then a summary: "3 regions", or "all listed (17 regions)" where the
+  source writes every type into a fixed region list); regions have a canonical form (``country:US``
+  for a country-level location, ``unstated`` where the source gives none);
+* ``price_is_interruptible`` (an auction market's listed price) and ``also_listed_by`` (aggregators
+  that resell the same capacity: the first-party row is shown once);
 * ``provider_id``: the canonical provider name (``vast`` -> ``vastai``) so live sources supersede
   the snapshot's rows of the same provider;
 * ``accelerator``: the canonical accelerator (``resolve_gpu`` on the name *and* the row's memory,
   so a 24 GB "RTX6000" is never taken for the 48 GB RTX 6000 Ada); empty when the name is not in
   the knowledge table, with the reason in ``accelerator_note``;
-* ``variant_exact``: false where the source does not state the form factor / memory (plain
-  "H100", "A100-80GB", "A100-40GB", "H200", "V100"...). The default variant is then assumed and
-  the offer's ``notes`` say so;
-* ``stale``: true for rows from the older v6 catalog files (Azure, Paperspace, DigitalOcean),
-  detected from ``/catalogs/v6/`` in the source URL.
+* ``variant_exact``: false where the source does not state the form factor / memory / edition
+  (plain "H100", "A100-80GB", "H200", "V100", "RTXPRO6000"...). The default variant is then assumed
+  and the offer's ``notes`` say so;
+* ``stale``: true for rows from the older v6 catalog files (Azure, Paperspace, DigitalOcean);
+* ``notes`` and ``extra`` (JSON): what the build did to the row and why (a spot price removed, a
+  Vast.ai group median, the source's own region text...).
 
 Loading never invents a date: ``observed_at`` is ``None`` (age unknown), never "now".
 """
@@ -23,10 +32,9 @@ from __future__ import annotations
 
 import csv
 import io
-import sys
+import json
 from collections.abc import Iterator
 from importlib import resources
-from pathlib import Path
 
 import httpx
 
@@ -36,69 +44,20 @@ from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerators import resolve_gpu, resolve_gpu_detail
-from gpuscout.knowledge.providers import canonical_provider
 
 SNAPSHOT_NAME = "snapshot"
 DATA_FILE = "snapshot.csv"
-STALE_MARK = "/catalogs/v6/"
-
-SOURCE_COLUMNS = (
-    "provider",
-    "instance_type",
-    "region",
-    "gpu_name",
-    "gpu_count",
-    "gpu_memory_gb",
-    "vcpus",
-    "ram_gb",
-    "price_per_hour_usd",
-    "spot_price_per_hour_usd",
-    "source",
-    "as_of",
-)
-ADDED_COLUMNS = ("provider_id", "accelerator", "variant_exact", "accelerator_note", "stale")
 
 
-def _resolve(gpu_name: str, memory_gb: str) -> tuple[str, bool, str]:
-    """(canonical name, variant exact, note); name "" when the GPU is not in the knowledge table."""
+def resolve_listed_gpu(gpu_name: str, memory_gb: str) -> tuple[str, bool, str]:
+    """(canonical name, variant exact, note) of a listed GPU name and memory; name "" when the GPU
+    is not in the knowledge table."""
     try:
         found = resolve_gpu_detail(f"{gpu_name} {memory_gb}GB")
     except UnknownNameError:
         return "", False, "is not in the accelerator table"
     note = "" if found.exact else found.note.replace(f" {memory_gb}GB'", "'")
     return found.accelerator.name, found.exact, note
-
-
-def build_snapshot_rows(reference_csv: Path) -> list[dict[str, str]]:
-    """The bundled snapshot's rows, made from the reference CSV (see the module docstring)."""
-    with reference_csv.open(newline="", encoding="utf-8") as fh:
-        reader = csv.DictReader(fh)
-        missing = [c for c in SOURCE_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ValueError(f"{reference_csv}: missing columns {missing}")
-        rows = list(reader)
-    out: list[dict[str, str]] = []
-    for row in rows:
-        accelerator, exact, note = _resolve(row["gpu_name"], row["gpu_memory_gb"])
-        added = {
-            "provider_id": canonical_provider(row["provider"]) or row["provider"].strip().lower(),
-            "accelerator": accelerator,
-            "variant_exact": "true" if exact else "false",
-            "accelerator_note": note,
-            "stale": "true" if STALE_MARK in row["source"] else "false",
-        }
-        out.append({**{c: row[c] for c in SOURCE_COLUMNS}, **added})
-    return out
-
-
-def build_snapshot_csv(reference_csv: Path, target: Path) -> int:
-    """Write the bundled ``snapshot.csv``; returns the number of rows."""
-    rows = build_snapshot_rows(reference_csv)
-    with target.open("w", newline="", encoding="utf-8") as fh:
-        writer = csv.DictWriter(fh, fieldnames=[*SOURCE_COLUMNS, *ADDED_COLUMNS], lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
-    return len(rows)
 
 
 def bundled_snapshot_text() -> str:
@@ -108,6 +67,10 @@ def bundled_snapshot_text() -> str:
 def _opt_float(text: str) -> float | None:
     text = text.strip()
     return float(text) if text else None
+
+
+def _list(text: str) -> tuple[str, ...]:
+    return tuple(x for x in text.split(";") if x)
 
 
 def _interconnect(accelerator: str, exact: bool) -> Interconnect:
@@ -144,16 +107,19 @@ class SnapshotSource(Source):
                 row["accelerator_note"],
             )
             if not accelerator:  # the knowledge table may have learnt the name since the build
-                accelerator, exact, note = _resolve(row["gpu_name"], row["gpu_memory_gb"])
+                accelerator, exact, note = resolve_listed_gpu(row["gpu_name"], row["gpu_memory_gb"])
             if not accelerator:
                 self.drop(ident, f"GPU {row['gpu_name']!r} ({row['gpu_memory_gb']} GB) {note}")
                 continue
             extra = {"gpu_name_source": row["gpu_name"], "as_of": row["as_of"] or "unknown"}
+            extra.update(json.loads(row["extra"]) if row["extra"] else {})
             if not exact:
                 extra["variant"] = "assumed"
             notes = [note] if note else []
             if row["stale"] == "true":
                 notes.append("stale: from an older (v6) catalog file")
+            if row["notes"]:
+                notes.append(row["notes"])
             provider = row["provider_id"]
             fabric = known_fabric(provider, row["instance_type"])
             if fabric is not None:
@@ -178,22 +144,10 @@ class SnapshotSource(Source):
                 stale=row["stale"] == "true",
                 notes="; ".join(notes),
                 extra=extra,
+                regions=_list(row["regions"]),
+                also_listed_by=_list(row["also_listed_by"]),
+                price_is_interruptible=row["price_is_interruptible"] == "true",
             )
 
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
         return self.offers()
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m gpuscout.catalog.sources.snapshot REFERENCE_CSV TARGET_CSV`` rebuilds the file."""
-    args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        sys.stderr.write("usage: python -m gpuscout.catalog.sources.snapshot REFERENCE_CSV TARGET_CSV\n")
-        return 2
-    count = build_snapshot_csv(Path(args[0]), Path(args[1]))
-    sys.stdout.write(f"wrote {count} rows to {args[1]}\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
