@@ -132,6 +132,8 @@ RULE_COUNTS = {
     ("vast-group-median", "note"): 67,
     ("lambda-a100-40gb-is-pcie", "set"): 51,
     ("lambda-a100-40gb-sxm4-stated", "set"): 34,
+    ("sxm-stated-in-the-instance-name", "set"): 4,  # Vast A100_SXM4 groups (one in 2 regions)
+    ("h200-sxm-stated-in-the-instance-name", "set"): 12,  # Mithril 2, Nebius 6, Verda 4
     ("spheron-massed-compute-a100-sxm4", "set"): 1,
     ("spheron-massed-compute-dgx-a100-sxm4", "set"): 1,
     ("lium-rtx-pro-6000-workstation", "set"): 1,
