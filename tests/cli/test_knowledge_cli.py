@@ -49,6 +49,12 @@ def test_gpus_kind_filter() -> None:
     assert "RTX4090" in {r["name"] for r in rows}
 
 
+def test_gpu_detail_shows_the_usable_memory_where_recorded() -> None:
+    out = _run("gpus", "L4").stdout
+    assert "Usable memory" in out and "22.49 GiB" in out and "ECC" in out
+    assert "Usable memory" not in _run("gpus", "H100 SXM").stdout  # not recorded for HBM parts
+
+
 def test_gpus_no_match_is_not_an_error() -> None:
     result = _run("gpus", "--min-memory", "100000")
     assert result.exit_code == 0

@@ -95,6 +95,11 @@ def _gpu_detail(name: str, as_json: bool) -> None:
     rows: list[tuple[str, str]] = [
         ("Vendor / kind", f"{acc.vendor} / {acc.kind}"),
         ("Memory", f"{_num(acc.memory_gb)} GB {acc.memory_type}"),
+        *(
+            [("Usable memory", f"{acc.usable_memory_gib:.2f} GiB ({acc.usable_memory_source})")]
+            if acc.usable_memory_gib is not None
+            else []
+        ),
         ("Bandwidth", f"{_num(acc.bandwidth_gbps)} GB/s"),
         ("FP32", f"{_num(acc.fp32_tflops, 1)} TFLOPS"),
         ("TF32 (dense)", f"{_num(acc.tf32_tflops, 1)} TFLOPS"),
