@@ -22,7 +22,8 @@ def _by(recs: list, accelerator: str, gpus: int):  # type: ignore[no-untyped-def
 
 
 def _provider_with_increment(increment: int) -> str:
-    return next(t.name for t in all_provider_terms() if t.billing_increment_s == increment)
+    # a provider one can still rent from (Cudo bills hourly but is defunct)
+    return next(t.name for t in all_provider_terms() if t.billing_increment_s == increment and not t.defunct)
 
 
 SMALL_CARDS = [
