@@ -99,9 +99,13 @@ def test_health_reports_an_unreachable_store(tmp_path: Path) -> None:
     assert r.status_code == 503 and r.json()["status"] == "error"
 
 
-def test_refresh_needs_the_admin_token(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_refresh_needs_the_admin_token(
+    client: TestClient, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert client.post("/api/v1/refresh").status_code == 403  # GPUSCOUT_ADMIN_TOKEN unset: disabled
+    # the token is a setting, read when the app starts
     monkeypatch.setenv("GPUSCOUT_ADMIN_TOKEN", "s3cret")
+    client = TestClient(create_app(services=WebServices(db_url, cache_seconds=0)))
     calls: list[object] = []
     services: WebServices = client.app.state.services  # type: ignore[attr-defined]
     monkeypatch.setattr(services, "refresh", lambda names: calls.append(names) or [])

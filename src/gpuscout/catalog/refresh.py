@@ -9,7 +9,6 @@ are serialized (one transaction per source snapshot) so SQLite never sees two wr
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from gpuscout.catalog.sources.base import CredentialsMissingError, Source
 from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import validate_offers
 from gpuscout.errors import GpuscoutError, UnknownNameError, closest
+from gpuscout.settings import Settings
 
 DEFAULT_TIMEOUT_S = 120.0
 OFFER_FILES_ENV = "GPUSCOUT_OFFER_FILES"
@@ -55,8 +55,7 @@ def offer_file_sources() -> list[Source]:
     """File sources named by ``$GPUSCOUT_OFFER_FILES`` (paths separated by ``os.pathsep``)."""
     from gpuscout.catalog.sources.file_source import FileSource
 
-    raw = os.environ.get(OFFER_FILES_ENV, "")
-    return [FileSource(Path(p)) for p in raw.split(os.pathsep) if p.strip()]
+    return [FileSource(p) for p in Settings.from_env().offer_files]
 
 
 def default_sources() -> list[Source]:

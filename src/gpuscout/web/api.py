@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import os
 import time
 from typing import Annotated, Literal
 
@@ -130,7 +129,7 @@ def api_refresh(
 ) -> RefreshOut:
     """Starts a refresh in the background. Requires ``Authorization: Bearer $GPUSCOUT_ADMIN_TOKEN``;
     disabled (403) when that variable is unset on the server."""
-    check_admin(authorization)
+    check_admin(authorization, services.settings.admin_token)
     names = [s.strip() for s in (source or "").split(",") if s.strip()]
     if services.refresh_lock.locked():
         raise HTTPException(409, "a refresh is already running")
@@ -142,8 +141,8 @@ def _run_refresh(services: WebServices, names: list[str]) -> None:
     services.refresh(names or None)
 
 
-def check_admin(authorization: str | None) -> None:
-    token = os.environ.get(ADMIN_TOKEN_ENV, "")
+def check_admin(authorization: str | None, token: str | None) -> None:
+    """Accept only ``Bearer <token>`` (compared in constant time); 403 when no token is configured."""
     if not token:
         raise HTTPException(403, f"refresh over HTTP is disabled: {ADMIN_TOKEN_ENV} is not set on the server")
     scheme, _, given = (authorization or "").partition(" ")

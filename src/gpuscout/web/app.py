@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from importlib import resources
 from pathlib import Path
 
@@ -10,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from gpuscout import __version__
+from gpuscout.settings import Settings
 from gpuscout.web import api, assets, pages
 from gpuscout.web.errors import install_error_handlers
 from gpuscout.web.security import SecurityHeadersMiddleware
@@ -23,8 +23,12 @@ names, the closest known names in `suggestions`. Page sizes are bounded (`per_pa
 """
 
 
-def create_app(db: str | None = None, *, services: WebServices | None = None) -> FastAPI:
+def create_app(
+    db: str | None = None, *, services: WebServices | None = None, settings: Settings | None = None
+) -> FastAPI:
     """Build the app for the store at ``db`` (``None``: ``GPUSCOUT_DB`` or the default SQLite file).
+
+    ``settings`` (default: read from the environment now) are passed to the services.
 
     An empty store is filled from the bundled snapshot on first use, so the app works offline
     with no set-up.
@@ -36,7 +40,7 @@ def create_app(db: str | None = None, *, services: WebServices | None = None) ->
         docs_url=None,  # our own /docs page serves Swagger UI from the installed package
         redoc_url=None,
     )
-    app.state.services = services or WebServices(db)
+    app.state.services = services or WebServices(db, settings=settings)
     install_error_handlers(app)
     app.include_router(api.router)
     app.include_router(api.health_router)
@@ -49,5 +53,7 @@ def create_app(db: str | None = None, *, services: WebServices | None = None) ->
 
 
 def app_from_env() -> FastAPI:
-    """App factory for uvicorn/gunicorn workers: the store comes from ``$GPUSCOUT_DB`` (or the default)."""
-    return create_app(os.environ.get("GPUSCOUT_DB") or None)
+    """App factory for uvicorn/gunicorn workers: the settings (the store: ``GPUSCOUT_DB`` or the
+    default) are read from the environment once, here."""
+    settings = Settings.from_env()
+    return create_app(settings.db_url, settings=settings)

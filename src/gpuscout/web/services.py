@@ -8,7 +8,6 @@ at most once a second), so a refresh written by another process shows at once (s
 
 from __future__ import annotations
 
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.errors import UnknownNameError
+from gpuscout.settings import Settings
 from gpuscout.web.cache import TtlCache
 from gpuscout.web.filters import MAX_EXPORT_ROWS, SORT_COLUMNS, OfferFilters
 from gpuscout.web.offer_view import STALE_AFTER, OfferRow, to_row
@@ -31,8 +31,6 @@ if TYPE_CHECKING:
     from gpuscout.knowledge.accelerator_types import Accelerator
     from gpuscout.knowledge.model_types import ModelSpec
 
-CACHE_SECONDS_ENV = "GPUSCOUT_WEB_CACHE_SECONDS"
-DEFAULT_CACHE_SECONDS = 300.0
 # How often the store's data version (newest snapshot id) is re-read; a refresh by another process
 # is seen by the web workers within this time, whatever the cache lifetime.
 VERSION_CHECK_SECONDS = 1.0
@@ -53,12 +51,18 @@ class OfferPage:
 
 
 class WebServices:
-    """Everything the pages and the API need, for one store (``db`` URL, or the default store)."""
+    """Everything the pages and the API need, for one store (``db`` URL, or the default store).
 
-    def __init__(self, db: str | None = None, cache_seconds: float | None = None) -> None:
-        self.db = db
+    ``settings`` (default: read from the environment now) gives the default store, the cache lifetime
+    and the admin token."""
+
+    def __init__(
+        self, db: str | None = None, cache_seconds: float | None = None, *, settings: Settings | None = None
+    ) -> None:
+        self.settings = settings or Settings.from_env()
+        self.db = db or self.settings.db_url
         if cache_seconds is None:
-            cache_seconds = float(os.environ.get(CACHE_SECONDS_ENV, DEFAULT_CACHE_SECONDS))
+            cache_seconds = self.settings.web_cache_seconds
         self._all: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=4)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
@@ -78,8 +82,9 @@ class WebServices:
         with self._store_lock:
             if self._store is None:
                 from gpuscout.catalog.api import open_store
+                from gpuscout.catalog.paths import default_db_url
 
-                self._store = open_store(self.db)
+                self._store = open_store(self.db or default_db_url(self.settings))
             return self._store
 
     def data_version(self) -> int:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import asyncio
 import importlib
 import logging
-import os
 import re
 import threading
 from collections.abc import Callable
@@ -43,6 +42,7 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError
 from gpuscout.catalog.sources.lambda_cloud import LAMBDA_GPU_TOKENS
+from gpuscout.settings import Settings
 
 CATALOG_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"
 VERSION_ENV = "GPUSCOUT_GPUHUNT_VERSION"
@@ -119,7 +119,7 @@ class _SharedCatalog:
     def get(self) -> Any:
         import gpuhunt
 
-        if os.environ.get("GPUHUNT_CATALOG_DIR"):
+        if Settings.from_env().gpuhunt_catalog_dir:
             return gpuhunt.Catalog(balance_resources=False, auto_reload=False)
         with self._lock:
             now = datetime.now(UTC)
@@ -132,7 +132,7 @@ class _SharedCatalog:
             if self._catalog is None or stale:
                 catalog = self._catalog or gpuhunt.Catalog(balance_resources=False, auto_reload=False)
                 try:
-                    catalog.load(version=os.environ.get(VERSION_ENV) or None)
+                    catalog.load(version=Settings.from_env().gpuhunt_version)
                 except Exception as exc:
                     self._failure = (now, exc)
                     raise
@@ -183,7 +183,7 @@ class GpuhuntSource(Source):
         if self.online:
             return self._online_items()
         catalog = SHARED_CATALOG.get()
-        local = os.environ.get("GPUHUNT_CATALOG_DIR")
+        local = Settings.from_env().gpuhunt_catalog_dir
         observed: datetime | None
         if local:
             path = Path(local) / f"{self.gpuhunt_provider}.csv"
