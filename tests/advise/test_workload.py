@@ -14,6 +14,7 @@ from gpuscout.advise.workload import (
     Workload,
 )
 from gpuscout.errors import InvalidInputError
+from gpuscout.loaders import workload_from_file
 
 
 def test_serve_round_trips_through_yaml_and_json(tmp_path: Path) -> None:
@@ -23,7 +24,7 @@ def test_serve_round_trips_through_yaml_and_json(tmp_path: Path) -> None:
     assert Workload.from_json(w.to_json()) == w
     f = tmp_path / "w.yaml"
     f.write_text(w.to_yaml())
-    assert Workload.from_file(f) == w
+    assert workload_from_file(f) == w
     assert "bursts_per_day: 20" in w.to_yaml()
     assert "ttft_ms_max" not in w.to_yaml()  # defaults left out
 
@@ -39,7 +40,7 @@ def test_serve_round_trips_through_yaml_and_json(tmp_path: Path) -> None:
 def test_other_kinds_round_trip(w: Workload, tmp_path: Path) -> None:
     f = tmp_path / "w.json"
     f.write_text(w.to_json())
-    back = Workload.from_file(f)
+    back = workload_from_file(f)
     assert back == w
     assert type(back) is type(w)
 
@@ -84,9 +85,9 @@ def test_unparseable_file_is_a_workload_error(tmp_path: Path) -> None:
     f = tmp_path / "w.yaml"
     f.write_text("kind: [serve\n")
     with pytest.raises(InvalidInputError, match="workload"):
-        Workload.from_file(f)
+        workload_from_file(f)
     with pytest.raises(InvalidInputError, match="cannot read"):
-        Workload.from_file(tmp_path / "missing.yaml")
+        workload_from_file(tmp_path / "missing.yaml")
 
 
 def test_spot_defaults_per_kind() -> None:

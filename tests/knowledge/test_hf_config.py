@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from gpuscout.errors import GpuscoutError, InvalidInputError
-from gpuscout.knowledge.hf_config import model_from_hf_config, model_from_hub
 from gpuscout.knowledge.models import resolve_model
 from gpuscout.knowledge.params import count_params
+from gpuscout.loaders import model_from_hf_config, model_from_hub
 from tests.conftest import REFERENCE
 
 CONFIGS = sorted((REFERENCE / "hf_configs").glob("*.json"))

@@ -1,4 +1,4 @@
-"""``gpuscout.recommend``: the advisor's Python entry point."""
+"""The advisor's entry point: rank given offers for a workload (``gpuscout.recommend`` adds the catalog)."""
 
 from __future__ import annotations
 
@@ -27,27 +27,22 @@ def as_workload(workload: AnyWorkload | Mapping[str, Any]) -> AnyWorkload:
 
 def recommend(
     workload: AnyWorkload | Mapping[str, Any],
-    offers: Iterable[Offer] | None = None,
+    offers: Iterable[Offer],
     *,
     objective: str = "cost",
     top: int | None = None,
     include_rejected: bool = False,
-    db: str | None = None,
     backends: Backends | None = None,
     assumptions: Assumptions | None = None,
     now: datetime | None = None,
 ) -> list[Recommendation]:
-    """Rank ``offers`` (default: the current catalog) for ``workload``, best first.
+    """Rank ``offers`` for ``workload``, best first (pure: the offers are given; ``gpuscout.recommend``
+    reads the current catalog when none are).
 
     ``objective``: "cost" (total cost; serve: per month), "time" (job duration; serve: request latency),
     "latency" (serve: time per output token), "balanced" (geometric mean of relative cost and time).
     Offers that do not fit, miss a latency target, are unavailable, over budget, or spot for a workload
     that does not allow it are left out (or appended, unranked, with ``include_rejected``).
     """
-    w = as_workload(workload)
-    if offers is None:
-        from gpuscout.catalog.api import current_offers  # the advisor stays pure unless asked
-
-        offers = current_offers(db=db)
-    return rank(w, offers, objective=objective, top=top, backends=backends, assumptions=assumptions,
-                include_rejected=include_rejected, now=now)
+    return rank(as_workload(workload), offers, objective=objective, top=top, backends=backends,
+                assumptions=assumptions, include_rejected=include_rejected, now=now)

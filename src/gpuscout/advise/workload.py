@@ -14,7 +14,6 @@ Validation errors are ``InvalidInputError`` naming the field and what is accepte
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import yaml
@@ -95,17 +94,6 @@ class Workload(BaseModel):
         except json.JSONDecodeError as exc:
             raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
         return cls.from_dict(data)
-
-    @classmethod
-    def from_file(cls, path: str | Path) -> AnyWorkload:
-        """Read a workload from a ``.yaml``/``.yml``/``.json`` file the user keeps."""
-        p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InvalidInputError("workload", f"cannot read {p}: {exc.strerror}", "a readable file") \
-                from None
-        return cls.from_json(text) if p.suffix.lower() == ".json" else cls.from_yaml(text)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values, fields left at their defaults omitted (``kind`` and ``model`` always kept)."""

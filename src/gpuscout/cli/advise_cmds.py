@@ -82,10 +82,11 @@ def register(app: typer.Typer) -> None:
 # ---- building the workload ---------------------------------------------------------------------
 def _workload(kind: str, model: str | None, path: Path | None, options: dict[str, Any]) -> Any:
     from gpuscout.advise.workload import Workload
+    from gpuscout.loaders import workload_from_file
 
     data: dict[str, Any] = {}
     if path is not None:
-        data = Workload.from_file(path).to_dict()
+        data = workload_from_file(path).to_dict()
         if data.get("kind") != kind:
             raise InvalidInputError(
                 "--workload",
@@ -113,7 +114,7 @@ def _run(
     db: str | None,
     reclaims: float | None = None,
 ) -> None:
-    from gpuscout.advise.api import recommend
+    from gpuscout import recommend
     from gpuscout.advise.assumptions import Assumptions
 
     assumptions = None

@@ -19,7 +19,7 @@ MAX_GPUS_LISTED = (1, 2, 4, 8)
 
 def _model(name: str, config: Path | None) -> ModelSpec | str:
     if config is not None:
-        from gpuscout.knowledge.hf_config import model_from_hf_config
+        from gpuscout.loaders import model_from_hf_config
 
         if not config.is_file():
             raise InvalidInputError(

@@ -12,10 +12,10 @@ from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
-from gpuscout.knowledge.hf_config import model_from_hf_config, model_from_hub
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.models import all_models, resolve_model_detail
 from gpuscout.knowledge.params import ParamCount, count_params
+from gpuscout.loaders import model_from_hf_config, model_from_hub
 
 GPU_KINDS = ("datacenter", "workstation", "consumer", "tpu", "asic")
 GPU_SORTS = {

@@ -1,21 +1,19 @@
-"""Import a model architecture from a Hugging Face ``config.json`` (a local file, a dict, or the Hub).
+"""Import a model architecture from a parsed Hugging Face ``config.json`` (:func:`spec_from_hf_config`).
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3,
 deepseek_v3 (and v2), gpt_oss, gemma / gemma2 / gemma3 (incl. ``text_config`` nesting), phi3 and falcon
 (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones). Only the config is read,
 never weights. A key that a supported architecture needs and the config lacks raises
-``InvalidInputError`` naming the key.
+``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
+edge, in :mod:`gpuscout.loaders`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
-from gpuscout.errors import GpuscoutError, InvalidInputError
+from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.model_types import ModelSpec
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
@@ -223,46 +221,14 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
     )
 
 
-def model_from_hf_config(
-    path_or_dict: str | Path | Mapping[str, Any], *, name: str | None = None
+def spec_from_hf_config(
+    config: Mapping[str, Any], *, name: str | None = None, source: str = "config.json (dict)"
 ) -> ModelSpec:
-    """Build a ``ModelSpec`` from a Hugging Face ``config.json`` given as a path or an already-parsed dict."""
-    if isinstance(path_or_dict, Mapping):
-        return _spec_from_dict(path_or_dict, name, "config.json (dict)")
-    path = Path(path_or_dict)
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise InvalidInputError("config", f"no such file: {path}") from exc
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InvalidInputError("config", f"cannot read {path} as JSON: {exc}") from exc
-    if not isinstance(raw, Mapping):
-        raise InvalidInputError("config", f"{path} does not hold a JSON object")
-    if name is None and not raw.get("_name_or_path"):
-        stem = path.parent.name if path.name == "config.json" else path.stem
-        name = stem.rsplit("--", 1)[-1].lower() or None
-    return _spec_from_dict(raw, name, f"config.json file {path.name}")
+    """Build a ``ModelSpec`` from a parsed Hugging Face ``config.json`` (pure: no file or network).
 
-
-def model_from_hub(repo_id: str, *, revision: str | None = None, name: str | None = None) -> ModelSpec:
-    """Fetch only ``config.json`` of ``repo_id`` from the Hugging Face Hub (never weights) and import it.
-
-    Needs the optional ``huggingface_hub`` package (``pip install gpuscout[hub]``) and network access
-    (or a warm local HF cache). Gated repos need ``HF_TOKEN`` in the environment.
+    ``name`` defaults to the config's ``_name_or_path`` (its last part, lower case), else
+    ``imported-<model_type>``. Reading a file or the Hub is :mod:`gpuscout.loaders`' job.
     """
-    if not repo_id or repo_id.count("/") != 1:
-        raise InvalidInputError("hub", f"expected a repo id like 'org/model', got {repo_id!r}")
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError as exc:
-        raise GpuscoutError(
-            "reading from the Hub needs huggingface_hub: pip install 'gpuscout[hub]'"
-        ) from exc
-    try:
-        local = hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision)
-    except Exception as exc:  # network, auth, missing repo: one clear message
-        raise InvalidInputError(
-            "hub", f"could not fetch config.json of {repo_id!r} ({type(exc).__name__}: {exc})"
-        ) from exc
-    spec = model_from_hf_config(local, name=name or repo_id.rsplit("/", 1)[1].lower())
-    return replace(spec, hf_id=repo_id, source=f"Hugging Face Hub {repo_id} config.json")
+    if not isinstance(config, Mapping):
+        raise InvalidInputError("config", f"expected a JSON object, got {type(config).__name__}")
+    return _spec_from_dict(config, name, source)

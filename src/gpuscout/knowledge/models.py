@@ -21,14 +21,11 @@ from dataclasses import dataclass
 from importlib import resources
 
 from gpuscout.errors import UnknownNameError, closest
-from gpuscout.knowledge.hf_config import model_from_hf_config, model_from_hub
 from gpuscout.knowledge.model_types import ModelSpec
 
 __all__ = [
     "ModelResolution",
     "all_models",
-    "model_from_hf_config",
-    "model_from_hub",
     "model_names",
     "resolve_model",
     "resolve_model_detail",
