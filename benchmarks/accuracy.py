@@ -394,9 +394,9 @@ def _get(p: EngineProfile, kind: str, key: str) -> float:
 def _set(p: EngineProfile, kind: str, key: str, value: float) -> EngineProfile:
     value = min(value, _CAPS[kind])
     if kind == "bw":
-        return p.with_efficiencies(bandwidth={key: value})
+        return dataclasses.replace(p, bandwidth_efficiency={**p.bandwidth_efficiency, key: value})
     if kind == "comp":
-        return p.with_efficiencies(compute={key: value})
+        return dataclasses.replace(p, compute_efficiency={**p.compute_efficiency, key: value})
     if kind == "ceil":
         return dataclasses.replace(p, stream_ceiling_gbps={**p.stream_ceiling_gbps, key: value})
     if kind == "cceil":

@@ -30,8 +30,10 @@ import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from naive_rank import rank_naive  # benchmarks/naive_rank.py: the from-scratch oracle
+
 from gpuscout.advise.backends import Backends, default_backends
-from gpuscout.advise.rank import Ranker, rank_naive
+from gpuscout.advise.rank import Ranker
 from gpuscout.advise.workload import ServeWorkload
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.estimate.types import Estimate

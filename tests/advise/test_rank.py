@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from benchmarks.naive_rank import rank_naive
 
-from gpuscout.advise.rank import rank, rank_naive
+from gpuscout.advise.rank import rank
 from gpuscout.advise.workload import (
     BatchWorkload,
     FinetuneWorkload,

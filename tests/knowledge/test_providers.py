@@ -199,3 +199,10 @@ def test_known_provider_terms_suggests_closest() -> None:
         known_provider_terms("runpd")
     assert "runpod" in info.value.suggestions
     assert info.value.field == "provider"
+
+
+def test_a_malformed_providers_table_is_a_gpuscout_error() -> None:
+    from gpuscout.errors import GpuscoutError
+    from gpuscout.knowledge.providers import ProviderDataError
+
+    assert issubclass(ProviderDataError, GpuscoutError) and issubclass(ProviderDataError, ValueError)

@@ -13,8 +13,6 @@ from gpuscout.errors import InvalidInputError
 
 #: Increment assumed when a provider's billing increment is unknown (conservative: per hour).
 UNKNOWN_INCREMENT_S = 3600
-#: Minimum charge assumed when unknown: one increment.
-UNKNOWN_MINIMUM_S: int | None = None
 
 
 def billed_seconds(duration_s: float, increment_s: int | None, minimum_s: int | None = None) -> float:

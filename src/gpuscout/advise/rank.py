@@ -13,19 +13,19 @@ from __future__ import annotations
 
 import heapq
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from datetime import UTC, datetime
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
-from gpuscout.advise.configs import ConfigEval, ConfigKey, Evaluator, config_key
+from gpuscout.advise.configs import ConfigEval, ConfigKey, config_key
 from gpuscout.advise.cost import CostModel, DataPrices, breakdown, cost_model, data_prices, data_prices_for
+from gpuscout.advise.evaluators import evaluator_for
 from gpuscout.advise.reasons import RowContext, explain
 from gpuscout.advise.types import (
     OBJECTIVES,
     Config,
-    CostBreakdown,
     EstimateSummary,
     Recommendation,
     UnitCosts,
@@ -124,7 +124,7 @@ class Ranker:
         self.be = backends or default_backends()
         self.a = assumptions or Assumptions()
         self.now = now or datetime.now(UTC)
-        self.evaluator = Evaluator(workload, self.be, self.a)
+        self.evaluator = evaluator_for(workload, self.be, self.a)
         self._names: dict[str, tuple[ProviderTerms, tuple[object, ...], DataPrices]] = {}
         self._cm: dict[tuple[object, ...], CostModel] = {}
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
@@ -347,50 +347,6 @@ def rank(workload: AnyWorkload, offers: Iterable[Offer], *, objective: str = "co
     """Ranked recommendations (best first); rejected rows follow when ``include_rejected``."""
     ranker = Ranker(workload, backends=backends, assumptions=assumptions, now=now)
     return ranker.rank(offers, objective=objective, top=top, include_rejected=include_rejected)
-
-
-def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str = "cost",
-               top: int | None = None, backends: Backends | None = None,
-               assumptions: Assumptions | None = None, now: datetime | None = None) -> list[Recommendation]:
-    """The straightforward computation: a fresh evaluator, terms and cost model for every offer."""
-    _check_objective(objective)
-    now = now or datetime.now(UTC)
-    be = backends or default_backends()
-    rows: list[tuple[tuple[float, float, float, str, str, str, int, int], Recommendation]] = []
-    scored: list[tuple[Ranker, Offer, bool, float, float, float, int]] = []
-    for index, offer in enumerate(offers):
-        ranker = Ranker(workload, backends=be, assumptions=assumptions, now=now)  # no sharing
-        if _prefilter(workload, offer) is not None:
-            continue
-        terms = ranker.terms(offer)
-        ev: ConfigEval = ranker.evaluator.evaluate(offer)
-        if ev.rejected is not None:
-            continue
-        for spot, hourly in _prices(workload, offer, terms):
-            cost: CostBreakdown = breakdown(cost_model(ev, workload, terms, spot, ranker.a), hourly,
-                                            data_prices(offer, terms, ranker.a))
-            if workload.budget_usd is not None and cost.total > workload.budget_usd:
-                continue
-            full = ranker.evaluator.detail(ev)
-            tm = _time_metric(workload, full) if objective != "latency" else _latency_metric(workload, full)
-            scored.append((ranker, offer, spot, hourly, cost.total, tm, index))
-    min_cost = min_time = 1.0
-    if objective == "balanced" and scored:
-        min_cost = min(s[4] for s in scored) or 1e-12
-        min_time = min(s[5] for s in scored) or 1e-12
-    for ranker, offer, spot, hourly, total, tm, index in scored:
-        if objective == "cost":
-            score = total
-        elif objective == "balanced":
-            score = math.sqrt((total / min_cost) * (tm / min_time))
-        else:
-            score = tm
-        rec = ranker.recommendation(offer, spot, hourly, None, score)
-        rows.append((_sort_key(score, total, hourly, offer, spot, index), rec))
-    rows.sort(key=lambda r: r[0])
-    if top is not None:
-        rows = rows[:top]
-    return [_with_rank(rec, i + 1) for i, (_, rec) in enumerate(rows)]
 
 
 def _with_rank(rec: Recommendation, rank: int) -> Recommendation:

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-import functools
-import inspect
 import sys
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from gpuscout.cli.output import console, print_json, user_errors
+from gpuscout.cli.output import CsvOption, DbOption, JsonOption, print_json, user_errors, wide_console
 from gpuscout.errors import InvalidInputError
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="Database URL (default: $GPUSCOUT_DB or SQLite in the user data dir)."),
-]
 WorkloadOption = Annotated[
     Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
 ]
@@ -27,8 +20,6 @@ TopOption = Annotated[int, typer.Option("--top", "-n", help="Rows to show.", min
 ObjectiveOption = Annotated[
     str, typer.Option("--objective", "-o", help="Rank by: cost | time | latency | balanced.")
 ]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
 ExplainOption = Annotated[
     int | None, typer.Option("--explain", "-x", help="Show the full breakdown of row N.", min=1)
 ]
@@ -149,10 +140,6 @@ def _run(
 
 
 # ---- rendering ---------------------------------------------------------------------------------
-def _out() -> Console:
-    return console if console.is_terminal else Console(width=200, no_color=True)
-
-
 def _speed(rec: Any) -> str:
     s = rec.estimate
     if s is None:
@@ -187,7 +174,7 @@ def _total(rec: Any, workload: Any) -> str:
 
 
 def _table(workload: Any, recs: list[Any], objective: str) -> None:
-    out = _out()
+    out = wide_console()
     title = f"{workload.kind} {workload.model}: ranked by {objective}"
     table = Table(title=title, show_lines=False)
     for col, kw in (
@@ -226,7 +213,7 @@ def _table(workload: Any, recs: list[Any], objective: str) -> None:
 
 
 def _explain(workload: Any, rec: Any) -> None:
-    out = _out()
+    out = wide_console()
     o = rec.offer
     out.print(
         f"[bold]#{rec.rank} {o.provider} {o.instance_type}[/] ({o.region}) — "
@@ -348,84 +335,56 @@ def _csv(recs: list[Any]) -> None:
 
 
 # ---- commands ----------------------------------------------------------------------------------
-# Options every ``recommend`` subcommand takes after its own: (parameter name, annotation, default).
-_SHARED_OPTIONS: tuple[tuple[str, Any, Any], ...] = (
-    ("workload_file", WorkloadOption, None),
-    ("provider", ProviderOption, None),
-    ("region", RegionOption, None),
-    ("budget", BudgetOption, None),
-    ("spot", SpotOption, None),
-    ("egress_gb", EgressOption, None),
-    ("dataset_gb", DatasetOption, None),
-    ("retention_days", RetentionOption, None),
-    ("top", TopOption, 10),
-    ("objective", ObjectiveOption, "cost"),
-    ("json_out", JsonOption, False),
-    ("csv_out", CsvOption, False),
-    ("explain", ExplainOption, None),
-    ("rejected", RejectedOption, False),
-    ("spot_reclaims", ReclaimOption, None),
-    ("db", DbOption, None),
-)
+@dataclass(frozen=True, slots=True)
+class Shared:
+    """The options every ``recommend`` subcommand takes after its own (each command lists them)."""
+
+    workload_file: Path | None
+    provider: list[str] | None
+    region: list[str] | None
+    budget: float | None
+    spot: bool | None
+    egress_gb: float | None
+    dataset_gb: float | None
+    retention_days: float | None
+    top: int
+    objective: str
+    json_out: bool
+    csv_out: bool
+    explain: int | None
+    rejected: bool
+    spot_reclaims: float | None
+    db: str | None
 
 
-def _recommend_command(
-    kind: str, *, dataset: bool = True
-) -> Callable[[Callable[..., dict[str, Any]]], Callable[..., None]]:
-    """Register ``recommend KIND`` from a function that maps its own options to workload fields.
-
-    The decorated function takes MODEL and the options only its kind has, and returns them as a
-    ``Workload`` field dict. The wrapper Typer sees also takes ``_SHARED_OPTIONS`` (less
-    ``--dataset-gb`` when ``dataset`` is false), builds the workload and prints the ranking.
-    """
-
-    def decorate(fields: Callable[..., dict[str, Any]]) -> Callable[..., None]:
-        own = list(inspect.signature(fields, eval_str=True).parameters.values())
-        shared = [
-            inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=annotation, default=default)
-            for name, annotation, default in _SHARED_OPTIONS
-            if dataset or name != "dataset_gb"
-        ]
-        shared_names = {p.name for p in shared}
-
-        @functools.wraps(fields)
-        def command(**kwargs: Any) -> None:
-            c = {name: kwargs.pop(name) for name in shared_names}
-            with user_errors():
-                opts = {
-                    **fields(**kwargs),
-                    "providers": tuple(c["provider"]) if c["provider"] else None,
-                    "regions": tuple(c["region"]) if c["region"] else None,
-                    "budget_usd": c["budget"],
-                    "spot_allowed": c["spot"],
-                    "egress_gb": c["egress_gb"],
-                    "dataset_gb": c.get("dataset_gb"),
-                    "storage_retention_days": c["retention_days"],
-                }
-                w = _workload(kind, kwargs["model"], c["workload_file"], opts)
-                _run(
-                    w,
-                    top=c["top"],
-                    objective=c["objective"],
-                    json_out=c["json_out"],
-                    csv_out=c["csv_out"],
-                    explain=c["explain"],
-                    rejected=c["rejected"],
-                    db=c["db"],
-                    reclaims=c["spot_reclaims"],
-                )
-
-        command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-            [*own, *shared], return_annotation=None
+def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Shared) -> None:
+    """Build the workload from the file, the command's own fields and the shared options; rank; print."""
+    with user_errors():
+        options = {
+            **fields,
+            "providers": tuple(shared.provider) if shared.provider else None,
+            "regions": tuple(shared.region) if shared.region else None,
+            "budget_usd": shared.budget,
+            "spot_allowed": shared.spot,
+            "egress_gb": shared.egress_gb,
+            "dataset_gb": shared.dataset_gb,
+            "storage_retention_days": shared.retention_days,
+        }
+        workload = _workload(kind, model, shared.workload_file, options)
+        _run(
+            workload,
+            top=shared.top,
+            objective=shared.objective,
+            json_out=shared.json_out,
+            csv_out=shared.csv_out,
+            explain=shared.explain,
+            rejected=shared.rejected,
+            db=shared.db,
+            reclaims=shared.spot_reclaims,
         )
-        command.__annotations__ = {p.name: p.annotation for p in (*own, *shared)}
-        recommend_app.command(kind)(command)
-        return command
-
-    return decorate
 
 
-@_recommend_command("serve", dataset=False)
+@recommend_app.command("serve")
 def serve_cmd(
     model: Annotated[str | None, typer.Argument(help="Model name, e.g. llama-3.1-8b.")] = None,
     precision: PrecisionOption = None,
@@ -448,9 +407,24 @@ def serve_cmd(
     monthly_tokens: Annotated[
         float | None, typer.Option("--monthly-tokens", help="Output tokens served per month.")
     ] = None,
-) -> dict[str, Any]:
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
+    db: DbOption = None,
+) -> None:
     """An endpoint: concurrency or requests/s, latency targets, hours/day or bursts. Cost per month."""
-    return {
+    fields = {
         "precision": precision,
         "engine": engine,
         "prompt_tokens": prompt,
@@ -464,9 +438,12 @@ def serve_cmd(
         "burst_minutes": burst_minutes,
         "monthly_output_tokens": monthly_tokens,
     }
+    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, None, retention_days, top,
+                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+    _recommend("serve", model, fields, shared)
 
 
-@_recommend_command("batch")
+@recommend_app.command("batch")
 def batch_cmd(
     model: Annotated[str | None, typer.Argument(help="Model name (LLM or diffusion).")] = None,
     precision: PrecisionOption = None,
@@ -487,9 +464,25 @@ def batch_cmd(
     interruptible: Annotated[
         bool | None, typer.Option("--interruptible/--not-interruptible", help="Work can resume.")
     ] = None,
-) -> dict[str, Any]:
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    dataset_gb: DatasetOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
+    db: DbOption = None,
+) -> None:
     """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run."""
-    return {
+    fields = {
         "precision": precision,
         "engine": engine,
         "output_tokens_total": output_total,
@@ -503,9 +496,12 @@ def batch_cmd(
         "deadline_hours": deadline_hours,
         "interruptible": interruptible,
     }
+    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
+                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+    _recommend("batch", model, fields, shared)
 
 
-@_recommend_command("finetune")
+@recommend_app.command("finetune")
 def finetune_cmd(
     model: Annotated[str | None, typer.Argument(help="Base model name.")] = None,
     method: Annotated[str | None, typer.Option("--method", help="lora | qlora | full.")] = None,
@@ -517,9 +513,25 @@ def finetune_cmd(
     micro_batch: MicroBatchOption = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: CheckpointMinOption = None,
-) -> dict[str, Any]:
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    dataset_gb: DatasetOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
+    db: DbOption = None,
+) -> None:
     """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run."""
-    return {
+    fields = {
         "method": method,
         "dataset_tokens": dataset_tokens,
         "epochs": epochs,
@@ -528,9 +540,12 @@ def finetune_cmd(
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
     }
+    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
+                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+    _recommend("finetune", model, fields, shared)
 
 
-@_recommend_command("pretrain")
+@recommend_app.command("pretrain")
 def pretrain_cmd(
     model: Annotated[str | None, typer.Argument(help="Model (architecture) name.")] = None,
     tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget.")] = None,
@@ -544,9 +559,25 @@ def pretrain_cmd(
     nodes: Annotated[int | None, typer.Option("--nodes", help="Target number of nodes (instances).")] = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: CheckpointMinOption = None,
-) -> dict[str, Any]:
+    workload_file: WorkloadOption = None,
+    provider: ProviderOption = None,
+    region: RegionOption = None,
+    budget: BudgetOption = None,
+    spot: SpotOption = None,
+    egress_gb: EgressOption = None,
+    dataset_gb: DatasetOption = None,
+    retention_days: RetentionOption = None,
+    top: TopOption = 10,
+    objective: ObjectiveOption = "cost",
+    json_out: JsonOption = False,
+    csv_out: CsvOption = False,
+    explain: ExplainOption = None,
+    rejected: RejectedOption = False,
+    spot_reclaims: ReclaimOption = None,
+    db: DbOption = None,
+) -> None:
     """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run."""
-    return {
+    fields = {
         "token_budget": tokens,
         "params_b": params_b,
         "seq_len": seq_len,
@@ -556,6 +587,9 @@ def pretrain_cmd(
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
     }
+    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
+                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+    _recommend("pretrain", model, fields, shared)
 
 
 def faq_cmd(
@@ -572,7 +606,7 @@ def faq_cmd(
         if json_out:
             print_json(answers)
             return
-        out = _out()
+        out = wide_console()
         out.print(f"[bold]{answers.model}[/]: {answers.summary}", highlight=False)
         for a in answers.answers:
             out.print(f"\n[bold cyan]{a.question}[/]", highlight=False)

@@ -7,31 +7,28 @@ import sys
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from gpuscout.catalog.query import SORT_KEYS
-from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.cli.output import (
+    CsvOption,
+    DbOption,
+    JsonOption,
+    console,
+    print_json,
+    to_jsonable,
+    user_errors,
+    wide_console,
+)
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from gpuscout.catalog.offer import Offer
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="Database URL (default: $GPUSCOUT_DB or SQLite in the user data dir)."),
-]
-JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
 _SPARK = "▁▂▃▄▅▆▇█"
-
-
-def _wide_console() -> Console:
-    """The shared console, or a wide one when output is not a terminal (pipes, tests)."""
-    return console if console.is_terminal else Console(width=220, no_color=True)
 
 
 def short_source(source: str) -> str:
@@ -101,7 +98,7 @@ def refresh_cmd(
             results = refresh(store, chosen, timeout_s=timeout)
             print_json(results)
         else:
-            out = _wide_console()
+            out = wide_console()
             with Progress(
                 SpinnerColumn(),
                 TextColumn("{task.description}"),
@@ -189,7 +186,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             escape(s.last_error or "") if s.last_status != "ok" else "",
             creds,
         )
-    _wide_console().print(table)
+    wide_console().print(table)
 
 
 def offers_cmd(
@@ -228,7 +225,7 @@ def offers_cmd(
     limit: Annotated[int, typer.Option("--limit", help="At most N rows (0 = all).")] = 30,
     fresh_only: Annotated[bool, typer.Option("--no-stale", help="Hide rows from stale feeds.")] = False,
     json_out: JsonOption = False,
-    csv_out: Annotated[bool, typer.Option("--csv", help="Print CSV.")] = False,
+    csv_out: CsvOption = False,
     db: DbOption = None,
 ) -> None:
     """List current offers, filtered and sorted; every row shows its source and the age of its price."""
@@ -304,7 +301,7 @@ def offers_cmd(
             age,
             escape(short_source(o.source)),
         )
-    out = _wide_console()
+    out = wide_console()
     out.print(table)
     if any(o.extra.get("variant") == "assumed" for o in offers):
         out.print(
@@ -354,7 +351,7 @@ def history_cmd(
     if json_out:
         print_json(points)
         return
-    out = _wide_console()
+    out = wide_console()
     if not points:
         out.print(f"no stored prices for {gpu}" + (f" at {provider}" if provider else ""))
         return

@@ -1,23 +1,51 @@
-"""Shared CLI output helpers: JSON dumping and error reporting."""
+"""Shared CLI pieces: the options every area uses, JSON dumping, the wide console, and the error boundary.
+
+The error boundary (:func:`user_errors`, also installed around every command by
+:class:`GpuscoutGroup`) turns failures into one line on stderr and an exit code, never a traceback:
+
+* exit 2: a bad input, named with the field and what is accepted (:class:`~gpuscout.errors.GpuscoutError`);
+* exit 1: the store or the file system failed (database unreachable or refusing, disk full, read-only
+  file system, permission denied): what failed and the system's own reason.
+
+Anything else is a bug and keeps its traceback.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import enum
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperGroup
 
 from gpuscout.errors import GpuscoutError
 
 console = Console()
 err_console = Console(stderr=True)
+
+#: Width of tables when the output is not a terminal (pipes, files, tests): wide enough for a row.
+PIPE_WIDTH = 220
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL (default: $GPUSCOUT_DB or SQLite in the user data dir)."),
+]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
+
+
+def wide_console() -> Console:
+    """The shared console, or a wide one without colours when output is not a terminal."""
+    return console if console.is_terminal else Console(width=PIPE_WIDTH, no_color=True)
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -46,11 +74,55 @@ def print_json(obj: Any) -> None:
     sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, default=str) + "\n")
 
 
+def fail(message: str, code: int) -> NoReturn:
+    """Print ``error: message`` on stderr (text shown as is, never as markup) and exit with ``code``."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    raise typer.Exit(code)
+
+
+def environment_error(exc: BaseException) -> str | None:
+    """What a store or file-system failure means for the user, or ``None`` when ``exc`` is neither."""
+    sa_exc = sys.modules.get("sqlalchemy.exc")  # only loaded when a command used the store
+    if sa_exc is not None and isinstance(exc, sa_exc.SQLAlchemyError):
+        orig = getattr(exc, "orig", None)  # the driver's own error, without the SQL and its parameters
+        reason = str(orig if orig is not None else exc).strip().splitlines()
+        text = reason[0] if reason else type(exc).__name__
+        return f"the store cannot be used: {text} ({type(orig or exc).__name__})"
+    if isinstance(exc, OSError):
+        where = f" {exc.filename}" if exc.filename else ""
+        return f"cannot use{where}: {exc.strerror or exc} ({type(exc).__name__})"
+    return None
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn gpuscout's own errors into a one-line message and exit code 2."""
+    """The error boundary: gpuscout's own errors exit 2, store and file-system failures exit 1."""
     try:
         yield
     except GpuscoutError as exc:
-        err_console.print(f"[bold red]error:[/] {exc}", highlight=False, markup=True)
-        raise typer.Exit(2) from exc
+        fail(str(exc), 2)
+    except BrokenPipeError:  # the reader went away (`gpuscout offers | head`): stop quietly
+        _silence_stdout()
+        raise typer.Exit(1) from None
+    except Exception as exc:
+        message = environment_error(exc)
+        if message is None:
+            raise
+        fail(message, 1)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no real stdout (a test runner's buffer): nothing to silence
+        pass
+
+
+class GpuscoutGroup(TyperGroup):
+    """The root command group: every command runs inside :func:`user_errors`."""
+
+    def invoke(self, ctx: Any) -> Any:  # typer's (vendored) click Context
+        with user_errors():
+            return super().invoke(ctx)

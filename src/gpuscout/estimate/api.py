@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import EngineProfile, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
@@ -89,7 +89,7 @@ def estimate(
         )
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
-    gpus = int_in("gpus", gpus, 1, MAX_GPUS)
+    gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     context_in = int_in("context_in", context_in, 0, MAX_CONTEXT)
     context_out = int_in("context_out", context_out, 0, MAX_CONTEXT)
     if context_in + context_out < 1:
@@ -105,7 +105,7 @@ def estimate(
             )
         n_batch = 1
     else:
-        n_batch = int_in("batch", batch, 1, MAX_BATCH)
+        n_batch = int_in("batch", batch, 1, MAX_BATCH, error=ConfigurationRejected)
     if spec.kind != "llm":
         raise InvalidInputError(
             "model",

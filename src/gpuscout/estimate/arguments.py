@@ -37,12 +37,15 @@ def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
     return resolve_gpu(gpu)
 
 
-def int_in(field: str, value: object, low: int, high: int) -> int:
-    """``value`` when it is a whole number (not a bool) in ``low..high``."""
+def int_in(
+    field: str, value: object, low: int, high: int, *, error: type[InvalidInputError] = InvalidInputError
+) -> int:
+    """``value`` when it is a whole number (not a bool) in ``low..high``; else ``error`` (pass
+    ``ConfigurationRejected`` where the value is a hardware configuration: GPUs, nodes, batch)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InvalidInputError(field, f"must be a whole number, got {value!r}", f"{low}..{high}")
+        raise error(field, f"must be a whole number, got {value!r}", f"{low}..{high}")
     if not low <= value <= high:
-        raise InvalidInputError(field, f"{value} is out of range", f"{low}..{high}")
+        raise error(field, f"{value} is out of range", f"{low}..{high}")
     return value
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from gpuscout.errors import UnknownNameError, closest
 
@@ -102,18 +102,6 @@ class EngineProfile:
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
-
-    def with_efficiencies(
-        self,
-        *,
-        bandwidth: Mapping[str, float] | None = None,
-        compute: Mapping[str, float] | None = None,
-        **other: float,
-    ) -> EngineProfile:
-        """A copy with some efficiencies replaced (used by the calibration benchmark)."""
-        bw = {**self.bandwidth_efficiency, **(bandwidth or {})}
-        cp = {**self.compute_efficiency, **(compute or {})}
-        return replace(self, bandwidth_efficiency=bw, compute_efficiency=cp, **other)  # type: ignore[arg-type]
 
 
 def _eff(**values: float) -> dict[str, float]:

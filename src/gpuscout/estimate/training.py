@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.parallel import gpu_link
@@ -178,8 +178,8 @@ def estimate_training(
     """
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
-    gpus = int_in("gpus", gpus, 1, 4096)
-    nodes = int_in("nodes", nodes, 1, 100_000)
+    gpus = int_in("gpus", gpus, 1, 4096, error=ConfigurationRejected)
+    nodes = int_in("nodes", nodes, 1, 100_000, error=ConfigurationRejected)
     grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
     epochs_f = positive_float("epochs", epochs, 10_000)
     tokens_f = None if tokens is None else positive_float("tokens", tokens, 1e16)

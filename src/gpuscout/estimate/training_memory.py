@@ -71,7 +71,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
@@ -261,7 +261,7 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     int_in("seq_len", setup.seq_len, 1, 10_000_000)
     int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
     int_in("lora_rank", setup.lora_rank, 1, 65_536)
-    int_in("gpus", setup.world, 1, 1_000_000)
+    int_in("gpus", setup.world, 1, 1_000_000, error=ConfigurationRejected)
     if precision == "int8" and method in ("full", "pretrain"):
         raise InvalidInputError("precision", "int8 weights cannot be trained in full",
                                 accepted="bf16, fp16, fp32, fp8 for full training; int8 only for a LoRA base")
@@ -344,7 +344,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     """Per-GPU memory breakdown of ``setup`` on a GPU of ``capacity_gb`` (GB, 1e9 bytes)."""
     setup = validate_setup(setup)
     if not capacity_gb > 0:
-        raise InvalidInputError("gpu", f"memory capacity must be positive, got {capacity_gb}")
+        raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
     layout = param_layout(spec)
     world = setup.world
     assumptions: dict[str, str] = {}

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, UnknownNameError, closest
 from gpuscout.knowledge.provider_types import PROVIDER_STATUSES, ProviderTerms
 
 CONFIDENCE_LEVELS = ("confirmed", "secondary", "unverified")
@@ -46,7 +46,7 @@ _REQUIRED = (
 _DATE_RE = re.compile(r"\d{4}-\d{2}(-\d{2})?")
 
 
-class ProviderDataError(ValueError):
+class ProviderDataError(GpuscoutError, ValueError):
     """The packaged providers.yaml is malformed (a bug in the data, named by row and field)."""
 
 

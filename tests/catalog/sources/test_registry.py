@@ -8,7 +8,6 @@ import pytest
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources import registry
 from gpuscout.catalog.sources.base import Source
-from gpuscout.errors import UnknownNameError
 
 DIRECT = [
     "vastai",
@@ -51,13 +50,6 @@ def test_every_adapter_registered_once_with_credentials_declared() -> None:
 
 def test_fresh_instances_each_call() -> None:
     assert registry.all_sources()["vastai"] is not registry.all_sources()["vastai"]
-
-
-def test_get_source_and_unknown_name() -> None:
-    assert registry.get_source("RunPod").name == "runpod"
-    with pytest.raises(UnknownNameError) as info:
-        registry.get_source("vast")
-    assert "vastai" in info.value.suggestions
 
 
 def test_register_extra_factory(monkeypatch: pytest.MonkeyPatch) -> None:

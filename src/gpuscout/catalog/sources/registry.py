@@ -16,7 +16,6 @@ import httpx
 
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.base import Source, SourceError
-from gpuscout.errors import UnknownNameError, closest
 
 # Order is display order. The bundled snapshot and the user's file source are added by the
 # catalog (CATALOG owns those modules) through ``register``.
@@ -105,12 +104,3 @@ def all_sources() -> dict[str, Source]:
                 raise ValueError(f"duplicate source name {src.name!r}")
             sources[src.name] = src
     return sources
-
-
-def get_source(name: str) -> Source:
-    """The source called ``name``; unknown names raise ``UnknownNameError`` with the closest ones."""
-    sources = all_sources()
-    key = name.strip().lower()
-    if key in sources:
-        return sources[key]
-    raise UnknownNameError("source", name, closest(name, sources))

@@ -1,0 +1,5 @@
+"""``python -m gpuscout``: the command line."""
+
+from gpuscout.cli import main
+
+main()

@@ -1,0 +1,310 @@
+"""Evaluators of the inference workloads: serving, batch generation of tokens, and of images.
+
+Per instance, ``replicas`` copies of the model each sharded ``tp`` ways (``tp`` a power of two dividing
+the instance's GPUs). Serving uses the smallest ``tp`` that fits and meets the latency targets unless a
+larger one needs fewer instances; more load than one instance sustains -> more instances. A batch job
+takes the fastest split and as many instances as its deadline needs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TypeVar
+
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.backends import Backends, ImageResult
+from gpuscout.advise.configs import (
+    BaseEvaluator,
+    ConfigEval,
+    ConfigKey,
+    capacity_gb,
+    instances_for_deadline,
+    reject,
+    request_latency_s,
+    split_why,
+    tp_degrees,
+    tpot_ms,
+)
+from gpuscout.advise.types import EstimateSummary
+from gpuscout.advise.workload import BatchWorkload, ServeWorkload
+from gpuscout.catalog.offer import Interconnect
+from gpuscout.errors import ConfigurationRejected
+from gpuscout.estimate.types import Estimate
+from gpuscout.knowledge.accelerator_types import Accelerator
+
+InferenceW = TypeVar("InferenceW", bound=ServeWorkload | BatchWorkload)
+
+
+class _InferenceEvaluator(BaseEvaluator[InferenceW]):
+    """Serving and batch generation: replicas of the model, each sharded ``tp`` ways."""
+
+    def __init__(self, workload: InferenceW, backends: Backends, assumptions: Assumptions) -> None:
+        super().__init__(workload, backends, assumptions)
+        self._inf: dict[tuple[str, str | None, int, int | str], Estimate | None] = {}
+        self._inf_err: dict[tuple[str, str | None, int, int | str], str] = {}
+        self.last_error: str | None = None
+
+    def infer(self, acc: Accelerator, tp: int, batch: int | str) -> Estimate | None:
+        """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses it."""
+        w = self.w
+        if tp == 1:
+            acc = self._acc.get(acc.name) or acc  # one GPU: the fabric plays no part
+        k = (acc.name, acc.interconnect, tp, batch)
+        if k not in self._inf:
+            self.estimator_calls += 1
+            try:
+                self._inf[k] = self.be.inference(
+                    w.model, acc, gpus=tp, precision=w.precision, engine=w.engine, batch=batch,
+                    context_in=w.prompt_tokens, context_out=w.output_tokens,
+                )
+            except ConfigurationRejected as exc:  # this configuration only; other errors abort
+                self._inf[k] = None
+                self._inf_err[k] = str(exc)
+        if self._inf[k] is None:
+            self.last_error = self._inf_err.get(k)
+        return self._inf[k]
+
+    def _pcie_slowdown(
+        self, acc: Accelerator, key: ConfigKey, tp: int, batch: int, e: Estimate
+    ) -> float | None:
+        """Fraction of decode speed lost because this box's NVLink-class GPUs talk over PCIe."""
+        if tp < 2 or key[2] != Interconnect.PCIE.value:
+            return None
+        native = self.accelerator(key[0])
+        if native is None or native is acc or not native.has_nvlink_class_fabric:
+            return None
+        e_nv = self.infer(native, tp, batch)
+        if e_nv is None or e_nv.decode_tokens_per_s <= 0:
+            return None
+        return max(0.0, 1.0 - e.decode_tokens_per_s / e_nv.decode_tokens_per_s)
+
+
+class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
+    """A live endpoint: the smallest split (``tp``) that fits and meets the latency targets, and enough
+    instances for the load."""
+
+    def __init__(self, workload: ServeWorkload, backends: Backends, assumptions: Assumptions) -> None:
+        super().__init__(workload, backends, assumptions)
+        self._detailed: dict[ConfigKey, ConfigEval] = {}
+
+    def _latency_ok(self, e: Estimate) -> bool:
+        w = self.w
+        if w.ttft_ms_max is not None and e.ttft_ms > w.ttft_ms_max:
+            return False
+        return not (w.tpot_ms_max is not None and tpot_ms(e) > w.tpot_ms_max)
+
+    def _serve_replica(self, acc: Accelerator, tp: int, users: int | None
+                       ) -> tuple[Estimate | None, int, str | None]:
+        """(estimate at the replica's usable batch, that batch, why not) for one replica of ``tp`` GPUs.
+
+        The usable batch is the load asked for (``concurrency``) or the most that fits (``requests_per_s``),
+        lowered until the latency targets are met.
+        """
+        first: int | str = "max" if users is None else users
+        e = self.infer(acc, tp, first)
+        if e is None:
+            return None, 0, self.last_error or "estimator refused"
+        if e.max_batch < 1:
+            return e, 0, f"does not fit: {e.binding_constraint}"
+        want = e.batch if first == "max" else min(e.max_batch, int(first))
+        if want != e.batch or not e.fits:
+            e = self.infer(acc, tp, want)
+        if e is not None and e.fits and self._latency_ok(e):
+            return e, want, None
+        lo, hi = 1, want - 1
+        e1 = self.infer(acc, tp, 1)
+        if e1 is None or not e1.fits or not self._latency_ok(e1):
+            return e1, 0, "latency target missed even at 1 user"
+        best, best_e = 1, e1
+        while lo <= hi:
+            mid = (lo + hi) // 2
+            em = self.infer(acc, tp, mid)
+            if em is not None and em.fits and self._latency_ok(em):
+                best, best_e, lo = mid, em, mid + 1
+            else:
+                hi = mid - 1
+        return best_e, best, None
+
+    def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
+        """Choose tp and the number of instances; the operating point is filled in by ``detail``."""
+        w = self.w
+        g = key[1]
+        active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
+        best: tuple[int, int] | None = None
+        chosen: tuple[int, Estimate, int, int] | None = None  # tp, estimate at cap, cap, instances
+        last_why = "does not fit"
+        any_fit = False
+        outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
+        for tp in tp_degrees(g):
+            e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
+            if why is not None or e_cap is None:
+                last_why = why or last_why
+                outcome[tp] = last_why
+                if e_cap is not None and e_cap.max_batch >= 1:
+                    any_fit = True
+                continue
+            any_fit = True
+            replicas = g // tp
+            if w.requests_per_s is not None:
+                rps_per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
+                inst = math.ceil(w.requests_per_s / (replicas * rps_per_replica) - 1e-9)
+            else:
+                inst = math.ceil((w.concurrency or 1) / (replicas * cap))
+            if w.monthly_output_tokens is not None:
+                # the volume may need more than the stated users: size on the replica's full throughput
+                e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
+                rate = (e_rate or e_cap).output_tokens_per_s_total
+                need_tps = w.monthly_output_tokens / active_s_month
+                inst = max(inst, math.ceil(need_tps / (replicas * rate) - 1e-9))
+            inst = max(inst, 1)
+            outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
+            rank_key = (inst, tp)
+            if best is None or rank_key < best:
+                best, chosen = rank_key, (tp, e_cap, cap, inst)
+            if inst == 1:
+                break  # a larger split cannot need fewer instances; the smaller split wins ties
+        if chosen is None:
+            return reject(key, acc, last_why, fits=any_fit and "latency" in last_why)
+        tp, e_cap, cap, inst = chosen
+        if inst > self.a.max_instances:
+            return reject(key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True)
+        weights_total = e_cap.memory.weights_gb * tp
+        download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
+        why_split = split_why(outcome.get(1, "")) if tp > 1 else None
+        return ConfigEval(
+            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp, split_why=why_split,
+            replicas_per_instance=g // tp, gpus_per_instance=g, nodes=1,
+            time_s=w.active_hours_per_day * 3600.0, download_gb_per_instance=download + w.dataset_gb,
+            load_gb=download, estimate=e_cap, cap_batch=cap, detailed=False,
+        )
+
+    def detail(self, ev: ConfigEval) -> ConfigEval:
+        """``ev`` with its operating point (speed at the load actually spread over the replicas).
+
+        Costs do not depend on it, so ranking by cost estimates it only for the rows shown.
+        """
+        if ev.detailed:
+            return ev
+        done = self._detailed.get(ev.key)
+        if done is None:
+            done = self._serve_detail(ev)
+            self._detailed[ev.key] = done
+        return done
+
+    def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
+        w = self.w
+        assert ev.estimate is not None and ev.accelerator is not None  # set by _configure
+        acc, tp, cap, e_cap = ev.accelerator, ev.tp, ev.cap_batch, ev.estimate
+        active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
+        users: float
+        if w.requests_per_s is not None:
+            users = w.requests_per_s * request_latency_s(e_cap, w.output_tokens)
+        else:
+            users = float(w.concurrency or 1)
+        b_op = max(1, min(cap, math.ceil(users / (ev.instances * ev.replicas_per_instance) - 1e-9)))
+        e_op = self.infer(acc, tp, b_op) or e_cap
+        if w.requests_per_s is not None:
+            served_tps = w.requests_per_s * w.output_tokens
+        else:
+            # the estimator's aggregate at this batch (prefills of arriving requests included), per user
+            served_tps = users * e_op.output_tokens_per_s_total / max(e_op.batch, 1)
+        monthly = w.monthly_output_tokens if w.monthly_output_tokens is not None \
+            else served_tps * active_s_month
+        # sustainable load: as many users per replica as memory allows (or as the latency search kept)
+        targets = w.ttft_ms_max is not None or w.tpot_ms_max is not None
+        e_full = e_cap if targets else (self.infer(acc, tp, "max") or e_cap)
+        per_replica = cap if targets else e_full.batch
+        replicas_total = ev.instances * ev.replicas_per_instance
+        summary = EstimateSummary(
+            capacity_users=per_replica * replicas_total,
+            capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
+            throughput=served_tps, throughput_unit="tok/s",
+            per_user_tokens_per_s=e_op.decode_tokens_per_s, ttft_ms=e_op.ttft_ms, tpot_ms=tpot_ms(e_op),
+            memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=capacity_gb(e_op.memory, acc),
+            weights_gb=e_op.memory.weights_gb, kv_cache_gb=e_op.memory.kv_cache_gb,
+            batch_per_replica=b_op, max_batch_per_replica=e_op.max_batch, bound=e_op.bound,
+        )
+        return dataclasses.replace(
+            ev, summary=summary, output_tokens=monthly, estimate=e_op, detailed=True,
+            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, b_op, e_op), warnings=tuple(e_op.warnings),
+        )
+
+
+class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
+    """Offline generation of a token total: the fastest split per instance, instances for the deadline."""
+
+    def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
+        w, g = self.w, key[1]
+        out_total = w.output_tokens_total or 0.0
+        best: tuple[float, int, Estimate] | None = None
+        why = "does not fit"
+        for tp in tp_degrees(g):
+            e = self.infer(acc, tp, "max")
+            if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
+                why = f"does not fit: {e.binding_constraint}" if e is not None else self.last_error or why
+                continue
+            replicas = g // tp
+            prefill = w.input_tokens / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
+            time_1 = (prefill + out_total / e.output_tokens_per_s_total) / replicas
+            if best is None or (time_1, tp) < (best[0], best[1]):
+                best = (time_1, tp, e)
+        if best is None:
+            return reject(key, acc, why)
+        time_1, tp, e = best
+        inst = instances_for_deadline(time_1, w.deadline_hours)
+        if inst > self.a.max_instances:
+            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True)
+        replicas = g // tp
+        weights_total = e.memory.weights_gb * tp
+        download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
+        summary = EstimateSummary(
+            throughput=e.output_tokens_per_s_total * replicas * inst, throughput_unit="tok/s",
+            per_user_tokens_per_s=e.decode_tokens_per_s, ttft_ms=e.ttft_ms, tpot_ms=tpot_ms(e),
+            memory_per_gpu_gb=e.memory.total_gb, memory_capacity_gb=capacity_gb(e.memory, acc),
+            weights_gb=e.memory.weights_gb, kv_cache_gb=e.memory.kv_cache_gb,
+            batch_per_replica=e.batch, max_batch_per_replica=e.max_batch, bound=e.bound,
+        )
+        return ConfigEval(
+            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,
+            replicas_per_instance=replicas, gpus_per_instance=g, summary=summary, time_s=time_1 / inst,
+            download_gb_per_instance=download + w.dataset_gb, load_gb=download, output_tokens=out_total,
+            estimate=e, pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, e.batch, e),
+            warnings=tuple(e.warnings),
+        )
+
+
+class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
+    """Image generation: one model copy per GPU, instances for the deadline."""
+
+    def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
+        w, g = self.w, key[1]
+        self.estimator_calls += 1
+        try:
+            kwargs: dict[str, int] = {"width": w.width, "height": w.height, "batch": 1}
+            if w.steps is not None:
+                kwargs["steps"] = w.steps
+            r: ImageResult = self.be.images(w.model, acc, **kwargs)
+        except ConfigurationRejected as exc:  # this configuration only; other errors abort
+            return reject(key, acc, str(exc))
+        if not r.fits or r.seconds_per_image <= 0:
+            return reject(key, acc, "does not fit")
+        images = float(w.images_total or 0)
+        time_1 = images * r.seconds_per_image / g
+        inst = instances_for_deadline(time_1, w.deadline_hours)
+        if inst > self.a.max_instances:
+            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True)
+        weights = r.memory.weights_gb
+        download = w.download_weights_gb if w.download_weights_gb is not None else weights
+        summary = EstimateSummary(
+            throughput=g * inst / r.seconds_per_image, throughput_unit="img/s", per_user_tokens_per_s=None,
+            ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=r.memory.total_gb,
+            memory_capacity_gb=capacity_gb(r.memory, acc),
+            weights_gb=weights, kv_cache_gb=0.0, batch_per_replica=1, max_batch_per_replica=None, bound=None,
+        )
+        return ConfigEval(
+            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=1, replicas_per_instance=g,
+            gpus_per_instance=g, summary=summary, time_s=time_1 / inst,
+            download_gb_per_instance=download + w.dataset_gb, load_gb=download, images=images,
+        )
+

@@ -1,0 +1,124 @@
+"""The evaluator of fine-tuning and pre-training: all the instance's GPUs work together (data parallel
+or sharded); more than one instance only with an inter-node fabric stated for the offer. Data parallel
+first, then FSDP, then FSDP with the optimizer and parameters offloaded to host RAM.
+"""
+
+from __future__ import annotations
+
+import math
+
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.backends import Backends, TrainingResult
+from gpuscout.advise.configs import BaseEvaluator, ConfigEval, ConfigKey, capacity_gb, reject
+from gpuscout.advise.synthetic import dense_model
+from gpuscout.advise.types import EstimateSummary
+from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
+from gpuscout.errors import ConfigurationRejected
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
+
+#: Bytes per parameter of a full-training checkpoint: bf16 weights + fp32 master + Adam moments.
+FULL_CHECKPOINT_BYTES_PER_PARAM = 14.0
+#: LoRA/QLoRA adapters as a share of the base model's bf16 size when the estimator gives no figure.
+ADAPTER_SHARE = 0.01
+
+
+class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
+    """Fine-tuning and pre-training: all the instance's GPUs together; several instances only over a
+    stated inter-node fabric."""
+
+    def __init__(
+        self, workload: FinetuneWorkload | PretrainWorkload, backends: Backends, assumptions: Assumptions
+    ) -> None:
+        super().__init__(workload, backends, assumptions)
+        # the model the estimator sees: a registry name, or a stand-in when pretraining "N billion params"
+        self.model: str | ModelSpec = workload.model
+        if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
+            self.model = dense_model(workload.params_b, workload.model)
+
+    def _train_call(self, acc: Accelerator, gpus: int, nodes: int) -> TrainingResult | str:
+        """Training estimate on ``nodes`` x ``gpus``: data parallel first, FSDP when that does not fit."""
+        w = self.w
+        if isinstance(w, FinetuneWorkload):
+            method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
+        else:
+            method, tokens, epochs = "full", w.token_budget, 1.0
+        # Cheapest-to-run first: plain data parallel, then FSDP, then FSDP with the optimizer and
+        # parameters offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node).
+        options = [("none", False)]
+        if gpus * nodes > 1:
+            options += [("fsdp", False), ("fsdp", True)]
+        result: TrainingResult | str = "does not fit"
+        for sharding, offload in options:
+            self.estimator_calls += 1
+            try:
+                result = self.be.training(
+                    self.model, acc, gpus=gpus, nodes=nodes, method=method, seq_len=w.seq_len,
+                    micro_batch=w.micro_batch, tokens=tokens, epochs=epochs, precision=w.precision,
+                    sharding=sharding, cpu_offload=offload,
+                )
+            except ConfigurationRejected as exc:  # this configuration only; other errors abort
+                return str(exc)
+            if result.fits:
+                return result
+        return result
+
+    def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
+        w = self.w
+        g = key[1]
+        fabric = key[3]
+        if isinstance(w, PretrainWorkload) and (w.gpus is not None or w.nodes is not None):
+            n = w.nodes if w.nodes is not None else math.ceil((w.gpus or g) / g)
+            candidates = [n]
+        else:
+            candidates = [1]
+            n = 2
+            while fabric and n <= w.max_nodes:
+                candidates.append(n)
+                n *= 2
+        result: TrainingResult | None = None
+        nodes = 1
+        why = "does not fit"
+        for n in candidates:
+            if n > 1 and not fabric:
+                return reject(key, acc, f"{n} nodes need an inter-node fabric (none stated for this offer)")
+            r = self._train_call(acc, g, n)
+            if isinstance(r, str):
+                why = r
+                continue
+            if r.fits and r.time_s is not None and r.time_s > 0:
+                result, nodes = r, n
+                break
+            why = "does not fit" if n == 1 else f"does not fit on {n} nodes"
+        if result is None:
+            if not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
+                why += f" on {g} GPU(s); multi-node needs an inter-node fabric"
+            return reject(key, acc, why)
+        params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
+        notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
+        weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
+        if w.checkpoint_gb is not None:
+            ckpt = w.checkpoint_gb
+        elif isinstance(w, FinetuneWorkload) and w.method != "full":
+            adapters = result.memory.adapters_gb
+            ckpt = adapters if adapters > 0 else params_b * 2.0 * ADAPTER_SHARE
+        else:
+            ckpt = params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
+        tokens = w.train_tokens if isinstance(w, FinetuneWorkload) else w.token_budget
+        summary = EstimateSummary(
+            throughput=result.tokens_per_s, throughput_unit="train tok/s", per_user_tokens_per_s=None,
+            ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=result.memory.total_gb,
+            memory_capacity_gb=capacity_gb(result.memory, acc), weights_gb=result.memory.weights_gb,
+            kv_cache_gb=0.0,
+            batch_per_replica=None, max_batch_per_replica=None, bound=None,
+        )
+        return ConfigEval(
+            key=key, fits=True, rejected=None, accelerator=acc, instances=nodes, tp=1,
+            replicas_per_instance=1, gpus_per_instance=g, nodes=nodes, summary=summary,
+            time_s=result.time_s or 0.0,
+            download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
+            train_tokens=tokens, warnings=(*notes, *result.warnings),
+        )
+
+
+

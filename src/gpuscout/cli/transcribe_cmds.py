@@ -1,0 +1,56 @@
+"""``gpuscout transcribe``: speech-to-text (Whisper) memory and real-time factor on a GPU."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from gpuscout.cli.output import JsonOption, console, print_json, user_errors
+
+
+def transcribe_cmd(
+    model: Annotated[str, typer.Argument(help="A Whisper model, e.g. whisper-large-v3.")],
+    gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. H100, L4, RTX 4090.")],
+    audio_hours: Annotated[
+        float, typer.Option("--audio-hours", help="Hours of audio to transcribe.", min=0.0001, max=27_000)
+    ] = 1.0,
+    batch: Annotated[
+        int, typer.Option("--batch", help="30 s windows decoded together.", min=1, max=1024)
+    ] = 1,
+    precision: Annotated[str, typer.Option("--precision", help="fp16, bf16, fp32 or int8.")] = "fp16",
+    engine: Annotated[str, typer.Option("--engine", help="transformers or faster-whisper.")] = "transformers",
+    json_out: JsonOption = False,
+) -> None:
+    """How fast a GPU transcribes audio (seconds of audio per second) and the memory it needs.
+
+    The speed is an uncalibrated prior (no measured speech rows yet); every figure states its assumptions.
+    """
+    from gpuscout.estimate.transcription import estimate_transcription
+
+    with user_errors():
+        est = estimate_transcription(
+            model, gpu, audio_s=audio_hours * 3600.0, batch=batch, precision=precision, engine=engine
+        )
+    if json_out:
+        print_json(est)
+        return
+    table = Table(title=f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, batch {est.batch}")
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_row("fits", "yes" if est.fits else "[red]no[/]")
+    table.add_row("memory", f"{est.memory.total_gb:,.2f} GB of {est.memory.capacity_gb:,.1f} GB")
+    table.add_row("real-time factor", f"{est.realtime_factor:,.1f}x ({est.bound}-bound)")
+    table.add_row(f"time for {audio_hours:g} h of audio", f"{est.seconds / 60:,.1f} min")
+    console.print(table)
+    for key, value in est.assumptions.items():
+        console.print(f"{escape(key)}: {escape(value)}", highlight=False)
+    for warning in est.warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``transcribe`` to the root app."""
+    app.command("transcribe")(transcribe_cmd)
