@@ -24,8 +24,10 @@ Convert = Callable[[Any], Any]
 Specs = Mapping[str, tuple[float | None, float | None]]  # name -> (bandwidth GB/s, BF16 TFLOPS)
 
 
-def _same(value: Any) -> Any:
-    return value
+def _text(value: str) -> str:
+    """Text as stored: without NUL characters, which PostgreSQL text cannot hold (one bad feed cell must
+    not fail the whole snapshot)."""
+    return value.replace("\x00", "") if "\x00" in value else value
 
 
 def _optional(convert: Convert) -> Convert:
@@ -56,9 +58,9 @@ def _codec(hint: Any, default: Any) -> tuple[Convert, Convert]:
     if hint is str:
         # NOT NULL text columns: a missing value reads back as the field's default
         fallback = default if isinstance(default, str) else ""
-        return _same, (lambda v: fallback if v is None else v)
+        return _text, (lambda v: fallback if v is None else v)
     if origin is tuple:
-        return list, (lambda v: tuple(v or ()))
+        return (lambda v: [_text(x) if isinstance(x, str) else x for x in v]), (lambda v: tuple(v or ()))
     if origin is dict:
         return dict, (lambda v: dict(v or {}))
     raise TypeError(f"unsupported Offer field type {hint!r}")

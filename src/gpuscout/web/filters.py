@@ -61,6 +61,14 @@ class OfferFilters(BaseModel):
             return cls.model_fields[info.field_name].default
         return value
 
+    @field_validator("gpu", "provider", "region")
+    @classmethod
+    def _no_nul(cls, value: str | None) -> str | None:
+        # PostgreSQL cannot compare text holding NUL: a clear 422 naming the field, not a 500
+        if value is not None and "\x00" in value:
+            raise ValueError("must not contain a NUL character")
+        return value
+
     def gpu_names(self) -> list[str]:
         return _split(self.gpu)
 

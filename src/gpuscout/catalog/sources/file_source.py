@@ -97,6 +97,9 @@ class _Row:
 
     def text(self, key: str, default: str | None = None) -> str | None:
         value = self.data.get(key)
+        if isinstance(value, str) and "\x00" in value:  # a store cannot keep it (PostgreSQL refuses it)
+            self.bad(key, "contains a NUL character (accepted: text without NUL characters)")
+            return default
         return default if _blank(value) else str(value).strip()
 
     def choice(self, key: str, kind: type[E], default: E) -> E:
