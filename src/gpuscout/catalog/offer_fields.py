@@ -17,10 +17,10 @@ import csv
 import dataclasses
 import enum
 import typing
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import IO, Any
+from typing import IO, Any, TypeVar
 
 from gpuscout.catalog.offer import COMPUTED_FIELDS, Offer
 
@@ -37,16 +37,23 @@ class FaceField:
     computed: bool = False
 
 
-_FIELDS: dict[type[Offer], tuple[FaceField, ...]] = {}
+T = TypeVar("T")
 
 
+def per_offer_type(derive: Callable[[type[Offer]], T]) -> Callable[[type[Offer]], T]:
+    """``derive`` computed once per Offer class (the field lists are read on every row)."""
+    done: dict[type[Offer], T] = {}
+
+    def get(cls: type[Offer]) -> T:
+        if cls not in done:
+            done[cls] = derive(cls)
+        return done[cls]
+
+    return get
+
+
+@per_offer_type
 def _face_fields(cls: type[Offer]) -> tuple[FaceField, ...]:
-    if cls not in _FIELDS:
-        _FIELDS[cls] = _derive_face_fields(cls)
-    return _FIELDS[cls]
-
-
-def _derive_face_fields(cls: type[Offer]) -> tuple[FaceField, ...]:
     hints = typing.get_type_hints(cls)
     out = [
         FaceField(f.name, hints[f.name], str(f.metadata.get("doc", "")))

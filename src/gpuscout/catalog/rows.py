@@ -19,6 +19,7 @@ from typing import Any
 
 from gpuscout.catalog.db import utc
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.offer_fields import per_offer_type
 
 Convert = Callable[[Any], Any]
 Specs = Mapping[str, tuple[float | None, float | None]]  # name -> (bandwidth GB/s, BF16 TFLOPS)
@@ -73,16 +74,8 @@ class _Column:
     from_column: Convert
 
 
-_COLUMNS: dict[type[Offer], tuple[_Column, ...]] = {}
-
-
+@per_offer_type
 def _columns(cls: type[Offer]) -> tuple[_Column, ...]:
-    if cls not in _COLUMNS:
-        _COLUMNS[cls] = _derive_columns(cls)
-    return _COLUMNS[cls]
-
-
-def _derive_columns(cls: type[Offer]) -> tuple[_Column, ...]:
     hints = typing.get_type_hints(cls)
     out = []
     for f in dataclasses.fields(cls):

@@ -160,12 +160,25 @@ class Store:
     ) -> WriteReport:
         """Store a good snapshot of ``source`` and make it current, in one transaction."""
         report = self._write(
-            source, offers, started_at, reason, dropped_count, fallback, only_if_absent=False
+            source,
+            offers,
+            started_at=started_at,
+            reason=reason,
+            dropped_count=dropped_count,
+            fallback=fallback,
         )
         assert report is not None
         return report
 
     def write_first_snapshot(
+        self, source: str, offers: Sequence[Offer], **options: Any
+    ) -> WriteReport | None:
+        """Like :meth:`write_snapshot` (same keyword options), but only while ``source`` has no current
+        snapshot, checked inside the write transaction: of several processes loading the first
+        snapshot at once, exactly one writes it. ``None`` when one already had."""
+        return self._write(source, offers, **options, only_if_absent=True)
+
+    def _write(
         self,
         source: str,
         offers: Sequence[Offer],
@@ -174,22 +187,7 @@ class Store:
         reason: str | None = None,
         dropped_count: int = 0,
         fallback: bool = False,
-    ) -> WriteReport | None:
-        """Like :meth:`write_snapshot`, but only while ``source`` has no current snapshot, checked
-        inside the write transaction: of several processes loading the first snapshot at once,
-        exactly one writes it. ``None`` when one already had."""
-        return self._write(source, offers, started_at, reason, dropped_count, fallback, only_if_absent=True)
-
-    def _write(
-        self,
-        source: str,
-        offers: Sequence[Offer],
-        started_at: datetime | None,
-        reason: str | None,
-        dropped_count: int,
-        fallback: bool,
-        *,
-        only_if_absent: bool,
+        only_if_absent: bool = False,
     ) -> WriteReport | None:
         started = utc(started_at) or now()
         observed = [x for o in offers if (x := utc(o.observed_at)) is not None]

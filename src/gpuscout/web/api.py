@@ -25,6 +25,7 @@ from gpuscout.web.schemas import (
     GpuOut,
     HealthOut,
     HistoryPointOut,
+    MemoryOut,
     ModelDetailOut,
     ModelOut,
     OfferOut,
@@ -34,11 +35,7 @@ from gpuscout.web.schemas import (
     RecommendIn,
     RefreshOut,
     SourceOut,
-    estimate_out,
-    gpu_detail_out,
-    gpu_out,
-    memory_out,
-    model_out,
+    With,
 )
 from gpuscout.web.services import WebServices, resolve_gpu_names, source_out
 
@@ -81,7 +78,7 @@ def offer_page_out(services: WebServices, filters: OfferFilters) -> OfferPageOut
 
 @router.get("/gpus", response_model=list[GpuOut], tags=["knowledge"], summary="Known accelerators")
 def api_gpus(services: Services) -> list[GpuOut]:
-    return [GpuOut(**gpu_out(a)) for a in services.gpus()]
+    return [GpuOut.model_validate(a) for a in services.gpus()]
 
 
 @router.get("/gpus/{name}", response_model=GpuDetailOut, tags=["knowledge"], summary="One accelerator")
@@ -90,7 +87,7 @@ def api_gpu(services: Services, name: NameInPath) -> GpuDetailOut:
     acc = lookup_gpu(services, name)
     rows, total = services.offers_for_gpu(acc.name, limit=1)
     cheapest = rows[0].offer.price_usd_per_gpu_hour if rows else None
-    return gpu_detail_out(acc, total, cheapest)
+    return GpuDetailOut.model_validate(With(acc, offers_total=total, cheapest_usd_per_gpu_hour=cheapest))
 
 
 @router.get("/history", response_model=list[HistoryPointOut], tags=["offers"], summary="Price history")
@@ -110,7 +107,7 @@ def api_history(
 
 @router.get("/sources", response_model=list[SourceOut], tags=["offers"], summary="Sources and freshness")
 def api_sources(services: Services) -> list[SourceOut]:
-    return [SourceOut(**source_out(s)) for s in services.sources()]
+    return [SourceOut.model_validate(source_out(s)) for s in services.sources()]
 
 
 @router.post(
@@ -166,7 +163,7 @@ def lookup_gpu(services: WebServices, name: str) -> Accelerator:
 
 @router.get("/models", response_model=list[ModelOut], tags=["knowledge"], summary="Known models")
 def api_models(services: Services) -> list[ModelOut]:
-    return [ModelOut(**model_out(m, *model_view.params_b(m))) for m in services.models()]
+    return [ModelOut.model_validate(_model_with_params(m)) for m in services.models()]
 
 
 Precision = Annotated[
@@ -188,24 +185,17 @@ def api_model(
     memories: list[PrecisionMemoryOut] = []
     fits: list[GpuFitOut] = []
     if spec.kind == "llm":
-        memories = [PrecisionMemoryOut(precision=p, context=context, concurrency=1, memory=memory_out(m))
-                    for p, m in model_view.memory_by_precision(spec, context)]
+        memories = [
+            PrecisionMemoryOut(
+                precision=p, context=context, concurrency=1, memory=MemoryOut.model_validate(mem)
+            )
+            for p, mem in model_view.memory_by_precision(spec, context)
+        ]
         fits = [GpuFitOut(gpu=f.gpu.name, memory_gb=f.gpu.memory_gb, gpus_needed=f.gpus_needed)
                 for f in model_view.sort_fits(model_view.fits(spec, precision, context))]
-    return ModelDetailOut(
-        **model_out(spec, total_b, active_b),
-        precision=precision,
-        context=context,
-        num_hidden_layers=spec.num_hidden_layers,
-        hidden_size=spec.hidden_size,
-        num_attention_heads=spec.num_attention_heads,
-        num_key_value_heads=spec.num_key_value_heads,
-        head_dim=spec.head_dim,
-        vocab_size=spec.vocab_size,
-        num_experts=spec.num_experts,
-        experts_per_token=spec.experts_per_token,
-        memory_by_precision=memories,
-        fits=fits,
+    return ModelDetailOut.model_validate(
+        With(spec, total_params_b=total_b, active_params_b=active_b, precision=precision, context=context,
+             memory_by_precision=memories, fits=fits)
     )
 
 
@@ -230,7 +220,12 @@ def api_estimate(
     est = estimate(model, gpu, gpus=gpus, precision=precision, engine=engine,
                    batch="max" if batch == "max" else int(batch), context_in=context_in,
                    context_out=context_out, kv_dtype=kv_dtype or None, parallel=parallel)
-    return estimate_out(est)
+    return EstimateOut.model_validate(est)
+
+
+def _model_with_params(spec: ModelSpec) -> With:
+    total_b, active_b = model_view.params_b(spec)
+    return With(spec, total_params_b=total_b, active_params_b=active_b)
 
 
 def lookup_model(services: WebServices, name: str) -> ModelSpec:

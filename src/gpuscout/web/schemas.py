@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
@@ -18,10 +19,9 @@ from gpuscout.advise.workload import (
     Workload,
 )
 from gpuscout.catalog.offer_fields import face_fields
+from gpuscout.catalog.status import HistoryPoint
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
-from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.web.offer_view import OfferRow, to_row
 
 
@@ -105,6 +105,8 @@ class OfferPageOut(BaseModel):
 
 
 class GpuOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     name: str
     vendor: str
     kind: str
@@ -137,6 +139,8 @@ class GpuDetailOut(GpuOut):
 
 
 class ModelOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     name: str
     hf_id: str
     family: str
@@ -148,18 +152,26 @@ class ModelOut(BaseModel):
     aliases: list[str]
 
 
-class MemoryOut(BaseModel):
-    weights_gb: float
-    kv_cache_gb: float
-    activations_gb: float
-    overhead_gb: float
-    optimizer_gb: float
-    gradients_gb: float
-    adapters_gb: float
-    total_gb: float
-    usable_gb: float
-    capacity_gb: float
-    kv_bytes_per_token: float
+def dataclass_out(
+    name: str, cls: type, *, computed: Mapping[str, Any] = {}, docs: Mapping[str, str] = {}
+) -> type[BaseModel]:
+    """A response model with the fields of the dataclass ``cls`` (tuples as lists, nested dataclasses as
+    their own ``*Out`` given in ``computed``), then ``computed`` ones (``name -> type``). Instances are
+    made with ``model_validate(obj, from_attributes=True)``: a core field can never be dropped."""
+    hints = get_type_hints(cls)
+    fields: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        kind = computed.get(f.name, _api_type(hints[f.name]))
+        fields[f.name] = (kind, Field(description=docs.get(f.name)))
+    for extra, kind in computed.items():
+        fields.setdefault(extra, (kind, Field(description=docs.get(extra))))
+    return create_model(name, __config__=ConfigDict(from_attributes=True), **fields)
+
+
+if TYPE_CHECKING:
+    MemoryOut = BaseModel
+else:
+    MemoryOut = dataclass_out("MemoryOut", MemoryBreakdown, computed={"total_gb": float})
 
 
 class PrecisionMemoryOut(BaseModel):
@@ -170,6 +182,8 @@ class PrecisionMemoryOut(BaseModel):
 
 
 class GpuFitOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     gpu: str
     memory_gb: float
     gpus_needed: int | None = Field(description="smallest count of this GPU that holds it; null: none <= 8")
@@ -190,29 +204,10 @@ class ModelDetailOut(ModelOut):
     fits: list[GpuFitOut] = Field(description="empty for non-LLM models")
 
 
-class EstimateOut(BaseModel):
-    model: str
-    gpu: str
-    gpus: int
-    precision: str
-    engine: str
-    task: str
-    parallel: str
-    batch: int
-    context_in: int
-    context_out: int
-    kv_dtype: str
-    fits: bool
-    binding_constraint: str
-    memory: MemoryOut
-    max_batch: int
-    decode_tokens_per_s: float
-    output_tokens_per_s_total: float
-    prefill_tokens_per_s: float
-    ttft_ms: float
-    bound: str
-    assumptions: dict[str, str]
-    warnings: list[str]
+if TYPE_CHECKING:
+    EstimateOut = BaseModel
+else:
+    EstimateOut = dataclass_out("EstimateOut", Estimate, computed={"memory": MemoryOut})
 
 
 class HealthOut(BaseModel):
@@ -231,6 +226,8 @@ class RefreshOut(BaseModel):
 
 
 class SourceOut(BaseModel):
+    model_config = ConfigDict(from_attributes=True)
+
     source: str
     row_count: int
     stale_rows: int
@@ -247,94 +244,24 @@ class SourceOut(BaseModel):
     fallback: bool
 
 
-class HistoryPointOut(BaseModel):
-    at: datetime | None = Field(description="when the prices were observed; null: unknown")
-    recorded_at: datetime
-    provider: str
-    accelerator: str
-    source: str
-    offers: int
-    min_usd_per_gpu_hour: float
-    median_usd_per_gpu_hour: float
-
-
-def gpu_out(acc: Accelerator) -> dict[str, Any]:
-    return {
-        "name": acc.name,
-        "vendor": acc.vendor,
-        "kind": acc.kind,
-        "memory_gb": acc.memory_gb,
-        "memory_type": acc.memory_type,
-        "bandwidth_gbps": acc.bandwidth_gbps,
-        "bf16_tflops": acc.bf16_tflops,
-        "fp8_tflops": acc.fp8_tflops,
-        "fp4_tflops": acc.fp4_tflops,
-        "fp8_supported": acc.fp8_supported,
-        "interconnect": acc.interconnect,
-        "release_year": acc.release_year,
-        "source": acc.source,
-        "confidence": acc.confidence,
-        "aliases": list(acc.aliases),
-    }
-
-
-def gpu_detail_out(acc: Accelerator, offers_total: int, cheapest: float | None) -> GpuDetailOut:
-    return GpuDetailOut(
-        **gpu_out(acc),
-        fp32_tflops=acc.fp32_tflops,
-        tf32_tflops=acc.tf32_tflops,
-        fp16_tflops=acc.fp16_tflops,
-        int8_tops=acc.int8_tops,
-        fp4_supported=acc.fp4_supported,
-        interconnect_gbps=acc.interconnect_gbps,
-        tdp_w=acc.tdp_w,
-        form_factor=acc.form_factor,
-        notes=acc.notes,
-        offers_total=offers_total,
-        cheapest_usd_per_gpu_hour=cheapest,
+if TYPE_CHECKING:
+    HistoryPointOut = BaseModel
+else:
+    HistoryPointOut = dataclass_out(
+        "HistoryPointOut", HistoryPoint, docs={"at": "when the prices were observed; null: unknown"}
     )
 
 
-def memory_out(m: MemoryBreakdown) -> MemoryOut:
-    return MemoryOut(
-        weights_gb=m.weights_gb,
-        kv_cache_gb=m.kv_cache_gb,
-        activations_gb=m.activations_gb,
-        overhead_gb=m.overhead_gb,
-        optimizer_gb=m.optimizer_gb,
-        gradients_gb=m.gradients_gb,
-        adapters_gb=m.adapters_gb,
-        total_gb=m.total_gb,
-        usable_gb=m.usable_gb,
-        capacity_gb=m.capacity_gb,
-        kv_bytes_per_token=m.kv_bytes_per_token,
-    )
+class With:
+    """``obj``'s attributes and a few more, for ``Model.model_validate(With(obj, ...), from_attributes=True)``
+    (a response that is a core value plus what the route adds)."""
 
+    def __init__(self, obj: object, **extra: Any) -> None:
+        self._obj = obj
+        self.__dict__.update(extra)
 
-def estimate_out(e: Estimate) -> EstimateOut:
-    return EstimateOut(
-        model=e.model, gpu=e.gpu, gpus=e.gpus, precision=e.precision, engine=e.engine, task=e.task,
-        parallel=e.parallel, batch=e.batch, context_in=e.context_in, context_out=e.context_out,
-        kv_dtype=e.kv_dtype, fits=e.fits, binding_constraint=e.binding_constraint,
-        memory=memory_out(e.memory),
-        max_batch=e.max_batch, decode_tokens_per_s=e.decode_tokens_per_s,
-        output_tokens_per_s_total=e.output_tokens_per_s_total, prefill_tokens_per_s=e.prefill_tokens_per_s,
-        ttft_ms=e.ttft_ms, bound=e.bound, assumptions=dict(e.assumptions), warnings=list(e.warnings),
-    )
-
-
-def model_out(spec: ModelSpec, total_b: float | None, active_b: float | None) -> dict[str, Any]:
-    return {
-        "name": spec.name,
-        "hf_id": spec.hf_id,
-        "family": spec.family,
-        "kind": spec.kind,
-        "total_params_b": total_b,
-        "active_params_b": active_b,
-        "max_position_embeddings": spec.max_position_embeddings,
-        "source": spec.source,
-        "aliases": list(spec.aliases),
-    }
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._obj, name)
 
 
 class RecommendIn(BaseModel):

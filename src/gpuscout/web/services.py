@@ -8,6 +8,7 @@ at most once a second), so a refresh written by another process shows at once (s
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -334,20 +335,9 @@ def _query_key(query: OfferQuery) -> tuple[Any, ...]:
 
 
 def source_out(status: Any) -> dict[str, Any]:
-    """A ``SourceStatus`` of the store as plain values for ``SourceOut``."""
-    return {
-        "source": status.source,
-        "row_count": status.row_count,
-        "stale_rows": status.stale_rows,
-        "data_observed_at": status.data_observed_at,
-        "age_s": status.age_s,
-        "age": status.age_text,
-        "loaded_at": status.current_loaded_at,
-        "last_attempt_at": status.last_attempt_at,
-        "last_status": status.last_status,
-        "last_error": status.last_error,
-        "last_reason": status.last_reason,
-        "credentials_present": status.credentials_present,
-        "needs_credentials": list(status.needs_credentials),
-        "fallback": status.fallback,
-    }
+    """A ``SourceStatus`` of the store as plain values for ``SourceOut`` and the sources page (its
+    fields, the age as text, and when the current data was stored as ``loaded_at``)."""
+    values = {f.name: getattr(status, f.name) for f in dataclasses.fields(status)}
+    values.update(age=status.age_text, loaded_at=status.current_loaded_at)
+    values["needs_credentials"] = list(status.needs_credentials)
+    return values
