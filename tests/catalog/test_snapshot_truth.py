@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from gpuscout.advise.api import recommend
+from gpuscout import recommend  # the Python face: reads the catalog when no offers are given
 from gpuscout.advise.workload import ServeWorkload
 from gpuscout.catalog import api
 from gpuscout.catalog.offer import Offer
