@@ -65,11 +65,16 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
         )
         or None
     )
-    write = store.write_first_snapshot if first else store.write_snapshot
-    written = write(
-        source.name, report.offers, started_at=started, reason=reason, dropped_count=dropped, fallback=True
+    written = store.write_snapshot(
+        source.name,
+        report.offers,
+        started_at=started,
+        reason=reason,
+        dropped_count=dropped,
+        fallback=True,
+        only_if_absent=first,
     )
-    if written is None:
+    if not written.written:
         return None
     return RefreshResult(
         source.name, "ok", written.rows, time.perf_counter() - t0, None, dropped, written.snapshot_id

@@ -71,6 +71,7 @@ class WriteReport:
     snapshot_id: int
     rows: int
     providers: list[str] = field(default_factory=list)
+    written: bool = True  # False: ``only_if_absent`` and the source already had a current snapshot
 
 
 class Store:
@@ -157,38 +158,14 @@ class Store:
         reason: str | None = None,
         dropped_count: int = 0,
         fallback: bool = False,
-    ) -> WriteReport:
-        """Store a good snapshot of ``source`` and make it current, in one transaction."""
-        report = self._write(
-            source,
-            offers,
-            started_at=started_at,
-            reason=reason,
-            dropped_count=dropped_count,
-            fallback=fallback,
-        )
-        assert report is not None
-        return report
-
-    def write_first_snapshot(
-        self, source: str, offers: Sequence[Offer], **options: Any
-    ) -> WriteReport | None:
-        """Like :meth:`write_snapshot` (same keyword options), but only while ``source`` has no current
-        snapshot, checked inside the write transaction: of several processes loading the first
-        snapshot at once, exactly one writes it. ``None`` when one already had."""
-        return self._write(source, offers, **options, only_if_absent=True)
-
-    def _write(
-        self,
-        source: str,
-        offers: Sequence[Offer],
-        *,
-        started_at: datetime | None = None,
-        reason: str | None = None,
-        dropped_count: int = 0,
-        fallback: bool = False,
         only_if_absent: bool = False,
-    ) -> WriteReport | None:
+    ) -> WriteReport:
+        """Store a good snapshot of ``source`` and make it current, in one transaction.
+
+        ``only_if_absent``: store it only while ``source`` has no current snapshot, checked inside the
+        write transaction (of several processes loading the first snapshot at once, exactly one writes
+        it); the others get a report with ``written`` false and the current snapshot's id.
+        """
         started = utc(started_at) or now()
         observed = [x for o in offers if (x := utc(o.observed_at)) is not None]
         # The snapshot's data age is its oldest row; unknown as soon as one row's time is unknown.
@@ -198,8 +175,9 @@ class Store:
         with self._write_engine.begin() as conn:
             if only_if_absent:
                 advisory_lock(conn, _FIRST_SNAPSHOT_LOCK)
-                if _current_id(conn, source) is not None:
-                    return None
+                current = _current_id(conn, source)
+                if current is not None:
+                    return WriteReport(snapshot_id=current, rows=0, written=False)
             snapshot_id = conn.execute(
                 t.snapshots.insert()
                 .values(
