@@ -5,6 +5,7 @@ Python API::
     import gpuscout
     est = gpuscout.estimate("llama-3.1-8b", "H100", precision="fp8", batch=16)
     recs = gpuscout.recommend(workload)            # ranked offers from the current catalog
+    whisper = gpuscout.estimate_transcription("whisper-large-v3", "L4", audio_s=3600)
 
 This module is the Python face: ``recommend`` reads the current catalog (the store) when no offers are
 given, then calls the pure advisor (:func:`gpuscout.advise.api.recommend`). Everything is imported
@@ -27,8 +28,9 @@ if TYPE_CHECKING:
     from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.offer import Offer
     from gpuscout.estimate.api import estimate
+    from gpuscout.estimate.transcription import estimate_transcription
 
-__all__ = ["__version__", "estimate", "recommend"]
+__all__ = ["__version__", "estimate", "estimate_transcription", "recommend"]
 
 
 def recommend(
@@ -71,4 +73,8 @@ def __getattr__(name: str) -> Any:
         from gpuscout.estimate.api import estimate
 
         return estimate
+    if name == "estimate_transcription":
+        from gpuscout.estimate.transcription import estimate_transcription
+
+        return estimate_transcription
     raise AttributeError(name)

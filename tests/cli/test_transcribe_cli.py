@@ -36,3 +36,9 @@ def test_table_states_speed_assumptions_and_warnings() -> None:
 def test_a_language_model_is_refused_naming_the_field() -> None:
     result = runner.invoke(app, ["transcribe", "llama-3.1-8b", "--gpu", "H100"])
     assert result.exit_code == 2 and "model" in result.output and "Whisper" in result.output
+
+
+def test_the_python_api_exposes_it() -> None:
+    import gpuscout
+
+    assert gpuscout.estimate_transcription is estimate_transcription
