@@ -43,7 +43,9 @@ def read_text(path: Path, field: str, what: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InvalidInputError(field, f"{path} is not UTF-8 text", what) from None
+        raise InvalidInputError(
+            field, f"{path} is not UTF-8 text (UTF-16, or a binary file?)", what
+        ) from None
 
 
 def model_from_hf_config(
