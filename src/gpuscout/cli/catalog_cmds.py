@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from gpuscout.catalog.query import SORT_KEYS
+from gpuscout.catalog.query import INTERCONNECTS, SORT_KEYS
 from gpuscout.cli.output import (
     CsvOption,
     DbOption,
@@ -240,8 +240,9 @@ def offers_cmd(
             raise InvalidInputError("--json/--csv", "give one of them, not both")
         if limit < 0:
             raise InvalidInputError("--limit", f"must be >= 0, got {limit}", "0 (all) or a positive count")
-        if interconnect is not None and interconnect.lower() not in ("nvlink", "pcie"):
-            raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", "nvlink, pcie")
+        if interconnect is not None and interconnect.lower() not in INTERCONNECTS:
+            accepted = ", ".join(INTERCONNECTS)
+            raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", accepted)
         query = OfferQuery(
             gpus=expand_gpus(gpu or ()),
             min_vram_gb=min_vram,
