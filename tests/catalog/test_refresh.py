@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
+import threading
 from pathlib import Path
 
 import pytest
 
-from gpuscout.catalog.refresh import offer_file_sources, refresh, refresh_async, resolve_sources
+from gpuscout.catalog.refresh import offer_file_sources, refresh, resolve_sources
 from gpuscout.catalog.sources.file_source import FileSource
 from gpuscout.catalog.sources.snapshot import SnapshotSource
 from gpuscout.catalog.store import Store
@@ -47,31 +47,22 @@ def test_each_source_gets_its_own_result(store: Store) -> None:
 
 
 class _BarrierSource(FakeSource):
-    """Returns only once all ``n`` barrier sources have started: deadlocks unless run concurrently."""
+    """Returns only once all ``n`` barrier sources have started: fails unless run concurrently."""
 
-    started = 0
-
-    def __init__(self, name: str, n: int, event: asyncio.Event) -> None:
+    def __init__(self, name: str, barrier: threading.Barrier) -> None:
         super().__init__(name, many_offers(2, provider=name))
-        self.n, self.event = n, event
+        self.barrier = barrier
 
     async def fetch(self, client):  # type: ignore[no-untyped-def]
-        type(self).started += 1
-        if type(self).started == self.n:
-            self.event.set()
-        await self.event.wait()
+        self.barrier.wait()  # blocks this source's own worker, not the refresh (BrokenBarrierError if alone)
         return await super().fetch(client)
 
 
 def test_sources_run_concurrently_and_timeouts_are_per_source(store: Store) -> None:
-    async def go() -> list:  # type: ignore[type-arg]
-        event = asyncio.Event()
-        _BarrierSource.started = 0
-        barrier = [_BarrierSource(f"q{i}", 5, event) for i in range(5)]
-        hung = FakeSource("hung", many_offers(2), delay_s=3600)
-        return await refresh_async(store, [hung, *barrier], timeout_s=2.0)
-
-    results = asyncio.run(go())
+    barrier = threading.Barrier(5, timeout=60)
+    sources = [_BarrierSource(f"q{i}", barrier) for i in range(5)]
+    hung = FakeSource("hung", many_offers(2), delay_s=3600)
+    results = refresh(store, [hung, *sources], timeout_s=2.0)
     assert results[0].status == "failed" and "timed out after 2s" in (results[0].error or "")
     assert [r.status for r in results[1:]] == ["ok"] * 5
     assert store.count_offers() == 10

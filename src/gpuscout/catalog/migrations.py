@@ -169,12 +169,19 @@ def _v5_listings_and_stated_prices(conn: sa.Connection) -> None:
         conn.execute(sa.text(ddl))
 
 
+def _v6_drop_reasons(conn: sa.Connection) -> None:
+    """Why rows were dropped, counted per reason, on each snapshot (``{"invalid": {reason: n},
+    "excluded": {reason: n}}``; NULL on snapshots written before)."""
+    conn.execute(sa.text("ALTER TABLE snapshots ADD COLUMN drop_reasons JSON"))
+
+
 STEPS: tuple[Step, ...] = (
     (1, "snapshots and offers", _v1_initial),
     (2, "current_snapshot pointer per source", _v2_current_pointer),
     (3, "per-GPU prices, snapshot provenance, accelerator specs", _v3_per_gpu_prices_and_specs),
     (4, "indexed spec-per-dollar sort keys", _v4_value_per_dollar),
     (5, "multi-region rows, other listers, stated prices, auctions", _v5_listings_and_stated_prices),
+    (6, "drop reasons per snapshot", _v6_drop_reasons),
 )
 
 LATEST_VERSION = STEPS[-1][0]

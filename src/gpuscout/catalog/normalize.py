@@ -37,9 +37,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.accelerators import resolve_gpu_detail
+from gpuscout.knowledge.accelerators import find_gpu
 
 # Reported / canonical memory ratio accepted as "the same card" (drivers reserve a few %:
 # A10G 22.35/24 = 0.93, T4 15/16 = 0.94, H100 79.6/80).
@@ -50,11 +49,27 @@ _BINARY_UNITS = {"mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0, "gb": 1.0, "tib": 
 
 
 class Unmatched(ValueError):
-    """A feed row cannot be normalized; ``reason`` says why (the source drops and counts it)."""
+    """A feed row cannot be normalized; ``reason`` says why (the source drops and counts it).
 
-    def __init__(self, reason: str) -> None:
+    ``category`` is the reason without the row's own details ("unknown GPU" for "unknown GPU
+    'Zorblax 9000'"), so that drops can be counted per reason; it defaults to ``reason``. An
+    :class:`Unmatched` row is *invalid*: it counts against the validation gate's limit on bad rows.
+    """
+
+    invalid = True
+
+    def __init__(self, reason: str, category: str | None = None) -> None:
         self.reason = reason
+        self.category = category or reason
         super().__init__(reason)
+
+
+class Excluded(Unmatched):
+    """A feed row that is not an offer by design (CPU-only, reservation term, Windows licence, a size
+    gpuscout has no specs for): dropped and counted per reason, but *not* held against the feed by
+    the validation gate's limit on invalid rows."""
+
+    invalid = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +114,8 @@ def is_fractional(reported_gb: float, accelerator: Accelerator) -> bool:
 
 
 def _resolve(name: str) -> tuple[Accelerator, bool, str] | None:
-    try:
-        res = resolve_gpu_detail(name)
-    except UnknownNameError:
-        return None
-    return res.accelerator, res.exact, res.note
+    res = find_gpu(name)  # no closest-name search for unknown names: they only become a drop reason
+    return None if res is None else (res.accelerator, res.exact, res.note)
 
 
 def match_gpu(
@@ -120,7 +132,7 @@ def match_gpu(
     """
     name = (name or "").strip()
     if not name:
-        raise Unmatched("no GPU name")
+        raise Unmatched("no GPU name", "unknown GPU")
     if memory_gb is not None and (not math.isfinite(memory_gb) or memory_gb <= 0):
         memory_gb = None
     attempts = [name]
@@ -135,10 +147,10 @@ def match_gpu(
         if memory_gb is not None and not memory_consistent(memory_gb, acc):
             continue
         if not exact and not allow_assumed:
-            raise Unmatched(f"GPU {name!r} does not say which variant ({note})")
+            raise Unmatched(f"GPU {name!r} does not say which variant ({note})", "GPU variant not stated")
         return GpuMatch(acc, acc.memory_gb, exact, note=note)
     if first is None:
-        raise Unmatched(f"unknown GPU {name!r}")
+        raise Unmatched(f"unknown GPU {name[:80]!r}", "unknown GPU")
     acc, exact, note = first
     assert memory_gb is not None  # otherwise the loop above returned
     if allow_fractional and is_fractional(memory_gb, acc):
@@ -146,8 +158,9 @@ def match_gpu(
         full_note = "; ".join(x for x in (note, frac_note) if x)
         return GpuMatch(acc, float(memory_gb), exact, fractional=True, note=full_note)
     raise Unmatched(
-        f"GPU {name!r} reported with {memory_gb:g} GB per GPU, which matches no variant "
-        f"(closest {acc.name} has {acc.memory_gb:g} GB)"
+        f"GPU {name[:80]!r} reported with {memory_gb:g} GB per GPU, which matches no variant "
+        f"(closest {acc.name} has {acc.memory_gb:g} GB)",
+        "GPU memory matches no known variant",
     )
 
 

@@ -44,6 +44,7 @@ snapshots = sa.Table(
     sa.Column("observed_at", sa.DateTime(timezone=True), nullable=True),  # oldest row; NULL = unknown
     sa.Column("providers", sa.Text, nullable=False),  # comma-separated Offer.provider values
     sa.Column("fallback", sa.Boolean, nullable=False),  # bundled snapshot: hidden where live data exists
+    sa.Column("drop_reasons", sa.JSON, nullable=True),  # {"invalid": {reason: n}, "excluded": {reason: n}}
 )
 
 offers = sa.Table(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -51,6 +51,11 @@ class SourceStatus:
     credentials_present: bool | None = None  # None: not a registered source / not known
     needs_credentials: tuple[str, ...] = ()
     fallback: bool = False
+    # rows of the last attempt not stored, counted per reason: invalid ones, and feed rows that are
+    # not offers by design (CPU-only types, reservation terms...)
+    last_drop_reasons: dict[str, int] = field(default_factory=dict)
+    last_excluded_reasons: dict[str, int] = field(default_factory=dict)
+    last_dropped_count: int = 0
 
     @property
     def age_text(self) -> str:
@@ -136,9 +141,30 @@ def sources_status(
                 credentials_present=src.credentials_present() if src is not None else None,
                 needs_credentials=tuple(src.needs_credentials or ()) if src is not None else (),
                 fallback=bool(cur.fallback) if cur is not None else False,
+                last_drop_reasons=_reason_counts(lst, "invalid"),
+                last_excluded_reasons=_reason_counts(lst, "excluded"),
+                last_dropped_count=int(lst.dropped_count or 0) if lst is not None else 0,
             )
         )
     return out
+
+
+DropReasons = Mapping[str, Mapping[str, int]]  # {"invalid": {reason: n}, "excluded": {reason: n}}
+
+
+def drop_reasons_json(reasons: DropReasons | None) -> dict[str, dict[str, int]] | None:
+    """The ``snapshots.drop_reasons`` value: empty kinds left out, ``None`` when nothing was dropped."""
+    if not reasons:
+        return None
+    out = {kind: {str(r): int(n) for r, n in counts.items() if n} for kind, counts in reasons.items()}
+    return {kind: counts for kind, counts in out.items() if counts} or None
+
+
+def _reason_counts(row: Any, kind: str) -> dict[str, int]:
+    """One kind of drop reasons of a snapshot row (``{}`` when none were recorded)."""
+    data = getattr(row, "drop_reasons", None) if row is not None else None
+    counts = data.get(kind) if isinstance(data, dict) else None
+    return {str(r): int(n) for r, n in counts.items()} if isinstance(counts, dict) else {}
 
 
 def snapshot_rows(conn: sa.Connection, source: str | None = None, limit: int = 50) -> list[dict[str, Any]]:

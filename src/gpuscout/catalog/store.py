@@ -36,10 +36,12 @@ from gpuscout.catalog.query import (
 )
 from gpuscout.catalog.rows import OFFER_COLUMNS, Specs, offer_row, row_offer
 from gpuscout.catalog.status import (
+    DropReasons,
     HistoryPoint,
     KnownSource,
     SourceStatus,
     current_snapshots,
+    drop_reasons_json,
     format_age,
     price_history,
     snapshot_rows,
@@ -159,12 +161,15 @@ class Store:
         dropped_count: int = 0,
         fallback: bool = False,
         only_if_absent: bool = False,
+        drop_reasons: DropReasons | None = None,
     ) -> WriteReport:
         """Store a good snapshot of ``source`` and make it current, in one transaction.
 
         ``only_if_absent``: store it only while ``source`` has no current snapshot, checked inside the
         write transaction (of several processes loading the first snapshot at once, exactly one writes
         it); the others get a report with ``written`` false and the current snapshot's id.
+        ``drop_reasons`` (``{"invalid": {reason: n}, "excluded": {reason: n}}``) says why feed rows
+        were not stored; ``gpuscout sources`` shows it.
         """
         started = utc(started_at) or now()
         observed = [x for o in offers if (x := utc(o.observed_at)) is not None]
@@ -192,6 +197,7 @@ class Store:
                     observed_at=observed_at,
                     providers=",".join(providers),
                     fallback=fallback,
+                    drop_reasons=drop_reasons_json(drop_reasons),
                 )
                 .returning(t.snapshots.c.id)
             ).scalar_one()
@@ -240,6 +246,7 @@ class Store:
         reason: str | None = None,
         row_count: int = 0,
         dropped_count: int = 0,
+        drop_reasons: DropReasons | None = None,
     ) -> int:
         """Record a rejected or failed refresh; the current data of ``source`` is left as it is."""
         if status not in ("rejected", "failed"):
@@ -259,6 +266,7 @@ class Store:
                     observed_at=None,
                     providers="",
                     fallback=False,
+                    drop_reasons=drop_reasons_json(drop_reasons),
                 )
                 .returning(t.snapshots.c.id)
             ).scalar_one()
@@ -358,6 +366,19 @@ class Store:
         ``sources`` (name -> Source, for its credential state) even if never refreshed."""
         with self._read_engine.connect() as conn:
             return sources_status(conn, sources)
+
+    def fallback_offer_count(self) -> int:
+        """How many current offers come from the bundled snapshot (those of providers no live
+        source covers): 0 once live data has replaced it everywhere."""
+        with self._read_engine.connect() as conn:
+            current = current_snapshots(conn)
+            fallback_ids = [int(r.id) for r in current if r.fallback]
+            if not fallback_ids:
+                return 0
+            scope = current_scope(current, t.offers)
+            stmt = sa.select(sa.func.count()).select_from(t.offers)
+            stmt = stmt.where(scope, t.offers.c.snapshot_id.in_(fallback_ids))
+            return int(conn.execute(stmt).scalar_one())
 
     def snapshots(self, source: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """The most recent snapshot rows (all statuses), newest first."""

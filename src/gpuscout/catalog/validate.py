@@ -18,6 +18,13 @@ Snapshot rules:
 
 * **Duplicates** (same :attr:`Offer.key` and accelerator/count) collapse to one: the cheapest
   on-demand price wins (rows without one lose), then the most recently observed.
+* **Rows the adapter dropped itself count.** An adapter drops a feed row it cannot turn into an
+  offer (bad or missing price, unknown GPU, missing field) *before* the gate sees offers; those
+  invalid drops are passed in (``adapter_drops``, with ``rows_seen`` feed rows) and counted with
+  the gate's own invalid rows. Rows an adapter excludes by design (CPU-only types, reservation
+  terms) are not invalid and are not passed. The invalid share is the share of the feed's rows
+  lost: ``a + g * (1 - a)`` for an adapter share ``a`` (of feed rows) and a gate share ``g`` (of
+  the offers that reached it), exact when every feed row yields as many offers.
 * **Rejected** (nothing stored, the last good data stays current) when the answer is empty,
   when every row is invalid, when more than 20% of rows are invalid (a feed whose shape changed
   underneath us), or when the valid rows are fewer than 50% of the last good snapshot of the
@@ -51,11 +58,17 @@ class ValidationReport:
     source: str
     status: str  # "ok" | "rejected"
     offers: list[Offer]  # what may be stored (empty when rejected)
-    received: int
-    invalid: int = 0
+    received: int  # offers that reached the gate
+    invalid: int = 0  # of those, invalid (dropped by the gate)
     duplicates: int = 0
     reason: str | None = None  # why rejected, or a summary of what was dropped
-    drop_reasons: dict[str, int] = field(default_factory=dict)
+    drop_reasons: dict[str, int] = field(default_factory=dict)  # adapter and gate drops, per reason
+    adapter_invalid: int = 0  # feed rows the adapter dropped as invalid before the gate
+
+    @property
+    def dropped(self) -> int:
+        """Every invalid row not stored: the adapter's and the gate's."""
+        return self.invalid + self.adapter_invalid
 
     @property
     def ok(self) -> bool:
@@ -136,7 +149,10 @@ def collapse_duplicates(offers: Sequence[Offer]) -> tuple[list[Offer], int]:
 
 
 def _summary(reasons: Counter[str], limit: int = 3) -> str:
-    return "; ".join(f"{n}x {r}" for r, n in reasons.most_common(limit))
+    text = "; ".join(f"{n}x {r}" for r, n in reasons.most_common(limit))
+    if len(reasons) > limit:
+        text += f"; {sum(reasons.values()) - sum(n for _, n in reasons.most_common(limit))}x other reasons"
+    return text
 
 
 def validate_offers(
@@ -146,32 +162,64 @@ def validate_offers(
     last_good_count: int | None = None,
     accelerators: Mapping[str, Accelerator] | None = None,
     problem: Callable[[Offer, Mapping[str, Accelerator]], str | None] = row_problem,
+    adapter_drops: Mapping[str, int] | None = None,
+    rows_seen: int | None = None,
 ) -> ValidationReport:
-    """Apply the gate to one source's fetched offers (see the module docstring)."""
+    """Apply the gate to one source's fetched offers (see the module docstring).
+
+    ``adapter_drops`` counts, per reason, the feed rows the adapter dropped as invalid;
+    ``rows_seen`` is how many feed rows the adapter read (including those), when it knows.
+    """
     received = len(offers)
+    reasons: Counter[str] = Counter({r: n for r, n in (adapter_drops or {}).items() if n > 0})
+    adapter_invalid = sum(reasons.values())
+    # the feed rows the adapter looked at; without a count, each offer stands for one feed row
+    feed_rows = max(rows_seen, adapter_invalid) if rows_seen else adapter_invalid + received
     if received == 0:
-        return ValidationReport(
-            source, "rejected", [], 0, reason="empty answer: the source returned no offers"
+        report = ValidationReport(source, "rejected", [], 0, adapter_invalid=adapter_invalid)
+        report.drop_reasons = dict(reasons)
+        report.reason = (
+            f"all {adapter_invalid} rows invalid: {_summary(reasons)}"
+            if adapter_invalid
+            else "empty answer: the source returned no offers"
         )
+        return report
     accs = dict(accelerators) if accelerators is not None else _accelerators()
     good: list[Offer] = []
-    reasons: Counter[str] = Counter()
+    gate: Counter[str] = Counter()
     for offer in offers:
         why = problem(offer, accs)
         if why is None:
             good.append(offer)
         else:
-            reasons[why] += 1
+            gate[why] += 1
     invalid = received - len(good)
-    report = ValidationReport(source, "ok", [], received, invalid=invalid, drop_reasons=dict(reasons))
+    reasons.update(gate)
+    report = ValidationReport(
+        source,
+        "ok",
+        [],
+        received,
+        invalid=invalid,
+        drop_reasons=dict(reasons),
+        adapter_invalid=adapter_invalid,
+    )
+    total_bad = invalid + adapter_invalid
     if not good:
         report.status = "rejected"
-        report.reason = f"all {received} rows invalid: {_summary(reasons)}"
+        report.reason = f"all {total_bad} rows invalid: {_summary(reasons)}"
         return report
-    if invalid > MAX_INVALID_FRACTION * received:
+    adapter_share = min(1.0, adapter_invalid / feed_rows) if feed_rows else 0.0
+    gate_share = invalid / received
+    share = adapter_share + gate_share * (1 - adapter_share)
+    if share > MAX_INVALID_FRACTION:
         report.status = "rejected"
         limit = f"more than {MAX_INVALID_FRACTION:.0%}"
-        report.reason = f"{invalid} of {received} rows invalid ({limit}): {_summary(reasons)}"
+        if adapter_invalid and rows_seen:
+            counted = f"{total_bad} invalid ({share:.0%} of {rows_seen} feed rows, {limit})"
+        else:
+            counted = f"{total_bad} of {received + adapter_invalid} rows invalid ({limit})"
+        report.reason = f"{counted}: {_summary(reasons)}"
         return report
     collapsed, duplicates = collapse_duplicates(good)
     report.duplicates = duplicates
@@ -184,8 +232,8 @@ def validate_offers(
         return report
     report.offers = collapsed
     notes = []
-    if invalid:
-        notes.append(f"dropped {invalid} invalid rows: {_summary(reasons)}")
+    if total_bad:
+        notes.append(f"dropped {total_bad} invalid rows: {_summary(reasons)}")
     if duplicates:
         notes.append(f"collapsed {duplicates} duplicates")
     report.reason = "; ".join(notes) or None

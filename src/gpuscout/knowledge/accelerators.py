@@ -167,7 +167,7 @@ class Resolution:
 
 @dataclass(frozen=True, slots=True)
 class _Failure:
-    suggestions: tuple[str, ...]
+    suggestions: tuple[str, ...] | None  # None: compute the closest names only when an error is raised
     ambiguous: bool = False
 
 
@@ -382,8 +382,21 @@ def resolve_gpu_detail(name: str, *, field: str = "gpu", memory_gb: float | None
             raise UnknownNameError(field, f"{name} with {memory_gb:g} GB", _suggestions(name))
     found = _resolve(name)
     if isinstance(found, _Failure):
-        raise UnknownNameError(field, name, found.suggestions, ambiguous=found.ambiguous)
+        hints = found.suggestions if found.suggestions is not None else _suggestions(name)
+        raise UnknownNameError(field, name, hints, ambiguous=found.ambiguous)
     return found
+
+
+def find_gpu(name: str) -> Resolution | None:
+    """Like :func:`resolve_gpu_detail` without raising: ``None`` when the name is unknown or ambiguous.
+
+    For feeds that resolve thousands of names and drop the unknown ones: no closest-name search is
+    made for a message nobody reads (an unknown name costs about what a known one does).
+    """
+    if not isinstance(name, str) or not name.strip():
+        return None
+    found = _resolve(name)
+    return None if isinstance(found, _Failure) else found
 
 
 def _single(acc: Accelerator, parsed: _Parsed, name: str) -> Resolution:
@@ -411,7 +424,7 @@ def _resolve(name: str) -> Resolution | _Failure:
         return Resolution(index.by_name[name], exact=True)
     parsed = _parse(name)
     if not parsed.family:
-        return _Failure(tuple(_suggestions(name)))
+        return _Failure(None)
     hit = index.exact.get(parsed.compact)
     if hit is not None:
         return Resolution(hit, exact=True)
@@ -425,7 +438,7 @@ def _resolve(name: str) -> Resolution | _Failure:
     if parsed.family in _AMBIGUOUS:
         members = tuple(index.by_name[n] for n in _AMBIGUOUS[parsed.family])
     if not members:
-        return _Failure(tuple(_suggestions(name)))
+        return _Failure(None)
     candidates = list(members)
     if parsed.form is not None:
         candidates = [a for a in candidates if index.forms[a.name] in (parsed.form, None)]

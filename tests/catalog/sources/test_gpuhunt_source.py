@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import multiprocessing
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +15,8 @@ from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.sources import gpuhunt_source
 from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
 from gpuscout.catalog.sources.gpuhunt_source import GpuhuntSource, gpuhunt_sources
+from gpuscout.catalog.sources.gpuhunt_worker import WorkerFailed
+from tests.catalog.sources.loopback import loopback
 from tests.catalog.sources.samples import by_type, fetch
 
 # The columns of gpuhunt's v2 catalog CSV (gpuhunt/_internal/storage.py CATALOG_V2_FIELDS).
@@ -107,15 +111,21 @@ def test_empty_catalog(catalog_dir: Path) -> None:
     assert fetch(GpuhuntSource("nebius")) == []
 
 
+FAKES = "tests.catalog.sources.gpuhunt_fakes"
+
+
 def test_online_provider_failure_is_a_source_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gpuhunt.providers.lium as lium
+    monkeypatch.setenv("DAYTONA_API_KEY", "k")
+    monkeypatch.setattr(GpuhuntSource, "online_target", f"{FAKES}:connection_error")
+    with pytest.raises(SourceError, match="gpuhunt daytona failed: ConnectionError: lium API down"):
+        fetch(GpuhuntSource("daytona"))
 
-    def boom(self: Any, **_: Any) -> list[Any]:
-        raise ConnectionError("lium API down")
 
-    monkeypatch.setattr(lium.LiumProvider, "get", boom)
-    with pytest.raises(SourceError, match="gpuhunt lium failed: ConnectionError: lium API down"):
-        fetch(GpuhuntSource("lium"))
+def test_missing_credentials_found_by_gpuhunt_skip_the_source(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEEWEB_API_TOKEN", "k")
+    monkeypatch.setattr(GpuhuntSource, "online_target", f"{FAKES}:missing_credentials")
+    with pytest.raises(CredentialsMissingError):
+        fetch(GpuhuntSource("seeweb"))
 
 
 def test_online_provider_needs_its_credentials() -> None:
@@ -128,18 +138,9 @@ def test_online_provider_needs_its_credentials() -> None:
 
 def test_download_failure_is_reported_per_provider(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GPUHUNT_CATALOG_DIR", raising=False)
-
-    class Loaded:
-        version = "20260101"
-
-    class FakeCatalog:
-        def __init__(self) -> None:
-            self.catalog = {"aws": Loaded()}
-
-        def query(self, provider: str) -> list[Any]:
-            return []
-
-    monkeypatch.setattr(gpuhunt_source.SHARED_CATALOG, "get", lambda: FakeCatalog())
+    shared = gpuhunt_source._SharedCatalog()
+    shared.target = f"{FAKES}:only_aws"  # run in the real worker process
+    monkeypatch.setattr(gpuhunt_source, "SHARED_CATALOG", shared)
     with pytest.raises(SourceError, match="could not download the gcp catalog"):
         fetch(GpuhuntSource("gcp"))
     assert fetch(GpuhuntSource("aws")) == []
@@ -152,25 +153,54 @@ def test_catalog_version_is_the_observation_time() -> None:
 
 def test_one_source_per_provider() -> None:
     names = [s.name for s in gpuhunt_sources()]
-    assert "gpuhunt:aws" in names and "gpuhunt:lambda" in names and "gpuhunt:lium" in names
+    assert "gpuhunt:aws" in names and "gpuhunt:lambda" in names and "gpuhunt:daytona" in names
     assert len(names) == len(set(names))
-    assert "gpuhunt:vastai" not in names  # the direct adapter covers Vast.ai
+    for direct in ("vastai", "lium", "jarvislabs"):  # the direct adapters read the same APIs
+        assert f"gpuhunt:{direct}" not in names
 
 
 def test_failed_download_is_shared_and_fails_fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    import gpuhunt
-
     monkeypatch.delenv("GPUHUNT_CATALOG_DIR", raising=False)
     monkeypatch.setattr(gpuhunt_source, "SHARED_CATALOG", gpuhunt_source._SharedCatalog())
     calls = []
 
-    def load(self: Any, version: str | None = None) -> None:
-        calls.append(version)
-        cause = OSError("no route to host")
-        raise gpuhunt.GPUHuntError("Failed to load catalogs of all providers") from cause
+    def run_worker(target: str, args: tuple[Any, ...], timeout_s: float, what: str) -> Any:
+        calls.append(args)
+        raise WorkerFailed("GPUHuntError", "GPUHuntError: Failed to load (cause: OSError: no route to host)")
 
-    monkeypatch.setattr(gpuhunt.Catalog, "load", load)
+    monkeypatch.setattr(gpuhunt_source, "run_worker", run_worker)
     for provider in ("aws", "gcp"):
         with pytest.raises(SourceError, match=r"GPUHuntError: .* \(cause: OSError: no route to host\)"):
             fetch(GpuhuntSource(provider))
-    assert calls == [None]  # the second source reused the recorded failure
+    assert calls == [(None,)]  # the second source reused the recorded failure
+
+
+# ---- deadlines: gpuhunt's urllib downloads have no timeout; the worker process is killed -------
+
+
+@pytest.mark.parametrize("mode", ["hang", "trickle"])
+def test_a_hanging_catalog_download_is_stopped_at_the_deadline(
+    mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GPUHUNT_CATALOG_DIR", raising=False)
+    monkeypatch.setattr(gpuhunt_source, "SHARED_CATALOG", gpuhunt_source._SharedCatalog())
+    with loopback(mode) as server:
+        monkeypatch.setenv("GPUHUNT_CATALOG_URL", server.url)  # read by gpuhunt inside the worker
+        source = GpuhuntSource("aws")
+        source.deadline = time.monotonic() + 3
+        with pytest.raises(SourceError, match=r"did not finish within 3s; its worker process was stopped"):
+            fetch(source)
+        assert server.connections >= 1  # gpuhunt did reach the server and was stuck on it
+    assert multiprocessing.active_children() == []  # the worker is gone, not left running
+
+
+def test_a_worker_busy_forever_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CRUSOE_ACCESS_KEY", "a")
+    monkeypatch.setenv("CRUSOE_SECRET_KEY", "b")
+    monkeypatch.setenv("CRUSOE_PROJECT_ID", "c")
+    monkeypatch.setattr(GpuhuntSource, "online_target", f"{FAKES}:busy_forever")
+    source = GpuhuntSource("crusoe")
+    source.deadline = time.monotonic() + 2
+    with pytest.raises(SourceError, match="did not finish within 2s"):
+        fetch(source)
+    assert multiprocessing.active_children() == []

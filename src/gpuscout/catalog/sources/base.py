@@ -9,13 +9,14 @@ does not validate against plausibility bands or store anything; the catalog refr
 from __future__ import annotations
 
 import os
+import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import GpuMatch, interconnect_for
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import GpuscoutError
 
@@ -39,10 +40,21 @@ class CredentialsMissingError(SourceError):
 
 @dataclass(frozen=True, slots=True)
 class DroppedRow:
-    """A feed row a source skipped on purpose (unknown GPU, reservation row, CPU-only...)."""
+    """A feed row a source skipped: invalid (unknown GPU, bad price, missing field) or excluded by
+    design (reservation row, CPU-only, a size gpuscout has no specs for).
+
+    ``category`` is the reason without row details, for counting; ``invalid`` rows count against
+    the validation gate's limit on bad rows, excluded ones do not.
+    """
 
     row: str  # short identity of the row (instance type, SKU...)
     reason: str
+    category: str = ""
+    invalid: bool = True
+
+    @property
+    def key(self) -> str:
+        return self.category or self.reason
 
 
 class Source(ABC):
@@ -67,6 +79,13 @@ class Source(ABC):
     def __init__(self) -> None:
         self.dropped: list[DroppedRow] = []
         self.warnings: list[str] = []
+        self.rows_seen = 0  # feed rows read by the last fetch (the validation gate's denominator)
+        # time.monotonic() by which fetch must be done; set by the refresh (None: no deadline)
+        self.deadline: float | None = None
+
+    def time_left(self) -> float | None:
+        """Seconds until :attr:`deadline` (never negative), or None when there is no deadline."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
 
     def missing_credentials(self) -> tuple[str, ...]:
         """The credential env vars that are not set (empty when all are present)."""
@@ -91,9 +110,14 @@ class Source(ABC):
     def reset_report(self) -> None:
         self.dropped = []
         self.warnings = []
+        self.rows_seen = 0
 
-    def drop(self, row: str, reason: str) -> None:
-        self.dropped.append(DroppedRow(row, reason))
+    def drop(self, row: str, reason: str, *, category: str | None = None, invalid: bool = True) -> None:
+        self.dropped.append(DroppedRow(row, reason, category or reason, invalid))
+
+    def drop_unmatched(self, row: str, exc: Unmatched) -> None:
+        """Record a row that raised :class:`Unmatched` (or its by-design subclass ``Excluded``)."""
+        self.drop(row, exc.reason, category=exc.category, invalid=exc.invalid)
 
     @property
     def source_label(self) -> str:

@@ -2,36 +2,36 @@
 
 * **Offline catalogs** (``gpuhunt:aws``, ``gpuhunt:azure``, ``gpuhunt:gcp``, ``gpuhunt:oci``,
   ``gpuhunt:lambda``, ``gpuhunt:nebius``, ``gpuhunt:runpod``, ``gpuhunt:verda``,
-  ``gpuhunt:cloudrift``): CSVs dstack publishes, read through ``gpuhunt.Catalog(auto_reload=False)``.
-  With ``GPUHUNT_CATALOG_DIR`` set, gpuhunt reads ``<dir>/<provider>.csv`` and nothing is
-  downloaded (the tests use this). Otherwise one shared catalog is ``load()``-ed (pinned with
-  ``GPUSCOUT_GPUHUNT_VERSION`` if set); gpuhunt keeps going when one provider's download fails,
-  and the source of that provider then fails alone with a :class:`SourceError`.
+  ``gpuhunt:cloudrift``): CSVs dstack publishes. With ``GPUHUNT_CATALOG_DIR`` set, gpuhunt reads
+  ``<dir>/<provider>.csv`` and nothing is downloaded (the tests use this). Otherwise the catalogs
+  are downloaded once for all offline sources (pinned with ``GPUSCOUT_GPUHUNT_VERSION`` if set)
+  and kept for 15 minutes; gpuhunt keeps going when one provider's download fails, and the source
+  of that provider then fails alone with a :class:`SourceError`.
 * **Online providers** whose credentials are in the environment (``gpuhunt:crusoe``,
-  ``gpuhunt:daytona``, ``gpuhunt:hotaisle``, ``gpuhunt:jarvislabs``, ``gpuhunt:lium``,
-  ``gpuhunt:seeweb``). gpuhunt's Vast.ai, Vultr and DigitalOcean providers are not wrapped:
-  gpuscout's direct adapters read the same APIs with availability and per-offer terms.
+  ``gpuhunt:daytona``, ``gpuhunt:hotaisle``, ``gpuhunt:seeweb``). gpuhunt's Vast.ai, Vultr,
+  DigitalOcean, Lium and Jarvislabs providers are not wrapped: gpuscout's direct adapters read
+  the same APIs with availability, spot tiers and per-offer terms.
 
-Each source runs gpuhunt (synchronous) in a thread and turns any exception into a
-:class:`SourceError` naming the provider, so one failing gpuhunt provider never breaks another
-(gpuhunt's own ``query`` over several providers fails as a whole). gpuhunt lists on-demand and
-spot as separate items; they are merged into one offer per (instance, location). gpuhunt names
-GPUs without form factor ("A100", 80 GB); for Azure and Lambda the instance name pins the
-variant through the direct adapters' tables, elsewhere the knowledge table's default is used
-and noted. gpuhunt catalogs carry no availability: every offer is ``unknown``.
+**gpuhunt runs in a worker process** (:mod:`.gpuhunt_worker`): its downloads use ``urllib`` /
+``requests`` without a timeout, so a server that accepts and never answers would hold a thread
+for ever. The process is killed at the source's deadline and the source fails with "did not
+finish within Ns"; any other gpuhunt exception becomes a :class:`SourceError` naming the provider,
+so one failing gpuhunt provider never breaks another. gpuhunt lists on-demand and spot as separate
+items; they are merged into one offer per (instance, location). gpuhunt names GPUs without form
+factor ("A100", 80 GB); for Azure and Lambda the instance name pins the variant through the direct
+adapters' tables, elsewhere the knowledge table's default is used and noted. gpuhunt catalogs carry
+no availability: every offer is ``unknown``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import importlib
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -41,9 +41,11 @@ from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError
+from gpuscout.catalog.sources.gpuhunt_worker import WorkerFailed, WorkerTimeout, run_worker, seconds
 from gpuscout.catalog.sources.lambda_cloud import LAMBDA_GPU_TOKENS
 from gpuscout.settings import Settings
 
+WORKER = "gpuscout.catalog.sources.gpuhunt_worker"
 CATALOG_URL = "https://dstack-gpu-pricing.s3.eu-west-1.amazonaws.com/v3"
 VERSION_ENV = "GPUSCOUT_GPUHUNT_VERSION"
 
@@ -78,8 +80,6 @@ ONLINE: dict[str, OnlineSpec] = {
     "hotaisle": OnlineSpec(
         "gpuhunt.providers.hotaisle", "HotAisleProvider", ("HOTAISLE_API_KEY", "HOTAISLE_TEAM_HANDLE")
     ),
-    "jarvislabs": OnlineSpec("gpuhunt.providers.jarvislabs", "JarvisLabsProvider", ("JL_API_KEY",)),
-    "lium": OnlineSpec("gpuhunt.providers.lium", "LiumProvider", ()),
     "seeweb": OnlineSpec("gpuhunt.providers.seeweb", "SeewebProvider", ("SEEWEB_API_TOKEN",)),
 }
 
@@ -104,40 +104,49 @@ HINTS: dict[str, Callable[[str], tuple[str, float | None] | None]] = {
 }
 
 
+Items = list[dict[str, Any]]
+
+
 class _SharedCatalog:
-    """One ``gpuhunt.Catalog`` per process, loaded at most once per refresh interval."""
+    """The downloaded offline catalogs, shared by the offline sources of this process: loaded (in
+    one worker process, for every provider at once) at most once per :attr:`reload_after_s`; a
+    failed load is remembered for :attr:`retry_failed_after_s` so every offline source of one
+    refresh fails fast, the same way."""
 
     reload_after_s = 15 * 60
     retry_failed_after_s = 60
+    target = f"{WORKER}:collect_offline"  # module:function run in the worker (tests swap it)
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._catalog: Any = None
-        self._loaded_at: datetime | None = None
-        self._failure: tuple[datetime, Exception] | None = None
+        self._catalogs: dict[str, tuple[str, Items]] = {}
+        self._loaded_at: float | None = None
+        self._failure: tuple[float, SourceError | str] | None = None
 
-    def get(self) -> Any:
-        import gpuhunt
-
-        if Settings.from_env().gpuhunt_catalog_dir:
-            return gpuhunt.Catalog(balance_resources=False, auto_reload=False)
-        with self._lock:
-            now = datetime.now(UTC)
-            if (
-                self._failure is not None
-                and (now - self._failure[0]).total_seconds() < self.retry_failed_after_s
-            ):
-                raise self._failure[1]  # every gpuhunt source of this refresh fails fast, the same way
-            stale = self._loaded_at is None or (now - self._loaded_at).total_seconds() > self.reload_after_s
-            if self._catalog is None or stale:
-                catalog = self._catalog or gpuhunt.Catalog(balance_resources=False, auto_reload=False)
+    def get(self, provider: str, name: str, timeout_s: float) -> tuple[str, Items] | None:
+        """(version, items) of ``provider``'s catalog, or None when gpuhunt could not download it."""
+        started = time.monotonic()
+        if not self._lock.acquire(timeout=max(0.0, timeout_s)):
+            raise SourceError(
+                name, f"the shared gpuhunt catalog download did not finish within {seconds(timeout_s)}"
+            )
+        try:
+            now = time.monotonic()
+            if self._failure is not None and now - self._failure[0] < self.retry_failed_after_s:
+                raise SourceError(name, str(self._failure[1]))
+            fresh = self._loaded_at is not None and now - self._loaded_at <= self.reload_after_s
+            if not fresh:
+                left = timeout_s - (now - started)
+                version = Settings.from_env().gpuhunt_version
                 try:
-                    catalog.load(version=Settings.from_env().gpuhunt_version)
-                except Exception as exc:
-                    self._failure = (now, exc)
-                    raise
-                self._catalog, self._loaded_at, self._failure = catalog, now, None
-            return self._catalog
+                    loaded = run_worker(self.target, (version,), left, "gpuhunt catalog download")
+                except (WorkerTimeout, WorkerFailed) as exc:
+                    self._failure = (time.monotonic(), str(exc))
+                    raise SourceError(name, str(exc)) from None
+                self._catalogs, self._loaded_at, self._failure = dict(loaded), time.monotonic(), None
+            return self._catalogs.get(provider)
+        finally:
+            self._lock.release()
 
 
 SHARED_CATALOG = _SharedCatalog()
@@ -150,6 +159,9 @@ class GpuhuntSource(Source):
     """Offers of one gpuhunt provider."""
 
     kind = "gpuhunt"
+    # module:function the worker runs for an online provider / a local catalog (tests swap them)
+    online_target = f"{WORKER}:collect_online"
+    local_target = f"{WORKER}:collect_offline_dir"
 
     def __init__(self, gpuhunt_provider: str) -> None:
         super().__init__()
@@ -166,68 +178,58 @@ class GpuhuntSource(Source):
         self.timeout_s = 120.0
 
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
-        """``client`` is unused: gpuhunt does its own (synchronous) HTTP, run in a thread."""
+        """``client`` is unused: gpuhunt does its own (synchronous) HTTP, in a worker process killed
+        at the source's deadline (this coroutine blocks its own refresh worker until then)."""
         self.reset_report()
         self.require_credentials()
-        try:
-            items, label, observed = await asyncio.to_thread(self._items)
-        except (SourceError, CredentialsMissingError):
-            raise
-        except Exception as exc:  # gpuhunt / network / CSV errors of this provider only
-            raise SourceError(self.name, f"gpuhunt {self.gpuhunt_provider} failed: {_describe(exc)}") from exc
+        left = self.time_left()
+        timeout_s = self.timeout_s if left is None else left
+        items, label, observed = self._items(timeout_s)
         return self._offers(items, label, observed)
 
-    # --- gpuhunt calls (in a worker thread) ---------------------------------------------
-
-    def _items(self) -> tuple[list[Any], str, datetime | None]:
-        if self.online:
-            return self._online_items()
-        catalog = SHARED_CATALOG.get()
-        local = Settings.from_env().gpuhunt_catalog_dir
-        observed: datetime | None
-        if local:
-            path = Path(local) / f"{self.gpuhunt_provider}.csv"
-            if not path.is_file():
-                raise SourceError(self.name, f"no {path.name} in GPUHUNT_CATALOG_DIR={local}")
-            observed = datetime.fromtimestamp(path.stat().st_mtime, UTC)
-            label = str(path)
-        else:
-            loaded = catalog.catalog.get(self.gpuhunt_provider)
-            if loaded is None:
-                raise SourceError(
-                    self.name, f"gpuhunt could not download the {self.gpuhunt_provider} catalog"
-                )
-            observed = _version_time(loaded.version)
-            label = f"{CATALOG_URL}/{self.gpuhunt_provider}/{loaded.version}"
-        items = catalog.query(provider=self.gpuhunt_provider)
-        return list(items), label, observed
-
-    def _online_items(self) -> tuple[list[Any], str, datetime | None]:
-        import gpuhunt
-
-        spec = ONLINE[self.gpuhunt_provider]
-        cls = getattr(importlib.import_module(spec.module), spec.cls)
+    def _items(self, timeout_s: float) -> tuple[Items, str, datetime | None]:
+        what = f"gpuhunt {self.gpuhunt_provider}"
         try:
-            provider = cls.from_env()
-        except gpuhunt.MissingCredsError as exc:
-            raise CredentialsMissingError(self.name, spec.credentials or (str(exc),)) from exc
-        items = provider.get(query_filter=gpuhunt.QueryFilter(), balance_resources=True)
-        return list(items), f"{spec.module} (online API)", datetime.now(UTC)
+            if self.online:
+                spec = ONLINE[self.gpuhunt_provider]
+                args = (spec.module, spec.cls)
+                items = run_worker(self.online_target, args, timeout_s, what)
+                return items, f"{spec.module} (online API)", datetime.now(UTC)
+            local = Settings.from_env().gpuhunt_catalog_dir
+            if local:
+                path = local / f"{self.gpuhunt_provider}.csv"
+                if not path.is_file():
+                    raise SourceError(self.name, f"no {path.name} in GPUHUNT_CATALOG_DIR={local}")
+                observed = datetime.fromtimestamp(path.stat().st_mtime, UTC)
+                items = run_worker(self.local_target, (self.gpuhunt_provider,), timeout_s, what)
+                return items, str(path), observed
+        except WorkerTimeout as exc:
+            raise SourceError(self.name, str(exc)) from None
+        except WorkerFailed as exc:
+            if exc.kind == "missing_credentials":
+                raise CredentialsMissingError(self.name, self.needs_credentials or (str(exc),)) from None
+            raise SourceError(self.name, f"{what} failed: {exc}") from None
+        found = SHARED_CATALOG.get(self.gpuhunt_provider, self.name, timeout_s)
+        if found is None:
+            raise SourceError(self.name, f"gpuhunt could not download the {self.gpuhunt_provider} catalog")
+        version, items = found
+        return items, f"{CATALOG_URL}/{self.gpuhunt_provider}/{version}", _version_time(version)
 
     # --- conversion -----------------------------------------------------------------------
 
-    def _offers(self, items: list[Any], label: str, observed: datetime | None) -> list[Offer]:
+    def _offers(self, items: Items, label: str, observed: datetime | None) -> list[Offer]:
         groups: dict[tuple[str, str], dict[str, Any]] = {}
         for item in items:
-            if not getattr(item, "gpu_count", 0):
+            if not item.get("gpu_count"):
                 continue  # CPU-only instance
-            key = (str(item.instance_name), str(item.location))
+            self.rows_seen += 1
+            key = (str(item["instance_name"]), str(item["location"]))
             slot = groups.setdefault(key, {"item": item, "price": None, "spot": None})
-            price = price_or_none(item.price)
-            which = "spot" if item.spot else "price"
+            price = price_or_none(item["price"])
+            which = "spot" if item["spot"] else "price"
             if price is not None and (slot[which] is None or price < slot[which]):
                 slot[which] = price
-            if not item.spot:
+            if not item["spot"]:
                 slot["item"] = item
         offers = []
         source = f"{self.name}:{label}"
@@ -235,17 +237,17 @@ class GpuhuntSource(Source):
             try:
                 offers.append(self._offer(slot, instance, location, source, observed))
             except Unmatched as exc:
-                self.drop(f"{instance} {location}", exc.reason)
+                self.drop_unmatched(f"{instance} {location}", exc)
         return offers
 
-    def _gpu(self, item: Any, instance: str) -> GpuMatch:
+    def _gpu(self, item: dict[str, Any], instance: str) -> GpuMatch:
         hinter = HINTS.get(self.gpuhunt_provider)
         hint = hinter(instance) if hinter is not None else None
         if hint is not None:
             name, slice_gb = hint
             return match_gpu(name, slice_gb, allow_fractional=slice_gb is not None)
-        memory = price_or_none(item.gpu_memory)  # positive float or None (TPUs report 0)
-        return match_gpu(str(item.gpu_name or ""), memory)
+        memory = price_or_none(item["gpu_memory"])  # positive float or None (TPUs report 0)
+        return match_gpu(str(item["gpu_name"] or ""), memory)
 
     def _offer(
         self, slot: dict[str, Any], instance: str, location: str, source: str, observed: datetime | None
@@ -253,13 +255,14 @@ class GpuhuntSource(Source):
         item = slot["item"]
         if slot["price"] is None and slot["spot"] is None:
             raise Unmatched("no positive price")
+        count = int(item["gpu_count"])
         gpu = self._gpu(item, instance)
         region, zone = location, None
         if self.gpuhunt_provider == "gcp" and re.match(r"^[a-z]+-[a-z]+\d+-[a-z]$", location):
             region, zone = location.rsplit("-", 1)[0], location
-        extra = {"gpuhunt_gpu_name": str(item.gpu_name or "")}
-        if item.flags:
-            extra["gpuhunt_flags"] = " ".join(item.flags)
+        extra = {"gpuhunt_gpu_name": str(item["gpu_name"] or "")}
+        if item["flags"]:
+            extra["gpuhunt_flags"] = " ".join(item["flags"])
         fabric = known_fabric(self.provider, instance)
         if fabric is not None:
             extra["internode_source"] = fabric.source_url
@@ -268,27 +271,26 @@ class GpuhuntSource(Source):
             instance_type=instance,
             region=region,
             zone=zone,
-            gpu_count=int(item.gpu_count),
+            gpu_count=count,
             price_usd_per_hour=slot["price"],
             spot_price_usd_per_hour=slot["spot"],
             source=source,
             observed_at=observed,
-            vcpus=float(item.cpu) if item.cpu else None,
-            ram_gb=float(item.memory) if item.memory else None,
-            disk_gb=float(item.disk_size) if item.disk_size else None,
+            vcpus=_positive(item["cpu"]),
+            ram_gb=_positive(item["memory"]),
+            disk_gb=_positive(item["disk_size"]),
             internode=fabric.kind if fabric is not None else None,
             notes="; ".join(x for x in ("via gpuhunt; no availability data", gpu.note) if x),
             extra=extra,
         )
 
 
-def _describe(exc: BaseException) -> str:
-    """``Type: message``, followed by the root cause gpuhunt wraps (e.g. the network error)."""
-    text = f"{type(exc).__name__}: {exc}"
-    cause = exc.__cause__ or exc.__context__
-    if cause is not None and cause is not exc:
-        text += f" (cause: {type(cause).__name__}: {cause})"
-    return text
+def _positive(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
 
 
 def _version_time(version: str) -> datetime | None:

@@ -1,4 +1,16 @@
-"""Shared async HTTP plumbing for sources: bounded concurrency, timeouts, retries, pagination.
+"""Shared async HTTP plumbing for sources: bounded concurrency, deadlines, retries, pagination.
+
+Deadlines that hold whatever the other side does:
+
+* every request has a **total** deadline (``timeout_s``, 30 s by default) covering connect,
+  headers and the whole body. httpx's own timeouts are per operation (a read timeout restarts
+  with every byte), so a server trickling one byte every few seconds would never trip them; the
+  total deadline does;
+* a request, a retry or a back-off sleep never runs past the source's deadline (set by the
+  refresh: the per-source ``--timeout``), and a ``Retry-After`` longer than the time left fails
+  at once instead of waiting;
+* a body is read in chunks and refused beyond :data:`MAX_BODY_BYTES` (decoded), so an endless
+  or decompression-bomb answer cannot fill memory.
 
 Retries use exponential backoff with jitter and honour ``Retry-After`` (delta-seconds or an
 HTTP date) on 429 and 503. Every failure ends as a :class:`SourceError` naming the URL and the
@@ -10,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,6 +37,11 @@ Sleep = Callable[[float], Awaitable[None]]
 
 RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 RETRY_AFTER_STATUSES = frozenset({429, 503})
+MAX_BODY_BYTES = 64 * 1024 * 1024  # the largest answer a source may send (decoded); Azure pages are ~1 MB
+
+
+class BodyTooLarge(Exception):
+    """The answer's body exceeded the fetcher's size bound (not retried)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,18 +96,57 @@ class HttpFetcher:
         retry: RetryPolicy | None = None,
         sleep: Sleep | None = None,
         rand: Callable[[], float] = random.random,
+        deadline: float | None = None,
+        max_body_bytes: int = MAX_BODY_BYTES,
     ) -> None:
         self.client = client
         self.source = source
+        self.timeout_s = float(timeout_s)
         self.timeout = httpx.Timeout(timeout_s)
         self.retry = retry or RetryPolicy()
         self.sleep: Sleep = sleep or asyncio.sleep
         self.rand = rand
+        self.deadline = deadline  # time.monotonic() by which every request must be over
+        self.max_body_bytes = max_body_bytes
         self._semaphore = asyncio.Semaphore(max(1, max_concurrency))
         self.requests_made = 0
 
     def _error(self, message: str) -> SourceError:
         return SourceError(self.source, message)
+
+    def time_left(self) -> float | None:
+        """Seconds until the source's deadline (None: no deadline)."""
+        return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
+
+    def _budget(self) -> float:
+        """The total time the next request may take: its own deadline, cut to the source's."""
+        left = self.time_left()
+        return self.timeout_s if left is None else min(self.timeout_s, left)
+
+    async def _send(
+        self,
+        method: str,
+        url: str,
+        params: Mapping[str, Any] | None,
+        json_body: Any,
+        headers: Mapping[str, str] | None,
+    ) -> httpx.Response:
+        """One request, its body read in chunks up to :attr:`max_body_bytes`."""
+        async with self.client.stream(
+            method, url, params=params, json=json_body, headers=headers, timeout=self.timeout
+        ) as response:
+            declared = response.headers.get("Content-Length", "")
+            encoded = "Content-Encoding" in response.headers
+            if declared.isdigit() and int(declared) > self.max_body_bytes and not encoded:
+                raise BodyTooLarge(f"Content-Length {int(declared):,} bytes")
+            body = bytearray()
+            async for chunk in response.aiter_bytes():
+                body += chunk
+                if len(body) > self.max_body_bytes:
+                    raise BodyTooLarge(f"more than {self.max_body_bytes:,} bytes")
+        # the body is complete: keep it on the response so .json() / .text work as usual
+        response._content = bytes(body)
+        return response
 
     async def request(
         self,
@@ -103,18 +160,26 @@ class HttpFetcher:
         """Send with retries; return a 2xx response or raise :class:`SourceError`."""
         policy = self.retry
         last_problem = "no attempt made"
+        attempts_made = 0
         for attempt in range(1, policy.attempts + 1):
             wait: float | None = None
+            budget = self._budget()
+            if budget <= 0:
+                break  # the source's deadline has passed: no new attempt
+            attempts_made = attempt
             try:
                 async with self._semaphore:
                     self.requests_made += 1
-                    response = await self.client.request(
-                        method, url, params=params, json=json_body, headers=headers, timeout=self.timeout
-                    )
+                    async with asyncio.timeout(budget):
+                        response = await self._send(method, url, params, json_body, headers)
+            except TimeoutError:
+                last_problem = f"no complete answer within {budget:g}s (total deadline per request)"
+            except BodyTooLarge as exc:
+                raise self._error(f"answer too large: {exc} ({method} {url})") from None
             except httpx.TimeoutException as exc:
                 last_problem = f"{type(exc).__name__} (timeout {self.timeout.read}s)"
             except httpx.RequestError as exc:  # transport, decoding, redirects
-                last_problem = f"{type(exc).__name__}: {exc}"
+                last_problem = f"{type(exc).__name__}: {str(exc)[:200]}"
             else:
                 status = response.status_code
                 if 200 <= status < 300:
@@ -134,8 +199,18 @@ class HttpFetcher:
                         )
             if attempt == policy.attempts:
                 break
-            await self.sleep(wait if wait is not None else backoff_delay(attempt, policy, self.rand))
-        raise self._error(f"gave up after {policy.attempts} attempts: {last_problem} ({method} {url})")
+            delay = wait if wait is not None else backoff_delay(attempt, policy, self.rand)
+            left = self.time_left()
+            if left is not None and delay >= left:
+                what = "Retry-After" if wait is not None else "the back-off"
+                raise self._error(
+                    f"{last_problem}; {what} of {delay:.0f}s exceeds the {left:.0f}s left before the "
+                    f"source's deadline, after {attempt} attempts ({method} {url})"
+                )
+            await self.sleep(delay)
+        if not attempts_made:
+            raise self._error(f"the source's deadline passed before {method} {url} could be sent")
+        raise self._error(f"gave up after {attempts_made} attempts: {last_problem} ({method} {url})")
 
     async def json(
         self,
@@ -158,9 +233,7 @@ class HttpFetcher:
     ) -> Any:
         return await self.json("GET", url, params=params, headers=headers)
 
-    async def post_json(
-        self, url: str, body: Any, *, headers: Mapping[str, str] | None = None
-    ) -> Any:
+    async def post_json(self, url: str, body: Any, *, headers: Mapping[str, str] | None = None) -> Any:
         return await self.json("POST", url, json_body=body, headers=headers)
 
 
@@ -270,4 +343,5 @@ class HttpSource(Source):
             max_concurrency=self.max_concurrency,
             retry=self.retry,
             sleep=self.sleep,
+            deadline=self.deadline,
         )

@@ -21,9 +21,9 @@ from gpuscout.catalog.sources.base import Source, SourceError
 class MissingField(Unmatched):
     """A field the parser needs is absent (or null / the wrong type) in a row."""
 
-    def __init__(self, path: str, problem: str = "missing") -> None:
+    def __init__(self, path: str, problem: str = "missing", kind: str | None = None) -> None:
         self.path = path
-        super().__init__(f"field {path!r} {problem}")
+        super().__init__(f"field {path!r} {problem}", f"field {path!r} {kind or problem}")
 
 
 def field(row: Mapping[str, Any], key: str, where: str, kind: type | tuple[type, ...] | None = None) -> Any:
@@ -43,14 +43,21 @@ def number(row: Mapping[str, Any], key: str, where: str) -> float:
     """A numeric field (numbers or numeric strings); :class:`MissingField` otherwise."""
     value = field(row, key, where)
     if isinstance(value, bool):
-        raise MissingField(f"{where}.{key}", "is a boolean, expected a number")
+        raise MissingField(f"{where}.{key}", "is a boolean, expected a number", "not a number")
     try:
         result = float(value)
-    except (TypeError, ValueError):
-        raise MissingField(f"{where}.{key}", f"is {value!r}, expected a number") from None
+    except (TypeError, ValueError, OverflowError):
+        raise MissingField(
+            f"{where}.{key}", f"is {_short(value)}, expected a number", "not a number"
+        ) from None
     if not math.isfinite(result):
-        raise MissingField(f"{where}.{key}", f"is {value!r}, expected a finite number")
+        raise MissingField(f"{where}.{key}", f"is {_short(value)}, expected a finite number", "not a number")
     return result
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
@@ -60,8 +67,9 @@ def _as_tuple(kind: type | tuple[type, ...]) -> tuple[type, ...]:
 def envelope(payload: Any, key: str, source: str, kind: type | tuple[type, ...] = list) -> Any:
     """The top-level ``payload[key]`` of an answer, or :class:`SourceError` naming the field."""
     if not isinstance(payload, dict):
-        raise SourceError(source, f"unexpected answer: {type(payload).__name__}, expected a JSON object "
-                                  f"with field {key!r}")
+        raise SourceError(
+            source, f"unexpected answer: {type(payload).__name__}, expected a JSON object with field {key!r}"
+        )
     if key not in payload:
         present = ", ".join(sorted(map(str, payload))[:8]) or "none"
         raise SourceError(source, f"schema change: field {key!r} missing from the answer (fields: {present})")
@@ -73,10 +81,13 @@ def envelope(payload: Any, key: str, source: str, kind: type | tuple[type, ...] 
     return value
 
 
+NO_PRICE = "no positive price"
+
+
 def require_price(on_demand: float | None, spot: float | None) -> None:
     """Drop a row that has neither an on-demand nor a spot price (unknown is not an offer)."""
     if on_demand is None and spot is None:
-        raise Unmatched("no positive on-demand or spot price")
+        raise Unmatched("no positive on-demand or spot price", NO_PRICE)
 
 
 def now_utc() -> datetime:
@@ -95,15 +106,17 @@ def parse_rows(
     missing: Counter[str] = Counter()
     for row in rows:
         seen += 1
+        source.rows_seen += 1
         try:
             offers.extend(parse(row))
         except Unmatched as exc:
-            source.drop(_label(ident, row, seen), exc.reason)
+            source.drop_unmatched(_label(ident, row, seen), exc)
             if isinstance(exc, MissingField):
                 missing[exc.path] += 1
         except (ValueError, TypeError, KeyError, IndexError, AttributeError, OverflowError) as exc:
             # garbage in one row (wrong types, absurd numbers) drops that row, never the source
-            source.drop(_label(ident, row, seen), f"malformed row: {type(exc).__name__}: {exc}")
+            kind = f"malformed row: {type(exc).__name__}"
+            source.drop(_label(ident, row, seen), f"{kind}: {str(exc)[:200]}", category=kind)
     if seen and not offers and missing:
         path, count = missing.most_common(1)[0]
         if count == seen:

@@ -28,11 +28,17 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "gpuscout.catalog.sources.vultr:VultrSource",
     "gpuscout.catalog.sources.digitalocean:DigitalOceanSource",
     "gpuscout.catalog.sources.shadeform:ShadeformSource",
-    "gpuscout.catalog.sources.cudo:CudoSource",
     "gpuscout.catalog.sources.verda:VerdaSource",
     "gpuscout.catalog.sources.tensordock:TensorDockSource",
     "gpuscout.catalog.sources.gpuhunt_source:gpuhunt_sources",
 )
+
+# Sources whose provider is gone: refreshing them is refused with the reason; their snapshots stay
+# in the store and are still shown (``gpuscout sources`` marks them retired).
+RETIRED: dict[str, str] = {
+    "cudo": "Cudo Compute's public platform shut down on 2026-03-31; the adapter was removed "
+    "(its stored history stays readable)",
+}
 
 _extra: list[Callable[[], Any]] = []
 
