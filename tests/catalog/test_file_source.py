@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+import itertools
+import os
+import threading
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import httpx
 import pytest
+import yaml
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from gpuscout.catalog.offer import Availability, Interconnect
-from gpuscout.catalog.sources.file_source import FileSource, OfferFileError, parse_offer_file
+from gpuscout.catalog.sources.file_source import ACCEPTED, FileSource, OfferFileError, parse_offer_file
+from gpuscout.errors import InvalidInputError
 
 CSV_OK = """provider,instance_type,region,gpu,gpu_count,price_usd_per_hour,spot_price_usd_per_hour,\
 interconnect,observed_at,notes
@@ -93,9 +100,11 @@ def test_unknown_column_is_an_error(tmp_path: Path) -> None:
     path = _write(tmp_path, "offers.csv", "provider,gpu,price_per_hour\nx,T4,0.5\n")
     with pytest.raises(OfferFileError) as err:
         parse_offer_file(path)
-    fields = [f for f, _ in err.value.problems]
-    assert "offers.csv:2: price_per_hour" in fields
+    # named by position, never by what was written (errors are shown on the public /sources page)
+    assert [f for f, _ in err.value.problems] == ["offers.csv:1: column 3"]
+    assert "did you mean price_usd_per_hour?" in str(err.value)
     assert "accepted: provider, gpu, price_usd_per_hour" in str(err.value)
+    assert "price_per_hour" not in str(err.value).replace("price_usd_per_hour", "")
 
 
 def test_yaml_errors_use_the_line_of_the_value(tmp_path: Path) -> None:
@@ -115,8 +124,6 @@ def test_bad_yaml_and_bad_types(tmp_path: Path) -> None:
         parse_offer_file(_write(tmp_path, "offers.yaml", "offers:\n  - [unclosed\n"))
     with pytest.raises(OfferFileError, match="list of offers"):
         parse_offer_file(_write(tmp_path, "o2.yaml", "just a string\n"))
-    from gpuscout.errors import InvalidInputError
-
     with pytest.raises(InvalidInputError, match="unknown file type"):
         parse_offer_file(_write(tmp_path, "offers.txt", "x"))
     with pytest.raises(InvalidInputError, match="cannot read"):
@@ -145,3 +152,182 @@ def test_file_source_fetch(tmp_path: Path) -> None:
             return len(await source.fetch(client))
 
     assert asyncio.run(go()) == 2
+
+
+# ---- hostile files: bounded reads, clear errors, never the file's content ------------------------
+
+
+def _parse_within(path: Path, seconds: float = 20.0) -> BaseException | list[object]:
+    """parse_offer_file in a thread, so a test fails (rather than hangs) if a read blocks."""
+    box: list[BaseException | list[object]] = []
+
+    def run() -> None:
+        try:
+            box.append(list(parse_offer_file(path)))
+        except BaseException as exc:
+            box.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert box, f"parse_offer_file({path}) did not return"
+    return box[0]
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "offers.csv"
+    os.mkfifo(fifo)
+    err = _parse_within(fifo)
+    assert isinstance(err, InvalidInputError) and "not a regular file" in str(err)
+
+
+@pytest.mark.parametrize("special", ["/dev/zero", "/dev/null", "DIR"])
+def test_devices_and_directories_are_refused(
+    special: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if special == "DIR":
+        path = tmp_path / "dir.csv"
+        path.mkdir()
+    else:
+        path = tmp_path / "dev.csv"
+        path.symlink_to(special)
+    err = _parse_within(path)
+    assert isinstance(err, InvalidInputError) and "not a regular file" in str(err)
+
+
+def test_a_file_over_the_size_bound_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from gpuscout.catalog.sources import file_source
+
+    monkeypatch.setattr(file_source, "MAX_FILE_BYTES", 1000)
+    path = _write(tmp_path, "big.csv", "provider,gpu,price_usd_per_hour\n" + "x,T4,0.5\n" * 200)
+    with pytest.raises(InvalidInputError, match="larger than 1,000 bytes"):
+        parse_offer_file(path)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_is_named(encoding: str, tmp_path: Path) -> None:
+    path = tmp_path / "offers.csv"
+    path.write_bytes("provider,gpu,price_usd_per_hour\nx,T4,0.5\n".encode(encoding))
+    with pytest.raises(InvalidInputError, match=r"offers\.csv is UTF-16 encoded; save it as UTF-8"):
+        parse_offer_file(path)
+
+
+@given(st.binary(min_size=1, max_size=400))
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_any_bytes_give_a_clear_error_or_offers(tmp_path: Path, data: bytes) -> None:
+    path = tmp_path / "fuzz.yaml"
+    path.write_bytes(data)
+    try:
+        parse_offer_file(path)
+    except InvalidInputError as exc:  # OfferFileError is one: a field or the file is named
+        assert str(exc).startswith(("fuzz.yaml:", "file:"))
+
+
+def test_deep_yaml_is_a_clear_error(tmp_path: Path) -> None:
+    path = _write(tmp_path, "deep.yaml", "[" * 5000 + "]" * 5000)
+    with pytest.raises(OfferFileError, match="nested deeper than"):
+        parse_offer_file(path)
+    path = _write(tmp_path, "deep2.yaml", "".join("  " * i + "- \n" for i in range(3000)))
+    with pytest.raises(OfferFileError, match=r"nested deeper than|not valid YAML"):
+        parse_offer_file(path)
+
+
+def test_yaml_alias_bombs_are_bounded(tmp_path: Path) -> None:
+    names = "abcdefghi"
+    lines = ["a: &a [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"{c}: &{c} [" + ", ".join(["*" + p] * 9) + "]" for p, c in itertools.pairwise(names)]
+    bomb = "\n".join(lines)
+    lists = _write(
+        tmp_path,
+        "lists.yaml",
+        bomb + "\noffers:\n  - {provider: x, gpu: T4, price_usd_per_hour: 0.5, notes: *i}\n",
+    )
+    with pytest.raises(OfferFileError, match="notes: must be a single value"):
+        parse_offer_file(lists)
+    # merge keys copy keys: bounded per mapping
+    parts = [f"p{i}: &p{i} {{" + ", ".join(f"k{i}_{j}: 1" for j in range(60)) + "}" for i in range(20)]
+    merged = "\n".join(parts) + "\nbig: {<<: [" + ", ".join(f"*p{i}" for i in range(20)) + "]}\noffers: []\n"
+    with pytest.raises(OfferFileError, match="merge keys expand to more than 1000 keys"):
+        parse_offer_file(_write(tmp_path, "merge.yaml", merged))
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "why"),
+    [
+        ("observed_at", "9999-12-31T23:59:59", "lies in the future"),
+        ("observed_at", "2999-01-01", "lies in the future"),
+        ("observed_at", "0001-01-01", "before 2000"),
+        ("gpu_count", str(2**63), "must be at most 10,000"),
+        ("gpu_count", "99999999999999999999", "must be at most 10,000"),
+        ("available_count", "1e30", "must be at most 1,000,000"),
+        ("price_usd_per_hour", "1e400", "must be > 0 (a finite number)"),
+        ("vcpus", "nan", "must be >= 0 (a finite number)"),
+    ],
+)
+def test_absurd_values_are_field_errors(tmp_path: Path, column: str, value: str, why: str) -> None:
+    path = _write(
+        tmp_path,
+        "o.csv",
+        f"provider,gpu,price_usd_per_hour,{column}\nx,T4,0.5,{value}\n"
+        if column != "price_usd_per_hour"
+        else f"provider,gpu,{column}\nx,T4,{value}\n",
+    )
+    with pytest.raises(OfferFileError) as err:
+        parse_offer_file(path)
+    assert err.value.problems[0] == (f"o.csv:2: {column}", why) or why in err.value.problems[0][1]
+    assert err.value.problems[0][0] == f"o.csv:2: {column}"
+
+
+def test_observed_at_today_in_a_zone_ahead_of_utc_is_accepted(tmp_path: Path) -> None:
+    tomorrow = (datetime.now(UTC) + timedelta(hours=12)).date().isoformat()
+    [offer] = parse_offer_file(
+        _write(tmp_path, "o.csv", f"provider,gpu,price_usd_per_hour,observed_at\nx,T4,0.5,{tomorrow}\n")
+    )
+    assert offer.observed_at is not None
+
+
+def test_a_mapping_where_a_value_belongs(tmp_path: Path) -> None:
+    path = _write(tmp_path, "o.yaml", "- {provider: {name: x}, gpu: T4, price_usd_per_hour: 0.5}\n")
+    with pytest.raises(OfferFileError, match=r"o\.yaml:1: provider: must be a single value"):
+        parse_offer_file(path)
+
+
+SECRET = "hunter2-AKIA-EXAMPLE-SECRET"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"db_password={SECRET},api_key=X\n1,2\n",
+        f"provider,gpu,price_usd_per_hour\nx,{SECRET},0.5\n",
+        f"provider,gpu,price_usd_per_hour\nx,T4,{SECRET}\n",
+        f"provider,gpu,price_usd_per_hour,interconnect\nx,T4,0.5,{SECRET}\n",
+        f"provider,gpu,price_usd_per_hour,observed_at\nx,T4,0.5,{SECRET}\n",
+        f"provider,gpu,price_usd_per_hour\nx,T4,0.5,{SECRET}\n",
+        f'provider,gpu,price_usd_per_hour\n"{SECRET}\n',
+    ],
+)
+def test_errors_never_quote_the_file(tmp_path: Path, text: str) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        parse_offer_file(_write(tmp_path, "secret.csv", text))
+    assert "hunter2" not in str(err.value) and "AKIA" not in str(err.value)
+
+
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_categories=["Cs"], blacklist_characters="\x00"),
+        min_size=8,
+        max_size=30,
+    )
+)
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+def test_no_cell_value_is_ever_echoed(tmp_path: Path, secret: str) -> None:
+    assume(len(secret.strip()) >= 8 and not any(secret.strip() in a for a in (*ACCEPTED, "available")))
+    for column in ("gpu", "price_usd_per_hour", "gpu_count", "availability", "observed_at", "zone"):
+        row = {"provider": "x", "gpu": "T4", "price_usd_per_hour": "0.5", column: secret}
+        path = tmp_path / "s.yaml"
+        path.write_text(yaml.safe_dump([row]), encoding="utf-8")
+        try:
+            parse_offer_file(path)
+        except InvalidInputError as exc:
+            assert secret.strip() not in str(exc)

@@ -17,6 +17,15 @@ YAML is a list of mappings, or a mapping with an ``offers`` list. Unknown column
 (so a typo never silently drops a price). Every problem is reported as ``FILE:LINE: field: why``.
 A file that parses is then refreshed like any source: its rows pass the same validation gate
 (plausible price band, memory consistency) before they are stored.
+
+Reading is bounded, and error messages never quote the file (they are stored and shown on the
+public ``/sources`` page): only a regular file is read (a FIFO, a device such as ``/dev/zero`` or a
+directory is refused before reading), at most :data:`MAX_FILE_BYTES`; it must be UTF-8 text
+(UTF-16 and binary files are named as such); YAML is composed with a depth limit and a bound on
+what merge keys may expand to (no "billion laughs"); every value must be a single value, numbers
+are finite and within sane bounds (a count of 2^63 is a field error, not a database overflow),
+and ``observed_at`` may not lie in the future. Problems name the file, the line and the field, and
+say what is accepted, never what was written.
 """
 
 from __future__ import annotations
@@ -24,8 +33,10 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
+import stat
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,7 +46,7 @@ import yaml
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.base import Source
-from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.providers import canonical_provider
 
@@ -63,6 +74,27 @@ OPTIONAL = (
     "notes",
 )
 ACCEPTED = (*REQUIRED, *PRICE_FIELDS, *OPTIONAL)
+
+MAX_FILE_BYTES = 64 * 1024 * 1024  # a 150,000-row CSV is ~15 MB
+MAX_YAML_DEPTH = 32  # an offer file is a list of flat mappings: 3 levels
+MAX_MERGED_KEYS = 1_000  # keys one YAML mapping may hold once merge keys (<<) are expanded
+MAX_TEXT_CHARS = 2_000
+FUTURE_SLACK = timedelta(days=1)  # a date written in a time zone ahead of UTC
+EARLIEST_OBSERVED = datetime(2000, 1, 1, tzinfo=UTC)
+# upper bounds of the numeric columns: beyond them a value is a typo, not an offer
+MAX_VALUE: dict[str, float] = {
+    "gpu_count": 10_000,
+    "available_count": 1_000_000,
+    "gpu_memory_gb": 10_000,
+    "vcpus": 100_000,
+    "ram_gb": 10_000_000,
+    "disk_gb": 1_000_000_000,
+    "price_usd_per_hour": 10_000_000,
+    "price_usd_per_gpu_hour": 1_000_000,
+    "spot_price_usd_per_hour": 10_000_000,
+    "egress_usd_per_gb": 10_000,
+    "storage_usd_per_gb_month": 10_000,
+}
 
 
 class OfferFileError(InvalidInputError):
@@ -97,10 +129,19 @@ class _Row:
 
     def text(self, key: str, default: str | None = None) -> str | None:
         value = self.data.get(key)
-        if isinstance(value, str) and "\x00" in value:  # a store cannot keep it (PostgreSQL refuses it)
+        if _blank(value):
+            return default
+        if not isinstance(value, str | int | float | date) or isinstance(value, bool):
+            self.bad(key, "must be a single value, not a list or a mapping")
+            return default
+        text = str(value).strip()
+        if "\x00" in text:  # a store cannot keep it (PostgreSQL refuses it)
             self.bad(key, "contains a NUL character (accepted: text without NUL characters)")
             return default
-        return default if _blank(value) else str(value).strip()
+        if len(text) > MAX_TEXT_CHARS:
+            self.bad(key, f"longer than {MAX_TEXT_CHARS} characters")
+            return default
+        return text
 
     def choice(self, key: str, kind: type[E], default: E) -> E:
         """A member of the string enum ``kind`` named (any case) in the column; blank -> ``default``."""
@@ -110,52 +151,60 @@ class _Row:
         try:
             return kind(raw.lower())
         except ValueError:
-            self.bad(key, f"unknown value {raw!r} (accepted: {', '.join(kind)})")
+            self.bad(key, f"unknown value (accepted: {', '.join(kind)})")
             return default
 
     def number(self, key: str, *, positive: bool = False, integer: bool = False) -> float | None:
         value = self.data.get(key)
         if _blank(value):
             return None
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            self.bad(key, "not a number")
+            return None
         try:
             number = float(str(value).strip().replace("$", "").replace(",", ""))
-        except ValueError:
-            self.bad(key, f"not a number: {value!r}")
+        except (ValueError, OverflowError):
+            self.bad(key, "not a number")
             return None
+        ceiling = MAX_VALUE.get(key, 1e12)
         if not math.isfinite(number) or number < 0 or (positive and number == 0):
-            self.bad(key, f"must be {'> 0' if positive else '>= 0'}, got {value!r}")
+            self.bad(key, f"must be {'> 0' if positive else '>= 0'} (a finite number)")
+            return None
+        if number > ceiling:
+            self.bad(key, f"must be at most {ceiling:,.0f}")
             return None
         if integer and number != int(number):
-            self.bad(key, f"must be a whole number, got {value!r}")
+            self.bad(key, "must be a whole number")
             return None
         return number
 
 
-def _parse_time(row: _Row, default: datetime) -> datetime:
+def _parse_time(row: _Row, default: datetime, now: datetime) -> datetime:
     raw = row.data.get("observed_at")
     if _blank(raw):
         return default
     if isinstance(raw, datetime):
-        return raw if raw.tzinfo else raw.replace(tzinfo=UTC)
-    try:
-        when = datetime.fromisoformat(str(raw).strip())
-    except ValueError:
-        row.bad("observed_at", f"not an ISO date/time: {raw!r}")
+        when = raw
+    elif isinstance(raw, date):  # YAML reads 2026-11-01 as a date
+        when = datetime(raw.year, raw.month, raw.day)
+    else:
+        text = row.text("observed_at")
+        try:
+            when = datetime.fromisoformat(text or "")
+        except ValueError:
+            row.bad("observed_at", "not an ISO date/time (accepted: 2026-11-01 or 2026-11-01T12:00:00Z)")
+            return default
+    when = when if when.tzinfo else when.replace(tzinfo=UTC)
+    if when > now + FUTURE_SLACK:
+        row.bad("observed_at", "lies in the future; it is when the price was observed")
         return default
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
+    if when < EARLIEST_OBSERVED:
+        row.bad("observed_at", f"before {EARLIEST_OBSERVED.year}: not a date a GPU price was observed")
+        return default
+    return when
 
 
-def _offer(row: _Row, source_label: str, default_time: datetime) -> Offer | None:
-    unknown = sorted(k for k in row.data if k not in ACCEPTED)
-    for key in unknown:
-        row.bad(
-            key,
-            "unknown column",
-        )
-    if unknown:
-        row.problems[-len(unknown) :] = [
-            (f, f"{m} (accepted: {', '.join(ACCEPTED)})") for f, m in row.problems[-len(unknown) :]
-        ]
+def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) -> Offer | None:
     for key in REQUIRED:
         if _blank(row.data.get(key)):
             row.bad(key, "required")
@@ -165,7 +214,8 @@ def _offer(row: _Row, source_label: str, default_time: datetime) -> Offer | None
         try:
             accelerator = resolve_gpu(gpu)
         except UnknownNameError as exc:
-            row.bad("gpu", f"unknown GPU {gpu!r}; closest known: {', '.join(exc.suggestions) or 'none'}")
+            what = "ambiguous" if exc.ambiguous else "unknown"
+            row.bad("gpu", f"{what} GPU name; closest known: {', '.join(exc.suggestions) or 'none'}")
     count_f = row.number("gpu_count", positive=True, integer=True)
     count = int(count_f) if count_f is not None else 1
     price = row.number("price_usd_per_hour", positive=True)
@@ -185,7 +235,7 @@ def _offer(row: _Row, source_label: str, default_time: datetime) -> Offer | None
     available_count = row.number("available_count", integer=True)
     vcpus, ram, disk = row.number("vcpus"), row.number("ram_gb"), row.number("disk_gb")
     egress, storage = row.number("egress_usd_per_gb"), row.number("storage_usd_per_gb_month")
-    observed = _parse_time(row, default_time)
+    observed = _parse_time(row, default_time, now)
     if row.problems or accelerator is None:
         return None
     provider_raw = row.text("provider") or ""
@@ -216,36 +266,91 @@ def _offer(row: _Row, source_label: str, default_time: datetime) -> Offer | None
     )
 
 
+def _unknown_fields(label: str, line: int, names: list[tuple[str, str]]) -> None:
+    """Refuse unknown columns / keys, named by position (``column 3``), never by what was written."""
+    problems = []
+    for where, name in names:
+        hint = closest(name, ACCEPTED, n=1)
+        near = f"; did you mean {hint[0]}?" if hint else ""
+        problems.append(
+            (f"{label}:{line}: {where}", f"unknown field{near} (accepted: {', '.join(ACCEPTED)})")
+        )
+    if problems:
+        raise OfferFileError(problems)
+
+
 def _csv_rows(label: str, text: str) -> Iterator[_Row]:
     reader = csv.DictReader(io.StringIO(text))
-    if not reader.fieldnames:
+    try:
+        fieldnames = reader.fieldnames
+    except csv.Error as exc:
+        raise OfferFileError([(f"{label}:1: header", f"not valid CSV ({exc})")]) from None
+    if not fieldnames:
         raise OfferFileError([(f"{label}:1: header", "empty file; the first line must name the columns")])
-    header = [h.strip() for h in reader.fieldnames]
+    header = [h.strip() for h in fieldnames]
+    _unknown_fields(label, 1, [(f"column {i}", h) for i, h in enumerate(header, 1) if h not in ACCEPTED])
     reader.fieldnames = header
-    for record in reader:
+    while True:
+        try:
+            record = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise OfferFileError([(f"{label}:{reader.line_num}: row", f"not valid CSV ({exc})")]) from None
         line = reader.line_num  # the physical line the row ends on (blank lines counted)
         data = {k: v for k, v in record.items() if k is not None}
         if None in record:
-            yield _Row(label, {**data, "__extra__": ",".join(record[None])}, line, {})
+            yield _Row(label, {**data, "__extra__": "1"}, line, {})
             continue
         if all(_blank(v) for v in data.values()):
             continue
         yield _Row(label, data, line, {})
 
 
+class _BoundedLoader(yaml.SafeLoader):
+    """PyYAML's safe loader with a nesting limit (no RecursionError on a 5,000-deep list) and a bound
+    on merge keys, which a few bytes of nested ``<<: [*a, *a, ...]`` can expand exponentially."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(
+                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def flatten_mapping(self, node: Any) -> None:
+        super().flatten_mapping(node)
+        if len(node.value) > MAX_MERGED_KEYS:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"merge keys expand to more than {MAX_MERGED_KEYS} keys", node.start_mark
+            )
+
+
 def _yaml_rows(label: str, text: str) -> Iterator[_Row]:
-    loader = yaml.SafeLoader(text)
+    loader: _BoundedLoader | None = None
     try:
+        loader = _BoundedLoader(text)  # its reader already refuses control characters
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
-        raise OfferFileError(
-            [(f"{label}:{line}: yaml", f"not valid YAML: {getattr(exc, 'problem', exc)}")]
-        ) from exc
+        problem = getattr(exc, "problem", None) or "cannot be read"
+        raise OfferFileError([(f"{label}:{line}: yaml", f"not valid YAML: {problem}")]) from None
+    except RecursionError:
+        raise OfferFileError([(f"{label}:1: yaml", "not valid YAML: nested too deeply")]) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     items_node = node
     if isinstance(data, dict):
         if "offers" not in data or not isinstance(node, yaml.MappingNode):
@@ -261,31 +366,75 @@ def _yaml_rows(label: str, text: str) -> Iterator[_Row]:
         if not isinstance(item, dict) or not isinstance(item_node, yaml.MappingNode):
             raise OfferFileError([(f"{label}:{line}: offer", "each offer must be a mapping of field: value")])
         key_lines = {str(k.value): v.start_mark.line + 1 for k, v in item_node.value}
+        unknown = [(k, v) for k, v in item_node.value if str(k.value) not in ACCEPTED]
+        _unknown_fields(
+            label, line, [(f"field at line {k.start_mark.line + 1}", str(k.value)) for k, _ in unknown]
+        )
         yield _Row(label, {str(k): v for k, v in item.items()}, line, key_lines)
+
+
+def read_text_file(path: Path, max_bytes: int | None = None) -> tuple[str, float]:
+    """The UTF-8 text of a regular file of at most ``max_bytes`` and its modification time.
+
+    Opened without blocking (a FIFO with no writer cannot wedge the caller) and checked to be a
+    regular file *before* anything is read; errors name the file and never quote it.
+    """
+    max_bytes = MAX_FILE_BYTES if max_bytes is None else max_bytes
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise InvalidInputError("file", f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InvalidInputError(
+                "file", f"{path} is not a regular file (a FIFO, device or directory cannot be an offer file)"
+            )
+        if info.st_size > max_bytes:
+            raise InvalidInputError("file", f"{path} is larger than {max_bytes:,} bytes")
+        chunks, total = [], 0
+        while total <= max_bytes:
+            chunk = os.read(fd, min(1 << 20, max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        if total > max_bytes:
+            raise InvalidInputError("file", f"{path} is larger than {max_bytes:,} bytes")
+    except OSError as exc:
+        raise InvalidInputError("file", f"cannot read {path}: {exc.strerror or type(exc).__name__}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    head = data[:4096]  # UTF-16 text is every other byte NUL; a stray NUL in a cell is named per field
+    if head[:2] in (b"\xff\xfe", b"\xfe\xff") or (head and head.count(b"\x00") * 4 >= len(head)):
+        raise InvalidInputError("file", f"{path.name} is UTF-16 encoded; save it as UTF-8", "UTF-8 text")
+    try:
+        return data.decode("utf-8-sig"), info.st_mtime
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            "file", f"{path.name} is not UTF-8 text (byte {exc.start} cannot be decoded)", "UTF-8 text"
+        ) from None
 
 
 def parse_offer_file(path: Path, *, source_label: str | None = None) -> list[Offer]:
     """All offers of a CSV/YAML file, or :class:`OfferFileError` listing every problem."""
     label = path.name
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InvalidInputError("file", f"cannot read {path}: {exc.strerror or exc}") from exc
-    default_time = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
     suffix = path.suffix.lower()
-    if suffix in (".yaml", ".yml"):
-        rows = _yaml_rows(label, text)
-    elif suffix == ".csv":
-        rows = _csv_rows(label, text)
-    else:
+    if suffix not in (".yaml", ".yml", ".csv"):
         raise InvalidInputError("file", f"{path.name}: unknown file type {suffix!r}", ".csv, .yaml, .yml")
+    text, mtime = read_text_file(path)
+    default_time = datetime.fromtimestamp(mtime, tz=UTC)
+    now = datetime.now(UTC)
+    rows = _yaml_rows(label, text) if suffix in (".yaml", ".yml") else _csv_rows(label, text)
     offers: list[Offer] = []
     problems: list[tuple[str, str]] = []
     for row in rows:
         if "__extra__" in row.data:
             problems.append((f"{label}:{row.line}: row", "more values than header columns"))
             continue
-        offer = _offer(row, source_label or f"file:{path}", default_time)
+        offer = _offer(row, source_label or f"file:{path}", default_time, now)
         problems.extend(row.problems)
         if offer is not None:
             offers.append(offer)
