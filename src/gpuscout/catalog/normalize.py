@@ -32,6 +32,7 @@ Rules (each has a test on a recorded payload in ``tests/catalog/test_normalize.p
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ from gpuscout.knowledge.accelerators import find_gpu
 MEMORY_LOW = 0.88
 MEMORY_HIGH = 1.06
 
+_STATES_MEMORY = re.compile(r"\d\s*(?:gb|gib|g)\b", re.IGNORECASE)  # "A100-80GB", "H100 80 GB"
 _BINARY_UNITS = {"mib": 1 / 1024, "mb": 1 / 1024, "gib": 1.0, "gb": 1.0, "tib": 1024.0, "tb": 1024.0}
 
 
@@ -136,7 +138,7 @@ def match_gpu(
     if memory_gb is not None and (not math.isfinite(memory_gb) or memory_gb <= 0):
         memory_gb = None
     attempts = [name]
-    if memory_gb is not None:
+    if memory_gb is not None and not _STATES_MEMORY.search(name):
         attempts.insert(0, f"{name} {round(memory_gb):d}GB")
     first = _resolve(name)
     for attempt in attempts:

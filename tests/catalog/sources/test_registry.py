@@ -17,9 +17,13 @@ DIRECT = [
     "vultr",
     "digitalocean",
     "shadeform",
-    "cudo",
     "verda",
     "tensordock",
+    "scaleway",
+    "akash",
+    "lium",
+    "primeintellect",
+    "jarvislabs",
 ]
 
 
@@ -42,6 +46,7 @@ def test_every_adapter_registered_once_with_credentials_declared() -> None:
         assert all(isinstance(v, str) and v.isupper() for v in src.needs_credentials), name
     assert sources["lambda"].needs_credentials == ("LAMBDA_API_KEY",)
     assert sources["vastai"].needs_credentials == ()
+    assert "cudo" not in sources and "cudo" in registry.RETIRED  # Cudo shut down on 2026-03-31
     # the store ranks feeds by the registered names: a provider's API over gpuhunt's catalog
     from gpuscout.catalog.store import source_preference
 

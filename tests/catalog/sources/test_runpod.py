@@ -1,8 +1,8 @@
-"""RunPod adapter against the recorded gpuTypes fixtures."""
+"""RunPod adapter (REST v2 catalogue) against the official example response and variations of it."""
 
 from __future__ import annotations
 
-import json
+import copy
 from typing import Any
 
 import httpx
@@ -10,120 +10,179 @@ import pytest
 import respx
 
 from gpuscout.catalog.offer import Availability, Interconnect
-from gpuscout.catalog.sources.base import SourceError
-from gpuscout.catalog.sources.runpod import GRAPHQL_URL, RunPodSource
+from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
+from gpuscout.catalog.sources.runpod import GPUS_URL, RunPodSource
 from tests.catalog.sources.samples import SleepRecorder, fetch, sample
 
 
-def gpu_types() -> list[dict[str, Any]]:
-    s = sample("runpod")
-    return [s["gpu_type_docs_sample"], s["gpu_type_with_stock_fixture"]]
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RUNPOD_API_KEY", "rp-key")
+
+
+def example() -> dict[str, Any]:
+    return sample("runpod_rest_v2")["gpus"][0]  # the OpenAPI example: RTX 4090, one data centre
 
 
 def answer(types: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    return {"data": {"gpuTypes": gpu_types() if types is None else types}}
+    return {"gpus": [example()] if types is None else types}
 
 
-def index(offers: list) -> dict[tuple[str, bool | None], Any]:
-    return {(o.instance_type, o.secure): o for o in offers}
+def mock(types: list[dict[str, Any]] | None = None) -> respx.Route:
+    return respx.get(GPUS_URL).mock(return_value=httpx.Response(200, json=answer(types)))
+
+
+def index(offers: list[Any]) -> dict[tuple[str, str, bool | None], Any]:
+    return {(o.instance_type, o.region, o.secure): o for o in offers}
 
 
 @respx.mock
-def test_secure_and_community_offers_field_by_field() -> None:
-    route = respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer()))
+def test_the_official_example_field_by_field() -> None:
+    route = mock()
     offers = index(fetch(RunPodSource()))
     assert route.call_count == 2
-    secure_flags = [
-        json.loads(c.request.content)["variables"]["lowestPriceInput"]["secureCloud"] for c in route.calls
+    sent = [dict(c.request.url.params) for c in route.calls]
+    assert sent == [
+        {"include": "AVAILABILITY", "product": "POD", "cloud": "SECURE"},
+        {"include": "AVAILABILITY", "product": "POD", "cloud": "COMMUNITY"},
     ]
-    assert secure_flags == [True, False]
-
-    h100_sec = offers[("1x NVIDIA H100 80GB HBM3", True)]
-    assert h100_sec.accelerator == "H100-SXM"
-    assert h100_sec.gpu_memory_gb == 80
-    assert h100_sec.price_usd_per_hour == pytest.approx(2.69)
-    assert h100_sec.spot_price_usd_per_hour == pytest.approx(2.49)
-    assert h100_sec.availability is Availability.AVAILABLE  # stockStatus Medium
-    assert h100_sec.region == "any"
-    assert h100_sec.interconnect is Interconnect.NVLINK
-
-    # per-GPU price x count: secure max 8 GPUs, community max 4 (maxGpuCount*Cloud)
-    h100_sec8 = offers[("8x NVIDIA H100 80GB HBM3", True)]
-    assert h100_sec8.gpu_count == 8
-    assert h100_sec8.price_usd_per_hour == pytest.approx(8 * 2.69)
-    assert h100_sec8.spot_price_usd_per_hour == pytest.approx(8 * 2.49)
-    h100_com4 = offers[("4x NVIDIA H100 80GB HBM3", False)]
-    assert h100_com4.price_usd_per_hour == pytest.approx(4 * 2.39)
-    assert h100_com4.spot_price_usd_per_hour == pytest.approx(4 * 2.19)
-    assert ("8x NVIDIA H100 80GB HBM3", False) not in offers
-
-    a100_com = offers[("1x NVIDIA A100 80GB PCIe", False)]
-    assert a100_com.accelerator == "A100-PCIe-80GB"
-    assert a100_com.price_usd_per_hour == pytest.approx(1.59)
-    assert a100_com.spot_price_usd_per_hour == pytest.approx(0.89)
-    assert a100_com.availability is Availability.UNKNOWN  # lowestPrice has no stockStatus key
-    assert a100_com.interconnect is Interconnect.PCIE
-    # secure A100: securePrice 1.89, secureSpotPrice null -> spot unknown, never 0
-    a100_sec = offers[("1x NVIDIA A100 80GB PCIe", True)]
-    assert a100_sec.price_usd_per_hour == pytest.approx(1.89)
-    assert a100_sec.spot_price_usd_per_hour is None
-    assert a100_sec.extra["display_name"] == "A100 80GB"
+    assert route.calls[0].request.headers["Authorization"] == "Bearer rp-key"
+    assert sorted(offers) == [
+        ("1x NVIDIA GeForce RTX 4090", "US-KS-2", False),
+        ("1x NVIDIA GeForce RTX 4090", "US-KS-2", True),
+        ("4x NVIDIA GeForce RTX 4090", "US-KS-2", False),
+        ("8x NVIDIA GeForce RTX 4090", "US-KS-2", True),
+    ]
+    one = offers[("1x NVIDIA GeForce RTX 4090", "US-KS-2", True)]
+    assert (one.accelerator, one.gpu_count, one.gpu_memory_gb) == ("RTX4090", 1, 24)
+    assert one.price_usd_per_hour == pytest.approx(0.44)  # price.secure, per GPU-hour
+    assert one.spot_price_usd_per_hour is None  # the v2 catalogue states no interruptible price
+    assert one.availability is Availability.AVAILABLE  # data centre HIGH
+    assert one.interconnect is Interconnect.PCIE
+    assert one.extra["data_center"] == "US Kansas 2"
+    eight = offers[("8x NVIDIA GeForce RTX 4090", "US-KS-2", True)]
+    assert eight.price_usd_per_hour == pytest.approx(8 * 0.44)  # maxCount.secure 8
+    assert eight.availability is Availability.UNKNOWN  # stock is stated for one GPU only
+    four = offers[("4x NVIDIA GeForce RTX 4090", "US-KS-2", False)]
+    assert four.price_usd_per_hour == pytest.approx(4 * 0.31)  # community, maxCount.community 4
 
 
 @respx.mock
-def test_stock_status_mapping_and_available_counts() -> None:
-    t = gpu_types()[1]
-    low = dict(
-        t, lowestPrice={"stockStatus": "Low", "availableGpuCounts": [1, 2], "maxUnreservedGpuCount": 2}
-    )
-    respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer([low])))
+def test_stock_levels_per_data_centre() -> None:
+    t = example()
+    t["dataCenters"] = [
+        {"id": "EU-RO-1", "name": "Romania", "availability": "LOW"},
+        {"id": "US-TX-3", "name": "Texas", "availability": "NONE"},
+        {"id": "CA-MTL-1", "name": "Montreal", "availability": "MEDIUM"},
+    ]
+    mock([t])
     offers = index(fetch(RunPodSource()))
-    assert sorted(k[0] for k in offers if k[1]) == ["1x NVIDIA H100 80GB HBM3", "2x NVIDIA H100 80GB HBM3"]
-    assert offers[("2x NVIDIA H100 80GB HBM3", True)].availability is Availability.LIMITED
-    assert offers[("2x NVIDIA H100 80GB HBM3", True)].available_count == 2
+    assert offers[("1x NVIDIA GeForce RTX 4090", "EU-RO-1", True)].availability is Availability.LIMITED
+    assert offers[("1x NVIDIA GeForce RTX 4090", "US-TX-3", True)].availability is Availability.UNAVAILABLE
+    assert offers[("8x NVIDIA GeForce RTX 4090", "US-TX-3", True)].availability is Availability.UNAVAILABLE
+    assert offers[("1x NVIDIA GeForce RTX 4090", "CA-MTL-1", True)].availability is Availability.AVAILABLE
 
-    gone = dict(t, lowestPrice={"stockStatus": None})
-    respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer([gone])))
+
+@respx.mock
+def test_without_data_centres_the_type_wide_availability_is_used() -> None:
+    t = example()
+    del t["dataCenters"]
+    t["availability"] = "LOW"
+    mock([t])
     offers = index(fetch(RunPodSource()))
-    assert offers[("1x NVIDIA H100 80GB HBM3", True)].availability is Availability.UNAVAILABLE
+    assert offers[("1x NVIDIA GeForce RTX 4090", "any", True)].availability is Availability.LIMITED
 
 
 @respx.mock
-def test_memory_in_gb_is_taken_as_gb() -> None:
-    # RunPod's UI printed memoryInGb as "80 MiB"; the value is GB and must give an 80 GB part.
-    respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer()))
-    for o in fetch(RunPodSource()):
-        assert o.gpu_memory_gb == 80
+def test_a_cloud_that_does_not_offer_the_type_gives_no_offer_and_no_drop() -> None:
+    t = example()
+    t["secure"] = False  # its price.secure (0.44) is then a placeholder
+    mock([t])
+    source = RunPodSource()
+    offers = fetch(source)
+    assert {o.secure for o in offers} == {False}
+    assert source.dropped == []
 
 
 @respx.mock
-def test_graphql_errors_are_a_source_error() -> None:
-    respx.post(GRAPHQL_URL).mock(
-        return_value=httpx.Response(200, json={"errors": [{"message": "Something went wrong"}]})
+def test_a_zero_price_is_an_invalid_row_not_a_free_gpu() -> None:
+    t = example()
+    t["price"]["secure"] = 0
+    mock([t])
+    source = RunPodSource()
+    offers = fetch(source)
+    assert {o.secure for o in offers} == {False}
+    [drop] = source.dropped
+    assert (
+        drop.invalid
+        and drop.category == "no positive price"
+        and drop.row == "NVIDIA GeForce RTX 4090 (secure)"
     )
-    with pytest.raises(SourceError, match="GraphQL errors: Something went wrong"):
+
+
+def _from_graphql(row: dict[str, Any]) -> dict[str, Any]:
+    """A v2 ``GpuType`` for a type of the recorded GraphQL answer (same id strings, per the source note)."""
+    t = copy.deepcopy(example())
+    t.update(id=row["id"], name=row["displayName"], memory=row["memoryInGb"])
+    t["price"] = {"secure": row["securePrice"], "community": row["communityPrice"], "serverless": None}
+    t["secure"] = bool(row["securePrice"])
+    return t
+
+
+@respx.mock
+def test_the_ids_of_the_recorded_graphql_answer_resolve() -> None:
+    rows = sample("runpod_graphql_gpuindex")["data"]["gpuTypes"]
+    mock([_from_graphql(r) for r in rows])
+    source = RunPodSource()
+    accelerators = {(o.extra["display_name"], o.accelerator) for o in fetch(source)}
+    assert accelerators == {
+        ("A100 SXM 40GB", "A100-SXM4-40GB"),  # community only: securePrice 0 means "not offered"
+        ("B200", "B200"),
+        ("B300", "B300"),
+        ("H100 SXM", "H100-SXM"),
+        ("H200 SXM", "H200-SXM"),
+        ("L40S", "L40S"),
+        ("MI300X", "MI300X"),
+        ("RTX 3070", "RTX3070"),
+        ("RTX 4090", "RTX4090"),
+    }
+    assert source.dropped == []
+
+
+@respx.mock
+def test_unknown_gpu_is_dropped_with_a_reason() -> None:
+    t = example()
+    t.update(id="Zorblax 9000 Ultra", name="Zorblax")
+    mock([t, example()])
+    source = RunPodSource()
+    assert fetch(source)
+    assert {d.category for d in source.dropped} == {"unknown GPU"}
+
+
+def test_needs_the_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RUNPOD_API_KEY")
+    source = RunPodSource()
+    assert source.missing_credentials() == ("RUNPOD_API_KEY",)
+    with pytest.raises(CredentialsMissingError):
+        fetch(source)
+
+
+@respx.mock
+def test_schema_change_names_the_field() -> None:
+    respx.get(GPUS_URL).mock(return_value=httpx.Response(200, json={"data": []}))
+    with pytest.raises(SourceError, match="field 'gpus' missing"):
         fetch(RunPodSource())
-
-
-@respx.mock
-def test_renamed_price_field_names_the_field() -> None:
-    types = gpu_types()
+    types = [example(), example()]
     for t in types:
-        t["securePriceUsd"] = t.pop("securePrice")
-    respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer(types)))
-    with pytest.raises(SourceError, match="securePrice"):
+        t["vram"] = t.pop("memory")
+    mock(types)
+    with pytest.raises(SourceError, match=r"field 'gpus\[\]\.memory' missing in all"):
         fetch(RunPodSource())
-
-
-@respx.mock
-def test_empty_answer() -> None:
-    respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer([])))
-    assert fetch(RunPodSource()) == []
 
 
 @respx.mock
 def test_429_retry_after_http_date_then_success() -> None:
-    respx.post(GRAPHQL_URL).mock(
+    respx.get(GPUS_URL).mock(
         side_effect=[
             httpx.Response(429, headers={"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"}),
             httpx.Response(200, json=answer()),
@@ -136,8 +195,7 @@ def test_429_retry_after_http_date_then_success() -> None:
 
 
 @respx.mock
-def test_api_key_is_sent_when_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("RUNPOD_API_KEY", "k-123")
-    route = respx.post(GRAPHQL_URL).mock(return_value=httpx.Response(200, json=answer()))
-    fetch(RunPodSource())
-    assert route.calls[0].request.headers["Authorization"] == "Bearer k-123"
+def test_refused_key_is_a_source_error() -> None:
+    respx.get(GPUS_URL).mock(return_value=httpx.Response(401, json={"error": "unauthorized"}))
+    with pytest.raises(SourceError, match="refused, check the credentials"):
+        fetch(RunPodSource())

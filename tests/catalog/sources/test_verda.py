@@ -22,16 +22,20 @@ def _creds(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def types() -> list[dict[str, Any]]:
-    return sample("verda_datacrunch")["instance_types_items"]
+    return sample("verda_v1")  # H100, 2x A6000, a CPU node, V100
 
 
-def mock_all(availability: httpx.Response | None = None) -> respx.Route:
+SPOT = sample("verda_datacrunch")["availability_items"]  # recorded with get_availabilities(is_spot=True)
+ON_DEMAND = [{"location_code": "FIN-02", "availabilities": ["2A6000.20V"]}]
+
+
+def mock_all(availability: httpx.Response | None = None, on_demand: Any = ON_DEMAND) -> respx.Route:
     token = respx.post(TOKEN_URL).mock(return_value=httpx.Response(200, json={"access_token": "tok"}))
     respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=types()))
-    respx.get(AVAILABILITY_URL).mock(
-        return_value=availability
-        or httpx.Response(200, json=sample("verda_datacrunch")["availability_items"])
+    respx.get(AVAILABILITY_URL, params={"is_spot": "true"}).mock(
+        return_value=availability or httpx.Response(200, json=SPOT)
     )
+    respx.get(AVAILABILITY_URL).mock(return_value=availability or httpx.Response(200, json=on_demand))
     return token
 
 
@@ -52,8 +56,13 @@ def test_types_and_availability_field_by_field() -> None:
     assert (h100.vcpus, h100.ram_gb) == (30, 120)
     assert h100.interconnect is Interconnect.NVLINK
 
-    a6000 = offers[("2A6000.20V", "FIN-01")]
+    a6000 = offers[("2A6000.20V", "FIN-02")]  # on-demand capacity listed there
     assert a6000.availability is Availability.AVAILABLE
+    spot_only = offers[("2A6000.20V", "FIN-01")]  # only spot capacity listed there
+    assert spot_only.availability is Availability.LIMITED and "only spot capacity" in spot_only.notes
+    v100 = offers[("1V100.6V", "FIN-01")]
+    assert (v100.accelerator, v100.spot_price_usd_per_hour) == ("V100-SXM2-16GB", pytest.approx(0.25))
+    assert not any(o.instance_type.startswith("CPU") for o in offers.values())
     assert (a6000.accelerator, a6000.gpu_count, a6000.gpu_memory_gb) == ("A6000", 2, 48)  # 96 GB total / 2
     assert a6000.price_usd_per_hour == pytest.approx(1.98)
     assert a6000.price_usd_per_gpu_hour == pytest.approx(0.99)
@@ -66,7 +75,7 @@ def test_availability_failure_keeps_prices_with_unknown_availability() -> None:
     src = VerdaSource()
     offers = fetch(src)
     assert {(o.region, o.availability) for o in offers} == {("any", Availability.UNKNOWN)}
-    assert len(offers) == 2
+    assert len(offers) == 3
     assert src.warnings and "availability unknown" in src.warnings[0]
 
 
@@ -105,5 +114,19 @@ def test_429_on_instance_types_then_success() -> None:
         side_effect=[httpx.Response(429, headers={"Retry-After": "2"}), httpx.Response(200, json=types())]
     )
     sleep = SleepRecorder()
-    assert len(fetch(VerdaSource(sleep=sleep))) == 2
+    assert len(fetch(VerdaSource(sleep=sleep))) == 4
     assert sleep.delays == [2.0]
+
+
+def test_the_documented_host() -> None:
+    assert INSTANCE_TYPES_URL == "https://api.verda.com/v1/instance-types"
+    assert TOKEN_URL == "https://api.verda.com/v1/oauth2/token"
+
+
+@respx.mock
+def test_prices_are_asked_for_in_usd() -> None:
+    mock_all()
+    fetch(VerdaSource())
+    [call] = [c for c in respx.calls if c.request.url.path.endswith("/instance-types")]
+    assert call.request.url.params["currency"] == "usd"
+    assert call.request.headers["Authorization"] == "Bearer tok"

@@ -4,8 +4,10 @@ Filtered server-side to Linux consumption VM meters of the GPU families (``Stand
 with ``NextPageLink`` (1,000 items a page; 429 is retried with ``Retry-After``). Client-side,
 every item still goes through :func:`~gpuscout.catalog.normalize.azure_exclusion`: Reservation
 rows (their ``retailPrice`` is the whole-term amount although ``unitOfMeasure`` says
-"1 Hour"), DevTest, "Low Priority" and Windows meters are dropped with a reason. Meters ending
-in " Spot" are the spot price of the same size and region, merged into one offer.
+"1 Hour"), DevTest, "Low Priority" and Windows meters are dropped with a reason (excluded by
+design: they do not count as invalid rows at the validation gate, unlike a meter without a
+positive price). Meters ending in " Spot" are the spot price of the same size and region, merged
+into one offer.
 
 The retail API carries no hardware specs, so the GPU, count, vCPUs and RAM of each size come
 from :data:`AZURE_GPU_SIZES`, curated from Microsoft Learn's GPU-accelerated size pages
@@ -22,7 +24,14 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, azure_exclusion, azure_is_spot, match_gpu, price_or_none
+from gpuscout.catalog.normalize import (
+    Excluded,
+    Unmatched,
+    azure_exclusion,
+    azure_is_spot,
+    match_gpu,
+    price_or_none,
+)
 from gpuscout.catalog.normalize import interconnect_for as fabric
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.http import HttpSource, azure_next_page, paginate
@@ -133,7 +142,7 @@ class AzureSource(HttpSource):
             try:
                 offers.append(self._offer(sku, region, prices, observed))
             except Unmatched as exc:
-                self.drop(f"{sku} {region}", exc.reason)
+                self.drop_unmatched(f"{sku} {region}", exc)
         return offers
 
     def _collect(self, item: Any, groups: dict[tuple[str, str], _Prices]) -> list[Offer]:
@@ -143,11 +152,11 @@ class AzureSource(HttpSource):
         field(item, "meterName", "Items[]", str)
         reason = azure_exclusion(item)
         if reason:
-            raise Unmatched(reason)
+            raise Excluded(reason)
         if sku not in AZURE_GPU_SIZES:
-            raise Unmatched("not a known Azure GPU size")
+            raise Excluded("not a known Azure GPU size")
         if price is None:
-            raise Unmatched("no positive retailPrice")
+            raise Unmatched("no positive retailPrice", "no positive price")
         slot = groups.setdefault((sku, region), _Prices())
         if azure_is_spot(item):
             slot.spot = price if slot.spot is None else min(slot.spot, price)

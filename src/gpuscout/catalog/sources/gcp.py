@@ -26,6 +26,8 @@ from typing import Any
 import httpx
 
 from gpuscout.catalog.normalize import (
+    Excluded,
+    Unmatched,
     compose_gcp_instance_price,
     is_gcp_commitment,
     match_gpu,
@@ -36,6 +38,7 @@ from gpuscout.catalog.sources.http import HttpSource, paginate, token_next_page
 from gpuscout.catalog.sources.payload import MissingField, envelope, field, now_utc, parse_rows
 
 SKUS_URL = "https://cloudbilling.googleapis.com/v1/services/6F81-5844-456A/skus"
+UNIT_PRICE = "skus[].pricingInfo[0].pricingExpression.tieredRates[].unitPrice"
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,9 +106,11 @@ class GcpSource(HttpSource):
     def _collect(self, sku: dict[str, Any], rates: Rates) -> list[Offer]:
         description = str(field(sku, "description", "skus[]", str))
         category = field(sku, "category", "skus[]", dict)
-        if is_gcp_commitment(sku):
-            return []
         group = category.get("resourceGroup")
+        if is_gcp_commitment(sku):
+            if group == "GPU":
+                raise Excluded("committed-use SKU, not on-demand")
+            return []
         spot = category.get("usageType") == "Preemptible"
         base = description.removeprefix("Spot Preemptible ").removeprefix("Preemptible ")
         key: tuple[str, str, bool] | None = None
@@ -113,7 +118,9 @@ class GcpSource(HttpSource):
             gpu = next(
                 (f.gpu_sku for f in (A2, A2_ULTRA, G2, A3) if base.startswith(f.gpu_sku + " GPU")), None
             )
-            key = ("gpu", gpu, spot) if gpu else None
+            if gpu is None:  # T4, V100, H200...: priced by gpuhunt:gcp, whose catalog is composed
+                raise Excluded("GPU SKU of a family the gcp source does not compose (see gpuhunt:gcp)")
+            key = ("gpu", gpu, spot)
         else:
             for fam in {f.host_sku for f in (A2, G2, A3)}:
                 if base.startswith(f"{fam} Instance Core"):
@@ -123,6 +130,8 @@ class GcpSource(HttpSource):
         if key is None:
             return []  # a SKU gpuscout does not compose (other families, disks, network...)
         price = _unit_price(sku)
+        if price <= 0:  # a part priced 0 (or less) is a catalog gap, never a free part
+            raise Unmatched("no positive unitPrice", "no positive price")
         for region in field(sku, "serviceRegions", "skus[]", list):
             rates[key][str(region)] = price
         return []
@@ -182,4 +191,6 @@ def _unit_price(sku: dict[str, Any]) -> float:
         money = rates[-1]["unitPrice"]
         return units_nanos(money.get("units"), money.get("nanos"))
     except (KeyError, IndexError, TypeError, AttributeError):
-        raise MissingField("skus[].pricingInfo[0].pricingExpression.tieredRates[].unitPrice") from None
+        raise MissingField(UNIT_PRICE) from None
+    except (ValueError, OverflowError):
+        raise MissingField(UNIT_PRICE, "is not a number", "not a number") from None

@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import GpuMatch, Unmatched, cents_to_usd, match_gpu
+from gpuscout.catalog.normalize import Excluded, GpuMatch, Unmatched, cents_to_usd, match_gpu
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import (
@@ -85,9 +85,9 @@ class LambdaSource(HttpSource):
         specs = field(itype, "specs", where, dict)
         count = int(number(specs, "gpus", f"{where}.specs"))
         if count < 1:
-            raise Unmatched("CPU-only instance type")
+            raise Excluded("CPU-only instance type")
         if price is None:
-            raise Unmatched("no positive price")
+            raise Unmatched("no positive price_cents_per_hour", "no positive price")
         gpu = self._gpu(name, itype.get("description"))
         regions = field(entry, "regions_with_capacity_available", "data{}", list)
         notes = "capacity from regions_with_capacity_available" + (f"; {gpu.note}" if gpu.note else "")
@@ -126,6 +126,6 @@ class LambdaSource(HttpSource):
             )
         token = m["gpu"]
         if token not in LAMBDA_GPU_TOKENS:
-            raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}")
+            raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}", "unknown GPU")
         return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
 

@@ -103,12 +103,13 @@ def parse_rows(
     """Parse every row; drop (with reason) rows that raise :class:`Unmatched`; detect schema change."""
     offers: list[Offer] = []
     seen = 0
+    silent = 0  # rows that are not offers and not drops (CPU-only types...)
     missing: Counter[str] = Counter()
     for row in rows:
         seen += 1
         source.rows_seen += 1
         try:
-            offers.extend(parse(row))
+            made = list(parse(row))
         except Unmatched as exc:
             source.drop_unmatched(_label(ident, row, seen), exc)
             if isinstance(exc, MissingField):
@@ -117,11 +118,14 @@ def parse_rows(
             # garbage in one row (wrong types, absurd numbers) drops that row, never the source
             kind = f"malformed row: {type(exc).__name__}"
             source.drop(_label(ident, row, seen), f"{kind}: {str(exc)[:200]}", category=kind)
+        else:
+            offers.extend(made)
+            silent += not made
     if seen and not offers and missing:
         path, count = missing.most_common(1)[0]
-        if count == seen:
+        if count == seen - silent:
             raise SourceError(
-                source.name, f"schema change: field {path!r} missing in all {seen} rows of the answer"
+                source.name, f"schema change: field {path!r} missing in all {count} rows of the answer"
             )
     return offers
 

@@ -30,6 +30,11 @@ BUILTIN_FACTORIES: tuple[str, ...] = (
     "gpuscout.catalog.sources.shadeform:ShadeformSource",
     "gpuscout.catalog.sources.verda:VerdaSource",
     "gpuscout.catalog.sources.tensordock:TensorDockSource",
+    "gpuscout.catalog.sources.scaleway:ScalewaySource",
+    "gpuscout.catalog.sources.akash:AkashSource",
+    "gpuscout.catalog.sources.lium:LiumSource",
+    "gpuscout.catalog.sources.primeintellect:PrimeIntellectSource",
+    "gpuscout.catalog.sources.jarvislabs:JarvislabsSource",
     "gpuscout.catalog.sources.gpuhunt_source:gpuhunt_sources",
 )
 
@@ -110,3 +115,18 @@ def all_sources() -> dict[str, Source]:
                 raise ValueError(f"duplicate source name {src.name!r}")
             sources[src.name] = src
     return sources
+
+
+def source_state(name: str, source: Source | None) -> str:
+    """A source's state for ``gpuscout sources``: ``active``, ``needs credentials``, ``retired``,
+    ``not loadable`` (its module failed) or ``not configured`` (in the store only, e.g. a file no
+    longer listed in ``$GPUSCOUT_OFFER_FILES``)."""
+    if name in RETIRED:
+        return "retired"
+    if source is None:
+        return "not configured"
+    if isinstance(source, BrokenSource):
+        return "not loadable"
+    if source.missing_credentials():
+        return "needs credentials"
+    return "active"

@@ -1,169 +1,150 @@
-"""RunPod: GraphQL ``gpuTypes`` at ``https://api.runpod.io/graphql``.
+"""RunPod: the REST API v2 GPU catalogue, ``GET https://api.runpod.io/v2/catalog/gpus``.
 
-Two queries (secure cloud, community cloud), each asking every GPU type's per-GPU prices and the
-cloud's ``lowestPrice`` (stock status, available GPU counts). Decisions, documented:
+RunPod is switching its GraphQL API off (staged rate limits from 2026-09-17, 410 Gone "early
+2027"; REST v1 answers 410 from 2026-11-15), so this adapter reads only REST v2 (GA 2026-08-18).
+GraphQL is not kept as a fallback: besides going away, its recorded live answer
+(``runpod_graphql_gpuindex.json``) gives ``secureSpotPrice`` equal to ``securePrice`` on every
+type, so its "spot" was not an interruptible price anyway.
 
-* **Secure and community are separate offers** (``Offer.secure`` True / False), priced from
-  ``securePrice`` / ``communityPrice`` and spot from ``secureSpotPrice`` / ``communitySpotPrice``;
-  prices are **per GPU-hour**, so an N-GPU offer costs N x the per-GPU price.
-* **GPU counts**: ``lowestPrice.availableGpuCounts`` when RunPod gives it; otherwise 1 and the
-  cloud's maximum (``maxGpuCountSecureCloud`` / ``maxGpuCountCommunityCloud`` / ``maxGpuCount``).
-* **Availability** from ``lowestPrice.stockStatus``: High / Medium -> available, Low -> limited,
-  null -> unavailable (RunPod: "not deployable"); no ``stockStatus`` key at all -> unknown.
-  A count outside ``availableGpuCounts`` is unavailable. ``maxUnreservedGpuCount`` is the count.
-* **Memory**: ``memoryInGb`` is GB (RunPod's UI once printed "80 MiB" for it).
-* **Region** is ``any``: the query asks RunPod's global lowest price, not per data centre.
+* **Endpoint / auth**: two requests, ``?include=AVAILABILITY&product=POD&cloud=SECURE`` and
+  ``cloud=COMMUNITY`` (availability needs both ``include`` and ``product``, else 400; it is
+  scoped to one cloud, SECURE by default, and to one GPU). ``Authorization: Bearer
+  $RUNPOD_API_KEY`` (OpenAPI ``bearerAuth``): without the key the source is skipped.
+* **Fields**: ``id`` ("NVIDIA H100 80GB HBM3", the id used to create pods), ``name`` (display),
+  ``memory`` GB per GPU, ``secure`` / ``community`` (offered on that cloud at all),
+  ``price.secure`` / ``price.community`` **USD per GPU-hour**, ``maxCount.secure`` /
+  ``maxCount.community`` (the largest pod: a ceiling, *not* stock), ``availability`` (NONE, LOW,
+  MEDIUM, HIGH) and ``dataCenters[] {id, name, availability}``.
+* **Offers**: one per (GPU type, cloud, GPU count in {1, maxCount}, data centre). An N-GPU pod
+  costs N x the per-GPU price. Availability is what RunPod states for one GPU: HIGH/MEDIUM ->
+  available, LOW -> limited, NONE -> unavailable; for a larger count it is unknown, except where
+  not even one GPU is available (then unavailable). Region is the data-centre id (``US-KS-2``).
+  With no ``dataCenters`` list, one offer in region ``any`` carries the type-wide availability.
+* **No spot price**: the v2 catalogue states no interruptible price, so none is claimed.
 
-Auth: gpuhunt reads these fields without a key (providers.md: unverified that this still
-works); ``RUNPOD_API_KEY`` is sent as a Bearer token when set, so it is optional.
+Traps (``runpod_rest_v2.source.md``): the catalogue lists placeholder prices for a cloud where a
+type is not offered, so ``secure`` / ``community`` false means no offer (not a drop); a price of
+0 means "not offered", never free. Negotiated discounts are not reflected.
+
+Test body: ``runpod_rest_v2.json`` is the **official example response** of ``listGpuTypes`` in
+RunPod's OpenAPI 3.1 spec (runpod/docs at a900806e), a docs example with one item, not a live
+capture; the tests vary it (more types, clouds, stock levels) in the same shape.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import (
-    GpuMatch,
-    Unmatched,
-    match_gpu,
-    per_instance,
-    price_or_none,
-)
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, per_instance, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
-from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import (
-    MissingField,
+    NO_PRICE,
     envelope,
     field,
     now_utc,
     number,
     parse_rows,
-    require_price,
 )
 
-GRAPHQL_URL = "https://api.runpod.io/graphql"
-
-GPU_TYPES_QUERY = """
-query GpuTypes($lowestPriceInput: GpuLowestPriceInput, $gpuTypesInput: GpuTypeFilter) {
-  gpuTypes(input: $gpuTypesInput) {
-    id displayName memoryInGb maxGpuCount maxGpuCountSecureCloud maxGpuCountCommunityCloud
-    secureCloud communityCloud securePrice communityPrice secureSpotPrice communitySpotPrice
-    lowestPrice(input: $lowestPriceInput) {
-      minimumBidPrice uninterruptablePrice minVcpu minMemory stockStatus
-      maxUnreservedGpuCount availableGpuCounts
-    }
-  }
-}
-""".strip()
+GPUS_URL = "https://api.runpod.io/v2/catalog/gpus"
+CLOUDS = ("secure", "community")
 
 STOCK = {
     "high": Availability.AVAILABLE,
     "medium": Availability.AVAILABLE,
     "low": Availability.LIMITED,
+    "none": Availability.UNAVAILABLE,
 }
 
 
-def query_body(secure: bool) -> dict[str, Any]:
-    return {
-        "query": GPU_TYPES_QUERY,
-        "variables": {
-            "gpuTypesInput": {"cluster": False},
-            "lowestPriceInput": {"gpuCount": 1, "secureCloud": secure},
-        },
-    }
+def query(cloud: str) -> dict[str, str]:
+    return {"include": "AVAILABILITY", "product": "POD", "cloud": cloud.upper()}
+
+
+def _stock(value: Any) -> Availability:
+    return STOCK.get(str(value or "").lower(), Availability.UNKNOWN)
 
 
 class RunPodSource(HttpSource):
     name = "runpod"
     provider = "runpod"
-    endpoint = GRAPHQL_URL
-    needs_credentials = ()  # RUNPOD_API_KEY optional
+    endpoint = GPUS_URL
+    needs_credentials = ("RUNPOD_API_KEY",)
 
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
         self.reset_report()
+        key = self.credential("RUNPOD_API_KEY")
         http = self.http(client)
-        headers = {}
-        key = os.environ.get("RUNPOD_API_KEY")
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
         observed = now_utc()
         offers: list[Offer] = []
-        for secure in (True, False):
-            payload = await http.post_json(GRAPHQL_URL, query_body(secure), headers=headers)
-            types = self._gpu_types(payload)
-            parse: Callable[[Any], list[Offer]] = partial(self._offers, secure=secure, observed=observed)
-            offers.extend(parse_rows(self, types, parse, _ident(secure)))
+        for cloud in CLOUDS:
+            payload = await http.get_json(
+                GPUS_URL, params=query(cloud), headers={"Authorization": f"Bearer {key}"}
+            )
+            types = envelope(payload, "gpus", self.name)
+            parse = partial(self._offers, cloud=cloud, observed=observed)
+            offers.extend(parse_rows(self, types, parse, _ident(cloud)))
         return offers
 
-    def _gpu_types(self, payload: Any) -> list[Any]:
-        if isinstance(payload, dict) and payload.get("errors"):
-            messages = "; ".join(str(e.get("message", e)) for e in payload["errors"] if isinstance(e, dict))
-            raise SourceError(self.name, f"GraphQL errors: {messages or payload['errors']}")
-        data = envelope(payload, "data", self.name, dict)
-        types: list[Any] = envelope(data, "gpuTypes", self.name, list)
-        return types
-
-    def _offers(self, t: dict[str, Any], secure: bool, observed: Any) -> list[Offer]:
-        type_id = field(t, "id", "gpuTypes[]", str)
-        where = "gpuTypes[]"
-        cloud = "secure" if secure else "community"
-        if t.get(f"{cloud}Cloud") is False:
-            return []  # not offered on this cloud: nothing to drop
-        price_key = f"{cloud}Price"
-        if price_key not in t:
-            raise MissingField(f"{where}.{price_key}")
-        per_gpu = price_or_none(t[price_key])
-        per_gpu_spot = price_or_none(t.get(f"{cloud}SpotPrice"))
-        require_price(per_gpu, per_gpu_spot)
+    def _offers(self, t: dict[str, Any], cloud: str, observed: Any) -> list[Offer]:
+        where = "gpus[]"
+        type_id = str(field(t, "id", where, str))
+        if t.get(cloud) is False:
+            return []  # not offered on this cloud (its listed price is a placeholder): not a drop
+        prices = field(t, "price", where, dict)
+        per_gpu = price_or_none(prices.get(cloud))
+        if per_gpu is None:
+            raise Unmatched(f"no positive price.{cloud}", NO_PRICE)
         gpu = self._match(t, where)
-        lowest = t.get("lowestPrice")
-        stock_known = isinstance(lowest, dict) and "stockStatus" in lowest
-        status = lowest.get("stockStatus") if isinstance(lowest, dict) else None
-        availability = Availability.UNKNOWN
-        if stock_known:
-            availability = STOCK.get(str(status).lower(), Availability.UNAVAILABLE)
-        counts_listed = lowest.get("availableGpuCounts") if isinstance(lowest, dict) else None
-        counts = self._counts(t, cloud, counts_listed)
-        unreserved = lowest.get("maxUnreservedGpuCount") if isinstance(lowest, dict) else None
+        ceiling = (t.get("maxCount") or {}).get(cloud) if isinstance(t.get("maxCount"), dict) else None
+        counts = sorted({1, int(ceiling)}) if isinstance(ceiling, int) and ceiling >= 1 else [1]
+        centres = [d for d in t.get("dataCenters") or [] if isinstance(d, dict) and d.get("id")]
+        places = [(str(d["id"]), _stock(d.get("availability")), str(d.get("name") or "")) for d in centres]
+        if not places:
+            places = [("any", _stock(t.get("availability")), "")]
         offers = []
         for count in counts:
-            avail = availability
-            if isinstance(counts_listed, list) and counts_listed and count not in counts_listed:
-                avail = Availability.UNAVAILABLE
-            notes = [f"{cloud} cloud; per-GPU price x {count}; region 'any' = RunPod's global lowest price"]
-            if gpu.note:
-                notes.append(gpu.note)
-            if status:
-                notes.append(f"stockStatus {status}")
-            offers.append(
-                self.gpu_offer(
-                    gpu,
-                    instance_type=f"{count}x {type_id}",
-                    region="any",
-                    gpu_count=count,
-                    price_usd_per_hour=per_instance(per_gpu, count),
-                    spot_price_usd_per_hour=per_instance(per_gpu_spot, count),
-                    observed_at=observed,
-                    vcpus=_opt(lowest, "minVcpu") if count == 1 else None,
-                    ram_gb=_opt(lowest, "minMemory") if count == 1 else None,
-                    availability=avail,
-                    available_count=int(unreserved) if isinstance(unreserved, int) else None,
-                    secure=secure,
-                    notes="; ".join(notes),
-                    extra={"display_name": str(t.get("displayName") or ""), "cloud": cloud},
+            for region, one_gpu, dc_name in places:
+                if count == 1:
+                    availability = one_gpu
+                else:
+                    known_none = one_gpu is Availability.UNAVAILABLE
+                    availability = Availability.UNAVAILABLE if known_none else Availability.UNKNOWN
+                notes = [f"{cloud} cloud; per-GPU price x {count}"]
+                if count > 1:
+                    notes.append("RunPod states stock for one GPU; a larger pod's availability is unknown")
+                if gpu.note:
+                    notes.append(gpu.note)
+                offers.append(
+                    self.gpu_offer(
+                        gpu,
+                        instance_type=f"{count}x {type_id}",
+                        region=region,
+                        gpu_count=count,
+                        price_usd_per_hour=per_instance(per_gpu, count),
+                        spot_price_usd_per_hour=None,
+                        observed_at=observed,
+                        availability=availability,
+                        secure=cloud == "secure",
+                        notes="; ".join(notes),
+                        extra={
+                            "display_name": str(t.get("name") or ""),
+                            "cloud": cloud,
+                            "data_center": dc_name,
+                        },
+                    )
                 )
-            )
         return offers
 
-    def _match(self, t: dict[str, Any], where: str) -> GpuMatch:
-        memory = number(t, "memoryInGb", where)  # GB despite RunPod's old "MiB" label
-        names = [t["id"], *([t["displayName"]] if t.get("displayName") else [])]
+    @staticmethod
+    def _match(t: dict[str, Any], where: str) -> GpuMatch:
+        memory = number(t, "memory", where)  # GB per GPU
+        names = [t["id"], *([t["name"]] if t.get("name") else [])]
         last: Unmatched | None = None
         for candidate in names:
             try:
@@ -173,20 +154,6 @@ class RunPodSource(HttpSource):
         assert last is not None
         raise last
 
-    @staticmethod
-    def _counts(t: dict[str, Any], cloud: str, listed: Any) -> list[int]:
-        if isinstance(listed, list) and listed and all(isinstance(c, int) and c > 0 for c in listed):
-            return sorted(set(listed))
-        maximum = t.get(f"maxGpuCount{cloud.capitalize()}Cloud") or t.get("maxGpuCount") or 1
-        return sorted({1, int(maximum)})
 
-
-def _opt(block: Any, key: str) -> float | None:
-    if isinstance(block, dict) and isinstance(block.get(key), int | float) and block[key] > 0:
-        return float(block[key])
-    return None
-
-
-def _ident(secure: bool) -> Callable[[Any], str]:
-    cloud = "secure" if secure else "community"
+def _ident(cloud: str) -> Callable[[Any], str]:
     return lambda t: f"{t.get('id')} ({cloud})"

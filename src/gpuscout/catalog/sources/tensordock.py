@@ -1,12 +1,32 @@
-"""TensorDock marketplace (legacy v0, public): ``GET .../api/v0/client/deploy/hostnodes``.
+"""TensorDock: API v2, ``GET https://dashboard.tensordock.com/api/v2/locations`` (Bearer key).
 
-``hostnodes`` is a dict keyed by host id; each host's ``specs`` prices components per hour
-(``gpu.<model>.price`` per GPU, ``cpu.price`` per vCPU, ``ram.price`` per GB, ``storage.price``
-per GB-hour) and ``amount`` is the *free* capacity. An offer is a configuration gpuscout
-chooses, documented: 1 GPU and all free GPUs of a model, with :data:`VCPU_PER_GPU` vCPUs and
-:data:`RAM_GB_PER_GPU` GB RAM per GPU and :data:`DISK_GB` GB disk. It is available when the
-host has that much free, else unavailable. TensorDock has moved to a v2 dashboard API that
-needs a key (providers.md "Drift"); this legacy endpoint may stop answering.
+The legacy v0 marketplace endpoint is "no longer maintained now that TensorDock API v2 has been
+released" (gpuhunt dropped its TensorDock provider on 2026-02-25); this adapter reads only v2.
+
+* **Auth**: ``Authorization: Bearer $TENSORDOCK_API_KEY`` (Developer Settings); without it the
+  source is skipped. Rate limit 100 requests a minute (one request per refresh here).
+* **Fields**: ``data.locations[] {id, city, stateprovince, country, tier, gpus[]}``; each GPU entry
+  has ``v0Name`` (``h100-sxm5-80gb``), ``displayName`` ("H100 SXM5 80GB"), ``max_count`` (most
+  GPUs deployable at that location), ``price_per_hr`` **USD per GPU-hour, GPU only**,
+  ``resources {max_vcpus, max_ram_gb, max_storage_gb}`` and ``pricing {per_vcpu_hr,
+  per_gb_ram_hr, per_gb_storage_hr}``.
+* **Component pricing**: the advertised ``price_per_hr`` is the GPU alone, so an offer is a
+  configuration gpuscout chooses, priced from the parts: :data:`VCPU_PER_GPU` vCPUs and
+  :data:`RAM_GB_PER_GPU` GB RAM per GPU (capped at the location's maxima) and :data:`DISK_GB` GB
+  of storage (TensorDock's minimum is 100 GB). Counts are 1 and ``max_count``. The location lists
+  what can be deployed now, so these offers are available (``available_count`` = how many such
+  instances ``max_count`` allows).
+* **Region**: "City, State, Country" as stated; the location id is kept in ``extra``.
+* **Spot**: TensorDock sells spot instances, but the locations endpoint states no spot price; none
+  is claimed.
+
+Traps (``tensordock_v2.source.md``): VRAM is only in the name; clients report an inconsistent
+envelope on other endpoints (``{"data": [...]}`` vs ``{"data": {"instances": [...]}}``): a list
+under ``data`` is accepted here as the locations list.
+
+Test body: ``tensordock_v2.json`` is an **excerpt of the official docs example** of ``GET
+/api/v2/locations`` (placeholder ids, one GPU entry; the stored page was cut off inside the
+second), not a live capture.
 """
 
 from __future__ import annotations
@@ -17,10 +37,11 @@ import httpx
 
 from gpuscout.catalog.normalize import Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
+from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
-from gpuscout.catalog.sources.payload import envelope, field, now_utc, number, parse_rows, positive
+from gpuscout.catalog.sources.payload import NO_PRICE, envelope, field, now_utc, number, parse_rows, positive
 
-HOSTNODES_URL = "https://marketplace.tensordock.com/api/v0/client/deploy/hostnodes"
+LOCATIONS_URL = "https://dashboard.tensordock.com/api/v2/locations"
 VCPU_PER_GPU = 8
 RAM_GB_PER_GPU = 32
 DISK_GB = 100
@@ -29,51 +50,51 @@ DISK_GB = 100
 class TensorDockSource(HttpSource):
     name = "tensordock"
     provider = "tensordock"
-    endpoint = HOSTNODES_URL
-    needs_credentials = ()
+    endpoint = LOCATIONS_URL
+    needs_credentials = ("TENSORDOCK_API_KEY",)
 
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
         self.reset_report()
-        payload = await self.http(client).get_json(HOSTNODES_URL)
-        hosts = envelope(payload, "hostnodes", self.name, dict)
+        key = self.credential("TENSORDOCK_API_KEY")
+        payload = await self.http(client).get_json(LOCATIONS_URL, headers={"Authorization": f"Bearer {key}"})
+        data = envelope(payload, "data", self.name, (dict, list))
+        locations = data if isinstance(data, list) else envelope(data, "locations", self.name)
+        if not isinstance(locations, list):
+            raise SourceError(self.name, "schema change: data.locations is not a list")
         observed = now_utc()
-        rows = [(host_id, host, model, gpu) for host_id, host in hosts.items() for model, gpu in _gpus(host)]
-        return parse_rows(
-            self, rows, lambda r: self._offers(*r, observed=observed), lambda r: f"{r[0]}/{r[2]}"
-        )
+        rows = [(loc, gpu) for loc in locations for gpu in _gpus(loc)]
+        return parse_rows(self, rows, lambda r: self._offers(*r, observed=observed), _ident)
 
-    def _offers(
-        self, host_id: str, host: dict[str, Any], model: str, gpu_spec: Any, *, observed: Any
-    ) -> list[Offer]:
-        specs = field(host, "specs", "hostnodes{}", dict)
-        where = "hostnodes{}.specs"
-        gpu_rate = price_or_none(field(gpu_spec, "price", f"{where}.gpu{{}}"))
-        if gpu_rate is None:
-            raise Unmatched("no positive GPU price")
-        free_gpus = int(number(gpu_spec, "amount", f"{where}.gpu{{}}"))
-        cpu = field(specs, "cpu", where, dict)
-        ram = field(specs, "ram", where, dict)
-        storage = field(specs, "storage", where, dict)
-        cpu_rate = number(cpu, "price", f"{where}.cpu")
-        ram_rate = number(ram, "price", f"{where}.ram")
-        disk_rate = number(storage, "price", f"{where}.storage")
-        gpu = match_gpu(model.replace("-", " "), positive(gpu_spec.get("vram")))
-        location = host.get("location") or {}
-        region = ", ".join(str(location[k]) for k in ("city", "country") if location.get(k)) or "unknown"
+    def _offers(self, loc: dict[str, Any], entry: Any, *, observed: Any) -> list[Offer]:
+        where = "data.locations[].gpus[]"
+        per_gpu = price_or_none(field(entry, "price_per_hr", where))
+        name = str(entry.get("displayName") or field(entry, "v0Name", where, str))
+        if per_gpu is None:
+            raise Unmatched("no positive price_per_hr", NO_PRICE)
+        max_count = int(number(entry, "max_count", where))
+        if max_count < 1:
+            raise Unmatched("max_count < 1: nothing deployable", "nothing deployable")
+        pricing = field(entry, "pricing", where, dict)
+        cpu_rate = number(pricing, "per_vcpu_hr", f"{where}.pricing")
+        ram_rate = number(pricing, "per_gb_ram_hr", f"{where}.pricing")
+        disk_rate = number(pricing, "per_gb_storage_hr", f"{where}.pricing")
+        resources = entry.get("resources")
+        limits: dict[str, Any] = resources if isinstance(resources, dict) else {}
+        gpu = match_gpu(name.replace("-", " "))
+        region = (
+            ", ".join(str(loc[k]) for k in ("city", "stateprovince", "country") if loc.get(k)) or "unknown"
+        )
         offers = []
-        for count in sorted({1, max(1, free_gpus)}):
-            vcpus, ram_gb = count * VCPU_PER_GPU, count * RAM_GB_PER_GPU
-            price = count * gpu_rate + vcpus * cpu_rate + ram_gb * ram_rate + DISK_GB * disk_rate
-            fits = (
-                count <= free_gpus
-                and vcpus <= float(cpu.get("amount") or 0)
-                and ram_gb <= float(ram.get("amount") or 0)
-                and float(storage.get("amount") or 0) >= DISK_GB
-            )
+        for count in sorted({1, max_count}):
+            vcpus = _capped(count * VCPU_PER_GPU, limits.get("max_vcpus"))
+            ram_gb = _capped(count * RAM_GB_PER_GPU, limits.get("max_ram_gb"))
+            price = count * per_gpu + vcpus * cpu_rate + ram_gb * ram_rate + DISK_GB * disk_rate
+            config = f"component-priced configuration chosen by gpuscout: {vcpus:g} vCPU, {ram_gb:g} GB RAM"
+            notes = "; ".join(x for x in (f"{config}, {DISK_GB} GB disk", gpu.note) if x)
             offers.append(
                 self.gpu_offer(
                     gpu,
-                    instance_type=f"{host_id}:{count}x{model}",
+                    instance_type=f"{entry.get('v0Name') or name}:{count}x",
                     region=region,
                     gpu_count=count,
                     price_usd_per_hour=round(price, 6),
@@ -82,24 +103,35 @@ class TensorDockSource(HttpSource):
                     vcpus=float(vcpus),
                     ram_gb=float(ram_gb),
                     disk_gb=float(DISK_GB),
-                    availability=Availability.AVAILABLE if fits else Availability.UNAVAILABLE,
-                    available_count=free_gpus // count if fits else 0,
+                    availability=Availability.AVAILABLE,
+                    available_count=max_count // count,
                     storage_usd_per_gb_month=round(disk_rate * 730, 4),
-                    notes=_notes(vcpus, ram_gb, gpu.note),
-                    extra={"host": host_id, "cpu_type": str(cpu.get("type") or "")},
+                    notes=notes,
+                    extra={
+                        "location_id": str(loc.get("id") or ""),
+                        "tier": str(loc.get("tier") or ""),
+                        "gpu_price_per_hr": f"{per_gpu:g}",
+                        "dedicated_ip": str(
+                            (entry.get("network_features") or {}).get("dedicated_ip_available", "")
+                        ),
+                    },
                 )
             )
         return offers
 
 
-def _notes(vcpus: int, ram_gb: int, gpu_note: str) -> str:
-    config = f"component-priced configuration chosen by gpuscout: {vcpus} vCPU, {ram_gb} GB RAM"
-    return "; ".join(x for x in (f"{config}, {DISK_GB} GB disk", gpu_note) if x)
+def _capped(want: float, ceiling: Any) -> float:
+    limit = positive(ceiling)
+    return min(want, limit) if limit is not None else want
 
 
-def _gpus(host: Any) -> list[tuple[str, Any]]:
-    specs = host.get("specs") if isinstance(host, dict) else None
-    gpus = specs.get("gpu") if isinstance(specs, dict) else None
-    if not isinstance(gpus, dict):
-        return [("?", None)]  # let the parser name the missing field
-    return list(gpus.items())
+def _gpus(loc: Any) -> list[Any]:
+    gpus = loc.get("gpus") if isinstance(loc, dict) else None
+    return list(gpus) if isinstance(gpus, list) else [None]  # None: the parser names the missing field
+
+
+def _ident(row: Any) -> str:
+    loc, gpu = row
+    where = loc.get("city") if isinstance(loc, dict) else None
+    name = gpu.get("v0Name") if isinstance(gpu, dict) else None
+    return f"{where}/{name}"

@@ -1,20 +1,37 @@
-"""Verda (ex-DataCrunch): OAuth client credentials, then ``GET /v1/instance-types``.
+"""Verda (ex-DataCrunch): OAuth client credentials, then ``GET /v1/instance-types`` on ``api.verda.com``.
 
-``POST https://api.datacrunch.io/v1/oauth2/token`` (``client_credentials`` with
-``VERDA_CLIENT_ID`` / ``VERDA_CLIENT_SECRET``) gives a Bearer token. Instance types carry
-``price_per_hour`` and ``spot_price`` as strings, per *instance*; ``gpu.description``
-("1x H100 SXM5 80GB") names the GPU and ``gpu_memory.size_in_gigabytes`` is the total.
+* **Host**: ``https://api.verda.com/v1``, the default of Verda's SDK and docs since the rename
+  (the old ``api.datacrunch.io/v1`` serves the same OpenAPI, "Verda Cloud Public API", but is no
+  longer the documented host).
+* **Auth**: ``POST /v1/oauth2/token`` (``client_credentials`` with ``VERDA_CLIENT_ID`` /
+  ``VERDA_CLIENT_SECRET``) gives a Bearer token (scope ``cloud-api-v1``).
+* **Fields**: ``instance_type`` (``1H100.80S.30V``; leading integer = GPU count), ``gpu
+  {description: "1x H100 SXM5 80GB", number_of_gpus}``, ``gpu_memory.size_in_gigabytes`` (**total**
+  for the instance), ``price_per_hour`` and ``spot_price`` (**strings**, USD per instance-hour,
+  asked for with ``?currency=usd``), ``currency``, ``cpu.number_of_cores``,
+  ``memory.size_in_gigabytes``.
+* **Availability**: ``GET /v1/instance-availability`` lists, per ``location_code`` (``FIN-01``…),
+  the instance types deployable now on demand, and ``?is_spot=true`` the same for spot. One offer
+  per (type, location listed in either): available where on-demand capacity is listed, limited
+  where only spot capacity is; a type listed nowhere gives one offer in region ``any``
+  (unavailable). If an availability call fails, the offers keep availability ``unknown`` and the
+  failure is reported in ``warnings``; the prices still count.
+* **Spot**: Verda sells spot instances (interruptible); ``spot_price`` is their price.
 
-Availability: ``GET /v1/instance-availability`` lists, per location, the instance types that
-can be deployed now; one offer per such location (available). A type listed nowhere gives one
-offer in region ``any`` (unavailable). The availability path comes from the SDK as remembered
-(verda_datacrunch.source.md, unverified): if that call fails, offers keep availability
-``unknown`` and the failure is reported in ``warnings``, the prices still count.
+Traps (``verda_v1.source.md``): prices are strings and "dynamic" (they change several times a
+day); newer fields (``dynamic_price``, ``max_dynamic_price``, serverless prices) are not read, as
+no recorded body shows their meaning; AMD rows include CPU nodes (no GPU: not offers).
+
+Test body: ``verda_v1.json`` is the ``raw_instance_types`` fixture of gpuhunt's
+``test_verda.py`` (commented ``# verda.instance_types.get()``), a test fixture of another project
+with old prices and anonymised ids, not a dated capture; the availability lists come from the same
+project's fixtures (``verda_datacrunch.json``: the spot list, ``get_availabilities(is_spot=True)``).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -25,7 +42,7 @@ from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import field, now_utc, number, parse_rows, positive, require_price
 
-API = "https://api.datacrunch.io/v1"
+API = "https://api.verda.com/v1"
 TOKEN_URL = f"{API}/oauth2/token"
 INSTANCE_TYPES_URL = f"{API}/instance-types"
 AVAILABILITY_URL = f"{API}/instance-availability"
@@ -54,25 +71,27 @@ class VerdaSource(HttpSource):
         if not isinstance(token, str) or not token:
             raise SourceError(self.name, "OAuth answer has no 'access_token'")
         headers = {"Authorization": f"Bearer {token}"}
-        types = await http.get_json(INSTANCE_TYPES_URL, headers=headers)
+        types = await http.get_json(INSTANCE_TYPES_URL, params={"currency": "usd"}, headers=headers)
         if not isinstance(types, list):
             raise SourceError(self.name, f"instance-types answer is {type(types).__name__}, expected a list")
-        where_available: dict[str, list[str]] | None = None
+        stock: _Stock | None = None
         try:
-            where_available = _availability(await http.get_json(AVAILABILITY_URL, headers=headers))
+            on_demand = _availability(await http.get_json(AVAILABILITY_URL, headers=headers))
+            spot = _availability(
+                await http.get_json(AVAILABILITY_URL, params={"is_spot": "true"}, headers=headers)
+            )
+            stock = _Stock(on_demand, spot)
         except SourceError as exc:
             self.warnings.append(f"availability unknown: {exc.reason}")
         observed = now_utc()
         return parse_rows(
             self,
             types,
-            lambda t: self._offers(t, where_available, observed),
+            lambda t: self._offers(t, stock, observed),
             lambda t: str(t.get("instance_type")),
         )
 
-    def _offers(
-        self, t: dict[str, Any], where_available: dict[str, list[str]] | None, observed: Any
-    ) -> list[Offer]:
+    def _offers(self, t: dict[str, Any], stock: _Stock | None, observed: Any) -> list[Offer]:
         where = "instance_types[]"
         itype = str(field(t, "instance_type", where, str))
         gpu_block = field(t, "gpu", where, dict)
@@ -85,13 +104,7 @@ class VerdaSource(HttpSource):
         description = _COUNT_RE.sub("", str(field(gpu_block, "description", f"{where}.gpu", str)))
         total = positive((t.get("gpu_memory") or {}).get("size_in_gigabytes"))
         gpu = match_gpu(description, total / count if total else None)
-        if where_available is None:
-            places = [("any", Availability.UNKNOWN)]
-        else:
-            locations = where_available.get(itype, [])
-            places = [(loc, Availability.AVAILABLE) for loc in locations] or [
-                ("any", Availability.UNAVAILABLE)
-            ]
+        places = [("any", Availability.UNKNOWN)] if stock is None else stock.places(itype)
         currency = str(t.get("currency") or "usd").lower()
         if currency != "usd":
             raise Unmatched(f"price in {currency!r}, not USD")
@@ -108,12 +121,33 @@ class VerdaSource(HttpSource):
                 ram_gb=positive((t.get("memory") or {}).get("size_in_gigabytes")),
                 availability=availability,
                 notes="; ".join(
-                    x for x in ("prices are dynamic (change several times a day)", gpu.note) if x
+                    x
+                    for x in (
+                        "prices are dynamic (change several times a day)",
+                        "only spot capacity listed here" if availability is Availability.LIMITED else "",
+                        gpu.note,
+                    )
+                    if x
                 ),
                 extra={"p2p": str(t.get("p2p") or ""), "name": str(t.get("name") or "")},
             )
             for region, availability in places
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Stock:
+    """Where each instance type can be deployed now: on demand, and as spot."""
+
+    on_demand: dict[str, list[str]]
+    spot: dict[str, list[str]]
+
+    def places(self, itype: str) -> list[tuple[str, Availability]]:
+        here = self.on_demand.get(itype, [])
+        spot_only = [loc for loc in self.spot.get(itype, []) if loc not in here]
+        places = [(loc, Availability.AVAILABLE) for loc in here]
+        places += [(loc, Availability.LIMITED) for loc in spot_only]
+        return places or [("any", Availability.UNAVAILABLE)]
 
 
 def _availability(payload: Any) -> dict[str, list[str]]:

@@ -1,0 +1,104 @@
+"""Prices a provider states in another currency than USD, converted at a stated, dated rate.
+
+gpuscout compares offers in USD. A provider that prices in euros (Scaleway; OVHcloud's FR book)
+is converted at :data:`DEFAULT_RATES`, a published reference rate with its date and source,
+which the user can override per currency with an environment variable (``GPUSCOUT_FX_EUR_USD=1.09``:
+USD per EUR). The offer keeps the price as the source stated it next to the USD figure, and the
+rate used (value, date, source) in its notes, so a reader can redo the conversion.
+
+:func:`exchange_rate` is the one place that decides which rate applies.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from gpuscout.errors import InvalidInputError
+
+ENV_PREFIX = "GPUSCOUT_FX_"  # + "<CUR>_USD", e.g. GPUSCOUT_FX_EUR_USD
+
+
+@dataclass(frozen=True, slots=True)
+class ExchangeRate:
+    """``usd_per_unit`` US dollars for one unit of ``currency``, as published on ``as_of``."""
+
+    currency: str
+    usd_per_unit: float
+    as_of: str  # ISO date of the rate, or "set by the user"
+    source: str
+
+    def to_usd(self, amount: float | None) -> float | None:
+        """``amount`` (in :attr:`currency`) in USD, rounded to 1e-6; ``None`` stays ``None``."""
+        return None if amount is None else round(amount * self.usd_per_unit, 6)
+
+    @property
+    def note(self) -> str:
+        """How the price was converted, for an offer's notes."""
+        return (
+            f"converted from {self.currency} at {self.usd_per_unit:g} USD/{self.currency} "
+            f"({self.source}, {self.as_of}; override with {ENV_PREFIX}{self.currency}_USD)"
+        )
+
+
+# The ECB's euro reference rate (USD per EUR), rounded to two decimals. Recalled, not re-read:
+# the rate hovered around 1.17 through the third quarter of 2025. Set GPUSCOUT_FX_EUR_USD to the
+# day's rate for exact figures.
+DEFAULT_RATES: dict[str, ExchangeRate] = {
+    "USD": ExchangeRate("USD", 1.0, "fixed", "identity"),
+    "EUR": ExchangeRate(
+        "EUR",
+        1.17,
+        "2025-09-30",
+        "ECB euro foreign exchange reference rate, https://www.ecb.europa.eu/stats/"
+        "policy_and_exchange_rates/euro_reference_exchange_rates/html/eurofxref-graph-usd.en.html",
+    ),
+}
+
+
+def exchange_rate(currency: str) -> ExchangeRate:
+    """The rate converting ``currency`` to USD: ``$GPUSCOUT_FX_<CUR>_USD`` when set, else the default.
+
+    An unknown currency, or an override that is not a positive finite number, is an error naming
+    the variable (a price is never silently left unconverted).
+    """
+    code = (currency or "").strip().upper()
+    var = f"{ENV_PREFIX}{code}_USD"
+    raw = os.environ.get(var, "").strip()
+    if raw:
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value <= 0:
+            raise InvalidInputError(var, "must be a positive number of USD per unit", "e.g. 1.08")
+        return ExchangeRate(code, value, "set by the user", f"${var}")
+    if code not in DEFAULT_RATES:
+        known = ", ".join(sorted(DEFAULT_RATES))
+        raise InvalidInputError("currency", f"no exchange rate for {code!r}; set {var}", known)
+    return DEFAULT_RATES[code]
+
+
+@dataclass(frozen=True, slots=True)
+class StatedPrices:
+    """Prices a source states in a currency other than USD: ``fields`` are the Offer fields (the USD
+    figures), ``extra`` the prices as stated and the rate used (for ``Offer.extra``)."""
+
+    fields: dict[str, Any]
+    extra: dict[str, str]
+
+
+def stated_prices(rate: ExchangeRate, price: float | None, spot: float | None) -> StatedPrices:
+    """The USD prices of an offer priced ``price`` / ``spot`` per hour in ``rate.currency``."""
+    return StatedPrices(
+        fields={"price_usd_per_hour": rate.to_usd(price), "spot_price_usd_per_hour": rate.to_usd(spot)},
+        extra={
+            "original_currency": rate.currency,
+            "original_price_per_hour": "" if price is None else f"{price:g}",
+            "original_spot_price_per_hour": "" if spot is None else f"{spot:g}",
+            "usd_per_unit": f"{rate.usd_per_unit:g}",
+            "rate_as_of": rate.as_of,
+        },
+    )

@@ -1,0 +1,83 @@
+"""Jarvislabs adapter against gpuhunt's server_meta fixture (string numbers, vm and container rows)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from gpuscout.catalog.offer import Availability
+from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
+from gpuscout.catalog.sources.jarvislabs import SERVER_META_URL, JarvislabsSource
+from tests.catalog.sources.samples import fetch, sample
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JL_API_KEY", "jl-key")
+
+
+def meta() -> dict[str, Any]:
+    return sample("jarvislabs")
+
+
+def index(offers: list[Any]) -> dict[tuple[str, str], Any]:
+    return {(o.instance_type, o.region): o for o in offers}
+
+
+@respx.mock
+def test_recorded_fixture_field_by_field() -> None:
+    route = respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=meta()))
+    source = JarvislabsSource()
+    offers = index(fetch(source))
+    assert route.calls[0].request.headers["Authorization"] == "Bearer jl-key"
+    assert source.dropped == []
+    l4 = offers[("vm:L4:1x", "india-noida-01")]
+    assert (l4.accelerator, l4.gpu_count, l4.gpu_memory_gb) == ("L4", 1, 24)
+    assert l4.price_usd_per_hour == pytest.approx(0.44) and l4.spot_price_usd_per_hour == pytest.approx(0.29)
+    assert l4.availability is Availability.AVAILABLE and l4.available_count == 3
+    assert (l4.vcpus, l4.ram_gb) == (28, 124)
+    eight = offers[("container:L4:8x", "india-noida-01")]  # num_gpus "8": per-GPU price x 8
+    assert eight.price_usd_per_hour == pytest.approx(8 * 0.44)
+    assert eight.availability is Availability.UNAVAILABLE  # 3 free
+    a100 = offers[("vm:A100-80GB:4x", "india-noida-01")]
+    assert a100.accelerator.startswith("A100") and a100.gpu_memory_gb == 80
+    assert a100.price_usd_per_hour == pytest.approx(4 * 1.49)
+    h100 = offers[("vm:H100:1x", "europe-01")]  # an older row: no num_gpus, no workload_type
+    assert h100.spot_price_usd_per_hour is None and h100.available_count == 25
+    assert ("vm:H100:2x", "europe-01") not in offers
+    pro = offers[("vm:RTX PRO 6000:1x", "india-noida-01")]  # spaced spelling of RTX-PRO6000
+    assert pro.accelerator == offers[("vm:RTX-PRO6000:1x", "india-chennai-01")].accelerator
+
+
+@respx.mock
+def test_bad_rows_and_other_currencies_are_dropped() -> None:
+    data = meta()
+    rows = data["server_meta"]
+    rows[0]["price_per_hour"] = "abc"
+    rows[0]["spot_price"] = None
+    rows[1]["gpu_type"] = "Zorblax-9000"
+    rows[2]["currency"] = "INR"
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=data))
+    source = JarvislabsSource()
+    fetch(source)
+    assert sorted(d.category for d in source.dropped) == [
+        "no positive price",
+        "price not in USD",
+        "unknown GPU",
+    ]
+
+
+def test_needs_the_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("JL_API_KEY")
+    with pytest.raises(CredentialsMissingError):
+        fetch(JarvislabsSource())
+
+
+@respx.mock
+def test_schema_change() -> None:
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json={"success": False}))
+    with pytest.raises(SourceError, match="field 'server_meta' missing"):
+        fetch(JarvislabsSource())

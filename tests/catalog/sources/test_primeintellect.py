@@ -1,0 +1,108 @@
+"""Prime Intellect adapter against the docs example offer (Hyperstack H100 PCIe, CANADA-1)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from gpuscout.catalog.currency import DEFAULT_RATES
+from gpuscout.catalog.offer import Availability
+from gpuscout.catalog.sources.base import CredentialsMissingError, SourceError
+from gpuscout.catalog.sources.primeintellect import AVAILABILITY_URL, PrimeIntellectSource
+from tests.catalog.sources.samples import by_type, fetch, sample
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PRIME_INTELLECT_API_KEY", "pi-key")
+
+
+def offer_row(**changes: Any) -> dict[str, Any]:
+    row = sample("primeintellect")
+    row.update(changes)
+    return row
+
+
+def page(items: list[dict[str, Any]], total: int | None = None) -> dict[str, Any]:
+    return {"items": items, "totalCount": len(items) if total is None else total}
+
+
+@respx.mock
+def test_docs_example_field_by_field() -> None:
+    route = respx.get(AVAILABILITY_URL).mock(return_value=httpx.Response(200, json=page([offer_row()])))
+    [offer] = fetch(PrimeIntellectSource())
+    assert route.calls[0].request.headers["Authorization"] == "Bearer pi-key"
+    assert dict(route.calls[0].request.url.params) == {"page": "1", "page_size": "100"}
+    assert offer.provider == "primeintellect" and offer.instance_type == "hyperstack:n3-H100x1"
+    assert (offer.accelerator, offer.gpu_count, offer.gpu_memory_gb) == ("H100-PCIe", 1, 80)
+    assert offer.price_usd_per_hour == pytest.approx(1.9) and offer.spot_price_usd_per_hour is None
+    assert offer.region == "CANADA-1" and offer.extra["country"] == "CA"
+    assert offer.availability is Availability.AVAILABLE and offer.secure is True
+    assert (offer.vcpus, offer.ram_gb, offer.disk_gb) == (180, 180, 100)
+    assert offer.extra["upstream_provider"] == "hyperstack" and "resold from hyperstack" in offer.notes
+
+
+@respx.mock
+def test_pages_are_read_until_the_total() -> None:
+    first = [offer_row(cloudId=f"a{i}") for i in range(100)]
+    second = [offer_row(cloudId="last")]
+    route = respx.get(AVAILABILITY_URL)
+    route.side_effect = [
+        httpx.Response(200, json=page(first, 101)),
+        httpx.Response(200, json=page(second, 101)),
+    ]
+    assert len(fetch(PrimeIntellectSource())) == 101
+    assert [c.request.url.params["page"] for c in route.calls] == ["1", "2"]
+
+
+@respx.mock
+def test_spot_prepaid_eur_and_bad_rows() -> None:
+    spot = offer_row(cloudId="spot", isSpot=True, stockStatus="Low")
+    prepaid = offer_row(cloudId="prepaid", prepaidTime=720)
+    eur = offer_row(cloudId="eur", prices={"onDemand": 2.0, "currency": "EUR"})
+    bad = offer_row(cloudId="bad", prices={"onDemand": None, "communityPrice": None, "currency": "USD"})
+    unknown = offer_row(cloudId="zz", gpuType="ZORBLAX_9000")
+    respx.get(AVAILABILITY_URL).mock(
+        return_value=httpx.Response(200, json=page([spot, prepaid, eur, bad, unknown]))
+    )
+    source = PrimeIntellectSource()
+    offers = by_type(fetch(source))
+    assert sorted(offers) == ["hyperstack:eur", "hyperstack:spot"]
+    s = offers["hyperstack:spot"]
+    assert s.price_usd_per_hour is None and s.spot_price_usd_per_hour == pytest.approx(1.9)
+    assert s.availability is Availability.LIMITED
+    e = offers["hyperstack:eur"]
+    assert e.price_usd_per_hour == pytest.approx(2.0 * DEFAULT_RATES["EUR"].usd_per_unit)
+    assert e.extra["original_currency"] == "EUR" and e.extra["original_price_per_hour"] == "2"
+    drops = sorted((d.category, d.invalid) for d in source.dropped)
+    assert drops == [
+        ("no positive price", True),
+        ("prepaid term, not an hourly offer", False),
+        ("unknown GPU", True),
+    ]
+
+
+@respx.mock
+def test_the_older_map_by_gpu_type_is_read() -> None:
+    respx.get(AVAILABILITY_URL).mock(return_value=httpx.Response(200, json={"H100_80GB": [offer_row()]}))
+    assert len(fetch(PrimeIntellectSource())) == 1
+
+
+@respx.mock
+def test_schema_change_and_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    respx.get(AVAILABILITY_URL).mock(return_value=httpx.Response(200, json={"data": 3}))
+    with pytest.raises(SourceError, match="no 'items' list"):
+        fetch(PrimeIntellectSource())
+    rows = [copy.deepcopy(offer_row()) for _ in range(2)]
+    for r in rows:
+        r["count"] = r.pop("gpuCount")
+    respx.get(AVAILABILITY_URL).mock(return_value=httpx.Response(200, json=page(rows)))
+    with pytest.raises(SourceError, match="gpuCount' missing in all"):
+        fetch(PrimeIntellectSource())
+    monkeypatch.delenv("PRIME_INTELLECT_API_KEY")
+    with pytest.raises(CredentialsMissingError):
+        fetch(PrimeIntellectSource())
