@@ -48,6 +48,7 @@ from gpuscout.settings import Settings
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT_S = 120.0
+TIMEOUT_ENV = "GPUSCOUT_REFRESH_TIMEOUT"  # per-source timeout (seconds) when none is given
 WRITE_GRACE_S = 30.0  # the overall deadline's room, beyond the per-source timeout, for storing
 OFFER_FILES_ENV = "GPUSCOUT_OFFER_FILES"
 USER_AGENT = "gpuscout (+https://github.com/gpuscout)"
@@ -442,6 +443,19 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
 # --- the whole refresh ---------------------------------------------------------------------
 
 
+def default_timeout_s() -> float:
+    """The per-source timeout when none is given: ``$GPUSCOUT_REFRESH_TIMEOUT`` or 120 s (the web
+    service's refresh endpoint uses this)."""
+    raw = os.environ.get(TIMEOUT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    return _seconds(value, TIMEOUT_ENV)
+
+
 def _seconds(value: float, option: str) -> float:
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if not number or not math.isfinite(value) or value <= 0:
@@ -453,16 +467,17 @@ async def refresh_async(
     store: Store,
     sources: Sequence[str | Source] | None = None,
     *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = None,
     deadline_s: float | None = None,
     client_factory: ClientFactory | None = None,
     on_result: Callable[[RefreshResult], None] | None = None,
     on_start: Callable[[str], None] | None = None,
 ) -> list[RefreshResult]:
     """Refresh ``sources`` (names or :class:`Source` objects; None = :func:`default_sources`)
-    concurrently. Returns one result per source, in the order given, by ``deadline_s`` (default
-    ``timeout_s`` + :data:`WRITE_GRACE_S`) at the latest."""
-    timeout_s = _seconds(timeout_s, "timeout")
+    concurrently, each within ``timeout_s`` (None: :func:`default_timeout_s`). Returns one result
+    per source, in the order given, by ``deadline_s`` (default ``timeout_s`` +
+    :data:`WRITE_GRACE_S`) at the latest."""
+    timeout_s = default_timeout_s() if timeout_s is None else _seconds(timeout_s, "timeout")
     deadline_s = timeout_s + WRITE_GRACE_S if deadline_s is None else _seconds(deadline_s, "deadline")
     chosen = default_sources() if sources is None else resolve_sources(sources)
     chosen = list({s.name: s for s in chosen}.values())  # a source named twice runs once
@@ -505,7 +520,7 @@ def refresh(
     store: Store,
     sources: Sequence[str | Source] | None = None,
     *,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = None,
     deadline_s: float | None = None,
     client_factory: ClientFactory | None = None,
     on_result: Callable[[RefreshResult], None] | None = None,

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import re
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
@@ -25,6 +26,8 @@ from gpuscout.cli.output import (
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from gpuscout.catalog.offer import Offer
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
@@ -77,17 +80,36 @@ def refresh_cmd(
         ),
     ] = None,
     db: DbOption = None,
-    timeout: Annotated[float, typer.Option("--timeout", help="Per-source timeout, seconds.")] = 120.0,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            help="Per-source deadline, seconds (a hung provider is cut off); "
+            "default 120 or $GPUSCOUT_REFRESH_TIMEOUT.",
+        ),
+    ] = None,
+    deadline: Annotated[
+        float | None,
+        typer.Option(
+            "--deadline",
+            help="Deadline for the whole refresh, seconds (default: --timeout + 30 for storing).",
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
     """Refresh offers from the providers, concurrently; each source is validated and stored on its own.
 
-    Exits non-zero only when every requested source failed.
+    Every source has its own deadline and the whole run has one, whatever the network does; a
+    source that fails keeps its last good data. Exits non-zero only when every requested source failed.
     """
     from gpuscout.catalog.api import open_store
-    from gpuscout.catalog.refresh import RefreshResult, default_sources, refresh, resolve_sources
+    from gpuscout.catalog.refresh import RefreshResult, default_sources, refresh, resolve_sources, summarize
 
     with user_errors():
+        if timeout is not None:
+            _positive_seconds("--timeout", timeout)
+        if deadline is not None:
+            _positive_seconds("--deadline", deadline)
         store = open_store(db)
         chosen = resolve_sources(source) if source else default_sources()
         if not chosen:
@@ -95,68 +117,128 @@ def refresh_cmd(
             return
         results: list[RefreshResult]
         if json_out:
-            results = refresh(store, chosen, timeout_s=timeout)
+            results = refresh(store, chosen, timeout_s=timeout, deadline_s=deadline)
             print_json(results)
-        else:
-            out = wide_console()
-            with Progress(
-                SpinnerColumn(),
-                TextColumn("{task.description}"),
-                TimeElapsedColumn(),
-                console=out,
-                transient=False,
-            ) as progress:
-                tasks: dict[str, TaskID] = {}
-
-                def started(name: str) -> None:
-                    tasks[name] = progress.add_task(f"{name}: fetching", total=1)
-
-                def finished(r: RefreshResult) -> None:
-                    style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
-                    text = f"{escape(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
-                    if r.error:
-                        text += f" - {escape(r.error)}"
-                    task = tasks.get(r.source)
-                    if task is not None:
-                        progress.update(task, description=text, completed=1)
-
-                results = refresh(store, chosen, timeout_s=timeout, on_start=started, on_result=finished)
-            table = Table(title="refresh summary")
-            for col in ("source", "status", "rows", "dropped", "elapsed", "error"):
-                table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
-            for r in results:
-                table.add_row(
-                    escape(r.source),
-                    r.status,
-                    str(r.rows),
-                    str(r.dropped),
-                    f"{r.elapsed_s:.1f}s",
-                    escape(r.error or ""),
-                )
-            out.print(table)
+            store.close()
+            if not any(r.ok for r in results):
+                raise typer.Exit(1)
+            return
+        out = wide_console()
+        if out.is_terminal:
+            results = _refresh_with_progress(out, store, chosen, timeout, deadline)
+        else:  # a log or a pipe: one plain line per source as it ends
+            results = refresh(
+                store, chosen, timeout_s=timeout, deadline_s=deadline,
+                on_result=lambda r: out.print(_result_line(r), markup=False, highlight=False),
+            )  # fmt: skip
+        table = Table(title="refresh summary")
+        for col in ("source", "status", "rows", "dropped", "elapsed", "error"):
+            table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
+        for r in results:
+            table.add_row(
+                escape(r.source),
+                r.status,
+                str(r.rows),
+                str(r.dropped),
+                f"{r.elapsed_s:.1f}s",
+                escape(r.error or ""),
+            )
+        out.print(table)
+        out.print(summarize(results, store).line, markup=False, highlight=False)
     store.close()
     if not any(r.ok for r in results):
         raise typer.Exit(1)
 
 
+def _positive_seconds(option: str, value: float) -> None:
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidInputError(option, "must be a positive number of seconds", "e.g. 120")
+
+
+def _result_line(r: object) -> str:
+    """``vastai: ok 512 rows in 1.2s (3 dropped)`` or ``lambda: failed in 4.0s - why``."""
+    from gpuscout.catalog.refresh import RefreshResult
+
+    assert isinstance(r, RefreshResult)
+    text = f"{r.source}: {r.status} {r.rows} rows in {r.elapsed_s:.1f}s"
+    if r.dropped:
+        text += f" ({r.dropped} dropped)"
+    if r.error:
+        text += f" - {r.error}"
+    return text
+
+
+def _refresh_with_progress(
+    out: Console, store: object, chosen: list[Any], timeout: float | None, deadline: float | None
+) -> list[Any]:
+    """The refresh with one Rich progress line per source, updated as each one ends."""
+    from gpuscout.catalog.refresh import RefreshResult, refresh
+    from gpuscout.catalog.store import Store
+
+    assert isinstance(store, Store)
+    with Progress(
+        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=out, transient=False
+    ) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def started(name: str) -> None:
+            tasks[name] = progress.add_task(f"{escape(name)}: fetching", total=1)
+
+        def finished(r: RefreshResult) -> None:
+            style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
+            text = f"{escape(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
+            if r.error:
+                text += f" - {escape(r.error)}"
+            task = tasks.get(r.source)
+            if task is not None:
+                progress.update(task, description=text, completed=1)
+
+        return refresh(
+            store, chosen, timeout_s=timeout, deadline_s=deadline, on_start=started, on_result=finished
+        )
+
+
+def _drops(counts: dict[str, int], limit: int = 2) -> str:
+    """``4: 3x no positive price; 1x unknown GPU``."""
+    if not counts:
+        return ""
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    text = "; ".join(f"{n}x {reason}" for reason, n in top[:limit])
+    if len(top) > limit:
+        text += f"; +{len(top) - limit} more reasons"
+    return f"{sum(counts.values())}: {text}"
+
+
 def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
-    """Each source's freshness (age of its current data), last attempt, last error, rows, credentials."""
+    """Every source with its state (active, needs credentials, retired...), the age of its current
+    data, its last attempt and error, and why rows were dropped (counts per reason)."""
     from gpuscout.catalog.api import sources_status
+    from gpuscout.catalog.refresh import offer_file_sources
+    from gpuscout.catalog.sources.registry import RETIRED, all_sources, source_state
+    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 
     with user_errors():
         statuses = sources_status(db)
+        known = {**all_sources(), **{s.name: s for s in offer_file_sources()}}
+
+    def state(name: str) -> str:
+        return "bundled" if name == SNAPSHOT_NAME else source_state(name, known.get(name))
+
     if json_out:
-        print_json([{**to_jsonable(s), "age": s.age_text} for s in statuses])
+        rows = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
+        print_json([{**row, "retired": RETIRED.get(row["source"])} for row in rows])
         return
     table = Table(title="offer sources")
     for col in (
         "source",
+        "state",
         "current",
         "age of data",
         "rows",
         "stale",
         "last attempt",
         "status",
+        "dropped (per reason)",
         "last error",
         "credentials",
     ):
@@ -177,16 +259,22 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
         table.add_row(
             escape(s.source),
+            state(s.source),
             current,
             age if s.current_snapshot_id is not None else "-",
             str(s.row_count),
             str(s.stale_rows),
             attempt,
             s.last_status or "-",
+            escape(_drops(s.last_drop_reasons)),
             escape(s.last_error or "") if s.last_status != "ok" else "",
             creds,
         )
-    wide_console().print(table)
+    out = wide_console()
+    out.print(table)
+    retired = [name for name in RETIRED if any(s.source == name for s in statuses)]
+    for name in retired:
+        out.print(f"{name}: retired - {RETIRED[name]}", markup=False, highlight=False)
 
 
 def offers_cmd(

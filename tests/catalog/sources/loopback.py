@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 class LoopbackServer:
     """``mode``: ``"hang"`` (read the request, never answer) or ``"trickle"`` (send 200 headers with
-    a large Content-Length, then one space every ``interval_s``)."""
+    a Content-Length of 1 MB, then one space every ``interval_s``)."""
 
     def __init__(self, mode: str, interval_s: float = 0.5) -> None:
         if mode not in ("hang", "trickle"):
@@ -63,7 +63,7 @@ class LoopbackServer:
                 client.recv(65536)  # the request (not parsed)
             if self.mode == "trickle":
                 client.sendall(
-                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n"
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000000\r\n\r\n"
                 )
             while not self._stop.wait(self.interval_s):
                 if self.mode == "trickle":

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +24,7 @@ from gpuscout.catalog.sources.http import (
     parse_retry_after,
     token_next_page,
 )
+from tests.catalog.sources.loopback import loopback
 from tests.catalog.sources.samples import SleepRecorder
 
 URL = "https://api.example.test/items"
@@ -185,3 +187,53 @@ def test_pagination_loop_is_detected() -> None:
     respx.get(URL).mock(return_value=httpx.Response(200, json={"Items": [], "NextPageLink": URL}))
     with pytest.raises(SourceError, match="pagination loop"):
         collect(URL, azure_next_page)
+
+
+# ---- deadlines that hold whatever the server does ---------------------------------------------
+
+
+def test_a_trickling_body_hits_the_total_request_deadline() -> None:
+    """httpx's read timeout restarts with every byte; one byte every 0.3 s never trips a 2 s read
+    timeout, but the request's total deadline ends it."""
+    with loopback("trickle", interval_s=0.3) as server:
+        started = time.monotonic()
+        with pytest.raises(SourceError, match=r"no complete answer within 2s \(total deadline per request\)"):
+            run(lambda h: h.get_json(server.url), timeout_s=2.0, retry=RetryPolicy(attempts=1))
+        assert time.monotonic() - started < 60  # it ended (not a timing assertion on the figure)
+
+
+def test_no_request_or_retry_runs_past_the_sources_deadline() -> None:
+    with loopback("hang") as server:
+        deadline = time.monotonic() + 2
+        sleep = SleepRecorder()
+        with pytest.raises(SourceError) as err:
+            run(lambda h: h.get_json(server.url), timeout_s=30.0, deadline=deadline, sleep=sleep)
+    assert "no complete answer within" in str(err.value)
+    assert server.connections == 1  # no retry started after the deadline
+
+
+@respx.mock
+def test_a_retry_after_longer_than_the_time_left_fails_at_once() -> None:
+    respx.get(URL).mock(return_value=httpx.Response(429, headers={"Retry-After": "60"}))
+    sleep = SleepRecorder()
+    with pytest.raises(
+        SourceError, match=r"Retry-After of 60s exceeds the .*s left before the source's deadline"
+    ):
+        run(lambda h: h.get_json(URL), deadline=time.monotonic() + 10, sleep=sleep)
+    assert sleep.delays == []
+
+
+@respx.mock
+def test_an_oversized_body_is_refused() -> None:
+    async def endless() -> AsyncIterator[bytes]:  # chunked: no Content-Length to refuse it by
+        while True:
+            yield b"1," * 100
+
+    respx.get(URL).mock(return_value=httpx.Response(200, content=endless()))
+    with pytest.raises(SourceError, match="answer too large: more than 1,000 bytes"):
+        run(lambda h: h.get_json(URL), max_body_bytes=1000)
+    respx.get(URL).mock(
+        return_value=httpx.Response(200, content=b"[]", headers={"Content-Length": str(10**12)})
+    )
+    with pytest.raises(SourceError, match="answer too large: Content-Length"):
+        run(lambda h: h.get_json(URL), max_body_bytes=1000)

@@ -183,7 +183,9 @@ class GpuhuntSource(Source):
         self.reset_report()
         self.require_credentials()
         left = self.time_left()
-        timeout_s = self.timeout_s if left is None else left
+        # stop the worker a little before the source's deadline, so that its own reason is the one
+        # recorded (the refresh gives up on the source at the deadline itself)
+        timeout_s = self.timeout_s if left is None else max(0.1, left - min(2.0, 0.1 * left))
         items, label, observed = self._items(timeout_s)
         return self._offers(items, label, observed)
 

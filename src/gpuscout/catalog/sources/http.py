@@ -119,9 +119,12 @@ class HttpFetcher:
         return None if self.deadline is None else max(0.0, self.deadline - time.monotonic())
 
     def _budget(self) -> float:
-        """The total time the next request may take: its own deadline, cut to the source's."""
+        """The total time the next request may take: its own deadline, cut to end a little before
+        the source's (so that the request's own reason is the one recorded)."""
         left = self.time_left()
-        return self.timeout_s if left is None else min(self.timeout_s, left)
+        if left is None:
+            return self.timeout_s
+        return min(self.timeout_s, left - min(0.5, 0.05 * left))
 
     async def _send(
         self,
