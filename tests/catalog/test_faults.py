@@ -1,15 +1,18 @@
 """Fault isolation: one source's failure never affects another source, the stored data or a read.
 
-Real adapters (Vast.ai, Lambda, RunPod) run against respx-mocked endpoints serving the recorded
-payloads in tests/fixtures/reference/provider_samples. Each fault is injected into one source in
-a second refresh; the others must still refresh, the faulty one's last good data must stay
-current, and its error must be recorded and shown by ``sources_status``.
+Every direct adapter runs against respx-mocked endpoints serving its recorded payload from
+tests/fixtures/reference/provider_samples. Each fault is injected into one source (with two
+other adapters as controls) in a second refresh; the controls must still refresh, the faulty
+one's last good data must stay current, and its error must be recorded and shown by
+``sources_status``. ``benchmarks/robustness.py`` replays the audit's longer fault matrix through
+a real local server.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,37 +23,143 @@ import sqlalchemy as sa
 
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.refresh import refresh
+from gpuscout.catalog.sources import (
+    akash,
+    jarvislabs,
+    lambda_cloud,
+    lium,
+    primeintellect,
+    runpod,
+    scaleway,
+    tensordock,
+    vastai,
+    verda,
+)
 from gpuscout.catalog.sources.base import Source
 from gpuscout.catalog.sources.http import HttpSource, RetryPolicy
-from gpuscout.catalog.sources.lambda_cloud import INSTANCE_TYPES_URL, LambdaSource
-from gpuscout.catalog.sources.runpod import GRAPHQL_URL, RunPodSource
-from gpuscout.catalog.sources.vastai import BUNDLES_URL, VastAISource
 from gpuscout.catalog.store import Store
 from tests.catalog.helpers import STORE_KINDS, many_offers, temp_store
 from tests.catalog.sources.samples import SleepRecorder, sample
+from tests.catalog.sources.test_akash import A100_LIVE, H100_OCP
 
 FAST_RETRY = RetryPolicy(attempts=3, base_delay_s=0.01, max_delay_s=0.02)
-
-
-def _vast() -> dict[str, Any]:
-    return sample("vastai")["response"]
-
-
-def _lambda() -> dict[str, Any]:
-    return sample("lambda")["response"]
+Route = tuple[str, str]  # (method, url)
 
 
 def _runpod() -> dict[str, Any]:
-    s = sample("runpod")
-    return {"data": {"gpuTypes": [s["gpu_type_docs_sample"], s["gpu_type_with_stock_fixture"]]}}
+    rtx = sample("runpod_rest_v2")["gpus"][0]
+    h100 = {**rtx, "id": "NVIDIA H100 80GB HBM3", "name": "H100 SXM", "memory": 80}
+    h100["price"] = {"secure": 2.69, "community": 2.39, "serverless": None}
+    return {"gpus": [rtx, h100]}
 
 
-# source name -> (method, url, good payload, a field a "schema change" renames, an empty answer)
-ENDPOINTS: dict[str, tuple[str, str, Callable[[], dict[str, Any]], str, dict[str, Any]]] = {
-    "vastai": ("POST", BUNDLES_URL, _vast, "gpu_name", {"offers": []}),
-    "lambda": ("GET", INSTANCE_TYPES_URL, _lambda, "price_cents_per_hour", {"data": {}}),
-    "runpod": ("POST", GRAPHQL_URL, _runpod, "gpuTypes", {"data": {"gpuTypes": []}}),
+def _scaleway() -> scaleway.ScalewaySource:
+    source = scaleway.ScalewaySource()
+    source.zones = ("fr-par-2",)
+    return source
+
+
+@dataclass(frozen=True)
+class Adapter:
+    """How to run one adapter against its recorded payload, and where a fault goes."""
+
+    make: Callable[[], HttpSource]
+    main: Route  # the endpoint faults are injected on
+    good: Callable[[], Any]  # its good answer
+    renamed: str  # a field a "schema change" renames in every row
+    empty: Any  # an empty answer of the right shape
+    others: dict[Route, Callable[[], Any]] = field(default_factory=dict)  # other endpoints (good)
+    env: dict[str, str] = field(default_factory=dict)
+
+
+ADAPTERS: dict[str, Adapter] = {
+    "vastai": Adapter(
+        vastai.VastAISource,
+        ("POST", vastai.BUNDLES_URL),
+        lambda: sample("vastai")["response"],
+        "gpu_name",
+        {"offers": []},
+    ),
+    "lambda": Adapter(
+        lambda_cloud.LambdaSource,
+        ("GET", lambda_cloud.INSTANCE_TYPES_URL),
+        lambda: sample("lambda")["response"],
+        "price_cents_per_hour",
+        {"data": {}},
+        env={"LAMBDA_API_KEY": "k"},
+    ),
+    "runpod": Adapter(
+        runpod.RunPodSource,
+        ("GET", runpod.GPUS_URL),
+        _runpod,
+        "memory",
+        {"gpus": []},
+        env={"RUNPOD_API_KEY": "k"},
+    ),
+    "tensordock": Adapter(
+        tensordock.TensorDockSource,
+        ("GET", tensordock.LOCATIONS_URL),
+        lambda: sample("tensordock_v2"),
+        "price_per_hr",
+        {"data": {"locations": []}},
+        env={"TENSORDOCK_API_KEY": "k"},
+    ),
+    "verda": Adapter(
+        verda.VerdaSource,
+        ("GET", verda.INSTANCE_TYPES_URL),
+        lambda: sample("verda_v1"),
+        "price_per_hour",
+        [],
+        others={
+            ("POST", verda.TOKEN_URL): lambda: {"access_token": "tok"},
+            ("GET", verda.AVAILABILITY_URL): lambda: sample("verda_datacrunch")["availability_items"],
+        },
+        env={"VERDA_CLIENT_ID": "id", "VERDA_CLIENT_SECRET": "secret"},
+    ),
+    "scaleway": Adapter(
+        _scaleway,
+        ("GET", scaleway.servers_url("fr-par-2")),
+        lambda: sample("scaleway_instance"),
+        "hourly_price",
+        {"servers": {}},
+        others={
+            ("GET", scaleway.availability_url("fr-par-2")): lambda: sample("scaleway_instance.availability")
+        },
+    ),
+    "akash": Adapter(
+        akash.AkashSource,
+        ("GET", akash.GPU_PRICES_URL),
+        lambda: {"models": [A100_LIVE, H100_OCP]},
+        "model",
+        {"models": []},
+    ),
+    "lium": Adapter(
+        lium.LiumSource, ("GET", lium.NODES_URL), lambda: sample("lium"), "gpu_model", {"nodes": []}
+    ),
+    "primeintellect": Adapter(
+        primeintellect.PrimeIntellectSource,
+        ("GET", primeintellect.AVAILABILITY_URL),
+        lambda: {"items": [sample("primeintellect")], "totalCount": 1},
+        "gpuType",
+        {"items": [], "totalCount": 0},
+        env={"PRIME_INTELLECT_API_KEY": "k"},
+    ),
+    "jarvislabs": Adapter(
+        jarvislabs.JarvislabsSource,
+        ("GET", jarvislabs.SERVER_META_URL),
+        lambda: sample("jarvislabs"),
+        "gpu_type",
+        {"server_meta": []},
+        env={"JL_API_KEY": "k"},
+    ),
 }
+NAMES = list(ADAPTERS)
+
+
+def controls_of(name: str) -> list[str]:
+    """Two other adapters that must keep refreshing while ``name`` is faulty."""
+    i = NAMES.index(name)
+    return [NAMES[(i + 1) % len(NAMES)], NAMES[(i + 2) % len(NAMES)]]
 
 
 def _rename(obj: Any, old: str, new: str) -> Any:
@@ -61,26 +170,28 @@ def _rename(obj: Any, old: str, new: str) -> Any:
     return obj
 
 
-def _inflate_prices(obj: Any) -> Any:
-    """Every price-like number x10,000 (a unit slip: cents or per-month read as dollars/hour)."""
+def _inflate_prices(obj: Any, pricey: bool = False) -> Any:
+    """Every price-like number x10,000 (a unit slip: cents or per-month read as dollars/hour): numbers
+    (or numeric strings) under a key naming a price, at any depth below it."""
     if isinstance(obj, dict):
-        out = {}
-        for k, v in obj.items():
-            pricey = any(w in k.lower() for w in ("price", "dph", "bid"))
-            out[k] = (
-                v * 10_000
-                if pricey and isinstance(v, int | float) and not isinstance(v, bool)
-                else (_inflate_prices(v))
-            )
-        return out
+        return {k: _inflate_prices(v, pricey or any(w in k.lower() for w in ("price", "dph", "bid")))
+                for k, v in obj.items()}  # fmt: skip
     if isinstance(obj, list):
-        return [_inflate_prices(v) for v in obj]
+        return [_inflate_prices(v, pricey) for v in obj]
+    if pricey and isinstance(obj, int | float) and not isinstance(obj, bool):
+        return obj * 10_000
+    if pricey and isinstance(obj, str):
+        try:
+            return str(float(obj) * 10_000)
+        except ValueError:
+            return obj
     return obj
 
 
 def _fault(kind: str, name: str) -> dict[str, Any]:
     """respx ``mock`` kwargs for one fault on source ``name``."""
-    _, _, good, renamed_field, empty = ENDPOINTS[name]
+    spec = ADAPTERS[name]
+    good, renamed_field, empty = spec.good, spec.renamed, spec.empty
     if kind == "connect_timeout":
         return {"side_effect": httpx.ConnectTimeout("connect timed out")}
     if kind == "read_timeout":
@@ -118,20 +229,24 @@ FAULTS = [
 ]
 
 
-def _sources(sleep: SleepRecorder) -> list[Source]:
-    made: list[HttpSource] = [VastAISource(), LambdaSource(), RunPodSource()]
+def _sources(names: list[str], sleep: SleepRecorder) -> list[Source]:
+    made = [ADAPTERS[n].make() for n in names]
     for s in made:
         s.sleep, s.retry = sleep, FAST_RETRY
     return list(made)
 
 
-def _mock_all(router: respx.MockRouter, faulty: dict[str, dict[str, Any]]) -> None:
-    for name, (method, url, good, _, _) in ENDPOINTS.items():
+def _mock_all(router: respx.MockRouter, names: list[str], faulty: dict[str, dict[str, Any]]) -> None:
+    for name in names:
+        spec = ADAPTERS[name]
+        for (method, url), good in spec.others.items():
+            router.route(method=method, url=url).mock(return_value=httpx.Response(200, json=good()))
+        method, url = spec.main
         route = router.route(method=method, url=url)
         if name in faulty:
             route.mock(**faulty[name])
         else:
-            route.mock(return_value=httpx.Response(200, json=good()))
+            route.mock(return_value=httpx.Response(200, json=spec.good()))
 
 
 @pytest.fixture(params=STORE_KINDS)
@@ -140,24 +255,27 @@ def store(request: pytest.FixtureRequest, tmp_path: Path):  # type: ignore[no-un
         yield s
 
 
-@pytest.mark.parametrize("faulty", list(ENDPOINTS))
+@pytest.mark.parametrize("faulty", NAMES)
 @pytest.mark.parametrize("kind", FAULTS)
 def test_fault_in_one_source_is_isolated(
     store: Store, faulty: str, kind: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("LAMBDA_API_KEY", "test-key")
+    names = [faulty, *controls_of(faulty)]
+    for name in names:
+        for var, value in ADAPTERS[name].env.items():
+            monkeypatch.setenv(var, value)
     sleep = SleepRecorder()
     with respx.mock(assert_all_called=False) as router:
-        _mock_all(router, {})
-        first = refresh(store, _sources(sleep), timeout_s=30)
+        _mock_all(router, names, {})
+        first = refresh(store, _sources(names, sleep), timeout_s=30)
     assert [r.status for r in first] == ["ok", "ok", "ok"], first
     before = {s.source: s for s in store.sources_status()}
     faulty_offers = store.current_offers(OfferQuery(providers=(faulty,)))
     assert faulty_offers
 
     with respx.mock(assert_all_called=False) as router:
-        _mock_all(router, {faulty: _fault(kind, faulty)})
-        second = {r.source: r for r in refresh(store, _sources(sleep), timeout_s=30)}
+        _mock_all(router, names, {faulty: _fault(kind, faulty)})
+        second = {r.source: r for r in refresh(store, _sources(names, sleep), timeout_s=30)}
 
     # the faulty source failed or was rejected, with a reason
     bad = second[faulty]
@@ -165,9 +283,7 @@ def test_fault_in_one_source_is_isolated(
     assert bad.error
     # every other source refreshed normally: a new current snapshot
     after = {s.source: s for s in store.sources_status()}
-    for name in ENDPOINTS:
-        if name == faulty:
-            continue
+    for name in names[1:]:
         assert second[name].status == "ok", second[name]
         assert after[name].current_snapshot_id == second[name].snapshot_id != before[name].current_snapshot_id
     # the faulty source's last good data is still current, and still what a read returns
@@ -182,6 +298,8 @@ def test_fault_in_one_source_is_isolated(
         assert bad.status == "rejected" and "plausible band" in bad.error
     if kind == "empty":
         assert bad.status == "rejected" and "empty" in bad.error
+    if kind == "schema_change":
+        assert "schema change" in bad.error
 
 
 def test_error_is_shown_by_the_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -189,13 +307,15 @@ def test_error_is_shown_by_the_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 
     from gpuscout.cli import app
 
+    names = ["vastai", "lambda", "runpod"]
+    monkeypatch.setenv("LAMBDA_API_KEY", "k")
+    monkeypatch.setenv("RUNPOD_API_KEY", "k")
     db = f"sqlite:///{tmp_path / 'c.sqlite3'}"
     with Store(db) as store:
         sleep = SleepRecorder()
         with respx.mock(assert_all_called=False) as router:
-            _mock_all(router, {"vastai": _fault("http_500", "vastai")})
-            monkeypatch.setenv("LAMBDA_API_KEY", "k")
-            refresh(store, _sources(sleep), timeout_s=30)
+            _mock_all(router, names, {"vastai": _fault("http_500", "vastai")})
+            refresh(store, _sources(names, sleep), timeout_s=30)
     out = CliRunner().invoke(app, ["sources", "--db", db]).output
     row = next(line for line in out.splitlines() if "vastai" in line)
     assert "failed" in row and "gave up" in row
