@@ -287,7 +287,8 @@ def test_a_hanging_gpuhunt_download_ends_in_a_real_cli_process(tmp_path: Path) -
         )  # fmt: skip
         assert server.connections >= 1
     assert done.returncode == 1, done.stdout + done.stderr
-    assert "gpuhunt:aws: failed" in done.stdout and "did not finish within" in done.stdout
+    assert "gpuhunt:aws: failed" in done.stdout
+    assert "did not finish within" in done.stdout or "timed out after 4s" in done.stdout
 
 
 def test_the_web_refresh_lock_is_released_after_a_hanging_source(

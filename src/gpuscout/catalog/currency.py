@@ -84,7 +84,8 @@ def exchange_rate(currency: str) -> ExchangeRate:
 @dataclass(frozen=True, slots=True)
 class StatedPrices:
     """Prices a source states in a currency other than USD: ``fields`` are the Offer fields (the USD
-    figures), ``extra`` the prices as stated and the rate used (for ``Offer.extra``)."""
+    figures and the prices as stated: ``original_currency``, ``original_price_per_hour``,
+    ``original_spot_price_per_hour``), ``extra`` the rate used (for ``Offer.extra``)."""
 
     fields: dict[str, Any]
     extra: dict[str, str]
@@ -92,13 +93,15 @@ class StatedPrices:
 
 def stated_prices(rate: ExchangeRate, price: float | None, spot: float | None) -> StatedPrices:
     """The USD prices of an offer priced ``price`` / ``spot`` per hour in ``rate.currency``."""
-    return StatedPrices(
-        fields={"price_usd_per_hour": rate.to_usd(price), "spot_price_usd_per_hour": rate.to_usd(spot)},
-        extra={
-            "original_currency": rate.currency,
-            "original_price_per_hour": "" if price is None else f"{price:g}",
-            "original_spot_price_per_hour": "" if spot is None else f"{spot:g}",
-            "usd_per_unit": f"{rate.usd_per_unit:g}",
-            "rate_as_of": rate.as_of,
-        },
-    )
+    fields: dict[str, Any] = {
+        "price_usd_per_hour": rate.to_usd(price),
+        "spot_price_usd_per_hour": rate.to_usd(spot),
+    }
+    if rate.currency != "USD":
+        fields.update(
+            original_currency=rate.currency,
+            original_price_per_hour=price,
+            original_spot_price_per_hour=spot,
+        )
+    extra = {"usd_per_unit": f"{rate.usd_per_unit:g}", "rate_as_of": rate.as_of, "rate_source": rate.source}
+    return StatedPrices(fields=fields, extra=extra if rate.currency != "USD" else {})

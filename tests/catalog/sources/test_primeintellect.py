@@ -44,6 +44,7 @@ def test_docs_example_field_by_field() -> None:
     assert offer.availability is Availability.AVAILABLE and offer.secure is True
     assert (offer.vcpus, offer.ram_gb, offer.disk_gb) == (180, 180, 100)
     assert offer.extra["upstream_provider"] == "hyperstack" and "resold from hyperstack" in offer.notes
+    assert offer.original_currency is None and "usd_per_unit" not in offer.extra
 
 
 @respx.mock
@@ -77,7 +78,8 @@ def test_spot_prepaid_eur_and_bad_rows() -> None:
     assert s.availability is Availability.LIMITED
     e = offers["hyperstack:eur"]
     assert e.price_usd_per_hour == pytest.approx(2.0 * DEFAULT_RATES["EUR"].usd_per_unit)
-    assert e.extra["original_currency"] == "EUR" and e.extra["original_price_per_hour"] == "2"
+    assert e.original_currency == "EUR" and e.original_price_per_hour == 2.0
+    assert offers["hyperstack:spot"].original_currency is None  # stated in USD
     drops = sorted((d.category, d.invalid) for d in source.dropped)
     assert drops == [
         ("no positive price", True),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -10,10 +11,13 @@ import respx
 
 from gpuscout.catalog.currency import DEFAULT_RATES
 from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.query import OfferQuery
+from gpuscout.catalog.refresh import refresh
 from gpuscout.catalog.sources import scaleway
 from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.scaleway import ScalewaySource, availability_url, servers_url
 from gpuscout.errors import InvalidInputError
+from tests.catalog.helpers import temp_store
 from tests.catalog.sources.samples import by_type, fetch, sample
 
 EUR = DEFAULT_RATES["EUR"].usd_per_unit
@@ -47,7 +51,8 @@ def test_the_recorded_catalogue_field_by_field() -> None:
     h100 = offers["H100-SXM-8-80G"]
     assert (h100.accelerator, h100.gpu_count, h100.gpu_memory_gb) == ("H100-SXM", 8, 80)
     assert (h100.region, h100.zone) == ("fr-par", "fr-par-2")
-    assert h100.extra["original_currency"] == "EUR" and h100.extra["original_price_per_hour"] == "25.3308"
+    assert h100.original_currency == "EUR" and h100.original_price_per_hour == 25.3308
+    assert h100.original_spot_price_per_hour is None and not h100.price_is_interruptible
     assert h100.price_usd_per_hour == pytest.approx(25.3308 * EUR)
     assert h100.spot_price_usd_per_hour is None
     assert h100.availability is Availability.AVAILABLE
@@ -151,3 +156,18 @@ def test_schema_change_names_the_field() -> None:
     respx.get(servers_url("fr-par-2")).mock(return_value=httpx.Response(200, json={"server_types": {}}))
     with pytest.raises(SourceError, match="field 'servers' missing"):
         fetch(one_zone())
+
+
+@respx.mock
+def test_the_stated_euro_price_is_stored_with_the_offer(tmp_path: Path) -> None:
+    mock_zone("fr-par-2")
+    with temp_store("sqlite", tmp_path) as store:
+        [result] = refresh(store, [one_zone()], timeout_s=30)
+        assert result.ok
+        [h100] = [
+            o
+            for o in store.current_offers(OfferQuery(providers=("scaleway",)))
+            if o.instance_type == "H100-1-80G"
+        ]
+    assert (h100.original_currency, h100.original_price_per_hour) == ("EUR", 2.8665)
+    assert h100.price_usd_per_hour == pytest.approx(2.8665 * EUR)

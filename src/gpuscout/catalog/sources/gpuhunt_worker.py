@@ -121,6 +121,7 @@ def run_worker(target: str, args: tuple[Any, ...], timeout_s: float, what: str) 
     proc = ctx.Process(target=_child, args=(sender, target, args), name=f"gpuscout-{what}", daemon=True)
     proc.start()
     sender.close()
+    finished = False
     try:
         if not receiver.poll(max(0.0, timeout_s)):
             raise WorkerTimeout(
@@ -131,9 +132,10 @@ def run_worker(target: str, args: tuple[Any, ...], timeout_s: float, what: str) 
         except (EOFError, OSError):
             proc.join(KILL_GRACE_S)
             raise WorkerFailed("died", f"{what}: the worker process exited (code {proc.exitcode})") from None
+        finished = True
     finally:
         receiver.close()
-        _stop(proc)
+        _stop(proc, finished)
     if answer[0] == "ok":
         return answer[1]
     _, kind, message = answer
@@ -145,11 +147,13 @@ def seconds(value: float) -> str:
     return f"{value:.0f}s" if value >= 1 else f"{value:.1f}s"
 
 
-def _stop(proc: Any) -> None:
-    proc.join(0.2)
+def _stop(proc: Any, finished: bool) -> None:
+    """Reap a worker that answered (it exits by itself); terminate, then kill, one that did not."""
+    if finished:
+        proc.join(KILL_GRACE_S)
     if proc.is_alive():
         proc.terminate()
-        proc.join(KILL_GRACE_S)
+        proc.join(KILL_GRACE_S / 4)
     if proc.is_alive():
         proc.kill()
         proc.join(KILL_GRACE_S)

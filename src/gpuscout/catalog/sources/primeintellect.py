@@ -129,8 +129,7 @@ class PrimeIntellectSource(HttpSource):
             "stock_status": status,
             "security": security,
         }
-        if currency != "USD":
-            extra.update(stated.extra)
+        extra.update(stated.extra)
         return self.gpu_offer(
             gpu,
             instance_type=f"{upstream}:{cloud_id}",
