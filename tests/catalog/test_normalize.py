@@ -21,6 +21,7 @@ from gpuscout.catalog.normalize import (
     units_nanos,
 )
 from gpuscout.catalog.offer import Interconnect
+from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerators import resolve_gpu
 from tests.catalog.sources.samples import sample
 
@@ -107,8 +108,6 @@ def test_units_and_nanos_gcp_and_scaleway() -> None:
     assert units_nanos(scw["units"], scw["nanos"]) == pytest.approx(0.0532)  # "0.0532€ per hour"
 
 
-
-
 def test_azure_reservation_and_devtest_rows_excluded() -> None:
     s = sample("azure")
     consumption, reservation = s["Items_gpu_fixtures"]
@@ -162,3 +161,30 @@ def test_interconnect_from_the_part() -> None:
 def test_memory_unit_errors_name_the_field() -> None:
     with pytest.raises(ValueError, match="unit: unknown memory unit 'bytes'"):
         gpu_memory_gb(1, "bytes")
+
+
+def test_an_unknown_name_costs_no_closest_name_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The audit's defect 12: 3,000 distinct unknown names cost a fuzzy search each (98 s on one
+    loop). A feed's unknown GPU only becomes a drop reason: no suggestions are computed for it."""
+    from gpuscout.knowledge import accelerators
+
+    def forbidden(*_: object, **__: object) -> list[str]:
+        raise AssertionError("closest-name search for a feed's unknown GPU")
+
+    monkeypatch.setattr(accelerators, "closest", forbidden)
+    for i in range(50):
+        with pytest.raises(Unmatched) as err:
+            match_gpu(f"Zorblax {i} Ultra", 80.0)
+        assert err.value.category == "unknown GPU" and err.value.invalid
+    # a user's typo still gets the closest names (computed when the error is raised)
+    monkeypatch.undo()
+    with pytest.raises(UnknownNameError) as user:
+        accelerators.resolve_gpu("H1OO SXM")
+    assert user.value.suggestions
+
+
+def test_excluded_rows_are_not_invalid() -> None:
+    from gpuscout.catalog.normalize import Excluded
+
+    assert not Excluded("CPU-only instance type").invalid and Unmatched("x").invalid
+    assert Unmatched("unknown GPU 'X'", "unknown GPU").category == "unknown GPU"

@@ -17,7 +17,13 @@ import pytest
 import respx
 
 from gpuscout.catalog.query import OfferQuery
-from gpuscout.catalog.refresh import default_timeout_s, offer_file_sources, refresh, resolve_sources
+from gpuscout.catalog.refresh import (
+    configured_source_names,
+    default_timeout_s,
+    offer_file_sources,
+    refresh,
+    resolve_sources,
+)
 from gpuscout.catalog.sources import lambda_cloud, vastai
 from gpuscout.catalog.sources.file_source import FileSource
 from gpuscout.catalog.sources.http import RetryPolicy
@@ -342,3 +348,66 @@ def test_adapter_drops_count_at_the_gate(bad: int, status: str, store: Store) ->
         assert s.current_snapshot_id is None
     else:
         assert "dropped 1 invalid rows: 1x no positive price" in (s.last_reason or "")
+
+
+# ---- which sources a refresh may run ------------------------------------------------------------
+
+
+def test_a_retired_source_is_refused_with_the_reason() -> None:
+    with pytest.raises(
+        InvalidInputError, match="'cudo' is retired: Cudo Compute's public platform shut down"
+    ):
+        resolve_sources(["cudo"])
+
+
+def test_only_configured_offer_files_when_asked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine, other = tmp_path / "mine.csv", tmp_path / "other.csv"
+    for f in (mine, other):
+        f.write_text("provider,gpu,price_usd_per_hour\nonprem,H100 SXM,1.5\n")
+    monkeypatch.setenv("GPUSCOUT_OFFER_FILES", str(mine))
+    assert [s.name for s in resolve_sources([f"file:{mine}"], configured_only=True)] == [f"file:{mine}"]
+    for name in (f"file:{other}", "file:/etc/passwd", f"file:{tmp_path}/../{tmp_path.name}/other.csv"):
+        with pytest.raises(InvalidInputError, match="only the offer files configured on this server"):
+            resolve_sources([name], configured_only=True)
+    names = configured_source_names()
+    assert f"file:{mine.resolve()}" in names and "snapshot" in names and "vastai" in names
+    assert "cudo" not in names and f"file:{other.resolve()}" not in names
+
+
+def test_the_history_of_a_retired_source_stays_readable(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gpuscout.cli import app
+
+    db = f"sqlite:///{tmp_path / 'old.sqlite3'}"
+    with Store(db) as s:  # a store from before Cudo shut down
+        s.write_snapshot("cudo", many_offers(3, provider="cudo"))
+        s.record_attempt("cudo", "failed", error="cudo: gave up after 4 attempts: ConnectError")
+    runner = CliRunner()
+    out = runner.invoke(app, ["sources", "--db", db, "--json"])
+    assert out.exit_code == 0, out.output
+    [cudo] = [r for r in json.loads(out.output) if r["source"] == "cudo"]
+    assert cudo["state"] == "retired" and "2026-03-31" in cudo["retired"] and cudo["row_count"] == 3
+    table = runner.invoke(app, ["sources", "--db", db]).output
+    assert "retired" in next(line for line in table.splitlines() if line.startswith("│ cudo"))
+    assert "cudo: retired - Cudo Compute's public platform shut down on 2026-03-31" in table
+    with Store(db) as s:
+        assert [r["source"] for r in s.snapshots("cudo")] == ["cudo", "cudo"]
+
+
+def test_drop_reasons_are_shown_by_sources(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from gpuscout.cli import app
+
+    db = f"sqlite:///{tmp_path / 'd.sqlite3'}"
+    with Store(db) as s, respx.mock:
+        respx.post(vastai.BUNDLES_URL).mock(return_value=httpx.Response(200, json=_vast_rows(10, 1)))
+        [result] = refresh(s, [VastAISource()], timeout_s=30)
+    assert result.ok
+    runner = CliRunner()
+    [vast] = [r for r in json.loads(runner.invoke(app, ["sources", "--db", db, "--json"]).output)
+              if r["source"] == "vastai"]  # fmt: skip
+    assert vast["last_drop_reasons"] == {"no positive price": 1} and vast["last_dropped_count"] == 1
+    table = runner.invoke(app, ["sources", "--db", db]).output
+    assert "1: 1x no positive price" in next(line for line in table.splitlines() if "vastai" in line)

@@ -118,3 +118,47 @@ def test_duplicates_keep_cheapest_then_most_recent() -> None:
     assert by_type["nop"].price_usd_per_hour == 5.0
     report = validate_offers("s", offers, accelerators=ACCS)
     assert report.duplicates == 3 and len(report.offers) == 3
+
+
+# ---- rows the adapter dropped itself count at the gate (the audit's defect 11) ----------------
+
+
+def test_four_of_ten_rows_dropped_by_the_adapter_reject_the_snapshot() -> None:
+    report = validate_offers(
+        "s", many_offers(6), accelerators=ACCS, adapter_drops={"no positive price": 4}, rows_seen=10
+    )
+    assert report.status == "rejected" and report.offers == []
+    assert report.reason == "4 invalid (40% of 10 feed rows, more than 20%): 4x no positive price"
+    assert report.dropped == 4 and report.drop_reasons == {"no positive price": 4}
+
+
+def test_a_few_adapter_drops_are_stored_with_their_reasons() -> None:
+    drops = {"no positive price": 1, "unknown GPU": 1}
+    report = validate_offers("s", many_offers(18), accelerators=ACCS, adapter_drops=drops, rows_seen=20)
+    assert report.ok and len(report.offers) == 18 and report.dropped == 2
+    assert report.reason == "dropped 2 invalid rows: 1x no positive price; 1x unknown GPU"
+
+
+def test_adapter_and_gate_drops_add_up() -> None:
+    # 1 of 10 feed rows dropped by the adapter (10%), then 2 of the 9 offers by the gate (22%):
+    # 1 - 0.9 * 0.78 = 30% of the feed is lost
+    bad = [make_offer(instance_type=f"bad{i}", price_usd_per_hour=-1.0) for i in range(2)]
+    report = validate_offers(
+        "s", many_offers(7) + bad, accelerators=ACCS, adapter_drops={"unknown GPU": 1}, rows_seen=10
+    )
+    assert report.status == "rejected" and report.dropped == 3
+    assert report.drop_reasons == {"unknown GPU": 1, "price_usd_per_hour not a positive number": 2}
+
+
+def test_the_share_is_of_feed_rows_when_a_row_gives_several_offers() -> None:
+    # 2 of 10 feed rows dropped (20%, not more than the limit); the 8 good rows gave 3 offers each
+    offers = [make_offer(instance_type=f"t{i}", region=f"r{j}") for i in range(8) for j in range(3)]
+    report = validate_offers("s", offers, accelerators=ACCS, adapter_drops={"x": 2}, rows_seen=10)
+    assert report.ok
+    report = validate_offers("s", offers, accelerators=ACCS, adapter_drops={"x": 3}, rows_seen=11)
+    assert report.status == "rejected"  # 3 of 11 = 27%
+
+
+def test_every_row_dropped_by_the_adapter_is_not_called_an_empty_answer() -> None:
+    report = validate_offers("s", [], accelerators=ACCS, adapter_drops={"unknown GPU": 3}, rows_seen=3)
+    assert report.status == "rejected" and report.reason == "all 3 rows invalid: 3x unknown GPU"
