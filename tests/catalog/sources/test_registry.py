@@ -73,3 +73,24 @@ def test_bad_factory_becomes_a_broken_source_naming_the_type_error(monkeypatch: 
     (broken,) = [s for s in sources.values() if isinstance(s, registry.BrokenSource)]
     assert "TypeError" in broken.error and "not a Source" in broken.error
     assert "vastai" in sources
+
+
+def test_the_readme_lists_exactly_the_registered_sources() -> None:
+    import re
+
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    bullet = text[text.index("- **Live sources**") : text.index("- **Refresh flow**")]
+    named = set(re.findall(r"`([a-z][a-z0-9:]*)`", bullet))
+    assert named - set(registry.RETIRED) == set(registry.all_sources())
+    assert set(registry.RETIRED) <= named  # and says which are retired
+
+
+def test_states() -> None:
+    sources = registry.all_sources()
+    assert registry.source_state("vastai", sources["vastai"]) == "active"
+    assert registry.source_state("lambda", sources["lambda"]) == "needs credentials"
+    assert registry.source_state("cudo", None) == "retired"
+    assert registry.source_state("file:/gone.csv", None) == "not configured"
+    assert registry.source_state("x", registry.BrokenSource("x", "ImportError")) == "not loadable"
