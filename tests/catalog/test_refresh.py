@@ -411,3 +411,19 @@ def test_drop_reasons_are_shown_by_sources(tmp_path: Path) -> None:
     assert vast["last_drop_reasons"] == {"no positive price": 1} and vast["last_dropped_count"] == 1
     table = runner.invoke(app, ["sources", "--db", db]).output
     assert "1: 1x no positive price" in next(line for line in table.splitlines() if "vastai" in line)
+
+
+def test_a_terminal_gets_one_progress_line_per_source(store: Store) -> None:
+    import io
+
+    from rich.console import Console
+
+    from gpuscout.cli.catalog_cmds import _refresh_with_progress
+
+    buffer = io.StringIO()
+    terminal = Console(file=buffer, force_terminal=True, width=160, color_system=None)
+    sources = [FakeSource("alpha", many_offers(2, provider="alpha")), fake_failure("beta", "HTTP 503")]
+    results = _refresh_with_progress(terminal, store, sources, 30, None)
+    assert [r.status for r in results] == ["ok", "failed"]
+    shown = buffer.getvalue()
+    assert "alpha: ok 2 rows" in shown and "beta: failed 0 rows" in shown and "HTTP 503" in shown

@@ -70,17 +70,22 @@ AZURE_GPU_SIZES: dict[str, AzureSize] = {
     "Standard_NC40ads_H100_v5": AzureSize("H100 NVL", 1, 40, 320, _series("ncadsh100v5-series")),
     "Standard_NC80adis_H100_v5": AzureSize("H100 NVL", 2, 80, 640, _series("ncadsh100v5-series")),
     # ND H100 v5 / ND H200 v5 / ND MI300X v5 (8 GPUs on an NVLink/Infinity Fabric baseboard, InfiniBand)
-    "Standard_ND96isr_H100_v5": AzureSize("H100 SXM", 8, 96, 1900, _series("ndh100v5-series"),
-                                          internode="infiniband"),
-    "Standard_ND96isr_H200_v5": AzureSize("H200 SXM", 8, 96, 1850, _series("ndh200v5-series"),
-                                          internode="infiniband"),
-    "Standard_ND96isr_MI300X_v5": AzureSize("MI300X", 8, 96, 1850, _series("ndmi300xv5-series"),
-                                            internode="infiniband"),
+    "Standard_ND96isr_H100_v5": AzureSize(
+        "H100 SXM", 8, 96, 1900, _series("ndh100v5-series"), internode="infiniband"
+    ),
+    "Standard_ND96isr_H200_v5": AzureSize(
+        "H200 SXM", 8, 96, 1850, _series("ndh200v5-series"), internode="infiniband"
+    ),
+    "Standard_ND96isr_MI300X_v5": AzureSize(
+        "MI300X", 8, 96, 1850, _series("ndmi300xv5-series"), internode="infiniband"
+    ),
     # NDm A100 v4 (A100 80 GB SXM) and ND A100 v4 (A100 40 GB SXM)
-    "Standard_ND96amsr_A100_v4": AzureSize("A100 SXM4 80GB", 8, 96, 1900, _series("ndma100v4-series"),
-                                           internode="infiniband"),
-    "Standard_ND96asr_v4": AzureSize("A100 SXM4 40GB", 8, 96, 900, _series("nda100v4-series"),
-                                     internode="infiniband"),
+    "Standard_ND96amsr_A100_v4": AzureSize(
+        "A100 SXM4 80GB", 8, 96, 1900, _series("ndma100v4-series"), internode="infiniband"
+    ),
+    "Standard_ND96asr_v4": AzureSize(
+        "A100 SXM4 40GB", 8, 96, 900, _series("nda100v4-series"), internode="infiniband"
+    ),
     # NC A100 v4 (A100 80 GB PCIe)
     "Standard_NC24ads_A100_v4": AzureSize("A100 PCIe 80GB", 1, 24, 220, _series("nca100v4-series")),
     "Standard_NC48ads_A100_v4": AzureSize("A100 PCIe 80GB", 2, 48, 440, _series("nca100v4-series")),
@@ -96,8 +101,9 @@ AZURE_GPU_SIZES: dict[str, AzureSize] = {
     "Standard_NC24s_v3": AzureSize("V100 16GB", 4, 24, 448, _series("ncv3-series")),
     "Standard_NC24rs_v3": AzureSize("V100 16GB", 4, 24, 448, _series("ncv3-series"), internode="infiniband"),
     # NDv2 (8x V100 32 GB SXM2, NVLink)
-    "Standard_ND40rs_v2": AzureSize("V100 SXM2 32GB", 8, 40, 672, _series("ndv2-series"),
-                                    internode="infiniband"),
+    "Standard_ND40rs_v2": AzureSize(
+        "V100 SXM2 32GB", 8, 40, 672, _series("ndv2-series"), internode="infiniband"
+    ),
     # NVadsA10 v5: partitions of one A10 (1/6, 1/3, 1/2) up to two full A10s
     "Standard_NV6ads_A10_v5": AzureSize("A10", 1, 6, 55, _series("nvadsa10v5-series"), slice_gb=4),
     "Standard_NV12ads_A10_v5": AzureSize("A10", 1, 12, 110, _series("nvadsa10v5-series"), slice_gb=8),
@@ -135,7 +141,7 @@ class AzureSource(HttpSource):
             http, PRICES_URL, params=params, next_page=azure_next_page, max_pages=self.max_pages
         ):
             items = envelope(page, "Items", self.name)
-            parse_rows(self, items, lambda item: self._collect(item, groups), _ident)
+            parse_rows(self, items, lambda item: self._collect(item, groups), _ident, collects=True)
         observed = now_utc()
         offers: list[Offer] = []
         for (sku, region), prices in sorted(groups.items()):

@@ -100,7 +100,13 @@ class GcpSource(HttpSource):
             self.http(client), SKUS_URL, params=params, next_page=token_next_page(SKUS_URL, params)
         ):
             skus = envelope(page, "skus", self.name)
-            parse_rows(self, skus, lambda sku: self._collect(sku, rates), lambda sku: str(sku.get("skuId")))
+            parse_rows(
+                self,
+                skus,
+                lambda sku: self._collect(sku, rates),
+                lambda sku: str(sku.get("skuId")),
+                collects=True,
+            )
         return self._compose(rates)
 
     def _collect(self, sku: dict[str, Any], rates: Rates) -> list[Offer]:

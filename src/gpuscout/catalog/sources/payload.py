@@ -99,8 +99,15 @@ def parse_rows(
     rows: Iterable[Any],
     parse: Callable[[Any], Iterable[Offer]],
     ident: Callable[[Any], str],
+    *,
+    collects: bool = False,
 ) -> list[Offer]:
-    """Parse every row; drop (with reason) rows that raise :class:`Unmatched`; detect schema change."""
+    """Parse every row; drop (with reason) rows that raise :class:`Unmatched`; detect schema change.
+
+    A row for which ``parse`` returns nothing is not an offer (a CPU-only type) and does not count
+    against the schema-change rule, unless ``collects``: a parser that only gathers rates from each
+    row and composes offers afterwards (GCP's SKUs, Azure's meters) returns nothing for every row.
+    """
     offers: list[Offer] = []
     seen = 0
     silent = 0  # rows that are not offers and not drops (CPU-only types...)
@@ -120,7 +127,7 @@ def parse_rows(
             source.drop(_label(ident, row, seen), f"{kind}: {str(exc)[:200]}", category=kind)
         else:
             offers.extend(made)
-            silent += not made
+            silent += not made and not collects
     if seen and not offers and missing:
         path, count = missing.most_common(1)[0]
         if count == seen - silent:

@@ -95,13 +95,15 @@ class ScalewaySource(HttpSource):
         return offers
 
     async def _pages(self, http: HttpFetcher, url: str) -> dict[str, Any]:
-        """The ``servers`` map of every page (a page shorter than ``per_page`` is the last)."""
+        """The ``servers`` map of every page (a page shorter than ``per_page``, or one that adds no
+        new type because the server ignored ``page``, is the last)."""
         merged: dict[str, Any] = {}
         for page in range(1, MAX_PAGES + 1):
             payload = await http.get_json(url, params={"per_page": PER_PAGE, "page": page})
             servers = envelope(payload, "servers", self.name, dict)
+            new = len(servers.keys() - merged.keys())
             merged.update(servers)
-            if len(servers) < PER_PAGE:
+            if len(servers) < PER_PAGE or not new:
                 return merged
         raise SourceError(self.name, f"more than {MAX_PAGES} pages from {url}; stopping")
 
