@@ -94,7 +94,10 @@ EXTRAS: dict[str, str] = {
     "redirect_loop": "T",
     "rows_40pct_malformed": "M",
 }
-FAULTS = {**CORE, **EXTRAS}
+# the audit's section 1c: an answer full of distinct unknown GPU names (a closest-name search each
+# used to block the shared event loop for 98 s); must be rejected without starving the controls
+CPU: dict[str, str] = {"rows_3000_unknown_gpus": "M"}
+FAULTS = {**CORE, **EXTRAS, **CPU}
 
 
 def sample(name: str) -> Any:
@@ -572,6 +575,11 @@ def fault_behaviour(spec: Spec, fault: str, main_url: str) -> Behaviour | None:
         return with_bad(lambda r: spec.set_gpu(r, UNKNOWN_GPU))
     if fault == "rows_40pct_malformed":
         return with_bad(lambda r: spec.set_price(r, "abc"), count=4)
+    if fault == "rows_3000_unknown_gpus":
+        many = spec.rows(N_ROWS, times=300)
+        for k, row in enumerate(many):
+            spec.set_gpu(row, f"{UNKNOWN_GPU} {k}")
+        return Behaviour.json(spec.wrap(many))
     raise ValueError(fault)
 
 
@@ -734,12 +742,15 @@ def main() -> int:
     parser.add_argument("--only", help="adapters, comma-separated (default: all)")
     parser.add_argument("--faults", help="faults, comma-separated (default: all)")
     parser.add_argument("--json", type=Path, help="write every case's result here")
+    parser.add_argument("--cpu", action="store_true", help="also the 3,000-unknown-GPU-names case")
     args = parser.parse_args()
     os.environ.update(CREDS)
     os.environ.pop("GPUSCOUT_OFFER_FILES", None)
     specs = _specs()
     only = set(args.only.split(",")) if args.only else None
-    faults = args.faults.split(",") if args.faults else list(FAULTS)
+    faults = args.faults.split(",") if args.faults else [*CORE, *EXTRAS]
+    if args.cpu:
+        faults += [f for f in CPU if f not in faults]
     server = FaultServer().start()
     results: list[dict[str, Any]] = []
     started = time.monotonic()
@@ -766,7 +777,7 @@ def main() -> int:
             server.stop()
     print()
     print(f"{'fault class':28} {'tried':>6} {'survived':>9} {'+visible':>9}")
-    for group, names in (("core", CORE), ("extras", EXTRAS)):
+    for group, names in (("core", CORE), ("extras", EXTRAS), ("cpu", CPU)):
         rows = [r for r in results if r["fault"] in names]
         for fault in names:
             mine = [r for r in rows if r["fault"] == fault]
