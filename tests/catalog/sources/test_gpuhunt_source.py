@@ -204,3 +204,37 @@ def test_a_worker_busy_forever_is_killed(monkeypatch: pytest.MonkeyPatch) -> Non
     with pytest.raises(SourceError, match="did not finish within 2s"):
         fetch(source)
     assert multiprocessing.active_children() == []
+
+
+def test_the_catalog_download_runs_in_the_worker_end_to_end(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """gpuhunt's own download code, in the worker process, against a local catalog server: one
+    provider published (version + catalog.zip), the others answer 404 and fail alone."""
+    import functools
+    import http.server
+    import threading
+    import zipfile
+
+    site = tmp_path / "site"
+    (site / "aws" / "20260115").mkdir(parents=True)
+    (site / "aws" / "version").write_text("20260115\n")
+    write(tmp_path, "aws", [row("g5.xlarge", "us-east-1", 1.006, 4, 16, 1, "A10G", 24)])
+    with zipfile.ZipFile(site / "aws" / "20260115" / "catalog.zip", "w") as z:
+        z.write(tmp_path / "aws.csv", "aws.csv")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.delenv("GPUHUNT_CATALOG_DIR", raising=False)
+        monkeypatch.setenv("GPUHUNT_CATALOG_URL", f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.setattr(gpuhunt_source, "SHARED_CATALOG", gpuhunt_source._SharedCatalog())
+        (offer,) = fetch(GpuhuntSource("aws"))
+        with pytest.raises(SourceError, match="could not download the gcp catalog"):
+            fetch(GpuhuntSource("gcp"))  # the shared download is reused: no second worker
+    finally:
+        server.shutdown()
+    assert (offer.instance_type, offer.accelerator, offer.price_usd_per_hour) == ("g5.xlarge", "A10G", 1.006)
+    assert offer.source.endswith("/aws/20260115") and offer.observed_at is not None
+    assert offer.observed_at.date().isoformat() == "2026-01-15"  # the catalog version's date
