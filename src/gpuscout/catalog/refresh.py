@@ -42,7 +42,7 @@ from typing import Any, TypeVar
 import httpx
 
 from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.sources.base import CredentialsMissingError, Source
+from gpuscout.catalog.sources.base import CredentialsMissingError, Source, format_seconds
 from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import ValidationReport, validate_offers
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
@@ -390,7 +390,7 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
         return result("skipped", 0, str(exc))
     except TimeoutError:
         cut = "" if budget >= run.timeout_s else " (cut to the refresh's overall deadline)"
-        return await record("failed", f"timed out after {budget:g}s{cut}")
+        return await record("failed", f"timed out after {format_seconds(budget)}{cut}")
     except Exception as exc:  # one source's failure must never affect another
         return await record("failed", _describe(exc))
 
@@ -443,7 +443,7 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
             "failed",
             0,
             "not stored: validation or the store did not finish before the "
-            f"refresh deadline ({run.deadline_s:g}s)",
+            f"refresh deadline ({format_seconds(run.deadline_s)})",
         )
     except Exception as exc:  # e.g. the database refused the write
         return await record("failed", _describe(exc))
@@ -516,7 +516,7 @@ async def refresh_async(
         error = (
             f"refresh failed: {_describe(problem)}"
             if problem is not None
-            else f"stopped at the refresh's overall deadline ({deadline_s:g}s)"
+            else f"stopped at the refresh's overall deadline ({format_seconds(deadline_s)})"
         )
         res = RefreshResult(src.name, "failed", 0, deadline_s, error)
         if on_result is not None:

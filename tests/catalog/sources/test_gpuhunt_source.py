@@ -188,7 +188,9 @@ def test_a_hanging_catalog_download_is_stopped_at_the_deadline(
         monkeypatch.setenv("GPUHUNT_CATALOG_URL", server.url)  # read by gpuhunt inside the worker
         source = GpuhuntSource("aws")
         source.deadline = time.monotonic() + 3
-        with pytest.raises(SourceError, match=r"did not finish within 3s; its worker process was stopped"):
+        with pytest.raises(
+            SourceError, match=r"did not finish within [\d.]+s; its worker process was stopped"
+        ):
             fetch(source)
         assert server.connections >= 1  # gpuhunt did reach the server and was stuck on it
     assert multiprocessing.active_children() == []  # the worker is gone, not left running
@@ -201,7 +203,7 @@ def test_a_worker_busy_forever_is_killed(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(GpuhuntSource, "online_target", f"{FAKES}:busy_forever")
     source = GpuhuntSource("crusoe")
     source.deadline = time.monotonic() + 2
-    with pytest.raises(SourceError, match="did not finish within 2s"):
+    with pytest.raises(SourceError, match=r"did not finish within [\d.]+s"):
         fetch(source)
     assert multiprocessing.active_children() == []
 

@@ -21,6 +21,11 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.errors import GpuscoutError
 
 
+def format_seconds(value: float) -> str:
+    """A duration for a message: ``90s``, ``3s``, ``2.85s``, ``0.5s``."""
+    return f"{value:.0f}s" if value >= 10 else f"{value:.3g}s"
+
+
 class SourceError(GpuscoutError):
     """A feed could not be read or parsed. ``source`` names the feed; the message says why."""
 

@@ -40,8 +40,8 @@ from gpuscout.catalog.fabrics import known_fabric
 from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
-from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError
-from gpuscout.catalog.sources.gpuhunt_worker import WorkerFailed, WorkerTimeout, run_worker, seconds
+from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError, format_seconds
+from gpuscout.catalog.sources.gpuhunt_worker import WorkerFailed, WorkerTimeout, run_worker
 from gpuscout.catalog.sources.lambda_cloud import LAMBDA_GPU_TOKENS
 from gpuscout.settings import Settings
 
@@ -128,7 +128,7 @@ class _SharedCatalog:
         started = time.monotonic()
         if not self._lock.acquire(timeout=max(0.0, timeout_s)):
             raise SourceError(
-                name, f"the shared gpuhunt catalog download did not finish within {seconds(timeout_s)}"
+                name, f"the shared gpuhunt catalog download did not finish within {format_seconds(timeout_s)}"
             )
         try:
             now = time.monotonic()

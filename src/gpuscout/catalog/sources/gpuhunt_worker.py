@@ -20,6 +20,8 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from gpuscout.catalog.sources.base import format_seconds as seconds
+
 ITEM_FIELDS = (
     "instance_name", "location", "price", "cpu", "memory", "gpu_count", "gpu_name", "gpu_memory",
     "spot", "disk_size", "flags",
@@ -140,11 +142,6 @@ def run_worker(target: str, args: tuple[Any, ...], timeout_s: float, what: str) 
         return answer[1]
     _, kind, message = answer
     raise WorkerFailed(kind, message)
-
-
-def seconds(value: float) -> str:
-    """A duration for a message: ``3s``, ``0.5s``."""
-    return f"{value:.0f}s" if value >= 1 else f"{value:.1f}s"
 
 
 def _stop(proc: Any, finished: bool) -> None:

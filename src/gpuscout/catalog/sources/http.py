@@ -31,7 +31,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.sources.base import Source, SourceError
+from gpuscout.catalog.sources.base import Source, SourceError, format_seconds
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -176,7 +176,9 @@ class HttpFetcher:
                     async with asyncio.timeout(budget):
                         response = await self._send(method, url, params, json_body, headers)
             except TimeoutError:
-                last_problem = f"no complete answer within {budget:g}s (total deadline per request)"
+                last_problem = (
+                    f"no complete answer within {format_seconds(budget)} (total deadline per request)"
+                )
             except BodyTooLarge as exc:
                 raise self._error(f"answer too large: {exc} ({method} {url})") from None
             except httpx.TimeoutException as exc:
