@@ -29,11 +29,14 @@ def test_every_variable_is_parsed() -> None:
         "GPUSCOUT_WEB_CACHE_SECONDS": "0",
         "GPUSCOUT_GPUHUNT_VERSION": "20261201",
         "GPUHUNT_CATALOG_DIR": "/tmp/catalogs",
+        "GPUSCOUT_REFRESH_TIMEOUT": "45",
+        "GPUSCOUT_FX_EUR_USD": "1.08",
     }
     s = Settings.from_env(env)
     assert s.db_url == env["GPUSCOUT_DB"] and s.admin_token == "t0k" and s.gpuhunt_version == "20261201"
     assert s.data_dir == Path("~/gs").expanduser() and s.gpuhunt_catalog_dir == Path("/tmp/catalogs")
     assert s.offer_files == (Path("a.csv"), Path("b.yaml")) and s.web_cache_seconds == 0.0
+    assert s.refresh_timeout_s == 45.0 and s.eur_usd == 1.08
     assert {name for name, _, _ in variables()} == set(env)
 
 

@@ -89,6 +89,23 @@ class Settings:
             "download",
         ),
     )
+    refresh_timeout_s: float = field(
+        default=120.0,
+        metadata=_var(
+            "GPUSCOUT_REFRESH_TIMEOUT",
+            "a refresh's deadline per source, seconds (`refresh --timeout` overrides it; the web refresh"
+            " endpoint uses it); the whole run ends at most 30 s later",
+            "120",
+        ),
+    )
+    eur_usd: float | None = field(
+        default=None,
+        metadata=_var(
+            "GPUSCOUT_FX_EUR_USD",
+            "USD per EUR for offers priced in euros (Scaleway), instead of the dated reference rate",
+            "the ECB reference rate stated in `catalog/currency.py`",
+        ),
+    )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -113,6 +130,11 @@ class Settings:
             ),
             gpuhunt_version=get("GPUSCOUT_GPUHUNT_VERSION"),
             gpuhunt_catalog_dir=Path(catalog_dir).expanduser() if catalog_dir else None,
+            refresh_timeout_s=_positive(
+                "GPUSCOUT_REFRESH_TIMEOUT", get("GPUSCOUT_REFRESH_TIMEOUT"), "e.g. 120"
+            )
+            or 120.0,
+            eur_usd=_positive("GPUSCOUT_FX_EUR_USD", get("GPUSCOUT_FX_EUR_USD"), "USD per EUR, e.g. 1.08"),
         )
 
 
@@ -127,6 +149,19 @@ def _seconds(name: str, raw: str | None, default: float) -> float:
         raise InvalidInputError(
             name, f"expected a number of seconds >= 0, got {raw!r}", "e.g. 300, or 0 (no cache)"
         )
+    return value
+
+
+def _positive(name: str, raw: str | None, example: str) -> float | None:
+    """A positive finite number, ``None`` when unset."""
+    if raw is None:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidInputError(name, f"expected a positive number, got {raw!r}", example)
     return value
 
 

@@ -250,7 +250,7 @@ def test_the_timeout_default_comes_from_the_environment(monkeypatch: pytest.Monk
     assert default_timeout_s() == 120
     monkeypatch.setenv("GPUSCOUT_REFRESH_TIMEOUT", "7.5")
     assert default_timeout_s() == 7.5
-    monkeypatch.setenv("GPUSCOUT_REFRESH_TIMEOUT", "never")
+    monkeypatch.setenv("GPUSCOUT_REFRESH_TIMEOUT", "-3")
     with pytest.raises(InvalidInputError, match="GPUSCOUT_REFRESH_TIMEOUT"):
         default_timeout_s()
 

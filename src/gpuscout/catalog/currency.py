@@ -2,17 +2,16 @@
 
 gpuscout compares offers in USD. A provider that prices in euros (Scaleway; OVHcloud's FR book)
 is converted at :data:`DEFAULT_RATES`, a published reference rate with its date and source,
-which the user can override per currency with an environment variable (``GPUSCOUT_FX_EUR_USD=1.09``:
-USD per EUR). The offer keeps the price as the source stated it next to the USD figure, and the
-rate used (value, date, source) in its notes, so a reader can redo the conversion.
+which the user can override with ``GPUSCOUT_FX_EUR_USD=1.09`` (USD per EUR; a field of
+:class:`gpuscout.settings.Settings`). The offer keeps the price as the source stated it next to the
+USD figure, and the rate used (value, date, source) in its notes, so a reader can redo the
+conversion.
 
 :func:`exchange_rate` is the one place that decides which rate applies.
 """
 
 from __future__ import annotations
 
-import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,25 +58,19 @@ DEFAULT_RATES: dict[str, ExchangeRate] = {
 
 
 def exchange_rate(currency: str) -> ExchangeRate:
-    """The rate converting ``currency`` to USD: ``$GPUSCOUT_FX_<CUR>_USD`` when set, else the default.
+    """The rate converting ``currency`` to USD: the user's (``GPUSCOUT_FX_EUR_USD``, read through
+    :class:`gpuscout.settings.Settings`) when set, else the stated default. A currency without a
+    rate is an error (a price is never silently left unconverted)."""
+    from gpuscout.settings import Settings
 
-    An unknown currency, or an override that is not a positive finite number, is an error naming
-    the variable (a price is never silently left unconverted).
-    """
     code = (currency or "").strip().upper()
-    var = f"{ENV_PREFIX}{code}_USD"
-    raw = os.environ.get(var, "").strip()
-    if raw:
-        try:
-            value = float(raw)
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value) or value <= 0:
-            raise InvalidInputError(var, "must be a positive number of USD per unit", "e.g. 1.08")
-        return ExchangeRate(code, value, "set by the user", f"${var}")
+    if code == "EUR":
+        override = Settings.from_env().eur_usd
+        if override is not None:
+            return ExchangeRate(code, override, "set by the user", f"${ENV_PREFIX}EUR_USD")
     if code not in DEFAULT_RATES:
         known = ", ".join(sorted(DEFAULT_RATES))
-        raise InvalidInputError("currency", f"no exchange rate for {code!r}; set {var}", known)
+        raise InvalidInputError("currency", f"no exchange rate for {code!r}", known)
     return DEFAULT_RATES[code]
 
 

@@ -28,7 +28,6 @@ import concurrent.futures
 import contextlib
 import functools
 import math
-import os
 import ssl
 import threading
 import time
@@ -50,8 +49,7 @@ from gpuscout.settings import Settings
 
 T = TypeVar("T")
 
-DEFAULT_TIMEOUT_S = 120.0
-TIMEOUT_ENV = "GPUSCOUT_REFRESH_TIMEOUT"  # per-source timeout (seconds) when none is given
+DEFAULT_TIMEOUT_S = 120.0  # Settings.refresh_timeout_s's default (GPUSCOUT_REFRESH_TIMEOUT)
 WRITE_GRACE_S = 30.0  # the overall deadline's room, beyond the per-source timeout, for storing
 OFFER_FILES_ENV = "GPUSCOUT_OFFER_FILES"
 USER_AGENT = "gpuscout (+https://github.com/gpuscout)"
@@ -453,16 +451,9 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
 
 
 def default_timeout_s() -> float:
-    """The per-source timeout when none is given: ``$GPUSCOUT_REFRESH_TIMEOUT`` or 120 s (the web
-    service's refresh endpoint uses this)."""
-    raw = os.environ.get(TIMEOUT_ENV, "").strip()
-    if not raw:
-        return DEFAULT_TIMEOUT_S
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    return _seconds(value, TIMEOUT_ENV)
+    """The per-source timeout when none is given: ``$GPUSCOUT_REFRESH_TIMEOUT`` (``Settings``), 120 s
+    by default (the web service's refresh endpoint uses this)."""
+    return Settings.from_env().refresh_timeout_s
 
 
 def _seconds(value: float, option: str) -> float:

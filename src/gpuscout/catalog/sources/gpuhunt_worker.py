@@ -16,7 +16,6 @@ from __future__ import annotations
 import importlib
 import logging
 import multiprocessing
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -156,7 +155,3 @@ def _stop(proc: Any, finished: bool) -> None:
         proc.join(KILL_GRACE_S)
     if not proc.is_alive():
         proc.close()
-
-
-def catalog_dir() -> str | None:
-    return os.environ.get("GPUHUNT_CATALOG_DIR") or None
