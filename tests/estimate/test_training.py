@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.estimate.training import TrainingEstimate, estimate_training
-from gpuscout.estimate.training_memory import param_layout
 from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.knowledge.layout import model_layout as param_layout
 from tests.estimate.training_specs import LLAMA2_70B, LLAMA31_8B, LLAMA31_70B
 
 A6000 = resolve_gpu("RTX A6000 48GB")

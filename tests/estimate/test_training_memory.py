@@ -12,9 +12,9 @@ from gpuscout.estimate.training_memory import (
     TrainingSetup,
     activation_elements_per_token_layer,
     lora_params,
-    param_layout,
     training_memory,
 )
+from gpuscout.knowledge.layout import model_layout as param_layout
 from tests.estimate.training_specs import (
     LLAMA2_7B,
     LLAMA31_8B,

@@ -45,15 +45,14 @@ from gpuscout.estimate.parallel import gpu_link
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
-    ParamLayout,
     TrainingSetup,
     lora_groups,
-    param_layout,
     training_memory,
     validate_setup,
 )
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.layout import ModelLayout, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 
 GB = 1e9
@@ -131,7 +130,7 @@ class _Flops:
     model: float  # per token, the useful work MFU is quoted against (no recompute)
 
 
-def training_flops_per_token(spec: ModelSpec, layout: ParamLayout, setup: TrainingSetup) -> _Flops:
+def training_flops_per_token(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -> _Flops:
     """Hardware and model FLOPs per trained token (see module docstring)."""
     linear_active = sum(g.active_params for g in layout.linear)
     head = spec.vocab_size * spec.hidden_size
@@ -197,7 +196,7 @@ def estimate_training(
         lora_targets=lora_targets, optimizer=optimizer, sharding=sharding, cpu_offload=cpu_offload,
         checkpointing=checkpointing, precision=precision, world=world,
         optimizer_in_backward=optimizer_in_backward))
-    layout = param_layout(spec)
+    layout = model_layout(spec)
     if setup.lora_rank >= spec.hidden_size and setup.method in ("lora", "qlora"):
         raise InvalidInputError("lora_rank", f"rank {setup.lora_rank} is not below the hidden size "
                                 f"{spec.hidden_size}", accepted=f"1..{spec.hidden_size - 1}")

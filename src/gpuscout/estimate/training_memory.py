@@ -69,13 +69,12 @@ states are allocated once and do not fragment.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.types import MemoryBreakdown
+from gpuscout.knowledge.layout import ModelLayout, TensorGroup, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.knowledge.params import count_params
 
 GB = 1e9
 GIB = 2**30
@@ -90,138 +89,17 @@ SHARDINGS = ("none", "zero1", "zero2", "zero3", "fsdp")
 LORA_TARGETS = ("attn", "all-linear")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8", "int8")
 
-_ATTN_NAMES = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj",
-                         "kv_a_proj", "kv_b_proj"})
-
-
-@dataclass(frozen=True, slots=True)
-class LinearGroup:
-    """All matrices of one kind in the model, e.g. the 32 ``k_proj`` of Llama-3-8B."""
-
-    name: str  # "q_proj", "gate_proj", "expert.down_proj", "router"...
-    in_features: int
-    out_features: int
-    count: int  # how many such matrices in the whole model
-    active_count: int  # how many a token passes through (MoE: routed experts only)
-    part: str  # "attn", "mlp" or "router"
-
-    @property
-    def params(self) -> int:
-        return self.in_features * self.out_features * self.count
-
-    @property
-    def active_params(self) -> int:
-        return self.in_features * self.out_features * self.active_count
-
-
-@dataclass(frozen=True, slots=True)
-class ParamLayout:
-    """Where the parameters of a decoder-only transformer are."""
-
-    linear: tuple[LinearGroup, ...]
-    embedding: int
-    lm_head: int
-    norms: int
-    other: int = 0  # biases, q/k norms, attention sinks: kept in 16 bit, never adapted
-    other_active: int = 0  # the part of ``other`` a token uses (MoE: biases of routed experts)
-
-    @property
-    def linear_params(self) -> int:
-        return sum(g.params for g in self.linear)
-
-    @property
-    def total(self) -> int:
-        return self.linear_params + self.embedding + self.lm_head + self.norms + self.other
-
-    @property
-    def active(self) -> int:
-        linear = sum(g.active_params for g in self.linear)
-        return linear + self.embedding + self.lm_head + self.norms + self.other_active
-
-    @property
-    def largest_matrix(self) -> int:
-        return max((g.in_features * g.out_features for g in self.linear), default=0)
-
-
-def _require_llm(spec: ModelSpec) -> None:
-    if spec.kind != "llm" or spec.num_hidden_layers <= 0 or spec.hidden_size <= 0:
-        raise InvalidInputError(
-            "model", f"{spec.name} is a {spec.kind} model without a decoder-LLM shape; "
-            "training estimates cover decoder-only LLMs", accepted="an LLM (kind 'llm')")
-
-
-@cache
-def param_layout(spec: ModelSpec) -> ParamLayout:
-    """Shapes of every linear layer of ``spec`` (GQA, MLA, dense and MoE MLPs), embeddings, norms."""
-    _require_llm(spec)
-    h, n_layers = spec.hidden_size, spec.num_hidden_layers
-    hd = spec.head_dim or h // max(spec.num_attention_heads, 1)
-    heads, kv_heads = spec.num_attention_heads, spec.num_key_value_heads or spec.num_attention_heads
-    groups: list[LinearGroup] = []
-
-    def add(name: str, fan_in: int, fan_out: int, count: int, part: str, active: int | None = None) -> None:
-        if count > 0 and fan_in > 0 and fan_out > 0:
-            groups.append(LinearGroup(name, fan_in, fan_out, count,
-                                      count if active is None else active, part))
-
-    if spec.is_mla:
-        qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim
-        if spec.q_lora_rank > 0:
-            add("q_a_proj", h, spec.q_lora_rank, n_layers, "attn")
-            add("q_b_proj", spec.q_lora_rank, heads * qk_dim, n_layers, "attn")
-        else:
-            add("q_proj", h, heads * qk_dim, n_layers, "attn")
-        add("kv_a_proj", h, spec.kv_lora_rank + spec.qk_rope_head_dim, n_layers, "attn")
-        add("kv_b_proj", spec.kv_lora_rank, heads * (spec.qk_nope_head_dim + spec.v_head_dim),
-            n_layers, "attn")
-        add("o_proj", heads * spec.v_head_dim, h, n_layers, "attn")
-    else:
-        add("q_proj", h, heads * hd, n_layers, "attn")
-        add("k_proj", h, kv_heads * hd, n_layers, "attn")
-        add("v_proj", h, kv_heads * hd, n_layers, "attn")
-        add("o_proj", heads * hd, h, n_layers, "attn")
-
-    if spec.is_moe:
-        dense_layers = min(spec.first_dense_layers, n_layers)
-        moe_layers = n_layers - dense_layers
-        width = spec.moe_intermediate_size or spec.intermediate_size
-        for proj, fi, fo in (("gate_proj", h, spec.intermediate_size), ("up_proj", h, spec.intermediate_size),
-                             ("down_proj", spec.intermediate_size, h)):
-            add(proj, fi, fo, dense_layers, "mlp")
-        n_exp, k = spec.num_experts, spec.experts_per_token or 1
-        for proj, fi, fo in (("gate_proj", h, width), ("up_proj", h, width), ("down_proj", width, h)):
-            add(f"expert.{proj}", fi, fo, moe_layers * n_exp, "mlp", moe_layers * k)
-        if spec.shared_experts:
-            shared = width * spec.shared_experts
-            for proj, fi, fo in (("gate_proj", h, shared), ("up_proj", h, shared), ("down_proj", shared, h)):
-                add(f"shared.{proj}", fi, fo, moe_layers, "mlp")
-        add("router", h, n_exp, moe_layers, "router")
-    else:
-        i = spec.intermediate_size
-        if spec.mlp_type != "plain":
-            add("gate_proj", h, i, n_layers, "mlp")
-        add("up_proj", h, i, n_layers, "mlp")
-        add("down_proj", i, h, n_layers, "mlp")
-
-    # embeddings, norms and the small rest (biases, q/k norms, sinks) as knowledge counts them
-    count = count_params(spec)
-    wide = count.embedding + count.lm_head + count.norms
-    other = max(count.total - sum(g.params for g in groups) - wide, 0)
-    other_active = max(count.active - sum(g.active_params for g in groups) - wide, 0)
-    return ParamLayout(tuple(groups), count.embedding, count.lm_head, count.norms, other, other_active)
-
-
-def lora_groups(layout: ParamLayout, targets: str) -> tuple[LinearGroup, ...]:
+def lora_groups(layout: ModelLayout, targets: str) -> tuple[TensorGroup, ...]:
     """The matrices LoRA adapts: "attn" (q, k, v, o or their MLA equivalents) or "all-linear"."""
     if targets not in LORA_TARGETS:
         raise InvalidInputError("lora_targets", f"unknown target set {targets!r}",
                                 accepted=", ".join(LORA_TARGETS))
     if targets == "attn":
-        return tuple(g for g in layout.linear if g.part == "attn")
-    return tuple(g for g in layout.linear if g.part in ("attn", "mlp"))
+        return tuple(g for g in layout.linear if g.role == "attn")
+    return tuple(g for g in layout.linear if g.role in ("attn", "mlp"))
 
 
-def lora_params(layout: ParamLayout, rank: int, targets: str) -> int:
+def lora_params(layout: ModelLayout, rank: int, targets: str) -> int:
     """Adapter parameters: ``rank * (in + out)`` for every adapted matrix (every expert included)."""
     return sum(rank * (g.in_features + g.out_features) * g.count for g in lora_groups(layout, targets))
 
@@ -309,7 +187,7 @@ def activation_elements_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -
         mlp = 2 * h + (2 if spec.mlp_type == "plain" else 4) * inter
     elements = float(attn + mlp)
     if setup.method in ("lora", "qlora"):
-        layout = param_layout(spec)
+        layout = model_layout(spec)
         adapted = lora_groups(layout, setup.lora_targets)
         per_layer_adapted = sum(g.active_count for g in adapted) / spec.num_hidden_layers
         elements += setup.lora_rank * per_layer_adapted
@@ -336,7 +214,7 @@ def activation_bytes(spec: ModelSpec, setup: TrainingSetup) -> float:
     return body + logits
 
 
-def _layer_params(layout: ParamLayout, n_layers: int) -> float:
+def _layer_params(layout: ModelLayout, n_layers: int) -> float:
     return (layout.linear_params + layout.norms + layout.other) / max(n_layers, 1)
 
 
@@ -345,7 +223,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     setup = validate_setup(setup)
     if not capacity_gb > 0:
         raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
-    layout = param_layout(spec)
+    layout = model_layout(spec)
     world = setup.world
     assumptions: dict[str, str] = {}
     warnings: list[str] = []
