@@ -677,7 +677,9 @@ def fit(
     return calibration_from({k: math.exp(xi) for k, xi in zip(PARAMS, best, strict=True)})
 
 
-def loso(cases: Sequence[Case], *, iters: int = 600) -> tuple[list[Result], dict[str, TrainingCalibration]]:
+def leave_one_source_out(
+    cases: Sequence[Case], *, iters: int = 600
+) -> tuple[list[Result], dict[str, TrainingCalibration]]:
     """Leave one source out: refit without each source and score that source's rows."""
     sources = sorted({c.source for c in fit_cases(cases)})
     results: list[Result] = []
@@ -714,13 +716,9 @@ class SummaryRow:
     loso_within_15: float = math.nan
 
 
-def training_summary(
-    csv_path: Path = DEFAULT_CSV, *, loso: bool = True, iters: int = 600
-) -> list[SummaryRow]:
-    """The training accuracy table: in-sample and (``loso``) leave-one-source-out, per metric family."""
-    cases = build_cases(load(csv_path))
-    inside = family_stats(evaluate(cases))
-    held = family_stats(globals()["loso"](cases, iters=iters)[0]) if loso else {}
+def summary_rows(results: Sequence[Result], held_out: Sequence[Result] = ()) -> list[SummaryRow]:
+    """The table from in-sample ``results`` and leave-one-source-out ``held_out`` results."""
+    inside, held = family_stats(results), family_stats(held_out)
     out = []
     for fam, s in inside.items():
         h = held.get(fam, {})
@@ -737,11 +735,21 @@ def training_summary(
                 h.get("within_15", math.nan),
             )
         )
-    fits = [r for r in evaluate(cases) if r.case.metric == "fits" and not r.error]
+    fits = [r for r in results if r.case.metric == "fits" and not r.error]
     if fits:
         wrong = sum(r.predicted != r.measured for r in fits) / len(fits)
         out.append(SummaryRow("fits", len(fits), wrong, math.nan, 1 - wrong))
     return out
+
+
+def training_summary(
+    csv_path: Path = DEFAULT_CSV, *, loso: bool = True, iters: int = 600
+) -> list[SummaryRow]:
+    """The training accuracy table: in-sample (the shipped constants) and, with ``loso``,
+    leave-one-source-out, per metric family (see :class:`SummaryRow`)."""
+    cases = build_cases(load(csv_path))
+    held = leave_one_source_out(cases, iters=iters)[0] if loso else []
+    return summary_rows(evaluate(cases), held)
 
 
 def load(path: Path) -> list[tuple[int, dict[str, str]]]:
@@ -783,29 +791,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cal = fit(cases, iters=args.iters)
         print("fitted on all sources:", json.dumps({k: round(v, 4) for k, v in values_of(cal).items()}))
         results = evaluate(cases, cal)
-    table = []
-    inside = family_stats(results)
-    held_results, _ = loso(cases, iters=args.iters) if not args.no_loso else ([], {})
-    held = family_stats(held_results)
-    for fam, s in inside.items():
-        h = held.get(fam, {})
-        table.append(
-            SummaryRow(
-                fam,
-                int(s["n"]),
-                s["mape"],
-                s["median_ape"],
-                s["within_15"],
-                int(h.get("n", 0)),
-                h.get("mape", math.nan),
-                h.get("median_ape", math.nan),
-                h.get("within_15", math.nan),
-            )
-        )
-    fits = [r for r in results if r.case.metric == "fits" and not r.error]
-    if fits:
-        wrong = sum(r.predicted != r.measured for r in fits) / len(fits)
-        table.append(SummaryRow("fits", len(fits), wrong, math.nan, 1 - wrong))
+    held_results = leave_one_source_out(cases, iters=args.iters)[0] if not args.no_loso else []
+    table = summary_rows(results, held_results)
     if args.json:
         print(json.dumps([dataclasses.asdict(r) for r in table], indent=1))
         return 0
@@ -826,8 +813,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     stand_ins = [c for c in cases if c.stand_in]
     if stand_ins:
         print(
-            f"  {len(stand_ins)} rows on GPUs the registry lacks, timed on a stand-in and reported on their own "
-            f"line (lines {stand_ins[0].line}-{stand_ins[-1].line}): {stand_ins[0].assumptions[0]}"
+            f"  {len(stand_ins)} rows on GPUs the registry lacks, timed on a stand-in and reported on their "
+            f"own line (lines {stand_ins[0].line}-{stand_ins[-1].line}): {stand_ins[0].assumptions[0]}"
         )
     errors = [r for r in results if r.error]
     for r in errors:
