@@ -1,19 +1,24 @@
 """Training step time from physics: FLOPs, bytes and messages, at efficiencies fitted on published runs.
 
 One GPU of a job with tensor-, context-, pipeline- and data-parallel degrees ``tp``, ``cp``, ``pp``,
-``dp`` (and expert-parallel ``ep`` inside ``dp x cp``) processes, per micro-batch, ``mb x seq / cp``
-tokens through ``layers / pp`` layers, each matrix split ``tp`` ways. Its time is the sum of:
+``dp`` (and expert-parallel ``ep`` inside a stage's ``tp x cp x dp`` GPUs) processes, per micro-batch,
+``M = mb x seq / cp`` token rows through ``layers / pp`` layers, each matrix split ``tp`` ways. Its time
+per micro-batch is the larger of the GPU work and the host time to launch its kernels, plus the exposed
+traffic; a step is ``grad_accum`` micro-batches, the pipeline bubble, the data-parallel traffic left
+exposed and the optimizer step.
 
-GEMMs
-    FLOPs of the weight matmuls (2 per active parameter and token per pass; the lm_head counted as a
-    ``vocab x hidden`` matmul) at ``gemm_efficiency`` x the dense tensor peak of the training precision
-    (FP8 tensor cores for FP8 training; bf16, or fp16 before Ampere, otherwise), scaled by
-    ``M / (M + gemm_half_tokens)`` for GEMMs of only ``M`` rows (short sequences, small micro-batches).
-    Routed experts run as grouped GEMMs of the tokens each expert receives (``ep x M x k / experts``
-    rows) at ``expert_gemm_efficiency`` of the dense rate. Passes: forward 1 + backward 2 (weight and
-    input gradients) + 1 recomputed forward under full checkpointing. LoRA / QLoRA freeze the base:
-    forward + input gradient only (2, +1 with checkpointing); adapters cost 6 FLOPs per parameter and
-    token (+2) and are counted with the adapter traffic below.
+GEMMs (a roofline per weight matrix)
+    Each weight matrix of the architecture walk (:mod:`gpuscout.knowledge.layout`), and the lm_head
+    (``vocab x hidden``, on the last stage), is a GEMM of ``M`` rows per pass: the slower of its FLOPs
+    (``2 M K N``) at ``gemm_efficiency`` x the dense tensor peak of the training precision (FP8 tensor
+    cores for FP8 training; bf16, or fp16 before Ampere, otherwise) and its operands (``M K + K N``
+    inputs in the compute dtype, ``M N`` 16-bit outputs) at the memory bandwidth - short sequences and
+    thin matrices become memory bound without a constant of their own. Routed experts are grouped GEMMs
+    of the rows each expert receives (``ep x M / tp x k / experts`` under expert parallelism, the
+    experts then not tensor-parallel; ``M x k / experts`` otherwise) at ``expert_gemm_efficiency`` of the
+    dense rate. Passes: forward 1 + backward 2 (weight and input gradients) + 1 recomputed forward under
+    full checkpointing. LoRA / QLoRA freeze the base: forward + input gradient only (2, +1 with
+    checkpointing); adapters cost 6 FLOPs per parameter and token (+2).
 Attention
     ``QK^T`` and ``AV``: ``4 x q_dim x context`` FLOPs per token and layer forward, with the causal mean
     context ``(seq + 1) / 2`` (the sliding window on local layers); the FlashAttention backward is 2.5
@@ -44,6 +49,10 @@ Communication
     overlapped with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in
     each node, runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest
     over the node's network, shared by the GPUs of the node (``internode_gbps`` per node).
+Kernel launches
+    The host launches ``KERNELS_PER_LAYER`` (+ ``KERNELS_PER_ADAPTER`` per adapted matrix) kernels per
+    layer forward, twice that backward, once more when recomputing, at ``launch_us`` each; a micro-step
+    cannot run faster (small models at short sequences are host bound).
 Optimizer and offload
     The optimizer step is memory bound: PyTorch's default (foreach, unfused) AdamW makes about 20
     element-wise passes over parameter-sized tensors (lerp, mul, addcmul, sqrt, div, add, addcdiv, weight
