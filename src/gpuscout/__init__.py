@@ -6,6 +6,7 @@ Python API::
     est = gpuscout.estimate("llama-3.1-8b", "H100", precision="fp8", batch=16)
     recs = gpuscout.recommend(workload)            # ranked offers from the current catalog
     whisper = gpuscout.estimate_transcription("whisper-large-v3", "L4", audio_s=3600)
+    run = gpuscout.estimate_training("llama-3.1-8b", "H100", method="lora", tokens=50e6)
 
 This module is the Python face: ``recommend`` reads the current catalog (the store) when no offers are
 given, then calls the pure advisor (:func:`gpuscout.advise.api.recommend`). Everything is imported
@@ -28,9 +29,10 @@ if TYPE_CHECKING:
     from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.offer import Offer
     from gpuscout.estimate.api import estimate
+    from gpuscout.estimate.training import estimate_training
     from gpuscout.estimate.transcription import estimate_transcription
 
-__all__ = ["__version__", "estimate", "estimate_transcription", "recommend"]
+__all__ = ["__version__", "estimate", "estimate_training", "estimate_transcription", "recommend"]
 
 
 def recommend(
@@ -73,6 +75,10 @@ def __getattr__(name: str) -> Any:
         from gpuscout.estimate.api import estimate
 
         return estimate
+    if name == "estimate_training":
+        from gpuscout.estimate.training import estimate_training
+
+        return estimate_training
     if name == "estimate_transcription":
         from gpuscout.estimate.transcription import estimate_transcription
 

@@ -23,12 +23,14 @@ the activation-heavy rows by 10-25 %. Bound: each row within 30 %, mean absolute
 from __future__ import annotations
 
 import csv
+import importlib.util
+import sys
 
 import pytest
 
 from gpuscout.estimate.training import TrainingEstimate, estimate_training
 from gpuscout.knowledge.accelerators import resolve_gpu
-from tests.conftest import CALIBRATION
+from tests.conftest import CALIBRATION, REPO
 from tests.estimate.training_specs import LLAMA31_8B, LLAMA31_70B, LLAMA31_405B
 
 GIB = 2**30
@@ -37,28 +39,37 @@ METHODS = {"full finetune": "full", "LoRA": "lora", "QLoRA": "qlora"}
 
 
 def _settings(method: str, gpu: str, gpus: int) -> dict[str, object]:
-    kw: dict[str, object] = {"method": method, "lora_rank": 8, "lora_targets": "all-linear"}
-    if gpus > 1:
-        kw["sharding"] = "fsdp"
-    elif method == "full":
-        kw.update(optimizer="paged_adamw8bit", optimizer_in_backward=True)
-    if method == "full" and gpus > 1:
-        kw["cpu_offload"] = True
-    if "A6000" in gpu:
-        kw["checkpointing"] = False
-    return kw
+    """The recipe settings above, kept in one place: the training accuracy benchmark's reader."""
+    path = REPO / "benchmarks" / "accuracy_training.py"
+    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_training", path)
+    assert spec and spec.loader
+    module = sys.modules.get(spec.name)
+    if module is None:
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    settings: dict[str, object] = {"method": method, **module.torchtune_settings(method, gpu, gpus)}
+    return settings
 
 
 def _rows() -> list[dict[str, str]]:
     with CALIBRATION.open(newline="") as fh:
-        return [r for r in csv.DictReader(fh)
-                if r["framework"] == "torchtune" and r["metric"] == "peak_vram_gib_per_gpu"]
+        return [
+            r
+            for r in csv.DictReader(fh)
+            if r["framework"] == "torchtune" and r["metric"] == "peak_vram_gib_per_gpu"
+        ]
 
 
 def _estimate(row: dict[str, str], kw: dict[str, object]) -> TrainingEstimate:
-    return estimate_training(MODELS[row["model"]], resolve_gpu(row["gpu"]), gpus=int(row["gpu_count"]),
-                             seq_len=int(row["context_in"]), micro_batch=int(row["batch"]),
-                             **kw)  # type: ignore[arg-type]
+    return estimate_training(
+        MODELS[row["model"]],
+        resolve_gpu(row["gpu"]),
+        gpus=int(row["gpu_count"]),
+        seq_len=int(row["context_in"]),
+        micro_batch=int(row["batch"]),
+        **kw,
+    )  # type: ignore[arg-type]
 
 
 def _predicted_allocator_peak_gib(row: dict[str, str]) -> float:
@@ -81,8 +92,10 @@ def test_torchtune_peak_memory() -> None:
         predicted = _predicted_allocator_peak_gib(row)
         err = predicted / measured - 1
         errors.append(err)
-        print(f"  {row['model']:<15} {row['task']:<14} {row['gpu_count']}x {row['gpu']:<15} "
-              f"measured {measured:5.1f}  predicted {predicted:5.1f}  error {err:+.0%}")
+        print(
+            f"  {row['model']:<15} {row['task']:<14} {row['gpu_count']}x {row['gpu']:<15} "
+            f"measured {measured:5.1f}  predicted {predicted:5.1f}  error {err:+.0%}"
+        )
     mean_abs = sum(abs(e) for e in errors) / len(errors)
     print(f"  mean absolute error {mean_abs:.1%}, worst {max(errors, key=abs):+.0%}")
     assert all(abs(e) <= 0.30 for e in errors)

@@ -12,9 +12,9 @@ from gpuscout.estimate.training_memory import (
     TrainingSetup,
     activation_elements_per_token_layer,
     lora_params,
-    param_layout,
     training_memory,
 )
+from gpuscout.knowledge.layout import model_layout as param_layout
 from tests.estimate.training_specs import (
     LLAMA2_7B,
     LLAMA31_8B,
@@ -126,8 +126,13 @@ def test_checkpointing_cuts_activations() -> None:
 
 
 def test_paged_optimizer_spills_instead_of_failing() -> None:
-    m = mem(method="full", optimizer="paged_adamw8bit", optimizer_in_backward=True,
-            capacity=24 * GIB / 1e9, micro_batch=2)
+    m = mem(
+        method="full",
+        optimizer="paged_adamw8bit",
+        optimizer_in_backward=True,
+        capacity=24 * GIB / 1e9,
+        micro_batch=2,
+    )
     assert m.fits
     assert m.spilled_gb > 5
     assert any("pages to CPU RAM" in w for w in m.warnings)
@@ -167,13 +172,27 @@ _opts = st.sampled_from(["adamw", "adamw8bit", "paged_adamw8bit", "bf16"])
 
 
 @settings(max_examples=60, deadline=None)
-@given(method=_methods, optimizer=_opts, ckpt=st.booleans(), seq=st.integers(1, 65536),
-       extra=st.integers(1, 8192), mb=st.integers(1, 16), capacity=st.sampled_from([25.8, 51.5, 85.9]))
-def test_more_tokens_never_need_less_memory(method: str, optimizer: str, ckpt: bool, seq: int, extra: int,
-                                            mb: int, capacity: float) -> None:
+@given(
+    method=_methods,
+    optimizer=_opts,
+    ckpt=st.booleans(),
+    seq=st.integers(1, 65536),
+    extra=st.integers(1, 8192),
+    mb=st.integers(1, 16),
+    capacity=st.sampled_from([25.8, 51.5, 85.9]),
+)
+def test_more_tokens_never_need_less_memory(
+    method: str, optimizer: str, ckpt: bool, seq: int, extra: int, mb: int, capacity: float
+) -> None:
     def total(s: int, b: int) -> float:
-        return mem(method=method, optimizer=optimizer, checkpointing=ckpt, seq_len=s, micro_batch=b,
-                   capacity=capacity).breakdown.total_gb
+        return mem(
+            method=method,
+            optimizer=optimizer,
+            checkpointing=ckpt,
+            seq_len=s,
+            micro_batch=b,
+            capacity=capacity,
+        ).breakdown.total_gb
 
     base = total(seq, mb)
     assert total(seq + extra, mb) >= base - 1e-9
@@ -181,25 +200,75 @@ def test_more_tokens_never_need_less_memory(method: str, optimizer: str, ckpt: b
 
 
 @settings(max_examples=60, deadline=None)
-@given(method=_methods, sharding=st.sampled_from(["zero3", "fsdp"]), offload=st.booleans(),
-       world=st.integers(1, 512), more=st.integers(1, 512))
-def test_more_gpus_under_zero3_never_need_more_per_gpu(method: str, sharding: str, offload: bool,
-                                                        world: int, more: int) -> None:
+@given(
+    method=_methods,
+    sharding=st.sampled_from(["zero3", "fsdp"]),
+    offload=st.booleans(),
+    world=st.integers(1, 512),
+    more=st.integers(1, 512),
+)
+def test_more_gpus_under_zero3_never_need_more_per_gpu(
+    method: str, sharding: str, offload: bool, world: int, more: int
+) -> None:
     def total(w: int) -> float:
-        return mem(spec=LLAMA31_70B, method=method, sharding=sharding, cpu_offload=offload,
-                   world=w).breakdown.total_gb
+        return mem(
+            spec=LLAMA31_70B, method=method, sharding=sharding, cpu_offload=offload, world=w
+        ).breakdown.total_gb
 
     assert total(world + more) <= total(world) + 1e-9
 
 
-def test_layout_agrees_with_knowledge_counts_for_every_llm() -> None:
-    from gpuscout.knowledge.models import all_models
-    from gpuscout.knowledge.params import count_params
+def test_tensor_and_pipeline_parallel_split_the_weights_and_activations() -> None:
+    lay = param_layout(LLAMA31_70B)
+    one = mem(spec=LLAMA31_70B, method="full", checkpointing=False, seq_len=4096).breakdown
+    tp = mem(spec=LLAMA31_70B, method="full", checkpointing=False, seq_len=4096, world=8, tp=8).breakdown
+    # TP 8 (no data parallel): every matrix, the embedding and the lm_head split 8 ways
+    assert tp.weights_gb * 1e9 == pytest.approx(2 * lay.total / 8)
+    assert tp.activations_gb == pytest.approx(one.activations_gb / 8)
+    # PP 4 x TP 2: a stage holds 20 layers (plus the embedding or the lm_head); 1F1B keeps up to 4
+    # micro-batches in flight, so the first stage's activations are those of 80 layers of one micro-batch
+    pp = mem(
+        spec=LLAMA31_70B, method="full", checkpointing=False, seq_len=4096, world=8, tp=2, pp=4, grad_accum=8
+    ).breakdown
+    body = lay.total - lay.embedding - lay.lm_head
+    assert pp.weights_gb * 1e9 == pytest.approx(2 * (body / 8 + lay.embedding / 2))
+    assert pp.activations_gb == pytest.approx(one.activations_gb / 2, rel=0.01)
 
-    for spec in all_models():
-        if spec.kind != "llm":
-            continue
-        layout, count = param_layout(spec), count_params(spec)
-        assert layout.total == count.total, spec.name
-        assert layout.active == count.active, spec.name
-        assert layout.other < 0.01 * layout.total, spec.name  # the linear shapes carry the weight
+
+def test_zero_shards_over_data_and_context_parallel_gpus() -> None:
+    n = param_layout(LLAMA31_70B).total
+    z1 = mem(spec=LLAMA31_70B, method="full", sharding="zero1", world=64, tp=8, cp=2).breakdown
+    assert z1.optimizer_gb * 1e9 == pytest.approx(12 * n / 8 / 8)  # TP 8, then dp 4 x cp 2
+
+
+def test_expert_parallel_shards_the_experts_without_tensor_parallel() -> None:
+    lay = param_layout(MIXTRAL_8X7B)
+    experts = sum(g.params for g in lay.groups if g.part == "routed_experts")
+    rest = lay.total - experts
+    ep = mem(spec=MIXTRAL_8X7B, method="full", sharding="none", world=8, ep=8).breakdown
+    assert ep.weights_gb * 1e9 == pytest.approx(2 * (rest + experts / 8))
+
+
+def test_selective_recompute_drops_the_elementwise_outputs() -> None:
+    full = activation_elements_per_token_layer(LLAMA31_8B, TrainingSetup(method="full", checkpointing=False))
+    sel = activation_elements_per_token_layer(
+        LLAMA31_8B, TrainingSetup(method="full", checkpointing="selective")
+    )
+    assert full - sel == 2 * 4096 + 2 * 14336  # the two normed inputs, SiLU(gate) and the product
+    s = mem(method="full", checkpointing="selective", seq_len=4096).breakdown.activations_gb
+    assert mem(method="full", checkpointing="full", seq_len=4096).breakdown.activations_gb < s
+    assert s < mem(method="full", checkpointing=False, seq_len=4096).breakdown.activations_gb
+
+
+def test_eager_attention_keeps_the_probabilities() -> None:
+    flash = activation_elements_per_token_layer(LLAMA31_8B, TrainingSetup(method="full", seq_len=2048))
+    eager = activation_elements_per_token_layer(
+        LLAMA31_8B, TrainingSetup(method="full", seq_len=2048, attention="eager")
+    )
+    assert eager - flash == 32 * 2048  # heads x seq bf16 probabilities per token and layer
+
+
+def test_the_hugging_face_loss_keeps_three_times_the_logits() -> None:
+    chunked = mem(method="lora", seq_len=4096).breakdown.activations_gb
+    hf = mem(method="lora", seq_len=4096, loss="hf").breakdown.activations_gb
+    assert (hf - chunked) * 1e9 == pytest.approx(4096 * 128256 * (12 - 4))

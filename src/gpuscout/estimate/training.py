@@ -1,37 +1,23 @@
 """Training and fine-tuning: does it fit, how many tokens/s, how long for a token budget.
 
-Memory comes from :mod:`gpuscout.estimate.training_memory`. Speed is compute-bound physics:
+Memory comes from :mod:`gpuscout.estimate.training_memory`, the step time from
+:mod:`gpuscout.estimate.training_speed` (FLOPs, bytes and messages at efficiencies fitted on published
+training runs, per precision class and method, never per GPU or per model; its ``CALIBRATION`` names
+the rows). This module checks the arguments, refuses what cannot run, and assembles the result.
 
-FLOPs per trained token (hardware work, counted from the architecture)
-    forward = 2 x (active linear params + lm_head) + attention ``4 x q_dim x mean context`` per layer
-    (causal: mean context (seq+1)/2, capped by the sliding window on local layers).
-    Full / pre-training: forward + backward (2x) = 3 x forward, the familiar 6·N·D; full activation
-    checkpointing recomputes the forward once more: 8·N·D.
-    LoRA / QLoRA: the frozen base needs no weight gradients, so its linear layers cost forward +
-    input-gradient = 2 x forward (4·N·D), attention still 3x, adapters 6 x their params; +1 forward
-    with checkpointing (6·N·D).
+Refused with :class:`~gpuscout.errors.ConfigurationRejected` (a configuration the caller chose cannot
+run; the advisor skips such an offer):
 
-Achieved rate
-    ``peak x MFU``. MFU priors (not calibrated: the calibration CSV has no training-speed rows):
-    0.40 of the dense bf16 peak on datacenter parts with good kernels (Megatron / torchtitan report
-    38-45 % on H100 and A100 for 7-70B dense models), 0.35 on workstation and consumer cards (power
-    and clock limits under sustained GEMM load), 0.30 of the FP8 peak for FP8 training (1.3-1.5x
-    the bf16 speed in practice), x0.85 for LoRA/QLoRA (many small adapter kernels).
-    Quantised LoRA bases (NF4, int8, fp8 without FP8 tensor cores) are dequantised to bf16 before each
-    matmul: a memory-bound pass reading the stored weights and writing bf16 ones, once per forward,
-    backward and recompute, at 70 % of the GPU's bandwidth.
-
-Multi-GPU (data parallel, ``world = gpus x nodes``)
-    DDP / ZeRO-1 / ZeRO-2: one ring all-reduce (or reduce-scatter + all-gather, same volume) of the
-    trainable gradients in bf16 per optimizer step, ``2 (W-1)/W x bytes``, overlapped with the last
-    backward pass up to 80 %. ZeRO-3 / FSDP: every micro-step all-gathers the parameters twice
-    (forward, backward) and reduce-scatters the gradients, overlapped up to 80 % with compute. The
-    link is NVLink/fabric or PCIe inside a box (:func:`gpuscout.estimate.parallel.gpu_link`) and
-    ``internode_gbps`` (GB/s per node; default: 50 GB/s = 400 Gbit/s per GPU on NVLink-fabric nodes,
-    25 GB/s per PCIe node) across nodes; the slower of the two sets the ring's pace.
-    CPU offload adds the optimizer step on the host (2e9 params/s per node for a vectorised CPU Adam)
-    and the PCIe copies (25 GB/s per GPU); paged optimizer state that spilled to CPU RAM is paged in
-    and out once per step over the same PCIe rate.
+- FP8 training (full or pre-training in ``precision="fp8"``) on a GPU without FP8 tensor cores
+  (before Ada / Hopper: compute capability below 8.9). A LoRA base *stored* in FP8 is fine anywhere:
+  it is dequantised to 16 bit for the matmuls (slower, said in the warnings).
+- An impossible parallel layout: ``gpus x nodes`` not a multiple of ``tp x pp x cp``; ``tp`` wider than
+  a node or not dividing the attention heads; ``pp`` above the layer count; ``cp`` not splitting the
+  sequence into ``2 cp`` equal chunks; ``ep`` on a dense model, or not dividing both the experts and a
+  pipeline stage's ``tp x cp x dp`` GPUs.
+- Memory that does not fit, when ``require_fit=True``. By default a configuration that does not fit is
+  returned with ``fits=False`` and its memory breakdown (``gpuscout vram`` shows what overflows, and the
+  advisor tries the next sharding), and its speed figures are what it would reach if it fitted.
 """
 
 from __future__ import annotations
@@ -45,28 +31,26 @@ from gpuscout.estimate.parallel import gpu_link
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
-    ParamLayout,
     TrainingSetup,
-    lora_groups,
-    param_layout,
     training_memory,
     validate_setup,
 )
+from gpuscout.estimate.training_speed import (
+    CALIBRATION,
+    Fabric,
+    SpeedInputs,
+    TrainingCalibration,
+    step_time,
+    training_flops,
+)
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 
 GB = 1e9
-MFU_DATACENTER = 0.40
-MFU_DESKTOP = 0.35
-MFU_FP8 = 0.30
-LORA_EFFICIENCY = 0.85
-DEQUANT_BANDWIDTH_EFFICIENCY = 0.7
-COMM_OVERLAP = 0.8
 NIC_GBPS_PER_FABRIC_GPU = 50.0  # 400 Gbit/s InfiniBand / RoCE per GPU on HGX-class nodes
 PCIE_NODE_NETWORK_GBPS = 25.0  # 200 Gbit/s Ethernet for a PCIe box
-HOST_LINK_GBPS = 25.0  # PCIe Gen4 x16 achieved host<->device
-CPU_ADAM_PARAMS_PER_S = 2e9  # per node
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +67,7 @@ class TrainingEstimate:
     memory: MemoryBreakdown
     tokens_per_s: float  # trained tokens per second, all GPUs together
     time_s: float | None  # for ``tokens`` x ``epochs``; None when no token budget was given
-    mfu: float  # model FLOPs (no recompute) achieved / peak of all GPUs
+    mfu: float  # model FLOPs (PaLM convention, no recompute) achieved / dense peak of all GPUs
     flops_per_token: float  # hardware FLOPs per trained token, recompute included
     step_time_s: float
     tokens_per_step: int
@@ -91,6 +75,14 @@ class TrainingEstimate:
     total_params: int
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    binding_resource: str = "compute"  # compute, memory bandwidth, communication, host, memory capacity
+    step_breakdown_s: dict[str, float] = field(default_factory=dict)  # seconds per step by component
+    model_flops_per_token: float = 0.0  # the MFU numerator per token
+    parallel: str = ""  # "DP 8" / "TP 4 x PP 2 x DP 8"...
+
+    @property
+    def tokens_per_s_per_gpu(self) -> float:
+        return self.tokens_per_s / max(self.gpus * self.nodes, 1)
 
 
 def default_internode_gbps(acc: Accelerator, gpus: int) -> float:
@@ -104,48 +96,57 @@ def default_internode_gbps(acc: Accelerator, gpus: int) -> float:
     return PCIE_NODE_NETWORK_GBPS
 
 
-def attention_flops_per_token(spec: ModelSpec, seq_len: int) -> float:
-    """Forward attention-score FLOPs (QK^T and AV) per token, averaged over a causal sequence."""
-    heads = spec.num_attention_heads
-    if spec.is_mla:
-        per_ctx = 2 * heads * (spec.qk_nope_head_dim + spec.qk_rope_head_dim) + 2 * heads * spec.v_head_dim
-    else:
-        hd = spec.head_dim or spec.hidden_size // max(heads, 1)
-        per_ctx = 4 * heads * hd
-    full_ctx = (seq_len + 1) / 2
-    window = spec.sliding_window
-    total = 0.0
-    for i in range(spec.num_hidden_layers):
-        if spec.layer_types:
-            sliding = i < len(spec.layer_types) and spec.layer_types[i] == "sliding"
-        else:
-            sliding = window is not None  # a window with no per-layer list applies to every layer
-        ctx = min(full_ctx, float(window)) if sliding and window else full_ctx
-        total += per_ctx * ctx
-    return total
-
-
-@dataclass(frozen=True, slots=True)
-class _Flops:
-    hardware: float  # per token, what the GPU executes (recompute included)
-    model: float  # per token, the useful work MFU is quoted against (no recompute)
-
-
-def training_flops_per_token(spec: ModelSpec, layout: ParamLayout, setup: TrainingSetup) -> _Flops:
-    """Hardware and model FLOPs per trained token (see module docstring)."""
-    linear_active = sum(g.active_params for g in layout.linear)
-    head = spec.vocab_size * spec.hidden_size
-    fwd_linear = 2.0 * (linear_active + head)
-    fwd_attn = attention_flops_per_token(spec, setup.seq_len)
-    recompute = 1.0 if setup.checkpointing else 0.0
-    if setup.method in ("full", "pretrain"):
-        model = 3.0 * (fwd_linear + fwd_attn)
-        return _Flops(model + recompute * (fwd_linear + fwd_attn), model)
-    adapted = lora_groups(layout, setup.lora_targets)
-    adapter_active = sum(setup.lora_rank * (g.in_features + g.out_features) * g.active_count for g in adapted)
-    model = 2.0 * fwd_linear + 3.0 * fwd_attn + 6.0 * adapter_active
-    hardware = model + recompute * (fwd_linear + fwd_attn + 2.0 * adapter_active)
-    return _Flops(hardware, model)
+def _check_layout(spec: ModelSpec, setup: TrainingSetup, gpus: int) -> None:
+    """Refuse a parallel layout that cannot be built (ConfigurationRejected naming the field)."""
+    tp, pp, cp, ep, world = setup.tp, setup.pp, setup.cp, setup.ep, setup.world
+    mp = tp * pp * cp
+    if world % mp:
+        raise ConfigurationRejected(
+            "parallel",
+            f"{world} GPUs do not split into TP {tp} x PP {pp} x CP {cp} replicas",
+            accepted=f"gpus x nodes a multiple of {mp}",
+        )
+    if tp > gpus:
+        raise ConfigurationRejected(
+            "tp",
+            f"tensor parallel {tp} is wider than a node of {gpus} GPUs "
+            "(TP needs the GPUs of one NVLink/PCIe domain)",
+            accepted=f"1..{gpus}",
+        )
+    heads, kv = spec.num_attention_heads, spec.num_key_value_heads or spec.num_attention_heads
+    if heads % tp or (not spec.is_mla and kv % tp and tp % kv):
+        raise ConfigurationRejected(
+            "tp",
+            f"TP {tp} does not split {heads} attention heads / {kv} KV heads",
+            accepted="a divisor of the head count",
+        )
+    if pp > spec.num_hidden_layers:
+        raise ConfigurationRejected(
+            "parallel",
+            f"PP {pp} exceeds the {spec.num_hidden_layers} layers",
+            accepted=f"1..{spec.num_hidden_layers}",
+        )
+    if cp > 1 and setup.seq_len % (2 * cp):
+        raise ConfigurationRejected(
+            "parallel",
+            f"context parallel {cp} needs seq_len divisible by {2 * cp}",
+            accepted=f"seq_len a multiple of {2 * cp}",
+        )
+    if ep > 1:
+        if not spec.is_moe:
+            raise ConfigurationRejected(
+                "parallel",
+                f"expert parallel {ep} on the dense model {spec.name}",
+                accepted="ep 1 for a dense model",
+            )
+        stage = tp * cp * setup.dp
+        if spec.num_experts % ep or stage % ep:
+            raise ConfigurationRejected(
+                "parallel",
+                f"EP {ep} must divide the {spec.num_experts} experts and the "
+                f"{stage} GPUs of a pipeline stage (TP x CP x DP)",
+                accepted="a common divisor",
+            )
 
 
 def estimate_training(
@@ -164,17 +165,32 @@ def estimate_training(
     optimizer: str = "adamw",
     sharding: str = "none",
     cpu_offload: bool = False,
-    checkpointing: bool = True,
+    checkpointing: bool | str = True,
     precision: str = "bf16",
     nodes: int = 1,
     internode_gbps: float | None = None,
     optimizer_in_backward: bool = False,
+    tp: int = 1,
+    pp: int = 1,
+    cp: int = 1,
+    ep: int = 1,
+    virtual_stages: int = 1,
+    loss: str = "chunked",
+    attention: str = "flash",
+    require_fit: bool = False,
+    calibration: TrainingCalibration | None = None,
 ) -> TrainingEstimate:
     """Estimate memory per GPU, speed and duration of training ``model`` on ``gpus`` x ``nodes`` ``gpu``.
 
-    ``gpus`` is the number of GPUs per node; the job runs data-parallel on ``gpus * nodes`` GPUs.
-    ``tokens`` is the training set size in tokens (the run trains ``tokens * epochs`` tokens).
-    ``internode_gbps`` is the network bandwidth per node in GB/s (not Gbit/s).
+    ``gpus`` is the number of GPUs per node; the job runs on ``gpus * nodes`` GPUs as
+    ``tp x pp x cp`` model-parallel replicas, data parallel over the rest (``ep`` experts-parallel
+    inside the data x context parallel GPUs). ``micro_batch`` sequences of ``seq_len`` tokens per
+    replica and micro-step, ``grad_accum`` micro-steps per optimizer step. ``tokens`` is the training
+    set size in tokens (the run trains ``tokens * epochs`` tokens). ``internode_gbps`` is the network
+    bandwidth per node in GB/s (not Gbit/s). ``checkpointing``: True/"full", "selective", False/"none".
+    ``loss``: "chunked" (fused / chunked cross-entropy) or "hf" (Hugging Face's unchunked fp32 loss).
+    ``attention``: "flash" (FlashAttention / SDPA memory-efficient) or "eager" (scores materialised).
+    ``calibration`` replaces the fitted constants (the accuracy benchmark refits them).
     """
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
@@ -183,149 +199,212 @@ def estimate_training(
     grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
     epochs_f = positive_float("epochs", epochs, 10_000)
     tokens_f = None if tokens is None else positive_float("tokens", tokens, 1e16)
-    inter_gbps = (0.0 if internode_gbps is None
-                  else positive_float("internode_gbps", internode_gbps, 1e6))
-    for flag_name, flag in (("cpu_offload", cpu_offload), ("checkpointing", checkpointing),
-                            ("optimizer_in_backward", optimizer_in_backward)):
+    inter_gbps = (
+        default_internode_gbps(acc, gpus)
+        if internode_gbps is None
+        else positive_float("internode_gbps", internode_gbps, 1e6)
+    )
+    for flag_name, flag in (
+        ("cpu_offload", cpu_offload),
+        ("optimizer_in_backward", optimizer_in_backward),
+        ("require_fit", require_fit),
+    ):
         if not isinstance(flag, bool):
             raise InvalidInputError(flag_name, f"must be true or false, got {flag!r}")
     world = gpus * nodes
-    if internode_gbps is None:
-        inter_gbps = default_internode_gbps(acc, gpus)
-    setup = validate_setup(TrainingSetup(
-        method=method, seq_len=seq_len, micro_batch=micro_batch, lora_rank=lora_rank,
-        lora_targets=lora_targets, optimizer=optimizer, sharding=sharding, cpu_offload=cpu_offload,
-        checkpointing=checkpointing, precision=precision, world=world,
-        optimizer_in_backward=optimizer_in_backward))
-    layout = param_layout(spec)
-    if setup.lora_rank >= spec.hidden_size and setup.method in ("lora", "qlora"):
-        raise InvalidInputError("lora_rank", f"rank {setup.lora_rank} is not below the hidden size "
-                                f"{spec.hidden_size}", accepted=f"1..{spec.hidden_size - 1}")
+    setup = validate_setup(
+        TrainingSetup(
+            method=method,
+            seq_len=seq_len,
+            micro_batch=micro_batch,
+            lora_rank=lora_rank,
+            lora_targets=lora_targets,
+            optimizer=optimizer,
+            sharding=sharding,
+            cpu_offload=cpu_offload,
+            checkpointing=checkpointing,
+            precision=precision,
+            world=world,
+            optimizer_in_backward=optimizer_in_backward,
+            tp=tp,
+            pp=pp,
+            cp=cp,
+            ep=ep,
+            virtual_stages=virtual_stages,
+            grad_accum=grad_accum,
+            loss=loss,
+            attention=attention,
+        )
+    )
+    layout = model_layout(spec)
+    if setup.lora_rank >= spec.hidden_size and setup.adapters:
+        raise InvalidInputError(
+            "lora_rank",
+            f"rank {setup.lora_rank} is not below the hidden size {spec.hidden_size}",
+            accepted=f"1..{spec.hidden_size - 1}",
+        )
+    _check_layout(spec, setup, gpus)
+    cal = calibration or CALIBRATION
+    warnings: list[str] = []
 
+    # --- the tensor rate the weight GEMMs run at ------------------------------------------------------
+    fmt = resolve_precision(
+        "fp32" if setup.precision == "fp32" else "fp8" if setup.precision == "fp8" else "bf16"
+    )
+    rate = compute_rate(fmt, acc)
+    rate16 = compute_rate(resolve_precision("bf16"), acc)
+    fp8_native = setup.precision == "fp8" and rate.native and rate.rate_name == "fp8"
+    if setup.precision == "fp8" and not fp8_native and not setup.adapters:
+        raise ConfigurationRejected(
+            "gpu",
+            f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell: compute capability 8.9+); "
+            f"{acc.name} has none",
+            accepted="precision bf16 on this GPU, or a GPU with FP8 tensor cores",
+        )
+    if rate16.warning and not fp8_native:
+        warnings.append(rate16.warning)
+    stored = 0.0
+    if setup.method == "qlora":
+        stored = NF4_BITS / 8
+    elif setup.adapters and (setup.precision == "int8" or (setup.precision == "fp8" and not fp8_native)):
+        stored = 1.0
+        if setup.precision == "fp8":
+            warnings.append(
+                f"{acc.name} has no FP8 tensor cores: the FP8 base is dequantised to 16 bit "
+                "for every matmul (saves memory, costs time)"
+            )
+    if setup.method == "qlora" and acc.vendor.lower() != "nvidia":
+        warnings.append(
+            f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
+            "hardware is partial"
+        )
+
+    # --- memory -------------------------------------------------------------------------------------
     capacity_gb = capacity_bytes(acc) / GB
     mem = training_memory(spec, setup, capacity_gb)
     assumptions = dict(mem.assumptions)
-    warnings = list(mem.warnings)
-    assumptions["capacity"] = (f"{acc.memory_gb:g} GB card = {capacity_gb:.1f} GB (1e9 B) usable "
-                               "(GiB sizing, less the driver reserve)")
+    warnings += mem.warnings
+    assumptions["capacity"] = (
+        f"{acc.memory_gb:g} GB card = {capacity_gb:.1f} GB (1e9 B) usable "
+        "(GiB sizing, less the driver reserve)"
+    )
+    if not mem.fits and require_fit:
+        raise ConfigurationRejected(
+            "gpu",
+            f"does not fit: needs {mem.breakdown.total_gb:.1f} GB per GPU, "
+            f"{acc.name} has {capacity_gb:.1f} GB ({mem.binding_constraint})",
+            accepted="more GPUs, sharding, checkpointing or a smaller micro-batch",
+        )
     if setup.seq_len > spec.max_position_embeddings > 0:
-        warnings.append(f"seq_len {setup.seq_len} exceeds the model's {spec.max_position_embeddings} "
-                        "positions (needs RoPE scaling)")
-    if spec.is_moe and world > 1:
-        assumptions["moe"] = ("experts sharded like every other weight (DDP / ZeRO / FSDP); expert "
-                              "parallelism, which cuts the parameter traffic, is not modelled")
+        warnings.append(
+            f"seq_len {setup.seq_len} exceeds the model's {spec.max_position_embeddings} "
+            "positions (needs RoPE scaling)"
+        )
     if setup.method == "pretrain":
         assumptions["pretrain"] = "pre-training costs what full training costs per token (random init)"
-    if setup.method == "qlora" and acc.vendor.lower() != "nvidia":
-        warnings.append(f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
-                        "hardware is partial")
+    if spec.is_moe and setup.ep == 1 and setup.dp > 1:
+        assumptions["moe"] = "experts sharded like every other weight (no expert parallelism): ep=1"
 
-    # --- compute rate -------------------------------------------------------------------------------
-    prec_fmt = resolve_precision("bf16" if setup.precision in ("bf16", "fp16", "int8") else setup.precision)
-    rate = compute_rate(prec_fmt, acc)
-    if rate.warning:
-        warnings.append(rate.warning + (" (training at the bf16 rate)" if setup.precision == "fp8" else ""))
-    desktop = acc.kind in ("consumer", "workstation")
-    if rate.rate_name == "fp8" and rate.native:
-        mfu_base, why = MFU_FP8, "0.30 of the FP8 peak (FP8 training)"
-    elif desktop:
-        mfu_base, why = MFU_DESKTOP, f"0.35 of the {rate.rate_name} peak ({acc.kind} card)"
-    else:
-        mfu_base, why = MFU_DATACENTER, f"0.40 of the {rate.rate_name} peak (datacenter part)"
-    if setup.method in ("lora", "qlora"):
-        mfu_base *= LORA_EFFICIENCY
-        why += f" x {LORA_EFFICIENCY} for adapter kernels"
-    assumptions["efficiency"] = f"{why}; peak {rate.tflops:g} TFLOPS (prior, not calibrated)"
-    achieved_flops = rate.tflops * 1e12 * mfu_base
-
-    flops = training_flops_per_token(spec, layout, setup)
-    tokens_micro = setup.micro_batch * setup.seq_len
-    compute_s = tokens_micro * flops.hardware / achieved_flops
-
-    # --- dequantisation of a quantised frozen base --------------------------------------------------
-    stored_b = 0.0
-    if setup.method == "qlora":
-        stored_b = NF4_BITS / 8
-    elif setup.method == "lora" and (setup.precision == "int8"
-                                     or (setup.precision == "fp8" and not rate.native)):
-        stored_b = 1.0
-    dequant_s = 0.0
-    if stored_b:
-        passes = 2 + (1 if setup.checkpointing else 0)
-        dequant_bytes = passes * layout.linear_params * (stored_b + 2.0)
-        dequant_s = dequant_bytes / (acc.bandwidth_gbps * GB * DEQUANT_BANDWIDTH_EFFICIENCY)
-        assumptions["dequant"] = (f"base dequantised to bf16 {passes}x per micro-step at "
-                                  f"{DEQUANT_BANDWIDTH_EFFICIENCY:.0%} of {acc.bandwidth_gbps:g} GB/s")
-
-    # --- communication -----------------------------------------------------------------------------
-    micro_comm_s = 0.0
-    step_comm_s = 0.0
-    if world > 1:
-        link = gpu_link(acc, gpus)
-        bw = link.gbps
-        link_desc = link.label
-        if nodes > 1:
-            # NCCL runs one ring per NIC, so a node's network carries each ring step once: the ring's
-            # pace is the slower of a GPU's link and the node's network bandwidth.
-            if inter_gbps < bw:
-                bw = inter_gbps
-                link_desc = f"inter-node network {inter_gbps:g} GB/s per node"
-            if internode_gbps is None:
-                warnings.append(f"inter-node bandwidth not given; assumed {inter_gbps:g} GB/s per node")
-        ring = (world - 1) / world
-        grad_bytes = mem.trainable_params * 2.0
-        if setup.sharding in ("zero3", "fsdp"):
-            if setup.method in ("full", "pretrain"):
-                param_bytes = layout.total * (4.0 if setup.precision == "fp32" else 2.0)
-            else:
-                linear_b = NF4_BITS / 8 if setup.method == "qlora" else (
-                    1.0 if setup.precision in ("fp8", "int8") else 2.0)
-                param_bytes = layout.linear_params * linear_b + (layout.total - layout.linear_params) * 2.0
-            micro_comm_s = ring * (2 * param_bytes + grad_bytes) / (bw * GB)
-        else:
-            step_comm_s = 2 * ring * grad_bytes / (bw * GB)
-        assumptions["communication"] = f"data parallel over {world} GPUs via {link_desc}"
-        over_pcie = link.kind == "pcie"
-        if over_pcie and nodes == 1:
-            warnings.append("GPUs talk over PCIe: gradient / parameter exchange is slow next to NVLink")
-
-    exposed_micro = max(0.0, micro_comm_s - COMM_OVERLAP * (compute_s + dequant_s))
-    backward_share = 2.0 / 3.0
-    exposed_step = max(0.0, step_comm_s - COMM_OVERLAP * backward_share * compute_s)
-
-    # --- optimizer step, offload and paging ---------------------------------------------------------
+    # --- speed ----------------------------------------------------------------------------------------
+    link = gpu_link(acc, gpus)
+    fabric = Fabric(link, gpus, nodes, inter_gbps)
     b = mem.breakdown
-    opt_bytes = (b.weights_gb + b.gradients_gb + b.optimizer_gb + b.adapters_gb) * GB
-    optimizer_s = 2.0 * opt_bytes / (acc.bandwidth_gbps * GB) if not setup.cpu_offload else 0.0
+    param_bytes = 4.0 if setup.precision == "fp32" else 2.0
+    if setup.adapters and stored:
+        param_bytes = stored
+    inputs = SpeedInputs(
+        acc=acc,
+        fabric=fabric,
+        mm_tflops=rate.tflops,
+        attn_tflops=rate16.tflops,
+        precision_class="fp8" if fp8_native else "16bit",
+        stored_bytes=stored,
+        grad_accum=grad_accum,
+        # what the optimizer step reads and writes: the trained weights, their gradients and states
+        opt_bytes=((b.adapters_gb if setup.adapters else b.weights_gb + b.gradients_gb) + b.optimizer_gb)
+        * GB,
+        trainable=float(mem.trainable_params),
+        param_bytes=param_bytes,
+        spilled_gb=mem.spilled_gb,
+        nodes=nodes,
+    )
+    st = step_time(spec, layout, setup, inputs, cal)
     if setup.cpu_offload:
-        trainable_per_node = mem.trainable_params / nodes
-        host_s = trainable_per_node / CPU_ADAM_PARAMS_PER_S
-        copies = 4.0 * mem.trainable_params / world  # bf16 grads down, bf16 params up
-        if setup.sharding in ("zero3", "fsdp"):
-            copies += grad_accum * 2 * 2.0 * layout.total / world  # shards uploaded fwd + bwd
-        optimizer_s = host_s + copies / (HOST_LINK_GBPS * GB)
-        assumptions["cpu_offload_speed"] = (f"CPU Adam at {CPU_ADAM_PARAMS_PER_S:.0e} params/s per node, "
-                                            f"host copies at {HOST_LINK_GBPS:g} GB/s")
         host_gb = 12.0 * mem.trainable_params / nodes / GB  # fp32 master weights + Adam m, v
-        warnings.append(f"optimizer offloaded to host RAM: ~{host_gb:.0f} GB of RAM per node, "
-                        f"+{optimizer_s:.1f} s per optimizer step")
-    if mem.spilled_gb > 0:
-        optimizer_s += 2.0 * mem.spilled_gb * GB / (HOST_LINK_GBPS * GB)
-
-    micro_s = compute_s + dequant_s + exposed_micro
-    step_s = grad_accum * micro_s + exposed_step + optimizer_s
-    tokens_per_step = tokens_micro * grad_accum * world
-    tokens_per_s = tokens_per_step / step_s
+        warnings.append(
+            f"optimizer offloaded to host RAM: ~{host_gb:.0f} GB of RAM per node, "
+            f"+{st.host_s:.1f} s per optimizer step"
+        )
+    tokens_per_step = setup.micro_batch * setup.seq_len * grad_accum * setup.dp
+    tokens_per_s = tokens_per_step / st.total_s
+    flops = training_flops(spec, layout, setup)
     mfu = flops.model * tokens_per_s / (rate.tflops * 1e12 * world)
     time_s = None if tokens_f is None else tokens_f * epochs_f / tokens_per_s
-    assumptions["flops"] = (f"{flops.hardware / 1e9:.1f} GFLOP per token executed "
-                            f"({flops.model / 1e9:.1f} useful; "
-                            + ("recompute included" if setup.checkpointing else "no recompute") + ")")
-
+    const = cal.constants(inputs.precision_class)
+    peak_name = "FP8" if fp8_native else rate.rate_name
+    assumptions["efficiency"] = (
+        f"weight GEMMs at {const.gemm_efficiency:.0%} of the {rate.tflops:g} TFLOPS {peak_name} peak, "
+        f"attention at {cal.attention_efficiency:.0%} of {rate16.tflops:g}, element-wise "
+        f"{const.elementwise_bytes:g} B per token, layer and hidden unit at {acc.bandwidth_gbps:g} GB/s "
+        "(fitted on published runs; see estimate.training_speed.CALIBRATION)"
+    )
+    assumptions["flops"] = (
+        f"{flops.hardware / 1e9:.1f} GFLOP per token executed "
+        f"({flops.model / 1e9:.1f} model FLOPs, PaLM convention; checkpointing "
+        f"{setup.recompute})"
+    )
+    assumptions.update({f"speed_{k}": v for k, v in st.notes.items()})
+    if world > 1:
+        assumptions["communication"] = f"{setup.dp} data-parallel replicas via {link.label}" + (
+            f" and {inter_gbps:g} GB/s per node between {nodes} nodes" if nodes > 1 else ""
+        )
+        if nodes > 1 and internode_gbps is None:
+            warnings.append(f"inter-node bandwidth not given; assumed {inter_gbps:g} GB/s per node")
+        if link.kind == "pcie" and nodes == 1 and setup.dp * setup.tp > 1:
+            warnings.append("GPUs talk over PCIe: gradient / parameter exchange is slow next to NVLink")
+    parallel = (
+        " x ".join(
+            f"{k} {v}"
+            for k, v in (
+                ("TP", setup.tp),
+                ("PP", setup.pp),
+                ("CP", setup.cp),
+                ("EP", setup.ep),
+                ("DP", setup.dp),
+            )
+            if v > 1
+        )
+        or "1 GPU"
+    )
+    breakdown = {
+        "gemm": st.gemm_s,
+        "attention": st.attention_s,
+        "memory_bound": st.memory_s,
+        "communication": st.communication_s,
+        "pipeline_bubble": st.bubble_s,
+        "host": st.host_s,
+    }
     return TrainingEstimate(
-        model=spec.name, gpu=acc.name, gpus=gpus, nodes=nodes, method=setup.method, fits=mem.fits,
-        binding_constraint=mem.binding_constraint, memory=b, tokens_per_s=tokens_per_s, time_s=time_s,
-        mfu=mfu, flops_per_token=flops.hardware, step_time_s=step_s, tokens_per_step=tokens_per_step,
-        trainable_params=mem.trainable_params, total_params=mem.total_params,
-        assumptions=assumptions, warnings=warnings,
+        model=spec.name,
+        gpu=acc.name,
+        gpus=gpus,
+        nodes=nodes,
+        method=setup.method,
+        fits=mem.fits,
+        binding_constraint=mem.binding_constraint,
+        memory=b,
+        tokens_per_s=tokens_per_s,
+        time_s=time_s,
+        mfu=mfu,
+        flops_per_token=flops.hardware,
+        step_time_s=st.total_s,
+        tokens_per_step=tokens_per_step,
+        trainable_params=mem.trainable_params,
+        total_params=mem.total_params,
+        assumptions=assumptions,
+        warnings=warnings,
+        binding_resource=st.binding if mem.fits else "memory capacity",
+        step_breakdown_s=breakdown,
+        model_flops_per_token=flops.model,
+        parallel=parallel,
     )

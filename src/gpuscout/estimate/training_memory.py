@@ -1,16 +1,17 @@
 """Per-GPU memory of training and fine-tuning: weights, gradients, optimizer, adapters, activations.
 
-Everything here is counted from the architecture (a :class:`ModelSpec`), never from a headline
-parameter count, so that LoRA adapters see the real GQA shapes of ``k_proj``/``v_proj`` and the
-experts of MoE models.
+This module is memory accounting only: the tensor shapes come from the architecture walk
+(:func:`gpuscout.knowledge.layout.model_layout`), never from a headline parameter count, so LoRA
+adapters see the real GQA shapes of ``k_proj``/``v_proj`` and every expert of a MoE model.
 
-Bytes per parameter (P = parameters held by this GPU before sharding)
---------------------------------------------------------------------
+Bytes per parameter (P = parameters held by this GPU before data-parallel sharding)
+-----------------------------------------------------------------------------------
 Full fine-tuning / pre-training (``optimizer``):
 
 - ``"adamw"`` mixed precision: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + fp32 m 4 + fp32 v 4
   = **16 B/param**. Frameworks that keep fp32 gradients (or accumulate them in fp32) pay 18; we use
-  16 and say so in the assumptions.
+  16 and say so in the assumptions. FP8 training keeps the same bf16/fp32 copies (the FP8 casts are
+  transient), so it costs what bf16 costs.
 - ``"adamw8bit"`` (bitsandbytes 8-bit AdamW with fp32 master): 2 + 2 + 4 + 1 + 1 = **10 B/param**.
 - ``"paged_adamw8bit"`` (bitsandbytes PagedAdamW8bit on pure-bf16 weights, no master; torchtune's
   single-GPU full fine-tune): 2 + 2 + 1 + 1 = 6 B/param, the 2 B of states are *paged* (unified
@@ -28,8 +29,18 @@ QLoRA reference code do: bf16 weight 2 + bf16 grad 2 + fp32 AdamW m, v 8 = 12 B/
 states, 8 with pure bf16; PEFT's default fp32 autocast of adapters adds 4 B/param).
 QLoRA uses a paged optimizer, so the adapters' optimizer states are pageable as above.
 
-Activations (per micro-batch, bf16, flash attention so no seq^2 term)
---------------------------------------------------------------------
+Model parallelism (``tp``, ``pp``, ``cp``, ``ep``; data parallel ``dp = world / (tp pp cp)``)
+---------------------------------------------------------------------------------------------
+Tensor parallelism splits every matrix, the vocabulary-parallel embedding and lm_head over ``tp``;
+pipeline parallelism gives each GPU ``layers / pp`` layers, and the first (last) stage also holds the
+embedding (lm_head); expert parallelism splits the routed experts over ``ep``. What one GPU then holds
+is sharded further by the data-parallel group as ``sharding`` says: ZeRO / FSDP shard over ``dp x cp``
+(Megatron's distributed optimizer and FSDP2 both include the context-parallel ranks). Under expert
+parallelism the experts are not tensor-parallel (Megatron's MoE parallel folding): they are split over
+``ep`` of a stage's ``tp x cp x dp`` GPUs and sharded over the remaining ``tp x cp x dp / ep``.
+
+Activations (per micro-batch, flash attention so no seq^2 term)
+--------------------------------------------------------------
 Our own count for a pre-norm decoder block (RMSNorm, attention, gated MLP) of the tensors that
 autograd keeps for the backward pass, in elements per token per layer, h = hidden size,
 q = heads*head_dim, kv = kv_heads*head_dim, I = (active) MLP width:
@@ -43,17 +54,28 @@ q = heads*head_dim, kv = kv_heads*head_dim, I = (active) MLP width:
   does not need its input kept (only its weight, for the input gradient), so attention-only LoRA
   drops the MLP input (h) and the down-projection input (I).
 
+``attention="eager"`` (no flash / memory-efficient kernel: Hugging Face ``attn_implementation="eager"``,
+SDPA's math path) also keeps the softmax probabilities, ``heads x seq`` elements per token and layer.
+
 This is Korthikanti et al.'s ``34 s b h`` (GPT, 4h MLP, no dropout masks) redone for gated MLPs
-and GQA: Llama-3-8B gives 84k elements = 164 KiB per token per layer.
+and GQA: Llama-3-8B gives 84k elements = 164 KiB per token per layer. With tensor parallelism the
+set is split over ``tp`` (sequence parallel for the norms), with context parallelism each GPU holds
+``seq / cp`` tokens.
 
-Without checkpointing all layers keep that set. With full (per-layer) checkpointing only each
-layer's input is kept (``h`` per token per layer) and, during the backward pass, one layer's full
-set is rebuilt, plus two h-sized gradient buffers. The logits add ``vocab * 4 B`` per token (bf16
-logits and their gradient; a chunked / fused fp32 loss as torchtune and Liger use - an unfused HF
-loss that upcasts the whole logits tensor to fp32 needs about twice that).
+``checkpointing``: ``"none"`` keeps that set for every layer. ``"full"`` (per-layer checkpointing)
+keeps only each layer's input (``h`` per token per layer) and, during the backward pass, rebuilds one
+layer's full set, plus two h-sized gradient buffers. ``"selective"`` (torchtitan's per-op policy,
+Megatron's selective recompute) keeps the matmul outputs and recomputes the cheap element-wise ones:
+the two normed inputs and the MLP activation (``2h + 2I`` gated, ``2h + I`` plain) are dropped. The
+logits add ``vocab * 4 B`` per token (bf16 logits and their gradient; a chunked / fused fp32 loss as
+torchtune, Liger and Megatron use); ``loss="hf"``, the unchunked loss of Hugging Face models (bf16 logits,
+a shifted contiguous copy, fp32 log-softmax and its gradient), ``vocab * 12 B``. With pipeline
+parallelism the 1F1B schedule keeps up to ``pp`` micro-batches in flight on
+the first stage (``1 + (pp - 1) / (pp v)`` times that with ``v`` interleaved stages), so its activation
+memory is about that of the whole model's layers for one micro-batch.
 
-Sharding across ``world = gpus * nodes`` GPUs
---------------------------------------------
+Sharding across the data-parallel GPUs
+--------------------------------------
 DDP (``sharding="none"``) replicates everything. ZeRO-1 shards optimizer states (and the fp32
 master), ZeRO-2 also gradients, ZeRO-3 / FSDP also parameters; ZeRO-3 then holds two unsharded
 layers at a time (the one computing and the one prefetched) and one layer of unsharded gradients.
@@ -69,13 +91,12 @@ states are allocated once and do not fragment.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.types import MemoryBreakdown
+from gpuscout.knowledge.layout import ModelLayout, TensorGroup, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.knowledge.params import count_params
 
 GB = 1e9
 GIB = 2**30
@@ -89,146 +110,40 @@ OPTIMIZERS = ("adamw", "adamw8bit", "paged_adamw8bit", "bf16")
 SHARDINGS = ("none", "zero1", "zero2", "zero3", "fsdp")
 LORA_TARGETS = ("attn", "all-linear")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8", "int8")
-
-_ATTN_NAMES = frozenset({"q_proj", "k_proj", "v_proj", "o_proj", "q_a_proj", "q_b_proj",
-                         "kv_a_proj", "kv_b_proj"})
-
-
-@dataclass(frozen=True, slots=True)
-class LinearGroup:
-    """All matrices of one kind in the model, e.g. the 32 ``k_proj`` of Llama-3-8B."""
-
-    name: str  # "q_proj", "gate_proj", "expert.down_proj", "router"...
-    in_features: int
-    out_features: int
-    count: int  # how many such matrices in the whole model
-    active_count: int  # how many a token passes through (MoE: routed experts only)
-    part: str  # "attn", "mlp" or "router"
-
-    @property
-    def params(self) -> int:
-        return self.in_features * self.out_features * self.count
-
-    @property
-    def active_params(self) -> int:
-        return self.in_features * self.out_features * self.active_count
+CHECKPOINTING = ("none", "selective", "full")
+LOSSES = ("chunked", "hf")
+ATTENTION = ("flash", "eager")
+#: Bytes per token and vocabulary entry the loss keeps at its peak. "chunked": bf16 logits and their
+#: gradient (a chunked / fused loss: torchtune, Liger, Megatron, llm-foundry). "hf": the unchunked loss of
+#: Hugging Face models - bf16 logits, a shifted contiguous copy, fp32 log-softmax and its gradient.
+LOSS_BYTES_PER_VOCAB = {"chunked": 4.0, "hf": 12.0}
 
 
-@dataclass(frozen=True, slots=True)
-class ParamLayout:
-    """Where the parameters of a decoder-only transformer are."""
-
-    linear: tuple[LinearGroup, ...]
-    embedding: int
-    lm_head: int
-    norms: int
-    other: int = 0  # biases, q/k norms, attention sinks: kept in 16 bit, never adapted
-    other_active: int = 0  # the part of ``other`` a token uses (MoE: biases of routed experts)
-
-    @property
-    def linear_params(self) -> int:
-        return sum(g.params for g in self.linear)
-
-    @property
-    def total(self) -> int:
-        return self.linear_params + self.embedding + self.lm_head + self.norms + self.other
-
-    @property
-    def active(self) -> int:
-        linear = sum(g.active_params for g in self.linear)
-        return linear + self.embedding + self.lm_head + self.norms + self.other_active
-
-    @property
-    def largest_matrix(self) -> int:
-        return max((g.in_features * g.out_features for g in self.linear), default=0)
-
-
-def _require_llm(spec: ModelSpec) -> None:
-    if spec.kind != "llm" or spec.num_hidden_layers <= 0 or spec.hidden_size <= 0:
-        raise InvalidInputError(
-            "model", f"{spec.name} is a {spec.kind} model without a decoder-LLM shape; "
-            "training estimates cover decoder-only LLMs", accepted="an LLM (kind 'llm')")
-
-
-@cache
-def param_layout(spec: ModelSpec) -> ParamLayout:
-    """Shapes of every linear layer of ``spec`` (GQA, MLA, dense and MoE MLPs), embeddings, norms."""
-    _require_llm(spec)
-    h, n_layers = spec.hidden_size, spec.num_hidden_layers
-    hd = spec.head_dim or h // max(spec.num_attention_heads, 1)
-    heads, kv_heads = spec.num_attention_heads, spec.num_key_value_heads or spec.num_attention_heads
-    groups: list[LinearGroup] = []
-
-    def add(name: str, fan_in: int, fan_out: int, count: int, part: str, active: int | None = None) -> None:
-        if count > 0 and fan_in > 0 and fan_out > 0:
-            groups.append(LinearGroup(name, fan_in, fan_out, count,
-                                      count if active is None else active, part))
-
-    if spec.is_mla:
-        qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim
-        if spec.q_lora_rank > 0:
-            add("q_a_proj", h, spec.q_lora_rank, n_layers, "attn")
-            add("q_b_proj", spec.q_lora_rank, heads * qk_dim, n_layers, "attn")
-        else:
-            add("q_proj", h, heads * qk_dim, n_layers, "attn")
-        add("kv_a_proj", h, spec.kv_lora_rank + spec.qk_rope_head_dim, n_layers, "attn")
-        add("kv_b_proj", spec.kv_lora_rank, heads * (spec.qk_nope_head_dim + spec.v_head_dim),
-            n_layers, "attn")
-        add("o_proj", heads * spec.v_head_dim, h, n_layers, "attn")
-    else:
-        add("q_proj", h, heads * hd, n_layers, "attn")
-        add("k_proj", h, kv_heads * hd, n_layers, "attn")
-        add("v_proj", h, kv_heads * hd, n_layers, "attn")
-        add("o_proj", heads * hd, h, n_layers, "attn")
-
-    if spec.is_moe:
-        dense_layers = min(spec.first_dense_layers, n_layers)
-        moe_layers = n_layers - dense_layers
-        width = spec.moe_intermediate_size or spec.intermediate_size
-        for proj, fi, fo in (("gate_proj", h, spec.intermediate_size), ("up_proj", h, spec.intermediate_size),
-                             ("down_proj", spec.intermediate_size, h)):
-            add(proj, fi, fo, dense_layers, "mlp")
-        n_exp, k = spec.num_experts, spec.experts_per_token or 1
-        for proj, fi, fo in (("gate_proj", h, width), ("up_proj", h, width), ("down_proj", width, h)):
-            add(f"expert.{proj}", fi, fo, moe_layers * n_exp, "mlp", moe_layers * k)
-        if spec.shared_experts:
-            shared = width * spec.shared_experts
-            for proj, fi, fo in (("gate_proj", h, shared), ("up_proj", h, shared), ("down_proj", shared, h)):
-                add(f"shared.{proj}", fi, fo, moe_layers, "mlp")
-        add("router", h, n_exp, moe_layers, "router")
-    else:
-        i = spec.intermediate_size
-        if spec.mlp_type != "plain":
-            add("gate_proj", h, i, n_layers, "mlp")
-        add("up_proj", h, i, n_layers, "mlp")
-        add("down_proj", i, h, n_layers, "mlp")
-
-    # embeddings, norms and the small rest (biases, q/k norms, sinks) as knowledge counts them
-    count = count_params(spec)
-    wide = count.embedding + count.lm_head + count.norms
-    other = max(count.total - sum(g.params for g in groups) - wide, 0)
-    other_active = max(count.active - sum(g.active_params for g in groups) - wide, 0)
-    return ParamLayout(tuple(groups), count.embedding, count.lm_head, count.norms, other, other_active)
-
-
-def lora_groups(layout: ParamLayout, targets: str) -> tuple[LinearGroup, ...]:
+def lora_groups(layout: ModelLayout, targets: str) -> tuple[TensorGroup, ...]:
     """The matrices LoRA adapts: "attn" (q, k, v, o or their MLA equivalents) or "all-linear"."""
     if targets not in LORA_TARGETS:
-        raise InvalidInputError("lora_targets", f"unknown target set {targets!r}",
-                                accepted=", ".join(LORA_TARGETS))
+        raise InvalidInputError(
+            "lora_targets", f"unknown target set {targets!r}", accepted=", ".join(LORA_TARGETS)
+        )
     if targets == "attn":
-        return tuple(g for g in layout.linear if g.part == "attn")
-    return tuple(g for g in layout.linear if g.part in ("attn", "mlp"))
+        return tuple(g for g in layout.linear if g.role == "attn")
+    return tuple(g for g in layout.linear if g.role in ("attn", "mlp"))
 
 
-def lora_params(layout: ParamLayout, rank: int, targets: str) -> int:
+def lora_params(layout: ModelLayout, rank: int, targets: str) -> int:
     """Adapter parameters: ``rank * (in + out)`` for every adapted matrix (every expert included)."""
     return sum(rank * (g.in_features + g.out_features) * g.count for g in lora_groups(layout, targets))
 
 
 @dataclass(frozen=True, slots=True)
 class TrainingSetup:
-    """What is trained and how; validated by :func:`validate_setup`."""
+    """What is trained and how; validated by :func:`validate_setup`.
+
+    ``checkpointing`` is ``"none"``, ``"selective"`` or ``"full"`` (``True`` means "full", ``False``
+    "none"). ``tp`` / ``pp`` / ``cp`` / ``ep`` are the tensor-, pipeline-, context- and expert-parallel
+    degrees, ``virtual_stages`` the interleaved pipeline chunks per GPU, ``grad_accum`` the micro-batches
+    per optimizer step (what a pipeline schedule fills its stages with).
+    """
 
     method: str = "lora"
     seq_len: int = 2048
@@ -238,10 +153,34 @@ class TrainingSetup:
     optimizer: str = "adamw"
     sharding: str = "none"
     cpu_offload: bool = False
-    checkpointing: bool = True
+    checkpointing: bool | str = True
     precision: str = "bf16"
     world: int = 1  # total GPUs (gpus per node x nodes)
     optimizer_in_backward: bool = False  # torchtune / fused optimizer: gradients freed as they are made
+    tp: int = 1
+    pp: int = 1
+    cp: int = 1
+    ep: int = 1
+    virtual_stages: int = 1
+    grad_accum: int = 1
+    loss: str = "chunked"
+    attention: str = "flash"  # "eager": the attention probabilities are materialised (heads x seq^2)
+
+    @property
+    def recompute(self) -> str:
+        """The checkpointing mode as a string ("none", "selective", "full")."""
+        if isinstance(self.checkpointing, bool):
+            return "full" if self.checkpointing else "none"
+        return self.checkpointing
+
+    @property
+    def dp(self) -> int:
+        """Data-parallel degree: the GPUs that hold one model replica are ``tp x pp x cp``."""
+        return max(1, self.world // (self.tp * self.pp * self.cp))
+
+    @property
+    def adapters(self) -> bool:
+        return self.method in ("lora", "qlora")
 
 
 def _choice(field_name: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -251,6 +190,18 @@ def _choice(field_name: str, value: str, allowed: tuple[str, ...]) -> str:
     return str(key)
 
 
+def _checkpointing(value: bool | str) -> str:
+    if isinstance(value, bool):
+        return "full" if value else "none"
+    if isinstance(value, str):
+        return _choice("checkpointing", value, CHECKPOINTING)
+    raise InvalidInputError(
+        "checkpointing",
+        f"must be true/false or a mode, got {value!r}",
+        accepted="true, false, " + ", ".join(CHECKPOINTING),
+    )
+
+
 def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     """Return a normalised copy of ``setup`` or raise InvalidInputError naming the field."""
     method = _choice("method", setup.method, METHODS)
@@ -258,16 +209,44 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     sharding = _choice("sharding", setup.sharding, SHARDINGS)
     targets = _choice("lora_targets", setup.lora_targets, LORA_TARGETS)
     precision = _choice("precision", setup.precision, PRECISIONS)
+    checkpointing = _checkpointing(setup.checkpointing)
+    loss = _choice("loss", setup.loss, LOSSES)
+    attention = _choice("attention", setup.attention, ATTENTION)
     int_in("seq_len", setup.seq_len, 1, 10_000_000)
     int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
     int_in("lora_rank", setup.lora_rank, 1, 65_536)
     int_in("gpus", setup.world, 1, 1_000_000, error=ConfigurationRejected)
+    for name in ("tp", "pp", "cp", "ep", "virtual_stages"):
+        int_in(name, getattr(setup, name), 1, 4096)
+    int_in("grad_accum", setup.grad_accum, 1, 1_000_000)
     if precision == "int8" and method in ("full", "pretrain"):
-        raise InvalidInputError("precision", "int8 weights cannot be trained in full",
-                                accepted="bf16, fp16, fp32, fp8 for full training; int8 only for a LoRA base")
-    return TrainingSetup(method, setup.seq_len, setup.micro_batch, setup.lora_rank, targets, optimizer,
-                         sharding, bool(setup.cpu_offload), bool(setup.checkpointing), precision, setup.world,
-                         bool(setup.optimizer_in_backward))
+        raise InvalidInputError(
+            "precision",
+            "int8 weights cannot be trained in full",
+            accepted="bf16, fp16, fp32, fp8 for full training; int8 only for a LoRA base",
+        )
+    return TrainingSetup(
+        method,
+        setup.seq_len,
+        setup.micro_batch,
+        setup.lora_rank,
+        targets,
+        optimizer,
+        sharding,
+        bool(setup.cpu_offload),
+        checkpointing,
+        precision,
+        setup.world,
+        bool(setup.optimizer_in_backward),
+        setup.tp,
+        setup.pp,
+        setup.cp,
+        setup.ep,
+        setup.virtual_stages,
+        setup.grad_accum,
+        loss,
+        attention,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -285,8 +264,18 @@ class TrainingMemory:
     warnings: list[str] = field(default_factory=list)
 
 
+def _mlp_width(spec: ModelSpec) -> int:
+    """The MLP width one token passes through (MoE: the selected and shared experts together)."""
+    if spec.is_moe:
+        return spec.moe_intermediate_size * (spec.experts_per_token + spec.shared_experts)
+    return spec.intermediate_size
+
+
 def activation_elements_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -> float:
-    """Elements autograd keeps per token per layer without checkpointing (see module docstring)."""
+    """Elements autograd keeps per token per layer without checkpointing (see module docstring).
+
+    With ``setup.recompute == "selective"`` the cheap element-wise outputs are left out.
+    """
     h = spec.hidden_size
     hd = spec.head_dim or h // max(spec.num_attention_heads, 1)
     heads = spec.num_attention_heads
@@ -298,18 +287,19 @@ def activation_elements_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -
     else:
         q_dim, kv_dim = heads * hd, kv_heads * hd
         attn = 2 * h + 2 * q_dim + 2 * kv_dim
+    inter = _mlp_width(spec)
     if spec.is_moe:
-        width = spec.moe_intermediate_size or spec.intermediate_size
-        k = spec.experts_per_token or 1
-        inter = width * (k + spec.shared_experts)
-        mlp = 2 * h + 4 * inter + k * h
+        mlp = 2 * h + 4 * inter + spec.experts_per_token * h
     else:
-        inter = spec.intermediate_size
         # gated: gate, up, act(gate), product; plain (GELU) MLP: up output and activation output
         mlp = 2 * h + (2 if spec.mlp_type == "plain" else 4) * inter
     elements = float(attn + mlp)
-    if setup.method in ("lora", "qlora"):
-        layout = param_layout(spec)
+    if setup.attention == "eager":
+        elements += heads * setup.seq_len  # bf16 softmax probabilities, kept for the backward
+    if setup.recompute == "selective":
+        elements -= 2 * h + (inter if spec.mlp_type == "plain" else 2 * inter)
+    if setup.adapters:
+        layout = model_layout(spec)
         adapted = lora_groups(layout, setup.lora_targets)
         per_layer_adapted = sum(g.active_count for g in adapted) / spec.num_hidden_layers
         elements += setup.lora_rank * per_layer_adapted
@@ -322,22 +312,95 @@ def _bytes_per_element(precision: str) -> float:
     return 4.0 if precision == "fp32" else 2.0
 
 
+def pipeline_inflight(setup: TrainingSetup) -> float:
+    """Micro-batches whose activations the first pipeline stage holds at once (1F1B), in stage units."""
+    if setup.pp <= 1:
+        return 1.0
+    inflight = float(min(setup.pp, setup.grad_accum))
+    if setup.virtual_stages > 1:
+        inflight *= 1.0 + (setup.pp - 1) / (setup.pp * setup.virtual_stages)
+    return inflight
+
+
 def activation_bytes(spec: ModelSpec, setup: TrainingSetup) -> float:
-    """Peak activation memory of one micro-batch on one GPU (bytes), logits included."""
-    tokens = setup.micro_batch * setup.seq_len
+    """Peak activation memory on one GPU (bytes), logits included (see the module docstring)."""
+    tokens = setup.micro_batch * setup.seq_len / setup.cp  # tokens of one micro-batch on this GPU
     b = _bytes_per_element(setup.precision)
-    layer_set = activation_elements_per_token_layer(spec, setup) * b * tokens
-    n_layers = spec.num_hidden_layers
-    if setup.checkpointing:
-        body = tokens * spec.hidden_size * b * n_layers + layer_set + 2 * tokens * spec.hidden_size * b
+    layer_set = activation_elements_per_token_layer(spec, setup) * b * tokens / setup.tp
+    stage_layers = spec.num_hidden_layers / setup.pp
+    kept_layers = stage_layers * pipeline_inflight(setup)
+    h_bytes = tokens * spec.hidden_size * b / setup.tp
+    if setup.recompute == "full":
+        body = h_bytes * kept_layers + layer_set + 2 * h_bytes
     else:
-        body = layer_set * n_layers
-    logits = tokens * spec.vocab_size * 4.0
+        body = layer_set * kept_layers
+    logits = tokens * spec.vocab_size * LOSS_BYTES_PER_VOCAB[setup.loss] / setup.tp
     return body + logits
 
 
-def _layer_params(layout: ParamLayout, n_layers: int) -> float:
-    return (layout.linear_params + layout.norms + layout.other) / max(n_layers, 1)
+@dataclass(frozen=True, slots=True)
+class _Holding:
+    """Parameters one GPU holds before data-parallel sharding, split by how they shard."""
+
+    dense: float  # non-expert parameters (incl. this GPU's embedding / lm_head share)
+    experts: float  # routed-expert parameters
+    ends: float  # of ``dense``: this GPU's embedding / lm_head share
+    dense_linear: float  # of ``dense``: matmul weights of the body (quantised in LoRA / QLoRA)
+    experts_linear: float
+    layer: float  # one decoder layer's share (what ZeRO-3 gathers at a time)
+
+    @property
+    def total(self) -> float:
+        return self.dense + self.experts
+
+
+def expert_tp(setup: TrainingSetup) -> int:
+    """Tensor-parallel degree of the routed experts: 1 under expert parallelism (Megatron's MoE
+    parallel folding default, Automodel, torchtitan), else the model's ``tp``."""
+    return 1 if setup.ep > 1 else setup.tp
+
+
+def _holding(layout: ModelLayout, spec: ModelSpec, setup: TrainingSetup) -> _Holding:
+    tp, pp = setup.tp, setup.pp
+    ep = setup.ep * expert_tp(setup)  # the routed experts are split over EP x expert-TP GPUs
+    experts = sum(g.params for g in layout.groups if g.part == "routed_experts")
+    experts_linear = sum(g.params for g in layout.linear if g.part == "routed_experts")
+    wide = layout.embedding + layout.lm_head
+    body = layout.total - wide - experts
+    body_linear = layout.linear_params - experts_linear
+    ends = wide if pp == 1 else max(layout.embedding, layout.lm_head)  # first / last stage holds its end
+    dense = body / (tp * pp) + ends / tp
+    layer = (body / tp + experts / ep) / max(spec.num_hidden_layers, 1)
+    return _Holding(
+        dense, experts / (pp * ep), ends / tp, body_linear / (tp * pp), experts_linear / (pp * ep), layer
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HeldParams:
+    """Parameters one GPU holds before data-parallel sharding, and the GPUs each part is sharded over."""
+
+    dense: float  # non-expert parameters (incl. this GPU's embedding / lm_head share)
+    experts: float  # routed-expert parameters
+    dense_world: int  # data x context parallel GPUs sharding / all-reducing the non-expert part
+    expert_world: int  # expert data-parallel GPUs for the routed experts
+
+
+def held_params(spec: ModelSpec, setup: TrainingSetup) -> HeldParams:
+    """What one GPU of ``setup`` holds (see the module docstring on model parallelism)."""
+    hold = _holding(model_layout(spec), spec, setup)
+    dense_world, expert_world = _dp_worlds(setup)
+    return HeldParams(hold.dense, hold.experts, dense_world, expert_world)
+
+
+def _dp_worlds(setup: TrainingSetup) -> tuple[int, int]:
+    """GPUs the non-expert and the expert parameters are sharded over by ZeRO / FSDP.
+
+    Non-expert: the data x context parallel GPUs. Experts: the rest of a stage's ``tp x cp x dp`` GPUs
+    once expert parallelism and expert tensor parallelism have taken theirs.
+    """
+    dense = setup.dp * setup.cp
+    return dense, max(1, setup.tp * dense // (setup.ep * expert_tp(setup)))
 
 
 def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -> TrainingMemory:
@@ -345,28 +408,35 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     setup = validate_setup(setup)
     if not capacity_gb > 0:
         raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
-    layout = param_layout(spec)
-    world = setup.world
+    layout = model_layout(spec)
+    hold = _holding(layout, spec, setup)
+    w_dense, w_exp = _dp_worlds(setup)
     assumptions: dict[str, str] = {}
     warnings: list[str] = []
-    full = setup.method in ("full", "pretrain")
+    full = not setup.adapters
     zero3 = setup.sharding in ("zero3", "fsdp")
     shard_grads = setup.sharding in ("zero2", "zero3", "fsdp")
     shard_opt = setup.sharding != "none"
-    n_layers = spec.num_hidden_layers
-    layer_params = _layer_params(layout, n_layers)
     pageable = 0.0
 
-    if world == 1 and setup.sharding != "none":
+    def sharded(dense: float, experts: float) -> float:
+        return dense / w_dense + experts / w_exp
+
+    if setup.world == 1 and setup.sharding != "none":
         assumptions["sharding"] = f"{setup.sharding} on 1 GPU shards nothing"
-    elif world > 1 and setup.sharding == "none":
-        assumptions["sharding"] = f"DDP: every one of the {world} GPUs holds a full replica"
+    elif setup.dp * setup.cp > 1 and setup.sharding == "none":
+        assumptions["sharding"] = f"DDP: each of the {setup.dp} data-parallel ranks holds a full replica"
     else:
-        assumptions["sharding"] = f"{setup.sharding} across {world} GPUs"
+        assumptions["sharding"] = f"{setup.sharding} across {w_dense} data-parallel GPUs"
+    if setup.tp * setup.pp * setup.cp * setup.ep > 1:
+        assumptions["model_parallel"] = (
+            f"TP {setup.tp} x PP {setup.pp} x CP {setup.cp} x EP {setup.ep}: "
+            f"{hold.total / 1e9:.2f}B parameters held per GPU before sharding"
+        )
 
     if full:
-        total = float(layout.total)
         trainable = layout.total
+        total = float(layout.total)
         fp32 = setup.precision == "fp32"
         w_b = 4.0 if fp32 else 2.0
         g_b = 4.0 if fp32 else 2.0
@@ -379,31 +449,33 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         opt_b = master + states
         assumptions["bytes_per_param"] = (
             f"weights {w_b:g} + grads {g_b:g} + optimizer {opt_b:g} = {w_b + g_b + opt_b:g} B/param "
-            f"({setup.optimizer}{'; fp32 master copy' if master else '; no master copy'})")
+            f"({setup.optimizer}{'; fp32 master copy' if master else '; no master copy'})"
+        )
         if setup.optimizer == "adamw" and not fp32:
             assumptions["grads"] = "bf16 gradients (fp32 gradient accumulation would add 2 B/param: 18)"
-        weights = total * w_b
-        grads = total * g_b
-        optimizer = total * opt_b
-        pageable_raw = total * states if setup.optimizer == "paged_adamw8bit" else 0.0
+        held = hold.total
+        weights = held * w_b
+        grads = held * g_b
+        optimizer = held * opt_b
+        pageable_raw = held * states if setup.optimizer == "paged_adamw8bit" else 0.0
         if zero3:
-            weights = weights / world + 2 * layer_params * w_b
-            grads = grads / world + layer_params * g_b
+            weights = sharded(hold.dense, hold.experts) * w_b + 2 * hold.layer * w_b
+            grads = sharded(hold.dense, hold.experts) * g_b + hold.layer * g_b
         elif shard_grads:
-            grads /= world
+            grads = sharded(hold.dense, hold.experts) * g_b
         if setup.optimizer_in_backward:
             # the optimizer steps each parameter as soon as its gradient is ready, then frees it
-            grads = max(layout.embedding, layout.largest_matrix) * g_b
+            grads = max(layout.embedding, layout.largest_matrix) * g_b / setup.tp
             assumptions["grads"] = "optimizer step fused into the backward pass: one gradient at a time"
         if shard_opt:
-            optimizer /= world
-            pageable_raw /= world
+            optimizer = sharded(hold.dense, hold.experts) * opt_b
+            pageable_raw = sharded(hold.dense, hold.experts) * states if pageable_raw else 0.0
         if setup.cpu_offload:
             optimizer = 0.0
             pageable_raw = 0.0
             if zero3:
-                weights = 2 * layer_params * w_b
-                grads = layer_params * g_b
+                weights = 2 * hold.layer * w_b
+                grads = hold.layer * g_b
                 assumptions["cpu_offload"] = "parameters, gradients and optimizer states in CPU RAM"
             else:
                 assumptions["cpu_offload"] = "optimizer states and master weights in CPU RAM"
@@ -417,34 +489,38 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
             linear_b = NF4_BITS / 8
             base_desc = f"NF4 double-quant linear layers ({NF4_BITS:.3f} bits), bf16 embeddings/norms"
             if setup.precision not in ("bf16", "fp16"):
-                warnings.append(f"QLoRA stores the base in NF4; precision {setup.precision!r} only sets "
-                                "the compute dtype and is treated as bf16")
+                warnings.append(
+                    f"QLoRA stores the base in NF4; precision {setup.precision!r} only sets "
+                    "the compute dtype and is treated as bf16"
+                )
         else:
             linear_b = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}[setup.precision]
             base_desc = f"{setup.precision} linear layers, bf16 embeddings/norms"
         other_b = 4.0 if setup.precision == "fp32" else 2.0
-        wide = layout.embedding + layout.lm_head + layout.norms + layout.other
-        weights = layout.linear_params * linear_b + wide * other_b
+        dense_bytes = hold.dense_linear * linear_b + (hold.dense - hold.dense_linear) * other_b
+        expert_bytes = hold.experts_linear * linear_b + (hold.experts - hold.experts_linear) * other_b
+        weights = dense_bytes + expert_bytes
         # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
-        body_bytes = layout.linear_params * linear_b + (layout.norms + layout.other) * other_b
-        gathered = 2 * body_bytes / max(n_layers, 1)
+        body_bytes = weights - hold.ends * other_b
+        gathered = 2 * body_bytes / max(spec.num_hidden_layers / setup.pp, 1.0)
         if zero3:
-            weights = weights / world + gathered
+            weights = dense_bytes / w_dense + expert_bytes / w_exp + gathered
         if zero3 and setup.cpu_offload:
             weights = gathered
         grads = 0.0
         a_b = 4.0 if setup.precision == "fp32" else 2.0
         a_s = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}[setup.optimizer]
-        adapter_w = trainable * a_b
-        adapter_g = trainable * a_b
+        held_adapters = trainable / (setup.tp * setup.pp)
+        adapter_w = held_adapters * a_b
+        adapter_g = held_adapters * a_b
         if zero3:
-            adapter_w /= world
+            adapter_w /= w_dense
         if shard_grads:
-            adapter_g /= world
+            adapter_g /= w_dense
         adapters = adapter_w + adapter_g
-        optimizer = trainable * a_s
+        optimizer = held_adapters * a_s
         if shard_opt:
-            optimizer /= world
+            optimizer /= w_dense
         if setup.cpu_offload:
             optimizer = 0.0
         if setup.method == "qlora" or setup.optimizer == "paged_adamw8bit":
@@ -453,32 +529,52 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         assumptions["adapters"] = (
             f"rank {setup.lora_rank} on {setup.lora_targets}: {trainable / 1e6:.1f}M params, "
             f"{2 * a_b + a_s:g} B/param (weights {a_b:g} + grads {a_b:g} + optimizer {a_s:g}; "
-            "PEFT's fp32 adapter autocast would add 4)")
+            "PEFT's fp32 adapter autocast would add 4)"
+        )
         assumptions["base"] = base_desc
 
     acts = activation_bytes(spec, setup)
     if setup.method == "qlora":
-        acts += layout.largest_matrix * 2.0  # one matrix dequantised to bf16 at a time
+        acts += layout.largest_matrix * 2.0 / setup.tp  # one matrix dequantised to bf16 at a time
+    mode = {
+        "full": "full activation checkpointing (layer inputs kept, one layer recomputed)",
+        "selective": "selective recompute (matmul outputs kept, element-wise outputs recomputed)",
+        "none": "no checkpointing (every layer's activations kept)",
+    }[setup.recompute]
     assumptions["activations"] = (
         f"micro-batch {setup.micro_batch} x {setup.seq_len} tokens, "
-        + ("full activation checkpointing (layer inputs kept, one layer recomputed)"
-           if setup.checkpointing else "no checkpointing (every layer's activations kept)")
-        + "; flash attention; logits bf16 + grad with a chunked loss")
+        + mode
+        + "; flash attention; "
+        + (
+            "logits bf16 + grad with a chunked loss"
+            if setup.loss == "chunked"
+            else "unchunked Hugging Face loss (fp32 log-softmax of the whole logits)"
+        )
+        + (
+            f"; {pipeline_inflight(setup):.2f} micro-batches in flight per pipeline stage"
+            if setup.pp > 1
+            else ""
+        )
+    )
 
     allocated = weights + grads + optimizer + adapters + acts
     fixed = allocated - pageable  # what the caching allocator holds (paged state is managed memory)
     overhead = CUDA_CONTEXT_GB * GB + FRAGMENTATION * (acts + grads + adapters)
-    assumptions["overhead"] = (f"CUDA context {CUDA_CONTEXT_GB} GB + {FRAGMENTATION:.0%} allocator "
-                               "fragmentation on what is allocated and freed every step (activations, "
-                               "gradients, adapters)")
+    assumptions["overhead"] = (
+        f"CUDA context {CUDA_CONTEXT_GB} GB + {FRAGMENTATION:.0%} allocator "
+        "fragmentation on what is allocated and freed every step (activations, "
+        "gradients, adapters)"
+    )
     capacity = capacity_gb * GB
     # Paged optimizer state only takes the room left; the rest lives in CPU RAM (slower steps).
     room = max(0.0, capacity - fixed - overhead)
     spilled = max(0.0, pageable - room)
     if spilled > 0:
         optimizer -= spilled
-        warnings.append(f"{spilled / GB:.1f} GB of paged optimizer state does not fit and pages to CPU RAM "
-                        "(optimizer steps slow down)")
+        warnings.append(
+            f"{spilled / GB:.1f} GB of paged optimizer state does not fit and pages to CPU RAM "
+            "(optimizer steps slow down)"
+        )
     breakdown = MemoryBreakdown(
         weights_gb=weights / GB,
         kv_cache_gb=0.0,
@@ -494,16 +590,31 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     fits = needed <= capacity_gb
     binding = "fits" if fits else _binding(breakdown)
     if not fits:
-        warnings.append(f"needs {breakdown.total_gb:.1f} GB per GPU, the GPU has {capacity_gb:.1f} GB "
-                        f"(largest share: {binding})")
-    return TrainingMemory(breakdown, fits, binding, int(trainable), int(total), pageable / GB, spilled / GB,
-                          assumptions, warnings)
+        warnings.append(
+            f"needs {breakdown.total_gb:.1f} GB per GPU, the GPU has {capacity_gb:.1f} GB "
+            f"(largest share: {binding})"
+        )
+    return TrainingMemory(
+        breakdown,
+        fits,
+        binding,
+        int(trainable),
+        int(total),
+        pageable / GB,
+        spilled / GB,
+        assumptions,
+        warnings,
+    )
 
 
 def _binding(m: MemoryBreakdown) -> str:
     """What does not fit: the weights if they alone overflow, else the largest training component."""
     if m.weights_gb + m.overhead_gb > m.capacity_gb:
         return "weights"
-    parts = {"gradients": m.gradients_gb, "optimizer": m.optimizer_gb, "adapters": m.adapters_gb,
-             "activations": m.activations_gb}
+    parts = {
+        "gradients": m.gradients_gb,
+        "optimizer": m.optimizer_gb,
+        "adapters": m.adapters_gb,
+        "activations": m.activations_gb,
+    }
     return max(parts, key=lambda k: parts[k])

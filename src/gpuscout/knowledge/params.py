@@ -1,9 +1,7 @@
-"""Parameter counts computed from the architecture.
+"""Parameter counts computed from the architecture: sums over :func:`gpuscout.knowledge.layout.model_layout`.
 
-Counted: token embedding, attention (GQA/MQA with explicit ``head_dim``; MLA with its low-rank q/kv
-projections and their norms), dense MLP (gated: gate/up/down; plain: up/down), MoE (router, routed
-experts, shared experts, leading dense layers), norms (RMSNorm = weight; LayerNorm = weight + bias),
-biases where the family has them, attention sinks, and the lm_head when it is not tied.
+The tensors themselves (token embedding, attention incl. GQA/MLA, dense and MoE MLPs, norms, biases,
+sinks, lm_head) are walked in :mod:`gpuscout.knowledge.layout`; this module buckets and sums them.
 
 Conventions:
 
@@ -25,6 +23,7 @@ import functools
 from dataclasses import dataclass
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 
 
@@ -65,75 +64,6 @@ class ParamCount:
         return self.active - self.embedding if self.lm_head else self.active
 
 
-def _norm_size(spec: ModelSpec, width: int) -> int:
-    return 2 * width if spec.norm_type == "layernorm" else width
-
-
-def _mlp(spec: ModelSpec, width: int) -> int:
-    """One MLP (or one expert) of inner width ``width``."""
-    h = spec.hidden_size
-    if spec.mlp_type == "gated":
-        weights = 3 * h * width
-        bias = 2 * width + h if spec.mlp_bias else 0
-    elif spec.mlp_type == "plain":
-        weights = 2 * h * width
-        bias = width + h if spec.mlp_bias else 0
-    else:
-        raise InvalidInputError("mlp_type", f"unknown MLP type {spec.mlp_type!r}", "gated, plain")
-    return weights + bias
-
-
-def _attention(spec: ModelSpec) -> int:
-    """Attention parameters of one layer (without the layer's pre/post norms)."""
-    h, heads = spec.hidden_size, spec.num_attention_heads
-    if spec.is_mla:
-        qk_head = spec.qk_nope_head_dim + spec.qk_rope_head_dim
-        if spec.q_lora_rank:
-            q = h * spec.q_lora_rank + spec.q_lora_rank + spec.q_lora_rank * heads * qk_head
-        else:
-            q = h * heads * qk_head
-        kv_down = h * (spec.kv_lora_rank + spec.qk_rope_head_dim) + spec.kv_lora_rank
-        kv_up = spec.kv_lora_rank * heads * (spec.qk_nope_head_dim + spec.v_head_dim)
-        out = heads * spec.v_head_dim * h
-        return q + kv_down + kv_up + out
-    d, kv = spec.head_dim, spec.num_key_value_heads
-    q_width, kv_width = heads * d, kv * d
-    weights = h * q_width + 2 * h * kv_width + q_width * h
-    if spec.attention_bias == "none":
-        bias = 0
-    elif spec.attention_bias == "qkv":
-        bias = q_width + 2 * kv_width
-    elif spec.attention_bias == "all":
-        bias = q_width + 2 * kv_width + h
-    else:
-        raise InvalidInputError("attention_bias", f"unknown value {spec.attention_bias!r}", "none, qkv, all")
-    qk_norm = 2 * d if spec.qk_norm else 0
-    return weights + bias + qk_norm
-
-
-def _check(spec: ModelSpec) -> None:
-    required = {
-        "num_hidden_layers": spec.num_hidden_layers,
-        "hidden_size": spec.hidden_size,
-        "num_attention_heads": spec.num_attention_heads,
-        "vocab_size": spec.vocab_size,
-    }
-    for name, value in required.items():
-        if value <= 0:
-            raise InvalidInputError(
-                name, f"must be positive to count parameters of {spec.name!r}, got {value}"
-            )
-    if not spec.is_mla and (spec.head_dim <= 0 or spec.num_key_value_heads <= 0):
-        raise InvalidInputError(
-            "head_dim", f"head_dim and num_key_value_heads must be positive ({spec.name})"
-        )
-    if spec.is_moe and (spec.experts_per_token <= 0 or spec.moe_intermediate_size <= 0):
-        raise InvalidInputError(
-            "num_experts_per_tok",
-            f"MoE model {spec.name!r} needs experts_per_token and moe_intermediate_size",
-        )
-
-
 @functools.lru_cache(maxsize=512)
 def count_params(spec: ModelSpec) -> ParamCount:
     """Count the parameters of ``spec`` from its architecture (see the module docstring)."""
@@ -155,48 +85,19 @@ def count_params(spec: ModelSpec) -> ParamCount:
             other=0,
             computed=False,
         )
-    _check(spec)
-    h, layers = spec.hidden_size, spec.num_hidden_layers
-    embedding = spec.vocab_size * h
-    lm_head = 0 if spec.tie_word_embeddings else spec.vocab_size * h
-    attention_layer = _attention(spec)
-    norms_layer = spec.norms_per_layer * _norm_size(spec, h)
-    sinks_layer = spec.num_attention_heads if spec.attention_sinks else 0
-
-    moe_layers = layers - spec.first_dense_layers if spec.is_moe else 0
-    dense_layers = layers - moe_layers
-    expert = _mlp(spec, spec.moe_intermediate_size) if spec.is_moe else 0
-    router_layer = (
-        (h * spec.num_experts + (spec.num_experts if spec.router_bias else 0)) if spec.is_moe else 0
-    )
-
-    attention = layers * attention_layer
-    dense_mlp = dense_layers * _mlp(spec, spec.intermediate_size)
-    routed = moe_layers * spec.num_experts * expert
-    shared = moe_layers * spec.shared_experts * expert
-    router = moe_layers * router_layer
-    norms = layers * norms_layer + _norm_size(spec, h)
-    other = layers * sinks_layer
-    total = embedding + lm_head + attention + dense_mlp + routed + shared + router + norms + other
-    inactive = moe_layers * (spec.num_experts - spec.experts_per_token) * expert
-    mtp = 0
-    if spec.mtp_layers:
-        # per module: enorm + hnorm, eh_proj (2h -> h), one MoE decoder layer, final norm
-        moe_layer = (
-            attention_layer + norms_layer + router_layer + (spec.num_experts + spec.shared_experts) * expert
-        )
-        mtp = spec.mtp_layers * (3 * _norm_size(spec, h) + 2 * h * h + moe_layer)
+    layout = model_layout(spec)
+    part = layout.part_params
     return ParamCount(
-        total=total,
-        active=total - inactive,
-        embedding=embedding,
-        lm_head=lm_head,
-        attention=attention,
-        dense_mlp=dense_mlp,
-        routed_experts=routed,
-        shared_experts=shared,
-        router=router,
-        norms=norms,
-        other=other,
-        mtp=mtp,
+        total=layout.total,
+        active=layout.active,
+        embedding=part("embedding"),
+        lm_head=part("lm_head"),
+        attention=part("attention"),
+        dense_mlp=part("dense_mlp"),
+        routed_experts=part("routed_experts"),
+        shared_experts=part("shared_experts"),
+        router=part("router"),
+        norms=part("norms"),
+        other=part("other"),
+        mtp=layout.mtp_params,
     )

@@ -1,0 +1,514 @@
+"""Training step time from physics: FLOPs, bytes and messages, at efficiencies fitted on published runs.
+
+One GPU of a job with tensor-, context-, pipeline- and data-parallel degrees ``tp``, ``cp``, ``pp``,
+``dp`` (and expert-parallel ``ep`` inside a stage's ``tp x cp x dp`` GPUs) processes, per micro-batch,
+``M = mb x seq / cp`` token rows through ``layers / pp`` layers, each matrix split ``tp`` ways. Its time
+per micro-batch is the larger of the GPU work and the host time to launch its kernels, plus the exposed
+traffic; a step is ``grad_accum`` micro-batches, the pipeline bubble, the data-parallel traffic left
+exposed and the optimizer step.
+
+GEMMs (a roofline per weight matrix)
+    Each weight matrix of the architecture walk (:mod:`gpuscout.knowledge.layout`), and the lm_head
+    (``vocab x hidden``, on the last stage), is a GEMM of ``M`` rows per pass: the slower of its FLOPs
+    (``2 M K N``) at ``gemm_efficiency`` x the dense tensor peak of the training precision (FP8 tensor
+    cores for FP8 training; bf16, or fp16 before Ampere, otherwise) and its operands (``M K + K N``
+    inputs in the compute dtype, ``M N`` 16-bit outputs) at the memory bandwidth - short sequences and
+    thin matrices become memory bound without a constant of their own. Routed experts are grouped GEMMs
+    of the rows each expert receives (``ep x M / tp x k / experts`` under expert parallelism, the
+    experts then not tensor-parallel; ``M x k / experts`` otherwise) at ``expert_gemm_efficiency`` of the
+    dense rate. Passes: forward 1 + backward 2 (weight and input gradients) + 1 recomputed forward under
+    full checkpointing. LoRA / QLoRA freeze the base: forward + input gradient only (2, +1 with
+    checkpointing); adapters cost 6 FLOPs per parameter and token (+2).
+Attention
+    ``QK^T`` and ``AV``: ``4 x q_dim x context`` FLOPs per token and layer forward, with the causal mean
+    context ``(seq + 1) / 2`` (the sliding window on local layers); the FlashAttention backward is 2.5
+    forwards (it recomputes ``QK^T``: 5 matmuls against 2), +1 forward under full checkpointing; at
+    ``attention_efficiency`` x the 16-bit peak (FP8 recipes keep attention in bf16). Eager attention
+    (scores materialised) also moves ``EAGER_SCORE_BYTES`` per score through memory.
+Element-wise and memory-bound work
+    Norms, activations, residual adds, RoPE, casts (FP8: the quantisation of every GEMM input) move
+    ``elementwise_bytes`` bytes per token, layer and hidden unit over a forward and backward pass (x4/3
+    when the forward is recomputed), at the GPU's memory bandwidth. The loss reads and writes 8 B per
+    token and vocabulary entry (bf16 logits, their gradient). MoE dispatch copies each token ``k``
+    times forward and back. LoRA's adapter path (``x @ A @ B`` added to the frozen output) is a chain of
+    rank-``r`` kernels bound by memory: per adapted matrix and token ``2 x (4 in + 3 out)`` bytes over
+    forward and backward, times ``adapter_traffic``. A quantised frozen base (QLoRA NF4 / GPTQ int4,
+    int8, FP8 without FP8 tensor cores) is dequantised to 16 bit before each matmul: the stored weights
+    are read and 16-bit ones written once per forward, backward and recomputed forward, at
+    ``dequant_efficiency`` x the bandwidth.
+Communication
+    Tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recomputed) of the micro-batch's
+    activations, over NVLink or PCIe (:func:`gpuscout.estimate.parallel.allreduce_seconds`), exposed.
+    Context parallel (ring attention): every GPU passes its K/V block ``cp - 1`` times per layer
+    forward and twice that backward, hidden behind the attention compute. Expert parallel: dispatch
+    and combine all-to-alls of ``k`` copies of each token, forward and backward, exposed. Pipeline:
+    the 1F1B bubble ``(pp - 1) / v`` micro-batch times (``v`` interleaved stages) plus the activation
+    hand-offs. Data parallel: DDP / ZeRO-1/2 all-reduce (reduce-scatter + all-gather) the trainable
+    gradients in bf16 once per step, overlapped with the last backward up to ``COMM_OVERLAP``;
+    ZeRO-3 / FSDP all-gather the parameters twice and reduce-scatter the gradients every micro-step,
+    overlapped with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in
+    each node, runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest
+    over the node's network, shared by the GPUs of the node (``internode_gbps`` per node).
+Kernel launches
+    The host launches ``KERNELS_PER_LAYER`` (+ ``KERNELS_PER_ADAPTER`` per adapted matrix) kernels per
+    layer forward, twice that backward, once more when recomputing, at ``launch_us`` each; a micro-step
+    cannot run faster (small models at short sequences are host bound).
+Optimizer and offload
+    The optimizer step is memory bound: PyTorch's default (foreach, unfused) AdamW makes about 20
+    element-wise passes over parameter-sized tensors (lerp, mul, addcmul, sqrt, div, add, addcdiv, weight
+    decay), i.e. reads and writes weights, gradients and states ``OPTIMIZER_TRAFFIC`` = 5 times over
+    (a fused kernel would need 2). CPU offload adds the host Adam (``CPU_ADAM_PARAMS_PER_S`` per node) and
+    PCIe copies.
+
+``CALIBRATION`` holds the fitted constants and names the rows they come from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from gpuscout.estimate.parallel import Link, allreduce_seconds
+from gpuscout.estimate.training_memory import NF4_BITS, TrainingSetup, held_params, lora_groups
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.layout import ModelLayout
+from gpuscout.knowledge.model_types import ModelSpec
+
+GB = 1e9
+COMM_OVERLAP = 0.8  # share of compute time that can hide data-parallel traffic (NCCL on its own streams)
+HOST_LINK_GBPS = 25.0  # PCIe Gen4 x16 achieved host<->device
+CPU_ADAM_PARAMS_PER_S = 2e9  # per node, vectorised CPU Adam
+LOGITS_BYTES_PER_VOCAB = 8.0  # bf16 logits written and read, their gradient written and read
+FA_BACKWARD = 2.5  # FlashAttention backward FLOPs in forwards
+OPTIMIZER_TRAFFIC = 5.0  # unfused AdamW: bytes moved per byte of weights + gradients + states
+EAGER_SCORE_BYTES = 24.0  # eager attention, per score: fwd write 2 + softmax 4 + AV read 2, backward 2x
+PRECISION_CLASSES = ("16bit", "fp8")
+
+
+@dataclass(frozen=True, slots=True)
+class PrecisionConstants:
+    """What a precision class reaches: GEMM share of its tensor peak, element-wise bytes moved."""
+
+    gemm_efficiency: float
+    elementwise_bytes: float  # per token, layer and hidden unit, forward + backward
+
+
+@dataclass(frozen=True, slots=True)
+class TrainingCalibration:
+    """The fitted constants of the step-time model (see the module docstring for what each does)."""
+
+    precision: Mapping[str, PrecisionConstants]
+    attention_efficiency: float
+    launch_us: float
+    expert_gemm_efficiency: float
+    adapter_traffic: float
+    dequant_efficiency: float
+    rows: Mapping[str, str] = field(default_factory=dict)  # constant -> the calibration rows that set it
+
+    def constants(self, precision_class: str) -> PrecisionConstants:
+        return self.precision[precision_class]
+
+
+# Fitted jointly by ``python benchmarks/accuracy_training.py --fit`` (Nelder-Mead on the squared log
+# error of tokens/s, from the physical priors in that script) on the 148 tokens/s rows (and the one
+# MFU-only row) of benchmarks/data/measurements.csv on registry GPUs: llm-foundry 64, Qwen README 31,
+# NeMo 24.07 16, Megatron-Bridge 15, NeMo Automodel 11, torchtitan 7 (A100 / H200; its Grand Teton
+# H100 rows are on a GPU the registry lacks and stay out), PEFT 3, Megatron-LM 1. Each constant is
+# shared by every GPU and model; the CSV lines that pin it down are named below.
+CALIBRATION = TrainingCalibration(
+    precision={
+        "16bit": PrecisionConstants(gemm_efficiency=0.57, elementwise_bytes=73.0),
+        "fp8": PrecisionConstants(gemm_efficiency=0.51, elementwise_bytes=155.0),
+    },
+    attention_efficiency=0.27,
+    launch_us=31.0,
+    expert_gemm_efficiency=0.43,
+    adapter_traffic=1.45,
+    dequant_efficiency=0.18,
+    rows={
+        "16bit": "BF16/FP16 runs: measurements.csv lines 1238-1240, 1245-1307 (Megatron-Bridge, "
+                 "Automodel, llm-foundry H100), 1323-1393 (llm-foundry A100 80/40GB), 1429-1437 "
+                 "(torchtitan A100), 1441-1445 (PEFT L40S), 1482-1544 (Qwen A100, Megatron-LM GPT-3)",
+        "fp8": "FP8/MXFP8 runs: lines 1213-1244 (NeMo 24.07 and Megatron-Bridge, H100/B200/B300), "
+               "1309-1321 (llm-foundry H100 FP8), 1425-1427 (torchtitan H200 float8)",
+        "attention_efficiency": "sequences of 8k-32k tokens: llm-foundry lines 1279-1389 (seq 8192 and "
+                                "32768), NeMo/Megatron-Bridge 8k rows, Qwen 8192 rows",
+        "launch_us": "short micro-steps (<= 1k tokens): PEFT lines 1441-1445, Qwen seq-512 rows 1484-1540",
+        "expert_gemm_efficiency": "MoE runs: lines 1230-1234, 1238-1251 (Megatron-Bridge, Automodel: "
+                                  "Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss 20b/120b, DeepSeek-V3)",
+        "adapter_traffic": "LoRA runs: lines 1226-1228, 1236 (NeMo, Megatron-Bridge FP8), 1255-1265 "
+                           "(Automodel), 1443-1445 (PEFT), 1484-1544 (Qwen)",
+        "dequant_efficiency": "QLoRA runs, all GPTQ-Int4 bases in auto-gptq kernels: Qwen lines 1490-1494, "
+                              "1508-1512, 1528-1532, 1540-1544 (bitsandbytes NF4 dequantises faster; no "
+                              "speed row measures it)",
+    },
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Fabric:
+    """The links a job's collectives use."""
+
+    link: Link  # GPU-to-GPU inside a node
+    gpus_per_node: int
+    nodes: int
+    internode_gbps: float  # per node
+
+    def collective_seconds(self, nbytes: float, group: int, inner: int, factor: float) -> float:
+        """Time of a collective over ``group`` GPUs moving ``factor x nbytes`` per GPU in a ring.
+
+        ``inner`` is the product of the parallel degrees laid out inside the group's stride (TP for the
+        data-parallel group): the group then has ``gpus_per_node // inner`` members per node.
+        ``factor`` is 2 for an all-reduce, 1 for an all-gather, reduce-scatter or all-to-all.
+        """
+        if group <= 1 or nbytes <= 0:
+            return 0.0
+        per_node = max(1, min(group, self.gpus_per_node // max(inner, 1)))
+        spanned = max(1.0, group / per_node)
+        intra = factor * (per_node - 1) / per_node * nbytes / (self.link.gbps * GB) if per_node > 1 else 0.0
+        inter = 0.0
+        if spanned > 1:
+            nic_per_gpu = self.internode_gbps / self.gpus_per_node
+            inter = factor * (spanned - 1) / spanned * (nbytes / per_node) / (nic_per_gpu * GB)
+        return max(intra, inter)
+
+
+@dataclass(frozen=True, slots=True)
+class Flops:
+    """FLOPs per trained token, whole model (not per GPU)."""
+
+    dense: float  # executed weight-GEMM FLOPs outside the routed experts, lm_head included
+    experts: float  # executed routed-expert GEMM FLOPs
+    attention: float  # executed attention-score FLOPs
+    adapters: float  # LoRA adapter FLOPs
+    model: float  # the useful work MFU is quoted against (no recompute; see ``model_flops_per_token``)
+
+    @property
+    def hardware(self) -> float:
+        return self.dense + self.experts + self.attention + self.adapters
+
+
+def attention_flops_per_token(spec: ModelSpec, seq_len: int, *, causal: bool = True) -> float:
+    """Forward attention-score FLOPs (``QK^T`` and ``AV``) per token, summed over layers.
+
+    ``causal``: averaged over a causal sequence (mean context ``(seq + 1) / 2``), what a causal
+    FlashAttention kernel executes; otherwise the full ``seq`` (the PaLM / llm-foundry / torchtitan MFU
+    convention, ``12 L H Q T`` for forward and backward). Sliding-window layers see at most the window.
+    """
+    heads = spec.num_attention_heads
+    if spec.is_mla:
+        per_ctx = 2 * heads * (spec.qk_nope_head_dim + spec.qk_rope_head_dim) + 2 * heads * spec.v_head_dim
+    else:
+        hd = spec.head_dim or spec.hidden_size // max(heads, 1)
+        per_ctx = 4 * heads * hd
+    full_ctx = (seq_len + 1) / 2 if causal else float(seq_len)
+    window = spec.sliding_window
+    total = 0.0
+    for i in range(spec.num_hidden_layers):
+        if spec.layer_types:
+            sliding = i < len(spec.layer_types) and spec.layer_types[i] == "sliding"
+        else:
+            sliding = window is not None  # a window with no per-layer list applies to every layer
+        ctx = min(full_ctx, float(window)) if sliding and window else full_ctx
+        total += per_ctx * ctx
+    return total
+
+
+def _adapter_active(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, float]:
+    """Adapter parameters and ``sum(in + out)`` of the adapted matrices one token passes through."""
+    adapted = lora_groups(layout, setup.lora_targets)
+    params = sum(setup.lora_rank * (g.in_features + g.out_features) * g.active_count for g in adapted)
+    traffic = sum((4 * g.in_features + 3 * g.out_features) * g.active_count for g in adapted)
+    return float(params), float(traffic)
+
+
+def training_flops(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -> Flops:
+    """Executed and model FLOPs per trained token (see the module docstring)."""
+    experts = sum(g.active_params for g in layout.linear if g.part == "routed_experts")
+    dense = layout.linear_active_params - experts + spec.vocab_size * spec.hidden_size
+    attn = attention_flops_per_token(spec, setup.seq_len)
+    full_ckpt = setup.recompute == "full"
+    weight_passes = (2.0 if setup.adapters else 3.0) + (1.0 if full_ckpt else 0.0)
+    attn_passes = 1.0 + FA_BACKWARD + (1.0 if full_ckpt else 0.0)
+    adapter_params, _ = _adapter_active(layout, setup) if setup.adapters else (0.0, 0.0)
+    adapters = adapter_params * (6.0 + (2.0 if full_ckpt else 0.0))
+    return Flops(
+        2.0 * dense * weight_passes,
+        2.0 * experts * weight_passes,
+        attn * attn_passes,
+        adapters,
+        model_flops_per_token(spec, layout, setup),
+    )
+
+
+def model_flops_per_token(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -> float:
+    """Model FLOPs per token, the numerator of our MFU (PaLM convention, no recompute).
+
+    Full / pre-training: ``6 x (active matmul parameters + lm_head) + 12 x layers x q_dim x seq``
+    (non-causal attention, as PaLM, llm-foundry and torchtitan count; the window on local layers).
+    LoRA / QLoRA: the frozen base needs no weight gradients, ``4 x`` instead of ``6 x``, plus
+    ``6 x`` the adapters.
+    """
+    weights = layout.linear_active_params + spec.vocab_size * spec.hidden_size
+    attn = 3.0 * attention_flops_per_token(spec, setup.seq_len, causal=False)
+    if not setup.adapters:
+        return 6.0 * weights + attn
+    adapter_params, _ = _adapter_active(layout, setup)
+    return 4.0 * weights + attn + 6.0 * adapter_params
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    """Seconds of one optimizer step on one GPU, by what they are spent on."""
+
+    gemm_s: float
+    attention_s: float
+    memory_s: float  # element-wise, loss, adapter path, dequantisation, optimizer step
+    communication_s: float  # exposed TP / CP / EP / PP / DP traffic
+    bubble_s: float  # pipeline fill and drain
+    host_s: float  # CPU offload: host optimizer and PCIe copies
+    notes: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def total_s(self) -> float:
+        return (
+            self.gemm_s
+            + self.attention_s
+            + self.memory_s
+            + self.communication_s
+            + self.bubble_s
+            + self.host_s
+        )
+
+    @property
+    def binding(self) -> str:
+        """The resource that takes the most time: compute, memory bandwidth, communication or host."""
+        shares = {
+            "compute": self.gemm_s + self.attention_s,
+            "memory bandwidth": self.memory_s,
+            "communication": self.communication_s + self.bubble_s,
+            "host (CPU offload)": self.host_s,
+        }
+        return max(shares, key=lambda k: shares[k])
+
+
+@dataclass(frozen=True, slots=True)
+class SpeedInputs:
+    """What the step time needs beyond the model and the setup."""
+
+    acc: Accelerator
+    fabric: Fabric
+    mm_tflops: float  # dense peak the weight GEMMs run at (FP8 or 16-bit)
+    attn_tflops: float  # 16-bit dense peak (attention)
+    precision_class: str  # key of ``TrainingCalibration.precision``
+    stored_bytes: float  # bytes per weight of a quantised frozen base (0: not quantised)
+    grad_accum: int
+    opt_bytes: float  # weights + gradients + optimizer states + adapters on this GPU
+    trainable: float
+    param_bytes: float  # bytes per parameter all-gathered by FSDP (storage format of the base)
+    spilled_gb: float
+    nodes: int
+
+
+# Forward kernels of an eager (uncompiled) decoder layer: 2 RMSNorms of ~6 element-wise ops, q/k/v/o,
+# RoPE on q and k (~12), attention (~4 incl. layout copies), gate/up/act/mul/down (5), 2 residual adds,
+# dropout / casts (~3). The backward launches about twice as many, a recomputed forward as many again.
+KERNELS_PER_LAYER = 40
+KERNELS_PER_ADAPTER = 5  # LoRA forward per adapted matrix: dropout, x @ A, @ B, scaling, add
+
+
+@dataclass(frozen=True, slots=True)
+class _Gemm:
+    """``count`` GEMMs of ``rows x k x n`` on one GPU per pass."""
+
+    rows: float
+    k: float
+    n: float
+    count: float
+    expert: bool
+
+
+def _gemms(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, rows: float) -> list[_Gemm]:
+    """The weight GEMMs one GPU runs per pass of one micro-batch (its layers, its shard of each matrix)."""
+    tp, pp, ep = setup.tp, setup.pp, setup.ep
+    out: list[_Gemm] = []
+    for g in layout.linear:
+        if g.part == "routed_experts":
+            layers = g.count / spec.num_experts / pp
+            if ep > 1:  # experts not tensor-parallel; the GPU's rows / tp tokens go to ep GPUs
+                expert_rows = ep * rows / tp * spec.experts_per_token / spec.num_experts
+                out.append(
+                    _Gemm(expert_rows, g.in_features, g.out_features, layers * spec.num_experts / ep, True)
+                )
+            else:
+                expert_rows = rows * spec.experts_per_token / spec.num_experts
+                out.append(
+                    _Gemm(expert_rows, g.in_features, g.out_features / tp, layers * spec.num_experts, True)
+                )
+        else:
+            out.append(_Gemm(rows, g.in_features, g.out_features / tp, g.active_count / pp, False))
+    out.append(_Gemm(rows, spec.hidden_size, spec.vocab_size / tp, 1.0, False))  # lm_head, last stage
+    return out
+
+
+def _gemm_seconds(
+    gemms: list[_Gemm], passes: float, rate: float, expert_rate: float, bw: float, in_bytes: float
+) -> float:
+    """Roofline per GEMM: the FLOPs at the achieved rate or the operands at the bandwidth, the slower."""
+    total = 0.0
+    for g in gemms:
+        flops = 2.0 * g.rows * g.k * g.n
+        moved = in_bytes * (g.rows * g.k + g.k * g.n) + 2.0 * g.rows * g.n
+        total += g.count * max(flops / (expert_rate if g.expert else rate), moved / bw)
+    return passes * total
+
+
+def step_time(
+    spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, inp: SpeedInputs, cal: TrainingCalibration
+) -> StepTime:
+    """Seconds of one optimizer step on one GPU (see the module docstring)."""
+    acc, fab = inp.acc, inp.fabric
+    const = cal.constants(inp.precision_class)
+    tp, pp, cp, ep = setup.tp, setup.pp, setup.cp, setup.ep
+    shard = tp * pp * cp
+    tokens = float(setup.micro_batch * setup.seq_len)  # one micro-batch of one model replica
+    rows = tokens / cp  # GEMM rows on one GPU
+    flops = training_flops(spec, layout, setup)
+    bw = acc.bandwidth_gbps * GB
+    full_ckpt = setup.recompute == "full"
+    recompute = setup.recompute in ("full", "selective")
+    h, layers = spec.hidden_size, spec.num_hidden_layers
+    notes: dict[str, str] = {}
+
+    mm_rate = const.gemm_efficiency * inp.mm_tflops * 1e12
+    weight_passes = (2.0 if setup.adapters else 3.0) + (1.0 if full_ckpt else 0.0)
+    in_bytes = 1.0 if inp.precision_class == "fp8" else 2.0
+    gemm = _gemm_seconds(
+        _gemms(spec, layout, setup, rows),
+        weight_passes,
+        mm_rate,
+        mm_rate * cal.expert_gemm_efficiency,
+        bw,
+        in_bytes,
+    )
+    if spec.is_moe:
+        expert_rows = (ep * rows / tp if ep > 1 else rows) * spec.experts_per_token / spec.num_experts
+        notes["experts"] = f"{expert_rows:.0f} token rows per expert GEMM"
+    attention = tokens * flops.attention / shard / (cal.attention_efficiency * inp.attn_tflops * 1e12)
+
+    # --- memory-bound work per micro-batch ----------------------------------------------------------
+    passes = 4.0 / 3.0 if recompute else 1.0
+    elem = tokens * const.elementwise_bytes * h * layers * passes / shard
+    loss_bytes = LOGITS_BYTES_PER_VOCAB * (3.0 if setup.loss == "hf" else 1.0)
+    elem += tokens * spec.vocab_size * loss_bytes / (tp * cp)
+    if spec.is_moe:
+        elem += tokens * spec.experts_per_token * h * 2.0 * 2.0 * 3.0 * layers / shard
+    if setup.attention == "eager":  # scores written, softmaxed, read by AV; twice that backward
+        elem += (
+            tokens * spec.num_attention_heads * setup.seq_len * EAGER_SCORE_BYTES * passes * layers / shard
+        )
+    adapted_per_layer = 0.0
+    if setup.adapters:
+        _, traffic = _adapter_active(layout, setup)
+        elem += cal.adapter_traffic * tokens * traffic * 2.0 * passes / shard
+        gemm += tokens * flops.adapters / shard / mm_rate
+        adapted_per_layer = sum(g.active_count for g in lora_groups(layout, setup.lora_targets)) / layers
+    memory = elem / bw
+    if inp.stored_bytes:
+        dq_passes = 2.0 + (1.0 if full_ckpt else 0.0)
+        dq_bytes = dq_passes * layout.linear_params / (tp * pp) * (inp.stored_bytes + 2.0)
+        memory += dq_bytes / (bw * cal.dequant_efficiency)
+        notes["dequant"] = (
+            f"base dequantised to 16 bit {dq_passes:g}x per micro-step at "
+            f"{cal.dequant_efficiency:.0%} of {acc.bandwidth_gbps:g} GB/s"
+        )
+
+    # --- model-parallel traffic per micro-batch (exposed) --------------------------------------------
+    comm = 0.0
+    act_bytes = rows * h * 2.0
+    if tp > 1:
+        n_ar = 4 + (2 if full_ckpt else 0)
+        comm += n_ar * layers / pp * allreduce_seconds(fab.link, tp, act_bytes)
+        notes["tp"] = f"{n_ar} all-reduces per layer over {fab.link.label}"
+    if cp > 1:
+        kv_dim = (
+            spec.kv_lora_rank + spec.qk_rope_head_dim
+            if spec.is_mla
+            else spec.num_key_value_heads * spec.head_dim
+        )
+        kv_bytes = rows * 2 * kv_dim * 2.0 / tp
+        ring = 3 * (cp - 1) * kv_bytes * layers / pp / (fab.link.gbps * GB)
+        comm += max(0.0, ring - attention)
+    if ep > 1:
+        a2a = 4 + (2 if full_ckpt else 0)
+        moe_layers = layers - spec.first_dense_layers
+        volume = rows * spec.experts_per_token * h * 2.0 / tp
+        comm += a2a * moe_layers / pp * fab.collective_seconds(volume, ep, 1, 1.0)
+        notes["ep"] = f"{a2a} all-to-alls per MoE layer across {ep} GPUs"
+    if pp > 1:
+        crosses_nodes = tp * cp * setup.dp >= fab.gpus_per_node and fab.nodes > 1
+        p2p_gbps = fab.internode_gbps / fab.gpus_per_node if crosses_nodes else fab.link.gbps
+        comm += 2 * act_bytes / tp / (p2p_gbps * GB)  # activations forward, their gradient backward
+
+    # --- the host issues the kernels: a micro-step cannot be faster than their launches ---------------
+    kernels = (KERNELS_PER_LAYER + KERNELS_PER_ADAPTER * adapted_per_layer) * (
+        3.0 + (1.0 if recompute else 0.0)
+    )
+    launch = kernels * layers / pp * cal.launch_us * 1e-6
+    gpu_work = gemm + attention + memory
+    if launch > gpu_work:
+        notes["launch"] = f"host-bound: {kernels * layers / pp:.0f} kernel launches per micro-step"
+    compute_micro = max(gpu_work, launch)
+    m = setup.grad_accum
+    bubble = (pp - 1) / setup.virtual_stages * (compute_micro + comm) if pp > 1 else 0.0
+
+    # --- data-parallel traffic -----------------------------------------------------------------------
+    held = held_params(spec, setup)
+    dp_comm = 0.0
+    if held.dense_world > 1 or held.expert_world > 1:
+        share = inp.trainable / max(layout.total, 1) if setup.adapters else 1.0
+        grads = fab.collective_seconds(
+            held.dense * share * 2.0, held.dense_world, tp, 2.0
+        ) + fab.collective_seconds(held.experts * share * 2.0, held.expert_world, tp, 2.0)
+        if setup.sharding in ("zero3", "fsdp"):
+            gather = fab.collective_seconds(
+                held.dense * inp.param_bytes, held.dense_world, tp, 2.0
+            ) + fab.collective_seconds(held.experts * inp.param_bytes, held.expert_world, tp, 2.0)
+            per_micro = gather + grads / 2.0  # reduce-scatter: half an all-reduce
+            dp_comm = m * max(0.0, per_micro - COMM_OVERLAP * compute_micro)
+        else:
+            dp_comm = max(0.0, grads - COMM_OVERLAP * (2.0 / 3.0) * compute_micro)
+
+    # --- optimizer step, offload, paging ---------------------------------------------------------------
+    host = 0.0
+    optimizer = 0.0 if setup.cpu_offload else OPTIMIZER_TRAFFIC * inp.opt_bytes / bw
+    if setup.cpu_offload:
+        host = inp.trainable / inp.nodes / CPU_ADAM_PARAMS_PER_S
+        copies = 4.0 * inp.trainable / setup.world
+        if setup.sharding in ("zero3", "fsdp"):
+            copies += m * 2 * 2.0 * layout.total / setup.world
+        host += copies / (HOST_LINK_GBPS * GB)
+        notes["cpu_offload"] = (
+            f"CPU Adam at {CPU_ADAM_PARAMS_PER_S:.0e} params/s per node, host copies "
+            f"at {HOST_LINK_GBPS:g} GB/s"
+        )
+    if inp.spilled_gb > 0:
+        host += 2.0 * inp.spilled_gb * GB / (HOST_LINK_GBPS * GB)
+
+    scale = (
+        compute_micro / gpu_work if gpu_work > 0 else 1.0
+    )  # host-bound: GPU work stretched to the launches
+    return StepTime(
+        gemm_s=m * gemm * scale,
+        attention_s=m * attention * scale,
+        memory_s=m * memory * scale + optimizer,
+        communication_s=m * comm + dp_comm,
+        bubble_s=bubble,
+        host_s=host,
+        notes=notes,
+    )
+
+
+def nf4_stored_bytes() -> float:
+    """Bytes per weight of a bitsandbytes NF4 (double-quantised) base."""
+    return NF4_BITS / 8

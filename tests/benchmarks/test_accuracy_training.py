@@ -1,0 +1,100 @@
+"""The training accuracy benchmark runs on the calibration CSV (evaluation, not thresholds on its figures)."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import CALIBRATION, REPO
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    path = REPO / "benchmarks" / "accuracy_training.py"
+    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_training", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def cases(bench: ModuleType) -> list[object]:
+    built: list[object] = bench.build_cases(bench.load(Path(CALIBRATION)))
+    return built
+
+
+def test_every_training_row_becomes_a_case(bench: ModuleType, cases: list[object]) -> None:
+    with Path(CALIBRATION).open() as fh:
+        import csv
+
+        rows = [r for r in csv.DictReader(fh) if r["task"] in bench.TASKS and r["metric"] in bench.METRICS]
+    assert len(cases) == len(rows) > 300
+    for case in cases:
+        if case.skip:  # type: ignore[attr-defined]
+            assert len(case.skip) > 20  # type: ignore[attr-defined]
+
+
+def test_every_applicable_row_evaluates_to_a_finite_figure(bench: ModuleType, cases: list[object]) -> None:
+    results = bench.evaluate(cases)
+    assert results
+    assert not [r for r in results if r.error], [(r.case.line, r.error) for r in results if r.error]
+    for r in results:
+        assert math.isfinite(r.predicted) and r.predicted >= 0, r.case.label
+    stats = bench.family_stats(results)
+    for family in (
+        "tokens/s pretrain",
+        "tokens/s full",
+        "tokens/s lora",
+        "tokens/s qlora",
+        "MFU",
+        "peak memory",
+    ):
+        assert stats[family]["n"] > 0
+        assert math.isfinite(stats[family]["mape"])
+
+
+def test_mfu_rows_convert_through_the_source_formulas(bench: ModuleType, cases: list[object]) -> None:
+    # llm-foundry's MFU (6N + attention, against the bf16 / fp8 peak) reproduces its stated tokens/s:
+    # the conversion to our convention reads the sources right
+    # (torchtitan's, 6 N + 12 L H Q T with N including the embedding, likewise)
+    checks = bench.conversion_check(cases)
+    foundry = [err for case, err in checks if case.source == "mosaicml/llm-foundry"]
+    titan = [err for case, err in checks if case.source == "pytorch/torchtitan"]
+    assert len(foundry) == 64 and len(titan) >= 5
+    assert max(abs(e) for e in foundry + titan) < 0.01
+    assert all(c.mfu_tokens_per_s for c in cases if c.metric == "mfu" and not c.skip)  # type: ignore[attr-defined]
+
+
+def test_excluded_rows_are_the_ones_the_notes_rule_out(bench: ModuleType, cases: list[object]) -> None:
+    skipped = {c.line: c.skip for c in cases if c.skip}  # type: ignore[attr-defined]
+    assert any("Mamba" in why for why in skipped.values())
+    assert any("DoRA" in why for why in skipped.values())
+    stand_ins = [c for c in cases if c.stand_in]  # type: ignore[attr-defined]
+    assert stand_ins and all("96GB" in c.row["gpu"] for c in stand_ins)  # type: ignore[attr-defined]
+
+
+def test_fit_and_leave_one_source_out_run(bench: ModuleType, cases: list[object]) -> None:
+    # a short refit on two sources, scored on a third: the machinery the LOSO figure comes from
+    subset = [c for c in cases if c.source in ("NVIDIA/NeMo", "pytorch/torchtitan", "NVIDIA-NeMo/Automodel")]
+    cal = bench.fit([c for c in subset if c.source != "NVIDIA/NeMo"], iters=8)
+    values = bench.values_of(cal)
+    assert set(values) == set(bench.PARAMS)
+    assert all(math.isfinite(v) and v > 0 for v in values.values())
+    held = bench.evaluate([c for c in subset if c.source == "NVIDIA/NeMo"], cal)
+    assert held and all(math.isfinite(r.ape) for r in held)
+
+
+def test_summary_has_the_documented_shape(bench: ModuleType) -> None:
+    rows = bench.training_summary(Path(CALIBRATION), loso=False)
+    families = {r.family for r in rows}
+    assert {"tokens/s all", "tokens/s pretrain", "MFU", "peak memory", "fits"} <= families
+    for r in rows:
+        assert r.n > 0 and math.isfinite(r.mape)
+        assert math.isnan(r.loso_mape) and r.loso_n == 0
