@@ -127,6 +127,7 @@ class WebServices:
             available_only=filters.available,
             interconnect=None if filters.interconnect == "any" else filters.interconnect,
             max_price_usd_per_hour=filters.max_price,
+            exclude_stale=not filters.include_stale,
         )
 
     def gpu_notes(self, filters: OfferFilters) -> list[str]:
@@ -139,6 +140,8 @@ class WebServices:
     def _sorted_query(self, filters: OfferFilters) -> OfferQuery:
         """The catalog query for the view, sorted on its column (every column is sorted in SQL)."""
         key, flipped = STORE_SORTS[filters.sort]
+        if filters.pricing == "spot" and filters.sort == "price_per_gpu":
+            key = "price_per_gpu"  # the store's per-GPU sort follows the spot price of a spot query
         return replace(self.offer_query(filters), sort=key, descending=(filters.order == "desc") != flipped)
 
     def offer_page(self, filters: OfferFilters) -> OfferPage:
@@ -298,14 +301,15 @@ def resolve_gpu_filter(name: str) -> list[tuple[str, str]]:
 
 
 # The store's sort key for each column of the view, and whether the view's "asc" is the store's
-# descending order (the store sorts memory most-first; the table's "asc" is smallest first). The
-# price columns are on-demand even when the view filters on spot prices. Unknown values sort last.
+# descending order (the store sorts memory most-first; the table's "asc" is smallest first). The $/h
+# column is on-demand whatever the view; $/GPU-h is the spot price per GPU in spot mode (see
+# ``_sorted_query``) and the on-demand one otherwise. Unknown values sort last.
 STORE_SORTS: dict[str, tuple[str, bool]] = {
     "provider": ("provider", False),
     "instance": ("instance_type", False),
     "gpu": ("accelerator", False),
     "gpu_count": ("gpu_count", False),
-    "vram": ("total_vram", True),
+    "vram": ("gpu_memory", True),  # memory per GPU (the filter is per GPU too)
     "interconnect": ("interconnect", False),
     "region": ("region", False),
     "price": ("on_demand_price", False),
