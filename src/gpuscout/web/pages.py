@@ -13,13 +13,21 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.errors import GpuscoutError, UnknownNameError
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
 from gpuscout.web import advise_form, model_view
-from gpuscout.web.advise_view import present, total_label, unit_cost_label
+from gpuscout.web.advise_view import (
+    binding_constraints,
+    latency_label,
+    plain,
+    present,
+    shared_warnings,
+    total_label,
+    unit_cost_label,
+)
 from gpuscout.web.api import lookup_gpu
 from gpuscout.web.charts import cheapest_on_demand, price_history_chart, price_vs_bandwidth_chart, vram_chart
 from gpuscout.web.deps import Services
-from gpuscout.web.errors import NotFoundError, error_body
+from gpuscout.web.errors import NotFoundError
 from gpuscout.web.exports import offers_csv, offers_json
 from gpuscout.web.filters import DEFAULT_VIEW, FIELD_LABELS, OfferFilters
 from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error
@@ -262,31 +270,55 @@ def model_page(request: Request, services: Services, name: str) -> Response:
 
 @router.get("/advise", response_class=HTMLResponse)
 def advise_page(request: Request, services: Services) -> Response:
-    """The workload form and, once a model is given, the ranked offers with their reasons."""
-    req = advise_form.parse_request(request.query_params)
-    context: dict[str, object] = {
-        "title": "Advisor", "req": req, "kinds": list(advise_form.KIND_CLASSES),
-        "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
-        "common": advise_form.common_fields(req.kind), "model_names": [m.name for m in services.models()],
-        "results": None, "explained": None, "error": None,
-    }
-    if req.submitted:
-        try:
-            workload = advise_form.build_workload(req)
-            recs = services.recommend(workload, objective=req.objective, top=req.top)
-        except GpuscoutError as exc:
-            context["error"] = error_body(exc)
-            return render(request, "advise.html", context, status_code=422)
-        images = bool(getattr(workload, "is_images", False))
-        ranked = [present(r, req.kind) for r in recs]
-        context.update(
-            results=ranked,
-            unit_label=unit_cost_label(req.kind, images),
-            total_label=total_label(req.kind),
-            explained=next((r for r in ranked if r.rec.rank == req.explain), None),
-            workload_yaml=workload.to_yaml(),
-        )
+    """The workload form and, once a model is given, the ranked offers: compact rows with a breakdown
+    beside each, the caveats every row shares said once, and errors at the field they are about."""
+    try:
+        req = advise_form.parse_request(request.query_params)
+    except InvalidInputError as exc:  # an unknown kind or objective, or a bad 'top'
+        req = advise_form.parse_request({k: v for k, v in request.query_params.items() if k != exc.field})
+        found = gpuscout_error(exc, advise_form.field_labels(req.kind))
+        errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
+        return render(request, "advise.html", _advise_context(services, req, errors), status_code=422)
+    context = _advise_context(services, req, advise_form.check_values(req))
+    errors = context["errors"]
+    assert isinstance(errors, FormErrors)
+    if not req.submitted or errors:
+        return render(request, "advise.html", context, status_code=422 if errors else 200)
+    labels = advise_form.field_labels(req.kind)
+    try:
+        context["resolved"] = model_view.resolve_typed(req.values["model"])
+        workload = advise_form.build_workload(req)
+        recs = services.recommend(workload, objective=req.objective, top=req.top)
+    except GpuscoutError as exc:
+        found = gpuscout_error(exc, labels, {"name": "model"})
+        if isinstance(found, FieldError) and found.field in labels:
+            errors.add(found)
+        else:
+            errors.general.append(str(found))
+        return render(request, "advise.html", context, status_code=422)
+    shared = shared_warnings(recs)
+    images = bool(getattr(workload, "is_images", False))
+    context.update(
+        results=[present(r, req.kind, shared) for r in recs],
+        caveats=sorted(shared),
+        unit_label=unit_cost_label(req.kind, images),
+        total_label=total_label(req.kind),
+        latency_label=latency_label(req.kind),
+        workload_yaml=workload.to_yaml(),
+        relaxed=binding_constraints(services, workload, req.objective, labels) if not recs else [],
+    )
     return render(request, "advise.html", context)
+
+
+def _advise_context(services: WebServices, req: advise_form.AdviseRequest, errors: FormErrors
+                    ) -> dict[str, object]:
+    return {
+        "title": "Advisor", "req": req, "kinds": list(advise_form.KIND_CLASSES), "errors": errors,
+        "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
+        "common": advise_form.common_fields(req.kind), "common_open": advise_form.common_open(req),
+        "model_names": [m.name for m in services.models()], "results": None, "resolved": None,
+        "caveats": [], "relaxed": [], "freshness": page_freshness(services), "plain": plain,
+    }
 
 
 FAQ_LABELS = {"model": "Model"}
