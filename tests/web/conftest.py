@@ -96,3 +96,29 @@ def app(db_url: str) -> FastAPI:
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app) as c:
         yield c
+
+
+def spot_offers() -> list[Offer]:
+    """Two offers whose on-demand and spot orders differ (the spot discount is deeper on the dearer)."""
+    return [
+        make_offer(provider="alphacloud", instance_type="shallow-spot", price_usd_per_hour=2.0,
+                   spot_price_usd_per_hour=1.8),
+        make_offer(provider="betagpu", instance_type="deep-spot", accelerator="H100-SXM",
+                   price_usd_per_hour=3.0, spot_price_usd_per_hour=0.9),
+    ]
+
+
+@pytest.fixture()
+def spot_app(tmp_path: Path) -> FastAPI:
+    url = f"sqlite:///{tmp_path / 'spot.db'}"
+    store = Store(url)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
+    store.write_snapshot("test", spot_offers())
+    store.close()
+    return create_app(url, services=WebServices(url, cache_seconds=0))
+
+
+@pytest.fixture()
+def spot_client(spot_app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(spot_app) as c:
+        yield c

@@ -77,8 +77,10 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
             speed += f" · {est.per_user_tokens_per_s:,.0f}/user"
         if kind == "serve" and est.ttft_ms is not None:
             latency = f"{est.ttft_ms / 1000:.2f} s" if est.ttft_ms >= 1000 else f"{est.ttft_ms:,.0f} ms"
-        memory = (f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB usable per GPU "
-                  f"(weights {gib(est.weights_gb):,.1f}, KV cache {gib(est.kv_cache_gb):,.1f})")
+        memory = (
+            f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB usable per GPU "
+            f"(weights {gib(est.weights_gb):,.1f}, KV cache {gib(est.kv_cache_gb):,.1f})"
+        )
     if kind != "serve":
         latency = duration(rec.time_s)
     unit = "—"
@@ -93,8 +95,16 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
     if rec.cost is not None:
         total = money(units.per_month if kind == "serve" and units is not None else rec.cost.total, 0)
     own = tuple(w for w in rec.warnings if w not in shared)
-    return Ranked(rec=rec, row=to_row(rec.offer), speed=speed, unit_cost=unit, total=total, latency=latency,
-                  warnings=own, memory=memory)
+    return Ranked(
+        rec=rec,
+        row=to_row(rec.offer),
+        speed=speed,
+        unit_cost=unit,
+        total=total,
+        latency=latency,
+        warnings=own,
+        memory=memory,
+    )
 
 
 def shared_warnings(recs: Sequence[Recommendation]) -> frozenset[str]:

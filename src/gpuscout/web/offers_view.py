@@ -89,7 +89,8 @@ def columns(filters: OfferFilters, rows: Sequence[OfferRow]) -> tuple[list[Colum
     }
     folded = [c for c in all_columns if rows and unknown_everywhere.get(c.key, False)]
     shown = [c for c in all_columns if c not in folded]
-    return shown, [c.label.lower() for c in folded]
+    names = {"host": "vCPU and RAM", "age": "price age"}
+    return shown, [names.get(c.key, c.label.lower()) for c in folded]
 
 
 @dataclass(frozen=True, slots=True)

@@ -279,9 +279,8 @@ def advise_page(request: Request, services: Services) -> Response:
         found = gpuscout_error(exc, advise_form.field_labels(req.kind))
         errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
         return render(request, "advise.html", _advise_context(services, req, errors), status_code=422)
-    context = _advise_context(services, req, advise_form.check_values(req))
-    errors = context["errors"]
-    assert isinstance(errors, FormErrors)
+    errors = advise_form.check_values(req)
+    context = _advise_context(services, req, errors)
     if not req.submitted or errors:
         return render(request, "advise.html", context, status_code=422 if errors else 200)
     labels = advise_form.field_labels(req.kind)

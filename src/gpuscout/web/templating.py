@@ -97,6 +97,8 @@ def _build_env() -> Environment:
     env.globals["gib"] = gib
     env.globals["model_label"] = model_label
     env.filters["gb"] = gb
+    env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
+    env.filters["nobreak"] = lambda text: text.replace("-", "\u2011")  # no line break at a hyphen
     return env
 
 
