@@ -4,13 +4,20 @@ in order, no empty header cell, text alternatives for the charts."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import pytest
 from fastapi import FastAPI
 from playwright.sync_api import Browser, sync_playwright
 
-from tests.web.browser_support import CHROMIUM, CHROMIUM_ARGS, axe_violations, require_chromium, serve_in_thread
+from tests.web.browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    axe_violations,
+    require_chromium,
+    serve_in_thread,
+)
 from tests.web.test_browser_layout import PAGES, WIDTHS, new_page, settle
 
 pytestmark = pytest.mark.browser
@@ -32,8 +39,9 @@ def base_url(app: FastAPI) -> Iterator[str]:
 
 
 @pytest.mark.parametrize("width", WIDTHS)
-def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser: Browser, base_url: str,
-                                                                  width: str) -> None:
+def test_axe_finds_no_serious_or_critical_violation_on_any_page(
+    browser: Browser, base_url: str, width: str
+) -> None:
     page = new_page(browser, width)
     found: dict[str, list[str]] = {}
     try:
@@ -53,8 +61,9 @@ def test_axe_finds_no_serious_or_critical_violation_on_any_page(browser: Browser
     assert not found
 
 
-def test_structure_skip_link_headings_header_cells_and_chart_alternatives(browser: Browser,
-                                                                          base_url: str) -> None:
+def test_structure_skip_link_headings_header_cells_and_chart_alternatives(
+    browser: Browser, base_url: str
+) -> None:
     page = new_page(browser, "desktop")
     try:
         for path in PAGES:
@@ -66,7 +75,7 @@ def test_structure_skip_link_headings_header_cells_and_chart_alternatives(browse
                 "els => els.filter(e => !e.closest('.swagger-ui')).map(e => Number(e.tagName[1]))"
             )
             assert levels and levels[0] == 1 and levels.count(1) == 1, path
-            assert all(b - a <= 1 for a, b in zip(levels, levels[1:], strict=False)), (path, levels)
+            assert all(b - a <= 1 for a, b in itertools.pairwise(levels)), (path, levels)
             empty = page.locator("main th").evaluate_all(
                 "els => els.filter(e => !e.closest('.swagger-ui') && !e.textContent.trim()).length"
             )

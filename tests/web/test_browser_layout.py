@@ -95,20 +95,35 @@ def test_answer_cards_show_the_cheapest_offer_per_class_as_the_api_does(
         page.goto(bundled_url + "/")
         cards = page.locator("#answer-cards li.answer")
         shown = {cards.nth(i).get_attribute("data-gpu") for i in range(cards.count())}
-        assert {"H200", "H100", "B200", "A100-80GB", "A100-40GB", "L40S", "L4", "RTX4090", "RTX5090",
-                "MI300X"} <= shown
+        assert {
+            "H200",
+            "H100",
+            "B200",
+            "A100-80GB",
+            "A100-40GB",
+            "L40S",
+            "L4",
+            "RTX4090",
+            "RTX5090",
+            "MI300X",
+        } <= shown
         for gpu in sorted(shown):
             card = page.locator(f"#answer-cards li.answer[data-gpu='{gpu}']")
-            api = httpx.get(bundled_url + "/api/v1/offers", params={"gpu": gpu, "sort": "price_per_gpu",
-                                                                  "per_page": 1}).json()
-            spot = httpx.get(bundled_url + "/api/v1/offers", params={"gpu": gpu, "pricing": "spot",
-                                                                   "sort": "price_per_gpu", "per_page": 1}).json()
+            api = httpx.get(
+                bundled_url + "/api/v1/offers", params={"gpu": gpu, "sort": "price_per_gpu", "per_page": 1}
+            ).json()
+            spot = httpx.get(
+                bundled_url + "/api/v1/offers",
+                params={"gpu": gpu, "pricing": "spot", "sort": "price_per_gpu", "per_page": 1},
+            ).json()
             expect(card.locator(".count")).to_contain_text(f"{api['total']} offer")
             best = api["items"][0] if api["items"] else None
             if best is None or best["price_usd_per_gpu_hour"] is None:
                 expect(card.locator(".od")).to_contain_text("no on-demand offer")
             else:
-                assert money(card.locator(".od .per-gpu").inner_text()) == round(best["price_usd_per_gpu_hour"], 2)
+                assert money(card.locator(".od .per-gpu").inner_text()) == round(
+                    best["price_usd_per_gpu_hour"], 2
+                )
                 assert best["accelerator"] in card.locator(".who").inner_text()
             if spot["items"]:
                 price = spot["items"][0]["spot_price_usd_per_gpu_hour"]
@@ -156,9 +171,15 @@ def test_phone_layout_cards_folded_filters_big_targets(browser: Browser, base_ur
         page.locator("#filters-fold > summary").click()
         size = page.locator("input[name=gpu]").evaluate("e => getComputedStyle(e).fontSize")
         assert size == "16px"  # no zoom on focus in iOS Safari
-        for target in ("input[name=gpu]", "select[name=pricing]", "#filters button[type=submit]",
-                       "nav.site a"):
-            heights = page.locator(target).evaluate_all("els => els.map(e => e.getBoundingClientRect().height)")
+        for target in (
+            "input[name=gpu]",
+            "select[name=pricing]",
+            "#filters button[type=submit]",
+            "nav.site a",
+        ):
+            heights = page.locator(target).evaluate_all(
+                "els => els.map(e => e.getBoundingClientRect().height)"
+            )
             assert min(heights) >= 44, target
     finally:
         page.context.close()
@@ -182,7 +203,8 @@ def test_breakdown_totals_are_visible_and_not_overlapped(browser: Browser, base_
             assert box["x"] >= outer["x"] and box["x"] + box["width"] <= outer["x"] + outer["width"] + 0.5
             # the figure is drawn where it is: nothing else is painted over its middle
             hit = page.evaluate(
-                "([x, y]) => { const e = document.elementFromPoint(x, y); return e && e.closest('dd') !== null; }",
+                "([x, y]) => { const e = document.elementFromPoint(x, y);"
+                " return e && e.closest('dd') !== null; }",
                 [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
             )
             assert hit, cell.inner_text()
@@ -251,8 +273,11 @@ def test_spot_mode_sorts_by_the_spot_price(browser: Browser, spot_url: str, widt
 def test_charts_have_a_table_and_no_empty_box_without_javascript(browser: Browser, base_url: str) -> None:
     page = new_page(browser, "desktop", javascript=False)
     try:
-        for path, chart in (("/gpus", "chart-bandwidth"), ("/gpus/H100-SXM", "chart-history"),
-                            ("/models/llama-3.1-70b", "chart-vram")):
+        for path, chart in (
+            ("/gpus", "chart-bandwidth"),
+            ("/gpus/H100-SXM", "chart-history"),
+            ("/models/llama-3.1-70b", "chart-vram"),
+        ):
             page.goto(base_url + path)
             expect(page.locator(f"#{chart}")).to_be_hidden()  # no empty 400 px box
             table = page.locator(f"#{chart}-data table")

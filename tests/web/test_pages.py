@@ -52,7 +52,8 @@ def test_age_is_unknown_for_undated_rows_never_now(client: TestClient) -> None:
     assert len(ages) == 2 and len(undated) == 1 and "stale" in undated[0]  # deltasnap's row
     assert "1 h" in ages
     # a view where every price age is unknown says so once, in the banner, instead of a column of it
-    only_undated = client.get("/", params={"gpu": "L40S", "provider": "deltasnap", "include_stale": "true"}).text
+    params = {"gpu": "L40S", "provider": "deltasnap", "include_stale": "true"}
+    only_undated = client.get("/", params=params).text
     assert not _cells(only_undated, "age") and 'id="folded"' in only_undated
     assert "price age" in only_undated.split('id="folded"')[1].split("</span>")[0]
 
@@ -75,10 +76,11 @@ def test_csv_cells_cannot_start_a_formula(client: TestClient) -> None:
     assert csv_cell("=HYPERLINK(1)") == "'=HYPERLINK(1)" and csv_cell("-1.5") == "-1.5"
 
 
-def test_bad_filter_is_shown_at_its_field_in_plain_words_with_the_other_inputs_kept(client: TestClient) -> None:
+def test_bad_filter_is_shown_at_its_field_in_plain_words_with_other_inputs_kept(client: TestClient) -> None:
     r = client.get("/", params={"gpu": "H1000", "region": "eu-", "max_price": "7"})
     assert r.status_code == 422 and "text/html" in r.headers["content-type"]
-    assert re.search(r'name="gpu"[^>]*value="H1000"[^>]*aria-invalid="true" aria-describedby="err-gpu"', r.text)
+    field = r'name="gpu"[^>]*value="H1000"[^>]*aria-invalid="true" aria-describedby="err-gpu"'
+    assert re.search(field, r.text)
     error = r.text.split('id="err-gpu"')[1].split("</span>\n</span>")[0]
     assert "GPU: “H1000” is not a name gpuscout knows" in error
     # each suggestion replaces the GPU and keeps the other filters
