@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -48,7 +49,7 @@ from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.knowledge.accelerators import all_accelerators
-from gpuscout.web.services import DEFAULT_CACHE_SECONDS
+from gpuscout.settings import Settings
 
 QUERIES: tuple[str, ...] = (
     "",
@@ -101,6 +102,12 @@ def build_store(url: str, n: int) -> None:
     for source, offers in synthetic_offers(n).items():
         store.write_snapshot(source, offers)
     store.close()
+
+
+def default_cache_seconds() -> float:
+    """The web cache lifetime the app uses when ``--cache-seconds`` is not given."""
+    field = next(f for f in dataclasses.fields(Settings) if f.name == "web_cache_seconds")
+    return float(field.default)  # type: ignore[arg-type]
 
 
 def free_port() -> int:
@@ -380,7 +387,7 @@ def main() -> int:
         "clients": args.clients,
         "seconds": args.seconds,
         "workers": args.workers,
-        "cache_seconds": args.cache_seconds if args.cache_seconds is not None else DEFAULT_CACHE_SECONDS,
+        "cache_seconds": args.cache_seconds if args.cache_seconds is not None else default_cache_seconds(),
         "queries": list(queries),
         "load_average_1min": round(os.getloadavg()[0], 2),
         "store_load_s": round(load_s, 2),

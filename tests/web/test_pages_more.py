@@ -172,5 +172,5 @@ def test_advisor_errors_use_the_labels_in_plain_words(client: TestClient) -> Non
 def test_when_nothing_fits_the_binding_constraint_and_its_relaxation_are_named(client: TestClient) -> None:
     html = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "budget_usd": "1"}).text
     empty = _section(html, 'id="no-results"', "</div>")
-    assert "Without “Budget ($)” (1.0)" in empty
-    assert re.search(r"\d+ offers?, the first", empty) and "Drop it</a>" in empty
+    assert "Without “Budget ($)” ($1)" in empty
+    assert re.search(r"\d+ offers?; the first: ", empty) and "Drop it</a>" in empty

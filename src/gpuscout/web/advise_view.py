@@ -138,6 +138,17 @@ class Relaxed:
     best: Ranked | None
 
 
+def _given(name: str, value: Any) -> str:
+    """A constraint's value as the user would write it: "$10", "us-, eu-", "2000", "no"."""
+    if isinstance(value, tuple):
+        return ", ".join(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"${value:,}" if name.endswith("_usd") else f"{value:,}" if isinstance(value, int) else str(value)
+
+
 #: Constraints a workload may set, with the value that lifts each (and its label on the form).
 CONSTRAINTS: tuple[tuple[str, Any], ...] = (
     ("budget_usd", None),
@@ -171,7 +182,7 @@ def binding_constraints(
             recs = services.recommend(relaxed, objective=objective, top=None)
         except Exception:  # a relaxation the workload's own rules refuse tells nothing
             continue
-        given = ", ".join(value) if isinstance(value, tuple) else str(value)
+        given = _given(name, value)
         best = present(recs[0], workload.kind) if recs else None
         shown = "" if lifted in (None, ()) else ("true" if lifted is True else str(lifted))
         out.append(Relaxed(labels.get(name, name), name, given, shown, len(recs), best))

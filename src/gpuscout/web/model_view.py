@@ -70,6 +70,7 @@ def vram_series(spec: ModelSpec, precision: str) -> tuple[list[int], dict[str, l
     return contexts, series
 
 
+@lru_cache(maxsize=512)
 def weights_gib(spec: ModelSpec) -> tuple[float | None, float | None]:
     """Weights at bf16 and at int4, GiB (``None`` where the estimator cannot size the model)."""
     if spec.kind != "llm":

@@ -21,7 +21,10 @@
 
   // On a phone the filters fold away (open without JavaScript, and whenever a field has an error).
   if (narrow) {
+    // The offers' filters always fold; the advisor's workload form once there are results.
     document.querySelectorAll("details.fold").forEach(function (fold) {
+      var workload = fold.id === "workload-fold";
+      if (workload && !fold.classList.contains("has-results")) { return; }
       if (!fold.querySelector("[aria-invalid=true]")) { fold.open = false; }
     });
   }
