@@ -20,9 +20,10 @@ fresh browser context (a cold cache) ``--runs`` times over loopback: the median 
 paint, the time until the page's charts are drawn, and the bytes transferred for the page and every
 asset it loads (encoded body sizes as the browser received them, so compression counts). The store
 is the bundled snapshot (what a newcomer sees); ``--url`` measures a server that is already running
-instead (e.g. another checkout, for a before/after).
+instead; give two to compare them (e.g. another checkout, for a before/after: their loads alternate,
+so a busy machine slows both alike).
 
-    python benchmarks/web.py --pages [--runs 5] [--url http://127.0.0.1:8000] [--json]
+    python benchmarks/web.py --pages [--runs 5] [--url http://127.0.0.1:8000 [--url ...]] [--json]
 """
 
 from __future__ import annotations
@@ -232,22 +233,27 @@ def measure_page(browser: Any, url: str) -> dict[str, float]:
         context.close()
 
 
-def run_pages(base: str, runs: int) -> dict[str, dict[str, float]]:
+def run_pages(bases: list[str], runs: int) -> dict[str, dict[str, dict[str, float]]]:
+    """Median figures per server and page; with several servers the loads alternate (A, B, A, B...),
+    so a busy machine slows them alike."""
     from playwright.sync_api import sync_playwright
 
-    out: dict[str, dict[str, float]] = {}
+    samples: dict[str, dict[str, list[dict[str, float]]]] = {b: {p: [] for p in PAGES} for b in bases}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             for path in PAGES:
-                samples = [measure_page(browser, base + path) for _ in range(runs)]
-                out[path] = {
-                    key: round(statistics.median(s[key] for s in samples), 1)
-                    for key in ("fcp_ms", "chart_ms", "bytes", "html_bytes", "requests")
-                }
+                for _ in range(runs):
+                    for base in bases:
+                        samples[base][path].append(measure_page(browser, base + path))
         finally:
             browser.close()
-    return out
+    keys = ("fcp_ms", "chart_ms", "bytes", "html_bytes", "requests")
+    return {
+        base: {path: {k: round(statistics.median(s[k] for s in runs_), 1) for k in keys}
+               for path, runs_ in by_page.items()}
+        for base, by_page in samples.items()
+    }
 
 
 def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str, Any]:
@@ -274,10 +280,11 @@ def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[
 
 def pages_main(args: argparse.Namespace) -> int:
     if args.url:
-        base = args.url.rstrip("/")
-        for path in PAGES:  # warm-up: store opened, templates compiled, caches filled
-            httpx.get(base + path, timeout=120)
-        report = run_pages(base, args.runs)
+        bases = [u.rstrip("/") for u in args.url]
+        for base in bases:
+            for path in PAGES:  # warm-up: store opened, templates compiled, caches filled
+                httpx.get(base + path, timeout=120)
+        reports = run_pages(bases, args.runs)
     else:
         with tempfile.TemporaryDirectory(prefix="gpuscout-bench-pages-") as tmp:
             env = {**os.environ, "GPUSCOUT_DB": f"sqlite:///{Path(tmp) / 'pages.db'}",
@@ -286,7 +293,7 @@ def pages_main(args: argparse.Namespace) -> int:
             try:
                 for path in PAGES:
                     httpx.get(base + path, timeout=120)
-                report = run_pages(base, args.runs)
+                reports = run_pages([base], args.runs)
             finally:
                 server.terminate()
                 try:
@@ -294,18 +301,21 @@ def pages_main(args: argparse.Namespace) -> int:
                 except subprocess.TimeoutExpired:
                     server.kill()
                 log.close()
+    load = round(os.getloadavg()[0], 2)
     if args.json:
-        print(json.dumps({"runs": args.runs, "load_average_1min": round(os.getloadavg()[0], 2),
-                          "pages": report}, indent=2))
+        print(json.dumps({"runs": args.runs, "load_average_1min": load, "servers": reports}, indent=2))
         return 0
-    print(f"median of {args.runs} cold loads per page, 1440x900, loopback "
-          f"(load average {os.getloadavg()[0]:.2f})")
-    print(f"  {'page':<44} {'FCP ms':>8} {'charts ms':>10} {'HTML KB':>8} {'total KB':>9} {'requests':>9}")
-    for path, r in report.items():
-        chart = "" if r["chart_ms"] != r["chart_ms"] else f"{r['chart_ms']:.0f}"  # NaN: no chart
-        shown = path if len(path) <= 44 else path[:41] + "..."
-        print(f"  {shown:<44} {r['fcp_ms']:>8.0f} {chart:>10} {r['html_bytes'] / 1000:>8.1f} "
-              f"{r['bytes'] / 1000:>9.1f} {r['requests']:>9.0f}")
+    print(f"median of {args.runs} cold loads per page, 1440x900, loopback (load average {load:.2f})")
+    for base, report in reports.items():
+        if len(reports) > 1:
+            print(f"server {base}")
+        header = f"{'FCP ms':>8} {'charts ms':>10} {'HTML KB':>8} {'total KB':>9} {'requests':>9}"
+        print(f"  {'page':<44} {header}")
+        for path, r in report.items():
+            chart = "" if r["chart_ms"] != r["chart_ms"] else f"{r['chart_ms']:.0f}"  # NaN: no chart
+            shown = path if len(path) <= 44 else path[:41] + "..."
+            print(f"  {shown:<44} {r['fcp_ms']:>8.0f} {chart:>10} {r['html_bytes'] / 1000:>8.1f} "
+                  f"{r['bytes'] / 1000:>9.1f} {r['requests']:>9.0f}")
     return 0
 
 
@@ -325,7 +335,9 @@ def main() -> int:
     ap.add_argument("--pages", action="store_true",
                     help="measure every page in headless Chromium (FCP, charts drawn, bytes) instead")
     ap.add_argument("--runs", type=int, default=5, help="--pages: cold loads per page (median)")
-    ap.add_argument("--url", default=None, help="--pages: measure this running server instead")
+    ap.add_argument("--url", action="append", default=None, metavar="URL",
+                    help="--pages: measure this running server instead (repeat for a before/after: the "
+                         "servers' loads alternate)")
     args = ap.parse_args()
     if args.pages:
         if not 1 <= args.runs <= 50:
