@@ -317,3 +317,21 @@ def test_screenshots(browser: Browser, base_url: str) -> None:
                 page.screenshot(path=str(Path(folder) / f"{name}_{width}.png"), full_page=True)
         finally:
             page.context.close()
+
+
+def test_the_table_header_sticks_under_the_site_header_on_a_wide_screen(
+    browser: Browser, base_url: str
+) -> None:
+    page = new_page(browser, "desktop")
+    try:
+        page.set_viewport_size({"width": 1440, "height": 500})
+        page.goto(base_url + "/?min_vram=")
+        header = page.locator("header.top")
+        th = page.locator("#offers th[data-col=price_per_gpu]")
+        page.mouse.wheel(0, 900)
+        page.wait_for_function("() => window.scrollY > 400")
+        top, th_box = header.bounding_box(), th.bounding_box()
+        assert top and th_box and top["y"] == 0  # the site header stays
+        assert abs(th_box["y"] - top["height"]) <= 2  # the column names sit right under it
+    finally:
+        page.context.close()
