@@ -278,6 +278,16 @@ def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[
     raise RuntimeError("uvicorn did not start: " + log_path.read_text()[-2000:])
 
 
+def stop_server(server: subprocess.Popen[bytes], log: Any) -> None:
+    """Stop the uvicorn child (killed if it does not exit within 15 s) and close its log."""
+    server.terminate()
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
+
+
 def pages_main(args: argparse.Namespace) -> int:
     if args.url:
         bases = [u.rstrip("/") for u in args.url]
@@ -295,12 +305,7 @@ def pages_main(args: argparse.Namespace) -> int:
                     httpx.get(base + path, timeout=120)
                 reports = run_pages([base], args.runs)
             finally:
-                server.terminate()
-                try:
-                    server.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-                log.close()
+                stop_server(server, log)
     load = round(os.getloadavg()[0], 2)
     if args.json:
         print(json.dumps({"runs": args.runs, "load_average_1min": load, "servers": reports}, indent=2))
@@ -386,12 +391,7 @@ def main() -> int:
                 )
                 cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(1, len(results[path]))
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-            log.close()
+            stop_server(server, log)
             server_log = (Path(tmp) / "uvicorn.log").read_text()[-2000:]
 
     report = {

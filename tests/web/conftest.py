@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser, sync_playwright
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.web import create_app
 from gpuscout.web.services import WebServices
+from tests.web.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_in_thread
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 XSS = "<script>alert(1)</script>"
@@ -90,6 +92,23 @@ def db_url(tmp_path: Path) -> str:
 @pytest.fixture()
 def app(db_url: str) -> FastAPI:
     return create_app(db_url, services=WebServices(db_url, cache_seconds=0))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium through Playwright (never a browser download), one per test module."""
+    require_chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def base_url(app: FastAPI) -> Iterator[str]:
+    """The app of ``app`` served by uvicorn on loopback, for the browser tests."""
+    with serve_in_thread(app) as url:
+        yield url
 
 
 @pytest.fixture()

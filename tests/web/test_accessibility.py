@@ -5,37 +5,16 @@ in order, no empty header cell, text alternatives for the charts."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 
 import pytest
-from fastapi import FastAPI
-from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Browser
 
 from tests.web.browser_support import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     axe_violations,
-    require_chromium,
-    serve_in_thread,
 )
 from tests.web.test_browser_layout import PAGES, WIDTHS, new_page, settle
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    require_chromium()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def base_url(app: FastAPI) -> Iterator[str]:
-    with serve_in_thread(app) as url:
-        yield url
 
 
 @pytest.mark.parametrize("width", WIDTHS)

@@ -8,28 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from tests.web.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_in_thread
 from tests.web.conftest import XSS
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture()
-def base_url(app: FastAPI) -> Iterator[str]:
-    with serve_in_thread(app) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    require_chromium()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture()

@@ -10,11 +10,11 @@ from pathlib import Path
 import httpx
 import pytest
 from fastapi import FastAPI
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from gpuscout.web import create_app
 from gpuscout.web.services import WebServices
-from tests.web.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_in_thread
+from tests.web.browser_support import serve_in_thread
 
 pytestmark = pytest.mark.browser
 
@@ -41,21 +41,6 @@ PAGES = (
     "/sources",
     "/docs",
 )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    require_chromium()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture()
-def base_url(app: FastAPI) -> Iterator[str]:
-    with serve_in_thread(app) as url:
-        yield url
 
 
 @pytest.fixture(scope="module")

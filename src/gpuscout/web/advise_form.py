@@ -8,10 +8,9 @@ without JavaScript and never submits the same field twice.
 from __future__ import annotations
 
 import math
-import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
@@ -26,7 +25,14 @@ from gpuscout.advise.workload import (
     Workload,
 )
 from gpuscout.errors import InvalidInputError
-from gpuscout.web.form_errors import FieldError, FormErrors, bounds, kind_words, range_words
+from gpuscout.web.form_errors import (
+    FieldError,
+    FormErrors,
+    bounds,
+    kind_words,
+    range_words,
+    strip_optional,
+)
 
 KIND_CLASSES: dict[str, type[Workload]] = {
     "serve": ServeWorkload,
@@ -126,16 +132,8 @@ def _label(name: str) -> str:
     return text[0].upper() + text[1:]
 
 
-def _strip_optional(annotation: Any) -> Any:
-    if get_origin(annotation) in (Union, types.UnionType):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0]
-    return annotation
-
-
 def _field(name: str, info: FieldInfo) -> FormField:
-    annotation = _strip_optional(info.annotation)
+    annotation = strip_optional(info.annotation)
     default: Any = "" if info.default is None or info.is_required() else info.default
 
     def make(
@@ -242,7 +240,7 @@ def check_values(request: AdviseRequest) -> FormErrors:
 
 def _check_one(raw: str, info: FieldInfo) -> str:
     """"" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100")."""
-    annotation = _strip_optional(info.annotation)
+    annotation = strip_optional(info.annotation)
     what, limits = kind_words(info), range_words(info)
     expected = f"{what} {limits}".strip()
     if annotation is bool:
@@ -283,7 +281,7 @@ def build_workload(request: AdviseRequest) -> AnyWorkload:
     data: dict[str, Any] = {"kind": request.kind}
     for name, raw in request.values.items():
         info = cls.model_fields.get(name)
-        if info is not None and get_origin(_strip_optional(info.annotation)) is tuple:
+        if info is not None and get_origin(strip_optional(info.annotation)) is tuple:
             data[name] = tuple(p.strip() for p in raw.split(",") if p.strip())
         else:
             data[name] = raw

@@ -59,7 +59,8 @@ def _typed(value: Any) -> str:
     return f"; you typed “{text}”"
 
 
-def _strip_optional(annotation: Any) -> Any:
+def strip_optional(annotation: Any) -> Any:
+    """``int | None`` -> ``int`` (a form field's type without its "not given")."""
     if get_origin(annotation) in (Union, types.UnionType):
         args = [a for a in get_args(annotation) if a is not type(None)]
         if len(args) == 1:
@@ -103,7 +104,7 @@ def range_words(info: FieldInfo) -> str:
 
 def kind_words(info: FieldInfo) -> str:
     """What a field holds, for a sentence: "a whole number", "a number", "yes or no", ..."""
-    annotation = _strip_optional(info.annotation)
+    annotation = strip_optional(info.annotation)
     if annotation is bool:
         return "yes or no"
     if annotation is int:
