@@ -40,7 +40,7 @@ def serve(
     url = f"http://{host if host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"
     err_console.print(f"gpuscout web on {url} (API docs at {url}docs)", highlight=False)
     uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, reload=reload,
-                log_level="info", proxy_headers=True)
+                log_level="info", proxy_headers=True, server_header=False)
 
 
 def prepare_store(db: str | None) -> None:
