@@ -155,6 +155,47 @@ def test_any_combination_of_extreme_in_range_values_costs_finitely(shape: str, d
     _check_ranked(workload)
 
 
+def test_an_offer_whose_total_overflows_is_never_ranked() -> None:
+    """Offers given to the Python API are not gated: a price near the float limit gives an infinite
+    total, which is listed as rejected with the reason instead of being ranked."""
+    workload = Workload.from_dict({"kind": "serve", "model": "llama-3.1-8b", "concurrency": 4})
+    absurd = offer("runpod", "H100-SXM", 1, 1e308, 1e308, instance="absurd")
+    recs = recommend(workload, [absurd, OFFERS[0]], include_rejected=True)
+    ranked = [r for r in recs if r.rank is not None]
+    assert [r.offer.instance_type for r in ranked] == [OFFERS[0].instance_type]
+    assert all(r.cost is not None and math.isfinite(r.cost.total) for r in ranked)
+    (rejected,) = [r for r in recs if r.offer is absurd]
+    assert rejected.rejected is not None and "finite" in rejected.rejected
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"kind": "batch", "model": "llama-3.1-8b", "output_tokens_total": 1e308}, "output_tokens_total"),
+        ({"kind": "serve", "model": "llama-3.1-8b", "requests_per_s": math.inf}, "requests_per_s"),
+        (
+            {"kind": "serve", "model": "llama-3.1-8b", "storage_retention_days": 1e308},
+            "storage_retention_days",
+        ),
+        ({"kind": "serve", "model": "llama-3.1-8b", "egress_gb": math.inf}, "egress_gb"),
+        (
+            {"kind": "serve", "model": "llama-3.1-8b", "monthly_output_tokens": 1e-300},
+            "monthly_output_tokens",
+        ),
+        ({"kind": "serve", "model": "llama-3.1-8b", "budget_usd": math.nan}, "budget_usd"),
+        ({"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": 1e30}, "dataset_tokens"),
+        ({"kind": "pretrain", "model": "llama-3.1-8b", "token_budget": math.inf, "gpus": 8}, "token_budget"),
+        ({"kind": "serve", "model": "llama-3.1-8b", "concurrency": True}, "concurrency"),
+    ],
+)
+def test_the_audits_inputs_are_refused_with_the_field_and_the_range(data: dict[str, Any], field: str) -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        Workload.from_dict(data)
+    assert exc.value.field == field
+    accepted = exc.value.accepted or ""
+    assert "<=" in accepted and ("number" in accepted or "integer" in accepted), accepted
+
+
 def test_an_error_never_copies_a_huge_input() -> None:
     nested: list[Any] = ["x"] * 9
     for _ in range(8):
