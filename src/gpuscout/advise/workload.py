@@ -107,12 +107,8 @@ class Workload(BaseModel):
 
     @classmethod
     def from_yaml(cls, text: str) -> AnyWorkload:
-        """Parse YAML (JSON is valid YAML too)."""
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise InvalidInputError("workload", f"not valid YAML/JSON: {exc}", "YAML or JSON mapping") \
-                from None
+        """Parse YAML (JSON is valid YAML too), bounded: see :func:`parse_yaml`."""
+        data = parse_yaml(text)
         return cls.from_dict(data if data is not None else {})
 
     @classmethod
@@ -121,6 +117,9 @@ class Workload(BaseModel):
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
+        except RecursionError:
+            raise InvalidInputError("workload", "not valid JSON: nested too deeply", "a JSON object") \
+                from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -297,6 +296,81 @@ _CLASSES: dict[str, type[AnyWorkload]] = {
     "finetune": FinetuneWorkload,
     "pretrain": PretrainWorkload,
 }
+
+
+# A workload is a flat mapping with a few short lists: these bounds are far above any real file and
+# keep a few bytes of nested YAML aliases ("billion laughs") from standing for gigabytes.
+MAX_YAML_VALUES = 10_000  # values (scalars, lists, mappings) once aliases are expanded
+MAX_YAML_DEPTH = 20
+
+
+def parse_yaml(text: str) -> Any:
+    """``yaml.safe_load`` of one document, refused with an ``InvalidInputError`` when it is invalid,
+    nested deeper than ``MAX_YAML_DEPTH`` or holds more than ``MAX_YAML_VALUES`` values once its
+    aliases are expanded (checked on the composed node graph, before anything is built)."""
+    loader: _DepthLimitedLoader | None = None
+    try:
+        loader = _DepthLimitedLoader(text)  # its reader refuses control characters at once
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "cannot be parsed"
+        problem = problem if len(problem) <= MAX_SHOWN else problem[: MAX_SHOWN - 3] + "..."
+        raise InvalidInputError("workload", f"not valid YAML/JSON: {where}{problem}",
+                                "a YAML or JSON mapping") from None
+    except RecursionError:
+        raise InvalidInputError("workload", "not valid YAML/JSON: nested too deeply",
+                                f"at most {MAX_YAML_DEPTH} levels") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+class _DepthLimitedLoader(yaml.SafeLoader):
+    """The safe loader, refusing nesting deeper than ``MAX_YAML_DEPTH`` while it composes (its
+    composer recurses: a 5,000-deep list would otherwise take seconds to end in ``RecursionError``)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                                  mark)
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Walk the node graph as construction would (an alias is visited each time it is used), up to
+    ``MAX_YAML_VALUES`` values: a bomb is refused after that many steps, not after expanding it."""
+    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    seen = 0
+    while stack:
+        node, depth = stack.pop()
+        seen += 1
+        if seen > MAX_YAML_VALUES:
+            raise InvalidInputError("workload", f"expands to more than {MAX_YAML_VALUES:,} values "
+                                    "(nested YAML aliases?)", "a workload mapping of a few fields")
+        if depth > MAX_YAML_DEPTH:
+            raise InvalidInputError("workload", f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                    "a workload mapping of a few fields")
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                stack.append((key, depth + 1))
+                stack.append((value, depth + 1))
 
 
 def _rule(field: str, message: str, accepted: str) -> ValueError:
