@@ -316,6 +316,10 @@ def parse_yaml(text: str) -> Any:
             return None
         _check_expansion(node)
         return loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:
+        raise InvalidInputError("workload", f"not valid YAML/JSON: character #x{exc.character:04x} at "
+                                f"position {exc.position} is not allowed (a binary or UTF-16 file?)",
+                                "a UTF-8 YAML or JSON mapping") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
