@@ -21,7 +21,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,6 +320,9 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
     """
     if isinstance(name, EngineProfile):
         return name
+    if not isinstance(name, str):
+        raise InvalidInputError("engine", f"expected an engine name, got {type(name).__name__}",
+                                ", ".join(p.name for p in _PROFILES))
     key = _key(name)
     if key in _BY_KEY:
         return _BY_KEY[key]
