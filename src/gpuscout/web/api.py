@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import time
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
-from gpuscout.errors import UnknownNameError
+from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.web import model_view
@@ -39,7 +40,11 @@ from gpuscout.web.schemas import (
 )
 from gpuscout.web.services import WebServices, resolve_gpu_names, source_out
 
+if TYPE_CHECKING:
+    from gpuscout.settings import Settings
+
 ADMIN_TOKEN_ENV = "GPUSCOUT_ADMIN_TOKEN"
+logger = logging.getLogger(__name__)
 
 ERRORS: dict[int | str, dict[str, object]] = {
     404: {"model": ErrorOut, "description": "unknown name (with the closest known names)"},
@@ -125,17 +130,47 @@ def api_refresh(
     source: Annotated[str | None, Query(max_length=500, description="sources, comma-separated")] = None,
 ) -> RefreshOut:
     """Starts a refresh in the background. Requires ``Authorization: Bearer $GPUSCOUT_ADMIN_TOKEN``;
-    disabled (403) when that variable is unset on the server."""
+    disabled (403) when that variable is unset on the server.
+
+    Only the sources configured on this server can be named: the registered adapters, ``snapshot``,
+    and ``file:PATH`` for the offer files of its ``$GPUSCOUT_OFFER_FILES`` (as ``/api/v1/sources``
+    lists them). Any other name is refused at once (422, with the closest names), before anything
+    starts. The refresh runs in a worker thread and ends by its deadline, whatever the providers do.
+    """
     check_admin(authorization, services.settings.admin_token)
-    names = [s.strip() for s in (source or "").split(",") if s.strip()]
+    asked = [s.strip() for s in (source or "").split(",") if s.strip()]
+    names = configured_sources(asked, services.settings)
     if services.refresh_lock.locked():
         raise HTTPException(409, "a refresh is already running")
     background.add_task(_run_refresh, services, names)
     return RefreshOut(status="started", sources=names)
 
 
+def configured_sources(names: list[str], settings: Settings) -> list[str]:
+    """``names`` checked against what this server may refresh. A ``file:`` name must be one of the
+    offer files of the server's settings (as ``/api/v1/sources`` names them); any other path is never
+    opened, not even resolved."""
+    from gpuscout.catalog.refresh import resolve_sources
+    from gpuscout.catalog.sources.file_source import FileSource
+
+    files = {FileSource(path).name for path in settings.offer_files}
+    for name in names:
+        if name.lower().startswith("file:") and name not in files:
+            raise InvalidInputError(
+                "source",
+                "only the offer files configured on this server can be refreshed over HTTP",
+                "a file: source of GPUSCOUT_OFFER_FILES, named as /api/v1/sources lists it",
+            )
+    plain = [n for n in names if not n.lower().startswith("file:")]
+    resolve_sources(plain)  # an unknown name: UnknownNameError with the closest names (422)
+    return list(dict.fromkeys(names))
+
+
 def _run_refresh(services: WebServices, names: list[str]) -> None:
-    services.refresh(names or None)
+    try:
+        services.refresh(names or None)
+    except Exception:  # a background task has no one to answer: one log record, not a crash
+        logger.exception("refresh of %s failed", ", ".join(names) or "every source")
 
 
 def check_admin(authorization: str | None, token: str | None) -> None:

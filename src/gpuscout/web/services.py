@@ -266,17 +266,23 @@ class WebServices:
         return points
 
     def refresh(self, sources: Sequence[str] | None) -> list[Any]:
-        """Refresh the catalog (all sources, or the named ones); one refresh at a time per process."""
+        """Refresh the catalog (all sources, or the named ones); one refresh at a time per process
+        (a second one while the first runs is refused, never queued)."""
         import asyncio
 
         from gpuscout.catalog.refresh import refresh
+        from gpuscout.errors import GpuscoutError
 
-        with self.refresh_lock:
+        if not self.refresh_lock.acquire(blocking=False):
+            raise GpuscoutError("a refresh is already running")
+        try:
             result: Any = refresh(self.store, list(sources) if sources else None)
             if asyncio.iscoroutine(result):
                 result = asyncio.run(result)
             self.clear_cache()
             return list(result)
+        finally:
+            self.refresh_lock.release()
 
 
 def resolve_gpu_names(name: str) -> list[str]:
