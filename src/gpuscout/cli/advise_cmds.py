@@ -8,7 +8,16 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuscout.cli.output import CsvOption, DbOption, JsonOption, print_json, user_errors, wide_console
+from gpuscout.cli.output import (
+    CsvOption,
+    DbOption,
+    JsonOption,
+    plain,
+    print_json,
+    printable,
+    user_errors,
+    wide_console,
+)
 from gpuscout.errors import InvalidInputError
 
 WorkloadOption = Annotated[
@@ -410,10 +419,12 @@ def faq_cmd(
         if json_out:
             print_json(answers)
             return
+        from rich.text import Text
+
         out = wide_console()
-        out.print(f"[bold]{answers.model}[/]: {answers.summary}", highlight=False)
+        out.print(Text.assemble((printable(answers.model), "bold"), ": ", printable(answers.summary)))
         for a in answers.answers:
-            out.print(f"\n[bold cyan]{a.question}[/]", highlight=False)
-            out.print(a.answer, highlight=False)
+            out.print(Text.assemble("\n", (printable(a.question), "bold cyan")))
+            out.print(plain(a.answer), highlight=False)
             for line in a.details:
-                out.print(f"  • {line}", highlight=False)
+                out.print(f"  • {plain(line)}", highlight=False)

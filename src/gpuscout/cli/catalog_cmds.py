@@ -18,6 +18,7 @@ from gpuscout.cli.output import (
     DbOption,
     JsonOption,
     console,
+    plain,
     print_json,
     to_jsonable,
     user_errors,
@@ -377,18 +378,18 @@ def offers_cmd(
         age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
         avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
         table.add_row(
-            escape(o.provider),
-            escape(o.instance_type),
-            gpu_label,
+            plain(o.provider),
+            plain(o.instance_type),
+            plain(gpu_label),
             str(o.gpu_count),
             f"{o.gpu_memory_gb:g}",
             _money(o.price_usd_per_hour),
             _money(o.price_usd_per_gpu_hour),
             _money(o.spot_price_usd_per_hour),
-            escape(o.region),
+            plain(o.region),
             avail,
             age,
-            escape(short_source(o.source)),
+            plain(short_source(o.source)),
         )
     out = wide_console()
     out.print(table)
@@ -442,9 +443,9 @@ def history_cmd(
         return
     out = wide_console()
     if not points:
-        out.print(f"no stored prices for {gpu}" + (f" at {provider}" if provider else ""))
+        out.print(plain(f"no stored prices for {gpu}" + (f" at {provider}" if provider else "")))
         return
-    table = Table(title=f"{gpu}: USD per GPU-hour over time (on-demand)")
+    table = Table(title=f"{plain(gpu)}: USD per GPU-hour over time (on-demand)")
     for col in ("observed", "provider", "offers", "min", "median", "min (bar)"):
         table.add_column(col, justify="right" if col in ("offers", "min", "median") else "left")
     top = max(p.median_usd_per_gpu_hour for p in points)
@@ -453,7 +454,7 @@ def history_cmd(
         bar = "█" * max(1, round(p.min_usd_per_gpu_hour / top * 30))
         table.add_row(
             when,
-            escape(p.provider),
+            plain(p.provider),
             str(p.offers),
             _money(p.min_usd_per_gpu_hour),
             _money(p.median_usd_per_gpu_hour),
@@ -465,7 +466,8 @@ def history_cmd(
         by_provider.setdefault(p.provider, []).append(p.min_usd_per_gpu_hour)
     out.print("min price trend per provider (oldest -> newest):")
     for prov, values in sorted(by_provider.items()):
-        out.print(f"  {prov:<16} {_sparkline(values)}  {_money(values[0])} -> {_money(values[-1])}")
+        trend = f"{_sparkline(values)}  {_money(values[0])} -> {_money(values[-1])}"
+        out.print(plain(f"  {prov:<16} {trend}"))
 
 
 def prune_cmd(

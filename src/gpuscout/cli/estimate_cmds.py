@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.table import Table
 
-from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
@@ -198,12 +198,12 @@ def register(app: typer.Typer) -> None:
                 }
             )
             return
-        title = f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}"
+        title = plain(f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
         console.print(_breakdown_table(title, res.memory))
-        verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({res.binding_constraint})"
-        console.print(f"{gpus} x {res.gpu}: {verdict}")
+        verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({plain(res.binding_constraint)})"
+        console.print(f"{gpus} x {plain(res.gpu)}: {verdict}")
         for w in res.warnings:
-            console.print(f"[yellow]warning:[/] {w}")
+            console.print(f"[yellow]warning:[/] {plain(w)}")
         table = Table(title="Fits on (smallest GPU count, up to 8)")
         table.add_column("GPU")
         table.add_column("count", justify="right")
@@ -212,7 +212,7 @@ def register(app: typer.Typer) -> None:
         table.add_column("card", justify="right")
         for row in fits_on:
             table.add_row(
-                row["gpu"],
+                plain(row["gpu"]),
                 str(row["gpus"]),
                 f"{row['per_gpu_gb']:,.1f}",
                 f"{row['usable_gb']:,.1f}",
@@ -297,7 +297,8 @@ def register(app: typer.Typer) -> None:
             print_json(d)
             return
         table = Table(
-            title=f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence at batch {batch}"
+            title=plain(f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence "
+                        f"at batch {batch}")
         )
         table.add_column("quantity")
         table.add_column("value", justify="right")
@@ -315,20 +316,20 @@ def register(app: typer.Typer) -> None:
         table.add_row("roofline ceiling (ideal)", f"{d.roofline_tps:,.1f} tokens/s")
         table.add_row("gpuscout estimate", f"{d.expected_tps:,.1f} tokens/s")
         console.print(table)
-        console.print(d.verdict)
+        console.print(plain(d.verdict))
         for s in d.suggestions:
-            console.print(f" • {s}")
+            console.print(f" • {plain(s)}")
 
 
 def _print_estimate(est: Estimate) -> None:
-    title = (
+    title = plain(
         f"{est.model} on {est.gpus} x {est.gpu} — {est.precision}, {est.engine}, batch {est.batch}, "
         f"{est.context_in} in / {est.context_out} out"
     )
     table = Table(title=title)
     table.add_column("quantity")
     table.add_column("value", justify="right")
-    verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({est.binding_constraint})"
+    verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({plain(est.binding_constraint)})"
     table.add_row("fits", verdict)
     table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} GB of {est.memory.usable_gb:,.2f} GB usable")
     table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
@@ -347,7 +348,7 @@ def _print_estimate(est: Estimate) -> None:
     assumptions.add_column("key")
     assumptions.add_column("value")
     for k, v in est.assumptions.items():
-        assumptions.add_row(k, v)
+        assumptions.add_row(plain(k), plain(v))
     console.print(assumptions)
     for w in est.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {plain(w)}")
