@@ -12,6 +12,7 @@ from gpuscout.cli.output import (
     CsvOption,
     DbOption,
     JsonOption,
+    number,
     plain,
     print_json,
     printable,
@@ -49,7 +50,7 @@ RetentionOption = Annotated[
 ReclaimOption = Annotated[
     float | None,
     typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
-                 min=0.0),
+                 parser=number(0, 3600)),
 ]
 PrecisionOption = Annotated[str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...")]
 EngineOption = Annotated[
@@ -115,6 +116,9 @@ def _run(
     from gpuscout import recommend
     from gpuscout.advise.assumptions import Assumptions
     from gpuscout.cli import advise_output
+
+    if json_out and csv_out:
+        raise InvalidInputError("--json/--csv", "give one of them, not both")
 
     assumptions = None
     if reclaims is not None:

@@ -18,6 +18,7 @@ from gpuscout.cli.output import (
     DbOption,
     JsonOption,
     console,
+    number,
     plain,
     print_json,
     to_jsonable,
@@ -33,6 +34,12 @@ if TYPE_CHECKING:
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
 _SPARK = "▁▂▃▄▅▆▇█"
+# Bounds of the numeric options (refused beyond them with the range): far past any real offer.
+MAX_GPUS_PER_OFFER = 10_000
+MAX_GPU_MEMORY_GB = 1e6
+MAX_PRICE_USD_PER_HOUR = 1_000_000.0
+MAX_DAYS = 36_500.0  # a century of history
+MAX_ROWS = 10_000_000
 
 
 def short_source(source: str) -> str:
@@ -285,8 +292,14 @@ def offers_cmd(
             "--gpu", help="GPU name (repeatable); a family name like H100 matches all its variants."
         ),
     ] = None,
-    min_vram: Annotated[float | None, typer.Option("--min-vram", help="Minimum memory per GPU, GB.")] = None,
-    gpus: Annotated[int | None, typer.Option("--gpus", help="Exact GPU count per instance.")] = None,
+    min_vram: Annotated[
+        float | None,
+        typer.Option("--min-vram", parser=number(0, MAX_GPU_MEMORY_GB), help="Minimum memory per GPU, GB."),
+    ] = None,
+    gpus: Annotated[
+        int | None,
+        typer.Option("--gpus", min=1, max=MAX_GPUS_PER_OFFER, help="Exact GPU count per instance."),
+    ] = None,
     provider: Annotated[list[str] | None, typer.Option("--provider", help="Provider (repeatable).")] = None,
     region: Annotated[
         list[str] | None, typer.Option("--region", help="Region substring (repeatable).")
@@ -301,7 +314,12 @@ def offers_cmd(
         bool, typer.Option("--available", help="Drop offers known to be unavailable.")
     ] = False,
     interconnect: Annotated[str | None, typer.Option("--interconnect", help="nvlink or pcie.")] = None,
-    max_price: Annotated[float | None, typer.Option("--max-price", help="Max USD/hour per instance.")] = None,
+    max_price: Annotated[
+        float | None,
+        typer.Option(
+            "--max-price", parser=number(0, MAX_PRICE_USD_PER_HOUR), help="Max USD/hour per instance."
+        ),
+    ] = None,
     sort: Annotated[
         str,
         typer.Option(
@@ -311,7 +329,9 @@ def offers_cmd(
             "use the spot price with --spot.",
         ),
     ] = "price",
-    limit: Annotated[int, typer.Option("--limit", help="At most N rows (0 = all).")] = 30,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, max=MAX_ROWS, help="At most N rows (0 = all).")
+    ] = 30,
     fresh_only: Annotated[bool, typer.Option("--no-stale", help="Hide rows from stale feeds.")] = False,
     json_out: JsonOption = False,
     csv_out: CsvOption = False,
@@ -429,7 +449,9 @@ def _sparkline(values: list[float]) -> str:
 def history_cmd(
     gpu: Annotated[str, typer.Argument(help="GPU name; a family name like H100 covers its variants.")],
     provider: Annotated[str | None, typer.Option("--provider", help="Only this provider.")] = None,
-    days: Annotated[float | None, typer.Option("--days", help="Only the last N days.")] = None,
+    days: Annotated[
+        float | None, typer.Option("--days", parser=number(0, MAX_DAYS), help="Only the last N days.")
+    ] = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -475,6 +497,7 @@ def prune_cmd(
         float,
         typer.Option(
             "--older-than-days",
+            parser=number(0, MAX_DAYS),
             help="Remove snapshots older than N days (each source's current one is kept).",
         ),
     ],

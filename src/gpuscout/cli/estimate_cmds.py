@@ -158,7 +158,9 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id (e.g. llama-3.1-70b)")],
         task: Annotated[str, typer.Option(help="infer | lora | qlora | full | pretrain")] = "infer",
         precision: Annotated[str | None, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = None,
-        context: Annotated[int, typer.Option(help="Tokens per sequence (prompt + output; seq len)")] = 4096,
+        context: Annotated[
+            int, typer.Option(min=1, help="Tokens per sequence (prompt + output; seq len)")
+        ] = 4096,
         batch: Annotated[str, typer.Option(help="Concurrent sequences (or micro-batch for training)")] = "1",
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
@@ -181,7 +183,12 @@ def register(app: typer.Typer) -> None:
                 "kv_dtype": kv_dtype,
                 "engine": _default_engine(engine, precision),
             }
-            res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+            try:
+                res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+            except InvalidInputError as exc:
+                if exc.field in ("context_in", "context_out", "seq_len"):  # what --context became
+                    raise InvalidInputError("--context", str(exc)) from None
+                raise
             fits_on = _fits_on(spec, task, kwargs)
         if as_json:
             print_json(

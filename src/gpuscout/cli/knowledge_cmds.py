@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
+from gpuscout.cli.output import console, number, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
@@ -129,7 +129,9 @@ def gpus(
         str | None, typer.Argument(help="Show one accelerator in full (any common name).")
     ] = None,
     vendor: Annotated[str | None, typer.Option(help="NVIDIA, AMD, Intel, Google or AWS.")] = None,
-    min_memory: Annotated[float | None, typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    min_memory: Annotated[
+        float | None, typer.Option("--min-memory", parser=number(0, 1e6), help="Minimum memory, GB.")
+    ] = None,
     kind: Annotated[str | None, typer.Option(help="datacenter, workstation, consumer, tpu or asic.")] = None,
     fp8: Annotated[bool, typer.Option("--fp8", help="Only accelerators with native FP8.")] = False,
     sort: Annotated[str, typer.Option(help="Sort by memory, bandwidth or bf16 (descending).")] = "memory",

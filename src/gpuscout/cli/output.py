@@ -19,10 +19,11 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Annotated, Any, NoReturn
@@ -45,6 +46,25 @@ DbOption = Annotated[
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
 CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
+
+
+def number(low: float, high: float) -> Callable[[str], float]:
+    """The ``parser`` of a float option: a finite number in ``low..high`` (inclusive), else a usage
+    error (exit 2) naming the option and the range. ``nan`` and ``inf`` are refused (a range check
+    alone lets ``nan`` through: every comparison with it is false)."""
+    accepted = f"accepted: a number from {low:,g} to {high:,g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise typer.BadParameter(f"{text!r} is not a number ({accepted})") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise typer.BadParameter(f"{text} is out of range ({accepted})")
+        return value
+
+    parse.__name__ = "number"
+    return parse
 
 
 def wide_console() -> Console:
