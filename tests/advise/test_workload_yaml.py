@@ -34,7 +34,7 @@ def test_the_audits_350_byte_bomb_is_refused_at_once() -> None:
     assert len(text) < 600
     with pytest.raises(InvalidInputError) as exc:
         Workload.from_yaml(text)
-    assert exc.value.field == "workload" and "aliases" in str(exc.value)
+    assert exc.value.field == "regions" and "aliases" in str(exc.value)  # the field holding the bomb
     assert len(str(exc.value)) < 200
 
 
@@ -76,7 +76,6 @@ def test_deep_nesting_is_an_error_not_a_recursion_error(depth: int, brackets: st
         "kind: serve\n\tmodel: x\n",
         "kind: : serve\n",
         "kind: serve\nmodel: !!python/object/apply:os.system ['true']\n",
-        "a: &a [*a]\n" + HEAD,  # an alias of itself
         "- kind: serve\n- model: x\n",
         "42\n",
     ],
@@ -85,6 +84,20 @@ def test_malformed_yaml_is_a_short_clear_error(text: str) -> None:
     with pytest.raises(InvalidInputError) as exc:
         Workload.from_yaml(text)
     assert exc.value.field == "workload" and len(str(exc.value)) < 300
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("a: &a [*a]\n" + HEAD, "a"),  # an alias of itself
+        (HEAD + "regions: " + "[" * 30 + "]" * 30 + "\n", "regions"),
+        ('{"kind": "serve", "model": "m", "providers": ' + "[" * 3000 + "]" * 3000 + "}", "providers"),
+    ],
+)
+def test_too_deep_names_the_field(text: str, field: str) -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        Workload.from_json(text) if text.startswith("{") else Workload.from_yaml(text)
+    assert exc.value.field == field and "deep" in str(exc.value)
 
 
 @settings(max_examples=80, deadline=None)

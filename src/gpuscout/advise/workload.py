@@ -36,6 +36,8 @@ MAX_USD = 1e10  # a $10 billion budget
 MAX_RETENTION_DAYS = 3650  # data kept ten years after the job
 MAX_REQUESTS_PER_S = 1e7
 MAX_LATENCY_MS = 3_600_000.0  # an hour to the first token / per output token
+MIN_TTFT_MS = 1.0  # below one forward pass and a network round trip: no GPU answers that
+MIN_TPOT_MS = 0.1  # 10,000 tokens/s per user, 5x the fastest published single-stream decode
 MIN_DEADLINE_HOURS = 0.01  # 36 s: less than an instance takes to boot
 MAX_DEADLINE_HOURS = 87_600.0  # ten years
 MAX_CHECKPOINT_MIN = 525_600.0  # a year between checkpoints
@@ -118,8 +120,8 @@ class Workload(BaseModel):
         except json.JSONDecodeError as exc:
             raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
         except RecursionError:
-            raise InvalidInputError("workload", "not valid JSON: nested too deeply", "a JSON object") \
-                from None
+            raise InvalidInputError(_deepest_json_field(text), "not valid JSON: nested too deeply",
+                                    "a value or a short list") from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -149,9 +151,9 @@ class ServeWorkload(Workload):
     output_tokens: int = Field(default=256, ge=1, le=1_000_000)
     concurrency: int | None = Field(default=None, ge=1, le=100_000)
     requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REQUESTS_PER_S)
-    ttft_ms_max: float | None = Field(default=None, gt=0, le=MAX_LATENCY_MS)
+    ttft_ms_max: float | None = Field(default=None, ge=MIN_TTFT_MS, le=MAX_LATENCY_MS)
     # time per output token, per user
-    tpot_ms_max: float | None = Field(default=None, gt=0, le=MAX_LATENCY_MS)
+    tpot_ms_max: float | None = Field(default=None, ge=MIN_TPOT_MS, le=MAX_LATENCY_MS)
     hours_per_day: float = Field(default=24.0, ge=0.01, le=24)  # 36 s a day at least
     bursts_per_day: int | None = Field(default=None, ge=1, le=1440)
     burst_minutes: float | None = Field(default=None, ge=0.1, le=1440)
@@ -341,40 +343,69 @@ class _DepthLimitedLoader(yaml.SafeLoader):
 
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
-        self._depth = 0
+        self._path: list[object] = []  # the index of each node being composed (a key node in a mapping)
 
     def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        self._depth += 1
+        self._path.append(index)
         try:
-            if self._depth > MAX_YAML_DEPTH:
+            if len(self._path) > MAX_YAML_DEPTH:
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(None, None, f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                                  mark)
+                top = self._path[1]  # the workload field the nesting is under
+                field = top.value if isinstance(top, yaml.ScalarNode) else "workload"
+                raise InvalidInputError(str(field), f"nested deeper than {MAX_YAML_DEPTH} levels (line "
+                                        f"{mark.line + 1})", "a value or a short list")
             return super().compose_node(parent, index)
         finally:
-            self._depth -= 1
+            self._path.pop()
 
 
 def _check_expansion(root: yaml.Node) -> None:
     """Walk the node graph as construction would (an alias is visited each time it is used), up to
     ``MAX_YAML_VALUES`` values: a bomb is refused after that many steps, not after expanding it."""
-    stack: list[tuple[yaml.Node, int]] = [(root, 1)]
+    # (node, depth, the top-level field it is under: what an error names)
+    stack: list[tuple[yaml.Node, int, str]] = [(root, 1, "workload")]
     seen = 0
     while stack:
-        node, depth = stack.pop()
+        node, depth, field = stack.pop()
         seen += 1
         if seen > MAX_YAML_VALUES:
-            raise InvalidInputError("workload", f"expands to more than {MAX_YAML_VALUES:,} values "
-                                    "(nested YAML aliases?)", "a workload mapping of a few fields")
-        if depth > MAX_YAML_DEPTH:
-            raise InvalidInputError("workload", f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                    "a workload mapping of a few fields")
+            raise InvalidInputError(field, f"expands to more than {MAX_YAML_VALUES:,} values "
+                                    "(nested YAML aliases?)", "a value or a short list")
+        if depth > MAX_YAML_DEPTH:  # aliases can nest deeper than the text does
+            raise InvalidInputError(field, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                    "a value or a short list")
         if isinstance(node, yaml.SequenceNode):
-            stack.extend((child, depth + 1) for child in node.value)
+            stack.extend((child, depth + 1, field) for child in node.value)
         elif isinstance(node, yaml.MappingNode):
             for key, value in node.value:
-                stack.append((key, depth + 1))
-                stack.append((value, depth + 1))
+                under = str(key.value) if depth == 1 and isinstance(key, yaml.ScalarNode) else field
+                stack.append((key, depth + 1, under))
+                stack.append((value, depth + 1, under))
+
+
+def _deepest_json_field(text: str) -> str:
+    """The top-level key of a JSON object under which nesting first goes beyond ``MAX_YAML_DEPTH``
+    (for the error of a document too deep to parse), or ``workload``."""
+    depth, key, last, in_string, escaped, start = 0, "workload", "", False, False, 0
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string, last = False, text[start + 1 : i]
+        elif ch == '"':
+            in_string, start = True, i
+        elif ch == ":" and depth == 1:
+            key = last
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                return key
+        elif ch in "]}":
+            depth -= 1
+    return "workload"
 
 
 def _rule(field: str, message: str, accepted: str) -> ValueError:
