@@ -8,6 +8,7 @@ every later refresh, ``/dev/zero`` grew the server, a CSV's first line was publi
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -179,3 +180,30 @@ def test_any_source_list_is_started_only_when_every_name_is_configured(
     assert isinstance(started, list)
     for name in started:
         assert not name.lower().startswith("file:") or name == f"file:{offer_file.resolve()}"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"db_password=hunter2,api_key=AKIA-EXAMPLE-SECRET\n1,2\n",  # a header of unknown columns
+        b"provider,gpu,price_usd_per_hour\nhunter2-corp,H100-SXM,not-a-price-hunter2\n",  # a bad cell
+        "db_password=hunter2\n".encode("utf-16"),  # not UTF-8
+    ],
+)
+def test_a_failing_configured_file_never_publishes_its_content(
+    db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: bytes
+) -> None:
+    secret = tmp_path / "server_secret_config.csv"
+    secret.write_bytes(content)
+    monkeypatch.setenv("GPUSCOUT_ADMIN_TOKEN", TOKEN)
+    monkeypatch.setenv("GPUSCOUT_OFFER_FILES", str(secret))
+    services = WebServices(db_url, cache_seconds=0)
+    with TestClient(create_app(db_url, services=services)) as client:
+        name = f"file:{secret.resolve()}"
+        assert client.post("/api/v1/refresh", params={"source": name}, headers=AUTH).status_code == 202
+        api = client.get("/api/v1/sources").text
+        page = client.get("/sources").text
+    [entry] = [s for s in json.loads(api) if s["source"] == name]
+    assert entry["last_status"] in ("failed", "rejected")  # the failure is recorded...
+    assert "hunter2" not in api and "AKIA" not in api  # ... without the file's content
+    assert "hunter2" not in page and "AKIA" not in page

@@ -8,7 +8,6 @@ import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -137,22 +136,22 @@ def refresh_cmd(
         else:  # a log or a pipe: one plain line per source as it ends
             results = refresh(
                 store, chosen, timeout_s=timeout, deadline_s=deadline,
-                on_result=lambda r: out.print(_result_line(r), markup=False, highlight=False),
+                on_result=lambda r: out.print(plain(_result_line(r)), highlight=False),
             )  # fmt: skip
         table = Table(title="refresh summary")
         for col in ("source", "status", "rows", "dropped", "elapsed", "error"):
             table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
         for r in results:
             table.add_row(
-                escape(r.source),
+                plain(r.source),
                 r.status,
                 str(r.rows),
                 str(r.dropped),
                 f"{r.elapsed_s:.1f}s",
-                escape(r.error or ""),
+                plain(r.error or ""),
             )
         out.print(table)
-        out.print(summarize(results, store).line, markup=False, highlight=False)
+        out.print(plain(summarize(results, store).line), highlight=False)
     store.close()
     if not any(r.ok for r in results):
         raise typer.Exit(1)
@@ -190,13 +189,13 @@ def _refresh_with_progress(
         tasks: dict[str, TaskID] = {}
 
         def started(name: str) -> None:
-            tasks[name] = progress.add_task(f"{escape(name)}: fetching", total=1)
+            tasks[name] = progress.add_task(f"{plain(name)}: fetching", total=1)
 
         def finished(r: RefreshResult) -> None:
             style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
-            text = f"{escape(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
+            text = f"{plain(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
             if r.error:
-                text += f" - {escape(r.error)}"
+                text += f" - {plain(r.error)}"
             task = tasks.get(r.source)
             if task is not None:
                 progress.update(task, description=text, completed=1)
@@ -266,7 +265,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             age = "unknown (dates not established)" if s.fallback else "unknown"
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
         table.add_row(
-            escape(s.source),
+            plain(s.source),
             state(s.source),
             current,
             age if s.current_snapshot_id is not None else "-",
@@ -274,8 +273,8 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             str(s.stale_rows),
             attempt,
             s.last_status or "-",
-            escape(_drops(s.last_drop_reasons)),
-            escape(s.last_error or "") if s.last_status != "ok" else "",
+            plain(_drops(s.last_drop_reasons)),
+            plain(s.last_error or "") if s.last_status != "ok" else "",
             creds,
         )
     out = wide_console()

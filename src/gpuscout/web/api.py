@@ -5,7 +5,7 @@ from __future__ import annotations
 import hmac
 import logging
 import time
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
 from fastapi.concurrency import run_in_threadpool
@@ -39,9 +39,6 @@ from gpuscout.web.schemas import (
     With,
 )
 from gpuscout.web.services import WebServices, resolve_gpu_names, source_out
-
-if TYPE_CHECKING:
-    from gpuscout.settings import Settings
 
 ADMIN_TOKEN_ENV = "GPUSCOUT_ADMIN_TOKEN"
 logger = logging.getLogger(__name__)
@@ -139,21 +136,20 @@ def api_refresh(
     """
     check_admin(authorization, services.settings.admin_token)
     asked = [s.strip() for s in (source or "").split(",") if s.strip()]
-    names = configured_sources(asked, services.settings)
+    names = configured_sources(asked)
     if services.refresh_lock.locked():
         raise HTTPException(409, "a refresh is already running")
     background.add_task(_run_refresh, services, names)
     return RefreshOut(status="started", sources=names)
 
 
-def configured_sources(names: list[str], settings: Settings) -> list[str]:
-    """``names`` checked against what this server may refresh. A ``file:`` name must be one of the
-    offer files of the server's settings (as ``/api/v1/sources`` names them); any other path is never
-    opened, not even resolved."""
-    from gpuscout.catalog.refresh import resolve_sources
-    from gpuscout.catalog.sources.file_source import FileSource
+def configured_sources(names: list[str]) -> list[str]:
+    """``names`` checked against what this server may refresh: the registered adapters, ``snapshot``
+    and its configured offer files (the catalog's list). A ``file:`` name must be one the server
+    lists, compared as given: a path a caller names is never resolved or opened."""
+    from gpuscout.catalog.refresh import configured_source_names, resolve_sources
 
-    files = {FileSource(path).name for path in settings.offer_files}
+    files = {n for n in configured_source_names() if n.startswith("file:")}
     for name in names:
         if name.lower().startswith("file:") and name not in files:
             raise InvalidInputError(
@@ -161,8 +157,7 @@ def configured_sources(names: list[str], settings: Settings) -> list[str]:
                 "only the offer files configured on this server can be refreshed over HTTP",
                 "a file: source of GPUSCOUT_OFFER_FILES, named as /api/v1/sources lists it",
             )
-    plain = [n for n in names if not n.lower().startswith("file:")]
-    resolve_sources(plain)  # an unknown name: UnknownNameError with the closest names (422)
+    resolve_sources(names, configured_only=True)  # unknown or retired: UnknownNameError, InvalidInputError
     return list(dict.fromkeys(names))
 
 
