@@ -256,7 +256,7 @@ def cli_outcome(
     if code == 2:
         low = output.lower()
         return "clean" if any(n.lower() in low for n in names) else "unnamed"
-    if code == 0:
+    if code in (0, 1):  # 1: the command ran and reported a failure (every source failed...)
         return "ok" if value_ok else "accepted"
     return "traceback"
 

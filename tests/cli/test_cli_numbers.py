@@ -57,8 +57,10 @@ OPTIONS: list[tuple[list[str], str, tuple[str, ...]]] = [
     (["recommend", "finetune", M], "--dataset-tokens", ("dataset_tokens",)),
     (["recommend", "finetune", M, "--dataset-tokens", "1e6"], "--epochs", ("epochs",)),
     (["recommend", "pretrain", M, "--gpus", "8"], "--tokens", ("token_budget",)),
+    (["refresh", "-s", "snapshot"], "--timeout", ()),
+    (["refresh", "-s", "snapshot"], "--deadline", ()),
 ]
-STORE_COMMANDS = {"offers", "history", "prune", "recommend", "faq"}
+STORE_COMMANDS = {"offers", "history", "prune", "recommend", "faq", "refresh"}
 
 numbers = st.one_of(
     st.sampled_from(
@@ -159,6 +161,9 @@ def test_any_number_is_a_result_or_an_error_naming_the_option(
         ["prune", "--older-than-days", "nan"],
         ["prune", "--older-than-days", "1e308"],
         ["recommend", "serve", M, "--spot-reclaims-per-hour", "inf"],
+        ["refresh", "-s", "snapshot", "--timeout", "nan"],
+        ["refresh", "-s", "snapshot", "--timeout", "1e-300"],
+        ["refresh", "-s", "snapshot", "--timeout", "1e308"],
     ],
 )
 def test_the_audits_options_are_refused_with_the_range(small_db: str, argv: list[str]) -> None:
