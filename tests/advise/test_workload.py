@@ -121,3 +121,41 @@ def test_malformed_kind_or_keys_are_input_errors_not_crashes(data: dict) -> None
     with pytest.raises(InvalidInputError) as err:
         Workload.from_dict(data)
     assert err.value.field in ("kind", "workload")
+
+
+def test_hours_per_day_with_bursts_is_an_error_naming_the_conflict() -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        ServeWorkload(model="m", bursts_per_day=3, burst_minutes=5, hours_per_day=8)
+    assert exc.value.field == "hours_per_day" and "not both" in str(exc.value)
+    # bursts alone, or hours alone, are fine
+    assert ServeWorkload(model="m", bursts_per_day=3, burst_minutes=5).active_hours_per_day == 0.25
+    assert ServeWorkload(model="m", hours_per_day=8).active_hours_per_day == 8
+
+
+def test_serving_defaults_to_chat_latency_targets_unless_told_otherwise() -> None:
+    from gpuscout.advise.workload import CHAT_TPOT_MS, CHAT_TTFT_MS
+
+    w = ServeWorkload(model="m")
+    assert (w.ttft_target_ms, w.tpot_target_ms) == (CHAT_TTFT_MS, CHAT_TPOT_MS)
+    assert ServeWorkload(model="m", ttft_ms_max=500).ttft_target_ms == 500
+    none = ServeWorkload(model="m", latency_targets="none")
+    assert (none.ttft_target_ms, none.tpot_target_ms) == (None, None)
+    assert ServeWorkload(model="m", latency_targets="none", tpot_ms_max=30).tpot_target_ms == 30
+    with pytest.raises(InvalidInputError) as exc:
+        ServeWorkload(model="m", latency_targets="fast")  # type: ignore[arg-type]
+    assert exc.value.field == "latency_targets" and "chat" in str(exc.value)
+
+
+@pytest.mark.parametrize(("text", "hours"), [("24h", 24.0), ("90m", 1.5), ("2d", 48.0), ("1w", 168.0),
+                                              ("36", 36.0), (" 1.5 hours ", 1.5), (12, 12)])
+def test_deadlines_accept_a_duration_with_a_unit(text: object, hours: float) -> None:
+    for w in (FinetuneWorkload(model="m", dataset_tokens=1e6, deadline_hours=text),  # type: ignore[arg-type]
+              PretrainWorkload(model="m", token_budget=1e9, deadline_hours=text),  # type: ignore[arg-type]
+              BatchWorkload(model="m", output_tokens_total=1e6, deadline_hours=text)):  # type: ignore[arg-type]
+        assert w.deadline_hours == pytest.approx(hours)
+
+
+def test_a_deadline_that_is_not_a_duration_names_the_field() -> None:
+    with pytest.raises(InvalidInputError) as exc:
+        FinetuneWorkload(model="m", dataset_tokens=1e6, deadline_hours="soon")  # type: ignore[arg-type]
+    assert exc.value.field == "deadline_hours" and "24h" in str(exc.value)

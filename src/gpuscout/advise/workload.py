@@ -17,11 +17,12 @@ are not numbers here (``concurrency: true`` is an error, not 1).
 from __future__ import annotations
 
 import json
+import re
 import reprlib
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpuscout.errors import InvalidInputError
 
@@ -42,6 +43,40 @@ MIN_DEADLINE_HOURS = 0.01  # 36 s: less than an instance takes to boot
 MAX_DEADLINE_HOURS = 87_600.0  # ten years
 MAX_CHECKPOINT_MIN = 525_600.0  # a year between checkpoints
 MAX_IMAGES = 10**12
+
+#: Latency targets a chat user expects when none are stated (``latency_targets: chat``): the first
+#: token within 2 s of sending the prompt, then at least 20 tokens/s (reading speed is ~5-8 tokens/s;
+#: 20 keeps a streamed answer ahead of the reader with margin for load). ``latency_targets: none``
+#: drops them (an offline API, an internal tool).
+CHAT_TTFT_MS = 2000.0
+CHAT_TPOT_MS = 50.0
+LATENCY_TARGETS = ("chat", "none")
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|sec|m|min|h|hr|hours?|d|days?|w|weeks?)?\s*$",
+                       re.IGNORECASE)
+_HOURS_PER_UNIT = {"s": 1 / 3600, "m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
+
+
+def parse_hours(value: Any, field: str = "deadline_hours") -> Any:
+    """Hours from ``24``, ``"24h"``, ``"90 min"``, ``"2d"``, ``"1w"`` (a bare number is hours); other
+    values pass through for the field's own validation."""
+    if not isinstance(value, str):
+        return value
+    found = _DURATION.match(value)
+    if found is None:
+        raise InvalidInputError(field, f"cannot read {value[:40]!r} as a duration",
+                                "hours (24) or a number with a unit: 90m, 24h, 2d, 1w")
+    unit = (found.group(2) or "h").lower()[0]
+    return float(found.group(1)) * _HOURS_PER_UNIT[unit]
+
+
+def _deadline_hours(cls: type, value: Any) -> Any:
+    """``deadline_hours`` accepts a duration with a unit ("24h", "2d") in files and forms too."""
+    try:
+        return parse_hours(value)
+    except InvalidInputError as exc:
+        raise _rule("deadline_hours", str(exc).removeprefix("deadline_hours: ").split(" (accepted")[0],
+                    exc.accepted or "") from None
 
 
 class Workload(BaseModel):
@@ -142,6 +177,10 @@ class ServeWorkload(Workload):
 
     Activity is either ``hours_per_day`` (one start per day when < 24) or a burst pattern:
     ``bursts_per_day`` bursts of ``burst_minutes`` each (the instance is started for each burst).
+
+    Latency targets: ``ttft_ms_max`` / ``tpot_ms_max`` when given; otherwise, with
+    ``latency_targets: chat`` (the default), what a chat user expects (``CHAT_TTFT_MS``,
+    ``CHAT_TPOT_MS``); ``latency_targets: none`` applies only the targets given.
     """
 
     kind: Literal["serve"] = "serve"
@@ -159,12 +198,16 @@ class ServeWorkload(Workload):
     burst_minutes: float | None = Field(default=None, ge=0.1, le=1440)
     monthly_output_tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
     days_per_month: float = Field(default=30.0, ge=1, le=31)
+    latency_targets: Literal["chat", "none"] = "chat"
 
     @model_validator(mode="after")
     def _check(self) -> ServeWorkload:
         if self.concurrency is not None and self.requests_per_s is not None:
             raise _rule("concurrency", "give either concurrency or requests_per_s, not both",
                         "one of concurrency, requests_per_s")
+        if self.bursts_per_day is not None and "hours_per_day" in self.model_fields_set:
+            raise _rule("hours_per_day", "give hours_per_day or bursts_per_day + burst_minutes, not both "
+                        "(bursts set the hours up per day)", "one activity pattern")
         if (self.bursts_per_day is None) != (self.burst_minutes is None):
             raise ValueError("bursts_per_day|bursts_per_day and burst_minutes go together|both or neither")
         if self.bursts_per_day is not None and self.burst_minutes is not None \
@@ -175,6 +218,26 @@ class ServeWorkload(Workload):
     @property
     def is_bursty(self) -> bool:
         return self.bursts_per_day is not None
+
+    @property
+    def ttft_target_ms(self) -> float | None:
+        """The time-to-first-token target applied: the one given, else the chat default (or none)."""
+        if self.ttft_ms_max is not None:
+            return self.ttft_ms_max
+        return CHAT_TTFT_MS if self.latency_targets == "chat" else None
+
+    @property
+    def tpot_target_ms(self) -> float | None:
+        """The time-per-output-token target applied: the one given, else the chat default (or none)."""
+        if self.tpot_ms_max is not None:
+            return self.tpot_ms_max
+        return CHAT_TPOT_MS if self.latency_targets == "chat" else None
+
+    @property
+    def users(self) -> int:
+        """Simultaneous requests the endpoint is sized for: ``concurrency``, else 1 (``requests_per_s``
+        sizes it through Little's law instead)."""
+        return self.concurrency or 1
 
     @property
     def active_hours_per_day(self) -> float:
@@ -210,6 +273,8 @@ class BatchWorkload(Workload):
     checkpoint_interval_min: float = Field(default=5.0, gt=0, le=MAX_CHECKPOINT_MIN)
 
     default_spot: ClassVar[bool] = True
+
+    _hours = field_validator("deadline_hours", mode="before")(_deadline_hours)
 
     @model_validator(mode="after")
     def _check(self) -> BatchWorkload:
@@ -256,8 +321,12 @@ class FinetuneWorkload(Workload):
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     checkpoint_interval_min: float = Field(default=30.0, gt=0, le=MAX_CHECKPOINT_MIN)
     max_nodes: int = Field(default=8, ge=1, le=1024)
+    # wall-clock limit: slower rows are rejected
+    deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
 
     default_spot: ClassVar[bool] = True
+
+    _hours = field_validator("deadline_hours", mode="before")(_deadline_hours)
 
     @property
     def train_tokens(self) -> float:
@@ -282,6 +351,10 @@ class PretrainWorkload(Workload):
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     checkpoint_interval_min: float = Field(default=60.0, gt=0, le=MAX_CHECKPOINT_MIN)
     max_nodes: int = Field(default=64, ge=1, le=10_000)
+    # wall-clock limit: slower rows are rejected
+    deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
+
+    _hours = field_validator("deadline_hours", mode="before")(_deadline_hours)
 
     @model_validator(mode="after")
     def _check(self) -> PretrainWorkload:
