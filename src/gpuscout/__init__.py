@@ -5,6 +5,7 @@ Python API::
     import gpuscout
     est = gpuscout.estimate("llama-3.1-8b", "H100", precision="fp8", batch=16)
     recs = gpuscout.recommend(workload)            # ranked offers from the current catalog
+    answer = gpuscout.advice(workload)             # the same with the Pareto front, picks and targets
     whisper = gpuscout.estimate_transcription("whisper-large-v3", "L4", audio_s=3600)
     run = gpuscout.estimate_training("llama-3.1-8b", "H100", method="lora", tokens=50e6)
 
@@ -25,14 +26,53 @@ if TYPE_CHECKING:
 
     from gpuscout.advise.assumptions import Assumptions
     from gpuscout.advise.backends import Backends
-    from gpuscout.advise.types import Recommendation
+    from gpuscout.advise.types import Advice, Recommendation
     from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.offer import Offer
     from gpuscout.estimate.api import estimate
     from gpuscout.estimate.training import estimate_training
     from gpuscout.estimate.transcription import estimate_transcription
 
-__all__ = ["__version__", "estimate", "estimate_training", "estimate_transcription", "recommend"]
+__all__ = ["__version__", "advice", "estimate", "estimate_training", "estimate_transcription", "recommend"]
+
+
+def advice(
+    workload: AnyWorkload | Mapping[str, Any],
+    offers: Iterable[Offer] | None = None,
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    include_rejected: bool = False,
+    include_stale: bool = False,
+    db: str | None = None,
+    backends: Backends | None = None,
+    assumptions: Assumptions | None = None,
+    now: datetime | None = None,
+) -> Advice:
+    """The advisor's whole answer for ``workload`` over ``offers`` (default: the current catalog of the
+    store at ``db``): the Pareto front of cost against time with the cheapest, balanced and fastest
+    picks, the dominated rows, the targets applied and what binds when nothing passes. (Named
+    ``advice`` because ``gpuscout.advise`` is the advisor's package.)
+
+    See :func:`gpuscout.advise.api.advise` for the objectives and what is left out.
+    """
+    from gpuscout.advise.api import advise as advise_offers
+
+    if offers is None:
+        from gpuscout.catalog.api import current_offers
+
+        offers = current_offers(db=db)
+    return advise_offers(
+        workload,
+        offers,
+        objective=objective,
+        top=top,
+        include_rejected=include_rejected,
+        include_stale=include_stale,
+        backends=backends,
+        assumptions=assumptions,
+        now=now,
+    )
 
 
 def recommend(
@@ -42,31 +82,26 @@ def recommend(
     objective: str = "cost",
     top: int | None = None,
     include_rejected: bool = False,
+    include_stale: bool = False,
     db: str | None = None,
     backends: Backends | None = None,
     assumptions: Assumptions | None = None,
     now: datetime | None = None,
 ) -> list[Recommendation]:
-    """Rank ``offers`` (default: the current catalog of the store at ``db``) for ``workload``, best first.
-
-    See :func:`gpuscout.advise.api.recommend` for the objectives and what is left out.
-    """
-    from gpuscout.advise.api import recommend as rank_offers
-
-    if offers is None:
-        from gpuscout.catalog.api import current_offers
-
-        offers = current_offers(db=db)
-    return rank_offers(
+    """The rows of :func:`advice` (the Pareto front first, then dominated rows), then the rejected
+    ones when ``include_rejected``."""
+    return advice(
         workload,
         offers,
         objective=objective,
         top=top,
         include_rejected=include_rejected,
+        include_stale=include_stale,
+        db=db,
         backends=backends,
         assumptions=assumptions,
         now=now,
-    )
+    ).recommendations
 
 
 def __getattr__(name: str) -> Any:

@@ -98,7 +98,14 @@ def test_serve_never_returns_spot_unless_allowed_on_the_bundled_catalog() -> Non
     assert all(r.reasons for r in allowed)
 
 
-@pytest.mark.parametrize("card", ["L40S", "A6000", "RTX6000-Ada"])
+def test_qlora_of_a_70b_on_an_ecc_limited_l40s_is_rejected_for_headroom() -> None:
+    # ~48.0 GB of training memory against the L40S's 48.3 GB usable with ECC on: < 5 % left free
+    q = FinetuneWorkload(model="llama-3.1-70b", method="qlora", dataset_tokens=1e7)
+    (rec,) = recommend(q, [offer("runpod", "L40S", 1, 0.8, memory=48)], now=NOW, include_rejected=True)
+    assert rec.rank is None and "memory headroom" in (rec.rejected or "")
+
+
+@pytest.mark.parametrize("card", ["A6000", "RTX6000-Ada"])
 def test_qlora_of_a_70b_fits_one_48gb_card_and_full_finetuning_does_not(card: str) -> None:
     one_card = [offer("runpod", card, 1, 0.8, memory=48)]
     q = FinetuneWorkload(model="llama-3.1-70b", method="qlora", dataset_tokens=1e7)

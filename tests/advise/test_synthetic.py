@@ -9,6 +9,7 @@ from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.workload import PretrainWorkload
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.params import count_params
+from gpuscout.catalog.offer import Interconnect
 from tests.advise.helpers import NOW, offer
 
 
@@ -27,7 +28,7 @@ def test_bad_size_names_the_field() -> None:
 
 def test_pretrain_by_size_runs_on_the_real_estimator_and_says_it_used_a_stand_in() -> None:
     w = PretrainWorkload(model="my-13b", params_b=13, token_budget=2.6e10, gpus=8)
-    (rec,) = recommend(w, [offer("lambda", "H100-SXM", 8, 24.0)], now=NOW)
+    (rec,) = recommend(w, [offer("lambda", "H100-SXM", 8, 24.0, interconnect=Interconnect.NVLINK)], now=NOW)
     assert rec.config.gpus_used == 8 and rec.time_s is not None and rec.time_s > 0
     assert any("stand-in for a 13B-parameter dense transformer" in x for x in rec.warnings)
     # 6 N D / (time x GPUs x peak) is a plausible utilisation

@@ -17,15 +17,32 @@ NEWCOMER = ["recommend", "serve", "llama-3.1-8b", "--concurrency", "32", "--prom
             "--output", "500"]
 
 
-def test_newcomer_command_prints_a_ranked_table_with_a_reason_on_every_row() -> None:
+def _rows(output: str) -> list[list[str]]:
+    """The table's data rows, split into cells (first physical line of each row)."""
+    lines = output.splitlines()
+    rows = [line for line in lines if line.startswith("│") and line[1:5].strip().isdigit()]
+    return [[c.strip() for c in r.strip("│").split("│")] for r in rows]
+
+
+def test_newcomer_command_prints_the_trade_off_with_the_picks_and_a_reason_on_every_row() -> None:
     result = runner.invoke(app, NEWCOMER)
     assert result.exit_code == 0, result.output
-    assert "ranked by cost" in result.output
-    assert "top reason" in result.output
-    lines = result.output.splitlines()
-    rows = [line for line in lines if line.startswith("│") and line[1:4].strip().isdigit()]
-    assert [int(r[1:4]) for r in rows] == list(range(1, 11))
-    assert all("fits" in r or "KV cache" in r for r in rows)
+    assert "on the cost / latency front, cheapest first" in result.output
+    for column in ("trade-off", "TTFT", "tok/s/user", "latency", "$/month", "why"):
+        assert column in result.output
+    # the targets applied are said above the table, the picks' rule under it
+    assert "chat defaults" in result.output and "32 simultaneous users" in result.output
+    assert "balanced: the least" in result.output
+    rows = _rows(result.output)
+    assert [int(r[0]) for r in rows] == list(range(1, 11))
+    marks = [r[1] for r in rows]
+    for pick in ("cheapest", "balanced", "fastest"):
+        assert sum(pick in m for m in marks) == 1
+    assert marks[0].startswith("cheapest")
+    # the front comes first; dominated rows name the row that beats them
+    front = [m for m in marks if not m.startswith("worse than")]
+    assert marks[: len(front)] == front
+    assert all(r[-1] for r in rows)
 
 
 def test_json_rows_carry_costs_reasons_and_the_workload() -> None:

@@ -1,4 +1,10 @@
-"""The advisor's entry point: rank given offers for a workload (``gpuscout.recommend`` adds the catalog)."""
+"""The advisor's entry points: rank given offers for a workload (``gpuscout.recommend`` adds the catalog).
+
+``advise`` returns the whole answer (:class:`~gpuscout.advise.types.Advice`: the Pareto front of cost
+against time with the cheapest, balanced and fastest picks named, the dominated rows, the targets
+applied, the caveats every row shares, and what binds when nothing passes); ``recommend`` returns its
+rows as a list.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,8 @@ from typing import Any
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends
-from gpuscout.advise.rank import rank
-from gpuscout.advise.types import Recommendation
+from gpuscout.advise.rank import Ranker
+from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import AnyWorkload, Workload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import InvalidInputError
@@ -25,6 +31,34 @@ def as_workload(workload: AnyWorkload | Mapping[str, Any]) -> AnyWorkload:
                             "ServeWorkload, BatchWorkload, FinetuneWorkload, PretrainWorkload or a dict")
 
 
+def advise(
+    workload: AnyWorkload | Mapping[str, Any],
+    offers: Iterable[Offer],
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    include_rejected: bool = False,
+    include_stale: bool = False,
+    backends: Backends | None = None,
+    assumptions: Assumptions | None = None,
+    now: datetime | None = None,
+) -> Advice:
+    """The whole answer for ``workload`` over ``offers`` (pure: the offers are given).
+
+    Rows: the Pareto front of cost against time first (no row on it is both dearer and slower than
+    another), then dominated rows; ``objective`` sets the reading order -- "cost" (default: cheapest
+    first), "time" / "latency" (fastest first: jobs' time to finish, serving's request latency),
+    "balanced" (cost/cheapest x time/fastest). The cheapest, balanced and fastest picks are always
+    shown (see :mod:`gpuscout.advise.pareto`). Left out, with the reason in ``rejected`` when
+    ``include_rejected``: offers that cannot run the workload, miss a latency target or deadline, are
+    over budget, unavailable, stale or from a defunct provider (unless ``include_stale``), or are spot /
+    auction capacity for a workload that does not allow it.
+    """
+    ranker = Ranker(as_workload(workload), backends=backends, assumptions=assumptions, now=now,
+                    include_stale=include_stale)
+    return ranker.advise(offers, objective=objective, top=top, include_rejected=include_rejected)
+
+
 def recommend(
     workload: AnyWorkload | Mapping[str, Any],
     offers: Iterable[Offer],
@@ -32,17 +66,12 @@ def recommend(
     objective: str = "cost",
     top: int | None = None,
     include_rejected: bool = False,
+    include_stale: bool = False,
     backends: Backends | None = None,
     assumptions: Assumptions | None = None,
     now: datetime | None = None,
 ) -> list[Recommendation]:
-    """Rank ``offers`` for ``workload``, best first (pure: the offers are given; ``gpuscout.recommend``
-    reads the current catalog when none are).
-
-    ``objective``: "cost" (total cost; serve: per month), "time" (job duration; serve: request latency),
-    "latency" (serve: time per output token), "balanced" (geometric mean of relative cost and time).
-    Offers that do not fit, miss a latency target, are unavailable, over budget, or spot for a workload
-    that does not allow it are left out (or appended, unranked, with ``include_rejected``).
-    """
-    return rank(as_workload(workload), offers, objective=objective, top=top, backends=backends,
-                assumptions=assumptions, include_rejected=include_rejected, now=now)
+    """The rows of :func:`advise` (front first), then the rejected ones when ``include_rejected``."""
+    return advise(workload, offers, objective=objective, top=top, include_rejected=include_rejected,
+                  include_stale=include_stale, backends=backends, assumptions=assumptions,
+                  now=now).recommendations

@@ -40,6 +40,11 @@ class Assumptions:
     fallback_egress_usd_per_gb: float = 0.09
     max_instances: int = 64  # never propose more than this many instances of one offer
     price_age_warn_days: float = 3.0
+    # training: a layout must leave this share of GPU memory free (activation peaks, fragmentation)
+    min_training_headroom: float = 0.05
+    # the named picks of the Pareto front (see gpuscout.advise.pareto)
+    balanced_time_factor: float = 3.0  # the balanced pick is at most this many times the best time
+    fastest_tolerance: float = 0.05  # the fastest pick: the cheapest row within this share of the best time
 
     def interruption_rate(self, provider_kind: str | None) -> float:
         if provider_kind is None:
@@ -56,4 +61,7 @@ class Assumptions:
             "spot interruptions": f"{rates}; unknown kind {self.unknown_kind_interruptions_per_hour:g}/h",
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
+            "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
+            "picks": (f"balanced within {self.balanced_time_factor:g}x the best time; fastest = cheapest "
+                      f"within {self.fastest_tolerance:.0%} of the best time"),
         }

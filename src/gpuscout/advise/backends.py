@@ -62,6 +62,9 @@ class Backends:
     active_params_b: Callable[[str], float]  # parameters used per token (MoE: active experts)
     model_kind: Callable[[str], str]
     model_name: Callable[[str], str]  # canonical model name (raises UnknownNameError)
+    max_context: Callable[[str], int | None] | None = None  # a language model's context, tokens
+    provider_ids: Callable[[], tuple[str, ...]] | None = None  # known provider ids and aliases
+    canonical_provider: Callable[[str], str | None] | None = None  # "vast" -> "vastai"; None if unknown
 
 
 def _inference(*args: Any, **kwargs: Any) -> Estimate:
@@ -131,6 +134,25 @@ def _model_name(name: str) -> str:
     return canonical
 
 
+def _max_context(name: str) -> int | None:
+    from gpuscout.knowledge.models import resolve_model
+
+    spec = resolve_model(name)
+    return spec.max_position_embeddings if spec.kind == "llm" and spec.max_position_embeddings > 0 else None
+
+
+def _provider_ids() -> tuple[str, ...]:
+    from gpuscout.knowledge.providers import all_provider_terms
+
+    return tuple(t.name for t in all_provider_terms())
+
+
+def _canonical_provider(name: str) -> str | None:
+    from gpuscout.knowledge.providers import canonical_provider
+
+    return canonical_provider(name)
+
+
 def default_backends() -> Backends:
     """The real estimator and knowledge tables."""
     return Backends(
@@ -143,4 +165,7 @@ def default_backends() -> Backends:
         active_params_b=_active_params_b,
         model_kind=_model_kind,
         model_name=_model_name,
+        max_context=_max_context,
+        provider_ids=_provider_ids,
+        canonical_provider=_canonical_provider,
     )

@@ -16,6 +16,8 @@ Rules:
   split model"). More load than one instance sustains -> more instances (independent replicas).
 - fine-tuning and pre-training: all the instance's GPUs work together (data parallel / sharded); more
   than one instance only with an inter-node fabric stated for the offer.
+- GPUs talk over the fabric the source states; an NVLink-class part in a box listed as PCIe, or whose
+  fabric the source does not state, is costed over PCIe (``fabric_accelerator``) and the row says so.
 """
 
 from __future__ import annotations
@@ -38,6 +40,19 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 PCIE_GBPS = 64.0
 
 ConfigKey = tuple[str, int, str, bool]
+
+#: Why a configuration is rejected, by kind (``ConfigEval.reject_kind``): what the binding-constraint
+#: diagnosis counts when no offer passes.
+REJECT_KINDS: tuple[str, ...] = (
+    "unknown-gpu",  # the offer's accelerator is not in the knowledge table
+    "unsupported",  # the engine cannot run the precision on this hardware (support rules)
+    "fit",  # the model (and its KV cache / training state) does not fit the instance
+    "headroom",  # training fits with less memory headroom than the stated margin
+    "latency",  # serving misses the latency targets even at one user per replica
+    "instances",  # more instances than the advisor proposes
+    "fabric",  # multi-node training without a stated inter-node fabric
+    "estimator",  # the estimator refused this configuration for another reason
+)
 
 
 def config_key(offer: Offer) -> ConfigKey:
@@ -72,14 +87,29 @@ class ConfigEval:
     cap_batch: int = 0  # serve: users one replica takes (before spreading the load)
     detailed: bool = True  # serve: False until ``Evaluator.detail`` adds the operating point
     split_why: str | None = None  # serve: why the model is split (tp > 1) rather than on one GPU
+    reject_kind: str = ""  # one of REJECT_KINDS when ``rejected``
+    fabric_assumed: bool = False  # GPUs work together over a fabric the source does not state (PCIe assumed)
+    substitution: str | None = None  # what was changed so the workload runs here (engine, precision)
 
     @property
     def gpus_used(self) -> int:
         return self.instances * self.gpus_per_instance
 
 
-def reject(key: ConfigKey, acc: Accelerator | None, why: str, fits: bool = False) -> ConfigEval:
-    return ConfigEval(key=key, fits=fits, rejected=why, accelerator=acc)
+def reject(key: ConfigKey, acc: Accelerator | None, why: str, fits: bool = False, kind: str = "fit"
+           ) -> ConfigEval:
+    """A configuration that cannot run the workload, with why and the kind of reason (REJECT_KINDS)."""
+    return ConfigEval(key=key, fits=fits, rejected=why, accelerator=acc, reject_kind=kind)
+
+
+def reject_kind_of(why: str) -> str:
+    """The kind of an estimator's refusal message (the diagnosis counts kinds)."""
+    text = why.lower()
+    if "not supported" in text or "unsupported" in text or "cannot run" in text:
+        return "unsupported"
+    if "fit" in text or "memory" in text or "oom" in text:
+        return "fit"
+    return "estimator"
 
 
 def tp_degrees(gpu_count: int) -> list[int]:
@@ -94,22 +124,31 @@ def tp_degrees(gpu_count: int) -> list[int]:
 
 
 def fabric_accelerator(acc: Accelerator, interconnect: str) -> Accelerator:
-    """The accelerator as installed in the offer: an NVLink part in a PCIe-only box talks over PCIe."""
-    if interconnect == Interconnect.PCIE.value and acc.has_nvlink_class_fabric:
+    """The accelerator as installed in the offer: an NVLink part in a box listed as PCIe talks over PCIe,
+    and so does one whose fabric the source does not state (an unstated NVLink is never assumed)."""
+    if interconnect != Interconnect.NVLINK.value and acc.has_nvlink_class_fabric:
         return dataclasses.replace(acc, interconnect="PCIe", interconnect_gbps=PCIE_GBPS)
     return acc
+
+
+def fabric_unstated(key: ConfigKey, gpus_together: int) -> bool:
+    """Whether ``gpus_together`` GPUs of this offer exchange data over a fabric its source does not state."""
+    return gpus_together > 1 and key[2] == Interconnect.UNKNOWN.value
 
 
 class WorkloadEvaluator(Protocol):
     """Evaluates the configurations of one workload (one implementation per workload kind): the
     minimum configuration of an offer that runs it, and its predicted performance, memoised per
-    ``ConfigKey``. ``detail`` completes what ranking by cost does not need (serve's operating point)."""
+    ``ConfigKey``. ``detail`` adds what the trade-off needs (serve's operating point), ``complete``
+    what only a shown row needs (serve's sustainable load)."""
 
     estimator_calls: int
 
     def evaluate(self, offer: Offer) -> ConfigEval: ...
 
     def detail(self, ev: ConfigEval) -> ConfigEval: ...
+
+    def complete(self, ev: ConfigEval) -> ConfigEval: ...
 
 
 
@@ -144,7 +183,7 @@ class BaseEvaluator(Generic[W]):
         if ev is None:
             acc = self.accelerator(key[0])
             if acc is None:
-                ev = reject(key, None, f"unknown accelerator {key[0]!r}")
+                ev = reject(key, None, f"unknown accelerator {key[0]!r}", kind="unknown-gpu")
             else:
                 ev = self._configure(key, fabric_accelerator(acc, key[2]))
             self._configs[key] = ev
@@ -154,7 +193,12 @@ class BaseEvaluator(Generic[W]):
         raise NotImplementedError
 
     def detail(self, ev: ConfigEval) -> ConfigEval:
+        """``ev`` with what the trade-off needs (serve: the operating point); jobs have it already."""
         return ev
+
+    def complete(self, ev: ConfigEval) -> ConfigEval:
+        """``ev`` with what only a shown row needs (serve: the load it sustains)."""
+        return self.detail(ev)
 
 
 
@@ -181,6 +225,10 @@ def capacity_gb(memory: MemoryBreakdown, acc: Accelerator) -> float:
 
 
 def tpot_ms(e: Estimate) -> float:
+    """Mean time per output token at the estimate's load (the estimator's figure when it gives one)."""
+    given = float(getattr(e, "tpot_ms", 0.0) or 0.0)
+    if given > 0:
+        return given
     return 1000.0 / e.decode_tokens_per_s if e.decode_tokens_per_s > 0 else math.inf
 
 

@@ -19,8 +19,10 @@ from gpuscout.advise.configs import (
     ConfigEval,
     ConfigKey,
     capacity_gb,
+    fabric_unstated,
     instances_for_deadline,
     reject,
+    reject_kind_of,
     request_latency_s,
     split_why,
     tp_degrees,
@@ -68,8 +70,9 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     def _pcie_slowdown(
         self, acc: Accelerator, key: ConfigKey, tp: int, batch: int, e: Estimate
     ) -> float | None:
-        """Fraction of decode speed lost because this box's NVLink-class GPUs talk over PCIe."""
-        if tp < 2 or key[2] != Interconnect.PCIE.value:
+        """Fraction of decode speed lost because this box's NVLink-class GPUs talk over PCIe (listed as
+        PCIe, or with a fabric the source does not state)."""
+        if tp < 2 or key[2] == Interconnect.NVLINK.value:
             return None
         native = self.accelerator(key[0])
         if native is None or native is acc or not native.has_nvlink_class_fabric:
@@ -87,12 +90,25 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
     def __init__(self, workload: ServeWorkload, backends: Backends, assumptions: Assumptions) -> None:
         super().__init__(workload, backends, assumptions)
         self._detailed: dict[ConfigKey, ConfigEval] = {}
+        self._complete: dict[ConfigKey, ConfigEval] = {}
 
     def _latency_ok(self, e: Estimate) -> bool:
         w = self.w
-        if w.ttft_ms_max is not None and e.ttft_ms > w.ttft_ms_max:
+        ttft, tpot = w.ttft_target_ms, w.tpot_target_ms
+        if ttft is not None and e.ttft_ms > ttft:
             return False
-        return not (w.tpot_ms_max is not None and tpot_ms(e) > w.tpot_ms_max)
+        return not (tpot is not None and tpot_ms(e) > tpot)
+
+    def _latency_miss(self, e: Estimate) -> str:
+        """Which latency target one user per replica already misses, with the figure reached."""
+        w = self.w
+        missed = []
+        ttft, tpot = w.ttft_target_ms, w.tpot_target_ms
+        if ttft is not None and e.ttft_ms > ttft:
+            missed.append(f"TTFT {e.ttft_ms:,.0f} ms > {ttft:,.0f} ms")
+        if tpot is not None and tpot_ms(e) > tpot:
+            missed.append(f"{1000.0 / tpot_ms(e):.0f} tok/s per user < {1000.0 / tpot:.0f}")
+        return "latency target missed even at 1 user (" + ", ".join(missed) + ")"
 
     def _serve_replica(self, acc: Accelerator, tp: int, users: int | None
                        ) -> tuple[Estimate | None, int, str | None]:
@@ -114,8 +130,12 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return e, want, None
         lo, hi = 1, want - 1
         e1 = self.infer(acc, tp, 1)
-        if e1 is None or not e1.fits or not self._latency_ok(e1):
-            return e1, 0, "latency target missed even at 1 user"
+        if e1 is None:
+            return None, 0, self.last_error or "estimator refused"
+        if not e1.fits:
+            return e1, 0, f"does not fit: {e1.binding_constraint}"
+        if not self._latency_ok(e1):
+            return e1, 0, self._latency_miss(e1)
         best, best_e = 1, e1
         while lo <= hi:
             mid = (lo + hi) // 2
@@ -165,10 +185,14 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             if inst == 1:
                 break  # a larger split cannot need fewer instances; the smaller split wins ties
         if chosen is None:
-            return reject(key, acc, last_why, fits=any_fit and "latency" in last_why)
+            latency = "latency" in last_why
+            kind = "latency" if latency else ("fit" if last_why.startswith("does not fit")
+                                              else reject_kind_of(last_why))
+            return reject(key, acc, last_why, fits=any_fit and latency, kind=kind)
         tp, e_cap, cap, inst = chosen
         if inst > self.a.max_instances:
-            return reject(key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True)
+            return reject(key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True,
+                          kind="instances")
         weights_total = e_cap.memory.weights_gb * tp
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         why_split = split_why(outcome.get(1, "")) if tp > 1 else None
@@ -177,6 +201,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             replicas_per_instance=g // tp, gpus_per_instance=g, nodes=1,
             time_s=w.active_hours_per_day * 3600.0, download_gb_per_instance=download + w.dataset_gb,
             load_gb=download, estimate=e_cap, cap_batch=cap, detailed=False,
+            fabric_assumed=fabric_unstated(key, tp),
         )
 
     def detail(self, ev: ConfigEval) -> ConfigEval:
@@ -192,6 +217,26 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             self._detailed[ev.key] = done
         return done
 
+    def complete(self, ev: ConfigEval) -> ConfigEval:
+        """``ev`` (detailed) with the most load it sustains: as many users per replica as memory allows
+        within the latency targets (a search over the batch: only for the rows shown)."""
+        ev = self.detail(ev)
+        done = self._complete.get(ev.key)
+        if done is not None:
+            return done
+        assert ev.summary is not None and ev.accelerator is not None and ev.estimate is not None
+        full_e, full_b, _ = self._serve_replica(ev.accelerator, ev.tp, None)
+        e_full = full_e if full_e is not None and full_b > 0 else ev.estimate
+        per_replica = full_b if full_e is not None and full_b > 0 else ev.cap_batch
+        replicas_total = ev.instances * ev.replicas_per_instance
+        summary = dataclasses.replace(
+            ev.summary, capacity_users=per_replica * replicas_total,
+            capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
+        )
+        done = dataclasses.replace(ev, summary=summary)
+        self._complete[ev.key] = done
+        return done
+
     def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
         w = self.w
         assert ev.estimate is not None and ev.accelerator is not None  # set by _configure
@@ -201,7 +246,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         if w.requests_per_s is not None:
             users = w.requests_per_s * request_latency_s(e_cap, w.output_tokens)
         else:
-            users = float(w.concurrency or 1)
+            users = float(w.users)
         b_op = max(1, min(cap, math.ceil(users / (ev.instances * ev.replicas_per_instance) - 1e-9)))
         e_op = self.infer(acc, tp, b_op) or e_cap
         if w.requests_per_s is not None:
@@ -211,19 +256,13 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             served_tps = users * e_op.output_tokens_per_s_total / max(e_op.batch, 1)
         monthly = w.monthly_output_tokens if w.monthly_output_tokens is not None \
             else served_tps * active_s_month
-        # sustainable load: as many users per replica as memory allows (or as the latency search kept)
-        targets = w.ttft_ms_max is not None or w.tpot_ms_max is not None
-        e_full = e_cap if targets else (self.infer(acc, tp, "max") or e_cap)
-        per_replica = cap if targets else e_full.batch
-        replicas_total = ev.instances * ev.replicas_per_instance
         summary = EstimateSummary(
-            capacity_users=per_replica * replicas_total,
-            capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
             throughput=served_tps, throughput_unit="tok/s",
             per_user_tokens_per_s=e_op.decode_tokens_per_s, ttft_ms=e_op.ttft_ms, tpot_ms=tpot_ms(e_op),
             memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=capacity_gb(e_op.memory, acc),
             weights_gb=e_op.memory.weights_gb, kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op, max_batch_per_replica=e_op.max_batch, bound=e_op.bound,
+            engine=e_op.engine, precision=e_op.precision,
         )
         return dataclasses.replace(
             ev, summary=summary, output_tokens=monthly, estimate=e_op, detailed=True,
@@ -250,11 +289,13 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             if best is None or (time_1, tp) < (best[0], best[1]):
                 best = (time_1, tp, e)
         if best is None:
-            return reject(key, acc, why)
+            kind = "fit" if why.startswith("does not fit") else reject_kind_of(why)
+            return reject(key, acc, why, kind=kind)
         time_1, tp, e = best
         inst = instances_for_deadline(time_1, w.deadline_hours)
         if inst > self.a.max_instances:
-            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True)
+            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True,
+                          kind="instances")
         replicas = g // tp
         weights_total = e.memory.weights_gb * tp
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
@@ -264,13 +305,14 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             memory_per_gpu_gb=e.memory.total_gb, memory_capacity_gb=capacity_gb(e.memory, acc),
             weights_gb=e.memory.weights_gb, kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch, max_batch_per_replica=e.max_batch, bound=e.bound,
+            engine=e.engine, precision=e.precision,
         )
         return ConfigEval(
             key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,
             replicas_per_instance=replicas, gpus_per_instance=g, summary=summary, time_s=time_1 / inst,
             download_gb_per_instance=download + w.dataset_gb, load_gb=download, output_tokens=out_total,
             estimate=e, pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, e.batch, e),
-            warnings=tuple(e.warnings),
+            warnings=tuple(e.warnings), fabric_assumed=fabric_unstated(key, tp),
         )
 
 
@@ -286,14 +328,15 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
                 kwargs["steps"] = w.steps
             r: ImageResult = self.be.images(w.model, acc, **kwargs)
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
-            return reject(key, acc, str(exc))
+            return reject(key, acc, str(exc), kind=reject_kind_of(str(exc)))
         if not r.fits or r.seconds_per_image <= 0:
             return reject(key, acc, "does not fit")
         images = float(w.images_total or 0)
         time_1 = images * r.seconds_per_image / g
         inst = instances_for_deadline(time_1, w.deadline_hours)
         if inst > self.a.max_instances:
-            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True)
+            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True,
+                          kind="instances")
         weights = r.memory.weights_gb
         download = w.download_weights_gb if w.download_weights_gb is not None else weights
         summary = EstimateSummary(

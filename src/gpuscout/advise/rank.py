@@ -1,59 +1,91 @@
-"""Rank offers for a workload: filter, estimate once per configuration, cost per offer, explain the top.
+"""Rank offers for a workload: filter, estimate once per configuration, cost every offer, show the front.
 
-Two paths compute the same ranking:
+``Ranker.advise`` is the advisor: it returns an :class:`~gpuscout.advise.types.Advice` (rows, picks,
+targets, caveats, and the binding constraint when nothing passes); ``Ranker.rank`` and :func:`rank`
+return its rows as a list.
 
-- ``rank`` (the one used): estimates once per distinct ``ConfigKey``, the cost model once per
-  (configuration, provider terms, spot), then scores every offer with a few multiplications and builds
-  full ``Recommendation`` rows (with reasons) only for the rows returned.
-- ``rank_naive``: the straightforward computation, everything from scratch for every offer. It exists so
-  the benchmark and the tests can check that caching changes nothing.
+How it stays fast on 100,000 offers: the estimate runs once per distinct ``ConfigKey`` (accelerator,
+GPUs, fabrics), the cost model once per (configuration, billing terms, spot); the per-offer loop does
+a few dictionary look-ups and multiplications, keeps the cheapest row of each distinct time (the only
+rows that can be on the Pareto front) and drops rows that cannot be shown once enough better ones
+exist. Full ``Recommendation`` rows (with reasons) are built only for the rows shown.
+
+``benchmarks/naive_rank.py`` computes the same answer from scratch for every offer; the tests and the
+benchmark check that both agree.
+
+What is left out before ranking (each with its reason in ``rejected``): providers/regions not asked
+for, unavailable offers, fractional GPUs, stale offers and defunct providers (unless
+``include_stale``), configurations that cannot run the workload (see the evaluators), spot or
+auction-priced capacity for a workload that does not allow it (never for serve or pretrain unless
+asked), totals over the budget, and jobs that miss their deadline.
 """
 
 from __future__ import annotations
 
-import heapq
 import math
-from collections.abc import Callable, Iterable
-from dataclasses import replace
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import UTC, datetime
 
+from gpuscout.advise.answer import binding_constraint, common_notes, picks_rule, targets_applied
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
+from gpuscout.advise.billing import describe_increment
 from gpuscout.advise.configs import ConfigEval, ConfigKey, config_key
 from gpuscout.advise.cost import CostModel, DataPrices, breakdown, cost_model, data_prices, data_prices_for
 from gpuscout.advise.evaluators import evaluator_for
-from gpuscout.advise.reasons import RowContext, explain
+from gpuscout.advise.reasons import RowContext, duration, explain
+from gpuscout.advise.selection import Candidate, Selection, check_objective, select
 from gpuscout.advise.types import (
-    OBJECTIVES,
+    Advice,
     Config,
     EstimateSummary,
     Recommendation,
     UnitCosts,
 )
-from gpuscout.advise.workload import AnyWorkload, BatchWorkload, PretrainWorkload, ServeWorkload
+from gpuscout.advise.workload import (
+    AnyWorkload,
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+)
 from gpuscout.catalog.offer import Availability, Offer
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 from gpuscout.knowledge.provider_types import ProviderTerms
 
-#: A scored candidate: (score, total, usd_per_hour, provider, instance_type, region, spot, index, offer).
-#: The first eight items are the sort key (the index makes it total, so offers are never compared).
-_Row = tuple[float, float, float, str, str, str, int, int, Offer]
+#: A scored row: (score, total, time, usd_per_hour, provider, instance_type, region, spot, index,
+#: offer). The first nine items are the sort key (the index makes it total: offers never compare).
+_Row = tuple[float, float, float, float, str, str, str, int, int, Offer]
 
 _UNAVAILABLE = Availability.UNAVAILABLE
 #: Why a row whose total is not a finite number (a price near the float limit) is never ranked.
 NOT_FINITE = "the total cost is not a finite number (check the offer's prices)"
+#: Why an auction / interruptible-only price is not used for a workload that does not allow spot.
+SPOT_CLASS_ONLY = ("only an interruptible price (auction / bid, or an on-demand price equal to the bid): "
+                   "spot-class capacity, not used unless spot is allowed (--spot)")
 
-#: Per configuration: (evaluation, time metric, (on-demand, spot) cost models by billing-terms signature).
-_ConfigEntry = tuple[ConfigEval, float, dict[tuple[object, ...], tuple[CostModel, CostModel]]]
+#: Per (configuration, billing terms): (on-demand cost model, spot cost model, on-demand time, spot time).
+_Pair = tuple[CostModel, CostModel, float, float]
+#: Per configuration: (evaluation, time of the trade-off, cost models by billing-terms signature).
+_ConfigEntry = tuple[ConfigEval, float, dict[tuple[object, ...], _Pair]]
 
 
 def _check_objective(objective: str) -> None:
-    if objective not in OBJECTIVES:
-        raise InvalidInputError("objective", f"unknown objective {objective!r}", ", ".join(OBJECTIVES))
+    check_objective(objective)
 
 
-def _prefilter(w: AnyWorkload, offer: Offer) -> str | None:
-    """Why an offer is out before any estimate (constraints, availability), or ``None``."""
+def spot_class(offer: Offer) -> bool:
+    """Whether even the offer's listed on-demand price is an interruptible one: an auction / bid price
+    (``price_is_interruptible``), or an "on-demand" price equal to the spot price."""
+    if offer.price_is_interruptible:
+        return True
+    spot, hourly = offer.spot_price_usd_per_hour, offer.price_usd_per_hour
+    return spot is not None and hourly is not None and hourly > 0 and spot == hourly
+
+
+def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str | None:
+    """Why an offer is out before any estimate (constraints, availability, staleness), or ``None``."""
     if w.providers and offer.provider.lower() not in {p.lower() for p in w.providers}:
         return "provider not in the allowed list"
     if w.regions and not any(r.lower() in offer.region.lower() for r in w.regions):
@@ -62,22 +94,37 @@ def _prefilter(w: AnyWorkload, offer: Offer) -> str | None:
         return "unavailable"
     if offer.fractional:
         return "fractional GPU slice"
+    if offer.stale and not include_stale:
+        return "stale: from an older catalog feed (--include-stale shows it)"
     return None
 
 
-def _prices(w: AnyWorkload, offer: Offer, terms: ProviderTerms) -> list[tuple[bool, float]]:
-    """(spot, USD/hour) candidates of one offer: on-demand, and spot when the workload allows it."""
+_PREFILTER_KIND = {"provider not": "provider", "region not": "region", "unavailable": "unavailable",
+                   "fractional": "fractional", "stale:": "stale"}
+
+
+def _prefilter_kind(why: str) -> str:
+    return next((kind for prefix, kind in _PREFILTER_KIND.items() if why.startswith(prefix)), "filtered")
+
+
+def _prices(w: AnyWorkload, offer: Offer) -> list[tuple[bool, float]]:
+    """(spot, USD/hour) candidates of one offer: on-demand (unless it is spot-class), and the spot or
+    auction price when the workload allows spot."""
     out: list[tuple[bool, float]] = []
-    if offer.price_usd_per_hour is not None and offer.price_usd_per_hour > 0:
-        out.append((False, offer.price_usd_per_hour))
-    spot = offer.spot_price_usd_per_hour
-    if w.spot_ok and spot is not None and spot > 0:
-        out.append((True, spot))
+    hourly, spot = offer.price_usd_per_hour, offer.spot_price_usd_per_hour
+    interruptible = spot_class(offer)
+    if hourly is not None and hourly > 0 and not interruptible:
+        out.append((False, hourly))
+    best_spot = spot if spot is not None and spot > 0 else None
+    if interruptible and hourly is not None and hourly > 0:
+        best_spot = hourly if best_spot is None else min(best_spot, hourly)
+    if w.spot_ok and best_spot is not None:
+        out.append((True, best_spot))
     return out
 
 
 def _time_metric(w: AnyWorkload, ev: ConfigEval) -> float:
-    """Seconds: request latency for serve (TTFT + output at this speed), job duration otherwise."""
+    """Seconds: one request's latency for serve (TTFT + output at this speed), job duration otherwise."""
     if isinstance(w, ServeWorkload):
         s = ev.summary
         if s is None or s.ttft_ms is None or s.tpot_ms is None:
@@ -86,15 +133,13 @@ def _time_metric(w: AnyWorkload, ev: ConfigEval) -> float:
     return ev.time_s
 
 
-def _latency_metric(w: AnyWorkload, ev: ConfigEval) -> float:
-    if isinstance(w, ServeWorkload) and ev.summary is not None and ev.summary.tpot_ms is not None:
-        return ev.summary.tpot_ms + (ev.summary.ttft_ms or 0.0) / w.output_tokens
-    return _time_metric(w, ev)
-
-
-def _sort_key(score: float, total: float, hourly: float, offer: Offer, spot: bool, index: int
-              ) -> tuple[float, float, float, str, str, str, int, int]:
-    return (score, total, hourly, offer.provider, offer.instance_type, offer.region, int(spot), index)
+def _job_time(w: AnyWorkload, ev: ConfigEval, cm: CostModel) -> float:
+    """Wall-clock time of the trade-off: serve, the request latency; jobs, the duration plus the time
+    spot reclaims add (rework and restarts, per instance)."""
+    base = _time_metric(w, ev)
+    if isinstance(w, ServeWorkload) or cm.interruption_h <= 0 or ev.instances <= 0:
+        return base
+    return base + cm.interruption_h * 3600.0 / ev.instances
 
 
 def unit_costs(w: AnyWorkload, ev: ConfigEval, total: float) -> UnitCosts:
@@ -117,24 +162,51 @@ def _config(ev: ConfigEval, spot: bool) -> Config:
     )
 
 
+def choice_group(offer: Offer, spot: bool, hourly: float) -> Hashable:
+    """What makes two rows the same real choice: provider, instance type, GPUs, fabric and price (a
+    region copy of the same offer is the same choice)."""
+    return (offer.provider, offer.instance_type, offer.accelerator, offer.gpu_count, offer.interconnect,
+            offer.internode, spot, hourly)
+
+
+def _candidate(row: _Row) -> Candidate:
+    _, total, time, hourly, provider, instance, region, spot, index, offer = row
+    return Candidate(total, time, (hourly, provider, instance, region, spot, index),
+                     choice_group(offer, bool(spot), hourly), (offer, bool(spot), hourly))
+
+
 class Ranker:
     """Ranks offers for one workload. Caches evaluations, terms and cost models across offers."""
 
     def __init__(self, workload: AnyWorkload, *, backends: Backends | None = None,
-                 assumptions: Assumptions | None = None, now: datetime | None = None) -> None:
+                 assumptions: Assumptions | None = None, now: datetime | None = None,
+                 include_stale: bool = False) -> None:
         self.w = workload
         self.be = backends or default_backends()
         self.a = assumptions or Assumptions()
         self.now = now or datetime.now(UTC)
+        self.include_stale = include_stale
         self.evaluator = evaluator_for(workload, self.be, self.a)
         self._names: dict[str, tuple[ProviderTerms, tuple[object, ...], DataPrices]] = {}
+        self._providers: dict[str, ProviderTerms] = {}
         self._cm: dict[tuple[object, ...], CostModel] = {}
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
-        # per configuration key: (evaluation, time metric, cost models by terms signature)
+        # per configuration key: (evaluation, time, cost models by terms signature)
         self._cfg: dict[ConfigKey, _ConfigEntry] = {}
+        self.reject_counts: Counter[str] = Counter()
 
+    # ---- knowledge look-ups ---------------------------------------------------------------------
     def terms(self, offer: Offer) -> ProviderTerms:
+        """The billing terms that apply to ``offer`` (its ``billing_terms``, else its provider's)."""
         return self._name_entry(offer.billing_terms or offer.provider)[0]
+
+    def provider(self, offer: Offer) -> ProviderTerms:
+        """The offer's provider's own row (display name, status), whoever bills it."""
+        found = self._providers.get(offer.provider)
+        if found is None:
+            found = self.be.provider_terms(offer.provider)
+            self._providers[offer.provider] = found
+        return found
 
     def _name_entry(self, name: str) -> tuple[ProviderTerms, tuple[object, ...], DataPrices]:
         """(terms, what of them the cost model reads, data prices when the offer has no terms of its own)."""
@@ -172,17 +244,22 @@ class Ranker:
         ev = self.evaluator.evaluate(offer)
         if ev.rejected is not None:
             return self.rejected(offer, ev.rejected, fits=ev.fits, spot=spot, hourly=hourly, ev=ev)
-        ev = self.evaluator.detail(ev)
+        ev = self.evaluator.complete(ev)
         cm = self.cost_model(ev, terms, spot)
         dp = self.data_prices(offer, terms)
         cost = breakdown(cm, hourly, dp)
         units = unit_costs(self.w, ev, cost.total)
-        ctx = RowContext(self.w, offer, ev, cm, cost, units, terms, dp, spot, hourly, self.now, self.a)
+        interruptible = spot and spot_class(offer)
+        ctx = RowContext(self.w, offer, ev, cm, cost, units, terms, dp, spot, hourly, self.now, self.a,
+                         interruptible_price=interruptible)
         reasons, warnings = explain(ctx)
         return Recommendation(
             offer=offer, config=_config(ev, spot), fits=True, estimate=ev.summary, time_s=ev.time_s,
             cost=cost, unit_costs=units, price_usd_per_hour=hourly, reasons=reasons, warnings=warnings,
             rank=rank, score=score, assumptions=self._assumptions(ev, terms),
+            provider_name=self.provider(offer).display_name, regions=offer.regions or (offer.region,),
+            time_to_result_s=_job_time(self.w, ev, cm), substitution=ev.substitution,
+            fabric_assumed=ev.fabric_assumed,
         )
 
     def rejected(self, offer: Offer, why: str, *, fits: bool = False, spot: bool = False,
@@ -195,75 +272,102 @@ class Ranker:
         return Recommendation(
             offer=offer, config=config, fits=fits, estimate=summary, time_s=None, cost=None, unit_costs=None,
             price_usd_per_hour=price, reasons=(f"rejected: {why}",), warnings=(), rank=None, score=math.inf,
-            rejected=why,
+            rejected=why, provider_name=self.provider(offer).display_name,
+            regions=offer.regions or (offer.region,),
         )
 
     def _assumptions(self, ev: ConfigEval, terms: ProviderTerms) -> dict[str, str]:
         out = self.a.as_dict()
-        out["billing"] = (f"{terms.display_name}: increment {terms.billing_increment_s} s, minimum "
-                          f"{terms.minimum_charge_s} s ({terms.confidence})")
+        minimum = "no minimum" if terms.minimum_charge_s is None else f"minimum {terms.minimum_charge_s} s"
+        if terms.billing_increment_s is None:
+            minimum = "minimum unknown"
+        out["billing"] = (f"{terms.display_name}: {describe_increment(terms.billing_increment_s)}, {minimum} "
+                          f"({terms.confidence})")
         if ev.estimate is not None:
             out.update({f"estimate: {k}": v for k, v in ev.estimate.assumptions.items()})
         return out
 
     # ---- scoring --------------------------------------------------------------------------------
-    def _config_entry(self, offer: Offer, objective: str) -> _ConfigEntry:
+    def _config_entry(self, offer: Offer) -> _ConfigEntry:
         key = config_key(offer)
         entry = self._cfg.get(key)
         if entry is None:
             ev = self.evaluator.evaluate(offer)
-            tm = 0.0  # ranking by cost never needs the operating point
-            if ev.rejected is None and objective != "cost":
-                full = self.evaluator.detail(ev)
-                tm = _latency_metric(self.w, full) if objective == "latency" else _time_metric(self.w, full)
+            tm = 0.0
+            if ev.rejected is None:
+                tm = _time_metric(self.w, self.evaluator.detail(ev))
             entry = (ev, tm, {})
             self._cfg[key] = entry
         return entry
 
-    def score_rows(self, offers: Iterable[Offer], objective: str,
-                   rejected: list[Recommendation] | None = None, keep: int | None = None) -> list[_Row]:
-        """Every passing (offer, spot) candidate with its score; rejected rows appended to ``rejected``.
+    def _pair(self, ev: ConfigEval, terms: ProviderTerms) -> _Pair:
+        od, sp = self.cost_model(ev, terms, False), self.cost_model(ev, terms, True)
+        full = self.evaluator.detail(ev)  # serve: the operating point sets the request latency
+        return od, sp, _job_time(self.w, full, od), _job_time(self.w, full, sp)
 
-        This loop runs once per offer, so it only does dictionary look-ups and the cost arithmetic
-        (in the same order as ``CostBreakdown.total``, so both give the same float). With ``keep``,
-        rows that cannot be among the ``keep`` best are dropped as soon as ``keep`` better ones exist
-        (their score is above the ``keep``-th best so far; ties are kept), which changes nothing in
-        the best ``keep`` rows. Not for "balanced", whose scores depend on all rows.
+    def _reject(self, out: list[Recommendation] | None, kind: str, offer: Offer, why: str, **kw: object
+                ) -> None:
+        self.reject_counts[kind] += 1
+        if out is not None:
+            out.append(self.rejected(offer, why, **kw))  # type: ignore[arg-type]
+
+    def score_rows(self, offers: Iterable[Offer], objective: str,
+                   rejected: list[Recommendation] | None = None, keep: int | None = None
+                   ) -> tuple[list[_Row], list[_Row], int, bool]:
+        """(rows kept for display, the cheapest rows of each distinct time, rows passing, pruned?).
+
+        Every passing (offer, price) candidate is scored; rejected rows are counted by kind (and appended
+        to ``rejected``). This loop runs once per offer, so it only does dictionary look-ups and the cost
+        arithmetic (in the same order as ``CostBreakdown.total``, so both give the same float). With
+        ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep`` better ones
+        exist (their score is above the ``keep``-th best so far); the front's candidates are kept apart.
+        Not for "balanced", whose scores depend on all rows.
         """
         if objective == "balanced":
             keep = None
         threshold = math.inf
         prune_at = 4 * keep + 64 if keep is not None else 0
+        pruned = False
         w = self.w
         budget = w.budget_usd
         spot_ok = w.spot_ok
+        deadline = getattr(w, "deadline_hours", None)
+        deadline_s = deadline * 3600.0 if deadline is not None else math.inf
         by_cost = objective == "cost"
+        include_stale = self.include_stale
         providers = frozenset(p.lower() for p in w.providers)
         regions = tuple(r.lower() for r in w.regions)
         names, cfgs = self._names, self._cfg
         rows: list[_Row] = []
         append = rows.append
+        best: dict[float, list[_Row]] = {}  # time -> the cheapest rows at that time
+        passing = 0
         for i, offer in enumerate(offers):
-            if (offer.availability is _UNAVAILABLE or offer.fractional
+            if (offer.availability is _UNAVAILABLE or offer.fractional or (offer.stale and not include_stale)
                     or (providers and offer.provider.lower() not in providers)
                     or (regions and not any(r in offer.region.lower() for r in regions))):
-                if rejected is not None:
-                    rejected.append(self.rejected(offer, _prefilter(w, offer) or "filtered"))
+                why = _prefilter(w, offer, include_stale) or "filtered"
+                self._reject(rejected, _prefilter_kind(why), offer, why)
                 continue
+            if not include_stale:
+                own = self._providers.get(offer.provider) or self.provider(offer)
+                if own.defunct:
+                    since = f" since {own.status_since}" if own.status_since else ""
+                    self._reject(rejected, "defunct", offer,
+                                 f"{own.display_name} no longer sells capacity (defunct{since})")
+                    continue
             name = offer.billing_terms or offer.provider
-            named = names.get(name) or self._name_entry(name)
-            terms, sig, dp = named
+            terms, sig, dp = names.get(name) or self._name_entry(name)
             cfg = cfgs.get((offer.accelerator, offer.gpu_count, offer.interconnect, bool(offer.internode)))
             if cfg is None:
-                cfg = self._config_entry(offer, objective)
-            ev, tm, cms = cfg
+                cfg = self._config_entry(offer)
+            ev, _, cms = cfg
             if ev.rejected is not None:
-                if rejected is not None:
-                    rejected.append(self.rejected(offer, ev.rejected, fits=ev.fits, ev=ev))
+                self._reject(rejected, ev.reject_kind or "fit", offer, ev.rejected, fits=ev.fits, ev=ev)
                 continue
             pair = cms.get(sig)
             if pair is None:
-                pair = (self.cost_model(ev, terms, False), self.cost_model(ev, terms, True))
+                pair = self._pair(ev, terms)
                 cms[sig] = pair
             # per-offer terms (marketplaces) win over the provider's, as in ``cost.data_prices``
             s_price = offer.storage_usd_per_gb_month
@@ -272,93 +376,208 @@ class Ranker:
             e_price = offer.egress_usd_per_gb
             if e_price is None:
                 e_price = dp.egress_usd_per_gb
-            # on-demand, then spot when the workload allows it (unrolled: this is the hot loop)
+            # on-demand (unless spot-class), then spot when allowed (unrolled: this is the hot loop)
             hourly = offer.price_usd_per_hour
-            priced = False
-            if hourly is not None and hourly > 0:
-                priced = True
-                cm = pair[0]
-                total = (hourly * cm.compute_h + hourly * cm.warmup_h + s_price * cm.storage_gb_months
-                         + e_price * cm.egress_billable_gb + hourly * cm.interruption_h)
+            spot = offer.spot_price_usd_per_hour
+            if spot is not None and spot <= 0:
+                spot = None
+            if hourly is not None and hourly <= 0:
+                hourly = None
+            if hourly is not None and (offer.price_is_interruptible or spot == hourly):
+                spot = hourly if spot is None else min(spot, hourly)  # the listed price is a spot price
+                hourly = None
+            if hourly is None and spot is None:
+                self._reject(rejected, "price", offer, "no usable price")
+                continue
+            if hourly is None and not spot_ok:
+                self._reject(rejected, "spot-only", offer, SPOT_CLASS_ONLY, fits=True, ev=ev)
+                continue
+            for is_spot in (0, 1):
+                if is_spot:
+                    price, cm, time = (spot if spot_ok else None), pair[1], pair[3]
+                else:
+                    price, cm, time = hourly, pair[0], pair[2]
+                if price is None:
+                    continue
+                total = (price * cm.compute_h + price * cm.warmup_h + s_price * cm.storage_gb_months
+                         + e_price * cm.egress_billable_gb + price * cm.interruption_h)
                 if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
-                    if rejected is not None:
-                        rejected.append(self.rejected(offer, NOT_FINITE, fits=True, spot=False, hourly=hourly,
-                                                      ev=ev))
-                elif budget is None or total <= budget:
-                    score = total if by_cost else tm
-                    if score <= threshold:
-                        append((score, total, hourly, offer.provider, offer.instance_type, offer.region, 0, i,
-                                offer))
-                elif rejected is not None:
-                    rejected.append(self._over_budget(offer, total, False, hourly, ev))
-            spot = offer.spot_price_usd_per_hour if spot_ok else None
-            if spot is not None and spot > 0:
-                priced = True
-                cm = pair[1]
-                total = (spot * cm.compute_h + spot * cm.warmup_h + s_price * cm.storage_gb_months
-                         + e_price * cm.egress_billable_gb + spot * cm.interruption_h)
-                if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
-                    if rejected is not None:
-                        rejected.append(self.rejected(offer, NOT_FINITE, fits=True, spot=True, hourly=spot,
-                                                      ev=ev))
-                elif budget is None or total <= budget:
-                    score = total if by_cost else tm
-                    if score <= threshold:
-                        append((score, total, spot, offer.provider, offer.instance_type, offer.region, 1, i,
-                                offer))
-                elif rejected is not None:
-                    rejected.append(self._over_budget(offer, total, True, spot, ev))
-            if not priced and rejected is not None:
-                rejected.append(self.rejected(offer, "no usable price"))
+                    self._reject(rejected, "price", offer, NOT_FINITE, fits=True, spot=bool(is_spot),
+                                 hourly=price, ev=ev)
+                    continue
+                if budget is not None and total > budget:
+                    self._reject(rejected, "budget", offer, f"${total:,.0f} over the ${budget:,.0f} budget",
+                                 fits=True, spot=bool(is_spot), hourly=price, ev=ev)
+                    continue
+                if time > deadline_s:
+                    self._reject(rejected, "deadline", offer,
+                                 f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline",
+                                 fits=True, spot=bool(is_spot), hourly=price, ev=ev)
+                    continue
+                passing += 1
+                score = total if by_cost else time
+                row: _Row = (score, total, time, price, offer.provider, offer.instance_type, offer.region,
+                             is_spot, i, offer)
+                at = best.get(time)
+                if at is None or total < at[0][1]:
+                    best[time] = [row]
+                elif total == at[0][1]:
+                    at.append(row)
+                if score <= threshold:
+                    append(row)
             if keep is not None and len(rows) >= prune_at:
                 rows.sort()
                 del rows[keep:]
                 threshold = rows[-1][0]
-        if objective == "balanced" and rows:
-            rows = _rebalance(rows, self._time_of)
-        return rows
+                pruned = True
+        front = [r for at in best.values() for r in at]
+        if pruned and keep is not None:
+            rows.sort()
+            del rows[keep:]
+        return rows, front, passing, pruned
 
-    def _over_budget(self, offer: Offer, total: float, spot: bool, hourly: float, ev: ConfigEval
-                     ) -> Recommendation:
-        budget = self.w.budget_usd or 0.0
-        return self.rejected(offer, f"${total:,.0f} over the ${budget:,.0f} budget", fits=True, spot=spot,
-                             hourly=hourly, ev=ev)
+    def advise(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
+               include_rejected: bool = False, diagnose: bool = True) -> Advice:
+        """The whole answer: the rows to show (front first), picks, targets, caveats, and (``diagnose``)
+        what binds when nothing passes."""
+        _check_objective(objective)
+        if top is not None and top < 1:
+            raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
+        offers = offers if isinstance(offers, Sequence) else list(offers)
+        self._validate(offers)
+        self.reject_counts.clear()
+        rejected: list[Recommendation] | None = [] if include_rejected else None
+        keep = None if top is None else 2 * top + 32
+        rows, front, passing, pruned = self.score_rows(offers, objective, rejected, keep=keep)
+        selection = select([_candidate(r) for r in front], [_candidate(r) for r in rows],
+                           objective=objective, top=top, balanced_time_factor=self.a.balanced_time_factor,
+                           fastest_tolerance=self.a.fastest_tolerance)
+        if pruned and top is not None and len(selection.rows) < top and passing > len(selection.rows):
+            # region copies or front rows crowded the kept rows out: rank again without dropping any
+            self.reject_counts.clear()
+            rows, front, passing, _ = self.score_rows(offers, objective, None, keep=None)
+            selection = select([_candidate(r) for r in front], [_candidate(r) for r in rows],
+                               objective=objective, top=top, balanced_time_factor=self.a.balanced_time_factor,
+                               fastest_tolerance=self.a.fastest_tolerance)
+        shown = self.build(selection, offers)
+        binding = binding_constraint(self, offers) if diagnose and not shown else None
+        return Advice(
+            objective=objective, rows=tuple(shown), rejected=tuple(rejected or ()),
+            front_size=selection.front_size, picks=dict(selection.picks), targets=targets_applied(self.w),
+            notes=common_notes(shown), binding=binding, time_axis=time_axis(self.w), considered=len(offers),
+            passing=passing, picks_rule=picks_rule(self.a.balanced_time_factor, self.a.fastest_tolerance),
+        )
 
-    def _time_of(self, offer: Offer) -> float:
-        return self._cfg[config_key(offer)][1]
+    def build(self, selection: Selection, offers: Sequence[Offer]) -> list[Recommendation]:
+        """Full rows for the selection, in order, with their ranks, picks and regions."""
+        return build_rows(selection, offers, self, lambda: self)
 
     def rank(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
              include_rejected: bool = False) -> list[Recommendation]:
-        _check_objective(objective)
-        if not (isinstance(self.w, PretrainWorkload) and self.w.params_b is not None):
-            self.be.model_name(self.w.model)  # unknown model: one clear error, not a table of rejections
-        if top is not None and top < 1:
-            raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
-        rejected: list[Recommendation] | None = [] if include_rejected else None
-        rows = self.score_rows(offers, objective, rejected, keep=top)
-        # rows compare as tuples; the unique index (item 7) settles every tie before the offer (item 8)
-        best = heapq.nsmallest(top, rows) if top is not None else sorted(rows)
-        out = [self.recommendation(r[8], bool(r[6]), r[2], i + 1, r[0]) for i, r in enumerate(best)]
-        if rejected:
-            out.extend(rejected)
-        return out
+        """The rows shown (front first), then the rejected ones when ``include_rejected``."""
+        return self.advise(offers, objective, top, include_rejected).recommendations
+
+    # ---- inputs that cannot be answered -----------------------------------------------------------
+    def _validate(self, offers: Sequence[Offer]) -> None:
+        """Errors, not empty tables: an unknown model or provider, a prompt beyond the model's context."""
+        w = self.w
+        if not (isinstance(w, PretrainWorkload) and w.params_b is not None):
+            self.be.model_name(w.model)  # unknown model: one clear error, not a table of rejections
+        tokens = isinstance(w, ServeWorkload) or (isinstance(w, BatchWorkload) and not w.is_images)
+        if isinstance(w, ServeWorkload | BatchWorkload) and tokens:
+            limit = self.be.max_context(w.model) if self.be.max_context is not None else None
+            if limit and w.prompt_tokens + w.output_tokens > limit:
+                raise InvalidInputError(
+                    "prompt_tokens", f"{w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens exceed "
+                    f"{self.be.model_name(w.model)}'s context of {limit:,} tokens",
+                    f"prompt + output <= {limit:,} (or a model with a longer context)")
+        if isinstance(w, FinetuneWorkload | PretrainWorkload):
+            limit = self.be.max_context(w.model) if self.be.max_context is not None and not (
+                isinstance(w, PretrainWorkload) and w.params_b is not None) else None
+            if limit and isinstance(w, FinetuneWorkload) and w.seq_len > limit:
+                raise InvalidInputError(
+                    "seq_len", f"{w.seq_len:,} tokens exceed {self.be.model_name(w.model)}'s context of "
+                    f"{limit:,} tokens", f"seq_len <= {limit:,}")
+        if w.providers:
+            listed = {o.provider.lower() for o in offers}
+            known = set(self.be.provider_ids()) if self.be.provider_ids is not None else set()
+            wanted: list[str] = []
+            for p in w.providers:
+                name = p.strip().lower()
+                canonical = self.be.canonical_provider(name) if self.be.canonical_provider else None
+                if name not in listed and canonical is None and name not in known:
+                    raise UnknownNameError("provider", p, closest(p, sorted(known | listed)))
+                wanted.append(canonical if canonical is not None and name not in listed else name)
+            if tuple(wanted) != w.providers:
+                self.w = w.model_copy(update={"providers": tuple(wanted)})  # aliases -> provider ids
 
 
-def _rebalance(rows: list[_Row], time_of: Callable[[Offer], float]) -> list[_Row]:
-    """Balanced score: geometric mean of cost and time, each relative to the best passing row."""
-    min_cost = min(r[1] for r in rows) or 1e-12
-    min_time = min(time_of(r[8]) for r in rows) or 1e-12
-    return [(math.sqrt((r[1] / min_cost) * (time_of(r[8]) / min_time)), *r[1:]) for r in rows]
+def time_axis(w: AnyWorkload) -> str:
+    """What ``time_to_result_s`` measures for this workload, in words."""
+    if isinstance(w, ServeWorkload):
+        return "request latency (TTFT + output x time per token)"
+    return "time to finish"
+
+
+def _with(rec: Recommendation, **changes: object) -> Recommendation:
+    from dataclasses import replace
+
+    return replace(rec, **changes)  # type: ignore[arg-type]
+
+
+def build_rows(selection: Selection, offers: Sequence[Offer], ranker: Ranker,
+               ranker_for_row: Callable[[], Ranker]) -> list[Recommendation]:
+    """Full rows for ``selection``, in order, with their ranks, picks and gathered regions; each row is
+    built by ``ranker_for_row()`` (the naive oracle passes a fresh ranker per row)."""
+    regions = _regions(selection, offers, ranker)
+    out: list[Recommendation] = []
+    for n, s in enumerate(selection.rows):
+        offer, spot, hourly = s.candidate.payload
+        rec = ranker_for_row().recommendation(offer, spot, hourly, n + 1, s.candidate.cost)
+        out.append(_with(rec, regions=regions.get(s.candidate.group, rec.regions), pareto=s.pareto,
+                         picks=s.picks, dominated_by=s.dominated_by))
+    return out
+
+
+def _regions(selection: Selection, offers: Sequence[Offer], ranker: Ranker
+             ) -> dict[Hashable, tuple[str, ...]]:
+    """Every region each shown choice is sold in at its price (region copies, and the regions a row
+    already stands for), among the offers that pass the same filters."""
+    groups = {s.candidate.group for s in selection.rows}
+    if not groups:
+        return {}
+    names = {(g[0], g[1]) for g in groups if isinstance(g, tuple)}
+    w = ranker.w
+    found: dict[Hashable, list[str]] = {}
+    for offer in offers:
+        if (offer.provider, offer.instance_type) not in names or _prefilter(w, offer, ranker.include_stale):
+            continue
+        for is_spot, price in _prices(w, offer):
+            group = choice_group(offer, is_spot, price)
+            if group in groups:
+                bucket = found.setdefault(group, [])
+                for region in offer.regions or (offer.region,):
+                    if region not in bucket:
+                        bucket.append(region)
+    return {g: tuple(v) for g, v in found.items()}
 
 
 def rank(workload: AnyWorkload, offers: Iterable[Offer], *, objective: str = "cost", top: int | None = None,
          backends: Backends | None = None, assumptions: Assumptions | None = None,
-         include_rejected: bool = False, now: datetime | None = None) -> list[Recommendation]:
-    """Ranked recommendations (best first); rejected rows follow when ``include_rejected``."""
-    ranker = Ranker(workload, backends=backends, assumptions=assumptions, now=now)
+         include_rejected: bool = False, include_stale: bool = False, now: datetime | None = None
+         ) -> list[Recommendation]:
+    """The rows shown (front first; see ``Ranker.advise``), then the rejected ones when asked."""
+    ranker = Ranker(workload, backends=backends, assumptions=assumptions, now=now,
+                    include_stale=include_stale)
     return ranker.rank(offers, objective=objective, top=top, include_rejected=include_rejected)
 
 
-def _with_rank(rec: Recommendation, rank: int) -> Recommendation:
-    return replace(rec, rank=rank)
+def advise(workload: AnyWorkload, offers: Iterable[Offer], *, objective: str = "cost", top: int | None = None,
+           backends: Backends | None = None, assumptions: Assumptions | None = None,
+           include_rejected: bool = False, include_stale: bool = False, now: datetime | None = None
+           ) -> Advice:
+    """The whole answer (see ``Ranker.advise``)."""
+    ranker = Ranker(workload, backends=backends, assumptions=assumptions, now=now,
+                    include_stale=include_stale)
+    return ranker.advise(offers, objective=objective, top=top, include_rejected=include_rejected)
 

@@ -39,6 +39,7 @@ class RowContext:
     hourly: float
     now: datetime
     assumptions: Assumptions
+    interruptible_price: bool = False  # the price used is the offer's listed auction / bid price
 
 
 def duration(seconds: float) -> str:
@@ -83,6 +84,9 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     s = ev.summary
     acc = ev.accelerator
     acc_name = acc.name if acc is not None else offer.accelerator
+    # 0. what was changed so it runs at all
+    if ev.substitution:
+        reasons.append(ev.substitution)
     # 1. memory / fit
     if s is not None:
         llm = isinstance(w, ServeWorkload) or (isinstance(w, BatchWorkload) and not w.is_images)
@@ -158,22 +162,27 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         elif ev.tp > 1:
             why = f": {ev.split_why}" if ev.split_why else ""
             reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp}){why}")
-        if ev.tp > 1 and offer.interconnect == Interconnect.PCIE:
-            if ev.pcie_tp_slowdown is not None:
-                warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode ~{ev.pcie_tp_slowdown:.0%} slower "
-                                "than NVLink")
-            else:
-                warnings.append(f"{ev.tp}x PCIe: tensor-parallel all-reduce over PCIe slows decode")
+        slower = (f" ~{ev.pcie_tp_slowdown:.0%} slower than NVLink" if ev.pcie_tp_slowdown
+                  else " slowed by the all-reduce over PCIe")
+        if ev.tp > 1 and ev.fabric_assumed:
+            warnings.append(f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode"
+                            f"{slower}")
+        elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE:
+            warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode{slower}")
+    elif ev.fabric_assumed:
+        warnings.append(f"interconnect not stated by the source: the {g} GPUs' gradient exchange is costed "
+                        "over PCIe")
     if isinstance(w, ServeWorkload) and ev.summary is not None:
-        users = float(w.concurrency or 0) if w.requests_per_s is None else None
         if ev.instances > 1:
-            load = f"{w.concurrency} users" if w.requests_per_s is None else f"{w.requests_per_s:g} req/s"
+            load = f"{w.users} users" if w.requests_per_s is None else f"{w.requests_per_s:g} req/s"
             reasons.append(f"{ev.instances} instances to sustain {load}")
-        elif users is not None and ev.summary.batch_per_replica:
-            busy = -(-int(users) // ev.summary.batch_per_replica)
+        elif w.requests_per_s is None and ev.summary.batch_per_replica:
+            # replicas the load keeps busy (each holds batch_per_replica users), the rest idle
+            busy = min(ev.replicas_per_instance, -(-w.users // ev.summary.batch_per_replica))
             idle = (ev.replicas_per_instance - busy) * ev.tp
             if idle > 0:
-                warnings.append(f"{idle} of {g} GPUs idle at this load")
+                warnings.append(f"{idle} of {g} GPUs idle at {w.users} user{'s' if w.users > 1 else ''}: a "
+                                f"smaller instance would do")
     if isinstance(w, BatchWorkload) and ev.instances > 1:
         reasons.append(f"{ev.instances} instances to meet the {w.deadline_hours:g} h deadline")
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
@@ -207,6 +216,8 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
     if offer.price_usd_per_hour:
         pct = 1.0 - ctx.hourly / offer.price_usd_per_hour
         saving = f"spot {pct:.0%} cheaper" if pct >= 0 else f"spot {-pct:.0%} dearer"
+    if ctx.interruptible_price:
+        saving = "interruptible price (auction / bid): costed as spot"
     if isinstance(w, ServeWorkload):
         per_month = risk.expected_interruptions * ctx.ev.instances
         warnings.append(f"spot endpoint: ~{per_month:.1f} reclaims/month, each ~"

@@ -1,6 +1,11 @@
 """The evaluator of fine-tuning and pre-training: all the instance's GPUs work together (data parallel
 or sharded); more than one instance only with an inter-node fabric stated for the offer. Data parallel
 first, then FSDP, then FSDP with the optimizer and parameters offloaded to host RAM.
+
+A layout whose memory leaves less than ``Assumptions.min_training_headroom`` (5 %) of the GPU free
+does not count as fitting: activation peaks, allocator fragmentation and a longer batch than average
+turn such a run into an out-of-memory at step 1,000. With a deadline, nodes are added (over a stated
+inter-node fabric) until the run finishes in time.
 """
 
 from __future__ import annotations
@@ -9,7 +14,15 @@ import math
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, TrainingResult
-from gpuscout.advise.configs import BaseEvaluator, ConfigEval, ConfigKey, capacity_gb, reject
+from gpuscout.advise.configs import (
+    BaseEvaluator,
+    ConfigEval,
+    ConfigKey,
+    capacity_gb,
+    fabric_unstated,
+    reject,
+    reject_kind_of,
+)
 from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
@@ -36,8 +49,14 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
             self.model = dense_model(workload.params_b, workload.model)
 
-    def _train_call(self, acc: Accelerator, gpus: int, nodes: int) -> TrainingResult | str:
-        """Training estimate on ``nodes`` x ``gpus``: data parallel first, FSDP when that does not fit."""
+    def _headroom(self, result: TrainingResult, acc: Accelerator) -> float:
+        """Share of the GPU's memory this layout leaves free."""
+        cap = capacity_gb(result.memory, acc)
+        return 1.0 - result.memory.total_gb / cap if cap > 0 else 0.0
+
+    def _train_call(self, acc: Accelerator, gpus: int, nodes: int) -> tuple[TrainingResult | None, str, str]:
+        """(estimate, why not, kind of why) on ``nodes`` x ``gpus``: data parallel first, FSDP when that
+        does not fit with the memory headroom margin, then FSDP with host offload."""
         w = self.w
         if isinstance(w, FinetuneWorkload):
             method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
@@ -48,7 +67,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         options = [("none", False)]
         if gpus * nodes > 1:
             options += [("fsdp", False), ("fsdp", True)]
-        result: TrainingResult | str = "does not fit"
+        margin = self.a.min_training_headroom
+        why, kind = "does not fit", "fit"
         for sharding, offload in options:
             self.estimator_calls += 1
             try:
@@ -58,10 +78,16 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     sharding=sharding, cpu_offload=offload,
                 )
             except ConfigurationRejected as exc:  # this configuration only; other errors abort
-                return str(exc)
+                return None, str(exc), reject_kind_of(str(exc))
             if result.fits:
-                return result
-        return result
+                headroom = self._headroom(result, acc)
+                if headroom >= margin:
+                    return result, "", ""
+                cap = capacity_gb(result.memory, acc)
+                why = (f"only {max(headroom, 0.0):.0%} memory headroom ({result.memory.total_gb:.1f} of "
+                       f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk")
+                kind = "headroom"
+        return None, why, kind
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         w = self.w
@@ -78,22 +104,26 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 n *= 2
         result: TrainingResult | None = None
         nodes = 1
-        why = "does not fit"
+        why, kind = "does not fit", "fit"
+        deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         for n in candidates:
             if n > 1 and not fabric:
-                return reject(key, acc, f"{n} nodes need an inter-node fabric (none stated for this offer)")
-            r = self._train_call(acc, g, n)
-            if isinstance(r, str):
-                why = r
+                return reject(key, acc, f"{n} nodes need an inter-node fabric (none stated for this offer)",
+                              kind="fabric")
+            r, why_n, kind_n = self._train_call(acc, g, n)
+            if r is None:
+                why, kind = (why_n if n == 1 else f"{why_n} on {n} nodes"), kind_n
                 continue
-            if r.fits and r.time_s is not None and r.time_s > 0:
-                result, nodes = r, n
-                break
-            why = "does not fit" if n == 1 else f"does not fit on {n} nodes"
+            if r.time_s is None or r.time_s <= 0:
+                why, kind = "the estimator gives no training time", "estimator"
+                continue
+            result, nodes = r, n
+            if deadline_s is None or r.time_s <= deadline_s:
+                break  # the fewest nodes that fit (and finish in time)
         if result is None:
-            if not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
+            if kind == "fit" and not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
                 why += f" on {g} GPU(s); multi-node needs an inter-node fabric"
-            return reject(key, acc, why)
+            return reject(key, acc, why, kind=kind)
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
         notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
@@ -117,7 +147,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             replicas_per_instance=1, gpus_per_instance=g, nodes=nodes, summary=summary,
             time_s=result.time_s or 0.0,
             download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
-            train_tokens=tokens, warnings=(*notes, *result.warnings),
+            train_tokens=tokens, warnings=(*notes, *result.warnings), fabric_assumed=fabric_unstated(key, g),
         )
 
 

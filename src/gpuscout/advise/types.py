@@ -1,4 +1,6 @@
-"""Typed results of the advisor: one ``Recommendation`` per offer (as rented, on-demand or spot)."""
+"""Typed results of the advisor: one ``Recommendation`` per real choice (an offer as rented, on-demand or
+spot, with the regions it is sold in at that price), and the ``Advice`` around them (the Pareto front of
+cost against time, the named picks, the targets applied, and what binds when nothing passes)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,8 @@ from gpuscout.catalog.offer import Offer
 
 Objective = Literal["cost", "time", "latency", "balanced"]
 OBJECTIVES: tuple[str, ...] = ("cost", "time", "latency", "balanced")
+#: The named picks of the Pareto front (see :mod:`gpuscout.advise.pareto`).
+PICKS: tuple[str, ...] = ("cheapest", "balanced", "fastest")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +63,8 @@ class EstimateSummary:
     # serve: the most this configuration sustains (all instances; memory limit, or the latency targets)
     capacity_users: int | None = None
     capacity_tokens_per_s: float | None = None
+    engine: str | None = None  # the engine the estimate is for (inference)
+    precision: str | None = None  # the weight format it runs in
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +111,16 @@ class Recommendation:
     score: float  # lower is better under the objective; inf for rejected rows
     rejected: str | None = None  # why the row was filtered out, when it was
     assumptions: dict[str, str] = field(default_factory=dict, compare=False)
+    provider_name: str = ""  # the provider's display name ("Vast.ai", "Mithril (ex-Foundry)")
+    regions: tuple[str, ...] = ()  # every region this choice is sold in at this price
+    # The trade-off's time axis: jobs, wall-clock time to finish (spot rework included); serve, one
+    # request's latency at the operating point (TTFT + output tokens x time per output token).
+    time_to_result_s: float | None = None
+    pareto: bool = False  # on the Pareto front: no other row is both cheaper and faster
+    dominated_by: int | None = None  # rank of a shown row that is cheaper (or as cheap) and faster
+    picks: tuple[str, ...] = ()  # "cheapest", "balanced", "fastest" (see PICKS)
+    substitution: str | None = None  # what was changed so it runs (another engine or precision), and why
+    fabric_assumed: bool = False  # GPUs talk over an interconnect the source does not state: costed as PCIe
 
     @property
     def total_usd(self) -> float | None:
@@ -113,3 +129,33 @@ class Recommendation:
     @property
     def top_reason(self) -> str:
         return self.reasons[0] if self.reasons else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Advice:
+    """The advisor's whole answer for one workload.
+
+    ``rows``: the Pareto front first (ordered by the objective), then dominated rows, each a real
+    choice (region copies merged). ``picks`` maps "cheapest", "balanced" and "fastest" to the rank of
+    the row named so. ``targets`` says what was applied (latency targets, deadline, budget) in words;
+    ``notes`` holds the caveats every shown row shares (said once rather than on every row);
+    ``binding`` is set when no offer passes: which constraint binds and what would make something fit.
+    """
+
+    objective: str
+    rows: tuple[Recommendation, ...]
+    rejected: tuple[Recommendation, ...]
+    front_size: int
+    picks: dict[str, int]
+    targets: tuple[str, ...]
+    notes: tuple[str, ...]
+    binding: str | None
+    time_axis: str  # what time_to_result_s measures: "time to finish" or "request latency"
+    considered: int  # offers looked at
+    passing: int  # (offer, price) rows that passed every filter, before region copies were merged
+    picks_rule: str = ""  # how the front and the picks are defined, in words
+
+    @property
+    def recommendations(self) -> list[Recommendation]:
+        """The shown rows, then the rejected ones (what ``recommend(include_rejected=True)`` returns)."""
+        return [*self.rows, *self.rejected]

@@ -8,66 +8,122 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuscout.cli.output import (
-    CsvOption,
-    DbOption,
-    JsonOption,
-    number,
-    plain,
-    print_json,
-    printable,
-    user_errors,
-    wide_console,
-)
+from gpuscout.cli.output import CsvOption, DbOption, JsonOption, print_json, user_errors, wide_console
 from gpuscout.errors import InvalidInputError
 
 WorkloadOption = Annotated[
     Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
 ]
-TopOption = Annotated[int, typer.Option("--top", "-n", help="Rows to show.", min=1)]
+TopOption = Annotated[
+    int, typer.Option("--top", "-n", help="Rows to show (the three picks always are).", min=1)
+]
 ObjectiveOption = Annotated[
-    str, typer.Option("--objective", "-o", help="Rank by: cost | time | latency | balanced.")
+    str,
+    typer.Option(
+        "--objective", "-o",
+        help="Reading order of the answer: cost (the front cheapest first), time or latency (fastest "
+        "first), balanced (by cost/cheapest x time/fastest). The Pareto front always comes first, then "
+        "dominated rows.",
+    ),
 ]
 ExplainOption = Annotated[
     int | None, typer.Option("--explain", "-x", help="Show the full breakdown of row N.", min=1)
 ]
-RejectedOption = Annotated[bool, typer.Option("--rejected", help="Also list offers filtered out, and why.")]
+RejectedOption = Annotated[
+    bool, typer.Option("--show-rejected", "--rejected", help="Also list the offers left out, and why.")
+]
+StaleOption = Annotated[
+    bool,
+    typer.Option("--include-stale", help="Also rank stale offers and those of defunct providers (left out "
+                 "by default)."),
+]
 ProviderOption = Annotated[
-    list[str] | None, typer.Option("--provider", help="Only these providers (repeatable).")
+    list[str] | None,
+    typer.Option("--provider", help="Only these providers (repeatable; ids or aliases, e.g. vastai, lambda).",
+                 show_default="all"),
 ]
 RegionOption = Annotated[
-    list[str] | None, typer.Option("--region", help="Only regions containing this text (repeatable).")
+    list[str] | None,
+    typer.Option("--region", help="Only regions containing this text (repeatable).", show_default="all"),
 ]
-BudgetOption = Annotated[float | None, typer.Option("--budget", help="Budget cap in USD (serve: per month).")]
+BudgetOption = Annotated[
+    float | None, typer.Option("--budget", help="Budget cap in USD (serve: per month).", show_default="none")
+]
 SpotOption = Annotated[
-    bool | None, typer.Option("--spot/--no-spot", help="Allow spot / interruptible capacity.")
+    bool | None,
+    typer.Option("--spot/--no-spot", help="Allow spot, auction and interruptible capacity (costed with its "
+                 "reclaims).", show_default="serve, pretrain: no; batch, finetune: yes"),
 ]
-EgressOption = Annotated[float | None, typer.Option("--egress-gb", help="GB moved out (serve: per month).")]
-DatasetOption = Annotated[float | None, typer.Option("--dataset-gb", help="Dataset GB to download.")]
+EgressOption = Annotated[
+    float | None, typer.Option("--egress-gb", help="GB moved out (serve: per month).", show_default="0")
+]
+DatasetOption = Annotated[
+    float | None, typer.Option("--dataset-gb", help="Dataset GB to download.", show_default="0")
+]
 RetentionOption = Annotated[
-    float | None, typer.Option("--retention-days", help="Days data stays stored after the job.")
+    float | None,
+    typer.Option("--retention-days", help="Days data stays stored after the job.", show_default="0"),
 ]
 ReclaimOption = Annotated[
     float | None,
     typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
-                 parser=number(0, 3600)),
+                 min=0.0, show_default="by provider kind: 0.02-0.1 (docs/advisor.md)"),
 ]
-PrecisionOption = Annotated[str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...")]
+PrecisionOption = Annotated[
+    str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...", show_default="bf16")
+]
 EngineOption = Annotated[
-    str | None, typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...")
+    str | None,
+    typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...", show_default="vllm"),
+]
+DeadlineOption = Annotated[
+    str | None,
+    typer.Option("--deadline", "--deadline-hours",
+                 help="Finish within: hours (24) or a duration (90m, 24h, 2d). Slower rows are left out; "
+                 "batch adds instances, training adds nodes (over a stated fabric) to make it.",
+                 show_default="none"),
+]
+HeadroomOption = Annotated[
+    float | None,
+    typer.Option("--min-headroom",
+                 help="Share of each GPU's memory a training layout must leave free (0.05 = 5 %); less is "
+                 "rejected as an out-of-memory risk.", min=0.0, max=0.5, show_default="0.05"),
 ]
 # Options two subcommands share (serve + batch; finetune + pretrain).
-PromptOption = Annotated[int | None, typer.Option("--prompt", help="Prompt tokens per request.")]
-OutputOption = Annotated[int | None, typer.Option("--output", help="Output tokens per request.")]
-SeqLenOption = Annotated[int | None, typer.Option("--seq-len")]
-MicroBatchOption = Annotated[int | None, typer.Option("--micro-batch")]
-CheckpointGbOption = Annotated[float | None, typer.Option("--checkpoint-gb")]
-CheckpointMinOption = Annotated[
-    float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.")
+PromptOption = Annotated[
+    int | None, typer.Option("--prompt", help="Prompt tokens per request.", show_default="1024")
+]
+OutputOption = Annotated[
+    int | None, typer.Option("--output", help="Output tokens per request.", show_default="256")
+]
+MicroBatchOption = Annotated[
+    int | None, typer.Option("--micro-batch", help="Sequences per GPU per step.", show_default="1")
+]
+CheckpointGbOption = Annotated[
+    float | None,
+    typer.Option("--checkpoint-gb", help="Checkpoint size.",
+                 show_default="estimated from the model and method"),
 ]
 
+#: The workload defaults the help texts state (tests/cli/test_advise_cli.py checks them against the
+#: workload types).
+HELP_DEFAULTS = {
+    "serve": {"--precision": "bf16", "--engine": "vllm", "--prompt": "1024", "--output": "256",
+              "--hours-per-day": "24", "--latency-targets": "chat"},
+    "batch": {"--precision": "bf16", "--engine": "vllm", "--prompt": "1024", "--output": "256",
+              "--width": "1024", "--height": "1024"},
+    "finetune": {"--method": "lora", "--epochs": "1", "--seq-len": "2048", "--micro-batch": "1",
+                 "--checkpoint-min": "30"},
+    "pretrain": {"--seq-len": "4096", "--micro-batch": "1", "--checkpoint-min": "60"},
+}
+
 recommend_app = typer.Typer(
-    help="Rank GPU offers by what YOUR workload really costs, with reasons on every row.",
+    help="Rank GPU offers by what YOUR workload really costs against how long it takes. The answer is the "
+    "Pareto front of cost and time (time to finish; serve: request latency) with three picks named -- "
+    "cheapest (least cost), fastest (the cheapest within 5 % of the best time), balanced (least "
+    "cost/cheapest x time/fastest, at most 3x the best time) -- then dominated rows, each with its reasons. "
+    "Offers that cannot run the workload, spot or auction capacity for a live endpoint, stale offers and "
+    "defunct providers are left out (--show-rejected says why).",
     no_args_is_help=True,
 )
 
@@ -92,7 +148,13 @@ def _workload(kind: str, model: str | None, path: Path | None, options: dict[str
                 f"the file holds a {data.get('kind')!r} workload, not {kind!r}",
                 f"a {kind} workload file",
             )
-    data.update({k: v for k, v in options.items() if v is not None})
+    given = {k: v for k, v in options.items() if v is not None}
+    if "hours_per_day" in given and "bursts_per_day" in data:
+        data.pop("bursts_per_day", None)  # the command line's activity pattern replaces the file's
+        data.pop("burst_minutes", None)
+    if "bursts_per_day" in given and "hours_per_day" in data:
+        data.pop("hours_per_day", None)
+    data.update(given)
     if model is not None:
         data["model"] = model
     if "model" not in data:
@@ -101,57 +163,6 @@ def _workload(kind: str, model: str | None, path: Path | None, options: dict[str
     return Workload.from_dict(data)
 
 
-def _run(
-    workload: Any,
-    *,
-    top: int,
-    objective: str,
-    json_out: bool,
-    csv_out: bool,
-    explain: int | None,
-    rejected: bool,
-    db: str | None,
-    reclaims: float | None = None,
-) -> None:
-    from gpuscout import recommend
-    from gpuscout.advise.assumptions import Assumptions
-    from gpuscout.cli import advise_output
-
-    if json_out and csv_out:
-        raise InvalidInputError("--json/--csv", "give one of them, not both")
-
-    assumptions = None
-    if reclaims is not None:
-        kinds = Assumptions().interruptions_per_hour
-        assumptions = Assumptions(interruptions_per_hour=dict.fromkeys(kinds, reclaims),
-                                  unknown_kind_interruptions_per_hour=reclaims)
-    recs = recommend(
-        workload, objective=objective, top=max(top, explain or 0), include_rejected=rejected, db=db,
-        assumptions=assumptions,
-    )
-    ranked = [r for r in recs if r.rank is not None]
-    if explain is not None:
-        if explain > len(ranked):
-            raise InvalidInputError(
-                "--explain",
-                f"row {explain} does not exist ({len(ranked)} rows)",
-                f"1..{len(ranked)}" if ranked else "no rows to explain",
-            )
-        if json_out:
-            print_json(ranked[explain - 1])
-        else:
-            advise_output.explain(workload, ranked[explain - 1])
-        return
-    shown = ranked[:top] + [r for r in recs if r.rank is None]
-    if json_out:
-        print_json({"workload": workload.to_dict(), "objective": objective, "recommendations": shown})
-    elif csv_out:
-        advise_output.write_csv(shown)
-    else:
-        advise_output.table(workload, shown, objective)
-
-
-# ---- commands ----------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Shared:
     """The options every ``recommend`` subcommand takes after its own (each command lists them)."""
@@ -170,8 +181,64 @@ class Shared:
     csv_out: bool
     explain: int | None
     rejected: bool
+    include_stale: bool
     spot_reclaims: float | None
     db: str | None
+    min_headroom: float | None = None
+
+
+def _assumptions(shared: Shared) -> Any:
+    from gpuscout.advise.assumptions import Assumptions
+
+    changes: dict[str, Any] = {}
+    if shared.spot_reclaims is not None:
+        kinds = Assumptions().interruptions_per_hour
+        changes["interruptions_per_hour"] = dict.fromkeys(kinds, shared.spot_reclaims)
+        changes["unknown_kind_interruptions_per_hour"] = shared.spot_reclaims
+    if shared.min_headroom is not None:
+        changes["min_training_headroom"] = shared.min_headroom
+    return Assumptions(**changes) if changes else None
+
+
+def _run(workload: Any, shared: Shared) -> None:
+    from gpuscout import advice
+    from gpuscout.cli import advise_output
+
+    if shared.json_out and shared.csv_out:
+        raise InvalidInputError("--json/--csv", "give one of them, not both")
+    explain = shared.explain
+    answer = advice(
+        workload, objective=shared.objective, top=max(shared.top, explain or 0),
+        include_rejected=shared.rejected, include_stale=shared.include_stale, db=shared.db,
+        assumptions=_assumptions(shared),
+    )
+    ranked = list(answer.rows)
+    if explain is not None:
+        if explain > len(ranked):
+            raise InvalidInputError(
+                "--explain",
+                f"row {explain} does not exist ({len(ranked)} rows)",
+                f"1..{len(ranked)}" if ranked else "no rows to explain" + (
+                    f": {answer.binding}" if answer.binding else ""),
+            )
+        if shared.json_out:
+            print_json(ranked[explain - 1])
+        else:
+            advise_output.explain(workload, ranked[explain - 1])
+        return
+    shown = ranked[: max(shared.top, 1)]
+    if shared.json_out:
+        print_json({
+            "workload": workload.to_dict(), "objective": answer.objective, "targets": answer.targets,
+            "notes": answer.notes, "time_axis": answer.time_axis, "front_size": answer.front_size,
+            "picks": answer.picks, "picks_rule": answer.picks_rule, "binding": answer.binding,
+            "considered": answer.considered, "recommendations": shown, "rejected": answer.rejected,
+        })
+    elif shared.csv_out:
+        advise_output.write_csv([*shown, *answer.rejected])
+    else:
+        advise_output.table(workload, answer)
+        advise_output.rejected_table(list(answer.rejected))
 
 
 def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Shared) -> None:
@@ -187,20 +254,10 @@ def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Sha
             "dataset_gb": shared.dataset_gb,
             "storage_retention_days": shared.retention_days,
         }
-        workload = _workload(kind, model, shared.workload_file, options)
-        _run(
-            workload,
-            top=shared.top,
-            objective=shared.objective,
-            json_out=shared.json_out,
-            csv_out=shared.csv_out,
-            explain=shared.explain,
-            rejected=shared.rejected,
-            db=shared.db,
-            reclaims=shared.spot_reclaims,
-        )
+        _run(_workload(kind, model, shared.workload_file, options), shared)
 
 
+# ---- commands ----------------------------------------------------------------------------------
 @recommend_app.command("serve")
 def serve_cmd(
     model: Annotated[str | None, typer.Argument(help="Model name, e.g. llama-3.1-8b.")] = None,
@@ -209,20 +266,36 @@ def serve_cmd(
     prompt: PromptOption = None,
     output: OutputOption = None,
     concurrency: Annotated[
-        int | None, typer.Option("--concurrency", "-c", help="Simultaneous requests.")
+        int | None,
+        typer.Option("--concurrency", "-c", help="Simultaneous requests.", show_default="1 (when no --rps)"),
     ] = None,
     rps: Annotated[float | None, typer.Option("--rps", help="Requests per second (instead of -c).")] = None,
-    ttft_ms: Annotated[float | None, typer.Option("--ttft-ms", help="Max time to first token, ms.")] = None,
-    tpot_ms: Annotated[
-        float | None, typer.Option("--tpot-ms", help="Max ms per output token per user.")
+    ttft_ms: Annotated[
+        float | None,
+        typer.Option("--ttft-ms", help="Max time to first token, ms.", show_default="2000 (chat)"),
     ] = None,
-    hours_per_day: Annotated[float | None, typer.Option("--hours-per-day", help="Hours up per day.")] = None,
+    tpot_ms: Annotated[
+        float | None,
+        typer.Option("--tpot-ms", help="Max ms per output token per user (50 = 20 tok/s).",
+                     show_default="50 (chat)"),
+    ] = None,
+    latency_targets: Annotated[
+        str | None,
+        typer.Option("--latency-targets",
+                     help="chat: TTFT <= 2 s and >= 20 tok/s per user unless --ttft-ms/--tpot-ms say "
+                     "otherwise; none: only the targets given.", show_default="chat"),
+    ] = None,
+    hours_per_day: Annotated[
+        float | None, typer.Option("--hours-per-day", help="Hours up per day (not with --bursts).",
+                                   show_default="24")
+    ] = None,
     bursts: Annotated[
         int | None, typer.Option("--bursts", help="Bursts per day (with --burst-minutes).")
     ] = None,
     burst_minutes: Annotated[float | None, typer.Option("--burst-minutes", help="Minutes per burst.")] = None,
     monthly_tokens: Annotated[
-        float | None, typer.Option("--monthly-tokens", help="Output tokens served per month.")
+        float | None, typer.Option("--monthly-tokens", help="Output tokens served per month.",
+                                   show_default="from the load")
     ] = None,
     workload_file: WorkloadOption = None,
     provider: ProviderOption = None,
@@ -237,10 +310,12 @@ def serve_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """An endpoint: concurrency or requests/s, latency targets, hours/day or bursts. Cost per month."""
+    """An endpoint: concurrency or requests/s, latency targets (chat by default), hours/day or bursts.
+    Cost per month against request latency."""
     fields = {
         "precision": precision,
         "engine": engine,
@@ -250,13 +325,14 @@ def serve_cmd(
         "requests_per_s": rps,
         "ttft_ms_max": ttft_ms,
         "tpot_ms_max": tpot_ms,
+        "latency_targets": latency_targets,
         "hours_per_day": hours_per_day,
         "bursts_per_day": bursts,
         "burst_minutes": burst_minutes,
         "monthly_output_tokens": monthly_tokens,
     }
     shared = Shared(workload_file, provider, region, budget, spot, egress_gb, None, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db)
     _recommend("serve", model, fields, shared)
 
 
@@ -269,17 +345,26 @@ def batch_cmd(
         float | None, typer.Option("--output-total", help="Output tokens to generate in total.")
     ] = None,
     input_total: Annotated[
-        float | None, typer.Option("--input-total", help="Input tokens in total (default: from shape).")
+        float | None, typer.Option("--input-total", help="Input tokens in total.",
+                                   show_default="output total / --output x --prompt")
     ] = None,
     prompt: PromptOption = None,
     output: OutputOption = None,
     images: Annotated[int | None, typer.Option("--images", help="Images to generate (diffusion).")] = None,
-    width: Annotated[int | None, typer.Option("--width")] = None,
-    height: Annotated[int | None, typer.Option("--height")] = None,
-    steps: Annotated[int | None, typer.Option("--steps", help="Diffusion steps.")] = None,
-    deadline_hours: Annotated[float | None, typer.Option("--deadline-hours", help="Finish within.")] = None,
+    width: Annotated[
+        int | None, typer.Option("--width", help="Image width, px.", show_default="1024")
+    ] = None,
+    height: Annotated[
+        int | None, typer.Option("--height", help="Image height, px.", show_default="1024")
+    ] = None,
+    steps: Annotated[
+        int | None, typer.Option("--steps", help="Diffusion steps.", show_default="the model's usual count")
+    ] = None,
+    deadline: DeadlineOption = None,
     interruptible: Annotated[
-        bool | None, typer.Option("--interruptible/--not-interruptible", help="Work can resume.")
+        bool | None,
+        typer.Option("--interruptible/--not-interruptible", help="Work can resume after a reclaim.",
+                     show_default="interruptible"),
     ] = None,
     workload_file: WorkloadOption = None,
     provider: ProviderOption = None,
@@ -295,10 +380,12 @@ def batch_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run."""
+    """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run against
+    time to finish."""
     fields = {
         "precision": precision,
         "engine": engine,
@@ -310,26 +397,36 @@ def batch_cmd(
         "width": width,
         "height": height,
         "steps": steps,
-        "deadline_hours": deadline_hours,
+        "deadline_hours": deadline,
         "interruptible": interruptible,
     }
     shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db)
     _recommend("batch", model, fields, shared)
 
 
 @recommend_app.command("finetune")
 def finetune_cmd(
     model: Annotated[str | None, typer.Argument(help="Base model name.")] = None,
-    method: Annotated[str | None, typer.Option("--method", help="lora | qlora | full.")] = None,
-    dataset_tokens: Annotated[
-        float | None, typer.Option("--dataset-tokens", help="Tokens per epoch.")
+    method: Annotated[
+        str | None, typer.Option("--method", help="lora | qlora | full.", show_default="lora")
     ] = None,
-    epochs: Annotated[float | None, typer.Option("--epochs")] = None,
-    seq_len: SeqLenOption = None,
+    dataset_tokens: Annotated[
+        float | None, typer.Option("--dataset-tokens", help="Tokens per epoch (required).")
+    ] = None,
+    epochs: Annotated[
+        float | None, typer.Option("--epochs", help="Passes over the data.", show_default="1")
+    ] = None,
+    seq_len: Annotated[
+        int | None, typer.Option("--seq-len", help="Tokens per training sequence.", show_default="2048")
+    ] = None,
     micro_batch: MicroBatchOption = None,
     checkpoint_gb: CheckpointGbOption = None,
-    checkpoint_min: CheckpointMinOption = None,
+    checkpoint_min: Annotated[
+        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="30")
+    ] = None,
+    deadline: DeadlineOption = None,
+    min_headroom: HeadroomOption = None,
     workload_file: WorkloadOption = None,
     provider: ProviderOption = None,
     region: RegionOption = None,
@@ -344,10 +441,11 @@ def finetune_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run."""
+    """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run against time to finish."""
     fields = {
         "method": method,
         "dataset_tokens": dataset_tokens,
@@ -356,26 +454,36 @@ def finetune_cmd(
         "micro_batch": micro_batch,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
+        "deadline_hours": deadline,
     }
     shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db,
+                    min_headroom)
     _recommend("finetune", model, fields, shared)
 
 
 @recommend_app.command("pretrain")
 def pretrain_cmd(
     model: Annotated[str | None, typer.Argument(help="Model (architecture) name.")] = None,
-    tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget.")] = None,
+    tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget (required).")] = None,
     params_b: Annotated[
         float | None,
         typer.Option("--params-b", help="Size in billions; MODEL is then only a label (dense stand-in)."),
     ] = None,
-    seq_len: SeqLenOption = None,
+    seq_len: Annotated[
+        int | None, typer.Option("--seq-len", help="Tokens per training sequence.", show_default="4096")
+    ] = None,
     micro_batch: MicroBatchOption = None,
-    gpus: Annotated[int | None, typer.Option("--gpus", help="Target number of GPUs.")] = None,
+    gpus: Annotated[
+        int | None, typer.Option("--gpus", help="Target number of GPUs.", show_default="what fits")
+    ] = None,
     nodes: Annotated[int | None, typer.Option("--nodes", help="Target number of nodes (instances).")] = None,
     checkpoint_gb: CheckpointGbOption = None,
-    checkpoint_min: CheckpointMinOption = None,
+    checkpoint_min: Annotated[
+        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="60")
+    ] = None,
+    deadline: DeadlineOption = None,
+    min_headroom: HeadroomOption = None,
     workload_file: WorkloadOption = None,
     provider: ProviderOption = None,
     region: RegionOption = None,
@@ -390,10 +498,12 @@ def pretrain_cmd(
     csv_out: CsvOption = False,
     explain: ExplainOption = None,
     rejected: RejectedOption = False,
+    include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run."""
+    """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run against time
+    to finish."""
     fields = {
         "token_budget": tokens,
         "params_b": params_b,
@@ -403,9 +513,11 @@ def pretrain_cmd(
         "nodes": nodes,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
+        "deadline_hours": deadline,
     }
     shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, spot_reclaims, db)
+                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db,
+                    min_headroom)
     _recommend("pretrain", model, fields, shared)
 
 
@@ -423,12 +535,10 @@ def faq_cmd(
         if json_out:
             print_json(answers)
             return
-        from rich.text import Text
-
         out = wide_console()
-        out.print(Text.assemble((printable(answers.model), "bold"), ": ", printable(answers.summary)))
+        out.print(f"[bold]{answers.model}[/]: {answers.summary}", highlight=False)
         for a in answers.answers:
-            out.print(Text.assemble("\n", (printable(a.question), "bold cyan")))
-            out.print(plain(a.answer), highlight=False)
+            out.print(f"\n[bold cyan]{a.question}[/]", highlight=False)
+            out.print(a.answer, highlight=False)
             for line in a.details:
-                out.print(f"  • {plain(line)}", highlight=False)
+                out.print(f"  • {line}", highlight=False)

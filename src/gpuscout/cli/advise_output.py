@@ -1,6 +1,8 @@
-"""How ``gpuscout recommend`` prints a ranking: the table, the breakdown of one row (``--explain``), and CSV.
+"""How ``gpuscout recommend`` prints an answer: the trade-off table (the Pareto front first, with the
+cheapest, balanced and fastest picks named, then dominated rows), one row's breakdown (``--explain``),
+and CSV.
 
-Provider strings and user input are printed as text, never as Rich markup.
+Provider strings and user input are printed as plain ``Text``, never parsed as Rich markup.
 """
 
 from __future__ import annotations
@@ -11,20 +13,19 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from gpuscout.cli.output import plain, printable, wide_console
+from gpuscout.cli.output import wide_console
 
 
-def _speed(rec: Any) -> str:
-    s = rec.estimate
-    if s is None:
+def duration(seconds: float | None) -> str:
+    from gpuscout.advise.reasons import duration as fmt
+
+    return "-" if seconds is None else fmt(seconds)
+
+
+def _money(x: float | None, suffix: str = "") -> str:
+    if x is None:
         return "-"
-    if s.throughput_unit == "tok/s" and s.per_user_tokens_per_s is not None and rec.config.gpus_used:
-        return f"{s.per_user_tokens_per_s:.0f} tok/s/user, {s.throughput:,.0f} tok/s"
-    return (
-        f"{s.throughput:,.2f} {s.throughput_unit}"
-        if s.throughput < 10
-        else f"{s.throughput:,.0f} {s.throughput_unit}"
-    )
+    return f"${x:,.2f}{suffix}" if x < 100 else f"${x:,.0f}{suffix}"
 
 
 def _unit(rec: Any) -> str:
@@ -36,77 +37,152 @@ def _unit(rec: Any) -> str:
     if u.per_image is not None:
         return f"${u.per_image * 1000:.3g}/1k img"
     if u.per_million_train_tokens is not None:
-        return f"${u.per_million_train_tokens:.3g}/M train tok"
+        return f"${u.per_million_train_tokens:.3g}/M tok"
     return "-"
 
 
-def _total(rec: Any, workload: Any) -> str:
-    if rec.cost is None:
+def _speed(rec: Any) -> str:
+    s = rec.estimate
+    if s is None:
         return "-"
-    suffix = "/month" if workload.kind == "serve" else ""
-    return f"${rec.cost.total:,.2f}{suffix}" if rec.cost.total < 100 else f"${rec.cost.total:,.0f}{suffix}"
+    if s.throughput_unit == "img/s":
+        return f"{1 / s.throughput:.1f} s/img" if s.throughput < 1 else f"{s.throughput:.2f} img/s"
+    return f"{s.throughput:,.0f} {s.throughput_unit}"
 
 
-def table(workload: Any, recs: list[Any], objective: str) -> None:
+def regions_text(regions: tuple[str, ...]) -> str:
+    """'us-east-1', 'us-east-1 +3'."""
+    if not regions:
+        return "-"
+    return regions[0] if len(regions) == 1 else f"{regions[0]} +{len(regions) - 1}"
+
+
+def mark(rec: Any) -> str:
+    """The trade-off column: the picks a front row carries, 'front', or what dominates the row."""
+    if rec.picks:
+        return ", ".join(rec.picks)
+    if rec.pareto:
+        return "front"
+    return f"worse than #{rec.dominated_by}" if rec.dominated_by else "dominated"
+
+
+def _ms(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:,.0f} ms" if x < 10_000 else f"{x / 1000:,.1f} s"
+
+
+def _shown_warnings(rec: Any, notes: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(w for w in rec.warnings if w not in notes)
+
+
+def table(workload: Any, advice: Any) -> None:
+    """The answer as a terminal table, with the targets and shared caveats above it."""
     out = wide_console()
-    title = f"{workload.kind} {plain(workload.model)}: ranked by {objective}"
-    table = Table(title=title, show_lines=False)
-    for col, kw in (
-        ("#", {"justify": "right"}),
-        ("offer", {}),
-        ("config", {}),
-        ("fits", {}),
-        ("speed", {"justify": "right"}),
-        ("cost/unit", {"justify": "right"}),
-        ("total", {"justify": "right"}),
-        ("top reason", {"overflow": "fold"}),
-    ):
-        table.add_column(col, **kw)  # type: ignore[arg-type]
+    serve = workload.kind == "serve"
+    recs = advice.rows
+    order = {"cost": "cheapest first", "time": "fastest first", "latency": "fastest first",
+             "balanced": "by cost/cheapest x time/fastest"}[advice.objective]
+    what = "cost / latency" if serve else "cost / time"
+    title = Text(f"{workload.kind} {workload.model}: {advice.front_size} on the {what} front, {order}")
+    out.print(title, style="bold", highlight=False)
+    for line in advice.targets:
+        out.print(Text(f"  • {line}"), highlight=False)
+    if advice.notes:
+        out.print(Text("  • every row: " + "; ".join(advice.notes)), highlight=False)
+    if not recs:
+        out.print(Text("No offer can run this workload under these constraints.", style="yellow"))
+        if advice.binding:
+            out.print(Text(f"Why: {advice.binding}"), highlight=False)
+        out.print(Text("See each offer's reason with --show-rejected."), highlight=False)
+        return
+    t = Table(show_lines=False)
+    t.add_column("#", justify="right")
+    t.add_column("trade-off")
+    t.add_column("provider")
+    t.add_column("instance (regions)", overflow="fold")
+    t.add_column("config")
+    t.add_column("$/h", justify="right")
+    if serve:
+        t.add_column("TTFT", justify="right")
+        t.add_column("tok/s/user", justify="right")
+        t.add_column("latency", justify="right")
+        t.add_column("cost/unit", justify="right")
+        t.add_column("$/month", justify="right")
+    else:
+        t.add_column("time", justify="right")
+        t.add_column("speed", justify="right")
+        t.add_column("cost/unit", justify="right")
+        t.add_column("total", justify="right")
+    t.add_column("why", overflow="fold")
+    for rec in recs:
+        o, s = rec.offer, rec.estimate
+        warn = _shown_warnings(rec, advice.notes)
+        why = Text(rec.top_reason)
+        if warn:
+            why.append(f" ⚠{len(warn)}", style="yellow")
+        cells: list[Any] = [
+            str(rec.rank), Text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
+            Text(rec.provider_name or o.provider), Text(f"{o.instance_type} ({regions_text(rec.regions)})"),
+            Text(rec.config.describe(o.accelerator)), f"${rec.price_usd_per_hour:,.2f}",
+        ]
+        if serve:
+            per_user = s.per_user_tokens_per_s if s is not None else None
+            cells += [_ms(s.ttft_ms if s else None), "-" if per_user is None else f"{per_user:.0f}",
+                      duration(rec.time_to_result_s), _unit(rec), _money(rec.total_usd)]
+        else:
+            cells += [duration(rec.time_to_result_s), _speed(rec), _unit(rec), _money(rec.total_usd)]
+        t.add_row(*cells, why)
+    out.print(t)
+    picks = ", ".join(f"{name} #{n}" for name, n in advice.picks.items())
+    out.print(Text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."),
+              highlight=False)
+    out.print(Text("Details of a row: --explain N; why offers are left out: --show-rejected."),
+              highlight=False)
+
+
+def rejected_table(recs: list[Any]) -> None:
+    """The offers left out, and why."""
+    if not recs:
+        return
+    out = wide_console()
+    t = Table(title=f"{len(recs)} offers left out")
+    t.add_column("provider")
+    t.add_column("instance (regions)", overflow="fold")
+    t.add_column("GPUs")
+    t.add_column("why left out", overflow="fold")
     for rec in recs:
         o = rec.offer
-        offer = plain(f"{o.provider} {o.instance_type} ({o.region}) ${rec.price_usd_per_hour:,.2f}/h")
-        warn = f" [yellow]⚠{len(rec.warnings)}[/]" if rec.warnings else ""
-        table.add_row(
-            str(rec.rank) if rec.rank is not None else "-",
-            offer,
-            plain(rec.config.describe(o.accelerator)),
-            "yes" if rec.fits else "no",
-            _speed(rec),
-            _unit(rec),
-            _total(rec, workload),
-            plain(rec.top_reason) + warn,
-        )
-    out.print(table)
-    if not recs:
-        out.print("[yellow]No offer fits this workload with these constraints; try --rejected.[/]")
-    else:
-        out.print(
-            "Details of a row: add --explain N. Prices: bundled snapshot unless refreshed "
-            "(`gpuscout refresh`)."
-        )
+        t.add_row(Text(rec.provider_name or o.provider),
+                  Text(f"{o.instance_type} ({regions_text(rec.regions)})"),
+                  Text(f"{o.gpu_count}x {o.accelerator}"), Text(rec.rejected or ""))
+    out.print(t)
 
 
 def explain(workload: Any, rec: Any) -> None:
     out = wide_console()
     o = rec.offer
-    out.print(
-        Text.assemble(
-            (printable(f"#{rec.rank} {o.provider} {o.instance_type}"), "bold"),
-            printable(f" ({o.region}) — {o.gpu_count}x {o.accelerator}, ${rec.price_usd_per_hour:,.4g}/h ")
-            + ("spot" if rec.config.spot else "on-demand"),
-        )
-    )
-    out.print(f"source: {plain(o.source)}")
+
+    def line(text: str, style: str = "") -> None:
+        out.print(Text(text, style=style), highlight=False)
+
+    line(f"#{rec.rank} {rec.provider_name or o.provider} {o.instance_type} — {o.gpu_count}x {o.accelerator}, "
+         f"${rec.price_usd_per_hour:,.4g}/h {'spot' if rec.config.spot else 'on-demand'}", "bold")
+    line(f"trade-off: {mark(rec)}" + (" (on the Pareto front)" if rec.pareto and not rec.picks else ""))
+    line(f"regions: {', '.join(rec.regions) or o.region}")
+    line(f"source: {o.source}")
+    if rec.substitution:
+        line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
-    out.print(
-        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
-        f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
-    )
+    line(f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
+         f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)")
     s = rec.estimate
     if s is not None:
         rows = Table(title="estimate", show_header=False)
         rows.add_column("what")
         rows.add_column("value", justify="right")
+        if s.engine:
+            rows.add_row("engine / precision", Text(f"{s.engine} / {s.precision}"))
         rows.add_row("throughput", f"{s.throughput:,.2f} {s.throughput_unit}")
         if s.per_user_tokens_per_s is not None:
             rows.add_row("per user", f"{s.per_user_tokens_per_s:,.1f} tok/s")
@@ -114,15 +190,17 @@ def explain(workload: Any, rec: Any) -> None:
             rows.add_row("TTFT", f"{s.ttft_ms:,.0f} ms")
         if s.tpot_ms is not None:
             rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
-        rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.0f} GB")
+        rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.1f} GB")
         rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
         if s.batch_per_replica is not None:
             rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
-        if rec.time_s is not None:
-            label = "active per day" if workload.kind == "serve" else "duration"
-            from gpuscout.advise.reasons import duration
-
-            rows.add_row(label, duration(rec.time_s))
+        if s.capacity_users is not None:
+            rows.add_row("sustains", f"{s.capacity_users:,} users")
+        if rec.time_to_result_s is not None:
+            label = "request latency" if workload.kind == "serve" else "time to finish"
+            rows.add_row(label, duration(rec.time_to_result_s))
+        if rec.time_s is not None and workload.kind == "serve":
+            rows.add_row("active per day", duration(rec.time_s))
         out.print(rows)
     if rec.cost is not None:
         cost = Table(title="cost (USD" + (", per month)" if workload.kind == "serve" else ", per run)"))
@@ -130,7 +208,7 @@ def explain(workload: Any, rec: Any) -> None:
         cost.add_column("USD", justify="right")
         for name in ("compute", "warmup", "storage", "egress", "interruption"):
             cost.add_row(name, f"{getattr(rec.cost, name):,.2f}")
-        cost.add_row("[bold]total[/]", f"[bold]{rec.cost.total:,.2f}[/]")
+        cost.add_row(Text("total", style="bold"), Text(f"{rec.cost.total:,.2f}", style="bold"))
         u = rec.unit_costs
         if u is not None:
             for label, val in (
@@ -141,27 +219,38 @@ def explain(workload: Any, rec: Any) -> None:
                 if val is not None:
                     cost.add_row(label, f"{val:,.4g}")
         out.print(cost)
-    out.print("[bold]reasons[/]")
+    line("reasons", "bold")
     for r in rec.reasons:
-        out.print(f"  • {plain(r)}", highlight=False)
+        line(f"  • {r}")
     if rec.warnings:
-        out.print("[bold yellow]warnings[/]")
+        line("warnings", "bold yellow")
         for w in rec.warnings:
-            out.print(f"  ⚠ {plain(w)}", highlight=False)
-    out.print("[bold]assumptions[/]")
+            line(f"  ⚠ {w}")
+    line("assumptions", "bold")
     for k, v in rec.assumptions.items():
-        out.print(f"  {plain(k)}: {plain(v)}", highlight=False)
+        line(f"  {k}: {v}")
 
 
 #: The ranking's own columns of ``recommend --csv``, after the rank and the offer's fields.
 _REC_COLUMNS = (
+    "provider_name",
+    "regions_sold",
+    "trade_off",
+    "pareto",
+    "picks",
+    "dominated_by",
     "spot",
     "instances",
     "tp",
     "replicas_per_instance",
     "fits",
+    "engine",
+    "precision",
     "throughput",
     "throughput_unit",
+    "ttft_ms",
+    "tpot_ms",
+    "time_to_result_s",
     "usd_per_hour",
     "compute",
     "warmup",
@@ -171,7 +260,10 @@ _REC_COLUMNS = (
     "total",
     "usd_per_m_output_tokens",
     "usd_per_image",
+    "usd_per_m_train_tokens",
     "time_s",
+    "substitution",
+    "fabric_assumed",
     "top_reason",
     "warnings",
     "rejected",
@@ -182,19 +274,33 @@ def _rec_record(r: Any) -> dict[str, Any]:
     c, s, cost, u = r.config, r.estimate, r.cost, r.unit_costs
     costs = ("compute", "warmup", "storage", "egress", "interruption")
     return {
+        "provider_name": r.provider_name,
+        "regions_sold": "; ".join(r.regions),
+        "trade_off": mark(r) if r.rank is not None else "rejected",
+        "pareto": r.pareto,
+        "picks": "; ".join(r.picks),
+        "dominated_by": r.dominated_by,
         "spot": c.spot,
         "instances": c.instances,
         "tp": c.tp,
         "replicas_per_instance": c.replicas_per_instance,
         "fits": r.fits,
+        "engine": s.engine if s else None,
+        "precision": s.precision if s else None,
         "throughput": s.throughput if s else None,
         "throughput_unit": s.throughput_unit if s else None,
+        "ttft_ms": s.ttft_ms if s else None,
+        "tpot_ms": s.tpot_ms if s else None,
+        "time_to_result_s": r.time_to_result_s,
         "usd_per_hour": r.price_usd_per_hour,
         **{name: getattr(cost, name) if cost else None for name in costs},
         "total": cost.total if cost else None,
         "usd_per_m_output_tokens": u.per_million_output_tokens if u else None,
         "usd_per_image": u.per_image if u else None,
+        "usd_per_m_train_tokens": u.per_million_train_tokens if u else None,
         "time_s": r.time_s,
+        "substitution": r.substitution,
+        "fabric_assumed": r.fabric_assumed,
         "top_reason": r.top_reason,
         "warnings": list(r.warnings),
         "rejected": r.rejected,

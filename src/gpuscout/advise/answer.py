@@ -1,0 +1,266 @@
+"""What the answer says around its rows: the targets applied, the caveats every row shares, and -- when
+no offer passes -- which constraint binds and what would make something fit.
+
+The binding constraint is found by relaxing one constraint at a time (the latency targets, the budget,
+the deadline, spot, stale offers, the providers/regions asked for) and ranking again: the first
+relaxation that yields rows binds, and the rows it yields give the figure that would fit ("the fastest
+TTFT any offer reaches is 3.1 s").
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from gpuscout.advise.reasons import duration
+from gpuscout.advise.types import Advice, Recommendation
+from gpuscout.advise.workload import (
+    CHAT_TPOT_MS,
+    CHAT_TTFT_MS,
+    AnyWorkload,
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+)
+from gpuscout.catalog.offer import Offer
+
+if TYPE_CHECKING:
+    from gpuscout.advise.rank import Ranker
+
+#: How the rejection kinds read in the diagnosis ("412 do not fit").
+_KIND_TEXT = {
+    "fit": "do not fit",
+    "headroom": "fit with too little memory headroom",
+    "unsupported": "cannot run this engine and precision",
+    "latency": "miss the latency targets even at one user",
+    "instances": "would need too many instances",
+    "fabric": "would need a multi-node fabric",
+    "budget": "are over the budget",
+    "deadline": "miss the deadline",
+    "spot-only": "have only an interruptible price",
+    "stale": "are stale",
+    "defunct": "are from defunct providers",
+    "unavailable": "are unavailable",
+    "provider": "are from other providers",
+    "region": "are in other regions",
+    "price": "have no usable price",
+    "unknown-gpu": "have an accelerator gpuscout does not know",
+    "fractional": "are fractional GPU slices",
+}
+
+
+def picks_rule(balanced_time_factor: float, fastest_tolerance: float) -> str:
+    """How the front and its picks are defined, in words (shown under the table)."""
+    return (
+        "front: no row on it is both dearer and slower than another; cheapest: the least cost; fastest: "
+        f"the cheapest row within {fastest_tolerance:.0%} of the best time; balanced: the least "
+        f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x the best time"
+    )
+
+
+def _ms(x: float) -> str:
+    return f"{x:,.0f} ms" if x < 10_000 else f"{x / 1000:,.1f} s"
+
+
+def latency_targets_text(w: ServeWorkload) -> str | None:
+    """'TTFT <= 2,000 ms, >= 20 tok/s per user (chat defaults)' or None when no target applies."""
+    ttft, tpot = w.ttft_target_ms, w.tpot_target_ms
+    parts = []
+    if ttft is not None:
+        parts.append(f"TTFT <= {_ms(ttft)} at {w.prompt_tokens:,}-token prompts")
+    if tpot is not None:
+        parts.append(f">= {1000.0 / tpot:.3g} tok/s per user (<= {tpot:g} ms per token)")
+    if not parts:
+        return None
+    defaults = []
+    if w.ttft_ms_max is None and ttft == CHAT_TTFT_MS:
+        defaults.append("TTFT")
+    if w.tpot_ms_max is None and tpot == CHAT_TPOT_MS:
+        defaults.append("speed")
+    note = ""
+    if defaults:
+        note = (
+            " (chat defaults"
+            + ("" if len(defaults) == 2 else f" for {defaults[0]}")
+            + "; --ttft-ms / --tpot-ms change them, --latency-targets none drops them)"
+        )
+    return "latency: " + ", ".join(parts) + note
+
+
+def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
+    """What the ranking was held to, in words (shown above the table and in the JSON)."""
+    out: list[str] = []
+    if isinstance(w, ServeWorkload):
+        if w.requests_per_s is not None:
+            load = f"load: {w.requests_per_s:g} requests/s"
+        elif w.concurrency is not None:
+            load = f"load: {w.concurrency:,} simultaneous users"
+        else:
+            load = "load: 1 user (none given: --concurrency N or --rps R)"
+        out.append(f"{load}, {w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens each")
+        text = latency_targets_text(w)
+        if text:
+            out.append(text)
+        if w.is_bursty:
+            out.append(f"up {w.bursts_per_day} times a day for {w.burst_minutes:g} min")
+        elif w.hours_per_day < 24:
+            out.append(f"up {w.hours_per_day:g} h a day")
+    deadline = getattr(w, "deadline_hours", None)
+    if deadline is not None:
+        out.append(f"deadline: finish within {duration(deadline * 3600.0)}")
+    if isinstance(w, FinetuneWorkload | PretrainWorkload):
+        out.append("training memory: at least 5 % of each GPU left free")
+    if w.budget_usd is not None:
+        out.append(
+            f"budget: ${w.budget_usd:,.0f}" + (" a month" if isinstance(w, ServeWorkload) else " per run")
+        )
+    if w.spot_ok:
+        out.append("spot and auction prices allowed (interruptions costed)")
+    elif isinstance(w, ServeWorkload):
+        out.append(
+            "on-demand only: spot and auction capacity is not used for a live endpoint (--spot allows it)"
+        )
+    else:
+        out.append("on-demand only (--spot allows spot)")
+    return tuple(out)
+
+
+def common_notes(rows: Sequence[Recommendation]) -> tuple[str, ...]:
+    """Warnings every shown row carries (with two rows or more): said once above the table."""
+    if len(rows) < 2:
+        return ()
+    shared = set(rows[0].warnings)
+    for r in rows[1:]:
+        shared &= set(r.warnings)
+    return tuple(x for x in rows[0].warnings if x in shared)
+
+
+def _rejections(counts: Counter[str], considered: int) -> str:
+    parts = [f"{n:,} {_KIND_TEXT.get(kind, kind)}" for kind, n in counts.most_common() if n]
+    return f"of {considered:,} offers: " + "; ".join(parts) if parts else f"{considered:,} offers looked at"
+
+
+def _relaxed(
+    ranker: Ranker, offers: Sequence[Offer], changes: dict[str, Any], *, include_stale: bool | None = None
+) -> Advice:
+    from gpuscout.advise.rank import Ranker
+
+    w = ranker.w.model_copy(update=changes)
+    again = Ranker(
+        w,
+        backends=ranker.be,
+        assumptions=ranker.a,
+        now=ranker.now,
+        include_stale=ranker.include_stale if include_stale is None else include_stale,
+    )
+    return again.advise(offers, "cost", top=5, diagnose=False)
+
+
+def _label(rec: Recommendation) -> str:
+    o = rec.offer
+    return f"{rec.config.describe(o.accelerator)} at {rec.provider_name or o.provider}"
+
+
+def _latency_fix(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
+    """What the best rows reach without the latency targets, and the change that would fit one."""
+    with_est = [r for r in rows if r.estimate is not None and r.estimate.ttft_ms is not None]
+    if not with_est:
+        return "no offer runs it even without the latency targets"
+    best_ttft = min(with_est, key=lambda r: r.estimate.ttft_ms or math.inf)  # type: ignore[union-attr]
+    best_speed = max(with_est, key=lambda r: r.estimate.per_user_tokens_per_s or 0.0)  # type: ignore[union-attr]
+    ttft = best_ttft.estimate.ttft_ms or 0.0  # type: ignore[union-attr]
+    speed = best_speed.estimate.per_user_tokens_per_s or 0.0  # type: ignore[union-attr]
+    fixes = []
+    if w.ttft_target_ms is not None and ttft > w.ttft_target_ms:
+        fixes.append(
+            f"--ttft-ms {math.ceil(ttft / 100) * 100:.0f} or a prompt shorter than {w.prompt_tokens:,} tokens"
+        )
+    if w.tpot_target_ms is not None and speed < 1000.0 / w.tpot_target_ms:
+        fixes.append(
+            f"--tpot-ms {math.ceil(1000.0 / max(speed, 1e-9)):.0f} (about {speed:.0f} tok/s per user)"
+        )
+    fixes.append("--latency-targets none")
+    return (
+        f"without them, the best offers reach TTFT {_ms(ttft)} ({_label(best_ttft)}) and "
+        f"{speed:.0f} tok/s per user ({_label(best_speed)}) at this load; what would give an answer: "
+        + ", or ".join(fixes)
+    )
+
+
+def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
+    """Why no offer passes: the constraint that binds and the change that would make something fit."""
+    w = ranker.w
+    counts = Counter(ranker.reject_counts)
+    head = _rejections(counts, len(offers))
+    if not offers:
+        return "the catalog is empty: run `gpuscout refresh` (or check --db)"
+    if (
+        isinstance(w, ServeWorkload)
+        and (w.ttft_target_ms is not None or w.tpot_target_ms is not None)
+        and counts["latency"]
+    ):
+        free = _relaxed(ranker, offers, {"latency_targets": "none", "ttft_ms_max": None, "tpot_ms_max": None})
+        if free.rows:
+            targets = latency_targets_text(w) or "the latency targets"
+            return f"no offer meets the {targets.removeprefix('latency: ')} ({head}); " + _latency_fix(
+                w, free.rows
+            )
+    if w.budget_usd is not None and counts["budget"]:
+        free = _relaxed(ranker, offers, {"budget_usd": None})
+        if free.rows:
+            best = min(free.rows, key=lambda r: r.total_usd or math.inf)
+            per = " a month" if isinstance(w, ServeWorkload) else ""
+            return (
+                f"the budget binds ({head}): the cheapest that meets everything else is "
+                f"{_label(best)} at ${best.total_usd:,.0f}{per}; "
+                f"--budget {math.ceil(best.total_usd or 0):.0f} would show it"
+            )
+    deadline = getattr(w, "deadline_hours", None)
+    if deadline is not None and counts["deadline"]:
+        free = _relaxed(ranker, offers, {"deadline_hours": None})
+        if free.rows:
+            fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
+            t = fastest.time_to_result_s or 0.0
+            return (
+                f"the deadline binds ({head}): the fastest among the cheapest finishes in {duration(t)} on "
+                f"{_label(fastest)}; --deadline {math.ceil(t / 3600.0):.0f}h would show it (more nodes need "
+                "an offer with an inter-node fabric)"
+            )
+    if not w.spot_ok and counts["spot-only"]:
+        free = _relaxed(ranker, offers, {"spot_allowed": True})
+        if free.rows and not (isinstance(w, BatchWorkload) and not w.interruptible):
+            return (
+                f"only interruptible (auction / spot) capacity can run it ({head}): --spot would show "
+                f"{_label(free.rows[0])} at ${free.rows[0].total_usd:,.0f}"
+            )
+    if not ranker.include_stale and (counts["stale"] or counts["defunct"]):
+        free = _relaxed(ranker, offers, {}, include_stale=True)
+        if free.rows:
+            return (
+                f"only stale offers or defunct providers can run it ({head}); --include-stale shows them "
+                "(check their prices before renting)"
+            )
+    if w.providers or w.regions:
+        free = _relaxed(ranker, offers, {"providers": (), "regions": ()})
+        if free.rows:
+            where = ", ".join([*w.providers, *w.regions])
+            return (
+                f"no offer of {where} can run it ({head}); elsewhere the cheapest is {_label(free.rows[0])} "
+                f"at ${free.rows[0].total_usd:,.0f}"
+            )
+    largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
+    hint = ""
+    if counts["fit"] or counts["headroom"]:
+        if isinstance(w, ServeWorkload | BatchWorkload):
+            hint = (
+                "; a narrower precision (fp8, int4), a shorter context or fewer users per replica would "
+                "need less memory"
+            )
+        else:
+            hint = "; QLoRA, a shorter seq_len or an offer with an inter-node fabric would need less per GPU"
+    if counts["unsupported"]:
+        hint += "; another engine (--engine) or precision may run on more of these GPUs"
+    return f"no offer can run it ({head}); the largest instance has {largest:,.0f} GB of GPU memory{hint}"

@@ -1,0 +1,149 @@
+"""Which rows the answer shows, in which order: the Pareto front first, then the dominated rows.
+
+Input: scored candidates (one per offer and price kind that passed every filter). Output: the rows to
+show, each with whether it is on the front, the picks it carries and, for a dominated row, the shown
+front row that beats it. Rules:
+
+- The same real choice (same provider, instance type, GPUs, fabric and price: a region copy) is one
+  row; the regions are gathered afterwards.
+- The front (see :mod:`gpuscout.advise.pareto`) comes first, ordered by the objective: ``cost``
+  cheapest first, ``time``/``latency`` fastest first, ``balanced`` by ``cost/cheapest x time/best``.
+  When it has more rows than ``top``, the three picks are always kept and the others follow in that
+  order.
+- Then the dominated rows, best first by the same objective, up to ``top`` rows in all.
+
+Both the ranking and its naive oracle (``benchmarks/naive_rank.py``) call :func:`select`, the first
+with the cheapest candidate of each distinct time plus the best-scored rows it kept, the second with
+every row: the answers must be identical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from gpuscout.advise import pareto
+from gpuscout.advise.types import PICKS
+from gpuscout.errors import InvalidInputError
+
+#: Objectives and how they read the trade-off.
+OBJECTIVE_HELP = {
+    "cost": "the front cheapest first, then dominated rows by cost",
+    "time": "the front fastest first (jobs: time to finish; serve: request latency), then by time",
+    "latency": "as time (serve: request latency = TTFT + output x time per token)",
+    "balanced": "by cost/cheapest x time/fastest (1 = both the cheapest and the fastest)",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One scored row: its cost and time, a total tie-break ``key`` (never compares ``payload``), the
+    ``group`` of region copies it belongs to, and what the caller needs to build the row."""
+
+    cost: float
+    time: float
+    key: tuple[Any, ...]
+    group: Hashable
+    payload: Any = field(compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    candidate: Candidate
+    pareto: bool
+    picks: tuple[str, ...]
+    dominated_by: int | None  # 1-based position of a shown front row that beats it
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    rows: tuple[Shown, ...]
+    front_size: int  # rows on the whole front (region copies merged), shown or not
+    picks: dict[str, int]  # pick -> 1-based position among ``rows``
+
+
+def check_objective(objective: str) -> None:
+    if objective not in OBJECTIVE_HELP:
+        raise InvalidInputError("objective", f"unknown objective {objective!r}", ", ".join(OBJECTIVE_HELP))
+
+
+def _merge(cands: Iterable[Candidate]) -> list[Candidate]:
+    """The first candidate of each group, in the given order."""
+    seen: set[Hashable] = set()
+    out: list[Candidate] = []
+    for c in cands:
+        if c.group not in seen:
+            seen.add(c.group)
+            out.append(c)
+    return out
+
+
+def score_of(objective: str, c: Candidate, cheapest: float, best_time: float) -> float:
+    if objective == "cost":
+        return c.cost
+    if objective == "balanced":
+        return pareto.balanced_score(c.cost, c.time, cheapest, best_time)
+    return c.time
+
+
+def order_key(objective: str, c: Candidate, cheapest: float, best_time: float) -> tuple[Any, ...]:
+    """The sort key of a row under ``objective``: its score, then cost and time, then the tie-break."""
+    return (score_of(objective, c, cheapest, best_time), c.cost, c.time, c.key)
+
+
+def select(
+    front_candidates: Sequence[Candidate],
+    ranked: Iterable[Candidate],
+    *,
+    objective: str,
+    top: int | None,
+    balanced_time_factor: float = pareto.BALANCED_TIME_FACTOR,
+    fastest_tolerance: float = pareto.FASTEST_TOLERANCE,
+) -> Selection:
+    """The rows to show. ``front_candidates`` must contain every row that can be on the front (at
+    least the cheapest of each distinct time); ``ranked`` the rows that can be shown as dominated
+    (at least the best ``top`` + front size by ``objective``; any order)."""
+    check_objective(objective)
+    if not front_candidates:
+        return Selection((), 0, {})
+    points = [(c.cost, c.time) for c in front_candidates]
+    on_front = [front_candidates[i] for i in pareto.front(points)]
+    on_front.sort(key=lambda c: (c.cost, c.time, c.key))
+    front = _merge(on_front)
+    cheapest = front[0].cost
+    best_time = min(c.time for c in front)
+    chosen = pareto.picks(
+        [(c.cost, c.time) for c in front],
+        balanced_time_factor=balanced_time_factor,
+        fastest_tolerance=fastest_tolerance,
+    )
+    pick_of: dict[int, list[str]] = {}
+    for name in PICKS:
+        pick_of.setdefault(chosen[name], []).append(name)
+    by_objective = sorted(
+        range(len(front)), key=lambda i: order_key(objective, front[i], cheapest, best_time)
+    )
+    limit = len(front) if top is None else top
+    picked = [i for i in by_objective if i in pick_of]
+    others = [i for i in by_objective if i not in pick_of]
+    keep = set(picked[:limit]) | set(others[: max(0, limit - len(picked))])
+    shown_front = [i for i in by_objective if i in keep]
+    rows: list[Shown] = [Shown(front[i], True, tuple(pick_of.get(i, ())), None) for i in shown_front]
+    front_groups = {c.group for c in front}
+    room = None if top is None else top - len(rows)
+    if room is None or room > 0:
+        rest = sorted(
+            (c for c in ranked if c.group not in front_groups),
+            key=lambda c: order_key(objective, c, cheapest, best_time),
+        )
+        for c in _merge(rest)[:room]:
+            beaten_by = [
+                j
+                for j, s in enumerate(rows)
+                if s.pareto and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time))
+            ]
+            by = min(beaten_by, key=lambda j: (rows[j].candidate.cost, j)) + 1 if beaten_by else None
+            rows.append(Shown(c, False, (), by))
+    positions = {name: n + 1 for n, s in enumerate(rows) for name in s.picks}
+    return Selection(tuple(rows), len(front), positions)
