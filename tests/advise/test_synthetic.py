@@ -7,9 +7,9 @@ import pytest
 from gpuscout.advise.api import recommend
 from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.workload import PretrainWorkload
+from gpuscout.catalog.offer import Interconnect
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.params import count_params
-from gpuscout.catalog.offer import Interconnect
 from tests.advise.helpers import NOW, offer
 
 
