@@ -58,6 +58,11 @@ def advice(
     """
     from gpuscout.advise.api import advise as advise_offers
 
+    if backends is None:  # model names resolve through the user's imported models too
+        from gpuscout.advise.backends import default_backends
+        from gpuscout.user_models import registry
+
+        backends = default_backends(registry())
     if offers is None:
         from gpuscout.catalog.api import current_offers
 

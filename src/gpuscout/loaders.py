@@ -74,12 +74,8 @@ def model_from_hf_config(
     return spec_from_hf_config(raw, name=name, source=f"config.json file {path.name}")
 
 
-def model_from_hub(repo_id: str, *, revision: str | None = None, name: str | None = None) -> ModelSpec:
-    """Fetch only ``config.json`` of ``repo_id`` from the Hugging Face Hub (never weights) and import it.
-
-    Needs the optional ``huggingface_hub`` package (``pip install gpuscout[hub]``) and network access
-    (or a warm local HF cache). Gated repos need ``HF_TOKEN`` in the environment.
-    """
+def hub_config_file(repo_id: str, *, revision: str | None = None) -> Path:
+    """The local path of ``config.json`` of Hub repo ``repo_id`` (fetched, or from the HF cache)."""
     if not repo_id or repo_id.count("/") != 1:
         raise InvalidInputError("hub", f"expected a repo id like 'org/model', got {repo_id!r}")
     try:
@@ -89,11 +85,20 @@ def model_from_hub(repo_id: str, *, revision: str | None = None, name: str | Non
             "reading from the Hub needs huggingface_hub: pip install 'gpuscout[hub]'"
         ) from exc
     try:
-        local = hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision)
+        return Path(hf_hub_download(repo_id=repo_id, filename="config.json", revision=revision))
     except Exception as exc:  # network, auth, missing repo: one clear message
         raise InvalidInputError(
             "hub", f"could not fetch config.json of {repo_id!r} ({type(exc).__name__}: {exc})"
         ) from exc
+
+
+def model_from_hub(repo_id: str, *, revision: str | None = None, name: str | None = None) -> ModelSpec:
+    """Fetch only ``config.json`` of ``repo_id`` from the Hugging Face Hub (never weights) and import it.
+
+    Needs the optional ``huggingface_hub`` package (``pip install gpuscout[hub]``) and network access
+    (or a warm local HF cache). Gated repos need ``HF_TOKEN`` in the environment.
+    """
+    local = hub_config_file(repo_id, revision=revision)
     spec = model_from_hf_config(local, name=name or repo_id.rsplit("/", 1)[1].lower())
     return replace(spec, hf_id=repo_id, source=f"Hugging Face Hub {repo_id} config.json")
 

@@ -1,10 +1,10 @@
-"""FAQ answers: computed from the model and the offers given (real estimator), typed for the web page."""
+"""FAQ answers: computed from the model, the user's load and GPU, and the offers given (real estimator)."""
 
 from __future__ import annotations
 
 import pytest
 
-from gpuscout.advise.faq import faq
+from gpuscout.advise.faq import CLEAR_DIFFERENCE, compare_costs, faq
 from gpuscout.errors import InvalidInputError
 from tests.advise.helpers import NOW, offer
 
@@ -17,47 +17,78 @@ OFFERS = [
 ]
 
 
-def test_four_answers_with_this_models_numbers() -> None:
+def test_four_answers_with_this_models_numbers_at_the_users_load() -> None:
     f = faq("llama-3.1-8b", OFFERS, now=NOW)
     assert f.model == "llama-3.1-8b"
-    assert [a.key for a in f.answers] == ["vram", "spot", "card_class", "slow_generation"]
+    assert [a.key for a in f.answers] == ["vram", "card_class", "spot", "slow_generation"]
     vram = f.answers[0]
     assert vram.figures["bf16_gb"] > vram.figures["fp8_gb"] > vram.figures["int4_gb"]  # type: ignore[operator]
-    assert vram.figures["kv_gb_per_user_4k"] == pytest.approx(131072 * 4096 / 1e9, rel=1e-3)
+    assert vram.figures["kv_gb_per_user"] == pytest.approx(131072 * 4096 / 1e9, rel=1e-3)
     assert "16 GB" in vram.details[0] or "17 GB" in vram.details[0]  # bf16 weights of an 8B model
     assert vram.offers and all(r.fits for r in vram.offers)
+    # the user's context and concurrency change the answer: more users, more KV cache
+    busy = faq("llama-3.1-8b", OFFERS, now=NOW, users=32, context=8192).answers[0]
+    assert busy.figures["bf16_gb"] > vram.figures["bf16_gb"]  # type: ignore[operator]
+    assert "32 users at 8,192 tokens" in busy.answer
 
 
-def test_spot_answer_prices_both_and_keeps_endpoints_on_demand() -> None:
-    spot = faq("llama-3.1-8b", OFFERS, now=NOW).answers[1]
-    assert spot.figures["spot_total"] is not None and spot.figures["on_demand_total"] is not None
-    assert spot.figures["spot_total"] < spot.figures["on_demand_total"]  # type: ignore[operator]
+def test_card_class_compares_fit_speed_fp8_fabric_and_cost_per_token() -> None:
+    answer = faq("llama-3.1-8b", OFFERS, now=NOW).answers[1]
+    assert answer.figures["hbm_card"] == "H100-SXM" and answer.figures["consumer_card"] == "RTX4090"
+    assert answer.figures["bf16_80_gpus"] == 1 and answer.figures["bf16_consumer_gpus"] == 1
+    hbm, consumer = answer.figures["bf16_80_tok_s_per_user"], answer.figures["bf16_consumer_tok_s_per_user"]
+    assert hbm is not None and consumer is not None and hbm > consumer  # HBM bandwidth shows per user
+    text = " ".join(answer.details)
+    for needed in ("memory free", "tok/s per user", "TTFT", "FP8 tensor cores", "/M output tokens"):
+        assert needed in text
+    assert "per token" in answer.answer
+    # a model that spans cards says which fabric joins them
+    big = faq("llama-3.1-70b", OFFERS, now=NOW).answers[1]
+    assert any("NVLink" in d for d in big.details) and any("PCIe only" in d for d in big.details)
+
+
+def test_cost_verdicts_are_not_over_literal() -> None:
+    assert "about the same" in compare_costs(0.298, 0.299, "consumer card", "80 GB card")
+    assert "cheaper" in compare_costs(1.0, 1.0 / (1 - 2 * CLEAR_DIFFERENCE), "a", "b")
+    assert compare_costs(1.0, 2.0, "a", "b").startswith("the a is 50% cheaper")
+
+
+def test_spot_answer_prices_resumable_jobs_both_ways_and_keeps_endpoints_on_demand() -> None:
+    spot = faq("llama-3.1-8b", OFFERS, now=NOW).answers[2]
+    assert (
+        spot.figures["finetune_spot_total"] is not None
+        and spot.figures["finetune_on_demand_total"] is not None
+    )
+    assert spot.figures["finetune_spot_total"] < spot.figures["finetune_on_demand_total"]  # type: ignore[operator]
     assert "on-demand" in spot.answer and "LoRA" in spot.answer
     assert any(r.config.spot for r in spot.offers)
+    assert any("always-on endpoint" in d for d in spot.details)
+    assert any("batch generation" in d for d in spot.details)
 
 
-def test_card_class_compares_the_classes_on_cost_per_token() -> None:
-    answer = faq("llama-3.1-8b", OFFERS, now=NOW).answers[2]
-    assert answer.figures["bf16_80_usd_per_m"] is not None
-    assert answer.figures["bf16_consumer_usd_per_m"] is not None
-    assert "cheaper per token" in answer.answer
-
-
-def test_slow_generation_is_explained_with_the_bandwidth_ceiling() -> None:
-    slow = faq("llama-3.1-8b", OFFERS, now=NOW).answers[3]
-    assert slow.figures["reference_gpu"] == "H100-SXM"
+def test_slow_generation_is_explained_on_the_users_gpu() -> None:
+    slow = faq("llama-3.1-8b", OFFERS, now=NOW, gpu="A10G").answers[3]
+    assert slow.figures["gpu"] == "A10G" and "A10G" in slow.question
     assert slow.figures["compute_utilisation"] < 0.05  # type: ignore[operator]
-    assert slow.figures["batch32_tok_s_total"] > 10 * slow.figures["batch1_tok_s"]  # type: ignore[operator]
+    assert slow.figures["batch1_tok_s"] <= slow.figures["bandwidth_ceiling_tok_s"]  # type: ignore[operator]
+    assert slow.figures["batched_users"] > 1  # type: ignore[operator]
+    assert slow.figures["batched_tok_s_total"] > 3 * slow.figures["batch1_tok_s"]  # type: ignore[operator]
     assert slow.figures["int4_tok_s"] > slow.figures["batch1_tok_s"]  # type: ignore[operator]
+    assert slow.figures["hbm_tok_s"] > slow.figures["batch1_tok_s"]  # type: ignore[operator]
     assert "memory bandwidth" in slow.answer
 
 
 def test_moe_streams_only_the_active_experts() -> None:
-    slow = faq("mixtral-8x7b", OFFERS, now=NOW).answers[3]
+    slow = faq("mixtral-8x7b", OFFERS, now=NOW, gpu="H100").answers[3]
     assert "active experts" in slow.details[0]
 
 
-def test_non_language_model_is_refused_with_a_hint() -> None:
+def test_bad_inputs_are_refused_naming_the_field() -> None:
     with pytest.raises(InvalidInputError) as exc:
         faq("sdxl", OFFERS, now=NOW)
     assert exc.value.field == "model" and "recommend batch" in str(exc.value)
+    with pytest.raises(InvalidInputError) as ctx:
+        faq("llama-2-7b", OFFERS, now=NOW, context=8192)  # a 4k-context model
+    assert ctx.value.field == "context"
+    with pytest.raises(InvalidInputError):
+        faq("llama-3.1-8b", OFFERS, now=NOW, users=0)

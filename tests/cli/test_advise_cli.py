@@ -121,15 +121,19 @@ def test_workload_file_of_another_kind_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--workload" in result.output
 
 
-def test_faq_answers_the_four_questions_with_numbers() -> None:
-    result = runner.invoke(app, ["faq", "llama-3.1-8b", "--json"])
+def test_faq_answers_the_questions_for_the_users_case() -> None:
+    result = runner.invoke(app, ["faq", "llama-3.1-8b", "--json", "--context", "8192", "--users", "16",
+                                 "--gpu", "L4"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert [a["key"] for a in data["answers"]] == ["vram", "spot", "card_class", "slow_generation"]
+    assert [a["key"] for a in data["answers"]] == ["vram", "card_class", "spot", "slow_generation"]
+    assert data["context"] == 8192 and data["users"] == 16
     vram = data["answers"][0]["figures"]
     assert vram["bf16_gb"] > vram["fp8_gb"] > vram["int4_gb"] > 0
+    assert data["answers"][3]["figures"]["gpu"] == "L4"
     human = runner.invoke(app, ["faq", "llama-3.1-8b"])
     assert human.exit_code == 0 and "How much VRAM do I need?" in human.output
+    assert "24 GB consumer card" in human.output
 
 
 def test_spot_reclaim_rate_can_be_overridden() -> None:

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.provider_types import ProviderTerms
+
+if TYPE_CHECKING:
+    from gpuscout.knowledge.model_registry import ModelRegistry
+    from gpuscout.knowledge.model_types import ModelSpec
 
 
 class TrainingResult(Protocol):
@@ -65,80 +69,37 @@ class Backends:
     max_context: Callable[[str], int | None] | None = None  # a language model's context, tokens
     provider_ids: Callable[[], tuple[str, ...]] | None = None  # known provider ids and aliases
     canonical_provider: Callable[[str], str | None] | None = None  # "vast" -> "vastai"; None if unknown
+    models: ModelRegistry | None = None  # the registry model names resolve through (imported models too)
 
 
-def _inference(*args: Any, **kwargs: Any) -> Estimate:
-    from gpuscout.estimate.api import estimate
+def _registry(models: ModelRegistry | None) -> ModelRegistry:
+    if models is not None:
+        return models
+    from gpuscout.knowledge.model_registry import ModelRegistry
 
-    result: Estimate = estimate(*args, **kwargs)
-    return result
-
-
-def _training(*args: Any, **kwargs: Any) -> TrainingResult:
-    from gpuscout.estimate.training import estimate_training
-
-    result: TrainingResult = estimate_training(*args, **kwargs)
-    return result
+    return ModelRegistry()
 
 
-def _images(*args: Any, **kwargs: Any) -> ImageResult:
-    from gpuscout.estimate.diffusion import estimate_images
+def _params_of(spec: ModelSpec) -> float:
+    from gpuscout.knowledge.params import count_params
 
-    result: ImageResult = estimate_images(*args, **kwargs)
-    return result
+    if spec.kind != "llm" and spec.official_total_params_b:
+        return float(spec.official_total_params_b)
+    return float(count_params(spec).total) / 1e9
 
 
-def _accelerator(name: str) -> Accelerator:
-    from gpuscout.knowledge.accelerators import resolve_gpu
+def _active_of(spec: ModelSpec) -> float:
+    from gpuscout.knowledge.params import count_params
 
-    return resolve_gpu(name)
+    if spec.kind != "llm":
+        return _params_of(spec)
+    return float(count_params(spec).active) / 1e9
 
 
 def _provider_terms(name: str) -> ProviderTerms:
     from gpuscout.knowledge.providers import provider_terms
 
     return provider_terms(name)
-
-
-def _params_b(name: str) -> float:
-    from gpuscout.knowledge.models import resolve_model
-    from gpuscout.knowledge.params import count_params
-
-    spec = resolve_model(name)
-    if spec.kind != "llm" and spec.official_total_params_b:
-        return float(spec.official_total_params_b)
-    return float(count_params(spec).total) / 1e9
-
-
-def _active_params_b(name: str) -> float:
-    from gpuscout.knowledge.models import resolve_model
-    from gpuscout.knowledge.params import count_params
-
-    spec = resolve_model(name)
-    if spec.kind != "llm":
-        return _params_b(name)
-    return float(count_params(spec).active) / 1e9
-
-
-def _model_kind(name: str) -> str:
-    from gpuscout.knowledge.models import resolve_model
-
-    kind: str = resolve_model(name).kind
-    return kind
-
-
-def _model_name(name: str) -> str:
-    from gpuscout.knowledge.models import resolve_model
-
-    canonical: str = resolve_model(name).name
-    return canonical
-
-
-def _max_context(name: str) -> int | None:
-    from gpuscout.knowledge.models import resolve_model
-
-    spec = resolve_model(name)
-    return spec.max_position_embeddings if spec.kind == "llm" and spec.max_position_embeddings > 0 else None
 
 
 def _provider_ids() -> tuple[str, ...]:
@@ -153,19 +114,53 @@ def _canonical_provider(name: str) -> str | None:
     return canonical_provider(name)
 
 
-def default_backends() -> Backends:
-    """The real estimator and knowledge tables."""
+def _accelerator(name: str) -> Accelerator:
+    from gpuscout.knowledge.accelerators import resolve_gpu
+
+    return resolve_gpu(name)
+
+
+def default_backends(models: ModelRegistry | None = None) -> Backends:
+    """The real estimator and knowledge tables; model names resolve through ``models`` (the curated
+    registry plus a user's imported models, read at the edge) or the curated registry alone."""
+    reg = _registry(models)
+    resolve = reg.resolve
+
+    def inference(model: str | ModelSpec, *args: Any, **kwargs: Any) -> Estimate:
+        from gpuscout.estimate.api import estimate
+
+        result: Estimate = estimate(resolve(model), *args, **kwargs)
+        return result
+
+    def training(model: str | ModelSpec, *args: Any, **kwargs: Any) -> TrainingResult:
+        from gpuscout.estimate.training import estimate_training
+
+        result: TrainingResult = estimate_training(resolve(model), *args, **kwargs)
+        return result
+
+    def images(model: str | ModelSpec, *args: Any, **kwargs: Any) -> ImageResult:
+        from gpuscout.estimate.diffusion import estimate_images
+
+        result: ImageResult = estimate_images(resolve(model), *args, **kwargs)
+        return result
+
+    def max_context(name: str) -> int | None:
+        spec = resolve(name)
+        llm = spec.kind == "llm" and spec.max_position_embeddings > 0
+        return spec.max_position_embeddings if llm else None
+
     return Backends(
-        inference=_inference,
-        training=_training,
-        images=_images,
+        inference=inference,
+        training=training,
+        images=images,
         accelerator=_accelerator,
         provider_terms=_provider_terms,
-        params_b=_params_b,
-        active_params_b=_active_params_b,
-        model_kind=_model_kind,
-        model_name=_model_name,
-        max_context=_max_context,
+        params_b=lambda name: _params_of(resolve(name)),
+        active_params_b=lambda name: _active_of(resolve(name)),
+        model_kind=lambda name: resolve(name).kind,
+        model_name=lambda name: resolve(name).name,
+        max_context=max_context,
         provider_ids=_provider_ids,
         canonical_provider=_canonical_provider,
+        models=reg,
     )

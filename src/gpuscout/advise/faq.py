@@ -1,12 +1,19 @@
-"""The four questions GPU renters ask, answered with one model's numbers and the current offers.
+"""The questions GPU renters ask, answered for one model and the user's case from the current offers.
 
-1. How much VRAM do I need?              -> memory at bf16 / fp8 / int4, per extra user, cheapest fits
-2. Spot or on-demand?                    -> a LoRA fine-tune priced both ways incl. rework; endpoint risk
-3. 80 GB datacenter card or consumer card? -> best offer of each class for a chat endpoint, $/M tokens
-4. Why is generation slow while the GPU looks idle? -> batch-1 decode is bandwidth-bound: the figures
+1. How much VRAM do I need?  -> memory at the user's context and concurrency, per precision, the KV
+   cache each extra user adds, and the cheapest offer that holds each.
+2. An 80 GB HBM card or a 24 GB consumer card?  -> for this model, on each reference card: fits and
+   headroom (on how many cards), tokens/s per user and TTFT at the user's load, FP8 tensor cores,
+   the multi-GPU fabric (NVLink or PCIe), and $/M tokens from the cheapest offer of each class.
+3. Spot or on-demand?  -> by workload: a checkpointed fine-tune and a batch job priced both ways
+   (rework included), an always-on endpoint's reclaims, long pre-training.
+4. Why is generation slow on my GPU?  -> batch-1 decode there against its bandwidth ceiling, the
+   share of compute in use, and what batching, narrower weights and HBM would give.
 
 Every figure comes from the estimator and the advisor, so the web FAQ page and ``gpuscout faq`` say
-the same thing. Nothing here is recited: change the catalog or the model and the answers change.
+the same thing. Nothing is recited: change the model, the load, the GPU or the catalog and the
+answers change. A verdict says "cheaper" only beyond ``CLEAR_DIFFERENCE`` (10 %): closer figures are
+inside the estimate's error, and the answer says so.
 """
 
 from __future__ import annotations
@@ -20,24 +27,28 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.rank import Ranker
 from gpuscout.advise.types import Recommendation
-from gpuscout.advise.workload import FinetuneWorkload, ServeWorkload
+from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
-from gpuscout.errors import GpuscoutError, InvalidInputError
+from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
-#: Reference cards for the "why is it slow" answer: an HBM datacenter GPU and a GDDR consumer GPU.
+#: The two cards the seed's question compares: an 80 GB HBM datacenter GPU and a 24 GB consumer GPU.
 REFERENCE_HBM = "H100-SXM"
 REFERENCE_GDDR = "RTX4090"
 VRAM_PRECISIONS = ("bf16", "fp8", "int4")
-CHAT_USERS, CHAT_PROMPT, CHAT_OUTPUT = 8, 2000, 500
-CONTEXT = 4096  # tokens per sequence for the VRAM answer
+DEFAULT_CONTEXT = 4096  # tokens per conversation (prompt + answer)
+DEFAULT_USERS = 8
+OUTPUT_SHARE = 0.125  # of a conversation's tokens, the answer (the rest is the prompt)
 LORA_TOKENS = 1e8  # a 100M-token fine-tune for the spot answer
+BATCH_TOKENS = 1e8  # 100M output tokens of offline generation for the spot answer
+CLEAR_DIFFERENCE = 0.10  # below this, two costs are "about the same"
+GPU_COUNTS = (1, 2, 4, 8)
 
 
 @dataclass(frozen=True, slots=True)
 class FaqAnswer:
-    key: str  # "vram", "spot", "card_class", "slow_generation"
+    key: str  # "vram", "card_class", "spot", "slow_generation"
     question: str
     answer: str  # one or two sentences with this model's numbers
     details: tuple[str, ...] = ()
@@ -50,6 +61,8 @@ class Faq:
     model: str
     summary: str
     answers: tuple[FaqAnswer, ...]
+    context: int = DEFAULT_CONTEXT
+    users: int = DEFAULT_USERS
 
 
 def _gb(x: float) -> str:
@@ -59,286 +72,468 @@ def _gb(x: float) -> str:
 def _offer_label(rec: Recommendation) -> str:
     o = rec.offer
     config = rec.config.describe(o.accelerator)
-    return f"{o.provider} {o.instance_type} ({config}, ${rec.price_usd_per_hour:,.2f}/h)"
+    return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, ${rec.price_usd_per_hour:,.2f}/h)"
+
+
+def compare_costs(a: float, b: float, label_a: str, label_b: str) -> str:
+    """'the X is 35 % cheaper per token' or 'about the same per token (within 10 %)'."""
+    lo, hi = sorted((a, b))
+    if hi <= 0 or (hi - lo) / hi < CLEAR_DIFFERENCE:
+        return f"about the same per token (${a:.3g} vs ${b:.3g}/M, within the estimate's error)"
+    cheaper = label_a if a < b else label_b
+    return f"the {cheaper} is {1 - lo / hi:.0%} cheaper per token (${a:.3g} vs ${b:.3g}/M)"
+
+
+@dataclass(frozen=True, slots=True)
+class CardFit:
+    """One reference card for this model: on how many cards it fits, and how it runs there."""
+
+    accelerator: Accelerator
+    precision: str
+    gpus: int | None  # None: not on 8
+    estimate: Estimate | None
+
+    @property
+    def headroom(self) -> float | None:
+        if self.estimate is None:
+            return None
+        m = self.estimate.memory
+        cap = m.capacity_gb if m.capacity_gb > 0 else self.accelerator.memory_gb
+        return 1.0 - m.total_gb / cap if cap else None
 
 
 class _Faq:
     def __init__(
-        self, model: str, offers: Sequence[Offer], be: Backends, a: Assumptions, now: datetime | None
+        self,
+        model: str,
+        offers: Sequence[Offer],
+        be: Backends,
+        a: Assumptions,
+        now: datetime | None,
+        context: int,
+        users: int,
+        gpu: str | None,
+        precision: str,
     ) -> None:
         self.model = be.model_name(model)
         kind = be.model_kind(self.model)
         if kind != "llm":
             raise InvalidInputError(
-                "model", f"the FAQ covers language models; {self.model} is a {kind} model "
+                "model",
+                f"the FAQ covers language models; {self.model} is a {kind} model "
                 f"(try `gpuscout recommend batch {self.model} --images N`)",
                 "a language model (see `gpuscout models`)",
             )
-        self.offers = offers
-        self.be = be
-        self.a = a
-        self.now = now
+        limit = be.max_context(self.model) if be.max_context is not None else None
+        if limit and context > limit:
+            raise InvalidInputError(
+                "context", f"{context:,} tokens exceed {self.model}'s context of {limit:,}", f"<= {limit:,}"
+            )
+        self.offers, self.be, self.a, self.now = offers, be, a, now
+        self.context, self.users, self.precision = context, users, precision
+        self.gpu = be.accelerator(gpu) if gpu else None
+        self.ctx_out = max(1, int(context * OUTPUT_SHARE))
+        self.ctx_in = context - self.ctx_out
 
-    def _rank(self, w: ServeWorkload | FinetuneWorkload, top: int = 400) -> list[Recommendation]:
-        return Ranker(w, backends=self.be, assumptions=self.a, now=self.now).rank(self.offers, top=top)
-
-    def _estimate(
+    # ---- helpers ------------------------------------------------------------------------------
+    def _rank(
         self,
-        acc: Accelerator,
-        *,
-        precision: str = "bf16",
-        batch: int | str = 1,
-        ctx_in: int = CONTEXT - 512,
-        ctx_out: int = 512,
-    ) -> tuple[Estimate, int]:
-        """Estimate on the fewest GPUs (1, 2, 4, 8) of ``acc`` that hold the model."""
-        e = self.be.inference(
-            self.model, acc, gpus=1, precision=precision, batch=batch, context_in=ctx_in, context_out=ctx_out
+        w: ServeWorkload | FinetuneWorkload | BatchWorkload,
+        offers: Sequence[Offer] | None = None,
+        top: int = 5,
+    ) -> list[Recommendation]:
+        ranker = Ranker(w, backends=self.be, assumptions=self.a, now=self.now)
+        return list(ranker.advise(self.offers if offers is None else offers, top=top, diagnose=False).rows)
+
+    def _chat(self, precision: str, users: int | None = None) -> ServeWorkload:
+        return ServeWorkload(
+            model=self.model,
+            precision=precision,
+            concurrency=users or self.users,
+            prompt_tokens=self.ctx_in,
+            output_tokens=self.ctx_out,
         )
-        gpus = 1
-        while not e.fits and gpus < 8:
-            gpus *= 2
-            e = self.be.inference(
+
+    def _infer(self, acc: Accelerator, gpus: int, precision: str, batch: int | str) -> Estimate | None:
+        try:
+            return self.be.inference(
                 self.model,
                 acc,
                 gpus=gpus,
                 precision=precision,
                 batch=batch,
-                context_in=ctx_in,
-                context_out=ctx_out,
+                context_in=self.ctx_in,
+                context_out=self.ctx_out,
             )
-        return e, gpus
+        except ConfigurationRejected:
+            return None
+
+    def _fit(self, acc: Accelerator, precision: str, batch: int | str | None = None) -> CardFit:
+        """The fewest cards (1, 2, 4, 8) of ``acc`` that hold the model at ``batch`` users."""
+        for n in GPU_COUNTS:
+            e = self._infer(acc, n, precision, self.users if batch is None else batch)
+            if e is not None and e.fits and getattr(e, "supported", True):
+                return CardFit(acc, precision, n, e)
+        return CardFit(acc, precision, None, None)
 
     # ---- 1 ------------------------------------------------------------------------------------
     def vram(self) -> FaqAnswer:
         ref = self.be.accelerator(REFERENCE_HBM)
         details: list[str] = []
-        figures: dict[str, float | str | None] = {}
+        figures: dict[str, float | str | None] = {"context": self.context, "users": self.users}
         cited: list[Recommendation] = []
         per_user = 0.0
-        for p in VRAM_PRECISIONS:
-            e = self.be.inference(
-                self.model, ref, gpus=1, precision=p, batch=1, context_in=CONTEXT - 512, context_out=512
-            )
+        for p in dict.fromkeys((self.precision, *VRAM_PRECISIONS)):
+            e = self._infer(ref, 1, p, self.users)
+            if e is None:
+                continue
             m = e.memory
             need = m.weights_gb + m.kv_cache_gb + m.activations_gb + m.overhead_gb
-            per_user = m.kv_bytes_per_token * CONTEXT / 1e9
+            per_user = m.kv_bytes_per_token * self.context / 1e9
             figures[f"{p}_gb"] = round(need, 2)
             best = self._rank(
                 ServeWorkload(
                     model=self.model,
                     precision=p,
-                    concurrency=1,
-                    prompt_tokens=CONTEXT - 512,
-                    output_tokens=512,
+                    concurrency=self.users,
+                    prompt_tokens=self.ctx_in,
+                    output_tokens=self.ctx_out,
+                    latency_targets="none",
                 ),
                 top=1,
             )
-            where = f"cheapest fit: {_offer_label(best[0])}" if best else "no offer in the catalog holds it"
-            if best:
-                cited.append(best[0])
-            details.append(
-                f"{p}: {_gb(need)} (weights {_gb(m.weights_gb)}, KV {_gb(m.kv_cache_gb)} at "
-                f"{CONTEXT // 1024}k tokens, runtime {_gb(m.activations_gb + m.overhead_gb)}); {where}"
+            where = (
+                f"cheapest that holds it: {_offer_label(best[0])}"
+                if best
+                else "no offer in the catalog holds it"
             )
-        figures["kv_gb_per_user_4k"] = round(per_user, 3)
-        bf16, int4 = float(figures["bf16_gb"] or 0.0), float(figures["int4_gb"] or 0.0)
+            cited.extend(best[:1])
+            details.append(
+                f"{p}: {_gb(need)} (weights {_gb(m.weights_gb)}, KV cache {_gb(m.kv_cache_gb)} for "
+                f"{self.users} x {self.context:,} tokens, runtime {_gb(m.activations_gb + m.overhead_gb)}); "
+                f"{where}"
+            )
+        figures["kv_gb_per_user"] = round(per_user, 3)
+        first = next((k for k in figures if k.endswith("_gb") and k != "kv_gb_per_user"), None)
+        lead = float(figures[first] or 0.0) if first else 0.0
+        int4 = figures.get("int4_gb")
         answer = (
-            f"{self.model} needs about {_gb(bf16)} at bf16 and {_gb(int4)} at int4 for one "
-            f"{CONTEXT // 1024}k-token conversation; every extra user at that context adds "
-            f"{per_user:.2f} GB of KV cache."
+            f"For {self.users} users at {self.context:,} tokens each, {self.model} needs about {_gb(lead)} "
+            f"at {first.removesuffix('_gb') if first else self.precision}"
+            + (f" and {_gb(float(int4))} at int4" if isinstance(int4, float) and first != "int4_gb" else "")
+            + f"; every extra user at that context adds {per_user:.2f} GB of KV cache, so size for the "
+            "cache, not only the weights."
         )
         return FaqAnswer("vram", "How much VRAM do I need?", answer, tuple(details), figures, tuple(cited))
 
     # ---- 2 ------------------------------------------------------------------------------------
-    def spot(self) -> FaqAnswer:
-        params = self.be.params_b(self.model)
-        method: Literal["lora", "qlora"] = "qlora" if params > 20 else "lora"
-        w = FinetuneWorkload(model=self.model, method=method, dataset_tokens=LORA_TOKENS, spot_allowed=True)
-        recs = self._rank(w)
-        spot = next((r for r in recs if r.config.spot), None)
-        ondemand = next((r for r in recs if not r.config.spot), None)
-        details: list[str] = []
-        figures: dict[str, float | str | None] = {"method": method}
-        cited = [r for r in (spot, ondemand) if r is not None]
-        if spot is not None and spot.cost is not None:
-            share = spot.cost.interruption / max(spot.cost.compute, 1e-9)
-            figures.update(spot_total=round(spot.cost.total, 2), spot_rework_share=round(share, 4))
-            details.append(
-                f"spot: ${spot.cost.total:,.2f} on {_offer_label(spot)}, including "
-                f"${spot.cost.interruption:,.2f} ({share:.0%}) expected rework and restarts"
+    def _class_offers(self, hbm: bool) -> list[Offer]:
+        out = []
+        for o in self.offers:
+            try:
+                acc = self.be.accelerator(o.accelerator)
+            except GpuscoutError:
+                continue
+            hbm_80 = (
+                acc.kind == "datacenter" and "HBM" in acc.memory_type.upper() and 75 <= acc.memory_gb <= 100
             )
-        if ondemand is not None and ondemand.cost is not None:
-            figures["on_demand_total"] = round(ondemand.cost.total, 2)
-            details.append(f"on-demand: ${ondemand.cost.total:,.2f} on {_offer_label(ondemand)}")
-        rate = self.a.interruption_rate("marketplace")
-        reclaims = rate * 24 * 30
-        figures["endpoint_reclaims_per_month_marketplace"] = round(reclaims, 1)
-        details.append(
-            f"an always-on endpoint on marketplace spot: ~{reclaims:.0f} reclaims a month at the "
-            f"assumed {rate:g}/h, each ~{(self.a.restart_s + self.a.boot_s) / 60:.0f} min down plus "
-            "reloading the weights"
-        )
-        if spot is not None and spot.cost is not None and ondemand is not None and ondemand.cost is not None:
-            saving = 1 - spot.cost.total / ondemand.cost.total
-            verdict = (
-                f"For a checkpointed {'QLoRA' if method == 'qlora' else 'LoRA'} fine-tune of "
-                f"{LORA_TOKENS / 1e6:.0f}M tokens, spot "
-                f"costs ${spot.cost.total:,.2f} vs ${ondemand.cost.total:,.2f} on-demand ({saving:.0%} "
-                "less, rework included). "
+            consumer_24 = acc.kind == "consumer" and 20 <= acc.memory_gb <= 26
+            if hbm_80 if hbm else consumer_24:
+                out.append(o)
+        return out
+
+    def _card_line(self, fit: CardFit, label: str) -> str:
+        acc, e = fit.accelerator, fit.estimate
+        if fit.gpus is None or e is None:
+            return (
+                f"{label} ({acc.name}): does not hold it at {fit.precision} for {self.users} users, even on 8"
             )
-        else:
-            verdict = "No offer in the catalog has both prices for this fine-tune. "
-        answer = verdict + "Keep a live endpoint on on-demand capacity."
-        return FaqAnswer(
-            "spot", "Should I use spot or on-demand?", answer, tuple(details), figures, tuple(cited)
+        fabric = ""
+        if fit.gpus > 1:
+            if acc.has_nvlink_class_fabric:
+                fabric = f", split over {fit.gpus} cards on NVLink ({acc.interconnect_gbps or 0:,.0f} GB/s)"
+            else:
+                fabric = f", split over {fit.gpus} cards on PCIe only (no NVLink between consumer cards)"
+        fp8 = "FP8 tensor cores" if acc.fp8_supported else "no FP8 tensor cores"
+        return (
+            f"{label} ({acc.name}, {acc.memory_gb:.0f} GB {acc.memory_type}, "
+            f"{acc.bandwidth_gbps / 1000:.2f} TB/s, {fp8}): at {fit.precision} fits on {fit.gpus} with "
+            f"{fit.headroom or 0:.0%} memory free{fabric}; "
+            f"{e.decode_tokens_per_s:.0f} tok/s per user, TTFT {e.ttft_ms:,.0f} ms at {self.users} users"
         )
 
-    # ---- 3 ------------------------------------------------------------------------------------
     def card_class(self) -> FaqAnswer:
+        hbm, gddr = self.be.accelerator(REFERENCE_HBM), self.be.accelerator(REFERENCE_GDDR)
         details: list[str] = []
-        figures: dict[str, float | str | None] = {}
+        figures: dict[str, float | str | None] = {"hbm_card": hbm.name, "consumer_card": gddr.name}
         cited: list[Recommendation] = []
         verdicts: list[str] = []
-        for p in ("bf16", "int4"):
-            recs = self._rank(
-                ServeWorkload(
-                    model=self.model,
-                    precision=p,
-                    concurrency=CHAT_USERS,
-                    prompt_tokens=CHAT_PROMPT,
-                    output_tokens=CHAT_OUTPUT,
+        for p in dict.fromkeys((self.precision, "int4")):
+            fits = {"80": self._fit(hbm, p), "consumer": self._fit(gddr, p)}
+            details.append(self._card_line(fits["80"], "80 GB HBM card") + "")
+            details.append(self._card_line(fits["consumer"], "24 GB consumer card"))
+            costs: dict[str, float | None] = {}
+            for key, is_hbm in (("80", True), ("consumer", False)):
+                f = fits[key]
+                figures[f"{p}_{key}_gpus"] = f.gpus
+                figures[f"{p}_{key}_tok_s_per_user"] = (
+                    None if f.estimate is None else round(f.estimate.decode_tokens_per_s, 1)
                 )
-            )
-            dc = next(
-                (
-                    r
-                    for r in recs
-                    if r.estimate is not None
-                    and r.estimate.memory_capacity_gb >= 75
-                    and _kind(self.be, r.offer.accelerator) == "datacenter"
-                ),
-                None,
-            )
-            consumer = next((r for r in recs if _kind(self.be, r.offer.accelerator) == "consumer"), None)
-            for label, rec in (("80 GB-class datacenter", dc), ("consumer", consumer)):
-                if rec is None or rec.unit_costs is None or rec.estimate is None:
-                    details.append(f"{p}, {label}: no offer holds it")
-                    figures[f"{p}_{label.split()[0]}_usd_per_m"] = None
-                    continue
-                cited.append(rec)
-                per_m = rec.unit_costs.per_million_output_tokens
-                figures[f"{p}_{label.split()[0]}_usd_per_m"] = None if per_m is None else round(per_m, 4)
-                details.append(
-                    f"{p}, {label}: {_offer_label(rec)}: {rec.estimate.per_user_tokens_per_s or 0:.0f} "
-                    f"tok/s per user, ${per_m or 0:.3g}/M output tokens"
-                )
-            if consumer is None:
-                verdicts.append(f"at {p} no consumer offer holds it for {CHAT_USERS} chat users")
-            elif dc is not None and dc.unit_costs and consumer.unit_costs:
-                a, b = dc.unit_costs.per_million_output_tokens, consumer.unit_costs.per_million_output_tokens
-                if a is not None and b is not None:
-                    cheaper = "consumer" if b < a else "80 GB datacenter"
-                    verdicts.append(
-                        f"at {p} the {cheaper} card is cheaper per token (${min(a, b):.3g} vs "
-                        f"${max(a, b):.3g}/M)"
+                recs = self._rank(self._chat(p), self._class_offers(is_hbm), top=1)
+                per_m = recs[0].unit_costs.per_million_output_tokens if recs and recs[0].unit_costs else None
+                costs[key] = per_m
+                figures[f"{p}_{key}_usd_per_m"] = None if per_m is None else round(per_m, 4)
+                if recs:
+                    cited.append(recs[0])
+                    details.append(
+                        f"{p}, cheapest {'80 GB HBM' if is_hbm else '24 GB consumer'} offer for a chat "
+                        f"endpoint: {_offer_label(recs[0])}, ${per_m or 0:.3g}/M output tokens"
                     )
+                else:
+                    details.append(
+                        f"{p}: no {'80 GB HBM' if is_hbm else '24 GB consumer'} offer meets chat "
+                        f"latency (TTFT <= 2 s, >= 20 tok/s per user) for {self.users} users"
+                    )
+            a, b = costs["80"], costs["consumer"]
+            f80, fc = fits["80"], fits["consumer"]
+            if fc.gpus is None:
+                verdicts.append(f"at {p} a 24 GB card cannot hold it for {self.users} users (even 8 of them)")
+            elif a is not None and b is not None:
+                speed = ""
+                if (
+                    f80.estimate is not None
+                    and fc.estimate is not None
+                    and fc.estimate.decode_tokens_per_s > 0
+                ):
+                    ratio = f80.estimate.decode_tokens_per_s / fc.estimate.decode_tokens_per_s
+                    speed = (
+                        f", and each user gets {ratio:.1f}x the tokens/s on the HBM card"
+                        if ratio >= 1.1
+                        else ""
+                    )
+                verdicts.append(f"at {p} {compare_costs(a, b, '80 GB card', 'consumer card')}{speed}")
+            elif b is None:
+                verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
-            f"For a chat endpoint ({CHAT_USERS} users, {CHAT_PROMPT}+{CHAT_OUTPUT} "
-            "tokens): " + "; ".join(verdicts) + "."
+            f"For {self.model} at {self.users} users x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
+            "The 80 GB card pays off with HBM bandwidth (tokens/s per user), FP8, NVLink when the model "
+            "spans cards, and room for long contexts; a 24 GB card suits quantized small-to-medium models."
         )
         return FaqAnswer(
             "card_class",
-            "Do I need an 80 GB datacenter GPU, or is a consumer card enough?",
+            "Do I need an 80 GB datacenter GPU, or is a 24 GB consumer card enough?",
             answer,
             tuple(details),
             figures,
             tuple(cited),
         )
 
+    # ---- 3 ------------------------------------------------------------------------------------
+    def _both_ways(
+        self, w: FinetuneWorkload | BatchWorkload
+    ) -> tuple[Recommendation | None, Recommendation | None]:
+        spot = self._rank(w.model_copy(update={"spot_allowed": True}), top=1)
+        ondemand = self._rank(w.model_copy(update={"spot_allowed": False}), top=1)
+        s = spot[0] if spot and spot[0].config.spot else None
+        return s, (ondemand[0] if ondemand else None)
+
+    def spot(self) -> FaqAnswer:
+        params = self.be.params_b(self.model)
+        method: Literal["lora", "qlora"] = "qlora" if params > 20 else "lora"
+        details: list[str] = []
+        figures: dict[str, float | str | None] = {"method": method}
+        cited: list[Recommendation] = []
+        verdict = ""
+        for label, w in (
+            (
+                f"checkpointed {'QLoRA' if method == 'qlora' else 'LoRA'} fine-tune of "
+                f"{LORA_TOKENS / 1e6:.0f}M tokens",
+                FinetuneWorkload(model=self.model, method=method, dataset_tokens=LORA_TOKENS),
+            ),
+            (
+                f"batch generation of {BATCH_TOKENS / 1e6:.0f}M output tokens",
+                BatchWorkload(
+                    model=self.model,
+                    precision=self.precision,
+                    output_tokens_total=BATCH_TOKENS,
+                    prompt_tokens=self.ctx_in,
+                    output_tokens=self.ctx_out,
+                ),
+            ),
+        ):
+            s, od = self._both_ways(w)
+            key = "finetune" if isinstance(w, FinetuneWorkload) else "batch"
+            if s is not None and s.cost is not None and od is not None and od.cost is not None:
+                cited += [s, od]
+                share = s.cost.interruption / max(s.cost.compute, 1e-9)
+                saving = 1 - s.cost.total / od.cost.total
+                figures.update(
+                    {
+                        f"{key}_spot_total": round(s.cost.total, 2),
+                        f"{key}_on_demand_total": round(od.cost.total, 2),
+                        f"{key}_spot_rework_share": round(share, 4),
+                    }
+                )
+                details.append(
+                    f"{label}: spot ${s.cost.total:,.2f} on {_offer_label(s)} (incl. "
+                    f"${s.cost.interruption:,.2f} rework and restarts), on-demand ${od.cost.total:,.2f} "
+                    f"on {_offer_label(od)}"
+                )
+                if not verdict:
+                    word = f"{saving:.0%} less" if saving > 0 else f"{-saving:.0%} more"
+                    verdict = (
+                        f"Spot suits work that can resume: a {label} costs ${s.cost.total:,.2f} on spot vs "
+                        f"${od.cost.total:,.2f} on-demand ({word}, rework included). "
+                    )
+            else:
+                details.append(f"{label}: the catalog has no pair of spot and on-demand offers for it")
+        rate = self.a.interruption_rate("marketplace")
+        reclaims = rate * 24 * 30
+        figures["endpoint_reclaims_per_month_marketplace"] = round(reclaims, 1)
+        details.append(
+            f"an always-on endpoint on marketplace spot: ~{reclaims:.0f} reclaims a month at the assumed "
+            f"{rate:g}/h, each ~{(self.a.restart_s + self.a.boot_s) / 60:.0f} min down plus reloading the "
+            "weights: keep it on-demand (the advisor never puts a live endpoint on spot unless told to)"
+        )
+        details.append(
+            "long pre-training that cannot resume cheaply: on-demand or reserved capacity; spot "
+            "only with frequent checkpoints"
+        )
+        answer = (verdict or "No offer in the catalog has both prices for these jobs. ") + (
+            "Keep a live endpoint, and training that cannot resume, on on-demand capacity."
+        )
+        return FaqAnswer(
+            "spot", "Should I use spot or on-demand?", answer, tuple(details), figures, tuple(cited)
+        )
+
     # ---- 4 ------------------------------------------------------------------------------------
     def slow(self) -> FaqAnswer:
+        gpu = self.gpu or self.be.accelerator(REFERENCE_GDDR)
         hbm = self.be.accelerator(REFERENCE_HBM)
-        e1, gpus = self._estimate(hbm)
+        p = self.precision
+        one = self._fit(gpu, p, batch=1)
+        if one.gpus is None:  # try narrower weights on the user's card
+            p = "int4"
+            one = self._fit(gpu, p, batch=1)
+        figures: dict[str, float | str | None] = {"gpu": gpu.name, "precision": p}
+        if one.gpus is None or one.estimate is None:
+            answer = (
+                f"{self.model} does not fit {gpu.name} even on 8 cards at int4, so it cannot run there; "
+                "see the VRAM answer for what holds it."
+            )
+            return FaqAnswer(
+                "slow_generation", f"Why is generation slow on my {gpu.name}?", answer, (), figures
+            )
+        e1, gpus = one.estimate, one.gpus
         active = self.be.active_params_b(self.model) * 1e9
-        peak = (hbm.bf16_tflops or 0.0) * 1e12 * gpus
+        peak = (gpu.tflops(p) or gpu.bf16_tflops or 0.0) * 1e12 * gpus
         util = 2 * active * e1.decode_tokens_per_s / peak if peak else 0.0
         weights_total = e1.memory.weights_gb * gpus
         share = min(1.0, active / (self.be.params_b(self.model) * 1e9))
         streamed = weights_total * share  # MoE: only the active experts are read per token
-        ceiling = hbm.bandwidth_gbps * gpus / streamed if streamed else 0.0
-        read = (f"{_gb(streamed)} of weights" if share > 0.99 else
-                f"~{_gb(streamed)} of weights (the active experts' share of {_gb(weights_total)})")
-        e32 = self.be.inference(
-            self.model, hbm, gpus=gpus, precision="bf16", batch=32, context_in=CONTEXT - 512, context_out=512
+        ceiling = gpu.bandwidth_gbps * gpus / streamed if streamed else 0.0
+        read = (
+            f"{_gb(streamed)} of weights"
+            if share > 0.99
+            else f"~{_gb(streamed)} of weights (the active experts' share of {_gb(weights_total)})"
         )
-        e4, g4 = self._estimate(hbm, precision="int4")
+        most = self._infer(gpu, gpus, p, "max")
+        batched = min(32, most.batch) if most is not None and most.fits else 0
+        e32 = self._infer(gpu, gpus, p, batched) if batched > 1 else None
         details = [
-            f"batch 1 on {gpus}x {hbm.name}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
-            f"{read}, so {hbm.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near "
-            f"{ceiling:.0f} tok/s ({e1.bound}-bound) while compute runs at ~{util:.1%} of its bf16 peak",
-            f"batching 32 users: {e32.output_tokens_per_s_total:,.0f} tok/s in total "
-            f"({e32.output_tokens_per_s_total / max(e1.decode_tokens_per_s, 1e-9):.0f}x) from the same "
-            "weight reads",
-            f"int4 weights on {g4}x {hbm.name}: {e4.decode_tokens_per_s:.0f} tok/s per user",
+            f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
+            f"{read}, so {gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near {ceiling:.0f} tok/s "
+            f"({e1.bound}-bound) while the tensor cores run at ~{util:.1%} of their peak",
         ]
-        figures: dict[str, float | str | None] = {
-            "reference_gpu": hbm.name,
-            "gpus": gpus,
-            "batch1_tok_s": round(e1.decode_tokens_per_s, 1),
-            "compute_utilisation": round(util, 4),
-            "batch32_tok_s_total": round(e32.output_tokens_per_s_total, 1),
-            "int4_tok_s": round(e4.decode_tokens_per_s, 1),
-        }
-        try:
-            gddr = self.be.accelerator(REFERENCE_GDDR)
-            eg, gg = self._estimate(gddr, precision="int4")
-            if eg.fits:
+        figures.update(
+            {
+                "gpus": gpus,
+                "batch1_tok_s": round(e1.decode_tokens_per_s, 1),
+                "bandwidth_ceiling_tok_s": round(ceiling, 1),
+                "compute_utilisation": round(util, 4),
+            }
+        )
+        if e32 is not None and e32.fits:
+            details.append(
+                f"{batched} users batched (as many as memory holds, up to 32): "
+                f"{e32.output_tokens_per_s_total:,.0f} tok/s in total "
+                f"({e32.output_tokens_per_s_total / max(e1.decode_tokens_per_s, 1e-9):.0f}x) from the same "
+                "weight reads"
+            )
+            figures["batched_users"] = batched
+            figures["batched_tok_s_total"] = round(e32.output_tokens_per_s_total, 1)
+        for narrow in ("fp8", "int4"):
+            if narrow == p:
+                continue
+            en = self._fit(gpu, narrow, batch=1)
+            if en.estimate is not None:
+                note = "" if narrow != "fp8" or gpu.fp8_supported else " (weight-only: no FP8 tensor cores)"
                 details.append(
-                    f"GDDR card ({gg}x {gddr.name}, {gddr.bandwidth_gbps / 1000:.2f} TB/s) at int4: "
-                    f"{eg.decode_tokens_per_s:.0f} tok/s per user"
+                    f"{narrow} weights{note} on {en.gpus}x {gpu.name}: {en.estimate.decode_tokens_per_s:.0f} "
+                    "tok/s per user"
                 )
-                figures["gddr_int4_tok_s"] = round(eg.decode_tokens_per_s, 1)
-        except GpuscoutError:  # the comparison is optional when the reference card is unknown
-            pass
+                figures[f"{narrow}_tok_s"] = round(en.estimate.decode_tokens_per_s, 1)
+        if gpu.name != hbm.name:
+            eh = self._fit(hbm, p, batch=1)
+            if eh.estimate is not None:
+                details.append(
+                    f"an HBM card ({eh.gpus}x {hbm.name}, {hbm.bandwidth_gbps / 1000:.2f} TB/s) at {p}: "
+                    f"{eh.estimate.decode_tokens_per_s:.0f} tok/s per user"
+                )
+                figures["hbm_tok_s"] = round(eh.estimate.decode_tokens_per_s, 1)
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
         answer = (
-            f"Generating one token of {self.model} reads {what} from memory, so speed is set by "
-            f"memory bandwidth, not compute: ~{e1.decode_tokens_per_s:.0f} tok/s on {gpus}x {hbm.name} with "
-            f"the tensor cores ~{util:.1%} busy. Faster memory (HBM), int4/fp8 weights, or batching users "
-            "is what helps."
+            f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set by memory "
+            f"bandwidth, not compute: ~{e1.decode_tokens_per_s:.0f} tok/s for one user with the tensor cores "
+            f"~{util:.1%} busy. What helps: batching users (the same reads serve them all), narrower weights "
+            "(fp8/int4), or a card with faster (HBM) memory."
         )
         return FaqAnswer(
             "slow_generation",
-            "Why is generation slow while the GPU is not fully used?",
+            f"Why is generation slow on my {gpu.name} while it is not fully used?",
             answer,
             tuple(details),
             figures,
         )
 
 
-def _kind(be: Backends, accelerator: str) -> str | None:
-    try:
-        return be.accelerator(accelerator).kind
-    except GpuscoutError:  # an offer with an unknown accelerator is simply not classed
-        return None
-
-
 def faq(
     model: str,
     offers: Sequence[Offer],
     *,
+    context: int = DEFAULT_CONTEXT,
+    users: int = DEFAULT_USERS,
+    gpu: str | None = None,
+    precision: str = "bf16",
     backends: Backends | None = None,
     assumptions: Assumptions | None = None,
     now: datetime | None = None,
 ) -> Faq:
-    """Answers to the four questions for ``model`` over ``offers``."""
-    f = _Faq(model, offers, backends or default_backends(), assumptions or Assumptions(), now)
-    answers = (f.vram(), f.spot(), f.card_class(), f.slow())
+    """Answers for ``model`` at ``users`` conversations of ``context`` tokens (``gpu``: the user's card
+    for the slow-generation answer, default a 24 GB consumer card) over ``offers``."""
+    if not isinstance(context, int) or not 64 <= context <= 2_000_000:
+        raise InvalidInputError("context", f"must be 64..2,000,000 tokens, got {context!r}", "64..2000000")
+    if not isinstance(users, int) or not 1 <= users <= 10_000:
+        raise InvalidInputError("users", f"must be 1..10,000, got {users!r}", "1..10000")
+    f = _Faq(
+        model,
+        offers,
+        backends or default_backends(),
+        assumptions or Assumptions(),
+        now,
+        context,
+        users,
+        gpu,
+        precision,
+    )
+    answers = (f.vram(), f.card_class(), f.spot(), f.slow())
     total = f.be.params_b(f.model)
     active = f.be.active_params_b(f.model)
     size = f"{total:.1f}B parameters" + (
         f" ({active:.1f}B active per token)" if active < total * 0.99 else ""
     )
-    summary = f"{size}; answers computed from {len(offers):,} current offers"
-    return Faq(model=f.model, summary=summary, answers=answers)
+    summary = (
+        f"{size}; for {users} users x {context:,} tokens at {precision}; answers computed from "
+        f"{len(offers):,} offers in the catalog (prices as dated on each offer)"
+    )
+    return Faq(model=f.model, summary=summary, answers=answers, context=context, users=users)

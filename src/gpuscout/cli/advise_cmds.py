@@ -522,23 +522,39 @@ def pretrain_cmd(
 
 
 def faq_cmd(
-    model: Annotated[str, typer.Argument(help="Model name, e.g. llama-3.1-70b.")],
+    model: Annotated[str, typer.Argument(help="Model name, e.g. llama-3.1-70b (imported models too).")],
+    context: Annotated[
+        int, typer.Option("--context", help="Tokens per conversation (prompt + answer).")
+    ] = 4096,
+    users: Annotated[int, typer.Option("--users", "-c", help="Simultaneous users.")] = 8,
+    gpu: Annotated[
+        str | None,
+        typer.Option("--gpu", help="Your GPU, for 'why is generation slow'.", show_default="RTX 4090"),
+    ] = None,
+    precision: Annotated[str, typer.Option("--precision", help="Weight format to size and time.")] = "bf16",
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """The four questions renters ask, answered with THIS model's numbers and the current catalog."""
+    """The questions renters ask, answered for THIS model at your context, load and GPU from the current
+    catalog: how much VRAM, an 80 GB HBM card or a 24 GB consumer card, spot or on-demand, and why
+    generation is slow."""
     with user_errors():
+        from rich.text import Text
+
+        from gpuscout.advise.backends import default_backends
         from gpuscout.advise.faq import faq
         from gpuscout.catalog.api import current_offers
+        from gpuscout.user_models import registry
 
-        answers = faq(model, current_offers(db=db))
+        answers = faq(model, current_offers(db=db), context=context, users=users, gpu=gpu,
+                      precision=precision, backends=default_backends(registry()))
         if json_out:
             print_json(answers)
             return
         out = wide_console()
-        out.print(f"[bold]{answers.model}[/]: {answers.summary}", highlight=False)
+        out.print(Text.assemble((answers.model, "bold"), ": ", answers.summary))
         for a in answers.answers:
-            out.print(f"\n[bold cyan]{a.question}[/]", highlight=False)
-            out.print(a.answer, highlight=False)
+            out.print(Text.assemble("\n", (a.question, "bold cyan")))
+            out.print(Text(a.answer))
             for line in a.details:
-                out.print(f"  • {line}", highlight=False)
+                out.print(Text(f"  • {line}"))

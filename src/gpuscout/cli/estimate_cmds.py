@@ -26,7 +26,9 @@ def _model(name: str, config: Path | None) -> ModelSpec | str:
                 "--config", f"no such file: {config}", "path to a Hugging Face config.json"
             )
         return model_from_hf_config(config)
-    return name
+    from gpuscout.user_models import resolve
+
+    return resolve(name)  # curated or imported (`gpuscout models import`)
 
 
 def _default_engine(engine: str | None, precision: str | None) -> str:
@@ -291,7 +293,7 @@ def register(app: typer.Typer) -> None:
 
         with user_errors():
             d = run_diagnose(
-                model,
+                _model(model, None),
                 gpu,
                 measured_tps=measured_tps,
                 precision=precision,

@@ -2,18 +2,31 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
+from typer.core import TyperGroup
 
-from gpuscout.cli.output import console, number, plain, print_json, to_jsonable, user_errors
+from gpuscout.catalog.offer_fields import write_csv
+from gpuscout.cli.output import (
+    CsvOption,
+    console,
+    err_console,
+    number,
+    plain,
+    print_json,
+    to_jsonable,
+    user_errors,
+)
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.knowledge.models import all_models, resolve_model_detail
+from gpuscout.knowledge.models import all_models
 from gpuscout.knowledge.params import ParamCount, count_params
 from gpuscout.loaders import model_from_hf_config, model_from_hub
 
@@ -83,6 +96,17 @@ def _gpu_table(accs: list[Accelerator]) -> Table:
     return table
 
 
+#: Columns of ``gpuscout gpus --csv``.
+GPU_COLUMNS = ("name", "vendor", "kind", "memory_gb", "usable_memory_gib", "memory_type", "bandwidth_gbps",
+               "bf16_tflops", "fp8_tflops", "fp4_tflops", "int8_tops", "fp8_supported", "fp4_supported",
+               "interconnect", "interconnect_gbps", "architecture", "form_factor", "release_year",
+               "confidence", "source")
+
+
+def _gpu_record(a: Accelerator) -> dict[str, Any]:
+    return {c: getattr(a, c, None) for c in GPU_COLUMNS}
+
+
 def _gpu_detail(name: str, as_json: bool) -> None:
     res = resolve_gpu_detail(name, field="NAME")
     acc = res.accelerator
@@ -136,15 +160,20 @@ def gpus(
     fp8: Annotated[bool, typer.Option("--fp8", help="Only accelerators with native FP8.")] = False,
     sort: Annotated[str, typer.Option(help="Sort by memory, bandwidth or bf16 (descending).")] = "memory",
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_csv: CsvOption = False,
 ) -> None:
     """List accelerators with their specs, or show one in full with its sources."""
     with user_errors():
+        if as_json and as_csv:
+            raise InvalidInputError("--json/--csv", "give one of them, not both")
         if name is not None:
             _gpu_detail(name, as_json)
             return
         accs = select_gpus(vendor=vendor, min_memory=min_memory, kind=kind, fp8=fp8, sort=sort)
         if as_json:
             print_json(accs)
+        elif as_csv:
+            write_csv(sys.stdout, GPU_COLUMNS, (_gpu_record(a) for a in accs))
         elif not accs:
             console.print("No accelerator matches these filters.")
         else:
@@ -176,16 +205,19 @@ def _attention_label(spec: ModelSpec, *, short: bool = False) -> str:
     return label
 
 
-def select_models(*, family: str | None, kind: str | None) -> list[ModelSpec]:
-    """Filter the registry (family: case-insensitive prefix, e.g. "llama3", "qwen")."""
-    models = list(all_models())
+def select_models(
+    *, family: str | None, kind: str | None, extra: tuple[ModelSpec, ...] = ()
+) -> list[ModelSpec]:
+    """Filter the registry and ``extra`` (imported) models (family: case-insensitive prefix, e.g.
+    "llama3", "qwen")."""
+    models = [*all_models(), *extra]
     if kind is not None:
         if kind.lower() not in MODEL_KINDS:
             raise InvalidInputError("--kind", f"unknown kind {kind!r}", ", ".join(MODEL_KINDS))
         models = [m for m in models if m.kind == kind.lower()]
     if family is not None:
         wanted = family.strip().lower()
-        families = sorted({m.family for m in all_models()})
+        families = sorted({m.family for m in models})
         if not any(f.lower().startswith(wanted) for f in families):
             raise InvalidInputError("--family", f"unknown family {family!r}", ", ".join(families))
         models = [m for m in models if m.family.lower().startswith(wanted)]
@@ -301,39 +333,137 @@ def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
     console.print(table)
 
 
+class _ModelsGroup(TyperGroup):
+    """``gpuscout models`` with no subcommand lists or shows models (``models show`` is the default):
+    ``gpuscout models``, ``gpuscout models --family qwen3``, ``gpuscout models llama-3.1-8b``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            args = ["show", *args]
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+
+models_app = typer.Typer(
+    cls=_ModelsGroup,
+    help="The model registry (curated architectures and the ones you import): list, show, import, remove. "
+    "`gpuscout models` alone lists them; `gpuscout models NAME` shows one.",
+)
+
+
+@models_app.command("show")
 def models(
     name: Annotated[str | None, typer.Argument(help="Show one model in full (name, alias or HF id).")] = None,
     family: Annotated[str | None, typer.Option(help="Family prefix, e.g. llama3, qwen, gemma.")] = None,
     kind: Annotated[str | None, typer.Option(help="llm, diffusion or audio.")] = None,
-    config: Annotated[Path | None, typer.Option("--config", help="Import a local HF config.json.")] = None,
-    hub: Annotated[str | None, typer.Option("--hub", help="Import config.json of a Hub repo id.")] = None,
+    config: Annotated[
+        Path | None, typer.Option("--config", help="Read a local HF config.json (not kept: see `import`).")
+    ] = None,
+    hub: Annotated[
+        str | None, typer.Option("--hub", help="Read config.json of a Hub repo id (not kept: see `import`).")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_csv: CsvOption = False,
 ) -> None:
-    """List the model registry with computed parameter counts, or show one model in full."""
+    """List the model registry (imported models included) with computed parameter counts, or show one
+    model in full."""
     with user_errors():
+        from gpuscout.user_models import load_imported, registry
+
         chosen = sum(x is not None for x in (name, config, hub))
         if chosen > 1:
             raise InvalidInputError("NAME/--config/--hub", "give only one of them")
+        if as_json and as_csv:
+            raise InvalidInputError("--json/--csv", "give one of them, not both")
+        read_only = "read only: `gpuscout models import` keeps it"
         if config is not None:
-            _model_detail(model_from_hf_config(config), "", as_json)
+            _model_detail(model_from_hf_config(config), read_only, as_json)
             return
         if hub is not None:
-            _model_detail(model_from_hub(hub), "", as_json)
+            _model_detail(model_from_hub(hub), read_only, as_json)
             return
         if name is not None:
-            res = resolve_model_detail(name, field="NAME")
+            res = registry().resolve_detail(name, field="NAME")
             _model_detail(res.model, res.note, as_json)
             return
-        selected = select_models(family=family, kind=kind)
+        loaded = load_imported()
+        selected = select_models(family=family, kind=kind, extra=loaded.specs)
         if as_json:
             print_json([_model_row(m, count_params(m)) for m in selected])
+        elif as_csv:
+            write_csv(sys.stdout, MODEL_COLUMNS, (_model_record(m) for m in selected))
         elif not selected:
             console.print("No model matches these filters.")
         else:
             console.print(_models_table(selected))
+        for problem in loaded.problems:
+            err_console.print(Text(f"warning: an imported model could not be read: {problem}",
+                                   style="yellow"))
+
+
+@models_app.command("import")
+def import_cmd(
+    source: Annotated[
+        str, typer.Argument(help="A Hugging Face config.json file, or a Hub repo id (org/model).")
+    ],
+    name: Annotated[
+        str | None,
+        typer.Option("--name", help="Name to use it by.", show_default="the repo or folder name, lower case"),
+    ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an imported model of that name.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+) -> None:
+    """Import a model from its config.json (a file, or the Hub when online; never weights) and keep it in
+    your data dir: from then on its name works in every command, the web app, the JSON API and
+    gpuscout.recommend(). Natively quantized checkpoints (FP8, MXFP4, NVFP4) keep their format."""
+    with user_errors():
+        from gpuscout.user_models import import_model
+
+        done = import_model(source, name=name, force=force)
+        if as_json:
+            print_json({"name": done.spec.name, "path": str(done.path), "replaced": done.replaced,
+                        **_model_row(done.spec, count_params(done.spec))})
+            return
+        verb = "Replaced" if done.replaced else "Imported"
+        console.print(Text(f"{verb} {done.spec.name} ({count_params(done.spec).total_b:,.2f} B parameters), "
+                           f"kept in {done.path}. Use it by name, e.g. `gpuscout recommend serve "
+                           f"{done.spec.name}`."))
+
+
+@models_app.command("remove")
+def remove_cmd(name: Annotated[str, typer.Argument(help="An imported model's name.")]) -> None:
+    """Forget a model you imported (curated models cannot be removed)."""
+    with user_errors():
+        from gpuscout.user_models import remove_model
+
+        path = remove_model(name)
+        console.print(Text(f"Removed {name} ({path})."))
+
+
+#: Columns of ``gpuscout models --csv``.
+MODEL_COLUMNS = ("name", "family", "kind", "params_b", "active_params_b", "layers", "hidden_size",
+                 "attention_heads", "kv_heads", "head_dim", "context_tokens", "attention", "moe_experts",
+                 "experts_per_token", "torch_dtype", "hf_id", "imported", "source")
+
+
+def _model_record(m: ModelSpec) -> dict[str, Any]:
+    c = count_params(m)
+    llm = m.kind == "llm"
+    return {
+        "name": m.name, "family": m.family, "kind": m.kind, "params_b": round(c.total_b, 4),
+        "active_params_b": round(c.active_b, 4) if m.is_moe else None,
+        "layers": m.num_hidden_layers if llm else None, "hidden_size": m.hidden_size if llm else None,
+        "attention_heads": m.num_attention_heads if llm else None,
+        "kv_heads": m.num_key_value_heads if llm else None, "head_dim": m.head_dim if llm else None,
+        "context_tokens": m.max_position_embeddings if llm else None,
+        "attention": _attention_label(m) if llm else None,
+        "moe_experts": m.num_experts if m.is_moe else None,
+        "experts_per_token": m.experts_per_token if m.is_moe else None, "torch_dtype": m.torch_dtype,
+        "hf_id": m.hf_id, "imported": m.imported, "source": m.source,
+    }
 
 
 def register(app: typer.Typer) -> None:
     """Add ``gpus`` and ``models`` to the root app."""
     app.command("gpus")(gpus)
-    app.command("models")(models)
+    app.add_typer(models_app, name="models")

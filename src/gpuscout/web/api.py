@@ -19,6 +19,7 @@ from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
 from gpuscout.web.filters import OfferFilters
 from gpuscout.web.schemas import (
+    AdviceOut,
     ErrorOut,
     EstimateOut,
     GpuDetailOut,
@@ -272,3 +273,12 @@ def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationO
     each with its configuration, speed, cost breakdown, unit costs, reasons and warnings."""
     recs = services.recommend(body.workload, objective=body.objective, top=body.top)
     return [RecommendationOut.from_rec(r) for r in recs]
+
+
+@router.post("/advise", response_model=AdviceOut, tags=["advise"],
+             summary="The advisor's answer: the cost/time Pareto front with its picks")
+def api_advise(services: Services, body: RecommendIn) -> AdviceOut:
+    """``gpuscout.advice`` over HTTP: the rows of ``/recommend`` (the Pareto front of cost against time
+    first, with the cheapest, balanced and fastest picks, then dominated rows) plus the targets applied,
+    the caveats every row shares and, when nothing passes, what binds and what would fit."""
+    return AdviceOut.from_advice(services.advice(body.workload, objective=body.objective, top=body.top))

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin,
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
-from gpuscout.advise.types import Recommendation
+from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
     KINDS,
     BatchWorkload,
@@ -314,6 +314,20 @@ class RecommendationOut(BaseModel):
     reasons: list[str]
     warnings: list[str]
     assumptions: dict[str, str]
+    provider_name: str = Field(default="", description="the provider's display name")
+    regions: list[str] = Field(default_factory=list, description="every region this choice is sold in at "
+                               "this price (region copies merged into one row)")
+    time_to_result_s: float | None = Field(default=None, description="the trade-off's time axis: jobs, time "
+                                           "to finish (spot rework included); serve, one request's latency")
+    pareto: bool = Field(default=False, description="on the Pareto front: no row is both cheaper and faster")
+    picks: list[str] = Field(default_factory=list, description="cheapest / balanced / fastest, when named so")
+    dominated_by: int | None = Field(default=None,
+                                     description="rank of a shown row that is cheaper and faster")
+    substitution: str | None = Field(default=None, description="what was changed so it runs (engine, "
+                                     "precision), and why")
+    fabric_assumed: bool = Field(default=False, description="GPUs talk over an interconnect the source does "
+                                 "not state: costed as PCIe")
+    rejected: str | None = Field(default=None, description="why the offer was left out (rejected rows only)")
 
     @classmethod
     def from_rec(cls, rec: Recommendation) -> RecommendationOut:
@@ -340,4 +354,37 @@ class RecommendationOut(BaseModel):
             reasons=list(rec.reasons),
             warnings=list(rec.warnings),
             assumptions=dict(rec.assumptions),
+            provider_name=rec.provider_name,
+            regions=list(rec.regions),
+            time_to_result_s=rec.time_to_result_s,
+            pareto=rec.pareto,
+            picks=list(rec.picks),
+            dominated_by=rec.dominated_by,
+            substitution=rec.substitution,
+            fabric_assumed=rec.fabric_assumed,
+            rejected=rec.rejected,
+        )
+
+
+class AdviceOut(BaseModel):
+    """The advisor's whole answer (``gpuscout.advice``): the Pareto front first, then dominated rows."""
+
+    objective: str
+    time_axis: str = Field(description="what time_to_result_s measures")
+    front_size: int = Field(description="rows on the whole Pareto front (shown or not)")
+    picks: dict[str, int] = Field(description="cheapest / balanced / fastest -> rank of that row")
+    picks_rule: str = Field(description="how the front and the picks are defined")
+    targets: list[str] = Field(description="what the ranking was held to (latency targets, deadline, budget)")
+    notes: list[str] = Field(description="caveats every shown row shares")
+    binding: str | None = Field(description="when no row passes: what binds and what would fit")
+    considered: int = Field(description="offers looked at")
+    recommendations: list[RecommendationOut]
+
+    @classmethod
+    def from_advice(cls, advice: Advice) -> AdviceOut:
+        return cls(
+            objective=advice.objective, time_axis=advice.time_axis, front_size=advice.front_size,
+            picks=dict(advice.picks), picks_rule=advice.picks_rule, targets=list(advice.targets),
+            notes=list(advice.notes), binding=advice.binding, considered=advice.considered,
+            recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
         )

@@ -26,7 +26,7 @@ from gpuscout.web.offer_view import STALE_AFTER, OfferRow, to_row
 
 if TYPE_CHECKING:
     from gpuscout.advise.faq import Faq
-    from gpuscout.advise.types import Recommendation
+    from gpuscout.advise.types import Advice, Recommendation
     from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.store import Store
     from gpuscout.knowledge.accelerator_types import Accelerator
@@ -67,7 +67,7 @@ class WebServices:
         self._all: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=4)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
-        self._recs: TtlCache[list[Recommendation]] = TtlCache(cache_seconds, max_entries=64)
+        self._advice: TtlCache[Advice] = TtlCache(cache_seconds, max_entries=64)
         # FAQ answers rank the whole catalog several times (~1-2 s).
         self._faq: TtlCache[Faq] = TtlCache(cache_seconds, 16)
         self._store: Store | None = None
@@ -108,7 +108,7 @@ class WebServices:
         self._all.clear()
         self._pages.clear()
         self._bodies.clear()
-        self._recs.clear()
+        self._advice.clear()
         self._faq.clear()
 
     # ---- offers --------------------------------------------------------------------------------
@@ -192,35 +192,47 @@ class WebServices:
         return all_accelerators()
 
     def model(self, name: str) -> ModelSpec:
-        from gpuscout.knowledge.models import resolve_model
+        """A curated or imported model (``gpuscout models import``)."""
+        from gpuscout.user_models import registry
 
-        spec: ModelSpec = resolve_model(name)
-        return spec
+        return registry().resolve(name)
 
     def models(self) -> Sequence[ModelSpec]:
-        from gpuscout.knowledge.models import all_models
+        from gpuscout.user_models import registry
 
-        return tuple(all_models())
+        return registry().all()
 
     # ---- advisor -------------------------------------------------------------------------------
-    def recommend(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
-                  ) -> list[Recommendation]:
-        """Ranked recommendations over the current offers (``gpuscout.recommend``)."""
-        from gpuscout.advise.api import recommend
+    def advice(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None) -> Advice:
+        """The advisor's whole answer over the current offers (``gpuscout.advice``): the Pareto front,
+        picks, targets and what binds when nothing passes."""
+        from gpuscout.advise.api import advise
+        from gpuscout.advise.backends import default_backends
+        from gpuscout.user_models import registry
 
         minute = int(time.time() // 60)  # reasons quote price ages
-        key = ("recommend", workload.model_dump_json(), objective, top, self.data_version(), minute)
-        return self._recs.get_or_compute(
-            key, lambda: recommend(workload, self.all_current_offers(), objective=objective, top=top)
+        key = ("advice", workload.model_dump_json(), objective, top, self.data_version(), minute)
+        return self._advice.get_or_compute(
+            key, lambda: advise(workload, self.all_current_offers(), objective=objective, top=top,
+                                backends=default_backends(registry()))
         )
 
+    def recommend(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
+                  ) -> list[Recommendation]:
+        """Ranked recommendations over the current offers (``gpuscout.recommend``): the answer's rows."""
+        return list(self.advice(workload, objective=objective, top=top).rows)
+
     def faq(self, model: str) -> Faq:
-        """The four FAQ answers for ``model`` over the current offers (cached like the offers)."""
+        """The FAQ answers for ``model`` over the current offers (cached like the offers)."""
+        from gpuscout.advise.backends import default_backends
         from gpuscout.advise.faq import faq
+        from gpuscout.user_models import registry
 
         spec = self.model(model)
         key = (spec.name, self.data_version())
-        return self._faq.get_or_compute(key, lambda: faq(spec.name, self.all_current_offers()))
+        return self._faq.get_or_compute(
+            key, lambda: faq(spec.name, self.all_current_offers(), backends=default_backends(registry()))
+        )
 
     # ---- catalog status ------------------------------------------------------------------------
     def sources(self) -> list[Any]:
