@@ -51,7 +51,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Availability, Offer
-from gpuscout.errors import InvalidInputError, UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
 from gpuscout.knowledge.provider_types import ProviderTerms
 
 #: A scored row: (score, total, time, usd_per_hour, provider, instance_type, region, spot, index,
@@ -67,8 +67,10 @@ SPOT_CLASS_ONLY = ("only an interruptible price (auction / bid, or an on-demand 
 
 #: Per (configuration, billing terms): (on-demand cost model, spot cost model, on-demand time, spot time).
 _Pair = tuple[CostModel, CostModel, float, float]
-#: Per configuration: (evaluation, time of the trade-off, cost models by billing-terms signature).
-_ConfigEntry = tuple[ConfigEval, float, dict[tuple[object, ...], _Pair]]
+#: Per configuration: (evaluation, unused, cost models by billing-terms signature: computed with the
+#: times, and with stand-in times for a lazy serve ranking).
+_BySig = dict[tuple[object, ...], _Pair]
+_ConfigEntry = tuple[ConfigEval, float, tuple[_BySig, _BySig]]
 
 
 def _check_objective(objective: str) -> None:
@@ -194,6 +196,10 @@ class Ranker:
         # per configuration key: (evaluation, time, cost models by terms signature)
         self._cfg: dict[ConfigKey, _ConfigEntry] = {}
         self.reject_counts: Counter[str] = Counter()
+        self._times: dict[ConfigKey, float] = {}
+        self._marks: dict[ConfigKey, float] = {}  # lazy serve ranking: configuration -> its stand-in time
+        self._marked: dict[float, ConfigEval] = {}
+        self._active_share: float | None = None
 
     # ---- knowledge look-ups ---------------------------------------------------------------------
     def terms(self, offer: Offer) -> ProviderTerms:
@@ -292,18 +298,45 @@ class Ranker:
         key = config_key(offer)
         entry = self._cfg.get(key)
         if entry is None:
-            ev = self.evaluator.evaluate(offer)
-            tm = 0.0
-            if ev.rejected is None:
-                tm = _time_metric(self.w, self.evaluator.detail(ev))
-            entry = (ev, tm, {})
+            entry = (self.evaluator.evaluate(offer), 0.0, ({}, {}))
             self._cfg[key] = entry
         return entry
 
-    def _pair(self, ev: ConfigEval, terms: ProviderTerms) -> _Pair:
+    def _serve_time(self, ev: ConfigEval) -> float:
+        """Serve's time axis for a configuration (its operating point), computed once."""
+        t = self._times.get(ev.key)
+        if t is None:
+            t = _time_metric(self.w, self.evaluator.detail(ev))
+            self._times[ev.key] = t
+        return t
+
+    def _time_floor(self, ev: ConfigEval) -> float:
+        """A lower bound of serve's request latency without the operating point: every output token
+        streams at least the active share of one GPU's weights at the GPU's full bandwidth."""
+        e, acc = ev.estimate, ev.accelerator
+        if not isinstance(self.w, ServeWorkload) or e is None or acc is None or acc.bandwidth_gbps <= 0:
+            return 0.0
+        if self._active_share is None:
+            try:
+                model = self.w.model
+                self._active_share = min(1.0, self.be.active_params_b(model) / self.be.params_b(model))
+            except (ZeroDivisionError, GpuscoutError):
+                self._active_share = 0.0
+        return self.w.output_tokens * e.memory.weights_gb * self._active_share / acc.bandwidth_gbps
+
+    def _pair(self, ev: ConfigEval, terms: ProviderTerms, lazy: bool) -> _Pair:
         od, sp = self.cost_model(ev, terms, False), self.cost_model(ev, terms, True)
-        full = self.evaluator.detail(ev)  # serve: the operating point sets the request latency
-        return od, sp, _job_time(self.w, full, od), _job_time(self.w, full, sp)
+        if lazy:  # serve ranked by cost: the time is set after the loop, for the configurations that need it
+            mark = self._marks.get(ev.key)
+            if mark is None:  # a stand-in time, unique to the configuration (negative: never a real one)
+                mark = -float(len(self._marks) + 1)
+                self._marks[ev.key] = mark
+                self._marked[mark] = ev
+            return od, sp, mark, mark
+        if isinstance(self.w, ServeWorkload):
+            t = self._serve_time(ev)
+            return od, sp, t, t
+        return od, sp, _job_time(self.w, ev, od), _job_time(self.w, ev, sp)
 
     def _reject(self, out: list[Recommendation] | None, kind: str, offer: Offer, why: str, **kw: object
                 ) -> None:
@@ -311,7 +344,27 @@ class Ranker:
         if out is not None:
             out.append(self.rejected(offer, why, **kw))  # type: ignore[arg-type]
 
-    def score_rows(self, offers: Iterable[Offer], objective: str,
+    def _defunct_ids(self, offers: Sequence[Offer]) -> frozenset[str]:
+        """The providers among ``offers`` that no longer sell capacity."""
+        return frozenset(p for p in {o.provider for o in offers} if self.be.provider_terms(p).defunct)
+
+    def _defunct_reason(self, offer: Offer) -> str | None:
+        own = self.provider(offer)
+        if not own.defunct:
+            return None
+        since = f" since {own.status_since}" if own.status_since else ""
+        return f"{own.display_name} no longer sells capacity (defunct{since})"
+
+    @staticmethod
+    def _why_not(total: float, time: float, budget: float | None, deadline_s: float) -> tuple[str, str]:
+        """(kind, why) a costed row is out: a non-finite total, over budget, or past the deadline."""
+        if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
+            return "price", NOT_FINITE
+        if budget is not None and total > budget:
+            return "budget", f"${total:,.0f} over the ${budget:,.0f} budget"
+        return "deadline", f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline"
+
+    def score_rows(self, offers: Sequence[Offer], objective: str,
                    rejected: list[Recommendation] | None = None, keep: int | None = None
                    ) -> tuple[list[_Row], list[_Row], int, bool]:
         """(rows kept for display, the cheapest rows of each distinct time, rows passing, pruned?).
@@ -334,14 +387,21 @@ class Ranker:
         deadline = getattr(w, "deadline_hours", None)
         deadline_s = deadline * 3600.0 if deadline is not None else math.inf
         by_cost = objective == "cost"
+        lazy = by_cost and isinstance(w, ServeWorkload)  # serve's time only where the front needs it
+        has_deadline = deadline is not None
         include_stale = self.include_stale
         providers = frozenset(p.lower() for p in w.providers)
         regions = tuple(r.lower() for r in w.regions)
         names, cfgs = self._names, self._cfg
         rows: list[_Row] = []
         append = rows.append
-        best: dict[float, list[_Row]] = {}  # time -> the cheapest rows at that time
+        # time (lazy: the configuration's stand-in time) -> the cheapest rows there, and their cost
+        best: dict[float, list[_Row]] = {}
+        best_cost: dict[float, float] = {}
+        defunct = frozenset() if include_stale else self._defunct_ids(offers)
+        counts = self.reject_counts
         passing = 0
+        inf = math.inf
         for i, offer in enumerate(offers):
             if (offer.availability is _UNAVAILABLE or offer.fractional or (offer.stale and not include_stale)
                     or (providers and offer.provider.lower() not in providers)
@@ -349,25 +409,25 @@ class Ranker:
                 why = _prefilter(w, offer, include_stale) or "filtered"
                 self._reject(rejected, _prefilter_kind(why), offer, why)
                 continue
-            if not include_stale:
-                own = self._providers.get(offer.provider) or self.provider(offer)
-                if own.defunct:
-                    since = f" since {own.status_since}" if own.status_since else ""
-                    self._reject(rejected, "defunct", offer,
-                                 f"{own.display_name} no longer sells capacity (defunct{since})")
-                    continue
-            name = offer.billing_terms or offer.provider
+            provider = offer.provider
+            if provider in defunct:
+                self._reject(rejected, "defunct", offer, self._defunct_reason(offer) or "defunct")
+                continue
+            name = offer.billing_terms or provider
             terms, sig, dp = names.get(name) or self._name_entry(name)
             cfg = cfgs.get((offer.accelerator, offer.gpu_count, offer.interconnect, bool(offer.internode)))
             if cfg is None:
                 cfg = self._config_entry(offer)
-            ev, _, cms = cfg
+            ev, _, by_sig = cfg
             if ev.rejected is not None:
-                self._reject(rejected, ev.reject_kind or "fit", offer, ev.rejected, fits=ev.fits, ev=ev)
+                counts[ev.reject_kind or "fit"] += 1
+                if rejected is not None:
+                    rejected.append(self.rejected(offer, ev.rejected, fits=ev.fits, ev=ev))
                 continue
+            cms = by_sig[lazy]
             pair = cms.get(sig)
             if pair is None:
-                pair = self._pair(ev, terms)
+                pair = self._pair(ev, terms, lazy)
                 cms[sig] = pair
             # per-offer terms (marketplaces) win over the provider's, as in ``cost.data_prices``
             s_price = offer.storage_usd_per_gb_month
@@ -376,65 +436,109 @@ class Ranker:
             e_price = offer.egress_usd_per_gb
             if e_price is None:
                 e_price = dp.egress_usd_per_gb
-            # on-demand (unless spot-class), then spot when allowed (unrolled: this is the hot loop)
             hourly = offer.price_usd_per_hour
             spot = offer.spot_price_usd_per_hour
-            if spot is not None and spot <= 0:
+            if spot == hourly or offer.price_is_interruptible or not (hourly and hourly > 0) or (
+                    spot is not None and spot <= 0):
+                hourly, spot, left_out = _usable_prices(hourly, spot, offer.price_is_interruptible, spot_ok)
+                if left_out is not None:
+                    kind, text = left_out
+                    self._reject(rejected, kind, offer, text, fits=kind == "spot-only", ev=ev)
+                    continue
+            elif not spot_ok:
                 spot = None
-            if hourly is not None and hourly <= 0:
-                hourly = None
-            if hourly is not None and (offer.price_is_interruptible or spot == hourly):
-                spot = hourly if spot is None else min(spot, hourly)  # the listed price is a spot price
-                hourly = None
-            if hourly is None and spot is None:
-                self._reject(rejected, "price", offer, "no usable price")
-                continue
-            if hourly is None and not spot_ok:
-                self._reject(rejected, "spot-only", offer, SPOT_CLASS_ONLY, fits=True, ev=ev)
-                continue
-            for is_spot in (0, 1):
-                if is_spot:
-                    price, cm, time = (spot if spot_ok else None), pair[1], pair[3]
+            # on-demand, then spot (unrolled: this is the hot loop)
+            if hourly is not None:
+                cm = pair[0]
+                total = (hourly * cm.compute_h + hourly * cm.warmup_h + s_price * cm.storage_gb_months
+                         + e_price * cm.egress_billable_gb + hourly * cm.interruption_h)
+                time = pair[2]
+                if total < inf and (budget is None or total <= budget) and (
+                        not has_deadline or time <= deadline_s):
+                    passing += 1
+                    score = total if by_cost else time
+                    low = best_cost.get(time, inf)
+                    if total <= low or score <= threshold:
+                        row: _Row = (score, total, time, hourly, provider, offer.instance_type,
+                                     offer.region, 0, i, offer)
+                        if total < low:
+                            best[time], best_cost[time] = [row], total
+                        elif total == low:
+                            best[time].append(row)
+                        if score <= threshold:
+                            append(row)
                 else:
-                    price, cm, time = hourly, pair[0], pair[2]
-                if price is None:
-                    continue
-                total = (price * cm.compute_h + price * cm.warmup_h + s_price * cm.storage_gb_months
-                         + e_price * cm.egress_billable_gb + price * cm.interruption_h)
-                if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
-                    self._reject(rejected, "price", offer, NOT_FINITE, fits=True, spot=bool(is_spot),
-                                 hourly=price, ev=ev)
-                    continue
-                if budget is not None and total > budget:
-                    self._reject(rejected, "budget", offer, f"${total:,.0f} over the ${budget:,.0f} budget",
-                                 fits=True, spot=bool(is_spot), hourly=price, ev=ev)
-                    continue
-                if time > deadline_s:
-                    self._reject(rejected, "deadline", offer,
-                                 f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline",
-                                 fits=True, spot=bool(is_spot), hourly=price, ev=ev)
-                    continue
-                passing += 1
-                score = total if by_cost else time
-                row: _Row = (score, total, time, price, offer.provider, offer.instance_type, offer.region,
-                             is_spot, i, offer)
-                at = best.get(time)
-                if at is None or total < at[0][1]:
-                    best[time] = [row]
-                elif total == at[0][1]:
-                    at.append(row)
-                if score <= threshold:
-                    append(row)
+                    kind, why = self._why_not(total, time, budget, deadline_s)
+                    self._reject(rejected, kind, offer, why, fits=True, spot=False, hourly=hourly, ev=ev)
+            if spot is not None:
+                cm = pair[1]
+                total = (spot * cm.compute_h + spot * cm.warmup_h + s_price * cm.storage_gb_months
+                         + e_price * cm.egress_billable_gb + spot * cm.interruption_h)
+                time = pair[3]
+                if total < inf and (budget is None or total <= budget) and (
+                        not has_deadline or time <= deadline_s):
+                    passing += 1
+                    score = total if by_cost else time
+                    low = best_cost.get(time, inf)
+                    if total <= low or score <= threshold:
+                        row = (score, total, time, spot, provider, offer.instance_type, offer.region, 1, i,
+                               offer)
+                        if total < low:
+                            best[time], best_cost[time] = [row], total
+                        elif total == low:
+                            best[time].append(row)
+                        if score <= threshold:
+                            append(row)
+                else:
+                    kind, why = self._why_not(total, time, budget, deadline_s)
+                    self._reject(rejected, kind, offer, why, fits=True, spot=True, hourly=spot, ev=ev)
             if keep is not None and len(rows) >= prune_at:
                 rows.sort()
-                del rows[keep:]
-                threshold = rows[-1][0]
+                threshold = rows[keep - 1][0]
+                _cut(rows, keep)
                 pruned = True
-        front = [r for at in best.values() for r in at]
         if pruned and keep is not None:
             rows.sort()
-            del rows[keep:]
-        return rows, front, passing, pruned
+            _cut(rows, keep)
+        if not lazy:
+            return rows, [r for at in best.values() for r in at], passing, pruned
+        return self._timed(rows), self._front_rows(best, best_cost), passing, pruned
+
+    def _with_time(self, row: _Row, time: float) -> _Row:
+        return (row[0], row[1], time, *row[3:])
+
+    def _timed(self, rows: list[_Row]) -> list[_Row]:
+        """Rows with their serve time filled in, sorted again."""
+        out = [self._with_time(r, self._serve_time(self._marked[r[2]])) for r in rows]
+        out.sort()
+        return out
+
+    def _front_rows(self, best: dict[float, list[_Row]], best_cost: dict[float, float]) -> list[_Row]:
+        """The cheapest rows of every configuration that can be on the front, with their times.
+
+        Configurations are taken cheapest first; one whose latency floor (``_time_floor``) is above the
+        best time of the cheaper ones is dominated whatever its operating point, and is not estimated.
+        Should a computed time ever fall below its floor, every configuration is estimated instead.
+        """
+        order = sorted(best, key=lambda k: (best_cost[k], -k))
+        for prune in (True, False):
+            out: list[_Row] = []
+            best_time = math.inf
+            sound = True
+            for k in order:
+                ev = self._marked[k]
+                floor = self._time_floor(ev)
+                if prune and floor > best_time:
+                    continue
+                t = self._serve_time(ev)
+                if t < floor * (1.0 - 1e-9):
+                    sound = False
+                    break
+                best_time = min(best_time, t)
+                out.extend(self._with_time(r, t) for r in best[k])
+            if sound:
+                return out
+        return out
 
     def advise(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
                include_rejected: bool = False, diagnose: bool = True) -> Advice:
@@ -512,6 +616,35 @@ class Ranker:
                 self.w = w.model_copy(update={"providers": tuple(wanted)})  # aliases -> provider ids
 
 
+def _usable_prices(hourly: float | None, spot: float | None, interruptible: bool, spot_ok: bool
+                   ) -> tuple[float | None, float | None, tuple[str, str] | None]:
+    """(on-demand, spot, why the offer is out) from an offer's listed prices: a non-positive price is
+    no price; an auction price, or an on-demand price equal to the spot price, is a spot price."""
+    if spot is not None and spot <= 0:
+        spot = None
+    if hourly is not None and hourly <= 0:
+        hourly = None
+    if hourly is not None and (interruptible or spot == hourly):
+        spot = hourly if spot is None else min(spot, hourly)
+        hourly = None
+    if hourly is None and spot is None:
+        return None, None, ("price", "no usable price")
+    if hourly is None and not spot_ok:
+        return None, None, ("spot-only", SPOT_CLASS_ONLY)
+    return hourly, spot if spot_ok else None, None
+
+
+def _cut(rows: list[_Row], keep: int) -> None:
+    """Keep the first ``keep`` sorted rows and any that tie with the last on the score."""
+    if len(rows) <= keep:
+        return
+    end = keep
+    last = rows[keep - 1][0]
+    while end < len(rows) and rows[end][0] == last:
+        end += 1
+    del rows[end:]
+
+
 def time_axis(w: AnyWorkload) -> str:
     """What ``time_to_result_s`` measures for this workload, in words."""
     if isinstance(w, ServeWorkload):
@@ -547,10 +680,12 @@ def _regions(selection: Selection, offers: Sequence[Offer], ranker: Ranker
     if not groups:
         return {}
     names = {(g[0], g[1]) for g in groups if isinstance(g, tuple)}
+    instances = {n[1] for n in names}
     w = ranker.w
     found: dict[Hashable, list[str]] = {}
     for offer in offers:
-        if (offer.provider, offer.instance_type) not in names or _prefilter(w, offer, ranker.include_stale):
+        if offer.instance_type not in instances or (offer.provider, offer.instance_type) not in names \
+                or _prefilter(w, offer, ranker.include_stale):
             continue
         for is_spot, price in _prices(w, offer):
             group = choice_group(offer, is_spot, price)
