@@ -13,8 +13,17 @@ from typer.testing import CliRunner
 from gpuscout.cli import app
 
 runner = CliRunner()
-NEWCOMER = ["recommend", "serve", "llama-3.1-8b", "--concurrency", "32", "--prompt", "2000",
-            "--output", "500"]
+NEWCOMER = [
+    "recommend",
+    "serve",
+    "llama-3.1-8b",
+    "--concurrency",
+    "32",
+    "--prompt",
+    "2000",
+    "--output",
+    "500",
+]
 
 
 def _rows(output: str) -> list[list[str]]:
@@ -49,12 +58,23 @@ def test_json_rows_carry_costs_reasons_and_the_workload() -> None:
     result = runner.invoke(app, [*NEWCOMER, "--json", "--top", "5"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["workload"] == {"kind": "serve", "model": "llama-3.1-8b", "prompt_tokens": 2000,
-                                "output_tokens": 500, "concurrency": 32}
+    assert data["workload"] == {
+        "kind": "serve",
+        "model": "llama-3.1-8b",
+        "prompt_tokens": 2000,
+        "output_tokens": 500,
+        "concurrency": 32,
+    }
     recs = data["recommendations"]
     assert [r["rank"] for r in recs] == [1, 2, 3, 4, 5]
-    totals = [r["cost"]["compute"] + r["cost"]["warmup"] + r["cost"]["storage"] + r["cost"]["egress"]
-              + r["cost"]["interruption"] for r in recs]
+    totals = [
+        r["cost"]["compute"]
+        + r["cost"]["warmup"]
+        + r["cost"]["storage"]
+        + r["cost"]["egress"]
+        + r["cost"]["interruption"]
+        for r in recs
+    ]
     assert totals == sorted(totals)
     assert all(r["reasons"] and r["unit_costs"]["per_million_output_tokens"] > 0 for r in recs)
     assert not any(r["config"]["spot"] for r in recs)
@@ -71,16 +91,28 @@ def test_csv_has_one_line_per_row() -> None:
 def test_explain_shows_the_full_breakdown() -> None:
     result = runner.invoke(app, [*NEWCOMER, "--explain", "2"])
     assert result.exit_code == 0, result.output
-    for part in ("#2 ", "compute", "warmup", "storage", "egress", "interruption", "total", "reasons",
-                 "assumptions", "spot interruptions", "TTFT"):
+    for part in (
+        "#2 ",
+        "compute",
+        "warmup",
+        "storage",
+        "egress",
+        "interruption",
+        "total",
+        "reasons",
+        "assumptions",
+        "spot interruptions",
+        "TTFT",
+    ):
         assert part in result.output
 
 
 def test_workload_file_with_an_override(tmp_path: Path) -> None:
     f = tmp_path / "chat.yaml"
     f.write_text("kind: serve\nmodel: llama-3.1-8b\nconcurrency: 4\nbursts_per_day: 20\nburst_minutes: 6\n")
-    result = runner.invoke(app, ["recommend", "serve", "--workload", str(f), "--concurrency", "8", "--json",
-                                 "--top", "3"])
+    result = runner.invoke(
+        app, ["recommend", "serve", "--workload", str(f), "--concurrency", "8", "--json", "--top", "3"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert data["workload"]["concurrency"] == 8 and data["workload"]["bursts_per_day"] == 20
@@ -88,9 +120,11 @@ def test_workload_file_with_an_override(tmp_path: Path) -> None:
 
 
 def test_other_workload_kinds_run() -> None:
-    for args in (["batch", "llama-3.1-8b", "--output-total", "1e8"],
-                 ["finetune", "llama-3.1-8b", "--method", "qlora", "--dataset-tokens", "1e7"],
-                 ["pretrain", "llama-3.2-1b", "--tokens", "1e9", "--gpus", "8"]):
+    for args in (
+        ["batch", "llama-3.1-8b", "--output-total", "1e8"],
+        ["finetune", "llama-3.1-8b", "--method", "qlora", "--dataset-tokens", "1e7"],
+        ["pretrain", "llama-3.2-1b", "--tokens", "1e9", "--gpus", "8"],
+    ):
         result = runner.invoke(app, ["recommend", *args, "--json", "--top", "2"])
         assert result.exit_code == 0, (args, result.output)
         recs = json.loads(result.output)["recommendations"]
@@ -122,8 +156,9 @@ def test_workload_file_of_another_kind_is_refused(tmp_path: Path) -> None:
 
 
 def test_faq_answers_the_questions_for_the_users_case() -> None:
-    result = runner.invoke(app, ["faq", "llama-3.1-8b", "--json", "--context", "8192", "--users", "16",
-                                 "--gpu", "L4"])
+    result = runner.invoke(
+        app, ["faq", "llama-3.1-8b", "--json", "--context", "8192", "--users", "16", "--gpu", "L4"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
     assert [a["key"] for a in data["answers"]] == ["vram", "card_class", "spot", "slow_generation"]
@@ -142,3 +177,236 @@ def test_spot_reclaim_rate_can_be_overridden() -> None:
     rough = json.loads(runner.invoke(app, [*base, "--spot-reclaims-per-hour", "2"]).output)["recommendations"]
     assert calm[0]["config"]["spot"] and calm[0]["cost"]["interruption"] == 0
     assert rough[0]["cost"]["interruption"] > 0 or not rough[0]["config"]["spot"]
+
+
+# ---- the trade-off view, grouped regions, rejections (issue 9) ----------------------------------
+def _store_with(tmp_path: Path, offers: list[object]) -> str:
+    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
+    from gpuscout.catalog.store import Store
+
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    store = Store(url)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)  # the bundled snapshot counts as loaded, empty
+    store.write_snapshot("test", offers)  # type: ignore[arg-type]
+    store.close()
+    return url
+
+
+def test_a_job_shows_its_duration_next_to_its_cost_and_the_picks() -> None:
+    result = runner.invoke(
+        app,
+        [
+            "recommend",
+            "finetune",
+            "llama-3-70b",
+            "--method",
+            "qlora",
+            "--dataset-tokens",
+            "50e6",
+            "--epochs",
+            "2",
+            "--spot",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    assert "on the cost / time front, cheapest first" in result.output
+    header = next(line for line in result.output.splitlines() if "trade-off" in line)
+    assert header.index("time") < header.index("total")
+    rows = _rows(result.output)
+    times = [r[6] for r in rows]
+    assert all(t.endswith(("h", "min", "days", "s")) for t in times)
+    assert {"cheapest", "balanced", "fastest"} <= {p.strip() for r in rows for p in r[1].split(",")}
+
+
+def test_region_copies_are_one_row_with_their_regions(tmp_path: Path) -> None:
+    from gpuscout.catalog.offer import Offer
+
+    copies = [
+        Offer(
+            provider="runpod",
+            instance_type="1x-h100",
+            region=region,
+            accelerator="H100-SXM",
+            gpu_count=1,
+            gpu_memory_gb=80.0,
+            price_usd_per_hour=2.5,
+            spot_price_usd_per_hour=None,
+            source="test:x",
+            observed_at=None,
+        )
+        for region in ("us-east-1", "eu-west-1", "ap-south-1")
+    ]
+    other = Offer(
+        provider="lambda",
+        instance_type="gpu_1x_h100",
+        region="us-west-1",
+        accelerator="H100-SXM",
+        gpu_count=1,
+        gpu_memory_gb=80.0,
+        price_usd_per_hour=3.0,
+        spot_price_usd_per_hour=None,
+        source="test:y",
+        observed_at=None,
+    )
+    url = _store_with(tmp_path, [*copies, other])
+    args = ["recommend", "serve", "llama-3.1-8b", "-c", "4", "--db", url]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    recs = data["recommendations"]
+    assert len(recs) == 2
+    first = recs[0]
+    assert first["offer"]["provider"] == "runpod" and first["provider_name"] == "RunPod"
+    assert sorted(first["regions"]) == ["ap-south-1", "eu-west-1", "us-east-1"]
+    table = runner.invoke(app, args)
+    assert table.exit_code == 0 and "+2)" in table.output and "RunPod" in table.output
+    rows = list(csv.DictReader(io.StringIO(runner.invoke(app, [*args, "--csv"]).output)))
+    assert rows[0]["regions_sold"].count(";") == 2 and rows[0]["picks"]
+
+
+def test_show_rejected_lists_offers_left_out_with_reasons(tmp_path: Path) -> None:
+    from gpuscout.catalog.offer import Offer
+
+    auction = Offer(
+        provider="vastai",
+        instance_type="1x-h100-bid",
+        region="us",
+        accelerator="H100-SXM",
+        gpu_count=1,
+        gpu_memory_gb=80.0,
+        price_usd_per_hour=1.0,
+        spot_price_usd_per_hour=None,
+        source="test:x",
+        observed_at=None,
+        price_is_interruptible=True,
+    )
+    small = Offer(
+        provider="runpod",
+        instance_type="1x-t4",
+        region="us",
+        accelerator="T4",
+        gpu_count=1,
+        gpu_memory_gb=16.0,
+        price_usd_per_hour=0.2,
+        spot_price_usd_per_hour=None,
+        source="test:y",
+        observed_at=None,
+    )
+    fine = Offer(
+        provider="lambda",
+        instance_type="gpu_1x_h100",
+        region="us",
+        accelerator="H100-SXM",
+        gpu_count=1,
+        gpu_memory_gb=80.0,
+        price_usd_per_hour=3.0,
+        spot_price_usd_per_hour=None,
+        source="test:z",
+        observed_at=None,
+    )
+    url = _store_with(tmp_path, [auction, small, fine])
+    args = [
+        "recommend",
+        "serve",
+        "llama-3.1-70b",
+        "--precision",
+        "fp8",
+        "-c",
+        "2",
+        "--db",
+        url,
+        "--show-rejected",
+    ]
+    data = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    why = {r["offer"]["instance_type"]: r["rejected"] for r in data["rejected"]}
+    assert "interruptible" in why["1x-h100-bid"] and "--spot" in why["1x-h100-bid"]
+    assert why["1x-t4"]
+    table = runner.invoke(app, args)
+    assert "offers left out" in table.output and "interruptible" in table.output
+    allowed = json.loads(runner.invoke(app, [*args, "--json", "--spot"]).output)
+    assert any(
+        r["offer"]["instance_type"] == "1x-h100-bid" and r["config"]["spot"]
+        for r in allowed["recommendations"]
+    )
+
+
+def test_nothing_passing_says_what_binds() -> None:
+    result = runner.invoke(app, ["recommend", "serve", "llama-3.1-70b", "-c", "16", "--budget", "50"])
+    assert result.exit_code == 0
+    assert "No offer can run this workload" in result.output and "--budget" in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["recommend", "serve", "llama-3.1-8b", "--provider", "lambada"], "closest known: lambda"),
+        (
+            [
+                "recommend",
+                "serve",
+                "llama-3.1-8b",
+                "--hours-per-day",
+                "8",
+                "--bursts",
+                "3",
+                "--burst-minutes",
+                "5",
+            ],
+            "hours_per_day",
+        ),
+        (["recommend", "serve", "llama-2-7b", "--prompt", "4000", "--output", "500"], "context of 4,096"),
+        (
+            ["recommend", "finetune", "llama-3.1-8b", "--dataset-tokens", "1e7", "--deadline", "soon"],
+            "deadline_hours",
+        ),
+        (["recommend", "serve", "llama-3.1-8b", "--latency-targets", "fast"], "latency_targets"),
+    ],
+)
+def test_conflicting_or_impossible_inputs_are_errors(args: list[str], message: str) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and "Traceback" not in result.output
+
+
+def test_deadline_accepts_a_duration_and_filters() -> None:
+    base = ["recommend", "finetune", "llama-3.1-8b", "--method", "lora", "--dataset-tokens", "1e8", "--json"]
+    data = json.loads(runner.invoke(app, [*base, "--deadline", "2h"]).output)
+    assert data["recommendations"] and all(r["time_to_result_s"] <= 7200 for r in data["recommendations"])
+    assert any("deadline" in t for t in data["targets"])
+
+
+def test_help_states_the_defaults_the_workloads_apply() -> None:
+    from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
+    from gpuscout.cli.advise_cmds import HELP_DEFAULTS
+
+    fields = {
+        "--precision": "precision",
+        "--engine": "engine",
+        "--prompt": "prompt_tokens",
+        "--output": "output_tokens",
+        "--hours-per-day": "hours_per_day",
+        "--latency-targets": "latency_targets",
+        "--width": "width",
+        "--height": "height",
+        "--method": "method",
+        "--epochs": "epochs",
+        "--seq-len": "seq_len",
+        "--micro-batch": "micro_batch",
+        "--checkpoint-min": "checkpoint_interval_min",
+    }
+    kinds = {
+        "serve": ServeWorkload,
+        "batch": BatchWorkload,
+        "finetune": FinetuneWorkload,
+        "pretrain": PretrainWorkload,
+    }
+    for kind, defaults in HELP_DEFAULTS.items():
+        help_text = runner.invoke(app, ["recommend", kind, "--help"], env={"COLUMNS": "240"}).output
+        for option, shown in defaults.items():
+            default = kinds[kind].model_fields[fields[option]].default
+            assert str(default).removesuffix(".0") == shown, (kind, option, default, shown)
+            assert option in help_text and f"default: ({shown})]" in help_text, (kind, option)
+
+
+def test_explain_never_leaks_python_none() -> None:
+    result = runner.invoke(app, [*NEWCOMER, "--explain", "1"])
+    assert result.exit_code == 0
+    assert "None" not in result.output

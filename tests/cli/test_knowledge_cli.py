@@ -148,3 +148,20 @@ def test_models_hub_offline(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_models_name_and_config_are_exclusive() -> None:
     result = _run("models", "llama-3-8b", "--config", "x.json")
     assert result.exit_code == 2
+
+
+def test_gpus_and_models_take_csv_as_the_readme_says() -> None:
+    import csv
+    import io
+
+    gpus = _run("gpus", "--kind", "datacenter", "--csv")
+    assert gpus.exit_code == 0, gpus.output
+    rows = list(csv.DictReader(io.StringIO(gpus.stdout)))
+    assert rows and {"name", "memory_gb", "bandwidth_gbps", "fp8_supported"} <= set(rows[0])
+    assert all(r["name"] for r in rows) and any(r["name"] == "H100-SXM" for r in rows)
+    models = _run("models", "--family", "llama3", "--csv")
+    assert models.exit_code == 0, models.output
+    mrows = list(csv.DictReader(io.StringIO(models.stdout)))
+    assert mrows and all(float(r["params_b"]) > 0 for r in mrows)
+    both = _run("gpus", "--csv", "--json")
+    assert both.exit_code == 2
