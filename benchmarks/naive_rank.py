@@ -62,5 +62,5 @@ def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str
             rows.append(Candidate(total, time, key, choice_group(offer, spot, hourly), (offer, spot, hourly)))
     a = assumptions or Assumptions()
     selection = select(rows, rows, objective=objective, top=top, balanced_time_factor=a.balanced_time_factor,
-                       fastest_tolerance=a.fastest_tolerance)
+                       time_tolerance=a.time_tolerance)
     return build_rows(selection, offers, fresh(), fresh)

@@ -111,11 +111,15 @@ def answer_violations(w: AnyWorkload, advice: Advice, a: Assumptions) -> list[st
     pts = {r.rank: (r.total_usd or math.inf, r.time_to_result_s or math.inf) for r in rows}
     front = [r for r in rows if r.pareto]
     for r in front:
-        beaten = [o.rank for o in rows if o is not r and dominates(pts[o.rank], pts[r.rank])]
+        beaten = [
+            o.rank for o in rows if o is not r and dominates(pts[o.rank], pts[r.rank], a.time_tolerance)
+        ]
         if beaten:
             out.append(f"front row #{r.rank} is beaten on cost and time by #{beaten[0]}")
     for r in rows:
-        if not r.pareto and (r.dominated_by is None or not dominates(pts[r.dominated_by], pts[r.rank])):
+        if not r.pareto and (
+            r.dominated_by is None or not dominates(pts[r.dominated_by], pts[r.rank], a.time_tolerance)
+        ):
             out.append(f"dominated row #{r.rank} does not name a shown row that beats it")
     picks = advice.picks
     if rows and set(picks) != {"cheapest", "balanced", "fastest"}:
@@ -127,7 +131,7 @@ def answer_violations(w: AnyWorkload, advice: Advice, a: Assumptions) -> list[st
             out.append("the cheapest pick is not the cheapest row")
         if pts[picks["balanced"]][1] > a.balanced_time_factor * best_time * (1 + 1e-9):
             out.append(f"the balanced pick takes more than {a.balanced_time_factor:g}x the fastest time")
-        if pts[picks["fastest"]][1] > (1 + a.fastest_tolerance) * best_time * (1 + 1e-9):
+        if pts[picks["fastest"]][1] > (1 + a.time_tolerance) * best_time * (1 + 1e-9):
             out.append("the fastest pick is not within the tolerance of the best time")
         if not all(rows[n - 1].pareto for n in picks.values()):
             out.append("a pick is not on the front")

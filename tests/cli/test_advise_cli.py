@@ -49,7 +49,7 @@ def test_newcomer_command_prints_the_trade_off_with_the_picks_and_a_reason_on_ev
         assert sum(pick in m for m in marks) == 1
     assert marks[0].startswith("cheapest")
     # the front comes first; dominated rows name the row that beats them
-    front = [m for m in marks if not m.startswith("worse than")]
+    front = [m for m in marks if not m.startswith("beaten by")]
     assert marks[: len(front)] == front
     assert all(r[-1] for r in rows)
 

@@ -44,7 +44,7 @@ class Assumptions:
     min_training_headroom: float = 0.05
     # the named picks of the Pareto front (see gpuscout.advise.pareto)
     balanced_time_factor: float = 3.0  # the balanced pick is at most this many times the best time
-    fastest_tolerance: float = 0.05  # the fastest pick: the cheapest row within this share of the best time
+    time_tolerance: float = 0.05  # times within this share are the same speed (front, fastest pick)
 
     def interruption_rate(self, provider_kind: str | None) -> float:
         if provider_kind is None:
@@ -63,5 +63,5 @@ class Assumptions:
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
             "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
             "picks": (f"balanced within {self.balanced_time_factor:g}x the best time; fastest = cheapest "
-                      f"within {self.fastest_tolerance:.0%} of the best time"),
+                      f"within {self.time_tolerance:.0%} of the best time"),
         }

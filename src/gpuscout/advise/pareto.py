@@ -2,15 +2,18 @@
 
 Every workload has two axes: what it costs (serve: per month; jobs: per run) and how long it takes
 (jobs: wall-clock time to finish, spot rework included; serve: one request's latency at the
-operating point, TTFT + output tokens x time per output token). A row is *dominated* when another
-row is at most as dear and at most as slow, and strictly better on one of the two; the *front* is the
-rows no other row dominates. Nobody should rent a dominated row: something is cheaper and faster.
+operating point, TTFT + output tokens x time per output token).
+
+Times within ``time_tolerance`` (5 %) of each other are the same speed: the estimate is not finer
+than that, and nobody should pay twice as much for 3 % less latency. A row is *dominated* when
+another row is at most as dear and at most 5 % slower, and strictly better on one axis (cheaper, or
+faster); the *front* is the rows no other row dominates (with a zero tolerance, the textbook Pareto
+front). Nobody should rent a dominated row: something is cheaper and as fast, or as cheap and faster.
 
 The picks, all on the front:
 
 - **cheapest**: the front's cheapest row (its fastest, when several cost the same).
-- **fastest**: the cheapest front row within ``fastest_tolerance`` (5 %) of the best time. A few per
-  cent of speed are inside the estimate's error; paying several times more for them is no pick.
+- **fastest**: the cheapest front row within ``time_tolerance`` of the best time.
 - **balanced**: among the front rows at most ``balanced_time_factor`` (3x) the best time, the one with
   the smallest ``cost / cheapest cost x time / best time`` -- the knee of the front, where saving a
   further 1 % of cost would cost more than 1 % of time. A fine-tune's balanced pick is therefore never
@@ -27,28 +30,29 @@ from collections.abc import Sequence
 
 #: A balanced pick is at most this many times the best time on the front.
 BALANCED_TIME_FACTOR = 3.0
-#: The fastest pick is the cheapest row within this share of the best time.
-FASTEST_TOLERANCE = 0.05
+#: Times within this share of each other are the same speed (the front, the fastest pick).
+TIME_TOLERANCE = 0.05
 
 
-def front(points: Sequence[tuple[float, float]]) -> list[int]:
-    """Indices of the non-dominated ``(cost, time)`` points, cheapest first (ties: faster first, then
-    the input order). Points equal on both axes are all kept (neither dominates the other)."""
+def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERANCE) -> list[int]:
+    """Indices of the ``(cost, time)`` points no other point dominates (see :func:`dominates`),
+    cheapest first (ties: faster first, then the input order). Equal points are all kept."""
     order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], i))
     kept: list[int] = []
-    best_time = math.inf
-    last: tuple[float, float] | None = None
-    for i in order:
-        cost, time = points[i]
-        if time < best_time:
+    cheaper_best = math.inf  # the best time among strictly cheaper points
+    n = 0
+    while n < len(order):
+        cost = points[order[n]][0]
+        group = [i for i in order[n:] if points[i][0] == cost]  # equal cost, fastest first
+        fastest = points[group[0]][1]
+        for i in group:
+            time = points[i][1]
+            if cheaper_best <= time * (1.0 + tolerance) or fastest < time:
+                continue  # a cheaper point is as fast (within the tolerance), or an as cheap one is faster
             kept.append(i)
-            best_time = time
-            last = (cost, time)
-        elif last is not None and (cost, time) == last:
-            kept.append(i)
+        cheaper_best = min(cheaper_best, fastest)
+        n += len(group)
     return kept
-
-
 def balanced_score(cost: float, time: float, cheapest: float, best_time: float) -> float:
     """``cost / cheapest x time / best time``: 1 for a row that is both the cheapest and the fastest."""
     return (cost / max(cheapest, 1e-12)) * (time / max(best_time, 1e-12))
@@ -58,7 +62,7 @@ def picks(
     points: Sequence[tuple[float, float]],
     *,
     balanced_time_factor: float = BALANCED_TIME_FACTOR,
-    fastest_tolerance: float = FASTEST_TOLERANCE,
+    time_tolerance: float = TIME_TOLERANCE,
 ) -> dict[str, int]:
     """The named picks among front ``points`` (``(cost, time)`` pairs), as indices into ``points``."""
     if not points:
@@ -67,7 +71,7 @@ def picks(
     cheapest_cost = min(p[0] for p in points)
     best_time = min(p[1] for p in points)
     cheapest = min(idx, key=lambda i: (points[i][0], points[i][1], i))
-    near_best = [i for i in idx if points[i][1] <= best_time * (1.0 + fastest_tolerance)]
+    near_best = [i for i in idx if points[i][1] <= best_time * (1.0 + time_tolerance)]
     fastest = min(near_best, key=lambda i: (points[i][0], points[i][1], i))
     allowed = [i for i in idx if points[i][1] <= best_time * balanced_time_factor]
     balanced = min(
@@ -77,6 +81,7 @@ def picks(
     return {"cheapest": cheapest, "balanced": balanced, "fastest": fastest}
 
 
-def dominates(a: tuple[float, float], b: tuple[float, float]) -> bool:
-    """Whether ``a`` is at most as dear and as slow as ``b``, and strictly better on one axis."""
-    return a[0] <= b[0] and a[1] <= b[1] and (a[0] < b[0] or a[1] < b[1])
+def dominates(a: tuple[float, float], b: tuple[float, float], tolerance: float = TIME_TOLERANCE) -> bool:
+    """Whether ``a`` is at most as dear as ``b`` and at most ``tolerance`` slower, and strictly better on
+    one axis (cheaper, or faster)."""
+    return a[0] <= b[0] and a[1] <= b[1] * (1.0 + tolerance) and (a[0] < b[0] or a[1] < b[1])

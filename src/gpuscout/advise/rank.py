@@ -555,21 +555,21 @@ class Ranker:
         rows, front, passing, pruned = self.score_rows(offers, objective, rejected, keep=keep)
         selection = select([_candidate(r) for r in front], [_candidate(r) for r in rows],
                            objective=objective, top=top, balanced_time_factor=self.a.balanced_time_factor,
-                           fastest_tolerance=self.a.fastest_tolerance)
+                           time_tolerance=self.a.time_tolerance)
         if pruned and top is not None and len(selection.rows) < top and passing > len(selection.rows):
             # region copies or front rows crowded the kept rows out: rank again without dropping any
             self.reject_counts.clear()
             rows, front, passing, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select([_candidate(r) for r in front], [_candidate(r) for r in rows],
                                objective=objective, top=top, balanced_time_factor=self.a.balanced_time_factor,
-                               fastest_tolerance=self.a.fastest_tolerance)
+                               time_tolerance=self.a.time_tolerance)
         shown = self.build(selection, offers)
         binding = binding_constraint(self, offers) if diagnose and not shown else None
         return Advice(
             objective=objective, rows=tuple(shown), rejected=tuple(rejected or ()),
             front_size=selection.front_size, picks=dict(selection.picks), targets=targets_applied(self.w),
             notes=common_notes(shown), binding=binding, time_axis=time_axis(self.w), considered=len(offers),
-            passing=passing, picks_rule=picks_rule(self.a.balanced_time_factor, self.a.fastest_tolerance),
+            passing=passing, picks_rule=picks_rule(self.a.balanced_time_factor, self.a.time_tolerance),
         )
 
     def build(self, selection: Selection, offers: Sequence[Offer]) -> list[Recommendation]:

@@ -99,7 +99,7 @@ def select(
     objective: str,
     top: int | None,
     balanced_time_factor: float = pareto.BALANCED_TIME_FACTOR,
-    fastest_tolerance: float = pareto.FASTEST_TOLERANCE,
+    time_tolerance: float = pareto.TIME_TOLERANCE,
 ) -> Selection:
     """The rows to show. ``front_candidates`` must contain every row that can be on the front (at
     least the cheapest of each distinct time); ``ranked`` the rows that can be shown as dominated
@@ -108,7 +108,7 @@ def select(
     if not front_candidates:
         return Selection((), 0, {})
     points = [(c.cost, c.time) for c in front_candidates]
-    on_front = [front_candidates[i] for i in pareto.front(points)]
+    on_front = [front_candidates[i] for i in pareto.front(points, time_tolerance)]
     on_front.sort(key=lambda c: (c.cost, c.time, c.key))
     front = _merge(on_front)
     cheapest = front[0].cost
@@ -116,7 +116,7 @@ def select(
     chosen = pareto.picks(
         [(c.cost, c.time) for c in front],
         balanced_time_factor=balanced_time_factor,
-        fastest_tolerance=fastest_tolerance,
+        time_tolerance=time_tolerance,
     )
     pick_of: dict[int, list[str]] = {}
     for name in PICKS:

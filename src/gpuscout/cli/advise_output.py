@@ -63,7 +63,7 @@ def mark(rec: Any) -> str:
         return ", ".join(rec.picks)
     if rec.pareto:
         return "front"
-    return f"worse than #{rec.dominated_by}" if rec.dominated_by else "dominated"
+    return f"beaten by #{rec.dominated_by}" if rec.dominated_by else "dominated"
 
 
 def _ms(x: float | None) -> str:

@@ -1,0 +1,36 @@
+"""The Pareto front and its picks on hand-made points (cost, time)."""
+
+from __future__ import annotations
+
+from gpuscout.advise.pareto import dominates, front, picks
+
+
+def test_the_textbook_front_with_no_tolerance() -> None:
+    pts = [(10.0, 5.0), (12.0, 4.0), (11.0, 6.0), (20.0, 1.0), (20.0, 2.0), (10.0, 5.0)]
+    assert front(pts, 0.0) == [0, 5, 1, 3]  # (11, 6) and (20, 2) are beaten; equal points both kept
+    assert dominates((10.0, 5.0), (11.0, 6.0), 0.0) and not dominates((10.0, 5.0), (10.0, 5.0), 0.0)
+
+
+def test_times_within_the_tolerance_are_the_same_speed() -> None:
+    # 2x the price for 3 % less time is not on the front; 2x the price for 30 % less is
+    pts = [(100.0, 10.0), (200.0, 9.7), (400.0, 7.0)]
+    assert front(pts, 0.05) == [0, 2]
+    assert front(pts, 0.0) == [0, 1, 2]
+    assert dominates((100.0, 10.0), (200.0, 9.7), 0.05)
+    assert not dominates((100.0, 10.0), (100.0, 9.7), 0.05)  # as cheap and faster: not beaten
+
+
+def test_picks_cheapest_fastest_within_the_tolerance_and_the_knee() -> None:
+    pts = [(10.0, 100.0), (15.0, 20.0), (40.0, 10.0), (41.0, 9.8)]
+    chosen = picks(pts, balanced_time_factor=3.0, time_tolerance=0.05)
+    assert chosen["cheapest"] == 0
+    assert chosen["fastest"] == 2  # 41 is 2 % faster than 40: not worth a dollar more
+    assert chosen["balanced"] == 1  # 1.5x the cost for a fifth of the time: the knee
+
+
+def test_the_balanced_pick_is_never_far_slower_than_the_fastest() -> None:
+    # a very cheap, very slow point wins cost x time, but is 10x the best time: not balanced
+    pts = [(1.0, 100.0), (20.0, 10.0), (25.0, 9.0)]
+    chosen = picks(pts, balanced_time_factor=3.0, time_tolerance=0.05)
+    assert chosen["cheapest"] == 0 and chosen["balanced"] != 0
+    assert pts[chosen["balanced"]][1] <= 3 * 9.0
