@@ -410,3 +410,16 @@ def test_explain_never_leaks_python_none() -> None:
     result = runner.invoke(app, [*NEWCOMER, "--explain", "1"])
     assert result.exit_code == 0
     assert "None" not in result.output
+
+
+def test_bad_files_and_stores_are_errors_not_tracebacks(tmp_path: Path) -> None:
+    bad = tmp_path / "w.yaml"
+    bad.write_bytes(b"kind: serve\nmodel: \xff\xfe\x00")
+    for args in (
+        ["recommend", "serve", "--workload", str(bad)],
+        ["recommend", "serve", "llama-3.1-8b", "--db", "foo"],
+        ["recommend", "serve", "llama-3.1-8b", "--db", "postgresql+psycopg://u:p@127.0.0.1:1/none"],
+    ):
+        result = runner.invoke(app, args)
+        assert result.exit_code in (1, 2), (args, result.output)
+        assert "error:" in result.output and "Traceback" not in result.output
