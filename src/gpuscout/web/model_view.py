@@ -15,7 +15,7 @@ from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.knowledge.models import all_models, resolve_model_detail
+from gpuscout.knowledge.models import all_models
 from gpuscout.knowledge.params import count_params
 
 PRECISIONS: tuple[str, ...] = ("bf16", "fp8", "int8", "int4")
@@ -154,7 +154,9 @@ class Resolved:
 
 def resolve_typed(typed: str) -> Resolved:
     """Resolve ``typed`` (``UnknownNameError`` with the closest names when unknown)."""
-    found = resolve_model_detail(typed)
+    from gpuscout.user_models import registry  # curated and imported models (`gpuscout models import`)
+
+    found = registry().resolve_detail(typed)
     spec = found.model
     alternatives: tuple[ModelSpec, ...] = ()
     if not found.exact:
