@@ -8,7 +8,16 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuscout.cli.output import CsvOption, DbOption, JsonOption, print_json, user_errors, wide_console
+from gpuscout.cli.output import (
+    CsvOption,
+    DbOption,
+    JsonOption,
+    number,
+    print_json,
+    printable,
+    user_errors,
+    wide_console,
+)
 from gpuscout.errors import InvalidInputError
 
 WorkloadOption = Annotated[
@@ -67,7 +76,7 @@ RetentionOption = Annotated[
 ReclaimOption = Annotated[
     float | None,
     typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
-                 min=0.0, show_default="by provider kind: 0.02-0.1 (docs/advisor.md)"),
+                 parser=number(0, 3600), show_default="by provider kind: 0.02-0.1 (docs/advisor.md)"),
 ]
 PrecisionOption = Annotated[
     str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...", show_default="bf16")
@@ -87,7 +96,7 @@ HeadroomOption = Annotated[
     float | None,
     typer.Option("--min-headroom",
                  help="Share of each GPU's memory a training layout must leave free (0.05 = 5 %); less is "
-                 "rejected as an out-of-memory risk.", min=0.0, max=0.5, show_default="0.05"),
+                 "rejected as an out-of-memory risk.", parser=number(0, 0.5), show_default="0.05"),
 ]
 # Options two subcommands share (serve + batch; finetune + pretrain).
 PromptOption = Annotated[
@@ -552,9 +561,9 @@ def faq_cmd(
             print_json(answers)
             return
         out = wide_console()
-        out.print(Text.assemble((answers.model, "bold"), ": ", answers.summary))
+        out.print(Text.assemble((printable(answers.model), "bold"), ": ", printable(answers.summary)))
         for a in answers.answers:
-            out.print(Text.assemble("\n", (a.question, "bold cyan")))
-            out.print(Text(a.answer))
+            out.print(Text.assemble("\n", (printable(a.question), "bold cyan")))
+            out.print(Text(printable(a.answer)))
             for line in a.details:
-                out.print(Text(f"  • {line}"))
+                out.print(Text(f"  • {printable(line)}"))

@@ -2,7 +2,8 @@
 cheapest, balanced and fastest picks named, then dominated rows), one row's breakdown (``--explain``),
 and CSV.
 
-Provider strings and user input are printed as plain ``Text``, never parsed as Rich markup.
+Provider strings and user input are printed as plain ``Text`` (control characters shown as escapes),
+never parsed as Rich markup.
 """
 
 from __future__ import annotations
@@ -13,7 +14,12 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from gpuscout.cli.output import wide_console
+from gpuscout.cli.output import printable, wide_console
+
+
+def _text(value: object, style: str = "") -> Text:
+    """Data (provider strings, user input) as plain text: no markup, control characters shown."""
+    return Text(printable(value), style=style)
 
 
 def duration(seconds: float | None) -> str:
@@ -84,16 +90,16 @@ def table(workload: Any, advice: Any) -> None:
     order = {"cost": "cheapest first", "time": "fastest first", "latency": "fastest first",
              "balanced": "by cost/cheapest x time/fastest"}[advice.objective]
     what = "cost / latency" if serve else "cost / time"
-    title = Text(f"{workload.kind} {workload.model}: {advice.front_size} on the {what} front, {order}")
+    title = _text(f"{workload.kind} {workload.model}: {advice.front_size} on the {what} front, {order}")
     out.print(title, style="bold", highlight=False)
     for line in advice.targets:
-        out.print(Text(f"  • {line}"), highlight=False)
+        out.print(_text(f"  • {line}"), highlight=False)
     if advice.notes:
-        out.print(Text("  • every row: " + "; ".join(advice.notes)), highlight=False)
+        out.print(_text("  • every row: " + "; ".join(advice.notes)), highlight=False)
     if not recs:
         out.print(Text("No offer can run this workload under these constraints.", style="yellow"))
         if advice.binding:
-            out.print(Text(f"Why: {advice.binding}"), highlight=False)
+            out.print(_text(f"Why: {advice.binding}"), highlight=False)
         out.print(Text("See each offer's reason with --show-rejected."), highlight=False)
         return
     t = Table(show_lines=False)
@@ -118,13 +124,13 @@ def table(workload: Any, advice: Any) -> None:
     for rec in recs:
         o, s = rec.offer, rec.estimate
         warn = _shown_warnings(rec, advice.notes)
-        why = Text(rec.top_reason)
+        why = _text(rec.top_reason)
         if warn:
             why.append(f" ⚠{len(warn)}", style="yellow")
         cells: list[Any] = [
-            str(rec.rank), Text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
-            Text(rec.provider_name or o.provider), Text(f"{o.instance_type} ({regions_text(rec.regions)})"),
-            Text(rec.config.describe(o.accelerator)), f"${rec.price_usd_per_hour:,.2f}",
+            str(rec.rank), _text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
+            _text(rec.provider_name or o.provider), _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
+            _text(rec.config.describe(o.accelerator)), f"${rec.price_usd_per_hour:,.2f}",
         ]
         if serve:
             per_user = s.per_user_tokens_per_s if s is not None else None
@@ -135,7 +141,7 @@ def table(workload: Any, advice: Any) -> None:
         t.add_row(*cells, why)
     out.print(t)
     picks = ", ".join(f"{name} #{n}" for name, n in advice.picks.items())
-    out.print(Text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."),
+    out.print(_text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."),
               highlight=False)
     out.print(Text("Details of a row: --explain N; why offers are left out: --show-rejected."),
               highlight=False)
@@ -153,9 +159,9 @@ def rejected_table(recs: list[Any]) -> None:
     t.add_column("why left out", overflow="fold")
     for rec in recs:
         o = rec.offer
-        t.add_row(Text(rec.provider_name or o.provider),
-                  Text(f"{o.instance_type} ({regions_text(rec.regions)})"),
-                  Text(f"{o.gpu_count}x {o.accelerator}"), Text(rec.rejected or ""))
+        t.add_row(_text(rec.provider_name or o.provider),
+                  _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
+                  _text(f"{o.gpu_count}x {o.accelerator}"), _text(rec.rejected or ""))
     out.print(t)
 
 
@@ -164,7 +170,7 @@ def explain(workload: Any, rec: Any) -> None:
     o = rec.offer
 
     def line(text: str, style: str = "") -> None:
-        out.print(Text(text, style=style), highlight=False)
+        out.print(_text(text, style=style), highlight=False)
 
     line(f"#{rec.rank} {rec.provider_name or o.provider} {o.instance_type} — {o.gpu_count}x {o.accelerator}, "
          f"${rec.price_usd_per_hour:,.4g}/h {'spot' if rec.config.spot else 'on-demand'}", "bold")
@@ -182,7 +188,7 @@ def explain(workload: Any, rec: Any) -> None:
         rows.add_column("what")
         rows.add_column("value", justify="right")
         if s.engine:
-            rows.add_row("engine / precision", Text(f"{s.engine} / {s.precision}"))
+            rows.add_row("engine / precision", _text(f"{s.engine} / {s.precision}"))
         rows.add_row("throughput", f"{s.throughput:,.2f} {s.throughput_unit}")
         if s.per_user_tokens_per_s is not None:
             rows.add_row("per user", f"{s.per_user_tokens_per_s:,.1f} tok/s")
@@ -208,7 +214,7 @@ def explain(workload: Any, rec: Any) -> None:
         cost.add_column("USD", justify="right")
         for name in ("compute", "warmup", "storage", "egress", "interruption"):
             cost.add_row(name, f"{getattr(rec.cost, name):,.2f}")
-        cost.add_row(Text("total", style="bold"), Text(f"{rec.cost.total:,.2f}", style="bold"))
+        cost.add_row(Text("total", style="bold"), _text(f"{rec.cost.total:,.2f}", style="bold"))
         u = rec.unit_costs
         if u is not None:
             for label, val in (

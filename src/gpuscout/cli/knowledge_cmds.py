@@ -19,6 +19,7 @@ from gpuscout.cli.output import (
     number,
     plain,
     print_json,
+    printable,
     to_jsonable,
     user_errors,
 )
@@ -397,7 +398,7 @@ def models(
         else:
             console.print(_models_table(selected))
         for problem in loaded.problems:
-            err_console.print(Text(f"warning: an imported model could not be read: {problem}",
+            err_console.print(Text(printable(f"warning: an imported model could not be read: {problem}"),
                                    style="yellow"))
 
 
@@ -425,9 +426,10 @@ def import_cmd(
                         **_model_row(done.spec, count_params(done.spec))})
             return
         verb = "Replaced" if done.replaced else "Imported"
-        console.print(Text(f"{verb} {done.spec.name} ({count_params(done.spec).total_b:,.2f} B parameters), "
-                           f"kept in {done.path}. Use it by name, e.g. `gpuscout recommend serve "
-                           f"{done.spec.name}`."))
+        size = count_params(done.spec).total_b
+        text = (f"{verb} {done.spec.name} ({size:,.2f} B parameters), kept in {done.path}. Use it by "
+                f"name, e.g. `gpuscout recommend serve {done.spec.name}`.")
+        console.print(Text(printable(text)))
 
 
 @models_app.command("remove")
@@ -437,7 +439,7 @@ def remove_cmd(name: Annotated[str, typer.Argument(help="An imported model's nam
         from gpuscout.user_models import remove_model
 
         path = remove_model(name)
-        console.print(Text(f"Removed {name} ({path})."))
+        console.print(Text(printable(f"Removed {name} ({path}).")))
 
 
 #: Columns of ``gpuscout models --csv``.
