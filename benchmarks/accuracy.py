@@ -753,7 +753,20 @@ PRIORS: dict[str, dict[Param, float]] = {
     "vllm": {("era:v0:step_overhead_us", ""): 2000.0, ("era:v0:seq_overhead_us", ""): 30.0},
     "sglang": {("era:0.3:step_overhead_us", ""): 900.0},
 }
-PRIOR_WEIGHT = 0.05  # weight of one parameter's log-distance to its prior, against one row's log error
+# How far (log units, one sigma) a constant may plausibly sit from its physics prior: efficiencies and
+# scales within ~x1.6, fixed costs and kernel ceilings within ~x2.7. Against a row noise of ~0.3 in log
+# units this sets each constant's pull towards its prior (a Gaussian prior in log space).
+ROW_SIGMA = 0.3
+PRIOR_SIGMA = {"bw": 0.5, "comp": 0.5, "scale": 0.5, "cscale": 0.5, "moe_efficiency": 0.5,
+               "moe_compute_efficiency": 1.0, "attn_decode_efficiency": 1.5}
+DEFAULT_PRIOR_SIGMA = 1.0
+
+
+def _prior_weight(p: Param) -> float:
+    kind, key = p
+    name = kind.split(":")[2] if kind.startswith("era:") else (key if kind == "attr" else kind)
+    sigma = PRIOR_SIGMA.get(name, DEFAULT_PRIOR_SIGMA)
+    return (ROW_SIGMA / sigma) ** 2
 
 
 def _prior(engine: str, p: Param) -> float:
@@ -933,6 +946,7 @@ def _fit_continuous(
 ) -> tuple[EngineProfile, float]:
     """Levenberg-Marquardt on ``params`` (log space) from ``prof``: (fitted profile, cost)."""
     priors = [math.log(_prior(engine, p)) for p in params]
+    weights = [math.sqrt(_prior_weight(p)) for p in params]
 
     def build(x: list[float]) -> EngineProfile:
         out = prof
@@ -943,8 +957,7 @@ def _fit_continuous(
     def residuals(x: list[float]) -> list[float]:
         res = evaluate(usable, {engine: build(x)})
         out = [_robust(r.log_error) if not r.error else 3.0 for r in res]
-        w = math.sqrt(PRIOR_WEIGHT)
-        out += [w * (xi - pi) for xi, pi in zip(x, priors, strict=True)]
+        out += [w * (xi - pi) for w, xi, pi in zip(weights, x, priors, strict=True)]
         return out
 
     x0 = [math.log(max(get_param(prof, p), 1e-6)) for p in params]

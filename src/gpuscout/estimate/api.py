@@ -479,7 +479,7 @@ def _assumptions(
     out = {
         "engine": eng.label,
         "support": verdict.message()
-        + (f" (sources: {', '.join(verdict.sources)})" if verdict.sources else ""),
+        + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
         "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
         "kv_dtype": f"{st.kv.name} ({st.kv.bytes_per_element:g} B/element)",
         "bandwidth_efficiency": f"{st.bandwidth_eff:.2f} of {st.acc.bandwidth_gbps:g} GB/s"
@@ -528,6 +528,15 @@ def _assumptions(
     if replicas > 1:
         out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
     return out
+
+
+def _rule_sources(verdict: SupportVerdict) -> tuple[str, ...]:
+    """The sources of the rule that decided (the platform rule's too when it is not plainly sourced)."""
+    rule = verdict.precision_rule or verdict.platform_rule
+    own = rule.sources if rule is not None else verdict.sources
+    plat = verdict.platform_rule
+    extra = plat.sources if plat is not None and plat is not rule and plat.tag != "sourced" else ()
+    return own + tuple(u for u in extra if u not in own)
 
 
 def _ceiling_note(ceiling: float | None, unit: str, achieved: float) -> str:
