@@ -757,8 +757,15 @@ PRIORS: dict[str, dict[Param, float]] = {
 # scales within ~x1.6, fixed costs and kernel ceilings within ~x2.7. Against a row noise of ~0.3 in log
 # units this sets each constant's pull towards its prior (a Gaussian prior in log space).
 ROW_SIGMA = 0.3
-PRIOR_SIGMA = {"bw": 0.5, "comp": 0.5, "scale": 0.5, "cscale": 0.5, "moe_efficiency": 0.5,
-               "moe_compute_efficiency": 1.0, "attn_decode_efficiency": 1.5}
+PRIOR_SIGMA = {
+    "bw": 0.5,
+    "comp": 0.5,
+    "scale": 0.5,
+    "cscale": 0.5,
+    "moe_efficiency": 0.5,
+    "moe_compute_efficiency": 1.0,
+    "attn_decode_efficiency": 1.5,
+}
 DEFAULT_PRIOR_SIGMA = 1.0
 
 
@@ -1057,6 +1064,37 @@ def _print_table(title: str, stats: dict[str, dict[str, float]]) -> None:
         print(f"  {name:44s} {s['n']:4d} {s['mape']:7.1%} {s['median_ape']:7.1%} {s['within_15']:6.0%}")
 
 
+def training_table(csv_path: Path, loso: bool) -> list[dict[str, Any]] | None:
+    """The training-speed table of ``benchmarks/accuracy_training.py`` (issue 8, item 7: another module,
+    owned by the training work), when that module is present; None otherwise."""
+    path = Path(__file__).resolve().parent / "accuracy_training.py"
+    if not path.is_file():
+        return None
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_training", path)
+    if spec is None or spec.loader is None:
+        return None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    rows = module.training_summary(csv_path, loso=loso)
+    return [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r._asdict()) for r in rows]
+
+
+def _print_training(rows: list[dict[str, Any]] | None) -> None:
+    print("\nTraining speed (benchmarks/accuracy_training.py)")
+    if rows is None:
+        print(
+            "  not present: the training-speed table (issue 8, item 7) is printed here once that module lands"
+        )
+        return
+    for r in rows:
+        # counts are ints, error figures are ratios (MAPE, median APE, share within 15 %)
+        cells = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items())
+        print(f"  {cells}")
+
+
 def _rel(r: Result) -> float:
     return r.predicted / r.case.measured - 1 if r.case.measured else 0.0
 
@@ -1074,6 +1112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--fit", metavar="ENGINE", help="fit this engine's constants on all its rows and print them"
     )
     ap.add_argument("--from-priors", action="store_true", help="with --fit: start from the physics priors")
+    ap.add_argument("--no-training", action="store_true", help="skip the training-speed table")
     args = ap.parse_args(argv)
 
     cases = build_cases(load(args.csv))
@@ -1089,6 +1128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary["skipped"] = [f"line {c.line}: {c.skip}" for c in cases if c.skip]
     if args.loso:
         summary["loso"] = loso(cases, log=None if args.json else print)
+    if not args.no_training:
+        summary["training"] = training_table(args.csv, args.loso)
     if args.json:
         json.dump(summary, sys.stdout, indent=2, default=str)
         print()
@@ -1123,6 +1164,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_table("LOSO groups", h["groups"])
         _print_table("LOSO per metric and engine", h["by_engine"])
         print("\ntargets (LOSO MAPE): " + ", ".join(f"{k} <= {v:.0%}" for k, v in TARGETS.items()))
+    if not args.no_training:
+        _print_training(summary["training"])
     return 0
 
 
