@@ -846,7 +846,8 @@ def set_param(p: EngineProfile, param: Param, value: float) -> EngineProfile:
                     e = dataclasses.replace(e, overrides={**e.overrides, attr: value})
             eras.append(e)
         return dataclasses.replace(p, eras=tuple(eras))
-    return dataclasses.replace(p, **{key: value})
+    fields: dict[str, Any] = {key: value}
+    return dataclasses.replace(p, **fields)
 
 
 def _usable(engine: str, cases: Sequence[Case], metrics: tuple[str, ...]) -> list[Case]:
@@ -1064,9 +1065,9 @@ def _print_table(title: str, stats: dict[str, dict[str, float]]) -> None:
         print(f"  {name:44s} {s['n']:4d} {s['mape']:7.1%} {s['median_ape']:7.1%} {s['within_15']:6.0%}")
 
 
-def training_table(csv_path: Path, loso: bool) -> list[dict[str, Any]] | None:
-    """The training-speed table of ``benchmarks/accuracy_training.py`` (issue 8, item 7: another module,
-    owned by the training work), when that module is present; None otherwise."""
+def _training_module() -> Any | None:
+    """``benchmarks/accuracy_training.py`` (issue 8, item 7: the training-speed work, its own module), or
+    None where it is absent."""
     path = Path(__file__).resolve().parent / "accuracy_training.py"
     if not path.is_file():
         return None
@@ -1078,21 +1079,25 @@ def training_table(csv_path: Path, loso: bool) -> list[dict[str, Any]] | None:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    rows = module.training_summary(csv_path, loso=loso)
-    return [dataclasses.asdict(r) if dataclasses.is_dataclass(r) else dict(r._asdict()) for r in rows]
+    return module
 
 
-def _print_training(rows: list[dict[str, Any]] | None) -> None:
+def training_table(csv_path: Path, loso: bool) -> list[Any] | None:
+    """The training-speed table (``accuracy_training.training_summary``: one SummaryRow per metric family,
+    in-sample and, with ``loso``, leave-one-source-out), or None where that module is absent."""
+    module = _training_module()
+    return None if module is None else list(module.training_summary(csv_path, loso=loso))
+
+
+def _print_training(rows: list[Any] | None) -> None:
     print("\nTraining speed (benchmarks/accuracy_training.py)")
-    if rows is None:
+    module = _training_module() if rows is not None else None
+    if rows is None or module is None:
         print(
             "  not present: the training-speed table (issue 8, item 7) is printed here once that module lands"
         )
         return
-    for r in rows:
-        # counts are ints, error figures are ratios (MAPE, median APE, share within 15 %)
-        cells = ", ".join(f"{k} {v:.1%}" if isinstance(v, float) else f"{k} {v}" for k, v in r.items())
-        print(f"  {cells}")
+    module.print_table(rows)
 
 
 def _rel(r: Result) -> float:
@@ -1131,6 +1136,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.no_training:
         summary["training"] = training_table(args.csv, args.loso)
     if args.json:
+        if summary.get("training") is not None:
+            summary["training"] = [
+                {
+                    k: (None if isinstance(v, float) and math.isnan(v) else v)
+                    for k, v in dataclasses.asdict(r).items()
+                }
+                for r in summary["training"]
+            ]
         json.dump(summary, sys.stdout, indent=2, default=str)
         print()
         return 0

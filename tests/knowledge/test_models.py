@@ -217,8 +217,14 @@ def test_native_precision_comes_from_the_checkpoint() -> None:
 def test_new_inference_models_match_their_published_sizes() -> None:
     from gpuscout.knowledge.params import count_params
 
-    for name, total_b in (("codellama-34b", 33.7), ("qwen1.5-32b", 32.5), ("qwen3-14b", 14.8),
-                          ("qwen3-0.6b", 0.6), ("stablelm-base-alpha-3b", 3.6), ("phi-1.5", 1.42)):
+    for name, total_b in (
+        ("codellama-34b", 33.7),
+        ("qwen1.5-32b", 32.5),
+        ("qwen3-14b", 14.8),
+        ("qwen3-0.6b", 0.6),
+        ("stablelm-base-alpha-3b", 3.6),
+        ("phi-1.5", 1.42),
+    ):
         assert count_params(resolve_model(name)).total / 1e9 == pytest.approx(total_b, rel=0.02), name
     moe = count_params(resolve_model("Qwen2-57B-A14B-Instruct"))
     assert moe.total / 1e9 == pytest.approx(57.4, rel=0.01)
