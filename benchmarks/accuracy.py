@@ -627,6 +627,7 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
                 ("era:v0:tp_step_overhead_us", ""),
                 ("era:v0:scale", ""),
                 ("era:v0:cscale", ""),
+                ("era:v0:moe_compute_efficiency", ""),
             ],
         )
     ],
@@ -646,7 +647,6 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
                 ("attr", "request_overhead_us"),
                 ("attr", "tp_step_overhead_us"),
                 ("era:0.3:step_overhead_us", ""),
-                ("grid", "gemm_min_rows"),
             ],
         )
     ],
@@ -707,7 +707,6 @@ _CAPS = {
     "moe_efficiency": 1.0,
     "gqa_kv_reread": 4.0,
     "attn_decode_efficiency": 1.0,
-    "gemm_min_rows": 128.0,
     "moe_compute_efficiency": 1.0,
 }
 _FLOORS = {"gemm_min_rows": 1.0}
@@ -726,13 +725,12 @@ PRIORS: dict[str, dict[Param, float]] = {
         ("attr", "gqa_kv_reread"): 0.5,
         ("attr", "attn_score_bytes"): 16.0,
         ("attr", "moe_efficiency"): 0.5,
-        ("attr", "moe_compute_efficiency"): 0.3,
+        ("attr", "moe_compute_efficiency"): 0.6,
         ("attr", "expert_loop_us"): 50.0,
         ("attr", "moe_layer_overhead_us"): 50.0,
         ("attr", "request_overhead_us"): 5000.0,
         ("attr", "attn_decode_efficiency"): 1.0,
         ("attr", "tp_step_overhead_us"): 200.0,
-        ("attr", "gemm_min_rows"): 1.0,
         ("scale", "*"): 0.9,
         ("cscale", "*"): 1.0,
     },
@@ -763,7 +761,7 @@ PRIOR_SIGMA = {
     "scale": 0.5,
     "cscale": 0.5,
     "moe_efficiency": 0.5,
-    "moe_compute_efficiency": 1.0,
+    "moe_compute_efficiency": 0.7,
     "attn_decode_efficiency": 1.5,
 }
 DEFAULT_PRIOR_SIGMA = 1.0

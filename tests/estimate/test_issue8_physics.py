@@ -66,6 +66,34 @@ def test_moe_prefill_flops_count_the_active_experts_only() -> None:
 # --------------------------------------------------------------------------------- tensor parallel
 
 
+def test_tensor_core_tiles_pad_small_batches_on_hopper() -> None:
+    from gpuscout.estimate.memory import model_consts
+    from gpuscout.estimate.throughput import gemm_tile_rows
+
+    # Hopper/Blackwell warpgroup MMA computes 64 rows, Volta-Ada mma.sync and AMD MFMA 16
+    assert [gemm_tile_rows(resolve_gpu(g)) for g in ("H100", "H20", "B200", "A100", "L4", "MI300X")] == [
+        64,
+        64,
+        64,
+        16,
+        16,
+        16,
+    ]
+    assert _setup("llama-3.1-8b", "H100", "int4").gemm_tile == 1.0  # weight-only GEMV kernels: no padding
+    assert _setup("llama-3.1-8b", "H100", engine="llama.cpp").gemm_tile == 1.0  # its own mat-vec kernels
+    # Mixtral at batch 1: 2 experts touched, each padded to a 64-row tile = 128 rows, not 2
+    c = model_consts(resolve_model("mixtral-8x7b"))
+    assert c.expert_gemm_rows(1, 64) == pytest.approx(128)
+    # a 4096-token prefill chunk: 8192 token-expert pairs over 8 experts, 1024 rows each: no padding
+    assert c.expert_gemm_rows(4096, 64) == pytest.approx(4096 * 2)
+    # H20: 148 BF16 TFLOPS against 4 TB/s. Qwen3-8B at batch 1 multiplies 64 padded rows through its
+    # ~6.95B non-embedding weights: 2 x 6.95e9 x 64 = 0.89 TFLOP per token, ~6 ms at the full rate,
+    # longer than the 16.4 GB weight read (4.1 ms at the full bandwidth): compute-bound, unlike on an H100
+    h20 = estimate("qwen3-8b", "H20", precision="bf16", engine="vllm", context_in=1, context_out=256)
+    h100 = estimate("qwen3-8b", "H100", precision="bf16", engine="vllm", context_in=1, context_out=256)
+    assert h20.bound == "compute" and h100.bound == "memory"
+
+
 def test_all_reduce_time_of_a_70b_tp4_decode_step_nvlink_vs_pcie() -> None:
     layers, hidden = 80, 8192  # Llama-3-70B
     msg = 1 * hidden * 2  # one token, 16-bit: 16 KiB per all-reduce

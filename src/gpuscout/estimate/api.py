@@ -517,8 +517,13 @@ def _assumptions(
     if c.is_moe:
         out["moe"] = (
             f"{c.experts_per_token} of {c.num_experts} experts per token; a step reads the experts its "
-            "tokens "
-            f"touch; expert kernels at {eng.moe_efficiency:.2f} of dense efficiency"
+            f"tokens touch; expert weight reads at {eng.moe_efficiency:.2f} and expert GEMMs at "
+            f"{eng.moe_compute_efficiency:.2f} of dense efficiency"
+        )
+    if st.gemm_tile > 1:
+        out["gemm_tile"] = (
+            f"tensor-core GEMMs compute at least {st.gemm_tile:g} rows (each touched expert too): "
+            "small batches pay for a whole tile"
         )
     if st.gpus > 1:
         if st.parallel == "tensor":

@@ -86,7 +86,8 @@ class EngineProfile:
     attn_decode_efficiency: float = (
         1.0  # decode attention FLOPs at this share of the GEMM rate (HF eager: low)
     )
-    gemm_min_rows: int = 1  # tensor-core GEMM tile height: a step multiplies at least this many rows
+    gemm_min_rows: int = 0  # rows a weight GEMM computes at least; 0: the GPU's tensor-core tile
+    # (throughput.gemm_tile_rows: 64 on Hopper+, 16 before); 1: GEMV-style small-batch kernels
     pipeline_hop_us: float = 0.0
     logits_bytes_per_vocab: float = 8.0  # per sequence and step: fp32 logits written then read by sampling
     gqa_kv_reread: float = 0.0
@@ -180,12 +181,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         bandwidth_efficiency=_eff(default=0.948, gguf_quant=0.948, gguf_f16=0.954),
         compute_efficiency=_eff(default=0.341, gguf_quant=0.341, gguf_f16=0.466),
         stream_ceiling_gbps=_eff(default=1203.0, gguf_quant=1203.0, gguf_f16=1259.0),
-        compute_ceiling_tflops=_eff(default=165.0, gguf_quant=165.0, gguf_f16=165.0),
+        compute_ceiling_tflops=_eff(default=164.9, gguf_quant=164.9, gguf_f16=164.9),
         moe_efficiency=0.6,
         fp16_accumulate=True,
+        gemm_min_rows=1,  # its own mul_mat_vec / MMVQ kernels below 8 tokens (no tile padding)
         layer_overhead_us=47.3,
         step_overhead_us=1113.0,
-        pipeline_hop_us=288.0,
+        pipeline_hop_us=288.4,
         gqa_kv_reread=0.454,
         attn_score_bytes=23.9,
         prefill_pipelined=True,
@@ -218,16 +220,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.631, weight_only=0.627, fp8=0.631, **{"16bit": 0.631}),
-        compute_efficiency=_eff(default=0.446, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.446}),
-        moe_efficiency=0.84,
-        moe_compute_efficiency=0.061,
-        moe_layer_overhead_us=183.0,
+        bandwidth_efficiency=_eff(default=0.645, weight_only=0.634, fp8=0.631, **{"16bit": 0.645}),
+        compute_efficiency=_eff(default=0.428, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.428}),
+        moe_efficiency=0.486,
+        moe_compute_efficiency=1.0,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_layer_overhead_us=104.9,
         layer_overhead_us=3.0,
-        step_overhead_us=368.0,
-        seq_overhead_us=5.3,
+        step_overhead_us=405.2,
+        seq_overhead_us=5.43,
         tp_step_overhead_us=200.0,
-        request_overhead_us=32800.0,
+        request_overhead_us=33400.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -242,14 +244,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2503.0,
-                    "seq_overhead_us": 264.0,
-                    "tp_step_overhead_us": 1497.0,
+                    "step_overhead_us": 2492.0,
+                    "seq_overhead_us": 243.0,
+                    "tp_step_overhead_us": 1415.0,
+                    "moe_compute_efficiency": 0.133,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                 },
-                efficiency_scale=1.064,
-                compute_scale=0.867,
+                efficiency_scale=1.04,
+                compute_scale=0.921,
             ),
             EngineEra(
                 "eager",
@@ -265,17 +268,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.649, weight_only=0.227, fp8=0.466, **{"16bit": 0.649}),
-        compute_efficiency=_eff(default=0.533, fp8=0.450, weight_only=0.45, fp4=0.40, **{"16bit": 0.533}),
-        moe_efficiency=0.42,
-        moe_compute_efficiency=0.038,
-        moe_layer_overhead_us=49.0,
-        gemm_min_rows=64,
+        bandwidth_efficiency=_eff(default=0.625, weight_only=0.227, fp8=0.454, **{"16bit": 0.625}),
+        compute_efficiency=_eff(default=0.545, fp8=0.412, weight_only=0.45, fp4=0.40, **{"16bit": 0.545}),
+        moe_efficiency=0.292,
+        moe_compute_efficiency=0.352,
+        moe_layer_overhead_us=18.9,
         layer_overhead_us=3.0,
-        step_overhead_us=2941.0,
+        step_overhead_us=2894.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=228.0,
-        request_overhead_us=3013.0,
+        tp_step_overhead_us=218.4,
+        request_overhead_us=3287.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -289,7 +291,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 823.0, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 788.1, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
             ),
         ),
@@ -300,15 +302,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.745),
-        compute_efficiency=_eff(default=0.496, fp8=0.452, **{"16bit": 0.496}),
-        moe_efficiency=0.34,
-        moe_compute_efficiency=0.074,
-        moe_layer_overhead_us=470.0,
+        bandwidth_efficiency=_eff(default=0.758),
+        compute_efficiency=_eff(default=0.497, fp8=0.447, **{"16bit": 0.497}),
+        moe_efficiency=0.442,
+        moe_compute_efficiency=0.13,
+        moe_layer_overhead_us=428.3,
         layer_overhead_us=2.0,
         step_overhead_us=500.0,
         seq_overhead_us=2.0,
-        request_overhead_us=2733.0,
+        request_overhead_us=2852.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -336,7 +338,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "v0.5-0.6, static batching",
                 r"0\.[0-9]",
                 {"continuous_batching": False, "chunked_prefill": False, "step_overhead_us": 400.0},
-                efficiency_scale=1.3,
+                efficiency_scale=1.29,
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -354,7 +356,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=4322.0,
+        request_overhead_us=4320.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -369,22 +371,22 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 617.0,
-                    "step_overhead_us": 1111.0,
-                    "seq_overhead_us": 2294.0,
-                    "tp_step_overhead_us": 98.0,
+                    "layer_overhead_us": 612.9,
+                    "step_overhead_us": 1099.0,
+                    "seq_overhead_us": 2256.0,
+                    "tp_step_overhead_us": 99.8,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
                 },
-                efficiency_scale=0.80,
+                efficiency_scale=0.765,
             ),
             EngineEra(
                 "2.x",
                 "2.x, CUDA graphs, no chunked prefill",
                 r"2\.[0-9]+",
-                {"chunked_prefill": False, "step_overhead_us": 876.0, "tp_step_overhead_us": 168.0},
-                efficiency_scale=0.52,
+                {"chunked_prefill": False, "step_overhead_us": 876.1, "tp_step_overhead_us": 167.5},
+                efficiency_scale=0.518,
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -393,13 +395,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="hf-transformers",
         label="HF transformers (generate, eager)",
-        bandwidth_efficiency=_eff(default=0.394, weight_only=0.875, **{"16bit": 0.394}),
+        bandwidth_efficiency=_eff(default=0.405, weight_only=0.88, **{"16bit": 0.405}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=89.9,
-        attn_decode_efficiency=0.080,
-        layer_overhead_us=1042.0,
-        step_overhead_us=1967.0,
+        expert_loop_us=90.0,
+        attn_decode_efficiency=0.0731,
+        layer_overhead_us=1040.0,
+        step_overhead_us=1986.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -428,15 +430,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "fused",
                 "AutoAWQ fused modules",
                 r"fused",
-                {"layer_overhead_us": 70.8},
-                efficiency_scale=0.83,
+                {"layer_overhead_us": 71.0},
+                efficiency_scale=0.826,
             ),
             EngineEra(
                 "gemv",
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {},
-                compute_scale=0.328,
+                compute_scale=0.329,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
@@ -450,7 +452,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         bandwidth_efficiency=_eff(default=0.702, weight_only=0.522, **{"16bit": 0.702}),
         compute_efficiency=_eff(default=0.50),
         layer_overhead_us=0.0,
-        step_overhead_us=637.0,
+        step_overhead_us=637.4,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
         engine_reserve_gb=0.5,
@@ -493,45 +495,49 @@ CALIBRATION: dict[str, str] = {
         "1-129k prompts), Qwen2 benchmark (vLLM 0.4.2 MoE), dstack 405B H100/MI300X offline bursts, "
         "dstack DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, "
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
-        "Today (V1): bandwidth 0.631 (16-bit) / 0.627 (weight-only), compute 0.446 (16-bit), 368 us per "
-        "step + 5.3 us per sequence, 32.8 ms per request on TTFT (API server, tokenisation, admission), MoE "
-        "weights at 0.84 and grouped GEMMs at 0.061 of dense efficiency, 183 us per MoE layer. FP8 "
-        "bandwidth / compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit "
-        "streaming and the 0.48 compute prior. V0 era (0.4-0.7): 2503 us per step, 264 us per sequence, "
-        "1497 us per step and extra TP worker, efficiencies x1.064 (compute x0.867 on top)."
+        "Today (V1): bandwidth 0.645 (16-bit) / 0.634 (weight-only), compute 0.428 (16-bit), 405 us per "
+        "step + 5.4 us per sequence, 33.4 ms per request on TTFT (API server, tokenisation, admission), MoE "
+        "weights at 0.49 of dense efficiency and grouped GEMMs at dense efficiency (the 1.0 cap, once the "
+        "tile padding is counted: every touched expert computes a whole tensor-core tile; the 2026 "
+        "DeepSeek-V3.2 and Qwen recipes), 105 us per MoE layer. FP8 bandwidth / compute are not fitted "
+        "(no FP8 rows of today's engine but four on an H20): 16-bit streaming and the 0.48 compute prior. "
+        "V0 era (0.4-0.7): 2492 us per step, 243 us per sequence, 1415 us per step and extra TP worker, "
+        "efficiencies x1.04 (compute x0.92 on top), grouped expert GEMMs at 0.13 of dense (vLLM 0.7.3/0.7.4 "
+        "DeepSeek-R1, dstack, early 2025)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.649 (16-bit) / 0.466 (fp8) / 0.227 (AWQ), compute 0.533 / 0.450, GEMM tile of 64 rows (a batch-1 "
-        "step multiplies 64 rows: what makes SGLang compute-bound at batch 1 on the H20's 148 TFLOPS), "
-        "2942 us of CPU per step overlapped with the GPU, 228 us per extra TP worker, 3.0 ms per request, "
-        "MoE weights at 0.42 and grouped GEMMs at 0.038 of dense efficiency, 49 us per MoE layer; 0.3 era: "
-        "823 us per step, not overlapped."
+        "0.625 (16-bit) / 0.454 (fp8) / 0.227 (AWQ), compute 0.545 / 0.412 (with Hopper's 64-row tile, "
+        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), "
+        "2894 us of CPU per step overlapped with the GPU, 218 us per extra TP worker, 3.3 ms per request, "
+        "MoE weights at 0.29 and grouped GEMMs at 0.35 of dense efficiency, 19 us per MoE layer; 0.3 era: "
+        "788 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.745, compute 0.496 "
-        "(16-bit) / 0.452 (fp8), 500 us per step overlapped, 2.7 ms per request, MoE weights at 0.34 and "
-        "grouped GEMMs at 0.074, 470 us per MoE layer; v0.5-0.6 era: efficiencies x1.3 (static batches)."
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.758, compute 0.497 "
+        "(16-bit) / 0.447 (fp8), 500 us per step overlapped, 2.9 ms per request, MoE weights at 0.44 and "
+        "grouped GEMMs at 0.13, 428 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025); "
+        "v0.5-0.6 era: efficiencies x1.29 (static batches)."
     ),
     "tgi": (
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
         "a small k6 scenario dominated by the load generator): physics defaults. 4.3 ms per request. "
-        "1.x era: 1111 us per step, 617 us per layer (eager), 2294 us per sequence and step, 98 us per "
-        "extra TP worker, efficiencies x0.80; 2.x era (ROCm): 876 us per step, 168 us per extra worker, "
+        "1.x era: 1099 us per step, 613 us per layer (eager), 2256 us per sequence and step, 100 us per "
+        "extra TP worker, efficiencies x0.765; 2.x era (ROCm): 876 us per step, 168 us per extra worker, "
         "efficiencies x0.52."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.394 (16-bit) / 0.875 (weight-only), 1042 us of Python per layer and 1967 us per step "
-        "(overlapped with the GPU), 89.9 us per expert visited per MoE layer, decode attention at 0.080 of "
+        "Bandwidth 0.405 (16-bit) / 0.880 (weight-only), 1040 us of Python per layer and 1986 us per step "
+        "(overlapped with the GPU), 90 us per expert visited per MoE layer, decode attention at 0.073 of "
         "the GEMM rate (unfused, GQA expanded), compute efficiencies not fitted (0.45 / 0.25). AutoAWQ fused "
-        "modules: 70.8 us per layer, efficiencies x0.83; GEMV kernel: compute x0.328."
+        "modules: 71 us per layer, efficiencies x0.83; GEMV kernel: compute x0.33."
     ),
 }
 

@@ -59,6 +59,16 @@ class ModelConsts:
         miss: float = (1.0 - k / n) ** max(tokens, 1.0)
         return n * (1.0 - miss)
 
+    def expert_gemm_rows(self, tokens: float, tile_rows: float = 1.0) -> float:
+        """Rows the routed-expert GEMMs of one MoE layer multiply for ``tokens`` tokens: ``tokens * k``
+        token-expert pairs, but each touched expert's GEMM computes whole tiles of ``tile_rows`` rows, so
+        at least ``touched * tile_rows`` (decode: a few tokens per expert padded to a tile; prefill:
+        hundreds per expert, no padding to speak of)."""
+        if self.num_experts == 0:
+            return 0.0
+        pairs = max(tokens, 0.0) * self.experts_per_token
+        return max(pairs, self.expected_experts_read(tokens) * tile_rows) if pairs else 0.0
+
     def body_read(self, tokens: float) -> float:
         """Body weights a step over ``tokens`` tokens (one per sequence in decode) has to read."""
         return (

@@ -3,7 +3,9 @@
 Decode step (every running sequence advances one token), per GPU:
   bytes   = dense weights + the experts the batch touches (MoE) + output head + each sequence's KV
             + the fp32 logits sampling writes and reads
-  flops   = 2 * active params * batch + attention (2 * heads * (K+V dim) * context * batch)
+  flops   = 2 * dense params * max(batch, tile) + 2 * expert params * max(batch * k, touched * tile)
+            + attention (2 * heads * (K+V dim) * context * batch); ``tile`` = the rows a tensor-core
+            GEMM computes at least (:func:`gemm_tile_rows`: 64 on Hopper+, 16 before)
   step    = blend(weight bytes / BW, GEMM flops / F) + blend(KV bytes / BW, attention flops / F)
             + fixed costs + tensor-parallel all-reduces
 ``BW`` and ``F`` are the engine's achieved bandwidth and tensor rate for the format's compute class;
@@ -77,6 +79,16 @@ class Setup:
         return self.gpus if self.parallel == "tensor" else 1
 
     @property
+    def gemm_tile(self) -> float:
+        """Rows a weight GEMM computes at least (tile padding, see :func:`gemm_tile_rows`); 1 for the
+        GEMV-style kernels of weight-only and GGUF formats, or an engine's own small-batch kernels."""
+        if self.eff_class in ("weight-only", "gguf-quant"):
+            return 1.0
+        if self.engine.gemm_min_rows:
+            return float(self.engine.gemm_min_rows)
+        return float(gemm_tile_rows(self.acc))
+
+    @property
     def bandwidth_eff(self) -> float:
         return self.engine.bandwidth_eff(self.eff_class)
 
@@ -98,6 +110,24 @@ class StepTime:
     @property
     def bound(self) -> str:
         return "memory" if self.memory >= self.compute else "compute"
+
+
+def gemm_tile_rows(acc: Accelerator) -> int:
+    """Minimum rows (the M of an M x N x K tile) a tensor-core GEMM kernel computes on ``acc``.
+
+    A decode step multiplies ``batch`` rows, but a tensor-core kernel pads them to whole tiles: on Hopper
+    and Blackwell (compute capability 9.0+) the warpgroup MMA (wgmma / tcgen05) has M = 64, so any cuBLAS,
+    CUTLASS or Triton GEMM computes 64 rows however few tokens there are; Volta to Ada (mma.sync
+    m16n8k16) and AMD CDNA (MFMA 16x16) pad to 16. Harmless where tensor math is fast against the
+    bandwidth (H100: 64 padded rows of an 8B model take ~2 ms of compute against ~7 ms of weight reads),
+    it binds on a part whose tensor rate was cut but whose bandwidth was not (H20: 148 dense BF16 TFLOPS
+    against 4 TB/s, so batch-1 BF16 decode is compute-bound: Qwen3 speed benchmark, SGLang and
+    transformers on the H20, ~1.4 TB/s of effective weight bandwidth at every model size).
+    """
+    cc = acc.nvidia_cc
+    if cc is not None:
+        return 64 if cc >= (9, 0) else 16 if cc >= (7, 0) else 1
+    return 16 if acc.vendor == "AMD" else 1
 
 
 def _blend(a: float, b: float) -> float:
@@ -136,6 +166,14 @@ def _expert_loop_seconds(st: Setup, c: ModelConsts) -> float:
     return c.moe_layers * c.num_experts * st.engine.expert_loop_us * 1e-6
 
 
+def _expert_tile_padding(st: Setup, tokens: float) -> float:
+    """How many more expert-GEMM rows than token-expert pairs a pass over ``tokens`` tokens computes
+    (tile padding, ``ModelConsts.expert_gemm_rows``): ~1 for a prefill chunk."""
+    c = model_consts(st.spec)
+    pairs = tokens * c.experts_per_token
+    return c.expert_gemm_rows(tokens, st.gemm_tile) / pairs if pairs > 0 else 1.0
+
+
 def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
     """(always-read weight bytes, routed-expert bytes) one forward pass over ``tokens`` tokens reads,
     per GPU. An MoE layer reads only the experts its tokens route to: ``k`` of ``E`` for one token,
@@ -172,18 +210,15 @@ def decode_step(
     flops = st.achieved_flops
     moe = eng.moe_efficiency
     moe_c = eng.moe_compute_efficiency
-    expert_active = c.expert_params * c.experts_per_token * c.moe_layers
+    expert_rows = c.expert_gemm_rows(batch + q, st.gemm_tile)
     # weight GEMMs and attention are separate kernels: each is its own roofline, and they add up
     gemm_mem = (dense_bytes + logits_bytes) / bw + expert_bytes / (bw * moe)
-    # tensor-core GEMMs compute whole tiles: a step multiplies at least ``gemm_min_rows`` rows
-    rows = (
-        max(batch + q, float(eng.gemm_min_rows))
-        if st.eff_class not in ("weight-only", "gguf-quant")
-        else batch + q
-    )
+    # tensor-core GEMMs compute whole tiles: a step multiplies at least ``st.gemm_tile`` rows, and each
+    # expert an MoE layer's tokens touch computes a tile of its own
+    rows = max(batch + q, st.gemm_tile)
     gemm_comp = (
         2.0 * (c.dense_body * rows + head * max(batch, 1)) / flops
-        + 2.0 * expert_active * (batch + q) / (flops * moe_c)
+        + 2.0 * c.expert_params * c.moe_layers * expert_rows / (flops * moe_c)
     ) / tp
     attn_mem = kv_bytes / bw
     attn_comp = _attn_flops_per_token(spec, context) * batch / tp / (flops * eng.attn_decode_efficiency)
@@ -265,6 +300,7 @@ def prefill_compute_seconds(st: Setup, tokens: float, batch: int = 1) -> float:
     if tokens <= 0:
         return 0.0
     dense, experts = _prefill_flops(st.spec, tokens, batch)
+    experts *= _expert_tile_padding(st, tokens * batch)
     compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / st.achieved_flops
     comm = 0.0
     if st.tp > 1:
@@ -283,8 +319,9 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
     dense, experts = _prefill_flops(spec, tokens, batch)
-    compute = (dense + experts / eng.moe_compute_efficiency) / tp / st.achieved_flops
     chunk = max(1, min(eng.prefill_chunk_tokens, total_tokens))
+    experts *= _expert_tile_padding(st, chunk)
+    compute = (dense + experts / eng.moe_compute_efficiency) / tp / st.achieved_flops
     chunks = math.ceil(total_tokens / chunk)
     head = _head_params(spec)
     w_chunk = (
