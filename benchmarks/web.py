@@ -1,6 +1,7 @@
-"""Web latency benchmark: ``/`` and ``/api/v1/offers`` under concurrent clients.
+"""Web benchmarks: latency of ``/`` and ``/api/v1/offers`` under load, and what a browser loads.
 
-Builds a temporary SQLite store with N synthetic offers (default 10,000), starts
+**Load** (the default):
+builds a temporary SQLite store with N synthetic offers (default 10,000), starts
 ``uvicorn gpuscout.web.app:app_from_env`` on 127.0.0.1 in a child process, and runs C concurrent
 httpx clients (default 20) for S seconds (default 30) per endpoint, one endpoint after the other,
 over a fixed mix of filtered, sorted and paged views. Prints the median and p95 latency per endpoint,
@@ -13,12 +14,23 @@ Loopback only; every loop is bounded by the duration. The web layer caches the r
 filter sets for ``--cache-seconds`` (0 disables it, to measure the store on every request).
 ``--endpoint`` and ``--query`` (repeatable) replace the endpoints and the query mix, e.g.
 ``--endpoint / --query '?sort=vram'`` measures only the page sorted by total VRAM.
+
+**Pages** (``--pages``): every page in headless Chromium (Debian's, through Playwright), each in a
+fresh browser context (a cold cache) ``--runs`` times over loopback: the median first contentful
+paint, the time until the page's charts are drawn, and the bytes transferred for the page and every
+asset it loads (encoded body sizes as the browser received them, so compression counts). The store
+is the bundled snapshot (what a newcomer sees); ``--url`` measures a server that is already running
+instead; give two to compare them (e.g. another checkout, for a before/after: their loads alternate,
+so a busy machine slows both alike).
+
+    python benchmarks/web.py --pages [--runs 5] [--url http://127.0.0.1:8000 [--url ...]] [--json]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import random
@@ -30,6 +42,7 @@ import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -37,7 +50,7 @@ from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.knowledge.accelerators import all_accelerators
-from gpuscout.web.services import DEFAULT_CACHE_SECONDS
+from gpuscout.settings import Settings
 
 QUERIES: tuple[str, ...] = (
     "",
@@ -90,6 +103,12 @@ def build_store(url: str, n: int) -> None:
     for source, offers in synthetic_offers(n).items():
         store.write_snapshot(source, offers)
     store.close()
+
+
+def default_cache_seconds() -> float:
+    """The web cache lifetime the app uses when ``--cache-seconds`` is not given."""
+    field = next(f for f in dataclasses.fields(Settings) if f.name == "web_cache_seconds")
+    return float(field.default)  # type: ignore[arg-type]
 
 
 def free_port() -> int:
@@ -161,6 +180,150 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+# ---- pages in a browser -------------------------------------------------------------------------
+PAGES: tuple[str, ...] = (
+    "/",
+    "/?gpu=H100",
+    "/advise",
+    "/advise?kind=serve&model=llama-3.1-70b&precision=fp8&prompt_tokens=4000&output_tokens=800"
+    "&concurrency=16",
+    "/gpus",
+    "/gpus/H100-SXM",
+    "/models",
+    "/models/llama-3.1-70b",
+    "/faq",
+    "/sources",
+    "/docs",
+)
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-extensions", "--no-pings"]
+
+
+def measure_page(browser: Any, url: str) -> dict[str, float]:
+    """One cold load of ``url``: first contentful paint, charts drawn, bytes over the wire."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    responses: list[Any] = []
+    page.on("response", lambda r: responses.append(r))
+    try:
+        page.goto(url, wait_until="load")
+        page.wait_for_load_state("networkidle")
+        charts = page.locator("[data-chart-target], .chart").count()
+        chart_ms = float("nan")
+        if charts:
+            page.wait_for_function(
+                "() => [...document.querySelectorAll('.chart')].every(c => c.dataset.rendered)",
+                timeout=60_000,
+            )
+            chart_ms = page.evaluate("() => performance.now()")
+        fcp = page.evaluate(
+            "() => (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || NaN"
+        )
+        transferred = 0
+        for response in responses:
+            sizes = response.request.sizes()
+            transferred += sizes["responseBodySize"] + sizes["responseHeadersSize"]
+        html = next((r for r in responses if r.url == url), None)
+        html_bytes = html.request.sizes()["responseBodySize"] if html else 0
+        return {"fcp_ms": float(fcp), "chart_ms": chart_ms, "bytes": float(transferred),
+                "html_bytes": float(html_bytes), "requests": float(len(responses))}
+    finally:
+        context.close()
+
+
+def run_pages(bases: list[str], runs: int) -> dict[str, dict[str, dict[str, float]]]:
+    """Median figures per server and page; with several servers the loads alternate (A, B, A, B...),
+    so a busy machine slows them alike."""
+    from playwright.sync_api import sync_playwright
+
+    samples: dict[str, dict[str, list[dict[str, float]]]] = {b: {p: [] for p in PAGES} for b in bases}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            for path in PAGES:
+                for _ in range(runs):
+                    for base in bases:
+                        samples[base][path].append(measure_page(browser, base + path))
+        finally:
+            browser.close()
+    keys = ("fcp_ms", "chart_ms", "bytes", "html_bytes", "requests")
+    return {
+        base: {path: {k: round(statistics.median(s[k] for s in runs_), 1) for k in keys}
+               for path, runs_ in by_page.items()}
+        for base, by_page in samples.items()
+    }
+
+
+def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str, Any]:
+    """uvicorn serving ``app_from_env`` on a free loopback port; waits until /healthz answers."""
+    port = free_port()
+    cmd = [sys.executable, "-m", "uvicorn", "gpuscout.web.app:app_from_env", "--factory",
+           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
+    log = log_path.open("w")
+    server = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(600):  # up to 60 s to start (the first start loads the bundled snapshot)
+        try:
+            if httpx.get(base + "/healthz", timeout=2).status_code == 200:
+                return server, base, log
+        except httpx.HTTPError:
+            pass
+        if server.poll() is not None:
+            break
+        time.sleep(0.1)
+    server.kill()
+    log.close()
+    raise RuntimeError("uvicorn did not start: " + log_path.read_text()[-2000:])
+
+
+def stop_server(server: subprocess.Popen[bytes], log: Any) -> None:
+    """Stop the uvicorn child (killed if it does not exit within 15 s) and close its log."""
+    server.terminate()
+    try:
+        server.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
+
+
+def pages_main(args: argparse.Namespace) -> int:
+    if args.url:
+        bases = [u.rstrip("/") for u in args.url]
+        for base in bases:
+            for path in PAGES:  # warm-up: store opened, templates compiled, caches filled
+                httpx.get(base + path, timeout=120)
+        reports = run_pages(bases, args.runs)
+    else:
+        with tempfile.TemporaryDirectory(prefix="gpuscout-bench-pages-") as tmp:
+            env = {**os.environ, "GPUSCOUT_DB": f"sqlite:///{Path(tmp) / 'pages.db'}",
+                   "GPUSCOUT_DATA_DIR": tmp}
+            server, base, log = start_server(env, Path(tmp) / "uvicorn.log")
+            try:
+                for path in PAGES:
+                    httpx.get(base + path, timeout=120)
+                reports = run_pages([base], args.runs)
+            finally:
+                stop_server(server, log)
+    load = round(os.getloadavg()[0], 2)
+    if args.json:
+        print(json.dumps({"runs": args.runs, "load_average_1min": load, "servers": reports}, indent=2))
+        return 0
+    print(f"median of {args.runs} cold loads per page, 1440x900, loopback (load average {load:.2f})")
+    for base, report in reports.items():
+        if len(reports) > 1:
+            print(f"server {base}")
+        header = f"{'FCP ms':>8} {'charts ms':>10} {'HTML KB':>8} {'total KB':>9} {'requests':>9}"
+        print(f"  {'page':<44} {header}")
+        for path, r in report.items():
+            chart = "" if r["chart_ms"] != r["chart_ms"] else f"{r['chart_ms']:.0f}"  # NaN: no chart
+            shown = path if len(path) <= 44 else path[:41] + "..."
+            print(f"  {shown:<44} {r['fcp_ms']:>8.0f} {chart:>10} {r['html_bytes'] / 1000:>8.1f} "
+                  f"{r['bytes'] / 1000:>9.1f} {r['requests']:>9.0f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=30.0)
@@ -174,7 +337,17 @@ def main() -> int:
     ap.add_argument("--query", action="append", default=None, metavar="QS",
                     help="query string, e.g. '?sort=vram' (repeatable; default: a mix of 10 views)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--pages", action="store_true",
+                    help="measure every page in headless Chromium (FCP, charts drawn, bytes) instead")
+    ap.add_argument("--runs", type=int, default=5, help="--pages: cold loads per page (median)")
+    ap.add_argument("--url", action="append", default=None, metavar="URL",
+                    help="--pages: measure this running server instead (repeat for a before/after: the "
+                         "servers' loads alternate)")
     args = ap.parse_args()
+    if args.pages:
+        if not 1 <= args.runs <= 50:
+            ap.error("--runs in [1, 50]")
+        return pages_main(args)
     endpoints = tuple(args.endpoint or ENDPOINTS)
     queries = tuple(args.query or QUERIES)
     bad_query = any(q and not q.startswith("?") for q in queries)
@@ -218,12 +391,7 @@ def main() -> int:
                 )
                 cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(1, len(results[path]))
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-            log.close()
+            stop_server(server, log)
             server_log = (Path(tmp) / "uvicorn.log").read_text()[-2000:]
 
     report = {
@@ -231,7 +399,7 @@ def main() -> int:
         "clients": args.clients,
         "seconds": args.seconds,
         "workers": args.workers,
-        "cache_seconds": args.cache_seconds if args.cache_seconds is not None else DEFAULT_CACHE_SECONDS,
+        "cache_seconds": args.cache_seconds if args.cache_seconds is not None else default_cache_seconds(),
         "queries": list(queries),
         "load_average_1min": round(os.getloadavg()[0], 2),
         "store_load_s": round(load_s, 2),

@@ -60,7 +60,7 @@ def test_kind_picks_the_class() -> None:
         ({"kind": "serve", "model": "m", "hours_per_day": 25}, "hours_per_day", "<= 24"),
         ({"kind": "serve", "model": "m", "colour": "red"}, "colour", "concurrency"),
         ({"kind": "batch", "model": "m"}, "output_tokens_total", "images_total"),
-        ({"kind": "finetune", "model": "m"}, "dataset_tokens", "> 0"),
+        ({"kind": "finetune", "model": "m"}, "dataset_tokens", ">= 1"),
         ({"kind": "finetune", "model": "m", "dataset_tokens": 1, "method": "dora"}, "method", "qlora"),
         ({"kind": "pretrain", "model": "m", "token_budget": 1, "gpus": 8, "nodes": 1}, "gpus", "one of"),
         ({"kind": "train", "model": "m"}, "kind", "serve, batch, finetune, pretrain"),

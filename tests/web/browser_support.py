@@ -56,3 +56,24 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+AXE_JS = Path(__file__).parent / "vendor" / "axe.min.js"
+#: WCAG 2.x A/AA rules and axe's best practices; each violation is reported with its impact.
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]
+
+
+def axe_violations(page: object, impacts: tuple[str, ...] = ("serious", "critical")) -> list[str]:
+    """Run axe-core (vendored, see vendor/README.md) in ``page``; the violations of these impacts as
+    "rule-id (impact): help — first offending node" lines. The script is evaluated through the
+    DevTools protocol, so the page's CSP needs no exception."""
+    evaluate = page.evaluate  # type: ignore[attr-defined]
+    if not evaluate("() => typeof window.axe !== 'undefined'"):
+        evaluate(AXE_JS.read_text(encoding="utf-8"))
+    result = evaluate("tags => axe.run(document, {runOnly: {type: 'tag', values: tags}})", AXE_TAGS)
+    out = []
+    for v in result["violations"]:
+        if v["impact"] in impacts:
+            node = v["nodes"][0]["target"] if v["nodes"] else ""
+            out.append(f"{v['id']} ({v['impact']}): {v['help']} — {node} (+{len(v['nodes']) - 1} more)")
+    return out

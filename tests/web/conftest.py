@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from playwright.sync_api import Browser, sync_playwright
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.web import create_app
 from gpuscout.web.services import WebServices
+from tests.web.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_in_thread
 
 NOW = datetime.now(UTC).replace(microsecond=0)
 XSS = "<script>alert(1)</script>"
@@ -92,7 +94,50 @@ def app(db_url: str) -> FastAPI:
     return create_app(db_url, services=WebServices(db_url, cache_seconds=0))
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Debian's Chromium through Playwright (never a browser download), one per test module."""
+    require_chromium()
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def base_url(app: FastAPI) -> Iterator[str]:
+    """The app of ``app`` served by uvicorn on loopback, for the browser tests."""
+    with serve_in_thread(app) as url:
+        yield url
+
+
 @pytest.fixture()
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app) as c:
+        yield c
+
+
+def spot_offers() -> list[Offer]:
+    """Two offers whose on-demand and spot orders differ (the spot discount is deeper on the dearer)."""
+    return [
+        make_offer(provider="alphacloud", instance_type="shallow-spot", price_usd_per_hour=2.0,
+                   spot_price_usd_per_hour=1.8),
+        make_offer(provider="betagpu", instance_type="deep-spot", accelerator="H100-SXM",
+                   price_usd_per_hour=3.0, spot_price_usd_per_hour=0.9),
+    ]
+
+
+@pytest.fixture()
+def spot_app(tmp_path: Path) -> FastAPI:
+    url = f"sqlite:///{tmp_path / 'spot.db'}"
+    store = Store(url)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
+    store.write_snapshot("test", spot_offers())
+    store.close()
+    return create_app(url, services=WebServices(url, cache_seconds=0))
+
+
+@pytest.fixture()
+def spot_client(spot_app: FastAPI) -> Iterator[TestClient]:
+    with TestClient(spot_app) as c:
         yield c

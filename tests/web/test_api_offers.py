@@ -10,7 +10,8 @@ from tests.web.conftest import XSS
 
 def test_offers_default_sort_is_cheapest_per_gpu_hour_first(client: TestClient) -> None:
     body = client.get("/api/v1/offers").json()
-    assert body["total"] == 9
+    assert body["total"] == 8  # the stale d-l40s is hidden unless asked for
+    assert client.get("/api/v1/offers", params={"include_stale": "true"}).json()["total"] == 9
     prices = [o["price_usd_per_gpu_hour"] for o in body["items"]]
     known = [p for p in prices if p is not None]
     assert known == sorted(known)
@@ -34,7 +35,9 @@ def test_filters_interconnect_pricing_available_provider_region(client: TestClie
     assert "b-a100" not in {o["instance_type"] for o in get(available="true")}
     assert {o["provider"] for o in get(provider="betagpu,alphacloud")} == {"betagpu", "alphacloud"}
     assert {o["instance_type"] for o in get(region="eu-")} == {"h100x1"}
-    assert {o["instance_type"] for o in get(min_vram=48, gpus=1, gpu="L40S")} == {"d-l40s", f"evil{XSS}"}
+    assert {o["instance_type"] for o in get(min_vram=48, gpus=1, gpu="L40S")} == {f"evil{XSS}"}
+    assert {o["instance_type"] for o in get(min_vram=48, gpus=1, gpu="L40S", include_stale="true")} == {
+        "d-l40s", f"evil{XSS}"}
 
 
 def test_sort_on_every_column_and_direction(client: TestClient) -> None:
@@ -42,16 +45,23 @@ def test_sort_on_every_column_and_direction(client: TestClient) -> None:
                    "spot_price", "price_per_gpu", "availability", "age", "source"):
         asc = client.get("/api/v1/offers", params={"sort": column}).json()["items"]
         desc = client.get("/api/v1/offers", params={"sort": column, "order": "desc"}).json()["items"]
-        assert len(asc) == len(desc) == 9, column
+        assert len(asc) == len(desc) == 8, column
     by_price = client.get("/api/v1/offers", params={"sort": "price", "order": "desc"}).json()["items"]
     assert by_price[0]["price_usd_per_hour"] == 24.0
-    by_vram = client.get("/api/v1/offers", params={"sort": "vram", "order": "desc"}).json()["items"]
-    assert by_vram[0]["total_memory_gb"] == 640.0
+    by_vram = client.get("/api/v1/offers", params={"sort": "vram"}).json()["items"]
+    assert by_vram[0]["gpu_memory_gb"] == 24.0  # memory per GPU, smallest first
+
+
+def test_spot_mode_sorts_and_prices_per_gpu_by_the_spot_price(spot_client: TestClient) -> None:
+    items = spot_client.get("/api/v1/offers", params={"pricing": "spot"}).json()["items"]
+    assert [o["instance_type"] for o in items] == ["deep-spot", "shallow-spot"]  # by spot $/GPU-h
+    on_demand = spot_client.get("/api/v1/offers").json()["items"]
+    assert [o["instance_type"] for o in on_demand] == ["shallow-spot", "deep-spot"]  # by on-demand
 
 
 def test_pages_are_bounded_and_consistent(client: TestClient) -> None:
-    first = client.get("/api/v1/offers", params={"per_page": 4, "page": 1}).json()
-    second = client.get("/api/v1/offers", params={"per_page": 4, "page": 3}).json()
+    first = client.get("/api/v1/offers", params={"per_page": 4, "page": 1, "include_stale": "true"}).json()
+    second = client.get("/api/v1/offers", params={"per_page": 4, "page": 3, "include_stale": "true"}).json()
     assert first["pages"] == 3 and len(first["items"]) == 4 and len(second["items"]) == 1
     too_big = client.get("/api/v1/offers", params={"per_page": 100000})
     assert too_big.status_code == 422
@@ -59,7 +69,8 @@ def test_pages_are_bounded_and_consistent(client: TestClient) -> None:
 
 
 def test_age_and_stale_flags(client: TestClient) -> None:
-    items = {o["instance_type"]: o for o in client.get("/api/v1/offers").json()["items"]}
+    rows = client.get("/api/v1/offers", params={"include_stale": "true"}).json()["items"]
+    items = {o["instance_type"]: o for o in rows}
     assert items["d-l40s"]["observed_at"] is None and items["d-l40s"]["age_hours"] is None
     assert items["d-l40s"]["stale"] is True  # flagged by the catalog (old feed)
     assert items["b-h100"]["stale"] is True  # observed 5 days ago

@@ -8,28 +8,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fastapi import FastAPI
-from playwright.sync_api import Browser, ConsoleMessage, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Page, expect
 
-from tests.web.browser_support import CHROMIUM, CHROMIUM_ARGS, require_chromium, serve_in_thread
 from tests.web.conftest import XSS
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture()
-def base_url(app: FastAPI) -> Iterator[str]:
-    with serve_in_thread(app) as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    require_chromium()
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture()
@@ -62,7 +45,7 @@ def money(text: str) -> float:
 
 def test_filter_by_gpu_and_max_price(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
-    expect(page.locator("#offers tbody tr")).to_have_count(9)
+    expect(page.locator("#offers tbody tr")).to_have_count(8)  # the stale one is hidden by default
     shoot(page, "offers")
     page.fill("input[name=gpu]", "H100")
     page.fill("input[name=max_price]", "5")
@@ -71,7 +54,8 @@ def test_filter_by_gpu_and_max_price(page: Page, base_url: str) -> None:
     assert all(g.startswith("H100-SXM") for g in column(page, "gpu"))
     assert all(money(p) <= 5 for p in column(page, "price"))
     assert "gpu=H100" in page.url and "max_price=5" in page.url
-    assert "min_vram=" not in page.url  # the script drops empty fields from the shared URL
+    assert "min_vram=24" in page.url  # the default view's filter, kept explicitly
+    assert "gpus=" not in page.url and "region=" not in page.url  # empty fields are dropped
 
 
 def test_sort_by_price_per_gpu_hour_changes_the_order(page: Page, base_url: str) -> None:
@@ -123,6 +107,7 @@ def test_gpus_page_draws_price_versus_bandwidth(page: Page, base_url: str) -> No
     expect(chart).to_have_attribute("data-rendered", "true")
     points = chart.locator("g.trace path.point")
     expect(points).to_have_count(4)  # H100-SXM, A100-SXM4-80GB, RTX4090 and L40S have on-demand offers
+    assert chart.locator("g.legend").count() == 1  # vendor and class of card in a legend
     shoot(page, "gpus")
 
 
@@ -141,20 +126,22 @@ def test_advisor_serve_workload_gives_ranked_rows_with_reasons(page: Page, base_
     page.fill("input[name=prompt_tokens]", "2000")
     page.fill("input[name=output_tokens]", "500")
     page.click("form.workload button[type=submit]")
-    rows = page.locator("#ranked tbody tr")
+    rows = page.locator("#ranked tr.main")
     expect(rows.first).to_be_visible()
     assert rows.count() >= 3
     ranks = [int(r) for r in page.locator("#ranked td.rank").all_inner_texts()]
     assert ranks == list(range(1, len(ranks) + 1))
-    for i in range(rows.count()):
-        assert rows.nth(i).locator("ul.reasons li").count() >= 2  # every row says why (fit, speed, cost)
+    for rank in ranks:  # every row says why (fit, speed, cost), in the breakdown beside it
+        assert page.locator(f"#rank-{rank} ul.reasons li").count() >= 2
     assert all("tok/s" in s for s in page.locator("#ranked td.speed").all_inner_texts())
     providers = [p.strip() for p in page.locator("#ranked td.provider").all_inner_texts()]
     assert "epsilon" not in providers  # spot-only offer: never for a live endpoint unless allowed
     assert "model=llama-3.1-8b" in page.url and "concurrency=8" in page.url  # form state in the URL
-    page.locator("#ranked a.explain").first.click()
-    expect(page.locator("#breakdown")).to_be_visible()
-    expect(page.locator("#breakdown")).to_contain_text("Compute")
+    breakdown = page.locator("#rank-1 .breakdown")
+    expect(breakdown).to_be_hidden()
+    page.locator("#rank-1 summary.explain").click()  # opens in place, under its row
+    expect(breakdown).to_be_visible()
+    expect(breakdown).to_contain_text("Compute")
     expect(page.locator("input[name=concurrency]")).to_have_value("8")  # the form is refilled
     shoot(page, "advise")
 
@@ -170,7 +157,7 @@ def test_model_page_draws_the_vram_chart_with_card_sizes(page: Page, base_url: s
     chart = page.locator("#chart-vram")
     expect(chart).to_have_attribute("data-rendered", "true")
     assert chart.locator("g.trace").count() == 4 + 5  # one line per concurrency, one per card size
-    expect(chart.locator("g.trace text", has_text="141 GB")).to_have_count(1)
+    expect(chart.locator("g.trace text", has_text="H200 141 GB")).to_have_count(1)
     shoot(page, "model")
 
 
@@ -184,6 +171,7 @@ def test_table_filters_and_sorts_with_javascript_disabled(browser: Browser, base
         expect(page.locator("#offers tbody tr")).to_have_count(2)  # filtered on the server
         page.click("th[data-col=vram] a")
         expect(page.locator("th[data-col=vram]")).to_have_attribute("aria-sort", "ascending")
-        assert column(page, "vram") == ["24 GB", "96 GB"]
+        # per GPU (the filter's meaning); the tie goes to the cheaper per GPU-hour (4x at $0.40)
+        assert [" ".join(v.split()) for v in column(page, "vram")] == ["24 GB · 96 GB total", "24 GB"]
     finally:
         context.close()

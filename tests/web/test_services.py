@@ -26,7 +26,7 @@ PYTHON_KEYS: dict[str, Callable[[Offer], Any]] = {
     "instance": lambda o: o.instance_type.lower(),
     "gpu": lambda o: o.accelerator.lower(),
     "gpu_count": lambda o: o.gpu_count,
-    "vram": lambda o: o.total_memory_gb,
+    "vram": lambda o: o.gpu_memory_gb,  # memory per GPU, as the filter
     "interconnect": lambda o: _INTERCONNECT_RANK.get(o.interconnect),
     "region": lambda o: o.region.lower(),
     "price": lambda o: o.price_usd_per_hour,
@@ -38,10 +38,24 @@ PYTHON_KEYS: dict[str, Callable[[Offer], Any]] = {
 }
 
 
-def python_sort(offers: Sequence[Offer], column: str, descending: bool) -> list[Offer]:
-    key = PYTHON_KEYS[column]
+def spot_per_gpu(o: Offer) -> float | None:
+    return o.spot_price_usd_per_gpu_hour
+
+
+def python_sort(offers: Sequence[Offer], column: str, descending: bool, pricing: str = "any") -> list[Offer]:
+    key = reference_key(column, pricing)
     known = sorted((o for o in offers if key(o) is not None), key=key, reverse=descending)
     return known + [o for o in offers if key(o) is None]
+
+
+def reference_key(column: str, pricing: str) -> Callable[[Offer], Any]:
+    """The column's meaning; in spot mode $/GPU-h is the spot price per GPU."""
+    return spot_per_gpu if (column, pricing) == ("price_per_gpu", "spot") else PYTHON_KEYS[column]
+
+
+def shown(services: WebServices) -> list[Offer]:
+    """The offers a default view lists: stale prices are hidden unless asked for."""
+    return [o for o in services.all_offers() if not o.stale]
 
 
 def test_every_column_has_a_reference_sort() -> None:
@@ -55,9 +69,9 @@ def test_store_sorted_pages_match_the_python_sort(db_url: str, column: str, orde
     services = WebServices(db_url, cache_seconds=0)
     filters = OfferFilters(sort=column, order=order, pricing=pricing)  # type: ignore[arg-type]
     from_store = [r.offer for r in services.offer_page(filters).rows]
-    offers = [o for o in services.all_offers() if pricing == "any" or o.spot_price_usd_per_hour is not None]
-    in_python = python_sort(offers, column, order == "desc")
-    key = PYTHON_KEYS[column]
+    offers = [o for o in shown(services) if pricing == "any" or o.spot_price_usd_per_hour is not None]
+    in_python = python_sort(offers, column, order == "desc", pricing)
+    key = reference_key(column, pricing)
     assert len(from_store) == len(offers)
     assert [key(o) for o in from_store] == [key(o) for o in in_python]
 
@@ -85,16 +99,17 @@ def test_pages_of_a_sorted_view_read_only_their_rows(
     monkeypatch.undo()
     joined = [r.offer for rows in pages for r in rows]
     assert [PYTHON_KEYS[column](o) for o in joined] == [
-        PYTHON_KEYS[column](o) for o in python_sort(services.all_offers(), column, False)
+        PYTHON_KEYS[column](o) for o in python_sort(shown(services), column, False)
     ]
-    assert sorted(o.instance_type for o in joined) == sorted(o.instance_type for o in services.all_offers())
+    assert sorted(o.instance_type for o in joined) == sorted(o.instance_type for o in shown(services))
 
 
 def test_pages_of_the_store_path_cover_every_offer_once(db_url: str) -> None:
     services = WebServices(db_url, cache_seconds=0)
     seen = []
     for page in (1, 2, 3):
-        seen += [r.offer.instance_type for r in services.offer_page(OfferFilters(per_page=4, page=page)).rows]
+        filters = OfferFilters(per_page=4, page=page, include_stale=True)
+        seen += [r.offer.instance_type for r in services.offer_page(filters).rows]
     assert sorted(seen) == sorted(o.instance_type for o in services.all_offers())
 
 
@@ -132,9 +147,9 @@ def test_cached_rows_follow_a_refresh_made_by_another_process(
 
     monkeypatch.setattr(services_module, "VERSION_CHECK_SECONDS", 0.0)
     services = WebServices(db_url, cache_seconds=3600)
-    assert services.offer_page(OfferFilters()).total == 9
+    assert services.offer_page(OfferFilters(include_stale=True)).total == 9
     other = Store(db_url)  # e.g. the scheduled `gpuscout refresh` writing a new snapshot
     other.write_snapshot("oldfeed", [make_offer(instance_type="new-one", price_usd_per_hour=0.01)])
     other.close()
-    page = services.offer_page(OfferFilters())
+    page = services.offer_page(OfferFilters(include_stale=True))
     assert page.total == 9 and page.rows[0].offer.instance_type == "new-one"  # d-l40s replaced

@@ -40,6 +40,8 @@ from gpuscout.knowledge.provider_types import ProviderTerms
 _Row = tuple[float, float, float, str, str, str, int, int, Offer]
 
 _UNAVAILABLE = Availability.UNAVAILABLE
+#: Why a row whose total is not a finite number (a price near the float limit) is never ranked.
+NOT_FINITE = "the total cost is not a finite number (check the offer's prices)"
 
 #: Per configuration: (evaluation, time metric, (on-demand, spot) cost models by billing-terms signature).
 _ConfigEntry = tuple[ConfigEval, float, dict[tuple[object, ...], tuple[CostModel, CostModel]]]
@@ -278,7 +280,11 @@ class Ranker:
                 cm = pair[0]
                 total = (hourly * cm.compute_h + hourly * cm.warmup_h + s_price * cm.storage_gb_months
                          + e_price * cm.egress_billable_gb + hourly * cm.interruption_h)
-                if budget is None or total <= budget:
+                if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
+                    if rejected is not None:
+                        rejected.append(self.rejected(offer, NOT_FINITE, fits=True, spot=False, hourly=hourly,
+                                                      ev=ev))
+                elif budget is None or total <= budget:
                     score = total if by_cost else tm
                     if score <= threshold:
                         append((score, total, hourly, offer.provider, offer.instance_type, offer.region, 0, i,
@@ -291,7 +297,11 @@ class Ranker:
                 cm = pair[1]
                 total = (spot * cm.compute_h + spot * cm.warmup_h + s_price * cm.storage_gb_months
                          + e_price * cm.egress_billable_gb + spot * cm.interruption_h)
-                if budget is None or total <= budget:
+                if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
+                    if rejected is not None:
+                        rejected.append(self.rejected(offer, NOT_FINITE, fits=True, spot=True, hourly=spot,
+                                                      ev=ev))
+                elif budget is None or total <= budget:
                     score = total if by_cost else tm
                     if score <= threshold:
                         append((score, total, spot, offer.provider, offer.instance_type, offer.region, 1, i,

@@ -8,12 +8,16 @@ download, egress, storage retention):
 - ``FinetuneWorkload``: LoRA / QLoRA / full fine-tuning over a dataset;
 - ``PretrainWorkload``: training over a token budget on a target number of GPUs or nodes.
 
-Validation errors are ``InvalidInputError`` naming the field and what is accepted.
+Validation errors are ``InvalidInputError`` naming the field and what is accepted. Every number is
+finite and bounded: the upper bounds (``MAX_*`` below) are far beyond any real job and low enough
+that everything derived from them (seconds, instance-hours, dollars) stays a finite float. Booleans
+are not numbers here (``concurrency: true`` is an error, not 1).
 """
 
 from __future__ import annotations
 
 import json
+import reprlib
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
 import yaml
@@ -24,26 +28,52 @@ from gpuscout.errors import InvalidInputError
 KINDS = ("serve", "batch", "finetune", "pretrain")
 METHODS = ("lora", "qlora", "full")
 
+# Upper bounds of the workload numbers (stated in the errors). Physically generous on purpose: the
+# point is to refuse inf, 1e308 and typos of many digits, never a real job.
+MAX_TOKENS = 1e15  # tokens in a job or a month: ~30x the largest published pre-training runs (36T)
+MAX_DATA_GB = 1e7  # 10 PB downloaded, moved out or checkpointed
+MAX_USD = 1e10  # a $10 billion budget
+MAX_RETENTION_DAYS = 3650  # data kept ten years after the job
+MAX_REQUESTS_PER_S = 1e7
+MAX_LATENCY_MS = 3_600_000.0  # an hour to the first token / per output token
+MIN_TTFT_MS = 1.0  # below one forward pass and a network round trip: no GPU answers that
+MIN_TPOT_MS = 0.1  # 10,000 tokens/s per user, 5x the fastest published single-stream decode
+MIN_DEADLINE_HOURS = 0.01  # 36 s: less than an instance takes to boot
+MAX_DEADLINE_HOURS = 87_600.0  # ten years
+MAX_CHECKPOINT_MIN = 525_600.0  # a year between checkpoints
+MAX_IMAGES = 10**12
+
 
 class Workload(BaseModel):
     """Common fields of every workload. Use one of the subclasses (or ``Workload.from_dict``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False)
 
     kind: str
     model: str = Field(min_length=1)
     # where and how to rent
     regions: tuple[str, ...] = ()  # substrings of the offer's region ("us-", "europe")
     providers: tuple[str, ...] = ()  # provider ids ("aws", "runpod"...)
-    budget_usd: float | None = Field(default=None, gt=0)  # cap on the total (serve: per month)
+    budget_usd: float | None = Field(default=None, gt=0, le=MAX_USD)  # cap on the total (serve: per month)
     spot_allowed: bool | None = None  # None: the kind's default (serve/pretrain: no; batch/finetune: yes)
     # data
-    download_weights_gb: float | None = Field(default=None, ge=0)  # None: the model's weights size
-    dataset_gb: float = Field(default=0.0, ge=0)
-    egress_gb: float = Field(default=0.0, ge=0)  # outputs/checkpoints moved out (serve: per month)
-    storage_retention_days: float = Field(default=0.0, ge=0)  # keep data stored after the job ends
+    download_weights_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)  # None: the weights' size
+    dataset_gb: float = Field(default=0.0, ge=0, le=MAX_DATA_GB)
+    egress_gb: float = Field(default=0.0, ge=0, le=MAX_DATA_GB)  # outputs/checkpoints out (serve: per month)
+    # keep data stored after the job ends
+    storage_retention_days: float = Field(default=0.0, ge=0, le=MAX_RETENTION_DAYS)
 
     default_spot: ClassVar[bool] = False
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_bool_numbers(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for name in _numeric_fields(cls):
+                if isinstance(data.get(name), bool):
+                    accepted = _accepted(cls, name) or "a number"
+                    raise _rule(name, f"expected a number, got {data[name]}", accepted)
+        return data
 
     def __init__(self, **data: Any) -> None:
         # Direct construction gets the same friendly errors as ``from_dict``.
@@ -67,10 +97,10 @@ class Workload(BaseModel):
         kind = data.get("kind", cls.model_fields["kind"].default if cls is not Workload else None)
         bad_keys = [k for k in data if not isinstance(k, str)]
         if bad_keys:
-            raise InvalidInputError("workload", f"field names must be strings, got {bad_keys[0]!r}",
+            raise InvalidInputError("workload", f"field names must be strings, got {shown(bad_keys[0])}",
                                     "a mapping of field names to values")
         if not isinstance(kind, str) or kind not in _CLASSES:
-            raise InvalidInputError("kind", f"unknown workload kind {kind!r}", ", ".join(KINDS))
+            raise InvalidInputError("kind", f"unknown workload kind {shown(kind)}", ", ".join(KINDS))
         target = _CLASSES[kind]
         if cls is not Workload and target is not cls:
             raise InvalidInputError("kind", f"{kind!r} given to {cls.__name__}", str(cls.model_fields["kind"]
@@ -79,12 +109,8 @@ class Workload(BaseModel):
 
     @classmethod
     def from_yaml(cls, text: str) -> AnyWorkload:
-        """Parse YAML (JSON is valid YAML too)."""
-        try:
-            data = yaml.safe_load(text)
-        except yaml.YAMLError as exc:
-            raise InvalidInputError("workload", f"not valid YAML/JSON: {exc}", "YAML or JSON mapping") \
-                from None
+        """Parse YAML (JSON is valid YAML too), bounded: see :func:`parse_yaml`."""
+        data = parse_yaml(text)
         return cls.from_dict(data if data is not None else {})
 
     @classmethod
@@ -93,6 +119,9 @@ class Workload(BaseModel):
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
+        except RecursionError:
+            raise InvalidInputError(_deepest_json_field(text), "not valid JSON: nested too deeply",
+                                    "a value or a short list") from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -121,14 +150,15 @@ class ServeWorkload(Workload):
     prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)
     output_tokens: int = Field(default=256, ge=1, le=1_000_000)
     concurrency: int | None = Field(default=None, ge=1, le=100_000)
-    requests_per_s: float | None = Field(default=None, gt=0)
-    ttft_ms_max: float | None = Field(default=None, gt=0)
-    tpot_ms_max: float | None = Field(default=None, gt=0)  # time per output token, per user
-    hours_per_day: float = Field(default=24.0, gt=0, le=24)
+    requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REQUESTS_PER_S)
+    ttft_ms_max: float | None = Field(default=None, ge=MIN_TTFT_MS, le=MAX_LATENCY_MS)
+    # time per output token, per user
+    tpot_ms_max: float | None = Field(default=None, ge=MIN_TPOT_MS, le=MAX_LATENCY_MS)
+    hours_per_day: float = Field(default=24.0, ge=0.01, le=24)  # 36 s a day at least
     bursts_per_day: int | None = Field(default=None, ge=1, le=1440)
-    burst_minutes: float | None = Field(default=None, gt=0, le=1440)
-    monthly_output_tokens: float | None = Field(default=None, gt=0)
-    days_per_month: float = Field(default=30.0, gt=0, le=31)
+    burst_minutes: float | None = Field(default=None, ge=0.1, le=1440)
+    monthly_output_tokens: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
+    days_per_month: float = Field(default=30.0, ge=1, le=31)
 
     @model_validator(mode="after")
     def _check(self) -> ServeWorkload:
@@ -166,17 +196,18 @@ class BatchWorkload(Workload):
     kind: Literal["batch"] = "batch"
     precision: str = "bf16"
     engine: str = "vllm"
-    input_tokens_total: float | None = Field(default=None, ge=0)
-    output_tokens_total: float | None = Field(default=None, gt=0)
+    input_tokens_total: float | None = Field(default=None, ge=0, le=MAX_TOKENS)
+    output_tokens_total: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
     prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)  # per request
     output_tokens: int = Field(default=256, ge=1, le=1_000_000)  # per request
-    images_total: int | None = Field(default=None, ge=1)
+    images_total: int | None = Field(default=None, ge=1, le=MAX_IMAGES)
     width: int = Field(default=1024, ge=64, le=8192)
     height: int = Field(default=1024, ge=64, le=8192)
     steps: int | None = Field(default=None, ge=1, le=1000)  # None: the model's usual step count
-    deadline_hours: float | None = Field(default=None, gt=0)
+    deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
     interruptible: bool = True  # work can resume after an interruption (outputs flushed as they finish)
-    checkpoint_interval_min: float = Field(default=5.0, gt=0)  # work lost on interruption ~ half of it
+    # work lost on interruption ~ half of it
+    checkpoint_interval_min: float = Field(default=5.0, gt=0, le=MAX_CHECKPOINT_MIN)
 
     default_spot: ClassVar[bool] = True
 
@@ -184,10 +215,14 @@ class BatchWorkload(Workload):
     def _check(self) -> BatchWorkload:
         if self.images_total is None and self.output_tokens_total is None:
             raise ValueError("output_tokens_total|a batch needs output_tokens_total (LLM) or images_total "
-                             "(diffusion)|one of output_tokens_total > 0, images_total >= 1")
+                             "(diffusion)|one of output_tokens_total >= 1, images_total >= 1")
         if self.images_total is not None and self.output_tokens_total is not None:
             raise _rule("images_total", "give images_total or output_tokens_total, not both",
                         "one of images_total, output_tokens_total")
+        if self.input_tokens_total is None and self.input_tokens > MAX_TOKENS:
+            raise _rule("prompt_tokens", f"output_tokens_total / output_tokens x prompt_tokens gives "
+                        f"{self.input_tokens:.3g} input tokens in total",
+                        f"at most {MAX_TOKENS:g} input tokens")
         return self
 
     @property
@@ -213,12 +248,13 @@ class FinetuneWorkload(Workload):
     kind: Literal["finetune"] = "finetune"
     method: Literal["lora", "qlora", "full"] = "lora"
     precision: str = "bf16"
-    dataset_tokens: float = Field(gt=0)
-    epochs: float = Field(default=1.0, gt=0, le=1000)
+    dataset_tokens: float = Field(ge=1, le=MAX_TOKENS)
+    epochs: float = Field(default=1.0, ge=0.01, le=1000)
     seq_len: int = Field(default=2048, ge=16, le=1_000_000)
     micro_batch: int = Field(default=1, ge=1, le=4096)
-    checkpoint_gb: float | None = Field(default=None, ge=0)  # None: estimated from the model and method
-    checkpoint_interval_min: float = Field(default=30.0, gt=0)
+    # None: estimated from the model and method
+    checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
+    checkpoint_interval_min: float = Field(default=30.0, gt=0, le=MAX_CHECKPOINT_MIN)
     max_nodes: int = Field(default=8, ge=1, le=1024)
 
     default_spot: ClassVar[bool] = True
@@ -236,15 +272,15 @@ class PretrainWorkload(Workload):
     """
 
     kind: Literal["pretrain"] = "pretrain"
-    params_b: float | None = Field(default=None, gt=0, le=5000)
+    params_b: float | None = Field(default=None, ge=0.001, le=5000)  # 1 million to 5 trillion
     precision: str = "bf16"
-    token_budget: float = Field(gt=0)
+    token_budget: float = Field(ge=1, le=MAX_TOKENS)
     seq_len: int = Field(default=4096, ge=16, le=1_000_000)
     micro_batch: int = Field(default=1, ge=1, le=4096)
     gpus: int | None = Field(default=None, ge=1, le=100_000)
     nodes: int | None = Field(default=None, ge=1, le=10_000)
-    checkpoint_gb: float | None = Field(default=None, ge=0)
-    checkpoint_interval_min: float = Field(default=60.0, gt=0)
+    checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
+    checkpoint_interval_min: float = Field(default=60.0, gt=0, le=MAX_CHECKPOINT_MIN)
     max_nodes: int = Field(default=64, ge=1, le=10_000)
 
     @model_validator(mode="after")
@@ -262,6 +298,114 @@ _CLASSES: dict[str, type[AnyWorkload]] = {
     "finetune": FinetuneWorkload,
     "pretrain": PretrainWorkload,
 }
+
+
+# A workload is a flat mapping with a few short lists: these bounds are far above any real file and
+# keep a few bytes of nested YAML aliases ("billion laughs") from standing for gigabytes.
+MAX_YAML_VALUES = 10_000  # values (scalars, lists, mappings) once aliases are expanded
+MAX_YAML_DEPTH = 20
+
+
+def parse_yaml(text: str) -> Any:
+    """``yaml.safe_load`` of one document, refused with an ``InvalidInputError`` when it is invalid,
+    nested deeper than ``MAX_YAML_DEPTH`` or holds more than ``MAX_YAML_VALUES`` values once its
+    aliases are expanded (checked on the composed node graph, before anything is built)."""
+    loader: _DepthLimitedLoader | None = None
+    try:
+        loader = _DepthLimitedLoader(text)  # its reader refuses control characters at once
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node)
+        return loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:
+        raise InvalidInputError("workload", f"not valid YAML/JSON: character #x{exc.character:04x} at "
+                                f"position {exc.position} is not allowed (a binary or UTF-16 file?)",
+                                "a UTF-8 YAML or JSON mapping") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "cannot be parsed"
+        problem = problem if len(problem) <= MAX_SHOWN else problem[: MAX_SHOWN - 3] + "..."
+        raise InvalidInputError("workload", f"not valid YAML/JSON: {where}{problem}",
+                                "a YAML or JSON mapping") from None
+    except RecursionError:
+        raise InvalidInputError("workload", "not valid YAML/JSON: nested too deeply",
+                                f"at most {MAX_YAML_DEPTH} levels") from None
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+class _DepthLimitedLoader(yaml.SafeLoader):
+    """The safe loader, refusing nesting deeper than ``MAX_YAML_DEPTH`` while it composes (its
+    composer recurses: a 5,000-deep list would otherwise take seconds to end in ``RecursionError``)."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._path: list[object] = []  # the index of each node being composed (a key node in a mapping)
+
+    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
+        self._path.append(index)
+        try:
+            if len(self._path) > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                top = self._path[1]  # the workload field the nesting is under
+                field = top.value if isinstance(top, yaml.ScalarNode) else "workload"
+                raise InvalidInputError(str(field), f"nested deeper than {MAX_YAML_DEPTH} levels (line "
+                                        f"{mark.line + 1})", "a value or a short list")
+            return super().compose_node(parent, index)
+        finally:
+            self._path.pop()
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Walk the node graph as construction would (an alias is visited each time it is used), up to
+    ``MAX_YAML_VALUES`` values: a bomb is refused after that many steps, not after expanding it."""
+    # (node, depth, the top-level field it is under: what an error names)
+    stack: list[tuple[yaml.Node, int, str]] = [(root, 1, "workload")]
+    seen = 0
+    while stack:
+        node, depth, field = stack.pop()
+        seen += 1
+        if seen > MAX_YAML_VALUES:
+            raise InvalidInputError(field, f"expands to more than {MAX_YAML_VALUES:,} values "
+                                    "(nested YAML aliases?)", "a value or a short list")
+        if depth > MAX_YAML_DEPTH:  # aliases can nest deeper than the text does
+            raise InvalidInputError(field, f"nested deeper than {MAX_YAML_DEPTH} levels",
+                                    "a value or a short list")
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend((child, depth + 1, field) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                under = str(key.value) if depth == 1 and isinstance(key, yaml.ScalarNode) else field
+                stack.append((key, depth + 1, under))
+                stack.append((value, depth + 1, under))
+
+
+def _deepest_json_field(text: str) -> str:
+    """The top-level key of a JSON object under which nesting first goes beyond ``MAX_YAML_DEPTH``
+    (for the error of a document too deep to parse), or ``workload``."""
+    depth, key, last, in_string, escaped, start = 0, "workload", "", False, False, 0
+    for i, ch in enumerate(text):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string, last = False, text[start + 1 : i]
+        elif ch == '"':
+            in_string, start = True, i
+        elif ch == ":" and depth == 1:
+            key = last
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_YAML_DEPTH:
+                return key
+        elif ch in "]}":
+            depth -= 1
+    return "workload"
 
 
 def _rule(field: str, message: str, accepted: str) -> ValueError:
@@ -285,8 +429,46 @@ def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
         return InvalidInputError(loc, f"unknown field for a {cls.__name__}", known)
     if etype == "missing":
         return InvalidInputError(loc, "is required", _accepted(cls, loc))
-    value = err.get("input")
-    return InvalidInputError(loc, f"{msg} (got {value!r})", _accepted(cls, loc))
+    return InvalidInputError(loc, f"{msg} (got {shown(err.get('input'))})", _accepted(cls, loc))
+
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
+_REPR.maxlevel = 2
+MAX_SHOWN = 100
+
+
+def shown(value: Any) -> str:
+    """``repr(value)`` cut to a few dozen characters, however large or deep ``value`` is (an error
+    message never copies a whole input: a few bytes of YAML aliases can stand for gigabytes)."""
+    text = _REPR.repr(value)
+    return text if len(text) <= MAX_SHOWN else text[: MAX_SHOWN - 3] + "..."
+
+
+def _numeric_fields(cls: type[Workload]) -> frozenset[str]:
+    """The fields of ``cls`` that hold a number (``int``/``float``, optional or not)."""
+    found = _NUMERIC.get(cls)
+    if found is None:
+        found = frozenset(n for n, info in cls.model_fields.items()
+                          if _types(info.annotation) <= {int, float})
+        _NUMERIC[cls] = found
+    return found
+
+
+_NUMERIC: dict[type[Workload], frozenset[str]] = {}
+
+
+def _types(annotation: Any) -> set[Any]:
+    """The types an annotation allows, ``None`` left out (``float | None`` -> ``{float}``)."""
+    return set(get_args(annotation) or (annotation,)) - {type(None)}
+
+
+def _bound(value: float) -> str:
+    """A bound as people write it: 1,440 / 0.5 / 1e+15."""
+    if float(value).is_integer() and abs(value) < 1e7:
+        return f"{int(value):,}"
+    return f"{value:g}"
 
 
 def _accepted(cls: type[Workload], field: str) -> str | None:
@@ -296,12 +478,17 @@ def _accepted(cls: type[Workload], field: str) -> str | None:
     ann = info.annotation
     if get_origin(ann) is Literal:
         return ", ".join(str(a) for a in get_args(ann))
-    parts = [getattr(ann, "__name__", None) or str(ann).replace("typing.", "")]
+    types_ = _types(ann)
+    if types_ <= {int, float}:
+        kind = "an integer" if types_ == {int} else "a finite number"
+    else:
+        kind = (getattr(ann, "__name__", None) or str(ann).replace("typing.", "")).replace(" | ", " or ")
+    limits: list[str] = []
     for meta in info.metadata:
         for attr, sym in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
             val = getattr(meta, attr, None)
             if val is not None:
-                parts.append(f"{sym} {val}")
+                limits.append(f"{sym} {_bound(val)}")
         if getattr(meta, "min_length", None):
-            parts.append("non-empty")
-    return " ".join(parts)
+            limits.append("non-empty")
+    return " ".join([kind, " and ".join(limits)]).strip()

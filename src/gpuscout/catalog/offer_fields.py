@@ -5,8 +5,8 @@
 * :data:`RECORD_COLUMNS` / :func:`offer_record`: one offer as plain values (enums as their value,
   datetimes as ISO 8601, tuples as lists), followed by the computed values
   (:data:`~gpuscout.catalog.offer.COMPUTED_FIELDS`);
-* :func:`csv_cell` / :func:`write_csv`: CSV cells that cannot start a spreadsheet formula, lists joined
-  with ``" | "``.
+* :func:`csv_cell` / :func:`write_csv`: CSV cells that cannot start a spreadsheet formula (not even
+  in a file opened with ``;`` or tab as the delimiter), lists joined with ``" | "``.
 
 Pure: no I/O beyond the stream :func:`write_csv` is given.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import enum
+import re
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -96,17 +97,36 @@ def offer_record(offer: Offer) -> dict[str, Any]:
     return {f.name: plain(getattr(offer, f.name)) for f in face_fields(type(offer))}
 
 
+#: What makes a spreadsheet read a cell as a formula (the full-width forms too) or run one (tab, CR).
+FORMULA_TRIGGERS = "=+-@\uff1d\uff0b\uff0d\uff20"
+#: Where a spreadsheet may start a new cell although our quoting says otherwise (a file opened with
+#: ";" or tab as the delimiter, a reader that ends rows at any CR or LF): a formula may not start
+#: right after one either (spaces and quotes in between ignored).
+_SPLIT_THEN_FORMULA = re.compile(f'([;\t\r\n])([ "]*)([{FORMULA_TRIGGERS}][^;\t\r\n]*)')
+
+
 def csv_cell(value: Any) -> str:
-    """A CSV cell: ``None`` is empty, lists are joined, and text starting like a spreadsheet formula
-    (``= + - @``, tab, CR) is prefixed with a quote so that it stays text."""
+    """A CSV cell: ``None`` is empty, lists are joined, and text that a spreadsheet could read as a
+    formula stays text: a quote is put before a formula start at the beginning (after leading spaces
+    or quotes, or when the cell starts with a tab or a line end) and after every ``;``, tab, CR or
+    LF (a file opened with other delimiters splits there). Numbers (``-2``, ``+1e5``) are left as
+    they are."""
     if value is None:
         return ""
     if isinstance(value, list | tuple):
         value = LIST_SEPARATOR.join(str(v) for v in value)
     text = str(value)
-    if text and text[0] in "=+-@\t\r" and not _is_number(text):
+    if any(c in text for c in ";\t\r\n"):
+        text = _SPLIT_THEN_FORMULA.sub(_neutralise_fragment, text)
+    first = text.lstrip(' "')[:1]
+    if text[:1] in ("\t", "\r", "\n") or (first and first in FORMULA_TRIGGERS and not _is_number(text)):
         return "'" + text
     return text
+
+
+def _neutralise_fragment(match: re.Match[str]) -> str:
+    separator, spaces, fragment = match.groups()
+    return separator + spaces + (fragment if _is_number(fragment) else "'" + fragment)
 
 
 def _is_number(text: str) -> bool:

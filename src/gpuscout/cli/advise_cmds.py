@@ -8,7 +8,17 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuscout.cli.output import CsvOption, DbOption, JsonOption, print_json, user_errors, wide_console
+from gpuscout.cli.output import (
+    CsvOption,
+    DbOption,
+    JsonOption,
+    number,
+    plain,
+    print_json,
+    printable,
+    user_errors,
+    wide_console,
+)
 from gpuscout.errors import InvalidInputError
 
 WorkloadOption = Annotated[
@@ -40,7 +50,7 @@ RetentionOption = Annotated[
 ReclaimOption = Annotated[
     float | None,
     typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
-                 min=0.0),
+                 parser=number(0, 3600)),
 ]
 PrecisionOption = Annotated[str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...")]
 EngineOption = Annotated[
@@ -106,6 +116,9 @@ def _run(
     from gpuscout import recommend
     from gpuscout.advise.assumptions import Assumptions
     from gpuscout.cli import advise_output
+
+    if json_out and csv_out:
+        raise InvalidInputError("--json/--csv", "give one of them, not both")
 
     assumptions = None
     if reclaims is not None:
@@ -410,10 +423,12 @@ def faq_cmd(
         if json_out:
             print_json(answers)
             return
+        from rich.text import Text
+
         out = wide_console()
-        out.print(f"[bold]{answers.model}[/]: {answers.summary}", highlight=False)
+        out.print(Text.assemble((printable(answers.model), "bold"), ": ", printable(answers.summary)))
         for a in answers.answers:
-            out.print(f"\n[bold cyan]{a.question}[/]", highlight=False)
-            out.print(a.answer, highlight=False)
+            out.print(Text.assemble("\n", (printable(a.question), "bold cyan")))
+            out.print(plain(a.answer), highlight=False)
             for line in a.details:
-                out.print(f"  • {line}", highlight=False)
+                out.print(f"  • {plain(line)}", highlight=False)

@@ -9,8 +9,9 @@ import sys
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
-from gpuscout.cli.output import wide_console
+from gpuscout.cli.output import plain, printable, wide_console
 
 
 def _speed(rec: Any) -> str:
@@ -48,7 +49,7 @@ def _total(rec: Any, workload: Any) -> str:
 
 def table(workload: Any, recs: list[Any], objective: str) -> None:
     out = wide_console()
-    title = f"{workload.kind} {workload.model}: ranked by {objective}"
+    title = f"{workload.kind} {plain(workload.model)}: ranked by {objective}"
     table = Table(title=title, show_lines=False)
     for col, kw in (
         ("#", {"justify": "right"}),
@@ -63,17 +64,17 @@ def table(workload: Any, recs: list[Any], objective: str) -> None:
         table.add_column(col, **kw)  # type: ignore[arg-type]
     for rec in recs:
         o = rec.offer
-        offer = f"{o.provider} {o.instance_type} ({o.region}) ${rec.price_usd_per_hour:,.2f}/h"
+        offer = plain(f"{o.provider} {o.instance_type} ({o.region}) ${rec.price_usd_per_hour:,.2f}/h")
         warn = f" [yellow]⚠{len(rec.warnings)}[/]" if rec.warnings else ""
         table.add_row(
             str(rec.rank) if rec.rank is not None else "-",
             offer,
-            rec.config.describe(o.accelerator),
+            plain(rec.config.describe(o.accelerator)),
             "yes" if rec.fits else "no",
             _speed(rec),
             _unit(rec),
             _total(rec, workload),
-            rec.top_reason + warn,
+            plain(rec.top_reason) + warn,
         )
     out.print(table)
     if not recs:
@@ -89,11 +90,13 @@ def explain(workload: Any, rec: Any) -> None:
     out = wide_console()
     o = rec.offer
     out.print(
-        f"[bold]#{rec.rank} {o.provider} {o.instance_type}[/] ({o.region}) — "
-        f"{o.gpu_count}x {o.accelerator}, ${rec.price_usd_per_hour:,.4g}/h "
-        f"{'spot' if rec.config.spot else 'on-demand'}"
+        Text.assemble(
+            (printable(f"#{rec.rank} {o.provider} {o.instance_type}"), "bold"),
+            printable(f" ({o.region}) — {o.gpu_count}x {o.accelerator}, ${rec.price_usd_per_hour:,.4g}/h ")
+            + ("spot" if rec.config.spot else "on-demand"),
+        )
     )
-    out.print(f"source: {o.source}")
+    out.print(f"source: {plain(o.source)}")
     c = rec.config
     out.print(
         f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
@@ -140,14 +143,14 @@ def explain(workload: Any, rec: Any) -> None:
         out.print(cost)
     out.print("[bold]reasons[/]")
     for r in rec.reasons:
-        out.print(f"  • {r}", highlight=False)
+        out.print(f"  • {plain(r)}", highlight=False)
     if rec.warnings:
         out.print("[bold yellow]warnings[/]")
         for w in rec.warnings:
-            out.print(f"  ⚠ {w}", highlight=False)
+            out.print(f"  ⚠ {plain(w)}", highlight=False)
     out.print("[bold]assumptions[/]")
     for k, v in rec.assumptions.items():
-        out.print(f"  {k}: {v}", highlight=False)
+        out.print(f"  {plain(k)}: {plain(v)}", highlight=False)
 
 
 #: The ranking's own columns of ``recommend --csv``, after the rank and the offer's fields.

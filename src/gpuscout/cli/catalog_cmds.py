@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
 import re
 import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -18,6 +16,8 @@ from gpuscout.cli.output import (
     DbOption,
     JsonOption,
     console,
+    number,
+    plain,
     print_json,
     to_jsonable,
     user_errors,
@@ -32,6 +32,13 @@ if TYPE_CHECKING:
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
 _SPARK = "▁▂▃▄▅▆▇█"
+# Bounds of the numeric options (refused beyond them with the range): far past any real offer.
+MAX_GPUS_PER_OFFER = 10_000
+MAX_GPU_MEMORY_GB = 1e6
+MAX_PRICE_USD_PER_HOUR = 1_000_000.0
+MAX_DAYS = 36_500.0  # a century of history
+MAX_ROWS = 10_000_000
+MAX_REFRESH_SECONDS = 86_400.0  # a refresh that may take a day
 
 
 def short_source(source: str) -> str:
@@ -84,6 +91,7 @@ def refresh_cmd(
         float | None,
         typer.Option(
             "--timeout",
+            parser=number(1, MAX_REFRESH_SECONDS),
             help="Per-source deadline, seconds (a hung provider is cut off); "
             "default 120 or $GPUSCOUT_REFRESH_TIMEOUT.",
         ),
@@ -92,6 +100,7 @@ def refresh_cmd(
         float | None,
         typer.Option(
             "--deadline",
+            parser=number(1, MAX_REFRESH_SECONDS),
             help="Deadline for the whole refresh, seconds (default: --timeout + 30 for storing).",
         ),
     ] = None,
@@ -106,10 +115,6 @@ def refresh_cmd(
     from gpuscout.catalog.refresh import RefreshResult, default_sources, refresh, resolve_sources, summarize
 
     with user_errors():
-        if timeout is not None:
-            _positive_seconds("--timeout", timeout)
-        if deadline is not None:
-            _positive_seconds("--deadline", deadline)
         store = open_store(db)
         chosen = resolve_sources(source) if source else default_sources()
         if not chosen:
@@ -129,30 +134,25 @@ def refresh_cmd(
         else:  # a log or a pipe: one plain line per source as it ends
             results = refresh(
                 store, chosen, timeout_s=timeout, deadline_s=deadline,
-                on_result=lambda r: out.print(_result_line(r), markup=False, highlight=False),
+                on_result=lambda r: out.print(plain(_result_line(r)), highlight=False),
             )  # fmt: skip
         table = Table(title="refresh summary")
         for col in ("source", "status", "rows", "dropped", "elapsed", "error"):
             table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
         for r in results:
             table.add_row(
-                escape(r.source),
+                plain(r.source),
                 r.status,
                 str(r.rows),
                 str(r.dropped),
                 f"{r.elapsed_s:.1f}s",
-                escape(r.error or ""),
+                plain(r.error or ""),
             )
         out.print(table)
-        out.print(summarize(results, store).line, markup=False, highlight=False)
+        out.print(plain(summarize(results, store).line), highlight=False)
     store.close()
     if not any(r.ok for r in results):
         raise typer.Exit(1)
-
-
-def _positive_seconds(option: str, value: float) -> None:
-    if not math.isfinite(value) or value <= 0:
-        raise InvalidInputError(option, "must be a positive number of seconds", "e.g. 120")
 
 
 def _result_line(r: object) -> str:
@@ -182,13 +182,13 @@ def _refresh_with_progress(
         tasks: dict[str, TaskID] = {}
 
         def started(name: str) -> None:
-            tasks[name] = progress.add_task(f"{escape(name)}: fetching", total=1)
+            tasks[name] = progress.add_task(f"{plain(name)}: fetching", total=1)
 
         def finished(r: RefreshResult) -> None:
             style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
-            text = f"{escape(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
+            text = f"{plain(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
             if r.error:
-                text += f" - {escape(r.error)}"
+                text += f" - {plain(r.error)}"
             task = tasks.get(r.source)
             if task is not None:
                 progress.update(task, description=text, completed=1)
@@ -258,7 +258,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             age = "unknown (dates not established)" if s.fallback else "unknown"
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
         table.add_row(
-            escape(s.source),
+            plain(s.source),
             state(s.source),
             current,
             age if s.current_snapshot_id is not None else "-",
@@ -266,8 +266,8 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             str(s.stale_rows),
             attempt,
             s.last_status or "-",
-            escape(_drops(s.last_drop_reasons)),
-            escape(s.last_error or "") if s.last_status != "ok" else "",
+            plain(_drops(s.last_drop_reasons)),
+            plain(s.last_error or "") if s.last_status != "ok" else "",
             creds,
         )
     out = wide_console()
@@ -284,8 +284,14 @@ def offers_cmd(
             "--gpu", help="GPU name (repeatable); a family name like H100 matches all its variants."
         ),
     ] = None,
-    min_vram: Annotated[float | None, typer.Option("--min-vram", help="Minimum memory per GPU, GB.")] = None,
-    gpus: Annotated[int | None, typer.Option("--gpus", help="Exact GPU count per instance.")] = None,
+    min_vram: Annotated[
+        float | None,
+        typer.Option("--min-vram", parser=number(0, MAX_GPU_MEMORY_GB), help="Minimum memory per GPU, GB."),
+    ] = None,
+    gpus: Annotated[
+        int | None,
+        typer.Option("--gpus", min=1, max=MAX_GPUS_PER_OFFER, help="Exact GPU count per instance."),
+    ] = None,
     provider: Annotated[list[str] | None, typer.Option("--provider", help="Provider (repeatable).")] = None,
     region: Annotated[
         list[str] | None, typer.Option("--region", help="Region substring (repeatable).")
@@ -300,7 +306,12 @@ def offers_cmd(
         bool, typer.Option("--available", help="Drop offers known to be unavailable.")
     ] = False,
     interconnect: Annotated[str | None, typer.Option("--interconnect", help="nvlink or pcie.")] = None,
-    max_price: Annotated[float | None, typer.Option("--max-price", help="Max USD/hour per instance.")] = None,
+    max_price: Annotated[
+        float | None,
+        typer.Option(
+            "--max-price", parser=number(0, MAX_PRICE_USD_PER_HOUR), help="Max USD/hour per instance."
+        ),
+    ] = None,
     sort: Annotated[
         str,
         typer.Option(
@@ -310,7 +321,9 @@ def offers_cmd(
             "use the spot price with --spot.",
         ),
     ] = "price",
-    limit: Annotated[int, typer.Option("--limit", help="At most N rows (0 = all).")] = 30,
+    limit: Annotated[
+        int, typer.Option("--limit", min=0, max=MAX_ROWS, help="At most N rows (0 = all).")
+    ] = 30,
     fresh_only: Annotated[bool, typer.Option("--no-stale", help="Hide rows from stale feeds.")] = False,
     json_out: JsonOption = False,
     csv_out: CsvOption = False,
@@ -377,18 +390,18 @@ def offers_cmd(
         age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
         avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
         table.add_row(
-            escape(o.provider),
-            escape(o.instance_type),
-            gpu_label,
+            plain(o.provider),
+            plain(o.instance_type),
+            plain(gpu_label),
             str(o.gpu_count),
             f"{o.gpu_memory_gb:g}",
             _money(o.price_usd_per_hour),
             _money(o.price_usd_per_gpu_hour),
             _money(o.spot_price_usd_per_hour),
-            escape(o.region),
+            plain(o.region),
             avail,
             age,
-            escape(short_source(o.source)),
+            plain(short_source(o.source)),
         )
     out = wide_console()
     out.print(table)
@@ -428,7 +441,9 @@ def _sparkline(values: list[float]) -> str:
 def history_cmd(
     gpu: Annotated[str, typer.Argument(help="GPU name; a family name like H100 covers its variants.")],
     provider: Annotated[str | None, typer.Option("--provider", help="Only this provider.")] = None,
-    days: Annotated[float | None, typer.Option("--days", help="Only the last N days.")] = None,
+    days: Annotated[
+        float | None, typer.Option("--days", parser=number(0, MAX_DAYS), help="Only the last N days.")
+    ] = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
@@ -442,9 +457,9 @@ def history_cmd(
         return
     out = wide_console()
     if not points:
-        out.print(f"no stored prices for {gpu}" + (f" at {provider}" if provider else ""))
+        out.print(plain(f"no stored prices for {gpu}" + (f" at {provider}" if provider else "")))
         return
-    table = Table(title=f"{gpu}: USD per GPU-hour over time (on-demand)")
+    table = Table(title=f"{plain(gpu)}: USD per GPU-hour over time (on-demand)")
     for col in ("observed", "provider", "offers", "min", "median", "min (bar)"):
         table.add_column(col, justify="right" if col in ("offers", "min", "median") else "left")
     top = max(p.median_usd_per_gpu_hour for p in points)
@@ -453,7 +468,7 @@ def history_cmd(
         bar = "█" * max(1, round(p.min_usd_per_gpu_hour / top * 30))
         table.add_row(
             when,
-            escape(p.provider),
+            plain(p.provider),
             str(p.offers),
             _money(p.min_usd_per_gpu_hour),
             _money(p.median_usd_per_gpu_hour),
@@ -465,7 +480,8 @@ def history_cmd(
         by_provider.setdefault(p.provider, []).append(p.min_usd_per_gpu_hour)
     out.print("min price trend per provider (oldest -> newest):")
     for prov, values in sorted(by_provider.items()):
-        out.print(f"  {prov:<16} {_sparkline(values)}  {_money(values[0])} -> {_money(values[-1])}")
+        trend = f"{_sparkline(values)}  {_money(values[0])} -> {_money(values[-1])}"
+        out.print(plain(f"  {prov:<16} {trend}"))
 
 
 def prune_cmd(
@@ -473,6 +489,7 @@ def prune_cmd(
         float,
         typer.Option(
             "--older-than-days",
+            parser=number(0, MAX_DAYS),
             help="Remove snapshots older than N days (each source's current one is kept).",
         ),
     ],

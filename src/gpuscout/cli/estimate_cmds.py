@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 import typer
 from rich.table import Table
 
-from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
@@ -159,7 +159,9 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id (e.g. llama-3.1-70b)")],
         task: Annotated[str, typer.Option(help="infer | lora | qlora | full | pretrain")] = "infer",
         precision: Annotated[str | None, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = None,
-        context: Annotated[int, typer.Option(help="Tokens per sequence (prompt + output; seq len)")] = 4096,
+        context: Annotated[
+            int, typer.Option(min=1, help="Tokens per sequence (prompt + output; seq len)")
+        ] = 4096,
         batch: Annotated[str, typer.Option(help="Concurrent sequences (or micro-batch for training)")] = "1",
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
@@ -182,7 +184,12 @@ def register(app: typer.Typer) -> None:
                 "kv_dtype": kv_dtype,
                 "engine": _default_engine(engine, precision),
             }
-            res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+            try:
+                res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+            except InvalidInputError as exc:
+                if exc.field in ("context_in", "context_out", "seq_len"):  # what --context became
+                    raise InvalidInputError("--context", str(exc)) from None
+                raise
             fits_on = _fits_on(spec, task, kwargs)
         if as_json:
             print_json(
@@ -199,12 +206,12 @@ def register(app: typer.Typer) -> None:
                 }
             )
             return
-        title = f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}"
+        title = plain(f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
         console.print(_breakdown_table(title, res.memory))
-        verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({res.binding_constraint})"
-        console.print(f"{gpus} x {res.gpu}: {verdict}")
+        verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({plain(res.binding_constraint)})"
+        console.print(f"{gpus} x {plain(res.gpu)}: {verdict}")
         for w in res.warnings:
-            console.print(f"[yellow]warning:[/] {w}")
+            console.print(f"[yellow]warning:[/] {plain(w)}")
         table = Table(title="Fits on (smallest GPU count, up to 8)")
         table.add_column("GPU")
         table.add_column("count", justify="right")
@@ -213,7 +220,7 @@ def register(app: typer.Typer) -> None:
         table.add_column("card", justify="right")
         for row in fits_on:
             table.add_row(
-                row["gpu"],
+                plain(row["gpu"]),
                 str(row["gpus"]),
                 f"{row['per_gpu_gb']:,.1f}",
                 f"{row['usable_gb']:,.1f}",
@@ -319,7 +326,8 @@ def register(app: typer.Typer) -> None:
             print_json(d)
             return
         table = Table(
-            title=f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence at batch {batch}"
+            title=plain(f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence "
+                        f"at batch {batch}")
         )
         table.add_column("quantity")
         table.add_column("value", justify="right")
@@ -337,9 +345,9 @@ def register(app: typer.Typer) -> None:
         table.add_row("roofline ceiling (ideal)", f"{d.roofline_tps:,.1f} tokens/s")
         table.add_row("gpuscout estimate", f"{d.expected_tps:,.1f} tokens/s")
         console.print(table)
-        console.print(d.verdict)
+        console.print(plain(d.verdict))
         for s in d.suggestions:
-            console.print(f" • {s}")
+            console.print(f" • {plain(s)}")
 
 
 def _finite(obj: Any) -> Any:
@@ -360,7 +368,7 @@ def _ms(value: float) -> str:
 
 
 def _print_estimate(est: Estimate) -> None:
-    title = (
+    title = plain(
         f"{est.model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
         f"{est.context_in} in / {est.context_out} out"
     )
@@ -370,15 +378,15 @@ def _print_estimate(est: Estimate) -> None:
     if not est.supported:
         table.add_row("supported", "[red]no[/]")
         console.print(table)
-        console.print(f"[red]not supported:[/] {est.unsupported_reason}")
+        console.print(f"[red]not supported:[/] {plain(est.unsupported_reason)}")
         if "alternatives" in est.assumptions:
-            console.print(f"would run: {est.assumptions['alternatives']}")
+            console.print(f"would run: {plain(est.assumptions['alternatives'])}")
         if "support" in est.assumptions:
-            console.print(f"[dim]{est.assumptions['support']}[/]")
+            console.print(f"[dim]{plain(est.assumptions['support'])}[/]")
         return
     support = "yes" if est.support == "native" else f"yes, {est.support}"
     table.add_row("supported", f"[green]{support}[/]")
-    verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({est.binding_constraint})"
+    verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({plain(est.binding_constraint)})"
     table.add_row("fits", verdict)
     table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} of {est.memory.usable_gb:,.2f} GB usable")
     table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
@@ -404,7 +412,7 @@ def _print_estimate(est: Estimate) -> None:
     assumptions.add_column("key")
     assumptions.add_column("value", overflow="fold")
     for k, v in est.assumptions.items():
-        assumptions.add_row(k, v)
+        assumptions.add_row(plain(k), plain(v))
     console.print(assumptions)
     for w in est.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {plain(w)}")

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from gpuscout.cli.output import console, print_json, to_jsonable, user_errors
+from gpuscout.cli.output import console, number, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
@@ -71,7 +71,7 @@ def _gpu_table(accs: list[Accelerator]) -> Table:
         fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
         fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")
         table.add_row(
-            a.name,
+            plain(a.name),
             _num(a.memory_gb),
             _num(a.bandwidth_gbps),
             _num(a.bf16_tflops, 1),
@@ -89,7 +89,7 @@ def _gpu_detail(name: str, as_json: bool) -> None:
     if as_json:
         print_json({**to_jsonable(acc), "resolution": {"exact": res.exact, "note": res.note}})
         return
-    table = Table(title=f"{acc.name} — {acc.full_name}", show_header=False)
+    table = Table(title=plain(f"{acc.name} — {acc.full_name}"), show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     rows: list[tuple[str, str]] = [
@@ -120,7 +120,7 @@ def _gpu_detail(name: str, as_json: bool) -> None:
     if not res.exact:
         rows.insert(0, ("Resolved", res.note))
     for key, value in rows:
-        table.add_row(key, value)
+        table.add_row(key, plain(value))
     console.print(table)
 
 
@@ -129,7 +129,9 @@ def gpus(
         str | None, typer.Argument(help="Show one accelerator in full (any common name).")
     ] = None,
     vendor: Annotated[str | None, typer.Option(help="NVIDIA, AMD, Intel, Google or AWS.")] = None,
-    min_memory: Annotated[float | None, typer.Option("--min-memory", help="Minimum memory, GB.")] = None,
+    min_memory: Annotated[
+        float | None, typer.Option("--min-memory", parser=number(0, 1e6), help="Minimum memory, GB.")
+    ] = None,
     kind: Annotated[str | None, typer.Option(help="datacenter, workstation, consumer, tpu or asic.")] = None,
     fp8: Annotated[bool, typer.Option("--fp8", help="Only accelerators with native FP8.")] = False,
     sort: Annotated[str, typer.Option(help="Sort by memory, bandwidth or bf16 (descending).")] = "memory",
@@ -205,7 +207,7 @@ def _models_table(models: list[ModelSpec]) -> Table:
         is_llm = m.kind == "llm"
         shape = f"{m.num_attention_heads}/{m.num_key_value_heads} × {m.head_dim}"
         table.add_row(
-            m.name,
+            plain(m.name),
             f"{c.total_b:,.2f}" + ("" if c.computed else "*"),
             f"{c.active_b:,.2f}" if m.is_moe else "—",
             str(m.num_hidden_layers) if is_llm else "—",
@@ -221,7 +223,7 @@ def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
     if as_json:
         print_json({**_model_row(spec, count), "resolution": {"note": note}})
         return
-    table = Table(title=f"{spec.name} — {spec.hf_id or 'imported'}", show_header=False)
+    table = Table(title=plain(f"{spec.name} — {spec.hf_id or 'imported'}"), show_header=False)
     table.add_column("field", style="bold")
     table.add_column("value", overflow="fold")
     official = ""
@@ -295,7 +297,7 @@ def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
         ("Notes", spec.notes or "—"),
     ]
     for key, value in rows:
-        table.add_row(key, value)
+        table.add_row(key, plain(value))
     console.print(table)
 
 

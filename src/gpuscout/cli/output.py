@@ -8,6 +8,10 @@ The error boundary (:func:`user_errors`, also installed around every command by
   file system, permission denied): what failed and the system's own reason.
 
 Anything else is a bug and keeps its traceback.
+
+Text that comes from providers, files or the user (names, regions, reasons, errors) is printed as
+text, never as Rich markup: it goes through :func:`plain` wherever it meets markup of ours, and the
+consoles do not replace ``:emoji:`` codes.
 """
 
 from __future__ import annotations
@@ -15,22 +19,23 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import os
+import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 from typer.core import TyperGroup
 
 from gpuscout.errors import GpuscoutError
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)
+err_console = Console(stderr=True, emoji=False)
 
 #: Width of tables when the output is not a terminal (pipes, files, tests): wide enough for a row.
 PIPE_WIDTH = 220
@@ -43,9 +48,62 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
 
 
+def number(low: float, high: float) -> Callable[[str], float]:
+    """The ``parser`` of a float option: a finite number in ``low..high`` (inclusive), else a usage
+    error (exit 2) naming the option and the range. ``nan`` and ``inf`` are refused (a range check
+    alone lets ``nan`` through: every comparison with it is false)."""
+    accepted = f"accepted: a number from {low:,g} to {high:,g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            raise typer.BadParameter(f"{text!r} is not a number ({accepted})") from None
+        if not math.isfinite(value) or not low <= value <= high:
+            raise typer.BadParameter(f"{text} is out of range ({accepted})")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
 def wide_console() -> Console:
     """The shared console, or a wide one without colours when output is not a terminal."""
-    return console if console.is_terminal else Console(width=PIPE_WIDTH, no_color=True)
+    return console if console.is_terminal else Console(width=PIPE_WIDTH, no_color=True, emoji=False)
+
+
+#: A "[" and the backslashes before it, with the tag Rich would read there (``[bold]``, ``[/]``,
+#: ``[link=...]``: the same pattern as ``rich.markup.RE_TAGS``), if any.
+_BRACKET = re.compile(r"(\\*)(\[(?:[a-z#/@][^[]*?\])?)")
+
+
+def plain(value: object) -> str:
+    """``str(value)`` escaped for Rich markup: shown exactly as written, never read as a style, a
+    closing tag (``[/]`` would raise) or a hidden link (``[link=...]``); control characters are
+    shown as ``\\xNN`` (see :func:`printable`).
+
+    Unlike ``rich.markup.escape`` it also keeps a backslash before a "[" that starts no tag (Rich
+    drops it). Do not put a value directly before a tag of ours (``f"{plain(x)}[/]"``): a trailing
+    backslash would escape the tag; use ``Text.assemble`` there.
+    """
+
+    def keep(match: re.Match[str]) -> str:
+        backslashes, bracket = match.groups()
+        if len(bracket) > 1:  # a tag: every backslash kept, and the tag escaped
+            return backslashes * 2 + "\\" + bracket
+        return backslashes + ("\\" if backslashes else "") + bracket  # Rich turns "\[" into "["
+
+    return _BRACKET.sub(keep, printable(value))
+
+
+#: Control characters (C0 but tab and newline, DEL, C1): a raw ESC would let a provider string
+#: send terminal escape sequences (colours, cursor moves, OSC 8 hidden links).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(value: object) -> str:
+    """``str(value)`` with control characters shown as ``\\xNN`` (for text given to ``Text``)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
 
 
 def to_jsonable(obj: Any) -> Any:
@@ -76,7 +134,7 @@ def print_json(obj: Any) -> None:
 
 def fail(message: str, code: int) -> NoReturn:
     """Print ``error: message`` on stderr (text shown as is, never as markup) and exit with ``code``."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    err_console.print(f"[bold red]error:[/] {plain(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 from rich.table import Table
 
-from gpuscout.cli.output import JsonOption, console, print_json, user_errors
+from gpuscout.cli.output import JsonOption, console, plain, print_json, user_errors
 
 
 def transcribe_cmd(
@@ -46,9 +45,9 @@ def transcribe_cmd(
     table.add_row(f"time for {audio_hours:g} h of audio", f"{est.seconds / 60:,.1f} min")
     console.print(table)
     for key, value in est.assumptions.items():
-        console.print(f"{escape(key)}: {escape(value)}", highlight=False)
+        console.print(f"{plain(key)}: {plain(value)}", highlight=False)
     for warning in est.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+        console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
 
 
 def register(app: typer.Typer) -> None:

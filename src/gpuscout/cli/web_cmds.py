@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from gpuscout.cli.output import err_console, user_errors
+from gpuscout.cli.output import err_console, plain, user_errors
 from gpuscout.errors import GpuscoutError, InvalidInputError
 
 APP_FACTORY = "gpuscout.web.app:app_from_env"
@@ -38,9 +38,9 @@ def serve(
     with user_errors():
         prepare_store(db)
     url = f"http://{host if host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"
-    err_console.print(f"gpuscout web on {url} (API docs at {url}docs)", highlight=False)
+    err_console.print(plain(f"gpuscout web on {url} (API docs at {url}docs)"), highlight=False)
     uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, reload=reload,
-                log_level="info", proxy_headers=True)
+                log_level="info", proxy_headers=True, server_header=False)
 
 
 def prepare_store(db: str | None) -> None:

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 
 
 @dataclass(frozen=True, slots=True)
@@ -585,7 +585,10 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
     """
     if isinstance(name, EngineProfile):
         return name
-    if not isinstance(name, str) or not name.strip():
+    if not isinstance(name, str):
+        raise InvalidInputError("engine", f"expected an engine name, got {type(name).__name__}",
+                                ", ".join(p.name for p in _PROFILES))
+    if not name.strip():
         raise UnknownNameError("engine", str(name), engine_names())
     base = _base_profile(name)
     if base is None:

@@ -246,14 +246,22 @@ def accepted_precisions() -> list[str]:
     return sorted(_FORMATS)
 
 
-@cache
 def resolve_precision(name: str | WeightFormat) -> WeightFormat:
     """Return the :class:`WeightFormat` for a user spelling ("bf16", "Q4_K_M", "GGUF Q4_K_M", "awq"...).
 
-    Raises InvalidInputError(field="precision") listing what is accepted.
+    Raises InvalidInputError(field="precision") listing what is accepted (also for a value that is
+    not a name: ``None``, a number, a list).
     """
     if isinstance(name, WeightFormat):
         return name
+    if not isinstance(name, str):
+        raise InvalidInputError("precision", f"expected a precision name, got {type(name).__name__}",
+                                accepted=", ".join(accepted_precisions()))
+    return _resolve_precision(name)
+
+
+@cache
+def _resolve_precision(name: str) -> WeightFormat:
     key = _normalise(name)
     for candidate in (key, key.replace("gguf-", "", 1) if key.startswith("gguf-") else key):
         if candidate in _FORMATS:
@@ -305,11 +313,18 @@ _KV_ALIASES = {
 }
 
 
-@cache
 def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
     """Return the :class:`KvDtype` for "bf16", "fp16", "fp8", "q8_0", "q4_0" (or aliases)."""
     if isinstance(name, KvDtype):
         return name
+    if not isinstance(name, str):
+        raise InvalidInputError("kv_dtype", f"expected a KV cache dtype name, got {type(name).__name__}",
+                                accepted=", ".join(sorted(_KV)))
+    return _resolve_kv_dtype(name)
+
+
+@cache
+def _resolve_kv_dtype(name: str) -> KvDtype:
     key = name.strip().lower().replace(" ", "")
     key = _KV_ALIASES.get(key, key)
     if key in _KV:

@@ -7,10 +7,10 @@ without JavaScript and never submits the same field twice.
 
 from __future__ import annotations
 
-import types
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any, Literal, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
@@ -25,6 +25,14 @@ from gpuscout.advise.workload import (
     Workload,
 )
 from gpuscout.errors import InvalidInputError
+from gpuscout.web.form_errors import (
+    FieldError,
+    FormErrors,
+    bounds,
+    kind_words,
+    range_words,
+    strip_optional,
+)
 
 KIND_CLASSES: dict[str, type[Workload]] = {
     "serve": ServeWorkload,
@@ -36,7 +44,7 @@ COMMON_FIELDS: tuple[str, ...] = tuple(n for n in Workload.model_fields if n not
 DEFAULT_TOP = 20
 MAX_TOP = 100
 
-# Short help shown next to some inputs.
+# Short help shown under some inputs.
 HELP: dict[str, str] = {
     "concurrency": "simultaneous requests",
     "requests_per_s": "or a request rate",
@@ -47,7 +55,56 @@ HELP: dict[str, str] = {
     "providers": "comma-separated",
     "budget_usd": "serve: per month",
     "egress_gb": "serve: per month",
+    "precision": "weight format",
+    "spot_allowed": "interruptible capacity",
+    "download_weights_gb": "default: the model's weights",
 }
+# Labels where the generated one would not read well.
+LABELS: dict[str, str] = {
+    "requests_per_s": "Requests per second",
+    "spot_allowed": "Spot allowed",
+    "download_weights_gb": "Download (GB)",
+    "storage_retention_days": "Keep data stored (days)",
+    "checkpoint_interval_min": "Checkpoint every (min)",
+    "deadline_hours": "Deadline (hours)",
+    "monthly_output_tokens": "Output tokens per month",
+    "input_tokens_total": "Input tokens in all",
+    "output_tokens_total": "Output tokens in all",
+    "images_total": "Images in all",
+    "max_nodes": "At most nodes",
+    "params_b": "Parameters (billions)",
+    "micro_batch": "Micro-batch",
+    "seq_len": "Sequence length",
+    "hours_per_day": "Hours per day",
+}
+
+
+def precision_choices() -> tuple[tuple[str, str], ...]:
+    """The estimator's weight formats, the common ones first (value, label)."""
+    from gpuscout.estimate.precision import accepted_precisions, resolve_precision
+
+    names = accepted_precisions()
+    first = [n for n in COMMON_PRECISIONS if n in names]
+    rest = [n for n in names if n not in first]
+    out = []
+    for n in (*first, *rest):
+        label = resolve_precision(n).label
+        out.append((n, label if label.lower() == n else f"{n} · {label}"))
+    return tuple(out)
+
+
+def engine_choices() -> tuple[tuple[str, str], ...]:
+    """The serving engines the estimator has a profile of (value, label)."""
+    from gpuscout.estimate.engines import CALIBRATION, resolve_engine
+
+    names = sorted(CALIBRATION, key=lambda n: (n not in COMMON_ENGINES, COMMON_ENGINES.index(n)
+                                               if n in COMMON_ENGINES else 0, n))
+    return tuple((n, resolve_engine(n).label) for n in names)
+
+
+COMMON_PRECISIONS = ("bf16", "fp8", "int8", "w8a8", "int4", "nf4", "mxfp4", "nvfp4", "fp16", "fp32")
+COMMON_ENGINES = ("vllm", "sglang", "tensorrt-llm", "llama.cpp", "hf-transformers", "gpt-fast")
+CHOICES = {"precision": precision_choices, "engine": engine_choices}
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +120,8 @@ class FormField:
 
 
 def _label(name: str) -> str:
+    if name in LABELS:
+        return LABELS[name]
     text = name.replace("_", " ")
     for unit, shown in ((" usd", " ($)"), (" gb", " (GB)"), (" ms max", " max (ms)"), (" min", " (min)")):
         if text.endswith(unit):
@@ -73,16 +132,8 @@ def _label(name: str) -> str:
     return text[0].upper() + text[1:]
 
 
-def _strip_optional(annotation: Any) -> Any:
-    if get_origin(annotation) in (Union, types.UnionType):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0]
-    return annotation
-
-
 def _field(name: str, info: FieldInfo) -> FormField:
-    annotation = _strip_optional(info.annotation)
+    annotation = strip_optional(info.annotation)
     default: Any = "" if info.default is None or info.is_required() else info.default
 
     def make(
@@ -92,6 +143,8 @@ def _field(name: str, info: FieldInfo) -> FormField:
                          help=HELP.get(name, ""), required=info.is_required())
 
     yes_no = (("true", "yes"), ("false", "no"))
+    if name in CHOICES:
+        return make("select", CHOICES[name](), value=str(default))
     if get_origin(annotation) is Literal:
         return make("select", tuple((str(v), str(v)) for v in get_args(annotation)), value=str(default))
     if annotation is bool:
@@ -161,13 +214,74 @@ def _int_param(params: Mapping[str, str], name: str, default: int | None, lo: in
     return value
 
 
+def field_labels(kind: str) -> dict[str, str]:
+    """What the form calls each field of ``kind`` (errors name fields this way)."""
+    cls = KIND_CLASSES[kind]
+    labels = {n: _label(n) for n in cls.model_fields if n != "kind"}
+    labels.update(model="Model", objective="Rank by", top="Show", explain="Breakdown", kind="Workload kind")
+    return labels
+
+
+def check_values(request: AdviseRequest) -> FormErrors:
+    """Every input that is not a value of its field's type and range, in plain words at the field
+    (the workload's own rules across fields are checked when it is built)."""
+    cls = KIND_CLASSES[request.kind]
+    labels = field_labels(request.kind)
+    errors = FormErrors()
+    for name, raw in request.values.items():
+        info = cls.model_fields.get(name)
+        if info is None or name == "model":
+            continue
+        problem = _check_one(raw, info)
+        if problem:
+            errors.add(FieldError(name, f"{labels[name]} must be {problem}; you typed “{raw[:40]}”"))
+    return errors
+
+
+def _check_one(raw: str, info: FieldInfo) -> str:
+    """"" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100")."""
+    annotation = strip_optional(info.annotation)
+    what, limits = kind_words(info), range_words(info)
+    expected = f"{what} {limits}".strip()
+    if annotation is bool:
+        return "" if raw.lower() in ("true", "false", "yes", "no", "1", "0") else "yes or no"
+    if get_origin(annotation) is Literal:
+        return "" if raw in {str(v) for v in get_args(annotation)} else expected
+    if annotation in (int, float):
+        try:
+            value = int(raw) if annotation is int else float(raw)
+        except ValueError:
+            return expected
+        if not math.isfinite(value):
+            return expected
+        low, high, low_open, high_open = bounds(info)
+        if low is not None and (value < low or (low_open and value == low)):
+            return expected
+        if high is not None and (value > high or (high_open and value == high)):
+            return expected
+    return ""
+
+
+def common_open(request: AdviseRequest) -> bool:
+    """Whether the constraints section starts open: a common field differs from its default."""
+    cls = KIND_CLASSES[request.kind]
+    for name in COMMON_FIELDS:
+        raw = request.values.get(name)
+        if raw is None:
+            continue
+        field = _field(name, cls.model_fields[name])
+        if raw != field.default:
+            return True
+    return False
+
+
 def build_workload(request: AdviseRequest) -> AnyWorkload:
     """The validated workload (``InvalidInputError`` names the field at fault)."""
     cls = KIND_CLASSES[request.kind]
     data: dict[str, Any] = {"kind": request.kind}
     for name, raw in request.values.items():
         info = cls.model_fields.get(name)
-        if info is not None and get_origin(_strip_optional(info.annotation)) is tuple:
+        if info is not None and get_origin(strip_optional(info.annotation)) is tuple:
             data[name] = tuple(p.strip() for p in raw.split(",") if p.strip())
         else:
             data[name] = raw

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hmac
+import logging
 import time
 from typing import Annotated, Literal
 
@@ -10,7 +11,7 @@ from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Que
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
-from gpuscout.errors import UnknownNameError
+from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.web import model_view
@@ -40,6 +41,7 @@ from gpuscout.web.schemas import (
 from gpuscout.web.services import WebServices, resolve_gpu_names, source_out
 
 ADMIN_TOKEN_ENV = "GPUSCOUT_ADMIN_TOKEN"
+logger = logging.getLogger(__name__)
 
 ERRORS: dict[int | str, dict[str, object]] = {
     404: {"model": ErrorOut, "description": "unknown name (with the closest known names)"},
@@ -125,17 +127,45 @@ def api_refresh(
     source: Annotated[str | None, Query(max_length=500, description="sources, comma-separated")] = None,
 ) -> RefreshOut:
     """Starts a refresh in the background. Requires ``Authorization: Bearer $GPUSCOUT_ADMIN_TOKEN``;
-    disabled (403) when that variable is unset on the server."""
+    disabled (403) when that variable is unset on the server.
+
+    Only the sources configured on this server can be named: the registered adapters, ``snapshot``,
+    and ``file:PATH`` for the offer files of its ``$GPUSCOUT_OFFER_FILES`` (as ``/api/v1/sources``
+    lists them). Any other name is refused at once (422, with the closest names), before anything
+    starts. The refresh runs in a worker thread and ends by its deadline, whatever the providers do.
+    """
     check_admin(authorization, services.settings.admin_token)
-    names = [s.strip() for s in (source or "").split(",") if s.strip()]
+    asked = [s.strip() for s in (source or "").split(",") if s.strip()]
+    names = configured_sources(asked)
     if services.refresh_lock.locked():
         raise HTTPException(409, "a refresh is already running")
     background.add_task(_run_refresh, services, names)
     return RefreshOut(status="started", sources=names)
 
 
+def configured_sources(names: list[str]) -> list[str]:
+    """``names`` checked against what this server may refresh: the registered adapters, ``snapshot``
+    and its configured offer files (the catalog's list). A ``file:`` name must be one the server
+    lists, compared as given: a path a caller names is never resolved or opened."""
+    from gpuscout.catalog.refresh import configured_source_names, resolve_sources
+
+    files = {n for n in configured_source_names() if n.startswith("file:")}
+    for name in names:
+        if name.lower().startswith("file:") and name not in files:
+            raise InvalidInputError(
+                "source",
+                "only the offer files configured on this server can be refreshed over HTTP",
+                "a file: source of GPUSCOUT_OFFER_FILES, named as /api/v1/sources lists it",
+            )
+    resolve_sources(names, configured_only=True)  # unknown or retired: UnknownNameError, InvalidInputError
+    return list(dict.fromkeys(names))
+
+
 def _run_refresh(services: WebServices, names: list[str]) -> None:
-    services.refresh(names or None)
+    try:
+        services.refresh(names or None)
+    except Exception:  # a background task has no one to answer: one log record, not a crash
+        logger.exception("refresh of %s failed", ", ".join(names) or "every source")
 
 
 def check_admin(authorization: str | None, token: str | None) -> None:

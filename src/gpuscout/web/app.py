@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from importlib import resources
-from pathlib import Path
-
 from fastapi import FastAPI
-from fastapi.staticfiles import StaticFiles
+from starlette.middleware.gzip import GZipMiddleware
 
 from gpuscout import __version__
 from gpuscout.settings import Settings
 from gpuscout.web import api, assets, pages
 from gpuscout.web.errors import install_error_handlers
+from gpuscout.web.head import HeadAsGetMiddleware
 from gpuscout.web.security import SecurityHeadersMiddleware
 from gpuscout.web.services import WebServices
 
@@ -46,9 +44,11 @@ def create_app(
     app.include_router(api.health_router)
     app.include_router(pages.router)
     app.include_router(assets.router)
-    static_dir = Path(str(resources.files("gpuscout.web") / "static"))
-    app.mount("/static", StaticFiles(directory=static_dir), name="static")
+    # Outermost first: HEAD is run as GET; security headers on every response; bodies over 1 KB
+    # gzipped (static assets come gzipped already and are left alone).
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     app.add_middleware(SecurityHeadersMiddleware)
+    app.add_middleware(HeadAsGetMiddleware)
     return app
 
 

@@ -1,120 +1,505 @@
-"""Plotly figure specs (plain dicts) for the pages. The browser draws them with the served plotly.js.
+"""Charts of the pages: a Plotly figure spec (plain dicts), a sentence saying what it shows, and the
+same data as a table (the text alternative, and what a browser without JavaScript shows).
 
-Nothing here is executed in the page: the dicts are embedded as JSON (``|tojson``) and parsed.
+Nothing here is executed in the page: the figure dicts are embedded as JSON (``|tojson``) and parsed
+by ``static/charts.js``, which draws them with the vendored Plotly bundle. Axes are readable by
+construction: a log axis gets explicit 1-2-5 ticks with full labels ("0.2", "0.5", "1", "2k"), and a
+range narrower than :data:`LOG_MIN_RATIO` is drawn linear from zero. Bars are sorted by value.
+Colours say the vendor, marker shapes the class of card (datacenter, workstation, consumer).
 """
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.estimate.memory import GIB, capacity_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.web.providers_view import provider_label
 
-CARD_SIZES_GB: tuple[int, ...] = (24, 48, 80, 141, 192)
 Figure = dict[str, Any]
+#: A value range narrower than this (max / min) is drawn on a linear axis from zero.
+LOG_MIN_RATIO = 12.0
+VENDOR_COLOURS: dict[str, str] = {
+    "NVIDIA": "#3f7f00",
+    "AMD": "#c0182d",
+    "Intel": "#0a62b0",
+    "Google": "#b7791f",
+    "AWS": "#7a3fb0",
+}
+KIND_SYMBOLS: dict[str, str] = {
+    "datacenter": "circle",
+    "workstation": "square",
+    "consumer": "diamond",
+    "tpu": "triangle-up",
+    "asic": "triangle-up",
+}
+#: Reference cards drawn on the VRAM chart (label, accelerator).
+REFERENCE_CARDS: tuple[tuple[str, str], ...] = (
+    ("RTX 4090 24 GB", "RTX4090"),
+    ("L40S 48 GB", "L40S"),
+    ("H100 80 GB", "H100-SXM"),
+    ("H200 141 GB", "H200-SXM"),
+    ("B200 180 GB", "B200"),
+)
+LINE_COLOURS = ("#1f4fbf", "#c0182d", "#3f7f00", "#7a3fb0", "#b7791f", "#0f7c8c", "#5b6475", "#d04d9c")
 
 
-def price_history_figure(points: Sequence[Any]) -> Figure:
-    """Min and median $/GPU-h per provider over time (``HistoryPoint``s from the store).
+@dataclass(frozen=True, slots=True)
+class Chart:
+    """A figure with its title (units included), a one-sentence summary and its data as a table."""
 
-    Points whose observation time is unknown (bundled snapshot) cannot be placed on a time axis:
-    when there are no dated points, the figure shows them as bars per provider instead, and says so.
-    """
-    dated = [p for p in points if p.at is not None]
-    if not dated:
-        undated = [p for p in points if p.at is None]
-        providers = sorted({p.provider for p in undated})
-        latest = {p.provider: p for p in undated}  # last snapshot per provider wins
-        return {
-            "data": [
-                {"type": "bar", "name": "min", "x": providers,
-                 "y": [latest[p].min_usd_per_gpu_hour for p in providers]},
-                {"type": "bar", "name": "median", "x": providers,
-                 "y": [latest[p].median_usd_per_gpu_hour for p in providers]},
-            ],
-            "layout": {
-                "title": {"text": "On-demand $/GPU-h by provider (observation date unknown)"},
-                "barmode": "group",
-                "yaxis": {"title": {"text": "$ per GPU-hour"}, "rangemode": "tozero"},
-            },
-        }
-    by_provider: dict[str, list[Any]] = defaultdict(list)
-    for p in dated:
-        by_provider[p.provider].append(p)
-    data: list[dict[str, Any]] = []
-    for provider in sorted(by_provider):
-        pts = sorted(by_provider[provider], key=lambda p: p.at)
-        xs = [p.at.isoformat() for p in pts]
-        data.append({"type": "scatter", "mode": "lines+markers", "name": f"{provider} min", "x": xs,
-                     "y": [p.min_usd_per_gpu_hour for p in pts], "legendgroup": provider})
-        data.append({"type": "scatter", "mode": "lines", "name": f"{provider} median", "x": xs,
-                     "y": [p.median_usd_per_gpu_hour for p in pts], "legendgroup": provider,
-                     "line": {"dash": "dot"}})
-    return {
-        "data": data,
-        "layout": {
-            "title": {"text": "On-demand $/GPU-h over time: min (solid) and median (dotted) per provider"},
-            "xaxis": {"title": {"text": "observed at"}, "type": "date"},
-            "yaxis": {"title": {"text": "$ per GPU-hour"}, "rangemode": "tozero"},
-        },
+    title: str
+    summary: str
+    figure: Figure
+    headers: tuple[str, ...]
+    rows: Sequence[tuple[str, ...]] = field(default_factory=list)
+    numeric: tuple[bool, ...] = ()  # per column: right-aligned
+
+
+# ---- axes --------------------------------------------------------------------------------------
+def _label(value: float) -> str:
+    """Tick label: 0.05, 0.2, 1, 20, 500, 1k, 2k, 10k, 1M."""
+    if value >= 1_000_000:
+        return f"{value / 1_000_000:g}M"
+    if value >= 1000:
+        return f"{value / 1000:g}k"
+    return f"{value:g}"
+
+
+def ticks_125(low: float, high: float) -> list[float]:
+    """The 1-2-5 values spanning [low, high] (one below low and one above high included)."""
+    if low <= 0 or high <= 0 or not (math.isfinite(low) and math.isfinite(high)):
+        return []
+    out: list[float] = []
+    decade = 10.0 ** math.floor(math.log10(low))
+    while decade <= high * 10:
+        for step in (1, 2, 5):
+            value = round(step * decade, 12)
+            out.append(value)
+        decade *= 10
+    below = [v for v in out if v <= low]
+    above = [v for v in out if v >= high]
+    start = out.index(below[-1]) if below else 0
+    end = out.index(above[0]) if above else len(out) - 1
+    return out[start : end + 1]
+
+
+def axis(title: str, values: Sequence[float], *, log_ok: bool = True, money: bool = False) -> dict[str, Any]:
+    """A value axis: log with labelled 1-2-5 ticks when the range is wide, else linear from zero."""
+    positive = [v for v in values if v is not None and v > 0]
+    spec: dict[str, Any] = {"title": {"text": title}, "automargin": True, "zeroline": False}
+    if log_ok and positive and max(positive) / min(positive) >= LOG_MIN_RATIO:
+        ticks = ticks_125(min(positive), max(positive))
+        spec.update(
+            type="log",
+            tickmode="array",
+            tickvals=ticks,
+            ticktext=[("$" if money else "") + _label(t) for t in ticks],
+            range=[math.log10(ticks[0]) - 0.05, math.log10(ticks[-1]) + 0.05],
+        )
+    else:
+        spec.update(type="linear", rangemode="tozero")
+        if money:
+            spec["tickprefix"] = "$"
+    return spec
+
+
+def _tokens(count: int) -> str:
+    """Context lengths as people write them: 4096 -> "4k", 131072 -> "128k", 1000 -> "1000"."""
+    return f"{count // 1024}k" if count >= 1024 and count % 1024 == 0 else f"{count:,}"
+
+
+def _layout(title: str, **extra: Any) -> dict[str, Any]:
+    """Layout shared by the charts: the title is the page's figure caption (not drawn by Plotly, so it
+    is never cut off or covered on a phone); the legend sits under the plot."""
+    del title
+    layout: dict[str, Any] = {
+        "legend": {"orientation": "h", "x": 0, "y": -0.2, "yanchor": "top"},
+        "margin": {"t": 16, "r": 16, "b": 56, "l": 64},
     }
+    layout.update(extra)
+    return layout
 
 
-def price_vs_bandwidth_figure(offers: Iterable[Offer], accelerators: Sequence[Accelerator]) -> Figure:
-    """Cheapest on-demand $/GPU-h of each accelerator against its memory bandwidth."""
-    specs = {a.name: a for a in accelerators}
-    cheapest: dict[str, float] = {}
+# ---- GPUs: cheapest $/GPU-h against memory bandwidth -------------------------------------------
+def cheapest_on_demand(offers: Iterable[Offer]) -> dict[str, Offer]:
+    """The cheapest current on-demand offer per GPU of each accelerator (whole GPUs, not stale)."""
+    best: dict[str, Offer] = {}
     for o in offers:
         price = o.price_usd_per_gpu_hour
-        if price is None or o.fractional or o.accelerator not in specs:
+        if price is None or o.fractional or o.stale:
             continue
-        if price < cheapest.get(o.accelerator, float("inf")):
-            cheapest[o.accelerator] = price
-    names = sorted(cheapest, key=lambda n: specs[n].bandwidth_gbps)
-    return {
-        "data": [
+        held = best.get(o.accelerator)
+        if held is None or price < (held.price_usd_per_gpu_hour or math.inf):
+            best[o.accelerator] = o
+    return best
+
+
+def value_frontier(points: Sequence[tuple[str, float, float]]) -> list[str]:
+    """Names on the value frontier of (name, bandwidth, price): no other point has at least the
+    bandwidth for less money. In bandwidth order."""
+    frontier: list[str] = []
+    for name, bw, price in points:
+        if not any((b >= bw and p < price) or (b > bw and p <= price) for n, b, p in points if n != name):
+            frontier.append(name)
+    order = {n: bw for n, bw, _ in points}
+    return sorted(frontier, key=order.__getitem__)
+
+
+# Label placement on a log-log scatter: a label is a box of its text's size in axis units (the plot
+# is about 1,250 x 420 px on a wide screen); each label takes the first position where it overlaps
+# no placed label and no marker, or is left to the hover text.
+_CHAR_W_PX, _LABEL_H_PX, _PLOT_W_PX, _PLOT_H_PX = 6.5, 14.0, 1230.0, 280.0
+_POSITIONS = ("top center", "bottom center", "middle right", "middle left")
+
+
+def place_labels(points: Sequence[tuple[str, float, float]], wanted: Sequence[str]) -> dict[str, str]:
+    """Text positions for the ``wanted`` names of (name, x, y) points on log axes; names whose every
+    position collides are left out (they keep their hover text)."""
+    logs = {n: (math.log10(x), math.log10(y)) for n, x, y in points if x > 0 and y > 0}
+    if not logs:
+        return {}
+    x_ticks = ticks_125(min(x for _, x, _ in points), max(x for _, x, _ in points))
+    y_ticks = ticks_125(min(y for _, _, y in points), max(y for _, _, y in points))
+    x_unit = math.log10(x_ticks[-1] / x_ticks[0]) / _PLOT_W_PX  # log units per pixel of the axis ranges
+    y_unit = math.log10(y_ticks[-1] / y_ticks[0]) / _PLOT_H_PX
+    marker = 6.0
+    boxes = [
+        (x - marker * x_unit, y - marker * y_unit, x + marker * x_unit, y + marker * y_unit)
+        for x, y in logs.values()
+    ]
+    out: dict[str, str] = {}
+    for name in sorted(wanted, key=lambda n: logs.get(n, (0, 0))[0]):
+        if name not in logs:
+            continue
+        x, y = logs[name]
+        w, h = len(name) * _CHAR_W_PX * x_unit, _LABEL_H_PX * y_unit
+        m = (marker + 2) * y_unit
+        candidates = {
+            "top center": (x - w / 2, y + m, x + w / 2, y + m + h),
+            "bottom center": (x - w / 2, y - m - h, x + w / 2, y - m),
+            "middle right": (x + (marker + 3) * x_unit, y - h / 2, x + (marker + 3) * x_unit + w, y + h / 2),
+            "middle left": (x - (marker + 3) * x_unit - w, y - h / 2, x - (marker + 3) * x_unit, y + h / 2),
+        }
+        own = (x - marker * x_unit, y - marker * y_unit, x + marker * x_unit, y + marker * y_unit)
+        for position in _POSITIONS:
+            box = candidates[position]
+            if not any(_overlap(box, other) for other in boxes if other != own):
+                out[name] = position
+                boxes.append(box)
+                break
+    return out
+
+
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def price_vs_bandwidth_chart(
+    offers: Iterable[Offer], accelerators: Sequence[Accelerator], labelled: Iterable[str] = ()
+) -> Chart:
+    """Cheapest on-demand $/GPU-h of each accelerator against its memory bandwidth (decode speed),
+    coloured by vendor, shaped by class, with the value frontier drawn and named."""
+    specs = {a.name: a for a in accelerators}
+    best = {n: o for n, o in cheapest_on_demand(offers).items() if n in specs}
+    points = [(n, specs[n].bandwidth_gbps, best[n].price_usd_per_gpu_hour or 0.0) for n in best]
+    frontier = value_frontier(points)
+    placed = place_labels(points, [n for n, _, _ in points if n in set(frontier) | set(labelled)])
+    groups: dict[tuple[str, str], list[str]] = defaultdict(list)
+    for name in sorted(best, key=lambda n: specs[n].bandwidth_gbps):
+        groups[(specs[name].vendor, specs[name].kind)].append(name)
+    data: list[dict[str, Any]] = []
+    for (vendor, kind), names in sorted(groups.items(), key=lambda kv: (kv[0][0] != "NVIDIA", kv[0])):
+        data.append(
             {
                 "type": "scatter",
                 "mode": "markers+text",
+                "name": f"{vendor} {kind}",
                 "x": [specs[n].bandwidth_gbps for n in names],
-                "y": [cheapest[n] for n in names],
-                "text": names,
-                "textposition": "top center",
-                "marker": {"size": 9},
-                "hovertemplate": "%{text}<br>%{x:,.0f} GB/s<br>$%{y:.2f}/GPU-h<extra></extra>",
+                "y": [best[n].price_usd_per_gpu_hour for n in names],
+                "text": [n if n in placed else "" for n in names],
+                "customdata": [[n, provider_label(best[n].provider).short_name] for n in names],
+                "textposition": [placed.get(n, "top center") for n in names],
+                "textfont": {"size": 11},
+                "meta": {"narrowText": [n if n in frontier else "" for n in names]},
+                "marker": {
+                    "size": 10,
+                    "color": VENDOR_COLOURS.get(vendor, "#5b6475"),
+                    "symbol": KIND_SYMBOLS.get(kind, "circle"),
+                    "line": {"width": 1, "color": "#fff"},
+                },
+                "hovertemplate": "%{customdata[0]}<br>%{x:,.0f} GB/s<br>$%{y:.2f}/GPU-h at %{customdata[1]}"
+                "<extra></extra>",
             }
-        ],
-        "layout": {
-            "title": {"text": "Cheapest on-demand $/GPU-h vs memory bandwidth (decode speed)"},
-            "xaxis": {"title": {"text": "memory bandwidth, GB/s"}, "type": "log"},
-            "yaxis": {"title": {"text": "$ per GPU-hour"}, "type": "log"},
-            "showlegend": False,
-        },
-    }
-
-
-def vram_figure(contexts: Sequence[int], series: dict[str, list[float]]) -> Figure:
-    """VRAM needed (GB, whole model) against context length, one line per concurrency, with the
-    common card sizes as dashed reference lines (traces, so they sit right on the log axes)."""
-    data: list[dict[str, Any]] = [
-        {"type": "scatter", "mode": "lines+markers", "name": label, "x": list(contexts), "y": list(values)}
-        for label, values in series.items()
-    ]
-    x_ends = [contexts[0], contexts[-1]] if contexts else [1, 1]
-    for gb in CARD_SIZES_GB:
-        data.append({
-            "type": "scatter", "mode": "lines+text", "name": f"{gb} GB card", "x": x_ends, "y": [gb, gb],
-            "text": [f"{gb} GB", ""], "textposition": "top right", "showlegend": False,
-            "hoverinfo": "name", "line": {"dash": "dash", "width": 1, "color": "#888"},
-            "textfont": {"size": 10, "color": "#666"},
-        })
-    return {
+        )
+    if len(frontier) > 1:
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines",
+                "name": "best value (no card is faster for less)",
+                "x": [specs[n].bandwidth_gbps for n in frontier],
+                "y": [best[n].price_usd_per_gpu_hour for n in frontier],
+                "line": {"dash": "dot", "width": 1.5, "color": "#5b6475"},
+                "hoverinfo": "skip",
+            }
+        )
+    title = "Cheapest on-demand $/GPU-hour vs memory bandwidth (GB/s)"
+    figure = {
         "data": data,
-        "layout": {
-            "title": {"text": "VRAM needed vs context length, by concurrency (one GPU; dashed: card sizes)"},
-            "xaxis": {"title": {"text": "context length per sequence (tokens)"}, "type": "log"},
-            "yaxis": {"title": {"text": "GB (log scale)"}, "type": "log"},
-        },
+        "layout": _layout(
+            title,
+            xaxis=axis("memory bandwidth, GB/s (decode speed)", [p[1] for p in points]),
+            yaxis=axis("cheapest on-demand, $ per GPU-hour", [p[2] for p in points], money=True),
+        ),
     }
+    rows = [
+        (
+            n,
+            specs[n].vendor,
+            specs[n].kind,
+            f"{specs[n].bandwidth_gbps:,.0f}",
+            f"${best[n].price_usd_per_gpu_hour:,.2f}",
+            provider_label(best[n].provider).short_name,
+            "yes" if n in frontier else "",
+        )
+        for n in sorted(best, key=lambda n: (best[n].price_usd_per_gpu_hour or 0.0) / specs[n].bandwidth_gbps)
+    ]
+    summary = (
+        f"{len(points)} GPUs with an on-demand price. Best value (no other GPU has more bandwidth for "
+        f"less): {', '.join(frontier) if frontier else 'none'}."
+    )
+    return Chart(
+        title,
+        summary,
+        figure,
+        ("GPU", "Vendor", "Class", "Bandwidth GB/s", "Cheapest $/GPU-h", "Provider", "Best value"),
+        rows,
+        (False, False, False, True, True, False, False),
+    )
+
+
+# ---- a GPU's prices by provider, and over time --------------------------------------------------
+def price_history_chart(points: Sequence[Any], gpu: str) -> Chart:
+    """Cheapest on-demand $/GPU-h of ``gpu`` per provider: a line over time once the store has prices
+    from two or more observation times, else sorted bars for the one snapshot there is (and says so).
+    ``points`` are the store's ``HistoryPoint``s."""
+    dated = [p for p in points if p.at is not None]
+    times = {p.at for p in dated}
+    if len(times) < 2:
+        return _by_provider_bars(points, gpu, dated=bool(dated))
+    by_provider: dict[str, list[Any]] = defaultdict(list)
+    for p in dated:
+        by_provider[p.provider].append(p)
+    # the providers with the cheapest latest price first; eight lines at most stay readable
+    latest = {prov: max(pts, key=lambda p: p.at) for prov, pts in by_provider.items()}
+    shown = sorted(latest, key=lambda prov: latest[prov].min_usd_per_gpu_hour)[:8]
+    data = []
+    for i, provider in enumerate(shown):
+        pts = sorted(by_provider[provider], key=lambda p: p.at)
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+markers",
+                "name": provider_label(provider).short_name,
+                "x": [p.at.isoformat() for p in pts],
+                "y": [p.min_usd_per_gpu_hour for p in pts],
+                "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "shape": "hv"},
+                "hovertemplate": "%{x|%Y-%m-%d %H:%M}: $%{y:.2f}/GPU-h<extra>%{fullData.name}</extra>",
+            }
+        )
+    title = f"{gpu}: cheapest on-demand $/GPU-hour over time, per provider"
+    figure = {
+        "data": data,
+        "layout": _layout(
+            title,
+            xaxis={"title": {"text": "observed at (UTC)"}, "type": "date", "automargin": True},
+            yaxis=axis("$ per GPU-hour", [p.min_usd_per_gpu_hour for p in dated], money=True),
+        ),
+    }
+    rows = [
+        (
+            provider_label(p.provider).short_name,
+            p.at.strftime("%Y-%m-%d %H:%M"),
+            f"${p.min_usd_per_gpu_hour:,.2f}",
+            f"${p.median_usd_per_gpu_hour:,.2f}",
+            str(p.offers),
+        )
+        for p in sorted(dated, key=lambda p: (p.provider, p.at))
+    ]
+    first, last = min(times), max(times)
+    summary = (
+        f"Prices of {gpu} from {len(by_provider)} providers at {len(times)} observation times, "
+        f"{first:%Y-%m-%d} to {last:%Y-%m-%d}."
+    )
+    return Chart(
+        title,
+        summary,
+        figure,
+        ("Provider", "Observed (UTC)", "Cheapest $/GPU-h", "Median $/GPU-h", "Offers"),
+        rows,
+        (False, False, True, True, True),
+    )
+
+
+def _by_provider_bars(points: Sequence[Any], gpu: str, *, dated: bool) -> Chart:
+    latest: dict[str, Any] = {}
+    for p in points:  # the store lists points oldest first: the last one per provider wins
+        latest[p.provider] = p
+    providers = sorted(latest, key=lambda prov: latest[prov].min_usd_per_gpu_hour, reverse=True)
+    names = [provider_label(p).short_name for p in providers]
+    when = "one snapshot so far" + ("" if dated else ", observation date unknown")
+    title = f"{gpu}: cheapest on-demand $/GPU-hour by provider ({when})"
+    mins = [latest[p].min_usd_per_gpu_hour for p in providers]
+    medians = [latest[p].median_usd_per_gpu_hour for p in providers]
+    data: list[dict[str, Any]] = [
+        {
+            "type": "bar",
+            "orientation": "h",
+            "name": "cheapest",
+            "y": names,
+            "x": mins,
+            "marker": {"color": "#1f4fbf"},
+            "text": [f"${v:,.2f}" for v in mins],
+            "textposition": "outside",
+            "cliponaxis": False,
+            "hovertemplate": "%{y}: cheapest $%{x:.2f}/GPU-h<extra></extra>",
+        }
+    ]
+    data[0]["customdata"] = [
+        [f"${m:,.2f}", latest[p].offers] for m, p in zip(medians, providers, strict=True)
+    ]
+    data[0]["hovertemplate"] = (
+        "%{y}: cheapest $%{x:.2f}/GPU-h, median %{customdata[0]} over %{customdata[1]} offers<extra></extra>"
+    )
+    figure = {
+        "data": data,
+        "layout": _layout(
+            title,
+            height=max(260, 70 + 30 * len(providers)),
+            xaxis=axis("cheapest on-demand, $ per GPU-hour", mins, log_ok=False, money=True),
+            yaxis={"automargin": True},
+            showlegend=False,
+            bargap=0.35,
+        ),
+    }
+    rows = [
+        (
+            provider_label(p).short_name,
+            f"${latest[p].min_usd_per_gpu_hour:,.2f}",
+            f"${latest[p].median_usd_per_gpu_hour:,.2f}",
+            str(latest[p].offers),
+        )
+        for p in reversed(providers)
+    ]
+    summary = (
+        f"{gpu} at {len(providers)} providers; cheapest {rows[0][1]}/GPU-h at {rows[0][0]}. "
+        f"A price history appears once the store holds prices from two or more refreshes."
+        if rows
+        else f"No on-demand price for {gpu}."
+    )
+    return Chart(
+        title,
+        summary,
+        figure,
+        ("Provider", "Cheapest $/GPU-h", "Median $/GPU-h", "Offers"),
+        rows,
+        (False, True, True, True),
+    )
+
+
+# ---- a model's memory against context length ---------------------------------------------------
+def usable_gib(acc: Accelerator) -> float:
+    """Usable memory of a card in GiB (the unit vendors' "GB" memory figures are in)."""
+    return capacity_bytes(acc) / GIB
+
+
+def vram_chart(
+    contexts: Sequence[int],
+    series: dict[str, list[float]],
+    cards: Sequence[Accelerator],
+    precision: str,
+    model: str,
+) -> Chart:
+    """GiB needed (whole model, one GPU) against context length, one line per concurrency, with the
+    usable memory of common cards as dashed lines. ``series`` values are GiB."""
+    data: list[dict[str, Any]] = [
+        {
+            "type": "scatter",
+            "mode": "lines+markers",
+            "name": label,
+            "x": list(contexts),
+            "y": list(values),
+            "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)]},
+            "hovertemplate": "%{x:,} tokens: %{y:,.1f} GiB<extra>" + label + "</extra>",
+        }
+        for i, (label, values) in enumerate(series.items())
+    ]
+    values = [v for vs in series.values() for v in vs]
+    ends = [contexts[0], contexts[-1]] if contexts else [1, 1]
+    card_names = {
+        acc: next((lab for lab, name in REFERENCE_CARDS if name == acc.name), acc.name) for acc in cards
+    }
+    for i, acc in enumerate(sorted(cards, key=usable_gib)):
+        gib = usable_gib(acc)
+        values.append(gib)
+        label = f"{card_names[acc]} ({gib:.0f} GiB usable)"
+        # labels alternate between the right and the left end, so close sizes do not overlap
+        text = ["", label] if i % 2 == 0 else [label, ""]
+        data.append(
+            {
+                "type": "scatter",
+                "mode": "lines+text",
+                "name": card_names[acc],
+                "x": ends,
+                "y": [gib, gib],
+                "text": text,
+                "textposition": "top left" if i % 2 == 0 else "top right",
+                "showlegend": False,
+                "hoverinfo": "skip",
+                "line": {"dash": "dash", "width": 1, "color": "#8c95a5"},
+                "textfont": {"size": 10, "color": "#4f5868"},
+            }
+        )
+    title = f"{model}: GPU memory needed (GiB) vs context length, by concurrency ({precision}, one GPU)"
+    x_ticks = list(contexts)
+    figure = {
+        "data": data,
+        "layout": _layout(
+            title,
+            xaxis={
+                "title": {"text": "context length per sequence, tokens"},
+                "type": "log",
+                "tickmode": "array",
+                "tickvals": x_ticks,
+                "ticktext": [_tokens(c) for c in x_ticks],
+                "automargin": True,
+            },
+            yaxis=axis("memory needed, GiB", values),
+        ),
+    }
+    rows = [(f"{c:,}", *(f"{series[k][i]:,.1f}" for k in series)) for i, c in enumerate(contexts)]
+    longest = contexts[-1] if contexts else 0
+    summary = (
+        f"At {longest:,} tokens: "
+        + ", ".join(f"{k} {series[k][-1]:,.1f} GiB" for k in series)
+        + ". "
+        + "Dashed: usable memory of "
+        + ", ".join(card_names[a] for a in cards)
+        + "."
+        if contexts
+        else "No context lengths to show."
+    )
+    return Chart(
+        title,
+        summary,
+        figure,
+        ("Context (tokens)", *(f"{k}, GiB" for k in series)),
+        rows,
+        (True, *(True for _ in series)),
+    )

@@ -41,7 +41,12 @@ class OfferFilters(BaseModel):
     provider: str | None = Field(default=None, max_length=200, description="providers, comma-separated")
     region: str | None = Field(default=None, max_length=100, description="region substring, case-insensitive")
     pricing: Literal["any", "on-demand", "spot"] = Field(default="any", description="which price must exist")
-    available: bool = Field(default=False, description="drop offers known to be unavailable")
+    available: bool = Field(
+        default=False, description="drop offers known to be unavailable (unknown availability stays)"
+    )
+    include_stale: bool = Field(
+        default=False, description="also list prices flagged stale (from old feeds); hidden by default"
+    )
     interconnect: Literal["any", "nvlink", "pcie"] = Field(default="any", description="GPU-to-GPU fabric")
     max_price: float | None = Field(
         default=None, gt=0, le=1_000_000, description="maximum $/h for the instance"
@@ -69,6 +74,12 @@ class OfferFilters(BaseModel):
             raise ValueError("must not contain a NUL character")
         return value
 
+    def is_filtered(self) -> bool:
+        """True when a filter narrows the offers (sort, order and paging do not)."""
+        view = {"sort", "order", "page", "per_page"}
+        defaults = OfferFilters()
+        return any(getattr(self, k) != getattr(defaults, k) for k in type(self).model_fields if k not in view)
+
     def gpu_names(self) -> list[str]:
         return _split(self.gpu)
 
@@ -85,6 +96,29 @@ class OfferFilters(BaseModel):
                 continue
             out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
         return out
+
+
+#: What the form calls each field (error messages name the field the way the page does).
+FIELD_LABELS: dict[str, str] = {
+    "gpu": "GPU",
+    "min_vram": "Min memory per GPU (GB)",
+    "gpus": "GPUs per instance",
+    "provider": "Provider",
+    "region": "Region",
+    "pricing": "Pricing",
+    "available": "Hide sold out",
+    "include_stale": "Include stale prices",
+    "interconnect": "Interconnect",
+    "max_price": "Max $/h",
+    "sort": "Sort",
+    "order": "Order",
+    "page": "Page",
+    "per_page": "Rows per page",
+}
+assert set(FIELD_LABELS) == set(OfferFilters.model_fields), "every filter has a label"
+
+#: The view of a bare ``/``: offers a generative-AI renter can use (24 GB or more per GPU).
+DEFAULT_VIEW: dict[str, str] = {"min_vram": "24"}
 
 
 def _split(text: str | None) -> list[str]:

@@ -3,16 +3,19 @@ context length and concurrency, and the smallest count of each GPU that holds th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.api import estimate
+from gpuscout.estimate.memory import GIB
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.models import all_models, resolve_model_detail
 from gpuscout.knowledge.params import count_params
 
 PRECISIONS: tuple[str, ...] = ("bf16", "fp8", "int8", "int4")
@@ -20,6 +23,7 @@ CONTEXTS: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072
 CONCURRENCIES: tuple[int, ...] = (1, 8, 32, 128)
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 DEFAULT_CONTEXT = 4096
+MAX_CONTEXT = 1_048_576
 # Memory per model is the same on any GPU big enough not to matter; one large part is used to size it.
 _SIZING_GPU = "B200"
 
@@ -51,14 +55,38 @@ def memory_by_precision(spec: ModelSpec, context: int = DEFAULT_CONTEXT, concurr
     return [(p, memory(spec, p, context, concurrency)) for p in PRECISIONS]
 
 
+def gib(gb: float) -> float:
+    """GB (1e9 bytes, the estimator's unit) as GiB (2**30 bytes, the unit of GPU memory figures)."""
+    return gb * 1e9 / GIB
+
+
 def vram_series(spec: ModelSpec, precision: str) -> tuple[list[int], dict[str, list[float]]]:
-    """Total GB per context length (up to the model's maximum), one series per concurrency."""
+    """Total GiB per context length (up to the model's maximum), one series per concurrency."""
     contexts = [c for c in CONTEXTS if c <= max(spec.max_position_embeddings, CONTEXTS[0])]
     series = {
-        f"{n} concurrent": [round(memory(spec, precision, c, n).total_gb, 2) for c in contexts]
+        f"{n} concurrent": [round(gib(memory(spec, precision, c, n).total_gb), 2) for c in contexts]
         for n in CONCURRENCIES
     }
     return contexts, series
+
+
+@lru_cache(maxsize=512)
+def weights_gib(spec: ModelSpec) -> tuple[float | None, float | None]:
+    """Weights at bf16 and at int4, GiB (``None`` where the estimator cannot size the model)."""
+    if spec.kind != "llm":
+        return None, None
+    try:
+        return (gib(memory(spec, "bf16", 1, 1).weights_gb), gib(memory(spec, "int4", 1, 1).weights_gb))
+    except InvalidInputError:
+        return None, None
+
+
+def reference_cards() -> list[Accelerator]:
+    """The cards drawn as dashed lines on the VRAM chart (see ``charts.REFERENCE_CARDS``)."""
+    from gpuscout.web.charts import REFERENCE_CARDS
+
+    by_name = {a.name: a for a in all_accelerators()}
+    return [by_name[name] for _, name in REFERENCE_CARDS if name in by_name]
 
 
 @lru_cache(maxsize=256)
@@ -90,3 +118,53 @@ def group_fits(items: Sequence[Fit]) -> list[tuple[int | None, list[Fit]]]:
     for f in sort_fits(items):
         groups.setdefault(f.gpus_needed, []).append(f)
     return list(groups.items())
+
+
+def model_label(spec: ModelSpec) -> str:
+    """The name people write for a model, from its Hugging Face id: "meta-llama/Llama-2-70b-hf" ->
+    "Llama 2 70B", "Qwen/Qwen3-30B-A3B" -> "Qwen3 30B A3B", "openai/gpt-oss-120b" -> "gpt-oss-120b"."""
+    tail = spec.hf_id.rsplit("/", 1)[-1] if spec.hf_id else spec.name
+    if tail.lower().startswith("gpt-oss"):
+        return tail
+    words = [w for w in re.split(r"[-_ ]+", tail) if w and w.lower() not in _LABEL_NOISE]
+    shown = [re.sub(r"^(\d+(?:\.\d+)?)b$", r"\1B", w) for w in words]
+    if shown and shown[0][:1].islower():
+        shown[0] = shown[0][:1].upper() + shown[0][1:]
+    return " ".join(shown) or spec.name
+
+
+_LABEL_NOISE = frozenset({"hf", "instruct", "it", "meta", "base"})
+
+
+@dataclass(frozen=True, slots=True)
+class Resolved:
+    """How a typed model name was read: the model, whether the name is one of its own names, the
+    registry's note when it is not, and the models the user may have meant instead."""
+
+    typed: str
+    spec: ModelSpec
+    exact: bool
+    note: str
+    alternatives: tuple[ModelSpec, ...]
+
+    @property
+    def renamed(self) -> bool:
+        return self.typed.strip() != self.spec.name
+
+
+def resolve_typed(typed: str) -> Resolved:
+    """Resolve ``typed`` (``UnknownNameError`` with the closest names when unknown)."""
+    found = resolve_model_detail(typed)
+    spec = found.model
+    alternatives: tuple[ModelSpec, ...] = ()
+    if not found.exact:
+        tokens = [t for t in re.split(r"[-_ .]+", typed.lower()) if t]
+        size = next((t for t in tokens if re.fullmatch(r"\d+(\.\d+)?b", t)), None)
+        stem = next((t for t in tokens if t.isalpha()), None)
+        similar = [
+            m for m in all_models()
+            if m.name != spec.name and (stem is None or m.name.startswith(stem))
+            and (size is None or size in m.name.split("-"))
+        ]
+        alternatives = tuple(sorted(similar, key=lambda m: m.name, reverse=True)[:3])
+    return Resolved(typed, spec, found.exact, found.note, alternatives)

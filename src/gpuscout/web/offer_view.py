@@ -10,6 +10,7 @@ from typing import Any
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record
 from gpuscout.catalog.offer_fields import csv_cell as csv_cell  # the exports' cell rule, re-exported
+from gpuscout.web.providers_view import ProviderLabel, provider_label
 
 STALE_AFTER = timedelta(days=2)
 _URL = re.compile(r"https?://[^\s\"'<>]+")
@@ -62,6 +63,22 @@ def variant_note(offer: Offer) -> str:
     return f"form factor not stated by the source; assumed {offer.accelerator}"
 
 
+def region_names(offer: Offer) -> list[str]:
+    """The regions an offer stands for, as people read them ("country:DE" -> "DE")."""
+    names = list(offer.regions) if len(offer.regions) > 1 else [offer.region]
+    return [n.split(":", 1)[1] if n.startswith("country:") else n for n in names if n]
+
+
+def region_text(offer: Offer, most: int = 3) -> str:
+    """Regions in a cell: "us-east-1 (a)", "DE, US", "DE, US, FR +4"."""
+    names = region_names(offer)
+    if len(names) <= 1:
+        text = names[0] if names else "—"
+        return f"{text} ({offer.zone})" if offer.zone else text
+    shown = ", ".join(names[:most])
+    return shown if len(names) <= most else f"{shown} +{len(names) - most}"
+
+
 def source_label(source: str) -> str:
     feed = source.split(":", 1)[0] if not source.startswith("http") else ""
     return feed or "source"
@@ -79,6 +96,9 @@ class OfferRow:
     source_label: str
     variant_assumed: bool = False
     variant_note: str = ""
+    provider: ProviderLabel | None = None
+    region: str = ""
+    regions: tuple[str, ...] = ()  # every region the row stands for (when several)
 
     @property
     def age_hours(self) -> float | None:
@@ -96,6 +116,9 @@ def to_row(offer: Offer, now: datetime | None = None) -> OfferRow:
         source_label=source_label(offer.source),
         variant_assumed=variant_assumed(offer),
         variant_note=variant_note(offer),
+        provider=provider_label(offer.provider),
+        region=region_text(offer),
+        regions=tuple(region_names(offer)) if len(offer.regions) > 1 else (),
     )
 
 

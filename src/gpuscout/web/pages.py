@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Annotated, Literal
 from urllib.parse import quote
 
@@ -12,65 +13,94 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.errors import GpuscoutError
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
 from gpuscout.web import advise_form, model_view
-from gpuscout.web.advise_view import present, total_label, unit_cost_label
-from gpuscout.web.api import lookup_gpu, lookup_model
-from gpuscout.web.charts import price_history_figure, price_vs_bandwidth_figure, vram_figure
+from gpuscout.web.advise_view import (
+    binding_constraints,
+    latency_label,
+    plain,
+    present,
+    shared_warnings,
+    total_label,
+    unit_cost_label,
+)
+from gpuscout.web.api import lookup_gpu
+from gpuscout.web.charts import cheapest_on_demand, price_history_chart, price_vs_bandwidth_chart, vram_chart
 from gpuscout.web.deps import Services
-from gpuscout.web.errors import error_body
+from gpuscout.web.errors import NotFoundError
 from gpuscout.web.exports import offers_csv, offers_json
-from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
+from gpuscout.web.filters import DEFAULT_VIEW, FIELD_LABELS, OfferFilters
+from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error
+from gpuscout.web.gpu_view import gpu_family_members, gpu_order, sibling_variants
+from gpuscout.web.offers_view import columns, parse_filters, relaxations
+from gpuscout.web.overview import Freshness, answer_cards, freshness
 from gpuscout.web.services import WebServices, source_out
-from gpuscout.web.templating import render
+from gpuscout.web.templating import query_string, render
 
 router = APIRouter(include_in_schema=False)
 
-COLUMNS: tuple[tuple[str, str], ...] = (
-    ("provider", "Provider"),
-    ("instance", "Instance"),
-    ("gpu", "GPU × count"),
-    ("vram", "VRAM total"),
-    ("interconnect", "Interconnect"),
-    ("region", "Region"),
-    ("price", "On-demand $/h"),
-    ("spot_price", "Spot $/h"),
-    ("price_per_gpu", "$/GPU-h"),
-    ("availability", "Availability"),
-    ("age", "Price age"),
-    ("source", "Source"),
-)
-assert tuple(c for c, _ in COLUMNS if c != "gpu_count") == tuple(c for c in SORT_COLUMNS if c != "gpu_count")
-
-
 @router.get("/", response_class=HTMLResponse)
-async def offers_page(request: Request, services: Services, filters: Annotated[OfferFilters, Query()]
-                      ) -> Response:
+async def offers_page(request: Request, services: Services) -> Response:
+    """The answer cards, the freshness banner and the comparison table (filters at the field)."""
+    raw = {k: v for k, v in request.query_params.items()}
+    preset = not raw
+    if preset:
+        raw = dict(DEFAULT_VIEW)
+
     # Rendered pages are kept per view and data version for at most a minute (the price ages shown).
-    def body() -> bytes:
-        return bytes(_offers_page(request, services, filters).body)
+    def body() -> tuple[int, bytes]:
+        response = _offers_page(request, services, raw, preset)
+        return response.status_code, bytes(response.body)
 
-    key = ("offers-page", filters.model_dump_json(), int(time.time() // 60))
-    content = await run_in_threadpool(services.cached, key, body)
-    return HTMLResponse(content)
+    key = ("offers-page", tuple(sorted(raw.items())), int(time.time() // 60))
+    status, content = await run_in_threadpool(_cached_page, services, key, body)
+    return HTMLResponse(content, status_code=status)
 
 
-def _offers_page(request: Request, services: WebServices, filters: OfferFilters) -> Response:
-    page = services.offer_page(filters)
+def _cached_page(services: WebServices, key: tuple[object, ...], body: Callable[[], tuple[int, bytes]]
+                 ) -> tuple[int, bytes]:
+    """A page body from the view cache; error pages (422) are rendered each time, not kept."""
+    status: list[int] = []
+
+    def compute() -> bytes:
+        code, content = body()
+        status.append(code)
+        if code != 200:
+            raise _Uncached(code, content)
+        return content
+
+    try:
+        content = services.cached(key, compute)
+    except _Uncached as exc:
+        return exc.status, exc.content
+    return (status[0] if status else 200), content
+
+
+class _Uncached(Exception):
+    def __init__(self, status: int, content: bytes) -> None:
+        self.status, self.content = status, content
+
+
+def _offers_page(request: Request, services: WebServices, raw: dict[str, str], preset: bool) -> Response:
+    filters, errors = parse_filters(raw, services)
     gpu_names = sorted(a.name for a in services.gpus())
-    return render(
-        request,
-        "offers.html",
-        {
-            "filters": filters,
-            "page": page,
-            "columns": COLUMNS,
-            "gpu_names": gpu_names,
-            "gpu_notes": services.gpu_notes(filters),
-            "interconnects": [i.value for i in Interconnect if i is not Interconnect.UNKNOWN],
-            "title": "GPU offers",
-        },
+    context: dict[str, object] = {
+        "title": "GPU offers", "raw": raw, "errors": errors, "gpu_names": gpu_names, "preset": preset,
+        "interconnects": [i.value for i in Interconnect if i is not Interconnect.UNKNOWN],
+        "labels": FIELD_LABELS, "page": None, "cards": [], "relax": [], "gpu_notes": [], "folded": [],
+    }
+    context["freshness"] = page_freshness(services)
+    if filters is None:
+        return render(request, "offers.html", {**context, "filters": OfferFilters()}, status_code=422)
+    page = services.offer_page(filters)
+    shown, folded = columns(filters, page.rows)
+    context.update(
+        filters=filters, page=page, columns=shown, folded=folded,
+        gpu_notes=services.gpu_notes(filters),
+        cards=answer_cards(services) if preset or not filters.is_filtered() else [],
+        relax=relaxations(filters, services) if page.total == 0 else [],
     )
+    return render(request, "offers.html", context)
 
 
 @router.get("/offers.csv")
@@ -99,30 +129,39 @@ def _download(body: str, media_type: str, extension: str) -> Response:
 
 @router.get("/gpus", response_class=HTMLResponse)
 def gpus_page(request: Request, services: Services) -> Response:
+    """Every known accelerator with its cheapest current offer, offered ones first."""
     accelerators = services.gpus()
-    offers = services.all_current_offers()
+    offers = services.all_offers()
     counts: dict[str, int] = {}
-    cheapest: dict[str, float] = {}
     for o in offers:
-        counts[o.accelerator] = counts.get(o.accelerator, 0) + 1
-        p = o.price_usd_per_gpu_hour
-        if p is not None and not o.fractional and p < cheapest.get(o.accelerator, float("inf")):
-            cheapest[o.accelerator] = p
+        if not o.stale:
+            counts[o.accelerator] = counts.get(o.accelerator, 0) + 1
+    best = cheapest_on_demand(offers)
+    cheapest = {n: o.price_usd_per_gpu_hour for n, o in best.items()}
+    ordered = sorted(accelerators, key=gpu_order)
+    chart_names = set(CHART_LABELS)
     return render(
         request,
         "gpus.html",
         {
             "title": "GPUs",
-            "accelerators": accelerators,
+            "offered": [a for a in ordered if counts.get(a.name)],
+            "unoffered": [a for a in ordered if not counts.get(a.name)],
             "counts": counts,
             "cheapest": cheapest,
-            "chart": price_vs_bandwidth_figure(offers, accelerators),
+            "chart": price_vs_bandwidth_chart(offers, accelerators, chart_names),
         },
     )
 
 
 @router.get("/gpus/{name}", response_class=HTMLResponse)
 def gpu_page(request: Request, services: Services, name: str) -> Response:
+    """One accelerator (specs, prices, offers); a family name ("H100") lists the variants it covers."""
+    members = gpu_family_members(name)
+    if members is not None:
+        variants = [(a, services.offers_for_gpu(a.name, limit=1)) for a in members]
+        context = {"title": f"{name} variants", "family": name, "rows": variants}
+        return render(request, "gpu_family.html", context)
     acc = lookup_gpu(services, name)
     if acc.name != name:
         return RedirectResponse(f"/gpus/{quote(acc.name)}", status_code=307)
@@ -136,16 +175,22 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
             "acc": acc,
             "rows": rows,
             "total": total,
-            "chart": price_history_figure(points) if points else None,
-            "points": len(points),
+            "providers": len({o.provider for o in services.all_offers()
+                              if o.accelerator == acc.name and not o.stale}),
+            "siblings": sibling_variants(acc),
+            "chart": price_history_chart(points, acc.name) if points else None,
         },
     )
 
 
 @router.get("/sources", response_class=HTMLResponse)
 def sources_page(request: Request, services: Services) -> Response:
+    """Every source: the loaded ones with their freshness, then those never loaded (and what they need)."""
     statuses = [source_out(s) for s in services.sources()]
-    context = {"title": "Sources", "sources": statuses, "health": services.health()}
+    loaded = [s for s in statuses if s["row_count"] > 0 or s["last_status"]]
+    waiting = [s for s in statuses if s not in loaded]
+    context = {"title": "Sources", "loaded": loaded, "waiting": waiting, "health": services.health(),
+               "freshness": page_freshness(services)}
     return render(request, "sources.html", context)
 
 
@@ -157,71 +202,149 @@ def docs_page(request: Request) -> Response:
 
 @router.get("/models", response_class=HTMLResponse)
 def models_page(request: Request, services: Services) -> Response:
-    rows = [(m, *model_view.params_b(m)) for m in services.models()]
+    """The model registry with the memory of the weights at bf16 and int4 (what people look up)."""
+    rows = []
+    for m in services.models():
+        total_b, active_b = model_view.params_b(m)
+        rows.append((m, model_view.model_label(m), total_b, active_b, model_view.weights_gib(m)))
     return render(request, "models.html", {"title": "Models", "rows": rows})
 
 
-@router.get("/models/{name}", response_class=HTMLResponse)
-def model_page(
-    request: Request,
-    services: Services,
-    name: str,
-    precision: Annotated[str, Query(max_length=40)] = "bf16",
-    context: Annotated[int, Query(ge=1, le=1_048_576)] = model_view.DEFAULT_CONTEXT,
-) -> Response:
-    spec = lookup_model(services, name)
-    if spec.name != name:
-        return RedirectResponse(f"/models/{quote(spec.name)}", status_code=307)
+#: GPUs named on the bandwidth chart besides the value frontier (one per popular class).
+CHART_LABELS = (
+    "B200", "H200-SXM", "H100-SXM", "A100-SXM4-80GB", "L40S", "L4", "RTX4090", "RTX5090", "MI300X",
+)
+
+MODEL_LABELS = {"precision": "Precision", "context": "Context (tokens)"}
+
+
+@router.get("/models/{name:path}", response_class=HTMLResponse)
+def model_page(request: Request, services: Services, name: str) -> Response:
+    """A model's memory by precision, VRAM against context and concurrency, and the GPUs that hold
+    it. A name that is not the model's own (an alias, an HF id) redirects, and the page says how it
+    was read."""
+    try:
+        resolved = model_view.resolve_typed(name)
+    except UnknownNameError as exc:
+        raise NotFoundError.wrap(exc) from None
+    spec = resolved.spec
+    if resolved.renamed:
+        params = {**request.query_params, "from": name}
+        return RedirectResponse(f"/models/{quote(spec.name)}{query_string(params)}", status_code=307)
+    typed_from = request.query_params.get("from", "")[:200]
+    shown_as = model_view.resolve_typed(typed_from) if typed_from else None
+    raw = {k: request.query_params.get(k, "") for k in ("precision", "context")}
+    errors = FormErrors()
+    precision = raw["precision"] or "bf16"
+    if precision not in model_view.PRECISIONS:
+        errors.add(FieldError("precision", f"Precision must be one of {', '.join(model_view.PRECISIONS)}; "
+                                           f"you typed “{precision[:40]}”"))
+        precision = "bf16"
+    context = model_view.DEFAULT_CONTEXT
+    if raw["context"]:
+        try:
+            context = int(raw["context"])
+            if not 1 <= context <= model_view.MAX_CONTEXT:
+                raise ValueError
+        except ValueError:
+            message = (f"Context (tokens) must be a whole number from 1 to {model_view.MAX_CONTEXT:,}; "
+                       f"you typed “{raw['context'][:40]}”")
+            errors.add(FieldError("context", message))
+            context = model_view.DEFAULT_CONTEXT
     total_b, active_b = model_view.params_b(spec)
     context_data: dict[str, object] = {
-        "title": spec.name, "spec": spec, "total_b": total_b, "active_b": active_b,
-        "precision": precision, "context": context, "precisions": model_view.PRECISIONS,
-        "memories": [], "fits": [], "chart": None,
+        "title": model_view.model_label(spec), "spec": spec, "label": model_view.model_label(spec),
+        "total_b": total_b, "active_b": active_b, "precision": precision, "context": context, "raw": raw,
+        "errors": errors, "precisions": model_view.PRECISIONS, "resolved": shown_as,
+        "memories": [], "fits": [], "chart": None, "model_label": model_view.model_label,
     }
     if spec.kind == "llm":
         contexts, series = model_view.vram_series(spec, precision)
         context_data.update(
             memories=model_view.memory_by_precision(spec, context),
             fits=model_view.group_fits(model_view.fits(spec, precision, context)),
-            chart=vram_figure(contexts, series),
+            chart=vram_chart(contexts, series, model_view.reference_cards(), precision, spec.name),
         )
-    return render(request, "model.html", context_data)
+    return render(request, "model.html", context_data, status_code=422 if errors else 200)
 
 
 @router.get("/advise", response_class=HTMLResponse)
 def advise_page(request: Request, services: Services) -> Response:
-    """The workload form and, once a model is given, the ranked offers with their reasons."""
-    req = advise_form.parse_request(request.query_params)
-    context: dict[str, object] = {
-        "title": "Advisor", "req": req, "kinds": list(advise_form.KIND_CLASSES),
-        "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
-        "common": advise_form.common_fields(req.kind), "model_names": [m.name for m in services.models()],
-        "results": None, "explained": None, "error": None,
-    }
-    if req.submitted:
-        try:
-            workload = advise_form.build_workload(req)
-            recs = services.recommend(workload, objective=req.objective, top=req.top)
-        except GpuscoutError as exc:
-            context["error"] = error_body(exc)
-            return render(request, "advise.html", context, status_code=422)
-        images = bool(getattr(workload, "is_images", False))
-        ranked = [present(r, req.kind) for r in recs]
-        context.update(
-            results=ranked,
-            unit_label=unit_cost_label(req.kind, images),
-            total_label=total_label(req.kind),
-            explained=next((r for r in ranked if r.rec.rank == req.explain), None),
-            workload_yaml=workload.to_yaml(),
-        )
+    """The workload form and, once a model is given, the ranked offers: compact rows with a breakdown
+    beside each, the caveats every row shares said once, and errors at the field they are about."""
+    try:
+        req = advise_form.parse_request(request.query_params)
+    except InvalidInputError as exc:  # an unknown kind or objective, or a bad 'top'
+        req = advise_form.parse_request({k: v for k, v in request.query_params.items() if k != exc.field})
+        found = gpuscout_error(exc, advise_form.field_labels(req.kind))
+        errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
+        return render(request, "advise.html", _advise_context(services, req, errors), status_code=422)
+    errors = advise_form.check_values(req)
+    context = _advise_context(services, req, errors)
+    if not req.submitted or errors:
+        return render(request, "advise.html", context, status_code=422 if errors else 200)
+    labels = advise_form.field_labels(req.kind)
+    try:
+        context["resolved"] = model_view.resolve_typed(req.values["model"])
+        workload = advise_form.build_workload(req)
+        recs = services.recommend(workload, objective=req.objective, top=req.top)
+    except GpuscoutError as exc:
+        found = gpuscout_error(exc, labels, {"name": "model"})
+        if isinstance(found, FieldError) and found.field in labels:
+            errors.add(found)
+        else:
+            errors.general.append(str(found))
+        return render(request, "advise.html", context, status_code=422)
+    shared = shared_warnings(recs)
+    images = bool(getattr(workload, "is_images", False))
+    context.update(
+        results=[present(r, req.kind, shared) for r in recs],
+        caveats=sorted(shared),
+        unit_label=unit_cost_label(req.kind, images),
+        total_label=total_label(req.kind),
+        latency_label=latency_label(req.kind),
+        workload_yaml=workload.to_yaml(),
+        relaxed=binding_constraints(services, workload, req.objective, labels) if not recs else [],
+    )
     return render(request, "advise.html", context)
 
 
+def _advise_context(services: WebServices, req: advise_form.AdviseRequest, errors: FormErrors
+                    ) -> dict[str, object]:
+    return {
+        "title": "Advisor", "req": req, "kinds": list(advise_form.KIND_CLASSES), "errors": errors,
+        "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
+        "common": advise_form.common_fields(req.kind), "common_open": advise_form.common_open(req),
+        "model_names": [m.name for m in services.models()], "results": None, "resolved": None,
+        "caveats": [], "relaxed": [], "freshness": page_freshness(services), "plain": plain,
+    }
+
+
+FAQ_LABELS = {"model": "Model"}
+
+
 @router.get("/faq", response_class=HTMLResponse)
-def faq_page(
-    request: Request, services: Services, model: Annotated[str, Query(max_length=200)] = "llama-3.1-8b"
-) -> Response:
+def faq_page(request: Request, services: Services) -> Response:
     """The four questions renters ask, answered with this model's numbers and the current offers."""
-    answers = services.faq(model)
+    typed = request.query_params.get("model", "").strip()[:200] or "llama-3.1-8b"
     names = [m.name for m in services.models() if m.kind == "llm"]
-    return render(request, "faq.html", {"title": "FAQ", "faq": answers, "model": model, "model_names": names})
+    errors = FormErrors()
+    resolved = None
+    answers = None
+    try:
+        resolved = model_view.resolve_typed(typed)
+        answers = services.faq(resolved.spec.name)
+    except GpuscoutError as exc:
+        found = gpuscout_error(exc, FAQ_LABELS)
+        if isinstance(found, FieldError):
+            errors.add(found)
+        else:
+            errors.general.append(found)
+    context = {"title": "FAQ", "faq": answers, "model": typed, "raw": {"model": typed}, "errors": errors,
+               "resolved": resolved, "model_names": names, "freshness": page_freshness(services)}
+    return render(request, "faq.html", context, status_code=422 if errors else 200)
+
+
+def page_freshness(services: WebServices) -> Freshness:
+    offers = services.all_offers()
+    return freshness(services, services.sources(), len(offers), len({o.provider for o in offers}))

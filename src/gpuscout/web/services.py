@@ -127,6 +127,7 @@ class WebServices:
             available_only=filters.available,
             interconnect=None if filters.interconnect == "any" else filters.interconnect,
             max_price_usd_per_hour=filters.max_price,
+            exclude_stale=not filters.include_stale,
         )
 
     def gpu_notes(self, filters: OfferFilters) -> list[str]:
@@ -139,6 +140,8 @@ class WebServices:
     def _sorted_query(self, filters: OfferFilters) -> OfferQuery:
         """The catalog query for the view, sorted on its column (every column is sorted in SQL)."""
         key, flipped = STORE_SORTS[filters.sort]
+        if filters.pricing == "spot" and filters.sort == "price_per_gpu":
+            key = "price_per_gpu"  # the store's per-GPU sort follows the spot price of a spot query
         return replace(self.offer_query(filters), sort=key, descending=(filters.order == "desc") != flipped)
 
     def offer_page(self, filters: OfferFilters) -> OfferPage:
@@ -263,17 +266,23 @@ class WebServices:
         return points
 
     def refresh(self, sources: Sequence[str] | None) -> list[Any]:
-        """Refresh the catalog (all sources, or the named ones); one refresh at a time per process."""
+        """Refresh the catalog (all sources, or the named ones); one refresh at a time per process
+        (a second one while the first runs is refused, never queued)."""
         import asyncio
 
         from gpuscout.catalog.refresh import refresh
+        from gpuscout.errors import GpuscoutError
 
-        with self.refresh_lock:
+        if not self.refresh_lock.acquire(blocking=False):
+            raise GpuscoutError("a refresh is already running")
+        try:
             result: Any = refresh(self.store, list(sources) if sources else None)
             if asyncio.iscoroutine(result):
                 result = asyncio.run(result)
             self.clear_cache()
             return list(result)
+        finally:
+            self.refresh_lock.release()
 
 
 def resolve_gpu_names(name: str) -> list[str]:
@@ -298,14 +307,15 @@ def resolve_gpu_filter(name: str) -> list[tuple[str, str]]:
 
 
 # The store's sort key for each column of the view, and whether the view's "asc" is the store's
-# descending order (the store sorts memory most-first; the table's "asc" is smallest first). The
-# price columns are on-demand even when the view filters on spot prices. Unknown values sort last.
+# descending order (the store sorts memory most-first; the table's "asc" is smallest first). The $/h
+# column is on-demand whatever the view; $/GPU-h is the spot price per GPU in spot mode (see
+# ``_sorted_query``) and the on-demand one otherwise. Unknown values sort last.
 STORE_SORTS: dict[str, tuple[str, bool]] = {
     "provider": ("provider", False),
     "instance": ("instance_type", False),
     "gpu": ("accelerator", False),
     "gpu_count": ("gpu_count", False),
-    "vram": ("total_vram", True),
+    "vram": ("gpu_memory", True),  # memory per GPU (the filter is per GPU too)
     "interconnect": ("interconnect", False),
     "region": ("region", False),
     "price": ("on_demand_price", False),

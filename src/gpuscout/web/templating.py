@@ -11,7 +11,11 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from gpuscout import __version__
+from gpuscout.web.assets import PLOTLY_BUNDLE, asset_url, swagger_url
+from gpuscout.web.model_view import gib, model_label
 from gpuscout.web.offer_view import variant_note
+from gpuscout.web.overview import age_words
+from gpuscout.web.providers_view import provider_label
 
 
 def money(value: float | None, digits: int = 2) -> str:
@@ -21,6 +25,13 @@ def money(value: float | None, digits: int = 2) -> str:
     if value != 0 and abs(value) < 0.01:
         return f"${value:.4f}"
     return f"${value:,.{digits}f}"
+
+
+def gb(value: float | None) -> str:
+    """Memory as vendors state it: "80 GB", "141 GB", "23.5 GB"; ``None`` -> "—"."""
+    if value is None:
+        return "—"
+    return f"{value:,.0f} GB" if float(value).is_integer() or value >= 100 else f"{value:,.1f} GB"
 
 
 def _num(value: float | None, digits: int = 1) -> str:
@@ -48,9 +59,19 @@ def _url_parts(text: str) -> list[tuple[str, bool]]:
     return parts
 
 
+def query_string(params: Any) -> str:
+    """``?a=1&b=2`` of the non-empty parameters ("" when none)."""
+    return _query(dict(params))
+
+
 def _query(params: dict[str, Any]) -> str:
     clean = {k: v for k, v in params.items() if v not in (None, "")}
     return "?" + urlencode(clean, doseq=True) if clean else ""
+
+
+def _with_param(params: dict[str, Any], name: str, value: str) -> dict[str, Any]:
+    """``params`` with ``name`` set to ``value`` (a suggestion link that keeps the other inputs)."""
+    return {**params, name: value}
 
 
 def _build_env() -> Environment:
@@ -65,8 +86,19 @@ def _build_env() -> Environment:
     env.filters["num"] = _num
     env.filters["url_parts"] = _url_parts
     env.globals["query"] = _query
+    env.globals["with_param"] = _with_param
     env.globals["version"] = __version__
     env.globals["variant_note"] = variant_note
+    env.globals["asset_url"] = asset_url
+    env.globals["swagger_url"] = swagger_url
+    env.globals["plotly_url"] = lambda: asset_url(PLOTLY_BUNDLE)
+    env.globals["provider_label"] = provider_label
+    env.globals["age_words"] = age_words
+    env.globals["gib"] = gib
+    env.globals["model_label"] = model_label
+    env.filters["gb"] = gb
+    env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
+    env.filters["nobreak"] = lambda text: text.replace("-", "\u2011")  # no line break at a hyphen
     return env
 
 

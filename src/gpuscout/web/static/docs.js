@@ -3,5 +3,6 @@
   "use strict";
   var el = document.getElementById("swagger-ui");
   if (!el || typeof SwaggerUIBundle === "undefined") { return; }
-  SwaggerUIBundle({ url: el.getAttribute("data-spec"), dom_id: "#swagger-ui", deepLinking: true });
+  SwaggerUIBundle({ url: el.getAttribute("data-spec"), dom_id: "#swagger-ui", deepLinking: false,
+                    defaultModelsExpandDepth: 0, docExpansion: "list" });
 })();

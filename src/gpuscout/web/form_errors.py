@@ -1,0 +1,207 @@
+"""Form errors in plain words, shown at the field they are about.
+
+The pages' forms (the offers filters, the advisor's workload, the model and FAQ pickers) say what is
+wrong with the field's *label* ("GPUs per instance must be a whole number of at least 1; you typed
+“-3”"), never the parameter name or a type expression (``int | None >= 1``). The page is rendered
+again with every input as the user typed it, the field marked ``aria-invalid`` and its message
+linked by ``aria-describedby``.
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ValidationError
+from pydantic.fields import FieldInfo
+
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    """What is wrong with one input, and names that would work (for an unknown name)."""
+
+    field: str
+    message: str
+    suggestions: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class FormErrors:
+    """Errors by field name; ``general`` for what belongs to no single field."""
+
+    by_field: dict[str, FieldError] = field(default_factory=dict)
+    general: list[str] = field(default_factory=list)
+
+    def add(self, error: FieldError) -> None:
+        self.by_field.setdefault(error.field, error)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_field or self.general)
+
+    def get(self, name: str) -> FieldError | None:
+        return self.by_field.get(name)
+
+
+def _number(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return f"{value:,}" if isinstance(value, int) else str(value)
+
+
+def _typed(value: Any) -> str:
+    text = str(value)
+    if len(text) > 40:
+        text = text[:37] + "..."
+    return f"; you typed “{text}”"
+
+
+def strip_optional(annotation: Any) -> Any:
+    """``int | None`` -> ``int`` (a form field's type without its "not given")."""
+    if get_origin(annotation) in (Union, types.UnionType):
+        args = [a for a in get_args(annotation) if a is not type(None)]
+        if len(args) == 1:
+            return args[0]
+    return annotation
+
+
+def bounds(info: FieldInfo) -> tuple[float | None, float | None, bool, bool]:
+    """(low, high, low is exclusive, high is exclusive) of a pydantic field's constraints."""
+    low = high = None
+    low_open = high_open = False
+    for meta in info.metadata:
+        for attr, is_low, is_open in (
+            ("ge", True, False),
+            ("gt", True, True),
+            ("le", False, False),
+            ("lt", False, True),
+        ):
+            value = getattr(meta, attr, None)
+            if value is None:
+                continue
+            if is_low:
+                low, low_open = float(value), is_open
+            else:
+                high, high_open = float(value), is_open
+    return low, high, low_open, high_open
+
+
+def range_words(info: FieldInfo) -> str:
+    """ "from 1 to 100,000", "of at least 0", "more than 0", "" (no bound)."""
+    low, high, low_open, high_open = bounds(info)
+    if low is not None and high is not None and not low_open and not high_open:
+        return f"from {_number(low)} to {_number(high)}"
+    parts = []
+    if low is not None:
+        parts.append(f"more than {_number(low)}" if low_open else f"of at least {_number(low)}")
+    if high is not None:
+        parts.append(f"under {_number(high)}" if high_open else f"of at most {_number(high)}")
+    return " and ".join(parts)
+
+
+def kind_words(info: FieldInfo) -> str:
+    """What a field holds, for a sentence: "a whole number", "a number", "yes or no", ..."""
+    annotation = strip_optional(info.annotation)
+    if annotation is bool:
+        return "yes or no"
+    if annotation is int:
+        return "a whole number"
+    if annotation is float:
+        return "a number"
+    if get_origin(annotation) is Literal:
+        return "one of " + ", ".join(str(v) for v in get_args(annotation))
+    return "text"
+
+
+def plain_message(label: str, info: FieldInfo | None, error: Mapping[str, Any]) -> str:
+    """One pydantic error about the field labelled ``label`` in plain words."""
+    kind = str(error.get("type", ""))
+    given = error.get("input")
+    ctx = error.get("ctx") or {}
+    if info is not None and kind in (
+        "int_parsing",
+        "int_from_float",
+        "float_parsing",
+        "finite_number",
+        "greater_than",
+        "greater_than_equal",
+        "less_than",
+        "less_than_equal",
+        "int_type",
+        "float_type",
+    ):
+        limits = range_words(info)
+        what = kind_words(info)
+        return f"{label} must be {what}{' ' + limits if limits else ''}{_typed(given)}"
+    if kind in ("literal_error", "enum"):
+        expected = str(ctx.get("expected", "")).replace("'", "")
+        return f"{label} must be one of {expected}{_typed(given)}"
+    if kind in ("bool_parsing", "bool_type"):
+        return f"{label} must be yes or no{_typed(given)}"
+    if kind == "string_too_long":
+        return f"{label} is too long (at most {_number(ctx.get('max_length', '?'))} characters)"
+    if kind == "string_too_short":
+        return f"{label} is empty"
+    if kind == "missing":
+        return f"{label} is required"
+    return f"{label}: {error.get('msg', 'not accepted')}"
+
+
+def validation_errors(exc: ValidationError, model: type[BaseModel], labels: Mapping[str, str]) -> FormErrors:
+    """Every error of a pydantic validation of ``model``, in plain words, by field."""
+    errors = FormErrors()
+    for err in exc.errors():
+        loc = [str(part) for part in err.get("loc", ())]
+        name = loc[0] if loc else ""
+        info = model.model_fields.get(name)
+        label = labels.get(name, name.replace("_", " ").capitalize() or "This form")
+        if name in model.model_fields:
+            errors.add(FieldError(name, plain_message(label, info, err)))
+        else:
+            errors.general.append(plain_message(label, info, err))
+    return errors
+
+
+def gpuscout_error(
+    exc: GpuscoutError, labels: Mapping[str, str], aliases: Mapping[str, str] | None = None
+) -> FieldError | str:
+    """A ``GpuscoutError`` at its field, in plain words (a ``str`` when it names no field of the form).
+
+    ``aliases`` maps an error's field name to the form's (an ``accelerator`` error is the ``gpu``
+    input's)."""
+    if not isinstance(exc, InvalidInputError):
+        return str(exc)
+    name = (aliases or {}).get(exc.field, exc.field)
+    label = labels.get(name)
+    if isinstance(exc, UnknownNameError):
+        what = "matches several" if exc.ambiguous else "is not a name gpuscout knows"
+        text = f"“{exc.name}” {what}"
+        if exc.suggestions:
+            text += "; pick one below" if exc.ambiguous else "; did you mean one of these?"
+        message = f"{label}: {text}" if label else text
+        return FieldError(name, message, tuple(exc.suggestions)) if label else message
+    message = _detail(exc)
+    if label is None:
+        return f"{exc.field.replace('_', ' ').capitalize()}: {message}"
+    return FieldError(name, f"{label}: {message}")
+
+
+def _detail(exc: InvalidInputError) -> str:
+    """The message of an ``InvalidInputError`` without its ``field:`` prefix and type-expression
+    ``(accepted: int | None >= 1)`` suffix (kept when it is a plain list of names)."""
+    text = str(exc)
+    prefix = f"{exc.field}: "
+    if text.startswith(prefix):
+        text = text[len(prefix) :]
+    accepted = exc.accepted or ""
+    suffix = f" (accepted: {accepted})"
+    if accepted and text.endswith(suffix) and _looks_like_type(accepted):
+        text = text[: -len(suffix)]
+    return text
+
+
+def _looks_like_type(accepted: str) -> bool:
+    return any(token in accepted for token in ("|", ">=", "<=", " > ", " < ", "int", "float", "None"))

@@ -1,0 +1,126 @@
+"""The comparison table of ``/``: reading its filters (errors at the field), its columns (those unknown
+on every shown row fold into the banner), and what to relax when nothing matches."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pydantic import ValidationError
+
+from gpuscout.errors import UnknownNameError, closest
+from gpuscout.knowledge.providers import canonical_provider
+from gpuscout.web.filters import FIELD_LABELS, OfferFilters
+from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, validation_errors
+from gpuscout.web.offer_view import OfferRow
+
+if TYPE_CHECKING:
+    from gpuscout.web.services import WebServices
+
+
+def parse_filters(raw: Mapping[str, str], services: WebServices) -> tuple[OfferFilters | None, FormErrors]:
+    """The filters of the query string, or every error at its field (``None`` then)."""
+    try:
+        filters = OfferFilters.model_validate(dict(raw))
+    except ValidationError as exc:
+        return None, validation_errors(exc, OfferFilters, FIELD_LABELS)
+    errors = FormErrors()
+    from gpuscout.web.services import resolve_gpu_filter
+
+    for name in filters.gpu_names():
+        try:
+            resolve_gpu_filter(name)
+        except UnknownNameError as exc:
+            found = gpuscout_error(exc, FIELD_LABELS, {"accelerator": "gpu"})
+            if isinstance(found, FieldError):
+                errors.add(FieldError("gpu", found.message, found.suggestions))
+            break
+    known = {o.provider for o in services.all_offers()} if filters.provider_names() else set()
+    ids = [canonical_provider(p) or p.lower() for p in filters.provider_names()]  # "Vast.ai" -> vastai
+    unknown = [p for p, i in zip(filters.provider_names(), ids, strict=True) if i not in known]
+    if ids and not unknown:
+        filters = filters.model_copy(update={"provider": ",".join(ids)})
+    if unknown:
+        hint = closest(unknown[0], known, n=4)
+        errors.add(
+            FieldError(
+                "provider",
+                f"{FIELD_LABELS['provider']}: no current offer is from “{unknown[0]}”"
+                + ("; did you mean one of these?" if hint else ""),
+                tuple(hint),
+            )
+        )
+    return (None if errors else filters), errors
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    key: str  # the sort key (a SORT_COLUMNS entry) or, for a column that cannot be sorted, its name
+    label: str
+    sortable: bool = True
+    numeric: bool = False
+
+
+def columns(filters: OfferFilters, rows: Sequence[OfferRow]) -> tuple[list[Column], list[str]]:
+    """The table's columns for these rows, and the names of those left out because every shown row
+    has them unknown (said once, in the banner)."""
+    spot = filters.pricing == "spot"
+    all_columns = [
+        Column("provider", "Provider"),
+        Column("instance", "Instance"),
+        Column("gpu", "GPU × count"),
+        Column("vram", "Memory / GPU", numeric=True),
+        Column("host", "vCPU · RAM", sortable=False, numeric=True),
+        Column("interconnect", "Interconnect"),
+        Column("region", "Region"),
+        Column("price", "On-demand $/h", numeric=True),
+        Column("spot_price", "Spot $/h", numeric=True),
+        Column("price_per_gpu", "Spot $/GPU-h" if spot else "$/GPU-h", numeric=True),
+        Column("availability", "Availability"),
+        Column("age", "Price age"),
+        Column("source", "Source"),
+    ]
+    unknown_everywhere = {
+        "host": all(r.offer.vcpus is None and r.offer.ram_gb is None for r in rows),
+        "interconnect": all(r.offer.interconnect.value == "unknown" for r in rows),
+        "availability": all(r.offer.availability.value == "unknown" for r in rows),
+        "age": all(r.age is None for r in rows),
+    }
+    folded = [c for c in all_columns if rows and unknown_everywhere.get(c.key, False)]
+    shown = [c for c in all_columns if c not in folded]
+    names = {"host": "vCPU and RAM", "age": "price age"}
+    return shown, [names.get(c.key, c.label.lower()) for c in folded]
+
+
+@dataclass(frozen=True, slots=True)
+class Relaxation:
+    """What dropping one filter would give: "without Max $/h: 12 offers"."""
+
+    label: str
+    count: int
+    params: dict[str, str]
+
+
+def relaxations(filters: OfferFilters, services: WebServices) -> list[Relaxation]:
+    """For an empty view, the count of offers with each active filter dropped (one at a time)."""
+    out: list[Relaxation] = []
+    defaults = OfferFilters()
+    for name in (
+        "gpu",
+        "min_vram",
+        "gpus",
+        "provider",
+        "region",
+        "pricing",
+        "available",
+        "interconnect",
+        "max_price",
+    ):
+        if getattr(filters, name) == getattr(defaults, name):
+            continue
+        relaxed = filters.model_copy(update={name: getattr(defaults, name), "page": 1})
+        total = services.offer_page(relaxed.model_copy(update={"per_page": 1})).total
+        if total:
+            out.append(Relaxation(FIELD_LABELS[name], total, relaxed.query_params()))
+    return out

@@ -1,0 +1,150 @@
+"""The answer at a glance on ``/``: the cheapest offer now per GPU class people rent, and where the
+prices come from and how old they are.
+
+Each answer card is read through the same view code as the table and the JSON API
+(:meth:`WebServices.offer_page` with the card's filters, sorted by $/GPU-h), so a card's figure is,
+by construction, the first row of ``/api/v1/offers?gpu=<class>&sort=price_per_gpu`` (and, for spot,
+``&pricing=spot``). Stale prices are left out, as they are from the table by default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from gpuscout.web.filters import OfferFilters
+from gpuscout.web.offer_view import OfferRow
+from gpuscout.web.providers_view import ProviderLabel, provider_label
+
+if TYPE_CHECKING:
+    from gpuscout.web.services import WebServices
+
+
+@dataclass(frozen=True, slots=True)
+class GpuClass:
+    """A GPU class as renters name it, and the GPU filter that covers its variants."""
+
+    label: str
+    gpu_filter: str
+    always: bool  # shown even without an offer (the classes every renter asks about)
+
+
+#: The classes on the answer strip, newest and largest first within each tier.
+GPU_CLASSES: tuple[GpuClass, ...] = (
+    GpuClass("B300", "B300", False),
+    GpuClass("B200", "B200", True),
+    GpuClass("H200", "H200", True),
+    GpuClass("H100", "H100", True),
+    GpuClass("GH200", "GH200", False),
+    GpuClass("MI300X", "MI300X", True),
+    GpuClass("MI325X", "MI325X", False),
+    GpuClass("A100 80GB", "A100-80GB", True),
+    GpuClass("A100 40GB", "A100-40GB", True),
+    GpuClass("RTX PRO 6000", "RTXPRO6000", False),
+    GpuClass("L40S", "L40S", True),
+    GpuClass("L4", "L4", True),
+    GpuClass("RTX 5090", "RTX5090", True),
+    GpuClass("RTX 4090", "RTX4090", True),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CheapestPrice:
+    """The cheapest $/GPU-h of one pricing mode in a class, and the row it comes from."""
+
+    per_gpu_hour: float
+    row: OfferRow
+    provider: ProviderLabel
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerCard:
+    gpu_class: GpuClass
+    offers: int  # current offers of the class (stale ones left out)
+    on_demand: CheapestPrice | None
+    spot: CheapestPrice | None
+
+    @property
+    def href(self) -> str:
+        return f"/?gpu={self.gpu_class.gpu_filter}"
+
+
+def _cheapest(services: WebServices, gpu_filter: str, pricing: str) -> tuple[CheapestPrice | None, int]:
+    filters = OfferFilters(gpu=gpu_filter, pricing=pricing, sort="price_per_gpu", per_page=1)  # type: ignore[arg-type]
+    page = services.offer_page(filters)
+    if not page.rows:
+        return None, page.total
+    row = page.rows[0]
+    offer = row.offer
+    price = offer.spot_price_usd_per_gpu_hour if pricing == "spot" else offer.price_usd_per_gpu_hour
+    if price is None:  # rows without this price sort last: none of the class has it
+        return None, page.total
+    return CheapestPrice(price, row, provider_label(offer.provider)), page.total
+
+
+def answer_cards(services: WebServices) -> list[AnswerCard]:
+    """One card per GPU class: cheapest on-demand and spot $/GPU-h now, with the offer count."""
+    cards: list[AnswerCard] = []
+    for gpu_class in GPU_CLASSES:
+        on_demand, total = _cheapest(services, gpu_class.gpu_filter, "any")
+        spot, _ = _cheapest(services, gpu_class.gpu_filter, "spot")
+        if total == 0 and not gpu_class.always:
+            continue
+        cards.append(AnswerCard(gpu_class, total, on_demand, spot))
+    return cards
+
+
+@dataclass(frozen=True, slots=True)
+class Freshness:
+    """Where the current prices come from and how old they are, for the banner over the table."""
+
+    offers: int
+    providers: int
+    bundled_rows: int  # rows from the bundled snapshot (observation date unknown)
+    live_sources: int
+    newest_age_s: float | None  # freshest live source
+    oldest_age_s: float | None  # oldest live source
+    stale_rows: int
+    loaded_at: datetime | None  # when the bundled snapshot was loaded into this store
+
+    @property
+    def bundled_only(self) -> bool:
+        return self.live_sources == 0
+
+
+def freshness(services: WebServices, statuses: list[Any], offers: int, providers: int) -> Freshness:
+    """The banner's figures from the sources' status (rows of current snapshots only)."""
+    loaded = [s for s in statuses if s.row_count > 0]
+    live = [s for s in loaded if not s.fallback]
+    ages = [s.age_s for s in live if s.age_s is not None]
+    bundled = [s for s in loaded if s.fallback]
+    return Freshness(
+        offers=offers,
+        providers=providers,
+        bundled_rows=sum(s.row_count for s in bundled),
+        live_sources=len(live),
+        newest_age_s=min(ages) if ages else None,
+        oldest_age_s=max(ages) if ages else None,
+        stale_rows=sum(s.stale_rows for s in loaded),
+        loaded_at=min((s.current_loaded_at for s in bundled if s.current_loaded_at), default=None),
+    )
+
+
+def age_words(age_s: float | None) -> str:
+    """``"3 minutes"``, ``"5 hours"``, ``"2 days"``; ``"an unknown time"`` for ``None``."""
+    if age_s is None:
+        return "an unknown time"
+    minutes = age_s / 60
+    if minutes < 2:
+        return "a minute"
+    if minutes < 120:
+        return f"{minutes:.0f} minutes"
+    hours = minutes / 60
+    if hours < 48:
+        return f"{hours:.0f} hours"
+    return f"{hours / 24:.0f} days"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

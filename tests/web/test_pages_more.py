@@ -1,0 +1,176 @@
+"""The pages' answers through the test client: answer cards, freshness, folded columns, empty and
+past-the-end views, GPU family pages, resolved model names, field errors in plain words on the
+model, FAQ and advisor forms, page-wide caveats once, and the binding constraint."""
+
+from __future__ import annotations
+
+import re
+
+from fastapi.testclient import TestClient
+
+from gpuscout.web import create_app
+
+
+def _section(html: str, marker: str, end: str = "</p>") -> str:
+    return html.split(marker, 1)[1].split(end, 1)[0]
+
+
+def test_answer_cards_name_the_cheapest_offer_of_each_class(client: TestClient) -> None:
+    html = client.get("/").text
+    h100 = _section(html, 'data-gpu="H100"', "</li>")
+    assert '<span class="per-gpu">$2.20</span>' in h100  # betagpu's b-h100, the cheapest on-demand
+    assert "betagpu" in h100 and '<span class="spot-per-gpu">$1.40</span>' in h100
+    assert "4 offers" in h100
+    l40s = _section(html, 'data-gpu="L40S"', "</li>")
+    assert "$0.99" in l40s and "1 offer<" in l40s  # the stale $1.10 d-l40s is not "now"
+    mi300x = _section(html, 'data-gpu="MI300X"', "</li>")
+    assert "no on-demand offer" in mi300x and "0 offers" in mi300x  # asked about, so shown
+    assert 'data-gpu="B300"' not in html  # optional classes appear only with offers
+    assert 'id="answer-cards"' not in client.get("/", params={"gpu": "H100"}).text  # a filtered view
+
+
+def test_the_default_view_is_for_generative_ai_and_says_so(client: TestClient) -> None:
+    html = client.get("/").text
+    assert 'name="min_vram"' in html and re.search(r'name="min_vram"[^>]*value="24"', html)
+    assert 'id="default-view"' in html and 'href="/?min_vram="' in html
+    assert 'id="default-view"' not in client.get("/", params={"min_vram": ""}).text
+
+
+def test_providers_show_display_names_linked_to_their_price_page() -> None:
+    with TestClient(create_app()) as client:  # the bundled snapshot
+        html = client.get("/", params={"provider": "vastai", "gpu": "RTX4090"}).text
+        cell = re.search(r'<td class="provider"[^>]*>(.*?)</td>', html, re.S)
+        assert cell and ">Vast.ai</a>" in cell.group(1) and 'href="https://vast.ai' in cell.group(1)
+        assert "vCPU" in html  # the snapshot states vCPUs and RAM: the column is shown
+
+
+def test_a_page_past_the_end_says_so_and_links_the_last_page(client: TestClient) -> None:
+    html = client.get("/", params={"page": 40}).text
+    assert 'id="past-end"' in html and "Page 40 is past the last page" in html
+    assert '<a href="/">Go to page 1</a>' in _section(html, 'id="past-end"')
+
+
+def test_an_empty_view_names_the_filter_to_drop(client: TestClient) -> None:
+    html = client.get("/", params={"gpu": "H100", "max_price": "1"}).text
+    relax = _section(html, 'id="no-offers"', "</div>")
+    assert "Without “Max $/h”" in relax and 'href="/?gpu=H100"' in relax
+
+
+def test_available_only_drops_known_unavailable_and_says_unknown_stays(client: TestClient) -> None:
+    html = client.get("/", params={"available": "true"}).text
+    assert "b-a100" not in html  # known unavailable
+    assert "Hide sold out" in html and "(known unavailable)" in html
+
+
+def test_a_family_name_lists_its_variants(client: TestClient) -> None:
+    r = client.get("/gpus/H100")
+    assert r.status_code == 200 and "“H100” covers 3 variants" in r.text
+    for variant in ("H100-SXM", "H100-PCIe", "H100-NVL"):
+        assert f'href="/gpus/{variant}"' in r.text
+    a100 = client.get("/gpus/A100")
+    assert a100.status_code == 200 and "A100-SXM4-80GB" in a100.text and "A100-PCIe-40GB" in a100.text
+    sxm = client.get("/gpus/H100-SXM").text
+    assert 'id="siblings"' in sxm and 'href="/gpus/H100-PCIe"' in sxm
+    assert client.get("/gpus/H999").status_code == 404
+
+
+def test_gpu_memory_is_stated_as_the_vendor_does_with_the_usable_figure(client: TestClient) -> None:
+    html = client.get("/gpus").text
+    assert "141 GB HBM3e" in html and "151" not in _section(html, ">H200-SXM</a>", "</tr>")
+    l4 = _section(html, ">L4</a>", "</tr>")
+    assert "24 GB GDDR6" in l4 and "23,034 MiB usable (ECC on)" in l4
+
+
+def test_a_model_alias_names_what_it_was_read_as_and_what_was_probably_meant(client: TestClient) -> None:
+    r = client.get("/models/llama-70b")
+    assert r.url.path == "/models/llama-2-70b"
+    note = _section(r.text, 'id="resolved"')
+    assert "“llama-70b” is read as <strong>Llama 2 70B</strong>" in note and "4,096-token context" in note
+    assert "Did you mean" in note and ">Llama 3.3 70B</a>" in note
+    assert 'id="resolved"' not in client.get("/models/llama-3.1-70b").text
+    hf = client.get("/models/meta-llama/Llama-3.1-70B")  # a Hugging Face id in the path
+    assert hf.status_code == 200 and hf.url.path == "/models/llama-3.1-70b"
+
+
+def test_model_page_memory_is_in_gib_next_to_cards_in_gib(client: TestClient) -> None:
+    html = client.get("/models/llama-3.1-70b").text
+    assert "GiB" in _section(html, 'id="memory"', "</table>") and " GB<" not in _section(
+        html, 'id="memory"', "</table>"
+    )
+    assert "H200 141 GB (140 GiB usable)" in html
+
+
+def test_model_form_errors_are_at_the_field(client: TestClient) -> None:
+    r = client.get("/models/llama-3.1-70b", params={"precision": "fp9", "context": "-1"})
+    assert r.status_code == 422
+    assert "Precision must be one of bf16, fp8, int8, int4; you typed “fp9”" in r.text
+    assert "Context (tokens) must be a whole number from 1 to 1,048,576; you typed “-1”" in r.text
+    assert 'value="-1"' in r.text and 'aria-invalid="true"' in r.text
+
+
+def test_faq_names_the_resolved_model_and_puts_an_unknown_one_at_the_field(client: TestClient) -> None:
+    html = client.get("/faq", params={"model": "llama-70b"}).text
+    assert "computed for Llama 2 70B" in html and 'id="resolved"' in html
+    bad = client.get("/faq", params={"model": "lama-3.1-8b"})
+    assert bad.status_code == 422 and 'id="err-model"' in bad.text and "llama-3.1-8b</a>" in bad.text
+    assert 'value="lama-3.1-8b"' in bad.text
+
+
+def test_sources_page_puts_loaded_sources_first_and_says_how_to_load_the_rest(client: TestClient) -> None:
+    html = client.get("/sources").text
+    loaded = _section(html, 'id="sources"', "</table>")
+    assert "test" in loaded and "oldfeed" in loaded
+    assert "0 rows" not in html and "never" not in loaded
+    if 'id="waiting"' in html:
+        assert "gpuscout refresh" in html
+
+
+def test_advisor_caveats_every_row_shares_are_said_once(client: TestClient) -> None:
+    html = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "concurrency": "8"}).text
+    rows = html.split('<tr class="main"')[1:]
+    assert len(rows) >= 3
+    caveats = _section(html, 'id="caveats"', "</div>")
+    for caveat in re.findall(r"<li>(.*?)</li>", caveats):
+        assert not any(caveat in row.split('<tr class="detail"')[0] for row in rows)
+        assert html.count(f"⚠ {caveat}<") == 0  # not repeated in any row's breakdown either
+
+
+def test_advisor_precision_and_engine_are_selects_from_the_knowledge_tables(client: TestClient) -> None:
+    html = client.get("/advise").text
+    precision = _section(html, '<select name="precision"', "</select>")
+    assert '<option value="fp8"' in precision and '<option value="mxfp4"' in precision
+    assert '<option value="bf16" selected>' in precision
+    engine = _section(html, '<select name="engine"', "</select>")
+    assert '<option value="vllm" selected>vLLM</option>' in engine and 'value="llama.cpp"' in engine
+    assert '<details class="common">' in html  # closed: nothing set in it yet
+    opened = client.get("/advise", params={"kind": "serve", "model": "x", "budget_usd": "100"}).text
+    assert '<details class="common" open>' in opened
+
+
+def test_advisor_errors_use_the_labels_in_plain_words(client: TestClient) -> None:
+    r = client.get(
+        "/advise",
+        params={
+            "kind": "serve",
+            "model": "llama-3.1-8b",
+            "concurrency": "-3",
+            "prompt_tokens": "abc",
+            "output_tokens": "500",
+        },
+    )
+    assert r.status_code == 422
+    assert "Concurrency must be a whole number from 1 to 100,000; you typed “-3”" in r.text
+    assert "Prompt tokens must be a whole number" in r.text
+    assert "int |" not in r.text and "accepted:" not in r.text
+    assert re.search(r'name="output_tokens"[^>]*value="500"', r.text)  # the other inputs are kept
+    unknown = client.get("/advise", params={"kind": "serve", "model": "lama-3.1-8b"})
+    assert unknown.status_code == 422 and 'id="err-model"' in unknown.text
+    resolved = client.get("/advise", params={"kind": "serve", "model": "llama-70b"}).text
+    assert "“llama-70b” is read as <strong>Llama 2 70B</strong>" in resolved
+
+
+def test_when_nothing_fits_the_binding_constraint_and_its_relaxation_are_named(client: TestClient) -> None:
+    html = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "budget_usd": "1"}).text
+    empty = _section(html, 'id="no-results"', "</div>")
+    assert "Without “Budget ($)” ($1)" in empty
+    assert re.search(r"\d+ offers?; the first: ", empty) and "Drop it</a>" in empty
