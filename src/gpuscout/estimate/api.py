@@ -91,6 +91,8 @@ def _model_and_precision(
         )
     if isinstance(precision, WeightFormat):
         return spec, precision.name, note
+    if precision is not None and not isinstance(precision, str):
+        resolve_precision(precision)  # type: ignore[unreachable]  # InvalidInputError naming the field
     asked = (precision or "").strip().lower()
     if asked in ("", "native", "auto", "checkpoint"):
         return spec, implied or spec.native_precision or "bf16", note
