@@ -4,8 +4,9 @@
 the list is empty. The rules are about physics, hardware facts, renting practice and the trade-off
 itself, never about which offer should win, so they apply to workloads nobody wrote a test for:
 
-1. feasible: the engine can run the precision on the hardware (the estimator's support rules; the
-   row says when it runs weight-only or substituted), and it fits with the memory it claims;
+1. feasible: the engine can run the precision on the hardware (the estimator's support rules); a row
+   that runs another engine or precision than asked says what was changed, a tensor-core format
+   (FP8, MXFP4, NVFP4) run weight-only says so, and it fits with the memory it claims;
 2. honest fabric: tensor parallel / multi-GPU training over an interconnect the source does not
    state is costed as PCIe and marked, never presented as NVLink;
 3. no spot or auction capacity for an always-on endpoint (unless spot was allowed);
@@ -55,6 +56,20 @@ def support_problem(w: AnyWorkload, r: Recommendation) -> str | None:
     return None if check.supported else check.verdict.message()
 
 
+def _changed(w: AnyWorkload, engine: str, precision: str, support: str | None) -> str | None:
+    """The engine or precision the row runs when it is not the one the workload asked for."""
+    from gpuscout.estimate.engines import resolve_engine
+    from gpuscout.estimate.precision import resolve_precision
+
+    asked_engine = getattr(w, "engine", None)
+    if asked_engine and resolve_engine(asked_engine).name != resolve_engine(engine).name:
+        return f"{engine} where {asked_engine} was asked"
+    asked = getattr(w, "precision", None)
+    if asked and support != "fallback-fp16" and resolve_precision(asked).name != resolve_precision(precision).name:
+        return f"{precision} where {asked} was asked"
+    return None
+
+
 def row_violations(w: AnyWorkload, r: Recommendation, a: Assumptions) -> list[str]:
     out: list[str] = []
     label = f"#{r.rank} {r.provider_name} {r.offer.instance_type} ({r.config.describe(r.offer.accelerator)})"
@@ -74,6 +89,17 @@ def row_violations(w: AnyWorkload, r: Recommendation, a: Assumptions) -> list[st
         and not any("FP8" in x or "weight-only" in x for x in r.warnings)
     ):
         out.append(f"{label}: FP8 asked, {acc.name} has no FP8 tensor cores, and the row does not say so")
+    # 1b. what runs is what was asked, or the row says what was changed and why
+    if s is not None and s.engine and s.precision:
+        changed = _changed(w, s.engine, s.precision, s.support)
+        if changed and not r.substitution:
+            out.append(f"{label}: runs {changed} without saying what was changed")
+        if (
+            s.support == "weight-only"
+            and s.precision.startswith(("fp8", "mxfp4", "nvfp4"))
+            and not any("weight-only" in x for x in r.warnings)
+        ):
+            out.append(f"{label}: {s.precision} runs weight-only on {acc.name} and the row does not say so")
     # 2. honest fabric
     unstated = _gpus_together(w, r) > 1 and r.offer.interconnect == Interconnect.UNKNOWN
     if unstated and (not r.fabric_assumed or not any("PCIe" in x for x in r.warnings)):

@@ -31,10 +31,11 @@ ACCELERATORS = {
 }
 
 
-def fake_inference(model: str, gpu: Accelerator, *, gpus: int = 1, precision: str = "bf16",
+def fake_inference(model: str, gpu: Accelerator, *, gpus: int = 1, precision: str | None = None,
                    engine: str = "vllm", batch: int | str = 1, context_in: int = 512,
                    context_out: int = 512, **_: Any) -> Estimate:
     params, kv_bpt = MODELS[model]
+    precision = precision or "bf16"  # the fake's models are all bf16 checkpoints
     weights = params * BYTES[precision] / gpus / 1e9
     kv_seq = kv_bpt * (context_in + context_out) / gpus / 1e9
     usable = gpu.memory_gb * 0.9 - 1.0
@@ -55,6 +56,8 @@ def fake_inference(model: str, gpu: Accelerator, *, gpus: int = 1, precision: st
         memory=mem, max_batch=max_batch, decode_tokens_per_s=1 / step_s, output_tokens_per_s_total=b / step_s,
         prefill_tokens_per_s=prefill, ttft_ms=context_in / prefill * 1000 * (1 + b / 32), bound="memory",
         assumptions={"engine": engine}, warnings=[],
+        # as the support rules say: FP8 without FP8 tensor cores runs weight-only (Marlin)
+        support="weight-only" if precision == "fp8" and not gpu.fp8_supported else "native",
     )
 
 

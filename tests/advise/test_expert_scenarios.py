@@ -40,6 +40,15 @@ SCENARIOS: dict[str, dict[str, object]] = {
         "prompt_tokens": 4000,
         "output_tokens": 800,
     },
+    "gpt-oss-120b-chat-8-users": {"kind": "serve", "model": "gpt-oss-120b", "concurrency": 8},
+    "deepseek-r1-endpoint-4-users": {"kind": "serve", "model": "deepseek-r1", "concurrency": 4},
+    "8b-fp8-chat-16-users": {"kind": "serve", "model": "llama-3.1-8b", "precision": "fp8", "concurrency": 16},
+    "8b-fp8-batch-500m-tokens": {
+        "kind": "batch",
+        "model": "llama-3.1-8b",
+        "precision": "fp8",
+        "output_tokens_total": 5e8,
+    },
     "8b-chat-32-users": {
         "kind": "serve",
         "model": "llama-3.1-8b",
@@ -269,3 +278,56 @@ def test_the_rules_catch_what_the_first_trial_found() -> None:
         replace(r, estimate=replace(r.estimate, ttft_ms=5000.0)) if r.estimate else r for r in big.rows
     )
     assert any("misses the 2000 ms target" in v for v in violations(w70, replace(big, rows=slow)))
+    # an infeasible combination shown as if it ran, and a substitution or weight-only run not said
+    v100 = next(r for r in big.rows if r.estimate is not None)
+    infeasible = replace(v100, offer=replace(v100.offer, accelerator="V100-SXM2-16GB"), substitution=None)
+    assert any("infeasible" in v for v in violations(w70, replace(big, rows=(infeasible,), picks={})))
+    assert v100.estimate is not None
+    swapped = replace(v100, estimate=replace(v100.estimate, engine="llama.cpp"), substitution=None)
+    assert any("without saying" in v for v in violations(w70, replace(big, rows=(swapped,), picks={})))
+    quiet = replace(v100, estimate=replace(v100.estimate, support="weight-only"), warnings=())
+    assert any("weight-only" in v for v in violations(w70, replace(big, rows=(quiet,), picks={})))
+
+
+def test_gpt_oss_120b_fits_one_80gb_card_in_mxfp4() -> None:
+    """Sized in its native MXFP4 (about 65 GB of weights), gpt-oss-120b runs one copy per 80 GB card."""
+    _, answer = _answer("gpt-oss-120b-chat-8-users")
+    for r in answer.rows:
+        assert r.estimate is not None and (r.estimate.precision or "").startswith("mxfp4"), r.estimate
+        assert r.estimate.weights_gb * r.config.tp < 80
+    one_card = [r for r in answer.rows if r.config.tp == 1 and 80 <= resolve_gpu(r.offer.accelerator).memory_gb]
+    assert one_card, [r.config.describe(r.offer.accelerator) for r in answer.rows]
+
+
+def test_deepseek_r1_is_sized_in_fp8_on_fp8_hardware() -> None:
+    """DeepSeek-R1 ships FP8 weights: sized at ~1 byte a parameter (not 1.3 TB of bf16), on GPUs that
+    multiply FP8 natively."""
+    _, answer = _answer("deepseek-r1-endpoint-4-users")
+    for r in answer.rows:
+        assert r.estimate is not None and r.estimate.precision == "fp8"
+        assert r.estimate.weights_gb * r.config.tp < 800
+        assert resolve_gpu(r.offer.accelerator).fp8_supported, r.offer.accelerator
+
+
+def test_old_hardware_gets_what_runs_there_or_the_reason() -> None:
+    """vLLM FP8 on a T4 is weight-only (Marlin) and said; on a V100 vLLM does not run at all (no sm_70
+    kernels in the wheel): the nearest engine that does is used and said; a K80 (Kepler) is refused
+    with the rule's reason, never ranked."""
+    from tests.advise.helpers import offer
+
+    w = ServeWorkload(model="llama-3.1-8b", precision="fp8", concurrency=4)
+    offers = [offer("runpod", g, 1, p, memory=m) for g, p, m in
+              [("K80", 0.1, 12), ("V100-SXM2-16GB", 0.3, 16), ("T4", 0.35, 16), ("L4", 0.7, 24)]]
+    answer = advise(w, offers, now=NOW, include_rejected=True)
+    rows = {r.offer.accelerator: r for r in answer.rows}
+    assert violations(w, answer) == []
+    assert "K80" not in rows
+    (k80,) = [r for r in answer.rejected if r.offer.accelerator == "K80"]
+    assert k80.rejected is not None and "not supported" in k80.rejected and "compute capability" in k80.rejected
+    t4 = rows["T4"]
+    assert t4.estimate is not None and t4.estimate.support == "weight-only" and t4.substitution is None
+    assert any("weight-only" in x for x in t4.warnings)
+    v100 = rows["V100-SXM2-16GB"]
+    assert v100.estimate is not None and v100.estimate.engine != "vllm"
+    assert v100.substitution is not None and "V100" in v100.substitution and "instead" in v100.substitution
+    assert v100.reasons[0] == v100.substitution  # said first on the row

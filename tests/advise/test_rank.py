@@ -139,7 +139,7 @@ def test_pcie_tensor_parallel_warning_carries_the_slowdown() -> None:
 def test_fp8_on_a_card_without_fp8_is_flagged() -> None:
     w = ServeWorkload(model="small", precision="fp8", concurrency=2)
     (rec,) = rank(w, [offer("persec", "A100-SXM4-80GB")], backends=BE, now=NOW)
-    assert "no FP8 tensor cores: FP8 weights run as weight-only" in rec.warnings
+    assert "fp8 weight-only here (no native tensor cores for it: memory saved, 16-bit math)" in rec.warnings
 
 
 def test_batch_spot_saving_and_rework_reason() -> None:

@@ -375,7 +375,7 @@ def test_deadline_accepts_a_duration_and_filters() -> None:
 
 def test_help_states_the_defaults_the_workloads_apply() -> None:
     from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
-    from gpuscout.cli.advise_cmds import HELP_DEFAULTS
+    from gpuscout.cli.advise_cmds import HELP_DEFAULTS, NATIVE_PRECISION
 
     fields = {
         "--precision": "precision",
@@ -402,7 +402,8 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
         help_text = runner.invoke(app, ["recommend", kind, "--help"], env={"COLUMNS": "240"}).output
         for option, shown in defaults.items():
             default = kinds[kind].model_fields[fields[option]].default
-            assert str(default).removesuffix(".0") == shown, (kind, option, default, shown)
+            said = NATIVE_PRECISION if option == "--precision" and default is None else str(default)
+            assert said.removesuffix(".0") == shown, (kind, option, default, shown)
             assert option in help_text and f"default: ({shown})]" in help_text, (kind, option)
 
 

@@ -53,6 +53,20 @@ ImagesFn = Callable[..., ImageResult]
 
 
 @dataclass(frozen=True, slots=True)
+class RunOption:
+    """A combination the support rules say would run where the one asked for cannot: the engine, the
+    precision as ``estimate()`` spells it, and the rule's words (mode, reason, tag)."""
+
+    engine: str
+    precision: str
+    message: str
+
+
+#: (engine, precision, accelerator) -> what else would run there, nearest first.
+AlternativesFn = Callable[[str, str, Accelerator], tuple[RunOption, ...]]
+
+
+@dataclass(frozen=True, slots=True)
 class Backends:
     """Estimators and knowledge look-ups. ``accelerator`` maps a canonical name to its ``Accelerator``;
     ``params_b`` gives a model's total parameters in billions; ``model_kind`` is "llm"/"diffusion"/..."""
@@ -70,6 +84,8 @@ class Backends:
     provider_ids: Callable[[], tuple[str, ...]] | None = None  # known provider ids and aliases
     canonical_provider: Callable[[str], str | None] | None = None  # "vast" -> "vastai"; None if unknown
     models: ModelRegistry | None = None  # the registry model names resolve through (imported models too)
+    # what would run where the engine cannot run the precision (the estimator's support rules)
+    alternatives: AlternativesFn | None = None
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -112,6 +128,31 @@ def _canonical_provider(name: str) -> str | None:
     from gpuscout.knowledge.providers import canonical_provider
 
     return canonical_provider(name)
+
+
+# What llama.cpp loads for a support-rule precision (it runs GGUF files only).
+_GGUF_FOR = {"int4": "q4_k_m", "nf4": "q4_k_m", "int8": "q8_0", "bf16": "gguf-f16", "fp16": "gguf-f16"}
+
+
+def support_alternatives(engine: str, precision: str, acc: Accelerator) -> tuple[RunOption, ...]:
+    """The estimator's nearest combinations that run on ``acc`` (``gpuscout.estimate.support.can_run``),
+    spelled so that ``estimate()`` takes them; none when the asked one runs as it is."""
+    from gpuscout.estimate.support import can_run
+
+    check = can_run(engine, precision, acc)
+    if check.supported:
+        return ()
+    options = []
+    for alt in check.alternatives:
+        name = alt.precision
+        if alt.engine == "llama.cpp":
+            if name not in _GGUF_FOR:
+                continue
+            name = _GGUF_FOR[name]
+        elif name == "gguf":
+            continue
+        options.append(RunOption(alt.engine, name, alt.message()))
+    return tuple(options)
 
 
 def _accelerator(name: str) -> Accelerator:
@@ -163,4 +204,5 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         provider_ids=_provider_ids,
         canonical_provider=_canonical_provider,
         models=reg,
+        alternatives=support_alternatives,
     )

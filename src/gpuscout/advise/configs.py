@@ -186,8 +186,17 @@ class BaseEvaluator(Generic[W]):
                 ev = reject(key, None, f"unknown accelerator {key[0]!r}", kind="unknown-gpu")
             else:
                 ev = self._configure(key, fabric_accelerator(acc, key[2]))
+                note = self.substitution_for(acc)
+                if note is not None and ev.rejected is None:
+                    ev = dataclasses.replace(ev, substitution=note)
+                elif note is not None:  # what was tried instead fails too: say both
+                    ev = dataclasses.replace(ev, rejected=f"{ev.rejected} ({note.split('; ')[-1]})")
             self._configs[key] = ev
         return ev
+
+    def substitution_for(self, acc: Accelerator) -> str | None:
+        """What was changed (engine, precision) so the workload runs on ``acc``; None when nothing was."""
+        return None
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         raise NotImplementedError

@@ -35,6 +35,13 @@ from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
+#: Engines that are libraries, not servers: never substituted for a live endpoint.
+LIBRARY_ENGINES = ("hf-transformers",)
+
+#: Engines that split a model over GPUs by layers, not tensor parallel (llama.cpp: --split-mode layer
+#: is its default, https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md).
+LAYER_SPLIT_ENGINES = ("llama.cpp",)
+
 InferenceW = TypeVar("InferenceW", bound=ServeWorkload | BatchWorkload)
 
 
@@ -46,28 +53,78 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         self._inf: dict[tuple[str, str | None, int, int | str], Estimate | None] = {}
         self._inf_err: dict[tuple[str, str | None, int, int | str], str] = {}
         self.last_error: str | None = None
+        # accelerator -> (engine, precision, what was changed and why): what runs there, decided once
+        # per accelerator by the support rules (they depend on the GPU, not on the split or the batch)
+        self._plans: dict[str, tuple[str, str | None, str | None]] = {}
+        self._cannot_run: dict[str, str] = {}  # accelerator -> why nothing the rules know runs there
+
+    def substitution_for(self, acc: Accelerator) -> str | None:
+        plan = self._plans.get(acc.name)
+        return plan[2] if plan is not None else None
+
+    def _estimate(self, acc: Accelerator, tp: int, batch: int | str, engine: str, precision: str | None
+                  ) -> tuple[Estimate | None, str | None]:
+        w = self.w
+        self.estimator_calls += 1
+        split = {"parallel": "layer"} if tp > 1 and engine in LAYER_SPLIT_ENGINES else {}
+        try:
+            return self.be.inference(
+                w.model, acc, gpus=tp, precision=precision, engine=engine, batch=batch,
+                context_in=w.prompt_tokens, context_out=w.output_tokens, **split,
+            ), None
+        except ConfigurationRejected as exc:  # this configuration only; other errors abort
+            return None, str(exc)
+
+    def _substitute(self, acc: Accelerator, tp: int, batch: int | str, asked: Estimate
+                    ) -> tuple[Estimate | None, str | None]:
+        """The first combination the support rules say runs on ``acc`` (another engine with the same
+        precision, then the nearest precision), remembered for the accelerator; else why none does."""
+        w = self.w
+        options = self.be.alternatives(w.engine, asked.precision, acc) if self.be.alternatives else ()
+        if isinstance(w, ServeWorkload):  # a live endpoint needs a server with continuous batching
+            options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES)
+        for opt in options:
+            est, _ = self._estimate(acc, tp, batch, opt.engine, opt.precision)
+            if est is not None and est.supported:
+                note = f"{asked.unsupported_reason.rstrip('.')}; runs {opt.message} instead"
+                self._plans[acc.name] = (opt.engine, opt.precision, note)
+                return est, None
+        why = f"not supported: {asked.unsupported_reason}"
+        why += "; nothing else the support rules know runs here" if not options else \
+            f"; tried {', '.join(o.message for o in options)}"
+        self._cannot_run[acc.name] = why
+        return None, why
 
     def infer(self, acc: Accelerator, tp: int, batch: int | str) -> Estimate | None:
-        """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses it."""
+        """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses it.
+
+        Feasibility first: when the engine cannot run the precision on this GPU (the estimator's support
+        rules, ``Estimate.supported``), the nearest combination that runs is used and said on the row
+        (``substitution``); when none does, the GPU is refused with the rule's reason.
+        """
         w = self.w
         if tp == 1:
             acc = self._acc.get(acc.name) or acc  # one GPU: the fabric plays no part
         k = (acc.name, acc.interconnect, tp, batch)
         if k not in self._inf:
-            self.estimator_calls += 1
-            try:
-                self._inf[k] = self.be.inference(
-                    w.model, acc, gpus=tp, precision=w.precision, engine=w.engine, batch=batch,
-                    context_in=w.prompt_tokens, context_out=w.output_tokens,
-                )
-            except ConfigurationRejected as exc:  # this configuration only; other errors abort
-                self._inf[k] = None
-                self._inf_err[k] = str(exc)
-            est = self._inf[k]
-            if est is not None and not getattr(est, "supported", True):
-                # the engine cannot run this precision on this GPU (support rules): reject the offer
-                self._inf[k] = None
-                self._inf_err[k] = f"not supported: {est.unsupported_reason}"
+            est: Estimate | None
+            err: str | None
+            if acc.name in self._cannot_run:
+                est, err = None, self._cannot_run[acc.name]
+            else:
+                engine, precision, _ = self._plans.get(acc.name, (w.engine, w.precision, None))
+                est, err = self._estimate(acc, tp, batch, engine, precision)
+                if est is not None and not est.supported:
+                    if acc.name in self._plans:  # the rules do not change with the split: a refusal
+                        err = f"not supported: {est.unsupported_reason}"
+                        est = None
+                    else:
+                        est, err = self._substitute(acc, tp, batch, est)
+                elif est is not None:
+                    self._plans.setdefault(acc.name, (engine, precision, None))
+            self._inf[k] = est
+            if err is not None:
+                self._inf_err[k] = err
         if self._inf[k] is None:
             self.last_error = self._inf_err.get(k)
         return self._inf[k]
@@ -267,7 +324,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=capacity_gb(e_op.memory, acc),
             weights_gb=e_op.memory.weights_gb, kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op, max_batch_per_replica=e_op.max_batch, bound=e_op.bound,
-            engine=e_op.engine, precision=e_op.precision,
+            engine=e_op.engine, precision=e_op.precision, support=e_op.support,
         )
         return dataclasses.replace(
             ev, summary=summary, output_tokens=monthly, estimate=e_op, detailed=True,
@@ -310,7 +367,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             memory_per_gpu_gb=e.memory.total_gb, memory_capacity_gb=capacity_gb(e.memory, acc),
             weights_gb=e.memory.weights_gb, kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch, max_batch_per_replica=e.max_batch, bound=e.bound,
-            engine=e.engine, precision=e.precision,
+            engine=e.engine, precision=e.precision, support=e.support,
         )
         return ConfigEval(
             key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,

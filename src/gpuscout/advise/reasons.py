@@ -20,8 +20,6 @@ from gpuscout.advise.workload import (
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.knowledge.provider_types import ProviderTerms
 
-FP8_PRECISIONS = ("fp8", "fp8_e4m3", "fp8-e4m3", "fp8_e5m2", "w8a8-fp8")
-
 
 @dataclass(frozen=True, slots=True)
 class RowContext:
@@ -233,14 +231,29 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
                    f"({risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind})")
 
 
+# A precision the engine runs other than natively, in a few words (the support rules' modes).
+_SUPPORT_WORDS = {
+    "weight-only": "{precision} weight-only here (no native tensor cores for it: memory saved, 16-bit math)",
+    "fallback-fp16": "runs as fp16 (no bf16 on this GPU)",
+    "dequantized": "{precision} checkpoint dequantized to 16-bit on load (16-bit memory and speed)",
+}
+# Formats that newer GPUs multiply natively, so that running them weight-only is worth saying (AWQ /
+# GPTQ / GGUF are weight-only by design everywhere).
+_TENSOR_CORE_FORMATS = ("fp8", "mxfp4", "nvfp4", "w8a8")
+_SUPPORT_MARKERS = ("runs weight-only", "runs as fp16", "is dequantized", "has no native")
+
+
 def _warnings(ctx: RowContext, warnings: list[str]) -> None:
     w, offer, ev = ctx.workload, ctx.offer, ctx.ev
     acc = ev.accelerator
-    precision = getattr(w, "precision", "bf16").lower()
-    if acc is not None and precision in FP8_PRECISIONS and not acc.fp8_supported:
-        warnings.append("no FP8 tensor cores: FP8 weights run as weight-only")
+    s = ev.summary
+    mode = s.support if s is not None else None
+    native_somewhere = s is not None and (s.precision or "").startswith(_TENSOR_CORE_FORMATS)
+    if acc is not None and s is not None and mode in _SUPPORT_WORDS and (
+            mode != "weight-only" or native_somewhere):
+        warnings.append(_SUPPORT_WORDS[mode].format(precision=s.precision))
         # the estimator says the same at length: keep the short form only
-        warnings.extend(x for x in ev.warnings if "no native FP8" not in x)
+        warnings.extend(x for x in ev.warnings if not any(m in x for m in _SUPPORT_MARKERS))
     else:
         warnings.extend(ev.warnings)
     if offer.observed_at is None:

@@ -19,6 +19,8 @@ every row: the answers must be identical.
 
 from __future__ import annotations
 
+import dataclasses
+
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,7 +55,7 @@ class Shown:
     candidate: Candidate
     pareto: bool
     picks: tuple[str, ...]
-    dominated_by: int | None  # 1-based position of a shown front row that beats it
+    dominated_by: int | None  # 1-based position of a shown row that beats it (a front row if one does)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +92,19 @@ def score_of(objective: str, c: Candidate, cheapest: float, best_time: float) ->
 def order_key(objective: str, c: Candidate, cheapest: float, best_time: float) -> tuple[Any, ...]:
     """The sort key of a row under ``objective``: its score, then cost and time, then the tie-break."""
     return (score_of(objective, c, cheapest, best_time), c.cost, c.time, c.key)
+
+
+def _beaten_by(rows: Sequence[Shown], c: Candidate, tolerance: float) -> int | None:
+    """1-based position of the shown row that beats ``c``: the cheapest front row that dominates it,
+    else the cheapest shown row that does (a 5 % time tolerance is not transitive: a row can be beaten
+    only by a row that is itself beaten)."""
+    for front_only in (True, False):
+        beaten = [j for j, s in enumerate(rows)
+                  if (s.pareto or not front_only) and s.candidate is not c
+                  and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time), tolerance)]
+        if beaten:
+            return min(beaten, key=lambda j: (rows[j].candidate.cost, j)) + 1
+    return None
 
 
 def select(
@@ -137,13 +152,8 @@ def select(
             (c for c in ranked if c.group not in front_groups),
             key=lambda c: order_key(objective, c, cheapest, best_time),
         )
-        for c in _merge(rest)[:room]:
-            beaten_by = [
-                j
-                for j, s in enumerate(rows)
-                if s.pareto and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time))
-            ]
-            by = min(beaten_by, key=lambda j: (rows[j].candidate.cost, j)) + 1 if beaten_by else None
-            rows.append(Shown(c, False, (), by))
+        rows.extend(Shown(c, False, (), None) for c in _merge(rest)[:room])
+    rows = [s if s.pareto else dataclasses.replace(s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance))
+            for s in rows]
     positions = {name: n + 1 for n, s in enumerate(rows) for name in s.picks}
     return Selection(tuple(rows), len(front), positions)

@@ -65,6 +65,9 @@ class EstimateSummary:
     capacity_tokens_per_s: float | None = None
     engine: str | None = None  # the engine the estimate is for (inference)
     precision: str | None = None  # the weight format it runs in
+    # how the engine runs that precision on this GPU (the support rules): native, weight-only,
+    # fallback-fp16, dequantized
+    support: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -184,7 +184,7 @@ class ServeWorkload(Workload):
     """
 
     kind: Literal["serve"] = "serve"
-    precision: str = "bf16"
+    precision: str | None = None  # None: the checkpoint's own format (models.csv native_precision)
     engine: str = "vllm"
     prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)
     output_tokens: int = Field(default=256, ge=1, le=1_000_000)
@@ -257,7 +257,7 @@ class BatchWorkload(Workload):
     """Offline generation: a token total (LLM) or an image total (diffusion)."""
 
     kind: Literal["batch"] = "batch"
-    precision: str = "bf16"
+    precision: str | None = None  # None: the checkpoint's own format (models.csv native_precision)
     engine: str = "vllm"
     input_tokens_total: float | None = Field(default=None, ge=0, le=MAX_TOKENS)
     output_tokens_total: float | None = Field(default=None, ge=1, le=MAX_TOKENS)

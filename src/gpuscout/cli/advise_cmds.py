@@ -78,8 +78,15 @@ ReclaimOption = Annotated[
     typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
                  parser=number(0, 3600), show_default="by provider kind: 0.02-0.1 (docs/advisor.md)"),
 ]
+#: What --precision defaults to for inference: the checkpoint as published (models.csv native_precision).
+NATIVE_PRECISION = "the model's native format"
 PrecisionOption = Annotated[
-    str | None, typer.Option("--precision", help="bf16, fp8, int4, q4_k_m...", show_default="bf16")
+    str | None,
+    typer.Option("--precision", help="bf16, fp8, mxfp4, int4, q4_k_m... The default is the checkpoint as "
+                 "published (bf16 for most, FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss). Where the "
+                 "engine cannot run it on a GPU, the nearest combination the support rules allow is used "
+                 "and said on the row.",
+                 show_default=NATIVE_PRECISION),
 ]
 EngineOption = Annotated[
     str | None,
@@ -117,9 +124,9 @@ CheckpointGbOption = Annotated[
 #: The workload defaults the help texts state (tests/cli/test_advise_cli.py checks them against the
 #: workload types).
 HELP_DEFAULTS = {
-    "serve": {"--precision": "bf16", "--engine": "vllm", "--prompt": "1024", "--output": "256",
+    "serve": {"--precision": NATIVE_PRECISION, "--engine": "vllm", "--prompt": "1024", "--output": "256",
               "--hours-per-day": "24", "--latency-targets": "chat"},
-    "batch": {"--precision": "bf16", "--engine": "vllm", "--prompt": "1024", "--output": "256",
+    "batch": {"--precision": NATIVE_PRECISION, "--engine": "vllm", "--prompt": "1024", "--output": "256",
               "--width": "1024", "--height": "1024"},
     "finetune": {"--method": "lora", "--epochs": "1", "--seq-len": "2048", "--micro-batch": "1",
                  "--checkpoint-min": "30"},

@@ -82,6 +82,13 @@ def _shown_warnings(rec: Any, notes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in rec.warnings if w not in notes)
 
 
+def run_as(recs: Any) -> str:
+    """' (vllm, fp8)': the engine and precision the rows run as asked (rows changed to run say so)."""
+    seen = dict.fromkeys(f"{r.estimate.engine}, {r.estimate.precision}" for r in recs
+                         if r.estimate is not None and r.estimate.engine and not r.substitution)
+    return f" ({' / '.join(seen)})" if seen else ""
+
+
 def table(workload: Any, advice: Any) -> None:
     """The answer as a terminal table, with the targets and shared caveats above it."""
     out = wide_console()
@@ -90,7 +97,8 @@ def table(workload: Any, advice: Any) -> None:
     order = {"cost": "cheapest first", "time": "fastest first", "latency": "fastest first",
              "balanced": "by cost/cheapest x time/fastest"}[advice.objective]
     what = "cost / latency" if serve else "cost / time"
-    title = _text(f"{workload.kind} {workload.model}: {advice.front_size} on the {what} front, {order}")
+    runs = run_as(recs)
+    title = _text(f"{workload.kind} {workload.model}{runs}: {advice.front_size} on the {what} front, {order}")
     out.print(title, style="bold", highlight=False)
     for line in advice.targets:
         out.print(_text(f"  • {line}"), highlight=False)
