@@ -65,7 +65,8 @@ def _changed(w: AnyWorkload, engine: str, precision: str, support: str | None) -
     if asked_engine and resolve_engine(asked_engine).name != resolve_engine(engine).name:
         return f"{engine} where {asked_engine} was asked"
     asked = getattr(w, "precision", None)
-    if asked and support != "fallback-fp16" and resolve_precision(asked).name != resolve_precision(precision).name:
+    same = not asked or resolve_precision(asked).name == resolve_precision(precision).name
+    if not same and support != "fallback-fp16":
         return f"{precision} where {asked} was asked"
     return None
 

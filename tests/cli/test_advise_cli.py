@@ -302,7 +302,19 @@ def test_show_rejected_lists_offers_left_out_with_reasons(tmp_path: Path) -> Non
         source="test:z",
         observed_at=None,
     )
-    url = _store_with(tmp_path, [auction, small, fine])
+    kepler = Offer(
+        provider="runpod",
+        instance_type="8x-k80",
+        region="us",
+        accelerator="K80",
+        gpu_count=8,
+        gpu_memory_gb=12.0,
+        price_usd_per_hour=0.1,
+        spot_price_usd_per_hour=None,
+        source="test:k",
+        observed_at=None,
+    )
+    url = _store_with(tmp_path, [auction, small, fine, kepler])
     args = [
         "recommend",
         "serve",
@@ -319,6 +331,8 @@ def test_show_rejected_lists_offers_left_out_with_reasons(tmp_path: Path) -> Non
     why = {r["offer"]["instance_type"]: r["rejected"] for r in data["rejected"]}
     assert "interruptible" in why["1x-h100-bid"] and "--spot" in why["1x-h100-bid"]
     assert why["1x-t4"]
+    # feasibility before cost: no engine the support rules know runs on Kepler, so it is never ranked
+    assert "not supported" in why["8x-k80"] and "compute capability" in why["8x-k80"]
     table = runner.invoke(app, args)
     assert "offers left out" in table.output and "interruptible" in table.output
     allowed = json.loads(runner.invoke(app, [*args, "--json", "--spot"]).output)

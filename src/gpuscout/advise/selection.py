@@ -20,7 +20,6 @@ every row: the answers must be identical.
 from __future__ import annotations
 
 import dataclasses
-
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,7 +152,9 @@ def select(
             key=lambda c: order_key(objective, c, cheapest, best_time),
         )
         rows.extend(Shown(c, False, (), None) for c in _merge(rest)[:room])
-    rows = [s if s.pareto else dataclasses.replace(s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance))
-            for s in rows]
+    rows = [
+        s if s.pareto else dataclasses.replace(s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance))
+        for s in rows
+    ]
     positions = {name: n + 1 for n, s in enumerate(rows) for name in s.picks}
     return Selection(tuple(rows), len(front), positions)

@@ -281,4 +281,5 @@ def api_advise(services: Services, body: RecommendIn) -> AdviceOut:
     """``gpuscout.advice`` over HTTP: the rows of ``/recommend`` (the Pareto front of cost against time
     first, with the cheapest, balanced and fastest picks, then dominated rows) plus the targets applied,
     the caveats every row shares and, when nothing passes, what binds and what would fit."""
-    return AdviceOut.from_advice(services.advice(body.workload, objective=body.objective, top=body.top))
+    return AdviceOut.from_advice(services.advice(body.workload, objective=body.objective, top=body.top,
+                                                 include_rejected=body.show_rejected))

@@ -274,6 +274,8 @@ class RecommendIn(BaseModel):
     ]
     objective: Literal["cost", "time", "latency", "balanced"] = "cost"
     top: int = Field(default=20, ge=1, le=100, description="rows to return (at most 100)")
+    show_rejected: bool = Field(default=False, description="/advise: also list the offers left out, each "
+                                "with why (cannot run, misses a target, spot for a live endpoint...)")
 
     @field_validator("workload", mode="before")
     @classmethod
@@ -379,6 +381,8 @@ class AdviceOut(BaseModel):
     binding: str | None = Field(description="when no row passes: what binds and what would fit")
     considered: int = Field(description="offers looked at")
     recommendations: list[RecommendationOut]
+    rejected: list[RecommendationOut] = Field(default_factory=list,
+                                              description="offers left out, with why (show_rejected)")
 
     @classmethod
     def from_advice(cls, advice: Advice) -> AdviceOut:
@@ -387,4 +391,5 @@ class AdviceOut(BaseModel):
             picks=dict(advice.picks), picks_rule=advice.picks_rule, targets=list(advice.targets),
             notes=list(advice.notes), binding=advice.binding, considered=advice.considered,
             recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
+            rejected=[RecommendationOut.from_rec(r) for r in advice.rejected],
         )

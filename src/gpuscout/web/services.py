@@ -203,7 +203,8 @@ class WebServices:
         return registry().all()
 
     # ---- advisor -------------------------------------------------------------------------------
-    def advice(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None) -> Advice:
+    def advice(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None,
+               include_rejected: bool = False) -> Advice:
         """The advisor's whole answer over the current offers (``gpuscout.advice``): the Pareto front,
         picks, targets and what binds when nothing passes."""
         from gpuscout.advise.api import advise
@@ -211,10 +212,11 @@ class WebServices:
         from gpuscout.user_models import registry
 
         minute = int(time.time() // 60)  # reasons quote price ages
-        key = ("advice", workload.model_dump_json(), objective, top, self.data_version(), minute)
+        key = ("advice", workload.model_dump_json(), objective, top, include_rejected, self.data_version(),
+               minute)
         return self._advice.get_or_compute(
             key, lambda: advise(workload, self.all_current_offers(), objective=objective, top=top,
-                                backends=default_backends(registry()))
+                                include_rejected=include_rejected, backends=default_backends(registry()))
         )
 
     def recommend(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
