@@ -92,3 +92,13 @@ def test_bad_inputs_are_refused_naming_the_field() -> None:
     assert ctx.value.field == "context"
     with pytest.raises(InvalidInputError):
         faq("llama-3.1-8b", OFFERS, now=NOW, users=0)
+
+
+def test_a_natively_quantized_model_is_answered_in_its_own_format() -> None:
+    """gpt-oss ships MXFP4 experts: the FAQ sizes and times it so unless told otherwise."""
+    f = faq("gpt-oss-120b", OFFERS, now=NOW)
+    assert "at mxfp4" in f.summary
+    vram = f.answers[0]
+    assert vram.details[0].startswith("mxfp4")
+    assert float(vram.figures["mxfp4-moe_gb"] or 0) < 80  # one 80 GB card holds it
+    assert "at bf16" in faq("gpt-oss-120b", OFFERS, now=NOW, precision="bf16").summary

@@ -86,6 +86,7 @@ class Backends:
     models: ModelRegistry | None = None  # the registry model names resolve through (imported models too)
     # what would run where the engine cannot run the precision (the estimator's support rules)
     alternatives: AlternativesFn | None = None
+    native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -205,4 +206,5 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         canonical_provider=_canonical_provider,
         models=reg,
         alternatives=support_alternatives,
+        native_precision=lambda name: resolve(name).native_precision or "bf16",
     )

@@ -72,6 +72,9 @@ def _gb(x: float) -> str:
 def _offer_label(rec: Recommendation) -> str:
     o = rec.offer
     config = rec.config.describe(o.accelerator)
+    s = rec.estimate
+    if rec.substitution and s is not None:  # the asked engine cannot run it there: say what does
+        config += f", as {s.engine} {s.precision}"
     return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, ${rec.price_usd_per_hour:,.2f}/h)"
 
 
@@ -426,7 +429,7 @@ class _Faq:
             )
         e1, gpus = one.estimate, one.gpus
         active = self.be.active_params_b(self.model) * 1e9
-        peak = (gpu.tflops(p) or gpu.bf16_tflops or 0.0) * 1e12 * gpus
+        peak = (gpu.tflops(_compute_class(p)) or gpu.bf16_tflops or 0.0) * 1e12 * gpus
         util = 2 * active * e1.decode_tokens_per_s / peak if peak else 0.0
         weights_total = e1.memory.weights_gb * gpus
         share = min(1.0, active / (self.be.params_b(self.model) * 1e9))
@@ -497,6 +500,16 @@ class _Faq:
         )
 
 
+def _compute_class(precision: str) -> str:
+    """The tensor-core rate a weight format multiplies at best (weight-only formats: 16-bit)."""
+    p = precision.lower()
+    if p.startswith("fp8"):
+        return "fp8"
+    if p.startswith(("mxfp4", "nvfp4")):
+        return "fp4"
+    return "int8" if p.startswith("w8a8") else "bf16"
+
+
 def faq(
     model: str,
     offers: Sequence[Offer],
@@ -504,21 +517,25 @@ def faq(
     context: int = DEFAULT_CONTEXT,
     users: int = DEFAULT_USERS,
     gpu: str | None = None,
-    precision: str = "bf16",
+    precision: str | None = None,
     backends: Backends | None = None,
     assumptions: Assumptions | None = None,
     now: datetime | None = None,
 ) -> Faq:
     """Answers for ``model`` at ``users`` conversations of ``context`` tokens (``gpu``: the user's card
-    for the slow-generation answer, default a 24 GB consumer card) over ``offers``."""
+    for the slow-generation answer, default a 24 GB consumer card) over ``offers``, at ``precision``
+    (default: the checkpoint's own format)."""
     if not isinstance(context, int) or not 64 <= context <= 2_000_000:
         raise InvalidInputError("context", f"must be 64..2,000,000 tokens, got {context!r}", "64..2000000")
     if not isinstance(users, int) or not 1 <= users <= 10_000:
         raise InvalidInputError("users", f"must be 1..10,000, got {users!r}", "1..10000")
+    be = backends or default_backends()
+    if precision is None:
+        precision = be.native_precision(model) if be.native_precision else "bf16"
     f = _Faq(
         model,
         offers,
-        backends or default_backends(),
+        be,
         assumptions or Assumptions(),
         now,
         context,

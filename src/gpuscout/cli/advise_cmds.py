@@ -547,7 +547,10 @@ def faq_cmd(
         str | None,
         typer.Option("--gpu", help="Your GPU, for 'why is generation slow'.", show_default="RTX 4090"),
     ] = None,
-    precision: Annotated[str, typer.Option("--precision", help="Weight format to size and time.")] = "bf16",
+    precision: Annotated[
+        str | None,
+        typer.Option("--precision", help="Weight format to size and time.", show_default=NATIVE_PRECISION),
+    ] = None,
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
