@@ -23,6 +23,7 @@ from gpuscout.cli.output import (
     user_errors,
     wide_console,
 )
+from gpuscout.cli.table_fit import Column, fitted_table, left_out_note
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -369,27 +370,27 @@ def offers_cmd(
     if csv_out:
         _offers_csv(offers)
         return
-    table = Table(title=f"{len(offers)} of {total} offers, sorted by {sort}")
-    for col, right in (
-        ("provider", False),
-        ("instance", False),
-        ("gpu", False),
-        ("#", True),
-        ("GB/gpu", True),
-        ("$/h", True),
-        ("$/gpu-h", True),
-        ("spot $/h", True),
-        ("region", False),
-        ("avail", False),
-        ("age", False),
-        ("source", False),
-    ):
-        table.add_column(col, justify="right" if right else "left", overflow="fold")
+    # Narrow terminals give up the source first and the instance name (needed to rent it) last.
+    columns = (
+        Column("provider", max_width=12),
+        Column("instance", drop=6, max_width=16),
+        Column("gpu"),
+        Column("#", right=True),
+        Column("GB/gpu", right=True),
+        Column("$/h", right=True),
+        Column("$/gpu-h", right=True, drop=5),
+        Column("spot $/h", right=True),
+        Column("region", drop=4, max_width=14),
+        Column("avail", drop=3),
+        Column("age", drop=2),
+        Column("source", drop=1, max_width=40),
+    )
+    rows = []
     for o in offers:
         gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
         age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
         avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
-        table.add_row(
+        rows.append((
             plain(o.provider),
             plain(o.instance_type),
             plain(gpu_label),
@@ -402,8 +403,10 @@ def offers_cmd(
             avail,
             age,
             plain(short_source(o.source)),
-        )
+        ))
     out = wide_console()
+    title = f"{len(offers)} of {total} offers, sorted by {sort}"
+    table, left_out = fitted_table(title, columns, rows, out.width)
     out.print(table)
     if any(o.extra.get("variant") == "assumed" for o in offers):
         out.print(
@@ -414,6 +417,9 @@ def offers_cmd(
             "age unknown = bundled snapshot rows whose dates could not be established; "
             "run `gpuscout refresh` for live prices."
         )
+    note = left_out_note(left_out)
+    if note:
+        out.print(note)
 
 
 def _offers_csv(offers: list[Offer]) -> None:
