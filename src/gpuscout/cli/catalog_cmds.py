@@ -229,21 +229,21 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         rows = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
         print_json([{**row, "retired": RETIRED.get(row["source"])} for row in rows])
         return
-    table = Table(title="offer sources")
-    for col in (
-        "source",
-        "state",
-        "current",
-        "age of data",
-        "rows",
-        "stale",
-        "last attempt",
-        "status",
-        "dropped (per reason)",
-        "last error",
-        "credentials",
-    ):
-        table.add_column(col)
+    # Narrow terminals keep what a source is and whether it is usable; the detail gives way first.
+    columns = (
+        Column("source", max_width=22),
+        Column("state"),
+        Column("current", drop=7),
+        Column("age of data", drop=5, max_width=16),
+        Column("rows", right=True),
+        Column("stale", right=True, drop=3),
+        Column("last attempt", drop=4),
+        Column("status"),
+        Column("dropped (per reason)", drop=2, max_width=30),
+        Column("last error", drop=6, max_width=30),
+        Column("credentials", drop=1, max_width=24),
+    )
+    rows = []
     for s in statuses:
         if s.credentials_present is None:
             creds = "-" if not s.needs_credentials else "?"
@@ -258,7 +258,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         if s.age_s is None and s.current_snapshot_id is not None:
             age = "unknown (dates not established)" if s.fallback else "unknown"
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
-        table.add_row(
+        rows.append((
             plain(s.source),
             state(s.source),
             current,
@@ -269,10 +269,14 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             s.last_status or "-",
             plain(_drops(s.last_drop_reasons)),
             plain(s.last_error or "") if s.last_status != "ok" else "",
-            creds,
-        )
+            plain(creds),
+        ))
     out = wide_console()
+    table, left_out = fitted_table("offer sources", columns, rows, out.width)
     out.print(table)
+    note = left_out_note(left_out)
+    if note:
+        out.print(note)
     retired = [name for name in RETIRED if any(s.source == name for s in statuses)]
     for name in retired:
         out.print(f"{name}: retired - {RETIRED[name]}", markup=False, highlight=False)
