@@ -138,6 +138,6 @@ def test_requests_with_distinct_unknown_names_do_not_grow_the_caches(
         name = "".join(rnd.choices(string.ascii_letters, k=40))
         assert client.get("/api/v1/offers", params={"gpu": name}).status_code in (404, 422)
         assert client.get("/", params={"gpu": name}).status_code in (404, 422)
-    for cache in (services._bodies, services._pages, services._all, services._recs, services._faq):
+    for cache in (services._bodies, services._pages, services._all, services._advice, services._faq):
         assert cache.inflight == 0
         assert len(cache) <= cache.max_entries

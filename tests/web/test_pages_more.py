@@ -139,7 +139,7 @@ def test_advisor_precision_and_engine_are_selects_from_the_knowledge_tables(clie
     html = client.get("/advise").text
     precision = _section(html, '<select name="precision"', "</select>")
     assert '<option value="fp8"' in precision and '<option value="mxfp4"' in precision
-    assert '<option value="bf16" selected>' in precision
+    assert '<option value="" selected>native' in precision  # the checkpoint's format by default
     engine = _section(html, '<select name="engine"', "</select>")
     assert '<option value="vllm" selected>vLLM' in engine and 'value="llama.cpp"' in engine
     assert '<details class="common">' in html  # closed: nothing set in it yet

@@ -86,7 +86,7 @@ def precision_choices() -> tuple[tuple[str, str], ...]:
     names = accepted_precisions()
     first = [n for n in COMMON_PRECISIONS if n in names]
     rest = [n for n in names if n not in first]
-    out = []
+    out = [("", "native · the checkpoint's own format")]  # the workload default (precision None)
     for n in (*first, *rest):
         label = resolve_precision(n).label
         out.append((n, label if label.lower() == n else f"{n} · {label}"))
