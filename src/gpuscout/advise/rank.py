@@ -591,10 +591,12 @@ class Ranker:
         if isinstance(w, ServeWorkload | BatchWorkload) and tokens:
             limit = self.be.max_context(w.model) if self.be.max_context is not None else None
             if limit and w.prompt_tokens + w.output_tokens > limit:
+                # the field named is the larger share; the accepted range names both
+                field = "output_tokens" if w.output_tokens > w.prompt_tokens else "prompt_tokens"
                 raise InvalidInputError(
-                    "prompt_tokens", f"{w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens exceed "
+                    field, f"{w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens exceed "
                     f"{self.be.model_name(w.model)}'s context of {limit:,} tokens",
-                    f"prompt + output <= {limit:,} (or a model with a longer context)")
+                    f"prompt_tokens + output_tokens <= {limit:,} (or a model with a longer context)")
         if isinstance(w, FinetuneWorkload | PretrainWorkload):
             limit = self.be.max_context(w.model) if self.be.max_context is not None and not (
                 isinstance(w, PretrainWorkload) and w.params_b is not None) else None
