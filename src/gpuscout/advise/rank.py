@@ -144,16 +144,24 @@ def _job_time(w: AnyWorkload, ev: ConfigEval, cm: CostModel) -> float:
     return base + cm.interruption_h * 3600.0 / ev.instances
 
 
+def _per(total: float, units: float) -> float | None:
+    """``total`` per unit; None when there are no units or the ratio is not a finite number (a load of
+    1e-300 requests/s serves no token worth pricing)."""
+    if units <= 0:
+        return None
+    ratio = total / units
+    return ratio if math.isfinite(ratio) else None
+
+
 def unit_costs(w: AnyWorkload, ev: ConfigEval, total: float) -> UnitCosts:
     if isinstance(w, ServeWorkload):
-        per_m = total / (ev.output_tokens / 1e6) if ev.output_tokens > 0 else None
+        per_m = _per(total, ev.output_tokens / 1e6)
         return UnitCosts(per_million_output_tokens=per_m, per_image=None, per_run=None, per_month=total)
     if isinstance(w, BatchWorkload):
         if w.is_images:
-            return UnitCosts(None, total / ev.images if ev.images else None, total, None)
-        per_m = total / (ev.output_tokens / 1e6) if ev.output_tokens > 0 else None
-        return UnitCosts(per_m, None, total, None)
-    per_train = total / (ev.train_tokens / 1e6) if ev.train_tokens > 0 else None
+            return UnitCosts(None, _per(total, ev.images), total, None)
+        return UnitCosts(_per(total, ev.output_tokens / 1e6), None, total, None)
+    per_train = _per(total, ev.train_tokens / 1e6)
     return UnitCosts(None, None, total, None, per_million_train_tokens=per_train)
 
 
