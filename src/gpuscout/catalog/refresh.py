@@ -424,6 +424,7 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
                     dropped_count=report.dropped,
                     fallback=source.kind == "snapshot",
                     drop_reasons=reasons,
+                    fingerprint=getattr(source, "fingerprint", None) if source.kind == "snapshot" else None,
                 )
 
         written = await run.stored(write)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import types
 import typing
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from gpuscout.catalog.db import utc
+from gpuscout.catalog.clock import utc
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.offer_fields import per_offer_type
 
@@ -29,6 +30,17 @@ def _text(value: str) -> str:
     """Text as stored: without NUL characters, which PostgreSQL text cannot hold (one bad feed cell must
     not fail the whole snapshot)."""
     return value.replace("\x00", "") if "\x00" in value else value
+
+
+def _datetime(value: datetime | str) -> datetime | None:
+    """A stored time in UTC: SQLite holds the text SQLAlchemy wrote (``2026-12-01 10:00:00.000000``,
+    UTC without an offset), PostgreSQL's driver gives a datetime."""
+    return utc(datetime.fromisoformat(value) if isinstance(value, str) else value)
+
+
+def _json(value: Any) -> Any:
+    """A JSON column's value: SQLite holds the JSON text, PostgreSQL's driver may give it decoded."""
+    return json.loads(value) if isinstance(value, str | bytes) else value
 
 
 def _optional(convert: Convert) -> Convert:
@@ -49,7 +61,7 @@ def _codec(hint: Any, default: Any) -> tuple[Convert, Convert]:
         enum_type = hint
         return (lambda v: enum_type(v).value), enum_type
     if hint is datetime:
-        return utc, utc
+        return utc, _datetime
     if hint is bool:
         return bool, bool
     if hint is int:
@@ -61,9 +73,12 @@ def _codec(hint: Any, default: Any) -> tuple[Convert, Convert]:
         fallback = default if isinstance(default, str) else ""
         return _text, (lambda v: fallback if v is None else v)
     if origin is tuple:
-        return (lambda v: [_text(x) if isinstance(x, str) else x for x in v]), (lambda v: tuple(v or ()))
+        return (
+            (lambda v: [_text(x) if isinstance(x, str) else x for x in v]),
+            (lambda v: tuple(_json(v) or ())),
+        )
     if origin is dict:
-        return dict, (lambda v: dict(v or {}))
+        return dict, (lambda v: dict(_json(v) or {}))
     raise TypeError(f"unsupported Offer field type {hint!r}")
 
 
@@ -117,3 +132,9 @@ def offer_row(offer: Offer, snapshot_id: int, specs: Specs) -> dict[str, Any]:
 def row_offer(row: Mapping[Any, Any], cls: type[Offer] = Offer) -> Offer:
     """The ``Offer`` a row (mapping of at least :func:`offer_columns`) holds."""
     return cls(**{c.name: c.from_column(row[c.name]) for c in _columns(cls)})
+
+
+def decode_offer(values: Sequence[Any], cls: type[Offer] = Offer) -> Offer:
+    """The ``Offer`` of a row read as the driver returns it, with the :func:`offer_columns` values in
+    that order (``SELECT`` of :data:`OFFER_COLUMNS`)."""
+    return cls(*[c.from_column(v) for c, v in zip(_columns(cls), values, strict=True)])

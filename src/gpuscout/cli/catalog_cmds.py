@@ -7,7 +7,6 @@ import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from gpuscout.catalog.query import INTERCONNECTS, SORT_KEYS
@@ -60,7 +59,7 @@ def _money(value: float | None) -> str:
 
 
 def _age(offer: object) -> str:
-    from gpuscout.catalog.store import format_age
+    from gpuscout.catalog.clock import format_age
 
     observed = getattr(offer, "observed_at", None)
     if observed is None:
@@ -172,6 +171,8 @@ def _refresh_with_progress(
     out: Console, store: object, chosen: list[Any], timeout: float | None, deadline: float | None
 ) -> list[Any]:
     """The refresh with one Rich progress line per source, updated as each one ends."""
+    from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
     from gpuscout.catalog.refresh import RefreshResult, refresh
     from gpuscout.catalog.store import Store
 
@@ -330,8 +331,10 @@ def offers_cmd(
     db: DbOption = None,
 ) -> None:
     """List current offers, filtered and sorted; every row shows its source and the age of its price."""
-    from gpuscout.catalog.api import expand_gpus, open_store
+    from gpuscout.catalog.api import expand_gpus
+    from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.query import OfferQuery
+    from gpuscout.catalog.reader import open_reader
     from gpuscout.knowledge.providers import canonical_provider
 
     with user_errors():
@@ -358,11 +361,11 @@ def offers_cmd(
             limit=limit or None,
             exclude_stale=fresh_only,
         )
-        store = open_store(db)
+        reader = open_reader(db or default_db_url())
         try:
-            offers, total = store.offer_page(query)
+            offers, total = reader.offer_page(query)
         finally:
-            store.close()
+            reader.close()
     if json_out:
         print_json([{**to_jsonable(o), "age": _age(o)} for o in offers])
         return
