@@ -35,7 +35,7 @@ from gpuscout.catalog.query import (
     offers_sql,
     source_preference,
 )
-from gpuscout.catalog.rows import OFFER_COLUMNS, Specs, decode_offer, offer_row
+from gpuscout.catalog.rows import OFFER_COLUMNS, RowValues, Specs, decode_offer, row_values
 from gpuscout.catalog.status import (
     DropReasons,
     HistoryPoint,
@@ -61,7 +61,8 @@ __all__ = [
 ]
 
 SNAPSHOT_SOURCE = "snapshot"
-_INSERT_CHUNK = 2000
+_INSERT_CHUNK = 5000
+_WRITE_CACHE_KIB = 65536  # SQLite page cache while a large snapshot is inserted
 # PostgreSQL advisory lock keys (migrations take 727001).
 _ACCELERATOR_LOCK = 727002
 _FIRST_SNAPSHOT_LOCK = 727003
@@ -91,7 +92,7 @@ class Store:
         self._read_engine = read_engine(self.engine)
         migrate(self.engine)
         self._spec_cache: Specs | None = None
-        self._insert_plan: tuple[str, list[str], list[Any]] | None = None
+        self._insert_plan: tuple[str, RowValues] | None = None
         if sync_accelerators:
             self.sync_accelerators()
 
@@ -210,9 +211,7 @@ class Store:
                 )
                 .returning(t.snapshots.c.id)
             ).scalar_one()
-            for i in range(0, len(offers), _INSERT_CHUNK):
-                chunk = offers[i : i + _INSERT_CHUNK]
-                self._insert_offers(conn, [offer_row(o, snapshot_id, specs) for o in chunk])
+            self._insert_offers(conn, offers, snapshot_id, specs)
             set_current(conn, source, snapshot_id)
             if conn.dialect.name == "sqlite":
                 # Keep the planner's statistics current (sampled: bounded cost, ~40 ms). Without
@@ -221,12 +220,17 @@ class Store:
                 conn.exec_driver_sql("ANALYZE offers")
         return WriteReport(snapshot_id=snapshot_id, rows=len(offers), providers=providers)
 
-    def _insert_offers(self, conn: sa.Connection, rows: list[dict[str, Any]]) -> None:
-        """Bulk insert straight through the driver's executemany.
+    def _insert_offers(
+        self, conn: sa.Connection, offers: Sequence[Offer], snapshot_id: int, specs: Specs
+    ) -> None:
+        """Bulk insert straight through the driver's executemany, in chunks.
 
         Values go through each column type's own bind processor for this dialect (datetimes,
         JSON...), exactly as SQLAlchemy would convert them; skipping its per-row statement
-        machinery makes ingest several times faster (``benchmarks/catalog.py``).
+        machinery, and building each row as one tuple (:func:`~gpuscout.catalog.rows.row_values`),
+        makes ingest several times faster (``benchmarks/catalog.py``). On SQLite the connection's
+        page cache is raised for the insert: a larger cache keeps the index pages being updated in
+        memory (the default 2 MB is less than one index of 100,000 offers).
         """
         if self._insert_plan is None:
             dialect = self.engine.dialect
@@ -236,14 +240,18 @@ class Store:
                 f"INSERT INTO offers ({', '.join(c.name for c in cols)}) "
                 f"VALUES ({', '.join([mark] * len(cols))})"
             )
-            procs = [c.type.dialect_impl(dialect).bind_processor(dialect) for c in cols]
-            self._insert_plan = (sql, [c.name for c in cols], procs)
-        sql, names, procs = self._insert_plan
-        params = [
-            tuple(p(row[n]) if p is not None else row[n] for n, p in zip(names, procs, strict=True))
-            for row in rows
-        ]
-        conn.exec_driver_sql(sql, params)
+            binds = {c.name: c.type.dialect_impl(dialect).bind_processor(dialect) for c in cols}
+            self._insert_plan = (sql, row_values([c.name for c in cols], binds))
+        sql, values = self._insert_plan
+        if conn.dialect.name == "sqlite" and len(offers) > _INSERT_CHUNK:
+            conn.exec_driver_sql(f"PRAGMA cache_size=-{_WRITE_CACHE_KIB}")
+        try:
+            for i in range(0, len(offers), _INSERT_CHUNK):
+                chunk = offers[i : i + _INSERT_CHUNK]
+                conn.exec_driver_sql(sql, [values(o, snapshot_id, specs) for o in chunk])
+        finally:
+            if conn.dialect.name == "sqlite" and len(offers) > _INSERT_CHUNK:
+                conn.exec_driver_sql("PRAGMA cache_size=-2000")  # SQLite's default again
 
     def record_attempt(
         self,

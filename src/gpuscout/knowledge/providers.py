@@ -19,6 +19,7 @@ else known, confidence "unverified") so that cost estimates round up rather than
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -187,8 +188,10 @@ def _key(name: str) -> str:
     return name.strip().lower().replace(" ", "").replace("_", "-")
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical_provider(name: str) -> str | None:
-    """The canonical provider id for ``name`` or an alias (``vast`` -> ``vastai``); None if unknown."""
+    """The canonical provider id for ``name`` or an alias (``vast`` -> ``vastai``); None if unknown.
+    (Cached: a feed or an offer file repeats the same names.)"""
     terms, aliases = _load()
     key = _key(name)
     if key in terms:
