@@ -23,7 +23,7 @@ from gpuscout.catalog.reader import OfferReader, open_reader
 from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
 
 if TYPE_CHECKING:
-    from gpuscout.catalog.refresh import RefreshResult
+    from gpuscout.catalog.results import RefreshResult
     from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
 
 _MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
@@ -36,7 +36,7 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
     an older package's), decided inside the write transaction (several processes opening the store
     at once load it exactly once); ``None`` when another one already had.
     """
-    from gpuscout.catalog.refresh import RefreshResult
+    from gpuscout.catalog.results import RefreshResult
     from gpuscout.catalog.sources.snapshot import SnapshotSource
     from gpuscout.catalog.validate import validate_offers
 

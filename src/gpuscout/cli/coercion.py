@@ -58,7 +58,7 @@ if RuntimeParam is not None:
     class PlainRuntimeParam(RuntimeParam):
         """Converts str/int/float values (and lists of them) itself; Typer's converter does the rest."""
 
-        kind: type = str
+        kind: type | None = None  # None: Typer converts every value
         is_list: bool = False
         descriptor: Any = None
         _typer: list[Any] = field(default_factory=list)  # Typer's converter, built when first needed
@@ -72,6 +72,8 @@ if RuntimeParam is not None:
             return out
 
         def _convert(self, value: Any) -> Any:
+            if self.kind is None:
+                return NotImplemented
             if self.is_list:
                 items = value if isinstance(value, list | tuple) else [value]
                 out = [self._one(v) for v in items]
@@ -79,6 +81,7 @@ if RuntimeParam is not None:
             return self._one(value)
 
         def _one(self, value: Any) -> Any:
+            assert self.kind is not None
             out = _plain(self.kind, value)
             if out is NotImplemented or self.kind in (str, bool):
                 return out
@@ -130,14 +133,17 @@ def _install_param(param: Any) -> None:
     if not isinstance(param, _TyperParameter) or getattr(param, "_runtime_param", 1) is not None:
         return
     descriptor = getattr(param, "type_descriptor", None)
-    if descriptor is None or getattr(descriptor, "file_annotation", None) is not None:
+    if descriptor is None:
         return
-    plain = _plain_kind(descriptor.annotation, descriptor.parameter_info)
-    if plain is not None:
-        param._runtime_param = PlainRuntimeParam(
-            parameter_info=descriptor.parameter_info,
-            annotation=descriptor.annotation,
-            kind=plain[0],
-            is_list=plain[1],
-            descriptor=descriptor,
-        )
+    plain = None
+    if getattr(descriptor, "file_annotation", None) is None:
+        plain = _plain_kind(descriptor.annotation, descriptor.parameter_info)
+    # Every parameter gets one: an option left out (None) is answered by the shared ``coerce`` without
+    # a converter, so Typer's is built only for a value the plain path does not take (kind None: all).
+    param._runtime_param = PlainRuntimeParam(
+        parameter_info=descriptor.parameter_info,
+        annotation=descriptor.annotation,
+        kind=plain[0] if plain else None,
+        is_list=plain[1] if plain else False,
+        descriptor=descriptor,
+    )

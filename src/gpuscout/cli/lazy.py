@@ -3,13 +3,15 @@
 ``gpuscout offers`` imports the catalog commands, not the advisor, the estimator or the web app;
 ``gpuscout --help`` imports the command modules (for their one-line help) but nothing they use.
 Each command module keeps its ``register(app)`` function; the group calls it on a private
-:class:`typer.Typer` the first time one of the module's commands is asked for, and converts it to
-click commands the way ``typer.main.get_command`` does for any app. The commands, their options and
-their help are therefore exactly what the same ``register`` would give on an eager app.
+:class:`typer.Typer` the first time one of the module's commands is asked for, and builds that
+command with Typer's own builders (``typer.main.get_command_from_info`` / ``get_group_from_info``,
+what ``typer.main.get_command`` uses for a whole app). The commands, their options and their help
+are therefore exactly what the same ``register`` would give on an eager app.
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -27,7 +29,7 @@ class LazyGroup(GpuscoutGroup):
     """
 
     modules: ClassVar[Mapping[str, str]] = {}
-    _loaded: ClassVar[dict[str, dict[str, Any]]] = {}
+    _loaded: ClassVar[dict[str, Any]] = {}
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -40,19 +42,48 @@ class LazyGroup(GpuscoutGroup):
         found = super().get_command(ctx, cmd_name)
         if found is not None or cmd_name not in self.modules:
             return found
-        return load_commands(self.modules[cmd_name]).get(cmd_name)
+        return load_command(self.modules[cmd_name], cmd_name)
 
 
-def load_commands(module_name: str) -> dict[str, Any]:
-    """The click commands that ``module_name``'s ``register(app)`` adds, by name (built once)."""
-    loaded = LazyGroup._loaded.get(module_name)
+def load_command(module_name: str, name: str) -> Any:
+    """The click command ``name`` that ``module_name``'s ``register(app)`` adds (built once).
+
+    Only that command is built (its options read from its signature, as ``typer.main.get_command``
+    would for the whole app): a command run does not pay for its module's other commands.
+    """
+    key = f"{module_name}:{name}"
+    loaded = LazyGroup._loaded.get(key)
     if loaded is None:
-        module = importlib.import_module(module_name)
-        app = typer.Typer(add_completion=False)
-        module.register(app)
-        built = typer.main.get_command(app)
-        coercion.install(built)
-        commands = getattr(built, "commands", None)
-        loaded = dict(commands) if commands is not None else {str(built.name): built}
-        LazyGroup._loaded[module_name] = loaded
+        app = _registered(module_name)
+        loaded = _build(app, name)
+        coercion.install(loaded)
+        LazyGroup._loaded[key] = loaded
     return loaded
+
+
+@functools.cache
+def _registered(module_name: str) -> typer.Typer:
+    """A private app with the commands of ``module_name`` registered (not yet built)."""
+    app = typer.Typer(add_completion=False)
+    importlib.import_module(module_name).register(app)
+    return app
+
+
+def _build(app: typer.Typer, name: str) -> Any:
+    for info in app.registered_commands:
+        assert info.callback is not None
+        if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:
+            return typer.main.get_command_from_info(
+                info,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+            )
+    for group in app.registered_groups:
+        if group.name == name:
+            return typer.main.get_group_from_info(
+                group,
+                pretty_exceptions_short=app.pretty_exceptions_short,
+                rich_markup_mode=app.rich_markup_mode,
+                suggest_commands=app.suggest_commands,
+            )
+    raise LookupError(f"{name!r} is not registered by its module")  # COMMANDS names a wrong module

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import math
 import os
@@ -106,13 +107,26 @@ def printable(value: object) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
 
 
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.cache
+def _shape(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A dataclass's field names and (in ``dir`` order) its property names."""
+    fields = tuple(f.name for f in dataclasses.fields(cls))
+    return fields, tuple(n for n in dir(cls) if isinstance(getattr(cls, n, None), property))
+
+
 def to_jsonable(obj: Any) -> Any:
-    """Convert dataclasses, enums, datetimes, tuples... into plain JSON values."""
+    """Convert dataclasses (their fields, then their properties), enums, datetimes, tuples... into
+    plain JSON values."""
+    if type(obj) in _PLAIN_TYPES:  # the common leaf, answered before the checks below
+        return obj
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        for name in dir(type(obj)):
-            if isinstance(getattr(type(obj), name, None), property):
-                out[name] = to_jsonable(getattr(obj, name))
+        fields, properties = _shape(type(obj))
+        out = {name: to_jsonable(getattr(obj, name)) for name in fields}
+        for name in properties:
+            out[name] = to_jsonable(getattr(obj, name))
         return out
     if isinstance(obj, enum.Enum):
         return obj.value
