@@ -115,15 +115,20 @@ class Params:
         return ", ".join(self.add(v) for v in values)
 
 
-def _contains(column: str, text: str, params: Params) -> str:
-    """``column`` contains ``text`` (case-insensitive, LIKE wildcards in ``text`` taken literally)."""
+def _contains(column: str, text: str, params: Params, dialect: str) -> str:
+    """``column`` contains ``text`` (case-insensitive, LIKE wildcards in ``text`` taken literally).
+
+    SQLite's LIKE already ignores the case of ASCII letters, and its ``lower`` folds no others, so
+    there ``column LIKE pattern`` means ``lower(column) LIKE pattern`` without a call per row;
+    PostgreSQL's LIKE heeds case, so the column is lowered there."""
     escaped = text.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
-    return f"{column} LIKE '%' || {params.add(escaped)} || '%' ESCAPE '/'"
+    target = column if dialect == "sqlite" else f"lower({column})"
+    return f"{target} LIKE {params.add(f'%{escaped}%')} ESCAPE '/'"
 
 
-def conditions(query: OfferQuery, params: Params) -> list[str]:
+def conditions(query: OfferQuery, params: Params, *, dialect: str = "postgresql") -> list[str]:
     """The WHERE terms of ``query``'s filters (the current-snapshot scope is separate), over the
-    columns of ``offers``; their values go to ``params``."""
+    columns of ``offers``; their values go to ``params``. ``dialect``: ``sqlite`` or ``postgresql``."""
     conds: list[str] = []
     if query.gpus:
         conds.append(f"accelerator IN ({params.many(query.gpus)})")
@@ -139,13 +144,11 @@ def conditions(query: OfferQuery, params: Params) -> list[str]:
         conds.append(f"provider IN ({params.many(names)})")
     if query.regions:
         # a row standing for several regions matches when one of them does
+        listed = "regions" if dialect == "sqlite" else "CAST(regions AS TEXT)"  # SQLite: JSON is text
         terms = [
             term
             for r in query.regions
-            for term in (
-                _contains("lower(region)", r, params),
-                _contains("lower(CAST(regions AS TEXT))", r, params),
-            )
+            for term in (_contains("region", r, params, dialect), _contains(listed, r, params, dialect))
         ]
         conds.append("(" + " OR ".join(terms) + ")")
     if query.spot is True:
@@ -289,7 +292,7 @@ def offers_sql(
     ``sqlite`` or ``postgresql`` (only how an offset without a limit is written differs)."""
     params = Params()
     where = " AND ".join([current_scope(current, params, include_superseded=include_superseded),
-                          *conditions(query, params)])
+                          *conditions(query, params, dialect=dialect)])
     if count:
         return f"SELECT count(*) FROM offers WHERE {where}", params.values
     text = f"SELECT {', '.join(columns)} FROM offers WHERE {where} ORDER BY {', '.join(order_by(query))}"

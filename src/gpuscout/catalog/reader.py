@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
@@ -53,14 +54,28 @@ class SqliteReader:
     """Current offers of a ready SQLite store, read with ``sqlite3`` (see the module docstring).
 
     Each read runs in one transaction: a refresh landing meanwhile is seen entirely or not at all.
+    Each thread reads through its own connection (the web service reads from its thread pool).
     """
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
+    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        self._path = path
+        self._local = threading.local()
+        self._local.conn = conn
+        self._all = [conn]
+        self._lock = threading.Lock()
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = _connect(self._path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn
+        conn = self._connection()
         conn.execute("BEGIN")
         try:
             yield conn
@@ -108,7 +123,10 @@ class SqliteReader:
             return self._page(conn, query, include_superseded), self._count(conn, query, include_superseded)
 
     def close(self) -> None:
-        self._conn.close()
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
 
 
 class _Snapshot:
@@ -129,6 +147,12 @@ def sqlite_path(url: str) -> str | None:
     return path if path and path != ":memory:" else None
 
 
+def _connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
 def open_ready(url: str) -> SqliteReader | None:
     """A :class:`SqliteReader` for the store at ``url`` when it is a SQLite file that is ready (see the
     module docstring); ``None`` when the store must be opened (and so migrated, synced or loaded)."""
@@ -136,13 +160,12 @@ def open_ready(url: str) -> SqliteReader | None:
     if path is None or not os.path.isfile(path):
         return None
     try:
-        conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+        conn = _connect(path)
     except sqlite3.Error:
         return None
     try:
-        conn.execute("PRAGMA busy_timeout=30000")
         if _ready(conn):
-            return SqliteReader(conn)
+            return SqliteReader(conn, path)
     except sqlite3.Error:  # not a store, locked past the timeout, damaged: the Store says what is wrong
         pass
     conn.close()

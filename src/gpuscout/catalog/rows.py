@@ -291,7 +291,8 @@ def _decoder(cls: type[Offer]) -> Callable[[Sequence[Any]], Offer]:
                 exprs.append(f"(d{i} if {get} is None else {v})")
         elif column.plain is not None:
             convert = f"{column.plain}({v})"
-            exprs.append(f"(None if {get} is None else {convert})" if column.optional else f"{column.plain}(r[{i}])")
+            plain = f"{column.plain}(r[{i}])"
+            exprs.append(f"(None if {get} is None else {convert})" if column.optional else plain)
         elif column.is_tuple:
             exprs.append(f'(() if {get} == "[]" else c{i}({v}))')  # most lists are empty
         elif column.is_time:
