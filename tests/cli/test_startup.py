@@ -1,0 +1,145 @@
+"""Start-up: a command imports only what it uses, and the lazy command table is the whole CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from gpuscout.cli import COMMANDS, app, coercion
+from gpuscout.cli.lazy import load_command
+
+HEAVY = ("sqlalchemy", "httpx", "yaml", "fastapi", "uvicorn", "jinja2", "gpuhunt", "rich.progress")
+
+_PROBE = """
+import json, sys
+from gpuscout.cli import main
+sys.argv = ["gpuscout", *json.loads(sys.argv[1])]
+try:
+    main()
+except SystemExit:
+    pass
+sys.stdout.flush()
+print("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def _modules(args: list[str], data_dir: Path) -> set[str]:
+    env = {"GPUSCOUT_DATA_DIR": str(data_dir), "PATH": "/usr/bin:/bin", "HOME": str(data_dir)}
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True, text=True, env=env, timeout=120
+    )
+    line = out.stdout.rsplit("MODULES ", 1)[1]
+    return set(json.loads(line))
+
+
+def _loaded(modules: set[str], names: tuple[str, ...]) -> list[str]:
+    return [n for n in names if n in modules]
+
+
+@pytest.fixture(scope="module")
+def ready_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    data = tmp_path_factory.mktemp("data")
+    subprocess.run(
+        [sys.executable, "-m", "gpuscout", "offers", "--limit", "1"],
+        env={"GPUSCOUT_DATA_DIR": str(data), "PATH": "/usr/bin:/bin", "HOME": str(data)},
+        capture_output=True,
+        check=True,
+        timeout=120,
+    )  # the first use creates the store and loads the bundled snapshot
+    return data
+
+
+def test_help_imports_no_catalog_store_no_pydantic(ready_data_dir: Path) -> None:
+    modules = _modules(["--help"], ready_data_dir)
+    assert _loaded(modules, (*HEAVY, "pydantic", "gpuscout.catalog.store", "gpuscout.catalog.reader")) == []
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["offers", "--gpu", "H100"],
+        ["offers", "--limit", "0", "--json"],
+        ["offers", "--sort", "tflops_per_dollar", "--csv", "--region", "us"],
+    ],
+)
+def test_offers_on_a_ready_store_imports_no_sqlalchemy_http_or_yaml(
+    args: list[str], ready_data_dir: Path
+) -> None:
+    modules = _modules(args, ready_data_dir)
+    assert _loaded(modules, (*HEAVY, "pydantic")) == []
+    assert "gpuscout.catalog.reader" in modules
+
+
+def test_recommend_on_a_ready_store_imports_no_sqlalchemy_http_or_yaml(ready_data_dir: Path) -> None:
+    modules = _modules(["recommend", "serve", "llama-3.1-8b", "-c", "32"], ready_data_dir)
+    assert _loaded(modules, HEAVY) == []
+    assert "typer._adapters" not in modules  # options converted without Typer's pydantic adapters
+
+
+def test_the_command_table_lists_every_registered_command() -> None:
+    """``COMMANDS`` (the lazy table) names exactly the commands each module registers."""
+    by_module: dict[str, set[str]] = {}
+    for name, module in COMMANDS.items():
+        by_module.setdefault(module, set()).add(name)
+    for module, names in by_module.items():
+        registered = typer.Typer()
+        __import__(module, fromlist=["register"]).register(registered)
+        found = {
+            info.name or typer.main.get_command_name(info.callback.__name__)  # type: ignore[union-attr]
+            for info in registered.registered_commands
+        } | {g.name for g in registered.registered_groups}
+        assert found == names, module
+
+
+def test_unknown_command_is_refused_with_the_known_ones() -> None:
+    result = CliRunner().invoke(app, ["ofers"])
+    assert result.exit_code == 2 and "No such command" in result.output
+
+
+# ---- plain option conversion ---------------------------------------------------------------------
+SAMPLES = ["0", "7", "-3", "12", "1.5", "-0.25", "1e9", "2E-3", "abc", "", " 5 ", "1_000", "+3", "007", "nan",
+           "inf", "1.", ".5", "3,5", "9" * 30, "0x10", "٣"]  # fmt: skip
+
+
+def _all_params() -> list[tuple[str, Any]]:
+    out = []
+    for name, module in COMMANDS.items():
+        command = load_command(module, name)
+        for sub in [command, *getattr(command, "commands", {}).values()]:
+            out.extend((f"{name} {sub.name}", p) for p in sub.params)
+    return out
+
+
+def _typer_convert(param: Any, value: Any) -> tuple[str, Any]:
+    own = coercion.build_runtime_param(param.type_descriptor)
+    try:
+        return "ok", own._coerce_value(value, param=param, ctx=None)
+    except Exception as exc:
+        return type(exc).__name__, str(exc)
+
+
+@pytest.mark.skipif(coercion.RuntimeParam is None, reason="this Typer converts through click types")
+def test_every_option_converts_as_typer_converts_it() -> None:
+    checked = 0
+    for where, param in _all_params():
+        runtime = getattr(param, "_runtime_param", None)
+        if not isinstance(runtime, coercion.PlainRuntimeParam) or runtime.kind is None:
+            continue
+        samples: list[Any] = [*SAMPLES, [*SAMPLES[:3]], ("4", "x")] if runtime.is_list else [*SAMPLES, 3, 2.5]
+        for value in samples:
+            try:
+                mine: tuple[str, Any] = ("ok", runtime._coerce_value(value, param=param, ctx=None))
+            except Exception as exc:
+                mine = (type(exc).__name__, str(exc))
+            theirs = _typer_convert(param, value)
+            assert repr(mine) == repr(theirs), (where, param.name, value)  # repr: nan is nan
+            assert type(mine[1]) is type(theirs[1]), (where, param.name, value)
+            checked += 1
+    assert checked > 500
