@@ -105,9 +105,11 @@ def run(cmd: Sequence[str], env: dict[str, str], *, check: bool = True) -> float
     return wall
 
 
-def interleaved(cases: dict[str, tuple[Sequence[str], dict[str, str]]], runs: int) -> dict[str, Timed]:
+def interleaved(
+    cases: dict[str, tuple[Sequence[str], dict[str, str]]], runs: int, *, warm: bool = True
+) -> dict[str, Timed]:
     out = {label: Timed(label, []) for label in cases}
-    for cmd, env in cases.values():  # one warm-up each (page cache, .pyc files)
+    for cmd, env in cases.values() if warm else ():  # one warm-up each (page cache, .pyc files)
         run(cmd, env)
     for _ in range(runs):
         for label, (cmd, env) in cases.items():
@@ -232,10 +234,8 @@ def side_by_side(
         gs = timed["gpuscout"]
         if "gpuhunt" in timed:
             gh = timed["gpuhunt"]
-            table.append([
-                f"{n:,} offers ({items:,} gpuhunt items)", gs.text(), gh.text(), f"{gs.median / gh.median:.2f}x",
-                load(),
-            ])  # fmt: skip
+            ratio = f"{gs.median / gh.median:.2f}x"
+            table.append([f"{n:,} offers ({items:,} gpuhunt items)", gs.text(), gh.text(), ratio, load()])
         else:
             table.append([f"{n:,} offers", gs.text(), "skipped", "-", load()])
         print(f"  {table[-1]}", flush=True)
@@ -268,13 +268,10 @@ def cli_figures(work: Path, big: tuple[int, Path] | None, small: Path, runs: int
     cases: dict[str, tuple[Sequence[str], dict[str, str]]] = {
         "json": ([*GPUSCOUT, "offers", "--gpu", "H100", "--limit", "0", "--json"], env),
         "csv": ([*GPUSCOUT, "offers", "--gpu", "H100", "--limit", "0", "--csv"], env),
-        "table": ([*GPUSCOUT, "offers", "--gpu", "H100", "--limit", "0"], env),
     }
-    matches = subprocess.run(
-        [*GPUSCOUT, "offers", "--gpu", "H100", "--limit", "1", "--json"], env=env, capture_output=True
-    )
-    del matches
     timed = interleaved(cases, heavy)
+    table_cmd = [*GPUSCOUT, "offers", "--gpu", "H100", "--limit", "0"]
+    timed.update(interleaved({"table": (table_cmd, env)}, 1, warm=False))
     add(f"all H100 matches at {n:,} offers as JSON (`offers --gpu H100 --limit 0 --json`)", timed["json"])
     add("the same as CSV (`--csv`)", timed["csv"])
     add("the same as a table (`--limit 0`, piped)", timed["table"])
@@ -329,11 +326,12 @@ def script_figures(advise: bool, web: bool) -> list[list[str]]:
         )  # fmt: skip
         report = json.loads(out.stdout[out.stdout.index("{") :])
         for path, r in report["endpoints"].items():
-            rows.append([
-                f"`benchmarks/web.py`, no cache: `{path}`, {report['offers']:,} offers, {report['clients']} clients, "
-                "one worker",
-                f"median {r['median_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms", f"{r['rps']:.0f} req/s", load(),
-            ])  # fmt: skip
+            what = f"`benchmarks/web.py`, no cache: `{path}`, {report['offers']:,} offers, "
+            what += f"{report['clients']} clients, one worker"
+            note = (
+                f"{r['requests_per_s']:.0f} req/s, server CPU {r['server_cpu_ms_per_request']:.1f} ms/request"
+            )
+            rows.append([what, f"median {r['median_ms']:.0f} ms, p95 {r['p95_ms']:.0f} ms", note, load()])
             print(f"  {rows[-1]}", flush=True)
     return rows
 
@@ -388,14 +386,15 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
     return "\n".join([
         "## Speed",
         "",
-        f"Measured with `python benchmarks/side_by_side.py` on the 2-core development machine (median of {runs} "
-        "interleaved whole-process runs, min-max in brackets; the machine is shared, so the 1-minute load average "
-        "is shown with each figure). Nothing in the test suite asserts a timing.",
+        "Measured with `python benchmarks/side_by_side.py` on the 2-core development machine (median of "
+        f"{runs} interleaved whole-process runs, min-max in brackets; the machine is shared, so the "
+        "1-minute load average is shown with each figure). Nothing in the test suite asserts a timing.",
         "",
-        "Side by side with gpuhunt on the same offers (the bundled snapshot repeated to the size; gpuhunt reads "
-        "a local catalog of the same offers):",
+        "Side by side with gpuhunt on the same offers (the bundled snapshot repeated to the size; gpuhunt "
+        "reads a local catalog of the same offers):",
         "",
-        markdown(["offers", "`gpuscout offers --gpu H100`", "gpuhunt: query H100, print", "ratio", "load"], side),
+        markdown(["offers", "`gpuscout offers --gpu H100`", "gpuhunt: query H100, print", "ratio", "load"],
+                 side),
         "",
         markdown(["figure", "median", "note", "load"], other),
         "",

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 import httpx
 
 from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.results import RefreshResult
+from gpuscout.catalog.results import RefreshResult as RefreshResult  # its home before results.py
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, format_seconds
 from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import ValidationReport, validate_offers
