@@ -143,3 +143,34 @@ def test_every_option_converts_as_typer_converts_it() -> None:
             assert type(mine[1]) is type(theirs[1]), (where, param.name, value)
             checked += 1
     assert checked > 500
+
+
+# ---- the root help, replayed ------------------------------------------------------------------------
+def _help(args: list[str], data_dir: Path, **env: str) -> tuple[int, str, set[str]]:
+    base = {"GPUSCOUT_DATA_DIR": str(data_dir), "PATH": "/usr/bin:/bin", "HOME": str(data_dir), **env}
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(args)],
+        capture_output=True,
+        text=True,
+        env=base,
+        timeout=120,
+    )
+    text, _, modules = out.stdout.rpartition("\nMODULES ")
+    return out.returncode, text, set(json.loads(modules))
+
+
+@pytest.mark.parametrize("args", [["--help"], []])
+def test_the_root_help_is_replayed_byte_for_byte_without_typer(args: list[str], tmp_path: Path) -> None:
+    first = _help(args, tmp_path, COLUMNS="120")
+    again = _help(args, tmp_path, COLUMNS="120")
+    assert "typer" in first[2] and "typer" not in again[2]  # the second is a replay
+    assert again[:2] == first[:2] and "recommend" in first[1]
+    other = _help(args, tmp_path, COLUMNS="90")  # another width is another render
+    assert "typer" in other[2] and max(len(line) for line in other[1].splitlines()) <= 90
+
+
+def test_the_root_help_works_where_it_cannot_be_kept(tmp_path: Path) -> None:
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    first = _help(["--help"], blocked, COLUMNS="100")
+    assert "Usage" in first[1] and _help(["--help"], blocked, COLUMNS="100")[:2] == first[:2]

@@ -5,17 +5,19 @@ a bad input exits 2 with a message naming the field, a store or file-system fail
 what failed, and neither prints a traceback.
 
 A command's module is imported only when the command runs (or when help lists it): see
-:mod:`gpuscout.cli.lazy`. ``COMMANDS`` says which module registers each command, in help order.
+:mod:`gpuscout.cli.lazy`. ``COMMANDS`` says which module registers each command, in help order;
+the Typer app itself is :data:`gpuscout.cli.root.app` (also ``gpuscout.cli.app``, imported on use).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
+from gpuscout.cli import help_cache
 
-from gpuscout import __version__
-from gpuscout.cli.lazy import LazyGroup
+if TYPE_CHECKING:
+    import typer
 
 _KNOWLEDGE = "gpuscout.cli.knowledge_cmds"
 _ESTIMATE = "gpuscout.cli.estimate_cmds"
@@ -41,36 +43,26 @@ COMMANDS: dict[str, str] = {
 }
 
 
-class _Root(LazyGroup):
-    modules = COMMANDS
-
-
-app = typer.Typer(
-    name="gpuscout",
-    cls=_Root,
-    help="Which cloud GPU offer to rent for your generative-AI workload, and what it will really cost.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"gpuscout {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    pass
-
-
 def main() -> None:
-    """Console-script entry point (also ``python -m gpuscout``)."""
-    app()
+    """Console-script entry point (also ``python -m gpuscout``). The root help is replayed from its
+    last render when nothing it depends on changed (:mod:`gpuscout.cli.help_cache`)."""
+    args = sys.argv[1:]
+    if help_cache.is_root_help(args):
+        code = help_cache.replay(args)
+        if code is not None:
+            raise SystemExit(code)
+        help_cache.record(args, _app())
+        return
+    _app()()
+
+
+def _app() -> typer.Typer:
+    from gpuscout.cli.root import app
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the Typer app, imported on use (the root help may not need Typer at all)
+        return _app()
+    raise AttributeError(name)

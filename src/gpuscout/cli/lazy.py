@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import functools
 import importlib
+import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from gpuscout.cli import coercion
 from gpuscout.cli.output import GpuscoutGroup
@@ -38,11 +40,45 @@ class LazyGroup(GpuscoutGroup):
     def list_commands(self, ctx: Any) -> list[str]:
         return [*super().list_commands(ctx), *(n for n in self.modules if n not in self.commands)]
 
+    _listing = False
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        # While the root's help lists the commands, each needs only its name and one-line help.
+        self._listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self._listing = False
+
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         found = super().get_command(ctx, cmd_name)
         if found is not None or cmd_name not in self.modules:
             return found
+        if self._listing:
+            return listed_command(self.modules[cmd_name], cmd_name)
         return load_command(self.modules[cmd_name], cmd_name)
+
+
+def listed_command(module_name: str, name: str) -> Any:
+    """What the root's help shows of command ``name``: its name and help, as Typer's builders set them
+    (``get_command_from_info`` / ``get_group_from_info``), without reading its options."""
+    app = _registered(module_name)
+    for info in app.registered_commands:
+        assert info.callback is not None
+        if (info.name or typer.main.get_command_name(info.callback.__name__)) == name:
+            text = inspect.getdoc(info.callback) if info.help is None else inspect.cleandoc(info.help)
+            return TyperCommand(
+                name=name, help=text, short_help=info.short_help, hidden=info.hidden,
+                deprecated=info.deprecated, rich_help_panel=info.rich_help_panel,
+            )  # fmt: skip
+    for group in app.registered_groups:
+        if group.name == name:
+            solved = typer.main.solve_typer_info_defaults(group)
+            return TyperGroup(
+                name=name, help=solved.help, short_help=solved.short_help, hidden=solved.hidden,
+                deprecated=solved.deprecated, rich_help_panel=solved.rich_help_panel,
+            )  # fmt: skip
+    raise LookupError(f"{name!r} is not registered by its module")
 
 
 def load_command(module_name: str, name: str) -> Any:
