@@ -38,6 +38,7 @@ def _files_of(module: str) -> list[Path]:
 
 def _key(args: list[str], stdout: Any) -> str:
     from gpuscout import __version__
+    from gpuscout.settings import environment_items
 
     parts: list[str] = [__version__, sys.version, sys.executable, repr(args)]
     for module in ("gpuscout.cli", "typer", "rich"):
@@ -50,7 +51,7 @@ def _key(args: list[str], stdout: Any) -> str:
     except (OSError, ValueError, AttributeError):
         tty, size = False, None
     parts += [f"tty={tty}", f"size={size}", f"encoding={getattr(stdout, 'encoding', None)}"]
-    parts += sorted(f"{k}={v}" for k, v in os.environ.items() if k not in _VOLATILE_ENV)
+    parts += [f"{k}={v}" for k, v in environment_items() if k not in _VOLATILE_ENV]
     return hashlib.sha256("\0".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
