@@ -31,7 +31,9 @@ import argparse
 import csv
 import dataclasses
 import json
+import math
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -76,15 +78,23 @@ RECOMMEND = [
 
 @dataclasses.dataclass
 class Timed:
+    """Wall and CPU (user + system) seconds of each run of one command."""
+
     label: str
     walls: list[float]
+    cpus: list[float] = dataclasses.field(default_factory=list)
 
     @property
     def median(self) -> float:
         return statistics.median(self.walls)
 
+    @property
+    def cpu(self) -> float:
+        return statistics.median(self.cpus) if self.cpus else math.nan
+
     def text(self) -> str:
-        return f"{fmt_s(self.median)} (min-max {fmt_s(min(self.walls))}-{fmt_s(max(self.walls))})"
+        wall = f"{fmt_s(self.median)} (min-max {fmt_s(min(self.walls))}-{fmt_s(max(self.walls))})"
+        return f"{wall}; CPU {fmt_s(self.cpu)}" if self.cpus else wall
 
 
 def fmt_s(seconds: float) -> str:
@@ -96,13 +106,20 @@ def load() -> str:
 
 
 def run(cmd: Sequence[str], env: dict[str, str], *, check: bool = True) -> float:
-    """Wall time of one whole process (output to a pipe that is read and dropped)."""
+    """Wall time of one whole process (output to a pipe that is read and dropped); its CPU time is
+    added to ``LAST_CPU``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(cmd, env=env, capture_output=True, timeout=600)
     wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    LAST_CPU[0] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if check and done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} exited {done.returncode}: {done.stderr.decode()[-2000:]}")
     return wall
+
+
+LAST_CPU = [0.0]  # CPU seconds of the last process run() waited for
 
 
 def interleaved(
@@ -114,6 +131,7 @@ def interleaved(
     for _ in range(runs):
         for label, (cmd, env) in cases.items():
             out[label].walls.append(run(cmd, env))
+            out[label].cpus.append(LAST_CPU[0])
     return out
 
 
@@ -234,7 +252,7 @@ def side_by_side(
         gs = timed["gpuscout"]
         if "gpuhunt" in timed:
             gh = timed["gpuhunt"]
-            ratio = f"{gs.median / gh.median:.2f}x"
+            ratio = f"{gs.median / gh.median:.2f}x (CPU {gs.cpu / gh.cpu:.2f}x)"
             table.append([f"{n:,} offers ({items:,} gpuhunt items)", gs.text(), gh.text(), ratio, load()])
         else:
             table.append([f"{n:,} offers", gs.text(), "skipped", "-", load()])
@@ -259,6 +277,7 @@ def cli_figures(work: Path, big: tuple[int, Path] | None, small: Path, runs: int
     fresh = Timed("fresh", [])
     for i in range(max(3, runs // 2)):
         fresh.walls.append(run([*GPUSCOUT, *RECOMMEND], gpuscout_env(work / f"fresh-{i}")))
+        fresh.cpus.append(LAST_CPU[0])
     add("the same on a fresh data dir (loads the bundled snapshot first)", fresh)
     if big is None:
         return rows
@@ -284,6 +303,7 @@ def cli_figures(work: Path, big: tuple[int, Path] | None, small: Path, runs: int
         ingest.walls.append(
             run([*GPUSCOUT, "refresh", "--source", f"file:{offer_file}"], gpuscout_env(target))
         )
+        ingest.cpus.append(LAST_CPU[0])
     add(f"ingest {n:,} offers from a file (`refresh --source file:offers.csv`)", ingest)
     return rows
 
@@ -387,8 +407,10 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
         "## Speed",
         "",
         "Measured with `python benchmarks/side_by_side.py` on the 2-core development machine (median of "
-        f"{runs} interleaved whole-process runs, min-max in brackets; the machine is shared, so the "
-        "1-minute load average is shown with each figure). Nothing in the test suite asserts a timing.",
+        f"{runs} interleaved whole-process runs, min-max in brackets, and the median CPU time of the "
+        "process). The machine is shared: the 1-minute load average is shown with each figure, and "
+        "under load the wall time is several times the CPU time. Nothing in the test suite asserts a "
+        "timing.",
         "",
         "Side by side with gpuhunt on the same offers (the bundled snapshot repeated to the size; gpuhunt "
         "reads a local catalog of the same offers):",

@@ -123,7 +123,7 @@ def test_scope_of_current_snapshots() -> None:
     current = [
         _snap(1, "azure", "azure"),
         _snap(2, "gpuhunt:azure", "azure,oci"),
-        _snap(9, "snapshot", "", True),
+        _snap(9, "snapshot", "aws,azure,cudo,oci", True),
     ]
     found = scope(current)
     assert "snapshot_id IN (1)" in found
@@ -133,6 +133,10 @@ def test_scope_of_current_snapshots() -> None:
     # defunct providers' offers are never current (knowledge providers.yaml: Cudo)
     assert everything == "(snapshot_id IN (1, 2) OR snapshot_id IN (9)) AND provider NOT IN ('cudo')"
     assert scope([]) == "1 = 0"  # nothing is current
+    # a provider condition that cannot remove a row (no snapshot has those providers) is not written
+    assert scope([_snap(1, "azure", "azure"), _snap(9, "snapshot", "lambda", True)]) == (
+        "(snapshot_id IN (1) OR snapshot_id IN (9))"
+    )
 
 
 def test_region_text_is_matched_literally() -> None:

@@ -256,9 +256,15 @@ def current_scope(current: Sequence[Any], params: Params, *, include_superseded:
     (knowledge ``providers.yaml`` status) are never current; stored history keeps them."""
     from gpuscout.knowledge.providers import defunct_providers
 
+    def listed(rows: Sequence[Any]) -> set[str]:  # the providers a snapshot's rows have (its own list)
+        return {p for r in rows for p in r.providers.split(",") if p}
+
     live = [r for r in current if not r.fallback]
-    fallback = sorted(int(r.id) for r in current if r.fallback)
-    hidden = sorted({p for r in live for p in r.providers.split(",") if p})
+    bundled = [r for r in current if r.fallback]
+    fallback = sorted(int(r.id) for r in bundled)
+    # A provider condition is written only where it can remove a row: a NOT IN over providers the
+    # snapshots do not have changes nothing, and costs a row read per index entry.
+    hidden = sorted(listed(live) & listed(bundled))
     superseded = {} if include_superseded else superseded_providers(live)
     scope: list[str] = []
     whole = sorted(int(r.id) for r in live if int(r.id) not in superseded)
@@ -274,7 +280,7 @@ def current_scope(current: Sequence[Any], params: Params, *, include_superseded:
     if not scope:
         return "1 = 0"
     either = scope[0] if len(scope) == 1 else "(" + " OR ".join(scope) + ")"
-    gone = sorted(defunct_providers())
+    gone = sorted(defunct_providers() & listed(current))
     return f"{either} AND provider NOT IN ({params.many(gone)})" if gone else either
 
 
