@@ -79,8 +79,13 @@ def record_columns(cls: type[Offer] = Offer) -> tuple[str, ...]:
 RECORD_COLUMNS: tuple[str, ...] = record_columns()
 
 
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """A field value as a plain JSON value (enum -> value, datetime -> ISO 8601, tuple -> list)."""
+    if type(value) in _PLAIN_TYPES:  # most values, answered before the (abstract) type checks below
+        return value
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, datetime):

@@ -19,7 +19,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 import math
 import os
 import re
@@ -143,7 +142,9 @@ def to_jsonable(obj: Any) -> Any:
 
 def print_json(obj: Any) -> None:
     """Print ``obj`` as indented JSON on stdout (no Rich markup)."""
-    sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, default=str) + "\n")
+    from gpuscout.cli.json_text import dumps_indented
+
+    sys.stdout.write(dumps_indented(to_jsonable(obj)) + "\n")
 
 
 def fail(message: str, code: int) -> NoReturn:
