@@ -3,7 +3,8 @@
 Python API::
 
     import gpuscout
-    est = gpuscout.estimate("llama-3.1-8b", "H100", precision="fp8", batch=16)
+    est = gpuscout.estimate("llama-3.1-8b", "H100", precision="fp8", concurrency=16)
+    check = gpuscout.can_run("vllm", "fp8", "V100")  # native / weight-only / no, why, alternatives
     recs = gpuscout.recommend(workload)            # ranked offers from the current catalog
     whisper = gpuscout.estimate_transcription("whisper-large-v3", "L4", audio_s=3600)
     run = gpuscout.estimate_training("llama-3.1-8b", "H100", method="lora", tokens=50e6)
@@ -29,10 +30,11 @@ if TYPE_CHECKING:
     from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.offer import Offer
     from gpuscout.estimate.api import estimate
+    from gpuscout.estimate.support import can_run
     from gpuscout.estimate.training import estimate_training
     from gpuscout.estimate.transcription import estimate_transcription
 
-__all__ = ["__version__", "estimate", "estimate_training", "estimate_transcription", "recommend"]
+__all__ = ["__version__", "can_run", "estimate", "estimate_training", "estimate_transcription", "recommend"]
 
 
 def recommend(
@@ -83,4 +85,8 @@ def __getattr__(name: str) -> Any:
         from gpuscout.estimate.transcription import estimate_transcription
 
         return estimate_transcription
+    if name == "can_run":
+        from gpuscout.estimate.support import can_run
+
+        return can_run
     raise AttributeError(name)

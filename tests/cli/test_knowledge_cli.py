@@ -108,7 +108,16 @@ def test_models_table_and_json() -> None:
 
 def test_models_filters() -> None:
     rows = json.loads(_run("models", "--family", "qwen3", "--json").stdout)
-    assert {r["name"] for r in rows} == {"qwen3-8b", "qwen3-32b", "qwen3-30b-a3b", "qwen3-235b-a22b"}
+    assert {r["name"] for r in rows} == {
+        "qwen3-0.6b",
+        "qwen3-1.7b",
+        "qwen3-4b",
+        "qwen3-8b",
+        "qwen3-14b",
+        "qwen3-32b",
+        "qwen3-30b-a3b",
+        "qwen3-235b-a22b",
+    }
     rows = json.loads(_run("models", "--kind", "diffusion", "--json").stdout)
     assert {r["name"] for r in rows} == {"sdxl", "flux.1-dev"}
 

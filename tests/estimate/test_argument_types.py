@@ -46,7 +46,6 @@ ARGUMENTS = [
 @pytest.mark.parametrize(
     ("argument", "value"),
     [
-        ("precision", None),
         ("precision", 5),
         ("engine", None),
         ("kv_dtype", 5),
@@ -59,6 +58,12 @@ def test_the_audits_arguments_are_invalid_input_naming_the_field(argument: str, 
     with pytest.raises(InvalidInputError) as exc:
         gpuscout.estimate("llama-3.1-8b", "H100", **{argument: value})
     assert exc.value.field == argument and exc.value.accepted
+
+
+def test_no_precision_means_the_checkpoint_format() -> None:
+    """precision=None is the model's own format (the audit's None now has a meaning, not a crash)."""
+    assert gpuscout.estimate("llama-3.1-8b", "H100", precision=None).precision == "bf16"
+    assert gpuscout.estimate("gpt-oss-120b", "H100", precision=None).precision.startswith("mxfp4")
 
 
 @pytest.mark.parametrize("argument", ARGUMENTS)

@@ -293,7 +293,7 @@ def test_table_keeps_every_reference_row() -> None:
     # one derived row (MI250X as software sees it, one GCD of two), 13 rows added for GPUs the price
     # snapshot lists (B300, GB300, A800, RTX 2000 Ada, Quadro RTX 6000...) and 13 from the 2026-12 audit
     # (two more RTX PRO 6000 editions and the commonly rented parts of section 1.3; docs/knowledge-data.md)
-    assert len(all_accelerators()) == 91
+    assert len(all_accelerators()) == 92  # + H20
 
 
 def test_table_fields_are_sane() -> None:
@@ -343,12 +343,15 @@ def test_tflops_by_precision_class() -> None:
 CALIBRATION_SKIP = {
     "n/a": "file-size / VRAM tables with no GPU",
 }
+# torchtitan's 96 GB HBM2e H100 at 500 W (training rows only) has no table row: the training benchmark
+# maps it to H100-SXM with the memory and power overridden (benchmarks/accuracy_training.py).
+TRAINING_MAPPED_GPUS = {"H100 SXM 96GB (HBM2e, 500W)", "H100 SXM 96GB (HBM2e, lower TDP)"}
 
 
 def test_every_calibration_gpu_resolves() -> None:
     with open(CALIBRATION, newline="") as fh:
         names = {row["gpu"] for row in csv.DictReader(fh)}
-    for name in sorted(names - set(CALIBRATION_SKIP)):
+    for name in sorted(names - set(CALIBRATION_SKIP) - TRAINING_MAPPED_GPUS):
         resolve_gpu(name)
     for name in CALIBRATION_SKIP:
         with pytest.raises(UnknownNameError):

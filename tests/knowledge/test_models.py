@@ -122,8 +122,9 @@ def test_registry_covers_the_reference_table() -> None:
         for key in ("num_experts", "experts_per_token", "moe_intermediate_size", "kv_lora_rank"):
             if row[key]:
                 assert getattr(spec, key) == int(row[key]), (spec.name, key)
-    # + codellama-7b; + 17 models of the training calibration rows (MPT, Qwen-1, GPT-3, Nemotron...)
-    assert len(all_models()) == 45 + 17
+    # + codellama-7b; + 17 models of the training calibration rows (MPT, Qwen-1, GPT-3, Nemotron...);
+    # + 10 inference models of the 2026-12 calibration set
+    assert len(all_models()) == 45 + 17 + 10
 
 
 def test_registry_is_consistent() -> None:
@@ -169,8 +170,14 @@ def test_layer_patterns() -> None:
         expand_layer_pattern("every-third", 12)
 
 
-# Calibration model names that name no model, and why.
-CALIBRATION_SKIP = {"(microbenchmark)": "a GPU microbenchmark row, no model"}
+# Calibration model names that name no model the registry can represent, and why.
+CALIBRATION_SKIP = {
+    "(microbenchmark)": "a GPU microbenchmark row, no model",
+    "Step-3.5-Flash": "StepFun MoE whose config.json is in no reference material and not reliably recalled; "
+    "a guessed architecture would be worse than none",
+    "NVIDIA Nemotron-3-Nano-30B-A3B": "hybrid Mamba-2 / attention MoE: ModelSpec has no state-space layers, "
+    "so its parameters, KV cache (6 of 52 layers) and per-sequence SSM state cannot be represented",
+}
 
 
 def test_every_calibration_model_resolves() -> None:
@@ -181,6 +188,47 @@ def test_every_calibration_model_resolves() -> None:
     for name in CALIBRATION_SKIP:
         with pytest.raises(UnknownNameError):
             resolve_model(name)
+
+
+@pytest.mark.parametrize(
+    ("name", "canonical", "precision"),
+    [
+        ("Qwen3-14B-AWQ", "qwen3-14b", "int4"),
+        ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "qwen2.5-7b", "int8"),
+        ("Qwen/Qwen3-8B-FP8", "qwen3-8b", "fp8"),
+        ("TheBloke/Llama-2-70B-GPTQ", "llama-2-70b", "int4"),
+    ],
+)
+def test_quantized_checkpoint_names_resolve_to_the_base_with_their_precision(
+    name: str, canonical: str, precision: str
+) -> None:
+    res = resolve_model_detail(name)
+    assert (res.model.name, res.precision) == (canonical, precision)
+    assert canonical in res.note
+
+
+def test_native_precision_comes_from_the_checkpoint() -> None:
+    assert resolve_model("DeepSeek-R1").native_precision == "fp8"
+    assert resolve_model("deepseek-v3.2").native_precision == "fp8"
+    assert resolve_model("gpt-oss-120b").native_precision == "mxfp4-moe"
+    assert resolve_model("llama-3.1-8b").native_precision == ""  # 16-bit (torch_dtype)
+
+
+def test_new_inference_models_match_their_published_sizes() -> None:
+    from gpuscout.knowledge.params import count_params
+
+    for name, total_b in (
+        ("codellama-34b", 33.7),
+        ("qwen1.5-32b", 32.5),
+        ("qwen3-14b", 14.8),
+        ("qwen3-0.6b", 0.6),
+        ("stablelm-base-alpha-3b", 3.6),
+        ("phi-1.5", 1.42),
+    ):
+        assert count_params(resolve_model(name)).total / 1e9 == pytest.approx(total_b, rel=0.02), name
+    moe = count_params(resolve_model("Qwen2-57B-A14B-Instruct"))
+    assert moe.total / 1e9 == pytest.approx(57.4, rel=0.01)
+    assert moe.active / 1e9 == pytest.approx(14.2, rel=0.02)
 
 
 @settings(max_examples=200, deadline=None)

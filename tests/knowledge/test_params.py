@@ -82,6 +82,8 @@ ACTIVE_CONVENTION = {
     "qwen3-30b-a3b": "incl",
     "qwen3-235b-a22b": "incl",
     "deepseek-v3": "excl",
+    "deepseek-v3.2": "excl",
+    "qwen2-57b-a14b": "incl",
     "gpt-oss-20b": "excl",
     "gpt-oss-120b": "excl",
 }

@@ -61,6 +61,11 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             except ConfigurationRejected as exc:  # this configuration only; other errors abort
                 self._inf[k] = None
                 self._inf_err[k] = str(exc)
+            est = self._inf[k]
+            if est is not None and not getattr(est, "supported", True):
+                # the engine cannot run this precision on this GPU (support rules): reject the offer
+                self._inf[k] = None
+                self._inf_err[k] = f"not supported: {est.unsupported_reason}"
         if self._inf[k] is None:
             self.last_error = self._inf_err.get(k)
         return self._inf[k]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -232,41 +233,62 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
         gpu: Annotated[str, typer.Option(help="GPU name (e.g. 'RTX 4090', H100)")],
         gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
-        precision: Annotated[str, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = "bf16",
+        precision: Annotated[
+            str | None,
+            typer.Option(
+                help="bf16, fp8, int4/awq, mxfp4, q4_k_m, nf4... (default: the checkpoint's own format)"
+            ),
+        ] = None,
         engine: Annotated[
             str | None,
             typer.Option(
-                help="vllm, llama.cpp, sglang, tensorrt-llm, hf, gpt-fast (default: llama.cpp for GGUF)"
+                help="vllm, sglang, tensorrt-llm, tgi, hf, llama.cpp, gpt-fast (default: llama.cpp for GGUF, "
+                "else vllm); a version ('vllm 0.6') times that era"
             ),
         ] = None,
-        batch: Annotated[str, typer.Option(help="Concurrent sequences, or 'max'")] = "1",
+        batch: Annotated[
+            str | None, typer.Option(help="Concurrent sequences, or 'max' (as many as fit)")
+        ] = None,
+        concurrency: Annotated[int | None, typer.Option(help="Requests in flight (closed loop)")] = None,
+        request_rate: Annotated[
+            float | None,
+            typer.Option("--request-rate", help="Arrivals per second (open loop); 'inf' = all at once"),
+        ] = None,
+        num_requests: Annotated[
+            int | None, typer.Option("--num-requests", help="Requests in the run (finite runs, bursts)")
+        ] = None,
         context_in: Annotated[int, typer.Option("--context-in", help="Prompt tokens")] = 512,
         context_out: Annotated[int, typer.Option("--context-out", help="Generated tokens")] = 512,
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
         parallel: Annotated[
-            str | None, typer.Option(help="tensor | layer (default: layer for llama.cpp, else tensor)")
+            str | None,
+            typer.Option(help="tensor | layer | replicas (default: layer for llama.cpp, else tensor)"),
         ] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
-        """Will it fit, and how fast: decode and prefill tokens/s, TTFT, aggregate throughput."""
+        """Will it fit, can the engine run it, and how fast at that load: TTFT, TPOT, tokens/s, requests/s."""
         from gpuscout.estimate.api import estimate
 
         with user_errors():
+            eng = _default_engine(engine, precision)
             est = estimate(
                 _model(model, config),
                 gpu,
                 gpus=gpus,
                 precision=precision,
-                engine=_default_engine(engine, precision),
-                batch=_batch(batch),
+                engine=eng,
+                batch=_batch(batch) if batch is not None else None,
+                concurrency=concurrency,
+                request_rate=request_rate,
+                num_requests=num_requests,
                 context_in=context_in,
                 context_out=context_out,
                 kv_dtype=kv_dtype,
-                parallel=_default_parallel(parallel, _default_engine(engine, precision)),
+                parallel=_default_parallel(parallel, eng),
             )
         if as_json:
-            print_json(est)
+            print_json(_finite(to_jsonable(est)))
             return
         _print_estimate(est)
 
@@ -328,17 +350,45 @@ def register(app: typer.Typer) -> None:
             console.print(f" • {plain(s)}")
 
 
+def _finite(obj: Any) -> Any:
+    """JSON has no infinity: an unbounded queue's TTFT is written as null."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _ms(value: float) -> str:
+    if not math.isfinite(value):
+        return "unbounded (queue grows)"
+    return f"{value:,.0f} ms" if value >= 10 else f"{value:,.1f} ms"
+
+
 def _print_estimate(est: Estimate) -> None:
     title = plain(
-        f"{est.model} on {est.gpus} x {est.gpu} — {est.precision}, {est.engine}, batch {est.batch}, "
+        f"{est.model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
         f"{est.context_in} in / {est.context_out} out"
     )
     table = Table(title=title)
     table.add_column("quantity")
     table.add_column("value", justify="right")
+    if not est.supported:
+        table.add_row("supported", "[red]no[/]")
+        console.print(table)
+        console.print(f"[red]not supported:[/] {plain(est.unsupported_reason)}")
+        if "alternatives" in est.assumptions:
+            console.print(f"would run: {plain(est.assumptions['alternatives'])}")
+        if "support" in est.assumptions:
+            console.print(f"[dim]{plain(est.assumptions['support'])}[/]")
+        return
+    support = "yes" if est.support == "native" else f"yes, {est.support}"
+    table.add_row("supported", f"[green]{support}[/]")
     verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({plain(est.binding_constraint)})"
     table.add_row("fits", verdict)
-    table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} GB of {est.memory.usable_gb:,.2f} GB usable")
+    table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} of {est.memory.usable_gb:,.2f} GB usable")
     table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
     table.add_row(
         "  KV cache",
@@ -346,14 +396,21 @@ def _print_estimate(est: Estimate) -> None:
     )
     table.add_row("  activations + overhead", f"{est.memory.activations_gb + est.memory.overhead_gb:,.2f} GB")
     table.add_row("max concurrent sequences", f"{est.max_batch:,}")
-    table.add_row("decode, per sequence", f"{est.decode_tokens_per_s:,.1f} tokens/s ({est.bound}-bound)")
+    load = f"{est.concurrency:,.0f} in flight" if est.request_rate is None else f"{est.request_rate:g} req/s"
+    table.add_row(
+        "load", f"{load}, {est.batch:,} running" + (f" x {est.replicas} replicas" if est.replicas > 1 else "")
+    )
+    table.add_row("time to first token", _ms(est.ttft_ms))
+    table.add_row("time per output token", _ms(est.tpot_ms))
+    table.add_row("per sequence", f"{est.decode_tokens_per_s:,.1f} tokens/s")
     table.add_row("output, all sequences", f"{est.output_tokens_per_s_total:,.0f} tokens/s")
-    table.add_row("prefill", f"{est.prefill_tokens_per_s:,.0f} tokens/s")
-    table.add_row("time to first token", f"{est.ttft_ms:,.0f} ms")
+    table.add_row("requests", f"{est.requests_per_s:,.3g} /s")
+    table.add_row("prefill (one prompt)", f"{est.prefill_tokens_per_s:,.0f} tokens/s")
+    table.add_row("binding limit", est.binding_limit)
     console.print(table)
     assumptions = Table(title="Assumptions", show_header=False)
     assumptions.add_column("key")
-    assumptions.add_column("value")
+    assumptions.add_column("value", overflow="fold")
     for k, v in est.assumptions.items():
         assumptions.add_row(plain(k), plain(v))
     console.print(assumptions)

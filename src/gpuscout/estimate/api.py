@@ -1,30 +1,39 @@
-"""``gpuscout.estimate``: will it fit, and how fast, for one model on ``gpus`` x one accelerator."""
+"""``gpuscout.estimate``: will it fit, can the engine run it there, and how fast at a given load."""
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
-from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
 from gpuscout.estimate.memory import MemoryPlan, max_batch, plan_memory
 from gpuscout.estimate.parallel import gpu_link
 from gpuscout.estimate.precision import (
+    CLASS_GGUF,
+    CLASS_GGUF_F16,
+    CLASS_WEIGHT_ONLY,
     KvDtype,
     WeightFormat,
-    compute_rate,
-    default_kv_dtype,
+    has_bf16,
     resolve_kv_dtype,
     resolve_precision,
 )
-from gpuscout.estimate.throughput import Setup, speed
+from gpuscout.estimate.serving import Load, ServingPoint, serve
+from gpuscout.estimate.support import verdict_for
+from gpuscout.estimate.throughput import Setup, prefill_seconds
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
 
 MAX_GPUS = 64
 MAX_BATCH = 4096
+MAX_CONCURRENCY = 1_000_000
+MAX_RATE = 1e6
 MAX_CONTEXT = 10_000_000
 PARALLEL_MODES = {
     "tensor": "tensor",
@@ -34,6 +43,11 @@ PARALLEL_MODES = {
     "pp": "layer",
     "layer-split": "layer",
     "layer split": "layer",
+    "replicas": "replicas",
+    "replica": "replicas",
+    "data": "replicas",
+    "dp": "replicas",
+    "data-parallel": "replicas",
 }
 
 
@@ -50,8 +64,7 @@ def _engine_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str]) -
                 f"llama.cpp runs GGUF, not {fmt.label}; using GGUF Q4_K_M as the 4-bit equivalent"
             )
             return resolve_precision("gguf-q4_k_m")
-        warnings.append(f"llama.cpp has no {fmt.label} kernels; estimated as GGUF F16")
-        return resolve_precision("gguf-f16")
+        return fmt  # fp8 / nvfp4 / mxfp4 / w8a8: the support rules decide
     if fmt.gguf and eng.name != "llama.cpp":
         warnings.append(
             f"{fmt.label} is a llama.cpp format; {eng.label} support for GGUF is partial — "
@@ -60,26 +73,146 @@ def _engine_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str]) -
     return fmt
 
 
+def _model_and_precision(
+    model: str | ModelSpec, precision: str | WeightFormat | None
+) -> tuple[ModelSpec, str, str]:
+    """(spec, precision asked or implied, note). A quantized checkpoint name ("Qwen3-14B-AWQ") implies its
+    precision; otherwise the model's native format (DeepSeek-V3 fp8, gpt-oss MXFP4 experts), else bf16."""
+    if isinstance(model, ModelSpec):
+        spec, implied, note = model, "", ""
+    elif isinstance(model, str) and model.strip():
+        from gpuscout.knowledge.models import resolve_model_detail
+
+        res = resolve_model_detail(model)
+        spec, implied, note = res.model, res.precision, res.note
+    else:
+        raise InvalidInputError(
+            "model", f"expected a model name or a ModelSpec, got {model!r}", "e.g. llama-3.1-8b"
+        )
+    if isinstance(precision, WeightFormat):
+        return spec, precision.name, note
+    if precision is not None and not isinstance(precision, str):
+        resolve_precision(precision)  # type: ignore[unreachable]  # InvalidInputError naming the field
+    asked = (precision or "").strip().lower()
+    if asked in ("", "native", "auto", "checkpoint"):
+        return spec, implied or spec.native_precision or "bf16", note
+    if (
+        spec.native_precision
+        and resolve_precision(asked).name == "mxfp4"
+        and spec.native_precision == "mxfp4-moe"
+    ):
+        return spec, "mxfp4-moe", note  # the published MXFP4 checkpoint keeps attention in bf16
+    return spec, asked, note
+
+
+@dataclass(frozen=True, slots=True)
+class _LoadArgs:
+    load: Load
+    label: str
+    rate: float | None
+
+
+def _load_args(
+    batch: int | Literal["max"] | None,
+    concurrency: int | None,
+    request_rate: float | None,
+    num_requests: int | None,
+    lockstep: bool = False,
+) -> _LoadArgs | None:
+    """The load asked for; None = saturate ("max": as many sequences as fit)."""
+    given = [
+        n
+        for n, v in (("batch", batch), ("concurrency", concurrency), ("request_rate", request_rate))
+        if v is not None
+    ]
+    if len(given) > 1:
+        raise InvalidInputError(
+            given[1], f"give one of batch, concurrency or request_rate, not {' and '.join(given)}"
+        )
+    n_req = int_in("num_requests", num_requests, 1, MAX_CONCURRENCY) if num_requests is not None else None
+    if request_rate is not None:
+        if (
+            isinstance(request_rate, int | float)
+            and not isinstance(request_rate, bool)
+            and math.isinf(request_rate)
+            and request_rate > 0
+        ):
+            if n_req is None:
+                raise InvalidInputError(
+                    "num_requests", "an infinite request rate needs the number of requests", ">= 1"
+                )
+            return _LoadArgs(Load("burst", float(n_req), n_req), f"{n_req} requests at once", math.inf)
+        rate = positive_float("request_rate", request_rate, MAX_RATE)
+        return _LoadArgs(Load("rate", rate, n_req), f"{rate:g} requests/s", rate)
+    if concurrency is not None:
+        c = int_in("concurrency", concurrency, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
+        return _LoadArgs(Load("concurrency", float(c), n_req, lockstep), f"concurrency {c}", None)
+    if isinstance(batch, str):
+        if batch.strip().lower() != "max":
+            raise InvalidInputError(
+                "batch", f"expected an integer or 'max', got {batch!r}", f"1..{MAX_BATCH} or max"
+            )
+        return None
+    b = int_in("batch", 1 if batch is None else batch, 1, MAX_BATCH, error=ConfigurationRejected)
+    return _LoadArgs(Load("concurrency", float(b), n_req, lockstep), f"batch {b}", None)
+
+
+def _split(load: Load, replicas: int) -> Load:
+    if replicas <= 1:
+        return load
+    n = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
+    return Load(load.kind, load.value / replicas, n, load.lockstep)
+
+
+def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDtype:
+    """The KV dtype the engine picks: fp16 for GGUF (llama.cpp) and on parts without bf16, fp8 for an FP8
+    checkpoint on TensorRT-LLM, fp32 for fp32 weights, else bf16."""
+    if fmt.compute_class == "fp32":
+        return resolve_kv_dtype("fp32")
+    if eng.kv_fp8_with_fp8_weights and fmt.name == "fp8":
+        return resolve_kv_dtype("fp8")
+    if fmt.gguf or not has_bf16(acc):
+        return resolve_kv_dtype("fp16")
+    return resolve_kv_dtype("bf16")
+
+
 def estimate(
     model: str | ModelSpec,
     gpu: str | Accelerator,
     *,
     gpus: int = 1,
-    precision: str | WeightFormat = "bf16",
+    precision: str | WeightFormat | None = None,
     engine: str | EngineProfile = "vllm",
-    batch: int | Literal["max"] = 1,
+    batch: int | Literal["max"] | None = None,
+    concurrency: int | None = None,
+    request_rate: float | None = None,
+    num_requests: int | None = None,
+    lockstep: bool = False,
     context_in: int = 512,
     context_out: int = 512,
     kv_dtype: str | KvDtype | None = None,
     task: str = "inference",
     parallel: str = "tensor",
+    strict: bool = False,
 ) -> Estimate:
-    """Memory fit and speed of ``model`` served on ``gpus`` x ``gpu``.
+    """Memory fit, engine support and speed of ``model`` served on ``gpus`` x ``gpu`` at a load.
 
-    ``batch`` is the number of concurrent sequences, or "max" for the largest that fits (capped by
-    the engine's scheduler limit), as offline max-throughput benchmarks run. ``context_in`` /
-    ``context_out``: prompt and generated tokens per sequence. ``parallel``: "tensor" (TP) or "layer"
-    (pipeline / llama.cpp layer split). Raises InvalidInputError / UnknownNameError naming the field.
+    Load (give at most one): ``concurrency`` requests in flight (closed loop), ``request_rate``
+    requests/s (open loop; ``math.inf`` with ``num_requests`` = all submitted at once), or ``batch``
+    (concurrent sequences; "max" = as many as fit, capped by the engine's scheduler). Default: one request.
+    ``lockstep``: the clients send equal-length requests together (fixed-length benchmarks): they then
+    prefill and finish in waves instead of spreading out.
+    When the load exceeds what fits in KV memory, the batch is capped there and the rest queue.
+
+    ``precision``: None/"native" = the checkpoint's format (a quantized name such as "Qwen3-14B-AWQ",
+    the model's native FP8/MXFP4, else bf16). ``engine``: "vllm" (default), "sglang", "tensorrt-llm",
+    "tgi", "hf-transformers", "llama.cpp", "gpt-fast"; a version ("vLLM 0.6") selects that era.
+    ``parallel``: "tensor" (TP), "layer" (pipeline / llama.cpp layer split) or "replicas" (one copy of
+    the model per GPU, requests spread over them).
+
+    An impossible combination (vLLM FP8 on a V100, TensorRT-LLM on an MI300X) returns ``supported=False``
+    with the reason; with ``strict=True`` it raises ConfigurationRejected instead. Bad input raises
+    InvalidInputError / UnknownNameError naming the field.
     """
     if task not in ("inference", "infer", "serving"):
         raise InvalidInputError(
@@ -87,7 +220,7 @@ def estimate(
             f"{task!r} is not an inference task; use gpuscout.estimate.training for training",
             "inference",
         )
-    spec = resolve_model_arg(model)
+    spec, prec_name, model_note = _model_and_precision(model, precision)
     acc = resolve_gpu_arg(gpu)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     context_in = int_in("context_in", context_in, 0, MAX_CONTEXT)
@@ -96,16 +229,8 @@ def estimate(
         raise InvalidInputError("context_out", "context_in + context_out must be at least 1 token", ">= 1")
     mode = PARALLEL_MODES.get(str(parallel).strip().lower()) if isinstance(parallel, str) else None
     if mode is None:
-        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer")
-    want_max = isinstance(batch, str)
-    if want_max:
-        if str(batch).strip().lower() != "max":
-            raise InvalidInputError(
-                "batch", f"expected an integer or 'max', got {batch!r}", f"1..{MAX_BATCH} or max"
-            )
-        n_batch = 1
-    else:
-        n_batch = int_in("batch", batch, 1, MAX_BATCH, error=ConfigurationRejected)
+        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
+    load_args = _load_args(batch, concurrency, request_rate, num_requests, bool(lockstep))
     if spec.kind != "llm":
         raise InvalidInputError(
             "model",
@@ -114,48 +239,106 @@ def estimate(
         )
 
     warnings: list[str] = []
+    if model_note:
+        warnings.append(model_note)
     eng = resolve_engine(engine)
-    fmt = _engine_format(resolve_precision(precision), eng, warnings)
-    kv = resolve_kv_dtype(kv_dtype) if kv_dtype is not None else default_kv_dtype(fmt)
+    fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
+    verdict = verdict_for(eng, fmt, acc)
+    if not verdict.supported:
+        return _unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
+    if verdict.tag != "sourced":
+        warnings.append(f"support rule {verdict.tag}: {verdict.message()}")
+    fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings)
+    if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp":
+        warnings.append(
+            f"{eng.label} splits layers over GPUs as pipeline parallelism; costed as a layer split"
+        )
+    kv = resolve_kv_dtype(kv_dtype) if kv_dtype is not None else _kv_default(fmt, eng, acc)
     if kv.name in ("q8_0", "q4_0") and eng.name != "llama.cpp":
         warnings.append(f"KV dtype {kv.name} is a llama.cpp cache type; {eng.label} offers fp8 instead")
     if kv.name == "fp8" and eng.name == "llama.cpp":
         warnings.append("llama.cpp has no fp8 KV cache; q8_0 (1.06 B/element) is its 8-bit equivalent")
-    rate = compute_rate(fmt, acc)
-    if rate.warning:
-        warnings.append(rate.warning)
-    if rate.derived:
+    replicas = gpus if mode == "replicas" else 1
+    per_replica_gpus = 1 if mode == "replicas" else gpus
+    st_mode = "tensor" if mode == "replicas" else mode
+    st = Setup(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt=rate_fmt)
+    if not st.rate.known:
+        reason = st.rate.warning
+        return _unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, reason)
+    if st.rate.warning:
+        warnings.append(st.rate.warning)
+    if st.rate.derived and not st.rate.warning:
         warnings.append(
-            f"{acc.name}: no tensor-core rate in the table; {rate.rate_name} rate derived from FP32 "
-            f"({rate.tflops:.0f} TFLOPS)"
+            f"{acc.name}: no tensor-core rate in the table; {st.rate.rate_name} rate derived from FP32 "
+            f"({st.rate.tflops:.0f} TFLOPS)"
         )
     context = context_in + context_out
     if spec.max_position_embeddings and context > spec.max_position_embeddings:
         warnings.append(
             f"context {context} exceeds {spec.name}'s max_position_embeddings {spec.max_position_embeddings}"
         )
-    tp = gpus if mode == "tensor" else 1
+    tp = st.tp
     shape = kv_shape(spec)
     if tp > 1 and not shape.mla and shape.kv_heads and tp > shape.kv_heads:
         warnings.append(f"TP={tp} > {shape.kv_heads} KV heads: KV heads are replicated, not sharded")
     if tp > 1 and spec.num_attention_heads % tp:
         warnings.append(f"{spec.num_attention_heads} attention heads do not divide by TP={tp}")
-
-    plan = plan_memory(spec, acc, fmt, kv, eng, batch=1, context=context, gpus=gpus, parallel=mode)
-    biggest = max_batch(plan)
-    if want_max:
-        n_batch = max(1, min(biggest, eng.max_num_seqs, MAX_BATCH))
-    plan = plan_memory(spec, acc, fmt, kv, eng, batch=n_batch, context=context, gpus=gpus, parallel=mode)
-    if not plan.fits:
+    link = gpu_link(acc, tp) if tp > 1 else None
+    if link is not None and link.assumed:
         warnings.append(
-            f"does not fit: needs {plan.total / 1e9:.1f} GB per GPU, {plan.usable / 1e9:.1f} GB usable "
-            f"({plan.binding_constraint()})"
+            f"{acc.name}: interconnect not in the table; tensor parallelism costed over {link.label}"
         )
-    if n_batch > eng.max_num_seqs:
-        warnings.append(f"batch {n_batch} is above {eng.label}'s default scheduler cap of {eng.max_num_seqs}")
 
-    st = Setup(spec, acc, fmt, kv, eng, gpus, mode)
-    sp = speed(st, n_batch, context_in, context_out)
+    plan1 = plan_memory(
+        spec, acc, fmt, kv, eng, batch=1, context=context, gpus=per_replica_gpus, parallel=st_mode
+    )
+    biggest = max_batch(plan1)
+    cap = max(1, min(biggest, eng.max_num_seqs, MAX_BATCH))
+    cap_reason = "kv_cache" if biggest <= min(eng.max_num_seqs, MAX_BATCH) else "scheduler"
+    if load_args is None:  # "max": saturate the replica at what fits
+        load = Load("concurrency", float(cap * replicas))
+        load_label = f"max ({cap} sequences per replica)"
+    else:
+        load, load_label = load_args.load, load_args.label
+    point = serve(st, _split(load, replicas), context_in, context_out, cap, cap_reason)
+    plan = plan_memory(
+        spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus, parallel=st_mode
+    )
+    fits = plan1.fits
+    if not fits:
+        warnings.append(
+            f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
+            f"({plan1.binding_constraint()})"
+        )
+    elif point.saturated and point.binding in ("kv_cache", "scheduler"):
+        what = (
+            "KV-cache memory"
+            if point.binding == "kv_cache"
+            else f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})"
+        )
+        warnings.append(
+            f"{load_label}: at most {point.running} sequences run at once per replica ({what}); "
+            "the rest queue "
+            f"(mean wait {point.queue_s * 1000:,.0f} ms)"
+        )
+    elif point.binding == "queueing":
+        if math.isfinite(point.queue_s):
+            warnings.append(
+                f"{load_label} exceeds the capacity of {point.requests_per_s * replicas:,.2f} requests/s: "
+                "requests "
+                f"queue (mean wait {point.queue_s:,.1f} s over {load.num_requests} requests)"
+            )
+        else:
+            warnings.append(
+                f"{load_label} exceeds the capacity of {point.requests_per_s * replicas:,.2f} requests/s: "
+                "the queue "
+                "grows without bound (give num_requests for a finite run's mean TTFT)"
+            )
+    pre_1 = prefill_seconds(st, max(context_in, 1), 1)
+    prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
+    ttft_ms = point.ttft_s * 1000.0
+    tpot_ms = point.tpot_s * 1000.0
+    binding = point.binding if fits else "memory"
     return Estimate(
         model=spec.name,
         gpu=acc.name,
@@ -164,43 +347,165 @@ def estimate(
         engine=eng.name,
         task="inference",
         parallel=mode,
-        batch=n_batch,
+        batch=point.running,
         context_in=context_in,
         context_out=context_out,
         kv_dtype=kv.name,
-        fits=plan.fits,
-        binding_constraint=plan.binding_constraint(),
+        fits=fits,
+        binding_constraint=plan1.binding_constraint(),
         memory=plan.breakdown(),
         max_batch=biggest,
-        decode_tokens_per_s=sp.decode_tokens_per_s,
-        output_tokens_per_s_total=sp.output_tokens_per_s_total,
-        prefill_tokens_per_s=sp.prefill_tokens_per_s,
-        ttft_ms=sp.ttft_s * 1000.0,
-        bound=sp.bound,
-        assumptions=_assumptions(st, plan, rate.rate_name, rate.tflops),
+        decode_tokens_per_s=1000.0 / tpot_ms if tpot_ms > 0 else 0.0,
+        output_tokens_per_s_total=point.output_tokens_per_s * replicas,
+        prefill_tokens_per_s=prefill_tps,
+        ttft_ms=ttft_ms,
+        bound=point.step.bound,
+        assumptions=_assumptions(st, plan, verdict, point, replicas, load_label),
         warnings=warnings,
+        supported=True,
+        support=verdict.mode,
+        binding_limit=binding,
+        tpot_ms=tpot_ms,
+        requests_per_s=point.requests_per_s * replicas,
+        concurrency=point.in_flight * replicas,
+        queue_ms=point.queue_s * 1000.0,
+        request_rate=None if load_args is None else load_args.rate,
+        replicas=replicas,
     )
 
 
-def _assumptions(st: Setup, plan: MemoryPlan, rate_name: str, tflops: float) -> dict[str, str]:
+def _as_run(
+    fmt: WeightFormat, verdict: SupportVerdict, acc: Accelerator, warnings: list[str]
+) -> tuple[WeightFormat, str, WeightFormat | None]:
+    """(format the weights are held in, efficiency class, format whose tensor rate the math runs at)."""
+    if verdict.mode == "fallback-fp16":
+        warnings.append(verdict.message())
+        return resolve_precision("fp16"), "", None
+    if verdict.mode == "dequantized":
+        warnings.append(verdict.message() + " (sized and timed in 16-bit)")
+        return resolve_precision("bf16" if has_bf16(acc) else "fp16"), "", None
+    if verdict.mode == "weight-only" and fmt.compute_class not in (
+        CLASS_WEIGHT_ONLY,
+        CLASS_GGUF,
+        CLASS_GGUF_F16,
+    ):
+        native = {"fp8": acc.fp8_supported, "fp4": acc.fp4_supported}.get(fmt.native or "", True)
+        lacks = (
+            f"{acc.name} has no native {fmt.native.upper()} tensor cores: "
+            if fmt.native and not native
+            else ""
+        )
+        warnings.append(f"{lacks}{verdict.message()} (memory saved, math at the 16-bit rate)")
+        return fmt, CLASS_WEIGHT_ONLY, resolve_precision("bf16" if has_bf16(acc) else "fp16")
+    return fmt, "", None
+
+
+def _unsupported(
+    spec: ModelSpec,
+    acc: Accelerator,
+    gpus: int,
+    fmt: WeightFormat,
+    eng: EngineProfile,
+    mode: str,
+    context_in: int,
+    context_out: int,
+    verdict: SupportVerdict,
+    strict: bool,
+    reason: str = "",
+) -> Estimate:
+    """The answer for a combination the engine cannot run: the reason, the sources, no speed."""
+    why = reason or verdict.message()
+    alts = alternatives(eng.name, verdict.precision, acc) if not reason else ()
+    if strict:
+        raise ConfigurationRejected(
+            "gpu", why, "would run: " + ("; ".join(a.message() for a in alts) or "none found")
+        )
+    kv = _kv_default(fmt, eng, acc)
+    per_gpus = 1 if mode == "replicas" else gpus
+    plan = plan_memory(
+        spec,
+        acc,
+        fmt,
+        kv,
+        eng,
+        batch=1,
+        context=context_in + context_out,
+        gpus=per_gpus,
+        parallel="tensor" if mode == "replicas" else mode,
+    )
+    assumptions = {
+        "engine": eng.label,
+        "support": why
+        + (f" (sources: {', '.join(verdict.sources)})" if verdict.sources and not reason else ""),
+    }
+    if alts:
+        assumptions["alternatives"] = "; ".join(a.message() for a in alts)
+    return Estimate(
+        model=spec.name,
+        gpu=acc.name,
+        gpus=gpus,
+        precision=fmt.name,
+        engine=eng.name,
+        task="inference",
+        parallel=mode,
+        batch=0,
+        context_in=context_in,
+        context_out=context_out,
+        kv_dtype=kv.name,
+        fits=False,
+        binding_constraint="unsupported",
+        memory=plan.breakdown(),
+        max_batch=0,
+        decode_tokens_per_s=0.0,
+        output_tokens_per_s_total=0.0,
+        prefill_tokens_per_s=0.0,
+        ttft_ms=0.0,
+        bound="unsupported",
+        assumptions=assumptions,
+        warnings=[why],
+        supported=False,
+        unsupported_reason=why,
+        support="unsupported",
+        binding_limit="unsupported",
+        replicas=gpus if mode == "replicas" else 1,
+    )
+
+
+def _assumptions(
+    st: Setup, plan: MemoryPlan, verdict: SupportVerdict, point: ServingPoint, replicas: int, load: str
+) -> dict[str, str]:
     eng, fmt = st.engine, st.fmt
+    bits = f"{fmt.bits_per_weight:g} bits/weight"
+    if fmt.dense_bits is not None:
+        bits = f"MoE experts {fmt.bits_per_weight:g} bits/weight, other weights {fmt.dense_bits:g}"
     out = {
         "engine": eng.label,
-        "precision": f"{fmt.label}: {fmt.bits_per_weight:g} bits/weight (embeddings {fmt.embedding_bits:g}, "
-        f"lm_head {fmt.lm_head_bits:g})",
+        "support": verdict.message()
+        + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
+        "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
         "kv_dtype": f"{st.kv.name} ({st.kv.bytes_per_element:g} B/element)",
         "bandwidth_efficiency": f"{st.bandwidth_eff:.2f} of {st.acc.bandwidth_gbps:g} GB/s"
-        + _ceiling_note(eng.stream_ceiling(fmt.compute_class), "GB/s", st.achieved_bandwidth / 1e9),
-        "compute_efficiency": f"{st.compute_eff:.2f} of {st.peak_tflops:g} TFLOPS {rate_name} (dense"
-        + (", fp16 accumulate" if st.peak_tflops != tflops else "")
+        + _ceiling_note(eng.stream_ceiling(st.eff_class), "GB/s", st.achieved_bandwidth / 1e9),
+        "compute_efficiency": f"{st.compute_eff:.2f} of {st.peak_tflops:g} TFLOPS {st.rate.rate_name} (dense"
+        + (", fp16 accumulate" if st.peak_tflops != st.rate.tflops else "")
         + ")"
         + _ceiling_note(
-            eng.compute_ceiling_tflops.get(fmt.compute_class, eng.compute_ceiling_tflops.get("default")),
+            eng.compute_ceiling_tflops.get(st.eff_class, eng.compute_ceiling_tflops.get("default")),
             "TFLOPS",
             st.achieved_flops / 1e12,
         ),
-        "compute_class": fmt.compute_class,
-        "fixed_costs": f"{eng.layer_overhead_us:g} us/layer + {eng.step_overhead_us:g} us/step",
+        "compute_class": st.eff_class,
+        "fixed_costs": f"{eng.layer_overhead_us:g} us/layer + {eng.step_overhead_us:g} us/step + "
+        f"{eng.seq_overhead_us:g} us/sequence/step" + (" (CUDA graphs)" if eng.cuda_graphs else " (eager)"),
+        "batching": (
+            f"continuous, chunked prefill ({eng.prefill_chunk_tokens} tokens/step)"
+            if eng.continuous_batching and eng.chunked_prefill
+            else "continuous, prefills stall decoding"
+            if eng.continuous_batching
+            else "static batches (waves)"
+        ),
+        "load": f"{load}: {point.running} running per replica (cap {point.cap}, {point.cap_reason}), "
+        f"{point.requests_per_s * replicas:,.3g} requests/s",
         "memory_budget": f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
         f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
         f"{eng.engine_reserve_gb:g} GB",
@@ -209,14 +514,36 @@ def _assumptions(st: Setup, plan: MemoryPlan, rate_name: str, tflops: float) -> 
             if eng.kv_allocates_full_context
             else f"paged, {eng.kv_block_tokens}-token blocks"
         ),
-        "decode_speed": "average over generating context_out tokens after the prompt",
     }
+    c = st.spec
+    if c.is_moe:
+        out["moe"] = (
+            f"{c.experts_per_token} of {c.num_experts} experts per token; a step reads the experts its "
+            f"tokens touch; expert weight reads at {eng.moe_efficiency:.2f} and expert GEMMs at "
+            f"{eng.moe_compute_efficiency:.2f} of dense efficiency"
+        )
+    if st.gemm_tile > 1:
+        out["gemm_tile"] = (
+            f"tensor-core GEMMs compute at least {st.gemm_tile:g} rows (each touched expert too): "
+            "small batches pay for a whole tile"
+        )
     if st.gpus > 1:
         if st.parallel == "tensor":
             out["parallel"] = f"tensor parallel x{st.gpus} over {gpu_link(st.acc, st.gpus).label}"
         else:
             out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
+    if replicas > 1:
+        out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
     return out
+
+
+def _rule_sources(verdict: SupportVerdict) -> tuple[str, ...]:
+    """The sources of the rule that decided (the platform rule's too when it is not plainly sourced)."""
+    rule = verdict.precision_rule or verdict.platform_rule
+    own = rule.sources if rule is not None else verdict.sources
+    plat = verdict.platform_rule
+    extra = plat.sources if plat is not None and plat is not rule and plat.tag != "sourced" else ()
+    return own + tuple(u for u in extra if u not in own)
 
 
 def _ceiling_note(ceiling: float | None, unit: str, achieved: float) -> str:

@@ -14,8 +14,14 @@ from gpuscout.estimate.arguments import resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
-from gpuscout.estimate.precision import default_kv_dtype, resolve_precision, weight_bytes
-from gpuscout.estimate.throughput import Setup, _attn_flops_per_token, _head_params, decode_step
+from gpuscout.estimate.precision import default_kv_dtype, resolve_precision
+from gpuscout.estimate.throughput import (
+    Setup,
+    _attn_flops_per_token,
+    _head_params,
+    decode_step,
+    step_weight_bytes,
+)
 from gpuscout.estimate.types import Diagnosis
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -59,7 +65,8 @@ def diagnose(
     tp = gpus
     c = model_consts(spec)
     head = _head_params(spec)
-    bytes_step = weight_bytes(fmt, c.body_read(batch) / tp, 0.0, head / tp)
+    dense_b, expert_b = step_weight_bytes(st, batch)
+    bytes_step = dense_b + expert_b
     bytes_step += kv_read_bytes_per_step(spec, kv, context, tp=tp) * batch
     flops_step = (2.0 * (c.active_body + head) + _attn_flops_per_token(spec, context)) * batch / tp
     step_s = 1.0 / measured_tps

@@ -1,17 +1,32 @@
-"""Inference engine profiles: what fraction of a GPU's peak each engine reaches, and what it reserves.
+"""Inference engine profiles: what each engine really does on a GPU, calibrated per engine and class.
 
-Efficiencies are per *engine* and per *compute class* (see ``precision.CLASS_*``), never per GPU or
-per model: the estimator must carry over to GPUs it has never seen, from their datasheet figures.
+A profile carries (per *engine* and *compute class*, never per GPU or per model: the estimator must carry
+over to GPUs and models it has never seen, from their datasheet figures):
 
-Time model the numbers plug into (``throughput.py``): a decode step reads the weights once and each
-sequence's KV cache at ``bandwidth_efficiency`` x peak bandwidth, does its FLOPs at
-``compute_efficiency`` x peak tensor rate, and pays fixed costs: ``layer_overhead_us`` per layer
-(kernel launches and synchronisation), ``step_overhead_us`` per step (sampling, scheduling),
-``pipeline_hop_us`` per GPU boundary under a layer split. ``gqa_kv_reread`` is the share of the K/V
-bytes re-read for every extra query head of a GQA group by attention kernels that do not share
-them (llama.cpp without flash attention); ``attn_score_bytes`` the bytes of attention-score traffic
-per score element for engines that materialise the score matrix during prefill.
+* achieved fractions of peak: ``bandwidth_efficiency`` (weight/KV streaming) and ``compute_efficiency``
+  (large GEMMs) by compute class (see ``precision.CLASS_*``), and ``moe_efficiency``, how much of the
+  dense efficiency the routed-expert (grouped GEMM) kernels keep;
+* fixed costs: ``step_overhead_us`` per engine step (CPU scheduling, sampling, launch of the step's
+  CUDA graph), ``seq_overhead_us`` per running sequence and step (per-request bookkeeping on the CPU:
+  scheduler, sampler, detokeniser), ``layer_overhead_us`` per layer and forward pass (with CUDA graphs:
+  the GPU-side gaps and tails between a layer's kernels, a few us; eager: the Python launch cost,
+  ~0.5 ms per layer), ``moe_layer_overhead_us`` per MoE layer (router, top-k, token permutation);
+  CPU work overlaps the GPU's when the launches are asynchronous (eager PyTorch) or the scheduler runs
+  ahead (SGLang's overlap scheduler): a step is then the larger of the two, not their sum;
+* batching: continuous batching or not, chunked prefill with a token budget per step
+  (``prefill_chunk_tokens`` = vLLM ``max_num_batched_tokens`` / SGLang ``chunked_prefill_size`` /
+  TensorRT-LLM ``max_num_tokens``), the scheduler cap on running sequences (``max_num_seqs``);
+* memory: the default budget (vLLM ``gpu_memory_utilization`` 0.9, SGLang ``mem_fraction_static``,
+  TensorRT-LLM ``kv_cache_free_gpu_mem_fraction`` of what is free after the weights), CUDA context and
+  engine reserve (CUDA graphs, workspaces), KV block size, and the KV dtype it picks by default
+  (TensorRT-LLM quantizes the KV cache to FP8 with an FP8 checkpoint).
 
+Version matters: 2023-24 engines were slower than today's. ``estimate()`` predicts *today's* engine
+(the profile); a version in the engine name ("vLLM 0.6.3", "TGI 1.0.3", "TensorRT-LLM v0.5") selects an
+``EngineEra``: the same engine with the fixed costs / batching / efficiency scale of that era, fitted on
+the rows of that era (benchmarks/accuracy.py). The advisor never asks for an era.
+
+Time model the numbers plug into: ``throughput.py`` (decode step, prefill) and ``serving.py`` (load).
 ``CALIBRATION`` records, per engine, which rows of the calibration CSV fixed which numbers.
 """
 
@@ -19,51 +34,85 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
+
+
+@dataclass(frozen=True, slots=True)
+class EngineEra:
+    """A past version range of an engine and what it did differently.
+
+    ``versions`` is a regex on the ``major.minor`` version found in the engine name ("0.6", "1.0");
+    ``overrides`` replaces profile attributes (fixed costs, batching); ``efficiency_scale`` multiplies
+    every bandwidth and compute efficiency (older kernels)."""
+
+    name: str
+    label: str
+    versions: str
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    efficiency_scale: float = 1.0
+    compute_scale: float = 1.0  # multiplies the compute efficiencies only (kernels slow at GEMMs)
+
+    def matches(self, version: str) -> bool:
+        return re.fullmatch(self.versions, version) is not None
 
 
 @dataclass(frozen=True, slots=True)
 class EngineProfile:
     """How one inference engine uses a GPU."""
 
-    name: str  # canonical: "llama.cpp", "vllm", "sglang", "tensorrt-llm", "hf-transformers", "gpt-fast"
+    name: (
+        str  # canonical: "vllm", "sglang", "tensorrt-llm", "tgi", "hf-transformers", "llama.cpp", "gpt-fast"
+    )
     label: str
     bandwidth_efficiency: Mapping[str, float]  # by compute class; key "default" for the rest
     compute_efficiency: Mapping[str, float]  # by compute class; key "default" for the rest
-    stream_ceiling_gbps: Mapping[str, float] = field(
-        default_factory=dict
-    )  # by class; absent = none
-    compute_ceiling_tflops: Mapping[str, float] = field(
-        default_factory=dict
-    )  # by class; absent = none
+    stream_ceiling_gbps: Mapping[str, float] = field(default_factory=dict)  # by class; absent = none
+    compute_ceiling_tflops: Mapping[str, float] = field(default_factory=dict)  # by class; absent = none
+    moe_efficiency: float = 0.6  # share of the dense bandwidth efficiency routed-expert weight reads reach
+    moe_compute_efficiency: float = 0.5  # share of the dense compute efficiency grouped expert GEMMs reach
     fp16_accumulate: bool = False  # 16-bit GEMMs accumulate in fp16 (2x rate on GeForce parts)
     layer_overhead_us: float = 0.0
     step_overhead_us: float = 0.0
-    pipeline_hop_us: float = 0.0
-    logits_bytes_per_vocab: float = (
-        8.0  # per sequence and step: fp32 logits written then read by sampling
+    seq_overhead_us: float = 0.0
+    tp_step_overhead_us: float = 0.0  # CPU per step and extra GPU (inputs broadcast to each TP worker)
+    moe_layer_overhead_us: float = (
+        0.0  # extra fixed cost of an MoE layer (router, top-k, permute, grouped GEMMs)
     )
+    expert_loop_us: float = 0.0  # eager MoE: cost of visiting one expert of one layer, every forward pass
+    request_overhead_us: float = 0.0  # per request, on its TTFT: tokenisation, API server, admission
+    attn_decode_efficiency: float = (
+        1.0  # decode attention FLOPs at this share of the GEMM rate (HF eager: low)
+    )
+    gemm_min_rows: int = 0  # rows a weight GEMM computes at least; 0: the GPU's tensor-core tile
+    # (throughput.gemm_tile_rows: 64 on Hopper+, 16 before); 1: GEMV-style small-batch kernels
+    pipeline_hop_us: float = 0.0
+    logits_bytes_per_vocab: float = 8.0  # per sequence and step: fp32 logits written then read by sampling
     gqa_kv_reread: float = 0.0
     attn_score_bytes: float = 0.0
     prefill_pipelined: bool = False  # layer split overlaps micro-batches across GPUs during prefill
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
-    prefill_chunk_tokens: int = 2048  # micro-batch / chunked-prefill size (llama.cpp n_ubatch)
+    prefill_chunk_tokens: int = 2048  # token budget per step (chunked prefill) / micro-batch size
+    chunked_prefill: bool = True  # prefill chunks ride in decode steps (else prefills stall decoding)
     memory_utilization: float = 1.0  # share of capacity the engine lets itself use (vLLM 0.9)
-    memory_fraction_of_free: bool = (
-        False  # the share applies to memory left after weights (TRT-LLM)
-    )
+    memory_fraction_of_free: bool = False  # the share applies to memory left after weights (TRT-LLM)
     cuda_context_gb: float = 0.5  # CUDA context + libraries, per GPU
     engine_reserve_gb: float = 0.0  # CUDA graphs, workspaces, per GPU
     kv_block_tokens: int = 1  # paged KV allocation granularity
     kv_allocates_full_context: bool = False  # llama.cpp reserves n_ctx for every slot up front
+    kv_fp8_with_fp8_weights: bool = False  # an FP8 checkpoint gets an FP8 KV cache by default
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
+    multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
     continuous_batching: bool = True
+    cuda_graphs: bool = True  # False: per-layer launch costs are CPU time (eager PyTorch)
+    cpu_overlap: bool = False  # CPU work (scheduling, eager launches) overlaps the GPU's (async)
     embeddings_on_host: bool = False  # llama.cpp keeps token_embd in host RAM
     aliases: tuple[str, ...] = ()
+    eras: tuple[EngineEra, ...] = ()
+    era: str = ""  # set on a profile derived for a past version ("" = today's engine)
     notes: str = ""
-    calibration: str = ""
 
     def bandwidth_eff(self, compute_class: str) -> float:
         return self.bandwidth_efficiency.get(compute_class, self.bandwidth_efficiency["default"])
@@ -78,9 +127,7 @@ class EngineProfile:
         scaling on the biggest parts; the ceiling is per engine and class, never per GPU.
         """
         base = self.compute_eff(compute_class) * peak_tflops
-        ceiling = self.compute_ceiling_tflops.get(
-            compute_class, self.compute_ceiling_tflops.get("default")
-        )
+        ceiling = self.compute_ceiling_tflops.get(compute_class, self.compute_ceiling_tflops.get("default"))
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
@@ -103,31 +150,50 @@ class EngineProfile:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
 
+    def at_era(self, era: EngineEra) -> EngineProfile:
+        """This engine as it was in ``era`` (or with the variant ``era`` describes)."""
+        s, c = era.efficiency_scale, era.compute_scale
+        return replace(
+            self,
+            label=f"{self.label} ({era.label})",
+            bandwidth_efficiency={k: min(0.98, v * s) for k, v in self.bandwidth_efficiency.items()},
+            compute_efficiency={k: min(0.95, v * s * c) for k, v in self.compute_efficiency.items()},
+            era="+".join(filter(None, (self.era, era.name))),
+            **dict(era.overrides),
+        )
+
+    def era_for(self, version: str) -> EngineEra | None:
+        """The era a ``major.minor`` version falls in (None: today's engine)."""
+        return next((e for e in self.eras if e.versions[:1].isdigit() and e.matches(version)), None)
+
 
 def _eff(**values: float) -> dict[str, float]:
     return {k.replace("_", "-"): v for k, v in values.items()}
 
 
-# The fitted numbers below come from benchmarks/accuracy.py --fit on the calibration CSV; see
-# CALIBRATION for rows and values. Engines without rows of their own start from the closest
-# calibrated engine (stated in ``notes``) and physics (kernel launch costs, flash attention).
+# Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16".
+# The fitted numbers come from benchmarks/accuracy.py --fit ENGINE on the calibration CSV (see
+# CALIBRATION); the rest are physics defaults stated in ``notes``.
 _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="llama.cpp",
         label="llama.cpp (CUDA, layer split)",
-        bandwidth_efficiency=_eff(default=0.93, gguf_quant=0.93, gguf_f16=0.95),
-        compute_efficiency=_eff(default=0.34, gguf_quant=0.34, gguf_f16=0.44),
-        stream_ceiling_gbps=_eff(default=1120.0, gguf_quant=1120.0, gguf_f16=1200.0),
-        compute_ceiling_tflops=_eff(default=118.0, gguf_quant=118.0, gguf_f16=207.0),
+        bandwidth_efficiency=_eff(default=0.948, gguf_quant=0.948, gguf_f16=0.954),
+        compute_efficiency=_eff(default=0.341, gguf_quant=0.341, gguf_f16=0.466),
+        stream_ceiling_gbps=_eff(default=1203.0, gguf_quant=1203.0, gguf_f16=1259.0),
+        compute_ceiling_tflops=_eff(default=164.9, gguf_quant=164.9, gguf_f16=164.9),
+        moe_efficiency=0.6,
         fp16_accumulate=True,
-        layer_overhead_us=40.0,
-        step_overhead_us=1190.0,
-        pipeline_hop_us=290.0,
-        gqa_kv_reread=0.34,
-        attn_score_bytes=24.0,
+        gemm_min_rows=1,  # its own mul_mat_vec / MMVQ kernels below 8 tokens (no tile padding)
+        layer_overhead_us=47.3,
+        step_overhead_us=1113.0,
+        pipeline_hop_us=288.4,
+        gqa_kv_reread=0.454,
+        attn_score_bytes=23.9,
         prefill_pipelined=True,
         prefill_batch_tokens=2048,
         prefill_chunk_tokens=512,
+        chunked_prefill=False,
         memory_utilization=1.0,
         cuda_context_gb=0.4,
         engine_reserve_gb=0.0,
@@ -135,6 +201,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         kv_allocates_full_context=True,
         max_num_seqs=1,
         continuous_batching=False,
+        cuda_graphs=True,
         embeddings_on_host=True,
         aliases=(
             "llamacpp",
@@ -147,53 +214,111 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "lm-studio",
             "lmstudio",
         ),
-        notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention off (2024 default)",
+        notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention off (2024 default); "
+        "one sequence per slot (llama-server -np 1)",
     ),
     EngineProfile(
         name="vllm",
-        label="vLLM",
-        bandwidth_efficiency=_eff(default=0.75, weight_only=0.60),
-        compute_efficiency=_eff(default=0.62, fp8=0.44, weight_only=0.45),
-        layer_overhead_us=0.0,
-        step_overhead_us=1000.0,
+        label="vLLM (V1 engine)",
+        bandwidth_efficiency=_eff(default=0.645, weight_only=0.634, fp8=0.631, **{"16bit": 0.645}),
+        compute_efficiency=_eff(default=0.428, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.428}),
+        moe_efficiency=0.486,
+        moe_compute_efficiency=1.0,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_layer_overhead_us=104.9,
+        layer_overhead_us=3.0,
+        step_overhead_us=405.2,
+        seq_overhead_us=5.43,
+        tp_step_overhead_us=200.0,
+        request_overhead_us=33400.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
-        engine_reserve_gb=0.8,
+        engine_reserve_gb=1.0,
         kv_block_tokens=16,
-        prefill_chunk_tokens=2048,
+        prefill_chunk_tokens=8192,
+        chunked_prefill=True,
         max_num_seqs=256,
         aliases=("vllm", "v-llm"),
-        notes="gpu_memory_utilization 0.9, 16-token KV blocks, chunked prefill 2048, max_num_seqs 256",
+        eras=(
+            EngineEra(
+                "v0",
+                "V0 engine, 0.4-0.7",
+                r"0\.[0-7]",
+                {
+                    "step_overhead_us": 2492.0,
+                    "seq_overhead_us": 243.0,
+                    "tp_step_overhead_us": 1415.0,
+                    "moe_compute_efficiency": 0.133,
+                    "chunked_prefill": False,
+                    "prefill_chunk_tokens": 8192,
+                },
+                efficiency_scale=1.04,
+                compute_scale=0.921,
+            ),
+            EngineEra(
+                "eager",
+                "--enforce-eager (no CUDA graphs)",
+                r"enforce[-_ ]eager",
+                {"layer_overhead_us": 60.0, "cuda_graphs": False, "cpu_overlap": True},
+            ),
+        ),
+        notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
+        "max_num_batched_tokens 8192, max_num_seqs 256, gpu_memory_utilization 0.9, 16-token KV blocks",
     ),
     EngineProfile(
         name="sglang",
         label="SGLang",
-        bandwidth_efficiency=_eff(default=0.77, weight_only=0.60),
-        compute_efficiency=_eff(default=0.65, fp8=0.46, weight_only=0.45),
-        layer_overhead_us=0.0,
-        step_overhead_us=700.0,
+        cpu_overlap=True,
+        bandwidth_efficiency=_eff(default=0.625, weight_only=0.227, fp8=0.454, **{"16bit": 0.625}),
+        compute_efficiency=_eff(default=0.545, fp8=0.412, weight_only=0.45, fp4=0.40, **{"16bit": 0.545}),
+        moe_efficiency=0.292,
+        moe_compute_efficiency=0.352,
+        moe_layer_overhead_us=18.9,
+        layer_overhead_us=3.0,
+        step_overhead_us=2894.0,
+        seq_overhead_us=3.0,
+        tp_step_overhead_us=218.4,
+        request_overhead_us=3287.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
-        engine_reserve_gb=0.8,
+        engine_reserve_gb=1.0,
         kv_block_tokens=1,
         prefill_chunk_tokens=8192,
+        chunked_prefill=True,
         max_num_seqs=1024,
         aliases=("sglang", "sg-lang"),
-        notes="mem_fraction_static ~0.88, token-granular radix KV cache; efficiencies as vLLM (no rows)",
+        eras=(
+            EngineEra(
+                "0.3",
+                "0.3, before the overlap scheduler",
+                r"0\.[0-3]",
+                {"step_overhead_us": 788.1, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                efficiency_scale=0.95,
+            ),
+        ),
+        notes="mem_fraction_static ~0.88, token-granular radix KV cache, chunked_prefill_size 8192, "
+        "overlap scheduler (0.4+) hides most of the CPU step",
     ),
     EngineProfile(
         name="tensorrt-llm",
         label="TensorRT-LLM",
-        bandwidth_efficiency=_eff(default=0.80),
-        compute_efficiency=_eff(default=0.70, fp8=0.49, **{"16bit": 0.72}),
-        layer_overhead_us=0.0,
-        step_overhead_us=340.0,
+        cpu_overlap=True,
+        bandwidth_efficiency=_eff(default=0.758),
+        compute_efficiency=_eff(default=0.497, fp8=0.447, **{"16bit": 0.497}),
+        moe_efficiency=0.442,
+        moe_compute_efficiency=0.13,
+        moe_layer_overhead_us=428.3,
+        layer_overhead_us=2.0,
+        step_overhead_us=500.0,
+        seq_overhead_us=2.0,
+        request_overhead_us=2852.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
         kv_block_tokens=32,
+        kv_fp8_with_fp8_weights=True,
         prefill_chunk_tokens=8192,
+        chunked_prefill=True,
         max_num_seqs=2048,
         aliases=(
             "tensorrt-llm",
@@ -202,25 +327,92 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "trt-llm",
             "trt",
             "trtllm-bench",
+            "trtllm-serve",
             "triton",
             "nim",
+            "nvidia-nim",
         ),
-        notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048",
+        eras=(
+            EngineEra(
+                "0.5",
+                "v0.5-0.6, static batching",
+                r"0\.[0-9]",
+                {"continuous_batching": False, "chunked_prefill": False, "step_overhead_us": 400.0},
+                efficiency_scale=1.29,
+            ),
+        ),
+        notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
+        "max_num_tokens 8192; FP8 checkpoints (ModelOpt) run an FP8 KV cache. NVIDIA NIM LLM containers "
+        "are read as TensorRT-LLM (their optimised profiles are TensorRT-LLM engines; vLLM profiles "
+        "exist for other models)",
+    ),
+    EngineProfile(
+        name="tgi",
+        label="HF TGI 3.x",
+        bandwidth_efficiency=_eff(default=0.78, weight_only=0.62),
+        compute_efficiency=_eff(default=0.55, fp8=0.45, weight_only=0.40),
+        moe_efficiency=0.5,
+        layer_overhead_us=5.0,
+        step_overhead_us=1000.0,
+        seq_overhead_us=10.0,
+        tp_step_overhead_us=200.0,
+        request_overhead_us=4320.0,
+        memory_utilization=0.95,
+        cuda_context_gb=0.6,
+        engine_reserve_gb=1.0,
+        kv_block_tokens=1,
+        prefill_chunk_tokens=4096,
+        chunked_prefill=True,
+        max_num_seqs=1024,
+        aliases=("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher"),
+        eras=(
+            EngineEra(
+                "1.x",
+                "1.x, no CUDA graphs",
+                r"[01]\.[0-9]+",
+                {
+                    "layer_overhead_us": 612.9,
+                    "step_overhead_us": 1099.0,
+                    "seq_overhead_us": 2256.0,
+                    "tp_step_overhead_us": 99.8,
+                    "chunked_prefill": False,
+                    "cuda_graphs": False,
+                    "cpu_overlap": True,
+                },
+                efficiency_scale=0.765,
+            ),
+            EngineEra(
+                "2.x",
+                "2.x, CUDA graphs, no chunked prefill",
+                r"2\.[0-9]+",
+                {"chunked_prefill": False, "step_overhead_us": 876.1, "tp_step_overhead_us": 167.5},
+                efficiency_scale=0.518,
+            ),
+        ),
+        notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
+        "prefix caching, max_batch_total_tokens derived from free memory",
     ),
     EngineProfile(
         name="hf-transformers",
-        label="HF transformers (generate)",
-        bandwidth_efficiency=_eff(default=0.70, weight_only=0.40),
+        label="HF transformers (generate, eager)",
+        bandwidth_efficiency=_eff(default=0.405, weight_only=0.88, **{"16bit": 0.405}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
-        layer_overhead_us=250.0,
-        step_overhead_us=3000.0,
+        moe_efficiency=0.5,
+        expert_loop_us=90.0,
+        attn_decode_efficiency=0.0731,
+        layer_overhead_us=1040.0,
+        step_overhead_us=1986.0,
+        seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
         engine_reserve_gb=0.3,
         kv_block_tokens=1,
         prefill_chunk_tokens=1 << 20,
+        chunked_prefill=False,
         max_num_seqs=64,
         continuous_batching=False,
+        cuda_graphs=False,
+        cpu_overlap=True,
         aliases=(
             "hf-transformers",
             "transformers",
@@ -228,23 +420,45 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "huggingface",
             "hugging-face",
             "accelerate",
-            "text-generation-inference",
-            "tgi",
+            "autoawq",
+            "autogptq",
+            "litgpt",
+            "optimum",
         ),
-        notes="eager PyTorch: python + kernel launch bound at small models (no rows; physics defaults)",
+        eras=(
+            EngineEra(
+                "fused",
+                "AutoAWQ fused modules",
+                r"fused",
+                {"layer_overhead_us": 71.0},
+                efficiency_scale=0.826,
+            ),
+            EngineEra(
+                "gemv",
+                "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
+                r"\bgemv\b",
+                {},
+                compute_scale=0.329,
+            ),
+        ),
+        notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
+        "MoE layers loop over every expert in Python (expert_loop_us per expert and layer: HF MoE "
+        "decoding is "
+        "notoriously slow)",
     ),
     EngineProfile(
         name="gpt-fast",
         label="gpt-fast (torch.compile)",
-        bandwidth_efficiency=_eff(default=0.76, weight_only=0.52, **{"16bit": 0.76}),
+        bandwidth_efficiency=_eff(default=0.702, weight_only=0.522, **{"16bit": 0.702}),
         compute_efficiency=_eff(default=0.50),
         layer_overhead_us=0.0,
-        step_overhead_us=880.0,
+        step_overhead_us=637.4,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
         engine_reserve_gb=0.5,
         kv_block_tokens=1,
         prefill_chunk_tokens=1 << 20,
+        chunked_prefill=False,
         max_num_seqs=64,
         continuous_batching=False,
         aliases=(
@@ -259,42 +473,71 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
 )
 
+# Where the fitted numbers above come from: ``python benchmarks/accuracy.py --fit ENGINE --from-priors``
+# (Levenberg-Marquardt on the log errors of the engine's non-SUSPECT rows, pseudo-Huber, weak pull to the
+# physics priors of the benchmark). Constants not named here are physics defaults stated in ``notes``.
 CALIBRATION: dict[str, str] = {
     "llama.cpp": (
-        "Fitted with benchmarks/accuracy.py --fit llama.cpp (log-space Nelder-Mead minimising MAPE) "
-        "on the 424 non-SUSPECT llama-bench rows of the calibration CSV (XiongjieDai "
-        "GPU-Benchmarks-on-LLM-Inference, May 2024: Llama 3 8B/70B, Q4_K_M and F16, 1-6 GPUs, 11 GPU "
-        "models; plus ggerganov / JohannesGaessler llama-bench comments). Decode rows (tg N): "
-        "bandwidth efficiency 0.93 (gguf-quant) / 0.95 (gguf-f16), stream ceiling 1116 / 1194 GB/s, "
-        "1194 us per token + 40 us per layer, 288 us per layer-split hop, GQA K/V re-read 0.335 per "
-        "extra query head. Prefill rows (pp N): compute efficiency 0.34 / 0.44 of the fp16-accumulate"
-        " tensor peak, compute ceiling 118 / 207 TFLOPS, 24 bytes of score traffic per attention "
-        "score (flash attention off). Decode MAPE 4.3 %, prefill 16 %."
-    ),
-    "tensorrt-llm": (
-        "Fitted on 41 throughput rows (trtllm-bench PyTorch backend, H100 SXM FP8: Llama 3.1 8B TP1, "
-        "3.3 70B TP2, 3.1 405B TP8; v0.6.1 static-batch tables on A100/L40S) and 6 TTFT rows (v0.5): "
-        "compute efficiency 0.49 (fp8) / 0.72 (16-bit), bandwidth efficiency 0.80, 340 us per step. "
-        "MAPE 11.7 % (serving), 13 % (TTFT)."
+        "424 llama-bench rows (XiongjieDai GPU-Benchmarks-on-LLM-Inference, May 2024: Llama 3 8B/70B, "
+        "Q4_K_M and F16, 1-6 GPUs, 11 GPU models; ggerganov / JohannesGaessler llama-bench comments in "
+        "llama.cpp PRs #4766, #4812, #19053; geerlingguy/ai-benchmarks #46). Decode (tg N): bandwidth "
+        "efficiency 0.948 / 0.954, stream ceiling 1203 / 1259 GB/s, 1113 us per token + 47.3 us per layer, "
+        "288 us per layer-split hop, GQA K/V re-read 0.454. Prefill (pp N): compute efficiency 0.341 / "
+        "0.466 of the fp16-accumulate tensor peak, one compute ceiling of 165 TFLOPS, 23.9 B of score "
+        "traffic per attention score (flash attention off)."
     ),
     "gpt-fast": (
-        "Fitted on 8 batch-1 decode rows (Llama-2-7B, A100 SXM 330 W TP1/2/4/8 bf16, int8, int4; "
-        "MI250X GCD): bandwidth efficiency 0.76 (bf16), 0.52 (weight-only int8/int4: dequantisation "
-        "in the GEMV), 880 us per step. The all-reduce latency constants in parallel.py are checked "
-        "on the TP rows. MAPE 6.8 %."
+        "14 rows of the gpt-fast README (Llama-2-7B, A100 SXM 330 W TP1/2/4/8 bf16, int8, int4; MI250X GCD): "
+        "bandwidth efficiency 0.702 (bf16), 0.522 (weight-only), 637 us per step."
     ),
     "vllm": (
-        "No usable rows (the one vLLM row is a sweep without lengths). Values are TensorRT-LLM's, "
-        "lowered by the ~10-15 % gap vLLM and TensorRT-LLM vendors report on H100, with a larger "
-        "per-step overhead (Python scheduler and sampler)."
+        "247 rows: Qwen2.5 speed benchmark (vLLM 0.6.2/0.6.3 batch 1, A100, BF16/GPTQ/AWQ, TP1-4, "
+        "1-129k prompts), Qwen2 benchmark (vLLM 0.4.2 MoE), dstack 405B H100/MI300X offline bursts, "
+        "dstack DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, "
+        "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
+        "Today (V1): bandwidth 0.645 (16-bit) / 0.634 (weight-only), compute 0.428 (16-bit), 405 us per "
+        "step + 5.4 us per sequence, 33.4 ms per request on TTFT (API server, tokenisation, admission), MoE "
+        "weights at 0.49 of dense efficiency and grouped GEMMs at dense efficiency (the 1.0 cap, once the "
+        "tile padding is counted: every touched expert computes a whole tensor-core tile; the 2026 "
+        "DeepSeek-V3.2 and Qwen recipes), 105 us per MoE layer. FP8 bandwidth / compute are not fitted "
+        "(no FP8 rows of today's engine but four on an H20): 16-bit streaming and the 0.48 compute prior. "
+        "V0 era (0.4-0.7): 2492 us per step, 243 us per sequence, 1415 us per step and extra TP worker, "
+        "efficiencies x1.04 (compute x0.92 on top), grouped expert GEMMs at 0.13 of dense (vLLM 0.7.3/0.7.4 "
+        "DeepSeek-R1, dstack, early 2025)."
     ),
     "sglang": (
-        "No rows; between vLLM and TensorRT-LLM, as published comparisons place it."
+        "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
+        "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
+        "0.625 (16-bit) / 0.454 (fp8) / 0.227 (AWQ), compute 0.545 / 0.412 (with Hopper's 64-row tile, "
+        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), "
+        "2894 us of CPU per step overlapped with the GPU, 218 us per extra TP worker, 3.3 ms per request, "
+        "MoE weights at 0.29 and grouped GEMMs at 0.35 of dense efficiency, 19 us per MoE layer; 0.3 era: "
+        "788 us per step, not overlapped."
+    ),
+    "tensorrt-llm": (
+        "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
+        "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.758, compute 0.497 "
+        "(16-bit) / 0.447 (fp8), 500 us per step overlapped, 2.9 ms per request, MoE weights at 0.44 and "
+        "grouped GEMMs at 0.13, 428 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025); "
+        "v0.5-0.6 era: efficiencies x1.29 (static batches)."
+    ),
+    "tgi": (
+        "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
+        "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
+        "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
+        "a small k6 scenario dominated by the load generator): physics defaults. 4.3 ms per request. "
+        "1.x era: 1099 us per step, 613 us per layer (eager), 2256 us per sequence and step, 100 us per "
+        "extra TP worker, efficiencies x0.765; 2.x era (ROCm): 876 us per step, 168 us per extra worker, "
+        "efficiencies x0.52."
     ),
     "hf-transformers": (
-        "No rows; eager PyTorch physics: ~10 kernels per layer launched from Python at ~25 us each "
-        "(250 us per layer) and a 3 ms generate() step overhead; weight-only kernels (bitsandbytes) "
-        "at 40 % of bandwidth."
+        "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
+        "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
+        "Bandwidth 0.405 (16-bit) / 0.880 (weight-only), 1040 us of Python per layer and 1986 us per step "
+        "(overlapped with the GPU), 90 us per expert visited per MoE layer, decode attention at 0.073 of "
+        "the GEMM rate (unfused, GQA expanded), compute efficiencies not fitted (0.45 / 0.25). AutoAWQ fused "
+        "modules: 71 us per layer, efficiencies x0.83; GEMV kernel: compute x0.33."
     ),
 }
 
@@ -304,25 +547,23 @@ for _p in _PROFILES:
     for _a in _p.aliases:
         _BY_KEY[_a] = _p
 
+_VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(?:\.\d+)*(?![\w])")
+
+
+def engine_names() -> tuple[str, ...]:
+    """Canonical engine names, in profile order."""
+    return tuple(p.name for p in _PROFILES)
+
 
 def _key(name: str) -> str:
     s = name.strip().lower()
     s = re.sub(r"\(.*?\)", " ", s)  # "llama.cpp (llama-bench, layer split)" -> "llama.cpp"
-    s = re.sub(r"\bv?\d+(\.\d+)*\b", " ", s)  # versions: "vLLM 0.6", "TensorRT-LLM v0.6.1"
+    s = re.sub(r"(?<![\w.])v?\d+(\.\d+)*(\.post\d+|\.dev\d+|rc\d+)*(?![\w])", " ", s)  # versions
     s = re.sub(r"[\s_/]+", "-", s).strip("-")
     return s
 
 
-def resolve_engine(name: str | EngineProfile) -> EngineProfile:
-    """Profile for "llama.cpp", "llamacpp", "vLLM 0.6", "TensorRT-LLM", "trtllm", "sglang", "hf", ...
-
-    Raises UnknownNameError(field="engine") with the closest known names.
-    """
-    if isinstance(name, EngineProfile):
-        return name
-    if not isinstance(name, str):
-        raise InvalidInputError("engine", f"expected an engine name, got {type(name).__name__}",
-                                ", ".join(p.name for p in _PROFILES))
+def _base_profile(name: str) -> EngineProfile | None:
     key = _key(name)
     if key in _BY_KEY:
         return _BY_KEY[key]
@@ -330,12 +571,42 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
     for candidate in (first, key.replace(".", ""), key.replace("-", "")):
         if candidate in _BY_KEY:
             return _BY_KEY[candidate]
-    # longest alias the text starts with, as a whole word ("llama.cpp-gguf", "tensorrt-llm-pytorch-backend")
-    hits = sorted(
-        (a for a in _BY_KEY if len(a) >= 2 and key.startswith(a + "-")), key=len, reverse=True
-    )
-    if hits:
-        return _BY_KEY[hits[0]]
-    raise UnknownNameError(
-        "engine", name, closest(name, list(_BY_KEY)) or [p.name for p in _PROFILES]
-    )
+    # longest alias the text starts with, as a whole word ("llama.cpp-gguf", "hf-tgi-1")
+    hits = sorted((a for a in _BY_KEY if len(a) >= 2 and key.startswith(a + "-")), key=len, reverse=True)
+    return _BY_KEY[hits[0]] if hits else None
+
+
+def resolve_engine(name: str | EngineProfile) -> EngineProfile:
+    """Profile for "vllm", "vLLM 0.6.3", "sglang", "TensorRT-LLM v0.5", "trtllm", "tgi", "hf", "llama.cpp"...
+
+    Without a version: today's engine. With one ("vLLM 0.6", "TGI 1.0.3"): the engine of that era when
+    the profile has one for it (see ``EngineEra``); a newer or unknown version is today's engine.
+    Raises UnknownNameError(field="engine") with the closest known names.
+    """
+    if isinstance(name, EngineProfile):
+        return name
+    if not isinstance(name, str):
+        raise InvalidInputError("engine", f"expected an engine name, got {type(name).__name__}",
+                                ", ".join(p.name for p in _PROFILES))
+    if not name.strip():
+        raise UnknownNameError("engine", str(name), engine_names())
+    base = _base_profile(name)
+    if base is None:
+        raise UnknownNameError("engine", name, closest(name, list(_BY_KEY)) or list(engine_names()))
+    return profile_for(base, name)
+
+
+def profile_for(base: EngineProfile, name: str) -> EngineProfile:
+    """``base`` as the engine ``name`` describes it: the era of its version ("vLLM 0.6.3" -> V0) and any
+    variant its text names ("--enforce-eager", "fused layers"), applied in that order."""
+    text = name.strip().lower()
+    found = _VERSION.search(re.sub(r"\(.*?\)", " ", text)) or _VERSION.search(text)
+    version = f"{found.group(1)}.{found.group(2)}" if found else ""
+    prof = base
+    era = base.era_for(version) if version else None
+    if era is not None:
+        prof = prof.at_era(era)
+    for variant in base.eras:
+        if not variant.versions[:1].isdigit() and re.search(variant.versions, text):
+            prof = prof.at_era(variant)
+    return prof

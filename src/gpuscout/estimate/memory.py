@@ -59,6 +59,16 @@ class ModelConsts:
         miss: float = (1.0 - k / n) ** max(tokens, 1.0)
         return n * (1.0 - miss)
 
+    def expert_gemm_rows(self, tokens: float, tile_rows: float = 1.0) -> float:
+        """Rows the routed-expert GEMMs of one MoE layer multiply for ``tokens`` tokens: ``tokens * k``
+        token-expert pairs, but each touched expert's GEMM computes whole tiles of ``tile_rows`` rows, so
+        at least ``touched * tile_rows`` (decode: a few tokens per expert padded to a tile; prefill:
+        hundreds per expert, no padding to speak of)."""
+        if self.num_experts == 0:
+            return 0.0
+        pairs = max(tokens, 0.0) * self.experts_per_token
+        return max(pairs, self.expected_experts_read(tokens) * tile_rows) if pairs else 0.0
+
     def body_read(self, tokens: float) -> float:
         """Body weights a step over ``tokens`` tokens (one per sequence in decode) has to read."""
         return (
@@ -90,10 +100,20 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
     )
 
 
+def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | None = None) -> float:
+    """Bytes of the body weights in ``fmt``: the always-active part plus the routed experts (all of them,
+    or ``experts_per_layer`` per MoE layer: what a step that touches that many experts reads).
+
+    Experts-only formats (``mxfp4-moe``) keep the always-active part at ``dense_bits``."""
+    n = c.num_experts if experts_per_layer is None else experts_per_layer
+    experts = c.expert_params * n * c.moe_layers
+    return (c.dense_body * fmt.body_bits(False) + experts * fmt.body_bits(True)) / 8.0
+
+
 def weights_bytes_total(spec: ModelSpec, fmt: WeightFormat) -> float:
     """Bytes of all weights in ``fmt`` (whole model, one copy)."""
     c = model_consts(spec)
-    return weight_bytes(fmt, c.body, c.embedding, c.lm_head)
+    return body_bytes(fmt, c) + weight_bytes(fmt, 0.0, c.embedding, c.lm_head)
 
 
 def capacity_bytes(acc: Accelerator) -> float:
@@ -256,7 +276,7 @@ def gpu_weight_bytes(
     if parallel == "tensor" or gpus == 1:
         tp = gpus if parallel == "tensor" else 1
         embedding = 0.0 if engine.embeddings_on_host else c.embedding
-        return weight_bytes(fmt, c.body / tp, embedding / tp, c.lm_head / tp)
+        return (body_bytes(fmt, c) + weight_bytes(fmt, 0.0, embedding, c.lm_head)) / tp
     # llama.cpp assigns layers in proportion to each GPU's free memory (the output layer counting as
     # one more layer); the imbalance of at most one layer is ignored: the average GPU is reported.
     head = (
@@ -269,7 +289,7 @@ def gpu_weight_bytes(
         if engine.embeddings_on_host or not c.lm_head
         else weight_bytes(fmt, 0.0, c.embedding, 0.0)
     )
-    return (weight_bytes(fmt, c.body, 0.0, 0.0) + head + embd) / gpus
+    return (body_bytes(fmt, c) + head + embd) / gpus
 
 
 def max_batch(plan: MemoryPlan) -> int:
@@ -286,6 +306,7 @@ __all__ = [
     "MemoryPlan",
     "ModelConsts",
     "activation_bytes",
+    "body_bytes",
     "capacity_bytes",
     "kv_shape",
     "max_batch",

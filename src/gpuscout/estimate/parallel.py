@@ -1,10 +1,27 @@
-"""Multi-GPU costs: tensor-parallel all-reduce over NVLink or PCIe, layer-split hand-offs.
+"""Multi-GPU costs: tensor-parallel all-reduce over NVLink or PCIe, layer-split hand-offs, replicas.
 
 Tensor parallelism (Megatron style) does two all-reduces per layer per forward pass (after attention
 and after the MLP), each of ``tokens x hidden`` activations in 16 bit. A ring all-reduce moves
 ``2 (TP-1)/TP`` times the message over each GPU's link, plus a latency that grows with the number of
 ring steps (NCCL small-message latency: ~8 us on NVLink, ~25 us over PCIe at TP=2, + log2(TP) terms;
 fitted on gpt-fast's TP 1/2/4/8 decode rows on A100 SXM, see engines.CALIBRATION).
+
+A batch-1 decode step of Llama-3-70B on TP4 therefore pays 2 x 80 = 160 all-reduces of 16 KiB: about
+160 x 11 us = 1.8 ms over NVLink, 160 x 35 us = 5.6 ms over PCIe — a large share of a ~10 ms step.
+
+The three ways to use several GPUs (``parallel``):
+
+* ``tensor``: every layer split over the GPUs (vLLM, SGLang, TGI, TensorRT-LLM default): per-GPU bytes
+  and FLOPs divide by TP, the all-reduces are added; thin shards keep their fixed per-layer costs, so
+  the per-GPU efficiency falls as TP grows.
+* ``layer`` (pipeline / llama.cpp layer split): each GPU holds a slice of the layers; one token goes
+  through them in turn (no batch-1 speed-up), a hand-off per boundary.
+* ``replicas`` (data parallel, ``vllm --data-parallel-size``): each GPU holds the whole model and serves
+  its share of the requests: throughput adds up, per-request latency is one GPU's.
+
+An interconnect the table does not state is costed as PCIe Gen4 and the link says so (``assumed``).
+Expert parallelism (MoE experts placed whole on GPUs) is costed as tensor parallelism: the same bytes
+per GPU, and the all-to-all dispatch/combine it needs is of the order of the all-reduce it replaces.
 """
 
 from __future__ import annotations
@@ -20,6 +37,10 @@ PCIE_EFFICIENCY = 0.7  # NCCL bus bandwidth achieved over PCIe (host bridge / sw
 NVLINK_EFFICIENCY = 0.8
 NVLINK_LATENCY_US = 8.0
 PCIE_LATENCY_US = 25.0
+# AMD Infinity Fabric: RCCL's small-message all-reduce latency is several times NCCL's over NVSwitch
+# (rccl-tests on 8x MI300X report tens of us where nccl-tests on 8x H100 report ~10); an assumption of
+# 25 us at TP=2, not fitted on the calibration rows.
+INFINITY_FABRIC_LATENCY_US = 25.0
 LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency (more ring steps)
 
 
@@ -31,6 +52,7 @@ class Link:
     gbps: float  # achievable unidirectional GB/s per GPU
     latency_us: float  # per all-reduce at TP=2
     label: str
+    assumed: bool = False  # True when the table states no interconnect (costed as PCIe Gen4)
 
 
 def gpu_link(acc: Accelerator, gpus: int) -> Link:
@@ -43,24 +65,32 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     text = (acc.interconnect or "").lower()
     if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
         gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
-        return Link("nvlink", gbps, NVLINK_LATENCY_US, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
+        latency = INFINITY_FABRIC_LATENCY_US if "infinity" in text else NVLINK_LATENCY_US
+        return Link("nvlink", gbps, latency, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
     gen_match = re.search(r"gen\s*(\d)", text)
     gen = int(gen_match.group(1)) if gen_match else 4
     gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * PCIE_EFFICIENCY
-    return Link("pcie", gbps, PCIE_LATENCY_US, f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable)")
+    assumed = not text.strip()
+    label = f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable)"
+    if assumed:
+        label += ", assumed: the table states no interconnect for this GPU"
+    return Link("pcie", gbps, PCIE_LATENCY_US, label, assumed)
 
 
-def allreduce_seconds(link: Link, tp: int, message_bytes: float) -> float:
-    """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs."""
+def allreduce_seconds(link: Link, tp: int, message_bytes: float, *, latency: bool = True) -> float:
+    """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs (``latency=False``: the
+    bandwidth part only, for tokens that ride in an all-reduce another batch pays the latency of)."""
     if tp <= 1:
         return 0.0
-    latency = link.latency_us * 1e-6 * (1.0 + LATENCY_PER_DOUBLING * (math.log2(tp) - 1.0))
-    return latency + 2.0 * (tp - 1) / tp * message_bytes / (link.gbps * 1e9)
+    lat = link.latency_us * 1e-6 * (1.0 + LATENCY_PER_DOUBLING * (math.log2(tp) - 1.0)) if latency else 0.0
+    return lat + 2.0 * (tp - 1) / tp * message_bytes / (link.gbps * 1e9)
 
 
-def tp_step_comm_seconds(acc: Accelerator, tp: int, layers: int, hidden: int, tokens: float) -> float:
+def tp_step_comm_seconds(
+    acc: Accelerator, tp: int, layers: int, hidden: int, tokens: float, *, latency: bool = True
+) -> float:
     """All-reduce time of one forward pass over ``tokens`` tokens: 2 all-reduces per layer, 16-bit."""
     if tp <= 1:
         return 0.0
     link = gpu_link(acc, tp)
-    return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0)
+    return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0, latency=latency)

@@ -17,6 +17,9 @@ Effective bits per weight, with where each figure comes from:
 - int4 group 32 (gpt-fast int4 weight-only G=32): 4 + 32/32 = 5.0.
 - nf4 (bitsandbytes QLoRA, double quant): 4 + 8/64 + 32/(64*256) = 4.127; embeddings/lm_head bf16.
 - nvfp4: 4 + fp8 scale per 16 = 4.5; mxfp4: 4 + e8m0 scale per 32 = 4.25.
+- mxfp4-moe (the gpt-oss checkpoint): the MoE experts in MXFP4 (4.25), attention, router, shared layers,
+  embeddings and lm_head in bf16 (``quantization_config.modules_to_not_convert``). ``dense_bits`` carries
+  the width of the non-expert body weights of such experts-only formats.
 - GGUF (llama.cpp). Block formats: Q4_0 4.5, Q8_0 8.5, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, Q3_K 3.4375,
   Q2_K 2.625, IQ4_XS 4.25. The "_M"/"_S" mixes put some tensors (attn_v, half of ffn_down) at a
   wider type, so their *body* bits per weight are fitted on llama.cpp's published file sizes of
@@ -61,6 +64,13 @@ class WeightFormat:
     gguf: bool = False
     native: str | None = None  # accelerator capability needed to run the class natively: "fp8", "fp4"
     note: str = ""
+    dense_bits: float | None = None  # experts-only formats: bits of the non-expert body weights
+
+    def body_bits(self, expert: bool) -> float:
+        """Bits per weight of a body weight (``expert``: a routed MoE expert's)."""
+        if self.dense_bits is not None and not expert:
+            return self.dense_bits
+        return self.bits_per_weight
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +92,9 @@ def _fmt(
     gguf: bool = False,
     native: str | None = None,
     note: str = "",
+    dense_bits: float | None = None,
 ) -> WeightFormat:
-    return WeightFormat(name, label, bits, embed, head, cls, gguf, native, note)
+    return WeightFormat(name, label, bits, embed, head, cls, gguf, native, note, dense_bits)
 
 
 _FORMATS: dict[str, WeightFormat] = {
@@ -149,6 +160,18 @@ _FORMATS: dict[str, WeightFormat] = {
         ),
         _fmt("nvfp4", "NVFP4", 4.5, 16, 16, CLASS_FP4, native="fp4", note="fp8 scale per 16 weights"),
         _fmt("mxfp4", "MXFP4", 4.25, 16, 16, CLASS_FP4, native="fp4", note="e8m0 scale per 32 weights"),
+        _fmt(
+            "mxfp4-moe",
+            "MXFP4 MoE experts (rest bf16)",
+            4.25,
+            16,
+            16,
+            CLASS_FP4,
+            native="fp4",
+            note="gpt-oss checkpoint: routed experts MXFP4 (e8m0 scale per 32), attention, router and "
+            "embeddings bf16",
+            dense_bits=16.0,
+        ),
         _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
         _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),
         _fmt("gguf-q6_k", "GGUF Q6_K", Q6_K_BITS, Q6_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
@@ -197,6 +220,8 @@ _ALIASES: dict[str, str] = {
     "bnb-nf4": "nf4",
     "bnb-4bit": "nf4",
     "fp4": "nvfp4",
+    "mxfp4-experts": "mxfp4-moe",
+    "gguf-mxfp4": "mxfp4",
 }
 
 # Convenience: every GGUF type may be written bare ("q4_k_m") or prefixed ("GGUF Q4_K_M").
@@ -325,6 +350,10 @@ class ComputeRate:
     native: bool  # False when the format needs a capability the GPU lacks (runs dequantised)
     derived: bool  # True when the rate was missing and derived from fp32 (see `bf16_tflops`)
     warning: str = ""
+    # False when the part runs the class natively but the table has no rate for it and none can be
+    # derived by a stated rule (B300 INT8): ``tflops`` is then the 16-bit rate as a placeholder and an
+    # inference estimate must refuse rather than time the class at another class's rate.
+    known: bool = True
 
 
 def bf16_tflops(acc: Accelerator) -> tuple[float, bool]:
@@ -356,6 +385,17 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
     if cls == CLASS_FP8:
         if acc.fp8_supported and acc.fp8_tflops:
             return ComputeRate(acc.fp8_tflops, "fp8", True, False)
+        if acc.fp8_supported:
+            # every FP8 part in the table runs dense FP8 at exactly twice its dense 16-bit rate
+            return ComputeRate(
+                2.0 * bf16,
+                "fp8",
+                True,
+                True,
+                f"{acc.name}: no FP8 rate in the table; taken as 2 x the 16-bit rate "
+                f"({2.0 * bf16:.0f} TFLOPS), "
+                "the ratio of every FP8 part listed",
+            )
         return ComputeRate(
             bf16,
             "bf16",
@@ -367,6 +407,16 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
     if cls == CLASS_FP4:
         if acc.fp4_supported and acc.fp4_tflops:
             return ComputeRate(acc.fp4_tflops, "fp4", True, False)
+        if acc.fp4_supported:
+            return ComputeRate(
+                bf16,
+                "fp4",
+                True,
+                derived,
+                f"{acc.name} has FP4 tensor cores but no FP4 rate in the table (FP4/FP8 differs by part: "
+                "2x on B200, 3x on B300): FP4 speed is not estimated",
+                known=False,
+            )
         return ComputeRate(
             bf16,
             "bf16",
@@ -380,10 +430,12 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
             return ComputeRate(acc.int8_tops, "int8", True, False)
         return ComputeRate(
             bf16,
-            "bf16",
+            "int8",
             False,
             derived,
-            f"{acc.name} has no int8 tensor rate listed: W8A8 assumed at the bf16 rate",
+            f"{acc.name}: no INT8 tensor rate in the table (INT8/16-bit differs by part: Blackwell Ultra cut "
+            "dense INT8), so W8A8 speed is not estimated rather than timed at another class's rate",
+            known=False,
         )
     # 16-bit, weight-only and GGUF formats multiply at the 16-bit tensor rate
     if fmt.name == "bf16" and not has_bf16(acc):

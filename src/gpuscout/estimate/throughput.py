@@ -1,25 +1,35 @@
-"""Speed: decode step time (roofline), prefill time, TTFT, serving throughput.
+"""Speed physics of one engine step: decode step time (roofline + fixed costs) and prefill time.
 
-Decode step (all sequences of the batch advance one token):
-  bytes   = weights read once (MoE: the distinct experts the batch routes to) + each sequence's KV
-  flops   = 2 * active params * batch + attention (4 * layers * heads * head_dim * context * batch)
-  step    = blend(bytes / (eff_bw * BW), flops / (eff_c * peak)) + fixed costs
-The blend is a smooth maximum (p-norm, p=4): near the ridge point both limits cost a little.
-Fixed costs: per-layer kernel overhead, per-step overhead, tensor-parallel all-reduces, layer-split
-hand-offs. Prefill is compute bound: linear FLOPs + causal attention FLOPs, with a weight-read floor
-per micro-batch for tiny prompts.
+Decode step (every running sequence advances one token), per GPU:
+  bytes   = dense weights + the experts the batch touches (MoE) + output head + each sequence's KV
+            + the fp32 logits sampling writes and reads
+  flops   = 2 * dense params * max(batch, tile) + 2 * expert params * max(batch * k, touched * tile)
+            + attention (2 * heads * (K+V dim) * context * batch); ``tile`` = the rows a tensor-core
+            GEMM computes at least (:func:`gemm_tile_rows`: 64 on Hopper+, 16 before)
+  step    = blend(weight bytes / BW, GEMM flops / F) + blend(KV bytes / BW, attention flops / F)
+            + fixed costs + tensor-parallel all-reduces
+``BW`` and ``F`` are the engine's achieved bandwidth and tensor rate for the format's compute class;
+routed-expert bytes go at ``moe_efficiency`` of the bandwidth and their FLOPs at ``moe_compute_efficiency``
+of the tensor rate (grouped-GEMM kernels). The blend is a
+smooth maximum (p-norm, p=4): near the ridge point both limits cost a little. Fixed costs: per-layer
+kernel overhead, per-step overhead, per-sequence CPU overhead, an eager per-expert loop (HF transformers),
+layer-split hand-offs.
+
+Prefill is compute bound: linear FLOPs + causal attention FLOPs, with a weight-read floor per chunk
+for short prompts. ``prefill_compute_seconds`` is the marginal cost of a prompt's tokens when they ride
+in decode steps (chunked prefill): their FLOPs and all-reduce bytes only, the weights being read anyway.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
-from gpuscout.estimate.memory import model_consts
+from gpuscout.estimate.memory import ModelConsts, model_consts
 from gpuscout.estimate.parallel import tp_step_comm_seconds
-from gpuscout.estimate.precision import KvDtype, WeightFormat, compute_rate, weight_bytes
+from gpuscout.estimate.precision import ComputeRate, KvDtype, WeightFormat, compute_rate, weight_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -29,7 +39,11 @@ DECODE_SAMPLES = 8
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """Everything fixed for one estimate except batch and context."""
+    """Everything fixed for one estimate except batch and context.
+
+    ``eff_class`` is the compute class whose engine efficiencies apply (default: the format's;
+    "weight-only" when the engine runs a native-class format weight-only on this GPU, e.g. FP8 through
+    Marlin on an A100)."""
 
     spec: ModelSpec
     acc: Accelerator
@@ -38,51 +52,82 @@ class Setup:
     engine: EngineProfile
     gpus: int = 1
     parallel: str = "tensor"
+    eff_class: str = ""
+    rate_fmt: WeightFormat | None = (
+        None  # the format whose tensor rate the math runs at (weight-only: 16-bit)
+    )
+    rate: ComputeRate = field(init=False, repr=False, compare=False)
+    peak_tflops: float = field(init=False, repr=False, compare=False)
+    achieved_flops: float = field(init=False, repr=False, compare=False)
+    achieved_bandwidth: float = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        cls = self.eff_class or self.fmt.compute_class
+        object.__setattr__(self, "eff_class", cls)
+        rate = compute_rate(self.rate_fmt or self.fmt, self.acc)
+        object.__setattr__(self, "rate", rate)
+        peak = rate.tflops
+        if self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16") and self.acc.kind == "consumer":
+            peak *= 2.0  # GeForce: fp16-accumulate tensor ops run at twice the fp32-accumulate rate
+        object.__setattr__(self, "peak_tflops", peak)
+        object.__setattr__(self, "achieved_flops", self.engine.achieved_tflops(cls, peak) * 1e12)
+        bw = self.engine.achieved_bandwidth_gbps(cls, self.acc.bandwidth_gbps) * 1e9
+        object.__setattr__(self, "achieved_bandwidth", bw)
 
     @property
     def tp(self) -> int:
         return self.gpus if self.parallel == "tensor" else 1
 
     @property
+    def gemm_tile(self) -> float:
+        """Rows a weight GEMM computes at least (tile padding, see :func:`gemm_tile_rows`); 1 for the
+        GEMV-style kernels of weight-only and GGUF formats, or an engine's own small-batch kernels."""
+        if self.eff_class in ("weight-only", "gguf-quant"):
+            return 1.0
+        if self.engine.gemm_min_rows:
+            return float(self.engine.gemm_min_rows)
+        return float(gemm_tile_rows(self.acc))
+
+    @property
     def bandwidth_eff(self) -> float:
-        return self.engine.bandwidth_eff(self.fmt.compute_class)
+        return self.engine.bandwidth_eff(self.eff_class)
 
     @property
     def compute_eff(self) -> float:
-        return self.engine.compute_eff(self.fmt.compute_class)
-
-    @property
-    def peak_tflops(self) -> float:
-        """Datasheet dense rate for this format (GeForce fp16-accumulate doubling when the engine uses it)."""
-        rate = compute_rate(self.fmt, self.acc)
-        if self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16") and self.acc.kind == "consumer":
-            return rate.tflops * 2.0
-        return rate.tflops
-
-    @property
-    def achieved_flops(self) -> float:
-        """FLOP/s large GEMMs reach (engine efficiency and ceiling applied)."""
-        return self.engine.achieved_tflops(self.fmt.compute_class, self.peak_tflops) * 1e12
-
-    @property
-    def achieved_bandwidth(self) -> float:
-        """Bytes/s a weight-streaming step reaches on one GPU (engine efficiency and ceiling applied)."""
-        return self.engine.achieved_bandwidth_gbps(self.fmt.compute_class, self.acc.bandwidth_gbps) * 1e9
+        return self.engine.compute_eff(self.eff_class)
 
 
 @dataclass(frozen=True, slots=True)
 class StepTime:
-    """One decode step, seconds."""
+    """One decode step, seconds, with the parts it is made of."""
 
     total: float
-    memory: float
-    compute: float
-    fixed: float
-    comm: float
+    memory: float  # streaming time (weights + KV + logits) at the achieved bandwidth
+    compute: float  # FLOP time at the achieved tensor rate
+    fixed: float  # per-step + per-sequence + per-layer overheads
+    comm: float  # tensor-parallel all-reduces and layer-split hand-offs
 
     @property
     def bound(self) -> str:
         return "memory" if self.memory >= self.compute else "compute"
+
+
+def gemm_tile_rows(acc: Accelerator) -> int:
+    """Minimum rows (the M of an M x N x K tile) a tensor-core GEMM kernel computes on ``acc``.
+
+    A decode step multiplies ``batch`` rows, but a tensor-core kernel pads them to whole tiles: on Hopper
+    and Blackwell (compute capability 9.0+) the warpgroup MMA (wgmma / tcgen05) has M = 64, so any cuBLAS,
+    CUTLASS or Triton GEMM computes 64 rows however few tokens there are; Volta to Ada (mma.sync
+    m16n8k16) and AMD CDNA (MFMA 16x16) pad to 16. Harmless where tensor math is fast against the
+    bandwidth (H100: 64 padded rows of an 8B model take ~2 ms of compute against ~7 ms of weight reads),
+    it binds on a part whose tensor rate was cut but whose bandwidth was not (H20: 148 dense BF16 TFLOPS
+    against 4 TB/s, so batch-1 BF16 decode is compute-bound: Qwen3 speed benchmark, SGLang and
+    transformers on the H20, ~1.4 TB/s of effective weight bandwidth at every model size).
+    """
+    cc = acc.nvidia_cc
+    if cc is not None:
+        return 64 if cc >= (9, 0) else 16 if cc >= (7, 0) else 1
+    return 16 if acc.vendor == "AMD" else 1
 
 
 def _blend(a: float, b: float) -> float:
@@ -111,37 +156,100 @@ def _head_params(spec: ModelSpec) -> float:
     return c.lm_head if c.lm_head else c.embedding
 
 
-def decode_step(st: Setup, batch: int, context: float) -> StepTime:
-    """Time of one decode step for ``batch`` sequences each holding ``context`` tokens."""
+def _head_bytes(st: Setup, c: ModelConsts, head: float) -> float:
+    fmt = st.fmt
+    return weight_bytes(fmt, 0.0, 0.0, head) if c.lm_head else weight_bytes(fmt, 0.0, head, 0.0)
+
+
+def _expert_loop_seconds(st: Setup, c: ModelConsts) -> float:
+    """Eager per-expert loops (HF transformers) visit every expert of every MoE layer each forward."""
+    return c.moe_layers * c.num_experts * st.engine.expert_loop_us * 1e-6
+
+
+def _expert_tile_padding(st: Setup, tokens: float) -> float:
+    """How many more expert-GEMM rows than token-expert pairs a pass over ``tokens`` tokens computes
+    (tile padding, ``ModelConsts.expert_gemm_rows``): ~1 for a prefill chunk."""
+    c = model_consts(st.spec)
+    pairs = tokens * c.experts_per_token
+    return c.expert_gemm_rows(tokens, st.gemm_tile) / pairs if pairs > 0 else 1.0
+
+
+def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
+    """(always-read weight bytes, routed-expert bytes) one forward pass over ``tokens`` tokens reads,
+    per GPU. An MoE layer reads only the experts its tokens route to: ``k`` of ``E`` for one token,
+    E * (1 - (1 - k/E)**tokens) expected for many (uniform routing), all of them at large batch."""
+    c = model_consts(st.spec)
+    fmt = st.fmt
+    dense = (c.dense_body * fmt.body_bits(False) / 8.0 + _head_bytes(st, c, _head_params(st.spec))) / st.tp
+    experts = (
+        c.expert_params * c.expected_experts_read(tokens) * c.moe_layers * fmt.body_bits(True) / 8.0 / st.tp
+    )
+    return dense, experts
+
+
+def decode_step(
+    st: Setup, batch: int, context: float, *, prefill_tokens: float = 0.0, prefill_context: float = 0.0
+) -> StepTime:
+    """Time of one decode step for ``batch`` sequences each holding ``context`` tokens.
+
+    ``prefill_tokens``: prompt tokens riding in the same step (chunked prefill), attending on average to
+    ``prefill_context`` tokens: their FLOPs, the experts they touch and their all-reduce bytes are added.
+    """
     spec, eng = st.spec, st.engine
     c = model_consts(spec)
     tp = st.tp
     head = _head_params(spec)
-    # weights: body (MoE: experts the batch touches) + output head; layer split reads every GPU's share
-    # one after the other, so the whole model goes through one GPU's bandwidth.
-    w_bytes = weight_bytes(st.fmt, c.body_read(batch) / tp, 0.0, 0.0)
-    w_bytes += (
-        weight_bytes(st.fmt, 0.0, 0.0, head / tp) if c.lm_head else weight_bytes(st.fmt, 0.0, head / tp, 0.0)
-    )
+    q = max(0.0, prefill_tokens)
+    # layer split reads every GPU's share one after the other: the whole model through one GPU's bandwidth
+    dense_bytes, expert_bytes = step_weight_bytes(st, batch + q)
     kv_bytes = kv_read_bytes_per_step(spec, st.kv, context, tp=tp) * batch
     kv_bytes *= 1.0 + eng.gqa_kv_reread * (_gqa_group(spec) - 1.0)
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
     logits_bytes = batch * spec.vocab_size * eng.logits_bytes_per_vocab / tp
     bw = st.achieved_bandwidth
-    flops_peak = st.achieved_flops
+    flops = st.achieved_flops
+    moe = eng.moe_efficiency
+    moe_c = eng.moe_compute_efficiency
+    expert_rows = c.expert_gemm_rows(batch + q, st.gemm_tile)
     # weight GEMMs and attention are separate kernels: each is its own roofline, and they add up
-    gemm_mem = (w_bytes + logits_bytes) / bw
-    gemm_comp = 2.0 * (c.active_body + head) * batch / tp / flops_peak
+    gemm_mem = (dense_bytes + logits_bytes) / bw + expert_bytes / (bw * moe)
+    # tensor-core GEMMs compute whole tiles: a step multiplies at least ``st.gemm_tile`` rows, and each
+    # expert an MoE layer's tokens touch computes a tile of its own
+    rows = max(batch + q, st.gemm_tile)
+    gemm_comp = (
+        2.0 * (c.dense_body * rows + head * max(batch, 1)) / flops
+        + 2.0 * c.expert_params * c.moe_layers * expert_rows / (flops * moe_c)
+    ) / tp
     attn_mem = kv_bytes / bw
-    attn_comp = _attn_flops_per_token(spec, context) * batch / tp / flops_peak
-    mem = gemm_mem + attn_mem
-    comp = gemm_comp + attn_comp
-    fixed = spec.num_hidden_layers * eng.layer_overhead_us * 1e-6 + eng.step_overhead_us * 1e-6
-    comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch)
+    attn_comp = _attn_flops_per_token(spec, context) * batch / tp / (flops * eng.attn_decode_efficiency)
+    if q:
+        attn_comp += _attn_flops_per_token(spec, prefill_context) * q / tp / flops
+    gpu_fixed, cpu = _fixed_costs(st, c, batch)
+    comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
     if st.parallel == "layer" and st.gpus > 1:
         comm += (st.gpus - 1) * eng.pipeline_hop_us * 1e-6
-    total = _blend(gemm_mem, gemm_comp) + _blend(attn_mem, attn_comp) + fixed + comm
-    return StepTime(total, mem, comp, fixed, comm)
+    gpu = _blend(gemm_mem, gemm_comp) + _blend(attn_mem, attn_comp) + gpu_fixed + comm
+    total = _blend(gpu, cpu) if eng.cpu_overlap else gpu + cpu
+    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu, comm)
+
+
+def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]:
+    """(GPU-side fixed time, CPU-side time) of one forward pass over ``batch`` sequences.
+
+    With CUDA graphs the per-layer costs are gaps between kernels on the GPU; eager engines pay them as
+    Python launch time on the CPU. Scheduling, sampling and per-sequence bookkeeping are CPU time."""
+    eng = st.engine
+    layers = (
+        st.spec.num_hidden_layers * eng.layer_overhead_us * 1e-6
+        + c.moe_layers * eng.moe_layer_overhead_us * 1e-6
+    )
+    cpu = (
+        eng.step_overhead_us * 1e-6
+        + eng.tp_step_overhead_us * 1e-6 * (st.tp - 1)
+        + eng.seq_overhead_us * 1e-6 * batch
+        + _expert_loop_seconds(st, c)
+    )
+    return (layers, cpu) if eng.cuda_graphs else (0.0, cpu + layers)
 
 
 def mean_decode_step(st: Setup, batch: int, context_in: int, context_out: int) -> StepTime:
@@ -162,6 +270,46 @@ def mean_decode_step(st: Setup, batch: int, context_in: int, context_out: int) -
     )
 
 
+def _causal_context(spec: ModelSpec, tokens: float) -> tuple[float, float]:
+    """(full-layer, sliding-layer) sum over positions of the context each prompt token attends to."""
+    s = kv_shape(spec)
+    if s.sliding_layers and tokens > s.window:
+        slide_ctx = s.window * (tokens - s.window / 2.0)
+    else:
+        slide_ctx = tokens * tokens / 2.0
+    return tokens * tokens / 2.0, slide_ctx
+
+
+def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float]:
+    """(dense linear FLOPs, routed-expert FLOPs incl. causal attention on the dense side) of ``batch``
+    prompts of ``tokens`` tokens, whole model."""
+    c = model_consts(spec)
+    s = kv_shape(spec)
+    full_ctx, slide_ctx = _causal_context(spec, tokens)
+    s_dim = (spec.kv_lora_rank * 2 + spec.qk_rope_head_dim) if s.mla else 2 * s.head_dim
+    attn = 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
+    head = _head_params(spec)
+    dense = 2.0 * c.dense_body * tokens * batch + 2.0 * head * batch + attn * batch
+    experts = 2.0 * c.expert_params * c.experts_per_token * c.moe_layers * tokens * batch
+    return dense, experts
+
+
+def prefill_compute_seconds(st: Setup, tokens: float, batch: int = 1) -> float:
+    """FLOP time (+ all-reduce bytes) of ``batch`` prompts of ``tokens`` tokens: the cost of prompt tokens
+    that ride in decode steps whose weights are read anyway (chunked prefill)."""
+    if tokens <= 0:
+        return 0.0
+    dense, experts = _prefill_flops(st.spec, tokens, batch)
+    experts *= _expert_tile_padding(st, tokens * batch)
+    compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / st.achieved_flops
+    comm = 0.0
+    if st.tp > 1:
+        comm = tp_step_comm_seconds(
+            st.acc, st.tp, st.spec.num_hidden_layers, st.spec.hidden_size, tokens * batch, latency=False
+        )
+    return compute + comm
+
+
 def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     """Prefill of ``batch`` prompts of ``tokens`` tokens on the model's GPUs, no layer pipelining."""
     spec, eng = st.spec, st.engine
@@ -169,22 +317,23 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     tp = st.tp
     total_tokens = tokens * batch
     s = kv_shape(spec)
-    # causal attention: sum over positions of the context each token attends to
-    if s.sliding_layers and tokens > s.window:
-        slide_ctx = s.window * (tokens - s.window / 2.0)
-    else:
-        slide_ctx = tokens * tokens / 2.0
-    full_ctx = tokens * tokens / 2.0
-    s_dim = (spec.kv_lora_rank * 2 + spec.qk_rope_head_dim) if s.mla else 2 * s.head_dim
-    attn_flops = (
-        2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
-    )
-    head = _head_params(spec)
-    linear_flops = 2.0 * c.active_body * total_tokens + 2.0 * head * batch
-    compute = (linear_flops + attn_flops * batch) / tp / st.achieved_flops
+    full_ctx, slide_ctx = _causal_context(spec, tokens)
+    dense, experts = _prefill_flops(spec, tokens, batch)
     chunk = max(1, min(eng.prefill_chunk_tokens, total_tokens))
+    experts *= _expert_tile_padding(st, chunk)
+    compute = (dense + experts / eng.moe_compute_efficiency) / tp / st.achieved_flops
     chunks = math.ceil(total_tokens / chunk)
-    w_chunk = weight_bytes(st.fmt, c.body_read(chunk) / tp, 0.0, 0.0)
+    head = _head_params(spec)
+    w_chunk = (
+        c.dense_body * st.fmt.body_bits(False) / 8.0
+        + c.expert_params
+        * c.expected_experts_read(chunk)
+        * c.moe_layers
+        * st.fmt.body_bits(True)
+        / 8.0
+        / eng.moe_efficiency
+        + _head_bytes(st, c, head)
+    ) / tp
     memory = chunks * w_chunk / st.achieved_bandwidth
     scores = 0.0
     if eng.attn_score_bytes:
@@ -192,13 +341,16 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
             spec.num_attention_heads / tp * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
         )
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
-    fixed = chunks * spec.num_hidden_layers * eng.layer_overhead_us * 1e-6
+    gpu_fixed, cpu = _fixed_costs(st, c, 0.0)
     comm = chunks * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
-    return _blend(compute, memory) + scores + fixed + comm
+    gpu = _blend(compute, memory) + scores + chunks * gpu_fixed + comm
+    per_step = (eng.step_overhead_us + eng.tp_step_overhead_us * (tp - 1)) * 1e-6
+    cpu_total = chunks * (cpu - per_step) + per_step
+    return _blend(gpu, cpu_total) if eng.cpu_overlap else gpu + cpu_total
 
 
 def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
-    """Time to process ``batch`` prompts of ``tokens`` tokens (time to first token, less one step).
+    """Time to process ``batch`` prompts of ``tokens`` tokens on their own (no decode alongside).
 
     Layer split with a pipelining engine (llama.cpp splits each ``n_batch`` into ``n_ubatch``
     micro-batches that flow through the GPUs): a batch of ``u`` micro-batches over ``G`` GPUs takes
@@ -221,32 +373,3 @@ def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
     u = math.ceil(min(total_tokens, nbatch) / ubatch)
     per_ubatch = single / max(1, math.ceil(total_tokens / ubatch))
     return batches * ((u + g - 1) / g * per_ubatch + u * hops)
-
-
-@dataclass(frozen=True, slots=True)
-class Speed:
-    decode_tokens_per_s: float  # per sequence
-    output_tokens_per_s_total: float
-    prefill_tokens_per_s: float
-    ttft_s: float
-    bound: str
-    step: StepTime
-
-
-def speed(st: Setup, batch: int, context_in: int, context_out: int) -> Speed:
-    """All speed figures for ``batch`` concurrent sequences of ``context_in`` + ``context_out`` tokens.
-
-    Serving (continuous or static batching): a wave of ``batch`` requests is prefilled, then decoded
-    together; aggregate output = batch * out / (prefill time + out * mean step).
-    """
-    out = max(context_out, 1)
-    step = mean_decode_step(st, batch, context_in, out)
-    prompt = max(context_in, 1)
-    pre_1 = prefill_seconds(st, prompt, 1)
-    prefill_tps = prompt / pre_1 if pre_1 > 0 else 0.0
-    first_step = decode_step(st, 1, prompt)
-    ttft = pre_1 + first_step.total
-    pre_b = prefill_seconds(st, context_in, batch) if context_in > 0 else 0.0
-    total = pre_b + out * step.total
-    aggregate = batch * out / total
-    return Speed(1.0 / step.total, aggregate, prefill_tps, ttft, step.bound, step)

@@ -35,7 +35,16 @@ class MemoryBreakdown:
 
 @dataclass(frozen=True, slots=True)
 class Estimate:
-    """What ``gpuscout.estimate`` returns for one model on ``gpus`` x one accelerator."""
+    """What ``gpuscout.estimate`` returns for one model on ``gpus`` x one accelerator.
+
+    Speeds are at the load asked for (``concurrency`` / ``request_rate`` / ``batch``): ``ttft_ms`` and
+    ``tpot_ms`` are means that include queueing and other requests' prefills; ``decode_tokens_per_s`` is
+    one sequence's speed there (1000 / ``tpot_ms``). ``supported`` is False when the engine cannot run
+    this precision on this accelerator (``unsupported_reason`` says why, with the rule's source in
+    ``assumptions["support"]``): every speed is then 0, never a guess. ``binding_limit`` names what sets
+    the answer: "kv_cache", "scheduler", "prefill", "queueing", "bandwidth", "compute", "interconnect",
+    "memory" (the weights do not fit) or "unsupported".
+    """
 
     model: str
     gpu: str
@@ -59,6 +68,16 @@ class Estimate:
     bound: str  # "memory" or "compute" (for decode at this batch)
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    supported: bool = True
+    unsupported_reason: str = ""
+    support: str = "native"  # how the engine runs the precision here: native, weight-only, fallback-fp16...
+    binding_limit: str = ""
+    tpot_ms: float = 0.0  # mean time per output token after the first, at this load
+    requests_per_s: float = 0.0
+    concurrency: float = 0.0  # requests in flight (running + queued), all replicas
+    queue_ms: float = 0.0  # mean wait before a request is admitted
+    request_rate: float | None = None  # the open-loop arrival rate asked for, requests/s
+    replicas: int = 1  # data-parallel copies of the model (``parallel="replicas"``)
 
 
 @dataclass(frozen=True, slots=True)

@@ -218,7 +218,37 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
         attention_sinks=gpt_oss,
         mtp_layers=_opt_int(cfg, "num_nextn_predict_layers"),
         imported=True,
+        native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),
     )
+
+
+def native_precision(quantization_config: object) -> str:
+    """The format a checkpoint ships in, from its ``quantization_config`` ("" = 16-bit / unknown).
+
+    fp8 (DeepSeek-V3 ``quant_method: fp8``, e4m3 block scales; compressed-tensors / ModelOpt FP8);
+    "mxfp4-moe" when MXFP4 leaves attention and the router unconverted (gpt-oss), "mxfp4" otherwise;
+    AWQ/GPTQ 4-bit -> "int4", 8-bit GPTQ -> "int8"; bitsandbytes 4-bit -> "nf4".
+    """
+    if not isinstance(quantization_config, Mapping):
+        return ""
+    method = str(quantization_config.get("quant_method") or "").lower()
+    bits = quantization_config.get("bits")
+    if method == "fp8" or method == "fbgemm_fp8":
+        return "fp8"
+    if method == "mxfp4":
+        skipped = " ".join(str(m) for m in quantization_config.get("modules_to_not_convert") or [])
+        return "mxfp4-moe" if "self_attn" in skipped else "mxfp4"
+    if method in ("awq", "gptq"):
+        return "int8" if bits == 8 else "int4"
+    if method == "bitsandbytes":
+        return "nf4" if quantization_config.get("load_in_4bit") else "int8"
+    if method in ("compressed-tensors", "modelopt"):
+        text = str(quantization_config).lower()
+        if "nvfp4" in text or "fp4" in text:
+            return "nvfp4"
+        if "fp8" in text or "float" in text:
+            return "fp8"
+    return ""
 
 
 def spec_from_hf_config(

@@ -65,6 +65,11 @@ class ModelSpec:
     auxiliary_params_b: float | None = None
     params_source: str = ""  # where official_total/active_params_b come from
     imported: bool = False  # True for a spec read from a config.json (file or Hub), not curated
+    # Format the published weights ship in, when it is not 16-bit: "fp8" (DeepSeek-V3/R1: e4m3 with
+    # 128x128 block scales), "mxfp4-moe" (gpt-oss: MoE experts in MXFP4, the rest bf16). From the
+    # config.json ``quantization_config``; "" = 16-bit (``torch_dtype``). The estimator sizes and times
+    # a model in this format unless another precision is asked for.
+    native_precision: str = ""
 
     @property
     def is_moe(self) -> bool:

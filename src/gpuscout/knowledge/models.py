@@ -66,11 +66,48 @@ _NOTED_ALIASES: dict[str, tuple[str, str]] = {
 
 @dataclass(frozen=True, slots=True)
 class ModelResolution:
-    """The outcome of resolving a model name."""
+    """The outcome of resolving a model name.
+
+    ``precision`` is set when the name is a quantized checkpoint of a registry model ("Qwen3-14B-AWQ"
+    -> qwen3-14b, "int4"): the architecture is the base model's, the weights are in that format.
+    """
 
     model: ModelSpec
     exact: bool
     note: str = ""
+    precision: str = ""
+
+
+# Checkpoint-name suffixes that say how the weights were quantized -> gpuscout precision name.
+_QUANT_SUFFIX = re.compile(
+    r"[\s_\-]+(?P<q>awq|gptq[\s_\-]*int4|gptq[\s_\-]*int8|gptq|fp8(?:[\s_\-]*dynamic)?|int4|int8|"
+    r"nvfp4|mxfp4|bnb[\s_\-]*4bit|4bit)$",
+    re.IGNORECASE,
+)
+_QUANT_PRECISION = {
+    "awq": ("int4", "AWQ int4"),
+    "gptqint4": ("int4", "GPTQ int4"),
+    "gptq": ("int4", "GPTQ int4"),
+    "int4": ("int4", "int4"),
+    "gptqint8": ("int8", "GPTQ int8 (weight-only)"),
+    "int8": ("int8", "int8 (weight-only)"),
+    "fp8": ("fp8", "FP8"),
+    "fp8dynamic": ("fp8", "FP8"),
+    "nvfp4": ("nvfp4", "NVFP4"),
+    "mxfp4": ("mxfp4", "MXFP4"),
+    "bnb4bit": ("nf4", "bitsandbytes NF4"),
+    "4bit": ("nf4", "bitsandbytes NF4"),
+}
+
+
+def _split_quantization(name: str) -> tuple[str, str, str] | None:
+    """("Qwen3-14B", "int4", "AWQ int4") for "Qwen3-14B-AWQ"; None when the name has no such suffix."""
+    found = _QUANT_SUFFIX.search(name.strip())
+    if found is None:
+        return None
+    key = re.sub(r"[\s_\-]+", "", found.group("q").lower())
+    precision, label = _QUANT_PRECISION[key]
+    return name.strip()[: found.start()], precision, label
 
 
 def _compact(name: str) -> str:
@@ -162,6 +199,7 @@ def _row_to_model(row: dict[str, str]) -> ModelSpec:
         total_params_b=_opt_float(row["total_params_b"]),
         auxiliary_params_b=_opt_float(row["auxiliary_params_b"]),
         params_source=row["params_source"],
+        native_precision=(row.get("native_precision") or "").strip(),
     )
 
 
@@ -234,6 +272,14 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
             note = f"resolved from the parenthesised name {candidate.strip()!r}"
             return ModelResolution(found.model, found.exact, "; ".join(filter(None, [note, found.note])))
     found = _lookup(outer) if outer else None
+    if found is None and outer:
+        quant = _split_quantization(outer)
+        base = _lookup(quant[0]) if quant and quant[0] else None
+        if quant is not None and base is not None:
+            note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {quant[1]}"
+            return ModelResolution(
+                base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=quant[1]
+            )
     if found is None:
         raise UnknownNameError(field, name, _suggestions(outer or name))
     return found

@@ -1,0 +1,85 @@
+"""Can engine E run precision P on accelerator A? The estimator's face of ``knowledge.engine_support``.
+
+``can_run`` takes the names people write ("vLLM", "awq", "H100") and answers with a
+:class:`~gpuscout.knowledge.engine_support.SupportVerdict` (native / weight-only / fp16 fallback /
+dequantized / unsupported, the reason, the rule's tag and sources) plus the nearest combinations that
+would work. ``estimate()`` uses the same verdict: an unsupported combination comes back with
+``supported=False`` and the reason, never a speed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gpuscout.errors import ConfigurationRejected
+from gpuscout.estimate.arguments import resolve_gpu_arg
+from gpuscout.estimate.engines import EngineProfile, resolve_engine
+from gpuscout.estimate.precision import WeightFormat, resolve_precision
+from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.engine_support import Alternative, SupportVerdict, alternatives, check_support
+
+# Weight format -> precision key of the support rules.
+_KEYS = {
+    "fp32": "fp32",
+    "bf16": "bf16",
+    "fp16": "fp16",
+    "fp8": "fp8",
+    "int8": "int8",
+    "w8a8": "w8a8",
+    "int4": "int4",
+    "int4-g32": "int4",
+    "nf4": "nf4",
+    "nvfp4": "nvfp4",
+    "mxfp4": "mxfp4",
+    "mxfp4-moe": "mxfp4",
+}
+
+
+def support_key(fmt: WeightFormat) -> str:
+    """The support-rule precision key of a weight format ("gguf" for every GGUF type)."""
+    if fmt.gguf:
+        return "gguf"
+    return _KEYS[fmt.name]
+
+
+@dataclass(frozen=True, slots=True)
+class RunCheck:
+    """``can_run``'s answer: the verdict and, when it is not native, what else would run."""
+
+    verdict: SupportVerdict
+    alternatives: tuple[Alternative, ...]
+
+    @property
+    def supported(self) -> bool:
+        return self.verdict.supported
+
+    @property
+    def mode(self) -> str:
+        return self.verdict.mode
+
+    def raise_if_unsupported(self) -> None:
+        """Raise ConfigurationRejected (field "gpu") when the combination cannot run."""
+        if not self.supported:
+            alt = "; ".join(a.message() for a in self.alternatives) or "none found"
+            raise ConfigurationRejected("gpu", self.verdict.message(), f"would run: {alt}")
+
+
+def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> SupportVerdict:
+    """The support verdict for an already resolved engine profile and format."""
+    return check_support(engine.name, support_key(fmt), acc)
+
+
+def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str | Accelerator) -> RunCheck:
+    """Can ``engine`` run ``precision`` on ``gpu``? Natively, weight-only, as fp16, dequantized or not at
+    all, why (with the rule's source and tag), and the nearest alternatives (another engine with the same
+    precision, the nearest precision this engine runs) when it is not native.
+
+    Names are resolved like ``estimate()``'s arguments; unknown ones raise UnknownNameError /
+    InvalidInputError naming the field.
+    """
+    eng = resolve_engine(engine)
+    fmt = resolve_precision(precision)
+    acc = resolve_gpu_arg(gpu)
+    verdict = verdict_for(eng, fmt, acc)
+    alts = () if verdict.mode == "native" else alternatives(eng.name, support_key(fmt), acc)
+    return RunCheck(verdict, alts)

@@ -1,0 +1,364 @@
+"""Which inference engine runs which precision on which accelerator: sourced rules and verdicts.
+
+The rules (``data/engine_support.csv``) are distilled from the project's engine support matrix
+(``tests/fixtures/reference/engine_support.md`` / ``.csv``: vLLM 0.33.0, SGLang 0.5.23, TGI 3.3.6-dev0,
+transformers 5.24.0 / PyTorch 2.14, TensorRT-LLM support matrix, llama.cpp master 2026). Each row is one
+claim with its source URL and how well it is known:
+
+* ``sourced``: read in source code, official docs, release notes or a maintainer issue;
+* ``inferred``: worked out from build files or the kernels inside a wheel;
+* ``partial``: sources disagree or cover part of the claim;
+* ``unverified``: indirect evidence only (the verdict says so).
+
+A row applies to an ``engine``, a ``precision`` key ("*" for the engine's platform rows) and a
+``target``: ``nvidia`` with a compute-capability range ``min_cc``..``max_cc``, ``amd`` (optionally
+``amd:gfx942;gfx950``), ``tpu[:v5e;...]``, ``gaudi``, ``neuron[:trainium2;...]`` or ``*``. For one
+combination the first matching platform row decides whether the engine runs on the accelerator at all,
+then the first matching precision row how it runs that precision. Modes:
+
+* ``native``: the matmuls run in that format on its tensor cores;
+* ``weight-only``: weights stored narrow, dequantised in the kernel, math at the 16-bit rate
+  (Marlin W8A16 FP8 on Ampere, MXFP4 W4A16 on Hopper, AWQ/GPTQ everywhere);
+* ``fallback-fp16``: bf16 requested on a part without bf16 (before CC 8.0): runs as fp16;
+* ``dequantized``: the checkpoint is expanded to 16-bit on load (16-bit memory and speed);
+* ``unsupported``: the engine cannot run it there.
+
+Pure: no I/O beyond reading the packaged data file.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import re
+from dataclasses import dataclass
+from importlib import resources
+from typing import Literal
+
+from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.accelerator_types import Accelerator
+
+_DATA_FILE = "engine_support.csv"
+
+Mode = Literal["native", "weight-only", "fallback-fp16", "dequantized", "unsupported"]
+MODES: tuple[str, ...] = ("native", "weight-only", "fallback-fp16", "dequantized", "unsupported")
+TAGS: tuple[str, ...] = ("sourced", "inferred", "partial", "unverified")
+#: Canonical engine names the rules use (``gpuscout.estimate.engines`` resolves aliases to these).
+ENGINES: tuple[str, ...] = (
+    "vllm",
+    "sglang",
+    "tensorrt-llm",
+    "tgi",
+    "hf-transformers",
+    "llama.cpp",
+    "gpt-fast",
+)
+#: Precision keys of the rules. ``int8`` = 8-bit weight-only (GPTQ-Int8, LLM.int8), ``w8a8`` = INT8
+#: weights and activations (SmoothQuant), ``int4`` = AWQ/GPTQ 4-bit, ``nf4`` = bitsandbytes 4-bit.
+PRECISIONS: tuple[str, ...] = (
+    "bf16",
+    "fp16",
+    "fp32",
+    "fp8",
+    "int8",
+    "w8a8",
+    "int4",
+    "nf4",
+    "nvfp4",
+    "mxfp4",
+    "gguf",
+)
+
+# Nearest precisions to try when one is not supported, best first (memory close to the asked format).
+_NEIGHBOURS: dict[str, tuple[str, ...]] = {
+    "bf16": ("fp16", "fp8", "int8"),
+    "fp16": ("bf16", "fp8", "int8"),
+    "fp32": ("bf16", "fp16"),
+    "fp8": ("int8", "w8a8", "bf16", "fp16", "int4"),
+    "int8": ("fp8", "w8a8", "int4", "bf16", "fp16"),
+    "w8a8": ("fp8", "int8", "bf16", "fp16"),
+    "int4": ("nf4", "mxfp4", "nvfp4", "int8", "fp8"),
+    "nf4": ("int4", "int8"),
+    "nvfp4": ("mxfp4", "int4", "fp8", "bf16", "fp16"),
+    "mxfp4": ("int4", "nvfp4", "fp8", "bf16", "fp16"),
+    "gguf": ("int4", "int8", "bf16", "fp16"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Platform:
+    """What a rule's ``target`` is matched against: the accelerator family and its exact target."""
+
+    family: str  # "nvidia", "amd", "tpu", "gaudi", "neuron", "other"
+    target: str  # compute capability "9.0", gfx "gfx942", "v5e", "gaudi3", "trainium2"
+    cc: tuple[int, int] | None  # NVIDIA compute capability, else None
+
+    @property
+    def label(self) -> str:
+        if self.family == "nvidia":
+            return f"NVIDIA CC {self.target}" if self.target else "NVIDIA (compute capability unknown)"
+        return f"{self.family} {self.target}".strip()
+
+
+def platform_of(acc: Accelerator) -> Platform:
+    """The rule target an accelerator falls under."""
+    arch = acc.architecture.lower()
+    if acc.vendor == "NVIDIA":
+        return Platform("nvidia", acc.compute_capability, acc.nvidia_cc)
+    if acc.vendor == "AMD":
+        return Platform("amd", acc.compute_capability.lower(), None)
+    if acc.kind == "tpu" or acc.vendor == "Google":
+        return Platform("tpu", arch.replace("tpu", "").strip(), None)
+    if "gaudi" in arch:
+        return Platform("gaudi", re.sub(r"\s+", "", arch), None)
+    if acc.vendor == "AWS" or "neuron" in arch:
+        inner = re.search(r"\(([^)]*)\)", arch)
+        return Platform("neuron", re.sub(r"\s+", "", inner.group(1) if inner else arch), None)
+    return Platform("other", arch, None)
+
+
+def _cc(text: str) -> tuple[int, int] | None:
+    text = text.strip()
+    if not text:
+        return None
+    major, _, minor = text.partition(".")
+    return int(major), int(minor or 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SupportRule:
+    """One sourced claim: ``engine`` runs ``precision`` on ``target`` in ``mode``."""
+
+    engine: str
+    precision: str  # a PRECISIONS key, or "*" for the engine's platform rows
+    target: str
+    min_cc: str
+    max_cc: str
+    mode: str
+    tag: str
+    version: str
+    rule: str
+    source_url: str
+
+    def matches(self, platform: Platform) -> bool:
+        family, _, listed = self.target.partition(":")
+        if family != "*" and family != platform.family:
+            return False
+        if listed and platform.target not in {t.strip() for t in listed.split(";")}:
+            return False
+        if family == "nvidia" and (self.min_cc or self.max_cc):
+            if platform.cc is None:
+                return False
+            lo, hi = _cc(self.min_cc), _cc(self.max_cc)
+            if lo is not None and platform.cc < lo:
+                return False
+            if hi is not None and platform.cc > hi:
+                return False
+        return True
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        return tuple(u.strip() for u in self.source_url.split(" ; ") if u.strip())
+
+
+@functools.cache
+def support_rules() -> tuple[SupportRule, ...]:
+    """Every rule, in file order (the order decides which rule of several applies)."""
+    text = resources.files("gpuscout.knowledge").joinpath("data", _DATA_FILE).read_text(encoding="utf-8")
+    rules = tuple(SupportRule(**row) for row in csv.DictReader(io.StringIO(text)))
+    for r in rules:
+        if r.engine not in ENGINES or (r.precision != "*" and r.precision not in PRECISIONS):
+            raise ValueError(f"engine_support.csv: unknown engine/precision in {r}")
+        if r.mode not in MODES or r.tag not in TAGS:
+            raise ValueError(f"engine_support.csv: unknown mode/tag in {r}")
+    return rules
+
+
+@dataclass(frozen=True, slots=True)
+class SupportVerdict:
+    """Whether ``engine`` runs ``precision`` on ``accelerator``, how, why, and how sure we are."""
+
+    engine: str
+    precision: str
+    accelerator: str
+    mode: str  # one of MODES
+    reason: str
+    tag: str  # the weakest tag of the rules that decided (sourced < inferred < partial < unverified)
+    sources: tuple[str, ...]
+    platform_rule: SupportRule | None
+    precision_rule: SupportRule | None
+
+    @property
+    def supported(self) -> bool:
+        return self.mode != "unsupported"
+
+    @property
+    def verified(self) -> bool:
+        """True when every rule that decided is read in a source (tag ``sourced``)."""
+        return self.tag == "sourced"
+
+    @property
+    def runs_as(self) -> str:
+        """The precision the weights are held and multiplied in when it is not the one asked for."""
+        if self.mode == "fallback-fp16":
+            return "fp16"
+        if self.mode == "dequantized":
+            return "bf16" if self.precision != "fp16" else "fp16"
+        return self.precision
+
+    def message(self) -> str:
+        """One line for users: verdict, reason, tag."""
+        what = {
+            "native": "runs natively",
+            "weight-only": "runs weight-only (16-bit math)",
+            "fallback-fp16": "runs as fp16",
+            "dequantized": "is dequantized to 16-bit",
+            "unsupported": "is not supported",
+        }[self.mode]
+        tag = "" if self.tag == "sourced" else f" [{self.tag}]"
+        return f"{self.engine}: {self.precision} on {self.accelerator} {what}: {self.reason}{tag}"
+
+
+def _check_choice(field: str, value: str, accepted: tuple[str, ...]) -> str:
+    key = value.strip().lower()
+    if key not in accepted:
+        raise InvalidInputError(
+            field, f"unknown {field} {value!r} for the support rules", ", ".join(accepted)
+        )
+    return key
+
+
+_TAG_ORDER = {t: i for i, t in enumerate(TAGS)}
+
+
+def check_support(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
+    """The verdict for one (engine, precision key, accelerator).
+
+    ``engine`` is a canonical name of ``ENGINES`` and ``precision`` a ``PRECISIONS`` key (the estimator
+    maps its formats onto them: ``gpuscout.estimate.support``). Raises InvalidInputError otherwise.
+    """
+    engine = _check_choice("engine", engine, ENGINES)
+    precision = _check_choice("precision", precision, PRECISIONS)
+    plat = platform_of(acc)
+    rules = [r for r in support_rules() if r.engine == engine]
+    platform_rule = next((r for r in rules if r.precision == "*" and r.matches(plat)), None)
+    if platform_rule is None:
+        return SupportVerdict(
+            engine,
+            precision,
+            acc.name,
+            "unsupported",
+            f"no rule says {engine} runs on {plat.label}",
+            "unverified",
+            (),
+            None,
+            None,
+        )
+    if platform_rule.mode == "unsupported":
+        return SupportVerdict(
+            engine,
+            precision,
+            acc.name,
+            "unsupported",
+            platform_rule.rule,
+            platform_rule.tag,
+            platform_rule.sources,
+            platform_rule,
+            None,
+        )
+    precision_rule = next((r for r in rules if r.precision == precision and r.matches(plat)), None)
+    if precision_rule is None:
+        return SupportVerdict(
+            engine,
+            precision,
+            acc.name,
+            "unsupported",
+            f"no rule says {engine} runs {precision} on {plat.label}",
+            "unverified",
+            platform_rule.sources,
+            platform_rule,
+            None,
+        )
+    tag = max((platform_rule.tag, precision_rule.tag), key=_TAG_ORDER.__getitem__)
+    reason = precision_rule.rule
+    if platform_rule.tag != "sourced" and precision_rule.mode != "unsupported":
+        reason += f"; platform: {platform_rule.rule}"
+    return SupportVerdict(
+        engine,
+        precision,
+        acc.name,
+        precision_rule.mode,
+        reason,
+        tag,
+        platform_rule.sources + tuple(s for s in precision_rule.sources if s not in platform_rule.sources),
+        platform_rule,
+        precision_rule,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Alternative:
+    """A combination that would run: another engine with the same precision, or a nearby precision."""
+
+    engine: str
+    precision: str
+    mode: str
+    reason: str
+    tag: str
+
+    def message(self) -> str:
+        tag = "" if self.tag == "sourced" else f" [{self.tag}]"
+        what = (
+            _GGUF_EQUIVALENT.get(self.precision, self.precision)
+            if self.engine == "llama.cpp"
+            else self.precision
+        )
+        return f"{self.engine} with {what} ({self.mode}){tag}"
+
+
+# What llama.cpp runs for a precision asked by name (it only runs GGUF formats).
+_GGUF_EQUIVALENT = {
+    "int4": "GGUF Q4_K_M",
+    "nf4": "GGUF Q4_K_M",
+    "int8": "GGUF Q8_0",
+    "bf16": "GGUF BF16/F16",
+    "fp16": "GGUF F16",
+    "fp32": "GGUF F32",
+    "mxfp4": "GGUF MXFP4",
+    "nvfp4": "GGUF NVFP4",
+}
+
+
+def alternatives(engine: str, precision: str, acc: Accelerator, *, limit: int = 4) -> tuple[Alternative, ...]:
+    """What nearest combinations would run on ``acc``: other engines with the same precision first
+    (native before weight-only, sourced before unverified), then this engine with the nearest
+    precisions (``_NEIGHBOURS``), then other engines with those. At most ``limit``."""
+    engine = _check_choice("engine", engine, ENGINES)
+    precision = _check_choice("precision", precision, PRECISIONS)
+    found: list[Alternative] = []
+
+    def consider(e: str, p: str) -> None:
+        if (e, p) == (engine, precision) or any(a.engine == e and a.precision == p for a in found):
+            return
+        v = check_support(e, p, acc)
+        if v.supported and v.mode != "dequantized":
+            found.append(Alternative(e, p, v.mode, v.reason, v.tag))
+
+    same = [(e, precision) for e in ENGINES if e != engine]
+    same.sort(key=lambda ep: _rank(check_support(ep[0], ep[1], acc)))
+    for e, p in same:
+        consider(e, p)
+        if len(found) >= 2:
+            break
+    for p in _NEIGHBOURS.get(precision, ()):
+        consider(engine, p)
+    for p in _NEIGHBOURS.get(precision, ()):
+        for e in ENGINES:
+            consider(e, p)
+    return tuple(found[:limit])
+
+
+def _rank(v: SupportVerdict) -> tuple[int, int]:
+    mode_rank = {"native": 0, "weight-only": 1, "fallback-fp16": 2, "dequantized": 3, "unsupported": 4}
+    return mode_rank[v.mode], _TAG_ORDER[v.tag]
