@@ -2,11 +2,14 @@
 
 Importing Typer and its Rich help renderer costs more than the answer is worth for the one screen a
 new user asks for first. So the root help Typer writes is kept in the data dir (``help/``), under a
-key of everything it depends on: the command modules' files (their docstrings are the help), the
-Typer, Rich and Python installed, the arguments, whether the output is a terminal and its size,
-and the environment (colour and width variables, locale). The next identical call writes the same
-bytes without importing Typer. Any difference in the key is a new render; a cache that cannot be
-read or written is simply not used.
+key of everything it depends on: the command modules' files (their content: the docstrings are the
+help), the gpuscout version, the Typer, Click and Rich files installed (path, size and time), the
+Python, the arguments, whether the output is a terminal and its size, and the environment (colour
+and width variables, locale, the data dir). The next identical call writes the same bytes without
+importing Typer. Any difference in the key is a new render, so a fresh checkout, an edited command
+or an upgraded package never replays an old screen. Only a clean render is kept (exit 0 or 2, text
+on stdout, nothing on stderr); a kept file that cannot be read back, or a cache that cannot be
+written, is simply not used.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from typing import IO, Any
 _VOLATILE_ENV = frozenset({"PWD", "OLDPWD", "SHLVL", "_", "TMUX_PANE", "WINDOWID", "SSH_CLIENT",
                            "SSH_CONNECTION", "SSH_TTY", "TERM_SESSION_ID", "SECURITYSESSIONID"})  # fmt: skip
 _KEEP = 32  # renders kept (one per terminal size / environment seen)
+_FORMAT = "2"  # of the kept files and the key: a change makes every older file unused
+_KEPT_CODES = (0, 2)  # ``--help`` exits 0, ``gpuscout`` alone 2 (Click's no-args help)
 
 
 def is_root_help(args: list[str]) -> bool:
@@ -33,15 +38,19 @@ def _files_of(module: str) -> list[Path]:
     origin = spec.origin if spec is not None else None
     if not origin:
         return []
-    return sorted(Path(origin).parent.glob("*.py"))
+    return sorted(Path(origin).parent.rglob("*.py"))  # with subpackages (Typer's vendored Click)
 
 
 def _key(args: list[str], stdout: Any) -> str:
     from gpuscout import __version__
     from gpuscout.settings import environment_items
 
-    parts: list[str] = [__version__, sys.version, sys.executable, repr(args)]
-    for module in ("gpuscout.cli", "typer", "rich"):
+    parts: list[str] = [_FORMAT, __version__, sys.version, sys.executable, repr(args)]
+    own = hashlib.sha256()
+    for path in _files_of("gpuscout.cli"):  # the help itself: by content, whatever the file times
+        own.update(b"%s\0%s\0" % (path.name.encode(), path.read_bytes()))
+    parts.append(own.hexdigest())
+    for module in ("typer", "click", "rich"):
         for path in _files_of(module):
             stat = path.stat()
             parts.append(f"{path}:{stat.st_mtime_ns}:{stat.st_size}")
@@ -65,16 +74,20 @@ def replay(args: list[str]) -> int | None:
     """Write the kept render of this root help and return its exit code; ``None`` when there is none."""
     try:
         data = (_folder() / f"{_key(args, sys.stdout)}.out").read_bytes()
-    except (OSError, ValueError, ImportError):
+        head, _, text = data.partition(b"\n")
+        code = int(head)
+        out = sys.stdout.buffer
+    except (OSError, ValueError, ImportError, AttributeError):
         return None
-    code, _, text = data.partition(b"\n")
-    sys.stdout.buffer.write(text)
+    if code not in _KEPT_CODES or not text:
+        return None
+    out.write(text)
     sys.stdout.flush()
-    return int(code)
+    return code
 
 
 class _Tee:
-    """``sys.stdout`` as it is (a terminal stays a terminal for Rich), also remembering what is written."""
+    """A stream as it is (a terminal stays a terminal for Rich), also remembering what is written."""
 
     def __init__(self, stream: IO[str]) -> None:
         self._stream = stream
@@ -92,18 +105,23 @@ class _Tee:
 def record(args: list[str], run: Any) -> None:
     """Run the CLI (``run()``, which exits) and keep the root help it writes for :func:`replay`."""
     key = _key(args, sys.stdout)
-    tee = _Tee(sys.stdout)
-    sys.stdout = tee
+    tee, errors = _Tee(sys.stdout), _Tee(sys.stderr)
+    sys.stdout, sys.stderr = tee, errors
     code: object = 0
     try:
         run()
     except SystemExit as exc:
-        code = exc.code
+        code = 0 if exc.code is None else exc.code
+        raise
+    except BaseException:
+        code = None  # a crash is never kept
         raise
     finally:
-        sys.stdout = tee._stream
-        if isinstance(code, int):
-            _keep(key, code, "".join(tee.written))
+        sys.stdout, sys.stderr = tee._stream, errors._stream
+        text = "".join(tee.written)
+        if code in _KEPT_CODES and text.strip() and not "".join(errors.written):
+            assert isinstance(code, int)
+            _keep(key, code, text)
 
 
 def _keep(key: str, code: int, text: str) -> None:
