@@ -96,6 +96,19 @@ def test_the_sqlite3_reader_answers_what_the_store_answers(url: str, superseded:
     lean.close()
 
 
+def test_offer_totals_count_the_offers_and_their_providers(url: str) -> None:
+    """The summary counted in SQL is what counting the rows gives (the web's freshness banner)."""
+    lean = open_ready(url)
+    assert isinstance(lean, SqliteReader)
+    with Store(url) as store:
+        for query in (OfferQuery(), *QUERIES[-6:]):
+            offers = store.current_offers(dataclasses.replace(query, limit=None, offset=0))
+            expected = (len(offers), len({o.provider for o in offers}))
+            assert lean.offer_totals(query) == store.offer_totals(query) == expected, query
+        assert expected[0] > 0 and lean.offer_totals()[1] > 1
+    lean.close()
+
+
 def test_a_store_is_read_with_sqlite3_only_when_nothing_would_be_written(tmp_path: Path, url: str) -> None:
     assert SCHEMA_VERSION == LATEST_VERSION
     fresh = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"

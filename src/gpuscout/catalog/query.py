@@ -292,15 +292,18 @@ def offers_sql(
     dialect: str,
     include_superseded: bool = False,
     count: bool = False,
+    providers: bool = False,
 ) -> tuple[str, dict[str, Any]]:
     """The statement reading ``query``'s page of current offers (``columns`` of ``offers``, sorted,
-    limited), or with ``count`` how many match in all; and its bound values. ``dialect``:
-    ``sqlite`` or ``postgresql`` (only how an offset without a limit is written differs)."""
+    limited), or with ``count`` how many match in all (with ``providers`` also how many providers
+    they come from); and its bound values. ``dialect``: ``sqlite`` or ``postgresql`` (only how an
+    offset without a limit is written differs)."""
     params = Params()
     where = " AND ".join([current_scope(current, params, include_superseded=include_superseded),
                           *conditions(query, params, dialect=dialect)])
     if count:
-        return f"SELECT count(*) FROM offers WHERE {where}", params.values
+        counted = "count(*), count(DISTINCT provider)" if providers else "count(*)"
+        return f"SELECT {counted} FROM offers WHERE {where}", params.values
     text = f"SELECT {', '.join(columns)} FROM offers WHERE {where} ORDER BY {', '.join(order_by(query))}"
     if query.limit is not None:
         text += f" LIMIT {params.add(query.limit)}"

@@ -43,6 +43,8 @@ class OfferReader(Protocol):
 
     def count_offers(self, query: OfferQuery | None = None, *, include_superseded: bool = False) -> int: ...
 
+    def offer_totals(self, query: OfferQuery | None = None) -> tuple[int, int]: ...
+
     def offer_page(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
     ) -> tuple[list[Offer], int]: ...
@@ -113,6 +115,14 @@ class SqliteReader:
     def count_offers(self, query: OfferQuery | None = None, *, include_superseded: bool = False) -> int:
         with self._read() as conn:
             return self._count(conn, query or OfferQuery(), include_superseded)
+
+    def offer_totals(self, query: OfferQuery | None = None) -> tuple[int, int]:
+        with self._read() as conn:
+            text, params = offers_sql(
+                query or OfferQuery(), self._current(conn), (), dialect="sqlite", count=True, providers=True
+            )
+            offers, providers = conn.execute(text, params).fetchone()
+        return int(offers), int(providers)
 
     def offer_page(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False

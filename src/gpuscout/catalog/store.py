@@ -370,6 +370,17 @@ class Store:
         with self._read_engine.connect() as conn:
             return self._count(conn, query or OfferQuery(), include_superseded)
 
+    def offer_totals(self, query: OfferQuery | None = None) -> tuple[int, int]:
+        """How many current offers match ``query`` and how many providers they come from (what a
+        summary needs, without reading the rows)."""
+        with self._read_engine.connect() as conn:
+            text, params = offers_sql(
+                query or OfferQuery(), current_snapshots(conn), (), dialect=conn.dialect.name,
+                count=True, providers=True,
+            )  # fmt: skip
+            offers, providers = conn.execute(sa.text(text), params).one()
+        return int(offers), int(providers)
+
     def offer_page(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
     ) -> tuple[list[Offer], int]:

@@ -66,6 +66,7 @@ class WebServices:
         if cache_seconds is None:
             cache_seconds = self.settings.web_cache_seconds
         self._all: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=4)
+        self._totals: TtlCache[tuple[int, int]] = TtlCache(cache_seconds, max_entries=4)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
         self._recs: TtlCache[list[Recommendation]] = TtlCache(cache_seconds, max_entries=64)
@@ -120,6 +121,7 @@ class WebServices:
 
     def clear_cache(self) -> None:
         self._all.clear()
+        self._totals.clear()
         self._pages.clear()
         self._bodies.clear()
         self._recs.clear()
@@ -185,6 +187,12 @@ class WebServices:
         """Every current offer, unsorted (what the advisor, the FAQ and the charts work on)."""
         key = ("all", self.data_version())
         return self._all.get_or_compute(key, lambda: list(self.reader.current_offers(OfferQuery())))
+
+    def offer_totals(self) -> tuple[int, int]:
+        """How many current offers there are and from how many providers (counted in SQL: the
+        same offers as :meth:`all_offers`, none of them read)."""
+        key = ("totals", self.data_version())
+        return self._totals.get_or_compute(key, self.reader.offer_totals)
 
     def offers_for_gpu(self, accelerator: str, limit: int = 100) -> tuple[list[OfferRow], int]:
         filters = OfferFilters(gpu=accelerator, sort="price_per_gpu", per_page=limit)
