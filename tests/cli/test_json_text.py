@@ -13,11 +13,17 @@ from gpuscout.catalog.sources.snapshot import SnapshotSource
 from gpuscout.cli.json_text import dumps_indented
 from gpuscout.cli.output import to_jsonable
 
+
+class _Text(str):
+    """A text subclass (keys and values of it are text to json.dumps too)."""
+
+
 EDGES: list[Any] = [
     {}, [], [{}], [[[]]], {"a": []}, "x", 3, None, True, "", [""], {"e": ""},
     {"a": {"b": [1, 2.5, None, True, False, "é\u2028\n\"x\\", "\x00"]}},
     [float("nan"), float("inf"), -float("inf"), 1e300, 5e-324, -0.0, 10**30, -(2**70)],
     {"k": (1, "two")}, {1: 2}, {"d": object()}, {"when": datetime(2026, 1, 1, tzinfo=UTC)}, {"ü": "ß"},
+    {True: 1, None: 2, 1.5: 3}, {_Text("sub"): _Text("class")}, [_Text("x"), {"y": _Text("z")}],
 ]  # fmt: skip
 
 

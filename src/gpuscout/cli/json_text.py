@@ -11,11 +11,11 @@ hand the whole value to ``json.dumps``.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
 _INDENT = "  "
-_CONSTANTS = {True: "true", False: "false"}
 
 
 class _NotPlain(Exception):
@@ -32,42 +32,48 @@ def _float(value: float) -> str:
     return float.__repr__(value)
 
 
+def _null(value: None) -> str:
+    return "null"
+
+
+def _bool(value: bool) -> str:
+    return "true" if value else "false"
+
+
+#: The text of each scalar JSON type (str and int by the standard library's own C functions).
+_SCALARS: dict[type, Callable[[Any], str]] = {
+    str: encode_basestring_ascii, type(None): _null, float: _float, bool: _bool, int: int.__repr__,
+}  # fmt: skip
+
+
 def _scalar(value: Any) -> str | None:
     """The text of a scalar JSON value; ``None`` for a list or a dict (or anything else)."""
-    kind = type(value)
-    if kind is str:
-        return str(encode_basestring_ascii(value))
-    if value is None:
-        return "null"
-    if kind is float:
-        return _float(value)
-    if kind is bool:
-        return _CONSTANTS[value]
-    if kind is int:
-        return int.__repr__(value)
-    return None
+    write = _SCALARS.get(type(value))
+    return None if write is None else write(value)
 
 
 def _encode(value: Any, depth: int) -> str:
-    text = _scalar(value)
-    if text is not None:
-        return text
+    write = _SCALARS.get(type(value))
+    if write is not None:
+        return write(value)
     kind = type(value)
     if kind is list or kind is tuple:
         if not value:
             return "[]"
         inner = "\n" + _INDENT * (depth + 1)
-        items = [_scalar(v) or _encode(v, depth + 1) for v in value]
+        get, deeper = _SCALARS.get, depth + 1
+        items = [w(v) if (w := get(type(v))) is not None else _encode(v, deeper) for v in value]
         return "[" + inner + ("," + inner).join(items) + "\n" + _INDENT * depth + "]"
     if kind is dict:
         if not value:
             return "{}"
         inner = "\n" + _INDENT * (depth + 1)
-        parts = []
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _NotPlain
-            parts.append(f"{encode_basestring_ascii(key)}: {_scalar(item) or _encode(item, depth + 1)}")
+        get, deeper = _SCALARS.get, depth + 1
+        # A key that is not text is a TypeError here: json.dumps then writes the whole value.
+        parts = [
+            f"{encode_basestring_ascii(k)}: {w(v) if (w := get(type(v))) is not None else _encode(v, deeper)}"
+            for k, v in value.items()
+        ]
         return "{" + inner + ("," + inner).join(parts) + "\n" + _INDENT * depth + "}"
     raise _NotPlain
 
@@ -76,5 +82,5 @@ def dumps_indented(value: Any) -> str:
     """``json.dumps(value, indent=2, default=str)``."""
     try:
         return _encode(value, 0)
-    except (_NotPlain, RecursionError):
+    except (_NotPlain, TypeError, RecursionError):
         return json.dumps(value, indent=2, default=str)

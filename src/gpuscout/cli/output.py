@@ -119,25 +119,61 @@ def _shape(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def to_jsonable(obj: Any) -> Any:
     """Convert dataclasses (their fields, then their properties), enums, datetimes, tuples... into
     plain JSON values."""
-    if type(obj) in _PLAIN_TYPES:  # the common leaf, answered before the checks below
+    kind: type = type(obj)
+    if kind in _PLAIN_TYPES:  # the common leaf, answered before the checks below
         return obj
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        fields, properties = _shape(type(obj))
-        out = {name: to_jsonable(getattr(obj, name)) for name in fields}
+    how = _KINDS.get(kind) or _kind_of(kind)
+    if how is _Kind.DATACLASS:
+        fields, properties = _shape(kind)
+        out = {}
+        for name in fields:  # a plain value is kept as it is without a call (most fields are)
+            value = getattr(obj, name)
+            out[name] = value if type(value) in _PLAIN_TYPES else to_jsonable(value)
         for name in properties:
-            out[name] = to_jsonable(getattr(obj, name))
+            value = getattr(obj, name)
+            out[name] = value if type(value) in _PLAIN_TYPES else to_jsonable(value)
         return out
-    if isinstance(obj, enum.Enum):
+    if how is _Kind.ENUM:
         return obj.value
-    if isinstance(obj, datetime | date):
+    if how is _Kind.DATETIME:
         return obj.isoformat()
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in obj]
+    if how is _Kind.DICT:
+        return {str(k): v if type(v) in _PLAIN_TYPES else to_jsonable(v) for k, v in obj.items()}
+    if how is _Kind.SEQUENCE:
+        return [v if type(v) in _PLAIN_TYPES else to_jsonable(v) for v in obj]
     if hasattr(obj, "model_dump"):
         return to_jsonable(obj.model_dump(mode="json"))
     return obj
+
+
+class _Kind(enum.Enum):
+    DATACLASS = 1
+    ENUM = 2
+    DATETIME = 3
+    DICT = 4
+    SEQUENCE = 5
+    OTHER = 6
+
+
+#: How :func:`to_jsonable` converts an instance of each type seen (the checks run once per type).
+_KINDS: dict[type, _Kind] = {}
+
+
+def _kind_of(cls: type) -> _Kind:
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        how = _Kind.DATACLASS
+    elif issubclass(cls, enum.Enum):
+        how = _Kind.ENUM
+    elif issubclass(cls, datetime | date):
+        how = _Kind.DATETIME
+    elif issubclass(cls, dict):
+        how = _Kind.DICT
+    elif issubclass(cls, list | tuple | set | frozenset):
+        how = _Kind.SEQUENCE
+    else:
+        how = _Kind.OTHER
+    _KINDS[cls] = how
+    return how
 
 
 def print_json(obj: Any) -> None:
