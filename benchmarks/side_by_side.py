@@ -440,8 +440,11 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
         "not import SQLAlchemy, httpx or YAML; SQLAlchemy stays where it earns its place: PostgreSQL, "
         "migrations and every write. Provider terms come from a generated `providers.json` (the YAML "
         "is parsed only when it changed since), and rows are built and decoded by functions compiled "
-        "once per column list. `benchmarks/answers.py` records the answers of a fixed list of "
-        "commands and API requests; they were byte-identical before and after this work.",
+        "once per column list. JSON is written by `cli/json_text.py` (the text of "
+        "`json.dumps(indent=2)` without its pure-Python generator steps). The web page's freshness "
+        "banner counts offers and providers in SQL instead of reading every row. "
+        "`benchmarks/answers.py` records the answers of a fixed list of commands and API requests; "
+        "they were byte-identical before and after this work.",
         "",
     ])  # fmt: skip
 

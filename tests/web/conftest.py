@@ -133,7 +133,7 @@ def spot_offers() -> list[Offer]:
 def spot_app(tmp_path: Path) -> FastAPI:
     url = f"sqlite:///{tmp_path / 'spot.db'}"
     store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     store.write_snapshot("test", spot_offers())
     store.close()
     return create_app(url, services=WebServices(url, cache_seconds=0))

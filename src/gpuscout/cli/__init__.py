@@ -14,8 +14,6 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from gpuscout.cli import help_cache
-
 if TYPE_CHECKING:
     import typer
 
@@ -47,7 +45,9 @@ def main() -> None:
     """Console-script entry point (also ``python -m gpuscout``). The root help is replayed from its
     last render when nothing it depends on changed (:mod:`gpuscout.cli.help_cache`)."""
     args = sys.argv[1:]
-    if help_cache.is_root_help(args):
+    if args in ([], ["--help"]):  # the root help (help_cache is imported for it alone)
+        from gpuscout.cli import help_cache
+
         code = help_cache.replay(args)
         if code is not None:
             raise SystemExit(code)

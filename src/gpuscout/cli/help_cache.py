@@ -29,10 +29,6 @@ _FORMAT = "2"  # of the kept files and the key: a change makes every older file 
 _KEPT_CODES = (0, 2)  # ``--help`` exits 0, ``gpuscout`` alone 2 (Click's no-args help)
 
 
-def is_root_help(args: list[str]) -> bool:
-    return args in ([], ["--help"])
-
-
 def _files_of(module: str) -> list[Path]:
     spec = find_spec(module)
     origin = spec.origin if spec is not None else None
