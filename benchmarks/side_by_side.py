@@ -446,6 +446,10 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
         "`benchmarks/answers.py` records the answers of a fixed list of commands and API requests; "
         "they were byte-identical before and after this work.",
         "",
+        "Other figures: `benchmarks/catalog.py` (query shapes at 100,000 offers in SQLite or "
+        "PostgreSQL, ingest rows/s), `benchmarks/web.py` with its cache on (the default) and "
+        "`--pages` (what a browser loads).",
+        "",
     ])  # fmt: skip
 
 
@@ -453,7 +457,7 @@ def rewrite_readme(path: Path, section: str) -> None:
     text = path.read_text(encoding="utf-8")
     start = text.index("## Speed\n")
     end = text.index("\n## ", start + 1) + 1
-    path.write_text(text[:start] + section + text[end:], encoding="utf-8")
+    path.write_text(text[:start] + section.rstrip("\n") + "\n\n" + text[end:], encoding="utf-8")
 
 
 if __name__ == "__main__":
