@@ -227,8 +227,8 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         return "bundled" if name == SNAPSHOT_NAME else source_state(name, known.get(name))
 
     if json_out:
-        rows = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
-        print_json([{**row, "retired": RETIRED.get(row["source"])} for row in rows])
+        records = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
+        print_json([{**row, "retired": RETIRED.get(row["source"])} for row in records])
         return
     # Narrow terminals keep what a source is and whether it is usable; the detail gives way first.
     columns = (
@@ -244,7 +244,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         Column("last error", drop=6, max_width=30),
         Column("credentials", drop=1, max_width=24),
     )
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for s in statuses:
         if s.credentials_present is None:
             creds = "-" if not s.needs_credentials else "?"
