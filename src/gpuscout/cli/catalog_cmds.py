@@ -22,7 +22,7 @@ from gpuscout.cli.output import (
     user_errors,
     wide_console,
 )
-from gpuscout.cli.table_fit import Column, fitted_table, left_out_note
+from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -273,7 +273,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             plain(creds),
         ))
     out = wide_console()
-    table, left_out = fitted_table("offer sources", columns, rows, out.width)
+    table, left_out = fitted_table("offer sources", columns, rows, terminal_width(out))
     out.print(table)
     note = left_out_note(left_out)
     if note:
@@ -413,7 +413,7 @@ def offers_cmd(
         ))
     out = wide_console()
     title = f"{len(offers)} of {total} offers, sorted by {sort}"
-    table, left_out = fitted_table(title, columns, rows, out.width)
+    table, left_out = fitted_table(title, columns, rows, terminal_width(out))
     out.print(table)
     if any(o.extra.get("variant") == "assumed" for o in offers):
         out.print(
