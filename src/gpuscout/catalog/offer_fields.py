@@ -107,7 +107,7 @@ FORMULA_TRIGGERS = "=+-@\uff1d\uff0b\uff0d\uff20"
 #: Where a spreadsheet may start a new cell although our quoting says otherwise (a file opened with
 #: ";" or tab as the delimiter, a reader that ends rows at any CR or LF): a formula may not start
 #: right after one either (spaces and quotes in between ignored).
-_SPLIT_THEN_FORMULA = re.compile(f'([;\t\r\n])([ "]*)([{FORMULA_TRIGGERS}][^;\t\r\n]*)')
+_SPLIT_THEN_FORMULA = re.compile(f'([;\t\r\n])([ "]*)([{re.escape(FORMULA_TRIGGERS)}][^;\t\r\n]*)')
 
 
 def csv_cell(value: Any) -> str:
