@@ -13,7 +13,6 @@ folder that cannot be created) is an :class:`~gpuscout.errors.InvalidInputError`
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -22,19 +21,6 @@ from sqlalchemy.pool import StaticPool
 from gpuscout.errors import InvalidInputError
 
 ACCEPTED_URLS = "sqlite:///PATH or postgresql+psycopg://USER:PASS@HOST/DB"
-
-
-def utc(value: datetime | None) -> datetime | None:
-    """``value`` in UTC (naive values are taken as UTC, as the store writes them)."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def normalize_url(url: str) -> str:
