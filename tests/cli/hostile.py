@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 
@@ -62,7 +63,7 @@ def hostile_store(path: Path, texts: list[str]) -> str:
     """A SQLite store at ``path`` holding one cheap H100 offer per hostile text; returns its URL."""
     url = f"sqlite:///{path}"
     store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     offers = [hostile_offer(t, i) for i, t in enumerate(texts)]
     store.write_snapshot("hostile", offers)
     store.close()

@@ -25,7 +25,6 @@ _ADVISE = "gpuscout.cli.advise_cmds"
 #: Command name -> the module whose ``register(app)`` adds it, in the order help lists them.
 COMMANDS: dict[str, str] = {
     "gpus": _KNOWLEDGE,
-    "models": _KNOWLEDGE,
     "vram": _ESTIMATE,
     "estimate": _ESTIMATE,
     "diagnose": _ESTIMATE,
@@ -37,6 +36,8 @@ COMMANDS: dict[str, str] = {
     "prune": _CATALOG,
     "faq": _ADVISE,
     "serve": "gpuscout.cli.web_cmds",
+    # command groups after the commands, as an eager Typer app lists them
+    "models": _KNOWLEDGE,
     "recommend": _ADVISE,
 }
 
