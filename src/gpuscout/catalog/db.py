@@ -76,9 +76,11 @@ def _sqlite_engine(parsed: sa.URL) -> sa.Engine:
         # skip DDL and cannot take the write lock up front).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
+        # the busy timeout first: switching a fresh file to WAL takes a lock that another first
+        # opener may hold at that moment ("database is locked" at once, without it)
+        cur.execute("PRAGMA busy_timeout=30000")
         if not memory:
             cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA busy_timeout=30000")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
