@@ -169,8 +169,51 @@ def test_advisor_errors_use_the_labels_in_plain_words(client: TestClient) -> Non
     assert "“llama-70b” is read as <strong>Llama 2 70B</strong>" in resolved
 
 
-def test_when_nothing_fits_the_binding_constraint_and_its_relaxation_are_named(client: TestClient) -> None:
+def test_when_nothing_fits_the_advisor_names_what_binds_in_the_forms_words(client: TestClient) -> None:
     html = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "budget_usd": "1"}).text
-    empty = _section(html, 'id="no-results"', "</div>")
-    assert "Without “Budget ($)” ($1)" in empty
-    assert re.search(r"\d+ offers?; the first: ", empty) and "Drop it</a>" in empty
+    binding = _section(html, 'id="binding"')
+    assert "budget binds" in binding.lower() and "“Budget ($)”" in binding
+    assert "--budget" not in html  # the CLI's flags are named as the form's fields
+
+
+SERVE = {"kind": "serve", "model": "llama-3.1-8b", "concurrency": "8"}
+
+
+def test_the_pareto_picks_are_named_above_the_table_as_the_api_gives_them(client: TestClient) -> None:
+    body = {"workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 8}}
+    api = client.post("/api/v1/advise", json=body).json()
+    html = client.get("/advise", params=SERVE).text
+    picks = _section(html, 'id="picks"', "</ul>")
+    for name, rank in api["picks"].items():
+        item = _section(picks, f'data-pick="{name}"', "</li>")
+        assert f'href="#rank-{rank}">#{rank}: ' in item, name
+        row = api["recommendations"][rank - 1]
+        assert f"{row['offer']['gpu_count']}× {row['offer']['accelerator']}" in item
+    for rank in api["picks"].values():
+        main = _section(html, f'<tr class="main" data-rank="{rank}"', "</tr>")
+        assert 'class="badge pick"' in main
+    assert "Front: no row on it is both dearer and slower" in html
+
+
+def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestClient) -> None:
+    body = {"workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 8}}
+    rows = client.post("/api/v1/advise", json=body).json()["recommendations"]
+    html = client.get("/advise", params=SERVE).text
+    assert '<th scope="col" class="num">Request latency</th>' in html and ">TTFT</th>" in html
+    dominated = [r for r in rows if not r["pareto"]]
+    assert dominated and 'class="divider"' in html
+    for r in dominated:
+        block = _section(html, f'<tbody id="rank-{r["rank"]}" class="dominated">', "</tbody>")
+        assert f'dominated by <a href="#rank-{r["dominated_by"]}">#{r["dominated_by"]}</a>' in block
+    front = [r for r in rows if r["pareto"]]
+    assert all(f'<tbody id="rank-{r["rank"]}" class="front">' in html for r in front)
+    finetune = client.get("/advise", params={"kind": "finetune", "model": "llama-3.1-8b",
+                                              "dataset_tokens": "50000000"}).text
+    assert '<th scope="col" class="num">Time to finish</th>' in finetune and ">TTFT</th>" not in finetune
+
+
+def test_what_the_ranking_was_held_to_is_said_in_the_forms_words(client: TestClient) -> None:
+    html = client.get("/advise", params=SERVE).text
+    targets = _section(html, 'id="targets"', "</div>")
+    assert "load: 8 simultaneous users" in targets and "TTFT" in targets
+    assert "--" not in targets and "“Latency targets: none”" in targets

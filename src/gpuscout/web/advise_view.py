@@ -1,22 +1,19 @@
-"""How the advisor's ``Recommendation``s are shown: compact rows (speed, latency or duration, cost per
-unit and in all, region and price age), the warnings every row shares said once above the table,
-and, when nothing fits, which constraint binds and what dropping it would give."""
+"""How the advisor's answer (``Advice``) is shown: the cheapest, balanced and fastest picks of the
+Pareto front named above the table, compact rows (speed, the time axis, cost per unit and in all,
+region and price age) with dominated rows marked, the caveats every row shares said once, and, when
+nothing fits, the advisor's diagnosis of what binds, in the form's words."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from gpuscout.advise.types import Recommendation
+from gpuscout.advise.types import PICKS, Advice, Recommendation
 from gpuscout.web.model_view import gib
 from gpuscout.web.offer_view import OfferRow, to_row
 from gpuscout.web.templating import money
-
-if TYPE_CHECKING:
-    from gpuscout.advise.workload import AnyWorkload
-    from gpuscout.web.services import WebServices
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +26,16 @@ class Ranked:
     latency: str  # serve: TTFT; jobs: time to finish
     warnings: tuple[str, ...]  # this row's own warnings (the shared ones are said once)
     memory: str  # "92.9 of 140.4 GiB usable per GPU"
+    time: str  # the trade-off's time axis: serve, one request's latency; jobs, time to finish
+    regions: tuple[str, ...]  # every region this choice is sold in at this price
+    provider_name: str
+
+    @property
+    def region_text(self) -> str:
+        if not self.regions:
+            return self.row.region
+        shown = ", ".join(self.regions[:3])
+        return shown if len(self.regions) <= 3 else f"{shown} +{len(self.regions) - 3}"
 
 
 def duration(seconds: float | None) -> str:
@@ -95,16 +102,29 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
     if rec.cost is not None:
         total = money(units.per_month if kind == "serve" and units is not None else rec.cost.total, 0)
     own = tuple(w for w in rec.warnings if w not in shared)
+    row = to_row(rec.offer)
     return Ranked(
         rec=rec,
-        row=to_row(rec.offer),
+        row=row,
         speed=speed,
         unit_cost=unit,
         total=total,
         latency=latency,
         warnings=own,
         memory=memory,
+        time=_time_axis(rec.time_to_result_s, kind),
+        regions=tuple(r.split(":", 1)[1] if r.startswith("country:") else r for r in rec.regions),
+        provider_name=rec.provider_name or (row.provider.short_name if row.provider else rec.offer.provider),
     )
+
+
+def _time_axis(seconds: float | None, kind: str) -> str:
+    """The trade-off's time: a request's latency ("1.9 s", "640 ms"), or a job's time to finish."""
+    if seconds is None:
+        return "—"
+    if kind != "serve":
+        return duration(seconds)
+    return f"{seconds:,.1f} s" if seconds >= 1 else f"{seconds * 1000:,.0f} ms"
 
 
 def shared_warnings(recs: Sequence[Recommendation]) -> frozenset[str]:
@@ -125,65 +145,62 @@ def plain(text: Any) -> str:
     return _NONE_UNIT.sub("unknown", str(text))
 
 
-# ---- when nothing fits ---------------------------------------------------------------------------
+# ---- the answer around the rows ------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
-class Relaxed:
-    """What dropping one constraint gives: how many offers then, and the first of them."""
+class AnswerView:
+    """What the page shows of an ``Advice``: its rows, picks, targets, caveats and diagnosis."""
 
-    constraint: str  # the form's label
-    field: str
-    given: str  # the value the user set
-    lifted: str  # the form value that lifts it ("" for "not set")
-    count: int
-    best: Ranked | None
+    rows: list[Ranked]
+    picks: list[tuple[str, Ranked]]  # ("cheapest", row), ("balanced", row), ("fastest", row)
+    targets: list[str]
+    caveats: list[str]
+    binding: str | None
+    picks_rule: str
+    time_axis: str  # "Request latency", "Time to finish"
+    front_size: int
+    considered: int
 
-
-def _given(name: str, value: Any) -> str:
-    """A constraint's value as the user would write it: "$10", "us-, eu-", "2000", "no"."""
-    if isinstance(value, tuple):
-        return ", ".join(value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    return f"${value:,}" if name.endswith("_usd") else f"{value:,}" if isinstance(value, int) else str(value)
+    @property
+    def first_dominated(self) -> int | None:
+        """Rank of the first shown row off the front (the table says where the front ends)."""
+        return next((r.rec.rank for r in self.rows if not r.rec.pareto), None)
 
 
-#: Constraints a workload may set, with the value that lifts each (and its label on the form).
-CONSTRAINTS: tuple[tuple[str, Any], ...] = (
-    ("budget_usd", None),
-    ("ttft_ms_max", None),
-    ("tpot_ms_max", None),
-    ("deadline_hours", None),
-    ("regions", ()),
-    ("providers", ()),
-    ("spot_allowed", True),
-    ("max_nodes", 64),
-    ("gpus", None),
-    ("nodes", None),
+def answer_view(advice: Advice, kind: str) -> AnswerView:
+    shared = frozenset(advice.notes) | shared_warnings(advice.rows)
+    rows = [present(r, kind, shared) for r in advice.rows]
+    by_rank = {r.rec.rank: r for r in rows}
+    picks = [(name, by_rank[advice.picks[name]]) for name in PICKS if advice.picks.get(name) in by_rank]
+    axis = advice.time_axis.split(" (", 1)[0]
+    return AnswerView(
+        rows=rows,
+        picks=picks,
+        targets=[form_words(t) for t in advice.targets],
+        caveats=sorted(shared),
+        binding=form_words(advice.binding) if advice.binding else None,
+        picks_rule=advice.picks_rule,
+        time_axis=axis[:1].upper() + axis[1:],
+        front_size=advice.front_size,
+        considered=advice.considered,
+    )
+
+
+#: The advisor's CLI flags, in its texts, as the web form names them.
+_FLAGS: tuple[tuple[str, str], ...] = (
+    (r"--latency-targets none", "“Latency targets: none”"),
+    (r"--ttft-ms (\d+)", r"“TTFT max (ms)” \1"),
+    (r"--tpot-ms (\d+)", r"“TPOT max (ms)” \1"),
+    (r"--ttft-ms", "“TTFT max (ms)”"),
+    (r"--tpot-ms", "“TPOT max (ms)”"),
+    (r"--budget (\d+)", r"“Budget ($)” \1"),
+    (r"--deadline (\d+)h", r"“Deadline (hours)” \1"),
+    (r"--spot\b", "“Spot allowed: yes”"),
+    (r"--include-stale", "“gpuscout recommend --include-stale” (the CLI)"),
 )
 
 
-def binding_constraints(
-    services: WebServices, workload: AnyWorkload, objective: str, labels: dict[str, str]
-) -> list[Relaxed]:
-    """For an empty answer: each constraint the workload sets, and what the ranking gives without it
-    (one at a time). Those giving offers are the binding ones; the list says so first."""
-    out: list[Relaxed] = []
-    fields = type(workload).model_fields
-    for name, lifted in CONSTRAINTS:
-        if name not in fields:
-            continue
-        value = getattr(workload, name)
-        if value == lifted or value in (None, ()) or (name == "spot_allowed" and value is not False):
-            continue
-        relaxed = workload.model_copy(update={name: lifted})
-        try:
-            recs = services.recommend(relaxed, objective=objective, top=None)
-        except Exception:  # a relaxation the workload's own rules refuse tells nothing
-            continue
-        given = _given(name, value)
-        best = present(recs[0], workload.kind) if recs else None
-        shown = "" if lifted in (None, ()) else ("true" if lifted is True else str(lifted))
-        out.append(Relaxed(labels.get(name, name), name, given, shown, len(recs), best))
-    return sorted(out, key=lambda r: r.count == 0)
+def form_words(text: str) -> str:
+    """An advisor text with its CLI flags (``--budget 937``) named as the web form's fields."""
+    for pattern, words in _FLAGS:
+        text = re.sub(pattern, words, text)
+    return text

@@ -15,7 +15,6 @@ from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.knowledge.models import all_models
 from gpuscout.knowledge.params import count_params
 
 PRECISIONS: tuple[str, ...] = ("bf16", "fp8", "int8", "int4")
@@ -153,10 +152,12 @@ class Resolved:
 
 
 def resolve_typed(typed: str) -> Resolved:
-    """Resolve ``typed`` (``UnknownNameError`` with the closest names when unknown)."""
-    from gpuscout.user_models import registry  # curated and imported models (`gpuscout models import`)
+    """Resolve ``typed`` among the curated and the user's imported models (``UnknownNameError`` with
+    the closest names when unknown)."""
+    from gpuscout.user_models import registry
 
-    found = registry().resolve_detail(typed)
+    models = registry()
+    found = models.resolve_detail(typed)
     spec = found.model
     alternatives: tuple[ModelSpec, ...] = ()
     if not found.exact:
@@ -164,8 +165,10 @@ def resolve_typed(typed: str) -> Resolved:
         size = next((t for t in tokens if re.fullmatch(r"\d+(\.\d+)?b", t)), None)
         stem = next((t for t in tokens if t.isalpha()), None)
         similar = [
-            m for m in all_models()
-            if m.name != spec.name and (stem is None or m.name.startswith(stem))
+            m
+            for m in models.all()
+            if m.name != spec.name
+            and (stem is None or m.name.startswith(stem))
             and (size is None or size in m.name.split("-"))
         ]
         alternatives = tuple(sorted(similar, key=lambda m: m.name, reverse=True)[:3])

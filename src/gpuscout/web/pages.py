@@ -15,15 +15,7 @@ from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
 from gpuscout.web import advise_form, model_view
-from gpuscout.web.advise_view import (
-    binding_constraints,
-    latency_label,
-    plain,
-    present,
-    shared_warnings,
-    total_label,
-    unit_cost_label,
-)
+from gpuscout.web.advise_view import answer_view, latency_label, plain, total_label, unit_cost_label
 from gpuscout.web.api import lookup_gpu
 from gpuscout.web.charts import cheapest_on_demand, price_history_chart, price_vs_bandwidth_chart, vram_chart
 from gpuscout.web.deps import Services
@@ -287,7 +279,7 @@ def advise_page(request: Request, services: Services) -> Response:
     try:
         context["resolved"] = model_view.resolve_typed(req.values["model"])
         workload = advise_form.build_workload(req)
-        recs = services.recommend(workload, objective=req.objective, top=req.top)
+        advice = services.advice(workload, objective=req.objective, top=req.top)
     except GpuscoutError as exc:
         found = gpuscout_error(exc, labels, {"name": "model"})
         if isinstance(found, FieldError) and found.field in labels:
@@ -295,16 +287,16 @@ def advise_page(request: Request, services: Services) -> Response:
         else:
             errors.general.append(str(found))
         return render(request, "advise.html", context, status_code=422)
-    shared = shared_warnings(recs)
+    answer = answer_view(advice, req.kind)
     images = bool(getattr(workload, "is_images", False))
     context.update(
-        results=[present(r, req.kind, shared) for r in recs],
-        caveats=sorted(shared),
+        answer=answer,
+        results=answer.rows,
+        caveats=answer.caveats,
         unit_label=unit_cost_label(req.kind, images),
         total_label=total_label(req.kind),
         latency_label=latency_label(req.kind),
         workload_yaml=workload.to_yaml(),
-        relaxed=binding_constraints(services, workload, req.objective, labels) if not recs else [],
     )
     return render(request, "advise.html", context)
 
@@ -316,7 +308,7 @@ def _advise_context(services: WebServices, req: advise_form.AdviseRequest, error
         "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
         "common": advise_form.common_fields(req.kind), "common_open": advise_form.common_open(req),
         "model_names": [m.name for m in services.models()], "results": None, "resolved": None,
-        "caveats": [], "relaxed": [], "freshness": page_freshness(services), "plain": plain,
+        "caveats": [], "answer": None, "freshness": page_freshness(services), "plain": plain,
     }
 
 
