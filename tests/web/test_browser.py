@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,7 +45,6 @@ def money(text: str) -> float:
 def test_filter_by_gpu_and_max_price(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
     expect(page.locator("#offers tbody tr")).to_have_count(8)  # the stale one is hidden by default
-    shoot(page, "offers")
     page.fill("input[name=gpu]", "H100")
     page.fill("input[name=max_price]", "5")
     page.click("form.filters button[type=submit]")
@@ -98,7 +96,6 @@ def test_gpu_page_draws_the_price_history_chart(page: Page, base_url: str) -> No
     assert chart.locator("svg.main-svg").count() >= 1
     assert chart.locator("g.trace").count() >= 1  # plotly drew the traces
     expect(page.locator("#gpu-offers tbody tr")).to_have_count(4)
-    shoot(page, "gpu")
 
 
 def test_gpus_page_draws_price_versus_bandwidth(page: Page, base_url: str) -> None:
@@ -108,15 +105,6 @@ def test_gpus_page_draws_price_versus_bandwidth(page: Page, base_url: str) -> No
     points = chart.locator("g.trace path.point")
     expect(points).to_have_count(4)  # H100-SXM, A100-SXM4-80GB, RTX4090 and L40S have on-demand offers
     assert chart.locator("g.legend").count() == 1  # vendor and class of card in a legend
-    shoot(page, "gpus")
-
-
-def shoot(page: Page, name: str) -> None:
-    """Full-page screenshot into $GPUSCOUT_SCREENSHOTS when set (for a human look; never committed)."""
-    folder = os.environ.get("GPUSCOUT_SCREENSHOTS")
-    if folder:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
 def test_advisor_serve_workload_gives_ranked_rows_with_reasons(page: Page, base_url: str) -> None:
@@ -143,7 +131,6 @@ def test_advisor_serve_workload_gives_ranked_rows_with_reasons(page: Page, base_
     expect(breakdown).to_be_visible()
     expect(breakdown).to_contain_text("Compute")
     expect(page.locator("input[name=concurrency]")).to_have_value("8")  # the form is refilled
-    shoot(page, "advise")
 
 
 def test_api_docs_render_offline_under_the_csp(page: Page, base_url: str) -> None:
@@ -158,7 +145,6 @@ def test_model_page_draws_the_vram_chart_with_card_sizes(page: Page, base_url: s
     expect(chart).to_have_attribute("data-rendered", "true")
     assert chart.locator("g.trace").count() == 4 + 5  # one line per concurrency, one per card size
     expect(chart.locator("g.trace text", has_text="H200 141 GB")).to_have_count(1)
-    shoot(page, "model")
 
 
 def test_table_filters_and_sorts_with_javascript_disabled(browser: Browser, base_url: str) -> None:

@@ -5,7 +5,6 @@ inputs, spot mode sorts by the spot price, and charts have a fallback without Ja
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
@@ -283,25 +282,6 @@ def test_a_real_price_history_once_there_are_several_snapshots(browser: Browser,
         assert page.locator("#chart-history g.trace.scatter").count() >= 2  # a line per provider
     finally:
         page.context.close()
-
-
-def test_screenshots(browser: Browser, base_url: str) -> None:
-    """Every page at both widths into $GPUSCOUT_SCREENSHOTS, when set (for a human look)."""
-    import os
-
-    folder = os.environ.get("GPUSCOUT_SCREENSHOTS")
-    if not folder:
-        pytest.skip("set GPUSCOUT_SCREENSHOTS to a folder to take them")
-    for width in WIDTHS:
-        page = new_page(browser, width)
-        try:
-            for path in PAGES:
-                page.goto(base_url + path)
-                settle(page, path)
-                name = "".join(c if c.isalnum() else "_" for c in path).strip("_") or "root"
-                page.screenshot(path=str(Path(folder) / f"{name}_{width}.png"), full_page=True)
-        finally:
-            page.context.close()
 
 
 def test_the_table_header_sticks_under_the_site_header_on_a_wide_screen(

@@ -23,6 +23,7 @@ from gpuscout.cli.output import (
     user_errors,
     wide_console,
 )
+from gpuscout.cli.table_fit import Column, fitted_table, left_out_note
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -228,21 +229,21 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         rows = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
         print_json([{**row, "retired": RETIRED.get(row["source"])} for row in rows])
         return
-    table = Table(title="offer sources")
-    for col in (
-        "source",
-        "state",
-        "current",
-        "age of data",
-        "rows",
-        "stale",
-        "last attempt",
-        "status",
-        "dropped (per reason)",
-        "last error",
-        "credentials",
-    ):
-        table.add_column(col)
+    # Narrow terminals keep what a source is and whether it is usable; the detail gives way first.
+    columns = (
+        Column("source", max_width=22),
+        Column("state"),
+        Column("current", drop=7),
+        Column("age of data", drop=5, max_width=16),
+        Column("rows", right=True),
+        Column("stale", right=True, drop=3),
+        Column("last attempt", drop=4),
+        Column("status"),
+        Column("dropped (per reason)", drop=2, max_width=30),
+        Column("last error", drop=6, max_width=30),
+        Column("credentials", drop=1, max_width=24),
+    )
+    rows = []
     for s in statuses:
         if s.credentials_present is None:
             creds = "-" if not s.needs_credentials else "?"
@@ -257,7 +258,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         if s.age_s is None and s.current_snapshot_id is not None:
             age = "unknown (dates not established)" if s.fallback else "unknown"
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
-        table.add_row(
+        rows.append((
             plain(s.source),
             state(s.source),
             current,
@@ -268,10 +269,14 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             s.last_status or "-",
             plain(_drops(s.last_drop_reasons)),
             plain(s.last_error or "") if s.last_status != "ok" else "",
-            creds,
-        )
+            plain(creds),
+        ))
     out = wide_console()
+    table, left_out = fitted_table("offer sources", columns, rows, out.width)
     out.print(table)
+    note = left_out_note(left_out)
+    if note:
+        out.print(note)
     retired = [name for name in RETIRED if any(s.source == name for s in statuses)]
     for name in retired:
         out.print(f"{name}: retired - {RETIRED[name]}", markup=False, highlight=False)
@@ -369,27 +374,27 @@ def offers_cmd(
     if csv_out:
         _offers_csv(offers)
         return
-    table = Table(title=f"{len(offers)} of {total} offers, sorted by {sort}")
-    for col, right in (
-        ("provider", False),
-        ("instance", False),
-        ("gpu", False),
-        ("#", True),
-        ("GB/gpu", True),
-        ("$/h", True),
-        ("$/gpu-h", True),
-        ("spot $/h", True),
-        ("region", False),
-        ("avail", False),
-        ("age", False),
-        ("source", False),
-    ):
-        table.add_column(col, justify="right" if right else "left", overflow="fold")
+    # Narrow terminals give up the source first and the instance name (needed to rent it) last.
+    columns = (
+        Column("provider", max_width=12),
+        Column("instance", drop=6, max_width=16),
+        Column("gpu"),
+        Column("#", right=True),
+        Column("GB/gpu", right=True),
+        Column("$/h", right=True),
+        Column("$/gpu-h", right=True, drop=5),
+        Column("spot $/h", right=True),
+        Column("region", drop=4, max_width=14),
+        Column("avail", drop=3),
+        Column("age", drop=2),
+        Column("source", drop=1, max_width=40),
+    )
+    rows = []
     for o in offers:
         gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
         age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
         avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
-        table.add_row(
+        rows.append((
             plain(o.provider),
             plain(o.instance_type),
             plain(gpu_label),
@@ -402,8 +407,10 @@ def offers_cmd(
             avail,
             age,
             plain(short_source(o.source)),
-        )
+        ))
     out = wide_console()
+    title = f"{len(offers)} of {total} offers, sorted by {sort}"
+    table, left_out = fitted_table(title, columns, rows, out.width)
     out.print(table)
     if any(o.extra.get("variant") == "assumed" for o in offers):
         out.print(
@@ -414,6 +421,9 @@ def offers_cmd(
             "age unknown = bundled snapshot rows whose dates could not be established; "
             "run `gpuscout refresh` for live prices."
         )
+    note = left_out_note(left_out)
+    if note:
+        out.print(note)
 
 
 def _offers_csv(offers: list[Offer]) -> None:

@@ -1,0 +1,85 @@
+"""Tables that fit the terminal they are printed on.
+
+Rich shares a narrow terminal's width among all columns, so at 80 columns a 12-column table becomes
+a stack of 4-character slivers in which "1.000" wraps into "1.00" / "0". Instead, a table here names
+the order in which its least useful columns give way, drops them until the rest fit at their natural
+width, never wraps a number, and says below the table which columns it left out (``--csv`` and
+``--json`` always carry every field).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.table import Table
+from rich.text import Text
+
+#: What a column costs beyond its text: one space of padding on each side and a rule.
+_COLUMN_CHROME = 3
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: ``drop`` orders the columns that may give way (1 first); ``None`` is always kept.
+    ``max_width`` cuts longer text with an ellipsis (identifiers such as instance names)."""
+
+    header: str
+    right: bool = False
+    drop: int | None = None
+    max_width: int | None = None
+
+
+def _natural_width(column: Column, cells: Sequence[str], *, capped: bool) -> int:
+    widest = max(
+        (max((line.cell_len for line in Text.from_markup(cell).split("\n")), default=0) for cell in cells),
+        default=0,
+    )
+    if capped and column.max_width is not None:
+        widest = min(widest, column.max_width)
+    # a column that never wraps (numbers, cut identifiers) does not wrap its header either
+    no_wrap = column.right or (capped and column.max_width is not None)
+    header = len(column.header) if no_wrap else max((len(word) for word in column.header.split()), default=0)
+    return max(widest, header, 1)
+
+
+def fitted_table(
+    title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+) -> tuple[Table, list[str]]:
+    """The table of ``rows`` (markup strings, one per column) within ``width`` terminal cells, and the
+    headers of the columns left out to get there (empty when everything fits). Long identifiers are cut
+    to their ``max_width`` only when the whole text does not fit."""
+    kept = list(range(len(columns)))
+    cells = [[r[i] for r in rows] for i in range(len(columns))]
+    widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]
+    capped = sum(w + _COLUMN_CHROME for w in widths) + 1 > width
+    if capped:
+        widths = [_natural_width(c, cells[i], capped=True) for i, c in enumerate(columns)]
+    droppable = sorted((c.drop, i) for i, c in enumerate(columns) if c.drop is not None)
+
+    def total() -> int:
+        return sum(widths[i] + _COLUMN_CHROME for i in kept) + 1
+
+    for _, index in droppable:
+        if total() <= width:
+            break
+        kept.remove(index)
+    table = Table(title=title)
+    for i in kept:
+        c = columns[i]
+        if c.right:
+            table.add_column(c.header, justify="right", no_wrap=True)
+        elif capped and c.max_width is not None:
+            table.add_column(c.header, overflow="ellipsis", no_wrap=True, max_width=c.max_width)
+        else:
+            table.add_column(c.header, overflow="fold")
+    for row in rows:
+        table.add_row(*(row[i] for i in kept))
+    return table, [columns[i].header for i in range(len(columns)) if i not in kept]
+
+
+def left_out_note(headers: Sequence[str]) -> str | None:
+    """The line printed under a table that left columns out, or None."""
+    if not headers:
+        return None
+    return f"not shown at this width: {', '.join(headers)} (a wider terminal, --csv or --json show them)"

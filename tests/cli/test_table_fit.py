@@ -1,0 +1,56 @@
+"""Tables fit the terminal: the least useful columns give way, numbers never wrap, and what was left
+out is said (the offers table at 80 columns used to wrap "1.000" into "1.00" / "0")."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from gpuscout.cli.table_fit import Column, fitted_table, left_out_note
+
+COLUMNS = (
+    Column("provider", max_width=12),
+    Column("instance", drop=3, max_width=16),
+    Column("$/h", right=True),
+    Column("spot $/h", right=True),
+    Column("region", drop=2, max_width=14),
+    Column("source", drop=1, max_width=40),
+)
+ROWS = [
+    ("primeintellect", "datacrunch__1xH100_80GB__30__120", "1.970", "-", "montreal-canada-2", "s" * 60),
+    ("mithril", "h100-80gb.sxm.1x", "1.000", "1.000", "us-central2-a", "snapshot skypilot"),
+]
+
+
+def render(width: int) -> tuple[list[str], list[str]]:
+    table, left_out = fitted_table("offers", COLUMNS, ROWS, width)
+    console = Console(width=width, record=True, no_color=True)
+    console.print(table)
+    return console.export_text().splitlines(), left_out
+
+
+def test_everything_is_shown_uncut_when_it_fits() -> None:
+    lines, left_out = render(200)
+    assert left_out == []
+    text = "\n".join(lines)
+    assert "datacrunch__1xH100_80GB__30__120" in text and "s" * 60 in text
+
+
+def test_a_narrow_terminal_drops_columns_in_their_order_and_never_wraps_a_number() -> None:
+    lines, left_out = render(60)
+    assert left_out == ["region", "source"]
+    assert all(len(line) <= 60 for line in lines)
+    body = [line for line in lines if line.startswith("│")]
+    assert len(body) == len(ROWS)  # one line per row: nothing wrapped
+    assert "1.970" in body[0] and "1.000" in body[1]
+    assert "datacrunch__1xH…" in body[0]  # an identifier too long for the width is cut, visibly
+
+
+def test_columns_that_are_always_kept_stay_even_when_nothing_fits() -> None:
+    _, left_out = render(20)
+    assert left_out == ["instance", "region", "source"]  # in the order of the columns
+
+
+def test_the_note_names_what_was_left_out() -> None:
+    assert left_out_note([]) is None
+    note = left_out_note(["region", "source"])
+    assert note is not None and "region, source" in note and "--csv" in note
