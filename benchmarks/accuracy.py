@@ -586,20 +586,16 @@ _PREFILL = ("prefill", "ttft")
 _LOAD = ("ttft_load", "tpot", "latency_per_token", "serving", "requests")
 _ALL = _DECODE + _PREFILL + _LOAD
 # Kernel efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput,
-# TPOT, and the TTFT of a request served alone, which is its prefill): properties of the engine's
-# kernels and scheduler. TTFT under load also carries queueing, the client's arrival pattern
-# (lockstep or staggered) and medians compared with means; fitted with the rest, a few TTFT rows 5x
-# off (DeepSeek-R1 in early-2025 engines) dragged SGLang's FP8 compute efficiency to 0.05 of peak.
-# So TTFT under load (more than one request in flight) fits only the per-request cost on its TTFT.
+# TPOT): properties of the engine's kernels and scheduler. TTFT under load also carries queueing,
+# the client's arrival pattern (lockstep or staggered), long-prompt attention kernels of one platform
+# (vLLM's 2024 ROCm build: 734 s for a 128k prompt) and medians compared with means; fitted with the
+# rest, a few TTFT rows 5x off (DeepSeek-R1 in early-2025 engines) dragged SGLang's FP8 compute
+# efficiency to 0.05 of peak. So TTFT rows fit only the per-request cost on their TTFT (a TTFT at
+# concurrency 1 fitted with the speed rows was tried: it pulled vLLM's compute efficiency to 0.31
+# and the leave-one-source-out TTFT error up by 6 points).
 _SPEED = tuple(m for m in _ALL if m != "ttft_load")
 _REQUEST: list[Param] = [("attr", "request_overhead_us")]
 
-
-def _fit_metric(c: Case) -> str:
-    """The metric family a row is fitted in: a TTFT at concurrency 1 is a prefill measurement."""
-    if c.metric == "ttft_load" and c.kwargs.get("concurrency") == 1:
-        return "ttft"
-    return c.metric
 
 
 def _speed_then_ttft(params: list[Param]) -> list[tuple[tuple[str, ...], list[Param]]]:
@@ -867,7 +863,7 @@ def set_param(p: EngineProfile, param: Param, value: float) -> EngineProfile:
 
 def _usable(engine: str, cases: Sequence[Case], metrics: tuple[str, ...]) -> list[Case]:
     return [
-        c for c in cases if not c.skip and not c.suspect and c.engine == engine and _fit_metric(c) in metrics
+        c for c in cases if not c.skip and not c.suspect and c.engine == engine and c.metric in metrics
     ]
 
 
@@ -1069,7 +1065,7 @@ def _fit_shared(
         if not c.skip
         and not c.suspect
         and c.engine in sharing
-        and _fit_metric(c) in _SPEED
+        and c.metric in _SPEED
         and _shared_exercised(c, members)
     ]
     if not usable:

@@ -102,18 +102,8 @@ def test_ttft_under_load_fits_only_the_per_request_cost(accuracy: ModuleType) ->
     """TTFT under load carries queueing and the client's arrival pattern: fitted on its own it moves the
     per-request cost and nothing else (no efficiency, no step cost), however far off the rows are."""
     cases = accuracy.build_cases(accuracy.load(Path(CALIBRATION)))
-    ttft = [
-        c
-        for c in cases
-        if c.engine == "tensorrt-llm"
-        and c.metric == "ttft_load"
-        and not c.skip
-        and c.kwargs.get("concurrency") != 1
-    ]
+    ttft = [c for c in cases if c.engine == "tensorrt-llm" and c.metric == "ttft_load" and not c.skip]
     assert ttft
-    # a TTFT with one request in flight is its prefill: fitted with the speed rows
-    alone = next(c for c in cases if c.metric == "ttft_load" and c.kwargs.get("concurrency") == 1)
-    assert accuracy._fit_metric(alone) == "ttft"
     start = accuracy.prior_profile("tensorrt-llm")
     fitted = accuracy.fit_engine("tensorrt-llm", ttft, start=start)
     assert fitted.request_overhead_us != start.request_overhead_us
