@@ -47,6 +47,7 @@ from typing import Any
 import httpx
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.knowledge.accelerators import all_accelerators
@@ -99,7 +100,8 @@ def synthetic_offers(n: int, seed: int = 7) -> dict[str, list[Offer]]:
 
 def build_store(url: str, n: int) -> None:
     store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)  # no bundled rows: exactly n offers
+    # no bundled rows (marked as this package's snapshot, so it is not loaded): exactly n offers
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     for source, offers in synthetic_offers(n).items():
         store.write_snapshot(source, offers)
     store.close()

@@ -165,6 +165,12 @@ def _positive(name: str, raw: str | None, example: str) -> float | None:
     return value
 
 
+def environment_items() -> list[tuple[str, str]]:
+    """Every variable of the environment, sorted: for keys of what may depend on any of them (the CLI's
+    replayed root help: colour, width and locale variables, Typer's own), not a setting."""
+    return sorted(os.environ.items())
+
+
 def variables() -> list[tuple[str, str, str]]:
     """``(variable, meaning, default)`` of every setting, in field order."""
     return [

@@ -1,31 +1,48 @@
-"""Filter, sort and scope building: plain functions of a query and the table, checked without a database."""
+"""Filter, sort and scope building: plain functions of a query giving SQL text, checked without a database."""
 
 from __future__ import annotations
 
+import re
+import sqlite3
 from types import SimpleNamespace
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy.dialects import sqlite
 
-from gpuscout.catalog import schema as t
 from gpuscout.catalog.query import (
     SORT_KEYS,
     OfferQuery,
+    Params,
     conditions,
     current_scope,
+    offers_sql,
     order_by,
     superseded_providers,
 )
 from gpuscout.errors import InvalidInputError
 
 
-def sql(clause: sa.ClauseElement) -> str:
-    return str(clause.compile(dialect=sqlite.dialect(), compile_kwargs={"literal_binds": True}))
+def literal(text: str, params: Params) -> str:
+    """``text`` with its placeholders replaced by the values (for reading the SQL in assertions)."""
+
+    def value(hit: re.Match[str]) -> str:
+        v = params.values[hit.group(1)]
+        return repr(v) if isinstance(v, str) else str(v)
+
+    return re.sub(r":(p\d+)", value, text)
+
+
+def where(query: OfferQuery) -> list[str]:
+    params = Params()
+    return [literal(term, params) for term in conditions(query, params)]
+
+
+def scope(current: list[SimpleNamespace], *, include_superseded: bool = False) -> str:
+    params = Params()
+    return literal(current_scope(current, params, include_superseded=include_superseded), params)
 
 
 def test_no_filter_no_condition() -> None:
-    assert conditions(OfferQuery(), t.offers) == []
+    assert where(OfferQuery()) == []
 
 
 def test_each_filter_is_one_condition() -> None:
@@ -42,46 +59,50 @@ def test_each_filter_is_one_condition() -> None:
         max_price_usd_per_hour=30,
         exclude_stale=True,
     )
-    terms = [sql(c) for c in conditions(query, t.offers)]
+    terms = where(query)
     assert len(terms) == 11
-    assert "offers.provider IN ('AWS', 'aws')" in terms  # the given spelling and the canonical one
-    assert "offers.spot_price_usd_per_hour <= 30" in terms  # max price on the spot price with spot=True
-    assert "offers.interconnect = 'nvlink'" in terms
+    assert "provider IN ('AWS', 'aws')" in terms  # the given spelling and the canonical one
+    assert "spot_price_usd_per_hour <= 30" in terms  # max price on the spot price with spot=True
+    assert "interconnect = 'nvlink'" in terms
     region = next(x for x in terms if "region" in x)
-    assert "lower(offers.region)" in region and "CAST(offers.regions AS TEXT)" in region
+    like = "LIKE '%us-%' ESCAPE '/'"
+    assert region == f"(lower(region) {like} OR lower(CAST(regions AS TEXT)) {like})"
+    on_sqlite = Params()  # SQLite's LIKE ignores ASCII case itself, and its JSON is text
+    sqlite_region = next(t for t in conditions(query, on_sqlite, dialect="sqlite") if "region" in t)
+    assert literal(sqlite_region, on_sqlite) == f"(region {like} OR regions {like})"
 
 
 def test_unknown_interconnect_and_sort_name_the_field() -> None:
     with pytest.raises(InvalidInputError, match="interconnect"):
-        conditions(OfferQuery(interconnect="infiniband"), t.offers)
+        conditions(OfferQuery(interconnect="infiniband"), Params())
     with pytest.raises(InvalidInputError, match=r"sort.*price_per_gpu"):
-        order_by(OfferQuery(sort="cheap"), t.offers)
+        order_by(OfferQuery(sort="cheap"))
 
 
 @pytest.mark.parametrize("sort", SORT_KEYS)
 def test_every_sort_puts_unknown_last_and_breaks_ties_stably(sort: str) -> None:
     for descending in (False, True):
-        terms = [sql(x) for x in order_by(OfferQuery(sort=sort, descending=descending), t.offers)]
+        terms = order_by(OfferQuery(sort=sort, descending=descending))
         assert terms[0].endswith("NULLS LAST")
-        assert terms[1:] == ["offers.price_usd_per_gpu_hour ASC NULLS LAST", "offers.id ASC"]
+        assert terms[1:] == ["price_usd_per_gpu_hour ASC NULLS LAST", "id ASC"]
 
 
 @pytest.mark.parametrize(
     ("sort", "spot", "first"),
     [
-        ("price", False, "offers.price_usd_per_hour ASC"),
-        ("price", True, "offers.spot_price_usd_per_hour ASC"),
-        ("on_demand_price", True, "offers.price_usd_per_hour ASC"),
-        ("bandwidth_per_dollar", False, "offers.bandwidth_per_usd DESC"),
-        ("tflops_per_dollar", True, "offers.spot_tflops_per_usd DESC"),
-        ("gpu_memory", False, "offers.gpu_memory_gb DESC"),
-        ("age", False, "offers.observed_at DESC"),
-        ("instance_type", False, "lower(offers.instance_type) ASC"),
+        ("price", False, "price_usd_per_hour ASC"),
+        ("price", True, "spot_price_usd_per_hour ASC"),
+        ("on_demand_price", True, "price_usd_per_hour ASC"),
+        ("bandwidth_per_dollar", False, "bandwidth_per_usd DESC"),
+        ("tflops_per_dollar", True, "spot_tflops_per_usd DESC"),
+        ("gpu_memory", False, "gpu_memory_gb DESC"),
+        ("age", False, "observed_at DESC"),
+        ("instance_type", False, "lower(instance_type) ASC"),
     ],
 )
 def test_sort_keys_read_the_right_column_best_first(sort: str, spot: bool, first: str) -> None:
-    assert sql(order_by(OfferQuery(sort=sort, spot=spot), t.offers)[0]).startswith(first)
-    flipped = sql(order_by(OfferQuery(sort=sort, spot=spot, descending=True), t.offers)[0])
+    assert order_by(OfferQuery(sort=sort, spot=spot))[0].startswith(first)
+    flipped = order_by(OfferQuery(sort=sort, spot=spot, descending=True))[0]
     assert flipped.startswith(first.replace("ASC", "?").replace("DESC", "ASC").replace("?", "DESC"))
 
 
@@ -102,18 +123,40 @@ def test_scope_of_current_snapshots() -> None:
     current = [
         _snap(1, "azure", "azure"),
         _snap(2, "gpuhunt:azure", "azure,oci"),
-        _snap(9, "snapshot", "", True),
+        _snap(9, "snapshot", "aws,azure,cudo,oci", True),
     ]
-    scope = sql(current_scope(current, t.offers))
-    assert "offers.snapshot_id IN (1)" in scope
-    assert "offers.snapshot_id = 2 AND (offers.provider NOT IN ('azure'))" in scope
-    assert "offers.snapshot_id IN (9) AND (offers.provider NOT IN ('azure', 'oci'))" in scope
-    everything = sql(current_scope(current, t.offers, include_superseded=True))
+    found = scope(current)
+    assert "snapshot_id IN (1)" in found
+    assert "(snapshot_id = 2 AND provider NOT IN ('azure'))" in found
+    assert "(snapshot_id IN (9) AND provider NOT IN ('azure', 'oci'))" in found
+    everything = scope(current, include_superseded=True)
     # defunct providers' offers are never current (knowledge providers.yaml: Cudo)
-    assert everything == (
-        "(offers.snapshot_id IN (1, 2) OR offers.snapshot_id IN (9)) AND (offers.provider NOT IN ('cudo'))"
+    assert everything == "(snapshot_id IN (1, 2) OR snapshot_id IN (9)) AND provider NOT IN ('cudo')"
+    assert scope([]) == "1 = 0"  # nothing is current
+    # a provider condition that cannot remove a row (no snapshot has those providers) is not written
+    assert scope([_snap(1, "azure", "azure"), _snap(9, "snapshot", "lambda", True)]) == (
+        "(snapshot_id IN (1) OR snapshot_id IN (9))"
     )
-    assert sql(current_scope([], t.offers)) in ("0", "0 = 1", "false")  # nothing is current
+
+
+def test_region_text_is_matched_literally() -> None:
+    """LIKE wildcards a user types are plain characters (``_`` and ``%`` match only themselves)."""
+    db = sqlite3.connect(":memory:")
+    rows = [("us_east%1", "[]"), ("usXeastY1", "[]"), ("US_EAST%-2", "[]"), ("x", '["eu-1", "us_EAST%-9"]')]
+    db.execute("CREATE TABLE offers (region TEXT, regions JSON)")
+    db.executemany("INSERT INTO offers VALUES (?, ?)", rows)
+    for dialect in ("sqlite", "postgresql"):  # the PostgreSQL form runs on SQLite too (lower, CAST)
+        params = Params()
+        term = conditions(OfferQuery(regions=("us_east%",)), params, dialect=dialect)[0]
+        found = [r[0] for r in db.execute(f"SELECT region FROM offers WHERE {term}", params.values)]
+        assert found == ["us_east%1", "US_EAST%-2", "x"], dialect
+
+
+def test_offset_without_limit_reads_every_following_row_on_sqlite() -> None:
+    text, values = offers_sql(OfferQuery(offset=5), [_snap(1, "a", "a")], ["id"], dialect="sqlite")
+    assert " LIMIT -1 OFFSET :" in text and 5 in values.values()
+    text, _ = offers_sql(OfferQuery(offset=5), [_snap(1, "a", "a")], ["id"], dialect="postgresql")
+    assert "LIMIT" not in text
 
 
 @pytest.mark.parametrize("field", ["providers", "regions", "gpus", "interconnect", "sort"])

@@ -128,6 +128,7 @@ def test_concurrent_first_opens_load_the_bundled_snapshot_once(kind: str, tmp_pa
 def test_a_page_and_its_total_come_from_the_same_snapshot(tmp_path: Path) -> None:
     """A refresh landing between the page's rows and its total must not pair old rows with the new
     total (audit: 1 of 25 page reads during refreshes did)."""
+    from gpuscout.catalog.reader import SqliteReader
     from gpuscout.web.filters import OfferFilters
     from gpuscout.web.services import WebServices
 
@@ -137,8 +138,8 @@ def test_a_page_and_its_total_come_from_the_same_snapshot(tmp_path: Path) -> Non
     services = WebServices(url, cache_seconds=0)
     landed = False
 
-    def refresh_lands(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        # right after the page's rows were read, another process stores a bigger snapshot
+    def refresh_lands(statement: str) -> None:
+        # as the page's rows are read, another process stores a bigger snapshot
         nonlocal landed
         if landed or "LIMIT" not in statement.upper() or "FROM offers" not in statement:
             return
@@ -146,10 +147,17 @@ def test_a_page_and_its_total_come_from_the_same_snapshot(tmp_path: Path) -> Non
         with Store(url) as other:
             other.write_snapshot("bigcloud", many_offers(5, provider="bigcloud", instance_prefix="B"))
 
-    store = services.store
-    sa.event.listen(store.engine, "after_cursor_execute", refresh_lands)
-    page = services.offer_page(OfferFilters(provider="bigcloud", per_page=2))
-    sa.event.remove(store.engine, "after_cursor_execute", refresh_lands)
+    reader = services.reader
+    if isinstance(reader, SqliteReader):  # the web reads a SQLite store with sqlite3
+        conn = reader._connection()
+        conn.set_trace_callback(refresh_lands)
+        page = services.offer_page(OfferFilters(provider="bigcloud", per_page=2))
+        conn.set_trace_callback(None)
+    else:
+        listener = lambda _c, _cur, statement, *_a: refresh_lands(statement)  # noqa: E731
+        sa.event.listen(services.store.engine, "after_cursor_execute", listener)
+        page = services.offer_page(OfferFilters(provider="bigcloud", per_page=2))
+        sa.event.remove(services.store.engine, "after_cursor_execute", listener)
     assert landed
     assert {r.offer.instance_type[0] for r in page.rows} == {"A"}
     assert page.total == 3  # the total of the snapshot the rows came from

@@ -84,6 +84,8 @@ def test_numbers_are_left_as_they_are(number: float) -> None:
 def test_text_keeps_its_content_after_the_quote() -> None:
     assert csv_cell("=1+1") == "'=1+1"
     assert csv_cell("x;=cmd") == "x;'=cmd"
+    # the trigger set is not a character range: "+-@" once matched ";" and left ";;=" live
+    assert csv_cell(";;=") == ";;'=" and csv_cell("a;;-b") == "a;;'-b"
     assert csv_cell("plain, text; with -5% off") == "plain, text; with -5% off"
     assert csv_cell(["a", "-b"]) == "a | -b"
     assert csv_cell(None) == ""

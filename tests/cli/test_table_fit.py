@@ -54,3 +54,8 @@ def test_the_note_names_what_was_left_out() -> None:
     assert left_out_note([]) is None
     note = left_out_note(["region", "source"])
     assert note is not None and "region, source" in note and "--csv" in note
+
+
+def test_output_that_is_not_a_terminal_keeps_every_column() -> None:
+    table, left_out = fitted_table("offers", COLUMNS, ROWS, None)
+    assert left_out == [] and len(table.columns) == len(COLUMNS)

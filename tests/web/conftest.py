@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from playwright.sync_api import Browser, sync_playwright
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.web import create_app
@@ -75,8 +76,9 @@ def sample_offers() -> list[Offer]:
 def db_url(tmp_path: Path) -> str:
     url = f"sqlite:///{tmp_path / 'web.db'}"
     store = Store(url)
-    # Mark the bundled snapshot as loaded (with no rows) so that these tests see only their offers.
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
+    # Mark this package's bundled snapshot as loaded (with no rows) so that these tests see only their
+    # offers.
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     dated = [o for o in sample_offers() if o.observed_at is not None]
     # An older snapshot of the same source, ten days earlier and 20% dearer, gives a price history.
     older = [replace(o, observed_at=NOW - timedelta(days=10),
@@ -131,7 +133,7 @@ def spot_offers() -> list[Offer]:
 def spot_app(tmp_path: Path) -> FastAPI:
     url = f"sqlite:///{tmp_path / 'spot.db'}"
     store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     store.write_snapshot("test", spot_offers())
     store.close()
     return create_app(url, services=WebServices(url, cache_seconds=0))

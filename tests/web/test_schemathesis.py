@@ -12,6 +12,7 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
+from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
 from gpuscout.web import create_app
@@ -28,7 +29,8 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(_URL, servic
 @pytest.fixture(scope="module", autouse=True)
 def _store() -> Iterator[None]:
     store = Store(_URL)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)  # only the offers below
+    # only the offers below (the bundled snapshot marked as loaded, with no rows)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     store.write_snapshot("test", sample_offers())
     store.close()
     yield

@@ -82,17 +82,16 @@ def test_pages_of_a_sorted_view_read_only_their_rows(
 ) -> None:
     """Every page of every column comes from a limited store query (no read of the whole view),
     and the pages put together are the whole view in order."""
-    from gpuscout.catalog.store import Store
-
     services = WebServices(db_url, cache_seconds=0)
+    reader = type(services.reader)  # what the view reads offers from (sqlite3 on a SQLite store)
     limits: list[int | None] = []
-    original = Store.offer_page
+    original = reader.offer_page
 
-    def spy(self: Store, query: Any = None, **kw: Any) -> tuple[list[Offer], int]:
+    def spy(self: Any, query: Any = None, **kw: Any) -> tuple[list[Offer], int]:
         limits.append(query.limit if query is not None else None)
         return original(self, query, **kw)
 
-    monkeypatch.setattr(Store, "offer_page", spy)
+    monkeypatch.setattr(reader, "offer_page", spy)
     pages = [services.offer_page(OfferFilters(sort=column, per_page=2, page=p)).rows  # type: ignore[arg-type]
              for p in range(1, 6)]
     assert limits == [2] * 5

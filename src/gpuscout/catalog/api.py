@@ -1,8 +1,10 @@
-"""The catalog's Python API: open the store (loading the bundled snapshot on a fresh install),
-read current offers, source status and price history, and expand GPU family names.
+"""The catalog's Python API: open the store (loading the bundled snapshot on a fresh install or
+when the package ships a new one), read current offers, source status and price history, and expand
+GPU family names.
 
 ``db`` arguments accept a URL, an open :class:`Store`, or ``None`` (``$GPUSCOUT_DB`` or the SQLite
-file in the user data dir).
+file in the user data dir). Offers are read through :func:`gpuscout.catalog.reader.open_reader`
+(``sqlite3`` on a ready SQLite store), so that reading them does not import SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -12,14 +14,17 @@ import threading
 import time
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING
 
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.paths import default_db_url
 from gpuscout.catalog.query import OfferQuery
-from gpuscout.catalog.refresh import RefreshResult
-from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
-from gpuscout.catalog.validate import validate_offers
+from gpuscout.catalog.reader import OfferReader, open_reader
 from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
+
+if TYPE_CHECKING:
+    from gpuscout.catalog.results import RefreshResult
+    from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
 
 _MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
 
@@ -27,11 +32,13 @@ _MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
 def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult | None:
     """Store the bundled snapshot as the source ``"snapshot"`` (through the validation gate).
 
-    ``first``: only if the store has no current bundled snapshot yet, decided inside the write
-    transaction (several processes opening a fresh store at once load it exactly once); ``None``
-    when another one already had.
+    ``first``: only if the store's current bundled snapshot is not this package's file (none yet, or
+    an older package's), decided inside the write transaction (several processes opening the store
+    at once load it exactly once); ``None`` when another one already had.
     """
+    from gpuscout.catalog.results import RefreshResult
     from gpuscout.catalog.sources.snapshot import SnapshotSource
+    from gpuscout.catalog.validate import validate_offers
 
     started = datetime.now(UTC)
     t0 = time.perf_counter()
@@ -72,7 +79,8 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
         reason=reason,
         dropped_count=dropped,
         fallback=True,
-        only_if_absent=first,
+        fingerprint=source.fingerprint,
+        unless_fingerprint=first,
     )
     if not written.written:
         return None
@@ -82,16 +90,23 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
 
 
 def ensure_snapshot(store: Store) -> RefreshResult | None:
-    """Load the bundled snapshot when the store has never had it (fresh install); else None."""
+    """Load the bundled snapshot when the store's current one is not this package's file: a fresh
+    install, or an upgrade that ships another snapshot (loaded as a new snapshot of the source, the
+    old one kept as history). ``None`` when it already is (a precomputed fingerprint is compared:
+    the file is not read)."""
+    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
     from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 
-    if store.has_source(SNAPSHOT_NAME):
+    present, fingerprint = store.current_fingerprint(SNAPSHOT_NAME)
+    if present and fingerprint == SNAPSHOT_SHA256:
         return None
     return load_bundled_snapshot(store, first=True)
 
 
 def open_store(db: str | Store | None = None) -> Store:
-    """An open store with the bundled snapshot loaded if it was never loaded."""
+    """An open store with the package's bundled snapshot loaded (see :func:`ensure_snapshot`)."""
+    from gpuscout.catalog.store import Store
+
     store = db if isinstance(db, Store) else Store(db)
     ensure_snapshot(store)
     return store
@@ -130,12 +145,15 @@ def expand_gpus(names: Iterable[str]) -> tuple[str, ...]:
 
 
 _shared: dict[str, Store] = {}
+_readers: dict[str, OfferReader] = {}
 _shared_lock = threading.Lock()
 
 
 def _store(db: str | Store | None) -> Store:
     """The store to read: the given one, or a process-wide one per URL (opened, migrated and
     snapshot-loaded once, so the web service and repeated API calls do not pay that each time)."""
+    from gpuscout.catalog.store import Store
+
     if isinstance(db, Store):
         ensure_snapshot(db)
         return db
@@ -147,14 +165,27 @@ def _store(db: str | Store | None) -> Store:
     return store
 
 
+def _reader(db: str | Store | None) -> OfferReader:
+    """What to read current offers from: the given store, or a process-wide reader per URL
+    (:func:`~gpuscout.catalog.reader.open_reader`: ``sqlite3`` on a ready SQLite store)."""
+    if db is not None and not isinstance(db, str):
+        return _store(db)
+    url = db or default_db_url()
+    with _shared_lock:
+        found: OfferReader | None = _shared.get(url) or _readers.get(url)
+        if found is None:
+            found = _readers[url] = open_reader(url)
+    return found
+
+
 def current_offers(query: OfferQuery | None = None, db: str | Store | None = None) -> list[Offer]:
-    """Current offers (bundled snapshot loaded first on a fresh install)."""
-    return _store(db).current_offers(query)
+    """Current offers (the package's bundled snapshot loaded first when the store lacks it)."""
+    return _reader(db).current_offers(query)
 
 
 def count_offers(query: OfferQuery | None = None, db: str | Store | None = None) -> int:
     """How many current offers match ``query`` (ignoring its limit)."""
-    return _store(db).count_offers(query)
+    return _reader(db).count_offers(query)
 
 
 def sources_status(db: str | Store | None = None) -> list[SourceStatus]:

@@ -13,7 +13,6 @@ folder that cannot be created) is an :class:`~gpuscout.errors.InvalidInputError`
 from __future__ import annotations
 
 import os
-from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -22,19 +21,6 @@ from sqlalchemy.pool import StaticPool
 from gpuscout.errors import InvalidInputError
 
 ACCEPTED_URLS = "sqlite:///PATH or postgresql+psycopg://USER:PASS@HOST/DB"
-
-
-def utc(value: datetime | None) -> datetime | None:
-    """``value`` in UTC (naive values are taken as UTC, as the store writes them)."""
-    if value is None:
-        return None
-    if value.tzinfo is None:
-        return value.replace(tzinfo=UTC)
-    return value.astimezone(UTC)
-
-
-def now() -> datetime:
-    return datetime.now(UTC)
 
 
 def normalize_url(url: str) -> str:
@@ -90,9 +76,11 @@ def _sqlite_engine(parsed: sa.URL) -> sa.Engine:
         # skip DDL and cannot take the write lock up front).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
+        # the busy timeout first: switching a fresh file to WAL takes a lock that another first
+        # opener may hold at that moment ("database is locked" at once, without it)
+        cur.execute("PRAGMA busy_timeout=30000")
         if not memory:
             cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA busy_timeout=30000")
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()

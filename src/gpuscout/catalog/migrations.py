@@ -175,6 +175,13 @@ def _v6_drop_reasons(conn: sa.Connection) -> None:
     conn.execute(sa.text("ALTER TABLE snapshots ADD COLUMN drop_reasons JSON"))
 
 
+def _v7_snapshot_fingerprint(conn: sa.Connection) -> None:
+    """The fingerprint (SHA-256) of the packaged file a bundled snapshot was loaded from, so a store
+    notices when an upgrade ships another one (NULL for other sources and for bundled snapshots
+    loaded before: those are reloaded once)."""
+    conn.execute(sa.text("ALTER TABLE snapshots ADD COLUMN fingerprint VARCHAR(64)"))
+
+
 STEPS: tuple[Step, ...] = (
     (1, "snapshots and offers", _v1_initial),
     (2, "current_snapshot pointer per source", _v2_current_pointer),
@@ -182,6 +189,7 @@ STEPS: tuple[Step, ...] = (
     (4, "indexed spec-per-dollar sort keys", _v4_value_per_dollar),
     (5, "multi-region rows, other listers, stated prices, auctions", _v5_listings_and_stated_prices),
     (6, "drop reasons per snapshot", _v6_drop_reasons),
+    (7, "fingerprint of the bundled snapshot file", _v7_snapshot_fingerprint),
 )
 
 LATEST_VERSION = STEPS[-1][0]

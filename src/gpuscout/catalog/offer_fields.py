@@ -79,8 +79,13 @@ def record_columns(cls: type[Offer] = Offer) -> tuple[str, ...]:
 RECORD_COLUMNS: tuple[str, ...] = record_columns()
 
 
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
 def plain(value: Any) -> Any:
     """A field value as a plain JSON value (enum -> value, datetime -> ISO 8601, tuple -> list)."""
+    if type(value) in _PLAIN_TYPES:  # most values, answered before the (abstract) type checks below
+        return value
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, datetime):
@@ -102,7 +107,7 @@ FORMULA_TRIGGERS = "=+-@\uff1d\uff0b\uff0d\uff20"
 #: Where a spreadsheet may start a new cell although our quoting says otherwise (a file opened with
 #: ";" or tab as the delimiter, a reader that ends rows at any CR or LF): a formula may not start
 #: right after one either (spaces and quotes in between ignored).
-_SPLIT_THEN_FORMULA = re.compile(f'([;\t\r\n])([ "]*)([{FORMULA_TRIGGERS}][^;\t\r\n]*)')
+_SPLIT_THEN_FORMULA = re.compile(f'([;\t\r\n])([ "]*)([{re.escape(FORMULA_TRIGGERS)}][^;\t\r\n]*)')
 
 
 def csv_cell(value: Any) -> str:

@@ -1,24 +1,23 @@
 """``OfferQuery``: the filters and sort shared by the CLI, the web page and the JSON API, and the SQL
 they mean.
 
-:func:`conditions` and :func:`order_by` turn a query into SQLAlchemy clauses over the ``offers``
-table; :func:`current_scope` selects the rows of the current snapshots. They are plain functions of
-a query and a table, so the filter and sort semantics live here, in one place, and can be checked
-without a database (compile the clauses). SQLAlchemy is imported only when they are called, so the
-faces can build queries without paying for it.
+:func:`conditions` and :func:`order_by` turn a query into SQL terms over the ``offers`` table;
+:func:`current_scope` selects the rows of the current snapshots; :func:`offers_sql` puts them in one
+statement. They are plain functions of a query that return SQL text and its bound values (named
+``:pN``), so the filter and sort semantics live here, in one place, for every way the store is read:
+SQLAlchemy's engine (PostgreSQL, and SQLite where the store is written) and the standard library's
+``sqlite3`` on the CLI's read path (:mod:`gpuscout.catalog.reader`). The text is the same on both
+databases; it can be checked without one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.errors import InvalidInputError
-
-if TYPE_CHECKING:
-    import sqlalchemy as sa
 
 SORT_KEYS = (
     "price",
@@ -97,60 +96,88 @@ def check_sort(sort: str) -> None:
         raise InvalidInputError("sort", f"unknown sort {sort!r}", ", ".join(SORT_KEYS))
 
 
-def conditions(query: OfferQuery, offers: sa.Table) -> list[sa.ColumnElement[bool]]:
-    """The WHERE terms of ``query``'s filters (the current-snapshot scope is separate)."""
-    import sqlalchemy as sa
+class Params:
+    """The bound values of one statement, named ``p0``, ``p1``... in the order they are added."""
 
-    o = offers.c
-    conds: list[sa.ColumnElement[bool]] = []
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+
+    def add(self, value: Any) -> str:
+        """The placeholder (``:pN``) for ``value``."""
+        name = f"p{len(self.values)}"
+        self.values[name] = value
+        return f":{name}"
+
+    def many(self, values: Sequence[Any]) -> str:
+        """``:p3, :p4, ...`` for an ``IN (...)`` list."""
+        return ", ".join(self.add(v) for v in values)
+
+
+def _contains(column: str, text: str, params: Params, dialect: str) -> str:
+    """``column`` contains ``text`` (case-insensitive, LIKE wildcards in ``text`` taken literally).
+
+    SQLite's LIKE already ignores the case of ASCII letters, and its ``lower`` folds no others, so
+    there ``column LIKE pattern`` means ``lower(column) LIKE pattern`` without a call per row;
+    PostgreSQL's LIKE heeds case, so the column is lowered there."""
+    escaped = text.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
+    target = column if dialect == "sqlite" else f"lower({column})"
+    return f"{target} LIKE {params.add(f'%{escaped}%')} ESCAPE '/'"
+
+
+def conditions(query: OfferQuery, params: Params, *, dialect: str = "postgresql") -> list[str]:
+    """The WHERE terms of ``query``'s filters (the current-snapshot scope is separate), over the
+    columns of ``offers``; their values go to ``params``. ``dialect``: ``sqlite`` or ``postgresql``."""
+    conds: list[str] = []
     if query.gpus:
-        conds.append(o.accelerator.in_(list(query.gpus)))
+        conds.append(f"accelerator IN ({params.many(query.gpus)})")
     if query.min_vram_gb is not None:
-        conds.append(o.gpu_memory_gb >= query.min_vram_gb)
+        conds.append(f"gpu_memory_gb >= {params.add(query.min_vram_gb)}")
     if query.min_total_vram_gb is not None:
-        conds.append(o.gpu_memory_gb * o.gpu_count >= query.min_total_vram_gb)
+        conds.append(f"gpu_memory_gb * gpu_count >= {params.add(query.min_total_vram_gb)}")
     if query.gpu_count is not None:
-        conds.append(o.gpu_count == query.gpu_count)
+        conds.append(f"gpu_count = {params.add(query.gpu_count)}")
     if query.providers:
         # provider ids are canonical lower-case names; match the given spelling too
-        conds.append(o.provider.in_(sorted({*query.providers, *(p.lower() for p in query.providers)})))
+        names = sorted({*query.providers, *(p.lower() for p in query.providers)})
+        conds.append(f"provider IN ({params.many(names)})")
     if query.regions:
         # a row standing for several regions matches when one of them does
-        listed = sa.func.lower(sa.cast(o.regions, sa.Text))
-        conds.append(
-            sa.or_(
-                *(
-                    term
-                    for r in query.regions
-                    for term in (
-                        sa.func.lower(o.region).contains(r.lower(), autoescape=True),
-                        listed.contains(r.lower(), autoescape=True),
-                    )
-                )
-            )
-        )
+        listed = "regions" if dialect == "sqlite" else "CAST(regions AS TEXT)"  # SQLite: JSON is text
+        terms = [
+            term
+            for r in query.regions
+            for term in (_contains("region", r, params, dialect), _contains(listed, r, params, dialect))
+        ]
+        conds.append("(" + " OR ".join(terms) + ")")
     if query.spot is True:
-        conds.append(o.spot_price_usd_per_hour.is_not(None))
+        conds.append("spot_price_usd_per_hour IS NOT NULL")
     elif query.spot is False:
-        conds.append(o.price_usd_per_hour.is_not(None))
+        conds.append("price_usd_per_hour IS NOT NULL")
     if query.available_only:
-        conds.append(o.availability != Availability.UNAVAILABLE.value)
+        conds.append(f"availability != {params.add(Availability.UNAVAILABLE.value)}")
     if query.interconnect:
         ic = query.interconnect.lower()
         if ic not in INTERCONNECTS:
             raise InvalidInputError(
                 "interconnect", f"unknown value {query.interconnect!r}", ", ".join(INTERCONNECTS)
             )
-        conds.append(o.interconnect == ic)
+        conds.append(f"interconnect = {params.add(ic)}")
     if query.max_price_usd_per_hour is not None:
-        price = o.spot_price_usd_per_hour if query.spot else o.price_usd_per_hour
-        conds.append(price <= query.max_price_usd_per_hour)
+        price = "spot_price_usd_per_hour" if query.spot else "price_usd_per_hour"
+        conds.append(f"{price} <= {params.add(query.max_price_usd_per_hour)}")
     if query.exclude_stale:
-        conds.append(o.stale.is_(False))
+        conds.append(f"stale = {params.add(False)}")
     return conds
 
 
-def order_by(query: OfferQuery, offers: sa.Table) -> list[Any]:
+def _rank(column: str, ranks: dict[str, int]) -> str:
+    whens = " ".join(f"WHEN '{value}' THEN {rank}" for value, rank in ranks.items())
+    return f"CASE {column} {whens} ELSE NULL END"
+
+
+def order_by(query: OfferQuery) -> list[str]:
     """ORDER BY terms for ``query.sort``: best first, ``descending`` flips it; unknown values
     (NULL) last either way; ties by per-GPU price, then row id (a stable order for paging).
 
@@ -159,39 +186,36 @@ def order_by(query: OfferQuery, offers: sa.Table) -> list[Any]:
     price. ``total_vram`` is most memory first; ``interconnect`` is NVLink, then PCIe (unknown
     last); ``availability`` is available, limited, unknown, unavailable; ``instance_type`` and
     ``source`` ignore case; ``age`` is freshest first."""
-    import sqlalchemy as sa
-
     check_sort(query.sort)
-    o = offers.c
     spot = bool(query.spot)
-    price = o.spot_price_usd_per_hour if spot else o.price_usd_per_hour
-    per_gpu = o.spot_price_usd_per_gpu_hour if spot else o.price_usd_per_gpu_hour
+    price = "spot_price_usd_per_hour" if spot else "price_usd_per_hour"
+    per_gpu = "spot_price_usd_per_gpu_hour" if spot else "price_usd_per_gpu_hour"
     # sort key -> (expression, best is high)
-    keys: dict[str, tuple[Any, bool]] = {
+    keys: dict[str, tuple[str, bool]] = {
         "price": (price, False),
         "price_per_gpu": (per_gpu, False),
-        "on_demand_price": (o.price_usd_per_hour, False),
-        "on_demand_price_per_gpu": (o.price_usd_per_gpu_hour, False),
-        "price_per_gb_vram": (price / (o.gpu_memory_gb * o.gpu_count), False),
-        "bandwidth_per_dollar": (o.spot_bandwidth_per_usd if spot else o.bandwidth_per_usd, True),
-        "tflops_per_dollar": (o.spot_tflops_per_usd if spot else o.tflops_per_usd, True),
-        "spot_price": (o.spot_price_usd_per_hour, False),
-        "gpu_memory": (o.gpu_memory_gb, True),
-        "total_vram": (o.gpu_memory_gb * o.gpu_count, True),
-        "gpu_count": (o.gpu_count, False),
-        "age": (o.observed_at, True),
-        "interconnect": (sa.case(_INTERCONNECT_RANK, value=o.interconnect, else_=None), False),
-        "availability": (sa.case(_AVAILABILITY_RANK, value=o.availability, else_=None), False),
-        "instance_type": (sa.func.lower(o.instance_type), False),
-        "source": (sa.func.lower(o.source), False),
-        "provider": (o.provider, False),
-        "accelerator": (o.accelerator, False),
-        "region": (o.region, False),
+        "on_demand_price": ("price_usd_per_hour", False),
+        "on_demand_price_per_gpu": ("price_usd_per_gpu_hour", False),
+        "price_per_gb_vram": (f"{price} / (gpu_memory_gb * gpu_count)", False),
+        "bandwidth_per_dollar": ("spot_bandwidth_per_usd" if spot else "bandwidth_per_usd", True),
+        "tflops_per_dollar": ("spot_tflops_per_usd" if spot else "tflops_per_usd", True),
+        "spot_price": ("spot_price_usd_per_hour", False),
+        "gpu_memory": ("gpu_memory_gb", True),
+        "total_vram": ("gpu_memory_gb * gpu_count", True),
+        "gpu_count": ("gpu_count", False),
+        "age": ("observed_at", True),
+        "interconnect": (_rank("interconnect", _INTERCONNECT_RANK), False),
+        "availability": (_rank("availability", _AVAILABILITY_RANK), False),
+        "instance_type": ("lower(instance_type)", False),
+        "source": ("lower(source)", False),
+        "provider": ("provider", False),
+        "accelerator": ("accelerator", False),
+        "region": ("region", False),
     }
     expr, best_high = keys[query.sort]
     high_first = best_high != query.descending
-    primary = expr.desc().nulls_last() if high_first else expr.asc().nulls_last()
-    return [primary, o.price_usd_per_gpu_hour.asc().nulls_last(), o.id.asc()]
+    return [f"{expr} {'DESC' if high_first else 'ASC'} NULLS LAST", "price_usd_per_gpu_hour ASC NULLS LAST",
+            "id ASC"]
 
 
 # ---- which snapshots are current ---------------------------------------------------------------
@@ -223,36 +247,75 @@ def superseded_providers(live: Sequence[Any]) -> dict[int, list[str]]:
     return out
 
 
-def current_scope(
-    current: Sequence[Any], offers: sa.Table, *, include_superseded: bool = False
-) -> sa.ColumnElement[bool]:
+def current_scope(current: Sequence[Any], params: Params, *, include_superseded: bool = False) -> str:
     """The condition selecting current offers, given the current snapshots (rows with ``id``,
     ``source``, ``fallback``, ``providers``), as plain ``snapshot_id IN (...)`` terms (no join, so the
     planner can drive the query from the price/accelerator indexes). Bundled-snapshot rows of
     providers that a live current snapshot covers are left out, and so are a live feed's rows of
     providers a preferred feed covers, unless ``include_superseded``. Offers of defunct providers
     (knowledge ``providers.yaml`` status) are never current; stored history keeps them."""
-    import sqlalchemy as sa
-
     from gpuscout.knowledge.providers import defunct_providers
 
+    def listed(rows: Sequence[Any]) -> set[str]:  # the providers a snapshot's rows have (its own list)
+        return {p for r in rows for p in r.providers.split(",") if p}
+
     live = [r for r in current if not r.fallback]
-    fallback = sorted(int(r.id) for r in current if r.fallback)
-    hidden = sorted({p for r in live for p in r.providers.split(",") if p})
+    bundled = [r for r in current if r.fallback]
+    fallback = sorted(int(r.id) for r in bundled)
+    # A provider condition is written only where it can remove a row: a NOT IN over providers the
+    # snapshots do not have changes nothing, and costs a row read per index entry.
+    hidden = sorted(listed(live) & listed(bundled))
     superseded = {} if include_superseded else superseded_providers(live)
-    o = offers.c
-    scope: list[sa.ColumnElement[bool]] = []
+    scope: list[str] = []
     whole = sorted(int(r.id) for r in live if int(r.id) not in superseded)
     if whole:
-        scope.append(o.snapshot_id.in_(whole))
+        scope.append(f"snapshot_id IN ({params.many(whole)})")
     for snap_id, providers in sorted(superseded.items()):
-        scope.append(sa.and_(o.snapshot_id == snap_id, o.provider.not_in(providers)))
+        scope.append(f"(snapshot_id = {params.add(snap_id)} AND provider NOT IN ({params.many(providers)}))")
     if fallback:
-        term: sa.ColumnElement[bool] = o.snapshot_id.in_(fallback)
+        term = f"snapshot_id IN ({params.many(fallback)})"
         if hidden and not include_superseded:
-            term = sa.and_(term, o.provider.not_in(hidden))
+            term = f"({term} AND provider NOT IN ({params.many(hidden)}))"
         scope.append(term)
     if not scope:
-        return sa.false()
-    gone = sorted(defunct_providers())
-    return sa.and_(sa.or_(*scope), o.provider.not_in(gone)) if gone else sa.or_(*scope)
+        return "1 = 0"
+    either = scope[0] if len(scope) == 1 else "(" + " OR ".join(scope) + ")"
+    gone = sorted(defunct_providers() & listed(current))
+    return f"{either} AND provider NOT IN ({params.many(gone)})" if gone else either
+
+
+def offers_sql(
+    query: OfferQuery,
+    current: Sequence[Any],
+    columns: Sequence[str],
+    *,
+    dialect: str,
+    include_superseded: bool = False,
+    count: bool = False,
+    providers: bool = False,
+) -> tuple[str, dict[str, Any]]:
+    """The statement reading ``query``'s page of current offers (``columns`` of ``offers``, sorted,
+    limited), or with ``count`` how many match in all (with ``providers`` also how many providers
+    they come from); and its bound values. ``dialect``: ``sqlite`` or ``postgresql`` (only how an
+    offset without a limit is written differs)."""
+    params = Params()
+    where = " AND ".join([current_scope(current, params, include_superseded=include_superseded),
+                          *conditions(query, params, dialect=dialect)])
+    if count:
+        counted = "count(*), count(DISTINCT provider)" if providers else "count(*)"
+        return f"SELECT {counted} FROM offers WHERE {where}", params.values
+    text = f"SELECT {', '.join(columns)} FROM offers WHERE {where} ORDER BY {', '.join(order_by(query))}"
+    if query.limit is not None:
+        text += f" LIMIT {params.add(query.limit)}"
+    elif query.offset and dialect == "sqlite":
+        text += " LIMIT -1"
+    if query.offset:
+        text += f" OFFSET {params.add(query.offset)}"
+    return text, params.values
+
+
+#: The current snapshot of every source, as :func:`current_scope` needs it.
+CURRENT_SNAPSHOTS_SQL = (
+    "SELECT snapshots.id, snapshots.source, snapshots.fallback, snapshots.providers FROM snapshots "
+    "JOIN current_snapshot ON current_snapshot.snapshot_id = snapshots.id"
+)

@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import httpx
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.results import RefreshResult as RefreshResult  # its home before results.py
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, format_seconds
 from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import ValidationReport, validate_offers
@@ -56,33 +57,6 @@ USER_AGENT = "gpuscout (+https://github.com/gpuscout)"
 MAX_ERROR_CHARS = 600
 
 ClientFactory = Callable[[], httpx.AsyncClient]
-
-
-@dataclass(frozen=True, slots=True)
-class RefreshResult:
-    """Outcome of refreshing one source.
-
-    ``status``: ``ok`` (stored and current), ``rejected`` (fetched but refused by the validation
-    gate), ``failed`` (error or timeout) or ``skipped`` (credentials missing). ``rows`` is the
-    number stored (ok) or received (otherwise). ``dropped`` counts the invalid rows not stored
-    (dropped by the adapter or by the gate), ``drop_reasons`` the same per reason; ``excluded``
-    counts feed rows that are not offers by design (CPU-only types, reservation terms...).
-    """
-
-    source: str
-    status: str
-    rows: int
-    elapsed_s: float
-    error: str | None = None
-    dropped: int = 0
-    snapshot_id: int | None = None
-    warnings: tuple[str, ...] = field(default_factory=tuple)
-    drop_reasons: dict[str, int] = field(default_factory=dict)
-    excluded: int = 0
-
-    @property
-    def ok(self) -> bool:
-        return self.status == "ok"
 
 
 # --- which sources ------------------------------------------------------------------------
@@ -424,6 +398,7 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
                     dropped_count=report.dropped,
                     fallback=source.kind == "snapshot",
                     drop_reasons=reasons,
+                    fingerprint=getattr(source, "fingerprint", None) if source.kind == "snapshot" else None,
                 )
 
         written = await run.stored(write)

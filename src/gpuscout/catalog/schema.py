@@ -45,6 +45,7 @@ snapshots = sa.Table(
     sa.Column("providers", sa.Text, nullable=False),  # comma-separated Offer.provider values
     sa.Column("fallback", sa.Boolean, nullable=False),  # bundled snapshot: hidden where live data exists
     sa.Column("drop_reasons", sa.JSON, nullable=True),  # {"invalid": {reason: n}, "excluded": {reason: n}}
+    sa.Column("fingerprint", sa.String(64), nullable=True),  # migration 7: SHA-256 of the bundled file
 )
 
 offers = sa.Table(

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import sqlalchemy as sa
 
 from gpuscout.catalog import schema as t
-from gpuscout.catalog.db import now, utc
+from gpuscout.catalog.clock import format_age, now, utc
 from gpuscout.catalog.query import require_text
 from gpuscout.errors import InvalidInputError
 
@@ -77,20 +77,6 @@ class HistoryPoint:
     offers: int
     min_usd_per_gpu_hour: float
     median_usd_per_gpu_hour: float
-
-
-def format_age(age_s: float | None) -> str:
-    """Human age: ``"unknown"`` for ``None``, else ``"45s"``, ``"12m"``, ``"5h"``, ``"3d"``."""
-    if age_s is None:
-        return "unknown"
-    age_s = max(age_s, 0.0)
-    if age_s < 120:
-        return f"{age_s:.0f}s"
-    if age_s < 7200:
-        return f"{age_s / 60:.0f}m"
-    if age_s < 172800:
-        return f"{age_s / 3600:.0f}h"
-    return f"{age_s / 86400:.0f}d"
 
 
 def current_snapshots(conn: sa.Connection) -> list[sa.Row[Any]]:

@@ -22,19 +22,20 @@ from typing import Any
 import sqlalchemy as sa
 
 from gpuscout.catalog import schema as t
-from gpuscout.catalog.db import advisory_lock, make_engine, now, read_engine, utc, write_engine
+from gpuscout.catalog.clock import now, utc
+from gpuscout.catalog.db import advisory_lock, make_engine, read_engine, write_engine
 from gpuscout.catalog.migrations import fill_value_columns, migrate
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.paths import default_db_url
 from gpuscout.catalog.query import (
     OfferQuery,
+    Params,
     check_sort,
-    conditions,
     current_scope,
-    order_by,
+    offers_sql,
     source_preference,
 )
-from gpuscout.catalog.rows import OFFER_COLUMNS, Specs, offer_row, row_offer
+from gpuscout.catalog.rows import OFFER_COLUMNS, RowValues, Specs, decode_offer, row_values
 from gpuscout.catalog.status import (
     DropReasons,
     HistoryPoint,
@@ -60,7 +61,8 @@ __all__ = [
 ]
 
 SNAPSHOT_SOURCE = "snapshot"
-_INSERT_CHUNK = 2000
+_INSERT_CHUNK = 5000
+_WRITE_CACHE_KIB = 65536  # SQLite page cache while a large snapshot is inserted
 # PostgreSQL advisory lock keys (migrations take 727001).
 _ACCELERATOR_LOCK = 727002
 _FIRST_SNAPSHOT_LOCK = 727003
@@ -73,7 +75,7 @@ class WriteReport:
     snapshot_id: int
     rows: int
     providers: list[str] = field(default_factory=list)
-    written: bool = True  # False: ``only_if_absent`` and the source already had a current snapshot
+    written: bool = True  # False: the condition of ``only_if_absent``/``unless_fingerprint`` did not hold
 
 
 class Store:
@@ -90,7 +92,7 @@ class Store:
         self._read_engine = read_engine(self.engine)
         migrate(self.engine)
         self._spec_cache: Specs | None = None
-        self._insert_plan: tuple[str, list[str], list[Any]] | None = None
+        self._insert_plan: tuple[str, RowValues] | None = None
         if sync_accelerators:
             self.sync_accelerators()
 
@@ -162,6 +164,8 @@ class Store:
         fallback: bool = False,
         only_if_absent: bool = False,
         drop_reasons: DropReasons | None = None,
+        fingerprint: str | None = None,
+        unless_fingerprint: bool = False,
     ) -> WriteReport:
         """Store a good snapshot of ``source`` and make it current, in one transaction.
 
@@ -169,7 +173,10 @@ class Store:
         write transaction (of several processes loading the first snapshot at once, exactly one writes
         it); the others get a report with ``written`` false and the current snapshot's id.
         ``drop_reasons`` (``{"invalid": {reason: n}, "excluded": {reason: n}}``) says why feed rows
-        were not stored; ``gpuscout sources`` shows it.
+        were not stored; ``gpuscout sources`` shows it. ``fingerprint`` records what the rows were
+        read from (the bundled file's SHA-256); with ``unless_fingerprint`` the snapshot is stored only
+        when the current one of ``source`` has another fingerprint (or none), decided inside the write
+        transaction like ``only_if_absent``.
         """
         started = utc(started_at) or now()
         observed = [x for o in offers if (x := utc(o.observed_at)) is not None]
@@ -178,10 +185,12 @@ class Store:
         providers = sorted({o.provider for o in offers})
         specs = self._specs()
         with self._write_engine.begin() as conn:
-            if only_if_absent:
+            if only_if_absent or unless_fingerprint:
                 advisory_lock(conn, _FIRST_SNAPSHOT_LOCK)
                 current = _current_id(conn, source)
-                if current is not None:
+                if current is not None and (
+                    only_if_absent or _fingerprint(conn, current) == fingerprint
+                ):
                     return WriteReport(snapshot_id=current, rows=0, written=False)
             snapshot_id = conn.execute(
                 t.snapshots.insert()
@@ -198,12 +207,11 @@ class Store:
                     providers=",".join(providers),
                     fallback=fallback,
                     drop_reasons=drop_reasons_json(drop_reasons),
+                    fingerprint=fingerprint,
                 )
                 .returning(t.snapshots.c.id)
             ).scalar_one()
-            for i in range(0, len(offers), _INSERT_CHUNK):
-                chunk = offers[i : i + _INSERT_CHUNK]
-                self._insert_offers(conn, [offer_row(o, snapshot_id, specs) for o in chunk])
+            self._insert_offers(conn, offers, snapshot_id, specs)
             set_current(conn, source, snapshot_id)
             if conn.dialect.name == "sqlite":
                 # Keep the planner's statistics current (sampled: bounded cost, ~40 ms). Without
@@ -212,12 +220,17 @@ class Store:
                 conn.exec_driver_sql("ANALYZE offers")
         return WriteReport(snapshot_id=snapshot_id, rows=len(offers), providers=providers)
 
-    def _insert_offers(self, conn: sa.Connection, rows: list[dict[str, Any]]) -> None:
-        """Bulk insert straight through the driver's executemany.
+    def _insert_offers(
+        self, conn: sa.Connection, offers: Sequence[Offer], snapshot_id: int, specs: Specs
+    ) -> None:
+        """Bulk insert straight through the driver's executemany, in chunks.
 
         Values go through each column type's own bind processor for this dialect (datetimes,
         JSON...), exactly as SQLAlchemy would convert them; skipping its per-row statement
-        machinery makes ingest several times faster (``benchmarks/catalog.py``).
+        machinery, and building each row as one tuple (:func:`~gpuscout.catalog.rows.row_values`),
+        makes ingest several times faster (``benchmarks/catalog.py``). On SQLite the connection's
+        page cache is raised for the insert: a larger cache keeps the index pages being updated in
+        memory (the default 2 MB is less than one index of 100,000 offers).
         """
         if self._insert_plan is None:
             dialect = self.engine.dialect
@@ -227,14 +240,18 @@ class Store:
                 f"INSERT INTO offers ({', '.join(c.name for c in cols)}) "
                 f"VALUES ({', '.join([mark] * len(cols))})"
             )
-            procs = [c.type.dialect_impl(dialect).bind_processor(dialect) for c in cols]
-            self._insert_plan = (sql, [c.name for c in cols], procs)
-        sql, names, procs = self._insert_plan
-        params = [
-            tuple(p(row[n]) if p is not None else row[n] for n, p in zip(names, procs, strict=True))
-            for row in rows
-        ]
-        conn.exec_driver_sql(sql, params)
+            binds = {c.name: c.type.dialect_impl(dialect).bind_processor(dialect) for c in cols}
+            self._insert_plan = (sql, row_values([c.name for c in cols], binds))
+        sql, values = self._insert_plan
+        if conn.dialect.name == "sqlite" and len(offers) > _INSERT_CHUNK:
+            conn.exec_driver_sql(f"PRAGMA cache_size=-{_WRITE_CACHE_KIB}")
+        try:
+            for i in range(0, len(offers), _INSERT_CHUNK):
+                chunk = offers[i : i + _INSERT_CHUNK]
+                conn.exec_driver_sql(sql, [values(o, snapshot_id, specs) for o in chunk])
+        finally:
+            if conn.dialect.name == "sqlite" and len(offers) > _INSERT_CHUNK:
+                conn.exec_driver_sql("PRAGMA cache_size=-2000")  # SQLite's default again
 
     def record_attempt(
         self,
@@ -302,6 +319,12 @@ class Store:
         with self.engine.connect() as conn:
             return _current_id(conn, source) is not None
 
+    def current_fingerprint(self, source: str) -> tuple[bool, str | None]:
+        """(whether ``source`` has a current snapshot, the fingerprint it was stored with)."""
+        with self.engine.connect() as conn:
+            current = _current_id(conn, source)
+            return current is not None, None if current is None else _fingerprint(conn, current)
+
     def last_good_row_count(self, source: str) -> int | None:
         """Row count of the current snapshot of ``source`` (None when it has none)."""
         with self.engine.connect() as conn:
@@ -312,24 +335,20 @@ class Store:
             ).scalar()
         return None if value is None else int(value)
 
-    def _select(
-        self, conn: sa.Connection, query: OfferQuery, include_superseded: bool, columns: Sequence[Any]
-    ) -> sa.Select[Any]:
-        scope = current_scope(current_snapshots(conn), t.offers, include_superseded=include_superseded)
-        return sa.select(*columns).select_from(t.offers).where(scope, *conditions(query, t.offers))
+    def _read(
+        self, conn: sa.Connection, query: OfferQuery, include_superseded: bool, *, count: bool = False
+    ) -> sa.CursorResult[Any]:
+        text, params = offers_sql(
+            query, current_snapshots(conn), OFFER_COLUMNS, dialect=conn.dialect.name,
+            include_superseded=include_superseded, count=count,
+        )  # fmt: skip
+        return conn.execute(sa.text(text), params)
 
     def _page(self, conn: sa.Connection, query: OfferQuery, include_superseded: bool) -> list[Offer]:
-        stmt = self._select(conn, query, include_superseded, [t.offers.c[name] for name in OFFER_COLUMNS])
-        stmt = stmt.order_by(*order_by(query, t.offers))
-        if query.limit is not None:
-            stmt = stmt.limit(query.limit)
-        if query.offset:
-            stmt = stmt.offset(query.offset)
-        return [row_offer(r._mapping) for r in conn.execute(stmt)]
+        return [decode_offer(r) for r in self._read(conn, query, include_superseded)]
 
     def _count(self, conn: sa.Connection, query: OfferQuery, include_superseded: bool) -> int:
-        stmt = self._select(conn, query, include_superseded, [sa.func.count()])
-        return int(conn.execute(stmt).scalar_one())
+        return int(self._read(conn, query, include_superseded, count=True).scalar_one())
 
     def current_offers(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
@@ -350,6 +369,17 @@ class Store:
         """How many current offers match ``query`` (ignoring its limit/offset)."""
         with self._read_engine.connect() as conn:
             return self._count(conn, query or OfferQuery(), include_superseded)
+
+    def offer_totals(self, query: OfferQuery | None = None) -> tuple[int, int]:
+        """How many current offers match ``query`` and how many providers they come from (what a
+        summary needs, without reading the rows)."""
+        with self._read_engine.connect() as conn:
+            text, params = offers_sql(
+                query or OfferQuery(), current_snapshots(conn), (), dialect=conn.dialect.name,
+                count=True, providers=True,
+            )  # fmt: skip
+            offers, providers = conn.execute(sa.text(text), params).one()
+        return int(offers), int(providers)
 
     def offer_page(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
@@ -375,10 +405,11 @@ class Store:
             fallback_ids = [int(r.id) for r in current if r.fallback]
             if not fallback_ids:
                 return 0
-            scope = current_scope(current, t.offers)
-            stmt = sa.select(sa.func.count()).select_from(t.offers)
-            stmt = stmt.where(scope, t.offers.c.snapshot_id.in_(fallback_ids))
-            return int(conn.execute(stmt).scalar_one())
+            params = Params()
+            scope = current_scope(current, params)
+            mine = params.many(fallback_ids)
+            stmt = f"SELECT count(*) FROM offers WHERE {scope} AND snapshot_id IN ({mine})"
+            return int(conn.execute(sa.text(stmt), params.values).scalar_one())
 
     def snapshots(self, source: str | None = None, limit: int = 50) -> list[dict[str, Any]]:
         """The most recent snapshot rows (all statuses), newest first."""
@@ -399,6 +430,11 @@ def _current_id(conn: sa.Connection, source: str) -> int | None:
         sa.select(t.current_snapshot.c.snapshot_id).where(t.current_snapshot.c.source == source)
     ).scalar()
     return None if value is None else int(value)
+
+
+def _fingerprint(conn: sa.Connection, snapshot_id: int) -> str | None:
+    value = conn.execute(sa.select(t.snapshots.c.fingerprint).where(t.snapshots.c.id == snapshot_id)).scalar()
+    return None if value is None else str(value)
 
 
 def set_current(conn: sa.Connection, source: str, snapshot_id: int) -> None:

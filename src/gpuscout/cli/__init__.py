@@ -3,48 +3,66 @@
 Every command runs inside the CLI's one error boundary (:class:`~gpuscout.cli.output.GpuscoutGroup`):
 a bad input exits 2 with a message naming the field, a store or file-system failure exits 1 with
 what failed, and neither prints a traceback.
+
+A command's module is imported only when the command runs (or when help lists it): see
+:mod:`gpuscout.cli.lazy`. ``COMMANDS`` says which module registers each command, in help order;
+the Typer app itself is :data:`gpuscout.cli.root.app` (also ``gpuscout.cli.app``, imported on use).
 """
 
 from __future__ import annotations
 
-from typing import Annotated
+import sys
+from typing import TYPE_CHECKING, Any
 
-import typer
+if TYPE_CHECKING:
+    import typer
 
-from gpuscout import __version__
-from gpuscout.cli import advise_cmds, catalog_cmds, estimate_cmds, knowledge_cmds, transcribe_cmds, web_cmds
-from gpuscout.cli.output import GpuscoutGroup
+_KNOWLEDGE = "gpuscout.cli.knowledge_cmds"
+_ESTIMATE = "gpuscout.cli.estimate_cmds"
+_CATALOG = "gpuscout.cli.catalog_cmds"
+_ADVISE = "gpuscout.cli.advise_cmds"
 
-app = typer.Typer(
-    name="gpuscout",
-    cls=GpuscoutGroup,
-    help="Which cloud GPU offer to rent for your generative-AI workload, and what it will really cost.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-
-
-def _print_version(value: bool) -> None:
-    if value:
-        typer.echo(f"gpuscout {__version__}")
-        raise typer.Exit()
-
-
-@app.callback()
-def _root(
-    version: Annotated[
-        bool,
-        typer.Option("--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
-    ] = False,
-) -> None:
-    pass
-
-
-for _module in (knowledge_cmds, estimate_cmds, transcribe_cmds, catalog_cmds, advise_cmds, web_cmds):
-    _module.register(app)
+#: Command name -> the module whose ``register(app)`` adds it, in the order help lists them.
+COMMANDS: dict[str, str] = {
+    "gpus": _KNOWLEDGE,
+    "models": _KNOWLEDGE,
+    "vram": _ESTIMATE,
+    "estimate": _ESTIMATE,
+    "diagnose": _ESTIMATE,
+    "transcribe": "gpuscout.cli.transcribe_cmds",
+    "refresh": _CATALOG,
+    "sources": _CATALOG,
+    "offers": _CATALOG,
+    "history": _CATALOG,
+    "prune": _CATALOG,
+    "faq": _ADVISE,
+    "serve": "gpuscout.cli.web_cmds",
+    "recommend": _ADVISE,
+}
 
 
 def main() -> None:
-    """Console-script entry point (also ``python -m gpuscout``)."""
-    app()
+    """Console-script entry point (also ``python -m gpuscout``). The root help is replayed from its
+    last render when nothing it depends on changed (:mod:`gpuscout.cli.help_cache`)."""
+    args = sys.argv[1:]
+    if args in ([], ["--help"]):  # the root help (help_cache is imported for it alone)
+        from gpuscout.cli import help_cache
+
+        code = help_cache.replay(args)
+        if code is not None:
+            raise SystemExit(code)
+        help_cache.record(args, _app())
+        return
+    _app()()
+
+
+def _app() -> typer.Typer:
+    from gpuscout.cli.root import app
+
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    if name == "app":  # the Typer app, imported on use (the root help may not need Typer at all)
+        return _app()
+    raise AttributeError(name)

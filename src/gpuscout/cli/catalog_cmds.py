@@ -7,7 +7,6 @@ import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from gpuscout.catalog.query import INTERCONNECTS, SORT_KEYS
@@ -23,7 +22,7 @@ from gpuscout.cli.output import (
     user_errors,
     wide_console,
 )
-from gpuscout.cli.table_fit import Column, fitted_table, left_out_note
+from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -61,7 +60,7 @@ def _money(value: float | None) -> str:
 
 
 def _age(offer: object) -> str:
-    from gpuscout.catalog.store import format_age
+    from gpuscout.catalog.clock import format_age
 
     observed = getattr(offer, "observed_at", None)
     if observed is None:
@@ -173,6 +172,8 @@ def _refresh_with_progress(
     out: Console, store: object, chosen: list[Any], timeout: float | None, deadline: float | None
 ) -> list[Any]:
     """The refresh with one Rich progress line per source, updated as each one ends."""
+    from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+
     from gpuscout.catalog.refresh import RefreshResult, refresh
     from gpuscout.catalog.store import Store
 
@@ -226,8 +227,8 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         return "bundled" if name == SNAPSHOT_NAME else source_state(name, known.get(name))
 
     if json_out:
-        rows = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
-        print_json([{**row, "retired": RETIRED.get(row["source"])} for row in rows])
+        records = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
+        print_json([{**row, "retired": RETIRED.get(row["source"])} for row in records])
         return
     # Narrow terminals keep what a source is and whether it is usable; the detail gives way first.
     columns = (
@@ -243,7 +244,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         Column("last error", drop=6, max_width=30),
         Column("credentials", drop=1, max_width=24),
     )
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for s in statuses:
         if s.credentials_present is None:
             creds = "-" if not s.needs_credentials else "?"
@@ -272,7 +273,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             plain(creds),
         ))
     out = wide_console()
-    table, left_out = fitted_table("offer sources", columns, rows, out.width)
+    table, left_out = fitted_table("offer sources", columns, rows, terminal_width(out))
     out.print(table)
     note = left_out_note(left_out)
     if note:
@@ -335,8 +336,10 @@ def offers_cmd(
     db: DbOption = None,
 ) -> None:
     """List current offers, filtered and sorted; every row shows its source and the age of its price."""
-    from gpuscout.catalog.api import expand_gpus, open_store
+    from gpuscout.catalog.api import expand_gpus
+    from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.query import OfferQuery
+    from gpuscout.catalog.reader import open_reader
     from gpuscout.knowledge.providers import canonical_provider
 
     with user_errors():
@@ -363,11 +366,11 @@ def offers_cmd(
             limit=limit or None,
             exclude_stale=fresh_only,
         )
-        store = open_store(db)
+        reader = open_reader(db or default_db_url())
         try:
-            offers, total = store.offer_page(query)
+            offers, total = reader.offer_page(query)
         finally:
-            store.close()
+            reader.close()
     if json_out:
         print_json([{**to_jsonable(o), "age": _age(o)} for o in offers])
         return
@@ -410,7 +413,7 @@ def offers_cmd(
         ))
     out = wide_console()
     title = f"{len(offers)} of {total} offers, sorted by {sort}"
-    table, left_out = fitted_table(title, columns, rows, out.width)
+    table, left_out = fitted_table(title, columns, rows, terminal_width(out))
     out.print(table)
     if any(o.extra.get("variant") == "assumed" for o in offers):
         out.print(

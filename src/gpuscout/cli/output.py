@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import json
+import functools
 import math
 import os
 import re
@@ -106,30 +106,81 @@ def printable(value: object) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
 
 
+_PLAIN_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+@functools.cache
+def _shape(cls: type) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A dataclass's field names and (in ``dir`` order) its property names."""
+    fields = tuple(f.name for f in dataclasses.fields(cls))
+    return fields, tuple(n for n in dir(cls) if isinstance(getattr(cls, n, None), property))
+
+
 def to_jsonable(obj: Any) -> Any:
-    """Convert dataclasses, enums, datetimes, tuples... into plain JSON values."""
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        out = {f.name: to_jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-        for name in dir(type(obj)):
-            if isinstance(getattr(type(obj), name, None), property):
-                out[name] = to_jsonable(getattr(obj, name))
+    """Convert dataclasses (their fields, then their properties), enums, datetimes, tuples... into
+    plain JSON values."""
+    kind: type = type(obj)
+    if kind in _PLAIN_TYPES:  # the common leaf, answered before the checks below
+        return obj
+    how = _KINDS.get(kind) or _kind_of(kind)
+    if how is _Kind.DATACLASS:
+        fields, properties = _shape(kind)
+        out = {}
+        for name in fields:  # a plain value is kept as it is without a call (most fields are)
+            value = getattr(obj, name)
+            out[name] = value if type(value) in _PLAIN_TYPES else to_jsonable(value)
+        for name in properties:
+            value = getattr(obj, name)
+            out[name] = value if type(value) in _PLAIN_TYPES else to_jsonable(value)
         return out
-    if isinstance(obj, enum.Enum):
+    if how is _Kind.ENUM:
         return obj.value
-    if isinstance(obj, datetime | date):
+    if how is _Kind.DATETIME:
         return obj.isoformat()
-    if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        return [to_jsonable(v) for v in obj]
+    if how is _Kind.DICT:
+        return {str(k): v if type(v) in _PLAIN_TYPES else to_jsonable(v) for k, v in obj.items()}
+    if how is _Kind.SEQUENCE:
+        return [v if type(v) in _PLAIN_TYPES else to_jsonable(v) for v in obj]
     if hasattr(obj, "model_dump"):
         return to_jsonable(obj.model_dump(mode="json"))
     return obj
 
 
+class _Kind(enum.Enum):
+    DATACLASS = 1
+    ENUM = 2
+    DATETIME = 3
+    DICT = 4
+    SEQUENCE = 5
+    OTHER = 6
+
+
+#: How :func:`to_jsonable` converts an instance of each type seen (the checks run once per type).
+_KINDS: dict[type, _Kind] = {}
+
+
+def _kind_of(cls: type) -> _Kind:
+    if dataclasses.is_dataclass(cls) and not issubclass(cls, type):
+        how = _Kind.DATACLASS
+    elif issubclass(cls, enum.Enum):
+        how = _Kind.ENUM
+    elif issubclass(cls, datetime | date):
+        how = _Kind.DATETIME
+    elif issubclass(cls, dict):
+        how = _Kind.DICT
+    elif issubclass(cls, list | tuple | set | frozenset):
+        how = _Kind.SEQUENCE
+    else:
+        how = _Kind.OTHER
+    _KINDS[cls] = how
+    return how
+
+
 def print_json(obj: Any) -> None:
     """Print ``obj`` as indented JSON on stdout (no Rich markup)."""
-    sys.stdout.write(json.dumps(to_jsonable(obj), indent=2, default=str) + "\n")
+    from gpuscout.cli.json_text import dumps_indented
+
+    sys.stdout.write(dumps_indented(to_jsonable(obj)) + "\n")
 
 
 def fail(message: str, code: int) -> NoReturn:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
@@ -44,15 +45,16 @@ def _natural_width(column: Column, cells: Sequence[str], *, capped: bool) -> int
 
 
 def fitted_table(
-    title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+    title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int | None
 ) -> tuple[Table, list[str]]:
     """The table of ``rows`` (markup strings, one per column) within ``width`` terminal cells, and the
-    headers of the columns left out to get there (empty when everything fits). Long identifiers are cut
+    headers of the columns left out to get there (empty when everything fits). ``width=None`` (output
+    to a pipe or a file, read by programs and people alike) keeps every column. Long identifiers are cut
     to their ``max_width`` only when the whole text does not fit."""
     kept = list(range(len(columns)))
     cells = [[r[i] for r in rows] for i in range(len(columns))]
     widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]
-    capped = sum(w + _COLUMN_CHROME for w in widths) + 1 > width
+    capped = width is not None and sum(w + _COLUMN_CHROME for w in widths) + 1 > width
     if capped:
         widths = [_natural_width(c, cells[i], capped=True) for i, c in enumerate(columns)]
     droppable = sorted((c.drop, i) for i, c in enumerate(columns) if c.drop is not None)
@@ -61,7 +63,7 @@ def fitted_table(
         return sum(widths[i] + _COLUMN_CHROME for i in kept) + 1
 
     for _, index in droppable:
-        if total() <= width:
+        if width is None or total() <= width:
             break
         kept.remove(index)
     table = Table(title=title)
@@ -76,6 +78,11 @@ def fitted_table(
     for row in rows:
         table.add_row(*(row[i] for i in kept))
     return table, [columns[i].header for i in range(len(columns)) if i not in kept]
+
+
+def terminal_width(console: Console) -> int | None:
+    """The width to fit a table to: the terminal's, or None when the output is not a terminal."""
+    return console.width if console.is_terminal else None
 
 
 def left_out_note(headers: Sequence[str]) -> str | None:

@@ -4,6 +4,12 @@ status (active, or defunct since a date, with a source) and its own price page.
 Loaded from the curated ``data/providers.yaml`` (each row with ``source_url``, ``verified_at``
 and a confidence level). Pure: reads package data only.
 
+Parsing YAML costs tens of milliseconds on every command that reads offers, so the package also
+ships ``data/providers.json``: the same rows, generated from the YAML with the SHA-256 of the YAML it
+was made from (``python -m gpuscout.knowledge.providers > src/gpuscout/knowledge/data/providers.json``).
+The JSON is used only while that hash matches the YAML's, so an edited YAML is read as it is even
+before the JSON is regenerated (a test says when it is out of date).
+
 :func:`defunct_providers` is what the catalog's read path filters on: a defunct provider's offers
 are neither listed nor recommended, while stored history keeps them.
 
@@ -13,12 +19,13 @@ else known, confidence "unverified") so that cost estimates round up rather than
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import re
 from functools import cache
 from importlib import resources
 from typing import Any
-
-import yaml
 
 from gpuscout.errors import GpuscoutError, UnknownNameError, closest
 from gpuscout.knowledge.provider_types import PROVIDER_STATUSES, ProviderTerms
@@ -126,13 +133,48 @@ def _status(row: dict[str, Any]) -> tuple[str, str | None, str]:
     return str(status), None if since is None else str(since), source
 
 
+def _yaml_rows(source: bytes) -> list[dict[str, Any]]:
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    rows: list[dict[str, Any]] = yaml.load(source, Loader=loader)["providers"]
+    return rows
+
+
+def _rows() -> list[dict[str, Any]]:
+    """The rows of ``providers.yaml``: from the generated JSON while it matches the YAML, else parsed."""
+    data = resources.files("gpuscout.knowledge").joinpath("data")
+    source = data.joinpath("providers.yaml").read_bytes()
+    try:
+        packed = json.loads(data.joinpath(PACKED_FILE).read_bytes())
+    except (FileNotFoundError, ValueError):
+        packed = None
+    if isinstance(packed, dict) and packed.get("source_sha256") == hashlib.sha256(source).hexdigest():
+        rows: list[dict[str, Any]] = packed["providers"]
+        return rows
+    return _yaml_rows(source)
+
+
+PACKED_FILE = "providers.json"
+
+
+def packed_json() -> str:
+    """The text of ``data/providers.json`` for the current ``providers.yaml`` (dates as ISO text,
+    which is what the rows' readers make of them)."""
+    source = resources.files("gpuscout.knowledge").joinpath("data", "providers.yaml").read_bytes()
+    packed = {
+        "generated_from": "providers.yaml by python -m gpuscout.knowledge.providers",
+        "source_sha256": hashlib.sha256(source).hexdigest(),
+        "providers": _yaml_rows(source),
+    }
+    return json.dumps(packed, indent=1, ensure_ascii=False, default=str) + "\n"
+
+
 @cache
 def _load() -> tuple[dict[str, ProviderTerms], dict[str, str]]:
-    text = resources.files("gpuscout.knowledge").joinpath("data/providers.yaml").read_text("utf-8")
-    data = yaml.safe_load(text)
     terms: dict[str, ProviderTerms] = {}
     aliases: dict[str, str] = {}
-    for row in data["providers"]:
+    for row in _rows():
         parsed = _parse_row(row)
         if parsed.name in terms:
             raise ProviderDataError(f"providers.yaml: duplicate provider {parsed.name!r}")
@@ -146,8 +188,10 @@ def _key(name: str) -> str:
     return name.strip().lower().replace(" ", "").replace("_", "-")
 
 
+@functools.lru_cache(maxsize=4096)
 def canonical_provider(name: str) -> str | None:
-    """The canonical provider id for ``name`` or an alias (``vast`` -> ``vastai``); None if unknown."""
+    """The canonical provider id for ``name`` or an alias (``vast`` -> ``vastai``); None if unknown.
+    (Cached: a feed or an offer file repeats the same names.)"""
     terms, aliases = _load()
     key = _key(name)
     if key in terms:
@@ -213,3 +257,8 @@ def is_defunct(name: str) -> bool:
     """Whether provider ``name`` (aliases accepted) is defunct; unknown providers are not."""
     canonical = canonical_provider(name)
     return canonical is not None and canonical in defunct_providers()
+
+
+
+if __name__ == "__main__":  # print data/providers.json (see the module docstring)
+    print(packed_json(), end="")

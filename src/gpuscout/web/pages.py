@@ -346,5 +346,5 @@ def faq_page(request: Request, services: Services) -> Response:
 
 
 def page_freshness(services: WebServices) -> Freshness:
-    offers = services.all_offers()
-    return freshness(services, services.sources(), len(offers), len({o.provider for o in offers}))
+    offers, providers = services.offer_totals()
+    return freshness(services, services.sources(), offers, providers)

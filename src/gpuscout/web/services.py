@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from gpuscout.advise.faq import Faq
     from gpuscout.advise.types import Recommendation
     from gpuscout.advise.workload import AnyWorkload
+    from gpuscout.catalog.reader import OfferReader
     from gpuscout.catalog.store import Store
     from gpuscout.knowledge.accelerator_types import Accelerator
     from gpuscout.knowledge.model_types import ModelSpec
@@ -65,12 +66,14 @@ class WebServices:
         if cache_seconds is None:
             cache_seconds = self.settings.web_cache_seconds
         self._all: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=4)
+        self._totals: TtlCache[tuple[int, int]] = TtlCache(cache_seconds, max_entries=4)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
         self._recs: TtlCache[list[Recommendation]] = TtlCache(cache_seconds, max_entries=64)
         # FAQ answers rank the whole catalog several times (~1-2 s).
         self._faq: TtlCache[Faq] = TtlCache(cache_seconds, 16)
         self._store: Store | None = None
+        self._reader: OfferReader | None = None
         self._store_lock = threading.Lock()
         self._version = 0
         self._version_checked = -VERSION_CHECK_SECONDS
@@ -87,6 +90,18 @@ class WebServices:
 
                 self._store = open_store(self.db or default_db_url(self.settings))
             return self._store
+
+    @property
+    def reader(self) -> OfferReader:
+        """What offers are read from: ``sqlite3`` on a SQLite store (opened, so ready), else the store
+        (:func:`gpuscout.catalog.reader.open_reader`)."""
+        store = self.store
+        with self._store_lock:
+            if self._reader is None:
+                from gpuscout.catalog.reader import open_ready
+
+                self._reader = open_ready(store.url) or store
+            return self._reader
 
     def data_version(self) -> int:
         """Id of the newest snapshot in the store (re-read at most every ``VERSION_CHECK_SECONDS``).
@@ -106,6 +121,7 @@ class WebServices:
 
     def clear_cache(self) -> None:
         self._all.clear()
+        self._totals.clear()
         self._pages.clear()
         self._bodies.clear()
         self._recs.clear()
@@ -153,7 +169,7 @@ class WebServices:
 
         def fetch() -> tuple[list[Offer], int]:
             # rows and total in one read transaction: a refresh cannot land between them
-            return self.store.offer_page(replace(query, limit=filters.per_page, offset=start))
+            return self.reader.offer_page(replace(query, limit=filters.per_page, offset=start))
 
         offers_on_page, total = self._pages.get_or_compute(key, fetch)
         return OfferPage(rows=[to_row(o, now) for o in offers_on_page], total=total, page=filters.page,
@@ -165,12 +181,18 @@ class WebServices:
             return self.offer_page(filters).rows
         now = datetime.now(UTC)
         query = replace(self._sorted_query(filters), limit=MAX_EXPORT_ROWS)
-        return [to_row(o, now) for o in self.store.current_offers(query)]
+        return [to_row(o, now) for o in self.reader.current_offers(query)]
 
     def all_offers(self) -> list[Offer]:
         """Every current offer, unsorted (what the advisor, the FAQ and the charts work on)."""
         key = ("all", self.data_version())
-        return self._all.get_or_compute(key, lambda: list(self.store.current_offers(OfferQuery())))
+        return self._all.get_or_compute(key, lambda: list(self.reader.current_offers(OfferQuery())))
+
+    def offer_totals(self) -> tuple[int, int]:
+        """How many current offers there are and from how many providers (counted in SQL: the
+        same offers as :meth:`all_offers`, none of them read)."""
+        key = ("totals", self.data_version())
+        return self._totals.get_or_compute(key, self.reader.offer_totals)
 
     def offers_for_gpu(self, accelerator: str, limit: int = 100) -> tuple[list[OfferRow], int]:
         filters = OfferFilters(gpu=accelerator, sort="price_per_gpu", per_page=limit)
@@ -238,7 +260,7 @@ class WebServices:
         now = datetime.now(UTC)
         try:
             statuses = list(self.store.sources_status())
-            offers = self.store.count_offers(OfferQuery())
+            offers = self.reader.count_offers(OfferQuery())
         except Exception as exc:  # reported, not raised: this is the health check
             return {"status": "error", "store": f"unreachable: {type(exc).__name__}: {exc}", "offers": 0,
                     "newest_data_age_hours": None, "sources": 0, "failing_sources": [], "checked_at": now}

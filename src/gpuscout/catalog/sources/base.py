@@ -12,13 +12,14 @@ import os
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import GpuscoutError
+
+if TYPE_CHECKING:  # the client is made by the refresh (catalog/sources/http.py), not imported here
+    import httpx
 
 
 def format_seconds(value: float) -> str:

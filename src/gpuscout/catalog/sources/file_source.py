@@ -129,6 +129,14 @@ class _Row:
 
     def text(self, key: str, default: str | None = None) -> str | None:
         value = self.data.get(key)
+        if value is None:
+            return default
+        if type(value) is str:  # a CSV cell (the common case, checked without the general path)
+            text = value.strip()
+            if not text:
+                return default
+            if "\x00" not in text and len(text) <= MAX_TEXT_CHARS:
+                return text
         if _blank(value):
             return default
         if not isinstance(value, str | int | float | date) or isinstance(value, bool):
@@ -156,13 +164,21 @@ class _Row:
 
     def number(self, key: str, *, positive: bool = False, integer: bool = False) -> float | None:
         value = self.data.get(key)
-        if _blank(value):
+        if value is None:
             return None
-        if isinstance(value, bool) or not isinstance(value, str | int | float):
+        if type(value) is str:  # a CSV cell
+            text = value.strip()
+            if not text:
+                return None
+        elif _blank(value):
+            return None
+        elif isinstance(value, bool) or not isinstance(value, int | float):
             self.bad(key, "not a number")
             return None
+        else:
+            text = str(value).strip()
         try:
-            number = float(str(value).strip().replace("$", "").replace(",", ""))
+            number = float(text.replace("$", "").replace(",", ""))
         except (ValueError, OverflowError):
             self.bad(key, "not a number")
             return None
@@ -205,8 +221,9 @@ def _parse_time(row: _Row, default: datetime, now: datetime) -> datetime:
 
 
 def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) -> Offer | None:
+    data = row.data
     for key in REQUIRED:
-        if _blank(row.data.get(key)):
+        if _blank(data.get(key)):
             row.bad(key, "required")
     accelerator = None
     gpu = row.text("gpu")
@@ -216,11 +233,19 @@ def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) 
         except UnknownNameError as exc:
             what = "ambiguous" if exc.ambiguous else "unknown"
             row.bad("gpu", f"{what} GPU name; closest known: {', '.join(exc.suggestions) or 'none'}")
-    count_f = row.number("gpu_count", positive=True, integer=True)
+
+    def number(key: str, *, positive: bool = False, integer: bool = False) -> float | None:
+        # a column the row does not have is blank (checked here: most files have few of them)
+        return row.number(key, positive=positive, integer=integer) if key in data else None
+
+    def text(key: str) -> str | None:
+        return row.text(key) if key in data else None
+
+    count_f = number("gpu_count", positive=True, integer=True)
     count = int(count_f) if count_f is not None else 1
-    price = row.number("price_usd_per_hour", positive=True)
-    per_gpu = row.number("price_usd_per_gpu_hour", positive=True)
-    spot = row.number("spot_price_usd_per_hour", positive=True)
+    price = number("price_usd_per_hour", positive=True)
+    per_gpu = number("price_usd_per_gpu_hour", positive=True)
+    spot = number("spot_price_usd_per_hour", positive=True)
     if price is not None and per_gpu is not None and abs(price - per_gpu * count) > 0.005 * price:
         row.bad(
             "price_usd_per_gpu_hour", f"disagrees with price_usd_per_hour / gpu_count ({price / count:g})"
@@ -229,22 +254,22 @@ def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) 
         price = per_gpu * count
     if price is None and spot is None and not any(k for k in row.problems if k[0].endswith(PRICE_FIELDS)):
         row.bad("price_usd_per_hour", "a price is required (price_usd_per_hour or price_usd_per_gpu_hour)")
-    memory = row.number("gpu_memory_gb", positive=True)
+    memory = number("gpu_memory_gb", positive=True)
     interconnect = row.choice("interconnect", Interconnect, Interconnect.UNKNOWN)
     availability = row.choice("availability", Availability, Availability.UNKNOWN)
-    available_count = row.number("available_count", integer=True)
-    vcpus, ram, disk = row.number("vcpus"), row.number("ram_gb"), row.number("disk_gb")
-    egress, storage = row.number("egress_usd_per_gb"), row.number("storage_usd_per_gb_month")
-    observed = _parse_time(row, default_time, now)
+    available_count = number("available_count", integer=True)
+    vcpus, ram, disk = number("vcpus"), number("ram_gb"), number("disk_gb")
+    egress, storage = number("egress_usd_per_gb"), number("storage_usd_per_gb_month")
+    observed = _parse_time(row, default_time, now) if "observed_at" in data else default_time
     if row.problems or accelerator is None:
         return None
     provider_raw = row.text("provider") or ""
     provider = canonical_provider(provider_raw) or provider_raw.lower()
     return Offer(
         provider=provider,
-        instance_type=row.text("instance_type") or f"{count}x{accelerator.name}",
-        region=row.text("region") or "private",
-        zone=row.text("zone"),
+        instance_type=text("instance_type") or f"{count}x{accelerator.name}",
+        region=text("region") or "private",
+        zone=text("zone"),
         accelerator=accelerator.name,
         gpu_count=count,
         gpu_memory_gb=memory if memory is not None else accelerator.memory_gb,
@@ -258,10 +283,10 @@ def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) 
         interconnect=interconnect,
         availability=availability,
         available_count=int(available_count) if available_count is not None else None,
-        billing_terms=row.text("billing_terms") or provider,
+        billing_terms=text("billing_terms") or provider,
         egress_usd_per_gb=egress,
         storage_usd_per_gb_month=storage,
-        notes=row.text("notes") or "",
+        notes=text("notes") or "",
         extra={"line": str(row.line)},
     )
 
@@ -298,11 +323,13 @@ def _csv_rows(label: str, text: str) -> Iterator[_Row]:
         except csv.Error as exc:
             raise OfferFileError([(f"{label}:{reader.line_num}: row", f"not valid CSV ({exc})")]) from None
         line = reader.line_num  # the physical line the row ends on (blank lines counted)
-        data = {k: v for k, v in record.items() if k is not None}
         if None in record:
+            data = {k: v for k, v in record.items() if k is not None}
             yield _Row(label, {**data, "__extra__": "1"}, line, {})
             continue
-        if all(_blank(v) for v in data.values()):
+        data = record
+        # every cell blank (a cell is text, or None where the row is short): not an offer
+        if not "".join(filter(None, data.values())).strip():
             continue
         yield _Row(label, data, line, {})
 

@@ -35,8 +35,7 @@ import io
 import json
 from collections.abc import Iterator
 from importlib import resources
-
-import httpx
+from typing import TYPE_CHECKING
 
 from gpuscout.catalog.fabrics import known_fabric
 from gpuscout.catalog.normalize import interconnect_for
@@ -44,6 +43,9 @@ from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerators import resolve_gpu, resolve_gpu_detail
+
+if TYPE_CHECKING:
+    import httpx
 
 SNAPSHOT_NAME = "snapshot"
 DATA_FILE = "snapshot.csv"
@@ -92,6 +94,17 @@ class SnapshotSource(Source):
     def __init__(self, text: str | None = None) -> None:
         super().__init__()
         self._text = text
+
+    @property
+    def fingerprint(self) -> str:
+        """SHA-256 of the rows' file: the packaged one's is precomputed (see ``snapshot_fingerprint``)."""
+        if self._text is None:
+            from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
+
+            return SNAPSHOT_SHA256
+        import hashlib
+
+        return hashlib.sha256(self._text.encode("utf-8")).hexdigest()
 
     def offers(self) -> list[Offer]:
         """Parse the snapshot (sync; ``fetch`` wraps this)."""

@@ -1,0 +1,222 @@
+"""Reading current offers: the standard library's ``sqlite3`` on a ready SQLite store, else the store.
+
+A command that only reads offers (``gpuscout offers``, ``recommend``...) should not pay for
+SQLAlchemy: importing it costs more than the whole answer. :func:`open_reader` therefore opens a
+SQLite store with ``sqlite3`` when the store is *ready*, that is when nothing would be written on
+opening it: its schema is at the latest migration, its accelerator spec table matches the knowledge
+table, and its bundled snapshot is the one this package ships. Otherwise (a fresh install, an
+upgrade, a PostgreSQL URL) it opens the :class:`~gpuscout.catalog.store.Store`, which migrates,
+syncs and loads the snapshot, and reads through it.
+
+Both read with the same SQL (:func:`gpuscout.catalog.query.offers_sql`) and turn rows into offers
+with the same decoder (:func:`gpuscout.catalog.rows.decode_offer`), so the answers are the same.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Protocol
+
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.query import CURRENT_SNAPSHOTS_SQL, OfferQuery, check_sort, offers_sql
+from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer
+
+if TYPE_CHECKING:
+    from gpuscout.catalog.store import Store
+
+#: The schema version this package's store is at (``migrations.LATEST_VERSION``; a test keeps them in
+#: step). A store at another version is opened through the Store, which migrates it.
+SCHEMA_VERSION = 7
+SNAPSHOT_SOURCE = "snapshot"
+
+
+class OfferReader(Protocol):
+    """What the read-only faces need of a store (the :class:`Store` has it too)."""
+
+    def current_offers(
+        self, query: OfferQuery | None = None, *, include_superseded: bool = False
+    ) -> list[Offer]: ...
+
+    def count_offers(self, query: OfferQuery | None = None, *, include_superseded: bool = False) -> int: ...
+
+    def offer_totals(self, query: OfferQuery | None = None) -> tuple[int, int]: ...
+
+    def offer_page(
+        self, query: OfferQuery | None = None, *, include_superseded: bool = False
+    ) -> tuple[list[Offer], int]: ...
+
+    def close(self) -> None: ...
+
+
+class SqliteReader:
+    """Current offers of a ready SQLite store, read with ``sqlite3`` (see the module docstring).
+
+    Each read runs in one transaction: a refresh landing meanwhile is seen entirely or not at all.
+    Each thread reads through its own connection (the web service reads from its thread pool).
+    """
+
+    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+        self._path = path
+        self._local = threading.local()
+        self._local.conn = conn
+        self._all = [conn]
+        self._lock = threading.Lock()
+
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = _connect(self._path)
+            self._local.conn = conn
+            with self._lock:
+                self._all.append(conn)
+        return conn
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connection()
+        conn.execute("BEGIN")
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def _current(self, conn: sqlite3.Connection) -> list[Any]:
+        return [_Snapshot(*row) for row in conn.execute(CURRENT_SNAPSHOTS_SQL)]
+
+    def _page(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> list[Offer]:
+        text, params = offers_sql(
+            query, self._current(conn), OFFER_COLUMNS, dialect="sqlite", include_superseded=include_superseded
+        )
+        return [decode_offer(row) for row in conn.execute(text, params)]
+
+    def _count(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> int:
+        text, params = offers_sql(
+            query,
+            self._current(conn),
+            (),
+            dialect="sqlite",
+            include_superseded=include_superseded,
+            count=True,
+        )
+        return int(conn.execute(text, params).fetchone()[0])
+
+    def current_offers(
+        self, query: OfferQuery | None = None, *, include_superseded: bool = False
+    ) -> list[Offer]:
+        query = query or OfferQuery()
+        check_sort(query.sort)
+        with self._read() as conn:
+            return self._page(conn, query, include_superseded)
+
+    def count_offers(self, query: OfferQuery | None = None, *, include_superseded: bool = False) -> int:
+        with self._read() as conn:
+            return self._count(conn, query or OfferQuery(), include_superseded)
+
+    def offer_totals(self, query: OfferQuery | None = None) -> tuple[int, int]:
+        with self._read() as conn:
+            text, params = offers_sql(
+                query or OfferQuery(), self._current(conn), (), dialect="sqlite", count=True, providers=True
+            )
+            offers, providers = conn.execute(text, params).fetchone()
+        return int(offers), int(providers)
+
+    def offer_page(
+        self, query: OfferQuery | None = None, *, include_superseded: bool = False
+    ) -> tuple[list[Offer], int]:
+        query = query or OfferQuery()
+        check_sort(query.sort)
+        with self._read() as conn:
+            return self._page(conn, query, include_superseded), self._count(conn, query, include_superseded)
+
+    def close(self) -> None:
+        with self._lock:
+            for conn in self._all:
+                conn.close()
+            self._all.clear()
+
+
+class _Snapshot:
+    """A current snapshot row, as :func:`~gpuscout.catalog.query.current_scope` reads it."""
+
+    __slots__ = ("fallback", "id", "providers", "source")
+
+    def __init__(self, id: int, source: str, fallback: Any, providers: str) -> None:
+        self.id, self.source, self.fallback, self.providers = id, source, bool(fallback), providers
+
+
+def sqlite_path(url: str) -> str | None:
+    """The file of a ``sqlite:///PATH`` URL (``None`` for any other URL, memory or options)."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or "?" in url:
+        return None
+    path = url.removeprefix(prefix)
+    return path if path and path != ":memory:" else None
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout=30000")
+    return conn
+
+
+def open_ready(url: str) -> SqliteReader | None:
+    """A :class:`SqliteReader` for the store at ``url`` when it is a SQLite file that is ready (see the
+    module docstring); ``None`` when the store must be opened (and so migrated, synced or loaded)."""
+    path = sqlite_path(url)
+    if path is None or not os.path.isfile(path):
+        return None
+    try:
+        conn = _connect(path)
+    except sqlite3.Error:
+        return None
+    try:
+        if _ready(conn):
+            return SqliteReader(conn, path)
+    except sqlite3.Error:  # not a store, locked past the timeout, damaged: the Store says what is wrong
+        pass
+    conn.close()
+    return None
+
+
+def _ready(conn: sqlite3.Connection) -> bool:
+    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
+    from gpuscout.knowledge.accelerators import all_accelerators
+
+    conn.execute("BEGIN")
+    try:
+        version = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            return False
+        bundled = conn.execute(
+            "SELECT snapshots.fingerprint FROM current_snapshot JOIN snapshots "
+            "ON snapshots.id = current_snapshot.snapshot_id WHERE current_snapshot.source = ?",
+            (SNAPSHOT_SOURCE,),
+        ).fetchone()
+        if bundled is None or bundled[0] != SNAPSHOT_SHA256:
+            return False
+        stored = {
+            name: (memory, bandwidth, tflops)
+            for name, memory, bandwidth, tflops in conn.execute(
+                "SELECT name, memory_gb, bandwidth_gbps, bf16_tflops FROM accelerators"
+            )
+        }
+    finally:
+        conn.execute("COMMIT")
+    wanted = {a.name: (float(a.memory_gb), a.bandwidth_gbps, a.bf16_tflops) for a in all_accelerators()}
+    return stored == wanted
+
+
+def open_reader(url: str) -> OfferReader:
+    """A reader of the current offers of the store at ``url``: ``sqlite3`` on a ready SQLite store,
+    else the opened :class:`~gpuscout.catalog.store.Store` (migrated, synced, bundled snapshot loaded)."""
+    lean = open_ready(url)
+    if lean is not None:
+        return lean
+    from gpuscout.catalog.api import open_store
+
+    store: Store = open_store(url)
+    return store
