@@ -585,6 +585,22 @@ _DECODE = ("decode_b1", "decode_batched", "achieved_bw")
 _PREFILL = ("prefill", "ttft")
 _LOAD = ("ttft_load", "tpot", "latency_per_token", "serving", "requests")
 _ALL = _DECODE + _PREFILL + _LOAD
+# Kernel efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput,
+# TPOT): properties of the engine's kernels and scheduler. TTFT under load also carries queueing,
+# the client's arrival pattern (lockstep or staggered), long-prompt attention kernels of one platform
+# (vLLM's 2024 ROCm build: 734 s for a 128k prompt) and medians compared with means; fitted with the
+# rest, a few TTFT rows 5x off (DeepSeek-R1 in early-2025 engines) dragged SGLang's FP8 compute
+# efficiency to 0.05 of peak. So TTFT rows fit only the per-request cost on their TTFT (a TTFT at
+# concurrency 1 fitted with the speed rows was tried: it pulled vLLM's compute efficiency to 0.31
+# and the leave-one-source-out TTFT error up by 6 points).
+_SPEED = tuple(m for m in _ALL if m != "ttft_load")
+_REQUEST: list[Param] = [("attr", "request_overhead_us")]
+
+
+
+def _speed_then_ttft(params: list[Param]) -> list[tuple[tuple[str, ...], list[Param]]]:
+    return [(_SPEED, [p for p in params if p not in _REQUEST]), (("ttft_load",), _REQUEST)]
+
 
 # Which constants are fitted, per engine, and on which metric families. Few, physical ones: the
 # achieved fractions of peak, the fixed costs, and one factor per past era.
@@ -609,79 +625,63 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
         ),
     ],
     "gpt-fast": [(_DECODE, [("bw", "16bit"), ("bw", "weight-only"), ("attr", "step_overhead_us")])],
-    "vllm": [
-        (
-            _ALL,
-            [
-                ("bw", "16bit"),
-                ("bw", "weight-only"),
-                ("comp", "16bit"),
-                ("attr", "step_overhead_us"),
-                ("attr", "seq_overhead_us"),
-                ("attr", "moe_efficiency"),
-                ("attr", "moe_compute_efficiency"),
-                ("attr", "moe_layer_overhead_us"),
-                ("attr", "request_overhead_us"),
-                ("era:v0:step_overhead_us", ""),
-                ("era:v0:seq_overhead_us", ""),
-                ("era:v0:tp_step_overhead_us", ""),
-                ("era:v0:scale", ""),
-                ("era:v0:cscale", ""),
-                ("era:v0:moe_compute_efficiency", ""),
-            ],
-        )
-    ],
-    "sglang": [
-        (
-            _ALL,
-            [
-                ("bw", "16bit"),
-                ("bw", "fp8"),
-                ("bw", "weight-only"),
-                ("comp", "16bit"),
-                ("comp", "fp8"),
-                ("attr", "step_overhead_us"),
-                ("attr", "moe_efficiency"),
-                ("attr", "moe_compute_efficiency"),
-                ("attr", "moe_layer_overhead_us"),
-                ("attr", "request_overhead_us"),
-                ("attr", "tp_step_overhead_us"),
-                ("era:0.3:step_overhead_us", ""),
-            ],
-        )
-    ],
-    "tensorrt-llm": [
-        (
-            _ALL,
-            [
-                ("bw", "default"),
-                ("comp", "16bit"),
-                ("comp", "fp8"),
-                ("attr", "step_overhead_us"),
-                ("attr", "moe_efficiency"),
-                ("attr", "moe_compute_efficiency"),
-                ("attr", "moe_layer_overhead_us"),
-                ("attr", "request_overhead_us"),
-                ("era:0.5:scale", ""),
-            ],
-        )
-    ],
-    "tgi": [
-        (
-            _ALL,
-            [
-                ("era:1.x:scale", ""),
-                ("attr", "request_overhead_us"),
-                ("era:2.x:step_overhead_us", ""),
-                ("era:2.x:tp_step_overhead_us", ""),
-                ("era:2.x:scale", ""),
-                ("era:1.x:step_overhead_us", ""),
-                ("era:1.x:layer_overhead_us", ""),
-                ("era:1.x:seq_overhead_us", ""),
-                ("era:1.x:tp_step_overhead_us", ""),
-            ],
-        )
-    ],
+    "vllm": _speed_then_ttft(
+        [
+            ("bw", "16bit"),
+            ("bw", "weight-only"),
+            ("comp", "16bit"),
+            ("attr", "step_overhead_us"),
+            ("attr", "seq_overhead_us"),
+            ("attr", "moe_efficiency"),
+            ("attr", "moe_compute_efficiency"),
+            ("attr", "moe_layer_overhead_us"),
+            ("attr", "request_overhead_us"),
+            ("era:v0:seq_overhead_us", ""),
+            ("era:v0:tp_step_overhead_us", ""),
+            ("era:v0:moe_compute_efficiency", ""),
+        ]
+    ),
+    "sglang": _speed_then_ttft(
+        [
+            ("bw", "16bit"),
+            ("bw", "fp8"),
+            ("bw", "weight-only"),
+            ("comp", "16bit"),
+            ("comp", "fp8"),
+            ("attr", "moe_efficiency"),
+            ("attr", "moe_compute_efficiency"),
+            ("attr", "moe_layer_overhead_us"),
+            ("attr", "request_overhead_us"),
+            ("attr", "tp_step_overhead_us"),
+            ("era:0.3:step_overhead_us", ""),
+        ]
+    ),
+    "tensorrt-llm": _speed_then_ttft(
+        [
+            ("bw", "default"),
+            ("comp", "16bit"),
+            ("comp", "fp8"),
+            ("attr", "step_overhead_us"),
+            ("attr", "moe_efficiency"),
+            ("attr", "moe_compute_efficiency"),
+            ("attr", "moe_layer_overhead_us"),
+            ("attr", "request_overhead_us"),
+            ("era:0.5:scale", ""),
+        ]
+    ),
+    "tgi": _speed_then_ttft(
+        [
+            ("era:1.x:scale", ""),
+            ("attr", "request_overhead_us"),
+            ("era:2.x:step_overhead_us", ""),
+            ("era:2.x:tp_step_overhead_us", ""),
+            ("era:2.x:scale", ""),
+            ("era:1.x:step_overhead_us", ""),
+            ("era:1.x:layer_overhead_us", ""),
+            ("era:1.x:seq_overhead_us", ""),
+            ("era:1.x:tp_step_overhead_us", ""),
+        ]
+    ),
     "hf-transformers": [
         (
             _ALL,
@@ -699,6 +699,19 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
         )
     ],
 }
+# Constants two engines share because they do the same thing, fitted on the rows of both at once:
+# holding one source out then leaves the constant to the other engine's rows, not to a prior.
+# ``python_scheduler_step_us``: the CPU time of one step of a Python scheduler of 2024-25 (vLLM's V0
+# engine, SGLang 0.4): scheduling, input preparation, sampling, detokenisation, ~2-3 ms on a server
+# CPU. vLLM V0 adds it to the GPU's time; SGLang's overlap scheduler hides it behind the GPU's.
+SHARED_PARAMS: dict[str, tuple[tuple[str, Param], ...]] = {
+    "python_scheduler_step_us": (
+        ("vllm", ("era:v0:step_overhead_us", "")),
+        ("sglang", ("attr", "step_overhead_us")),
+    ),
+}
+SHARED_PRIORS = {"python_scheduler_step_us": 2000.0}
+
 _CAPS = {
     "bw": 0.98,
     "comp": 0.95,
@@ -748,7 +761,7 @@ PRIORS: dict[str, dict[Param, float]] = {
         ("era:1.x:step_overhead_us", ""): 3000.0,
         ("era:2.x:step_overhead_us", ""): 1000.0,
     },
-    "vllm": {("era:v0:step_overhead_us", ""): 2000.0, ("era:v0:seq_overhead_us", ""): 30.0},
+    "vllm": {("era:v0:seq_overhead_us", ""): 30.0},
     "sglang": {("era:0.3:step_overhead_us", ""): 900.0},
 }
 # How far (log units, one sigma) a constant may plausibly sit from its physics prior: efficiencies and
@@ -849,7 +862,9 @@ def set_param(p: EngineProfile, param: Param, value: float) -> EngineProfile:
 
 
 def _usable(engine: str, cases: Sequence[Case], metrics: tuple[str, ...]) -> list[Case]:
-    return [c for c in cases if not c.skip and not c.suspect and c.engine == engine and c.metric in metrics]
+    return [
+        c for c in cases if not c.skip and not c.suspect and c.engine == engine and c.metric in metrics
+    ]
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -1005,11 +1020,99 @@ def prior_profile(engine: str) -> EngineProfile:
                 prof = set_param(prof, ("attr", p[1]), _prior(engine, ("attr", p[1])))
             else:
                 prof = set_param(prof, p, _prior(engine, p))
+    for group, members in SHARED_PARAMS.items():
+        for e, p in members:
+            if e == engine:
+                prof = set_param(prof, p, SHARED_PRIORS[group])
     return prof
 
 
+def fit_engines(
+    engines: Iterable[str],
+    cases: Sequence[Case],
+    *,
+    from_priors: bool = True,
+    log: Callable[[str], None] | None = None,
+) -> dict[str, EngineProfile]:
+    """Fit ``engines`` (each on its own rows), then every SHARED_PARAMS constant one of them uses, on
+    the speed rows of all the engines that share it (those engines are fitted too)."""
+    names = set(engines)
+    groups = [g for g, members in SHARED_PARAMS.items() if any(e in names for e, _ in members)]
+    for g in groups:
+        names |= {e for e, _ in SHARED_PARAMS[g]}
+    profs = {
+        e: fit_engine(e, cases, log=log, start=prior_profile(e) if from_priors else None)
+        for e in sorted(names)
+    }
+    for g in groups:
+        profs = _fit_shared(g, profs, cases, log)
+    return profs
+
+
+def _fit_shared(
+    group: str,
+    profs: dict[str, EngineProfile],
+    cases: Sequence[Case],
+    log: Callable[[str], None] | None = None,
+) -> dict[str, EngineProfile]:
+    """Fit the shared constant ``group`` on the speed rows of every engine sharing it (the engines'
+    own constants as fitted), with the weak pull towards its physics prior."""
+    members = SHARED_PARAMS[group]
+    sharing = {e for e, _ in members}
+    usable = [
+        c
+        for c in cases
+        if not c.skip
+        and not c.suspect
+        and c.engine in sharing
+        and c.metric in _SPEED
+        and _shared_exercised(c, members)
+    ]
+    if not usable:
+        return profs
+
+    def build(x: list[float]) -> dict[str, EngineProfile]:
+        out = dict(profs)
+        for e, p in members:
+            out[e] = set_param(out[e], p, math.exp(x[0]))
+        return out
+
+    prior = math.log(SHARED_PRIORS[group])
+    weight = ROW_SIGMA / DEFAULT_PRIOR_SIGMA
+
+    def residuals(x: list[float]) -> list[float]:
+        res = evaluate(usable, build(x))
+        return [_robust(r.log_error) if not r.error else 3.0 for r in res] + [weight * (x[0] - prior)]
+
+    e0, p0 = members[0]
+    best = _levenberg_marquardt(residuals, [math.log(get_param(profs[e0], p0))])
+    if log:
+        log(f"  shared {group} on {len(usable)} rows of {'/'.join(sorted(sharing))}: {math.exp(best[0]):.4g}")
+    return build(best)
+
+
+def _shared_exercised(c: Case, members: tuple[tuple[str, Param], ...]) -> bool:
+    """Whether a shared constant reaches this row: an era's override reaches only that era's rows, a
+    profile attribute every row whose eras do not override it."""
+    prof = resolve_engine(c.engine_text)
+    eras = prof.era.split("+") if prof.era else []
+    for e, (kind, key) in members:
+        if e != c.engine:
+            continue
+        if kind.startswith("era:"):
+            return kind.split(":")[1] in eras
+        base = resolve_engine(e)
+        return not any(key in x.overrides for x in base.eras if x.name in eras)
+    return False
+
+
 def describe(prof: EngineProfile, engine: str) -> str:
-    parts = []
+    parts = [
+        f"{p[0]}{':' + p[1] if p[1] else ''}={get_param(prof, p):.4g}"
+        for members in SHARED_PARAMS.values()
+        for e, p in members
+        if e == engine
+    ]
     for _, ps in FIT_PARAMS.get(engine, []):
         for p in ps:
             if p[0] == "grid":
@@ -1030,7 +1133,7 @@ def loso(cases: Sequence[Case], log: Callable[[str], None] | None = None) -> dic
         held = [c for c in cases if c.source == src and not c.skip]
         train = [c for c in cases if c.source != src]
         engines = {c.engine for c in held if c.engine in FIT_PARAMS}
-        fitted = {e: fit_engine(e, train, start=prior_profile(e)) for e in sorted(engines)}
+        fitted = fit_engines(engines, train)
         res = evaluate(held, fitted)
         results += res
         ok = [r.ape for r in res if not r.error and not r.case.suspect and r.case.metric in SPEED_METRICS]
@@ -1121,10 +1224,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     cases = build_cases(load(args.csv))
     if args.fit:
         engines = list(FIT_PARAMS) if args.fit == "all" else [args.fit]
-        for name in engines:
-            start = prior_profile(name) if args.from_priors else None
-            prof = fit_engine(name, cases, log=print, start=start)
-            print(f"{name}: {describe(prof, name)}")
+        fitted = fit_engines(engines, cases, from_priors=args.from_priors, log=print)
+        for name in sorted(fitted):
+            print(f"{name}: {describe(fitted[name], name)}")
         return 0
     results = evaluate(cases)
     summary = summarise(results)

@@ -96,3 +96,46 @@ def test_loso_refits_without_the_held_out_source(accuracy: ModuleType) -> None:
     start = accuracy.prior_profile("gpt-fast")
     fitted = accuracy.fit_engine("gpt-fast", train, start=start)
     assert fitted.bandwidth_efficiency == start.bandwidth_efficiency  # no gpt-fast rows left: priors kept
+
+
+def test_ttft_under_load_fits_only_the_per_request_cost(accuracy: ModuleType) -> None:
+    """TTFT under load carries queueing and the client's arrival pattern: fitted on its own it moves the
+    per-request cost and nothing else (no efficiency, no step cost), however far off the rows are."""
+    cases = accuracy.build_cases(accuracy.load(Path(CALIBRATION)))
+    ttft = [c for c in cases if c.engine == "tensorrt-llm" and c.metric == "ttft_load" and not c.skip]
+    assert ttft
+    start = accuracy.prior_profile("tensorrt-llm")
+    fitted = accuracy.fit_engine("tensorrt-llm", ttft, start=start)
+    assert fitted.request_overhead_us != start.request_overhead_us
+    assert fitted.bandwidth_efficiency == start.bandwidth_efficiency
+    assert fitted.compute_efficiency == start.compute_efficiency
+    assert (fitted.moe_efficiency, fitted.moe_compute_efficiency, fitted.step_overhead_us) == (
+        start.moe_efficiency,
+        start.moe_compute_efficiency,
+        start.step_overhead_us,
+    )
+    for engine, families in accuracy.FIT_PARAMS.items():
+        for metrics, params in families:
+            if "ttft_load" in metrics and engine != "hf-transformers":
+                assert params == [("attr", "request_overhead_us")], engine
+
+
+def test_shared_step_cost_comes_from_the_other_engine_when_a_source_is_held_out(
+    accuracy: ModuleType,
+) -> None:
+    """The Python-scheduler step cost is one constant for vLLM V0 and SGLang 0.4: without the source of
+    every SGLang 0.4 batch-1 row (Qwen3 speed benchmark) it is fitted on vLLM V0's rows, not left at
+    its prior, and both engines carry the same value."""
+    cases = accuracy.build_cases(accuracy.load(Path(CALIBRATION)))
+    qwen3 = next(c.source for c in cases if c.engine == "sglang" and "0.4.6" in c.engine_text)
+    train = [c for c in cases if c.source != qwen3]
+    profs = {e: accuracy.resolve_engine(e) for e in ("vllm", "sglang")}
+    fitted = accuracy._fit_shared("python_scheduler_step_us", profs, train)
+    v0 = accuracy.get_param(fitted["vllm"], ("era:v0:step_overhead_us", ""))
+    assert fitted["sglang"].step_overhead_us == pytest.approx(v0)
+    assert v0 != pytest.approx(accuracy.SHARED_PRIORS["python_scheduler_step_us"], rel=0.05)
+    # an era override is not the base attribute: SGLang 0.3 rows keep their own step cost
+    members = accuracy.SHARED_PARAMS["python_scheduler_step_us"]
+    sglang_03 = [c for c in train if c.engine == "sglang" and "0.3" in c.engine_text]
+    assert sglang_03
+    assert not any(accuracy._shared_exercised(c, members) for c in sglang_03)

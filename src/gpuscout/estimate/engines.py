@@ -220,16 +220,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.645, weight_only=0.634, fp8=0.631, **{"16bit": 0.645}),
-        compute_efficiency=_eff(default=0.428, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.428}),
-        moe_efficiency=0.486,
-        moe_compute_efficiency=1.0,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
-        moe_layer_overhead_us=104.9,
+        bandwidth_efficiency=_eff(default=0.64, weight_only=0.625, fp8=0.631, **{"16bit": 0.64}),
+        compute_efficiency=_eff(default=0.408, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.408}),
+        moe_efficiency=0.529,
+        moe_compute_efficiency=0.996,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_layer_overhead_us=201.0,
         layer_overhead_us=3.0,
-        step_overhead_us=405.2,
-        seq_overhead_us=5.43,
+        step_overhead_us=375.5,
+        seq_overhead_us=5.07,
         tp_step_overhead_us=200.0,
-        request_overhead_us=33400.0,
+        request_overhead_us=34200.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -244,15 +244,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2492.0,
-                    "seq_overhead_us": 243.0,
-                    "tp_step_overhead_us": 1415.0,
-                    "moe_compute_efficiency": 0.133,
+                    "step_overhead_us": 2505.0,
+                    "seq_overhead_us": 327.5,
+                    "tp_step_overhead_us": 1130.0,
+                    "moe_compute_efficiency": 0.555,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                 },
-                efficiency_scale=1.04,
-                compute_scale=0.921,
+                # no efficiency scale: V0 and V1 call the same GPU kernels (FlashAttention, cuBLAS,
+                # Marlin); the rewrite changed the CPU side (scheduler, per-step and per-worker costs)
             ),
             EngineEra(
                 "eager",
@@ -268,16 +268,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.625, weight_only=0.227, fp8=0.454, **{"16bit": 0.625}),
-        compute_efficiency=_eff(default=0.545, fp8=0.412, weight_only=0.45, fp4=0.40, **{"16bit": 0.545}),
-        moe_efficiency=0.292,
-        moe_compute_efficiency=0.352,
-        moe_layer_overhead_us=18.9,
+        bandwidth_efficiency=_eff(default=0.554, weight_only=0.222, fp8=0.324, **{"16bit": 0.554}),
+        compute_efficiency=_eff(default=0.49, fp8=0.667, weight_only=0.45, fp4=0.40, **{"16bit": 0.49}),
+        moe_efficiency=0.45,
+        moe_compute_efficiency=0.948,
+        moe_layer_overhead_us=52.2,
         layer_overhead_us=3.0,
-        step_overhead_us=2894.0,
+        step_overhead_us=2505.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=218.4,
-        request_overhead_us=3287.0,
+        tp_step_overhead_us=218.9,
+        request_overhead_us=3209.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -291,7 +291,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 788.1, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 896.7, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
             ),
         ),
@@ -302,15 +302,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.758),
-        compute_efficiency=_eff(default=0.497, fp8=0.447, **{"16bit": 0.497}),
-        moe_efficiency=0.442,
-        moe_compute_efficiency=0.13,
-        moe_layer_overhead_us=428.3,
+        bandwidth_efficiency=_eff(default=0.705),
+        compute_efficiency=_eff(default=0.482, fp8=0.501, **{"16bit": 0.482}),
+        moe_efficiency=0.215,
+        moe_compute_efficiency=0.562,
+        moe_layer_overhead_us=155.2,
         layer_overhead_us=2.0,
         step_overhead_us=500.0,
         seq_overhead_us=2.0,
-        request_overhead_us=2852.0,
+        request_overhead_us=7399.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -338,7 +338,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "v0.5-0.6, static batching",
                 r"0\.[0-9]",
                 {"continuous_batching": False, "chunked_prefill": False, "step_overhead_us": 400.0},
-                efficiency_scale=1.29,
+                efficiency_scale=1.3,
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -356,7 +356,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=4320.0,
+        request_overhead_us=4595.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -371,7 +371,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 612.9,
+                    "layer_overhead_us": 612.7,
                     "step_overhead_us": 1099.0,
                     "seq_overhead_us": 2256.0,
                     "tp_step_overhead_us": 99.8,
@@ -385,8 +385,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "2.x",
                 "2.x, CUDA graphs, no chunked prefill",
                 r"2\.[0-9]+",
-                {"chunked_prefill": False, "step_overhead_us": 876.1, "tp_step_overhead_us": 167.5},
-                efficiency_scale=0.518,
+                {"chunked_prefill": False, "step_overhead_us": 880.2, "tp_step_overhead_us": 168.6},
+                efficiency_scale=0.468,
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -495,41 +495,43 @@ CALIBRATION: dict[str, str] = {
         "1-129k prompts), Qwen2 benchmark (vLLM 0.4.2 MoE), dstack 405B H100/MI300X offline bursts, "
         "dstack DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, "
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
-        "Today (V1): bandwidth 0.645 (16-bit) / 0.634 (weight-only), compute 0.428 (16-bit), 405 us per "
-        "step + 5.4 us per sequence, 33.4 ms per request on TTFT (API server, tokenisation, admission), MoE "
-        "weights at 0.49 of dense efficiency and grouped GEMMs at dense efficiency (the 1.0 cap, once the "
-        "tile padding is counted: every touched expert computes a whole tensor-core tile; the 2026 "
-        "DeepSeek-V3.2 and Qwen recipes), 105 us per MoE layer. FP8 bandwidth / compute are not fitted "
-        "(no FP8 rows of today's engine but four on an H20): 16-bit streaming and the 0.48 compute prior. "
-        "V0 era (0.4-0.7): 2492 us per step, 243 us per sequence, 1415 us per step and extra TP worker, "
-        "efficiencies x1.04 (compute x0.92 on top), grouped expert GEMMs at 0.13 of dense (vLLM 0.7.3/0.7.4 "
-        "DeepSeek-R1, dstack, early 2025)."
+        "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
+        "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
+        "0.640 (16-bit) / 0.625 (weight-only), compute 0.409 (16-bit), 376 us per step + 5.1 us per "
+        "sequence, 34.2 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.53 "
+        "of dense efficiency and grouped GEMMs at dense efficiency (once the tile padding is counted: "
+        "every touched expert computes a whole tensor-core tile), 201 us per MoE layer. FP8 bandwidth / "
+        "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
+        "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
+        "scheduler's 2505 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 328 us per sequence, 1130 us per step and extra TP worker, grouped "
+        "expert GEMMs at 0.56 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.625 (16-bit) / 0.454 (fp8) / 0.227 (AWQ), compute 0.545 / 0.412 (with Hopper's 64-row tile, "
-        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), "
-        "2894 us of CPU per step overlapped with the GPU, 218 us per extra TP worker, 3.3 ms per request, "
-        "MoE weights at 0.29 and grouped GEMMs at 0.35 of dense efficiency, 19 us per MoE layer; 0.3 era: "
-        "788 us per step, not overlapped."
+        "0.554 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
+        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), the "
+        "Python scheduler's 2505 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
+        "per extra TP worker, 3.2 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
+        "efficiency, 52 us per MoE layer; 0.3 era: 897 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.758, compute 0.497 "
-        "(16-bit) / 0.447 (fp8), 500 us per step overlapped, 2.9 ms per request, MoE weights at 0.44 and "
-        "grouped GEMMs at 0.13, 428 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025); "
-        "v0.5-0.6 era: efficiencies x1.29 (static batches)."
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.705, compute 0.482 "
+        "(16-bit) / 0.501 (fp8), 500 us per step overlapped, 7.4 ms per request, MoE weights at 0.22 and "
+        "grouped GEMMs at 0.56, 155 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025); "
+        "v0.5-0.6 era: efficiencies x1.30 (static batches)."
     ),
     "tgi": (
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
-        "a small k6 scenario dominated by the load generator): physics defaults. 4.3 ms per request. "
+        "a small k6 scenario dominated by the load generator): physics defaults. 4.6 ms per request. "
         "1.x era: 1099 us per step, 613 us per layer (eager), 2256 us per sequence and step, 100 us per "
-        "extra TP worker, efficiencies x0.765; 2.x era (ROCm): 876 us per step, 168 us per extra worker, "
-        "efficiencies x0.52."
+        "extra TP worker, efficiencies x0.765; 2.x era (ROCm): 880 us per step, 169 us per extra worker, "
+        "efficiencies x0.47."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
