@@ -293,7 +293,10 @@ def test_gpt_oss_120b_fits_one_80gb_card_in_mxfp4() -> None:
     """Sized in its native MXFP4 (about 65 GB of weights), gpt-oss-120b runs one copy per 80 GB card."""
     _, answer = _answer("gpt-oss-120b-chat-8-users")
     for r in answer.rows:
-        assert r.estimate is not None and (r.estimate.precision or "").startswith("mxfp4"), r.estimate
+        assert r.estimate is not None
+        if r.substitution is not None:  # an engine that cannot run MXFP4 there: another format, said
+            continue
+        assert (r.estimate.precision or "").startswith("mxfp4"), r.estimate
         assert r.estimate.weights_gb * r.config.tp < 80
     one_card = [
         r for r in answer.rows if r.config.tp == 1 and resolve_gpu(r.offer.accelerator).memory_gb >= 80

@@ -93,10 +93,6 @@ class _State:
     prefill_share: float  # share of the busy time spent on prompts
 
 
-def _zero_step() -> StepTime:
-    return StepTime(0.0, 0.0, 0.0, 0.0, 0.0)
-
-
 def _state(st: Setup, running: int, prompt: int, output: int) -> _State:
     """Busy engine with ``running`` sequences: step, requests/s, TTFT and TPOT without queueing."""
     eng = st.engine
@@ -109,16 +105,28 @@ def _state(st: Setup, running: int, prompt: int, output: int) -> _State:
         wave = pre + o * step.total
         return _State(step, b / wave, pre + step.total, step.total, pre / wave)
     dec = decode_step(st, b, ctx)
+    mean_step: float | None = None  # the mean step a decoding sequence lives through, when known
     if prompt <= 0:
         marginal, ttft_prefill = 0.0, 0.0
     elif eng.chunked_prefill:
-        # the prompt rides in steps with the other b-1 sequences decoding: it costs what it adds to them
+        # The steady cycle, as a sum of step times (so more bandwidth or compute never slows it): a
+        # request's prompt rides in `chunks` chunk steps, each carrying k prompts' chunks within the
+        # token budget while the other b-k sequences decode; plain steps (b tokens each) decode the rest
+        # of its o tokens. k is the fewest chunks per step at which chunk steps do not decode more
+        # tokens than the requests need (more completions per step pack more prompts per step); when
+        # even a full budget does, chunk steps alone set the pace (prefill-bound).
         budget = max(1.0, eng.prefill_chunk_tokens - (b - 1))
         chunks = math.ceil(prompt / budget)
         size = prompt / chunks
-        others = decode_step(st, b - 1, ctx) if b > 1 else _zero_step()
+        k_max = max(1, min(b, int(budget // size)))
+        k = min(k_max, max(1, math.ceil(chunks * b / (o + chunks))))
+        packed = decode_step(st, b - k, ctx, prefill_tokens=k * size, prefill_context=prompt / 2.0)
+        chunk_steps = chunks / k
+        plain_steps = max(0.0, o - chunk_steps * (b - k)) / b
+        marginal = chunk_steps * packed.total + plain_steps * dec.total - o * dec.total / b
+        # every step gives each decoding sequence a token: its TPOT is the cycle's mean step
+        mean_step = (chunk_steps * packed.total + plain_steps * dec.total) / (chunk_steps + plain_steps)
         with_chunk = decode_step(st, b - 1, ctx, prefill_tokens=size, prefill_context=prompt / 2.0)
-        marginal = chunks * max(0.0, with_chunk.total - others.total)
         ttft_prefill = chunks * with_chunk.total
     else:
         # prefills run as their own steps (batched up to the token budget) and stall decoding
@@ -128,7 +136,12 @@ def _state(st: Setup, running: int, prompt: int, output: int) -> _State:
     t_req = o * dec.total / b + marginal
     x = 1.0 / t_req
     ttft = 0.5 * dec.total + ttft_prefill + (dec.total if prompt > 0 else 0.0)
-    tpot = dec.total if o <= 1 else max(dec.total, (b / x - ttft) / (o - 1))
+    if o <= 1:
+        tpot = dec.total
+    elif mean_step is not None:
+        tpot = max(dec.total, mean_step)
+    else:
+        tpot = max(dec.total, (b / x - ttft) / (o - 1))
     return _State(dec, x, ttft, tpot, marginal / t_req)
 
 
