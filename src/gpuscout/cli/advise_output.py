@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuscout.cli.output import printable, wide_console
+from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -110,25 +111,33 @@ def table(workload: Any, advice: Any) -> None:
             out.print(_text(f"Why: {advice.binding}"), highlight=False)
         out.print(Text("See each offer's reason with --show-rejected."), highlight=False)
         return
-    t = Table(show_lines=False)
-    t.add_column("#", justify="right")
-    t.add_column("trade-off")
-    t.add_column("provider")
-    t.add_column("instance (regions)", overflow="fold")
-    t.add_column("config")
-    t.add_column("$/h", justify="right")
+    # Narrow terminals keep the rank, who, what, the latency or time, and the cost; the row's reason
+    # (--explain N has it all) gives way first and the instance name last.
+    columns = [
+        Column("#", right=True),
+        Column("trade-off", drop=5),
+        Column("provider", max_width=14),
+        Column("instance (regions)", drop=6, max_width=22),
+        Column("config"),
+        Column("$/h", right=True, drop=2),
+    ]
     if serve:
-        t.add_column("TTFT", justify="right")
-        t.add_column("tok/s/user", justify="right")
-        t.add_column("latency", justify="right")
-        t.add_column("cost/unit", justify="right")
-        t.add_column("$/month", justify="right")
+        columns += [
+            Column("TTFT", right=True),
+            Column("tok/s/user", right=True),
+            Column("latency", right=True, drop=3),
+            Column("cost/unit", right=True),
+            Column("$/month", right=True, drop=4),
+        ]
     else:
-        t.add_column("time", justify="right")
-        t.add_column("speed", justify="right")
-        t.add_column("cost/unit", justify="right")
-        t.add_column("total", justify="right")
-    t.add_column("why", overflow="fold")
+        columns += [
+            Column("time", right=True),
+            Column("speed", right=True, drop=3),
+            Column("cost/unit", right=True, drop=4),
+            Column("total", right=True),
+        ]
+    columns.append(Column("why", drop=1))
+    rows: list[list[Any]] = []
     for rec in recs:
         o, s = rec.offer, rec.estimate
         warn = _shown_warnings(rec, advice.notes)
@@ -146,13 +155,17 @@ def table(workload: Any, advice: Any) -> None:
                       duration(rec.time_to_result_s), _unit(rec), _money(rec.total_usd)]
         else:
             cells += [duration(rec.time_to_result_s), _speed(rec), _unit(rec), _money(rec.total_usd)]
-        t.add_row(*cells, why)
+        rows.append([*cells, why])
+    t, left_out = fitted_table(None, columns, rows, terminal_width(out))
     out.print(t)
     picks = ", ".join(f"{name} #{n}" for name, n in advice.picks.items())
     out.print(_text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."),
               highlight=False)
     out.print(Text("Details of a row: --explain N; why offers are left out: --show-rejected."),
               highlight=False)
+    note = left_out_note(left_out)
+    if note:
+        out.print(Text(note), highlight=False)
 
 
 def rejected_table(recs: list[Any]) -> None:

@@ -31,11 +31,17 @@ class Column:
     max_width: int | None = None
 
 
-def _natural_width(column: Column, cells: Sequence[str], *, capped: bool) -> int:
-    widest = max(
-        (max((line.cell_len for line in Text.from_markup(cell).split("\n")), default=0) for cell in cells),
-        default=0,
-    )
+Cell = str | Text
+"""A cell: markup of ours (a ``str``) or text as it is (a ``Text``: provider strings, user input)."""
+
+
+def _cell_width(cell: Cell) -> int:
+    text = cell if isinstance(cell, Text) else Text.from_markup(cell)
+    return max((line.cell_len for line in text.split("\n")), default=0)
+
+
+def _natural_width(column: Column, cells: Sequence[Cell], *, capped: bool) -> int:
+    widest = max((_cell_width(cell) for cell in cells), default=0)
     if capped and column.max_width is not None:
         widest = min(widest, column.max_width)
     # a column that never wraps (numbers, cut identifiers) does not wrap its header either
@@ -45,9 +51,9 @@ def _natural_width(column: Column, cells: Sequence[str], *, capped: bool) -> int
 
 
 def fitted_table(
-    title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int | None
+    title: str | None, columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int | None
 ) -> tuple[Table, list[str]]:
-    """The table of ``rows`` (markup strings, one per column) within ``width`` terminal cells, and the
+    """The table of ``rows`` (one cell per column) within ``width`` terminal cells, and the
     headers of the columns left out to get there (empty when everything fits). ``width=None`` (output
     to a pipe or a file, read by programs and people alike) keeps every column. Long identifiers are cut
     to their ``max_width`` only when the whole text does not fit."""
