@@ -597,7 +597,6 @@ _SPEED = tuple(m for m in _ALL if m != "ttft_load")
 _REQUEST: list[Param] = [("attr", "request_overhead_us")]
 
 
-
 def _speed_then_ttft(params: list[Param]) -> list[tuple[tuple[str, ...], list[Param]]]:
     return [(_SPEED, [p for p in params if p not in _REQUEST]), (("ttft_load",), _REQUEST)]
 
@@ -862,9 +861,7 @@ def set_param(p: EngineProfile, param: Param, value: float) -> EngineProfile:
 
 
 def _usable(engine: str, cases: Sequence[Case], metrics: tuple[str, ...]) -> list[Case]:
-    return [
-        c for c in cases if not c.skip and not c.suspect and c.engine == engine and c.metric in metrics
-    ]
+    return [c for c in cases if not c.skip and not c.suspect and c.engine == engine and c.metric in metrics]
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:

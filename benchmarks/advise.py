@@ -205,8 +205,10 @@ def main(argv: list[str] | None = None) -> int:
             f"  rank: median {result['median_ms']} ms (min {result['min_ms']}, max {result['max_ms']}) over "
             f"{args.runs} runs; target <= 300 ms"
         )
-        print(f"  CPU time per run: median {result['median_cpu_ms']} ms (1-min load average "
-              f"{result['load_average_1min']} on {os.cpu_count()} CPUs; wall time includes waiting for one)")
+        print(
+            f"  CPU time per run: median {result['median_cpu_ms']} ms (1-min load average "
+            f"{result['load_average_1min']} on {os.cpu_count()} CPUs; wall time includes waiting for one)"
+        )
         print(f"  estimator calls per run: {calls} for {configs} distinct configurations")
         print(
             f"  full answer ({len(cached_all):,} rows): cached {cached_all_s:.2f} s, naive {naive_s:.2f} s "

@@ -24,10 +24,17 @@ from gpuscout.advise.workload import AnyWorkload
 from gpuscout.catalog.offer import Offer
 
 
-def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str = "cost",
-               top: int | None = None, backends: Backends | None = None,
-               assumptions: Assumptions | None = None, now: datetime | None = None,
-               include_stale: bool = False) -> list[Recommendation]:
+def rank_naive(
+    workload: AnyWorkload,
+    offers: Sequence[Offer],
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    backends: Backends | None = None,
+    assumptions: Assumptions | None = None,
+    now: datetime | None = None,
+    include_stale: bool = False,
+) -> list[Recommendation]:
     """The straightforward computation: a fresh evaluator, terms and cost model for every offer."""
     check_objective(objective)
     now = now or datetime.now(UTC)
@@ -61,6 +68,12 @@ def rank_naive(workload: AnyWorkload, offers: Sequence[Offer], *, objective: str
             key = (hourly, offer.provider, offer.instance_type, offer.region, int(spot), index)
             rows.append(Candidate(total, time, key, choice_group(offer, spot, hourly), (offer, spot, hourly)))
     a = assumptions or Assumptions()
-    selection = select(rows, rows, objective=objective, top=top, balanced_time_factor=a.balanced_time_factor,
-                       time_tolerance=a.time_tolerance)
+    selection = select(
+        rows,
+        rows,
+        objective=objective,
+        top=top,
+        balanced_time_factor=a.balanced_time_factor,
+        time_tolerance=a.time_tolerance,
+    )
     return build_rows(selection, offers, fresh(), fresh)

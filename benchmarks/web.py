@@ -124,8 +124,13 @@ ENDPOINTS: tuple[str, ...] = ("/", "/api/v1/offers")
 
 
 async def client_loop(
-    client: httpx.AsyncClient, path: str, queries: tuple[str, ...], deadline: float, k: int,
-    out: list[float], errors: list[str],
+    client: httpx.AsyncClient,
+    path: str,
+    queries: tuple[str, ...],
+    deadline: float,
+    k: int,
+    out: list[float],
+    errors: list[str],
 ) -> None:
     i = k
     while time.perf_counter() < deadline:
@@ -198,9 +203,17 @@ PAGES: tuple[str, ...] = (
     "/docs",
 )
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-extensions", "--no-pings"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-extensions",
+    "--no-pings",
+]
 
 
 def measure_page(browser: Any, url: str) -> dict[str, float]:
@@ -229,8 +242,13 @@ def measure_page(browser: Any, url: str) -> dict[str, float]:
             transferred += sizes["responseBodySize"] + sizes["responseHeadersSize"]
         html = next((r for r in responses if r.url == url), None)
         html_bytes = html.request.sizes()["responseBodySize"] if html else 0
-        return {"fcp_ms": float(fcp), "chart_ms": chart_ms, "bytes": float(transferred),
-                "html_bytes": float(html_bytes), "requests": float(len(responses))}
+        return {
+            "fcp_ms": float(fcp),
+            "chart_ms": chart_ms,
+            "bytes": float(transferred),
+            "html_bytes": float(html_bytes),
+            "requests": float(len(responses)),
+        }
     finally:
         context.close()
 
@@ -252,8 +270,10 @@ def run_pages(bases: list[str], runs: int) -> dict[str, dict[str, dict[str, floa
             browser.close()
     keys = ("fcp_ms", "chart_ms", "bytes", "html_bytes", "requests")
     return {
-        base: {path: {k: round(statistics.median(s[k] for s in runs_), 1) for k in keys}
-               for path, runs_ in by_page.items()}
+        base: {
+            path: {k: round(statistics.median(s[k] for s in runs_), 1) for k in keys}
+            for path, runs_ in by_page.items()
+        }
         for base, by_page in samples.items()
     }
 
@@ -261,8 +281,20 @@ def run_pages(bases: list[str], runs: int) -> dict[str, dict[str, dict[str, floa
 def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str, Any]:
     """uvicorn serving ``app_from_env`` on a free loopback port; waits until /healthz answers."""
     port = free_port()
-    cmd = [sys.executable, "-m", "uvicorn", "gpuscout.web.app:app_from_env", "--factory",
-           "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning", "--no-access-log"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "gpuscout.web.app:app_from_env",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
     log = log_path.open("w")
     server = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -299,8 +331,11 @@ def pages_main(args: argparse.Namespace) -> int:
         reports = run_pages(bases, args.runs)
     else:
         with tempfile.TemporaryDirectory(prefix="gpuscout-bench-pages-") as tmp:
-            env = {**os.environ, "GPUSCOUT_DB": f"sqlite:///{Path(tmp) / 'pages.db'}",
-                   "GPUSCOUT_DATA_DIR": tmp}
+            env = {
+                **os.environ,
+                "GPUSCOUT_DB": f"sqlite:///{Path(tmp) / 'pages.db'}",
+                "GPUSCOUT_DATA_DIR": tmp,
+            }
             server, base, log = start_server(env, Path(tmp) / "uvicorn.log")
             try:
                 for path in PAGES:
@@ -321,8 +356,10 @@ def pages_main(args: argparse.Namespace) -> int:
         for path, r in report.items():
             chart = "" if r["chart_ms"] != r["chart_ms"] else f"{r['chart_ms']:.0f}"  # NaN: no chart
             shown = path if len(path) <= 44 else path[:41] + "..."
-            print(f"  {shown:<44} {r['fcp_ms']:>8.0f} {chart:>10} {r['html_bytes'] / 1000:>8.1f} "
-                  f"{r['bytes'] / 1000:>9.1f} {r['requests']:>9.0f}")
+            print(
+                f"  {shown:<44} {r['fcp_ms']:>8.0f} {chart:>10} {r['html_bytes'] / 1000:>8.1f} "
+                f"{r['bytes'] / 1000:>9.1f} {r['requests']:>9.0f}"
+            )
     return 0
 
 
@@ -332,19 +369,41 @@ def main() -> int:
     ap.add_argument("--offers", type=int, default=10_000)
     ap.add_argument("--clients", type=int, default=20)
     ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--cache-seconds", type=float, default=None,
-                    help="web cache lifetime (default: the app's, 300 s); 0 disables the cache")
-    ap.add_argument("--endpoint", action="append", default=None, metavar="PATH",
-                    help=f"endpoint to load (repeatable; default: {' and '.join(ENDPOINTS)})")
-    ap.add_argument("--query", action="append", default=None, metavar="QS",
-                    help="query string, e.g. '?sort=vram' (repeatable; default: a mix of 10 views)")
+    ap.add_argument(
+        "--cache-seconds",
+        type=float,
+        default=None,
+        help="web cache lifetime (default: the app's, 300 s); 0 disables the cache",
+    )
+    ap.add_argument(
+        "--endpoint",
+        action="append",
+        default=None,
+        metavar="PATH",
+        help=f"endpoint to load (repeatable; default: {' and '.join(ENDPOINTS)})",
+    )
+    ap.add_argument(
+        "--query",
+        action="append",
+        default=None,
+        metavar="QS",
+        help="query string, e.g. '?sort=vram' (repeatable; default: a mix of 10 views)",
+    )
     ap.add_argument("--json", action="store_true")
-    ap.add_argument("--pages", action="store_true",
-                    help="measure every page in headless Chromium (FCP, charts drawn, bytes) instead")
+    ap.add_argument(
+        "--pages",
+        action="store_true",
+        help="measure every page in headless Chromium (FCP, charts drawn, bytes) instead",
+    )
     ap.add_argument("--runs", type=int, default=5, help="--pages: cold loads per page (median)")
-    ap.add_argument("--url", action="append", default=None, metavar="URL",
-                    help="--pages: measure this running server instead (repeat for a before/after: the "
-                         "servers' loads alternate)")
+    ap.add_argument(
+        "--url",
+        action="append",
+        default=None,
+        metavar="URL",
+        help="--pages: measure this running server instead (repeat for a before/after: the "
+        "servers' loads alternate)",
+    )
     args = ap.parse_args()
     if args.pages:
         if not 1 <= args.runs <= 50:
@@ -367,9 +426,22 @@ def main() -> int:
         env = {**os.environ, "GPUSCOUT_DB": url, "GPUSCOUT_DATA_DIR": tmp}
         if args.cache_seconds is not None:
             env["GPUSCOUT_WEB_CACHE_SECONDS"] = str(args.cache_seconds)
-        cmd = [sys.executable, "-m", "uvicorn", "gpuscout.web.app:app_from_env", "--factory",
-               "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
-               "--log-level", "warning", "--no-access-log"]
+        cmd = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "gpuscout.web.app:app_from_env",
+            "--factory",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            str(args.workers),
+            "--log-level",
+            "warning",
+            "--no-access-log",
+        ]
         log = (Path(tmp) / "uvicorn.log").open("w")
         server = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
         base = f"http://127.0.0.1:{port}"
@@ -422,15 +494,19 @@ def main() -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(f"{args.offers} offers, {args.clients} clients, {args.seconds:g} s, {args.workers} worker(s), "
-              f"cache {report['cache_seconds']:g} s (store filled in {load_s:.1f} s; "
-              f"load average {report['load_average_1min']})")
+        print(
+            f"{args.offers} offers, {args.clients} clients, {args.seconds:g} s, {args.workers} worker(s), "
+            f"cache {report['cache_seconds']:g} s (store filled in {load_s:.1f} s; "
+            f"load average {report['load_average_1min']})"
+        )
         if args.query:
             print(f"  queries: {', '.join(queries)}")
         for path, r in report["endpoints"].items():  # type: ignore[union-attr]
-            print(f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
-                  f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors, "
-                  f"server CPU {r['server_cpu_ms_per_request']:.1f} ms/request")
+            print(
+                f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
+                f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors, "
+                f"server CPU {r['server_cpu_ms_per_request']:.1f} ms/request"
+            )
     return 0
 
 

@@ -21,11 +21,24 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("GPUSCOUT_DATA_DIR", str(home / "data"))
     monkeypatch.delenv("GPUSCOUT_DB", raising=False)
-    for var in ("LAMBDA_API_KEY", "RUNPOD_API_KEY", "VASTAI_API_KEY", "SHADEFORM_API_KEY",
-                "DIGITAL_OCEAN_TOKEN", "DIGITALOCEAN_TOKEN", "VULTR_API_KEY", "TENSORDOCK_API_KEY",
-                "CUDO_API_KEY", "GPUSCOUT_ADMIN_TOKEN", "GCP_API_KEY", "VERDA_CLIENT_ID",
-                "VERDA_CLIENT_SECRET", "DATACRUNCH_CLIENT_ID", "DATACRUNCH_CLIENT_SECRET",
-                "GPUSCOUT_OFFER_FILES"):
+    for var in (
+        "LAMBDA_API_KEY",
+        "RUNPOD_API_KEY",
+        "VASTAI_API_KEY",
+        "SHADEFORM_API_KEY",
+        "DIGITAL_OCEAN_TOKEN",
+        "DIGITALOCEAN_TOKEN",
+        "VULTR_API_KEY",
+        "TENSORDOCK_API_KEY",
+        "CUDO_API_KEY",
+        "GPUSCOUT_ADMIN_TOKEN",
+        "GCP_API_KEY",
+        "VERDA_CLIENT_ID",
+        "VERDA_CLIENT_SECRET",
+        "DATACRUNCH_CLIENT_ID",
+        "DATACRUNCH_CLIENT_SECRET",
+        "GPUSCOUT_OFFER_FILES",
+    ):
         monkeypatch.delenv(var, raising=False)
 
 

@@ -29,9 +29,7 @@ class InvalidInputError(GpuscoutError, ValueError):
 class UnknownNameError(InvalidInputError, LookupError):
     """An unknown or ambiguous GPU / model / provider / engine name, with the closest known names."""
 
-    def __init__(
-        self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False
-    ) -> None:
+    def __init__(self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False) -> None:
         self.name = name
         self.suggestions = list(suggestions)
         self.ambiguous = ambiguous

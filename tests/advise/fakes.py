@@ -26,14 +26,24 @@ ACCELERATORS = {
     "H200-SXM": accelerator("H200-SXM", memory=141, bandwidth=4800, bf16=989),
     "A100-SXM4-80GB": accelerator("A100-SXM4-80GB", memory=80, bandwidth=2039, bf16=312, fp8=False),
     "L40S": accelerator("L40S", memory=48, bandwidth=864, bf16=362, interconnect="PCIe 4.0"),
-    "RTX4090": accelerator("RTX4090", memory=24, bandwidth=1008, bf16=165, interconnect="PCIe 4.0",
-                           kind="consumer"),
+    "RTX4090": accelerator(
+        "RTX4090", memory=24, bandwidth=1008, bf16=165, interconnect="PCIe 4.0", kind="consumer"
+    ),
 }
 
 
-def fake_inference(model: str, gpu: Accelerator, *, gpus: int = 1, precision: str | None = None,
-                   engine: str = "vllm", batch: int | str = 1, context_in: int = 512,
-                   context_out: int = 512, **_: Any) -> Estimate:
+def fake_inference(
+    model: str,
+    gpu: Accelerator,
+    *,
+    gpus: int = 1,
+    precision: str | None = None,
+    engine: str = "vllm",
+    batch: int | str = 1,
+    context_in: int = 512,
+    context_out: int = 512,
+    **_: Any,
+) -> Estimate:
     params, kv_bpt = MODELS[model]
     precision = precision or "bf16"  # the fake's models are all bf16 checkpoints
     weights = params * BYTES[precision] / gpus / 1e9
@@ -47,15 +57,37 @@ def fake_inference(model: str, gpu: Accelerator, *, gpus: int = 1, precision: st
     if gpus > 1:
         step_s += 2e-5 * 900.0 / (gpu.interconnect_gbps or 64.0) * 10
     prefill = (gpu.bf16_tflops or 100) * 1e12 * 0.5 * gpus / (2 * params)
-    mem = MemoryBreakdown(weights_gb=weights, kv_cache_gb=kv_seq * b, activations_gb=0.5, overhead_gb=0.5,
-                          capacity_gb=gpu.memory_gb, kv_bytes_per_token=kv_bpt)
+    mem = MemoryBreakdown(
+        weights_gb=weights,
+        kv_cache_gb=kv_seq * b,
+        activations_gb=0.5,
+        overhead_gb=0.5,
+        capacity_gb=gpu.memory_gb,
+        kv_bytes_per_token=kv_bpt,
+    )
     return Estimate(
-        model=model, gpu=gpu.name, gpus=gpus, precision=precision, engine=engine, task="inference",
-        parallel="tensor", batch=b, context_in=context_in, context_out=context_out, kv_dtype="bf16",
-        fits=fits, binding_constraint="fits" if fits else "weights" if max_batch == 0 else "kv_cache",
-        memory=mem, max_batch=max_batch, decode_tokens_per_s=1 / step_s, output_tokens_per_s_total=b / step_s,
-        prefill_tokens_per_s=prefill, ttft_ms=context_in / prefill * 1000 * (1 + b / 32), bound="memory",
-        assumptions={"engine": engine}, warnings=[],
+        model=model,
+        gpu=gpu.name,
+        gpus=gpus,
+        precision=precision,
+        engine=engine,
+        task="inference",
+        parallel="tensor",
+        batch=b,
+        context_in=context_in,
+        context_out=context_out,
+        kv_dtype="bf16",
+        fits=fits,
+        binding_constraint="fits" if fits else "weights" if max_batch == 0 else "kv_cache",
+        memory=mem,
+        max_batch=max_batch,
+        decode_tokens_per_s=1 / step_s,
+        output_tokens_per_s_total=b / step_s,
+        prefill_tokens_per_s=prefill,
+        ttft_ms=context_in / prefill * 1000 * (1 + b / 32),
+        bound="memory",
+        assumptions={"engine": engine},
+        warnings=[],
         # as the support rules say: FP8 without FP8 tensor cores runs weight-only (Marlin)
         support="weight-only" if precision == "fp8" and not gpu.fp8_supported else "native",
     )
@@ -70,9 +102,18 @@ class FakeTraining:
     warnings: list[str] = field(default_factory=list)
 
 
-def fake_training(model: str, gpu: Accelerator, *, gpus: int = 1, nodes: int = 1, method: str = "lora",
-                  tokens: float | None = None, epochs: float = 1.0, sharding: str = "none",
-                  **_: Any) -> FakeTraining:
+def fake_training(
+    model: str,
+    gpu: Accelerator,
+    *,
+    gpus: int = 1,
+    nodes: int = 1,
+    method: str = "lora",
+    tokens: float | None = None,
+    epochs: float = 1.0,
+    sharding: str = "none",
+    **_: Any,
+) -> FakeTraining:
     params, _kv = MODELS[model]
     world = gpus * nodes
     per_param = {"full": 16.0, "lora": 2.1, "qlora": 0.6}[method]
@@ -80,8 +121,9 @@ def fake_training(model: str, gpu: Accelerator, *, gpus: int = 1, nodes: int = 1
     need = params * per_param / shard / 1e9 + 2.0
     fits = need <= gpu.memory_gb * 0.95
     tps = (gpu.bf16_tflops or 100) * 1e12 * 0.4 * world / (6 * params)
-    mem = MemoryBreakdown(weights_gb=need - 2, kv_cache_gb=0, activations_gb=2, overhead_gb=0,
-                          capacity_gb=gpu.memory_gb)
+    mem = MemoryBreakdown(
+        weights_gb=need - 2, kv_cache_gb=0, activations_gb=2, overhead_gb=0, capacity_gb=gpu.memory_gb
+    )
     time_s = None if tokens is None else tokens * epochs / tps
     return FakeTraining(fits=fits, memory=mem, tokens_per_s=tps, time_s=time_s)
 
@@ -96,8 +138,9 @@ class FakeImages:
 
 def fake_images(model: str, gpu: Accelerator, *, steps: int = 30, **_: Any) -> FakeImages:
     spi = 1000.0 / (gpu.bf16_tflops or 100) * steps / 30
-    mem = MemoryBreakdown(weights_gb=7, kv_cache_gb=0, activations_gb=3, overhead_gb=1,
-                          capacity_gb=gpu.memory_gb)
+    mem = MemoryBreakdown(
+        weights_gb=7, kv_cache_gb=0, activations_gb=3, overhead_gb=1, capacity_gb=gpu.memory_gb
+    )
     return FakeImages(fits=gpu.memory_gb >= 12, memory=mem, seconds_per_image=spi, images_per_s=1 / spi)
 
 
@@ -127,10 +170,15 @@ class CountingBackends:
 
     def backends(self) -> Backends:
         return Backends(
-            inference=self._inference, training=fake_training, images=fake_images, accelerator=_acc,
+            inference=self._inference,
+            training=fake_training,
+            images=fake_images,
+            accelerator=_acc,
             provider_terms=lambda name: TERMS.get(name, terms(name, increment=None)),
             params_b=lambda m: MODELS[m][0] / 1e9,
-            active_params_b=lambda m: MODELS[m][0] / 1e9, model_kind=lambda m: "llm", model_name=lambda m: m,
+            active_params_b=lambda m: MODELS[m][0] / 1e9,
+            model_kind=lambda m: "llm",
+            model_name=lambda m: m,
         )
 
 

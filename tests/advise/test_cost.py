@@ -15,9 +15,17 @@ BARE = Assumptions(boot_s=0.0, load_gbps=1e12, download_gbps=1e12, restart_s=0.0
 
 
 def ev(*, instances: int = 1, time_s: float = 0.0, download_gb: float = 0.0, ckpt: float = 0.0) -> ConfigEval:
-    return ConfigEval(key=("H100-SXM", 1, "unknown", False), fits=True, rejected=None,
-                      accelerator=accelerator(), instances=instances, time_s=time_s,
-                      download_gb_per_instance=download_gb, load_gb=download_gb, checkpoint_gb=ckpt)
+    return ConfigEval(
+        key=("H100-SXM", 1, "unknown", False),
+        fits=True,
+        rejected=None,
+        accelerator=accelerator(),
+        instances=instances,
+        time_s=time_s,
+        download_gb_per_instance=download_gb,
+        load_gb=download_gb,
+        checkpoint_gb=ckpt,
+    )
 
 
 def test_bursts_are_billed_per_start_hourly_vs_per_second() -> None:
@@ -65,16 +73,22 @@ def test_job_is_billed_once_with_warm_up_and_rounding() -> None:
 
 
 def test_spot_interruptions_cost_half_a_checkpoint_plus_restart_and_reload() -> None:
-    a = Assumptions(boot_s=0.0, load_gbps=1e12, download_gbps=1.0, restart_s=300.0,
-                    interruptions_per_hour={"marketplace": 0.1})
+    a = Assumptions(
+        boot_s=0.0,
+        load_gbps=1e12,
+        download_gbps=1.0,
+        restart_s=300.0,
+        interruptions_per_hour={"marketplace": 0.1},
+    )
     w = FinetuneWorkload(model="m", dataset_tokens=1e6, checkpoint_interval_min=30)
     cm = cost_model(ev(time_s=10 * 3600, download_gb=60.0), w, terms(kind="marketplace"), spot=True, a=a)
     assert cm.risk is not None
     assert cm.risk.expected_interruptions == pytest.approx(1.0)
     # 900 s rework + 300 s restart + 60 s re-download
     assert cm.interruption_h == pytest.approx(1260 / 3600)
-    on_demand = cost_model(ev(time_s=10 * 3600, download_gb=60.0), w, terms(kind="marketplace"),
-                           spot=False, a=a)
+    on_demand = cost_model(
+        ev(time_s=10 * 3600, download_gb=60.0), w, terms(kind="marketplace"), spot=False, a=a
+    )
     assert on_demand.interruption_h == 0.0
 
 

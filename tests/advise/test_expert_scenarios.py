@@ -321,8 +321,10 @@ def test_old_hardware_gets_what_runs_there_or_the_reason() -> None:
     from tests.advise.helpers import offer
 
     w = ServeWorkload(model="llama-3.1-8b", precision="fp8", concurrency=4)
-    offers = [offer("runpod", g, 1, p, memory=m) for g, p, m in
-              [("K80", 0.1, 12), ("V100-SXM2-16GB", 0.3, 16), ("T4", 0.35, 16), ("L4", 0.7, 24)]]
+    offers = [
+        offer("runpod", g, 1, p, memory=m)
+        for g, p, m in [("K80", 0.1, 12), ("V100-SXM2-16GB", 0.3, 16), ("T4", 0.35, 16), ("L4", 0.7, 24)]
+    ]
     answer = advise(w, offers, now=NOW, include_rejected=True)
     rows = {r.offer.accelerator: r for r in answer.rows}
     assert violations(w, answer) == []

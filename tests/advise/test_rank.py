@@ -47,8 +47,9 @@ def test_bursty_endpoint_prefers_per_second_billing_with_the_billed_hours_reason
 
 def test_model_that_fits_one_gpu_is_replicated_not_split() -> None:
     w = ServeWorkload(model="small", concurrency=8)
-    (rec,) = rank(w, [offer("persec", gpus=4, price=8.0, interconnect=Interconnect.NVLINK)], backends=BE,
-                  now=NOW)
+    (rec,) = rank(
+        w, [offer("persec", gpus=4, price=8.0, interconnect=Interconnect.NVLINK)], backends=BE, now=NOW
+    )
     assert rec.config.tp == 1 and rec.config.replicas_per_instance == 4
     assert any("model fits one GPU: 4 replicas" in x for x in rec.reasons)
 
@@ -70,9 +71,13 @@ def test_tight_latency_target_splits_the_model_when_one_gpu_is_too_slow() -> Non
 
 
 def test_big_model_never_lands_on_one_small_card() -> None:
-    offers = [offer("persec", "RTX4090", memory=24, price=0.4), offer("persec", "L40S", memory=48, price=0.9),
-              offer("persec", "H100-SXM", gpus=2, price=5.0), offer("persec", "H200-SXM", price=3.5),
-              offer("persec", "H200-SXM", gpus=2, price=7.0)]
+    offers = [
+        offer("persec", "RTX4090", memory=24, price=0.4),
+        offer("persec", "L40S", memory=48, price=0.9),
+        offer("persec", "H100-SXM", gpus=2, price=5.0),
+        offer("persec", "H200-SXM", price=3.5),
+        offer("persec", "H200-SXM", gpus=2, price=7.0),
+    ]
     recs = rank(ServeWorkload(model="big", concurrency=4), offers, backends=BE, now=NOW)
     # 140 GB of bf16 weights: not on one 24/48 GB card, nor on one 141 GB card once the runtime's share is out
     assert {(r.offer.accelerator, r.offer.gpu_count) for r in recs} == {("H100-SXM", 2), ("H200-SXM", 2)}
@@ -114,8 +119,11 @@ def test_filters_availability_constraints_and_budget() -> None:
 
 
 def test_every_row_has_reasons_and_price_age_warnings() -> None:
-    offers = [offer("persec", price=2.0), offer("cloud", price=2.5, observed_at=NOW),
-              offer("market", stale=True)]
+    offers = [
+        offer("persec", price=2.0),
+        offer("cloud", price=2.5, observed_at=NOW),
+        offer("market", stale=True),
+    ]
     w = ServeWorkload(model="small", concurrency=4)
     recs = rank(w, offers, backends=BE, now=NOW)
     assert all(len(r.reasons) >= 3 for r in recs)
@@ -130,10 +138,12 @@ def test_every_row_has_reasons_and_price_age_warnings() -> None:
 
 def test_pcie_tensor_parallel_warning_carries_the_slowdown() -> None:
     w = ServeWorkload(model="big", concurrency=4)
-    (rec,) = rank(w, [offer("persec", "H100-SXM", gpus=2, interconnect=Interconnect.PCIE)], backends=BE,
-                  now=NOW)
-    assert any(x.startswith("2x PCIe: tensor-parallel decode ~") and "slower than NVLink" in x
-               for x in rec.warnings)
+    (rec,) = rank(
+        w, [offer("persec", "H100-SXM", gpus=2, interconnect=Interconnect.PCIE)], backends=BE, now=NOW
+    )
+    assert any(
+        x.startswith("2x PCIe: tensor-parallel decode ~") and "slower than NVLink" in x for x in rec.warnings
+    )
 
 
 def test_fp8_on_a_card_without_fp8_is_flagged() -> None:
@@ -193,8 +203,10 @@ def test_pretrain_target_gpus_sets_nodes() -> None:
 def test_estimates_run_once_per_configuration() -> None:
     counting = CountingBackends()
     be = counting.backends()
-    offers = [offer(random.choice(["persec", "cloud", "market"]), price=1.0 + i / 100, instance=f"i{i}")
-              for i in range(300)]
+    offers = [
+        offer(random.choice(["persec", "cloud", "market"]), price=1.0 + i / 100, instance=f"i{i}")
+        for i in range(300)
+    ]
     rank(ServeWorkload(model="small", concurrency=8), offers, backends=be, now=NOW)
     assert counting.inference_calls <= 4  # "max", at the load, at the operating point
 
@@ -218,17 +230,32 @@ def test_cached_ranking_equals_the_per_offer_computation(workload: object, objec
         acc, mem = rng.choice(accs)
         gpus = rng.choice([1, 2, 4, 8])
         price = round(rng.uniform(0.3, 4.0) * gpus, 2)
-        offers.append(offer(rng.choice(["persec", "perhour", "market", "cloud", "other"]), acc, gpus, price,
-                            spot=round(price * 0.4, 2) if rng.random() < 0.5 else None, memory=mem,
-                            interconnect=rng.choice(list(Interconnect)),
-                            internode="infiniband" if rng.random() < 0.3 else None, instance=f"o{i}"))
+        offers.append(
+            offer(
+                rng.choice(["persec", "perhour", "market", "cloud", "other"]),
+                acc,
+                gpus,
+                price,
+                spot=round(price * 0.4, 2) if rng.random() < 0.5 else None,
+                memory=mem,
+                interconnect=rng.choice(list(Interconnect)),
+                internode="infiniband" if rng.random() < 0.3 else None,
+                instance=f"o{i}",
+            )
+        )
     fast = rank(workload, offers, objective=objective, backends=BE, now=NOW)  # type: ignore[arg-type]
     slow = rank_naive(workload, offers, objective=objective, backends=BE, now=NOW)  # type: ignore[arg-type]
     assert len(fast) == len(slow) > 0
     assert fast == slow
     top = rank(workload, offers, objective=objective, top=5, backends=BE, now=NOW)  # type: ignore[arg-type]
-    assert top == rank_naive(workload, offers, objective=objective, top=5, backends=BE,  # type: ignore[arg-type]
-                             now=NOW)
+    assert top == rank_naive(
+        workload,
+        offers,
+        objective=objective,
+        top=5,
+        backends=BE,  # type: ignore[arg-type]
+        now=NOW,
+    )
     assert len(top) == 5
 
 
@@ -250,12 +277,21 @@ def test_top_n_pruning_keeps_exactly_the_best_rows(objective: str) -> None:
         acc, mem = rng.choice(accs)
         gpus = rng.choice([1, 2])
         price = round(rng.uniform(0.5, 3.0) * gpus, 1)  # coarse prices: many exact ties
-        offers.append(offer(rng.choice(["persec", "perhour", "cloud"]), acc, gpus, price, memory=mem,
-                            instance=f"o{i % 50}"))
+        offers.append(
+            offer(
+                rng.choice(["persec", "perhour", "cloud"]),
+                acc,
+                gpus,
+                price,
+                memory=mem,
+                instance=f"o{i % 50}",
+            )
+        )
     w = ServeWorkload(model="small", concurrency=8, hours_per_day=10)
     for top in (1, 3, 17):
-        assert rank(w, offers, objective=objective, top=top, backends=BE, now=NOW) == \
-            rank_naive(w, offers, objective=objective, top=top, backends=BE, now=NOW)
+        assert rank(w, offers, objective=objective, top=top, backends=BE, now=NOW) == rank_naive(
+            w, offers, objective=objective, top=top, backends=BE, now=NOW
+        )
 
 
 def test_monthly_token_volume_sets_instances_and_the_unit_cost() -> None:
@@ -269,7 +305,8 @@ def test_monthly_token_volume_sets_instances_and_the_unit_cost() -> None:
     assert rec.config.instances >= 4
     assert rec.cost is not None and rec.unit_costs is not None
     assert rec.unit_costs.per_million_output_tokens == pytest.approx(
-        rec.cost.total / (heavy.monthly_output_tokens / 1e6))  # type: ignore[operator]
+        rec.cost.total / (heavy.monthly_output_tokens / 1e6)
+    )  # type: ignore[operator]
 
 
 def test_requests_per_second_load_scales_with_the_rate() -> None:

@@ -35,10 +35,12 @@ SMALL_CARDS = [
 
 
 def test_llama70b_bf16_serving_never_lands_on_one_24_or_48_gb_card() -> None:
-    offers = [*SMALL_CARDS,
-              offer("lambda", "H100-SXM", 2, 6.0, interconnect=NV, instance="2xh100"),
-              offer("lambda", "H200-SXM", 1, 3.5, memory=141, instance="1xh200"),
-              offer("lambda", "A100-SXM4-80GB", 2, 3.6, interconnect=NV, instance="2xa100")]
+    offers = [
+        *SMALL_CARDS,
+        offer("lambda", "H100-SXM", 2, 6.0, interconnect=NV, instance="2xh100"),
+        offer("lambda", "H200-SXM", 1, 3.5, memory=141, instance="1xh200"),
+        offer("lambda", "A100-SXM4-80GB", 2, 3.6, interconnect=NV, instance="2xa100"),
+    ]
     w = ServeWorkload(model="llama-3.1-70b", precision="bf16", concurrency=8)
     recs = recommend(w, offers, now=NOW, include_rejected=True)
     ranked = [r for r in recs if r.rank is not None]
@@ -71,8 +73,10 @@ def test_2x80gb_vs_1x141gb_trade_off_shows_in_cost_at_fp8() -> None:
 
 def test_bursty_endpoint_ranks_per_second_billing_first_with_the_billed_hours_reason() -> None:
     per_hour, per_second = _provider_with_increment(3600), _provider_with_increment(1)
-    offers = [offer(per_hour, "H100-SXM", 1, 2.5, instance="hourly"),
-              offer(per_second, "H100-SXM", 1, 2.5, instance="by-second")]
+    offers = [
+        offer(per_hour, "H100-SXM", 1, 2.5, instance="hourly"),
+        offer(per_second, "H100-SXM", 1, 2.5, instance="by-second"),
+    ]
     w = ServeWorkload(model="llama-3.1-8b", concurrency=8, bursts_per_day=20, burst_minutes=6)
     recs = recommend(w, offers, now=NOW)
     assert [r.offer.instance_type for r in recs] == ["by-second", "hourly"]
@@ -148,8 +152,10 @@ def test_a_model_that_fits_one_gpu_is_not_split_unless_throughput_demands_it() -
     fast = ServeWorkload(model="llama-3.1-8b", concurrency=1, tpot_ms_max=solo.estimate.tpot_ms * 0.8)
     (split,) = recommend(fast, [eight], now=NOW)
     assert split.config.tp > 1
-    assert any(x.startswith(f"model split over {split.config.tp} GPUs") and "misses the latency target" in x
-               for x in split.reasons)
+    assert any(
+        x.startswith(f"model split over {split.config.tp} GPUs") and "misses the latency target" in x
+        for x in split.reasons
+    )
     assert split.estimate is not None and split.estimate.tpot_ms is not None
     assert split.estimate.tpot_ms <= fast.tpot_ms_max  # type: ignore[operator]
 

@@ -18,8 +18,15 @@ from gpuscout.loaders import workload_from_file
 
 
 def test_serve_round_trips_through_yaml_and_json(tmp_path: Path) -> None:
-    w = ServeWorkload(model="llama-3.1-8b", concurrency=32, prompt_tokens=2000, output_tokens=500,
-                      bursts_per_day=20, burst_minutes=6, providers=("runpod",))
+    w = ServeWorkload(
+        model="llama-3.1-8b",
+        concurrency=32,
+        prompt_tokens=2000,
+        output_tokens=500,
+        bursts_per_day=20,
+        burst_minutes=6,
+        providers=("runpod",),
+    )
     assert Workload.from_yaml(w.to_yaml()) == w
     assert Workload.from_json(w.to_json()) == w
     f = tmp_path / "w.yaml"
@@ -46,8 +53,9 @@ def test_other_kinds_round_trip(w: Workload, tmp_path: Path) -> None:
 
 
 def test_kind_picks_the_class() -> None:
-    assert isinstance(Workload.from_dict({"kind": "finetune", "model": "m", "dataset_tokens": 1e6}),
-                      FinetuneWorkload)
+    assert isinstance(
+        Workload.from_dict({"kind": "finetune", "model": "m", "dataset_tokens": 1e6}), FinetuneWorkload
+    )
     assert isinstance(ServeWorkload.from_dict({"model": "m"}), ServeWorkload)
 
 
@@ -67,8 +75,9 @@ def test_kind_picks_the_class() -> None:
         ({"kind": "serve", "model": ""}, "model", "non-empty"),
     ],
 )
-def test_bad_input_names_the_field_and_what_is_accepted(data: dict[str, object], field: str,
-                                                        accepted: str) -> None:
+def test_bad_input_names_the_field_and_what_is_accepted(
+    data: dict[str, object], field: str, accepted: str
+) -> None:
     with pytest.raises(InvalidInputError) as exc:
         Workload.from_dict(data)
     assert exc.value.field == field
@@ -146,12 +155,16 @@ def test_serving_defaults_to_chat_latency_targets_unless_told_otherwise() -> Non
     assert exc.value.field == "latency_targets" and "chat" in str(exc.value)
 
 
-@pytest.mark.parametrize(("text", "hours"), [("24h", 24.0), ("90m", 1.5), ("2d", 48.0), ("1w", 168.0),
-                                              ("36", 36.0), (" 1.5 hours ", 1.5), (12, 12)])
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [("24h", 24.0), ("90m", 1.5), ("2d", 48.0), ("1w", 168.0), ("36", 36.0), (" 1.5 hours ", 1.5), (12, 12)],
+)
 def test_deadlines_accept_a_duration_with_a_unit(text: object, hours: float) -> None:
-    for w in (FinetuneWorkload(model="m", dataset_tokens=1e6, deadline_hours=text),  # type: ignore[arg-type]
-              PretrainWorkload(model="m", token_budget=1e9, deadline_hours=text),  # type: ignore[arg-type]
-              BatchWorkload(model="m", output_tokens_total=1e6, deadline_hours=text)):  # type: ignore[arg-type]
+    for w in (
+        FinetuneWorkload(model="m", dataset_tokens=1e6, deadline_hours=text),  # type: ignore[arg-type]
+        PretrainWorkload(model="m", token_budget=1e9, deadline_hours=text),  # type: ignore[arg-type]
+        BatchWorkload(model="m", output_tokens_total=1e6, deadline_hours=text),
+    ):  # type: ignore[arg-type]
         assert w.deadline_hours == pytest.approx(hours)
 
 

@@ -197,8 +197,17 @@ def _view_corpus() -> list:  # type: ignore[type-arg]
     ]
     part = {80.0: "H100-SXM", 40.0: "A100-SXM4-40GB", 24.0: "RTX4090"}
     return [
-        make_offer(instance_type=i, accelerator=part[m], gpu_count=n, gpu_memory_gb=m, interconnect=f,
-                   availability=a, source=src, price_usd_per_hour=p, spot_price_usd_per_hour=sp)
+        make_offer(
+            instance_type=i,
+            accelerator=part[m],
+            gpu_count=n,
+            gpu_memory_gb=m,
+            interconnect=f,
+            availability=a,
+            source=src,
+            price_usd_per_hour=p,
+            spot_price_usd_per_hour=sp,
+        )
         for i, n, m, f, a, src, p, sp in rows
     ]
 
@@ -220,7 +229,11 @@ _AVAILABILITY_RANK = {"available": 0, "limited": 1, "unknown": 2, "unavailable":
 )
 @pytest.mark.parametrize("descending", [False, True])
 def test_view_sorts_match_python_with_unknown_last_and_stable_ties(
-    store: Store, sort: str, key, best_high: bool, descending: bool  # type: ignore[no-untyped-def]
+    store: Store,
+    sort: str,
+    key,
+    best_high: bool,
+    descending: bool,  # type: ignore[no-untyped-def]
 ) -> None:
     corpus = _view_corpus()
     store.write_snapshot("s", corpus)
@@ -233,8 +246,13 @@ def test_view_sorts_match_python_with_unknown_last_and_stable_ties(
     expected = [o.instance_type for _, o in known + unknown]
     assert _names(store.current_offers(OfferQuery(sort=sort, descending=descending))) == expected
     # pages of two rows put together give the same order
-    paged = [n for off in (0, 2, 4) for n in _names(
-        store.current_offers(OfferQuery(sort=sort, descending=descending, limit=2, offset=off)))]
+    paged = [
+        n
+        for off in (0, 2, 4)
+        for n in _names(
+            store.current_offers(OfferQuery(sort=sort, descending=descending, limit=2, offset=off))
+        )
+    ]
     assert paged == expected
 
 
@@ -243,7 +261,9 @@ def test_on_demand_sorts_ignore_the_spot_filter(store: Store) -> None:
     by_spot = ["delta-5", "alpha-2", "Zeta-1"]
     assert _names(store.current_offers(OfferQuery(spot=True, sort="price"))) == by_spot
     assert _names(store.current_offers(OfferQuery(spot=True, sort="on_demand_price"))) == [
-        "alpha-2", "delta-5", "Zeta-1"
+        "alpha-2",
+        "delta-5",
+        "Zeta-1",
     ]
 
 
@@ -277,12 +297,19 @@ def test_bundled_rows_are_hidden_where_a_live_source_covers_the_provider(store: 
 
 
 def test_a_direct_api_supersedes_gpuhunt_for_the_same_provider_but_not_a_users_file(store: Store) -> None:
-    store.write_snapshot("gpuhunt:azure", [make_offer(provider="azure", instance_type="via-gpuhunt"),
-                                           make_offer(provider="oci", instance_type="oci-via-gpuhunt")])
+    store.write_snapshot(
+        "gpuhunt:azure",
+        [
+            make_offer(provider="azure", instance_type="via-gpuhunt"),
+            make_offer(provider="oci", instance_type="oci-via-gpuhunt"),
+        ],
+    )
     store.write_snapshot("azure", [make_offer(provider="azure", instance_type="via-api")])
     store.write_snapshot("file:/tmp/mine.csv", [make_offer(provider="azure", instance_type="my-contract")])
     assert sorted(o.instance_type for o in store.current_offers()) == [
-        "my-contract", "oci-via-gpuhunt", "via-api",
+        "my-contract",
+        "oci-via-gpuhunt",
+        "via-api",
     ]
     assert store.count_offers() == 3
     assert store.count_offers(include_superseded=True) == 4

@@ -56,9 +56,7 @@ def test_estimate_human_output_has_units() -> None:
 
 
 def test_vram_readme_example_70b_int4_32k() -> None:
-    res = runner.invoke(
-        app, ["vram", "llama-3.1-70b", "--precision", "int4", "--context", "32768", "--json"]
-    )
+    res = runner.invoke(app, ["vram", "llama-3.1-70b", "--precision", "int4", "--context", "32768", "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     mem = data["memory"]
@@ -116,9 +114,7 @@ def test_diagnose_json() -> None:
 
 
 def test_diagnose_human() -> None:
-    res = runner.invoke(
-        app, ["diagnose", "llama-3-8b", "--gpu", "RTX 4090", "--measured-tps", "45"]
-    )
+    res = runner.invoke(app, ["diagnose", "llama-3-8b", "--gpu", "RTX 4090", "--measured-tps", "45"])
     assert res.exit_code == 0, res.output
     assert "GB/s" in res.stdout
 

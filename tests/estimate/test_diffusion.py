@@ -36,8 +36,11 @@ def test_flux_step_flops_are_hand_checkable() -> None:
 
 
 def test_sdxl_runs_on_three_resolutions() -> None:
-    expected = (2 * (14.4e6 * 128**2 + 137e6 * 64**2 + 2051e6 * 32**2)
-                + 10 * 4 * 640 * (64**2) ** 2 + 60 * 4 * 1280 * (32**2) ** 2)
+    expected = (
+        2 * (14.4e6 * 128**2 + 137e6 * 64**2 + 2051e6 * 32**2)
+        + 10 * 4 * 640 * (64**2) ** 2
+        + 60 * 4 * 1280 * (32**2) ** 2
+    )
     assert denoiser_flops(SDXL_P, 1024, 1024) == pytest.approx(expected)
     # the stage parameter counts add up to the UNet's 2.567B (less embeddings / cross-attn K,V)
     assert sum(s.params for s in SDXL_P.stages) == pytest.approx(2.2e9, rel=0.05)
@@ -115,8 +118,13 @@ def test_non_image_models_are_refused() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(model=st.sampled_from(["sdxl", "flux.1-dev"]), steps=st.integers(1, 200), more=st.integers(1, 200),
-       side=st.sampled_from([512, 768, 1024, 1536]), batch=st.integers(1, 8))
+@given(
+    model=st.sampled_from(["sdxl", "flux.1-dev"]),
+    steps=st.integers(1, 200),
+    more=st.integers(1, 200),
+    side=st.sampled_from([512, 768, 1024, 1536]),
+    batch=st.integers(1, 8),
+)
 def test_more_steps_never_take_less_time(model: str, steps: int, more: int, side: int, batch: int) -> None:
     a = estimate_images(model, H100, steps=steps, width=side, height=side, batch=batch)
     b = estimate_images(model, H100, steps=steps + more, width=side, height=side, batch=batch)
@@ -128,9 +136,12 @@ def test_more_steps_never_take_less_time(model: str, steps: int, more: int, side
 
 def _image_rows() -> list[dict[str, str]]:
     with CALIBRATION.open(newline="") as fh:
-        return [r for r in csv.DictReader(fh)
-                if r["metric"] in ("seconds_per_image", "seconds_per_batch", "peak_vram_gb")
-                and ("FLUX" in r["model"] or "SDXL" in r["model"])]
+        return [
+            r
+            for r in csv.DictReader(fh)
+            if r["metric"] in ("seconds_per_image", "seconds_per_batch", "peak_vram_gb")
+            and ("FLUX" in r["model"] or "SDXL" in r["model"])
+        ]
 
 
 def test_calibration_rows_are_reported() -> None:
@@ -149,8 +160,14 @@ def test_calibration_rows_are_reported() -> None:
         model = "flux.1-dev" if "FLUX" in row["model"] else "sdxl"
         precision = "fp8" if row["precision"].startswith("FP8") else "fp16"
         batch = int(row["batch"])
-        est = estimate_images(model, resolve_gpu(row["gpu"]), steps=30, batch=batch, precision=precision,
-                              cpu_offload=model == "flux.1-dev")
+        est = estimate_images(
+            model,
+            resolve_gpu(row["gpu"]),
+            steps=30,
+            batch=batch,
+            precision=precision,
+            cpu_offload=model == "flux.1-dev",
+        )
         measured = float(row["value"])
         if row["metric"] == "peak_vram_gb":
             predicted = est.memory_gb
@@ -161,8 +178,10 @@ def test_calibration_rows_are_reported() -> None:
             implied = peak / rate
             print(f"  implied efficiency {implied:.2f} of the {rate:g} TFLOPS peak")
             assert implied > 1.0
-        print(f"  {model:<10} {precision:<4} batch {batch} {row['metric']:<17} measured {measured:5.1f} "
-              f"predicted {predicted:5.1f} ({predicted / measured - 1:+.0%})")
+        print(
+            f"  {model:<10} {precision:<4} batch {batch} {row['metric']:<17} measured {measured:5.1f} "
+            f"predicted {predicted:5.1f} ({predicted / measured - 1:+.0%})"
+        )
         if row["metric"] == "peak_vram_gb" and precision == "fp8":
             assert predicted == pytest.approx(measured, rel=0.15)
         if row["metric"] == "peak_vram_gb" and precision == "fp16":

@@ -44,31 +44,97 @@ def make_offer(**kw: object) -> Offer:
 def sample_offers() -> list[Offer]:
     """Nine offers over four GPUs and five providers; one provider string carries a script tag."""
     return [
-        make_offer(provider="alphacloud", instance_type="h100x8", accelerator="H100-SXM", gpu_count=8,
-                   price_usd_per_hour=24.0, spot_price_usd_per_hour=12.0, interconnect=Interconnect.NVLINK,
-                   availability=Availability.AVAILABLE, available_count=3),
-        make_offer(provider="alphacloud", instance_type="h100x1", accelerator="H100-SXM", gpu_count=1,
-                   price_usd_per_hour=3.9, region="eu-west-1", availability=Availability.LIMITED),
+        make_offer(
+            provider="alphacloud",
+            instance_type="h100x8",
+            accelerator="H100-SXM",
+            gpu_count=8,
+            price_usd_per_hour=24.0,
+            spot_price_usd_per_hour=12.0,
+            interconnect=Interconnect.NVLINK,
+            availability=Availability.AVAILABLE,
+            available_count=3,
+        ),
+        make_offer(
+            provider="alphacloud",
+            instance_type="h100x1",
+            accelerator="H100-SXM",
+            gpu_count=1,
+            price_usd_per_hour=3.9,
+            region="eu-west-1",
+            availability=Availability.LIMITED,
+        ),
         # a plain "H100" at the source: the SXM variant is assumed (as the bundled snapshot does)
-        make_offer(provider="betagpu", instance_type="b-h100", accelerator="H100-SXM", gpu_count=1,
-                   price_usd_per_hour=2.2, spot_price_usd_per_hour=1.4,
-                   observed_at=NOW - timedelta(days=5), extra={"variant": "assumed"}),
-        make_offer(provider="betagpu", instance_type="b-a100", accelerator="A100-SXM4-80GB", gpu_count=2,
-                   price_usd_per_hour=3.0, interconnect=Interconnect.NVLINK,
-                   availability=Availability.UNAVAILABLE),
-        make_offer(provider="gammacompute", instance_type="g-4090", accelerator="RTX4090", gpu_count=1,
-                   gpu_memory_gb=24.0, price_usd_per_hour=0.45, spot_price_usd_per_hour=0.3,
-                   interconnect=Interconnect.PCIE, availability=Availability.AVAILABLE),
-        make_offer(provider="gammacompute", instance_type="g-4090x4", accelerator="RTX4090", gpu_count=4,
-                   gpu_memory_gb=24.0, price_usd_per_hour=1.6, interconnect=Interconnect.PCIE),
-        make_offer(provider="deltasnap", instance_type="d-l40s", accelerator="L40S", gpu_count=1,
-                   gpu_memory_gb=48.0, price_usd_per_hour=1.1, region="ap-south-1",
-                   source="snapshot:https://example.org/catalog.csv", observed_at=None, stale=True),
-        make_offer(provider=XSS, instance_type=f"evil{XSS}", accelerator="L40S", gpu_count=1,
-                   gpu_memory_gb=48.0, price_usd_per_hour=0.99, region="us-west-2",
-                   source="evil:javascript:alert(1)"),
-        make_offer(provider="epsilon", instance_type="e-h100-spot", accelerator="H100-SXM", gpu_count=1,
-                   price_usd_per_hour=None, spot_price_usd_per_hour=1.9, region="us-central1"),
+        make_offer(
+            provider="betagpu",
+            instance_type="b-h100",
+            accelerator="H100-SXM",
+            gpu_count=1,
+            price_usd_per_hour=2.2,
+            spot_price_usd_per_hour=1.4,
+            observed_at=NOW - timedelta(days=5),
+            extra={"variant": "assumed"},
+        ),
+        make_offer(
+            provider="betagpu",
+            instance_type="b-a100",
+            accelerator="A100-SXM4-80GB",
+            gpu_count=2,
+            price_usd_per_hour=3.0,
+            interconnect=Interconnect.NVLINK,
+            availability=Availability.UNAVAILABLE,
+        ),
+        make_offer(
+            provider="gammacompute",
+            instance_type="g-4090",
+            accelerator="RTX4090",
+            gpu_count=1,
+            gpu_memory_gb=24.0,
+            price_usd_per_hour=0.45,
+            spot_price_usd_per_hour=0.3,
+            interconnect=Interconnect.PCIE,
+            availability=Availability.AVAILABLE,
+        ),
+        make_offer(
+            provider="gammacompute",
+            instance_type="g-4090x4",
+            accelerator="RTX4090",
+            gpu_count=4,
+            gpu_memory_gb=24.0,
+            price_usd_per_hour=1.6,
+            interconnect=Interconnect.PCIE,
+        ),
+        make_offer(
+            provider="deltasnap",
+            instance_type="d-l40s",
+            accelerator="L40S",
+            gpu_count=1,
+            gpu_memory_gb=48.0,
+            price_usd_per_hour=1.1,
+            region="ap-south-1",
+            source="snapshot:https://example.org/catalog.csv",
+            observed_at=None,
+            stale=True,
+        ),
+        make_offer(
+            provider=XSS,
+            instance_type=f"evil{XSS}",
+            accelerator="L40S",
+            gpu_count=1,
+            gpu_memory_gb=48.0,
+            price_usd_per_hour=0.99,
+            region="us-west-2",
+            source="evil:javascript:alert(1)",
+        ),
+        make_offer(
+            provider="epsilon",
+            instance_type="e-h100-spot",
+            accelerator="H100-SXM",
+            gpu_count=1,
+            price_usd_per_hour=None,
+            spot_price_usd_per_hour=1.9,
+            region="us-central1",
+        ),
     ]
 
 
@@ -81,9 +147,14 @@ def db_url(tmp_path: Path) -> str:
     store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
     dated = [o for o in sample_offers() if o.observed_at is not None]
     # An older snapshot of the same source, ten days earlier and 20% dearer, gives a price history.
-    older = [replace(o, observed_at=NOW - timedelta(days=10),
-                     price_usd_per_hour=o.price_usd_per_hour and round(o.price_usd_per_hour * 1.2, 4))
-             for o in dated]
+    older = [
+        replace(
+            o,
+            observed_at=NOW - timedelta(days=10),
+            price_usd_per_hour=o.price_usd_per_hour and round(o.price_usd_per_hour * 1.2, 4),
+        )
+        for o in dated
+    ]
     store.write_snapshot("test", older)
     store.write_snapshot("test", dated)
     store.write_snapshot("oldfeed", [o for o in sample_offers() if o.observed_at is None])
@@ -122,10 +193,19 @@ def client(app: FastAPI) -> Iterator[TestClient]:
 def spot_offers() -> list[Offer]:
     """Two offers whose on-demand and spot orders differ (the spot discount is deeper on the dearer)."""
     return [
-        make_offer(provider="alphacloud", instance_type="shallow-spot", price_usd_per_hour=2.0,
-                   spot_price_usd_per_hour=1.8),
-        make_offer(provider="betagpu", instance_type="deep-spot", accelerator="H100-SXM",
-                   price_usd_per_hour=3.0, spot_price_usd_per_hour=0.9),
+        make_offer(
+            provider="alphacloud",
+            instance_type="shallow-spot",
+            price_usd_per_hour=2.0,
+            spot_price_usd_per_hour=1.8,
+        ),
+        make_offer(
+            provider="betagpu",
+            instance_type="deep-spot",
+            accelerator="H100-SXM",
+            price_usd_per_hour=3.0,
+            spot_price_usd_per_hour=0.9,
+        ),
     ]
 
 

@@ -37,12 +37,27 @@ def test_filters_interconnect_pricing_available_provider_region(client: TestClie
     assert {o["instance_type"] for o in get(region="eu-")} == {"h100x1"}
     assert {o["instance_type"] for o in get(min_vram=48, gpus=1, gpu="L40S")} == {f"evil{XSS}"}
     assert {o["instance_type"] for o in get(min_vram=48, gpus=1, gpu="L40S", include_stale="true")} == {
-        "d-l40s", f"evil{XSS}"}
+        "d-l40s",
+        f"evil{XSS}",
+    }
 
 
 def test_sort_on_every_column_and_direction(client: TestClient) -> None:
-    for column in ("provider", "instance", "gpu", "gpu_count", "vram", "interconnect", "region", "price",
-                   "spot_price", "price_per_gpu", "availability", "age", "source"):
+    for column in (
+        "provider",
+        "instance",
+        "gpu",
+        "gpu_count",
+        "vram",
+        "interconnect",
+        "region",
+        "price",
+        "spot_price",
+        "price_per_gpu",
+        "availability",
+        "age",
+        "source",
+    ):
         asc = client.get("/api/v1/offers", params={"sort": column}).json()["items"]
         desc = client.get("/api/v1/offers", params={"sort": column, "order": "desc"}).json()["items"]
         assert len(asc) == len(desc) == 8, column
@@ -86,8 +101,12 @@ def test_unknown_gpu_is_422_with_field_and_closest_names(client: TestClient) -> 
 
 
 def test_bad_values_name_the_field(client: TestClient) -> None:
-    for params, field in (({"max_price": "cheap"}, "max_price"), ({"sort": "colour"}, "sort"),
-                          ({"pricing": "free"}, "pricing"), ({"page": 0}, "page")):
+    for params, field in (
+        ({"max_price": "cheap"}, "max_price"),
+        ({"sort": "colour"}, "sort"),
+        ({"pricing": "free"}, "pricing"),
+        ({"page": 0}, "page"),
+    ):
         r = client.get("/api/v1/offers", params=params)
         assert r.status_code == 422, params
         assert r.json()["field"] == field

@@ -78,8 +78,9 @@ def test_csv_export_matches_the_visible_rows(page: Page, base_url: str, tmp_path
     info.value.save_as(path)
     with path.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
-    exported = [(r["provider"], r["instance_type"], f"${float(r['spot_price_usd_per_hour']):,.2f}")
-                for r in rows]
+    exported = [
+        (r["provider"], r["instance_type"], f"${float(r['spot_price_usd_per_hour']):,.2f}") for r in rows
+    ]
     assert exported == visible and len(visible) == 4
 
 

@@ -208,8 +208,9 @@ def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestCl
         assert f'dominated by <a href="#rank-{r["dominated_by"]}">#{r["dominated_by"]}</a>' in block
     front = [r for r in rows if r["pareto"]]
     assert all(f'<tbody id="rank-{r["rank"]}" class="front">' in html for r in front)
-    finetune = client.get("/advise", params={"kind": "finetune", "model": "llama-3.1-8b",
-                                              "dataset_tokens": "50000000"}).text
+    finetune = client.get(
+        "/advise", params={"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": "50000000"}
+    ).text
     assert '<th scope="col" class="num">Time to finish</th>' in finetune and ">TTFT</th>" not in finetune
 
 

@@ -38,8 +38,16 @@ def _store() -> Iterator[None]:
 
 
 @schema.parametrize()
-@settings(max_examples=15, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 def test_no_server_errors(case: schemathesis.Case) -> None:
     case.call_and_validate(checks=[not_a_server_error])

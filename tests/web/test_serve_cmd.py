@@ -19,7 +19,7 @@ def test_serve_passes_options_to_uvicorn(tmp_path: Path, monkeypatch: pytest.Mon
     db = f"sqlite:///{tmp_path / 'serve.db'}"
     result = CliRunner().invoke(app, ["serve", "--port", "8123", "--workers", "3", "--db", db])
     assert result.exit_code == 0, result.output
-    (args, kwargs), = calls
+    ((args, kwargs),) = calls
     assert args == ("gpuscout.web.app:app_from_env",) and kwargs["factory"] is True
     assert kwargs["port"] == 8123 and kwargs["workers"] == 3 and kwargs["host"] == "127.0.0.1"
     assert (tmp_path / "serve.db").exists()  # prepared (migrated, snapshot loaded) before the workers

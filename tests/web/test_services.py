@@ -15,8 +15,12 @@ from gpuscout.web.cache import TtlCache
 from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
 from gpuscout.web.services import WebServices
 
-_AVAILABILITY_RANK = {Availability.AVAILABLE: 0, Availability.LIMITED: 1, Availability.UNKNOWN: 2,
-                      Availability.UNAVAILABLE: 3}
+_AVAILABILITY_RANK = {
+    Availability.AVAILABLE: 0,
+    Availability.LIMITED: 1,
+    Availability.UNKNOWN: 2,
+    Availability.UNAVAILABLE: 3,
+}
 _INTERCONNECT_RANK = {Interconnect.NVLINK: 0, Interconnect.PCIE: 1}  # unknown: no rank, last
 
 # What each column of the table means, sorted in Python ("asc": smallest / A first / freshest /
@@ -92,8 +96,10 @@ def test_pages_of_a_sorted_view_read_only_their_rows(
         return original(self, query, **kw)
 
     monkeypatch.setattr(reader, "offer_page", spy)
-    pages = [services.offer_page(OfferFilters(sort=column, per_page=2, page=p)).rows  # type: ignore[arg-type]
-             for p in range(1, 6)]
+    pages = [
+        services.offer_page(OfferFilters(sort=column, per_page=2, page=p)).rows  # type: ignore[arg-type]
+        for p in range(1, 6)
+    ]
     assert limits == [2] * 5
     monkeypatch.undo()
     joined = [r.offer for rows in pages for r in rows]

@@ -27,8 +27,11 @@ def as_workload(workload: AnyWorkload | Mapping[str, Any]) -> AnyWorkload:
         return workload
     if isinstance(workload, Mapping):
         return Workload.from_dict(dict(workload))
-    raise InvalidInputError("workload", f"expected a Workload or a mapping, got {type(workload).__name__}",
-                            "ServeWorkload, BatchWorkload, FinetuneWorkload, PretrainWorkload or a dict")
+    raise InvalidInputError(
+        "workload",
+        f"expected a Workload or a mapping, got {type(workload).__name__}",
+        "ServeWorkload, BatchWorkload, FinetuneWorkload, PretrainWorkload or a dict",
+    )
 
 
 def advise(
@@ -54,8 +57,13 @@ def advise(
     over budget, unavailable, stale or from a defunct provider (unless ``include_stale``), or are spot /
     auction capacity for a workload that does not allow it.
     """
-    ranker = Ranker(as_workload(workload), backends=backends, assumptions=assumptions, now=now,
-                    include_stale=include_stale)
+    ranker = Ranker(
+        as_workload(workload),
+        backends=backends,
+        assumptions=assumptions,
+        now=now,
+        include_stale=include_stale,
+    )
     return ranker.advise(offers, objective=objective, top=top, include_rejected=include_rejected)
 
 
@@ -72,6 +80,14 @@ def recommend(
     now: datetime | None = None,
 ) -> list[Recommendation]:
     """The rows of :func:`advise` (front first), then the rejected ones when ``include_rejected``."""
-    return advise(workload, offers, objective=objective, top=top, include_rejected=include_rejected,
-                  include_stale=include_stale, backends=backends, assumptions=assumptions,
-                  now=now).recommendations
+    return advise(
+        workload,
+        offers,
+        objective=objective,
+        top=top,
+        include_rejected=include_rejected,
+        include_stale=include_stale,
+        backends=backends,
+        assumptions=assumptions,
+        now=now,
+    ).recommendations

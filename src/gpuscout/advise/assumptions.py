@@ -62,6 +62,8 @@ class Assumptions:
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
             "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
-            "picks": (f"balanced within {self.balanced_time_factor:g}x the best time; fastest = cheapest "
-                      f"within {self.time_tolerance:.0%} of the best time"),
+            "picks": (
+                f"balanced within {self.balanced_time_factor:g}x the best time; fastest = cheapest "
+                f"within {self.time_tolerance:.0%} of the best time"
+            ),
         }

@@ -96,8 +96,9 @@ class ConfigEval:
         return self.instances * self.gpus_per_instance
 
 
-def reject(key: ConfigKey, acc: Accelerator | None, why: str, fits: bool = False, kind: str = "fit"
-           ) -> ConfigEval:
+def reject(
+    key: ConfigKey, acc: Accelerator | None, why: str, fits: bool = False, kind: str = "fit"
+) -> ConfigEval:
     """A configuration that cannot run the workload, with why and the kind of reason (REJECT_KINDS)."""
     return ConfigEval(key=key, fits=fits, rejected=why, accelerator=acc, reject_kind=kind)
 
@@ -149,7 +150,6 @@ class WorkloadEvaluator(Protocol):
     def detail(self, ev: ConfigEval) -> ConfigEval: ...
 
     def complete(self, ev: ConfigEval) -> ConfigEval: ...
-
 
 
 W = TypeVar("W", bound=AnyWorkload)
@@ -208,7 +208,6 @@ class BaseEvaluator(Generic[W]):
     def complete(self, ev: ConfigEval) -> ConfigEval:
         """``ev`` with what only a shown row needs (serve: the load it sustains)."""
         return self.detail(ev)
-
 
 
 def instances_for_deadline(time_1: float, deadline_hours: float | None) -> int:

@@ -52,9 +52,7 @@ class CostModel:
     download_s: float = 0.0
 
 
-def cost_model(
-    ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions
-) -> CostModel:
+def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions) -> CostModel:
     """Billed hours, GB-months and billable egress for ``ev`` under ``terms``."""
     inc, minimum = terms.billing_increment_s, terms.minimum_charge_s
     load_s = ev.load_gb / a.load_gbps
@@ -76,8 +74,11 @@ def cost_model(
         interruption_s = 0.0
         if spot:
             risk = spot_risk(
-                work_s=active_s, rate_per_hour=a.interruption_rate(terms.kind), checkpoint_interval_s=None,
-                restart_s=a.restart_s, reload_s=download_s + load_s,
+                work_s=active_s,
+                rate_per_hour=a.interruption_rate(terms.kind),
+                checkpoint_interval_s=None,
+                restart_s=a.restart_s,
+                reload_s=download_s + load_s,
             )
             interruption_s = risk.lost_s
         billed_day = exact_day = None
@@ -86,10 +87,18 @@ def cost_model(
             exact_day = w.starts_per_day * (per_start + warm) / 3600.0
         storage = n * ev.download_gb_per_instance * (days + w.storage_retention_days) / 30.0
         return CostModel(
-            compute_h=n * (billed - warm_total) / 3600.0, warmup_h=n * warm_total / 3600.0,
-            interruption_h=n * interruption_s / 3600.0, storage_gb_months=storage, egress_billable_gb=egress,
-            increment_s=inc, minimum_s=minimum, billed_h_per_day=billed_day, exact_h_per_day=exact_day,
-            risk=risk, warmup_s_per_start=warm, download_s=download_s,
+            compute_h=n * (billed - warm_total) / 3600.0,
+            warmup_h=n * warm_total / 3600.0,
+            interruption_h=n * interruption_s / 3600.0,
+            storage_gb_months=storage,
+            egress_billable_gb=egress,
+            increment_s=inc,
+            minimum_s=minimum,
+            billed_h_per_day=billed_day,
+            exact_h_per_day=exact_day,
+            risk=risk,
+            warmup_s_per_start=warm,
+            download_s=download_s,
         )
     assert isinstance(w, BatchWorkload | FinetuneWorkload | PretrainWorkload)
     warm = a.boot_s + download_s + load_s
@@ -99,18 +108,27 @@ def cost_model(
     if spot:
         interval = w.checkpoint_interval_min * 60.0
         risk = spot_risk(
-            work_s=ev.time_s, rate_per_hour=a.interruption_rate(terms.kind), checkpoint_interval_s=interval,
-            restart_s=a.restart_s, reload_s=download_s + load_s,
+            work_s=ev.time_s,
+            rate_per_hour=a.interruption_rate(terms.kind),
+            checkpoint_interval_s=interval,
+            restart_s=a.restart_s,
+            reload_s=download_s + load_s,
         )
         interruption_s = risk.lost_s
     outputs = w.egress_gb
     data_gb = n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb + outputs
     months = (ev.time_s / 86400.0 + w.storage_retention_days) / 30.0
     return CostModel(
-        compute_h=n * (billed - warm) / 3600.0, warmup_h=n * warm / 3600.0,
-        interruption_h=n * interruption_s / 3600.0, storage_gb_months=data_gb * months,
-        egress_billable_gb=egress, increment_s=inc, minimum_s=minimum, risk=risk,
-        warmup_s_per_start=warm, download_s=download_s,
+        compute_h=n * (billed - warm) / 3600.0,
+        warmup_h=n * warm / 3600.0,
+        interruption_h=n * interruption_s / 3600.0,
+        storage_gb_months=data_gb * months,
+        egress_billable_gb=egress,
+        increment_s=inc,
+        minimum_s=minimum,
+        risk=risk,
+        warmup_s_per_start=warm,
+        download_s=download_s,
     )
 
 
@@ -129,8 +147,9 @@ def data_prices(offer: Offer, terms: ProviderTerms, a: Assumptions) -> DataPrice
     return data_prices_for(offer.storage_usd_per_gb_month, offer.egress_usd_per_gb, terms, a)
 
 
-def data_prices_for(storage: float | None, egress: float | None, terms: ProviderTerms, a: Assumptions
-                    ) -> DataPrices:
+def data_prices_for(
+    storage: float | None, egress: float | None, terms: ProviderTerms, a: Assumptions
+) -> DataPrices:
     if storage is None:
         storage = terms.storage_usd_per_gb_month
     if egress is None:

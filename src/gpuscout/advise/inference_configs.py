@@ -62,21 +62,30 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         plan = self._plans.get(acc.name)
         return plan[2] if plan is not None else None
 
-    def _estimate(self, acc: Accelerator, tp: int, batch: int | str, engine: str, precision: str | None
-                  ) -> tuple[Estimate | None, str | None]:
+    def _estimate(
+        self, acc: Accelerator, tp: int, batch: int | str, engine: str, precision: str | None
+    ) -> tuple[Estimate | None, str | None]:
         w = self.w
         self.estimator_calls += 1
         split = {"parallel": "layer"} if tp > 1 and engine in LAYER_SPLIT_ENGINES else {}
         try:
             return self.be.inference(
-                w.model, acc, gpus=tp, precision=precision, engine=engine, batch=batch,
-                context_in=w.prompt_tokens, context_out=w.output_tokens, **split,
+                w.model,
+                acc,
+                gpus=tp,
+                precision=precision,
+                engine=engine,
+                batch=batch,
+                context_in=w.prompt_tokens,
+                context_out=w.output_tokens,
+                **split,
             ), None
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return None, str(exc)
 
-    def _substitute(self, acc: Accelerator, tp: int, batch: int | str, asked: Estimate
-                    ) -> tuple[Estimate | None, str | None]:
+    def _substitute(
+        self, acc: Accelerator, tp: int, batch: int | str, asked: Estimate
+    ) -> tuple[Estimate | None, str | None]:
         """The first combination the support rules say runs on ``acc`` (another engine with the same
         precision, then the nearest precision), remembered for the accelerator; else why none does."""
         w = self.w
@@ -90,8 +99,11 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 self._plans[acc.name] = (opt.engine, opt.precision, note)
                 return est, None
         why = f"not supported: {asked.unsupported_reason}"
-        why += "; nothing else the support rules know runs here" if not options else \
-            f"; tried {', '.join(o.message for o in options)}"
+        why += (
+            "; nothing else the support rules know runs here"
+            if not options
+            else f"; tried {', '.join(o.message for o in options)}"
+        )
         self._cannot_run[acc.name] = why
         return None, why
 
@@ -172,8 +184,9 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             missed.append(f"{1000.0 / tpot_ms(e):.0f} tok/s per user < {1000.0 / tpot:.0f}")
         return "latency target missed even at 1 user (" + ", ".join(missed) + ")"
 
-    def _serve_replica(self, acc: Accelerator, tp: int, users: int | None
-                       ) -> tuple[Estimate | None, int, str | None]:
+    def _serve_replica(
+        self, acc: Accelerator, tp: int, users: int | None
+    ) -> tuple[Estimate | None, int, str | None]:
         """(estimate at the replica's usable batch, that batch, why not) for one replica of ``tp`` GPUs.
 
         The usable batch is the load asked for (``concurrency``) or the most that fits (``requests_per_s``),
@@ -248,21 +261,37 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 break  # a larger split cannot need fewer instances; the smaller split wins ties
         if chosen is None:
             latency = "latency" in last_why
-            kind = "latency" if latency else ("fit" if last_why.startswith("does not fit")
-                                              else reject_kind_of(last_why))
+            kind = (
+                "latency"
+                if latency
+                else ("fit" if last_why.startswith("does not fit") else reject_kind_of(last_why))
+            )
             return reject(key, acc, last_why, fits=any_fit and latency, kind=kind)
         tp, e_cap, cap, inst = chosen
         if inst > self.a.max_instances:
-            return reject(key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True,
-                          kind="instances")
+            return reject(
+                key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True, kind="instances"
+            )
         weights_total = e_cap.memory.weights_gb * tp
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         why_split = split_why(outcome.get(1, "")) if tp > 1 else None
         return ConfigEval(
-            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp, split_why=why_split,
-            replicas_per_instance=g // tp, gpus_per_instance=g, nodes=1,
-            time_s=w.active_hours_per_day * 3600.0, download_gb_per_instance=download + w.dataset_gb,
-            load_gb=download, estimate=e_cap, cap_batch=cap, detailed=False,
+            key=key,
+            fits=True,
+            rejected=None,
+            accelerator=acc,
+            instances=inst,
+            tp=tp,
+            split_why=why_split,
+            replicas_per_instance=g // tp,
+            gpus_per_instance=g,
+            nodes=1,
+            time_s=w.active_hours_per_day * 3600.0,
+            download_gb_per_instance=download + w.dataset_gb,
+            load_gb=download,
+            estimate=e_cap,
+            cap_batch=cap,
+            detailed=False,
             fabric_assumed=fabric_unstated(key, tp),
         )
 
@@ -292,7 +321,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         per_replica = full_b if full_e is not None and full_b > 0 else ev.cap_batch
         replicas_total = ev.instances * ev.replicas_per_instance
         summary = dataclasses.replace(
-            ev.summary, capacity_users=per_replica * replicas_total,
+            ev.summary,
+            capacity_users=per_replica * replicas_total,
             capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
         )
         done = dataclasses.replace(ev, summary=summary)
@@ -316,19 +346,34 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         else:
             # the estimator's aggregate at this batch (prefills of arriving requests included), per user
             served_tps = users * e_op.output_tokens_per_s_total / max(e_op.batch, 1)
-        monthly = w.monthly_output_tokens if w.monthly_output_tokens is not None \
-            else served_tps * active_s_month
+        monthly = (
+            w.monthly_output_tokens if w.monthly_output_tokens is not None else served_tps * active_s_month
+        )
         summary = EstimateSummary(
-            throughput=served_tps, throughput_unit="tok/s",
-            per_user_tokens_per_s=e_op.decode_tokens_per_s, ttft_ms=e_op.ttft_ms, tpot_ms=tpot_ms(e_op),
-            memory_per_gpu_gb=e_op.memory.total_gb, memory_capacity_gb=capacity_gb(e_op.memory, acc),
-            weights_gb=e_op.memory.weights_gb, kv_cache_gb=e_op.memory.kv_cache_gb,
-            batch_per_replica=b_op, max_batch_per_replica=e_op.max_batch, bound=e_op.bound,
-            engine=e_op.engine, precision=e_op.precision, support=e_op.support,
+            throughput=served_tps,
+            throughput_unit="tok/s",
+            per_user_tokens_per_s=e_op.decode_tokens_per_s,
+            ttft_ms=e_op.ttft_ms,
+            tpot_ms=tpot_ms(e_op),
+            memory_per_gpu_gb=e_op.memory.total_gb,
+            memory_capacity_gb=capacity_gb(e_op.memory, acc),
+            weights_gb=e_op.memory.weights_gb,
+            kv_cache_gb=e_op.memory.kv_cache_gb,
+            batch_per_replica=b_op,
+            max_batch_per_replica=e_op.max_batch,
+            bound=e_op.bound,
+            engine=e_op.engine,
+            precision=e_op.precision,
+            support=e_op.support,
         )
         return dataclasses.replace(
-            ev, summary=summary, output_tokens=monthly, estimate=e_op, detailed=True,
-            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, b_op, e_op), warnings=tuple(e_op.warnings),
+            ev,
+            summary=summary,
+            output_tokens=monthly,
+            estimate=e_op,
+            detailed=True,
+            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, b_op, e_op),
+            warnings=tuple(e_op.warnings),
         )
 
 
@@ -356,25 +401,51 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         time_1, tp, e = best
         inst = instances_for_deadline(time_1, w.deadline_hours)
         if inst > self.a.max_instances:
-            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True,
-                          kind="instances")
+            return reject(
+                key,
+                acc,
+                f"deadline needs {inst} instances (> {self.a.max_instances})",
+                fits=True,
+                kind="instances",
+            )
         replicas = g // tp
         weights_total = e.memory.weights_gb * tp
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         summary = EstimateSummary(
-            throughput=e.output_tokens_per_s_total * replicas * inst, throughput_unit="tok/s",
-            per_user_tokens_per_s=e.decode_tokens_per_s, ttft_ms=e.ttft_ms, tpot_ms=tpot_ms(e),
-            memory_per_gpu_gb=e.memory.total_gb, memory_capacity_gb=capacity_gb(e.memory, acc),
-            weights_gb=e.memory.weights_gb, kv_cache_gb=e.memory.kv_cache_gb,
-            batch_per_replica=e.batch, max_batch_per_replica=e.max_batch, bound=e.bound,
-            engine=e.engine, precision=e.precision, support=e.support,
+            throughput=e.output_tokens_per_s_total * replicas * inst,
+            throughput_unit="tok/s",
+            per_user_tokens_per_s=e.decode_tokens_per_s,
+            ttft_ms=e.ttft_ms,
+            tpot_ms=tpot_ms(e),
+            memory_per_gpu_gb=e.memory.total_gb,
+            memory_capacity_gb=capacity_gb(e.memory, acc),
+            weights_gb=e.memory.weights_gb,
+            kv_cache_gb=e.memory.kv_cache_gb,
+            batch_per_replica=e.batch,
+            max_batch_per_replica=e.max_batch,
+            bound=e.bound,
+            engine=e.engine,
+            precision=e.precision,
+            support=e.support,
         )
         return ConfigEval(
-            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=tp,
-            replicas_per_instance=replicas, gpus_per_instance=g, summary=summary, time_s=time_1 / inst,
-            download_gb_per_instance=download + w.dataset_gb, load_gb=download, output_tokens=out_total,
-            estimate=e, pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, e.batch, e),
-            warnings=tuple(e.warnings), fabric_assumed=fabric_unstated(key, tp),
+            key=key,
+            fits=True,
+            rejected=None,
+            accelerator=acc,
+            instances=inst,
+            tp=tp,
+            replicas_per_instance=replicas,
+            gpus_per_instance=g,
+            summary=summary,
+            time_s=time_1 / inst,
+            download_gb_per_instance=download + w.dataset_gb,
+            load_gb=download,
+            output_tokens=out_total,
+            estimate=e,
+            pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, e.batch, e),
+            warnings=tuple(e.warnings),
+            fabric_assumed=fabric_unstated(key, tp),
         )
 
 
@@ -397,19 +468,41 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
         time_1 = images * r.seconds_per_image / g
         inst = instances_for_deadline(time_1, w.deadline_hours)
         if inst > self.a.max_instances:
-            return reject(key, acc, f"deadline needs {inst} instances (> {self.a.max_instances})", fits=True,
-                          kind="instances")
+            return reject(
+                key,
+                acc,
+                f"deadline needs {inst} instances (> {self.a.max_instances})",
+                fits=True,
+                kind="instances",
+            )
         weights = r.memory.weights_gb
         download = w.download_weights_gb if w.download_weights_gb is not None else weights
         summary = EstimateSummary(
-            throughput=g * inst / r.seconds_per_image, throughput_unit="img/s", per_user_tokens_per_s=None,
-            ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=r.memory.total_gb,
+            throughput=g * inst / r.seconds_per_image,
+            throughput_unit="img/s",
+            per_user_tokens_per_s=None,
+            ttft_ms=None,
+            tpot_ms=None,
+            memory_per_gpu_gb=r.memory.total_gb,
             memory_capacity_gb=capacity_gb(r.memory, acc),
-            weights_gb=weights, kv_cache_gb=0.0, batch_per_replica=1, max_batch_per_replica=None, bound=None,
+            weights_gb=weights,
+            kv_cache_gb=0.0,
+            batch_per_replica=1,
+            max_batch_per_replica=None,
+            bound=None,
         )
         return ConfigEval(
-            key=key, fits=True, rejected=None, accelerator=acc, instances=inst, tp=1, replicas_per_instance=g,
-            gpus_per_instance=g, summary=summary, time_s=time_1 / inst,
-            download_gb_per_instance=download + w.dataset_gb, load_gb=download, images=images,
+            key=key,
+            fits=True,
+            rejected=None,
+            accelerator=acc,
+            instances=inst,
+            tp=1,
+            replicas_per_instance=g,
+            gpus_per_instance=g,
+            summary=summary,
+            time_s=time_1 / inst,
+            download_gb_per_instance=download + w.dataset_gb,
+            load_gb=download,
+            images=images,
         )
-

@@ -53,6 +53,8 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
         cheaper_best = min(cheaper_best, fastest)
         n += len(group)
     return kept
+
+
 def balanced_score(cost: float, time: float, cheapest: float, best_time: float) -> float:
     """``cost / cheapest x time / best time``: 1 for a row that is both the cheapest and the fastest."""
     return (cost / max(cheapest, 1e-12)) * (time / max(best_time, 1e-12))

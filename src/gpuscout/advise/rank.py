@@ -62,8 +62,10 @@ _UNAVAILABLE = Availability.UNAVAILABLE
 #: Why a row whose total is not a finite number (a price near the float limit) is never ranked.
 NOT_FINITE = "the total cost is not a finite number (check the offer's prices)"
 #: Why an auction / interruptible-only price is not used for a workload that does not allow spot.
-SPOT_CLASS_ONLY = ("only an interruptible price (auction / bid, or an on-demand price equal to the bid): "
-                   "spot-class capacity, not used unless spot is allowed (--spot)")
+SPOT_CLASS_ONLY = (
+    "only an interruptible price (auction / bid, or an on-demand price equal to the bid): "
+    "spot-class capacity, not used unless spot is allowed (--spot)"
+)
 
 #: Per (configuration, billing terms): (on-demand cost model, spot cost model, on-demand time, spot time).
 _Pair = tuple[CostModel, CostModel, float, float]
@@ -101,8 +103,13 @@ def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str
     return None
 
 
-_PREFILTER_KIND = {"provider not": "provider", "region not": "region", "unavailable": "unavailable",
-                   "fractional": "fractional", "stale:": "stale"}
+_PREFILTER_KIND = {
+    "provider not": "provider",
+    "region not": "region",
+    "unavailable": "unavailable",
+    "fractional": "fractional",
+    "stale:": "stale",
+}
 
 
 def _prefilter_kind(why: str) -> str:
@@ -167,30 +174,54 @@ def unit_costs(w: AnyWorkload, ev: ConfigEval, total: float) -> UnitCosts:
 
 def _config(ev: ConfigEval, spot: bool) -> Config:
     return Config(
-        instances=ev.instances, gpus_per_instance=ev.gpus_per_instance, tp=ev.tp,
-        replicas_per_instance=ev.replicas_per_instance, gpus_used=ev.gpus_used, nodes=ev.nodes, spot=spot,
+        instances=ev.instances,
+        gpus_per_instance=ev.gpus_per_instance,
+        tp=ev.tp,
+        replicas_per_instance=ev.replicas_per_instance,
+        gpus_used=ev.gpus_used,
+        nodes=ev.nodes,
+        spot=spot,
     )
 
 
 def choice_group(offer: Offer, spot: bool, hourly: float) -> Hashable:
     """What makes two rows the same real choice: provider, instance type, GPUs, fabric and price (a
     region copy of the same offer is the same choice)."""
-    return (offer.provider, offer.instance_type, offer.accelerator, offer.gpu_count, offer.interconnect,
-            offer.internode, spot, hourly)
+    return (
+        offer.provider,
+        offer.instance_type,
+        offer.accelerator,
+        offer.gpu_count,
+        offer.interconnect,
+        offer.internode,
+        spot,
+        hourly,
+    )
 
 
 def _candidate(row: _Row) -> Candidate:
     _, total, time, hourly, provider, instance, region, spot, index, offer = row
-    return Candidate(total, time, (hourly, provider, instance, region, spot, index),
-                     choice_group(offer, bool(spot), hourly), (offer, bool(spot), hourly))
+    return Candidate(
+        total,
+        time,
+        (hourly, provider, instance, region, spot, index),
+        choice_group(offer, bool(spot), hourly),
+        (offer, bool(spot), hourly),
+    )
 
 
 class Ranker:
     """Ranks offers for one workload. Caches evaluations, terms and cost models across offers."""
 
-    def __init__(self, workload: AnyWorkload, *, backends: Backends | None = None,
-                 assumptions: Assumptions | None = None, now: datetime | None = None,
-                 include_stale: bool = False) -> None:
+    def __init__(
+        self,
+        workload: AnyWorkload,
+        *,
+        backends: Backends | None = None,
+        assumptions: Assumptions | None = None,
+        now: datetime | None = None,
+        include_stale: bool = False,
+    ) -> None:
         self.w = workload
         self.be = backends or default_backends()
         self.a = assumptions or Assumptions()
@@ -234,9 +265,18 @@ class Ranker:
 
     def cost_model(self, ev: ConfigEval, terms: ProviderTerms, spot: bool) -> CostModel:
         """Cached on what the cost depends on: the configuration's quantities and the billing terms."""
-        k = (ev.instances, ev.time_s, ev.load_gb, ev.download_gb_per_instance, ev.checkpoint_gb,
-             terms.billing_increment_s, terms.minimum_charge_s, terms.egress_free_gb_per_month, terms.kind,
-             spot)
+        k = (
+            ev.instances,
+            ev.time_s,
+            ev.load_gb,
+            ev.download_gb_per_instance,
+            ev.checkpoint_gb,
+            terms.billing_increment_s,
+            terms.minimum_charge_s,
+            terms.egress_free_gb_per_month,
+            terms.kind,
+            spot,
+        )
         cm = self._cm.get(k)
         if cm is None:
             cm = cost_model(ev, self.w, terms, spot, self.a)
@@ -252,8 +292,9 @@ class Ranker:
         return dp
 
     # ---- building rows --------------------------------------------------------------------------
-    def recommendation(self, offer: Offer, spot: bool, hourly: float, rank: int | None, score: float
-                       ) -> Recommendation:
+    def recommendation(
+        self, offer: Offer, spot: bool, hourly: float, rank: int | None, score: float
+    ) -> Recommendation:
         terms = self.terms(offer)
         ev = self.evaluator.evaluate(offer)
         if ev.rejected is not None:
@@ -264,29 +305,76 @@ class Ranker:
         cost = breakdown(cm, hourly, dp)
         units = unit_costs(self.w, ev, cost.total)
         interruptible = spot and spot_class(offer)
-        ctx = RowContext(self.w, offer, ev, cm, cost, units, terms, dp, spot, hourly, self.now, self.a,
-                         interruptible_price=interruptible)
+        ctx = RowContext(
+            self.w,
+            offer,
+            ev,
+            cm,
+            cost,
+            units,
+            terms,
+            dp,
+            spot,
+            hourly,
+            self.now,
+            self.a,
+            interruptible_price=interruptible,
+        )
         reasons, warnings = explain(ctx)
         return Recommendation(
-            offer=offer, config=_config(ev, spot), fits=True, estimate=ev.summary, time_s=ev.time_s,
-            cost=cost, unit_costs=units, price_usd_per_hour=hourly, reasons=reasons, warnings=warnings,
-            rank=rank, score=score, assumptions=self._assumptions(ev, terms),
-            provider_name=self.provider(offer).display_name, regions=offer.regions or (offer.region,),
-            time_to_result_s=_job_time(self.w, ev, cm), substitution=ev.substitution,
+            offer=offer,
+            config=_config(ev, spot),
+            fits=True,
+            estimate=ev.summary,
+            time_s=ev.time_s,
+            cost=cost,
+            unit_costs=units,
+            price_usd_per_hour=hourly,
+            reasons=reasons,
+            warnings=warnings,
+            rank=rank,
+            score=score,
+            assumptions=self._assumptions(ev, terms),
+            provider_name=self.provider(offer).display_name,
+            regions=offer.regions or (offer.region,),
+            time_to_result_s=_job_time(self.w, ev, cm),
+            substitution=ev.substitution,
             fabric_assumed=ev.fabric_assumed,
         )
 
-    def rejected(self, offer: Offer, why: str, *, fits: bool = False, spot: bool = False,
-                 hourly: float | None = None, ev: ConfigEval | None = None) -> Recommendation:
+    def rejected(
+        self,
+        offer: Offer,
+        why: str,
+        *,
+        fits: bool = False,
+        spot: bool = False,
+        hourly: float | None = None,
+        ev: ConfigEval | None = None,
+    ) -> Recommendation:
         price = hourly if hourly is not None else (offer.price_usd_per_hour or 0.0)
         usable = ev is not None and ev.rejected is None
-        config = _config(ev, spot) if ev is not None and usable else Config(
-            1, offer.gpu_count, 1, 1, offer.gpu_count, 1, spot)
+        config = (
+            _config(ev, spot)
+            if ev is not None and usable
+            else Config(1, offer.gpu_count, 1, 1, offer.gpu_count, 1, spot)
+        )
         summary: EstimateSummary | None = ev.summary if ev is not None else None
         return Recommendation(
-            offer=offer, config=config, fits=fits, estimate=summary, time_s=None, cost=None, unit_costs=None,
-            price_usd_per_hour=price, reasons=(f"rejected: {why}",), warnings=(), rank=None, score=math.inf,
-            rejected=why, provider_name=self.provider(offer).display_name,
+            offer=offer,
+            config=config,
+            fits=fits,
+            estimate=summary,
+            time_s=None,
+            cost=None,
+            unit_costs=None,
+            price_usd_per_hour=price,
+            reasons=(f"rejected: {why}",),
+            warnings=(),
+            rank=None,
+            score=math.inf,
+            rejected=why,
+            provider_name=self.provider(offer).display_name,
             regions=offer.regions or (offer.region,),
         )
 
@@ -295,8 +383,10 @@ class Ranker:
         minimum = "no minimum" if terms.minimum_charge_s is None else f"minimum {terms.minimum_charge_s} s"
         if terms.billing_increment_s is None:
             minimum = "minimum unknown"
-        out["billing"] = (f"{terms.display_name}: {describe_increment(terms.billing_increment_s)}, {minimum} "
-                          f"({terms.confidence})")
+        out["billing"] = (
+            f"{terms.display_name}: {describe_increment(terms.billing_increment_s)}, {minimum} "
+            f"({terms.confidence})"
+        )
         if ev.estimate is not None:
             out.update({f"estimate: {k}": v for k, v in ev.estimate.assumptions.items()})
         return out
@@ -346,8 +436,9 @@ class Ranker:
             return od, sp, t, t
         return od, sp, _job_time(self.w, ev, od), _job_time(self.w, ev, sp)
 
-    def _reject(self, out: list[Recommendation] | None, kind: str, offer: Offer, why: str, **kw: object
-                ) -> None:
+    def _reject(
+        self, out: list[Recommendation] | None, kind: str, offer: Offer, why: str, **kw: object
+    ) -> None:
         self.reject_counts[kind] += 1
         if out is not None:
             out.append(self.rejected(offer, why, **kw))  # type: ignore[arg-type]
@@ -372,9 +463,13 @@ class Ranker:
             return "budget", f"${total:,.0f} over the ${budget:,.0f} budget"
         return "deadline", f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline"
 
-    def score_rows(self, offers: Sequence[Offer], objective: str,
-                   rejected: list[Recommendation] | None = None, keep: int | None = None
-                   ) -> tuple[list[_Row], list[_Row], int, bool]:
+    def score_rows(
+        self,
+        offers: Sequence[Offer],
+        objective: str,
+        rejected: list[Recommendation] | None = None,
+        keep: int | None = None,
+    ) -> tuple[list[_Row], list[_Row], int, bool]:
         """(rows kept for display, the cheapest rows of each distinct time, rows passing, pruned?).
 
         Every passing (offer, price) candidate is scored; rejected rows are counted by kind (and appended
@@ -411,9 +506,13 @@ class Ranker:
         passing = 0
         inf = math.inf
         for i, offer in enumerate(offers):
-            if (offer.availability is _UNAVAILABLE or offer.fractional or (offer.stale and not include_stale)
-                    or (providers and offer.provider.lower() not in providers)
-                    or (regions and not any(r in offer.region.lower() for r in regions))):
+            if (
+                offer.availability is _UNAVAILABLE
+                or offer.fractional
+                or (offer.stale and not include_stale)
+                or (providers and offer.provider.lower() not in providers)
+                or (regions and not any(r in offer.region.lower() for r in regions))
+            ):
                 why = _prefilter(w, offer, include_stale) or "filtered"
                 self._reject(rejected, _prefilter_kind(why), offer, why)
                 continue
@@ -446,8 +545,12 @@ class Ranker:
                 e_price = dp.egress_usd_per_gb
             hourly = offer.price_usd_per_hour
             spot = offer.spot_price_usd_per_hour
-            if spot == hourly or offer.price_is_interruptible or not (hourly and hourly > 0) or (
-                    spot is not None and spot <= 0):
+            if (
+                spot == hourly
+                or offer.price_is_interruptible
+                or not (hourly and hourly > 0)
+                or (spot is not None and spot <= 0)
+            ):
                 hourly, spot, left_out = _usable_prices(hourly, spot, offer.price_is_interruptible, spot_ok)
                 if left_out is not None:
                     kind, text = left_out
@@ -458,17 +561,35 @@ class Ranker:
             # on-demand, then spot (unrolled: this is the hot loop)
             if hourly is not None:
                 cm = pair[0]
-                total = (hourly * cm.compute_h + hourly * cm.warmup_h + s_price * cm.storage_gb_months
-                         + e_price * cm.egress_billable_gb + hourly * cm.interruption_h)
+                total = (
+                    hourly * cm.compute_h
+                    + hourly * cm.warmup_h
+                    + s_price * cm.storage_gb_months
+                    + e_price * cm.egress_billable_gb
+                    + hourly * cm.interruption_h
+                )
                 time = pair[2]
-                if total < inf and (budget is None or total <= budget) and (
-                        not has_deadline or time <= deadline_s):
+                if (
+                    total < inf
+                    and (budget is None or total <= budget)
+                    and (not has_deadline or time <= deadline_s)
+                ):
                     passing += 1
                     score = total if by_cost else time
                     low = best_cost.get(time, inf)
                     if total <= low or score <= threshold:
-                        row: _Row = (score, total, time, hourly, provider, offer.instance_type,
-                                     offer.region, 0, i, offer)
+                        row: _Row = (
+                            score,
+                            total,
+                            time,
+                            hourly,
+                            provider,
+                            offer.instance_type,
+                            offer.region,
+                            0,
+                            i,
+                            offer,
+                        )
                         if total < low:
                             best[time], best_cost[time] = [row], total
                         elif total == low:
@@ -480,17 +601,35 @@ class Ranker:
                     self._reject(rejected, kind, offer, why, fits=True, spot=False, hourly=hourly, ev=ev)
             if spot is not None:
                 cm = pair[1]
-                total = (spot * cm.compute_h + spot * cm.warmup_h + s_price * cm.storage_gb_months
-                         + e_price * cm.egress_billable_gb + spot * cm.interruption_h)
+                total = (
+                    spot * cm.compute_h
+                    + spot * cm.warmup_h
+                    + s_price * cm.storage_gb_months
+                    + e_price * cm.egress_billable_gb
+                    + spot * cm.interruption_h
+                )
                 time = pair[3]
-                if total < inf and (budget is None or total <= budget) and (
-                        not has_deadline or time <= deadline_s):
+                if (
+                    total < inf
+                    and (budget is None or total <= budget)
+                    and (not has_deadline or time <= deadline_s)
+                ):
                     passing += 1
                     score = total if by_cost else time
                     low = best_cost.get(time, inf)
                     if total <= low or score <= threshold:
-                        row = (score, total, time, spot, provider, offer.instance_type, offer.region, 1, i,
-                               offer)
+                        row = (
+                            score,
+                            total,
+                            time,
+                            spot,
+                            provider,
+                            offer.instance_type,
+                            offer.region,
+                            1,
+                            i,
+                            offer,
+                        )
                         if total < low:
                             best[time], best_cost[time] = [row], total
                         elif total == low:
@@ -548,8 +687,14 @@ class Ranker:
                 return out
         return out
 
-    def advise(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
-               include_rejected: bool = False, diagnose: bool = True) -> Advice:
+    def advise(
+        self,
+        offers: Iterable[Offer],
+        objective: str = "cost",
+        top: int | None = None,
+        include_rejected: bool = False,
+        diagnose: bool = True,
+    ) -> Advice:
         """The whole answer: the rows to show (front first), picks, targets, caveats, and (``diagnose``)
         what binds when nothing passes."""
         _check_objective(objective)
@@ -561,31 +706,54 @@ class Ranker:
         rejected: list[Recommendation] | None = [] if include_rejected else None
         keep = None if top is None else 2 * top + 32
         rows, front, passing, pruned = self.score_rows(offers, objective, rejected, keep=keep)
-        selection = select([_candidate(r) for r in front], [_candidate(r) for r in rows],
-                           objective=objective, top=top, balanced_time_factor=self.a.balanced_time_factor,
-                           time_tolerance=self.a.time_tolerance)
+        selection = select(
+            [_candidate(r) for r in front],
+            [_candidate(r) for r in rows],
+            objective=objective,
+            top=top,
+            balanced_time_factor=self.a.balanced_time_factor,
+            time_tolerance=self.a.time_tolerance,
+        )
         if pruned and top is not None and len(selection.rows) < top and passing > len(selection.rows):
             # region copies or front rows crowded the kept rows out: rank again without dropping any
             self.reject_counts.clear()
             rows, front, passing, _ = self.score_rows(offers, objective, None, keep=None)
-            selection = select([_candidate(r) for r in front], [_candidate(r) for r in rows],
-                               objective=objective, top=top, balanced_time_factor=self.a.balanced_time_factor,
-                               time_tolerance=self.a.time_tolerance)
+            selection = select(
+                [_candidate(r) for r in front],
+                [_candidate(r) for r in rows],
+                objective=objective,
+                top=top,
+                balanced_time_factor=self.a.balanced_time_factor,
+                time_tolerance=self.a.time_tolerance,
+            )
         shown = self.build(selection, offers)
         binding = binding_constraint(self, offers) if diagnose and not shown else None
         return Advice(
-            objective=objective, rows=tuple(shown), rejected=tuple(rejected or ()),
-            front_size=selection.front_size, picks=dict(selection.picks), targets=targets_applied(self.w),
-            notes=common_notes(shown), binding=binding, time_axis=time_axis(self.w), considered=len(offers),
-            passing=passing, picks_rule=picks_rule(self.a.balanced_time_factor, self.a.time_tolerance),
+            objective=objective,
+            rows=tuple(shown),
+            rejected=tuple(rejected or ()),
+            front_size=selection.front_size,
+            picks=dict(selection.picks),
+            targets=targets_applied(self.w),
+            notes=common_notes(shown),
+            binding=binding,
+            time_axis=time_axis(self.w),
+            considered=len(offers),
+            passing=passing,
+            picks_rule=picks_rule(self.a.balanced_time_factor, self.a.time_tolerance),
         )
 
     def build(self, selection: Selection, offers: Sequence[Offer]) -> list[Recommendation]:
         """Full rows for the selection, in order, with their ranks, picks and regions."""
         return build_rows(selection, offers, self, lambda: self)
 
-    def rank(self, offers: Iterable[Offer], objective: str = "cost", top: int | None = None,
-             include_rejected: bool = False) -> list[Recommendation]:
+    def rank(
+        self,
+        offers: Iterable[Offer],
+        objective: str = "cost",
+        top: int | None = None,
+        include_rejected: bool = False,
+    ) -> list[Recommendation]:
         """The rows shown (front first), then the rejected ones when ``include_rejected``."""
         return self.advise(offers, objective, top, include_rejected).recommendations
 
@@ -602,16 +770,25 @@ class Ranker:
                 # the field named is the larger share; the accepted range names both
                 field = "output_tokens" if w.output_tokens > w.prompt_tokens else "prompt_tokens"
                 raise InvalidInputError(
-                    field, f"{w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens exceed "
+                    field,
+                    f"{w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens exceed "
                     f"{self.be.model_name(w.model)}'s context of {limit:,} tokens",
-                    f"prompt_tokens + output_tokens <= {limit:,} (or a model with a longer context)")
+                    f"prompt_tokens + output_tokens <= {limit:,} (or a model with a longer context)",
+                )
         if isinstance(w, FinetuneWorkload | PretrainWorkload):
-            limit = self.be.max_context(w.model) if self.be.max_context is not None and not (
-                isinstance(w, PretrainWorkload) and w.params_b is not None) else None
+            limit = (
+                self.be.max_context(w.model)
+                if self.be.max_context is not None
+                and not (isinstance(w, PretrainWorkload) and w.params_b is not None)
+                else None
+            )
             if limit and isinstance(w, FinetuneWorkload) and w.seq_len > limit:
                 raise InvalidInputError(
-                    "seq_len", f"{w.seq_len:,} tokens exceed {self.be.model_name(w.model)}'s context of "
-                    f"{limit:,} tokens", f"seq_len <= {limit:,}")
+                    "seq_len",
+                    f"{w.seq_len:,} tokens exceed {self.be.model_name(w.model)}'s context of "
+                    f"{limit:,} tokens",
+                    f"seq_len <= {limit:,}",
+                )
         if w.providers:
             listed = {o.provider.lower() for o in offers}
             known = set(self.be.provider_ids()) if self.be.provider_ids is not None else set()
@@ -626,8 +803,9 @@ class Ranker:
                 self.w = w.model_copy(update={"providers": tuple(wanted)})  # aliases -> provider ids
 
 
-def _usable_prices(hourly: float | None, spot: float | None, interruptible: bool, spot_ok: bool
-                   ) -> tuple[float | None, float | None, tuple[str, str] | None]:
+def _usable_prices(
+    hourly: float | None, spot: float | None, interruptible: bool, spot_ok: bool
+) -> tuple[float | None, float | None, tuple[str, str] | None]:
     """(on-demand, spot, why the offer is out) from an offer's listed prices: a non-positive price is
     no price; an auction price, or an on-demand price equal to the spot price, is a spot price."""
     if spot is not None and spot <= 0:
@@ -668,8 +846,9 @@ def _with(rec: Recommendation, **changes: object) -> Recommendation:
     return replace(rec, **changes)  # type: ignore[arg-type]
 
 
-def build_rows(selection: Selection, offers: Sequence[Offer], ranker: Ranker,
-               ranker_for_row: Callable[[], Ranker]) -> list[Recommendation]:
+def build_rows(
+    selection: Selection, offers: Sequence[Offer], ranker: Ranker, ranker_for_row: Callable[[], Ranker]
+) -> list[Recommendation]:
     """Full rows for ``selection``, in order, with their ranks, picks and gathered regions; each row is
     built by ``ranker_for_row()`` (the naive oracle passes a fresh ranker per row)."""
     regions = _regions(selection, offers, ranker)
@@ -677,13 +856,21 @@ def build_rows(selection: Selection, offers: Sequence[Offer], ranker: Ranker,
     for n, s in enumerate(selection.rows):
         offer, spot, hourly = s.candidate.payload
         rec = ranker_for_row().recommendation(offer, spot, hourly, n + 1, s.candidate.cost)
-        out.append(_with(rec, regions=regions.get(s.candidate.group, rec.regions), pareto=s.pareto,
-                         picks=s.picks, dominated_by=s.dominated_by))
+        out.append(
+            _with(
+                rec,
+                regions=regions.get(s.candidate.group, rec.regions),
+                pareto=s.pareto,
+                picks=s.picks,
+                dominated_by=s.dominated_by,
+            )
+        )
     return out
 
 
-def _regions(selection: Selection, offers: Sequence[Offer], ranker: Ranker
-             ) -> dict[Hashable, tuple[str, ...]]:
+def _regions(
+    selection: Selection, offers: Sequence[Offer], ranker: Ranker
+) -> dict[Hashable, tuple[str, ...]]:
     """Every region each shown choice is sold in at its price (region copies, and the regions a row
     already stands for), among the offers that pass the same filters."""
     groups = {s.candidate.group for s in selection.rows}
@@ -694,8 +881,11 @@ def _regions(selection: Selection, offers: Sequence[Offer], ranker: Ranker
     w = ranker.w
     found: dict[Hashable, list[str]] = {}
     for offer in offers:
-        if offer.instance_type not in instances or (offer.provider, offer.instance_type) not in names \
-                or _prefilter(w, offer, ranker.include_stale):
+        if (
+            offer.instance_type not in instances
+            or (offer.provider, offer.instance_type) not in names
+            or _prefilter(w, offer, ranker.include_stale)
+        ):
             continue
         for is_spot, price in _prices(w, offer):
             group = choice_group(offer, is_spot, price)
@@ -707,22 +897,39 @@ def _regions(selection: Selection, offers: Sequence[Offer], ranker: Ranker
     return {g: tuple(v) for g, v in found.items()}
 
 
-def rank(workload: AnyWorkload, offers: Iterable[Offer], *, objective: str = "cost", top: int | None = None,
-         backends: Backends | None = None, assumptions: Assumptions | None = None,
-         include_rejected: bool = False, include_stale: bool = False, now: datetime | None = None
-         ) -> list[Recommendation]:
+def rank(
+    workload: AnyWorkload,
+    offers: Iterable[Offer],
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    backends: Backends | None = None,
+    assumptions: Assumptions | None = None,
+    include_rejected: bool = False,
+    include_stale: bool = False,
+    now: datetime | None = None,
+) -> list[Recommendation]:
     """The rows shown (front first; see ``Ranker.advise``), then the rejected ones when asked."""
-    ranker = Ranker(workload, backends=backends, assumptions=assumptions, now=now,
-                    include_stale=include_stale)
+    ranker = Ranker(
+        workload, backends=backends, assumptions=assumptions, now=now, include_stale=include_stale
+    )
     return ranker.rank(offers, objective=objective, top=top, include_rejected=include_rejected)
 
 
-def advise(workload: AnyWorkload, offers: Iterable[Offer], *, objective: str = "cost", top: int | None = None,
-           backends: Backends | None = None, assumptions: Assumptions | None = None,
-           include_rejected: bool = False, include_stale: bool = False, now: datetime | None = None
-           ) -> Advice:
+def advise(
+    workload: AnyWorkload,
+    offers: Iterable[Offer],
+    *,
+    objective: str = "cost",
+    top: int | None = None,
+    backends: Backends | None = None,
+    assumptions: Assumptions | None = None,
+    include_rejected: bool = False,
+    include_stale: bool = False,
+    now: datetime | None = None,
+) -> Advice:
     """The whole answer (see ``Ranker.advise``)."""
-    ranker = Ranker(workload, backends=backends, assumptions=assumptions, now=now,
-                    include_stale=include_stale)
+    ranker = Ranker(
+        workload, backends=backends, assumptions=assumptions, now=now, include_stale=include_stale
+    )
     return ranker.advise(offers, objective=objective, top=top, include_rejected=include_rejected)
-

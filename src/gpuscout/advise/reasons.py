@@ -103,10 +103,13 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 )
             if kv is not None and kv > weights_total:
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
-                reasons.insert(0, (
-                    f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {s.batch_per_replica} users — larger than "
-                    f"the weights ({_gb(weights_total)} GB)"
-                ))
+                reasons.insert(
+                    0,
+                    (
+                        f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {s.batch_per_replica} users — larger than "
+                        f"the weights ({_gb(weights_total)} GB)"
+                    ),
+                )
         else:
             reasons.append(
                 f"fits {ev.gpus_per_instance * ev.nodes}x {acc_name}: {_gb(s.memory_per_gpu_gb)} of "
@@ -122,16 +125,22 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
                 limit = "within the latency targets" if (w.ttft_ms_max or w.tpot_ms_max) else "memory limit"
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
-                reasons.append(f"sustains up to {s.capacity_users:,} users, {s.capacity_tokens_per_s:,.0f} "
-                               f"tok/s ({limit} at {ctx_k:.3g}k tokens)")
+                reasons.append(
+                    f"sustains up to {s.capacity_users:,} users, {s.capacity_tokens_per_s:,.0f} "
+                    f"tok/s ({limit} at {ctx_k:.3g}k tokens)"
+                )
         elif isinstance(w, BatchWorkload) and w.is_images:
             reasons.append(f"{s.throughput:.2f} img/s -> {duration(ev.time_s)} for {w.images_total:,} images")
         elif isinstance(w, BatchWorkload):
-            reasons.append(f"{s.throughput:,.0f} tok/s -> {duration(ev.time_s)} for "
-                           f"{_tokens(ev.output_tokens)} output tokens")
+            reasons.append(
+                f"{s.throughput:,.0f} tok/s -> {duration(ev.time_s)} for "
+                f"{_tokens(ev.output_tokens)} output tokens"
+            )
         else:
-            reasons.append(f"{s.throughput:,.0f} train tok/s -> {duration(ev.time_s)} for "
-                           f"{_tokens(ev.train_tokens)} tokens")
+            reasons.append(
+                f"{s.throughput:,.0f} train tok/s -> {duration(ev.time_s)} for "
+                f"{_tokens(ev.train_tokens)} tokens"
+            )
     # 3. what it costs, in the workload's unit
     u = ctx.units
     if u.per_million_output_tokens is not None:
@@ -160,16 +169,21 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         elif ev.tp > 1:
             why = f": {ev.split_why}" if ev.split_why else ""
             reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp}){why}")
-        slower = (f" ~{ev.pcie_tp_slowdown:.0%} slower than NVLink" if ev.pcie_tp_slowdown
-                  else " slowed by the all-reduce over PCIe")
+        slower = (
+            f" ~{ev.pcie_tp_slowdown:.0%} slower than NVLink"
+            if ev.pcie_tp_slowdown
+            else " slowed by the all-reduce over PCIe"
+        )
         if ev.tp > 1 and ev.fabric_assumed:
-            warnings.append(f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode"
-                            f"{slower}")
+            warnings.append(
+                f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode{slower}"
+            )
         elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE:
             warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode{slower}")
     elif ev.fabric_assumed:
-        warnings.append(f"interconnect not stated by the source: the {g} GPUs' gradient exchange is costed "
-                        "over PCIe")
+        warnings.append(
+            f"interconnect not stated by the source: the {g} GPUs' gradient exchange is costed over PCIe"
+        )
     if isinstance(w, ServeWorkload) and ev.summary is not None:
         if ev.instances > 1:
             load = f"{w.users} users" if w.requests_per_s is None else f"{w.requests_per_s:g} req/s"
@@ -179,8 +193,10 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             busy = min(ev.replicas_per_instance, -(-w.users // ev.summary.batch_per_replica))
             idle = (ev.replicas_per_instance - busy) * ev.tp
             if idle > 0:
-                warnings.append(f"{idle} of {g} GPUs idle at {w.users} user{'s' if w.users > 1 else ''}: a "
-                                f"smaller instance would do")
+                warnings.append(
+                    f"{idle} of {g} GPUs idle at {w.users} user{'s' if w.users > 1 else ''}: a "
+                    f"smaller instance would do"
+                )
     if isinstance(w, BatchWorkload) and ev.instances > 1:
         reasons.append(f"{ev.instances} instances to meet the {w.deadline_hours:g} h deadline")
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
@@ -192,13 +208,19 @@ def _billing_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -
     inc = describe_increment(cm.increment_s)
     if isinstance(w, ServeWorkload) and w.is_bursty and cm.billed_h_per_day is not None:
         exact = cm.exact_h_per_day or 0.0
-        text = (f"{inc} billing: {w.bursts_per_day} bursts of {w.burst_minutes:g} min bill "
-                f"{cm.billed_h_per_day:.1f} h/day here vs {exact:.1f} h at per-second billing")
+        text = (
+            f"{inc} billing: {w.bursts_per_day} bursts of {w.burst_minutes:g} min bill "
+            f"{cm.billed_h_per_day:.1f} h/day here vs {exact:.1f} h at per-second billing"
+        )
         reasons.append(text)
         if exact > 0 and cm.billed_h_per_day > 1.2 * exact:
             warnings.append(text)
-    elif not isinstance(w, ServeWorkload) and cm.increment_s is not None and cm.increment_s >= 3600 \
-            and ctx.ev.time_s < 3 * 3600:
+    elif (
+        not isinstance(w, ServeWorkload)
+        and cm.increment_s is not None
+        and cm.increment_s >= 3600
+        and ctx.ev.time_s < 3 * 3600
+    ):
         warnings.append(f"per-hour billing: a {duration(ctx.ev.time_s)} job is billed in whole hours")
     if cm.increment_s is None:
         warnings.append("billing increment unknown: assumed per-hour")
@@ -218,8 +240,10 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
         saving = "interruptible price (auction / bid): costed as spot"
     if isinstance(w, ServeWorkload):
         per_month = risk.expected_interruptions * ctx.ev.instances
-        warnings.append(f"spot endpoint: ~{per_month:.1f} reclaims/month, each ~"
-                        f"{duration(risk.lost_s_per_interruption)} down")
+        warnings.append(
+            f"spot endpoint: ~{per_month:.1f} reclaims/month, each ~"
+            f"{duration(risk.lost_s_per_interruption)} down"
+        )
         if saving:
             reasons.append(saving)
         return
@@ -227,8 +251,10 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
     share = cm.interruption_h / work_h if work_h > 0 else 0.0
     interval = getattr(w, "checkpoint_interval_min", None)
     ckpt = f" with {interval:g}-min checkpoints" if interval else ""
-    reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} "
-                   f"({risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind})")
+    reasons.append(
+        f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} "
+        f"({risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind})"
+    )
 
 
 # A precision the engine runs other than natively, in a few words (the support rules' modes).
@@ -249,8 +275,12 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
     s = ev.summary
     mode = s.support if s is not None else None
     native_somewhere = s is not None and (s.precision or "").startswith(_TENSOR_CORE_FORMATS)
-    if acc is not None and s is not None and mode in _SUPPORT_WORDS and (
-            mode != "weight-only" or native_somewhere):
+    if (
+        acc is not None
+        and s is not None
+        and mode in _SUPPORT_WORDS
+        and (mode != "weight-only" or native_somewhere)
+    ):
         warnings.append(_SUPPORT_WORDS[mode].format(precision=s.precision))
         # the estimator says the same at length: keep the short form only
         warnings.extend(x for x in ev.warnings if not any(m in x for m in _SUPPORT_MARKERS))

@@ -98,9 +98,13 @@ def _beaten_by(rows: Sequence[Shown], c: Candidate, tolerance: float) -> int | N
     else the cheapest shown row that does (a 5 % time tolerance is not transitive: a row can be beaten
     only by a row that is itself beaten)."""
     for front_only in (True, False):
-        beaten = [j for j, s in enumerate(rows)
-                  if (s.pareto or not front_only) and s.candidate is not c
-                  and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time), tolerance)]
+        beaten = [
+            j
+            for j, s in enumerate(rows)
+            if (s.pareto or not front_only)
+            and s.candidate is not c
+            and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time), tolerance)
+        ]
         if beaten:
             return min(beaten, key=lambda j: (rows[j].candidate.cost, j)) + 1
     return None

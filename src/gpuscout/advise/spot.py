@@ -28,7 +28,11 @@ class SpotRisk:
 
 
 def spot_risk(
-    *, work_s: float, rate_per_hour: float, checkpoint_interval_s: float | None, restart_s: float,
+    *,
+    work_s: float,
+    rate_per_hour: float,
+    checkpoint_interval_s: float | None,
+    restart_s: float,
     reload_s: float,
 ) -> SpotRisk:
     """Risk for ``work_s`` seconds of work per instance.

@@ -73,9 +73,18 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             self.estimator_calls += 1
             try:
                 result = self.be.training(
-                    self.model, acc, gpus=gpus, nodes=nodes, method=method, seq_len=w.seq_len,
-                    micro_batch=w.micro_batch, tokens=tokens, epochs=epochs, precision=w.precision,
-                    sharding=sharding, cpu_offload=offload,
+                    self.model,
+                    acc,
+                    gpus=gpus,
+                    nodes=nodes,
+                    method=method,
+                    seq_len=w.seq_len,
+                    micro_batch=w.micro_batch,
+                    tokens=tokens,
+                    epochs=epochs,
+                    precision=w.precision,
+                    sharding=sharding,
+                    cpu_offload=offload,
                 )
             except ConfigurationRejected as exc:  # this configuration only; other errors abort
                 return None, str(exc), reject_kind_of(str(exc))
@@ -84,8 +93,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 if headroom >= margin:
                     return result, "", ""
                 cap = capacity_gb(result.memory, acc)
-                why = (f"only {max(headroom, 0.0):.0%} memory headroom ({result.memory.total_gb:.1f} of "
-                       f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk")
+                why = (
+                    f"only {max(headroom, 0.0):.0%} memory headroom ({result.memory.total_gb:.1f} of "
+                    f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk"
+                )
                 kind = "headroom"
         return None, why, kind
 
@@ -108,8 +119,12 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         for n in candidates:
             if n > 1 and not fabric:
-                return reject(key, acc, f"{n} nodes need an inter-node fabric (none stated for this offer)",
-                              kind="fabric")
+                return reject(
+                    key,
+                    acc,
+                    f"{n} nodes need an inter-node fabric (none stated for this offer)",
+                    kind="fabric",
+                )
             r, why_n, kind_n = self._train_call(acc, g, n)
             if r is None:
                 why, kind = (why_n if n == 1 else f"{why_n} on {n} nodes"), kind_n
@@ -136,19 +151,35 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             ckpt = params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
         tokens = w.train_tokens if isinstance(w, FinetuneWorkload) else w.token_budget
         summary = EstimateSummary(
-            throughput=result.tokens_per_s, throughput_unit="train tok/s", per_user_tokens_per_s=None,
-            ttft_ms=None, tpot_ms=None, memory_per_gpu_gb=result.memory.total_gb,
-            memory_capacity_gb=capacity_gb(result.memory, acc), weights_gb=result.memory.weights_gb,
+            throughput=result.tokens_per_s,
+            throughput_unit="train tok/s",
+            per_user_tokens_per_s=None,
+            ttft_ms=None,
+            tpot_ms=None,
+            memory_per_gpu_gb=result.memory.total_gb,
+            memory_capacity_gb=capacity_gb(result.memory, acc),
+            weights_gb=result.memory.weights_gb,
             kv_cache_gb=0.0,
-            batch_per_replica=None, max_batch_per_replica=None, bound=None,
+            batch_per_replica=None,
+            max_batch_per_replica=None,
+            bound=None,
         )
         return ConfigEval(
-            key=key, fits=True, rejected=None, accelerator=acc, instances=nodes, tp=1,
-            replicas_per_instance=1, gpus_per_instance=g, nodes=nodes, summary=summary,
+            key=key,
+            fits=True,
+            rejected=None,
+            accelerator=acc,
+            instances=nodes,
+            tp=1,
+            replicas_per_instance=1,
+            gpus_per_instance=g,
+            nodes=nodes,
+            summary=summary,
             time_s=result.time_s or 0.0,
-            download_gb_per_instance=weights + w.dataset_gb, load_gb=weights, checkpoint_gb=ckpt,
-            train_tokens=tokens, warnings=(*notes, *result.warnings), fabric_assumed=fabric_unstated(key, g),
+            download_gb_per_instance=weights + w.dataset_gb,
+            load_gb=weights,
+            checkpoint_gb=ckpt,
+            train_tokens=tokens,
+            warnings=(*notes, *result.warnings),
+            fabric_assumed=fabric_unstated(key, g),
         )
-
-
-

@@ -52,8 +52,9 @@ CHAT_TTFT_MS = 2000.0
 CHAT_TPOT_MS = 50.0
 LATENCY_TARGETS = ("chat", "none")
 
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|sec|m|min|h|hr|hours?|d|days?|w|weeks?)?\s*$",
-                       re.IGNORECASE)
+_DURATION = re.compile(
+    r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(s|sec|m|min|h|hr|hours?|d|days?|w|weeks?)?\s*$", re.IGNORECASE
+)
 _HOURS_PER_UNIT = {"s": 1 / 3600, "m": 1 / 60, "h": 1.0, "d": 24.0, "w": 168.0}
 
 
@@ -64,8 +65,11 @@ def parse_hours(value: Any, field: str = "deadline_hours") -> Any:
         return value
     found = _DURATION.match(value)
     if found is None:
-        raise InvalidInputError(field, f"cannot read {value[:40]!r} as a duration",
-                                "hours (24) or a number with a unit: 90m, 24h, 2d, 1w")
+        raise InvalidInputError(
+            field,
+            f"cannot read {value[:40]!r} as a duration",
+            "hours (24) or a number with a unit: 90m, 24h, 2d, 1w",
+        )
     unit = (found.group(2) or "h").lower()[0]
     return float(found.group(1)) * _HOURS_PER_UNIT[unit]
 
@@ -75,8 +79,11 @@ def _deadline_hours(cls: type, value: Any) -> Any:
     try:
         return parse_hours(value)
     except InvalidInputError as exc:
-        raise _rule("deadline_hours", str(exc).removeprefix("deadline_hours: ").split(" (accepted")[0],
-                    exc.accepted or "") from None
+        raise _rule(
+            "deadline_hours",
+            str(exc).removeprefix("deadline_hours: ").split(" (accepted")[0],
+            exc.accepted or "",
+        ) from None
 
 
 class Workload(BaseModel):
@@ -127,19 +134,24 @@ class Workload(BaseModel):
     def from_dict(cls, data: dict[str, Any]) -> AnyWorkload:
         """Build the right workload kind from a mapping (``kind`` picks the class)."""
         if not isinstance(data, dict):
-            raise InvalidInputError("workload", f"expected a mapping, got {type(data).__name__}",
-                                    "a mapping with a 'kind' key")
+            raise InvalidInputError(
+                "workload", f"expected a mapping, got {type(data).__name__}", "a mapping with a 'kind' key"
+            )
         kind = data.get("kind", cls.model_fields["kind"].default if cls is not Workload else None)
         bad_keys = [k for k in data if not isinstance(k, str)]
         if bad_keys:
-            raise InvalidInputError("workload", f"field names must be strings, got {shown(bad_keys[0])}",
-                                    "a mapping of field names to values")
+            raise InvalidInputError(
+                "workload",
+                f"field names must be strings, got {shown(bad_keys[0])}",
+                "a mapping of field names to values",
+            )
         if not isinstance(kind, str) or kind not in _CLASSES:
             raise InvalidInputError("kind", f"unknown workload kind {shown(kind)}", ", ".join(KINDS))
         target = _CLASSES[kind]
         if cls is not Workload and target is not cls:
-            raise InvalidInputError("kind", f"{kind!r} given to {cls.__name__}", str(cls.model_fields["kind"]
-                                                                                    .default))
+            raise InvalidInputError(
+                "kind", f"{kind!r} given to {cls.__name__}", str(cls.model_fields["kind"].default)
+            )
         return target(**{**data, "kind": kind})
 
     @classmethod
@@ -155,8 +167,9 @@ class Workload(BaseModel):
         except json.JSONDecodeError as exc:
             raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
         except RecursionError:
-            raise InvalidInputError(_deepest_json_field(text), "not valid JSON: nested too deeply",
-                                    "a value or a short list") from None
+            raise InvalidInputError(
+                _deepest_json_field(text), "not valid JSON: nested too deeply", "a value or a short list"
+            ) from None
         return cls.from_dict(data)
 
     def to_dict(self) -> dict[str, Any]:
@@ -203,15 +216,25 @@ class ServeWorkload(Workload):
     @model_validator(mode="after")
     def _check(self) -> ServeWorkload:
         if self.concurrency is not None and self.requests_per_s is not None:
-            raise _rule("concurrency", "give either concurrency or requests_per_s, not both",
-                        "one of concurrency, requests_per_s")
+            raise _rule(
+                "concurrency",
+                "give either concurrency or requests_per_s, not both",
+                "one of concurrency, requests_per_s",
+            )
         if self.bursts_per_day is not None and "hours_per_day" in self.model_fields_set:
-            raise _rule("hours_per_day", "give hours_per_day or bursts_per_day + burst_minutes, not both "
-                        "(bursts set the hours up per day)", "one activity pattern")
+            raise _rule(
+                "hours_per_day",
+                "give hours_per_day or bursts_per_day + burst_minutes, not both "
+                "(bursts set the hours up per day)",
+                "one activity pattern",
+            )
         if (self.bursts_per_day is None) != (self.burst_minutes is None):
             raise ValueError("bursts_per_day|bursts_per_day and burst_minutes go together|both or neither")
-        if self.bursts_per_day is not None and self.burst_minutes is not None \
-                and self.bursts_per_day * self.burst_minutes > 1440:
+        if (
+            self.bursts_per_day is not None
+            and self.burst_minutes is not None
+            and self.bursts_per_day * self.burst_minutes > 1440
+        ):
             raise ValueError("burst_minutes|bursts_per_day x burst_minutes exceeds 24 h|a total <= 1440 min")
         return self
 
@@ -279,15 +302,23 @@ class BatchWorkload(Workload):
     @model_validator(mode="after")
     def _check(self) -> BatchWorkload:
         if self.images_total is None and self.output_tokens_total is None:
-            raise ValueError("output_tokens_total|a batch needs output_tokens_total (LLM) or images_total "
-                             "(diffusion)|one of output_tokens_total >= 1, images_total >= 1")
+            raise ValueError(
+                "output_tokens_total|a batch needs output_tokens_total (LLM) or images_total "
+                "(diffusion)|one of output_tokens_total >= 1, images_total >= 1"
+            )
         if self.images_total is not None and self.output_tokens_total is not None:
-            raise _rule("images_total", "give images_total or output_tokens_total, not both",
-                        "one of images_total, output_tokens_total")
+            raise _rule(
+                "images_total",
+                "give images_total or output_tokens_total, not both",
+                "one of images_total, output_tokens_total",
+            )
         if self.input_tokens_total is None and self.input_tokens > MAX_TOKENS:
-            raise _rule("prompt_tokens", f"output_tokens_total / output_tokens x prompt_tokens gives "
-                        f"{self.input_tokens:.3g} input tokens in total",
-                        f"at most {MAX_TOKENS:g} input tokens")
+            raise _rule(
+                "prompt_tokens",
+                f"output_tokens_total / output_tokens x prompt_tokens gives "
+                f"{self.input_tokens:.3g} input tokens in total",
+                f"at most {MAX_TOKENS:g} input tokens",
+            )
         return self
 
     @property
@@ -392,19 +423,24 @@ def parse_yaml(text: str) -> Any:
         _check_expansion(node)
         return loader.construct_document(node)
     except yaml.reader.ReaderError as exc:
-        raise InvalidInputError("workload", f"not valid YAML/JSON: character #x{exc.character:04x} at "
-                                f"position {exc.position} is not allowed (a binary or UTF-16 file?)",
-                                "a UTF-8 YAML or JSON mapping") from None
+        raise InvalidInputError(
+            "workload",
+            f"not valid YAML/JSON: character #x{exc.character:04x} at "
+            f"position {exc.position} is not allowed (a binary or UTF-16 file?)",
+            "a UTF-8 YAML or JSON mapping",
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         where = f"line {mark.line + 1}: " if mark is not None else ""
         problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "cannot be parsed"
         problem = problem if len(problem) <= MAX_SHOWN else problem[: MAX_SHOWN - 3] + "..."
-        raise InvalidInputError("workload", f"not valid YAML/JSON: {where}{problem}",
-                                "a YAML or JSON mapping") from None
+        raise InvalidInputError(
+            "workload", f"not valid YAML/JSON: {where}{problem}", "a YAML or JSON mapping"
+        ) from None
     except RecursionError:
-        raise InvalidInputError("workload", "not valid YAML/JSON: nested too deeply",
-                                f"at most {MAX_YAML_DEPTH} levels") from None
+        raise InvalidInputError(
+            "workload", "not valid YAML/JSON: nested too deeply", f"at most {MAX_YAML_DEPTH} levels"
+        ) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -425,8 +461,11 @@ class _DepthLimitedLoader(yaml.SafeLoader):
                 mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
                 top = self._path[1]  # the workload field the nesting is under
                 field = top.value if isinstance(top, yaml.ScalarNode) else "workload"
-                raise InvalidInputError(str(field), f"nested deeper than {MAX_YAML_DEPTH} levels (line "
-                                        f"{mark.line + 1})", "a value or a short list")
+                raise InvalidInputError(
+                    str(field),
+                    f"nested deeper than {MAX_YAML_DEPTH} levels (line {mark.line + 1})",
+                    "a value or a short list",
+                )
             return super().compose_node(parent, index)
         finally:
             self._path.pop()
@@ -442,11 +481,15 @@ def _check_expansion(root: yaml.Node) -> None:
         node, depth, field = stack.pop()
         seen += 1
         if seen > MAX_YAML_VALUES:
-            raise InvalidInputError(field, f"expands to more than {MAX_YAML_VALUES:,} values "
-                                    "(nested YAML aliases?)", "a value or a short list")
+            raise InvalidInputError(
+                field,
+                f"expands to more than {MAX_YAML_VALUES:,} values (nested YAML aliases?)",
+                "a value or a short list",
+            )
         if depth > MAX_YAML_DEPTH:  # aliases can nest deeper than the text does
-            raise InvalidInputError(field, f"nested deeper than {MAX_YAML_DEPTH} levels",
-                                    "a value or a short list")
+            raise InvalidInputError(
+                field, f"nested deeper than {MAX_YAML_DEPTH} levels", "a value or a short list"
+            )
         if isinstance(node, yaml.SequenceNode):
             stack.extend((child, depth + 1, field) for child in node.value)
         elif isinstance(node, yaml.MappingNode):
@@ -523,8 +566,9 @@ def _numeric_fields(cls: type[Workload]) -> frozenset[str]:
     """The fields of ``cls`` that hold a number (``int``/``float``, optional or not)."""
     found = _NUMERIC.get(cls)
     if found is None:
-        found = frozenset(n for n, info in cls.model_fields.items()
-                          if _types(info.annotation) <= {int, float})
+        found = frozenset(
+            n for n, info in cls.model_fields.items() if _types(info.annotation) <= {int, float}
+        )
         _NUMERIC[cls] = found
     return found
 

@@ -214,8 +214,11 @@ def order_by(query: OfferQuery) -> list[str]:
     }
     expr, best_high = keys[query.sort]
     high_first = best_high != query.descending
-    return [f"{expr} {'DESC' if high_first else 'ASC'} NULLS LAST", "price_usd_per_gpu_hour ASC NULLS LAST",
-            "id ASC"]
+    return [
+        f"{expr} {'DESC' if high_first else 'ASC'} NULLS LAST",
+        "price_usd_per_gpu_hour ASC NULLS LAST",
+        "id ASC",
+    ]
 
 
 # ---- which snapshots are current ---------------------------------------------------------------
@@ -299,8 +302,12 @@ def offers_sql(
     they come from); and its bound values. ``dialect``: ``sqlite`` or ``postgresql`` (only how an
     offset without a limit is written differs)."""
     params = Params()
-    where = " AND ".join([current_scope(current, params, include_superseded=include_superseded),
-                          *conditions(query, params, dialect=dialect)])
+    where = " AND ".join(
+        [
+            current_scope(current, params, include_superseded=include_superseded),
+            *conditions(query, params, dialect=dialect),
+        ]
+    )
     if count:
         counted = "count(*), count(DISTINCT provider)" if providers else "count(*)"
         return f"SELECT {counted} FROM offers WHERE {where}", params.values

@@ -188,9 +188,7 @@ class Store:
             if only_if_absent or unless_fingerprint:
                 advisory_lock(conn, _FIRST_SNAPSHOT_LOCK)
                 current = _current_id(conn, source)
-                if current is not None and (
-                    only_if_absent or _fingerprint(conn, current) == fingerprint
-                ):
+                if current is not None and (only_if_absent or _fingerprint(conn, current) == fingerprint):
                     return WriteReport(snapshot_id=current, rows=0, written=False)
             snapshot_id = conn.execute(
                 t.snapshots.insert()

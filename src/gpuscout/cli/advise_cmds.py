@@ -29,7 +29,8 @@ TopOption = Annotated[
 ObjectiveOption = Annotated[
     str,
     typer.Option(
-        "--objective", "-o",
+        "--objective",
+        "-o",
         help="Reading order of the answer: cost (the front cheapest first), time or latency (fastest "
         "first), balanced (by cost/cheapest x time/fastest). The Pareto front always comes first, then "
         "dominated rows.",
@@ -43,13 +44,17 @@ RejectedOption = Annotated[
 ]
 StaleOption = Annotated[
     bool,
-    typer.Option("--include-stale", help="Also rank stale offers and those of defunct providers (left out "
-                 "by default)."),
+    typer.Option(
+        "--include-stale", help="Also rank stale offers and those of defunct providers (left out by default)."
+    ),
 ]
 ProviderOption = Annotated[
     list[str] | None,
-    typer.Option("--provider", help="Only these providers (repeatable; ids or aliases, e.g. vastai, lambda).",
-                 show_default="all"),
+    typer.Option(
+        "--provider",
+        help="Only these providers (repeatable; ids or aliases, e.g. vastai, lambda).",
+        show_default="all",
+    ),
 ]
 RegionOption = Annotated[
     list[str] | None,
@@ -60,8 +65,11 @@ BudgetOption = Annotated[
 ]
 SpotOption = Annotated[
     bool | None,
-    typer.Option("--spot/--no-spot", help="Allow spot, auction and interruptible capacity (costed with its "
-                 "reclaims).", show_default="serve, pretrain: no; batch, finetune: yes"),
+    typer.Option(
+        "--spot/--no-spot",
+        help="Allow spot, auction and interruptible capacity (costed with its reclaims).",
+        show_default="serve, pretrain: no; batch, finetune: yes",
+    ),
 ]
 EgressOption = Annotated[
     float | None, typer.Option("--egress-gb", help="GB moved out (serve: per month).", show_default="0")
@@ -75,18 +83,25 @@ RetentionOption = Annotated[
 ]
 ReclaimOption = Annotated[
     float | None,
-    typer.Option("--spot-reclaims-per-hour", help="Override the assumed spot reclaim rate (all providers).",
-                 parser=number(0, 3600), show_default="by provider kind: 0.02-0.1 (docs/advisor.md)"),
+    typer.Option(
+        "--spot-reclaims-per-hour",
+        help="Override the assumed spot reclaim rate (all providers).",
+        parser=number(0, 3600),
+        show_default="by provider kind: 0.02-0.1 (docs/advisor.md)",
+    ),
 ]
 #: What --precision defaults to for inference: the checkpoint as published (models.csv native_precision).
 NATIVE_PRECISION = "the model's native format"
 PrecisionOption = Annotated[
     str | None,
-    typer.Option("--precision", help="bf16, fp8, mxfp4, int4, q4_k_m... The default is the checkpoint as "
-                 "published (bf16 for most, FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss). Where the "
-                 "engine cannot run it on a GPU, the nearest combination the support rules allow is used "
-                 "and said on the row.",
-                 show_default=NATIVE_PRECISION),
+    typer.Option(
+        "--precision",
+        help="bf16, fp8, mxfp4, int4, q4_k_m... The default is the checkpoint as "
+        "published (bf16 for most, FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss). Where the "
+        "engine cannot run it on a GPU, the nearest combination the support rules allow is used "
+        "and said on the row.",
+        show_default=NATIVE_PRECISION,
+    ),
 ]
 EngineOption = Annotated[
     str | None,
@@ -94,16 +109,23 @@ EngineOption = Annotated[
 ]
 DeadlineOption = Annotated[
     str | None,
-    typer.Option("--deadline", "--deadline-hours",
-                 help="Finish within: hours (24) or a duration (90m, 24h, 2d). Slower rows are left out; "
-                 "batch adds instances, training adds nodes (over a stated fabric) to make it.",
-                 show_default="none"),
+    typer.Option(
+        "--deadline",
+        "--deadline-hours",
+        help="Finish within: hours (24) or a duration (90m, 24h, 2d). Slower rows are left out; "
+        "batch adds instances, training adds nodes (over a stated fabric) to make it.",
+        show_default="none",
+    ),
 ]
 HeadroomOption = Annotated[
     float | None,
-    typer.Option("--min-headroom",
-                 help="Share of each GPU's memory a training layout must leave free (0.05 = 5 %); less is "
-                 "rejected as an out-of-memory risk.", parser=number(0, 0.5), show_default="0.05"),
+    typer.Option(
+        "--min-headroom",
+        help="Share of each GPU's memory a training layout must leave free (0.05 = 5 %); less is "
+        "rejected as an out-of-memory risk.",
+        parser=number(0, 0.5),
+        show_default="0.05",
+    ),
 ]
 # Options two subcommands share (serve + batch; finetune + pretrain).
 PromptOption = Annotated[
@@ -117,19 +139,37 @@ MicroBatchOption = Annotated[
 ]
 CheckpointGbOption = Annotated[
     float | None,
-    typer.Option("--checkpoint-gb", help="Checkpoint size.",
-                 show_default="estimated from the model and method"),
+    typer.Option(
+        "--checkpoint-gb", help="Checkpoint size.", show_default="estimated from the model and method"
+    ),
 ]
 
 #: The workload defaults the help texts state (tests/cli/test_advise_cli.py checks them against the
 #: workload types).
 HELP_DEFAULTS = {
-    "serve": {"--precision": NATIVE_PRECISION, "--engine": "vllm", "--prompt": "1024", "--output": "256",
-              "--hours-per-day": "24", "--latency-targets": "chat"},
-    "batch": {"--precision": NATIVE_PRECISION, "--engine": "vllm", "--prompt": "1024", "--output": "256",
-              "--width": "1024", "--height": "1024"},
-    "finetune": {"--method": "lora", "--epochs": "1", "--seq-len": "2048", "--micro-batch": "1",
-                 "--checkpoint-min": "30"},
+    "serve": {
+        "--precision": NATIVE_PRECISION,
+        "--engine": "vllm",
+        "--prompt": "1024",
+        "--output": "256",
+        "--hours-per-day": "24",
+        "--latency-targets": "chat",
+    },
+    "batch": {
+        "--precision": NATIVE_PRECISION,
+        "--engine": "vllm",
+        "--prompt": "1024",
+        "--output": "256",
+        "--width": "1024",
+        "--height": "1024",
+    },
+    "finetune": {
+        "--method": "lora",
+        "--epochs": "1",
+        "--seq-len": "2048",
+        "--micro-batch": "1",
+        "--checkpoint-min": "30",
+    },
     "pretrain": {"--seq-len": "4096", "--micro-batch": "1", "--checkpoint-min": "60"},
 }
 
@@ -224,8 +264,12 @@ def _run(workload: Any, shared: Shared) -> None:
         raise InvalidInputError("--json/--csv", "give one of them, not both")
     explain = shared.explain
     answer = advice(
-        workload, objective=shared.objective, top=max(shared.top, explain or 0),
-        include_rejected=shared.rejected, include_stale=shared.include_stale, db=shared.db,
+        workload,
+        objective=shared.objective,
+        top=max(shared.top, explain or 0),
+        include_rejected=shared.rejected,
+        include_stale=shared.include_stale,
+        db=shared.db,
         assumptions=_assumptions(shared),
     )
     ranked = list(answer.rows)
@@ -234,8 +278,9 @@ def _run(workload: Any, shared: Shared) -> None:
             raise InvalidInputError(
                 "--explain",
                 f"row {explain} does not exist ({len(ranked)} rows)",
-                f"1..{len(ranked)}" if ranked else "no rows to explain" + (
-                    f": {answer.binding}" if answer.binding else ""),
+                f"1..{len(ranked)}"
+                if ranked
+                else "no rows to explain" + (f": {answer.binding}" if answer.binding else ""),
             )
         if shared.json_out:
             print_json(ranked[explain - 1])
@@ -244,12 +289,22 @@ def _run(workload: Any, shared: Shared) -> None:
         return
     shown = ranked[: max(shared.top, 1)]
     if shared.json_out:
-        print_json({
-            "workload": workload.to_dict(), "objective": answer.objective, "targets": answer.targets,
-            "notes": answer.notes, "time_axis": answer.time_axis, "front_size": answer.front_size,
-            "picks": answer.picks, "picks_rule": answer.picks_rule, "binding": answer.binding,
-            "considered": answer.considered, "recommendations": shown, "rejected": answer.rejected,
-        })
+        print_json(
+            {
+                "workload": workload.to_dict(),
+                "objective": answer.objective,
+                "targets": answer.targets,
+                "notes": answer.notes,
+                "time_axis": answer.time_axis,
+                "front_size": answer.front_size,
+                "picks": answer.picks,
+                "picks_rule": answer.picks_rule,
+                "binding": answer.binding,
+                "considered": answer.considered,
+                "recommendations": shown,
+                "rejected": answer.rejected,
+            }
+        )
     elif shared.csv_out:
         advise_output.write_csv([*shown, *answer.rejected])
     else:
@@ -292,26 +347,32 @@ def serve_cmd(
     ] = None,
     tpot_ms: Annotated[
         float | None,
-        typer.Option("--tpot-ms", help="Max ms per output token per user (50 = 20 tok/s).",
-                     show_default="50 (chat)"),
+        typer.Option(
+            "--tpot-ms", help="Max ms per output token per user (50 = 20 tok/s).", show_default="50 (chat)"
+        ),
     ] = None,
     latency_targets: Annotated[
         str | None,
-        typer.Option("--latency-targets",
-                     help="chat: TTFT <= 2 s and >= 20 tok/s per user unless --ttft-ms/--tpot-ms say "
-                     "otherwise; none: only the targets given.", show_default="chat"),
+        typer.Option(
+            "--latency-targets",
+            help="chat: TTFT <= 2 s and >= 20 tok/s per user unless --ttft-ms/--tpot-ms say "
+            "otherwise; none: only the targets given.",
+            show_default="chat",
+        ),
     ] = None,
     hours_per_day: Annotated[
-        float | None, typer.Option("--hours-per-day", help="Hours up per day (not with --bursts).",
-                                   show_default="24")
+        float | None,
+        typer.Option("--hours-per-day", help="Hours up per day (not with --bursts).", show_default="24"),
     ] = None,
     bursts: Annotated[
         int | None, typer.Option("--bursts", help="Bursts per day (with --burst-minutes).")
     ] = None,
     burst_minutes: Annotated[float | None, typer.Option("--burst-minutes", help="Minutes per burst.")] = None,
     monthly_tokens: Annotated[
-        float | None, typer.Option("--monthly-tokens", help="Output tokens served per month.",
-                                   show_default="from the load")
+        float | None,
+        typer.Option(
+            "--monthly-tokens", help="Output tokens served per month.", show_default="from the load"
+        ),
     ] = None,
     workload_file: WorkloadOption = None,
     provider: ProviderOption = None,
@@ -347,8 +408,25 @@ def serve_cmd(
         "burst_minutes": burst_minutes,
         "monthly_output_tokens": monthly_tokens,
     }
-    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, None, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db)
+    shared = Shared(
+        workload_file,
+        provider,
+        region,
+        budget,
+        spot,
+        egress_gb,
+        None,
+        retention_days,
+        top,
+        objective,
+        json_out,
+        csv_out,
+        explain,
+        rejected,
+        include_stale,
+        spot_reclaims,
+        db,
+    )
     _recommend("serve", model, fields, shared)
 
 
@@ -361,8 +439,10 @@ def batch_cmd(
         float | None, typer.Option("--output-total", help="Output tokens to generate in total.")
     ] = None,
     input_total: Annotated[
-        float | None, typer.Option("--input-total", help="Input tokens in total.",
-                                   show_default="output total / --output x --prompt")
+        float | None,
+        typer.Option(
+            "--input-total", help="Input tokens in total.", show_default="output total / --output x --prompt"
+        ),
     ] = None,
     prompt: PromptOption = None,
     output: OutputOption = None,
@@ -379,8 +459,11 @@ def batch_cmd(
     deadline: DeadlineOption = None,
     interruptible: Annotated[
         bool | None,
-        typer.Option("--interruptible/--not-interruptible", help="Work can resume after a reclaim.",
-                     show_default="interruptible"),
+        typer.Option(
+            "--interruptible/--not-interruptible",
+            help="Work can resume after a reclaim.",
+            show_default="interruptible",
+        ),
     ] = None,
     workload_file: WorkloadOption = None,
     provider: ProviderOption = None,
@@ -416,8 +499,25 @@ def batch_cmd(
         "deadline_hours": deadline,
         "interruptible": interruptible,
     }
-    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db)
+    shared = Shared(
+        workload_file,
+        provider,
+        region,
+        budget,
+        spot,
+        egress_gb,
+        dataset_gb,
+        retention_days,
+        top,
+        objective,
+        json_out,
+        csv_out,
+        explain,
+        rejected,
+        include_stale,
+        spot_reclaims,
+        db,
+    )
     _recommend("batch", model, fields, shared)
 
 
@@ -472,9 +572,26 @@ def finetune_cmd(
         "checkpoint_interval_min": checkpoint_min,
         "deadline_hours": deadline,
     }
-    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db,
-                    min_headroom)
+    shared = Shared(
+        workload_file,
+        provider,
+        region,
+        budget,
+        spot,
+        egress_gb,
+        dataset_gb,
+        retention_days,
+        top,
+        objective,
+        json_out,
+        csv_out,
+        explain,
+        rejected,
+        include_stale,
+        spot_reclaims,
+        db,
+        min_headroom,
+    )
     _recommend("finetune", model, fields, shared)
 
 
@@ -531,9 +648,26 @@ def pretrain_cmd(
         "checkpoint_interval_min": checkpoint_min,
         "deadline_hours": deadline,
     }
-    shared = Shared(workload_file, provider, region, budget, spot, egress_gb, dataset_gb, retention_days, top,
-                    objective, json_out, csv_out, explain, rejected, include_stale, spot_reclaims, db,
-                    min_headroom)
+    shared = Shared(
+        workload_file,
+        provider,
+        region,
+        budget,
+        spot,
+        egress_gb,
+        dataset_gb,
+        retention_days,
+        top,
+        objective,
+        json_out,
+        csv_out,
+        explain,
+        rejected,
+        include_stale,
+        spot_reclaims,
+        db,
+        min_headroom,
+    )
     _recommend("pretrain", model, fields, shared)
 
 
@@ -565,8 +699,15 @@ def faq_cmd(
         from gpuscout.catalog.api import current_offers
         from gpuscout.user_models import registry
 
-        answers = faq(model, current_offers(db=db), context=context, users=users, gpu=gpu,
-                      precision=precision, backends=default_backends(registry()))
+        answers = faq(
+            model,
+            current_offers(db=db),
+            context=context,
+            users=users,
+            gpu=gpu,
+            precision=precision,
+            backends=default_backends(registry()),
+        )
         if json_out:
             print_json(answers)
             return

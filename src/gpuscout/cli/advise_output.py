@@ -85,8 +85,11 @@ def _shown_warnings(rec: Any, notes: tuple[str, ...]) -> tuple[str, ...]:
 
 def run_as(recs: Any) -> str:
     """' (vllm, fp8)': the engine and precision the rows run as asked (rows changed to run say so)."""
-    seen = dict.fromkeys(f"{r.estimate.engine}, {r.estimate.precision}" for r in recs
-                         if r.estimate is not None and r.estimate.engine and not r.substitution)
+    seen = dict.fromkeys(
+        f"{r.estimate.engine}, {r.estimate.precision}"
+        for r in recs
+        if r.estimate is not None and r.estimate.engine and not r.substitution
+    )
     return f" ({' / '.join(seen)})" if seen else ""
 
 
@@ -95,8 +98,12 @@ def table(workload: Any, advice: Any) -> None:
     out = wide_console()
     serve = workload.kind == "serve"
     recs = advice.rows
-    order = {"cost": "cheapest first", "time": "fastest first", "latency": "fastest first",
-             "balanced": "by cost/cheapest x time/fastest"}[advice.objective]
+    order = {
+        "cost": "cheapest first",
+        "time": "fastest first",
+        "latency": "fastest first",
+        "balanced": "by cost/cheapest x time/fastest",
+    }[advice.objective]
     what = "cost / latency" if serve else "cost / time"
     runs = run_as(recs)
     title = _text(f"{workload.kind} {workload.model}{runs}: {advice.front_size} on the {what} front, {order}")
@@ -145,24 +152,34 @@ def table(workload: Any, advice: Any) -> None:
         if warn:
             why.append(f" ⚠{len(warn)}", style="yellow")
         cells: list[Any] = [
-            str(rec.rank), _text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
-            _text(rec.provider_name or o.provider), _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
-            _text(rec.config.describe(o.accelerator)), f"${rec.price_usd_per_hour:,.2f}",
+            str(rec.rank),
+            _text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
+            _text(rec.provider_name or o.provider),
+            _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
+            _text(rec.config.describe(o.accelerator)),
+            f"${rec.price_usd_per_hour:,.2f}",
         ]
         if serve:
             per_user = s.per_user_tokens_per_s if s is not None else None
-            cells += [_ms(s.ttft_ms if s else None), "-" if per_user is None else f"{per_user:.0f}",
-                      duration(rec.time_to_result_s), _unit(rec), _money(rec.total_usd)]
+            cells += [
+                _ms(s.ttft_ms if s else None),
+                "-" if per_user is None else f"{per_user:.0f}",
+                duration(rec.time_to_result_s),
+                _unit(rec),
+                _money(rec.total_usd),
+            ]
         else:
             cells += [duration(rec.time_to_result_s), _speed(rec), _unit(rec), _money(rec.total_usd)]
         rows.append([*cells, why])
     t, left_out = fitted_table(None, columns, rows, terminal_width(out))
     out.print(t)
     picks = ", ".join(f"{name} #{n}" for name, n in advice.picks.items())
-    out.print(_text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."),
-              highlight=False)
-    out.print(Text("Details of a row: --explain N; why offers are left out: --show-rejected."),
-              highlight=False)
+    out.print(
+        _text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."), highlight=False
+    )
+    out.print(
+        Text("Details of a row: --explain N; why offers are left out: --show-rejected."), highlight=False
+    )
     note = left_out_note(left_out)
     if note:
         out.print(Text(note), highlight=False)
@@ -180,9 +197,12 @@ def rejected_table(recs: list[Any]) -> None:
     t.add_column("why left out", overflow="fold")
     for rec in recs:
         o = rec.offer
-        t.add_row(_text(rec.provider_name or o.provider),
-                  _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
-                  _text(f"{o.gpu_count}x {o.accelerator}"), _text(rec.rejected or ""))
+        t.add_row(
+            _text(rec.provider_name or o.provider),
+            _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
+            _text(f"{o.gpu_count}x {o.accelerator}"),
+            _text(rec.rejected or ""),
+        )
     out.print(t)
 
 
@@ -193,16 +213,21 @@ def explain(workload: Any, rec: Any) -> None:
     def line(text: str, style: str = "") -> None:
         out.print(_text(text, style=style), highlight=False)
 
-    line(f"#{rec.rank} {rec.provider_name or o.provider} {o.instance_type} — {o.gpu_count}x {o.accelerator}, "
-         f"${rec.price_usd_per_hour:,.4g}/h {'spot' if rec.config.spot else 'on-demand'}", "bold")
+    line(
+        f"#{rec.rank} {rec.provider_name or o.provider} {o.instance_type} — {o.gpu_count}x {o.accelerator}, "
+        f"${rec.price_usd_per_hour:,.4g}/h {'spot' if rec.config.spot else 'on-demand'}",
+        "bold",
+    )
     line(f"trade-off: {mark(rec)}" + (" (on the Pareto front)" if rec.pareto and not rec.picks else ""))
     line(f"regions: {', '.join(rec.regions) or o.region}")
     line(f"source: {o.source}")
     if rec.substitution:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
-    line(f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
-         f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)")
+    line(
+        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
+        f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
+    )
     s = rec.estimate
     if s is not None:
         rows = Table(title="estimate", show_header=False)

@@ -259,19 +259,21 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         if s.age_s is None and s.current_snapshot_id is not None:
             age = "unknown (dates not established)" if s.fallback else "unknown"
         attempt = s.last_attempt_at.strftime("%Y-%m-%d %H:%M UTC") if s.last_attempt_at else "never"
-        rows.append((
-            plain(s.source),
-            state(s.source),
-            current,
-            age if s.current_snapshot_id is not None else "-",
-            str(s.row_count),
-            str(s.stale_rows),
-            attempt,
-            s.last_status or "-",
-            plain(_drops(s.last_drop_reasons)),
-            plain(s.last_error or "") if s.last_status != "ok" else "",
-            plain(creds),
-        ))
+        rows.append(
+            (
+                plain(s.source),
+                state(s.source),
+                current,
+                age if s.current_snapshot_id is not None else "-",
+                str(s.row_count),
+                str(s.stale_rows),
+                attempt,
+                s.last_status or "-",
+                plain(_drops(s.last_drop_reasons)),
+                plain(s.last_error or "") if s.last_status != "ok" else "",
+                plain(creds),
+            )
+        )
     out = wide_console()
     table, left_out = fitted_table("offer sources", columns, rows, terminal_width(out))
     out.print(table)
@@ -397,20 +399,22 @@ def offers_cmd(
         gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
         age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
         avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
-        rows.append((
-            plain(o.provider),
-            plain(o.instance_type),
-            plain(gpu_label),
-            str(o.gpu_count),
-            f"{o.gpu_memory_gb:g}",
-            _money(o.price_usd_per_hour),
-            _money(o.price_usd_per_gpu_hour),
-            _money(o.spot_price_usd_per_hour),
-            plain(o.region),
-            avail,
-            age,
-            plain(short_source(o.source)),
-        ))
+        rows.append(
+            (
+                plain(o.provider),
+                plain(o.instance_type),
+                plain(gpu_label),
+                str(o.gpu_count),
+                f"{o.gpu_memory_gb:g}",
+                _money(o.price_usd_per_hour),
+                _money(o.price_usd_per_gpu_hour),
+                _money(o.spot_price_usd_per_hour),
+                plain(o.region),
+                avail,
+                age,
+                plain(short_source(o.source)),
+            )
+        )
     out = wide_console()
     title = f"{len(offers)} of {total} offers, sorted by {sort}"
     table, left_out = fitted_table(title, columns, rows, terminal_width(out))

@@ -328,8 +328,9 @@ def register(app: typer.Typer) -> None:
             print_json(d)
             return
         table = Table(
-            title=plain(f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence "
-                        f"at batch {batch}")
+            title=plain(
+                f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence at batch {batch}"
+            )
         )
         table.add_column("quantity")
         table.add_column("value", justify="right")

@@ -98,10 +98,28 @@ def _gpu_table(accs: list[Accelerator]) -> Table:
 
 
 #: Columns of ``gpuscout gpus --csv``.
-GPU_COLUMNS = ("name", "vendor", "kind", "memory_gb", "usable_memory_gib", "memory_type", "bandwidth_gbps",
-               "bf16_tflops", "fp8_tflops", "fp4_tflops", "int8_tops", "fp8_supported", "fp4_supported",
-               "interconnect", "interconnect_gbps", "architecture", "form_factor", "release_year",
-               "confidence", "source")
+GPU_COLUMNS = (
+    "name",
+    "vendor",
+    "kind",
+    "memory_gb",
+    "usable_memory_gib",
+    "memory_type",
+    "bandwidth_gbps",
+    "bf16_tflops",
+    "fp8_tflops",
+    "fp4_tflops",
+    "int8_tops",
+    "fp8_supported",
+    "fp4_supported",
+    "interconnect",
+    "interconnect_gbps",
+    "architecture",
+    "form_factor",
+    "release_year",
+    "confidence",
+    "source",
+)
 
 
 def _gpu_record(a: Accelerator) -> dict[str, Any]:
@@ -398,8 +416,9 @@ def models(
         else:
             console.print(_models_table(selected))
         for problem in loaded.problems:
-            err_console.print(Text(printable(f"warning: an imported model could not be read: {problem}"),
-                                   style="yellow"))
+            err_console.print(
+                Text(printable(f"warning: an imported model could not be read: {problem}"), style="yellow")
+            )
 
 
 @models_app.command("import")
@@ -422,13 +441,21 @@ def import_cmd(
 
         done = import_model(source, name=name, force=force)
         if as_json:
-            print_json({"name": done.spec.name, "path": str(done.path), "replaced": done.replaced,
-                        **_model_row(done.spec, count_params(done.spec))})
+            print_json(
+                {
+                    "name": done.spec.name,
+                    "path": str(done.path),
+                    "replaced": done.replaced,
+                    **_model_row(done.spec, count_params(done.spec)),
+                }
+            )
             return
         verb = "Replaced" if done.replaced else "Imported"
         size = count_params(done.spec).total_b
-        text = (f"{verb} {done.spec.name} ({size:,.2f} B parameters), kept in {done.path}. Use it by "
-                f"name, e.g. `gpuscout recommend serve {done.spec.name}`.")
+        text = (
+            f"{verb} {done.spec.name} ({size:,.2f} B parameters), kept in {done.path}. Use it by "
+            f"name, e.g. `gpuscout recommend serve {done.spec.name}`."
+        )
         console.print(Text(printable(text)))
 
 
@@ -443,25 +470,50 @@ def remove_cmd(name: Annotated[str, typer.Argument(help="An imported model's nam
 
 
 #: Columns of ``gpuscout models --csv``.
-MODEL_COLUMNS = ("name", "family", "kind", "params_b", "active_params_b", "layers", "hidden_size",
-                 "attention_heads", "kv_heads", "head_dim", "context_tokens", "attention", "moe_experts",
-                 "experts_per_token", "torch_dtype", "hf_id", "imported", "source")
+MODEL_COLUMNS = (
+    "name",
+    "family",
+    "kind",
+    "params_b",
+    "active_params_b",
+    "layers",
+    "hidden_size",
+    "attention_heads",
+    "kv_heads",
+    "head_dim",
+    "context_tokens",
+    "attention",
+    "moe_experts",
+    "experts_per_token",
+    "torch_dtype",
+    "hf_id",
+    "imported",
+    "source",
+)
 
 
 def _model_record(m: ModelSpec) -> dict[str, Any]:
     c = count_params(m)
     llm = m.kind == "llm"
     return {
-        "name": m.name, "family": m.family, "kind": m.kind, "params_b": round(c.total_b, 4),
+        "name": m.name,
+        "family": m.family,
+        "kind": m.kind,
+        "params_b": round(c.total_b, 4),
         "active_params_b": round(c.active_b, 4) if m.is_moe else None,
-        "layers": m.num_hidden_layers if llm else None, "hidden_size": m.hidden_size if llm else None,
+        "layers": m.num_hidden_layers if llm else None,
+        "hidden_size": m.hidden_size if llm else None,
         "attention_heads": m.num_attention_heads if llm else None,
-        "kv_heads": m.num_key_value_heads if llm else None, "head_dim": m.head_dim if llm else None,
+        "kv_heads": m.num_key_value_heads if llm else None,
+        "head_dim": m.head_dim if llm else None,
         "context_tokens": m.max_position_embeddings if llm else None,
         "attention": _attention_label(m) if llm else None,
         "moe_experts": m.num_experts if m.is_moe else None,
-        "experts_per_token": m.experts_per_token if m.is_moe else None, "torch_dtype": m.torch_dtype,
-        "hf_id": m.hf_id, "imported": m.imported, "source": m.source,
+        "experts_per_token": m.experts_per_token if m.is_moe else None,
+        "torch_dtype": m.torch_dtype,
+        "hf_id": m.hf_id,
+        "imported": m.imported,
+        "source": m.source,
     }
 
 

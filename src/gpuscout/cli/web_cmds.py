@@ -39,8 +39,17 @@ def serve(
         prepare_store(db)
     url = f"http://{host if host not in ('0.0.0.0', '::') else '127.0.0.1'}:{port}/"
     err_console.print(plain(f"gpuscout web on {url} (API docs at {url}docs)"), highlight=False)
-    uvicorn.run(APP_FACTORY, factory=True, host=host, port=port, workers=workers, reload=reload,
-                log_level="info", proxy_headers=True, server_header=False)
+    uvicorn.run(
+        APP_FACTORY,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        reload=reload,
+        log_level="info",
+        proxy_headers=True,
+        server_header=False,
+    )
 
 
 def prepare_store(db: str | None) -> None:
@@ -55,8 +64,11 @@ def prepare_store(db: str | None) -> None:
     except GpuscoutError:
         raise
     except Exception as exc:  # driver/connection errors: say which store could not be opened
-        raise InvalidInputError("--db", f"cannot open the store: {type(exc).__name__}: {exc}",
-                                "sqlite:///PATH or postgresql+psycopg://USER:PASS@HOST/DB") from None
+        raise InvalidInputError(
+            "--db",
+            f"cannot open the store: {type(exc).__name__}: {exc}",
+            "sqlite:///PATH or postgresql+psycopg://USER:PASS@HOST/DB",
+        ) from None
     store.close()
 
 

@@ -18,8 +18,9 @@ def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
     if isinstance(model, ModelSpec):
         return model
     if not isinstance(model, str) or not model.strip():
-        raise InvalidInputError("model", f"expected a model name or a ModelSpec, got {model!r}",
-                                "e.g. llama-3.1-8b")
+        raise InvalidInputError(
+            "model", f"expected a model name or a ModelSpec, got {model!r}", "e.g. llama-3.1-8b"
+        )
     from gpuscout.knowledge.models import resolve_model
 
     return resolve_model(model)
@@ -30,8 +31,9 @@ def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
     if isinstance(gpu, Accelerator):
         return gpu
     if not isinstance(gpu, str) or not gpu.strip():
-        raise InvalidInputError("gpu", f"expected a GPU name or an Accelerator, got {gpu!r}",
-                                "e.g. H100, RTX 4090")
+        raise InvalidInputError(
+            "gpu", f"expected a GPU name or an Accelerator, got {gpu!r}", "e.g. H100, RTX 4090"
+        )
     from gpuscout.knowledge.accelerators import resolve_gpu
 
     return resolve_gpu(gpu)

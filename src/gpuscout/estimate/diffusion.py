@@ -97,25 +97,42 @@ class DiffusionProfile:
 
 PROFILES: dict[str, DiffusionProfile] = {
     "sdxl": DiffusionProfile(
-        model="sdxl", denoiser="UNet", denoiser_params=2.567e9,
-        stages=(Stage(14.4e6, 8, 0, 320, 960), Stage(137e6, 16, 10, 640, 5120),
-                Stage(2051e6, 32, 60, 1280, 10240)),
+        model="sdxl",
+        denoiser="UNet",
+        denoiser_params=2.567e9,
+        stages=(
+            Stage(14.4e6, 8, 0, 320, 960),
+            Stage(137e6, 16, 10, 640, 5120),
+            Stage(2051e6, 32, 60, 1280, 10240),
+        ),
         joint_text_tokens=0,
-        text_encoders=(TextEncoder("CLIP ViT-L/14", 0.123e9, 77),
-                       TextEncoder("OpenCLIP ViT-bigG/14", 0.695e9, 77)),
-        vae_params=0.0838e9, default_steps=30, passes_per_step=2, latent_multiple=8,
+        text_encoders=(
+            TextEncoder("CLIP ViT-L/14", 0.123e9, 77),
+            TextEncoder("OpenCLIP ViT-bigG/14", 0.695e9, 77),
+        ),
+        vae_params=0.0838e9,
+        default_steps=30,
+        passes_per_step=2,
+        latent_multiple=8,
         source="Stability-AI/generative-models sd_xl_base.yaml (channels 320/640/1280, transformer depth "
-               "1/2/10); per-stage counts derived here",
+        "1/2/10); per-stage counts derived here",
     ),
     "flux.1-dev": DiffusionProfile(
-        model="flux.1-dev", denoiser="MMDiT", denoiser_params=11.9e9,
+        model="flux.1-dev",
+        denoiser="MMDiT",
+        denoiser_params=11.9e9,
         stages=(Stage(6.45e9, 16, 57, 3072, 21504),),
         joint_text_tokens=512,
-        text_encoders=(TextEncoder("T5-XXL encoder", 4.762e9, 512),
-                       TextEncoder("CLIP ViT-L/14", 0.123e9, 77)),
-        vae_params=0.0838e9, default_steps=28, passes_per_step=1, latent_multiple=16,
+        text_encoders=(
+            TextEncoder("T5-XXL encoder", 4.762e9, 512),
+            TextEncoder("CLIP ViT-L/14", 0.123e9, 77),
+        ),
+        vae_params=0.0838e9,
+        default_steps=28,
+        passes_per_step=1,
+        latent_multiple=16,
         source="black-forest-labs/flux util.py flux-dev (hidden 3072, 19 double + 38 single blocks, "
-               "MLP x4); per-token counts derived here",
+        "MLP x4); per-token counts derived here",
     ),
 }
 
@@ -149,8 +166,9 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
     if spec.name in PROFILES:
         return PROFILES[spec.name]
     if spec.kind != "diffusion":
-        raise InvalidInputError("model", f"{spec.name} is a {spec.kind} model, not an image model",
-                                accepted=", ".join(PROFILES))
+        raise InvalidInputError(
+            "model", f"{spec.name} is a {spec.kind} model, not an image model", accepted=", ".join(PROFILES)
+        )
     raise UnknownNameError("model", spec.name, list(PROFILES))
 
 
@@ -199,15 +217,20 @@ def estimate_images(
         raise InvalidInputError("engine", f"unknown image engine {engine!r}", accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else precision
     if prec not in PRECISIONS:
-        raise InvalidInputError("precision", f"unsupported precision {precision!r} for image models",
-                                accepted=", ".join(PRECISIONS))
+        raise InvalidInputError(
+            "precision",
+            f"unsupported precision {precision!r} for image models",
+            accepted=", ".join(PRECISIONS),
+        )
     if not isinstance(cpu_offload, bool):
         raise InvalidInputError("cpu_offload", f"must be true or false, got {cpu_offload!r}")
     assumptions: dict[str, str] = {"profile": profile.source}
     warnings: list[str] = []
     if width % profile.latent_multiple or height % profile.latent_multiple:
-        warnings.append(f"{spec.name} expects width and height in multiples of {profile.latent_multiple}; "
-                        "the pipeline will round them")
+        warnings.append(
+            f"{spec.name} expects width and height in multiples of {profile.latent_multiple}; "
+            "the pipeline will round them"
+        )
 
     # --- speed -------------------------------------------------------------------------------------
     rate = compute_rate(resolve_precision(prec), acc)
@@ -236,16 +259,26 @@ def estimate_images(
     pixels = width * height
     vae_act = batch * VAE_PEAK_TENSORS * 128 * pixels * 2.0
     # a few (4) of the widest per-token tensors alive at once, for every image and CFG pass
-    den_act = batch * profile.passes_per_step * 4 * 2.0 * max(
-        (math.ceil(width / s.downsample) * math.ceil(height / s.downsample) + profile.joint_text_tokens)
-        * s.widest for s in profile.stages)
+    den_act = (
+        batch
+        * profile.passes_per_step
+        * 4
+        * 2.0
+        * max(
+            (math.ceil(width / s.downsample) * math.ceil(height / s.downsample) + profile.joint_text_tokens)
+            * s.widest
+            for s in profile.stages
+        )
+    )
     acts = max(vae_act, den_act) * (1 + FRAGMENTATION)
     if cpu_offload:
         weights = max(denoiser_bytes, text_bytes, vae_bytes)
         moved = denoiser_bytes + text_bytes + vae_bytes
         batch_s += moved / (HOST_LINK_GBPS * GB)
-        assumptions["cpu_offload"] = (f"one component on the GPU at a time; {moved / GB:.1f} GB copied "
-                                      f"per batch at {HOST_LINK_GBPS:g} GB/s")
+        assumptions["cpu_offload"] = (
+            f"one component on the GPU at a time; {moved / GB:.1f} GB copied "
+            f"per batch at {HOST_LINK_GBPS:g} GB/s"
+        )
     else:
         weights = denoiser_bytes + text_bytes + vae_bytes
     overhead = (CUDA_CONTEXT_GB + WORKSPACE_GB) * GB
@@ -263,21 +296,41 @@ def estimate_images(
     guidance = " (classifier-free guidance)" if profile.passes_per_step == 2 else " (guidance-distilled)"
     text_tf = text_encoder_flops(profile) / 1e12
     vae_tf = vae_decode_flops(width, height) / 1e12
-    assumptions.update({
-        "steps": f"{steps} steps x {profile.passes_per_step} pass(es){guidance}",
-        "efficiency": f"diffusers: {eff:.2f} of the {rate.rate_name} peak {rate.tflops:g} TFLOPS (prior)",
-        "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step, text encoders "
-                 f"{text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
-        "weights": f"denoiser {prec} ({denoiser_bytes / GB:.1f} GB), text encoders and VAE bf16 "
-                   f"({(text_bytes + vae_bytes) / GB:.1f} GB)",
-    })
+    assumptions.update(
+        {
+            "steps": f"{steps} steps x {profile.passes_per_step} pass(es){guidance}",
+            "efficiency": f"diffusers: {eff:.2f} of the {rate.rate_name} peak {rate.tflops:g} TFLOPS (prior)",
+            "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step, text encoders "
+            f"{text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
+            "weights": f"denoiser {prec} ({denoiser_bytes / GB:.1f} GB), text encoders and VAE bf16 "
+            f"({(text_bytes + vae_bytes) / GB:.1f} GB)",
+        }
+    )
     flops_per_image = steps * step_flops + text_encoder_flops(profile) + vae_decode_flops(width, height)
     return ImageEstimate(
-        model=spec.name, gpu=acc.name, precision=prec, engine="diffusers", steps=steps, width=width,
-        height=height, batch=batch, fits=fits, binding_constraint=binding, memory_gb=total / GB,
-        memory=MemoryBreakdown(weights_gb=weights / GB, kv_cache_gb=0.0, activations_gb=acts / GB,
-                               overhead_gb=overhead / GB, usable_gb=capacity / GB, capacity_gb=capacity / GB),
+        model=spec.name,
+        gpu=acc.name,
+        precision=prec,
+        engine="diffusers",
+        steps=steps,
+        width=width,
+        height=height,
+        batch=batch,
+        fits=fits,
+        binding_constraint=binding,
+        memory_gb=total / GB,
+        memory=MemoryBreakdown(
+            weights_gb=weights / GB,
+            kv_cache_gb=0.0,
+            activations_gb=acts / GB,
+            overhead_gb=overhead / GB,
+            usable_gb=capacity / GB,
+            capacity_gb=capacity / GB,
+        ),
         seconds_per_image=seconds_per_image,
-        images_per_s=1.0 / seconds_per_image, bound=bound, flops_per_image=flops_per_image,
-        assumptions=assumptions, warnings=warnings,
+        images_per_s=1.0 / seconds_per_image,
+        bound=bound,
+        flops_per_image=flops_per_image,
+        assumptions=assumptions,
+        warnings=warnings,
     )

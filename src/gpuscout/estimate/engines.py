@@ -588,8 +588,11 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
     if isinstance(name, EngineProfile):
         return name
     if not isinstance(name, str):
-        raise InvalidInputError("engine", f"expected an engine name, got {type(name).__name__}",
-                                ", ".join(p.name for p in _PROFILES))
+        raise InvalidInputError(
+            "engine",
+            f"expected an engine name, got {type(name).__name__}",
+            ", ".join(p.name for p in _PROFILES),
+        )
     if not name.strip():
         raise UnknownNameError("engine", str(name), engine_names())
     base = _base_profile(name)

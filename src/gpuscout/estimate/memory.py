@@ -28,9 +28,7 @@ class ModelConsts:
 
     embedding: float  # token embedding table
     lm_head: float  # untied output projection (0 when tied)
-    dense_body: (
-        float  # always-active non-embedding weights: attention, norms, dense MLPs, shared experts
-    )
+    dense_body: float  # always-active non-embedding weights: attention, norms, dense MLPs, shared experts
     expert_params: float  # one routed expert of one MoE layer
     moe_layers: int
     num_experts: int
@@ -71,10 +69,7 @@ class ModelConsts:
 
     def body_read(self, tokens: float) -> float:
         """Body weights a step over ``tokens`` tokens (one per sequence in decode) has to read."""
-        return (
-            self.dense_body
-            + self.expert_params * self.expected_experts_read(tokens) * self.moe_layers
-        )
+        return self.dense_body + self.expert_params * self.expected_experts_read(tokens) * self.moe_layers
 
 
 @cache
@@ -82,11 +77,7 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
     """Split ``spec``'s parameters (from ``knowledge.params.count_params``) for the physics."""
     pc = count_params(spec)
     moe_layers = spec.num_hidden_layers - spec.first_dense_layers if spec.is_moe else 0
-    expert = (
-        pc.routed_experts / (spec.num_experts * moe_layers)
-        if moe_layers and spec.num_experts
-        else 0.0
-    )
+    expert = pc.routed_experts / (spec.num_experts * moe_layers) if moe_layers and spec.num_experts else 0.0
     dense_body = float(pc.total - pc.embedding - pc.lm_head - pc.routed_experts)
     return ModelConsts(
         embedding=float(pc.embedding),
@@ -190,14 +181,10 @@ def activation_bytes(
     """
     h = spec.hidden_size
     inter = max(spec.intermediate_size, spec.moe_intermediate_size * max(1, spec.experts_per_token))
-    per_token = (
-        4 * h + 2 * inter / tp + 3 * spec.num_attention_heads * max(spec.head_dim, 1) / tp
-    ) * 2.0
+    per_token = (4 * h + 2 * inter / tp + 3 * spec.num_attention_heads * max(spec.head_dim, 1) / tp) * 2.0
     layer = per_token * chunk_tokens
     logit_rows = (
-        chunk_tokens
-        if engine.kv_allocates_full_context
-        else max(1, min(sequences, engine.max_num_seqs))
+        chunk_tokens if engine.kv_allocates_full_context else max(1, min(sequences, engine.max_num_seqs))
     )
     logits = spec.vocab_size * 4.0 * logit_rows
     scores = 0.0
@@ -279,16 +266,8 @@ def gpu_weight_bytes(
         return (body_bytes(fmt, c) + weight_bytes(fmt, 0.0, embedding, c.lm_head)) / tp
     # llama.cpp assigns layers in proportion to each GPU's free memory (the output layer counting as
     # one more layer); the imbalance of at most one layer is ignored: the average GPU is reported.
-    head = (
-        weight_bytes(fmt, 0.0, 0.0, c.lm_head)
-        if c.lm_head
-        else weight_bytes(fmt, 0.0, c.embedding, 0.0)
-    )
-    embd = (
-        0.0
-        if engine.embeddings_on_host or not c.lm_head
-        else weight_bytes(fmt, 0.0, c.embedding, 0.0)
-    )
+    head = weight_bytes(fmt, 0.0, 0.0, c.lm_head) if c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    embd = 0.0 if engine.embeddings_on_host or not c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
     return (body_bytes(fmt, c) + head + embd) / gpus
 
 

@@ -255,8 +255,11 @@ def resolve_precision(name: str | WeightFormat) -> WeightFormat:
     if isinstance(name, WeightFormat):
         return name
     if not isinstance(name, str):
-        raise InvalidInputError("precision", f"expected a precision name, got {type(name).__name__}",
-                                accepted=", ".join(accepted_precisions()))
+        raise InvalidInputError(
+            "precision",
+            f"expected a precision name, got {type(name).__name__}",
+            accepted=", ".join(accepted_precisions()),
+        )
     return _resolve_precision(name)
 
 
@@ -318,8 +321,11 @@ def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
     if isinstance(name, KvDtype):
         return name
     if not isinstance(name, str):
-        raise InvalidInputError("kv_dtype", f"expected a KV cache dtype name, got {type(name).__name__}",
-                                accepted=", ".join(sorted(_KV)))
+        raise InvalidInputError(
+            "kv_dtype",
+            f"expected a KV cache dtype name, got {type(name).__name__}",
+            accepted=", ".join(sorted(_KV)),
+        )
     return _resolve_kv_dtype(name)
 
 

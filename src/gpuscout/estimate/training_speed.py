@@ -127,20 +127,20 @@ CALIBRATION = TrainingCalibration(
     dequant_efficiency=0.18,
     rows={
         "16bit": "BF16/FP16 runs: measurements.csv lines 1238-1240, 1245-1307 (Megatron-Bridge, "
-                 "Automodel, llm-foundry H100), 1323-1393 (llm-foundry A100 80/40GB), 1429-1437 "
-                 "(torchtitan A100), 1441-1445 (PEFT L40S), 1482-1544 (Qwen A100, Megatron-LM GPT-3)",
+        "Automodel, llm-foundry H100), 1323-1393 (llm-foundry A100 80/40GB), 1429-1437 "
+        "(torchtitan A100), 1441-1445 (PEFT L40S), 1482-1544 (Qwen A100, Megatron-LM GPT-3)",
         "fp8": "FP8/MXFP8 runs: lines 1213-1244 (NeMo 24.07 and Megatron-Bridge, H100/B200/B300), "
-               "1309-1321 (llm-foundry H100 FP8), 1425-1427 (torchtitan H200 float8)",
+        "1309-1321 (llm-foundry H100 FP8), 1425-1427 (torchtitan H200 float8)",
         "attention_efficiency": "sequences of 8k-32k tokens: llm-foundry lines 1279-1389 (seq 8192 and "
-                                "32768), NeMo/Megatron-Bridge 8k rows, Qwen 8192 rows",
+        "32768), NeMo/Megatron-Bridge 8k rows, Qwen 8192 rows",
         "launch_us": "short micro-steps (<= 1k tokens): PEFT lines 1441-1445, Qwen seq-512 rows 1484-1540",
         "expert_gemm_efficiency": "MoE runs: lines 1230-1234, 1238-1251 (Megatron-Bridge, Automodel: "
-                                  "Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss 20b/120b, DeepSeek-V3)",
+        "Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss 20b/120b, DeepSeek-V3)",
         "adapter_traffic": "LoRA runs: lines 1226-1228, 1236 (NeMo, Megatron-Bridge FP8), 1255-1265 "
-                           "(Automodel), 1443-1445 (PEFT), 1484-1544 (Qwen)",
+        "(Automodel), 1443-1445 (PEFT), 1484-1544 (Qwen)",
         "dequant_efficiency": "QLoRA runs, all GPTQ-Int4 bases in auto-gptq kernels: Qwen lines 1490-1494, "
-                              "1508-1512, 1528-1532, 1540-1544 (bitsandbytes NF4 dequantises faster; no "
-                              "speed row measures it)",
+        "1508-1512, 1528-1532, 1540-1544 (bitsandbytes NF4 dequantises faster; no "
+        "speed row measures it)",
     },
 )
 

@@ -65,8 +65,11 @@ class TranscriptionEstimate:
 def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
     """(d_model, layers per stack, ffn width, vocab) of a Whisper row."""
     if spec.kind != "audio" or "whisper" not in spec.family.lower() or spec.hidden_size <= 0:
-        raise InvalidInputError("model", f"{spec.name} is not a Whisper speech model",
-                                accepted="whisper-large-v3 (and other Whisper rows)")
+        raise InvalidInputError(
+            "model",
+            f"{spec.name} is not a Whisper speech model",
+            accepted="whisper-large-v3 (and other Whisper rows)",
+        )
     return spec.hidden_size, spec.num_hidden_layers, spec.intermediate_size, spec.vocab_size
 
 
@@ -84,21 +87,27 @@ def estimate_transcription(
     spec, acc = resolve_model_arg(model), resolve_gpu_arg(gpu)
     d, layers, ffn, vocab = _whisper_shape(spec)
     if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
-        raise InvalidInputError("audio_s", f"must be a positive number of seconds, got {audio_s!r}",
-                                accepted="> 0, <= 1e8")
+        raise InvalidInputError(
+            "audio_s", f"must be a positive number of seconds, got {audio_s!r}", accepted="> 0, <= 1e8"
+        )
     if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024:
         raise InvalidInputError("batch", f"must be a whole number 1..1024, got {batch!r}", accepted="1..1024")
-    if (isinstance(tokens_per_audio_s, bool) or not isinstance(tokens_per_audio_s, int | float)
-            or not 0 < tokens_per_audio_s <= 50):
+    if (
+        isinstance(tokens_per_audio_s, bool)
+        or not isinstance(tokens_per_audio_s, int | float)
+        or not 0 < tokens_per_audio_s <= 50
+    ):
         raise InvalidInputError("tokens_per_audio_s", f"got {tokens_per_audio_s!r}", accepted="> 0, <= 50")
     key = engine.strip().lower() if isinstance(engine, str) else ""
     if key not in STEP_OVERHEAD_S:
-        raise InvalidInputError("engine", f"unknown speech engine {engine!r}",
-                                accepted=", ".join(STEP_OVERHEAD_S))
+        raise InvalidInputError(
+            "engine", f"unknown speech engine {engine!r}", accepted=", ".join(STEP_OVERHEAD_S)
+        )
     prec = precision.strip().lower() if isinstance(precision, str) else ""
     if prec not in PRECISIONS:
-        raise InvalidInputError("precision", f"unsupported precision {precision!r}",
-                                accepted=", ".join(PRECISIONS))
+        raise InvalidInputError(
+            "precision", f"unsupported precision {precision!r}", accepted=", ".join(PRECISIONS)
+        )
 
     layer_attn = 4 * d * d
     enc_params = layers * (layer_attn + 2 * d * ffn) + 2 * 3 * 128 * d + 3 * d * d
@@ -137,20 +146,37 @@ def estimate_transcription(
         need = (weights + acts + overhead) / GB
         warnings.append(f"needs {need:.1f} GB, the GPU has {capacity / GB:.1f} GB")
     if prec == "int8" and key == "transformers":
-        warnings.append("int8 Whisper is a faster-whisper (CTranslate2) feature; transformers runs it "
-                        "dequantised")
-    memory = MemoryBreakdown(weights_gb=weights / GB, kv_cache_gb=batch * (cross_kv + self_kv) / GB,
-                             activations_gb=batch * FRAMES * 4 * ffn * act_bytes / GB,
-                             overhead_gb=overhead / GB, usable_gb=capacity / GB, capacity_gb=capacity / GB)
+        warnings.append(
+            "int8 Whisper is a faster-whisper (CTranslate2) feature; transformers runs it dequantised"
+        )
+    memory = MemoryBreakdown(
+        weights_gb=weights / GB,
+        kv_cache_gb=batch * (cross_kv + self_kv) / GB,
+        activations_gb=batch * FRAMES * 4 * ffn * act_bytes / GB,
+        overhead_gb=overhead / GB,
+        usable_gb=capacity / GB,
+        capacity_gb=capacity / GB,
+    )
     assumptions = {
         "windows": f"{windows} x 30 s windows, {batch} at a time, {steps_per_window} decoder steps each "
-                   f"({tokens_per_audio_s:g} tokens per audio second)",
+        f"({tokens_per_audio_s:g} tokens per audio second)",
         "parameters": f"encoder {enc_params / 1e9:.3f}B, decoder {dec_params / 1e9:.3f}B",
         "engine": f"{key}: {overhead_s * 1e3:g} ms fixed per decoder step, {BANDWIDTH_EFFICIENCY:.0%} of "
-                  f"{acc.bandwidth_gbps:g} GB/s, {COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} TFLOPS (priors)",
+        f"{acc.bandwidth_gbps:g} GB/s, {COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} TFLOPS (priors)",
     }
     return TranscriptionEstimate(
-        model=spec.name, gpu=acc.name, engine=key, precision=prec, batch=batch, fits=fits, memory=memory,
-        realtime_factor=rtf, seconds=seconds, bound=bound, encoder_params=enc_params,
-        decoder_params=dec_params, assumptions=assumptions, warnings=warnings,
+        model=spec.name,
+        gpu=acc.name,
+        engine=key,
+        precision=prec,
+        batch=batch,
+        fits=fits,
+        memory=memory,
+        realtime_factor=rtf,
+        seconds=seconds,
+        bound=bound,
+        encoder_params=enc_params,
+        decoder_params=dec_params,
+        assumptions=assumptions,
+        warnings=warnings,
     )

@@ -259,6 +259,5 @@ def is_defunct(name: str) -> bool:
     return canonical is not None and canonical in defunct_providers()
 
 
-
 if __name__ == "__main__":  # print data/providers.json (see the module docstring)
     print(packed_json(), end="")

@@ -97,8 +97,10 @@ def engine_choices() -> tuple[tuple[str, str], ...]:
     """The serving engines the estimator has a profile of (value, label)."""
     from gpuscout.estimate.engines import CALIBRATION, resolve_engine
 
-    names = sorted(CALIBRATION, key=lambda n: (n not in COMMON_ENGINES, COMMON_ENGINES.index(n)
-                                               if n in COMMON_ENGINES else 0, n))
+    names = sorted(
+        CALIBRATION,
+        key=lambda n: (n not in COMMON_ENGINES, COMMON_ENGINES.index(n) if n in COMMON_ENGINES else 0, n),
+    )
     return tuple((n, resolve_engine(n).label) for n in names)
 
 
@@ -128,7 +130,7 @@ def _label(name: str) -> str:
             text = text[: -len(unit)] + shown
     for acronym in ("ttft", "tpot"):
         if text.startswith(acronym):
-            text = acronym.upper() + text[len(acronym):]
+            text = acronym.upper() + text[len(acronym) :]
     return text[0].upper() + text[1:]
 
 
@@ -139,8 +141,16 @@ def _field(name: str, info: FieldInfo) -> FormField:
     def make(
         kind: str, options: tuple[tuple[str, str], ...] = (), step: str = "any", value: str = ""
     ) -> FormField:
-        return FormField(name=name, label=_label(name), input=kind, options=options, step=step, default=value,
-                         help=HELP.get(name, ""), required=info.is_required())
+        return FormField(
+            name=name,
+            label=_label(name),
+            input=kind,
+            options=options,
+            step=step,
+            default=value,
+            help=HELP.get(name, ""),
+            required=info.is_required(),
+        )
 
     yes_no = (("true", "yes"), ("false", "no"))
     if name in CHOICES:
@@ -239,7 +249,7 @@ def check_values(request: AdviseRequest) -> FormErrors:
 
 
 def _check_one(raw: str, info: FieldInfo) -> str:
-    """"" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100")."""
+    """ "" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100")."""
     annotation = strip_optional(info.annotation)
     what, limits = kind_words(info), range_words(info)
     expected = f"{what} {limits}".strip()

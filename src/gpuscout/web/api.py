@@ -58,6 +58,7 @@ NameInPath = Annotated[str, Path(min_length=1, max_length=200)]
 @router.get("/offers", response_model=OfferPageOut, tags=["offers"], summary="Current offers, filtered")
 async def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> Response:
     """Current offers with the same filters, sort and pages as the comparison page."""
+
     # The store is synchronous: one hop to the thread pool for it. The JSON body of a view is kept
     # with the data version it came from (ages are rounded to the minute), so repeated views are cheap.
     def body() -> bytes:
@@ -178,8 +179,13 @@ def check_admin(authorization: str | None, token: str | None) -> None:
         raise HTTPException(401, "missing or wrong bearer token", headers={"www-authenticate": "Bearer"})
 
 
-@health_router.get("/healthz", response_model=HealthOut, tags=["admin"], summary="Store and data freshness",
-                   responses={503: {"model": HealthOut}})
+@health_router.get(
+    "/healthz",
+    response_model=HealthOut,
+    tags=["admin"],
+    summary="Store and data freshness",
+    responses={503: {"model": HealthOut}},
+)
 def healthz(services: Services) -> JSONResponse:
     health = HealthOut(**services.health())
     return JSONResponse(health.model_dump(mode="json"), status_code=503 if health.status == "error" else 200)
@@ -222,11 +228,20 @@ def api_model(
             )
             for p, mem in model_view.memory_by_precision(spec, context)
         ]
-        fits = [GpuFitOut(gpu=f.gpu.name, memory_gb=f.gpu.memory_gb, gpus_needed=f.gpus_needed)
-                for f in model_view.sort_fits(model_view.fits(spec, precision, context))]
+        fits = [
+            GpuFitOut(gpu=f.gpu.name, memory_gb=f.gpu.memory_gb, gpus_needed=f.gpus_needed)
+            for f in model_view.sort_fits(model_view.fits(spec, precision, context))
+        ]
     return ModelDetailOut.model_validate(
-        With(spec, total_params_b=total_b, active_params_b=active_b, precision=precision, context=context,
-             memory_by_precision=memories, fits=fits)
+        With(
+            spec,
+            total_params_b=total_b,
+            active_params_b=active_b,
+            precision=precision,
+            context=context,
+            memory_by_precision=memories,
+            fits=fits,
+        )
     )
 
 
@@ -248,9 +263,18 @@ def api_estimate(
     """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, and how fast it decodes."""
     from gpuscout.estimate.api import estimate
 
-    est = estimate(model, gpu, gpus=gpus, precision=precision, engine=engine,
-                   batch="max" if batch == "max" else int(batch), context_in=context_in,
-                   context_out=context_out, kv_dtype=kv_dtype or None, parallel=parallel)
+    est = estimate(
+        model,
+        gpu,
+        gpus=gpus,
+        precision=precision,
+        engine=engine,
+        batch="max" if batch == "max" else int(batch),
+        context_in=context_in,
+        context_out=context_out,
+        kv_dtype=kv_dtype or None,
+        parallel=parallel,
+    )
     return EstimateOut.model_validate(est)
 
 
@@ -266,8 +290,12 @@ def lookup_model(services: WebServices, name: str) -> ModelSpec:
         raise NotFoundError.wrap(exc) from None
 
 
-@router.post("/recommend", response_model=list[RecommendationOut], tags=["advise"],
-             summary="Rank current offers for a workload")
+@router.post(
+    "/recommend",
+    response_model=list[RecommendationOut],
+    tags=["advise"],
+    summary="Rank current offers for a workload",
+)
 def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationOut]:
     """``gpuscout.recommend`` over HTTP: the ranked offers that can run the workload, best first,
     each with its configuration, speed, cost breakdown, unit costs, reasons and warnings."""
@@ -275,11 +303,18 @@ def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationO
     return [RecommendationOut.from_rec(r) for r in recs]
 
 
-@router.post("/advise", response_model=AdviceOut, tags=["advise"],
-             summary="The advisor's answer: the cost/time Pareto front with its picks")
+@router.post(
+    "/advise",
+    response_model=AdviceOut,
+    tags=["advise"],
+    summary="The advisor's answer: the cost/time Pareto front with its picks",
+)
 def api_advise(services: Services, body: RecommendIn) -> AdviceOut:
     """``gpuscout.advice`` over HTTP: the rows of ``/recommend`` (the Pareto front of cost against time
     first, with the cheapest, balanced and fastest picks, then dominated rows) plus the targets applied,
     the caveats every row shares and, when nothing passes, what binds and what would fit."""
-    return AdviceOut.from_advice(services.advice(body.workload, objective=body.objective, top=body.top,
-                                                 include_rejected=body.show_rejected))
+    return AdviceOut.from_advice(
+        services.advice(
+            body.workload, objective=body.objective, top=body.top, include_rejected=body.show_rejected
+        )
+    )

@@ -44,13 +44,15 @@ def params_b(spec: ModelSpec) -> tuple[float | None, float | None]:
 
 def memory(spec: ModelSpec, precision: str, context: int, concurrency: int) -> MemoryBreakdown:
     """Whole-model memory (one GPU, no tensor parallelism) for ``concurrency`` sequences of ``context``."""
-    est = estimate(spec, _SIZING_GPU, gpus=1, precision=precision, batch=concurrency,
-                   context_in=context, context_out=0)
+    est = estimate(
+        spec, _SIZING_GPU, gpus=1, precision=precision, batch=concurrency, context_in=context, context_out=0
+    )
     return est.memory
 
 
-def memory_by_precision(spec: ModelSpec, context: int = DEFAULT_CONTEXT, concurrency: int = 1
-                        ) -> list[tuple[str, MemoryBreakdown]]:
+def memory_by_precision(
+    spec: ModelSpec, context: int = DEFAULT_CONTEXT, concurrency: int = 1
+) -> list[tuple[str, MemoryBreakdown]]:
     return [(p, memory(spec, p, context, concurrency)) for p in PRECISIONS]
 
 
@@ -96,8 +98,9 @@ def fits(spec: ModelSpec, precision: str, context: int = DEFAULT_CONTEXT) -> tup
         needed = None
         for n in GPU_COUNTS:
             try:
-                est = estimate(spec, acc, gpus=n, precision=precision, batch=1,
-                               context_in=context, context_out=0)
+                est = estimate(
+                    spec, acc, gpus=n, precision=precision, batch=1, context_in=context, context_out=0
+                )
             except InvalidInputError:
                 break  # e.g. this accelerator cannot run the format at all
             if est.fits:

@@ -31,6 +31,7 @@ from gpuscout.web.templating import query_string, render
 
 router = APIRouter(include_in_schema=False)
 
+
 @router.get("/", response_class=HTMLResponse)
 async def offers_page(request: Request, services: Services) -> Response:
     """The answer cards, the freshness banner and the comparison table (filters at the field)."""
@@ -49,8 +50,9 @@ async def offers_page(request: Request, services: Services) -> Response:
     return HTMLResponse(content, status_code=status)
 
 
-def _cached_page(services: WebServices, key: tuple[object, ...], body: Callable[[], tuple[int, bytes]]
-                 ) -> tuple[int, bytes]:
+def _cached_page(
+    services: WebServices, key: tuple[object, ...], body: Callable[[], tuple[int, bytes]]
+) -> tuple[int, bytes]:
     """A page body from the view cache; error pages (422) are rendered each time, not kept."""
     status: list[int] = []
 
@@ -77,9 +79,18 @@ def _offers_page(request: Request, services: WebServices, raw: dict[str, str], p
     filters, errors = parse_filters(raw, services)
     gpu_names = sorted(a.name for a in services.gpus())
     context: dict[str, object] = {
-        "title": "GPU offers", "raw": raw, "errors": errors, "gpu_names": gpu_names, "preset": preset,
+        "title": "GPU offers",
+        "raw": raw,
+        "errors": errors,
+        "gpu_names": gpu_names,
+        "preset": preset,
         "interconnects": [i.value for i in Interconnect if i is not Interconnect.UNKNOWN],
-        "labels": FIELD_LABELS, "page": None, "cards": [], "relax": [], "gpu_notes": [], "folded": [],
+        "labels": FIELD_LABELS,
+        "page": None,
+        "cards": [],
+        "relax": [],
+        "gpu_notes": [],
+        "folded": [],
     }
     context["freshness"] = page_freshness(services)
     if filters is None:
@@ -87,7 +98,10 @@ def _offers_page(request: Request, services: WebServices, raw: dict[str, str], p
     page = services.offer_page(filters)
     shown, folded = columns(filters, page.rows)
     context.update(
-        filters=filters, page=page, columns=shown, folded=folded,
+        filters=filters,
+        page=page,
+        columns=shown,
+        folded=folded,
         gpu_notes=services.gpu_notes(filters),
         cards=answer_cards(services) if preset or not filters.is_filtered() else [],
         relax=relaxations(filters, services) if page.total == 0 else [],
@@ -167,8 +181,9 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
             "acc": acc,
             "rows": rows,
             "total": total,
-            "providers": len({o.provider for o in services.all_offers()
-                              if o.accelerator == acc.name and not o.stale}),
+            "providers": len(
+                {o.provider for o in services.all_offers() if o.accelerator == acc.name and not o.stale}
+            ),
             "siblings": sibling_variants(acc),
             "chart": price_history_chart(points, acc.name) if points else None,
         },
@@ -181,8 +196,13 @@ def sources_page(request: Request, services: Services) -> Response:
     statuses = [source_out(s) for s in services.sources()]
     loaded = [s for s in statuses if s["row_count"] > 0 or s["last_status"]]
     waiting = [s for s in statuses if s not in loaded]
-    context = {"title": "Sources", "loaded": loaded, "waiting": waiting, "health": services.health(),
-               "freshness": page_freshness(services)}
+    context = {
+        "title": "Sources",
+        "loaded": loaded,
+        "waiting": waiting,
+        "health": services.health(),
+        "freshness": page_freshness(services),
+    }
     return render(request, "sources.html", context)
 
 
@@ -204,7 +224,15 @@ def models_page(request: Request, services: Services) -> Response:
 
 #: GPUs named on the bandwidth chart besides the value frontier (one per popular class).
 CHART_LABELS = (
-    "B200", "H200-SXM", "H100-SXM", "A100-SXM4-80GB", "L40S", "L4", "RTX4090", "RTX5090", "MI300X",
+    "B200",
+    "H200-SXM",
+    "H100-SXM",
+    "A100-SXM4-80GB",
+    "L40S",
+    "L4",
+    "RTX4090",
+    "RTX5090",
+    "MI300X",
 )
 
 MODEL_LABELS = {"precision": "Precision", "context": "Context (tokens)"}
@@ -229,8 +257,12 @@ def model_page(request: Request, services: Services, name: str) -> Response:
     errors = FormErrors()
     precision = raw["precision"] or "bf16"
     if precision not in model_view.PRECISIONS:
-        errors.add(FieldError("precision", f"Precision must be one of {', '.join(model_view.PRECISIONS)}; "
-                                           f"you typed “{precision[:40]}”"))
+        errors.add(
+            FieldError(
+                "precision",
+                f"Precision must be one of {', '.join(model_view.PRECISIONS)}; you typed “{precision[:40]}”",
+            )
+        )
         precision = "bf16"
     context = model_view.DEFAULT_CONTEXT
     if raw["context"]:
@@ -239,16 +271,29 @@ def model_page(request: Request, services: Services, name: str) -> Response:
             if not 1 <= context <= model_view.MAX_CONTEXT:
                 raise ValueError
         except ValueError:
-            message = (f"Context (tokens) must be a whole number from 1 to {model_view.MAX_CONTEXT:,}; "
-                       f"you typed “{raw['context'][:40]}”")
+            message = (
+                f"Context (tokens) must be a whole number from 1 to {model_view.MAX_CONTEXT:,}; "
+                f"you typed “{raw['context'][:40]}”"
+            )
             errors.add(FieldError("context", message))
             context = model_view.DEFAULT_CONTEXT
     total_b, active_b = model_view.params_b(spec)
     context_data: dict[str, object] = {
-        "title": model_view.model_label(spec), "spec": spec, "label": model_view.model_label(spec),
-        "total_b": total_b, "active_b": active_b, "precision": precision, "context": context, "raw": raw,
-        "errors": errors, "precisions": model_view.PRECISIONS, "resolved": shown_as,
-        "memories": [], "fits": [], "chart": None, "model_label": model_view.model_label,
+        "title": model_view.model_label(spec),
+        "spec": spec,
+        "label": model_view.model_label(spec),
+        "total_b": total_b,
+        "active_b": active_b,
+        "precision": precision,
+        "context": context,
+        "raw": raw,
+        "errors": errors,
+        "precisions": model_view.PRECISIONS,
+        "resolved": shown_as,
+        "memories": [],
+        "fits": [],
+        "chart": None,
+        "model_label": model_view.model_label,
     }
     if spec.kind == "llm":
         contexts, series = model_view.vram_series(spec, precision)
@@ -301,14 +346,25 @@ def advise_page(request: Request, services: Services) -> Response:
     return render(request, "advise.html", context)
 
 
-def _advise_context(services: WebServices, req: advise_form.AdviseRequest, errors: FormErrors
-                    ) -> dict[str, object]:
+def _advise_context(
+    services: WebServices, req: advise_form.AdviseRequest, errors: FormErrors
+) -> dict[str, object]:
     return {
-        "title": "Advisor", "req": req, "kinds": list(advise_form.KIND_CLASSES), "errors": errors,
-        "objectives": OBJECTIVES, "fields": advise_form.kind_fields(req.kind),
-        "common": advise_form.common_fields(req.kind), "common_open": advise_form.common_open(req),
-        "model_names": [m.name for m in services.models()], "results": None, "resolved": None,
-        "caveats": [], "answer": None, "freshness": page_freshness(services), "plain": plain,
+        "title": "Advisor",
+        "req": req,
+        "kinds": list(advise_form.KIND_CLASSES),
+        "errors": errors,
+        "objectives": OBJECTIVES,
+        "fields": advise_form.kind_fields(req.kind),
+        "common": advise_form.common_fields(req.kind),
+        "common_open": advise_form.common_open(req),
+        "model_names": [m.name for m in services.models()],
+        "results": None,
+        "resolved": None,
+        "caveats": [],
+        "answer": None,
+        "freshness": page_freshness(services),
+        "plain": plain,
     }
 
 
@@ -332,8 +388,16 @@ def faq_page(request: Request, services: Services) -> Response:
             errors.add(found)
         else:
             errors.general.append(found)
-    context = {"title": "FAQ", "faq": answers, "model": typed, "raw": {"model": typed}, "errors": errors,
-               "resolved": resolved, "model_names": names, "freshness": page_freshness(services)}
+    context = {
+        "title": "FAQ",
+        "faq": answers,
+        "model": typed,
+        "raw": {"model": typed},
+        "errors": errors,
+        "resolved": resolved,
+        "model_names": names,
+        "freshness": page_freshness(services),
+    }
     return render(request, "faq.html", context, status_code=422 if errors else 200)
 
 

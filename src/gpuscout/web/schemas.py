@@ -64,7 +64,7 @@ _VIEW_FIELDS: dict[str, Any] = {
         Field(
             default=False,
             description="the source did not state the GPU's form factor; `accelerator` is the assumed "
-            "default variant (e.g. a plain \"H100\" taken as H100-SXM)",
+            'default variant (e.g. a plain "H100" taken as H100-SXM)',
         ),
     ),
 }
@@ -274,8 +274,11 @@ class RecommendIn(BaseModel):
     ]
     objective: Literal["cost", "time", "latency", "balanced"] = "cost"
     top: int = Field(default=20, ge=1, le=100, description="rows to return (at most 100)")
-    show_rejected: bool = Field(default=False, description="/advise: also list the offers left out, each "
-                                "with why (cannot run, misses a target, spot for a live endpoint...)")
+    show_rejected: bool = Field(
+        default=False,
+        description="/advise: also list the offers left out, each "
+        "with why (cannot run, misses a target, spot for a live endpoint...)",
+    )
 
     @field_validator("workload", mode="before")
     @classmethod
@@ -317,18 +320,26 @@ class RecommendationOut(BaseModel):
     warnings: list[str]
     assumptions: dict[str, str]
     provider_name: str = Field(default="", description="the provider's display name")
-    regions: list[str] = Field(default_factory=list, description="every region this choice is sold in at "
-                               "this price (region copies merged into one row)")
-    time_to_result_s: float | None = Field(default=None, description="the trade-off's time axis: jobs, time "
-                                           "to finish (spot rework included); serve, one request's latency")
+    regions: list[str] = Field(
+        default_factory=list,
+        description="every region this choice is sold in at this price (region copies merged into one row)",
+    )
+    time_to_result_s: float | None = Field(
+        default=None,
+        description="the trade-off's time axis: jobs, time "
+        "to finish (spot rework included); serve, one request's latency",
+    )
     pareto: bool = Field(default=False, description="on the Pareto front: no row is both cheaper and faster")
     picks: list[str] = Field(default_factory=list, description="cheapest / balanced / fastest, when named so")
-    dominated_by: int | None = Field(default=None,
-                                     description="rank of a shown row that is cheaper and faster")
-    substitution: str | None = Field(default=None, description="what was changed so it runs (engine, "
-                                     "precision), and why")
-    fabric_assumed: bool = Field(default=False, description="GPUs talk over an interconnect the source does "
-                                 "not state: costed as PCIe")
+    dominated_by: int | None = Field(
+        default=None, description="rank of a shown row that is cheaper and faster"
+    )
+    substitution: str | None = Field(
+        default=None, description="what was changed so it runs (engine, precision), and why"
+    )
+    fabric_assumed: bool = Field(
+        default=False, description="GPUs talk over an interconnect the source does not state: costed as PCIe"
+    )
     rejected: str | None = Field(default=None, description="why the offer was left out (rejected rows only)")
 
     @classmethod
@@ -342,9 +353,14 @@ class RecommendationOut(BaseModel):
             rank=rec.rank,
             offer=OfferOut.from_row(to_row(rec.offer)),
             config=ConfigOut(
-                description=c.describe(), instances=c.instances, gpus_per_instance=c.gpus_per_instance,
-                tp=c.tp, replicas_per_instance=c.replicas_per_instance, gpus_used=c.gpus_used,
-                nodes=c.nodes, spot=c.spot,
+                description=c.describe(),
+                instances=c.instances,
+                gpus_per_instance=c.gpus_per_instance,
+                tp=c.tp,
+                replicas_per_instance=c.replicas_per_instance,
+                gpus_used=c.gpus_used,
+                nodes=c.nodes,
+                spot=c.spot,
             ),
             fits=rec.fits,
             price_usd_per_hour=rec.price_usd_per_hour,
@@ -381,15 +397,22 @@ class AdviceOut(BaseModel):
     binding: str | None = Field(description="when no row passes: what binds and what would fit")
     considered: int = Field(description="offers looked at")
     recommendations: list[RecommendationOut]
-    rejected: list[RecommendationOut] = Field(default_factory=list,
-                                              description="offers left out, with why (show_rejected)")
+    rejected: list[RecommendationOut] = Field(
+        default_factory=list, description="offers left out, with why (show_rejected)"
+    )
 
     @classmethod
     def from_advice(cls, advice: Advice) -> AdviceOut:
         return cls(
-            objective=advice.objective, time_axis=advice.time_axis, front_size=advice.front_size,
-            picks=dict(advice.picks), picks_rule=advice.picks_rule, targets=list(advice.targets),
-            notes=list(advice.notes), binding=advice.binding, considered=advice.considered,
+            objective=advice.objective,
+            time_axis=advice.time_axis,
+            front_size=advice.front_size,
+            picks=dict(advice.picks),
+            picks_rule=advice.picks_rule,
+            targets=list(advice.targets),
+            notes=list(advice.notes),
+            binding=advice.binding,
+            considered=advice.considered,
             recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
             rejected=[RecommendationOut.from_rec(r) for r in advice.rejected],
         )

@@ -172,8 +172,12 @@ class WebServices:
             return self.reader.offer_page(replace(query, limit=filters.per_page, offset=start))
 
         offers_on_page, total = self._pages.get_or_compute(key, fetch)
-        return OfferPage(rows=[to_row(o, now) for o in offers_on_page], total=total, page=filters.page,
-                         per_page=filters.per_page)
+        return OfferPage(
+            rows=[to_row(o, now) for o in offers_on_page],
+            total=total,
+            page=filters.page,
+            per_page=filters.per_page,
+        )
 
     def export_rows(self, filters: OfferFilters, scope: str) -> list[OfferRow]:
         """The rows of an export: the visible page (``scope="page"``) or all pages (bounded)."""
@@ -225,8 +229,14 @@ class WebServices:
         return registry().all()
 
     # ---- advisor -------------------------------------------------------------------------------
-    def advice(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None,
-               include_rejected: bool = False) -> Advice:
+    def advice(
+        self,
+        workload: AnyWorkload,
+        *,
+        objective: str = "cost",
+        top: int | None = None,
+        include_rejected: bool = False,
+    ) -> Advice:
         """The advisor's whole answer over the current offers (``gpuscout.advice``): the Pareto front,
         picks, targets and what binds when nothing passes."""
         from gpuscout.advise.api import advise
@@ -234,15 +244,30 @@ class WebServices:
         from gpuscout.user_models import registry
 
         minute = int(time.time() // 60)  # reasons quote price ages
-        key = ("advice", workload.model_dump_json(), objective, top, include_rejected, self.data_version(),
-               minute)
+        key = (
+            "advice",
+            workload.model_dump_json(),
+            objective,
+            top,
+            include_rejected,
+            self.data_version(),
+            minute,
+        )
         return self._advice.get_or_compute(
-            key, lambda: advise(workload, self.all_current_offers(), objective=objective, top=top,
-                                include_rejected=include_rejected, backends=default_backends(registry()))
+            key,
+            lambda: advise(
+                workload,
+                self.all_current_offers(),
+                objective=objective,
+                top=top,
+                include_rejected=include_rejected,
+                backends=default_backends(registry()),
+            ),
         )
 
-    def recommend(self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
-                  ) -> list[Recommendation]:
+    def recommend(
+        self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
+    ) -> list[Recommendation]:
         """Ranked recommendations over the current offers (``gpuscout.recommend``): the answer's rows."""
         return list(self.advice(workload, objective=objective, top=top).rows)
 
@@ -276,8 +301,15 @@ class WebServices:
             statuses = list(self.store.sources_status())
             offers = self.reader.count_offers(OfferQuery())
         except Exception as exc:  # reported, not raised: this is the health check
-            return {"status": "error", "store": f"unreachable: {type(exc).__name__}: {exc}", "offers": 0,
-                    "newest_data_age_hours": None, "sources": 0, "failing_sources": [], "checked_at": now}
+            return {
+                "status": "error",
+                "store": f"unreachable: {type(exc).__name__}: {exc}",
+                "offers": 0,
+                "newest_data_age_hours": None,
+                "sources": 0,
+                "failing_sources": [],
+                "checked_at": now,
+            }
         ages = [s.age_s for s in statuses if s.age_s is not None and s.row_count > 0]
         newest = min(ages) / 3600 if ages else None
         failing = sorted(s.source for s in statuses if s.last_status in ("failed", "rejected"))

@@ -107,9 +107,7 @@ class LambdaSource(HttpSource):
                 notes=notes if availability is Availability.AVAILABLE else "sold out: no region has capacity",
                 extra={"architecture": str(itype.get("architecture") or "")},
             )
-            for region, availability in placements(
-                r.get("name") for r in regions if isinstance(r, dict)
-            )
+            for region, availability in placements(r.get("name") for r in regions if isinstance(r, dict))
         ]
 
     @staticmethod
@@ -128,4 +126,3 @@ class LambdaSource(HttpSource):
         if token not in LAMBDA_GPU_TOKENS:
             raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}", "unknown GPU")
         return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
-

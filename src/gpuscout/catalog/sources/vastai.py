@@ -76,8 +76,19 @@ class VastAISource(HttpSource):
             notes.append(gpu.note)
         extra = {
             k: str(row[k])
-            for k in ("machine_id", "host_id", "verification", "reliability2", "cuda_max_good",
-                      "inet_down_cost", "inet_up", "inet_down", "dlperf", "duration", "end_date")
+            for k in (
+                "machine_id",
+                "host_id",
+                "verification",
+                "reliability2",
+                "cuda_max_good",
+                "inet_down_cost",
+                "inet_up",
+                "inet_down",
+                "dlperf",
+                "duration",
+                "end_date",
+            )
             if row.get(k) is not None
         }
         return self.gpu_offer(
