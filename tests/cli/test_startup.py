@@ -86,11 +86,6 @@ def test_recommend_on_a_ready_store_imports_no_sqlalchemy_http_or_web(ready_data
     assert "typer._adapters" not in modules  # options converted without Typer's pydantic adapters
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="advise/workload.py imports yaml at module level (its loader subclasses yaml.SafeLoader): "
-    "the advisor's module; remove this mark once YAML is imported only when a file is read",
-)
 def test_recommend_without_a_workload_file_imports_no_yaml(ready_data_dir: Path) -> None:
     assert "yaml" not in _modules(_RECOMMEND, ready_data_dir)
 

@@ -21,7 +21,6 @@ import re
 import reprlib
 from typing import Any, ClassVar, Literal, get_args, get_origin
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpuscout.errors import InvalidInputError
@@ -156,7 +155,9 @@ class Workload(BaseModel):
 
     @classmethod
     def from_yaml(cls, text: str) -> AnyWorkload:
-        """Parse YAML (JSON is valid YAML too), bounded: see :func:`parse_yaml`."""
+        """Parse YAML (JSON is valid YAML too), bounded: see :func:`~.workload_yaml.parse_yaml`."""
+        from gpuscout.advise.workload_yaml import parse_yaml  # YAML only when a file is read
+
         data = parse_yaml(text)
         return cls.from_dict(data if data is not None else {})
 
@@ -179,6 +180,8 @@ class Workload(BaseModel):
         return out
 
     def to_yaml(self) -> str:
+        import yaml
+
         return yaml.safe_dump(self.to_dict(), sort_keys=False)
 
     def to_json(self) -> str:
@@ -404,101 +407,6 @@ _CLASSES: dict[str, type[AnyWorkload]] = {
 }
 
 
-# A workload is a flat mapping with a few short lists: these bounds are far above any real file and
-# keep a few bytes of nested YAML aliases ("billion laughs") from standing for gigabytes.
-MAX_YAML_VALUES = 10_000  # values (scalars, lists, mappings) once aliases are expanded
-MAX_YAML_DEPTH = 20
-
-
-def parse_yaml(text: str) -> Any:
-    """``yaml.safe_load`` of one document, refused with an ``InvalidInputError`` when it is invalid,
-    nested deeper than ``MAX_YAML_DEPTH`` or holds more than ``MAX_YAML_VALUES`` values once its
-    aliases are expanded (checked on the composed node graph, before anything is built)."""
-    loader: _DepthLimitedLoader | None = None
-    try:
-        loader = _DepthLimitedLoader(text)  # its reader refuses control characters at once
-        node = loader.get_single_node()
-        if node is None:
-            return None
-        _check_expansion(node)
-        return loader.construct_document(node)
-    except yaml.reader.ReaderError as exc:
-        raise InvalidInputError(
-            "workload",
-            f"not valid YAML/JSON: character #x{exc.character:04x} at "
-            f"position {exc.position} is not allowed (a binary or UTF-16 file?)",
-            "a UTF-8 YAML or JSON mapping",
-        ) from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or "cannot be parsed"
-        problem = problem if len(problem) <= MAX_SHOWN else problem[: MAX_SHOWN - 3] + "..."
-        raise InvalidInputError(
-            "workload", f"not valid YAML/JSON: {where}{problem}", "a YAML or JSON mapping"
-        ) from None
-    except RecursionError:
-        raise InvalidInputError(
-            "workload", "not valid YAML/JSON: nested too deeply", f"at most {MAX_YAML_DEPTH} levels"
-        ) from None
-    finally:
-        if loader is not None:
-            loader.dispose()
-
-
-class _DepthLimitedLoader(yaml.SafeLoader):
-    """The safe loader, refusing nesting deeper than ``MAX_YAML_DEPTH`` while it composes (its
-    composer recurses: a 5,000-deep list would otherwise take seconds to end in ``RecursionError``)."""
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._path: list[object] = []  # the index of each node being composed (a key node in a mapping)
-
-    def compose_node(self, parent: yaml.Node | None, index: int) -> yaml.Node | None:
-        self._path.append(index)
-        try:
-            if len(self._path) > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                top = self._path[1]  # the workload field the nesting is under
-                field = top.value if isinstance(top, yaml.ScalarNode) else "workload"
-                raise InvalidInputError(
-                    str(field),
-                    f"nested deeper than {MAX_YAML_DEPTH} levels (line {mark.line + 1})",
-                    "a value or a short list",
-                )
-            return super().compose_node(parent, index)
-        finally:
-            self._path.pop()
-
-
-def _check_expansion(root: yaml.Node) -> None:
-    """Walk the node graph as construction would (an alias is visited each time it is used), up to
-    ``MAX_YAML_VALUES`` values: a bomb is refused after that many steps, not after expanding it."""
-    # (node, depth, the top-level field it is under: what an error names)
-    stack: list[tuple[yaml.Node, int, str]] = [(root, 1, "workload")]
-    seen = 0
-    while stack:
-        node, depth, field = stack.pop()
-        seen += 1
-        if seen > MAX_YAML_VALUES:
-            raise InvalidInputError(
-                field,
-                f"expands to more than {MAX_YAML_VALUES:,} values (nested YAML aliases?)",
-                "a value or a short list",
-            )
-        if depth > MAX_YAML_DEPTH:  # aliases can nest deeper than the text does
-            raise InvalidInputError(
-                field, f"nested deeper than {MAX_YAML_DEPTH} levels", "a value or a short list"
-            )
-        if isinstance(node, yaml.SequenceNode):
-            stack.extend((child, depth + 1, field) for child in node.value)
-        elif isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                under = str(key.value) if depth == 1 and isinstance(key, yaml.ScalarNode) else field
-                stack.append((key, depth + 1, under))
-                stack.append((value, depth + 1, under))
-
-
 def _deepest_json_field(text: str) -> str:
     """The top-level key of a JSON object under which nesting first goes beyond ``MAX_YAML_DEPTH``
     (for the error of a document too deep to parse), or ``workload``."""
@@ -553,6 +461,11 @@ _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlist = _REPR.maxtuple = _REPR.maxdict = _REPR.maxset = 6
 _REPR.maxlevel = 2
 MAX_SHOWN = 100
+
+# A workload is a flat mapping with a few short lists: these bounds are far above any real file and
+# keep a few bytes of nested YAML aliases ("billion laughs") from standing for gigabytes.
+MAX_YAML_VALUES = 10_000  # values (scalars, lists, mappings) once aliases are expanded
+MAX_YAML_DEPTH = 20
 
 
 def shown(value: Any) -> str:
