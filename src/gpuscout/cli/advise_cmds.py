@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -242,6 +244,13 @@ class Shared:
     db: str | None
     min_headroom: float | None = None
 
+    @classmethod
+    def of(cls, arguments: Mapping[str, Any]) -> Shared:
+        """The shared options out of a command's arguments, named as the fields (a command without
+        one, such as serve's dataset size, leaves it None)."""
+        values: dict[str, Any] = {f.name: arguments.get(f.name) for f in dataclasses.fields(cls)}
+        return cls(**values)
+
 
 def _assumptions(shared: Shared) -> Any:
     from gpuscout.advise.assumptions import Assumptions
@@ -408,25 +417,7 @@ def serve_cmd(
         "burst_minutes": burst_minutes,
         "monthly_output_tokens": monthly_tokens,
     }
-    shared = Shared(
-        workload_file,
-        provider,
-        region,
-        budget,
-        spot,
-        egress_gb,
-        None,
-        retention_days,
-        top,
-        objective,
-        json_out,
-        csv_out,
-        explain,
-        rejected,
-        include_stale,
-        spot_reclaims,
-        db,
-    )
+    shared = Shared.of(locals())
     _recommend("serve", model, fields, shared)
 
 
@@ -499,25 +490,7 @@ def batch_cmd(
         "deadline_hours": deadline,
         "interruptible": interruptible,
     }
-    shared = Shared(
-        workload_file,
-        provider,
-        region,
-        budget,
-        spot,
-        egress_gb,
-        dataset_gb,
-        retention_days,
-        top,
-        objective,
-        json_out,
-        csv_out,
-        explain,
-        rejected,
-        include_stale,
-        spot_reclaims,
-        db,
-    )
+    shared = Shared.of(locals())
     _recommend("batch", model, fields, shared)
 
 
@@ -572,26 +545,7 @@ def finetune_cmd(
         "checkpoint_interval_min": checkpoint_min,
         "deadline_hours": deadline,
     }
-    shared = Shared(
-        workload_file,
-        provider,
-        region,
-        budget,
-        spot,
-        egress_gb,
-        dataset_gb,
-        retention_days,
-        top,
-        objective,
-        json_out,
-        csv_out,
-        explain,
-        rejected,
-        include_stale,
-        spot_reclaims,
-        db,
-        min_headroom,
-    )
+    shared = Shared.of(locals())
     _recommend("finetune", model, fields, shared)
 
 
@@ -648,26 +602,7 @@ def pretrain_cmd(
         "checkpoint_interval_min": checkpoint_min,
         "deadline_hours": deadline,
     }
-    shared = Shared(
-        workload_file,
-        provider,
-        region,
-        budget,
-        spot,
-        egress_gb,
-        dataset_gb,
-        retention_days,
-        top,
-        objective,
-        json_out,
-        csv_out,
-        explain,
-        rejected,
-        include_stale,
-        spot_reclaims,
-        db,
-        min_headroom,
-    )
+    shared = Shared.of(locals())
     _recommend("pretrain", model, fields, shared)
 
 
