@@ -13,6 +13,8 @@ folder that cannot be created) is an :class:`~gpuscout.errors.InvalidInputError`
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from typing import Any
 
 import sqlalchemy as sa
@@ -76,11 +78,9 @@ def _sqlite_engine(parsed: sa.URL) -> sa.Engine:
         # skip DDL and cannot take the write lock up front).
         dbapi_conn.isolation_level = None
         cur = dbapi_conn.cursor()
-        # the busy timeout first: switching a fresh file to WAL takes a lock that another first
-        # opener may hold at that moment ("database is locked" at once, without it)
         cur.execute("PRAGMA busy_timeout=30000")
         if not memory:
-            cur.execute("PRAGMA journal_mode=WAL")
+            _switch_to_wal(cur)
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA synchronous=NORMAL")
         cur.close()
@@ -91,6 +91,26 @@ def _sqlite_engine(parsed: sa.URL) -> sa.Engine:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
     return engine
+
+
+def _switch_to_wal(cur: Any, deadline_s: float = 30.0) -> None:
+    """Put the file in WAL mode (persistent: later connections find it so). The switch needs the file
+    to itself, and SQLite answers "database is locked" at once, without its busy handler, while another
+    connection opening a fresh file at the same moment holds it: retry until WAL is on or the deadline."""
+    end = time.monotonic() + deadline_s
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > end:
+                raise
+        time.sleep(0.02)
+        try:
+            if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal":
+                return  # the other opener switched it
+        except sqlite3.OperationalError:
+            pass
 
 
 def write_engine(engine: sa.Engine) -> sa.Engine:
