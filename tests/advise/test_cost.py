@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.configs import ConfigEval
-from gpuscout.advise.cost import breakdown, cost_model, data_prices
+from gpuscout.advise.cost import billed_hours_floor, breakdown, cost_model, data_prices
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from tests.advise.helpers import accelerator, offer, terms
 
@@ -111,3 +113,36 @@ def test_training_storage_counts_checkpoints_over_the_job_and_retention() -> Non
     cm = cost_model(ev(time_s=86400 * 30, download_gb=10.0, ckpt=5.0), w, terms(), spot=False, a=BARE)
     # (10 GB data + 2 x 5 GB checkpoints) x (30 + 30 days) / 30
     assert cm.storage_gb_months == pytest.approx(20.0 * 2)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    increment=st.sampled_from([None, 1, 15, 60, 3600]),
+    minimum=st.sampled_from([None, 0, 60, 600, 3600]),
+    instances=st.integers(1, 16),
+    time_s=st.floats(0.0, 1e7),
+    download_gb=st.floats(0.0, 2000.0),
+    spot=st.booleans(),
+    serve=st.sampled_from(["always-on", "nightly", "bursts", "job"]),
+)
+def test_billed_hours_floor_is_never_above_the_billed_hours(
+    increment: int | None,
+    minimum: int | None,
+    instances: int,
+    time_s: float,
+    download_gb: float,
+    spot: bool,
+    serve: str,
+) -> None:
+    """The ranking skips offers whose price times ``billed_hours_floor`` is above what can be shown: the
+    floor must hold for every billing increment, minimum, load and warm-up."""
+    w = {
+        "always-on": ServeWorkload(model="m"),
+        "nightly": ServeWorkload(model="m", hours_per_day=7.3, days_per_month=22),
+        "bursts": ServeWorkload(model="m", bursts_per_day=13, burst_minutes=7, days_per_month=31),
+        "job": FinetuneWorkload(model="m", method="lora", dataset_tokens=1e7),
+    }[serve]
+    a = Assumptions(boot_s=45.0, load_gbps=3.0, download_gbps=0.7)
+    e = ev(instances=instances, time_s=time_s, download_gb=download_gb)
+    cm = cost_model(e, w, terms(increment=increment, minimum=minimum), spot=spot, a=a)
+    assert cm.compute_h >= billed_hours_floor(e, w) * (1.0 - 1e-6)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from gpuscout.advise.pareto import dominates, front, picks
 
 
@@ -34,3 +37,21 @@ def test_the_balanced_pick_is_never_far_slower_than_the_fastest() -> None:
     chosen = picks(pts, balanced_time_factor=3.0, time_tolerance=0.05)
     assert chosen["cheapest"] == 0 and chosen["balanced"] != 0
     assert pts[chosen["balanced"]][1] <= 3 * 9.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from([1.0, 2.0, 2.5, 3.0, 7.0]), st.sampled_from([1.0, 1.04, 1.1, 2.0, 3.0])),
+        max_size=40,
+    )
+)
+def test_front_is_exactly_the_points_nothing_dominates(points: list[tuple[float, float]]) -> None:
+    """The one-pass front equals the definition (every pair compared), in its documented order."""
+    expected = [
+        i
+        for i in range(len(points))
+        if not any(dominates(points[j], points[i]) for j in range(len(points)) if j != i)
+    ]
+    expected.sort(key=lambda i: (points[i][0], points[i][1], i))
+    assert front(points) == expected

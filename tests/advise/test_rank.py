@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import pytest
 from benchmarks.naive_rank import rank_naive
 
-from gpuscout.advise.rank import rank
+from gpuscout.advise.rank import Ranker, rank
 from gpuscout.advise.workload import (
     BatchWorkload,
     FinetuneWorkload,
     PretrainWorkload,
     ServeWorkload,
 )
-from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.errors import InvalidInputError
 from tests.advise.fakes import CountingBackends, fake_backends
 from tests.advise.helpers import NOW, offer
@@ -315,3 +316,72 @@ def test_requests_per_second_load_scales_with_the_rate() -> None:
     heavy = rank(ServeWorkload(model="small", requests_per_s=200.0), one, backends=BE, now=NOW)[0]
     assert light.config.instances == 1 < heavy.config.instances
     assert heavy.estimate is not None and heavy.estimate.throughput == pytest.approx(200.0 * 256)
+
+
+def _many_offers(seed: int, n: int) -> list[Offer]:
+    """Many offers with coarse prices (exact ties), region copies, marketplace data prices (one
+    negative: hostile input) and a few without a usable price."""
+    rng = random.Random(seed)
+    accs = [("H100-SXM", 80), ("H200-SXM", 141), ("L40S", 48), ("RTX4090", 24), ("A100-SXM4-80GB", 80)]
+    out = []
+    for i in range(n):
+        acc, mem = rng.choice(accs)
+        gpus = rng.choice([1, 2, 4])
+        price = round(rng.uniform(0.5, 3.0) * gpus, 1)
+        o = offer(
+            rng.choice(["persec", "perhour", "market", "cloud"]),
+            acc,
+            gpus,
+            rng.choice([price, price, price, None, 0.0]) if i % 37 == 0 else price,
+            spot=round(price * 0.5, 1) if rng.random() < 0.4 else None,
+            memory=mem,
+            region=rng.choice(["us-east-1", "eu-west-1", "ap-south-1"]),
+            interconnect=rng.choice(list(Interconnect)),
+            instance=f"o{i % 90}",
+        )
+        if i % 11 == 0:
+            o = dataclasses.replace(o, storage_usd_per_gb_month=-0.5 if i % 121 == 0 else 0.01)
+        out.append(o)
+    # the fastest boxes: the lowest price is billed per hour, the row that is cheapest in total a
+    # little dearer per hour (billed per second): costed cheapest price first, it must not be skipped
+    for acc, mem in (("H200-SXM", 141), ("H100-SXM", 80)):
+        for provider, price in (("perhour", 20.0), ("persec", 20.2)):
+            out.append(offer(provider, acc, 8, price, memory=mem, interconnect=Interconnect.NVLINK))
+    return out
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        ServeWorkload(model="small", concurrency=8, hours_per_day=10),
+        ServeWorkload(model="small", concurrency=8, bursts_per_day=12, burst_minutes=5),
+        ServeWorkload(model="big", concurrency=16, spot_allowed=True),
+        ServeWorkload(model="small", concurrency=4, budget_usd=2500.0),
+        FinetuneWorkload(model="small", method="lora", dataset_tokens=2e7, spot_allowed=False),
+        BatchWorkload(model="small", output_tokens_total=1e8, deadline_hours=20, spot_allowed=False),
+    ],
+)
+def test_cheapest_first_cut_off_skips_offers_and_keeps_the_answer(workload: object) -> None:
+    """Ranking by cost, offers that cannot be shown are skipped (not costed): the answer is still the
+    one computed from every offer (region copies, ties, a negative data price, budgets)."""
+    offers = _many_offers(5, 900)
+    scored = Ranker(workload, backends=BE, now=NOW).score_rows(offers, "cost", keep=2 * 3 + 32)  # type: ignore[arg-type]
+    assert scored.skipped > 0 and scored.pruned
+    for top in (1, 3, 12):
+        fast = rank(workload, offers, top=top, backends=BE, now=NOW)  # type: ignore[arg-type]
+        assert fast == rank_naive(workload, offers, top=top, backends=BE, now=NOW)  # type: ignore[arg-type]
+        assert len(fast) == top
+
+
+def test_nothing_is_skipped_when_rejections_are_asked_for_or_by_time() -> None:
+    offers = _many_offers(6, 500)
+    w = ServeWorkload(model="small", concurrency=8, budget_usd=700.0)
+    ranker = Ranker(w, backends=BE, now=NOW)
+    assert ranker.score_rows(offers, "cost", [], keep=40).skipped == 0
+    assert ranker.score_rows(offers, "time", keep=40).skipped == 0
+    rows = rank(w, offers, top=3, include_rejected=True, backends=BE, now=NOW)
+    rejected = [r for r in rows if r.rejected is not None]
+    assert len(rejected) > 50 and any("budget" in (r.rejected or "") for r in rejected)
+    position = {id(o): n for n, o in enumerate(offers)}
+    order = [position[id(r.offer)] for r in rejected]
+    assert order == sorted(order)  # rejected rows come in offer order, whatever the pass found them

@@ -132,6 +132,25 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     )
 
 
+def billed_hours_floor(ev: ConfigEval, w: AnyWorkload) -> float:
+    """Instance-hours that ``cost_model(ev, w, ...).compute_h`` is never below, whatever the billing
+    terms: serve, every active hour of the month on every instance; a job, its run time on every
+    instance (billing rounds each start up and adds the warm-up on top), less a millisecond per start
+    for float rounding. A row's total is therefore at least its hourly price times this (the other
+    cost terms are not negative): the ranking uses it to skip offers that cannot be shown."""
+    if isinstance(w, ServeWorkload):
+        starts = max(1.0, w.starts_per_day * w.days_per_month)
+        active_s = w.active_hours_per_day * 3600.0 * w.days_per_month
+        return ev.instances * max(0.0, active_s - starts * _SLACK_S) / 3600.0
+    return ev.instances * max(0.0, ev.time_s - _SLACK_S) / 3600.0
+
+
+#: Seconds per start that ``billed_hours_floor`` leaves for rounding (``billed_seconds`` may bill up to
+#: a billionth of an increment less than the duration; adding a warm-up loses the last bits of a tiny
+#: run time).
+_SLACK_S = 1e-3
+
+
 @dataclass(frozen=True, slots=True)
 class DataPrices:
     """Storage and egress prices for one offer, and whether each was a fallback assumption."""

@@ -36,14 +36,18 @@ TIME_TOLERANCE = 0.05
 
 def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERANCE) -> list[int]:
     """Indices of the ``(cost, time)`` points no other point dominates (see :func:`dominates`),
-    cheapest first (ties: faster first, then the input order). Equal points are all kept."""
+    cheapest first (ties: faster first, then the input order). Equal points are all kept.
+    O(n log n): one sort, then one pass over the points in cost order."""
     order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], i))
     kept: list[int] = []
     cheaper_best = math.inf  # the best time among strictly cheaper points
     n = 0
     while n < len(order):
         cost = points[order[n]][0]
-        group = [i for i in order[n:] if points[i][0] == cost]  # equal cost, fastest first
+        end = n + 1
+        while end < len(order) and points[order[end]][0] == cost:
+            end += 1
+        group = order[n:end]  # equal cost (contiguous in cost order), fastest first
         fastest = points[group[0]][1]
         for i in group:
             time = points[i][1]

@@ -26,13 +26,24 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import UTC, datetime
+from heapq import heapify, heappop
+from operator import attrgetter, itemgetter
+from typing import NamedTuple
 
 from gpuscout.advise.answer import binding_constraint, common_notes, picks_rule, targets_applied
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.billing import describe_increment
 from gpuscout.advise.configs import ConfigEval, ConfigKey, config_key
-from gpuscout.advise.cost import CostModel, DataPrices, breakdown, cost_model, data_prices, data_prices_for
+from gpuscout.advise.cost import (
+    CostModel,
+    DataPrices,
+    billed_hours_floor,
+    breakdown,
+    cost_model,
+    data_prices,
+    data_prices_for,
+)
 from gpuscout.advise.evaluators import evaluator_for
 from gpuscout.advise.reasons import RowContext, duration, explain
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
@@ -73,6 +84,19 @@ _Pair = tuple[CostModel, CostModel, float, float]
 #: times, and with stand-in times for a lazy serve ranking).
 _BySig = dict[tuple[object, ...], _Pair]
 _ConfigEntry = tuple[ConfigEval, float, tuple[_BySig, _BySig]]
+
+_provider_of = attrgetter("provider")
+_first = itemgetter(0)
+
+
+class Scored(NamedTuple):
+    """What ``Ranker.score_rows`` found."""
+
+    rows: list[_Row]  # the rows kept for display, best first
+    front: list[_Row]  # the cheapest rows of each distinct time (every row that can be on the front)
+    passing: int  # costed (offer, price) rows that passed every filter
+    skipped: int  # offers not costed: none of their rows could be shown (see ``score_rows``)
+    pruned: bool  # rows were dropped or skipped: ``rows`` holds the best ones only
 
 
 def _check_objective(objective: str) -> None:
@@ -239,6 +263,7 @@ class Ranker:
         self._marks: dict[ConfigKey, float] = {}  # lazy serve ranking: configuration -> its stand-in time
         self._marked: dict[float, ConfigEval] = {}
         self._active_share: float | None = None
+        self._odd_prices = False  # billing terms with a negative or NaN data price (no cut-off)
 
     # ---- knowledge look-ups ---------------------------------------------------------------------
     def terms(self, offer: Offer) -> ProviderTerms:
@@ -259,7 +284,10 @@ class Ranker:
         if entry is None:
             t = self.be.provider_terms(name)
             sig = (t.billing_increment_s, t.minimum_charge_s, t.egress_free_gb_per_month, t.kind)
-            entry = (t, sig, data_prices_for(None, None, t, self.a))
+            dp = data_prices_for(None, None, t, self.a)
+            if not (dp.storage_usd_per_gb_month >= 0.0 and dp.egress_usd_per_gb >= 0.0):
+                self._odd_prices = True
+            entry = (t, sig, dp)
             self._names[name] = entry
         return entry
 
@@ -437,15 +465,21 @@ class Ranker:
         return od, sp, _job_time(self.w, ev, od), _job_time(self.w, ev, sp)
 
     def _reject(
-        self, out: list[Recommendation] | None, kind: str, offer: Offer, why: str, **kw: object
+        self,
+        out: list[tuple[int, Recommendation]] | None,
+        kind: str,
+        index: int,
+        offer: Offer,
+        why: str,
+        **kw: object,
     ) -> None:
         self.reject_counts[kind] += 1
         if out is not None:
-            out.append(self.rejected(offer, why, **kw))  # type: ignore[arg-type]
+            out.append((index, self.rejected(offer, why, **kw)))  # type: ignore[arg-type]
 
     def _defunct_ids(self, offers: Sequence[Offer]) -> frozenset[str]:
         """The providers among ``offers`` that no longer sell capacity."""
-        return frozenset(p for p in {o.provider for o in offers} if self.be.provider_terms(p).defunct)
+        return frozenset(p for p in set(map(_provider_of, offers)) if self.be.provider_terms(p).defunct)
 
     def _defunct_reason(self, offer: Offer) -> str | None:
         own = self.provider(offer)
@@ -469,15 +503,25 @@ class Ranker:
         objective: str,
         rejected: list[Recommendation] | None = None,
         keep: int | None = None,
-    ) -> tuple[list[_Row], list[_Row], int, bool]:
-        """(rows kept for display, the cheapest rows of each distinct time, rows passing, pruned?).
+    ) -> Scored:
+        """The rows kept for display, the cheapest rows of each distinct time, and the counts.
 
-        Every passing (offer, price) candidate is scored; rejected rows are counted by kind (and appended
-        to ``rejected``). This loop runs once per offer, so it only does dictionary look-ups and the cost
-        arithmetic (in the same order as ``CostBreakdown.total``, so both give the same float). With
-        ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep`` better ones
-        exist (their score is above the ``keep``-th best so far); the front's candidates are kept apart.
-        Not for "balanced", whose scores depend on all rows.
+        Two passes. The first runs once per offer and reads a few fields only: it leaves out (and
+        counts) what the filters reject before any estimate and groups the rest by configuration, in
+        offer order. The second evaluates each configuration once, in that order, and costs its
+        offers: dictionary look-ups and the cost arithmetic (in the same order as
+        ``CostBreakdown.total``, so both give the same float). Rejected rows are counted by kind (and
+        appended to ``rejected``, in offer order).
+
+        With ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep``
+        better ones exist (their score is above the ``keep``-th best so far); the front's candidates
+        are kept apart. Ranking by cost, where all the rows of a configuration are at one time (serve,
+        and jobs on demand), its offers are costed cheapest price first, and the rest are skipped once
+        that price times the hours the configuration is billed at least
+        (:func:`~gpuscout.advise.cost.billed_hours_floor`) is above both the ``keep``-th best and the
+        cheapest row at the configuration's time: no row left can be shown or be on the front.
+        Skipped rows are not costed (``Scored.skipped`` counts their offers). Not for "balanced",
+        whose scores depend on all rows.
         """
         if objective == "balanced":
             keep = None
@@ -495,7 +539,7 @@ class Ranker:
         include_stale = self.include_stale
         providers = frozenset(p.lower() for p in w.providers)
         regions = tuple(r.lower() for r in w.regions)
-        names, cfgs = self._names, self._cfg
+        names = self._names
         rows: list[_Row] = []
         append = rows.append
         # time (lazy: the configuration's stand-in time) -> the cheapest rows there, and their cost
@@ -503,8 +547,15 @@ class Ranker:
         best_cost: dict[float, float] = {}
         defunct = frozenset() if include_stale else self._defunct_ids(offers)
         counts = self.reject_counts
-        passing = 0
+        out: list[tuple[int, Recommendation]] | None = [] if rejected is not None else None
+        passing = skipped = 0
         inf = math.inf
+
+        # pass 1: the filters that need no estimate; the rest by configuration, with the lowest price
+        # each offer can be costed at
+        groups: dict[tuple[object, ...], list[tuple[float, int]]] = {}
+        kinds: dict[str, str] = {}  # why an offer is filtered out -> the kind counted
+        gone: dict[str, str] = {}  # defunct provider -> why its offers are out
         for i, offer in enumerate(offers):
             if (
                 offer.availability is _UNAVAILABLE
@@ -514,142 +565,196 @@ class Ranker:
                 or (regions and not any(r in offer.region.lower() for r in regions))
             ):
                 why = _prefilter(w, offer, include_stale) or "filtered"
-                self._reject(rejected, _prefilter_kind(why), offer, why)
+                kind = kinds.get(why)
+                if kind is None:
+                    kind = kinds[why] = _prefilter_kind(why)
+                self._reject(out, kind, i, offer, why)
                 continue
             provider = offer.provider
             if provider in defunct:
-                self._reject(rejected, "defunct", offer, self._defunct_reason(offer) or "defunct")
+                reason = gone.get(provider)
+                if reason is None:
+                    reason = gone[provider] = self._defunct_reason(offer) or "defunct"
+                self._reject(out, "defunct", i, offer, reason)
                 continue
             name = offer.billing_terms or provider
-            terms, sig, dp = names.get(name) or self._name_entry(name)
-            cfg = cfgs.get((offer.accelerator, offer.gpu_count, offer.interconnect, bool(offer.internode)))
-            if cfg is None:
-                cfg = self._config_entry(offer)
-            ev, _, by_sig = cfg
+            if name not in names:
+                self._name_entry(name)
+            least = offer.price_usd_per_hour
+            if spot_ok:
+                spot = offer.spot_price_usd_per_hour
+                if least is None or (spot is not None and spot < least):
+                    least = spot
+            if least is None or least != least:  # no price, or NaN: costed first (and left out)
+                least = -inf
+            s_price, e_price = offer.storage_usd_per_gb_month, offer.egress_usd_per_gb
+            if (s_price is not None and not s_price >= 0.0) or (e_price is not None and not e_price >= 0.0):
+                least = -inf  # a negative data price: the bound below does not hold, never skipped
+            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode)
+            group = groups.get(key)
+            if group is None:
+                groups[key] = group = []
+            group.append((least, i))
+
+        # every row of a configuration at one time: its offers can be costed cheapest first
+        cut_off = (
+            keep is not None and out is None and by_cost and (lazy or not spot_ok) and not self._odd_prices
+        )
+        # pass 2: per configuration (evaluated once), every offer's rows
+        for items in groups.values():
+            ev, _, by_sig = self._config_entry(offers[items[0][1]])
             if ev.rejected is not None:
-                counts[ev.reject_kind or "fit"] += 1
-                if rejected is not None:
-                    rejected.append(self.rejected(offer, ev.rejected, fits=ev.fits, ev=ev))
+                counts[ev.reject_kind or "fit"] += len(items)
+                if out is not None:
+                    out.extend(
+                        (i, self.rejected(offers[i], ev.rejected, fits=ev.fits, ev=ev)) for _, i in items
+                    )
                 continue
             cms = by_sig[lazy]
-            pair = cms.get(sig)
-            if pair is None:
-                pair = self._pair(ev, terms, lazy)
-                cms[sig] = pair
-            # per-offer terms (marketplaces) win over the provider's, as in ``cost.data_prices``
-            s_price = offer.storage_usd_per_gb_month
-            if s_price is None:
-                s_price = dp.storage_usd_per_gb_month
-            e_price = offer.egress_usd_per_gb
-            if e_price is None:
-                e_price = dp.egress_usd_per_gb
-            hourly = offer.price_usd_per_hour
-            spot = offer.spot_price_usd_per_hour
-            if (
-                spot == hourly
-                or offer.price_is_interruptible
-                or not (hourly and hourly > 0)
-                or (spot is not None and spot <= 0)
-            ):
-                hourly, spot, left_out = _usable_prices(hourly, spot, offer.price_is_interruptible, spot_ok)
-                if left_out is not None:
-                    kind, text = left_out
-                    self._reject(rejected, kind, offer, text, fits=kind == "spot-only", ev=ev)
-                    continue
-            elif not spot_ok:
-                spot = None
-            # on-demand, then spot (unrolled: this is the hot loop)
-            if hourly is not None:
-                cm = pair[0]
-                total = (
-                    hourly * cm.compute_h
-                    + hourly * cm.warmup_h
-                    + s_price * cm.storage_gb_months
-                    + e_price * cm.egress_billable_gb
-                    + hourly * cm.interruption_h
-                )
-                time = pair[2]
-                if (
-                    total < inf
-                    and (budget is None or total <= budget)
-                    and (not has_deadline or time <= deadline_s)
-                ):
-                    passing += 1
-                    score = total if by_cost else time
-                    low = best_cost.get(time, inf)
-                    if total <= low or score <= threshold:
-                        row: _Row = (
-                            score,
-                            total,
-                            time,
-                            hourly,
-                            provider,
-                            offer.instance_type,
-                            offer.region,
-                            0,
-                            i,
-                            offer,
-                        )
-                        if total < low:
-                            best[time], best_cost[time] = [row], total
-                        elif total == low:
-                            best[time].append(row)
-                        if score <= threshold:
-                            append(row)
+            hours = billed_hours_floor(ev, w) * (1.0 - 1e-6) if cut_off else 0.0
+            if cut_off:
+                heapify(items)
+            at: float | None = None  # the configuration's time, once costed (cut_off)
+            left = len(items)
+            while left:
+                if cut_off:
+                    least, i = heappop(items)
+                    if at is not None:
+                        bound = least * hours
+                        if bound > threshold and bound > best_cost.get(at, inf):
+                            skipped += left
+                            break
                 else:
-                    kind, why = self._why_not(total, time, budget, deadline_s)
-                    self._reject(rejected, kind, offer, why, fits=True, spot=False, hourly=hourly, ev=ev)
-            if spot is not None:
-                cm = pair[1]
-                total = (
-                    spot * cm.compute_h
-                    + spot * cm.warmup_h
-                    + s_price * cm.storage_gb_months
-                    + e_price * cm.egress_billable_gb
-                    + spot * cm.interruption_h
-                )
-                time = pair[3]
+                    i = items[-left][1]
+                left -= 1
+                offer = offers[i]
+                provider = offer.provider
+                terms, sig, dp = names[offer.billing_terms or provider]
+                pair = cms.get(sig)
+                if pair is None:
+                    pair = self._pair(ev, terms, lazy)
+                    cms[sig] = pair
+                at = pair[2]
+                # per-offer terms (marketplaces) win over the provider's, as in ``cost.data_prices``
+                s_price = offer.storage_usd_per_gb_month
+                if s_price is None:
+                    s_price = dp.storage_usd_per_gb_month
+                e_price = offer.egress_usd_per_gb
+                if e_price is None:
+                    e_price = dp.egress_usd_per_gb
+                hourly = offer.price_usd_per_hour
+                spot = offer.spot_price_usd_per_hour
                 if (
-                    total < inf
-                    and (budget is None or total <= budget)
-                    and (not has_deadline or time <= deadline_s)
+                    spot == hourly
+                    or offer.price_is_interruptible
+                    or not (hourly and hourly > 0)
+                    or (spot is not None and spot <= 0)
                 ):
-                    passing += 1
-                    score = total if by_cost else time
-                    low = best_cost.get(time, inf)
-                    if total <= low or score <= threshold:
-                        row = (
-                            score,
-                            total,
-                            time,
-                            spot,
-                            provider,
-                            offer.instance_type,
-                            offer.region,
-                            1,
-                            i,
-                            offer,
-                        )
-                        if total < low:
-                            best[time], best_cost[time] = [row], total
-                        elif total == low:
-                            best[time].append(row)
-                        if score <= threshold:
-                            append(row)
-                else:
-                    kind, why = self._why_not(total, time, budget, deadline_s)
-                    self._reject(rejected, kind, offer, why, fits=True, spot=True, hourly=spot, ev=ev)
-            if keep is not None and len(rows) >= prune_at:
-                rows.sort()
-                threshold = rows[keep - 1][0]
-                _cut(rows, keep)
-                pruned = True
+                    hourly, spot, left_out = _usable_prices(
+                        hourly, spot, offer.price_is_interruptible, spot_ok
+                    )
+                    if left_out is not None:
+                        kind, text = left_out
+                        self._reject(out, kind, i, offer, text, fits=kind == "spot-only", ev=ev)
+                        continue
+                elif not spot_ok:
+                    spot = None
+                # on-demand, then spot (unrolled: this is the hot loop)
+                if hourly is not None:
+                    cm = pair[0]
+                    total = (
+                        hourly * cm.compute_h
+                        + hourly * cm.warmup_h
+                        + s_price * cm.storage_gb_months
+                        + e_price * cm.egress_billable_gb
+                        + hourly * cm.interruption_h
+                    )
+                    time = pair[2]
+                    if (
+                        total < inf
+                        and (budget is None or total <= budget)
+                        and (not has_deadline or time <= deadline_s)
+                    ):
+                        passing += 1
+                        score = total if by_cost else time
+                        low = best_cost.get(time, inf)
+                        if total <= low or score <= threshold:
+                            row: _Row = (
+                                score,
+                                total,
+                                time,
+                                hourly,
+                                provider,
+                                offer.instance_type,
+                                offer.region,
+                                0,
+                                i,
+                                offer,
+                            )
+                            if total < low:
+                                best[time], best_cost[time] = [row], total
+                            elif total == low:
+                                best[time].append(row)
+                            if score <= threshold:
+                                append(row)
+                    else:
+                        kind, why = self._why_not(total, time, budget, deadline_s)
+                        self._reject(out, kind, i, offer, why, fits=True, spot=False, hourly=hourly, ev=ev)
+                if spot is not None:
+                    cm = pair[1]
+                    total = (
+                        spot * cm.compute_h
+                        + spot * cm.warmup_h
+                        + s_price * cm.storage_gb_months
+                        + e_price * cm.egress_billable_gb
+                        + spot * cm.interruption_h
+                    )
+                    time = pair[3]
+                    if (
+                        total < inf
+                        and (budget is None or total <= budget)
+                        and (not has_deadline or time <= deadline_s)
+                    ):
+                        passing += 1
+                        score = total if by_cost else time
+                        low = best_cost.get(time, inf)
+                        if total <= low or score <= threshold:
+                            row = (
+                                score,
+                                total,
+                                time,
+                                spot,
+                                provider,
+                                offer.instance_type,
+                                offer.region,
+                                1,
+                                i,
+                                offer,
+                            )
+                            if total < low:
+                                best[time], best_cost[time] = [row], total
+                            elif total == low:
+                                best[time].append(row)
+                            if score <= threshold:
+                                append(row)
+                    else:
+                        kind, why = self._why_not(total, time, budget, deadline_s)
+                        self._reject(out, kind, i, offer, why, fits=True, spot=True, hourly=spot, ev=ev)
+                if keep is not None and len(rows) >= prune_at:
+                    rows.sort()
+                    threshold = rows[keep - 1][0]
+                    _cut(rows, keep)
+                    pruned = True
+        if rejected is not None and out is not None:
+            out.sort(key=_first)  # offer order (stable: on-demand before spot)
+            rejected.extend(r for _, r in out)
+        pruned = pruned or skipped > 0
         if pruned and keep is not None:
             rows.sort()
             _cut(rows, keep)
         if not lazy:
-            return rows, [r for at in best.values() for r in at], passing, pruned
-        return self._timed(rows), self._front_rows(best, best_cost), passing, pruned
+            return Scored(rows, [r for rows_at in best.values() for r in rows_at], passing, skipped, pruned)
+        return Scored(self._timed(rows), self._front_rows(best, best_cost), passing, skipped, pruned)
 
     def _with_time(self, row: _Row, time: float) -> _Row:
         return (row[0], row[1], time, *row[3:])
@@ -705,7 +810,8 @@ class Ranker:
         self.reject_counts.clear()
         rejected: list[Recommendation] | None = [] if include_rejected else None
         keep = None if top is None else 2 * top + 32
-        rows, front, passing, pruned = self.score_rows(offers, objective, rejected, keep=keep)
+        scored = self.score_rows(offers, objective, rejected, keep=keep)
+        rows, front, passing = scored.rows, scored.front, scored.passing
         selection = select(
             [_candidate(r) for r in front],
             [_candidate(r) for r in rows],
@@ -714,10 +820,11 @@ class Ranker:
             balanced_time_factor=self.a.balanced_time_factor,
             time_tolerance=self.a.time_tolerance,
         )
-        if pruned and top is not None and len(selection.rows) < top and passing > len(selection.rows):
+        shown_rows = len(selection.rows)
+        if scored.pruned and top is not None and shown_rows < top and passing + scored.skipped > shown_rows:
             # region copies or front rows crowded the kept rows out: rank again without dropping any
             self.reject_counts.clear()
-            rows, front, passing, _ = self.score_rows(offers, objective, None, keep=None)
+            rows, front, passing, _, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select(
                 [_candidate(r) for r in front],
                 [_candidate(r) for r in rows],
