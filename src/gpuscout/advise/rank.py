@@ -63,6 +63,7 @@ from gpuscout.advise.workload import (
 )
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
+from gpuscout.estimate.lazy_text import deferred_text
 from gpuscout.knowledge.provider_types import ProviderTerms
 
 #: A scored row: (score, total, time, usd_per_hour, provider, instance_type, region, spot, index,
@@ -802,6 +803,17 @@ class Ranker:
     ) -> Advice:
         """The whole answer: the rows to show (front first), picks, targets, caveats, and (``diagnose``)
         what binds when nothing passes."""
+        with deferred_text():  # the estimates' assumption text is built for the rows shown only
+            return self._advise(offers, objective, top, include_rejected, diagnose)
+
+    def _advise(
+        self,
+        offers: Iterable[Offer],
+        objective: str,
+        top: int | None,
+        include_rejected: bool,
+        diagnose: bool,
+    ) -> Advice:
         _check_objective(objective)
         if top is not None and top < 1:
             raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")

@@ -10,6 +10,7 @@ from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
+from gpuscout.estimate.lazy_text import text
 from gpuscout.estimate.memory import MemoryPlan, max_batch, plan_memory
 from gpuscout.estimate.parallel import gpu_link
 from gpuscout.estimate.precision import (
@@ -360,7 +361,7 @@ def estimate(
         prefill_tokens_per_s=prefill_tps,
         ttft_ms=ttft_ms,
         bound=point.step.bound,
-        assumptions=_assumptions(st, plan, verdict, point, replicas, load_label),
+        assumptions=text(lambda: _assumptions(st, plan, verdict, point, replicas, load_label)),
         warnings=warnings,
         supported=True,
         support=verdict.mode,
