@@ -5,10 +5,13 @@ targets, caveats, and the binding constraint when nothing passes); ``Ranker.rank
 return its rows as a list.
 
 How it stays fast on 100,000 offers: the estimate runs once per distinct ``ConfigKey`` (accelerator,
-GPUs, fabrics), the cost model once per (configuration, billing terms, spot); the per-offer loop does
-a few dictionary look-ups and multiplications, keeps the cheapest row of each distinct time (the only
-rows that can be on the Pareto front) and drops rows that cannot be shown once enough better ones
-exist. Full ``Recommendation`` rows (with reasons) are built only for the rows shown.
+GPUs, fabrics), the cost model once per (configuration, billing terms, spot). The only pass over every
+offer applies the filters that need no estimate and groups the rest by configuration; each group is
+then costed (a few dictionary look-ups and multiplications per offer), keeping the cheapest row of each
+distinct time (the only rows that can be on the Pareto front) and dropping rows that cannot be shown
+once enough better ones exist. Ranking by cost, a group is costed cheapest price first and stops where
+the price alone rules the rest out (``Ranker.score_rows``). Full ``Recommendation`` rows (with reasons,
+and the estimates' assumption text) are built only for the rows shown.
 
 ``benchmarks/naive_rank.py`` computes the same answer from scratch for every offer; the tests and the
 benchmark check that both agree.
