@@ -159,7 +159,9 @@ class Advice:
     binding: str | None
     time_axis: str  # what time_to_result_s measures: "time to finish" or "request latency"
     considered: int  # offers looked at
-    passing: int  # (offer, price) rows that passed every filter, before region copies were merged
+    # costed (offer, price) rows that passed every filter, before region copies were merged; offers the
+    # price alone rules out of a ranking by cost are not costed (``Ranker.score_rows``)
+    passing: int
     picks_rule: str = ""  # how the front and the picks are defined, in words
 
     @property
