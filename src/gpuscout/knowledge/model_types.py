@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+
+
+class _HashOnce:
+    """A slot for a hash computed once (not a dataclass field: not compared, shown or serialised)."""
+
+    __slots__ = ("_hash",)
+    _hash: int
 
 
 @dataclass(frozen=True, slots=True)
-class ModelSpec:
+class ModelSpec(_HashOnce):
     """A model architecture. Transformer LLM fields follow Hugging Face ``config.json`` names.
 
     ``kind`` is "llm", "diffusion" or "audio". For diffusion/audio rows the transformer fields
@@ -70,6 +77,16 @@ class ModelSpec:
     # config.json ``quantization_config``; "" = 16-bit (``torch_dtype``). The estimator sizes and times
     # a model in this format unless another precision is asked for.
     native_precision: str = ""
+
+    def __hash__(self) -> int:
+        """The dataclass hash (every field), computed once: a spec keys the estimator's caches and is
+        hashed dozens of times per estimate."""
+        try:
+            return self._hash
+        except AttributeError:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+            return h
 
     @property
     def is_moe(self) -> bool:
