@@ -9,11 +9,20 @@ the request rate and the failed requests.
 
     python benchmarks/web.py [--seconds 30] [--offers 10000] [--clients 20] [--workers 1]
                              [--cache-seconds 10] [--endpoint PATH ...] [--query QS ...] [--json]
+                             [--client httpx|raw] [--http auto|h11|httptools] [--loop auto|asyncio|uvloop]
 
 Loopback only; every loop is bounded by the duration. The web layer caches the rows of recent
 filter sets for ``--cache-seconds`` (0 disables it, to measure the store on every request).
 ``--endpoint`` and ``--query`` (repeatable) replace the endpoints and the query mix, e.g.
 ``--endpoint / --query '?sort=vram'`` measures only the page sorted by total VRAM.
+
+The server's own CPU time per request (user + system of the uvicorn process, from /proc) is printed
+next to the latencies: with C closed-loop clients on one worker the median is about C times the
+server's time per request, and on a small machine the load generator competes with the server for
+the same cores. ``--client raw`` sends the same requests (keep-alive, ``accept-encoding: gzip,
+deflate`` like httpx) over plain sockets and reads each whole response without decoding it, so less
+of the machine goes to the client; ``--http`` and ``--loop`` pick uvicorn's HTTP parser and event
+loop (``auto``: httptools and uvloop when installed, the ``web`` extra).
 
 **Pages** (``--pages``): every page in headless Chromium (Debian's, through Playwright), each in a
 fresh browser context (a cold cache) ``--runs`` times over loopback: the median first contentful

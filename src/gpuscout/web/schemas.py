@@ -50,10 +50,8 @@ class OfferOutBase(BaseModel):
     def from_offer(cls, offer: Offer, age: timedelta | None) -> OfferOutBase:
         """The API's offer for ``offer`` whose price is ``age`` old (what :func:`to_row` computes;
         only the view values the API shows are derived here, for the pages of ``/api/v1/offers``)."""
-        names, read, tuples = _face_reader(type(offer))
-        values = dict(zip(names, read(offer), strict=True))
-        for name in tuples:
-            values[name] = list(values[name])
+        names, read = _face_reader(type(offer))
+        values = dict(zip(names, read(offer), strict=True))  # tuples validate as the JSON arrays
         values.update(
             stale=is_stale(offer, age),
             source_url=source_url(offer.source),
@@ -64,16 +62,11 @@ class OfferOutBase(BaseModel):
 
 
 @per_offer_type
-def _face_reader(
-    cls: type[Offer],
-) -> tuple[tuple[str, ...], Callable[[Offer], tuple[Any, ...]], tuple[str, ...]]:
-    """The shown field names of ``cls``, one getter for all their values, and the tuple-typed ones
-    (JSON arrays): derived once per Offer class, read on every offer of a page."""
-    shown = face_fields(cls)
-    names = tuple(f.name for f in shown)
-    tuples = tuple(f.name for f in shown if get_origin(f.type) is tuple)
-    getter = operator.attrgetter(*names)
-    return names, getter, tuples
+def _face_reader(cls: type[Offer]) -> tuple[tuple[str, ...], Callable[[Offer], tuple[Any, ...]]]:
+    """The shown field names of ``cls`` and one getter for all their values: derived once per Offer
+    class, read on every offer of a page."""
+    names = tuple(f.name for f in face_fields(cls))
+    return names, operator.attrgetter(*names)
 
 
 # The view's values next to the offer's own (``stale`` is the view's: flagged or old).
