@@ -757,7 +757,10 @@ PRIORS: dict[str, dict[Param, float]] = {
     },
     "tgi": {
         ("era:1.x:layer_overhead_us", ""): 300.0,
-        ("era:1.x:seq_overhead_us", ""): 30.0,
+        # TGI 1.x loops over the running requests in Python after every step: two tokenizer.decode
+        # calls (incremental detokenisation), the stopping criteria, a Generation object serialised
+        # to the Rust router: ~0.1-0.3 ms per request (a C++ server's bookkeeping is ~5 us)
+        ("era:1.x:seq_overhead_us", ""): 200.0,
         ("era:1.x:step_overhead_us", ""): 3000.0,
         ("era:2.x:step_overhead_us", ""): 1000.0,
     },
