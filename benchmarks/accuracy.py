@@ -666,6 +666,7 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("attr", "moe_layer_overhead_us"),
             ("attr", "request_overhead_us"),
             ("era:0.5:scale", ""),
+            ("era:pt-2025:layer_overhead_us", ""),
         ]
     ),
     "tgi": _speed_then_ttft(
@@ -756,9 +757,17 @@ PRIORS: dict[str, dict[Param, float]] = {
     },
     "tgi": {
         ("era:1.x:layer_overhead_us", ""): 300.0,
-        ("era:1.x:seq_overhead_us", ""): 30.0,
+        # TGI 1.x loops over the running requests in Python after every step: two tokenizer.decode
+        # calls (incremental detokenisation), the stopping criteria, a Generation object serialised
+        # to the Rust router: ~0.1-0.3 ms per request (a C++ server's bookkeeping is ~5 us)
+        ("era:1.x:seq_overhead_us", ""): 200.0,
         ("era:1.x:step_overhead_us", ""): 3000.0,
         ("era:2.x:step_overhead_us", ""): 1000.0,
+    },
+    "tensorrt-llm": {
+        # eager PyTorch: a decoder layer's ~30-50 kernels launched from Python at ~5-10 us each (the
+        # same prior as TGI 1.x's eager layers)
+        ("era:pt-2025:layer_overhead_us", ""): 300.0,
     },
     "vllm": {("era:v0:seq_overhead_us", ""): 30.0},
     "sglang": {("era:0.3:step_overhead_us", ""): 900.0},

@@ -98,7 +98,8 @@ SOURCE_DEFAULTS = {
     "NVIDIA-NeMo/Automodel": "FSDP2 over the data-parallel GPUs, no activation checkpointing stated",
     "QwenLM/Qwen": "gradient checkpointing on, LoRA rank 64 on all linear layers (finetune.py defaults), "
     "the model's unchunked Hugging Face loss; "
-    "DeepSpeed ZeRO-2 for multi-GPU LoRA, ZeRO-3 for full fine-tuning and the 72B LoRA; "
+    "DeepSpeed ZeRO-2 for multi-GPU LoRA, ZeRO-3 for full fine-tuning (finetune_ds.sh, also on "
+    "one GPU) and the 72B LoRA; "
     "the GPTQ-Int4 base of Q-LoRA sized as a 4-bit base; memory read as the allocator's "
     "reserved peak, multi-GPU figures divided by the GPU count",
     "huggingface/peft": "one L40S; speed at the mean sample length (batches are padded to their longest "
@@ -279,9 +280,11 @@ def _configure(case: Case) -> None:
         )
         if case.method == "qlora":
             kw["precision"] = "fp16"
-        if total > 1:
-            big = case.method == "full" or "72B" in r["model"]
-            kw["sharding"] = "zero3" if big else "zero2"
+        # full fine-tuning runs finetune_ds.sh (DeepSpeed ZeRO-3 by default) on one GPU as on several
+        if case.method == "full" or (total > 1 and "72B" in r["model"]):
+            kw["sharding"] = "zero3"
+        elif total > 1:
+            kw["sharding"] = "zero2"
     elif src == "huggingface/peft":
         kw.update(micro_batch=_first_int(r["batch"]) or 1, checkpointing=False, loss="hf")
         longest = re.search(r"max_seq_length (\d+)", notes)
@@ -549,6 +552,7 @@ PARAMS = (
     "expert_gemm",
     "adapter_traffic",
     "dequant",
+    "zero3_module_us",
 )
 PRIORS = {
     "gemm_16bit": 0.6,  # large bf16 GEMMs: cuBLAS reaches 60-90 % of the datasheet dense peak
@@ -560,6 +564,10 @@ PRIORS = {
     "expert_gemm": 0.5,  # grouped GEMMs with routing / permutation against dense GEMMs
     "adapter_traffic": 1.0,  # the adapter path's bytes as counted in training_speed
     "dequant": 0.7,  # dequantisation kernels stream at ~70 % of the bandwidth (bitsandbytes NF4)
+    # DeepSpeed ZeRO-3's per-module pre/post hooks (parameter coordinator: trace, fetch = all-gather
+    # launch and wait, release, prefetch bookkeeping): a few dozen Python calls and a collective launch,
+    # 100-300 us per module and pass
+    "zero3_module_us": 150.0,
 }
 CEILING = {"gemm_16bit": 0.95, "gemm_fp8": 0.95, "attention": 0.9, "expert_gemm": 1.0, "dequant": 1.0}
 PRIOR_WEIGHT = 0.002
@@ -577,6 +585,7 @@ def calibration_from(values: dict[str, float], rows: dict[str, str] | None = Non
         expert_gemm_efficiency=v["expert_gemm"],
         adapter_traffic=v["adapter_traffic"],
         dequant_efficiency=v["dequant"],
+        zero3_module_us=v["zero3_module_us"],
         rows=rows or {},
     )
 
@@ -592,6 +601,7 @@ def values_of(cal: TrainingCalibration) -> dict[str, float]:
         "expert_gemm": cal.expert_gemm_efficiency,
         "adapter_traffic": cal.adapter_traffic,
         "dequant": cal.dequant_efficiency,
+        "zero3_module_us": cal.zero3_module_us,
     }
 
 

@@ -301,6 +301,21 @@ def test_a_version_selects_the_engine_of_that_era() -> None:
     )
 
 
+def test_early_pytorch_backend_of_tensorrt_llm_runs_eager() -> None:
+    # trtllm-serve 0.17-0.19 ran its PyTorch backend without CUDA graphs unless asked: every layer's
+    # launches are host time each step. Today's TensorRT-LLM (and NIM 1.x) keep their CUDA graphs.
+    early = resolve_engine("TensorRT-LLM 0.17.post1 trtllm-serve PyTorch backend")
+    assert early.era == "pt-2025" and not early.cuda_graphs
+    assert resolve_engine("trtllm-serve").cuda_graphs and resolve_engine("NVIDIA NIM 1.8").era == ""
+    assert resolve_engine("TensorRT-LLM v0.6.1").era == "0.5"
+    kw = {"gpus": 8, "concurrency": 4, "context_in": 3200, "context_out": 800}
+    slow = estimate("deepseek-r1", "H200", engine=early, **kw)
+    fast = estimate("deepseek-r1", "H200", engine="tensorrt-llm", **kw)
+    # at 4 sequences the 61 layers' eager launches outweigh the step's weight reads
+    layers = 61 * early.layer_overhead_us * 1e-3
+    assert slow.tpot_ms > fast.tpot_ms and slow.tpot_ms >= layers
+
+
 def test_load_arguments_are_checked() -> None:
     from gpuscout.errors import InvalidInputError
 

@@ -219,6 +219,26 @@ def test_small_micro_steps_are_bound_by_kernel_launches() -> None:
     assert tiny.step_time_s == pytest.approx(kernels * CALIBRATION.launch_us * 1e-6, rel=0.05)
 
 
+def test_zero3_hooks_cost_host_time_per_module_and_pass_where_fsdp_pays_none() -> None:
+    # Qwen2.5-0.5B: 24 layers x (7 linear modules + 2 norms) + the final norm + embedding + lm_head =
+    # 219 modules, gathered in the forward, the recomputed forward and the backward: 657 hook passes.
+    kw = {"method": "full", "seq_len": 256, "gpus": 2, "checkpointing": True}
+    fsdp = estimate_training("qwen2.5-0.5b", A100, sharding="fsdp", **kw)
+    zero3 = estimate_training("qwen2.5-0.5b", A100, sharding="zero3", **kw)
+    assert "speed_zero3_hooks" in zero3.assumptions and "speed_zero3_hooks" not in fsdp.assumptions
+    assert "219 modules 3x" in zero3.assumptions["speed_zero3_hooks"]
+    # both are host-bound at 256 tokens per micro-step (their traffic hides behind it): the hooks add
+    # their host time and nothing else
+    assert "speed_launch" in fsdp.assumptions and "speed_launch" in zero3.assumptions
+    hooks = 657 * CALIBRATION.zero3_module_us * 1e-6
+    assert zero3.step_time_s - fsdp.step_time_s == pytest.approx(hooks, rel=0.02)
+    # at 8k tokens per micro-step the GPU work hides the hooks: ZeRO-3 and FSDP run at the same pace
+    long = {**kw, "seq_len": 8192}
+    assert estimate_training("qwen2.5-0.5b", A100, sharding="zero3", **long).step_time_s == pytest.approx(
+        estimate_training("qwen2.5-0.5b", A100, sharding="fsdp", **long).step_time_s, rel=0.01
+    )
+
+
 def test_fp8_training_is_refused_without_fp8_tensor_cores_and_faster_with() -> None:
     with pytest.raises(ConfigurationRejected) as err:
         estimate_training(LLAMA31_8B, A100, method="full", gpus=8, sharding="fsdp", precision="fp8")

@@ -305,15 +305,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.705),
-        compute_efficiency=_eff(default=0.482, fp8=0.501, **{"16bit": 0.482}),
-        moe_efficiency=0.215,
-        moe_compute_efficiency=0.562,
-        moe_layer_overhead_us=155.2,
+        bandwidth_efficiency=_eff(default=0.729),
+        compute_efficiency=_eff(default=0.512, fp8=0.494, **{"16bit": 0.512}),
+        moe_efficiency=0.24,
+        moe_compute_efficiency=0.567,
+        moe_layer_overhead_us=56.6,
         layer_overhead_us=2.0,
-        step_overhead_us=500.0,
+        step_overhead_us=510.0,
         seq_overhead_us=2.0,
-        request_overhead_us=7399.0,
+        request_overhead_us=7317.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -342,6 +342,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"0\.[0-9]",
                 {"continuous_batching": False, "chunked_prefill": False, "step_overhead_us": 400.0},
                 efficiency_scale=1.3,
+            ),
+            EngineEra(
+                "pt-2025",
+                "0.17-0.19 PyTorch backend, CUDA graphs off by default (early 2025)",
+                r"0\.1[7-9]",
+                # the PyTorch backend's first releases ran the model eagerly unless
+                # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
+                # launched from Python each step (the engine's scheduler still runs ahead: overlap)
+                {"cuda_graphs": False, "layer_overhead_us": 808.0},
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -522,10 +531,12 @@ CALIBRATION: dict[str, str] = {
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.705, compute 0.482 "
-        "(16-bit) / 0.501 (fp8), 500 us per step overlapped, 7.4 ms per request, MoE weights at 0.22 and "
-        "grouped GEMMs at 0.56, 155 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025); "
-        "v0.5-0.6 era: efficiencies x1.30 (static batches)."
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.729, compute 0.512 "
+        "(16-bit) / 0.494 (fp8), 510 us per step overlapped, 7.3 ms per request, MoE weights at 0.24 and "
+        "grouped GEMMs at 0.57, 57 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
+        "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
+        "era: no CUDA graphs, 808 us of host launches per layer and step (its DeepSeek-R1 rows: 55 ms "
+        "per token at 4 sequences, where the weight reads take ~10)."
     ),
     "tgi": (
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "

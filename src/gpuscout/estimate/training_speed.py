@@ -49,10 +49,16 @@ Communication
     overlapped with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in
     each node, runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest
     over the node's network, shared by the GPUs of the node (``internode_gbps`` per node).
-Kernel launches
+Kernel launches and ZeRO-3 hooks
     The host launches ``KERNELS_PER_LAYER`` (+ ``KERNELS_PER_ADAPTER`` per adapted matrix) kernels per
     layer forward, twice that backward, once more when recomputing, at ``launch_us`` each; a micro-step
-    cannot run faster (small models at short sequences are host bound).
+    cannot run faster (small models at short sequences are host bound). DeepSpeed ZeRO-3
+    (``sharding="zero3"``) also runs Python hooks before and after every module that owns parameters
+    (each linear layer, LoRA ``A`` / ``B``, norm, the embedding and lm_head), which gather its
+    partitioned weights and release them again, in the forward, the recomputed forward and the
+    backward: ``zero3_module_us`` of host time per module and pass, on the same host thread as the
+    launches (it binds at short sequences, hides behind long ones). FSDP wraps whole blocks (one flat
+    parameter per decoder layer) and pays no such per-module cost.
 Optimizer and offload
     The optimizer step is memory bound: PyTorch's default (foreach, unfused) AdamW makes about 20
     element-wise passes over parameter-sized tensors (lerp, mul, addcmul, sqrt, div, add, addcdiv, weight
@@ -103,6 +109,7 @@ class TrainingCalibration:
     expert_gemm_efficiency: float
     adapter_traffic: float
     dequant_efficiency: float
+    zero3_module_us: float = 0.0  # DeepSpeed ZeRO-3: host time of the fetch/release hooks per module, pass
     rows: Mapping[str, str] = field(default_factory=dict)  # constant -> the calibration rows that set it
 
     def constants(self, precision_class: str) -> PrecisionConstants:
@@ -117,14 +124,15 @@ class TrainingCalibration:
 # shared by every GPU and model; the CSV lines that pin it down are named below.
 CALIBRATION = TrainingCalibration(
     precision={
-        "16bit": PrecisionConstants(gemm_efficiency=0.57, elementwise_bytes=73.0),
-        "fp8": PrecisionConstants(gemm_efficiency=0.51, elementwise_bytes=155.0),
+        "16bit": PrecisionConstants(gemm_efficiency=0.60, elementwise_bytes=77.0),
+        "fp8": PrecisionConstants(gemm_efficiency=0.52, elementwise_bytes=152.0),
     },
-    attention_efficiency=0.27,
-    launch_us=31.0,
-    expert_gemm_efficiency=0.43,
-    adapter_traffic=1.45,
-    dequant_efficiency=0.18,
+    attention_efficiency=0.25,
+    launch_us=29.0,
+    expert_gemm_efficiency=0.41,
+    adapter_traffic=1.48,
+    dequant_efficiency=0.145,
+    zero3_module_us=270.0,
     rows={
         "16bit": "BF16/FP16 runs: measurements.csv lines 1238-1240, 1245-1307 (Megatron-Bridge, "
         "Automodel, llm-foundry H100), 1323-1393 (llm-foundry A100 80/40GB), 1429-1437 "
@@ -134,6 +142,9 @@ CALIBRATION = TrainingCalibration(
         "attention_efficiency": "sequences of 8k-32k tokens: llm-foundry lines 1279-1389 (seq 8192 and "
         "32768), NeMo/Megatron-Bridge 8k rows, Qwen 8192 rows",
         "launch_us": "short micro-steps (<= 1k tokens): PEFT lines 1441-1445, Qwen seq-512 rows 1484-1540",
+        "zero3_module_us": "DeepSpeed ZeRO-3 runs at short sequences: Qwen full fine-tuning lines 1496-1498 "
+        "(1.8B, one GPU) and 1514 (7B, two GPUs), the 72B LoRA line 1534 (four GPUs); one constant "
+        "for all three sizes and GPU counts (the hooks hide behind the GPU work at 8k tokens)",
         "expert_gemm_efficiency": "MoE runs: lines 1230-1234, 1238-1251 (Megatron-Bridge, Automodel: "
         "Qwen3-30B-A3B, Qwen3-235B-A22B, gpt-oss 20b/120b, DeepSeek-V3)",
         "adapter_traffic": "LoRA runs: lines 1226-1228, 1236 (NeMo, Megatron-Bridge FP8), 1255-1265 "
@@ -315,6 +326,18 @@ class SpeedInputs:
 # dropout / casts (~3). The backward launches about twice as many, a recomputed forward as many again.
 KERNELS_PER_LAYER = 40
 KERNELS_PER_ADAPTER = 5  # LoRA forward per adapted matrix: dropout, x @ A, @ B, scaling, add
+NORMS_PER_LAYER = 2  # pre-attention and pre-MLP norm modules of a decoder layer
+
+
+def zero3_modules(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -> float:
+    """Modules with parameters on one GPU's pipeline stage: what DeepSpeed ZeRO-3 hooks fetch one by one.
+
+    Every linear layer (each expert's too), LoRA's ``A`` and ``B`` of every adapted matrix, the norms,
+    and the embedding and lm_head (at the ends of the pipeline, counted once)."""
+    linear = sum(g.count for g in layout.linear)
+    adapters = 2 * sum(g.count for g in lora_groups(layout, setup.lora_targets)) if setup.adapters else 0
+    norms = NORMS_PER_LAYER * spec.num_hidden_layers + 1
+    return (linear + adapters + norms) / setup.pp + 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,9 +478,19 @@ def step_time(
         3.0 + (1.0 if recompute else 0.0)
     )
     launch = kernels * layers / pp * cal.launch_us * 1e-6
+    if setup.sharding == "zero3" and cal.zero3_module_us > 0:
+        fetches = 2.0 + (1.0 if recompute else 0.0)  # forward, backward, recomputed forward
+        modules = zero3_modules(spec, layout, setup)
+        launch += modules * fetches * cal.zero3_module_us * 1e-6
+        notes["zero3_hooks"] = (
+            f"ZeRO-3 hooks gather and release {modules:.0f} modules {fetches:g}x per micro-step, "
+            f"{cal.zero3_module_us:.0f} us of host time each"
+        )
     gpu_work = gemm + attention + memory
     if launch > gpu_work:
-        notes["launch"] = f"host-bound: {kernels * layers / pp:.0f} kernel launches per micro-step"
+        notes["launch"] = f"host-bound: {kernels * layers / pp:.0f} kernel launches per micro-step" + (
+            " and the ZeRO-3 hooks" if "zero3_hooks" in notes else ""
+        )
     compute_micro = max(gpu_work, launch)
     m = setup.grad_accum
     bubble = (pp - 1) / setup.virtual_stages * (compute_micro + comm) if pp > 1 else 0.0
