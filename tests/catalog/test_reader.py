@@ -16,7 +16,7 @@ from gpuscout.catalog.migrations import LATEST_VERSION
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.query import SORT_KEYS, OfferQuery
 from gpuscout.catalog.reader import SCHEMA_VERSION, SqliteReader, open_reader, open_ready
-from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer, offer_row, row_values
+from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer, insert_binds, offer_row, row_values
 from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME, SnapshotSource, bundled_snapshot_text
 from gpuscout.catalog.store import Store
@@ -156,15 +156,19 @@ def test_each_thread_reads_through_its_own_connection(url: str) -> None:
 
 
 def test_row_values_are_the_rows_the_store_wrote_before(url: str) -> None:
-    """The compiled row builder gives what ``offer_row`` + each column's bind processor give."""
+    """The compiled row builder, with the store's binds (:func:`insert_binds`), gives what
+    ``offer_row`` + each column's SQLAlchemy bind processor give."""
     with Store(url) as store:
         dialect = store.engine.dialect
         columns = [c for c in t.offers.columns if c.name != "id"]
         binds = {c.name: c.type.dialect_impl(dialect).bind_processor(dialect) for c in columns}
-        values = row_values([c.name for c in columns], binds)
+        values = row_values([c.name for c in columns], insert_binds(dialect, t.offers))
         specs = store._specs()
     offers = [*SnapshotSource().offers(), *(o for v in _live_offers().values() for o in v)]
-    offers.append(dataclasses.replace(offers[-1], zone="z\x00", interconnect=Interconnect.PCIE, secure=True))
+    last = offers[-1]
+    offers.append(dataclasses.replace(last, zone="z\x00", interconnect=Interconnect.PCIE, secure=True))
+    offers.append(dataclasses.replace(last, secure=False, stale=True, regions=("é-1", 'a"b\\c\n'),
+                                      extra={"ñ": "\u2028\U0001f600", "k": "x\x00"}, also_listed_by=("x",)))  # fmt: skip
     for offer in offers:
         row = offer_row(offer, 7, specs)
         before = tuple(binds[c.name](row[c.name]) if binds[c.name] else row[c.name] for c in columns)

@@ -184,6 +184,56 @@ _STORE_VALUES = {
 RowValues = Callable[[Offer, int, Specs], tuple[Any, ...]]
 
 
+def insert_binds(dialect: Any, table: Any) -> dict[str, Convert | None]:
+    """Each column's bind processor for ``dialect`` (SQLAlchemy's own), where it matters replaced by
+    one giving the same values for what an offer row holds, without SQLAlchemy's general checks.
+
+    On SQLite a boolean is stored as ``int(bool(v))`` and a JSON value as the text of ``json.dumps``;
+    the JSON replacement writes a mapping or list of strings directly (the ``extra`` of every row,
+    its ``regions``) and hands anything else to SQLAlchemy's processor. Other dialects keep
+    SQLAlchemy's processors. ``tests/catalog/test_reader.py`` checks the values are the same.
+    """
+    import sqlalchemy as sa
+
+    binds: dict[str, Convert | None] = {}
+    for column in table.columns:
+        bind = column.type.dialect_impl(dialect).bind_processor(dialect)
+        if dialect.name == "sqlite" and bind is not None:
+            if isinstance(column.type, sa.Boolean) and not dialect.supports_native_boolean:
+                bind = _sqlite_bool(bind)
+            elif isinstance(column.type, sa.JSON) and dialect._json_serializer is None:
+                bind = _json_text(bind)
+        binds[column.name] = bind
+    return binds
+
+
+def _sqlite_bool(fallback: Convert) -> Convert:
+    """``fallback`` (SQLAlchemy's Boolean bind: ``int`` of a strict bool), answered directly for
+    ``True`` and ``False``."""
+
+    def number(value: Any) -> Any:
+        return 1 if value is True else 0 if value is False else fallback(value)
+
+    return number
+
+
+def _json_text(fallback: Convert) -> Convert:
+    """``fallback`` (SQLAlchemy's JSON bind: ``json.dumps`` text), written directly for a dict of
+    strings or a list of strings (the same text: ``json.dumps``'s separators and ASCII escapes)."""
+    from json.encoder import encode_basestring_ascii as quote
+
+    def text(value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            if all(type(k) is str and type(v) is str for k, v in value.items()):
+                return "{" + ", ".join(f"{quote(k)}: {quote(v)}" for k, v in value.items()) + "}"
+        elif kind is list and all(type(v) is str for v in value):
+            return "[" + ", ".join(map(quote, value)) + "]"
+        return fallback(value)
+
+    return text
+
+
 def row_values(
     columns: Sequence[str], binds: Mapping[str, Convert | None], cls: type[Offer] = Offer
 ) -> RowValues:
