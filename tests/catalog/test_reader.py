@@ -113,7 +113,8 @@ def test_a_store_is_read_with_sqlite3_only_when_nothing_would_be_written(tmp_pat
     assert SCHEMA_VERSION == LATEST_VERSION
     fresh = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     assert open_ready(fresh) is None  # no file yet
-    assert isinstance(open_reader(fresh), Store)  # ... so the Store creates, migrates and loads it
+    # ... so it is written from the packaged template (test_store_template.py), ready as it is
+    assert isinstance(open_reader(fresh), SqliteReader)
     assert isinstance(open_ready(fresh), SqliteReader)
     for url_ in ("sqlite://", "sqlite:///:memory:", "postgresql+psycopg://u:p@h/db", f"{url}?mode=ro"):
         assert open_ready(url_) is None
@@ -167,8 +168,12 @@ def test_row_values_are_the_rows_the_store_wrote_before(url: str) -> None:
     offers = [*SnapshotSource().offers(), *(o for v in _live_offers().values() for o in v)]
     last = offers[-1]
     offers.append(dataclasses.replace(last, zone="z\x00", interconnect=Interconnect.PCIE, secure=True))
-    offers.append(dataclasses.replace(last, secure=False, stale=True, regions=("é-1", 'a"b\\c\n'),
-                                      extra={"ñ": "\u2028\U0001f600", "k": "x\x00"}, also_listed_by=("x",)))  # fmt: skip
+    odd = {"ñ": "\u2028\U0001f600", "k": "x\x00"}
+    offers.append(
+        dataclasses.replace(
+            last, secure=False, stale=True, regions=("é-1", 'a"b\\c\n'), extra=odd, also_listed_by=("x",)
+        )
+    )
     for offer in offers:
         row = offer_row(offer, 7, specs)
         before = tuple(binds[c.name](row[c.name]) if binds[c.name] else row[c.name] for c in columns)
