@@ -20,7 +20,7 @@ from typing import Any
 
 from gpuscout.catalog.clock import utc
 from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.offer_fields import per_offer_type
+from gpuscout.catalog.offer_fields import offer_constructor, per_offer_type
 
 Convert = Callable[[Any], Any]
 Specs = Mapping[str, tuple[float | None, float | None]]  # name -> (bandwidth GB/s, BF16 TFLOPS)
@@ -349,7 +349,7 @@ def _decoder(cls: type[Offer]) -> Callable[[Sequence[Any]], Offer]:
     """``cls(*[column.from_column(v) ...])`` for a row, compiled once (see :func:`row_values`): reading
     all the matches of a query at 100,000 offers decodes tens of thousands of rows."""
     columns = _columns(cls)
-    scope: dict[str, Any] = {"cls": cls}
+    scope: dict[str, Any] = {"cls": offer_constructor(cls)}  # cls(...), through the slots
     exprs = []
     for i, column in enumerate(columns):
         v, get = f"v{i}", f"(v{i} := r[{i}])"
