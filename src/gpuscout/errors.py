@@ -19,6 +19,7 @@ class InvalidInputError(GpuscoutError, ValueError):
 
     def __init__(self, field: str, message: str, accepted: str | None = None) -> None:
         self.field = field
+        self.message = message
         self.accepted = accepted
         text = f"{field}: {message}"
         if accepted:

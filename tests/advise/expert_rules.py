@@ -8,7 +8,8 @@ itself, never about which offer should win, so they apply to workloads nobody wr
    that runs another engine or precision than asked says what was changed, a tensor-core format
    (FP8, MXFP4, NVFP4) run weight-only says so, and it fits with the memory it claims;
 2. honest fabric: tensor parallel / multi-GPU training over an interconnect the source does not
-   state is costed as PCIe and marked, never presented as NVLink;
+   state is costed as PCIe and marked, never presented as NVLink; a layer split (llama.cpp) is named
+   as one, not as tensor parallel;
 3. no spot or auction capacity for an always-on endpoint (unless spot was allowed);
 4. stale offers and defunct providers are not recommended by default;
 5. serving rows meet the latency targets applied (chat defaults when none were given);
@@ -105,6 +106,11 @@ def row_violations(w: AnyWorkload, r: Recommendation, a: Assumptions) -> list[st
     unstated = _gpus_together(w, r) > 1 and r.offer.interconnect == Interconnect.UNKNOWN
     if unstated and (not r.fabric_assumed or not any("PCIe" in x for x in r.warnings)):
         out.append(f"{label}: multi-GPU over an unstated interconnect not costed and marked as PCIe")
+    # 2b. a split is named for what it is: llama.cpp splits layers (the GPUs take turns), not tensors
+    if s is not None and s.engine == "llama.cpp" and r.config.tp > 1:
+        described = r.config.describe(r.offer.accelerator)
+        if r.config.parallel != "layer" or "TP" in described:
+            out.append(f"{label}: llama.cpp's layer split presented as tensor parallel ({described})")
     # 3. spot for a live endpoint
     if isinstance(w, ServeWorkload) and not w.spot_ok and (r.config.spot or spot_class(r.offer)):
         out.append(f"{label}: spot / auction capacity for an always-on endpoint")

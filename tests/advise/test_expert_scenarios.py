@@ -287,6 +287,12 @@ def test_the_rules_catch_what_the_first_trial_found() -> None:
     assert any("without saying" in v for v in violations(w70, replace(big, rows=(swapped,), picks={})))
     quiet = replace(v100, estimate=replace(v100.estimate, support="weight-only"), warnings=())
     assert any("weight-only" in v for v in violations(w70, replace(big, rows=(quiet,), picks={})))
+    # llama.cpp's layer split shown as tensor parallel
+    assert tp.estimate is not None
+    as_tp = replace(
+        tp, estimate=replace(tp.estimate, engine="llama.cpp"), config=replace(tp.config, parallel="tensor")
+    )
+    assert any("layer split presented" in v for v in violations(w70, replace(big, rows=(as_tp,), picks={})))
 
 
 def test_gpt_oss_120b_fits_one_80gb_card_in_mxfp4() -> None:

@@ -366,14 +366,14 @@ def test_nothing_passing_says_what_binds() -> None:
                 "--burst-minutes",
                 "5",
             ],
-            "hours_per_day",
+            "--hours-per-day:",
         ),
         (["recommend", "serve", "llama-2-7b", "--prompt", "4000", "--output", "500"], "context of 4,096"),
         (
             ["recommend", "finetune", "llama-3.1-8b", "--dataset-tokens", "1e7", "--deadline", "soon"],
-            "deadline_hours",
+            "--deadline:",
         ),
-        (["recommend", "serve", "llama-3.1-8b", "--latency-targets", "fast"], "latency_targets"),
+        (["recommend", "serve", "llama-3.1-8b", "--latency-targets", "fast"], "--latency-targets:"),
     ],
 )
 def test_conflicting_or_impossible_inputs_are_errors(args: list[str], message: str) -> None:

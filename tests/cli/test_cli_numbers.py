@@ -1,6 +1,7 @@
 """Every numeric CLI option, given any number (``nan``, ``inf``, ``1e308``, ``-1``, 20-digit integers,
-text): a result, or exit 2 with an error naming the option (or the field it sets) and the accepted
-range; never a traceback, never a silent answer to a non-finite number.
+text): a result, or exit 2 with an error naming the option (``recommend``: the option itself, not the
+workload field it sets) and the accepted range; never a traceback, never a silent answer to a
+non-finite number.
 
 Regression for the audit's defect 15: ``offers --gpus 99999999999999999999`` -> ``OverflowError``
 traceback; ``history --days 1e308``, ``prune --older-than-days nan|1e308`` -> traceback; ``offers
@@ -41,22 +42,22 @@ OPTIONS: list[tuple[list[str], str, tuple[str, ...]]] = [
     (["vram", M], "--context", ()),
     (["vram", M], "--gpus", ()),
     (["diagnose", M, "--gpu", "H100"], "--measured-tps", ("measured_tps",)),
-    (["recommend", "serve", M], "--rps", ("requests_per_s",)),
+    (["recommend", "serve", M], "--rps", ()),
     (["recommend", "serve", M], "--concurrency", ()),
-    (["recommend", "serve", M], "--prompt", ("prompt_tokens",)),
-    (["recommend", "serve", M], "--ttft-ms", ("ttft_ms_max",)),
-    (["recommend", "serve", M], "--hours-per-day", ("hours_per_day",)),
-    (["recommend", "serve", M], "--monthly-tokens", ("monthly_output_tokens",)),
-    (["recommend", "serve", M], "--budget", ("budget_usd",)),
-    (["recommend", "serve", M], "--egress-gb", ("egress_gb",)),
-    (["recommend", "serve", M], "--retention-days", ("storage_retention_days",)),
+    (["recommend", "serve", M], "--prompt", ()),
+    (["recommend", "serve", M], "--ttft-ms", ()),
+    (["recommend", "serve", M], "--hours-per-day", ()),
+    (["recommend", "serve", M], "--monthly-tokens", ()),
+    (["recommend", "serve", M], "--budget", ()),
+    (["recommend", "serve", M], "--egress-gb", ()),
+    (["recommend", "serve", M], "--retention-days", ()),
     (["recommend", "serve", M], "--spot-reclaims-per-hour", ()),
     (["recommend", "serve", M], "--top", ()),
-    (["recommend", "batch", M], "--output-total", ("output_tokens_total",)),
-    (["recommend", "batch", M, "--output-total", "1e6"], "--deadline-hours", ("deadline_hours",)),
-    (["recommend", "finetune", M], "--dataset-tokens", ("dataset_tokens",)),
-    (["recommend", "finetune", M, "--dataset-tokens", "1e6"], "--epochs", ("epochs",)),
-    (["recommend", "pretrain", M, "--gpus", "8"], "--tokens", ("token_budget",)),
+    (["recommend", "batch", M], "--output-total", ()),
+    (["recommend", "batch", M, "--output-total", "1e6"], "--deadline-hours", ("--deadline",)),
+    (["recommend", "finetune", M], "--dataset-tokens", ()),
+    (["recommend", "finetune", M, "--dataset-tokens", "1e6"], "--epochs", ()),
+    (["recommend", "pretrain", M, "--gpus", "8"], "--tokens", ()),
     (["refresh", "-s", "snapshot"], "--timeout", ()),
     (["refresh", "-s", "snapshot"], "--deadline", ()),
 ]

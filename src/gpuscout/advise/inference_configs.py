@@ -292,6 +292,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             estimate=e_cap,
             cap_batch=cap,
             detailed=False,
+            layer_split=e_cap.parallel == "layer",
             fabric_assumed=fabric_unstated(key, tp),
         )
 
@@ -445,6 +446,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             estimate=e,
             pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, e.batch, e),
             warnings=tuple(e.warnings),
+            layer_split=e.parallel == "layer",
             fabric_assumed=fabric_unstated(key, tp),
         )
 

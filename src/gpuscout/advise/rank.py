@@ -181,6 +181,7 @@ def _config(ev: ConfigEval, spot: bool) -> Config:
         gpus_used=ev.gpus_used,
         nodes=ev.nodes,
         spot=spot,
+        parallel="layer" if ev.layer_split else "tensor",
     )
 
 

@@ -166,6 +166,12 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
     if isinstance(w, ServeWorkload | BatchWorkload):
         if ev.tp == 1 and g > 1:
             reasons.append(f"model fits one GPU: {ev.replicas_per_instance} replicas, not split")
+        elif ev.tp > 1 and ev.layer_split:
+            why = f": {ev.split_why}" if ev.split_why else ""
+            reasons.append(
+                f"model split by layers over {ev.tp} GPUs (llama.cpp --split-mode layer: they take turns, "
+                f"so a token is no faster than on one GPU){why}"
+            )
         elif ev.tp > 1:
             why = f": {ev.split_why}" if ev.split_why else ""
             reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp}){why}")
@@ -174,11 +180,16 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             if ev.pcie_tp_slowdown
             else " slowed by the all-reduce over PCIe"
         )
-        if ev.tp > 1 and ev.fabric_assumed:
+        if ev.tp > 1 and ev.fabric_assumed and ev.layer_split:
+            warnings.append(
+                f"interconnect not stated by the source: the {ev.tp}-way layer split costed over PCIe "
+                f"(it passes one activation per token between GPUs, so PCIe costs it little)"
+            )
+        elif ev.tp > 1 and ev.fabric_assumed:
             warnings.append(
                 f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode{slower}"
             )
-        elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE:
+        elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE and not ev.layer_split:
             warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode{slower}")
     elif ev.fabric_assumed:
         warnings.append(

@@ -27,14 +27,18 @@ class Config:
     gpus_used: int
     nodes: int  # instances that must talk over an inter-node fabric (training), else 1
     spot: bool
+    # how a replica's ``tp`` GPUs share the model: "tensor" (each layer sharded) or "layer" (each GPU
+    # holds whole layers and they take turns, llama.cpp's --split-mode layer)
+    parallel: str = "tensor"
 
     def describe(self, accelerator: str = "GPU") -> str:
-        """'2x H100-SXM TP2', '3 x 1x L40S', '8x A100 8 replicas', with ' spot' when on spot."""
+        """'2x H100-SXM TP2', '2x V100 2-way layer split', '3 x 1x L40S', '8x A100 8 replicas', with
+        ' spot' when on spot."""
         text = f"{self.gpus_per_instance}x {accelerator}"
         if self.instances > 1:
             text = f"{self.instances} x {text}"
         if self.tp > 1:
-            text += f" TP{self.tp}"
+            text += f" {self.tp}-way layer split" if self.parallel == "layer" else f" TP{self.tp}"
         if self.replicas_per_instance > 1:
             text += f" {self.replicas_per_instance} replicas"
         if self.nodes > 1:

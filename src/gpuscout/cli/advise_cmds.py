@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,7 +20,7 @@ from gpuscout.cli.output import (
     user_errors,
     wide_console,
 )
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, UnknownNameError
 
 WorkloadOption = Annotated[
     Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
@@ -193,6 +193,45 @@ def register(app: typer.Typer) -> None:
 
 
 # ---- building the workload ---------------------------------------------------------------------
+#: Workload fields whose option is not named ``--`` + the field with dashes (errors name the option).
+FIELD_FLAGS = {
+    "prompt_tokens": "--prompt",
+    "output_tokens": "--output",
+    "requests_per_s": "--rps",
+    "ttft_ms_max": "--ttft-ms",
+    "tpot_ms_max": "--tpot-ms",
+    "bursts_per_day": "--bursts",
+    "monthly_output_tokens": "--monthly-tokens",
+    "checkpoint_interval_min": "--checkpoint-min",
+    "deadline_hours": "--deadline",
+    "images_total": "--images",
+    "input_tokens_total": "--input-total",
+    "output_tokens_total": "--output-total",
+    "token_budget": "--tokens",
+    "providers": "--provider",
+    "regions": "--region",
+    "budget_usd": "--budget",
+    "spot_allowed": "--spot",
+    "storage_retention_days": "--retention-days",
+}
+
+
+#: Errors that name one item of a list field ("provider" of ``providers``).
+ERROR_FIELDS = {"provider": "providers", "region": "regions"}
+
+
+def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputError:
+    """The error named by the command-line option the user typed (``--rps``), not the workload field
+    (``requests_per_s``); a value from the workload file keeps the file's field name."""
+    field = ERROR_FIELDS.get(exc.field, exc.field)
+    if field not in given:
+        return exc
+    flag = FIELD_FLAGS.get(field, "--" + field.replace("_", "-"))
+    if isinstance(exc, UnknownNameError):
+        return UnknownNameError(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous)
+    return InvalidInputError(flag, exc.message, exc.accepted)
+
+
 def _workload(kind: str, model: str | None, path: Path | None, options: dict[str, Any]) -> Any:
     from gpuscout.advise.workload import Workload
     from gpuscout.loaders import workload_from_file
@@ -334,7 +373,12 @@ def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Sha
             "dataset_gb": shared.dataset_gb,
             "storage_retention_days": shared.retention_days,
         }
-        _run(_workload(kind, model, shared.workload_file, options), shared)
+        # without a workload file every field is an option; with one, the options typed are
+        given = {k for k, v in options.items() if v is not None or shared.workload_file is None}
+        try:
+            _run(_workload(kind, model, shared.workload_file, options), shared)
+        except InvalidInputError as exc:  # named by the option typed, wherever it was found wrong
+            raise _as_option(exc, given) from None
 
 
 # ---- commands ----------------------------------------------------------------------------------

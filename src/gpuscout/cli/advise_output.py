@@ -225,7 +225,8 @@ def explain(workload: Any, rec: Any) -> None:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
     line(
-        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, TP{c.tp}, "
+        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, "
+        f"{f'{c.tp}-way layer split' if c.parallel == 'layer' else f'TP{c.tp}'}, "
         f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
     )
     s = rec.estimate
@@ -294,6 +295,7 @@ _REC_COLUMNS = (
     "spot",
     "instances",
     "tp",
+    "parallel",
     "replicas_per_instance",
     "fits",
     "engine",
@@ -335,6 +337,7 @@ def _rec_record(r: Any) -> dict[str, Any]:
         "spot": c.spot,
         "instances": c.instances,
         "tp": c.tp,
+        "parallel": c.parallel,
         "replicas_per_instance": c.replicas_per_instance,
         "fits": r.fits,
         "engine": s.engine if s else None,

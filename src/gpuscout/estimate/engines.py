@@ -193,14 +193,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
         prefill_pipelined=True,
         prefill_batch_tokens=2048,
         prefill_chunk_tokens=512,
-        chunked_prefill=False,
         memory_utilization=1.0,
         cuda_context_gb=0.4,
         engine_reserve_gb=0.0,
         kv_block_tokens=256,
         kv_allocates_full_context=True,
-        max_num_seqs=1,
-        continuous_batching=False,
+        # llama-server: slots (-np) decode together with continuous batching (--cont-batching, on by
+        # default) and each slot reserves its context up front; an operator sets -np for the load.
+        # 64 slots is the most assumed: beyond that its MMQ kernels are far from a serving engine's.
+        max_num_seqs=64,
+        continuous_batching=True,
+        chunked_prefill=True,  # a prompt is fed n_batch tokens at a time beside the other slots' decode
         cuda_graphs=True,
         embeddings_on_host=True,
         aliases=(
@@ -215,7 +218,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "lmstudio",
         ),
         notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention off (2024 default); "
-        "one sequence per slot (llama-server -np 1)",
+        "llama-server with -np slots for the load (at most 64 assumed), continuous batching",
     ),
     EngineProfile(
         name="vllm",

@@ -303,6 +303,11 @@ class ConfigOut(BaseModel):
     gpus_used: int
     nodes: int
     spot: bool
+    parallel: str = Field(
+        default="tensor",
+        description="how a replica's tp GPUs share the model: tensor (each layer sharded) or layer "
+        "(whole layers per GPU, taking turns: llama.cpp)",
+    )
 
 
 class RecommendationOut(BaseModel):
@@ -361,6 +366,7 @@ class RecommendationOut(BaseModel):
                 gpus_used=c.gpus_used,
                 nodes=c.nodes,
                 spot=c.spot,
+                parallel=c.parallel,
             ),
             fits=rec.fits,
             price_usd_per_hour=rec.price_usd_per_hour,

@@ -1,0 +1,65 @@
+"""A llama.cpp row whose model spans several GPUs is a layer split (the GPUs hold whole layers and take
+turns), and every face says so: the config text, the reasons, the CSV and the JSON API's config."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.workload import ServeWorkload
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.web.schemas import RecommendationOut
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+def _v100_box(interconnect: Interconnect) -> Offer:
+    # 8B in 16-bit (16 GB) does not fit one 16 GB V100, and vLLM's default wheel has no sm_70
+    # kernels: the advisor runs llama.cpp and splits the model by layers over the two GPUs
+    return Offer(
+        provider="example",
+        instance_type="2xV100-16GB",
+        region="eu-1",
+        accelerator="V100-SXM2-16GB",
+        gpu_count=2,
+        gpu_memory_gb=16.0,
+        price_usd_per_hour=0.5,
+        spot_price_usd_per_hour=None,
+        source="test",
+        observed_at=NOW,
+        interconnect=interconnect,
+        availability=Availability.AVAILABLE,
+    )
+
+
+def _row(interconnect: Interconnect):  # type: ignore[no-untyped-def]
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=8, prompt_tokens=2000, output_tokens=500)
+    answer = advise(w, [_v100_box(interconnect)], top=5, now=NOW)
+    assert answer.rows, answer.binding
+    return answer.rows[0]
+
+
+def test_a_llama_cpp_split_is_named_a_layer_split_not_tp() -> None:
+    r = _row(Interconnect.NVLINK)
+    assert r.estimate is not None and r.estimate.engine == "llama.cpp"
+    assert r.config.tp == 2 and r.config.parallel == "layer"
+    text = r.config.describe(r.offer.accelerator)
+    assert text == "2x V100-SXM2-16GB 2-way layer split"
+    assert any("split by layers over 2 GPUs" in x for x in r.reasons)
+    assert not any("TP2" in x for x in r.reasons)
+    out = RecommendationOut.from_rec(r)
+    assert out.config.parallel == "layer" and "TP" not in out.config.description
+
+
+def test_an_unstated_fabric_is_costed_as_pcie_and_said_for_a_layer_split() -> None:
+    r = _row(Interconnect.UNKNOWN)
+    assert r.config.parallel == "layer" and r.fabric_assumed
+    assert any("layer split costed over PCIe" in x for x in r.warnings)
+    assert not any("tensor-parallel" in x for x in r.warnings)
+
+
+def test_llama_cpp_serves_several_users_per_replica() -> None:
+    """llama-server decodes its slots together (continuous batching): 8 users need one replica, not 8."""
+    r = _row(Interconnect.NVLINK)
+    assert r.config.instances == 1 and r.estimate is not None
+    assert r.estimate.batch_per_replica == 8

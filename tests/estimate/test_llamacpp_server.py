@@ -1,0 +1,35 @@
+"""llama.cpp as a server (llama-server): its slots decode together with continuous batching, so users
+in flight share the weight reads instead of queueing one behind the other."""
+
+from __future__ import annotations
+
+from gpuscout.estimate.api import estimate
+
+
+def _at(concurrency: int):  # type: ignore[no-untyped-def]
+    return estimate(
+        "llama-3.1-8b",
+        "L40S",
+        engine="llama.cpp",
+        precision="q4_k_m",
+        concurrency=concurrency,
+        context_in=1000,
+        context_out=300,
+    )
+
+
+def test_users_in_flight_run_together_not_one_by_one() -> None:
+    one, eight = _at(1), _at(8)
+    assert eight.supported and eight.fits
+    assert eight.batch == 8 and eight.queue_ms == 0.0
+    # decode is bandwidth bound: eight sequences share each step's weight reads, so the aggregate
+    # grows several-fold while each user slows down only a little
+    assert eight.output_tokens_per_s_total > 4 * one.output_tokens_per_s_total
+    assert 0.5 * one.decode_tokens_per_s < eight.decode_tokens_per_s < one.decode_tokens_per_s
+    assert eight.assumptions["batching"].startswith("continuous")
+
+
+def test_batch_one_speed_is_the_benchmark_speed() -> None:
+    """One request is what llama-bench measures: the server's slots change nothing there."""
+    one = _at(1)
+    assert one.batch == 1 and one.binding_limit == "bandwidth"
