@@ -424,3 +424,21 @@ def test_a_bulk_write_that_fails_half_way_keeps_the_indexes_and_the_last_good_da
         assert store.count_offers() == 1 and not store.has_source("bulk")
         store.write_snapshot("bulk", offers)  # the next good write stores it
         assert store.count_offers() == 12_001 and _offer_indexes(path) == before
+
+
+def test_text_that_means_something_to_copy_or_sql_round_trips(store: Store) -> None:
+    """Tabs, line ends, backslashes and ``\\N`` (COPY's NULL) stay text on both databases."""
+    offer = make_offer(
+        region="\\N",
+        notes="a\tb\nc\\N\\ 'q' \"d\" é \u2028",
+        zone="\\",
+        internode="x\r\ny",
+        extra={"k": "\\N\t", "\\": "\n"},
+        regions=("x\ty", "\\N", ""),
+        also_listed_by=("\\",),
+    )
+    many = [offer, *many_offers(30)]
+    store.write_snapshot("odd", many)
+    back = {o.instance_type: o for o in store.current_offers(OfferQuery(limit=None))}
+    stored = back[offer.instance_type]
+    assert stored == offer and stored.extra == offer.extra and stored.zone == "\\"

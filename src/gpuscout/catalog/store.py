@@ -248,6 +248,8 @@ class Store:
             rebuild = _rebuild_indexes_for(conn, len(offers)) if big else {}
             for name in rebuild:
                 conn.exec_driver_sql(f"DROP INDEX {name}")
+            if conn.dialect.name == "postgresql" and self._copy_offers(conn, offers, snapshot_id, specs):
+                return
             for i in range(0, len(offers), _INSERT_CHUNK):
                 chunk = offers[i : i + _INSERT_CHUNK]
                 conn.exec_driver_sql(sql, [values(o, snapshot_id, specs) for o in chunk])
@@ -256,6 +258,25 @@ class Store:
         finally:
             if big:
                 conn.exec_driver_sql("PRAGMA cache_size=-2000")  # SQLite's default again
+
+    def _copy_offers(
+        self, conn: sa.Connection, offers: Sequence[Offer], snapshot_id: int, specs: Specs
+    ) -> bool:
+        """PostgreSQL: the rows sent with ``COPY ... FROM STDIN`` through psycopg, on the write
+        transaction's own connection (the same values as the ``INSERT``: PostgreSQL parses each one
+        as the column's type); False when the driver has no ``copy`` (then the insert is used)."""
+        assert self._insert_plan is not None
+        _sql, values = self._insert_plan
+        driver = conn.connection.driver_connection
+        cursor = driver.cursor() if driver is not None else None
+        if cursor is None or not hasattr(cursor, "copy"):
+            return False
+        columns = ", ".join(c.name for c in t.offers.columns if c.name != "id")
+        with cursor, cursor.copy(f"COPY offers ({columns}) FROM STDIN") as copy:
+            write = copy.write_row
+            for o in offers:
+                write(values(o, snapshot_id, specs))
+        return True
 
     def record_attempt(
         self,

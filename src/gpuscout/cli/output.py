@@ -194,7 +194,8 @@ def print_records(items: Sequence[Any], more: Callable[[Any], dict[str, Any]]) -
         texts = []
         for obj in items:
             extra = more(obj)
-            texts.append(object_lines(_record_parts(type(obj), tuple(extra))(obj), extra, to_jsonable, 1))
+            kind: type = type(obj)
+            texts.append(object_lines(_record_parts(kind, tuple(extra))(obj), extra, to_jsonable, 1))
     except ValueError:  # not a plain dataclass, or ``more`` names one of its fields
         sys.stdout.write(dumps_indented(to_jsonable([{**to_jsonable(o), **more(o)} for o in items])) + "\n")
         return
