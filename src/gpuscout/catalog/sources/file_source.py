@@ -353,18 +353,38 @@ def _offer(
 _make_offer = offer_constructor(Offer)
 
 
-class _NotPlain(Exception):
-    """A cell :func:`_plain_offer` leaves to :func:`_offer` (which names what is wrong, if anything)."""
-
-
 _CHOICES: dict[str, dict[str, Any]] = {
     "interconnect": {m.value: m for m in Interconnect},
     "availability": {m.value: m for m in Availability},
 }
 
 
+_TEXTS = ("provider", "gpu", "instance_type", "region", "zone", "billing_terms", "notes", "observed_at")
+
+
+class _Columns:
+    """Which text and number columns a file's rows have (the keys of its first row: every CSV row has
+    the same), each number with its rule: :func:`_plain_offer` reads only those."""
+
+    __slots__ = ("numbers", "size", "texts")
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.size = len(data)
+        self.texts = tuple(k for k in (*_TEXTS, *_CHOICES) if k in data)
+        self.numbers = tuple(
+            (k, rule["positive"], rule["integer"], MAX_VALUE.get(k, 1e12))
+            for k, rule in NUMBERS.items()
+            if k in data
+        )
+
+
 def _plain_offer(
-    row: _Row, source_label: str, default_time: datetime, now: datetime, names: _Names
+    row: _Row,
+    source_label: str,
+    default_time: datetime,
+    now: datetime,
+    names: _Names,
+    columns: _Columns | None = None,
 ) -> Offer | None:
     """The offer of a CSV row whose cells are all plain (numbers in range without ``$`` or ``,``, known
     names, short text without NUL, a valid ``observed_at``), read in one pass; ``None`` for any
@@ -372,83 +392,75 @@ def _plain_offer(
     the same offer (``tests/catalog/test_file_source.py`` checks it); most rows of a big file are
     plain, and this pass costs a fraction of the checks that name problems."""
     data = row.data
-
-    def text(key: str) -> str | None:
+    if columns is None or columns.size != len(data):
+        columns = _Columns(data)
+    text: dict[str, str] = {}
+    for key in columns.texts:
+        cell = data.get(key)
+        if cell is not None:
+            plain = cell.strip()
+            if len(plain) > MAX_TEXT_CHARS or "\x00" in plain:
+                return None
+            if plain:
+                text[key] = plain
+    number: dict[str, float] = {}
+    for key, positive, integer, ceiling in columns.numbers:
         cell = data.get(key)
         if cell is None:
-            return None
-        plain = cell.strip()
-        if len(plain) > MAX_TEXT_CHARS or "\x00" in plain:
-            raise _NotPlain
-        return plain or None
-
-    def number(key: str) -> float | None:
-        cell = data.get(key)
-        if cell is None:
-            return None
+            continue
         try:
             value = float(cell)
         except ValueError:
             if cell.strip():
-                raise _NotPlain from None
-            return None
-        rule = NUMBERS[key]
-        good = (value > 0 if rule["positive"] else value >= 0) and value <= MAX_VALUE.get(key, 1e12)
-        if not good or (rule["integer"] and not value.is_integer()):
-            raise _NotPlain
-        return value
-
-    def choice(key: str) -> Any:
-        raw = text(key)
-        if raw is None:
-            return None
-        member = _CHOICES[key].get(raw.lower())
-        if member is None:
-            raise _NotPlain
-        return member
-
-    try:
-        provider_raw, gpu = text("provider"), text("gpu")
-        if not provider_raw or not gpu:
-            return None
-        accelerator = names.gpu(gpu)
-        if isinstance(accelerator, UnknownNameError):
-            return None
-        count_f = number("gpu_count")
-        count = int(count_f) if count_f is not None else 1
-        price, per_gpu, spot = (
-            number("price_usd_per_hour"), number("price_usd_per_gpu_hour"), number("spot_price_usd_per_hour")
-        )  # fmt: skip
-        if price is not None and per_gpu is not None:
-            return None  # both given: _offer checks they agree
-        if price is None and per_gpu is not None:
-            price = per_gpu * count
-        if price is None and spot is None:
-            return None
-        memory = number("gpu_memory_gb")
-        interconnect = choice("interconnect") or Interconnect.UNKNOWN
-        availability = choice("availability") or Availability.UNKNOWN
-        available_count = number("available_count")
-        vcpus, ram, disk = number("vcpus"), number("ram_gb"), number("disk_gb")
-        egress, storage = number("egress_usd_per_gb"), number("storage_usd_per_gb_month")
-        observed = default_time
-        when_text = text("observed_at")
-        if when_text is not None:
-            when = datetime.fromisoformat(when_text)
-            when = when if when.tzinfo else when.replace(tzinfo=UTC)
-            if when > now + FUTURE_SLACK or when < EARLIEST_OBSERVED:
                 return None
-            observed = when
-        instance_type, region, zone = text("instance_type"), text("region"), text("zone")
-        billing_terms, notes = text("billing_terms"), text("notes")
-    except (_NotPlain, ValueError):
+            continue
+        if not ((value > 0 if positive else value >= 0) and value <= ceiling) or (
+            integer and not value.is_integer()
+        ):
+            return None
+        number[key] = value
+    provider_raw, gpu = text.get("provider"), text.get("gpu")
+    if not provider_raw or not gpu:
         return None
+    accelerator = names.gpu(gpu)
+    if isinstance(accelerator, UnknownNameError):
+        return None
+    count_f = number.get("gpu_count")
+    count = int(count_f) if count_f is not None else 1
+    price, per_gpu = number.get("price_usd_per_hour"), number.get("price_usd_per_gpu_hour")
+    spot = number.get("spot_price_usd_per_hour")
+    if price is not None and per_gpu is not None:
+        return None  # both given: _offer checks they agree
+    if price is None and per_gpu is not None:
+        price = per_gpu * count
+    if price is None and spot is None:
+        return None
+    choices = []
+    for key, default in (("interconnect", Interconnect.UNKNOWN), ("availability", Availability.UNKNOWN)):
+        raw = text.get(key)
+        member = default if raw is None else _CHOICES[key].get(raw.lower())
+        if member is None:
+            return None
+        choices.append(member)
+    interconnect, availability = choices
+    observed = default_time
+    when_text = text.get("observed_at")
+    if when_text is not None:
+        try:
+            when = datetime.fromisoformat(when_text)
+        except ValueError:
+            return None
+        when = when if when.tzinfo else when.replace(tzinfo=UTC)
+        if when > now + FUTURE_SLACK or when < EARLIEST_OBSERVED:
+            return None
+        observed = when
+    memory, available_count = number.get("gpu_memory_gb"), number.get("available_count")
     provider = names.provider(provider_raw)
     return _make_offer(
         provider=provider,
-        instance_type=instance_type or f"{count}x{accelerator.name}",
-        region=region or "private",
-        zone=zone,
+        instance_type=text.get("instance_type") or f"{count}x{accelerator.name}",
+        region=text.get("region") or "private",
+        zone=text.get("zone"),
         accelerator=accelerator.name,
         gpu_count=count,
         gpu_memory_gb=memory if memory is not None else accelerator.memory_gb,
@@ -456,16 +468,16 @@ def _plain_offer(
         spot_price_usd_per_hour=spot,
         source=source_label,
         observed_at=observed,
-        vcpus=vcpus,
-        ram_gb=ram,
-        disk_gb=disk,
+        vcpus=number.get("vcpus"),
+        ram_gb=number.get("ram_gb"),
+        disk_gb=number.get("disk_gb"),
         interconnect=interconnect,
         availability=availability,
         available_count=int(available_count) if available_count is not None else None,
-        billing_terms=billing_terms or provider,
-        egress_usd_per_gb=egress,
-        storage_usd_per_gb_month=storage,
-        notes=notes or "",
+        billing_terms=text.get("billing_terms") or provider,
+        egress_usd_per_gb=number.get("egress_usd_per_gb"),
+        storage_usd_per_gb_month=number.get("storage_usd_per_gb_month"),
+        notes=text.get("notes") or "",
         extra={"line": str(row.line)},
     )
 
@@ -643,12 +655,15 @@ def parse_offer_file(path: Path, *, source_label: str | None = None) -> list[Off
     offers: list[Offer] = []
     problems: list[tuple[str, str]] = []
     names = _Names()
+    columns: _Columns | None = None
     for row in rows:
         if "__extra__" in row.data:
             problems.append((f"{label}:{row.line}: row", "more values than header columns"))
             continue
         label_of_source = source_label or f"file:{path}"
-        offer = _plain_offer(row, label_of_source, default_time, now, names) if csv_rows else None
+        if csv_rows:
+            columns = columns if columns is not None and columns.size == len(row.data) else _Columns(row.data)
+        offer = _plain_offer(row, label_of_source, default_time, now, names, columns) if csv_rows else None
         if offer is None:
             offer = _offer(row, label_of_source, default_time, now, names)
         problems.extend(row.problems)
