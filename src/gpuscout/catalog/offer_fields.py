@@ -143,6 +143,7 @@ FORMULA_TRIGGERS = "=+-@\uff1d\uff0b\uff0d\uff20"
 #: Where a spreadsheet may start a new cell although our quoting says otherwise (a file opened with
 #: ";" or tab as the delimiter, a reader that ends rows at any CR or LF): a formula may not start
 #: right after one either (spaces and quotes in between ignored).
+_SPLITS = re.compile("[;\t\r\n]")
 _SPLIT_THEN_FORMULA = re.compile(f'([;\t\r\n])([ "]*)([{re.escape(FORMULA_TRIGGERS)}][^;\t\r\n]*)')
 
 
@@ -154,10 +155,13 @@ def csv_cell(value: Any) -> str:
     they are."""
     if value is None:
         return ""
+    kind = type(value)
+    if kind is int or kind is float:
+        return str(value)  # a number's text is a number (a "-" before it starts no formula)
     if isinstance(value, list | tuple):
         value = LIST_SEPARATOR.join(str(v) for v in value)
     text = str(value)
-    if any(c in text for c in ";\t\r\n"):
+    if _SPLITS.search(text):
         text = _SPLIT_THEN_FORMULA.sub(_neutralise_fragment, text)
     first = text.lstrip(' "')[:1]
     if text[:1] in ("\t", "\r", "\n") or (first and first in FORMULA_TRIGGERS and not _is_number(text)):
