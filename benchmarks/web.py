@@ -9,11 +9,20 @@ the request rate and the failed requests.
 
     python benchmarks/web.py [--seconds 30] [--offers 10000] [--clients 20] [--workers 1]
                              [--cache-seconds 10] [--endpoint PATH ...] [--query QS ...] [--json]
+                             [--client httpx|raw] [--http auto|h11|httptools] [--loop auto|asyncio|uvloop]
 
 Loopback only; every loop is bounded by the duration. The web layer caches the rows of recent
 filter sets for ``--cache-seconds`` (0 disables it, to measure the store on every request).
 ``--endpoint`` and ``--query`` (repeatable) replace the endpoints and the query mix, e.g.
 ``--endpoint / --query '?sort=vram'`` measures only the page sorted by total VRAM.
+
+The server's own CPU time per request (user + system of the uvicorn process, from /proc) is printed
+next to the latencies: with C closed-loop clients on one worker the median is about C times the
+server's time per request, and on a small machine the load generator competes with the server for
+the same cores. ``--client raw`` sends the same requests (keep-alive, ``accept-encoding: gzip,
+deflate`` like httpx) over plain sockets and reads each whole response without decoding it, so less
+of the machine goes to the client; ``--http`` and ``--loop`` pick uvicorn's HTTP parser and event
+loop (``auto``: httptools and uvloop when installed, the ``web`` extra).
 
 **Pages** (``--pages``): every page in headless Chromium (Debian's, through Playwright), each in a
 fresh browser context (a cold cache) ``--runs`` times over loopback: the median first contentful
@@ -150,19 +159,98 @@ async def client_loop(
         i += 1
 
 
+class RawConnection:
+    """One keep-alive HTTP/1.1 connection that sends what httpx sends for a GET (``accept-encoding:
+    gzip, deflate``, so the server compresses as it does for a browser) and reads each whole response
+    (``content-length`` or chunked), without decoding it: the load of a client without the client's
+    own CPU cost (httpx spends about as much per request as the server on the same two cores)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, target: str) -> tuple[int, int]:
+        """``(status, body bytes)`` of ``GET target``; reconnects once when the server closed."""
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        self.writer.write(
+            f"GET {target} HTTP/1.1\r\nhost: {self.host}:{self.port}\r\naccept: */*\r\n"
+            "accept-encoding: gzip, deflate\r\nconnection: keep-alive\r\n"
+            "user-agent: gpuscout-bench\r\n\r\n".encode()
+        )
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = dict(line.lower().split(": ", 1) for line in lines[1:] if ": " in line)
+        size = 0
+        if "content-length" in headers:
+            size = len(await self.reader.readexactly(int(headers["content-length"])))
+        elif headers.get("transfer-encoding") == "chunked":
+            while chunk := int((await self.reader.readuntil(b"\r\n")).strip(), 16):
+                size += len(await self.reader.readexactly(chunk + 2)) - 2
+            await self.reader.readuntil(b"\r\n")
+        if headers.get("connection") == "close":
+            await self.close()
+        return status, size
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+async def raw_loop(
+    base: str,
+    path: str,
+    queries: tuple[str, ...],
+    deadline: float,
+    k: int,
+    out: list[float],
+    errors: list[str],
+) -> None:
+    host, port = base.removeprefix("http://").rsplit(":", 1)
+    conn = RawConnection(host, int(port))
+    i = k
+    try:
+        while time.perf_counter() < deadline:
+            url = path + queries[i % len(queries)]
+            t0 = time.perf_counter()
+            try:
+                status, _ = await asyncio.wait_for(conn.get(url), timeout=60)
+            except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as exc:
+                errors.append(f"{url}: {type(exc).__name__}")
+                await conn.close()
+                i += 1
+                continue
+            elapsed = time.perf_counter() - t0
+            if status != 200:
+                errors.append(f"{url}: HTTP {status}")
+            else:
+                out.append(elapsed * 1000)
+            i += 1
+    finally:
+        await conn.close()
+
+
 async def run_load(
-    base: str, path: str, queries: tuple[str, ...], clients: int, seconds: float
+    base: str, path: str, queries: tuple[str, ...], clients: int, seconds: float, kind: str = "httpx"
 ) -> tuple[list[float], int]:
-    """``clients`` concurrent loops over the query mix of ``path`` for ``seconds``."""
+    """``clients`` concurrent loops over the query mix of ``path`` for ``seconds`` (``kind``: one
+    shared httpx client, or raw keep-alive connections)."""
     out: list[float] = []
     errors: list[str] = []
     limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
     async with httpx.AsyncClient(base_url=base, limits=limits, timeout=60) as client:
         (await client.get(path)).raise_for_status()  # warm-up: store open, template compiled
         deadline = time.perf_counter() + seconds
-        await asyncio.gather(
-            *(client_loop(client, path, queries, deadline, k, out, errors) for k in range(clients))
-        )
+        if kind == "raw":
+            loops = [raw_loop(base, path, queries, deadline, k, out, errors) for k in range(clients)]
+        else:
+            loops = [client_loop(client, path, queries, deadline, k, out, errors) for k in range(clients)]
+        await asyncio.gather(*loops)
     if errors:
         print(f"{path}: {len(errors)} failed requests, e.g. {errors[:3]}", file=sys.stderr)
     return out, len(errors)
@@ -278,8 +366,11 @@ def run_pages(bases: list[str], runs: int) -> dict[str, dict[str, dict[str, floa
     }
 
 
-def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], str, Any]:
-    """uvicorn serving ``app_from_env`` on a free loopback port; waits until /healthz answers."""
+def start_server(
+    env: dict[str, str], log_path: Path, *, workers: int = 1, http: str = "auto", loop: str = "auto"
+) -> tuple[subprocess.Popen[bytes], str, Any]:
+    """uvicorn serving ``app_from_env`` on a free loopback port (``http`` and ``loop``: uvicorn's
+    ``--http`` and ``--loop``); waits until /healthz answers."""
     port = free_port()
     cmd = [
         sys.executable,
@@ -291,6 +382,12 @@ def start_server(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[
         "127.0.0.1",
         "--port",
         str(port),
+        "--workers",
+        str(workers),
+        "--http",
+        http,
+        "--loop",
+        loop,
         "--log-level",
         "warning",
         "--no-access-log",
@@ -389,6 +486,15 @@ def main() -> int:
         metavar="QS",
         help="query string, e.g. '?sort=vram' (repeatable; default: a mix of 10 views)",
     )
+    ap.add_argument(
+        "--client",
+        choices=("httpx", "raw"),
+        default="httpx",
+        help="load generator: one httpx client (default), or raw keep-alive sockets sending the same "
+        "requests (a lighter client: less of the two cores goes to the load itself)",
+    )
+    ap.add_argument("--http", choices=("auto", "h11", "httptools"), default="auto", help="uvicorn --http")
+    ap.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto", help="uvicorn --loop")
     ap.add_argument("--json", action="store_true")
     ap.add_argument(
         "--pages",
@@ -422,57 +528,33 @@ def main() -> int:
         t0 = time.perf_counter()
         build_store(url, args.offers)
         load_s = time.perf_counter() - t0
-        port = free_port()
         env = {**os.environ, "GPUSCOUT_DB": url, "GPUSCOUT_DATA_DIR": tmp}
         if args.cache_seconds is not None:
             env["GPUSCOUT_WEB_CACHE_SECONDS"] = str(args.cache_seconds)
-        cmd = [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "gpuscout.web.app:app_from_env",
-            "--factory",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--workers",
-            str(args.workers),
-            "--log-level",
-            "warning",
-            "--no-access-log",
-        ]
-        log = (Path(tmp) / "uvicorn.log").open("w")
-        server = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)
-        base = f"http://127.0.0.1:{port}"
+        log_path = Path(tmp) / "uvicorn.log"
+        server, base, log = start_server(env, log_path, workers=args.workers, http=args.http, loop=args.loop)
         try:
-            for _ in range(300):  # up to 30 s to start
-                try:
-                    if httpx.get(base + "/healthz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if server.poll() is not None:
-                    raise RuntimeError("uvicorn exited during start-up")
-                time.sleep(0.1)
             results: dict[str, list[float]] = {}
             errors: dict[str, int] = {}
             cpu_ms: dict[str, float] = {}
             for path in endpoints:  # one endpoint at a time, each with all the clients
                 cpu0 = cpu_seconds(server.pid)
                 results[path], errors[path] = asyncio.run(
-                    run_load(base, path, queries, args.clients, args.seconds)
+                    run_load(base, path, queries, args.clients, args.seconds, args.client)
                 )
                 cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(1, len(results[path]))
         finally:
             stop_server(server, log)
-            server_log = (Path(tmp) / "uvicorn.log").read_text()[-2000:]
+            server_log = log_path.read_text()[-2000:]
 
     report = {
         "offers": args.offers,
         "clients": args.clients,
         "seconds": args.seconds,
         "workers": args.workers,
+        "client": args.client,
+        "http": args.http,
+        "loop": args.loop,
         "cache_seconds": args.cache_seconds if args.cache_seconds is not None else default_cache_seconds(),
         "queries": list(queries),
         "load_average_1min": round(os.getloadavg()[0], 2),
@@ -496,7 +578,8 @@ def main() -> int:
     else:
         print(
             f"{args.offers} offers, {args.clients} clients, {args.seconds:g} s, {args.workers} worker(s), "
-            f"cache {report['cache_seconds']:g} s (store filled in {load_s:.1f} s; "
+            f"cache {report['cache_seconds']:g} s, {args.client} client, uvicorn --http {args.http} "
+            f"--loop {args.loop} (store filled in {load_s:.1f} s; "
             f"load average {report['load_average_1min']})"
         )
         if args.query:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import logging
 import time
+from datetime import UTC, datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
@@ -18,6 +19,7 @@ from gpuscout.web import model_view
 from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
 from gpuscout.web.filters import OfferFilters
+from gpuscout.web.offer_view import age
 from gpuscout.web.schemas import (
     AdviceOut,
     ErrorOut,
@@ -39,7 +41,7 @@ from gpuscout.web.schemas import (
     SourceOut,
     With,
 )
-from gpuscout.web.services import WebServices, resolve_gpu_names, source_out
+from gpuscout.web.services import OfferPage, WebServices, resolve_gpu_names, source_out
 
 ADMIN_TOKEN_ENV = "GPUSCOUT_ADMIN_TOKEN"
 logger = logging.getLogger(__name__)
@@ -70,13 +72,14 @@ async def api_offers(services: Services, filters: Annotated[OfferFilters, Query(
 
 
 def offer_page_out(services: WebServices, filters: OfferFilters) -> OfferPageOut:
-    page = services.offer_page(filters)
+    offers, total = services.page_offers(filters)
+    now = datetime.now(UTC)
     return OfferPageOut(
-        total=page.total,
-        page=page.page,
-        per_page=page.per_page,
-        pages=page.pages,
-        items=[OfferOut.from_row(r) for r in page.rows],
+        total=total,
+        page=filters.page,
+        per_page=filters.per_page,
+        pages=OfferPage.page_count(total, filters.per_page),
+        items=[OfferOut.from_offer(o, age(o, now)) for o in offers],
     )
 
 

@@ -102,7 +102,12 @@ class OfferRow:
 
     @property
     def age_hours(self) -> float | None:
-        return None if self.age is None else round(self.age.total_seconds() / 3600, 2)
+        return age_hours(self.age)
+
+
+def age_hours(delta: timedelta | None) -> float | None:
+    """The age in hours as the API and the exports give it (two decimals; ``None`` when unknown)."""
+    return None if delta is None else round(delta.total_seconds() / 3600, 2)
 
 
 def to_row(offer: Offer, now: datetime | None = None) -> OfferRow:

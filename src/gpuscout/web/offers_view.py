@@ -36,13 +36,15 @@ def parse_filters(raw: Mapping[str, str], services: WebServices) -> tuple[OfferF
             if isinstance(found, FieldError):
                 errors.add(FieldError("gpu", found.message, found.suggestions))
             break
-    known = {o.provider for o in services.all_offers()} if filters.provider_names() else set()
     ids = [canonical_provider(p) or p.lower() for p in filters.provider_names()]  # "Vast.ai" -> vastai
-    unknown = [p for p, i in zip(filters.provider_names(), ids, strict=True) if i not in known]
+    # each named provider is looked up (an indexed count); every current one is listed only for a hint
+    unknown = [
+        p for p, i in zip(filters.provider_names(), ids, strict=True) if not services.has_offers_from(i)
+    ]
     if ids and not unknown:
         filters = filters.model_copy(update={"provider": ",".join(ids)})
     if unknown:
-        hint = closest(unknown[0], known, n=4)
+        hint = closest(unknown[0], {o.provider for o in services.all_offers()}, n=4)
         errors.add(
             FieldError(
                 "provider",

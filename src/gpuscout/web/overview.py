@@ -71,26 +71,35 @@ class AnswerCard:
 
 
 def _cheapest(services: WebServices, gpu_filter: str, pricing: str) -> tuple[CheapestPrice | None, int]:
-    filters = OfferFilters(gpu=gpu_filter, pricing=pricing, sort="price_per_gpu", per_page=1)  # type: ignore[arg-type]
+    filters = _card_filters(gpu_filter, pricing)
     page = services.offer_page(filters)
-    if not page.rows:
-        return None, page.total
-    row = page.rows[0]
+    return (_price(page.rows[0], pricing) if page.rows else None), page.total
+
+
+def _card_filters(gpu_filter: str, pricing: str) -> OfferFilters:
+    return OfferFilters(gpu=gpu_filter, pricing=pricing, sort="price_per_gpu", per_page=1)  # type: ignore[arg-type]
+
+
+def _price(row: OfferRow, pricing: str) -> CheapestPrice | None:
     offer = row.offer
     price = offer.spot_price_usd_per_gpu_hour if pricing == "spot" else offer.price_usd_per_gpu_hour
     if price is None:  # rows without this price sort last: none of the class has it
-        return None, page.total
-    return CheapestPrice(price, row, provider_label(offer.provider)), page.total
+        return None
+    return CheapestPrice(price, row, provider_label(offer.provider))
 
 
 def answer_cards(services: WebServices) -> list[AnswerCard]:
-    """One card per GPU class: cheapest on-demand and spot $/GPU-h now, with the offer count."""
+    """One card per GPU class: cheapest on-demand and spot $/GPU-h now, with the offer count.
+
+    The spot figure is the first row of the spot view, read without counting that view (the card
+    shows the class's count); a class with no offer has no spot offer either."""
     cards: list[AnswerCard] = []
     for gpu_class in GPU_CLASSES:
         on_demand, total = _cheapest(services, gpu_class.gpu_filter, "any")
-        spot, _ = _cheapest(services, gpu_class.gpu_filter, "spot")
         if total == 0 and not gpu_class.always:
             continue
+        first = services.first_row(_card_filters(gpu_class.gpu_filter, "spot")) if total else None
+        spot = _price(first, "spot") if first is not None else None
         cards.append(AnswerCard(gpu_class, total, on_demand, spot))
     return cards
 

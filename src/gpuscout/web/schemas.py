@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
-from datetime import datetime
+import operator
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
@@ -18,11 +19,12 @@ from gpuscout.advise.workload import (
     ServeWorkload,
     Workload,
 )
-from gpuscout.catalog.offer_fields import face_fields
+from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.offer_fields import face_fields, per_offer_type
 from gpuscout.catalog.status import HistoryPoint
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
-from gpuscout.web.offer_view import OfferRow, to_row
+from gpuscout.web.offer_view import OfferRow, age_hours, is_stale, source_url, to_row, variant_assumed
 
 
 class ErrorOut(BaseModel):
@@ -42,17 +44,29 @@ class OfferOutBase(BaseModel):
 
     @classmethod
     def from_row(cls, row: OfferRow) -> OfferOutBase:
-        offer = row.offer
-        values: dict[str, Any] = {
-            f.name: _api_value(getattr(offer, f.name)) for f in face_fields(type(offer))
-        }
+        return cls.from_offer(row.offer, row.age)
+
+    @classmethod
+    def from_offer(cls, offer: Offer, age: timedelta | None) -> OfferOutBase:
+        """The API's offer for ``offer`` whose price is ``age`` old (what :func:`to_row` computes;
+        only the view values the API shows are derived here, for the pages of ``/api/v1/offers``)."""
+        names, read = _face_reader(type(offer))
+        values = dict(zip(names, read(offer), strict=True))  # tuples validate as the JSON arrays
         values.update(
-            stale=row.stale,
-            source_url=row.source_url,
-            age_hours=row.age_hours,
-            variant_assumed=row.variant_assumed,
+            stale=is_stale(offer, age),
+            source_url=source_url(offer.source),
+            age_hours=age_hours(age),
+            variant_assumed=variant_assumed(offer),
         )
         return cls.model_validate(values)
+
+
+@per_offer_type
+def _face_reader(cls: type[Offer]) -> tuple[tuple[str, ...], Callable[[Offer], tuple[Any, ...]]]:
+    """The shown field names of ``cls`` and one getter for all their values: derived once per Offer
+    class, read on every offer of a page."""
+    names = tuple(f.name for f in face_fields(cls))
+    return names, operator.attrgetter(*names)
 
 
 # The view's values next to the offer's own (``stale`` is the view's: flagged or old).
@@ -75,10 +89,6 @@ def _api_type(annotation: Any) -> Any:
     if get_origin(annotation) is tuple:
         return list[get_args(annotation)[0]]  # type: ignore[misc]
     return annotation
-
-
-def _api_value(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
 
 
 def _offer_out_model() -> type[OfferOutBase]:

@@ -49,7 +49,12 @@ class OfferPage:
 
     @property
     def pages(self) -> int:
-        return max(1, -(-self.total // self.per_page))
+        return self.page_count(self.total, self.per_page)
+
+    @staticmethod
+    def page_count(total: int, per_page: int) -> int:
+        """Pages of ``per_page`` rows that ``total`` rows fill (at least one, empty or not)."""
+        return max(1, -(-total // per_page))
 
 
 class WebServices:
@@ -68,6 +73,7 @@ class WebServices:
         self._all: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=4)
         self._totals: TtlCache[tuple[int, int]] = TtlCache(cache_seconds, max_entries=4)
         self._pages: TtlCache[tuple[list[Offer], int]] = TtlCache(cache_seconds, max_entries=512)
+        self._firsts: TtlCache[list[Offer]] = TtlCache(cache_seconds, max_entries=64)
         self._bodies: TtlCache[bytes] = TtlCache(cache_seconds, max_entries=512)
         self._advice: TtlCache[Advice] = TtlCache(cache_seconds, max_entries=64)
         # FAQ answers rank the whole catalog several times (~1-2 s).
@@ -123,6 +129,7 @@ class WebServices:
         self._all.clear()
         self._totals.clear()
         self._pages.clear()
+        self._firsts.clear()
         self._bodies.clear()
         self._advice.clear()
         self._faq.clear()
@@ -162,8 +169,19 @@ class WebServices:
 
     def offer_page(self, filters: OfferFilters) -> OfferPage:
         """One page of the view: sorted, limited and counted in SQL (only the page's rows are read)."""
-        start = (filters.page - 1) * filters.per_page
         now = datetime.now(UTC)
+        offers_on_page, total = self.page_offers(filters)
+        return OfferPage(
+            rows=[to_row(o, now) for o in offers_on_page],
+            total=total,
+            page=filters.page,
+            per_page=filters.per_page,
+        )
+
+    def page_offers(self, filters: OfferFilters) -> tuple[list[Offer], int]:
+        """The offers on the view's page and how many match in all (what :meth:`offer_page` shows,
+        without the table's row values: the JSON API derives its own)."""
+        start = (filters.page - 1) * filters.per_page
         query = self._sorted_query(filters)
         key = (self.data_version(), _query_key(query), query.sort, query.descending, start, filters.per_page)
 
@@ -171,13 +189,14 @@ class WebServices:
             # rows and total in one read transaction: a refresh cannot land between them
             return self.reader.offer_page(replace(query, limit=filters.per_page, offset=start))
 
-        offers_on_page, total = self._pages.get_or_compute(key, fetch)
-        return OfferPage(
-            rows=[to_row(o, now) for o in offers_on_page],
-            total=total,
-            page=filters.page,
-            per_page=filters.per_page,
-        )
+        return self._pages.get_or_compute(key, fetch)
+
+    def first_row(self, filters: OfferFilters) -> OfferRow | None:
+        """The first row of the view (its page 1 without the count), ``None`` when nothing matches."""
+        query = replace(self._sorted_query(filters), limit=1)
+        key = ("first", self.data_version(), _query_key(query), query.sort, query.descending)
+        offers = self._firsts.get_or_compute(key, lambda: self.reader.current_offers(query))
+        return to_row(offers[0], datetime.now(UTC)) if offers else None
 
     def export_rows(self, filters: OfferFilters, scope: str) -> list[OfferRow]:
         """The rows of an export: the visible page (``scope="page"``) or all pages (bounded)."""
@@ -197,6 +216,10 @@ class WebServices:
         same offers as :meth:`all_offers`, none of them read)."""
         key = ("totals", self.data_version())
         return self._totals.get_or_compute(key, self.reader.offer_totals)
+
+    def has_offers_from(self, provider: str) -> bool:
+        """True when some current offer is from ``provider`` (a provider id, as offers carry it)."""
+        return self.reader.count_offers(OfferQuery(providers=(provider,))) > 0
 
     def offers_for_gpu(self, accelerator: str, limit: int = 100) -> tuple[list[OfferRow], int]:
         filters = OfferFilters(gpu=accelerator, sort="price_per_gpu", per_page=limit)
@@ -284,6 +307,11 @@ class WebServices:
         )
 
     # ---- catalog status ------------------------------------------------------------------------
+    def stored_sources(self) -> list[Any]:
+        """``SourceStatus`` of every source the store has seen (no adapter registry: what the
+        freshness banner counts; a source never loaded has no rows there)."""
+        return list(self.store.sources_status())
+
     def sources(self) -> list[Any]:
         """``SourceStatus`` of every source (stored or registered), with credential presence."""
         from gpuscout.catalog.sources.registry import all_sources
