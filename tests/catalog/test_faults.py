@@ -19,7 +19,6 @@ from typing import Any
 import httpx
 import pytest
 import respx
-import sqlalchemy as sa
 
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.refresh import refresh
@@ -329,9 +328,10 @@ def test_error_is_shown_by_the_cli(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
 def test_concurrent_reader_never_sees_a_partial_snapshot(
     kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A reader thread reads in a loop while big snapshots are written in many INSERT batches; and
-    once per write it is made to read *in the middle* of the writing transaction. Every read must
-    see exactly one whole generation."""
+    """A reader thread reads in a loop while big snapshots are written (in many INSERT batches on
+    SQLite, its indexes dropped and built again; in one COPY stream on PostgreSQL); and once per write
+    it is made to read *in the middle* of the writing transaction, 300 rows in. Every read must see
+    exactly one whole generation."""
     import gpuscout.catalog.store as store_module
 
     monkeypatch.setattr(store_module, "_INSERT_CHUNK", 150)
@@ -363,28 +363,29 @@ def test_concurrent_reader_never_sees_a_partial_snapshot(
                 check()
                 reads["loop"] += 1
 
-        inserts = {"n": 0}
+        built = {"n": 0}
+        sql, values = store._insert_plan or ("", None)
+        assert values is not None
 
-        def after_execute(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-            if statement.lstrip().upper().startswith("INSERT INTO OFFERS"):
-                inserts["n"] += 1
-                if inserts["n"] == 2:  # some rows of the new snapshot are written, not committed
-                    mid_read_done.clear()
-                    mid_write.set()
-                    assert mid_read_done.wait(30), "reader did not read during the write"
+        def counted(*args: Any) -> Any:
+            built["n"] += 1
+            if built["n"] == 301:  # 300 rows of the new snapshot are written (2 batches or streamed)
+                mid_read_done.clear()
+                mid_write.set()
+                assert mid_read_done.wait(30), "reader did not read during the write"
+            return values(*args)
 
-        sa.event.listen(store.engine, "after_cursor_execute", after_execute)
+        store._insert_plan = (sql, counted)
         thread = threading.Thread(target=reader, daemon=True)
         thread.start()
         try:
             for i, n in enumerate(sizes, start=1):
-                inserts["n"] = 0
+                built["n"] = 0
                 valid[f"g{i}"] = n
                 store.write_snapshot("big", many_offers(n, instance_prefix=f"g{i}"))
         finally:
             stop.set()
             thread.join(60)
-            sa.event.remove(store.engine, "after_cursor_execute", after_execute)
         assert problems == []
         assert reads["mid"] == len(sizes) and reads["loop"] > 0
         assert store.count_offers() == sizes[-1]

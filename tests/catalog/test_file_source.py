@@ -331,3 +331,69 @@ def test_no_cell_value_is_ever_echoed(tmp_path: Path, secret: str) -> None:
             parse_offer_file(path)
         except InvalidInputError as exc:
             assert secret.strip() not in str(exc)
+
+
+# ---- the one-pass reading of plain CSV rows --------------------------------------------------
+_CELLS = {
+    "provider": st.sampled_from(["aws", " Lambda ", "coreweave", "", "  ", "x\x00y", "p" * 2001]),
+    "gpu": st.sampled_from(["H100 SXM", "h100", "RTX 4090", "A100", "no-such-gpu", "", "H100\x00"]),
+    "gpu_count": st.sampled_from(["1", "8", " 2 ", "0", "-1", "1.5", "2.0", "1e5", "nan", "x", "", "8_0"]),
+    "price_usd_per_hour": st.sampled_from(["16.0", "$16", "1,000", "0", "-2", "inf", "1e400", "", "0.5 "]),
+    "price_usd_per_gpu_hour": st.sampled_from(["", "2.0", "2", "3", "1e7"]),
+    "spot_price_usd_per_hour": st.sampled_from(["", "4.5", "0", "abc"]),
+    "gpu_memory_gb": st.sampled_from(["", "80", "0", "20000"]),
+    "available_count": st.sampled_from(["", "3", "2.5", "0"]),
+    "vcpus": st.sampled_from(["", "96", "0", "-1", "1e6"]),
+    "interconnect": st.sampled_from(["", "nvlink", "PCIe", " nvlink ", "infiniband"]),
+    "availability": st.sampled_from(["", "available", "LIMITED", "soon"]),
+    "observed_at": st.sampled_from(
+        ["", "2026-11-01", "2026-11-01T12:00:00Z", "1999-01-01", "2999-01-01", "x"]
+    ),
+    "region": st.sampled_from(["", "us-east", " eu "]),
+    "instance_type": st.sampled_from(["", "p5.48xlarge", "a\x00b"]),
+    "notes": st.sampled_from(["", "1-year contract", "n" * 2001]),
+}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    columns=st.lists(st.sampled_from(sorted(_CELLS)), min_size=1, unique=True),
+    data=st.data(),
+)
+def test_a_plain_csv_row_is_read_as_the_checking_reader_reads_it(
+    columns: list[str], data: st.DataObject
+) -> None:
+    """The one-pass reader of plain CSV rows gives the offer the field-by-field reader gives, or
+    leaves the row to it (which then names the problems); it never accepts a row that one refuses."""
+    from gpuscout.catalog.sources import file_source as fs
+
+    columns = ["provider", "gpu", "price_usd_per_hour", *columns]  # most rows then have an offer
+    cells = {c: data.draw(_CELLS[c], label=c) for c in columns}
+    now = datetime(2026, 12, 1, tzinfo=UTC)
+    names = fs._Names()
+    fast = fs._plain_offer(fs._Row("f.csv", cells, 2, {}), "file:f.csv", now, now, names)
+    row = fs._Row("f.csv", cells, 2, {})
+    checked = fs._offer(row, "file:f.csv", now, now, names)
+    if fast is not None:
+        assert fast == checked and fast.extra == checked.extra and not row.problems
+        assert [type(getattr(fast, k)) for k in ("interconnect", "availability")] == [
+            Interconnect,
+            Availability,
+        ]
+
+
+def test_a_big_csv_file_reads_as_row_by_row(tmp_path: Path) -> None:
+    """A file mixing plain rows and rows the checking reader reads (a "$" price, both prices)."""
+    rows = [
+        "aws,p5,us-east-1,H100 SXM,8,98.32,,",
+        "lambda,gpu_1x_a100,us-west,A100 PCIe 80GB,1,$1.29,,",
+        "vast,v1,eu,RTX 4090,2,0.8,0.4,0.4",
+    ]
+    header = (
+        "provider,instance_type,region,gpu,gpu_count,price_usd_per_hour,price_usd_per_gpu_hour,"
+        "spot_price_usd_per_hour"
+    )
+    path = _write(tmp_path, "offers.csv", "\n".join([header, *rows * 50]) + "\n")
+    offers = parse_offer_file(path)
+    assert [o.price_usd_per_hour for o in offers[:3]] == [98.32, 1.29, 0.8]
+    assert [o.extra["line"] for o in offers[:4]] == ["2", "3", "4", "5"] and len(offers) == 150

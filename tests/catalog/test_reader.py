@@ -16,7 +16,7 @@ from gpuscout.catalog.migrations import LATEST_VERSION
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.query import SORT_KEYS, OfferQuery
 from gpuscout.catalog.reader import SCHEMA_VERSION, SqliteReader, open_reader, open_ready
-from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer, offer_row, row_values
+from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer, insert_binds, offer_row, row_values
 from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME, SnapshotSource, bundled_snapshot_text
 from gpuscout.catalog.store import Store
@@ -113,7 +113,8 @@ def test_a_store_is_read_with_sqlite3_only_when_nothing_would_be_written(tmp_pat
     assert SCHEMA_VERSION == LATEST_VERSION
     fresh = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
     assert open_ready(fresh) is None  # no file yet
-    assert isinstance(open_reader(fresh), Store)  # ... so the Store creates, migrates and loads it
+    # ... so it is written from the packaged template (test_store_template.py), ready as it is
+    assert isinstance(open_reader(fresh), SqliteReader)
     assert isinstance(open_ready(fresh), SqliteReader)
     for url_ in ("sqlite://", "sqlite:///:memory:", "postgresql+psycopg://u:p@h/db", f"{url}?mode=ro"):
         assert open_ready(url_) is None
@@ -156,15 +157,23 @@ def test_each_thread_reads_through_its_own_connection(url: str) -> None:
 
 
 def test_row_values_are_the_rows_the_store_wrote_before(url: str) -> None:
-    """The compiled row builder gives what ``offer_row`` + each column's bind processor give."""
+    """The compiled row builder, with the store's binds (:func:`insert_binds`), gives what
+    ``offer_row`` + each column's SQLAlchemy bind processor give."""
     with Store(url) as store:
         dialect = store.engine.dialect
         columns = [c for c in t.offers.columns if c.name != "id"]
         binds = {c.name: c.type.dialect_impl(dialect).bind_processor(dialect) for c in columns}
-        values = row_values([c.name for c in columns], binds)
+        values = row_values([c.name for c in columns], insert_binds(dialect, t.offers))
         specs = store._specs()
     offers = [*SnapshotSource().offers(), *(o for v in _live_offers().values() for o in v)]
-    offers.append(dataclasses.replace(offers[-1], zone="z\x00", interconnect=Interconnect.PCIE, secure=True))
+    last = offers[-1]
+    offers.append(dataclasses.replace(last, zone="z\x00", interconnect=Interconnect.PCIE, secure=True))
+    odd = {"ñ": "\u2028\U0001f600", "k": "x\x00"}
+    offers.append(
+        dataclasses.replace(
+            last, secure=False, stale=True, regions=("é-1", 'a"b\\c\n'), extra=odd, also_listed_by=("x",)
+        )
+    )
     for offer in offers:
         row = offer_row(offer, 7, specs)
         before = tuple(binds[c.name](row[c.name]) if binds[c.name] else row[c.name] for c in columns)

@@ -379,3 +379,66 @@ def test_format_age() -> None:
 def test_bad_url() -> None:
     with pytest.raises(InvalidInputError, match="db"):
         Store("mysql://nope/db")
+
+
+def _offer_indexes(path: Path) -> list[tuple[str, str]]:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        found = db.execute(
+            "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'offers' ORDER BY name"
+        ).fetchall()
+    return [(str(n), str(s)) for n, s in found]
+
+
+def test_a_bulk_write_into_an_empty_store_builds_its_indexes_again(tmp_path: Path) -> None:
+    """Into a table no larger than the new rows, SQLite's offers indexes are dropped and built after
+    the insert (faster); the store ends with the same indexes and answers as before."""
+    path = tmp_path / "bulk.sqlite3"
+    with Store(f"sqlite:///{path}") as store:
+        before = _offer_indexes(path)
+        offers = many_offers(12_000)
+        store.write_snapshot("bulk", offers)
+        assert _offer_indexes(path) == before and len(before) == 9
+        cheapest = store.current_offers(OfferQuery(sort="price", limit=5))
+        expected = sorted(offers, key=lambda o: (o.price_usd_per_hour, o.price_usd_per_gpu_hour))[:5]
+        assert [o.price_usd_per_hour for o in cheapest] == [o.price_usd_per_hour for o in expected]
+        store.write_snapshot("bulk", offers[:6000])  # smaller than the table: indexes kept and updated
+        assert _offer_indexes(path) == before
+        assert store.count_offers() == 6000
+
+
+def test_a_bulk_write_that_fails_half_way_keeps_the_indexes_and_the_last_good_data(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bulk.sqlite3"
+    with Store(f"sqlite:///{path}") as store:
+        store.write_snapshot("small", [make_offer()])
+        before = _offer_indexes(path)
+        offers = many_offers(12_000)
+        broken = list(offers)
+        broken[9_000] = make_offer(gpu_count=0)  # ZeroDivisionError while its row is built
+        with pytest.raises(ZeroDivisionError):
+            store.write_snapshot("bulk", broken)
+        assert _offer_indexes(path) == before
+        assert store.count_offers() == 1 and not store.has_source("bulk")
+        store.write_snapshot("bulk", offers)  # the next good write stores it
+        assert store.count_offers() == 12_001 and _offer_indexes(path) == before
+
+
+def test_text_that_means_something_to_copy_or_sql_round_trips(store: Store) -> None:
+    """Tabs, line ends, backslashes and ``\\N`` (COPY's NULL) stay text on both databases."""
+    offer = make_offer(
+        region="\\N",
+        notes="a\tb\nc\\N\\ 'q' \"d\" é \u2028",
+        zone="\\",
+        internode="x\r\ny",
+        extra={"k": "\\N\t", "\\": "\n"},
+        regions=("x\ty", "\\N", ""),
+        also_listed_by=("\\",),
+    )
+    many = [offer, *many_offers(30)]
+    store.write_snapshot("odd", many)
+    back = {o.instance_type: o for o in store.current_offers(OfferQuery(limit=None))}
+    stored = back[offer.instance_type]
+    assert stored == offer and stored.extra == offer.extra and stored.zone == "\\"

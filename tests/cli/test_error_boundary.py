@@ -71,11 +71,14 @@ def test_an_unusable_store_is_one_line_and_an_exit_code(
 def test_a_file_system_error_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Disk full, read-only file system...: the store's OSError reaches the boundary."""
     from gpuscout.catalog import store as store_module
+    from gpuscout.catalog import store_template
 
     def disk_full(*_args: object, **_kw: object) -> None:
         raise OSError(28, "No space left on device", str(tmp_path / "catalog.sqlite3"))
 
     monkeypatch.setattr(store_module, "migrate", disk_full)
+    # the fresh store's template cannot be written either: the Store then builds it, and fails
+    monkeypatch.setattr(store_template, "install", disk_full)
     result = runner.invoke(app, ["offers", "--db", f"sqlite:///{tmp_path / 'catalog.sqlite3'}"])
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert "No space left on device" in result.output and "catalog.sqlite3" in result.output

@@ -3,6 +3,8 @@ out is said (the offers table at 80 columns used to wrap "1.000" into "1.00" / "
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from gpuscout.cli.table_fit import Column, fitted_table, left_out_note
@@ -59,3 +61,22 @@ def test_the_note_names_what_was_left_out() -> None:
 def test_output_that_is_not_a_terminal_keeps_every_column() -> None:
     table, left_out = fitted_table("offers", COLUMNS, ROWS, None)
     assert left_out == [] and len(table.columns) == len(COLUMNS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet=st.characters(codec="utf-8"), max_size=30)
+    | st.sampled_from(["a:b", ":smile:", "x [b]y[/b]"])
+)
+def test_a_cell_is_measured_as_rich_measures_its_text(cell: str) -> None:
+    """The read-at-once width of plain one-line text is the width Rich gives the cell's Text."""
+    from rich.errors import MarkupError
+    from rich.text import Text
+
+    from gpuscout.cli.table_fit import _cell_width
+
+    try:
+        text = Text.from_markup(cell)
+    except MarkupError:
+        return
+    assert _cell_width(cell) == max((line.cell_len for line in text.split("\n")), default=0)

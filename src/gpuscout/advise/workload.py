@@ -317,10 +317,11 @@ class BatchWorkload(Workload):
             )
         if self.input_tokens_total is None and self.input_tokens > MAX_TOKENS:
             raise _rule(
-                "prompt_tokens",
+                "output_tokens_total",
                 f"output_tokens_total / output_tokens x prompt_tokens gives "
                 f"{self.input_tokens:.3g} input tokens in total",
-                f"at most {MAX_TOKENS:g} input tokens",
+                f"at most {MAX_TOKENS:g} input tokens: a smaller output_tokens_total or prompt_tokens, "
+                f"or input_tokens_total given",
             )
         return self
 

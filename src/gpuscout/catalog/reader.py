@@ -18,7 +18,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any, Protocol
 
 from gpuscout.catalog.offer import Offer
@@ -210,9 +210,22 @@ def _ready(conn: sqlite3.Connection) -> bool:
     return stored == wanted
 
 
+def _install_template(path: str) -> None:
+    """A fresh store from the packaged template (:mod:`gpuscout.catalog.store_template`); when that
+    cannot be done the Store builds it (and says what is wrong, if anything is)."""
+    from gpuscout.catalog.store_template import install
+
+    with suppress(OSError, sqlite3.Error, ValueError, KeyError, TypeError):
+        install(path)
+
+
 def open_reader(url: str) -> OfferReader:
     """A reader of the current offers of the store at ``url``: ``sqlite3`` on a ready SQLite store,
-    else the opened :class:`~gpuscout.catalog.store.Store` (migrated, synced, bundled snapshot loaded)."""
+    else the opened :class:`~gpuscout.catalog.store.Store` (migrated, synced, bundled snapshot loaded).
+    A SQLite file that does not exist yet is first written from the packaged template."""
+    path = sqlite_path(url)
+    if path is not None and not os.path.exists(path):
+        _install_template(path)
     lean = open_ready(url)
     if lean is not None:
         return lean

@@ -20,7 +20,7 @@ from typing import Any
 
 from gpuscout.catalog.clock import utc
 from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.offer_fields import per_offer_type
+from gpuscout.catalog.offer_fields import offer_constructor, per_offer_type
 
 Convert = Callable[[Any], Any]
 Specs = Mapping[str, tuple[float | None, float | None]]  # name -> (bandwidth GB/s, BF16 TFLOPS)
@@ -59,7 +59,8 @@ def _codec(hint: Any, default: Any) -> tuple[Convert, Convert]:
         return _optional(to_col), _optional(from_col)
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         enum_type = hint
-        return (lambda v: enum_type(v).value), enum_type
+        stored = {m: m.value for m in enum_type}  # a member (or its value) -> the value, one lookup
+        return (lambda v: stored.get(v) or enum_type(v).value), enum_type
     if hint is datetime:
         return utc, _datetime
     if hint is bool:
@@ -184,6 +185,68 @@ _STORE_VALUES = {
 RowValues = Callable[[Offer, int, Specs], tuple[Any, ...]]
 
 
+def insert_binds(dialect: Any, table: Any) -> dict[str, Convert | None]:
+    """Each column's bind processor for ``dialect`` (SQLAlchemy's own), where it matters replaced by
+    one giving the same values for what an offer row holds, without SQLAlchemy's general checks.
+
+    On SQLite a float needs none (every float column's value is already a float or None), a boolean
+    is stored as ``int(bool(v))`` (written inline by :func:`row_values`), and a JSON value as the
+    text of ``json.dumps``: the JSON replacement writes a mapping or list of strings directly (the
+    ``extra`` of every row, its ``regions``) and hands anything else to SQLAlchemy's processor.
+    Other dialects keep SQLAlchemy's processors. ``tests/catalog/test_reader.py`` checks the values
+    are the same.
+    """
+    import sqlalchemy as sa
+
+    binds: dict[str, Convert | None] = {}
+    for column in table.columns:
+        bind = column.type.dialect_impl(dialect).bind_processor(dialect)
+        if dialect.name == "sqlite" and bind is not None:
+            if isinstance(column.type, sa.Float) and not column.type.asdecimal:
+                bind = None
+            elif isinstance(column.type, sa.Boolean) and not dialect.supports_native_boolean:
+                bind = sqlite_boolean
+            elif isinstance(column.type, sa.JSON) and dialect._json_serializer is None:
+                bind = _json_text(bind)
+        binds[column.name] = bind
+    return binds
+
+
+_STRICT_BOOLS = frozenset({None, True, False})
+
+
+def sqlite_boolean(value: Any) -> int | None:
+    """SQLAlchemy's Boolean bind on SQLite (a strict bool, stored as an integer); :func:`row_values`
+    writes it inline for a bool field."""
+    if value not in _STRICT_BOOLS:
+        raise TypeError(f"Not a boolean value: {value!r}")
+    return None if value is None else int(value)
+
+
+def _json_text(fallback: Convert) -> Convert:
+    """``fallback`` (SQLAlchemy's JSON bind: ``json.dumps`` text), written directly for a dict of
+    strings or a list of strings (the same text: ``json.dumps``'s separators and ASCII escapes)."""
+    from json.encoder import encode_basestring_ascii as quote
+
+    def text(value: Any) -> Any:
+        kind = type(value)
+        if kind is dict:
+            parts = []
+            for k, v in value.items():
+                if type(k) is not str or type(v) is not str:
+                    return fallback(value)
+                parts.append(f"{quote(k)}: {quote(v)}")
+            return "{" + ", ".join(parts) + "}"
+        if kind is list:
+            for v in value:
+                if type(v) is not str:
+                    return fallback(value)
+            return "[" + ", ".join(map(quote, value)) + "]"
+        return fallback(value)
+
+    return text
+
+
 def row_values(
     columns: Sequence[str], binds: Mapping[str, Convert | None], cls: type[Offer] = Offer
 ) -> RowValues:
@@ -208,6 +271,14 @@ def row_values(
                 # most lists are empty: their stored form is computed once
                 scope[f"e{i}"] = bind(column.to_column(()))
                 exprs.append(f"(e{i} if not (v{i} := o.{name}) else b{i}(c{i}(v{i})))")
+                continue
+            if bind is sqlite_boolean and column.plain == "bool":  # int(bool(v)), without a call
+                value = f"(1 if (v{i} := o.{name}) else 0)"
+                exprs.append(
+                    f"(None if (v{i} := o.{name}) is None else (1 if v{i} else 0))"
+                    if column.optional
+                    else value
+                )
                 continue
             if column.is_time:  # the offers of one feed or file mostly share one time object
                 scope[f"k{i}"] = _same_as_last(column.to_column, bind)
@@ -278,7 +349,7 @@ def _decoder(cls: type[Offer]) -> Callable[[Sequence[Any]], Offer]:
     """``cls(*[column.from_column(v) ...])`` for a row, compiled once (see :func:`row_values`): reading
     all the matches of a query at 100,000 offers decodes tens of thousands of rows."""
     columns = _columns(cls)
-    scope: dict[str, Any] = {"cls": cls}
+    scope: dict[str, Any] = {"cls": offer_constructor(cls)}  # cls(...), through the slots
     exprs = []
     for i, column in enumerate(columns):
         v, get = f"v{i}", f"(v{i} := r[{i}])"

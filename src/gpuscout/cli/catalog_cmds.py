@@ -18,6 +18,7 @@ from gpuscout.cli.output import (
     number,
     plain,
     print_json,
+    print_records,
     to_jsonable,
     user_errors,
     wide_console,
@@ -374,7 +375,7 @@ def offers_cmd(
         finally:
             reader.close()
     if json_out:
-        print_json([{**to_jsonable(o), "age": _age(o)} for o in offers])
+        print_records(offers, lambda o: {"age": _age(o)})
         return
     if csv_out:
         _offers_csv(offers)

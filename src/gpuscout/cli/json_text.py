@@ -84,3 +84,34 @@ def dumps_indented(value: Any) -> str:
         return _encode(value, 0)
     except (_NotPlain, TypeError, RecursionError):
         return json.dumps(value, indent=2, default=str)
+
+
+def object_lines(
+    pairs: list[tuple[str, Any]], more: dict[str, Any], plain: Callable[[Any], Any], depth: int
+) -> str:
+    """The text ``dumps_indented`` gives, at ``depth``, for a dict: ``pairs`` are its first items as
+    (the key's JSON text followed by ``": "``, value) (see :func:`key_text`), then ``more``; each
+    value is first made plain by ``plain`` (``to_jsonable``) unless it is a scalar already."""
+    inner = "\n" + _INDENT * (depth + 1)
+    get, deeper = _SCALARS.get, depth + 1
+    parts = [
+        head + (w(v) if (w := get(type(v))) is not None else _dump(plain(v), deeper))
+        for head, v in (*pairs, *((key_text(k), v) for k, v in more.items()))
+    ]
+    if not parts:
+        return "{}"
+    return "{" + inner + ("," + inner).join(parts) + "\n" + _INDENT * depth + "}"
+
+
+def key_text(key: str) -> str:
+    """A dict key as :func:`dumps_indented` writes it, with the ``": "`` after it."""
+    return encode_basestring_ascii(key) + ": "
+
+
+def _dump(value: Any, depth: int) -> str:
+    """:func:`_encode`, or ``json.dumps``'s text at ``depth`` for a value it leaves (the same text)."""
+    try:
+        return _encode(value, depth)
+    except (_NotPlain, TypeError, RecursionError):
+        text = json.dumps(value, indent=2, default=str)
+        return text.replace("\n", "\n" + _INDENT * depth)

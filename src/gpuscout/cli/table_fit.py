@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -36,6 +37,8 @@ Cell = str | Text
 
 
 def _cell_width(cell: Cell) -> int:
+    if type(cell) is str and "[" not in cell and ":" not in cell and cell.isprintable():
+        return cell_len(cell)  # no markup, no emoji code, one line: what Text would measure, read at once
     text = cell if isinstance(cell, Text) else Text.from_markup(cell)
     return max((line.cell_len for line in text.split("\n")), default=0)
 

@@ -45,8 +45,10 @@ import httpx
 import yaml
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.offer_fields import offer_constructor
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
+from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.providers import canonical_provider
 
@@ -75,6 +77,17 @@ OPTIONAL = (
 )
 ACCEPTED = (*REQUIRED, *PRICE_FIELDS, *OPTIONAL)
 
+#: The numeric columns: whether a value must be > 0 (``>= 0`` otherwise), and a whole number.
+NUMBERS: dict[str, dict[str, bool]] = {
+    "gpu_count": {"positive": True, "integer": True},
+    "price_usd_per_hour": {"positive": True, "integer": False},
+    "price_usd_per_gpu_hour": {"positive": True, "integer": False},
+    "spot_price_usd_per_hour": {"positive": True, "integer": False},
+    "gpu_memory_gb": {"positive": True, "integer": False},
+    "available_count": {"positive": False, "integer": True},
+    **{k: {"positive": False, "integer": False} for k in ("vcpus", "ram_gb", "disk_gb")},
+    **{k: {"positive": False, "integer": False} for k in ("egress_usd_per_gb", "storage_usd_per_gb_month")},
+}
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a 150,000-row CSV is ~15 MB
 MAX_YAML_DEPTH = 32  # an offer file is a list of flat mappings: 3 levels
 MAX_MERGED_KEYS = 1_000  # keys one YAML mapping may hold once merge keys (<<) are expanded
@@ -116,6 +129,8 @@ def _blank(value: Any) -> bool:
 
 class _Row:
     """One input row with its line numbers, collecting problems instead of raising."""
+
+    __slots__ = ("data", "key_lines", "label", "line", "problems")
 
     def __init__(self, label: str, data: Mapping[str, Any], line: int, key_lines: Mapping[str, int]) -> None:
         self.label, self.data, self.line, self.key_lines = label, data, line, key_lines
@@ -220,32 +235,77 @@ def _parse_time(row: _Row, default: datetime, now: datetime) -> datetime:
     return when
 
 
-def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) -> Offer | None:
+class _Names:
+    """The GPU and provider names of one file, each resolved once (a file names few of them)."""
+
+    def __init__(self) -> None:
+        self.gpus: dict[str, Accelerator | UnknownNameError] = {}
+        self.providers: dict[str, str] = {}
+
+    def gpu(self, name: str) -> Accelerator | UnknownNameError:
+        found = self.gpus.get(name)
+        if found is None:
+            try:
+                found = resolve_gpu(name)
+            except UnknownNameError as exc:
+                found = exc
+            self.gpus[name] = found
+        return found
+
+    def provider(self, raw: str) -> str:
+        found = self.providers.get(raw)
+        if found is None:
+            found = self.providers[raw] = canonical_provider(raw) or raw.lower()
+        return found
+
+
+def _offer(
+    row: _Row, source_label: str, default_time: datetime, now: datetime, names: _Names | None = None
+) -> Offer | None:
     data = row.data
+    names = names or _Names()
     for key in REQUIRED:
         if _blank(data.get(key)):
             row.bad(key, "required")
     accelerator = None
     gpu = row.text("gpu")
     if gpu:
-        try:
-            accelerator = resolve_gpu(gpu)
-        except UnknownNameError as exc:
-            what = "ambiguous" if exc.ambiguous else "unknown"
-            row.bad("gpu", f"{what} GPU name; closest known: {', '.join(exc.suggestions) or 'none'}")
+        found = names.gpu(gpu)
+        if isinstance(found, UnknownNameError):
+            what = "ambiguous" if found.ambiguous else "unknown"
+            row.bad("gpu", f"{what} GPU name; closest known: {', '.join(found.suggestions) or 'none'}")
+        else:
+            accelerator = found
 
     def number(key: str, *, positive: bool = False, integer: bool = False) -> float | None:
         # a column the row does not have is blank (checked here: most files have few of them)
+        value = data.get(key)
+        if type(value) is str:
+            # A plain number: what _Row.number accepts without a problem, read in one call (float()
+            # strips the same white space; a "$" or "," fails here and is read there).
+            try:
+                number = float(value)
+            except ValueError:
+                pass
+            else:
+                good = (number > 0 if positive else number >= 0) and number <= MAX_VALUE.get(key, 1e12)
+                if good and (not integer or number.is_integer()):
+                    return number
         return row.number(key, positive=positive, integer=integer) if key in data else None
 
     def text(key: str) -> str | None:
+        value = data.get(key)
+        if type(value) is str:
+            plain = value.strip()
+            if plain and len(plain) <= MAX_TEXT_CHARS and "\x00" not in plain:
+                return plain
         return row.text(key) if key in data else None
 
-    count_f = number("gpu_count", positive=True, integer=True)
+    count_f = number("gpu_count", **NUMBERS["gpu_count"])
     count = int(count_f) if count_f is not None else 1
-    price = number("price_usd_per_hour", positive=True)
-    per_gpu = number("price_usd_per_gpu_hour", positive=True)
-    spot = number("spot_price_usd_per_hour", positive=True)
+    price = number("price_usd_per_hour", **NUMBERS["price_usd_per_hour"])
+    per_gpu = number("price_usd_per_gpu_hour", **NUMBERS["price_usd_per_gpu_hour"])
+    spot = number("spot_price_usd_per_hour", **NUMBERS["spot_price_usd_per_hour"])
     if price is not None and per_gpu is not None and abs(price - per_gpu * count) > 0.005 * price:
         row.bad(
             "price_usd_per_gpu_hour", f"disagrees with price_usd_per_hour / gpu_count ({price / count:g})"
@@ -254,18 +314,17 @@ def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) 
         price = per_gpu * count
     if price is None and spot is None and not any(k for k in row.problems if k[0].endswith(PRICE_FIELDS)):
         row.bad("price_usd_per_hour", "a price is required (price_usd_per_hour or price_usd_per_gpu_hour)")
-    memory = number("gpu_memory_gb", positive=True)
+    memory = number("gpu_memory_gb", **NUMBERS["gpu_memory_gb"])
     interconnect = row.choice("interconnect", Interconnect, Interconnect.UNKNOWN)
     availability = row.choice("availability", Availability, Availability.UNKNOWN)
-    available_count = number("available_count", integer=True)
+    available_count = number("available_count", **NUMBERS["available_count"])
     vcpus, ram, disk = number("vcpus"), number("ram_gb"), number("disk_gb")
     egress, storage = number("egress_usd_per_gb"), number("storage_usd_per_gb_month")
     observed = _parse_time(row, default_time, now) if "observed_at" in data else default_time
     if row.problems or accelerator is None:
         return None
-    provider_raw = row.text("provider") or ""
-    provider = canonical_provider(provider_raw) or provider_raw.lower()
-    return Offer(
+    provider = names.provider(row.text("provider") or "")
+    return _make_offer(
         provider=provider,
         instance_type=text("instance_type") or f"{count}x{accelerator.name}",
         region=text("region") or "private",
@@ -291,6 +350,138 @@ def _offer(row: _Row, source_label: str, default_time: datetime, now: datetime) 
     )
 
 
+_make_offer = offer_constructor(Offer)
+
+
+_CHOICES: dict[str, dict[str, Any]] = {
+    "interconnect": {m.value: m for m in Interconnect},
+    "availability": {m.value: m for m in Availability},
+}
+
+
+_TEXTS = ("provider", "gpu", "instance_type", "region", "zone", "billing_terms", "notes", "observed_at")
+
+
+class _Columns:
+    """Which text and number columns a file's rows have (the keys of its first row: every CSV row has
+    the same), each number with its rule: :func:`_plain_offer` reads only those."""
+
+    __slots__ = ("numbers", "size", "texts")
+
+    def __init__(self, data: Mapping[str, Any]) -> None:
+        self.size = len(data)
+        self.texts = tuple(k for k in (*_TEXTS, *_CHOICES) if k in data)
+        self.numbers = tuple(
+            (k, rule["positive"], rule["integer"], MAX_VALUE.get(k, 1e12))
+            for k, rule in NUMBERS.items()
+            if k in data
+        )
+
+
+def _plain_offer(
+    row: _Row,
+    source_label: str,
+    default_time: datetime,
+    now: datetime,
+    names: _Names,
+    columns: _Columns | None = None,
+) -> Offer | None:
+    """The offer of a CSV row whose cells are all plain (numbers in range without ``$`` or ``,``, known
+    names, short text without NUL, a valid ``observed_at``), read in one pass; ``None`` for any
+    other row, which :func:`_offer` then reads, naming each problem. For a row both read, both give
+    the same offer (``tests/catalog/test_file_source.py`` checks it); most rows of a big file are
+    plain, and this pass costs a fraction of the checks that name problems."""
+    data = row.data
+    if columns is None or columns.size != len(data):
+        columns = _Columns(data)
+    text: dict[str, str] = {}
+    for key in columns.texts:
+        cell = data.get(key)
+        if cell is not None:
+            plain = cell.strip()
+            if len(plain) > MAX_TEXT_CHARS or "\x00" in plain:
+                return None
+            if plain:
+                text[key] = plain
+    number: dict[str, float] = {}
+    for key, positive, integer, ceiling in columns.numbers:
+        cell = data.get(key)
+        if cell is None:
+            continue
+        try:
+            value = float(cell)
+        except ValueError:
+            if cell.strip():
+                return None
+            continue
+        if not ((value > 0 if positive else value >= 0) and value <= ceiling) or (
+            integer and not value.is_integer()
+        ):
+            return None
+        number[key] = value
+    provider_raw, gpu = text.get("provider"), text.get("gpu")
+    if not provider_raw or not gpu:
+        return None
+    accelerator = names.gpu(gpu)
+    if isinstance(accelerator, UnknownNameError):
+        return None
+    count_f = number.get("gpu_count")
+    count = int(count_f) if count_f is not None else 1
+    price, per_gpu = number.get("price_usd_per_hour"), number.get("price_usd_per_gpu_hour")
+    spot = number.get("spot_price_usd_per_hour")
+    if price is not None and per_gpu is not None:
+        return None  # both given: _offer checks they agree
+    if price is None and per_gpu is not None:
+        price = per_gpu * count
+    if price is None and spot is None:
+        return None
+    choices = []
+    for key, default in (("interconnect", Interconnect.UNKNOWN), ("availability", Availability.UNKNOWN)):
+        raw = text.get(key)
+        member = default if raw is None else _CHOICES[key].get(raw.lower())
+        if member is None:
+            return None
+        choices.append(member)
+    interconnect, availability = choices
+    observed = default_time
+    when_text = text.get("observed_at")
+    if when_text is not None:
+        try:
+            when = datetime.fromisoformat(when_text)
+        except ValueError:
+            return None
+        when = when if when.tzinfo else when.replace(tzinfo=UTC)
+        if when > now + FUTURE_SLACK or when < EARLIEST_OBSERVED:
+            return None
+        observed = when
+    memory, available_count = number.get("gpu_memory_gb"), number.get("available_count")
+    provider = names.provider(provider_raw)
+    return _make_offer(
+        provider=provider,
+        instance_type=text.get("instance_type") or f"{count}x{accelerator.name}",
+        region=text.get("region") or "private",
+        zone=text.get("zone"),
+        accelerator=accelerator.name,
+        gpu_count=count,
+        gpu_memory_gb=memory if memory is not None else accelerator.memory_gb,
+        price_usd_per_hour=price,
+        spot_price_usd_per_hour=spot,
+        source=source_label,
+        observed_at=observed,
+        vcpus=number.get("vcpus"),
+        ram_gb=number.get("ram_gb"),
+        disk_gb=number.get("disk_gb"),
+        interconnect=interconnect,
+        availability=availability,
+        available_count=int(available_count) if available_count is not None else None,
+        billing_terms=text.get("billing_terms") or provider,
+        egress_usd_per_gb=number.get("egress_usd_per_gb"),
+        storage_usd_per_gb_month=number.get("storage_usd_per_gb_month"),
+        notes=text.get("notes") or "",
+        extra={"line": str(row.line)},
+    )
+
+
 def _unknown_fields(label: str, line: int, names: list[tuple[str, str]]) -> None:
     """Refuse unknown columns / keys, named by position (``column 3``), never by what was written."""
     problems = []
@@ -305,32 +496,37 @@ def _unknown_fields(label: str, line: int, names: list[tuple[str, str]]) -> None
 
 
 def _csv_rows(label: str, text: str) -> Iterator[_Row]:
-    reader = csv.DictReader(io.StringIO(text))
+    # csv.reader, doing what csv.DictReader did: empty lines after the header skipped, a short
+    # row's missing cells None, a long row's extra cells marked (it refuses those)
+    reader = csv.reader(io.StringIO(text))
     try:
-        fieldnames = reader.fieldnames
+        fieldnames = next(reader, None)
     except csv.Error as exc:
         raise OfferFileError([(f"{label}:1: header", f"not valid CSV ({exc})")]) from None
     if not fieldnames:
         raise OfferFileError([(f"{label}:1: header", "empty file; the first line must name the columns")])
     header = [h.strip() for h in fieldnames]
     _unknown_fields(label, 1, [(f"column {i}", h) for i, h in enumerate(header, 1) if h not in ACCEPTED])
-    reader.fieldnames = header
+    width = len(header)
     while True:
         try:
-            record = next(reader)
+            cells = next(reader)
         except StopIteration:
             return
         except csv.Error as exc:
             raise OfferFileError([(f"{label}:{reader.line_num}: row", f"not valid CSV ({exc})")]) from None
+        if not cells:
+            continue
         line = reader.line_num  # the physical line the row ends on (blank lines counted)
-        if None in record:
-            data = {k: v for k, v in record.items() if k is not None}
-            yield _Row(label, {**data, "__extra__": "1"}, line, {})
+        if len(cells) > width:
+            yield _Row(label, {**dict(zip(header, cells, strict=False)), "__extra__": "1"}, line, {})
             continue
-        data = record
-        # every cell blank (a cell is text, or None where the row is short): not an offer
-        if not "".join(filter(None, data.values())).strip():
+        # every cell blank: not an offer
+        if not "".join(cells).strip():
             continue
+        data: dict[str, str | None] = dict(zip(header, cells, strict=False))
+        if len(cells) < width:
+            data.update(dict.fromkeys(header[len(cells) :]))
         yield _Row(label, data, line, {})
 
 
@@ -454,14 +650,22 @@ def parse_offer_file(path: Path, *, source_label: str | None = None) -> list[Off
     text, mtime = read_text_file(path)
     default_time = datetime.fromtimestamp(mtime, tz=UTC)
     now = datetime.now(UTC)
-    rows = _yaml_rows(label, text) if suffix in (".yaml", ".yml") else _csv_rows(label, text)
+    csv_rows = suffix == ".csv"
+    rows = _csv_rows(label, text) if csv_rows else _yaml_rows(label, text)
     offers: list[Offer] = []
     problems: list[tuple[str, str]] = []
+    names = _Names()
+    columns: _Columns | None = None
     for row in rows:
         if "__extra__" in row.data:
             problems.append((f"{label}:{row.line}: row", "more values than header columns"))
             continue
-        offer = _offer(row, source_label or f"file:{path}", default_time, now)
+        label_of_source = source_label or f"file:{path}"
+        if csv_rows:
+            columns = columns if columns is not None and columns.size == len(row.data) else _Columns(row.data)
+        offer = _plain_offer(row, label_of_source, default_time, now, names, columns) if csv_rows else None
+        if offer is None:
+            offer = _offer(row, label_of_source, default_time, now, names)
         problems.extend(row.problems)
         if offer is not None:
             offers.append(offer)
