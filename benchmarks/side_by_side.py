@@ -338,13 +338,16 @@ def script_figures(advise: bool, web: bool) -> list[list[str]]:
     rows: list[list[str]] = []
     if advise:
         out = subprocess.run(
-            [sys.executable, str(HERE / "advise.py"), "--runs", "7", "--naive-sample", "0", "--json"],
+            # the naive oracle on 2,000 offers: over all 100,000 it takes many minutes (the check, not
+            # the timed ranking, which always ranks all of them)
+            [sys.executable, str(HERE / "advise.py"), "--runs", "7", "--naive-sample", "2000", "--json"],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         r = json.loads(out.stdout[out.stdout.index("{") :])
         rows.append([
             "`benchmarks/advise.py`: rank 100,000 offers (serve llama-3.1-8b)",
-            f"median {r['median_ms']} ms (min {r['min_ms']} ms)", "≤ 200 ms", "", load(),
+            f"median {r['median_ms']} ms (min {r['min_ms']} ms); CPU {r['median_cpu_ms']} ms",
+            "≤ 200 ms (issue 9: ≤ 300 ms)", "", load(),
         ])  # fmt: skip
         print(f"  {rows[-1]}", flush=True)
     if web:

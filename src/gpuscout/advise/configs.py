@@ -125,17 +125,25 @@ def tp_degrees(gpu_count: int) -> list[int]:
     return out
 
 
+_NVLINK = Interconnect.NVLINK.value
+_UNSTATED = Interconnect.UNKNOWN.value
+_ON_PCIE: dict[Accelerator, Accelerator] = {}  # NVLink-class part -> the same part talking over PCIe
+
+
 def fabric_accelerator(acc: Accelerator, interconnect: str) -> Accelerator:
     """The accelerator as installed in the offer: an NVLink part in a box listed as PCIe talks over PCIe,
     and so does one whose fabric the source does not state (an unstated NVLink is never assumed)."""
-    if interconnect != Interconnect.NVLINK.value and acc.has_nvlink_class_fabric:
-        return dataclasses.replace(acc, interconnect="PCIe", interconnect_gbps=PCIE_GBPS)
+    if interconnect != _NVLINK and acc.has_nvlink_class_fabric:
+        pcie = _ON_PCIE.get(acc)
+        if pcie is None:
+            pcie = _ON_PCIE[acc] = dataclasses.replace(acc, interconnect="PCIe", interconnect_gbps=PCIE_GBPS)
+        return pcie
     return acc
 
 
 def fabric_unstated(key: ConfigKey, gpus_together: int) -> bool:
     """Whether ``gpus_together`` GPUs of this offer exchange data over a fabric its source does not state."""
-    return gpus_together > 1 and key[2] == Interconnect.UNKNOWN.value
+    return gpus_together > 1 and key[2] == _UNSTATED
 
 
 class WorkloadEvaluator(Protocol):

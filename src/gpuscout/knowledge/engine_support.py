@@ -232,12 +232,25 @@ def _check_choice(field: str, value: str, accepted: tuple[str, ...]) -> str:
 _TAG_ORDER = {t: i for i, t in enumerate(TAGS)}
 
 
+#: Verdicts already given: the rules are fixed data and a verdict a frozen value, so one
+#: (engine, precision, accelerator) is judged once per process (the advisor asks thousands of times).
+_VERDICTS: dict[tuple[str, str, Accelerator], SupportVerdict] = {}
+
+
 def check_support(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
     """The verdict for one (engine, precision key, accelerator).
 
     ``engine`` is a canonical name of ``ENGINES`` and ``precision`` a ``PRECISIONS`` key (the estimator
     maps its formats onto them: ``gpuscout.estimate.support``). Raises InvalidInputError otherwise.
     """
+    key = (engine, precision, acc)
+    verdict = _VERDICTS.get(key)
+    if verdict is None:
+        verdict = _VERDICTS[key] = _judge(engine, precision, acc)
+    return verdict
+
+
+def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
     engine = _check_choice("engine", engine, ENGINES)
     precision = _check_choice("precision", precision, PRECISIONS)
     plat = platform_of(acc)

@@ -1,0 +1,21 @@
+"""The engine support rules as the advisor reads them: verdicts remembered, never changed by it."""
+
+from __future__ import annotations
+
+
+def test_a_verdict_is_judged_once_and_is_the_rules_verdict() -> None:
+    """check_support remembers verdicts (the advisor asks thousands of times): the remembered one is
+    what the rules give, for the table's parts and for a part re-wired over PCIe (an equal copy)."""
+    import dataclasses
+
+    from gpuscout.knowledge.accelerators import resolve_gpu
+    from gpuscout.knowledge.engine_support import _judge, check_support
+
+    for name in ("H100-SXM", "V100-SXM2-16GB", "K80", "MI300X"):
+        acc = resolve_gpu(name)
+        for engine, precision in (("vllm", "fp8"), ("vllm", "bf16"), ("llama.cpp", "gguf")):
+            first = check_support(engine, precision, acc)
+            assert check_support(engine, precision, acc) is first
+            assert first == _judge(engine, precision, acc)
+            rewired = dataclasses.replace(acc, interconnect="PCIe")
+            assert check_support(engine, precision, rewired) == _judge(engine, precision, rewired)
