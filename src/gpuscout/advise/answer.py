@@ -46,6 +46,7 @@ _KIND_TEXT = {
     "unavailable": "are unavailable",
     "provider": "are from other providers",
     "region": "are in other regions",
+    "gpu": "have other GPUs",
     "price": "have no usable price",
     "unknown-gpu": "have an accelerator gpuscout does not know",
     "fractional": "are fractional GPU slices",
@@ -244,10 +245,10 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"only stale offers or defunct providers can run it ({head}); --include-stale shows them "
                 "(check their prices before renting)"
             )
-    if w.providers or w.regions:
-        free = _relaxed(ranker, offers, {"providers": (), "regions": ()})
+    if w.providers or w.regions or w.accelerators:
+        free = _relaxed(ranker, offers, {"providers": (), "regions": (), "accelerators": ()})
         if free.rows:
-            where = ", ".join([*w.providers, *w.regions])
+            where = ", ".join([*w.providers, *w.regions, *w.accelerators])
             return (
                 f"no offer of {where} can run it ({head}); elsewhere the cheapest is {_label(free.rows[0])} "
                 f"at ${free.rows[0].total_usd:,.0f}"

@@ -122,6 +122,8 @@ def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str
         return "provider not in the allowed list"
     if w.regions and not any(r.lower() in offer.region.lower() for r in w.regions):
         return "region not in the allowed list"
+    if w.accelerators and offer.accelerator not in w.accelerators:
+        return "GPU not in the asked list"
     if offer.availability == Availability.UNAVAILABLE:
         return "unavailable"
     if offer.fractional:
@@ -134,6 +136,7 @@ def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str
 _PREFILTER_KIND = {
     "provider not": "provider",
     "region not": "region",
+    "GPU not": "gpu",
     "unavailable": "unavailable",
     "fractional": "fractional",
     "stale:": "stale",
@@ -544,6 +547,7 @@ class Ranker:
         include_stale = self.include_stale
         providers = frozenset(p.lower() for p in w.providers)
         regions = tuple(r.lower() for r in w.regions)
+        accelerators = frozenset(w.accelerators)
         names = self._names
         rows: list[_Row] = []
         append = rows.append
@@ -568,6 +572,7 @@ class Ranker:
                 or (offer.stale and not include_stale)
                 or (providers and offer.provider.lower() not in providers)
                 or (regions and not any(r in offer.region.lower() for r in regions))
+                or (accelerators and offer.accelerator not in accelerators)
             ):
                 why = _prefilter(w, offer, include_stale) or "filtered"
                 kind = kinds.get(why)
@@ -924,6 +929,13 @@ class Ranker:
                 wanted.append(canonical if canonical is not None and name not in listed else name)
             if tuple(wanted) != w.providers:
                 self.w = w.model_copy(update={"providers": tuple(wanted)})  # aliases -> provider ids
+        w = self.w
+        if w.accelerators:  # user names and families -> the table's accelerators
+            from gpuscout.knowledge.accelerators import gpu_family
+
+            gpus = tuple(dict.fromkeys(a for n in w.accelerators for a in gpu_family(n, field="gpu")))
+            if gpus != w.accelerators:
+                self.w = w.model_copy(update={"accelerators": gpus})
 
 
 def _usable_prices(

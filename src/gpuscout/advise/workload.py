@@ -95,6 +95,8 @@ class Workload(BaseModel):
     # where and how to rent
     regions: tuple[str, ...] = ()  # substrings of the offer's region ("us-", "europe")
     providers: tuple[str, ...] = ()  # provider ids ("aws", "runpod"...)
+    # GPUs to consider: names or families ("H100" covers H100-SXM, -PCIe, -NVL); () = every GPU
+    accelerators: tuple[str, ...] = ()
     budget_usd: float | None = Field(default=None, gt=0, le=MAX_USD)  # cap on the total (serve: per month)
     spot_allowed: bool | None = None  # None: the kind's default (serve/pretrain: no; batch/finetune: yes)
     # data

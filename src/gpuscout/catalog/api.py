@@ -9,7 +9,6 @@ file in the user data dir). Offers are read through :func:`gpuscout.catalog.read
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from collections.abc import Iterable
@@ -20,13 +19,11 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.paths import default_db_url
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.reader import OfferReader, open_reader
-from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
+from gpuscout.knowledge.accelerators import gpu_family as gpu_family  # its home; re-exported here
 
 if TYPE_CHECKING:
     from gpuscout.catalog.results import RefreshResult
     from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
-
-_MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
 
 
 def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult | None:
@@ -110,29 +107,6 @@ def open_store(db: str | Store | None = None) -> Store:
     store = db if isinstance(db, Store) else Store(db)
     ensure_snapshot(store)
     return store
-
-
-def gpu_family(name: str) -> tuple[str, ...]:
-    """Canonical accelerators a user's GPU name covers.
-
-    A name that pins the variant down ("H100 SXM", "A100 PCIe 40GB") gives that one; a family name
-    ("H100", "A100-80GB", "V100") gives every variant of the family compatible with what it states
-    (memory), e.g. "H100" -> H100-SXM, H100-PCIe, H100-NVL. Unknown names raise UnknownNameError
-    with the closest known names.
-    """
-    found = resolve_gpu_detail(name, field="gpu")
-    if found.exact:
-        return (found.accelerator.name,)
-    stem = found.accelerator.name.split("-")[0]
-    members = [a for a in all_accelerators() if a.name.split("-")[0] == stem]
-    stated = _MEMORY_RE.search(name)
-    if stated:
-        gb = float(stated.group(1))
-        members = [a for a in members if abs(a.memory_gb - gb) <= 1.0]
-    names = [a.name for a in members]
-    if found.accelerator.name not in names:
-        names.insert(0, found.accelerator.name)
-    return tuple(names)
 
 
 def expand_gpus(names: Iterable[str]) -> tuple[str, ...]:

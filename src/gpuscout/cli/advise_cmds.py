@@ -50,6 +50,14 @@ StaleOption = Annotated[
         "--include-stale", help="Also rank stale offers and those of defunct providers (left out by default)."
     ),
 ]
+GpuOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--gpu",
+        help="Only these GPUs (repeatable); a family name like H100 covers its variants.",
+        show_default="all",
+    ),
+]
 ProviderOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -209,6 +217,7 @@ FIELD_FLAGS = {
     "output_tokens_total": "--output-total",
     "token_budget": "--tokens",
     "providers": "--provider",
+    "accelerators": "--gpu",
     "regions": "--region",
     "budget_usd": "--budget",
     "spot_allowed": "--spot",
@@ -217,7 +226,7 @@ FIELD_FLAGS = {
 
 
 #: Errors that name one item of a list field ("provider" of ``providers``).
-ERROR_FIELDS = {"provider": "providers", "region": "regions"}
+ERROR_FIELDS = {"provider": "providers", "region": "regions", "gpu": "accelerators"}
 
 
 def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputError:
@@ -265,6 +274,7 @@ class Shared:
     """The options every ``recommend`` subcommand takes after its own (each command lists them)."""
 
     workload_file: Path | None
+    gpu: list[str] | None
     provider: list[str] | None
     region: list[str] | None
     budget: float | None
@@ -365,6 +375,7 @@ def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Sha
     with user_errors():
         options = {
             **fields,
+            "accelerators": tuple(shared.gpu) if shared.gpu else None,
             "providers": tuple(shared.provider) if shared.provider else None,
             "regions": tuple(shared.region) if shared.region else None,
             "budget_usd": shared.budget,
@@ -428,6 +439,7 @@ def serve_cmd(
         ),
     ] = None,
     workload_file: WorkloadOption = None,
+    gpu: GpuOption = None,
     provider: ProviderOption = None,
     region: RegionOption = None,
     budget: BudgetOption = None,
@@ -501,6 +513,7 @@ def batch_cmd(
         ),
     ] = None,
     workload_file: WorkloadOption = None,
+    gpu: GpuOption = None,
     provider: ProviderOption = None,
     region: RegionOption = None,
     budget: BudgetOption = None,
@@ -561,6 +574,7 @@ def finetune_cmd(
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
     workload_file: WorkloadOption = None,
+    gpu: GpuOption = None,
     provider: ProviderOption = None,
     region: RegionOption = None,
     budget: BudgetOption = None,
@@ -616,6 +630,7 @@ def pretrain_cmd(
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
     workload_file: WorkloadOption = None,
+    gpu: GpuOption = None,
     provider: ProviderOption = None,
     region: RegionOption = None,
     budget: BudgetOption = None,

@@ -478,3 +478,29 @@ def resolve_gpu(
     if isinstance(name, Accelerator):
         return name
     return resolve_gpu_detail(name, field=field, memory_gb=memory_gb).accelerator
+
+
+_STATED_MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
+
+
+def gpu_family(name: str, *, field: str = "gpu") -> tuple[str, ...]:
+    """Canonical accelerators a user's GPU name covers.
+
+    A name that pins the variant down ("H100 SXM", "A100 PCIe 40GB") gives that one; a family name
+    ("H100", "A100-80GB", "V100") gives every variant of the family compatible with what it states
+    (memory), e.g. "H100" -> H100-SXM, H100-PCIe, H100-NVL. Unknown names raise UnknownNameError
+    with the closest known names.
+    """
+    found = resolve_gpu_detail(name, field=field)
+    if found.exact:
+        return (found.accelerator.name,)
+    stem = found.accelerator.name.split("-")[0]
+    members = [a for a in all_accelerators() if a.name.split("-")[0] == stem]
+    stated = _STATED_MEMORY_RE.search(name)
+    if stated:
+        gb = float(stated.group(1))
+        members = [a for a in members if abs(a.memory_gb - gb) <= 1.0]
+    names = [a.name for a in members]
+    if found.accelerator.name not in names:
+        names.insert(0, found.accelerator.name)
+    return tuple(names)

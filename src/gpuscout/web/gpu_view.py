@@ -33,7 +33,7 @@ def gpu_family_members(name: str) -> list[Accelerator] | None:
         return None
     if found.exact:
         return None
-    from gpuscout.catalog.api import gpu_family
+    from gpuscout.knowledge.accelerators import gpu_family
 
     names = gpu_family(name)
     if len(names) < 2:

@@ -389,7 +389,7 @@ def resolve_gpu_names(name: str) -> list[str]:
 
 def resolve_gpu_filter(name: str) -> list[tuple[str, str]]:
     """Like ``resolve_gpu_names`` with, for each name, a note on what the filter covers."""
-    from gpuscout.catalog.api import gpu_family
+    from gpuscout.knowledge.accelerators import gpu_family
 
     try:
         names = list(gpu_family(name))
