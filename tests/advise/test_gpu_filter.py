@@ -34,7 +34,7 @@ def test_an_exact_name_ranks_that_variant() -> None:
 def test_an_unknown_gpu_names_the_closest_known() -> None:
     with pytest.raises(UnknownNameError) as err:
         advise(ServeWorkload(model="llama-3.1-8b", accelerators=("H1000",)), OFFERS)
-    assert err.value.field == "gpu" and "H100-SXM" in err.value.suggestions
+    assert err.value.field == "accelerators" and "H100-SXM" in err.value.suggestions
 
 
 def test_nothing_of_those_gpus_runs_it_says_so_and_what_would() -> None:

@@ -933,7 +933,9 @@ class Ranker:
         if w.accelerators:  # user names and families -> the table's accelerators
             from gpuscout.knowledge.accelerators import gpu_family
 
-            gpus = tuple(dict.fromkeys(a for n in w.accelerators for a in gpu_family(n, field="gpu")))
+            gpus = tuple(
+                dict.fromkeys(a for n in w.accelerators for a in gpu_family(n, field="accelerators"))
+            )
             if gpus != w.accelerators:
                 self.w = w.model_copy(update={"accelerators": gpus})
 

@@ -226,7 +226,7 @@ FIELD_FLAGS = {
 
 
 #: Errors that name one item of a list field ("provider" of ``providers``).
-ERROR_FIELDS = {"provider": "providers", "region": "regions", "gpu": "accelerators"}
+ERROR_FIELDS = {"provider": "providers", "region": "regions"}
 
 
 def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputError:

@@ -53,6 +53,7 @@ HELP: dict[str, str] = {
     "bursts_per_day": "with burst minutes",
     "regions": "substrings, comma-separated",
     "providers": "comma-separated",
+    "accelerators": "names or families (H100), comma-separated",
     "budget_usd": "serve: per month",
     "egress_gb": "serve: per month",
     "precision": "weight format",
@@ -63,6 +64,7 @@ HELP: dict[str, str] = {
 LABELS: dict[str, str] = {
     "requests_per_s": "Requests per second",
     "spot_allowed": "Spot allowed",
+    "accelerators": "GPUs",
     "download_weights_gb": "Download (GB)",
     "storage_retention_days": "Keep data stored (days)",
     "checkpoint_interval_min": "Checkpoint every (min)",
