@@ -9,6 +9,7 @@ from gpuscout.advise.api import advise
 from gpuscout.advise.workload import ServeWorkload
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.web.schemas import RecommendationOut
+from tests.catalog.helpers import make_offer
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
@@ -16,7 +17,7 @@ NOW = datetime(2026, 11, 29, tzinfo=UTC)
 def _v100_box(interconnect: Interconnect) -> Offer:
     # 8B in 16-bit (16 GB) does not fit one 16 GB V100, and vLLM's default wheel has no sm_70
     # kernels: the advisor runs llama.cpp and splits the model by layers over the two GPUs
-    return Offer(
+    return make_offer(
         provider="example",
         instance_type="2xV100-16GB",
         region="eu-1",
@@ -24,7 +25,6 @@ def _v100_box(interconnect: Interconnect) -> Offer:
         gpu_count=2,
         gpu_memory_gb=16.0,
         price_usd_per_hour=0.5,
-        spot_price_usd_per_hour=None,
         source="test",
         observed_at=NOW,
         interconnect=interconnect,

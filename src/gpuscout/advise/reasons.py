@@ -166,15 +166,15 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
     if isinstance(w, ServeWorkload | BatchWorkload):
         if ev.tp == 1 and g > 1:
             reasons.append(f"model fits one GPU: {ev.replicas_per_instance} replicas, not split")
-        elif ev.tp > 1 and ev.layer_split:
-            why = f": {ev.split_why}" if ev.split_why else ""
-            reasons.append(
-                f"model split by layers over {ev.tp} GPUs (llama.cpp --split-mode layer: they take turns, "
-                f"so a token is no faster than on one GPU){why}"
-            )
         elif ev.tp > 1:
+            how = (
+                f"by layers over {ev.tp} GPUs (llama.cpp --split-mode layer: they take turns, so a token "
+                "is no faster than on one GPU)"
+                if ev.layer_split
+                else f"over {ev.tp} GPUs (TP{ev.tp})"
+            )
             why = f": {ev.split_why}" if ev.split_why else ""
-            reasons.append(f"model split over {ev.tp} GPUs (TP{ev.tp}){why}")
+            reasons.append(f"model split {how}{why}")
         slower = (
             f" ~{ev.pcie_tp_slowdown:.0%} slower than NVLink"
             if ev.pcie_tp_slowdown

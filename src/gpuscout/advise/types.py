@@ -31,6 +31,11 @@ class Config:
     # holds whole layers and they take turns, llama.cpp's --split-mode layer)
     parallel: str = "tensor"
 
+    @property
+    def split(self) -> str:
+        """How one replica's GPUs share the model: 'TP2', '2-way layer split' ('TP1' on one GPU)."""
+        return f"{self.tp}-way layer split" if self.parallel == "layer" and self.tp > 1 else f"TP{self.tp}"
+
     def describe(self, accelerator: str = "GPU") -> str:
         """'2x H100-SXM TP2', '2x V100 2-way layer split', '3 x 1x L40S', '8x A100 8 replicas', with
         ' spot' when on spot."""
@@ -38,7 +43,7 @@ class Config:
         if self.instances > 1:
             text = f"{self.instances} x {text}"
         if self.tp > 1:
-            text += f" {self.tp}-way layer split" if self.parallel == "layer" else f" TP{self.tp}"
+            text += f" {self.split}"
         if self.replicas_per_instance > 1:
             text += f" {self.replicas_per_instance} replicas"
         if self.nodes > 1:

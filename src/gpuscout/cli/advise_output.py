@@ -225,8 +225,7 @@ def explain(workload: Any, rec: Any) -> None:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
     line(
-        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, "
-        f"{f'{c.tp}-way layer split' if c.parallel == 'layer' else f'TP{c.tp}'}, "
+        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.split}, "
         f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
     )
     s = rec.estimate
