@@ -18,8 +18,11 @@ from gpuscout.cli.lazy import load_command
 HEAVY = ("sqlalchemy", "httpx", "yaml", "fastapi", "uvicorn", "jinja2", "gpuhunt", "rich.progress")
 
 _PROBE = """
-import json, sys
+import json, os, sys
 from gpuscout.cli import main
+def _exit(code):  # the lean answer ends the process at once: see the modules it used first
+    raise SystemExit(code)
+os._exit = _exit
 sys.argv = ["gpuscout", *json.loads(sys.argv[1])]
 try:
     main()
