@@ -269,8 +269,9 @@ def pipe_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[st
     table_width = sum(widths) + len(columns) + 1
     if len(title) > table_width:
         return None
-    left = (table_width - len(title)) // 2
-    out = [" " * left + title + " " * (table_width - len(title) - left)]
+    shown = title.rstrip()  # centred without its trailing spaces; no title, no line
+    left = (table_width - len(shown)) // 2
+    out = [" " * left + shown + " " * (table_width - len(shown) - left)] if title else []
     out.append("┏" + "┳".join("━" * w for w in widths) + "┓")
     for n, row in enumerate(grid):
         rule = "┃" if n == 0 else "│"
@@ -278,12 +279,19 @@ def pipe_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[st
         for cell, w, column in zip(row, widths, columns, strict=True):
             inner = w - 2
             if len(cell) <= inner:
-                cells.append([cell.rjust(inner) if column.right else cell.ljust(inner)])
+                cells.append([cell.rstrip().rjust(inner) if column.right else cell.ljust(inner)])
             else:
                 cells.append([line[:inner].ljust(inner) for line in _wrapped(cell, inner)])
-        for k in range(max(len(lines) for lines in cells)):
-            parts = (f" {lines[k]} " if k < len(lines) else " " * (len(lines[0]) + 2) for lines in cells)
-            out.append(rule + rule.join(parts) + rule)
+        height = max(len(lines) for lines in cells)
+        if height > 1:  # shorter cells get blank lines: below them, or above them in the header
+            for lines in cells:
+                blank = [" " * len(lines[0])] * (height - len(lines))
+                if n == 0:
+                    lines[:0] = blank
+                else:
+                    lines.extend(blank)
+        for k in range(height):
+            out.append(rule + rule.join(f" {lines[k]} " for lines in cells) + rule)
         if n == 0:
             out.append("┡" + "╇".join("━" * w for w in widths) + "┩")
     out.append("└" + "┴".join("─" * w for w in widths) + "┘")
