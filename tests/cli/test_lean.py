@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -217,6 +218,7 @@ def _matrix(hostile: str) -> list[list[str]]:
         ["offers", "-h"],
         ["offers", "--db", "sqlite:////nonexistent/dir/x.sqlite3"],
         ["offers", "--region", "\x00"],
+        ["offers", "--db", "postgresql+psycopg://u:p@127.0.0.1:1/none"],  # left to Typer: refused there
     ]
 
 
@@ -301,3 +303,52 @@ def test_parse_offers_reads_only_what_typer_reads_the_same_way() -> None:
     for args in (["--limit", "007"], ["--limit", "-0"], ["--json=yes"], ["-x"], ["--gpu", "-H100"], ["x"]):
         assert lean.parse_offers(args) is None, args
     assert lean.run(["gpus"]) is None and lean.run([]) is None
+
+
+def test_ctrl_c_ends_the_lean_answer_as_the_typer_app_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(**_: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(offers_view, "find_offers", interrupted)
+    monkeypatch.setenv("GPUSCOUT_DB", "sqlite:////tmp/never-opened.sqlite3")
+    assert lean.run(["offers"]) == 130  # Typer: Exit(130), nothing printed
+
+
+def test_a_postgresql_store_is_left_to_the_typer_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    def never(**_: object) -> None:
+        raise AssertionError("the lean path opened the store")
+
+    monkeypatch.setattr(offers_view, "find_offers", never)
+    monkeypatch.setenv("GPUSCOUT_DB", "postgresql+psycopg://u:p@127.0.0.1:1/none")
+    assert lean.run(["offers", "--gpu", "H100"]) is None
+
+
+@pytest.mark.parametrize("first", ["template", "store"])
+def test_a_first_lean_answer_leaves_a_whole_store(tmp_path: Path, first: str) -> None:
+    """The first ``offers`` of a fresh data dir writes its store (from the packaged template, or through
+    the Store when the template cannot be used) before the lean answer ends the process at once: the
+    store is whole, and the next answer, lean or Typer's, is the same."""
+    data = tmp_path / "data"
+    env = {"GPUSCOUT_DATA_DIR": str(data), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if first == "store":  # a data dir whose store is an older schema's: opened (migrated) by the Store
+        data.mkdir()
+        subprocess.run(
+            [sys.executable, "-c", "from gpuscout.catalog.store import Store; Store(None).close()"],
+            env=env, check=True, capture_output=True, timeout=300,
+        )  # fmt: skip
+        with sqlite3.connect(data / "catalog.sqlite3") as conn:
+            conn.execute("DELETE FROM current_snapshot WHERE source = 'snapshot'")  # not ready: reloaded
+    lean_main = "import sys; from gpuscout.cli import main; sys.argv[0] = 'gpuscout'; main()"
+    typer_main = "import sys; from gpuscout.cli import _app; sys.argv[0] = 'gpuscout'; _app()()"
+    runs = [
+        subprocess.run([sys.executable, "-c", code, "offers", "--gpu", "H100"], env=env, capture_output=True,
+                       timeout=300)
+        for code in (lean_main, lean_main, typer_main)
+    ]  # fmt: skip
+    assert runs[0].returncode == 0 and runs[0].stdout.count(b"H100") >= 30
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout and not any(r.stderr for r in runs)
+    with sqlite3.connect(data / "catalog.sqlite3") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone() == ("ok",)
+        assert conn.execute("SELECT COUNT(*) FROM current_snapshot WHERE source = 'snapshot'").fetchone() == (
+            1,
+        )

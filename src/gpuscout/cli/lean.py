@@ -9,8 +9,10 @@ value the Typer command accepts exactly as given; it then runs the command's own
 Anything else is left to Typer, which answers as it always did: ``--help``, an unknown or
 misspelt option, a missing value, a value that starts with ``-``, a number Typer would refuse or
 read another way, and every error of the command itself (an unknown GPU, ``--spot`` with
-``--on-demand``, a store that cannot be read...). :func:`run` then returns ``None`` having printed
-nothing, and the caller runs the Typer app; an error therefore reads exactly as it does there.
+``--on-demand``, a store that cannot be read...), and a store that is not a SQLite file
+(PostgreSQL goes through SQLAlchemy either way). :func:`run` then returns ``None`` having printed
+nothing, and the caller runs the Typer app; an error therefore reads exactly as it does there. (A
+SQLite store locked by a writer past the 30 s busy timeout is waited for twice.)
 ``tests/cli/test_lean.py`` runs a matrix of invocations both ways and requires the same bytes.
 """
 
@@ -116,13 +118,21 @@ def run(args: list[str]) -> int | None:
     values = parse_offers(args[1:])
     if values is None:
         return None
+    from gpuscout.catalog.paths import default_db_url
+    from gpuscout.catalog.reader import sqlite_path
     from gpuscout.cli.offers_view import find_offers, print_offers_table
     from gpuscout.errors import GpuscoutError
 
     try:
+        values["db"] = values["db"] or default_db_url()
+        if sqlite_path(values["db"]) is None:
+            return None  # PostgreSQL (SQLAlchemy's): Typer's start-up is small beside it, and its
+            # errors (an unreachable server) are met once, not twice
         offers, total = find_offers(**values)
     except (GpuscoutError, OSError):
         return None  # Typer's path says what is wrong, in its words
+    except KeyboardInterrupt:
+        return 130  # as the Typer app ends on Ctrl-C: silently, with 130
     except Exception as exc:
         if type(exc).__module__.startswith(("sqlite3", "sqlalchemy")):
             return None
@@ -140,6 +150,8 @@ def run(args: list[str]) -> int | None:
         else:
             print_offers_table(offers, total, values["sort"])
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        return 130
     except BrokenPipeError:  # the reader went away (`gpuscout offers | head`), as the error boundary
         from gpuscout.cli.plain_output import silence_stdout
 
