@@ -448,7 +448,14 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
         "",
         markdown(["figure", "median", "target", "note", "load"], other),
         "",
-        "What makes a command quick: a command imports only its own module (`cli/lazy.py`), and its "
+        "What makes a command quick: `gpuscout offers` with plain arguments is answered without building "
+        "the Typer app (`cli/lean.py`: anything it does not fully understand, `--help`, a bad value, "
+        "any error, goes to the Typer app, so every message stays as it was), its table written for a "
+        "pipe with Rich's own layout but without importing Rich (`cli/offers_view.py`; a terminal, "
+        "colour forced or a cell Rich would parse itself is printed by Rich), and the process ends with "
+        "`os._exit` once the answer is flushed and the store closed (no interpreter teardown); "
+        "`tests/cli/test_lean.py` holds both paths to the same bytes. Any other "
+        "command imports only its own module (`cli/lazy.py`), and its "
         "options are converted without Typer's pydantic adapters where the value is plain text or a "
         "number (`cli/coercion.py`); the root help is replayed from its last render when nothing it "
         "depends on changed (`cli/help_cache.py`). Offers are read with the standard library's `sqlite3` "
