@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import os
 import re
 import sys
 from collections.abc import Sequence
@@ -224,7 +223,9 @@ _TERMINAL_ENV = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 def plain_pipe(stream: object) -> bool:
     """Whether :func:`~gpuscout.cli.consoles.wide_console` would print to ``stream`` as to a plain
     UTF-8 pipe (no terminal, so no colours or styles, at the pipe width); ``False`` when in doubt."""
-    if any(name in os.environ for name in _TERMINAL_ENV) or hasattr(stream, "rich_proxied_file"):
+    from gpuscout.settings import environment_items  # Rich reads them: not gpuscout settings
+
+    if any(name in _TERMINAL_ENV for name, _ in environment_items()) or hasattr(stream, "rich_proxied_file"):
         return False
     if hasattr(builtins, "get_ipython"):
         return False  # IPython or a notebook: Rich decides for itself
