@@ -666,7 +666,6 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("attr", "moe_layer_overhead_us"),
             ("attr", "request_overhead_us"),
             ("era:0.5:scale", ""),
-            ("era:pt-2025:layer_overhead_us", ""),
         ]
     ),
     "tgi": _speed_then_ttft(
@@ -677,7 +676,6 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("era:2.x:tp_step_overhead_us", ""),
             ("era:2.x:scale", ""),
             ("era:1.x:step_overhead_us", ""),
-            ("era:1.x:layer_overhead_us", ""),
             ("era:1.x:seq_overhead_us", ""),
             ("era:1.x:tp_step_overhead_us", ""),
         ]
@@ -688,10 +686,10 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             [
                 ("bw", "16bit"),
                 ("bw", "weight-only"),
-                ("attr", "layer_overhead_us"),
                 ("attr", "step_overhead_us"),
                 ("attr", "expert_loop_us"),
                 ("attr", "attn_decode_efficiency"),
+                ("attr", "kv_copies_per_step"),
                 ("era:fused:layer_overhead_us", ""),
                 ("era:fused:scale", ""),
                 ("era:gemv:cscale", ""),
@@ -704,13 +702,24 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
 # ``python_scheduler_step_us``: the CPU time of one step of a Python scheduler of 2024-25 (vLLM's V0
 # engine, SGLang 0.4): scheduling, input preparation, sampling, detokenisation, ~2-3 ms on a server
 # CPU. vLLM V0 adds it to the GPU's time; SGLang's overlap scheduler hides it behind the GPU's.
+# ``eager_layer_launch_us``: the host time of launching one decoder layer's kernels from Python when no
+# CUDA graph replays them (eager PyTorch: ~30-50 kernels at ~10 us each): the same work whichever server
+# wraps it, HF transformers' generate, TGI 1.x's flash modelling code, trtllm-serve 0.17-0.19's PyTorch
+# backend. Fitted on one engine alone it took what that engine's other constants left (1040, 613 and
+# 808 us), and a held-out source fell back to a prior: trtllm-serve's DeepSeek-R1 rows were then
+# predicted 2x too fast.
 SHARED_PARAMS: dict[str, tuple[tuple[str, Param], ...]] = {
     "python_scheduler_step_us": (
         ("vllm", ("era:v0:step_overhead_us", "")),
         ("sglang", ("attr", "step_overhead_us")),
     ),
+    "eager_layer_launch_us": (
+        ("hf-transformers", ("attr", "layer_overhead_us")),
+        ("tgi", ("era:1.x:layer_overhead_us", "")),
+        ("tensorrt-llm", ("era:pt-2025:layer_overhead_us", "")),
+    ),
 }
-SHARED_PRIORS = {"python_scheduler_step_us": 2000.0}
+SHARED_PRIORS = {"python_scheduler_step_us": 2000.0, "eager_layer_launch_us": 400.0}
 
 _CAPS = {
     "bw": 0.98,
@@ -748,26 +757,22 @@ PRIORS: dict[str, dict[Param, float]] = {
         ("cscale", "*"): 1.0,
     },
     "hf-transformers": {
-        ("attr", "layer_overhead_us"): 500.0,
         ("attr", "step_overhead_us"): 3000.0,
         ("era:fused:layer_overhead_us", ""): 60.0,
         ("era:fused:scale", ""): 1.0,
         ("era:gemv:cscale", ""): 0.5,
         ("attr", "attn_decode_efficiency"): 0.1,
+        # FA2 path, per layer and step: repeat_kv writes the GQA-expanded K/V, the unpadding gathers it
+        # (read + write), the kernel reads it: ~4 passes over the expanded cache besides the plain read
+        ("attr", "kv_copies_per_step"): 4.0,
     },
     "tgi": {
-        ("era:1.x:layer_overhead_us", ""): 300.0,
         # TGI 1.x loops over the running requests in Python after every step: two tokenizer.decode
         # calls (incremental detokenisation), the stopping criteria, a Generation object serialised
         # to the Rust router: ~0.1-0.3 ms per request (a C++ server's bookkeeping is ~5 us)
         ("era:1.x:seq_overhead_us", ""): 200.0,
         ("era:1.x:step_overhead_us", ""): 3000.0,
         ("era:2.x:step_overhead_us", ""): 1000.0,
-    },
-    "tensorrt-llm": {
-        # eager PyTorch: a decoder layer's ~30-50 kernels launched from Python at ~5-10 us each (the
-        # same prior as TGI 1.x's eager layers)
-        ("era:pt-2025:layer_overhead_us", ""): 300.0,
     },
     "vllm": {("era:v0:seq_overhead_us", ""): 30.0},
     "sglang": {("era:0.3:step_overhead_us", ""): 900.0},

@@ -326,3 +326,25 @@ def test_load_arguments_are_checked() -> None:
         estimate("llama-3.1-8b", "H100", request_rate=math.inf)  # needs num_requests
     with pytest.raises(InvalidInputError):
         estimate("llama-3.1-8b", "H100", concurrency=0)
+
+
+def test_hf_transformers_long_context_pays_its_expanded_kv_copies_on_the_host_clock() -> None:
+    # Qwen2.5-7B: 28 layers, 28 query heads over 4 KV heads (GQA group 7), head_dim 128, bf16: the
+    # cache grows 28 x 4 x 128 x 2 (K, V) x 2 B = 57,344 B per token. HF's FA2 path writes the
+    # expanded K/V and gathers it again in every layer: ``kv_copies_per_step`` passes over 7x the cache.
+    from gpuscout.estimate.throughput import decode_step
+
+    st = _setup("qwen2.5-7b", "A100", engine="hf-transformers")
+    eng = st.engine
+    assert eng.attn_host_sync and eng.kv_copies_per_step > 0
+    kv = 28 * 4 * 128 * 2 * 2 * 30_000
+    copies = kv * 7 * eng.kv_copies_per_step / st.achieved_bandwidth
+    short, long = decode_step(st, 1, 1).total, decode_step(st, 1, 30_000).total
+    # the copies (+ the plain read) add to the step: the host waits for each layer's attention
+    assert long - short >= copies
+    # were the attention overlapped with the CPU's launches, most of it would hide behind them
+    free = Setup(st.spec, st.acc, st.fmt, st.kv, dataclasses.replace(eng, attn_host_sync=False))
+    assert decode_step(free, 1, 30_000).total - decode_step(free, 1, 1).total < long - short
+    # AutoAWQ's fused modules keep a static cache and their own attention kernel: no copies
+    fused = resolve_engine("AutoAWQ fused modules")
+    assert fused.kv_copies_per_step == 0.0 and not fused.attn_host_sync

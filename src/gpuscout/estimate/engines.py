@@ -91,6 +91,13 @@ class EngineProfile:
     pipeline_hop_us: float = 0.0
     logits_bytes_per_vocab: float = 8.0  # per sequence and step: fp32 logits written then read by sampling
     gqa_kv_reread: float = 0.0
+    # passes over the GQA-expanded KV cache (``heads / kv_heads`` times the cache) a decode step makes
+    # besides the attention's own read: HF transformers' FA2 path writes the expanded K/V (repeat_kv) and
+    # gathers it again to unpad it (read + write) in every layer, every step
+    kv_copies_per_step: float = 0.0
+    # the decode attention waits for the host in every layer (HF FA2 unpadding: ``.max().item()`` on the
+    # attention mask), so its GPU time adds to the CPU's launch time instead of hiding behind it
+    attn_host_sync: bool = False
     attn_score_bytes: float = 0.0
     prefill_pipelined: bool = False  # layer split overlaps micro-batches across GPUs during prefill
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
@@ -305,15 +312,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.729),
-        compute_efficiency=_eff(default=0.512, fp8=0.494, **{"16bit": 0.512}),
-        moe_efficiency=0.24,
-        moe_compute_efficiency=0.567,
-        moe_layer_overhead_us=56.6,
+        bandwidth_efficiency=_eff(default=0.722),
+        compute_efficiency=_eff(default=0.497, fp8=0.497, **{"16bit": 0.497}),
+        moe_efficiency=0.227,
+        moe_compute_efficiency=0.570,
+        moe_layer_overhead_us=251.0,
         layer_overhead_us=2.0,
-        step_overhead_us=510.0,
+        step_overhead_us=577.0,
         seq_overhead_us=2.0,
-        request_overhead_us=7317.0,
+        request_overhead_us=7420.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -350,7 +357,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # the PyTorch backend's first releases ran the model eagerly unless
                 # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
                 # launched from Python each step (the engine's scheduler still runs ahead: overlap)
-                {"cuda_graphs": False, "layer_overhead_us": 808.0},
+                {"cuda_graphs": False, "layer_overhead_us": 502.6},
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -383,15 +390,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 612.7,
-                    "step_overhead_us": 1099.0,
-                    "seq_overhead_us": 2256.0,
-                    "tp_step_overhead_us": 99.8,
+                    "layer_overhead_us": 502.6,
+                    "step_overhead_us": 3970.0,
+                    "seq_overhead_us": 2748.0,
+                    "tp_step_overhead_us": 181.7,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
                 },
-                efficiency_scale=0.765,
+                efficiency_scale=0.611,
             ),
             EngineEra(
                 "2.x",
@@ -407,13 +414,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="hf-transformers",
         label="HF transformers (generate, eager)",
-        bandwidth_efficiency=_eff(default=0.405, weight_only=0.88, **{"16bit": 0.405}),
+        bandwidth_efficiency=_eff(default=0.652, weight_only=0.745, **{"16bit": 0.652}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=90.0,
-        attn_decode_efficiency=0.0731,
-        layer_overhead_us=1040.0,
-        step_overhead_us=1986.0,
+        expert_loop_us=89.6,
+        attn_decode_efficiency=0.1195,
+        kv_copies_per_step=5.81,
+        attn_host_sync=True,
+        layer_overhead_us=502.6,
+        step_overhead_us=5858.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -442,21 +451,23 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "fused",
                 "AutoAWQ fused modules",
                 r"fused",
-                {"layer_overhead_us": 71.0},
-                efficiency_scale=0.826,
+                # its own attention kernel over a static cache: no expanded copies, no host sync
+                {"layer_overhead_us": 26.8, "kv_copies_per_step": 0.0, "attn_host_sync": False},
+                efficiency_scale=0.987,
             ),
             EngineEra(
                 "gemv",
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {},
-                compute_scale=0.329,
+                compute_scale=0.281,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
         "MoE layers loop over every expert in Python (expert_loop_us per expert and layer: HF MoE "
         "decoding is "
-        "notoriously slow)",
+        "notoriously slow); its FA2 decode attention copies the GQA-expanded KV cache and waits for "
+        "the host in every layer, so long contexts slow it far more than the KV reads alone",
     ),
     EngineProfile(
         name="gpt-fast",
@@ -531,29 +542,36 @@ CALIBRATION: dict[str, str] = {
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.729, compute 0.512 "
-        "(16-bit) / 0.494 (fp8), 510 us per step overlapped, 7.3 ms per request, MoE weights at 0.24 and "
-        "grouped GEMMs at 0.57, 57 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.722, compute 0.497 "
+        "(16-bit and fp8), 577 us per step overlapped, 7.4 ms per request, MoE weights at 0.23 and "
+        "grouped GEMMs at 0.57, 251 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
         "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
-        "era: no CUDA graphs, 808 us of host launches per layer and step (its DeepSeek-R1 rows: 55 ms "
-        "per token at 4 sequences, where the weight reads take ~10)."
+        "era: no CUDA graphs, 503 us of host launches per layer and step, the eager-layer constant "
+        "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
+        "the three engines' rows; its DeepSeek-R1 rows: 55 ms per token at 4 sequences, where the "
+        "weight reads take ~10)."
     ),
     "tgi": (
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
         "a small k6 scenario dominated by the load generator): physics defaults. 4.6 ms per request. "
-        "1.x era: 1099 us per step, 613 us per layer (eager), 2256 us per sequence and step, 100 us per "
-        "extra TP worker, efficiencies x0.765; 2.x era (ROCm): 880 us per step, 169 us per extra worker, "
+        "1.x era: 3970 us per step, 503 us per layer (eager launches: the constant shared with HF "
+        "transformers and trtllm-serve 0.17), 2748 us per sequence and step, 182 us per extra TP "
+        "worker, efficiencies x0.61; 2.x era (ROCm): 880 us per step, 169 us per extra worker, "
         "efficiencies x0.47."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.405 (16-bit) / 0.880 (weight-only), 1040 us of Python per layer and 1986 us per step "
-        "(overlapped with the GPU), 90 us per expert visited per MoE layer, decode attention at 0.073 of "
-        "the GEMM rate (unfused, GQA expanded), compute efficiencies not fitted (0.45 / 0.25). AutoAWQ fused "
-        "modules: 71 us per layer, efficiencies x0.83; GEMV kernel: compute x0.33."
+        "Bandwidth 0.652 (16-bit) / 0.745 (weight-only), 503 us of Python per layer (the eager-layer "
+        "constant shared with TGI 1.x and trtllm-serve 0.17) and 5858 us per step (overlapped with the "
+        "GPU), 90 us per expert visited per MoE layer; decode attention: 5.8 passes over the "
+        "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "
+        "its FLOPs at 0.12 of the GEMM rate, waited for by the host in every layer (not overlapped: "
+        "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
+        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 27 us per layer, "
+        "efficiencies x0.99; GEMV kernel: compute x0.28."
     ),
 }
 

@@ -202,8 +202,11 @@ def decode_step(
     q = max(0.0, prefill_tokens)
     # layer split reads every GPU's share one after the other: the whole model through one GPU's bandwidth
     dense_bytes, expert_bytes = step_weight_bytes(st, batch + q)
-    kv_bytes = kv_read_bytes_per_step(spec, st.kv, context, tp=tp) * batch
-    kv_bytes *= 1.0 + eng.gqa_kv_reread * (_gqa_group(spec) - 1.0)
+    kv_plain = kv_read_bytes_per_step(spec, st.kv, context, tp=tp) * batch
+    group = _gqa_group(spec)
+    kv_bytes = kv_plain * (1.0 + eng.gqa_kv_reread * (group - 1.0))
+    # eager copies of the GQA-expanded cache (HF transformers: repeat_kv, unpadding), every step
+    kv_bytes += kv_plain * group * eng.kv_copies_per_step
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
     logits_bytes = batch * spec.vocab_size * eng.logits_bytes_per_vocab / tp
     bw = st.achieved_bandwidth
@@ -228,8 +231,13 @@ def decode_step(
     comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
     if st.parallel == "layer" and st.gpus > 1:
         comm += (st.gpus - 1) * eng.pipeline_hop_us * 1e-6
-    gpu = _blend(gemm_mem, gemm_comp) + _blend(attn_mem, attn_comp) + gpu_fixed + comm
-    total = _blend(gpu, cpu) if eng.cpu_overlap else gpu + cpu
+    attn = _blend(attn_mem, attn_comp)
+    gpu = _blend(gemm_mem, gemm_comp) + attn + gpu_fixed + comm
+    if eng.cpu_overlap and eng.attn_host_sync:
+        # the host waits for every layer's attention: that part of the GPU's time is not overlapped
+        total = _blend(gpu - attn, cpu) + attn
+    else:
+        total = _blend(gpu, cpu) if eng.cpu_overlap else gpu + cpu
     return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu, comm)
 
 
