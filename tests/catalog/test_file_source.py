@@ -371,7 +371,7 @@ def test_a_plain_csv_row_is_read_as_the_checking_reader_reads_it(
     cells = {c: data.draw(_CELLS[c], label=c) for c in columns}
     now = datetime(2026, 12, 1, tzinfo=UTC)
     names = fs._Names()
-    fast = fs._plain_offer(fs._Row("f.csv", cells, 2, {}), "file:f.csv", now, now, names)
+    fast = fs.plain_reader(list(cells), "file:f.csv", now, now, names)(list(cells.values()), 2)
     row = fs._Row("f.csv", cells, 2, {})
     checked = fs._offer(row, "file:f.csv", now, now, names)
     if fast is not None:

@@ -23,6 +23,7 @@ import sqlalchemy as sa
 
 from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import now, utc
+from gpuscout.catalog.constant_columns import ConstantSplit, constant_split, sample_rows
 from gpuscout.catalog.db import advisory_lock, make_engine, read_engine, write_engine
 from gpuscout.catalog.migrations import fill_value_columns, migrate
 from gpuscout.catalog.offer import Offer
@@ -231,11 +232,12 @@ class Store:
         page cache is raised for a large insert (a larger cache keeps the index pages being updated
         in memory), and when the new rows are at least as many as those already stored the offers
         indexes are dropped and built again after the insert, in the same transaction (see
-        :func:`_rebuild_indexes_for`).
+        :func:`_rebuild_indexes_for`), and the columns that hold one ``None`` or text in every row
+        are written into the statement instead of bound per row (:func:`_constant_split`).
         """
         if self._insert_plan is None:
             dialect = self.engine.dialect
-            cols = [c.name for c in t.offers.columns if c.name != "id"]
+            cols = _insert_columns()
             mark = "?" if dialect.paramstyle == "qmark" else "%s"
             sql = f"INSERT INTO offers ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})"
             self._insert_plan = (sql, row_values(cols, insert_binds(dialect, t.offers)))
@@ -250,9 +252,15 @@ class Store:
                 conn.exec_driver_sql(f"DROP INDEX {name}")
             if conn.dialect.name == "postgresql" and self._copy_offers(conn, offers, snapshot_id, specs):
                 return
+            split = _constant_split(offers, values, snapshot_id, specs) if lite else None
             for i in range(0, len(offers), _INSERT_CHUNK):
-                chunk = offers[i : i + _INSERT_CHUNK]
-                conn.exec_driver_sql(sql, [values(o, snapshot_id, specs) for o in chunk])
+                rows = [values(o, snapshot_id, specs) for o in offers[i : i + _INSERT_CHUNK]]
+                if split is not None:
+                    fast, rows = split.split(rows)
+                    if fast:
+                        conn.exec_driver_sql(split.sql, fast)
+                if rows:
+                    conn.exec_driver_sql(sql, rows)
             for ddl in rebuild.values():
                 conn.exec_driver_sql(ddl)
         finally:
@@ -448,6 +456,19 @@ class Store:
         :func:`gpuscout.catalog.status.price_history`)."""
         with self._read_engine.connect() as conn:
             return price_history(conn, accelerator, provider, days)
+
+
+def _constant_split(
+    offers: Sequence[Offer], values: RowValues, snapshot_id: int, specs: Specs
+) -> ConstantSplit | None:
+    """SQLite: the insert with the columns that hold one ``None`` or text in the sampled rows written
+    into the statement (:mod:`~gpuscout.catalog.constant_columns`)."""
+    sample = [values(offers[i], snapshot_id, specs) for i in sample_rows(len(offers))]
+    return constant_split("offers", _insert_columns(), sample)
+
+
+def _insert_columns() -> list[str]:
+    return [c.name for c in t.offers.columns if c.name != "id"]
 
 
 def _rebuild_indexes_for(conn: sa.Connection, new_rows: int) -> dict[str, str]:
