@@ -31,6 +31,7 @@ say what is accepted, never what was written.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 import os
@@ -39,10 +40,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime, timedelta
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, TypeVar
-
-import httpx
-import yaml
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.offer_fields import offer_constructor
@@ -51,6 +49,9 @@ from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.providers import canonical_provider
+
+if TYPE_CHECKING:
+    import httpx
 
 E = TypeVar("E", bound=StrEnum)
 
@@ -561,38 +562,46 @@ def _csv_offers(
     return offers, problems
 
 
-class _BoundedLoader(yaml.SafeLoader):
+@functools.cache
+def _bounded_loader() -> Any:
     """PyYAML's safe loader with a nesting limit (no RecursionError on a 5,000-deep list) and a bound
-    on merge keys, which a few bytes of nested ``<<: [*a, *a, ...]`` can expand exponentially."""
+    on merge keys, which a few bytes of nested ``<<: [*a, *a, ...]`` can expand exponentially; built
+    on first use (a CSV file never imports YAML)."""
+    import yaml
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
+    class BoundedLoader(yaml.SafeLoader):
+        def __init__(self, stream: str) -> None:
+            super().__init__(stream)
+            self._depth = 0
 
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        self._depth += 1
-        try:
-            if self._depth > MAX_YAML_DEPTH:
-                mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
-                raise yaml.composer.ComposerError(
-                    None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            self._depth += 1
+            try:
+                if self._depth > MAX_YAML_DEPTH:
+                    mark = self.peek_event().start_mark  # type: ignore[no-untyped-call]
+                    raise yaml.composer.ComposerError(
+                        None, None, f"nested deeper than {MAX_YAML_DEPTH} levels", mark
+                    )
+                return super().compose_node(parent, index)
+            finally:
+                self._depth -= 1
+
+        def flatten_mapping(self, node: Any) -> None:
+            super().flatten_mapping(node)
+            if len(node.value) > MAX_MERGED_KEYS:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"merge keys expand to more than {MAX_MERGED_KEYS} keys", node.start_mark
                 )
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
 
-    def flatten_mapping(self, node: Any) -> None:
-        super().flatten_mapping(node)
-        if len(node.value) > MAX_MERGED_KEYS:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"merge keys expand to more than {MAX_MERGED_KEYS} keys", node.start_mark
-            )
+    return BoundedLoader
 
 
 def _yaml_rows(label: str, text: str) -> Iterator[_Row]:
-    loader: _BoundedLoader | None = None
+    import yaml
+
+    loader: Any = None
     try:
-        loader = _BoundedLoader(text)  # its reader already refuses control characters
+        loader = _bounded_loader()(text)  # its reader already refuses control characters
         node = loader.get_single_node()
         data = loader.construct_document(node) if node is not None else None
     except yaml.YAMLError as exc:
@@ -713,6 +722,9 @@ class FileSource(Source):
     def offers(self) -> list[Offer]:
         self.reset_report()
         return parse_offer_file(self.path, source_label=self.name)
+
+    def offline_offers(self) -> list[Offer]:
+        return self.offers()
 
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
         return self.offers()
