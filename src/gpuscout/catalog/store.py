@@ -25,6 +25,7 @@ from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import now, utc
 from gpuscout.catalog.constant_columns import ConstantSplit, constant_split, sample_rows
 from gpuscout.catalog.db import advisory_lock, make_engine, read_engine, write_engine
+from gpuscout.catalog.gc_pause import collection_paused
 from gpuscout.catalog.migrations import fill_value_columns, migrate
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.paths import default_db_url
@@ -185,7 +186,7 @@ class Store:
         observed_at = min(observed) if observed and len(observed) == len(offers) else None
         providers = sorted({o.provider for o in offers})
         specs = self._specs()
-        with self._write_engine.begin() as conn:
+        with collection_paused(len(offers)), self._write_engine.begin() as conn:
             if only_if_absent or unless_fingerprint:
                 advisory_lock(conn, _FIRST_SNAPSHOT_LOCK)
                 current = _current_id(conn, source)

@@ -39,6 +39,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from gpuscout.catalog.gc_pause import collection_paused
 from gpuscout.catalog.offer import Offer
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -230,12 +231,13 @@ def validate_offers(
     accs = dict(accelerators) if accelerators is not None else _accelerators()
     good: list[Offer] = []
     gate: Counter[str] = Counter()
-    for offer in offers:
-        why = problem(offer, accs)
-        if why is None:
-            good.append(offer)
-        else:
-            gate[why] += 1
+    with collection_paused(received):
+        for offer in offers:
+            why = problem(offer, accs)
+            if why is None:
+                good.append(offer)
+            else:
+                gate[why] += 1
     invalid = received - len(good)
     reasons.update(gate)
     report = ValidationReport(
@@ -264,7 +266,8 @@ def validate_offers(
             counted = f"{total_bad} of {received + adapter_invalid} rows invalid ({limit})"
         report.reason = f"{counted}: {_summary(reasons)}"
         return report
-    collapsed, duplicates = collapse_duplicates(good)
+    with collection_paused(len(good)):
+        collapsed, duplicates = collapse_duplicates(good)
     report.duplicates = duplicates
     if last_good_count and len(collapsed) < MIN_COUNT_RATIO * last_good_count:
         report.status = "rejected"

@@ -42,6 +42,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from gpuscout.catalog.gc_pause import collection_paused
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.offer_fields import offer_constructor
 from gpuscout.catalog.sources.base import Source
@@ -692,15 +693,16 @@ def parse_offer_file(path: Path, *, source_label: str | None = None) -> list[Off
     now = datetime.now(UTC)
     label_of_source = source_label or f"file:{path}"
     names = _Names()
-    if suffix == ".csv":
-        offers, problems = _csv_offers(label, text, label_of_source, default_time, now, names)
-    else:
-        offers, problems = [], []
-        for row in _yaml_rows(label, text):
-            offer = _offer(row, label_of_source, default_time, now, names)
-            problems.extend(row.problems)
-            if offer is not None:
-                offers.append(offer)
+    with collection_paused(text.count("\n")):  # about one offer a line
+        if suffix == ".csv":
+            offers, problems = _csv_offers(label, text, label_of_source, default_time, now, names)
+        else:
+            offers, problems = [], []
+            for row in _yaml_rows(label, text):
+                offer = _offer(row, label_of_source, default_time, now, names)
+                problems.extend(row.problems)
+                if offer is not None:
+                    offers.append(offer)
     if problems:
         raise OfferFileError(problems)
     if not offers:
