@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hypothesis import given, settings
@@ -15,6 +16,23 @@ COLUMNS = ("a", "b", "c", "d", "e")
 VALUES = st.sampled_from([None, "", "x", "it's", "''", "é ü", "1", "1.0", 1, 0, 1.0, 2.5, True, b"x"])
 
 
+class _Obj:
+    """An object whose fields a..d are columns; ``e`` is a computed column (never written in)."""
+
+    def __init__(self, values: tuple[Any, ...]) -> None:
+        self.a, self.b, self.c, self.d, self.x = values
+
+
+FIELDS = ("a", "b", "c", "d")
+
+
+def _rows_for(columns: Sequence[str]) -> Callable[..., tuple[Any, ...]]:
+    def row(o: _Obj, suffix: str) -> tuple[Any, ...]:
+        return tuple(f"{o.x}{suffix}" if c == "e" else getattr(o, c) for c in columns)
+
+    return row
+
+
 def _stored(rows: list[tuple[Any, ...]], split: bool) -> list[tuple[Any, ...]]:
     con = sqlite3.connect(":memory:")
     # the affinities of the offers table: TEXT, NUMERIC (DATETIME, BOOLEAN), REAL, INTEGER, JSON
@@ -22,11 +40,14 @@ def _stored(rows: list[tuple[Any, ...]], split: bool) -> list[tuple[Any, ...]]:
         "CREATE TABLE t (id INTEGER PRIMARY KEY, a VARCHAR(10), b DATETIME, c FLOAT, d INTEGER, e JSON)"
     )
     plain = f"INSERT INTO t ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"
-    plan = constant_split("t", COLUMNS, [rows[i] for i in sample_rows(len(rows))]) if split else None
+    objects = [_Obj(r) for r in rows]
+    sample = [objects[i] for i in sample_rows(len(objects))]
+    plan = constant_split("t", COLUMNS, FIELDS, sample, _rows_for, "!") if split else None
     if plan is None:
-        con.executemany(plain, rows)
+        con.executemany(plain, [_rows_for(COLUMNS)(o, "!") for o in objects])
     else:
-        fast, slow = plan.split(rows)
+        assert "e" not in plan.constants  # computed: always bound
+        fast, slow = plan.split(objects, "!")
         assert len(fast) + len(slow) == len(rows)
         con.executemany(plan.sql, fast)
         con.executemany(plain, slow)
@@ -43,16 +64,17 @@ def test_the_split_insert_stores_what_binding_stores(rows: list[tuple[Any, ...]]
 
 def test_constant_none_and_text_become_literals_and_other_rows_keep_every_value() -> None:
     rows = [(None, "it's", 1.5, 3, "[]")] * 40 + [("z", "it's", 2.5, 3, "[]")]
-    plan = constant_split("t", COLUMNS, rows[:32])
+    objects = [_Obj(r) for r in rows]
+    plan = constant_split("t", COLUMNS, FIELDS, objects[:32], _rows_for, "")
     assert plan is not None
-    assert plan.constants == {"a": None, "b": "it's", "e": "[]"}  # numbers stay bound
-    assert "VALUES (NULL, 'it''s', ?, ?, '[]')" in plan.sql
-    fast, slow = plan.split(rows)
-    assert fast == [(1.5, 3)] * 40 and slow == [rows[-1]]
+    assert plan.constants == {"a": None, "b": "it's"}  # numbers and computed columns stay bound
+    assert "VALUES (NULL, 'it''s', ?, ?, ?)" in plan.sql
+    fast, slow = plan.split(objects, "")
+    assert fast == [(1.5, 3, "[]")] * 40 and slow == [rows[-1]]
     assert _stored(rows, split=True) == _stored(rows, split=False)
 
 
 def test_text_sql_cannot_hold_stays_bound() -> None:
-    assert constant_split("t", ("a",), [("x\x00y",)] * 3) is None
-    assert constant_split("t", ("a",), [("\ud800",)] * 3) is None
-    assert constant_split("t", ("a",), []) is None
+    for text in ("x\x00y", "\ud800"):
+        assert constant_split("t", COLUMNS, FIELDS, [_Obj((text, 1, 1, 1, 1))] * 3, _rows_for, "") is None
+    assert constant_split("t", COLUMNS, FIELDS, [], _rows_for, "") is None

@@ -7,33 +7,37 @@ a file leaves a dozen empty, and many others (the source, the observation time, 
 empty lists) hold the same text in every row: at 100,000 offers binding them costs more than
 SQLite's own insert.
 
-:func:`constant_split` takes a sample of a batch's rows and finds the columns that hold the same
-``None`` or text in all of them; the statement it builds has those values as SQL literals (``NULL``,
-``'text'`` with quotes doubled, exactly the value a bind would store: SQLite applies the column's
-affinity to a literal as to a parameter) and a ``?`` for every other column. Its compiled
-``split`` sorts the batch's rows: those that hold the constants give a tuple of the other columns
-for that statement, any other row is kept whole for the plain statement. Every row is inserted
-either way; only the cost of getting it there changes. Numbers are never written as literals (a
-float's text would be parsed again by SQLite), so every stored value is the one bound before.
+:func:`constant_split` takes a sample of a batch (the objects and their rows) and finds the columns
+that hold one object's field with the same ``None`` or text in all of them; the statement it builds
+has those values as SQL literals (``NULL``, ``'text'`` with quotes doubled: exactly the value a bind
+would store, since SQLite applies the column's affinity to a literal as to a parameter) and a ``?``
+for every other column. Its compiled ``split`` sorts the batch: an object whose fields hold those
+values (the same object, or equal text, as in the sample: the row of a field is a function of the
+field) gives its row without those columns, for that statement; any other object gives its whole
+row, for the plain statement. Every row is inserted either way; only the cost of getting it there
+changes. Numbers are never written as literals (a float's text would be parsed again by SQLite),
+nor any column computed from several fields.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 Row = tuple[Any, ...]
-Split = Callable[[Sequence[Row]], tuple[list[Row], list[Row]]]
+#: (object, *args) -> the object's row for the given columns
+RowsFor = Callable[[Sequence[str]], Callable[..., Row]]
+Split = Callable[..., tuple[list[Row], list[Row]]]
 
-#: Rows sampled to pick the constant columns (spread over the batch).
+#: Objects sampled to pick the constant columns (spread over the batch).
 SAMPLE_ROWS = 32
 
 
 @dataclass(frozen=True, slots=True)
 class ConstantSplit:
-    """The statement with the constant columns written in, and the function sorting a batch's rows
-    into (rows for :attr:`sql` without the constant columns, whole rows for the plain statement)."""
+    """The statement with the constant columns written in, and ``split(objects, *args)``: (rows for
+    :attr:`sql`, without the constant columns; whole rows for the plain statement)."""
 
     sql: str
     constants: dict[str, Any]
@@ -53,47 +57,74 @@ def _literal(value: Any) -> str | None:
     return "'" + value.replace("'", "''") + "'"
 
 
-def constant_split(table: str, columns: Sequence[str], sample: Sequence[Row]) -> ConstantSplit | None:
-    """The split insert for rows like ``sample`` (tuples in ``columns`` order), or ``None`` when no
-    column holds one ``None`` or text value in every sampled row."""
+def _same(a: Any, b: Any) -> bool:
+    """Whether two field values certainly give the same row value (checked the way ``split`` checks)."""
+    if b is None or a is b:
+        return a is b
+    return type(a) is str and type(b) is str and a == b
+
+
+def constant_split(
+    table: str,
+    columns: Sequence[str],
+    fields: Collection[str],
+    sample: Sequence[Any],
+    rows_for: RowsFor,
+    *args: Any,
+) -> ConstantSplit | None:
+    """The split insert for objects like ``sample``, or ``None`` when no column holds one ``None`` or
+    text value in all of them.
+
+    ``columns``: the table's columns in row order; ``fields``: those that hold the object's attribute
+    of the same name (the others are computed); ``rows_for(columns)``: the function giving an object's
+    row for those columns (called with the object and ``args``).
+    """
     if not sample:
         return None
+    full = rows_for(columns)
+    rows = [full(o, *args) for o in sample]
     first = sample[0]
     constant: dict[int, str] = {}
-    for i, value in enumerate(first):
-        literal = _literal(value)
-        if literal is None:
+    for i, name in enumerate(columns):
+        literal = _literal(rows[0][i])
+        if name not in fields or literal is None:
             continue
-        if all(type(r[i]) is type(value) and r[i] == value for r in sample):
+        raw = getattr(first, name)
+        if all(_same(getattr(o, name), raw) for o in sample) and all(r[i] == rows[0][i] for r in rows):
             constant[i] = literal
     if not constant:
         return None
-    names = ", ".join(columns)
     marks = ", ".join(constant.get(i, "?") for i in range(len(columns)))
-    sql = f"INSERT INTO {table} ({names}) VALUES ({marks})"
-    scope: dict[str, Any] = {f"k{i}": first[i] for i in constant}
-    checks = " and ".join(
-        f"(r[{i}] is None)" if first[i] is None else f"(type(r[{i}]) is str and r[{i}] == k{i})"
-        for i in constant
-    )
-    kept = "".join(f"r[{i}], " for i in range(len(columns)) if i not in constant)
+    sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})"
+    kept = [c for i, c in enumerate(columns) if i not in constant]
+    scope: dict[str, Any] = {"full": full, "part": rows_for(kept)}
+    checks = []
+    for i in constant:
+        name, raw = columns[i], getattr(first, columns[i])
+        scope[f"k{i}"] = raw
+        if raw is None:
+            checks.append(f"o.{name} is None")
+        elif type(raw) is str:
+            checks.append(f"(o.{name} is k{i} or (type(v := o.{name}) is str and v == k{i}))")
+        else:
+            checks.append(f"o.{name} is k{i}")
     source = (
-        "def split(rows):\n"
+        "def split(objects, *args):\n"
         "    fast = []\n"
         "    slow = []\n"
         "    add, keep = fast.append, slow.append\n"
-        "    for r in rows:\n"
-        f"        if {checks}:\n"
-        f"            add(({kept}))\n"
+        "    for o in objects:\n"
+        f"        if {' and '.join(checks)}:\n"
+        "            add(part(o, *args))\n"
         "        else:\n"
-        "            keep(r)\n"
+        "            keep(full(o, *args))\n"
         "    return fast, slow\n"
     )
-    exec(source, scope)  # the text is built above from column positions only
+    exec(source, scope)  # the text is built above from column names and positions only
     split: Split = scope["split"]
-    return ConstantSplit(sql, {columns[i]: first[i] for i in constant}, split)
+    return ConstantSplit(sql, {columns[i]: rows[0][i] for i in constant}, split)
 
 
 def sample_rows(count: int) -> range:
-    """Positions of at most :data:`SAMPLE_ROWS` rows spread over a batch of ``count``."""
+    """Positions of at most :data:`SAMPLE_ROWS` objects spread over a batch of ``count``."""
     return range(0, count, max(1, -(-count // SAMPLE_ROWS)))

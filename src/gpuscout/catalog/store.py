@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 import sqlalchemy as sa
@@ -95,6 +96,7 @@ class Store:
         migrate(self.engine)
         self._spec_cache: Specs | None = None
         self._insert_plan: tuple[str, RowValues] | None = None
+        self._row_builders: dict[tuple[str, ...], RowValues] = {}
         if sync_accelerators:
             self.sync_accelerators()
 
@@ -181,9 +183,11 @@ class Store:
         transaction like ``only_if_absent``.
         """
         started = utc(started_at) or now()
-        observed = [x for o in offers if (x := utc(o.observed_at)) is not None]
         # The snapshot's data age is its oldest row; unknown as soon as one row's time is unknown.
-        observed_at = min(observed) if observed and len(observed) == len(offers) else None
+        # (Each distinct time once: the rows of a feed or a file mostly share one.)
+        times = set(map(_observed_at, offers))
+        known = [x for t in times if (x := utc(t)) is not None]
+        observed_at = min(known) if known and None not in times else None
         providers = sorted({o.provider for o in offers})
         specs = self._specs()
         with collection_paused(len(offers)), self._write_engine.begin() as conn:
@@ -253,13 +257,15 @@ class Store:
                 conn.exec_driver_sql(f"DROP INDEX {name}")
             if conn.dialect.name == "postgresql" and self._copy_offers(conn, offers, snapshot_id, specs):
                 return
-            split = _constant_split(offers, values, snapshot_id, specs) if lite else None
+            split = self._constant_split(offers, snapshot_id, specs) if lite else None
             for i in range(0, len(offers), _INSERT_CHUNK):
-                rows = [values(o, snapshot_id, specs) for o in offers[i : i + _INSERT_CHUNK]]
+                chunk = offers[i : i + _INSERT_CHUNK]
                 if split is not None:
-                    fast, rows = split.split(rows)
+                    fast, rows = split.split(chunk, snapshot_id, specs)
                     if fast:
                         conn.exec_driver_sql(split.sql, fast)
+                else:
+                    rows = [values(o, snapshot_id, specs) for o in chunk]
                 if rows:
                     conn.exec_driver_sql(sql, rows)
             for ddl in rebuild.values():
@@ -267,6 +273,24 @@ class Store:
         finally:
             if big:
                 conn.exec_driver_sql("PRAGMA cache_size=-2000")  # SQLite's default again
+
+    def _constant_split(
+        self, offers: Sequence[Offer], snapshot_id: int, specs: Specs
+    ) -> ConstantSplit | None:
+        """SQLite: the insert with the columns whose field holds one ``None`` or text in the sampled
+        offers written into the statement (:mod:`~gpuscout.catalog.constant_columns`)."""
+        sample = [offers[i] for i in sample_rows(len(offers))]
+        return constant_split(
+            "offers", _insert_columns(), OFFER_COLUMNS, sample, self._rows_for, snapshot_id, specs
+        )
+
+    def _rows_for(self, columns: Sequence[str]) -> RowValues:
+        """The compiled row builder for these ``offers`` columns (cached: a store writes few shapes)."""
+        key = tuple(columns)
+        built = self._row_builders.get(key)
+        if built is None:
+            built = self._row_builders[key] = row_values(columns, insert_binds(self.engine.dialect, t.offers))
+        return built
 
     def _copy_offers(
         self, conn: sa.Connection, offers: Sequence[Offer], snapshot_id: int, specs: Specs
@@ -459,13 +483,7 @@ class Store:
             return price_history(conn, accelerator, provider, days)
 
 
-def _constant_split(
-    offers: Sequence[Offer], values: RowValues, snapshot_id: int, specs: Specs
-) -> ConstantSplit | None:
-    """SQLite: the insert with the columns that hold one ``None`` or text in the sampled rows written
-    into the statement (:mod:`~gpuscout.catalog.constant_columns`)."""
-    sample = [values(offers[i], snapshot_id, specs) for i in sample_rows(len(offers))]
-    return constant_split("offers", _insert_columns(), sample)
+_observed_at = attrgetter("observed_at")
 
 
 def _insert_columns() -> list[str]:
