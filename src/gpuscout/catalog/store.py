@@ -26,7 +26,6 @@ from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import now, utc
 from gpuscout.catalog.constant_columns import ConstantSplit, constant_split, sample_rows
 from gpuscout.catalog.db import advisory_lock, make_engine, read_engine, write_engine
-from gpuscout.catalog.gc_pause import collection_paused
 from gpuscout.catalog.migrations import fill_value_columns, migrate
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.paths import default_db_url
@@ -52,6 +51,7 @@ from gpuscout.catalog.status import (
     sources_status,
 )
 from gpuscout.errors import InvalidInputError
+from gpuscout.gc_pause import collection_paused
 
 __all__ = [
     "SNAPSHOT_SOURCE",

@@ -39,8 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from gpuscout.catalog.gc_pause import collection_paused
 from gpuscout.catalog.offer import Offer
+from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 MAX_INVALID_FRACTION = 0.20

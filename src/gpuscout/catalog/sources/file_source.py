@@ -42,11 +42,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gpuscout.catalog.gc_pause import collection_paused
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.offer_fields import offer_constructor
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
+from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.providers import canonical_provider

@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 import threading
 
-from gpuscout.catalog.gc_pause import MIN_OFFERS, collection_paused
+from gpuscout.gc_pause import MIN_OFFERS, collection_paused
 
 
 def test_paused_for_a_big_step_and_enabled_again_after_the_last() -> None:
