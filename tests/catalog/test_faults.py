@@ -367,15 +367,30 @@ def test_concurrent_reader_never_sees_a_partial_snapshot(
         sql, values = store._insert_plan or ("", None)
         assert values is not None
 
-        def counted(*args: Any) -> Any:
+        def tick() -> None:
             built["n"] += 1
-            if built["n"] == 301:  # 300 rows of the new snapshot are written (2 batches or streamed)
+            if built["n"] == 301:  # 300 rows of the new snapshot are built (batches written, or streamed)
                 mid_read_done.clear()
                 mid_write.set()
                 assert mid_read_done.wait(30), "reader did not read during the write"
+
+        def counted(*args: Any) -> Any:
+            tick()
             return values(*args)
 
-        store._insert_plan = (sql, counted)
+        store._insert_plan = (sql, counted)  # PostgreSQL's COPY rows
+        rows_for = store._rows_for  # SQLite's rows (a sample's, then each batch's)
+
+        def counted_rows_for(columns: Any) -> Any:
+            build = rows_for(columns)
+
+            def row(*args: Any) -> Any:
+                tick()
+                return build(*args)
+
+            return row
+
+        monkeypatch.setattr(store, "_rows_for", counted_rows_for)
         thread = threading.Thread(target=reader, daemon=True)
         thread.start()
         try:

@@ -371,7 +371,7 @@ def test_a_plain_csv_row_is_read_as_the_checking_reader_reads_it(
     cells = {c: data.draw(_CELLS[c], label=c) for c in columns}
     now = datetime(2026, 12, 1, tzinfo=UTC)
     names = fs._Names()
-    fast = fs._plain_offer(fs._Row("f.csv", cells, 2, {}), "file:f.csv", now, now, names)
+    fast = fs.plain_reader(list(cells), "file:f.csv", now, now, names)(list(cells.values()), 2)
     row = fs._Row("f.csv", cells, 2, {})
     checked = fs._offer(row, "file:f.csv", now, now, names)
     if fast is not None:
@@ -397,3 +397,25 @@ def test_a_big_csv_file_reads_as_row_by_row(tmp_path: Path) -> None:
     offers = parse_offer_file(path)
     assert [o.price_usd_per_hour for o in offers[:3]] == [98.32, 1.29, 0.8]
     assert [o.extra["line"] for o in offers[:4]] == ["2", "3", "4", "5"] and len(offers) == 150
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab ,\n\t\"\r\x00\x0b\x0c\x85\u2028é$'1.")), max_size=40))
+def test_csv_records_are_what_the_csv_reader_reads(text: str) -> None:
+    """The records of a CSV text (cut at line ends and commas when it has no quote, CR or NUL) are
+    csv.reader's, with the line each ends on; a text the reader refuses is refused, naming a line."""
+    import csv
+    import io
+
+    from gpuscout.catalog.sources import file_source as fs
+
+    reader = csv.reader(io.StringIO(text))
+    try:
+        expected: list[tuple[int, list[str]]] | None = [(reader.line_num, cells) for cells in reader]
+    except csv.Error:
+        expected = None
+    if expected is None:
+        with pytest.raises(OfferFileError, match="not valid CSV"):
+            list(fs._csv_records("f.csv", text))
+    else:
+        assert list(fs._csv_records("f.csv", text)) == expected

@@ -426,6 +426,36 @@ def test_a_bulk_write_that_fails_half_way_keeps_the_indexes_and_the_last_good_da
         assert store.count_offers() == 12_001 and _offer_indexes(path) == before
 
 
+def test_a_bulk_write_stores_the_rows_unlike_the_others_as_given(store: Store) -> None:
+    """Columns holding one empty or text value in the sampled rows are written into the insert on
+    SQLite; the rows that differ there (sampled or not) are stored as they are, like every other."""
+    when = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
+    offers = many_offers(7_000, observed_at=when, notes="it's the same", extra={"line": "1"})
+    odd = {
+        1: {"zone": "us-east-1a"},
+        2: {"notes": "a 'different' note"},
+        3: {"observed_at": datetime(2026, 11, 29, tzinfo=UTC)},
+        4: {"observed_at": None},
+        5: {"interconnect": Interconnect.NVLINK, "regions": ("a", "b")},
+        6: {"notes": "it's the same".upper().lower()},  # equal text, another object
+        6_999: {"secure": True, "original_currency": "EUR"},
+    }
+    for k, changes in odd.items():
+        offers[k] = make_offer(**{**_fields(offers[k]), **changes})
+    store.write_snapshot("bulk", offers)
+    back = {o.instance_type: o for o in store.current_offers(OfferQuery(limit=None))}
+    assert len(back) == len(offers)
+    for o in offers:
+        stored = back[o.instance_type]
+        assert stored == o and stored.extra == o.extra and stored.observed_at == o.observed_at
+
+
+def _fields(offer: object) -> dict[str, object]:
+    import dataclasses
+
+    return {f.name: getattr(offer, f.name) for f in dataclasses.fields(offer)}  # type: ignore[arg-type]
+
+
 def test_text_that_means_something_to_copy_or_sql_round_trips(store: Store) -> None:
     """Tabs, line ends, backslashes and ``\\N`` (COPY's NULL) stay text on both databases."""
     offer = make_offer(

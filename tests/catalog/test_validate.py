@@ -6,6 +6,8 @@ import math
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from gpuscout.catalog.validate import (
     MAX_INVALID_FRACTION,
@@ -162,3 +164,29 @@ def test_the_share_is_of_feed_rows_when_a_row_gives_several_offers() -> None:
 def test_every_row_dropped_by_the_adapter_is_not_called_an_empty_answer() -> None:
     report = validate_offers("s", [], accelerators=ACCS, adapter_drops={"unknown GPU": 3}, rows_seen=3)
     assert report.status == "rejected" and report.reason == "all 3 rows invalid: 3x unknown GPU"
+
+
+_FIELDS = {
+    "provider": st.sampled_from(["aws", "", " ", None]),
+    "instance_type": st.sampled_from(["p5", "\t", ""]),
+    "region": st.sampled_from(["us-east-1", " "]),
+    "source": st.sampled_from(["file:x.csv", ""]),
+    "accelerator": st.sampled_from(["H100-SXM", "T4", "A100-PCIe-40GB", "no-such-gpu"]),
+    "gpu_count": st.sampled_from([1, 8, 0, -1, True, 2.0]),
+    "gpu_memory_gb": st.sampled_from(
+        [80.0, 16, 40.0, 73.0, 87.0, 100.0, 0.0, -1.0, math.nan, math.inf, True]
+    ),
+    "fractional": st.booleans(),
+    "price_usd_per_hour": st.sampled_from([None, 2.5, 20, 0.0, -1.0, 0.05, 500.0, math.nan, math.inf, True]),
+    "spot_price_usd_per_hour": st.sampled_from([None, 1.0, 0.001, 0.0, 300.0, math.nan]),
+}
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.fixed_dictionaries({}, optional=_FIELDS))
+def test_the_plain_row_checks_agree_with_the_named_rules(changes: dict[str, object]) -> None:
+    """The checks written out for plain valid rows answer what the rule-by-rule checks answer."""
+    from gpuscout.catalog.validate import _row_problem_named
+
+    offer = make_offer(**changes)
+    assert row_problem(offer, ACCS) == _row_problem_named(offer, ACCS)

@@ -67,6 +67,7 @@ from gpuscout.advise.workload import (
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
 from gpuscout.estimate.lazy_text import deferred_text
+from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.provider_types import ProviderTerms
 
 #: A scored row: (score, total, time, usd_per_hour, provider, instance_type, region, spot, index,
@@ -812,7 +813,10 @@ class Ranker:
     ) -> Advice:
         """The whole answer: the rows to show (front first), picks, targets, caveats, and (``diagnose``)
         what binds when nothing passes."""
-        with deferred_text():  # the estimates' assumption text is built for the rows shown only
+        offers = offers if isinstance(offers, Sequence) else list(offers)
+        # the estimates' assumption text is built for the rows shown only; the cyclic collector
+        # would walk every offer again while the ranking allocates (see gpuscout.gc_pause)
+        with deferred_text(), collection_paused(len(offers)):
             return self._advise(offers, objective, top, include_rejected, diagnose)
 
     def _advise(

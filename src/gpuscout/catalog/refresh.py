@@ -28,7 +28,6 @@ import concurrent.futures
 import contextlib
 import functools
 import math
-import ssl
 import threading
 import time
 from collections import Counter
@@ -36,9 +35,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, TypeVar
-
-import httpx
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.results import RefreshResult as RefreshResult  # its home before results.py
@@ -48,6 +45,11 @@ from gpuscout.catalog.validate import ValidationReport, validate_offers
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
 from gpuscout.settings import Settings
 
+if TYPE_CHECKING:
+    import ssl
+
+    import httpx
+
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT_S = 120.0  # Settings.refresh_timeout_s's default (GPUSCOUT_REFRESH_TIMEOUT)
@@ -56,7 +58,7 @@ OFFER_FILES_ENV = "GPUSCOUT_OFFER_FILES"
 USER_AGENT = "gpuscout (+https://github.com/gpuscout)"
 MAX_ERROR_CHARS = 600
 
-ClientFactory = Callable[[], httpx.AsyncClient]
+ClientFactory = Callable[[], "httpx.AsyncClient"]
 
 
 # --- which sources ------------------------------------------------------------------------
@@ -219,6 +221,9 @@ class _SourceWorker:
                 loop.call_soon_threadsafe(task.cancel)
 
     async def _fetch(self) -> list[Offer]:
+        offline = self.source.offline_offers()
+        if offline is not None:
+            return offline
         async with self.make_client() as client:
             return await self.source.fetch(client)
 
@@ -258,11 +263,15 @@ async def _fetch_in_worker(source: Source, make_client: ClientFactory) -> list[O
 @functools.cache
 def _tls() -> ssl.SSLContext:
     """One TLS context (the CA bundle) for every worker's client: building one costs ~50 ms."""
+    import httpx
+
     return httpx.create_ssl_context()
 
 
 def default_client() -> httpx.AsyncClient:
     """The HTTP client a source's worker uses (per-request deadlines are the fetcher's own)."""
+    import httpx
+
     return httpx.AsyncClient(
         headers={"User-Agent": USER_AGENT}, follow_redirects=True, timeout=httpx.Timeout(30.0), verify=_tls()
     )

@@ -17,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from operator import attrgetter
 from typing import Any
 
 import sqlalchemy as sa
 
 from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import now, utc
+from gpuscout.catalog.constant_columns import ConstantSplit, constant_split, sample_rows
 from gpuscout.catalog.db import advisory_lock, make_engine, read_engine, write_engine
 from gpuscout.catalog.migrations import fill_value_columns, migrate
 from gpuscout.catalog.offer import Offer
@@ -49,6 +51,7 @@ from gpuscout.catalog.status import (
     sources_status,
 )
 from gpuscout.errors import InvalidInputError
+from gpuscout.gc_pause import collection_paused
 
 __all__ = [
     "SNAPSHOT_SOURCE",
@@ -93,6 +96,7 @@ class Store:
         migrate(self.engine)
         self._spec_cache: Specs | None = None
         self._insert_plan: tuple[str, RowValues] | None = None
+        self._row_builders: dict[tuple[str, ...], RowValues] = {}
         if sync_accelerators:
             self.sync_accelerators()
 
@@ -179,12 +183,14 @@ class Store:
         transaction like ``only_if_absent``.
         """
         started = utc(started_at) or now()
-        observed = [x for o in offers if (x := utc(o.observed_at)) is not None]
         # The snapshot's data age is its oldest row; unknown as soon as one row's time is unknown.
-        observed_at = min(observed) if observed and len(observed) == len(offers) else None
+        # (Each distinct time once: the rows of a feed or a file mostly share one.)
+        times = set(map(_observed_at, offers))
+        known = [x for t in times if (x := utc(t)) is not None]
+        observed_at = min(known) if known and None not in times else None
         providers = sorted({o.provider for o in offers})
         specs = self._specs()
-        with self._write_engine.begin() as conn:
+        with collection_paused(len(offers)), self._write_engine.begin() as conn:
             if only_if_absent or unless_fingerprint:
                 advisory_lock(conn, _FIRST_SNAPSHOT_LOCK)
                 current = _current_id(conn, source)
@@ -231,11 +237,12 @@ class Store:
         page cache is raised for a large insert (a larger cache keeps the index pages being updated
         in memory), and when the new rows are at least as many as those already stored the offers
         indexes are dropped and built again after the insert, in the same transaction (see
-        :func:`_rebuild_indexes_for`).
+        :func:`_rebuild_indexes_for`), and the columns that hold one ``None`` or text in every row
+        are written into the statement instead of bound per row (:func:`_constant_split`).
         """
         if self._insert_plan is None:
             dialect = self.engine.dialect
-            cols = [c.name for c in t.offers.columns if c.name != "id"]
+            cols = _insert_columns()
             mark = "?" if dialect.paramstyle == "qmark" else "%s"
             sql = f"INSERT INTO offers ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})"
             self._insert_plan = (sql, row_values(cols, insert_binds(dialect, t.offers)))
@@ -250,14 +257,40 @@ class Store:
                 conn.exec_driver_sql(f"DROP INDEX {name}")
             if conn.dialect.name == "postgresql" and self._copy_offers(conn, offers, snapshot_id, specs):
                 return
+            split = self._constant_split(offers, snapshot_id, specs) if lite else None
             for i in range(0, len(offers), _INSERT_CHUNK):
                 chunk = offers[i : i + _INSERT_CHUNK]
-                conn.exec_driver_sql(sql, [values(o, snapshot_id, specs) for o in chunk])
+                if split is not None:
+                    fast, rows = split.split(chunk, snapshot_id, specs)
+                    if fast:
+                        conn.exec_driver_sql(split.sql, fast)
+                else:
+                    rows = [values(o, snapshot_id, specs) for o in chunk]
+                if rows:
+                    conn.exec_driver_sql(sql, rows)
             for ddl in rebuild.values():
                 conn.exec_driver_sql(ddl)
         finally:
             if big:
                 conn.exec_driver_sql("PRAGMA cache_size=-2000")  # SQLite's default again
+
+    def _constant_split(
+        self, offers: Sequence[Offer], snapshot_id: int, specs: Specs
+    ) -> ConstantSplit | None:
+        """SQLite: the insert with the columns whose field holds one ``None`` or text in the sampled
+        offers written into the statement (:mod:`~gpuscout.catalog.constant_columns`)."""
+        sample = [offers[i] for i in sample_rows(len(offers))]
+        return constant_split(
+            "offers", _insert_columns(), OFFER_COLUMNS, sample, self._rows_for, snapshot_id, specs
+        )
+
+    def _rows_for(self, columns: Sequence[str]) -> RowValues:
+        """The compiled row builder for these ``offers`` columns (cached: a store writes few shapes)."""
+        key = tuple(columns)
+        built = self._row_builders.get(key)
+        if built is None:
+            built = self._row_builders[key] = row_values(columns, insert_binds(self.engine.dialect, t.offers))
+        return built
 
     def _copy_offers(
         self, conn: sa.Connection, offers: Sequence[Offer], snapshot_id: int, specs: Specs
@@ -448,6 +481,13 @@ class Store:
         :func:`gpuscout.catalog.status.price_history`)."""
         with self._read_engine.connect() as conn:
             return price_history(conn, accelerator, provider, days)
+
+
+_observed_at = attrgetter("observed_at")
+
+
+def _insert_columns() -> list[str]:
+    return [c.name for c in t.offers.columns if c.name != "id"]
 
 
 def _rebuild_indexes_for(conn: sa.Connection, new_rows: int) -> dict[str, str]:

@@ -149,6 +149,12 @@ class Source(ABC):
         }
         return Offer(**(defaults | fields))
 
+    def offline_offers(self) -> list[Offer] | None:
+        """The offers of a source that reads no network (a user's file), read without an HTTP client:
+        the refresh's worker then makes none (nor imports httpx). ``None``, the default: the source
+        needs a client, and the worker calls :meth:`fetch` with one."""
+        return None
+
     @abstractmethod
     async def fetch(self, client: httpx.AsyncClient) -> list[Offer]:
         """Fetch and normalize this feed's current offers. Raise :class:`SourceError` on failure."""
