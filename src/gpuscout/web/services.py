@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import OfferQuery
+from gpuscout.catalog.reader import SqliteReader
 from gpuscout.errors import UnknownNameError
 from gpuscout.settings import Settings
 from gpuscout.web.cache import TtlCache
@@ -190,6 +191,17 @@ class WebServices:
             return self.reader.offer_page(replace(query, limit=filters.per_page, offset=start))
 
         return self._pages.get_or_compute(key, fetch)
+
+    def page_rows(self, filters: OfferFilters) -> tuple[list[Any], int] | None:
+        """:meth:`page_offers` as the rows ``sqlite3`` reads (not decoded), for the JSON API to encode
+        itself; ``None`` when the store is not read with ``sqlite3`` (PostgreSQL). Never cached."""
+        reader = self.reader
+        if not isinstance(reader, SqliteReader):
+            return None
+        start = (filters.page - 1) * filters.per_page
+        return reader.offer_page_rows(
+            replace(self._sorted_query(filters), limit=filters.per_page, offset=start)
+        )
 
     def first_row(self, filters: OfferFilters) -> OfferRow | None:
         """The first row of the view (its page 1 without the count), ``None`` when nothing matches."""
