@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.reader import SqliteReader
 from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
 from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 from gpuscout.catalog.store import Store
@@ -144,3 +145,22 @@ def test_uncached_each_request_reads_the_store_as_it_is(tmp_path: Path) -> None:
     assert [(i["instance_type"], i["price_usd_per_hour"]) for i in after["items"]] == [("after-refresh", 3.0)]
     assert "before-refresh" in page_before and "after-refresh" not in page_before
     assert "after-refresh" in page_after and "before-refresh" not in page_after
+
+
+@pytest.mark.parametrize("view", [{}, {"gpu": "H100"}, {"include_stale": True}, {"gpu": "MI300X"}])
+def test_a_page_that_ends_early_gives_the_count_that_counting_gives(
+    services: WebServices, view: dict[str, Any]
+) -> None:
+    """A page shorter than its limit holds the last matches, so its total is not counted again: on
+    every page of every size (full, short, empty, past the end) it is what counting gives."""
+    reader = services.reader
+    assert isinstance(reader, SqliteReader)
+    counted = reader.count_offers(services.offer_query(OfferFilters.model_validate(view)))
+    for per_page in (1, 3, 7, 200):
+        for page in range(1, counted // per_page + 3):
+            filters = OfferFilters.model_validate({**view, "per_page": per_page, "page": page})
+            found = services.page_rows(filters)
+            assert found is not None
+            rows, total = found
+            assert total == counted, (per_page, page, len(rows))
+            assert services.offer_page(filters).total == counted

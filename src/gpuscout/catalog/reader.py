@@ -107,6 +107,17 @@ class SqliteReader:
         )
         return int(conn.execute(text, params).fetchone()[0])
 
+    def _total(
+        self, conn: sqlite3.Connection, query: OfferQuery, shown: int, include_superseded: bool
+    ) -> int:
+        """How many match in all, given the ``shown`` rows of ``query``'s page read in the same
+        transaction: a page that ends before its limit holds the last matches (its offset plus its rows
+        is the count; none at offset 0 is none at all); a full page, or one past the end, is counted."""
+        ends = query.limit is None or shown < query.limit
+        if ends and (shown or not query.offset):
+            return query.offset + shown
+        return self._count(conn, query, include_superseded)
+
     def current_offers(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
     ) -> list[Offer]:
@@ -133,7 +144,8 @@ class SqliteReader:
         query = query or OfferQuery()
         check_sort(query.sort)
         with self._read() as conn:
-            return self._page(conn, query, include_superseded), self._count(conn, query, include_superseded)
+            offers = self._page(conn, query, include_superseded)
+            return offers, self._total(conn, query, len(offers), include_superseded)
 
     def offer_page_rows(self, query: OfferQuery | None = None) -> tuple[list[Any], int]:
         """:meth:`offer_page` with its rows as ``sqlite3`` returns them (the :data:`OFFER_COLUMNS`
@@ -141,7 +153,8 @@ class SqliteReader:
         query = query or OfferQuery()
         check_sort(query.sort)
         with self._read() as conn:
-            return self._rows(conn, query, False), self._count(conn, query, False)
+            rows = self._rows(conn, query, False)
+            return rows, self._total(conn, query, len(rows), False)
 
     def close(self) -> None:
         with self._lock:
