@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 #: The schema version this package's store is at (``migrations.LATEST_VERSION``; a test keeps them in
 #: step). A store at another version is opened through the Store, which migrates it.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 SNAPSHOT_SOURCE = "snapshot"
 
 
