@@ -90,11 +90,12 @@ class SqliteReader:
     def _page(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> list[Offer]:
         return [decode_offer(row) for row in self._rows(conn, query, include_superseded)]
 
-    def _rows(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> list[Any]:
+    def _rows(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> sqlite3.Cursor:
+        """The page's rows, read as they are iterated (every match of a large store is not held twice)."""
         text, params = offers_sql(
             query, self._current(conn), OFFER_COLUMNS, dialect="sqlite", include_superseded=include_superseded
         )
-        return conn.execute(text, params).fetchall()
+        return conn.execute(text, params)
 
     def _count(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> int:
         text, params = offers_sql(
@@ -153,7 +154,7 @@ class SqliteReader:
         query = query or OfferQuery()
         check_sort(query.sort)
         with self._read() as conn:
-            rows = self._rows(conn, query, False)
+            rows = self._rows(conn, query, False).fetchall()
             return rows, self._total(conn, query, len(rows), False)
 
     def close(self) -> None:
