@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
+from gpuscout.catalog.reader import STALE_ROWS
+
 Step = tuple[int, str, Callable[[sa.Connection], None]]
 
 
@@ -203,6 +205,37 @@ def _v8_sort_indexes(conn: sa.Connection) -> None:
         conn.execute(sa.text(f"CREATE INDEX ix_offers_{col} ON offers ({col} {order})"))
 
 
+#: Migration 9's covering index: every column a filter or the current-snapshot scope compares.
+COUNT_INDEX_COLUMNS = (
+    "id",  # first: no filter or sort can search it, so only a count reads it (whole)
+    "snapshot_id",
+    "stale",
+    "provider",
+    "accelerator",
+    "gpu_count",
+    "gpu_memory_gb",
+    "price_usd_per_hour",
+    "spot_price_usd_per_hour",
+    "availability",
+    "interconnect",
+    "region",
+    "regions",
+)
+
+
+def _v9_count_indexes(conn: sa.Connection) -> None:
+    """SQLite: two indexes for counting. ``ix_offers_count`` is a narrow copy of the filtered columns:
+    a count with no selective filter read every current row of the wide ``offers`` table, it now reads
+    this index (several times fewer pages); led by the row id, which no filter or sort compares, so the
+    planner never searches it for a page (a page's plan stays as it was). ``ix_offers_stale`` holds only
+    the stale rows, so the freshness banner counts them per snapshot without a scan. Not on PostgreSQL:
+    its planner has statistics, its reader is the Store, and ``regions`` is ``json`` there, which a
+    B-tree cannot hold."""
+    if conn.dialect.name == "sqlite":
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_count ON offers ({', '.join(COUNT_INDEX_COLUMNS)})"))
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_stale ON offers (snapshot_id) WHERE {STALE_ROWS}"))
+
+
 STEPS: tuple[Step, ...] = (
     (1, "snapshots and offers", _v1_initial),
     (2, "current_snapshot pointer per source", _v2_current_pointer),
@@ -212,6 +245,7 @@ STEPS: tuple[Step, ...] = (
     (6, "drop reasons per snapshot", _v6_drop_reasons),
     (7, "fingerprint of the bundled snapshot file", _v7_snapshot_fingerprint),
     (8, "sort indexes: age, spot price per GPU", _v8_sort_indexes),
+    (9, "indexes for counts: filtered columns, stale rows (SQLite)", _v9_count_indexes),
 )
 
 LATEST_VERSION = STEPS[-1][0]

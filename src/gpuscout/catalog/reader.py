@@ -17,10 +17,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gpuscout.catalog.clock import utc
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import CURRENT_SNAPSHOTS_SQL, OfferQuery, check_sort, offers_sql
 from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer
@@ -30,8 +33,11 @@ if TYPE_CHECKING:
 
 #: The schema version this package's store is at (``migrations.LATEST_VERSION``; a test keeps them in
 #: step). A store at another version is opened through the Store, which migrates it.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 SNAPSHOT_SOURCE = "snapshot"
+#: The rows of the partial index ``ix_offers_stale`` (migration 9): a query must say it in these
+#: words for SQLite to read that index.
+STALE_ROWS = "stale = 1"
 
 
 class OfferReader(Protocol):
@@ -157,6 +163,16 @@ class SqliteReader:
             rows = self._rows(conn, query, False).fetchall()
             return rows, self._total(conn, query, len(rows), False)
 
+    def current_sources(self) -> list[CurrentSource]:
+        """Each source's current snapshot as the freshness banner counts it, in one query: its rows,
+        its stale rows (read from the partial index of stale rows, migration 9), when its data was
+        observed and when it was stored. The same figures as the Store's ``sources_status`` gives
+        for these sources (a test keeps them equal)."""
+        with self._read() as conn:
+            rows = conn.execute(_CURRENT_SOURCES_SQL).fetchall()
+        stamp = datetime.now(UTC)
+        return [CurrentSource.from_row(row, stamp) for row in rows]
+
     def close(self) -> None:
         with self._lock:
             for conn in self._all:
@@ -171,6 +187,49 @@ class _Snapshot:
 
     def __init__(self, id: int, source: str, fallback: Any, providers: str) -> None:
         self.id, self.source, self.fallback, self.providers = id, source, bool(fallback), providers
+
+
+_CURRENT_SOURCES_SQL = (
+    "SELECT snapshots.source, snapshots.id, snapshots.fallback, snapshots.row_count, "
+    "snapshots.observed_at, snapshots.finished_at, "
+    f"(SELECT count(*) FROM offers WHERE offers.snapshot_id = snapshots.id AND offers.{STALE_ROWS}) "
+    "FROM current_snapshot JOIN snapshots ON snapshots.id = current_snapshot.snapshot_id"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentSource:
+    """A source's current snapshot: the figures of :class:`~gpuscout.catalog.status.SourceStatus`
+    the freshness banner reads, under the same names."""
+
+    source: str
+    current_snapshot_id: int
+    fallback: bool
+    row_count: int
+    stale_rows: int
+    data_observed_at: datetime | None
+    age_s: float | None  # since the data was observed, when read
+    current_loaded_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any], stamp: datetime) -> CurrentSource:
+        source, snapshot_id, fallback, row_count, observed, finished, stale = row
+        observed_at, loaded_at = _datetime(observed), _datetime(finished)
+        return cls(
+            source=source,
+            current_snapshot_id=int(snapshot_id),
+            fallback=bool(fallback),
+            row_count=int(row_count),
+            stale_rows=int(stale),
+            data_observed_at=observed_at,
+            age_s=(stamp - observed_at).total_seconds() if observed_at is not None else None,
+            current_loaded_at=loaded_at,
+        )
+
+
+def _datetime(value: str | None) -> datetime | None:
+    """A stored time (SQLite: ISO text, UTC without an offset), in UTC."""
+    return None if value is None else utc(datetime.fromisoformat(value))
 
 
 def sqlite_path(url: str) -> str | None:

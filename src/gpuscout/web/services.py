@@ -324,6 +324,15 @@ class WebServices:
         freshness banner counts; a source never loaded has no rows there)."""
         return list(self.store.sources_status())
 
+    def current_sources(self) -> list[Any]:
+        """What the freshness banner counts of each source with a current snapshot: read with
+        ``sqlite3`` in one query on a SQLite store (:meth:`SqliteReader.current_sources`), else the
+        stored ``SourceStatus`` rows (a source never loaded has no rows there either). Never cached."""
+        reader = self.reader
+        if isinstance(reader, SqliteReader):
+            return list(reader.current_sources())
+        return self.stored_sources()
+
     def sources(self) -> list[Any]:
         """``SourceStatus`` of every source (stored or registered), with credential presence."""
         from gpuscout.catalog.sources.registry import all_sources
