@@ -19,6 +19,11 @@ the reason printed. The compared processes:
 * gpuhunt: ``import gpuhunt``, a ``Catalog`` on the local files, ``query(gpu_name=["H100"])``, print
   the 30 cheapest, one line each.
 
+Both tools run from compiled bytecode, as installed packages do (pip compiles a wheel's modules, so
+gpuhunt's virtual environment has them): gpuscout's package is compiled first (``compileall``), since a
+source checkout run with ``PYTHONDONTWRITEBYTECODE`` set would otherwise compile every module it
+imports on every run.
+
 Runs are interleaved (A, B, A, B...) so both see the same load; each figure is the median of
 ``--runs`` wall times with the min-max range, and the ratio of the medians. The load average is
 printed with them: the machine is shared. Nothing is asserted; ``--readme`` rewrites the README's
@@ -145,6 +150,14 @@ def replicated(n: int) -> list[Offer]:
             out.append(o if k == 0 else dataclasses.replace(o, instance_type=f"{o.instance_type}#{k}"))
         k += 1
     return out
+
+
+def compile_package() -> None:
+    """Write the bytecode of gpuscout's modules (where it is missing or stale), as installing does."""
+    import gpuscout
+
+    package = Path(gpuscout.__file__).parent
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(package)], check=True, capture_output=True)
 
 
 def gpuscout_env(data_dir: Path) -> dict[str, str]:
@@ -397,6 +410,7 @@ def main(argv: list[str] | None = None) -> int:
         gh_python, why = gpuhunt_python(args.gpuhunt_venv)
         if gh_python is None:
             print(f"side-by-side with gpuhunt skipped: {why}")
+    compile_package()
     with tempfile.TemporaryDirectory() as tmp:
         work = args.keep or Path(tmp)
         work.mkdir(parents=True, exist_ok=True)
@@ -434,7 +448,14 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
         "",
         markdown(["figure", "median", "target", "note", "load"], other),
         "",
-        "What makes a command quick: a command imports only its own module (`cli/lazy.py`), and its "
+        "What makes a command quick: `gpuscout offers` with plain arguments is answered without building "
+        "the Typer app (`cli/lean.py`: anything it does not fully understand, `--help`, a bad value, "
+        "any error, goes to the Typer app, so every message stays as it was), its table written for a "
+        "pipe with Rich's own layout but without importing Rich (`cli/offers_view.py`; a terminal, "
+        "colour forced or a cell Rich would parse itself is printed by Rich), and the process ends with "
+        "`os._exit` once the answer is flushed and the store closed (no interpreter teardown); "
+        "`tests/cli/test_lean.py` holds both paths to the same bytes. Any other "
+        "command imports only its own module (`cli/lazy.py`), and its "
         "options are converted without Typer's pydantic adapters where the value is plain text or a "
         "number (`cli/coercion.py`); the root help is replayed from its last render when nothing it "
         "depends on changed (`cli/help_cache.py`). Offers are read with the standard library's `sqlite3` "

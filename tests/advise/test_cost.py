@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from gpuscout.advise.assumptions import Assumptions
@@ -125,6 +125,10 @@ def test_training_storage_counts_checkpoints_over_the_job_and_retention() -> Non
     spot=st.booleans(),
     serve=st.sampled_from(["always-on", "nightly", "bursts", "job"]),
 )
+# A job of no work time: the billed warm-up may round a few bits below the exact warm-up, and the
+# compute hours (billed less warm-up) must not go below zero.
+@example(increment=1, minimum=None, instances=1, time_s=0.0, download_gb=4.5e-10, spot=False, serve="job")
+@example(increment=15, minimum=60, instances=3, time_s=0.0, download_gb=1e-9, spot=True, serve="job")
 def test_billed_hours_floor_is_never_above_the_billed_hours(
     increment: int | None,
     minimum: int | None,

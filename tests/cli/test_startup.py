@@ -18,8 +18,11 @@ from gpuscout.cli.lazy import load_command
 HEAVY = ("sqlalchemy", "httpx", "yaml", "fastapi", "uvicorn", "jinja2", "gpuhunt", "rich.progress")
 
 _PROBE = """
-import json, sys
+import json, os, sys
 from gpuscout.cli import main
+def _exit(code):  # the lean answer ends the process at once: see the modules it used first
+    raise SystemExit(code)
+os._exit = _exit
 sys.argv = ["gpuscout", *json.loads(sys.argv[1])]
 try:
     main()
@@ -75,6 +78,22 @@ def test_offers_on_a_ready_store_imports_no_sqlalchemy_http_or_yaml(
     modules = _modules(args, ready_data_dir)
     assert _loaded(modules, (*HEAVY, "pydantic", "gpuscout.cli.help_cache")) == []
     assert "gpuscout.catalog.reader" in modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["offers", "--gpu", "H100"],
+        ["offers", "--limit", "0", "--json"],
+        ["offers", "--gpu", "A100", "--csv", "--provider", "vast"],
+    ],
+)
+def test_offers_on_a_pipe_imports_neither_typer_nor_rich(args: list[str], ready_data_dir: Path) -> None:
+    """A renter's most common command is answered by the lean path (cli/lean.py), its table written
+    for the pipe without Rich."""
+    modules = _modules(args, ready_data_dir)
+    assert _loaded(modules, ("typer", "click", "rich", "platformdirs")) == []
+    assert "gpuscout.cli.lean" in modules
 
 
 _RECOMMEND = ["recommend", "serve", "llama-3.1-8b", "-c", "32"]

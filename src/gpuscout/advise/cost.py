@@ -87,7 +87,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
             exact_day = w.starts_per_day * (per_start + warm) / 3600.0
         storage = n * ev.download_gb_per_instance * (days + w.storage_retention_days) / 30.0
         return CostModel(
-            compute_h=n * (billed - warm_total) / 3600.0,
+            compute_h=n * max(0.0, billed - warm_total) / 3600.0,
             warmup_h=n * warm_total / 3600.0,
             interruption_h=n * interruption_s / 3600.0,
             storage_gb_months=storage,
@@ -119,7 +119,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     data_gb = n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb + outputs
     months = (ev.time_s / 86400.0 + w.storage_retention_days) / 30.0
     return CostModel(
-        compute_h=n * (billed - warm) / 3600.0,
+        compute_h=n * max(0.0, billed - warm) / 3600.0,
         warmup_h=n * warm / 3600.0,
         interruption_h=n * interruption_s / 3600.0,
         storage_gb_months=data_gb * months,

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import platformdirs
-
 from gpuscout.errors import InvalidInputError
 from gpuscout.settings import Settings
 
@@ -17,6 +15,8 @@ def data_dir(settings: Settings | None = None) -> Path:
     settings = settings or Settings.from_env()
     if settings.data_dir is not None:
         return settings.data_dir
+    import platformdirs  # only for the platform's default
+
     return Path(platformdirs.user_data_dir("gpuscout"))
 
 

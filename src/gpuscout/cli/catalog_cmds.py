@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
-import re
-import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
-from gpuscout.catalog.query import INTERCONNECTS, SORT_KEYS
+from gpuscout.catalog.query import SORT_KEYS
+from gpuscout.cli.offers_view import (
+    MAX_GPU_MEMORY_GB,
+    MAX_GPUS_PER_OFFER,
+    MAX_PRICE_USD_PER_HOUR,
+    MAX_ROWS,
+    print_offers_csv,
+)
+from gpuscout.cli.offers_view import age_text as _age
+from gpuscout.cli.offers_view import money as _money
+from gpuscout.cli.offers_view import short_source as short_source
 from gpuscout.cli.output import (
     CsvOption,
     DbOption,
@@ -24,51 +32,15 @@ from gpuscout.cli.output import (
     wide_console,
 )
 from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
-from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from rich.console import Console
 
-    from gpuscout.catalog.offer import Offer
 
-_GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
 _SPARK = "▁▂▃▄▅▆▇█"
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
-MAX_GPUS_PER_OFFER = 10_000
-MAX_GPU_MEMORY_GB = 1e6
-MAX_PRICE_USD_PER_HOUR = 1_000_000.0
 MAX_DAYS = 36_500.0  # a century of history
-MAX_ROWS = 10_000_000
 MAX_REFRESH_SECONDS = 86_400.0  # a refresh that may take a day
-
-
-def short_source(source: str) -> str:
-    """A compact provenance label: feed + repo@commit + path tail, or feed + host."""
-    feed, _, where = source.partition(":")
-    if not where:
-        return source
-    hit = _GITHUB_RE.search(where)
-    if hit:
-        _owner, repo, sha, path = hit.groups()
-        tail = "/".join(p for p in path.split("/") if p not in ("catalogs", "vms.csv"))
-        return f"{feed} {repo}@{sha} {tail}"
-    host = re.sub(r"^[a-z]+://", "", where).split("/")[0]
-    return f"{feed} {host}" if host else feed
-
-
-def _money(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.2f}" if value >= 10 else f"{value:.3f}"
-
-
-def _age(offer: object) -> str:
-    from gpuscout.catalog.clock import format_age
-
-    observed = getattr(offer, "observed_at", None)
-    if observed is None:
-        return "unknown"
-    from datetime import UTC, datetime
-
-    return format_age((datetime.now(UTC) - observed).total_seconds())
 
 
 def register(app: typer.Typer) -> None:
@@ -339,113 +311,21 @@ def offers_cmd(
     db: DbOption = None,
 ) -> None:
     """List current offers, filtered and sorted; every row shows its source and the age of its price."""
-    from gpuscout.catalog.api import expand_gpus
-    from gpuscout.catalog.paths import default_db_url
-    from gpuscout.catalog.query import OfferQuery
-    from gpuscout.catalog.reader import open_reader
-    from gpuscout.knowledge.providers import canonical_provider
+    from gpuscout.cli.offers_view import find_offers, print_offers_table
 
     with user_errors():
-        if spot and on_demand:
-            raise InvalidInputError("--spot/--on-demand", "give one of them, not both")
-        if json_out and csv_out:
-            raise InvalidInputError("--json/--csv", "give one of them, not both")
-        if limit < 0:
-            raise InvalidInputError("--limit", f"must be >= 0, got {limit}", "0 (all) or a positive count")
-        if interconnect is not None and interconnect.lower() not in INTERCONNECTS:
-            accepted = ", ".join(INTERCONNECTS)
-            raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", accepted)
-        query = OfferQuery(
-            gpus=expand_gpus(gpu or ()),
-            min_vram_gb=min_vram,
-            gpu_count=gpus,
-            providers=tuple(canonical_provider(p) or p for p in provider or ()),  # "vast" -> vastai
-            regions=tuple(region or ()),
-            spot=True if spot else False if on_demand else None,
-            available_only=available,
-            interconnect=interconnect.lower() if interconnect else None,
-            max_price_usd_per_hour=max_price,
-            sort=sort,
-            limit=limit or None,
-            exclude_stale=fresh_only,
-        )
-        reader = open_reader(db or default_db_url())
-        try:
-            offers, total = reader.offer_page(query)
-        finally:
-            reader.close()
+        offers, total = find_offers(
+            gpu=gpu, min_vram=min_vram, gpus=gpus, provider=provider, region=region, spot=spot,
+            on_demand=on_demand, available=available, interconnect=interconnect, max_price=max_price,
+            sort=sort, limit=limit, fresh_only=fresh_only, json_out=json_out, csv_out=csv_out, db=db,
+        )  # fmt: skip
     if json_out:
         print_records(offers, lambda o: {"age": _age(o)})
         return
     if csv_out:
-        _offers_csv(offers)
+        print_offers_csv(offers)
         return
-    # Narrow terminals give up the source first and the instance name (needed to rent it) last.
-    columns = (
-        Column("provider", max_width=12),
-        Column("instance", drop=6, max_width=16),
-        Column("gpu"),
-        Column("#", right=True),
-        Column("GB/gpu", right=True),
-        Column("$/h", right=True),
-        Column("$/gpu-h", right=True, drop=5),
-        Column("spot $/h", right=True),
-        Column("region", drop=4, max_width=14),
-        Column("avail", drop=3),
-        Column("age", drop=2),
-        Column("source", drop=1, max_width=40),
-    )
-    rows = []
-    for o in offers:
-        gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
-        age = _age(o) + (" [yellow]stale[/]" if o.stale else "")
-        avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
-        rows.append(
-            (
-                plain(o.provider),
-                plain(o.instance_type),
-                plain(gpu_label),
-                str(o.gpu_count),
-                f"{o.gpu_memory_gb:g}",
-                _money(o.price_usd_per_hour),
-                _money(o.price_usd_per_gpu_hour),
-                _money(o.spot_price_usd_per_hour),
-                plain(o.region),
-                avail,
-                age,
-                plain(short_source(o.source)),
-            )
-        )
-    out = wide_console()
-    title = f"{len(offers)} of {total} offers, sorted by {sort}"
-    table, left_out = fitted_table(title, columns, rows, terminal_width(out))
-    out.print(table)
-    if any(o.extra.get("variant") == "assumed" for o in offers):
-        out.print(
-            "? = the source does not state the variant (form factor or memory); the default one is assumed."
-        )
-    if any(o.observed_at is None for o in offers):
-        out.print(
-            "age unknown = bundled snapshot rows whose dates could not be established; "
-            "run `gpuscout refresh` for live prices."
-        )
-    note = left_out_note(left_out)
-    if note:
-        out.print(note)
-
-
-def _offers_csv(offers: list[Offer]) -> None:
-    """Every shown Offer field (derived from the dataclass) and the price's age, one line per offer;
-    an unknown observation time reads ``unknown``."""
-    from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record, write_csv
-
-    records = []
-    for o in offers:
-        record = offer_record(o)
-        record["observed_at"] = record["observed_at"] or "unknown"
-        record["age"] = _age(o)
-        records.append(record)
-    write_csv(sys.stdout, (*RECORD_COLUMNS, "age"), records)
+    print_offers_table(offers, total, sort)
 
 
 def _sparkline(values: list[float]) -> str:

@@ -11,12 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
-from rich.cells import cell_len
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+if TYPE_CHECKING:  # Rich is imported when a table is built: a column list alone does not need it
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
+#: Width of tables when the output is not a terminal (pipes, files, tests): wide enough for a row.
+PIPE_WIDTH = 220
 #: What a column costs beyond its text: one space of padding on each side and a rule.
 _COLUMN_CHROME = 3
 
@@ -32,11 +35,14 @@ class Column:
     max_width: int | None = None
 
 
-Cell = str | Text
+Cell: TypeAlias = "str | Text"
 """A cell: markup of ours (a ``str``) or text as it is (a ``Text``: provider strings, user input)."""
 
 
 def _cell_width(cell: Cell) -> int:
+    from rich.cells import cell_len
+    from rich.text import Text
+
     if type(cell) is str and "[" not in cell and ":" not in cell and cell.isprintable():
         return cell_len(cell)  # no markup, no emoji code, one line: what Text would measure, read at once
     text = cell if isinstance(cell, Text) else Text.from_markup(cell)
@@ -60,6 +66,8 @@ def fitted_table(
     headers of the columns left out to get there (empty when everything fits). ``width=None`` (output
     to a pipe or a file, read by programs and people alike) keeps every column. Long identifiers are cut
     to their ``max_width`` only when the whole text does not fit."""
+    from rich.table import Table
+
     kept = list(range(len(columns)))
     cells = [[r[i] for r in rows] for i in range(len(columns))]
     widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]

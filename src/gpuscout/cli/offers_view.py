@@ -1,0 +1,352 @@
+"""``gpuscout offers`` without Typer: its query from the option values, and its table.
+
+Both faces of the command use it: the Typer command (:func:`gpuscout.cli.catalog_cmds.offers_cmd`)
+and the lean dispatch (:mod:`gpuscout.cli.lean`), so the two answer with the same code.
+
+The table goes to a pipe or a file (the usual case for scripts, and for a long list) as text written
+here directly (:func:`pipe_table`) when Rich would write exactly that text: output that is not a
+terminal gets the wide console of :func:`~gpuscout.cli.consoles.wide_console`, without colours or
+styles, in UTF-8, and every cell is one line of printable ASCII without markup, so Rich's table
+comes down to column widths, padding and box characters. Any other case (a terminal, another
+encoding, colour forced, a cell Rich would measure or parse itself) is printed by Rich as before;
+``tests/cli/test_lean.py`` holds the two to the same bytes.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import re
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from gpuscout.catalog.query import INTERCONNECTS
+from gpuscout.cli.markup import plain, printable
+from gpuscout.cli.table_fit import PIPE_WIDTH, Column
+from gpuscout.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from gpuscout.catalog.offer import Offer
+
+# Bounds of the numeric options (refused beyond them with the range): far past any real offer.
+MAX_GPUS_PER_OFFER = 10_000
+MAX_GPU_MEMORY_GB = 1e6
+MAX_PRICE_USD_PER_HOUR = 1_000_000.0
+MAX_ROWS = 10_000_000
+
+_GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
+
+# Narrow terminals give up the source first and the instance name (needed to rent it) last.
+COLUMNS = (
+    Column("provider", max_width=12),
+    Column("instance", drop=6, max_width=16),
+    Column("gpu"),
+    Column("#", right=True),
+    Column("GB/gpu", right=True),
+    Column("$/h", right=True),
+    Column("$/gpu-h", right=True, drop=5),
+    Column("spot $/h", right=True),
+    Column("region", drop=4, max_width=14),
+    Column("avail", drop=3),
+    Column("age", drop=2),
+    Column("source", drop=1, max_width=40),
+)
+ASSUMED_NOTE = (
+    "? = the source does not state the variant (form factor or memory); the default one is assumed."
+)
+UNKNOWN_AGE_NOTE = (
+    "age unknown = bundled snapshot rows whose dates could not be established; "
+    "run `gpuscout refresh` for live prices."
+)
+
+
+def short_source(source: str) -> str:
+    """A compact provenance label: feed + repo@commit + path tail, or feed + host."""
+    feed, _, where = source.partition(":")
+    if not where:
+        return source
+    hit = _GITHUB_RE.search(where)
+    if hit:
+        _owner, repo, sha, path = hit.groups()
+        tail = "/".join(p for p in path.split("/") if p not in ("catalogs", "vms.csv"))
+        return f"{feed} {repo}@{sha} {tail}"
+    host = re.sub(r"^[a-z]+://", "", where).split("/")[0]
+    return f"{feed} {host}" if host else feed
+
+
+def money(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}" if value >= 10 else f"{value:.3f}"
+
+
+def age_text(offer: object) -> str:
+    """The age of an offer's price (``unknown`` without an observation time)."""
+    from gpuscout.catalog.clock import format_age
+
+    observed = getattr(offer, "observed_at", None)
+    if observed is None:
+        return "unknown"
+    from datetime import UTC, datetime
+
+    return format_age((datetime.now(UTC) - observed).total_seconds())
+
+
+def find_offers(
+    *,
+    gpu: Sequence[str] | None,
+    min_vram: float | None,
+    gpus: int | None,
+    provider: Sequence[str] | None,
+    region: Sequence[str] | None,
+    spot: bool,
+    on_demand: bool,
+    available: bool,
+    interconnect: str | None,
+    max_price: float | None,
+    sort: str,
+    limit: int,
+    fresh_only: bool,
+    json_out: bool,
+    csv_out: bool,
+    db: str | None,
+) -> tuple[list[Offer], int]:
+    """The offers ``gpuscout offers`` lists for these option values, and how many match in all.
+    A bad value is an :class:`~gpuscout.errors.InvalidInputError` naming the option."""
+    from gpuscout.catalog.api import expand_gpus
+    from gpuscout.catalog.paths import default_db_url
+    from gpuscout.catalog.query import OfferQuery
+    from gpuscout.catalog.reader import open_reader
+
+    if spot and on_demand:
+        raise InvalidInputError("--spot/--on-demand", "give one of them, not both")
+    if json_out and csv_out:
+        raise InvalidInputError("--json/--csv", "give one of them, not both")
+    if limit < 0:
+        raise InvalidInputError("--limit", f"must be >= 0, got {limit}", "0 (all) or a positive count")
+    if interconnect is not None and interconnect.lower() not in INTERCONNECTS:
+        accepted = ", ".join(INTERCONNECTS)
+        raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", accepted)
+    providers: tuple[str, ...] = ()
+    if provider:
+        from gpuscout.knowledge.providers import canonical_provider
+
+        providers = tuple(canonical_provider(p) or p for p in provider)  # "vast" -> vastai
+    query = OfferQuery(
+        gpus=expand_gpus(gpu or ()),
+        min_vram_gb=min_vram,
+        gpu_count=gpus,
+        providers=providers,
+        regions=tuple(region or ()),
+        spot=True if spot else False if on_demand else None,
+        available_only=available,
+        interconnect=interconnect.lower() if interconnect else None,
+        max_price_usd_per_hour=max_price,
+        sort=sort,
+        limit=limit or None,
+        exclude_stale=fresh_only,
+    )
+    reader = open_reader(db or default_db_url())
+    try:
+        return reader.offer_page(query)
+    finally:
+        reader.close()
+
+
+def _cells(o: Offer, *, markup: bool) -> tuple[str, ...]:
+    """One row: each cell as Rich markup, or as the text it shows (``markup=False``)."""
+    show = plain if markup else printable
+    gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
+    stale = (" [yellow]stale[/]" if markup else " stale") if o.stale else ""
+    avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
+    return (
+        show(o.provider),
+        show(o.instance_type),
+        show(gpu_label),
+        str(o.gpu_count),
+        f"{o.gpu_memory_gb:g}",
+        money(o.price_usd_per_hour),
+        money(o.price_usd_per_gpu_hour),
+        money(o.spot_price_usd_per_hour),
+        show(o.region),
+        avail,
+        age_text(o) + stale,
+        show(short_source(o.source)),
+    )
+
+
+def print_offers_csv(offers: list[Offer]) -> None:
+    """Every shown Offer field (derived from the dataclass) and the price's age, one line per offer;
+    an unknown observation time reads ``unknown``."""
+    from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record, write_csv
+
+    records = []
+    for o in offers:
+        record = offer_record(o)
+        record["observed_at"] = record["observed_at"] or "unknown"
+        record["age"] = age_text(o)
+        records.append(record)
+    write_csv(sys.stdout, (*RECORD_COLUMNS, "age"), records)
+
+
+def print_offers_table(offers: Sequence[Offer], total: int, sort: str) -> None:
+    """The table of ``gpuscout offers`` and the notes under it, on stdout."""
+    title = f"{len(offers)} of {total} offers, sorted by {sort}"
+    notes = []
+    if any(o.extra.get("variant") == "assumed" for o in offers):
+        notes.append(ASSUMED_NOTE)
+    if any(o.observed_at is None for o in offers):
+        notes.append(UNKNOWN_AGE_NOTE)
+    if plain_pipe(sys.stdout):
+        text = pipe_table(title, COLUMNS, [_cells(o, markup=False) for o in offers])
+        if text is not None:
+            sys.stdout.write(text + "".join(note + "\n" for note in notes))
+            sys.stdout.flush()
+            return
+    from gpuscout.cli.consoles import wide_console
+    from gpuscout.cli.table_fit import fitted_table, left_out_note, terminal_width
+
+    out = wide_console()
+    rows = [_cells(o, markup=True) for o in offers]
+    table, left_out = fitted_table(title, COLUMNS, rows, terminal_width(out))
+    out.print(table)
+    for note in notes:
+        out.print(note)
+    left_out_text = left_out_note(left_out)
+    if left_out_text:
+        out.print(left_out_text)
+
+
+#: Environment variables with which Rich may treat a pipe as a terminal (colours, styles).
+_TERMINAL_ENV = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
+def plain_pipe(stream: object) -> bool:
+    """Whether :func:`~gpuscout.cli.consoles.wide_console` would print to ``stream`` as to a plain
+    UTF-8 pipe (no terminal, so no colours or styles, at the pipe width); ``False`` when in doubt."""
+    from gpuscout.settings import environment_items  # Rich reads them: not gpuscout settings
+
+    if any(name in _TERMINAL_ENV for name, _ in environment_items()) or hasattr(stream, "rich_proxied_file"):
+        return False
+    if hasattr(builtins, "get_ipython"):
+        return False  # IPython or a notebook: Rich decides for itself
+    try:
+        if stream.isatty():  # type: ignore[attr-defined]
+            return False
+    except (AttributeError, ValueError, OSError):
+        return False
+    encoding = (getattr(stream, "encoding", None) or "utf-8").lower()
+    return encoding.startswith("utf")
+
+
+def pipe_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> str | None:
+    """The text Rich prints for :func:`~gpuscout.cli.table_fit.fitted_table` ``(title, columns, rows,
+    None)`` on the wide console of a plain pipe, ``rows`` given as the text each cell shows; ``None``
+    when Rich would do more than lay out, wrap and pad plain cells (a cell that is not one line of
+    printable ASCII or that holds a "[", a table that cannot be narrowed to the pipe by wrapping its
+    text columns, a title wider than the table), so that the caller lets Rich print it.
+
+    The layout is Rich's (``Table`` with its default box, padding and header; ``Text`` wrapped with
+    ``overflow="fold"``): each column as wide as its widest cell; when the table is wider than the
+    pipe, the widest wrappable columns are narrowed together, step by step down to the next widest,
+    until it fits; a cell longer than its column breaks at spaces, and a word longer than the column
+    is cut into column-wide pieces.
+    """
+    grid = [[c.header for c in columns], *rows]
+    natural = [1] * len(columns)
+    for row in grid:
+        for i, cell in enumerate(row):
+            if not (cell.isascii() and cell.isprintable()) or "[" in cell:
+                return None
+            if len(cell) > natural[i]:
+                natural[i] = len(cell)
+    if not (title.isascii() and title.isprintable()):
+        return None
+    widths = [w + 2 for w in natural]  # one space of padding each side
+    room = PIPE_WIDTH - (len(columns) + 1)  # the rules between and around the columns
+    if sum(widths) > room:
+        widths = _narrowed(widths, [not c.right for c in columns], room)
+        if sum(widths) > room or min(widths) < 3:
+            return None
+    table_width = sum(widths) + len(columns) + 1
+    if len(title) > table_width:
+        return None
+    shown = title.rstrip()  # centred without its trailing spaces; no title, no line
+    left = (table_width - len(shown)) // 2
+    out = [" " * left + shown + " " * (table_width - len(shown) - left)] if title else []
+    out.append("┏" + "┳".join("━" * w for w in widths) + "┓")
+    for n, row in enumerate(grid):
+        rule = "┃" if n == 0 else "│"
+        cells = []
+        for cell, w, column in zip(row, widths, columns, strict=True):
+            inner = w - 2
+            if len(cell) <= inner:
+                cells.append([cell.rstrip().rjust(inner) if column.right else cell.ljust(inner)])
+            else:
+                cells.append([line[:inner].ljust(inner) for line in _wrapped(cell, inner)])
+        height = max(len(lines) for lines in cells)
+        if height > 1:  # shorter cells get blank lines: below them, or above them in the header
+            for lines in cells:
+                blank = [" " * len(lines[0])] * (height - len(lines))
+                if n == 0:
+                    lines[:0] = blank
+                else:
+                    lines.extend(blank)
+        for k in range(height):
+            out.append(rule + rule.join(f" {lines[k]} " for lines in cells) + rule)
+        if n == 0:
+            out.append("┡" + "╇".join("━" * w for w in widths) + "┩")
+    out.append("└" + "┴".join("─" * w for w in widths) + "┘")
+    return "\n".join(out) + "\n"
+
+
+def _narrowed(widths: list[int], wrappable: list[bool], room: int) -> list[int]:
+    """Rich's way of narrowing a table (``Table._collapse_widths``): while the columns are wider than
+    ``room``, the widest wrappable ones give up the excess, shared evenly (rounded as Rich rounds),
+    each down to the width of the next widest at most."""
+    widths = list(widths)
+    excess = sum(widths) - room
+    while excess > 0 and any(wrappable):
+        widest = max(w for w, ok in zip(widths, wrappable, strict=True) if ok)
+        runner_up = max((w for w, ok in zip(widths, wrappable, strict=True) if ok and w != widest), default=0)
+        if widest == runner_up:
+            break
+        step = min(excess, widest - runner_up)
+        share = [i for i, (w, ok) in enumerate(zip(widths, wrappable, strict=True)) if ok and w == widest]
+        left, count = excess, len(share)
+        for i in share:
+            cut = min(step, round(left / count))
+            widths[i] -= cut
+            left -= cut
+            count -= 1
+        excess = sum(widths) - room
+    return widths
+
+
+_WORD = re.compile(r"\s*\S+\s*")
+
+
+def _wrapped(text: str, width: int) -> list[str]:
+    """The lines Rich wraps ``text`` into at ``width`` with ``overflow="fold"`` (``rich._wrap``): a
+    word (with the spaces after it) goes to the next line when its text does not fit on this one,
+    and a word longer than a line is cut into pieces ``width`` long."""
+    breaks: list[int] = []
+    offset = 0
+    match = _WORD.match(text, 0)
+    while match is not None:
+        start, word = match.start(), match.group()
+        length = len(word.rstrip())
+        if width - offset >= length:
+            offset += len(word)
+        elif length > width:
+            pieces = [word[i : i + width] for i in range(0, len(word), width)]
+            for piece in pieces:
+                if start:
+                    breaks.append(start)
+                start += len(piece)
+            offset = len(pieces[-1])
+        elif offset and start:
+            breaks.append(start)
+            offset = len(word)
+        match = _WORD.match(text, match.end())
+    ends = [0, *breaks, len(text)]
+    return [text[a:b] for a, b in itertools.pairwise(ends)]
