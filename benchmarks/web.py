@@ -33,6 +33,13 @@ instead; give two to compare them (e.g. another checkout, for a before/after: th
 so a busy machine slows both alike).
 
     python benchmarks/web.py --pages [--runs 5] [--url http://127.0.0.1:8000 [--url ...]] [--json]
+
+**Answers** (``--answers DIR``): the responses of ``/api/v1/offers`` to a broad sample of query
+strings (each filter, every sort both ways, pages, bad values and their 422 bodies) over the bundled
+snapshot, one file each, to show that speed work leaves the bytes as they were: record before and
+after, then ``python benchmarks/answers.py compare BEFORE AFTER``.
+
+    python benchmarks/web.py --answers DIR
 """
 
 from __future__ import annotations
@@ -460,6 +467,90 @@ def pages_main(args: argparse.Namespace) -> int:
     return 0
 
 
+# ---- answers: the API's bytes over a broad sample of query strings --------------------------------
+def answer_queries() -> list[str]:
+    """Query strings of ``/api/v1/offers``: each filter alone and combined, every sort both ways, pages
+    (past the end too), and bad values (their 422 bodies)."""
+    sorts = ("provider", "instance", "gpu", "gpu_count", "vram", "interconnect", "region", "price")
+    sorts += ("spot_price", "price_per_gpu", "availability", "age", "source")
+    filters = [
+        "",
+        "gpu=H100",
+        "gpu=A100,L4",
+        "gpu=h100-sxm",
+        "min_vram=80",
+        "gpus=8",
+        "provider=aws,gcp",
+        "provider=vast",
+        "region=us",
+        "region=EU-",
+        "region=country:de",
+        "pricing=spot",
+        "pricing=on-demand",
+        "available=true",
+        "include_stale=true",
+        "interconnect=nvlink",
+        "interconnect=pcie",
+        "max_price=5",
+        "pricing=spot&max_price=2",
+        "gpu=H100&pricing=spot&available=true&interconnect=nvlink",
+        "min_vram=40&gpus=4&region=us&max_price=40",
+    ]
+    out = [f"{f}&sort={s}&order={o}".lstrip("&") for f in filters[:6] for s in sorts for o in ("asc", "desc")]
+    out += [
+        f"{f}&per_page={n}&page={p}".lstrip("&")
+        for f in filters
+        for n, p in ((50, 1), (7, 3), (200, 1), (20, 500))
+    ]
+    out += [
+        "gpu=nonsense",
+        "gpu=H10O",
+        "min_vram=-1",
+        "min_vram=abc",
+        "gpus=0",
+        "gpus=2000",
+        "pricing=cheap",
+        "interconnect=infiniband",
+        "max_price=0",
+        "max_price=1e400",
+        "sort=cheap",
+        "order=up",
+        "page=0",
+        "page=10001",
+        "per_page=201",
+        "per_page=",
+        "available=maybe",
+        "region=" + "x" * 101,
+        "gpu=%00",
+        "provider=a%00b",
+        "unknown=1",
+    ]
+    return out
+
+
+def record_answers(out: Path) -> int:
+    """Every ``answer_queries`` response of ``/api/v1/offers`` (status, type, body) over the bundled
+    snapshot in a fresh data dir, in-process with the web cache off, one file each: compare two
+    recordings with ``python benchmarks/answers.py compare A B``."""
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="gpuscout-bench-answers-") as tmp:
+        os.environ.update(GPUSCOUT_DATA_DIR=tmp, GPUSCOUT_WEB_CACHE_SECONDS="0")
+        os.environ.pop("GPUSCOUT_DB", None)
+        from fastapi.testclient import TestClient
+
+        from gpuscout.web.app import app_from_env
+
+        with TestClient(app_from_env()) as client:
+            for i, query in enumerate(answer_queries()):
+                r = client.get("/api/v1/offers?" + query)
+                (out / f"offers-{i:03d}.txt").write_bytes(
+                    b"%s\nstatus %d %s\n%s"
+                    % (query.encode(), r.status_code, r.headers["content-type"].encode(), r.content)
+                )
+    print(f"recorded {len(answer_queries())} answers in {out}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=30.0)
@@ -497,6 +588,13 @@ def main() -> int:
     ap.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto", help="uvicorn --loop")
     ap.add_argument("--json", action="store_true")
     ap.add_argument(
+        "--answers",
+        type=Path,
+        metavar="DIR",
+        help="instead: record the API's answers to a broad sample of query strings under DIR "
+        "(compare two recordings with benchmarks/answers.py compare A B)",
+    )
+    ap.add_argument(
         "--pages",
         action="store_true",
         help="measure every page in headless Chromium (FCP, charts drawn, bytes) instead",
@@ -511,6 +609,8 @@ def main() -> int:
         "servers' loads alternate)",
     )
     args = ap.parse_args()
+    if args.answers:
+        return record_answers(args.answers)
     if args.pages:
         if not 1 <= args.runs <= 50:
             ap.error("--runs in [1, 50]")

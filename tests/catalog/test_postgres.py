@@ -100,3 +100,23 @@ def test_opening_and_reading_never_wait_for_a_writer(fresh_url: str) -> None:
             reader.join(15)
             finished = not reader.is_alive()
         assert finished and results == [3]
+
+
+def test_the_freshness_banner_reads_the_same_figures_on_both_stores(fresh_url: str) -> None:
+    """The web's banner counts each current snapshot's rows and stale rows: through sqlite3 on SQLite,
+    through the Store's status on PostgreSQL; the same figures either way, and ``/`` shows them."""
+    from fastapi.testclient import TestClient
+
+    from gpuscout.catalog.reader import SqliteReader
+    from gpuscout.web import create_app
+    from gpuscout.web.services import WebServices
+    from tests.catalog.helpers import make_offer
+
+    with api.open_store(fresh_url) as store:
+        store.write_snapshot("feed", [make_offer(instance_type=f"i{k}", stale=k < 2) for k in range(5)])
+    services = WebServices(fresh_url, cache_seconds=0)
+    assert isinstance(services.reader, SqliteReader) == fresh_url.startswith("sqlite")
+    banner = {s.source: (s.row_count, s.stale_rows, s.fallback) for s in services.current_sources()}
+    stored = {s.source: (s.row_count, s.stale_rows, s.fallback) for s in services.stored_sources()}
+    assert banner == {k: v for k, v in stored.items() if k in banner} and banner["feed"] == (5, 2, False)
+    assert TestClient(create_app(fresh_url, services=services)).get("/").status_code == 200

@@ -233,3 +233,63 @@ def test_an_explicit_refresh_of_the_snapshot_records_its_fingerprint(tmp_path: P
         assert store.current_fingerprint(SNAPSHOT_NAME) == (True, SNAPSHOT_SHA256)
         assert len(store.snapshots(SNAPSHOT_NAME)) == 2
     assert isinstance(open_ready(url), SqliteReader)
+
+
+def test_current_sources_give_the_banner_what_the_stores_status_gives(url: str) -> None:
+    """Rows, stale rows, observed and loaded times of each current snapshot, read in one sqlite3 query,
+    are the Store's ``sources_status`` figures; the stale rows of an older snapshot are not counted."""
+    with Store(url) as store:
+        store.write_snapshot("gpuhunt:aws", [make_offer(provider="aws", instance_type="old", stale=True)])
+        store.write_snapshot(
+            "gpuhunt:aws",
+            [make_offer(provider="aws", instance_type=f"g{i}", stale=i % 3 == 0) for i in range(7)],
+        )
+        statuses = {s.source: s for s in store.sources_status() if s.current_snapshot_id is not None}
+    lean = open_ready(url)
+    assert isinstance(lean, SqliteReader)
+    mine = {s.source: s for s in lean.current_sources()}
+    lean.close()
+    assert mine.keys() == statuses.keys() and SNAPSHOT_NAME in mine
+    names = (
+        "current_snapshot_id",
+        "fallback",
+        "row_count",
+        "stale_rows",
+        "data_observed_at",
+        "current_loaded_at",
+    )
+    for source, status in statuses.items():
+        assert [getattr(mine[source], n) for n in names] == [getattr(status, n) for n in names], source
+        if status.age_s is None:
+            assert mine[source].age_s is None
+        else:  # read a moment apart
+            assert mine[source].age_s == pytest.approx(status.age_s, abs=60)
+    assert mine["gpuhunt:aws"].stale_rows == 3 and mine["gpuhunt:aws"].row_count == 7
+
+
+def test_counts_read_the_narrow_indexes(url: str) -> None:
+    """A count with no selective filter reads the covering index of the filtered columns, a maximum
+    price included (not the price index, row by row); the banner's stale rows come from the index of
+    stale rows; a page's plan does not use the count's index."""
+    conn = sqlite3.connect(url.removeprefix("sqlite:///"))
+    lean = open_ready(url)
+    assert isinstance(lean, SqliteReader)
+    current = lean._current(conn)
+    from gpuscout.catalog.query import offers_sql
+    from gpuscout.catalog.reader import _CURRENT_SOURCES_SQL
+
+    def plan(text: str, params: dict[str, object] | None = None) -> str:
+        return " | ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {text}", params or {}))
+
+    for query in (
+        OfferQuery(exclude_stale=True),
+        OfferQuery(max_price_usd_per_hour=5),
+        OfferQuery(min_vram_gb=40),
+    ):
+        assert "COVERING INDEX ix_offers_count" in plan(
+            *offers_sql(query, current, (), dialect="sqlite", count=True)
+        )
+        assert "ix_offers_count" not in plan(*offers_sql(query, current, OFFER_COLUMNS, dialect="sqlite"))
+    assert "ix_offers_stale" in plan(_CURRENT_SOURCES_SQL)
+    lean.close()
+    conn.close()

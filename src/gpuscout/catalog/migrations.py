@@ -13,6 +13,8 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 
+from gpuscout.catalog.reader import STALE_ROWS
+
 Step = tuple[int, str, Callable[[sa.Connection], None]]
 
 
@@ -182,6 +184,58 @@ def _v7_snapshot_fingerprint(conn: sa.Connection) -> None:
     conn.execute(sa.text("ALTER TABLE snapshots ADD COLUMN fingerprint VARCHAR(64)"))
 
 
+#: Migration 8's sort indexes: (column, best-first order), the order the views read them in.
+SORT_INDEXES = (
+    ("observed_at", "DESC"),  # freshest first
+    ("spot_price_usd_per_gpu_hour", "ASC"),
+)
+
+
+def _v8_sort_indexes(conn: sa.Connection) -> None:
+    """Indexes for two sorts the views offer that read no index before: age (freshest first) and the
+    spot price per GPU (the default sort of a spot view), so a page of a large catalog sorted on them
+    reads its rows in order and stops instead of reading and sorting every current offer. Only
+    columns no filter compares: an index on a filtered range (memory per GPU, a spot price under a
+    maximum) would lead the planner, which has no statistics, to read most rows through it one by one.
+    As in step 4, on PostgreSQL a descending sort is served only by an index built ``DESC NULLS
+    LAST``; SQLite's NULLs sort lowest (last in a descending read)."""
+    for col, order in SORT_INDEXES:
+        if order == "DESC" and conn.dialect.name == "postgresql":
+            order = "DESC NULLS LAST"
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_{col} ON offers ({col} {order})"))
+
+
+#: Migration 9's covering index: every column a filter or the current-snapshot scope compares.
+COUNT_INDEX_COLUMNS = (
+    "id",  # first: no filter or sort can search it, so only a count reads it (whole)
+    "snapshot_id",
+    "stale",
+    "provider",
+    "accelerator",
+    "gpu_count",
+    "gpu_memory_gb",
+    "price_usd_per_hour",
+    "spot_price_usd_per_hour",
+    "availability",
+    "interconnect",
+    "region",
+    "regions",
+)
+
+
+def _v9_count_indexes(conn: sa.Connection) -> None:
+    """SQLite: two indexes for counting. ``ix_offers_count`` is a narrow copy of the filtered columns:
+    a count with no selective filter read every current row of the wide ``offers`` table, it now reads
+    this index (several times fewer pages); led by the row id, which no filter or sort compares, so the
+    planner never searches it for a page (a page's plan stays as it was). ``ix_offers_stale`` holds only
+    the stale rows, so the freshness banner counts them per snapshot without a scan. Not on PostgreSQL:
+    its planner has statistics, its reader is the Store, and ``regions`` is ``json`` there, which a
+    B-tree cannot hold."""
+    if conn.dialect.name == "sqlite":
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_count ON offers ({', '.join(COUNT_INDEX_COLUMNS)})"))
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_stale ON offers (snapshot_id) WHERE {STALE_ROWS}"))
+
+
 STEPS: tuple[Step, ...] = (
     (1, "snapshots and offers", _v1_initial),
     (2, "current_snapshot pointer per source", _v2_current_pointer),
@@ -190,6 +244,8 @@ STEPS: tuple[Step, ...] = (
     (5, "multi-region rows, other listers, stated prices, auctions", _v5_listings_and_stated_prices),
     (6, "drop reasons per snapshot", _v6_drop_reasons),
     (7, "fingerprint of the bundled snapshot file", _v7_snapshot_fingerprint),
+    (8, "sort indexes: age, spot price per GPU", _v8_sort_indexes),
+    (9, "indexes for counts: filtered columns, stale rows (SQLite)", _v9_count_indexes),
 )
 
 LATEST_VERSION = STEPS[-1][0]

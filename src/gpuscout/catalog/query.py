@@ -126,9 +126,13 @@ def _contains(column: str, text: str, params: Params, dialect: str) -> str:
     return f"{target} LIKE {params.add(f'%{escaped}%')} ESCAPE '/'"
 
 
-def conditions(query: OfferQuery, params: Params, *, dialect: str = "postgresql") -> list[str]:
+def conditions(
+    query: OfferQuery, params: Params, *, dialect: str = "postgresql", seek_price: bool = True
+) -> list[str]:
     """The WHERE terms of ``query``'s filters (the current-snapshot scope is separate), over the
-    columns of ``offers``; their values go to ``params``. ``dialect``: ``sqlite`` or ``postgresql``."""
+    columns of ``offers``; their values go to ``params``. ``dialect``: ``sqlite`` or ``postgresql``.
+    ``seek_price=False`` writes the maximum price as ``+column`` so that no index is searched for it
+    (see :func:`offers_sql`)."""
     conds: list[str] = []
     if query.gpus:
         conds.append(f"accelerator IN ({params.many(query.gpus)})")
@@ -166,6 +170,7 @@ def conditions(query: OfferQuery, params: Params, *, dialect: str = "postgresql"
         conds.append(f"interconnect = {params.add(ic)}")
     if query.max_price_usd_per_hour is not None:
         price = "spot_price_usd_per_hour" if query.spot else "price_usd_per_hour"
+        price = price if seek_price else f"+{price}"
         conds.append(f"{price} <= {params.add(query.max_price_usd_per_hour)}")
     if query.exclude_stale:
         conds.append(f"stale = {params.add(False)}")
@@ -299,13 +304,15 @@ def offers_sql(
 ) -> tuple[str, dict[str, Any]]:
     """The statement reading ``query``'s page of current offers (``columns`` of ``offers``, sorted,
     limited), or with ``count`` how many match in all (with ``providers`` also how many providers
-    they come from); and its bound values. ``dialect``: ``sqlite`` or ``postgresql`` (only how an
-    offset without a limit is written differs)."""
+    they come from); and its bound values. ``dialect``: ``sqlite`` or ``postgresql`` (how an offset
+    without a limit is written differs, and a SQLite count reads no price index: SQLite's covering
+    ``ix_offers_count``, migration 9, holds every filtered column, and counting through a price
+    range's index reads each match's table row one by one)."""
     params = Params()
     where = " AND ".join(
         [
             current_scope(current, params, include_superseded=include_superseded),
-            *conditions(query, params, dialect=dialect),
+            *conditions(query, params, dialect=dialect, seek_price=not (count and dialect == "sqlite")),
         ]
     )
     if count:

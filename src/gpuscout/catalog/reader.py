@@ -17,10 +17,13 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gpuscout.catalog.clock import utc
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import CURRENT_SNAPSHOTS_SQL, OfferQuery, check_sort, offers_sql
 from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer
@@ -30,8 +33,11 @@ if TYPE_CHECKING:
 
 #: The schema version this package's store is at (``migrations.LATEST_VERSION``; a test keeps them in
 #: step). A store at another version is opened through the Store, which migrates it.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 9
 SNAPSHOT_SOURCE = "snapshot"
+#: The rows of the partial index ``ix_offers_stale`` (migration 9): a query must say it in these
+#: words for SQLite to read that index.
+STALE_ROWS = "stale = 1"
 
 
 class OfferReader(Protocol):
@@ -88,10 +94,14 @@ class SqliteReader:
         return [_Snapshot(*row) for row in conn.execute(CURRENT_SNAPSHOTS_SQL)]
 
     def _page(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> list[Offer]:
+        return [decode_offer(row) for row in self._rows(conn, query, include_superseded)]
+
+    def _rows(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> sqlite3.Cursor:
+        """The page's rows, read as they are iterated (every match of a large store is not held twice)."""
         text, params = offers_sql(
             query, self._current(conn), OFFER_COLUMNS, dialect="sqlite", include_superseded=include_superseded
         )
-        return [decode_offer(row) for row in conn.execute(text, params)]
+        return conn.execute(text, params)
 
     def _count(self, conn: sqlite3.Connection, query: OfferQuery, include_superseded: bool) -> int:
         text, params = offers_sql(
@@ -103,6 +113,17 @@ class SqliteReader:
             count=True,
         )
         return int(conn.execute(text, params).fetchone()[0])
+
+    def _total(
+        self, conn: sqlite3.Connection, query: OfferQuery, shown: int, include_superseded: bool
+    ) -> int:
+        """How many match in all, given the ``shown`` rows of ``query``'s page read in the same
+        transaction: a page that ends before its limit holds the last matches (its offset plus its rows
+        is the count; none at offset 0 is none at all); a full page, or one past the end, is counted."""
+        ends = query.limit is None or shown < query.limit
+        if ends and (shown or not query.offset):
+            return query.offset + shown
+        return self._count(conn, query, include_superseded)
 
     def current_offers(
         self, query: OfferQuery | None = None, *, include_superseded: bool = False
@@ -130,7 +151,27 @@ class SqliteReader:
         query = query or OfferQuery()
         check_sort(query.sort)
         with self._read() as conn:
-            return self._page(conn, query, include_superseded), self._count(conn, query, include_superseded)
+            offers = self._page(conn, query, include_superseded)
+            return offers, self._total(conn, query, len(offers), include_superseded)
+
+    def offer_page_rows(self, query: OfferQuery | None = None) -> tuple[list[Any], int]:
+        """:meth:`offer_page` with its rows as ``sqlite3`` returns them (the :data:`OFFER_COLUMNS`
+        values in that order), not decoded: for a face that encodes them itself (the JSON API)."""
+        query = query or OfferQuery()
+        check_sort(query.sort)
+        with self._read() as conn:
+            rows = self._rows(conn, query, False).fetchall()
+            return rows, self._total(conn, query, len(rows), False)
+
+    def current_sources(self) -> list[CurrentSource]:
+        """Each source's current snapshot as the freshness banner counts it, in one query: its rows,
+        its stale rows (read from the partial index of stale rows, migration 9), when its data was
+        observed and when it was stored. The same figures as the Store's ``sources_status`` gives
+        for these sources (a test keeps them equal)."""
+        with self._read() as conn:
+            rows = conn.execute(_CURRENT_SOURCES_SQL).fetchall()
+        stamp = datetime.now(UTC)
+        return [CurrentSource.from_row(row, stamp) for row in rows]
 
     def close(self) -> None:
         with self._lock:
@@ -146,6 +187,49 @@ class _Snapshot:
 
     def __init__(self, id: int, source: str, fallback: Any, providers: str) -> None:
         self.id, self.source, self.fallback, self.providers = id, source, bool(fallback), providers
+
+
+_CURRENT_SOURCES_SQL = (
+    "SELECT snapshots.source, snapshots.id, snapshots.fallback, snapshots.row_count, "
+    "snapshots.observed_at, snapshots.finished_at, "
+    f"(SELECT count(*) FROM offers WHERE offers.snapshot_id = snapshots.id AND offers.{STALE_ROWS}) "
+    "FROM current_snapshot JOIN snapshots ON snapshots.id = current_snapshot.snapshot_id"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CurrentSource:
+    """A source's current snapshot: the figures of :class:`~gpuscout.catalog.status.SourceStatus`
+    the freshness banner reads, under the same names."""
+
+    source: str
+    current_snapshot_id: int
+    fallback: bool
+    row_count: int
+    stale_rows: int
+    data_observed_at: datetime | None
+    age_s: float | None  # since the data was observed, when read
+    current_loaded_at: datetime | None
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any], stamp: datetime) -> CurrentSource:
+        source, snapshot_id, fallback, row_count, observed, finished, stale = row
+        observed_at, loaded_at = _datetime(observed), _datetime(finished)
+        return cls(
+            source=source,
+            current_snapshot_id=int(snapshot_id),
+            fallback=bool(fallback),
+            row_count=int(row_count),
+            stale_rows=int(stale),
+            data_observed_at=observed_at,
+            age_s=(stamp - observed_at).total_seconds() if observed_at is not None else None,
+            current_loaded_at=loaded_at,
+        )
+
+
+def _datetime(value: str | None) -> datetime | None:
+    """A stored time (SQLite: ISO text, UTC without an offset), in UTC."""
+    return None if value is None else utc(datetime.fromisoformat(value))
 
 
 def sqlite_path(url: str) -> str | None:

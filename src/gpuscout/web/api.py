@@ -19,6 +19,7 @@ from gpuscout.web import model_view
 from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
 from gpuscout.web.filters import OfferFilters
+from gpuscout.web.offer_json import page_json
 from gpuscout.web.offer_view import age
 from gpuscout.web.schemas import (
     AdviceOut,
@@ -64,7 +65,12 @@ async def api_offers(services: Services, filters: Annotated[OfferFilters, Query(
     # The store is synchronous: one hop to the thread pool for it. The JSON body of a view is kept
     # with the data version it came from (ages are rounded to the minute), so repeated views are cheap.
     def body() -> bytes:
-        return offer_page_out(services, filters).model_dump_json().encode()
+        rows = services.page_rows(filters)
+        if rows is None:  # not read with sqlite3: the offers, validated and dumped
+            return offer_page_out(services, filters).model_dump_json().encode()
+        found, total = rows
+        pages = OfferPage.page_count(total, filters.per_page)
+        return page_json(found, total=total, page=filters.page, per_page=filters.per_page, pages=pages)
 
     key = ("offers", filters.model_dump_json(), int(time.time() // 60))
     content = await run_in_threadpool(services.cached, key, body)

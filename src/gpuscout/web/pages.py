@@ -403,4 +403,4 @@ def faq_page(request: Request, services: Services) -> Response:
 
 def page_freshness(services: WebServices) -> Freshness:
     offers, providers = services.offer_totals()
-    return freshness(services, services.stored_sources(), offers, providers)
+    return freshness(services, services.current_sources(), offers, providers)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import OfferQuery
+from gpuscout.catalog.reader import SqliteReader
 from gpuscout.errors import UnknownNameError
 from gpuscout.settings import Settings
 from gpuscout.web.cache import TtlCache
@@ -191,6 +192,17 @@ class WebServices:
 
         return self._pages.get_or_compute(key, fetch)
 
+    def page_rows(self, filters: OfferFilters) -> tuple[list[Any], int] | None:
+        """:meth:`page_offers` as the rows ``sqlite3`` reads (not decoded), for the JSON API to encode
+        itself; ``None`` when the store is not read with ``sqlite3`` (PostgreSQL). Never cached."""
+        reader = self.reader
+        if not isinstance(reader, SqliteReader):
+            return None
+        start = (filters.page - 1) * filters.per_page
+        return reader.offer_page_rows(
+            replace(self._sorted_query(filters), limit=filters.per_page, offset=start)
+        )
+
     def first_row(self, filters: OfferFilters) -> OfferRow | None:
         """The first row of the view (its page 1 without the count), ``None`` when nothing matches."""
         query = replace(self._sorted_query(filters), limit=1)
@@ -311,6 +323,15 @@ class WebServices:
         """``SourceStatus`` of every source the store has seen (no adapter registry: what the
         freshness banner counts; a source never loaded has no rows there)."""
         return list(self.store.sources_status())
+
+    def current_sources(self) -> list[Any]:
+        """What the freshness banner counts of each source with a current snapshot: read with
+        ``sqlite3`` in one query on a SQLite store (:meth:`SqliteReader.current_sources`), else the
+        stored ``SourceStatus`` rows (a source never loaded has no rows there either). Never cached."""
+        reader = self.reader
+        if isinstance(reader, SqliteReader):
+            return list(reader.current_sources())
+        return self.stored_sources()
 
     def sources(self) -> list[Any]:
         """``SourceStatus`` of every source (stored or registered), with credential presence."""
