@@ -137,6 +137,7 @@ def test_snapshot_source_through_refresh(store: Store) -> None:
     assert result.ok and result.rows > 700 and result.dropped > 0  # 736 offers, 1 dropped
     [status] = store.sources_status()
     assert status.fallback and status.age_s is None
+    assert "dropped 1 invalid row: 1x GPU 'RTX4090' (48 GB)" in (status.last_reason or "")
 
 
 # ---- a refresh always ends ----------------------------------------------------------------------
@@ -347,7 +348,7 @@ def test_adapter_drops_count_at_the_gate(bad: int, status: str, store: Store) ->
         assert "4 invalid (40% of 10 feed rows, more than 20%)" in (result.error or "")
         assert s.current_snapshot_id is None
     else:
-        assert "dropped 1 invalid rows: 1x no positive price" in (s.last_reason or "")
+        assert "dropped 1 invalid row: 1x no positive price" in (s.last_reason or "")
 
 
 # ---- which sources a refresh may run ------------------------------------------------------------

@@ -90,7 +90,7 @@ def test_partial_bad_rows_are_dropped_up_to_the_limit() -> None:
     bad = [make_offer(instance_type="bad", price_usd_per_hour=-1.0)]
     report = validate_offers("s", good + bad, accelerators=ACCS)
     assert report.ok and len(report.offers) == 9 and report.invalid == 1
-    assert "dropped 1 invalid rows" in (report.reason or "")
+    assert "dropped 1 invalid row:" in (report.reason or "")
     n_bad = int(10 * MAX_INVALID_FRACTION) + 1
     report = validate_offers("s", many_offers(10 - n_bad) + bad * n_bad, accelerators=ACCS)
     assert report.status == "rejected" and "rows invalid" in (report.reason or "")

@@ -61,7 +61,8 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
             x
             for x in (
                 report.reason,
-                f"{len(source.dropped)} rows with GPUs not in the accelerator table"
+                f"{len(source.dropped)} row{'' if len(source.dropped) == 1 else 's'} with GPUs not in "
+                "the accelerator table"
                 if source.dropped
                 else None,
             )

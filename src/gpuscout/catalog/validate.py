@@ -279,7 +279,7 @@ def validate_offers(
     report.offers = collapsed
     notes = []
     if total_bad:
-        notes.append(f"dropped {total_bad} invalid rows: {_summary(reasons)}")
+        notes.append(f"dropped {total_bad} invalid row{'' if total_bad == 1 else 's'}: {_summary(reasons)}")
     if duplicates:
         notes.append(f"collapsed {duplicates} duplicates")
     report.reason = "; ".join(notes) or None
