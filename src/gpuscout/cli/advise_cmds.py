@@ -531,8 +531,8 @@ def batch_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """Offline generation of a token total (LLM) or an image total (diffusion). Cost per run against
-    time to finish."""
+    """Offline generation of a token total (LLM) or an image total (diffusion).
+    Cost per run against time to finish."""
     fields = {
         "precision": precision,
         "engine": engine,
@@ -592,7 +592,8 @@ def finetune_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """LoRA / QLoRA / full fine-tuning over a dataset. Cost per run against time to finish."""
+    """LoRA / QLoRA / full fine-tuning over a dataset.
+    Cost per run against time to finish."""
     fields = {
         "method": method,
         "dataset_tokens": dataset_tokens,
@@ -648,8 +649,8 @@ def pretrain_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """Pre-training over a token budget on a target number of GPUs or nodes. Cost per run against time
-    to finish."""
+    """Pre-training over a token budget on a target number of GPUs or nodes.
+    Cost per run against time to finish."""
     fields = {
         "token_budget": tokens,
         "params_b": params_b,
