@@ -352,3 +352,27 @@ def test_a_first_lean_answer_leaves_a_whole_store(tmp_path: Path, first: str) ->
         assert conn.execute("SELECT COUNT(*) FROM current_snapshot WHERE source = 'snapshot'").fetchone() == (
             1,
         )
+
+
+def test_the_lean_options_are_the_typer_commands_own() -> None:
+    """The lean reader's table of ``offers`` options (a second place for them, kept for start-up) names
+    every option of the Typer command with the same parameter, flag or value, and repeatable where
+    the command's is."""
+    import typer
+
+    from gpuscout.cli import _app
+
+    group = typer.main.get_command(_app())
+    command = group.get_command(typer.Context(group), "offers")  # type: ignore[attr-defined]
+    declared = {
+        opt: (p.name, "flag" if p.is_flag else "list" if p.multiple else "value")
+        for p in command.params
+        for opt in p.opts
+        if p.param_type_name == "option"
+    }
+    lean_table = {name: (param, "flag") for name, param in lean._FLAGS.items()}
+    lean_table |= {
+        name: (param, "list" if kind == "list" else "value")
+        for name, (param, kind, _, _) in lean._value_options().items()
+    }
+    assert lean_table == declared

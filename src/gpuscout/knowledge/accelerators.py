@@ -480,9 +480,6 @@ def resolve_gpu(
     return resolve_gpu_detail(name, field=field, memory_gb=memory_gb).accelerator
 
 
-_STATED_MEMORY_RE = re.compile(r"(\d+(?:\.\d+)?)\s*(?:gb|gib|g)\b", re.IGNORECASE)
-
-
 def gpu_family(name: str, *, field: str = "gpu") -> tuple[str, ...]:
     """Canonical accelerators a user's GPU name covers.
 
@@ -496,10 +493,9 @@ def gpu_family(name: str, *, field: str = "gpu") -> tuple[str, ...]:
         return (found.accelerator.name,)
     stem = found.accelerator.name.split("-")[0]
     members = [a for a in all_accelerators() if a.name.split("-")[0] == stem]
-    stated = _STATED_MEMORY_RE.search(name)
-    if stated:
-        gb = float(stated.group(1))
-        members = [a for a in members if abs(a.memory_gb - gb) <= 1.0]
+    stated = _parse(name).memory_gb
+    if stated is not None:
+        members = [a for a in members if _memory_matches(a, stated)]
     names = [a.name for a in members]
     if found.accelerator.name not in names:
         names.insert(0, found.accelerator.name)
