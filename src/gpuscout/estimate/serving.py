@@ -27,7 +27,9 @@ Loads:
 * ``burst`` N (all requests submitted at once: offline ``benchmark_throughput``, ``request_rate=inf``):
   equal-length requests advance in waves of B; each wave prefills its B prompts, then decodes them.
   A closed loop of equal-length requests started together (``lockstep``: benchmark clients with fixed
-  random lengths) keeps moving in such waves, so its TTFT includes half a wave's prefill.
+  random lengths) keeps moving in such waves: its first token comes out at the end of the prefill step
+  that completes its prompt, so its TTFT includes the prefill of every prompt packed with or before
+  its own (all of them when one step takes the whole wave).
 
 Every TTFT also pays the engine's ``request_overhead_us`` (tokenisation, API server, admission).
 
@@ -43,6 +45,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.throughput import (
     Setup,
     StepTime,
@@ -135,7 +138,9 @@ def _state(st: Setup, running: int, prompt: int, output: int) -> _State:
         marginal, ttft_prefill = pre_k / k, pre_k
     t_req = o * dec.total / b + marginal
     x = 1.0 / t_req
-    ttft = 0.5 * dec.total + ttft_prefill + (dec.total if prompt > 0 else 0.0)
+    # a request waits on average half a step for the running one to end; the forward pass that
+    # processes its prompt's last token samples its first token (no decode step after it)
+    ttft = 0.5 * dec.total + (ttft_prefill if prompt > 0 else dec.total)
     if o <= 1:
         tpot = dec.total
     elif mean_step is not None:
@@ -179,13 +184,44 @@ def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason:
     return replace(point, ttft_s=point.ttft_s + extra) if extra else point
 
 
+def first_token_share(eng: EngineProfile, size: int, prompt: int) -> float:
+    """Mean share of a wave's prefill time that has passed when its prompts' first tokens come out.
+
+    ``size`` equal prompts of ``prompt`` tokens arrive together and are prefilled in steps of at most
+    ``prefill_chunk_tokens`` tokens; a prompt's first token is sampled at the end of the step that
+    processes its last token, so every prompt of a step gets it at the end of that step, not spread
+    over it. Chunked engines (vLLM V1, SGLang, TensorRT-LLM) pack the step by tokens: prompt i ends in
+    step ceil(i * P / M). Engines without chunking (vLLM V0, TGI 1-2, static batches) take whole
+    prompts, floor(M / P) per step (at least one). Time within the wave is taken in proportion to the
+    prompt tokens processed. Four 3200-token prompts in one 12,800-token step: share 1 (the whole
+    prefill), not the 1/2 of prompts finishing one after another.
+    """
+    b = max(1, size)
+    total = float(b * max(prompt, 1))
+    budget = max(1, eng.prefill_chunk_tokens)
+    if eng.chunked_prefill and eng.continuous_batching:
+        ends = (min(math.ceil(i * prompt / budget) * budget, total) for i in range(1, b + 1))
+    else:
+        per_step = max(1, budget // max(prompt, 1))
+        ends = (min(math.ceil(i / per_step) * per_step, b) * float(prompt) for i in range(1, b + 1))
+    return sum(ends) / (b * total)
+
+
 def _wave(st: Setup, size: int, prompt: int, output: int) -> tuple[float, float, float, StepTime]:
-    """One wave of ``size`` equal requests: (wave time, mean TTFT within it, mean TPOT, decode step)."""
+    """One wave of ``size`` equal requests: (wave time, mean TTFT within it, mean TPOT, decode step).
+
+    The prefill forward samples each prompt's first token (:func:`first_token_share` of the wave's
+    prefill has passed on average when it comes out); the other ``output - 1`` tokens take a decode
+    step each, and the requests end together. TPOT as the benchmark clients report it (vLLM
+    ``benchmark_serving`` / SGLang ``bench_serving``: (latency - TTFT) / (output - 1) per request,
+    averaged): (wave - mean TTFT) / (output - 1), so a prompt that waited for the others' prefill has
+    a shorter TPOT, and the two stay consistent with the wave's length."""
     step = mean_decode_step(st, size, prompt, output)
-    pre = prefill_seconds(st, prompt, size) if prompt > 0 else 0.0
-    wave = pre + output * step.total
-    # the wave's prompts finish prefilling one after another, then decode alongside the rest
-    ttft = pre / 2.0 + step.total
+    if prompt <= 0:
+        return output * step.total, step.total, step.total, step
+    pre = prefill_seconds(st, prompt, size)
+    wave = pre + (output - 1) * step.total
+    ttft = pre * first_token_share(st.engine, size, prompt)
     tpot = (wave - ttft) / (output - 1) if output > 1 else step.total
     return wave, ttft, tpot, step
 

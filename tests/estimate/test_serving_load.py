@@ -1,0 +1,66 @@
+"""Hand-checkable serving physics under load: when first tokens come out, how waves and arrivals batch
+prompts, and what TTFT / TPOT a benchmark client reports. Every expected number is worked out in the
+comment next to it."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
+from gpuscout.estimate.serving import _wave, first_token_share
+from gpuscout.estimate.throughput import Setup, mean_decode_step, prefill_seconds
+from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.knowledge.models import resolve_model
+
+
+def _setup(model: str, gpu: str, engine: str = "vllm", gpus: int = 1, precision: str = "bf16") -> Setup:
+    return Setup(
+        resolve_model(model),
+        resolve_gpu(gpu),
+        resolve_precision(precision),
+        resolve_kv_dtype("bf16"),
+        resolve_engine(engine),
+        gpus,
+        "tensor",
+    )
+
+
+# ------------------------------------------------------------------------------ first tokens of a wave
+
+
+def test_a_chunked_engine_hands_out_first_tokens_at_the_end_of_the_step_that_ends_each_prompt() -> None:
+    # four 3200-token prompts, 8192-token steps (vLLM V1 / SGLang): prompts 1 and 2 end in step 1
+    # (tokens 3200 and 6400 <= 8192), prompts 3 and 4 in step 2 (9600 and 12800), the last step
+    # ending at token 12800: (8192 + 8192 + 12800 + 12800) / (4 x 12800) = 41984 / 51200 = 0.82
+    eng = dataclasses.replace(resolve_engine("vllm"), prefill_chunk_tokens=8192)
+    assert first_token_share(eng, 4, 3200) == pytest.approx(41984 / 51200)
+
+
+def test_an_engine_without_chunking_packs_whole_prompts_per_step() -> None:
+    # vLLM V0 with an 8192-token budget takes floor(8192 / 3200) = 2 prompts per step: prompts 1-2 come
+    # out after 6400 tokens, 3-4 after 12800: (2 x 6400 + 2 x 12800) / 51200 = 0.75
+    v0 = resolve_engine("vLLM 0.6.3")
+    assert not v0.chunked_prefill
+    assert first_token_share(dataclasses.replace(v0, prefill_chunk_tokens=8192), 4, 3200) == 0.75
+    # a budget of 163,840 tokens (vLLM 0.7 with MLA: max_model_len) takes all four in one step:
+    # every first token at the end of the whole prefill
+    assert first_token_share(dataclasses.replace(v0, prefill_chunk_tokens=163840), 4, 3200) == 1.0
+    # one prompt: its first token ends its own prefill
+    assert first_token_share(v0, 1, 3200) == 1.0
+
+
+def test_a_wave_reports_ttft_and_tpot_as_the_benchmark_clients_do() -> None:
+    # wave = prefill of the four prompts + (800 - 1) decode steps: the prefill samples the first token
+    st = _setup("llama-3.1-8b", "H100", engine="vllm")
+    wave, ttft, tpot, step = _wave(st, 4, 3200, 800)
+    pre = prefill_seconds(st, 3200, 4)
+    assert step.total == mean_decode_step(st, 4, 3200, 800).total
+    assert wave == pytest.approx(pre + 799 * step.total)
+    # vLLM V1, 8192-token steps: 0.82 of the wave's prefill has passed at the mean first token
+    assert ttft == pytest.approx(pre * 41984 / 51200)
+    # bench_serving's TPOT: (latency - TTFT) / (output - 1) per request; everyone ends with the wave
+    assert tpot == pytest.approx((wave - ttft) / 799)
+    assert tpot > step.total
