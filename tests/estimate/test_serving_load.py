@@ -10,7 +10,7 @@ import pytest
 
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
-from gpuscout.estimate.serving import _wave, first_token_share
+from gpuscout.estimate.serving import _arrival_batch_seconds, _wave, first_token_share
 from gpuscout.estimate.throughput import Setup, mean_decode_step, prefill_seconds
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
@@ -64,3 +64,23 @@ def test_a_wave_reports_ttft_and_tpot_as_the_benchmark_clients_do() -> None:
     # bench_serving's TPOT: (latency - TTFT) / (output - 1) per request; everyone ends with the wave
     assert tpot == pytest.approx((wave - ttft) / 799)
     assert tpot > step.total
+
+
+# ------------------------------------------------------------------------------ arrivals batch prompts
+
+
+def test_an_engine_without_chunking_prefills_only_the_prompts_that_arrived_together() -> None:
+    # vLLM V0 (no chunking): 4 requests/s of 220-token prompts, 12.5 ms decode steps. Besides the tagged
+    # prompt, 4 x 0.0125 = 0.05 prompts arrive in the same scheduling window on average: the TTFT's
+    # prefill step holds 1.05 prompts, interpolated between one and two prompts' prefill
+    st = _setup("llama-3.1-8b", "A100 SXM 80GB", engine="vLLM 0.6.0")
+    one, two = prefill_seconds(st, 220, 1), prefill_seconds(st, 220, 2)
+    got = _arrival_batch_seconds(st, 220, 18, 4.0, 0.0125)
+    assert got == pytest.approx(one + 0.05 * (two - one))
+    # the 18 prompts a 4096-token budget could take would cost ~10x that
+    assert prefill_seconds(st, 220, 18) > 8 * got
+    # with --num-scheduler-steps 10 the scheduler runs once per 10 steps: 1 + 4 x 0.125 = 1.5 prompts
+    multi = dataclasses.replace(st, engine=dataclasses.replace(st.engine, multi_step=10))
+    assert _arrival_batch_seconds(multi, 220, 18, 4.0, 0.0125) == pytest.approx(one + 0.5 * (two - one))
+    # never more than the budget takes
+    assert _arrival_batch_seconds(st, 220, 2, 1000.0, 0.0125) == pytest.approx(two)
