@@ -84,3 +84,22 @@ def test_an_engine_without_chunking_prefills_only_the_prompts_that_arrived_toget
     assert _arrival_batch_seconds(multi, 220, 18, 4.0, 0.0125) == pytest.approx(one + 0.5 * (two - one))
     # never more than the budget takes
     assert _arrival_batch_seconds(st, 220, 2, 1000.0, 0.0125) == pytest.approx(two)
+
+
+# ------------------------------------------------------------------------------ eager vLLM
+
+
+def test_vllm_enforce_eager_launches_every_layer_from_python() -> None:
+    # --enforce-eager: no CUDA graph replays the layers, so each step launches every layer's kernels
+    # from Python: the eager-layer host time shared with HF transformers, TGI 1.x and trtllm-serve
+    # 0.17. Qwen3-14B-AWQ (40 layers) on an A100 at a 16k context: 40 x 0.503 ms = 20.1 ms per token
+    # (vLLM issue #20469 measured 20.6 ms at a 16k prompt), where its weight reads take ~7 ms
+    from gpuscout.estimate.api import estimate
+
+    eager = resolve_engine("vllm 0.9.1 --enforce-eager")
+    assert eager.layer_overhead_us == resolve_engine("hf-transformers").layer_overhead_us
+    assert not eager.cuda_graphs
+    kw = {"precision": "awq", "context_in": 1000, "context_out": 200}
+    slow = estimate("qwen3-14b", "A100 80GB", engine=eager, **kw)
+    fast = estimate("qwen3-14b", "A100 80GB", engine="vllm", **kw)
+    assert slow.tpot_ms >= 40 * eager.layer_overhead_us * 1e-3 > 2 * fast.tpot_ms
