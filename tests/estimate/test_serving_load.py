@@ -10,8 +10,8 @@ import pytest
 
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
-from gpuscout.estimate.serving import _arrival_batch_seconds, _wave, first_token_share
-from gpuscout.estimate.throughput import Setup, mean_decode_step, prefill_seconds
+from gpuscout.estimate.serving import _arrival_batch_seconds, _state, _wave, first_token_share
+from gpuscout.estimate.throughput import Setup, decode_step, mean_decode_step, prefill_seconds
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
 
@@ -103,3 +103,15 @@ def test_vllm_enforce_eager_launches_every_layer_from_python() -> None:
     slow = estimate("qwen3-14b", "A100 80GB", engine=eager, **kw)
     fast = estimate("qwen3-14b", "A100 80GB", engine="vllm", **kw)
     assert slow.tpot_ms >= 40 * eager.layer_overhead_us * 1e-3 > 2 * fast.tpot_ms
+
+
+def test_a_lone_request_does_not_decode_through_its_own_prompt_chunks() -> None:
+    # vLLM V1, one request of 16,000 prompt tokens in 8,192-token chunks, 200 out: its two chunk
+    # steps are its TTFT; alone, every token after the first takes the plain decode step at the mean
+    # context 16,000 + 200 / 2 = 16,100
+    st = _setup("llama-3.1-8b", "H100", engine="vllm")
+    alone = _state(st, 1, 16000, 200)
+    assert alone.tpot_s == pytest.approx(decode_step(st, 1, 16100).total)
+    # with 32 running it decodes through the others' chunk steps: slower than the plain step
+    busy = _state(st, 32, 16000, 200)
+    assert busy.tpot_s > 1.5 * decode_step(st, 32, 16100).total

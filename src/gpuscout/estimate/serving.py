@@ -150,8 +150,16 @@ def _state(
         chunk_steps = chunks / k
         plain_steps = max(0.0, o - chunk_steps * (b - k)) / b
         marginal = chunk_steps * packed.total + plain_steps * dec.total - o * dec.total / b
-        # every step gives each decoding sequence a token: its TPOT is the cycle's mean step
-        mean_step = (chunk_steps * packed.total + plain_steps * dec.total) / (chunk_steps + plain_steps)
+        # every step gives each decoding sequence a token: its TPOT is the mean step it decodes through.
+        # Over its life (b cycles) it decodes through the others' chunk steps, chunk_steps x (b - k) of
+        # them, and b x plain_steps plain steps, not through its own prompt's (those are its TTFT): alone
+        # (b = 1) its TPOT is the plain decode step
+        seen_chunks, seen_plain = chunk_steps * (b - k), plain_steps * b
+        mean_step = (
+            (seen_chunks * packed.total + seen_plain * dec.total) / (seen_chunks + seen_plain)
+            if seen_chunks + seen_plain > 0
+            else packed.total
+        )
         with_chunk = decode_step(st, b - 1, ctx, prefill_tokens=size, prefill_context=prompt / 2.0)
         ttft_prefill = chunks * with_chunk.total
     else:
