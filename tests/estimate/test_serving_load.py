@@ -115,3 +115,21 @@ def test_a_lone_request_does_not_decode_through_its_own_prompt_chunks() -> None:
     # with 32 running it decodes through the others' chunk steps: slower than the plain step
     busy = _state(st, 32, 16000, 200)
     assert busy.tpot_s > 1.5 * decode_step(st, 32, 16100).total
+
+
+# ------------------------------------------------------------------------------ vLLM 0.7 and MLA
+
+
+def test_vllm_0_7_prefills_mla_models_without_chunking_up_to_the_whole_context() -> None:
+    # vLLM 0.7 logs "MLA is enabled; forcing chunked prefill and prefix caching to be disabled" and
+    # sets max_num_batched_tokens = max(max_model_len, 2048): DeepSeek-R1's 163,840 tokens, i.e.
+    # floor(163840 / 3200) = 51 prompts of 3200 tokens per prefill step
+    from gpuscout.estimate.api import _for_model
+
+    v0 = resolve_engine("vLLM 0.7.3")
+    ds = _for_model(v0, resolve_model("deepseek-r1"))
+    assert not ds.chunked_prefill and ds.prefill_chunk_tokens == 163840
+    assert first_token_share(ds, 64, 3200) == pytest.approx((51 * 51 + 13 * 64) / (64 * 64))
+    # a GQA model keeps the era's engine; today's vLLM (V1) chunks MLA prefills too
+    assert _for_model(v0, resolve_model("llama-3.1-8b")) is v0
+    assert _for_model(resolve_engine("vllm"), resolve_model("deepseek-r1")).chunked_prefill

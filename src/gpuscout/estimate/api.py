@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
@@ -165,6 +165,15 @@ def _split(load: Load, replicas: int) -> Load:
     return Load(load.kind, load.value / replicas, n, load.lockstep)
 
 
+def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
+    """The engine as it runs ``spec``: an engine that turns chunked prefill off for MLA (vLLM 0.7)
+    prefills whole prompts, in steps of up to the model's whole context (max_model_len)."""
+    if eng.mla_unchunked_prefill and spec.is_mla:
+        budget = max(eng.prefill_chunk_tokens, spec.max_position_embeddings or 0, 2048)
+        return replace(eng, chunked_prefill=False, prefill_chunk_tokens=budget)
+    return eng
+
+
 def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDtype:
     """The KV dtype the engine picks: fp16 for GGUF (llama.cpp) and on parts without bf16, fp8 for an FP8
     checkpoint on TensorRT-LLM, fp32 for fp32 weights, else bf16."""
@@ -242,7 +251,7 @@ def estimate(
     warnings: list[str] = []
     if model_note:
         warnings.append(model_note)
-    eng = resolve_engine(engine)
+    eng = _for_model(resolve_engine(engine), spec)
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)
     if not verdict.supported:

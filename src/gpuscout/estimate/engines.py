@@ -103,6 +103,9 @@ class EngineProfile:
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
     prefill_chunk_tokens: int = 2048  # token budget per step (chunked prefill) / micro-batch size
     chunked_prefill: bool = True  # prefill chunks ride in decode steps (else prefills stall decoding)
+    # MLA models (DeepSeek-V2/V3) run without chunked prefill, the step budget being the whole context
+    # (max_model_len): vLLM 0.7 forced chunked prefill and prefix caching off for MLA
+    mla_unchunked_prefill: bool = False
     memory_utilization: float = 1.0  # share of capacity the engine lets itself use (vLLM 0.9)
     memory_fraction_of_free: bool = False  # the share applies to memory left after weights (TRT-LLM)
     cuda_context_gb: float = 0.5  # CUDA context + libraries, per GPU
@@ -260,6 +263,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_compute_efficiency": 0.555,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
+                    # 0.7.x (MLA arrived in 0.7.1): "MLA is enabled; forcing chunked prefill and prefix
+                    # caching to be disabled", max_num_batched_tokens = max(max_model_len, 2048)
+                    "mla_unchunked_prefill": True,
                 },
                 # no efficiency scale: V0 and V1 call the same GPU kernels (FlashAttention, cuBLAS,
                 # Marlin); the rewrite changed the CPU side (scheduler, per-step and per-worker costs)
