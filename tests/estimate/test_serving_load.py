@@ -133,3 +133,26 @@ def test_vllm_0_7_prefills_mla_models_without_chunking_up_to_the_whole_context()
     # a GQA model keeps the era's engine; today's vLLM (V1) chunks MLA prefills too
     assert _for_model(v0, resolve_model("llama-3.1-8b")) is v0
     assert _for_model(resolve_engine("vllm"), resolve_model("deepseek-r1")).chunked_prefill
+
+
+def test_an_engine_reserves_activations_for_its_largest_step_before_sizing_the_kv_cache() -> None:
+    # vLLM profiles a forward pass of max_num_batched_tokens tokens (163,840 for DeepSeek-R1 in 0.7,
+    # chunked prefill off) and sizes the KV cache from what is left. Per GPU at TP8, per token:
+    # (4 x 7168 hidden + 2 x 18432 / 8 MLP + 3 x 128 x 192 / 8 attention) x 2 B = 84,992 B, x 163,840
+    # = 13.925 GB; the fused MoE's top-8 expert outputs, 65,536 tokens at a time: 65,536 x 8 x 7168
+    # x 2 B = 7.516 GB; one sequence's fp32 logits 129,280 x 4 B: 21.441 GB in all
+    from gpuscout.estimate.api import _for_model
+    from gpuscout.estimate.memory import activation_bytes, plan_memory
+
+    spec = resolve_model("deepseek-r1")
+    eng = _for_model(resolve_engine("vLLM 0.7.3"), spec)
+    fp8, kv = resolve_precision("fp8"), resolve_kv_dtype("bf16")
+    act = activation_bytes(spec, fp8, eng, 163840, 4000, tp=8)
+    assert act == pytest.approx(13_925_089_280 + 7_516_192_768 + 517_120)
+    # the plan holds that reserve whatever the request: a 4000-token request does not shrink it
+    plan = plan_memory(spec, resolve_gpu("H200"), fp8, kv, eng, batch=1, context=4000, gpus=8)
+    assert plan.activations == pytest.approx(act)
+    # a static batch (HF generate) holds only its own prompt
+    hf = resolve_engine("hf-transformers")
+    small = plan_memory(spec, resolve_gpu("H200"), fp8, kv, hf, batch=1, context=4000, gpus=8)
+    assert small.activations < act / 10

@@ -20,6 +20,9 @@ from gpuscout.knowledge.params import count_params
 
 GIB = float(1 << 30)
 DRIVER_RESERVED_FRACTION = 0.0044
+# vLLM's fused MoE (VLLM_FUSED_MOE_CHUNK_SIZE, 64 Ki tokens by default; SGLang's copy of the kernel
+# likewise) runs a longer pass in slices of this many tokens, so its scratch stops growing there
+FUSED_MOE_CHUNK_TOKENS = 65536
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +176,10 @@ def activation_bytes(
     """Peak activation/workspace bytes for one prefill chunk of ``chunk_tokens`` tokens.
 
     Counted: the residual stream and attention/MLP intermediates of one layer in 16-bit
-    (hidden*4 + q/kv projections + 2*intermediate, sharded by TP), the fp32 logits buffer (vocab x
+    (hidden*4 + q/kv projections + 2*intermediate, sharded by TP), for MoE layers the fused-MoE kernel's
+    per-token expert outputs before their weighted sum (vLLM / SGLang ``fused_moe``: a tokens x top-k x
+    hidden 16-bit buffer, not sharded by TP, filled in slices of at most ``FUSED_MOE_CHUNK_TOKENS``
+    tokens: 7.5 GB per GPU for DeepSeek-V3 at 65,536 tokens), the fp32 logits buffer (vocab x
     rows: the last token of each running sequence for serving engines, the whole micro-batch for
     llama.cpp, which reserves its worst-case graph at start-up), and for
     engines that materialise attention scores (llama.cpp without flash attention) heads x chunk x
@@ -187,13 +193,16 @@ def activation_bytes(
         chunk_tokens if engine.kv_allocates_full_context else max(1, min(sequences, engine.max_num_seqs))
     )
     logits = spec.vocab_size * 4.0 * logit_rows
+    moe_partials = 0.0
+    if spec.is_moe:
+        moe_partials = min(chunk_tokens, FUSED_MOE_CHUNK_TOKENS) * spec.experts_per_token * h * 2.0
     scores = 0.0
     if engine.attn_score_bytes:
         scores = (spec.num_attention_heads / tp) * chunk_tokens * context * 4.0
     dequant = 0.0
     if fmt.compute_class in ("gguf-quant", "weight-only"):
         dequant = h * inter / tp * 2.0
-    return layer + logits + scores + dequant
+    return layer + moe_partials + logits + scores + dequant
 
 
 def plan_memory(
@@ -222,7 +231,14 @@ def plan_memory(
         block_tokens=engine.kv_block_tokens,
     )
     kv_total = kv_seq * batch
-    chunk = min(engine.prefill_chunk_tokens, max(context, 1))
+    # a continuous-batching engine plans for its largest step, whatever the request: vLLM's profile run
+    # and TGI's warm-up prefill max_num_batched_tokens / max_batch_prefill_tokens tokens before sizing
+    # the KV cache, TensorRT-LLM sizes its workspace for max_num_tokens, llama.cpp reserves its compute
+    # graph for n_ubatch; a static batch (HF generate) holds only its own prompts
+    if engine.continuous_batching:
+        chunk = max(1, engine.prefill_chunk_tokens)
+    else:
+        chunk = min(engine.prefill_chunk_tokens, max(context, 1))
     act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp, sequences=batch)
     overhead = (engine.cuda_context_gb + engine.engine_reserve_gb) * 1e9
     cap = capacity_bytes(acc)
