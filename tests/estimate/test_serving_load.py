@@ -10,7 +10,13 @@ import pytest
 
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
-from gpuscout.estimate.serving import _arrival_batch_seconds, _state, _wave, first_token_share
+from gpuscout.estimate.serving import (
+    _arrival_batch_seconds,
+    _finite_run_wait,
+    _state,
+    _wave,
+    first_token_share,
+)
 from gpuscout.estimate.throughput import Setup, decode_step, mean_decode_step, prefill_seconds
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
@@ -156,3 +162,17 @@ def test_an_engine_reserves_activations_for_its_largest_step_before_sizing_the_k
     hf = resolve_engine("hf-transformers")
     small = plan_memory(spec, resolve_gpu("H200"), fp8, kv, hf, batch=1, context=4000, gpus=8)
     assert small.activations < act / 10
+
+
+# ------------------------------------------------------------------------------ finite runs
+
+
+def test_a_finite_run_above_capacity_starts_its_first_requests_at_once() -> None:
+    # 100 requests at 10 /s, 23 slots served at 0.39 requests/s: a = 1/0.39 - 1/10 = 2.4641 s;
+    # request j waits a j - 23 / 0.39 once positive, from j0 = 23 / 0.39 / a = 23.93 on:
+    # [a (100^2 - j0^2) / 2 - 58.974 (100 - j0)] / 100 = (11614.9 - 4486.0) / 100 = 71.3 s
+    assert _finite_run_wait(100, 23, 0.39, 10.0) == pytest.approx(71.29, abs=0.05)
+    # without the head start: 100 / 2 x a = 123.2 s
+    assert _finite_run_wait(100, 0, 0.39, 10.0) == pytest.approx(50 * (1 / 0.39 - 0.1))
+    # all fit in the slots before the queue forms: no wait
+    assert _finite_run_wait(20, 23, 0.39, 10.0) == 0.0

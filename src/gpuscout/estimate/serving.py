@@ -337,6 +337,25 @@ def _burst(st: Setup, n: int, prompt: int, output: int, cap: int, cap_reason: st
     )
 
 
+def _finite_run_wait(n: int, cap: int, x: float, rate: float) -> float:
+    """Mean wait for a slot of ``n`` requests arriving at ``rate`` /s, served ``cap`` at a time at ``x``
+    requests/s (``x`` < ``rate``).
+
+    The first ``cap`` requests start as they arrive; request j > cap waits for j - cap completions,
+    (j - cap) / x after the start, having arrived at j / rate: it waits j (1/x - 1/rate) - cap / x when
+    that is positive, i.e. from j0 = cap x rate / (rate - x) on. Summed over j0..n (an arithmetic
+    series) and divided by n. Without the head start (cap = 0) it is n / 2 (1/x - 1/rate)."""
+    a = 1.0 / x - 1.0 / rate
+    if a <= 0.0:
+        return 0.0
+    j0 = cap / x / a
+    if n <= j0:
+        return 0.0
+    # sum over real j in (j0, n] of (a j - cap / x), as an integral (the terms are linear in j)
+    total = a * (n * n - j0 * j0) / 2.0 - cap / x * (n - j0)
+    return max(0.0, total / n)
+
+
 def _open_loop(
     st: Setup, rate: float, num_requests: int | None, prompt: int, output: int, cap: int, cap_reason: str
 ) -> ServingPoint:
@@ -345,7 +364,17 @@ def _open_loop(
         return _burst(st, num_requests or cap, prompt, output, cap, cap_reason)
     if rate >= full.x:
         # arrivals above capacity: the engine runs full and the queue grows
-        wait = num_requests / 2.0 * (1.0 / full.x - 1.0 / rate) if num_requests else math.inf
+        # a finite run: requests wait for a slot (the first ``cap`` start at once), and every prompt
+        # waits for those ahead of it to be prefilled (a prefill-first scheduler admits eagerly, so
+        # when all fit the queue is in front of the prefill, not of the slots)
+        if num_requests:
+            prefill_each = full.prefill_share / full.x
+            wait = max(
+                _finite_run_wait(num_requests, cap, full.x, rate),
+                _finite_run_wait(num_requests, 0, 1.0 / prefill_each, rate) if prefill_each > 0 else 0.0,
+            )
+        else:
+            wait = math.inf
         in_flight = cap + (rate - full.x) * (wait if math.isfinite(wait) else 0.0)
         return ServingPoint(
             cap,
