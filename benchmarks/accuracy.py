@@ -262,6 +262,13 @@ def _load(case: Case, batch_text: str, notes: str) -> dict[str, Any] | str:
     offline = "benchmark_throughput" in n_low or "batch = num_prompts" in n_low
     if offline:
         return {"request_rate": math.inf, "num_requests": n}
+    # a closed-loop client run of a stated number of prompts (--max-concurrency C, infinite rate): its
+    # first C requests are sent at once
+    prompts = _num(r"--num-prompts?[ =](\d+)", notes) or (
+        _num(r"(\d[\d,]*) prompts", notes) if "concurrency" in n_low else None
+    )
+    if prompts is not None and prompts >= n:
+        return {"concurrency": n, "num_requests": int(prompts)}
     return {"concurrency": n}
 
 

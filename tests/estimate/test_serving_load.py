@@ -12,6 +12,7 @@ from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.serving import (
     _arrival_batch_seconds,
+    _closed_loop,
     _finite_run_wait,
     _state,
     _wave,
@@ -176,3 +177,20 @@ def test_a_finite_run_above_capacity_starts_its_first_requests_at_once() -> None
     assert _finite_run_wait(100, 0, 0.39, 10.0) == pytest.approx(50 * (1 / 0.39 - 0.1))
     # all fit in the slots before the queue forms: no wait
     assert _finite_run_wait(20, 23, 0.39, 10.0) == 0.0
+
+
+def test_a_closed_loop_client_sends_its_first_requests_at_once() -> None:
+    # vllm bench serve --max-concurrency 48 at an infinite rate, 300 prompts of 256 tokens: the first
+    # 48 are prefilled together (12,288 tokens in 8192-token steps: share (32 x 8192 + 16 x 12288) /
+    # (48 x 12288) = 0.778 of their prefill has passed at the mean first token), the other 252 arrive
+    # one by one as requests finish. Mean TTFT = steady + 48 / 300 x (wave - steady)
+    st = _setup("mistral-7b-v0.3", "RTX 4090", engine="vllm")
+    steady = _closed_loop(st, 48, 256, 128, 200, "kv_cache")
+    run = _closed_loop(st, 48, 256, 128, 200, "kv_cache", num_requests=300)
+    share = (32 * 8192 + 16 * 12288) / (48 * 12288)
+    assert first_token_share(st.engine, 48, 256) == pytest.approx(share)
+    wave = prefill_seconds(st, 256, 48) * share
+    assert run.ttft_s == pytest.approx(steady.ttft_s + 48 / 300 * (wave - steady.ttft_s))
+    assert run.ttft_s > 2 * steady.ttft_s
+    # throughput and TPOT are the steady state's
+    assert run.requests_per_s == steady.requests_per_s and run.tpot_s == steady.tpot_s

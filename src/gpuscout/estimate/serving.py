@@ -207,7 +207,7 @@ def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason:
         if load.lockstep and st.engine.continuous_batching:
             point = _lockstep(st, load.value, prompt, o, cap, cap_reason)
         else:
-            point = _closed_loop(st, load.value, prompt, o, cap, cap_reason)
+            point = _closed_loop(st, load.value, prompt, o, cap, cap_reason, load.num_requests)
     elif load.kind == "burst":
         point = _burst(st, int(load.value), prompt, o, cap, cap_reason)
     else:
@@ -278,7 +278,13 @@ def _lockstep(
 
 
 def _closed_loop(
-    st: Setup, concurrency: float, prompt: int, output: int, cap: int, cap_reason: str
+    st: Setup,
+    concurrency: float,
+    prompt: int,
+    output: int,
+    cap: int,
+    cap_reason: str,
+    num_requests: int | None = None,
 ) -> ServingPoint:
     c = max(1.0, concurrency)
     running = max(1, min(cap, math.ceil(c - 1e-9)))
@@ -286,6 +292,14 @@ def _closed_loop(
     queue = max(0.0, c - running) / s.x
     saturated = c > running
     binding = cap_reason if saturated else _binding_of(s)
+    ttft = s.ttft_s
+    if num_requests and prompt > 0:
+        # a benchmark client with --max-concurrency C sends its first C requests at once: those the
+        # engine admits are prefilled together (the first wave's first tokens come out at the end of
+        # the steps that end their prompts), the rest of the run's requests arrive one by one
+        first = min(running, num_requests)
+        wave = prefill_seconds(st, prompt, first) * first_token_share(st.engine, first, prompt)
+        ttft += first / max(num_requests, first) * (wave - s.ttft_s)
     return ServingPoint(
         running,
         c,
@@ -293,7 +307,7 @@ def _closed_loop(
         cap_reason,
         s.x,
         s.x * output,
-        s.ttft_s + queue,
+        ttft + queue,
         s.tpot_s,
         queue,
         s.step,
