@@ -713,9 +713,9 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
 # CUDA graph replays them (eager PyTorch: ~30-50 kernels at ~10 us each): the same work whichever server
 # wraps it, HF transformers' generate, TGI 1.x's flash modelling code, trtllm-serve 0.17-0.19's PyTorch
 # backend, vLLM under --enforce-eager (Qwen3-14B-AWQ on an A100, vLLM 0.9.1: 20.6 ms per token where its
-# weight and KV reads take ~9 ms and 40 layers x ~0.5 ms of launches take ~20). Fitted on one engine alone it took what that engine's other constants left (1040, 613 and
-# 808 us), and a held-out source fell back to a prior: trtllm-serve's DeepSeek-R1 rows were then
-# predicted 2x too fast.
+# weight and KV reads take ~9 ms and 40 layers x ~0.5 ms of launches take ~20). Fitted on one engine
+# alone it took what that engine's other constants left (1040, 613 and 808 us), and a held-out source
+# fell back to a prior: trtllm-serve's DeepSeek-R1 rows were then predicted 2x too fast.
 SHARED_PARAMS: dict[str, tuple[tuple[str, Param], ...]] = {
     "python_scheduler_step_us": (
         ("vllm", ("era:v0:step_overhead_us", "")),

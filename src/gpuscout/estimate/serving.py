@@ -114,9 +114,7 @@ def _arrival_batch_seconds(st: Setup, prompt: int, most: int, arrivals: float, s
     return pre_lo + (k - lo) * (prefill_seconds(st, prompt, lo + 1) - pre_lo)
 
 
-def _state(
-    st: Setup, running: int, prompt: int, output: int, arrivals: float | None = None
-) -> _State:
+def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | None = None) -> _State:
     """Busy engine with ``running`` sequences: step, requests/s, TTFT and TPOT without queueing.
 
     ``arrivals``: requests/s arriving (open loop); None: a closed loop, where a request arrives each time
