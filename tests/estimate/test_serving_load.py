@@ -14,6 +14,7 @@ from gpuscout.estimate.serving import (
     _arrival_batch_seconds,
     _closed_loop,
     _finite_run_wait,
+    _residual_step,
     _state,
     _wave,
     first_token_share,
@@ -194,3 +195,17 @@ def test_a_closed_loop_client_sends_its_first_requests_at_once() -> None:
     assert run.ttft_s > 2 * steady.ttft_s
     # throughput and TPOT are the steady state's
     assert run.requests_per_s == steady.requests_per_s and run.tpot_s == steady.tpot_s
+
+
+def test_an_arrival_waits_for_the_step_in_progress_longer_steps_more_often() -> None:
+    # renewal theory: the mean time from an arrival to the end of the step in progress is
+    # E[S^2] / (2 E[S]). Plain 20 ms decode steps: 10 ms. One 400 ms prefill step per nine of them:
+    # (0.16 + 9 x 0.0004) / (2 x (0.4 + 9 x 0.02)) = 0.1636 / 1.16 = 141 ms, not half the mean (29 ms)
+    assert _residual_step([(1.0, 0.02)]) == pytest.approx(0.01)
+    assert _residual_step([(9.0, 0.02), (1.0, 0.4)]) == pytest.approx(0.1636 / 1.16)
+    # a request alone finds the engine idle: its TTFT is its own prefill (no step to wait for)
+    st = _setup("llama-3.1-8b", "H100", engine="vllm")
+    alone = _state(st, 1, 2000, 200)
+    assert alone.ttft_s == pytest.approx(
+        decode_step(st, 0, 2100, prefill_tokens=2000, prefill_context=1000).total
+    )
