@@ -211,7 +211,9 @@ def estimate(
     requests/s (open loop; ``math.inf`` with ``num_requests`` = all submitted at once), or ``batch``
     (concurrent sequences; "max" = as many as fit, capped by the engine's scheduler). Default: one request.
     ``lockstep``: the clients send equal-length requests together (fixed-length benchmarks): they then
-    prefill and finish in waves instead of spreading out.
+    prefill and finish in waves instead of spreading out. With ``concurrency``, ``num_requests`` is the
+    length of the run: its first ``concurrency`` requests arrive together (a benchmark client's start),
+    which raises the run's mean TTFT.
     When the load exceeds what fits in KV memory, the batch is capped there and the rest queue.
 
     ``precision``: None/"native" = the checkpoint's format (a quantized name such as "Qwen3-14B-AWQ",

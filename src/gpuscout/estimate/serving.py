@@ -12,18 +12,22 @@ wait in a queue. How the running batch B turns into speed depends on how the eng
   inverse, TPOT the busy time each request's tokens are spread over (prefills of others included).
   A prefill-heavy run (32k-token prompts, 100 output tokens) is therefore set by prefill compute.
 * **Continuous batching without chunking** (vLLM V0, TGI 1-2): prefills run as their own steps and stall
-  decoding; each request costs O/B decode steps plus its share of a batched prefill.
+  decoding; each request costs O/B decode steps plus its share of a batched prefill (busy, as many
+  prompts as the budget takes), but its TTFT's prefill step holds only the prompts that arrived with it.
 * **Static batches** (HF transformers ``generate``, llama.cpp one slot, TensorRT-LLM 0.5-0.6 tables): a
   wave of B prompts is prefilled together, then decoded together.
 
 Loads:
 
 * ``concurrency`` C (closed loop: a new request as soon as one finishes, e.g. ``--max-concurrency``):
-  B = min(C, cap); requests beyond the cap queue, waiting (C-B)/throughput (Little's law).
+  B = min(C, cap); requests beyond the cap queue, waiting (C-B)/throughput (Little's law). A run of
+  ``num_requests`` N starts with its first C requests at once: they are prefilled together (weight C/N
+  in the mean TTFT).
 * ``rate`` lambda (open loop, Poisson arrivals): below capacity the running batch settles where
   B = lambda * latency(B) (solved by iteration), and TTFT adds the wait for the prefill budget (M/D/1);
   at or above capacity the queue grows without bound: throughput is the capacity, and TTFT is the
-  wait accumulated over ``num_requests`` requests when that is given (else infinite).
+  wait accumulated over ``num_requests`` requests when that is given (else infinite): the first
+  ``cap`` start at once, and a prefill-first scheduler queues the prompts for their prefill.
 * ``burst`` N (all requests submitted at once: offline ``benchmark_throughput``, ``request_rate=inf``):
   equal-length requests advance in waves of B; each wave prefills its B prompts, then decodes them.
   A closed loop of equal-length requests started together (``lockstep``: benchmark clients with fixed
@@ -31,7 +35,10 @@ Loads:
   that completes its prompt, so its TTFT includes the prefill of every prompt packed with or before
   its own (all of them when one step takes the whole wave).
 
-Every TTFT also pays the engine's ``request_overhead_us`` (tokenisation, API server, admission).
+A request arriving at a busy engine first waits for the step in progress: E[S^2] / 2E[S] over the
+engine's steps (a long prefill-carrying step catches more arrivals than a short decode step). The
+forward pass that processes a prompt's last token samples its first token. Every TTFT also pays the
+engine's ``request_overhead_us`` (tokenisation, API server, admission).
 
 ``binding`` says which limit sets the answer: "kv_cache" / "scheduler" / "prefill" (the batch is capped
 and requests queue), "queueing" (arrivals above capacity), else the largest part of the step:
