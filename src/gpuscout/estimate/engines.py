@@ -39,6 +39,15 @@ from typing import Any
 
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 
+# exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
+# 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
+# of the INT32 rate on sm80/sm86: 4 op-equivalents), half of a half2 pack and of a half2 FMA: ~8 integer-op
+# equivalents per weight, repeated for every input row. Not fitted: on an A10G (15.8 INT32 TOPS) it gives
+# 3.4 ms per extra row for Llama-2-7B (TGI 1.0.3, 1 -> 5 users: +3.4 ms per user and step), on an A100
+# (19.5 TOPS) 5.3 ms for the 13B (optimum benchmark, batch 1 -> 4: +3.6 to +6.8 ms per row).
+EXLLAMA_V1_ROW_OPS = 8.0
+EXLLAMA_V1_RECONS_ROWS = 8  # matmul_recons_thd: from 8 rows on, rebuild the fp16 matrix and call cuBLAS
+
 
 @dataclass(frozen=True, slots=True)
 class EngineEra:
@@ -88,6 +97,14 @@ class EngineProfile:
     )
     gemm_min_rows: int = 0  # rows a weight GEMM computes at least; 0: the GPU's tensor-core tile
     # (throughput.gemm_tile_rows: 64 on Hopper+, 16 before); 1: GEMV-style small-batch kernels
+    # int4 (GPTQ) kernel of the exllama v1 family (TGI 1.x, AutoGPTQ 0.4 "exllama"): its q4_matmul grid has
+    # one block row per input row, so every row unpacks and converts the 4-bit weights again on the CUDA
+    # cores: ``int4_row_dequant_ops`` integer-op equivalents per weight and extra row (0: kernels that
+    # dequantise a weight tile once for all rows: Marlin, exllama v2, AWQ GEMM). From
+    # ``int4_recons_rows`` rows on (exllama's ``matmul_recons_thd``) the kernel instead rebuilds the
+    # fp16 matrix in a scratch buffer and calls cuBLAS: 2 B written + 2 B read per weight (0: never)
+    int4_row_dequant_ops: float = 0.0
+    int4_recons_rows: int = 0
     pipeline_hop_us: float = 0.0
     logits_bytes_per_vocab: float = 8.0  # per sequence and step: fp32 logits written then read by sampling
     gqa_kv_reread: float = 0.0
@@ -397,6 +414,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
+                    # GPTQ through the vendored exllama v1 kernels (server/exllama_kernels, TGI
+                    # 1.0-1.1; 1.2 added exllama v2): utils/gptq/exllama.py sets matmul_recons_thd 8
+                    "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
+                    "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                 },
                 efficiency_scale=0.611,
             ),
@@ -454,6 +475,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # its own attention kernel over a static cache: no expanded copies, no host sync
                 {"layer_overhead_us": 26.8, "kv_copies_per_step": 0.0, "attn_host_sync": False},
                 efficiency_scale=0.987,
+            ),
+            EngineEra(
+                "exllama",
+                "AutoGPTQ exllama v1 kernel",
+                r"exllama(?![\s_-]*v?2)",
+                # AutoGPTQ 0.4 (auto_gptq/modeling/_utils.py autogptq_post_init) sets matmul_recons_thd 8
+                {
+                    "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
+                    "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
+                },
             ),
             EngineEra(
                 "gemv",

@@ -1,0 +1,83 @@
+"""Hand-checkable physics of batched and tensor-parallel decode (issue 8, items 3-5): old int4 kernels
+at batch, the all-reduce cost model, per-worker costs. Every expected number is worked out beside it."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
+from gpuscout.estimate.throughput import (
+    Setup,
+    cuda_core_int_tops,
+    decode_step,
+    int4_kernel_seconds,
+    int4_recons,
+)
+from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.knowledge.models import resolve_model
+
+
+def _setup(model: str, gpu: str, precision: str, engine: str, gpus: int = 1) -> Setup:
+    return Setup(
+        resolve_model(model),
+        resolve_gpu(gpu),
+        resolve_precision(precision),
+        resolve_kv_dtype("fp16"),
+        resolve_engine(engine),
+        gpus,
+        "tensor",
+    )
+
+
+# Llama-2-7B body (all linear layers and norms, no embedding or lm_head):
+# 32 x (4 x 4096^2 + 3 x 4096 x 11008) + 65 x 4096 = 6,476,271,616 weights
+LLAMA2_7B_BODY = 32 * (4 * 4096**2 + 3 * 4096 * 11008) + 65 * 4096
+
+
+def test_integer_rate_of_the_cuda_cores_from_the_fp32_rate() -> None:
+    # GA100 (cc 8.0) has as many INT32 as FP32 lanes: 19.5 TOPS on an A100
+    assert cuda_core_int_tops(resolve_gpu("A100 SXM 40GB")) == pytest.approx(19.5)
+    # GA10x (cc 8.6) doubled the FP32 lanes only: 31.52 / 2 = 15.76 TOPS on an A10G
+    assert cuda_core_int_tops(resolve_gpu("A10G")) == pytest.approx(15.76)
+    # Hopper: 16 INT32 + 32 FP32 lanes per partition: 67 / 2 = 33.5
+    assert cuda_core_int_tops(resolve_gpu("H100")) == pytest.approx(33.5)
+
+
+def test_exllama_v1_dequantises_again_for_every_row_below_eight_rows() -> None:
+    st = _setup("llama-2-7b", "A10G", "gptq-int4", "TGI 1.0.3")
+    assert st.engine.int4_row_dequant_ops == 8.0 and st.engine.int4_recons_rows == 8
+    # 5 rows: 4 extra rows x 6.476e9 weights x 8 ops / 15.76e12 ops/s = 13.15 ms of CUDA-core time
+    extra_bytes, extra_s = int4_kernel_seconds(st, 5, 5)
+    assert extra_bytes == 0.0
+    assert extra_s == pytest.approx(4 * LLAMA2_7B_BODY * 8 / 15.76e12)
+    assert extra_s == pytest.approx(13.15e-3, rel=1e-3)
+    # one row: the plain kernel, nothing extra
+    assert int4_kernel_seconds(st, 1, 1) == (0.0, 0.0)
+    # and the decode step grows by exactly that time from the one-row kernel's figure
+    base = decode_step(_setup("llama-2-7b", "A10G", "gptq-int4", "TGI 2.0"), 5, 36).total
+    assert decode_step(st, 5, 36).total > base
+
+
+def test_exllama_v1_rebuilds_fp16_weights_for_cublas_from_eight_rows() -> None:
+    st = _setup("llama-2-7b", "A10G", "gptq-int4", "TGI 1.0.3", gpus=4)
+    assert not int4_recons(st, 7) and int4_recons(st, 8)
+    # 20 rows on TP4: each GPU writes and reads back an fp16 copy of its quarter of the body:
+    # 4 B x 6.476e9 / 4 = 6.476 GB per step, no per-row CUDA-core time
+    extra_bytes, extra_s = int4_kernel_seconds(st, 20, 20)
+    assert extra_bytes == pytest.approx(4.0 * LLAMA2_7B_BODY / 4)
+    assert extra_s == 0.0
+
+
+def test_only_exllama_v1_engines_and_int4_formats_pay_it() -> None:
+    # today's TGI (exllama v2 / Marlin: one dequantisation per weight tile), AWQ-style kernels of vLLM
+    for engine in ("tgi", "vllm", "TGI 2.3"):
+        st = _setup("llama-2-7b", "A10G", "gptq-int4", engine)
+        assert int4_kernel_seconds(st, 5, 5) == (0.0, 0.0)
+    # a 16-bit model in the same engine era
+    st = _setup("llama-2-7b", "A10G", "fp16", "TGI 1.0.3")
+    assert int4_kernel_seconds(st, 5, 5) == (0.0, 0.0)
+    # AutoGPTQ 0.4's exllama kernel under transformers, named in the engine text
+    hf = resolve_engine("HF transformers 4.32 generate() + AutoGPTQ 0.4.2 exllama kernel")
+    assert hf.int4_recons_rows == 8
+    assert resolve_engine("transformers + exllamav2").int4_row_dequant_ops == 0.0
