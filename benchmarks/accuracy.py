@@ -769,8 +769,10 @@ PRIORS: dict[str, dict[Param, float]] = {
     "tgi": {
         # TGI 1.x loops over the running requests in Python after every step: two tokenizer.decode
         # calls (incremental detokenisation), the stopping criteria, a Generation object serialised
-        # to the Rust router: ~0.1-0.3 ms per request (a C++ server's bookkeeping is ~5 us)
-        ("era:1.x:seq_overhead_us", ""): 200.0,
+        # to the Rust router; a sampled request also goes through HeterogeneousSampling's per-request
+        # loop (softmax, exponential_, div_, argmax, an indexed store: ~6 kernel launches from Python):
+        # ~0.2-0.4 ms per request, after the step's tokens are on the host (a C++ server's: ~5 us)
+        ("era:1.x:seq_overhead_us", ""): 300.0,
         ("era:1.x:step_overhead_us", ""): 3000.0,
         ("era:2.x:step_overhead_us", ""): 1000.0,
     },

@@ -132,6 +132,11 @@ class EngineProfile:
     continuous_batching: bool = True
     cuda_graphs: bool = True  # False: per-layer launch costs are CPU time (eager PyTorch)
     cpu_overlap: bool = False  # CPU work (scheduling, eager launches) overlaps the GPU's (async)
+    # with ``cpu_overlap``: only the eager launches run ahead of the GPU; the step's bookkeeping (per-step
+    # and per-worker costs, per-sequence detokenisation and stop checks) waits for the sampled tokens and
+    # adds to the step (TGI 1.x: the Rust router sends each Decode RPC only after the shards returned
+    # the previous step's generations, which each shard builds after a ``.tolist()`` of the tokens)
+    serial_bookkeeping: bool = False
     embeddings_on_host: bool = False  # llama.cpp keeps token_embd in host RAM
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
@@ -414,6 +419,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
+                    "serial_bookkeeping": True,
                     # GPTQ through the vendored exllama v1 kernels (server/exllama_kernels, TGI
                     # 1.0-1.1; 1.2 added exllama v2): utils/gptq/exllama.py sets matmul_recons_thd 8
                     "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,

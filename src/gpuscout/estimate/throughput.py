@@ -287,6 +287,8 @@ def decode_step(
     if q:
         attn_comp += _attn_flops_per_token(spec, prefill_context) * q / tp / flops
     gpu_fixed, cpu = _fixed_costs(st, c, batch)
+    book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
+    cpu -= book
     comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
     if st.parallel == "layer" and st.gpus > 1:
         comm += (st.gpus - 1) * eng.pipeline_hop_us * 1e-6
@@ -297,7 +299,15 @@ def decode_step(
         total = _blend(gpu - attn, cpu) + attn
     else:
         total = _blend(gpu, cpu) if eng.cpu_overlap else gpu + cpu
-    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu, comm)
+    total += book
+    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu + book, comm)
+
+
+def _bookkeeping_seconds(st: Setup, batch: float) -> float:
+    """CPU time of a step's scheduling and per-sequence bookkeeping: per step, per extra TP worker, per
+    running sequence (the launch-independent part of :func:`_fixed_costs`)."""
+    eng = st.engine
+    return (eng.step_overhead_us + eng.tp_step_overhead_us * (st.tp - 1) + eng.seq_overhead_us * batch) * 1e-6
 
 
 def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]:
