@@ -105,3 +105,25 @@ def test_tgi_1_bookkeeping_waits_for_the_step_and_adds_to_it() -> None:
         dataclasses.replace(sg, engine=dataclasses.replace(sg.engine, seq_overhead_us=1000.0)), 20, 40
     )
     assert s1.total - s0.total < 20e-3
+
+
+def test_meta_fp8_checkpoints_keep_attention_and_edge_layers_in_bf16() -> None:
+    from gpuscout.estimate.memory import weights_bytes_total
+    from gpuscout.knowledge.hf_config import native_precision
+
+    spec = resolve_model("llama-3.1-405b")
+    # Llama 3.1 405B: 126 layers, hidden 16384, 128 query / 8 KV heads of 128, MLP 53248, vocab 128256
+    attention = 126 * (2 * 16384 * 16384 + 2 * 16384 * 1024)  # 71.87B, bf16 in Meta's FP8 checkpoint
+    mlp_layer = 3 * 16384 * 53248 + 2 * 16384  # 2.617B per layer (with its two norms)
+    embed_head = 2 * 128256 * 16384  # 4.20B, bf16 in every FP8 checkpoint
+    body = attention + 126 * mlp_layer + 16384  # + the final norm
+    fp8_all = body * 1.0 + embed_head * 2.0  # ModelOpt / compressed-tensors: every linear FP8 = 410.06 GB
+    assert weights_bytes_total(spec, resolve_precision("fp8")) == pytest.approx(fp8_all, rel=1e-6)
+    # fbgemm_fp8: + 1 B per attention weight + 1 B per MLP weight of the first and last layers
+    fp8_ffn = fp8_all + attention + 2 * mlp_layer  # 487.16 GB: 9.6 GB more per GPU at TP8
+    assert weights_bytes_total(spec, resolve_precision("fbgemm_fp8")) == pytest.approx(fp8_ffn, rel=1e-4)
+    assert fp8_ffn / 1e9 == pytest.approx(487.16, abs=0.05)
+    # the format follows the checkpoint's quantization_config
+    meta = {"quant_method": "fbgemm_fp8", "modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}
+    assert native_precision(meta) == "fp8-ffn"
+    assert native_precision({"quant_method": "fbgemm_fp8"}) == "fp8"

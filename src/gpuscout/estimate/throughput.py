@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
-from gpuscout.estimate.memory import ModelConsts, model_consts
+from gpuscout.estimate.memory import ModelConsts, dense_body_bytes, model_consts
 from gpuscout.estimate.parallel import tp_step_comm_seconds
 from gpuscout.estimate.precision import ComputeRate, KvDtype, WeightFormat, compute_rate, weight_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -235,7 +235,7 @@ def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
     E * (1 - (1 - k/E)**tokens) expected for many (uniform routing), all of them at large batch."""
     c = model_consts(st.spec)
     fmt = st.fmt
-    dense = (c.dense_body * fmt.body_bits(False) / 8.0 + _head_bytes(st, c, _head_params(st.spec))) / st.tp
+    dense = (dense_body_bytes(fmt, c) + _head_bytes(st, c, _head_params(st.spec))) / st.tp
     experts = (
         c.expert_params * c.expected_experts_read(tokens) * c.moe_layers * fmt.body_bits(True) / 8.0 / st.tp
     )
@@ -402,7 +402,7 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     chunks = math.ceil(total_tokens / chunk)
     head = _head_params(spec)
     w_chunk = (
-        c.dense_body * st.fmt.body_bits(False) / 8.0
+        dense_body_bytes(st.fmt, c)
         + c.expert_params
         * c.expected_experts_read(chunk)
         * c.moe_layers
