@@ -127,3 +127,23 @@ def test_meta_fp8_checkpoints_keep_attention_and_edge_layers_in_bf16() -> None:
     meta = {"quant_method": "fbgemm_fp8", "modules_to_not_convert": ["model.layers.0.self_attn.q_proj"]}
     assert native_precision(meta) == "fp8-ffn"
     assert native_precision({"quant_method": "fbgemm_fp8"}) == "fp8"
+
+
+def test_tgi_admits_waiting_requests_every_twenty_steps() -> None:
+    from gpuscout.estimate.serving import Load, serve
+
+    st = _setup("llama-2-7b", "A10G", "fp16", "TGI 1.0.3", gpus=4)
+    assert st.engine.max_waiting_steps == 20  # router max_waiting_tokens default
+    # 20 clients, 50 tokens each: a finished client's next request waits 20 / 2 = 10 steps on average,
+    # so 20 x 50 / (50 + 10) = 16.7 -> 17 requests decode at a time, and each waits 10 steps
+    point = serve(st, Load("concurrency", 20.0), 12, 50, 1024, "scheduler")
+    assert point.running == 17
+    assert point.queue_s == pytest.approx(10 * point.step.total)
+    # one client: nothing runs when its request arrives, so the router admits it at once
+    one = serve(st, Load("concurrency", 1.0), 12, 50, 1024, "scheduler")
+    assert one.running == 1 and one.queue_s == 0.0
+    # engines without the rule run every client's request
+    vllm = serve(
+        _setup("llama-2-7b", "A10G", "fp16", "vllm", gpus=4), Load("concurrency", 20.0), 12, 50, 1024, ""
+    )
+    assert vllm.running == 20

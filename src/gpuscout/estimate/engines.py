@@ -129,6 +129,10 @@ class EngineProfile:
     kv_fp8_with_fp8_weights: bool = False  # an FP8 checkpoint gets an FP8 KV cache by default
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
+    # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
+    # only once ``max_waiting_tokens`` (default 20) decode steps have passed since the last admission,
+    # unless they number ``waiting_served_ratio`` (1.2) x the running batch; an empty batch admits at once
+    max_waiting_steps: int = 0
     continuous_batching: bool = True
     cuda_graphs: bool = True  # False: per-layer launch costs are CPU time (eager PyTorch)
     cpu_overlap: bool = False  # CPU work (scheduling, eager launches) overlaps the GPU's (async)
@@ -405,6 +409,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         prefill_chunk_tokens=4096,
         chunked_prefill=True,
         max_num_seqs=1024,
+        max_waiting_steps=20,
         aliases=("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher"),
         eras=(
             EngineEra(
