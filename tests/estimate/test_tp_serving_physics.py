@@ -147,3 +147,26 @@ def test_tgi_admits_waiting_requests_every_twenty_steps() -> None:
         _setup("llama-2-7b", "A10G", "fp16", "vllm", gpus=4), Load("concurrency", 20.0), 12, 50, 1024, ""
     )
     assert vllm.running == 20
+
+
+def test_an_eager_moe_layer_launches_half_a_dense_layer_more() -> None:
+    import dataclasses
+
+    from gpuscout.estimate.memory import model_consts
+    from gpuscout.estimate.throughput import _fixed_costs
+
+    st = _setup("deepseek-r1", "H200", "fp8", "TensorRT-LLM 0.17 trtllm-serve", gpus=8)
+    eng = dataclasses.replace(st.engine, layer_overhead_us=400.0, moe_layer_overhead_us=0.0)
+    assert not eng.cuda_graphs
+    c = model_consts(st.spec)
+    assert c.moe_layers == 58  # 61 layers, the first 3 dense
+    _, cpu = _fixed_costs(dataclasses.replace(st, engine=eng), c, 4)
+    _, cpu_dense = _fixed_costs(
+        dataclasses.replace(st, engine=dataclasses.replace(eng, layer_overhead_us=0.0)), c, 4
+    )
+    # 61 layers x 400 us + 58 MoE layers x 0.5 x 400 us = 24.4 + 11.6 ms of host launches
+    assert cpu - cpu_dense == pytest.approx((61 * 400 + 58 * 200) * 1e-6)
+    # with CUDA graphs the launches are replayed: only the per-layer GPU gaps remain, no MoE extra
+    graphs = dataclasses.replace(eng, cuda_graphs=True)
+    gpu_fixed, _ = _fixed_costs(dataclasses.replace(st, engine=graphs), c, 4)
+    assert gpu_fixed == pytest.approx(61 * 400e-6)

@@ -36,6 +36,10 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
 BLEND_P = 4.0
+# Host launches of an eager MoE layer's extra kernels (router GEMM, softmax/top-k, permute, two grouped
+# GEMMs and the activation, un-permute/finalize, shared expert: ~10 launches) relative to a dense decoder
+# layer's (~15-20 launches of norms, projections, rotary, attention, MLP, residuals)
+EAGER_MOE_LAUNCH_FRACTION = 0.5
 DECODE_SAMPLES = 8
 
 
@@ -320,6 +324,10 @@ def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]
         st.spec.num_hidden_layers * eng.layer_overhead_us * 1e-6
         + c.moe_layers * eng.moe_layer_overhead_us * 1e-6
     )
+    if not eng.cuda_graphs:
+        # eager: an MoE layer launches its router, top-k, token permutation, grouped-GEMM, un-permute and
+        # shared-expert kernels from Python too: about half a dense layer's launches again
+        layers += c.moe_layers * EAGER_MOE_LAUNCH_FRACTION * eng.layer_overhead_us * 1e-6
     cpu = (
         eng.step_overhead_us * 1e-6
         + eng.tp_step_overhead_us * 1e-6 * (st.tp - 1)
