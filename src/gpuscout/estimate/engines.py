@@ -256,16 +256,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.64, weight_only=0.625, fp8=0.631, **{"16bit": 0.64}),
-        compute_efficiency=_eff(default=0.408, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.408}),
-        moe_efficiency=0.529,
-        moe_compute_efficiency=0.996,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
-        moe_layer_overhead_us=201.0,
+        bandwidth_efficiency=_eff(default=0.635, weight_only=0.621, fp8=0.631, **{"16bit": 0.635}),
+        compute_efficiency=_eff(default=0.404, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.404}),
+        moe_efficiency=0.488,
+        moe_compute_efficiency=0.997,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_layer_overhead_us=225.3,
         layer_overhead_us=3.0,
-        step_overhead_us=375.5,
-        seq_overhead_us=5.07,
+        step_overhead_us=360.6,
+        seq_overhead_us=5.02,
         tp_step_overhead_us=200.0,
-        request_overhead_us=34200.0,
+        request_overhead_us=34040.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -280,10 +280,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2505.0,
-                    "seq_overhead_us": 327.5,
-                    "tp_step_overhead_us": 1130.0,
-                    "moe_compute_efficiency": 0.555,
+                    "step_overhead_us": 2508.0,
+                    "seq_overhead_us": 281.4,
+                    "tp_step_overhead_us": 822.6,
+                    "moe_compute_efficiency": 0.561,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                 },
@@ -304,13 +304,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.554, weight_only=0.222, fp8=0.324, **{"16bit": 0.554}),
+        bandwidth_efficiency=_eff(default=0.559, weight_only=0.222, fp8=0.324, **{"16bit": 0.559}),
         compute_efficiency=_eff(default=0.49, fp8=0.667, weight_only=0.45, fp4=0.40, **{"16bit": 0.49}),
         moe_efficiency=0.45,
         moe_compute_efficiency=0.948,
         moe_layer_overhead_us=52.2,
         layer_overhead_us=3.0,
-        step_overhead_us=2505.0,
+        step_overhead_us=2508.0,
         seq_overhead_us=3.0,
         tp_step_overhead_us=218.9,
         request_overhead_us=3209.0,
@@ -338,15 +338,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.722),
-        compute_efficiency=_eff(default=0.497, fp8=0.497, **{"16bit": 0.497}),
-        moe_efficiency=0.227,
-        moe_compute_efficiency=0.570,
-        moe_layer_overhead_us=251.0,
+        bandwidth_efficiency=_eff(default=0.723),
+        compute_efficiency=_eff(default=0.499, fp8=0.496, **{"16bit": 0.499}),
+        moe_efficiency=0.232,
+        moe_compute_efficiency=0.566,
+        moe_layer_overhead_us=110.3,
         layer_overhead_us=2.0,
-        step_overhead_us=577.0,
+        step_overhead_us=548.7,
         seq_overhead_us=2.0,
-        request_overhead_us=7420.0,
+        request_overhead_us=7396.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -383,7 +383,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # the PyTorch backend's first releases ran the model eagerly unless
                 # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
                 # launched from Python each step (the engine's scheduler still runs ahead: overlap)
-                {"cuda_graphs": False, "layer_overhead_us": 502.6},
+                {"cuda_graphs": False, "layer_overhead_us": 470.7},
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -417,10 +417,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 502.6,
-                    "step_overhead_us": 3970.0,
-                    "seq_overhead_us": 2748.0,
-                    "tp_step_overhead_us": 181.7,
+                    "layer_overhead_us": 470.7,
+                    "step_overhead_us": 2471.0,
+                    "seq_overhead_us": 1234.0,
+                    "tp_step_overhead_us": 603.6,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
@@ -430,7 +430,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                 },
-                efficiency_scale=0.611,
+                efficiency_scale=0.845,
             ),
             EngineEra(
                 "2.x",
@@ -446,15 +446,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="hf-transformers",
         label="HF transformers (generate, eager)",
-        bandwidth_efficiency=_eff(default=0.652, weight_only=0.745, **{"16bit": 0.652}),
+        bandwidth_efficiency=_eff(default=0.609, weight_only=0.715, **{"16bit": 0.609}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=89.6,
-        attn_decode_efficiency=0.1195,
-        kv_copies_per_step=5.81,
+        expert_loop_us=87.2,
+        attn_decode_efficiency=0.1186,
+        kv_copies_per_step=5.28,
         attn_host_sync=True,
-        layer_overhead_us=502.6,
-        step_overhead_us=5858.0,
+        layer_overhead_us=470.7,
+        step_overhead_us=5671.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -484,8 +484,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ fused modules",
                 r"fused",
                 # its own attention kernel over a static cache: no expanded copies, no host sync
-                {"layer_overhead_us": 26.8, "kv_copies_per_step": 0.0, "attn_host_sync": False},
-                efficiency_scale=0.987,
+                {"layer_overhead_us": 27.9, "kv_copies_per_step": 0.0, "attn_host_sync": False},
+                efficiency_scale=1.013,
             ),
             EngineEra(
                 "exllama",
@@ -502,7 +502,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {},
-                compute_scale=0.281,
+                compute_scale=0.275,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
@@ -562,33 +562,34 @@ CALIBRATION: dict[str, str] = {
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.640 (16-bit) / 0.625 (weight-only), compute 0.409 (16-bit), 376 us per step + 5.1 us per "
-        "sequence, 34.2 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.53 "
+        "0.635 (16-bit) / 0.621 (weight-only), compute 0.404 (16-bit), 361 us per step + 5.0 us per "
+        "sequence, 34.0 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.49 "
         "of dense efficiency and grouped GEMMs at dense efficiency (once the tile padding is counted: "
-        "every touched expert computes a whole tensor-core tile), 201 us per MoE layer. FP8 bandwidth / "
+        "every touched expert computes a whole tensor-core tile), 225 us per MoE layer. FP8 bandwidth / "
         "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
         "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2505 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 328 us per sequence, 1130 us per step and extra TP worker, grouped "
+        "scheduler's 2508 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 281 us per sequence, 823 us per step and extra TP worker, grouped "
         "expert GEMMs at 0.56 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.554 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
+        "0.559 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), the "
-        "Python scheduler's 2505 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
+        "Python scheduler's 2508 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
         "per extra TP worker, 3.2 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
         "efficiency, 52 us per MoE layer; 0.3 era: 897 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.722, compute 0.497 "
-        "(16-bit and fp8), 577 us per step overlapped, 7.4 ms per request, MoE weights at 0.23 and "
-        "grouped GEMMs at 0.57, 251 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.723, compute 0.499 "
+        "(16-bit) / 0.496 (fp8), 549 us per step overlapped, 7.4 ms per request, MoE weights at 0.23 and "
+        "grouped GEMMs at 0.57, 110 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
         "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
-        "era: no CUDA graphs, 503 us of host launches per layer and step, the eager-layer constant "
+        "era: no CUDA graphs, 471 us of host launches per layer and step (and half that again per MoE "
+        "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
         "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
         "the three engines' rows; its DeepSeek-R1 rows: 55 ms per token at 4 sequences, where the "
         "weight reads take ~10)."
@@ -598,22 +599,25 @@ CALIBRATION: dict[str, str] = {
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
         "a small k6 scenario dominated by the load generator): physics defaults. 4.6 ms per request. "
-        "1.x era: 3970 us per step, 503 us per layer (eager launches: the constant shared with HF "
-        "transformers and trtllm-serve 0.17), 2748 us per sequence and step, 182 us per extra TP "
-        "worker, efficiencies x0.61; 2.x era (ROCm): 880 us per step, 169 us per extra worker, "
-        "efficiencies x0.47."
+        "1.x era: 2471 us per step, 471 us per layer (eager launches: the constant shared with HF "
+        "transformers and trtllm-serve 0.17), 1234 us per sequence and step (after the step, not "
+        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 604 us per extra TP "
+        "worker, efficiencies x0.85, GPTQ through exllama v1 (per-row dequantisation below 8 rows, fp16 "
+        "rebuild from 8); every era: waiting requests join every 20 steps (max_waiting_tokens); 2.x era "
+        "(ROCm): 880 us per step, 168 us per extra worker, efficiencies x0.47."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.652 (16-bit) / 0.745 (weight-only), 503 us of Python per layer (the eager-layer "
-        "constant shared with TGI 1.x and trtllm-serve 0.17) and 5858 us per step (overlapped with the "
-        "GPU), 90 us per expert visited per MoE layer; decode attention: 5.8 passes over the "
+        "Bandwidth 0.609 (16-bit) / 0.715 (weight-only), 471 us of Python per layer (the eager-layer "
+        "constant shared with TGI 1.x and trtllm-serve 0.17) and 5671 us per step (overlapped with the "
+        "GPU), 87 us per expert visited per MoE layer; decode attention: 5.3 passes over the "
         "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "
         "its FLOPs at 0.12 of the GEMM rate, waited for by the host in every layer (not overlapped: "
         "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
-        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 27 us per layer, "
-        "efficiencies x0.99; GEMV kernel: compute x0.28."
+        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 28 us per layer, "
+        "efficiencies x1.01; GEMV kernel: compute x0.28. AutoGPTQ 0.4 exllama: exllama v1 at batch "
+        "(per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
     ),
 }
 
