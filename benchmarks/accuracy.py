@@ -63,6 +63,9 @@ WITHIN = 0.15
 PER_GPU_THROUGHPUT_SOURCE = "TensorRT-LLM v0.6.1"
 # ShareGPT prompts (sglang.bench_serving / vLLM benchmark_serving default sampling) with the Llama-3
 # tokenizer average about 220 input tokens; the sources state the output mean only. An assumption.
+# meta-llama/Llama-3.1-*-FP8 (quant_method fbgemm_fp8): row-wise FP8 MLPs, self-attention and the first and
+# last decoder layers in bf16 (modules_to_not_convert; Llama 3 paper, section 6.2)
+META_FP8_CHECKPOINT = re.compile(r"meta-llama/(?:Meta-)?Llama-3\.[1-9][\w.-]*-FP8\b", re.I)
 SHAREGPT_PROMPT_TOKENS = 220
 SHAREGPT_OUTPUT_TOKENS = 200
 BENCHMARK_SERVING_DEFAULT_PROMPTS = 1000  # vLLM benchmarks/benchmark_serving.py --num-prompts default
@@ -317,6 +320,10 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             continue
         case.moe = spec.is_moe
         prec = _precision(r["precision"])
+        if prec == "fp8" and META_FP8_CHECKPOINT.search(notes):
+            # Meta's own FP8 checkpoints (fbgemm_fp8) convert the MLPs only: attention stays bf16
+            prec = "fp8-ffn"
+            case.notes.append("Meta FP8 checkpoint: MLP weights FP8, attention and first/last layers bf16")
         if prec is None:
             case.skip = f"precision {r['precision']!r} not stated, ambiguous or not modelled"
             continue
@@ -778,8 +785,10 @@ PRIORS: dict[str, dict[Param, float]] = {
     "tgi": {
         # TGI 1.x loops over the running requests in Python after every step: two tokenizer.decode
         # calls (incremental detokenisation), the stopping criteria, a Generation object serialised
-        # to the Rust router: ~0.1-0.3 ms per request (a C++ server's bookkeeping is ~5 us)
-        ("era:1.x:seq_overhead_us", ""): 200.0,
+        # to the Rust router; a sampled request also goes through HeterogeneousSampling's per-request
+        # loop (softmax, exponential_, div_, argmax, an indexed store: ~6 kernel launches from Python):
+        # ~0.2-0.4 ms per request, after the step's tokens are on the host (a C++ server's: ~5 us)
+        ("era:1.x:seq_overhead_us", ""): 300.0,
         ("era:1.x:step_overhead_us", ""): 3000.0,
         ("era:2.x:step_overhead_us", ""): 1000.0,
     },

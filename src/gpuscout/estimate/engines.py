@@ -39,6 +39,15 @@ from typing import Any
 
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
 
+# exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
+# 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
+# of the INT32 rate on sm80/sm86: 4 op-equivalents), half of a half2 pack and of a half2 FMA: ~8 integer-op
+# equivalents per weight, repeated for every input row. Not fitted: on an A10G (15.8 INT32 TOPS) it gives
+# 3.4 ms per extra row for Llama-2-7B (TGI 1.0.3, 1 -> 5 users: +3.4 ms per user and step), on an A100
+# (19.5 TOPS) 5.3 ms for the 13B (optimum benchmark, batch 1 -> 4: +3.6 to +6.8 ms per row).
+EXLLAMA_V1_ROW_OPS = 8.0
+EXLLAMA_V1_RECONS_ROWS = 8  # matmul_recons_thd: from 8 rows on, rebuild the fp16 matrix and call cuBLAS
+
 
 @dataclass(frozen=True, slots=True)
 class EngineEra:
@@ -88,6 +97,14 @@ class EngineProfile:
     )
     gemm_min_rows: int = 0  # rows a weight GEMM computes at least; 0: the GPU's tensor-core tile
     # (throughput.gemm_tile_rows: 64 on Hopper+, 16 before); 1: GEMV-style small-batch kernels
+    # int4 (GPTQ) kernel of the exllama v1 family (TGI 1.x, AutoGPTQ 0.4 "exllama"): its q4_matmul grid has
+    # one block row per input row, so every row unpacks and converts the 4-bit weights again on the CUDA
+    # cores: ``int4_row_dequant_ops`` integer-op equivalents per weight and extra row (0: kernels that
+    # dequantise a weight tile once for all rows: Marlin, exllama v2, AWQ GEMM). From
+    # ``int4_recons_rows`` rows on (exllama's ``matmul_recons_thd``) the kernel instead rebuilds the
+    # fp16 matrix in a scratch buffer and calls cuBLAS: 2 B written + 2 B read per weight (0: never)
+    int4_row_dequant_ops: float = 0.0
+    int4_recons_rows: int = 0
     pipeline_hop_us: float = 0.0
     logits_bytes_per_vocab: float = 8.0  # per sequence and step: fp32 logits written then read by sampling
     gqa_kv_reread: float = 0.0
@@ -115,9 +132,18 @@ class EngineProfile:
     kv_fp8_with_fp8_weights: bool = False  # an FP8 checkpoint gets an FP8 KV cache by default
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
+    # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
+    # only once ``max_waiting_tokens`` (default 20) decode steps have passed since the last admission,
+    # unless they number ``waiting_served_ratio`` (1.2) x the running batch; an empty batch admits at once
+    max_waiting_steps: int = 0
     continuous_batching: bool = True
     cuda_graphs: bool = True  # False: per-layer launch costs are CPU time (eager PyTorch)
     cpu_overlap: bool = False  # CPU work (scheduling, eager launches) overlaps the GPU's (async)
+    # with ``cpu_overlap``: only the eager launches run ahead of the GPU; the step's bookkeeping (per-step
+    # and per-worker costs, per-sequence detokenisation and stop checks) waits for the sampled tokens and
+    # adds to the step (TGI 1.x: the Rust router sends each Decode RPC only after the shards returned
+    # the previous step's generations, which each shard builds after a ``.tolist()`` of the tokens)
+    serial_bookkeeping: bool = False
     embeddings_on_host: bool = False  # llama.cpp keeps token_embd in host RAM
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
@@ -233,16 +259,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.642, weight_only=0.623, fp8=0.631, **{"16bit": 0.642}),
-        compute_efficiency=_eff(default=0.397, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.397}),
-        moe_efficiency=0.558,
-        moe_compute_efficiency=0.999,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
-        moe_layer_overhead_us=245.0,
+        bandwidth_efficiency=_eff(default=0.635, weight_only=0.621, fp8=0.631, **{"16bit": 0.635}),
+        compute_efficiency=_eff(default=0.404, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.404}),
+        moe_efficiency=0.488,
+        moe_compute_efficiency=0.997,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_layer_overhead_us=225.3,
         layer_overhead_us=3.0,
-        step_overhead_us=416.6,
-        seq_overhead_us=5.18,
+        step_overhead_us=360.6,
+        seq_overhead_us=5.02,
         tp_step_overhead_us=200.0,
-        request_overhead_us=26090.0,
+        request_overhead_us=34040.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -257,10 +283,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2542.0,
-                    "seq_overhead_us": 242.8,
-                    "tp_step_overhead_us": 938.5,
-                    "moe_compute_efficiency": 0.563,
+                    "step_overhead_us": 2508.0,
+                    "seq_overhead_us": 281.4,
+                    "tp_step_overhead_us": 822.6,
+                    "moe_compute_efficiency": 0.561,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     # 0.7.x (MLA arrived in 0.7.1): "MLA is enabled; forcing chunked prefill and prefix
@@ -286,13 +312,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.557, weight_only=0.222, fp8=0.324, **{"16bit": 0.557}),
+        bandwidth_efficiency=_eff(default=0.559, weight_only=0.222, fp8=0.324, **{"16bit": 0.559}),
         compute_efficiency=_eff(default=0.49, fp8=0.667, weight_only=0.45, fp4=0.40, **{"16bit": 0.49}),
         moe_efficiency=0.45,
         moe_compute_efficiency=0.948,
         moe_layer_overhead_us=52.5,
         layer_overhead_us=3.0,
-        step_overhead_us=2542.0,
+        step_overhead_us=2508.0,
         seq_overhead_us=3.0,
         tp_step_overhead_us=218.4,
         request_overhead_us=5287.0,
@@ -320,15 +346,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.706),
-        compute_efficiency=_eff(default=0.482, fp8=0.502, **{"16bit": 0.482}),
-        moe_efficiency=0.215,
-        moe_compute_efficiency=0.527,
-        moe_layer_overhead_us=146.0,
+        bandwidth_efficiency=_eff(default=0.723),
+        compute_efficiency=_eff(default=0.499, fp8=0.496, **{"16bit": 0.499}),
+        moe_efficiency=0.232,
+        moe_compute_efficiency=0.566,
+        moe_layer_overhead_us=110.3,
         layer_overhead_us=2.0,
-        step_overhead_us=602.6,
+        step_overhead_us=548.7,
         seq_overhead_us=2.0,
-        request_overhead_us=6491.0,
+        request_overhead_us=7396.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -365,7 +391,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # the PyTorch backend's first releases ran the model eagerly unless
                 # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
                 # launched from Python each step (the engine's scheduler still runs ahead: overlap)
-                {"cuda_graphs": False, "layer_overhead_us": 505.1},
+                {"cuda_graphs": False, "layer_overhead_us": 470.7},
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -391,6 +417,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         prefill_chunk_tokens=4096,
         chunked_prefill=True,
         max_num_seqs=1024,
+        max_waiting_steps=20,
         aliases=("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher"),
         eras=(
             EngineEra(
@@ -398,15 +425,20 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 505.1,
-                    "step_overhead_us": 4056.0,
-                    "seq_overhead_us": 2763.0,
-                    "tp_step_overhead_us": 182.7,
+                    "layer_overhead_us": 470.7,
+                    "step_overhead_us": 2471.0,
+                    "seq_overhead_us": 1234.0,
+                    "tp_step_overhead_us": 603.6,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
+                    "serial_bookkeeping": True,
+                    # GPTQ through the vendored exllama v1 kernels (server/exllama_kernels, TGI
+                    # 1.0-1.1; 1.2 added exllama v2): utils/gptq/exllama.py sets matmul_recons_thd 8
+                    "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
+                    "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                 },
-                efficiency_scale=0.607,
+                efficiency_scale=0.845,
             ),
             EngineEra(
                 "2.x",
@@ -422,15 +454,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="hf-transformers",
         label="HF transformers (generate, eager)",
-        bandwidth_efficiency=_eff(default=0.652, weight_only=0.745, **{"16bit": 0.652}),
+        bandwidth_efficiency=_eff(default=0.609, weight_only=0.715, **{"16bit": 0.609}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=89.6,
-        attn_decode_efficiency=0.1195,
-        kv_copies_per_step=5.81,
+        expert_loop_us=87.2,
+        attn_decode_efficiency=0.1186,
+        kv_copies_per_step=5.28,
         attn_host_sync=True,
-        layer_overhead_us=505.1,
-        step_overhead_us=5858.0,
+        layer_overhead_us=470.7,
+        step_overhead_us=5671.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -460,15 +492,25 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ fused modules",
                 r"fused",
                 # its own attention kernel over a static cache: no expanded copies, no host sync
-                {"layer_overhead_us": 26.8, "kv_copies_per_step": 0.0, "attn_host_sync": False},
-                efficiency_scale=0.987,
+                {"layer_overhead_us": 27.9, "kv_copies_per_step": 0.0, "attn_host_sync": False},
+                efficiency_scale=1.013,
+            ),
+            EngineEra(
+                "exllama",
+                "AutoGPTQ exllama v1 kernel",
+                r"exllama(?![\s_-]*v?2)",
+                # AutoGPTQ 0.4 (auto_gptq/modeling/_utils.py autogptq_post_init) sets matmul_recons_thd 8
+                {
+                    "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
+                    "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
+                },
             ),
             EngineEra(
                 "gemv",
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {},
-                compute_scale=0.281,
+                compute_scale=0.275,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
@@ -528,33 +570,34 @@ CALIBRATION: dict[str, str] = {
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.642 (16-bit) / 0.623 (weight-only), compute 0.397 (16-bit), 417 us per step + 5.2 us per "
-        "sequence, 26.1 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.56 "
+        "0.635 (16-bit) / 0.621 (weight-only), compute 0.404 (16-bit), 361 us per step + 5.0 us per "
+        "sequence, 34.0 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.49 "
         "of dense efficiency and grouped GEMMs at dense efficiency (once the tile padding is counted: "
-        "every touched expert computes a whole tensor-core tile), 245 us per MoE layer. FP8 bandwidth / "
+        "every touched expert computes a whole tensor-core tile), 225 us per MoE layer. FP8 bandwidth / "
         "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
         "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2542 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 243 us per sequence, 939 us per step and extra TP worker, grouped "
+        "scheduler's 2508 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 281 us per sequence, 823 us per step and extra TP worker, grouped "
         "expert GEMMs at 0.56 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.557 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
+        "0.559 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), the "
-        "Python scheduler's 2542 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 218 us "
-        "per extra TP worker, 5.3 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
-        "efficiency, 53 us per MoE layer; 0.3 era: 893 us per step, not overlapped."
+        "Python scheduler's 2508 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
+        "per extra TP worker, 3.2 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
+        "efficiency, 52 us per MoE layer; 0.3 era: 897 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.706, compute 0.482 "
-        "(16-bit) / 0.502 (fp8), 603 us per step overlapped, 6.5 ms per request, MoE weights at 0.22 and "
-        "grouped GEMMs at 0.53, 146 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.723, compute 0.499 "
+        "(16-bit) / 0.496 (fp8), 549 us per step overlapped, 7.4 ms per request, MoE weights at 0.23 and "
+        "grouped GEMMs at 0.57, 110 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
         "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
-        "era: no CUDA graphs, 505 us of host launches per layer and step, the eager-layer constant "
+        "era: no CUDA graphs, 471 us of host launches per layer and step (and half that again per MoE "
+        "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
         "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
         "the three engines' rows; its DeepSeek-R1 rows: 55 ms per token at 4 sequences, where the "
         "weight reads take ~10)."
@@ -563,23 +606,26 @@ CALIBRATION: dict[str, str] = {
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
-        "a small k6 scenario dominated by the load generator): physics defaults. 7.2 ms per request. "
-        "1.x era: 4056 us per step, 505 us per layer (eager launches: the constant shared with HF "
-        "transformers and trtllm-serve 0.17), 2763 us per sequence and step, 183 us per extra TP "
-        "worker, efficiencies x0.61; 2.x era (ROCm): 879 us per step, 168 us per extra worker, "
-        "efficiencies x0.47."
+        "a small k6 scenario dominated by the load generator): physics defaults. 4.6 ms per request. "
+        "1.x era: 2471 us per step, 471 us per layer (eager launches: the constant shared with HF "
+        "transformers and trtllm-serve 0.17), 1234 us per sequence and step (after the step, not "
+        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 604 us per extra TP "
+        "worker, efficiencies x0.85, GPTQ through exllama v1 (per-row dequantisation below 8 rows, fp16 "
+        "rebuild from 8); every era: waiting requests join every 20 steps (max_waiting_tokens); 2.x era "
+        "(ROCm): 880 us per step, 168 us per extra worker, efficiencies x0.47."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.652 (16-bit) / 0.745 (weight-only), 505 us of Python per layer (the eager-layer "
-        "constant shared with TGI 1.x and trtllm-serve 0.17) and 5858 us per step (overlapped with the "
-        "GPU), 90 us per expert visited per MoE layer; decode attention: 5.8 passes over the "
+        "Bandwidth 0.609 (16-bit) / 0.715 (weight-only), 471 us of Python per layer (the eager-layer "
+        "constant shared with TGI 1.x and trtllm-serve 0.17) and 5671 us per step (overlapped with the "
+        "GPU), 87 us per expert visited per MoE layer; decode attention: 5.3 passes over the "
         "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "
         "its FLOPs at 0.12 of the GEMM rate, waited for by the host in every layer (not overlapped: "
         "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
-        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 27 us per layer, "
-        "efficiencies x0.99; GEMV kernel: compute x0.28."
+        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 28 us per layer, "
+        "efficiencies x1.01; GEMV kernel: compute x0.28. AutoGPTQ 0.4 exllama: exllama v1 at batch "
+        "(per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
     ),
 }
 

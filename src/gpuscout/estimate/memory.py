@@ -37,6 +37,7 @@ class ModelConsts:
     num_experts: int
     experts_per_token: int
     attn_per_layer: float
+    layers: int = 0
 
     @property
     def body(self) -> float:
@@ -91,7 +92,25 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
         num_experts=spec.num_experts if moe_layers else 0,
         experts_per_token=spec.experts_per_token if moe_layers else 0,
         attn_per_layer=pc.attention / max(1, spec.num_hidden_layers),
+        layers=spec.num_hidden_layers,
     )
+
+
+def dense_body_bytes(fmt: WeightFormat, c: ModelConsts) -> float:
+    """Bytes of the always-active body (attention, norms, dense and shared MLPs) in ``fmt``.
+
+    Formats that leave the attention projections (``attn_bits``) or whole first/last layers
+    (``wide_layers``) unconverted store those weights at their own width."""
+    bits = fmt.body_bits(False)
+    total = c.dense_body * bits
+    attention = c.attn_per_layer * c.layers
+    if fmt.attn_bits is not None:
+        total += attention * (fmt.attn_bits - bits)
+    if fmt.wide_layers and c.layers:
+        rest_per_layer = max(0.0, c.dense_body - attention) / c.layers
+        wide_bits = fmt.attn_bits if fmt.attn_bits is not None else 16.0
+        total += min(fmt.wide_layers, c.layers) * rest_per_layer * (wide_bits - bits)
+    return total / 8.0
 
 
 def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | None = None) -> float:
@@ -101,7 +120,7 @@ def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | Non
     Experts-only formats (``mxfp4-moe``) keep the always-active part at ``dense_bits``."""
     n = c.num_experts if experts_per_layer is None else experts_per_layer
     experts = c.expert_params * n * c.moe_layers
-    return (c.dense_body * fmt.body_bits(False) + experts * fmt.body_bits(True)) / 8.0
+    return dense_body_bytes(fmt, c) + experts * fmt.body_bits(True) / 8.0
 
 
 def weights_bytes_total(spec: ModelSpec, fmt: WeightFormat) -> float:
@@ -303,6 +322,7 @@ __all__ = [
     "activation_bytes",
     "body_bytes",
     "capacity_bytes",
+    "dense_body_bytes",
     "kv_shape",
     "max_batch",
     "model_consts",

@@ -16,6 +16,10 @@ Effective bits per weight, with where each figure comes from:
   stay fp16 in AutoAWQ / AutoGPTQ checkpoints.
 - int4 group 32 (gpt-fast int4 weight-only G=32): 4 + 32/32 = 5.0.
 - nf4 (bitsandbytes QLoRA, double quant): 4 + 8/64 + 32/(64*256) = 4.127; embeddings/lm_head bf16.
+- fp8-ffn (Meta's Llama 3.1 FP8 checkpoints, ``fbgemm_fp8``): the MLP weights in row-wise FP8 (8.0), the
+  attention projections and the first and last decoder layers in bf16 (``attn_bits``, ``wide_layers``;
+  Llama 3 paper, section 6.2: "We do not quantize parameters in the self-attention layers"; "we do not
+  perform quantization in the first and last Transformer layers"). Llama 3.1 405B: 487 GB, not 410.
 - nvfp4: 4 + fp8 scale per 16 = 4.5; mxfp4: 4 + e8m0 scale per 32 = 4.25.
 - mxfp4-moe (the gpt-oss checkpoint): the MoE experts in MXFP4 (4.25), attention, router, shared layers,
   embeddings and lm_head in bf16 (``quantization_config.modules_to_not_convert``). ``dense_bits`` carries
@@ -65,6 +69,8 @@ class WeightFormat:
     native: str | None = None  # accelerator capability needed to run the class natively: "fp8", "fp4"
     note: str = ""
     dense_bits: float | None = None  # experts-only formats: bits of the non-expert body weights
+    attn_bits: float | None = None  # formats that leave the attention projections unconverted: their bits
+    wide_layers: int = 0  # whole decoder layers (first and last) left at 16 bits
 
     def body_bits(self, expert: bool) -> float:
         """Bits per weight of a body weight (``expert``: a routed MoE expert's)."""
@@ -93,8 +99,12 @@ def _fmt(
     native: str | None = None,
     note: str = "",
     dense_bits: float | None = None,
+    attn_bits: float | None = None,
+    wide_layers: int = 0,
 ) -> WeightFormat:
-    return WeightFormat(name, label, bits, embed, head, cls, gguf, native, note, dense_bits)
+    return WeightFormat(
+        name, label, bits, embed, head, cls, gguf, native, note, dense_bits, attn_bits, wide_layers
+    )
 
 
 _FORMATS: dict[str, WeightFormat] = {
@@ -112,6 +122,19 @@ _FORMATS: dict[str, WeightFormat] = {
             CLASS_FP8,
             native="fp8",
             note="per-tensor/channel scales; embeddings and lm_head kept in bf16",
+        ),
+        _fmt(
+            "fp8-ffn",
+            "FP8 MLP only (Meta FBGEMM row-wise; attention bf16)",
+            8.0,
+            16,
+            16,
+            CLASS_FP8,
+            native="fp8",
+            note="Meta's Llama 3.1 FP8 checkpoints (quant_method fbgemm_fp8): row-wise FP8 MLP weights; the "
+            "attention projections and the first and last decoder layers stay bf16 (Llama 3 paper, 6.2)",
+            attn_bits=16.0,
+            wide_layers=2,
         ),
         _fmt(
             "int8",
@@ -198,6 +221,9 @@ _ALIASES: dict[str, str] = {
     "fp8-e4m3": "fp8",
     "e4m3": "fp8",
     "fp8e4m3": "fp8",
+    "fbgemm-fp8": "fp8-ffn",
+    "fbgemm_fp8": "fp8-ffn",
+    "fp8-rowwise-ffn": "fp8-ffn",
     "int8-weight-only": "int8",
     "int8-wo": "int8",
     "int8wo": "int8",

@@ -318,6 +318,15 @@ def _closed_loop(
     s = _state(st, running, prompt, output)
     queue = max(0.0, c - running) / s.x
     saturated = c > running
+    k = st.engine.max_waiting_steps
+    if k > 1 and running > 1 and not saturated:
+        # requests join a running batch only every k decode steps (TGI's max_waiting_tokens): each waits
+        # k/2 steps on average, so of c clients only c * O / (O + k/2) have a request decoding at a time
+        # (a queue longer than 1.2x the batch is admitted at once: the capped case above)
+        waiting = k / 2.0
+        running = max(1, round(running * output / (output + waiting)))
+        s = _state(st, running, prompt, output)
+        queue = waiting * s.step.total
     binding = cap_reason if saturated else _binding_of(s)
     ttft = s.ttft_s
     if num_requests and prompt > 0:

@@ -10,7 +10,9 @@ Decode step (every running sequence advances one token), per GPU:
             + fixed costs + tensor-parallel all-reduces
 ``BW`` and ``F`` are the engine's achieved bandwidth and tensor rate for the format's compute class;
 routed-expert bytes go at ``moe_efficiency`` of the bandwidth and their FLOPs at ``moe_compute_efficiency``
-of the tensor rate (grouped-GEMM kernels). The blend is a
+of the tensor rate (grouped-GEMM kernels). Old int4 kernels of the exllama v1 family (TGI 1.0-1.1,
+AutoGPTQ 0.4) dequantise the weights again for every row below 8 rows (CUDA-core time per row) and
+rebuild fp16 matrices for cuBLAS from 8 rows on (:func:`int4_kernel_seconds`). The blend is a
 smooth maximum (p-norm, p=4): near the ridge point both limits cost a little. Fixed costs: per-layer
 kernel overhead, per-step overhead, per-sequence CPU overhead, an eager per-expert loop (HF transformers),
 layer-split hand-offs.
@@ -27,13 +29,17 @@ from dataclasses import dataclass, field
 
 from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
-from gpuscout.estimate.memory import ModelConsts, model_consts
+from gpuscout.estimate.memory import ModelConsts, dense_body_bytes, model_consts
 from gpuscout.estimate.parallel import tp_step_comm_seconds
 from gpuscout.estimate.precision import ComputeRate, KvDtype, WeightFormat, compute_rate, weight_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
 BLEND_P = 4.0
+# Host launches of an eager MoE layer's extra kernels (router GEMM, softmax/top-k, permute, two grouped
+# GEMMs and the activation, un-permute/finalize, shared expert: ~10 launches) relative to a dense decoder
+# layer's (~15-20 launches of norms, projections, rotary, attention, MLP, residuals)
+EAGER_MOE_LAUNCH_FRACTION = 0.5
 DECODE_SAMPLES = 8
 
 
@@ -130,6 +136,59 @@ def gemm_tile_rows(acc: Accelerator) -> int:
     return 16 if acc.vendor == "AMD" else 1
 
 
+def cuda_core_int_tops(acc: Accelerator) -> float:
+    """INT32 instructions per second (tera) of the CUDA cores, from the FP32 rate of the datasheet.
+
+    Volta, Turing and GA100 (cc 7.x, 8.0) have as many INT32 as FP32 lanes; GA10x, Ada, Hopper and
+    Blackwell (cc 8.6+) doubled the FP32 lanes (Ampere GA102 and Hopper whitepapers: 16 INT32 + 32 FP32
+    lanes per SM partition), so integer work runs at half the quoted FP32 rate. AMD / others: the FP32
+    rate."""
+    fp32 = acc.fp32_tflops or 0.0
+    cc = acc.nvidia_cc
+    if cc is not None and cc >= (8, 6):
+        return fp32 / 2.0
+    return fp32
+
+
+def int4_recons(st: Setup, rows: float) -> bool:
+    """Whether the engine's int4 kernel rebuilds fp16 weights for cuBLAS at ``rows`` rows (exllama v1's
+    ``matmul_recons_thd``): the GEMM then runs at the 16-bit efficiency, not the weight-only one."""
+    eng = st.engine
+    return (
+        st.fmt.name == "int4"
+        and eng.int4_row_dequant_ops > 0.0
+        and eng.int4_recons_rows > 0
+        and rows >= eng.int4_recons_rows
+    )
+
+
+def gemm_flops(st: Setup, rows: float) -> float:
+    """Achieved FLOP/s of the weight GEMMs of a pass over ``rows`` rows (16-bit cuBLAS after a rebuild)."""
+    if int4_recons(st, rows):
+        return st.engine.achieved_tflops("16bit", st.peak_tflops) * 1e12
+    return st.achieved_flops
+
+
+def int4_kernel_seconds(st: Setup, rows: float, tokens: float) -> tuple[float, float]:
+    """(extra bytes, extra CUDA-core seconds) an exllama-v1-style int4 kernel adds to a forward pass over
+    ``rows`` rows, per GPU (0, 0 for any other kernel or format). ``tokens`` sets the experts read.
+
+    Below the engine's ``int4_recons_rows`` every row but the first unpacks the 4-bit weights again
+    (``int4_row_dequant_ops`` integer ops per weight, at :func:`cuda_core_int_tops`); from there on the
+    kernel rebuilds each fp16 matrix and cuBLAS reads it: 2 B written and 2 B read per weight."""
+    eng = st.engine
+    if st.fmt.name != "int4" or not eng.int4_row_dequant_ops or rows <= 1.0:
+        return 0.0, 0.0
+    c = model_consts(st.spec)
+    weights = (c.dense_body + c.expert_params * c.expected_experts_read(tokens) * c.moe_layers) / st.tp
+    if int4_recons(st, rows):
+        return 4.0 * weights, 0.0
+    tops = cuda_core_int_tops(st.acc)
+    if tops <= 0.0:
+        return 0.0, 0.0
+    return 0.0, (rows - 1.0) * weights * eng.int4_row_dequant_ops / (tops * 1e12)
+
+
 def _blend(a: float, b: float) -> float:
     if a <= 0.0 or b <= 0.0:
         return max(a, b)
@@ -180,7 +239,7 @@ def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
     E * (1 - (1 - k/E)**tokens) expected for many (uniform routing), all of them at large batch."""
     c = model_consts(st.spec)
     fmt = st.fmt
-    dense = (c.dense_body * fmt.body_bits(False) / 8.0 + _head_bytes(st, c, _head_params(st.spec))) / st.tp
+    dense = (dense_body_bytes(fmt, c) + _head_bytes(st, c, _head_params(st.spec))) / st.tp
     experts = (
         c.expert_params * c.expected_experts_read(tokens) * c.moe_layers * fmt.body_bits(True) / 8.0 / st.tp
     )
@@ -214,31 +273,45 @@ def decode_step(
     moe = eng.moe_efficiency
     moe_c = eng.moe_compute_efficiency
     expert_rows = c.expert_gemm_rows(batch + q, st.gemm_tile)
+    # exllama v1 int4 kernels: every row dequantises again below the recons threshold (CUDA-core time
+    # added to the step), from there on an fp16 copy of each matrix is written and read
+    wo_bytes, wo_seconds = int4_kernel_seconds(st, batch + q, batch + q)
     # weight GEMMs and attention are separate kernels: each is its own roofline, and they add up
-    gemm_mem = (dense_bytes + logits_bytes) / bw + expert_bytes / (bw * moe)
+    gemm_mem = (dense_bytes + logits_bytes + wo_bytes) / bw + expert_bytes / (bw * moe)
     # tensor-core GEMMs compute whole tiles: a step multiplies at least ``st.gemm_tile`` rows, and each
     # expert an MoE layer's tokens touch computes a tile of its own
     rows = max(batch + q, st.gemm_tile)
+    wflops = gemm_flops(st, batch + q)
     gemm_comp = (
-        2.0 * (c.dense_body * rows + head * max(batch, 1)) / flops
-        + 2.0 * c.expert_params * c.moe_layers * expert_rows / (flops * moe_c)
+        2.0 * (c.dense_body * rows + head * max(batch, 1)) / wflops
+        + 2.0 * c.expert_params * c.moe_layers * expert_rows / (wflops * moe_c)
     ) / tp
     attn_mem = kv_bytes / bw
     attn_comp = _attn_flops_per_token(spec, context) * batch / tp / (flops * eng.attn_decode_efficiency)
     if q:
         attn_comp += _attn_flops_per_token(spec, prefill_context) * q / tp / flops
     gpu_fixed, cpu = _fixed_costs(st, c, batch)
+    book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
+    cpu -= book
     comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
     if st.parallel == "layer" and st.gpus > 1:
         comm += (st.gpus - 1) * eng.pipeline_hop_us * 1e-6
     attn = _blend(attn_mem, attn_comp)
-    gpu = _blend(gemm_mem, gemm_comp) + attn + gpu_fixed + comm
+    gpu = _blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed + comm
     if eng.cpu_overlap and eng.attn_host_sync:
         # the host waits for every layer's attention: that part of the GPU's time is not overlapped
         total = _blend(gpu - attn, cpu) + attn
     else:
         total = _blend(gpu, cpu) if eng.cpu_overlap else gpu + cpu
-    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu, comm)
+    total += book
+    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu + book, comm)
+
+
+def _bookkeeping_seconds(st: Setup, batch: float) -> float:
+    """CPU time of a step's scheduling and per-sequence bookkeeping: per step, per extra TP worker, per
+    running sequence (the launch-independent part of :func:`_fixed_costs`)."""
+    eng = st.engine
+    return (eng.step_overhead_us + eng.tp_step_overhead_us * (st.tp - 1) + eng.seq_overhead_us * batch) * 1e-6
 
 
 def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]:
@@ -251,6 +324,10 @@ def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]
         st.spec.num_hidden_layers * eng.layer_overhead_us * 1e-6
         + c.moe_layers * eng.moe_layer_overhead_us * 1e-6
     )
+    if not eng.cuda_graphs:
+        # eager: an MoE layer launches its router, top-k, token permutation, grouped-GEMM, un-permute and
+        # shared-expert kernels from Python too: about half a dense layer's launches again
+        layers += c.moe_layers * EAGER_MOE_LAUNCH_FRACTION * eng.layer_overhead_us * 1e-6
     cpu = (
         eng.step_overhead_us * 1e-6
         + eng.tp_step_overhead_us * 1e-6 * (st.tp - 1)
@@ -329,11 +406,11 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     dense, experts = _prefill_flops(spec, tokens, batch)
     chunk = max(1, min(eng.prefill_chunk_tokens, total_tokens))
     experts *= _expert_tile_padding(st, chunk)
-    compute = (dense + experts / eng.moe_compute_efficiency) / tp / st.achieved_flops
+    compute = (dense + experts / eng.moe_compute_efficiency) / tp / gemm_flops(st, chunk)
     chunks = math.ceil(total_tokens / chunk)
     head = _head_params(spec)
     w_chunk = (
-        c.dense_body * st.fmt.body_bits(False) / 8.0
+        dense_body_bytes(st.fmt, c)
         + c.expert_params
         * c.expected_experts_read(chunk)
         * c.moe_layers
@@ -342,7 +419,8 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
         / eng.moe_efficiency
         + _head_bytes(st, c, head)
     ) / tp
-    memory = chunks * w_chunk / st.achieved_bandwidth
+    wo_bytes, wo_seconds = int4_kernel_seconds(st, chunk, chunk)  # exllama v1: fp16 rebuild per chunk
+    memory = chunks * (w_chunk + wo_bytes) / st.achieved_bandwidth + chunks * wo_seconds
     scores = 0.0
     if eng.attn_score_bytes:
         score_elems = (

@@ -226,6 +226,7 @@ def native_precision(quantization_config: object) -> str:
     """The format a checkpoint ships in, from its ``quantization_config`` ("" = 16-bit / unknown).
 
     fp8 (DeepSeek-V3 ``quant_method: fp8``, e4m3 block scales; compressed-tensors / ModelOpt FP8);
+    "fp8-ffn" for ``fbgemm_fp8`` that leaves ``self_attn`` unconverted (Meta's Llama 3.1 FP8);
     "mxfp4-moe" when MXFP4 leaves attention and the router unconverted (gpt-oss), "mxfp4" otherwise;
     AWQ/GPTQ 4-bit -> "int4", 8-bit GPTQ -> "int8"; bitsandbytes 4-bit -> "nf4".
     """
@@ -233,7 +234,11 @@ def native_precision(quantization_config: object) -> str:
         return ""
     method = str(quantization_config.get("quant_method") or "").lower()
     bits = quantization_config.get("bits")
-    if method == "fp8" or method == "fbgemm_fp8":
+    if method == "fbgemm_fp8":
+        # Meta's Llama 3.1 FP8 checkpoints: row-wise FP8 MLPs, self-attention left in bf16
+        skipped = " ".join(str(m) for m in quantization_config.get("modules_to_not_convert") or [])
+        return "fp8-ffn" if "self_attn" in skipped else "fp8"
+    if method == "fp8":
         return "fp8"
     if method == "mxfp4":
         skipped = " ".join(str(m) for m in quantization_config.get("modules_to_not_convert") or [])
