@@ -139,12 +139,16 @@ def _engine_settings(notes: str, prof: EngineProfile) -> dict[str, Any]:
     seqs = _num(r"(?:max[-_]num[-_]seqs?|max_batch(?:_size)?)[ =](\d+)", notes)
     if seqs is not None:
         out["max_num_seqs"] = int(seqs)
-    tokens = _num(r"max[-_]num[-_]tokens[ =](\d+)", notes)
+    # the scheduler's flags: gpuscout.estimate.api._for_model turns them into a step budget
+    tokens = _num(r"max[-_]num[-_](?:batched[-_])?tokens[ =](\d+)", notes)
     if tokens is not None:
-        out["prefill_chunk_tokens"] = int(tokens)
+        out["max_num_batched_tokens"] = int(tokens)
     model_len = _num(r"max[-_]model[-_]len[ =](\d+)", notes)
-    if model_len is not None and prof.continuous_batching and not prof.chunked_prefill:
-        out["prefill_chunk_tokens"] = max(int(model_len), 2048)  # V0: max_num_batched_tokens = max_model_len
+    if model_len is not None:
+        out["max_model_len"] = int(model_len)
+    chunked = re.search(r"enable[-_]chunked[-_]prefill(?:[ =](true|false))?", notes, re.I)
+    if chunked:
+        out["enable_chunked_prefill"] = (chunked.group(1) or "true").lower() == "true"
     steps = _num(r"num[-_]scheduler[-_]steps?[ =](\d+)", notes)
     if steps is not None and steps > 1:
         # multi-step scheduling: one scheduler pass per ``steps`` decode steps

@@ -138,9 +138,41 @@ def test_vllm_0_7_prefills_mla_models_without_chunking_up_to_the_whole_context()
     ds = _for_model(v0, resolve_model("deepseek-r1"))
     assert not ds.chunked_prefill and ds.prefill_chunk_tokens == 163840
     assert first_token_share(ds, 64, 3200) == pytest.approx((51 * 51 + 13 * 64) / (64 * 64))
-    # a GQA model keeps the era's engine; today's vLLM (V1) chunks MLA prefills too
-    assert _for_model(v0, resolve_model("llama-3.1-8b")) is v0
+    # a stated --max-model-len sets the MLA budget (the dstack runs: 32768, ten prompts per step)
+    stated = _for_model(dataclasses.replace(v0, max_model_len=32768), resolve_model("deepseek-r1"))
+    assert not stated.chunked_prefill and stated.prefill_chunk_tokens == 32768
+    # today's vLLM (V1) chunks MLA prefills too
     assert _for_model(resolve_engine("vllm"), resolve_model("deepseek-r1")).chunked_prefill
+
+
+def test_vllm_v0_sizes_its_step_budget_from_the_context_and_chunks_long_contexts_by_itself() -> None:
+    # vLLM 0.5-0.7 (V0) SchedulerConfig: without chunked prefill max_num_batched_tokens defaults to
+    # max(max_model_len, 2048); EngineArgs switches chunked prefill on for max_model_len > 32768
+    # ("to avoid OOM errors in the initial memory profiling phase"), with 512 tokens per step
+    from gpuscout.estimate.api import _for_model
+
+    v0 = resolve_engine("vLLM 0.6.3")
+    llama2 = _for_model(v0, resolve_model("llama-2-7b"))  # 4096-token context
+    assert not llama2.chunked_prefill and llama2.prefill_chunk_tokens == 4096
+    llama3 = _for_model(v0, resolve_model("llama-3-8b"))  # 8192
+    assert not llama3.chunked_prefill and llama3.prefill_chunk_tokens == 8192
+    llama31 = _for_model(v0, resolve_model("llama-3.1-8b"))  # 131072 > 32768: chunked by default
+    assert llama31.chunked_prefill and llama31.prefill_chunk_tokens == 512
+    # --max-model-len 32768 is not above the threshold: unchunked, 32768 per step
+    short = _for_model(dataclasses.replace(v0, max_model_len=32768), resolve_model("llama-3.1-8b"))
+    assert not short.chunked_prefill and short.prefill_chunk_tokens == 32768
+    # --enable-chunked-prefill=False wins: the whole 131072-token context per step
+    off = _for_model(dataclasses.replace(v0, enable_chunked_prefill=False), resolve_model("llama-3.1-8b"))
+    assert not off.chunked_prefill and off.prefill_chunk_tokens == 131072
+    # --max-num-batched-tokens 1024 with the automatic chunking: 1024 per step
+    fixed = dataclasses.replace(v0, max_num_batched_tokens=1024)
+    assert _for_model(fixed, resolve_model("llama-3.1-8b")).prefill_chunk_tokens == 1024
+    # multi-step scheduling with chunked prefill: max(max_model_len, 2048)
+    multi = _for_model(dataclasses.replace(v0, multi_step=8), resolve_model("llama-3.1-8b"))
+    assert multi.chunked_prefill and multi.prefill_chunk_tokens == 131072
+    # today's engine (V1) keeps its own budget whatever the context
+    v1 = resolve_engine("vllm")
+    assert _for_model(v1, resolve_model("llama-3.1-8b")) is v1
 
 
 def test_an_engine_reserves_activations_for_its_largest_step_before_sizing_the_kv_cache() -> None:

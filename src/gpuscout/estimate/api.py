@@ -166,12 +166,31 @@ def _split(load: Load, replicas: int) -> Load:
 
 
 def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
-    """The engine as it runs ``spec``: an engine that turns chunked prefill off for MLA (vLLM 0.7)
-    prefills whole prompts, in steps of up to the model's whole context (max_model_len)."""
+    """The engine's scheduler as it runs ``spec``, from its launch flags and the context it serves
+    (``max_model_len``, else the model's own).
+
+    vLLM V0 (0.5-0.7) sized its step budget from the context: without chunked prefill a step holds up to
+    max(max_model_len, 2048) prompt tokens, and above 32K tokens of context it switched chunked prefill
+    on by itself, with 512 tokens per step (max(max_model_len, 2048) under multi-step scheduling); 0.7
+    forced chunked prefill off for MLA models (DeepSeek). A stated ``--max-num-batched-tokens`` or
+    ``--enable-chunked-prefill`` wins over these defaults, except that MLA ran unchunked."""
+    max_len = eng.max_model_len or spec.max_position_embeddings or 0
+    fixed = eng.max_num_batched_tokens
     if eng.mla_unchunked_prefill and spec.is_mla:
-        budget = max(eng.prefill_chunk_tokens, spec.max_position_embeddings or 0, 2048)
-        return replace(eng, chunked_prefill=False, prefill_chunk_tokens=budget)
-    return eng
+        chunked, budget = False, fixed or max(max_len, 2048)
+    elif eng.prefill_budget_from_model_len:
+        auto = bool(eng.auto_chunk_above_len) and max_len > eng.auto_chunk_above_len
+        chunked = auto if eng.enable_chunked_prefill is None else eng.enable_chunked_prefill
+        if chunked:
+            budget = fixed or (max(max_len, 2048) if eng.multi_step > 1 else eng.auto_chunk_tokens)
+        else:
+            budget = fixed or max(max_len, 2048)
+    else:
+        chunked = eng.chunked_prefill if eng.enable_chunked_prefill is None else eng.enable_chunked_prefill
+        budget = fixed or eng.prefill_chunk_tokens
+    if (chunked, budget) == (eng.chunked_prefill, eng.prefill_chunk_tokens):
+        return eng
+    return replace(eng, chunked_prefill=chunked, prefill_chunk_tokens=budget)
 
 
 def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDtype:

@@ -123,6 +123,19 @@ class EngineProfile:
     # MLA models (DeepSeek-V2/V3) run without chunked prefill, the step budget being the whole context
     # (max_model_len): vLLM 0.7 forced chunked prefill and prefix caching off for MLA
     mla_unchunked_prefill: bool = False
+    # launch flags as the engine was started (0 / None: its defaults): --max-model-len (0: the model's
+    # own context), --max-num-batched-tokens / TensorRT-LLM max_num_tokens, --enable-chunked-prefill
+    max_model_len: int = 0
+    max_num_batched_tokens: int = 0
+    enable_chunked_prefill: bool | None = None
+    # vLLM V0's scheduler sizes its step budget from max_model_len when chunked prefill is off
+    # (max_num_batched_tokens = max(max_model_len, 2048)), and switches chunked prefill on by itself
+    # for a context above ``auto_chunk_above_len`` tokens, with ``auto_chunk_tokens`` per step
+    # (vLLM 0.5-0.7 EngineArgs: "Chunked prefill is enabled by default for models with max_model_len >
+    # 32K"; SchedulerConfig's default max_num_batched_tokens with chunked prefill: 512)
+    prefill_budget_from_model_len: bool = False
+    auto_chunk_above_len: int = 0
+    auto_chunk_tokens: int = 512
     memory_utilization: float = 1.0  # share of capacity the engine lets itself use (vLLM 0.9)
     memory_fraction_of_free: bool = False  # the share applies to memory left after weights (TRT-LLM)
     cuda_context_gb: float = 0.5  # CUDA context + libraries, per GPU
@@ -289,6 +302,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_compute_efficiency": 0.561,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
+                    "prefill_budget_from_model_len": True,
+                    "auto_chunk_above_len": 32768,
                     # 0.7.x (MLA arrived in 0.7.1): "MLA is enabled; forcing chunked prefill and prefix
                     # caching to be disabled", max_num_batched_tokens = max(max_model_len, 2048)
                     "mla_unchunked_prefill": True,
