@@ -227,18 +227,18 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="llama.cpp",
         label="llama.cpp (CUDA, layer split)",
-        bandwidth_efficiency=_eff(default=0.948, gguf_quant=0.948, gguf_f16=0.954),
-        compute_efficiency=_eff(default=0.341, gguf_quant=0.341, gguf_f16=0.466),
+        bandwidth_efficiency=_eff(default=0.9484, gguf_quant=0.9484, gguf_f16=0.954),
+        compute_efficiency=_eff(default=0.3414, gguf_quant=0.3414, gguf_f16=0.4663),
         stream_ceiling_gbps=_eff(default=1203.0, gguf_quant=1203.0, gguf_f16=1259.0),
         compute_ceiling_tflops=_eff(default=164.9, gguf_quant=164.9, gguf_f16=164.9),
         moe_efficiency=0.6,
         fp16_accumulate=True,
         gemm_min_rows=1,  # its own mul_mat_vec / MMVQ kernels below 8 tokens (no tile padding)
-        layer_overhead_us=47.3,
+        layer_overhead_us=47.26,
         step_overhead_us=1113.0,
         pipeline_hop_us=288.4,
-        gqa_kv_reread=0.454,
-        attn_score_bytes=23.9,
+        gqa_kv_reread=0.4536,
+        attn_score_bytes=23.93,
         prefill_pipelined=True,
         prefill_batch_tokens=2048,
         prefill_chunk_tokens=512,
@@ -272,16 +272,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.635, weight_only=0.621, fp8=0.631, **{"16bit": 0.635}),
-        compute_efficiency=_eff(default=0.404, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.404}),
-        moe_efficiency=0.488,
-        moe_compute_efficiency=0.997,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
-        moe_layer_overhead_us=225.3,
+        bandwidth_efficiency=_eff(default=0.6404, weight_only=0.6239, fp8=0.631, **{"16bit": 0.6404}),
+        compute_efficiency=_eff(default=0.417, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.417}),
+        moe_efficiency=0.5272,
+        moe_compute_efficiency=1.0,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_layer_overhead_us=233.1,
         layer_overhead_us=3.0,
-        step_overhead_us=360.6,
-        seq_overhead_us=5.02,
+        step_overhead_us=418.4,
+        seq_overhead_us=5.219,
         tp_step_overhead_us=200.0,
-        request_overhead_us=34040.0,
+        request_overhead_us=27000.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -296,10 +296,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2508.0,
-                    "seq_overhead_us": 281.4,
-                    "tp_step_overhead_us": 822.6,
-                    "moe_compute_efficiency": 0.561,
+                    "step_overhead_us": 2553.0,
+                    "seq_overhead_us": 213.0,
+                    "tp_step_overhead_us": 1157.0,
+                    "moe_compute_efficiency": 0.5809,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "prefill_budget_from_model_len": True,
@@ -317,7 +317,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 505.1, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": 470.5, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -327,13 +327,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.559, weight_only=0.222, fp8=0.324, **{"16bit": 0.559}),
-        compute_efficiency=_eff(default=0.49, fp8=0.667, weight_only=0.45, fp4=0.40, **{"16bit": 0.49}),
-        moe_efficiency=0.45,
-        moe_compute_efficiency=0.948,
+        bandwidth_efficiency=_eff(default=0.5572, weight_only=0.2215, fp8=0.3243, **{"16bit": 0.5572}),
+        compute_efficiency=_eff(default=0.4898, fp8=0.6671, weight_only=0.45, fp4=0.40, **{"16bit": 0.4898}),
+        moe_efficiency=0.4497,
+        moe_compute_efficiency=0.9485,
         moe_layer_overhead_us=52.5,
         layer_overhead_us=3.0,
-        step_overhead_us=2508.0,
+        step_overhead_us=2553.0,
         seq_overhead_us=3.0,
         tp_step_overhead_us=218.4,
         request_overhead_us=5287.0,
@@ -361,15 +361,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.723),
-        compute_efficiency=_eff(default=0.499, fp8=0.496, **{"16bit": 0.499}),
-        moe_efficiency=0.232,
-        moe_compute_efficiency=0.566,
-        moe_layer_overhead_us=110.3,
+        bandwidth_efficiency=_eff(default=0.7073),
+        compute_efficiency=_eff(default=0.4817, fp8=0.5016, **{"16bit": 0.4817}),
+        moe_efficiency=0.2193,
+        moe_compute_efficiency=0.5223,
+        moe_layer_overhead_us=101.2,
         layer_overhead_us=2.0,
-        step_overhead_us=548.7,
+        step_overhead_us=561.8,
         seq_overhead_us=2.0,
-        request_overhead_us=7396.0,
+        request_overhead_us=6494.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -406,7 +406,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # the PyTorch backend's first releases ran the model eagerly unless
                 # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
                 # launched from Python each step (the engine's scheduler still runs ahead: overlap)
-                {"cuda_graphs": False, "layer_overhead_us": 470.7},
+                {"cuda_graphs": False, "layer_overhead_us": 470.5},
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -424,7 +424,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=7166.0,
+        request_overhead_us=7169.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -440,10 +440,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 470.7,
-                    "step_overhead_us": 2471.0,
-                    "seq_overhead_us": 1234.0,
-                    "tp_step_overhead_us": 603.6,
+                    "layer_overhead_us": 470.5,
+                    "step_overhead_us": 2508.0,
+                    "seq_overhead_us": 1237.0,
+                    "tp_step_overhead_us": 615.1,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
@@ -453,14 +453,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                 },
-                efficiency_scale=0.845,
+                efficiency_scale=0.8407,
             ),
             EngineEra(
                 "2.x",
                 "2.x, CUDA graphs, no chunked prefill",
                 r"2\.[0-9]+",
-                {"chunked_prefill": False, "step_overhead_us": 878.6, "tp_step_overhead_us": 168.2},
-                efficiency_scale=0.472,
+                {"chunked_prefill": False, "step_overhead_us": 878.2, "tp_step_overhead_us": 168.0},
+                efficiency_scale=0.4718,
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -469,14 +469,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="hf-transformers",
         label="HF transformers (generate, eager)",
-        bandwidth_efficiency=_eff(default=0.609, weight_only=0.715, **{"16bit": 0.609}),
+        bandwidth_efficiency=_eff(default=0.6089, weight_only=0.7147, **{"16bit": 0.6089}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=87.2,
+        expert_loop_us=87.24,
         attn_decode_efficiency=0.1186,
         kv_copies_per_step=5.28,
         attn_host_sync=True,
-        layer_overhead_us=470.7,
+        layer_overhead_us=470.5,
         step_overhead_us=5671.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
@@ -507,7 +507,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ fused modules",
                 r"fused",
                 # its own attention kernel over a static cache: no expanded copies, no host sync
-                {"layer_overhead_us": 27.9, "kv_copies_per_step": 0.0, "attn_host_sync": False},
+                {"layer_overhead_us": 27.94, "kv_copies_per_step": 0.0, "attn_host_sync": False},
                 efficiency_scale=1.013,
             ),
             EngineEra(
@@ -537,7 +537,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="gpt-fast",
         label="gpt-fast (torch.compile)",
-        bandwidth_efficiency=_eff(default=0.702, weight_only=0.522, **{"16bit": 0.702}),
+        bandwidth_efficiency=_eff(default=0.7021, weight_only=0.5217, **{"16bit": 0.7021}),
         compute_efficiency=_eff(default=0.50),
         layer_overhead_us=0.0,
         step_overhead_us=637.4,
@@ -585,31 +585,33 @@ CALIBRATION: dict[str, str] = {
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.635 (16-bit) / 0.621 (weight-only), compute 0.404 (16-bit), 361 us per step + 5.0 us per "
-        "sequence, 34.0 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.49 "
+        "0.640 (16-bit) / 0.624 (weight-only), compute 0.417 (16-bit), 418 us per step + 5.2 us per "
+        "sequence, 27.0 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.53 "
         "of dense efficiency and grouped GEMMs at dense efficiency (once the tile padding is counted: "
-        "every touched expert computes a whole tensor-core tile), 225 us per MoE layer. FP8 bandwidth / "
+        "every touched expert computes a whole tensor-core tile), 233 us per MoE layer. FP8 bandwidth / "
         "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
         "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2508 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 281 us per sequence, 823 us per step and extra TP worker, grouped "
-        "expert GEMMs at 0.56 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025)."
+        "scheduler's 2553 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 213 us per sequence, 1157 us per step and extra TP worker, grouped "
+        "expert GEMMs at 0.58 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler "
+        "budget follows the context (max(max_model_len, 2048) per step; chunked prefill of 512 tokens "
+        "above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.559 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
+        "0.557 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), the "
-        "Python scheduler's 2508 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
-        "per extra TP worker, 3.2 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
-        "efficiency, 52 us per MoE layer; 0.3 era: 897 us per step, not overlapped."
+        "Python scheduler's 2553 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 218 us "
+        "per extra TP worker, 5.3 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
+        "efficiency, 53 us per MoE layer; 0.3 era: 893 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.723, compute 0.499 "
-        "(16-bit) / 0.496 (fp8), 549 us per step overlapped, 7.4 ms per request, MoE weights at 0.23 and "
-        "grouped GEMMs at 0.57, 110 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
+        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.707, compute 0.482 "
+        "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.5 ms per request, MoE weights at 0.22 and "
+        "grouped GEMMs at 0.52, 101 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
         "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
         "era: no CUDA graphs, 471 us of host launches per layer and step (and half that again per MoE "
         "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
@@ -621,13 +623,13 @@ CALIBRATION: dict[str, str] = {
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
-        "a small k6 scenario dominated by the load generator): physics defaults. 4.6 ms per request. "
-        "1.x era: 2471 us per step, 471 us per layer (eager launches: the constant shared with HF "
-        "transformers and trtllm-serve 0.17), 1234 us per sequence and step (after the step, not "
-        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 604 us per extra TP "
-        "worker, efficiencies x0.85, GPTQ through exllama v1 (per-row dequantisation below 8 rows, fp16 "
+        "a small k6 scenario dominated by the load generator): physics defaults. 7.2 ms per request. "
+        "1.x era: 2508 us per step, 471 us per layer (eager launches: the constant shared with HF "
+        "transformers and trtllm-serve 0.17), 1237 us per sequence and step (after the step, not "
+        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 615 us per extra TP "
+        "worker, efficiencies x0.84, GPTQ through exllama v1 (per-row dequantisation below 8 rows, fp16 "
         "rebuild from 8); every era: waiting requests join every 20 steps (max_waiting_tokens); 2.x era "
-        "(ROCm): 880 us per step, 168 us per extra worker, efficiencies x0.47."
+        "(ROCm): 878 us per step, 168 us per extra worker, efficiencies x0.47."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
