@@ -373,7 +373,8 @@ def script_figures(advise: bool, web: bool) -> list[list[str]]:
             what = f"`benchmarks/web.py`, no cache: `{path}`, {report['offers']:,} offers, "
             what += f"{report['clients']} clients, one worker"
             note = (
-                f"{r['requests_per_s']:.0f} req/s, server CPU {r['server_cpu_ms_per_request']:.1f} ms/request"
+                f"{r['requests_per_s']:.0f} req/s, server CPU {r['server_cpu_ms_per_request']:.1f} "
+                f"ms/request, client (httpx) CPU {r['client_cpu_ms_per_request']:.1f} ms/request"
             )
             target = "≤ 60 ms" if path.startswith("/api/") else ""
             rows.append(
