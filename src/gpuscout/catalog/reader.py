@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 
 #: The schema version this package's store is at (``migrations.LATEST_VERSION``; a test keeps them in
 #: step). A store at another version is opened through the Store, which migrates it.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 SNAPSHOT_SOURCE = "snapshot"
-#: The rows of the partial index ``ix_offers_stale`` (migration 9): a query must say it in these
-#: words for SQLite to read that index.
+#: The stale rows, in the words of migration 9's partial index ``ix_offers_stale`` (a query had to say
+#: it so for SQLite to read that index); since migration 10 ``ix_offers_count`` is searched for them.
 STALE_ROWS = "stale = 1"
 
 
@@ -165,7 +165,7 @@ class SqliteReader:
 
     def current_sources(self) -> list[CurrentSource]:
         """Each source's current snapshot as the freshness banner counts it, in one query: its rows,
-        its stale rows (read from the partial index of stale rows, migration 9), when its data was
+        its stale rows (a search of ``ix_offers_count``, migration 10), when its data was
         observed and when it was stored. The same figures as the Store's ``sources_status`` gives
         for these sources (a test keeps them equal)."""
         with self._read() as conn:
