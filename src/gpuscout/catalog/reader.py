@@ -38,6 +38,8 @@ SNAPSHOT_SOURCE = "snapshot"
 #: The stale rows, in the words of migration 9's partial index ``ix_offers_stale`` (a query had to say
 #: it so for SQLite to read that index); since migration 10 ``ix_offers_count`` is searched for them.
 STALE_ROWS = "stale = 1"
+#: How long a read waits for a lock a writer holds (SQLite's busy timeout), unless told otherwise.
+BUSY_TIMEOUT_S = 30.0
 
 
 class OfferReader(Protocol):
@@ -62,11 +64,15 @@ class SqliteReader:
     """Current offers of a ready SQLite store, read with ``sqlite3`` (see the module docstring).
 
     Each read runs in one transaction: a refresh landing meanwhile is seen entirely or not at all.
-    Each thread reads through its own connection (the web service reads from its thread pool).
+    Each thread reads through its own connection (the web service reads from its thread pool), which
+    waits up to ``busy_timeout_s`` for a lock (then the read raises ``sqlite3.OperationalError``).
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+    def __init__(
+        self, conn: sqlite3.Connection, path: str, *, busy_timeout_s: float = BUSY_TIMEOUT_S
+    ) -> None:
         self._path = path
+        self.busy_timeout_s = busy_timeout_s
         self._local = threading.local()
         self._local.conn = conn
         self._all = [conn]
@@ -75,7 +81,7 @@ class SqliteReader:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = _connect(self._path)
+            conn = _connect(self._path, self.busy_timeout_s)
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
@@ -173,6 +179,11 @@ class SqliteReader:
         stamp = datetime.now(UTC)
         return [CurrentSource.from_row(row, stamp) for row in rows]
 
+    def sibling(self, *, busy_timeout_s: float) -> SqliteReader:
+        """Another reader of the same file whose connections wait ``busy_timeout_s`` for a lock (the
+        web API's reader on its event loop, which must not wait long: see ``web/lean_offers.py``)."""
+        return SqliteReader(_connect(self._path, busy_timeout_s), self._path, busy_timeout_s=busy_timeout_s)
+
     def close(self) -> None:
         with self._lock:
             for conn in self._all:
@@ -241,9 +252,9 @@ def sqlite_path(url: str) -> str | None:
     return path if path and path != ":memory:" else None
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=30000")
+def _connect(path: str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={round(busy_timeout_s * 1000)}")
     return conn
 
 
