@@ -12,7 +12,13 @@ import sqlalchemy as sa
 
 from gpuscout.catalog import schema
 from gpuscout.catalog.db import make_engine as _make_engine
-from gpuscout.catalog.migrations import COUNT_INDEX_COLUMNS, LATEST_VERSION, STEPS, current_version, migrate
+from gpuscout.catalog.migrations import (
+    LATEST_VERSION,
+    PRICE_PER_GPU_INDEX_COLUMNS,
+    STEPS,
+    current_version,
+    migrate,
+)
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.query import SORT_KEYS, OfferQuery
 from gpuscout.catalog.reader import SqliteReader, open_ready
@@ -132,10 +138,8 @@ def test_migrated_schema_matches_schema_module(db_url: str) -> None:
             assert offer_indexes[f"ix_offers_{col}"] == (col,)
         # the default sort's index: on SQLite with every filtered column after the price (migration 10)
         by_price = offer_indexes["ix_offers_price_usd_per_gpu_hour"]
-        assert by_price == (
-            "price_usd_per_gpu_hour",
-            *(COUNT_INDEX_COLUMNS if db_url.startswith("sqlite") else ()),
-        )
+        assert by_price == (PRICE_PER_GPU_INDEX_COLUMNS if db_url.startswith("sqlite") else (by_price[0],))
+        assert by_price[0] == "price_usd_per_gpu_hour"
     finally:
         store.close()
 

@@ -241,15 +241,16 @@ def _v9_count_indexes(conn: sa.Connection) -> None:
         conn.execute(sa.text(f"CREATE INDEX ix_offers_stale ON offers (snapshot_id) WHERE {STALE_ROWS}"))
 
 
+#: The filtered columns migration 10's covering indexes hold after their leading ones.
+_FILTERED = tuple(c for c in V9_COUNT_INDEX_COLUMNS if c not in ("id", "snapshot_id", "stale"))
 #: Migration 10's covering index for counts (SQLite): the columns of migration 9's, led by the
-#: snapshot id and the stale flag instead of the row id.
-COUNT_INDEX_COLUMNS = (
-    "snapshot_id",
-    "stale",
-    *(c for c in V9_COUNT_INDEX_COLUMNS if c not in ("id", "snapshot_id", "stale")),
-)
-#: Migration 10's index of the default sort (SQLite): the per-GPU price, then every filtered column.
-PRICE_PER_GPU_INDEX_COLUMNS = ("price_usd_per_gpu_hour", *COUNT_INDEX_COLUMNS)
+#: snapshot id and the stale flag instead of the row id. The row id comes next: the entries of a
+#: snapshot are then in the order its rows were written, so building the index after a bulk insert
+#: sorts almost nothing (led by the filtered text columns instead, the build cost twice as much).
+COUNT_INDEX_COLUMNS = ("snapshot_id", "stale", "id", *_FILTERED)
+#: Migration 10's index of the default sort (SQLite): the per-GPU price, the row id (the sort's own
+#: tie-break, so the index gives the whole order), then every filtered column.
+PRICE_PER_GPU_INDEX_COLUMNS = ("price_usd_per_gpu_hour", "id", "snapshot_id", "stale", *_FILTERED)
 #: Migration 10's sort indexes: (column, best-first order).
 MEMORY_AND_SPOT_SORT_INDEXES = (
     ("gpu_memory_gb", "DESC"),  # most memory per GPU first
