@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from gpuscout.catalog.reader import SqliteReader
 from gpuscout.web import api, create_app, lean_offers, offer_json
 from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
-from gpuscout.web.services import WebServices
+from gpuscout.web.services import LOOP_CACHE_KIB, WebServices
 
 PATH = "/api/v1/offers"
 
@@ -223,6 +223,8 @@ def test_a_store_not_opened_yet_is_opened_by_the_route(db_url: str) -> None:
         reader = services.loop_reader()
         assert isinstance(reader, SqliteReader) and reader is not services.reader
         assert reader.busy_timeout_s < 1 and reader is services.loop_reader()
+        cache = reader._connection().execute("PRAGMA cache_size").fetchone()[0]
+        assert cache == -LOOP_CACHE_KIB  # KiB (SQLite's default is 2 MiB)
 
 
 def test_a_read_that_fails_on_the_loop_is_answered_by_the_route(

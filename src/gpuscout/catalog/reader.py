@@ -65,14 +65,21 @@ class SqliteReader:
 
     Each read runs in one transaction: a refresh landing meanwhile is seen entirely or not at all.
     Each thread reads through its own connection (the web service reads from its thread pool), which
-    waits up to ``busy_timeout_s`` for a lock (then the read raises ``sqlite3.OperationalError``).
+    waits up to ``busy_timeout_s`` for a lock (then the read raises ``sqlite3.OperationalError``) and
+    keeps up to ``cache_kib`` KiB of pages (default: SQLite's, 2 MiB).
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, path: str, *, busy_timeout_s: float = BUSY_TIMEOUT_S
+        self,
+        conn: sqlite3.Connection,
+        path: str,
+        *,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        cache_kib: int | None = None,
     ) -> None:
         self._path = path
         self.busy_timeout_s = busy_timeout_s
+        self.cache_kib = cache_kib
         self._local = threading.local()
         self._local.conn = conn
         self._all = [conn]
@@ -81,7 +88,7 @@ class SqliteReader:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = _connect(self._path, self.busy_timeout_s)
+            conn = _connect(self._path, self.busy_timeout_s, self.cache_kib)
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
@@ -179,10 +186,12 @@ class SqliteReader:
         stamp = datetime.now(UTC)
         return [CurrentSource.from_row(row, stamp) for row in rows]
 
-    def sibling(self, *, busy_timeout_s: float) -> SqliteReader:
-        """Another reader of the same file whose connections wait ``busy_timeout_s`` for a lock (the
-        web API's reader on its event loop, which must not wait long: see ``web/lean_offers.py``)."""
-        return SqliteReader(_connect(self._path, busy_timeout_s), self._path, busy_timeout_s=busy_timeout_s)
+    def sibling(self, *, busy_timeout_s: float, cache_kib: int | None = None) -> SqliteReader:
+        """Another reader of the same file whose connections wait ``busy_timeout_s`` for a lock and
+        keep up to ``cache_kib`` KiB of pages (the web API's reader on its event loop, which must not
+        wait long and reads on every request: see ``web/lean_offers.py``)."""
+        conn = _connect(self._path, busy_timeout_s, cache_kib)
+        return SqliteReader(conn, self._path, busy_timeout_s=busy_timeout_s, cache_kib=cache_kib)
 
     def close(self) -> None:
         with self._lock:
@@ -252,9 +261,13 @@ def sqlite_path(url: str) -> str | None:
     return path if path and path != ":memory:" else None
 
 
-def _connect(path: str, busy_timeout_s: float = BUSY_TIMEOUT_S) -> sqlite3.Connection:
+def _connect(
+    path: str, busy_timeout_s: float = BUSY_TIMEOUT_S, cache_kib: int | None = None
+) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout={round(busy_timeout_s * 1000)}")
+    if cache_kib is not None:
+        conn.execute(f"PRAGMA cache_size=-{int(cache_kib)}")  # negative: KiB, not pages
     return conn
 
 

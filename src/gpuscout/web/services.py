@@ -40,6 +40,10 @@ VERSION_CHECK_SECONDS = 1.0
 # How long a read on the event loop waits for a lock before the request goes to the thread pool, whose
 # reads wait as long as the store's busy timeout (``web/lean_offers.py``).
 LOOP_BUSY_TIMEOUT_S = 0.05
+# The loop reader's page cache, KiB: its one connection reads on every API request, and SQLite's
+# default 2 MiB holds a third of a 10,000-offer store (about 12% of the reads' CPU goes to pages read
+# again from the file).
+LOOP_CACHE_KIB = 32 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,14 +120,17 @@ class WebServices:
 
     def loop_reader(self) -> SqliteReader | None:
         """The reader for the event loop: ``sqlite3`` on the SQLite store, its own connection waiting
-        at most ``LOOP_BUSY_TIMEOUT_S`` for a lock. ``None`` until :attr:`reader` has been opened (by a
-        request in the thread pool: opening may migrate or load the store) and on PostgreSQL."""
+        at most ``LOOP_BUSY_TIMEOUT_S`` for a lock, with a page cache of ``LOOP_CACHE_KIB``. ``None``
+        until :attr:`reader` has been opened (by a request in the thread pool: opening may migrate or
+        load the store) and on PostgreSQL."""
         reader = self._reader
         if not isinstance(reader, SqliteReader):
             return None
         with self._store_lock:
             if self._loop_reader is None:
-                self._loop_reader = reader.sibling(busy_timeout_s=LOOP_BUSY_TIMEOUT_S)
+                self._loop_reader = reader.sibling(
+                    busy_timeout_s=LOOP_BUSY_TIMEOUT_S, cache_kib=LOOP_CACHE_KIB
+                )
             return self._loop_reader
 
     def data_version(self) -> int:
