@@ -271,15 +271,14 @@ def _v10_sorted_and_counted_pages(conn: sa.Connection) -> None:
     SQLite only (PostgreSQL's planner has statistics, and its reader is the Store):
 
     * ``ix_offers_price_usd_per_gpu_hour``, the index of the default sort (the price per GPU), is built
-      again with every filtered column after the price, so a filtered page of that sort checks each
-      offer in the index and reads only its own rows from the table (before, every offer it passed
-      over was read from the table to be checked).
+      again with the row id and every filtered column after the price, so a filtered page of that
+      sort checks each offer in the index and reads only its own rows from the table (before, every
+      offer it passed over was read from the table to be checked).
     * ``ix_offers_count`` is built again led by ``snapshot_id, stale``, so a count searches the entries
-      of the current snapshots (one search per snapshot read whole) instead of checking the scope on
-      every entry of every stored snapshot, the history included. A page never searches it: a page
-      writes its scope as ``+snapshot_id`` (:func:`~gpuscout.catalog.query.offers_sql`). Its search
-      for a snapshot's stale rows is the freshness banner's too, so step 9's ``ix_offers_stale`` is
-      dropped.
+      of the current snapshots (one search per snapshot) instead of checking the scope on every entry
+      of every stored snapshot, the history included. A page never searches it: a page writes its
+      scope as ``+snapshot_id`` (:func:`~gpuscout.catalog.query.offers_sql`). Its search for a
+      snapshot's stale rows is the freshness banner's too, so step 9's ``ix_offers_stale`` is dropped.
     * The planner's statistics are gathered again for the new indexes (as a snapshot write does)."""
     _create_sort_indexes(conn, MEMORY_AND_SPOT_SORT_INDEXES)
     if conn.dialect.name == "sqlite":
