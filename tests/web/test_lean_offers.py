@@ -7,6 +7,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -17,9 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from gpuscout.catalog.reader import SqliteReader
+from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
+from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
+from gpuscout.catalog.store import Store
 from gpuscout.web import api, create_app, lean_offers, offer_json
 from gpuscout.web.filters import SORT_COLUMNS, OfferFilters
 from gpuscout.web.services import LOOP_CACHE_KIB, WebServices
+from tests.catalog.helpers import pg_schema_url
+from tests.web.conftest import sample_offers
 
 PATH = "/api/v1/offers"
 
@@ -43,6 +49,7 @@ class Paths:
         self.off = lambda services, query_string: None
         monkeypatch.setattr(lean_offers, "lean_body", recorded)
         client.get(PATH)  # the store is opened in the thread pool by a first request
+        self.lean_answered.clear()
 
     def ask(self, query: str, method: str = "GET") -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         r = self.client.request(method, f"{PATH}?{query}" if query else PATH)
@@ -252,3 +259,28 @@ def test_with_the_cache_on_both_paths_give_the_cached_body(
         for query in ("", "gpu=H100", "sort=vram&order=desc", "per_page=200"):
             answered, _ = lean.both(query)
             assert answered
+
+
+@pytest.mark.postgres
+def test_on_postgresql_the_route_answers_what_sqlite_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, frozen: None
+) -> None:
+    """PostgreSQL is read by the Store in the thread pool (the lean path leaves it to the route); the
+    answers are those of a SQLite store holding the same offers."""
+    queries = ["", "gpu=H100", "pricing=spot&sort=spot_price", "min_vram=48&gpus=1", "per_page=3&page=2"]
+    answers: dict[str, list[tuple[int, list[Any], bytes]]] = {}
+    with pg_schema_url() as pg:
+        for url in (pg, f"sqlite:///{tmp_path / 'same.db'}"):
+            store = Store(url)
+            store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
+            store.write_snapshot("test", sample_offers())
+            store.close()
+            services = WebServices(url, cache_seconds=0)
+            with TestClient(create_app(url, services=services)) as client:
+                paths = Paths(client, monkeypatch)
+                answers[url] = [paths.ask(query) for query in queries]
+                if url == pg:
+                    assert services.loop_reader() is None and not any(paths.lean_answered)
+                else:
+                    assert all(paths.lean_answered)
+        assert answers[pg] == answers[f"sqlite:///{tmp_path / 'same.db'}"]
