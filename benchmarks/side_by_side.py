@@ -373,7 +373,8 @@ def script_figures(advise: bool, web: bool) -> list[list[str]]:
             what = f"`benchmarks/web.py`, no cache: `{path}`, {report['offers']:,} offers, "
             what += f"{report['clients']} clients, one worker"
             note = (
-                f"{r['requests_per_s']:.0f} req/s, server CPU {r['server_cpu_ms_per_request']:.1f} ms/request"
+                f"{r['requests_per_s']:.0f} req/s, server CPU {r['server_cpu_ms_per_request']:.1f} "
+                f"ms/request, client (httpx) CPU {r['client_cpu_ms_per_request']:.1f} ms/request"
             )
             target = "≤ 60 ms" if path.startswith("/api/") else ""
             rows.append(
@@ -479,10 +480,17 @@ def render(side: list[list[str]], other: list[list[str]], runs: int) -> str:
         "written into the INSERT instead of bound per row, and the offers indexes are dropped and built "
         "again after a bulk insert into a table no larger than the new rows, in the same transaction (a "
         "failed write keeps them and the last good data); PostgreSQL receives the rows with `COPY`. "
-        "The uncached web API writes its JSON straight from the store's rows (`web/offer_json.py`, "
-        "byte for byte the models' answer), gets a short page's total without a count, and counts "
-        "through a narrow covering index (migration 9); the freshness banner of every page reads each "
-        "current source's figures in one `sqlite3` query. "
+        "The web API answers a plain query string of `/api/v1/offers` before FastAPI's routing, "
+        "reading the store on the event loop (`web/lean_offers.py`: the route's own model validates "
+        "the parameters and the route's own body and response go out; a repeated or unknown "
+        "parameter, a bad value, any error, PostgreSQL or a store not opened yet go to the route, so "
+        "every answer and 422 body stays as it was, `tests/web/test_lean_offers.py`). Uncached, it "
+        "writes its JSON straight from the store's rows (`web/offer_json.py`, byte for byte the "
+        "models' answer), gets a short page's total without a count, and on SQLite counts by "
+        "searching a covering index of the filtered columns for the current snapshots; the default "
+        "sort's index holds the filtered columns too, and the memory and spot price sorts read an "
+        "index (migrations 9 and 10). The freshness banner of every page reads each current "
+        "source's figures in one `sqlite3` query. "
         "`benchmarks/answers.py` records the answers of a fixed list of commands and API requests; "
         "they were byte-identical before and after this work.",
         "",

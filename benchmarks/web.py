@@ -17,12 +17,14 @@ filter sets for ``--cache-seconds`` (0 disables it, to measure the store on ever
 ``--endpoint / --query '?sort=vram'`` measures only the page sorted by total VRAM.
 
 The server's own CPU time per request (user + system of the uvicorn process, from /proc) is printed
-next to the latencies: with C closed-loop clients on one worker the median is about C times the
-server's time per request, and on a small machine the load generator competes with the server for
-the same cores. ``--client raw`` sends the same requests (keep-alive, ``accept-encoding: gzip,
-deflate`` like httpx) over plain sockets and reads each whole response without decoding it, so less
-of the machine goes to the client; ``--http`` and ``--loop`` pick uvicorn's HTTP parser and event
-loop (``auto``: httptools and uvloop when installed, the ``web`` extra).
+next to the latencies, and so is the load generator's (this process): with C closed-loop clients on
+one worker the median is about C times the server's time per request, and on a small machine the
+load generator competes with the server for the same cores (and its own CPU per request bounds its
+rate: alone on one core it sends at most 1000 / that many requests a second). ``--client raw`` sends
+the same requests (keep-alive, ``accept-encoding: gzip, deflate`` like httpx) over plain sockets and
+reads each whole response without decoding it, so less of the machine goes to the client; ``--http``
+and ``--loop`` pick uvicorn's HTTP parser and event loop (``auto``: httptools and uvloop when
+installed, the ``web`` extra).
 
 **Pages** (``--pages``): every page in headless Chromium (Debian's, through Playwright), each in a
 fresh browser context (a cold cache) ``--runs`` times over loopback: the median first contentful
@@ -637,12 +639,15 @@ def main() -> int:
             results: dict[str, list[float]] = {}
             errors: dict[str, int] = {}
             cpu_ms: dict[str, float] = {}
+            client_ms: dict[str, float] = {}
             for path in endpoints:  # one endpoint at a time, each with all the clients
-                cpu0 = cpu_seconds(server.pid)
+                cpu0, client0 = cpu_seconds(server.pid), time.process_time()
                 results[path], errors[path] = asyncio.run(
                     run_load(base, path, queries, args.clients, args.seconds, args.client)
                 )
-                cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / max(1, len(results[path]))
+                done = max(1, len(results[path]))
+                cpu_ms[path] = (cpu_seconds(server.pid) - cpu0) * 1000 / done
+                client_ms[path] = (time.process_time() - client0) * 1000 / done
         finally:
             stop_server(server, log)
             server_log = log_path.read_text()[-2000:]
@@ -667,6 +672,7 @@ def main() -> int:
                 "p95_ms": round(percentile(v, 0.95), 1),
                 "requests_per_s": round(len(v) / args.seconds, 1),
                 "server_cpu_ms_per_request": round(cpu_ms[path], 2),
+                "client_cpu_ms_per_request": round(client_ms[path], 2),
             }
             for path, v in results.items()
         },
@@ -688,7 +694,8 @@ def main() -> int:
             print(
                 f"  {path:<16} median {r['median_ms']:>7.1f} ms   p95 {r['p95_ms']:>7.1f} ms   "
                 f"{r['requests']:>6} requests ({r['requests_per_s']:.0f}/s), {r['errors']} errors, "
-                f"server CPU {r['server_cpu_ms_per_request']:.1f} ms/request"
+                f"server CPU {r['server_cpu_ms_per_request']:.1f} ms/request, "
+                f"client CPU {r['client_cpu_ms_per_request']:.1f} ms/request"
             )
     return 0
 

@@ -268,9 +268,9 @@ def test_current_sources_give_the_banner_what_the_stores_status_gives(url: str) 
 
 
 def test_counts_read_the_narrow_indexes(url: str) -> None:
-    """A count with no selective filter reads the covering index of the filtered columns, a maximum
-    price included (not the price index, row by row); the banner's stale rows come from the index of
-    stale rows; a page's plan does not use the count's index."""
+    """A count with no selective filter searches the covering index of the filtered columns for the
+    current snapshots, a maximum price and a minimum memory included (not the price or memory index,
+    row by row); the banner's stale rows are searched in it too; a page's plan does not use it."""
     conn = sqlite3.connect(url.removeprefix("sqlite:///"))
     lean = open_ready(url)
     assert isinstance(lean, SqliteReader)
@@ -286,10 +286,10 @@ def test_counts_read_the_narrow_indexes(url: str) -> None:
         OfferQuery(max_price_usd_per_hour=5),
         OfferQuery(min_vram_gb=40),
     ):
-        assert "COVERING INDEX ix_offers_count" in plan(
+        assert "SEARCH offers USING COVERING INDEX ix_offers_count (snapshot_id=?" in plan(
             *offers_sql(query, current, (), dialect="sqlite", count=True)
         )
         assert "ix_offers_count" not in plan(*offers_sql(query, current, OFFER_COLUMNS, dialect="sqlite"))
-    assert "ix_offers_stale" in plan(_CURRENT_SOURCES_SQL)
+    assert "COVERING INDEX ix_offers_count (snapshot_id=? AND stale=?)" in plan(_CURRENT_SOURCES_SQL)
     lean.close()
     conn.close()

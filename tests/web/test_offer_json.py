@@ -119,7 +119,7 @@ def test_the_rows_path_serves_the_api_and_the_models_path_the_rest(
     client = TestClient(create_app(services.db, services=services))
     body = client.get("/api/v1/offers", params={"include_stale": "true", "per_page": 200}).json()
     assert body["total"] == len(_varied()) == len(body["items"])
-    monkeypatch.setattr(services, "page_rows", lambda filters: None)  # a store not read with sqlite3
+    monkeypatch.setattr(services, "page_rows", lambda filters, reader=None: None)  # not read with sqlite3
     again = client.get("/api/v1/offers", params={"include_stale": "true", "per_page": 200}).json()
     assert [i["instance_type"] for i in again["items"]] == [i["instance_type"] for i in body["items"]]
 

@@ -199,14 +199,19 @@ def _v8_sort_indexes(conn: sa.Connection) -> None:
     maximum) would lead the planner, which has no statistics, to read most rows through it one by one.
     As in step 4, on PostgreSQL a descending sort is served only by an index built ``DESC NULLS
     LAST``; SQLite's NULLs sort lowest (last in a descending read)."""
-    for col, order in SORT_INDEXES:
+    _create_sort_indexes(conn, SORT_INDEXES)
+
+
+def _create_sort_indexes(conn: sa.Connection, indexes: tuple[tuple[str, str], ...]) -> None:
+    """``ix_offers_<column>`` on each (column, best-first order), ``DESC NULLS LAST`` on PostgreSQL."""
+    for col, order in indexes:
         if order == "DESC" and conn.dialect.name == "postgresql":
             order = "DESC NULLS LAST"
         conn.execute(sa.text(f"CREATE INDEX ix_offers_{col} ON offers ({col} {order})"))
 
 
 #: Migration 9's covering index: every column a filter or the current-snapshot scope compares.
-COUNT_INDEX_COLUMNS = (
+V9_COUNT_INDEX_COLUMNS = (
     "id",  # first: no filter or sort can search it, so only a count reads it (whole)
     "snapshot_id",
     "stale",
@@ -232,8 +237,60 @@ def _v9_count_indexes(conn: sa.Connection) -> None:
     its planner has statistics, its reader is the Store, and ``regions`` is ``json`` there, which a
     B-tree cannot hold."""
     if conn.dialect.name == "sqlite":
-        conn.execute(sa.text(f"CREATE INDEX ix_offers_count ON offers ({', '.join(COUNT_INDEX_COLUMNS)})"))
+        conn.execute(sa.text(f"CREATE INDEX ix_offers_count ON offers ({', '.join(V9_COUNT_INDEX_COLUMNS)})"))
         conn.execute(sa.text(f"CREATE INDEX ix_offers_stale ON offers (snapshot_id) WHERE {STALE_ROWS}"))
+
+
+#: The filtered columns migration 10's covering indexes hold after their leading ones.
+_FILTERED = tuple(c for c in V9_COUNT_INDEX_COLUMNS if c not in ("id", "snapshot_id", "stale"))
+#: Migration 10's covering index for counts (SQLite): the columns of migration 9's, led by the
+#: snapshot id and the stale flag instead of the row id. The row id comes next: the entries of a
+#: snapshot are then in the order its rows were written, so building the index after a bulk insert
+#: sorts almost nothing (led by the filtered text columns instead, the build cost twice as much).
+COUNT_INDEX_COLUMNS = ("snapshot_id", "stale", "id", *_FILTERED)
+#: Migration 10's index of the default sort (SQLite): the per-GPU price, the row id (the sort's own
+#: tie-break, so the index gives the whole order), then every filtered column.
+PRICE_PER_GPU_INDEX_COLUMNS = ("price_usd_per_gpu_hour", "id", "snapshot_id", "stale", *_FILTERED)
+#: Migration 10's sort indexes: (column, best-first order).
+MEMORY_AND_SPOT_SORT_INDEXES = (
+    ("gpu_memory_gb", "DESC"),  # most memory per GPU first
+    ("spot_price_usd_per_hour", "ASC"),
+)
+
+
+def _v10_sorted_and_counted_pages(conn: sa.Connection) -> None:
+    """Two more sorts read an index; on SQLite the default sort's index holds every filtered column
+    and counts search the current snapshots.
+
+    The memory sort (per GPU, most first) and the spot price sort (the price sort of a spot view) read
+    and sorted every current offer; they now read an index in order and stop after their page. A range
+    filter on these columns must not lead a plan to them: the minimum memory is written
+    ``+gpu_memory_gb`` on SQLite, and a SQLite count writes the maximum price as ``+column`` (since step
+    9; see :func:`~gpuscout.catalog.query.conditions`).
+
+    SQLite only (PostgreSQL's planner has statistics, and its reader is the Store):
+
+    * ``ix_offers_price_usd_per_gpu_hour``, the index of the default sort (the price per GPU), is built
+      again with the row id and every filtered column after the price, so a filtered page of that
+      sort checks each offer in the index and reads only its own rows from the table (before, every
+      offer it passed over was read from the table to be checked).
+    * ``ix_offers_count`` is built again led by ``snapshot_id, stale``, so a count searches the entries
+      of the current snapshots (one search per snapshot) instead of checking the scope on every entry
+      of every stored snapshot, the history included. A page never searches it: a page writes its
+      scope as ``+snapshot_id`` (:func:`~gpuscout.catalog.query.offers_sql`). Its search for a
+      snapshot's stale rows is the freshness banner's too, so step 9's ``ix_offers_stale`` is dropped.
+    * The planner's statistics are gathered again for the new indexes (as a snapshot write does)."""
+    _create_sort_indexes(conn, MEMORY_AND_SPOT_SORT_INDEXES)
+    if conn.dialect.name == "sqlite":
+        for name, columns in (
+            ("ix_offers_price_usd_per_gpu_hour", PRICE_PER_GPU_INDEX_COLUMNS),
+            ("ix_offers_count", COUNT_INDEX_COLUMNS),
+        ):
+            conn.execute(sa.text(f"DROP INDEX {name}"))
+            conn.execute(sa.text(f"CREATE INDEX {name} ON offers ({', '.join(columns)})"))
+        conn.execute(sa.text("DROP INDEX ix_offers_stale"))
+        conn.execute(sa.text("PRAGMA analysis_limit=20000"))
+        conn.execute(sa.text("ANALYZE offers"))
 
 
 STEPS: tuple[Step, ...] = (
@@ -246,6 +303,11 @@ STEPS: tuple[Step, ...] = (
     (7, "fingerprint of the bundled snapshot file", _v7_snapshot_fingerprint),
     (8, "sort indexes: age, spot price per GPU", _v8_sort_indexes),
     (9, "indexes for counts: filtered columns, stale rows (SQLite)", _v9_count_indexes),
+    (
+        10,
+        "sort indexes: memory, spot price; covering price-per-GPU index, counts by snapshot (SQLite)",
+        _v10_sorted_and_counted_pages,
+    ),
 )
 
 LATEST_VERSION = STEPS[-1][0]

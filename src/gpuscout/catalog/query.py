@@ -137,7 +137,10 @@ def conditions(
     if query.gpus:
         conds.append(f"accelerator IN ({params.many(query.gpus)})")
     if query.min_vram_gb is not None:
-        conds.append(f"gpu_memory_gb >= {params.add(query.min_vram_gb)}")
+        # SQLite: the memory index serves the memory sort only (a range over it would lead the planner
+        # to read most rows through it one by one, migration 10)
+        memory = "+gpu_memory_gb" if dialect == "sqlite" else "gpu_memory_gb"
+        conds.append(f"{memory} >= {params.add(query.min_vram_gb)}")
     if query.min_total_vram_gb is not None:
         conds.append(f"gpu_memory_gb * gpu_count >= {params.add(query.min_total_vram_gb)}")
     if query.gpu_count is not None:
@@ -255,41 +258,43 @@ def superseded_providers(live: Sequence[Any]) -> dict[int, list[str]]:
     return out
 
 
-def current_scope(current: Sequence[Any], params: Params, *, include_superseded: bool = False) -> str:
+def current_scope(
+    current: Sequence[Any], params: Params, *, include_superseded: bool = False, seek: bool = True
+) -> str:
     """The condition selecting current offers, given the current snapshots (rows with ``id``,
-    ``source``, ``fallback``, ``providers``), as plain ``snapshot_id IN (...)`` terms (no join, so the
-    planner can drive the query from the price/accelerator indexes). Bundled-snapshot rows of
-    providers that a live current snapshot covers are left out, and so are a live feed's rows of
-    providers a preferred feed covers, unless ``include_superseded``. Offers of defunct providers
-    (knowledge ``providers.yaml`` status) are never current; stored history keeps them."""
+    ``source``, ``fallback``, ``providers``), as plain terms over ``offers`` (no join, so the planner
+    can drive the query from the price/accelerator indexes). Bundled-snapshot rows of providers that a
+    live current snapshot covers are left out, and so are a live feed's rows of providers a preferred
+    feed covers, unless ``include_superseded``. Offers of defunct providers (knowledge
+    ``providers.yaml`` status) are never current; stored history keeps them.
+
+    Written as ``snapshot_id IN (every current snapshot)``, then ``AND NOT (...)`` the rows left out:
+    one list, which an index led by ``snapshot_id`` is searched for (SQLite's ``ix_offers_count``,
+    migration 10). ``seek=False`` writes it ``+snapshot_id`` so that no index is searched for it (a
+    page, which reads its sort's index instead: :func:`offers_sql`)."""
     from gpuscout.knowledge.providers import defunct_providers
 
     def listed(rows: Sequence[Any]) -> set[str]:  # the providers a snapshot's rows have (its own list)
         return {p for r in rows for p in r.providers.split(",") if p}
 
+    if not current:
+        return "1 = 0"
     live = [r for r in current if not r.fallback]
     bundled = [r for r in current if r.fallback]
-    fallback = sorted(int(r.id) for r in bundled)
-    # A provider condition is written only where it can remove a row: a NOT IN over providers the
+    column = "snapshot_id" if seek else "+snapshot_id"
+    scope = f"{column} IN ({params.many(sorted(int(r.id) for r in current))})"
+    # A provider condition is written only where it can remove a row: one over providers the
     # snapshots do not have changes nothing, and costs a row read per index entry.
+    left_out = [] if include_superseded else sorted(superseded_providers(live).items())
     hidden = sorted(listed(live) & listed(bundled))
-    superseded = {} if include_superseded else superseded_providers(live)
-    scope: list[str] = []
-    whole = sorted(int(r.id) for r in live if int(r.id) not in superseded)
-    if whole:
-        scope.append(f"snapshot_id IN ({params.many(whole)})")
-    for snap_id, providers in sorted(superseded.items()):
-        scope.append(f"(snapshot_id = {params.add(snap_id)} AND provider NOT IN ({params.many(providers)}))")
-    if fallback:
-        term = f"snapshot_id IN ({params.many(fallback)})"
-        if hidden and not include_superseded:
-            term = f"({term} AND provider NOT IN ({params.many(hidden)}))"
-        scope.append(term)
-    if not scope:
-        return "1 = 0"
-    either = scope[0] if len(scope) == 1 else "(" + " OR ".join(scope) + ")"
+    terms = [f"(snapshot_id = {params.add(i)} AND provider IN ({params.many(p)}))" for i, p in left_out]
+    if hidden and not include_superseded:
+        fallback = sorted(int(r.id) for r in bundled)
+        terms.append(f"(snapshot_id IN ({params.many(fallback)}) AND provider IN ({params.many(hidden)}))")
+    if terms:
+        scope += f" AND NOT ({' OR '.join(terms)})"
     gone = sorted(defunct_providers() & listed(current))
-    return f"{either} AND provider NOT IN ({params.many(gone)})" if gone else either
+    return f"{scope} AND provider NOT IN ({params.many(gone)})" if gone else scope
 
 
 def offers_sql(
@@ -306,12 +311,17 @@ def offers_sql(
     limited), or with ``count`` how many match in all (with ``providers`` also how many providers
     they come from); and its bound values. ``dialect``: ``sqlite`` or ``postgresql`` (how an offset
     without a limit is written differs, and a SQLite count reads no price index: SQLite's covering
-    ``ix_offers_count``, migration 9, holds every filtered column, and counting through a price
-    range's index reads each match's table row one by one)."""
+    ``ix_offers_count``, migrations 9 and 10, holds every filtered column, and counting through a
+    price range's index reads each match's table row one by one). A SQLite count searches that index
+    for the current snapshots; a SQLite page writes its scope ``+snapshot_id`` so that its plan reads
+    the sort's index (searching the snapshots' entries, then sorting them all, reads every current
+    row where the sort's index stops after the page)."""
     params = Params()
     where = " AND ".join(
         [
-            current_scope(current, params, include_superseded=include_superseded),
+            current_scope(
+                current, params, include_superseded=include_superseded, seek=count or dialect != "sqlite"
+            ),
             *conditions(query, params, dialect=dialect, seek_price=not (count and dialect == "sqlite")),
         ]
     )

@@ -33,11 +33,13 @@ if TYPE_CHECKING:
 
 #: The schema version this package's store is at (``migrations.LATEST_VERSION``; a test keeps them in
 #: step). A store at another version is opened through the Store, which migrates it.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 SNAPSHOT_SOURCE = "snapshot"
-#: The rows of the partial index ``ix_offers_stale`` (migration 9): a query must say it in these
-#: words for SQLite to read that index.
+#: The stale rows, in the words of migration 9's partial index ``ix_offers_stale`` (a query had to say
+#: it so for SQLite to read that index); since migration 10 ``ix_offers_count`` is searched for them.
 STALE_ROWS = "stale = 1"
+#: How long a read waits for a lock a writer holds (SQLite's busy timeout), unless told otherwise.
+BUSY_TIMEOUT_S = 30.0
 
 
 class OfferReader(Protocol):
@@ -62,11 +64,22 @@ class SqliteReader:
     """Current offers of a ready SQLite store, read with ``sqlite3`` (see the module docstring).
 
     Each read runs in one transaction: a refresh landing meanwhile is seen entirely or not at all.
-    Each thread reads through its own connection (the web service reads from its thread pool).
+    Each thread reads through its own connection (the web service reads from its thread pool), which
+    waits up to ``busy_timeout_s`` for a lock (then the read raises ``sqlite3.OperationalError``) and
+    keeps up to ``cache_kib`` KiB of pages (default: SQLite's, 2 MiB).
     """
 
-    def __init__(self, conn: sqlite3.Connection, path: str) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: str,
+        *,
+        busy_timeout_s: float = BUSY_TIMEOUT_S,
+        cache_kib: int | None = None,
+    ) -> None:
         self._path = path
+        self.busy_timeout_s = busy_timeout_s
+        self.cache_kib = cache_kib
         self._local = threading.local()
         self._local.conn = conn
         self._all = [conn]
@@ -75,7 +88,7 @@ class SqliteReader:
     def _connection(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = _connect(self._path)
+            conn = _connect(self._path, self.busy_timeout_s, self.cache_kib)
             self._local.conn = conn
             with self._lock:
                 self._all.append(conn)
@@ -165,13 +178,20 @@ class SqliteReader:
 
     def current_sources(self) -> list[CurrentSource]:
         """Each source's current snapshot as the freshness banner counts it, in one query: its rows,
-        its stale rows (read from the partial index of stale rows, migration 9), when its data was
+        its stale rows (a search of ``ix_offers_count``, migration 10), when its data was
         observed and when it was stored. The same figures as the Store's ``sources_status`` gives
         for these sources (a test keeps them equal)."""
         with self._read() as conn:
             rows = conn.execute(_CURRENT_SOURCES_SQL).fetchall()
         stamp = datetime.now(UTC)
         return [CurrentSource.from_row(row, stamp) for row in rows]
+
+    def sibling(self, *, busy_timeout_s: float, cache_kib: int | None = None) -> SqliteReader:
+        """Another reader of the same file whose connections wait ``busy_timeout_s`` for a lock and
+        keep up to ``cache_kib`` KiB of pages (the web API's reader on its event loop, which must not
+        wait long and reads on every request: see ``web/lean_offers.py``)."""
+        conn = _connect(self._path, busy_timeout_s, cache_kib)
+        return SqliteReader(conn, self._path, busy_timeout_s=busy_timeout_s, cache_kib=cache_kib)
 
     def close(self) -> None:
         with self._lock:
@@ -241,9 +261,13 @@ def sqlite_path(url: str) -> str | None:
     return path if path and path != ":memory:" else None
 
 
-def _connect(path: str) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=30, isolation_level=None, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout=30000")
+def _connect(
+    path: str, busy_timeout_s: float = BUSY_TIMEOUT_S, cache_kib: int | None = None
+) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=busy_timeout_s, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout={round(busy_timeout_s * 1000)}")
+    if cache_kib is not None:
+        conn.execute(f"PRAGMA cache_size=-{int(cache_kib)}")  # negative: KiB, not pages
     return conn
 
 

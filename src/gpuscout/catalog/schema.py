@@ -13,8 +13,9 @@ column for every :class:`~gpuscout.catalog.offer.Offer` field (the row mapping i
 * ``accelerators``: the few specs the spec-based sorts need (bandwidth, TFLOPS), copied from the
   knowledge table when the store is opened; each offer carries its spec-per-dollar values
   (``*_per_usd``, indexed), recomputed from this table when the specs change. The other sort
-  columns the views offer are indexed too (migrations 1, 3, 4 and 8); on SQLite a covering index
-  of the filtered columns serves counts, and one of the stale rows the freshness banner (migration 9).
+  columns the views offer are indexed too (migrations 1, 3, 4, 8 and 10); on SQLite a covering
+  index of the filtered columns, led by the snapshot id, serves counts and the freshness banner's
+  stale rows, and the default sort's index holds the filtered columns too (migrations 9 and 10).
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 
 from gpuscout.catalog.migrations import COUNT_INDEX_COLUMNS
-from gpuscout.catalog.reader import STALE_ROWS
 
 metadata = sa.MetaData()
 
@@ -64,9 +64,10 @@ offers = sa.Table(
     sa.Column("zone", sa.String(200), nullable=True),
     sa.Column("accelerator", sa.String(100), nullable=False, index=True),
     sa.Column("gpu_count", sa.Integer, nullable=False),
-    sa.Column("gpu_memory_gb", sa.Float, nullable=False),
+    sa.Column("gpu_memory_gb", sa.Float, nullable=False, index=True),  # migration 10
     sa.Column("price_usd_per_hour", sa.Float, nullable=True, index=True),
-    sa.Column("spot_price_usd_per_hour", sa.Float, nullable=True),
+    sa.Column("spot_price_usd_per_hour", sa.Float, nullable=True, index=True),  # migration 10
+    # on SQLite its index holds the filtered columns too (migration 10: PRICE_PER_GPU_INDEX_COLUMNS)
     sa.Column("price_usd_per_gpu_hour", sa.Float, nullable=True, index=True),
     sa.Column("spot_price_usd_per_gpu_hour", sa.Float, nullable=True, index=True),
     sa.Column("source", sa.Text, nullable=False),
@@ -99,9 +100,8 @@ offers = sa.Table(
     sa.Column("original_spot_price_per_hour", sa.Float, nullable=True),
     sa.Column("price_is_interruptible", sa.Boolean, nullable=False),
 )
-# SQLite only (see migration 9)
+# SQLite only (see migrations 9 and 10)
 sa.Index("ix_offers_count", *(offers.c[name] for name in COUNT_INDEX_COLUMNS)).ddl_if(dialect="sqlite")
-sa.Index("ix_offers_stale", offers.c.snapshot_id, sqlite_where=sa.text(STALE_ROWS)).ddl_if(dialect="sqlite")
 
 current_snapshot = sa.Table(
     "current_snapshot",

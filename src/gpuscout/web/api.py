@@ -12,6 +12,7 @@ from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Que
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 
+from gpuscout.catalog.reader import SqliteReader
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -61,11 +62,19 @@ NameInPath = Annotated[str, Path(min_length=1, max_length=200)]
 @router.get("/offers", response_model=OfferPageOut, tags=["offers"], summary="Current offers, filtered")
 async def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> Response:
     """Current offers with the same filters, sort and pages as the comparison page."""
+    # The store is synchronous: one hop to the thread pool for it. (A plain query string of a SQLite
+    # store is answered before this route, on the event loop: ``web/lean_offers.py``.)
+    content = await run_in_threadpool(offers_body, services, filters)
+    return Response(content, media_type="application/json")
 
-    # The store is synchronous: one hop to the thread pool for it. The JSON body of a view is kept
-    # with the data version it came from (ages are rounded to the minute), so repeated views are cheap.
+
+def offers_body(services: WebServices, filters: OfferFilters, reader: SqliteReader | None = None) -> bytes:
+    """The JSON body of ``/api/v1/offers`` for ``filters``; SQLite rows are read by ``reader`` (default:
+    the services' reader). The body of a view is kept with the data version it came from (ages are
+    rounded to the minute) while the web cache is on, so repeated views are cheap."""
+
     def body() -> bytes:
-        rows = services.page_rows(filters)
+        rows = services.page_rows(filters, reader)
         if rows is None:  # not read with sqlite3: the offers, validated and dumped
             return offer_page_out(services, filters).model_dump_json().encode()
         found, total = rows
@@ -73,8 +82,7 @@ async def api_offers(services: Services, filters: Annotated[OfferFilters, Query(
         return page_json(found, total=total, page=filters.page, per_page=filters.per_page, pages=pages)
 
     key = ("offers", filters.model_dump_json(), int(time.time() // 60))
-    content = await run_in_threadpool(services.cached, key, body)
-    return Response(content, media_type="application/json")
+    return services.cached(key, body)
 
 
 def offer_page_out(services: WebServices, filters: OfferFilters) -> OfferPageOut:

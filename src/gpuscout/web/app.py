@@ -10,6 +10,7 @@ from gpuscout.settings import Settings
 from gpuscout.web import api, assets, pages
 from gpuscout.web.errors import install_error_handlers
 from gpuscout.web.head import HeadAsGetMiddleware
+from gpuscout.web.lean_offers import LeanOffersMiddleware
 from gpuscout.web.security import SecurityHeadersMiddleware
 from gpuscout.web.services import WebServices
 
@@ -45,7 +46,9 @@ def create_app(
     app.include_router(pages.router)
     app.include_router(assets.router)
     # Outermost first: HEAD is run as GET; security headers on every response; bodies over 1 KB
-    # gzipped (static assets come gzipped already and are left alone).
+    # gzipped (static assets come gzipped already and are left alone); plain /api/v1/offers requests
+    # answered on the event loop, with the route's own body and response (lean_offers.py).
+    app.add_middleware(LeanOffersMiddleware)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
     app.add_middleware(SecurityHeadersMiddleware)
     app.add_middleware(HeadAsGetMiddleware)

@@ -37,6 +37,13 @@ if TYPE_CHECKING:
 # How often the store's data version (newest snapshot id) is re-read; a refresh by another process
 # is seen by the web workers within this time, whatever the cache lifetime.
 VERSION_CHECK_SECONDS = 1.0
+# How long a read on the event loop waits for a lock before the request goes to the thread pool, whose
+# reads wait as long as the store's busy timeout (``web/lean_offers.py``).
+LOOP_BUSY_TIMEOUT_S = 0.05
+# The loop reader's page cache, KiB: its one connection reads on every API request, and SQLite's
+# default 2 MiB holds a third of a 10,000-offer store (about 12% of the reads' CPU goes to pages read
+# again from the file).
+LOOP_CACHE_KIB = 32 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +88,7 @@ class WebServices:
         self._faq: TtlCache[Faq] = TtlCache(cache_seconds, 16)
         self._store: Store | None = None
         self._reader: OfferReader | None = None
+        self._loop_reader: SqliteReader | None = None
         self._store_lock = threading.Lock()
         self._version = 0
         self._version_checked = -VERSION_CHECK_SECONDS
@@ -110,6 +118,21 @@ class WebServices:
                 self._reader = open_ready(store.url) or store
             return self._reader
 
+    def loop_reader(self) -> SqliteReader | None:
+        """The reader for the event loop: ``sqlite3`` on the SQLite store, its own connection waiting
+        at most ``LOOP_BUSY_TIMEOUT_S`` for a lock, with a page cache of ``LOOP_CACHE_KIB``. ``None``
+        until :attr:`reader` has been opened (by a request in the thread pool: opening may migrate or
+        load the store) and on PostgreSQL."""
+        reader = self._reader
+        if not isinstance(reader, SqliteReader):
+            return None
+        with self._store_lock:
+            if self._loop_reader is None:
+                self._loop_reader = reader.sibling(
+                    busy_timeout_s=LOOP_BUSY_TIMEOUT_S, cache_kib=LOOP_CACHE_KIB
+                )
+            return self._loop_reader
+
     def data_version(self) -> int:
         """Id of the newest snapshot in the store (re-read at most every ``VERSION_CHECK_SECONDS``).
 
@@ -123,7 +146,10 @@ class WebServices:
         return self._version
 
     def cached(self, key: tuple[Any, ...], compute: Callable[[], bytes]) -> bytes:
-        """A rendered response body for ``key`` at the current data version (computed once)."""
+        """A rendered response body for ``key`` at the current data version (computed once); with the
+        cache off, ``compute()`` (no data version is read)."""
+        if self._bodies.ttl <= 0:
+            return compute()
         return self._bodies.get_or_compute((self.data_version(), *key), compute)
 
     def clear_cache(self) -> None:
@@ -192,12 +218,17 @@ class WebServices:
 
         return self._pages.get_or_compute(key, fetch)
 
-    def page_rows(self, filters: OfferFilters) -> tuple[list[Any], int] | None:
+    def page_rows(
+        self, filters: OfferFilters, reader: SqliteReader | None = None
+    ) -> tuple[list[Any], int] | None:
         """:meth:`page_offers` as the rows ``sqlite3`` reads (not decoded), for the JSON API to encode
-        itself; ``None`` when the store is not read with ``sqlite3`` (PostgreSQL). Never cached."""
-        reader = self.reader
-        if not isinstance(reader, SqliteReader):
-            return None
+        itself, read by ``reader`` (default: :attr:`reader`); ``None`` when the store is not read with
+        ``sqlite3`` (PostgreSQL). Never cached."""
+        if reader is None:
+            default = self.reader
+            if not isinstance(default, SqliteReader):
+                return None
+            reader = default
         start = (filters.page - 1) * filters.per_page
         return reader.offer_page_rows(
             replace(self._sorted_query(filters), limit=filters.per_page, offset=start)
