@@ -156,6 +156,40 @@ def support_alternatives(engine: str, precision: str, acc: Accelerator) -> tuple
     return tuple(options)
 
 
+class _Inference:
+    """The real estimator, models named through the registry. ``session()`` gives the same function
+    for one ranking: its calls share what does not depend on the load
+    (:class:`~gpuscout.estimate.api.EstimateSession`), so a GPU and split asked at several batch sizes
+    are set up once. The advisor's evaluators use a session when ``Backends.inference`` offers one."""
+
+    __slots__ = ("_resolve",)
+
+    def __init__(self, resolve: Callable[[str | ModelSpec], ModelSpec]) -> None:
+        self._resolve = resolve
+
+    def __call__(self, model: str | ModelSpec, *args: Any, **kwargs: Any) -> Estimate:
+        from gpuscout.estimate.api import estimate
+
+        return estimate(self._resolve(model), *args, **kwargs)
+
+    def session(self) -> InferenceFn:
+        from gpuscout.estimate.api import EstimateSession
+
+        run, resolve = EstimateSession(), self._resolve
+
+        def inference(model: str | ModelSpec, *args: Any, **kwargs: Any) -> Estimate:
+            return run(resolve(model), *args, **kwargs)
+
+        return inference
+
+
+def inference_session(inference: InferenceFn) -> InferenceFn:
+    """``inference`` for one ranking: its session when it offers one (the real estimator does), else
+    itself (a test's fake, a benchmark's memoised oracle)."""
+    session = getattr(inference, "session", None)
+    return session() if callable(session) else inference
+
+
 def _accelerator(name: str) -> Accelerator:
     from gpuscout.knowledge.accelerators import resolve_gpu
 
@@ -168,11 +202,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
     reg = _registry(models)
     resolve = reg.resolve
 
-    def inference(model: str | ModelSpec, *args: Any, **kwargs: Any) -> Estimate:
-        from gpuscout.estimate.api import estimate
-
-        result: Estimate = estimate(resolve(model), *args, **kwargs)
-        return result
+    inference = _Inference(resolve)
 
     def training(model: str | ModelSpec, *args: Any, **kwargs: Any) -> TrainingResult:
         from gpuscout.estimate.training import estimate_training

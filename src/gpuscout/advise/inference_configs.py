@@ -13,7 +13,7 @@ import math
 from typing import TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.backends import Backends, ImageResult
+from gpuscout.advise.backends import Backends, ImageResult, inference_session
 from gpuscout.advise.configs import (
     BaseEvaluator,
     ConfigEval,
@@ -50,6 +50,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
 
     def __init__(self, workload: InferenceW, backends: Backends, assumptions: Assumptions) -> None:
         super().__init__(workload, backends, assumptions)
+        self._inference = inference_session(backends.inference)  # one per ranking (see Backends)
         self._inf: dict[tuple[str, str | None, int, int | str], Estimate | None] = {}
         self._inf_err: dict[tuple[str, str | None, int, int | str], str] = {}
         self.last_error: str | None = None
@@ -69,7 +70,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         self.estimator_calls += 1
         split = {"parallel": "layer"} if tp > 1 and engine in LAYER_SPLIT_ENGINES else {}
         try:
-            return self.be.inference(
+            return self._inference(
                 w.model,
                 acc,
                 gpus=tp,

@@ -245,6 +245,100 @@ def estimate(
     with the reason; with ``strict=True`` it raises ConfigurationRejected instead. Bad input raises
     InvalidInputError / UnknownNameError naming the field.
     """
+    return _estimate(
+        None, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
+        concurrency=concurrency, request_rate=request_rate, num_requests=num_requests, lockstep=lockstep,
+        context_in=context_in, context_out=context_out, kv_dtype=kv_dtype, task=task, parallel=parallel,
+        strict=strict,
+    )  # fmt: skip
+
+
+class EstimateSession:
+    """:func:`estimate` for many loads of the same few setups (a ranking asks one GPU and split for a
+    handful of batch sizes): what does not depend on the load (engine, format, support verdict, the
+    rates, the memory plan at one sequence, prefill speed) is worked out once per setup and kept for
+    the session's life. Each call returns what :func:`estimate` returns for the same arguments (same
+    checks, same errors, equal results); only the session's own calls share the work."""
+
+    def __init__(self) -> None:
+        self._prepared: dict[tuple[object, ...], _Prepared] = {}
+
+    def __call__(
+        self,
+        model: str | ModelSpec,
+        gpu: str | Accelerator,
+        *,
+        gpus: int = 1,
+        precision: str | WeightFormat | None = None,
+        engine: str | EngineProfile = "vllm",
+        batch: int | Literal["max"] | None = None,
+        concurrency: int | None = None,
+        request_rate: float | None = None,
+        num_requests: int | None = None,
+        lockstep: bool = False,
+        context_in: int = 512,
+        context_out: int = 512,
+        kv_dtype: str | KvDtype | None = None,
+        task: str = "inference",
+        parallel: str = "tensor",
+        strict: bool = False,
+    ) -> Estimate:
+        return _estimate(
+            self._prepared, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
+            concurrency=concurrency, request_rate=request_rate, num_requests=num_requests,
+            lockstep=lockstep, context_in=context_in, context_out=context_out, kv_dtype=kv_dtype,
+            task=task, parallel=parallel, strict=strict,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """What an estimate works out before the load: the same for every load of one setup."""
+
+    spec: ModelSpec
+    acc: Accelerator
+    gpus: int
+    fmt: WeightFormat
+    kv: KvDtype
+    eng: EngineProfile
+    mode: str
+    context_in: int
+    context_out: int
+    verdict: SupportVerdict
+    st: Setup
+    warnings: tuple[str, ...]
+    plan1: MemoryPlan
+    biggest: int
+    cap: int
+    cap_reason: str
+    replicas: int
+    per_replica_gpus: int
+    st_mode: str
+    context: int
+    prefill_tps: float
+
+
+def _estimate(
+    memo: dict[tuple[object, ...], _Prepared] | None,
+    model: str | ModelSpec,
+    gpu: str | Accelerator,
+    *,
+    gpus: int,
+    precision: str | WeightFormat | None,
+    engine: str | EngineProfile,
+    batch: int | Literal["max"] | None,
+    concurrency: int | None,
+    request_rate: float | None,
+    num_requests: int | None,
+    lockstep: bool,
+    context_in: int,
+    context_out: int,
+    kv_dtype: str | KvDtype | None,
+    task: str,
+    parallel: str,
+    strict: bool,
+) -> Estimate:
+    """:func:`estimate`, with the load-independent part kept in ``memo`` (None: worked out anew)."""
     if task not in ("inference", "infer", "serving"):
         raise InvalidInputError(
             "task",
@@ -269,6 +363,39 @@ def estimate(
             "a language model",
         )
 
+    key = (spec, acc, gpus, prec_name, model_note, engine, mode, context_in, context_out, kv_dtype)
+    prepared = None
+    if memo is not None:
+        try:
+            prepared = memo.get(key)
+        except TypeError:  # an argument that cannot key a dict (an engine profile's mappings)
+            memo = None
+    if prepared is None:
+        found = _prepare(
+            spec, acc, gpus, prec_name, model_note, engine, mode, context_in, context_out, kv_dtype, strict
+        )
+        if isinstance(found, Estimate):  # the engine cannot run it here
+            return found
+        prepared = found
+        if memo is not None:
+            memo[key] = prepared
+    return _at_load(prepared, load_args)
+
+
+def _prepare(
+    spec: ModelSpec,
+    acc: Accelerator,
+    gpus: int,
+    prec_name: str,
+    model_note: str,
+    engine: str | EngineProfile,
+    mode: str,
+    context_in: int,
+    context_out: int,
+    kv_dtype: str | KvDtype | None,
+    strict: bool,
+) -> _Prepared | Estimate:
+    """The load-independent part of an estimate, or the answer when the engine cannot run it here."""
     warnings: list[str] = []
     if model_note:
         warnings.append(model_note)
@@ -326,6 +453,21 @@ def estimate(
     biggest = max_batch(plan1)
     cap = max(1, min(biggest, eng.max_num_seqs, MAX_BATCH))
     cap_reason = "kv_cache" if biggest <= min(eng.max_num_seqs, MAX_BATCH) else "scheduler"
+    pre_1 = prefill_seconds(st, max(context_in, 1), 1)
+    prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
+    return _Prepared(
+        spec, acc, gpus, fmt, kv, eng, mode, context_in, context_out, verdict, st, tuple(warnings), plan1,
+        biggest, cap, cap_reason, replicas, per_replica_gpus, st_mode, context, prefill_tps,
+    )  # fmt: skip
+
+
+def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
+    """The estimate of a prepared setup at the load asked for (None: saturated)."""
+    spec, acc, gpus, fmt, kv, eng, mode = p.spec, p.acc, p.gpus, p.fmt, p.kv, p.eng, p.mode
+    context_in, context_out, verdict, st, plan1 = p.context_in, p.context_out, p.verdict, p.st, p.plan1
+    biggest, cap, cap_reason, replicas = p.biggest, p.cap, p.cap_reason, p.replicas
+    per_replica_gpus, st_mode, context = p.per_replica_gpus, p.st_mode, p.context
+    warnings = list(p.warnings)
     if load_args is None:  # "max": saturate the replica at what fits
         load = Load("concurrency", float(cap * replicas))
         load_label = f"max ({cap} sequences per replica)"
@@ -365,8 +507,7 @@ def estimate(
                 "the queue "
                 "grows without bound (give num_requests for a finite run's mean TTFT)"
             )
-    pre_1 = prefill_seconds(st, max(context_in, 1), 1)
-    prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
+    prefill_tps = p.prefill_tps
     ttft_ms = point.ttft_s * 1000.0
     tpot_ms = point.tpot_s * 1000.0
     binding = point.binding if fits else "memory"
