@@ -29,8 +29,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import UTC, datetime
-from heapq import heapify, heappop
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from typing import NamedTuple
 
 from gpuscout.advise.answer import binding_constraint, common_notes, picks_rule, targets_applied
@@ -90,7 +89,6 @@ _Pair = tuple[CostModel, CostModel, float, float]
 _BySig = dict[tuple[object, ...], _Pair]
 _ConfigEntry = tuple[ConfigEval, float, tuple[_BySig, _BySig]]
 
-_provider_of = attrgetter("provider")
 _first = itemgetter(0)
 
 
@@ -486,10 +484,6 @@ class Ranker:
         if out is not None:
             out.append((index, self.rejected(offer, why, **kw)))  # type: ignore[arg-type]
 
-    def _defunct_ids(self, offers: Sequence[Offer]) -> frozenset[str]:
-        """The providers among ``offers`` that no longer sell capacity."""
-        return frozenset(p for p in set(map(_provider_of, offers)) if self.be.provider_terms(p).defunct)
-
     def _defunct_reason(self, offer: Offer) -> str | None:
         own = self.provider(offer)
         if not own.defunct:
@@ -555,17 +549,17 @@ class Ranker:
         # time (lazy: the configuration's stand-in time) -> the cheapest rows there, and their cost
         best: dict[float, list[_Row]] = {}
         best_cost: dict[float, float] = {}
-        defunct = frozenset() if include_stale else self._defunct_ids(offers)
         counts = self.reject_counts
         out: list[tuple[int, Recommendation]] | None = [] if rejected is not None else None
         passing = skipped = 0
         inf = math.inf
 
-        # pass 1: the filters that need no estimate; the rest by configuration, with the lowest price
-        # each offer can be costed at
-        groups: dict[tuple[object, ...], list[tuple[float, int]]] = {}
+        # pass 1: the filters that need no estimate; the rest by configuration (offer indices, in offer
+        # order), with the lowest price each offer can be costed at (``leasts``, by index)
+        groups: dict[tuple[object, ...], list[int]] = {}
+        leasts = [0.0] * len(offers)
         kinds: dict[str, str] = {}  # why an offer is filtered out -> the kind counted
-        gone: dict[str, str] = {}  # defunct provider -> why its offers are out
+        gone: dict[str, str | None] = {}  # provider -> why its offers are out (defunct), else None
         for i, offer in enumerate(offers):
             if (
                 offer.availability is _UNAVAILABLE
@@ -582,10 +576,11 @@ class Ranker:
                 self._reject(out, kind, i, offer, why)
                 continue
             provider = offer.provider
-            if provider in defunct:
-                reason = gone.get(provider)
-                if reason is None:
-                    reason = gone[provider] = self._defunct_reason(offer) or "defunct"
+            try:
+                reason = gone[provider]
+            except KeyError:
+                reason = gone[provider] = None if include_stale else self._defunct_reason(offer)
+            if reason is not None:
                 self._reject(out, "defunct", i, offer, reason)
                 continue
             name = offer.billing_terms or provider
@@ -601,11 +596,12 @@ class Ranker:
             s_price, e_price = offer.storage_usd_per_gb_month, offer.egress_usd_per_gb
             if (s_price is not None and not s_price >= 0.0) or (e_price is not None and not e_price >= 0.0):
                 least = -inf  # a negative data price: the bound below does not hold, never skipped
+            leasts[i] = least
             key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode)
             group = groups.get(key)
             if group is None:
                 groups[key] = group = []
-            group.append((least, i))
+            group.append(i)
 
         # every row of a configuration at one time: its offers can be costed cheapest first
         cut_off = (
@@ -613,31 +609,24 @@ class Ranker:
         )
         # pass 2: per configuration (evaluated once), every offer's rows
         for items in groups.values():
-            ev, _, by_sig = self._config_entry(offers[items[0][1]])
+            ev, _, by_sig = self._config_entry(offers[items[0]])
             if ev.rejected is not None:
                 counts[ev.reject_kind or "fit"] += len(items)
                 if out is not None:
-                    out.extend(
-                        (i, self.rejected(offers[i], ev.rejected, fits=ev.fits, ev=ev)) for _, i in items
-                    )
+                    out.extend((i, self.rejected(offers[i], ev.rejected, fits=ev.fits, ev=ev)) for i in items)
                 continue
             cms = by_sig[lazy]
             hours = billed_hours_floor(ev, w) * (1.0 - 1e-6) if cut_off else 0.0
             if cut_off:
-                heapify(items)
+                # cheapest first, offer order among equal prices (a stable sort of indices in offer order)
+                items.sort(key=leasts.__getitem__)
             at: float | None = None  # the configuration's time, once costed (cut_off)
-            left = len(items)
-            while left:
-                if cut_off:
-                    least, i = heappop(items)
-                    if at is not None:
-                        bound = least * hours
-                        if bound > threshold and bound > best_cost.get(at, inf):
-                            skipped += left
-                            break
-                else:
-                    i = items[-left][1]
-                left -= 1
+            for done, i in enumerate(items):
+                if cut_off and at is not None:
+                    bound = leasts[i] * hours
+                    if bound > threshold and bound > best_cost.get(at, inf):
+                        skipped += len(items) - done
+                        break
                 offer = offers[i]
                 provider = offer.provider
                 terms, sig, dp = names[offer.billing_terms or provider]
