@@ -22,6 +22,7 @@ from gpuscout.catalog.reader import OfferReader, open_reader
 from gpuscout.knowledge.accelerators import gpu_family as gpu_family  # its home; re-exported here
 
 if TYPE_CHECKING:
+    from gpuscout.catalog.refresh import RefreshStore
     from gpuscout.catalog.results import RefreshResult
     from gpuscout.catalog.store import HistoryPoint, SourceStatus, Store
 
@@ -108,6 +109,16 @@ def open_store(db: str | Store | None = None) -> Store:
     store = db if isinstance(db, Store) else Store(db)
     ensure_snapshot(store)
     return store
+
+
+def open_refresh_store(db: str | None = None) -> RefreshStore:
+    """What a refresh writes through: on a ready SQLite file (see :mod:`gpuscout.catalog.reader`) a
+    :class:`~gpuscout.catalog.sqlite_writer.SqliteWriter`, which does not import SQLAlchemy; else the
+    opened Store (:func:`open_store`: migrated, synced, bundled snapshot loaded)."""
+    from gpuscout.catalog.sqlite_writer import open_writer
+
+    writer = open_writer(db or default_db_url())
+    return writer if writer is not None else open_store(db)
 
 
 def expand_gpus(names: Iterable[str]) -> tuple[str, ...]:

@@ -35,12 +35,12 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.results import DropReasons, WriteReport
 from gpuscout.catalog.results import RefreshResult as RefreshResult  # its home before results.py
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, format_seconds
-from gpuscout.catalog.store import Store
 from gpuscout.catalog.validate import ValidationReport, validate_offers
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
 from gpuscout.settings import Settings
@@ -59,6 +59,44 @@ USER_AGENT = "gpuscout (+https://github.com/gpuscout)"
 MAX_ERROR_CHARS = 600
 
 ClientFactory = Callable[[], "httpx.AsyncClient"]
+
+
+class RefreshStore(Protocol):
+    """What a refresh asks of the store: the :class:`~gpuscout.catalog.store.Store`, or on a ready
+    SQLite file the :class:`~gpuscout.catalog.sqlite_writer.SqliteWriter` (the same writes with
+    ``sqlite3``)."""
+
+    def last_good_row_count(self, source: str) -> int | None: ...
+
+    def write_snapshot(
+        self,
+        source: str,
+        offers: Sequence[Offer],
+        *,
+        started_at: datetime | None = None,
+        reason: str | None = None,
+        dropped_count: int = 0,
+        fallback: bool = False,
+        drop_reasons: DropReasons | None = None,
+        fingerprint: str | None = None,
+    ) -> WriteReport: ...
+
+    def record_attempt(
+        self,
+        source: str,
+        status: str,
+        *,
+        started_at: datetime | None = None,
+        error: str | None = None,
+        reason: str | None = None,
+        row_count: int = 0,
+        dropped_count: int = 0,
+        drop_reasons: DropReasons | None = None,
+    ) -> int: ...
+
+    def fallback_offer_count(self) -> int: ...
+
+    def close(self) -> None: ...
 
 
 # --- which sources ------------------------------------------------------------------------
@@ -96,7 +134,6 @@ def resolve_sources(names: Iterable[str | Source], *, configured_only: bool = Fa
     source (a provider that shut down) is refused with the reason.
     """
     from gpuscout.catalog.sources.file_source import FileSource
-    from gpuscout.catalog.sources.registry import RETIRED, all_sources
     from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME, SnapshotSource
 
     out: list[Source] = []
@@ -117,7 +154,9 @@ def resolve_sources(names: Iterable[str | Source], *, configured_only: bool = Fa
                     f"the files in ${OFFER_FILES_ENV}",
                 )
             out.append(source)
-        else:
+        else:  # the adapters (and their HTTP client) are imported for a registered source only
+            from gpuscout.catalog.sources.registry import RETIRED, all_sources
+
             if registry is None:
                 registry = all_sources()
             key = name.lower()
@@ -282,7 +321,7 @@ def default_client() -> httpx.AsyncClient:
 
 @dataclass
 class _Run:
-    store: Store
+    store: RefreshStore
     timeout_s: float
     deadline_s: float
     deadline_at: float
@@ -448,7 +487,7 @@ def _seconds(value: float, option: str) -> float:
 
 
 async def refresh_async(
-    store: Store,
+    store: RefreshStore,
     sources: Sequence[str | Source] | None = None,
     *,
     timeout_s: float | None = None,
@@ -501,7 +540,7 @@ async def refresh_async(
 
 
 def refresh(
-    store: Store,
+    store: RefreshStore,
     sources: Sequence[str | Source] | None = None,
     *,
     timeout_s: float | None = None,
@@ -553,7 +592,7 @@ class RefreshSummary:
         return f"{', '.join(parts)}; {bundled}"
 
 
-def summarize(results: Sequence[RefreshResult], store: Store) -> RefreshSummary:
+def summarize(results: Sequence[RefreshResult], store: RefreshStore) -> RefreshSummary:
     """The summary of ``results``; asks ``store`` how many bundled offers are still shown."""
     by = Counter(r.status for r in results)
     try:

@@ -1,12 +1,36 @@
-"""What a refresh of one source reports (:class:`RefreshResult`).
+"""What a refresh of one source reports (:class:`RefreshResult`), and what a store write reports
+(:class:`WriteReport`, the drop reasons a snapshot row keeps).
 
-Its own module, without the refresh machinery (HTTP client, event loops, adapters), so that the
-read path can load the bundled snapshot and report it the same way without importing them.
+Its own module, without the refresh machinery (HTTP client, event loops, adapters) or the database
+engine, so that the read path can load the bundled snapshot and report it the same way, and the
+``sqlite3`` writer (:mod:`gpuscout.catalog.sqlite_writer`) can write as the Store does, without
+importing them.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+DropReasons = Mapping[str, Mapping[str, int]]  # {"invalid": {reason: n}, "excluded": {reason: n}}
+
+
+def drop_reasons_json(reasons: DropReasons | None) -> dict[str, dict[str, int]] | None:
+    """The ``snapshots.drop_reasons`` value: empty kinds left out, ``None`` when nothing was dropped."""
+    if not reasons:
+        return None
+    out = {kind: {str(r): int(n) for r, n in counts.items() if n} for kind, counts in reasons.items()}
+    return {kind: counts for kind, counts in out.items() if counts} or None
+
+
+@dataclass(slots=True)
+class WriteReport:
+    """What a store's ``write_snapshot`` stored."""
+
+    snapshot_id: int
+    rows: int
+    providers: list[str] = field(default_factory=list)
+    written: bool = True  # False: the condition of ``only_if_absent``/``unless_fingerprint`` did not hold
 
 
 @dataclass(frozen=True, slots=True)

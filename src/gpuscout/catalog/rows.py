@@ -207,7 +207,7 @@ def insert_binds(dialect: Any, table: Any) -> dict[str, Convert | None]:
             elif isinstance(column.type, sa.Boolean) and not dialect.supports_native_boolean:
                 bind = sqlite_boolean
             elif isinstance(column.type, sa.JSON) and dialect._json_serializer is None:
-                bind = _json_text(bind)
+                bind = json_text(bind)
         binds[column.name] = bind
     return binds
 
@@ -223,7 +223,7 @@ def sqlite_boolean(value: Any) -> int | None:
     return None if value is None else int(value)
 
 
-def _json_text(fallback: Convert) -> Convert:
+def json_text(fallback: Convert) -> Convert:
     """``fallback`` (SQLAlchemy's JSON bind: ``json.dumps`` text), written directly for a dict of
     strings or a list of strings (the same text: ``json.dumps``'s separators and ASCII escapes)."""
     from json.encoder import encode_basestring_ascii as quote

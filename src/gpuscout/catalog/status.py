@@ -18,6 +18,8 @@ import sqlalchemy as sa
 from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import format_age, now, utc
 from gpuscout.catalog.query import require_text
+from gpuscout.catalog.results import DropReasons as DropReasons  # their home since the sqlite3 writer
+from gpuscout.catalog.results import drop_reasons_json as drop_reasons_json
 from gpuscout.errors import InvalidInputError
 
 
@@ -133,17 +135,6 @@ def sources_status(
             )
         )
     return out
-
-
-DropReasons = Mapping[str, Mapping[str, int]]  # {"invalid": {reason: n}, "excluded": {reason: n}}
-
-
-def drop_reasons_json(reasons: DropReasons | None) -> dict[str, dict[str, int]] | None:
-    """The ``snapshots.drop_reasons`` value: empty kinds left out, ``None`` when nothing was dropped."""
-    if not reasons:
-        return None
-    out = {kind: {str(r): int(n) for r, n in counts.items() if n} for kind, counts in reasons.items()}
-    return {kind: counts for kind, counts in out.items() if counts} or None
 
 
 def _reason_counts(row: Any, kind: str) -> dict[str, int]:

@@ -15,7 +15,6 @@ pointer, pruning and the offer reads.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from operator import attrgetter
 from typing import Any
@@ -37,6 +36,7 @@ from gpuscout.catalog.query import (
     offers_sql,
     source_preference,
 )
+from gpuscout.catalog.results import WriteReport
 from gpuscout.catalog.rows import OFFER_COLUMNS, RowValues, Specs, decode_offer, insert_binds, row_values
 from gpuscout.catalog.status import (
     DropReasons,
@@ -69,16 +69,6 @@ _WRITE_CACHE_KIB = 65536  # SQLite page cache while a large snapshot is inserted
 # PostgreSQL advisory lock keys (migrations take 727001).
 _ACCELERATOR_LOCK = 727002
 _FIRST_SNAPSHOT_LOCK = 727003
-
-
-@dataclass(slots=True)
-class WriteReport:
-    """What :meth:`Store.write_snapshot` stored."""
-
-    snapshot_id: int
-    rows: int
-    providers: list[str] = field(default_factory=list)
-    written: bool = True  # False: the condition of ``only_if_absent``/``unless_fingerprint`` did not hold
 
 
 class Store:

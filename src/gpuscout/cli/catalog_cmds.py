@@ -36,6 +36,8 @@ from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from gpuscout.catalog.refresh import RefreshStore
+
 
 _SPARK = "▁▂▃▄▅▆▇█"
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
@@ -84,11 +86,11 @@ def refresh_cmd(
     Every source has its own deadline and the whole run has one, whatever the network does; a
     source that fails keeps its last good data. Exits non-zero only when every requested source failed.
     """
-    from gpuscout.catalog.api import open_store
+    from gpuscout.catalog.api import open_refresh_store
     from gpuscout.catalog.refresh import RefreshResult, default_sources, refresh, resolve_sources, summarize
 
     with user_errors():
-        store = open_store(db)
+        store = open_refresh_store(db)
         chosen = resolve_sources(source) if source else default_sources()
         if not chosen:
             console.print("no sources to refresh")
@@ -142,15 +144,13 @@ def _result_line(r: object) -> str:
 
 
 def _refresh_with_progress(
-    out: Console, store: object, chosen: list[Any], timeout: float | None, deadline: float | None
+    out: Console, store: RefreshStore, chosen: list[Any], timeout: float | None, deadline: float | None
 ) -> list[Any]:
     """The refresh with one Rich progress line per source, updated as each one ends."""
     from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
 
     from gpuscout.catalog.refresh import RefreshResult, refresh
-    from gpuscout.catalog.store import Store
 
-    assert isinstance(store, Store)
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=out, transient=False
     ) as progress:
