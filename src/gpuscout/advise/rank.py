@@ -265,6 +265,8 @@ class Ranker:
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
         # per configuration key: (evaluation, time, cost models by terms signature)
         self._cfg: dict[ConfigKey, _ConfigEntry] = {}
+        # the last ``score_rows``' offers by configuration (indices), for the region copies of the rows shown
+        self._offer_groups: dict[tuple[object, ...], list[int]] | None = None
         self.reject_counts: Counter[str] = Counter()
         self._times: dict[ConfigKey, float] = {}
         self._marks: dict[ConfigKey, float] = {}  # lazy serve ranking: configuration -> its stand-in time
@@ -557,6 +559,7 @@ class Ranker:
         # pass 1: the filters that need no estimate; the rest by configuration (offer indices, in offer
         # order), with the lowest price each offer can be costed at (``leasts``, by index)
         groups: dict[tuple[object, ...], list[int]] = {}
+        self._offer_groups = groups
         leasts = [0.0] * len(offers)
         kinds: dict[str, str] = {}  # why an offer is filtered out -> the kind counted
         gone: dict[str, str | None] = {}  # provider -> why its offers are out (defunct), else None
@@ -755,6 +758,17 @@ class Ranker:
         if not lazy:
             return Scored(rows, [r for rows_at in best.values() for r in rows_at], passing, skipped, pruned)
         return Scored(self._timed(rows), self._front_rows(best, best_cost), passing, skipped, pruned)
+
+    def offers_like(self, groups: set[Hashable], offers: Sequence[Offer]) -> Iterable[Offer]:
+        """``offers`` that may share a choice group (``choice_group``) with ``groups``, in offer order:
+        those of the same configurations, as the last ``score_rows`` grouped them (a choice group holds
+        the configuration's accelerator, GPUs and fabrics; offers it left out by a filter or a defunct
+        provider share no group with a row it kept); all of them before any ranking."""
+        by_config = self._offer_groups
+        if by_config is None:
+            return offers
+        keys = {g[2:6] for g in groups if isinstance(g, tuple)}
+        return [offers[i] for i in sorted(i for k in keys for i in by_config.get(k, ()))]
 
     def _with_time(self, row: _Row, time: float) -> _Row:
         return (row[0], row[1], time, *row[3:])
@@ -1010,7 +1024,7 @@ def _regions(
     instances = {n[1] for n in names}
     w = ranker.w
     found: dict[Hashable, list[str]] = {}
-    for offer in offers:
+    for offer in ranker.offers_like(groups, offers):
         if (
             offer.instance_type not in instances
             or (offer.provider, offer.instance_type) not in names
