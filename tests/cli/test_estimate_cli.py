@@ -127,3 +127,17 @@ def test_errors_are_one_line_with_exit_2() -> None:
     assert res.exit_code == 2 and "--batch" in res.output
     res = runner.invoke(app, ["vram", "llama-3-8b", "--task", "dance"])
     assert res.exit_code == 2 and "--task" in res.output
+
+
+def test_estimate_unsupported_says_the_reason_once_with_what_would_run_and_the_sources() -> None:
+    res = runner.invoke(
+        app, ["estimate", "llama-3.1-8b", "--gpu", "V100", "--precision", "fp8", "--engine", "vllm"]
+    )
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    assert lines[0].startswith("llama-3.1-8b on 1 x V100")
+    assert res.stdout.count("is not supported") == 1
+    assert "not supported: vllm: fp8 on V100" in res.stdout
+    assert "would run:" in res.stdout
+    assert "sources: https://" in res.stdout
+    assert "┃" not in res.stdout  # no table of one row

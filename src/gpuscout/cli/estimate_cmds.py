@@ -375,18 +375,23 @@ def _print_estimate(est: Estimate) -> None:
         f"{est.model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
         f"{est.context_in} in / {est.context_out} out"
     )
+    if not est.supported:
+        # no table of one row: the title, the reason, what would run and the rule's sources, once each
+        console.print(f"[bold]{title}[/]")
+        reason = est.unsupported_reason
+        console.print(f"[red]not supported:[/] {plain(reason)}")
+        if "alternatives" in est.assumptions:
+            console.print(f"would run: {plain(est.assumptions['alternatives'])}")
+        support = est.assumptions.get("support", "")
+        extra = support[len(reason) :].strip() if support.startswith(reason) else support
+        if extra.startswith("(sources: ") and extra.endswith(")"):
+            extra = extra[1:-1]
+        if extra:
+            console.print(f"[dim]{plain(extra)}[/]")
+        return
     table = Table(title=title)
     table.add_column("quantity")
     table.add_column("value", justify="right")
-    if not est.supported:
-        table.add_row("supported", "[red]no[/]")
-        console.print(table)
-        console.print(f"[red]not supported:[/] {plain(est.unsupported_reason)}")
-        if "alternatives" in est.assumptions:
-            console.print(f"would run: {plain(est.assumptions['alternatives'])}")
-        if "support" in est.assumptions:
-            console.print(f"[dim]{plain(est.assumptions['support'])}[/]")
-        return
     support = "yes" if est.support == "native" else f"yes, {est.support}"
     table.add_row("supported", f"[green]{support}[/]")
     verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({plain(est.binding_constraint)})"
