@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
 
 DropReasons = Mapping[str, Mapping[str, int]]  # {"invalid": {reason: n}, "excluded": {reason: n}}
 
@@ -21,6 +23,44 @@ def drop_reasons_json(reasons: DropReasons | None) -> dict[str, dict[str, int]] 
         return None
     out = {kind: {str(r): int(n) for r, n in counts.items() if n} for kind, counts in reasons.items()}
     return {kind: counts for kind, counts in out.items() if counts} or None
+
+
+FAILED_STATUSES = ("rejected", "failed")
+
+
+def attempt_row(
+    source: str,
+    status: str,
+    *,
+    started_at: datetime,
+    finished_at: datetime,
+    error: str | None,
+    reason: str | None,
+    row_count: int,
+    dropped_count: int,
+    drop_reasons: DropReasons | None,
+) -> dict[str, Any]:
+    """The ``snapshots`` row of a rejected or failed refresh: no offers, no providers, never a
+    fallback. Both writers (the Store and the ``sqlite3`` writer) insert this row. Any other
+    ``status`` is refused with InvalidInputError."""
+    if status not in FAILED_STATUSES:
+        from gpuscout.errors import InvalidInputError
+
+        raise InvalidInputError("status", f"{status!r} is not a failed attempt", ", ".join(FAILED_STATUSES))
+    return {
+        "source": source,
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "status": status,
+        "error": error,
+        "row_count": row_count,
+        "reason": reason,
+        "dropped_count": dropped_count,
+        "observed_at": None,
+        "providers": "",
+        "fallback": False,
+        "drop_reasons": drop_reasons_json(drop_reasons),
+    }
 
 
 @dataclass(slots=True)

@@ -33,7 +33,12 @@ from gpuscout.catalog.constant_columns import constant_split, sample_rows
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import CURRENT_SNAPSHOTS_SQL, Params, current_scope
 from gpuscout.catalog.reader import _connect, _install_template, _ready, _Snapshot, sqlite_path
-from gpuscout.catalog.results import DropReasons, WriteReport, drop_reasons_json
+from gpuscout.catalog.results import (
+    DropReasons,
+    WriteReport,
+    attempt_row,
+    drop_reasons_json,
+)
 from gpuscout.catalog.rows import (
     OFFER_COLUMNS,
     Convert,
@@ -204,30 +209,14 @@ class SqliteWriter:
         drop_reasons: DropReasons | None = None,
     ) -> int:
         """Record a rejected or failed refresh (the Store's ``record_attempt``)."""
-        from gpuscout.errors import InvalidInputError
-
-        if status not in ("rejected", "failed"):
-            raise InvalidInputError("status", f"{status!r} is not a failed attempt", "rejected, failed")
+        row = attempt_row(
+            source, status, started_at=utc(started_at) or now(), finished_at=now(), error=error,
+            reason=reason, row_count=row_count, dropped_count=dropped_count, drop_reasons=drop_reasons,
+        )  # fmt: skip
         conn = self._conn()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            snapshot_id = self._insert_snapshot(
-                conn,
-                {
-                    "source": source,
-                    "started_at": utc(started_at) or now(),
-                    "finished_at": now(),
-                    "status": status,
-                    "error": error,
-                    "row_count": row_count,
-                    "reason": reason,
-                    "dropped_count": dropped_count,
-                    "observed_at": None,
-                    "providers": "",
-                    "fallback": False,
-                    "drop_reasons": drop_reasons_json(drop_reasons),
-                },
-            )
+            snapshot_id = self._insert_snapshot(conn, row)
         except BaseException:
             conn.execute("ROLLBACK")
             raise

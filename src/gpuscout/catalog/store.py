@@ -36,7 +36,7 @@ from gpuscout.catalog.query import (
     offers_sql,
     source_preference,
 )
-from gpuscout.catalog.results import WriteReport
+from gpuscout.catalog.results import WriteReport, attempt_row
 from gpuscout.catalog.rows import OFFER_COLUMNS, RowValues, Specs, decode_offer, insert_binds, row_values
 from gpuscout.catalog.status import (
     DropReasons,
@@ -314,26 +314,13 @@ class Store:
         drop_reasons: DropReasons | None = None,
     ) -> int:
         """Record a rejected or failed refresh; the current data of ``source`` is left as it is."""
-        if status not in ("rejected", "failed"):
-            raise InvalidInputError("status", f"{status!r} is not a failed attempt", "rejected, failed")
+        row = attempt_row(
+            source, status, started_at=utc(started_at) or now(), finished_at=now(), error=error,
+            reason=reason, row_count=row_count, dropped_count=dropped_count, drop_reasons=drop_reasons,
+        )  # fmt: skip
         with self._write_engine.begin() as conn:
             snapshot_id: int = conn.execute(
-                t.snapshots.insert()
-                .values(
-                    source=source,
-                    started_at=utc(started_at) or now(),
-                    finished_at=now(),
-                    status=status,
-                    error=error,
-                    row_count=row_count,
-                    reason=reason,
-                    dropped_count=dropped_count,
-                    observed_at=None,
-                    providers="",
-                    fallback=False,
-                    drop_reasons=drop_reasons_json(drop_reasons),
-                )
-                .returning(t.snapshots.c.id)
+                t.snapshots.insert().values(**row).returning(t.snapshots.c.id)
             ).scalar_one()
         return snapshot_id
 
