@@ -275,7 +275,17 @@ def open_ready(url: str) -> SqliteReader | None:
     """A :class:`SqliteReader` for the store at ``url`` when it is a SQLite file that is ready (see the
     module docstring); ``None`` when the store must be opened (and so migrated, synced or loaded)."""
     path = sqlite_path(url)
-    if path is None or not os.path.isfile(path):
+    if path is None:
+        return None
+    conn = connect_if_ready(path)
+    return None if conn is None else SqliteReader(conn, path)
+
+
+def connect_if_ready(path: str) -> sqlite3.Connection | None:
+    """A connection to the SQLite file at ``path`` when it is a ready store (see the module docstring);
+    ``None`` when it is not a file, not a store, locked past the timeout, damaged or in need of a
+    migration, sync or load: the Store opens it then and says what is wrong."""
+    if not os.path.isfile(path):
         return None
     try:
         conn = _connect(path)
@@ -283,8 +293,8 @@ def open_ready(url: str) -> SqliteReader | None:
         return None
     try:
         if _ready(conn):
-            return SqliteReader(conn, path)
-    except sqlite3.Error:  # not a store, locked past the timeout, damaged: the Store says what is wrong
+            return conn
+    except sqlite3.Error:
         pass
     conn.close()
     return None

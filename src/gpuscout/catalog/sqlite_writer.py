@@ -32,7 +32,7 @@ from gpuscout.catalog.clock import now, utc
 from gpuscout.catalog.constant_columns import constant_split, sample_rows
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.query import CURRENT_SNAPSHOTS_SQL, Params, current_scope
-from gpuscout.catalog.reader import _connect, _install_template, _ready, _Snapshot, sqlite_path
+from gpuscout.catalog.reader import _connect, _install_template, _Snapshot, connect_if_ready, sqlite_path
 from gpuscout.catalog.results import (
     DropReasons,
     WriteReport,
@@ -347,16 +347,5 @@ def open_writer(url: str) -> SqliteWriter | None:
         return None
     if not os.path.exists(path):
         _install_template(path)
-    if not os.path.isfile(path):
-        return None
-    try:
-        conn = _connect(path)
-    except sqlite3.Error:
-        return None
-    try:
-        if _ready(conn):
-            return SqliteWriter(conn, path)
-    except sqlite3.Error:  # not a store, locked past the timeout, damaged: the Store says what is wrong
-        pass
-    conn.close()
-    return None
+    conn = connect_if_ready(path)
+    return None if conn is None else SqliteWriter(conn, path)
