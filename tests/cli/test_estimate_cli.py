@@ -141,3 +141,14 @@ def test_estimate_unsupported_says_the_reason_once_with_what_would_run_and_the_s
     assert "would run:" in res.stdout
     assert "sources: https://" in res.stdout
     assert "┃" not in res.stdout  # no table of one row
+
+
+def test_estimate_title_names_the_model_asked_for_and_the_architecture_it_was_sized_as() -> None:
+    """DeepSeek-R1 is sized as the DeepSeek-V3 entry (same architecture): the title says both; a name
+    that is the entry's own (or its HF id) is not repeated."""
+    res = runner.invoke(app, ["estimate", "deepseek-r1", "--gpu", "H200", "--gpus", "8"])
+    assert res.exit_code == 0, res.output
+    assert "deepseek-r1 (as deepseek-v3) on 8 x H200" in " ".join(res.stdout.split())
+    res = runner.invoke(app, ["estimate", "meta-llama/Llama-3.1-8B", "--gpu", "H100"])
+    assert res.exit_code == 0, res.output
+    assert "llama-3.1-8b on 1 x H100" in res.stdout and "(as " not in res.stdout

@@ -292,7 +292,7 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(_finite(to_jsonable(est)))
             return
-        _print_estimate(est)
+        _print_estimate(est, model)
 
     @app.command()
     def diagnose(
@@ -370,9 +370,24 @@ def _ms(value: float) -> str:
     return f"{value:,.0f} ms" if value >= 10 else f"{value:,.1f} ms"
 
 
-def _print_estimate(est: Estimate) -> None:
+def _model_label(typed: str, resolved: str) -> str:
+    """The model as the user named it, with the registry entry it was sized as when that is another
+    model's name ("deepseek-r1 (as deepseek-v3)": R1 shares V3's architecture and weights' shape)."""
+    from gpuscout.knowledge.models import resolve_model
+
+    spec = resolve_model(resolved)
+    same = {_key(spec.name), _key(spec.hf_id)}
+    return resolved if _key(typed) in same else f"{typed.strip()} (as {resolved})"
+
+
+def _key(name: str) -> str:
+    return "".join(ch for ch in name.rsplit("/", 1)[-1].lower() if ch.isalnum())
+
+
+def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
+    model = est.model if typed_model is None else _model_label(typed_model, est.model)
     title = plain(
-        f"{est.model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
+        f"{model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
         f"{est.context_in} in / {est.context_out} out"
     )
     if not est.supported:
