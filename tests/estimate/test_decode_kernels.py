@@ -10,7 +10,7 @@ from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.memory import model_consts
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
-from gpuscout.estimate.throughput import Setup, legacy_mma_share
+from gpuscout.estimate.throughput import Setup, gemm_tile_rows, legacy_mma_share
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
 
@@ -31,13 +31,17 @@ def test_mma_sync_kernels_keep_half_the_tensor_rate_on_hopper_only() -> None:
     # wgmma (Hopper, compute capability 9.0) is the full rate; mma.sync code keeps about half there
     # (FlashAttention-2: 50-73 % of an A100's peak, 35 % of an H100's); before Hopper mma.sync is the
     # full rate, and AMD has no such split
-    assert [legacy_mma_share(resolve_gpu(g)) for g in ("H100", "H20", "A100", "L4", "MI300X")] == [
-        0.5,
-        0.5,
-        1.0,
-        1.0,
-        1.0,
-    ]
+    gpus = ("H100", "H20", "B200", "A100", "L4", "RTX 5090", "MI300X")
+    assert [legacy_mma_share(resolve_gpu(g)) for g in gpus] == [0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0]
+
+
+def test_geforce_blackwell_has_no_warpgroup_mma() -> None:
+    # sm_120 (RTX 5090, compute capability 12.0) has neither wgmma (sm_90a) nor tcgen05 (sm_100a): its
+    # tensor cores run mma.sync with 16-row tiles at the full rate, like Ada; the B200 (10.0) pads to 64
+    rtx5090, b200 = resolve_gpu("RTX 5090"), resolve_gpu("B200")
+    assert rtx5090.nvidia_cc == (12, 0) and b200.nvidia_cc == (10, 0)
+    assert (gemm_tile_rows(rtx5090), gemm_tile_rows(b200)) == (16, 64)
+    assert _setup("llama-3.1-8b", "RTX 5090").gemm_tile == 16.0
 
 
 def test_weight_only_kernels_compute_16_row_tiles_at_half_rate_on_hopper() -> None:

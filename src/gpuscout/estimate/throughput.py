@@ -147,7 +147,8 @@ def gemm_tile_rows(acc: Accelerator) -> int:
     """Minimum rows (the M of an M x N x K tile) a tensor-core GEMM kernel computes on ``acc``.
 
     A decode step multiplies ``batch`` rows, but a tensor-core kernel pads them to whole tiles: on Hopper
-    and Blackwell (compute capability 9.0+) the warpgroup MMA (wgmma / tcgen05) has M = 64, so any cuBLAS,
+    and datacenter Blackwell (compute capability 9.0-11.x, :func:`has_warpgroup_mma`; not the sm_120
+    GeForce/workstation parts) the warpgroup MMA (wgmma / tcgen05) has M = 64, so any cuBLAS,
     CUTLASS or Triton GEMM computes 64 rows however few tokens there are; Volta to Ada (mma.sync
     m16n8k16) and AMD CDNA (MFMA 16x16) pad to 16. Harmless where tensor math is fast against the
     bandwidth (H100: 64 padded rows of an 8B model take ~2 ms of compute against ~7 ms of weight reads),
@@ -157,8 +158,18 @@ def gemm_tile_rows(acc: Accelerator) -> int:
     """
     cc = acc.nvidia_cc
     if cc is not None:
-        return 64 if cc >= (9, 0) else 16 if cc >= (7, 0) else 1
+        return 64 if has_warpgroup_mma(acc) else 16 if cc >= (7, 0) else 1
     return 16 if acc.vendor == "AMD" else 1
+
+
+def has_warpgroup_mma(acc: Accelerator) -> bool:
+    """Whether ``acc``'s full tensor rate needs the asynchronous warpgroup MMA: ``wgmma`` (sm_90a,
+    Hopper) or ``tcgen05`` (sm_100a/sm_101a/sm_110a, datacenter Blackwell and Thor), compute capability
+    9.0 to 11.x (PTX ISA: both instruction families are arch-specific to those targets). GeForce and
+    workstation Blackwell (sm_120, RTX 50xx, RTX PRO 6000) have neither: their tensor cores run
+    ``mma.sync`` at the full rate, with 16-row tiles, as Ampere and Ada do."""
+    cc = acc.nvidia_cc
+    return cc is not None and (9, 0) <= cc < (12, 0)
 
 
 # Share of the dense tensor peak that Ampere-style ``mma.sync`` kernels keep on Hopper and later, where
@@ -171,9 +182,10 @@ LEGACY_MMA_SHARE_HOPPER = 0.5
 
 def legacy_mma_share(acc: Accelerator) -> float:
     """Share of the engine's usual tensor efficiency an ``mma.sync`` (Ampere-style) kernel keeps on
-    ``acc``: :data:`LEGACY_MMA_SHARE_HOPPER` on compute capability 9.0+, 1 before (and on AMD)."""
-    cc = acc.nvidia_cc
-    return LEGACY_MMA_SHARE_HOPPER if cc is not None and cc >= (9, 0) else 1.0
+    ``acc``: :data:`LEGACY_MMA_SHARE_HOPPER` where the full rate needs the warpgroup MMA
+    (:func:`has_warpgroup_mma`: Hopper, datacenter Blackwell), 1 elsewhere (Volta-Ada, sm_120
+    Blackwell, AMD)."""
+    return LEGACY_MMA_SHARE_HOPPER if has_warpgroup_mma(acc) else 1.0
 
 
 def cuda_core_int_tops(acc: Accelerator) -> float:
