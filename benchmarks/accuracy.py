@@ -336,7 +336,10 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             continue
         ci = _int(r["context_in"])
         co = _int(r["context_out"])
-        parallel = "layer" if (engine == "llama.cpp" and gpus > 1) else "tensor"
+        # llama.cpp splits layers across GPUs by default (--split-mode layer); HF transformers spreads a
+        # model over several GPUs with accelerate's device_map="auto", whole layers per GPU run one after
+        # the other (the Qwen speed benchmarks' notes: "transformers device_map auto, layers split")
+        parallel = "layer" if (engine in ("llama.cpp", "hf-transformers") and gpus > 1) else "tensor"
         if "data parallel" in r["framework"].lower():
             parallel = "replicas"
         case.tp = gpus if parallel == "tensor" else 1

@@ -54,6 +54,18 @@ def test_moe_and_tensor_parallel_rows_are_scored(summary: dict[str, object]) -> 
     assert groups["tp>=2 serving"]["n"] >= 50
 
 
+def test_multi_gpu_transformers_and_llama_cpp_rows_are_layer_splits(summary: dict[str, object]) -> None:
+    # HF transformers spreads a model over GPUs with accelerate's device_map="auto" (whole layers per
+    # GPU, run one after the other), llama.cpp with --split-mode layer: neither is tensor parallel
+    split = [
+        c
+        for c in summary["cases"]  # type: ignore[attr-defined]
+        if not c.skip and c.engine in ("hf-transformers", "llama.cpp") and c.kwargs.get("gpus", 1) > 1
+    ]
+    assert any(c.engine == "hf-transformers" for c in split)
+    assert all(c.kwargs["parallel"] == "layer" and c.tp == 1 for c in split)
+
+
 def test_rows_skipped_only_with_a_reason(summary: dict[str, object]) -> None:
     for case in summary["cases"]:  # type: ignore[attr-defined]
         if case.skip:

@@ -97,6 +97,17 @@ class EngineProfile:
     )
     gemm_min_rows: int = 0  # rows a weight GEMM computes at least; 0: the GPU's tensor-core tile
     # (throughput.gemm_tile_rows: 64 on Hopper+, 16 before); 1: GEMV-style small-batch kernels
+    # rows the engine's weight-only (int4/int8 weights, 16-bit math) kernels compute at least: Marlin
+    # (vLLM/SGLang gptq_marlin, awq_marlin), the AWQ GEMM kernel and exllama v2 dequantise a weight tile
+    # into registers and multiply it with Ampere-style mma.sync m16n8k16, whose M = 16 rows are the
+    # tokens: 16 on every GPU with tensor cores, Hopper included; 1: GEMV kernels (AutoAWQ GEMV,
+    # exllama v1's q4_matmul, CUDA-core dot products)
+    weight_only_tile_rows: int = 16
+    # rows each touched expert's GEMM computes at least in a small decode step (0: the GPU's tile, as
+    # for dense GEMMs): the Triton fused-MoE kernel of vLLM and SGLang pads every expert's tokens to
+    # BLOCK_SIZE_M, 16 in the default config for a batch up to the expert count and in the tuned
+    # configs of small batches, and a 16-row Triton dot runs as mma.sync (MMAv2), not wgmma, on Hopper
+    moe_tile_rows: int = 0
     # int4 (GPTQ) kernel of the exllama v1 family (TGI 1.x, AutoGPTQ 0.4 "exllama"): its q4_matmul grid has
     # one block row per input row, so every row unpacks and converts the 4-bit weights again on the CUDA
     # cores: ``int4_row_dequant_ops`` integer-op equivalents per weight and extra row (0: kernels that
@@ -276,6 +287,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         compute_efficiency=_eff(default=0.417, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.417}),
         moe_efficiency=0.5272,
         moe_compute_efficiency=1.0,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=233.1,
         layer_overhead_us=3.0,
         step_overhead_us=418.4,
@@ -331,6 +343,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         compute_efficiency=_eff(default=0.4898, fp8=0.6671, weight_only=0.45, fp4=0.40, **{"16bit": 0.4898}),
         moe_efficiency=0.4497,
         moe_compute_efficiency=0.9485,
+        moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=52.5,
         layer_overhead_us=3.0,
         step_overhead_us=2553.0,
@@ -366,6 +379,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         moe_efficiency=0.2193,
         moe_compute_efficiency=0.5223,
         moe_layer_overhead_us=101.2,
+        # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
+        # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
+        weight_only_tile_rows=1,
         layer_overhead_us=2.0,
         step_overhead_us=561.8,
         seq_overhead_us=2.0,
@@ -452,6 +468,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     # 1.0-1.1; 1.2 added exllama v2): utils/gptq/exllama.py sets matmul_recons_thd 8
                     "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
+                    "weight_only_tile_rows": 1,  # CUDA-core half2 dot products, no tensor cores
                 },
                 efficiency_scale=0.8407,
             ),
@@ -518,13 +535,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {
                     "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
+                    "weight_only_tile_rows": 1,  # CUDA-core half2 dot products, no tensor cores
                 },
             ),
             EngineEra(
                 "gemv",
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
-                {},
+                {"weight_only_tile_rows": 1},
                 compute_scale=0.275,
             ),
         ),
@@ -601,7 +619,9 @@ CALIBRATION: dict[str, str] = {
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
         "0.557 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
-        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound), the "
+        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
+        "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: the 0.222 "
+        "was fitted before that and is refitted at the merge), the "
         "Python scheduler's 2553 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 218 us "
         "per extra TP worker, 5.3 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
         "efficiency, 53 us per MoE layer; 0.3 era: 893 us per step, not overlapped."

@@ -5,7 +5,10 @@ Decode step (every running sequence advances one token), per GPU:
             + the fp32 logits sampling writes and reads
   flops   = 2 * dense params * max(batch, tile) + 2 * expert params * max(batch * k, touched * tile)
             + attention (2 * heads * (K+V dim) * context * batch); ``tile`` = the rows a tensor-core
-            GEMM computes at least (:func:`gemm_tile_rows`: 64 on Hopper+, 16 before)
+            GEMM computes at least (:func:`gemm_tile_rows`: 64 on Hopper+, 16 before; weight-only
+            mma.sync kernels such as Marlin 16 everywhere, at :func:`legacy_mma_share` of the rate on
+            Hopper; GEMV kernels 1); each touched expert pads to :meth:`Setup.moe_tile` rows (the
+            Triton fused-MoE kernel: 16 at small batch)
   step    = blend(weight bytes / BW, GEMM flops / F) + blend(KV bytes / BW, attention flops / F)
             + fixed costs + tensor-parallel all-reduces
 ``BW`` and ``F`` are the engine's achieved bandwidth and tensor rate for the format's compute class;
@@ -76,7 +79,10 @@ class Setup:
         if self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16") and self.acc.kind == "consumer":
             peak *= 2.0  # GeForce: fp16-accumulate tensor ops run at twice the fp32-accumulate rate
         object.__setattr__(self, "peak_tflops", peak)
-        object.__setattr__(self, "achieved_flops", self.engine.achieved_tflops(cls, peak) * 1e12)
+        achieved = self.engine.achieved_tflops(cls, peak) * 1e12
+        if cls == "weight-only" and self.engine.weight_only_tile_rows > 1:
+            achieved *= legacy_mma_share(self.acc)
+        object.__setattr__(self, "achieved_flops", achieved)
         bw = self.engine.achieved_bandwidth_gbps(cls, self.acc.bandwidth_gbps) * 1e9
         object.__setattr__(self, "achieved_bandwidth", bw)
 
@@ -88,11 +94,30 @@ class Setup:
     def gemm_tile(self) -> float:
         """Rows a weight GEMM computes at least (tile padding, see :func:`gemm_tile_rows`); 1 for the
         GEMV-style kernels of weight-only and GGUF formats, or an engine's own small-batch kernels."""
-        if self.eff_class in ("weight-only", "gguf-quant"):
+        if self.eff_class == "gguf-quant":
             return 1.0
         if self.engine.gemm_min_rows:
             return float(self.engine.gemm_min_rows)
-        return float(gemm_tile_rows(self.acc))
+        tile = gemm_tile_rows(self.acc)
+        if self.eff_class == "weight-only":
+            # mma.sync kernels (Marlin, AWQ GEMM): 16-row tiles even where wgmma would pad to 64
+            return float(max(1, min(self.engine.weight_only_tile_rows, tile)))
+        return float(tile)
+
+    def moe_tile(self, tokens: float) -> float:
+        """Rows each touched expert's GEMM computes at least in a pass over ``tokens`` tokens, counted at
+        the dense tensor rate. Engines with a small-batch MoE kernel tile (``moe_tile_rows``: the Triton
+        fused-MoE kernel's BLOCK_SIZE_M of 16, chosen while the tokens are no more than the experts,
+        ``get_default_config``'s ``M <= E``) pad to it, divided by the share of the rate its
+        ``mma.sync`` code keeps (:func:`legacy_mma_share`: half on Hopper, so 32 rows' worth where a
+        wgmma tile pads to 64), never more than the GPU's own tile; larger passes, and engines without
+        such a tile, pad to the dense tile (:attr:`gemm_tile`)."""
+        rows = self.engine.moe_tile_rows
+        if not rows or self.gemm_tile <= 1.0 or tokens > self.spec.num_experts:
+            return self.gemm_tile
+        if self.eff_class == "weight-only":  # the mma.sync share is already in the weight-only rate
+            return float(min(self.gemm_tile, rows))
+        return float(min(gemm_tile_rows(self.acc), rows / legacy_mma_share(self.acc)))
 
     @property
     def bandwidth_eff(self) -> float:
@@ -122,7 +147,8 @@ def gemm_tile_rows(acc: Accelerator) -> int:
     """Minimum rows (the M of an M x N x K tile) a tensor-core GEMM kernel computes on ``acc``.
 
     A decode step multiplies ``batch`` rows, but a tensor-core kernel pads them to whole tiles: on Hopper
-    and Blackwell (compute capability 9.0+) the warpgroup MMA (wgmma / tcgen05) has M = 64, so any cuBLAS,
+    and datacenter Blackwell (compute capability 9.0-11.x, :func:`has_warpgroup_mma`; not the sm_120
+    GeForce/workstation parts) the warpgroup MMA (wgmma / tcgen05) has M = 64, so any cuBLAS,
     CUTLASS or Triton GEMM computes 64 rows however few tokens there are; Volta to Ada (mma.sync
     m16n8k16) and AMD CDNA (MFMA 16x16) pad to 16. Harmless where tensor math is fast against the
     bandwidth (H100: 64 padded rows of an 8B model take ~2 ms of compute against ~7 ms of weight reads),
@@ -132,8 +158,34 @@ def gemm_tile_rows(acc: Accelerator) -> int:
     """
     cc = acc.nvidia_cc
     if cc is not None:
-        return 64 if cc >= (9, 0) else 16 if cc >= (7, 0) else 1
+        return 64 if has_warpgroup_mma(acc) else 16 if cc >= (7, 0) else 1
     return 16 if acc.vendor == "AMD" else 1
+
+
+def has_warpgroup_mma(acc: Accelerator) -> bool:
+    """Whether ``acc``'s full tensor rate needs the asynchronous warpgroup MMA: ``wgmma`` (sm_90a,
+    Hopper) or ``tcgen05`` (sm_100a/sm_101a/sm_110a, datacenter Blackwell and Thor), compute capability
+    9.0 to 11.x (PTX ISA: both instruction families are arch-specific to those targets). GeForce and
+    workstation Blackwell (sm_120, RTX 50xx, RTX PRO 6000) have neither: their tensor cores run
+    ``mma.sync`` at the full rate, with 16-row tiles, as Ampere and Ada do."""
+    cc = acc.nvidia_cc
+    return cc is not None and (9, 0) <= cc < (12, 0)
+
+
+# Share of the dense tensor peak that Ampere-style ``mma.sync`` kernels keep on Hopper and later, where
+# the full rate needs the asynchronous warpgroup MMA (wgmma / tcgen05): the same FlashAttention-2 code
+# reaches 50-73 % of an A100's peak and 35 % of an H100's (FlashAttention-3 paper, Shah et al. 2024),
+# about half the share. Weight-only kernels written for Ampere (Marlin, the AWQ GEMM, exllama v2) are
+# such kernels.
+LEGACY_MMA_SHARE_HOPPER = 0.5
+
+
+def legacy_mma_share(acc: Accelerator) -> float:
+    """Share of the engine's usual tensor efficiency an ``mma.sync`` (Ampere-style) kernel keeps on
+    ``acc``: :data:`LEGACY_MMA_SHARE_HOPPER` where the full rate needs the warpgroup MMA
+    (:func:`has_warpgroup_mma`: Hopper, datacenter Blackwell), 1 elsewhere (Volta-Ada, sm_120
+    Blackwell, AMD)."""
+    return LEGACY_MMA_SHARE_HOPPER if has_warpgroup_mma(acc) else 1.0
 
 
 def cuda_core_int_tops(acc: Accelerator) -> float:
@@ -230,7 +282,7 @@ def _expert_tile_padding(st: Setup, tokens: float) -> float:
     (tile padding, ``ModelConsts.expert_gemm_rows``): ~1 for a prefill chunk."""
     c = model_consts(st.spec)
     pairs = tokens * c.experts_per_token
-    return c.expert_gemm_rows(tokens, st.gemm_tile) / pairs if pairs > 0 else 1.0
+    return c.expert_gemm_rows(tokens, st.moe_tile(tokens)) / pairs if pairs > 0 else 1.0
 
 
 def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
@@ -272,7 +324,7 @@ def decode_step(
     flops = st.achieved_flops
     moe = eng.moe_efficiency
     moe_c = eng.moe_compute_efficiency
-    expert_rows = c.expert_gemm_rows(batch + q, st.gemm_tile)
+    expert_rows = c.expert_gemm_rows(batch + q, st.moe_tile(batch + q))
     # exllama v1 int4 kernels: every row dequantises again below the recons threshold (CUDA-core time
     # added to the step), from there on an fp16 copy of each matrix is written and read
     wo_bytes, wo_seconds = int4_kernel_seconds(st, batch + q, batch + q)

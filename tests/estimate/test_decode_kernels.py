@@ -1,0 +1,90 @@
+"""Batch-1 decode kernels: the tile the weight-only (Marlin / AWQ GEMM / exllama v2) and the Triton
+fused-MoE kernels compute at least, and the share of the tensor rate their Ampere-style ``mma.sync`` code
+keeps on Hopper. Every figure is worked out by hand in the test."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuscout.estimate.api import estimate
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.memory import model_consts
+from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
+from gpuscout.estimate.throughput import Setup, gemm_tile_rows, legacy_mma_share
+from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.knowledge.models import resolve_model
+
+
+def _setup(model: str, gpu: str, precision: str = "bf16", engine: str = "vllm") -> Setup:
+    return Setup(
+        resolve_model(model),
+        resolve_gpu(gpu),
+        resolve_precision(precision),
+        resolve_kv_dtype("bf16"),
+        resolve_engine(engine),
+        1,
+        "tensor",
+    )
+
+
+def test_mma_sync_kernels_keep_half_the_tensor_rate_on_hopper_only() -> None:
+    # wgmma (Hopper, compute capability 9.0) is the full rate; mma.sync code keeps about half there
+    # (FlashAttention-2: 50-73 % of an A100's peak, 35 % of an H100's); before Hopper mma.sync is the
+    # full rate, and AMD has no such split
+    gpus = ("H100", "H20", "B200", "A100", "L4", "RTX 5090", "MI300X")
+    assert [legacy_mma_share(resolve_gpu(g)) for g in gpus] == [0.5, 0.5, 0.5, 1.0, 1.0, 1.0, 1.0]
+
+
+def test_geforce_blackwell_has_no_warpgroup_mma() -> None:
+    # sm_120 (RTX 5090, compute capability 12.0) has neither wgmma (sm_90a) nor tcgen05 (sm_100a): its
+    # tensor cores run mma.sync with 16-row tiles at the full rate, like Ada; the B200 (10.0) pads to 64
+    rtx5090, b200 = resolve_gpu("RTX 5090"), resolve_gpu("B200")
+    assert rtx5090.nvidia_cc == (12, 0) and b200.nvidia_cc == (10, 0)
+    assert (gemm_tile_rows(rtx5090), gemm_tile_rows(b200)) == (16, 64)
+    assert _setup("llama-3.1-8b", "RTX 5090").gemm_tile == 16.0
+
+
+def test_weight_only_kernels_compute_16_row_tiles_at_half_rate_on_hopper() -> None:
+    # Marlin (vLLM/SGLang awq_marlin, gptq_marlin) multiplies with mma.sync m16n8k16: a batch-1 step
+    # computes M = 16 rows, on an H100 as on an A100 (a wgmma kernel would pad to 64)
+    h100 = _setup("llama-3.1-8b", "H100", "awq")
+    a100 = _setup("llama-3.1-8b", "A100", "awq")
+    assert h100.eff_class == "weight-only" and h100.gemm_tile == 16.0 and a100.gemm_tile == 16.0
+    # the rate: engine efficiency x peak, halved on Hopper only
+    eng = h100.engine
+    h100_rate = eng.achieved_tflops("weight-only", h100.peak_tflops) * 1e12
+    assert h100.achieved_flops == pytest.approx(h100_rate * 0.5)
+    assert a100.achieved_flops == pytest.approx(eng.achieved_tflops("weight-only", a100.peak_tflops) * 1e12)
+    # GEMV kernels compute the rows they are given: AutoAWQ's GEMV kernel, exllama v1 (TGI 1.x)
+    assert _setup("llama-3.1-8b", "A100", "awq", "AutoAWQ gemv").gemm_tile == 1.0
+    assert _setup("llama-3.1-8b", "A100", "gptq", "tgi 1.0").gemm_tile == 1.0
+    # GGUF mat-vec kernels: no tile at all
+    assert _setup("llama-3.1-8b", "H100", "q4_k_m", "llama.cpp").gemm_tile == 1.0
+
+
+def test_awq_batch1_decode_is_compute_bound_on_an_h20_and_memory_bound_on_an_h100() -> None:
+    # Qwen3-8B, ~6.95e9 weights outside the embedding, int4 (~0.5 B each + scales: ~4.4 GB a step).
+    # 16 padded rows: 2 x 6.95e9 x 16 = 0.222 TFLOP a token. H20: 148 TFLOPS x 0.45 (vLLM weight-only
+    # efficiency) x 0.5 (mma.sync on Hopper) = 33.3 TFLOPS -> 6.7 ms, against ~1.6 ms for the weight
+    # read at 4 TB/s: compute-bound, ~140 tok/s (the SGLang 0.4.6 AWQ rows on an H20: 144 tok/s, about
+    # its FP8 speed, not twice it). H100: 989 x 0.45 x 0.5 = 223 TFLOPS -> 1.0 ms, against ~2 ms of
+    # weight read at 3.35 TB/s: memory-bound
+    h20 = estimate("qwen3-8b", "H20", precision="awq", engine="vllm", context_in=1, context_out=256)
+    h100 = estimate("qwen3-8b", "H100", precision="awq", engine="vllm", context_in=1, context_out=256)
+    assert h20.bound == "compute" and h100.bound == "memory"
+    assert 110 < h20.decode_tokens_per_s < 170
+
+
+def test_fused_moe_pads_each_touched_expert_to_16_rows_at_small_batch() -> None:
+    # vLLM's Triton fused-MoE kernel: BLOCK_SIZE_M 16 while the tokens are no more than the experts
+    # (get_default_config: M <= E), a 16-row Triton dot that runs as mma.sync on Hopper (half rate): 32
+    # rows' worth of the dense wgmma rate, not the 64 a wgmma tile pads to
+    h100 = _setup("mixtral-8x7b", "H100")
+    assert h100.moe_tile(1) == 32.0 and h100.moe_tile(8) == 32.0
+    assert h100.moe_tile(16) == 64.0  # 16 tokens > 8 experts: the larger configs, the dense tile
+    assert _setup("mixtral-8x7b", "A100").moe_tile(1) == 16.0  # mma.sync is Ampere's full rate
+    # Mixtral at batch 1 on an H100: top-2 of 8 experts, 2 x 32 = 64 rows (128 with the dense tile)
+    c = model_consts(resolve_model("mixtral-8x7b"))
+    assert c.expert_gemm_rows(1, h100.moe_tile(1)) == pytest.approx(64.0)
+    # engines without the Triton kernel (TensorRT-LLM's CUTLASS grouped GEMM) keep the dense tile
+    assert _setup("mixtral-8x7b", "H100", engine="tensorrt-llm").moe_tile(1) == 64.0
