@@ -106,11 +106,12 @@ def row_violations(w: AnyWorkload, r: Recommendation, a: Assumptions) -> list[st
     unstated = _gpus_together(w, r) > 1 and r.offer.interconnect == Interconnect.UNKNOWN
     if unstated and (not r.fabric_assumed or not any("PCIe" in x for x in r.warnings)):
         out.append(f"{label}: multi-GPU over an unstated interconnect not costed and marked as PCIe")
-    # 2b. a split is named for what it is: llama.cpp splits layers (the GPUs take turns), not tensors
-    if s is not None and s.engine == "llama.cpp" and r.config.tp > 1:
+    # 2b. a split is named for what it is: llama.cpp (--split-mode layer) and HF transformers
+    # (device_map="auto") split layers (the GPUs take turns), not tensors
+    if s is not None and s.engine in ("llama.cpp", "hf-transformers") and r.config.tp > 1:
         described = r.config.describe(r.offer.accelerator)
         if r.config.parallel != "layer" or "TP" in described:
-            out.append(f"{label}: llama.cpp's layer split presented as tensor parallel ({described})")
+            out.append(f"{label}: {s.engine}'s layer split presented as tensor parallel ({described})")
     # 3. spot for a live endpoint
     if isinstance(w, ServeWorkload) and not w.spot_ok and (r.config.spot or spot_class(r.offer)):
         out.append(f"{label}: spot / auction capacity for an always-on endpoint")

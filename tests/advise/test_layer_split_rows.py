@@ -63,3 +63,30 @@ def test_llama_cpp_serves_several_users_per_replica() -> None:
     r = _row(Interconnect.NVLINK)
     assert r.config.instances == 1 and r.estimate is not None
     assert r.estimate.batch_per_replica == 8
+
+
+def test_hf_transformers_over_several_gpus_is_a_layer_split() -> None:
+    """HF transformers spreads a model with accelerate's device_map="auto": whole layers per GPU, run in
+    turn (the engine's default_parallel), as the calibration benchmark reads its multi-GPU rows."""
+    from gpuscout.advise.workload import BatchWorkload
+
+    box = make_offer(
+        provider="example",
+        instance_type="2xL4",
+        region="eu-1",
+        accelerator="L4",
+        gpu_count=2,
+        gpu_memory_gb=24.0,
+        price_usd_per_hour=1.0,
+        source="test",
+        observed_at=NOW,
+        interconnect=Interconnect.PCIE,
+        availability=Availability.AVAILABLE,
+    )
+    # Qwen2.5-14B in bf16 (~30 GB) needs both 24 GB cards
+    w = BatchWorkload(model="qwen2.5-14b", engine="hf-transformers", output_tokens_total=1e6)
+    r = advise(w, [box], top=3, now=NOW).rows[0]
+    assert r.estimate is not None and r.estimate.engine == "hf-transformers"
+    assert r.config.tp == 2 and r.config.parallel == "layer"
+    assert r.config.describe(r.offer.accelerator) == "2x L4 2-way layer split"
+    assert any("split by layers over 2 GPUs" in x for x in r.reasons)

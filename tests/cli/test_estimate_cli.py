@@ -152,3 +152,14 @@ def test_estimate_title_names_the_model_asked_for_and_the_architecture_it_was_si
     res = runner.invoke(app, ["estimate", "meta-llama/Llama-3.1-8B", "--gpu", "H100"])
     assert res.exit_code == 0, res.output
     assert "llama-3.1-8b on 1 x H100" in res.stdout and "(as " not in res.stdout
+
+
+def test_estimate_splits_by_the_engines_own_multi_gpu_mode() -> None:
+    """Without --parallel, HF transformers and llama.cpp split by layers (device_map="auto",
+    --split-mode layer), the servers by tensor parallel."""
+    for engine, parallel in (("hf-transformers", "layer"), ("llama.cpp", "layer"), ("vllm", "tensor")):
+        res = runner.invoke(
+            app, ["estimate", "qwen2.5-14b", "--gpu", "L4", "--gpus", "2", "--engine", engine, "--json"]
+        )
+        assert res.exit_code == 0, res.output
+        assert json.loads(res.stdout)["parallel"] == parallel, engine

@@ -87,7 +87,9 @@ class ConfigEval:
     cap_batch: int = 0  # serve: users one replica takes (before spreading the load)
     detailed: bool = True  # serve: False until ``Evaluator.detail`` adds the operating point
     split_why: str | None = None  # serve: why the model is split (tp > 1) rather than on one GPU
-    layer_split: bool = False  # the tp GPUs hold whole layers and take turns (llama.cpp), not TP shards
+    layer_split: bool = (
+        False  # the tp GPUs hold whole layers and take turns (llama.cpp, HF transformers), not TP shards
+    )
     reject_kind: str = ""  # one of REJECT_KINDS when ``rejected``
     fabric_assumed: bool = False  # GPUs work together over a fabric the source does not state (PCIe assumed)
     substitution: str | None = None  # what was changed so the workload runs here (engine, precision)

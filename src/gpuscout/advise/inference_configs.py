@@ -32,15 +32,12 @@ from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.errors import ConfigurationRejected
+from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 #: Engines that are libraries, not servers: never substituted for a live endpoint.
 LIBRARY_ENGINES = ("hf-transformers",)
-
-#: Engines that split a model over GPUs by layers, not tensor parallel (llama.cpp: --split-mode layer
-#: is its default, https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md).
-LAYER_SPLIT_ENGINES = ("llama.cpp",)
 
 InferenceW = TypeVar("InferenceW", bound=ServeWorkload | BatchWorkload)
 
@@ -68,7 +65,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     ) -> tuple[Estimate | None, str | None]:
         w = self.w
         self.estimator_calls += 1
-        split = {"parallel": "layer"} if tp > 1 and engine in LAYER_SPLIT_ENGINES else {}
+        split = {"parallel": "layer"} if tp > 1 and resolve_engine(engine).default_parallel == "layer" else {}
         try:
             return self._inference(
                 w.model,

@@ -168,8 +168,8 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             reasons.append(f"model fits one GPU: {ev.replicas_per_instance} replicas, not split")
         elif ev.tp > 1:
             how = (
-                f"by layers over {ev.tp} GPUs (llama.cpp --split-mode layer: they take turns, so a token "
-                "is no faster than on one GPU)"
+                f"by layers over {ev.tp} GPUs (the engine's layer split: whole layers per GPU, taking turns, "
+                "so a token is no faster than on one GPU)"
                 if ev.layer_split
                 else f"over {ev.tp} GPUs (TP{ev.tp})"
             )

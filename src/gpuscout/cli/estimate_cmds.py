@@ -45,12 +45,13 @@ def _default_engine(engine: str | None, precision: str | None) -> str:
 
 
 def _default_parallel(parallel: str | None, engine: str) -> str:
-    """Layer split for llama.cpp (its default multi-GPU mode), tensor parallel for the others."""
+    """The engine's own multi-GPU mode unless one is given: a layer split for llama.cpp and HF
+    transformers, tensor parallel for the servers."""
     if parallel:
         return parallel
     from gpuscout.estimate.engines import resolve_engine
 
-    return "layer" if resolve_engine(engine).name == "llama.cpp" else "tensor"
+    return resolve_engine(engine).default_parallel
 
 
 def _batch(text: str) -> int | Literal["max"]:

@@ -80,6 +80,10 @@ class EngineProfile:
     compute_efficiency: Mapping[str, float]  # by compute class; key "default" for the rest
     stream_ceiling_gbps: Mapping[str, float] = field(default_factory=dict)  # by class; absent = none
     compute_ceiling_tflops: Mapping[str, float] = field(default_factory=dict)  # by class; absent = none
+    # how the engine spreads one model over several GPUs when not told otherwise: "tensor" (TP), or
+    # "layer" (whole layers per GPU, run in turn: llama.cpp's --split-mode layer, accelerate's
+    # device_map="auto" under HF transformers)
+    default_parallel: str = "tensor"
     moe_efficiency: float = 0.6  # share of the dense bandwidth efficiency routed-expert weight reads reach
     moe_compute_efficiency: float = 0.5  # share of the dense compute efficiency grouped expert GEMMs reach
     fp16_accumulate: bool = False  # 16-bit GEMMs accumulate in fp16 (2x rate on GeForce parts)
@@ -238,6 +242,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="llama.cpp",
         label="llama.cpp (CUDA, layer split)",
+        # --split-mode layer is its default (tools/server/README.md)
+        default_parallel="layer",
         bandwidth_efficiency=_eff(default=0.9484, gguf_quant=0.9484, gguf_f16=0.954),
         compute_efficiency=_eff(default=0.3414, gguf_quant=0.3414, gguf_f16=0.4663),
         stream_ceiling_gbps=_eff(default=1203.0, gguf_quant=1203.0, gguf_f16=1259.0),
@@ -486,6 +492,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="hf-transformers",
         label="HF transformers (generate, eager)",
+        # from_pretrained(device_map="auto"): accelerate places whole layers per GPU, run in turn
+        default_parallel="layer",
         bandwidth_efficiency=_eff(default=0.6089, weight_only=0.7147, **{"16bit": 0.6089}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
