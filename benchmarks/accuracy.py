@@ -336,10 +336,10 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             continue
         ci = _int(r["context_in"])
         co = _int(r["context_out"])
-        # llama.cpp splits layers across GPUs by default (--split-mode layer); HF transformers spreads a
-        # model over several GPUs with accelerate's device_map="auto", whole layers per GPU run one after
-        # the other (the Qwen speed benchmarks' notes: "transformers device_map auto, layers split")
-        parallel = "layer" if (engine in ("llama.cpp", "hf-transformers") and gpus > 1) else "tensor"
+        # the engine's own multi-GPU mode: llama.cpp splits layers by default (--split-mode layer); HF
+        # transformers spreads a model with accelerate's device_map="auto", whole layers per GPU run one
+        # after the other (the Qwen speed benchmarks' notes: "transformers device_map auto, layers split")
+        parallel = resolve_engine(engine).default_parallel if gpus > 1 else "tensor"
         if "data parallel" in r["framework"].lower():
             parallel = "replicas"
         case.tp = gpus if parallel == "tensor" else 1
