@@ -354,12 +354,12 @@ def estimate(
             f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
             f"({plan1.binding_constraint()})"
         )
-    elif point.saturated and point.binding in ("kv_cache", "scheduler"):
-        what = (
-            "KV-cache memory"
-            if point.binding == "kv_cache"
-            else f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})"
-        )
+    elif point.saturated and point.binding in ("kv_cache", "scheduler", "prefill"):
+        what = {
+            "kv_cache": "KV-cache memory",
+            "scheduler": f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})",
+            "prefill": f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks",
+        }[point.binding]
         warnings.append(
             f"{load_label}: at most {point.running} sequences run at once per replica ({what}); "
             "the rest queue "

@@ -40,8 +40,12 @@ engine's steps (a long prefill-carrying step catches more arrivals than a short 
 forward pass that processes a prompt's last token samples its first token. Every TTFT also pays the
 engine's ``request_overhead_us`` (tokenisation, API server, admission).
 
+A chunked engine whose token budget M per step counts decodes too (vLLM, TensorRT-LLM) runs at most
+M O / (P + O) sequences in a steady flow (:func:`token_budget_cap`).
+
 ``binding`` says which limit sets the answer: "kv_cache" / "scheduler" / "prefill" (the batch is capped
-and requests queue), "queueing" (arrivals above capacity), else the largest part of the step:
+by memory, by ``max_num_seqs`` or by the token budget, and requests queue), "queueing" (arrivals above
+capacity), else the largest part of the step:
 "bandwidth", "compute", "scheduler" (fixed CPU / launch costs), "interconnect" or "prefill" (prompt
 processing takes most of the busy time).
 """
@@ -86,7 +90,7 @@ class ServingPoint:
     running: int  # sequences the engine decodes together
     in_flight: float  # requests in the system (running + waiting)
     cap: int  # the most sequences it can run here
-    cap_reason: str  # what sets ``cap``: "kv_cache", "scheduler" or "prefill"
+    cap_reason: str  # what sets ``cap``: "kv_cache", "scheduler" or "prefill" (the token budget per step)
     requests_per_s: float
     output_tokens_per_s: float
     ttft_s: float  # mean, queueing included
@@ -306,10 +310,39 @@ def _varied_excess(st: Setup, b: int, prompt: int, output: int) -> tuple[float, 
     return max(0.0, drain - o * plain), tpot
 
 
+def token_budget_cap(eng: EngineProfile, prompt: int, output: int, steady: bool = True) -> int | None:
+    """The most sequences a chunked-prefill engine can keep decoding under its token budget per step.
+
+    vLLM's ``max_num_batched_tokens`` (V0 chunked prefill and V1) and TensorRT-LLM's ``max_num_tokens``
+    count every token a step computes: one per decoding sequence, plus the prompt chunks. ``B``
+    sequences decoding take ``B`` of the ``M`` tokens; in a steady flow of requests of ``P`` prompt and
+    ``O`` output tokens, ``B / O`` of them complete per step and as many prompts must be prefilled per
+    step to replace them, so ``B + B P / O <= M``: ``B <= M O / (P + O)``. When requests move in waves
+    (a burst, or lockstep clients) the prompts are prefilled before the wave decodes and only ``B <= M``
+    binds. None when the engine does not chunk (its prefills run as their own steps) or its budget
+    counts prompt tokens alone (SGLang ``chunked_prefill_size``, TGI ``max_batch_prefill_tokens``: decodes
+    run in their own batches or beside the budget). vLLM 0.6 with
+    ``--max-num-batched-tokens 1024`` serving ShareGPT (220 + 200 tokens): 487 sequences at most, not
+    the 1024 of ``--max-num-seqs`` (the scheduler would admit no prompt at all at 1024)."""
+    if not (eng.continuous_batching and eng.chunked_prefill and eng.decodes_in_token_budget):
+        return None
+    m = max(1, eng.prefill_chunk_tokens)
+    if not steady:
+        return m
+    o = max(1, output)
+    return max(1, math.floor(m * o / (max(0, prompt) + o)))
+
+
 def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason: str) -> ServingPoint:
     """The operating point of ``st`` under ``load`` with at most ``cap`` sequences (``cap_reason``)."""
     o = max(1, output)
     cap = max(1, cap)
+    waves = load.kind == "burst" or (load.kind == "concurrency" and load.lockstep)
+    if load.kind == "rate" and not math.isfinite(load.value):
+        waves = True
+    budget = token_budget_cap(st.engine, prompt, o, steady=not waves)
+    if budget is not None and budget < cap:
+        cap, cap_reason = budget, "prefill"
     if load.kind == "concurrency":
         if load.lockstep and st.engine.continuous_batching:
             point = _lockstep(st, load.value, prompt, o, cap, cap_reason)
