@@ -167,6 +167,14 @@ def _lockstep(notes: str) -> bool:
     )
 
 
+def _varied_output(notes: str) -> bool:
+    """ShareGPT requests with the dataset's own output lengths: vLLM ``benchmark_serving`` and SGLang
+    ``bench_serving`` take each request's output length from its conversation's reply unless
+    ``--sharegpt-output-len`` fixes it (then every request generates that many tokens)."""
+    n = notes.lower()
+    return "sharegpt" in n and "sharegpt-output-len" not in n and "sharegpt_output_len" not in n
+
+
 def _engine_of(framework: str) -> str:
     f = framework.lower()
     if "llama.cpp" in f:
@@ -373,6 +381,11 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
         if "concurrency" in load and _lockstep(notes):
             load["lockstep"] = True
             case.notes.append("fixed-length requests started together: lockstep waves")
+        if _varied_output(notes) and load.get("num_requests"):
+            # ShareGPT conversations: output lengths spread around their mean (a finite run ends with
+            # its longest ones), where the random datasets' are fixed
+            load["varied_output"] = True
+            case.notes.append("ShareGPT output lengths vary: the run ends with its longest requests")
         static_batch = _int(r["batch"])
         if metric_raw == "fits":
             case.metric = "fits"

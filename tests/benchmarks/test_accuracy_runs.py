@@ -151,3 +151,15 @@ def test_shared_step_cost_comes_from_the_other_engine_when_a_source_is_held_out(
     sglang_03 = [c for c in train if c.engine == "sglang" and "0.3" in c.engine_text]
     assert sglang_03
     assert not any(accuracy._shared_exercised(c, members) for c in sglang_03)
+
+
+def test_sharegpt_runs_vary_their_output_lengths_unless_fixed(accuracy: ModuleType) -> None:
+    # benchmark_serving / bench_serving take ShareGPT output lengths from the replies, unless
+    # --sharegpt-output-len fixes them; random datasets have fixed lengths
+    assert accuracy._varied_output("ShareGPT via vLLM benchmarks/benchmark_serving.py (num-prompts 1000)")
+    assert not accuracy._varied_output("--dataset-name sharegpt --sharegpt-output-len 256")
+    assert not accuracy._varied_output("--dataset-name random --random-input 3200 --random-output 800")
+    cases = accuracy.build_cases(accuracy.load(Path(CALIBRATION)))
+    varied = [c for c in cases if c.kwargs.get("varied_output")]
+    assert varied
+    assert all(c.kwargs.get("num_requests") and "sharegpt" in c.row["notes"].lower() for c in varied)

@@ -119,6 +119,7 @@ def _load_args(
     request_rate: float | None,
     num_requests: int | None,
     lockstep: bool = False,
+    varied_output: bool = False,
 ) -> _LoadArgs | None:
     """The load asked for; None = saturate ("max": as many sequences as fit)."""
     given = [
@@ -142,12 +143,18 @@ def _load_args(
                 raise InvalidInputError(
                     "num_requests", "an infinite request rate needs the number of requests", ">= 1"
                 )
-            return _LoadArgs(Load("burst", float(n_req), n_req), f"{n_req} requests at once", math.inf)
+            return _LoadArgs(
+                Load("burst", float(n_req), n_req, varied_output=varied_output),
+                f"{n_req} requests at once",
+                math.inf,
+            )
         rate = positive_float("request_rate", request_rate, MAX_RATE)
-        return _LoadArgs(Load("rate", rate, n_req), f"{rate:g} requests/s", rate)
+        return _LoadArgs(Load("rate", rate, n_req, varied_output=varied_output), f"{rate:g} requests/s", rate)
     if concurrency is not None:
         c = int_in("concurrency", concurrency, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
-        return _LoadArgs(Load("concurrency", float(c), n_req, lockstep), f"concurrency {c}", None)
+        return _LoadArgs(
+            Load("concurrency", float(c), n_req, lockstep, varied_output), f"concurrency {c}", None
+        )
     if isinstance(batch, str):
         if batch.strip().lower() != "max":
             raise InvalidInputError(
@@ -155,14 +162,14 @@ def _load_args(
             )
         return None
     b = int_in("batch", 1 if batch is None else batch, 1, MAX_BATCH, error=ConfigurationRejected)
-    return _LoadArgs(Load("concurrency", float(b), n_req, lockstep), f"batch {b}", None)
+    return _LoadArgs(Load("concurrency", float(b), n_req, lockstep, varied_output), f"batch {b}", None)
 
 
 def _split(load: Load, replicas: int) -> Load:
     if replicas <= 1:
         return load
     n = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
-    return Load(load.kind, load.value / replicas, n, load.lockstep)
+    return Load(load.kind, load.value / replicas, n, load.lockstep, load.varied_output)
 
 
 def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
@@ -217,6 +224,7 @@ def estimate(
     request_rate: float | None = None,
     num_requests: int | None = None,
     lockstep: bool = False,
+    varied_output: bool = False,
     context_in: int = 512,
     context_out: int = 512,
     kv_dtype: str | KvDtype | None = None,
@@ -232,7 +240,10 @@ def estimate(
     ``lockstep``: the clients send equal-length requests together (fixed-length benchmarks): they then
     prefill and finish in waves instead of spreading out. With ``concurrency``, ``num_requests`` is the
     length of the run: its first ``concurrency`` requests arrive together (a benchmark client's start),
-    which raises the run's mean TTFT.
+    which raises the run's mean TTFT. ``varied_output``: output lengths vary around ``context_out`` as a
+    chat dataset's do (ShareGPT; taken as exponential): a finite run (``num_requests``) then lasts until
+    its longest requests end, the batch thinning out meanwhile, so its requests/s falls below the
+    mean-length figure.
     When the load exceeds what fits in KV memory, the batch is capped there and the rest queue.
 
     ``precision``: None/"native" = the checkpoint's format (a quantized name such as "Qwen3-14B-AWQ",
@@ -248,8 +259,8 @@ def estimate(
     return _estimate(
         None, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
         concurrency=concurrency, request_rate=request_rate, num_requests=num_requests, lockstep=lockstep,
-        context_in=context_in, context_out=context_out, kv_dtype=kv_dtype, task=task, parallel=parallel,
-        strict=strict,
+        varied_output=varied_output, context_in=context_in, context_out=context_out, kv_dtype=kv_dtype,
+        task=task, parallel=parallel, strict=strict,
     )  # fmt: skip
 
 
@@ -276,6 +287,7 @@ class EstimateSession:
         request_rate: float | None = None,
         num_requests: int | None = None,
         lockstep: bool = False,
+        varied_output: bool = False,
         context_in: int = 512,
         context_out: int = 512,
         kv_dtype: str | KvDtype | None = None,
@@ -286,7 +298,8 @@ class EstimateSession:
         return _estimate(
             self._prepared, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
             concurrency=concurrency, request_rate=request_rate, num_requests=num_requests,
-            lockstep=lockstep, context_in=context_in, context_out=context_out, kv_dtype=kv_dtype,
+            lockstep=lockstep, varied_output=varied_output, context_in=context_in,
+            context_out=context_out, kv_dtype=kv_dtype,
             task=task, parallel=parallel, strict=strict,
         )  # fmt: skip
 
@@ -331,6 +344,7 @@ def _estimate(
     request_rate: float | None,
     num_requests: int | None,
     lockstep: bool,
+    varied_output: bool,
     context_in: int,
     context_out: int,
     kv_dtype: str | KvDtype | None,
@@ -355,7 +369,9 @@ def _estimate(
     mode = PARALLEL_MODES.get(str(parallel).strip().lower()) if isinstance(parallel, str) else None
     if mode is None:
         raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
-    load_args = _load_args(batch, concurrency, request_rate, num_requests, bool(lockstep))
+    load_args = _load_args(
+        batch, concurrency, request_rate, num_requests, bool(lockstep), bool(varied_output)
+    )
     if spec.kind != "llm":
         raise InvalidInputError(
             "model",
@@ -483,12 +499,12 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
             f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
             f"({plan1.binding_constraint()})"
         )
-    elif point.saturated and point.binding in ("kv_cache", "scheduler"):
-        what = (
-            "KV-cache memory"
-            if point.binding == "kv_cache"
-            else f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})"
-        )
+    elif point.saturated and point.binding in ("kv_cache", "scheduler", "prefill"):
+        what = {
+            "kv_cache": "KV-cache memory",
+            "scheduler": f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})",
+            "prefill": f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks",
+        }[point.binding]
         warnings.append(
             f"{load_label}: at most {point.running} sequences run at once per replica ({what}); "
             "the rest queue "

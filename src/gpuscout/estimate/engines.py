@@ -135,6 +135,12 @@ class EngineProfile:
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
     prefill_chunk_tokens: int = 2048  # token budget per step (chunked prefill) / micro-batch size
     chunked_prefill: bool = True  # prefill chunks ride in decode steps (else prefills stall decoding)
+    # the step's token budget counts the decoding sequences' tokens too, not only prompt chunks: vLLM's
+    # scheduler (V1 ``token_budget``; V0 chunked prefill's ``budget``) charges each running decode one
+    # token of ``max_num_batched_tokens`` before it admits prompt chunks, and TensorRT-LLM's
+    # ``max_num_tokens`` bounds context plus generation tokens per iteration. SGLang's
+    # ``chunked_prefill_size`` and TGI's ``max_batch_prefill_tokens`` bound prefill tokens alone
+    decodes_in_token_budget: bool = False
     # MLA models (DeepSeek-V2/V3) run without chunked prefill, the step budget being the whole context
     # (max_model_len): vLLM 0.7 forced chunked prefill and prefix caching off for MLA
     mla_unchunked_prefill: bool = False
@@ -306,6 +312,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         kv_block_tokens=16,
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
+        decodes_in_token_budget=True,
         max_num_seqs=256,
         aliases=("vllm", "v-llm"),
         eras=(
@@ -400,6 +407,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         kv_fp8_with_fp8_weights=True,
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
+        decodes_in_token_budget=True,
         max_num_seqs=2048,
         aliases=(
             "tensorrt-llm",

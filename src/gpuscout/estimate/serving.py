@@ -40,8 +40,12 @@ engine's steps (a long prefill-carrying step catches more arrivals than a short 
 forward pass that processes a prompt's last token samples its first token. Every TTFT also pays the
 engine's ``request_overhead_us`` (tokenisation, API server, admission).
 
+A chunked engine whose token budget M per step counts decodes too (vLLM, TensorRT-LLM) runs at most
+M O / (P + O) sequences in a steady flow (:func:`token_budget_cap`).
+
 ``binding`` says which limit sets the answer: "kv_cache" / "scheduler" / "prefill" (the batch is capped
-and requests queue), "queueing" (arrivals above capacity), else the largest part of the step:
+by memory, by ``max_num_seqs`` or by the token budget, and requests queue), "queueing" (arrivals above
+capacity), else the largest part of the step:
 "bandwidth", "compute", "scheduler" (fixed CPU / launch costs), "interconnect" or "prefill" (prompt
 processing takes most of the busy time).
 """
@@ -74,6 +78,9 @@ class Load:
     value: float  # requests in flight / requests per second / requests submitted at once
     num_requests: int | None = None  # finite runs (rate above capacity, or for reference)
     lockstep: bool = False  # equal-length requests sent together stay in lockstep (benchmark clients)
+    # output lengths vary around the mean as a chat dataset's do (ShareGPT): exponentially distributed,
+    # so a finite run ends when its longest requests end, the batch thinning out meanwhile
+    varied_output: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +90,7 @@ class ServingPoint:
     running: int  # sequences the engine decodes together
     in_flight: float  # requests in the system (running + waiting)
     cap: int  # the most sequences it can run here
-    cap_reason: str  # what sets ``cap``: "kv_cache", "scheduler" or "prefill"
+    cap_reason: str  # what sets ``cap``: "kv_cache", "scheduler" or "prefill" (the token budget per step)
     requests_per_s: float
     output_tokens_per_s: float
     ttft_s: float  # mean, queueing included
@@ -226,19 +233,127 @@ def _binding_of(s: _State) -> str:
     return max(parts, key=parts.__getitem__)
 
 
+HARMONIC_EXACT = 8  # levels summed one by one before geometric bins
+DRAIN_BINS = 12
+
+
+def _harmonic(n: float) -> float:
+    """H_n = 1 + 1/2 + ... + 1/n (asymptotic form beyond 50)."""
+    if n <= 0:
+        return 0.0
+    if n <= 50:
+        return sum(1.0 / k for k in range(1, int(n) + 1))
+    return math.log(n) + 0.5772156649 + 1.0 / (2.0 * n) - 1.0 / (12.0 * n * n)
+
+
+def _levels(b0: int) -> list[tuple[int, float, float]]:
+    """(batch k at which to evaluate, sum of 1/j over the levels j it stands for, number of levels):
+    levels 1..8 one by one, the rest in geometric bins (a step time is smooth in the batch)."""
+    out = [(k, 1.0 / k, 1.0) for k in range(1, min(b0, HARMONIC_EXACT) + 1)]
+    if b0 <= HARMONIC_EXACT:
+        return out
+    lo = float(HARMONIC_EXACT)
+    ratio = (b0 / lo) ** (1.0 / DRAIN_BINS)
+    for i in range(DRAIN_BINS):
+        hi = b0 if i == DRAIN_BINS - 1 else lo * ratio
+        a, b = math.floor(lo) + 1, math.floor(hi)
+        if b >= a:
+            out.append(
+                (max(a, min(b, round(math.sqrt(a * b)))), _harmonic(b) - _harmonic(a - 1), b - a + 1.0)
+            )
+        lo = hi
+    return out
+
+
+def drain_seconds(st: Setup, b0: int, prompt: int, output: int) -> tuple[float, float]:
+    """(seconds, mean TPOT) for ``b0`` running sequences to finish when output lengths are exponential
+    with mean ``output`` (memoryless: whatever they generated already, each has ``output`` tokens left on
+    average), under continuous batching.
+
+    Why exponential: vLLM ``benchmark_serving`` and SGLang ``bench_serving`` give each ShareGPT request
+    the length of its conversation's reply (unless ``--sharegpt-output-len`` fixes it), pruned to
+    prompts of at most 1024 tokens and prompt + output of at most 2048. Chat replies run from a few
+    tokens to over a thousand; an exponential of the same mean is the simplest spread as wide as its
+    mean, and its expected longest of 1000 requests, 7.5 x the mean (~1,450 tokens for the ~194-token
+    mean those runs report), stays inside the 2048-token pruning bound.
+
+    With k running, the next one ends after ``output / k`` steps on average (the first of k exponential
+    lifetimes), so E[time] = output * sum_{k=1..b0} step(k) / k: the batch thins out, but the fixed part
+    of the step (the weights read) is paid for ``output * H_b0`` steps, not ``output`` (the mean-length
+    model's wave). 1000 ShareGPT requests (mean 200 tokens), steps of 50 ms + 0.45 ms per sequence:
+    200 x (0.05 x H_1000 + 0.00045 x 1000) = 200 x (0.37 + 0.45) = 165 s, against 200 x 0.5 = 100 s.
+    The request leaving at level k decoded through levels b0..k for output / j steps each: its TPOT is
+    their step times weighted by 1 / j; the mean TPOT averages that over the b0 requests."""
+    ctx = prompt + output
+    levels = _levels(max(1, b0))
+    steps = [(k, w, n, decode_step(st, k, ctx).total) for k, w, n in levels]
+    total = output * sum(w * t for _, w, _, t in steps)
+    # TPOT of the request(s) leaving at each level: running sums from the top level down
+    num = den = tpot_sum = 0.0
+    for _, w, n, t in reversed(steps):
+        num += w * t
+        den += w
+        tpot_sum += n * num / den
+    return total, tpot_sum / max(1, b0)
+
+
+def _varied_excess(st: Setup, b: int, prompt: int, output: int) -> tuple[float, float]:
+    """(extra seconds, TPOT) of the last ``b`` requests of a finite run with exponential output lengths,
+    against ``output`` steps at batch ``b``: continuous batching drains them (:func:`drain_seconds`); a
+    static batch keeps every row until its longest output ends (HF generate): E[max] = output * H_b
+    steps at batch ``b``."""
+    o = max(1, output)
+    plain = decode_step(st, b, prompt + o / 2.0).total
+    if not st.engine.continuous_batching:
+        return o * (_harmonic(b) - 1.0) * plain, plain
+    drain, tpot = drain_seconds(st, b, prompt, o)
+    return max(0.0, drain - o * plain), tpot
+
+
+def token_budget_cap(eng: EngineProfile, prompt: int, output: int, steady: bool = True) -> int | None:
+    """The most sequences a chunked-prefill engine can keep decoding under its token budget per step.
+
+    vLLM's ``max_num_batched_tokens`` (V0 chunked prefill and V1) and TensorRT-LLM's ``max_num_tokens``
+    count every token a step computes: one per decoding sequence, plus the prompt chunks. ``B``
+    sequences decoding take ``B`` of the ``M`` tokens; in a steady flow of requests of ``P`` prompt and
+    ``O`` output tokens, ``B / O`` of them complete per step and as many prompts must be prefilled per
+    step to replace them, so ``B + B P / O <= M``: ``B <= M O / (P + O)``. When requests move in waves
+    (a burst, or lockstep clients) the prompts are prefilled before the wave decodes and only ``B <= M``
+    binds. None when the engine does not chunk (its prefills run as their own steps) or its budget
+    counts prompt tokens alone (SGLang ``chunked_prefill_size``, TGI ``max_batch_prefill_tokens``: decodes
+    run in their own batches or beside the budget). vLLM 0.6 with
+    ``--max-num-batched-tokens 1024`` serving ShareGPT (220 + 200 tokens): 487 sequences at most, not
+    the 1024 of ``--max-num-seqs`` (the scheduler would admit no prompt at all at 1024)."""
+    if not (eng.continuous_batching and eng.chunked_prefill and eng.decodes_in_token_budget):
+        return None
+    m = max(1, eng.prefill_chunk_tokens)
+    if not steady:
+        return m
+    o = max(1, output)
+    return max(1, math.floor(m * o / (max(0, prompt) + o)))
+
+
 def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason: str) -> ServingPoint:
     """The operating point of ``st`` under ``load`` with at most ``cap`` sequences (``cap_reason``)."""
     o = max(1, output)
     cap = max(1, cap)
+    waves = load.kind == "burst" or (load.kind == "concurrency" and load.lockstep)
+    if load.kind == "rate" and not math.isfinite(load.value):
+        waves = True
+    budget = token_budget_cap(st.engine, prompt, o, steady=not waves)
+    if budget is not None and budget < cap:
+        cap, cap_reason = budget, "prefill"
     if load.kind == "concurrency":
         if load.lockstep and st.engine.continuous_batching:
             point = _lockstep(st, load.value, prompt, o, cap, cap_reason)
         else:
-            point = _closed_loop(st, load.value, prompt, o, cap, cap_reason, load.num_requests)
+            point = _closed_loop(
+                st, load.value, prompt, o, cap, cap_reason, load.num_requests, load.varied_output
+            )
     elif load.kind == "burst":
-        point = _burst(st, int(load.value), prompt, o, cap, cap_reason)
+        point = _burst(st, int(load.value), prompt, o, cap, cap_reason, load.varied_output)
     else:
-        point = _open_loop(st, load.value, load.num_requests, prompt, o, cap, cap_reason)
+        point = _open_loop(st, load.value, load.num_requests, prompt, o, cap, cap_reason, load.varied_output)
     extra = st.engine.request_overhead_us * 1e-6
     if st.engine.multi_step > 1:
         # new requests are admitted only between multi-step runs: half a run of waiting on average
@@ -312,6 +427,7 @@ def _closed_loop(
     cap: int,
     cap_reason: str,
     num_requests: int | None = None,
+    varied: bool = False,
 ) -> ServingPoint:
     c = max(1.0, concurrency)
     running = max(1, min(cap, math.ceil(c - 1e-9)))
@@ -336,13 +452,18 @@ def _closed_loop(
         first = min(running, num_requests)
         wave = prefill_seconds(st, prompt, first) * first_token_share(st.engine, first, prompt)
         ttft += first / max(num_requests, first) * (wave - s.ttft_s)
+    x = s.x
+    if num_requests and varied:
+        # the run ends when its last requests' longest outputs end (the batch thinning out)
+        extra, _ = _varied_excess(st, min(running, num_requests), prompt, output)
+        x = num_requests / (num_requests / s.x + extra)
     return ServingPoint(
         running,
         c,
         cap,
         cap_reason,
-        s.x,
-        s.x * output,
+        x,
+        x * output,
         ttft + queue,
         s.tpot_s,
         queue,
@@ -352,17 +473,25 @@ def _closed_loop(
     )
 
 
-def _burst(st: Setup, n: int, prompt: int, output: int, cap: int, cap_reason: str) -> ServingPoint:
-    """N equal requests at once: waves of ``cap`` (the last one partial)."""
+def _burst(
+    st: Setup, n: int, prompt: int, output: int, cap: int, cap_reason: str, varied: bool = False
+) -> ServingPoint:
+    """N equal requests at once: waves of ``cap`` (the last one partial). ``varied``: exponential output
+    lengths of the same mean: a static batch waits for its longest output in every wave, continuous
+    batching refills freed slots and pays the drain of its last requests once (:func:`_varied_excess`)."""
     n = max(1, n)
     b = min(n, cap)
     full, rest = divmod(n, b)
     waves = [b] * full + ([rest] if rest else [])
     start = ttft_sum = tpot_sum = wait_sum = 0.0
     first_step: StepTime | None = None
-    for size in waves:
+    for i, size in enumerate(waves):
         wave, ttft, tpot, step = _wave(st, size, prompt, output)
         first_step = first_step or step
+        if varied and (not st.engine.continuous_batching or i == len(waves) - 1):
+            extra, tpot_v = _varied_excess(st, size, prompt, output)
+            wave += extra
+            tpot = tpot_v if st.engine.continuous_batching else tpot
         wait_sum += size * start
         ttft_sum += size * (start + ttft)
         tpot_sum += size * tpot
@@ -407,11 +536,18 @@ def _finite_run_wait(n: int, cap: int, x: float, rate: float) -> float:
 
 
 def _open_loop(
-    st: Setup, rate: float, num_requests: int | None, prompt: int, output: int, cap: int, cap_reason: str
+    st: Setup,
+    rate: float,
+    num_requests: int | None,
+    prompt: int,
+    output: int,
+    cap: int,
+    cap_reason: str,
+    varied: bool = False,
 ) -> ServingPoint:
     full = _state(st, cap, prompt, output)
     if not math.isfinite(rate):
-        return _burst(st, num_requests or cap, prompt, output, cap, cap_reason)
+        return _burst(st, num_requests or cap, prompt, output, cap, cap_reason, varied)
     if rate >= full.x:
         # arrivals above capacity: the engine runs full and the queue grows
         # a finite run: requests wait for a slot (the first ``cap`` start at once), and every prompt
@@ -426,13 +562,19 @@ def _open_loop(
         else:
             wait = math.inf
         in_flight = cap + (rate - full.x) * (wait if math.isfinite(wait) else 0.0)
+        x = full.x
+        if num_requests and varied:
+            # a finite run's requests/s is N over its length, which ends with the drain of the
+            # requests in flight when the last one arrived (their longest outputs)
+            extra, _ = _varied_excess(st, min(cap, num_requests), prompt, output)
+            x = num_requests / (num_requests / full.x + extra)
         return ServingPoint(
             cap,
             in_flight,
             cap,
             cap_reason,
-            full.x,
-            full.x * output,
+            x,
+            x * output,
             full.ttft_s + wait,
             full.tpot_s,
             wait,
