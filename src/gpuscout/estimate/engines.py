@@ -295,17 +295,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.6404, weight_only=0.6239, fp8=0.631, **{"16bit": 0.6404}),
-        compute_efficiency=_eff(default=0.417, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.417}),
-        moe_efficiency=0.5272,
-        moe_compute_efficiency=1.0,  # the cap: grouped GEMMs at dense efficiency once tiles are counted
+        bandwidth_efficiency=_eff(default=0.6217, weight_only=0.6316, fp8=0.631, **{"16bit": 0.6217}),
+        compute_efficiency=_eff(default=0.4819, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4819}),
+        moe_efficiency=0.5913,
+        moe_compute_efficiency=0.893,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=233.1,
+        moe_layer_overhead_us=260.9,
         layer_overhead_us=3.0,
-        step_overhead_us=418.4,
-        seq_overhead_us=5.219,
+        step_overhead_us=379.2,
+        seq_overhead_us=5.201,
         tp_step_overhead_us=200.0,
-        request_overhead_us=27000.0,
+        request_overhead_us=29920.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -321,10 +321,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2553.0,
-                    "seq_overhead_us": 213.0,
-                    "tp_step_overhead_us": 1157.0,
-                    "moe_compute_efficiency": 0.5809,
+                    "step_overhead_us": 2519.0,
+                    "seq_overhead_us": 260.2,
+                    "tp_step_overhead_us": 1023.0,
+                    "moe_compute_efficiency": 0.5251,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "prefill_budget_from_model_len": True,
@@ -342,7 +342,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 470.5, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": 473.6, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -352,17 +352,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.5572, weight_only=0.2215, fp8=0.3243, **{"16bit": 0.5572}),
-        compute_efficiency=_eff(default=0.4898, fp8=0.6671, weight_only=0.45, fp4=0.40, **{"16bit": 0.4898}),
-        moe_efficiency=0.4497,
-        moe_compute_efficiency=0.9485,
+        bandwidth_efficiency=_eff(default=0.5545, weight_only=0.833, fp8=0.3232, **{"16bit": 0.5545}),
+        compute_efficiency=_eff(default=0.4971, fp8=0.6747, weight_only=0.45, fp4=0.40, **{"16bit": 0.4971}),
+        moe_efficiency=0.4551,
+        moe_compute_efficiency=0.7029,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=52.5,
+        moe_layer_overhead_us=56.38,
         layer_overhead_us=3.0,
-        step_overhead_us=2553.0,
+        step_overhead_us=2519.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=218.4,
-        request_overhead_us=5287.0,
+        tp_step_overhead_us=218.8,
+        request_overhead_us=5360.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -376,7 +376,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 892.6, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 877.4, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
             ),
         ),
@@ -436,7 +436,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # the PyTorch backend's first releases ran the model eagerly unless
                 # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
                 # launched from Python each step (the engine's scheduler still runs ahead: overlap)
-                {"cuda_graphs": False, "layer_overhead_us": 470.5},
+                {"cuda_graphs": False, "layer_overhead_us": 473.6},
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -454,7 +454,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=7169.0,
+        request_overhead_us=7774.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -470,7 +470,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 470.5,
+                    "layer_overhead_us": 473.6,
                     "step_overhead_us": 2508.0,
                     "seq_overhead_us": 1237.0,
                     "tp_step_overhead_us": 615.1,
@@ -490,8 +490,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "2.x",
                 "2.x, CUDA graphs, no chunked prefill",
                 r"2\.[0-9]+",
-                {"chunked_prefill": False, "step_overhead_us": 878.2, "tp_step_overhead_us": 168.0},
-                efficiency_scale=0.4718,
+                {"chunked_prefill": False, "step_overhead_us": 954.5, "tp_step_overhead_us": 187.6},
+                efficiency_scale=0.522,
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -502,15 +502,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         label="HF transformers (generate, eager)",
         # from_pretrained(device_map="auto"): accelerate places whole layers per GPU, run in turn
         default_parallel="layer",
-        bandwidth_efficiency=_eff(default=0.6089, weight_only=0.7147, **{"16bit": 0.6089}),
+        bandwidth_efficiency=_eff(default=0.715, weight_only=0.7709, **{"16bit": 0.715}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=87.24,
-        attn_decode_efficiency=0.1186,
-        kv_copies_per_step=5.28,
+        expert_loop_us=85.75,
+        attn_decode_efficiency=0.1154,
+        kv_copies_per_step=5.261,
         attn_host_sync=True,
-        layer_overhead_us=470.5,
-        step_overhead_us=5671.0,
+        layer_overhead_us=473.6,
+        step_overhead_us=6032.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -540,8 +540,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ fused modules",
                 r"fused",
                 # its own attention kernel over a static cache: no expanded copies, no host sync
-                {"layer_overhead_us": 27.94, "kv_copies_per_step": 0.0, "attn_host_sync": False},
-                efficiency_scale=1.013,
+                {"layer_overhead_us": 25.09, "kv_copies_per_step": 0.0, "attn_host_sync": False},
+                efficiency_scale=1.063,
             ),
             EngineEra(
                 "exllama",
@@ -559,7 +559,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {"weight_only_tile_rows": 1},
-                compute_scale=0.275,
+                compute_scale=0.2635,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
@@ -571,10 +571,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="gpt-fast",
         label="gpt-fast (torch.compile)",
-        bandwidth_efficiency=_eff(default=0.7021, weight_only=0.5217, **{"16bit": 0.7021}),
+        bandwidth_efficiency=_eff(default=0.7022, weight_only=0.5228, **{"16bit": 0.7022}),
         compute_efficiency=_eff(default=0.50),
         layer_overhead_us=0.0,
-        step_overhead_us=637.4,
+        step_overhead_us=638.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
         engine_reserve_gb=0.5,
@@ -610,7 +610,7 @@ CALIBRATION: dict[str, str] = {
     ),
     "gpt-fast": (
         "14 rows of the gpt-fast README (Llama-2-7B, A100 SXM 330 W TP1/2/4/8 bf16, int8, int4; MI250X GCD): "
-        "bandwidth efficiency 0.702 (bf16), 0.522 (weight-only), 637 us per step."
+        "bandwidth efficiency 0.702 (bf16), 0.523 (weight-only), 638 us per step."
     ),
     "vllm": (
         "247 rows: Qwen2.5 speed benchmark (vLLM 0.6.2/0.6.3 batch 1, A100, BF16/GPTQ/AWQ, TP1-4, "
@@ -619,28 +619,29 @@ CALIBRATION: dict[str, str] = {
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.640 (16-bit) / 0.624 (weight-only), compute 0.417 (16-bit), 418 us per step + 5.2 us per "
-        "sequence, 27.0 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.53 "
-        "of dense efficiency and grouped GEMMs at dense efficiency (once the tile padding is counted: "
-        "every touched expert computes a whole tensor-core tile), 233 us per MoE layer. FP8 bandwidth / "
+        "0.622 (16-bit) / 0.632 (weight-only), compute 0.482 (16-bit), 379 us per step + 5.2 us per "
+        "sequence, 29.9 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.59 "
+        "of dense efficiency and grouped GEMMs at 0.89 of dense (once the tile padding is counted: "
+        "every touched expert computes a whole tensor-core tile, 16 rows in the Triton fused-MoE kernel at "
+        "small batch), 261 us per MoE layer. FP8 bandwidth / "
         "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
         "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2553 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 213 us per sequence, 1157 us per step and extra TP worker, grouped "
-        "expert GEMMs at 0.58 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler "
+        "scheduler's 2519 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 260 us per sequence, 1023 us per step and extra TP worker, grouped "
+        "expert GEMMs at 0.53 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler "
         "budget follows the context (max(max_model_len, 2048) per step; chunked prefill of 512 tokens "
         "above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.557 (16-bit) / 0.324 (fp8) / 0.222 (AWQ), compute 0.490 / 0.667 (with Hopper's 64-row tile, "
+        "0.555 (16-bit) / 0.323 (fp8) / 0.833 (AWQ), compute 0.497 / 0.675 (with Hopper's 64-row tile, "
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
-        "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: the 0.222 "
-        "was fitted before that and is refitted at the merge), the "
-        "Python scheduler's 2553 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 218 us "
-        "per extra TP worker, 5.3 ms per request, MoE weights at 0.45 and grouped GEMMs at 0.95 of dense "
-        "efficiency, 53 us per MoE layer; 0.3 era: 893 us per step, not overlapped."
+        "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: fitted "
+        "without that, the AWQ bandwidth had come out at 0.222), the "
+        "Python scheduler's 2519 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
+        "per extra TP worker, 5.4 ms per request, MoE weights at 0.46 and grouped GEMMs at 0.70 of dense "
+        "efficiency, 56 us per MoE layer; 0.3 era: 877 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
@@ -649,7 +650,7 @@ CALIBRATION: dict[str, str] = {
         "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.5 ms per request, MoE weights at 0.22 and "
         "grouped GEMMs at 0.52, 101 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
         "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
-        "era: no CUDA graphs, 471 us of host launches per layer and step (and half that again per MoE "
+        "era: no CUDA graphs, 474 us of host launches per layer and step (and half that again per MoE "
         "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
         "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
         "the three engines' rows; its DeepSeek-R1 rows: 55 ms per token at 4 sequences, where the "
@@ -659,25 +660,25 @@ CALIBRATION: dict[str, str] = {
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
-        "a small k6 scenario dominated by the load generator): physics defaults. 7.2 ms per request. "
-        "1.x era: 2508 us per step, 471 us per layer (eager launches: the constant shared with HF "
+        "a small k6 scenario dominated by the load generator): physics defaults. 7.8 ms per request. "
+        "1.x era: 2508 us per step, 474 us per layer (eager launches: the constant shared with HF "
         "transformers and trtllm-serve 0.17), 1237 us per sequence and step (after the step, not "
         "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 615 us per extra TP "
         "worker, efficiencies x0.84, GPTQ through exllama v1 (per-row dequantisation below 8 rows, fp16 "
         "rebuild from 8); every era: waiting requests join every 20 steps (max_waiting_tokens); 2.x era "
-        "(ROCm): 878 us per step, 168 us per extra worker, efficiencies x0.47."
+        "(ROCm): 955 us per step, 188 us per extra worker, efficiencies x0.52."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.609 (16-bit) / 0.715 (weight-only), 471 us of Python per layer (the eager-layer "
-        "constant shared with TGI 1.x and trtllm-serve 0.17) and 5671 us per step (overlapped with the "
-        "GPU), 87 us per expert visited per MoE layer; decode attention: 5.3 passes over the "
+        "Bandwidth 0.715 (16-bit) / 0.771 (weight-only), 474 us of Python per layer (the eager-layer "
+        "constant shared with TGI 1.x and trtllm-serve 0.17) and 6032 us per step (overlapped with the "
+        "GPU), 86 us per expert visited per MoE layer; decode attention: 5.3 passes over the "
         "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "
         "its FLOPs at 0.12 of the GEMM rate, waited for by the host in every layer (not overlapped: "
         "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
-        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 28 us per layer, "
-        "efficiencies x1.01; GEMV kernel: compute x0.28. AutoGPTQ 0.4 exllama: exllama v1 at batch "
+        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 25 us per layer, "
+        "efficiencies x1.06; GEMV kernel: compute x0.26. AutoGPTQ 0.4 exllama: exllama v1 at batch "
         "(per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
     ),
 }
