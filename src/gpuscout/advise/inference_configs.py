@@ -9,6 +9,7 @@ takes the fastest split and as many instances as its deadline needs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from typing import TypeVar
 
@@ -42,6 +43,13 @@ LIBRARY_ENGINES = ("hf-transformers",)
 InferenceW = TypeVar("InferenceW", bound=ServeWorkload | BatchWorkload)
 
 
+@functools.cache
+def _default_parallel(engine: str) -> str:
+    """How ``engine`` spreads a model over several GPUs unless told otherwise (its profile's
+    ``default_parallel``: a layer split for llama.cpp and HF transformers)."""
+    return resolve_engine(engine).default_parallel
+
+
 class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     """Serving and batch generation: replicas of the model, each sharded ``tp`` ways."""
 
@@ -65,7 +73,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     ) -> tuple[Estimate | None, str | None]:
         w = self.w
         self.estimator_calls += 1
-        split = {"parallel": "layer"} if tp > 1 and resolve_engine(engine).default_parallel == "layer" else {}
+        split = {"parallel": "layer"} if tp > 1 and _default_parallel(engine) == "layer" else {}
         try:
             return self._inference(
                 w.model,

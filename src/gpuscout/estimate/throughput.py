@@ -69,6 +69,12 @@ class Setup:
     peak_tflops: float = field(init=False, repr=False, compare=False)
     achieved_flops: float = field(init=False, repr=False, compare=False)
     achieved_bandwidth: float = field(init=False, repr=False, compare=False)
+    # rows a weight GEMM computes at least (tile padding, see :func:`gemm_tile_rows`); 1 for the
+    # GEMV-style kernels of GGUF formats, or an engine's own small-batch kernels; weight-only
+    # mma.sync kernels (Marlin, AWQ GEMM) 16-row tiles even where wgmma would pad to 64
+    gemm_tile: float = field(init=False, repr=False, compare=False)
+    # rows each touched expert computes at least in a small pass (see :meth:`moe_tile`)
+    small_moe_tile: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         cls = self.eff_class or self.fmt.compute_class
@@ -85,24 +91,28 @@ class Setup:
         object.__setattr__(self, "achieved_flops", achieved)
         bw = self.engine.achieved_bandwidth_gbps(cls, self.acc.bandwidth_gbps) * 1e9
         object.__setattr__(self, "achieved_bandwidth", bw)
+        dense = gemm_tile_rows(self.acc)
+        if cls == "gguf-quant":
+            tile = 1.0
+        elif self.engine.gemm_min_rows:
+            tile = float(self.engine.gemm_min_rows)
+        elif cls == "weight-only":
+            tile = float(max(1, min(self.engine.weight_only_tile_rows, dense)))
+        else:
+            tile = float(dense)
+        object.__setattr__(self, "gemm_tile", tile)
+        rows = self.engine.moe_tile_rows
+        if not rows or tile <= 1.0:
+            small = tile
+        elif cls == "weight-only":  # the mma.sync share is already in the weight-only rate
+            small = float(min(tile, rows))
+        else:
+            small = float(min(dense, rows / legacy_mma_share(self.acc)))
+        object.__setattr__(self, "small_moe_tile", small)
 
     @property
     def tp(self) -> int:
         return self.gpus if self.parallel == "tensor" else 1
-
-    @property
-    def gemm_tile(self) -> float:
-        """Rows a weight GEMM computes at least (tile padding, see :func:`gemm_tile_rows`); 1 for the
-        GEMV-style kernels of weight-only and GGUF formats, or an engine's own small-batch kernels."""
-        if self.eff_class == "gguf-quant":
-            return 1.0
-        if self.engine.gemm_min_rows:
-            return float(self.engine.gemm_min_rows)
-        tile = gemm_tile_rows(self.acc)
-        if self.eff_class == "weight-only":
-            # mma.sync kernels (Marlin, AWQ GEMM): 16-row tiles even where wgmma would pad to 64
-            return float(max(1, min(self.engine.weight_only_tile_rows, tile)))
-        return float(tile)
 
     def moe_tile(self, tokens: float) -> float:
         """Rows each touched expert's GEMM computes at least in a pass over ``tokens`` tokens, counted at
@@ -112,12 +122,7 @@ class Setup:
         ``mma.sync`` code keeps (:func:`legacy_mma_share`: half on Hopper, so 32 rows' worth where a
         wgmma tile pads to 64), never more than the GPU's own tile; larger passes, and engines without
         such a tile, pad to the dense tile (:attr:`gemm_tile`)."""
-        rows = self.engine.moe_tile_rows
-        if not rows or self.gemm_tile <= 1.0 or tokens > self.spec.num_experts:
-            return self.gemm_tile
-        if self.eff_class == "weight-only":  # the mma.sync share is already in the weight-only rate
-            return float(min(self.gemm_tile, rows))
-        return float(min(gemm_tile_rows(self.acc), rows / legacy_mma_share(self.acc)))
+        return self.gemm_tile if tokens > self.spec.num_experts else self.small_moe_tile
 
     @property
     def bandwidth_eff(self) -> float:
