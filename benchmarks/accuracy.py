@@ -667,11 +667,11 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("attr", "seq_overhead_us"),
             ("attr", "moe_efficiency"),
             ("attr", "moe_compute_efficiency"),
-            ("attr", "moe_layer_overhead_us"),
             ("attr", "request_overhead_us"),
             ("era:v0:seq_overhead_us", ""),
             ("era:v0:tp_step_overhead_us", ""),
             ("era:v0:moe_compute_efficiency", ""),
+            ("era:v0:moe_layer_overhead_us", ""),
         ]
     ),
     "sglang": _speed_then_ttft(

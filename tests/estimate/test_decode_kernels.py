@@ -88,3 +88,26 @@ def test_fused_moe_pads_each_touched_expert_to_16_rows_at_small_batch() -> None:
     assert c.expert_gemm_rows(1, h100.moe_tile(1)) == pytest.approx(64.0)
     # engines without the Triton kernel (TensorRT-LLM's CUTLASS grouped GEMM) keep the dense tile
     assert _setup("mixtral-8x7b", "H100", engine="tensorrt-llm").moe_tile(1) == 64.0
+
+
+def test_todays_vllm_pays_the_fused_moe_layer_cost_sglang_does_and_v0_its_own() -> None:
+    """vLLM V1 and SGLang run the same Triton fused-MoE kernel (SGLang vendors vLLM's) under CUDA graphs:
+    their fixed time per MoE layer is the small kernels around it, ~50 us (SGLang fits 56 us on the Qwen3
+    rows). vLLM's V0 era keeps the ~300 us its early rows fit (Qwen2-57B under 0.4.2, DeepSeek-R1 under
+    0.7). Qwen3-30B-A3B has 48 MoE layers: 48 x 50 us = 2.4 ms of a V1 step against 48 x ~300 us ~= 14.6
+    ms under V0, so at batch 1 on an H100 (~3.3 B active parameters, ~6.6 GB of bf16 weights read per
+    token: ~3.2 ms at 0.62 of 3.35 TB/s) today's vLLM is bandwidth-bound and near SGLang, V0 is not."""
+    from gpuscout.estimate.memory import model_consts as consts
+
+    spec = resolve_model("qwen3-30b-a3b")
+    assert consts(spec).moe_layers == 48
+    v1, v0, sgl = resolve_engine("vllm"), resolve_engine("vLLM 0.7"), resolve_engine("sglang")
+    assert v1.moe_layer_overhead_us == pytest.approx(50.0)
+    assert v0.moe_layer_overhead_us > 4 * v1.moe_layer_overhead_us
+    assert abs(v1.moe_layer_overhead_us - sgl.moe_layer_overhead_us) < 0.25 * sgl.moe_layer_overhead_us
+    today = estimate("qwen3-30b-a3b", "H100", engine="vllm", context_in=1000, context_out=1000)
+    sglang = estimate("qwen3-30b-a3b", "H100", engine="sglang", context_in=1000, context_out=1000)
+    early = estimate("qwen3-30b-a3b", "H100", engine="vLLM 0.7", context_in=1000, context_out=1000)
+    assert today.binding_limit == "bandwidth"
+    assert 0.8 < today.decode_tokens_per_s / sglang.decode_tokens_per_s < 1.4
+    assert early.decode_tokens_per_s < 0.5 * today.decode_tokens_per_s

@@ -295,17 +295,23 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.6217, weight_only=0.6316, fp8=0.631, **{"16bit": 0.6217}),
-        compute_efficiency=_eff(default=0.4819, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4819}),
-        moe_efficiency=0.5913,
-        moe_compute_efficiency=0.893,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        bandwidth_efficiency=_eff(default=0.6215, weight_only=0.6311, fp8=0.631, **{"16bit": 0.6215}),
+        compute_efficiency=_eff(default=0.4795, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4795}),
+        moe_efficiency=0.6174,
+        moe_compute_efficiency=0.8282,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=260.9,
+        # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
+        # GEMMs (router, top-k softmax, moe_align_block_size, activation, moe_sum). Not fitted: no
+        # calibration row is a V1 MoE run apart from DeepSeek-V3.2 on 8x H20, whose TPOT miss is its
+        # batch (an FP8 sparse-MLA cache the row does not state), not its layers. The physics prior,
+        # which SGLang 0.4.6 confirms: it runs the same Triton fused_moe kernel (vendored from vLLM)
+        # and fits 56 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
+        moe_layer_overhead_us=50.0,
         layer_overhead_us=3.0,
-        step_overhead_us=379.2,
-        seq_overhead_us=5.201,
+        step_overhead_us=380.6,
+        seq_overhead_us=5.212,
         tp_step_overhead_us=200.0,
-        request_overhead_us=29920.0,
+        request_overhead_us=29850.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -321,10 +327,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2519.0,
-                    "seq_overhead_us": 260.2,
-                    "tp_step_overhead_us": 1023.0,
-                    "moe_compute_efficiency": 0.5251,
+                    "step_overhead_us": 2516.0,
+                    "seq_overhead_us": 262.7,
+                    "tp_step_overhead_us": 932.0,
+                    "moe_compute_efficiency": 0.5259,
+                    # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
+                    # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
+                    "moe_layer_overhead_us": 305.2,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "prefill_budget_from_model_len": True,
@@ -359,7 +368,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=56.38,
         layer_overhead_us=3.0,
-        step_overhead_us=2519.0,
+        step_overhead_us=2516.0,
         seq_overhead_us=3.0,
         tp_step_overhead_us=218.8,
         request_overhead_us=5360.0,
@@ -619,17 +628,19 @@ CALIBRATION: dict[str, str] = {
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.622 (16-bit) / 0.632 (weight-only), compute 0.482 (16-bit), 379 us per step + 5.2 us per "
-        "sequence, 29.9 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.59 "
-        "of dense efficiency and grouped GEMMs at 0.89 of dense (once the tile padding is counted: "
+        "0.622 (16-bit) / 0.631 (weight-only), compute 0.480 (16-bit), 381 us per step + 5.2 us per "
+        "sequence, 29.9 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.62 "
+        "of dense efficiency and grouped GEMMs at 0.83 of dense (once the tile padding is counted: "
         "every touched expert computes a whole tensor-core tile, 16 rows in the Triton fused-MoE kernel at "
-        "small batch), 261 us per MoE layer. FP8 bandwidth / "
+        "small batch), 50 us per MoE layer (not fitted: the Triton fused-MoE kernel's neighbours under "
+        "CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 bandwidth / "
         "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
         "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2519 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 260 us per sequence, 1023 us per step and extra TP worker, grouped "
-        "expert GEMMs at 0.53 of dense (vLLM 0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler "
-        "budget follows the context (max(max_model_len, 2048) per step; chunked prefill of 512 tokens "
+        "scheduler's 2516 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 263 us per sequence, 932 us per step and extra TP worker, grouped "
+        "expert GEMMs at 0.53 of dense and 305 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM "
+        "0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler budget follows the context "
+        "(max(max_model_len, 2048) per step; chunked prefill of 512 tokens "
         "above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
@@ -639,7 +650,7 @@ CALIBRATION: dict[str, str] = {
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
         "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: fitted "
         "without that, the AWQ bandwidth had come out at 0.222), the "
-        "Python scheduler's 2519 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
+        "Python scheduler's 2516 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
         "per extra TP worker, 5.4 ms per request, MoE weights at 0.46 and grouped GEMMs at 0.70 of dense "
         "efficiency, 56 us per MoE layer; 0.3 era: 877 us per step, not overlapped."
     ),
