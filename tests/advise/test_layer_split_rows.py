@@ -14,22 +14,27 @@ from tests.catalog.helpers import make_offer
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 
 
-def _v100_box(interconnect: Interconnect) -> Offer:
-    # 8B in 16-bit (16 GB) does not fit one 16 GB V100, and vLLM's default wheel has no sm_70
-    # kernels: the advisor runs llama.cpp and splits the model by layers over the two GPUs
+def _box(accelerator: str, memory_gb: float, price: float, interconnect: Interconnect) -> Offer:
+    """A two-GPU instance of ``accelerator``, available now."""
     return make_offer(
         provider="example",
-        instance_type="2xV100-16GB",
+        instance_type=f"2x{accelerator}",
         region="eu-1",
-        accelerator="V100-SXM2-16GB",
+        accelerator=accelerator,
         gpu_count=2,
-        gpu_memory_gb=16.0,
-        price_usd_per_hour=0.5,
+        gpu_memory_gb=memory_gb,
+        price_usd_per_hour=price,
         source="test",
         observed_at=NOW,
         interconnect=interconnect,
         availability=Availability.AVAILABLE,
     )
+
+
+def _v100_box(interconnect: Interconnect) -> Offer:
+    # 8B in 16-bit (16 GB) does not fit one 16 GB V100, and vLLM's default wheel has no sm_70
+    # kernels: the advisor runs llama.cpp and splits the model by layers over the two GPUs
+    return _box("V100-SXM2-16GB", 16.0, 0.5, interconnect)
 
 
 def _row(interconnect: Interconnect):  # type: ignore[no-untyped-def]
@@ -70,19 +75,7 @@ def test_hf_transformers_over_several_gpus_is_a_layer_split() -> None:
     turn (the engine's default_parallel), as the calibration benchmark reads its multi-GPU rows."""
     from gpuscout.advise.workload import BatchWorkload
 
-    box = make_offer(
-        provider="example",
-        instance_type="2xL4",
-        region="eu-1",
-        accelerator="L4",
-        gpu_count=2,
-        gpu_memory_gb=24.0,
-        price_usd_per_hour=1.0,
-        source="test",
-        observed_at=NOW,
-        interconnect=Interconnect.PCIE,
-        availability=Availability.AVAILABLE,
-    )
+    box = _box("L4", 24.0, 1.0, Interconnect.PCIE)
     # Qwen2.5-14B in bf16 (~30 GB) needs both 24 GB cards
     w = BatchWorkload(model="qwen2.5-14b", engine="hf-transformers", output_tokens_total=1e6)
     r = advise(w, [box], top=3, now=NOW).rows[0]

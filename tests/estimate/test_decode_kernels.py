@@ -9,22 +9,10 @@ import pytest
 from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.memory import model_consts
-from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
-from gpuscout.estimate.throughput import Setup, gemm_tile_rows, legacy_mma_share
+from gpuscout.estimate.throughput import gemm_tile_rows, legacy_mma_share
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
-
-
-def _setup(model: str, gpu: str, precision: str = "bf16", engine: str = "vllm") -> Setup:
-    return Setup(
-        resolve_model(model),
-        resolve_gpu(gpu),
-        resolve_precision(precision),
-        resolve_kv_dtype("bf16"),
-        resolve_engine(engine),
-        1,
-        "tensor",
-    )
+from tests.estimate.setups import make_setup as _setup
 
 
 def test_mma_sync_kernels_keep_half_the_tensor_rate_on_hopper_only() -> None:

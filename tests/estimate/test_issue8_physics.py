@@ -12,24 +12,11 @@ from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.parallel import gpu_link, tp_step_comm_seconds
-from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.support import can_run
 from gpuscout.estimate.throughput import Setup, step_weight_bytes
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
-
-
-def _setup(model: str, gpu: str, precision: str = "bf16", engine: str = "vllm", gpus: int = 1) -> Setup:
-    return Setup(
-        resolve_model(model),
-        resolve_gpu(gpu),
-        resolve_precision(precision),
-        resolve_kv_dtype("bf16"),
-        resolve_engine(engine),
-        gpus,
-        "tensor",
-    )
-
+from tests.estimate.setups import make_setup as _setup
 
 # ---------------------------------------------------------------------------------------------- MoE
 

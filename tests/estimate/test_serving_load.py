@@ -19,22 +19,10 @@ from gpuscout.estimate.serving import (
     _wave,
     first_token_share,
 )
-from gpuscout.estimate.throughput import Setup, decode_step, mean_decode_step, prefill_seconds
+from gpuscout.estimate.throughput import decode_step, mean_decode_step, prefill_seconds
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
-
-
-def _setup(model: str, gpu: str, engine: str = "vllm", gpus: int = 1, precision: str = "bf16") -> Setup:
-    return Setup(
-        resolve_model(model),
-        resolve_gpu(gpu),
-        resolve_precision(precision),
-        resolve_kv_dtype("bf16"),
-        resolve_engine(engine),
-        gpus,
-        "tensor",
-    )
-
+from tests.estimate.setups import make_setup as _setup
 
 # ------------------------------------------------------------------------------ first tokens of a wave
 

@@ -3,12 +3,13 @@ at batch, the all-reduce cost model, per-worker costs. Every expected number is 
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from gpuscout.estimate.engines import resolve_engine
-from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
+from gpuscout.estimate.precision import resolve_precision
 from gpuscout.estimate.throughput import (
-    Setup,
     cuda_core_int_tops,
     decode_step,
     int4_kernel_seconds,
@@ -16,18 +17,9 @@ from gpuscout.estimate.throughput import (
 )
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
+from tests.estimate.setups import make_setup
 
-
-def _setup(model: str, gpu: str, precision: str, engine: str, gpus: int = 1) -> Setup:
-    return Setup(
-        resolve_model(model),
-        resolve_gpu(gpu),
-        resolve_precision(precision),
-        resolve_kv_dtype("fp16"),
-        resolve_engine(engine),
-        gpus,
-        "tensor",
-    )
+_setup = functools.partial(make_setup, kv="fp16")  # fp16 checkpoints: an fp16 cache
 
 
 # Llama-2-7B body (all linear layers and norms, no embedding or lm_head):
