@@ -163,3 +163,18 @@ def test_estimate_splits_by_the_engines_own_multi_gpu_mode() -> None:
         )
         assert res.exit_code == 0, res.output
         assert json.loads(res.stdout)["parallel"] == parallel, engine
+
+
+def test_vram_and_estimate_size_a_model_in_the_format_its_name_or_checkpoint_says() -> None:
+    """Without --precision: DeepSeek-R1 is published in FP8 (~671 GB of weights, not ~1,342 in bf16),
+    gpt-oss in MXFP4, and "Qwen3-14B-AWQ" is the int4 checkpoint of qwen3-14b."""
+    res = runner.invoke(app, ["vram", "deepseek-r1", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["assumptions"]["precision"].startswith("FP8")
+    res = runner.invoke(app, ["vram", "gpt-oss-120b", "--json"])
+    assert json.loads(res.stdout)["assumptions"]["precision"].startswith("MXFP4")
+    res = runner.invoke(app, ["estimate", "Qwen3-14B-AWQ", "--gpu", "H100", "--json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["precision"] == "int4"
+    res = runner.invoke(app, ["vram", "deepseek-r1", "--precision", "bf16", "--json"])
+    assert json.loads(res.stdout)["assumptions"]["precision"].startswith("BF16")

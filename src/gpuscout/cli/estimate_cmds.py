@@ -18,7 +18,13 @@ TASKS = ("infer", "lora", "qlora", "full", "pretrain")
 MAX_GPUS_LISTED = (1, 2, 4, 8)
 
 
-def _model(name: str, config: Path | None) -> ModelSpec | str:
+def _model(name: str, config: Path | None) -> ModelSpec:
+    return _model_detail(name, config)[0]
+
+
+def _model_detail(name: str, config: Path | None) -> tuple[ModelSpec, str]:
+    """The model and the precision its name implies ("Qwen3-14B-AWQ": int4; "" when none): a command
+    that resolves the name itself (imported models included) must not lose what the name says."""
     if config is not None:
         from gpuscout.loaders import model_from_hf_config
 
@@ -26,10 +32,11 @@ def _model(name: str, config: Path | None) -> ModelSpec | str:
             raise InvalidInputError(
                 "--config", f"no such file: {config}", "path to a Hugging Face config.json"
             )
-        return model_from_hf_config(config)
-    from gpuscout.user_models import resolve
+        return model_from_hf_config(config), ""
+    from gpuscout.user_models import registry
 
-    return resolve(name)  # curated or imported (`gpuscout models import`)
+    found = registry().resolve_detail(name)  # curated or imported (`gpuscout models import`)
+    return found.model, found.precision
 
 
 def _default_engine(engine: str | None, precision: str | None) -> str:
@@ -132,7 +139,7 @@ def _run_task(
             model,
             gpu,
             gpus=gpus,
-            precision=precision or "bf16",
+            precision=precision,  # None: the checkpoint's own format (native FP8 / MXFP4, else bf16)
             engine=engine,
             batch=batch,
             context_in=context,
@@ -179,9 +186,9 @@ def register(app: typer.Typer) -> None:
         with user_errors():
             if task not in TASKS:
                 raise InvalidInputError("--task", f"unknown task {task!r}", ", ".join(TASKS))
-            spec = _model(model, config)
+            spec, implied = _model_detail(model, config)
             kwargs: dict[str, Any] = {
-                "precision": precision,
+                "precision": precision or implied or None,
                 "context": context,
                 "batch": _batch(batch),
                 "kv_dtype": kv_dtype,
@@ -274,9 +281,11 @@ def register(app: typer.Typer) -> None:
         from gpuscout.estimate.api import estimate
 
         with user_errors():
+            spec, implied = _model_detail(model, config)
+            precision = precision or implied or None
             eng = _default_engine(engine, precision)
             est = estimate(
-                _model(model, config),
+                spec,
                 gpu,
                 gpus=gpus,
                 precision=precision,
@@ -374,15 +383,9 @@ def _ms(value: float) -> str:
 def _model_label(typed: str, resolved: str) -> str:
     """The model as the user named it, with the registry entry it was sized as when that is another
     model's name ("deepseek-r1 (as deepseek-v3)": R1 shares V3's architecture and weights' shape)."""
-    from gpuscout.knowledge.models import resolve_model
+    from gpuscout.knowledge.models import is_entry_name, resolve_model
 
-    spec = resolve_model(resolved)
-    same = {_key(spec.name), _key(spec.hf_id)}
-    return resolved if _key(typed) in same else f"{typed.strip()} (as {resolved})"
-
-
-def _key(name: str) -> str:
-    return "".join(ch for ch in name.rsplit("/", 1)[-1].lower() if ch.isalnum())
+    return resolved if is_entry_name(resolve_model(resolved), typed) else f"{typed.strip()} (as {resolved})"
 
 
 def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:

@@ -285,6 +285,12 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
     return found
 
 
+def is_entry_name(spec: ModelSpec, label: str) -> bool:
+    """Whether ``label`` names the entry ``spec`` itself (its name or HF id, spelled any way the lookup
+    accepts), rather than an alias that is sized as it ("deepseek-r1" for deepseek-v3)."""
+    return _compact(label) in (_compact(spec.name), _compact(spec.hf_id))
+
+
 def resolve_model(name: str | ModelSpec, *, field: str = "model") -> ModelSpec:
     """The model a name means (a ``ModelSpec`` passes through); raises ``UnknownNameError`` if unknown."""
     if isinstance(name, ModelSpec):
