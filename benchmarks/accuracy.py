@@ -695,9 +695,9 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("comp", "16bit"),
             ("comp", "fp8"),
             ("attr", "step_overhead_us"),
-            ("attr", "moe_efficiency"),
-            ("attr", "moe_compute_efficiency"),
-            ("attr", "moe_layer_overhead_us"),
+            ("era:pt-2025:moe_efficiency", ""),
+            ("era:pt-2025:moe_compute_efficiency", ""),
+            ("era:pt-2025:moe_layer_overhead_us", ""),
             ("attr", "request_overhead_us"),
             ("era:0.5:scale", ""),
         ]

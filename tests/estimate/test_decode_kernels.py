@@ -99,3 +99,25 @@ def test_todays_vllm_pays_the_fused_moe_layer_cost_sglang_does_and_v0_its_own() 
     assert today.binding_limit == "bandwidth"
     assert 0.8 < today.decode_tokens_per_s / sglang.decode_tokens_per_s < 1.4
     assert early.decode_tokens_per_s < 0.5 * today.decode_tokens_per_s
+
+
+def test_todays_tensorrt_llm_moe_is_not_the_first_pytorch_backends() -> None:
+    """TensorRT-LLM's only MoE rows are DeepSeek-R1 under trtllm-serve 0.17 (the PyTorch backend's first
+    releases, eager): their MoE constants (expert weights streamed at ~0.22 of the dense efficiency,
+    ~100 us per MoE layer) belong to that era. Today's engine has no MoE row and keeps the physics priors
+    (0.5 of dense streaming, 50 us per layer). Qwen3-30B-A3B at batch 1 on an H100 reads ~6 GB of bf16
+    per token: ~2.4 GB dense (attention 0.9 B parameters, lm_head 0.3 B: ~1.0 ms at 0.71 of 3.35 TB/s)
+    and ~3.6 GB of experts (8 of 128 in 48 layers: ~3.0 ms at 0.5 x 0.71, ~6.9 ms at 0.22 x 0.71), plus
+    48 x 50 us = 2.4 ms of MoE layer kernels: today's engine is in line with vLLM's bandwidth-bound
+    step; the 0.17 era, eager besides (~0.47 ms of launches per layer), is less than half as fast."""
+    today, early = resolve_engine("tensorrt-llm"), resolve_engine("TensorRT-LLM 0.17")
+    assert today.moe_efficiency == pytest.approx(0.5)
+    assert today.moe_layer_overhead_us == pytest.approx(50.0)
+    assert early.moe_efficiency < 0.5 * today.moe_efficiency
+    kw = {"context_in": 1000, "context_out": 1000}
+    trt = estimate("qwen3-30b-a3b", "H100", engine="tensorrt-llm", **kw)
+    vllm = estimate("qwen3-30b-a3b", "H100", engine="vllm", **kw)
+    old = estimate("qwen3-30b-a3b", "H100", engine="TensorRT-LLM 0.17", **kw)
+    assert trt.binding_limit == "bandwidth"
+    assert 0.8 < trt.decode_tokens_per_s / vllm.decode_tokens_per_s < 1.25
+    assert old.decode_tokens_per_s < 0.5 * trt.decode_tokens_per_s

@@ -398,9 +398,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         bandwidth_efficiency=_eff(default=0.7073),
         compute_efficiency=_eff(default=0.4817, fp8=0.5016, **{"16bit": 0.4817}),
-        moe_efficiency=0.2193,
-        moe_compute_efficiency=0.5223,
-        moe_layer_overhead_us=101.2,
+        # today's MoE path (CUTLASS / TRT-LLM-Gen grouped GEMMs under CUDA graphs) has no calibration
+        # row: the physics priors of benchmarks/accuracy.py. The only MoE rows are DeepSeek-R1 under
+        # trtllm-serve 0.17 (first PyTorch-backend releases, run eagerly); their constants are the era's
+        moe_efficiency=0.5,
+        moe_compute_efficiency=0.6,
+        moe_layer_overhead_us=50.0,
         # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,
@@ -445,7 +448,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # the PyTorch backend's first releases ran the model eagerly unless
                 # ``use_cuda_graph`` was set in the extra LLM API options: every layer's kernels are
                 # launched from Python each step (the engine's scheduler still runs ahead: overlap)
-                {"cuda_graphs": False, "layer_overhead_us": 473.6},
+                # and its MoE layers: DeepSeek-R1's block-FP8 experts through that release's fused-MoE
+                # path, fitted on dstack's 14 trtllm-serve rows (the only TensorRT-LLM MoE rows)
+                {
+                    "cuda_graphs": False,
+                    "layer_overhead_us": 473.6,
+                    "moe_efficiency": 0.2193,
+                    "moe_compute_efficiency": 0.5223,
+                    "moe_layer_overhead_us": 101.2,
+                },
             ),
         ),
         notes="kv_cache_free_gpu_mem_fraction 0.9, 32-token KV blocks, inflight batching up to 2048, "
@@ -658,10 +669,11 @@ CALIBRATION: dict[str, str] = {
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
         "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.707, compute 0.482 "
-        "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.5 ms per request, MoE weights at 0.22 and "
-        "grouped GEMMs at 0.52, 101 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the "
-        "only MoE rows); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 PyTorch-backend "
-        "era: no CUDA graphs, 474 us of host launches per layer and step (and half that again per MoE "
+        "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.5 ms per request. Today's MoE constants are "
+        "the physics priors (no row); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 "
+        "PyTorch-backend era: MoE weights at 0.22 and grouped GEMMs at 0.52 of dense, 101 us per MoE "
+        "layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no CUDA graphs, 474 us "
+        "of host launches per layer and step (and half that again per MoE "
         "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
         "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
         "the three engines' rows; its DeepSeek-R1 rows: 55 ms per token at 4 sequences, where the "
