@@ -470,6 +470,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         bandwidth_efficiency=_eff(default=0.78, weight_only=0.62),
         compute_efficiency=_eff(default=0.55, fp8=0.45, weight_only=0.40),
         moe_efficiency=0.5,
+        # no MoE row: the physics prior every CUDA-graph engine starts from (router, top-k, token
+        # alignment and the activation / sum kernels around the grouped GEMMs)
+        moe_layer_overhead_us=50.0,
         layer_overhead_us=5.0,
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
