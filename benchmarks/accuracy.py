@@ -50,7 +50,7 @@ from gpuscout.estimate.memory import weights_bytes_total
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import resolve_gpu
-from gpuscout.knowledge.models import resolve_model
+from gpuscout.knowledge.models import fp8_checkpoint_format, resolve_model
 
 # The calibration set lives beside the benchmark (copied from the project's shared reference data, with
 # its sources in data/SOURCES-2026-12.md and each row's ``source`` column).
@@ -336,6 +336,9 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             # Meta's own FP8 checkpoints (fbgemm_fp8) convert the MLPs only: attention stays bf16
             prec = "fp8-ffn"
             case.notes.append("Meta FP8 checkpoint: MLP weights FP8, attention and first/last layers bf16")
+        elif prec == "fp8":
+            # the publisher's FP8 checkpoint: block-scaled for DeepSeek-V3/R1 and Qwen3 (128x128 scales)
+            prec = fp8_checkpoint_format(spec)
         if prec is None:
             case.skip = f"precision {r['precision']!r} not stated, ambiguous or not modelled"
             continue
@@ -677,10 +680,10 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
     "sglang": _speed_then_ttft(
         [
             ("bw", "16bit"),
-            ("bw", "fp8"),
+            ("bw", "fp8-block"),
             ("bw", "weight-only"),
             ("comp", "16bit"),
-            ("comp", "fp8"),
+            ("comp", "fp8-block"),
             ("attr", "moe_efficiency"),
             ("attr", "moe_compute_efficiency"),
             ("attr", "moe_layer_overhead_us"),

@@ -311,11 +311,11 @@ def test_gpt_oss_120b_fits_one_80gb_card_in_mxfp4() -> None:
 
 
 def test_deepseek_r1_is_sized_in_fp8_on_fp8_hardware() -> None:
-    """DeepSeek-R1 ships FP8 weights: sized at ~1 byte a parameter (not 1.3 TB of bf16), on GPUs that
-    multiply FP8 natively."""
+    """DeepSeek-R1 ships FP8 weights (block-scaled, 128x128): sized at ~1 byte a parameter (not 1.3 TB of
+    bf16), on GPUs that multiply FP8 natively."""
     _, answer = _answer("deepseek-r1-endpoint-4-users")
     for r in answer.rows:
-        assert r.estimate is not None and r.estimate.precision == "fp8"
+        assert r.estimate is not None and r.estimate.precision == "fp8-block"
         assert r.estimate.weights_gb * r.config.tp < 800
         assert resolve_gpu(r.offer.accelerator).fp8_supported, r.offer.accelerator
 

@@ -195,7 +195,9 @@ def test_every_calibration_model_resolves() -> None:
     [
         ("Qwen3-14B-AWQ", "qwen3-14b", "int4"),
         ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "qwen2.5-7b", "int8"),
-        ("Qwen/Qwen3-8B-FP8", "qwen3-8b", "fp8"),
+        ("Qwen/Qwen3-8B-FP8", "qwen3-8b", "fp8-block"),  # Qwen's FP8 checkpoints: 128x128 blocks
+        ("Qwen/Qwen3-30B-A3B-FP8", "qwen3-30b-a3b", "fp8-block"),
+        ("meta-llama-3.1-8b-instruct-fp8", "llama-3.1-8b", "fp8"),  # per-tensor (Neural Magic)
         ("TheBloke/Llama-2-70B-GPTQ", "llama-2-70b", "int4"),
     ],
 )
@@ -208,8 +210,8 @@ def test_quantized_checkpoint_names_resolve_to_the_base_with_their_precision(
 
 
 def test_native_precision_comes_from_the_checkpoint() -> None:
-    assert resolve_model("DeepSeek-R1").native_precision == "fp8"
-    assert resolve_model("deepseek-v3.2").native_precision == "fp8"
+    assert resolve_model("DeepSeek-R1").native_precision == "fp8-block"
+    assert resolve_model("deepseek-v3.2").native_precision == "fp8-block"
     assert resolve_model("gpt-oss-120b").native_precision == "mxfp4-moe"
     assert resolve_model("llama-3.1-8b").native_precision == ""  # 16-bit (torch_dtype)
 

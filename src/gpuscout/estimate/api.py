@@ -103,6 +103,8 @@ def _model_and_precision(
         and spec.native_precision == "mxfp4-moe"
     ):
         return spec, "mxfp4-moe", note  # the published MXFP4 checkpoint keeps attention in bf16
+    if spec.native_precision == "fp8-block" and resolve_precision(asked).name == "fp8":
+        return spec, "fp8-block", note  # the published FP8 checkpoint is block-scaled
     return spec, asked, note
 
 
@@ -205,6 +207,8 @@ def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDt
     checkpoint on TensorRT-LLM, fp32 for fp32 weights, else bf16."""
     if fmt.compute_class == "fp32":
         return resolve_kv_dtype("fp32")
+    # a per-tensor FP8 checkpoint (ModelOpt) carries an FP8 KV-cache scale; a publisher's block-scaled one
+    # (DeepSeek-V3/R1) has no KV quantisation and the engine's "auto" keeps the cache 16-bit
     if eng.kv_fp8_with_fp8_weights and fmt.name == "fp8":
         return resolve_kv_dtype("fp8")
     if fmt.gguf or not has_bf16(acc):

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
+from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
 # 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
@@ -163,7 +164,7 @@ class EngineProfile:
     engine_reserve_gb: float = 0.0  # CUDA graphs, workspaces, per GPU
     kv_block_tokens: int = 1  # paged KV allocation granularity
     kv_allocates_full_context: bool = False  # llama.cpp reserves n_ctx for every slot up front
-    kv_fp8_with_fp8_weights: bool = False  # an FP8 checkpoint gets an FP8 KV cache by default
+    kv_fp8_with_fp8_weights: bool = False  # a per-tensor FP8 checkpoint gets an FP8 KV cache by default
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
     # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
@@ -185,10 +186,10 @@ class EngineProfile:
     notes: str = ""
 
     def bandwidth_eff(self, compute_class: str) -> float:
-        return self.bandwidth_efficiency.get(compute_class, self.bandwidth_efficiency["default"])
+        return _by_class(self.bandwidth_efficiency, compute_class) or self.bandwidth_efficiency["default"]
 
     def compute_eff(self, compute_class: str) -> float:
-        return self.compute_efficiency.get(compute_class, self.compute_efficiency["default"])
+        return _by_class(self.compute_efficiency, compute_class) or self.compute_efficiency["default"]
 
     def achieved_tflops(self, compute_class: str, peak_tflops: float) -> float:
         """Dense rate reached in large GEMMs: eff x peak, softly capped by the kernels' ceiling.
@@ -197,15 +198,14 @@ class EngineProfile:
         scaling on the biggest parts; the ceiling is per engine and class, never per GPU.
         """
         base = self.compute_eff(compute_class) * peak_tflops
-        ceiling = self.compute_ceiling_tflops.get(compute_class, self.compute_ceiling_tflops.get("default"))
+        ceiling = _by_class(self.compute_ceiling_tflops, compute_class)
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
 
     def stream_ceiling(self, compute_class: str) -> float | None:
         """GB/s the engine's batch-1 kernels can keep in flight, whatever the GPU (None: no ceiling)."""
-        value = self.stream_ceiling_gbps.get(compute_class, self.stream_ceiling_gbps.get("default"))
-        return value or None
+        return _by_class(self.stream_ceiling_gbps, compute_class) or None
 
     def achieved_bandwidth_gbps(self, compute_class: str, peak_gbps: float) -> float:
         """Bandwidth a weight-streaming step reaches: eff x peak, softly capped by the stream ceiling.
@@ -237,11 +237,25 @@ class EngineProfile:
         return next((e for e in self.eras if e.versions[:1].isdigit() and e.matches(version)), None)
 
 
+# A kernel family falls back to its compute class where a profile has no figure of its own (a block-scaled
+# FP8 GEMM is an FP8 GEMM), then to "default"
+_CLASS_PARENT = {KERNEL_FP8_BLOCK: CLASS_FP8}
+
+
+def _by_class(values: Mapping[str, float], compute_class: str) -> float | None:
+    """The profile's figure for ``compute_class`` (None: neither it, its parent class nor "default")."""
+    for key in (compute_class, _CLASS_PARENT.get(compute_class), "default"):
+        if key is not None and key in values:
+            return values[key]
+    return None
+
+
 def _eff(**values: float) -> dict[str, float]:
     return {k.replace("_", "-"): v for k, v in values.items()}
 
 
-# Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16".
+# Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
+# kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
 # The fitted numbers come from benchmarks/accuracy.py --fit ENGINE on the calibration CSV (see
 # CALIBRATION); the rest are physics defaults stated in ``notes``.
 _PROFILES: tuple[EngineProfile, ...] = (
@@ -361,8 +375,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.5545, weight_only=0.833, fp8=0.3232, **{"16bit": 0.5545}),
-        compute_efficiency=_eff(default=0.4971, fp8=0.6747, weight_only=0.45, fp4=0.40, **{"16bit": 0.4971}),
+        # block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows) streams at ~0.6 of its
+        # 16-bit kernels' rate; per-tensor FP8 has no row and keeps the 16-bit figures
+        bandwidth_efficiency=_eff(default=0.5545, weight_only=0.833, fp8_block=0.3232, **{"16bit": 0.5545}),
+        compute_efficiency=_eff(
+            default=0.4971, fp8_block=0.6747, weight_only=0.45, fp4=0.40, **{"16bit": 0.4971}
+        ),
         moe_efficiency=0.4551,
         moe_compute_efficiency=0.7029,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
@@ -660,7 +678,8 @@ CALIBRATION: dict[str, str] = {
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.555 (16-bit) / 0.323 (fp8) / 0.833 (AWQ), compute 0.497 / 0.675 (with Hopper's 64-row tile, "
+        "0.555 (16-bit) / 0.323 (block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.497 / "
+        "0.675 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row tile, "
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
         "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: fitted "
         "without that, the AWQ bandwidth had come out at 0.222), the "

@@ -51,6 +51,9 @@ CLASS_FP4 = "fp4"
 CLASS_WEIGHT_ONLY = "weight-only"  # narrow weights, dequantised to bf16 for the matmul
 CLASS_GGUF = "gguf-quant"  # llama.cpp block quants (MMQ / dequant kernels)
 CLASS_GGUF_F16 = "gguf-f16"  # llama.cpp with F16/BF16 weights (cuBLAS)
+# Kernel families an engine profile may key its efficiencies on within a compute class (and which fall
+# back to that class where the profile has no figure of their own)
+KERNEL_FP8_BLOCK = "fp8-block"  # block-scaled FP8: Triton / DeepGEMM / CUTLASS blockwise GEMMs
 
 Q6_K_BITS = 6.5625
 
@@ -71,6 +74,12 @@ class WeightFormat:
     dense_bits: float | None = None  # experts-only formats: bits of the non-expert body weights
     attn_bits: float | None = None  # formats that leave the attention projections unconverted: their bits
     wide_layers: int = 0  # whole decoder layers (first and last) left at 16 bits
+    kernel: str = ""  # kernel family whose engine efficiencies apply, when not the compute class's
+
+    @property
+    def efficiency_class(self) -> str:
+        """The key of engine-profile efficiencies: the kernel family, else the compute class."""
+        return self.kernel or self.compute_class
 
     def body_bits(self, expert: bool) -> float:
         """Bits per weight of a body weight (``expert``: a routed MoE expert's)."""
@@ -101,9 +110,10 @@ def _fmt(
     dense_bits: float | None = None,
     attn_bits: float | None = None,
     wide_layers: int = 0,
+    kernel: str = "",
 ) -> WeightFormat:
     return WeightFormat(
-        name, label, bits, embed, head, cls, gguf, native, note, dense_bits, attn_bits, wide_layers
+        name, label, bits, embed, head, cls, gguf, native, note, dense_bits, attn_bits, wide_layers, kernel
     )
 
 
@@ -122,6 +132,19 @@ _FORMATS: dict[str, WeightFormat] = {
             CLASS_FP8,
             native="fp8",
             note="per-tensor/channel scales; embeddings and lm_head kept in bf16",
+        ),
+        _fmt(
+            "fp8-block",
+            "FP8 block-scaled (128x128)",
+            8.0,
+            16,
+            16,
+            CLASS_FP8,
+            native="fp8",
+            note="one fp32 scale per 128x128 weight block, activations quantised per token and 128-channel "
+            "group before every GEMM (DeepSeek-V3/R1, Qwen3 FP8 checkpoints: quantization_config "
+            "weight_block_size); blockwise GEMM kernels, not the per-tensor FP8 GEMM",
+            kernel=KERNEL_FP8_BLOCK,
         ),
         _fmt(
             "fp8-ffn",
@@ -221,6 +244,11 @@ _ALIASES: dict[str, str] = {
     "fp8-e4m3": "fp8",
     "e4m3": "fp8",
     "fp8e4m3": "fp8",
+    "block-fp8": "fp8-block",
+    "fp8_block": "fp8-block",
+    "fp8-blockwise": "fp8-block",
+    "fp8-block-128": "fp8-block",
+    "fp8-block128": "fp8-block",
     "fbgemm-fp8": "fp8-ffn",
     "fbgemm_fp8": "fp8-ffn",
     "fp8-rowwise-ffn": "fp8-ffn",

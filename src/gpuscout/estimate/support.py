@@ -24,6 +24,7 @@ _KEYS = {
     "bf16": "bf16",
     "fp16": "fp16",
     "fp8": "fp8",
+    "fp8-block": "fp8",
     "fp8-ffn": "fp8",
     "int8": "int8",
     "w8a8": "w8a8",

@@ -77,7 +77,7 @@ class Setup:
     small_moe_tile: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        cls = self.eff_class or self.fmt.compute_class
+        cls = self.eff_class or self.fmt.efficiency_class
         object.__setattr__(self, "eff_class", cls)
         rate = compute_rate(self.rate_fmt or self.fmt, self.acc)
         object.__setattr__(self, "rate", rate)

@@ -225,7 +225,8 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
 def native_precision(quantization_config: object) -> str:
     """The format a checkpoint ships in, from its ``quantization_config`` ("" = 16-bit / unknown).
 
-    fp8 (DeepSeek-V3 ``quant_method: fp8``, e4m3 block scales; compressed-tensors / ModelOpt FP8);
+    "fp8-block" for ``quant_method: fp8`` with a ``weight_block_size`` (DeepSeek-V3/R1, Qwen3 FP8: one
+    scale per 128x128 block), "fp8" for per-tensor / per-channel FP8 (compressed-tensors, ModelOpt);
     "fp8-ffn" for ``fbgemm_fp8`` that leaves ``self_attn`` unconverted (Meta's Llama 3.1 FP8);
     "mxfp4-moe" when MXFP4 leaves attention and the router unconverted (gpt-oss), "mxfp4" otherwise;
     AWQ/GPTQ 4-bit -> "int4", 8-bit GPTQ -> "int8"; bitsandbytes 4-bit -> "nf4".
@@ -239,7 +240,7 @@ def native_precision(quantization_config: object) -> str:
         skipped = " ".join(str(m) for m in quantization_config.get("modules_to_not_convert") or [])
         return "fp8-ffn" if "self_attn" in skipped else "fp8"
     if method == "fp8":
-        return "fp8"
+        return "fp8-block" if quantization_config.get("weight_block_size") else "fp8"
     if method == "mxfp4":
         skipped = " ".join(str(m) for m in quantization_config.get("modules_to_not_convert") or [])
         return "mxfp4-moe" if "self_attn" in skipped else "mxfp4"

@@ -100,6 +100,19 @@ _QUANT_PRECISION = {
 }
 
 
+# Families whose publisher's FP8 checkpoints ("Qwen/Qwen3-8B-FP8") are block-scaled: the Qwen3 model cards,
+# "fine-grained fp8 quantization with block size of 128" (quantization_config weight_block_size [128, 128])
+_BLOCK_FP8_FAMILIES = frozenset({"qwen3", "qwen3_moe"})
+
+
+def fp8_checkpoint_format(spec: ModelSpec) -> str:
+    """The format of ``spec``'s published FP8 checkpoint: "fp8-block" (128x128 block scales: DeepSeek-V3,
+    Qwen3) or "fp8" (per-tensor / per-channel scales, the common third-party and ModelOpt form)."""
+    if spec.native_precision == "fp8-block" or spec.family in _BLOCK_FP8_FAMILIES:
+        return "fp8-block"
+    return "fp8"
+
+
 def _split_quantization(name: str) -> tuple[str, str, str] | None:
     """("Qwen3-14B", "int4", "AWQ int4") for "Qwen3-14B-AWQ"; None when the name has no such suffix."""
     found = _QUANT_SUFFIX.search(name.strip())
@@ -276,9 +289,10 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
         quant = _split_quantization(outer)
         base = _lookup(quant[0]) if quant and quant[0] else None
         if quant is not None and base is not None:
-            note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {quant[1]}"
+            precision = fp8_checkpoint_format(base.model) if quant[1] == "fp8" else quant[1]
+            note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {precision}"
             return ModelResolution(
-                base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=quant[1]
+                base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
             )
     if found is None:
         raise UnknownNameError(field, name, _suggestions(outer or name))
