@@ -1045,8 +1045,8 @@ def _robust(r: float, scale: float = 0.5) -> float:
 
 
 def _eff_class(c: Case) -> str:
-    fmt = resolve_precision(c.kwargs["precision"])
-    return fmt.compute_class
+    """The efficiency key the case's format uses (a kernel family such as "fp8-block", else its class)."""
+    return resolve_precision(c.kwargs["precision"]).efficiency_class
 
 
 def _exercised(p: Param, classes: set[str], eras: set[str]) -> bool:
@@ -1054,7 +1054,12 @@ def _exercised(p: Param, classes: set[str], eras: set[str]) -> bool:
     if kind in ("bw", "comp", "ceil", "cceil"):
         if key in ("default", "*"):
             return True
-        return key in classes or (key == "weight-only" and bool(classes & {"fp8", "fp4"}))
+        native_narrow = {"fp8", "fp8-block", "fp4"}  # run weight-only where the GPU lacks them
+        return (
+            key in classes
+            or (key == "fp8" and "fp8-block" in classes)  # a block-FP8 case falls back to the FP8 figure
+            or (key == "weight-only" and bool(classes & native_narrow))
+        )
     if kind.startswith("era:"):
         name = kind.split(":")[1]
         return any(name in e.split("+") for e in eras)

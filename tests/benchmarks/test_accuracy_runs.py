@@ -163,3 +163,25 @@ def test_sharegpt_runs_vary_their_output_lengths_unless_fixed(accuracy: ModuleTy
     varied = [c for c in cases if c.kwargs.get("varied_output")]
     assert varied
     assert all(c.kwargs.get("num_requests") and "sharegpt" in c.row["notes"].lower() for c in varied)
+
+
+def test_block_fp8_rows_are_read_and_fitted_as_block_fp8(accuracy: ModuleType) -> None:
+    """DeepSeek-R1 and Qwen3 FP8 rows run the publishers' block-scaled checkpoints: they are estimated as
+    ``fp8-block`` and fit SGLang's block-FP8 figures (the class a fit counts as exercised is the
+    format's kernel family, not only its compute class); Llama FP8 rows stay per-tensor."""
+    cases = [c for c in accuracy.build_cases(accuracy.load(Path(CALIBRATION))) if not c.skip]
+    fp8 = [c for c in cases if "fp8" in str(c.kwargs.get("precision"))]
+    by_model = {(c.kwargs["model"].split("-")[0], c.kwargs["precision"]) for c in fp8}
+    assert ("DeepSeek", "fp8-block") in by_model and ("Qwen3", "fp8-block") in by_model
+    assert not any(
+        c.kwargs["precision"] == "fp8" and c.kwargs["model"].startswith(("Qwen3", "DeepSeek")) for c in fp8
+    )
+    assert any(c.kwargs["precision"] == "fp8" and "Llama" in c.kwargs["model"] for c in fp8)
+    block = [c for c in fp8 if c.engine == "sglang" and c.metric == "decode_b1"]
+    assert block and {accuracy._eff_class(c) for c in block} == {"fp8-block"}
+    start = accuracy.prior_profile("sglang")
+    fitted = accuracy.fit_engine("sglang", block, start=start)
+    assert fitted.bandwidth_eff("fp8-block") != start.bandwidth_eff("fp8-block")
+    assert fitted.bandwidth_eff("fp8") == start.bandwidth_eff("fp8")  # per-tensor: no row, not moved
+    # an engine whose FP8 figure block-FP8 rows fall back to fits that figure on them
+    assert accuracy._exercised(("comp", "fp8"), {"fp8-block"}, set())
