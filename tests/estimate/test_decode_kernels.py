@@ -133,3 +133,16 @@ def test_engines_without_moe_rows_pay_the_same_moe_layer_prior() -> None:
     tgi = estimate("deepseek-v3", "H200", engine="tgi", **kw)
     vllm = estimate("deepseek-v3", "H200", engine="vllm", **kw)
     assert tgi.decode_tokens_per_s < 1.2 * vllm.decode_tokens_per_s
+
+
+def test_the_estimate_names_the_constants_no_measurement_calibrates() -> None:
+    # today's TensorRT-LLM on an MoE model: its MoE constants are priors (its MoE rows are the 0.17 era's)
+    trt = estimate("qwen3-30b-a3b", "H100", engine="tensorrt-llm").assumptions["uncalibrated"]
+    assert "moe_efficiency" in trt and "moe_layer_overhead_us" in trt
+    assert "uncalibrated" not in estimate("qwen3-30b-a3b", "H100", engine="TensorRT-LLM 0.17").assumptions
+    assert "uncalibrated" not in estimate("qwen3-30b-a3b", "H100", engine="sglang").assumptions
+    # MoE priors matter for MoE models only; TGI 3's kernels and step cost are priors for every model
+    assert "uncalibrated" not in estimate("llama-3.1-8b", "H100", engine="vllm").assumptions
+    tgi = estimate("llama-3.1-8b", "H100", engine="tgi").assumptions["uncalibrated"]
+    assert "bandwidth_efficiency" in tgi and "moe_efficiency" not in tgi
+    assert "uncalibrated" not in estimate("llama-3.1-8b", "H100", engine="TGI 1.0").assumptions

@@ -682,7 +682,7 @@ def _assumptions(
         + (", fp16 accumulate" if st.peak_tflops != st.rate.tflops else "")
         + ")"
         + _ceiling_note(
-            eng.compute_ceiling_tflops.get(st.eff_class, eng.compute_ceiling_tflops.get("default")),
+            eng.compute_ceiling(st.eff_class),
             "TFLOPS",
             st.achieved_flops / 1e12,
         ),
@@ -708,6 +708,12 @@ def _assumptions(
         ),
     }
     c = st.spec
+    prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
+    if prior:
+        out["uncalibrated"] = (
+            f"{', '.join(prior)}: physics priors (no measurement in the calibration set covers them "
+            f"for {eng.label})"
+        )
     if c.is_moe:
         out["moe"] = (
             f"{c.experts_per_token} of {c.num_experts} experts per token; a step reads the experts its "

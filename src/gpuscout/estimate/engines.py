@@ -180,6 +180,9 @@ class EngineProfile:
     # the previous step's generations, which each shard builds after a ``.tolist()`` of the tokens)
     serial_bookkeeping: bool = False
     embeddings_on_host: bool = False  # llama.cpp keeps token_embd in host RAM
+    # constants left at their physics priors because no calibration row of this engine (and era) exercises
+    # them: the estimate says so where they matter (the MoE ones for an MoE model)
+    uncalibrated: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
     era: str = ""  # set on a profile derived for a past version ("" = today's engine)
@@ -198,10 +201,14 @@ class EngineProfile:
         scaling on the biggest parts; the ceiling is per engine and class, never per GPU.
         """
         base = self.compute_eff(compute_class) * peak_tflops
-        ceiling = _by_class(self.compute_ceiling_tflops, compute_class)
+        ceiling = self.compute_ceiling(compute_class)
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
+
+    def compute_ceiling(self, compute_class: str) -> float | None:
+        """TFLOPS the engine's GEMM kernels reach at most, whatever the GPU (None: no ceiling)."""
+        return _by_class(self.compute_ceiling_tflops, compute_class) or None
 
     def stream_ceiling(self, compute_class: str) -> float | None:
         """GB/s the engine's batch-1 kernels can keep in flight, whatever the GPU (None: no ceiling)."""
@@ -292,6 +299,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,  # a prompt is fed n_batch tokens at a time beside the other slots' decode
         cuda_graphs=True,
         embeddings_on_host=True,
+        uncalibrated=("moe_efficiency",),  # no MoE row (llama-bench tables of dense models)
         aliases=(
             "llamacpp",
             "llama-cpp",
@@ -334,6 +342,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         decodes_in_token_budget=True,
         max_num_seqs=256,
+        uncalibrated=("moe_layer_overhead_us",),
         aliases=("vllm", "v-llm"),
         eras=(
             EngineEra(
@@ -355,6 +364,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     # 0.7.x (MLA arrived in 0.7.1): "MLA is enabled; forcing chunked prefill and prefix
                     # caching to be disabled", max_num_batched_tokens = max(max_model_len, 2048)
                     "mla_unchunked_prefill": True,
+                    "uncalibrated": (),
                 },
                 # no efficiency scale: V0 and V1 call the same GPU kernels (FlashAttention, cuBLAS,
                 # Marlin); the rewrite changed the CPU side (scheduler, per-step and per-worker costs)
@@ -439,6 +449,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         decodes_in_token_budget=True,
         max_num_seqs=2048,
+        uncalibrated=("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
         aliases=(
             "tensorrt-llm",
             "tensorrt",
@@ -474,6 +485,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_efficiency": 0.2193,
                     "moe_compute_efficiency": 0.5223,
                     "moe_layer_overhead_us": 101.2,
+                    "uncalibrated": (),
                 },
             ),
         ),
@@ -504,6 +516,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         max_num_seqs=1024,
         max_waiting_steps=20,
+        # TGI 3: no row on NVIDIA calibrates its kernels or step cost (only the per-request cost is fitted)
+        uncalibrated=(
+            "bandwidth_efficiency",
+            "compute_efficiency",
+            "step_overhead_us",
+            "seq_overhead_us",
+            *("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+        ),
         aliases=("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher"),
         eras=(
             EngineEra(
@@ -524,6 +544,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "int4_row_dequant_ops": EXLLAMA_V1_ROW_OPS,
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                     "weight_only_tile_rows": 1,  # CUDA-core half2 dot products, no tensor cores
+                    "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                 },
                 efficiency_scale=0.8407,
             ),
@@ -531,7 +552,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "2.x",
                 "2.x, CUDA graphs, no chunked prefill",
                 r"2\.[0-9]+",
-                {"chunked_prefill": False, "step_overhead_us": 954.5, "tp_step_overhead_us": 187.6},
+                {
+                    "chunked_prefill": False,
+                    "step_overhead_us": 954.5,
+                    "tp_step_overhead_us": 187.6,
+                    "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+                },
                 efficiency_scale=0.522,
             ),
         ),
@@ -563,6 +589,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         continuous_batching=False,
         cuda_graphs=False,
         cpu_overlap=True,
+        # its MoE speed is the Python loop over experts (fitted); the streaming share is the prior
+        uncalibrated=("moe_efficiency",),
         aliases=(
             "hf-transformers",
             "transformers",
@@ -624,6 +652,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=False,
         max_num_seqs=64,
         continuous_batching=False,
+        uncalibrated=("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
         aliases=(
             "gpt-fast",
             "gptfast",
