@@ -146,3 +146,13 @@ def test_the_estimate_names_the_constants_no_measurement_calibrates() -> None:
     tgi = estimate("llama-3.1-8b", "H100", engine="tgi").assumptions["uncalibrated"]
     assert "bandwidth_efficiency" in tgi and "moe_efficiency" not in tgi
     assert "uncalibrated" not in estimate("llama-3.1-8b", "H100", engine="TGI 1.0").assumptions
+    # formats no row of the engine covers: vLLM's FP8 efficiencies are not fitted, SGLang's FP8 rows are
+    # all block-scaled (its per-tensor FP8 takes the 16-bit figures), TensorRT-LLM has no weight-only row
+    assert "fp8 bandwidth" in estimate("llama-3.1-8b", "H100", precision="fp8").assumptions["uncalibrated"]
+    sgl = {
+        p: estimate("qwen3-8b", "H100", engine="sglang", precision=p).assumptions
+        for p in ("fp8", "fp8-block")
+    }
+    assert "fp8 bandwidth" in sgl["fp8"]["uncalibrated"] and "uncalibrated" not in sgl["fp8-block"]
+    trt = estimate("llama-3.1-8b", "H100", engine="tensorrt-llm", precision="int4").assumptions
+    assert "weight-only bandwidth" in trt["uncalibrated"]

@@ -709,10 +709,12 @@ def _assumptions(
     }
     c = st.spec
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
+    if st.eff_class in eng.uncalibrated_classes:
+        prior.append(f"{st.eff_class} bandwidth and compute efficiency")
     if prior:
         out["uncalibrated"] = (
-            f"{', '.join(prior)}: physics priors (no measurement in the calibration set covers them "
-            f"for {eng.label})"
+            f"{', '.join(prior)}: not calibrated, no measurement in the calibration set covers them for "
+            f"{eng.label} (physics priors, or the engine's nearest fitted figure)"
         )
     if c.is_moe:
         out["moe"] = (

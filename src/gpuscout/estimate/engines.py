@@ -183,6 +183,9 @@ class EngineProfile:
     # constants left at their physics priors because no calibration row of this engine (and era) exercises
     # them: the estimate says so where they matter (the MoE ones for an MoE model)
     uncalibrated: tuple[str, ...] = ()
+    # efficiency keys (compute classes, kernel families) whose figures no calibration row fits: priors, or
+    # the engine's fallback figure (a block-FP8 kernel taking the FP8 one)
+    uncalibrated_classes: tuple[str, ...] = ()
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
     era: str = ""  # set on a profile derived for a past version ("" = today's engine)
@@ -343,6 +346,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         decodes_in_token_budget=True,
         max_num_seqs=256,
         uncalibrated=("moe_layer_overhead_us",),
+        uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=("vllm", "v-llm"),
         eras=(
             EngineEra(
@@ -407,6 +411,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
         max_num_seqs=1024,
+        uncalibrated_classes=("fp8", "fp4"),  # its FP8 rows are all block-scaled
         aliases=("sglang", "sg-lang"),
         eras=(
             EngineEra(
@@ -450,6 +455,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         decodes_in_token_budget=True,
         max_num_seqs=2048,
         uncalibrated=("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+        uncalibrated_classes=("weight-only", "fp4"),
         aliases=(
             "tensorrt-llm",
             "tensorrt",
@@ -545,6 +551,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                     "weight_only_tile_rows": 1,  # CUDA-core half2 dot products, no tensor cores
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+                    "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
                 efficiency_scale=0.8407,
             ),
@@ -557,6 +564,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "step_overhead_us": 954.5,
                     "tp_step_overhead_us": 187.6,
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+                    "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
                 efficiency_scale=0.522,
             ),
@@ -591,6 +599,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # its MoE speed is the Python loop over experts (fitted); the streaming share is the prior
         uncalibrated=("moe_efficiency",),
+        uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=(
             "hf-transformers",
             "transformers",
@@ -653,6 +662,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         max_num_seqs=64,
         continuous_batching=False,
         uncalibrated=("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+        uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=(
             "gpt-fast",
             "gptfast",
