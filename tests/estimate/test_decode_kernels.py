@@ -151,8 +151,8 @@ def test_the_estimate_names_the_constants_no_measurement_calibrates() -> None:
     assert "fp8 bandwidth" in estimate("llama-3.1-8b", "H100", precision="fp8").assumptions["uncalibrated"]
     sgl = {
         p: estimate("qwen3-8b", "H100", engine="sglang", precision=p).assumptions
-        for p in ("fp8", "fp8-block")
+        for p in ("fp8-per-tensor", "fp8-block")
     }
-    assert "fp8 bandwidth" in sgl["fp8"]["uncalibrated"] and "uncalibrated" not in sgl["fp8-block"]
+    assert "fp8 bandwidth" in sgl["fp8-per-tensor"]["uncalibrated"] and "uncalibrated" not in sgl["fp8-block"]
     trt = estimate("llama-3.1-8b", "H100", engine="tensorrt-llm", precision="int4").assumptions
     assert "weight-only bandwidth" in trt["uncalibrated"]

@@ -35,9 +35,12 @@ def test_checkpoints_say_which_fp8_they_are() -> None:
     assert resolve_model("deepseek-v3").native_precision == "fp8-block"
     # asking DeepSeek for "fp8" is asking for its published checkpoint
     assert estimate("deepseek-r1", "H200", gpus=8, precision="fp8").precision == "fp8-block"
-    # a 16-bit model asked in "fp8" is quantised per tensor (vLLM --quantization fp8)
-    assert estimate("qwen3-8b", "H100", precision="fp8").precision == "fp8"
+    # "fp8" is the model's FP8 checkpoint: Qwen's are block-scaled, Llama's (Neural Magic, ModelOpt) per
+    # tensor; per-tensor scales can be asked for by name (vLLM --quantization fp8 on a 16-bit checkpoint)
+    assert estimate("qwen3-8b", "H100", precision="fp8").precision == "fp8-block"
     assert estimate("Qwen/Qwen3-8B-FP8", "H100").precision == "fp8-block"
+    assert estimate("llama-3.1-8b", "H100", precision="fp8").precision == "fp8"
+    assert estimate("qwen3-8b", "H100", precision="fp8-per-tensor").precision == "fp8"
 
 
 def test_block_fp8_follows_the_fp8_support_rules() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -103,8 +104,12 @@ def _model_and_precision(
         and spec.native_precision == "mxfp4-moe"
     ):
         return spec, "mxfp4-moe", note  # the published MXFP4 checkpoint keeps attention in bf16
-    if spec.native_precision == "fp8-block" and resolve_precision(asked).name == "fp8":
-        return spec, "fp8-block", note  # the published FP8 checkpoint is block-scaled
+    if resolve_precision(asked).name == "fp8" and not re.search(r"tensor|channel|dynamic", asked):
+        from gpuscout.knowledge.models import fp8_checkpoint_format
+
+        # "fp8" is the model's FP8 checkpoint: block-scaled for DeepSeek-V3/R1 and Qwen3 ("fp8-per-tensor"
+        # asks for per-tensor scales, as vLLM's --quantization fp8 makes from a 16-bit checkpoint)
+        return spec, fp8_checkpoint_format(spec), note
     return spec, asked, note
 
 
