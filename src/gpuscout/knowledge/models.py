@@ -84,15 +84,17 @@ _QUANT_SUFFIX = re.compile(
     r"nvfp4|mxfp4|bnb[\s_\-]*4bit|4bit)$",
     re.IGNORECASE,
 )
-_QUANT_PRECISION = {
+# None: the publisher's FP8 checkpoint of the model, whose scaling depends on the family
+# (:func:`fp8_checkpoint_format`); "-FP8-dynamic" checkpoints (llm-compressor) scale per channel
+_QUANT_PRECISION: dict[str, tuple[str | None, str]] = {
     "awq": ("int4", "AWQ int4"),
     "gptqint4": ("int4", "GPTQ int4"),
     "gptq": ("int4", "GPTQ int4"),
     "int4": ("int4", "int4"),
     "gptqint8": ("int8", "GPTQ int8 (weight-only)"),
     "int8": ("int8", "int8 (weight-only)"),
-    "fp8": ("fp8", "FP8"),
-    "fp8dynamic": ("fp8", "FP8"),
+    "fp8": (None, "FP8"),
+    "fp8dynamic": ("fp8", "FP8 dynamic (per-channel)"),
     "nvfp4": ("nvfp4", "NVFP4"),
     "mxfp4": ("mxfp4", "MXFP4"),
     "bnb4bit": ("nf4", "bitsandbytes NF4"),
@@ -113,7 +115,7 @@ def fp8_checkpoint_format(spec: ModelSpec) -> str:
     return "fp8"
 
 
-def _split_quantization(name: str) -> tuple[str, str, str] | None:
+def _split_quantization(name: str) -> tuple[str, str | None, str] | None:
     """("Qwen3-14B", "int4", "AWQ int4") for "Qwen3-14B-AWQ"; None when the name has no such suffix."""
     found = _QUANT_SUFFIX.search(name.strip())
     if found is None:
@@ -289,7 +291,7 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
         quant = _split_quantization(outer)
         base = _lookup(quant[0]) if quant and quant[0] else None
         if quant is not None and base is not None:
-            precision = fp8_checkpoint_format(base.model) if quant[1] == "fp8" else quant[1]
+            precision = quant[1] or fp8_checkpoint_format(base.model)
             note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {precision}"
             return ModelResolution(
                 base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
