@@ -369,7 +369,7 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             and "ModelOpt" not in notes
             and "NIM" not in r["framework"]
         ):
-            kwargs["kv_dtype"] = "bf16"  # TensorRT-LLM serving of a native FP8 checkpoint: KV stays 16-bit
+            kwargs["kv_dtype"] = "bf16"  # FP8 weights without ModelOpt's KV-cache scale: KV stays 16-bit
         if "ShareGPT" in notes and ci is None:
             ci = SHAREGPT_PROMPT_TOKENS
             co = co or SHAREGPT_OUTPUT_TOKENS

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -23,6 +22,7 @@ from gpuscout.estimate.precision import (
     has_bf16,
     resolve_kv_dtype,
     resolve_precision,
+    states_fp8_scaling,
 )
 from gpuscout.estimate.serving import Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
@@ -104,7 +104,7 @@ def _model_and_precision(
         and spec.native_precision == "mxfp4-moe"
     ):
         return spec, "mxfp4-moe", note  # the published MXFP4 checkpoint keeps attention in bf16
-    if resolve_precision(asked).name == "fp8" and not re.search(r"tensor|channel|dynamic", asked):
+    if not states_fp8_scaling(asked):
         from gpuscout.knowledge.models import fp8_checkpoint_format
 
         # "fp8" is the model's FP8 checkpoint: block-scaled for DeepSeek-V3/R1 and Qwen3 ("fp8-per-tensor"

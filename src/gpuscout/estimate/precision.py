@@ -233,6 +233,10 @@ _FORMATS: dict[str, WeightFormat] = {
     )
 }
 
+# Spellings of FP8 that state per-tensor / per-channel scales; a bare "fp8" means the model's own FP8
+# checkpoint, whose scaling depends on the model (:func:`states_fp8_scaling`)
+_PER_TENSOR_FP8 = ("fp8-tensor", "fp8-per-tensor", "fp8-channel", "fp8-per-channel", "fp8-dynamic")
+
 _ALIASES: dict[str, str] = {
     "float32": "fp32",
     "f32": "fp32",
@@ -244,11 +248,7 @@ _ALIASES: dict[str, str] = {
     "fp8-e4m3": "fp8",
     "e4m3": "fp8",
     "fp8e4m3": "fp8",
-    "fp8-tensor": "fp8",
-    "fp8-per-tensor": "fp8",
-    "fp8-channel": "fp8",
-    "fp8-per-channel": "fp8",
-    "fp8-dynamic": "fp8",
+    **dict.fromkeys(_PER_TENSOR_FP8, "fp8"),
     "block-fp8": "fp8-block",
     "fp8_block": "fp8-block",
     "fp8-blockwise": "fp8-block",
@@ -298,6 +298,12 @@ def _normalise(text: str) -> str:
     s = s.replace("(", "").replace(")", "").replace("=", "-")
     s = re.sub(r"-+", "-", s).strip("-")
     return s
+
+
+def states_fp8_scaling(name: str) -> bool:
+    """Whether a spelling of FP8 says how it is scaled ("fp8-per-tensor", "fp8-block"), where a bare
+    "fp8" leaves it to the model's checkpoint."""
+    return _normalise(name) in _PER_TENSOR_FP8 or resolve_precision(name).name != "fp8"
 
 
 def accepted_precisions() -> list[str]:
