@@ -3,6 +3,7 @@ at batch, the all-reduce cost model, per-worker costs. Every expected number is 
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import pytest
@@ -162,3 +163,22 @@ def test_an_eager_moe_layer_launches_half_a_dense_layer_more() -> None:
     graphs = dataclasses.replace(eng, cuda_graphs=True)
     gpu_fixed, _ = _fixed_costs(dataclasses.replace(st, engine=graphs), c, 4)
     assert gpu_fixed == pytest.approx(61 * 400e-6)
+
+
+def test_tp_worker_cost_grows_with_the_depth_of_the_fan_out_not_the_worker_count() -> None:
+    from gpuscout.estimate.throughput import tp_workers_factor
+
+    # log2(TP): no cost on one GPU, one unit at TP=2, three (not seven) at TP=8
+    assert [tp_workers_factor(t) for t in (1, 2, 4, 8)] == [0.0, 1.0, 2.0, 3.0]
+    # a V0-style engine (CPU not overlapped) with 1000 us per unit and nothing else per step:
+    # Llama-3-70B decode at batch 4, TP 2 / 4 / 8 on H100 -> the fixed part differs by exactly
+    # 1000 us between TP2 and TP4 and 2000 us between TP2 and TP8 (the per-layer gaps do not depend on TP)
+    eng = dataclasses.replace(
+        resolve_engine("vLLM 0.6.3"), tp_step_overhead_us=1000.0, step_overhead_us=0.0, seq_overhead_us=0.0
+    )
+    fixed = {}
+    for tp in (2, 4, 8):
+        st = dataclasses.replace(_setup("llama-3-70b", "H100", "bf16", "vLLM 0.6.3", gpus=tp), engine=eng)
+        fixed[tp] = decode_step(st, 4, 1000).fixed
+    assert fixed[4] - fixed[2] == pytest.approx(1.0e-3)
+    assert fixed[8] - fixed[2] == pytest.approx(2.0e-3)

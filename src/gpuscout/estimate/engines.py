@@ -91,7 +91,9 @@ class EngineProfile:
     layer_overhead_us: float = 0.0
     step_overhead_us: float = 0.0
     seq_overhead_us: float = 0.0
-    tp_step_overhead_us: float = 0.0  # CPU per step and extra GPU (inputs broadcast to each TP worker)
+    # CPU per step and doubling of the TP workers (the step's inputs fanned out to them; log2(TP) units:
+    # throughput.tp_workers_factor)
+    tp_step_overhead_us: float = 0.0
     moe_layer_overhead_us: float = (
         0.0  # extra fixed cost of an MoE layer (router, top-k, permute, grouped GEMMs)
     )
@@ -320,10 +322,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.6215, weight_only=0.6311, fp8=0.631, **{"16bit": 0.6215}),
-        compute_efficiency=_eff(default=0.4795, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4795}),
-        moe_efficiency=0.6174,
-        moe_compute_efficiency=0.8282,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        bandwidth_efficiency=_eff(default=0.6246, weight_only=0.6372, fp8=0.631, **{"16bit": 0.6246}),
+        compute_efficiency=_eff(default=0.4783, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4783}),
+        moe_efficiency=0.6281,
+        moe_compute_efficiency=0.8199,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
         # GEMMs (router, top-k softmax, moe_align_block_size, activation, moe_sum). Not fitted: no
@@ -333,10 +335,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # and fits 56 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
         moe_layer_overhead_us=50.0,
         layer_overhead_us=3.0,
-        step_overhead_us=380.6,
-        seq_overhead_us=5.212,
+        step_overhead_us=389.3,
+        seq_overhead_us=5.236,
         tp_step_overhead_us=200.0,
-        request_overhead_us=29850.0,
+        request_overhead_us=29800.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -354,13 +356,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2516.0,
-                    "seq_overhead_us": 262.7,
-                    "tp_step_overhead_us": 932.0,
-                    "moe_compute_efficiency": 0.5259,
+                    "step_overhead_us": 2526.0,
+                    "seq_overhead_us": 279.3,
+                    "tp_step_overhead_us": 1649.0,
+                    "moe_compute_efficiency": 0.5337,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_layer_overhead_us": 305.2,
+                    "moe_layer_overhead_us": 321.7,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "prefill_budget_from_model_len": True,
@@ -379,7 +381,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 473.6, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": 479.9, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -391,19 +393,19 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows) streams at ~0.6 of its
         # 16-bit kernels' rate; per-tensor FP8 has no row and keeps the 16-bit figures
-        bandwidth_efficiency=_eff(default=0.5545, weight_only=0.833, fp8_block=0.3232, **{"16bit": 0.5545}),
+        bandwidth_efficiency=_eff(default=0.5533, weight_only=0.833, fp8_block=0.3232, **{"16bit": 0.5533}),
         compute_efficiency=_eff(
-            default=0.4971, fp8_block=0.6747, weight_only=0.45, fp4=0.40, **{"16bit": 0.4971}
+            default=0.4977, fp8_block=0.6748, weight_only=0.45, fp4=0.40, **{"16bit": 0.4977}
         ),
-        moe_efficiency=0.4551,
-        moe_compute_efficiency=0.7029,
+        moe_efficiency=0.4552,
+        moe_compute_efficiency=0.7027,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=56.38,
+        moe_layer_overhead_us=56.39,
         layer_overhead_us=3.0,
-        step_overhead_us=2516.0,
+        step_overhead_us=2526.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=218.8,
-        request_overhead_us=5360.0,
+        tp_step_overhead_us=212.4,
+        request_overhead_us=5440.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -418,7 +420,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 877.4, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 883.4, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
             ),
         ),
@@ -487,7 +489,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # path, fitted on dstack's 14 trtllm-serve rows (the only TensorRT-LLM MoE rows)
                 {
                     "cuda_graphs": False,
-                    "layer_overhead_us": 473.6,
+                    "layer_overhead_us": 479.9,
                     "moe_efficiency": 0.2193,
                     "moe_compute_efficiency": 0.5223,
                     "moe_layer_overhead_us": 101.2,
@@ -513,7 +515,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=7774.0,
+        request_overhead_us=7797.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -537,10 +539,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 473.6,
-                    "step_overhead_us": 2508.0,
-                    "seq_overhead_us": 1237.0,
-                    "tp_step_overhead_us": 615.1,
+                    "layer_overhead_us": 479.9,
+                    "step_overhead_us": 4262.0,
+                    "seq_overhead_us": 1313.0,
+                    "tp_step_overhead_us": 386.9,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
@@ -553,7 +555,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
-                efficiency_scale=0.8407,
+                efficiency_scale=0.8782,
             ),
             EngineEra(
                 "2.x",
@@ -561,12 +563,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"2\.[0-9]+",
                 {
                     "chunked_prefill": False,
-                    "step_overhead_us": 954.5,
-                    "tp_step_overhead_us": 187.6,
+                    "step_overhead_us": 955.5,
+                    "tp_step_overhead_us": 194.5,
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
-                efficiency_scale=0.522,
+                efficiency_scale=0.5162,
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -584,7 +586,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         attn_decode_efficiency=0.1154,
         kv_copies_per_step=5.261,
         attn_host_sync=True,
-        layer_overhead_us=473.6,
+        layer_overhead_us=479.9,
         step_overhead_us=6032.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
@@ -699,17 +701,18 @@ CALIBRATION: dict[str, str] = {
         "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.622 (16-bit) / 0.631 (weight-only), compute 0.480 (16-bit), 381 us per step + 5.2 us per "
-        "sequence, 29.9 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.62 "
-        "of dense efficiency and grouped GEMMs at 0.83 of dense (once the tile padding is counted: "
+        "0.625 (16-bit) / 0.637 (weight-only), compute 0.478 (16-bit), 389 us per step + 5.2 us per "
+        "sequence, 29.8 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.63 "
+        "of dense efficiency and grouped GEMMs at 0.82 of dense (once the tile padding is counted: "
         "every touched expert computes a whole tensor-core tile, 16 rows in the Triton fused-MoE kernel at "
         "small batch), 50 us per MoE layer (not fitted: the Triton fused-MoE kernel's neighbours under "
         "CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 bandwidth / "
         "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
         "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2516 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 263 us per sequence, 932 us per step and extra TP worker, grouped "
-        "expert GEMMs at 0.53 of dense and 305 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM "
+        "scheduler's 2526 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
+        "fitted on both engines' rows), 279 us per sequence, 1649 us per step and doubling of the TP "
+        "workers (throughput.tp_workers_factor), grouped expert GEMMs at 0.53 of dense and 322 us per "
+        "MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM "
         "0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler budget follows the context "
         "(max(max_model_len, 2048) per step; chunked prefill of 512 tokens "
         "above 32K of context; MLA unchunked in 0.7)."
@@ -717,14 +720,14 @@ CALIBRATION: dict[str, str] = {
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.555 (16-bit) / 0.323 (block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.497 / "
+        "0.553 (16-bit) / 0.323 (block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.498 / "
         "0.675 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row tile, "
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
         "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: fitted "
         "without that, the AWQ bandwidth had come out at 0.222), the "
-        "Python scheduler's 2516 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 219 us "
-        "per extra TP worker, 5.4 ms per request, MoE weights at 0.46 and grouped GEMMs at 0.70 of dense "
-        "efficiency, 56 us per MoE layer; 0.3 era: 877 us per step, not overlapped."
+        "Python scheduler's 2526 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 212 us "
+        "per doubling of the TP workers, 5.4 ms per request, MoE weights at 0.46 and grouped GEMMs at "
+        "0.70 of dense efficiency, 56 us per MoE layer; 0.3 era: 883 us per step, not overlapped."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
@@ -733,7 +736,7 @@ CALIBRATION: dict[str, str] = {
         "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.5 ms per request. Today's MoE constants are "
         "the physics priors (no row); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 "
         "PyTorch-backend era: MoE weights at 0.22 and grouped GEMMs at 0.52 of dense, 101 us per MoE "
-        "layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no CUDA graphs, 474 us "
+        "layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no CUDA graphs, 480 us "
         "of host launches per layer and step (and half that again per MoE "
         "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
         "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
@@ -745,17 +748,18 @@ CALIBRATION: dict[str, str] = {
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
         "a small k6 scenario dominated by the load generator): physics defaults. 7.8 ms per request. "
-        "1.x era: 2508 us per step, 474 us per layer (eager launches: the constant shared with HF "
-        "transformers and trtllm-serve 0.17), 1237 us per sequence and step (after the step, not "
-        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 615 us per extra TP "
-        "worker, efficiencies x0.84, GPTQ through exllama v1 (per-row dequantisation below 8 rows, fp16 "
-        "rebuild from 8); every era: waiting requests join every 20 steps (max_waiting_tokens); 2.x era "
-        "(ROCm): 955 us per step, 188 us per extra worker, efficiencies x0.52."
+        "1.x era: 4262 us per step, 480 us per layer (eager launches: the constant shared with HF "
+        "transformers and trtllm-serve 0.17), 1313 us per sequence and step (after the step, not "
+        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 387 us per doubling of "
+        "the TP workers, efficiencies x0.88, GPTQ through exllama v1 (per-row dequantisation below 8 "
+        "rows, fp16 rebuild from 8); every era: waiting requests join every 20 steps "
+        "(max_waiting_tokens); 2.x era (ROCm): 956 us per step, 195 us per doubling of the workers, "
+        "efficiencies x0.52."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.715 (16-bit) / 0.771 (weight-only), 474 us of Python per layer (the eager-layer "
+        "Bandwidth 0.715 (16-bit) / 0.771 (weight-only), 480 us of Python per layer (the eager-layer "
         "constant shared with TGI 1.x and trtllm-serve 0.17) and 6032 us per step (overlapped with the "
         "GPU), 86 us per expert visited per MoE layer; decode attention: 5.3 passes over the "
         "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "

@@ -364,11 +364,24 @@ def decode_step(
     return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu + book, comm)
 
 
+def tp_workers_factor(tp: int) -> float:
+    """How many units of ``tp_step_overhead_us`` a step pays with ``tp`` tensor-parallel workers.
+
+    Each step the driver hands its inputs to the other workers (vLLM: one write to a shared-memory
+    queue that every worker reads, tensors by NCCL broadcast; SGLang: a broadcast from rank 0; TGI's
+    router: the same call to every shard at once), and the workers prepare their own inputs in
+    parallel. What the step waits for is the fan-out and the slowest worker, which grow with the depth
+    of a broadcast tree, not with the number of workers: log2(TP), 1 at TP=2 as one unit per extra
+    worker was, 3 at TP=8 instead of 7."""
+    return math.log2(tp) if tp > 1 else 0.0
+
+
 def _bookkeeping_seconds(st: Setup, batch: float) -> float:
     """CPU time of a step's scheduling and per-sequence bookkeeping: per step, per extra TP worker, per
     running sequence (the launch-independent part of :func:`_fixed_costs`)."""
     eng = st.engine
-    return (eng.step_overhead_us + eng.tp_step_overhead_us * (st.tp - 1) + eng.seq_overhead_us * batch) * 1e-6
+    workers = eng.tp_step_overhead_us * tp_workers_factor(st.tp)
+    return (eng.step_overhead_us + workers + eng.seq_overhead_us * batch) * 1e-6
 
 
 def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]:
@@ -387,7 +400,7 @@ def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]
         layers += c.moe_layers * EAGER_MOE_LAUNCH_FRACTION * eng.layer_overhead_us * 1e-6
     cpu = (
         eng.step_overhead_us * 1e-6
-        + eng.tp_step_overhead_us * 1e-6 * (st.tp - 1)
+        + eng.tp_step_overhead_us * 1e-6 * tp_workers_factor(st.tp)
         + eng.seq_overhead_us * 1e-6 * batch
         + _expert_loop_seconds(st, c)
     )
@@ -487,7 +500,7 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     gpu_fixed, cpu = _fixed_costs(st, c, 0.0)
     comm = chunks * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
     gpu = _blend(compute, memory) + scores + chunks * gpu_fixed + comm
-    per_step = (eng.step_overhead_us + eng.tp_step_overhead_us * (tp - 1)) * 1e-6
+    per_step = (eng.step_overhead_us + eng.tp_step_overhead_us * tp_workers_factor(tp)) * 1e-6
     cpu_total = chunks * (cpu - per_step) + per_step
     return _blend(gpu, cpu_total) if eng.cpu_overlap else gpu + cpu_total
 
