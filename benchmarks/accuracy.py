@@ -887,10 +887,17 @@ def set_param(p: EngineProfile, param: Param, value: float) -> EngineProfile:
         value = min(value, _CAPS[key])
     if key in _FLOORS:
         value = max(value, _FLOORS[key])
-    if kind == "bw":
-        return dataclasses.replace(p, bandwidth_efficiency={**p.bandwidth_efficiency, key: value})
-    if kind == "comp":
-        return dataclasses.replace(p, compute_efficiency={**p.compute_efficiency, key: value})
+    if kind in ("bw", "comp"):
+        table = p.bandwidth_efficiency if kind == "bw" else p.compute_efficiency
+        keys = {key}
+        if key == "16bit" and table.get("default") == table.get("16bit"):
+            # "default" spells the 16-bit figure for the classes without their own (vLLM's and SGLang's
+            # per-tensor FP8): it moves with the fit, or a held-out fold would read the in-sample value
+            keys.add("default")
+        table = {**table, **dict.fromkeys(keys, value)}
+        if kind == "bw":
+            return dataclasses.replace(p, bandwidth_efficiency=table)
+        return dataclasses.replace(p, compute_efficiency=table)
     if kind == "ceil":
         return dataclasses.replace(p, stream_ceiling_gbps={**p.stream_ceiling_gbps, key: value})
     if kind == "cceil":

@@ -322,10 +322,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.6246, weight_only=0.6372, fp8=0.631, **{"16bit": 0.6246}),
-        compute_efficiency=_eff(default=0.4783, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4783}),
-        moe_efficiency=0.6281,
-        moe_compute_efficiency=0.8199,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        bandwidth_efficiency=_eff(default=0.6305, weight_only=0.6372, **{"16bit": 0.6305}),
+        compute_efficiency=_eff(default=0.4735, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4735}),
+        moe_efficiency=0.6285,
+        moe_compute_efficiency=0.8207,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
         # GEMMs (router, top-k softmax, moe_align_block_size, activation, moe_sum). Not fitted: no
@@ -335,10 +335,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # and fits 56 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
         moe_layer_overhead_us=50.0,
         layer_overhead_us=3.0,
-        step_overhead_us=389.3,
-        seq_overhead_us=5.236,
+        step_overhead_us=405.0,
+        seq_overhead_us=5.269,
         tp_step_overhead_us=200.0,
-        request_overhead_us=29800.0,
+        request_overhead_us=29640.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -356,13 +356,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2526.0,
+                    "step_overhead_us": 2533.0,
                     "seq_overhead_us": 279.3,
-                    "tp_step_overhead_us": 1649.0,
-                    "moe_compute_efficiency": 0.5337,
+                    "tp_step_overhead_us": 1648.0,
+                    "moe_compute_efficiency": 0.5343,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_layer_overhead_us": 321.7,
+                    "moe_layer_overhead_us": 322.6,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "prefill_budget_from_model_len": True,
@@ -402,7 +402,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=56.39,
         layer_overhead_us=3.0,
-        step_overhead_us=2526.0,
+        step_overhead_us=2533.0,
         seq_overhead_us=3.0,
         tp_step_overhead_us=212.4,
         request_overhead_us=5440.0,
@@ -695,27 +695,25 @@ CALIBRATION: dict[str, str] = {
         "bandwidth efficiency 0.702 (bf16), 0.523 (weight-only), 638 us per step."
     ),
     "vllm": (
-        "247 rows: Qwen2.5 speed benchmark (vLLM 0.6.2/0.6.3 batch 1, A100, BF16/GPTQ/AWQ, TP1-4, "
-        "1-129k prompts), Qwen2 benchmark (vLLM 0.4.2 MoE), dstack 405B H100/MI300X offline bursts, "
-        "dstack DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, "
-        "TGI chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
+        "247 rows: Qwen2.5 speed benchmark (vLLM 0.6.2/0.6.3 batch 1, A100, BF16/GPTQ/AWQ, TP1-4, 1-129k "
+        "prompts), Qwen2 benchmark (vLLM 0.4.2 MoE), dstack 405B H100/MI300X offline bursts, dstack "
+        "DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, TGI "
+        "chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
-        "TTFT rows fit only the per-request cost. Today (V1): bandwidth "
-        "0.625 (16-bit) / 0.637 (weight-only), compute 0.478 (16-bit), 389 us per step + 5.2 us per "
-        "sequence, 29.8 ms per request on TTFT (API server, tokenisation, admission), MoE weights at 0.63 "
-        "of dense efficiency and grouped GEMMs at 0.82 of dense (once the tile padding is counted: "
-        "every touched expert computes a whole tensor-core tile, 16 rows in the Triton fused-MoE kernel at "
-        "small batch), 50 us per MoE layer (not fitted: the Triton fused-MoE kernel's neighbours under "
-        "CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 bandwidth / "
-        "compute are not fitted (no FP8 rows of today's engine but four on an H20): 16-bit streaming and "
-        "the 0.48 compute prior. V0 era (0.4-0.7): the same kernels (no efficiency scale), the Python "
-        "scheduler's 2526 us per step shared with SGLang 0.4 (SHARED_PARAMS in benchmarks/accuracy.py: "
-        "fitted on both engines' rows), 279 us per sequence, 1649 us per step and doubling of the TP "
-        "workers (throughput.tp_workers_factor), grouped expert GEMMs at 0.53 of dense and 322 us per "
-        "MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM "
-        "0.7.3/0.7.4 DeepSeek-R1, dstack, early 2025); its scheduler budget follows the context "
-        "(max(max_model_len, 2048) per step; chunked prefill of 512 tokens "
-        "above 32K of context; MLA unchunked in 0.7)."
+        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.631 (16-bit) / 0.637 (weight-only),"
+        " compute 0.474 (16-bit), 405 us per step + 5.2 us per sequence, 29.6 ms per request on TTFT (API "
+        "server, tokenisation, admission), MoE weights at 0.63 of dense efficiency and grouped GEMMs at 0.82 "
+        "of dense (once the tile padding is counted: every touched expert computes a whole tensor-core tile, "
+        "16 rows in the Triton fused-MoE kernel at small batch), 50 us per MoE layer (not fitted: the Triton "
+        "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 "
+        "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
+        "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
+        " (no efficiency scale), the Python scheduler's 2533 us per step shared with SGLang 0.4 "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 279 us per sequence, 1648 "
+        "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
+        "0.53 of dense and 323 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
+        "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "
+        "chunked prefill of 512 tokens above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
@@ -725,7 +723,7 @@ CALIBRATION: dict[str, str] = {
         "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
         "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: fitted "
         "without that, the AWQ bandwidth had come out at 0.222), the "
-        "Python scheduler's 2526 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 212 us "
+        "Python scheduler's 2533 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 212 us "
         "per doubling of the TP workers, 5.4 ms per request, MoE weights at 0.46 and grouped GEMMs at "
         "0.70 of dense efficiency, 56 us per MoE layer; 0.3 era: 883 us per step, not overlapped."
     ),
