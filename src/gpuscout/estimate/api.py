@@ -735,6 +735,11 @@ def _assumptions(
     if st.gpus > 1:
         if st.parallel == "tensor":
             out["parallel"] = f"tensor parallel x{st.gpus} over {gpu_link(st.acc, st.gpus).label}"
+            if st.engine.dp_attention:
+                out["parallel"] += (
+                    f"; data-parallel attention: each GPU runs the whole attention for 1/{st.gpus} of the "
+                    "sequences and keeps only their cache (attention, embedding and lm_head on every GPU)"
+                )
         else:
             out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
     if replicas > 1:

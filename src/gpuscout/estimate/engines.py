@@ -182,6 +182,12 @@ class EngineProfile:
     # the previous step's generations, which each shard builds after a ``.tolist()`` of the tokens)
     serial_bookkeeping: bool = False
     embeddings_on_host: bool = False  # llama.cpp keeps token_embd in host RAM
+    # data-parallel attention (SGLang ``--enable-dp-attention``, DeepSeek MLA models): every GPU holds
+    # the whole attention (and embedding and lm_head) and runs it for its own share of the sequences,
+    # whose cache only it keeps; the MLP / MoE layers stay split over all GPUs, the tokens gathered from
+    # every rank before them (sglang 0.4.3.post2 models/deepseek_v2.py: ReplicatedLinear attention and
+    # lm_head, embedding ``enable_tp=False``, ``all_gather`` before ``self.mlp``)
+    dp_attention: bool = False
     # constants left at their physics priors because no calibration row of this engine (and era) exercises
     # them: the estimate says so where they matter (the MoE ones for an MoE model)
     uncalibrated: tuple[str, ...] = ()
@@ -356,7 +362,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2533.0,
+                    "step_overhead_us": 2523.0,
                     "seq_overhead_us": 279.3,
                     "tp_step_overhead_us": 1648.0,
                     "moe_compute_efficiency": 0.5343,
@@ -393,19 +399,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows) streams at ~0.6 of its
         # 16-bit kernels' rate; per-tensor FP8 has no row and keeps the 16-bit figures
-        bandwidth_efficiency=_eff(default=0.5533, weight_only=0.833, fp8_block=0.3232, **{"16bit": 0.5533}),
-        compute_efficiency=_eff(
-            default=0.4977, fp8_block=0.6748, weight_only=0.45, fp4=0.40, **{"16bit": 0.4977}
-        ),
-        moe_efficiency=0.4552,
-        moe_compute_efficiency=0.7027,
+        bandwidth_efficiency=_eff(default=0.5405, weight_only=0.833, fp8_block=0.3142, **{"16bit": 0.5405}),
+        compute_efficiency=_eff(default=0.5, fp8_block=0.6911, weight_only=0.45, fp4=0.40, **{"16bit": 0.5}),
+        moe_efficiency=0.4804,
+        moe_compute_efficiency=0.6766,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=56.39,
+        moe_layer_overhead_us=54.94,
         layer_overhead_us=3.0,
-        step_overhead_us=2533.0,
+        step_overhead_us=2523.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=212.4,
-        request_overhead_us=5440.0,
+        tp_step_overhead_us=210.6,
+        request_overhead_us=5164.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -420,8 +424,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 883.4, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 857.1, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
+            ),
+            # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
+            EngineEra(
+                "dp-attention",
+                "data-parallel attention",
+                r"enable[-_ ]dp[-_ ]attention",
+                {"dp_attention": True, "prefill_chunk_tokens": 4096},
             ),
         ),
         notes="mem_fraction_static ~0.88, token-granular radix KV cache, chunked_prefill_size 8192, "
@@ -708,7 +719,7 @@ CALIBRATION: dict[str, str] = {
         "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
-        " (no efficiency scale), the Python scheduler's 2533 us per step shared with SGLang 0.4 "
+        " (no efficiency scale), the Python scheduler's 2523 us per step shared with SGLang 0.4 "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 279 us per sequence, 1648 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
         "0.53 of dense and 323 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
@@ -717,15 +728,18 @@ CALIBRATION: dict[str, str] = {
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
-        "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth "
-        "0.553 (16-bit) / 0.323 (block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.498 / "
-        "0.675 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row tile, "
-        "throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; AWQ "
-        "runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: fitted "
-        "without that, the AWQ bandwidth had come out at 0.222), the "
-        "Python scheduler's 2533 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 212 us "
-        "per doubling of the TP workers, 5.4 ms per request, MoE weights at 0.46 and grouped GEMMs at "
-        "0.70 of dense efficiency, 56 us per MoE layer; 0.3 era: 883 us per step, not overlapped."
+        "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
+        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth 0.541 (16-bit) / 0.314 "
+        "(block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.500 / 0.691 (per-tensor FP8: no "
+        "row, the 16-bit figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 "
+        "decode on the H20's 148 TFLOPS is compute-bound; AWQ runs Marlin's 16-row mma.sync tiles at "
+        "half the rate on Hopper, compute-bound there too: fitted without that, the AWQ bandwidth had "
+        "come out at 0.222), the Python scheduler's 2523 us of CPU per step (shared with vLLM V0) "
+        "overlapped with the GPU, 211 us per doubling of the TP workers, 5.2 ms per request, MoE weights "
+        "at 0.48 and grouped GEMMs at 0.68 of dense efficiency, 55 us per MoE layer; 0.3 era: 857 us per "
+        "step, not overlapped; --enable-dp-attention: data-parallel attention (dp_attention: attention, "
+        "embedding and lm_head whole on every GPU, each GPU the cache of its own sequences only; "
+        "chunked prefill 4096)."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "

@@ -113,6 +113,13 @@ def dense_body_bytes(fmt: WeightFormat, c: ModelConsts) -> float:
     return total / 8.0
 
 
+def attention_bytes(fmt: WeightFormat, c: ModelConsts) -> float:
+    """Bytes of the attention projections of all layers in ``fmt`` (at their own width where the format
+    leaves them unconverted): what data-parallel attention keeps whole on every GPU."""
+    bits = fmt.attn_bits if fmt.attn_bits is not None else fmt.body_bits(False)
+    return c.attn_per_layer * c.layers * bits / 8.0
+
+
 def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | None = None) -> float:
     """Bytes of the body weights in ``fmt``: the always-active part plus the routed experts (all of them,
     or ``experts_per_layer`` per MoE layer: what a step that touches that many experts reads).
@@ -241,14 +248,18 @@ def plan_memory(
     layer_fraction = 1.0 if parallel == "tensor" else 1.0 / gpus
     weights = gpu_weight_bytes(spec, fmt, engine, gpus=gpus, parallel=parallel)
     alloc_tokens = context
+    dp = tp if engine.dp_attention else 1
     kv_seq = kv_bytes_per_sequence(
         spec,
         kv,
         alloc_tokens,
-        tp=tp,
+        tp=tp // dp,
         layer_fraction=layer_fraction,
         block_tokens=engine.kv_block_tokens,
     )
+    # data-parallel attention: a sequence's whole cache lives on one of the ``dp`` GPUs; per GPU that
+    # is 1/dp of it on average (an MLA latent cache is otherwise kept whole on every TP rank)
+    kv_seq /= dp
     kv_total = kv_seq * batch
     # a continuous-batching engine plans for its largest step, whatever the request: vLLM's profile run
     # and TGI's warm-up prefill max_num_batched_tokens / max_batch_prefill_tokens tokens before sizing
@@ -298,7 +309,12 @@ def gpu_weight_bytes(
     if parallel == "tensor" or gpus == 1:
         tp = gpus if parallel == "tensor" else 1
         embedding = 0.0 if engine.embeddings_on_host else c.embedding
-        return (body_bytes(fmt, c) + weight_bytes(fmt, 0.0, embedding, c.lm_head)) / tp
+        ends = weight_bytes(fmt, 0.0, embedding, c.lm_head)
+        if engine.dp_attention and tp > 1:
+            # data-parallel attention: attention, embedding and lm_head whole on every GPU
+            attention = attention_bytes(fmt, c)
+            return (body_bytes(fmt, c) - attention) / tp + attention + ends
+        return (body_bytes(fmt, c) + ends) / tp
     # llama.cpp assigns layers in proportion to each GPU's free memory (the output layer counting as
     # one more layer); the imbalance of at most one layer is ignored: the average GPU is reported.
     head = weight_bytes(fmt, 0.0, 0.0, c.lm_head) if c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
@@ -320,6 +336,7 @@ __all__ = [
     "MemoryPlan",
     "ModelConsts",
     "activation_bytes",
+    "attention_bytes",
     "body_bytes",
     "capacity_bytes",
     "dense_body_bytes",

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
-from gpuscout.estimate.memory import ModelConsts, dense_body_bytes, model_consts
+from gpuscout.estimate.memory import ModelConsts, attention_bytes, dense_body_bytes, model_consts
 from gpuscout.estimate.parallel import tp_step_comm_seconds
 from gpuscout.estimate.precision import ComputeRate, KvDtype, WeightFormat, compute_rate, weight_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -290,13 +290,30 @@ def _expert_tile_padding(st: Setup, tokens: float) -> float:
     return c.expert_gemm_rows(tokens, st.moe_tile(tokens)) / pairs if pairs > 0 else 1.0
 
 
+def attention_dp(st: Setup) -> int:
+    """Ranks of data-parallel attention (``EngineProfile.dp_attention`` over TP > 1), else 1: each rank
+    runs the whole attention for its own ceil(batch / ranks) sequences and reads the whole attention
+    and lm_head; the MLP / MoE layers stay split over the TP group."""
+    return st.tp if st.engine.dp_attention and st.tp > 1 else 1
+
+
+def _dense_weight_bytes(st: Setup, c: ModelConsts) -> float:
+    """Always-read weight bytes per GPU: the dense body and the output head, split over TP (with
+    data-parallel attention the attention projections and the head are whole on every rank)."""
+    head = _head_bytes(st, c, _head_params(st.spec))
+    dense = (dense_body_bytes(st.fmt, c) + head) / st.tp
+    if attention_dp(st) > 1:
+        dense += (attention_bytes(st.fmt, c) + head) * (1.0 - 1.0 / st.tp)
+    return dense
+
+
 def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
     """(always-read weight bytes, routed-expert bytes) one forward pass over ``tokens`` tokens reads,
     per GPU. An MoE layer reads only the experts its tokens route to: ``k`` of ``E`` for one token,
     E * (1 - (1 - k/E)**tokens) expected for many (uniform routing), all of them at large batch."""
     c = model_consts(st.spec)
     fmt = st.fmt
-    dense = (dense_body_bytes(fmt, c) + _head_bytes(st, c, _head_params(st.spec))) / st.tp
+    dense = _dense_weight_bytes(st, c)
     experts = (
         c.expert_params * c.expected_experts_read(tokens) * c.moe_layers * fmt.body_bits(True) / 8.0 / st.tp
     )
@@ -318,13 +335,17 @@ def decode_step(
     q = max(0.0, prefill_tokens)
     # layer split reads every GPU's share one after the other: the whole model through one GPU's bandwidth
     dense_bytes, expert_bytes = step_weight_bytes(st, batch + q)
-    kv_plain = kv_read_bytes_per_step(spec, st.kv, context, tp=tp) * batch
+    dp = attention_dp(st)
+    # sequences whose attention the busiest GPU runs: all of them split by heads (TP), or its own share
+    # at full width (data-parallel attention; a prompt chunk riding in the step sits on one rank)
+    own = batch if dp == 1 else math.ceil(batch / dp)
+    kv_plain = kv_read_bytes_per_step(spec, st.kv, context, tp=tp // dp) * own
     group = _gqa_group(spec)
     kv_bytes = kv_plain * (1.0 + eng.gqa_kv_reread * (group - 1.0))
     # eager copies of the GQA-expanded cache (HF transformers: repeat_kv, unpadding), every step
     kv_bytes += kv_plain * group * eng.kv_copies_per_step
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
-    logits_bytes = batch * spec.vocab_size * eng.logits_bytes_per_vocab / tp
+    logits_bytes = own * spec.vocab_size * eng.logits_bytes_per_vocab / (tp // dp)
     bw = st.achieved_bandwidth
     flops = st.achieved_flops
     moe = eng.moe_efficiency
@@ -343,10 +364,18 @@ def decode_step(
         2.0 * (c.dense_body * rows + head * max(batch, 1)) / wflops
         + 2.0 * c.expert_params * c.moe_layers * expert_rows / (wflops * moe_c)
     ) / tp
+    if dp > 1:
+        # the attention projections and the head run whole on each rank, for its own rows only
+        attn_params = c.attn_per_layer * c.layers
+        attn_rows = max(own + q, st.gemm_tile)
+        extra = attn_params * (attn_rows - rows / tp) + head * (max(own, 1) - max(batch, 1) / tp)
+        gemm_comp += 2.0 * extra / wflops
     attn_mem = kv_bytes / bw
-    attn_comp = _attn_flops_per_token(spec, context) * batch / tp / (flops * eng.attn_decode_efficiency)
+    heads_split = tp // dp  # ranks a sequence's attention heads are split over
+    attn_rate = flops * eng.attn_decode_efficiency
+    attn_comp = _attn_flops_per_token(spec, context) * own / heads_split / attn_rate
     if q:
-        attn_comp += _attn_flops_per_token(spec, prefill_context) * q / tp / flops
+        attn_comp += _attn_flops_per_token(spec, prefill_context) * q / heads_split / flops
     gpu_fixed, cpu = _fixed_costs(st, c, batch)
     book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
     cpu -= book
@@ -435,18 +464,35 @@ def _causal_context(spec: ModelSpec, tokens: float) -> tuple[float, float]:
     return tokens * tokens / 2.0, slide_ctx
 
 
-def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float]:
-    """(dense linear FLOPs, routed-expert FLOPs incl. causal attention on the dense side) of ``batch``
-    prompts of ``tokens`` tokens, whole model."""
-    c = model_consts(spec)
+def _prefill_attention_flops(spec: ModelSpec, tokens: float) -> float:
+    """Causal attention (scores and values) FLOPs of one prompt of ``tokens`` tokens, whole model."""
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
     s_dim = (spec.kv_lora_rank * 2 + spec.qk_rope_head_dim) if s.mla else 2 * s.head_dim
-    attn = 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
+    return 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
+
+
+def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float]:
+    """(dense linear FLOPs incl. causal attention, routed-expert FLOPs) of ``batch`` prompts of
+    ``tokens`` tokens, whole model."""
+    c = model_consts(spec)
+    attn = _prefill_attention_flops(spec, tokens)
     head = _head_params(spec)
     dense = 2.0 * c.dense_body * tokens * batch + 2.0 * head * batch + attn * batch
     experts = 2.0 * c.expert_params * c.experts_per_token * c.moe_layers * tokens * batch
     return dense, experts
+
+
+def _dense_prefill_excess(st: Setup, tokens: float, batch: int) -> float:
+    """FLOPs the busiest GPU computes beyond ``dense / tp`` for ``batch`` prompts under data-parallel
+    attention: each rank runs the attention (projections and scores) of its own ceil(batch / ranks)
+    prompts at full width, where TP splits every prompt's over all GPUs (0 without it)."""
+    dp = attention_dp(st)
+    if dp == 1:
+        return 0.0
+    c = model_consts(st.spec)
+    per_prompt = 2.0 * c.attn_per_layer * c.layers * tokens + _prefill_attention_flops(st.spec, tokens)
+    return per_prompt * (math.ceil(batch / dp) - batch / st.tp)
 
 
 def prefill_compute_seconds(st: Setup, tokens: float, batch: int = 1) -> float:
@@ -457,6 +503,7 @@ def prefill_compute_seconds(st: Setup, tokens: float, batch: int = 1) -> float:
     dense, experts = _prefill_flops(st.spec, tokens, batch)
     experts *= _expert_tile_padding(st, tokens * batch)
     compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / st.achieved_flops
+    compute += _dense_prefill_excess(st, tokens, batch) / st.achieved_flops
     comm = 0.0
     if st.tp > 1:
         comm = tp_step_comm_seconds(
@@ -477,18 +524,18 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     chunk = max(1, min(eng.prefill_chunk_tokens, total_tokens))
     experts *= _expert_tile_padding(st, chunk)
     compute = (dense + experts / eng.moe_compute_efficiency) / tp / gemm_flops(st, chunk)
+    compute += _dense_prefill_excess(st, tokens, batch) / gemm_flops(st, chunk)
     chunks = math.ceil(total_tokens / chunk)
-    head = _head_params(spec)
     w_chunk = (
-        dense_body_bytes(st.fmt, c)
+        _dense_weight_bytes(st, c)
         + c.expert_params
         * c.expected_experts_read(chunk)
         * c.moe_layers
         * st.fmt.body_bits(True)
         / 8.0
         / eng.moe_efficiency
-        + _head_bytes(st, c, head)
-    ) / tp
+        / tp
+    )
     wo_bytes, wo_seconds = int4_kernel_seconds(st, chunk, chunk)  # exllama v1: fp16 rebuild per chunk
     memory = chunks * (w_chunk + wo_bytes) / st.achieved_bandwidth + chunks * wo_seconds
     scores = 0.0
