@@ -1,9 +1,10 @@
-"""Data-parallel attention (SGLang ``--enable-dp-attention``): hand-checkable bytes and FLOPs.
+"""Data-parallel attention (SGLang ``--enable-dp-attention``) and MLA's prefill form: hand-checkable
+bytes and FLOPs.
 
-Under it every GPU keeps the whole attention, embedding and lm_head and runs attention for its own share
-of the sequences, whose cache only it holds; the MLP / MoE layers stay split over all the GPUs
-(sglang 0.4.3.post2, models/deepseek_v2.py). DeepSeek-V3 on 8x H200 is the case it exists for: its MLA
-latent cache is otherwise kept whole on every tensor-parallel rank."""
+Under data-parallel attention every GPU keeps the whole attention, embedding and lm_head and runs
+attention for its own share of the sequences, whose cache only it holds; the MLP / MoE layers stay split
+over all the GPUs (sglang 0.4.3.post2, models/deepseek_v2.py). DeepSeek-V3 on 8x H200 is the case it
+exists for: its MLA latent cache is otherwise kept whole on every tensor-parallel rank."""
 
 from __future__ import annotations
 
@@ -14,7 +15,12 @@ from gpuscout.estimate.engines import profile_for, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import attention_bytes, gpu_weight_bytes, model_consts, plan_memory
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision, weight_bytes
-from gpuscout.estimate.throughput import Setup, decode_step, prefill_compute_seconds
+from gpuscout.estimate.throughput import (
+    Setup,
+    _attn_flops_per_token,
+    decode_step,
+    prefill_compute_seconds,
+)
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
 
@@ -80,10 +86,11 @@ def test_one_prompt_runs_its_attention_on_one_gpu() -> None:
     tp_st, dp_st = _setup(TP_ENGINE), _setup(DP_ENGINE)
     tokens = 1000
     c = model_consts(SPEC)
-    # attention projections (2 FLOPs per parameter and token) + causal scores and values:
-    # 2 x 128 heads x (2 x 512 + 64) dims x 61 layers x 1000^2 / 2 token pairs
+    # attention projections (2 FLOPs per parameter and token) + causal scores and values, a prompt's
+    # MLA being ordinary attention over up-projected keys (128 + 64 dims) and values (128):
+    # 2 x 128 heads x 320 dims x 61 layers x 1000^2 / 2 token pairs
     projections = 2.0 * c.attn_per_layer * 61 * tokens
-    scores = 2.0 * 128 * (2 * 512 + 64) * 61 * tokens**2 / 2
+    scores = 2.0 * 128 * (128 + 64 + 128) * 61 * tokens**2 / 2
     # TP splits them over 8 GPUs; under DP attention the prompt's rank computes all of it
     excess = (projections + scores) * (1 - 1 / 8) / tp_st.achieved_flops
     diff = prefill_compute_seconds(dp_st, tokens) - prefill_compute_seconds(tp_st, tokens)
@@ -102,3 +109,15 @@ def test_estimate_serves_many_more_long_sequences_with_it() -> None:
     assert dp.max_batch > 4 * tp.max_batch
     assert "data-parallel attention" in dp.assumptions["parallel"]
     assert "data-parallel attention" not in tp.assumptions["parallel"]
+
+
+def test_mla_decodes_in_the_absorbed_form_and_prefills_as_multi_head_attention() -> None:
+    # decode: scores against the 512-value latent and its 64 rope values, values as the latent:
+    # 2 x 128 heads x (2 x 512 + 64) x 61 layers per cached token
+    assert _attn_flops_per_token(SPEC, 1000) == pytest.approx(2.0 * 128 * 1088 * 61 * 1000)
+    # a prompt token: keys of 128 + 64 dims and values of 128 up-projected from the latent (vLLM 0.7.3
+    # _forward_prefill_flash, SGLang forward_normal): 320 dims, 3.4x fewer FLOPs per cached token
+    assert _attn_flops_per_token(SPEC, 1000, prefill=True) == pytest.approx(2.0 * 128 * 320 * 61 * 1000)
+    # a dense GQA model is the same either way: K and V of head_dim each
+    llama = resolve_model("llama-3.1-8b")
+    assert _attn_flops_per_token(llama, 500, prefill=True) == _attn_flops_per_token(llama, 500)

@@ -328,10 +328,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.6305, weight_only=0.6372, **{"16bit": 0.6305}),
-        compute_efficiency=_eff(default=0.4735, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4735}),
-        moe_efficiency=0.6285,
-        moe_compute_efficiency=0.8207,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        bandwidth_efficiency=_eff(default=0.6309, weight_only=0.6374, **{"16bit": 0.6309}),
+        compute_efficiency=_eff(default=0.4738, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4738}),
+        moe_efficiency=0.6234,
+        moe_compute_efficiency=0.8123,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
         # GEMMs (router, top-k softmax, moe_align_block_size, activation, moe_sum). Not fitted: no
@@ -341,10 +341,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # and fits 56 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
         moe_layer_overhead_us=50.0,
         layer_overhead_us=3.0,
-        step_overhead_us=405.0,
-        seq_overhead_us=5.269,
+        step_overhead_us=406.3,
+        seq_overhead_us=5.274,
         tp_step_overhead_us=200.0,
-        request_overhead_us=29640.0,
+        request_overhead_us=29790.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -363,12 +363,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"0\.[0-7]",
                 {
                     "step_overhead_us": 2523.0,
-                    "seq_overhead_us": 279.3,
-                    "tp_step_overhead_us": 1648.0,
-                    "moe_compute_efficiency": 0.5343,
+                    "seq_overhead_us": 280.9,
+                    "tp_step_overhead_us": 1659.0,
+                    "moe_compute_efficiency": 0.5326,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_layer_overhead_us": 322.6,
+                    "moe_layer_overhead_us": 321.8,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "prefill_budget_from_model_len": True,
@@ -387,7 +387,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 479.9, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": 479.8, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -399,17 +399,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows) streams at ~0.6 of its
         # 16-bit kernels' rate; per-tensor FP8 has no row and keeps the 16-bit figures
-        bandwidth_efficiency=_eff(default=0.5405, weight_only=0.833, fp8_block=0.3142, **{"16bit": 0.5405}),
-        compute_efficiency=_eff(default=0.5, fp8_block=0.6911, weight_only=0.45, fp4=0.40, **{"16bit": 0.5}),
+        bandwidth_efficiency=_eff(default=0.5404, weight_only=0.833, fp8_block=0.314, **{"16bit": 0.5404}),
+        compute_efficiency=_eff(default=0.5, fp8_block=0.6934, weight_only=0.45, fp4=0.40, **{"16bit": 0.5}),
         moe_efficiency=0.4804,
-        moe_compute_efficiency=0.6766,
+        moe_compute_efficiency=0.6795,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=54.94,
+        moe_layer_overhead_us=54.95,
         layer_overhead_us=3.0,
         step_overhead_us=2523.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=210.6,
-        request_overhead_us=5164.0,
+        tp_step_overhead_us=210.5,
+        request_overhead_us=5166.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -424,7 +424,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 857.1, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 856.9, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
@@ -442,8 +442,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.7073),
-        compute_efficiency=_eff(default=0.4817, fp8=0.5016, **{"16bit": 0.4817}),
+        bandwidth_efficiency=_eff(default=0.7071),
+        compute_efficiency=_eff(default=0.4816, fp8=0.5019, **{"16bit": 0.4816}),
         # today's MoE path (CUTLASS / TRT-LLM-Gen grouped GEMMs under CUDA graphs) has no calibration
         # row: the physics priors of benchmarks/accuracy.py. The only MoE rows are DeepSeek-R1 under
         # trtllm-serve 0.17 (first PyTorch-backend releases, run eagerly); their constants are the era's
@@ -454,9 +454,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,
         layer_overhead_us=2.0,
-        step_overhead_us=561.8,
+        step_overhead_us=562.0,
         seq_overhead_us=2.0,
-        request_overhead_us=6494.0,
+        request_overhead_us=6565.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -500,10 +500,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # path, fitted on dstack's 14 trtllm-serve rows (the only TensorRT-LLM MoE rows)
                 {
                     "cuda_graphs": False,
-                    "layer_overhead_us": 479.9,
-                    "moe_efficiency": 0.2193,
+                    "layer_overhead_us": 479.8,
+                    "moe_efficiency": 0.2176,
                     "moe_compute_efficiency": 0.5223,
-                    "moe_layer_overhead_us": 101.2,
+                    "moe_layer_overhead_us": 101.4,
                     "uncalibrated": (),
                 },
             ),
@@ -550,7 +550,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 479.9,
+                    "layer_overhead_us": 479.8,
                     "step_overhead_us": 4262.0,
                     "seq_overhead_us": 1313.0,
                     "tp_step_overhead_us": 386.9,
@@ -597,7 +597,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         attn_decode_efficiency=0.1154,
         kv_copies_per_step=5.261,
         attn_host_sync=True,
-        layer_overhead_us=479.9,
+        layer_overhead_us=479.8,
         step_overhead_us=6032.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
@@ -712,25 +712,25 @@ CALIBRATION: dict[str, str] = {
         "chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
         "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.631 (16-bit) / 0.637 (weight-only),"
-        " compute 0.474 (16-bit), 405 us per step + 5.2 us per sequence, 29.6 ms per request on TTFT (API "
-        "server, tokenisation, admission), MoE weights at 0.63 of dense efficiency and grouped GEMMs at 0.82 "
+        " compute 0.474 (16-bit), 406 us per step + 5.3 us per sequence, 29.8 ms per request on TTFT (API "
+        "server, tokenisation, admission), MoE weights at 0.62 of dense efficiency and grouped GEMMs at 0.81 "
         "of dense (once the tile padding is counted: every touched expert computes a whole tensor-core tile, "
         "16 rows in the Triton fused-MoE kernel at small batch), 50 us per MoE layer (not fitted: the Triton "
         "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
         " (no efficiency scale), the Python scheduler's 2523 us per step shared with SGLang 0.4 "
-        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 279 us per sequence, 1648 "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 281 us per sequence, 1659 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
-        "0.53 of dense and 323 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
+        "0.53 of dense and 322 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
         "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "
         "chunked prefill of 512 tokens above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
-        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth 0.541 (16-bit) / 0.314 "
-        "(block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.500 / 0.691 (per-tensor FP8: no "
+        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth 0.540 (16-bit) / 0.314 "
+        "(block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.500 / 0.693 (per-tensor FP8: no "
         "row, the 16-bit figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 "
         "decode on the H20's 148 TFLOPS is compute-bound; AWQ runs Marlin's 16-row mma.sync tiles at "
         "half the rate on Hopper, compute-bound there too: fitted without that, the AWQ bandwidth had "
@@ -745,7 +745,7 @@ CALIBRATION: dict[str, str] = {
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
         "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.707, compute 0.482 "
-        "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.5 ms per request. Today's MoE constants are "
+        "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.6 ms per request. Today's MoE constants are "
         "the physics priors (no row); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 "
         "PyTorch-backend era: MoE weights at 0.22 and grouped GEMMs at 0.52 of dense, 101 us per MoE "
         "layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no CUDA graphs, 480 us "

@@ -259,10 +259,27 @@ def _gqa_group(spec: ModelSpec) -> float:
     return max(1.0, spec.num_attention_heads / s.kv_heads)
 
 
-def _attn_flops_per_token(spec: ModelSpec, context: float) -> float:
-    """Attention score + value FLOPs of one new token against ``context`` cached tokens (all layers)."""
+def _attn_dims(spec: ModelSpec, *, prefill: bool = False) -> int:
+    """Per head, the query-key plus value dimensions an attention step multiplies over.
+
+    MLA decodes in the absorbed form (scores against the cached latent and its rope part, values as
+    the latent: 2 x kv_lora_rank + rope, 1088 for DeepSeek-V3), but prefills as ordinary multi-head
+    attention over keys and values up-projected from the latent (qk_nope + rope for the keys, v_head_dim
+    for the values: 192 + 128 = 320): vLLM 0.7.3 ``MLACommonImpl._forward_prefill_flash``, SGLang
+    0.4.3 ``DeepseekV2AttentionMLA.forward_normal``."""
     s = kv_shape(spec)
-    dim = spec.kv_lora_rank * 2 + spec.qk_rope_head_dim if s.mla else 2 * s.head_dim
+    if not s.mla:
+        return 2 * s.head_dim
+    if prefill and spec.qk_nope_head_dim and spec.v_head_dim:
+        return spec.qk_nope_head_dim + spec.qk_rope_head_dim + spec.v_head_dim
+    return spec.kv_lora_rank * 2 + spec.qk_rope_head_dim
+
+
+def _attn_flops_per_token(spec: ModelSpec, context: float, *, prefill: bool = False) -> float:
+    """Attention score + value FLOPs of one new token against ``context`` cached tokens (all layers);
+    ``prefill``: a prompt token (MLA's unabsorbed form)."""
+    s = kv_shape(spec)
+    dim = _attn_dims(spec, prefill=prefill)
     slide = min(context, s.window) if s.sliding_layers else 0.0
     return 2.0 * spec.num_attention_heads * dim * (s.full_layers * context + s.sliding_layers * slide)
 
@@ -375,7 +392,7 @@ def decode_step(
     attn_rate = flops * eng.attn_decode_efficiency
     attn_comp = _attn_flops_per_token(spec, context) * own / heads_split / attn_rate
     if q:
-        attn_comp += _attn_flops_per_token(spec, prefill_context) * q / heads_split / flops
+        attn_comp += _attn_flops_per_token(spec, prefill_context, prefill=True) * q / heads_split / flops
     gpu_fixed, cpu = _fixed_costs(st, c, batch)
     book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
     cpu -= book
@@ -468,7 +485,7 @@ def _prefill_attention_flops(spec: ModelSpec, tokens: float) -> float:
     """Causal attention (scores and values) FLOPs of one prompt of ``tokens`` tokens, whole model."""
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
-    s_dim = (spec.kv_lora_rank * 2 + spec.qk_rope_head_dim) if s.mla else 2 * s.head_dim
+    s_dim = _attn_dims(spec, prefill=True)
     return 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
 
 
