@@ -19,6 +19,10 @@ The three ways to use several GPUs (``parallel``):
 * ``replicas`` (data parallel, ``vllm --data-parallel-size``): each GPU holds the whole model and serves
   its share of the requests: throughput adds up, per-request latency is one GPU's.
 
+Within ``tensor``, an engine may run the attention data-parallel (``EngineProfile.dp_attention``, SGLang's
+``--enable-dp-attention``): each GPU holds the whole attention and runs it for its own sequences, whose
+cache only it keeps, while the MLP / MoE layers stay split (``throughput.attention_dp``).
+
 An interconnect the table does not state is costed as PCIe Gen4 and the link says so (``assumed``).
 Expert parallelism (MoE experts placed whole on GPUs) is costed as tensor parallelism: the same bytes
 per GPU, and the all-to-all dispatch/combine it needs is of the order of the all-reduce it replaces.
