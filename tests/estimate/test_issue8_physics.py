@@ -314,6 +314,17 @@ def test_early_pytorch_backend_of_tensorrt_llm_runs_eager() -> None:
     assert slow.tpot_ms > fast.tpot_ms and slow.tpot_ms >= layers
 
 
+def test_the_static_batch_session_benchmark_has_no_server_in_the_path() -> None:
+    # TensorRT-LLM v0.5-0.6's performance tables come from the C++ session benchmark: a first token is
+    # the prefill alone; today's trtllm-serve adds its per-request cost (HTTP, tokenisation, admission)
+    old, today = resolve_engine("TensorRT-LLM v0.5"), resolve_engine("tensorrt-llm")
+    assert old.request_overhead_us == 0.0 and today.request_overhead_us > 1000.0
+    kw = {"context_in": 128, "context_out": 1}
+    first = estimate("llama-2-7b", "A100", engine=old, **kw)
+    again = estimate("llama-2-7b", "A100", engine=dataclasses.replace(old, request_overhead_us=5000.0), **kw)
+    assert again.ttft_ms - first.ttft_ms == pytest.approx(5.0)
+
+
 def test_load_arguments_are_checked() -> None:
     from gpuscout.errors import InvalidInputError
 

@@ -387,7 +387,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 479.8, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": 480.3, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -442,8 +442,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="tensorrt-llm",
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.7071),
-        compute_efficiency=_eff(default=0.4816, fp8=0.5019, **{"16bit": 0.4816}),
+        bandwidth_efficiency=_eff(default=0.7118),
+        compute_efficiency=_eff(default=0.4898, fp8=0.4977, **{"16bit": 0.4898}),
         # today's MoE path (CUTLASS / TRT-LLM-Gen grouped GEMMs under CUDA graphs) has no calibration
         # row: the physics priors of benchmarks/accuracy.py. The only MoE rows are DeepSeek-R1 under
         # trtllm-serve 0.17 (first PyTorch-backend releases, run eagerly); their constants are the era's
@@ -454,9 +454,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,
         layer_overhead_us=2.0,
-        step_overhead_us=562.0,
+        step_overhead_us=556.7,
         seq_overhead_us=2.0,
-        request_overhead_us=6565.0,
+        request_overhead_us=6569.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -486,8 +486,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.5",
                 "v0.5-0.6, static batching",
                 r"0\.[0-9]",
-                {"continuous_batching": False, "chunked_prefill": False, "step_overhead_us": 400.0},
-                efficiency_scale=1.297,
+                # the static batches of the C++ session benchmark (gptSessionBenchmark) that these releases'
+                # performance tables were measured with: no server between the prompt and the engine
+                {
+                    "continuous_batching": False,
+                    "chunked_prefill": False,
+                    "step_overhead_us": 400.0,
+                    "request_overhead_us": 0.0,
+                },
+                efficiency_scale=1.298,
             ),
             EngineEra(
                 "pt-2025",
@@ -500,10 +507,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # path, fitted on dstack's 14 trtllm-serve rows (the only TensorRT-LLM MoE rows)
                 {
                     "cuda_graphs": False,
-                    "layer_overhead_us": 479.8,
-                    "moe_efficiency": 0.2176,
-                    "moe_compute_efficiency": 0.5223,
-                    "moe_layer_overhead_us": 101.4,
+                    "layer_overhead_us": 480.3,
+                    "moe_efficiency": 0.2297,
+                    "moe_compute_efficiency": 0.5466,
+                    "moe_layer_overhead_us": 104.4,
                     "uncalibrated": (),
                 },
             ),
@@ -550,7 +557,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 479.8,
+                    "layer_overhead_us": 480.3,
                     "step_overhead_us": 4262.0,
                     "seq_overhead_us": 1313.0,
                     "tp_step_overhead_us": 386.9,
@@ -597,7 +604,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         attn_decode_efficiency=0.1154,
         kv_copies_per_step=5.261,
         attn_host_sync=True,
-        layer_overhead_us=479.8,
+        layer_overhead_us=480.3,
         step_overhead_us=6032.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
@@ -743,17 +750,16 @@ CALIBRATION: dict[str, str] = {
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
-        "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 "
-        "(read as TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.707, compute 0.482 "
-        "(16-bit) / 0.502 (fp8), 562 us per step overlapped, 6.6 ms per request. Today's MoE constants are "
-        "the physics priors (no row); v0.5-0.6 era: efficiencies x1.30 (static batches); 0.17-0.19 "
-        "PyTorch-backend era: MoE weights at 0.22 and grouped GEMMs at 0.52 of dense, 101 us per MoE "
-        "layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no CUDA graphs, 480 us "
-        "of host launches per layer and step (and half that again per MoE "
-        "layer: EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant "
-        "shared with TGI 1.x and HF transformers (SHARED_PARAMS in benchmarks/accuracy.py: fitted on "
-        "the three engines' rows; its DeepSeek-R1 rows: 55 ms per token at 4 sequences, where the "
-        "weight reads take ~10)."
+        "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 (read as "
+        "TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.712, compute 0.490 (16-bit) / 0.498"
+        " (fp8), 557 us per step overlapped, 6.6 ms per request. Today's MoE constants are the physics priors"
+        " (no row); v0.5-0.6 era: efficiencies x1.30 (static batches of the C++ session benchmark, no "
+        "per-request cost); 0.17-0.19 PyTorch-backend era: MoE weights at 0.23 and grouped GEMMs at 0.55 of "
+        "dense, 104 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no "
+        "CUDA graphs, 480 us of host launches per layer and step (and half that again per MoE layer: "
+        "EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant shared with TGI 1.x and HF transformers "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on the three engines' rows; its DeepSeek-R1 rows: "
+        "55 ms per token at 4 sequences, where the weight reads take ~10)."
     ),
     "tgi": (
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
