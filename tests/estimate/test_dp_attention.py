@@ -11,29 +11,26 @@ from __future__ import annotations
 import pytest
 
 from gpuscout.estimate.api import estimate
-from gpuscout.estimate.engines import profile_for, resolve_engine
+from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import attention_bytes, gpu_weight_bytes, model_consts, plan_memory
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision, weight_bytes
-from gpuscout.estimate.throughput import (
-    Setup,
-    _attn_flops_per_token,
-    decode_step,
-    prefill_compute_seconds,
-)
+from gpuscout.estimate.throughput import Setup, _attn_flops_per_token, decode_step, prefill_compute_seconds
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.knowledge.models import resolve_model
+from tests.estimate.setups import make_setup
 
 SPEC = resolve_model("deepseek-v3")
 FMT = resolve_precision("fp8-block")
 KV = resolve_kv_dtype("bf16")
 H200 = resolve_gpu("H200")
-TP_ENGINE = resolve_engine("sglang")
-DP_ENGINE = profile_for(TP_ENGINE, "sglang --enable-dp-attention")
+TP_NAME, DP_NAME = "sglang", "sglang --enable-dp-attention"
+TP_ENGINE, DP_ENGINE = resolve_engine(TP_NAME), resolve_engine(DP_NAME)
 
 
-def _setup(engine: object) -> Setup:
-    return Setup(SPEC, H200, FMT, KV, engine, 8, "tensor")  # type: ignore[arg-type]
+def _setup(engine: str) -> Setup:
+    """DeepSeek-V3 (block FP8, 16-bit cache) on 8x H200 under ``engine``, tensor parallel."""
+    return make_setup("deepseek-v3", "H200", "fp8-block", engine, gpus=8, kv="bf16")
 
 
 def test_the_launch_flag_names_the_variant() -> None:
@@ -67,7 +64,7 @@ def test_each_gpu_keeps_only_its_own_sequences_cache() -> None:
 
 
 def test_decode_reads_the_whole_attention_but_only_its_own_caches() -> None:
-    tp_st, dp_st = _setup(TP_ENGINE), _setup(DP_ENGINE)
+    tp_st, dp_st = _setup(TP_NAME), _setup(DP_NAME)
     assert tp_st.achieved_bandwidth == dp_st.achieved_bandwidth
     batch, context = 16, 4000
     tp, dp = decode_step(tp_st, batch, context), decode_step(dp_st, batch, context)
@@ -83,7 +80,7 @@ def test_decode_reads_the_whole_attention_but_only_its_own_caches() -> None:
 
 
 def test_one_prompt_runs_its_attention_on_one_gpu() -> None:
-    tp_st, dp_st = _setup(TP_ENGINE), _setup(DP_ENGINE)
+    tp_st, dp_st = _setup(TP_NAME), _setup(DP_NAME)
     tokens = 1000
     c = model_consts(SPEC)
     # attention projections (2 FLOPs per parameter and token) + causal scores and values, a prompt's
