@@ -431,7 +431,7 @@ class _Faq:
         active = self.be.active_params_b(self.model) * 1e9
         peak = (gpu.tflops(_compute_class(p)) or gpu.bf16_tflops or 0.0) * 1e12 * gpus
         util = 2 * active * e1.decode_tokens_per_s / peak if peak else 0.0
-        weights_total = e1.memory.weights_gb * gpus
+        weights_total = e1.memory.model_weights_total_gb(gpus)
         share = min(1.0, active / (self.be.params_b(self.model) * 1e9))
         streamed = weights_total * share  # MoE: only the active experts are read per token
         ceiling = gpu.bandwidth_gbps * gpus / streamed if streamed else 0.0

@@ -278,7 +278,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return reject(
                 key, acc, f"needs {inst} instances (> {self.a.max_instances})", fits=True, kind="instances"
             )
-        weights_total = e_cap.memory.weights_gb * tp
+        weights_total = e_cap.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         why_split = split_why(outcome.get(1, "")) if tp > 1 else None
         return ConfigEval(
@@ -365,6 +365,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             memory_per_gpu_gb=e_op.memory.total_gb,
             memory_capacity_gb=capacity_gb(e_op.memory, acc),
             weights_gb=e_op.memory.weights_gb,
+            model_weights_gb=e_op.memory.model_weights_total_gb(tp),
             kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op,
             max_batch_per_replica=e_op.max_batch,
@@ -416,7 +417,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
                 kind="instances",
             )
         replicas = g // tp
-        weights_total = e.memory.weights_gb * tp
+        weights_total = e.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         summary = EstimateSummary(
             throughput=e.output_tokens_per_s_total * replicas * inst,
@@ -427,6 +428,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             memory_per_gpu_gb=e.memory.total_gb,
             memory_capacity_gb=capacity_gb(e.memory, acc),
             weights_gb=e.memory.weights_gb,
+            model_weights_gb=weights_total,
             kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch,
             max_batch_per_replica=e.max_batch,

@@ -90,16 +90,21 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
         llm = isinstance(w, ServeWorkload) or (isinstance(w, BatchWorkload) and not w.is_images)
         if llm and isinstance(w, ServeWorkload | BatchWorkload):
             kv = kv_needed_gb(ctx)
-            weights_total = s.weights_gb * ev.tp
+            weights_total = s.model_weights_gb or s.weights_gb * ev.tp
             if ev.tp == 1:
                 reasons.append(
                     f"fits 1x {acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB "
                     f"(weights {_gb(weights_total)} GB, KV {_gb(kv or 0.0)} GB)"
                 )
             else:
+                # some weights whole on every GPU (data-parallel attention): say what each GPU holds
+                each = ""
+                if s.weights_gb * ev.tp > weights_total * 1.01:
+                    each = f"; {_gb(s.weights_gb)} GB of weights on each, the attention whole"
                 reasons.append(
                     f"fits {ev.tp}x {acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB "
-                    f"per GPU (weights {_gb(weights_total)} GB + KV {_gb(kv or 0.0)} GB over {ev.tp} GPUs)"
+                    f"per GPU (weights {_gb(weights_total)} GB + KV {_gb(kv or 0.0)} GB "
+                    f"over {ev.tp} GPUs{each})"
                 )
             if kv is not None and kv > weights_total:
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000

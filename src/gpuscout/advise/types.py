@@ -77,6 +77,9 @@ class EstimateSummary:
     # how the engine runs that precision on this GPU (the support rules): native, weight-only,
     # fallback-fp16, dequantized
     support: str | None = None
+    # the whole model's weights, one copy (None: weights_gb x GPUs; they differ where weights sit whole
+    # on every GPU, as the attention does under data-parallel attention)
+    model_weights_gb: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -158,6 +158,7 @@ class MemoryPlan:
     kv_per_sequence: float
     kv_bytes_per_token: float
     per_sequence_extra: float = 0.0  # other memory each added sequence costs (its fp32 logits row)
+    model_weights: float = 0.0  # the whole model's weights, one copy (whatever each GPU holds)
 
     @property
     def total(self) -> float:
@@ -186,6 +187,7 @@ class MemoryPlan:
             usable_gb=self.usable / 1e9,
             capacity_gb=self.capacity / 1e9,
             kv_bytes_per_token=self.kv_bytes_per_token,
+            model_weights_gb=self.model_weights / 1e9,
         )
 
 
@@ -287,6 +289,7 @@ def plan_memory(
         kv_per_sequence=kv_seq,
         kv_bytes_per_token=kv_bytes_per_token(spec, kv),
         per_sequence_extra=0.0 if engine.kv_allocates_full_context else spec.vocab_size * 4.0,
+        model_weights=weights_bytes_total(spec, fmt),
     )
 
 

@@ -19,6 +19,14 @@ class MemoryBreakdown:
     usable_gb: float = 0.0  # what the engine may use on this GPU (after gpu_memory_utilization)
     capacity_gb: float = 0.0  # the GPU's memory
     kv_bytes_per_token: float = 0.0  # whole model, all layers, before TP sharding
+    # the whole model's weights in this format, one copy (a checkpoint's size); differs from
+    # ``weights_gb`` x GPUs where some weights sit whole on every GPU (data-parallel attention) or in
+    # host memory (llama.cpp's token embedding). 0: not computed (see ``model_weights_total_gb``)
+    model_weights_gb: float = 0.0
+
+    def model_weights_total_gb(self, gpus: int) -> float:
+        """The model's weights counted once, for a run on ``gpus`` GPUs that each hold ``weights_gb``."""
+        return self.model_weights_gb or self.weights_gb * gpus
 
     @property
     def total_gb(self) -> float:
