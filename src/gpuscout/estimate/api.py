@@ -721,6 +721,10 @@ def _assumptions(
             f"{', '.join(prior)}: not calibrated, no measurement in the calibration set covers them for "
             f"{eng.label} (physics priors, or the engine's nearest fitted figure)"
         )
+    keys = (st.eff_class, "moe" if c.is_moe else "")
+    basis = [eng.calibration_basis[k] for k in keys if k in eng.calibration_basis]
+    if basis:
+        out["calibration_basis"] = "; ".join(basis)
     if c.is_moe:
         out["moe"] = (
             f"{c.experts_per_token} of {c.num_experts} experts per token; a step reads the experts its "
