@@ -69,3 +69,12 @@ def test_plain_tensor_parallelism_shards_everything_and_says_nothing_more() -> N
     assert "on each" not in fit
     assert r.estimate is not None
     assert r.estimate.model_weights_gb == pytest.approx(8 * r.estimate.weights_gb, rel=1e-6)
+
+
+def test_a_row_whose_speed_rests_on_few_rows_warns_so() -> None:
+    r = _row("sglang")
+    assert any(x.startswith("speed rests on few rows: SGLang's block-FP8") for x in r.warnings)
+    assert r.estimate is not None and r.estimate.calibration_basis is not None
+    # vLLM's figures for the same model carry no such note
+    v = _row("vllm")
+    assert not any("rests on few rows" in x for x in v.warnings)

@@ -302,6 +302,8 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
         warnings.extend(x for x in ev.warnings if not any(m in x for m in _SUPPORT_MARKERS))
     else:
         warnings.extend(ev.warnings)
+    if s is not None and s.calibration_basis:
+        warnings.append(f"speed rests on few rows: {s.calibration_basis}")
     if offer.observed_at is None:
         warnings.append("price age unknown (bundled snapshot)")
     else:

@@ -80,6 +80,8 @@ class EstimateSummary:
     # the whole model's weights, one copy (None: weights_gb x GPUs; they differ where weights sit whole
     # on every GPU, as the attention does under data-parallel attention)
     model_weights_gb: float | None = None
+    # where the estimate's fitted figures rest on a narrow set of rows (its ``calibration_basis``)
+    calibration_basis: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
