@@ -68,6 +68,32 @@ def test_vram_readme_example_70b_int4_32k() -> None:
     assert not any(r["gpu"] == "RTX4090" and r["gpus"] == 1 for r in data["fits_on"])
 
 
+def test_vram_counts_the_whole_batch_and_lists_only_cards_that_hold_it() -> None:
+    # 64 sequences of 32k tokens of Llama-3.1-8B: 64 x 32,768 x 128 KiB = 275 GB of cache. The breakdown
+    # used to be an estimate's, which caps the batch at what fits (here one sequence), so it read 4.3 GB
+    # and listed single 24 GB cards as holding the batch
+    args = ["vram", "llama-3.1-8b", "--batch", "64", "--context", "32768", "--gpu", "L4", "--json"]
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["fits"] is False
+    assert abs(data["memory"]["kv_cache_gb"] - 64 * 32768 * 131072 / 1e9) < 0.01
+    assert data["fits_on"] and all(r["gpus"] >= 2 for r in data["fits_on"])
+    assert all(r["per_gpu_gb"] <= r["usable_gb"] for r in data["fits_on"])
+
+
+def test_vram_batch_max_sizes_as_many_sequences_as_fit() -> None:
+    res = runner.invoke(app, ["vram", "llama-3.1-8b", "--batch", "max", "--context", "8192", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    mem = data["memory"]
+    assert data["fits"] is True
+    per_sequence = 8192 * 131072 / 1e9
+    # H100 (the default card): tens of 8k-token sequences, the cache filling what the weights leave
+    assert mem["kv_cache_gb"] > 40 * per_sequence
+    assert mem["weights_gb"] + mem["kv_cache_gb"] + mem["activations_gb"] + mem["overhead_gb"] <= mem["usable_gb"]
+
+
 def test_vram_human_output() -> None:
     res = runner.invoke(app, ["vram", "llama-3.1-70b", "--precision", "int4", "--context", "32768"])
     assert res.exit_code == 0, res.output

@@ -53,6 +53,21 @@ def test_model_page_has_breakdown_chart_and_fits(client: TestClient) -> None:
     assert client.get("/models/sdxl").status_code == 200
 
 
+def test_model_vram_series_grow_with_concurrency_past_the_sizing_card() -> None:
+    # the chart sizes every model on one large card; a batch over its capacity used to be capped there,
+    # so 1, 8, 32 and 128 sequences of Llama-3.1-405B drew the same line
+    from gpuscout.knowledge.models import resolve_model
+    from gpuscout.web import model_view
+
+    contexts, series = model_view.vram_series(resolve_model("llama-3.1-405b"), "bf16")
+    longest = [line[-1] for line in series.values()]
+    assert longest == sorted(longest) and len(set(longest)) == len(longest)
+    # at the longest context each added sequence adds its cache: 126 layers x 8 KV heads x 128 x 2 x 2 B
+    per_token_gib = 126 * 8 * 128 * 2 * 2 / 2**30
+    one, eight = series["1 concurrent"][-1], series["8 concurrent"][-1]
+    assert eight - one == pytest.approx(7 * contexts[-1] * per_token_gib, rel=0.02)
+
+
 def test_estimate(client: TestClient) -> None:
     params = {"model": "llama-3.1-8b", "gpu": "H100", "batch": "max"}
     est = client.get("/api/v1/estimate", params=params).json()

@@ -133,20 +133,26 @@ def _run_task(
     engine: str,
 ) -> Any:
     if task == "infer":
-        from gpuscout.estimate.api import estimate
+        from gpuscout.estimate.api import memory_needed
 
-        return estimate(
-            model,
-            gpu,
-            gpus=gpus,
-            precision=precision,  # None: the checkpoint's own format (native FP8 / MXFP4, else bf16)
-            engine=engine,
-            batch=batch,
-            context_in=context,
-            context_out=0,
-            kv_dtype=kv_dtype,
-            parallel=_default_parallel(None, engine),
-        )
+        def need(sequences: int) -> Any:
+            # the whole batch counted (an estimate would cap it at what the KV cache holds)
+            return memory_needed(
+                model,
+                gpu,
+                gpus=gpus,
+                precision=precision,  # None: the checkpoint's own format (native FP8 / MXFP4, else bf16)
+                engine=engine,
+                batch=sequences,
+                context=context,
+                kv_dtype=kv_dtype,
+                parallel=_default_parallel(None, engine),
+            )
+
+        if batch != "max":
+            return need(batch)
+        one = need(1)
+        return need(one.max_batch) if one.max_batch > 1 else one
     from gpuscout.estimate.training import estimate_training
 
     mb = batch if isinstance(batch, int) else 1
@@ -197,7 +203,7 @@ def register(app: typer.Typer) -> None:
             try:
                 res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
             except InvalidInputError as exc:
-                if exc.field in ("context_in", "context_out", "seq_len"):  # what --context became
+                if exc.field in ("context", "context_in", "context_out", "seq_len"):  # what --context became
                     raise InvalidInputError("--context", str(exc)) from None
                 raise
             fits_on = _fits_on(spec, task, kwargs)

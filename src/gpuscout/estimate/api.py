@@ -27,7 +27,7 @@ from gpuscout.estimate.precision import (
 from gpuscout.estimate.serving import Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, prefill_seconds
-from gpuscout.estimate.types import Estimate
+from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
@@ -271,6 +271,82 @@ def estimate(
         varied_output=varied_output, context_in=context_in, context_out=context_out, kv_dtype=kv_dtype,
         task=task, parallel=parallel, strict=strict,
     )  # fmt: skip
+
+
+def memory_needed(
+    model: str | ModelSpec,
+    gpu: str | Accelerator,
+    *,
+    gpus: int = 1,
+    precision: str | WeightFormat | None = None,
+    engine: str | EngineProfile = "vllm",
+    batch: int = 1,
+    context: int = 4096,
+    kv_dtype: str | KvDtype | None = None,
+    parallel: str = "tensor",
+) -> MemoryNeed:
+    """Memory per GPU for ``batch`` sequences of ``context`` tokens each (prompt + output), counted
+    whole, and whether it fits on ``gpus`` x ``gpu`` under ``engine``'s memory budget.
+
+    The question a VRAM calculator asks. :func:`estimate` answers another one: what runs at a load, so
+    it caps the batch at what the KV cache holds and reports the memory of the sequences that run.
+    Arguments resolve and fail as :func:`estimate`'s do (``parallel="replicas"``: one copy of the model
+    per GPU, the batch spread over them)."""
+    spec, prec_name, model_note = _model_and_precision(model, precision)
+    acc = resolve_gpu_arg(gpu)
+    gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
+    batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
+    context = int_in("context", context, 1, MAX_CONTEXT)
+    mode = PARALLEL_MODES.get(str(parallel).strip().lower()) if isinstance(parallel, str) else None
+    if mode is None:
+        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
+    if spec.kind != "llm":
+        raise InvalidInputError(
+            "model",
+            f"{spec.name} is a {spec.kind} model; size it with gpuscout.estimate.diffusion",
+            "a language model",
+        )
+    found = _prepare(spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False)
+    if isinstance(found, Estimate):  # the engine cannot run this format here
+        return MemoryNeed(
+            model=spec.name, gpu=acc.name, gpus=gpus, precision=found.precision, engine=found.engine,
+            batch=batch, context=context, kv_dtype=found.kv_dtype, fits=False,
+            binding_constraint="unsupported", memory=found.memory, max_batch=0, supported=False,
+            assumptions=dict(found.assumptions), warnings=list(found.warnings),
+        )  # fmt: skip
+    p = found
+    per_replica = math.ceil(batch / p.replicas)
+    plan = plan_memory(
+        spec, acc, p.fmt, p.kv, p.eng, batch=per_replica, context=context, gpus=p.per_replica_gpus,
+        parallel=p.st_mode,
+    )  # fmt: skip
+    warnings = list(p.warnings)
+    if not plan.fits:
+        warnings.append(
+            f"does not fit: {batch} x {context} tokens need {plan.total / 1e9:.1f} GB per GPU, "
+            f"{plan.usable / 1e9:.1f} GB usable ({plan.binding_constraint()}); "
+            + (
+                f"{p.biggest * p.replicas} sequences of this length fit"
+                if p.biggest
+                else "not one sequence fits"
+            )
+        )
+    return MemoryNeed(
+        model=spec.name,
+        gpu=acc.name,
+        gpus=gpus,
+        precision=p.fmt.name,
+        engine=p.eng.name,
+        batch=batch,
+        context=context,
+        kv_dtype=p.kv.name,
+        fits=plan.fits,
+        binding_constraint=plan.binding_constraint(),
+        memory=plan.breakdown(),
+        max_batch=p.biggest * p.replicas,
+        assumptions=_memory_assumptions(p.st, plan, p.verdict, p.replicas),
+        warnings=warnings,
+    )
 
 
 class EstimateSession:
@@ -668,9 +744,10 @@ def _unsupported(
     )
 
 
-def _assumptions(
-    st: Setup, plan: MemoryPlan, verdict: SupportVerdict, point: ServingPoint, replicas: int, load: str
+def _memory_assumptions(
+    st: Setup, plan: MemoryPlan, verdict: SupportVerdict, replicas: int
 ) -> dict[str, str]:
+    """The assumptions that size memory: engine, support, formats, the memory budget, the split."""
     eng, fmt = st.engine, st.fmt
     bits = f"{fmt.bits_per_weight:g} bits/weight"
     if fmt.dense_bits is not None:
@@ -681,6 +758,37 @@ def _assumptions(
         + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
         "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
         "kv_dtype": f"{st.kv.name} ({st.kv.bytes_per_element:g} B/element)",
+        "memory_budget": f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
+        f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
+        f"{eng.engine_reserve_gb:g} GB",
+        "kv_allocation": (
+            "full context reserved up front"
+            if eng.kv_allocates_full_context
+            else f"paged, {eng.kv_block_tokens}-token blocks"
+        ),
+    }
+    if replicas > 1:
+        out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
+    elif st.gpus > 1 and st.parallel == "tensor":
+        out["parallel"] = f"tensor parallel x{st.gpus} over {gpu_link(st.acc, st.gpus).label}"
+        if st.engine.dp_attention:
+            out["parallel"] += (
+                f"; data-parallel attention: each GPU runs the whole attention for 1/{st.gpus} of the "
+                "sequences and keeps only their cache (attention, embedding and lm_head on every GPU)"
+            )
+    elif st.gpus > 1:
+        out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
+    return out
+
+
+def _assumptions(
+    st: Setup, plan: MemoryPlan, verdict: SupportVerdict, point: ServingPoint, replicas: int, load: str
+) -> dict[str, str]:
+    eng = st.engine
+    sizing = _memory_assumptions(st, plan, verdict, replicas)
+    parallel = sizing.pop("parallel", None)
+    out = {
+        **sizing,
         "bandwidth_efficiency": f"{st.bandwidth_eff:.2f} of {st.acc.bandwidth_gbps:g} GB/s"
         + _ceiling_note(eng.stream_ceiling(st.eff_class), "GB/s", st.achieved_bandwidth / 1e9),
         "compute_efficiency": f"{st.compute_eff:.2f} of {st.peak_tflops:g} TFLOPS {st.rate.rate_name} (dense"
@@ -703,14 +811,6 @@ def _assumptions(
         ),
         "load": f"{load}: {point.running} running per replica (cap {point.cap}, {point.cap_reason}), "
         f"{point.requests_per_s * replicas:,.3g} requests/s",
-        "memory_budget": f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
-        f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
-        f"{eng.engine_reserve_gb:g} GB",
-        "kv_allocation": (
-            "full context reserved up front"
-            if eng.kv_allocates_full_context
-            else f"paged, {eng.kv_block_tokens}-token blocks"
-        ),
     }
     c = st.spec
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
@@ -736,18 +836,8 @@ def _assumptions(
             f"tensor-core GEMMs compute at least {st.gemm_tile:g} rows (each touched expert too): "
             "small batches pay for a whole tile"
         )
-    if st.gpus > 1:
-        if st.parallel == "tensor":
-            out["parallel"] = f"tensor parallel x{st.gpus} over {gpu_link(st.acc, st.gpus).label}"
-            if st.engine.dp_attention:
-                out["parallel"] += (
-                    f"; data-parallel attention: each GPU runs the whole attention for 1/{st.gpus} of the "
-                    "sequences and keeps only their cache (attention, embedding and lm_head on every GPU)"
-                )
-        else:
-            out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
-    if replicas > 1:
-        out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
+    if parallel is not None:
+        out["parallel"] = parallel
     return out
 
 

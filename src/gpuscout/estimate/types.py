@@ -89,6 +89,30 @@ class Estimate:
 
 
 @dataclass(frozen=True, slots=True)
+class MemoryNeed:
+    """What ``batch`` sequences of ``context`` tokens need in memory on each of ``gpus`` x ``gpu``
+    (``gpuscout.estimate.api.memory_needed``), counted whole: where :class:`Estimate` caps a batch at
+    what the KV cache holds (the rest queue), this is the memory the whole batch would take, and
+    ``fits`` says whether it does. ``max_batch``: sequences of this context that do fit."""
+
+    model: str
+    gpu: str
+    gpus: int
+    precision: str
+    engine: str
+    batch: int
+    context: int
+    kv_dtype: str
+    fits: bool
+    binding_constraint: str  # "fits", what tips it over ("weights", "kv_cache", ...) or "unsupported"
+    memory: MemoryBreakdown
+    max_batch: int
+    supported: bool = True
+    assumptions: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
 class Diagnosis:
     """Why a measured decode speed is what it is (``gpuscout diagnose``)."""
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from gpuscout.errors import InvalidInputError
-from gpuscout.estimate.api import estimate
+from gpuscout.estimate.api import memory_needed
 from gpuscout.estimate.memory import GIB
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -44,10 +44,7 @@ def params_b(spec: ModelSpec) -> tuple[float | None, float | None]:
 
 def memory(spec: ModelSpec, precision: str, context: int, concurrency: int) -> MemoryBreakdown:
     """Whole-model memory (one GPU, no tensor parallelism) for ``concurrency`` sequences of ``context``."""
-    est = estimate(
-        spec, _SIZING_GPU, gpus=1, precision=precision, batch=concurrency, context_in=context, context_out=0
-    )
-    return est.memory
+    return memory_needed(spec, _SIZING_GPU, precision=precision, batch=concurrency, context=context).memory
 
 
 def memory_by_precision(
@@ -98,12 +95,10 @@ def fits(spec: ModelSpec, precision: str, context: int = DEFAULT_CONTEXT) -> tup
         needed = None
         for n in GPU_COUNTS:
             try:
-                est = estimate(
-                    spec, acc, gpus=n, precision=precision, batch=1, context_in=context, context_out=0
-                )
+                need = memory_needed(spec, acc, gpus=n, precision=precision, context=context)
             except InvalidInputError:
                 break  # e.g. this accelerator cannot run the format at all
-            if est.fits:
+            if need.fits:
                 needed = n
                 break
         out.append(Fit(acc, needed))
