@@ -102,3 +102,18 @@ def test_a_natively_quantized_model_is_answered_in_its_own_format() -> None:
     assert vram.details[0].startswith("mxfp4")
     assert float(vram.figures["mxfp4-moe_gb"] or 0) < 80  # one 80 GB card holds it
     assert "at bf16" in faq("gpt-oss-120b", OFFERS, now=NOW, precision="bf16").summary
+
+
+def test_vram_and_card_answers_hold_every_users_cache_at_once() -> None:
+    # 64 users x 32,768 tokens of Llama-3.1-70B: 80 layers x 8 KV heads x 128 x (K + V) x 2 B = 320 KiB
+    # a token, 687 GB of cache. The answers used to take an estimate's memory, capped at what one card's
+    # cache holds (one sequence): "155 GB ... KV cache 11 GB for 64 users", and "fits on 4 H100s" with a
+    # TTFT of 11 minutes of queueing
+    f = faq("llama-3.1-70b", OFFERS, now=NOW, users=64, context=32768)
+    vram, cards = f.answers[0], f.answers[1]
+    kv = 64 * 32768 * 80 * 8 * 128 * 2 * 2 / 1e9
+    assert vram.figures["bf16_gb"] == pytest.approx(141.1 + kv + 3.5, abs=3.0)  # type: ignore[arg-type]
+    assert "KV cache 687 GB for 64 x 32,768 tokens" in vram.details[0]
+    # 832 GB over 8 x 80 GB is still 104 GB a card: no count up to 8 holds all 64 users at bf16
+    assert cards.figures["bf16_80_gpus"] is None
+    assert any("does not hold it at bf16 for 64 users, even on 8" in d for d in cards.details)

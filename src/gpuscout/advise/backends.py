@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from gpuscout.estimate.types import Estimate, MemoryBreakdown
+from gpuscout.estimate.types import Estimate, MemoryBreakdown, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.provider_types import ProviderTerms
 
@@ -48,6 +48,7 @@ class ImageResult(Protocol):
 
 
 InferenceFn = Callable[..., Estimate]
+MemoryNeedFn = Callable[..., MemoryNeed]  # ``estimate.api.memory_needed``: a whole batch, uncapped
 TrainingFn = Callable[..., TrainingResult]
 ImagesFn = Callable[..., ImageResult]
 
@@ -87,6 +88,7 @@ class Backends:
     # what would run where the engine cannot run the precision (the estimator's support rules)
     alternatives: AlternativesFn | None = None
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
+    memory_needed: MemoryNeedFn | None = None  # the memory of a whole batch (None: only what runs is known)
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -216,6 +218,11 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         result: ImageResult = estimate_images(resolve(model), *args, **kwargs)
         return result
 
+    def memory_needed(model: str | ModelSpec, *args: Any, **kwargs: Any) -> MemoryNeed:
+        from gpuscout.estimate.api import memory_needed as need
+
+        return need(resolve(model), *args, **kwargs)
+
     def max_context(name: str) -> int | None:
         spec = resolve(name)
         llm = spec.kind == "llm" and spec.max_position_embeddings > 0
@@ -237,4 +244,5 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         models=reg,
         alternatives=support_alternatives,
         native_precision=lambda name: resolve(name).native_precision or "bf16",
+        memory_needed=memory_needed,
     )

@@ -30,7 +30,7 @@ from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
-from gpuscout.estimate.types import Estimate
+from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 #: The two cards the seed's question compares: an 80 GB HBM datacenter GPU and a 24 GB consumer GPU.
@@ -171,10 +171,28 @@ class _Faq:
         except ConfigurationRejected:
             return None
 
-    def _fit(self, acc: Accelerator, precision: str, batch: int | str | None = None) -> CardFit:
-        """The fewest cards (1, 2, 4, 8) of ``acc`` that hold the model at ``batch`` users."""
+    def _need(self, acc: Accelerator, gpus: int, precision: str, users: int) -> MemoryNeed | None:
+        """The memory ``users`` sequences of the user's context take on ``gpus`` x ``acc``, counted whole
+        (an estimate caps them at what fits and queues the rest); None without that backend."""
+        if self.be.memory_needed is None:
+            return None
+        try:
+            need: MemoryNeed = self.be.memory_needed(
+                self.model, acc, gpus=gpus, precision=precision, batch=users, context=self.context
+            )
+        except ConfigurationRejected:
+            return None
+        return need
+
+    def _fit(self, acc: Accelerator, precision: str, batch: int | None = None) -> CardFit:
+        """The fewest cards (1, 2, 4, 8) of ``acc`` that hold the model and ``batch`` users' caches (all
+        of them at once: none waiting for room), with the estimate there."""
+        users = self.users if batch is None else batch
         for n in GPU_COUNTS:
-            e = self._infer(acc, n, precision, self.users if batch is None else batch)
+            need = self._need(acc, n, precision, users)
+            if need is not None and not need.fits:
+                continue
+            e = self._infer(acc, n, precision, users)
             if e is not None and e.fits and getattr(e, "supported", True):
                 return CardFit(acc, precision, n, e)
         return CardFit(acc, precision, None, None)
@@ -187,7 +205,8 @@ class _Faq:
         cited: list[Recommendation] = []
         per_user = 0.0
         for p in dict.fromkeys((self.precision, *VRAM_PRECISIONS)):
-            e = self._infer(ref, 1, p, self.users)
+            sized = self._need(ref, 1, p, self.users)
+            e = sized if sized is not None else self._infer(ref, 1, p, self.users)
             if e is None:
                 continue
             m = e.memory
