@@ -414,13 +414,27 @@ def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
         if extra:
             console.print(f"[dim]{plain(extra)}[/]")
         return
+    if not est.fits:
+        # no speed for a setup that cannot load: what it needs, and what would hold it
+        console.print(f"[bold]{title}[/]")
+        m = est.memory
+        rest = m.activations_gb + m.overhead_gb
+        console.print(
+            f"[red]does not fit:[/] needs {m.total_gb:,.1f} GB per GPU (weights {m.weights_gb:,.1f}, "
+            f"KV cache {m.kv_cache_gb:,.2f}, activations + overhead {rest:,.1f}), "
+            f"{m.usable_gb:,.1f} GB usable ({plain(est.binding_constraint)})"
+        )
+        console.print(f"would fit: {plain(est.assumptions.get('would_fit', ''))}")
+        for w in est.warnings:
+            if not w.startswith("does not fit"):
+                console.print(f"[yellow]warning:[/] {plain(w)}")
+        return
     table = Table(title=title)
     table.add_column("quantity")
     table.add_column("value", justify="right")
     support = "yes" if est.support == "native" else f"yes, {est.support}"
     table.add_row("supported", f"[green]{support}[/]")
-    verdict = "[green]yes[/]" if est.fits else f"[red]no[/] ({plain(est.binding_constraint)})"
-    table.add_row("fits", verdict)
+    table.add_row("fits", "[green]yes[/]")
     table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} of {est.memory.usable_gb:,.2f} GB usable")
     table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
     table.add_row(

@@ -574,17 +574,13 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         load_label = f"max ({cap} sequences per replica)"
     else:
         load, load_label = load_args.load, load_args.label
+    if not plan1.fits:
+        return _does_not_fit(p, load, None if load_args is None else load_args.rate)
     point = serve(st, _split(load, replicas), context_in, context_out, cap, cap_reason)
     plan = plan_memory(
         spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus, parallel=st_mode
     )
-    fits = plan1.fits
-    if not fits:
-        warnings.append(
-            f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
-            f"({plan1.binding_constraint()})"
-        )
-    elif point.saturated and point.binding in ("kv_cache", "scheduler", "prefill"):
+    if point.saturated and point.binding in ("kv_cache", "scheduler", "prefill"):
         what = {
             "kv_cache": "KV-cache memory",
             "scheduler": f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})",
@@ -611,7 +607,6 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     prefill_tps = p.prefill_tps
     ttft_ms = point.ttft_s * 1000.0
     tpot_ms = point.tpot_s * 1000.0
-    binding = point.binding if fits else "memory"
     return Estimate(
         model=spec.name,
         gpu=acc.name,
@@ -624,7 +619,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         context_in=context_in,
         context_out=context_out,
         kv_dtype=kv.name,
-        fits=fits,
+        fits=True,
         binding_constraint=plan1.binding_constraint(),
         memory=plan.breakdown(),
         max_batch=biggest,
@@ -637,7 +632,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         warnings=warnings,
         supported=True,
         support=verdict.mode,
-        binding_limit=binding,
+        binding_limit=point.binding,
         tpot_ms=tpot_ms,
         requests_per_s=point.requests_per_s * replicas,
         concurrency=point.in_flight * replicas,
@@ -645,6 +640,99 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         request_rate=None if load_args is None else load_args.rate,
         replicas=replicas,
     )
+
+
+def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
+    """The answer for a setup that cannot hold one sequence of the context asked: the memory it needs,
+    what would hold it instead, and no speed (an engine that cannot load a model serves nothing)."""
+    plan1 = p.plan1
+    warnings = [
+        *p.warnings,
+        f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
+        f"({plan1.binding_constraint()}); no speed is given",
+    ]
+
+    def assumptions() -> dict[str, str]:
+        out = _memory_assumptions(p.st, plan1, p.verdict, p.replicas)
+        out["would_fit"] = _fits_instead(p) or "nothing on up to 8 of these GPUs in a format this engine runs"
+        return out
+
+    return Estimate(
+        model=p.spec.name,
+        gpu=p.acc.name,
+        gpus=p.gpus,
+        precision=p.fmt.name,
+        engine=p.eng.name,
+        task="inference",
+        parallel=p.mode,
+        batch=0,
+        context_in=p.context_in,
+        context_out=p.context_out,
+        kv_dtype=p.kv.name,
+        fits=False,
+        binding_constraint=plan1.binding_constraint(),
+        memory=plan1.breakdown(),
+        max_batch=0,
+        decode_tokens_per_s=0.0,
+        output_tokens_per_s_total=0.0,
+        prefill_tokens_per_s=0.0,
+        ttft_ms=0.0,
+        bound="memory",
+        assumptions=text(assumptions),
+        warnings=warnings,
+        supported=True,
+        support=p.verdict.mode,
+        binding_limit="memory",
+        concurrency=load.value if load.kind == "concurrency" else 0.0,
+        request_rate=rate,
+        replicas=p.replicas,
+    )
+
+
+# Narrower formats to suggest where a model does not fit, widest first (llama.cpp: its GGUF types)
+_NARROWER = ("fp8", "int8", "int4")
+_NARROWER_GGUF = ("gguf-q8_0", "gguf-q4_k_m")
+
+
+def _fits_instead(p: _Prepared) -> str:
+    """What would hold one sequence of this context where ``p`` does not: the fewest GPUs of this kind
+    (2, 4 or 8, split as asked; tensor parallel for replicas) in this format, and the widest narrower
+    format this engine runs on this GPU at this count. "" when neither does."""
+    out: list[str] = []
+    split = "layer" if p.mode == "layer" else "tensor"
+    for n in (2, 4, 8):
+        if n <= p.per_replica_gpus:
+            continue
+        plan = plan_memory(
+            p.spec, p.acc, p.fmt, p.kv, p.eng, batch=1, context=p.context, gpus=n, parallel=split
+        )
+        if plan.fits:
+            out.append(
+                f"{p.fmt.name} on {n} x {p.acc.name} ({split} parallel, {plan.total / 1e9:.1f} GB per GPU)"
+            )
+            break
+    for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
+        fmt = _engine_format(resolve_precision(name), p.eng, [])
+        if fmt.bits_per_weight >= p.fmt.bits_per_weight or not verdict_for(p.eng, fmt, p.acc).supported:
+            continue
+        kv = _kv_default(fmt, p.eng, p.acc)
+        plan = plan_memory(
+            p.spec,
+            p.acc,
+            fmt,
+            kv,
+            p.eng,
+            batch=1,
+            context=p.context,
+            gpus=p.per_replica_gpus,
+            parallel=p.st_mode,
+        )
+        if plan.fits:
+            out.append(
+                f"{fmt.name} on {p.per_replica_gpus} x {p.acc.name} ({plan.total / 1e9:.1f} GB per GPU)"
+            )
+            break
+    return "; ".join(out)
 
 
 def _as_run(

@@ -49,9 +49,11 @@ class Estimate:
     ``tpot_ms`` are means that include queueing and other requests' prefills; ``decode_tokens_per_s`` is
     one sequence's speed there (1000 / ``tpot_ms``). ``supported`` is False when the engine cannot run
     this precision on this accelerator (``unsupported_reason`` says why, with the rule's source in
-    ``assumptions["support"]``): every speed is then 0, never a guess. ``binding_limit`` names what sets
-    the answer: "kv_cache", "scheduler", "prefill", "queueing", "bandwidth", "compute", "interconnect",
-    "memory" (the weights do not fit) or "unsupported".
+    ``assumptions["support"]``): every speed is then 0, never a guess. So it is when not one sequence of
+    the context fits (``fits`` False, ``binding_constraint`` says what tips it over, ``memory`` is what
+    one sequence needs, ``assumptions["would_fit"]`` what would hold it). ``binding_limit`` names what
+    sets the answer: "kv_cache", "scheduler", "prefill", "queueing", "bandwidth", "compute",
+    "interconnect", "memory" (it does not fit) or "unsupported".
     """
 
     model: str
