@@ -39,7 +39,7 @@ PAGES = (
     "/gpus/H999",
     "/models",
     "/models/llama-3.1-70b",
-    "/faq/llama-3.1-70b",
+    "/faq?model=llama-3.1-405b",
     "/sources",
     "/docs",
 )
