@@ -53,6 +53,14 @@ PARALLEL_MODES = {
 }
 
 
+def _parallel_mode(parallel: object) -> str:
+    """The parallel mode ("tensor", "layer" or "replicas") for any of its spellings (``PARALLEL_MODES``)."""
+    mode = PARALLEL_MODES.get(parallel.strip().lower()) if isinstance(parallel, str) else None
+    if mode is None:
+        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
+    return mode
+
+
 def _engine_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str]) -> WeightFormat:
     """Reconcile format and engine: llama.cpp runs GGUF; a 16-bit request becomes GGUF F16 there."""
     if eng.name == "llama.cpp" and not fmt.gguf:
@@ -297,9 +305,7 @@ def memory_needed(
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     context = int_in("context", context, 1, MAX_CONTEXT)
-    mode = PARALLEL_MODES.get(str(parallel).strip().lower()) if isinstance(parallel, str) else None
-    if mode is None:
-        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
+    mode = _parallel_mode(parallel)
     if spec.kind != "llm":
         raise InvalidInputError(
             "model",
@@ -451,9 +457,7 @@ def _estimate(
     context_out = int_in("context_out", context_out, 0, MAX_CONTEXT)
     if context_in + context_out < 1:
         raise InvalidInputError("context_out", "context_in + context_out must be at least 1 token", ">= 1")
-    mode = PARALLEL_MODES.get(str(parallel).strip().lower()) if isinstance(parallel, str) else None
-    if mode is None:
-        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
+    mode = _parallel_mode(parallel)
     load_args = _load_args(
         batch, concurrency, request_rate, num_requests, bool(lockstep), bool(varied_output)
     )
