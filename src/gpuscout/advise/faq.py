@@ -173,11 +173,14 @@ class _Faq:
 
     def _need(self, acc: Accelerator, gpus: int, precision: str, users: int) -> MemoryNeed | None:
         """The memory ``users`` sequences of the user's context take on ``gpus`` x ``acc``, counted whole
-        (an estimate caps them at what fits and queues the rest); None without that backend."""
-        if self.be.memory_needed is None:
-            return None
+        (an estimate caps them at what fits and queues the rest); None where the setup is rejected.
+        Backends without the sizing function get the estimator's own (models named canonically)."""
+        if self.be.memory_needed is not None:
+            sizer = self.be.memory_needed
+        else:
+            from gpuscout.estimate.api import memory_needed as sizer
         try:
-            need: MemoryNeed = self.be.memory_needed(
+            need: MemoryNeed = sizer(
                 self.model, acc, gpus=gpus, precision=precision, batch=users, context=self.context
             )
         except ConfigurationRejected:
@@ -190,7 +193,7 @@ class _Faq:
         users = self.users if batch is None else batch
         for n in GPU_COUNTS:
             need = self._need(acc, n, precision, users)
-            if need is not None and not need.fits:
+            if need is None or not need.fits:
                 continue
             e = self._infer(acc, n, precision, users)
             if e is not None and e.fits and getattr(e, "supported", True):
@@ -205,8 +208,7 @@ class _Faq:
         cited: list[Recommendation] = []
         per_user = 0.0
         for p in dict.fromkeys((self.precision, *VRAM_PRECISIONS)):
-            sized = self._need(ref, 1, p, self.users)
-            e = sized if sized is not None else self._infer(ref, 1, p, self.users)
+            e = self._need(ref, 1, p, self.users)
             if e is None:
                 continue
             m = e.memory
