@@ -113,10 +113,34 @@ class Case:
         )
 
 
-def _engine_text(framework: str, precision: str = "") -> str:
+# llama.cpp pull requests numbered below this were opened before May 2024 (#4766 and #4812: January 2024,
+# as the rows' comments are dated)
+LLAMA_CPP_PR_2024 = 7000
+
+
+_YEAR_2024 = re.compile(r"(?<![\w.])(?:2023|2024)(?![\w.])")
+
+
+def llama_cpp_2024_sources(rows: Sequence[dict[str, str]]) -> set[str]:
+    """Sources whose llama.cpp rows were measured on 2023-2024 builds: a row's notes date it so (a table
+    is run on one build, so the source's undated rows go with it), or a llama.cpp pull request of that
+    time (the llama-bench tables in PR comments run the build of the day)."""
+    out: set[str] = set()
+    for r in rows:
+        if "llama.cpp" not in r["framework"].lower():
+            continue
+        pr = re.search(r"github\.com/ggml-org/llama\.cpp/(?:pull|issues)/(\d+)", r["source"])
+        if _YEAR_2024.search(r.get("notes") or "") or (pr and int(pr.group(1)) < LLAMA_CPP_PR_2024):
+            out.add(r["source"])
+    return out
+
+
+def _engine_text(framework: str, precision: str = "", *, llama_cpp_2024: bool = False) -> str:
     """The framework column as resolve_engine should read it (the era of undated releases made explicit)."""
     f = framework
     low = f.lower()
+    if "llama.cpp" in low and llama_cpp_2024:
+        f += " 2024"  # its builds of 2023-2024 (the engine profile's "2024" era)
     if (
         "vllm" in low
         and ("late-2024" in low or "nov 2024" in low)
@@ -289,6 +313,8 @@ def _load(case: Case, batch_text: str, notes: str) -> dict[str, Any] | str:
 
 def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
     cases: list[Case] = []
+    rows = list(rows)
+    dated_2024 = llama_cpp_2024_sources([r for _, r in rows])
     for line, r in rows:
         notes = r.get("notes") or ""
         suspect = "SUSPECT" in notes
@@ -299,7 +325,7 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             r,
             metric_raw,
             engine,
-            _engine_text(r["framework"], r["precision"]),
+            _engine_text(r["framework"], r["precision"], llama_cpp_2024=r["source"] in dated_2024),
             {},
             _float(r["value"]),
             suspect,
@@ -651,13 +677,20 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
                 ("ceil", "gguf-f16"),
                 ("attr", "step_overhead_us"),
                 ("attr", "layer_overhead_us"),
+                ("era:2024:step_overhead_us", ""),
+                ("era:2024:layer_overhead_us", ""),
                 ("attr", "pipeline_hop_us"),
                 ("attr", "gqa_kv_reread"),
             ],
         ),
         (
             _PREFILL,
-            [("comp", "gguf-quant"), ("comp", "gguf-f16"), ("cceil", "*"), ("attr", "attn_score_bytes")],
+            [
+                ("comp", "gguf-quant"),
+                ("comp", "gguf-f16"),
+                ("cceil", "*"),
+                ("era:2024:attn_score_bytes", ""),
+            ],
         ),
     ],
     "gpt-fast": [(_DECODE, [("bw", "16bit"), ("bw", "weight-only"), ("attr", "step_overhead_us")])],

@@ -185,3 +185,33 @@ def test_block_fp8_rows_are_read_and_fitted_as_block_fp8(accuracy: ModuleType) -
     assert fitted.bandwidth_eff("fp8") == start.bandwidth_eff("fp8")  # per-tensor: no row, not moved
     # an engine whose FP8 figure block-FP8 rows fall back to fits that figure on them
     assert accuracy._exercised(("comp", "fp8"), {"fp8-block"}, set())
+
+
+def test_llama_cpp_rows_are_timed_as_the_build_of_their_date(accuracy: ModuleType) -> None:
+    """A llama-bench table runs the build of its day: rows dated 2023-2024 (and the rest of their
+    source), or posted in a llama.cpp pull request of that time, are timed as the engine's "2024" era;
+    undated rows of today's pull requests and other sources as today's engine."""
+
+    def row(source: str, notes: str = "", framework: str = "llama.cpp (llama-bench)") -> dict[str, str]:
+        return {"framework": framework, "source": source, "notes": notes}
+
+    rows = [
+        row("https://example.org/tables", "RunPod, CUDA 12.1.1, May 2024"),
+        row("https://example.org/tables", "OOM in overview table"),  # undated, same source
+        row("https://github.com/ggml-org/llama.cpp/pull/4766"),
+        row("https://github.com/ggml-org/llama.cpp/pull/19053", "'t/s master' column"),
+        row("https://github.com/geerlingguy/ai-benchmarks/issues/46", "fa=1"),
+        row("https://example.org/vllm", "2024 run", framework="vLLM 0.6.3"),
+    ]
+    dated = accuracy.llama_cpp_2024_sources(rows)
+    assert dated == {"https://example.org/tables", "https://github.com/ggml-org/llama.cpp/pull/4766"}
+
+    from gpuscout.estimate.engines import resolve_engine
+
+    cases = {c.line: c for c in accuracy.build_cases(accuracy.load(Path(CALIBRATION)))}
+    eras = {(c.source, resolve_engine(c.engine_text).era) for c in cases.values() if c.engine == "llama.cpp"}
+    by_source = dict(eras)
+    assert len(by_source) == len(eras)  # one era per source
+    assert by_source["https://github.com/ggml-org/llama.cpp/pull/19053"] == ""
+    assert by_source["https://github.com/ggml-org/llama.cpp/pull/4766"] == "2024"
+    assert sum(era == "2024" for era in by_source.values()) >= 3

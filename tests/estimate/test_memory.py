@@ -20,10 +20,12 @@ def card(gb: float) -> object:
     return dataclasses.replace(resolve_gpu("RTX 4090"), name=f"test-{gb:g}GB", memory_gb=gb)
 
 
-@pytest.mark.parametrize("engine", ["llama.cpp", "vllm", "hf"])
+# today's llama.cpp (flash attention, no score buffer) fits it with 0.3 GB to spare:
+# tests/estimate/test_llamacpp_eras.py
+@pytest.mark.parametrize("engine", ["llama.cpp 2024", "vllm", "hf"])
 def test_llama3_8b_f16_does_not_fit_16gb_at_8192_generated(engine: str) -> None:
     # "f16" is llama.cpp's GGUF F16; the serving engines take the same 16-bit weights as "fp16"
-    precision = "f16" if engine == "llama.cpp" else "fp16"
+    precision = "f16" if engine.startswith("llama.cpp") else "fp16"
     est = estimate(LLAMA3_8B, card(16), precision=precision, engine=engine, context_in=0, context_out=8192)
     assert not est.fits
     assert est.binding_constraint in ("weights", "kv_cache", "activations")

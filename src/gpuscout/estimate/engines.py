@@ -133,6 +133,8 @@ class EngineProfile:
     # the decode attention waits for the host in every layer (HF FA2 unpadding: ``.max().item()`` on the
     # attention mask), so its GPU time adds to the CPU's launch time instead of hiding behind it
     attn_host_sync: bool = False
+    # bytes of memory traffic per attention score of a prompt (no flash attention: the score matrix is
+    # written, softmaxed and read back); 0 with flash attention, which keeps the scores on chip
     attn_score_bytes: float = 0.0
     prefill_pipelined: bool = False  # layer split overlaps micro-batches across GPUs during prefill
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
@@ -285,18 +287,19 @@ _PROFILES: tuple[EngineProfile, ...] = (
         label="llama.cpp (CUDA, layer split)",
         # --split-mode layer is its default (tools/server/README.md)
         default_parallel="layer",
-        bandwidth_efficiency=_eff(default=0.9484, gguf_quant=0.9484, gguf_f16=0.954),
-        compute_efficiency=_eff(default=0.3414, gguf_quant=0.3414, gguf_f16=0.4663),
-        stream_ceiling_gbps=_eff(default=1203.0, gguf_quant=1203.0, gguf_f16=1259.0),
-        compute_ceiling_tflops=_eff(default=164.9, gguf_quant=164.9, gguf_f16=164.9),
+        bandwidth_efficiency=_eff(default=0.9524, gguf_quant=0.9524, gguf_f16=0.9579),
+        compute_efficiency=_eff(default=0.343, gguf_quant=0.343, gguf_f16=0.47),
+        stream_ceiling_gbps=_eff(default=1211.0, gguf_quant=1211.0, gguf_f16=1260.0),
+        compute_ceiling_tflops=_eff(default=166.3, gguf_quant=166.3, gguf_f16=166.3),
         moe_efficiency=0.6,
         fp16_accumulate=True,
         gemm_min_rows=1,  # its own mul_mat_vec / MMVQ kernels below 8 tokens (no tile padding)
-        layer_overhead_us=47.26,
-        step_overhead_us=1113.0,
-        pipeline_hop_us=288.4,
-        gqa_kv_reread=0.4536,
-        attn_score_bytes=23.93,
+        layer_overhead_us=18.44,
+        step_overhead_us=468.7,
+        pipeline_hop_us=276.4,
+        gqa_kv_reread=0.4456,
+        # today's builds: flash attention on by default (llama-server --flash-attn auto picks it on CUDA)
+        attn_score_bytes=0.0,
         prefill_pipelined=True,
         prefill_batch_tokens=2048,
         prefill_chunk_tokens=512,
@@ -325,8 +328,24 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "lm-studio",
             "lmstudio",
         ),
-        notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention off (2024 default); "
-        "llama-server with -np slots for the load (at most 64 assumed), continuous batching",
+        eras=(
+            # the llama-bench tables of January-May 2024 (PRs #4766 / #4812, XiongjieDai's GPU benchmark):
+            # no flash attention (the score matrix goes through memory) and ~2.6 ms of fixed cost per
+            # token of an 8B model (1.1 ms per token + 49 us per layer)
+            EngineEra(
+                "2024",
+                "2023-2024 builds",
+                r"(?<![\w.])(?:2023|2024)(?![\w.])",
+                {
+                    "step_overhead_us": 1143.0,
+                    "layer_overhead_us": 49.49,
+                    "attn_score_bytes": 24.96,
+                },
+            ),
+        ),
+        notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention on (llama-server "
+        "--flash-attn auto); llama-server with -np slots for the load (at most 64 assumed), continuous "
+        "batching",
     ),
     EngineProfile(
         name="vllm",
@@ -712,13 +731,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
 # physics priors of the benchmark). Constants not named here are physics defaults stated in ``notes``.
 CALIBRATION: dict[str, str] = {
     "llama.cpp": (
-        "424 llama-bench rows (XiongjieDai GPU-Benchmarks-on-LLM-Inference, May 2024: Llama 3 8B/70B, "
+        "427 llama-bench speed rows (XiongjieDai GPU-Benchmarks-on-LLM-Inference, May 2024: Llama 3 8B/70B, "
         "Q4_K_M and F16, 1-6 GPUs, 11 GPU models; ggerganov / JohannesGaessler llama-bench comments in "
-        "llama.cpp PRs #4766, #4812, #19053; geerlingguy/ai-benchmarks #46). Decode (tg N): bandwidth "
-        "efficiency 0.948 / 0.954, stream ceiling 1203 / 1259 GB/s, 1113 us per token + 47.3 us per layer, "
-        "288 us per layer-split hop, GQA K/V re-read 0.454. Prefill (pp N): compute efficiency 0.341 / "
-        "0.466 of the fp16-accumulate tensor peak, one compute ceiling of 165 TFLOPS, 23.9 B of score "
-        "traffic per attention score (flash attention off)."
+        "llama.cpp PRs #4766, #4812, #19053; geerlingguy/ai-benchmarks #46). Shared by both eras (the same "
+        "kernels): decode (tg N) bandwidth efficiency 0.952 / 0.958, stream ceiling 1211 / 1260 GB/s, "
+        "276 us per layer-split hop, GQA K/V re-read 0.446; prefill (pp N) compute efficiency 0.343 / 0.470 "
+        "of the fp16-accumulate tensor peak, one compute ceiling of 166 TFLOPS. The 2023-2024 builds (the "
+        "tables of January-May 2024: 424 rows): 1143 us per token + 49.5 us per layer, 25.0 B of memory "
+        "traffic per attention score (flash attention off). Today's builds (flash attention on by default, "
+        "no score traffic): 469 us per token + 18.4 us per layer, close to the physics priors (500 + 20 "
+        "us): one decode row of today's builds (PR #19053, 2026: Llama 3 8B Q4_0 on an RTX 6000 Ada, "
+        "168.9 tokens/s, 153 estimated) pulls them only a little."
     ),
     "gpt-fast": (
         "14 rows of the gpt-fast README (Llama-2-7B, A100 SXM 330 W TP1/2/4/8 bf16, int8, int4; MI250X GCD): "

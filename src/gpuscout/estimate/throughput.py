@@ -275,13 +275,18 @@ def _attn_dims(spec: ModelSpec, *, prefill: bool = False) -> int:
     return spec.kv_lora_rank * 2 + spec.qk_rope_head_dim
 
 
+def _scores_per_token(spec: ModelSpec, context: float) -> float:
+    """Attention scores one new token computes against ``context`` cached tokens (all layers and heads;
+    sliding-window layers see at most their window)."""
+    s = kv_shape(spec)
+    slide = min(context, s.window) if s.sliding_layers else 0.0
+    return spec.num_attention_heads * (s.full_layers * context + s.sliding_layers * slide)
+
+
 def _attn_flops_per_token(spec: ModelSpec, context: float, *, prefill: bool = False) -> float:
     """Attention score + value FLOPs of one new token against ``context`` cached tokens (all layers);
     ``prefill``: a prompt token (MLA's unabsorbed form)."""
-    s = kv_shape(spec)
-    dim = _attn_dims(spec, prefill=prefill)
-    slide = min(context, s.window) if s.sliding_layers else 0.0
-    return 2.0 * spec.num_attention_heads * dim * (s.full_layers * context + s.sliding_layers * slide)
+    return 2.0 * _attn_dims(spec, prefill=prefill) * _scores_per_token(spec, context)
 
 
 def _head_params(spec: ModelSpec) -> float:
@@ -388,6 +393,10 @@ def decode_step(
         extra = attn_params * (attn_rows - rows / tp) + head * (max(own, 1) - max(batch, 1) / tp)
         gemm_comp += 2.0 * extra / wflops
     attn_mem = kv_bytes / bw
+    if q and eng.attn_score_bytes:
+        # prompt tokens without flash attention: their score matrix goes through memory, as in
+        # :func:`prefill_seconds`
+        attn_mem += _scores_per_token(spec, prefill_context) * q / (tp // dp) * eng.attn_score_bytes / bw
     heads_split = tp // dp  # ranks a sequence's attention heads are split over
     attn_rate = flops * eng.attn_decode_efficiency
     attn_comp = _attn_flops_per_token(spec, context) * own / heads_split / attn_rate
