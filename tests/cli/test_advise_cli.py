@@ -391,7 +391,7 @@ def test_deadline_accepts_a_duration_and_filters() -> None:
 
 def test_help_states_the_defaults_the_workloads_apply() -> None:
     from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
-    from gpuscout.cli.advise_cmds import HELP_DEFAULTS, NATIVE_PRECISION
+    from gpuscout.cli.advise_cmds import AUTO_ENGINE, HELP_DEFAULTS, NATIVE_PRECISION
 
     fields = {
         "--precision": "precision",
@@ -418,7 +418,8 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
         help_text = runner.invoke(app, ["recommend", kind, "--help"], env={"COLUMNS": "240"}).output
         for option, shown in defaults.items():
             default = kinds[kind].model_fields[fields[option]].default
-            said = NATIVE_PRECISION if option == "--precision" and default is None else str(default)
+            unset = {"--precision": NATIVE_PRECISION, "--engine": AUTO_ENGINE}
+            said = unset[option] if option in unset and default is None else str(default)
             assert said.removesuffix(".0") == shown, (kind, option, default, shown)
             assert option in help_text and f"default: ({shown})]" in help_text, (kind, option)
 

@@ -76,6 +76,16 @@ def test_estimate(client: TestClient) -> None:
     assert bad.status_code == 422 and bad.json()["field"] == "precision"
 
 
+def test_estimate_runs_a_gguf_precision_on_llama_cpp_unless_told_otherwise(client: TestClient) -> None:
+    params = {"model": "llama-3.1-8b", "gpu": "RTX4090", "precision": "q4_k_m"}
+    est = client.get("/api/v1/estimate", params=params).json()
+    assert est["engine"] == "llama.cpp" and est["supported"] and est["decode_tokens_per_s"] > 0
+    assert client.get("/api/v1/estimate", params={**params, "precision": "bf16"}).json()["engine"] == "vllm"
+    # named, the engine is taken at its word: vLLM does not load GGUF files itself
+    named = client.get("/api/v1/estimate", params={**params, "engine": "vllm"}).json()
+    assert named["engine"] == "vllm" and not named["supported"]
+
+
 def test_recommend_ranks_with_reasons_and_never_spot_for_serve(client: TestClient) -> None:
     body = {"workload": {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 8}, "top": 5}
     recs = client.post("/api/v1/recommend", json=body).json()

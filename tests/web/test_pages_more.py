@@ -141,7 +141,8 @@ def test_advisor_precision_and_engine_are_selects_from_the_knowledge_tables(clie
     assert '<option value="fp8"' in precision and '<option value="mxfp4"' in precision
     assert '<option value="" selected>native' in precision  # the checkpoint's format by default
     engine = _section(html, '<select name="engine"', "</select>")
-    assert '<option value="vllm" selected>vLLM' in engine and 'value="llama.cpp"' in engine
+    assert '<option value="" selected>auto' in engine  # llama.cpp for GGUF, else vLLM
+    assert '<option value="vllm">vLLM' in engine and 'value="llama.cpp"' in engine
     assert '<details class="common">' in html  # closed: nothing set in it yet
     opened = client.get("/advise", params={"kind": "serve", "model": "x", "budget_usd": "100"}).text
     assert '<details class="common" open>' in opened

@@ -95,7 +95,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         """The first combination the support rules say runs on ``acc`` (another engine with the same
         precision, then the nearest precision), remembered for the accelerator; else why none does."""
         w = self.w
-        options = self.be.alternatives(w.engine, asked.precision, acc) if self.be.alternatives else ()
+        options = self.be.alternatives(w.run_engine, asked.precision, acc) if self.be.alternatives else ()
         if isinstance(w, ServeWorkload):  # a live endpoint needs a server with continuous batching
             options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES)
         for opt in options:
@@ -130,7 +130,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             if acc.name in self._cannot_run:
                 est, err = None, self._cannot_run[acc.name]
             else:
-                engine, precision, _ = self._plans.get(acc.name, (w.engine, w.precision, None))
+                engine, precision, _ = self._plans.get(acc.name, (w.run_engine, w.precision, None))
                 est, err = self._estimate(acc, tp, batch, engine, precision)
                 if est is not None and not est.supported:
                     if acc.name in self._plans:  # the rules do not change with the split: a refusal

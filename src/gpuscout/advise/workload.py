@@ -85,6 +85,16 @@ def _deadline_hours(cls: type, value: Any) -> Any:
         ) from None
 
 
+def _run_engine(engine: str | None, precision: str | None) -> str:
+    """The engine an inference workload runs on: the one named, else the default for its precision
+    (llama.cpp for GGUF formats, vLLM otherwise: :func:`gpuscout.estimate.engines.default_engine`)."""
+    if engine:
+        return engine
+    from gpuscout.estimate.engines import default_engine
+
+    return default_engine(precision)
+
+
 class Workload(BaseModel):
     """Common fields of every workload. Use one of the subclasses (or ``Workload.from_dict``)."""
 
@@ -203,7 +213,7 @@ class ServeWorkload(Workload):
 
     kind: Literal["serve"] = "serve"
     precision: str | None = None  # None: the checkpoint's own format (models.csv native_precision)
-    engine: str = "vllm"
+    engine: str | None = None  # None: llama.cpp for a GGUF precision, vLLM otherwise (run_engine)
     prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)
     output_tokens: int = Field(default=256, ge=1, le=1_000_000)
     concurrency: int | None = Field(default=None, ge=1, le=100_000)
@@ -268,6 +278,10 @@ class ServeWorkload(Workload):
         return self.concurrency or 1
 
     @property
+    def run_engine(self) -> str:
+        return _run_engine(self.engine, self.precision)
+
+    @property
     def active_hours_per_day(self) -> float:
         if self.bursts_per_day is not None and self.burst_minutes is not None:
             return self.bursts_per_day * self.burst_minutes / 60.0
@@ -286,7 +300,7 @@ class BatchWorkload(Workload):
 
     kind: Literal["batch"] = "batch"
     precision: str | None = None  # None: the checkpoint's own format (models.csv native_precision)
-    engine: str = "vllm"
+    engine: str | None = None  # None: llama.cpp for a GGUF precision, vLLM otherwise (run_engine)
     input_tokens_total: float | None = Field(default=None, ge=0, le=MAX_TOKENS)
     output_tokens_total: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
     prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)  # per request
@@ -335,6 +349,10 @@ class BatchWorkload(Workload):
     @property
     def is_images(self) -> bool:
         return self.images_total is not None
+
+    @property
+    def run_engine(self) -> str:
+        return _run_engine(self.engine, self.precision)
 
     @property
     def input_tokens(self) -> float:

@@ -113,9 +113,10 @@ PrecisionOption = Annotated[
         show_default=NATIVE_PRECISION,
     ),
 ]
+AUTO_ENGINE = "llama.cpp for GGUF, else vllm"
 EngineOption = Annotated[
     str | None,
-    typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...", show_default="vllm"),
+    typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...", show_default=AUTO_ENGINE),
 ]
 DeadlineOption = Annotated[
     str | None,
@@ -159,7 +160,7 @@ CheckpointGbOption = Annotated[
 HELP_DEFAULTS = {
     "serve": {
         "--precision": NATIVE_PRECISION,
-        "--engine": "vllm",
+        "--engine": AUTO_ENGINE,
         "--prompt": "1024",
         "--output": "256",
         "--hours-per-day": "24",
@@ -167,7 +168,7 @@ HELP_DEFAULTS = {
     },
     "batch": {
         "--precision": NATIVE_PRECISION,
-        "--engine": "vllm",
+        "--engine": AUTO_ENGINE,
         "--prompt": "1024",
         "--output": "256",
         "--width": "1024",

@@ -43,12 +43,9 @@ def _default_engine(engine: str | None, precision: str | None) -> str:
     """The engine asked for, else llama.cpp for GGUF formats and vLLM for everything else."""
     if engine:
         return engine
-    if precision:
-        from gpuscout.estimate.precision import resolve_precision
+    from gpuscout.estimate.engines import default_engine
 
-        if resolve_precision(precision).gguf:
-            return "llama.cpp"
-    return "vllm"
+    return default_engine(precision)
 
 
 def _default_parallel(parallel: str | None, engine: str) -> str:

@@ -37,8 +37,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpuscout.errors import InvalidInputError, UnknownNameError, closest
-from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
+from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, resolve_precision
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
 # 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
@@ -831,6 +831,22 @@ for _p in _PROFILES:
         _BY_KEY[_a] = _p
 
 _VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(?:\.\d+)*(?![\w])")
+
+
+DEFAULT_ENGINE = "vllm"
+
+
+def default_engine(precision: str | None) -> str:
+    """The engine a setup runs on when none is named: llama.cpp for a GGUF format (its own file format,
+    which today's serving engines load through plugins or not at all), vLLM for everything else. An
+    unknown precision gets vLLM here; the estimate then names the precision field."""
+    if precision:
+        try:
+            if resolve_precision(precision).gguf:
+                return "llama.cpp"
+        except GpuscoutError:
+            pass
+    return DEFAULT_ENGINE
 
 
 def engine_names() -> tuple[str, ...]:

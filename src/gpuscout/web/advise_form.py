@@ -103,7 +103,8 @@ def engine_choices() -> tuple[tuple[str, str], ...]:
         CALIBRATION,
         key=lambda n: (n not in COMMON_ENGINES, COMMON_ENGINES.index(n) if n in COMMON_ENGINES else 0, n),
     )
-    return tuple((n, resolve_engine(n).label) for n in names)
+    auto = ("", "auto · llama.cpp for GGUF, else vLLM")  # the workload default (engine None)
+    return (auto, *((n, resolve_engine(n).label) for n in names))
 
 
 COMMON_PRECISIONS = ("bf16", "fp8", "int8", "w8a8", "int4", "nf4", "mxfp4", "nvfp4", "fp16", "fp32")

@@ -268,7 +268,10 @@ def api_estimate(
     gpu: Annotated[str, Query(min_length=1, max_length=200)],
     gpus: Annotated[int, Query(ge=1, le=1024)] = 1,
     precision: Precision = "bf16",
-    engine: Annotated[str, Query(min_length=1, max_length=40)] = "vllm",
+    engine: Annotated[
+        str | None,
+        Query(min_length=1, max_length=40, description="default: llama.cpp for a GGUF precision, else vllm"),
+    ] = None,
     batch: Annotated[
         str, Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max")
     ] = "1",
@@ -279,13 +282,14 @@ def api_estimate(
 ) -> EstimateOut:
     """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, and how fast it decodes."""
     from gpuscout.estimate.api import estimate
+    from gpuscout.estimate.engines import default_engine
 
     est = estimate(
         model,
         gpu,
         gpus=gpus,
         precision=precision,
-        engine=engine,
+        engine=engine or default_engine(precision),
         batch="max" if batch == "max" else int(batch),
         context_in=context_in,
         context_out=context_out,

@@ -1,0 +1,62 @@
+"""An inference workload that names no engine runs a GGUF precision on llama.cpp (its own file format)
+and everything else on vLLM: the rule the CLI's `estimate` and the JSON API's /estimate follow too."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.workload import BatchWorkload, ServeWorkload
+from gpuscout.catalog.offer import Availability
+from gpuscout.estimate.engines import default_engine
+from tests.catalog.helpers import make_offer
+
+NOW = datetime(2026, 11, 29, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("precision", "engine"),
+    [
+        ("q4_k_m", "llama.cpp"),
+        ("gguf-q8_0", "llama.cpp"),
+        ("f16", "llama.cpp"),
+        ("bf16", "vllm"),
+        (None, "vllm"),
+    ],
+)
+def test_the_default_engine_follows_the_precision(precision: str | None, engine: str) -> None:
+    assert default_engine(precision) == engine
+    assert ServeWorkload(model="llama-3.1-8b", precision=precision).run_engine == engine
+    batch = BatchWorkload(model="llama-3.1-8b", precision=precision, output_tokens_total=1e6)
+    assert batch.run_engine == engine
+
+
+def test_a_named_engine_is_kept_and_an_unnamed_one_is_not_written_out() -> None:
+    w = ServeWorkload(model="llama-3.1-8b", precision="q4_k_m", engine="sglang")
+    assert w.run_engine == "sglang"
+    assert "engine" not in ServeWorkload(model="llama-3.1-8b", precision="q4_k_m").to_dict()
+    assert default_engine("fp17") == "vllm"  # an unknown precision: the estimate names the field
+
+
+def test_a_gguf_workload_is_served_by_llama_cpp_without_a_substitution() -> None:
+    """Asked for Q4_K_M with no engine, a 4090 row runs llama.cpp as asked: no "vLLM cannot load GGUF,
+    runs int4 instead" substitution, no warning about it."""
+    offer = make_offer(
+        provider="example",
+        instance_type="1x4090",
+        region="eu-1",
+        accelerator="RTX4090",
+        gpu_count=1,
+        gpu_memory_gb=24.0,
+        price_usd_per_hour=0.4,
+        source="test",
+        observed_at=NOW,
+        availability=Availability.AVAILABLE,
+    )
+    w = ServeWorkload(model="llama-3.1-8b", precision="q4_k_m", concurrency=4, prompt_tokens=1000)
+    (row,) = advise(w, [offer], top=5, now=NOW).rows
+    assert row.estimate is not None
+    assert row.estimate.engine == "llama.cpp" and row.estimate.precision == "gguf-q4_k_m"
+    assert row.substitution is None
