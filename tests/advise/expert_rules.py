@@ -62,7 +62,7 @@ def _changed(w: AnyWorkload, engine: str, precision: str, support: str | None) -
     from gpuscout.estimate.engines import resolve_engine
     from gpuscout.estimate.precision import resolve_precision
 
-    asked_engine = getattr(w, "engine", None)
+    asked_engine = getattr(w, "run_engine", None)  # the engine named, else its precision's default
     if asked_engine and resolve_engine(asked_engine).name != resolve_engine(engine).name:
         return f"{engine} where {asked_engine} was asked"
     asked = getattr(w, "precision", None)
