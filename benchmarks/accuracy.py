@@ -118,7 +118,8 @@ class Case:
 LLAMA_CPP_PR_2024 = 7000
 
 
-_YEAR_2024 = re.compile(r"(?<![\w.])(?:2023|2024)(?![\w.])")
+# a year the engine profile's "2024" era matches ("May 2024", "2024-01-10")
+_YEAR_2024 = re.compile(next(e.versions for e in resolve_engine("llama.cpp").eras if e.name == "2024"))
 
 
 def llama_cpp_2024_sources(rows: Sequence[dict[str, str]]) -> set[str]:
