@@ -116,7 +116,12 @@ PrecisionOption = Annotated[
 AUTO_ENGINE = "llama.cpp for GGUF, else vllm"
 EngineOption = Annotated[
     str | None,
-    typer.Option("--engine", help="vllm, sglang, tensorrt-llm, llama.cpp...", show_default=AUTO_ENGINE),
+    typer.Option(
+        "--engine",
+        help="vllm, sglang, tensorrt-llm, llama.cpp...; a version or year ('vllm 0.6', 'llama.cpp 2024') "
+        "costs that era",
+        show_default=AUTO_ENGINE,
+    ),
 ]
 DeadlineOption = Annotated[
     str | None,

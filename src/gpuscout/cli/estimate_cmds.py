@@ -180,7 +180,11 @@ def register(app: typer.Typer) -> None:
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
         engine: Annotated[
-            str | None, typer.Option(help="Inference engine (default: llama.cpp for GGUF, else vllm)")
+            str | None,
+            typer.Option(
+                help="Inference engine (default: llama.cpp for GGUF, else vllm); a version or year ('vllm "
+                "0.6', 'llama.cpp 2024') sizes that era"
+            ),
         ] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
@@ -256,7 +260,7 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 help="vllm, sglang, tensorrt-llm, tgi, hf, llama.cpp, gpt-fast (default: llama.cpp for GGUF, "
-                "else vllm); a version ('vllm 0.6') times that era"
+                "else vllm); a version or year ('vllm 0.6', 'llama.cpp 2024') times that era"
             ),
         ] = None,
         batch: Annotated[
