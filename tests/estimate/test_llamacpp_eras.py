@@ -87,3 +87,16 @@ def test_flash_attention_frees_the_score_buffer() -> None:
     score_buffer_gb = 32 * 512 * 8192 * 4 / 1e9
     freed = past.memory.activations_gb - today.memory.activations_gb
     assert freed == pytest.approx(score_buffer_gb, rel=1e-6)
+
+
+def test_an_moe_layer_pays_the_kernels_around_its_experts() -> None:
+    """Qwen3-30B-A3B has 48 MoE layers: under llama.cpp each pays the small kernels around the expert
+    matmuls (router, top-k, gather, weighted sum) on top of a dense layer's, at the physics prior every
+    CUDA-graph engine without MoE rows carries, and the estimate says the figure is not calibrated."""
+    kw = dict(gpu="RTX4090", precision="q4_k_m", context_in=0, context_out=128)
+    with_moe = estimate("qwen3-30b-a3b", engine=TODAY, **kw)  # type: ignore[arg-type]
+    without = estimate("qwen3-30b-a3b", engine=dataclasses.replace(TODAY, moe_layer_overhead_us=0.0), **kw)  # type: ignore[arg-type]
+    extra_us = 1e6 / with_moe.decode_tokens_per_s - 1e6 / without.decode_tokens_per_s
+    assert TODAY.moe_layer_overhead_us == 50.0
+    assert extra_us == pytest.approx(48 * TODAY.moe_layer_overhead_us, rel=1e-6)
+    assert "moe_layer_overhead_us" in with_moe.assumptions["uncalibrated"]

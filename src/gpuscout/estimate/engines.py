@@ -292,6 +292,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         stream_ceiling_gbps=_eff(default=1211.0, gguf_quant=1211.0, gguf_f16=1260.0),
         compute_ceiling_tflops=_eff(default=166.3, gguf_quant=166.3, gguf_f16=166.3),
         moe_efficiency=0.6,
+        # per MoE layer, the small kernels around the expert matmuls (router matmul, top-k, weights
+        # gather and normalise, the experts' weighted sum): no MoE row, so the physics prior that vLLM
+        # and TensorRT-LLM carry too (SGLang fits 55 us on Qwen3 MoE rows for its fused-MoE neighbours)
+        moe_layer_overhead_us=50.0,
         fp16_accumulate=True,
         gemm_min_rows=1,  # its own mul_mat_vec / MMVQ kernels below 8 tokens (no tile padding)
         layer_overhead_us=18.44,
@@ -316,7 +320,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,  # a prompt is fed n_batch tokens at a time beside the other slots' decode
         cuda_graphs=True,
         embeddings_on_host=True,
-        uncalibrated=("moe_efficiency",),  # no MoE row (llama-bench tables of dense models)
+        # no MoE row (llama-bench tables of dense models)
+        uncalibrated=("moe_efficiency", "moe_layer_overhead_us"),
         aliases=(
             "llamacpp",
             "llama-cpp",
@@ -741,7 +746,8 @@ CALIBRATION: dict[str, str] = {
         "traffic per attention score (flash attention off). Today's builds (flash attention on by default, "
         "no score traffic): 469 us per token + 18.4 us per layer, close to the physics priors (500 + 20 "
         "us): one decode row of today's builds (PR #19053, 2026: Llama 3 8B Q4_0 on an RTX 6000 Ada, "
-        "168.9 tokens/s, 153 estimated) pulls them only a little."
+        "168.9 tokens/s, 153 estimated) pulls them only a little. MoE: no row; expert weights at 0.6 of "
+        "the dense efficiency and 50 us per MoE layer (the physics priors)."
     ),
     "gpt-fast": (
         "14 rows of the gpt-fast README (Llama-2-7B, A100 SXM 330 W TP1/2/4/8 bf16, int8, int4; MI250X GCD): "
