@@ -60,3 +60,15 @@ def test_a_gguf_workload_is_served_by_llama_cpp_without_a_substitution() -> None
     assert row.estimate is not None
     assert row.estimate.engine == "llama.cpp" and row.estimate.precision == "gguf-q4_k_m"
     assert row.substitution is None
+
+
+def test_the_python_api_follows_the_same_rule() -> None:
+    """`estimate` and `memory_needed` without an engine: llama.cpp for a GGUF precision, vLLM for the
+    rest (the checkpoint's own format included); a named engine is taken at its word."""
+    from gpuscout.estimate.api import estimate, memory_needed
+
+    assert estimate("llama-3.1-8b", "RTX4090", precision="q4_k_m").engine == "llama.cpp"
+    assert estimate("llama-3.1-8b", "RTX4090").engine == "vllm"
+    assert memory_needed("llama-3.1-8b", "RTX4090", precision="q4_k_m").engine == "llama.cpp"
+    named = estimate("llama-3.1-8b", "RTX4090", precision="q4_k_m", engine="vllm")
+    assert named.engine == "vllm" and not named.supported

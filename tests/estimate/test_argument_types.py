@@ -47,7 +47,6 @@ ARGUMENTS = [
     ("argument", "value"),
     [
         ("precision", 5),
-        ("engine", None),
         ("kv_dtype", 5),
         ("precision", ["bf16"]),
         ("kv_dtype", {}),
@@ -64,6 +63,13 @@ def test_no_precision_means_the_checkpoint_format() -> None:
     """precision=None is the model's own format (the audit's None now has a meaning, not a crash)."""
     assert gpuscout.estimate("llama-3.1-8b", "H100", precision=None).precision == "bf16"
     assert gpuscout.estimate("gpt-oss-120b", "H100", precision=None).precision.startswith("mxfp4")
+
+
+def test_no_engine_means_the_precisions_default() -> None:
+    """engine=None (the default since GGUF formats run on llama.cpp unless told otherwise) is vLLM for
+    16-bit weights and llama.cpp for a GGUF format, like precision=None a meaning, not a crash."""
+    assert gpuscout.estimate("llama-3.1-8b", "H100", engine=None).engine == "vllm"
+    assert gpuscout.estimate("llama-3.1-8b", "H100", engine=None, precision="q8_0").engine == "llama.cpp"
 
 
 @pytest.mark.parametrize("argument", ARGUMENTS)

@@ -8,7 +8,7 @@ from typing import Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
-from gpuscout.estimate.engines import EngineProfile, resolve_engine
+from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
 from gpuscout.estimate.lazy_text import text
 from gpuscout.estimate.memory import MemoryPlan, max_batch, plan_memory
@@ -235,7 +235,7 @@ def estimate(
     *,
     gpus: int = 1,
     precision: str | WeightFormat | None = None,
-    engine: str | EngineProfile = "vllm",
+    engine: str | EngineProfile | None = None,
     batch: int | Literal["max"] | None = None,
     concurrency: int | None = None,
     request_rate: float | None = None,
@@ -264,8 +264,9 @@ def estimate(
     When the load exceeds what fits in KV memory, the batch is capped there and the rest queue.
 
     ``precision``: None/"native" = the checkpoint's format (a quantized name such as "Qwen3-14B-AWQ",
-    the model's native FP8/MXFP4, else bf16). ``engine``: "vllm" (default), "sglang", "tensorrt-llm",
-    "tgi", "hf-transformers", "llama.cpp", "gpt-fast"; a version ("vLLM 0.6") selects that era.
+    the model's native FP8/MXFP4, else bf16). ``engine``: "vllm", "sglang", "tensorrt-llm", "tgi",
+    "hf-transformers", "llama.cpp", "gpt-fast"; a version or year ("vLLM 0.6", "llama.cpp 2024") selects
+    that era; None (default): llama.cpp for a GGUF precision, else vLLM (``engines.default_engine``).
     ``parallel``: "tensor" (TP), "layer" (pipeline / llama.cpp layer split) or "replicas" (one copy of
     the model per GPU, requests spread over them).
 
@@ -287,7 +288,7 @@ def memory_needed(
     *,
     gpus: int = 1,
     precision: str | WeightFormat | None = None,
-    engine: str | EngineProfile = "vllm",
+    engine: str | EngineProfile | None = None,
     batch: int = 1,
     context: int = 4096,
     kv_dtype: str | KvDtype | None = None,
@@ -301,6 +302,7 @@ def memory_needed(
     Arguments resolve and fail as :func:`estimate`'s do (``parallel="replicas"``: one copy of the model
     per GPU, the batch spread over them)."""
     spec, prec_name, model_note = _model_and_precision(model, precision)
+    engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
@@ -372,7 +374,7 @@ class EstimateSession:
         *,
         gpus: int = 1,
         precision: str | WeightFormat | None = None,
-        engine: str | EngineProfile = "vllm",
+        engine: str | EngineProfile | None = None,
         batch: int | Literal["max"] | None = None,
         concurrency: int | None = None,
         request_rate: float | None = None,
@@ -429,7 +431,7 @@ def _estimate(
     *,
     gpus: int,
     precision: str | WeightFormat | None,
-    engine: str | EngineProfile,
+    engine: str | EngineProfile | None,
     batch: int | Literal["max"] | None,
     concurrency: int | None,
     request_rate: float | None,
@@ -451,6 +453,7 @@ def _estimate(
             "inference",
         )
     spec, prec_name, model_note = _model_and_precision(model, precision)
+    engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     context_in = int_in("context_in", context_in, 0, MAX_CONTEXT)

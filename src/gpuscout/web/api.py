@@ -282,14 +282,13 @@ def api_estimate(
 ) -> EstimateOut:
     """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, and how fast it decodes."""
     from gpuscout.estimate.api import estimate
-    from gpuscout.estimate.engines import default_engine
 
     est = estimate(
         model,
         gpu,
         gpus=gpus,
         precision=precision,
-        engine=engine or default_engine(precision),
+        engine=engine,
         batch="max" if batch == "max" else int(batch),
         context_in=context_in,
         context_out=context_out,
