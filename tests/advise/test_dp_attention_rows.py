@@ -3,8 +3,6 @@ its download count the model's weights once (what the checkpoint holds), and say
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from gpuscout.advise.api import advise
@@ -14,19 +12,14 @@ from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.memory import gpu_weight_bytes, weights_bytes_total
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.models import resolve_model
-from tests.catalog.helpers import make_offer
+from tests.advise.helpers import NOW, offer
 
-NOW = datetime(2026, 11, 29, tzinfo=UTC)
-H200_BOX = make_offer(
-    provider="example",
-    instance_type="8xH200",
-    region="eu-1",
-    accelerator="H200-SXM",
-    gpu_count=8,
-    gpu_memory_gb=141.0,
-    price_usd_per_hour=24.0,
-    source="test",
-    observed_at=NOW,
+H200_BOX = offer(
+    "example",
+    "H200-SXM",
+    8,
+    24.0,
+    memory=141.0,
     interconnect=Interconnect.NVLINK,
     availability=Availability.AVAILABLE,
 )

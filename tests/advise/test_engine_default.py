@@ -3,17 +3,13 @@ and everything else on vLLM: the rule the CLI's `estimate` and the JSON API's /e
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 import pytest
 
 from gpuscout.advise.api import advise
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Availability
 from gpuscout.estimate.engines import default_engine
-from tests.catalog.helpers import make_offer
-
-NOW = datetime(2026, 11, 29, tzinfo=UTC)
+from tests.advise.helpers import NOW, offer
 
 
 @pytest.mark.parametrize(
@@ -43,20 +39,9 @@ def test_a_named_engine_is_kept_and_an_unnamed_one_is_not_written_out() -> None:
 def test_a_gguf_workload_is_served_by_llama_cpp_without_a_substitution() -> None:
     """Asked for Q4_K_M with no engine, a 4090 row runs llama.cpp as asked: no "vLLM cannot load GGUF,
     runs int4 instead" substitution, no warning about it."""
-    offer = make_offer(
-        provider="example",
-        instance_type="1x4090",
-        region="eu-1",
-        accelerator="RTX4090",
-        gpu_count=1,
-        gpu_memory_gb=24.0,
-        price_usd_per_hour=0.4,
-        source="test",
-        observed_at=NOW,
-        availability=Availability.AVAILABLE,
-    )
+    box = offer("example", "RTX4090", memory=24.0, price=0.4, availability=Availability.AVAILABLE)
     w = ServeWorkload(model="llama-3.1-8b", precision="q4_k_m", concurrency=4, prompt_tokens=1000)
-    (row,) = advise(w, [offer], top=5, now=NOW).rows
+    (row,) = advise(w, [box], top=5, now=NOW).rows
     assert row.estimate is not None
     assert row.estimate.engine == "llama.cpp" and row.estimate.precision == "gguf-q4_k_m"
     assert row.substitution is None

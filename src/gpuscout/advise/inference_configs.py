@@ -63,6 +63,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         # per accelerator by the support rules (they depend on the GPU, not on the split or the batch)
         self._plans: dict[str, tuple[str, str | None, str | None]] = {}
         self._cannot_run: dict[str, str] = {}  # accelerator -> why nothing the rules know runs there
+        self._engine = workload.run_engine  # the engine named, else the precision's default
 
     def substitution_for(self, acc: Accelerator) -> str | None:
         plan = self._plans.get(acc.name)
@@ -95,7 +96,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         """The first combination the support rules say runs on ``acc`` (another engine with the same
         precision, then the nearest precision), remembered for the accelerator; else why none does."""
         w = self.w
-        options = self.be.alternatives(w.run_engine, asked.precision, acc) if self.be.alternatives else ()
+        options = self.be.alternatives(self._engine, asked.precision, acc) if self.be.alternatives else ()
         if isinstance(w, ServeWorkload):  # a live endpoint needs a server with continuous batching
             options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES)
         for opt in options:
@@ -130,7 +131,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             if acc.name in self._cannot_run:
                 est, err = None, self._cannot_run[acc.name]
             else:
-                engine, precision, _ = self._plans.get(acc.name, (w.run_engine, w.precision, None))
+                engine, precision, _ = self._plans.get(acc.name, (self._engine, w.precision, None))
                 est, err = self._estimate(acc, tp, batch, engine, precision)
                 if est is not None and not est.supported:
                     if acc.name in self._plans:  # the rules do not change with the split: a refusal

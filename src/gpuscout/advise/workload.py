@@ -85,16 +85,6 @@ def _deadline_hours(cls: type, value: Any) -> Any:
         ) from None
 
 
-def _run_engine(engine: str | None, precision: str | None) -> str:
-    """The engine an inference workload runs on: the one named, else the default for its precision
-    (llama.cpp for GGUF formats, vLLM otherwise: :func:`gpuscout.estimate.engines.default_engine`)."""
-    if engine:
-        return engine
-    from gpuscout.estimate.engines import default_engine
-
-    return default_engine(precision)
-
-
 class Workload(BaseModel):
     """Common fields of every workload. Use one of the subclasses (or ``Workload.from_dict``)."""
 
@@ -279,7 +269,10 @@ class ServeWorkload(Workload):
 
     @property
     def run_engine(self) -> str:
-        return _run_engine(self.engine, self.precision)
+        """The engine named, else llama.cpp for a GGUF precision and vLLM otherwise."""
+        from gpuscout.estimate.engines import run_engine
+
+        return run_engine(self.engine, self.precision)
 
     @property
     def active_hours_per_day(self) -> float:
@@ -352,7 +345,10 @@ class BatchWorkload(Workload):
 
     @property
     def run_engine(self) -> str:
-        return _run_engine(self.engine, self.precision)
+        """The engine named, else llama.cpp for a GGUF precision and vLLM otherwise."""
+        from gpuscout.estimate.engines import run_engine
+
+        return run_engine(self.engine, self.precision)
 
     @property
     def input_tokens(self) -> float:

@@ -41,11 +41,9 @@ def _model_detail(name: str, config: Path | None) -> tuple[ModelSpec, str]:
 
 def _default_engine(engine: str | None, precision: str | None) -> str:
     """The engine asked for, else llama.cpp for GGUF formats and vLLM for everything else."""
-    if engine:
-        return engine
-    from gpuscout.estimate.engines import default_engine
+    from gpuscout.estimate.engines import run_engine
 
-    return default_engine(precision)
+    return run_engine(engine, precision)
 
 
 def _default_parallel(parallel: str | None, engine: str) -> str:

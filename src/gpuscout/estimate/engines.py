@@ -855,6 +855,11 @@ def default_engine(precision: str | None) -> str:
     return DEFAULT_ENGINE
 
 
+def run_engine(engine: str | None, precision: str | None) -> str:
+    """The engine a setup runs on: the one named, else :func:`default_engine` for its precision."""
+    return engine or default_engine(precision)
+
+
 def engine_names() -> tuple[str, ...]:
     """Canonical engine names, in profile order."""
     return tuple(p.name for p in _PROFILES)
