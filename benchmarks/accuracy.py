@@ -724,6 +724,9 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("attr", "request_overhead_us"),
             ("attr", "tp_step_overhead_us"),
             ("era:0.3:step_overhead_us", ""),
+            ("era:0.4.0-0.4.3:moe_efficiency", ""),
+            ("era:0.4.0-0.4.3:moe_compute_efficiency", ""),
+            ("era:0.4.0-0.4.3:moe_layer_overhead_us", ""),
         ]
     ),
     "tensorrt-llm": _speed_then_ttft(

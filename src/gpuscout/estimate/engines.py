@@ -54,7 +54,8 @@ EXLLAMA_V1_RECONS_ROWS = 8  # matmul_recons_thd: from 8 rows on, rebuild the fp1
 class EngineEra:
     """A past version range of an engine and what it did differently.
 
-    ``versions`` is a regex on the ``major.minor`` version found in the engine name ("0.6", "1.0");
+    ``versions`` is a regex on the version found in the engine name: the ``major.minor`` ("0.6", "1.0")
+    or, for an era that began or ended within a minor release, the ``major.minor.patch`` ("0.4.3");
     ``overrides`` replaces profile attributes (fixed costs, batching); ``efficiency_scale`` multiplies
     every bandwidth and compute efficiency (older kernels)."""
 
@@ -66,7 +67,8 @@ class EngineEra:
     compute_scale: float = 1.0  # multiplies the compute efficiencies only (kernels slow at GEMMs)
 
     def matches(self, version: str) -> bool:
-        return re.fullmatch(self.versions, version) is not None
+        minor = ".".join(version.split(".")[:2])
+        return any(re.fullmatch(self.versions, v) is not None for v in {version, minor})
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,7 +258,7 @@ class EngineProfile:
         )
 
     def era_for(self, version: str) -> EngineEra | None:
-        """The era a ``major.minor`` version falls in (None: today's engine)."""
+        """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
         return next((e for e in self.eras if e.versions[:1].isdigit() and e.matches(version)), None)
 
 
@@ -389,7 +391,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2523.0,
+                    "step_overhead_us": 2531.0,
                     "seq_overhead_us": 280.9,
                     "tp_step_overhead_us": 1659.0,
                     "moe_compute_efficiency": 0.5326,
@@ -426,17 +428,19 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows) streams at ~0.6 of its
         # 16-bit kernels' rate; per-tensor FP8 has no row and keeps the 16-bit figures
-        bandwidth_efficiency=_eff(default=0.5404, weight_only=0.833, fp8_block=0.314, **{"16bit": 0.5404}),
-        compute_efficiency=_eff(default=0.5, fp8_block=0.6934, weight_only=0.45, fp4=0.40, **{"16bit": 0.5}),
-        moe_efficiency=0.4804,
-        moe_compute_efficiency=0.6795,
+        bandwidth_efficiency=_eff(default=0.5355, weight_only=0.833, fp8_block=0.3245, **{"16bit": 0.5355}),
+        compute_efficiency=_eff(
+            default=0.5002, fp8_block=0.6571, weight_only=0.45, fp4=0.40, **{"16bit": 0.5002}
+        ),
+        moe_efficiency=0.5207,
+        moe_compute_efficiency=0.6297,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=54.95,
+        moe_layer_overhead_us=52.44,
         layer_overhead_us=3.0,
-        step_overhead_us=2523.0,
+        step_overhead_us=2531.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=210.5,
-        request_overhead_us=5166.0,
+        tp_step_overhead_us=210.0,
+        request_overhead_us=5142.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -451,8 +455,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "fp8-block": "SGLang's block-FP8 weight streaming is fitted on Qwen3 FP8 runs on the H20 "
             "(0.4.6) and DeepSeek-R1 runs of early 2025 (0.4.2-0.4.3, Triton block-FP8 kernels): today's "
             "releases on other GPUs are likely faster than estimated",
-            "moe": "SGLang's MoE constants are fitted on Qwen3 MoE runs on the H20 (0.4.6) and DeepSeek-R1 "
-            "runs of early 2025 (0.4.2-0.4.3)",
+            "moe": "SGLang's MoE constants are fitted on Qwen3 MoE runs on the H20 (0.4.6); its DeepSeek-R1 "
+            "runs of early 2025 (0.4.2-0.4.3) set the constants of those releases only",
         },
         aliases=("sglang", "sg-lang"),
         eras=(
@@ -460,8 +464,18 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 856.9, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 847.7, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
+            ),
+            # The first releases to run DeepSeek-V3/R1 (Dec 2024 - Feb 2025). Their only MoE rows (dstack's
+            # DeepSeek-R1 runs, H200 and MI300X) pay ~5x the per-MoE-layer cost of 0.4.6's Qwen3 MoE runs;
+            # fitted together, that cost set today's engine too. The era's constants hold whatever was
+            # particular to those releases' DeepSeek path as well (256 experts, block-FP8 MoE, MLA).
+            EngineEra(
+                "0.4.0-0.4.3",
+                "0.4.0-0.4.3, the first DeepSeek-V3/R1 releases",
+                r"0\.4\.[0-3]",
+                {"moe_efficiency": 0.5496, "moe_compute_efficiency": 0.5753, "moe_layer_overhead_us": 245.7},
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
             EngineEra(
@@ -767,7 +781,7 @@ CALIBRATION: dict[str, str] = {
         "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
-        " (no efficiency scale), the Python scheduler's 2523 us per step shared with SGLang 0.4 "
+        " (no efficiency scale), the Python scheduler's 2531 us per step shared with SGLang 0.4 "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 281 us per sequence, 1659 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
         "0.53 of dense and 322 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
@@ -777,17 +791,19 @@ CALIBRATION: dict[str, str] = {
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
-        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth 0.540 (16-bit) / 0.314 "
-        "(block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.500 / 0.693 (per-tensor FP8: no "
+        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth 0.536 (16-bit) / 0.325 "
+        "(block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.500 / 0.657 (per-tensor FP8: no "
         "row, the 16-bit figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 "
         "decode on the H20's 148 TFLOPS is compute-bound; AWQ runs Marlin's 16-row mma.sync tiles at "
         "half the rate on Hopper, compute-bound there too: fitted without that, the AWQ bandwidth had "
-        "come out at 0.222), the Python scheduler's 2523 us of CPU per step (shared with vLLM V0) "
-        "overlapped with the GPU, 211 us per doubling of the TP workers, 5.2 ms per request, MoE weights "
-        "at 0.48 and grouped GEMMs at 0.68 of dense efficiency, 55 us per MoE layer; 0.3 era: 857 us per "
-        "step, not overlapped; --enable-dp-attention: data-parallel attention (dp_attention: attention, "
-        "embedding and lm_head whole on every GPU, each GPU the cache of its own sequences only; "
-        "chunked prefill 4096)."
+        "come out at 0.222), the Python scheduler's 2531 us of CPU per step (shared with vLLM V0) "
+        "overlapped with the GPU, 210 us per doubling of the TP workers, 5.1 ms per request, MoE weights "
+        "at 0.52 and grouped GEMMs at 0.63 of dense efficiency, 52 us per MoE layer (Qwen3 MoE under "
+        "0.4.6); 0.4.0-0.4.3 era (the DeepSeek-R1 rows of early 2025, the only MoE rows of those "
+        "releases): MoE weights at 0.55 and grouped GEMMs at 0.58 of dense, 246 us per MoE layer; 0.3 "
+        "era: 848 us per step, not overlapped; --enable-dp-attention: data-parallel attention "
+        "(dp_attention: attention, embedding and lm_head whole on every GPU, each GPU the cache of its "
+        "own sequences only; chunked prefill 4096)."
     ),
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
@@ -825,8 +841,8 @@ CALIBRATION: dict[str, str] = {
         "its FLOPs at 0.12 of the GEMM rate, waited for by the host in every layer (not overlapped: "
         "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
         "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 25 us per layer, "
-        "efficiencies x1.06; GEMV kernel: compute x0.26. AutoGPTQ 0.4 exllama: exllama v1 at batch "
-        "(per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
+        "efficiencies x1.06; GEMV kernel: compute x0.26. AutoGPTQ 0.4 "
+        "exllama: exllama v1 at batch (per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
     ),
 }
 
@@ -836,7 +852,7 @@ for _p in _PROFILES:
     for _a in _p.aliases:
         _BY_KEY[_a] = _p
 
-_VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(?:\.\d+)*(?![\w])")
+_VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*(?![\w])")
 
 
 DEFAULT_ENGINE = "vllm"
@@ -914,7 +930,7 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     variant its text names ("--enforce-eager", "fused layers"), applied in that order."""
     text = name.strip().lower()
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", text)) or _VERSION.search(text)
-    version = f"{found.group(1)}.{found.group(2)}" if found else ""
+    version = f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}" if found else ""
     prof = base
     era = base.era_for(version) if version else None
     if era is not None:
