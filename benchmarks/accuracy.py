@@ -155,6 +155,11 @@ def _engine_text(framework: str, precision: str = "", *, llama_cpp_2024: bool = 
     return f
 
 
+# The host cost of one bare forward call beyond its decoder layers (embedding, final norm, lm_head and an
+# argmax launched from Python, ~20 kernels): the physics prior of a step's fixed cost, not fitted.
+BARE_FORWARD_STEP_US = 500.0
+
+
 def _engine_settings(notes: str, prof: EngineProfile) -> dict[str, Any]:
     """Engine flags the row's command line states, as profile attributes (the row is read as run)."""
     out: dict[str, Any] = {}
@@ -174,6 +179,11 @@ def _engine_settings(notes: str, prof: EngineProfile) -> dict[str, Any]:
     chunked = re.search(r"enable[-_]chunked[-_]prefill(?:[ =](true|false))?", notes, re.I)
     if chunked:
         out["enable_chunked_prefill"] = (chunked.group(1) or "true").lower() == "true"
+    if prof.name == "hf-transformers" and "autoawq" in notes.lower() and "examples/benchmark.py" in notes:
+        # AutoAWQ's benchmark script times bare forward calls (model(...), then an argmax), not generate():
+        # the host work generate() adds to every step (logits processors, stopping criteria, cache and
+        # mask bookkeeping) is not in its decode time. What is left is the forward's own top and bottom.
+        out["step_overhead_us"] = BARE_FORWARD_STEP_US
     steps = _num(r"num[-_]scheduler[-_]steps?[ =](\d+)", notes)
     if steps is not None and steps > 1:
         # multi-step scheduling: one scheduler pass per ``steps`` decode steps

@@ -234,3 +234,21 @@ def test_early_sglang_moe_rows_fit_their_era_not_todays_engine(accuracy: ModuleT
     assert fitted.moe_layer_overhead_us == pytest.approx(prior)
     early = accuracy.get_param(fitted, ("era:0.4.0-0.4.3:moe_layer_overhead_us", ""))
     assert early > 2 * prior
+
+
+def test_autoawq_benchmark_rows_time_bare_forward_calls(accuracy: ModuleType) -> None:
+    """AutoAWQ's examples/benchmark.py times model(...) calls, not generate(): its rows pay the forward's
+    own fixed cost instead of generate()'s per-step host work; other transformers rows keep the latter."""
+    from gpuscout.estimate.engines import resolve_engine
+
+    cases = [c for c in accuracy.build_cases(accuracy.load(Path(CALIBRATION))) if not c.skip]
+    awq = [c for c in cases if "AutoAWQ" in c.row["framework"] and "benchmark.py" in c.row["notes"]]
+    others = [c for c in cases if c.engine == "hf-transformers" and c not in awq]
+    assert awq and others
+    for c in awq:
+        settings = accuracy._engine_settings(c.row["notes"], resolve_engine(c.engine_text))
+        assert settings["step_overhead_us"] == accuracy.BARE_FORWARD_STEP_US
+    for c in others:
+        settings = accuracy._engine_settings(c.row["notes"], resolve_engine(c.engine_text))
+        assert "step_overhead_us" not in settings
+    assert resolve_engine("hf-transformers").step_overhead_us > 5 * accuracy.BARE_FORWARD_STEP_US

@@ -10,7 +10,10 @@ from tests.estimate.physics_specs import LLAMA3_8B
 
 
 def test_batch1_decode_is_memory_bound_with_low_compute_use() -> None:
-    d = diagnose(LLAMA3_8B, "RTX 4090", measured_tps=50, precision="bf16", engine="hf")
+    # a CUDA-graph engine: HF transformers' eager generate() pays ~25 ms of host time per token of an 8B
+    # model, more than its weight reads on a 4090, so there quantising buys only ~10 % (below the 1.1x
+    # a remedy must promise)
+    d = diagnose(LLAMA3_8B, "RTX 4090", measured_tps=50, precision="bf16", engine="vllm")
     assert d.bound == "memory"
     # ~16 GB per token at 50 tokens/s is ~800 GB/s of the 4090's 1008 GB/s
     assert d.achieved_bandwidth_gbps == pytest.approx(d.bytes_per_step * 50 / 1e9)

@@ -416,7 +416,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 480.3, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": 454.3, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -557,7 +557,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # path, fitted on dstack's 14 trtllm-serve rows (the only TensorRT-LLM MoE rows)
                 {
                     "cuda_graphs": False,
-                    "layer_overhead_us": 480.3,
+                    "layer_overhead_us": 454.3,
                     "moe_efficiency": 0.2297,
                     "moe_compute_efficiency": 0.5466,
                     "moe_layer_overhead_us": 104.4,
@@ -607,7 +607,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 480.3,
+                    "layer_overhead_us": 454.3,
                     "step_overhead_us": 4262.0,
                     "seq_overhead_us": 1313.0,
                     "tp_step_overhead_us": 386.9,
@@ -647,15 +647,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         label="HF transformers (generate, eager)",
         # from_pretrained(device_map="auto"): accelerate places whole layers per GPU, run in turn
         default_parallel="layer",
-        bandwidth_efficiency=_eff(default=0.715, weight_only=0.7709, **{"16bit": 0.715}),
+        bandwidth_efficiency=_eff(default=0.7127, weight_only=0.7351, **{"16bit": 0.7127}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=85.75,
-        attn_decode_efficiency=0.1154,
-        kv_copies_per_step=5.261,
+        expert_loop_us=84.7,
+        attn_decode_efficiency=0.0854,
+        kv_copies_per_step=4.548,
         attn_host_sync=True,
-        layer_overhead_us=480.3,
-        step_overhead_us=6032.0,
+        layer_overhead_us=454.3,
+        step_overhead_us=10420.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -688,8 +688,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ fused modules",
                 r"fused",
                 # its own attention kernel over a static cache: no expanded copies, no host sync
-                {"layer_overhead_us": 25.09, "kv_copies_per_step": 0.0, "attn_host_sync": False},
-                efficiency_scale=1.063,
+                {"layer_overhead_us": 60.78, "kv_copies_per_step": 0.0, "attn_host_sync": False},
+                efficiency_scale=1.003,
             ),
             EngineEra(
                 "exllama",
@@ -707,7 +707,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {"weight_only_tile_rows": 1},
-                compute_scale=0.2635,
+                compute_scale=0.2749,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
@@ -813,7 +813,7 @@ CALIBRATION: dict[str, str] = {
         " (no row); v0.5-0.6 era: efficiencies x1.30 (static batches of the C++ session benchmark, no "
         "per-request cost); 0.17-0.19 PyTorch-backend era: MoE weights at 0.23 and grouped GEMMs at 0.55 of "
         "dense, 104 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no "
-        "CUDA graphs, 480 us of host launches per layer and step (and half that again per MoE layer: "
+        "CUDA graphs, 454 us of host launches per layer and step (and half that again per MoE layer: "
         "EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant shared with TGI 1.x and HF transformers "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on the three engines' rows; its DeepSeek-R1 rows: "
         "55 ms per token at 4 sequences, where the weight reads take ~10)."
@@ -823,7 +823,7 @@ CALIBRATION: dict[str, str] = {
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
         "a small k6 scenario dominated by the load generator): physics defaults. 7.8 ms per request. "
-        "1.x era: 4262 us per step, 480 us per layer (eager launches: the constant shared with HF "
+        "1.x era: 4262 us per step, 454 us per layer (eager launches: the constant shared with HF "
         "transformers and trtllm-serve 0.17), 1313 us per sequence and step (after the step, not "
         "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 387 us per doubling of "
         "the TP workers, efficiencies x0.88, GPTQ through exllama v1 (per-row dequantisation below 8 "
@@ -834,14 +834,16 @@ CALIBRATION: dict[str, str] = {
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.715 (16-bit) / 0.771 (weight-only), 480 us of Python per layer (the eager-layer "
-        "constant shared with TGI 1.x and trtllm-serve 0.17) and 6032 us per step (overlapped with the "
-        "GPU), 86 us per expert visited per MoE layer; decode attention: 5.3 passes over the "
+        "Bandwidth 0.713 (16-bit) / 0.735 (weight-only), 454 us of Python per layer (the eager-layer "
+        "constant shared with TGI 1.x and trtllm-serve 0.17) and 10.4 ms per step of generate() "
+        "(overlapped with the GPU), 85 us per expert visited per MoE layer; decode attention: 4.5 passes "
+        "over the "
         "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "
-        "its FLOPs at 0.12 of the GEMM rate, waited for by the host in every layer (not overlapped: "
+        "its FLOPs at 0.085 of the GEMM rate, waited for by the host in every layer (not overlapped: "
         "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
-        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 25 us per layer, "
-        "efficiencies x1.06; GEMV kernel: compute x0.26. AutoGPTQ 0.4 "
+        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 61 us per layer, "
+        "efficiencies x1.00 (its benchmark script times bare forward calls, not generate(): those rows "
+        "pay a forward's 500 us, not generate()'s step); GEMV kernel: compute x0.27. AutoGPTQ 0.4 "
         "exllama: exllama v1 at batch (per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
     ),
 }
