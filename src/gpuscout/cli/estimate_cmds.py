@@ -39,13 +39,6 @@ def _model_detail(name: str, config: Path | None) -> tuple[ModelSpec, str]:
     return found.model, found.precision
 
 
-def _default_engine(engine: str | None, precision: str | None) -> str:
-    """The engine asked for, else llama.cpp for GGUF formats and vLLM for everything else."""
-    from gpuscout.estimate.engines import run_engine
-
-    return run_engine(engine, precision)
-
-
 def _default_parallel(parallel: str | None, engine: str) -> str:
     """The engine's own multi-GPU mode unless one is given: a layer split for llama.cpp and HF
     transformers, tensor parallel for the servers."""
@@ -188,6 +181,8 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
         """Memory breakdown per GPU, and the GPUs/counts on which it fits."""
+        from gpuscout.estimate.engines import run_engine
+
         with user_errors():
             if task not in TASKS:
                 raise InvalidInputError("--task", f"unknown task {task!r}", ", ".join(TASKS))
@@ -197,7 +192,7 @@ def register(app: typer.Typer) -> None:
                 "context": context,
                 "batch": _batch(batch),
                 "kv_dtype": kv_dtype,
-                "engine": _default_engine(engine, precision),
+                "engine": run_engine(engine, precision),
             }
             try:
                 res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
@@ -284,11 +279,12 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Will it fit, can the engine run it, and how fast at that load: TTFT, TPOT, tokens/s, requests/s."""
         from gpuscout.estimate.api import estimate
+        from gpuscout.estimate.engines import run_engine
 
         with user_errors():
             spec, implied = _model_detail(model, config)
             precision = precision or implied or None
-            eng = _default_engine(engine, precision)
+            eng = run_engine(engine, precision)
             est = estimate(
                 spec,
                 gpu,
@@ -327,6 +323,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Is a measured generation speed memory- or compute-bound, and what would make it faster?"""
         from gpuscout.estimate.diagnose import diagnose as run_diagnose
+        from gpuscout.estimate.engines import run_engine
 
         with user_errors():
             d = run_diagnose(
@@ -335,7 +332,7 @@ def register(app: typer.Typer) -> None:
                 measured_tps=measured_tps,
                 precision=precision,
                 batch=batch,
-                engine=_default_engine(engine, precision),
+                engine=run_engine(engine, precision),
                 gpus=gpus,
                 context=context,
             )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
@@ -664,26 +664,18 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         out["would_fit"] = _fits_instead(p) or "nothing on up to 8 of these GPUs in a format this engine runs"
         return out
 
-    return Estimate(
+    return _without_speed(
         model=p.spec.name,
         gpu=p.acc.name,
         gpus=p.gpus,
         precision=p.fmt.name,
         engine=p.eng.name,
-        task="inference",
         parallel=p.mode,
-        batch=0,
         context_in=p.context_in,
         context_out=p.context_out,
         kv_dtype=p.kv.name,
-        fits=False,
         binding_constraint=plan1.binding_constraint(),
         memory=plan1.breakdown(),
-        max_batch=0,
-        decode_tokens_per_s=0.0,
-        output_tokens_per_s_total=0.0,
-        prefill_tokens_per_s=0.0,
-        ttft_ms=0.0,
         bound="memory",
         assumptions=text(assumptions),
         warnings=warnings,
@@ -693,6 +685,22 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         concurrency=load.value if load.kind == "concurrency" else 0.0,
         request_rate=rate,
         replicas=p.replicas,
+    )
+
+
+def _without_speed(**fields: Any) -> Estimate:
+    """An inference estimate that gives no speed (the engine cannot run the setup, or it cannot hold one
+    sequence): no batch, every speed 0; ``fields`` are the rest."""
+    return Estimate(
+        task="inference",
+        batch=0,
+        fits=False,
+        max_batch=0,
+        decode_tokens_per_s=0.0,
+        output_tokens_per_s_total=0.0,
+        prefill_tokens_per_s=0.0,
+        ttft_ms=0.0,
+        **fields,
     )
 
 
@@ -808,26 +816,18 @@ def _unsupported(
     }
     if alts:
         assumptions["alternatives"] = "; ".join(a.message() for a in alts)
-    return Estimate(
+    return _without_speed(
         model=spec.name,
         gpu=acc.name,
         gpus=gpus,
         precision=fmt.name,
         engine=eng.name,
-        task="inference",
         parallel=mode,
-        batch=0,
         context_in=context_in,
         context_out=context_out,
         kv_dtype=kv.name,
-        fits=False,
         binding_constraint="unsupported",
         memory=plan.breakdown(),
-        max_batch=0,
-        decode_tokens_per_s=0.0,
-        output_tokens_per_s_total=0.0,
-        prefill_tokens_per_s=0.0,
-        ttft_ms=0.0,
         bound="unsupported",
         assumptions=assumptions,
         warnings=[why],
