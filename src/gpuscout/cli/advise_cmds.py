@@ -189,6 +189,12 @@ HELP_DEFAULTS = {
     "pretrain": {"--seq-len": "4096", "--micro-batch": "1", "--checkpoint-min": "60"},
 }
 
+FAQ_HELP = (
+    "The questions renters ask, answered for THIS model at your context, load and GPU from the current "
+    "catalog: how much VRAM, an 80 GB HBM card or a 24 GB consumer card, spot or on-demand, and why "
+    "generation is slow."
+)
+
 recommend_app = typer.Typer(
     help="Rank GPU offers by what YOUR workload really costs against how long it takes. The answer is the "
     "Pareto front of cost and time (time to finish; serve: request latency) with three picks named -- "
@@ -203,7 +209,7 @@ recommend_app = typer.Typer(
 def register(app: typer.Typer) -> None:
     """Add ``recommend`` (a command group) and ``faq`` to ``app``."""
     app.add_typer(recommend_app, name="recommend")
-    app.command("faq")(faq_cmd)
+    app.command("faq", help=FAQ_HELP)(faq_cmd)
 
 
 # ---- building the workload ---------------------------------------------------------------------
@@ -462,8 +468,9 @@ def serve_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """An endpoint: concurrency or requests/s, latency targets (chat by default), hours/day or bursts.
-    Cost per month against request latency."""
+    """An endpoint (concurrency or requests/s, latency targets, hours/day): cost per month vs latency.
+
+    Latency targets default to a chat's; the load can also come in bursts."""
     fields = {
         "precision": precision,
         "engine": engine,
@@ -537,8 +544,7 @@ def batch_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """Offline generation of a token total (LLM) or an image total (diffusion).
-    Cost per run against time to finish."""
+    """Offline generation of a token total (LLM) or an image total: cost per run vs time to finish."""
     fields = {
         "precision": precision,
         "engine": engine,
@@ -598,8 +604,7 @@ def finetune_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """LoRA / QLoRA / full fine-tuning over a dataset.
-    Cost per run against time to finish."""
+    """LoRA / QLoRA / full fine-tuning over a dataset: cost per run vs time to finish."""
     fields = {
         "method": method,
         "dataset_tokens": dataset_tokens,
@@ -655,8 +660,7 @@ def pretrain_cmd(
     spot_reclaims: ReclaimOption = None,
     db: DbOption = None,
 ) -> None:
-    """Pre-training over a token budget on a target number of GPUs or nodes.
-    Cost per run against time to finish."""
+    """Pre-training over a token budget on a number of GPUs or nodes: cost per run vs time to finish."""
     fields = {
         "token_budget": tokens,
         "params_b": params_b,
@@ -689,9 +693,7 @@ def faq_cmd(
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """The questions renters ask, answered for THIS model at your context, load and GPU from the current
-    catalog: how much VRAM, an 80 GB HBM card or a 24 GB consumer card, spot or on-demand, and why
-    generation is slow."""
+    """The questions renters ask, answered for THIS model at your context, load and GPU (FAQ_HELP)."""
     with user_errors():
         from rich.text import Text
 

@@ -45,10 +45,16 @@ MAX_DAYS = 36_500.0  # a century of history
 MAX_REFRESH_SECONDS = 86_400.0  # a refresh that may take a day
 
 
+SOURCES_HELP = (
+    "Every source with its state (active, needs credentials, retired...), the age of its current data, its "
+    "last attempt and error, and why rows were dropped (counts per reason)."
+)
+
+
 def register(app: typer.Typer) -> None:
     """Add the catalog commands to ``app``."""
     app.command("refresh")(refresh_cmd)
-    app.command("sources")(sources_cmd)
+    app.command("sources", help=SOURCES_HELP)(sources_cmd)
     app.command("offers")(offers_cmd)
     app.command("history")(history_cmd)
     app.command("prune")(prune_cmd)
@@ -83,8 +89,9 @@ def refresh_cmd(
 ) -> None:
     """Refresh offers from the providers, concurrently; each source is validated and stored on its own.
 
-    Every source has its own deadline and the whole run has one, whatever the network does; a
-    source that fails keeps its last good data. Exits non-zero only when every requested source failed.
+    Every source has its own deadline and the whole run has one, whatever the network does.
+
+    A source that fails keeps its last good data. Exits non-zero only when every requested source failed.
     """
     from gpuscout.catalog.api import open_refresh_store
     from gpuscout.catalog.refresh import RefreshResult, default_sources, refresh, resolve_sources, summarize
@@ -185,8 +192,8 @@ def _drops(counts: dict[str, int], limit: int = 2) -> str:
 
 
 def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
-    """Every source with its state (active, needs credentials, retired...), the age of its current
-    data, its last attempt and error, and why rows were dropped (counts per reason)."""
+    """Every source with its state, the age of its data, its last attempt and error, its dropped rows
+    (SOURCES_HELP)."""
     from gpuscout.catalog.api import sources_status
     from gpuscout.catalog.refresh import offer_file_sources
     from gpuscout.catalog.sources.registry import RETIRED, all_sources, source_state

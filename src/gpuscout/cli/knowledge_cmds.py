@@ -384,8 +384,7 @@ def models(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     as_csv: CsvOption = False,
 ) -> None:
-    """List the model registry (imported models included) with computed parameter counts, or show one
-    model in full."""
+    """List the model registry (imported models included) with parameter counts, or show one in full."""
     with user_errors():
         from gpuscout.user_models import load_imported, registry
 
@@ -433,9 +432,11 @@ def import_cmd(
     force: Annotated[bool, typer.Option("--force", help="Replace an imported model of that name.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
 ) -> None:
-    """Import a model from its config.json (a file, or the Hub when online; never weights) and keep it in
-    your data dir: from then on its name works in every command, the web app, the JSON API and
-    gpuscout.recommend(). Natively quantized checkpoints (FP8, MXFP4, NVFP4) keep their format."""
+    """Import a model from its config.json (a file, or the Hub when online; never weights) into your data dir.
+
+    From then on its name works in every command, the web app, the JSON API and gpuscout.recommend().
+
+    Natively quantized checkpoints (FP8, MXFP4, NVFP4) keep their format."""
     with user_errors():
         from gpuscout.user_models import import_model
 
