@@ -332,10 +332,21 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             ev.summary,
             capacity_users=per_replica * replicas_total,
             capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
+            capacity_limit=self._capacity_limit(ev.accelerator, ev.tp, per_replica),
         )
         done = dataclasses.replace(ev, summary=summary)
         self._complete[ev.key] = done
         return done
+
+    def _capacity_limit(self, acc: Accelerator, tp: int, per_replica: int) -> str | None:
+        """What stops a replica at ``per_replica`` users: the latency targets when the batch that fits
+        was lowered to meet them, else the estimate's cap at the most that fits."""
+        most = self.infer(acc, tp, "max")
+        if most is None:
+            return None
+        if per_replica < most.batch:
+            return "latency targets"
+        return "memory" if most.batch >= most.max_batch else "engine cap"
 
     def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
         w = self.w

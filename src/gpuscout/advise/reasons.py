@@ -40,6 +40,14 @@ class RowContext:
     interruptible_price: bool = False  # the price used is the offer's listed auction / bid price
 
 
+# what the "sustains up to" reason says sets an endpoint's capacity (EstimateSummary.capacity_limit)
+_CAPACITY_LIMIT = {
+    "latency targets": "within the latency targets",
+    "memory": "memory limit",
+    "engine cap": "the engine's cap on running sequences",
+}
+
+
 def duration(seconds: float) -> str:
     """'45 s', '12 min', '3.4 h', '5.2 days'."""
     if seconds < 90:
@@ -128,10 +136,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 f"{s.batch_per_replica} users/replica ({s.bound or '?'}-bound)"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
-                limit = "within the latency targets" if (w.ttft_ms_max or w.tpot_ms_max) else "memory limit"
+                limit = _CAPACITY_LIMIT.get(s.capacity_limit or "memory", "memory limit")
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
+                replicas = ev.instances * ev.replicas_per_instance
+                each = f" ({s.capacity_users // replicas:,} per replica)" if replicas > 1 else ""
                 reasons.append(
-                    f"sustains up to {s.capacity_users:,} users, {s.capacity_tokens_per_s:,.0f} "
+                    f"sustains up to {s.capacity_users:,} users{each}, {s.capacity_tokens_per_s:,.0f} "
                     f"tok/s ({limit} at {ctx_k:.3g}k tokens)"
                 )
         elif isinstance(w, BatchWorkload) and w.is_images:

@@ -69,9 +69,12 @@ class EstimateSummary:
     batch_per_replica: int | None
     max_batch_per_replica: int | None
     bound: str | None
-    # serve: the most this configuration sustains (all instances; memory limit, or the latency targets)
+    # serve: the most this configuration sustains (all instances) and what sets it: "latency targets",
+    # "memory" (the KV cache) or "engine cap" (the engine's cap on running sequences: vLLM max_num_seqs,
+    # llama.cpp's slots, a per-step token budget)
     capacity_users: int | None = None
     capacity_tokens_per_s: float | None = None
+    capacity_limit: str | None = None
     engine: str | None = None  # the engine the estimate is for (inference)
     precision: str | None = None  # the weight format it runs in
     # how the engine runs that precision on this GPU (the support rules): native, weight-only,

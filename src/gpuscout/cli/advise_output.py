@@ -247,7 +247,8 @@ def explain(workload: Any, rec: Any) -> None:
         if s.batch_per_replica is not None:
             rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
         if s.capacity_users is not None:
-            rows.add_row("sustains", f"{s.capacity_users:,} users")
+            limit = f" ({s.capacity_limit})" if s.capacity_limit else ""
+            rows.add_row("sustains", f"{s.capacity_users:,} users{limit}")
         if rec.time_to_result_s is not None:
             label = "request latency" if workload.kind == "serve" else "time to finish"
             rows.add_row(label, duration(rec.time_to_result_s))

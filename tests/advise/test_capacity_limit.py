@@ -1,0 +1,33 @@
+"""An endpoint row says what caps the users it sustains: the latency targets, the KV memory or the
+engine's cap on running sequences (vLLM's max_num_seqs of 256), with the real estimator."""
+
+from __future__ import annotations
+
+from gpuscout.advise.rank import rank
+from gpuscout.advise.workload import ServeWorkload
+from tests.advise.helpers import NOW, offer
+
+
+def _sustains(**kw: object) -> tuple[str, str | None]:
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=32, **kw)  # type: ignore[arg-type]
+    (rec,) = rank(w, [offer("persec", "H100-SXM", price=2.0)], now=NOW)
+    assert rec.estimate is not None
+    return next(x for x in rec.reasons if x.startswith("sustains up to")), rec.estimate.capacity_limit
+
+
+def test_an_8b_on_an_h100_without_targets_is_capped_by_the_engine_not_by_memory() -> None:
+    # 80 GB holds ~60 GB of KV cache: ~460 sequences of 1.28k tokens, more than vLLM's 256 slots
+    text, limit = _sustains(latency_targets="none")
+    assert limit == "engine cap" and "256 users" in text
+    assert "the engine's cap on running sequences" in text and "memory" not in text
+
+
+def test_the_chat_defaults_are_latency_targets_even_when_not_given_explicitly() -> None:
+    # at 256 sequences a step takes well over the chat default's 50 ms per token
+    text, limit = _sustains()
+    assert limit == "latency targets" and "within the latency targets" in text
+
+
+def test_a_long_context_fills_memory_first() -> None:
+    text, limit = _sustains(latency_targets="none", prompt_tokens=32_000, output_tokens=1000)
+    assert limit == "memory" and "memory limit" in text
