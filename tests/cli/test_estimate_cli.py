@@ -205,3 +205,14 @@ def test_vram_and_estimate_size_a_model_in_the_format_its_name_or_checkpoint_say
     assert json.loads(res.stdout)["precision"] == "int4"
     res = runner.invoke(app, ["vram", "deepseek-r1", "--precision", "bf16", "--json"])
     assert json.loads(res.stdout)["assumptions"]["precision"].startswith("BF16")
+
+
+def test_estimate_takes_recommends_load_spellings_too() -> None:
+    """-c / --prompt / --output mean in `estimate` what they mean in `recommend serve`."""
+    base = ["estimate", "llama-3.1-8b", "--gpu", "H100", "--json"]
+    long = runner.invoke(app, [*base, "--concurrency", "8", "--context-in", "3000", "--context-out", "300"])
+    short = runner.invoke(app, [*base, "-c", "8", "--prompt", "3000", "--output", "300"])
+    assert long.exit_code == short.exit_code == 0, short.output
+    a, b = json.loads(long.output), json.loads(short.output)
+    assert (b["context_in"], b["context_out"], b["concurrency"]) == (3000, 300, 8.0)
+    assert a == b

@@ -259,7 +259,9 @@ def register(app: typer.Typer) -> None:
         batch: Annotated[
             str | None, typer.Option(help="Concurrent sequences, or 'max' (as many as fit)")
         ] = None,
-        concurrency: Annotated[int | None, typer.Option(help="Requests in flight (closed loop)")] = None,
+        concurrency: Annotated[
+            int | None, typer.Option("--concurrency", "-c", help="Requests in flight (closed loop)")
+        ] = None,
         request_rate: Annotated[
             float | None,
             typer.Option("--request-rate", help="Arrivals per second (open loop); 'inf' = all at once"),
@@ -267,8 +269,12 @@ def register(app: typer.Typer) -> None:
         num_requests: Annotated[
             int | None, typer.Option("--num-requests", help="Requests in the run (finite runs, bursts)")
         ] = None,
-        context_in: Annotated[int, typer.Option("--context-in", help="Prompt tokens")] = 512,
-        context_out: Annotated[int, typer.Option("--context-out", help="Generated tokens")] = 512,
+        context_in: Annotated[
+            int, typer.Option("--context-in", "--prompt", help="Prompt tokens (--prompt as in recommend)")
+        ] = 512,
+        context_out: Annotated[
+            int, typer.Option("--context-out", "--output", help="Generated tokens (--output as in recommend)")
+        ] = 512,
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
         parallel: Annotated[
             str | None,
