@@ -19,7 +19,7 @@ def test_an_8b_on_an_h100_without_targets_is_capped_by_the_engine_not_by_memory(
     # 80 GB holds ~60 GB of KV cache: ~460 sequences of 1.28k tokens, more than vLLM's 256 slots
     text, limit = _sustains(latency_targets="none")
     assert limit == "engine cap" and "256 users" in text
-    assert "the engine's cap on running sequences" in text and "memory" not in text
+    assert "the engine's cap on running sequences" in text and "KV cache" not in text
 
 
 def test_the_chat_defaults_are_latency_targets_even_when_not_given_explicitly() -> None:
@@ -30,4 +30,4 @@ def test_the_chat_defaults_are_latency_targets_even_when_not_given_explicitly() 
 
 def test_a_long_context_fills_memory_first() -> None:
     text, limit = _sustains(latency_targets="none", prompt_tokens=32_000, output_tokens=1000)
-    assert limit == "memory" and "memory limit" in text
+    assert limit == "KV cache" and "the KV cache full" in text

@@ -346,7 +346,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return None
         if per_replica < most.batch:
             return "latency targets"
-        return "memory" if most.batch >= most.max_batch else "engine cap"
+        return "KV cache" if most.batch >= most.max_batch else "engine cap"
 
     def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
         w = self.w

@@ -43,7 +43,7 @@ class RowContext:
 # what the "sustains up to" reason says sets an endpoint's capacity (EstimateSummary.capacity_limit)
 _CAPACITY_LIMIT = {
     "latency targets": "within the latency targets",
-    "memory": "memory limit",
+    "KV cache": "the KV cache full",
     "engine cap": "the engine's cap on running sequences",
 }
 
@@ -136,7 +136,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 f"{s.batch_per_replica} users/replica ({s.bound or '?'}-bound)"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
-                limit = _CAPACITY_LIMIT.get(s.capacity_limit or "memory", "memory limit")
+                limit = _CAPACITY_LIMIT.get(s.capacity_limit or "KV cache", "the KV cache full")
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
                 replicas = ev.instances * ev.replicas_per_instance
                 each = f" ({s.capacity_users // replicas:,} per replica)" if replicas > 1 else ""

@@ -70,7 +70,7 @@ class EstimateSummary:
     max_batch_per_replica: int | None
     bound: str | None
     # serve: the most this configuration sustains (all instances) and what sets it: "latency targets",
-    # "memory" (the KV cache) or "engine cap" (the engine's cap on running sequences: vLLM max_num_seqs,
+    # "KV cache" (full) or "engine cap" (the engine's cap on running sequences: vLLM max_num_seqs,
     # llama.cpp's slots, a per-step token budget)
     capacity_users: int | None = None
     capacity_tokens_per_s: float | None = None
