@@ -51,6 +51,10 @@ def test_cost_verdicts_are_not_over_literal() -> None:
     assert "about the same" in compare_costs(0.298, 0.299, "consumer card", "80 GB card")
     assert "cheaper" in compare_costs(1.0, 1.0 / (1 - 2 * CLEAR_DIFFERENCE), "a", "b")
     assert compare_costs(1.0, 2.0, "a", "b").startswith("the a is 50% cheaper")
+    # the cheaper side's price comes first, whichever argument it was
+    assert compare_costs(1.24, 0.698, "80 GB card", "consumer card") == (
+        "the consumer card is 44% cheaper per token ($0.698/M vs $1.24/M on the 80 GB card)"
+    )
 
 
 def test_spot_answer_prices_resumable_jobs_both_ways_and_keeps_endpoints_on_demand() -> None:

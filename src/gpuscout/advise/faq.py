@@ -83,8 +83,9 @@ def compare_costs(a: float, b: float, label_a: str, label_b: str) -> str:
     lo, hi = sorted((a, b))
     if hi <= 0 or (hi - lo) / hi < CLEAR_DIFFERENCE:
         return f"about the same per token (${a:.3g} vs ${b:.3g}/M, within the estimate's error)"
-    cheaper = label_a if a < b else label_b
-    return f"the {cheaper} is {1 - lo / hi:.0%} cheaper per token (${a:.3g} vs ${b:.3g}/M)"
+    cheaper, dearer = (label_a, label_b) if a < b else (label_b, label_a)
+    saving = f"{1 - lo / hi:.0%}"
+    return f"the {cheaper} is {saving} cheaper per token (${lo:.3g}/M vs ${hi:.3g}/M on the {dearer})"
 
 
 @dataclass(frozen=True, slots=True)
