@@ -441,3 +441,15 @@ def test_bad_files_and_stores_are_errors_not_tracebacks(tmp_path: Path) -> None:
         result = runner.invoke(app, args)
         assert result.exit_code in (1, 2), (args, result.output)
         assert "error:" in result.output and "Traceback" not in result.output
+
+
+def test_a_row_renting_several_instances_says_so_beside_its_hourly_price() -> None:
+    """'$3.20' beside '2 x 8x RTX5090' read as the deployment's price; it is one instance's."""
+    result = runner.invoke(app, ["recommend", "serve", "llama-3.1-70b", "--concurrency", "32"])
+    assert result.exit_code == 0, result.output
+    rows = _rows(result.output)  # cells: #, trade-off, provider, instance, config, $/h, ...
+    several = [r for r in rows if r[4].split(" ")[1:2] == ["x"]]  # config "2 x 8x RTX5090 TP8"
+    assert several, "expected a multi-instance row in this scenario"
+    for r in several:
+        assert r[5].startswith(f"{r[4].split(' ')[0]} x $"), r
+    assert all(r[5].startswith("$") for r in rows if r not in several)

@@ -73,6 +73,13 @@ def mark(rec: Any) -> str:
     return f"beaten by #{rec.dominated_by}" if rec.dominated_by else "dominated"
 
 
+def hourly(rec: Any) -> str:
+    """The offer's price per instance-hour, times the instances a row rents ('2 x $3.20'): the price
+    alone beside '2 x 8x RTX5090' read as the whole deployment's."""
+    price = f"${rec.price_usd_per_hour:,.2f}"
+    return f"{rec.config.instances} x {price}" if rec.config.instances > 1 else price
+
+
 def _ms(x: float | None) -> str:
     if x is None:
         return "-"
@@ -157,7 +164,7 @@ def table(workload: Any, advice: Any) -> None:
             _text(rec.provider_name or o.provider),
             _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
             _text(rec.config.describe(o.accelerator)),
-            f"${rec.price_usd_per_hour:,.2f}",
+            hourly(rec),
         ]
         if serve:
             per_user = s.per_user_tokens_per_s if s is not None else None
