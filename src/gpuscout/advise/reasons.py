@@ -136,7 +136,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 f"{s.batch_per_replica} users/replica ({s.bound or '?'}-bound)"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
-                limit = _CAPACITY_LIMIT.get(s.capacity_limit or "KV cache", "the KV cache full")
+                limit = _CAPACITY_LIMIT[s.capacity_limit or "KV cache"]
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
                 replicas = ev.instances * ev.replicas_per_instance
                 each = f" ({s.capacity_users // replicas:,} per replica)" if replicas > 1 else ""

@@ -31,6 +31,12 @@ class Ranked:
     provider_name: str
 
     @property
+    def hourly(self) -> str:
+        """The price per instance-hour, times the instances the row rents ('2 × $3.20')."""
+        price, n = money(self.rec.price_usd_per_hour), self.rec.config.instances
+        return f"{n} × {price}" if n > 1 else price
+
+    @property
     def region_text(self) -> str:
         if not self.regions:
             return self.row.region
