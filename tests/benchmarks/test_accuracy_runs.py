@@ -252,3 +252,25 @@ def test_autoawq_benchmark_rows_time_bare_forward_calls(accuracy: ModuleType) ->
         settings = accuracy._engine_settings(c.row["notes"], resolve_engine(c.engine_text))
         assert "step_overhead_us" not in settings
     assert resolve_engine("hf-transformers").step_overhead_us > 5 * accuracy.BARE_FORWARD_STEP_US
+
+
+def test_sglang_takes_its_16_bit_stream_from_vllms_fit(accuracy: ModuleType) -> None:
+    """SGLang's 16-bit linear layers are vLLM's cuBLAS GEMMs: its 16-bit streaming figure is not fitted
+    on its own rows (batch-1 decode on the H20 is compute-bound and cannot fix it) but taken from vLLM's
+    fit, whichever engines a fold asks for."""
+    assert ("bw", "16bit") not in [p for _, params in accuracy.FIT_PARAMS["sglang"] for p in params]
+    cases = [c for c in accuracy.build_cases(accuracy.load(Path(CALIBRATION))) if not c.skip]
+    small = [c for c in cases if c.engine in ("sglang", "vllm") and c.metric == "decode_b1"]
+    fitted = accuracy.fit_engines({"sglang"}, small)
+    stream = fitted["vllm"].bandwidth_eff("16bit")
+    assert fitted["sglang"].bandwidth_eff("16bit") == stream
+    assert stream != accuracy._prior("vllm", ("bw", "16bit"))
+
+
+def test_an_eras_kernel_scale_is_fitted_only_on_that_kernel_family(accuracy: ModuleType) -> None:
+    p = ("era:0.4.0-0.4.3:kscale", "fp8-block")
+    assert accuracy._exercised(p, {"fp8-block"}, {"0.4.0-0.4.3+dp-attention"})
+    assert not accuracy._exercised(p, {"16bit"}, {"0.4.0-0.4.3"})
+    assert not accuracy._exercised(p, {"fp8-block"}, {""})
+    prof = accuracy.set_param(accuracy.prior_profile("sglang"), p, 0.5)
+    assert accuracy.get_param(prof, p) == 0.5

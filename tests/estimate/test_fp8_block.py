@@ -60,14 +60,14 @@ def test_profiles_fall_back_from_block_fp8_to_fp8_then_to_default() -> None:
     # SGLang's FP8 rows are all block-scaled (Qwen3 FP8 on the H20, DeepSeek-R1): per-tensor FP8 has no
     # row and streams at its 16-bit figure
     assert sglang.bandwidth_eff("fp8") == sglang.bandwidth_eff("16bit")
-    assert sglang.bandwidth_eff("fp8-block") < 0.7 * sglang.bandwidth_eff("fp8")
+    assert sglang.bandwidth_eff("fp8-block") < sglang.bandwidth_eff("fp8")
 
 
 def test_sglang_runs_a_per_tensor_fp8_70b_about_as_fast_as_vllm() -> None:
     """Llama-3.1-70B FP8 (per tensor) on 2x H100 at batch 1: ~36 GB of weights per GPU (68.5 B body
-    parameters at 1 byte, embedding and lm_head at 2). At SGLang's 16-bit streaming figure (0.55 of 3.35
-    TB/s) that is ~20 ms a token, near vLLM's (~17 ms at 0.63); with the block-FP8 figure (0.32) it would
-    be ~34 ms: what SGLang used to be given for every FP8 model."""
+    parameters at 1 byte, embedding and lm_head at 2). At SGLang's 16-bit streaming figure (vLLM's 0.63 of
+    3.35 TB/s) that is ~17 ms a token, as vLLM's; with the block-FP8 figure (0.44) and its 35 us per layer
+    it would be ~27 ms: what SGLang used to be given for every FP8 model."""
     kw = {"gpus": 2, "precision": "fp8", "context_in": 1000, "context_out": 200}
     sglang = estimate("llama-3.1-70b", "H100", engine="sglang", **kw)
     vllm = estimate("llama-3.1-70b", "H100", engine="vllm", **kw)

@@ -38,10 +38,17 @@ def test_the_era_is_read_from_the_patch_version(name: str, era: str) -> None:
     assert resolve_engine(name).era == era
 
 
-def test_the_early_era_changes_only_the_moe_constants() -> None:
+def test_the_early_era_changes_the_moe_constants_and_its_block_fp8_kernels_only() -> None:
+    """Its MoE layers cost more, and its block-FP8 GEMMs (Triton, before DeepGEMM) ran at a share of
+    today's figures; every other kernel family keeps today's efficiencies."""
     assert EARLY.moe_layer_overhead_us > 3 * TODAY.moe_layer_overhead_us
-    assert EARLY.bandwidth_efficiency == TODAY.bandwidth_efficiency
-    assert EARLY.compute_efficiency == TODAY.compute_efficiency
+    scale = next(e for e in TODAY.eras if e.name == "0.4.0-0.4.3").kernel_scales["fp8-block"]
+    assert 0.3 < scale < 1.0
+    assert EARLY.bandwidth_eff("fp8-block") == pytest.approx(scale * TODAY.bandwidth_eff("fp8-block"))
+    assert EARLY.compute_eff("fp8-block") == pytest.approx(scale * TODAY.compute_eff("fp8-block"))
+    for cls in ("16bit", "fp8", "weight-only", "default"):
+        assert EARLY.bandwidth_eff(cls) == TODAY.bandwidth_eff(cls), cls
+        assert EARLY.compute_eff(cls) == TODAY.compute_eff(cls), cls
     assert EARLY.step_overhead_us == TODAY.step_overhead_us
 
 

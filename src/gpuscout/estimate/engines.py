@@ -10,7 +10,8 @@ over to GPUs and models it has never seen, from their datasheet figures):
   CUDA graph), ``seq_overhead_us`` per running sequence and step (per-request bookkeeping on the CPU:
   scheduler, sampler, detokeniser), ``layer_overhead_us`` per layer and forward pass (with CUDA graphs:
   the GPU-side gaps and tails between a layer's kernels, a few us; eager: the Python launch cost,
-  ~0.5 ms per layer), ``moe_layer_overhead_us`` per MoE layer (router, top-k, token permutation);
+  ~0.5 ms per layer), ``moe_layer_overhead_us`` per MoE layer (router, top-k, token permutation),
+  ``block_fp8_quant_layer_us`` per layer of a block-scaled FP8 model (activation quantisation);
   CPU work overlaps the GPU's when the launches are asynchronous (eager PyTorch) or the scheduler runs
   ahead (SGLang's overlap scheduler): a step is then the larger of the two, not their sum;
 * batching: continuous batching or not, chunked prefill with a token budget per step
@@ -23,7 +24,7 @@ over to GPUs and models it has never seen, from their datasheet figures):
 
 Version matters: 2023-24 engines were slower than today's. ``estimate()`` predicts *today's* engine
 (the profile); a version in the engine name ("vLLM 0.6.3", "TGI 1.0.3", "TensorRT-LLM v0.5") selects an
-``EngineEra``: the same engine with the fixed costs / batching / efficiency scale of that era, fitted on
+``EngineEra``: the same engine with the fixed costs / batching / efficiency scales of that era, fitted on
 the rows of that era (benchmarks/accuracy.py). The advisor never asks for an era.
 
 Time model the numbers plug into: ``throughput.py`` (decode step, prefill) and ``serving.py`` (load).
@@ -57,7 +58,8 @@ class EngineEra:
     ``versions`` is a regex on the version found in the engine name: the ``major.minor`` ("0.6", "1.0")
     or, for an era that began or ended within a minor release, the ``major.minor.patch`` ("0.4.3");
     ``overrides`` replaces profile attributes (fixed costs, batching); ``efficiency_scale`` multiplies
-    every bandwidth and compute efficiency (older kernels)."""
+    every bandwidth and compute efficiency (older kernels); ``kernel_scales`` multiplies those of one
+    efficiency key (a kernel family the era ran differently: SGLang's block-FP8 GEMMs before DeepGEMM)."""
 
     name: str
     label: str
@@ -65,6 +67,7 @@ class EngineEra:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     efficiency_scale: float = 1.0
     compute_scale: float = 1.0  # multiplies the compute efficiencies only (kernels slow at GEMMs)
+    kernel_scales: Mapping[str, float] = field(default_factory=dict)
 
     def matches(self, version: str) -> bool:
         minor = ".".join(version.split(".")[:2])
@@ -99,6 +102,9 @@ class EngineProfile:
     moe_layer_overhead_us: float = (
         0.0  # extra fixed cost of an MoE layer (router, top-k, permute, grouped GEMMs)
     )
+    # per decoder layer, block-scaled FP8 only: the per-token-group activation quantisation kernels run
+    # before each block-FP8 GEMM (qkv, o, gate/up, down), unfused with the norms in front of them
+    block_fp8_quant_layer_us: float = 0.0
     expert_loop_us: float = 0.0  # eager MoE: cost of visiting one expert of one layer, every forward pass
     request_overhead_us: float = 0.0  # per request, on its TTFT: tokenisation, API server, admission
     attn_decode_efficiency: float = (
@@ -248,11 +254,16 @@ class EngineProfile:
     def at_era(self, era: EngineEra) -> EngineProfile:
         """This engine as it was in ``era`` (or with the variant ``era`` describes)."""
         s, c = era.efficiency_scale, era.compute_scale
+        bw = {k: min(0.98, v * s) for k, v in self.bandwidth_efficiency.items()}
+        comp = {k: min(0.95, v * s * c) for k, v in self.compute_efficiency.items()}
+        for key, k_scale in era.kernel_scales.items():
+            bw[key] = min(0.98, self.bandwidth_eff(key) * s * k_scale)
+            comp[key] = min(0.95, self.compute_eff(key) * s * c * k_scale)
         return replace(
             self,
             label=f"{self.label} ({era.label})",
-            bandwidth_efficiency={k: min(0.98, v * s) for k, v in self.bandwidth_efficiency.items()},
-            compute_efficiency={k: min(0.95, v * s * c) for k, v in self.compute_efficiency.items()},
+            bandwidth_efficiency=bw,
+            compute_efficiency=comp,
             era="+".join(filter(None, (self.era, era.name))),
             **dict(era.overrides),
         )
@@ -278,6 +289,10 @@ def _by_class(values: Mapping[str, float], compute_class: str) -> float | None:
 def _eff(**values: float) -> dict[str, float]:
     return {k.replace("_", "-"): v for k, v in values.items()}
 
+
+# Share of peak bandwidth a 16-bit weight stream reaches in vLLM (V1, fitted) and SGLang, whose linear layers
+# are the same cuBLAS GEMMs under CUDA graphs (benchmarks/accuracy.py TIED_PARAMS)
+_CUBLAS_16BIT_STREAM = 0.6309
 
 # Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
 # kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
@@ -357,7 +372,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
-        bandwidth_efficiency=_eff(default=0.6309, weight_only=0.6374, **{"16bit": 0.6309}),
+        bandwidth_efficiency=_eff(
+            default=_CUBLAS_16BIT_STREAM, weight_only=0.6374, **{"16bit": _CUBLAS_16BIT_STREAM}
+        ),
         compute_efficiency=_eff(default=0.4738, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4738}),
         moe_efficiency=0.6234,
         moe_compute_efficiency=0.8123,  # grouped GEMMs, share of dense efficiency once tiles are counted
@@ -391,7 +408,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2531.0,
+                    "step_overhead_us": 2463.0,
                     "seq_overhead_us": 280.9,
                     "tp_step_overhead_us": 1659.0,
                     "moe_compute_efficiency": 0.5326,
@@ -426,21 +443,29 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        # block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows) streams at ~0.6 of its
-        # 16-bit kernels' rate; per-tensor FP8 has no row and keeps the 16-bit figures
-        bandwidth_efficiency=_eff(default=0.5355, weight_only=0.833, fp8_block=0.3245, **{"16bit": 0.5355}),
-        compute_efficiency=_eff(
-            default=0.5002, fp8_block=0.6571, weight_only=0.45, fp4=0.40, **{"16bit": 0.5002}
+        # 16-bit weights stream at vLLM's rate (the same cuBLAS GEMMs under CUDA graphs: TIED_PARAMS in
+        # benchmarks/accuracy.py); block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows)
+        # streams at ~0.7 of it, with a fixed cost per layer besides (block_fp8_quant_layer_us);
+        # per-tensor FP8 has no row and keeps the 16-bit figures
+        bandwidth_efficiency=_eff(
+            default=_CUBLAS_16BIT_STREAM,
+            weight_only=0.833,
+            fp8_block=0.4438,
+            **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
-        moe_efficiency=0.5207,
-        moe_compute_efficiency=0.6297,
+        compute_efficiency=_eff(
+            default=0.4814, fp8_block=0.6302, weight_only=0.45, fp4=0.40, **{"16bit": 0.4814}
+        ),
+        moe_efficiency=0.5521,
+        moe_compute_efficiency=0.5463,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=52.44,
+        moe_layer_overhead_us=47.01,
+        block_fp8_quant_layer_us=34.86,
         layer_overhead_us=3.0,
-        step_overhead_us=2531.0,
+        step_overhead_us=2463.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=210.0,
-        request_overhead_us=5142.0,
+        tp_step_overhead_us=221.0,
+        request_overhead_us=5694.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -449,12 +474,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         max_num_seqs=1024,
         uncalibrated_classes=("fp8", "fp4"),  # its FP8 rows are all block-scaled
-        # the block-FP8 streaming figure is well below the 16-bit one; refitting it tied to the 16-bit
-        # figure (or that shared with vLLM) moved the loss into the MoE efficiency instead (0.19)
+        # the block-FP8 streaming figure stays below the 16-bit one; tied to it, the H20's FP8 rows pulled
+        # the 16-bit figure down (0.45) and the held-out 0.3 rows (A100/H100) were then timed too slow
         calibration_basis={
-            "fp8-block": "SGLang's block-FP8 weight streaming is fitted on Qwen3 FP8 runs on the H20 "
-            "(0.4.6) and DeepSeek-R1 runs of early 2025 (0.4.2-0.4.3, Triton block-FP8 kernels): today's "
-            "releases on other GPUs are likely faster than estimated",
+            "fp8-block": "SGLang's block-FP8 weight streaming and per-layer cost are fitted on Qwen3 FP8 "
+            "runs on the H20 (0.4.6; its DeepSeek-R1 runs of early 2025, 0.4.2-0.4.3, set that era's own "
+            "scale): today's releases on other GPUs are likely faster than estimated",
             "moe": "SGLang's MoE constants are fitted on Qwen3 MoE runs on the H20 (0.4.6); its DeepSeek-R1 "
             "runs of early 2025 (0.4.2-0.4.3) set the constants of those releases only",
         },
@@ -464,18 +489,21 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 847.7, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {"step_overhead_us": 1105.0, "seq_overhead_us": 10.0, "cpu_overlap": False},
                 efficiency_scale=0.95,
             ),
             # The first releases to run DeepSeek-V3/R1 (Dec 2024 - Feb 2025). Their only MoE rows (dstack's
-            # DeepSeek-R1 runs, H200 and MI300X) pay ~5x the per-MoE-layer cost of 0.4.6's Qwen3 MoE runs;
+            # DeepSeek-R1 runs, H200 and MI300X) pay ~4x the per-MoE-layer cost of 0.4.6's Qwen3 MoE runs;
             # fitted together, that cost set today's engine too. The era's constants hold whatever was
             # particular to those releases' DeepSeek path as well (256 experts, block-FP8 MoE, MLA).
             EngineEra(
                 "0.4.0-0.4.3",
                 "0.4.0-0.4.3, the first DeepSeek-V3/R1 releases",
                 r"0\.4\.[0-3]",
-                {"moe_efficiency": 0.5496, "moe_compute_efficiency": 0.5753, "moe_layer_overhead_us": 245.7},
+                {"moe_efficiency": 0.6774, "moe_compute_efficiency": 0.5069, "moe_layer_overhead_us": 189.5},
+                # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.6
+                # of today's (fitted on the same rows; a 16-bit model runs today's cuBLAS GEMMs)
+                kernel_scales={KERNEL_FP8_BLOCK: 0.609},
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
             EngineEra(
@@ -781,7 +809,7 @@ CALIBRATION: dict[str, str] = {
         "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
-        " (no efficiency scale), the Python scheduler's 2531 us per step shared with SGLang 0.4 "
+        " (no efficiency scale), the Python scheduler's 2463 us per step shared with SGLang 0.4 "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 281 us per sequence, 1659 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
         "0.53 of dense and 322 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
@@ -791,17 +819,22 @@ CALIBRATION: dict[str, str] = {
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
-        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). Bandwidth 0.536 (16-bit) / 0.325 "
-        "(block-scaled FP8: every FP8 row is) / 0.833 (AWQ), compute 0.500 / 0.657 (per-tensor FP8: no "
-        "row, the 16-bit figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 "
-        "decode on the H20's 148 TFLOPS is compute-bound; AWQ runs Marlin's 16-row mma.sync tiles at "
-        "half the rate on Hopper, compute-bound there too: fitted without that, the AWQ bandwidth had "
-        "come out at 0.222), the Python scheduler's 2531 us of CPU per step (shared with vLLM V0) "
-        "overlapped with the GPU, 210 us per doubling of the TP workers, 5.1 ms per request, MoE weights "
-        "at 0.52 and grouped GEMMs at 0.63 of dense efficiency, 52 us per MoE layer (Qwen3 MoE under "
-        "0.4.6); 0.4.0-0.4.3 era (the DeepSeek-R1 rows of early 2025, the only MoE rows of those "
-        "releases): MoE weights at 0.55 and grouped GEMMs at 0.58 of dense, 246 us per MoE layer; 0.3 "
-        "era: 848 us per step, not overlapped; --enable-dp-attention: data-parallel attention "
+        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.631 "
+        "(TIED_PARAMS: the same cuBLAS GEMMs; SGLang's own 16-bit rows, mostly batch-1 decode on the H20, "
+        "compute-bound there, cannot fix it); bandwidth 0.444 (block-scaled FP8: every FP8 row is) / 0.833 "
+        "(AWQ), compute 0.481 / 0.630 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row "
+        "tile, throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; "
+        "AWQ runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: "
+        "fitted without that, the AWQ bandwidth had come out at 0.222), 35 us per layer on the block-FP8 "
+        "path (the per-token-group activation quantisation before each block-FP8 GEMM: on the H20 the "
+        "FP8 runs of 0.6B-4B models gain far less over BF16 than their bytes say), the Python "
+        "scheduler's 2463 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 221 us per "
+        "doubling of the TP workers, 5.7 ms per request, MoE weights at 0.55 and grouped GEMMs at 0.55 of "
+        "dense efficiency, 47 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the DeepSeek-R1 "
+        "rows of early 2025, the only MoE rows of those releases): every efficiency x0.61 (Triton "
+        "block-FP8 GEMMs before DeepGEMM), MoE weights at 0.68 and grouped GEMMs at 0.51 of that, 190 us "
+        "per MoE layer; 0.3 era: 1105 us per step, not overlapped; --enable-dp-attention: data-parallel "
+        "attention "
         "(dp_attention: attention, embedding and lm_head whole on every GPU, each GPU the cache of its "
         "own sequences only; chunked prefill 4096)."
     ),
