@@ -49,3 +49,10 @@ def test_sglang_streams_16_bit_weights_at_vllms_rate() -> None:
     s = estimate("llama-3.1-8b", "H100", engine="sglang", **kw).decode_tokens_per_s
     v = estimate("llama-3.1-8b", "H100", engine="vllm", **kw).decode_tokens_per_s
     assert 0.9 < s / v < 1.1
+
+
+def test_the_estimate_names_the_cost_where_it_applies() -> None:
+    block = estimate("qwen3-32b", "H100", engine="sglang", precision="fp8-block").assumptions["fixed_costs"]
+    assert "us/layer for block-FP8 activation quantisation" in block
+    plain = estimate("qwen3-32b", "H100", engine="sglang", precision="bf16").assumptions["fixed_costs"]
+    assert "block-FP8" not in plain

@@ -17,6 +17,7 @@ from gpuscout.estimate.precision import (
     CLASS_GGUF,
     CLASS_GGUF_F16,
     CLASS_WEIGHT_ONLY,
+    KERNEL_FP8_BLOCK,
     KvDtype,
     WeightFormat,
     has_bf16,
@@ -896,7 +897,13 @@ def _assumptions(
         ),
         "compute_class": st.eff_class,
         "fixed_costs": f"{eng.layer_overhead_us:g} us/layer + {eng.step_overhead_us:g} us/step + "
-        f"{eng.seq_overhead_us:g} us/sequence/step" + (" (CUDA graphs)" if eng.cuda_graphs else " (eager)"),
+        f"{eng.seq_overhead_us:g} us/sequence/step"
+        + (
+            f" + {eng.block_fp8_quant_layer_us:g} us/layer for block-FP8 activation quantisation"
+            if st.eff_class == KERNEL_FP8_BLOCK and eng.block_fp8_quant_layer_us
+            else ""
+        )
+        + (" (CUDA graphs)" if eng.cuda_graphs else " (eager)"),
         "batching": (
             f"continuous, chunked prefill ({eng.prefill_chunk_tokens} tokens/step)"
             if eng.continuous_batching and eng.chunked_prefill
