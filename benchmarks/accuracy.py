@@ -1165,11 +1165,12 @@ def fit_engines(
     """Fit ``engines`` (each on its own rows), then every SHARED_PARAMS constant one of them uses, on
     the speed rows of all the engines that share it (those engines are fitted too)."""
     names = set(engines)
+    names |= {donor for e in names for _, donor in TIED_PARAMS.get(e, ())}
     groups = [g for g, members in SHARED_PARAMS.items() if any(e in names for e, _ in members)]
     for g in groups:
         names |= {e for e, _ in SHARED_PARAMS[g]}
-    for e in list(names):
-        names |= {donor for _, donor in TIED_PARAMS.get(e, ())}
+    # the donors of engines a shared group brought in
+    names |= {donor for e in names for _, donor in TIED_PARAMS.get(e, ())}
     profs: dict[str, EngineProfile] = {}
     # donors first: an engine whose constant is tied to another's starts from the donor's fitted value
     for e in sorted(names, key=lambda n: (n in TIED_PARAMS, n)):
