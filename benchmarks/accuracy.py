@@ -1155,6 +1155,11 @@ def prior_profile(engine: str) -> EngineProfile:
     return prof
 
 
+def _with_donors(names: set[str]) -> set[str]:
+    """``names`` and every engine one of them takes a TIED_PARAMS constant from."""
+    return names | {donor for e in names for _, donor in TIED_PARAMS.get(e, ())}
+
+
 def fit_engines(
     engines: Iterable[str],
     cases: Sequence[Case],
@@ -1164,13 +1169,11 @@ def fit_engines(
 ) -> dict[str, EngineProfile]:
     """Fit ``engines`` (each on its own rows), then every SHARED_PARAMS constant one of them uses, on
     the speed rows of all the engines that share it (those engines are fitted too)."""
-    names = set(engines)
-    names |= {donor for e in names for _, donor in TIED_PARAMS.get(e, ())}
+    names = _with_donors(set(engines))
     groups = [g for g, members in SHARED_PARAMS.items() if any(e in names for e, _ in members)]
     for g in groups:
         names |= {e for e, _ in SHARED_PARAMS[g]}
-    # the donors of engines a shared group brought in
-    names |= {donor for e in names for _, donor in TIED_PARAMS.get(e, ())}
+    names = _with_donors(names)  # the donors of engines a shared group brought in
     profs: dict[str, EngineProfile] = {}
     # donors first: an engine whose constant is tied to another's starts from the donor's fitted value
     for e in sorted(names, key=lambda n: (n in TIED_PARAMS, n)):

@@ -17,7 +17,6 @@ from gpuscout.estimate.precision import (
     CLASS_GGUF,
     CLASS_GGUF_F16,
     CLASS_WEIGHT_ONLY,
-    KERNEL_FP8_BLOCK,
     KvDtype,
     WeightFormat,
     has_bf16,
@@ -899,8 +898,8 @@ def _assumptions(
         "fixed_costs": f"{eng.layer_overhead_us:g} us/layer + {eng.step_overhead_us:g} us/step + "
         f"{eng.seq_overhead_us:g} us/sequence/step"
         + (
-            f" + {eng.block_fp8_quant_layer_us:g} us/layer for block-FP8 activation quantisation"
-            if st.eff_class == KERNEL_FP8_BLOCK and eng.block_fp8_quant_layer_us
+            f" + {quant:g} us/layer for block-FP8 activation quantisation"
+            if (quant := eng.activation_quant_layer_us(st.eff_class))
             else ""
         )
         + (" (CUDA graphs)" if eng.cuda_graphs else " (eager)"),

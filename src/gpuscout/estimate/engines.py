@@ -230,6 +230,10 @@ class EngineProfile:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
 
+    def activation_quant_layer_us(self, compute_class: str) -> float:
+        """Per-layer GPU time of quantising activations for ``compute_class``'s GEMMs (block-FP8 only)."""
+        return self.block_fp8_quant_layer_us if compute_class == KERNEL_FP8_BLOCK else 0.0
+
     def compute_ceiling(self, compute_class: str) -> float | None:
         """TFLOPS the engine's GEMM kernels reach at most, whatever the GPU (None: no ceiling)."""
         return _by_class(self.compute_ceiling_tflops, compute_class) or None
@@ -831,8 +835,8 @@ CALIBRATION: dict[str, str] = {
         "scheduler's 2463 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 221 us per "
         "doubling of the TP workers, 5.7 ms per request, MoE weights at 0.55 and grouped GEMMs at 0.55 of "
         "dense efficiency, 47 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the DeepSeek-R1 "
-        "rows of early 2025, the only MoE rows of those releases): every efficiency x0.61 (Triton "
-        "block-FP8 GEMMs before DeepGEMM), MoE weights at 0.68 and grouped GEMMs at 0.51 of that, 190 us "
+        "rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.61 of today's "
+        "(Triton, before DeepGEMM), MoE weights at 0.68 and grouped GEMMs at 0.51 of dense, 190 us "
         "per MoE layer; 0.3 era: 1105 us per step, not overlapped; --enable-dp-attention: data-parallel "
         "attention "
         "(dp_attention: attention, embedding and lm_head whole on every GPU, each GPU the cache of its "

@@ -34,14 +34,7 @@ from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
 from gpuscout.estimate.memory import ModelConsts, attention_bytes, dense_body_bytes, model_consts
 from gpuscout.estimate.parallel import tp_step_comm_seconds
-from gpuscout.estimate.precision import (
-    KERNEL_FP8_BLOCK,
-    ComputeRate,
-    KvDtype,
-    WeightFormat,
-    compute_rate,
-    weight_bytes,
-)
+from gpuscout.estimate.precision import ComputeRate, KvDtype, WeightFormat, compute_rate, weight_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -456,8 +449,7 @@ def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]
         st.spec.num_hidden_layers * eng.layer_overhead_us * 1e-6
         + c.moe_layers * eng.moe_layer_overhead_us * 1e-6
     )
-    if st.eff_class == KERNEL_FP8_BLOCK:
-        layers += st.spec.num_hidden_layers * eng.block_fp8_quant_layer_us * 1e-6
+    layers += st.spec.num_hidden_layers * eng.activation_quant_layer_us(st.eff_class) * 1e-6
     if not eng.cuda_graphs:
         # eager: an MoE layer launches its router, top-k, token permutation, grouped-GEMM, un-permute and
         # shared-expert kernels from Python too: about half a dense layer's launches again
