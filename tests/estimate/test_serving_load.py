@@ -5,14 +5,18 @@ comment next to it."""
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pytest
 
+from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.serving import (
     _arrival_batch_seconds,
+    _burst,
     _closed_loop,
+    _closed_loop_wait,
     _finite_run_wait,
     _residual_step,
     _state,
@@ -90,7 +94,6 @@ def test_vllm_enforce_eager_launches_every_layer_from_python() -> None:
     # from Python: the eager-layer host time shared with HF transformers, TGI 1.x and trtllm-serve
     # 0.17. Qwen3-14B-AWQ (40 layers) on an A100 at a 16k context: 40 x 0.503 ms = 20.1 ms per token
     # (vLLM issue #20469 measured 20.6 ms at a 16k prompt), where its weight reads take ~7 ms
-    from gpuscout.estimate.api import estimate
 
     eager = resolve_engine("vllm 0.9.1 --enforce-eager")
     assert eager.layer_overhead_us == resolve_engine("hf-transformers").layer_overhead_us
@@ -215,6 +218,36 @@ def test_a_closed_loop_client_sends_its_first_requests_at_once() -> None:
     assert run.ttft_s > 2 * steady.ttft_s
     # throughput and TPOT are the steady state's
     assert run.requests_per_s == steady.requests_per_s and run.tpot_s == steady.tpot_s
+
+
+def test_a_finite_closed_loop_run_queues_its_first_overflow_for_the_first_completions() -> None:
+    # 1000 clients, 256 slots, 11 requests/s: in the steady state each new request joins a queue of 744
+    # and waits 744 / 11 = 67.6 s. A run of 4000 starts with 1000 at once: the 744 that do not fit wait
+    # for 1..744 completions, 745 / 2 / 11 = 33.9 s on average; the other 3000 arrive into the full
+    # queue: (744 x 33.86 + 3000 x 67.64) / 4000 = 57.0 s
+    assert _closed_loop_wait(1000, 256, 11.0, None) == pytest.approx(744 / 11)
+    head = 744 * 745 / 2 / 11
+    assert _closed_loop_wait(1000, 256, 11.0, 4000) == pytest.approx((head + 3000 * 744 / 11) / 4000)
+    assert _closed_loop_wait(1000, 256, 11.0, 4000) == pytest.approx(57.0, abs=0.1)
+    # everyone fits: nobody waits for a slot
+    assert _closed_loop_wait(200, 256, 11.0, 4000) == 0.0
+
+
+def test_a_client_allowed_more_in_flight_than_it_has_requests_sends_a_burst() -> None:
+    # --max-concurrency 1000 --num-prompts 1000 at an infinite rate sends all 1000 at once: the same
+    # run as request_rate=inf with 1000 prompts (waves of 256 behind max_num_seqs), not a steady closed
+    # loop of 1000 clients whose queue never drains (twice the wait)
+    kw = {"context_in": 1000, "context_out": 500, "engine": "vllm"}
+    burst = estimate("llama-3.1-8b", "H100", request_rate=math.inf, num_requests=1000, **kw)
+    same = estimate("llama-3.1-8b", "H100", concurrency=1000, num_requests=1000, **kw)
+    steady = estimate("llama-3.1-8b", "H100", concurrency=1000, **kw)
+    assert same.ttft_ms == burst.ttft_ms and same.tpot_ms == burst.tpot_ms
+    assert same.requests_per_s == burst.requests_per_s
+    assert steady.ttft_ms > 1.5 * same.ttft_ms
+    # and it is _burst's answer for the engine's cap
+    st = _setup("llama-3.1-8b", "H100", engine="vllm")
+    point = _burst(st, 1000, 1000, 500, 256, "scheduler")
+    assert same.ttft_ms == pytest.approx(point.ttft_s * 1000 + st.engine.request_overhead_us / 1000)
 
 
 def test_an_arrival_waits_for_the_step_in_progress_longer_steps_more_often() -> None:

@@ -22,7 +22,8 @@ Loads:
 * ``concurrency`` C (closed loop: a new request as soon as one finishes, e.g. ``--max-concurrency``):
   B = min(C, cap); requests beyond the cap queue, waiting (C-B)/throughput (Little's law). A run of
   ``num_requests`` N starts with its first C requests at once: they are prefilled together (weight C/N
-  in the mean TTFT).
+  in the mean TTFT), and the C-B of them that do not fit wait for the first completions, not for a
+  full queue's. N <= C is a burst of N (the client never has more than N to send).
 * ``rate`` lambda (open loop, Poisson arrivals): below capacity the running batch settles where
   B = lambda * latency(B) (solved by iteration), and TTFT adds the wait for the prefill budget (M/D/1);
   at or above capacity the queue grows without bound: throughput is the capacity, and TTFT is the
@@ -343,7 +344,10 @@ def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason:
     budget = token_budget_cap(st.engine, prompt, o, steady=not waves)
     if budget is not None and budget < cap:
         cap, cap_reason = budget, "prefill"
-    if load.kind == "concurrency":
+    if load.kind == "concurrency" and load.num_requests and load.num_requests <= load.value:
+        # a client allowed more requests in flight than the run has sends them all at once: a burst
+        point = _burst(st, load.num_requests, prompt, o, cap, cap_reason, load.varied_output)
+    elif load.kind == "concurrency":
         if load.lockstep and st.engine.continuous_batching:
             point = _lockstep(st, load.value, prompt, o, cap, cap_reason)
         else:
@@ -419,6 +423,24 @@ def _lockstep(
     )
 
 
+def _closed_loop_wait(concurrency: float, running: int, x: float, num_requests: int | None) -> float:
+    """Mean wait for a slot of a closed loop of ``concurrency`` clients served ``running`` at a time at
+    ``x`` requests/s.
+
+    In the steady state each new request joins the back of a queue of C - B and waits (C - B) / x
+    (Little's law). A run of N requests starts with C at once: the C - B that do not fit wait for 1, 2,
+    ..., C - B completions, (C - B + 1) / 2x on average; the other N - C arrive into the full queue.
+    ``num_requests`` None: the steady state alone."""
+    excess = max(0.0, concurrency - running)
+    if excess <= 0.0:
+        return 0.0
+    steady = excess / x
+    if not num_requests or num_requests <= concurrency:
+        return steady
+    head = excess * (excess + 1.0) / 2.0 / x
+    return (head + (num_requests - concurrency) * steady) / num_requests
+
+
 def _closed_loop(
     st: Setup,
     concurrency: float,
@@ -432,7 +454,7 @@ def _closed_loop(
     c = max(1.0, concurrency)
     running = max(1, min(cap, math.ceil(c - 1e-9)))
     s = _state(st, running, prompt, output)
-    queue = max(0.0, c - running) / s.x
+    queue = _closed_loop_wait(c, running, s.x, num_requests)
     saturated = c > running
     k = st.engine.max_waiting_steps
     if k > 1 and running > 1 and not saturated:
