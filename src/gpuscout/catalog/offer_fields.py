@@ -152,7 +152,7 @@ def csv_cell(value: Any) -> str:
     formula stays text: a quote is put before a formula start at the beginning (after leading spaces
     or quotes, or when the cell starts with a tab or a line end) and after every ``;``, tab, CR or
     LF (a file opened with other delimiters splits there). Numbers (``-2``, ``+1e5``) are left as
-    they are."""
+    they are. A CR becomes a LF, which the writer quotes."""
     if value is None:
         return ""
     kind = type(value)
@@ -160,7 +160,9 @@ def csv_cell(value: Any) -> str:
         return str(value)  # a number's text is a number (a "-" before it starts no formula)
     if isinstance(value, list | tuple):
         value = LIST_SEPARATOR.join(str(v) for v in value)
-    text = str(value)
+    # a bare CR ends a row for a CSV reader but is no line end to a writer using "\n": as LF it is
+    # quoted with the cell instead of splitting it
+    text = str(value).replace("\r\n", "\n").replace("\r", "\n")
     if _SPLITS.search(text):
         text = _SPLIT_THEN_FORMULA.sub(_neutralise_fragment, text)
     first = text.lstrip(' "')[:1]
