@@ -153,15 +153,16 @@ def test_an_eager_moe_layer_launches_half_a_dense_layer_more() -> None:
     assert not eng.cuda_graphs
     c = model_consts(st.spec)
     assert c.moe_layers == 58  # 61 layers, the first 3 dense
-    _, cpu = _fixed_costs(dataclasses.replace(st, engine=eng), c, 4)
-    _, cpu_dense = _fixed_costs(
+    _, cpu, _ = _fixed_costs(dataclasses.replace(st, engine=eng), c, 4)
+    _, cpu_dense, _ = _fixed_costs(
         dataclasses.replace(st, engine=dataclasses.replace(eng, layer_overhead_us=0.0)), c, 4
     )
     # 61 layers x 400 us + 58 MoE layers x 0.5 x 400 us = 24.4 + 11.6 ms of host launches
     assert cpu - cpu_dense == pytest.approx((61 * 400 + 58 * 200) * 1e-6)
     # with CUDA graphs the launches are replayed: only the per-layer GPU gaps remain, no MoE extra
     graphs = dataclasses.replace(eng, cuda_graphs=True)
-    gpu_fixed, _ = _fixed_costs(dataclasses.replace(st, engine=graphs), c, 4)
+    gpu_fixed, launches, _ = _fixed_costs(dataclasses.replace(st, engine=graphs), c, 4)
+    assert launches == 0.0
     assert gpu_fixed == pytest.approx(61 * 400e-6)
 
 

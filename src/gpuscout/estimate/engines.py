@@ -49,6 +49,11 @@ from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, resolve_pre
 # (19.5 TOPS) 5.3 ms for the 13B (optimum benchmark, batch 1 -> 4: +3.6 to +6.8 ms per row).
 EXLLAMA_V1_ROW_OPS = 8.0
 EXLLAMA_V1_RECONS_ROWS = 8  # matmul_recons_thd: from 8 rows on, rebuild the fp16 matrix and call cuBLAS
+# Host time of launching one decoder layer's kernels from Python when no CUDA graph replays them (eager
+# PyTorch: ~30-50 kernels at ~10 us each), whichever server wraps it: HF transformers' generate, TGI 1.x,
+# trtllm-serve 0.17-0.19, vLLM --enforce-eager, and the steps a graph engine's graphs do not cover. One
+# constant fitted on the rows of all of them (``eager_layer_launch_us`` in benchmarks/accuracy.py).
+EAGER_LAYER_LAUNCH_US = 463.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +190,14 @@ class EngineProfile:
     max_waiting_steps: int = 0
     continuous_batching: bool = True
     cuda_graphs: bool = True  # False: per-layer launch costs are CPU time (eager PyTorch)
+    # A CUDA graph replays only the steps it was captured for; any other step of a graph engine runs
+    # eager and launches every layer's kernels from Python (``eager_layer_overhead_us`` per layer, the
+    # host time of :data:`EAGER_LAYER_LAUNCH_US`). TGI 2-3 (server/.../flash_causal_lm.py) replays graphs
+    # for decode batches of its ``--cuda-graphs`` sizes, default 1,2,4,8,16,32: a step carrying a prompt
+    # or a larger batch runs eager. ``graph_max_batch`` 0: graphs for any batch.
+    graph_max_batch: int = 0
+    graphs_in_prefill: bool = True
+    eager_layer_overhead_us: float = EAGER_LAYER_LAUNCH_US
     cpu_overlap: bool = False  # CPU work (scheduling, eager launches) overlaps the GPU's (async)
     # with ``cpu_overlap``: only the eager launches run ahead of the GPU; the step's bookkeeping (per-step
     # and per-worker costs, per-sequence detokenisation and stop checks) waits for the sampled tokens and
@@ -229,6 +242,15 @@ class EngineProfile:
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
+
+    def graphs_cover(self, batch: float, prefill_tokens: float = 0.0) -> bool:
+        """Whether a step of ``batch`` decoding sequences (and ``prefill_tokens`` prompt tokens riding
+        along) replays a CUDA graph."""
+        if not self.cuda_graphs:
+            return False
+        if prefill_tokens > 0 and not self.graphs_in_prefill:
+            return False
+        return not (self.graph_max_batch and batch > self.graph_max_batch)
 
     def activation_quant_layer_us(self, compute_class: str) -> float:
         """Per-layer GPU time of quantising activations for ``compute_class``'s GEMMs (block-FP8 only)."""
@@ -437,7 +459,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"enforce[-_ ]eager",
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
-                {"layer_overhead_us": 454.3, "cuda_graphs": False, "cpu_overlap": True},
+                {"layer_overhead_us": EAGER_LAYER_LAUNCH_US, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
@@ -589,7 +611,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # path, fitted on dstack's 14 trtllm-serve rows (the only TensorRT-LLM MoE rows)
                 {
                     "cuda_graphs": False,
-                    "layer_overhead_us": 454.3,
+                    "layer_overhead_us": EAGER_LAYER_LAUNCH_US,
                     "moe_efficiency": 0.2297,
                     "moe_compute_efficiency": 0.5466,
                     "moe_layer_overhead_us": 104.4,
@@ -615,7 +637,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=7797.0,
+        request_overhead_us=7211.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -624,6 +646,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         max_num_seqs=1024,
         max_waiting_steps=20,
+        graph_max_batch=32,  # --cuda-graphs default 1,2,4,8,16,32 (2.x-3.x); prefill steps run eager
+        graphs_in_prefill=False,
         # TGI 3: no row on NVIDIA calibrates its kernels or step cost (only the per-request cost is fitted)
         uncalibrated=(
             "bandwidth_efficiency",
@@ -639,7 +663,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "1.x, no CUDA graphs",
                 r"[01]\.[0-9]+",
                 {
-                    "layer_overhead_us": 454.3,
+                    "layer_overhead_us": EAGER_LAYER_LAUNCH_US,
                     "step_overhead_us": 4262.0,
                     "seq_overhead_us": 1313.0,
                     "tp_step_overhead_us": 386.9,
@@ -663,12 +687,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"2\.[0-9]+",
                 {
                     "chunked_prefill": False,
-                    "step_overhead_us": 955.5,
-                    "tp_step_overhead_us": 194.5,
+                    "step_overhead_us": 959.1,
+                    "tp_step_overhead_us": 195.0,
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
-                efficiency_scale=0.5162,
+                efficiency_scale=0.5209,
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -686,7 +710,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         attn_decode_efficiency=0.0854,
         kv_copies_per_step=4.548,
         attn_host_sync=True,
-        layer_overhead_us=454.3,
+        layer_overhead_us=EAGER_LAYER_LAUNCH_US,
         step_overhead_us=10420.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
@@ -850,7 +874,7 @@ CALIBRATION: dict[str, str] = {
         " (no row); v0.5-0.6 era: efficiencies x1.30 (static batches of the C++ session benchmark, no "
         "per-request cost); 0.17-0.19 PyTorch-backend era: MoE weights at 0.23 and grouped GEMMs at 0.55 of "
         "dense, 104 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no "
-        "CUDA graphs, 454 us of host launches per layer and step (and half that again per MoE layer: "
+        "CUDA graphs, 463 us of host launches per layer and step (and half that again per MoE layer: "
         "EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant shared with TGI 1.x and HF transformers "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on the three engines' rows; its DeepSeek-R1 rows: "
         "55 ms per token at 4 sequences, where the weight reads take ~10)."
@@ -859,19 +883,21 @@ CALIBRATION: dict[str, str] = {
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
-        "a small k6 scenario dominated by the load generator): physics defaults. 7.8 ms per request. "
-        "1.x era: 4262 us per step, 454 us per layer (eager launches: the constant shared with HF "
+        "a small k6 scenario dominated by the load generator): physics defaults. 7.2 ms per request. "
+        "2.x-3.x: CUDA graphs for decode batches of 1-32 only (--cuda-graphs default); prompt steps and "
+        "larger batches run eager at the shared eager-layer constant. "
+        "1.x era: 4262 us per step, 463 us per layer (eager launches: the constant shared with HF "
         "transformers and trtllm-serve 0.17), 1313 us per sequence and step (after the step, not "
         "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 387 us per doubling of "
         "the TP workers, efficiencies x0.88, GPTQ through exllama v1 (per-row dequantisation below 8 "
         "rows, fp16 rebuild from 8); every era: waiting requests join every 20 steps "
-        "(max_waiting_tokens); 2.x era (ROCm): 956 us per step, 195 us per doubling of the workers, "
+        "(max_waiting_tokens); 2.x era (ROCm): 959 us per step, 195 us per doubling of the workers, "
         "efficiencies x0.52."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
         "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.713 (16-bit) / 0.735 (weight-only), 454 us of Python per layer (the eager-layer "
+        "Bandwidth 0.713 (16-bit) / 0.735 (weight-only), 463 us of Python per layer (the eager-layer "
         "constant shared with TGI 1.x and trtllm-serve 0.17) and 10.4 ms per step of generate() "
         "(overlapped with the GPU), 85 us per expert visited per MoE layer; decode attention: 4.5 passes "
         "over the "

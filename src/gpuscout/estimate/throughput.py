@@ -402,7 +402,7 @@ def decode_step(
     attn_comp = _attn_flops_per_token(spec, context) * own / heads_split / attn_rate
     if q:
         attn_comp += _attn_flops_per_token(spec, prefill_context, prefill=True) * q / heads_split / flops
-    gpu_fixed, cpu = _fixed_costs(st, c, batch)
+    gpu_fixed, launches, cpu = _fixed_costs(st, c, batch, graphs=eng.graphs_cover(batch, q))
     book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
     cpu -= book
     comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
@@ -412,11 +412,26 @@ def decode_step(
     gpu = _blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed + comm
     if eng.cpu_overlap and eng.attn_host_sync:
         # the host waits for every layer's attention: that part of the GPU's time is not overlapped
-        total = _blend(gpu - attn, cpu) + attn
+        total = _blend(gpu - attn, cpu + launches) + attn
     else:
-        total = _blend(gpu, cpu) if eng.cpu_overlap else gpu + cpu
+        total = _host_and_gpu(eng, gpu, launches, cpu)
     total += book
-    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, gpu_fixed + cpu + book, comm)
+    fixed = gpu_fixed + launches + cpu + book
+    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, fixed, comm)
+
+
+def _host_and_gpu(eng: EngineProfile, gpu: float, launches: float, cpu: float) -> float:
+    """A step's time from its GPU time, its eager kernel launches and its other host work.
+
+    An engine that overlaps its host work runs it alongside the GPU's. One that does not adds it,
+    launches included when it never uses graphs (its calibrated constants are defined that way); a
+    graph engine's step outside its graphs still launches asynchronously (the GPU runs each kernel as
+    the next is launched), while its scheduling waits for the step as it always does."""
+    if eng.cpu_overlap:
+        return _blend(gpu, cpu + launches)
+    if not eng.cuda_graphs:
+        return gpu + cpu + launches
+    return _blend(gpu, launches) + cpu
 
 
 def tp_workers_factor(tp: int) -> float:
@@ -439,28 +454,32 @@ def _bookkeeping_seconds(st: Setup, batch: float) -> float:
     return (eng.step_overhead_us + workers + eng.seq_overhead_us * batch) * 1e-6
 
 
-def _fixed_costs(st: Setup, c: ModelConsts, batch: float) -> tuple[float, float]:
-    """(GPU-side fixed time, CPU-side time) of one forward pass over ``batch`` sequences.
+def _fixed_costs(
+    st: Setup, c: ModelConsts, batch: float, *, graphs: bool = True
+) -> tuple[float, float, float]:
+    """(GPU-side fixed time, host launch time, other CPU time) of one forward pass over ``batch``
+    sequences; ``graphs``: whether the step replays a CUDA graph (:meth:`EngineProfile.graphs_cover`).
 
-    With CUDA graphs the per-layer costs are gaps between kernels on the GPU; eager engines pay them as
-    Python launch time on the CPU. Scheduling, sampling and per-sequence bookkeeping are CPU time."""
+    With CUDA graphs the per-layer costs are gaps between kernels on the GPU; eager steps pay them as
+    Python launch time on the CPU: the engine's own per-layer cost when it never uses graphs, the eager
+    launch constant when a graph engine's step falls outside its graphs. Scheduling, sampling and
+    per-sequence bookkeeping are CPU time."""
     eng = st.engine
-    layers = (
-        st.spec.num_hidden_layers * eng.layer_overhead_us * 1e-6
-        + c.moe_layers * eng.moe_layer_overhead_us * 1e-6
-    )
+    eager = not (graphs and eng.cuda_graphs)
+    per_layer = eng.eager_layer_overhead_us if eager and eng.cuda_graphs else eng.layer_overhead_us
+    layers = st.spec.num_hidden_layers * per_layer * 1e-6 + c.moe_layers * eng.moe_layer_overhead_us * 1e-6
     layers += st.spec.num_hidden_layers * eng.activation_quant_layer_us(st.eff_class) * 1e-6
-    if not eng.cuda_graphs:
+    if eager:
         # eager: an MoE layer launches its router, top-k, token permutation, grouped-GEMM, un-permute and
         # shared-expert kernels from Python too: about half a dense layer's launches again
-        layers += c.moe_layers * EAGER_MOE_LAUNCH_FRACTION * eng.layer_overhead_us * 1e-6
+        layers += c.moe_layers * EAGER_MOE_LAUNCH_FRACTION * per_layer * 1e-6
     cpu = (
         eng.step_overhead_us * 1e-6
         + eng.tp_step_overhead_us * 1e-6 * tp_workers_factor(st.tp)
         + eng.seq_overhead_us * 1e-6 * batch
         + _expert_loop_seconds(st, c)
     )
-    return (layers, cpu) if eng.cuda_graphs else (0.0, cpu + layers)
+    return (0.0, layers, cpu) if eager else (layers, 0.0, cpu)
 
 
 def mean_decode_step(st: Setup, batch: int, context_in: int, context_out: int) -> StepTime:
@@ -571,12 +590,12 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
             spec.num_attention_heads / tp * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
         )
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
-    gpu_fixed, cpu = _fixed_costs(st, c, 0.0)
+    gpu_fixed, launches, cpu = _fixed_costs(st, c, 0.0, graphs=eng.graphs_cover(0, chunk))
     comm = chunks * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
     gpu = _blend(compute, memory) + scores + chunks * gpu_fixed + comm
     per_step = (eng.step_overhead_us + eng.tp_step_overhead_us * tp_workers_factor(tp)) * 1e-6
     cpu_total = chunks * (cpu - per_step) + per_step
-    return _blend(gpu, cpu_total) if eng.cpu_overlap else gpu + cpu_total
+    return _host_and_gpu(eng, gpu, chunks * launches, cpu_total)
 
 
 def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
