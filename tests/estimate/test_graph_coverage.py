@@ -73,3 +73,15 @@ def test_an_engine_without_graphs_keeps_its_own_per_layer_cost() -> None:
     c = model_consts(st.spec)
     _, launches, _ = _fixed_costs(st, c, 4, graphs=True)
     assert launches == pytest.approx(32 * st.engine.layer_overhead_us * 1e-6)
+
+
+def test_the_estimate_says_when_its_decode_steps_run_eager() -> None:
+    from gpuscout.estimate.api import estimate
+
+    kw = {"gpus": 8, "engine": "tgi", "context_in": 500, "context_out": 200}
+    small = estimate("llama-3.1-70b", "H100", concurrency=16, **kw)
+    large = estimate("llama-3.1-70b", "H100", concurrency=64, **kw)
+    assert small.assumptions["fixed_costs"].endswith("(CUDA graphs; prompt steps eager)")
+    assert "eager: CUDA graphs cover decode batches up to 32" in large.assumptions["fixed_costs"]
+    # past the captured sizes every step pays 80 layers of launches: TPOT jumps, it does not creep
+    assert large.tpot_ms > 2 * small.tpot_ms

@@ -876,6 +876,20 @@ def _memory_assumptions(
     return out
 
 
+def _graphs_note(eng: EngineProfile, running: int) -> str:
+    """How the decode steps launch their kernels: CUDA graphs, or eager (never, or beyond the
+    captured batch sizes)."""
+    if not eng.cuda_graphs:
+        return " (eager)"
+    if eng.graphs_cover(running):
+        prompts = "" if eng.graphs_in_prefill else "; prompt steps eager"
+        return f" (CUDA graphs{prompts})"
+    return (
+        f" (eager: CUDA graphs cover decode batches up to {eng.graph_max_batch}, {running} sequences "
+        f"run at once; {eng.eager_layer_overhead_us:g} us/layer of launches)"
+    )
+
+
 def _assumptions(
     st: Setup, plan: MemoryPlan, verdict: SupportVerdict, point: ServingPoint, replicas: int, load: str
 ) -> dict[str, str]:
@@ -902,7 +916,7 @@ def _assumptions(
             if (quant := eng.activation_quant_layer_us(st.eff_class))
             else ""
         )
-        + (" (CUDA graphs)" if eng.cuda_graphs else " (eager)"),
+        + _graphs_note(eng, point.running),
         "batching": (
             f"continuous, chunked prefill ({eng.prefill_chunk_tokens} tokens/step)"
             if eng.continuous_batching and eng.chunked_prefill
