@@ -17,6 +17,7 @@ from gpuscout.estimate.precision import (
     CLASS_GGUF,
     CLASS_GGUF_F16,
     CLASS_WEIGHT_ONLY,
+    SPARSE_MLA_FP8,
     KvDtype,
     WeightFormat,
     has_bf16,
@@ -213,6 +214,27 @@ def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
     if (chunked, budget) == (eng.chunked_prefill, eng.prefill_chunk_tokens):
         return eng
     return replace(eng, chunked_prefill=chunked, prefill_chunk_tokens=budget)
+
+
+def _kv_dtype(
+    kv_dtype: str | KvDtype | None, spec: ModelSpec, fmt: WeightFormat, eng: EngineProfile, acc: Accelerator
+) -> KvDtype:
+    """The KV dtype asked for, or the engine's default; an engine with its own cache format for sparse
+    MLA (vLLM: ``fp8_ds_mla``) uses it for "fp8" and by default."""
+    sparse_mla = spec.is_mla and kv_shape(spec).topk > 0
+    if kv_dtype is None:
+        kv = _kv_default(fmt, eng, acc)
+        return resolve_kv_dtype(eng.sparse_mla_kv) if sparse_mla and eng.sparse_mla_kv else kv
+    kv = resolve_kv_dtype(kv_dtype)
+    if kv.name == SPARSE_MLA_FP8 and not sparse_mla:
+        raise InvalidInputError(
+            "kv_dtype",
+            f"{SPARSE_MLA_FP8} is vLLM's cache format for sparse MLA (DeepSeek-V3.2); {spec.name} has none",
+            accepted="bf16, fp16, fp8, q8_0, q4_0, fp32",
+        )
+    if kv.name == "fp8" and sparse_mla and eng.sparse_mla_kv:
+        return resolve_kv_dtype(eng.sparse_mla_kv)
+    return kv
 
 
 def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDtype:
@@ -519,7 +541,7 @@ def _prepare(
         warnings.append(
             f"{eng.label} splits layers over GPUs as pipeline parallelism; costed as a layer split"
         )
-    kv = resolve_kv_dtype(kv_dtype) if kv_dtype is not None else _kv_default(fmt, eng, acc)
+    kv = _kv_dtype(kv_dtype, spec, fmt, eng, acc)
     if kv.name in ("q8_0", "q4_0") and eng.name != "llama.cpp":
         warnings.append(f"KV dtype {kv.name} is a llama.cpp cache type; {eng.label} offers fp8 instead")
     if kv.name == "fp8" and eng.name == "llama.cpp":
@@ -852,7 +874,7 @@ def _memory_assumptions(
         "support": verdict.message()
         + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
         "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
-        "kv_dtype": f"{st.kv.name} ({st.kv.bytes_per_element:g} B/element)",
+        "kv_dtype": _kv_note(st),
         "memory_budget": f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
         f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
         f"{eng.engine_reserve_gb:g} GB",
@@ -874,6 +896,21 @@ def _memory_assumptions(
     elif st.gpus > 1:
         out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
     return out
+
+
+def _kv_note(st: Setup) -> str:
+    """The cache's element type, and for sparse attention what a step reads of it."""
+    shape = kv_shape(st.spec)
+    if st.kv.name == SPARSE_MLA_FP8:
+        size = f"{st.kv.name} ({st.kv.bytes_per_element * shape.elements_per_layer:g} B per token and layer)"
+    else:
+        size = f"{st.kv.name} ({st.kv.bytes_per_element:g} B/element)"
+    if shape.topk:
+        size += (
+            f"; sparse attention reads the top {shape.topk} tokens per query, its indexer keeps "
+            f"{shape.index_bytes_per_layer:g} B per token and layer (FP8) and reads them all"
+        )
+    return size
 
 
 def _graphs_note(eng: EngineProfile, running: int) -> str:

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
-from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, resolve_precision
+from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
 # 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
@@ -182,6 +182,10 @@ class EngineProfile:
     kv_block_tokens: int = 1  # paged KV allocation granularity
     kv_allocates_full_context: bool = False  # llama.cpp reserves n_ctx for every slot up front
     kv_fp8_with_fp8_weights: bool = False  # a per-tensor FP8 checkpoint gets an FP8 KV cache by default
+    # the cache a sparse-attention MLA model (DeepSeek-V3.2) gets by default and for "fp8" ("": the
+    # engine's usual default): vLLM's DeepseekV32ForCausalLM.verify_and_update_config turns "auto" and
+    # any fp8 cache dtype into "fp8_ds_mla" (vllm/model_executor/models/config.py)
+    sparse_mla_kv: str = ""
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
     # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
@@ -398,6 +402,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
+        sparse_mla_kv=SPARSE_MLA_FP8,
         bandwidth_efficiency=_eff(
             default=_CUBLAS_16BIT_STREAM, weight_only=0.6374, **{"16bit": _CUBLAS_16BIT_STREAM}
         ),

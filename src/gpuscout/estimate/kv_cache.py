@@ -5,6 +5,12 @@ Per layer and token a standard attention layer caches K and V: ``2 * kv_heads * 
 caches one latent of ``kv_lora_rank + qk_rope_head_dim`` elements. Sliding-window layers keep at most
 ``sliding_window`` tokens; mixed models (Gemma 2/3, gpt-oss) alternate sliding and full layers.
 
+DeepSeek Sparse Attention (DeepSeek-V3.2) keeps every token's latent but a decode step reads only the
+``index_topk`` (2048) the lightning indexer picks per layer; the indexer keeps its own key per token
+and layer, ``index_head_dim`` FP8 values and one FP32 scale per 128 (132 bytes for 128: vLLM's indexer
+cache), and reads all of them every step. At a 128k context V3.2 reads 61 x (2048 x 1152 + 128k x
+132) B = 1.2 GB per sequence and step in bf16, where dense MLA would read 9.2 GB.
+
 Engines allocate differently: vLLM/SGLang/TensorRT-LLM page the cache in blocks (vLLM 16 tokens),
 llama.cpp allocates the whole ``n_ctx`` up front, HF transformers grows it as it goes.
 """
@@ -30,6 +36,8 @@ class KvShape:
     kv_heads: int  # 0 for MLA (latent is not split by heads)
     head_dim: int
     mla: bool
+    topk: int = 0  # sparse attention: cached tokens a query reads at most (0: all)
+    index_bytes_per_layer: float = 0.0  # sparse attention's indexer keys, per token and layer
 
     @property
     def layers(self) -> int:
@@ -42,7 +50,8 @@ def kv_shape(spec: ModelSpec) -> KvShape:
     layers = spec.num_hidden_layers
     if spec.is_mla:
         per_layer = spec.kv_lora_rank + spec.qk_rope_head_dim
-        return KvShape(layers, 0, 0, per_layer, 0, 0, True)
+        index = indexer_bytes_per_token_layer(spec)
+        return KvShape(layers, 0, 0, per_layer, 0, 0, True, spec.index_topk if index else 0, index)
     kv_heads = spec.num_key_value_heads or spec.num_attention_heads
     head_dim = spec.head_dim or (spec.hidden_size // max(1, spec.num_attention_heads))
     per_layer = 2 * kv_heads * head_dim
@@ -56,10 +65,18 @@ def kv_shape(spec: ModelSpec) -> KvShape:
     return KvShape(layers - sliding, sliding, window if sliding else 0, per_layer, kv_heads, head_dim, False)
 
 
+def indexer_bytes_per_token_layer(spec: ModelSpec) -> float:
+    """Bytes of sparse-attention indexer key one token keeps per layer: FP8 values and one FP32 scale
+    per 128 of them (0 without an indexer)."""
+    if not (spec.index_topk and spec.index_head_dim):
+        return 0.0
+    return spec.index_head_dim + 4.0 * math.ceil(spec.index_head_dim / 128)
+
+
 def kv_bytes_per_token(spec: ModelSpec, kv: KvDtype) -> float:
     """Bytes one token adds to the cache when every layer keeps it (context within the window)."""
     s = kv_shape(spec)
-    return s.layers * s.elements_per_layer * kv.bytes_per_element
+    return s.layers * (s.elements_per_layer * kv.bytes_per_element + s.index_bytes_per_layer)
 
 
 def kv_heads_per_gpu(spec: ModelSpec, tp: int) -> int:
@@ -100,7 +117,8 @@ def kv_bytes_per_sequence(
         slide_tok = math.ceil(slide_tok / block_tokens) * block_tokens if slide_tok else 0
     per_layer_elems = float(s.elements_per_layer) if s.mla else 2.0 * kv_heads_per_gpu(spec, tp) * s.head_dim
     elems = per_layer_elems * (s.full_layers * full_tok + s.sliding_layers * slide_tok)
-    return elems * kv.bytes_per_element * layer_fraction
+    index = s.index_bytes_per_layer * s.full_layers * full_tok  # replicated like the latent
+    return (elems * kv.bytes_per_element + index) * layer_fraction
 
 
 def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: int = 1) -> float:
@@ -110,4 +128,6 @@ def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: 
     s = kv_shape(spec)
     per_layer_elems = float(s.elements_per_layer) if s.mla else 2.0 * kv_heads_per_gpu(spec, tp) * s.head_dim
     slide = min(context, s.window) if s.sliding_layers else 0.0
-    return per_layer_elems * (s.full_layers * context + s.sliding_layers * slide) * kv.bytes_per_element
+    full = min(context, s.topk) if s.topk else context  # sparse attention: the picked tokens only
+    read = per_layer_elems * (s.full_layers * full + s.sliding_layers * slide) * kv.bytes_per_element
+    return read + s.index_bytes_per_layer * s.full_layers * context  # the indexer scans them all

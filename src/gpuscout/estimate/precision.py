@@ -356,6 +356,7 @@ def _resolve_precision(name: str) -> WeightFormat:
     )
 
 
+SPARSE_MLA_FP8 = "fp8_ds_mla"
 _KV: dict[str, KvDtype] = {
     "fp32": KvDtype("fp32", 4.0),
     "bf16": KvDtype("bf16", 2.0),
@@ -363,6 +364,9 @@ _KV: dict[str, KvDtype] = {
     "fp8": KvDtype("fp8", 1.0),
     "q8_0": KvDtype("q8_0", 34 / 32),  # llama.cpp: 32 int8 + one fp16 scale per block
     "q4_0": KvDtype("q4_0", 18 / 32),  # llama.cpp: 32 nibbles + one fp16 scale per block
+    # vLLM's cache for DeepSeek-V3.2's sparse MLA: per token and layer the 512 latent values in FP8, four
+    # FP32 scales (one per 128) and the 64 rope values in bf16: 656 B for the 576-element latent
+    SPARSE_MLA_FP8: KvDtype(SPARSE_MLA_FP8, 656 / 576),
 }
 _KV_ALIASES = {
     "f16": "fp16",
@@ -374,6 +378,7 @@ _KV_ALIASES = {
     "fp8_e4m3": "fp8",
     "fp8-e5m2": "fp8",
     "fp8_e5m2": "fp8",
+    "fp8-ds-mla": SPARSE_MLA_FP8,
     "int8": "q8_0",
     "q8": "q8_0",
     "q4": "q4_0",

@@ -277,16 +277,27 @@ def _attn_dims(spec: ModelSpec, *, prefill: bool = False) -> int:
 
 def _scores_per_token(spec: ModelSpec, context: float) -> float:
     """Attention scores one new token computes against ``context`` cached tokens (all layers and heads;
-    sliding-window layers see at most their window)."""
+    sliding-window layers see at most their window, sparse attention its top-k)."""
     s = kv_shape(spec)
     slide = min(context, s.window) if s.sliding_layers else 0.0
-    return spec.num_attention_heads * (s.full_layers * context + s.sliding_layers * slide)
+    full = min(context, s.topk) if s.topk else context
+    return spec.num_attention_heads * (s.full_layers * full + s.sliding_layers * slide)
+
+
+def _indexer_flops(spec: ModelSpec, pairs: float) -> float:
+    """16-bit-equivalent FLOPs of a sparse-attention indexer scoring ``pairs`` (query, cached token)
+    pairs in every layer: ``index_n_heads`` dot products of ``index_head_dim``, in FP8 (half the time
+    per FLOP of the 16-bit attention it is counted with)."""
+    if not kv_shape(spec).topk:
+        return 0.0
+    return 2.0 * spec.index_n_heads * spec.index_head_dim * pairs * spec.num_hidden_layers / 2.0
 
 
 def _attn_flops_per_token(spec: ModelSpec, context: float, *, prefill: bool = False) -> float:
     """Attention score + value FLOPs of one new token against ``context`` cached tokens (all layers);
-    ``prefill``: a prompt token (MLA's unabsorbed form)."""
-    return 2.0 * _attn_dims(spec, prefill=prefill) * _scores_per_token(spec, context)
+    ``prefill``: a prompt token (MLA's unabsorbed form). A sparse-attention indexer scores them all."""
+    scores = 2.0 * _attn_dims(spec, prefill=prefill) * _scores_per_token(spec, context)
+    return scores + _indexer_flops(spec, context)
 
 
 def _head_params(spec: ModelSpec) -> float:
@@ -500,22 +511,28 @@ def mean_decode_step(st: Setup, batch: int, context_in: int, context_out: int) -
     )
 
 
+def _capped_causal(tokens: float, cap: int) -> float:
+    """Sum over a prompt's positions of the tokens each attends to when it sees at most ``cap``."""
+    if cap and tokens > cap:
+        return cap * (tokens - cap / 2.0)
+    return tokens * tokens / 2.0
+
+
 def _causal_context(spec: ModelSpec, tokens: float) -> tuple[float, float]:
-    """(full-layer, sliding-layer) sum over positions of the context each prompt token attends to."""
+    """(full-layer, sliding-layer) sum over positions of the context each prompt token attends to
+    (a sliding layer sees its window, a sparse-attention layer its top-k)."""
     s = kv_shape(spec)
-    if s.sliding_layers and tokens > s.window:
-        slide_ctx = s.window * (tokens - s.window / 2.0)
-    else:
-        slide_ctx = tokens * tokens / 2.0
-    return tokens * tokens / 2.0, slide_ctx
+    return _capped_causal(tokens, s.topk), _capped_causal(tokens, s.window if s.sliding_layers else 0)
 
 
 def _prefill_attention_flops(spec: ModelSpec, tokens: float) -> float:
-    """Causal attention (scores and values) FLOPs of one prompt of ``tokens`` tokens, whole model."""
+    """Causal attention (scores and values) FLOPs of one prompt of ``tokens`` tokens, whole model (a
+    sparse-attention indexer scores every earlier token of the prompt)."""
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
     s_dim = _attn_dims(spec, prefill=True)
-    return 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
+    attn = 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
+    return attn + _indexer_flops(spec, tokens * tokens / 2.0)
 
 
 def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float]:

@@ -49,6 +49,13 @@ class ModelSpec(_HashOnce):
     qk_rope_head_dim: int = 0
     qk_nope_head_dim: int = 0
     v_head_dim: int = 0
+    # DeepSeek Sparse Attention (DeepSeek-V3.2): a "lightning indexer" (``index_n_heads`` x
+    # ``index_head_dim``, FP8, its own key cache of one ``index_head_dim`` vector per token and layer)
+    # scores every cached token, and the attention then reads only the ``index_topk`` best per query.
+    # 0: dense attention.
+    index_topk: int = 0
+    index_n_heads: int = 0
+    index_head_dim: int = 0
     # official totals (billions) where known, for checking the computed count
     official_total_params_b: float | None = None
     official_active_params_b: float | None = None
