@@ -110,3 +110,15 @@ def test_vllm_caches_sparse_mla_in_its_own_fp8_format_by_default() -> None:
     with pytest.raises(InvalidInputError) as err:
         estimate("llama-3.1-8b", "H100", kv_dtype="fp8_ds_mla")
     assert err.value.field == "kv_dtype" and "fp8" in str(err.value)
+
+
+def test_the_model_pages_name_the_sparse_attention() -> None:
+    from typer.testing import CliRunner
+
+    from gpuscout.cli import app
+
+    result = CliRunner().invoke(app, ["models", "deepseek-v3.2"], env={"COLUMNS": "120"})
+    assert result.exit_code == 0, result.output
+    assert "MLA + sparse top-2048" in result.output
+    listing = CliRunner().invoke(app, ["models", "--family", "deepseek"], env={"COLUMNS": "160"})
+    assert "MLA + sparse" in listing.output and listing.output.count("sparse") == 1

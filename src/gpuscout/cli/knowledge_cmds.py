@@ -217,6 +217,8 @@ def _attention_label(spec: ModelSpec, *, short: bool = False) -> str:
         label = "GQA"
     else:
         label = "MHA"
+    if spec.index_topk:
+        label += " + sparse" if short else f" + sparse top-{spec.index_topk}"
     if spec.sliding_layers and short:
         label += " + SWA"
     elif spec.sliding_layers:
