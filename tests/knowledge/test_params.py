@@ -83,6 +83,7 @@ ACTIVE_CONVENTION = {
     "qwen3-235b-a22b": "incl",
     "deepseek-v3": "excl",
     "deepseek-v3.2": "excl",
+    "kimi-k2": "excl",  # DeepSeek-V3's architecture and convention: 31.7B without the embedding table
     "qwen2-57b-a14b": "incl",
     "gpt-oss-20b": "excl",
     "gpt-oss-120b": "excl",
