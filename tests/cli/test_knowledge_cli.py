@@ -117,6 +117,7 @@ def test_models_filters() -> None:
         "qwen3-32b",
         "qwen3-30b-a3b",
         "qwen3-235b-a22b",
+        "qwen3-coder-480b-a35b",
     }
     rows = json.loads(_run("models", "--kind", "diffusion", "--json").stdout)
     assert {r["name"] for r in rows} == {"sdxl", "flux.1-dev"}

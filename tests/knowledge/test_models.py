@@ -123,8 +123,9 @@ def test_registry_covers_the_reference_table() -> None:
             if row[key]:
                 assert getattr(spec, key) == int(row[key]), (spec.name, key)
     # + codellama-7b; + 17 models of the training calibration rows (MPT, Qwen-1, GPT-3, Nemotron...);
-    # + 10 inference models of the 2026-12 calibration set; + Kimi K2 (renters' model, no calibration row)
-    assert len(all_models()) == 45 + 17 + 10 + 1
+    # + 10 inference models of the 2026-12 calibration set; + Kimi K2 and Qwen3-Coder-480B-A35B (renters'
+    # models without a calibration row)
+    assert len(all_models()) == 45 + 17 + 10 + 2
 
 
 def test_registry_is_consistent() -> None:

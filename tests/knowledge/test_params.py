@@ -81,6 +81,7 @@ ACTIVE_CONVENTION = {
     "mixtral-8x22b": "incl",
     "qwen3-30b-a3b": "incl",
     "qwen3-235b-a22b": "incl",
+    "qwen3-coder-480b-a35b": "incl",
     "deepseek-v3": "excl",
     "deepseek-v3.2": "excl",
     "kimi-k2": "excl",  # DeepSeek-V3's architecture and convention: 31.7B without the embedding table
