@@ -21,6 +21,7 @@ from gpuscout.estimate.precision import (
     KvDtype,
     WeightFormat,
     has_bf16,
+    kv_dtype_names,
     resolve_kv_dtype,
     resolve_precision,
     states_fp8_scaling,
@@ -221,7 +222,7 @@ def _kv_dtype(
 ) -> KvDtype:
     """The KV dtype asked for, or the engine's default; an engine with its own cache format for sparse
     MLA (vLLM: ``fp8_ds_mla``) uses it for "fp8" and by default."""
-    sparse_mla = spec.is_mla and kv_shape(spec).topk > 0
+    sparse_mla = kv_shape(spec).topk > 0  # only an MLA shape carries a top-k
     if kv_dtype is None:
         kv = _kv_default(fmt, eng, acc)
         return resolve_kv_dtype(eng.sparse_mla_kv) if sparse_mla and eng.sparse_mla_kv else kv
@@ -230,7 +231,7 @@ def _kv_dtype(
         raise InvalidInputError(
             "kv_dtype",
             f"{SPARSE_MLA_FP8} is vLLM's cache format for sparse MLA (DeepSeek-V3.2); {spec.name} has none",
-            accepted="bf16, fp16, fp8, q8_0, q4_0, fp32",
+            accepted=", ".join(n for n in kv_dtype_names() if n != SPARSE_MLA_FP8),
         )
     if kv.name == "fp8" and sparse_mla and eng.sparse_mla_kv:
         return resolve_kv_dtype(eng.sparse_mla_kv)

@@ -386,6 +386,11 @@ _KV_ALIASES = {
 }
 
 
+def kv_dtype_names() -> tuple[str, ...]:
+    """The KV cache dtypes by name, sorted (what a ``kv_dtype`` error lists as accepted)."""
+    return tuple(sorted(_KV))
+
+
 def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
     """Return the :class:`KvDtype` for "bf16", "fp16", "fp8", "q8_0", "q4_0" (or aliases)."""
     if isinstance(name, KvDtype):
@@ -394,7 +399,7 @@ def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
         raise InvalidInputError(
             "kv_dtype",
             f"expected a KV cache dtype name, got {type(name).__name__}",
-            accepted=", ".join(sorted(_KV)),
+            accepted=", ".join(kv_dtype_names()),
         )
     return _resolve_kv_dtype(name)
 
@@ -405,7 +410,9 @@ def _resolve_kv_dtype(name: str) -> KvDtype:
     key = _KV_ALIASES.get(key, key)
     if key in _KV:
         return _KV[key]
-    raise InvalidInputError("kv_dtype", f"unknown KV cache dtype {name!r}", accepted=", ".join(sorted(_KV)))
+    raise InvalidInputError(
+        "kv_dtype", f"unknown KV cache dtype {name!r}", accepted=", ".join(kv_dtype_names())
+    )
 
 
 def default_kv_dtype(fmt: WeightFormat) -> KvDtype:
