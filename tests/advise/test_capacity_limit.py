@@ -1,5 +1,6 @@
 """An endpoint row says what caps the users it sustains: the latency targets, the KV memory or the
-engine's cap on running sequences (vLLM's max_num_seqs of 256), with the real estimator."""
+engine's cap on running sequences (vLLM's max_num_seqs: 256 on an A100 or a GPU under 70 GiB, 1024 on
+larger ones), with the real estimator."""
 
 from __future__ import annotations
 
@@ -8,18 +9,26 @@ from gpuscout.advise.workload import ServeWorkload
 from tests.advise.helpers import NOW, offer
 
 
-def _sustains(**kw: object) -> tuple[str, str | None]:
+def _sustains(gpu: str = "H100-SXM", **kw: object) -> tuple[str, str | None]:
     w = ServeWorkload(model="llama-3.1-8b", concurrency=32, **kw)  # type: ignore[arg-type]
-    (rec,) = rank(w, [offer("persec", "H100-SXM", price=2.0)], now=NOW)
+    (rec,) = rank(w, [offer("persec", gpu, price=2.0)], now=NOW)
     assert rec.estimate is not None
     return next(x for x in rec.reasons if x.startswith("sustains up to")), rec.estimate.capacity_limit
 
 
-def test_an_8b_on_an_h100_without_targets_is_capped_by_the_engine_not_by_memory() -> None:
-    # 80 GB holds ~60 GB of KV cache: ~460 sequences of 1.28k tokens, more than vLLM's 256 slots
-    text, limit = _sustains(latency_targets="none")
+def test_an_8b_on_an_a100_without_targets_is_capped_by_the_engine_not_by_memory() -> None:
+    # 80 GB holds ~60 GB of KV cache: ~460 sequences of 1.28k tokens, more than the 256 slots vLLM V1
+    # gives itself on an A100
+    text, limit = _sustains("A100-SXM4-80GB", latency_targets="none")
     assert limit == "engine cap" and "256 users" in text
     assert "the engine's cap on running sequences" in text and "KV cache" not in text
+
+
+def test_an_8b_on_an_h100_without_targets_fills_memory_below_the_engine_cap() -> None:
+    # on a GPU of 70 GiB or more (not an A100) vLLM V1 allows 1024 sequences: the ~460 the KV cache
+    # holds are the limit
+    text, limit = _sustains(latency_targets="none")
+    assert limit == "KV cache" and "the KV cache full" in text
 
 
 def test_the_chat_defaults_are_latency_targets_even_when_not_given_explicitly() -> None:

@@ -138,7 +138,10 @@ def test_concurrency_beyond_the_kv_limit_is_capped_and_queues() -> None:
 
 
 def test_request_rate_below_and_above_capacity() -> None:
-    kw = {"context_in": 1000, "context_out": 200}
+    # vLLM held to 256 running sequences (its cap on an A100 or a GPU under 70 GiB; an H100 allows 1024),
+    # so that the slots, not the prompts' prefill queue, set the finite run's wait below
+    eng = dataclasses.replace(resolve_engine("vllm"), large_gpu=None)
+    kw = {"context_in": 1000, "context_out": 200, "engine": eng}
     low = estimate("llama-3.1-8b", "H100", request_rate=1.0, **kw)
     assert low.requests_per_s == pytest.approx(1.0)
     assert low.binding_limit != "queueing"

@@ -235,8 +235,9 @@ def test_a_finite_closed_loop_run_queues_its_first_overflow_for_the_first_comple
 
 def test_a_client_allowed_more_in_flight_than_it_has_requests_sends_a_burst() -> None:
     # --max-concurrency 1000 --num-prompts 1000 at an infinite rate sends all 1000 at once: the same
-    # run as request_rate=inf with 1000 prompts (waves of 256 behind max_num_seqs), not a steady closed
-    # loop of 1000 clients whose queue never drains (twice the wait)
+    # run as request_rate=inf with 1000 prompts (waves of the 295 sequences the H100's KV cache holds,
+    # below vLLM's 1024 there), not a steady closed loop of 1000 clients whose queue never drains
+    # (twice the wait)
     kw = {"context_in": 1000, "context_out": 500, "engine": "vllm"}
     burst = estimate("llama-3.1-8b", "H100", request_rate=math.inf, num_requests=1000, **kw)
     same = estimate("llama-3.1-8b", "H100", concurrency=1000, num_requests=1000, **kw)
@@ -246,7 +247,8 @@ def test_a_client_allowed_more_in_flight_than_it_has_requests_sends_a_burst() ->
     assert steady.ttft_ms > 1.5 * same.ttft_ms
     # and it is _burst's answer for the engine's cap
     st = _setup("llama-3.1-8b", "H100", engine="vllm")
-    point = _burst(st, 1000, 1000, 500, 256, "scheduler")
+    assert same.batch == 295 and "(cap 295, kv_cache)" in same.assumptions["load"]
+    point = _burst(st, 1000, 1000, 500, 295, "kv_cache")
     assert same.ttft_ms == pytest.approx(point.ttft_s * 1000 + st.engine.request_overhead_us / 1000)
 
 

@@ -132,3 +132,36 @@ def test_a_static_batch_waits_for_its_longest_output() -> None:
     assert extra == pytest.approx(200 * (1 / 2 + 1 / 3 + 1 / 4) * step)
     assert extra == pytest.approx(216.67 * step, rel=1e-3)
     assert tpot == pytest.approx(step)
+
+
+def _vllm_on(gpu: str, model: str = "llama-3.1-8b", **flags: int) -> tuple[str, str]:
+    eng = dataclasses.replace(resolve_engine("vllm"), **flags) if flags else resolve_engine("vllm")
+    est = estimate(model, gpu, engine=eng, context_in=1000, context_out=200, concurrency=2000)
+    return est.assumptions["batching"], est.assumptions["load"]
+
+
+def test_vllm_v1_sizes_its_sequence_cap_by_the_gpus_memory() -> None:
+    # vLLM V1's OpenAI server: max_num_seqs 1024 on a GPU reporting >= 70 GiB that is not an A100,
+    # 256 elsewhere; 8192 tokens per step on every GPU
+    batching, load = _vllm_on("H100-SXM")  # 79.6 GiB: the ~460 sequences the KV cache holds bind
+    assert "8192 tokens/step" in batching and "kv_cache" in load and "cap 256" not in load
+    batching, load = _vllm_on("B200")  # 1024 allowed, 979 fit
+    assert "(cap 979, kv_cache)" in load
+    batching, load = _vllm_on("MI300X")  # 192 GB: the engine's 1024 bind
+    assert "(cap 1024, scheduler)" in load
+    batching, load = _vllm_on("A100-SXM4-80GB")  # the A100 exception
+    assert "8192 tokens/step" in batching and "(cap 256, scheduler)" in load
+    # 48 GB: a 0.5B model's cache holds thousands of 1.2k-token sequences, the engine runs 256
+    batching, load = _vllm_on("L40S", "qwen2.5-0.5b")
+    assert "(cap 256, scheduler)" in load
+    batching, load = _vllm_on("H100-SXM", "qwen2.5-0.5b")  # on an H100: 1024
+    assert "(cap 1024, scheduler)" in load
+    # stated flags stand on every GPU
+    batching, load = _vllm_on("H100-SXM", max_num_batched_tokens=4096, max_num_seqs=128)
+    assert "4096 tokens/step" in batching and "(cap 128, scheduler)" in load
+    # V0 (0.4-0.7) did not look at the GPU: 256 sequences on an H100 (Llama 3 8B: 8192-token context,
+    # unchunked, so the step budget does not bind first)
+    v0 = estimate(
+        "llama-3-8b", "H100-SXM", engine="vLLM 0.6.3", context_in=1000, context_out=200, concurrency=2000
+    )
+    assert "(cap 256, scheduler)" in v0.assumptions["load"]

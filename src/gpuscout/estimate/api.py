@@ -11,7 +11,7 @@ from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
 from gpuscout.estimate.lazy_text import text
-from gpuscout.estimate.memory import MemoryPlan, max_batch, plan_memory
+from gpuscout.estimate.memory import GIB, MemoryPlan, capacity_bytes, max_batch, plan_memory
 from gpuscout.estimate.parallel import gpu_link
 from gpuscout.estimate.precision import (
     CLASS_GGUF,
@@ -530,7 +530,10 @@ def _prepare(
     warnings: list[str] = []
     if model_note:
         warnings.append(model_note)
-    eng = _for_model(resolve_engine(engine), spec)
+    # the engine as it starts on this GPU (vLLM V1 sizes its step budget and sequence cap by the
+    # device's reported memory), then as it runs this model
+    on_gpu = resolve_engine(engine).for_gpu(capacity_bytes(acc) / GIB, f"{acc.name} {acc.full_name}")
+    eng = _for_model(on_gpu, spec)
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)
     if not verdict.supported:

@@ -80,6 +80,35 @@ class EngineEra:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviceDefaults:
+    """Scheduler defaults an engine picks from the GPU it starts on: (step token budget, running
+    sequence cap) below a memory threshold (``small``) and on GPUs at or above it (``large``), unless
+    the GPU's name holds one of ``excluded``. The profile carries the ``small`` values;
+    :meth:`EngineProfile.for_gpu` swaps in the ``large`` ones, each only while still at its ``small``
+    value, so a stated flag stands (one stated equal to the small default cannot be told apart from
+    it: pass ``large_gpu=None`` to pin a profile's own values)."""
+
+    min_memory_gib: float
+    excluded: tuple[str, ...]  # lower-case substrings of a GPU name the rule leaves out
+    small: tuple[int, int]  # (step token budget, max running sequences) below the threshold
+    large: tuple[int, int]  # the same on a GPU the rule applies to
+
+    def applies(self, memory_gib: float, gpu_name: str) -> bool:
+        name = gpu_name.lower()
+        return memory_gib >= self.min_memory_gib and not any(x in name for x in self.excluded)
+
+
+# vLLM V1's OpenAI server (vllm/engine/arg_utils.py, EngineArgs' batch defaults, 0.9-0.11; recalled
+# from the source, not re-read): on a GPU reporting >= 70 GiB whose name has no "a100" in it (a larger
+# budget lowered A100 throughput, vLLM PR #17885) max_num_seqs 1024, elsewhere 256. The same code gave
+# max_num_batched_tokens 8192 there and 2048 elsewhere, but today's release on an L4 (vLLM 0.23,
+# ai.wmx.dev: Qwen2.5-0.5B, 32 clients x 256 prompt tokens) hands every client of a wave its first
+# token after one step of ~8192 tokens (median TTFT 135 ms; 2048-token steps would give ~90 ms): 8192
+# on every GPU.
+VLLM_V1_DEVICE_DEFAULTS = DeviceDefaults(70.0, ("a100",), small=(8192, 256), large=(8192, 1024))
+
+
+@dataclass(frozen=True, slots=True)
 class EngineProfile:
     """How one inference engine uses a GPU."""
 
@@ -187,6 +216,8 @@ class EngineProfile:
     # any fp8 cache dtype into "fp8_ds_mla" (vllm/model_executor/models/config.py)
     sparse_mla_kv: str = ""
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
+    # step budget and sequence cap chosen by the GPU's memory (vLLM V1), applied by ``for_gpu``
+    large_gpu: DeviceDefaults | None = None
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
     # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
     # only once ``max_waiting_tokens`` (default 20) decode steps have passed since the last admission,
@@ -301,6 +332,19 @@ class EngineProfile:
     def era_for(self, version: str) -> EngineEra | None:
         """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
         return next((e for e in self.eras if e.versions[:1].isdigit() and e.matches(version)), None)
+
+    def for_gpu(self, memory_gib: float, gpu_name: str) -> EngineProfile:
+        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name``: the step budget and
+        sequence cap of its :class:`DeviceDefaults` where they apply (each only while still at its
+        small-GPU value, so a stated flag stands)."""
+        d = self.large_gpu
+        if d is None or not d.applies(memory_gib, gpu_name):
+            return self
+        tokens = d.large[0] if self.prefill_chunk_tokens == d.small[0] else self.prefill_chunk_tokens
+        seqs = d.large[1] if self.max_num_seqs == d.small[1] else self.max_num_seqs
+        if (tokens, seqs) == (self.prefill_chunk_tokens, self.max_num_seqs):
+            return self
+        return replace(self, prefill_chunk_tokens=tokens, max_num_seqs=seqs)
 
 
 # A kernel family falls back to its compute class where a profile has no figure of its own (a block-scaled
@@ -426,10 +470,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
         kv_block_tokens=16,
-        prefill_chunk_tokens=8192,
+        # the OpenAI server's defaults below 70 GiB and on A100s (1024 sequences on larger GPUs)
+        prefill_chunk_tokens=VLLM_V1_DEVICE_DEFAULTS.small[0],
         chunked_prefill=True,
         decodes_in_token_budget=True,
-        max_num_seqs=256,
+        max_num_seqs=VLLM_V1_DEVICE_DEFAULTS.small[1],
+        large_gpu=VLLM_V1_DEVICE_DEFAULTS,
         uncalibrated=("moe_layer_overhead_us",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=("vllm", "v-llm"),
@@ -448,6 +494,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_layer_overhead_us": 321.8,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
+                    "max_num_seqs": 256,
+                    "large_gpu": None,  # V0's defaults did not depend on the GPU
                     "prefill_budget_from_model_len": True,
                     "auto_chunk_above_len": 32768,
                     # 0.7.x (MLA arrived in 0.7.1): "MLA is enabled; forcing chunked prefill and prefix
@@ -468,7 +516,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
-        "max_num_batched_tokens 8192, max_num_seqs 256, gpu_memory_utilization 0.9, 16-token KV blocks",
+        "max_num_batched_tokens 8192, max_num_seqs 1024 on GPUs of 70 GiB and more (A100s excepted) and "
+        "256 on the rest, gpu_memory_utilization 0.9, 16-token KV blocks",
     ),
     EngineProfile(
         name="sglang",
