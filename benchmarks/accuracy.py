@@ -46,6 +46,7 @@ from typing import Any
 from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import EngineEra, EngineProfile, profile_for, resolve_engine
+from gpuscout.estimate.launch_flags import profile_settings, read_flags
 from gpuscout.estimate.memory import weights_bytes_total
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -161,35 +162,18 @@ BARE_FORWARD_STEP_US = 500.0
 
 
 def _engine_settings(notes: str, prof: EngineProfile) -> dict[str, Any]:
-    """Engine flags the row's command line states, as profile attributes (the row is read as run)."""
-    out: dict[str, Any] = {}
-    mem = _num(r"(?:gpu[-_]memory[-_]utilization[ =]|mem[-_]frac(?:tion[-_]static)?[ =])([\d.]+)", notes)
-    if mem is not None and 0.1 < mem <= 1.0:
-        out["memory_utilization"] = mem
-    seqs = _num(r"(?:max[-_]num[-_]seqs?|max_batch(?:_size)?)[ =](\d+)", notes)
-    if seqs is not None:
-        out["max_num_seqs"] = int(seqs)
-    # the scheduler's flags: gpuscout.estimate.api._for_model turns them into a step budget
-    tokens = _num(r"max[-_]num[-_](?:batched[-_])?tokens[ =](\d+)", notes)
-    if tokens is not None:
-        out["max_num_batched_tokens"] = int(tokens)
-    model_len = _num(r"max[-_]model[-_]len[ =](\d+)", notes)
-    if model_len is not None:
-        out["max_model_len"] = int(model_len)
-    chunked = re.search(r"enable[-_]chunked[-_]prefill(?:[ =](true|false))?", notes, re.I)
-    if chunked:
-        out["enable_chunked_prefill"] = (chunked.group(1) or "true").lower() == "true"
+    """Engine flags the row's command line states, as profile attributes (the row is read as run): the
+    same reading as a user's ``--engine "vllm --max-num-seqs 512"`` (gpuscout.estimate.launch_flags),
+    lenient with values free text mangles."""
+    flags = read_flags(notes, strict=False)
+    out = profile_settings(flags, prof.step_overhead_us, prof.seq_overhead_us)
+    if flags.stated:
+        out["stated_flags"] = flags.stated
     if prof.name == "hf-transformers" and "autoawq" in notes.lower() and "examples/benchmark.py" in notes:
         # AutoAWQ's benchmark script times bare forward calls (model(...), then an argmax), not generate():
         # the host work generate() adds to every step (logits processors, stopping criteria, cache and
         # mask bookkeeping) is not in its decode time. What is left is the forward's own top and bottom.
         out["step_overhead_us"] = BARE_FORWARD_STEP_US
-    steps = _num(r"num[-_]scheduler[-_]steps?[ =](\d+)", notes)
-    if steps is not None and steps > 1:
-        # multi-step scheduling: one scheduler pass per ``steps`` decode steps
-        out["step_overhead_us"] = prof.step_overhead_us / steps
-        out["seq_overhead_us"] = prof.seq_overhead_us / steps
-        out["multi_step"] = int(steps)
     return out
 
 

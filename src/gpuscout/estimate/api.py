@@ -534,6 +534,12 @@ def _prepare(
     # device's reported memory), then as it runs this model
     on_gpu = resolve_engine(engine).for_gpu(capacity_bytes(acc) / GIB, f"{acc.name} {acc.full_name}")
     eng = _for_model(on_gpu, spec)
+    if eng.ignored_flags:
+        warnings.append(
+            f"engine flags gpuscout does not model, ignored: {' '.join(eng.ignored_flags)} (read: "
+            "--gpu-memory-utilization / --mem-fraction-static, --max-num-seqs, --max-num-batched-tokens, "
+            "--max-model-len, --enable-chunked-prefill, --num-scheduler-steps and their aliases)"
+        )
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)
     if not verdict.supported:
@@ -968,6 +974,8 @@ def _assumptions(
         "load": f"{load}: {point.running} running per replica (cap {point.cap}, {point.cap_reason}), "
         f"{point.requests_per_s * replicas:,.3g} requests/s",
     }
+    if eng.stated_flags:
+        out["launch_flags"] = "as stated: " + ", ".join(eng.stated_flags)
     c = st.spec
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
     if st.eff_class in eng.uncalibrated_classes:

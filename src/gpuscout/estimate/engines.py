@@ -39,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
+from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
 from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
@@ -85,8 +86,9 @@ class DeviceDefaults:
     sequence cap) below a memory threshold (``small``) and on GPUs at or above it (``large``), unless
     the GPU's name holds one of ``excluded``. The profile carries the ``small`` values;
     :meth:`EngineProfile.for_gpu` swaps in the ``large`` ones, each only while still at its ``small``
-    value, so a stated flag stands (one stated equal to the small default cannot be told apart from
-    it: pass ``large_gpu=None`` to pin a profile's own values)."""
+    value and not set by a launch flag (``EngineProfile.stated_flags``), so a stated value stands; a
+    profile built with ``dataclasses.replace`` and the small default cannot be told apart from the
+    default: pass ``large_gpu=None`` to pin its values."""
 
     min_memory_gib: float
     excluded: tuple[str, ...]  # lower-case substrings of a GPU name the rule leaves out
@@ -218,6 +220,10 @@ class EngineProfile:
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
     # step budget and sequence cap chosen by the GPU's memory (vLLM V1), applied by ``for_gpu``
     large_gpu: DeviceDefaults | None = None
+    # launch flags written after the engine's name (gpuscout.estimate.launch_flags): those read, as
+    # "max_num_seqs 512", and those gpuscout does not model, which the estimate names as ignored
+    stated_flags: tuple[str, ...] = ()
+    ignored_flags: tuple[str, ...] = ()
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
     # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
     # only once ``max_waiting_tokens`` (default 20) decode steps have passed since the last admission,
@@ -333,15 +339,22 @@ class EngineProfile:
         """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
         return next((e for e in self.eras if e.versions[:1].isdigit() and e.matches(version)), None)
 
+    def states(self, attr: str) -> bool:
+        """Whether a launch flag written with the engine's name set ``attr``."""
+        return any(f.split(" ", 1)[0] == attr for f in self.stated_flags)
+
     def for_gpu(self, memory_gib: float, gpu_name: str) -> EngineProfile:
         """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name``: the step budget and
         sequence cap of its :class:`DeviceDefaults` where they apply (each only while still at its
-        small-GPU value, so a stated flag stands)."""
+        small-GPU value and not set by a launch flag, so a stated value stands)."""
         d = self.large_gpu
         if d is None or not d.applies(memory_gib, gpu_name):
             return self
-        tokens = d.large[0] if self.prefill_chunk_tokens == d.small[0] else self.prefill_chunk_tokens
-        seqs = d.large[1] if self.max_num_seqs == d.small[1] else self.max_num_seqs
+        tokens, seqs = self.prefill_chunk_tokens, self.max_num_seqs
+        if tokens == d.small[0] and not self.states("max_num_batched_tokens"):
+            tokens = d.large[0]
+        if seqs == d.small[1] and not self.states("max_num_seqs"):
+            seqs = d.large[1]
         if (tokens, seqs) == (self.prefill_chunk_tokens, self.max_num_seqs):
             return self
         return replace(self, prefill_chunk_tokens=tokens, max_num_seqs=seqs)
@@ -1038,17 +1051,26 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
         )
     if not name.strip():
         raise UnknownNameError("engine", str(name), engine_names())
-    base = _base_profile(name)
+    head, flag_text = split_flags(name)
+    base = _base_profile(head or name)
     if base is None:
-        raise UnknownNameError("engine", name, closest(name, list(_BY_KEY)) or list(engine_names()))
-    return profile_for(base, name)
+        raise UnknownNameError("engine", head, closest(head, list(_BY_KEY)) or list(engine_names()))
+    prof = profile_for(base, name)
+    if not flag_text:
+        return prof
+    # launch flags after the name: the attributes they set, and the ones gpuscout does not model
+    variants = tuple(e.versions for e in base.eras if not e.versions[:1].isdigit())
+    flags = read_flags(flag_text, strict=True, known=variants)
+    settings = profile_settings(flags, prof.step_overhead_us, prof.seq_overhead_us)
+    return replace(prof, **settings, stated_flags=flags.stated, ignored_flags=flags.ignored)
 
 
 def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     """``base`` as the engine ``name`` describes it: the era of its version ("vLLM 0.6.3" -> V0) and any
     variant its text names ("--enforce-eager", "fused layers"), applied in that order."""
     text = name.strip().lower()
-    found = _VERSION.search(re.sub(r"\(.*?\)", " ", text)) or _VERSION.search(text)
+    head = split_flags(text)[0]  # a flag's value ("--gpu-memory-utilization 0.5") is not a version
+    found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
     version = f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}" if found else ""
     prof = base
     era = base.era_for(version) if version else None

@@ -1,0 +1,159 @@
+"""Launch flags an engine was started with, as profile attributes.
+
+A renter writes them after the engine's name, as on its command line: ``"vllm --max-num-seqs 512
+--gpu-memory-utilization 0.95"``, ``"sglang --mem-fraction-static 0.85 --chunked-prefill-size 4096"``,
+``"vllm 0.6.3 --num-scheduler-steps 10"``. :func:`read_flags` turns those gpuscout models into the
+:class:`~gpuscout.estimate.engines.EngineProfile` attributes they set and lists the rest, which the
+estimate then names as ignored (a flag is never dropped silently). The benchmark reads the same flags out
+of a measurement's notes, so a row and a user's engine text mean the same thing.
+
+What each flag sets (the engine's own name for it, and its aliases in other engines):
+
+* ``--gpu-memory-utilization`` (vLLM) / ``--mem-fraction-static`` (SGLang): ``memory_utilization``.
+* ``--max-num-seqs`` (vLLM) / ``--max-running-requests`` (SGLang) / ``--max_batch_size`` (TensorRT-LLM):
+  ``max_num_seqs``, the cap on running sequences.
+* ``--max-num-batched-tokens`` (vLLM) / ``--chunked-prefill-size`` (SGLang) / ``--max_num_tokens``
+  (TensorRT-LLM): ``max_num_batched_tokens``, the step's token budget (see ``api._for_model``).
+* ``--max-model-len`` (vLLM) / ``--context-length`` (SGLang): ``max_model_len``.
+* ``--enable-chunked-prefill[=true|false]``: ``enable_chunked_prefill``.
+* ``--num-scheduler-steps N`` (vLLM 0.6 multi-step scheduling): one scheduler pass per N decode steps,
+  so the per-step and per-sequence host costs divide by N (``multi_step``).
+* Flags that name an engine variant the profiles know (``--enforce-eager``, ``--enable-dp-attention``)
+  are read by the profile itself (``EngineEra``) and are not reported as ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from gpuscout.errors import InvalidInputError
+
+_NUMBER = r"[ =]([0-9][0-9_,.]*)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Flag:
+    attr: str
+    names: str  # regex alternatives of the flag's names (without the leading dashes)
+    integer: bool
+    low: float  # accepted range, inclusive
+    high: float
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(rf"(?<![\w-])(-{{0,2}}(?:{self.names})){_NUMBER}", re.I)
+
+    def accepted(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        return f"{kind} from {self.low:g} to {self.high:g}"
+
+
+_FLAGS = (
+    _Flag(
+        "memory_utilization",
+        r"gpu[-_]memory[-_]utilization|mem[-_]frac(?:tion[-_]static)?",
+        False,
+        0.1,
+        1.0,
+    ),
+    _Flag(
+        "max_num_seqs",
+        r"max[-_]num[-_]seqs?|max[-_]running[-_]requests|max[-_]batch(?:[-_]size)?",
+        True,
+        1,
+        1e6,
+    ),
+    _Flag(
+        "max_num_batched_tokens",
+        r"max[-_]num[-_](?:batched[-_])?tokens|chunked[-_]prefill[-_]size",
+        True,
+        1,
+        1e8,
+    ),
+    _Flag("max_model_len", r"max[-_]model[-_]len|context[-_]length", True, 1, 1e8),
+    _Flag("multi_step", r"num[-_]scheduler[-_]steps?", True, 1, 1024),
+)
+_CHUNKED = re.compile(r"(?<![\w-])-{0,2}enable[-_]chunked[-_]prefill(?:[ =](true|false))?(?![\w-])", re.I)
+_ANY_FLAG = re.compile(r"(?<![\w-])--([a-z][\w-]*)(?:[ =]([^\s-][^\s]*))?", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class LaunchFlags:
+    """What a text's flags set: profile attributes (``settings``) and the flags left unread."""
+
+    settings: dict[str, Any]
+    stated: tuple[str, ...]  # "max_num_seqs 512", as read, for the estimate's assumptions
+    ignored: tuple[str, ...]  # "--foo 3": flags gpuscout does not model
+
+
+def _value(flag: _Flag, name: str, raw: str, strict: bool) -> float | None:
+    text = raw.replace("_", "").replace(",", "").rstrip(".")
+    try:
+        value = float(text)
+    except ValueError:
+        value = None
+    ok = value is not None and flag.low <= value <= flag.high and (not flag.integer or value == int(value))
+    if ok:
+        return value
+    if strict:
+        raise InvalidInputError("engine", f"{name} {raw!r} is out of range", flag.accepted())
+    return None
+
+
+def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -> LaunchFlags:
+    """The flags in ``text`` (an engine name with its launch flags, or a measurement's notes).
+
+    ``strict``: a value out of range is an error naming the flag (a user's input); otherwise it is
+    skipped (free-text notes). ``known``: regexes of variant flags a profile reads itself (not ignored).
+    """
+    settings: dict[str, Any] = {}
+    stated: list[str] = []
+    spans: list[tuple[int, int]] = []
+    for flag in _FLAGS:
+        m = flag.pattern.search(text)
+        if m is None:
+            continue
+        value = _value(flag, m.group(1), m.group(2), strict)
+        if value is None:
+            continue
+        settings[flag.attr] = int(value) if flag.integer else value
+        stated.append(f"{flag.attr} {settings[flag.attr]:g}")
+        spans.append(m.span())
+    chunked = _CHUNKED.search(text)
+    if chunked:
+        settings["enable_chunked_prefill"] = (chunked.group(1) or "true").lower() == "true"
+        stated.append(f"enable_chunked_prefill {settings['enable_chunked_prefill']}")
+        spans.append(chunked.span())
+    ignored = []
+    for m in _ANY_FLAG.finditer(text):
+        if any(a <= m.start() < b for a, b in spans):
+            continue
+        if any(re.search(k, m.group(0), re.I) for k in known):
+            continue
+        ignored.append(m.group(0).strip())
+    return LaunchFlags(settings, tuple(stated), tuple(ignored))
+
+
+def profile_settings(flags: LaunchFlags, step_overhead_us: float, seq_overhead_us: float) -> dict[str, Any]:
+    """``flags.settings`` as profile attributes: multi-step scheduling also divides the per-step and
+    per-sequence host costs by the steps one scheduler pass covers (a single step is the default)."""
+    out = dict(flags.settings)
+    steps = int(out.pop("multi_step", 1))
+    if steps > 1:
+        out["step_overhead_us"] = step_overhead_us / steps
+        out["seq_overhead_us"] = seq_overhead_us / steps
+        out["multi_step"] = steps
+    return out
+
+
+def split_flags(text: str) -> tuple[str, str]:
+    """(the engine's name and version, its flags): the text before the first ``--flag`` outside
+    parentheses, and the rest ("vLLM 0.9.1 (--enforce-eager)" is a name: the variant it names is read by
+    the profile)."""
+    for m in re.finditer(r"(?:^|\s)--[a-z]", text, re.I):
+        before = text[: m.start()]
+        if before.count("(") == before.count(")"):
+            return before.strip(), text[m.start() :].strip()
+    return text, ""
