@@ -4,6 +4,8 @@ larger ones), with the real estimator."""
 
 from __future__ import annotations
 
+import pytest
+
 from gpuscout.advise.rank import rank
 from gpuscout.advise.workload import ServeWorkload
 from tests.advise.helpers import NOW, offer
@@ -40,3 +42,25 @@ def test_the_chat_defaults_are_latency_targets_even_when_not_given_explicitly() 
 def test_a_long_context_fills_memory_first() -> None:
     text, limit = _sustains(latency_targets="none", prompt_tokens=32_000, output_tokens=1000)
     assert limit == "KV cache" and "the KV cache full" in text
+
+
+def test_users_beyond_the_engine_cap_queue_and_add_no_throughput() -> None:
+    # 300 users on one H100 whose vLLM runs at most 64 sequences: the replica serves what 64 running
+    # sequences produce (the others wait in the queue), so the tokens a month and their price follow that
+    w = ServeWorkload(
+        model="llama-3.1-8b", concurrency=300, engine="vllm --max-num-seqs 64", latency_targets="none"
+    )
+    (rec,) = rank(w, [offer("persec", "H100-SXM", price=2.0)], now=NOW)
+    s = rec.estimate
+    assert s is not None and s.batch_per_replica == 300 and s.capacity_limit == "engine cap"
+    running = 64 * (s.per_user_tokens_per_s or 0.0)  # what 64 decoding sequences make, at most
+    assert s.throughput is not None and s.throughput <= running
+    assert s.throughput == pytest.approx(s.capacity_tokens_per_s, rel=0.05)
+    assert rec.unit_costs is not None and rec.cost is not None
+    month_tokens = s.throughput * 24 * 3600 * 30
+    assert rec.unit_costs.per_million_output_tokens == pytest.approx(
+        rec.cost.total / (month_tokens / 1e6), rel=0.01
+    )
+    # the KV cache held is the running sequences', not the queued users'
+    fits = next(x for x in rec.reasons if x.startswith("fits"))
+    assert "KV 11 GB" in fits

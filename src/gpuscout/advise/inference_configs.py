@@ -363,8 +363,10 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         if w.requests_per_s is not None:
             served_tps = w.requests_per_s * w.output_tokens
         else:
-            # the estimator's aggregate at this batch (prefills of arriving requests included), per user
-            served_tps = users * e_op.output_tokens_per_s_total / max(e_op.batch, 1)
+            # the estimator's aggregate with ``b_op`` users on a replica (prefills of arriving requests
+            # included), per user: per user of the load, not per running sequence, since an engine that
+            # runs fewer at once (its cap on sequences) serves the others from its queue
+            served_tps = users * e_op.output_tokens_per_s_total / b_op
         monthly = (
             w.monthly_output_tokens if w.monthly_output_tokens is not None else served_tps * active_s_month
         )

@@ -70,13 +70,28 @@ def _tokens(x: float) -> str:
     return f"{x:.0f}"
 
 
+def _running(ctx: RowContext) -> int:
+    """Sequences one replica runs at once at the operating point (at most its users)."""
+    s, e = ctx.ev.summary, ctx.ev.estimate
+    users = (s.batch_per_replica if s is not None else None) or 1
+    return max(1, min(users, e.batch)) if e is not None and e.batch else users
+
+
+def _users_running(ctx: RowContext) -> str:
+    """ "16 users", or "64 running (300 users)" when the engine runs fewer than the users at once."""
+    users = (ctx.ev.summary.batch_per_replica if ctx.ev.summary is not None else None) or 1
+    running = _running(ctx)
+    return f"{users} users" if running >= users else f"{running} running ({users} users)"
+
+
 def kv_needed_gb(ctx: RowContext) -> float | None:
-    """KV cache one replica holds at the operating point: bytes/token x context x users."""
+    """KV cache one replica holds at the operating point: bytes/token x context x the sequences it runs
+    (the users beyond the engine's cap on running sequences wait in its queue, holding none)."""
     w, ev = ctx.workload, ctx.ev
     if not isinstance(w, ServeWorkload | BatchWorkload) or ev.estimate is None or ev.summary is None:
         return None
     per_token = ev.estimate.memory.kv_bytes_per_token
-    users = ev.summary.batch_per_replica or 1
+    users = _running(ctx)
     if per_token <= 0:
         return ev.estimate.memory.kv_cache_gb * ev.tp
     return per_token * (w.prompt_tokens + w.output_tokens) * users / 1e9
@@ -119,7 +134,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 reasons.insert(
                     0,
                     (
-                        f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {s.batch_per_replica} users — larger than "
+                        f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {_users_running(ctx)} — larger than "
                         f"the weights ({_gb(weights_total)} GB)"
                     ),
                 )
