@@ -55,6 +55,10 @@ def test_a_value_out_of_range_is_an_error_naming_the_flag_or_skipped_in_free_tex
     with pytest.raises(InvalidInputError, match="an integer"):
         read_flags("--max-num-seqs 2.5")
     assert read_flags("notes say gpu_memory_utilization=1.5", strict=False).settings == {}
+    with pytest.raises(InvalidInputError, match="--max-num-seqs needs a value"):
+        read_flags("--max-num-seqs --enforce-eager")
+    with pytest.raises(InvalidInputError, match="out of range"):
+        read_flags("--max-num-seqs 0")
 
 
 def test_the_name_ends_at_the_first_flag_outside_parentheses() -> None:

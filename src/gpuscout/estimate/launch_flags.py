@@ -45,6 +45,11 @@ class _Flag:
     def pattern(self) -> re.Pattern[str]:
         return re.compile(rf"(?<![\w-])(-{{0,2}}(?:{self.names})){_NUMBER}", re.I)
 
+    @property
+    def bare(self) -> re.Pattern[str]:
+        """The flag's name written without a number after it."""
+        return re.compile(rf"(?<![\w-])(-{{0,2}}(?:{self.names}))(?![\w-])(?![ =][0-9])", re.I)
+
     def accepted(self) -> str:
         kind = "an integer" if self.integer else "a number"
         return f"{kind} from {self.low:g} to {self.high:g}"
@@ -114,6 +119,9 @@ def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -
     for flag in _FLAGS:
         m = flag.pattern.search(text)
         if m is None:
+            bare = flag.bare.search(text) if strict else None
+            if bare is not None:
+                raise InvalidInputError("engine", f"{bare.group(1)} needs a value", flag.accepted())
             continue
         value = _value(flag, m.group(1), m.group(2), strict)
         if value is None:
