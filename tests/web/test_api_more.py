@@ -157,3 +157,18 @@ def test_faq_page_answers_four_questions(client: TestClient) -> None:
     html = client.get("/faq", params={"model": "llama-3.1-8b"}).text
     for key in ("vram", "spot", "card_class", "slow_generation"):
         assert f'id="{key}"' in html
+
+
+def test_estimate_takes_the_engines_launch_flags_and_names_a_bad_one(client: TestClient) -> None:
+    params = {
+        "model": "llama-3.1-8b",
+        "gpu": "H100",
+        "batch": "max",
+        "engine": "vllm --max-num-seqs 64 --swap-space 4",
+    }
+    est = client.get("/api/v1/estimate", params=params).json()
+    assert est["batch"] == 64 and est["assumptions"]["launch_flags"] == "as stated: max_num_seqs 64"
+    assert any("--swap-space 4" in w for w in est["warnings"])
+    bad = client.get("/api/v1/estimate", params={**params, "engine": "vllm --gpu-memory-utilization 2"})
+    assert bad.status_code == 422 and bad.json()["field"] == "engine"
+    assert "--gpu-memory-utilization" in bad.json()["message"]

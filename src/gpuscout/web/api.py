@@ -270,7 +270,12 @@ def api_estimate(
     precision: Precision = "bf16",
     engine: Annotated[
         str | None,
-        Query(min_length=1, max_length=40, description="default: llama.cpp for a GGUF precision, else vllm"),
+        Query(
+            min_length=1,
+            max_length=200,
+            description="an engine, its version and launch flags ('vllm', 'vllm 0.6.3', 'vllm --max-num-seqs "
+            "512 --gpu-memory-utilization 0.95'); default: llama.cpp for a GGUF precision, else vllm",
+        ),
     ] = None,
     batch: Annotated[
         str, Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max")
