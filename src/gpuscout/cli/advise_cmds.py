@@ -119,7 +119,7 @@ EngineOption = Annotated[
     typer.Option(
         "--engine",
         help="vllm, sglang, tensorrt-llm, llama.cpp...; a version or year ('vllm 0.6', 'llama.cpp 2024') "
-        "costs that era",
+        "costs that era; launch flags run it as started ('vllm --max-num-seqs 512')",
         show_default=AUTO_ENGINE,
     ),
 ]

@@ -174,7 +174,8 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 help="Inference engine (default: llama.cpp for GGUF, else vllm); a version or year ('vllm "
-                "0.6', 'llama.cpp 2024') sizes that era"
+                "0.6', 'llama.cpp 2024') sizes that era; launch flags ('vllm --gpu-memory-utilization 0.95') "
+                "size it as started"
             ),
         ] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
@@ -253,7 +254,8 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 help="vllm, sglang, tensorrt-llm, tgi, hf, llama.cpp, gpt-fast (default: llama.cpp for GGUF, "
-                "else vllm); a version or year ('vllm 0.6', 'llama.cpp 2024') times that era"
+                "else vllm); a version or year ('vllm 0.6', 'llama.cpp 2024') times that era; launch flags "
+                "('vllm --max-num-seqs 512 --gpu-memory-utilization 0.95') run it as started"
             ),
         ] = None,
         batch: Annotated[
