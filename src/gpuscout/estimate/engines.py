@@ -379,7 +379,7 @@ def _eff(**values: float) -> dict[str, float]:
 
 # Share of peak bandwidth a 16-bit weight stream reaches in vLLM (V1, fitted) and SGLang, whose linear layers
 # are the same cuBLAS GEMMs under CUDA graphs (benchmarks/accuracy.py TIED_PARAMS)
-_CUBLAS_16BIT_STREAM = 0.6309
+_CUBLAS_16BIT_STREAM = 0.6302
 
 # Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
 # kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
@@ -461,11 +461,11 @@ _PROFILES: tuple[EngineProfile, ...] = (
         label="vLLM (V1 engine)",
         sparse_mla_kv=SPARSE_MLA_FP8,
         bandwidth_efficiency=_eff(
-            default=_CUBLAS_16BIT_STREAM, weight_only=0.6374, **{"16bit": _CUBLAS_16BIT_STREAM}
+            default=_CUBLAS_16BIT_STREAM, weight_only=0.6373, **{"16bit": _CUBLAS_16BIT_STREAM}
         ),
-        compute_efficiency=_eff(default=0.4738, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4738}),
-        moe_efficiency=0.6234,
-        moe_compute_efficiency=0.8123,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        compute_efficiency=_eff(default=0.4742, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4742}),
+        moe_efficiency=0.605,
+        moe_compute_efficiency=0.7308,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
         # GEMMs (router, top-k softmax, moe_align_block_size, activation, moe_sum). Not fitted: no
@@ -474,11 +474,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # which SGLang 0.4.6 confirms: it runs the same Triton fused_moe kernel (vendored from vLLM)
         # and fits 56 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
         moe_layer_overhead_us=50.0,
+        # the per-token-group FP8 quantisation of the activations before each block-FP8 GEMM, the kernel
+        # SGLang runs too: one constant fitted on both engines' rows (SHARED_PARAMS in the benchmark)
+        block_fp8_quant_layer_us=11.74,
         layer_overhead_us=3.0,
-        step_overhead_us=406.3,
-        seq_overhead_us=5.274,
+        step_overhead_us=407.2,
+        seq_overhead_us=5.281,
         tp_step_overhead_us=200.0,
-        request_overhead_us=29790.0,
+        request_overhead_us=29810.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -498,13 +501,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2463.0,
-                    "seq_overhead_us": 280.9,
-                    "tp_step_overhead_us": 1659.0,
-                    "moe_compute_efficiency": 0.5326,
+                    "step_overhead_us": 2526.0,
+                    "seq_overhead_us": 277.8,
+                    "tp_step_overhead_us": 1670.0,
+                    "moe_compute_efficiency": 0.5405,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_layer_overhead_us": 321.8,
+                    "moe_layer_overhead_us": 304.3,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "max_num_seqs": 256,
@@ -538,27 +541,27 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # 16-bit weights stream at vLLM's rate (the same cuBLAS GEMMs under CUDA graphs: TIED_PARAMS in
         # benchmarks/accuracy.py); block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows)
-        # streams at ~0.7 of it, with a fixed cost per layer besides (block_fp8_quant_layer_us);
+        # streams at ~0.6 of it, with a fixed cost per layer besides (block_fp8_quant_layer_us);
         # per-tensor FP8 has no row and keeps the 16-bit figures
         bandwidth_efficiency=_eff(
             default=_CUBLAS_16BIT_STREAM,
             weight_only=0.833,
-            fp8_block=0.4438,
+            fp8_block=0.3611,
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
         compute_efficiency=_eff(
-            default=0.4814, fp8_block=0.6302, weight_only=0.45, fp4=0.40, **{"16bit": 0.4814}
+            default=0.4831, fp8_block=0.6205, weight_only=0.45, fp4=0.40, **{"16bit": 0.4831}
         ),
-        moe_efficiency=0.5521,
-        moe_compute_efficiency=0.5463,
+        moe_efficiency=0.5276,
+        moe_compute_efficiency=0.5947,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=47.01,
-        block_fp8_quant_layer_us=34.86,
+        moe_layer_overhead_us=52.78,
+        block_fp8_quant_layer_us=11.74,  # shared with vLLM (the same quantisation kernel)
         layer_overhead_us=3.0,
-        step_overhead_us=2463.0,
+        step_overhead_us=2526.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=221.0,
-        request_overhead_us=5694.0,
+        tp_step_overhead_us=220.9,
+        request_overhead_us=5754.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -593,10 +596,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.4.0-0.4.3",
                 "0.4.0-0.4.3, the first DeepSeek-V3/R1 releases",
                 r"0\.4\.[0-3]",
-                {"moe_efficiency": 0.6774, "moe_compute_efficiency": 0.5069, "moe_layer_overhead_us": 189.5},
-                # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.6
+                {"moe_efficiency": 0.7395, "moe_compute_efficiency": 0.5276, "moe_layer_overhead_us": 206.4},
+                # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.7
                 # of today's (fitted on the same rows; a 16-bit model runs today's cuBLAS GEMMs)
-                kernel_scales={KERNEL_FP8_BLOCK: 0.609},
+                kernel_scales={KERNEL_FP8_BLOCK: 0.687},
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
             EngineEra(
@@ -896,18 +899,20 @@ CALIBRATION: dict[str, str] = {
         "DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, TGI "
         "chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
-        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.631 (16-bit) / 0.637 (weight-only),"
-        " compute 0.474 (16-bit), 406 us per step + 5.3 us per sequence, 29.8 ms per request on TTFT (API "
-        "server, tokenisation, admission), MoE weights at 0.62 of dense efficiency and grouped GEMMs at 0.81 "
+        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.630 (16-bit) / 0.637 (weight-only),"
+        " compute 0.474 (16-bit), 407 us per step + 5.3 us per sequence, 29.8 ms per request on TTFT (API "
+        "server, tokenisation, admission), MoE weights at 0.61 of dense efficiency and grouped GEMMs at 0.73 "
         "of dense (once the tile padding is counted: every touched expert computes a whole tensor-core tile, "
         "16 rows in the Triton fused-MoE kernel at small batch), 50 us per MoE layer (not fitted: the Triton "
-        "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel). FP8 "
+        "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel), 11.7 us "
+        "per layer on the block-FP8 path (the per-token-group activation quantisation, SGLang's kernel too: "
+        "one constant fitted on both engines' rows, SHARED_PARAMS). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
-        " (no efficiency scale), the Python scheduler's 2463 us per step shared with SGLang 0.4 "
-        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 281 us per sequence, 1659 "
+        " (no efficiency scale), the Python scheduler's 2526 us per step shared with SGLang 0.4 "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 278 us per sequence, 1670 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
-        "0.53 of dense and 322 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
+        "0.54 of dense and 304 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
         "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "
         "chunked prefill of 512 tokens above 32K of context; MLA unchunked in 0.7)."
     ),
@@ -916,18 +921,19 @@ CALIBRATION: dict[str, str] = {
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
         "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.631 "
         "(TIED_PARAMS: the same cuBLAS GEMMs; SGLang's own 16-bit rows, mostly batch-1 decode on the H20, "
-        "compute-bound there, cannot fix it); bandwidth 0.444 (block-scaled FP8: every FP8 row is) / 0.833 "
-        "(AWQ), compute 0.481 / 0.630 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row "
+        "compute-bound there, cannot fix it); bandwidth 0.361 (block-scaled FP8: every FP8 row is) / 0.833 "
+        "(AWQ), compute 0.483 / 0.621 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row "
         "tile, throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; "
         "AWQ runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: "
-        "fitted without that, the AWQ bandwidth had come out at 0.222), 35 us per layer on the block-FP8 "
-        "path (the per-token-group activation quantisation before each block-FP8 GEMM: on the H20 the "
-        "FP8 runs of 0.6B-4B models gain far less over BF16 than their bytes say), the Python "
-        "scheduler's 2463 us of CPU per step (shared with vLLM V0) overlapped with the GPU, 221 us per "
-        "doubling of the TP workers, 5.7 ms per request, MoE weights at 0.55 and grouped GEMMs at 0.55 of "
-        "dense efficiency, 47 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the DeepSeek-R1 "
-        "rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.61 of today's "
-        "(Triton, before DeepGEMM), MoE weights at 0.68 and grouped GEMMs at 0.51 of dense, 190 us "
+        "fitted without that, the AWQ bandwidth had come out at 0.222), 11.7 us per layer on the "
+        "block-FP8 path (the per-token-group activation quantisation before each block-FP8 GEMM: on the "
+        "H20 the FP8 runs of 0.6B-4B models gain far less over BF16 than their bytes say; the same kernel "
+        "in vLLM, so one constant fitted on both engines' rows, SHARED_PARAMS: 35 us on SGLang's alone), "
+        "the Python scheduler's 2526 us of CPU per step (shared with vLLM V0) overlapped with the GPU, "
+        "221 us per doubling of the TP workers, 5.8 ms per request, MoE weights at 0.53 and grouped GEMMs "
+        "at 0.59 of dense efficiency, 53 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the "
+        "DeepSeek-R1 rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.69 of "
+        "today's (Triton, before DeepGEMM), MoE weights at 0.74 and grouped GEMMs at 0.53 of dense, 206 us "
         "per MoE layer; 0.3 era: 1105 us per step, not overlapped; --enable-dp-attention: data-parallel "
         "attention "
         "(dp_attention: attention, embedding and lm_head whole on every GPU, each GPU the cache of its "
