@@ -70,18 +70,11 @@ def _tokens(x: float) -> str:
     return f"{x:.0f}"
 
 
-def _running(ctx: RowContext) -> int:
-    """Sequences one replica runs at once at the operating point (at most its users)."""
+def _users_and_running(ctx: RowContext) -> tuple[int, int]:
+    """(users one replica carries at the operating point, sequences it runs at once: at most those)."""
     s, e = ctx.ev.summary, ctx.ev.estimate
     users = (s.batch_per_replica if s is not None else None) or 1
-    return max(1, min(users, e.batch)) if e is not None and e.batch else users
-
-
-def _users_running(ctx: RowContext) -> str:
-    """ "16 users", or "64 running (300 users)" when the engine runs fewer than the users at once."""
-    users = (ctx.ev.summary.batch_per_replica if ctx.ev.summary is not None else None) or 1
-    running = _running(ctx)
-    return f"{users} users" if running >= users else f"{running} running ({users} users)"
+    return users, (max(1, min(users, e.batch)) if e is not None and e.batch else users)
 
 
 def kv_needed_gb(ctx: RowContext) -> float | None:
@@ -91,10 +84,10 @@ def kv_needed_gb(ctx: RowContext) -> float | None:
     if not isinstance(w, ServeWorkload | BatchWorkload) or ev.estimate is None or ev.summary is None:
         return None
     per_token = ev.estimate.memory.kv_bytes_per_token
-    users = _running(ctx)
+    _, running = _users_and_running(ctx)
     if per_token <= 0:
         return ev.estimate.memory.kv_cache_gb * ev.tp
-    return per_token * (w.prompt_tokens + w.output_tokens) * users / 1e9
+    return per_token * (w.prompt_tokens + w.output_tokens) * running / 1e9
 
 
 def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -131,10 +124,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 )
             if kv is not None and kv > weights_total:
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
+                users, running = _users_and_running(ctx)
+                who = f"{users} users" if running >= users else f"{running} running ({users} users)"
                 reasons.insert(
                     0,
                     (
-                        f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {_users_running(ctx)} — larger than "
+                        f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {who} — larger than "
                         f"the weights ({_gb(weights_total)} GB)"
                     ),
                 )

@@ -10,6 +10,7 @@ from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_shape
+from gpuscout.estimate.launch_flags import read_flag_names
 from gpuscout.estimate.lazy_text import text
 from gpuscout.estimate.memory import GIB, MemoryPlan, capacity_bytes, max_batch, plan_memory
 from gpuscout.estimate.parallel import gpu_link
@@ -537,8 +538,7 @@ def _prepare(
     if eng.ignored_flags:
         warnings.append(
             f"engine flags gpuscout does not model, ignored: {' '.join(eng.ignored_flags)} (read: "
-            "--gpu-memory-utilization / --mem-fraction-static, --max-num-seqs, --max-num-batched-tokens, "
-            "--max-model-len, --enable-chunked-prefill, --num-scheduler-steps and their aliases)"
+            f"{read_flag_names()})"
         )
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)

@@ -82,18 +82,17 @@ class EngineEra:
 
 @dataclass(frozen=True, slots=True)
 class DeviceDefaults:
-    """Scheduler defaults an engine picks from the GPU it starts on: (step token budget, running
-    sequence cap) below a memory threshold (``small``) and on GPUs at or above it (``large``), unless
-    the GPU's name holds one of ``excluded``. The profile carries the ``small`` values;
-    :meth:`EngineProfile.for_gpu` swaps in the ``large`` ones, each only while still at its ``small``
-    value and not set by a launch flag (``EngineProfile.stated_flags``), so a stated value stands; a
-    profile built with ``dataclasses.replace`` and the small default cannot be told apart from the
-    default: pass ``large_gpu=None`` to pin its values."""
+    """The cap on running sequences an engine picks from the GPU it starts on: ``small`` below a memory
+    threshold, ``large`` at or above it unless the GPU's name holds one of ``excluded``. The profile
+    carries the ``small`` value; :meth:`EngineProfile.for_gpu` swaps in the ``large`` one while the cap
+    is still at ``small`` and no launch flag set it (``EngineProfile.stated_flags``), so a stated value
+    stands; a profile built with ``dataclasses.replace`` and the small value cannot be told apart from
+    the default: pass ``large_gpu=None`` to pin its cap."""
 
     min_memory_gib: float
     excluded: tuple[str, ...]  # lower-case substrings of a GPU name the rule leaves out
-    small: tuple[int, int]  # (step token budget, max running sequences) below the threshold
-    large: tuple[int, int]  # the same on a GPU the rule applies to
+    small: int  # max running sequences below the threshold
+    large: int  # the same on a GPU the rule applies to
 
     def applies(self, memory_gib: float, gpu_name: str) -> bool:
         name = gpu_name.lower()
@@ -106,8 +105,8 @@ class DeviceDefaults:
 # max_num_batched_tokens 8192 there and 2048 elsewhere, but today's release on an L4 (vLLM 0.23,
 # ai.wmx.dev: Qwen2.5-0.5B, 32 clients x 256 prompt tokens) hands every client of a wave its first
 # token after one step of ~8192 tokens (median TTFT 135 ms; 2048-token steps would give ~90 ms): 8192
-# on every GPU.
-VLLM_V1_DEVICE_DEFAULTS = DeviceDefaults(70.0, ("a100",), small=(8192, 256), large=(8192, 1024))
+# on every GPU, the profile's own budget.
+VLLM_V1_DEVICE_DEFAULTS = DeviceDefaults(70.0, ("a100",), small=256, large=1024)
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,20 +343,13 @@ class EngineProfile:
         return any(f.split(" ", 1)[0] == attr for f in self.stated_flags)
 
     def for_gpu(self, memory_gib: float, gpu_name: str) -> EngineProfile:
-        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name``: the step budget and
-        sequence cap of its :class:`DeviceDefaults` where they apply (each only while still at its
-        small-GPU value and not set by a launch flag, so a stated value stands)."""
+        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name``: the sequence cap of
+        its :class:`DeviceDefaults` where it applies (only while still at its small-GPU value and not
+        set by a launch flag, so a stated value stands)."""
         d = self.large_gpu
-        if d is None or not d.applies(memory_gib, gpu_name):
+        if d is None or self.max_num_seqs != d.small or self.states("max_num_seqs"):
             return self
-        tokens, seqs = self.prefill_chunk_tokens, self.max_num_seqs
-        if tokens == d.small[0] and not self.states("max_num_batched_tokens"):
-            tokens = d.large[0]
-        if seqs == d.small[1] and not self.states("max_num_seqs"):
-            seqs = d.large[1]
-        if (tokens, seqs) == (self.prefill_chunk_tokens, self.max_num_seqs):
-            return self
-        return replace(self, prefill_chunk_tokens=tokens, max_num_seqs=seqs)
+        return replace(self, max_num_seqs=d.large) if d.applies(memory_gib, gpu_name) else self
 
 
 # A kernel family falls back to its compute class where a profile has no figure of its own (a block-scaled
@@ -486,11 +478,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
         kv_block_tokens=16,
-        # the OpenAI server's defaults below 70 GiB and on A100s (1024 sequences on larger GPUs)
-        prefill_chunk_tokens=VLLM_V1_DEVICE_DEFAULTS.small[0],
+        prefill_chunk_tokens=8192,
         chunked_prefill=True,
         decodes_in_token_budget=True,
-        max_num_seqs=VLLM_V1_DEVICE_DEFAULTS.small[1],
+        max_num_seqs=VLLM_V1_DEVICE_DEFAULTS.small,  # below 70 GiB and on A100s; 1024 on larger GPUs
         large_gpu=VLLM_V1_DEVICE_DEFAULTS,
         uncalibrated=("moe_layer_overhead_us",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),

@@ -37,6 +37,7 @@ _NUMBER = r"[ =]([0-9][0-9_,.]*)"
 class _Flag:
     attr: str
     names: str  # regex alternatives of the flag's names (without the leading dashes)
+    shown: str  # the spellings a message names
     integer: bool
     low: float  # accepted range, inclusive
     high: float
@@ -59,6 +60,7 @@ _FLAGS = (
     _Flag(
         "memory_utilization",
         r"gpu[-_]memory[-_]utilization|mem[-_]frac(?:tion[-_]static)?",
+        "--gpu-memory-utilization / --mem-fraction-static",
         False,
         0.1,
         1.0,
@@ -66,6 +68,7 @@ _FLAGS = (
     _Flag(
         "max_num_seqs",
         r"max[-_]num[-_]seqs?|max[-_]running[-_]requests|max[-_]batch(?:[-_]size)?",
+        "--max-num-seqs / --max-running-requests / --max_batch_size",
         True,
         1,
         1e6,
@@ -73,12 +76,20 @@ _FLAGS = (
     _Flag(
         "max_num_batched_tokens",
         r"max[-_]num[-_](?:batched[-_])?tokens|chunked[-_]prefill[-_]size",
+        "--max-num-batched-tokens / --chunked-prefill-size / --max_num_tokens",
         True,
         1,
         1e8,
     ),
-    _Flag("max_model_len", r"max[-_]model[-_]len|context[-_]length", True, 1, 1e8),
-    _Flag("multi_step", r"num[-_]scheduler[-_]steps?", True, 1, 1024),
+    _Flag(
+        "max_model_len",
+        r"max[-_]model[-_]len|context[-_]length",
+        "--max-model-len / --context-length",
+        True,
+        1,
+        1e8,
+    ),
+    _Flag("multi_step", r"num[-_]scheduler[-_]steps?", "--num-scheduler-steps", True, 1, 1024),
 )
 _CHUNKED = re.compile(r"(?<![\w-])-{0,2}enable[-_]chunked[-_]prefill(?:[ =](true|false))?(?![\w-])", re.I)
 _ANY_FLAG = re.compile(r"(?<![\w-])--([a-z][\w-]*)(?:[ =]([^\s-][^\s]*))?", re.I)
@@ -154,6 +165,11 @@ def profile_settings(flags: LaunchFlags, step_overhead_us: float, seq_overhead_u
         out["seq_overhead_us"] = seq_overhead_us / steps
         out["multi_step"] = steps
     return out
+
+
+def read_flag_names() -> str:
+    """The flags :func:`read_flags` sets something from, for messages."""
+    return ", ".join([f.shown for f in _FLAGS] + ["--enable-chunked-prefill"])
 
 
 def split_flags(text: str) -> tuple[str, str]:
