@@ -546,7 +546,7 @@ def _prepare(
         return _unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
     if verdict.tag != "sourced":
         warnings.append(f"support rule {verdict.tag}: {verdict.message()}")
-    fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings)
+    fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings, eng)
     if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp":
         warnings.append(
             f"{eng.label} splits layers over GPUs as pipeline parallelism; costed as a layer split"
@@ -783,9 +783,17 @@ def _fits_instead(p: _Prepared) -> str:
 
 
 def _as_run(
-    fmt: WeightFormat, verdict: SupportVerdict, acc: Accelerator, warnings: list[str]
+    fmt: WeightFormat,
+    verdict: SupportVerdict,
+    acc: Accelerator,
+    warnings: list[str],
+    eng: EngineProfile,
 ) -> tuple[WeightFormat, str, WeightFormat | None]:
-    """(format the weights are held in, efficiency class, format whose tensor rate the math runs at)."""
+    """(format the weights are held in, efficiency class, format whose tensor rate the math runs at).
+
+    llama.cpp holds MXFP4 (gpt-oss's experts) as one of its own GGUF block types and multiplies it with
+    the same quantised-type kernels as Q4_K (MMVQ in decode, MMQ in prefill), so its efficiencies are the
+    GGUF class's, not those of a Marlin-style weight-only kernel."""
     if verdict.mode == "fallback-fp16":
         warnings.append(verdict.message())
         return resolve_precision("fp16"), "", None
@@ -804,7 +812,10 @@ def _as_run(
             else ""
         )
         warnings.append(f"{lacks}{verdict.message()} (memory saved, math at the 16-bit rate)")
-        return fmt, CLASS_WEIGHT_ONLY, resolve_precision("bf16" if has_bf16(acc) else "fp16")
+        sixteen = resolve_precision("bf16" if has_bf16(acc) else "fp16")
+        if eng.name == "llama.cpp":
+            return fmt, CLASS_GGUF, sixteen
+        return fmt, CLASS_WEIGHT_ONLY, sixteen
     return fmt, "", None
 
 
