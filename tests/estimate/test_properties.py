@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -62,3 +63,47 @@ def test_more_gpus_under_tp_never_less_free_memory_per_gpu(model, gpus, more, ct
     free_a = a.memory.usable_gb - a.memory.total_gb
     free_b = b.memory.usable_gb - b.memory.total_gb
     assert free_b >= free_a - 1e-9
+
+
+# A newer part of the same vendor that has at least the older one's memory bandwidth, tensor rates and
+# capacity. Whatever kernels an engine runs there, the estimate must never make the newer part slower.
+SUCCESSORS = [
+    ("A100 SXM 80GB", "H100 SXM"),
+    ("H100 SXM", "H200"),
+    ("H200", "B200"),
+    ("L4", "L40S"),
+    ("RTX 4090", "RTX 5090"),
+    ("MI300X", "MI325X"),
+]
+
+
+def _speeds(model: str, gpu: str, engine: str, precision: str | None) -> tuple[float, float, float] | None:
+    kw = dict(engine=engine, precision=precision, context_in=1000, context_out=256)
+    one = estimate(model, gpu, batch=1, **kw)
+    many = estimate(model, gpu, batch=32, **kw)
+    if not (one.supported and one.fits and many.fits):
+        return None
+    return one.decode_tokens_per_s, many.decode_tokens_per_s, one.prefill_tokens_per_s
+
+
+@pytest.mark.parametrize(("older", "newer"), SUCCESSORS)
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "tgi", "tensorrt-llm", "llama.cpp", "hf"])
+@pytest.mark.parametrize(
+    ("model", "precision"),
+    [
+        ("Llama-3.1-8B", None),
+        ("Llama-3.1-8B", "fp8"),
+        ("Llama-3.1-8B", "int4"),
+        ("Llama-3.1-8B", "q4_k_m"),
+        ("gpt-oss-20b", None),
+        ("Qwen3-30B-A3B", "int4"),
+        ("Llama-3.1-70B", "int4"),
+    ],
+)
+def test_a_successor_gpu_is_never_slower(older, newer, engine, model, precision) -> None:
+    old = _speeds(model, older, engine, precision)
+    new = _speeds(model, newer, engine, precision)
+    if old is None or new is None:
+        return  # the engine cannot run it on one of the two (its own tests say why)
+    for what, a, b in zip(("batch-1 decode", "batch-32 decode", "prefill"), old, new, strict=True):
+        assert b >= a * 0.999, f"{what}: {newer} {b:.0f} < {older} {a:.0f} tokens/s"
