@@ -996,7 +996,7 @@ def _assumptions(
             f"{', '.join(prior)}: not calibrated, no measurement in the calibration set covers them for "
             f"{eng.label} (physics priors, or the engine's nearest fitted figure)"
         )
-    keys = (st.eff_class, "moe" if c.is_moe else "")
+    keys = (st.eff_class, "moe" if c.is_moe else "", "host" if point.binding == "scheduler" else "")
     basis = [eng.calibration_basis[k] for k in keys if k in eng.calibration_basis]
     if basis:
         out["calibration_basis"] = "; ".join(basis)
