@@ -582,6 +582,80 @@ SPEED_METRICS = (
 )
 
 
+def group_names(case: Case) -> list[str]:
+    """The groups a row counts in besides its metric (the targets on MoE and tensor-parallel serving)."""
+    names = []
+    if case.metric in SERVING_METRICS:
+        names.append("serving + requests")
+        if case.moe:
+            names.append("moe serving")
+        if case.tp >= 2:
+            names.append("tp>=2 serving")
+    if case.moe and case.metric in ("decode_b1", "tpot", "ttft_load"):
+        names.append(f"moe {case.metric}")
+    return names
+
+
+def short_source(url: str) -> str:
+    """A source URL as a reader can place it: a GitHub file as owner/repo and the last two parts of its
+    path (a commit hash dropped), any other page as host and the last part of its path."""
+    parts = [p for p in re.sub(r"^https?://", "", url).split("/") if p]
+    if not parts:
+        return url
+    if parts[0] == "github.com" and len(parts) >= 3:
+        tail = [p for p in parts[3:] if p not in ("blob", "tree") and not re.fullmatch(r"[0-9a-f]{7,40}", p)]
+        return "/".join(parts[1:3] + (["..."] if len(tail) > 2 else []) + tail[-2:])
+    return "/".join(parts[:1] + (["..."] if len(parts) > 2 else []) + parts[1:][-1:])
+
+
+def attribution(results: Sequence[Result], top: int = 3) -> dict[str, list[dict[str, Any]]]:
+    """Where each target's error comes from: per target (a metric or a group of :data:`TARGETS`), every
+    source's share of the MAPE in points (its rows' absolute percentage errors summed, over the target's
+    row count, so the shares add up to the MAPE), with its rows, their mean error and how many the
+    estimate over- and under-predicts; the ``top`` largest shares, largest first."""
+    rows: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        if r.error or r.case.suspect or r.case.metric == "fits":
+            continue
+        for key in (r.case.metric, *group_names(r.case)):
+            if key in TARGETS:
+                rows[key].append(r)
+    out: dict[str, list[dict[str, Any]]] = {}
+    for key in TARGETS:
+        members = rows.get(key, [])
+        by_src: dict[str, list[Result]] = defaultdict(list)
+        for r in members:
+            by_src[r.case.source].append(r)
+        shares = [
+            {
+                "source": src,
+                "points": sum(r.ape for r in rs) / len(members),
+                "n": len(rs),
+                "mean_ape": statistics.fmean(r.ape for r in rs),
+                "over": sum(r.predicted > r.case.measured for r in rs),
+                "under": sum(r.predicted < r.case.measured for r in rs),
+            }
+            for src, rs in by_src.items()
+        ]
+        out[key] = sorted(shares, key=lambda d: -d["points"])[:top]
+    return out
+
+
+def _print_attribution(stats: dict[str, dict[str, float]], shares: dict[str, list[dict[str, Any]]]) -> None:
+    print("\nLOSO: where each target's error comes from (points of the MAPE, largest sources)")
+    for key, target in TARGETS.items():
+        s = stats.get(key)
+        if not s or not s["n"]:
+            continue
+        verdict = "met" if s["mape"] <= target else "MISSED"
+        print(f"  {key} {s['mape']:.1%} (n={s['n']}, target <= {target:.0%}: {verdict})")
+        for d in shares.get(key, []):
+            print(
+                f"    {100 * d['points']:4.1f}  {short_source(d['source'])}: {d['n']} rows, mean "
+                f"{d['mean_ape']:.0%}, {d['over']} over / {d['under']} under"
+            )
+
+
 def summarise(results: Sequence[Result]) -> dict[str, Any]:
     by_metric: dict[str, list[float]] = defaultdict(list)
     by_metric_engine: dict[tuple[str, str], list[float]] = defaultdict(list)
@@ -613,14 +687,8 @@ def summarise(results: Sequence[Result]) -> dict[str, Any]:
             continue
         by_metric[r.case.metric].append(r.ape)
         by_metric_engine[(r.case.metric, r.case.engine)].append(r.ape)
-        if r.case.metric in SERVING_METRICS:
-            groups["serving + requests"].append(r.ape)
-            if r.case.moe:
-                groups["moe serving"].append(r.ape)
-            if r.case.tp >= 2:
-                groups["tp>=2 serving"].append(r.ape)
-        if r.case.moe and r.case.metric in ("decode_b1", "tpot", "ttft_load"):
-            groups[f"moe {r.case.metric}"].append(r.ape)
+        for g in group_names(r.case):
+            groups[g].append(r.ape)
     return {
         "metrics": {m: _stats(v) for m, v in sorted(by_metric.items())},
         "groups": {g: _stats(v) for g, v in sorted(groups.items())},
@@ -1283,6 +1351,7 @@ def loso(cases: Sequence[Case], log: Callable[[str], None] | None = None) -> dic
             log(f"  held out {src[:90]}: n={len(ok)} MAPE {per_source[src]['mape']:.3f}")
     out = summarise(results)
     out["per_source"] = per_source
+    out["attribution"] = attribution(results)
     return out
 
 
@@ -1414,6 +1483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _print_table("LOSO groups", h["groups"])
         _print_table("LOSO per metric and engine", h["by_engine"])
         print("\ntargets (LOSO MAPE): " + ", ".join(f"{k} <= {v:.0%}" for k, v in TARGETS.items()))
+        _print_attribution({**h["metrics"], **h["groups"]}, h["attribution"])
     if not args.no_training:
         _print_training(summary["training"])
     return 0

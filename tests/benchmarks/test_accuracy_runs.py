@@ -274,3 +274,28 @@ def test_an_eras_kernel_scale_is_fitted_only_on_that_kernel_family(accuracy: Mod
     assert not accuracy._exercised(p, {"fp8-block"}, {""})
     prof = accuracy.set_param(accuracy.prior_profile("sglang"), p, 0.5)
     assert accuracy.get_param(prof, p) == 0.5
+
+
+def test_the_attribution_of_each_target_adds_up_to_its_mape(
+    accuracy: ModuleType, summary: dict[str, object]
+) -> None:
+    """Every source's share of a target's error, summed, is the target's MAPE; the largest comes first and
+    its over- and under-predicted rows count all its rows (a row on the mark is neither)."""
+    results = summary["results"]
+    stats = {**summary["summary"]["metrics"], **summary["summary"]["groups"]}  # type: ignore[index]
+    shares = accuracy.attribution(results, top=1000)
+    for key in accuracy.TARGETS:
+        total = sum(d["points"] for d in shares[key])
+        assert total == pytest.approx(stats[key]["mape"], rel=1e-9), key
+        points = [d["points"] for d in shares[key]]
+        assert points == sorted(points, reverse=True)
+        assert all(d["over"] + d["under"] <= d["n"] for d in shares[key])
+    assert len(accuracy.attribution(results)["serving"]) == 3
+
+
+def test_a_source_is_named_by_its_repository_and_file(accuracy: ModuleType) -> None:
+    short = accuracy.short_source
+    url = "https://github.com/dstackai/benchmarks/blob/7f37e6697725e58dd09b9ef190b62ce19f01d45e/Deepseek-R1/raw_data/online_results.csv"
+    assert short(url) == "dstackai/benchmarks/.../raw_data/online_results.csv"
+    assert short("https://github.com/ggml-org/llama.cpp/pull/19053") == "ggml-org/llama.cpp/pull/19053"
+    assert short("https://ai.wmx.dev/benchmarks") == "ai.wmx.dev/benchmarks"
