@@ -303,6 +303,7 @@ _SUPPORT_WORDS = {
 # GPTQ / GGUF are weight-only by design everywhere).
 _TENSOR_CORE_FORMATS = ("fp8", "mxfp4", "nvfp4", "w8a8")
 _SUPPORT_MARKERS = ("runs weight-only", "runs as fp16", "is dequantized", "has no native")
+_PCIE_TALK = "GPUs talk over PCIe"
 
 
 def _warnings(ctx: RowContext, warnings: list[str]) -> None:
@@ -322,6 +323,10 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
         warnings.extend(x for x in ev.warnings if not any(m in x for m in _SUPPORT_MARKERS))
     else:
         warnings.extend(ev.warnings)
+    if ev.fabric_assumed:
+        # the row already says its unstated interconnect is costed over PCIe: the estimate's generic
+        # "GPUs talk over PCIe" would say it twice
+        warnings[:] = [x for x in warnings if not x.startswith(_PCIE_TALK)]
     if s is not None and s.calibration_basis:
         warnings.append(f"speed rests on few rows: {s.calibration_basis}")
     if offer.observed_at is None:
