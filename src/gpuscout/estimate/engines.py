@@ -571,7 +571,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "runs of early 2025 (0.4.2-0.4.3) set the constants of those releases only",
             # the step cost is the Python scheduler constant shared with vLLM's V0 engine; SGLang's own
             # small-model rows are the Qwen3 speed benchmark's offline-engine runs (0.6B at 414 tok/s)
-            "host": "SGLang's host time per step (step_overhead_us, run alongside the GPU's) is fitted on "
+            "host": "SGLang's host time per step (its scheduler's, run alongside the GPU's) is fitted on "
             "0.4.6's offline-engine runs on one H20 host and on vLLM V0's rows; where it binds (small models "
             "at small batch) it sets the speed on every GPU, and today's releases on other hosts may be "
             "faster",
