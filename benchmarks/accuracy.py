@@ -823,7 +823,7 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
                 ("bw", "16bit"),
                 ("bw", "weight-only"),
                 ("attr", "step_overhead_us"),
-                ("attr", "expert_loop_us"),
+                ("era:4.x:expert_loop_us", ""),
                 ("attr", "attn_decode_efficiency"),
                 ("attr", "kv_copies_per_step"),
                 ("era:fused:layer_overhead_us", ""),

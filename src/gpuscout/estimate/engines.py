@@ -773,7 +773,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         bandwidth_efficiency=_eff(default=0.7127, weight_only=0.7351, **{"16bit": 0.7127}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
-        expert_loop_us=84.7,
+        # transformers 5.x runs an MoE layer's experts as grouped GEMMs (torch grouped_mm, the default
+        # experts_implementation on CUDA SM80+: modeling_utils.get_correct_experts_implementation and
+        # integrations/moe.py grouped_mm_experts_forward, v5.24.0): no Python loop over the experts; the
+        # routing, sort and grouped GEMMs are launched from Python like the rest of the layer. 4.x (the
+        # "4.x" era) looped over the experts in Python.
+        expert_loop_us=0.0,
         attn_decode_efficiency=0.0854,
         kv_copies_per_step=4.548,
         attn_host_sync=True,
@@ -790,8 +795,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         continuous_batching=False,
         cuda_graphs=False,
         cpu_overlap=True,
-        # its MoE speed is the Python loop over experts (fitted); the streaming share is the prior
-        uncalibrated=("moe_efficiency",),
+        # no row times transformers 5.x's grouped-GEMM experts: their streaming and compute shares are priors
+        uncalibrated=("moe_efficiency", "moe_compute_efficiency"),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=(
             "hf-transformers",
@@ -806,6 +811,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "optimum",
         ),
         eras=(
+            # transformers 4.x: an MoE block visits its experts one by one in a Python loop; the cost per
+            # expert and layer is fitted on the Qwen2-57B-A14B (4.38.2) and Qwen3-30B-A3B (4.51.3) rows,
+            # which pay it for every expert (the latter decodes at 1.9 tokens/s on an H20)
+            EngineEra(
+                "4.x",
+                "4.x, MoE experts looped in Python",
+                r"4\.[0-9]+",
+                {"expert_loop_us": 84.7, "uncalibrated": ("moe_efficiency",)},
+            ),
             EngineEra(
                 "fused",
                 "AutoAWQ fused modules",
@@ -833,11 +847,11 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 compute_scale=0.2749,
             ),
         ),
-        notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches, "
-        "MoE layers loop over every expert in Python (expert_loop_us per expert and layer: HF MoE "
-        "decoding is "
-        "notoriously slow); its FA2 decode attention copies the GQA-expanded KV cache and waits for "
-        "the host in every layer, so long contexts slow it far more than the KV reads alone",
+        notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches; "
+        "5.x runs MoE experts as grouped GEMMs, 4.x looped over every expert in Python (expert_loop_us "
+        "per expert and layer: its MoE decoding was notoriously slow); its FA2 decode attention copies "
+        "the GQA-expanded KV cache and waits for the host in every layer, so long contexts slow it far "
+        "more than the KV reads alone",
     ),
     EngineProfile(
         name="gpt-fast",

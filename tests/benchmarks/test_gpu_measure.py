@@ -1,0 +1,118 @@
+"""benchmarks/gpu_measure.py (the GPU measurement script for the calibration set) without a GPU: the configs
+it builds come from gpuscout's own model table, and the rows it writes append to the calibration CSV as
+they are and read back as the benchmark's cases."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from tests.conftest import REPO
+
+
+@pytest.fixture(scope="module")
+def gm() -> ModuleType:
+    path = REPO / "benchmarks" / "gpu_measure.py"
+    spec = importlib.util.spec_from_file_location("gpuscout_bench_gpu_measure", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_configs_are_the_model_tables(gm: ModuleType) -> None:
+    kind, llama = gm.config_kwargs(gm.model_row("llama-3.1-8b"))
+    assert kind == "llama"
+    assert (llama["hidden_size"], llama["num_hidden_layers"], llama["num_key_value_heads"]) == (4096, 32, 8)
+    assert llama["vocab_size"] == 128256 and "num_experts" not in llama
+    kind, qwen = gm.config_kwargs(gm.model_row("qwen3-30b-a3b"))
+    assert kind == "qwen3_moe"
+    assert (qwen["num_experts"], qwen["num_experts_per_tok"], qwen["moe_intermediate_size"]) == (128, 8, 768)
+    assert qwen["head_dim"] == 128 and qwen["num_hidden_layers"] == 48
+    _, tiny = gm.config_kwargs(gm.model_row("qwen3-30b-a3b"), tiny=True)
+    assert tiny["num_hidden_layers"] == 2 and tiny["num_experts"] == 8
+
+
+def test_an_unknown_model_or_family_stops_with_a_message(gm: ModuleType) -> None:
+    with pytest.raises(SystemExit, match="not in"):
+        gm.model_row("no-such-model")
+    with pytest.raises(SystemExit, match="no transformers model type"):
+        gm.config_kwargs({**gm.model_row("llama-3.1-8b"), "family": "mamba"})
+
+
+def test_rows_append_to_the_calibration_set_and_read_back_as_cases(gm: ModuleType, tmp_path: Path) -> None:
+    ctx = {
+        "framework": "HF transformers 5.17.0 (eager PyTorch 2.11.0, sdpa)",
+        "gpu": "H200 SXM 141GB",
+        "source": "gpuscout benchmarks/gpu_measure.py (2026-12-02)",
+        "stamp": "gpuscout benchmarks/gpu_measure.py, 2026-12-02 21:00 UTC",
+        "env": "torch 2.11.0, transformers 5.17.0, sdpa attention, NVIDIA H200",
+    }
+    rec = gm.Recorder(tmp_path, ctx)
+    common = {"model": "Qwen3-30B-A3B", "params_b": "30.5", "arch_notes": "MoE"}
+    rec.row(
+        **common,
+        task="inference",
+        batch=1,
+        context_in=128,
+        context_out=160,
+        metric="decode_tokens_per_s",
+        value="25.0",
+        unit="tokens/s",
+        notes="decode only",
+    )
+    rec.row(
+        **common,
+        task="inference",
+        batch=1,
+        context_in=2048,
+        context_out=0,
+        metric="prefill_tokens_per_s",
+        value="9000",
+        unit="tokens/s",
+        notes="one forward pass",
+    )
+    with pytest.raises(ValueError, match="not a calibration column"):
+        rec.row(**common, speed=1)
+    with (tmp_path / "measured_rows.csv").open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    with (REPO / "benchmarks" / "data" / "measurements.csv").open(newline="") as fh:
+        assert list(rows[0]) == next(csv.reader(fh))
+    assert all(r["notes"].startswith("MEASURED here (gpuscout benchmarks/gpu_measure.py") for r in rows)
+    accuracy = _accuracy()
+    cases = accuracy.build_cases([(i + 2, r) for i, r in enumerate(rows)])
+    assert [(c.metric, c.engine, c.skip) for c in cases] == [
+        ("decode_b1", "hf-transformers", ""),
+        ("prefill", "hf-transformers", ""),
+    ]
+    assert not cases[0].includes_prefill  # decode only, as the notes say
+    assert resolve_era(cases[0]) == ""  # transformers 5.x: today's release
+
+
+def resolve_era(case: object) -> str:
+    from gpuscout.estimate.engines import resolve_engine
+
+    return resolve_engine(case.engine_text).era  # type: ignore[attr-defined]
+
+
+def _accuracy() -> ModuleType:
+    path = REPO / "benchmarks" / "accuracy.py"
+    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_for_gm", path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_without_pytorch_it_says_what_it_needs(gm: ModuleType, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    if importlib.util.find_spec("torch") is not None:
+        pytest.skip("PyTorch is installed here: the missing-library path cannot be taken")
+    assert gm.main([str(tmp_path)]) == 2
+    assert "needs PyTorch, transformers and PEFT" in capsys.readouterr().err
