@@ -533,7 +533,12 @@ def _prepare(
         warnings.append(model_note)
     # the engine as it starts on this GPU (vLLM V1 sizes its step budget and sequence cap by the
     # device's reported memory), then as it runs this model
-    on_gpu = resolve_engine(engine).for_gpu(capacity_bytes(acc) / GIB, f"{acc.name} {acc.full_name}")
+    on_gpu = resolve_engine(engine).for_gpu(
+        capacity_bytes(acc) / GIB,
+        f"{acc.name} {acc.full_name}",
+        tp=gpus if mode == "tensor" else 1,
+        mla=spec.is_mla,
+    )
     eng = _for_model(on_gpu, spec)
     if eng.ignored_flags:
         warnings.append(
@@ -690,6 +695,9 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
         f"({plan1.binding_constraint()}); no speed is given",
     ]
+    hint = _memory_share_hint(p.eng, plan1)
+    if hint:
+        warnings.append(hint)
 
     def assumptions() -> dict[str, str]:
         out = _memory_assumptions(p.st, plan1, p.verdict, p.replicas)
@@ -717,6 +725,25 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         concurrency=load.value if load.kind == "concurrency" else 0.0,
         request_rate=rate,
         replicas=p.replicas,
+    )
+
+
+def _memory_share_hint(eng: EngineProfile, plan: MemoryPlan) -> str:
+    """Where an engine's start-up memory share (SGLang's mem_fraction_static, sized by the GPU) is what
+    keeps one sequence out, the share that would hold it while leaving the activations room beside the
+    pool; "" where none would, or the share was stated at launch."""
+    if not eng.pool_excludes_activations or eng.states("memory_utilization") or not plan.capacity:
+        return ""
+    cap = plan.capacity
+    held = plan.weights + eng.cuda_context_gb * 1e9 + plan.kv_cache + plan.per_sequence_extra
+    beside = plan.activations + eng.engine_reserve_gb * 1e9
+    needed = math.ceil(held / cap * 20.0) / 20.0  # in steps of 0.05
+    if needed > 1.0 - beside / cap or needed <= eng.memory_utilization:
+        return ""
+    return (
+        f"{eng.label} starts with --mem-fraction-static {eng.memory_utilization:.2f} on this GPU (weights "
+        f"and KV cache; the rest is kept for activations and CUDA graphs): --mem-fraction-static "
+        f"{needed:.2f} would hold one sequence ({beside / 1e9:.1f} GB left beside the pool)"
     )
 
 
@@ -896,9 +923,16 @@ def _memory_assumptions(
         + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
         "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
         "kv_dtype": _kv_note(st),
-        "memory_budget": f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
-        f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
-        f"{eng.engine_reserve_gb:g} GB",
+        "memory_budget": (
+            f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB ({st.acc.memory_gb:g} GiB card) "
+            f"for weights and KV cache (mem_fraction_static"
+            f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - CUDA context "
+            f"{eng.cuda_context_gb:g} GB; activations and CUDA graphs beside it"
+            if eng.pool_excludes_activations
+            else f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
+            f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
+            f"{eng.engine_reserve_gb:g} GB"
+        ),
         "kv_allocation": (
             "full context reserved up front"
             if eng.kv_allocates_full_context

@@ -219,6 +219,13 @@ class EngineProfile:
     max_num_seqs: int = 256  # scheduler cap on concurrent sequences
     # step budget and sequence cap chosen by the GPU's memory (vLLM V1), applied by ``for_gpu``
     large_gpu: DeviceDefaults | None = None
+    # "sglang": today's SGLang sizes its prefill chunk, decode CUDA graphs and memory share by the GPU it
+    # starts on (:mod:`gpuscout.estimate.sglang_start`); "" = the profile's own figures stand
+    device_rule: str = ""
+    # the memory share holds the weights and the KV cache only (SGLang's mem_fraction_static: activations
+    # and graph buffers live in the rest); otherwise it holds the activations too (vLLM's
+    # gpu_memory_utilization)
+    pool_excludes_activations: bool = False
     # launch flags written after the engine's name (gpuscout.estimate.launch_flags): those read, as
     # "max_num_seqs 512", and those gpuscout does not model, which the estimate names as ignored
     stated_flags: tuple[str, ...] = ()
@@ -342,14 +349,33 @@ class EngineProfile:
         """Whether a launch flag written with the engine's name set ``attr``."""
         return any(f.split(" ", 1)[0] == attr for f in self.stated_flags)
 
-    def for_gpu(self, memory_gib: float, gpu_name: str) -> EngineProfile:
-        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name``: the sequence cap of
-        its :class:`DeviceDefaults` where it applies (only while still at its small-GPU value and not
-        set by a launch flag, so a stated value stands)."""
+    def for_gpu(self, memory_gib: float, gpu_name: str, *, tp: int = 1, mla: bool = False) -> EngineProfile:
+        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name`` with ``tp`` tensor-parallel
+        ranks (``mla``: the model uses multi-head latent attention): the sequence cap of its
+        :class:`DeviceDefaults` where it applies (only while still at its small-GPU value and not set by a
+        launch flag, so a stated value stands), and its ``device_rule``'s figures (a stated flag stands)."""
+        prof = self
         d = self.large_gpu
-        if d is None or self.max_num_seqs != d.small or self.states("max_num_seqs"):
-            return self
-        return replace(self, max_num_seqs=d.large) if d.applies(memory_gib, gpu_name) else self
+        small = d is not None and self.max_num_seqs == d.small and not self.states("max_num_seqs")
+        if small and d is not None and d.applies(memory_gib, gpu_name):
+            prof = replace(prof, max_num_seqs=d.large)
+        if self.device_rule == "sglang":
+            from gpuscout.estimate.sglang_start import sglang_start
+
+            stated_chunk = self.states("prefill_chunk_tokens")
+            start = sglang_start(
+                memory_gib * 1024.0, tp, mla=mla, chunk=self.prefill_chunk_tokens if stated_chunk else None
+            )
+            changes: dict[str, Any] = {
+                "graph_max_batch": start.decode_graph_max_bs,
+                "pool_excludes_activations": True,
+            }
+            if not stated_chunk and not self.dp_attention:  # the variant keeps its own per-rank chunk
+                changes["prefill_chunk_tokens"] = start.chunked_prefill_size
+            if not self.states("memory_utilization"):
+                changes["memory_utilization"] = start.mem_fraction_static
+            prof = replace(prof, **changes)
+        return prof
 
 
 # A kernel family falls back to its compute class where a profile has no figure of its own (a block-scaled
@@ -560,6 +586,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
         max_num_seqs=1024,
+        # today's release sizes its chunk, decode graphs and memory share by the GPU (sglang_start: 0.5.23's
+        # rules); the figures above are those of the releases of the calibration rows (0.3-0.4.6)
+        device_rule="sglang",
         uncalibrated_classes=("fp8", "fp4"),  # its FP8 rows are all block-scaled
         # the block-FP8 streaming figure stays below the 16-bit one; tied to it, the H20's FP8 rows pulled
         # the 16-bit figure down (0.45) and the held-out 0.3 rows (A100/H100) were then timed too slow
@@ -582,7 +611,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3",
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
-                {"step_overhead_us": 1105.0, "seq_overhead_us": 10.0, "cpu_overlap": False},
+                {
+                    "step_overhead_us": 1105.0,
+                    "seq_overhead_us": 10.0,
+                    "cpu_overlap": False,
+                    "device_rule": "",
+                },
                 efficiency_scale=0.95,
             ),
             # The first releases to run DeepSeek-V3/R1 (Dec 2024 - Feb 2025). Their only MoE rows (dstack's
@@ -593,7 +627,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.4.0-0.4.3",
                 "0.4.0-0.4.3, the first DeepSeek-V3/R1 releases",
                 r"0\.4\.[0-3]",
-                {"moe_efficiency": 0.7395, "moe_compute_efficiency": 0.5276, "moe_layer_overhead_us": 206.4},
+                {
+                    "moe_efficiency": 0.7395,
+                    "moe_compute_efficiency": 0.5276,
+                    "moe_layer_overhead_us": 206.4,
+                    "device_rule": "",
+                },
                 # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.7
                 # of today's (fitted on the same rows; a 16-bit model runs today's cuBLAS GEMMs)
                 kernel_scales={KERNEL_FP8_BLOCK: 0.687},
@@ -606,8 +645,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {"dp_attention": True, "prefill_chunk_tokens": 4096},
             ),
         ),
-        notes="mem_fraction_static ~0.88, token-granular radix KV cache, chunked_prefill_size 8192, "
-        "overlap scheduler (0.4+) hides most of the CPU step",
+        notes="today's release sizes chunked_prefill_size (2k-16k), its decode CUDA graphs (8-512 sequences; "
+        "larger decode batches run eager) and mem_fraction_static (weights + KV pool; ~0.68 on a 24 GB card, "
+        "~0.83 on an H100) by the GPU (sglang_start); 0.3-0.4.3: 0.88 and 8192; token-granular radix KV "
+        "cache; the overlap scheduler (0.4+) hides most of the CPU step",
     ),
     EngineProfile(
         name="tensorrt-llm",

@@ -277,6 +277,9 @@ def plan_memory(
     if engine.memory_fraction_of_free:
         # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of what is left after weights and runtime
         usable = cap - (1.0 - engine.memory_utilization) * max(0.0, cap - weights - overhead - act)
+    elif engine.pool_excludes_activations:
+        # SGLang: the share holds weights and KV pool; activations (and the engine's reserve) sit beside it
+        usable = min(cap, cap * engine.memory_utilization + act + engine.engine_reserve_gb * 1e9)
     else:
         usable = cap * engine.memory_utilization
     return MemoryPlan(
