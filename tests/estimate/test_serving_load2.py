@@ -140,20 +140,20 @@ def _vllm_on(gpu: str, model: str = "llama-3.1-8b", **flags: int) -> tuple[str, 
     return est.assumptions["batching"], est.assumptions["load"]
 
 
-def test_vllm_v1_sizes_its_sequence_cap_by_the_gpus_memory() -> None:
-    # vLLM V1's OpenAI server: max_num_seqs 1024 on a GPU reporting >= 70 GiB that is not an A100,
-    # 256 elsewhere; 8192 tokens per step on every GPU
+def test_vllm_v1_sizes_its_sequence_cap_and_step_budget_by_the_gpus_memory() -> None:
+    # vLLM V1's OpenAI server (EngineArgs.get_batch_defaults, 0.34.0): 16384 tokens per step and 1024
+    # sequences from 160 GiB; 8192 and 1024 from 70 GiB unless the GPU is an A100; 2048 and 256 elsewhere
     batching, load = _vllm_on("H100-SXM")  # 79.6 GiB: the ~460 sequences the KV cache holds bind
     assert "8192 tokens/step" in batching and "kv_cache" in load and "cap 256" not in load
-    batching, load = _vllm_on("B200")  # 1024 allowed, 979 fit
-    assert "(cap 979, kv_cache)" in load
+    batching, load = _vllm_on("B200")  # 1024 allowed, fewer fit
+    assert "16384 tokens/step" in batching and "kv_cache" in load
     batching, load = _vllm_on("MI300X")  # 192 GB: the engine's 1024 bind
-    assert "(cap 1024, scheduler)" in load
+    assert "16384 tokens/step" in batching and "(cap 1024, scheduler)" in load
     batching, load = _vllm_on("A100-SXM4-80GB")  # the A100 exception
-    assert "8192 tokens/step" in batching and "(cap 256, scheduler)" in load
+    assert "2048 tokens/step" in batching and "(cap 256, scheduler)" in load
     # 48 GB: a 0.5B model's cache holds thousands of 1.2k-token sequences, the engine runs 256
     batching, load = _vllm_on("L40S", "qwen2.5-0.5b")
-    assert "(cap 256, scheduler)" in load
+    assert "2048 tokens/step" in batching and "(cap 256, scheduler)" in load
     batching, load = _vllm_on("H100-SXM", "qwen2.5-0.5b")  # on an H100: 1024
     assert "(cap 1024, scheduler)" in load
     # stated flags stand on every GPU

@@ -82,31 +82,50 @@ class EngineEra:
 
 @dataclass(frozen=True, slots=True)
 class DeviceDefaults:
-    """The cap on running sequences an engine picks from the GPU it starts on: ``small`` below a memory
-    threshold, ``large`` at or above it unless the GPU's name holds one of ``excluded``. The profile
-    carries the ``small`` value; :meth:`EngineProfile.for_gpu` swaps in the ``large`` one while the cap
-    is still at ``small`` and no launch flag set it (``EngineProfile.stated_flags``), so a stated value
-    stands; a profile built with ``dataclasses.replace`` and the small value cannot be told apart from
-    the default: pass ``large_gpu=None`` to pin its cap."""
+    """The cap on running sequences and the token budget per step an engine picks from the GPU it starts
+    on: ``small`` / ``small_tokens`` below a memory threshold (or on a GPU whose name holds one of
+    ``excluded``), ``large`` / ``large_tokens`` at or above it, ``largest_tokens`` from
+    ``largest_memory_gib`` on. The profile carries the ``small`` cap; :meth:`EngineProfile.for_gpu`
+    swaps in the others while a launch flag did not set them (``EngineProfile.stated_flags``), so a
+    stated value stands; pass ``large_gpu=None`` to pin a profile's own figures."""
 
     min_memory_gib: float
     excluded: tuple[str, ...]  # lower-case substrings of a GPU name the rule leaves out
     small: int  # max running sequences below the threshold
     large: int  # the same on a GPU the rule applies to
+    small_tokens: int = 0  # tokens per step below the threshold (0: the profile's own)
+    large_tokens: int = 0
+    largest_memory_gib: float = 0.0  # a third tier from this memory on (0: none)
+    largest_tokens: int = 0
 
     def applies(self, memory_gib: float, gpu_name: str) -> bool:
         name = gpu_name.lower()
         return memory_gib >= self.min_memory_gib and not any(x in name for x in self.excluded)
 
+    def tokens(self, memory_gib: float, gpu_name: str) -> int:
+        """The step's token budget on this GPU (0: the profile's own)."""
+        if self.largest_memory_gib and memory_gib >= self.largest_memory_gib:
+            return self.largest_tokens
+        return self.large_tokens if self.applies(memory_gib, gpu_name) else self.small_tokens
 
-# vLLM V1's OpenAI server (vllm/engine/arg_utils.py, EngineArgs' batch defaults, 0.9-0.11; recalled
-# from the source, not re-read): on a GPU reporting >= 70 GiB whose name has no "a100" in it (a larger
-# budget lowered A100 throughput, vLLM PR #17885) max_num_seqs 1024, elsewhere 256. The same code gave
-# max_num_batched_tokens 8192 there and 2048 elsewhere, but today's release on an L4 (vLLM 0.23,
-# ai.wmx.dev: Qwen2.5-0.5B, 32 clients x 256 prompt tokens) hands every client of a wave its first
-# token after one step of ~8192 tokens (median TTFT 135 ms; 2048-token steps would give ~90 ms): 8192
-# on every GPU, the profile's own budget.
-VLLM_V1_DEVICE_DEFAULTS = DeviceDefaults(70.0, ("a100",), small=256, large=1024)
+
+# vLLM V1's OpenAI server (vllm/engine/arg_utils.py ``EngineArgs.get_batch_defaults``, read in the
+# published 0.34.0 wheel): on a GPU of >= 160 GiB (B200, B300, MI300X) 16384 tokens per step and 1024
+# sequences; from 70 GiB on, unless the name holds "a100" (a larger budget lowered A100 throughput, vLLM PR
+# #17885), 8192 and 1024; elsewhere 2048 and 256 (the offline LLM class: 16384 / 8192 there). Tried in
+# stop 29 from memory, the 2048-token step had moved the held-out TTFT under load 42.9% -> 44.1%: an L4
+# row of vLLM 0.23 (ai.wmx.dev, 32 clients x 256 prompt tokens, median TTFT 135 ms) looked like one
+# ~8192-token step; the code says 2048, and the engine is modelled as its code starts it.
+VLLM_V1_DEVICE_DEFAULTS = DeviceDefaults(
+    70.0,
+    ("a100",),
+    small=256,
+    large=1024,
+    small_tokens=2048,
+    large_tokens=8192,
+    largest_memory_gib=160.0,
+    largest_tokens=16384,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,25 +375,30 @@ class EngineProfile:
         launch flag, so a stated value stands), and its ``device_rule``'s figures (a stated flag stands)."""
         prof = self
         d = self.large_gpu
-        small = d is not None and self.max_num_seqs == d.small and not self.states("max_num_seqs")
-        if small and d is not None and d.applies(memory_gib, gpu_name):
-            prof = replace(prof, max_num_seqs=d.large)
+        if d is not None:
+            changes: dict[str, Any] = {}
+            if self.max_num_seqs == d.small and not self.states("max_num_seqs"):
+                changes["max_num_seqs"] = d.large if d.applies(memory_gib, gpu_name) else d.small
+            tokens = d.tokens(memory_gib, gpu_name)
+            if tokens:  # a stated --max-num-batched-tokens still wins (``max_num_batched_tokens``)
+                changes["prefill_chunk_tokens"] = tokens
+            prof = replace(prof, **changes)
         if self.device_rule == "sglang":
             from gpuscout.estimate.sglang_start import sglang_start
 
-            stated_chunk = self.states("prefill_chunk_tokens")
+            stated_chunk = self.states("max_num_batched_tokens")  # --chunked-prefill-size
             start = sglang_start(
-                memory_gib * 1024.0, tp, mla=mla, chunk=self.prefill_chunk_tokens if stated_chunk else None
+                memory_gib * 1024.0, tp, mla=mla, chunk=self.max_num_batched_tokens if stated_chunk else None
             )
-            changes: dict[str, Any] = {
+            rule: dict[str, Any] = {
                 "graph_max_batch": start.decode_graph_max_bs,
                 "pool_excludes_activations": True,
             }
             if not stated_chunk and not self.dp_attention:  # the variant keeps its own per-rank chunk
-                changes["prefill_chunk_tokens"] = start.chunked_prefill_size
+                rule["prefill_chunk_tokens"] = start.chunked_prefill_size
             if not self.states("memory_utilization"):
-                changes["memory_utilization"] = start.mem_fraction_static
-            prof = replace(prof, **changes)
+                rule["memory_utilization"] = start.mem_fraction_static
+            prof = replace(prof, **rule)
         return prof
 
 
@@ -548,9 +572,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {"layer_overhead_us": EAGER_LAYER_LAUNCH_US, "cuda_graphs": False, "cpu_overlap": True},
             ),
         ),
-        notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill with "
-        "max_num_batched_tokens 8192, max_num_seqs 1024 on GPUs of 70 GiB and more (A100s excepted) and "
-        "256 on the rest, gpu_memory_utilization 0.9, 16-token KV blocks",
+        notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill; the OpenAI server's "
+        "max_num_batched_tokens / max_num_seqs by GPU: 16384 / 1024 from 160 GiB, 8192 / 1024 from 70 GiB "
+        "(A100s excepted), 2048 / 256 on the rest; gpu_memory_utilization 0.9, 16-token KV blocks",
     ),
     EngineProfile(
         name="sglang",
