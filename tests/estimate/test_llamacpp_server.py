@@ -47,3 +47,15 @@ def test_llamacpp_runs_mxfp4_with_its_own_quantised_kernels_not_a_marlin_path() 
     # the other engines run it through a weight-only kernel (Marlin MXFP4) where FP4 math is absent
     vllm = estimate("gpt-oss-20b", "A100-80GB", engine="vllm", context_in=1000, context_out=500)
     assert vllm.assumptions["compute_class"] == "weight-only"
+
+
+def test_past_llama_servers_default_slots_the_estimate_says_what_it_assumes() -> None:
+    """llama-server runs 4 slots unless --parallel says otherwise (-1 = auto: 4 over a unified KV cache);
+    the estimate assumes --parallel for the load and says so; a stated --parallel is the cap."""
+    assumed = estimate("llama-3.1-8b", "RTX 4090", engine="llama.cpp", concurrency=8)
+    assert "--parallel 8" in assumed.assumptions["slots"] and "4 slots" in assumed.assumptions["slots"]
+    stated = estimate("llama-3.1-8b", "RTX 4090", engine="llama.cpp --parallel 4", concurrency=8)
+    assert "slots" not in stated.assumptions
+    assert "4 running per replica (cap 4, scheduler)" in stated.assumptions["load"]
+    assert stated.output_tokens_per_s_total < assumed.output_tokens_per_s_total
+    assert "slots" not in estimate("llama-3.1-8b", "RTX 4090", engine="llama.cpp", concurrency=4).assumptions

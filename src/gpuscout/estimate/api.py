@@ -8,7 +8,12 @@ from typing import Any, Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
-from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
+from gpuscout.estimate.engines import (
+    LLAMA_SERVER_DEFAULT_SLOTS,
+    EngineProfile,
+    default_engine,
+    resolve_engine,
+)
 from gpuscout.estimate.kv_cache import kv_shape
 from gpuscout.estimate.launch_flags import read_flag_names
 from gpuscout.estimate.lazy_text import text
@@ -1019,6 +1024,15 @@ def _assumptions(
         "load": f"{load}: {point.running} running per replica (cap {point.cap}, {point.cap_reason}), "
         f"{point.requests_per_s * replicas:,.3g} requests/s",
     }
+    if (
+        eng.name == "llama.cpp"
+        and point.running > LLAMA_SERVER_DEFAULT_SLOTS
+        and not eng.states("max_num_seqs")
+    ):
+        out["slots"] = (
+            f"llama-server started with --parallel {point.running} or more: without it, it runs "
+            f"{LLAMA_SERVER_DEFAULT_SLOTS} slots (--parallel auto) and the other requests wait"
+        )
     if eng.stated_flags:
         out["launch_flags"] = "as stated: " + ", ".join(eng.stated_flags)
     c = st.spec

@@ -419,6 +419,10 @@ def _eff(**values: float) -> dict[str, float]:
     return {k.replace("_", "-"): v for k, v in values.items()}
 
 
+# llama-server's slots when --parallel is not given (-1 = auto: 4 slots over one unified KV cache; read in
+# llama.cpp tools/server/server.cpp, as vendored by llama-cpp-python 0.3.36)
+LLAMA_SERVER_DEFAULT_SLOTS = 4
+
 # Share of peak bandwidth a 16-bit weight stream reaches in vLLM (V1, fitted) and SGLang, whose linear layers
 # are the same cuBLAS GEMMs under CUDA graphs (benchmarks/accuracy.py TIED_PARAMS)
 _CUBLAS_16BIT_STREAM = 0.6302
@@ -459,7 +463,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         kv_block_tokens=256,
         kv_allocates_full_context=True,
         # llama-server: slots (-np) decode together with continuous batching (--cont-batching, on by
-        # default) and each slot reserves its context up front; an operator sets -np for the load.
+        # default) and each slot reserves its context up front; an operator sets -np for the load (its
+        # default, -1 = auto, starts LLAMA_SERVER_DEFAULT_SLOTS: the estimate says so past them).
         # 64 slots is the most assumed: beyond that its MMQ kernels are far from a serving engine's.
         max_num_seqs=64,
         continuous_batching=True,

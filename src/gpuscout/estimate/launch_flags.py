@@ -67,8 +67,8 @@ _FLAGS = (
     ),
     _Flag(
         "max_num_seqs",
-        r"max[-_]num[-_]seqs?|max[-_]running[-_]requests|max[-_]batch(?:[-_]size)?",
-        "--max-num-seqs / --max-running-requests / --max_batch_size",
+        r"max[-_]num[-_]seqs?|max[-_]running[-_]requests|max[-_]batch(?:[-_]size)?|parallel",
+        "--max-num-seqs / --max-running-requests / --max_batch_size / --parallel",
         True,
         1,
         1e6,
