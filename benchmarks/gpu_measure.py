@@ -311,12 +311,9 @@ def measure_lora(
         f"LoRA r=16 alpha 32 on {', '.join(targets)} (PEFT), bf16 base frozen, AdamW on the adapters, no "
         f"gradient checkpointing, one GPU; micro-batch {micro} x {seq} random tokens (labels = inputs); "
     )
+    run = {**common, "task": "finetune-lora", "batch": micro, "context_in": seq, "context_out": ""}
     rec.row(
-        **common,
-        task="finetune-lora",
-        batch=micro,
-        context_in=seq,
-        context_out="",
+        **run,
         metric="train_tokens_per_s",
         value=f"{tokens_s:.1f}",
         unit="tokens/s",
@@ -325,11 +322,7 @@ def measure_lora(
     )
     if peak == peak:  # not NaN
         rec.row(
-            **common,
-            task="finetune-lora",
-            batch=micro,
-            context_in=seq,
-            context_out="",
+            **run,
             metric="peak_memory_gb",
             value=f"{peak:.2f}",
             unit="GiB",

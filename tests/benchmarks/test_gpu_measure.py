@@ -56,28 +56,21 @@ def test_rows_append_to_the_calibration_set_and_read_back_as_cases(gm: ModuleTyp
     }
     rec = gm.Recorder(tmp_path, ctx)
     common = {"model": "Qwen3-30B-A3B", "params_b": "30.5", "arch_notes": "MoE"}
-    rec.row(
-        **common,
-        task="inference",
-        batch=1,
-        context_in=128,
-        context_out=160,
-        metric="decode_tokens_per_s",
-        value="25.0",
-        unit="tokens/s",
-        notes="decode only",
-    )
-    rec.row(
-        **common,
-        task="inference",
-        batch=1,
-        context_in=2048,
-        context_out=0,
-        metric="prefill_tokens_per_s",
-        value="9000",
-        unit="tokens/s",
-        notes="one forward pass",
-    )
+    for metric, context_in, context_out, value in (
+        ("decode_tokens_per_s", 128, 160, "25.0"),
+        ("prefill_tokens_per_s", 2048, 0, "9000"),
+    ):
+        rec.row(
+            **common,
+            task="inference",
+            batch=1,
+            context_in=context_in,
+            context_out=context_out,
+            metric=metric,
+            value=value,
+            unit="tokens/s",
+            notes="decode only" if context_out else "one pass",
+        )
     with pytest.raises(ValueError, match="not a calibration column"):
         rec.row(**common, speed=1)
     with (tmp_path / "measured_rows.csv").open(newline="") as fh:
