@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import csv
 import datetime as dt
+import platform
 import statistics
 import sys
 import time
@@ -349,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.device.startswith("cuda") and not torch.cuda.is_available():
         print("no CUDA device: use --device cpu (with --tiny) for a smoke run", file=sys.stderr)
         return 2
-    raw_gpu = torch.cuda.get_device_name(0) if args.device.startswith("cuda") else platform_cpu()
+    raw_gpu = torch.cuda.get_device_name(0) if args.device.startswith("cuda") else f"CPU {platform.machine()}"
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     env = f"torch {torch.__version__}, transformers {transformers.__version__}, sdpa attention, {raw_gpu}"
     context = {
@@ -369,12 +370,6 @@ def main(argv: list[str] | None = None) -> int:
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
     return 0
-
-
-def platform_cpu() -> str:
-    import platform
-
-    return f"CPU {platform.machine()}"
 
 
 if __name__ == "__main__":

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -13,6 +16,20 @@ REFERENCE = REPO / "tests" / "fixtures" / "reference"
 PROVIDER_SAMPLES = REFERENCE / "provider_samples"
 # The calibration set the accuracy benchmark reads (benchmarks/data/SOURCES-2026-12.md names its sources).
 CALIBRATION = REPO / "benchmarks" / "data" / "measurements.csv"
+
+
+def load_benchmark(stem: str) -> ModuleType:
+    """``benchmarks/<stem>.py`` as a module (the benchmarks are scripts, not a package), loaded once and
+    kept under the name the benchmarks themselves use for each other (``gpuscout_bench_<stem>``)."""
+    name = f"gpuscout_bench_{stem}"
+    module = sys.modules.get(name)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{stem}.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(autouse=True)

@@ -8,25 +8,23 @@ from datetime import UTC, datetime
 from gpuscout.advise.api import advise
 from gpuscout.advise.workload import FinetuneWorkload
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
-from tests.catalog.helpers import make_offer
+from tests.advise.helpers import offer
 
 NOW = datetime(2026, 11, 29, tzinfo=UTC)
 LORA = FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=2e7, seq_len=2048)
 
 
 def _four_l40s(interconnect: Interconnect) -> Offer:
-    return make_offer(
-        provider="example",
-        instance_type="4xL40S",
+    return offer(
+        "example",
+        "L40S",
+        4,
+        4.0,
+        memory=48.0,
         region="eu-1",
-        accelerator="L40S",
-        gpu_count=4,
-        gpu_memory_gb=48.0,
-        price_usd_per_hour=4.0,
-        source="test",
-        observed_at=NOW,
         interconnect=interconnect,
         availability=Availability.AVAILABLE,
+        observed_at=NOW,
     )
 
 

@@ -3,26 +3,18 @@ fits/OOM rows are all right (not a timing test, and not a copy of the benchmark'
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import CALIBRATION, REPO
+from tests.conftest import CALIBRATION, load_benchmark
 
 
 @pytest.fixture(scope="module")
 def accuracy() -> ModuleType:
-    path = REPO / "benchmarks" / "accuracy.py"
-    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("accuracy")
 
 
 @pytest.fixture(scope="module")

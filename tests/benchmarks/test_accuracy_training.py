@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import CALIBRATION, REPO
+from tests.conftest import CALIBRATION, load_benchmark
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    path = REPO / "benchmarks" / "accuracy_training.py"
-    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_training", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("accuracy_training")
 
 
 @pytest.fixture(scope="module")

@@ -6,24 +6,17 @@ from __future__ import annotations
 
 import csv
 import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from tests.conftest import REPO
+from tests.conftest import REPO, load_benchmark
 
 
 @pytest.fixture(scope="module")
 def gm() -> ModuleType:
-    path = REPO / "benchmarks" / "gpu_measure.py"
-    spec = importlib.util.spec_from_file_location("gpuscout_bench_gpu_measure", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("gpu_measure")
 
 
 def test_the_configs_are_the_model_tables(gm: ModuleType) -> None:
@@ -78,7 +71,7 @@ def test_rows_append_to_the_calibration_set_and_read_back_as_cases(gm: ModuleTyp
     with (REPO / "benchmarks" / "data" / "measurements.csv").open(newline="") as fh:
         assert list(rows[0]) == next(csv.reader(fh))
     assert all(r["notes"].startswith("MEASURED here (gpuscout benchmarks/gpu_measure.py") for r in rows)
-    accuracy = _accuracy()
+    accuracy = load_benchmark("accuracy")
     cases = accuracy.build_cases([(i + 2, r) for i, r in enumerate(rows)])
     assert [(c.metric, c.engine, c.skip) for c in cases] == [
         ("decode_b1", "hf-transformers", ""),
@@ -92,16 +85,6 @@ def resolve_era(case: object) -> str:
     from gpuscout.estimate.engines import resolve_engine
 
     return resolve_engine(case.engine_text).era  # type: ignore[attr-defined]
-
-
-def _accuracy() -> ModuleType:
-    path = REPO / "benchmarks" / "accuracy.py"
-    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_for_gm", path)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_without_pytorch_it_says_what_it_needs(gm: ModuleType, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -23,14 +23,12 @@ the activation-heavy rows by 10-25 %. Bound: each row within 30 %, mean absolute
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 
 import pytest
 
 from gpuscout.estimate.training import TrainingEstimate, estimate_training
 from gpuscout.knowledge.accelerators import resolve_gpu
-from tests.conftest import CALIBRATION, REPO
+from tests.conftest import CALIBRATION, load_benchmark
 from tests.estimate.training_specs import LLAMA31_8B, LLAMA31_70B, LLAMA31_405B
 
 GIB = 2**30
@@ -40,14 +38,7 @@ METHODS = {"full finetune": "full", "LoRA": "lora", "QLoRA": "qlora"}
 
 def _settings(method: str, gpu: str, gpus: int) -> dict[str, object]:
     """The recipe settings above, kept in one place: the training accuracy benchmark's reader."""
-    path = REPO / "benchmarks" / "accuracy_training.py"
-    spec = importlib.util.spec_from_file_location("gpuscout_bench_accuracy_training", path)
-    assert spec and spec.loader
-    module = sys.modules.get(spec.name)
-    if module is None:
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = module
-        spec.loader.exec_module(module)
+    module = load_benchmark("accuracy_training")
     settings: dict[str, object] = {"method": method, **module.torchtune_settings(method, gpu, gpus)}
     return settings
 

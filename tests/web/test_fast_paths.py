@@ -5,8 +5,6 @@ without reading every offer; and the web benchmark's raw client reads whole resp
 from __future__ import annotations
 
 import asyncio
-import importlib.util
-import sys
 from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from types import ModuleType
@@ -21,7 +19,7 @@ from gpuscout.web.filters import OfferFilters
 from gpuscout.web.offer_view import to_row
 from gpuscout.web.schemas import OfferOut
 from gpuscout.web.services import WebServices
-from tests.conftest import REPO
+from tests.conftest import load_benchmark
 from tests.web.conftest import NOW, make_offer, sample_offers
 
 
@@ -109,12 +107,7 @@ def test_a_provider_filter_is_checked_without_reading_every_offer(
 # ---- the benchmark's raw client ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("gpuscout_bench_web", REPO / "benchmarks" / "web.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("web")
 
 
 def test_the_raw_client_reads_whole_responses_on_one_connection(bench: ModuleType) -> None:

@@ -18,6 +18,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING
 from gpuscout.knowledge.provider_types import ProviderTerms
 
 
@@ -303,7 +304,6 @@ _SUPPORT_WORDS = {
 # GPTQ / GGUF are weight-only by design everywhere).
 _TENSOR_CORE_FORMATS = ("fp8", "mxfp4", "nvfp4", "w8a8")
 _SUPPORT_MARKERS = ("runs weight-only", "runs as fp16", "is dequantized", "has no native")
-_PCIE_TALK = "GPUs talk over PCIe"
 
 
 def _warnings(ctx: RowContext, warnings: list[str]) -> None:
@@ -326,7 +326,7 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
     if ev.fabric_assumed:
         # the row already says its unstated interconnect is costed over PCIe: the estimate's generic
         # "GPUs talk over PCIe" would say it twice
-        warnings[:] = [x for x in warnings if not x.startswith(_PCIE_TALK)]
+        warnings[:] = [x for x in warnings if x != PCIE_EXCHANGE_WARNING]
     if s is not None and s.calibration_basis:
         warnings.append(f"speed rests on few rows: {s.calibration_basis}")
     if offer.observed_at is None:

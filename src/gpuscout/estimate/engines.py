@@ -377,8 +377,12 @@ class EngineProfile:
         d = self.large_gpu
         if d is not None:
             changes: dict[str, Any] = {}
-            if self.max_num_seqs == d.small and not self.states("max_num_seqs"):
-                changes["max_num_seqs"] = d.large if d.applies(memory_gib, gpu_name) else d.small
+            if (
+                self.max_num_seqs == d.small
+                and not self.states("max_num_seqs")
+                and d.applies(memory_gib, gpu_name)
+            ):
+                changes["max_num_seqs"] = d.large
             tokens = d.tokens(memory_gib, gpu_name)
             if tokens:  # a stated --max-num-batched-tokens still wins (``max_num_batched_tokens``)
                 changes["prefill_chunk_tokens"] = tokens

@@ -48,6 +48,11 @@ INFINITY_FABRIC_LATENCY_US = 25.0
 LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency (more ring steps)
 
 
+# What a training estimate warns when its GPUs exchange gradients over PCIe (the advisor drops it where its
+# own warning already says the unstated interconnect is costed as PCIe)
+PCIE_EXCHANGE_WARNING = "GPUs talk over PCIe: gradient / parameter exchange is slow next to NVLink"
+
+
 @dataclass(frozen=True, slots=True)
 class Link:
     """The GPU-to-GPU path used for collectives."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
-from gpuscout.estimate.parallel import gpu_link
+from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -361,7 +361,7 @@ def estimate_training(
         if nodes > 1 and internode_gbps is None:
             warnings.append(f"inter-node bandwidth not given; assumed {inter_gbps:g} GB/s per node")
         if link.kind == "pcie" and nodes == 1 and setup.dp * setup.tp > 1:
-            warnings.append("GPUs talk over PCIe: gradient / parameter exchange is slow next to NVLink")
+            warnings.append(PCIE_EXCHANGE_WARNING)
     parallel = (
         " x ".join(
             f"{k} {v}"
