@@ -1039,6 +1039,8 @@ def _assumptions(
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
     if st.eff_class in eng.uncalibrated_classes:
         prior.append(f"{st.eff_class} bandwidth and compute efficiency")
+    if st.fmt.name.startswith("gguf-iq"):
+        prior.append(f"{st.fmt.label}'s codebook kernels (timed at the k-quants' efficiency)")
     if prior:
         out["uncalibrated"] = (
             f"{', '.join(prior)}: not calibrated, no measurement in the calibration set covers them for "

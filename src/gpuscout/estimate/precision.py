@@ -24,13 +24,19 @@ Effective bits per weight, with where each figure comes from:
 - mxfp4-moe (the gpt-oss checkpoint): the MoE experts in MXFP4 (4.25), attention, router, shared layers,
   embeddings and lm_head in bf16 (``quantization_config.modules_to_not_convert``). ``dense_bits`` carries
   the width of the non-expert body weights of such experts-only formats.
-- GGUF (llama.cpp). Block formats: Q4_0 4.5, Q8_0 8.5, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, Q3_K 3.4375,
-  Q2_K 2.625, IQ4_XS 4.25. The "_M"/"_S" mixes put some tensors (attn_v, half of ffn_down) at a
-  wider type, so their *body* bits per weight are fitted on llama.cpp's published file sizes of
-  Llama 3 70B (calibration CSV, weights rows; body = (size*8*2^30 - embd bits - output bits) /
-  (params - embd - output)): Q4_K_M 4.80 (Llama 3 8B file of 4.58 GiB gives 4.80 too), Q5_K_M 5.65,
-  Q4_K_S 4.54, Q3_K_M 3.85, Q2_K 2.94, IQ4_XS 4.26. The token embedding keeps the format's base
-  type; output.weight is Q6_K for every k-quant and Q4_0 mix, Q8_0 for Q8_0, F16 for F16.
+- GGUF (llama.cpp). Block formats (bytes per block, ggml-common.h): Q4_0 4.5, Q4_1 5.0, Q5_0 5.5,
+  Q5_1 6.0, Q8_0 8.5, Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, IQ1_S 1.5625, IQ1_M
+  1.75, IQ2_XXS 2.0625, IQ2_XS 2.3125, IQ2_S 2.5625, IQ3_XXS 3.0625, IQ3_S 3.4375, IQ4_NL 4.5, IQ4_XS
+  4.25. A file type ("mix": Q4_K_M, IQ2_XS...) widens some tensors (attn_v, some ffn_down layers,
+  attn_output), so its *body* bits per weight come from llama-quantize's per-tensor rules applied to
+  Llama 3 70B (``benchmarks/gguf_mix.py``, which reproduces the ten published Llama 3 70B file sizes
+  of the calibration CSV within 0.05 % and llama-quantize's Llama 3 8B sizes within 0.3 %): Q4_K_M
+  4.80, Q5_K_M 5.65, Q4_K_S 4.54, Q3_K_L 4.19, Q3_K_M 3.85, Q3_K_S 3.46, Q2_K 2.94, Q2_K_S 2.72,
+  IQ4_NL 4.51, IQ4_XS 4.26, IQ3_M 3.58, IQ3_S 3.46, IQ3_XS 3.27, IQ3_XXS 3.07, IQ2_M 2.68, IQ2_S
+  2.46, IQ2_XS 2.35, IQ2_XXS 2.11, IQ1_M 1.83, IQ1_S 1.67 (the i-quants made with an importance
+  matrix, as published ones are). The token embedding keeps the mix's base type (Q2_K for IQ1_*,
+  IQ2_XXS and IQ2_XS; IQ3_S for IQ2_S, IQ2_M and IQ3_XXS); output.weight is Q5_K for the 1- and
+  2-bit i-quants and IQ3_XXS, Q8_0 for Q8_0, Q6_K for every other mix, F16 for F16.
 """
 
 from __future__ import annotations
@@ -56,6 +62,9 @@ CLASS_GGUF_F16 = "gguf-f16"  # llama.cpp with F16/BF16 weights (cuBLAS)
 KERNEL_FP8_BLOCK = "fp8-block"  # block-scaled FP8: Triton / DeepGEMM / CUTLASS blockwise GEMMs
 
 Q6_K_BITS = 6.5625
+Q5_K_BITS = 5.5
+Q3_K_BITS = 3.4375  # IQ3_S blocks are the same 110 bytes per 256 weights
+Q2_K_BITS = 2.625
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,15 +230,31 @@ _FORMATS: dict[str, WeightFormat] = {
         _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
         _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),
         _fmt("gguf-q6_k", "GGUF Q6_K", Q6_K_BITS, Q6_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q5_1", "GGUF Q5_1", 6.0, 6.0, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-q5_k_m", "GGUF Q5_K_M", 5.65, 5.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-q5_k_s", "GGUF Q5_K_S", 5.5, 5.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-q5_0", "GGUF Q5_0", 5.5, 5.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q4_1", "GGUF Q4_1", 5.0, 5.0, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-q4_k_m", "GGUF Q4_K_M", 4.80, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-q4_k_s", "GGUF Q4_K_S", 4.54, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq4_nl", "GGUF IQ4_NL", 4.51, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-q4_0", "GGUF Q4_0", 4.5, 4.5, Q6_K_BITS, CLASS_GGUF, gguf=True),
         _fmt("gguf-iq4_xs", "GGUF IQ4_XS", 4.26, 4.25, Q6_K_BITS, CLASS_GGUF, gguf=True),
-        _fmt("gguf-q3_k_m", "GGUF Q3_K_M", 3.85, 3.4375, Q6_K_BITS, CLASS_GGUF, gguf=True),
-        _fmt("gguf-q2_k", "GGUF Q2_K", 2.94, 2.625, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q3_k_l", "GGUF Q3_K_L", 4.19, Q3_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q3_k_m", "GGUF Q3_K_M", 3.85, Q3_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq3_m", "GGUF IQ3_M", 3.58, Q3_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q3_k_s", "GGUF Q3_K_S", 3.46, Q3_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq3_s", "GGUF IQ3_S", 3.46, Q3_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq3_xs", "GGUF IQ3_XS", 3.27, Q3_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq3_xxs", "GGUF IQ3_XXS", 3.07, Q3_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q2_k", "GGUF Q2_K", 2.94, Q2_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-q2_k_s", "GGUF Q2_K_S", 2.72, Q2_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq2_m", "GGUF IQ2_M", 2.68, Q3_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq2_s", "GGUF IQ2_S", 2.46, Q3_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq2_xs", "GGUF IQ2_XS", 2.35, Q2_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq2_xxs", "GGUF IQ2_XXS", 2.11, Q2_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq1_m", "GGUF IQ1_M", 1.83, Q2_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
+        _fmt("gguf-iq1_s", "GGUF IQ1_S", 1.67, Q2_K_BITS, Q5_K_BITS, CLASS_GGUF, gguf=True),
     )
 }
 
@@ -281,6 +306,10 @@ _ALIASES: dict[str, str] = {
     "fp4": "nvfp4",
     "mxfp4-experts": "mxfp4-moe",
     "gguf-mxfp4": "mxfp4",
+    # llama-quantize's own aliases (tools/quantize/quantize.cpp)
+    "q3_k": "gguf-q3_k_m",
+    "q4_k": "gguf-q4_k_m",
+    "q5_k": "gguf-q5_k_m",
 }
 
 # Convenience: every GGUF type may be written bare ("q4_k_m") or prefixed ("GGUF Q4_K_M").
