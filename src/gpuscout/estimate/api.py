@@ -1039,7 +1039,7 @@ def _assumptions(
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
     if st.eff_class in eng.uncalibrated_classes:
         prior.append(f"{st.eff_class} bandwidth and compute efficiency")
-    if st.fmt.name.startswith("gguf-iq"):
+    if st.fmt.codebook:
         prior.append(f"{st.fmt.label}'s codebook kernels (timed at the k-quants' efficiency)")
     if prior:
         out["uncalibrated"] = (

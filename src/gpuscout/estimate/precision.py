@@ -90,6 +90,11 @@ class WeightFormat:
         """The key of engine-profile efficiencies: the kernel family, else the compute class."""
         return self.kernel or self.compute_class
 
+    @property
+    def codebook(self) -> bool:
+        """A llama.cpp i-quant (IQ1_S ... IQ4_NL): blocks decoded through codebook / lattice lookups."""
+        return self.name.startswith("gguf-iq")
+
     def body_bits(self, expert: bool) -> float:
         """Bits per weight of a body weight (``expert``: a routed MoE expert's)."""
         if self.dense_bits is not None and not expert:
