@@ -776,7 +776,6 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
     "sglang": _speed_then_ttft(
         [
             ("bw", "fp8-block"),
-            ("bw", "weight-only"),
             ("comp", "16bit"),
             ("comp", "fp8-block"),
             ("attr", "moe_efficiency"),
@@ -872,7 +871,9 @@ SHARED_PARAMS: dict[str, tuple[tuple[str, Param], ...]] = {
 # CUDA graphs, so a 16-bit weight stream runs at one rate in both. SGLang's own 16-bit rows are mostly on
 # the H20, where batch-1 decode is compute-bound (64-row tiles against 148 TFLOPS) and long-context and
 # MoE rows trade the streaming figure against the MoE one: fitted there, it wandered (0.44-0.54).
-TIED_PARAMS: dict[str, tuple[tuple[Param, str], ...]] = {"sglang": ((("bw", "16bit"), "vllm"),)}
+TIED_PARAMS: dict[str, tuple[tuple[Param, str], ...]] = {
+    "sglang": ((("bw", "16bit"), "vllm"), (("bw", "weight-only"), "vllm"))
+}
 SHARED_PRIORS = {
     "python_scheduler_step_us": 2000.0,
     "eager_layer_launch_us": 400.0,

@@ -246,17 +246,21 @@ def test_autoawq_benchmark_rows_time_bare_forward_calls(accuracy: ModuleType) ->
     assert resolve_engine("hf-transformers").step_overhead_us > 5 * accuracy.BARE_FORWARD_STEP_US
 
 
-def test_sglang_takes_its_16_bit_stream_from_vllms_fit(accuracy: ModuleType) -> None:
-    """SGLang's 16-bit linear layers are vLLM's cuBLAS GEMMs: its 16-bit streaming figure is not fitted
-    on its own rows (batch-1 decode on the H20 is compute-bound and cannot fix it) but taken from vLLM's
-    fit, whichever engines a fold asks for."""
-    assert ("bw", "16bit") not in [p for _, params in accuracy.FIT_PARAMS["sglang"] for p in params]
+@pytest.mark.parametrize("kind", ["16bit", "weight-only"])
+def test_sglang_takes_its_weight_streams_from_vllms_fit(accuracy: ModuleType, kind: str) -> None:
+    """SGLang's 16-bit linear layers are vLLM's cuBLAS GEMMs and its AWQ/GPTQ ones vLLM's Marlin GEMM:
+    those streaming figures are not fitted on its own rows (batch-1 decode on the H20 is compute-bound
+    and cannot fix them) but taken from vLLM's fit, whichever engines a fold asks for."""
+    assert ("bw", kind) not in [p for _, params in accuracy.FIT_PARAMS["sglang"] for p in params]
     cases = [c for c in accuracy.build_cases(accuracy.load(Path(CALIBRATION))) if not c.skip]
     small = [c for c in cases if c.engine in ("sglang", "vllm") and c.metric == "decode_b1"]
     fitted = accuracy.fit_engines({"sglang"}, small)
-    stream = fitted["vllm"].bandwidth_eff("16bit")
-    assert fitted["sglang"].bandwidth_eff("16bit") == stream
-    assert stream != accuracy._prior("vllm", ("bw", "16bit"))
+    stream = fitted["vllm"].bandwidth_eff(kind)
+    assert fitted["sglang"].bandwidth_eff(kind) == stream
+    assert stream != accuracy._prior("vllm", ("bw", kind))
+    # and the shipped profiles carry the one figure
+    shipped = {e: accuracy.resolve_engine(e).bandwidth_eff(kind) for e in ("sglang", "vllm")}
+    assert shipped["sglang"] == shipped["vllm"]
 
 
 def test_an_eras_kernel_scale_is_fitted_only_on_that_kernel_family(accuracy: ModuleType) -> None:

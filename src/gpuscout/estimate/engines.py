@@ -430,6 +430,11 @@ LLAMA_SERVER_DEFAULT_SLOTS = 4
 # Share of peak bandwidth a 16-bit weight stream reaches in vLLM (V1, fitted) and SGLang, whose linear layers
 # are the same cuBLAS GEMMs under CUDA graphs (benchmarks/accuracy.py TIED_PARAMS)
 _CUBLAS_16BIT_STREAM = 0.6302
+# The same for weight-only (AWQ/GPTQ int4, FP8 below sm_89) weights: both engines run them through the Marlin
+# GEMM (vLLM's gptq_marlin / awq_marlin; SGLang 0.5's marlin_utils.apply_awq_marlin_linear ->
+# gptq_marlin_gemm). Fitted on vLLM's rows: SGLang's own (AWQ on the H20) are compute-bound and left it
+# unconstrained at 0.83, which made SGLang's AWQ on an A100 30 % faster than vLLM's through the same kernel.
+_MARLIN_WEIGHT_ONLY_STREAM = 0.6373
 
 # Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
 # kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
@@ -512,7 +517,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         label="vLLM (V1 engine)",
         sparse_mla_kv=SPARSE_MLA_FP8,
         bandwidth_efficiency=_eff(
-            default=_CUBLAS_16BIT_STREAM, weight_only=0.6373, **{"16bit": _CUBLAS_16BIT_STREAM}
+            default=_CUBLAS_16BIT_STREAM,
+            weight_only=_MARLIN_WEIGHT_ONLY_STREAM,
+            **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
         compute_efficiency=_eff(default=0.4742, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4742}),
         moe_efficiency=0.605,
@@ -589,13 +596,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
-        # 16-bit weights stream at vLLM's rate (the same cuBLAS GEMMs under CUDA graphs: TIED_PARAMS in
-        # benchmarks/accuracy.py); block-scaled FP8 (Qwen3 FP8 on the H20, DeepSeek-R1: its only FP8 rows)
-        # streams at ~0.6 of it, with a fixed cost per layer besides (block_fp8_quant_layer_us);
-        # per-tensor FP8 has no row and keeps the 16-bit figures
+        # 16-bit and weight-only weights stream at vLLM's rates (the same cuBLAS and Marlin GEMMs under
+        # CUDA graphs: TIED_PARAMS in benchmarks/accuracy.py); block-scaled FP8 (Qwen3 FP8 on the H20,
+        # DeepSeek-R1: its only FP8 rows) streams at ~0.6 of it, with a fixed cost per layer besides
+        # (block_fp8_quant_layer_us); per-tensor FP8 has no row and keeps the 16-bit figures
         bandwidth_efficiency=_eff(
             default=_CUBLAS_16BIT_STREAM,
-            weight_only=0.833,
+            weight_only=_MARLIN_WEIGHT_ONLY_STREAM,
             fp8_block=0.3611,
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
@@ -1006,9 +1013,11 @@ CALIBRATION: dict[str, str] = {
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
         "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.631 "
         "(TIED_PARAMS: the same cuBLAS GEMMs; SGLang's own 16-bit rows, mostly batch-1 decode on the H20, "
-        "compute-bound there, cannot fix it); bandwidth 0.361 (block-scaled FP8: every FP8 row is) / 0.833 "
-        "(AWQ), compute 0.483 / 0.621 (per-tensor FP8: no row, the 16-bit figures) (with Hopper's 64-row "
-        "tile, throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's 148 TFLOPS is compute-bound; "
+        "compute-bound there, cannot fix it), and weight-only ones at vLLM's 0.637 (the same Marlin GEMM; "
+        "its AWQ rows on the H20 are compute-bound, and fitted alone left 0.833); bandwidth 0.361 "
+        "(block-scaled FP8: every FP8 row is), compute 0.483 / 0.621 (per-tensor FP8: no row, the 16-bit "
+        "figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's "
+        "148 TFLOPS is compute-bound; "
         "AWQ runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: "
         "fitted without that, the AWQ bandwidth had come out at 0.222), 11.7 us per layer on the "
         "block-FP8 path (the per-token-group activation quantisation before each block-FP8 GEMM: on the "
