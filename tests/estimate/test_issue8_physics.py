@@ -202,6 +202,17 @@ def test_gpt_oss_120b_fits_one_h100_in_its_native_mxfp4() -> None:
     assert not estimate("gpt-oss-120b", "H100", precision="bf16").fits
 
 
+def test_fp4_formats_say_no_row_times_their_kernels() -> None:
+    """No calibration row runs MXFP4 or NVFP4: on Hopper their dequantising kernels are timed as the
+    engine's int4 weight-only ones, on Blackwell at the FP4 class's prior, and the estimate says which."""
+    hopper = estimate("gpt-oss-120b", "H100", batch=1).assumptions["uncalibrated"]
+    assert "MXFP4 MoE experts (rest bf16) dequantised to 16-bit math" in hopper
+    blackwell = estimate("gpt-oss-120b", "B200", batch=1).assumptions["uncalibrated"]
+    assert "fp4 bandwidth and compute efficiency" in blackwell and "dequantised" not in blackwell
+    awq = estimate("llama-3.1-8b", "H100", precision="awq", batch=1).assumptions
+    assert "uncalibrated" not in awq  # Marlin int4: vLLM's rows time it
+
+
 def test_deepseek_r1_is_sized_in_fp8() -> None:
     est = estimate("DeepSeek-R1", "H200", gpus=8, context_in=1024, context_out=1024)
     assert est.precision == "fp8-block"  # its published FP8: one scale per 128x128 block

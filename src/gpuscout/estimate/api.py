@@ -1041,6 +1041,10 @@ def _assumptions(
         prior.append(f"{st.eff_class} bandwidth and compute efficiency")
     if st.fmt.codebook:
         prior.append(f"{st.fmt.label}'s codebook kernels (timed at the k-quants' efficiency)")
+    if st.fmt.native == "fp4" and st.eff_class != st.fmt.efficiency_class:
+        # no calibration row runs an FP4 format: where the GPU has no FP4 math, the kernels that
+        # dequantise it (Marlin FP4, Triton matmul_ogs) are timed as the engine's int4 weight-only ones
+        prior.append(f"{st.fmt.label} dequantised to 16-bit math (timed at the int4 weight-only efficiency)")
     if prior:
         out["uncalibrated"] = (
             f"{', '.join(prior)}: not calibrated, no measurement in the calibration set covers them for "
