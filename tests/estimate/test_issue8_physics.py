@@ -313,6 +313,30 @@ def test_a_version_selects_the_engine_of_that_era() -> None:
     )
 
 
+def test_an_eras_scales_hold_only_on_the_vendor_they_were_measured_on() -> None:
+    """TGI 2.x's kernel efficiencies were fitted on ROCm rows alone (MI300X): on an AMD GPU the era runs
+    at them; on an NVIDIA GPU it keeps today's figures and says that era's kernels are not calibrated
+    there, rather than halving a CUDA engine's speed for what ROCm did."""
+    era = next(e for e in resolve_engine("tgi").eras if e.name == "2.x")
+    assert era.scales_measured_on == ("amd",) and era.efficiency_scale < 0.7
+    tgi2 = resolve_engine("tgi 2.4")
+    today = resolve_engine("tgi")
+    on_amd = tgi2.for_gpu(192, "MI300X", vendor="AMD")
+    on_nvidia = tgi2.for_gpu(80, "H100", vendor="NVIDIA")
+    assert on_amd.bandwidth_eff("16bit") == pytest.approx(today.bandwidth_eff("16bit") * era.efficiency_scale)
+    assert on_nvidia.bandwidth_eff("16bit") == today.bandwidth_eff("16bit")
+    assert on_nvidia.step_overhead_us == on_amd.step_overhead_us  # the era's other settings hold on both
+    kw = {"batch": 1, "context_in": 512, "context_out": 256}
+    h100 = estimate("llama-3.1-8b", "H100", engine="tgi 2.4", **kw)
+    assert "2.x era's kernel efficiencies" in h100.assumptions["uncalibrated"]
+    mi300x = estimate("llama-3.1-8b", "MI300X", engine="tgi 2.4", **kw)
+    assert "2.x era" not in mi300x.assumptions.get("uncalibrated", "")
+    assert (
+        mi300x.decode_tokens_per_s
+        < estimate("llama-3.1-8b", "MI300X", engine="tgi", **kw).decode_tokens_per_s
+    )
+
+
 def test_early_pytorch_backend_of_tensorrt_llm_runs_eager() -> None:
     # trtllm-serve 0.17-0.19 ran its PyTorch backend without CUDA graphs unless asked: every layer's
     # launches are host time each step. Today's TensorRT-LLM (and NIM 1.x) keep their CUDA graphs.

@@ -543,6 +543,7 @@ def _prepare(
         f"{acc.name} {acc.full_name}",
         tp=gpus if mode == "tensor" else 1,
         mla=spec.is_mla,
+        vendor=acc.vendor,
     )
     eng = _for_model(on_gpu, spec)
     if eng.ignored_flags:

@@ -74,6 +74,10 @@ class EngineEra:
     efficiency_scale: float = 1.0
     compute_scale: float = 1.0  # multiplies the compute efficiencies only (kernels slow at GEMMs)
     kernel_scales: Mapping[str, float] = field(default_factory=dict)
+    # the vendors ("amd", "nvidia") on whose GPUs every row behind the scales above was measured; on other
+    # GPUs the era runs at the profile's own efficiencies and the estimate says the era's kernels are not
+    # calibrated there (empty: the scales hold on every GPU)
+    scales_measured_on: tuple[str, ...] = ()
 
     def matches(self, version: str) -> bool:
         minor = ".".join(version.split(".")[:2])
@@ -289,6 +293,9 @@ class EngineProfile:
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
     era: str = ""  # set on a profile derived for a past version ("" = today's engine)
+    # an era whose efficiency scales hold only on some vendors' GPUs (``EngineEra.scales_measured_on``):
+    # applied by :meth:`for_gpu`, which knows the GPU
+    vendor_scoped_era: EngineEra | None = None
     notes: str = ""
 
     def bandwidth_eff(self, compute_class: str) -> float:
@@ -344,21 +351,40 @@ class EngineProfile:
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
 
     def at_era(self, era: EngineEra) -> EngineProfile:
-        """This engine as it was in ``era`` (or with the variant ``era`` describes)."""
+        """This engine as it was in ``era`` (or with the variant ``era`` describes); scales measured on
+        some vendors' GPUs only wait for :meth:`for_gpu`."""
+        scoped = bool(era.scales_measured_on)
+        return replace(
+            self if scoped else self._scaled(era),
+            label=f"{self.label} ({era.label})",
+            era="+".join(filter(None, (self.era, era.name))),
+            vendor_scoped_era=era if scoped else self.vendor_scoped_era,
+            **dict(era.overrides),
+        )
+
+    def _scaled(self, era: EngineEra) -> EngineProfile:
+        """The efficiencies as ``era``'s kernels reached them."""
         s, c = era.efficiency_scale, era.compute_scale
         bw = {k: min(0.98, v * s) for k, v in self.bandwidth_efficiency.items()}
         comp = {k: min(0.95, v * s * c) for k, v in self.compute_efficiency.items()}
         for key, k_scale in era.kernel_scales.items():
             bw[key] = min(0.98, self.bandwidth_eff(key) * s * k_scale)
             comp[key] = min(0.95, self.compute_eff(key) * s * c * k_scale)
-        return replace(
-            self,
-            label=f"{self.label} ({era.label})",
-            bandwidth_efficiency=bw,
-            compute_efficiency=comp,
-            era="+".join(filter(None, (self.era, era.name))),
-            **dict(era.overrides),
+        return replace(self, bandwidth_efficiency=bw, compute_efficiency=comp)
+
+    def on_vendor(self, vendor: str) -> EngineProfile:
+        """The vendor-scoped era's scales where they were measured; elsewhere today's efficiencies, said
+        uncalibrated."""
+        era = self.vendor_scoped_era
+        if era is None:
+            return self
+        if vendor.lower() in era.scales_measured_on:
+            return replace(self._scaled(era), vendor_scoped_era=None)
+        where = "/".join(v.upper() for v in era.scales_measured_on)
+        note = (
+            f"the {era.name} era's kernel efficiencies (its rows are all on {where} GPUs; today's used here)"
         )
+        return replace(self, vendor_scoped_era=None, uncalibrated=(*self.uncalibrated, note))
 
     def era_for(self, version: str) -> EngineEra | None:
         """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
@@ -368,12 +394,15 @@ class EngineProfile:
         """Whether a launch flag written with the engine's name set ``attr``."""
         return any(f.split(" ", 1)[0] == attr for f in self.stated_flags)
 
-    def for_gpu(self, memory_gib: float, gpu_name: str, *, tp: int = 1, mla: bool = False) -> EngineProfile:
-        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name`` with ``tp`` tensor-parallel
-        ranks (``mla``: the model uses multi-head latent attention): the sequence cap of its
+    def for_gpu(
+        self, memory_gib: float, gpu_name: str, *, tp: int = 1, mla: bool = False, vendor: str = ""
+    ) -> EngineProfile:
+        """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name`` from ``vendor`` with ``tp``
+        tensor-parallel ranks (``mla``: the model uses multi-head latent attention): the sequence cap of its
         :class:`DeviceDefaults` where it applies (only while still at its small-GPU value and not set by a
-        launch flag, so a stated value stands), and its ``device_rule``'s figures (a stated flag stands)."""
-        prof = self
+        launch flag, so a stated value stands), its ``device_rule``'s figures (a stated flag stands), and
+        a vendor-scoped era's scales (:meth:`on_vendor`)."""
+        prof = self.on_vendor(vendor)
         d = self.large_gpu
         if d is not None:
             changes: dict[str, Any] = {}
@@ -841,6 +870,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
                 efficiency_scale=0.5209,
+                # every 2.x row runs on ROCm (MI300X: dstack's TGI-vs-vLLM runs, vLLM's AMD blog); TGI 2.x
+                # on CUDA ran the flash / paged attention and cuBLAS GEMMs under CUDA graphs that TGI 3 runs
+                scales_measured_on=("amd",),
             ),
         ),
         notes="TGI 3 (maintenance mode since 2025): CUDA graphs for small batches, chunked prefill and "
@@ -1059,7 +1091,8 @@ CALIBRATION: dict[str, str] = {
         "the TP workers, efficiencies x0.88, GPTQ through exllama v1 (per-row dequantisation below 8 "
         "rows, fp16 rebuild from 8); every era: waiting requests join every 20 steps "
         "(max_waiting_tokens); 2.x era (ROCm): 959 us per step, 195 us per doubling of the workers, "
-        "efficiencies x0.52."
+        "efficiencies x0.52 on AMD GPUs only (every 2.x row ran on MI300X; on NVIDIA the era keeps today's "
+        "figures and says so)."
     ),
     "hf-transformers": (
         "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
