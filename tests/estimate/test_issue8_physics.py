@@ -319,6 +319,7 @@ def test_an_eras_scales_hold_only_on_the_vendor_they_were_measured_on() -> None:
     there, rather than halving a CUDA engine's speed for what ROCm did."""
     era = next(e for e in resolve_engine("tgi").eras if e.name == "2.x")
     assert era.scales_measured_on == ("amd",) and era.efficiency_scale < 0.7
+    assert next(e for e in resolve_engine("tgi").eras if e.name == "1.x").scales_measured_on == ("nvidia",)
     tgi2 = resolve_engine("tgi 2.4")
     today = resolve_engine("tgi")
     on_amd = tgi2.for_gpu(192, "MI300X", vendor="AMD")

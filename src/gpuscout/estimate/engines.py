@@ -857,6 +857,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
                 efficiency_scale=0.8782,
+                # philschmid's SageMaker runs, TGI 1.0.3 on A10G / A100 (ROCm came with TGI 1.2)
+                scales_measured_on=("nvidia",),
             ),
             EngineEra(
                 "2.x",
