@@ -293,9 +293,9 @@ class EngineProfile:
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
     era: str = ""  # set on a profile derived for a past version ("" = today's engine)
-    # an era whose efficiency scales hold only on some vendors' GPUs (``EngineEra.scales_measured_on``):
+    # eras whose efficiency scales hold only on some vendors' GPUs (``EngineEra.scales_measured_on``):
     # applied by :meth:`for_gpu`, which knows the GPU
-    vendor_scoped_era: EngineEra | None = None
+    vendor_scoped_eras: tuple[EngineEra, ...] = ()
     notes: str = ""
 
     def bandwidth_eff(self, compute_class: str) -> float:
@@ -358,7 +358,7 @@ class EngineProfile:
             self if scoped else self._scaled(era),
             label=f"{self.label} ({era.label})",
             era="+".join(filter(None, (self.era, era.name))),
-            vendor_scoped_era=era if scoped else self.vendor_scoped_era,
+            vendor_scoped_eras=(*self.vendor_scoped_eras, era) if scoped else self.vendor_scoped_eras,
             **dict(era.overrides),
         )
 
@@ -373,18 +373,20 @@ class EngineProfile:
         return replace(self, bandwidth_efficiency=bw, compute_efficiency=comp)
 
     def on_vendor(self, vendor: str) -> EngineProfile:
-        """The vendor-scoped era's scales where they were measured; elsewhere today's efficiencies, said
+        """The vendor-scoped eras' scales where they were measured; elsewhere today's efficiencies, said
         uncalibrated."""
-        era = self.vendor_scoped_era
-        if era is None:
-            return self
-        if vendor.lower() in era.scales_measured_on:
-            return replace(self._scaled(era), vendor_scoped_era=None)
-        where = "/".join(v.upper() for v in era.scales_measured_on)
-        note = (
-            f"the {era.name} era's kernel efficiencies (its rows are all on {where} GPUs; today's used here)"
-        )
-        return replace(self, vendor_scoped_era=None, uncalibrated=(*self.uncalibrated, note))
+        prof = replace(self, vendor_scoped_eras=())
+        for era in self.vendor_scoped_eras:
+            if vendor.lower() in era.scales_measured_on:
+                prof = prof._scaled(era)
+                continue
+            where = "/".join(v.upper() for v in era.scales_measured_on)
+            note = (
+                f"the {era.name} era's kernel efficiencies off {where} GPUs (its rows all ran on {where}; "
+                "today's figures used)"
+            )
+            prof = replace(prof, uncalibrated=(*prof.uncalibrated, note))
+        return prof
 
     def era_for(self, version: str) -> EngineEra | None:
         """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
@@ -857,7 +859,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
                 efficiency_scale=0.8782,
-                # philschmid's SageMaker runs, TGI 1.0.3 on A10G / A100 (ROCm came with TGI 1.2)
+                # its rows: philschmid's SageMaker runs of TGI 1.0.3 on A10G / A100
                 scales_measured_on=("nvidia",),
             ),
             EngineEra(
