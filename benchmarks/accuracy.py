@@ -870,7 +870,9 @@ SHARED_PARAMS: dict[str, tuple[tuple[str, Param], ...]] = {
 # kernels there: SGLang's and vLLM's 16-bit linear layers are the same cuBLAS GEMMs (torch F.linear) under
 # CUDA graphs, so a 16-bit weight stream runs at one rate in both. SGLang's own 16-bit rows are mostly on
 # the H20, where batch-1 decode is compute-bound (64-row tiles against 148 TFLOPS) and long-context and
-# MoE rows trade the streaming figure against the MoE one: fitted there, it wandered (0.44-0.54).
+# MoE rows trade the streaming figure against the MoE one: fitted there, it wandered (0.44-0.54). Their
+# AWQ/GPTQ layers are the same Marlin GEMM (SGLang 0.5's apply_awq_marlin_linear -> gptq_marlin_gemm), and
+# SGLang's AWQ rows (the H20 again, compute-bound on Marlin's 16-row tiles) left that stream loose at 0.83.
 TIED_PARAMS: dict[str, tuple[tuple[Param, str], ...]] = {
     "sglang": ((("bw", "16bit"), "vllm"), (("bw", "weight-only"), "vllm"))
 }
