@@ -126,6 +126,35 @@ def test_missing_tensor_rate_is_derived_from_fp32_and_marked() -> None:
     assert rate.tflops == pytest.approx(2 * (gpu.fp32_tflops or 0))
 
 
+@pytest.mark.parametrize(
+    ("gpu_name", "ratio"),
+    [
+        ("T4", 8.0),  # Turing datacenter: 8.1 TFLOPS FP32, 65 fp16 tensor
+        ("V100", 8.0),  # Volta: 15.7 -> 125
+        ("RTX 2080 Ti", 4.0),  # Turing GeForce: 13.45 -> 53.8 (fp32 accumulate is halved)
+        ("RTX 3090", 2.0),  # GA102 doubled the FP32 lanes, not the tensor cores
+        ("L40S", 4.0),
+    ],
+)
+def test_a_derived_tensor_rate_follows_the_architectures_ratio_to_fp32(gpu_name: str, ratio: float) -> None:
+    gpu = dataclasses.replace(resolve_gpu(gpu_name), bf16_tflops=None, fp16_tflops=None)
+    expected = ratio * (gpu.fp32_tflops or 0)
+    assert compute_rate(resolve_precision("fp16"), gpu).tflops == pytest.approx(expected)
+
+
+def test_llama_cpp_quants_on_pascal_multiply_at_the_dp4a_int8_rate() -> None:
+    p40 = resolve_gpu("P40")  # 11.76 TFLOPS FP32; the datasheet's 47 INT8 TOPS is 4x that
+    quant = compute_rate(resolve_precision("q4_0"), p40)
+    assert quant.rate_name == "int8" and quant.tflops == pytest.approx(4 * 11.76)
+    # F16 GGUF and 16-bit formats still multiply at the FP32 rate (no tensor cores, fp16 at 1/64)
+    assert compute_rate(resolve_precision("f16"), p40).tflops == pytest.approx(11.76)
+    assert compute_rate(resolve_precision("fp16"), p40).tflops == pytest.approx(11.76)
+    # P100 (6.0) has no dp4a but fast fp16; Turing's tensor rate stays the one quants use
+    p100 = resolve_gpu("P100-PCIe-16GB")
+    assert compute_rate(resolve_precision("q4_0"), p100).rate_name != "int8"
+    assert compute_rate(resolve_precision("q4_0"), resolve_gpu("T4")).rate_name == "bf16"
+
+
 def test_bf16_on_a_gpu_without_bf16_is_flagged_as_fp16_not_treated_as_native() -> None:
     from gpuscout.estimate.api import estimate
 

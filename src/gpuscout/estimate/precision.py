@@ -478,18 +478,37 @@ def bf16_tflops(acc: Accelerator) -> tuple[float, bool]:
 
     Derivation (when ``bf16_tflops`` is missing): GeForce Ampere/Ada run fp16 tensor ops with fp32
     accumulate at 2x their fp32 shader rate (RTX 3090 35.6 -> 71, RTX 4090 82.6 -> 165); workstation
-    and datacenter Ampere/Ada parts at 4x (RTX A6000 38.7 -> 154.8, L40S 91.6 -> 362). Returns
-    (tflops, derived?).
+    and datacenter Ampere/Ada parts at 4x (RTX A6000 38.7 -> 154.8, L40S 91.6 -> 362). Volta and
+    Turing (compute capability 7.x) have twice those ratios, their FP32 lanes not yet doubled (GA102
+    doubled them, the tensor cores not): 8x on datacenter and workstation parts (V100 15.7 -> 125,
+    T4 8.1 -> 65), 4x on GeForce, which halves the fp32-accumulate tensor rate (RTX 2080 Ti 13.45 ->
+    53.8; Turing whitepaper, RTX 2080 Ti: 107.6 TFLOPS with fp16 accumulate, 53.8 with fp32).
+    Returns (tflops, derived?).
     """
     if acc.bf16_tflops:
         return acc.bf16_tflops, False
     if acc.fp16_tflops:
         return acc.fp16_tflops, False
     fp32 = acc.fp32_tflops or 10.0
-    if acc.release_year is not None and acc.release_year < 2018:
+    cc = acc.nvidia_cc
+    if cc is not None:
+        no_tensor_cores = cc < (7, 0)
+    else:
+        no_tensor_cores = acc.release_year is not None and acc.release_year < 2018
+    if no_tensor_cores:
         return fp32, True  # Pascal and older: no tensor cores, fp16 GEMMs run at (at best) the fp32 rate
-    factor = 2.0 if acc.kind == "consumer" else 4.0
+    factor = 8.0 if cc is not None and cc < (8, 0) else 4.0
+    if acc.kind == "consumer":
+        factor /= 2.0
     return fp32 * factor, True
+
+
+def dp4a_only(acc: Accelerator) -> bool:
+    """An NVIDIA part whose fastest integer math is ``dp4a`` (compute capability 6.1-6.x: P40, P4,
+    GTX 10x0, Quadro P-series): no tensor cores, fp16 at 1/64 rate, but a 4-way int8 dot product per
+    lane and clock, 4x the FP32 rate (Tesla P40 datasheet: 12 TFLOPS FP32, 47 TOPS INT8)."""
+    cc = acc.nvidia_cc
+    return cc is not None and (6, 1) <= cc < (7, 0)
 
 
 def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
@@ -554,6 +573,13 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
             "dense INT8), so W8A8 speed is not estimated rather than timed at another class's rate",
             known=False,
         )
+    if cls == CLASS_GGUF and dp4a_only(acc):
+        # llama.cpp multiplies block-quantised weights by int8-quantised activations (MMQ); on a part
+        # without tensor cores it does so with dp4a, the int8 rate, not the (fp32) 16-bit one
+        fp32 = acc.fp32_tflops or 0.0
+        if acc.int8_tops:
+            return ComputeRate(acc.int8_tops, "int8", True, False)
+        return ComputeRate(4.0 * fp32, "int8", True, True)
     # 16-bit, weight-only and GGUF formats multiply at the 16-bit tensor rate
     if fmt.name == "bf16" and not has_bf16(acc):
         return ComputeRate(
