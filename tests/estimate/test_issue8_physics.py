@@ -106,6 +106,19 @@ def test_unknown_interconnect_is_costed_as_pcie_and_marked() -> None:
     assert any("interconnect not in the table" in w for w in est.warnings)
 
 
+def test_geforce_40_and_50_cards_say_their_all_reduces_go_through_host_memory() -> None:
+    # no GPU peer-to-peer on GeForce RTX 40 / 50: NCCL stages through host memory, which no row times
+    for name in ("RTX 4090", "RTX 5090"):
+        e = estimate("llama-3.1-70b", name, gpus=4, precision="awq-int4", engine="vllm", concurrency=8)
+        assert "no GPU peer-to-peer access" in e.assumptions["parallel"]
+    # workstation / datacenter PCIe cards have it; one card has nothing to exchange
+    for name in ("L40S", "RTX 6000 Ada"):
+        e = estimate("llama-3.1-70b", name, gpus=4, precision="awq-int4", engine="vllm", concurrency=8)
+        assert "peer-to-peer" not in e.assumptions["parallel"]
+    one = estimate("llama-3.1-8b", "RTX 4090", engine="vllm")
+    assert "peer-to-peer" not in one.assumptions.get("parallel", "")
+
+
 def test_replicas_add_throughput_tensor_parallel_cuts_latency() -> None:
     one = estimate("llama-3.1-8b", "A100", concurrency=16, context_in=512, context_out=256)
     four = estimate(

@@ -18,7 +18,7 @@ from gpuscout.estimate.kv_cache import kv_shape
 from gpuscout.estimate.launch_flags import read_flag_names
 from gpuscout.estimate.lazy_text import text
 from gpuscout.estimate.memory import GIB, MemoryPlan, capacity_bytes, max_batch, plan_memory
-from gpuscout.estimate.parallel import gpu_link
+from gpuscout.estimate.parallel import gpu_link, lacks_peer_access
 from gpuscout.estimate.precision import (
     CLASS_GGUF,
     CLASS_GGUF_F16,
@@ -949,6 +949,12 @@ def _memory_assumptions(
         out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
     elif st.gpus > 1 and st.parallel == "tensor":
         out["parallel"] = f"tensor parallel x{st.gpus} over {gpu_link(st.acc, st.gpus).label}"
+        if lacks_peer_access(st.acc):
+            out["parallel"] += (
+                f"; {st.acc.full_name or st.acc.name} cards have no GPU peer-to-peer access: NCCL stages "
+                "each all-reduce through host memory (timed as peer-to-peer PCIe; no calibration row "
+                "measures it, so likely slower than estimated)"
+            )
         if st.engine.dp_attention:
             out["parallel"] += (
                 f"; data-parallel attention: each GPU runs the whole attention for 1/{st.gpus} of the "

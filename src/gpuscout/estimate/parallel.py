@@ -86,6 +86,16 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     return Link("pcie", gbps, PCIE_LATENCY_US, label, assumed)
 
 
+def lacks_peer_access(acc: Accelerator) -> bool:
+    """GeForce RTX 40 / 50 cards (Ada, Blackwell: compute capability 8.9+): NVIDIA's driver gives them no
+    GPU peer-to-peer access, so NCCL stages every all-reduce through host memory, and vLLM's custom
+    all-reduce (which tests for peer access, ``custom_all_reduce.py`` ``_can_p2p``) stays off. Their
+    all-reduces are timed as PCIe peer-to-peer ones all the same: no calibration row measures the
+    host-staged path, so the estimate says so rather than guess a factor."""
+    cc = acc.nvidia_cc
+    return acc.kind == "consumer" and cc is not None and cc >= (8, 9)
+
+
 def allreduce_seconds(link: Link, tp: int, message_bytes: float, *, latency: bool = True) -> float:
     """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs (``latency=False``: the
     bandwidth part only, for tokens that ride in an all-reduce another batch pays the latency of)."""
