@@ -147,6 +147,18 @@ def test_pcie_tensor_parallel_warning_carries_the_slowdown() -> None:
     )
 
 
+def test_pcie_warning_on_geforce_cards_says_their_all_reduces_go_through_host_memory() -> None:
+    w = ServeWorkload(model="big", concurrency=4)
+    (rec,) = rank(
+        w, [offer("persec", "RTX4090", gpus=8, interconnect=Interconnect.PCIE)], backends=BE, now=NOW
+    )
+    (pcie,) = [x for x in rec.warnings if x.startswith("8x PCIe: tensor-parallel decode")]
+    assert "no peer-to-peer access" in pcie and "host memory" in pcie
+    (l40s,) = rank(w, [offer("persec", "L40S", gpus=8, interconnect=Interconnect.PCIE)], backends=BE, now=NOW)
+    (pcie,) = [x for x in l40s.warnings if x.startswith("8x PCIe: tensor-parallel decode")]
+    assert "peer-to-peer" not in pcie
+
+
 def test_fp8_on_a_card_without_fp8_is_flagged() -> None:
     w = ServeWorkload(model="small", precision="fp8", concurrency=2)
     (rec,) = rank(w, [offer("persec", "A100-SXM4-80GB")], backends=BE, now=NOW)

@@ -18,7 +18,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
-from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING
+from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
 
 
@@ -216,7 +216,13 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
                 f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode{slower}"
             )
         elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE and not ev.layer_split:
-            warnings.append(f"{ev.tp}x PCIe: tensor-parallel decode{slower}")
+            warning = f"{ev.tp}x PCIe: tensor-parallel decode{slower}"
+            if ev.accelerator is not None and lacks_peer_access(ev.accelerator):
+                warning += (
+                    f"; {ev.accelerator.name} cards have no peer-to-peer access, so the all-reduces go "
+                    "through host memory: likely slower still (not measured)"
+                )
+            warnings.append(warning)
     elif ev.fabric_assumed:
         warnings.append(
             f"interconnect not stated by the source: the {g} GPUs' gradient exchange is costed over PCIe"
