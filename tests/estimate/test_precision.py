@@ -146,6 +146,7 @@ def test_llama_cpp_quants_on_pascal_multiply_at_the_dp4a_int8_rate() -> None:
     p40 = resolve_gpu("P40")  # 11.76 TFLOPS FP32; the datasheet's 47 INT8 TOPS is 4x that
     quant = compute_rate(resolve_precision("q4_0"), p40)
     assert quant.rate_name == "int8" and quant.tflops == pytest.approx(4 * 11.76)
+    assert "dp4a" in quant.warning and quant.derived  # the P40's row has no INT8 figure: said, and marked
     # F16 GGUF and 16-bit formats still multiply at the FP32 rate (no tensor cores, fp16 at 1/64)
     assert compute_rate(resolve_precision("f16"), p40).tflops == pytest.approx(11.76)
     assert compute_rate(resolve_precision("fp16"), p40).tflops == pytest.approx(11.76)

@@ -576,10 +576,16 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
     if cls == CLASS_GGUF and dp4a_only(acc):
         # llama.cpp multiplies block-quantised weights by int8-quantised activations (MMQ); on a part
         # without tensor cores it does so with dp4a, the int8 rate, not the (fp32) 16-bit one
-        fp32 = acc.fp32_tflops or 0.0
-        if acc.int8_tops:
-            return ComputeRate(acc.int8_tops, "int8", True, False)
-        return ComputeRate(4.0 * fp32, "int8", True, True)
+        rate = acc.int8_tops or 4.0 * (acc.fp32_tflops or 0.0)
+        source = "" if acc.int8_tops else ", 4x its FP32 rate"
+        return ComputeRate(
+            rate,
+            "int8",
+            True,
+            not acc.int8_tops,
+            f"{acc.name} has no tensor cores: llama.cpp multiplies {fmt.label} weights by int8 activations "
+            f"with dp4a, at {rate:.0f} TOPS{source}",
+        )
     # 16-bit, weight-only and GGUF formats multiply at the 16-bit tensor rate
     if fmt.name == "bf16" and not has_bf16(acc):
         return ComputeRate(
