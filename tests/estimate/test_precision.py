@@ -147,6 +147,9 @@ def test_llama_cpp_quants_on_pascal_multiply_at_the_dp4a_int8_rate() -> None:
     quant = compute_rate(resolve_precision("q4_0"), p40)
     assert quant.rate_name == "int8" and quant.tflops == pytest.approx(4 * 11.76)
     assert "dp4a" in quant.warning and quant.derived  # the P40's row has no INT8 figure: said, and marked
+    # a part of this kind without an FP32 figure gets the table's placeholder rate, never zero
+    bare = dataclasses.replace(p40, fp32_tflops=None)
+    assert compute_rate(resolve_precision("q4_0"), bare).tflops > 0
     # F16 GGUF and 16-bit formats still multiply at the FP32 rate (no tensor cores, fp16 at 1/64)
     assert compute_rate(resolve_precision("f16"), p40).tflops == pytest.approx(11.76)
     assert compute_rate(resolve_precision("fp16"), p40).tflops == pytest.approx(11.76)

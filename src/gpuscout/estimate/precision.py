@@ -576,7 +576,7 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
     if cls == CLASS_GGUF and dp4a_only(acc):
         # llama.cpp multiplies block-quantised weights by int8-quantised activations (MMQ); on a part
         # without tensor cores it does so with dp4a, the int8 rate, not the (fp32) 16-bit one
-        rate = acc.int8_tops or 4.0 * (acc.fp32_tflops or 0.0)
+        rate = acc.int8_tops or 4.0 * bf16  # bf16: the FP32 rate here (no tensor cores), as derived above
         source = "" if acc.int8_tops else ", 4x its FP32 rate"
         return ComputeRate(
             rate,
