@@ -150,6 +150,9 @@ def test_llama_cpp_quants_on_pascal_multiply_at_the_dp4a_int8_rate() -> None:
     # a part of this kind without an FP32 figure gets the table's placeholder rate, never zero
     bare = dataclasses.replace(p40, fp32_tflops=None)
     assert compute_rate(resolve_precision("q4_0"), bare).tflops > 0
+    # its 1/64-rate fp16 figure, were the table to list it, is not what dp4a runs at
+    listed = dataclasses.replace(p40, fp16_tflops=0.18)
+    assert compute_rate(resolve_precision("q4_0"), listed).tflops == pytest.approx(4 * 11.76)
     # F16 GGUF and 16-bit formats still multiply at the FP32 rate (no tensor cores, fp16 at 1/64)
     assert compute_rate(resolve_precision("f16"), p40).tflops == pytest.approx(11.76)
     assert compute_rate(resolve_precision("fp16"), p40).tflops == pytest.approx(11.76)

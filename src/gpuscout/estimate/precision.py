@@ -473,6 +473,10 @@ class ComputeRate:
     known: bool = True
 
 
+# the FP32 rate taken for a part whose table row has none (only hand-made accelerators lack it)
+FP32_PLACEHOLDER_TFLOPS = 10.0
+
+
 def bf16_tflops(acc: Accelerator) -> tuple[float, bool]:
     """Dense bf16/fp16 tensor rate; derived from fp32 when the table lacks it.
 
@@ -489,7 +493,7 @@ def bf16_tflops(acc: Accelerator) -> tuple[float, bool]:
         return acc.bf16_tflops, False
     if acc.fp16_tflops:
         return acc.fp16_tflops, False
-    fp32 = acc.fp32_tflops or 10.0
+    fp32 = acc.fp32_tflops or FP32_PLACEHOLDER_TFLOPS
     cc = acc.nvidia_cc
     if cc is not None:
         no_tensor_cores = cc < (7, 0)
@@ -576,7 +580,7 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
     if cls == CLASS_GGUF and dp4a_only(acc):
         # llama.cpp multiplies block-quantised weights by int8-quantised activations (MMQ); on a part
         # without tensor cores it does so with dp4a, the int8 rate, not the (fp32) 16-bit one
-        rate = acc.int8_tops or 4.0 * bf16  # bf16: the FP32 rate here (no tensor cores), as derived above
+        rate = acc.int8_tops or 4.0 * (acc.fp32_tflops or FP32_PLACEHOLDER_TFLOPS)
         source = "" if acc.int8_tops else ", 4x its FP32 rate"
         return ComputeRate(
             rate,
