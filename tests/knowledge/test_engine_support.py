@@ -19,3 +19,16 @@ def test_a_verdict_is_judged_once_and_is_the_rules_verdict() -> None:
             assert first == _judge(engine, precision, acc)
             rewired = dataclasses.replace(acc, interconnect="PCIe")
             assert check_support(engine, precision, rewired) == _judge(engine, precision, rewired)
+
+
+def test_a_reason_names_only_what_applies_to_that_generation() -> None:
+    """vLLM below compute capability 7.0: CUDA 12's missing Kepler target is said for Kepler, not for a
+    Pascal or Maxwell part (CUDA 12 builds for both)."""
+    from gpuscout.knowledge.accelerators import resolve_gpu
+    from gpuscout.knowledge.engine_support import check_support
+
+    kepler = check_support("vllm", "bf16", resolve_gpu("K80"))
+    assert not kepler.supported and "Kepler" in kepler.reason and "7.0" in kepler.reason
+    for name in ("P40", "M60"):
+        verdict = check_support("vllm", "bf16", resolve_gpu(name))
+        assert not verdict.supported and "7.0" in verdict.reason and "Kepler" not in verdict.reason
