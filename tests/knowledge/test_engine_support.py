@@ -32,3 +32,17 @@ def test_a_reason_names_only_what_applies_to_that_generation() -> None:
     for name in ("P40", "M60"):
         verdict = check_support("vllm", "bf16", resolve_gpu(name))
         assert not verdict.supported and "7.0" in verdict.reason and "Kepler" not in verdict.reason
+
+
+def test_alternatives_do_not_list_the_same_run_twice() -> None:
+    """On a P40, vLLM's bf16 is refused; llama.cpp runs one F16 / BF16 GGUF whether bf16 or fp16 is
+    asked, and transformers runs bf16 as fp16: each is offered once, and the freed place goes to
+    something else."""
+    from gpuscout.knowledge.accelerators import resolve_gpu
+    from gpuscout.knowledge.engine_support import alternatives
+
+    alts = alternatives("vllm", "bf16", resolve_gpu("P40"))
+    shown = [a.message() for a in alts]
+    assert sum("GGUF BF16/F16" in m or "GGUF F16" in m for m in shown) == 1
+    assert [a.precision for a in alts if a.engine == "hf-transformers"] == ["bf16"]  # runs as fp16: once
+    assert any("Q8_0" in m for m in shown)

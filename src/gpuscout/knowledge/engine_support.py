@@ -352,11 +352,17 @@ def alternatives(engine: str, precision: str, acc: Accelerator, *, limit: int = 
     found: list[Alternative] = []
 
     def consider(e: str, p: str) -> None:
-        if (e, p) == (engine, precision) or any(a.engine == e and a.precision == p for a in found):
+        if (e, p) == (engine, precision):
             return
         v = check_support(e, p, acc)
-        if v.supported and v.mode != "dequantized":
-            found.append(Alternative(e, p, v.mode, v.reason, v.tag))
+        if not v.supported or v.mode == "dequantized":
+            return
+        if any(
+            a.engine == e and _same_run(e, check_support(e, a.precision, acc).runs_as, v.runs_as)
+            for a in found
+        ):
+            return  # the engine would run the same thing as an alternative already listed
+        found.append(Alternative(e, p, v.mode, v.reason, v.tag))
 
     same = [(e, precision) for e in ENGINES if e != engine]
     same.sort(key=lambda ep: _rank(check_support(ep[0], ep[1], acc)))
@@ -370,6 +376,14 @@ def alternatives(engine: str, precision: str, acc: Accelerator, *, limit: int = 
         for e in ENGINES:
             consider(e, p)
     return tuple(found[:limit])
+
+
+def _same_run(engine: str, a: str, b: str) -> bool:
+    """Whether ``engine`` runs ``a`` and ``b`` (what two verdicts run as) as the same thing: the same
+    precision, or for llama.cpp the same GGUF file (F16 / BF16 for bf16 and fp16, Q4_K_M for int4 and nf4)."""
+    if engine != "llama.cpp":
+        return a == b
+    return _GGUF_EQUIVALENT.get(a, a).replace("BF16/", "") == _GGUF_EQUIVALENT.get(b, b).replace("BF16/", "")
 
 
 def _rank(v: SupportVerdict) -> tuple[int, int]:
