@@ -33,16 +33,36 @@ def test_geforce_blackwell_has_no_warpgroup_mma() -> None:
 
 
 def test_weight_only_kernels_compute_16_row_tiles_at_half_rate_on_hopper() -> None:
-    # Marlin (vLLM/SGLang awq_marlin, gptq_marlin) multiplies with mma.sync m16n8k16: a batch-1 step
-    # computes M = 16 rows, on an H100 as on an A100 (a wgmma kernel would pad to 64)
-    h100 = _setup("llama-3.1-8b", "H100", "awq")
-    a100 = _setup("llama-3.1-8b", "A100", "awq")
+    # Marlin (SGLang's awq / gptq path, vLLM's off sm_90) multiplies with mma.sync m16n8k16: a batch-1
+    # step computes M = 16 rows, on an H100 as on an A100 (a wgmma kernel would pad to 64)
+    h100 = _setup("llama-3.1-8b", "H100", "awq", "sglang")
+    a100 = _setup("llama-3.1-8b", "A100", "awq", "sglang")
     assert h100.eff_class == "weight-only" and h100.gemm_tile == 16.0 and a100.gemm_tile == 16.0
     # the rate: engine efficiency x peak, halved on Hopper only
     eng = h100.engine
     h100_rate = eng.achieved_tflops("weight-only", h100.peak_tflops) * 1e12
     assert h100.achieved_flops == pytest.approx(h100_rate * 0.5)
     assert a100.achieved_flops == pytest.approx(eng.achieved_tflops("weight-only", a100.peak_tflops) * 1e12)
+    # vLLM runs dense AWQ / GPTQ through Machete on sm_90: wgmma with the weights as the A operand, so
+    # the tokens still ride in 16-row tiles, at the full rate; its MoE experts (fused Marlin MoE) and
+    # every other GPU (the B200 is sm_100: Marlin) keep mma.sync's half on Hopper-class parts
+    machete = _setup("llama-3.1-8b", "H100", "awq", "vllm")
+    vllm_rate = machete.engine.achieved_tflops("weight-only", machete.peak_tflops) * 1e12
+    assert machete.wgmma_int4 and machete.gemm_tile == 16.0
+    assert machete.achieved_flops == pytest.approx(vllm_rate)
+    moe = _setup("mixtral-8x7b", "H100", "awq", "vllm")
+    assert not moe.wgmma_int4 and moe.achieved_flops == pytest.approx(vllm_rate * 0.5)
+    b200 = _setup("llama-3.1-8b", "B200", "awq", "vllm")
+    b200_rate = b200.engine.achieved_tflops("weight-only", b200.peak_tflops) * 1e12
+    assert not b200.wgmma_int4 and b200.achieved_flops == pytest.approx(b200_rate * 0.5)
+    # the estimate says which kernel it timed, and that no row measures it
+    said = estimate("llama-3.1-8b", "H100", precision="awq", engine="vllm").assumptions["gemm_kernel"]
+    assert "Machete" in said and "no calibration row" in said
+    assert "gemm_kernel" not in estimate("llama-3.1-8b", "H100", precision="awq", engine="sglang").assumptions
+    # prefill, compute-bound: twice SGLang's Marlin rate on an H100 (same weight-only efficiency prior)
+    v = estimate("llama-3.1-70b", "H100", precision="awq", engine="vllm", context_in=4096, context_out=1)
+    g = estimate("llama-3.1-70b", "H100", precision="awq", engine="sglang", context_in=4096, context_out=1)
+    assert 1.6 < v.prefill_tokens_per_s / g.prefill_tokens_per_s < 2.2
     # GEMV kernels compute the rows they are given: AutoAWQ's GEMV kernel, exllama v1 (TGI 1.x)
     assert _setup("llama-3.1-8b", "A100", "awq", "AutoAWQ gemv").gemm_tile == 1.0
     assert _setup("llama-3.1-8b", "A100", "gptq", "tgi 1.0").gemm_tile == 1.0
@@ -52,13 +72,13 @@ def test_weight_only_kernels_compute_16_row_tiles_at_half_rate_on_hopper() -> No
 
 def test_awq_batch1_decode_is_compute_bound_on_an_h20_and_memory_bound_on_an_h100() -> None:
     # Qwen3-8B, ~6.95e9 weights outside the embedding, int4 (~0.5 B each + scales: ~4.4 GB a step).
-    # 16 padded rows: 2 x 6.95e9 x 16 = 0.222 TFLOP a token. H20: 148 TFLOPS x 0.45 (vLLM weight-only
+    # 16 padded rows: 2 x 6.95e9 x 16 = 0.222 TFLOP a token. H20: 148 TFLOPS x 0.45 (SGLang weight-only
     # efficiency) x 0.5 (mma.sync on Hopper) = 33.3 TFLOPS -> 6.7 ms, against ~1.6 ms for the weight
     # read at 4 TB/s: compute-bound, ~140 tok/s (the SGLang 0.4.6 AWQ rows on an H20: 144 tok/s, about
     # its FP8 speed, not twice it). H100: 989 x 0.45 x 0.5 = 223 TFLOPS -> 1.0 ms, against ~2 ms of
-    # weight read at 3.35 TB/s: memory-bound
-    h20 = estimate("qwen3-8b", "H20", precision="awq", engine="vllm", context_in=1, context_out=256)
-    h100 = estimate("qwen3-8b", "H100", precision="awq", engine="vllm", context_in=1, context_out=256)
+    # weight read at 3.35 TB/s: memory-bound. SGLang's Marlin (vLLM's Machete keeps the full rate there)
+    h20 = estimate("qwen3-8b", "H20", precision="awq", engine="sglang", context_in=1, context_out=256)
+    h100 = estimate("qwen3-8b", "H100", precision="awq", engine="sglang", context_in=1, context_out=256)
     assert h20.bound == "compute" and h100.bound == "memory"
     assert 110 < h20.decode_tokens_per_s < 170
 

@@ -176,6 +176,14 @@ class EngineProfile:
     # tokens: 16 on every GPU with tensor cores, Hopper included; 1: GEMV kernels (AutoAWQ GEMV,
     # exllama v1's q4_matmul, CUDA-core dot products)
     weight_only_tile_rows: int = 16
+    # the compute capability on which the engine's dense int4 (AWQ / GPTQ) GEMMs are a warpgroup-MMA kernel
+    # instead of Marlin's mma.sync: vLLM tries Machete before Marlin and Machete takes exactly sm_90
+    # (``_POSSIBLE_KERNELS`` and ``MacheteLinearKernel.can_implement``, read in the 0.34 wheel; AWQ's
+    # uint4 + zero points and GPTQ's uint4b8, groups of 64 / 128 or per channel). It upconverts the
+    # weights in registers as wgmma's A operand, so the tokens ride in N (down to 8): the same small
+    # tiles as Marlin, without the share of the rate mma.sync loses on Hopper. MoE experts keep the
+    # fused Marlin MoE kernel. None: Marlin (or the engine's own kernel) everywhere.
+    weight_only_wgmma_cc: tuple[int, int] | None = None
     # rows each touched expert's GEMM computes at least in a small decode step (0: the GPU's tile, as
     # for dense GEMMs): the Triton fused-MoE kernel of vLLM and SGLang pads every expert's tokens to
     # BLOCK_SIZE_M, 16 in the default config for a batch up to the expert count and in the tuned
@@ -580,6 +588,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         decodes_in_token_budget=True,
         max_num_seqs=VLLM_V1_DEVICE_DEFAULTS.small,  # below 70 GiB and on A100s; 1024 on larger GPUs
         large_gpu=VLLM_V1_DEVICE_DEFAULTS,
+        weight_only_wgmma_cc=(9, 0),  # Machete (no calibration row runs it: its weight-only rows are A100s)
         uncalibrated=("moe_layer_overhead_us",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=("vllm", "v-llm"),

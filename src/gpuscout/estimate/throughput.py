@@ -86,7 +86,7 @@ class Setup:
             peak *= 2.0  # GeForce: fp16-accumulate tensor ops run at twice the fp32-accumulate rate
         object.__setattr__(self, "peak_tflops", peak)
         achieved = self.engine.achieved_tflops(cls, peak) * 1e12
-        if cls == "weight-only" and self.engine.weight_only_tile_rows > 1:
+        if cls == "weight-only" and self.engine.weight_only_tile_rows > 1 and not self.wgmma_int4:
             achieved *= legacy_mma_share(self.acc)
         object.__setattr__(self, "achieved_flops", achieved)
         bw = self.engine.achieved_bandwidth_gbps(cls, self.acc.bandwidth_gbps) * 1e9
@@ -109,6 +109,18 @@ class Setup:
         else:
             small = float(min(dense, rows / legacy_mma_share(self.acc)))
         object.__setattr__(self, "small_moe_tile", small)
+
+    @property
+    def wgmma_int4(self) -> bool:
+        """Whether the dense int4 GEMMs run as the engine's warpgroup-MMA kernel on this GPU
+        (:attr:`EngineProfile.weight_only_wgmma_cc`: vLLM's Machete on sm_90), not as mma.sync."""
+        cc = self.acc.nvidia_cc
+        return (
+            self.fmt.name == "int4"
+            and self.spec.num_experts == 0
+            and cc is not None
+            and cc == self.engine.weight_only_wgmma_cc
+        )
 
     @property
     def tp(self) -> int:
