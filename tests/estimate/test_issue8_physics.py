@@ -41,13 +41,34 @@ def test_moe_prefill_flops_count_the_active_experts_only() -> None:
     from gpuscout.knowledge.params import count_params
 
     spec = resolve_model("qwen3-30b-a3b")
-    dense, experts = _prefill_flops(spec, 1.0, 1)  # one token, no attention context
+    dense, experts, attn = _prefill_flops(spec, 1.0, 1)  # one token: its attention is to itself only
+    assert attn < 1e-3 * dense
     # 8 of 128 experts: 48 layers x 8 x 3 x 2048 x 768 = 1.81B expert params -> 3.62 GFLOP
     assert experts == pytest.approx(2 * 48 * 8 * 3 * 2048 * 768)
     # everything a token multiplies through: 2 x (active - embedding), the lm_head included
     pc = count_params(spec)
     assert dense + experts == pytest.approx(2 * (pc.active - pc.embedding), rel=1e-3)
     assert dense + experts < 0.15 * 2 * pc.total  # ~3.3B of 30.5B
+
+
+def test_a_prompts_attention_runs_at_the_16_bit_rate_whatever_the_weights() -> None:
+    # FlashAttention multiplies bf16 queries and keys: an FP8 model's attention is not at the FP8 rate,
+    # nor an AWQ model's at Marlin's mma.sync share; a bf16 model's is its GEMMs' rate
+    bf16 = _setup("llama-3.1-8b", "H100")
+    fp8 = _setup("llama-3.1-8b", "H100", "fp8")
+    awq = _setup("llama-3.1-8b", "H100", "awq", "sglang")
+    eng = fp8.engine
+    assert bf16.attn_flops == bf16.achieved_flops
+    assert fp8.attn_flops == pytest.approx(eng.achieved_tflops("16bit", 989.5) * 1e12)
+    assert fp8.achieved_flops > 1.5 * fp8.attn_flops  # the FP8 GEMMs: about twice the rate
+    assert awq.attn_flops == pytest.approx(awq.engine.achieved_tflops("16bit", 989.5) * 1e12)
+    assert awq.achieved_flops < awq.attn_flops
+    # with an FP8 cache too, the FP8 attention kernels (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's
+    # FP8 path) multiply FP8 queries and keys: the FP8 rate; an A100 has no FP8 math to run them
+    fp8_kv = _setup("llama-3.1-8b", "H100", "fp8", kv="fp8")
+    assert fp8_kv.attn_flops == fp8_kv.achieved_flops
+    a100 = _setup("llama-3.1-8b", "A100", "fp8", kv="fp8")
+    assert a100.attn_flops == pytest.approx(a100.engine.achieved_tflops("16bit", 312.0) * 1e12)
 
 
 # --------------------------------------------------------------------------------- tensor parallel

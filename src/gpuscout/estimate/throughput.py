@@ -34,11 +34,25 @@ from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
 from gpuscout.estimate.memory import ModelConsts, attention_bytes, dense_body_bytes, model_consts
 from gpuscout.estimate.parallel import tp_step_comm_seconds
-from gpuscout.estimate.precision import ComputeRate, KvDtype, WeightFormat, compute_rate, weight_bytes
+from gpuscout.estimate.precision import (
+    CLASS_16BIT,
+    CLASS_FP32,
+    CLASS_GGUF_F16,
+    SPARSE_MLA_FP8,
+    ComputeRate,
+    KvDtype,
+    WeightFormat,
+    compute_rate,
+    resolve_precision,
+    weight_bytes,
+)
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
 BLEND_P = 4.0
+# compute classes whose weight GEMMs already run 16-bit (or wider) math at the engine's rate for it: their
+# attention runs at the same rate (:attr:`Setup.attn_flops`)
+_16BIT_MATH = (CLASS_16BIT, CLASS_GGUF_F16, CLASS_FP32)
 # Host launches of an eager MoE layer's extra kernels (router GEMM, softmax/top-k, permute, two grouped
 # GEMMs and the activation, un-permute/finalize, shared expert: ~10 launches) relative to a dense decoder
 # layer's (~15-20 launches of norms, projections, rotary, attention, MLP, residuals)
@@ -75,6 +89,12 @@ class Setup:
     gemm_tile: float = field(init=False, repr=False, compare=False)
     # rows each touched expert computes at least in a small pass (see :meth:`moe_tile`)
     small_moe_tile: float = field(init=False, repr=False, compare=False)
+    # FLOP/s of a prompt's attention (scores and their weighted sum): a 16-bit kernel whatever the weights
+    # (FlashAttention / FlashInfer / llama.cpp's FA multiply bf16 or fp16 queries and keys), at the
+    # engine's 16-bit efficiency: an int8 model's attention does not run at the int8 rate, nor a Marlin
+    # model's at mma.sync's share, nor an FP8 model's at the FP8 rate unless its KV cache is FP8 too
+    # (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's FP8 path: queries, keys and values in FP8)
+    attn_flops: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         cls = self.eff_class or self.fmt.efficiency_class
@@ -89,6 +109,9 @@ class Setup:
         if cls == "weight-only" and self.engine.weight_only_tile_rows > 1 and not self.wgmma_int4:
             achieved *= legacy_mma_share(self.acc)
         object.__setattr__(self, "achieved_flops", achieved)
+        fp8_attention = self.kv.name in ("fp8", SPARSE_MLA_FP8) and self.rate.rate_name == "fp8"
+        same_rate = cls in _16BIT_MATH or fp8_attention
+        object.__setattr__(self, "attn_flops", achieved if same_rate else self._attn_rate())
         bw = self.engine.achieved_bandwidth_gbps(cls, self.acc.bandwidth_gbps) * 1e9
         object.__setattr__(self, "achieved_bandwidth", bw)
         dense = gemm_tile_rows(self.acc)
@@ -109,6 +132,14 @@ class Setup:
         else:
             small = float(min(dense, rows / legacy_mma_share(self.acc)))
         object.__setattr__(self, "small_moe_tile", small)
+
+    def _attn_rate(self) -> float:
+        """The engine's 16-bit GEMM rate on this GPU (see :attr:`attn_flops`)."""
+        rate = compute_rate(resolve_precision("bf16"), self.acc)
+        peak = rate.tflops
+        if self.engine.fp16_accumulate and self.acc.kind == "consumer":
+            peak *= 2.0  # as for the weight GEMMs: GeForce fp16-accumulate tensor ops
+        return self.engine.achieved_tflops(CLASS_16BIT, peak) * 1e12
 
     @property
     def wgmma_int4(self) -> bool:
@@ -424,7 +455,9 @@ def decode_step(
     attn_rate = flops * eng.attn_decode_efficiency
     attn_comp = _attn_flops_per_token(spec, context) * own / heads_split / attn_rate
     if q:
-        attn_comp += _attn_flops_per_token(spec, prefill_context, prefill=True) * q / heads_split / flops
+        attn_comp += (
+            _attn_flops_per_token(spec, prefill_context, prefill=True) * q / heads_split / st.attn_flops
+        )
     gpu_fixed, launches, cpu = _fixed_costs(st, c, batch, graphs=eng.graphs_cover(batch, q))
     book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
     cpu -= book
@@ -547,15 +580,14 @@ def _prefill_attention_flops(spec: ModelSpec, tokens: float) -> float:
     return attn + _indexer_flops(spec, tokens * tokens / 2.0)
 
 
-def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float]:
-    """(dense linear FLOPs incl. causal attention, routed-expert FLOPs) of ``batch`` prompts of
+def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float, float]:
+    """(dense linear FLOPs, routed-expert FLOPs, causal attention FLOPs) of ``batch`` prompts of
     ``tokens`` tokens, whole model."""
     c = model_consts(spec)
-    attn = _prefill_attention_flops(spec, tokens)
     head = _head_params(spec)
-    dense = 2.0 * c.dense_body * tokens * batch + 2.0 * head * batch + attn * batch
+    dense = 2.0 * c.dense_body * tokens * batch + 2.0 * head * batch
     experts = 2.0 * c.expert_params * c.experts_per_token * c.moe_layers * tokens * batch
-    return dense, experts
+    return dense, experts, _prefill_attention_flops(spec, tokens) * batch
 
 
 def _dense_prefill_excess(st: Setup, tokens: float, batch: int) -> float:
@@ -575,9 +607,10 @@ def prefill_compute_seconds(st: Setup, tokens: float, batch: int = 1) -> float:
     that ride in decode steps whose weights are read anyway (chunked prefill)."""
     if tokens <= 0:
         return 0.0
-    dense, experts = _prefill_flops(st.spec, tokens, batch)
+    dense, experts, attn = _prefill_flops(st.spec, tokens, batch)
     experts *= _expert_tile_padding(st, tokens * batch)
     compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / st.achieved_flops
+    compute += attn / st.tp / st.attn_flops
     compute += _dense_prefill_excess(st, tokens, batch) / st.achieved_flops
     comm = 0.0
     if st.tp > 1:
@@ -595,10 +628,11 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     total_tokens = tokens * batch
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
-    dense, experts = _prefill_flops(spec, tokens, batch)
+    dense, experts, attn = _prefill_flops(spec, tokens, batch)
     chunk = max(1, min(eng.prefill_chunk_tokens, total_tokens))
     experts *= _expert_tile_padding(st, chunk)
     compute = (dense + experts / eng.moe_compute_efficiency) / tp / gemm_flops(st, chunk)
+    compute += attn / tp / st.attn_flops
     compute += _dense_prefill_excess(st, tokens, batch) / gemm_flops(st, chunk)
     chunks = math.ceil(total_tokens / chunk)
     w_chunk = (
