@@ -101,9 +101,7 @@ class Setup:
         object.__setattr__(self, "eff_class", cls)
         rate = compute_rate(self.rate_fmt or self.fmt, self.acc)
         object.__setattr__(self, "rate", rate)
-        peak = rate.tflops
-        if self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16") and self.acc.kind == "consumer":
-            peak *= 2.0  # GeForce: fp16-accumulate tensor ops run at twice the fp32-accumulate rate
+        peak = self._engine_peak(rate)
         object.__setattr__(self, "peak_tflops", peak)
         achieved = self.engine.achieved_tflops(cls, peak) * 1e12
         if cls == "weight-only" and self.engine.weight_only_tile_rows > 1 and not self.wgmma_int4:
@@ -133,12 +131,15 @@ class Setup:
             small = float(min(dense, rows / legacy_mma_share(self.acc)))
         object.__setattr__(self, "small_moe_tile", small)
 
+    def _engine_peak(self, rate: ComputeRate) -> float:
+        """TFLOPS the engine's kernels can reach at ``rate``: on GeForce parts, engines that accumulate
+        16-bit GEMMs in fp16 (llama.cpp) get twice the fp32-accumulate rate the datasheet quotes."""
+        fp16_acc = self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16")
+        return rate.tflops * (2.0 if fp16_acc and self.acc.kind == "consumer" else 1.0)
+
     def _attn_rate(self) -> float:
         """The engine's 16-bit GEMM rate on this GPU (see :attr:`attn_flops`)."""
-        rate = compute_rate(resolve_precision("bf16"), self.acc)
-        peak = rate.tflops
-        if self.engine.fp16_accumulate and self.acc.kind == "consumer":
-            peak *= 2.0  # as for the weight GEMMs: GeForce fp16-accumulate tensor ops
+        peak = self._engine_peak(compute_rate(resolve_precision("bf16"), self.acc))
         return self.engine.achieved_tflops(CLASS_16BIT, peak) * 1e12
 
     @property
@@ -602,16 +603,24 @@ def _dense_prefill_excess(st: Setup, tokens: float, batch: int) -> float:
     return per_prompt * (math.ceil(batch / dp) - batch / st.tp)
 
 
+def _prefill_flop_seconds(st: Setup, tokens: float, batch: int, rows: float, gemm_rate: float) -> float:
+    """FLOP time of ``batch`` prompts of ``tokens`` tokens passed ``rows`` at a time: the weight GEMMs at
+    ``gemm_rate`` (routed experts padded to their tiles and at the MoE share), the causal attention at
+    :attr:`Setup.attn_flops`, and what data-parallel attention adds to the busiest GPU."""
+    dense, experts, attn = _prefill_flops(st.spec, tokens, batch)
+    experts *= _expert_tile_padding(st, rows)
+    compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / gemm_rate
+    compute += attn / st.tp / st.attn_flops
+    compute += _dense_prefill_excess(st, tokens, batch) / gemm_rate
+    return compute
+
+
 def prefill_compute_seconds(st: Setup, tokens: float, batch: int = 1) -> float:
     """FLOP time (+ all-reduce bytes) of ``batch`` prompts of ``tokens`` tokens: the cost of prompt tokens
     that ride in decode steps whose weights are read anyway (chunked prefill)."""
     if tokens <= 0:
         return 0.0
-    dense, experts, attn = _prefill_flops(st.spec, tokens, batch)
-    experts *= _expert_tile_padding(st, tokens * batch)
-    compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / st.achieved_flops
-    compute += attn / st.tp / st.attn_flops
-    compute += _dense_prefill_excess(st, tokens, batch) / st.achieved_flops
+    compute = _prefill_flop_seconds(st, tokens, batch, tokens * batch, st.achieved_flops)
     comm = 0.0
     if st.tp > 1:
         comm = tp_step_comm_seconds(
@@ -628,12 +637,8 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     total_tokens = tokens * batch
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
-    dense, experts, attn = _prefill_flops(spec, tokens, batch)
     chunk = max(1, min(eng.prefill_chunk_tokens, total_tokens))
-    experts *= _expert_tile_padding(st, chunk)
-    compute = (dense + experts / eng.moe_compute_efficiency) / tp / gemm_flops(st, chunk)
-    compute += attn / tp / st.attn_flops
-    compute += _dense_prefill_excess(st, tokens, batch) / gemm_flops(st, chunk)
+    compute = _prefill_flop_seconds(st, tokens, batch, chunk, gemm_flops(st, chunk))
     chunks = math.ceil(total_tokens / chunk)
     w_chunk = (
         _dense_weight_bytes(st, c)

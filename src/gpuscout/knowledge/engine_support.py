@@ -378,12 +378,21 @@ def alternatives(engine: str, precision: str, acc: Accelerator, *, limit: int = 
     return tuple(found[:limit])
 
 
+# precisions llama.cpp runs from one GGUF file: its F16 / BF16 file for either 16-bit type
+_SAME_GGUF_FILE = {"bf16": "fp16"}
+
+
 def _same_run(engine: str, a: str, b: str) -> bool:
     """Whether ``engine`` runs ``a`` and ``b`` (what two verdicts run as) as the same thing: the same
-    precision, or for llama.cpp the same GGUF file (F16 / BF16 for bf16 and fp16, Q4_K_M for int4 and nf4)."""
+    precision, or for llama.cpp the same GGUF file (:data:`_GGUF_EQUIVALENT`: Q4_K_M for int4 and nf4)."""
     if engine != "llama.cpp":
         return a == b
-    return _GGUF_EQUIVALENT.get(a, a).replace("BF16/", "") == _GGUF_EQUIVALENT.get(b, b).replace("BF16/", "")
+
+    def file(p: str) -> str:
+        p = _SAME_GGUF_FILE.get(p, p)
+        return _GGUF_EQUIVALENT.get(p, p)
+
+    return file(a) == file(b)
 
 
 def _rank(v: SupportVerdict) -> tuple[int, int]:
