@@ -391,3 +391,28 @@ def test_names_resolve_through_knowledge() -> None:
     with pytest.raises(UnknownNameError) as err:
         estimate_training("llama-9-8b", "H100")
     assert err.value.field == "model"
+
+
+def test_fsdp1_lora_computes_the_frozen_weights_gradients() -> None:
+    # FSDP1's flat parameter requires a gradient, so autograd computes the weight gradients of the frozen
+    # base too: forward + input gradient + weight gradient (+ the recomputed forward), as a full fine-tune
+    kw = {"gpus": 8, "method": "lora", "seq_len": 4096, "checkpointing": "full"}
+    flat = estimate_training(LLAMA31_8B, H100, sharding="fsdp1", **kw)
+    per_param = estimate_training(LLAMA31_8B, H100, sharding="fsdp", **kw)
+    full = estimate_training(LLAMA31_8B, H100, sharding="fsdp", **{**kw, "method": "full"})
+    lay = model_layout(LLAMA31_8B)
+    weights = lay.linear_active_params + LLAMA31_8B.vocab_size * LLAMA31_8B.hidden_size
+    assert flat.flops_per_token - per_param.flops_per_token == pytest.approx(2 * weights, rel=0.01)
+    assert flat.flops_per_token == pytest.approx(full.flops_per_token, rel=0.01)
+    assert flat.model_flops_per_token == per_param.model_flops_per_token  # the useful work is the same
+    assert flat.tokens_per_s < per_param.tokens_per_s
+
+
+def test_no_sync_accumulation_reduce_scatters_once_per_step() -> None:
+    # two nodes of 8 over a slow network: full fine-tuning's per-micro-batch reduce-scatter is exposed;
+    # under no_sync only the last micro-batch of the step reduce-scatters
+    kw = {"gpus": 8, "nodes": 2, "internode_gbps": 3.0, "method": "full", "sharding": "fsdp", "grad_accum": 8}
+    synced = estimate_training(LLAMA31_8B, H100, **kw)
+    unsynced = estimate_training(LLAMA31_8B, H100, no_sync_accumulation=True, **kw)
+    assert unsynced.step_time_s < synced.step_time_s
+    assert unsynced.memory.gradients_gb > 4 * synced.memory.gradients_gb

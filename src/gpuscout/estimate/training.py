@@ -177,6 +177,7 @@ def estimate_training(
     virtual_stages: int = 1,
     loss: str = "chunked",
     attention: str = "flash",
+    no_sync_accumulation: bool = False,
     require_fit: bool = False,
     calibration: TrainingCalibration | None = None,
 ) -> TrainingEstimate:
@@ -190,6 +191,9 @@ def estimate_training(
     bandwidth per node in GB/s (not Gbit/s). ``checkpointing``: True/"full", "selective", False/"none".
     ``loss``: "chunked" (fused / chunked cross-entropy) or "hf" (Hugging Face's unchunked fp32 loss).
     ``attention``: "flash" (FlashAttention / SDPA memory-efficient) or "eager" (scores materialised).
+    ``sharding``: "none" (DDP), "zero1", "zero2", "zero3", "fsdp" (per-parameter: FSDP2) or "fsdp1"
+    (flat parameters: LoRA's frozen base gets gradients). ``no_sync_accumulation``: the step's
+    micro-batches accumulate unsharded gradients (FSDP ``no_sync``, Accelerate's default for FSDP).
     ``calibration`` replaces the fitted constants (the accuracy benchmark refits them).
     """
     spec = resolve_model_arg(model)
@@ -207,6 +211,7 @@ def estimate_training(
     for flag_name, flag in (
         ("cpu_offload", cpu_offload),
         ("optimizer_in_backward", optimizer_in_backward),
+        ("no_sync_accumulation", no_sync_accumulation),
         ("require_fit", require_fit),
     ):
         if not isinstance(flag, bool):
@@ -234,6 +239,7 @@ def estimate_training(
             grad_accum=grad_accum,
             loss=loss,
             attention=attention,
+            no_sync_accumulation=no_sync_accumulation,
         )
     )
     layout = model_layout(spec)

@@ -83,6 +83,21 @@ layers at a time (the one computing and the one prefetched) and one layer of uns
 moves the parameter and gradient shards (torchtune / FSDP ``CPUOffload``), leaving only the
 gathered working layers on the GPU.
 
+``"fsdp"`` is per-parameter sharding (FSDP2's ``fully_shard``, DeepSpeed ZeRO-3): a frozen weight
+has no gradient. ``"fsdp1"`` is PyTorch's first ``FullyShardedDataParallel``, which flattens each
+wrapped unit (a decoder block) into one flat parameter; with ``use_orig_params=True`` (Lightning
+Fabric's default on PyTorch 2, Accelerate's FSDP1 plugin) frozen and trainable weights may share it,
+and the flat parameter then gets a gradient for all of them: PyTorch's FSDP documentation warns that
+gradient memory is then that of not freezing them. So LoRA on a 16-bit base under ``"fsdp1"`` keeps
+a gradient for every block weight, and its backward pass computes those weight gradients too.
+
+``no_sync_accumulation``: gradient accumulation that skips the reduce-scatter until the last
+micro-batch of a step (FSDP's ``no_sync()``, Lightning's ``no_backward_sync``, Accelerate's default
+unless ``sync_each_batch``): each GPU accumulates *unsharded* gradients, so under ``"fsdp"`` /
+``"fsdp1"`` it holds the gradients of everything it trains (and, under ``"fsdp1"``, of the frozen
+weights beside them) in full, not a shard: the FSDP ``no_sync`` docstring's "full model gradients
+(instead of gradient shards)". DeepSpeed ZeRO-2/3 have no such mode (they reduce every micro-batch).
+
 Overhead: the CUDA context (~0.5 GB) plus 10% of what is allocated and freed every step
 (activations, gradients, adapters) for the caching allocator's fragmentation; weights and optimizer
 states are allocated once and do not fragment.
@@ -90,7 +105,7 @@ states are allocated once and do not fragment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
@@ -107,7 +122,9 @@ NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # bitsandbytes NF4, block 64, double-qu
 
 METHODS = ("lora", "qlora", "full", "pretrain")
 OPTIMIZERS = ("adamw", "adamw8bit", "paged_adamw8bit", "bf16")
-SHARDINGS = ("none", "zero1", "zero2", "zero3", "fsdp")
+SHARDINGS = ("none", "zero1", "zero2", "zero3", "fsdp", "fsdp1")
+#: shardings that shard the parameters (and hold one or two unsharded layers at a time)
+PARAM_SHARDINGS = ("zero3", "fsdp", "fsdp1")
 LORA_TARGETS = ("attn", "all-linear")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8", "int8")
 CHECKPOINTING = ("none", "selective", "full")
@@ -142,7 +159,8 @@ class TrainingSetup:
     ``checkpointing`` is ``"none"``, ``"selective"`` or ``"full"`` (``True`` means "full", ``False``
     "none"). ``tp`` / ``pp`` / ``cp`` / ``ep`` are the tensor-, pipeline-, context- and expert-parallel
     degrees, ``virtual_stages`` the interleaved pipeline chunks per GPU, ``grad_accum`` the micro-batches
-    per optimizer step (what a pipeline schedule fills its stages with).
+    per optimizer step (what a pipeline schedule fills its stages with). ``no_sync_accumulation``: the
+    micro-batches of a step accumulate gradients without reducing them (see the module docstring).
     """
 
     method: str = "lora"
@@ -165,6 +183,7 @@ class TrainingSetup:
     grad_accum: int = 1
     loss: str = "chunked"
     attention: str = "flash"  # "eager": the attention probabilities are materialised (heads x seq^2)
+    no_sync_accumulation: bool = False  # FSDP no_sync(): gradients accumulate unsharded until the step
 
     @property
     def recompute(self) -> str:
@@ -181,6 +200,19 @@ class TrainingSetup:
     @property
     def adapters(self) -> bool:
         return self.method in ("lora", "qlora")
+
+    @property
+    def unsharded_grads(self) -> bool:
+        """Gradients accumulate unsharded over the micro-batches of a step (FSDP ``no_sync``)."""
+        return self.no_sync_accumulation and self.grad_accum > 1 and self.sharding in ("fsdp", "fsdp1")
+
+    @property
+    def frozen_grads(self) -> bool:
+        """The frozen base's block weights get gradients: LoRA on a 16-bit or fp32 base under FSDP1's flat
+        parameters (a quantised base has no weight gradient: its matmul returns none)."""
+        return (
+            self.sharding == "fsdp1" and self.method == "lora" and self.precision in ("bf16", "fp16", "fp32")
+        )
 
 
 def _choice(field_name: str, value: str, allowed: tuple[str, ...]) -> str:
@@ -219,6 +251,16 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     for name in ("tp", "pp", "cp", "ep", "virtual_stages"):
         int_in(name, getattr(setup, name), 1, 4096)
     int_in("grad_accum", setup.grad_accum, 1, 1_000_000)
+    if not isinstance(setup.no_sync_accumulation, bool):
+        raise InvalidInputError(
+            "no_sync_accumulation", f"must be true or false, got {setup.no_sync_accumulation!r}"
+        )
+    if setup.no_sync_accumulation and sharding in ("zero2", "zero3"):
+        raise InvalidInputError(
+            "no_sync_accumulation",
+            f"DeepSpeed {sharding.upper()} reduces gradients every micro-batch and has no no_sync mode",
+            accepted="sharding none, zero1, fsdp or fsdp1",
+        )
     if precision == "int8" and method in ("full", "pretrain"):
         raise InvalidInputError(
             "precision",
@@ -246,6 +288,7 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
         setup.grad_accum,
         loss,
         attention,
+        setup.no_sync_accumulation,
     )
 
 
@@ -414,8 +457,8 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     assumptions: dict[str, str] = {}
     warnings: list[str] = []
     full = not setup.adapters
-    zero3 = setup.sharding in ("zero3", "fsdp")
-    shard_grads = setup.sharding in ("zero2", "zero3", "fsdp")
+    zero3 = setup.sharding in PARAM_SHARDINGS
+    shard_grads = setup.sharding in ("zero2", *PARAM_SHARDINGS) and not setup.unsharded_grads
     shard_opt = setup.sharding != "none"
     pageable = 0.0
 
@@ -460,6 +503,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         pageable_raw = held * states if setup.optimizer == "paged_adamw8bit" else 0.0
         if zero3:
             weights = sharded(hold.dense, hold.experts) * w_b + 2 * hold.layer * w_b
+        if zero3 and shard_grads:
             grads = sharded(hold.dense, hold.experts) * g_b + hold.layer * g_b
         elif shard_grads:
             grads = sharded(hold.dense, hold.experts) * g_b
@@ -475,7 +519,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
             pageable_raw = 0.0
             if zero3:
                 weights = 2 * hold.layer * w_b
-                grads = hold.layer * g_b
+                grads = hold.layer * g_b if shard_grads else grads
                 assumptions["cpu_offload"] = "parameters, gradients and optimizer states in CPU RAM"
             else:
                 assumptions["cpu_offload"] = "optimizer states and master weights in CPU RAM"
@@ -508,6 +552,19 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         if zero3 and setup.cpu_offload:
             weights = gathered
         grads = 0.0
+        if setup.frozen_grads:
+            # FSDP1: each block's flat parameter also carries its frozen weights' gradient
+            body = hold.dense - hold.ends
+            grads = (
+                (body + hold.experts) * other_b
+                if setup.unsharded_grads
+                else (sharded(body, hold.experts) + hold.layer) * other_b
+            )
+            assumptions["grads"] = (
+                f"FSDP1 flat parameters: the frozen {setup.precision} block weights share each block's "
+                "flat parameter with the adapters and get gradients too"
+                + (" (accumulated unsharded)" if setup.unsharded_grads else " (sharded)")
+            )
         a_b = 4.0 if setup.precision == "fp32" else 2.0
         a_s = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}[setup.optimizer]
         held_adapters = trainable / (setup.tp * setup.pp)
@@ -544,7 +601,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     assumptions["activations"] = (
         f"micro-batch {setup.micro_batch} x {setup.seq_len} tokens, "
         + mode
-        + "; flash attention; "
+        + ("; flash attention; " if setup.attention == "flash" else "; eager attention (scores kept); ")
         + (
             "logits bf16 + grad with a chunked loss"
             if setup.loss == "chunked"
@@ -556,6 +613,21 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
             else ""
         )
     )
+
+    if setup.unsharded_grads:
+        assumptions["grad_sync"] = (
+            f"gradients accumulated unsharded over the {setup.grad_accum} micro-batches of a step "
+            "(FSDP no_sync), reduce-scattered on the last"
+        )
+    elif setup.sharding in ("fsdp", "fsdp1") and setup.grad_accum > 1:
+        unsynced = training_memory(spec, replace(setup, no_sync_accumulation=True), capacity_gb).breakdown
+        extra = unsynced.gradients_gb + unsynced.adapters_gb - (grads + adapters) / GB
+        if extra >= 0.05:
+            assumptions["grad_sync"] = (
+                "gradients reduce-scattered every micro-batch (torchtitan, torchtune; Accelerate with "
+                f"sync_each_batch): accumulating without sync (FSDP no_sync) would hold {extra:.1f} GB "
+                "more per GPU"
+            )
 
     allocated = weights + grads + optimizer + adapters + acts
     fixed = allocated - pageable  # what the caching allocator holds (paged state is managed memory)

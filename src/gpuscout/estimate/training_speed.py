@@ -75,7 +75,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuscout.estimate.parallel import Link, allreduce_seconds
-from gpuscout.estimate.training_memory import NF4_BITS, TrainingSetup, held_params, lora_groups
+from gpuscout.estimate.training_memory import (
+    NF4_BITS,
+    PARAM_SHARDINGS,
+    TrainingSetup,
+    held_params,
+    lora_groups,
+)
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.layout import ModelLayout
 from gpuscout.knowledge.model_types import ModelSpec
@@ -233,19 +239,26 @@ def _adapter_active(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, f
     return float(params), float(traffic)
 
 
+def weight_passes(setup: TrainingSetup) -> float:
+    """Passes over the weight GEMMs per micro-step: forward, input gradient, weight gradient (not for a
+    frozen base, unless FSDP1's flat parameters give it one), a recomputed forward under checkpointing."""
+    trained = not setup.adapters or setup.frozen_grads
+    return (3.0 if trained else 2.0) + (1.0 if setup.recompute == "full" else 0.0)
+
+
 def training_flops(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -> Flops:
     """Executed and model FLOPs per trained token (see the module docstring)."""
     experts = sum(g.active_params for g in layout.linear if g.part == "routed_experts")
     dense = layout.linear_active_params - experts + spec.vocab_size * spec.hidden_size
     attn = attention_flops_per_token(spec, setup.seq_len)
     full_ckpt = setup.recompute == "full"
-    weight_passes = (2.0 if setup.adapters else 3.0) + (1.0 if full_ckpt else 0.0)
+    passes = weight_passes(setup)
     attn_passes = 1.0 + FA_BACKWARD + (1.0 if full_ckpt else 0.0)
     adapter_params, _ = _adapter_active(layout, setup) if setup.adapters else (0.0, 0.0)
     adapters = adapter_params * (6.0 + (2.0 if full_ckpt else 0.0))
     return Flops(
-        2.0 * dense * weight_passes,
-        2.0 * experts * weight_passes,
+        2.0 * dense * passes,
+        2.0 * experts * passes,
         attn * attn_passes,
         adapters,
         model_flops_per_token(spec, layout, setup),
@@ -404,11 +417,10 @@ def step_time(
     notes: dict[str, str] = {}
 
     mm_rate = const.gemm_efficiency * inp.mm_tflops * 1e12
-    weight_passes = (2.0 if setup.adapters else 3.0) + (1.0 if full_ckpt else 0.0)
     in_bytes = 1.0 if inp.precision_class == "fp8" else 2.0
     gemm = _gemm_seconds(
         _gemms(spec, layout, setup, rows),
-        weight_passes,
+        weight_passes(setup),
         mm_rate,
         mm_rate * cal.expert_gemm_efficiency,
         bw,
@@ -499,16 +511,20 @@ def step_time(
     held = held_params(spec, setup)
     dp_comm = 0.0
     if held.dense_world > 1 or held.expert_world > 1:
-        share = inp.trainable / max(layout.total, 1) if setup.adapters else 1.0
+        # what gets a gradient: the adapters, or (FSDP1's flat parameters) the base beside them too
+        share = inp.trainable / max(layout.total, 1) if setup.adapters and not setup.frozen_grads else 1.0
         grads = fab.collective_seconds(
             held.dense * share * 2.0, held.dense_world, tp, 2.0
         ) + fab.collective_seconds(held.experts * share * 2.0, held.expert_world, tp, 2.0)
-        if setup.sharding in ("zero3", "fsdp"):
+        if setup.sharding in PARAM_SHARDINGS:
             gather = fab.collective_seconds(
                 held.dense * inp.param_bytes, held.dense_world, tp, 2.0
             ) + fab.collective_seconds(held.experts * inp.param_bytes, held.expert_world, tp, 2.0)
-            per_micro = gather + grads / 2.0  # reduce-scatter: half an all-reduce
-            dp_comm = m * max(0.0, per_micro - COMM_OVERLAP * compute_micro)
+            hidden = COMM_OVERLAP * compute_micro
+            if setup.unsharded_grads:  # no_sync: one reduce-scatter, in the step's last micro-batch
+                dp_comm = m * max(0.0, gather - hidden) + max(0.0, grads / 2.0 - hidden)
+            else:  # reduce-scatter (half an all-reduce) every micro-batch
+                dp_comm = m * max(0.0, gather + grads / 2.0 - hidden)
         else:
             dp_comm = max(0.0, grads - COMM_OVERLAP * (2.0 / 3.0) * compute_micro)
 
@@ -518,7 +534,7 @@ def step_time(
     if setup.cpu_offload:
         host = inp.trainable / inp.nodes / CPU_ADAM_PARAMS_PER_S
         copies = 4.0 * inp.trainable / setup.world
-        if setup.sharding in ("zero3", "fsdp"):
+        if setup.sharding in PARAM_SHARDINGS:
             copies += m * 2 * 2.0 * layout.total / setup.world
         host += copies / (HOST_LINK_GBPS * GB)
         notes["cpu_offload"] = (
