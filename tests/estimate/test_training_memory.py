@@ -349,3 +349,10 @@ def test_litgpt_fsdp_lora_table_is_reproduced_from_the_mechanism() -> None:
         m = run(model, gpus).memory
         assert m.total_gb - m.overhead_gb == pytest.approx(measured, rel=0.06)
     assert not run("llama-2-13b", 2).fits
+
+
+def test_fsdp1_with_a_quantised_base_says_what_it_does_not_count() -> None:
+    res = mem(spec=LLAMA2_7B, method="qlora", world=2, sharding="fsdp1")
+    assert res.breakdown.gradients_gb == 0
+    assert "quantised (NF4)" in res.assumptions["grads"]
+    assert "not counted" in res.assumptions["grads"]

@@ -209,7 +209,7 @@ class TrainingSetup:
     @property
     def frozen_grads(self) -> bool:
         """The frozen base's block weights get gradients: LoRA on a 16-bit or fp32 base under FSDP1's flat
-        parameters (a quantised base has no weight gradient: its matmul returns none)."""
+        parameters (a quantised base's matmul returns no weight gradient: not counted, said instead)."""
         return (
             self.sharding == "fsdp1" and self.method == "lora" and self.precision in ("bf16", "fp16", "fp32")
         )
@@ -564,6 +564,13 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
                 f"FSDP1 flat parameters: the frozen {setup.precision} block weights share each block's "
                 "flat parameter with the adapters and get gradients too"
                 + (" (accumulated unsharded)" if setup.unsharded_grads else " (sharded)")
+            )
+        elif setup.sharding == "fsdp1":
+            assumptions["grads"] = (
+                f"FSDP1 with a quantised ({'NF4' if setup.method == 'qlora' else setup.precision.upper()}) "
+                "base: its matmul returns no weight gradient; "
+                "a flat parameter mixing it with the adapters may still hold a zero-filled gradient of "
+                "its stored size (not counted: wrap the adapters apart, as FSDP QLoRA setups do)"
             )
         a_b = 4.0 if setup.precision == "fp32" else 2.0
         a_s = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}[setup.optimizer]
