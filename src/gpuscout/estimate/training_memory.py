@@ -436,6 +436,14 @@ def held_params(spec: ModelSpec, setup: TrainingSetup) -> HeldParams:
     return HeldParams(hold.dense, hold.experts, dense_world, expert_world)
 
 
+#: what "fsdp" and "fsdp1" stand for, said beside the sharding (they hold different gradients under LoRA)
+_SHARDING_KIND = {
+    "fsdp": " (per-parameter sharding: FSDP2, or FSDP1 with the adapters wrapped apart: frozen weights "
+    "get no gradient)",
+    "fsdp1": " (FSDP1 flat parameters per block, frozen and trainable weights together)",
+}
+
+
 def _dp_worlds(setup: TrainingSetup) -> tuple[int, int]:
     """GPUs the non-expert and the expert parameters are sharded over by ZeRO / FSDP.
 
@@ -470,7 +478,9 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     elif setup.dp * setup.cp > 1 and setup.sharding == "none":
         assumptions["sharding"] = f"DDP: each of the {setup.dp} data-parallel ranks holds a full replica"
     else:
-        assumptions["sharding"] = f"{setup.sharding} across {w_dense} data-parallel GPUs"
+        assumptions["sharding"] = (
+            f"{setup.sharding} across {w_dense} data-parallel GPUs" + _SHARDING_KIND.get(setup.sharding, "")
+        )
     if setup.tp * setup.pp * setup.cp * setup.ep > 1:
         assumptions["model_parallel"] = (
             f"TP {setup.tp} x PP {setup.pp} x CP {setup.cp} x EP {setup.ep}: "
