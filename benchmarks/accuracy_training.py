@@ -306,7 +306,8 @@ def _configure(case: Case) -> None:
             attention="eager",
         )
         if total > 1:
-            # finetune/lora.py with devices > 1: Fabric's FSDPStrategy(auto_wrap_policy={Block},
+            # finetune/lora.py with devices > 1 (the script as published then; not in the wheel, so the
+            # table's figures are the check): Fabric's FSDPStrategy(auto_wrap_policy={Block},
             # activation_checkpointing_policy={Block}) -- PyTorch's FSDP1, use_orig_params=True by default
             # (Lightning 2.1), so each Block's flat parameter holds the frozen weights beside the LoRA
             # ones -- and fabric.no_backward_sync (FSDP no_sync) on the accumulation micro-batches of
