@@ -356,3 +356,15 @@ def test_fsdp1_with_a_quantised_base_says_what_it_does_not_count() -> None:
     assert res.breakdown.gradients_gb == 0
     assert "quantised (NF4)" in res.assumptions["grads"]
     assert "not counted" in res.assumptions["grads"]
+
+
+def test_sharding_aliases_name_the_same_thing() -> None:
+    assert (
+        mem(method="full", world=8, sharding="FSDP2").breakdown
+        == mem(method="full", world=8, sharding="fsdp").breakdown
+    )
+    assert mem(method="full", world=8, sharding="ddp").breakdown == mem(method="full", world=8).breakdown
+    assert (
+        mem(method="full", world=8, sharding="ZeRO-3").breakdown
+        == mem(method="full", world=8, sharding="zero3").breakdown
+    )

@@ -123,6 +123,8 @@ NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # bitsandbytes NF4, block 64, double-qu
 METHODS = ("lora", "qlora", "full", "pretrain")
 OPTIMIZERS = ("adamw", "adamw8bit", "paged_adamw8bit", "bf16")
 SHARDINGS = ("none", "zero1", "zero2", "zero3", "fsdp", "fsdp1")
+#: other names for a sharding: FSDP2 is the per-parameter "fsdp", DeepSpeed's stage names are ZeRO's
+SHARDING_ALIASES = {"fsdp2": "fsdp", "ddp": "none", "zero-1": "zero1", "zero-2": "zero2", "zero-3": "zero3"}
 #: shardings that shard the parameters (and hold one or two unsharded layers at a time)
 PARAM_SHARDINGS = ("zero3", "fsdp", "fsdp1")
 LORA_TARGETS = ("attn", "all-linear")
@@ -215,8 +217,12 @@ class TrainingSetup:
         )
 
 
+def _key(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 def _choice(field_name: str, value: str, allowed: tuple[str, ...]) -> str:
-    key = value.strip().lower() if isinstance(value, str) else value
+    key = _key(value)
     if key not in allowed:
         raise InvalidInputError(field_name, f"unknown value {value!r}", accepted=", ".join(allowed))
     return str(key)
@@ -238,7 +244,7 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     """Return a normalised copy of ``setup`` or raise InvalidInputError naming the field."""
     method = _choice("method", setup.method, METHODS)
     optimizer = _choice("optimizer", setup.optimizer, OPTIMIZERS)
-    sharding = _choice("sharding", setup.sharding, SHARDINGS)
+    sharding = _choice("sharding", SHARDING_ALIASES.get(str(_key(setup.sharding)), setup.sharding), SHARDINGS)
     targets = _choice("lora_targets", setup.lora_targets, LORA_TARGETS)
     precision = _choice("precision", setup.precision, PRECISIONS)
     checkpointing = _checkpointing(setup.checkpointing)
