@@ -460,168 +460,206 @@ def _dp_worlds(setup: TrainingSetup) -> tuple[int, int]:
     return dense, max(1, setup.tp * dense // (setup.ep * expert_tp(setup)))
 
 
-def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -> TrainingMemory:
-    """Per-GPU memory breakdown of ``setup`` on a GPU of ``capacity_gb`` (GB, 1e9 bytes)."""
-    setup = validate_setup(setup)
-    if not capacity_gb > 0:
-        raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
-    layout = model_layout(spec)
-    hold = _holding(layout, spec, setup)
-    w_dense, w_exp = _dp_worlds(setup)
-    assumptions: dict[str, str] = {}
-    warnings: list[str] = []
-    full = not setup.adapters
-    zero3 = setup.sharding in PARAM_SHARDINGS
-    shard_grads = setup.sharding in ("zero2", *PARAM_SHARDINGS) and not setup.unsharded_grads
-    shard_opt = setup.sharding != "none"
-    pageable = 0.0
+@dataclass(frozen=True, slots=True)
+class _Sharding:
+    """How ``setup`` spreads what one GPU holds over the data-parallel GPUs."""
 
-    def sharded(dense: float, experts: float) -> float:
-        return dense / w_dense + experts / w_exp
+    dense_world: int  # GPUs the non-expert parameters are sharded over
+    expert_world: int  # GPUs the routed experts are sharded over
+    params: bool  # ZeRO-3 / FSDP: the parameters themselves
+    grads: bool  # gradients sharded (not under no_sync accumulation)
+    optimizer: bool  # optimizer states sharded (every ZeRO stage, FSDP)
 
+    @classmethod
+    def of(cls, setup: TrainingSetup) -> _Sharding:
+        dense, experts = _dp_worlds(setup)
+        return cls(
+            dense,
+            experts,
+            setup.sharding in PARAM_SHARDINGS,
+            setup.sharding in ("zero2", *PARAM_SHARDINGS) and not setup.unsharded_grads,
+            setup.sharding != "none",
+        )
+
+    def split(self, dense: float, experts: float) -> float:
+        """One GPU's shard of ``dense`` non-expert and ``experts`` expert bytes (or parameters)."""
+        return dense / self.dense_world + experts / self.expert_world
+
+
+@dataclass(frozen=True, slots=True)
+class _States:
+    """Bytes one GPU holds for the parameters and what training them adds (activations apart)."""
+
+    weights: float
+    grads: float
+    optimizer: float
+    adapters: float
+    pageable: float  # optimizer state a paged optimizer may move to CPU RAM
+    trainable: float  # parameters trained (whole model)
+    total: float  # parameters, adapters included (whole model)
+
+
+_STATE_BYTES = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}  # AdamW m + v
+
+
+def _sharding_notes(setup: TrainingSetup, hold: _Holding, sh: _Sharding) -> dict[str, str]:
+    notes: dict[str, str] = {}
     if setup.world == 1 and setup.sharding != "none":
-        assumptions["sharding"] = f"{setup.sharding} on 1 GPU shards nothing"
+        notes["sharding"] = f"{setup.sharding} on 1 GPU shards nothing"
     elif setup.dp * setup.cp > 1 and setup.sharding == "none":
-        assumptions["sharding"] = f"DDP: each of the {setup.dp} data-parallel ranks holds a full replica"
+        notes["sharding"] = f"DDP: each of the {setup.dp} data-parallel ranks holds a full replica"
     else:
-        assumptions["sharding"] = (
-            f"{setup.sharding} across {w_dense} data-parallel GPUs" + _SHARDING_KIND.get(setup.sharding, "")
+        notes["sharding"] = (
+            f"{setup.sharding} across {sh.dense_world} data-parallel GPUs"
+            + _SHARDING_KIND.get(setup.sharding, "")
         )
     if setup.tp * setup.pp * setup.cp * setup.ep > 1:
-        assumptions["model_parallel"] = (
+        notes["model_parallel"] = (
             f"TP {setup.tp} x PP {setup.pp} x CP {setup.cp} x EP {setup.ep}: "
             f"{hold.total / 1e9:.2f}B parameters held per GPU before sharding"
         )
+    return notes
 
-    if full:
-        trainable = layout.total
-        total = float(layout.total)
-        fp32 = setup.precision == "fp32"
-        w_b = 4.0 if fp32 else 2.0
-        g_b = 4.0 if fp32 else 2.0
-        master = 0.0 if fp32 else 4.0
-        states = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}[setup.optimizer]
-        if setup.optimizer in ("paged_adamw8bit", "bf16"):
-            master = 0.0
-            if fp32 and setup.optimizer == "bf16":
-                states = 8.0
-        opt_b = master + states
-        assumptions["bytes_per_param"] = (
-            f"weights {w_b:g} + grads {g_b:g} + optimizer {opt_b:g} = {w_b + g_b + opt_b:g} B/param "
-            f"({setup.optimizer}{'; fp32 master copy' if master else '; no master copy'})"
-        )
-        if setup.optimizer == "adamw" and not fp32:
-            assumptions["grads"] = "bf16 gradients (fp32 gradient accumulation would add 2 B/param: 18)"
-        held = hold.total
-        weights = held * w_b
-        grads = held * g_b
-        optimizer = held * opt_b
-        pageable_raw = held * states if setup.optimizer == "paged_adamw8bit" else 0.0
-        if zero3:
-            weights = sharded(hold.dense, hold.experts) * w_b + 2 * hold.layer * w_b
-        if zero3 and shard_grads:
-            grads = sharded(hold.dense, hold.experts) * g_b + hold.layer * g_b
-        elif shard_grads:
-            grads = sharded(hold.dense, hold.experts) * g_b
-        if setup.optimizer_in_backward:
-            # the optimizer steps each parameter as soon as its gradient is ready, then frees it
-            grads = max(layout.embedding, layout.largest_matrix) * g_b / setup.tp
-            assumptions["grads"] = "optimizer step fused into the backward pass: one gradient at a time"
-        if shard_opt:
-            optimizer = sharded(hold.dense, hold.experts) * opt_b
-            pageable_raw = sharded(hold.dense, hold.experts) * states if pageable_raw else 0.0
-        if setup.cpu_offload:
-            optimizer = 0.0
-            pageable_raw = 0.0
-            if zero3:
-                weights = 2 * hold.layer * w_b
-                grads = hold.layer * g_b if shard_grads else grads
-                assumptions["cpu_offload"] = "parameters, gradients and optimizer states in CPU RAM"
-            else:
-                assumptions["cpu_offload"] = "optimizer states and master weights in CPU RAM"
-        pageable = pageable_raw
-        adapters = 0.0
-        base_desc = f"{setup.precision} weights"
-    else:
-        trainable = lora_params(layout, setup.lora_rank, setup.lora_targets)
-        total = float(layout.total + trainable)
-        if setup.method == "qlora":
-            linear_b = NF4_BITS / 8
-            base_desc = f"NF4 double-quant linear layers ({NF4_BITS:.3f} bits), bf16 embeddings/norms"
-            if setup.precision not in ("bf16", "fp16"):
-                warnings.append(
-                    f"QLoRA stores the base in NF4; precision {setup.precision!r} only sets "
-                    "the compute dtype and is treated as bf16"
-                )
+
+def _full_states(
+    layout: ModelLayout, hold: _Holding, setup: TrainingSetup, sh: _Sharding, notes: dict[str, str]
+) -> _States:
+    """Full fine-tuning / pre-training: every parameter has a gradient and optimizer state."""
+    fp32 = setup.precision == "fp32"
+    w_b = 4.0 if fp32 else 2.0
+    g_b = 4.0 if fp32 else 2.0
+    master = 0.0 if fp32 else 4.0
+    states = _STATE_BYTES[setup.optimizer]
+    if setup.optimizer in ("paged_adamw8bit", "bf16"):
+        master = 0.0
+        if fp32 and setup.optimizer == "bf16":
+            states = 8.0
+    opt_b = master + states
+    notes["bytes_per_param"] = (
+        f"weights {w_b:g} + grads {g_b:g} + optimizer {opt_b:g} = {w_b + g_b + opt_b:g} B/param "
+        f"({setup.optimizer}{'; fp32 master copy' if master else '; no master copy'})"
+    )
+    if setup.optimizer == "adamw" and not fp32:
+        notes["grads"] = "bf16 gradients (fp32 gradient accumulation would add 2 B/param: 18)"
+    held = hold.total
+    shard = sh.split(hold.dense, hold.experts)
+    weights = held * w_b
+    grads = held * g_b
+    optimizer = held * opt_b
+    pageable = held * states if setup.optimizer == "paged_adamw8bit" else 0.0
+    if sh.params:
+        weights = shard * w_b + 2 * hold.layer * w_b
+    if sh.params and sh.grads:
+        grads = shard * g_b + hold.layer * g_b
+    elif sh.grads:
+        grads = shard * g_b
+    if setup.optimizer_in_backward:
+        # the optimizer steps each parameter as soon as its gradient is ready, then frees it
+        grads = max(layout.embedding, layout.largest_matrix) * g_b / setup.tp
+        notes["grads"] = "optimizer step fused into the backward pass: one gradient at a time"
+    if sh.optimizer:
+        optimizer = shard * opt_b
+        pageable = shard * states if pageable else 0.0
+    if setup.cpu_offload:
+        optimizer = 0.0
+        pageable = 0.0
+        if sh.params:
+            weights = 2 * hold.layer * w_b
+            grads = hold.layer * g_b if sh.grads else grads
+            notes["cpu_offload"] = "parameters, gradients and optimizer states in CPU RAM"
         else:
-            linear_b = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}[setup.precision]
-            base_desc = f"{setup.precision} linear layers, bf16 embeddings/norms"
-        other_b = 4.0 if setup.precision == "fp32" else 2.0
-        dense_bytes = hold.dense_linear * linear_b + (hold.dense - hold.dense_linear) * other_b
-        expert_bytes = hold.experts_linear * linear_b + (hold.experts - hold.experts_linear) * other_b
-        weights = dense_bytes + expert_bytes
-        # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
-        body_bytes = weights - hold.ends * other_b
-        gathered = 2 * body_bytes / max(spec.num_hidden_layers / setup.pp, 1.0)
-        if zero3:
-            weights = dense_bytes / w_dense + expert_bytes / w_exp + gathered
-        if zero3 and setup.cpu_offload:
-            weights = gathered
-        grads = 0.0
-        if setup.frozen_grads:
-            # FSDP1: each block's flat parameter also carries its frozen weights' gradient
-            body = hold.dense - hold.ends
-            grads = (
-                (body + hold.experts) * other_b
-                if setup.unsharded_grads
-                else (sharded(body, hold.experts) + hold.layer) * other_b
-            )
-            assumptions["grads"] = (
-                f"FSDP1 flat parameters: the frozen {setup.precision} block weights share each block's "
-                "flat parameter with the adapters and get gradients too"
-                + (" (accumulated unsharded)" if setup.unsharded_grads else " (sharded)")
-            )
-        elif setup.sharding == "fsdp1":
-            assumptions["grads"] = (
-                f"FSDP1 with a quantised ({'NF4' if setup.method == 'qlora' else setup.precision.upper()}) "
-                "base: its matmul returns no weight gradient; "
-                "a flat parameter mixing it with the adapters may still hold a zero-filled gradient of "
-                "its stored size (not counted: wrap the adapters apart, as FSDP QLoRA setups do)"
-            )
-        a_b = 4.0 if setup.precision == "fp32" else 2.0
-        a_s = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}[setup.optimizer]
-        held_adapters = trainable / (setup.tp * setup.pp)
-        adapter_w = held_adapters * a_b
-        adapter_g = held_adapters * a_b
-        if zero3:
-            adapter_w /= w_dense
-        if shard_grads:
-            adapter_g /= w_dense
-        adapters = adapter_w + adapter_g
-        optimizer = held_adapters * a_s
-        if shard_opt:
-            optimizer /= w_dense
-        if setup.cpu_offload:
-            optimizer = 0.0
-        if setup.method == "qlora" or setup.optimizer == "paged_adamw8bit":
-            pageable = optimizer
-            assumptions["optimizer"] = "paged optimizer: adapter states may page to CPU RAM"
-        assumptions["adapters"] = (
-            f"rank {setup.lora_rank} on {setup.lora_targets}: {trainable / 1e6:.1f}M params, "
-            f"{2 * a_b + a_s:g} B/param (weights {a_b:g} + grads {a_b:g} + optimizer {a_s:g}; "
-            "PEFT's fp32 adapter autocast would add 4)"
-        )
-        assumptions["base"] = base_desc
+            notes["cpu_offload"] = "optimizer states and master weights in CPU RAM"
+    return _States(weights, grads, optimizer, 0.0, pageable, layout.total, float(layout.total))
 
-    acts = activation_bytes(spec, setup)
+
+def _frozen_base_grads(setup: TrainingSetup, hold: _Holding, sh: _Sharding, notes: dict[str, str]) -> float:
+    """Gradient bytes of a LoRA base that FSDP1's flat parameters give one (see ``frozen_grads``)."""
+    if setup.frozen_grads:
+        # each block's flat parameter also carries its frozen weights' gradient
+        body = hold.dense - hold.ends
+        grad_b = 4.0 if setup.precision == "fp32" else 2.0
+        notes["grads"] = (
+            f"FSDP1 flat parameters: the frozen {setup.precision} block weights share each block's "
+            "flat parameter with the adapters and get gradients too"
+            + (" (accumulated unsharded)" if setup.unsharded_grads else " (sharded)")
+        )
+        if setup.unsharded_grads:
+            return (body + hold.experts) * grad_b
+        return (sh.split(body, hold.experts) + hold.layer) * grad_b
+    if setup.sharding == "fsdp1":
+        notes["grads"] = (
+            f"FSDP1 with a quantised ({'NF4' if setup.method == 'qlora' else setup.precision.upper()}) "
+            "base: its matmul returns no weight gradient; "
+            "a flat parameter mixing it with the adapters may still hold a zero-filled gradient of "
+            "its stored size (not counted: wrap the adapters apart, as FSDP QLoRA setups do)"
+        )
+    return 0.0
+
+
+def _adapter_states(
+    spec: ModelSpec,
+    layout: ModelLayout,
+    hold: _Holding,
+    setup: TrainingSetup,
+    sh: _Sharding,
+    notes: dict[str, str],
+    warnings: list[str],
+) -> _States:
+    """LoRA / QLoRA: a frozen base as stored, adapters with their gradients and optimizer states."""
+    trainable = lora_params(layout, setup.lora_rank, setup.lora_targets)
     if setup.method == "qlora":
-        acts += layout.largest_matrix * 2.0 / setup.tp  # one matrix dequantised to bf16 at a time
+        linear_b = NF4_BITS / 8
+        base_desc = f"NF4 double-quant linear layers ({NF4_BITS:.3f} bits), bf16 embeddings/norms"
+        if setup.precision not in ("bf16", "fp16"):
+            warnings.append(
+                f"QLoRA stores the base in NF4; precision {setup.precision!r} only sets "
+                "the compute dtype and is treated as bf16"
+            )
+    else:
+        linear_b = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}[setup.precision]
+        base_desc = f"{setup.precision} linear layers, bf16 embeddings/norms"
+    other_b = 4.0 if setup.precision == "fp32" else 2.0
+    dense_bytes = hold.dense_linear * linear_b + (hold.dense - hold.dense_linear) * other_b
+    expert_bytes = hold.experts_linear * linear_b + (hold.experts - hold.experts_linear) * other_b
+    weights = dense_bytes + expert_bytes
+    # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
+    body_bytes = weights - hold.ends * other_b
+    gathered = 2 * body_bytes / max(spec.num_hidden_layers / setup.pp, 1.0)
+    if sh.params:
+        weights = sh.split(dense_bytes, expert_bytes) + gathered
+    if sh.params and setup.cpu_offload:
+        weights = gathered
+    grads = _frozen_base_grads(setup, hold, sh, notes)
+    a_b = 4.0 if setup.precision == "fp32" else 2.0
+    a_s = _STATE_BYTES[setup.optimizer]
+    held_adapters = trainable / (setup.tp * setup.pp)
+    adapter_w = held_adapters * a_b / (sh.dense_world if sh.params else 1)
+    adapter_g = held_adapters * a_b / (sh.dense_world if sh.grads else 1)
+    optimizer = held_adapters * a_s / (sh.dense_world if sh.optimizer else 1)
+    if setup.cpu_offload:
+        optimizer = 0.0
+    pageable = 0.0
+    if setup.method == "qlora" or setup.optimizer == "paged_adamw8bit":
+        pageable = optimizer
+        notes["optimizer"] = "paged optimizer: adapter states may page to CPU RAM"
+    notes["adapters"] = (
+        f"rank {setup.lora_rank} on {setup.lora_targets}: {trainable / 1e6:.1f}M params, "
+        f"{2 * a_b + a_s:g} B/param (weights {a_b:g} + grads {a_b:g} + optimizer {a_s:g}; "
+        "PEFT's fp32 adapter autocast would add 4)"
+    )
+    notes["base"] = base_desc
+    return _States(
+        weights, grads, optimizer, adapter_w + adapter_g, pageable, trainable, float(layout.total + trainable)
+    )
+
+
+def _activation_note(setup: TrainingSetup) -> str:
     mode = {
         "full": "full activation checkpointing (layer inputs kept, one layer recomputed)",
         "selective": "selective recompute (matmul outputs kept, element-wise outputs recomputed)",
         "none": "no checkpointing (every layer's activations kept)",
     }[setup.recompute]
-    assumptions["activations"] = (
+    return (
         f"micro-batch {setup.micro_batch} x {setup.seq_len} tokens, "
         + mode
         + ("; flash attention; " if setup.attention == "flash" else "; eager attention (scores kept); ")
@@ -637,24 +675,53 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         )
     )
 
+
+def _grad_sync_note(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float, st: _States) -> str | None:
+    """What accumulating gradients does: held unsharded (no_sync), or how much more no_sync would hold."""
     if setup.unsharded_grads:
-        assumptions["grad_sync"] = (
+        return (
             f"gradients accumulated unsharded over the {setup.grad_accum} micro-batches of a step "
             "(FSDP no_sync), reduce-scattered on the last"
         )
-    elif setup.sharding in ("fsdp", "fsdp1") and setup.grad_accum > 1:
-        unsynced = training_memory(spec, replace(setup, no_sync_accumulation=True), capacity_gb).breakdown
-        extra = unsynced.gradients_gb + unsynced.adapters_gb - (grads + adapters) / GB
-        if extra >= 0.05:
-            assumptions["grad_sync"] = (
-                "gradients reduce-scattered every micro-batch (torchtitan, torchtune; Accelerate with "
-                f"sync_each_batch): accumulating without sync (FSDP no_sync) would hold {extra:.1f} GB "
-                "more per GPU"
-            )
+    if setup.sharding not in ("fsdp", "fsdp1") or setup.grad_accum <= 1:
+        return None
+    unsynced = training_memory(spec, replace(setup, no_sync_accumulation=True), capacity_gb).breakdown
+    extra = unsynced.gradients_gb + unsynced.adapters_gb - (st.grads + st.adapters) / GB
+    if extra < 0.05:
+        return None
+    return (
+        "gradients reduce-scattered every micro-batch (torchtitan, torchtune; Accelerate with "
+        f"sync_each_batch): accumulating without sync (FSDP no_sync) would hold {extra:.1f} GB "
+        "more per GPU"
+    )
 
-    allocated = weights + grads + optimizer + adapters + acts
-    fixed = allocated - pageable  # what the caching allocator holds (paged state is managed memory)
-    overhead = CUDA_CONTEXT_GB * GB + FRAGMENTATION * (acts + grads + adapters)
+
+def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -> TrainingMemory:
+    """Per-GPU memory breakdown of ``setup`` on a GPU of ``capacity_gb`` (GB, 1e9 bytes)."""
+    setup = validate_setup(setup)
+    if not capacity_gb > 0:
+        raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
+    layout = model_layout(spec)
+    hold = _holding(layout, spec, setup)
+    sh = _Sharding.of(setup)
+    warnings: list[str] = []
+    assumptions = _sharding_notes(setup, hold, sh)
+    if setup.adapters:
+        st = _adapter_states(spec, layout, hold, setup, sh, assumptions, warnings)
+    else:
+        st = _full_states(layout, hold, setup, sh, assumptions)
+
+    acts = activation_bytes(spec, setup)
+    if setup.method == "qlora":
+        acts += layout.largest_matrix * 2.0 / setup.tp  # one matrix dequantised to bf16 at a time
+    assumptions["activations"] = _activation_note(setup)
+    sync = _grad_sync_note(spec, setup, capacity_gb, st)
+    if sync:
+        assumptions["grad_sync"] = sync
+
+    allocated = st.weights + st.grads + st.optimizer + st.adapters + acts
+    fixed = allocated - st.pageable  # what the caching allocator holds (paged state is managed memory)
+    overhead = CUDA_CONTEXT_GB * GB + FRAGMENTATION * (acts + st.grads + st.adapters)
     assumptions["overhead"] = (
         f"CUDA context {CUDA_CONTEXT_GB} GB + {FRAGMENTATION:.0%} allocator "
         "fragmentation on what is allocated and freed every step (activations, "
@@ -663,21 +730,21 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     capacity = capacity_gb * GB
     # Paged optimizer state only takes the room left; the rest lives in CPU RAM (slower steps).
     room = max(0.0, capacity - fixed - overhead)
-    spilled = max(0.0, pageable - room)
+    spilled = max(0.0, st.pageable - room)
+    optimizer = st.optimizer - spilled
     if spilled > 0:
-        optimizer -= spilled
         warnings.append(
             f"{spilled / GB:.1f} GB of paged optimizer state does not fit and pages to CPU RAM "
             "(optimizer steps slow down)"
         )
     breakdown = MemoryBreakdown(
-        weights_gb=weights / GB,
+        weights_gb=st.weights / GB,
         kv_cache_gb=0.0,
         activations_gb=acts / GB,
         overhead_gb=overhead / GB,
         optimizer_gb=optimizer / GB,
-        gradients_gb=grads / GB,
-        adapters_gb=adapters / GB,
+        gradients_gb=st.grads / GB,
+        adapters_gb=st.adapters / GB,
         usable_gb=capacity_gb,
         capacity_gb=capacity_gb,
     )
@@ -693,9 +760,9 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         breakdown,
         fits,
         binding,
-        int(trainable),
-        int(total),
-        pageable / GB,
+        int(st.trainable),
+        int(st.total),
+        st.pageable / GB,
         spilled / GB,
         assumptions,
         warnings,
