@@ -28,9 +28,10 @@ from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link
-from gpuscout.estimate.precision import compute_rate, resolve_precision
+from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
+    TrainingMemory,
     TrainingSetup,
     training_memory,
     validate_setup,
@@ -149,6 +150,84 @@ def _check_layout(spec: ModelSpec, setup: TrainingSetup, gpus: int) -> None:
             )
 
 
+@dataclass(frozen=True, slots=True)
+class _GemmRates:
+    """The tensor rates a training step runs at on one GPU."""
+
+    rate: ComputeRate  # the weight GEMMs' (FP8 where native, else 16-bit; fp32 for fp32)
+    rate16: ComputeRate  # attention's (16-bit)
+    fp8_native: bool  # FP8 weight GEMMs on FP8 tensor cores
+    stored_bytes: float  # bytes per weight of a quantised LoRA base dequantised for each matmul (0: none)
+
+
+def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> _GemmRates:
+    """The rates, or ConfigurationRejected for FP8 training on a GPU without FP8 tensor cores."""
+    fmt = resolve_precision(
+        "fp32" if setup.precision == "fp32" else "fp8" if setup.precision == "fp8" else "bf16"
+    )
+    rate = compute_rate(fmt, acc)
+    rate16 = compute_rate(resolve_precision("bf16"), acc)
+    fp8_native = setup.precision == "fp8" and rate.native and rate.rate_name == "fp8"
+    if setup.precision == "fp8" and not fp8_native and not setup.adapters:
+        raise ConfigurationRejected(
+            "gpu",
+            f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell: compute capability 8.9+); "
+            f"{acc.name} has none",
+            accepted="precision bf16 on this GPU, or a GPU with FP8 tensor cores",
+        )
+    if rate16.warning and not fp8_native:
+        warnings.append(rate16.warning)
+    stored = 0.0
+    if setup.method == "qlora":
+        stored = NF4_BITS / 8
+    elif setup.adapters and (setup.precision == "int8" or (setup.precision == "fp8" and not fp8_native)):
+        stored = 1.0
+        if setup.precision == "fp8":
+            warnings.append(
+                f"{acc.name} has no FP8 tensor cores: the FP8 base is dequantised to 16 bit "
+                "for every matmul (saves memory, costs time)"
+            )
+    if setup.method == "qlora" and acc.vendor.lower() != "nvidia":
+        warnings.append(
+            f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
+            "hardware is partial"
+        )
+    return _GemmRates(rate, rate16, fp8_native, stored)
+
+
+def _memory_notes(
+    spec: ModelSpec,
+    setup: TrainingSetup,
+    mem: TrainingMemory,
+    acc: Accelerator,
+    capacity_gb: float,
+    warnings: list[str],
+) -> dict[str, str]:
+    """The memory breakdown's assumptions and warnings, with the card's capacity and the model's limits."""
+    assumptions = dict(mem.assumptions)
+    warnings += mem.warnings
+    assumptions["capacity"] = (
+        f"{acc.memory_gb:g} GB card = {capacity_gb:.1f} GB (1e9 B) usable "
+        "(GiB sizing, less the driver reserve)"
+    )
+    if setup.seq_len > spec.max_position_embeddings > 0:
+        warnings.append(
+            f"seq_len {setup.seq_len} exceeds the model's {spec.max_position_embeddings} "
+            "positions (needs RoPE scaling)"
+        )
+    if setup.method == "pretrain":
+        assumptions["pretrain"] = "pre-training costs what full training costs per token (random init)"
+    if spec.is_moe and setup.ep == 1 and setup.dp > 1:
+        assumptions["moe"] = "experts sharded like every other weight (no expert parallelism): ep=1"
+    return assumptions
+
+
+def _parallel_label(setup: TrainingSetup) -> str:
+    """ "TP 4 x PP 2 x DP 8", or "1 GPU"."""
+    degrees = (("TP", setup.tp), ("PP", setup.pp), ("CP", setup.cp), ("EP", setup.ep), ("DP", setup.dp))
+    return " x ".join(f"{k} {v}" for k, v in degrees if v > 1) or "1 GPU"
+
+
 def estimate_training(
     model: str | ModelSpec,
     gpu: str | Accelerator,
@@ -253,47 +332,12 @@ def estimate_training(
     cal = calibration or CALIBRATION
     warnings: list[str] = []
 
-    # --- the tensor rate the weight GEMMs run at ------------------------------------------------------
-    fmt = resolve_precision(
-        "fp32" if setup.precision == "fp32" else "fp8" if setup.precision == "fp8" else "bf16"
-    )
-    rate = compute_rate(fmt, acc)
-    rate16 = compute_rate(resolve_precision("bf16"), acc)
-    fp8_native = setup.precision == "fp8" and rate.native and rate.rate_name == "fp8"
-    if setup.precision == "fp8" and not fp8_native and not setup.adapters:
-        raise ConfigurationRejected(
-            "gpu",
-            f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell: compute capability 8.9+); "
-            f"{acc.name} has none",
-            accepted="precision bf16 on this GPU, or a GPU with FP8 tensor cores",
-        )
-    if rate16.warning and not fp8_native:
-        warnings.append(rate16.warning)
-    stored = 0.0
-    if setup.method == "qlora":
-        stored = NF4_BITS / 8
-    elif setup.adapters and (setup.precision == "int8" or (setup.precision == "fp8" and not fp8_native)):
-        stored = 1.0
-        if setup.precision == "fp8":
-            warnings.append(
-                f"{acc.name} has no FP8 tensor cores: the FP8 base is dequantised to 16 bit "
-                "for every matmul (saves memory, costs time)"
-            )
-    if setup.method == "qlora" and acc.vendor.lower() != "nvidia":
-        warnings.append(
-            f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
-            "hardware is partial"
-        )
+    rates = _gemm_rates(setup, acc, warnings)
+    rate, rate16, fp8_native, stored = rates.rate, rates.rate16, rates.fp8_native, rates.stored_bytes
 
     # --- memory -------------------------------------------------------------------------------------
     capacity_gb = capacity_bytes(acc) / GB
     mem = training_memory(spec, setup, capacity_gb)
-    assumptions = dict(mem.assumptions)
-    warnings += mem.warnings
-    assumptions["capacity"] = (
-        f"{acc.memory_gb:g} GB card = {capacity_gb:.1f} GB (1e9 B) usable "
-        "(GiB sizing, less the driver reserve)"
-    )
     if not mem.fits and require_fit:
         raise ConfigurationRejected(
             "gpu",
@@ -301,15 +345,7 @@ def estimate_training(
             f"{acc.name} has {capacity_gb:.1f} GB ({mem.binding_constraint})",
             accepted="more GPUs, sharding, checkpointing or a smaller micro-batch",
         )
-    if setup.seq_len > spec.max_position_embeddings > 0:
-        warnings.append(
-            f"seq_len {setup.seq_len} exceeds the model's {spec.max_position_embeddings} "
-            "positions (needs RoPE scaling)"
-        )
-    if setup.method == "pretrain":
-        assumptions["pretrain"] = "pre-training costs what full training costs per token (random init)"
-    if spec.is_moe and setup.ep == 1 and setup.dp > 1:
-        assumptions["moe"] = "experts sharded like every other weight (no expert parallelism): ep=1"
+    assumptions = _memory_notes(spec, setup, mem, acc, capacity_gb, warnings)
 
     # --- speed ----------------------------------------------------------------------------------------
     link = gpu_link(acc, gpus)
@@ -368,20 +404,6 @@ def estimate_training(
             warnings.append(f"inter-node bandwidth not given; assumed {inter_gbps:g} GB/s per node")
         if link.kind == "pcie" and nodes == 1 and setup.dp * setup.tp > 1:
             warnings.append(PCIE_EXCHANGE_WARNING)
-    parallel = (
-        " x ".join(
-            f"{k} {v}"
-            for k, v in (
-                ("TP", setup.tp),
-                ("PP", setup.pp),
-                ("CP", setup.cp),
-                ("EP", setup.ep),
-                ("DP", setup.dp),
-            )
-            if v > 1
-        )
-        or "1 GPU"
-    )
     breakdown = {
         "gemm": st.gemm_s,
         "attention": st.attention_s,
@@ -412,5 +434,5 @@ def estimate_training(
         binding_resource=st.binding if mem.fits else "memory capacity",
         step_breakdown_s=breakdown,
         model_flops_per_token=flops.model,
-        parallel=parallel,
+        parallel=_parallel_label(setup),
     )
