@@ -402,6 +402,71 @@ def _gemm_seconds(
     return passes * total
 
 
+def _model_parallel_seconds(
+    spec: ModelSpec,
+    setup: TrainingSetup,
+    fab: Fabric,
+    rows: float,
+    attention: float,
+    notes: dict[str, str],
+) -> float:
+    """Exposed tensor-, context-, expert- and pipeline-parallel traffic of one micro-batch on one GPU."""
+    tp, pp, cp, ep = setup.tp, setup.pp, setup.cp, setup.ep
+    h, layers = spec.hidden_size, spec.num_hidden_layers
+    full_ckpt = setup.recompute == "full"
+    comm = 0.0
+    act_bytes = rows * h * 2.0
+    if tp > 1:
+        n_ar = 4 + (2 if full_ckpt else 0)
+        comm += n_ar * layers / pp * allreduce_seconds(fab.link, tp, act_bytes)
+        notes["tp"] = f"{n_ar} all-reduces per layer over {fab.link.label}"
+    if cp > 1:
+        kv_dim = (
+            spec.kv_lora_rank + spec.qk_rope_head_dim
+            if spec.is_mla
+            else spec.num_key_value_heads * spec.head_dim
+        )
+        kv_bytes = rows * 2 * kv_dim * 2.0 / tp
+        ring = 3 * (cp - 1) * kv_bytes * layers / pp / (fab.link.gbps * GB)
+        comm += max(0.0, ring - attention)
+    if ep > 1:
+        a2a = 4 + (2 if full_ckpt else 0)
+        moe_layers = layers - spec.first_dense_layers
+        volume = rows * spec.experts_per_token * h * 2.0 / tp
+        comm += a2a * moe_layers / pp * fab.collective_seconds(volume, ep, 1, 1.0)
+        notes["ep"] = f"{a2a} all-to-alls per MoE layer across {ep} GPUs"
+    if pp > 1:
+        crosses_nodes = tp * cp * setup.dp >= fab.gpus_per_node and fab.nodes > 1
+        p2p_gbps = fab.internode_gbps / fab.gpus_per_node if crosses_nodes else fab.link.gbps
+        comm += 2 * act_bytes / tp / (p2p_gbps * GB)  # activations forward, their gradient backward
+    return comm
+
+
+def _data_parallel_seconds(
+    spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, inp: SpeedInputs, compute_micro: float
+) -> float:
+    """Exposed data-parallel traffic of one optimizer step: gradient reduction (and, under ZeRO-3 /
+    FSDP, the parameter all-gathers of every micro-batch), less what hides behind the compute."""
+    fab, tp, m = inp.fabric, setup.tp, setup.grad_accum
+    held = held_params(spec, setup)
+    if held.dense_world <= 1 and held.expert_world <= 1:
+        return 0.0
+    # what gets a gradient: the adapters, or (FSDP1's flat parameters) the base beside them too
+    share = inp.trainable / max(layout.total, 1) if setup.adapters and not setup.frozen_grads else 1.0
+    grads = fab.collective_seconds(
+        held.dense * share * 2.0, held.dense_world, tp, 2.0
+    ) + fab.collective_seconds(held.experts * share * 2.0, held.expert_world, tp, 2.0)
+    if setup.sharding not in PARAM_SHARDINGS:
+        return max(0.0, grads - COMM_OVERLAP * (2.0 / 3.0) * compute_micro)
+    gather = fab.collective_seconds(
+        held.dense * inp.param_bytes, held.dense_world, tp, 2.0
+    ) + fab.collective_seconds(held.experts * inp.param_bytes, held.expert_world, tp, 2.0)
+    hidden = COMM_OVERLAP * compute_micro
+    if setup.unsharded_grads:  # no_sync: one reduce-scatter, in the step's last micro-batch
+        return m * max(0.0, gather - hidden) + max(0.0, grads / 2.0 - hidden)
+    return m * max(0.0, gather + grads / 2.0 - hidden)  # reduce-scatter (half an all-reduce) every micro
+
+
 def step_time(
     spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, inp: SpeedInputs, cal: TrainingCalibration
 ) -> StepTime:
@@ -461,32 +526,7 @@ def step_time(
             f"{cal.dequant_efficiency:.0%} of {acc.bandwidth_gbps:g} GB/s"
         )
 
-    # --- model-parallel traffic per micro-batch (exposed) --------------------------------------------
-    comm = 0.0
-    act_bytes = rows * h * 2.0
-    if tp > 1:
-        n_ar = 4 + (2 if full_ckpt else 0)
-        comm += n_ar * layers / pp * allreduce_seconds(fab.link, tp, act_bytes)
-        notes["tp"] = f"{n_ar} all-reduces per layer over {fab.link.label}"
-    if cp > 1:
-        kv_dim = (
-            spec.kv_lora_rank + spec.qk_rope_head_dim
-            if spec.is_mla
-            else spec.num_key_value_heads * spec.head_dim
-        )
-        kv_bytes = rows * 2 * kv_dim * 2.0 / tp
-        ring = 3 * (cp - 1) * kv_bytes * layers / pp / (fab.link.gbps * GB)
-        comm += max(0.0, ring - attention)
-    if ep > 1:
-        a2a = 4 + (2 if full_ckpt else 0)
-        moe_layers = layers - spec.first_dense_layers
-        volume = rows * spec.experts_per_token * h * 2.0 / tp
-        comm += a2a * moe_layers / pp * fab.collective_seconds(volume, ep, 1, 1.0)
-        notes["ep"] = f"{a2a} all-to-alls per MoE layer across {ep} GPUs"
-    if pp > 1:
-        crosses_nodes = tp * cp * setup.dp >= fab.gpus_per_node and fab.nodes > 1
-        p2p_gbps = fab.internode_gbps / fab.gpus_per_node if crosses_nodes else fab.link.gbps
-        comm += 2 * act_bytes / tp / (p2p_gbps * GB)  # activations forward, their gradient backward
+    comm = _model_parallel_seconds(spec, setup, fab, rows, attention, notes)
 
     # --- the host issues the kernels: a micro-step cannot be faster than their launches ---------------
     kernels = (KERNELS_PER_LAYER + KERNELS_PER_ADAPTER * adapted_per_layer) * (
@@ -510,26 +550,7 @@ def step_time(
     m = setup.grad_accum
     bubble = (pp - 1) / setup.virtual_stages * (compute_micro + comm) if pp > 1 else 0.0
 
-    # --- data-parallel traffic -----------------------------------------------------------------------
-    held = held_params(spec, setup)
-    dp_comm = 0.0
-    if held.dense_world > 1 or held.expert_world > 1:
-        # what gets a gradient: the adapters, or (FSDP1's flat parameters) the base beside them too
-        share = inp.trainable / max(layout.total, 1) if setup.adapters and not setup.frozen_grads else 1.0
-        grads = fab.collective_seconds(
-            held.dense * share * 2.0, held.dense_world, tp, 2.0
-        ) + fab.collective_seconds(held.experts * share * 2.0, held.expert_world, tp, 2.0)
-        if setup.sharding in PARAM_SHARDINGS:
-            gather = fab.collective_seconds(
-                held.dense * inp.param_bytes, held.dense_world, tp, 2.0
-            ) + fab.collective_seconds(held.experts * inp.param_bytes, held.expert_world, tp, 2.0)
-            hidden = COMM_OVERLAP * compute_micro
-            if setup.unsharded_grads:  # no_sync: one reduce-scatter, in the step's last micro-batch
-                dp_comm = m * max(0.0, gather - hidden) + max(0.0, grads / 2.0 - hidden)
-            else:  # reduce-scatter (half an all-reduce) every micro-batch
-                dp_comm = m * max(0.0, gather + grads / 2.0 - hidden)
-        else:
-            dp_comm = max(0.0, grads - COMM_OVERLAP * (2.0 / 3.0) * compute_micro)
+    dp_comm = _data_parallel_seconds(spec, layout, setup, inp, compute_micro)
 
     # --- optimizer step, offload, paging ---------------------------------------------------------------
     host = 0.0
