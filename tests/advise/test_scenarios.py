@@ -130,6 +130,24 @@ def test_full_finetune_of_a_70b_on_one_8x80gb_node_runs_with_host_offload_and_sa
     (rec,) = recommend(full, node, now=NOW)
     assert rec.fits and rec.config.gpus_used == 8
     assert any("offloaded to host RAM" in w for w in rec.warnings)
+    # the row says how it trains, so that a renter can set it up so
+    assert rec.config.training.startswith("FSDP across 8 GPUs")
+    assert "optimizer and parameters in host RAM" in rec.config.training
+    assert "micro-batch 1 x 2,048 tokens per GPU" in rec.config.training
+
+
+def test_a_training_row_names_data_parallel_or_one_gpu_when_that_is_what_fits() -> None:
+    lora = FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=1e7)
+    (one,) = recommend(lora, [offer("runpod", "H100-SXM", 1, 2.5)], now=NOW)
+    assert one.config.training.startswith("one GPU;")
+    (dp,) = recommend(
+        lora, [offer("lambda", "H100-SXM", 8, 20.0, interconnect=NV, instance="8xh100")], now=NOW
+    )
+    assert dp.config.training.startswith("data parallel (a full replica per GPU)")
+    serve = recommend(
+        ServeWorkload(model="llama-3.1-8b", concurrency=4), [offer("runpod", "H100-SXM", 1, 2.5)], now=NOW
+    )
+    assert serve[0].config.training == ""
 
 
 def test_long_context_chat_says_the_kv_cache_exceeds_the_weights() -> None:

@@ -107,6 +107,17 @@ def test_explain_shows_the_full_breakdown() -> None:
         assert part in result.output
 
 
+def test_explain_of_a_training_row_says_how_it_trains() -> None:
+    args = ["recommend", "finetune", "llama-3.1-70b", "--method", "full", "--dataset-tokens", "1e8"]
+    result = runner.invoke(app, [*args, "--explain", "1"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the console wraps long lines
+    assert "training: FSDP across" in text and "activation checkpointing" in text
+    assert "replica(s)/instance" not in text and "weights / KV" not in text  # serving notions
+    data = json.loads(runner.invoke(app, [*args, "--json", "--top", "1"]).output)
+    assert data["recommendations"][0]["config"]["training"].startswith("FSDP across")
+
+
 def test_workload_file_with_an_override(tmp_path: Path) -> None:
     f = tmp_path / "chat.yaml"
     f.write_text("kind: serve\nmodel: llama-3.1-8b\nconcurrency: 4\nbursts_per_day: 20\nburst_minutes: 6\n")

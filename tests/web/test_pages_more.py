@@ -213,6 +213,9 @@ def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestCl
         "/advise", params={"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": "50000000"}
     ).text
     assert '<th scope="col" class="num">Time to finish</th>' in finetune and ">TTFT</th>" not in finetune
+    assert "<dt>Training setup</dt><dd>" in finetune and "activation checkpointing" in finetune
+    assert "KV cache" not in finetune  # a training step keeps none
+    assert "<dt>Training setup</dt>" not in html  # serving rows have none
 
 
 def test_what_the_ranking_was_held_to_is_said_in_the_forms_words(client: TestClient) -> None:

@@ -212,6 +212,7 @@ def _config(ev: ConfigEval, spot: bool) -> Config:
         nodes=ev.nodes,
         spot=spot,
         parallel="layer" if ev.layer_split else "tensor",
+        training=ev.training,
     )
 
 

@@ -36,6 +36,19 @@ FULL_CHECKPOINT_BYTES_PER_PARAM = 14.0
 ADAPTER_SHARE = 0.01
 
 
+def training_setup(sharding: str, offload: bool, gpus: int, seq_len: int, micro_batch: int) -> str:
+    """How a row trains, as a renter would set it up: 'FSDP across 8 GPUs, optimizer and parameters
+    in host RAM; full activation checkpointing; micro-batch 1 x 2,048 tokens per GPU'."""
+    if sharding == "none":
+        spread = "data parallel (a full replica per GPU)" if gpus > 1 else "one GPU"
+    else:
+        spread = f"FSDP across {gpus} GPUs (per-parameter sharding)"
+    if offload:
+        spread += ", optimizer and parameters in host RAM"
+    # the estimate's default: per-layer activation checkpointing
+    return f"{spread}; full activation checkpointing; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
+
+
 class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
     """Fine-tuning and pre-training: all the instance's GPUs together; several instances only over a
     stated inter-node fabric."""
@@ -54,9 +67,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         cap = capacity_gb(result.memory, acc)
         return 1.0 - result.memory.total_gb / cap if cap > 0 else 0.0
 
-    def _train_call(self, acc: Accelerator, gpus: int, nodes: int) -> tuple[TrainingResult | None, str, str]:
-        """(estimate, why not, kind of why) on ``nodes`` x ``gpus``: data parallel first, FSDP when that
-        does not fit with the memory headroom margin, then FSDP with host offload."""
+    def _train_call(
+        self, acc: Accelerator, gpus: int, nodes: int
+    ) -> tuple[TrainingResult | None, str, str, str]:
+        """(estimate, why not, kind of why, how it trains) on ``nodes`` x ``gpus``: data parallel first,
+        FSDP when that does not fit with the memory headroom margin, then FSDP with host offload."""
         w = self.w
         if isinstance(w, FinetuneWorkload):
             method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
@@ -87,18 +102,23 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     cpu_offload=offload,
                 )
             except ConfigurationRejected as exc:  # this configuration only; other errors abort
-                return None, str(exc), reject_kind_of(str(exc))
+                return None, str(exc), reject_kind_of(str(exc)), ""
             if result.fits:
                 headroom = self._headroom(result, acc)
                 if headroom >= margin:
-                    return result, "", ""
+                    return (
+                        result,
+                        "",
+                        "",
+                        training_setup(sharding, offload, gpus * nodes, w.seq_len, w.micro_batch),
+                    )
                 cap = capacity_gb(result.memory, acc)
                 why = (
                     f"only {max(headroom, 0.0):.0%} memory headroom ({result.memory.total_gb:.1f} of "
                     f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk"
                 )
                 kind = "headroom"
-        return None, why, kind
+        return None, why, kind, ""
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         w = self.w
@@ -115,6 +135,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 n *= 2
         result: TrainingResult | None = None
         nodes = 1
+        how = ""
         why, kind = "does not fit", "fit"
         deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         for n in candidates:
@@ -125,14 +146,14 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     f"{n} nodes need an inter-node fabric (none stated for this offer)",
                     kind="fabric",
                 )
-            r, why_n, kind_n = self._train_call(acc, g, n)
+            r, why_n, kind_n, how_n = self._train_call(acc, g, n)
             if r is None:
                 why, kind = (why_n if n == 1 else f"{why_n} on {n} nodes"), kind_n
                 continue
             if r.time_s is None or r.time_s <= 0:
                 why, kind = "the estimator gives no training time", "estimator"
                 continue
-            result, nodes = r, n
+            result, nodes, how = r, n, how_n
             if deadline_s is None or r.time_s <= deadline_s:
                 break  # the fewest nodes that fit (and finish in time)
         if result is None:
@@ -182,4 +203,5 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             train_tokens=tokens,
             warnings=(*notes, *result.warnings),
             fabric_assumed=fabric_unstated(key, g),
+            training=how,
         )

@@ -30,6 +30,8 @@ class Config:
     # how a replica's ``tp`` GPUs share the model: "tensor" (each layer sharded) or "layer" (each GPU
     # holds whole layers and they take turns, llama.cpp's --split-mode layer)
     parallel: str = "tensor"
+    # training rows: how the GPUs share the work ("FSDP across 8 GPUs ...; micro-batch 1 x 2,048 tokens")
+    training: str = ""
 
     @property
     def split(self) -> str:

@@ -231,10 +231,14 @@ def explain(workload: Any, rec: Any) -> None:
     if rec.substitution:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
-    line(
-        f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.split}, "
-        f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
-    )
+    if c.training:  # training: the GPUs share one job; tensor-parallel replicas are a serving notion
+        line(f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.nodes} node(s)")
+        line(f"training: {c.training}")
+    else:
+        line(
+            f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.split}, "
+            f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
+        )
     s = rec.estimate
     if s is not None:
         rows = Table(title="estimate", show_header=False)
@@ -250,7 +254,10 @@ def explain(workload: Any, rec: Any) -> None:
         if s.tpot_ms is not None:
             rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
         rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.1f} GB")
-        rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
+        if c.training:  # a training step keeps no KV cache
+            rows.add_row("weights per GPU", f"{s.weights_gb:,.1f} GB")
+        else:
+            rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
         if s.batch_per_replica is not None:
             rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
         if s.capacity_users is not None:

@@ -318,6 +318,11 @@ class ConfigOut(BaseModel):
         description="how a replica's tp GPUs share the model: tensor (each layer sharded) or layer "
         "(whole layers per GPU, taking turns: llama.cpp)",
     )
+    training: str = Field(
+        default="",
+        description="fine-tuning / pre-training rows: how the GPUs share the job (data parallel or FSDP, "
+        "host offload, activation checkpointing, micro-batch); empty for serving and batch rows",
+    )
 
 
 class RecommendationOut(BaseModel):
@@ -377,6 +382,7 @@ class RecommendationOut(BaseModel):
                 nodes=c.nodes,
                 spot=c.spot,
                 parallel=c.parallel,
+                training=c.training,
             ),
             fits=rec.fits,
             price_usd_per_hour=rec.price_usd_per_hour,
