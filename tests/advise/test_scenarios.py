@@ -197,3 +197,26 @@ def test_unknown_model_is_one_clear_error() -> None:
 def test_rows_are_offers_as_rented() -> None:
     recs = recommend(ServeWorkload(model="llama-3.1-8b"), [offer("runpod", "H100-SXM", 4, 10.0)], now=NOW)
     assert isinstance(recs[0].offer, Offer) and recs[0].config.gpus_per_instance == 4
+
+
+def test_a_training_row_recomputes_activations_only_when_they_would_not_fit_otherwise() -> None:
+    # recomputing costs a forward pass: short sequences run without it, long ones need it
+    h100 = [offer("runpod", "H100-SXM", 1, 2.5)]
+    rows = {
+        seq: recommend(
+            FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=1e7, seq_len=seq),
+            h100,
+            now=NOW,
+        )[0]
+        for seq in (2048, 16384, 32768)
+    }
+    assert "no activation checkpointing (the activations fit)" in rows[2048].config.training
+    assert "selective activation recompute" in rows[16384].config.training
+    assert "full activation checkpointing" in rows[32768].config.training
+    # and the row is timed as it would run: without the recomputed forward the same tokens take less time
+    from gpuscout.estimate.training import estimate_training
+
+    ckpt = estimate_training("llama-3.1-8b", "H100-SXM", method="lora", tokens=1e7, checkpointing="full")
+    bare = estimate_training("llama-3.1-8b", "H100-SXM", method="lora", tokens=1e7, checkpointing="none")
+    assert ckpt.time_s is not None and bare.time_s is not None and bare.time_s < ckpt.time_s
+    assert rows[2048].time_s < ckpt.time_s

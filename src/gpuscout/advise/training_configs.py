@@ -1,6 +1,7 @@
 """The evaluator of fine-tuning and pre-training: all the instance's GPUs work together (data parallel
 or sharded); more than one instance only with an inter-node fabric stated for the offer. Data parallel
-first, then FSDP, then FSDP with the optimizer and parameters offloaded to host RAM.
+first, then FSDP, then FSDP with the optimizer and parameters offloaded to host RAM, each with no, selective
+or full activation checkpointing: the fastest layout that fits is the row's.
 
 A layout whose memory leaves less than ``Assumptions.min_training_headroom`` (5 %) of the GPU free
 does not count as fitting: activation peaks, allocator fragmentation and a longer batch than average
@@ -10,6 +11,7 @@ inter-node fabric) until the run finishes in time.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 from gpuscout.advise.assumptions import Assumptions
@@ -36,7 +38,21 @@ FULL_CHECKPOINT_BYTES_PER_PARAM = 14.0
 ADAPTER_SHARE = 0.01
 
 
-def training_setup(sharding: str, offload: bool, gpus: int, seq_len: int, micro_batch: int) -> str:
+#: a more involved layout (sharding, offload, recompute) must be this much faster to be preferred: within
+#: it the speeds are the same to the estimate's precision, and the simpler setup is the one to run
+SIMPLER_WITHIN = 0.02
+#: activation checkpointing tried per layout, cheapest first: none, selective recompute, full per layer
+CHECKPOINTING_CHOICES = ("none", "selective", "full")
+_CHECKPOINTING_TEXT = {
+    "none": "no activation checkpointing (the activations fit)",
+    "selective": "selective activation recompute",
+    "full": "full activation checkpointing",
+}
+
+
+def training_setup(
+    sharding: str, offload: bool, recompute: str, gpus: int, seq_len: int, micro_batch: int
+) -> str:
     """How a row trains, as a renter would set it up: 'FSDP across 8 GPUs, optimizer and parameters
     in host RAM; full activation checkpointing; micro-batch 1 x 2,048 tokens per GPU'."""
     if sharding == "none":
@@ -45,8 +61,9 @@ def training_setup(sharding: str, offload: bool, gpus: int, seq_len: int, micro_
         spread = f"FSDP across {gpus} GPUs (per-parameter sharding)"
     if offload:
         spread += ", optimizer and parameters in host RAM"
-    # the estimate's default: per-layer activation checkpointing
-    return f"{spread}; full activation checkpointing; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
+    return (
+        f"{spread}; {_CHECKPOINTING_TEXT[recompute]}; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
+    )
 
 
 class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
@@ -70,21 +87,25 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
     def _train_call(
         self, acc: Accelerator, gpus: int, nodes: int
     ) -> tuple[TrainingResult | None, str, str, str]:
-        """(estimate, why not, kind of why, how it trains) on ``nodes`` x ``gpus``: data parallel first,
-        FSDP when that does not fit with the memory headroom margin, then FSDP with host offload."""
+        """(estimate, why not, kind of why, how it trains) on ``nodes`` x ``gpus``: the fastest layout that
+        fits with the memory headroom margin, among data parallel, FSDP and FSDP with host offload, each
+        with no, selective or full activation checkpointing (recomputing costs time; it is only worth
+        paying when the activations would not fit otherwise)."""
         w = self.w
         if isinstance(w, FinetuneWorkload):
             method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
         else:
             method, tokens, epochs = "full", w.token_budget, 1.0
-        # Cheapest-to-run first: plain data parallel, then FSDP, then FSDP with the optimizer and
-        # parameters offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node).
+        # Simplest first: plain data parallel, then FSDP, then FSDP with the optimizer and parameters
+        # offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node); a later layout is
+        # taken only when it is faster.
         options = [("none", False)]
         if gpus * nodes > 1:
             options += [("fsdp", False), ("fsdp", True)]
         margin = self.a.min_training_headroom
         why, kind = "does not fit", "fit"
-        for sharding, offload in options:
+        best: tuple[TrainingResult, str] | None = None
+        for (sharding, offload), recompute in itertools.product(options, CHECKPOINTING_CHOICES):
             self.estimator_calls += 1
             try:
                 result = self.be.training(
@@ -100,24 +121,27 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     precision=w.precision,
                     sharding=sharding,
                     cpu_offload=offload,
+                    checkpointing=recompute,
                 )
             except ConfigurationRejected as exc:  # this configuration only; other errors abort
                 return None, str(exc), reject_kind_of(str(exc)), ""
-            if result.fits:
-                headroom = self._headroom(result, acc)
-                if headroom >= margin:
-                    return (
-                        result,
-                        "",
-                        "",
-                        training_setup(sharding, offload, gpus * nodes, w.seq_len, w.micro_batch),
-                    )
+            if not result.fits:
+                continue
+            headroom = self._headroom(result, acc)
+            if headroom >= margin:
+                if best is None or result.tokens_per_s > best[0].tokens_per_s * (1.0 + SIMPLER_WITHIN):
+                    how = training_setup(sharding, offload, recompute, gpus * nodes, w.seq_len, w.micro_batch)
+                    best = (result, how)
+                continue
+            if kind != "headroom":  # the first layout that fits, but too tightly, says why
                 cap = capacity_gb(result.memory, acc)
                 why = (
                     f"only {max(headroom, 0.0):.0%} memory headroom ({result.memory.total_gb:.1f} of "
                     f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk"
                 )
                 kind = "headroom"
+        if best is not None:
+            return best[0], "", "", best[1]
         return None, why, kind, ""
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
