@@ -130,6 +130,27 @@ def test_vram_training_task_uses_training_estimator() -> None:
     assert data["task"] == "qlora"
 
 
+def test_vram_training_on_several_gpus_is_sized_sharded_and_says_so() -> None:
+    # data parallel would hold a whole replica per GPU: several GPUs share a training job only when sharded
+    def vram(gpus: int) -> dict:  # type: ignore[type-arg]
+        args = ["vram", "llama-3.1-70b", "--task", "full", "--gpus", str(gpus), "--json"]
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)  # type: ignore[no-any-return]
+
+    one, eight = vram(1), vram(8)
+    assert one["layout"].startswith("one GPU;") and eight["layout"].startswith("FSDP across 8 GPUs")
+    # 16 B/param over 8 GPUs: ~141 GB of weights, gradients and optimizer per GPU instead of ~1,130
+    per_gpu = (
+        eight["memory"]["weights_gb"] + eight["memory"]["gradients_gb"] + eight["memory"]["optimizer_gb"]
+    )
+    assert per_gpu < 0.15 * (
+        one["memory"]["weights_gb"] + one["memory"]["gradients_gb"] + one["memory"]["optimizer_gb"]
+    )
+    assert any(row["gpu"] == "B200" and row["gpus"] == 8 for row in eight["fits_on"])
+    assert "layout" not in json.loads(runner.invoke(app, ["vram", "llama-3.1-8b", "--json"]).stdout)
+
+
 def test_diagnose_json() -> None:
     res = runner.invoke(
         app, ["diagnose", "llama-3-8b", "--gpu", "RTX 4090", "--measured-tps", "45", "--json"]

@@ -43,27 +43,6 @@ ADAPTER_SHARE = 0.01
 SIMPLER_WITHIN = 0.02
 #: activation checkpointing tried per layout, cheapest first: none, selective recompute, full per layer
 CHECKPOINTING_CHOICES = ("none", "selective", "full")
-_CHECKPOINTING_TEXT = {
-    "none": "no activation checkpointing (the activations fit)",
-    "selective": "selective activation recompute",
-    "full": "full activation checkpointing",
-}
-
-
-def training_setup(
-    sharding: str, offload: bool, recompute: str, gpus: int, seq_len: int, micro_batch: int
-) -> str:
-    """How a row trains, as a renter would set it up: 'FSDP across 8 GPUs, optimizer and parameters
-    in host RAM; full activation checkpointing; micro-batch 1 x 2,048 tokens per GPU'."""
-    if sharding == "none":
-        spread = "data parallel (a full replica per GPU)" if gpus > 1 else "one GPU"
-    else:
-        spread = f"FSDP across {gpus} GPUs (per-parameter sharding)"
-    if offload:
-        spread += ", optimizer and parameters in host RAM"
-    return (
-        f"{spread}; {_CHECKPOINTING_TEXT[recompute]}; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
-    )
 
 
 class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
@@ -91,6 +70,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         fits with the memory headroom margin, among data parallel, FSDP and FSDP with host offload, each
         with no, selective or full activation checkpointing (recomputing costs time; it is only worth
         paying when the activations would not fit otherwise)."""
+        from gpuscout.estimate.training import describe_layout  # the estimator's, loaded with it
+
         w = self.w
         if isinstance(w, FinetuneWorkload):
             method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
@@ -130,7 +111,9 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             headroom = self._headroom(result, acc)
             if headroom >= margin:
                 if best is None or result.tokens_per_s > best[0].tokens_per_s * (1.0 + SIMPLER_WITHIN):
-                    how = training_setup(sharding, offload, recompute, gpus * nodes, w.seq_len, w.micro_batch)
+                    how = describe_layout(
+                        sharding, offload, recompute, gpus * nodes, w.seq_len, w.micro_batch
+                    )
                     best = (result, how)
                 continue
             if kind != "headroom":  # the first layout that fits, but too tightly, says why

@@ -141,10 +141,28 @@ def _run_task(
             return need(batch)
         one = need(1)
         return need(one.max_batch) if one.max_batch > 1 else one
-    from gpuscout.estimate.training import estimate_training
+    return _train_task(model, gpu, task, gpus=gpus, precision=precision, context=context, batch=batch)[0]
+
+
+def _train_task(
+    model: ModelSpec | str,
+    gpu: Any,
+    task: str,
+    *,
+    gpus: int,
+    precision: str | None,
+    context: int,
+    batch: int | Literal["max"],
+) -> tuple[Any, str]:
+    """A training task's estimate and its layout. Several GPUs share a training job's memory only when it
+    is sharded, so they are sized as FSDP (data parallel would hold a whole replica on each GPU). Host
+    offload is not tried: it moves the optimizer to host RAM the GPU count says nothing about (the
+    advisor tries it on whole nodes, and says how much RAM it takes)."""
+    from gpuscout.estimate.training import describe_layout, estimate_training
 
     mb = batch if isinstance(batch, int) else 1
-    return estimate_training(
+    sharding = "none" if gpus == 1 else "fsdp"
+    res = estimate_training(
         model,
         gpu,
         gpus=gpus,
@@ -152,7 +170,9 @@ def _run_task(
         seq_len=context,
         micro_batch=mb,
         precision=precision or "bf16",
+        sharding=sharding,
     )
+    return res, describe_layout(sharding, False, "full", gpus, context, mb)
 
 
 def register(app: typer.Typer) -> None:
@@ -195,8 +215,20 @@ def register(app: typer.Typer) -> None:
                 "kv_dtype": kv_dtype,
                 "engine": run_engine(engine, precision),
             }
+            layout = ""  # a training task's sharding, offload and checkpointing
             try:
-                res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+                if task == "infer":
+                    res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
+                else:
+                    res, layout = _train_task(
+                        spec,
+                        gpu,
+                        task,
+                        gpus=gpus,
+                        precision=kwargs["precision"],
+                        context=context,
+                        batch=kwargs["batch"],
+                    )
             except InvalidInputError as exc:
                 if exc.field in ("context", "context_in", "context_out", "seq_len"):  # what --context became
                     raise InvalidInputError("--context", str(exc)) from None
@@ -210,6 +242,7 @@ def register(app: typer.Typer) -> None:
                     "gpu": res.gpu,
                     "gpus": gpus,
                     "fits": res.fits,
+                    **({"layout": layout} if layout else {}),
                     "memory": to_jsonable(res.memory),
                     "assumptions": res.assumptions,
                     "warnings": res.warnings,
@@ -219,6 +252,8 @@ def register(app: typer.Typer) -> None:
             return
         title = plain(f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
         console.print(_breakdown_table(title, res.memory))
+        if layout:
+            console.print(f"layout: {plain(layout)}")
         verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({plain(res.binding_constraint)})"
         console.print(f"{gpus} x {plain(res.gpu)}: {verdict}")
         for w in res.warnings:

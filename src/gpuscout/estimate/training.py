@@ -86,6 +86,32 @@ class TrainingEstimate:
         return self.tokens_per_s / max(self.gpus * self.nodes, 1)
 
 
+_CHECKPOINTING_TEXT = {
+    "none": "no activation checkpointing (the activations fit)",
+    "selective": "selective activation recompute",
+    "full": "full activation checkpointing",
+}
+
+
+def describe_layout(
+    sharding: str, offload: bool, recompute: str, gpus: int, seq_len: int, micro_batch: int
+) -> str:
+    """How a training job is laid out, as one would set it up: 'FSDP across 8 GPUs (per-parameter
+    sharding), optimizer and parameters in host RAM; full activation checkpointing; micro-batch 1 x 2,048
+    tokens per GPU'. ``sharding`` is "none" (data parallel) or a ZeRO / FSDP mode."""
+    if sharding == "none":
+        spread = "data parallel (a full replica per GPU)" if gpus > 1 else "one GPU"
+    elif sharding == "fsdp":
+        spread = f"FSDP across {gpus} GPUs (per-parameter sharding)"
+    else:
+        spread = f"{sharding.upper()} across {gpus} GPUs"
+    if offload:
+        spread += ", optimizer and parameters in host RAM"
+    return (
+        f"{spread}; {_CHECKPOINTING_TEXT[recompute]}; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
+    )
+
+
 def default_internode_gbps(acc: Accelerator, gpus: int) -> float:
     """Network GB/s per node when the user gives none.
 
