@@ -416,3 +416,14 @@ def test_no_sync_accumulation_reduce_scatters_once_per_step() -> None:
     unsynced = estimate_training(LLAMA31_8B, H100, no_sync_accumulation=True, **kw)
     assert unsynced.step_time_s < synced.step_time_s
     assert unsynced.memory.gradients_gb > 4 * synced.memory.gradients_gb
+
+
+def test_geforce_training_across_gpus_says_its_exchange_goes_through_host_memory() -> None:
+    # RTX 40 / 50 cards have no peer-to-peer access: NCCL stages the exchange through host memory
+    ada = estimate_training(LLAMA31_8B, RTX4090, gpus=4, method="qlora", sharding="fsdp")
+    assert any("no GPU peer-to-peer access" in w and "host memory" in w for w in ada.warnings)
+    ampere = estimate_training(LLAMA31_8B, resolve_gpu("RTX 3090"), gpus=4, method="qlora", sharding="fsdp")
+    assert not any("peer-to-peer" in w for w in ampere.warnings)  # Ampere GeForce has it
+    assert not any(
+        "peer-to-peer" in w for w in estimate_training(LLAMA31_8B, RTX4090, method="qlora").warnings
+    )

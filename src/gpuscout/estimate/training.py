@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
-from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link
+from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link, lacks_peer_access
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -430,6 +430,12 @@ def estimate_training(
             warnings.append(f"inter-node bandwidth not given; assumed {inter_gbps:g} GB/s per node")
         if link.kind == "pcie" and nodes == 1 and setup.dp * setup.tp > 1:
             warnings.append(PCIE_EXCHANGE_WARNING)
+            if lacks_peer_access(acc):
+                warnings.append(
+                    f"{acc.full_name or acc.name} cards have no GPU peer-to-peer access: NCCL stages the "
+                    "gradient and parameter exchange through host memory (timed as peer-to-peer PCIe; no "
+                    "calibration row measures it, so likely slower than estimated)"
+                )
     breakdown = {
         "gemm": st.gemm_s,
         "attention": st.attention_s,
