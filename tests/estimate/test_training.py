@@ -217,6 +217,11 @@ def test_small_micro_steps_are_bound_by_kernel_launches() -> None:
     # 24 layers x (forward + 2x backward + recomputed forward) x (40 kernels + 5 per adapted matrix)
     kernels = 24 * 4 * (40 + 5 * 7)
     assert tiny.step_time_s == pytest.approx(kernels * CALIBRATION.launch_us * 1e-6, rel=0.05)
+    # and says so: the binding resource is the host, with what would help
+    assert tiny.binding_resource == "host (kernel launches)"
+    assert any(w.startswith("host-bound: launching") and "larger micro-batch" in w for w in tiny.warnings)
+    big = estimate_training("qwen2.5-0.5b", H100, method="lora", seq_len=8192, micro_batch=8)
+    assert big.binding_resource == "compute" and not any("host-bound" in w for w in big.warnings)
 
 
 def test_zero3_hooks_cost_host_time_per_module_and_pass_where_fsdp_pays_none() -> None:

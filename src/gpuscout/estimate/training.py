@@ -76,7 +76,8 @@ class TrainingEstimate:
     total_params: int
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    binding_resource: str = "compute"  # compute, memory bandwidth, communication, host, memory capacity
+    # compute, memory bandwidth, communication, host (kernel launches), host (CPU offload), memory capacity
+    binding_resource: str = "compute"
     step_breakdown_s: dict[str, float] = field(default_factory=dict)  # seconds per step by component
     model_flops_per_token: float = 0.0  # the MFU numerator per token
     parallel: str = ""  # "DP 8" / "TP 4 x PP 2 x DP 8"...
@@ -402,6 +403,12 @@ def estimate_training(
         warnings.append(
             f"optimizer offloaded to host RAM: ~{host_gb:.0f} GB of RAM per node, "
             f"+{st.host_s:.1f} s per optimizer step"
+        )
+    if st.launch_bound:
+        warnings.append(
+            f"host-bound: launching a micro-step's kernels takes longer than the GPU work at micro-batch "
+            f"{setup.micro_batch} x {setup.seq_len:,} tokens; a larger micro-batch (or CUDA graphs / "
+            "torch.compile) keeps the GPU busier"
         )
     tokens_per_step = setup.micro_batch * setup.seq_len * grad_accum * setup.dp
     tokens_per_s = tokens_per_step / st.total_s

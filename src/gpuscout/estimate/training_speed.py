@@ -295,6 +295,9 @@ class StepTime:
     bubble_s: float  # pipeline fill and drain
     host_s: float  # CPU offload: host optimizer and PCIe copies
     notes: Mapping[str, str] = field(default_factory=dict)
+    launch_bound: bool = (
+        False  # the host's kernel launches outlast the GPU work (compute is stretched to them)
+    )
 
     @property
     def total_s(self) -> float:
@@ -309,9 +312,10 @@ class StepTime:
 
     @property
     def binding(self) -> str:
-        """The resource that takes the most time: compute, memory bandwidth, communication or host."""
+        """The resource that takes the most time: compute, memory bandwidth, communication or host (CPU
+        offload, or the kernel launches when they outlast the GPU work they issue)."""
         shares = {
-            "compute": self.gemm_s + self.attention_s,
+            ("host (kernel launches)" if self.launch_bound else "compute"): self.gemm_s + self.attention_s,
             "memory bandwidth": self.memory_s,
             "communication": self.communication_s + self.bubble_s,
             "host (CPU offload)": self.host_s,
@@ -579,6 +583,7 @@ def step_time(
         bubble_s=bubble,
         host_s=host,
         notes=notes,
+        launch_bound=launch > gpu_work,
     )
 
 
