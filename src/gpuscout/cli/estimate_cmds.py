@@ -91,7 +91,7 @@ def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[
     for acc in all_accelerators():
         for n in MAX_GPUS_LISTED:
             try:
-                res = _run_task(model, acc, task, gpus=n, **kwargs)
+                res, _ = _run_task(model, acc, task, gpus=n, **kwargs)
             except InvalidInputError:
                 break
             if res.fits:
@@ -119,7 +119,13 @@ def _run_task(
     batch: int | Literal["max"],
     kv_dtype: str | None,
     engine: str,
-) -> Any:
+) -> tuple[Any, str]:
+    """The memory of ``task`` on ``gpus`` x ``gpu``, and for training its layout ("" for inference).
+
+    Several GPUs share a training job's memory only when it is sharded, so they are sized as FSDP (data
+    parallel would hold a whole replica on each GPU). Host offload is not tried: it moves the optimizer
+    to host RAM the GPU count says nothing about (the advisor tries it on whole nodes, and says how much
+    RAM it takes)."""
     if task == "infer":
         from gpuscout.estimate.api import memory_needed
 
@@ -138,26 +144,9 @@ def _run_task(
             )
 
         if batch != "max":
-            return need(batch)
+            return need(batch), ""
         one = need(1)
-        return need(one.max_batch) if one.max_batch > 1 else one
-    return _train_task(model, gpu, task, gpus=gpus, precision=precision, context=context, batch=batch)[0]
-
-
-def _train_task(
-    model: ModelSpec | str,
-    gpu: Any,
-    task: str,
-    *,
-    gpus: int,
-    precision: str | None,
-    context: int,
-    batch: int | Literal["max"],
-) -> tuple[Any, str]:
-    """A training task's estimate and its layout. Several GPUs share a training job's memory only when it
-    is sharded, so they are sized as FSDP (data parallel would hold a whole replica on each GPU). Host
-    offload is not tried: it moves the optimizer to host RAM the GPU count says nothing about (the
-    advisor tries it on whole nodes, and says how much RAM it takes)."""
+        return (need(one.max_batch) if one.max_batch > 1 else one), ""
     from gpuscout.estimate.training import describe_layout, estimate_training
 
     mb = batch if isinstance(batch, int) else 1
@@ -215,20 +204,8 @@ def register(app: typer.Typer) -> None:
                 "kv_dtype": kv_dtype,
                 "engine": run_engine(engine, precision),
             }
-            layout = ""  # a training task's sharding, offload and checkpointing
             try:
-                if task == "infer":
-                    res = _run_task(spec, gpu, task, gpus=gpus, **kwargs)
-                else:
-                    res, layout = _train_task(
-                        spec,
-                        gpu,
-                        task,
-                        gpus=gpus,
-                        precision=kwargs["precision"],
-                        context=context,
-                        batch=kwargs["batch"],
-                    )
+                res, layout = _run_task(spec, gpu, task, gpus=gpus, **kwargs)  # layout: training only
             except InvalidInputError as exc:
                 if exc.field in ("context", "context_in", "context_out", "seq_len"):  # what --context became
                     raise InvalidInputError("--context", str(exc)) from None

@@ -572,12 +572,14 @@ def _full_states(
     return _States(weights, grads, optimizer, 0.0, pageable, layout.total, float(layout.total))
 
 
-def _frozen_base_grads(setup: TrainingSetup, hold: _Holding, sh: _Sharding, notes: dict[str, str]) -> float:
-    """Gradient bytes of a LoRA base that FSDP1's flat parameters give one (see ``frozen_grads``)."""
+def _frozen_base_grads(
+    setup: TrainingSetup, hold: _Holding, sh: _Sharding, grad_b: float, notes: dict[str, str]
+) -> float:
+    """Gradient bytes (``grad_b`` per weight, the base's 16- or 32-bit dtype) of a LoRA base that FSDP1's
+    flat parameters give one (see ``frozen_grads``)."""
     if setup.frozen_grads:
         # each block's flat parameter also carries its frozen weights' gradient
         body = hold.dense - hold.ends
-        grad_b = 4.0 if setup.precision == "fp32" else 2.0
         notes["grads"] = (
             f"FSDP1 flat parameters: the frozen {setup.precision} block weights share each block's "
             "flat parameter with the adapters and get gradients too"
@@ -629,7 +631,7 @@ def _adapter_states(
         weights = sh.split(dense_bytes, expert_bytes) + gathered
     if sh.params and setup.cpu_offload:
         weights = gathered
-    grads = _frozen_base_grads(setup, hold, sh, notes)
+    grads = _frozen_base_grads(setup, hold, sh, other_b, notes)
     a_b = 4.0 if setup.precision == "fp32" else 2.0
     a_s = _STATE_BYTES[setup.optimizer]
     held_adapters = trainable / (setup.tp * setup.pp)
