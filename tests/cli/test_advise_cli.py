@@ -402,7 +402,7 @@ def test_deadline_accepts_a_duration_and_filters() -> None:
 
 def test_help_states_the_defaults_the_workloads_apply() -> None:
     from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
-    from gpuscout.cli.advise_cmds import AUTO_ENGINE, HELP_DEFAULTS, NATIVE_PRECISION
+    from gpuscout.cli.advise_cmds import AUTO_ENGINE, AUTO_MICRO_BATCH, HELP_DEFAULTS, NATIVE_PRECISION
 
     fields = {
         "--precision": "precision",
@@ -429,7 +429,11 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
         help_text = runner.invoke(app, ["recommend", kind, "--help"], env={"COLUMNS": "240"}).output
         for option, shown in defaults.items():
             default = kinds[kind].model_fields[fields[option]].default
-            unset = {"--precision": NATIVE_PRECISION, "--engine": AUTO_ENGINE}
+            unset = {
+                "--precision": NATIVE_PRECISION,
+                "--engine": AUTO_ENGINE,
+                "--micro-batch": AUTO_MICRO_BATCH,
+            }
             said = unset[option] if option in unset and default is None else str(default)
             assert said.removesuffix(".0") == shown, (kind, option, default, shown)
             assert option in help_text and f"default: ({shown})]" in help_text, (kind, option)

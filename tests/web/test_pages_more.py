@@ -216,6 +216,12 @@ def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestCl
     assert "<dt>Training setup</dt><dd>" in finetune and "activation checkpointing" in finetune
     assert "KV cache" not in finetune  # a training step keeps none
     assert "<dt>Training setup</dt>" not in html  # serving rows have none
+    # a run's total keeps its cents under $100: two sub-dollar runs were both "$1"
+    workload = {"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": 5e7}
+    api = client.post("/api/v1/advise", json={"workload": workload}).json()
+    cheapest = min(r["cost"]["total"] for r in api["recommendations"])
+    assert cheapest < 100.0
+    assert f'<strong class="pick-total">${cheapest:.2f}</strong>' in finetune
 
 
 def test_what_the_ranking_was_held_to_is_said_in_the_forms_words(client: TestClient) -> None:

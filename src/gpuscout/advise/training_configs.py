@@ -1,7 +1,8 @@
 """The evaluator of fine-tuning and pre-training: all the instance's GPUs work together (data parallel
 or sharded); more than one instance only with an inter-node fabric stated for the offer. Data parallel
 first, then FSDP, then FSDP with the optimizer and parameters offloaded to host RAM, each with no, selective
-or full activation checkpointing: the fastest layout that fits is the row's.
+or full activation checkpointing, and (unless the workload fixes it) 1, 2, 4... sequences per GPU per
+step while a doubling still pays: the fastest layout that fits is the row's.
 
 A layout whose memory leaves less than ``Assumptions.min_training_headroom`` (5 %) of the GPU free
 does not count as fitting: activation peaks, allocator fragmentation and a longer batch than average
@@ -11,7 +12,6 @@ inter-node fabric) until the run finishes in time.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 from gpuscout.advise.assumptions import Assumptions
@@ -43,6 +43,9 @@ ADAPTER_SHARE = 0.01
 SIMPLER_WITHIN = 0.02
 #: activation checkpointing tried per layout, cheapest first: none, selective recompute, full per layer
 CHECKPOINTING_CHOICES = ("none", "selective", "full")
+#: micro-batches tried when the workload fixes none, smallest first (each doubling is kept only while it is
+#: over ``SIMPLER_WITHIN`` faster and fits with the headroom margin)
+MICRO_BATCH_CHOICES = tuple(2**k for k in range(13))  # 1 ... 4096, the workload field's bound
 
 
 class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
@@ -83,39 +86,36 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         options = [("none", False)]
         if gpus * nodes > 1:
             options += [("fsdp", False), ("fsdp", True)]
+        # the user's micro-batch, or doubling ones until the next stops paying (launch-bound steps at
+        # short sequences run several times faster with more sequences per step) or stops fitting
+        micro_batches = (w.micro_batch,) if w.micro_batch is not None else MICRO_BATCH_CHOICES
         margin = self.a.min_training_headroom
         why, kind = "does not fit", "fit"
-        best: tuple[TrainingResult, str] | None = None
-        for (sharding, offload), recompute in itertools.product(options, CHECKPOINTING_CHOICES):
+
+        def fitting(sharding: str, offload: bool, recompute: str, micro_batch: int) -> TrainingResult | None:
+            """The estimate of one layout if it fits with the headroom margin (else None, noting why)."""
+            nonlocal why, kind
             self.estimator_calls += 1
-            try:
-                result = self.be.training(
-                    self.model,
-                    acc,
-                    gpus=gpus,
-                    nodes=nodes,
-                    method=method,
-                    seq_len=w.seq_len,
-                    micro_batch=w.micro_batch,
-                    tokens=tokens,
-                    epochs=epochs,
-                    precision=w.precision,
-                    sharding=sharding,
-                    cpu_offload=offload,
-                    checkpointing=recompute,
-                )
-            except ConfigurationRejected as exc:  # this configuration only; other errors abort
-                return None, str(exc), reject_kind_of(str(exc)), ""
+            result = self.be.training(
+                self.model,
+                acc,
+                gpus=gpus,
+                nodes=nodes,
+                method=method,
+                seq_len=w.seq_len,
+                micro_batch=micro_batch,
+                tokens=tokens,
+                epochs=epochs,
+                precision=w.precision,
+                sharding=sharding,
+                cpu_offload=offload,
+                checkpointing=recompute,
+            )
             if not result.fits:
-                continue
+                return None
             headroom = self._headroom(result, acc)
             if headroom >= margin:
-                if best is None or result.tokens_per_s > best[0].tokens_per_s * (1.0 + SIMPLER_WITHIN):
-                    how = describe_layout(
-                        sharding, offload, recompute, gpus * nodes, w.seq_len, w.micro_batch
-                    )
-                    best = (result, how)
-                continue
+                return result
             if kind != "headroom":  # the first layout that fits, but too tightly, says why
                 cap = capacity_gb(result.memory, acc)
                 why = (
@@ -123,6 +123,37 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk"
                 )
                 kind = "headroom"
+            return None
+
+        best: tuple[TrainingResult, str] | None = None
+        try:
+            for sharding, offload in options:
+                # recomputing only slows a step, and more sequences per step only need more memory: at
+                # each micro-batch the least recompute that fits, starting from the last one's
+                level = 0
+                previous: tuple[float, int] | None = None  # (tokens/s, recompute level), last micro-batch
+                for micro_batch in micro_batches:
+                    result = None
+                    while result is None and level < len(CHECKPOINTING_CHOICES):
+                        result = fitting(sharding, offload, CHECKPOINTING_CHOICES[level], micro_batch)
+                        level += result is None
+                    if result is None:
+                        break  # nothing fits at this micro-batch, nor at a larger one
+                    if best is None or result.tokens_per_s > best[0].tokens_per_s * (1.0 + SIMPLER_WITHIN):
+                        recompute = CHECKPOINTING_CHOICES[level]
+                        how = describe_layout(
+                            sharding, offload, recompute, gpus * nodes, w.seq_len, micro_batch
+                        )
+                        best = (result, how)
+                    if (
+                        previous is not None
+                        and previous[1] == level
+                        and result.tokens_per_s <= previous[0] * (1.0 + SIMPLER_WITHIN)
+                    ):
+                        break  # twice the sequences per step, recomputed alike, no longer pays
+                    previous = (result.tokens_per_s, level)
+        except ConfigurationRejected as exc:  # this configuration only; other errors abort
+            return None, str(exc), reject_kind_of(str(exc)), ""
         if best is not None:
             return best[0], "", "", best[1]
         return None, why, kind, ""

@@ -367,7 +367,8 @@ class FinetuneWorkload(Workload):
     dataset_tokens: float = Field(ge=1, le=MAX_TOKENS)
     epochs: float = Field(default=1.0, ge=0.01, le=1000)
     seq_len: int = Field(default=2048, ge=16, le=1_000_000)
-    micro_batch: int = Field(default=1, ge=1, le=4096)
+    # sequences per GPU per micro-step; None: the advisor takes the fastest that fits (see training_configs)
+    micro_batch: int | None = Field(default=None, ge=1, le=4096)
     # None: estimated from the model and method
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     checkpoint_interval_min: float = Field(default=30.0, gt=0, le=MAX_CHECKPOINT_MIN)
@@ -396,7 +397,7 @@ class PretrainWorkload(Workload):
     precision: str = "bf16"
     token_budget: float = Field(ge=1, le=MAX_TOKENS)
     seq_len: int = Field(default=4096, ge=16, le=1_000_000)
-    micro_batch: int = Field(default=1, ge=1, le=4096)
+    micro_batch: int | None = Field(default=None, ge=1, le=4096)  # None: the fastest that fits
     gpus: int | None = Field(default=None, ge=1, le=100_000)
     nodes: int | None = Field(default=None, ge=1, le=10_000)
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)

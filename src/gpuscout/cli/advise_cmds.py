@@ -150,8 +150,15 @@ PromptOption = Annotated[
 OutputOption = Annotated[
     int | None, typer.Option("--output", help="Output tokens per request.", show_default="256")
 ]
+AUTO_MICRO_BATCH = "the fastest that fits"
 MicroBatchOption = Annotated[
-    int | None, typer.Option("--micro-batch", help="Sequences per GPU per step.", show_default="1")
+    int | None,
+    typer.Option(
+        "--micro-batch",
+        help="Sequences per GPU per step. Unset, each row takes the smallest of 1, 2, 4... past which "
+        "doubling is no faster or does not fit (short sequences are launch-bound at 1).",
+        show_default=AUTO_MICRO_BATCH,
+    ),
 ]
 CheckpointGbOption = Annotated[
     float | None,
@@ -183,10 +190,10 @@ HELP_DEFAULTS = {
         "--method": "lora",
         "--epochs": "1",
         "--seq-len": "2048",
-        "--micro-batch": "1",
+        "--micro-batch": AUTO_MICRO_BATCH,
         "--checkpoint-min": "30",
     },
-    "pretrain": {"--seq-len": "4096", "--micro-batch": "1", "--checkpoint-min": "60"},
+    "pretrain": {"--seq-len": "4096", "--micro-batch": AUTO_MICRO_BATCH, "--checkpoint-min": "60"},
 }
 
 FAQ_HELP = (

@@ -59,6 +59,7 @@ HELP: dict[str, str] = {
     "precision": "weight format",
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
+    "micro_batch": "per GPU; default: the fastest that fits",
 }
 # Labels where the generated one would not read well.
 LABELS: dict[str, str] = {

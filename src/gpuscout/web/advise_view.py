@@ -109,7 +109,9 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
             unit = money(units.per_million_train_tokens, 3)
     total = "—"
     if rec.cost is not None:
-        total = money(units.per_month if kind == "serve" and units is not None else rec.cost.total, 0)
+        amount = units.per_month if kind == "serve" and units is not None else rec.cost.total
+        # whole dollars only where cents do not matter: a $0.52 run is not "$1", nor the same as a $0.61 one
+        total = money(amount, 0 if amount is not None and abs(amount) >= 100 else 2)
     own = tuple(w for w in rec.warnings if w not in shared)
     row = to_row(rec.offer)
     return Ranked(
