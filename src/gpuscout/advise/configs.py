@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -36,8 +37,8 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 
-#: PCIe 4.0/5.0 x16 between GPUs of a box without NVLink, bidirectional GB/s as datasheets quote it.
-PCIE_GBPS = 64.0
+#: PCIe x16 between GPUs of a box without NVLink, bidirectional GB/s as datasheets quote it, per generation
+PCIE_X16_GBPS = {3: 32.0, 4: 64.0, 5: 128.0}
 
 ConfigKey = tuple[str, int, str, bool]
 
@@ -133,13 +134,29 @@ _UNSTATED = Interconnect.UNKNOWN.value
 _ON_PCIE: dict[Accelerator, Accelerator] = {}  # NVLink-class part -> the same part talking over PCIe
 
 
+def host_pcie_generation(acc: Accelerator) -> int:
+    """The PCIe generation of the part's host link: as its table row states it ("PCIe Gen5 x16"), else
+    by NVIDIA generation (Volta and Turing Gen3, Ampere and Ada Gen4, Hopper and Blackwell Gen5), else 4."""
+    stated = re.search(r"pcie gen\s*(\d)", (acc.interconnect or "").lower())
+    if stated:
+        return int(stated.group(1))
+    cc = acc.nvidia_cc
+    if cc is None:
+        return 4
+    return 3 if cc < (8, 0) else 5 if cc >= (9, 0) else 4
+
+
 def fabric_accelerator(acc: Accelerator, interconnect: str) -> Accelerator:
-    """The accelerator as installed in the offer: an NVLink part in a box listed as PCIe talks over PCIe,
-    and so does one whose fabric the source does not state (an unstated NVLink is never assumed)."""
+    """The accelerator as installed in the offer: an NVLink part in a box listed as PCIe talks over PCIe
+    (of its own generation: a V100 box Gen3, an H100 box Gen5), and so does one whose fabric the source
+    does not state (an unstated NVLink is never assumed)."""
     if interconnect != _NVLINK and acc.has_nvlink_class_fabric:
         pcie = _ON_PCIE.get(acc)
         if pcie is None:
-            pcie = _ON_PCIE[acc] = dataclasses.replace(acc, interconnect="PCIe", interconnect_gbps=PCIE_GBPS)
+            gen = host_pcie_generation(acc)
+            pcie = _ON_PCIE[acc] = dataclasses.replace(
+                acc, interconnect=f"PCIe Gen{gen} x16", interconnect_gbps=PCIE_X16_GBPS.get(gen, 64.0)
+            )
         return pcie
     return acc
 
