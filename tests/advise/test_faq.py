@@ -82,6 +82,24 @@ def test_slow_generation_is_explained_on_the_users_gpu() -> None:
     assert "memory bandwidth" in slow.answer
 
 
+def test_slow_generation_names_what_sets_the_pace_when_it_is_not_the_memory() -> None:
+    # Qwen3-30B-A3B in bf16 spans 4 RTX 4090s: one user reads ~6.7 GB a token, which their 4 TB/s would
+    # stream 600 times a second, but each layer's two all-reduces cross PCIe: "memory bandwidth" and "a
+    # card with faster (HBM) memory" were the wrong diagnosis and the wrong advice
+    import gpuscout
+
+    slow = faq("qwen3-30b-a3b", OFFERS, now=NOW, gpu="RTX4090", context=1024).answers[3]
+    gpus = slow.figures["gpus"]
+    assert gpus == 4
+    e = gpuscout.estimate("qwen3-30b-a3b", "RTX4090", gpus=4, concurrency=1, context_in=512, context_out=512)
+    assert e.binding_limit == "interconnect" == slow.figures["binding"]
+    assert slow.figures["batch1_tok_s"] < 0.5 * slow.figures["bandwidth_ceiling_tok_s"]  # type: ignore[operator]
+    assert "all-reduces between the 4 cards" in slow.answer and "NVLink" in slow.answer
+    assert "set by memory bandwidth" not in slow.answer and "HBM" not in slow.answer
+    # where the reads do set it, the answer says so (the test above, on an A10G)
+    assert faq("llama-3.1-8b", OFFERS, now=NOW, gpu="A10G").answers[3].figures["binding"] == "bandwidth"
+
+
 def test_moe_streams_only_the_active_experts() -> None:
     slow = faq("mixtral-8x7b", OFFERS, now=NOW, gpu="H100").answers[3]
     assert "active experts" in slow.details[0]

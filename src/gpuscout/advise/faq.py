@@ -465,13 +465,18 @@ class _Faq:
         most = self._infer(gpu, gpus, p, "max")
         batched = min(32, most.batch) if most is not None and most.fits else 0
         e32 = self._infer(gpu, gpus, p, batched) if batched > 1 else None
+        # what sets a one-user decode's pace; a prompt's share (long prompts, short answers) is not the
+        # question asked: the decode's own roof stands for it
+        pace = e1.binding_limit if e1.binding_limit in _OTHER_PACES else "bandwidth"
+        cause, helps = _slow_cause(pace, gpus)
         details = [
             f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
             f"{read}, so {gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near {ceiling:.0f} tok/s "
-            f"({e1.bound}-bound) while the tensor cores run at ~{util:.1%} of their peak",
+            f"(paced by {cause}) while the tensor cores run at ~{util:.1%} of their peak",
         ]
         figures.update(
             {
+                "binding": pace,
                 "gpus": gpus,
                 "batch1_tok_s": round(e1.decode_tokens_per_s, 1),
                 "bandwidth_ceiling_tok_s": round(ceiling, 1),
@@ -507,11 +512,19 @@ class _Faq:
                 )
                 figures["hbm_tok_s"] = round(eh.estimate.decode_tokens_per_s, 1)
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
+        if pace == "bandwidth":
+            why = (
+                f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
+                "by memory bandwidth, not compute"
+            )
+        else:  # the reads would allow more: another cost per token sets the pace
+            why = (
+                f"Each token of {self.model} reads {what} from memory, which on {gpus}x {gpu.name} would "
+                f"allow ~{ceiling:.0f} tok/s, but the pace is set by {cause}, not compute"
+            )
         answer = (
-            f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set by memory "
-            f"bandwidth, not compute: ~{e1.decode_tokens_per_s:.0f} tok/s for one user with the tensor cores "
-            f"~{util:.1%} busy. What helps: batching users (the same reads serve them all), narrower weights "
-            "(fp8/int4), or a card with faster (HBM) memory."
+            f"{why}: ~{e1.decode_tokens_per_s:.0f} tok/s for one user with the tensor cores "
+            f"~{util:.1%} busy. What helps: {helps}."
         )
         return FaqAnswer(
             "slow_generation",
@@ -520,6 +533,31 @@ class _Faq:
             tuple(details),
             figures,
         )
+
+
+_OTHER_PACES = ("interconnect", "scheduler", "compute")
+
+
+def _slow_cause(binding: str, gpus: int) -> tuple[str, str]:
+    """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit."""
+    if binding == "interconnect":
+        return (
+            f"the all-reduces between the {gpus} cards (two a layer, each waiting on the link)",
+            "narrower weights that fit fewer cards, cards joined by NVLink, or batching users (an all-reduce "
+            "carries a whole batch for about the cost of one token)",
+        )
+    if binding == "scheduler":
+        return (
+            "the fixed cost of each step (kernel launches and scheduling)",
+            "batching users (they share each step's fixed cost), or an engine that replays CUDA graphs",
+        )
+    if binding == "compute":
+        return "compute", "narrower math (fp8 / int4 tensor cores) or a faster card"
+    return (
+        "memory bandwidth",
+        "batching users (the same reads serve them all), narrower weights (fp8/int4), or a card with "
+        "faster (HBM) memory",
+    )
 
 
 def _compute_class(precision: str) -> str:
