@@ -134,9 +134,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 previous: tuple[float, int] | None = None  # (tokens/s, recompute level), last micro-batch
                 for micro_batch in micro_batches:
                     result = None
-                    while result is None and level < len(CHECKPOINTING_CHOICES):
+                    while level < len(CHECKPOINTING_CHOICES):
                         result = fitting(sharding, offload, CHECKPOINTING_CHOICES[level], micro_batch)
-                        level += result is None
+                        if result is not None:
+                            break
+                        level += 1
                     if result is None:
                         break  # nothing fits at this micro-batch, nor at a larger one
                     if best is None or result.tokens_per_s > best[0].tokens_per_s * (1.0 + SIMPLER_WITHIN):
