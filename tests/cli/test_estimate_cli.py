@@ -53,6 +53,24 @@ def test_estimate_human_output_has_units() -> None:
     )
     assert res.exit_code == 0, res.output
     assert "tokens/s" in res.stdout and "GB" in res.stdout and "ms" in res.stdout
+    # where a decode step's time goes, beside the limit it names
+    assert "decode step (parts overlap)" in res.stdout and "reads" in res.stdout
+    as_json = runner.invoke(
+        app,
+        [
+            "estimate",
+            "llama-3-8b",
+            "--gpu",
+            "RTX 4090",
+            "--precision",
+            "q4_k_m",
+            "--engine",
+            "llama.cpp",
+            "--json",
+        ],
+    )
+    step = json.loads(as_json.stdout)["step_ms"]
+    assert step["total"] >= step["memory"] > 0 and step["interconnect"] == 0
 
 
 def test_vram_readme_example_70b_int4_32k() -> None:

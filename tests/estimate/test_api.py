@@ -122,3 +122,27 @@ def test_kv_dtype_engine_mismatch_warns() -> None:
     fp8 = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="fp8", context_in=4000, context_out=4000)
     bf16 = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="bf16", context_in=4000, context_out=4000)
     assert fp8.memory.kv_cache_gb == pytest.approx(bf16.memory.kv_cache_gb / 2)
+
+
+def test_the_result_says_where_a_decode_step_goes() -> None:
+    import dataclasses
+
+    one = estimate("llama-3.1-8b", "H100-SXM", concurrency=1)
+    step = one.step_ms
+    assert set(step) == {"total", "memory", "compute", "interconnect", "fixed"}
+    assert step["interconnect"] == 0.0  # one GPU: nothing to all-reduce
+    # the parts overlap (reads and math run together), but none outlasts the step
+    assert step["total"] >= max(step["memory"], step["compute"]) > 0
+    assert step["total"] == pytest.approx(one.tpot_ms, rel=0.05)  # one user: a token per step
+    # 16 GB of bf16 weights at the achieved share of 3.35 TB/s: ~7-8 ms of reads, the step's largest part
+    assert 5.0 < step["memory"] < 10.0 and one.binding_limit == "bandwidth"
+    # the same 70B split four ways spends more of each step on its all-reduces over PCIe than over NVLink
+    h100 = resolve_gpu("H100-SXM")
+    on_pcie = dataclasses.replace(h100, interconnect="PCIe Gen5 x16", interconnect_gbps=128.0)
+    nvlink = estimate("llama-3.1-70b", h100, gpus=4, concurrency=1).step_ms
+    pcie = estimate("llama-3.1-70b", on_pcie, gpus=4, concurrency=1).step_ms
+    assert pcie["interconnect"] > 2 * nvlink["interconnect"] > 0
+    assert pcie["memory"] == pytest.approx(nvlink["memory"], rel=1e-6)  # the same reads
+    assert "all-reduces" in estimate("llama-3.1-70b", on_pcie, gpus=4, concurrency=1).step_summary()
+    # no step is timed where nothing runs
+    assert estimate("llama-3.1-8b", "V100", precision="fp8", engine="vllm").step_ms == {}

@@ -472,7 +472,8 @@ class _Faq:
         details = [
             f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
             f"{read}, so {gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near {ceiling:.0f} tok/s "
-            f"(paced by {cause}) while the tensor cores run at ~{util:.1%} of their peak",
+            f"while the tensor cores run at ~{util:.1%} of their peak"
+            + (f"; each step {e1.step_summary()} (overlapping)" if e1.step_ms else ""),
         ]
         figures.update(
             {

@@ -470,6 +470,8 @@ def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
     table.add_row("requests", f"{est.requests_per_s:,.3g} /s")
     table.add_row("prefill (one prompt)", f"{est.prefill_tokens_per_s:,.0f} tokens/s")
     table.add_row("binding limit", est.binding_limit)
+    if est.step_ms:
+        table.add_row("decode step (parts overlap)", est.step_summary())
     console.print(table)
     assumptions = Table(title="Assumptions", show_header=False)
     assumptions.add_column("key")

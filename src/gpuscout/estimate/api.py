@@ -34,7 +34,7 @@ from gpuscout.estimate.precision import (
 )
 from gpuscout.estimate.serving import Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
-from gpuscout.estimate.throughput import Setup, prefill_seconds
+from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds
 from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
@@ -689,7 +689,19 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         queue_ms=point.queue_s * 1000.0,
         request_rate=None if load_args is None else load_args.rate,
         replicas=replicas,
+        step_ms=_step_ms(point.step),
     )
+
+
+def _step_ms(step: StepTime) -> dict[str, float]:
+    """A decode step's time and its (overlapping) parts, ms: see :attr:`Estimate.step_ms`."""
+    return {
+        "total": step.total * 1e3,
+        "memory": step.memory * 1e3,
+        "compute": step.compute * 1e3,
+        "interconnect": step.comm * 1e3,
+        "fixed": step.fixed * 1e3,
+    }
 
 
 def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
