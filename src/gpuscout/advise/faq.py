@@ -468,6 +468,9 @@ class _Faq:
         # what sets a one-user decode's pace; a prompt's share (long prompts, short answers) is not the
         # question asked: the decode's own roof stands for it
         pace = e1.binding_limit if e1.binding_limit in _OTHER_PACES else "bandwidth"
+        split = _split_step(e1.step_ms)
+        if split:  # no part takes half the step: naming one would send the user after a third of it
+            pace = "split"
         cause, helps = _slow_cause(pace, gpus)
         details = [
             f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
@@ -513,7 +516,13 @@ class _Faq:
                 )
                 figures["hbm_tok_s"] = round(eh.estimate.decode_tokens_per_s, 1)
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
-        if pace == "bandwidth":
+        if split:
+            why = (
+                f"Each token of {self.model} reads {what} from memory, which on {gpus}x {gpu.name} would "
+                f"allow ~{ceiling:.0f} tok/s, but no one cost sets the pace: of each "
+                f"{e1.step_ms['total']:.1f} ms step, {split}"
+            )
+        elif pace == "bandwidth":
             why = (
                 f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
                 "by memory bandwidth, not compute"
@@ -524,8 +533,8 @@ class _Faq:
                 f"allow ~{ceiling:.0f} tok/s, but the pace is set by {cause}, not compute"
             )
         answer = (
-            f"{why}: ~{e1.decode_tokens_per_s:.0f} tok/s for one user with the tensor cores "
-            f"~{util:.1%} busy. What helps: {helps}."
+            f"{why}{'. That gives' if split else ':'} ~{e1.decode_tokens_per_s:.0f} tok/s for one user with "
+            f"the tensor cores ~{util:.1%} busy. What helps: {helps}."
         )
         return FaqAnswer(
             "slow_generation",
@@ -537,6 +546,20 @@ class _Faq:
 
 
 _OTHER_PACES = ("interconnect", "scheduler", "compute")
+_PART_WORDS = {"memory": "reads", "compute": "math", "interconnect": "all-reduces", "fixed": "fixed costs"}
+
+
+def _split_step(step_ms: dict[str, float]) -> str:
+    """'reads take 3.5 ms, all-reduces 3.4 and fixed costs 3.4' when no part of a decode step takes half
+    of the parts' sum (the parts over a sixth of it, largest first); "" when one does."""
+    parts = {k: step_ms.get(k, 0.0) for k in _PART_WORDS}
+    whole = sum(parts.values())
+    if whole <= 0 or max(parts.values()) >= 0.5 * whole:
+        return ""
+    big = sorted(((v, k) for k, v in parts.items() if v > whole / 6), reverse=True)
+    words = [f"{_PART_WORDS[k]} {v:.1f}" for v, k in big]
+    words[0] = f"{_PART_WORDS[big[0][1]]} take {big[0][0]:.1f} ms"
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _slow_cause(binding: str, gpus: int) -> tuple[str, str]:
@@ -554,6 +577,12 @@ def _slow_cause(binding: str, gpus: int) -> tuple[str, str]:
         )
     if binding == "compute":
         return "compute", "narrower math (fp8 / int4 tensor cores) or a faster card"
+    if binding == "split":
+        return (
+            "reads, all-reduces and fixed costs together",
+            "batching users (one step's reads, all-reduces and fixed costs then serve them all)"
+            + (", or narrower weights that fit fewer cards" if gpus > 1 else ", or narrower weights"),
+        )
     return (
         "memory bandwidth",
         "batching users (the same reads serve them all), narrower weights (fp8/int4), or a card with "
