@@ -30,7 +30,7 @@ from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
-from gpuscout.estimate.types import Estimate, MemoryNeed
+from gpuscout.estimate.types import STEP_PARTS, Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 #: The two cards the seed's question compares: an 80 GB HBM datacenter GPU and a 24 GB consumer GPU.
@@ -546,7 +546,7 @@ class _Faq:
 
 
 _OTHER_PACES = ("interconnect", "scheduler", "compute")
-_PART_WORDS = {"memory": "reads", "compute": "math", "interconnect": "all-reduces", "fixed": "fixed costs"}
+_PART_WORDS = dict(STEP_PARTS)
 
 
 def _split_step(step_ms: dict[str, float]) -> str:
