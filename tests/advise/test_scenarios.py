@@ -147,6 +147,10 @@ def test_a_training_row_names_data_parallel_or_one_gpu_when_that_is_what_fits() 
         lora, [offer("lambda", "H100-SXM", 8, 20.0, interconnect=NV, instance="8xh100")], now=NOW
     )
     assert dp.config.training.startswith("data parallel (a full replica per GPU)")
+    # the global batch the row is timed at: its micro-batch on each of the 8 GPUs, no accumulation
+    mb = _micro_batch(dp.config.training)
+    assert f"({8 * mb:,} sequences, {8 * mb * 2048:,} tokens per optimizer step)" in dp.config.training
+    assert "optimizer step" not in one.config.training
     serve = recommend(
         ServeWorkload(model="llama-3.1-8b", concurrency=4), [offer("runpod", "H100-SXM", 1, 2.5)], now=NOW
     )

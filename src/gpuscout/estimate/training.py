@@ -99,7 +99,8 @@ def describe_layout(
 ) -> str:
     """How a training job is laid out, as one would set it up: 'FSDP across 8 GPUs (per-parameter
     sharding), optimizer and parameters in host RAM; full activation checkpointing; micro-batch 1 x 2,048
-    tokens per GPU'. ``sharding`` is "none" (data parallel) or a ZeRO / FSDP mode."""
+    tokens per GPU (8 sequences, 16,384 tokens per optimizer step)'. ``sharding`` is "none" (data parallel)
+    or a ZeRO / FSDP mode; no gradient accumulation is assumed."""
     if sharding == "none":
         spread = "data parallel (a full replica per GPU)" if gpus > 1 else "one GPU"
     elif sharding == "fsdp":
@@ -108,9 +109,16 @@ def describe_layout(
         spread = f"{sharding.upper()} across {gpus} GPUs"
     if offload:
         spread += ", optimizer and parameters in host RAM"
-    return (
+    text = (
         f"{spread}; {_CHECKPOINTING_TEXT[recompute]}; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
     )
+    if (
+        gpus > 1
+    ):  # the optimizer's batch the speed is timed at (a smaller one needs accumulation or fewer rows)
+        text += (
+            f" ({gpus * micro_batch:,} sequences, {gpus * micro_batch * seq_len:,} tokens per optimizer step)"
+        )
+    return text
 
 
 def default_internode_gbps(acc: Accelerator, gpus: int) -> float:
