@@ -46,3 +46,16 @@ def test_alternatives_do_not_list_the_same_run_twice() -> None:
     assert sum("GGUF BF16/F16" in m or "GGUF F16" in m for m in shown) == 1
     assert [a.precision for a in alts if a.engine == "hf-transformers"] == ["bf16"]  # runs as fp16: once
     assert any("Q8_0" in m for m in shown)
+
+
+def test_a_legacy_platform_range_says_its_caveat_with_the_verdict() -> None:
+    """transformers on a V100 runs (float16), but only with PyTorch's legacy cu126 wheels: a sourced platform
+    row with an upper compute-capability bound is said beside the precision's rule; a T4 (7.5, the default
+    wheel's range) gets no such note."""
+    from gpuscout.knowledge.accelerators import resolve_gpu
+    from gpuscout.knowledge.engine_support import check_support
+
+    volta = check_support("hf-transformers", "fp16", resolve_gpu("V100-SXM2-16GB"))
+    assert volta.mode == "native" and "platform: " in volta.reason and "legacy cu126" in volta.reason
+    turing = check_support("hf-transformers", "fp16", resolve_gpu("T4"))
+    assert turing.mode == "native" and "platform: " not in turing.reason

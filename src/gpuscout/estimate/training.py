@@ -230,6 +230,19 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
     return _GemmRates(rate, rate16, fp8_native, stored)
 
 
+def _framework_notes(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> None:
+    """What the support rules say of PyTorch (transformers, PEFT, bitsandbytes) on this GPU: a platform
+    no current binary covers, and a legacy range's caveat (Volta and older: only the legacy cu126 wheels)."""
+    from gpuscout.knowledge.engine_support import PRECISIONS, check_support
+
+    key = "nf4" if setup.method == "qlora" else setup.precision if setup.precision in PRECISIONS else "bf16"
+    verdict = check_support("hf-transformers", key, acc)
+    if not verdict.supported:
+        warnings.append(f"PyTorch training on {acc.name}: {verdict.reason}")
+    elif verdict.platform_rule is not None and verdict.platform_rule.max_cc:
+        warnings.append(f"PyTorch on {acc.name}: {verdict.platform_rule.rule}")
+
+
 def _memory_notes(
     spec: ModelSpec,
     setup: TrainingSetup,
@@ -368,6 +381,7 @@ def estimate_training(
     warnings: list[str] = []
 
     rates = _gemm_rates(setup, acc, warnings)
+    _framework_notes(setup, acc, warnings)
     rate, rate16, fp8_native, stored = rates.rate, rates.rate16, rates.fp8_native, rates.stored_bytes
 
     # --- memory -------------------------------------------------------------------------------------

@@ -295,7 +295,9 @@ def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
         )
     tag = max((platform_rule.tag, precision_rule.tag), key=_TAG_ORDER.__getitem__)
     reason = precision_rule.rule
-    if platform_rule.tag != "sourced" and precision_rule.mode != "unsupported":
+    # an unverified platform, or a legacy range's caveat ("only with the legacy cu126 PyTorch wheels"): said
+    legacy = bool(platform_rule.max_cc)
+    if (platform_rule.tag != "sourced" or legacy) and precision_rule.mode != "unsupported":
         reason += f"; platform: {platform_rule.rule}"
     return SupportVerdict(
         engine,
