@@ -446,3 +446,9 @@ def test_training_says_what_pytorch_needs_on_old_gpus() -> None:
     assert notes("T4") == [] and notes("H100-SXM") == []
     (kepler,) = notes("K80")
     assert "no current PyTorch binaries" in kepler
+
+    # QLoRA off NVIDIA: bitsandbytes' ROCm wheels cover the MI300X (sourced), nothing sourced covers a TPU
+    def partial(gpu: str) -> bool:
+        return any("partial" in w for w in estimate_training("qwen2.5-0.5b", gpu, method="qlora").warnings)
+
+    assert not partial("MI300X") and partial("TPU-v5e")

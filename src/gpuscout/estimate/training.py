@@ -222,11 +222,6 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
                 f"{acc.name} has no FP8 tensor cores: the FP8 base is dequantised to 16 bit "
                 "for every matmul (saves memory, costs time)"
             )
-    if setup.method == "qlora" and acc.vendor.lower() != "nvidia":
-        warnings.append(
-            f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
-            "hardware is partial"
-        )
     return _GemmRates(rate, rate16, fp8_native, stored)
 
 
@@ -237,10 +232,16 @@ def _framework_notes(setup: TrainingSetup, acc: Accelerator, warnings: list[str]
 
     key = "nf4" if setup.method == "qlora" else setup.precision if setup.precision in PRECISIONS else "bf16"
     verdict = check_support("hf-transformers", key, acc)
-    if not verdict.supported:
-        warnings.append(f"PyTorch training on {acc.name}: {verdict.reason}")
-    elif verdict.platform_rule is not None and verdict.platform_rule.max_cc:
-        warnings.append(f"PyTorch on {acc.name}: {verdict.platform_rule.rule}")
+    if verdict.verified:  # sourced rules only: where they merely assume a platform, they say nothing here
+        if not verdict.supported:
+            warnings.append(f"PyTorch training on {acc.name}: {verdict.reason}")
+        elif verdict.platform_rule is not None and verdict.platform_rule.max_cc:
+            warnings.append(f"PyTorch on {acc.name}: {verdict.platform_rule.rule}")
+    elif setup.method == "qlora" and acc.vendor.lower() != "nvidia":
+        warnings.append(
+            f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
+            "hardware is partial (no sourced rule covers this target)"
+        )
 
 
 def _memory_notes(
