@@ -155,6 +155,11 @@ def test_a_training_row_names_data_parallel_or_one_gpu_when_that_is_what_fits() 
         ServeWorkload(model="llama-3.1-8b", concurrency=4), [offer("runpod", "H100-SXM", 1, 2.5)], now=NOW
     )
     assert serve[0].config.training == ""
+    # a serving row says where its decode step goes (one GPU: no all-reduces); a training row has no step
+    assert serve[0].estimate is not None and serve[0].estimate.decode_step is not None
+    assert re.fullmatch(r"[\d.,]+ ms: reads [\d.,]+, .*", serve[0].estimate.decode_step)
+    assert "all-reduces" not in serve[0].estimate.decode_step
+    assert one.estimate is not None and one.estimate.decode_step is None
 
 
 def test_long_context_chat_says_the_kv_cache_exceeds_the_weights() -> None:

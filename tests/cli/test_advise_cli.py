@@ -103,6 +103,7 @@ def test_explain_shows_the_full_breakdown() -> None:
         "assumptions",
         "spot interruptions",
         "TTFT",
+        "decode step (parts overlap)",
     ):
         assert part in result.output
 
@@ -116,6 +117,7 @@ def test_explain_of_a_training_row_says_how_it_trains() -> None:
     assert "replica(s)/instance" not in text and "weights / KV" not in text  # serving notions
     data = json.loads(runner.invoke(app, [*args, "--json", "--top", "1"]).output)
     assert data["recommendations"][0]["config"]["training"].startswith("FSDP across")
+    assert "decode step" not in text and data["recommendations"][0]["estimate"]["decode_step"] is None
 
 
 def test_workload_file_with_an_override(tmp_path: Path) -> None:

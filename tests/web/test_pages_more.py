@@ -216,6 +216,7 @@ def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestCl
     assert "<dt>Training setup</dt><dd>" in finetune and "activation checkpointing" in finetune
     assert "KV cache" not in finetune  # a training step keeps none
     assert "<dt>Training setup</dt>" not in html  # serving rows have none
+    assert "<dt>Decode step</dt><dd>" in html and "<dt>Decode step</dt>" not in finetune
     # a run's total keeps its cents under $100: two sub-dollar runs were both "$1"
     workload = {"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": 5e7}
     api = client.post("/api/v1/advise", json={"workload": workload}).json()

@@ -388,6 +388,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             engine=e_op.engine,
             precision=e_op.precision,
             support=e_op.support,
+            decode_step=e_op.step_summary() or None,
         )
         return dataclasses.replace(
             ev,
@@ -452,6 +453,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             engine=e.engine,
             precision=e.precision,
             support=e.support,
+            decode_step=e.step_summary() or None,
         )
         return ConfigEval(
             key=key,

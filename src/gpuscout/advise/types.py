@@ -87,6 +87,9 @@ class EstimateSummary:
     model_weights_gb: float | None = None
     # where the estimate's fitted figures rest on a narrow set of rows (its ``calibration_basis``)
     calibration_basis: str | None = None
+    # LLM inference: one decode step at the row's load and its overlapping parts, ms
+    # (``Estimate.step_summary``: "22.3 ms: reads 19.2, math 4.8, all-reduces 2.0, fixed costs 1.1")
+    decode_step: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

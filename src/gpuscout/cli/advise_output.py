@@ -253,6 +253,8 @@ def explain(workload: Any, rec: Any) -> None:
             rows.add_row("TTFT", f"{s.ttft_ms:,.0f} ms")
         if s.tpot_ms is not None:
             rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
+        if s.decode_step:
+            rows.add_row("decode step (parts overlap)", _text(s.decode_step))
         rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.1f} GB")
         if c.training:  # a training step keeps no KV cache
             rows.add_row("weights per GPU", f"{s.weights_gb:,.1f} GB")
