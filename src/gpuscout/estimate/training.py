@@ -112,9 +112,8 @@ def describe_layout(
     text = (
         f"{spread}; {_CHECKPOINTING_TEXT[recompute]}; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
     )
-    if (
-        gpus > 1
-    ):  # the optimizer's batch the speed is timed at (a smaller one needs accumulation or fewer rows)
+    # the global batch the speed is timed at: a recipe with a smaller one runs smaller micro-steps
+    if gpus > 1:
         text += (
             f" ({gpus * micro_batch:,} sequences, {gpus * micro_batch * seq_len:,} tokens per optimizer step)"
         )
