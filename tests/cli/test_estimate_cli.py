@@ -10,23 +10,12 @@ from gpuscout.cli import app
 from tests.conftest import REFERENCE
 
 runner = CliRunner()
+# the README's llama.cpp example
+Q4_ON_4090 = ["estimate", "llama-3-8b", "--gpu", "RTX 4090", "--precision", "q4_k_m", "--engine", "llama.cpp"]
 
 
 def test_estimate_readme_example_llama_cpp_on_4090() -> None:
-    res = runner.invoke(
-        app,
-        [
-            "estimate",
-            "llama-3-8b",
-            "--gpu",
-            "RTX 4090",
-            "--precision",
-            "q4_k_m",
-            "--engine",
-            "llama.cpp",
-            "--json",
-        ],
-    )
+    res = runner.invoke(app, [*Q4_ON_4090, "--json"])
     assert res.exit_code == 0, res.output
     data = json.loads(res.stdout)
     assert data["fits"] is True
@@ -38,37 +27,12 @@ def test_estimate_readme_example_llama_cpp_on_4090() -> None:
 
 
 def test_estimate_human_output_has_units() -> None:
-    res = runner.invoke(
-        app,
-        [
-            "estimate",
-            "llama-3-8b",
-            "--gpu",
-            "RTX 4090",
-            "--precision",
-            "q4_k_m",
-            "--engine",
-            "llama.cpp",
-        ],
-    )
+    res = runner.invoke(app, Q4_ON_4090)
     assert res.exit_code == 0, res.output
     assert "tokens/s" in res.stdout and "GB" in res.stdout and "ms" in res.stdout
     # where a decode step's time goes, beside the limit it names
     assert "decode step (parts overlap)" in res.stdout and "reads" in res.stdout
-    as_json = runner.invoke(
-        app,
-        [
-            "estimate",
-            "llama-3-8b",
-            "--gpu",
-            "RTX 4090",
-            "--precision",
-            "q4_k_m",
-            "--engine",
-            "llama.cpp",
-            "--json",
-        ],
-    )
+    as_json = runner.invoke(app, [*Q4_ON_4090, "--json"])
     step = json.loads(as_json.stdout)["step_ms"]
     assert step["total"] >= step["memory"] > 0 and step["interconnect"] == 0
 

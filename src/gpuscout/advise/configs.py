@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import re
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -34,6 +33,7 @@ from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import AnyWorkload
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import GpuscoutError
+from gpuscout.estimate.parallel import host_pcie_generation
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -132,18 +132,6 @@ def tp_degrees(gpu_count: int) -> list[int]:
 _NVLINK = Interconnect.NVLINK.value
 _UNSTATED = Interconnect.UNKNOWN.value
 _ON_PCIE: dict[Accelerator, Accelerator] = {}  # NVLink-class part -> the same part talking over PCIe
-
-
-def host_pcie_generation(acc: Accelerator) -> int:
-    """The PCIe generation of the part's host link: as its table row states it ("PCIe Gen5 x16"), else
-    by NVIDIA generation (Volta and Turing Gen3, Ampere and Ada Gen4, Hopper and Blackwell Gen5), else 4."""
-    stated = re.search(r"pcie gen\s*(\d)", (acc.interconnect or "").lower())
-    if stated:
-        return int(stated.group(1))
-    cc = acc.nvidia_cc
-    if cc is None:
-        return 4
-    return 3 if cc < (8, 0) else 5 if cc >= (9, 0) else 4
 
 
 def fabric_accelerator(acc: Accelerator, interconnect: str) -> Accelerator:

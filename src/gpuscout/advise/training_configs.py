@@ -72,7 +72,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         """(estimate, why not, kind of why, how it trains) on ``nodes`` x ``gpus``: the fastest layout that
         fits with the memory headroom margin, among data parallel, FSDP and FSDP with host offload, each
         with no, selective or full activation checkpointing (recomputing costs time; it is only worth
-        paying when the activations would not fit otherwise)."""
+        paying when the activations would not fit otherwise), at the workload's micro-batch or the one past
+        which doubling no longer pays."""
         from gpuscout.estimate.training import describe_layout  # the estimator's, loaded with it
 
         w = self.w

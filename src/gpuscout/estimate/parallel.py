@@ -64,6 +64,24 @@ class Link:
     assumed: bool = False  # True when the table states no interconnect (costed as PCIe Gen4)
 
 
+def stated_pcie_generation(acc: Accelerator) -> int | None:
+    """The PCIe generation the part's interconnect text states ("PCIe Gen5 x16"), or None."""
+    found = re.search(r"gen\s*(\d)", (acc.interconnect or "").lower())
+    return int(found.group(1)) if found else None
+
+
+def host_pcie_generation(acc: Accelerator) -> int:
+    """The PCIe generation of the part's host link: as its table row states it, else by NVIDIA generation
+    (Volta and Turing Gen3, Ampere and Ada Gen4, Hopper and Blackwell Gen5), else 4."""
+    stated = stated_pcie_generation(acc)
+    if stated is not None:
+        return stated
+    cc = acc.nvidia_cc
+    if cc is None:
+        return 4
+    return 3 if cc < (8, 0) else 5 if cc >= (9, 0) else 4
+
+
 def gpu_link(acc: Accelerator, gpus: int) -> Link:
     """Link used between ``gpus`` of ``acc`` in one box.
 
@@ -76,8 +94,7 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
         gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
         latency = INFINITY_FABRIC_LATENCY_US if "infinity" in text else NVLINK_LATENCY_US
         return Link("nvlink", gbps, latency, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
-    gen_match = re.search(r"gen\s*(\d)", text)
-    gen = int(gen_match.group(1)) if gen_match else 4
+    gen = stated_pcie_generation(acc) or 4
     gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * PCIE_EFFICIENCY
     assumed = not text.strip()
     label = f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable)"

@@ -46,6 +46,7 @@ from gpuscout.estimate.training_speed import (
 )
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.engine_support import PRECISIONS, check_support
 from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -227,8 +228,6 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
 def _framework_notes(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> None:
     """What the support rules say of PyTorch (transformers, PEFT, bitsandbytes) on this GPU: a platform
     no current binary covers, and a legacy range's caveat (Volta and older: only the legacy cu126 wheels)."""
-    from gpuscout.knowledge.engine_support import PRECISIONS, check_support
-
     key = "nf4" if setup.method == "qlora" else setup.precision if setup.precision in PRECISIONS else "bf16"
     verdict = check_support("hf-transformers", key, acc)
     if verdict.verified:  # sourced rules only: where they merely assume a platform, they say nothing here
