@@ -503,62 +503,20 @@ class Ranker:
             return "budget", f"${total:,.0f} over the ${budget:,.0f} budget"
         return "deadline", f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline"
 
-    def score_rows(
-        self,
-        offers: Sequence[Offer],
-        objective: str,
-        rejected: list[Recommendation] | None = None,
-        keep: int | None = None,
-    ) -> Scored:
-        """The rows kept for display, the cheapest rows of each distinct time, and the counts.
-
-        Two passes. The first runs once per offer and reads a few fields only: it leaves out (and
-        counts) what the filters reject before any estimate and groups the rest by configuration, in
-        offer order. The second evaluates each configuration once, in that order, and costs its
-        offers: dictionary look-ups and the cost arithmetic (in the same order as
-        ``CostBreakdown.total``, so both give the same float). Rejected rows are counted by kind (and
-        appended to ``rejected``, in offer order).
-
-        With ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep``
-        better ones exist (their score is above the ``keep``-th best so far); the front's candidates
-        are kept apart. Ranking by cost, where all the rows of a configuration are at one time (serve,
-        and jobs on demand), its offers are costed cheapest price first, and the rest are skipped once
-        that price times the hours the configuration is billed at least
-        (:func:`~gpuscout.advise.cost.billed_hours_floor`) is above both the ``keep``-th best and the
-        cheapest row at the configuration's time: no row left can be shown or be on the front.
-        Skipped rows are not costed (``Scored.skipped`` counts their offers). Not for "balanced",
-        whose scores depend on all rows.
-        """
-        if objective == "balanced":
-            keep = None
-        threshold = math.inf
-        prune_at = 4 * keep + 64 if keep is not None else 0
-        pruned = False
+    def _group_offers(
+        self, offers: Sequence[Offer], out: list[tuple[int, Recommendation]] | None
+    ) -> tuple[dict[tuple[object, ...], list[int]], list[float]]:
+        """``score_rows``' first pass: leaves out (and counts) the offers the filters reject before any
+        estimate, and groups the rest by configuration (offer indices, in offer order), with the lowest
+        price each offer can be costed at (by index; ``-inf`` where no bound holds)."""
         w = self.w
-        budget = w.budget_usd
         spot_ok = w.spot_ok
-        deadline = getattr(w, "deadline_hours", None)
-        deadline_s = deadline * 3600.0 if deadline is not None else math.inf
-        by_cost = objective == "cost"
-        lazy = by_cost and isinstance(w, ServeWorkload)  # serve's time only where the front needs it
-        has_deadline = deadline is not None
         include_stale = self.include_stale
         providers = frozenset(p.lower() for p in w.providers)
         regions = tuple(r.lower() for r in w.regions)
         accelerators = frozenset(w.accelerators)
         names = self._names
-        rows: list[_Row] = []
-        append = rows.append
-        # time (lazy: the configuration's stand-in time) -> the cheapest rows there, and their cost
-        best: dict[float, list[_Row]] = {}
-        best_cost: dict[float, float] = {}
-        counts = self.reject_counts
-        out: list[tuple[int, Recommendation]] | None = [] if rejected is not None else None
-        passing = skipped = 0
         inf = math.inf
-
-        # pass 1: the filters that need no estimate; the rest by configuration (offer indices, in offer
-        # order), with the lowest price each offer can be costed at (``leasts``, by index)
         groups: dict[tuple[object, ...], list[int]] = {}
         self._offer_groups = groups
         leasts = [0.0] * len(offers)
@@ -606,6 +564,60 @@ class Ranker:
             if group is None:
                 groups[key] = group = []
             group.append(i)
+        return groups, leasts
+
+    def score_rows(
+        self,
+        offers: Sequence[Offer],
+        objective: str,
+        rejected: list[Recommendation] | None = None,
+        keep: int | None = None,
+    ) -> Scored:
+        """The rows kept for display, the cheapest rows of each distinct time, and the counts.
+
+        Two passes. The first runs once per offer and reads a few fields only: it leaves out (and
+        counts) what the filters reject before any estimate and groups the rest by configuration, in
+        offer order. The second evaluates each configuration once, in that order, and costs its
+        offers: dictionary look-ups and the cost arithmetic (in the same order as
+        ``CostBreakdown.total``, so both give the same float). Rejected rows are counted by kind (and
+        appended to ``rejected``, in offer order).
+
+        With ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep``
+        better ones exist (their score is above the ``keep``-th best so far); the front's candidates
+        are kept apart. Ranking by cost, where all the rows of a configuration are at one time (serve,
+        and jobs on demand), its offers are costed cheapest price first, and the rest are skipped once
+        that price times the hours the configuration is billed at least
+        (:func:`~gpuscout.advise.cost.billed_hours_floor`) is above both the ``keep``-th best and the
+        cheapest row at the configuration's time: no row left can be shown or be on the front.
+        Skipped rows are not costed (``Scored.skipped`` counts their offers). Not for "balanced",
+        whose scores depend on all rows.
+        """
+        if objective == "balanced":
+            keep = None
+        threshold = math.inf
+        prune_at = 4 * keep + 64 if keep is not None else 0
+        pruned = False
+        w = self.w
+        budget = w.budget_usd
+        spot_ok = w.spot_ok
+        deadline = getattr(w, "deadline_hours", None)
+        deadline_s = deadline * 3600.0 if deadline is not None else math.inf
+        by_cost = objective == "cost"
+        lazy = by_cost and isinstance(w, ServeWorkload)  # serve's time only where the front needs it
+        has_deadline = deadline is not None
+        names = self._names
+        rows: list[_Row] = []
+        append = rows.append
+        # time (lazy: the configuration's stand-in time) -> the cheapest rows there, and their cost
+        best: dict[float, list[_Row]] = {}
+        best_cost: dict[float, float] = {}
+        counts = self.reject_counts
+        out: list[tuple[int, Recommendation]] | None = [] if rejected is not None else None
+        passing = skipped = 0
+        inf = math.inf
+
+        # pass 1: the filters that need no estimate; the rest by configuration
+        groups, leasts = self._group_offers(offers, out)
 
         # every row of a configuration at one time: its offers can be costed cheapest first
         cut_off = (
@@ -639,111 +651,54 @@ class Ranker:
                     pair = self._pair(ev, terms, lazy)
                     cms[sig] = pair
                 at = pair[2]
-                # per-offer terms (marketplaces) win over the provider's, as in ``cost.data_prices``
-                s_price = offer.storage_usd_per_gb_month
-                if s_price is None:
-                    s_price = dp.storage_usd_per_gb_month
-                e_price = offer.egress_usd_per_gb
-                if e_price is None:
-                    e_price = dp.egress_usd_per_gb
-                hourly = offer.price_usd_per_hour
-                spot = offer.spot_price_usd_per_hour
-                if (
-                    spot == hourly
-                    or offer.price_is_interruptible
-                    or not (hourly and hourly > 0)
-                    or (spot is not None and spot <= 0)
-                ):
-                    hourly, spot, left_out = _usable_prices(
-                        hourly, spot, offer.price_is_interruptible, spot_ok
-                    )
-                    if left_out is not None:
-                        kind, text = left_out
-                        self._reject(out, kind, i, offer, text, fits=kind == "spot-only", ev=ev)
+                hourly, spot, s_price, e_price, left_out = _offer_prices(offer, dp, spot_ok)
+                if left_out is not None:
+                    kind, text = left_out
+                    self._reject(out, kind, i, offer, text, fits=kind == "spot-only", ev=ev)
+                    continue
+                # on-demand (0), then spot (1): the same arithmetic, in ``CostBreakdown.total``'s order
+                prices = ((0, hourly, pair[0], pair[2]), (1, spot, pair[1], pair[3]))
+                for spot_flag, price, cm, time in prices:
+                    if price is None:
                         continue
-                elif not spot_ok:
-                    spot = None
-                # on-demand, then spot (unrolled: this is the hot loop)
-                if hourly is not None:
-                    cm = pair[0]
                     total = (
-                        hourly * cm.compute_h
-                        + hourly * cm.warmup_h
+                        price * cm.compute_h
+                        + price * cm.warmup_h
                         + s_price * cm.storage_gb_months
                         + e_price * cm.egress_billable_gb
-                        + hourly * cm.interruption_h
+                        + price * cm.interruption_h
                     )
-                    time = pair[2]
-                    if (
+                    if not (
                         total < inf
                         and (budget is None or total <= budget)
                         and (not has_deadline or time <= deadline_s)
                     ):
-                        passing += 1
-                        score = total if by_cost else time
-                        low = best_cost.get(time, inf)
-                        if total <= low or score <= threshold:
-                            row: _Row = (
-                                score,
-                                total,
-                                time,
-                                hourly,
-                                provider,
-                                offer.instance_type,
-                                offer.region,
-                                0,
-                                i,
-                                offer,
-                            )
-                            if total < low:
-                                best[time], best_cost[time] = [row], total
-                            elif total == low:
-                                best[time].append(row)
-                            if score <= threshold:
-                                append(row)
-                    else:
                         kind, why = self._why_not(total, time, budget, deadline_s)
-                        self._reject(out, kind, i, offer, why, fits=True, spot=False, hourly=hourly, ev=ev)
-                if spot is not None:
-                    cm = pair[1]
-                    total = (
-                        spot * cm.compute_h
-                        + spot * cm.warmup_h
-                        + s_price * cm.storage_gb_months
-                        + e_price * cm.egress_billable_gb
-                        + spot * cm.interruption_h
-                    )
-                    time = pair[3]
-                    if (
-                        total < inf
-                        and (budget is None or total <= budget)
-                        and (not has_deadline or time <= deadline_s)
-                    ):
-                        passing += 1
-                        score = total if by_cost else time
-                        low = best_cost.get(time, inf)
-                        if total <= low or score <= threshold:
-                            row = (
-                                score,
-                                total,
-                                time,
-                                spot,
-                                provider,
-                                offer.instance_type,
-                                offer.region,
-                                1,
-                                i,
-                                offer,
-                            )
-                            if total < low:
-                                best[time], best_cost[time] = [row], total
-                            elif total == low:
-                                best[time].append(row)
-                            if score <= threshold:
-                                append(row)
-                    else:
-                        kind, why = self._why_not(total, time, budget, deadline_s)
-                        self._reject(out, kind, i, offer, why, fits=True, spot=True, hourly=spot, ev=ev)
+                        spot_row = spot_flag == 1
+                        self._reject(out, kind, i, offer, why, fits=True, spot=spot_row, hourly=price, ev=ev)
+                        continue
+                    passing += 1
+                    score = total if by_cost else time
+                    low = best_cost.get(time, inf)
+                    if total <= low or score <= threshold:
+                        row: _Row = (
+                            score,
+                            total,
+                            time,
+                            price,
+                            provider,
+                            offer.instance_type,
+                            offer.region,
+                            spot_flag,
+                            i,
+                            offer,
+                        )
+                        if total < low:
+                            best[time], best_cost[time] = [row], total
+                        elif total == low:
+                            best[time].append(row)
+                        if score <= threshold:
+                            append(row)
                 if keep is not None and len(rows) >= prune_at:
                     rows.sort()
                     threshold = rows[keep - 1][0]
@@ -946,6 +901,32 @@ class Ranker:
             )
             if gpus != w.accelerators:
                 self.w = w.model_copy(update={"accelerators": gpus})
+
+
+def _offer_prices(
+    offer: Offer, dp: DataPrices, spot_ok: bool
+) -> tuple[float | None, float | None, float, float, tuple[str, str] | None]:
+    """(on-demand $/h, spot $/h, storage $/GB-month, egress $/GB, why the offer is left out) as
+    ``score_rows`` costs an offer: the per-offer data prices (marketplaces) win over the provider's, as
+    in ``cost.data_prices``; odd hourly prices (none, zero, negative, interruptible-only, equal to the
+    spot one) go through ``_usable_prices``; a spot price only where spot is allowed."""
+    s_price = offer.storage_usd_per_gb_month
+    if s_price is None:
+        s_price = dp.storage_usd_per_gb_month
+    e_price = offer.egress_usd_per_gb
+    if e_price is None:
+        e_price = dp.egress_usd_per_gb
+    hourly = offer.price_usd_per_hour
+    spot = offer.spot_price_usd_per_hour
+    if (
+        spot == hourly
+        or offer.price_is_interruptible
+        or not (hourly and hourly > 0)
+        or (spot is not None and spot <= 0)
+    ):
+        hourly, spot, left_out = _usable_prices(hourly, spot, offer.price_is_interruptible, spot_ok)
+        return hourly, spot, s_price, e_price, left_out
+    return hourly, spot if spot_ok else None, s_price, e_price, None
 
 
 def _usable_prices(
