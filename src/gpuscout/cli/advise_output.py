@@ -213,6 +213,61 @@ def rejected_table(recs: list[Any]) -> None:
     out.print(t)
 
 
+def _estimate_table(workload: Any, rec: Any) -> Table:
+    """``explain``'s estimate: engine, speed, memory, load and time of a row."""
+    s, c = rec.estimate, rec.config
+    rows = Table(title="estimate", show_header=False)
+    rows.add_column("what")
+    rows.add_column("value", justify="right")
+    if s.engine:
+        rows.add_row("engine / precision", _text(f"{s.engine} / {s.precision}"))
+    rows.add_row("throughput", f"{s.throughput:,.2f} {s.throughput_unit}")
+    if s.per_user_tokens_per_s is not None:
+        rows.add_row("per user", f"{s.per_user_tokens_per_s:,.1f} tok/s")
+    if s.ttft_ms is not None:
+        rows.add_row("TTFT", f"{s.ttft_ms:,.0f} ms")
+    if s.tpot_ms is not None:
+        rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
+    if s.decode_step:
+        rows.add_row("decode step (parts overlap)", _text(s.decode_step))
+    rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.1f} GB")
+    if c.training:  # a training step keeps no KV cache
+        rows.add_row("weights per GPU", f"{s.weights_gb:,.1f} GB")
+    else:
+        rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
+    if s.batch_per_replica is not None:
+        rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
+    if s.capacity_users is not None:
+        limit = f" ({s.capacity_limit})" if s.capacity_limit else ""
+        rows.add_row("sustains", f"{s.capacity_users:,} users{limit}")
+    if rec.time_to_result_s is not None:
+        label = "request latency" if workload.kind == "serve" else "time to finish"
+        rows.add_row(label, duration(rec.time_to_result_s))
+    if rec.time_s is not None and workload.kind == "serve":
+        rows.add_row("active per day", duration(rec.time_s))
+    return rows
+
+
+def _cost_table(workload: Any, rec: Any) -> Table:
+    """``explain``'s cost breakdown of a row, with its unit costs."""
+    cost = Table(title="cost (USD" + (", per month)" if workload.kind == "serve" else ", per run)"))
+    cost.add_column("item")
+    cost.add_column("USD", justify="right")
+    for name in ("compute", "warmup", "storage", "egress", "interruption"):
+        cost.add_row(name, f"{getattr(rec.cost, name):,.2f}")
+    cost.add_row(Text("total", style="bold"), _text(f"{rec.cost.total:,.2f}", style="bold"))
+    u = rec.unit_costs
+    if u is not None:
+        for label, val in (
+            ("per M output tokens", u.per_million_output_tokens),
+            ("per image", u.per_image),
+            ("per M train tokens", u.per_million_train_tokens),
+        ):
+            if val is not None:
+                cost.add_row(label, f"{val:,.4g}")
+    return cost
+
+
 def explain(workload: Any, rec: Any) -> None:
     out = wide_console()
     o = rec.offer
@@ -239,55 +294,10 @@ def explain(workload: Any, rec: Any) -> None:
             f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.split}, "
             f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
         )
-    s = rec.estimate
-    if s is not None:
-        rows = Table(title="estimate", show_header=False)
-        rows.add_column("what")
-        rows.add_column("value", justify="right")
-        if s.engine:
-            rows.add_row("engine / precision", _text(f"{s.engine} / {s.precision}"))
-        rows.add_row("throughput", f"{s.throughput:,.2f} {s.throughput_unit}")
-        if s.per_user_tokens_per_s is not None:
-            rows.add_row("per user", f"{s.per_user_tokens_per_s:,.1f} tok/s")
-        if s.ttft_ms is not None:
-            rows.add_row("TTFT", f"{s.ttft_ms:,.0f} ms")
-        if s.tpot_ms is not None:
-            rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
-        if s.decode_step:
-            rows.add_row("decode step (parts overlap)", _text(s.decode_step))
-        rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.1f} GB")
-        if c.training:  # a training step keeps no KV cache
-            rows.add_row("weights per GPU", f"{s.weights_gb:,.1f} GB")
-        else:
-            rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
-        if s.batch_per_replica is not None:
-            rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
-        if s.capacity_users is not None:
-            limit = f" ({s.capacity_limit})" if s.capacity_limit else ""
-            rows.add_row("sustains", f"{s.capacity_users:,} users{limit}")
-        if rec.time_to_result_s is not None:
-            label = "request latency" if workload.kind == "serve" else "time to finish"
-            rows.add_row(label, duration(rec.time_to_result_s))
-        if rec.time_s is not None and workload.kind == "serve":
-            rows.add_row("active per day", duration(rec.time_s))
-        out.print(rows)
+    if rec.estimate is not None:
+        out.print(_estimate_table(workload, rec))
     if rec.cost is not None:
-        cost = Table(title="cost (USD" + (", per month)" if workload.kind == "serve" else ", per run)"))
-        cost.add_column("item")
-        cost.add_column("USD", justify="right")
-        for name in ("compute", "warmup", "storage", "egress", "interruption"):
-            cost.add_row(name, f"{getattr(rec.cost, name):,.2f}")
-        cost.add_row(Text("total", style="bold"), _text(f"{rec.cost.total:,.2f}", style="bold"))
-        u = rec.unit_costs
-        if u is not None:
-            for label, val in (
-                ("per M output tokens", u.per_million_output_tokens),
-                ("per image", u.per_image),
-                ("per M train tokens", u.per_million_train_tokens),
-            ):
-                if val is not None:
-                    cost.add_row(label, f"{val:,.4g}")
-        out.print(cost)
+        out.print(_cost_table(workload, rec))
     line("reasons", "bold")
     for r in rec.reasons:
         line(f"  • {r}")
