@@ -8,6 +8,7 @@ Python API::
     recs = gpuscout.recommend(workload)            # ranked offers from the current catalog
     answer = gpuscout.advice(workload)             # the same with the Pareto front, picks and targets
     whisper = gpuscout.estimate_transcription("whisper-large-v3", "L4", audio_s=3600)
+    image = gpuscout.estimate_images("flux.1-dev", "L40S", steps=28)  # seconds per image, memory
     run = gpuscout.estimate_training("llama-3.1-8b", "H100", method="lora", tokens=50e6)
 
 This module is the Python face: ``recommend`` reads the current catalog (the store) when no offers are
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
     from gpuscout.advise.workload import AnyWorkload
     from gpuscout.catalog.offer import Offer
     from gpuscout.estimate.api import estimate
+    from gpuscout.estimate.diffusion import estimate_images
     from gpuscout.estimate.support import can_run
     from gpuscout.estimate.training import estimate_training
     from gpuscout.estimate.transcription import estimate_transcription
@@ -40,6 +42,7 @@ __all__ = [
     "advice",
     "can_run",
     "estimate",
+    "estimate_images",
     "estimate_training",
     "estimate_transcription",
     "recommend",
@@ -129,6 +132,10 @@ def __getattr__(name: str) -> Any:
         from gpuscout.estimate.training import estimate_training
 
         return estimate_training
+    if name == "estimate_images":
+        from gpuscout.estimate.diffusion import estimate_images
+
+        return estimate_images
     if name == "estimate_transcription":
         from gpuscout.estimate.transcription import estimate_transcription
 

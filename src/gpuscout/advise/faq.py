@@ -30,6 +30,7 @@ from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
+from gpuscout.estimate.arguments import other_face
 from gpuscout.estimate.types import STEP_PARTS, Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -124,8 +125,7 @@ class _Faq:
         if kind != "llm":
             raise InvalidInputError(
                 "model",
-                f"the FAQ covers language models; {self.model} is a {kind} model "
-                f"(try `gpuscout recommend batch {self.model} --images N`)",
+                f"the FAQ covers language models; {other_face(self.model, kind)}",
                 "a language model (see `gpuscout models`)",
             )
         limit = be.max_context(self.model) if be.max_context is not None else None

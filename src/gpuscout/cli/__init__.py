@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "estimate": _ESTIMATE,
     "diagnose": _ESTIMATE,
     "transcribe": "gpuscout.cli.transcribe_cmds",
+    "images": "gpuscout.cli.images_cmds",
     "refresh": _CATALOG,
     "sources": _CATALOG,
     "offers": _CATALOG,

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
-from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg
+from gpuscout.estimate.arguments import int_in, positive_float, require_language_model, resolve_gpu_arg
 from gpuscout.estimate.engines import (
     LLAMA_SERVER_DEFAULT_SLOTS,
     EngineProfile,
@@ -337,12 +337,7 @@ def memory_needed(
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     context = int_in("context", context, 1, MAX_CONTEXT)
     mode = _parallel_mode(parallel)
-    if spec.kind != "llm":
-        raise InvalidInputError(
-            "model",
-            f"{spec.name} is a {spec.kind} model; size it with gpuscout.estimate.diffusion",
-            "a language model",
-        )
+    require_language_model(spec)
     found = _prepare(spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False)
     if isinstance(found, Estimate):  # the engine cannot run this format here
         return MemoryNeed(
@@ -493,12 +488,7 @@ def _estimate(
     load_args = _load_args(
         batch, concurrency, request_rate, num_requests, bool(lockstep), bool(varied_output)
     )
-    if spec.kind != "llm":
-        raise InvalidInputError(
-            "model",
-            f"{spec.name} is a {spec.kind} model; use gpuscout.estimate.diffusion for images",
-            "a language model",
-        )
+    require_language_model(spec)
 
     key = (spec, acc, gpus, prec_name, model_note, engine, mode, context_in, context_out, kv_dtype)
     prepared = None

@@ -26,6 +26,50 @@ def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
     return resolve_model(model)
 
 
+#: Where each kind of model is answered: what it is, the command that times it, the Python function
+#: behind that command, and the command that prices it (empty: none does).
+FACES: dict[str, tuple[str, str, str, str]] = {
+    "llm": (
+        "a language model",
+        "gpuscout estimate {name} --gpu GPU",
+        "gpuscout.estimate",
+        "gpuscout recommend serve {name}",
+    ),
+    "diffusion": (
+        "an image (diffusion) model",
+        "gpuscout images {name} --gpu GPU",
+        "gpuscout.estimate_images",
+        "gpuscout recommend batch {name} --images N",
+    ),
+    "audio": (
+        "a speech-to-text model",
+        "gpuscout transcribe {name} --gpu GPU",
+        "gpuscout.estimate_transcription",
+        "",
+    ),
+}
+
+
+def other_face(name: str, kind: str, wanted: str = "a language model") -> str:
+    """Why a model of ``kind`` is not what an entry point answers (``wanted``), and where it is answered:
+    "flux.1-dev is an image (diffusion) model, not a language model: `gpuscout images ...` times it"."""
+    face = FACES.get(kind)
+    if face is None:
+        return f"{name} is a {kind} model, not {wanted}"
+    what, command, function, priced = face
+    text = f"{name} is {what}, not {wanted}: `{command.format(name=name)}` times it (Python: {function})"
+    if priced:
+        text += f" and `{priced.format(name=name)}` prices it"
+    return text
+
+
+def require_language_model(spec: ModelSpec) -> None:
+    """Nothing for a language model; otherwise an error naming the ``model`` field and where a model of
+    its kind is answered (the LLM estimators size tokens, not images or audio)."""
+    if spec.kind != "llm":
+        raise InvalidInputError("model", other_face(spec.name, spec.kind), "a language model")
+
+
 def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
     """An ``Accelerator`` as given, or the one a GPU name resolves to."""
     if isinstance(gpu, Accelerator):

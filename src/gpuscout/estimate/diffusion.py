@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError
-from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
@@ -167,7 +167,7 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
         return PROFILES[spec.name]
     if spec.kind != "diffusion":
         raise InvalidInputError(
-            "model", f"{spec.name} is a {spec.kind} model, not an image model", accepted=", ".join(PROFILES)
+            "model", other_face(spec.name, spec.kind, "an image model"), accepted=", ".join(PROFILES)
         )
     raise UnknownNameError("model", spec.name, list(PROFILES))
 
@@ -289,7 +289,12 @@ def estimate_images(
         binding = "fits"
     else:
         binding = "weights" if weights + overhead > capacity else "activations"
-        hint = "" if cpu_offload else "; cpu_offload=True keeps only the running component on the GPU"
+        hint = (
+            ""
+            if cpu_offload
+            else "; CPU offload (cpu_offload=True, `gpuscout images --cpu-offload`) keeps only the running "
+            "component on the GPU"
+        )
         warnings.append(f"needs {total / GB:.1f} GB, the GPU has {capacity / GB:.1f} GB{hint}")
 
     seconds_per_image = batch_s / batch

@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError
-from gpuscout.estimate.arguments import resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
@@ -65,11 +65,12 @@ class TranscriptionEstimate:
 def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
     """(d_model, layers per stack, ffn width, vocab) of a Whisper row."""
     if spec.kind != "audio" or "whisper" not in spec.family.lower() or spec.hidden_size <= 0:
-        raise InvalidInputError(
-            "model",
-            f"{spec.name} is not a Whisper speech model",
-            accepted="whisper-large-v3 (and other Whisper rows)",
+        why = (
+            f"{spec.name} is not a Whisper speech model"
+            if spec.kind == "audio"
+            else other_face(spec.name, spec.kind, "a Whisper speech model")
         )
+        raise InvalidInputError("model", why, accepted="whisper-large-v3 (and other Whisper rows)")
     return spec.hidden_size, spec.num_hidden_layers, spec.intermediate_size, spec.vocab_size
 
 

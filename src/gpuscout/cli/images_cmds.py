@@ -1,0 +1,86 @@
+"""``gpuscout images``: text-to-image (diffusion) memory and seconds per image on a GPU."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from gpuscout.cli.output import JsonOption, console, plain, print_json, user_errors
+
+
+def images_cmd(
+    model: Annotated[str, typer.Argument(help="A diffusion model, e.g. flux.1-dev, sdxl.")],
+    gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. H100, L40S, RTX 4090.")],
+    images: Annotated[
+        int, typer.Option("--images", help="Images to generate (for the total time).", min=1, max=10**9)
+    ] = 1,
+    steps: Annotated[
+        int | None,
+        typer.Option("--steps", help="Denoising steps.", show_default="the model's usual count", min=1),
+    ] = None,
+    width: Annotated[int, typer.Option("--width", help="Image width, px.")] = 1024,
+    height: Annotated[int, typer.Option("--height", help="Image height, px.")] = 1024,
+    batch: Annotated[int, typer.Option("--batch", help="Images generated together.")] = 1,
+    precision: Annotated[
+        str, typer.Option("--precision", help="Denoiser weights: bf16, fp16, fp32 or fp8.")
+    ] = "bf16",
+    cpu_offload: Annotated[
+        bool,
+        typer.Option(
+            "--cpu-offload",
+            help="diffusers' enable_model_cpu_offload: one component on the GPU at a time.",
+        ),
+    ] = False,
+    json_out: JsonOption = False,
+) -> None:
+    """How fast a GPU generates images with a diffusion model (seconds per image) and the memory it needs.
+
+    One diffusers pipeline per GPU (more GPUs are replicas); speed: physics at a stated efficiency prior.
+    """
+    from gpuscout.estimate.diffusion import estimate_images
+
+    with user_errors():
+        est = estimate_images(
+            model,
+            gpu,
+            steps=steps,
+            width=width,
+            height=height,
+            batch=batch,
+            precision=precision,
+            cpu_offload=cpu_offload,
+        )
+    if json_out:
+        print_json(est)
+        return
+    mem = est.memory
+    table = Table(
+        title=f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, "
+        f"{est.width}x{est.height}, {est.steps} steps, batch {est.batch}"
+    )
+    table.add_column("quantity")
+    table.add_column("value", justify="right")
+    table.add_row("fits", "yes" if est.fits else f"[red]no[/] ({est.binding_constraint})")
+    table.add_row("memory", f"{mem.total_gb:,.2f} GB of {mem.usable_gb:,.1f} GB")
+    table.add_row(
+        "weights / activations / overhead",
+        f"{mem.weights_gb:,.1f} / {mem.activations_gb:,.1f} / {mem.overhead_gb:,.1f} GB",
+    )
+    table.add_row("seconds per image", f"{est.seconds_per_image:,.2f} s ({est.bound}-bound)")
+    table.add_row("images per hour", f"{est.images_per_s * 3600:,.0f}")
+    if images > 1:
+        from gpuscout.advise.reasons import duration
+
+        table.add_row(f"time for {images:,} images", duration(images * est.seconds_per_image))
+    console.print(table)
+    for key, value in est.assumptions.items():
+        console.print(f"{plain(key)}: {plain(value)}", highlight=False)
+    for warning in est.warnings:
+        console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``images`` to the root app."""
+    app.command("images")(images_cmd)
