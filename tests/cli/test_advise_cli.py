@@ -108,6 +108,17 @@ def test_explain_shows_the_full_breakdown() -> None:
         assert part in result.output
 
 
+def test_explain_of_an_image_row_shows_no_token_notions() -> None:
+    # an image pipeline keeps no KV cache and serves no users: its table said "weights / KV per GPU
+    # 6.9 / 0.0 GB" and "users per replica (max) 1 (None)"
+    args = ["recommend", "batch", "sdxl", "--images", "1000", "--explain", "1"]
+    result = runner.invoke(app, args, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "img/s" in result.output and "weights per GPU" in result.output
+    assert "None" not in result.output and "weights / KV" not in result.output
+    assert "users per replica" not in result.output
+
+
 def test_explain_of_a_training_row_says_how_it_trains() -> None:
     args = ["recommend", "finetune", "llama-3.1-70b", "--method", "full", "--dataset-tokens", "1e8"]
     result = runner.invoke(app, [*args, "--explain", "1"])

@@ -215,6 +215,9 @@ def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestCl
     assert '<th scope="col" class="num">Time to finish</th>' in finetune and ">TTFT</th>" not in finetune
     assert "<dt>Training setup</dt><dd>" in finetune and "activation checkpointing" in finetune
     assert "KV cache" not in finetune  # a training step keeps none
+    images = client.get("/advise", params={"kind": "batch", "model": "sdxl", "images_total": "1000"}).text
+    assert "img/s" in images and "GiB usable per GPU (weights" in images
+    assert "KV cache" not in images  # nor does an image pipeline
     assert "<dt>Training setup</dt>" not in html  # serving rows have none
     assert "<dt>Decode step</dt><dd>" in html and "<dt>Decode step</dt>" not in finetune
     # a run's total keeps its cents under $100: two sub-dollar runs were both "$1"

@@ -91,6 +91,12 @@ class EstimateSummary:
     # (``Estimate.step_summary``: "22.3 ms: reads 19.2, math 4.8, all-reduces 2.0, fixed costs 1.1")
     decode_step: str | None = None
 
+    @property
+    def keeps_kv_cache(self) -> bool:
+        """Whether the row's work keeps a KV cache: LLM inference (tok/s), not a training step or an image
+        pipeline, whose ``kv_cache_gb`` is a placeholder 0."""
+        return self.throughput_unit == "tok/s"
+
 
 @dataclass(frozen=True, slots=True)
 class CostBreakdown:

@@ -215,7 +215,7 @@ def rejected_table(recs: list[Any]) -> None:
 
 def _estimate_table(workload: Any, rec: Any) -> Table:
     """``explain``'s estimate: engine, speed, memory, load and time of a row."""
-    s, c = rec.estimate, rec.config
+    s = rec.estimate
     rows = Table(title="estimate", show_header=False)
     rows.add_column("what")
     rows.add_column("value", justify="right")
@@ -231,11 +231,11 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
     if s.decode_step:
         rows.add_row("decode step (parts overlap)", _text(s.decode_step))
     rows.add_row("memory per GPU", f"{s.memory_per_gpu_gb:,.1f} of {s.memory_capacity_gb:,.1f} GB")
-    if c.training:  # a training step keeps no KV cache
-        rows.add_row("weights per GPU", f"{s.weights_gb:,.1f} GB")
-    else:
+    if s.keeps_kv_cache:
         rows.add_row("weights / KV per GPU", f"{s.weights_gb:,.1f} / {s.kv_cache_gb:,.1f} GB")
-    if s.batch_per_replica is not None:
+    else:  # a training step or an image pipeline keeps no KV cache
+        rows.add_row("weights per GPU", f"{s.weights_gb:,.1f} GB")
+    if s.batch_per_replica is not None and s.max_batch_per_replica is not None:
         rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
     if s.capacity_users is not None:
         limit = f" ({s.capacity_limit})" if s.capacity_limit else ""

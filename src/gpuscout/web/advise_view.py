@@ -91,7 +91,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
         if kind == "serve" and est.ttft_ms is not None:
             latency = f"{est.ttft_ms / 1000:.2f} s" if est.ttft_ms >= 1000 else f"{est.ttft_ms:,.0f} ms"
         parts = f"weights {gib(est.weights_gb):,.1f}"
-        if not rec.config.training:  # a training step keeps no KV cache
+        if est.keeps_kv_cache:  # not a training step or an image pipeline
             parts += f", KV cache {gib(est.kv_cache_gb):,.1f}"
         memory = (
             f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB usable per GPU "
