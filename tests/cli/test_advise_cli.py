@@ -481,3 +481,16 @@ def test_a_row_renting_several_instances_says_so_beside_its_hourly_price() -> No
     for r in several:
         assert r[5].startswith(f"{r[4].split(' ')[0]} x $"), r
     assert all(r[5].startswith("$") for r in rows if r not in several)
+
+
+def test_request_rate_is_spelt_alike_in_recommend_and_estimate() -> None:
+    # `estimate` said --request-rate, `recommend serve` --rps: each now takes the other's spelling too
+    def answer(*args: str) -> object:
+        result = runner.invoke(app, [*args, "--json"])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)
+
+    serve = ["recommend", "serve", "llama-3.1-8b", "--top", "2"]
+    assert answer(*serve, "--request-rate", "3") == answer(*serve, "--rps", "3")
+    est = ["estimate", "llama-3.1-8b", "--gpu", "H100"]
+    assert answer(*est, "--rps", "3") == answer(*est, "--request-rate", "3")

@@ -423,7 +423,14 @@ def serve_cmd(
         int | None,
         typer.Option("--concurrency", "-c", help="Simultaneous requests.", show_default="1 (when no --rps)"),
     ] = None,
-    rps: Annotated[float | None, typer.Option("--rps", help="Requests per second (instead of -c).")] = None,
+    rps: Annotated[
+        float | None,
+        typer.Option(
+            "--rps",
+            "--request-rate",
+            help="Requests per second (instead of -c; --request-rate as in estimate).",
+        ),
+    ] = None,
     ttft_ms: Annotated[
         float | None,
         typer.Option("--ttft-ms", help="Max time to first token, ms.", show_default="2000 (chat)"),

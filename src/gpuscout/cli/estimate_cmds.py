@@ -278,7 +278,11 @@ def register(app: typer.Typer) -> None:
         ] = None,
         request_rate: Annotated[
             float | None,
-            typer.Option("--request-rate", help="Arrivals per second (open loop); 'inf' = all at once"),
+            typer.Option(
+                "--request-rate",
+                "--rps",
+                help="Arrivals per second (open loop; --rps as in recommend); 'inf' = all at once",
+            ),
         ] = None,
         num_requests: Annotated[
             int | None, typer.Option("--num-requests", help="Requests in the run (finite runs, bursts)")
