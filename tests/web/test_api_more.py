@@ -76,6 +76,36 @@ def test_estimate(client: TestClient) -> None:
     assert bad.status_code == 422 and bad.json()["field"] == "precision"
 
 
+def test_estimate_sizes_a_checkpoint_in_its_own_format_as_the_python_api_does(client: TestClient) -> None:
+    # the API defaulted to bf16: DeepSeek-R1 "did not fit" 8x H200 (1.3 TB) nor gpt-oss-120b one H100
+    from gpuscout.estimate.api import estimate
+
+    for model, gpu, gpus, native in (
+        ("deepseek-r1", "H200", 8, "fp8-block"),
+        ("gpt-oss-120b", "H100", 1, "mxfp4-moe"),
+    ):
+        est = client.get("/api/v1/estimate", params={"model": model, "gpu": gpu, "gpus": gpus}).json()
+        assert est["precision"] == native and est["fits"] and est["supported"]
+        assert est["memory"]["weights_gb"] == estimate(model, gpu, gpus=gpus).memory.weights_gb
+    asked = {"model": "gpt-oss-120b", "gpu": "H100", "precision": "bf16"}
+    assert not client.get("/api/v1/estimate", params=asked).json()["fits"]  # asked for, bf16 it is
+
+
+def test_estimate_takes_the_load_as_the_python_api_does(client: TestClient) -> None:
+    from gpuscout.estimate.api import estimate
+
+    base = {"model": "llama-3.1-8b", "gpu": "H100", "context_in": 2000, "context_out": 300}
+    for load in ({"concurrency": 32}, {"request_rate": 5.0}, {"request_rate": 5.0, "num_requests": 200}):
+        got = client.get("/api/v1/estimate", params={**base, **load}).json()
+        want = estimate("llama-3.1-8b", "H100", context_in=2000, context_out=300, **load)  # type: ignore[arg-type]
+        for key in ("batch", "ttft_ms", "tpot_ms", "requests_per_s", "binding_limit"):
+            assert got[key] == getattr(want, key), key  # JSON floats round-trip exactly
+    replicas = {**base, "gpus": 4, "parallel": "replicas", "concurrency": 64}
+    assert client.get("/api/v1/estimate", params=replicas).json()["batch"] == 16  # 64 users over 4 copies
+    two = client.get("/api/v1/estimate", params={**base, "concurrency": 3, "request_rate": 5})
+    assert two.status_code == 422 and two.json()["field"] == "request_rate"
+
+
 def test_estimate_runs_a_gguf_precision_on_llama_cpp_unless_told_otherwise(client: TestClient) -> None:
     params = {"model": "llama-3.1-8b", "gpu": "RTX4090", "precision": "q4_k_m"}
     est = client.get("/api/v1/estimate", params=params).json()

@@ -267,7 +267,15 @@ def api_estimate(
     model: Annotated[str, Query(min_length=1, max_length=200)],
     gpu: Annotated[str, Query(min_length=1, max_length=200)],
     gpus: Annotated[int, Query(ge=1, le=1024)] = 1,
-    precision: Precision = "bf16",
+    precision: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=40,
+            description="weight format: bf16, fp8, int4, mxfp4, q4_k_m...; default: the checkpoint's own "
+            "format (FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss, bf16 for most)",
+        ),
+    ] = None,
     engine: Annotated[
         str | None,
         Query(
@@ -278,14 +286,27 @@ def api_estimate(
         ),
     ] = None,
     batch: Annotated[
-        str, Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max")
-    ] = "1",
+        str | None,
+        Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max (one load at most)"),
+    ] = None,
+    concurrency: Annotated[
+        int | None, Query(ge=1, le=1_000_000, description="requests in flight (closed loop)")
+    ] = None,
+    request_rate: Annotated[
+        float | None,
+        Query(gt=0, le=1_000_000, description="arrivals per second (open loop); with num_requests, a run"),
+    ] = None,
+    num_requests: Annotated[
+        int | None, Query(ge=1, le=1_000_000, description="requests in the run (finite runs)")
+    ] = None,
     context_in: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
     context_out: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
     kv_dtype: Annotated[str | None, Query(max_length=20)] = None,
-    parallel: Annotated[Literal["tensor", "layer"], Query()] = "tensor",
+    parallel: Annotated[Literal["tensor", "layer", "replicas"], Query()] = "tensor",
 ) -> EstimateOut:
-    """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, and how fast it decodes."""
+    """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, can the engine run it, and
+    how fast at the load (``batch``, ``concurrency`` or ``request_rate``; default one request): TTFT,
+    TPOT, tokens/s, requests/s and the binding limit."""
     from gpuscout.estimate.api import estimate
 
     est = estimate(
@@ -294,7 +315,10 @@ def api_estimate(
         gpus=gpus,
         precision=precision,
         engine=engine,
-        batch="max" if batch == "max" else int(batch),
+        batch=None if batch is None else "max" if batch == "max" else int(batch),
+        concurrency=concurrency,
+        request_rate=request_rate,
+        num_requests=num_requests,
         context_in=context_in,
         context_out=context_out,
         kv_dtype=kv_dtype or None,
