@@ -44,6 +44,16 @@ def test_models_and_model_detail(client: TestClient) -> None:
     assert fits["T4"] is None  # 8 x 16 GB cannot hold them
     r = client.get("/api/v1/models/llama-9")
     assert r.status_code == 404 and r.json()["field"] == "model" and r.json()["suggestions"]
+    # a checkpoint published in another format is sized in it by default, and listed first
+    oss = client.get("/api/v1/models/gpt-oss-120b").json()
+    assert oss["precision"] == "mxfp4-moe" and oss["memory_by_precision"][0]["precision"] == "mxfp4-moe"
+    assert {f["gpu"]: f["gpus_needed"] for f in oss["fits"]}["H100-SXM"] == 1
+    r1 = client.get("/api/v1/models/deepseek-r1").json()
+    assert (
+        r1["precision"] == "fp8-block" and {f["gpu"]: f["gpus_needed"] for f in r1["fits"]}["H200-SXM"] == 8
+    )
+    asked = client.get("/api/v1/models/deepseek-r1", params={"precision": "bf16"}).json()
+    assert {f["gpu"]: f["gpus_needed"] for f in asked["fits"]}["H200-SXM"] is None  # 1.3 TB: not on 8
 
 
 def test_model_page_has_breakdown_chart_and_fits(client: TestClient) -> None:

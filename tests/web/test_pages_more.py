@@ -108,6 +108,26 @@ def test_model_form_errors_are_at_the_field(client: TestClient) -> None:
     assert 'value="-1"' in r.text and 'aria-invalid="true"' in r.text
 
 
+def test_model_page_sizes_a_checkpoint_in_the_format_it_is_published_in(client: TestClient) -> None:
+    # gpt-oss ships its experts in MXFP4: the page sized bf16 / fp8 / int8 / int4 only, and its fits and
+    # chart defaulted to bf16 (221 GiB: "2x H100"), where the checkpoint is ~64 GiB on one H100
+    html = client.get("/models/gpt-oss-120b").text
+    memory = _section(html, 'id="memory"', "</table>")
+    assert memory.index("mxfp4-moe") < memory.index("bf16") and "as published" in memory
+    assert '<option value="mxfp4-moe" selected>mxfp4-moe · as published</option>' in html
+    assert "Which GPUs hold it (mxfp4-moe" in html
+    fits = _section(html, 'id="fits"', "</table>")
+    assert fits.index("1 ×") < fits.index("H100-SXM")  # one H100 holds it
+    assert '/advise?kind=serve&amp;model=gpt-oss-120b"' in html  # the advisor's native default
+    asked = client.get("/models/gpt-oss-120b", params={"precision": "bf16"}).text
+    assert "Which GPUs hold it (bf16" in asked and "precision=bf16" in asked
+    bad = client.get("/models/gpt-oss-120b", params={"precision": "fp4"})
+    assert bad.status_code == 422 and "one of mxfp4-moe, bf16, fp8, int8, int4" in bad.text
+    # a bf16 checkpoint's page is as it was
+    llama = client.get("/models/llama-3.1-8b").text
+    assert '<option value="bf16" selected>bf16 · as published</option>' in llama and "mxfp4" not in llama
+
+
 def test_faq_names_the_resolved_model_and_puts_an_unknown_one_at_the_field(client: TestClient) -> None:
     html = client.get("/faq", params={"model": "llama-70b"}).text
     assert "computed for Llama 2 70B" in html and 'id="resolved"' in html

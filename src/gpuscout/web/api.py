@@ -220,9 +220,6 @@ def api_models(services: Services) -> list[ModelOut]:
     return [ModelOut.model_validate(_model_with_params(m)) for m in services.models()]
 
 
-Precision = Annotated[
-    str, Query(min_length=1, max_length=40, description="weight format: bf16, fp8, int4...")
-]
 Context = Annotated[int, Query(ge=1, le=1_048_576, description="tokens per sequence")]
 
 
@@ -230,11 +227,21 @@ Context = Annotated[int, Query(ge=1, le=1_048_576, description="tokens per seque
 def api_model(
     services: Services,
     name: NameInPath,
-    precision: Precision = "bf16",
+    precision: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=40,
+            description="weight format for the fits: bf16, fp8, int4...; default: the checkpoint's own "
+            "format (FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss, bf16 for most)",
+        ),
+    ] = None,
     context: Context = model_view.DEFAULT_CONTEXT,
 ) -> ModelDetailOut:
-    """Architecture, memory by precision (one sequence of ``context`` tokens) and which GPUs hold it."""
+    """Architecture, memory by precision (one sequence of ``context`` tokens; the published format first
+    where it is not bf16) and which GPUs hold it."""
     spec = lookup_model(services, name)
+    precision = precision or model_view.published_precision(spec)
     total_b, active_b = model_view.params_b(spec)
     memories: list[PrecisionMemoryOut] = []
     fits: list[GpuFitOut] = []

@@ -47,10 +47,22 @@ def memory(spec: ModelSpec, precision: str, context: int, concurrency: int) -> M
     return memory_needed(spec, _SIZING_GPU, precision=precision, batch=concurrency, context=context).memory
 
 
+def published_precision(spec: ModelSpec) -> str:
+    """The format the checkpoint is published in (FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss),
+    which the estimator sizes by default; bf16 for most."""
+    return spec.native_precision or "bf16"
+
+
+def precisions_for(spec: ModelSpec) -> tuple[str, ...]:
+    """The formats a model's page sizes: its published one first when it is not among ``PRECISIONS``."""
+    native = published_precision(spec)
+    return PRECISIONS if native in PRECISIONS else (native, *PRECISIONS)
+
+
 def memory_by_precision(
     spec: ModelSpec, context: int = DEFAULT_CONTEXT, concurrency: int = 1
 ) -> list[tuple[str, MemoryBreakdown]]:
-    return [(p, memory(spec, p, context, concurrency)) for p in PRECISIONS]
+    return [(p, memory(spec, p, context, concurrency)) for p in precisions_for(spec)]
 
 
 def gib(gb: float) -> float:

@@ -255,15 +255,17 @@ def model_page(request: Request, services: Services, name: str) -> Response:
     shown_as = model_view.resolve_typed(typed_from) if typed_from else None
     raw = {k: request.query_params.get(k, "") for k in ("precision", "context")}
     errors = FormErrors()
-    precision = raw["precision"] or "bf16"
-    if precision not in model_view.PRECISIONS:
+    published = model_view.published_precision(spec)
+    precisions = model_view.precisions_for(spec)
+    precision = raw["precision"] or published
+    if precision not in precisions:
         errors.add(
             FieldError(
                 "precision",
-                f"Precision must be one of {', '.join(model_view.PRECISIONS)}; you typed “{precision[:40]}”",
+                f"Precision must be one of {', '.join(precisions)}; you typed “{precision[:40]}”",
             )
         )
-        precision = "bf16"
+        precision = published
     context = model_view.DEFAULT_CONTEXT
     if raw["context"]:
         try:
@@ -288,7 +290,8 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         "context": context,
         "raw": raw,
         "errors": errors,
-        "precisions": model_view.PRECISIONS,
+        "precisions": precisions,
+        "published": published,
         "resolved": shown_as,
         "memories": [],
         "fits": [],
