@@ -56,6 +56,18 @@ def test_models_and_model_detail(client: TestClient) -> None:
     assert {f["gpu"]: f["gpus_needed"] for f in asked["fits"]}["H200-SXM"] is None  # 1.3 TB: not on 8
 
 
+def test_an_image_model_detail_carries_its_speed_by_gpu(client: TestClient) -> None:
+    from gpuscout.estimate.diffusion import estimate_images
+
+    flux = client.get("/api/v1/models/flux.1-dev").json()
+    by_gpu = {r["gpu"]: r for r in flux["images"]}
+    est = estimate_images("flux.1-dev", "H100-SXM")
+    assert by_gpu["H100-SXM"]["seconds_per_image"] == est.seconds_per_image and by_gpu["H100-SXM"]["fits"]
+    assert not by_gpu["RTX4090"]["fits"] and flux["image_setting"].startswith("1024 x 1024, 28 steps")
+    llama = client.get("/api/v1/models/llama-3.1-8b").json()
+    assert llama["images"] == [] and llama["image_setting"] == ""
+
+
 def test_model_page_has_breakdown_chart_and_fits(client: TestClient) -> None:
     html = client.get("/models/llama-3.1-8b").text
     assert 'id="memory"' in html and 'data-chart="chart-vram"' in html and 'id="fits"' in html

@@ -128,6 +128,25 @@ def test_model_page_sizes_a_checkpoint_in_the_format_it_is_published_in(client: 
     assert '<option value="bf16" selected>bf16 · as published</option>' in llama and "mxfp4" not in llama
 
 
+def test_an_image_model_page_times_it_on_the_cards_people_rent(client: TestClient) -> None:
+    # it said only "Memory charts are for language models; diffusion models are sized in the advisor"
+    from gpuscout.estimate.diffusion import estimate_images
+    from gpuscout.web.model_view import IMAGE_GPUS
+
+    html = client.get("/models/flux.1-dev").text
+    table = _section(html, 'id="images"', "</table>")
+    assert table.count("<tr>") == len(IMAGE_GPUS) + 1  # a row per card, and the header
+    for gpu in ("RTX4090", "H100-SXM"):
+        est = estimate_images("flux.1-dev", gpu)
+        row = _section(table, f">{gpu}</a>", "</tr>")
+        assert f"{est.seconds_per_image:,.1f} s" in row and ("does not fit" in row) is not est.fits
+    assert "does not fit" in _section(table, ">RTX4090</a>", "</tr>")  # 34 GiB of pipeline on a 24 GB card
+    assert "1024 x 1024, 28 steps" in html and "a prior, not a measurement" in html
+    assert "--cpu-offload" in html and "/advise?kind=batch&amp;model=flux.1-dev&amp;images_total=1000" in html
+    speech = client.get("/models/whisper-large-v3").text
+    assert 'id="images"' not in speech and "gpuscout transcribe" in speech
+
+
 def test_faq_names_the_resolved_model_and_puts_an_unknown_one_at_the_field(client: TestClient) -> None:
     html = client.get("/faq", params={"model": "llama-70b"}).text
     assert "computed for Llama 2 70B" in html and 'id="resolved"' in html

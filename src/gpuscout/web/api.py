@@ -31,6 +31,7 @@ from gpuscout.web.schemas import (
     GpuOut,
     HealthOut,
     HistoryPointOut,
+    ImageSpeedOut,
     MemoryOut,
     ModelDetailOut,
     ModelOut,
@@ -256,6 +257,21 @@ def api_model(
             GpuFitOut(gpu=f.gpu.name, memory_gb=f.gpu.memory_gb, gpus_needed=f.gpus_needed)
             for f in model_view.sort_fits(model_view.fits(spec, precision, context))
         ]
+    images: list[ImageSpeedOut] = []
+    image_setting = ""
+    if spec.kind == "diffusion":
+        rows, image_setting = model_view.image_rows(spec)
+        images = [
+            ImageSpeedOut(
+                gpu=r.gpu.name,
+                gpu_memory_gb=r.gpu.memory_gb,
+                fits=r.fits,
+                memory_gb=r.memory_gb,
+                seconds_per_image=r.seconds_per_image,
+                images_per_hour=r.images_per_hour,
+            )
+            for r in rows
+        ]
     return ModelDetailOut.model_validate(
         With(
             spec,
@@ -265,6 +281,8 @@ def api_model(
             context=context,
             memory_by_precision=memories,
             fits=fits,
+            images=images,
+            image_setting=image_setting,
         )
     )
 

@@ -183,3 +183,54 @@ def resolve_typed(typed: str) -> Resolved:
         ]
         alternatives = tuple(sorted(similar, key=lambda m: m.name, reverse=True)[:3])
     return Resolved(typed, spec, found.exact, found.note, alternatives)
+
+
+#: The GPUs an image model's page times it on: consumer, inference and training parts people rent for it.
+IMAGE_GPUS: tuple[str, ...] = (
+    "RTX4090",
+    "RTX5090",
+    "L4",
+    "L40S",
+    "A100-SXM4-80GB",
+    "H100-SXM",
+    "H200-SXM",
+    "B200",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImageRow:
+    gpu: Accelerator
+    fits: bool
+    memory_gb: float  # peak per GPU, GB (1e9 bytes)
+    seconds_per_image: float
+    images_per_hour: float
+
+
+def image_basis() -> str:
+    """What an image model's seconds per image rest on (the estimator's efficiency prior)."""
+    from gpuscout.estimate.diffusion import DIFFUSERS_EFFICIENCY
+
+    return (
+        f"Compute-bound physics at {DIFFUSERS_EFFICIENCY:.2f} of each GPU's 16-bit tensor peak (a prior, "
+        "not a measurement)"
+    )
+
+
+@lru_cache(maxsize=64)
+def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
+    """An image model's seconds per image and peak memory on :data:`IMAGE_GPUS` at its usual steps and
+    1024 x 1024 (one image at a time, the published weights), and what that setting is."""
+    from gpuscout.estimate.diffusion import estimate_images
+
+    by_name = {a.name: a for a in all_accelerators()}
+    rows: list[ImageRow] = []
+    setting = ""
+    for name in IMAGE_GPUS:
+        acc = by_name.get(name)
+        if acc is None:
+            continue
+        est = estimate_images(spec, acc)
+        setting = f"{est.width} x {est.height}, {est.steps} steps, {est.precision}, {est.engine}, batch 1"
+        rows.append(ImageRow(acc, est.fits, est.memory_gb, est.seconds_per_image, est.images_per_s * 3600.0))
+    return tuple(rows), setting

@@ -298,6 +298,9 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         "chart": None,
         "model_label": model_view.model_label,
     }
+    if spec.kind == "diffusion":
+        context_data["images"], context_data["image_setting"] = model_view.image_rows(spec)
+        context_data["image_basis"] = model_view.image_basis()
     if spec.kind == "llm":
         contexts, series = model_view.vram_series(spec, precision)
         context_data.update(

@@ -199,6 +199,15 @@ class GpuFitOut(BaseModel):
     gpus_needed: int | None = Field(description="smallest count of this GPU that holds it; null: none <= 8")
 
 
+class ImageSpeedOut(BaseModel):
+    gpu: str
+    gpu_memory_gb: float
+    fits: bool = Field(description="the pipeline (denoiser, text encoders, VAE) fits without CPU offload")
+    memory_gb: float = Field(description="peak per GPU, GB (1e9 bytes)")
+    seconds_per_image: float
+    images_per_hour: float
+
+
 class ModelDetailOut(ModelOut):
     precision: str = Field(description="precision used for `fits`")
     context: int = Field(description="context length used for the memory figures and `fits`")
@@ -212,6 +221,11 @@ class ModelDetailOut(ModelOut):
     experts_per_token: int
     memory_by_precision: list[PrecisionMemoryOut] = Field(description="empty for non-LLM models")
     fits: list[GpuFitOut] = Field(description="empty for non-LLM models")
+    images: list[ImageSpeedOut] = Field(
+        default_factory=list,
+        description="image models: seconds per image on common GPUs (`image_setting`); empty otherwise",
+    )
+    image_setting: str = Field(default="", description="resolution, steps, precision, engine of `images`")
 
 
 if TYPE_CHECKING:
