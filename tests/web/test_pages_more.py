@@ -128,6 +128,20 @@ def test_model_page_sizes_a_checkpoint_in_the_format_it_is_published_in(client: 
     assert '<option value="bf16" selected>bf16 · as published</option>' in llama and "mxfp4" not in llama
 
 
+def test_the_models_list_gives_weights_in_the_published_format(client: TestClient) -> None:
+    # the list's first weights column was bf16 for every model: gpt-oss-120b "217.6 GiB", as published 60.7
+    from gpuscout.estimate.api import memory_needed
+    from gpuscout.web.model_view import gib
+
+    html = client.get("/models").text
+    assert "Weights as published" in html and "Weights bf16" not in html
+    for name, fmt in (("gpt-oss-120b", "mxfp4-moe"), ("deepseek-v3", "fp8-block"), ("llama-3.1-8b", "bf16")):
+        row = _section(html, f'href="/models/{name}"', "</tr>")
+        weights = memory_needed(name, "B200", precision=fmt, batch=1, context=1).memory.weights_gb
+        assert f"{gib(weights):,.1f} GiB" in row
+        assert (fmt in row) is (fmt != "bf16")  # the format is named where it is not bf16
+
+
 def test_an_image_model_page_times_it_on_the_cards_people_rent(client: TestClient) -> None:
     # it said only "Memory charts are for language models; diffusion models are sized in the advisor"
     from gpuscout.estimate.diffusion import estimate_images

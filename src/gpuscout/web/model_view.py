@@ -82,11 +82,13 @@ def vram_series(spec: ModelSpec, precision: str) -> tuple[list[int], dict[str, l
 
 @lru_cache(maxsize=512)
 def weights_gib(spec: ModelSpec) -> tuple[float | None, float | None]:
-    """Weights at bf16 and at int4, GiB (``None`` where the estimator cannot size the model)."""
+    """Weights in the published format (:func:`published_precision`) and at int4, GiB (``None`` where the
+    estimator cannot size the model)."""
     if spec.kind != "llm":
         return None, None
     try:
-        return (gib(memory(spec, "bf16", 1, 1).weights_gb), gib(memory(spec, "int4", 1, 1).weights_gb))
+        published = memory(spec, published_precision(spec), 1, 1).weights_gb
+        return gib(published), gib(memory(spec, "int4", 1, 1).weights_gb)
     except InvalidInputError:
         return None, None
 
