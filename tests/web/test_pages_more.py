@@ -161,6 +161,20 @@ def test_an_image_model_page_times_it_on_the_cards_people_rent(client: TestClien
     assert 'id="images"' not in speech and "gpuscout transcribe" in speech
 
 
+def test_a_speech_model_page_gives_its_real_time_factor_by_gpu(client: TestClient) -> None:
+    from gpuscout.estimate.transcription import estimate_transcription
+    from gpuscout.web.model_view import IMAGE_GPUS, SPEECH_BATCH
+
+    html = client.get("/models/whisper-large-v3").text
+    table = _section(html, 'id="speech"', "</table>")
+    assert table.count("<tr>") == len(IMAGE_GPUS) + 1
+    row = _section(table, ">L4</a>", "</tr>")
+    one = estimate_transcription("whisper-large-v3", "L4")
+    many = estimate_transcription("whisper-large-v3", "L4", batch=SPEECH_BATCH)
+    assert f"{one.realtime_factor:,.1f}×" in row and f"{many.realtime_factor:,.1f}×" in row
+    assert "uncalibrated priors" in html  # the estimator's own caveat, said on the page
+
+
 def test_faq_names_the_resolved_model_and_puts_an_unknown_one_at_the_field(client: TestClient) -> None:
     html = client.get("/faq", params={"model": "llama-70b"}).text
     assert "computed for Llama 2 70B" in html and 'id="resolved"' in html

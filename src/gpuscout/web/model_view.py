@@ -236,3 +236,37 @@ def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
         setting = f"{est.width} x {est.height}, {est.steps} steps, {est.precision}, {est.engine}, batch 1"
         rows.append(ImageRow(acc, est.fits, est.memory_gb, est.seconds_per_image, est.images_per_s * 3600.0))
     return tuple(rows), setting
+
+
+#: Windows decoded together in the speech table's batched column (30 s of audio each).
+SPEECH_BATCH = 16
+
+
+@dataclass(frozen=True, slots=True)
+class SpeechRow:
+    gpu: Accelerator
+    fits: bool
+    memory_gb: float  # peak per GPU at the batched setting, GB (1e9 bytes)
+    realtime_one: float  # seconds of audio per wall-clock second, one window at a time
+    realtime_batched: float  # the same, SPEECH_BATCH windows together
+
+
+@lru_cache(maxsize=16)
+def speech_rows(spec: ModelSpec) -> tuple[tuple[SpeechRow, ...], str]:
+    """A Whisper model's real-time factor on :data:`IMAGE_GPUS` one window at a time and
+    :data:`SPEECH_BATCH` together (fp16, transformers), and the caveat its figures carry."""
+    from gpuscout.estimate.transcription import estimate_transcription
+
+    by_name = {a.name: a for a in all_accelerators()}
+    rows: list[SpeechRow] = []
+    caveat = ""
+    for name in IMAGE_GPUS:
+        acc = by_name.get(name)
+        if acc is None:
+            continue
+        one = estimate_transcription(spec, acc)
+        many = estimate_transcription(spec, acc, batch=SPEECH_BATCH)
+        caveat = "; ".join(many.warnings)
+        memory_gb = many.memory.total_gb
+        rows.append(SpeechRow(acc, many.fits, memory_gb, one.realtime_factor, many.realtime_factor))
+    return tuple(rows), caveat
