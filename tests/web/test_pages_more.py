@@ -161,6 +161,18 @@ def test_an_image_model_page_times_it_on_the_cards_people_rent(client: TestClien
     assert 'id="images"' not in speech and "gpuscout transcribe" in speech
 
 
+def test_a_model_the_estimators_cannot_time_gets_no_table_rather_than_an_error() -> None:
+    import dataclasses
+
+    from gpuscout.knowledge.models import resolve_model
+    from gpuscout.web.model_view import image_rows, speech_rows
+
+    # an imported image or speech model with no pipeline profile (not SDXL / FLUX, not Whisper)
+    sd3 = dataclasses.replace(resolve_model("sdxl"), name="sd-3-test")
+    other = dataclasses.replace(resolve_model("whisper-large-v3"), name="speech-test", family="other")
+    assert image_rows(sd3) == ((), "") and speech_rows(other) == ((), "")
+
+
 def test_a_speech_model_page_gives_its_real_time_factor_by_gpu(client: TestClient) -> None:
     from gpuscout.estimate.transcription import estimate_transcription
     from gpuscout.web.model_view import IMAGE_GPUS, SPEECH_BATCH

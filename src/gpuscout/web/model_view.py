@@ -222,7 +222,8 @@ def image_basis() -> str:
 @lru_cache(maxsize=64)
 def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
     """An image model's seconds per image and peak memory on :data:`IMAGE_GPUS` at its usual steps and
-    1024 x 1024 (one image at a time, the published weights), and what that setting is."""
+    1024 x 1024 (one image at a time, the published weights), and what that setting is; none for a model
+    the estimator has no pipeline profile of."""
     from gpuscout.estimate.diffusion import estimate_images
 
     by_name = {a.name: a for a in all_accelerators()}
@@ -232,7 +233,10 @@ def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
         acc = by_name.get(name)
         if acc is None:
             continue
-        est = estimate_images(spec, acc)
+        try:
+            est = estimate_images(spec, acc)
+        except InvalidInputError:  # an image model the estimator has no pipeline profile of
+            return (), ""
         setting = f"{est.width} x {est.height}, {est.steps} steps, {est.precision}, {est.engine}, batch 1"
         rows.append(ImageRow(acc, est.fits, est.memory_gb, est.seconds_per_image, est.images_per_s * 3600.0))
     return tuple(rows), setting
@@ -254,7 +258,8 @@ class SpeechRow:
 @lru_cache(maxsize=16)
 def speech_rows(spec: ModelSpec) -> tuple[tuple[SpeechRow, ...], str]:
     """A Whisper model's real-time factor on :data:`IMAGE_GPUS` one window at a time and
-    :data:`SPEECH_BATCH` together (fp16, transformers), and the caveat its figures carry."""
+    :data:`SPEECH_BATCH` together (fp16, transformers), and the caveat its figures carry; none for an audio
+    model the speech estimator cannot read."""
     from gpuscout.estimate.transcription import estimate_transcription
 
     by_name = {a.name: a for a in all_accelerators()}
@@ -264,8 +269,11 @@ def speech_rows(spec: ModelSpec) -> tuple[tuple[SpeechRow, ...], str]:
         acc = by_name.get(name)
         if acc is None:
             continue
-        one = estimate_transcription(spec, acc)
-        many = estimate_transcription(spec, acc, batch=SPEECH_BATCH)
+        try:
+            one = estimate_transcription(spec, acc)
+            many = estimate_transcription(spec, acc, batch=SPEECH_BATCH)
+        except InvalidInputError:  # an audio model the speech estimator cannot read (not Whisper)
+            return (), ""
         caveat = "; ".join(many.warnings)
         memory_gb = many.memory.total_gb
         rows.append(SpeechRow(acc, many.fits, memory_gb, one.realtime_factor, many.realtime_factor))

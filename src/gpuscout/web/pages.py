@@ -297,15 +297,14 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         "fits": [],
         "chart": None,
         "model_label": model_view.model_label,
+        "images": (),
+        "speech": (),
     }
     if spec.kind == "diffusion":
         context_data["images"], context_data["image_setting"] = model_view.image_rows(spec)
         context_data["image_basis"] = model_view.image_basis()
     if spec.kind == "audio":
-        try:
-            context_data["speech"], context_data["speech_caveat"] = model_view.speech_rows(spec)
-        except InvalidInputError:  # an audio row the speech estimator cannot read (not Whisper)
-            context_data["speech"] = ()
+        context_data["speech"], context_data["speech_caveat"] = model_view.speech_rows(spec)
         context_data["speech_batch"] = model_view.SPEECH_BATCH
     if spec.kind == "llm":
         contexts, series = model_view.vram_series(spec, precision)
