@@ -129,6 +129,10 @@ def test_model_detail() -> None:
     assert "deepseek-v3" in result.stdout and "MLA" in result.stdout and "fine-tune" in result.stdout
     data = json.loads(_run("models", "Llama 3.1 8B Instruct", "--json").stdout)
     assert data["name"] == "llama-3.1-8b" and data["params"]["active"] == data["params"]["total"]
+    # "Weights dtype: bfloat16" alone read as if gpt-oss shipped in bf16: the published format is said
+    assert "Published as" in result.stdout and "fp8-block" in result.stdout
+    assert "Published as" in _run("models", "gpt-oss-120b").stdout
+    assert "Published as" not in _run("models", "llama-3.1-8b").stdout  # a bf16 checkpoint: dtype says it
 
 
 def test_models_config_import(tmp_path: Path) -> None:

@@ -345,6 +345,11 @@ def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
         rows.append(("Loaded with it", f"{spec.auxiliary_params_b:g} B (text encoders, VAE)"))
     rows += [
         ("Weights dtype", spec.torch_dtype),
+        *(
+            [("Published as", f"{spec.native_precision} (sized and timed in it unless --precision says so)")]
+            if spec.native_precision and spec.native_precision != "bf16"
+            else []
+        ),
         ("Aliases", ", ".join(spec.aliases) or "—"),
         ("Source", spec.source or "—"),
         ("Notes", spec.notes or "—"),
