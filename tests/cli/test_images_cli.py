@@ -86,6 +86,9 @@ def test_bad_input_names_the_field(args: list[str], field: str) -> None:
             "gpuscout images flux.1-dev",
         ),
         (["vram", "flux.1-dev"], IMAGE, "gpuscout images flux.1-dev"),
+        # and to the training estimators (it said "a diffusion model without a decoder-LLM shape")
+        (["vram", "flux.1-dev", "--task", "lora"], IMAGE, "gpuscout images flux.1-dev"),
+        (["recommend", "finetune", "flux.1-dev", "--dataset-tokens", "1e6"], IMAGE, "gpuscout images"),
         (
             ["faq", "flux.1-dev"],
             "an image (diffusion) model",

@@ -33,7 +33,7 @@ FACES: dict[str, tuple[str, str, str, str]] = {
         "a language model",
         "gpuscout estimate {name} --gpu GPU",
         "gpuscout.estimate",
-        "gpuscout recommend serve {name}",
+        "gpuscout recommend serve|batch|finetune {name}",
     ),
     "diffusion": (
         "an image (diffusion) model",

@@ -25,7 +25,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
-from gpuscout.estimate.arguments import int_in, positive_float, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import (
+    int_in,
+    positive_float,
+    require_language_model,
+    resolve_gpu_arg,
+    resolve_model_arg,
+)
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link, lacks_peer_access
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
@@ -323,6 +329,7 @@ def estimate_training(
     ``calibration`` replaces the fitted constants (the accuracy benchmark refits them).
     """
     spec = resolve_model_arg(model)
+    require_language_model(spec)  # fine-tuning and pre-training here are of language models
     acc = resolve_gpu_arg(gpu)
     gpus = int_in("gpus", gpus, 1, 4096, error=ConfigurationRejected)
     nodes = int_in("nodes", nodes, 1, 100_000, error=ConfigurationRejected)
