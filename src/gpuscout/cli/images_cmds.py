@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from gpuscout.cli.output import JsonOption, console, plain, print_json, user_errors
+from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
 
 
 def images_cmd(
@@ -74,11 +74,7 @@ def images_cmd(
         from gpuscout.advise.reasons import duration
 
         table.add_row(f"time for {images:,} images", duration(images * est.seconds_per_image))
-    console.print(table)
-    for key, value in est.assumptions.items():
-        console.print(f"{plain(key)}: {plain(value)}", highlight=False)
-    for warning in est.warnings:
-        console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+    print_with_notes(table, est.assumptions, est.warnings)
 
 
 def register(app: typer.Typer) -> None:

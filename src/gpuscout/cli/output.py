@@ -45,6 +45,16 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON instead of 
 CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")]
 
 
+def print_with_notes(table: Any, assumptions: dict[str, str], warnings: list[str]) -> None:
+    """A small estimate's table, then each assumption as ``key: value`` and each warning (``images``,
+    ``transcribe``)."""
+    console.print(table)
+    for key, value in assumptions.items():
+        console.print(f"{plain(key)}: {plain(value)}", highlight=False)
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+
+
 def number(low: float, high: float) -> Callable[[str], float]:
     """The ``parser`` of a float option: a finite number in ``low..high`` (inclusive), else a usage
     error (exit 2) naming the option and the range. ``nan`` and ``inf`` are refused (a range check

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from gpuscout.cli.output import JsonOption, console, plain, print_json, user_errors
+from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
 
 
 def transcribe_cmd(
@@ -43,11 +43,7 @@ def transcribe_cmd(
     table.add_row("memory", f"{est.memory.total_gb:,.2f} GB of {est.memory.capacity_gb:,.1f} GB")
     table.add_row("real-time factor", f"{est.realtime_factor:,.1f}x ({est.bound}-bound)")
     table.add_row(f"time for {audio_hours:g} h of audio", f"{est.seconds / 60:,.1f} min")
-    console.print(table)
-    for key, value in est.assumptions.items():
-        console.print(f"{plain(key)}: {plain(value)}", highlight=False)
-    for warning in est.warnings:
-        console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+    print_with_notes(table, est.assumptions, est.warnings)
 
 
 def register(app: typer.Typer) -> None:

@@ -200,6 +200,12 @@ IMAGE_GPUS: tuple[str, ...] = (
 )
 
 
+def table_gpus() -> list[Accelerator]:
+    """The accelerators of :data:`IMAGE_GPUS`, in its order (those the table knows)."""
+    by_name = {a.name: a for a in all_accelerators()}
+    return [by_name[name] for name in IMAGE_GPUS if name in by_name]
+
+
 @dataclass(frozen=True, slots=True)
 class ImageRow:
     gpu: Accelerator
@@ -226,13 +232,9 @@ def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
     the estimator has no pipeline profile of."""
     from gpuscout.estimate.diffusion import estimate_images
 
-    by_name = {a.name: a for a in all_accelerators()}
     rows: list[ImageRow] = []
     setting = ""
-    for name in IMAGE_GPUS:
-        acc = by_name.get(name)
-        if acc is None:
-            continue
+    for acc in table_gpus():
         try:
             est = estimate_images(spec, acc)
         except InvalidInputError:  # an image model the estimator has no pipeline profile of
@@ -262,13 +264,9 @@ def speech_rows(spec: ModelSpec) -> tuple[tuple[SpeechRow, ...], str]:
     model the speech estimator cannot read."""
     from gpuscout.estimate.transcription import estimate_transcription
 
-    by_name = {a.name: a for a in all_accelerators()}
     rows: list[SpeechRow] = []
     caveat = ""
-    for name in IMAGE_GPUS:
-        acc = by_name.get(name)
-        if acc is None:
-            continue
+    for acc in table_gpus():
         try:
             one = estimate_transcription(spec, acc)
             many = estimate_transcription(spec, acc, batch=SPEECH_BATCH)
