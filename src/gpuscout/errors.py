@@ -40,6 +40,18 @@ class UnknownNameError(InvalidInputError, LookupError):
         super().__init__(field, f"{what} name {name!r}; {label}: {hint}")
 
 
+class WrongModelKind(InvalidInputError):
+    """A model of another kind than the entry point answers (an image model given to the language-model
+    estimator, a language model to the speech one): ``kind`` is the model's (``llm``, ``diffusion``,
+    ``audio``), ``wanted`` what was expected, so a face can point to where that kind is answered."""
+
+    def __init__(self, model: str, kind: str, wanted: str, message: str, accepted: str | None = None) -> None:
+        self.model = model
+        self.kind = kind
+        self.wanted = wanted
+        super().__init__("model", message, accepted)
+
+
 def closest(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
     """Return up to ``n`` candidates closest to ``name`` (case-insensitive), best first."""
     pool = {c.lower(): c for c in candidates}

@@ -312,3 +312,28 @@ def test_what_the_ranking_was_held_to_is_said_in_the_forms_words(client: TestCli
     targets = _section(html, 'id="targets"', "</div>")
     assert "load: 8 simultaneous users" in targets and "TTFT" in targets
     assert "--" not in targets and "“Latency targets: none”" in targets
+
+
+def test_a_model_of_another_kind_links_to_the_pages_that_answer_it(client: TestClient) -> None:
+    # the estimator's message names CLI commands; a web user gets the model page and the right form
+    serve = client.get("/advise", params={"kind": "serve", "model": "flux.1-dev"})
+    error = _section(serve.text, 'id="err-model"', "</label>")
+    assert serve.status_code == 422
+    assert "flux.1-dev is an image (diffusion) model, not a language model" in error
+    assert 'href="/models/flux.1-dev"' in error
+    assert 'href="/advise?kind=batch&amp;model=flux.1-dev&amp;images_total=1000"' in error
+    assert "gpuscout images" not in error
+    faq = client.get("/faq", params={"model": "whisper-large-v3"})
+    error = _section(faq.text, 'id="err-model"', "</label>")
+    assert faq.status_code == 422 and "whisper-large-v3 is a speech-to-text model" in error
+    assert 'href="/models/whisper-large-v3"' in error and "gpuscout transcribe" not in error
+    images = client.get("/advise", params={"kind": "batch", "model": "llama-3.1-8b", "images_total": "100"})
+    error = _section(images.text, 'id="err-model"', "</label>")
+    assert "llama-3.1-8b is a language model, not an image model" in error
+    assert 'href="/advise?kind=serve&amp;model=llama-3.1-8b"' in error
+
+
+def test_a_form_error_names_the_fields_by_their_labels(client: TestClient) -> None:
+    html = client.get("/advise", params={"kind": "batch", "model": "flux.1-dev"}).text
+    error = _section(html, 'id="err-output_tokens_total"', "</span>")
+    assert "“Output tokens in all” (LLM) or “Images in all”" in error and "images_total" not in error

@@ -29,7 +29,7 @@ from gpuscout.advise.rank import Ranker
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
-from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
+from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
 from gpuscout.estimate.arguments import other_face
 from gpuscout.estimate.types import STEP_PARTS, Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -123,8 +123,10 @@ class _Faq:
         self.model = be.model_name(model)
         kind = be.model_kind(self.model)
         if kind != "llm":
-            raise InvalidInputError(
-                "model",
+            raise WrongModelKind(
+                self.model,
+                kind,
+                "a language model",
                 f"the FAQ covers language models; {other_face(self.model, kind)}",
                 "a language model (see `gpuscout models`)",
             )

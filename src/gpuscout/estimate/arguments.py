@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -67,7 +67,9 @@ def require_language_model(spec: ModelSpec) -> None:
     """Nothing for a language model; otherwise an error naming the ``model`` field and where a model of
     its kind is answered (the LLM estimators size tokens, not images or audio)."""
     if spec.kind != "llm":
-        raise InvalidInputError("model", other_face(spec.name, spec.kind), "a language model")
+        raise WrongModelKind(
+            spec.name, spec.kind, "a language model", other_face(spec.name, spec.kind), "a language model"
+        )
 
 
 def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:

@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError, WrongModelKind
 from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
@@ -166,8 +166,9 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
     if spec.name in PROFILES:
         return PROFILES[spec.name]
     if spec.kind != "diffusion":
-        raise InvalidInputError(
-            "model", other_face(spec.name, spec.kind, "an image model"), accepted=", ".join(PROFILES)
+        wanted = "an image model"
+        raise WrongModelKind(
+            spec.name, spec.kind, wanted, other_face(spec.name, spec.kind, wanted), ", ".join(PROFILES)
         )
     raise UnknownNameError("model", spec.name, list(PROFILES))
 

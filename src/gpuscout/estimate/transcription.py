@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.estimate.arguments import other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
@@ -64,13 +64,12 @@ class TranscriptionEstimate:
 
 def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
     """(d_model, layers per stack, ffn width, vocab) of a Whisper row."""
-    if spec.kind != "audio" or "whisper" not in spec.family.lower() or spec.hidden_size <= 0:
-        why = (
-            f"{spec.name} is not a Whisper speech model"
-            if spec.kind == "audio"
-            else other_face(spec.name, spec.kind, "a Whisper speech model")
-        )
-        raise InvalidInputError("model", why, accepted="whisper-large-v3 (and other Whisper rows)")
+    accepted = "whisper-large-v3 (and other Whisper rows)"
+    wanted = "a Whisper speech model"
+    if spec.kind != "audio":
+        raise WrongModelKind(spec.name, spec.kind, wanted, other_face(spec.name, spec.kind, wanted), accepted)
+    if "whisper" not in spec.family.lower() or spec.hidden_size <= 0:
+        raise InvalidInputError("model", f"{spec.name} is not a Whisper speech model", accepted=accepted)
     return spec.hidden_size, spec.num_hidden_layers, spec.intermediate_size, spec.vocab_size
 
 

@@ -9,6 +9,7 @@ linked by ``aria-describedby``.
 
 from __future__ import annotations
 
+import re
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,11 +23,13 @@ from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
 
 @dataclass(frozen=True, slots=True)
 class FieldError:
-    """What is wrong with one input, and names that would work (for an unknown name)."""
+    """What is wrong with one input, names that would work (for an unknown name), and pages that
+    answer what was asked instead (``(text, href)``; a model of another kind)."""
 
     field: str
     message: str
     suggestions: tuple[str, ...] = ()
+    links: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -183,7 +186,7 @@ def gpuscout_error(
             text += "; pick one below" if exc.ambiguous else "; did you mean one of these?"
         message = f"{label}: {text}" if label else text
         return FieldError(name, message, tuple(exc.suggestions)) if label else message
-    message = _detail(exc)
+    message = _in_labels(_detail(exc), labels)
     if label is None:
         return f"{exc.field.replace('_', ' ').capitalize()}: {message}"
     return FieldError(name, f"{label}: {message}")
@@ -201,6 +204,16 @@ def _detail(exc: InvalidInputError) -> str:
     if accepted and text.endswith(suffix) and _looks_like_type(accepted):
         text = text[: -len(suffix)]
     return text
+
+
+def _in_labels(text: str, labels: Mapping[str, str]) -> str:
+    """``text`` with the form's parameter names written as its labels ("a batch needs “Output tokens
+    in all” (LLM) or “Images in all”"): only names with an underscore, which are never plain words."""
+    names = sorted((n for n in labels if "_" in n), key=len, reverse=True)
+    if not names:
+        return text
+    pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
+    return pattern.sub(lambda m: f"“{labels[m.group(1)]}”", text)
 
 
 def _looks_like_type(accepted: str) -> bool:

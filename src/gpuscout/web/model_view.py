@@ -7,8 +7,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import quote, urlencode
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.estimate.api import memory_needed
 from gpuscout.estimate.memory import GIB
 from gpuscout.estimate.types import MemoryBreakdown
@@ -16,6 +17,7 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.params import count_params
+from gpuscout.web.form_errors import FieldError
 
 PRECISIONS: tuple[str, ...] = ("bf16", "fp8", "int8", "int4")
 CONTEXTS: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
@@ -161,6 +163,34 @@ class Resolved:
     @property
     def renamed(self) -> bool:
         return self.typed.strip() != self.spec.name
+
+
+IMAGES_TO_RANK = 1000  # the image count of the links that rank offers for an image model
+
+
+def other_kind_error(error: WrongModelKind, label: str) -> FieldError:
+    """The ``model`` field's error for a model of another kind than the page answers (an image or
+    speech model on a language-model form, a language model on an image batch): what it is, with links
+    to the pages that answer it (its model page; the advisor's image batch for an image model, its
+    serving ranking for a language model) in place of the CLI commands the estimator's message names."""
+    from gpuscout.estimate.arguments import FACES
+
+    name, kind = error.model, error.kind
+    what = FACES[kind][0] if kind in FACES else f"a {kind} model"
+    page = f"/models/{quote(name)}"
+    links: tuple[tuple[str, str], ...] = (("its page", page),)
+    if kind == "llm":
+        serve = urlencode({"kind": "serve", "model": name})
+        links = (("its memory by GPU", page), ("rank offers for serving it", f"/advise?{serve}"))
+    elif kind == "diffusion":
+        batch = urlencode({"kind": "batch", "model": name, "images_total": IMAGES_TO_RANK})
+        links = (
+            ("its seconds per image by GPU", page),
+            (f"rank offers for {IMAGES_TO_RANK:,} images", f"/advise?{batch}"),
+        )
+    elif kind == "audio":
+        links = (("its real-time factor by GPU", page),)
+    return FieldError("model", f"{label}: {name} is {what}, not {error.wanted}.", links=links)
 
 
 def resolve_typed(typed: str) -> Resolved:

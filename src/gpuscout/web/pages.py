@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind
 from gpuscout.web import advise_form, model_view
 from gpuscout.web.advise_view import answer_view, latency_label, plain, total_label, unit_cost_label
 from gpuscout.web.api import lookup_gpu
@@ -337,7 +337,7 @@ def advise_page(request: Request, services: Services) -> Response:
         workload = advise_form.build_workload(req)
         advice = services.advice(workload, objective=req.objective, top=req.top)
     except GpuscoutError as exc:
-        found = gpuscout_error(exc, labels, {"name": "model"})
+        found = _web_error(exc, labels, {"name": "model"})
         if isinstance(found, FieldError) and found.field in labels:
             errors.add(found)
         else:
@@ -394,7 +394,7 @@ def faq_page(request: Request, services: Services) -> Response:
         resolved = model_view.resolve_typed(typed)
         answers = services.faq(resolved.spec.name)
     except GpuscoutError as exc:
-        found = gpuscout_error(exc, FAQ_LABELS)
+        found = _web_error(exc, FAQ_LABELS)
         if isinstance(found, FieldError):
             errors.add(found)
         else:
@@ -410,6 +410,16 @@ def faq_page(request: Request, services: Services) -> Response:
         "freshness": page_freshness(services),
     }
     return render(request, "faq.html", context, status_code=422 if errors else 200)
+
+
+def _web_error(
+    exc: GpuscoutError, labels: dict[str, str], aliases: dict[str, str] | None = None
+) -> FieldError | str:
+    """``gpuscout_error``, except that a model of the wrong kind for the form links to the pages that
+    answer it rather than naming CLI commands."""
+    if isinstance(exc, WrongModelKind) and "model" in labels:
+        return model_view.other_kind_error(exc, labels["model"])
+    return gpuscout_error(exc, labels, aliases)
 
 
 def page_freshness(services: WebServices) -> Freshness:
