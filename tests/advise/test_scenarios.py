@@ -177,7 +177,8 @@ def test_a_model_that_fits_one_gpu_is_not_split_unless_throughput_demands_it() -
     assert rec.config.tp == 1 and rec.config.replicas_per_instance == 8
     assert any("model fits one GPU: 8 replicas, not split" in x for x in rec.reasons)
     # a per-user speed one GPU cannot deliver demands a tensor-parallel split
-    solo = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=1), [eight], now=NOW)[0]
+    one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
+    solo = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=1), [one], now=NOW)[0]
     assert solo.estimate is not None and solo.estimate.tpot_ms is not None
     fast = ServeWorkload(model="llama-3.1-8b", concurrency=1, tpot_ms_max=solo.estimate.tpot_ms * 0.8)
     (split,) = recommend(fast, [eight], now=NOW)
@@ -302,3 +303,36 @@ def test_the_chosen_micro_batch_still_leaves_the_memory_headroom() -> None:
     # twice the sequences would not fit with the margin, or would not be faster
     tight = not doubled.fits or doubled.memory.total_gb > 0.95 * rec.estimate.memory_capacity_gb
     assert tight or doubled.tokens_per_s <= at.tokens_per_s * (1 + SIMPLER_WITHIN)
+
+
+def test_one_user_on_two_gpus_is_split_rather_than_leaving_a_gpu_idle() -> None:
+    # 2x RTX 3090 over PCIe, 1 user: two one-GPU replicas leave one GPU idle at the same price, where a
+    # split over both reads half the weights per GPU per token and answers sooner
+    pair = offer("vast", "RTX3090", 2, 0.4, memory=24, instance="2x3090")
+    (rec,) = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=1), [pair], now=NOW)
+    assert rec.config.tp == 2 and rec.config.replicas_per_instance == 1
+    split = next(x for x in rec.reasons if x.startswith("model split over 2 GPUs"))
+    times = [float(t) for t in re.findall(r"takes ([\d.]+) s rather than ([\d.]+) s", split)[0]]
+    assert "leaves GPUs idle at this load" in split and times[0] < times[1]
+    # two users keep both replicas busy: the smaller split wins at the same price, as before
+    (busy,) = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=2), [pair], now=NOW)
+    assert busy.config.tp == 1 and busy.config.replicas_per_instance == 2
+
+
+def test_a_request_rate_is_served_at_the_batch_littles_law_gives_not_at_capacity() -> None:
+    from gpuscout import estimate
+
+    # 5 requests/s of 1,000 + 500 tokens on one H100: requests in flight = rate x request latency
+    one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
+    w = ServeWorkload(model="llama-3.1-8b", requests_per_s=5, prompt_tokens=1000, output_tokens=500)
+    (rec,) = recommend(w, [one], now=NOW)
+    s = rec.estimate
+    assert s is not None and s.tpot_ms is not None and rec.config.instances == 1
+    latency_s = s.ttft_ms / 1000 + 500 * s.tpot_ms / 1000
+    assert s.batch_per_replica == pytest.approx(5 * latency_s, abs=1.0)  # Little's law at its own latency
+    assert s.batch_per_replica < 60  # the capacity batch (~295 sequences) used to set it: 126 in flight
+    assert s.throughput == pytest.approx(2500, rel=1e-6)  # what 5 req/s x 500 tokens ask
+    assert s.per_user_tokens_per_s * s.batch_per_replica == pytest.approx(2500, rel=0.15)
+    # the estimator asked the same open-loop question agrees on the requests in flight
+    direct = estimate("llama-3.1-8b", "H100-SXM", request_rate=5, context_in=1000, context_out=500)
+    assert s.batch_per_replica == pytest.approx(direct.batch, abs=3)

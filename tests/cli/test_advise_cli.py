@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -494,3 +495,21 @@ def test_request_rate_is_spelt_alike_in_recommend_and_estimate() -> None:
     assert answer(*serve, "--request-rate", "3") == answer(*serve, "--rps", "3")
     est = ["estimate", "llama-3.1-8b", "--gpu", "H100"]
     assert answer(*est, "--rps", "3") == answer(*est, "--request-rate", "3")
+
+
+def test_a_narrow_serve_table_keeps_the_column_cheapest_first_orders_by() -> None:
+    # rows are ordered by $/month (a faster row serves more tokens for its month); at 80 columns the
+    # table kept cost/unit, not the sort key, and read as unsorted under "cheapest first"
+    args = ["recommend", "serve", "llama-3.1-8b", "--concurrency", "32", "--prompt", "2000"]
+    env = {"TTY_COMPATIBLE": "1", "COLUMNS": "80", "NO_COLOR": "1"}  # a terminal 80 columns wide
+    result = runner.invoke(app, args, env=env)
+    assert result.exit_code == 0, result.output
+    assert "cheapest first" in result.output and "$/month" in result.output
+    header = next(line for line in result.output.splitlines() if "provider" in line)
+    assert "cost/unit" not in header
+    monthly = [
+        float(m.group(1).replace(",", ""))
+        for line in result.output.splitlines()
+        if line.startswith("│") and (m := re.search(r"\$([\d,.]+) │\s*$", line))
+    ]
+    assert len(monthly) >= 5 and monthly == sorted(monthly)

@@ -233,11 +233,12 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         w = self.w
         g = key[1]
         active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
-        best: tuple[int, int] | None = None
+        best: tuple[int, float, int] | None = None  # instances, request latency at the load, tp
         chosen: tuple[int, Estimate, int, int] | None = None  # tp, estimate at cap, cap, instances
         last_why = "does not fit"
         any_fit = False
         outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
+        idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
         for tp in tp_degrees(g):
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if why is not None or e_cap is None:
@@ -261,11 +262,19 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 inst = max(inst, math.ceil(need_tps / (replicas * rate) - 1e-9))
             inst = max(inst, 1)
             outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
-            rank_key = (inst, tp)
+            if best is not None and inst > best[0]:
+                break  # a larger split cannot need fewer instances
+            # the smaller split wins at the same price (replicas keep headroom and need no fast link),
+            # unless it leaves GPUs idle at this load: then the split that answers sooner
+            idle = self._leaves_replicas_idle(acc, tp, inst * replicas)
+            latency = self._latency_at_load(acc, tp, cap, inst * replicas) if idle or best else 0.0
+            if idle:
+                idle_latency[tp] = latency
+            rank_key = (inst, latency, tp)
             if best is None or rank_key < best:
                 best, chosen = rank_key, (tp, e_cap, cap, inst)
-            if inst == 1:
-                break  # a larger split cannot need fewer instances; the smaller split wins ties
+            if inst == 1 and not idle:
+                break  # a larger split cannot need fewer instances, nor put an idle GPU to use
         if chosen is None:
             latency = "latency" in last_why
             kind = (
@@ -282,6 +291,11 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         weights_total = e_cap.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         why_split = split_why(outcome.get(1, "")) if tp > 1 else None
+        if tp > 1 and 1 in idle_latency and outcome.get(1) == outcome.get(tp):
+            why_split = (
+                f"one GPU per replica leaves GPUs idle at this load; split, a request takes "
+                f"{best[1] if best else 0.0:.1f} s rather than {idle_latency[1]:.1f} s"
+            )
         return ConfigEval(
             key=key,
             fits=True,
@@ -348,17 +362,56 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return "latency targets"
         return "KV cache" if most.batch >= most.max_batch else "engine cap"
 
+    def _leaves_replicas_idle(self, acc: Accelerator, tp: int, replicas_total: int) -> bool:
+        """Whether the load keeps fewer requests in flight than there are replicas (1 user on two
+        one-GPU replicas): a GPU paid for and idle, which a split over it would put to use."""
+        w = self.w
+        if w.monthly_output_tokens is not None:
+            return False  # a volume to serve: the replicas' throughput is the point
+        if w.requests_per_s is None:
+            return w.users < replicas_total
+        one = self.infer(acc, tp, 1)
+        if one is None or not one.fits:
+            return False
+        return w.requests_per_s * request_latency_s(one, w.output_tokens) < replicas_total
+
+    def _latency_at_load(self, acc: Accelerator, tp: int, cap: int, replicas_total: int) -> float:
+        """Seconds a request takes on a replica of ``tp`` GPUs when the load is spread over
+        ``replicas_total`` of them (how two splits of the same instances are told apart: two replicas
+        with one user leave a GPU idle, where a split over both answers sooner)."""
+        e = self.infer(acc, tp, self._operating_batch(acc, tp, cap, replicas_total))
+        return request_latency_s(e, self.w.output_tokens) if e is not None and e.fits else math.inf
+
+    def _operating_batch(self, acc: Accelerator, tp: int, cap: int, replicas_total: int) -> int:
+        """Requests in flight per replica when the load is spread over ``replicas_total`` replicas:
+        the users asked for, or what a request rate keeps in flight (at most ``cap``)."""
+        w = self.w
+        if w.requests_per_s is not None:
+            return self._in_flight_at_rate(acc, tp, w.requests_per_s / replicas_total, cap)
+        return max(1, min(cap, math.ceil(w.users / replicas_total - 1e-9)))
+
+    def _in_flight_at_rate(self, acc: Accelerator, tp: int, rate: float, cap: int) -> int:
+        """Requests in flight on one replica fed ``rate`` requests/s: the smallest ``b`` with
+        ``b >= rate x latency(b)`` (Little's law; a request's latency grows with the batch it shares),
+        found by iterating up from one; at most ``cap``, the batch the replica was sized for."""
+        b = 1
+        while b < cap:
+            e = self.infer(acc, tp, b)
+            if e is None or not e.fits:
+                break
+            need = min(cap, max(1, math.ceil(rate * request_latency_s(e, self.w.output_tokens) - 1e-9)))
+            if need <= b:
+                break
+            b = need
+        return b
+
     def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
         w = self.w
         assert ev.estimate is not None and ev.accelerator is not None  # set by _configure
         acc, tp, cap, e_cap = ev.accelerator, ev.tp, ev.cap_batch, ev.estimate
         active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
-        users: float
-        if w.requests_per_s is not None:
-            users = w.requests_per_s * request_latency_s(e_cap, w.output_tokens)
-        else:
-            users = float(w.users)
-        b_op = max(1, min(cap, math.ceil(users / (ev.instances * ev.replicas_per_instance) - 1e-9)))
+        users = float(w.users)
+        b_op = self._operating_batch(acc, tp, cap, ev.instances * ev.replicas_per_instance)
         e_op = self.infer(acc, tp, b_op) or e_cap
         if w.requests_per_s is not None:
             served_tps = w.requests_per_s * w.output_tokens

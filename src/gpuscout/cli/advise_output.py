@@ -140,8 +140,8 @@ def table(workload: Any, advice: Any) -> None:
             Column("TTFT", right=True),
             Column("tok/s/user", right=True),
             Column("latency", right=True, drop=3),
-            Column("cost/unit", right=True),
-            Column("$/month", right=True, drop=4),
+            Column("cost/unit", right=True, drop=4),
+            Column("$/month", right=True),  # what "cheapest first" orders by: kept at any width
         ]
     else:
         columns += [
