@@ -56,6 +56,22 @@ def test_models_and_model_detail(client: TestClient) -> None:
     assert {f["gpu"]: f["gpus_needed"] for f in asked["fits"]}["H200-SXM"] is None  # 1.3 TB: not on 8
 
 
+def test_a_format_a_gpu_cannot_run_is_said_so_not_counted_as_more_than_eight(client: TestClient) -> None:
+    # gpt-oss's MXFP4 experts on a V100 (no vLLM kernels for Volta) or a TPU v5p (not a listed target)
+    # read as "needs more than 8"; and an unknown precision answered 200 with no GPU holding the model
+    oss = {f["gpu"]: f for f in client.get("/api/v1/models/gpt-oss-120b").json()["fits"]}
+    for gpu in ("V100-SXM2-32GB", "TPU-v5p"):
+        assert oss[gpu]["gpus_needed"] is None and oss[gpu]["unsupported"].startswith(f"vllm: mxfp4 on {gpu}")
+    assert oss["H100-SXM"]["unsupported"] == "" and oss["RTX3080"]["unsupported"] == ""  # 10 GB: too small
+    html = client.get("/models/gpt-oss-120b").text
+    rows = html.split('id="fits"', 1)[1].split("</table>", 1)[0]
+    unsupported = rows.split("format not run", 1)[1]
+    assert ">V100-SXM2-32GB</a>" in unsupported and ">RTX3080</a>" not in unsupported
+    assert ">RTX3080</a>" in rows.split("more than 8", 1)[1].split("format not run", 1)[0]
+    bad = client.get("/api/v1/models/llama-3.1-8b", params={"precision": "fp7"})
+    assert bad.status_code == 422 and bad.json()["field"] == "precision"
+
+
 def test_an_image_model_detail_carries_its_speed_by_gpu(client: TestClient) -> None:
     from gpuscout.estimate.diffusion import estimate_images
 

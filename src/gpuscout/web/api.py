@@ -254,7 +254,12 @@ def api_model(
             for p, mem in model_view.memory_by_precision(spec, context)
         ]
         fits = [
-            GpuFitOut(gpu=f.gpu.name, memory_gb=f.gpu.memory_gb, gpus_needed=f.gpus_needed)
+            GpuFitOut(
+                gpu=f.gpu.name,
+                memory_gb=f.gpu.memory_gb,
+                gpus_needed=f.gpus_needed,
+                unsupported=f.unsupported,
+            )
             for f in model_view.sort_fits(model_view.fits(spec, precision, context))
         ]
     images: list[ImageSpeedOut] = []

@@ -32,7 +32,11 @@ _SIZING_GPU = "B200"
 @dataclass(frozen=True, slots=True)
 class Fit:
     gpu: Accelerator
-    gpus_needed: int | None  # None: not even 8 of them
+    gpus_needed: int | None  # None: not even 8 of them, or the engine does not run the format there
+    unsupported: str = ""  # why the default engine cannot run the format on this GPU ("": it can)
+
+
+UNSUPPORTED = "unsupported"  # the group of GPUs that cannot run the format at all (``group_fits``)
 
 
 def params_b(spec: ModelSpec) -> tuple[float | None, float | None]:
@@ -105,31 +109,45 @@ def reference_cards() -> list[Accelerator]:
 
 @lru_cache(maxsize=256)
 def fits(spec: ModelSpec, precision: str, context: int = DEFAULT_CONTEXT) -> tuple[Fit, ...]:
-    """For each accelerator, the smallest of 1/2/4/8 GPUs (tensor parallel) that holds one sequence."""
+    """For each accelerator, the smallest of 1/2/4/8 GPUs (tensor parallel) that holds one sequence, or
+    why the default engine cannot run ``precision`` there (an unknown ``precision`` is an
+    ``InvalidInputError`` naming it, not eight "does not fit" answers)."""
+    from gpuscout.estimate.precision import resolve_precision
+
+    resolve_precision(precision)
     out: list[Fit] = []
     for acc in all_accelerators():
         needed = None
+        why = ""
         for n in GPU_COUNTS:
             try:
                 need = memory_needed(spec, acc, gpus=n, precision=precision, context=context)
-            except InvalidInputError:
-                break  # e.g. this accelerator cannot run the format at all
+            except InvalidInputError as exc:  # e.g. a layout this accelerator cannot take
+                why = exc.message
+                break
+            if not need.supported:
+                why = need.assumptions.get("support") or need.binding_constraint
+                break
             if need.fits:
                 needed = n
                 break
-        out.append(Fit(acc, needed))
+        out.append(Fit(acc, needed, why))
     return tuple(out)
 
 
 def sort_fits(items: Sequence[Fit]) -> list[Fit]:
-    return sorted(items, key=lambda f: (f.gpus_needed is None, f.gpus_needed or 0, f.gpu.memory_gb))
+    return sorted(
+        items,
+        key=lambda f: (bool(f.unsupported), f.gpus_needed is None, f.gpus_needed or 0, f.gpu.memory_gb),
+    )
 
 
-def group_fits(items: Sequence[Fit]) -> list[tuple[int | None, list[Fit]]]:
-    """Fits grouped by GPUs needed (1, 2, 4, 8, then None = more than 8), each group by memory."""
-    groups: dict[int | None, list[Fit]] = {}
+def group_fits(items: Sequence[Fit]) -> list[tuple[int | str | None, list[Fit]]]:
+    """Fits grouped by GPUs needed (1, 2, 4, 8, then None = more than 8, then ``UNSUPPORTED``: the
+    engine does not run the format there), each group by memory."""
+    groups: dict[int | str | None, list[Fit]] = {}
     for f in sort_fits(items):
-        groups.setdefault(f.gpus_needed, []).append(f)
+        groups.setdefault(UNSUPPORTED if f.unsupported else f.gpus_needed, []).append(f)
     return list(groups.items())
 
 

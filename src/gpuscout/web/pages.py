@@ -295,6 +295,7 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         "resolved": shown_as,
         "memories": [],
         "fits": [],
+        "unsupported_group": model_view.UNSUPPORTED,
         "chart": None,
         "model_label": model_view.model_label,
         "images": (),

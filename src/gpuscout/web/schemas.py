@@ -196,7 +196,13 @@ class GpuFitOut(BaseModel):
 
     gpu: str
     memory_gb: float
-    gpus_needed: int | None = Field(description="smallest count of this GPU that holds it; null: none <= 8")
+    gpus_needed: int | None = Field(
+        description="smallest count of this GPU that holds it; null: none <= 8, or the format is not run "
+        "there (see `unsupported`)"
+    )
+    unsupported: str = Field(
+        default="", description="why the default engine does not run the format on this GPU; empty: it does"
+    )
 
 
 class ImageSpeedOut(BaseModel):
