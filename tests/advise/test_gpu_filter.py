@@ -3,6 +3,8 @@ variants, an unknown name gets the closest known ones, and what is left out says
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from typer.testing import CliRunner
 
@@ -42,6 +44,15 @@ def test_nothing_of_those_gpus_runs_it_says_so_and_what_would() -> None:
     answer = advise(w, OFFERS)
     assert not answer.rows and answer.binding is not None
     assert "have other GPUs" in answer.binding and "elsewhere the cheapest" in answer.binding
+    assert re.search(r"elsewhere the cheapest is .* at \$[\d,.]+ a month$", answer.binding)  # a serving month
+
+
+def test_a_small_total_keeps_its_cents_and_a_month_says_so() -> None:
+    from gpuscout.advise.reasons import usd
+
+    # a fine-tune elsewhere read "at $0", a serving month "at $101" with no period
+    assert usd(0.031) == "$0.03" and usd(99.5) == "$99.50" and usd(101.2, " a month") == "$101 a month"
+    assert usd(25_381.4) == "$25,381" and usd(None) == "-"
 
 
 def test_the_cli_option_filters_and_names_itself_in_errors() -> None:

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gpuscout.advise.reasons import duration
+from gpuscout.advise.reasons import duration, usd
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
@@ -161,6 +161,11 @@ def _relaxed(
     return again.advise(offers, "cost", top=5, diagnose=False)
 
 
+def _per(w: object) -> str:
+    """What a row's total is per: a serving month, or the run."""
+    return " a month" if isinstance(w, ServeWorkload) else ""
+
+
 def _label(rec: Recommendation) -> str:
     o = rec.offer
     return f"{rec.config.describe(o.accelerator)} at {rec.provider_name or o.provider}"
@@ -214,10 +219,9 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         free = _relaxed(ranker, offers, {"budget_usd": None})
         if free.rows:
             best = min(free.rows, key=lambda r: r.total_usd or math.inf)
-            per = " a month" if isinstance(w, ServeWorkload) else ""
             return (
                 f"the budget binds ({head}): the cheapest that meets everything else is "
-                f"{_label(best)} at ${best.total_usd:,.0f}{per}; "
+                f"{_label(best)} at {usd(best.total_usd, _per(w))}; "
                 f"--budget {math.ceil(best.total_usd or 0):.0f} would show it"
             )
     deadline = getattr(w, "deadline_hours", None)
@@ -236,7 +240,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         if free.rows and not (isinstance(w, BatchWorkload) and not w.interruptible):
             return (
                 f"only interruptible (auction / spot) capacity can run it ({head}): --spot would show "
-                f"{_label(free.rows[0])} at ${free.rows[0].total_usd:,.0f}"
+                f"{_label(free.rows[0])} at {usd(free.rows[0].total_usd, _per(w))}"
             )
     if not ranker.include_stale and (counts["stale"] or counts["defunct"]):
         free = _relaxed(ranker, offers, {}, include_stale=True)
@@ -251,7 +255,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             where = ", ".join([*w.providers, *w.regions, *w.accelerators])
             return (
                 f"no offer of {where} can run it ({head}); elsewhere the cheapest is {_label(free.rows[0])} "
-                f"at ${free.rows[0].total_usd:,.0f}"
+                f"at {usd(free.rows[0].total_usd, _per(w))}"
             )
     largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
     hint = ""

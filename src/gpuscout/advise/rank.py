@@ -47,7 +47,7 @@ from gpuscout.advise.cost import (
     data_prices_for,
 )
 from gpuscout.advise.evaluators import evaluator_for
-from gpuscout.advise.reasons import RowContext, duration, explain
+from gpuscout.advise.reasons import RowContext, duration, explain, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
 from gpuscout.advise.types import (
     Advice,
@@ -500,7 +500,7 @@ class Ranker:
         if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
             return "price", NOT_FINITE
         if budget is not None and total > budget:
-            return "budget", f"${total:,.0f} over the ${budget:,.0f} budget"
+            return "budget", f"{usd(total)} over the {usd(budget)} budget"
         return "deadline", f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline"
 
     def _group_offers(

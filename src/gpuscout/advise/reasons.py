@@ -60,6 +60,14 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
+def usd(amount: float | None, per: str = "") -> str:
+    """'$0.52', '$101', '$25,381' (cents under $100, where they tell two small runs apart); '-' when
+    unknown; ``per`` follows the figure (' a month')."""
+    if amount is None:
+        return "-"
+    return (f"${amount:,.2f}" if amount < 100 else f"${amount:,.0f}") + per
+
+
 def _gb(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 

@@ -30,9 +30,9 @@ def duration(seconds: float | None) -> str:
 
 
 def _money(x: float | None, suffix: str = "") -> str:
-    if x is None:
-        return "-"
-    return f"${x:,.2f}{suffix}" if x < 100 else f"${x:,.0f}{suffix}"
+    from gpuscout.advise.reasons import usd
+
+    return usd(x, suffix)
 
 
 def _unit(rec: Any) -> str:
