@@ -240,3 +240,23 @@ def test_estimate_takes_the_engines_launch_flags_and_names_a_bad_one(client: Tes
     bad = client.get("/api/v1/estimate", params={**params, "engine": "vllm --gpu-memory-utilization 2"})
     assert bad.status_code == 422 and bad.json()["field"] == "engine"
     assert "--gpu-memory-utilization" in bad.json()["message"]
+
+
+def test_the_advise_api_names_its_own_fields_not_cli_flags(client: TestClient) -> None:
+    # "--ttft-ms / --tpot-ms change them", "--budget 937 would show it" told an API caller to use flags
+    import re
+
+    body = {"workload": {"kind": "serve", "model": "llama-3.1-70b", "budget_usd": 1}, "top": 2}
+    answer = client.post("/api/v1/advise", json=body).json()
+    texts = [*answer["targets"], *answer["notes"], answer["binding"] or ""]
+    assert not [t for t in texts if re.search(r"(?<![`\w])--[a-z]", t)], texts
+    said = " ".join(texts)
+    assert '"ttft_ms_max"' in said and '"latency_targets": "none"' in said and '"budget_usd": ' in said
+    assert '"concurrency" or "requests_per_s"' in said
+
+
+def test_templates_are_not_re_read_under_a_running_process() -> None:
+    # an edited template rendered against the old Python gave a 500 on a page its view never prepared
+    from gpuscout.web.templating import _build_env
+
+    assert _build_env().auto_reload is False

@@ -207,11 +207,39 @@ _FLAGS: tuple[tuple[str, str], ...] = (
     (r"--deadline (\d+)h", r"“Deadline (hours)” \1"),
     (r"--spot\b", "“Spot allowed: yes”"),
     (r"--include-stale", "“gpuscout recommend --include-stale” (the CLI)"),
+    (r"--engine\b", "“Engine”"),
+    (r"--concurrency N or --rps R", "“Concurrency” or “Requests per second”"),
+)
+
+
+#: The same flags as the JSON API's workload fields.
+_API_FIELDS: tuple[tuple[str, str], ...] = (
+    (r"--latency-targets none", '"latency_targets": "none"'),
+    (r"--ttft-ms (\d+)", r'"ttft_ms_max": \1'),
+    (r"--tpot-ms (\d+)", r'"tpot_ms_max": \1'),
+    (r"--ttft-ms", '"ttft_ms_max"'),
+    (r"--tpot-ms", '"tpot_ms_max"'),
+    (r"--budget (\d+)", r'"budget_usd": \1'),
+    (r"--deadline (\d+)h", r'"deadline_hours": \1'),
+    (r"--spot\b", '"spot_allowed": true'),
+    (r"--engine\b", '"engine"'),
+    (r"--concurrency N or --rps R", '"concurrency" or "requests_per_s"'),
+    (r"--include-stale", "`gpuscout recommend --include-stale` (the CLI)"),
 )
 
 
 def form_words(text: str) -> str:
     """An advisor text with its CLI flags (``--budget 937``) named as the web form's fields."""
-    for pattern, words in _FLAGS:
+    return _rewrite(text, _FLAGS)
+
+
+def api_words(text: str) -> str:
+    """An advisor text with its CLI flags named as the JSON API's workload fields
+    (``"budget_usd": 937``)."""
+    return _rewrite(text, _API_FIELDS)
+
+
+def _rewrite(text: str, table: tuple[tuple[str, str], ...]) -> str:
+    for pattern, words in table:
         text = re.sub(pattern, words, text)
     return text

@@ -445,15 +445,18 @@ class AdviceOut(BaseModel):
 
     @classmethod
     def from_advice(cls, advice: Advice) -> AdviceOut:
+        """The answer with the advisor's CLI flags in its texts named as this API's workload fields."""
+        from gpuscout.web.advise_view import api_words
+
         return cls(
             objective=advice.objective,
             time_axis=advice.time_axis,
             front_size=advice.front_size,
             picks=dict(advice.picks),
             picks_rule=advice.picks_rule,
-            targets=list(advice.targets),
-            notes=list(advice.notes),
-            binding=advice.binding,
+            targets=[api_words(t) for t in advice.targets],
+            notes=[api_words(n) for n in advice.notes],
+            binding=api_words(advice.binding) if advice.binding else None,
             considered=advice.considered,
             recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
             rejected=[RecommendationOut.from_rec(r) for r in advice.rejected],

@@ -78,6 +78,9 @@ def _build_env() -> Environment:
     env = Environment(
         loader=PackageLoader("gpuscout.web", "templates"),
         autoescape=True,  # every template, whatever its extension
+        # templates ship with the code: re-reading an edited one while the process runs the old Python
+        # (an upgrade in place, a working tree under edit) renders a page its view never prepared
+        auto_reload=False,
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
