@@ -227,6 +227,16 @@ def test_unknown_name_suggests_nearby_parts() -> None:
     assert "A100-PCIe-80GB" in str(info.value)
 
 
+def test_a_misspelt_family_suggests_its_variants_first() -> None:
+    # "H1000" is one key from the family name "H100": B100 came first, the H100s after it
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu("H1000")
+    assert info.value.suggestions[:3] == ["H100-SXM", "H100-PCIe", "H100-NVL"]
+    with pytest.raises(UnknownNameError) as info:
+        resolve_gpu("A1000")
+    assert all(s.startswith("A100-") for s in info.value.suggestions[:4])
+
+
 @pytest.mark.parametrize("name", ["A800 SXM4 80GB", "A800 40GB", "RTX 4060 Ti 8GB", "RTX A2000 12GB"])
 def test_a_sibling_missing_from_the_table_is_refused_not_mapped(name: str) -> None:
     # the table has only A800 PCIe 80GB, RTX 4060 Ti 16GB, RTX A2000 6GB: their siblings differ in memory

@@ -260,3 +260,14 @@ def test_templates_are_not_re_read_under_a_running_process() -> None:
     from gpuscout.web.templating import _build_env
 
     assert _build_env().auto_reload is False
+
+
+def test_a_non_finite_number_is_called_that(client: TestClient) -> None:
+    # "nan" was refused as "Input should be less than or equal to 1000000", which does not say what is wrong
+    for url in (
+        "/api/v1/estimate?model=llama-3.1-8b&gpu=H100&request_rate=nan",
+        "/api/v1/offers?max_price=nan",
+        "/api/v1/offers?min_vram=inf",
+    ):
+        r = client.get(url)
+        assert r.status_code == 422 and "finite number" in r.json()["message"], (url, r.text)

@@ -348,16 +348,18 @@ def _index() -> _Index:
 
 
 def _suggestions(name: str) -> list[str]:
-    """Closest canonical names: the stated family's variants first, then by spelling (names and aliases)."""
-    owner = {a.name: a.name for a in all_accelerators()}
-    owner.update({al: a.name for a in all_accelerators() for al in a.aliases})
+    """Closest canonical names: the stated family's variants first, then by spelling (names, aliases,
+    and family names such as "H100", whose variants all come in: "H1000" -> the H100s before B100)."""
+    families = _index().families
+    owner: dict[str, tuple[str, ...]] = {a.name: (a.name,) for a in all_accelerators()}
+    owner.update({al: (a.name,) for a in all_accelerators() for al in a.aliases})
+    owner.update({fam: tuple(a.name for a in members) for fam, members in families.items()})
     found: list[str] = []
     parsed = _parse(name)
     if parsed.family:
-        found = [a.name for a in _index().families.get(parsed.family, ())]
+        found = [a.name for a in families.get(parsed.family, ())]
     for label in closest(name, owner, n=12):
-        if owner[label] not in found:
-            found.append(owner[label])
+        found.extend(n for n in owner[label] if n not in found)
     return found[:6]
 
 

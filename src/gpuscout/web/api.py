@@ -324,7 +324,12 @@ def api_estimate(
     ] = None,
     request_rate: Annotated[
         float | None,
-        Query(gt=0, le=1_000_000, description="arrivals per second (open loop); with num_requests, a run"),
+        Query(
+            gt=0,
+            le=1_000_000,
+            allow_inf_nan=False,
+            description="arrivals per second (open loop); with num_requests, a run",
+        ),
     ] = None,
     num_requests: Annotated[
         int | None, Query(ge=1, le=1_000_000, description="requests in the run (finite runs)")

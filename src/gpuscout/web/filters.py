@@ -31,7 +31,7 @@ MAX_EXPORT_ROWS = 10_000
 class OfferFilters(BaseModel):
     """Filters, sort and page of the offers view. Every field is optional; empty means no filter."""
 
-    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, allow_inf_nan=False)
 
     gpu: str | None = Field(
         default=None, max_length=200, description="GPU names, comma-separated (H100, A100-80GB)"
