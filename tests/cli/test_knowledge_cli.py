@@ -179,3 +179,16 @@ def test_gpus_and_models_take_csv_as_the_readme_says() -> None:
     assert mrows and all(float(r["params_b"]) > 0 for r in mrows)
     both = _run("gpus", "--csv", "--json")
     assert both.exit_code == 2
+
+
+def test_the_gpus_table_never_wraps_a_number_at_80_columns() -> None:
+    # "2,250.0" TFLOPS split as "2,250." / "0" under a header wrapped to "Bandwi" / "dth"
+    env = {"TTY_COMPATIBLE": "1", "COLUMNS": "80", "NO_COLOR": "1"}
+    result = runner.invoke(app, ["gpus", "--kind", "datacenter", "--sort", "bandwidth"], env=env)
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if line.startswith("│")]
+    b200 = next(line for line in rows if line.startswith("│ B200 "))
+    assert "2,250.0" in b200 and "8,000" in b200
+    assert not [line for line in rows if line.startswith("│      ") or line.startswith("│  ")]  # no spill
+    assert all(len(line) <= 80 for line in result.output.splitlines())
+    assert "not shown at this width: " in " ".join(result.output.split())

@@ -75,26 +75,38 @@ def select_gpus(
     return sorted(accs, key=GPU_SORTS[sort], reverse=True)
 
 
-def _gpu_table(accs: list[Accelerator]) -> Table:
-    table = Table(title=f"{len(accs)} accelerators — dense tensor rates, — = unknown or unsupported")
-    table.add_column("Name", no_wrap=True)
-    for header in ("Memory GB", "Bandwidth GB/s", "BF16 TFLOPS", "FP8 TFLOPS", "FP4 TFLOPS"):
-        table.add_column(header, justify="right", overflow="fold")
-    table.add_column("Confidence", no_wrap=True)
+def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[str]]:
+    """The accelerators' table fitted to ``width`` (numbers never wrap; confidence gives way first)."""
+    from gpuscout.cli.table_fit import Column, fitted_table
+
+    columns = [
+        Column("Name"),
+        Column("Memory\nGB", right=True),
+        Column("Bandwidth\nGB/s", right=True),
+        Column("BF16\nTFLOPS", right=True),
+        Column("FP8\nTFLOPS", right=True, drop=3),
+        Column("FP4\nTFLOPS", right=True, drop=2),
+        Column("Confidence", drop=1),
+    ]
+    rows = []
     for a in accs:
         fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
         fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")
-        table.add_row(
-            plain(a.name),
-            _num(a.memory_gb),
-            _num(a.bandwidth_gbps),
-            _num(a.bf16_tflops, 1),
-            fp8,
-            fp4,
-            a.confidence.replace("-verified", ""),
+        rows.append(
+            [
+                Text(plain(a.name)),
+                _num(a.memory_gb),
+                _num(a.bandwidth_gbps),
+                _num(a.bf16_tflops, 1),
+                fp8,
+                fp4,
+                a.confidence.replace("-verified", ""),
+            ]
         )
+    title = f"{len(accs)} accelerators — dense tensor rates, — = unknown or unsupported"
+    table, left_out = fitted_table(title, columns, rows, width)
     table.caption = "yes* = native support, rate not in the source. Details and sources: gpuscout gpus NAME"
-    return table
+    return table, left_out
 
 
 #: Columns of ``gpuscout gpus --csv``.
@@ -196,7 +208,13 @@ def gpus(
         elif not accs:
             console.print("No accelerator matches these filters.")
         else:
-            console.print(_gpu_table(accs))
+            from gpuscout.cli.table_fit import left_out_note, terminal_width
+
+            table, left_out = _gpu_table(accs, terminal_width(console))
+            console.print(table)
+            note = left_out_note([h.replace("\n", " ") for h in left_out])
+            if note:
+                console.print(Text(note))
 
 
 # ---------------------------------------------------------------- models

@@ -55,7 +55,9 @@ def _natural_width(column: Column, cells: Sequence[Cell], *, capped: bool) -> in
         widest = min(widest, column.max_width)
     # a column that never wraps (numbers, cut identifiers) does not wrap its header either
     no_wrap = column.right or (capped and column.max_width is not None)
-    header = len(column.header) if no_wrap else max((len(word) for word in column.header.split()), default=0)
+    lines = column.header.split("\n")  # a header may be given on two lines ("Bandwidth\nGB/s")
+    words = column.header.split()
+    header = max(len(line) for line in lines) if no_wrap else max((len(w) for w in words), default=0)
     return max(widest, header, 1)
 
 
