@@ -88,7 +88,7 @@ def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[
         Column("FP4\nTFLOPS", right=True, drop=2),
         Column("Confidence", drop=1),
     ]
-    rows = []
+    rows: list[list[str | Text]] = []
     for a in accs:
         fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
         fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")
