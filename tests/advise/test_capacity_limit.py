@@ -63,4 +63,4 @@ def test_users_beyond_the_engine_cap_queue_and_add_no_throughput() -> None:
     )
     # the KV cache held is the running sequences', not the queued users'
     fits = next(x for x in rec.reasons if x.startswith("fits"))
-    assert "KV 11 GB" in fits
+    assert "KV 10 GiB" in fits  # 11 GB

@@ -43,8 +43,9 @@ def test_the_weights_are_counted_once_and_each_gpu_share_is_named() -> None:
     r = _row("sglang --enable-dp-attention")
     assert r.config.tp == 8
     fit = next(x for x in r.reasons if x.startswith("fits 8x"))
-    assert f"weights {whole:.0f} GB + KV" in fit
-    assert f"{each:.0f} GB of weights on each, the attention whole" in fit
+    gib = 1e9 / 2**30  # the reasons give memory in GiB, the unit GPU memory is sold in
+    assert f"weights {whole * gib:.0f} GiB + KV" in fit
+    assert f"{each * gib:.0f} GiB of weights on each, the attention whole" in fit
     assert r.estimate is not None and r.estimate.model_weights_gb == pytest.approx(whole)
 
 

@@ -166,7 +166,7 @@ def test_long_context_chat_says_the_kv_cache_exceeds_the_weights() -> None:
     w = ServeWorkload(model="llama-3.1-8b", concurrency=16, prompt_tokens=30000, output_tokens=2000)
     (rec,) = recommend(w, [offer("runpod", "H200-SXM", 1, 3.5, memory=141)], now=NOW)
     assert rec.reasons[0].startswith("KV cache ")
-    assert "larger than the weights (16 GB)" in rec.reasons[0]
+    assert "larger than the weights (15 GiB)" in rec.reasons[0]  # 16 GB
     assert "x 16 users" in rec.reasons[0]
 
 

@@ -68,6 +68,12 @@ def usd(amount: float | None, per: str = "") -> str:
     return (f"${amount:,.2f}" if amount < 100 else f"${amount:,.0f}") + per
 
 
+def _gib(x_gb: float) -> str:
+    """GB (1e9 bytes, the estimator's unit) as GiB, the unit GPU memory is sold in (an "80 GB" H100
+    holds 80 GiB), as the model pages and the advisor's memory card write it."""
+    return _gb(x_gb * 1e9 / 2**30)
+
+
 def _gb(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
@@ -118,17 +124,18 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             weights_total = s.model_weights_gb or s.weights_gb * ev.tp
             if ev.tp == 1:
                 reasons.append(
-                    f"fits 1x {acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB "
-                    f"(weights {_gb(weights_total)} GB, KV {_gb(kv or 0.0)} GB)"
+                    f"fits 1x {acc_name}: {_gib(s.memory_per_gpu_gb)} of {_gib(s.memory_capacity_gb)} GiB "
+                    f"(weights {_gib(weights_total)} GiB, KV {_gib(kv or 0.0)} GiB)"
                 )
             else:
                 # some weights whole on every GPU (data-parallel attention): say what each GPU holds
                 each = ""
                 if s.weights_gb * ev.tp > weights_total * 1.01:
-                    each = f"; {_gb(s.weights_gb)} GB of weights on each, the attention whole"
+                    each = f"; {_gib(s.weights_gb)} GiB of weights on each, the attention whole"
                 reasons.append(
-                    f"fits {ev.tp}x {acc_name}: {_gb(s.memory_per_gpu_gb)} of {_gb(s.memory_capacity_gb)} GB "
-                    f"per GPU (weights {_gb(weights_total)} GB + KV {_gb(kv or 0.0)} GB "
+                    f"fits {ev.tp}x {acc_name}: {_gib(s.memory_per_gpu_gb)} of "
+                    f"{_gib(s.memory_capacity_gb)} GiB per GPU (weights {_gib(weights_total)} GiB + "
+                    f"KV {_gib(kv or 0.0)} GiB "
                     f"over {ev.tp} GPUs{each})"
                 )
             if kv is not None and kv > weights_total:
@@ -138,14 +145,14 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 reasons.insert(
                     0,
                     (
-                        f"KV cache {_gb(kv)} GB at {ctx_k:.3g}k x {who} — larger than "
-                        f"the weights ({_gb(weights_total)} GB)"
+                        f"KV cache {_gib(kv)} GiB at {ctx_k:.3g}k x {who} — larger than "
+                        f"the weights ({_gib(weights_total)} GiB)"
                     ),
                 )
         else:
             reasons.append(
-                f"fits {ev.gpus_per_instance * ev.nodes}x {acc_name}: {_gb(s.memory_per_gpu_gb)} of "
-                f"{_gb(s.memory_capacity_gb)} GB per GPU"
+                f"fits {ev.gpus_per_instance * ev.nodes}x {acc_name}: {_gib(s.memory_per_gpu_gb)} of "
+                f"{_gib(s.memory_capacity_gb)} GiB per GPU"
             )
     # 2. speed
     if s is not None:
