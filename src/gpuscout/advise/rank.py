@@ -265,7 +265,9 @@ class Ranker:
         self._cm: dict[tuple[object, ...], CostModel] = {}
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
         # per configuration key: (evaluation, time, cost models by terms signature)
-        self._cfg: dict[ConfigKey, _ConfigEntry] = {}
+        # (training: and the offer's host RAM, which an offload layout needs: TrainingEvaluator.evaluate)
+        self._cfg: dict[tuple[object, ...], _ConfigEntry] = {}
+        self._by_ram = isinstance(workload, FinetuneWorkload | PretrainWorkload)
         # the last ``score_rows``' offers by configuration (indices), for the region copies of the rows shown
         self._offer_groups: dict[tuple[object, ...], list[int]] | None = None
         self.reject_counts: Counter[str] = Counter()
@@ -431,7 +433,7 @@ class Ranker:
 
     # ---- scoring --------------------------------------------------------------------------------
     def _config_entry(self, offer: Offer) -> _ConfigEntry:
-        key = config_key(offer)
+        key = (*config_key(offer), offer.ram_gb if self._by_ram else None)
         entry = self._cfg.get(key)
         if entry is None:
             entry = (self.evaluator.evaluate(offer), 0.0, ({}, {}))
@@ -519,6 +521,7 @@ class Ranker:
         inf = math.inf
         groups: dict[tuple[object, ...], list[int]] = {}
         self._offer_groups = groups
+        by_ram = self._by_ram
         leasts = [0.0] * len(offers)
         kinds: dict[str, str] = {}  # why an offer is filtered out -> the kind counted
         gone: dict[str, str | None] = {}  # provider -> why its offers are out (defunct), else None
@@ -559,7 +562,8 @@ class Ranker:
             if (s_price is not None and not s_price >= 0.0) or (e_price is not None and not e_price >= 0.0):
                 least = -inf  # a negative data price: the bound below does not hold, never skipped
             leasts[i] = least
-            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode)
+            ram = offer.ram_gb if by_ram else None
+            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode, ram)
             group = groups.get(key)
             if group is None:
                 groups[key] = group = []
@@ -724,7 +728,7 @@ class Ranker:
         if by_config is None:
             return offers
         keys = {g[2:6] for g in groups if isinstance(g, tuple)}
-        return [offers[i] for i in sorted(i for k in keys for i in by_config.get(k, ()))]
+        return [offers[i] for i in sorted(i for k, at in by_config.items() if k[:4] in keys for i in at)]
 
     def _with_time(self, row: _Row, time: float) -> _Row:
         return (row[0], row[1], time, *row[3:])

@@ -8,11 +8,21 @@ A layout whose memory leaves less than ``Assumptions.min_training_headroom`` (5 
 does not count as fitting: activation peaks, allocator fragmentation and a longer batch than average
 turn such a run into an out-of-memory at step 1,000. With a deadline, nodes are added (over a stated
 inter-node fabric) until the run finishes in time.
+
+Host RAM: an offload layout keeps the training state in the node's RAM (the estimate's
+``host_ram_gb_per_node``: a 70B full fine-tune on one node ~1.3 TB). It is taken only on an offer whose
+``ram_gb`` holds that (per node: more nodes shard it further); else the best layout that does not offload,
+and when none fits the GPUs the offer is rejected naming the RAM needed and the RAM it has. An offer that
+does not list its RAM keeps the offload layout, and its row says how much RAM to check for. What fits is
+worked out per ``ConfigKey`` as for every kind; an offer's RAM then only picks among the layouts
+(``TrainingEvaluator.evaluate``), so two offers of one configuration with different RAM may differ.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
+from typing import NamedTuple
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, TrainingResult
@@ -28,6 +38,7 @@ from gpuscout.advise.configs import (
 from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
+from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -48,6 +59,32 @@ CHECKPOINTING_CHOICES = ("none", "selective", "full")
 MICRO_BATCH_CHOICES = tuple(2**k for k in range(13))  # 1 ... 4096, the workload field's bound
 
 
+def host_ram_needed(result: TrainingResult) -> float | None:
+    """The host RAM per node (GB) the estimate says its layout needs; None when the estimator gives none."""
+    need = getattr(result, "host_ram_gb_per_node", None)  # the real estimator's; a stand-in may lack it
+    return float(need) if isinstance(need, int | float) and need > 0 else None
+
+
+def _known_ram(offer: Offer) -> float | None:
+    """The offer's host RAM in GB, or None when it does not list a usable figure."""
+    ram = offer.ram_gb
+    return float(ram) if ram is not None and ram > 0 and math.isfinite(ram) else None
+
+
+class _Trained(NamedTuple):
+    """What ``_train_call`` found on some nodes: the fastest layout that fits (or why none does)."""
+
+    result: TrainingResult | None
+    why: str
+    kind: str
+    how: str
+    offload: bool = False  # the layout keeps the training state in host RAM
+    ram_short: float | None = None  # host RAM per node an offload layout needed that the offer lacks
+
+
+_Call = tuple[Accelerator, int, int, str, bool, str, int]
+
+
 class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
     """Fine-tuning and pre-training: all the instance's GPUs together; several instances only over a
     stated inter-node fabric."""
@@ -60,27 +97,85 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         self.model: str | ModelSpec = workload.model
         if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
             self.model = dense_model(workload.params_b, workload.model)
+        # per configuration: the host RAM per node its (RAM-blind) layout needs, when that layout offloads
+        self._offload_need: dict[ConfigKey, float] = {}
+        # per (configuration, the offer's RAM or None): the evaluation an offer with that RAM gets
+        self._by_ram: dict[tuple[ConfigKey, float | None], ConfigEval] = {}
+        self._estimates: dict[_Call, TrainingResult] = {}  # one estimate per layout, whatever the RAM
+
+    def evaluate(self, offer: Offer) -> ConfigEval:
+        """The configuration's evaluation as this offer's host RAM allows: an offload layout only where the
+        offer has the RAM it needs (else the best layout without offload, or a rejection naming both
+        figures); where the offer lists no RAM, the layout with a warning saying how much it needs."""
+        ev = super().evaluate(offer)
+        need = self._offload_need.get(ev.key)
+        if ev.rejected is not None or need is None or ev.accelerator is None:
+            return ev
+        ram = _known_ram(offer)
+        if ram is not None and need <= ram:
+            return ev
+        by_ram = self._by_ram.get((ev.key, ram))
+        if by_ram is None:
+            if ram is None:
+                by_ram = dataclasses.replace(
+                    ev,
+                    warnings=(
+                        *ev.warnings,
+                        f"host RAM not listed for this offer: this layout keeps the training state in host "
+                        f"RAM and needs ~{need:,.0f} GB per node; check the instance has it",
+                    ),
+                )
+            else:
+                by_ram = self._configure_with(ev.key, ev.accelerator, ram)
+            self._by_ram[(ev.key, ram)] = by_ram
+        return by_ram
+
+    def _estimate(
+        self, acc: Accelerator, gpus: int, nodes: int, sharding: str, offload: bool, recompute: str, mb: int
+    ) -> TrainingResult:
+        """The estimator's figures for one layout (once per layout: offers of one configuration with
+        different RAM choose among the same layouts)."""
+        call: _Call = (acc, gpus, nodes, sharding, offload, recompute, mb)
+        found = self._estimates.get(call)
+        if found is None:
+            w = self.w
+            if isinstance(w, FinetuneWorkload):
+                method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
+            else:
+                method, tokens, epochs = "full", w.token_budget, 1.0
+            self.estimator_calls += 1
+            found = self.be.training(
+                self.model,
+                acc,
+                gpus=gpus,
+                nodes=nodes,
+                method=method,
+                seq_len=w.seq_len,
+                micro_batch=mb,
+                tokens=tokens,
+                epochs=epochs,
+                precision=w.precision,
+                sharding=sharding,
+                cpu_offload=offload,
+                checkpointing=recompute,
+            )
+            self._estimates[call] = found
+        return found
 
     def _headroom(self, result: TrainingResult, acc: Accelerator) -> float:
         """Share of the GPU's memory this layout leaves free."""
         cap = capacity_gb(result.memory, acc)
         return 1.0 - result.memory.total_gb / cap if cap > 0 else 0.0
 
-    def _train_call(
-        self, acc: Accelerator, gpus: int, nodes: int
-    ) -> tuple[TrainingResult | None, str, str, str]:
-        """(estimate, why not, kind of why, how it trains) on ``nodes`` x ``gpus``: the fastest layout that
-        fits with the memory headroom margin, among data parallel, FSDP and FSDP with host offload, each
-        with no, selective or full activation checkpointing (recomputing costs time; it is only worth
-        paying when the activations would not fit otherwise), at the workload's micro-batch or the one past
-        which doubling no longer pays."""
+    def _train_call(self, acc: Accelerator, gpus: int, nodes: int, ram_gb: float | None = None) -> _Trained:
+        """The fastest layout on ``nodes`` x ``gpus`` that fits with the memory headroom margin, among data
+        parallel, FSDP and FSDP with host offload, each with no, selective or full activation checkpointing
+        (recomputing costs time; it is only worth paying when the activations would not fit otherwise), at
+        the workload's micro-batch or the one past which doubling no longer pays; with ``ram_gb``, host
+        offload only where a node's RAM holds what it keeps there."""
         from gpuscout.estimate.training import describe_layout  # the estimator's, loaded with it
 
         w = self.w
-        if isinstance(w, FinetuneWorkload):
-            method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
-        else:
-            method, tokens, epochs = "full", w.token_budget, 1.0
         # Simplest first: plain data parallel, then FSDP, then FSDP with the optimizer and parameters
         # offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node); a later layout is
         # taken only when it is faster.
@@ -92,27 +187,17 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         micro_batches = (w.micro_batch,) if w.micro_batch is not None else MICRO_BATCH_CHOICES
         margin = self.a.min_training_headroom
         why, kind = "does not fit", "fit"
+        ram_short: float | None = None
 
         def fitting(sharding: str, offload: bool, recompute: str, micro_batch: int) -> TrainingResult | None:
             """The estimate of one layout if it fits with the headroom margin (else None, noting why)."""
-            nonlocal why, kind
-            self.estimator_calls += 1
-            result = self.be.training(
-                self.model,
-                acc,
-                gpus=gpus,
-                nodes=nodes,
-                method=method,
-                seq_len=w.seq_len,
-                micro_batch=micro_batch,
-                tokens=tokens,
-                epochs=epochs,
-                precision=w.precision,
-                sharding=sharding,
-                cpu_offload=offload,
-                checkpointing=recompute,
-            )
+            nonlocal why, kind, ram_short
+            result = self._estimate(acc, gpus, nodes, sharding, offload, recompute, micro_batch)
             if not result.fits:
+                return None
+            need = host_ram_needed(result) if offload and ram_gb is not None else None
+            if need is not None and ram_gb is not None and need > ram_gb:
+                ram_short = need  # the GPUs would hold it, the node's RAM would not
                 return None
             headroom = self._headroom(result, acc)
             if headroom >= margin:
@@ -126,7 +211,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 kind = "headroom"
             return None
 
-        best: tuple[TrainingResult, str] | None = None
+        best: tuple[TrainingResult, str, bool] | None = None
         try:
             for sharding, offload in options:
                 # recomputing only slows a step, and more sequences per step only need more memory: at
@@ -147,7 +232,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                         how = describe_layout(
                             sharding, offload, recompute, gpus * nodes, w.seq_len, micro_batch
                         )
-                        best = (result, how)
+                        best = (result, how, offload)
                     if (
                         previous is not None
                         and previous[1] == level
@@ -156,12 +241,25 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                         break  # twice the sequences per step, recomputed alike, no longer pays
                     previous = (result.tokens_per_s, level)
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
-            return None, str(exc), reject_kind_of(str(exc)), ""
+            return _Trained(None, str(exc), reject_kind_of(str(exc)), "")
         if best is not None:
-            return best[0], "", "", best[1]
-        return None, why, kind, ""
+            return _Trained(best[0], "", "", best[1], best[2])
+        if ram_short is not None and ram_gb is not None:
+            without = "does not fit without host offload" if kind == "fit" else why  # or its headroom
+            per_node = "per node" if nodes == 1 else f"per node on {nodes} nodes"
+            why = (
+                f"{without}, and offloading the optimizer and parameters needs ~{ram_short:,.0f} GB of "
+                f"host RAM {per_node}; the offer has {ram_gb:,.0f} GB"
+            )
+            return _Trained(None, why, "fit", "", ram_short=ram_short)
+        return _Trained(None, why, kind, "")
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
+        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's)."""
+        return self._configure_with(key, acc, None)
+
+    def _configure_with(self, key: ConfigKey, acc: Accelerator, ram_gb: float | None) -> ConfigEval:
+        """The configuration on an offer with ``ram_gb`` of host RAM per node (None: not checked)."""
         w = self.w
         g = key[1]
         fabric = key[3]
@@ -177,7 +275,9 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         result: TrainingResult | None = None
         nodes = 1
         how = ""
+        offload = False
         why, kind = "does not fit", "fit"
+        ram_bound = False  # the last refusal was the node's host RAM (more nodes would shard it)
         deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         for n in candidates:
             if n > 1 and not fabric:
@@ -187,20 +287,30 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     f"{n} nodes need an inter-node fabric (none stated for this offer)",
                     kind="fabric",
                 )
-            r, why_n, kind_n, how_n = self._train_call(acc, g, n)
+            trained = self._train_call(acc, g, n, ram_gb)
+            r = trained.result
             if r is None:
-                why, kind = (why_n if n == 1 else f"{why_n} on {n} nodes"), kind_n
+                ram_bound = trained.ram_short is not None  # its text says the nodes
+                why = trained.why if n == 1 or ram_bound else f"{trained.why} on {n} nodes"
+                kind = trained.kind
                 continue
             if r.time_s is None or r.time_s <= 0:
                 why, kind = "the estimator gives no training time", "estimator"
                 continue
-            result, nodes, how = r, n, how_n
+            result, nodes, how, offload = r, n, trained.how, trained.offload
             if deadline_s is None or r.time_s <= deadline_s:
                 break  # the fewest nodes that fit (and finish in time)
         if result is None:
             if kind == "fit" and not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
-                why += f" on {g} GPU(s); multi-node needs an inter-node fabric"
+                why += (
+                    " (more nodes would share it: multi-node needs an inter-node fabric)"
+                    if ram_bound
+                    else f" on {g} GPU(s); multi-node needs an inter-node fabric"
+                )
             return reject(key, acc, why, kind=kind)
+        need = host_ram_needed(result) if offload else None
+        if need is not None and ram_gb is None:
+            self._offload_need[key] = need
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
         notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0

@@ -3,7 +3,9 @@
 Memory comes from :mod:`gpuscout.estimate.training_memory`, the step time from
 :mod:`gpuscout.estimate.training_speed` (FLOPs, bytes and messages at efficiencies fitted on published
 training runs, per precision class and method, never per GPU or per model; its ``CALIBRATION`` names
-the rows). This module checks the arguments, refuses what cannot run, and assembles the result.
+the rows). This module checks the arguments, refuses what cannot run, and assembles the result, with
+the host RAM a node needs (``host_ram_gb_per_node``, :func:`host_ram_need`): what CPU offload and paged
+optimizers keep there for the node's GPUs, their pinned buffers, a process per GPU and the OS.
 
 Refused with :class:`~gpuscout.errors.ConfigurationRejected` (a configuration the caller chose cannot
 run; the advisor skips such an offer):
@@ -37,6 +39,7 @@ from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link, lacks_pe
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
+    PARAM_SHARDINGS,
     TrainingMemory,
     TrainingSetup,
     training_memory,
@@ -59,6 +62,22 @@ from gpuscout.knowledge.model_types import ModelSpec
 GB = 1e9
 NIC_GBPS_PER_FABRIC_GPU = 50.0  # 400 Gbit/s InfiniBand / RoCE per GPU on HGX-class nodes
 PCIE_NODE_NETWORK_GBPS = 25.0  # 200 Gbit/s Ethernet for a PCIe box
+
+# --- host RAM per node (``TrainingEstimate.host_ram_gb_per_node``) -------------------------------------
+#: The operating system, the container runtime, sshd and monitoring agents, and a floor of page cache for
+#: reading the dataset and writing checkpoints: what a node needs before any training process starts.
+HOST_OS_GB = 8.0
+#: One training process per GPU (torchrun / the deepspeed launcher start one rank per GPU): the Python
+#: interpreter with PyTorch and the CUDA libraries it maps (cuBLAS, cuDNN, NCCL: 2-3 GB resident per rank),
+#: the tokenised batches and two dataloader workers.
+HOST_PER_GPU_PROCESS_GB = 4.0
+#: Pinned staging buffers and allocator slack around the state offloaded to host RAM, as a share of it.
+#: DeepSpeed's ZeRO-Offload allocates pinned gradient / parameter partition buffers next to the states, and
+#: its own estimator (``estimate_zero3_model_states_mem_needs``, DeepSpeed docs "Memory Requirements") pads
+#: the CPU figure by 50 % (``additional_buffer_factor=1.5``) as a blanket margin; FSDP's CPU offload pins
+#: the shards themselves (no second copy). The states are counted byte for byte here, so the margin is
+#: the buffers' and the allocator's, not a guess at the states.
+HOST_OFFLOAD_BUFFER_SHARE = 0.10
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +107,9 @@ class TrainingEstimate:
     step_breakdown_s: dict[str, float] = field(default_factory=dict)  # seconds per step by component
     model_flops_per_token: float = 0.0  # the MFU numerator per token
     parallel: str = ""  # "DP 8" / "TP 4 x PP 2 x DP 8"...
+    # host RAM each node needs (GB): what CPU offload and paged optimizers keep there for the node's GPUs,
+    # their pinned buffers, a process per GPU and the OS (see ``host_ram_need``)
+    host_ram_gb_per_node: float = 0.0
 
     @property
     def tokens_per_s_per_gpu(self) -> float:
@@ -275,6 +297,47 @@ def _memory_notes(
     return assumptions
 
 
+@dataclass(frozen=True, slots=True)
+class HostRam:
+    """Host RAM one node of a training job needs, GB (1e9 B), and what it is made of."""
+
+    states_gb: float  # offloaded / paged training state of the node's GPUs
+    buffers_gb: float  # pinned staging buffers and allocator slack around it
+    processes_gb: float  # one training process per GPU
+    os_gb: float
+
+    @property
+    def total_gb(self) -> float:
+        return self.states_gb + self.buffers_gb + self.processes_gb + self.os_gb
+
+
+def host_ram_need(mem: TrainingMemory, gpus: int) -> HostRam:
+    """The host RAM a node of ``gpus`` GPUs needs for the training memory ``mem`` (one GPU's): each GPU's
+    process keeps its own offloaded shard (``offloaded_gb``: under ZeRO-3 / FSDP offload a shard of the
+    parameters, gradients and optimizer states; under ZeRO-1/2 the master weights and optimizer states;
+    under DDP a whole copy) and its spilled paged optimizer state; plus ``HOST_OFFLOAD_BUFFER_SHARE`` of
+    that, ``HOST_PER_GPU_PROCESS_GB`` per GPU and ``HOST_OS_GB``."""
+    states = (mem.offloaded_gb + mem.spilled_gb) * gpus
+    return HostRam(states, states * HOST_OFFLOAD_BUFFER_SHARE, HOST_PER_GPU_PROCESS_GB * gpus, HOST_OS_GB)
+
+
+def _offload_warning(setup: TrainingSetup, host: HostRam, gpus: int, host_s: float) -> str:
+    """What offloading keeps in host RAM, and the total a node needs."""
+    params = setup.sharding in PARAM_SHARDINGS
+    if setup.adapters:
+        what = "frozen base shards and adapter optimizer states" if params else "adapter optimizer states"
+    elif params:
+        what = "optimizer states, parameters and gradients"
+    else:
+        what = "optimizer states and master weights"
+    return (
+        f"{what} offloaded to host RAM: ~{host.total_gb:,.0f} GB of RAM per node "
+        f"({host.states_gb:,.0f} GB offloaded + {host.buffers_gb:,.0f} GB pinned buffers + "
+        f"{host.processes_gb + host.os_gb:,.0f} GB for the OS and {gpus} training process"
+        f"{'es' if gpus != 1 else ''}), +{host_s:.1f} s per optimizer step"
+    )
+
+
 def _parallel_label(setup: TrainingSetup) -> str:
     """ "TP 4 x PP 2 x DP 8", or "1 GPU"."""
     degrees = (("TP", setup.tp), ("PP", setup.pp), ("CP", setup.cp), ("EP", setup.ep), ("DP", setup.dp))
@@ -426,12 +489,14 @@ def estimate_training(
         nodes=nodes,
     )
     st = step_time(spec, layout, setup, inputs, cal)
+    host = host_ram_need(mem, gpus)
+    assumptions["host_ram"] = (
+        f"{host.total_gb:,.0f} GB of host RAM per node: {host.states_gb:,.0f} GB offloaded or paged training "
+        f"state + {HOST_OFFLOAD_BUFFER_SHARE:.0%} pinned buffers + {HOST_PER_GPU_PROCESS_GB:g} GB per "
+        f"training process ({gpus}) + {HOST_OS_GB:g} GB for the OS"
+    )
     if setup.cpu_offload:
-        host_gb = 12.0 * mem.trainable_params / nodes / GB  # fp32 master weights + Adam m, v
-        warnings.append(
-            f"optimizer offloaded to host RAM: ~{host_gb:.0f} GB of RAM per node, "
-            f"+{st.host_s:.1f} s per optimizer step"
-        )
+        warnings.append(_offload_warning(setup, host, gpus, st.host_s))
     if st.launch_bound:
         warnings.append(
             f"host-bound: launching a micro-step's kernels takes longer than the GPU work at micro-batch "
@@ -502,4 +567,5 @@ def estimate_training(
         step_breakdown_s=breakdown,
         model_flops_per_token=flops.model,
         parallel=_parallel_label(setup),
+        host_ram_gb_per_node=host.total_gb,
     )

@@ -81,7 +81,15 @@ master), ZeRO-2 also gradients, ZeRO-3 / FSDP also parameters; ZeRO-3 then holds
 layers at a time (the one computing and the one prefetched) and one layer of unsharded gradients.
 ``cpu_offload`` moves optimizer states (and the master copy) to CPU RAM; with ZeRO-3/FSDP it also
 moves the parameter and gradient shards (torchtune / FSDP ``CPUOffload``), leaving only the
-gathered working layers on the GPU.
+gathered working layers on the GPU. What it moves is counted where it goes: ``TrainingMemory.offloaded_gb``
+is what one GPU's process keeps in host RAM (the PyTorch docs of ``CPUOffload(offload_params=True)``:
+"this offloads gradients to CPU as well, meaning that the optimizer step runs on CPU"; FSDP2's
+``CPUOffloadPolicy`` offloads "parameters, gradients, and optimizer states"; DeepSpeed ZeRO-Offload keeps the
+fp32 master weights and Adam states on the CPU, ``offload_param`` the 16-bit parameter partitions too).
+Full adamw under ZeRO-3 / FSDP offload thus keeps all 16 B/param of the training state in host RAM
+(DeepSpeed's estimator says 18: it keeps fp32 gradient partitions; we keep 16-bit gradients, as on the
+GPU), 12 B/param (master + Adam m, v) under ZeRO-1/2 offload. Per node, the estimator multiplies it by
+the node's GPUs (each rank offloads its own shard; under DDP its own full copy).
 
 ``"fsdp"`` is per-parameter sharding (FSDP2's ``fully_shard``, DeepSpeed ZeRO-3): a frozen weight
 has no gradient. ``"fsdp1"`` is PyTorch's first ``FullyShardedDataParallel``, which flattens each
@@ -311,6 +319,7 @@ class TrainingMemory:
     spilled_gb: float  # of which does not fit on the GPU and lives in CPU RAM
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    offloaded_gb: float = 0.0  # what ``cpu_offload`` keeps in host RAM for this GPU (module docstring)
 
 
 def _mlp_width(spec: ModelSpec) -> int:
@@ -497,6 +506,7 @@ class _States:
     pageable: float  # optimizer state a paged optimizer may move to CPU RAM
     trainable: float  # parameters trained (whole model)
     total: float  # parameters, adapters included (whole model)
+    offloaded: float = 0.0  # what ``cpu_offload`` moved to host RAM (this GPU's share)
 
 
 _STATE_BYTES = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}  # AdamW m + v
@@ -560,16 +570,20 @@ def _full_states(
     if sh.optimizer:
         optimizer = shard * opt_b
         pageable = shard * states if pageable else 0.0
+    offloaded = 0.0
     if setup.cpu_offload:
+        offloaded = optimizer  # master weights and optimizer states, as this GPU would hold them
         optimizer = 0.0
         pageable = 0.0
         if sh.params:
+            # the parameter shard (and the gradient shard, unless gradients accumulate unsharded on the GPU)
+            offloaded += shard * w_b + (shard * g_b if sh.grads else 0.0)
             weights = 2 * hold.layer * w_b
             grads = hold.layer * g_b if sh.grads else grads
             notes["cpu_offload"] = "parameters, gradients and optimizer states in CPU RAM"
         else:
             notes["cpu_offload"] = "optimizer states and master weights in CPU RAM"
-    return _States(weights, grads, optimizer, 0.0, pageable, layout.total, float(layout.total))
+    return _States(weights, grads, optimizer, 0.0, pageable, layout.total, float(layout.total), offloaded)
 
 
 def _frozen_base_grads(
@@ -627,9 +641,11 @@ def _adapter_states(
     # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
     body_bytes = weights - hold.ends * other_b
     gathered = 2 * body_bytes / max(spec.num_hidden_layers / setup.pp, 1.0)
+    offloaded = 0.0
     if sh.params:
         weights = sh.split(dense_bytes, expert_bytes) + gathered
     if sh.params and setup.cpu_offload:
+        offloaded = weights - gathered  # the frozen base's shard, as stored
         weights = gathered
     grads = _frozen_base_grads(setup, hold, sh, other_b, notes)
     a_b = 4.0 if setup.precision == "fp32" else 2.0
@@ -639,6 +655,7 @@ def _adapter_states(
     adapter_g = held_adapters * a_b / (sh.dense_world if sh.grads else 1)
     optimizer = held_adapters * a_s / (sh.dense_world if sh.optimizer else 1)
     if setup.cpu_offload:
+        offloaded += optimizer  # the adapters' optimizer states
         optimizer = 0.0
     pageable = 0.0
     if setup.method == "qlora" or setup.optimizer == "paged_adamw8bit":
@@ -651,7 +668,14 @@ def _adapter_states(
     )
     notes["base"] = base_desc
     return _States(
-        weights, grads, optimizer, adapter_w + adapter_g, pageable, trainable, float(layout.total + trainable)
+        weights,
+        grads,
+        optimizer,
+        adapter_w + adapter_g,
+        pageable,
+        trainable,
+        float(layout.total + trainable),
+        offloaded,
     )
 
 
@@ -768,6 +792,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
         spilled / GB,
         assumptions,
         warnings,
+        offloaded_gb=st.offloaded / GB,
     )
 
 
