@@ -336,3 +336,13 @@ def test_a_request_rate_is_served_at_the_batch_littles_law_gives_not_at_capacity
     # the estimator asked the same open-loop question agrees on the requests in flight
     direct = estimate("llama-3.1-8b", "H100-SXM", request_rate=5, context_in=1000, context_out=500)
     assert s.batch_per_replica == pytest.approx(direct.batch, abs=3)
+
+
+def test_a_split_the_engine_refuses_rules_out_that_split_not_the_engine() -> None:
+    # Qwen2.5-7B's 28 attention heads do not divide by 8: vLLM refuses TP8 at start-up. One user on 8x
+    # H100 takes the largest split vLLM starts (TP4), still on vLLM (the refusal is the split's, so no
+    # other engine is substituted for the whole GPU)
+    eight = offer("lambda", "H100-SXM", 8, 20.0, interconnect=NV, instance="8xh100")
+    (rec,) = recommend(ServeWorkload(model="qwen2.5-7b", concurrency=1), [eight], now=NOW)
+    assert rec.rank == 1 and rec.config.tp == 4 and rec.config.replicas_per_instance == 2
+    assert rec.estimate is not None and rec.estimate.engine == "vllm" and rec.substitution is None

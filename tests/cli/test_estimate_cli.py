@@ -219,3 +219,69 @@ def test_estimate_takes_recommends_load_spellings_too() -> None:
     a, b = json.loads(long.output), json.loads(short.output)
     assert (b["context_in"], b["context_out"], b["concurrency"]) == (3000, 300, 8.0)
     assert a == b
+
+
+def test_estimate_refuses_a_tensor_split_the_heads_do_not_divide_as_it_shows_other_unsupported_cases() -> (
+    None
+):
+    res = runner.invoke(app, ["estimate", "llama-3.1-70b", "--gpu", "H100", "--gpus", "3"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert (
+        "not supported: vllm: llama-3.1-70b's 64 attention heads do not divide by tensor parallel size 3"
+        in out
+    )
+    assert (
+        "would run: tensor parallel over 2 x H100-SXM" in out and "pipeline parallel over 3 x H100-SXM" in out
+    )
+    assert "sources: vllm/config/model.py" in out
+    assert "┃" not in res.stdout and "supported │" not in res.stdout  # no table, no "supported: yes"
+    data = json.loads(
+        runner.invoke(app, ["estimate", "llama-3.1-70b", "--gpu", "H100", "--gpus", "3", "--json"]).stdout
+    )
+    assert data["supported"] is False and data["decode_tokens_per_s"] == 0
+
+
+def test_vram_says_a_refused_split_is_not_supported_and_what_would_run() -> None:
+    res = runner.invoke(app, ["vram", "llama-3.1-70b", "--gpus", "3", "--gpu", "H100"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "3 x H100-SXM: not supported: vllm: llama-3.1-70b's 64 attention heads" in out
+    assert "would run: tensor parallel over 2 x H100-SXM" in out and ": fits" not in out
+    data = json.loads(
+        runner.invoke(app, ["vram", "llama-3.1-70b", "--gpus", "3", "--gpu", "H100", "--json"]).stdout
+    )
+    assert data["supported"] is False and data["fits"] is False
+
+
+def test_estimate_errors_for_a_context_past_the_window_and_a_kv_dtype_the_engine_lacks() -> None:
+    res = runner.invoke(
+        app, ["estimate", "llama-3.1-8b", "--gpu", "H100", "--context-in", "200000", "--context-out", "100"]
+    )
+    assert res.exit_code == 2 and isinstance(res.exception, SystemExit | None)  # an error, not a crash
+    assert "context_in:" in res.stderr and "(accepted: context_in + context_out <= 131072)" in res.stderr
+    assert "Traceback" not in res.output
+    res = runner.invoke(app, ["vram", "llama-3.1-8b", "--gpu", "H100", "--context", "200000"])
+    assert res.exit_code == 2 and "--context:" in res.stderr and "131072" in res.stderr
+    res = runner.invoke(
+        app, ["estimate", "llama-3.1-8b", "--gpu", "H100", "--kv-dtype", "q4_0", "--batch", "max"]
+    )
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    assert "kv_dtype:" in res.stderr and "(accepted: fp32, bf16, fp16, fp8)" in res.stderr
+    res = runner.invoke(app, ["vram", "llama-3.1-8b", "--gpu", "H100", "--kv-dtype", "q4_0"])
+    assert res.exit_code == 2 and "kv_dtype:" in res.stderr
+
+
+def test_diagnose_says_a_speed_above_the_roofline_is_not_possible() -> None:
+    res = runner.invoke(app, ["diagnose", "llama-3-8b", "--gpu", "A10G", "--measured-tps", "500"])
+    assert res.exit_code == 0, res.output
+    out = " ".join(res.stdout.split())
+    assert "above the roofline: not possible" in out and "memory bandwidth it would take" in out
+    assert "Above the roofline: 500 tokens/s per sequence" in out and "Memory-bound" not in out
+    assert "Faster memory" not in out and "Total throughput of a batch?" in out
+    data = json.loads(
+        runner.invoke(
+            app, ["diagnose", "llama-3-8b", "--gpu", "A10G", "--measured-tps", "500", "--json"]
+        ).stdout
+    )
+    assert data["bound"] == "above-roofline" and data["measured_tps"] > data["roofline_tps"]

@@ -95,9 +95,11 @@ def test_engine_spellings(spelling: str, name: str) -> None:
     assert resolve_engine(spelling).name == name
 
 
-def test_context_above_model_maximum_warns() -> None:
-    est = estimate(LLAMA3_8B, "H100 SXM", context_in=16000, context_out=1000)
-    assert any("max_position_embeddings" in w for w in est.warnings)
+def test_context_above_model_maximum_is_refused() -> None:
+    # vLLM refuses a max_model_len past max_position_embeddings (8192 here) unless forced
+    with pytest.raises(InvalidInputError) as err:
+        estimate(LLAMA3_8B, "H100 SXM", context_in=16000, context_out=1000)
+    assert err.value.field == "context_in" and err.value.accepted == "context_in + context_out <= 8192"
 
 
 def test_batch_max_resolves_to_a_number() -> None:
@@ -116,9 +118,11 @@ def test_bf16_request_on_llama_cpp_becomes_gguf_f16() -> None:
     assert est.precision == "gguf-f16"
 
 
-def test_kv_dtype_engine_mismatch_warns() -> None:
-    est = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="q4_0")
-    assert any("llama.cpp cache type" in w for w in est.warnings)
+def test_kv_dtype_engine_mismatch_is_refused() -> None:
+    with pytest.raises(InvalidInputError) as err:
+        estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="q4_0")
+    assert err.value.field == "kv_dtype" and "llama.cpp cache type" in str(err.value)
+    assert err.value.accepted == "fp32, bf16, fp16, fp8"
     fp8 = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="fp8", context_in=4000, context_out=4000)
     bf16 = estimate(LLAMA3_8B, "H100 SXM", engine="vllm", kv_dtype="bf16", context_in=4000, context_out=4000)
     assert fp8.memory.kv_cache_gb == pytest.approx(bf16.memory.kv_cache_gb / 2)

@@ -12,7 +12,14 @@ from gpuscout.estimate.api import estimate
 from gpuscout.knowledge.accelerators import resolve_gpu
 from tests.estimate.physics_specs import DEEPSEEK_V3, GEMMA2_9B, LLAMA2_7B, LLAMA3_8B, LLAMA3_70B
 
-MODELS = st.sampled_from([LLAMA3_8B, LLAMA3_70B, LLAMA2_7B, GEMMA2_9B, DEEPSEEK_V3])
+# the physics at any context: each window stretched to hold the longest one drawn (an estimate refuses a
+# context past the model's max_position_embeddings)
+MODELS = st.sampled_from(
+    [
+        dataclasses.replace(m, max_position_embeddings=max(m.max_position_embeddings, 131_072))
+        for m in (LLAMA3_8B, LLAMA3_70B, LLAMA2_7B, GEMMA2_9B, DEEPSEEK_V3)
+    ]
+)
 ENGINES = st.sampled_from(["vllm", "llama.cpp", "tensorrt-llm", "sglang", "hf", "gpt-fast"])
 PRECISIONS = st.sampled_from(["bf16", "fp8", "int4", "q4_k_m", "nf4"])
 H100 = resolve_gpu("H100 SXM")

@@ -133,7 +133,11 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             else:
                 engine, precision, _ = self._plans.get(acc.name, (self._engine, w.precision, None))
                 est, err = self._estimate(acc, tp, batch, engine, precision)
-                if est is not None and not est.supported:
+                if est is not None and not est.supported and getattr(est, "unsupported_field", "") == "gpus":
+                    # this split only (heads that do not divide by tp): other splits and engines stand
+                    err = f"not supported: {est.unsupported_reason}"
+                    est = None
+                elif est is not None and not est.supported:
                     if acc.name in self._plans:  # the rules do not change with the split: a refusal
                         err = f"not supported: {est.unsupported_reason}"
                         est = None

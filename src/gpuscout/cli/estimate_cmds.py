@@ -16,6 +16,10 @@ from gpuscout.knowledge.model_types import ModelSpec
 
 TASKS = ("infer", "lora", "qlora", "full", "pretrain")
 MAX_GPUS_LISTED = (1, 2, 4, 8)
+KV_DTYPE_HELP = (
+    "KV cache dtype the engine offers: auto (the model's), fp8 (vLLM, SGLang, TGI, TensorRT-LLM), int8 "
+    "(TensorRT-LLM), q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl (llama.cpp)"
+)
 
 
 def _model(name: str, config: Path | None) -> ModelSpec:
@@ -178,7 +182,7 @@ def register(app: typer.Typer) -> None:
         batch: Annotated[str, typer.Option(help="Concurrent sequences (or micro-batch for training)")] = "1",
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
-        kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
+        kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
         engine: Annotated[
             str | None,
             typer.Option(
@@ -219,6 +223,7 @@ def register(app: typer.Typer) -> None:
                     "gpu": res.gpu,
                     "gpus": gpus,
                     "fits": res.fits,
+                    "supported": getattr(res, "supported", True),
                     **({"layout": layout} if layout else {}),
                     "memory": to_jsonable(res.memory),
                     "assumptions": res.assumptions,
@@ -231,9 +236,19 @@ def register(app: typer.Typer) -> None:
         console.print(_breakdown_table(title, res.memory))
         if layout:
             console.print(f"layout: {plain(layout)}")
-        verdict = "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({plain(res.binding_constraint)})"
-        console.print(f"{gpus} x {plain(res.gpu)}: {verdict}")
-        for w in res.warnings:
+        warnings = list(res.warnings)
+        if not getattr(res, "supported", True):
+            # as `estimate` shows it: the reason once, and what would run instead
+            reason = warnings.pop(0) if warnings else plain(res.binding_constraint)
+            console.print(f"{gpus} x {plain(res.gpu)}: [red]not supported:[/] {plain(reason)}")
+            if "alternatives" in res.assumptions:
+                console.print(f"would run: {plain(res.assumptions['alternatives'])}")
+        else:
+            verdict = (
+                "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({plain(res.binding_constraint)})"
+            )
+            console.print(f"{gpus} x {plain(res.gpu)}: {verdict}")
+        for w in warnings:
             console.print(f"[yellow]warning:[/] {plain(w)}")
         table = Table(title="Fits on (smallest GPU count, up to 8)")
         table.add_column("GPU")
@@ -293,7 +308,7 @@ def register(app: typer.Typer) -> None:
         context_out: Annotated[
             int, typer.Option("--context-out", "--output", help="Generated tokens (--output as in recommend)")
         ] = 512,
-        kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help="bf16, fp8, q8_0, q4_0")] = None,
+        kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
         parallel: Annotated[
             str | None,
             typer.Option(help="tensor | layer | replicas (default: layer for llama.cpp, else tensor)"),
@@ -346,6 +361,7 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
         """Is a measured generation speed memory- or compute-bound, and what would make it faster?"""
+        from gpuscout.estimate.diagnose import ABOVE_ROOFLINE
         from gpuscout.estimate.diagnose import diagnose as run_diagnose
         from gpuscout.estimate.engines import run_engine
 
@@ -370,15 +386,16 @@ def register(app: typer.Typer) -> None:
         )
         table.add_column("quantity")
         table.add_column("value", justify="right")
-        table.add_row("bound", d.bound)
+        above = d.bound == ABOVE_ROOFLINE  # more than the datasheet: what it would take, never reached
+        table.add_row("bound", "[red]above the roofline: not possible[/]" if above else d.bound)
         table.add_row("bytes read per token step", f"{d.bytes_per_step / 1e9:,.2f} GB")
         table.add_row(
-            "achieved memory bandwidth",
+            "memory bandwidth it would take" if above else "achieved memory bandwidth",
             f"{d.achieved_bandwidth_gbps:,.0f} GB/s "
             f"({d.bandwidth_fraction:.0%} of {d.peak_bandwidth_gbps:,.0f})",
         )
         table.add_row(
-            "achieved compute",
+            "compute it would take" if above else "achieved compute",
             f"{d.achieved_tflops:,.1f} TFLOPS ({d.compute_fraction:.1%} of {d.peak_tflops:,.0f})",
         )
         table.add_row("roofline ceiling (ideal)", f"{d.roofline_tps:,.1f} tokens/s")

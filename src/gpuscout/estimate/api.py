@@ -14,11 +14,17 @@ from gpuscout.estimate.engines import (
     default_engine,
     resolve_engine,
 )
-from gpuscout.estimate.kv_cache import kv_shape
+from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape
 from gpuscout.estimate.launch_flags import read_flag_names
 from gpuscout.estimate.lazy_text import text
 from gpuscout.estimate.memory import GIB, MemoryPlan, capacity_bytes, max_batch, plan_memory
-from gpuscout.estimate.parallel import gpu_link, lacks_peer_access
+from gpuscout.estimate.parallel import (
+    TP_HEAD_RULES,
+    gpu_link,
+    lacks_peer_access,
+    tp_degrees_allowed,
+    tp_head_conflict,
+)
 from gpuscout.estimate.precision import (
     CLASS_GGUF,
     CLASS_GGUF_F16,
@@ -223,16 +229,15 @@ def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
     return replace(eng, chunked_prefill=chunked, prefill_chunk_tokens=budget)
 
 
-def _kv_dtype(
-    kv_dtype: str | KvDtype | None, spec: ModelSpec, fmt: WeightFormat, eng: EngineProfile, acc: Accelerator
-) -> KvDtype:
-    """The KV dtype asked for, or the engine's default; an engine with its own cache format for sparse
-    MLA (vLLM: ``fp8_ds_mla``) uses it for "fp8" and by default."""
-    sparse_mla = kv_shape(spec).topk > 0  # only an MLA shape carries a top-k
-    if kv_dtype is None:
-        kv = _kv_default(fmt, eng, acc)
-        return resolve_kv_dtype(eng.sparse_mla_kv) if sparse_mla and eng.sparse_mla_kv else kv
+def _asked_kv(kv_dtype: str | KvDtype | None, spec: ModelSpec, eng: EngineProfile) -> KvDtype | None:
+    """The KV dtype asked for, as the engine holds it (None, "auto": the engine's default). An engine
+    with its own cache format for sparse MLA (vLLM: ``fp8_ds_mla``) uses it for "fp8"; llama.cpp's
+    8-bit integer cache is q8_0. A dtype the engine does not offer is refused, naming those it does
+    (``kv_cache.ENGINE_KV_DTYPES``): it would size the cache with kernels the engine does not have."""
+    if kv_dtype is None or (isinstance(kv_dtype, str) and kv_dtype.strip().lower() == "auto"):
+        return None
     kv = resolve_kv_dtype(kv_dtype)
+    sparse_mla = kv_shape(spec).topk > 0  # only an MLA shape carries a top-k
     if kv.name == SPARSE_MLA_FP8 and not sparse_mla:
         raise InvalidInputError(
             "kv_dtype",
@@ -241,7 +246,63 @@ def _kv_dtype(
         )
     if kv.name == "fp8" and sparse_mla and eng.sparse_mla_kv:
         return resolve_kv_dtype(eng.sparse_mla_kv)
-    return kv
+    if kv.name == "int8" and eng.name == "llama.cpp":
+        return resolve_kv_dtype("q8_0")
+    offered = engine_kv_dtypes(eng.name, eng.sparse_mla_kv if sparse_mla else "")
+    if offered is None or kv.name in offered.names or kv.name not in kv_dtype_names():
+        return kv  # an engine or a hand-made dtype the table does not know: taken as given
+    if kv.name.startswith(("q", "iq")):
+        hint = f" ({kv.name} is a llama.cpp cache type)"
+    elif eng.name == "llama.cpp" and kv.name in ("fp8", SPARSE_MLA_FP8):
+        hint = " (q8_0 is its 8-bit cache)"
+    else:
+        hint = ""
+    raise InvalidInputError(
+        "kv_dtype",
+        f"{eng.label} has no {kv.name} KV cache{hint}; it takes {offered.how}",
+        accepted=", ".join(offered.names),
+    )
+
+
+def _kv_dtype(
+    asked: KvDtype | None, spec: ModelSpec, fmt: WeightFormat, eng: EngineProfile, acc: Accelerator
+) -> KvDtype:
+    """The KV dtype asked for (checked by ``_asked_kv``), or the engine's default: its own cache format
+    for sparse MLA where it has one (vLLM: ``fp8_ds_mla``)."""
+    if asked is not None:
+        return asked
+    if kv_shape(spec).topk > 0 and eng.sparse_mla_kv:
+        return resolve_kv_dtype(eng.sparse_mla_kv)
+    return _kv_default(fmt, eng, acc)
+
+
+def _within_context(spec: ModelSpec, context_in: int, context_out: int, field: str = "") -> None:
+    """Refuse a context past the model's window (``max_position_embeddings``), naming ``field`` (else
+    the larger of context_in / context_out). vLLM refuses a max_model_len above it ("User-specified
+    max_model_len ... is greater than the derived max_model_len", unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
+    and SGLang a context_length (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), and past it RoPE
+    positions the model never saw give wrong output (llama.cpp only warns: n_ctx > n_ctx_train). A model
+    served with RoPE scaling (YaRN) is estimated as a spec whose window is the scaled one."""
+    limit = spec.max_position_embeddings
+    total = context_in + context_out
+    if not limit or total <= limit:
+        return
+    if not field:
+        field = "context_in" if context_in >= context_out else "context_out"
+    said = (
+        f"{total:,} tokens"
+        if field == "context"
+        else f"{context_in:,} prompt + {context_out:,} output tokens = {total:,}"
+    )
+    accepted = f"<= {limit}" if field == "context" else f"context_in + context_out <= {limit}"
+    raise InvalidInputError(
+        field,
+        f"{said} exceed {spec.name}'s context window of {limit:,} tokens (max_position_embeddings): vLLM "
+        "and SGLang refuse a longer context unless forced, and past the window the output is wrong without "
+        "RoPE scaling; a model served with RoPE scaling (YaRN) is estimated from a config whose "
+        "max_position_embeddings is the scaled length (CLI: --config)",
+        accepted,
+    )
 
 
 def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDtype:
@@ -299,9 +360,12 @@ def estimate(
     ``parallel``: "tensor" (TP), "layer" (pipeline / llama.cpp layer split) or "replicas" (one copy of
     the model per GPU, requests spread over them).
 
-    An impossible combination (vLLM FP8 on a V100, TensorRT-LLM on an MI300X) returns ``supported=False``
-    with the reason; with ``strict=True`` it raises ConfigurationRejected instead. Bad input raises
-    InvalidInputError / UnknownNameError naming the field.
+    An impossible combination (vLLM FP8 on a V100, TensorRT-LLM on an MI300X, a tensor-parallel degree
+    that does not divide the model's attention heads: Llama-3.1-70B's 64 over 3 GPUs) returns
+    ``supported=False`` with the reason and what would run; with ``strict=True`` it raises
+    ConfigurationRejected instead. Bad input raises InvalidInputError / UnknownNameError naming the
+    field: among it a context past the model's window (``context_in + context_out`` above
+    ``max_position_embeddings``) and a ``kv_dtype`` the engine does not offer (vLLM: fp8, not q4_0).
     """
     return _estimate(
         None, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
@@ -338,6 +402,7 @@ def memory_needed(
     context = int_in("context", context, 1, MAX_CONTEXT)
     mode = _parallel_mode(parallel)
     require_language_model(spec)
+    _within_context(spec, context, 0, "context")
     found = _prepare(spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False)
     if isinstance(found, Estimate):  # the engine cannot run this format here
         return MemoryNeed(
@@ -489,6 +554,7 @@ def _estimate(
         batch, concurrency, request_rate, num_requests, bool(lockstep), bool(varied_output)
     )
     require_language_model(spec)
+    _within_context(spec, context_in, context_out)
 
     key = (spec, acc, gpus, prec_name, model_note, engine, mode, context_in, context_out, kv_dtype)
     prepared = None
@@ -541,6 +607,7 @@ def _prepare(
             f"engine flags gpuscout does not model, ignored: {' '.join(eng.ignored_flags)} (read: "
             f"{read_flag_names()})"
         )
+    asked_kv = _asked_kv(kv_dtype, spec, eng)  # a bad kv_dtype is an input error, whatever runs
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)
     if not verdict.supported:
@@ -552,14 +619,20 @@ def _prepare(
         warnings.append(
             f"{eng.label} splits layers over GPUs as pipeline parallelism; costed as a layer split"
         )
-    kv = _kv_dtype(kv_dtype, spec, fmt, eng, acc)
-    if kv.name in ("q8_0", "q4_0") and eng.name != "llama.cpp":
-        warnings.append(f"KV dtype {kv.name} is a llama.cpp cache type; {eng.label} offers fp8 instead")
-    if kv.name == "fp8" and eng.name == "llama.cpp":
-        warnings.append("llama.cpp has no fp8 KV cache; q8_0 (1.06 B/element) is its 8-bit equivalent")
+    kv = _kv_dtype(asked_kv, spec, fmt, eng, acc)
     replicas = gpus if mode == "replicas" else 1
     per_replica_gpus = 1 if mode == "replicas" else gpus
     st_mode = "tensor" if mode == "replicas" else mode
+    context = context_in + context_out
+    heads = tp_head_conflict(spec, eng.name, gpus) if mode == "tensor" and not eng.dp_attention else ""
+    if heads:
+        rule = TP_HEAD_RULES[eng.name]
+        return _unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=f"{eng.name}: {heads}; {eng.label} refuses to start",
+            instead=_layouts_instead(spec, acc, fmt, kv, eng, gpus, context),
+            sources=(rule.source,), field="gpus", kv=kv,
+        )  # fmt: skip
     st = Setup(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt=rate_fmt)
     if not st.rate.known:
         reason = st.rate.warning
@@ -571,17 +644,16 @@ def _prepare(
             f"{acc.name}: no tensor-core rate in the table; {st.rate.rate_name} rate derived from FP32 "
             f"({st.rate.tflops:.0f} TFLOPS)"
         )
-    context = context_in + context_out
-    if spec.max_position_embeddings and context > spec.max_position_embeddings:
-        warnings.append(
-            f"context {context} exceeds {spec.name}'s max_position_embeddings {spec.max_position_embeddings}"
-        )
     tp = st.tp
     shape = kv_shape(spec)
     if tp > 1 and not shape.mla and shape.kv_heads and tp > shape.kv_heads:
         warnings.append(f"TP={tp} > {shape.kv_heads} KV heads: KV heads are replicated, not sharded")
-    if tp > 1 and spec.num_attention_heads % tp:
-        warnings.append(f"{spec.num_attention_heads} attention heads do not divide by TP={tp}")
+    if tp > 1 and spec.num_attention_heads % tp and not eng.dp_attention:
+        # an engine without a stated rule (hf-transformers' tp_plan, llama.cpp's row split)
+        warnings.append(
+            f"{spec.num_attention_heads} attention heads do not divide by TP={tp}: the ranks hold unequal "
+            "shares (timed as an even split)"
+        )
     link = gpu_link(acc, tp) if tp > 1 else None
     if link is not None and link.assumed:
         warnings.append(
@@ -776,15 +848,54 @@ _NARROWER = ("fp8", "int8", "int4")
 _NARROWER_GGUF = ("gguf-q8_0", "gguf-q4_k_m")
 
 
+def _layouts_instead(
+    spec: ModelSpec,
+    acc: Accelerator,
+    fmt: WeightFormat,
+    kv: KvDtype,
+    eng: EngineProfile,
+    gpus: int,
+    context: int,
+) -> str:
+    """Where tensor parallelism over ``gpus`` is refused (heads that do not divide): the layouts this
+    engine starts that hold one sequence of ``context``: the nearest tensor-parallel degrees below and
+    above that it takes, a pipeline (layer) split over the same GPUs where it offers one, and one
+    replica per GPU."""
+
+    def fits(n: int, split: str) -> float | None:
+        plan = plan_memory(spec, acc, fmt, kv, eng, batch=1, context=context, gpus=n, parallel=split)
+        return plan.total / 1e9 if plan.fits else None
+
+    allowed = tp_degrees_allowed(spec, eng.name, MAX_GPUS)
+    below = [t for t in allowed if t < gpus][-1:]
+    above = [t for t in allowed if t > gpus][:1]
+    out = []
+    for n in below + above:
+        gb = fits(n, "tensor")
+        if gb is not None:
+            out.append(f"tensor parallel over {n} x {acc.name} ({gb:.1f} GB per GPU)")
+    if TP_HEAD_RULES[eng.name].pipeline and (gb := fits(gpus, "layer")) is not None:
+        out.append(f"pipeline parallel over {gpus} x {acc.name} (--parallel layer, {gb:.1f} GB per GPU)")
+    if (gb := fits(1, "tensor")) is not None:
+        out.append(f"{gpus} replicas of one {acc.name} (--parallel replicas, {gb:.1f} GB per GPU)")
+    if not out:
+        degrees = ", ".join(map(str, allowed[:6])) or "none"
+        out.append(f"none holds one sequence here; tensor parallel degrees {eng.label} takes: {degrees}")
+    return "; ".join(out)
+
+
 def _fits_instead(p: _Prepared) -> str:
     """What would hold one sequence of this context where ``p`` does not: the fewest GPUs of this kind
-    (2, 4 or 8, split as asked; tensor parallel for replicas) in this format, and the widest narrower
-    format this engine runs on this GPU at this count. "" when neither does."""
+    (2, 4 or 8, split as asked; tensor parallel for replicas) that the engine starts with, in this
+    format, and the widest narrower format this engine runs on this GPU at this count. "" when neither
+    does."""
     out: list[str] = []
     split = "layer" if p.mode == "layer" else "tensor"
     for n in (2, 4, 8):
         if n <= p.per_replica_gpus:
             continue
+        if split == "tensor" and not p.eng.dp_attention and tp_head_conflict(p.spec, p.eng.name, n):
+            continue  # a split the engine refuses to start
         plan = plan_memory(
             p.spec, p.acc, p.fmt, p.kv, p.eng, batch=1, context=p.context, gpus=n, parallel=split
         )
@@ -866,15 +977,22 @@ def _unsupported(
     verdict: SupportVerdict,
     strict: bool,
     reason: str = "",
+    *,
+    instead: str = "",
+    sources: tuple[str, ...] = (),
+    field: str = "gpu",
+    kv: KvDtype | None = None,
 ) -> Estimate:
-    """The answer for a combination the engine cannot run: the reason, the sources, no speed."""
+    """The answer for a combination the engine cannot run: the reason, the sources, no speed.
+
+    ``reason``: a refusal other than the support verdict's (then ``instead`` says what would run and
+    ``sources`` where the rule is read; ``field`` is what ``strict`` names)."""
     why = reason or verdict.message()
     alts = alternatives(eng.name, verdict.precision, acc) if not reason else ()
+    would_run = "; ".join(a.message() for a in alts) if alts else instead
     if strict:
-        raise ConfigurationRejected(
-            "gpu", why, "would run: " + ("; ".join(a.message() for a in alts) or "none found")
-        )
-    kv = _kv_default(fmt, eng, acc)
+        raise ConfigurationRejected(field, why, "would run: " + (would_run or "none found"))
+    kv = kv or _kv_default(fmt, eng, acc)
     per_gpus = 1 if mode == "replicas" else gpus
     plan = plan_memory(
         spec,
@@ -887,13 +1005,13 @@ def _unsupported(
         gpus=per_gpus,
         parallel="tensor" if mode == "replicas" else mode,
     )
+    cited = sources if reason else verdict.sources
     assumptions = {
         "engine": eng.label,
-        "support": why
-        + (f" (sources: {', '.join(verdict.sources)})" if verdict.sources and not reason else ""),
+        "support": why + (f" (sources: {', '.join(cited)})" if cited else ""),
     }
-    if alts:
-        assumptions["alternatives"] = "; ".join(a.message() for a in alts)
+    if would_run:
+        assumptions["alternatives"] = would_run
     return _without_speed(
         model=spec.name,
         gpu=acc.name,
@@ -911,6 +1029,7 @@ def _unsupported(
         warnings=[why],
         supported=False,
         unsupported_reason=why,
+        unsupported_field=field if reason else "",
         support="unsupported",
         binding_limit="unsupported",
         replicas=gpus if mode == "replicas" else 1,

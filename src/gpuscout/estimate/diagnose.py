@@ -4,13 +4,18 @@ The seed question: "why is my generation slow while the GPU is not fully used?" 
 weight once per step; at small batch the tensor cores idle while memory streams. We turn a measured
 tokens/s into the bandwidth and FLOP/s it implies, compare with the GPU's peaks, and price the usual
 remedies (faster memory, quantisation, batching, speculative decoding) with the same estimator.
+
+A figure above the roofline (more bandwidth or FLOP/s than the datasheet has) cannot be decode of that
+model at that precision and batch: the diagnosis says so and what it more likely measured (the total of
+a batch, a smaller or quantised model, speculative decoding, prompt tokens counted in) instead of
+pricing remedies for a speed that was never reached.
 """
 
 from __future__ import annotations
 
 from gpuscout.errors import GpuscoutError, InvalidInputError
-from gpuscout.estimate.api import _engine_format, estimate
-from gpuscout.estimate.arguments import resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.api import MAX_CONTEXT, _engine_format, _within_context, estimate
+from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
@@ -28,6 +33,11 @@ from gpuscout.knowledge.model_types import ModelSpec
 
 FASTER_MEMORY_GPUS = ("H100-SXM", "H200-SXM", "MI300X")
 SPECULATIVE_SPEEDUP = (1.5, 2.5)  # typical batch-1 gain with a good draft model (acceptance 60-80 %)
+# tokens per step speculative decoding reaches at best in practice (EAGLE-3 / MTP with long accepted
+# drafts): a figure further above the roofline than this is not explained by speculation alone
+SPECULATIVE_MAX_TOKENS_PER_STEP = 4.0
+ABOVE_ROOFLINE = "above-roofline"
+MAX_BATCH_SEARCHED = 4096
 
 
 def diagnose(
@@ -48,6 +58,10 @@ def diagnose(
         )
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
+    context = int_in("context", context, 1, MAX_CONTEXT)
+    _within_context(spec, context, 0, "context")
+    limit = spec.max_position_embeddings
+    context_in = min(context, limit - 1) if limit else context  # + the token being generated
     est = estimate(
         spec,
         acc,
@@ -55,7 +69,7 @@ def diagnose(
         precision=precision,
         engine=engine,
         batch=batch,
-        context_in=context,
+        context_in=context_in,
         context_out=1,
     )
     eng = resolve_engine(engine)
@@ -81,8 +95,30 @@ def diagnose(
     bw_frac, comp_frac = bw_gbps / peak_bw, tflops / peak_tf
     physics_bound = "memory" if t_mem >= t_comp else "compute"
     bound = physics_bound if max(bw_frac, comp_frac) >= 0.3 else "overhead"
+    ratio = measured_tps / expected_tps
+    suggestions: list[str] = []
 
-    if bound == "memory":
+    if measured_tps > roofline:
+        bound = ABOVE_ROOFLINE
+        what = f"{spec.name} ({fmt.name}) on {gpus} x {acc.name}"
+        if physics_bound == "memory":
+            need = (
+                f"each step reads {bytes_step / 1e9:.2f} GB per GPU, so {measured_tps:g} tokens/s would take "
+                f"{bw_gbps:,.0f} GB/s, {bw_frac:.1f}x the {peak_bw:,.0f} GB/s datasheet bandwidth"
+            )
+        else:
+            need = (
+                f"each step computes {flops_step / 1e12:.2f} TFLOP per GPU, so {measured_tps:g} tokens/s "
+                f"would take {tflops:,.0f} TFLOPS, {comp_frac:.1f}x the {peak_tf:,.0f} TFLOPS datasheet peak"
+            )
+        verdict = (
+            f"Above the roofline: {measured_tps:g} tokens/s per sequence is {measured_tps / roofline:.1f}x "
+            f"the {roofline:,.1f} tokens/s ceiling of decoding {what} at batch {batch} — {need}. "
+            "Decoding one token per step cannot be that fast on this hardware: the figure counts other "
+            "tokens, another model, or several tokens per step."
+        )
+        suggestions = _above_roofline_checks(st, measured_tps, roofline, batch, context)
+    elif bound == "memory":
         verdict = (
             f"Memory-bound: each step streams {bytes_step / 1e9:.2f} GB per GPU; at {measured_tps:g} "
             f"tokens/s that is {bw_gbps:,.0f} GB/s ({bw_frac:.0%} of the {peak_bw:,.0f} GB/s peak) while "
@@ -99,18 +135,19 @@ def diagnose(
             "to fixed costs — kernel launches, CPU-side scheduling, host-device transfers, or layers "
             "offloaded to the CPU."
         )
-    ratio = measured_tps / expected_tps
-    suggestions: list[str] = []
-    if ratio < 0.6:
+    if bound == ABOVE_ROOFLINE:
+        pass  # no remedies for a speed that was not reached
+    elif ratio < 0.6:
         suggestions.append(
             f"Your speed is {ratio:.0%} of what {eng.label} usually reaches here "
             f"({expected_tps:,.1f} tokens/s): "
             "check that every layer is on the GPU (no CPU offload), power/clock caps, and engine settings "
             "(CUDA graphs, flash attention)."
         )
-    suggestions += _remedies(
-        spec, acc, est.precision, eng.name, batch, gpus, context, expected_tps, physics_bound
-    )
+    if bound != ABOVE_ROOFLINE:
+        suggestions += _remedies(
+            spec, acc, est.precision, eng.name, batch, gpus, context_in, expected_tps, physics_bound
+        )
     return Diagnosis(
         model=spec.name,
         gpu=acc.name,
@@ -135,6 +172,66 @@ def diagnose(
         suggestions=suggestions,
         assumptions=est.assumptions,
     )
+
+
+def _roofline_tps(st: Setup, batch: int, context: int) -> float:
+    """Per-sequence decode tokens/s at 100 % of peak bandwidth and compute, ``batch`` sequences."""
+    spec, tp = st.spec, st.tp
+    c = model_consts(spec)
+    dense_b, expert_b = step_weight_bytes(st, batch)
+    bytes_step = dense_b + expert_b + kv_read_bytes_per_step(spec, st.kv, context, tp=tp) * batch
+    flops = (2.0 * (c.active_body + _head_params(spec)) + _attn_flops_per_token(spec, context)) * batch / tp
+    t_mem = bytes_step / (st.acc.bandwidth_gbps * 1e9)
+    t_comp = flops / (st.peak_tflops * 1e12)
+    return 1.0 / max(t_mem, t_comp)
+
+
+def _above_roofline_checks(
+    st: Setup, measured_tps: float, roofline: float, batch: int, context: int
+) -> list[str]:
+    """What a figure above the roofline more likely measured, with the numbers that tell them apart."""
+    out: list[str] = []
+    # the total of a batch: the fewest sequences whose combined ceiling reaches the figure
+    # (b x roofline(b) grows with b: the weights read serve every sequence)
+    lo, hi = batch + 1, MAX_BATCH_SEARCHED
+    if hi * _roofline_tps(st, hi, context) >= measured_tps:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if mid * _roofline_tps(st, mid, context) >= measured_tps:
+                hi = mid
+            else:
+                lo = mid + 1
+        out.append(
+            f"Total throughput of a batch? {measured_tps:g} tokens/s summed over {lo} or more sequences is "
+            f"within the ceiling ({measured_tps / lo:,.1f} per sequence at batch {lo}); diagnose the "
+            "per-sequence figure with the batch it ran at (--batch)."
+        )
+    else:
+        out.append(
+            f"Not even the total of {MAX_BATCH_SEARCHED} sequences at once reaches {measured_tps:g} "
+            "tokens/s here."
+        )
+    out.append(
+        f"A smaller or quantised model? The ceiling is for {st.spec.name} with {st.fmt.label} weights; "
+        "diagnose the checkpoint that ran (--precision, e.g. a 4-bit GGUF or AWQ)."
+    )
+    times = measured_tps / roofline
+    spec_note = (
+        f"{times:.1f}x is within what long accepted drafts give"
+        if times <= SPECULATIVE_MAX_TOKENS_PER_STEP
+        else f"{times:.1f}x is more than speculation gives (rarely above {SPECULATIVE_MAX_TOKENS_PER_STEP:g} "
+        "tokens per step)"
+    )
+    out.append(
+        "Speculative decoding (draft model, EAGLE, MTP, n-gram) emits several tokens per weight read: "
+        + spec_note
+        + "."
+    )
+    out.append(
+        "Prompt tokens counted in? A benchmark's total token throughput adds the prefill's tokens, "
+        "which run far faster than decode."
+    )
+    return out
 
 
 def _remedies(

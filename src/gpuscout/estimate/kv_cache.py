@@ -131,3 +131,56 @@ def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: 
     full = min(context, s.topk) if s.topk else context  # sparse attention: the picked tokens only
     read = per_layer_elems * (s.full_layers * full + s.sliding_layers * slide) * kv.bytes_per_element
     return read + s.index_bytes_per_layer * s.full_layers * context  # the indexer scans them all
+
+
+@dataclass(frozen=True, slots=True)
+class EngineKvDtypes:
+    """The cache dtypes an engine offers (gpuscout's names) and how it is asked for them."""
+
+    names: tuple[str, ...]
+    how: str  # the engine's own flag and values
+
+
+# "auto" (every server's default) keeps the model's own dtype: 16-bit, or fp32 for fp32 weights. Only
+# these size an estimate: a dtype the engine has no kernels for is refused, not sized.
+_SIXTEEN = ("fp32", "bf16", "fp16")
+ENGINE_KV_DTYPES: dict[str, EngineKvDtypes] = {
+    # vllm/config/cache.py CacheDType: auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla
+    "vllm": EngineKvDtypes(
+        (*_SIXTEEN, "fp8"), "--kv-cache-dtype auto (the model's dtype), fp8, fp8_e4m3 or fp8_e5m2"
+    ),
+    # sglang/srt/server_args.py --kv-cache-dtype: auto, fp8_e5m2, fp8_e4m3
+    "sglang": EngineKvDtypes(
+        (*_SIXTEEN, "fp8"), "--kv-cache-dtype auto (the model's dtype), fp8_e4m3 or fp8_e5m2"
+    ),
+    # quantization kv_cache_quant_algo: FP8 or INT8 (else the model's dtype)
+    "tensorrt-llm": EngineKvDtypes(
+        (*_SIXTEEN, "fp8", "int8"),
+        "kv_cache_quant_algo FP8 or INT8 (--kv_cache_dtype fp8), else the model's dtype",
+    ),
+    # text-generation-launcher --kv-cache-dtype: fp8_e4m3fn, fp8_e5m2 (unset: the model's dtype)
+    "tgi": EngineKvDtypes(
+        (*_SIXTEEN, "fp8"), "--kv-cache-dtype fp8_e4m3fn or fp8_e5m2, unset for the model's dtype"
+    ),
+    "hf-transformers": EngineKvDtypes(
+        _SIXTEEN,
+        "the model's dtype (its QuantizedCache, quanto / HQQ int2-int8 with a 16-bit residual, is not "
+        "modelled)",
+    ),
+    "gpt-fast": EngineKvDtypes(_SIXTEEN, "the model's dtype (its KV cache has no quantised variant)"),
+    # common/arg.cpp kv_cache_types: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1
+    "llama.cpp": EngineKvDtypes(
+        (*_SIXTEEN, "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"),
+        "--cache-type-k / --cache-type-v f32, f16, bf16, q8_0, q5_1, q5_0, q4_1, q4_0 or iq4_nl "
+        "(a quantised V cache needs flash attention, -fa)",
+    ),
+}
+
+
+def engine_kv_dtypes(engine: str, sparse_mla_kv: str = "") -> EngineKvDtypes | None:
+    """The cache dtypes ``engine`` offers (its own sparse-MLA cache format among them when it has
+    one, ``sparse_mla_kv``); None for an engine the table does not know (nothing is refused)."""
+    found = ENGINE_KV_DTYPES.get(engine)
+    if found is None or not sparse_mla_kv:
+        return found
+    return EngineKvDtypes((*found.names, sparse_mla_kv), f"{found.how}, {sparse_mla_kv} for sparse MLA")

@@ -24,6 +24,12 @@ Within ``tensor``, an engine may run the attention data-parallel (``EngineProfil
 cache only it keeps, while the MLP / MoE layers stay split (``throughput.attention_dp``).
 
 An interconnect the table does not state is costed as PCIe Gen4 and the link says so (``assumed``).
+
+Tensor parallelism gives each rank whole attention heads, so the servers refuse a TP degree that does not
+divide ``num_attention_heads`` (vLLM: "Total number of attention heads (64) must be divisible by tensor
+parallel size (3)"), and vLLM / SGLang shard the KV heads the same way below TP = ``num_key_value_heads``
+and replicate them above it, which needs TP to be a multiple of them (``tp_head_conflict``). llama.cpp's
+layer split (and its row split) has no such rule.
 Expert parallelism (MoE experts placed whole on GPUs) is costed as tensor parallelism: the same bytes
 per GPU, and the all-to-all dispatch/combine it needs is of the order of the all-reduce it replaces.
 """
@@ -35,6 +41,7 @@ import re
 from dataclasses import dataclass
 
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
 
 PCIE_GBPS_UNIDIRECTIONAL = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
 PCIE_EFFICIENCY = 0.7  # NCCL bus bandwidth achieved over PCIe (host bridge / switch) vs the link rate
@@ -130,3 +137,82 @@ def tp_step_comm_seconds(
         return 0.0
     link = gpu_link(acc, tp)
     return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0, latency=latency)
+
+
+@dataclass(frozen=True, slots=True)
+class HeadRule:
+    """How an engine splits attention over tensor-parallel ranks, and what it refuses."""
+
+    kv_heads: bool  # KV heads sharded below TP = kv_heads (must divide), replicated above (TP a multiple)
+    pipeline: bool  # the engine offers pipeline parallelism (a layer split) instead
+    source: str
+
+
+# Engines whose tensor parallelism needs whole attention heads per rank (hf-transformers' tp_plan and
+# llama.cpp's split modes are not listed: no rule is claimed for them)
+TP_HEAD_RULES: dict[str, HeadRule] = {
+    "vllm": HeadRule(
+        True,
+        True,
+        "vllm/config/model.py ModelConfig.verify_with_parallel_config (attention heads); "
+        "vllm/model_executor/layers/linear.py QKVParallelLinear (KV heads: divide(kv_heads, tp) below "
+        "TP = kv_heads, divide(tp, kv_heads) above)",
+    ),
+    "sglang": HeadRule(
+        True,
+        True,
+        "python/sglang/srt/layers/linear.py QKVParallelLinear; models/llama.py LlamaAttention "
+        "(total_num_heads % tp_size, total_num_kv_heads % tp_size or tp_size % total_num_kv_heads)",
+    ),
+    "tensorrt-llm": HeadRule(
+        False,
+        True,
+        "tensorrt_llm/layers/attention.py Attention (num_attention_heads // tp_size); the checkpoint "
+        "converters split the heads in tp_size equal parts",
+    ),
+    "tgi": HeadRule(
+        False,
+        False,
+        "server/text_generation_server/models/custom_modeling/flash_llama_modeling.py "
+        "(`num_heads` must be divisible by `num_shards`)",
+    ),
+    "gpt-fast": HeadRule(False, False, "tp.py _apply_tp_attn (n_head // world_size)"),
+}
+
+
+def tp_head_conflict(spec: ModelSpec, engine: str, tp: int) -> str:
+    """Why ``engine`` refuses to start ``spec`` split ``tp`` ways by tensor parallelism; "" when it
+    starts (TP 1, an engine without a rule, heads that divide)."""
+    rule = TP_HEAD_RULES.get(engine)
+    heads = spec.num_attention_heads
+    if rule is None or tp <= 1 or heads <= 0:
+        return ""
+    if heads % tp:
+        return f"{spec.name}'s {heads} attention heads do not divide by tensor parallel size {tp}"
+    kv = spec.num_key_value_heads or heads
+    if not rule.kv_heads or spec.is_mla or kv <= 0:
+        return ""
+    if tp < kv and kv % tp:
+        return (
+            f"{spec.name}'s {kv} KV heads do not divide by tensor parallel size {tp} (below TP = {kv} "
+            "each rank holds whole KV heads)"
+        )
+    if tp > kv and tp % kv:
+        return (
+            f"{spec.name}'s {kv} KV heads cannot be replicated evenly over tensor parallel size {tp} "
+            f"(above TP = {kv} the KV heads are copied, which needs TP to be a multiple of {kv})"
+        )
+    return ""
+
+
+def tp_degrees_allowed(spec: ModelSpec, engine: str, most: int) -> list[int]:
+    """The tensor-parallel degrees from 2 to ``most`` that ``engine`` starts ``spec`` with: the heads
+    divide, and so do the MLP and expert widths (column-parallel layers split their outputs in equal
+    shares: vLLM's MergedColumnParallelLinear and FusedMoE), so that no degree proposed instead of a
+    refused one fails there."""
+    widths = [w for w in (spec.intermediate_size, spec.moe_intermediate_size) if w > 0]
+    return [
+        t
+        for t in range(2, most + 1)
+        if not tp_head_conflict(spec, engine, t) and all(w % t == 0 for w in widths)
+    ]

@@ -106,7 +106,7 @@ class WeightFormat:
 class KvDtype:
     """Element type of the KV cache."""
 
-    name: str  # "bf16", "fp16", "fp8", "q8_0", "q4_0", "fp32"
+    name: str  # "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0", "fp32"... (``kv_dtype_names``)
     bytes_per_element: float
 
 
@@ -396,8 +396,14 @@ _KV: dict[str, KvDtype] = {
     "bf16": KvDtype("bf16", 2.0),
     "fp16": KvDtype("fp16", 2.0),
     "fp8": KvDtype("fp8", 1.0),
-    "q8_0": KvDtype("q8_0", 34 / 32),  # llama.cpp: 32 int8 + one fp16 scale per block
-    "q4_0": KvDtype("q4_0", 18 / 32),  # llama.cpp: 32 nibbles + one fp16 scale per block
+    "int8": KvDtype("int8", 1.0),  # TensorRT-LLM's INT8 cache: one int8 per element, per-tensor scales
+    # llama.cpp's cache types (--cache-type-k / --cache-type-v), blocks of 32 elements
+    "q8_0": KvDtype("q8_0", 34 / 32),  # 32 int8 + one fp16 scale per block
+    "q5_1": KvDtype("q5_1", 24 / 32),  # 32 x 5 bits + fp16 scale and minimum
+    "q5_0": KvDtype("q5_0", 22 / 32),  # 32 x 5 bits + one fp16 scale
+    "q4_1": KvDtype("q4_1", 20 / 32),  # 32 nibbles + fp16 scale and minimum
+    "q4_0": KvDtype("q4_0", 18 / 32),  # 32 nibbles + one fp16 scale per block
+    "iq4_nl": KvDtype("iq4_nl", 18 / 32),  # 32 non-linear nibbles + one fp16 scale
     # vLLM's cache for DeepSeek-V3.2's sparse MLA: per token and layer the 512 latent values in FP8, four
     # FP32 scales (one per 128) and the 64 rope values in bf16: 656 B for the 576-element latent
     SPARSE_MLA_FP8: KvDtype(SPARSE_MLA_FP8, 656 / 576),
@@ -412,8 +418,9 @@ _KV_ALIASES = {
     "fp8_e4m3": "fp8",
     "fp8-e5m2": "fp8",
     "fp8_e5m2": "fp8",
+    "fp8_e4m3fn": "fp8",
+    "fp8-e4m3fn": "fp8",
     "fp8-ds-mla": SPARSE_MLA_FP8,
-    "int8": "q8_0",
     "q8": "q8_0",
     "q4": "q4_0",
     "auto": "bf16",
@@ -426,7 +433,8 @@ def kv_dtype_names() -> tuple[str, ...]:
 
 
 def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
-    """Return the :class:`KvDtype` for "bf16", "fp16", "fp8", "q8_0", "q4_0" (or aliases)."""
+    """Return the :class:`KvDtype` for "bf16", "fp16", "fp8", "int8", "q8_0", "q4_0"... (or aliases).
+    Which of them an engine offers is ``kv_cache.engine_kv_dtypes``'s business."""
     if isinstance(name, KvDtype):
         return name
     if not isinstance(name, str):

@@ -48,8 +48,10 @@ class Estimate:
     Speeds are at the load asked for (``concurrency`` / ``request_rate`` / ``batch``): ``ttft_ms`` and
     ``tpot_ms`` are means that include queueing and other requests' prefills; ``decode_tokens_per_s`` is
     one sequence's speed there (1000 / ``tpot_ms``). ``supported`` is False when the engine cannot run
-    this precision on this accelerator (``unsupported_reason`` says why, with the rule's source in
-    ``assumptions["support"]``): every speed is then 0, never a guess. So it is when not one sequence of
+    this precision on this accelerator, or refuses the split (tensor parallelism over a count that does
+    not divide the attention heads) (``unsupported_reason`` says why, with the rule's source in
+    ``assumptions["support"]`` and what would run in ``assumptions["alternatives"]``): every speed is
+    then 0, never a guess. So it is when not one sequence of
     the context fits (``fits`` False, ``binding_constraint`` says what tips it over, ``memory`` is what
     one sequence needs, ``assumptions["would_fit"]`` what would hold it). ``binding_limit`` names what
     sets the answer: "kv_cache", "scheduler", "prefill", "queueing", "bandwidth", "compute",
@@ -80,6 +82,9 @@ class Estimate:
     warnings: list[str] = field(default_factory=list)
     supported: bool = True
     unsupported_reason: str = ""
+    # the input the refusal is about: "" for the support rules (this engine and precision on this GPU),
+    # "gpus" for a layout the engine refuses (a tensor-parallel degree the heads do not divide)
+    unsupported_field: str = ""
     support: str = "native"  # how the engine runs the precision here: native, weight-only, fallback-fp16...
     binding_limit: str = ""
     tpot_ms: float = 0.0  # mean time per output token after the first, at this load
@@ -152,7 +157,9 @@ class Diagnosis:
     batch: int
     context: int
     measured_tps: float  # per sequence
-    bound: str  # "memory", "compute" or "overhead" (neither limit is near)
+    # "memory", "compute", "overhead" (neither limit is near) or "above-roofline" (faster than the
+    # datasheet allows for this model, precision and batch: the figure measured something else)
+    bound: str
     bytes_per_step: float  # per GPU
     flops_per_step: float  # per GPU
     achieved_bandwidth_gbps: float
