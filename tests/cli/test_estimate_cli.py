@@ -285,3 +285,12 @@ def test_diagnose_says_a_speed_above_the_roofline_is_not_possible() -> None:
         ).stdout
     )
     assert data["bound"] == "above-roofline" and data["measured_tps"] > data["roofline_tps"]
+
+
+def test_the_kv_bytes_per_token_of_a_split_say_they_are_the_whole_models() -> None:
+    # under "memory per GPU", a TP4 70B read "(320.0 KiB/token)": each GPU holds 80 of them
+    split = runner.invoke(app, ["estimate", "llama-3.1-70b", "--gpu", "H100", "--gpus", "4"])
+    assert split.exit_code == 0, split.output
+    assert "320.0 KiB/token, whole model)" in split.output
+    one = runner.invoke(app, ["estimate", "llama-3.1-8b", "--gpu", "H100"])
+    assert "128.0 KiB/token)" in one.output and "whole model" not in one.output

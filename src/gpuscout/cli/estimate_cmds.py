@@ -476,7 +476,8 @@ def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
     table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
     table.add_row(
         "  KV cache",
-        f"{est.memory.kv_cache_gb:,.2f} GB ({est.memory.kv_bytes_per_token / 1024:,.1f} KiB/token)",
+        f"{est.memory.kv_cache_gb:,.2f} GB ({est.memory.kv_bytes_per_token / 1024:,.1f} KiB/token"
+        + (", whole model)" if est.gpus > 1 and est.parallel != "replicas" else ")"),
     )
     table.add_row("  activations + overhead", f"{est.memory.activations_gb + est.memory.overhead_gb:,.2f} GB")
     table.add_row("max concurrent sequences", f"{est.max_batch:,}")
