@@ -106,6 +106,30 @@ def test_the_estimate_runs_the_engine_as_started_and_says_so() -> None:
     assert "2048 tokens/step" in assumptions["batching"]
     assert "(cap 320, kv_cache)" in assumptions["load"]
     # what it cannot model it names
-    _, warnings = _run("vllm --tensor-parallel-size 2 --enforce-eager")
+    _, warnings = _run("vllm --disable-log-stats --enforce-eager")
     ignored = [w for w in warnings if "ignored" in w]
-    assert len(ignored) == 1 and "--tensor-parallel-size 2" in ignored[0] and "enforce" not in ignored[0]
+    assert len(ignored) == 1 and "--disable-log-stats" in ignored[0] and "enforce" not in ignored[0]
+
+
+@pytest.mark.parametrize(
+    ("engine", "input_named"),
+    [
+        ("vllm --tensor-parallel-size 2", "CLI --gpus N)"),
+        ("vllm -tp 2", "CLI --gpus N)"),
+        ("sglang --tp 4", "CLI --gpus N)"),
+        ("vllm --pipeline-parallel-size=2", "--parallel layer"),
+        ("sglang --dp-size 2", "--parallel replicas"),
+    ],
+)
+def test_a_layout_flag_is_an_error_naming_the_input_that_sets_the_layout(
+    engine: str, input_named: str
+) -> None:
+    # "vllm --tensor-parallel-size 2" was ignored with a warning and answered for one GPU ("-tp 2" silently)
+    with pytest.raises(InvalidInputError, match="sets the parallel layout") as err:
+        estimate("llama-3.1-8b", "H100", engine=engine)
+    assert err.value.field == "engine" and input_named in str(err.value)
+
+
+def test_a_negative_value_is_out_of_range_not_missing() -> None:
+    with pytest.raises(InvalidInputError, match="--max-num-seqs -1 is out of range"):
+        estimate("llama-3.1-8b", "H100", engine="vllm --max-num-seqs -1")

@@ -92,7 +92,7 @@ _FLAGS = (
     _Flag("multi_step", r"num[-_]scheduler[-_]steps?", "--num-scheduler-steps", True, 1, 1024),
 )
 _CHUNKED = re.compile(r"(?<![\w-])-{0,2}enable[-_]chunked[-_]prefill(?:[ =](true|false))?(?![\w-])", re.I)
-_ANY_FLAG = re.compile(r"(?<![\w-])--([a-z][\w-]*)(?:[ =]([^\s-][^\s]*))?", re.I)
+_ANY_FLAG = re.compile(r"(?<![\w-])--?([a-z][\w-]*)(?:[ =]([^\s-][^\s]*))?", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,12 +118,46 @@ def _value(flag: _Flag, name: str, raw: str, strict: bool) -> float | None:
     return None
 
 
+#: Launch flags that set the parallel layout, which gpuscout takes as its own inputs (the GPUs and the
+#: split), and the input that says it: read as an engine setting they would be ignored, and the answer
+#: given for another layout than the one the renter typed.
+_LAYOUT_FLAGS = re.compile(
+    r"(?<![\w-])(--(?:tensor-parallel-size|tp-size|tp|pipeline-parallel-size|pp-size|pp|"
+    r"data-parallel-size|dp-size|dp|tensor_parallel_size|tp_size|pp_size)|-tp|-pp|-dp)(?:[ =]+(\S+))?",
+    re.I,
+)
+_LAYOUT_INPUT = {
+    "t": "gpus (CLI --gpus N)",
+    "p": "gpus with parallel='layer' (CLI --gpus N --parallel layer)",
+    "d": "gpus with parallel='replicas' (CLI --gpus N --parallel replicas)",
+}
+
+
+def _refuse_layout_flags(text: str) -> None:
+    m = _LAYOUT_FLAGS.search(text)
+    if m is None:
+        return
+    name = m.group(1)
+    kind = name.lstrip("-")[0].lower()
+    said = f"{name} {m.group(2)}" if m.group(2) else name
+    raise InvalidInputError(
+        "engine",
+        f"{said} sets the parallel layout, which gpuscout takes as an input of its own: give "
+        f"{_LAYOUT_INPUT[kind]} instead",
+        "engine launch flags other than the layout's",
+    )
+
+
 def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -> LaunchFlags:
     """The flags in ``text`` (an engine name with its launch flags, or a measurement's notes).
 
     ``strict``: a value out of range is an error naming the flag (a user's input); otherwise it is
     skipped (free-text notes). ``known``: regexes of variant flags a profile reads itself (not ignored).
+    A layout flag (``--tensor-parallel-size 2``) in a user's text is an error naming the input that
+    sets the layout.
     """
+    if strict:
+        _refuse_layout_flags(text)
     settings: dict[str, Any] = {}
     stated: list[str] = []
     spans: list[tuple[int, int]] = []
@@ -132,6 +166,11 @@ def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -
         if m is None:
             bare = flag.bare.search(text) if strict else None
             if bare is not None:
+                given = re.match(r"[ =]+(-[0-9]\S*)", text[bare.end() :])
+                if given is not None:  # a negative number: the pattern reads digits only
+                    raise InvalidInputError(
+                        "engine", f"{bare.group(1)} {given.group(1)} is out of range", flag.accepted()
+                    )
                 raise InvalidInputError("engine", f"{bare.group(1)} needs a value", flag.accepted())
             continue
         value = _value(flag, m.group(1), m.group(2), strict)
@@ -173,10 +212,10 @@ def read_flag_names() -> str:
 
 
 def split_flags(text: str) -> tuple[str, str]:
-    """(the engine's name and version, its flags): the text before the first ``--flag`` outside
-    parentheses, and the rest ("vLLM 0.9.1 (--enforce-eager)" is a name: the variant it names is read by
-    the profile)."""
-    for m in re.finditer(r"(?:^|\s)--[a-z]", text, re.I):
+    """(the engine's name and version, its flags): the text before the first ``--flag`` (or short
+    ``-tp``) outside parentheses, and the rest ("vLLM 0.9.1 (--enforce-eager)" is a name: the variant it
+    names is read by the profile)."""
+    for m in re.finditer(r"(?:^|\s)--?[a-z]", text, re.I):
         before = text[: m.start()]
         if before.count("(") == before.count(")"):
             return before.strip(), text[m.start() :].strip()
