@@ -150,3 +150,72 @@ def test_vram_and_card_answers_hold_every_users_cache_at_once() -> None:
     # 832 GB over 8 x 80 GB is still 104 GB a card: no count up to 8 holds all 64 users at bf16
     assert cards.figures["bf16_80_gpus"] is None
     assert any("does not hold it at bf16 for 64 users, even on 8" in d for d in cards.details)
+
+
+def test_a_model_shorter_than_the_usual_context_is_answered_at_its_own() -> None:
+    # Falcon-40B (and MPT, Qwen-14B, GPT-3, Phi-1.5) hold 2,048 tokens: the FAQ asked for 4,096, which
+    # no field of the web page could change, so every question failed with "4,096 tokens exceed
+    # falcon-40b's context of 2,048"
+    f = faq("falcon-40b", OFFERS, now=NOW)
+    assert f.context == 2048 and len(f.answers) == 4
+    assert "8 users x 2,048 tokens (falcon-40b's whole context; the usual 4,096 is longer)" in f.summary
+    assert "KV cache" in f.answers[0].details[0] and "8 x 2,048 tokens" in f.answers[0].details[0]
+    # a model that holds the usual context is asked it, and says nothing about shortening
+    usual = faq("llama-3.1-8b", OFFERS, now=NOW)
+    assert usual.context == 4096 and "whole context" not in usual.summary
+    # a context the user asks for is never shortened: too long is still an error at the field
+    with pytest.raises(InvalidInputError) as exc:
+        faq("falcon-40b", OFFERS, now=NOW, context=4096)
+    assert exc.value.field == "context" and "2,048" in str(exc.value)
+
+
+def test_the_cli_faq_answers_a_2k_context_model() -> None:
+    from typer.testing import CliRunner
+
+    from gpuscout.cli import app
+
+    result = CliRunner().invoke(app, ["faq", "falcon-40b", "--json"])
+    assert result.exit_code == 0, result.output
+    assert '"context": 2048' in result.output and "whole context" in result.output
+
+
+def test_the_80_gb_class_is_80_gb_cards_only() -> None:
+    # a 94 GB H100-NVL was cited as "the cheapest 80 GB HBM offer" (a 70B model on 2 of them, after the
+    # answer said the 80 GB card needs 4)
+    nvl = offer("lambda", "H100-NVL", 2, 1.0, memory=94, instance="2xnvl")
+    f = faq("llama-3.1-70b", [*OFFERS, nvl], now=NOW)
+    cards = f.answers[1]
+    assert all(r.offer.accelerator != "H100-NVL" for r in cards.offers)
+    assert not any("H100-NVL" in d for d in cards.details if "cheapest 80 GB HBM offer" in d)
+
+
+def test_speeds_say_the_load_they_are_at() -> None:
+    # the card answer gives tok/s per user at the user's load, the slow answer for one user: "17 tok/s
+    # per user" and "44 tok/s per user" for the same setup read as a contradiction
+    f = faq("llama-3.1-70b", OFFERS, now=NOW)
+    cards, slow = f.answers[1], f.answers[3]
+    assert all("with 8 users at once" in d for d in cards.details if "tok/s" in d and "card (" in d)
+    speeds = [d for d in slow.details if "tok/s" in d and "batched" not in d]
+    assert speeds and all("for one user" in d or d.startswith("one user") for d in speeds)
+    assert not any("tok/s per user" in d for d in slow.details)
+
+
+def test_the_offer_count_is_the_current_offers_as_the_banner_counts_them() -> None:
+    # the summary counted the stale offers as well ("736 offers" under a banner of 643 current and 93
+    # stale), though the advisor leaves the stale ones out
+    stale = offer("oldcloud", "H100-SXM", 1, 0.5, stale=True, instance="old")
+    f = faq("llama-3.1-8b", [*OFFERS, stale], now=NOW)
+    assert f"from the catalog's {len(OFFERS)} current offers" in f.summary
+    assert "the 1 flagged stale are left out" in f.summary
+    assert "flagged stale" not in faq("llama-3.1-8b", OFFERS, now=NOW).summary
+
+
+def test_an_hbm_card_is_advised_only_where_its_own_figure_is_faster() -> None:
+    # 70B in bf16 on 8 RTX 4090s (8.1 TB/s together) decodes as fast as on the 2 H100s that hold it
+    # (6.7 TB/s): the answer advised "a card with faster (HBM) memory" beside its own equal figures
+    slow = faq("llama-3.1-70b", OFFERS, now=NOW).answers[3]
+    assert slow.figures["hbm_tok_s"] < 1.2 * slow.figures["batch1_tok_s"]  # type: ignore[operator]
+    assert "faster (HBM) memory" not in slow.answer and "an HBM card would not help here" in slow.answer
+    # one A10G against an H100: the HBM card is faster, and advised
+    a10g = faq("llama-3.1-8b", OFFERS, now=NOW, gpu="A10G").answers[3]
+    assert "a card with faster (HBM) memory" in a10g.answer

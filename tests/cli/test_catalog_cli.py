@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -31,6 +32,36 @@ def test_fresh_install_offers_h100_sorted_per_gpu() -> None:
         assert "unknown" in row  # the age of a snapshot price is unknown, never "today"
         assert "snapshot skypilot-catalog@" in row  # provenance on each row
     assert "sorted by price_per_gpu" in out
+
+
+def test_an_auction_price_is_marked_at_80_columns_and_left_out_of_on_demand() -> None:
+    """Mithril's H100 auction price ($1.00, interruptible) is the cheapest listed: its row says
+    "auction" in a terminal 80 columns wide, in a pipe, and --on-demand leaves it out."""
+    env = {"TTY_COMPATIBLE": "1", "COLUMNS": "80", "NO_COLOR": "1"}  # a terminal 80 columns wide
+    args = ["offers", "--gpu", "H100", "--sort", "price_per_gpu", "--limit", "4"]
+    result = runner.invoke(app, args, env=env)
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    rows = [line for line in lines if line.startswith("│")]
+    first = rows[0]
+    assert first.startswith("│ mithril ") and "1.000" in first
+    assert "auction" in rows[1] and rows[1].split("│")[1].strip() == ""  # under the price, same row
+    assert "instance" in lines[2]  # the mark cost no column that matters
+    assert "auction = an auction market's price" in " ".join(result.output.split())
+    code, out = _run(*args)  # a pipe: the mark after the price, on the row's line
+    assert code == 0 and re.search(r"│ mithril .*│ +1\.000 auction │", out)
+    code, out = _run(*args, "--on-demand")
+    assert code == 0 and "mithril" not in out and "auction" not in out
+
+
+def test_history_is_on_demand_without_auction_or_stale_prices() -> None:
+    code, out = _run("history", "H100")
+    assert code == 0, out
+    providers = {line.split("│")[2].strip() for line in out.splitlines() if line.startswith("│")}
+    assert {"hyperbolic", "lambda", "aws"} <= providers
+    assert not providers & {"mithril", "azure", "digitalocean", "paperspace"}  # auction; all stale
+    assert "on-demand prices only: auction (interruptible) and stale prices are left out" in out
 
 
 def test_offers_json_is_sorted_and_carries_provenance() -> None:
@@ -136,7 +167,7 @@ def test_history_of_unknown_gpu_and_empty_history() -> None:
     code, out = _run("history", "H1OO")
     assert code == 2
     code, out = _run("history", "H100", "--provider", "nobody")
-    assert code == 0 and "no stored prices" in out
+    assert code == 0 and "no stored on-demand prices" in out
 
 
 def test_prune_command() -> None:

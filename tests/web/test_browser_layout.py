@@ -96,12 +96,18 @@ def test_answer_cards_show_the_cheapest_offer_per_class_as_the_api_does(
             api = httpx.get(
                 bundled_url + "/api/v1/offers", params={"gpu": gpu, "sort": "price_per_gpu", "per_page": 1}
             ).json()
+            # the on-demand figure: the first row one can rent without being outbid (no auction price)
+            on_demand = httpx.get(
+                bundled_url + "/api/v1/offers",
+                params={"gpu": gpu, "pricing": "on-demand", "sort": "price_per_gpu", "per_page": 1},
+            ).json()
             spot = httpx.get(
                 bundled_url + "/api/v1/offers",
                 params={"gpu": gpu, "pricing": "spot", "sort": "price_per_gpu", "per_page": 1},
             ).json()
             expect(card.locator(".count")).to_contain_text(f"{api['total']} offer")
-            best = api["items"][0] if api["items"] else None
+            best = on_demand["items"][0] if on_demand["items"] else None
+            assert best is None or not best["price_is_interruptible"], gpu
             if best is None or best["price_usd_per_gpu_hour"] is None:
                 expect(card.locator(".od")).to_contain_text("no on-demand offer")
             else:
@@ -139,6 +145,59 @@ def test_no_page_scrolls_sideways(browser: Browser, base_url: str, width: str) -
     finally:
         page.context.close()
     assert not wide
+
+
+#: The views whose offers table ran off a wide page (long region lists in one cell), and a GPU page.
+WIDE_TABLES = (
+    "/?gpu=H100",
+    "/?gpu=H200",
+    "/?gpu=A100-40GB",
+    "/?gpu=B200",
+    "/?gpu=A100-80GB&region=eu",
+    "/?min_vram=&pricing=spot",
+    "/gpus/H100-SXM",
+)
+
+
+@pytest.mark.parametrize("width", [1440, 1280, 390])
+def test_the_offers_tables_fit_the_page_of_the_bundled_catalog(
+    browser: Browser, bundled_url: str, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    wide: list[str] = []
+    try:
+        for path in WIDE_TABLES:
+            page.goto(bundled_url + path)
+            page.wait_for_load_state("networkidle")
+            scroll, client, table, box = page.evaluate(
+                """() => {
+                    const t = document.querySelector('table.offers');
+                    return [document.documentElement.scrollWidth, document.documentElement.clientWidth,
+                            t.getBoundingClientRect().right, t.parentElement.getBoundingClientRect().right];
+                }"""
+            )
+            if scroll > client or (width > 600 and table > box + 1):
+                wide.append(f"{path}: page {scroll} px in {client}; table ends at {table}, its box at {box}")
+    finally:
+        context.close()
+    assert not wide
+
+
+def test_the_table_header_sticks_at_1280_px_over_long_region_cells(
+    browser: Browser, bundled_url: str
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 700})
+    page = context.new_page()
+    try:
+        page.goto(bundled_url + "/?gpu=H100")
+        page.mouse.wheel(0, 2500)
+        page.wait_for_function("() => window.scrollY > 2000")
+        top = page.locator("header.top").bounding_box()
+        th = page.locator("#offers th[data-col=price_per_gpu]").bounding_box()
+        assert top and th and top["y"] == 0 and abs(th["y"] - top["height"]) <= 2
+    finally:
+        context.close()
 
 
 def test_phone_layout_cards_folded_filters_big_targets(browser: Browser, base_url: str) -> None:

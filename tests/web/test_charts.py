@@ -10,6 +10,7 @@ from gpuscout.knowledge.accelerators import all_accelerators
 from gpuscout.web.charts import (
     _overlap,
     axis,
+    cheapest_on_demand,
     place_labels,
     price_history_chart,
     price_vs_bandwidth_chart,
@@ -119,6 +120,32 @@ def test_one_snapshot_gives_sorted_bars_and_says_so() -> None:
     assert bars["y"][-1] == "Lambda"  # display names, not slugs
     assert [r[0] for r in chart.rows] == ["Lambda", "Vast.ai", "Amazon Web Services"]
     assert "history appears once" in chart.summary
+
+
+def test_the_price_chart_names_the_counted_providers_it_has_no_price_of() -> None:
+    points = [Point(None, "lambda", 2.5, 2.5)]
+    left_out = ["Mithril (auction price, interruptible like spot)", "Epsilon (spot price only)"]
+    chart = price_history_chart(points, "H100-SXM", left_out)
+    assert chart.summary.startswith("H100-SXM at 1 provider; cheapest $2.50/GPU-h at Lambda.")
+    assert chart.summary.endswith(
+        "Not in the chart: Mithril (auction price, interruptible like spot), Epsilon (spot price only)."
+    )
+    assert "Not in the chart" not in price_history_chart(points, "H100-SXM").summary
+
+
+def test_an_auction_price_is_not_the_cheapest_on_demand_price_of_a_gpu() -> None:
+    offers = [
+        make_offer(accelerator="H100-SXM", price_usd_per_hour=2.0),
+        make_offer(
+            accelerator="H100-SXM",
+            price_usd_per_hour=1.0,
+            spot_price_usd_per_hour=1.0,
+            price_is_interruptible=True,
+        ),
+    ]
+    assert cheapest_on_demand(offers)["H100-SXM"].price_usd_per_hour == 2.0
+    chart = price_vs_bandwidth_chart(offers, all_accelerators())
+    assert [r[4] for r in chart.rows if r[0] == "H100-SXM"] == ["$2.00"]
 
 
 def test_several_snapshots_give_a_line_per_provider_over_time() -> None:

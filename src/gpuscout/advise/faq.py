@@ -115,7 +115,7 @@ class _Faq:
         be: Backends,
         a: Assumptions,
         now: datetime | None,
-        context: int,
+        context: int | None,
         users: int,
         gpu: str | None,
         precision: str,
@@ -131,7 +131,14 @@ class _Faq:
                 "a language model (see `gpuscout models`)",
             )
         limit = be.max_context(self.model) if be.max_context is not None else None
-        if limit and context > limit:
+        # no context asked: the usual one, or the model's whole context where that is shorter (a 2k
+        # model such as Falcon-40B cannot hold 4,096 tokens, and the user asked for nothing longer)
+        self.capped = False  # the usual context was shortened to the model's
+        if context is None:
+            context = DEFAULT_CONTEXT
+            if limit and limit < context:
+                context, self.capped = limit, True
+        elif limit and context > limit:
             raise InvalidInputError(
                 "context", f"{context:,} tokens exceed {self.model}'s context of {limit:,}", f"<= {limit:,}"
             )
@@ -261,8 +268,10 @@ class _Faq:
                 acc = self.be.accelerator(o.accelerator)
             except GpuscoutError:
                 continue
+            # an "80 GB" card is one: a 94 GB H100-NVL or a 96 GB GH200 holds more (a 70B model on 2 of
+            # them, where it needs 4 of 80 GB), so it would answer another question under this one's name
             hbm_80 = (
-                acc.kind == "datacenter" and "HBM" in acc.memory_type.upper() and 75 <= acc.memory_gb <= 100
+                acc.kind == "datacenter" and "HBM" in acc.memory_type.upper() and 75 <= acc.memory_gb <= 85
             )
             consumer_24 = acc.kind == "consumer" and 20 <= acc.memory_gb <= 26
             if hbm_80 if hbm else consumer_24:
@@ -286,7 +295,8 @@ class _Faq:
             f"{label} ({acc.name}, {acc.memory_gb:.0f} GB {acc.memory_type}, "
             f"{acc.bandwidth_gbps / 1000:.2f} TB/s, {fp8}): at {fit.precision} fits on {fit.gpus} with "
             f"{fit.headroom or 0:.0%} memory free{fabric}; "
-            f"{e.decode_tokens_per_s:.0f} tok/s per user, TTFT {e.ttft_ms:,.0f} ms at {self.users} users"
+            f"with {self.users} users at once, {e.decode_tokens_per_s:.0f} tok/s per user and TTFT "
+            f"{e.ttft_ms:,.0f} ms"
         )
 
     def card_class(self) -> FaqAnswer:
@@ -506,7 +516,7 @@ class _Faq:
                 note = "" if narrow != "fp8" or gpu.fp8_supported else " (weight-only: no FP8 tensor cores)"
                 details.append(
                     f"{narrow} weights{note} on {en.gpus}x {gpu.name}: {en.estimate.decode_tokens_per_s:.0f} "
-                    "tok/s per user"
+                    "tok/s for one user"
                 )
                 figures[f"{narrow}_tok_s"] = round(en.estimate.decode_tokens_per_s, 1)
         if gpu.name != hbm.name:
@@ -514,9 +524,24 @@ class _Faq:
             if eh.estimate is not None:
                 details.append(
                     f"an HBM card ({eh.gpus}x {hbm.name}, {hbm.bandwidth_gbps / 1000:.2f} TB/s) at {p}: "
-                    f"{eh.estimate.decode_tokens_per_s:.0f} tok/s per user"
+                    f"{eh.estimate.decode_tokens_per_s:.0f} tok/s for one user"
                 )
                 figures["hbm_tok_s"] = round(eh.estimate.decode_tokens_per_s, 1)
+                hbm_tps = eh.estimate.decode_tokens_per_s
+                if HBM_ADVICE in helps and hbm_tps < 1.2 * e1.decode_tokens_per_s:
+                    # several consumer cards may read as fast together as the HBM cards that hold it: say
+                    # so rather than advise a card its own figure shows no faster
+                    instead = (
+                        f"; an HBM card would not help here ({eh.gpus}x {hbm.name} gives {hbm_tps:.0f} tok/s"
+                    )
+                    if gpus > 1 and eh.gpus:
+                        instead += (
+                            f": {eh.gpus * hbm.bandwidth_gbps / 1000:.1f} TB/s together, against "
+                            f"{gpus * gpu.bandwidth_gbps / 1000:.1f} on these {gpus}"
+                        )
+                    helps = helps.replace(", or " + HBM_ADVICE, instead + ")").replace(
+                        ", narrower weights", " or narrower weights"
+                    )
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
         if split:
             why = (
@@ -587,9 +612,11 @@ def _slow_cause(binding: str, gpus: int) -> tuple[str, str]:
         )
     return (
         "memory bandwidth",
-        "batching users (the same reads serve them all), narrower weights (fp8/int4), or a card with "
-        "faster (HBM) memory",
+        "batching users (the same reads serve them all), narrower weights (fp8/int4), or " + HBM_ADVICE,
     )
+
+
+HBM_ADVICE = "a card with faster (HBM) memory"
 
 
 def _compute_class(precision: str) -> str:
@@ -606,7 +633,7 @@ def faq(
     model: str,
     offers: Sequence[Offer],
     *,
-    context: int = DEFAULT_CONTEXT,
+    context: int | None = None,
     users: int = DEFAULT_USERS,
     gpu: str | None = None,
     precision: str | None = None,
@@ -614,10 +641,11 @@ def faq(
     assumptions: Assumptions | None = None,
     now: datetime | None = None,
 ) -> Faq:
-    """Answers for ``model`` at ``users`` conversations of ``context`` tokens (``gpu``: the user's card
-    for the slow-generation answer, default a 24 GB consumer card) over ``offers``, at ``precision``
-    (default: the checkpoint's own format)."""
-    if not isinstance(context, int) or not 64 <= context <= 2_000_000:
+    """Answers for ``model`` at ``users`` conversations of ``context`` tokens (default
+    ``DEFAULT_CONTEXT``, or the model's whole context where that is shorter; ``Faq.context`` says which)
+    (``gpu``: the user's card for the slow-generation answer, default a 24 GB consumer card) over
+    ``offers``, at ``precision`` (default: the checkpoint's own format)."""
+    if context is not None and (not isinstance(context, int) or not 64 <= context <= 2_000_000):
         raise InvalidInputError("context", f"must be 64..2,000,000 tokens, got {context!r}", "64..2000000")
     if not isinstance(users, int) or not 1 <= users <= 10_000:
         raise InvalidInputError("users", f"must be 1..10,000, got {users!r}", "1..10000")
@@ -641,8 +669,12 @@ def faq(
     size = f"{total:.1f}B parameters" + (
         f" ({active:.1f}B active per token)" if active < total * 0.99 else ""
     )
+    shortened = f" ({f.model}'s whole context; the usual {DEFAULT_CONTEXT:,} is longer)" if f.capped else ""
+    # counted as the freshness banner counts them; the advisor leaves the stale ones out
+    stale = sum(1 for o in offers if o.stale)
+    left_out = f"; the {stale:,} flagged stale are left out" if stale else ""
     summary = (
-        f"{size}; for {users} users x {context:,} tokens at {precision}; answers computed from "
-        f"{len(offers):,} offers in the catalog (prices as dated on each offer)"
+        f"{size}; for {users} users x {f.context:,} tokens{shortened} at {precision}; answers computed "
+        f"from the catalog's {len(offers) - stale:,} current offers (prices as dated on each offer{left_out})"
     )
-    return Faq(model=f.model, summary=summary, answers=answers, context=context, users=users)
+    return Faq(model=f.model, summary=summary, answers=answers, context=f.context, users=users)

@@ -130,6 +130,24 @@ class Offer:
         return self.spot_price_usd_per_hour / self.gpu_count
 
     @property
+    def firm_on_demand(self) -> bool:
+        """Whether the offer has an on-demand price one can rent at without being outbid: a listed
+        on-demand price that is not an auction price (``price_is_interruptible``).
+
+        The catalog's one rule of what counts as on-demand: the cheapest on-demand figures (answer
+        cards, GPU pages), the ``on-demand`` pricing filter and the on-demand price history leave the
+        other rows out. An auction price is a spot-class price, as the advisor costs it
+        (``advise.rank.spot_class``); the snapshot's auction rows state it as their spot price too, so
+        the spot views list them. Its SQL form is :data:`gpuscout.catalog.query.FIRM_ON_DEMAND_SQL`."""
+        return self.price_usd_per_hour is not None and not self.price_is_interruptible
+
+    @property
+    def interruptible_on_demand(self) -> bool:
+        """Whether the listed on-demand price is an auction price (interruptible, spot-class): the rows
+        the tables mark "auction" (see :attr:`firm_on_demand`)."""
+        return self.price_usd_per_hour is not None and not self.firm_on_demand
+
+    @property
     def total_memory_gb(self) -> float:
         return self.gpu_memory_gb * self.gpu_count
 

@@ -66,7 +66,7 @@ class OfferQuery:
     gpu_count: int | None = None
     providers: tuple[str, ...] = ()
     regions: tuple[str, ...] = ()  # substring match, case-insensitive (also over Offer.regions)
-    spot: bool | None = None  # True: has a spot price; False: has an on-demand price
+    spot: bool | None = None  # True: has a spot price; False: a firm on-demand price (FIRM_ON_DEMAND_SQL)
     available_only: bool = False  # drop offers known to be unavailable
     interconnect: str | None = None  # "nvlink" | "pcie"
     max_price_usd_per_hour: float | None = None  # on the on-demand (or spot when spot=True) price
@@ -94,6 +94,12 @@ def require_text(field_name: str, value: str | None) -> None:
 def check_sort(sort: str) -> None:
     if sort not in SORT_KEYS:
         raise InvalidInputError("sort", f"unknown sort {sort!r}", ", ".join(SORT_KEYS))
+
+
+#: An offer has an on-demand price one can rent at without being outbid: the SQL form of
+#: :attr:`gpuscout.catalog.offer.Offer.firm_on_demand` (an auction's listed price, flagged
+#: ``price_is_interruptible``, is a spot-class price). Unqualified column names of ``offers``.
+FIRM_ON_DEMAND_SQL = "price_usd_per_hour IS NOT NULL AND NOT price_is_interruptible"
 
 
 class Params:
@@ -161,7 +167,7 @@ def conditions(
     if query.spot is True:
         conds.append("spot_price_usd_per_hour IS NOT NULL")
     elif query.spot is False:
-        conds.append("price_usd_per_hour IS NOT NULL")
+        conds.append(f"({FIRM_ON_DEMAND_SQL})")
     if query.available_only:
         conds.append(f"availability != {params.add(Availability.UNAVAILABLE.value)}")
     if query.interconnect:

@@ -17,7 +17,7 @@ import sqlalchemy as sa
 
 from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import format_age, now, utc
-from gpuscout.catalog.query import require_text
+from gpuscout.catalog.query import FIRM_ON_DEMAND_SQL, require_text
 from gpuscout.catalog.results import DropReasons as DropReasons  # their home since the sqlite3 writer
 from gpuscout.catalog.results import drop_reasons_json as drop_reasons_json
 from gpuscout.errors import InvalidInputError
@@ -161,8 +161,10 @@ def price_history(
 ) -> list[HistoryPoint]:
     """Min and median on-demand per-GPU-hour price per (snapshot, provider) over time.
 
-    ``accelerator`` is a canonical name or several (a family). Points whose observation time
-    is unknown (``at`` None) come first; the rest are in time order.
+    On-demand prices one can rent at only (:data:`~gpuscout.catalog.query.FIRM_ON_DEMAND_SQL`: an
+    auction's interruptible price is left out), and only those not flagged stale (from an old feed:
+    not a price observed then). ``accelerator`` is a canonical name or several (a family). Points
+    whose observation time is unknown (``at`` None) come first; the rest are in time order.
     """
     names = [accelerator] if isinstance(accelerator, str) else list(accelerator)
     for name in names:
@@ -180,7 +182,12 @@ def price_history(
             o.c.price_usd_per_gpu_hour,
         )
         .join(s, s.c.id == o.c.snapshot_id)
-        .where(s.c.status == "ok", o.c.accelerator.in_(names), o.c.price_usd_per_gpu_hour.is_not(None))
+        .where(
+            s.c.status == "ok",
+            o.c.accelerator.in_(names),
+            sa.text(FIRM_ON_DEMAND_SQL),
+            o.c.stale.is_(False),
+        )
     )
     if provider:
         stmt = stmt.where(sa.func.lower(o.c.provider) == provider.lower())

@@ -693,8 +693,13 @@ def pretrain_cmd(
 def faq_cmd(
     model: Annotated[str, typer.Argument(help="Model name, e.g. llama-3.1-70b (imported models too).")],
     context: Annotated[
-        int, typer.Option("--context", help="Tokens per conversation (prompt + answer).")
-    ] = 4096,
+        int | None,
+        typer.Option(
+            "--context",
+            help="Tokens per conversation (prompt + answer).",
+            show_default="4096, or the model's context where shorter",
+        ),
+    ] = None,
     users: Annotated[int, typer.Option("--users", "-c", help="Simultaneous users.")] = 8,
     gpu: Annotated[
         str | None,

@@ -45,6 +45,9 @@ MAX_DAYS = 36_500.0  # a century of history
 MAX_REFRESH_SECONDS = 86_400.0  # a refresh that may take a day
 
 
+#: What ``history`` leaves out (``catalog.status.price_history``), said under its table.
+HISTORY_LEFT_OUT = "auction (interruptible) and stale prices are left out"
+
 SOURCES_HELP = (
     "Every source with its state (active, needs credentials, retired...), the age of its current data, its "
     "last attempt and error, and why rows were dropped (counts per reason)."
@@ -288,7 +291,11 @@ def offers_cmd(
         bool, typer.Option("--spot", help="Only offers with a spot price; sorting and --max-price use it.")
     ] = False,
     on_demand: Annotated[
-        bool, typer.Option("--on-demand", help="Only offers with an on-demand price.")
+        bool,
+        typer.Option(
+            "--on-demand",
+            help="Only offers with an on-demand price (an auction market's interruptible price is not one).",
+        ),
     ] = False,
     available: Annotated[
         bool, typer.Option("--available", help="Drop offers known to be unavailable.")
@@ -352,7 +359,10 @@ def history_cmd(
     json_out: JsonOption = False,
     db: DbOption = None,
 ) -> None:
-    """Min and median per-GPU-hour price over time, from the stored snapshots, with a terminal chart."""
+    """Min and median on-demand price per GPU-hour over time, from the stored snapshots, with a chart.
+
+    An auction market's interruptible price and stale prices are left out.
+    """
     from gpuscout.catalog.api import price_history
 
     with user_errors():
@@ -362,7 +372,8 @@ def history_cmd(
         return
     out = wide_console()
     if not points:
-        out.print(plain(f"no stored prices for {gpu}" + (f" at {provider}" if provider else "")))
+        at = f" at {provider}" if provider else ""
+        out.print(plain(f"no stored on-demand prices for {gpu}{at}; {HISTORY_LEFT_OUT}"))
         return
     table = Table(title=f"{plain(gpu)}: USD per GPU-hour over time (on-demand)")
     for col in ("observed", "provider", "offers", "min", "median", "min (bar)"):
@@ -380,6 +391,7 @@ def history_cmd(
             bar,
         )
     out.print(table)
+    out.print(plain(f"on-demand prices only: {HISTORY_LEFT_OUT}"))
     by_provider: dict[str, list[float]] = {}
     for p in points:
         by_provider.setdefault(p.provider, []).append(p.min_usd_per_gpu_hour)

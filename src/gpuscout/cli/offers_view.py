@@ -55,6 +55,9 @@ COLUMNS = (
 ASSUMED_NOTE = (
     "? = the source does not state the variant (form factor or memory); the default one is assumed."
 )
+AUCTION_NOTE = (
+    "auction = an auction market's price: interruptible, like a spot price; --on-demand leaves it out."
+)
 UNKNOWN_AGE_NOTE = (
     "age unknown = bundled snapshot rows whose dates could not be established; "
     "run `gpuscout refresh` for live prices."
@@ -152,19 +155,23 @@ def find_offers(
         reader.close()
 
 
-def _cells(o: Offer, *, markup: bool) -> tuple[str, ...]:
-    """One row: each cell as Rich markup, or as the text it shows (``markup=False``)."""
+def _cells(o: Offer, *, markup: bool, stacked: bool = False) -> tuple[str, ...]:
+    """One row: each cell as Rich markup, or as the text it shows (``markup=False``). An auction
+    price is marked after the price, or under it with ``stacked`` (no wider than the price column)."""
     show = plain if markup else printable
     gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
     stale = (" [yellow]stale[/]" if markup else " stale") if o.stale else ""
     avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
+    auction = ""
+    if o.interruptible_on_demand:
+        auction = ("\n" if stacked else " ") + ("[yellow]auction[/]" if markup else "auction")
     return (
         show(o.provider),
         show(o.instance_type),
         show(gpu_label),
         str(o.gpu_count),
         f"{o.gpu_memory_gb:g}",
-        money(o.price_usd_per_hour),
+        money(o.price_usd_per_hour) + auction,
         money(o.price_usd_per_gpu_hour),
         money(o.spot_price_usd_per_hour),
         show(o.region),
@@ -194,6 +201,8 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str) -> None:
     notes = []
     if any(o.extra.get("variant") == "assumed" for o in offers):
         notes.append(ASSUMED_NOTE)
+    if any(o.interruptible_on_demand for o in offers):
+        notes.append(AUCTION_NOTE)
     if any(o.observed_at is None for o in offers):
         notes.append(UNKNOWN_AGE_NOTE)
     if plain_pipe(sys.stdout):
@@ -206,8 +215,15 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str) -> None:
     from gpuscout.cli.table_fit import fitted_table, left_out_note, terminal_width
 
     out = wide_console()
+    width = terminal_width(out)
     rows = [_cells(o, markup=True) for o in offers]
-    table, left_out = fitted_table(title, COLUMNS, rows, terminal_width(out))
+    table, left_out = fitted_table(title, COLUMNS, rows, width)
+    if left_out and any(o.interruptible_on_demand for o in offers):
+        # a narrow terminal: the auction mark under its price, if that keeps more columns
+        stacked = [_cells(o, markup=True, stacked=True) for o in offers]
+        narrow, fewer = fitted_table(title, COLUMNS, stacked, width)
+        if len(fewer) < len(left_out):
+            table, left_out = narrow, fewer
     out.print(table)
     for note in notes:
         out.print(note)

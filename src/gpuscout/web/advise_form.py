@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args, get_origin
 
 from pydantic.fields import FieldInfo
@@ -43,6 +43,9 @@ KIND_CLASSES: dict[str, type[Workload]] = {
 COMMON_FIELDS: tuple[str, ...] = tuple(n for n in Workload.model_fields if n not in ("kind", "model"))
 DEFAULT_TOP = 20
 MAX_TOP = 100
+#: The hidden input the workload form sends: a submit, whose missing fields are errors (a kind tab's
+#: link sends only the kind and the model).
+SENT = "sent"
 
 # Short help shown under some inputs.
 HELP: dict[str, str] = {
@@ -174,10 +177,44 @@ def _field(name: str, info: FieldInfo) -> FormField:
     return make("text", value=str(default))
 
 
-def kind_fields(kind: str) -> list[FormField]:
-    """The inputs specific to ``kind`` (in the order of the workload type), without ``model``."""
+#: A batch's inputs that only an image (diffusion) model uses, and those only a language model uses (the
+#: image estimate takes no weight format, engine or token counts).
+IMAGE_ONLY: tuple[str, ...] = ("images_total", "width", "height", "steps")
+LLM_ONLY: tuple[str, ...] = (
+    "precision",
+    "engine",
+    "input_tokens_total",
+    "output_tokens_total",
+    "prompt_tokens",
+    "output_tokens",
+)
+
+
+def not_applying(kind: str, model_kind: str | None) -> frozenset[str]:
+    """The fields of ``kind`` that a model of ``model_kind`` ("llm", "diffusion"; None: not known yet)
+    does not use, so the form leaves them out: a language model's batch has no image size, an image
+    model's no token counts or serving engine."""
+    if kind != "batch":
+        return frozenset()
+    if model_kind == "llm":
+        return frozenset(IMAGE_ONLY)
+    if model_kind == "diffusion":
+        return frozenset(LLM_ONLY)
+    return frozenset()
+
+
+def shown_fields(kind: str, model_kind: str | None = None) -> set[str]:
+    """The names of the inputs the form of ``kind`` shows, with their error beside them, for a model of
+    ``model_kind`` (the ranking options show none: their errors go above the form)."""
+    return {"model", *COMMON_FIELDS} | {f.name for f in kind_fields(kind, model_kind)}
+
+
+def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
+    """The inputs specific to ``kind`` (in the order of the workload type), without ``model``, and
+    without those a model of ``model_kind`` does not use (``not_applying``)."""
     cls = KIND_CLASSES[kind]
-    return [_field(n, f) for n, f in cls.model_fields.items() if n not in ("kind", "model", *COMMON_FIELDS)]
+    skip = ("kind", "model", *COMMON_FIELDS, *not_applying(kind, model_kind))
+    return [_field(n, f) for n, f in cls.model_fields.items() if n not in skip]
 
 
 def common_fields(kind: str) -> list[FormField]:
@@ -194,10 +231,19 @@ class AdviseRequest:
     objective: str
     top: int
     explain: int | None
+    sent: bool = False  # the form's own submit (its hidden ``SENT`` input), not a link
+
+    @property
+    def has_model(self) -> bool:
+        return bool(self.values.get("model"))
 
     @property
     def submitted(self) -> bool:
-        return bool(self.values.get("model"))
+        """Whether the user asked for this workload: the form was sent, or a link gives a workload field
+        besides the model (``/advise?kind=batch&model=flux.1-dev&images_total=1000``). A kind tab keeps
+        only the model (``/advise?kind=batch&model=llama-3.1-8b``): that is a form to fill in, and a field
+        it lacks is no error yet."""
+        return self.has_model and (self.sent or any(n != "model" for n in self.values))
 
 
 def parse_request(params: Mapping[str, str]) -> AdviseRequest:
@@ -212,7 +258,8 @@ def parse_request(params: Mapping[str, str]) -> AdviseRequest:
     explain = _int_param(params, "explain", None, 1, MAX_TOP)
     names = ("model", *KIND_CLASSES[kind].model_fields)
     values = {n: params[n].strip() for n in names if n != "kind" and params.get(n, "").strip()}
-    return AdviseRequest(kind=kind, values=values, objective=objective, top=top, explain=explain)
+    sent = bool((params.get(SENT) or "").strip())
+    return AdviseRequest(kind=kind, values=values, objective=objective, top=top, explain=explain, sent=sent)
 
 
 def _int_param(params: Mapping[str, str], name: str, default: int | None, lo: int, hi: int) -> Any:
@@ -236,9 +283,14 @@ def field_labels(kind: str) -> dict[str, str]:
     return labels
 
 
-def check_values(request: AdviseRequest) -> FormErrors:
+#: The total a batch of each model kind needs (the workload takes one or the other).
+BATCH_TOTALS = {"llm": "output_tokens_total", "diffusion": "images_total"}
+
+
+def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormErrors:
     """Every input that is not a value of its field's type and range, in plain words at the field
-    (the workload's own rules across fields are checked when it is built)."""
+    (the workload's own rules across fields are checked when it is built), and a submitted batch's
+    missing total where the model's kind says which one it needs."""
     cls = KIND_CLASSES[request.kind]
     labels = field_labels(request.kind)
     errors = FormErrors()
@@ -249,6 +301,9 @@ def check_values(request: AdviseRequest) -> FormErrors:
         problem = _check_one(raw, info)
         if problem:
             errors.add(FieldError(name, f"{labels[name]} must be {problem}; you typed “{raw[:40]}”"))
+    total = BATCH_TOTALS.get(model_kind or "") if request.kind == "batch" else None
+    if total and request.submitted and not any(t in request.values for t in BATCH_TOTALS.values()):
+        errors.add(FieldError(total, f"{labels[total]} is required"))
     return errors
 
 
@@ -274,6 +329,24 @@ def _check_one(raw: str, info: FieldInfo) -> str:
         if high is not None and (value > high or (high_open and value == high)):
             return expected
     return ""
+
+
+#: Where an error about a field the form leaves out is shown: at its counterpart (a batch's token total
+#: and image total stand for each other), else above the form.
+COUNTERPARTS = {"output_tokens_total": "images_total", "images_total": "output_tokens_total"}
+
+
+def place_errors(errors: FormErrors, shown: set[str]) -> FormErrors:
+    """``errors`` with each one about a field not on the form (``not_applying``) moved where it is seen."""
+    placed = FormErrors(general=list(errors.general))
+    for name, error in errors.by_field.items():
+        if name in shown:
+            placed.add(error)
+        elif COUNTERPARTS.get(name) in shown:
+            placed.add(replace(error, field=COUNTERPARTS[name]))
+        else:
+            placed.general.append(error.message)
+    return placed
 
 
 def common_open(request: AdviseRequest) -> bool:

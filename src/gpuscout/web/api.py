@@ -106,9 +106,12 @@ def api_gpus(services: Services) -> list[GpuOut]:
 @router.get("/gpus/{name}", response_model=GpuDetailOut, tags=["knowledge"], summary="One accelerator")
 def api_gpu(services: Services, name: NameInPath) -> GpuDetailOut:
     """Specs with their source, and how many current offers there are (name resolved like the CLI)."""
+    from gpuscout.web.gpu_view import cheapest_on_demand_row
+
     acc = lookup_gpu(services, name)
-    rows, total = services.offers_for_gpu(acc.name, limit=1)
-    cheapest = rows[0].offer.price_usd_per_gpu_hour if rows else None
+    _, total = services.offers_for_gpu(acc.name, limit=1)
+    row = cheapest_on_demand_row(services, acc.name)  # an auction price is not an on-demand one
+    cheapest = row.offer.price_usd_per_gpu_hour if row is not None else None
     return GpuDetailOut.model_validate(With(acc, offers_total=total, cheapest_usd_per_gpu_hour=cheapest))
 
 
@@ -271,6 +274,7 @@ def api_model(
                 gpu=r.gpu.name,
                 gpu_memory_gb=r.gpu.memory_gb,
                 fits=r.fits,
+                cpu_offload=r.cpu_offload,
                 memory_gb=r.memory_gb,
                 seconds_per_image=r.seconds_per_image,
                 images_per_hour=r.images_per_hour,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from gpuscout.catalog.offer import Offer
@@ -128,11 +128,12 @@ def _layout(title: str, **extra: Any) -> dict[str, Any]:
 
 # ---- GPUs: cheapest $/GPU-h against memory bandwidth -------------------------------------------
 def cheapest_on_demand(offers: Iterable[Offer]) -> dict[str, Offer]:
-    """The cheapest current on-demand offer per GPU of each accelerator (whole GPUs, not stale)."""
+    """The cheapest current on-demand offer per GPU of each accelerator (whole GPUs, not stale; an
+    auction's interruptible price is no on-demand price: ``Offer.firm_on_demand``)."""
     best: dict[str, Offer] = {}
     for o in offers:
         price = o.price_usd_per_gpu_hour
-        if price is None or o.fractional or o.stale:
+        if price is None or not o.firm_on_demand or o.fractional or o.stale:
             continue
         held = best.get(o.accelerator)
         if held is None or price < (held.price_usd_per_gpu_hour or math.inf):
@@ -285,14 +286,25 @@ def price_vs_bandwidth_chart(
 
 
 # ---- a GPU's prices by provider, and over time --------------------------------------------------
-def price_history_chart(points: Sequence[Any], gpu: str) -> Chart:
+def price_history_chart(points: Sequence[Any], gpu: str, left_out: Sequence[str] = ()) -> Chart:
     """Cheapest on-demand $/GPU-h of ``gpu`` per provider: a line over time once the store has prices
     from two or more observation times, else sorted bars for the one snapshot there is (and says so).
-    ``points`` are the store's ``HistoryPoint``s."""
+    ``points`` are the store's ``HistoryPoint``s (on-demand prices, stale ones left out); ``left_out``
+    names the providers with a current offer that the chart has no price of, and why ("Mithril
+    (auction price, interruptible like spot)"), for the summary to say."""
     dated = [p for p in points if p.at is not None]
     times = {p.at for p in dated}
     if len(times) < 2:
-        return _by_provider_bars(points, gpu, dated=bool(dated))
+        chart = _by_provider_bars(points, gpu, dated=bool(dated))
+    else:
+        chart = _history_lines(dated, times, gpu)
+    if left_out:
+        missing = f"Not in the chart: {', '.join(left_out)}."
+        return replace(chart, summary=f"{chart.summary} {missing}")
+    return chart
+
+
+def _history_lines(dated: Sequence[Any], times: set[Any], gpu: str) -> Chart:
     by_provider: dict[str, list[Any]] = defaultdict(list)
     for p in dated:
         by_provider[p.provider].append(p)
@@ -397,8 +409,9 @@ def _by_provider_bars(points: Sequence[Any], gpu: str, *, dated: bool) -> Chart:
         )
         for p in reversed(providers)
     ]
+    at = f"{len(providers)} provider{'s' if len(providers) != 1 else ''}"
     summary = (
-        f"{gpu} at {len(providers)} providers; cheapest {rows[0][1]}/GPU-h at {rows[0][0]}. "
+        f"{gpu} at {at}; cheapest {rows[0][1]}/GPU-h at {rows[0][0]}. "
         f"A price history appears once the store holds prices from two or more refreshes."
         if rows
         else f"No on-demand price for {gpu}."

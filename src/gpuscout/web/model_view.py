@@ -257,10 +257,11 @@ def table_gpus() -> list[Accelerator]:
 @dataclass(frozen=True, slots=True)
 class ImageRow:
     gpu: Accelerator
-    fits: bool
-    memory_gb: float  # peak per GPU, GB (1e9 bytes)
-    seconds_per_image: float
-    images_per_hour: float
+    fits: bool  # the whole pipeline on the GPU
+    memory_gb: float  # peak per GPU, GB (1e9 bytes), as timed (with CPU offload where that is needed)
+    seconds_per_image: float | None  # None: the pipeline does not fit, even with CPU offload
+    images_per_hour: float | None
+    cpu_offload: bool = False  # timed with diffusers' model CPU offload (the pipeline alone does not fit)
 
 
 def image_basis() -> str:
@@ -288,7 +289,17 @@ def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
         except InvalidInputError:  # an image model the estimator has no pipeline profile of
             return (), ""
         setting = f"{est.width} x {est.height}, {est.steps} steps, {est.precision}, {est.engine}, batch 1"
-        rows.append(ImageRow(acc, est.fits, est.memory_gb, est.seconds_per_image, est.images_per_s * 3600.0))
+        if est.fits:
+            rows.append(ImageRow(acc, True, est.memory_gb, est.seconds_per_image, est.images_per_s * 3600.0))
+            continue
+        # a time for a pipeline the card cannot hold is no answer: the offloaded one's, where it fits
+        off = estimate_images(spec, acc, cpu_offload=True)
+        if off.fits:
+            rows.append(
+                ImageRow(acc, False, off.memory_gb, off.seconds_per_image, off.images_per_s * 3600.0, True)
+            )
+        else:
+            rows.append(ImageRow(acc, False, est.memory_gb, None, None))
     return tuple(rows), setting
 
 

@@ -2,9 +2,12 @@
 prices come from and how old they are.
 
 Each answer card is read through the same view code as the table and the JSON API
-(:meth:`WebServices.offer_page` with the card's filters, sorted by $/GPU-h), so a card's figure is,
-by construction, the first row of ``/api/v1/offers?gpu=<class>&sort=price_per_gpu`` (and, for spot,
-``&pricing=spot``). Stale prices are left out, as they are from the table by default.
+(:meth:`WebServices.offer_page` with the card's filters, sorted by $/GPU-h), so a card's on-demand
+figure is, by construction, the first row of
+``/api/v1/offers?gpu=<class>&pricing=on-demand&sort=price_per_gpu`` (an auction's interruptible price
+is no on-demand price: ``Offer.firm_on_demand``), its spot figure the first of ``&pricing=spot``, and
+its count the total of ``/api/v1/offers?gpu=<class>``. Stale prices are left out, as they are from the
+table by default.
 """
 
 from __future__ import annotations
@@ -70,12 +73,6 @@ class AnswerCard:
         return f"/?gpu={self.gpu_class.gpu_filter}"
 
 
-def _cheapest(services: WebServices, gpu_filter: str, pricing: str) -> tuple[CheapestPrice | None, int]:
-    filters = _card_filters(gpu_filter, pricing)
-    page = services.offer_page(filters)
-    return (_price(page.rows[0], pricing) if page.rows else None), page.total
-
-
 def _card_filters(gpu_filter: str, pricing: str) -> OfferFilters:
     return OfferFilters(gpu=gpu_filter, pricing=pricing, sort="price_per_gpu", per_page=1)  # type: ignore[arg-type]
 
@@ -91,17 +88,28 @@ def _price(row: OfferRow, pricing: str) -> CheapestPrice | None:
 def answer_cards(services: WebServices) -> list[AnswerCard]:
     """One card per GPU class: cheapest on-demand and spot $/GPU-h now, with the offer count.
 
-    The spot figure is the first row of the spot view, read without counting that view (the card
-    shows the class's count); a class with no offer has no spot offer either."""
+    The count is the class's whole view's; the on-demand and spot figures are the first rows of its
+    on-demand and spot views, read without counting them. A class with no offer has neither."""
     cards: list[AnswerCard] = []
     for gpu_class in GPU_CLASSES:
-        on_demand, total = _cheapest(services, gpu_class.gpu_filter, "any")
+        total = services.offer_page(_card_filters(gpu_class.gpu_filter, "any")).total
         if total == 0 and not gpu_class.always:
             continue
-        first = services.first_row(_card_filters(gpu_class.gpu_filter, "spot")) if total else None
-        spot = _price(first, "spot") if first is not None else None
+        on_demand, spot = (
+            (
+                _first_price(services, gpu_class.gpu_filter, "on-demand"),
+                _first_price(services, gpu_class.gpu_filter, "spot"),
+            )
+            if total
+            else (None, None)
+        )
         cards.append(AnswerCard(gpu_class, total, on_demand, spot))
     return cards
+
+
+def _first_price(services: WebServices, gpu_filter: str, pricing: str) -> CheapestPrice | None:
+    first = services.first_row(_card_filters(gpu_filter, pricing))
+    return _price(first, pricing) if first is not None else None
 
 
 @dataclass(frozen=True, slots=True)

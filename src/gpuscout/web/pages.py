@@ -17,13 +17,20 @@ from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, 
 from gpuscout.web import advise_form, model_view
 from gpuscout.web.advise_view import answer_view, latency_label, plain, total_label, unit_cost_label
 from gpuscout.web.api import lookup_gpu
-from gpuscout.web.charts import cheapest_on_demand, price_history_chart, price_vs_bandwidth_chart, vram_chart
+from gpuscout.web.charts import cheapest_on_demand, price_vs_bandwidth_chart, vram_chart
 from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
 from gpuscout.web.exports import offers_csv, offers_json
 from gpuscout.web.filters import DEFAULT_VIEW, FIELD_LABELS, OfferFilters
 from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error
-from gpuscout.web.gpu_view import gpu_family_members, gpu_order, sibling_variants
+from gpuscout.web.gpu_view import (
+    family_page,
+    gpu_family_members,
+    gpu_order,
+    gpu_prices,
+    sibling_variants,
+    variant_prices,
+)
 from gpuscout.web.offers_view import columns, parse_filters, relaxations
 from gpuscout.web.overview import Freshness, answer_cards, freshness
 from gpuscout.web.services import WebServices, source_out
@@ -165,14 +172,14 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
     """One accelerator (specs, prices, offers); a family name ("H100") lists the variants it covers."""
     members = gpu_family_members(name)
     if members is not None:
-        variants = [(a, services.offers_for_gpu(a.name, limit=1)) for a in members]
+        variants = [(a, variant_prices(services, a.name)) for a in members]
         context = {"title": f"{name} variants", "family": name, "rows": variants}
         return render(request, "gpu_family.html", context)
     acc = lookup_gpu(services, name)
     if acc.name != name:
         return RedirectResponse(f"/gpus/{quote(acc.name)}", status_code=307)
     rows, total = services.offers_for_gpu(acc.name, limit=50)
-    points = services.history_points([acc.name], None, None)
+    prices = gpu_prices(services, acc.name)
     return render(
         request,
         "gpu.html",
@@ -181,11 +188,11 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
             "acc": acc,
             "rows": rows,
             "total": total,
-            "providers": len(
-                {o.provider for o in services.all_offers() if o.accelerator == acc.name and not o.stale}
-            ),
+            "cheapest": prices.cheapest,
+            "providers": prices.providers,
             "siblings": sibling_variants(acc),
-            "chart": price_history_chart(points, acc.name) if points else None,
+            "family_page": family_page(acc),
+            "chart": prices.chart,
         },
     )
 
@@ -327,23 +334,27 @@ def advise_page(request: Request, services: Services) -> Response:
         req = advise_form.parse_request({k: v for k, v in request.query_params.items() if k != exc.field})
         found = gpuscout_error(exc, advise_form.field_labels(req.kind))
         errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
-        return render(request, "advise.html", _advise_context(services, req, errors), status_code=422)
-    errors = advise_form.check_values(req)
-    context = _advise_context(services, req, errors)
-    if not req.submitted or errors:
+        context = _advise_context(services, req, errors, _model_kind(req))
+        return render(request, "advise.html", context, status_code=422)
+    model_kind = _model_kind(req)  # the form leaves out the fields this kind of model does not use
+    errors = advise_form.check_values(req, model_kind)
+    context = _advise_context(services, req, errors, model_kind)
+    if not req.has_model or errors:
+        context["errors"] = _placed(req, model_kind, errors)
         return render(request, "advise.html", context, status_code=422 if errors else 200)
     labels = advise_form.field_labels(req.kind)
     try:
         context["resolved"] = model_view.resolve_typed(req.values["model"])
         workload = advise_form.build_workload(req)
+    except GpuscoutError as exc:
+        if not req.submitted and isinstance(exc, InvalidInputError) and exc.field != "model":
+            # a kind tab (the model kept, nothing else typed): the form to fill in, no error yet
+            return render(request, "advise.html", context)
+        return _advise_error(request, req, model_kind, context, exc, labels)
+    try:
         advice = services.advice(workload, objective=req.objective, top=req.top)
     except GpuscoutError as exc:
-        found = _web_error(exc, labels, {"name": "model"})
-        if isinstance(found, FieldError) and found.field in labels:
-            errors.add(found)
-        else:
-            errors.general.append(str(found))
-        return render(request, "advise.html", context, status_code=422)
+        return _advise_error(request, req, model_kind, context, exc, labels)
     answer = answer_view(advice, req.kind)
     images = bool(getattr(workload, "is_images", False))
     context.update(
@@ -358,8 +369,43 @@ def advise_page(request: Request, services: Services) -> Response:
     return render(request, "advise.html", context)
 
 
+def _advise_error(
+    request: Request,
+    req: advise_form.AdviseRequest,
+    model_kind: str | None,
+    context: dict[str, object],
+    exc: GpuscoutError,
+    labels: dict[str, str],
+) -> Response:
+    """The form again with ``exc`` at its field (or above the form), 422."""
+    errors = FormErrors()
+    found = _web_error(exc, labels, {"name": "model"})
+    if isinstance(found, FieldError) and found.field in labels:
+        errors.add(found)
+    else:
+        errors.general.append(str(found))
+    context["errors"] = _placed(req, model_kind, errors)
+    return render(request, "advise.html", context, status_code=422)
+
+
+def _placed(req: advise_form.AdviseRequest, model_kind: str | None, errors: FormErrors) -> FormErrors:
+    """``errors`` moved off the fields this form leaves out (see ``advise_form.place_errors``)."""
+    return advise_form.place_errors(errors, advise_form.shown_fields(req.kind, model_kind))
+
+
+def _model_kind(req: advise_form.AdviseRequest) -> str | None:
+    """The kind of the model typed ("llm", "diffusion", ...), None when none is typed or it is unknown."""
+    typed = req.values.get("model")
+    if not typed:
+        return None
+    try:
+        return model_view.resolve_typed(typed).spec.kind
+    except GpuscoutError:
+        return None
+
+
 def _advise_context(
-    services: WebServices, req: advise_form.AdviseRequest, errors: FormErrors
+    services: WebServices, req: advise_form.AdviseRequest, errors: FormErrors, model_kind: str | None
 ) -> dict[str, object]:
     return {
         "title": "Advisor",
@@ -367,7 +413,7 @@ def _advise_context(
         "kinds": list(advise_form.KIND_CLASSES),
         "errors": errors,
         "objectives": OBJECTIVES,
-        "fields": advise_form.kind_fields(req.kind),
+        "fields": advise_form.kind_fields(req.kind, model_kind),
         "common": advise_form.common_fields(req.kind),
         "common_open": advise_form.common_open(req),
         "model_names": [m.name for m in services.models()],

@@ -209,9 +209,12 @@ class ImageSpeedOut(BaseModel):
     gpu: str
     gpu_memory_gb: float
     fits: bool = Field(description="the pipeline (denoiser, text encoders, VAE) fits without CPU offload")
-    memory_gb: float = Field(description="peak per GPU, GB (1e9 bytes)")
-    seconds_per_image: float
-    images_per_hour: float
+    cpu_offload: bool = Field(
+        default=False, description="timed with model CPU offload: it does not fit whole"
+    )
+    memory_gb: float = Field(description="peak per GPU as timed, GB (1e9 bytes)")
+    seconds_per_image: float | None = Field(description="null: does not fit, even with CPU offload")
+    images_per_hour: float | None
 
 
 class ModelDetailOut(ModelOut):
