@@ -262,7 +262,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
     out.print(table)
     note = left_out_note(left_out)
     if note:
-        out.print(note)
+        out.print(note, markup=False, highlight=False)
     retired = [name for name in RETIRED if any(s.source == name for s in statuses)]
     for name in retired:
         out.print(f"{name}: retired - {RETIRED[name]}", markup=False, highlight=False)

@@ -229,7 +229,7 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str) -> None:
         out.print(note)
     left_out_text = left_out_note(left_out)
     if left_out_text:
-        out.print(left_out_text)
+        out.print(left_out_text, markup=False, highlight=False)
 
 
 #: Environment variables with which Rich may treat a pipe as a terminal (colours, styles).
