@@ -11,7 +11,7 @@ import re
 import pytest
 
 from gpuscout.advise.api import recommend
-from gpuscout.advise.workload import FinetuneWorkload, ServeWorkload
+from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.knowledge.providers import all_provider_terms
 from tests.advise.helpers import NOW, offer
@@ -346,3 +346,22 @@ def test_a_split_the_engine_refuses_rules_out_that_split_not_the_engine() -> Non
     (rec,) = recommend(ServeWorkload(model="qwen2.5-7b", concurrency=1), [eight], now=NOW)
     assert rec.rank == 1 and rec.config.tp == 4 and rec.config.replicas_per_instance == 2
     assert rec.estimate is not None and rec.estimate.engine == "vllm" and rec.substitution is None
+
+
+def test_a_batch_takes_its_tokens_over_the_rate_that_already_pays_for_the_prompts() -> None:
+    # the estimate's output rate at a full batch carries each request's prefill; the job time added every
+    # prompt token again at one prompt's prefill speed (70B, 500M tokens: 8.6 days where 5.6 were due)
+    from gpuscout import estimate
+
+    one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
+    w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e8, prompt_tokens=4000, output_tokens=256)
+    (rec,) = recommend(w, [one], now=NOW)
+    e = estimate("llama-3.1-8b", "H100-SXM", batch="max", context_in=4000, context_out=256)
+    assert e.requests_per_s * 256 == pytest.approx(e.output_tokens_per_s_total, rel=0.01)  # prefill paid
+    compute_h = 1e8 / e.output_tokens_per_s_total / 3600
+    assert rec.estimate is not None and rec.estimate.throughput == pytest.approx(e.output_tokens_per_s_total)
+    assert f"-> {compute_h:.1f} h for 100M output tokens" in " ".join(rec.reasons)
+    # an input total beyond requests x prompt_tokens still adds its prefill
+    more = w.model_copy(update={"input_tokens_total": 2 * w.input_tokens})
+    (longer,) = recommend(more, [one], now=NOW)
+    assert longer.time_s is not None and rec.time_s is not None and longer.time_s > rec.time_s

@@ -472,7 +472,12 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
                 why = f"does not fit: {e.binding_constraint}" if e is not None else self.last_error or why
                 continue
             replicas = g // tp
-            prefill = w.input_tokens / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
+            # the estimate's output rate at a full batch already pays for each request's prefill (its
+            # steps carry the prompts of arriving requests); only prompt tokens beyond the request shape
+            # it was asked at (an input total larger than requests x prompt_tokens) add prefill time
+            requests = out_total / w.output_tokens
+            beyond = max(0.0, w.input_tokens - requests * w.prompt_tokens)
+            prefill = beyond / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
             time_1 = (prefill + out_total / e.output_tokens_per_s_total) / replicas
             if best is None or (time_1, tp) < (best[0], best[1]):
                 best = (time_1, tp, e)
