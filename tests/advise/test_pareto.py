@@ -55,3 +55,15 @@ def test_front_is_exactly_the_points_nothing_dominates(points: list[tuple[float,
     ]
     expected.sort(key=lambda i: (points[i][0], points[i][1], i))
     assert front(points) == expected
+
+
+def test_a_row_within_the_cost_tolerance_and_much_faster_dominates_the_cheaper_one() -> None:
+    # pre-training 8B: 52.7 days for $2,397 ranked first, 14.5 days for $2,399 second (0.08 % dearer)
+    slow, quick = (2397.0, 52.7 * 86400), (2399.0, 14.5 * 86400)
+    assert dominates(quick, slow) and not dominates(slow, quick)
+    assert front([slow, quick]) == [1]
+    assert picks([quick]) == {"cheapest": 0, "balanced": 0, "fastest": 0}
+    # 6 % dearer is another price: both stay on the front
+    assert front([slow, (2397.0 * 1.06, 14.5 * 86400)]) == [0, 1]
+    # within the cost tolerance but not faster beyond the time tolerance: the cheaper stays alone
+    assert front([slow, (2399.0, 52.7 * 86400 / 1.04)]) == [0]

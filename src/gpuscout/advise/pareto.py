@@ -10,6 +10,11 @@ another row is at most as dear and at most 5 % slower, and strictly better on on
 faster); the *front* is the rows no other row dominates (with a zero tolerance, the textbook Pareto
 front). Nobody should rent a dominated row: something is cheaper and as fast, or as cheap and faster.
 
+Costs within ``COST_TOLERANCE`` (5 %) of each other are the same cost in the same way: a job's cost is
+its price times an estimated time, no finer than the time, and nobody should wait 52 days rather than
+14 to save $2 of $2,399. A row is also dominated by one at most 5 % dearer that is faster by more than
+the time tolerance.
+
 The picks, all on the front:
 
 - **cheapest**: the front's cheapest row (its fastest, when several cost the same).
@@ -32,6 +37,9 @@ from collections.abc import Sequence
 BALANCED_TIME_FACTOR = 3.0
 #: Times within this share of each other are the same speed (the front, the fastest pick).
 TIME_TOLERANCE = 0.05
+#: Costs within this share of each other are the same cost: a dearer row this close that is faster
+#: (beyond ``TIME_TOLERANCE``) dominates the cheaper one.
+COST_TOLERANCE = 0.05
 
 
 def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERANCE) -> list[int]:
@@ -56,7 +64,14 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
             kept.append(i)
         cheaper_best = min(cheaper_best, fastest)
         n += len(group)
-    return kept
+    # a kept point that a point at most COST_TOLERANCE dearer beats on time (beyond the tolerance) goes:
+    # the kept points are few (the front), so the pairs are checked directly
+    return [i for i in kept if not any(_near_cost_faster(points[j], points[i], tolerance) for j in kept)]
+
+
+def _near_cost_faster(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> bool:
+    """Whether ``a`` costs at most ``COST_TOLERANCE`` more than ``b`` and is faster beyond ``tolerance``."""
+    return a[0] <= b[0] * (1.0 + COST_TOLERANCE) and a[1] * (1.0 + tolerance) < b[1]
 
 
 def balanced_score(cost: float, time: float, cheapest: float, best_time: float) -> float:
@@ -89,5 +104,7 @@ def picks(
 
 def dominates(a: tuple[float, float], b: tuple[float, float], tolerance: float = TIME_TOLERANCE) -> bool:
     """Whether ``a`` is at most as dear as ``b`` and at most ``tolerance`` slower, and strictly better on
-    one axis (cheaper, or faster)."""
-    return a[0] <= b[0] and a[1] <= b[1] * (1.0 + tolerance) and (a[0] < b[0] or a[1] < b[1])
+    one axis (cheaper, or faster); or at most ``COST_TOLERANCE`` dearer and faster beyond ``tolerance``."""
+    if a[0] <= b[0] and a[1] <= b[1] * (1.0 + tolerance) and (a[0] < b[0] or a[1] < b[1]):
+        return True
+    return _near_cost_faster(a, b, tolerance)
