@@ -55,10 +55,12 @@ _KIND_TEXT = {
 
 def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
     """How the front and its picks are defined, in words (shown under the table)."""
+    from gpuscout.advise.pareto import COST_TOLERANCE
+
     return (
         f"front: no row on it has another as cheap and as fast (times within {time_tolerance:.0%} count as "
-        "the same speed); cheapest: the least cost; fastest: "
-        f"the cheapest row within {time_tolerance:.0%} of the best time; balanced: the least "
+        f"the same speed, costs within {COST_TOLERANCE:.0%} the same cost); cheapest: the least cost; "
+        f"fastest: the cheapest row within {time_tolerance:.0%} of the best time; balanced: the least "
         f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x the best time"
     )
 
