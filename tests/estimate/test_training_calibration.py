@@ -100,3 +100,20 @@ def test_every_torchtune_run_fits_its_gpus(row: dict[str, str]) -> None:
     kw = _settings(METHODS[row["task"]], row["gpu"], gpus)
     est = _estimate(row, kw)
     assert est.fits, (est.memory, est.warnings)
+
+
+def test_training_on_a_part_the_calibration_never_measured_says_so() -> None:
+    # every training row in benchmarks/data/measurements.csv is an NVIDIA run: an MI300X's speed is those
+    # efficiencies on its datasheet peak, and the advisor's cheapest pre-training rows were MI300X
+    import csv
+    from pathlib import Path
+
+    rows = csv.DictReader((Path(__file__).parents[2] / "benchmarks/data/measurements.csv").open())
+    trained = {r["gpu"] for r in rows if r["metric"] in ("train_tokens_per_s", "mfu")}
+    assert not [g for g in trained if g.startswith(("MI", "TPU", "Gaudi", "Trainium"))]
+    from gpuscout.estimate.training import estimate_training
+
+    amd = estimate_training("llama-3.1-8b", "MI300X", gpus=8, method="full", seq_len=4096, tokens=1e9)
+    assert any("training speed on AMD MI300X is uncalibrated" in w for w in amd.warnings)
+    nvidia = estimate_training("llama-3.1-8b", "H100", gpus=8, method="full", seq_len=4096, tokens=1e9)
+    assert not any("uncalibrated" in w for w in nvidia.warnings)

@@ -521,6 +521,13 @@ def estimate_training(
         f"({flops.model / 1e9:.1f} model FLOPs, PaLM convention; checkpointing "
         f"{setup.recompute})"
     )
+    if acc.vendor != "NVIDIA":
+        # every training row the constants are fitted on is an NVIDIA run (A100 / H100 / H200 / B200 /
+        # L40S, benchmarks/data/measurements.csv): another vendor's kernels are not measured by them
+        warnings.append(
+            f"training speed on {acc.vendor} {acc.name} is uncalibrated: the efficiencies are fitted on "
+            "NVIDIA runs only and applied to this part's datasheet peak (ROCm / XLA kernels may differ)"
+        )
     assumptions.update({f"speed_{k}": v for k, v in st.notes.items()})
     if world > 1:
         assumptions["communication"] = f"{setup.dp} data-parallel replicas via {link.label}" + (
