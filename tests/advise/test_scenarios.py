@@ -6,6 +6,7 @@ from gpuscout's own physics and terms; the catalog scenario uses the bundled sna
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
@@ -365,3 +366,25 @@ def test_a_batch_takes_its_tokens_over_the_rate_that_already_pays_for_the_prompt
     more = w.model_copy(update={"input_tokens_total": 2 * w.input_tokens})
     (longer,) = recommend(more, [one], now=NOW)
     assert longer.time_s is not None and rec.time_s is not None and longer.time_s > rec.time_s
+
+
+def test_a_job_time_and_its_deadline_count_the_warm_up() -> None:
+    # "10 min" for a 10-minute deadline, with ~2 min of boot, download and load on top: the job missed it
+    from gpuscout.advise.assumptions import Assumptions
+    from gpuscout.advise.configs import job_warmup_s
+
+    one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
+    w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=2e7, deadline_hours=1 / 6)
+    (rec,) = recommend(w, [one], now=NOW)
+    assert rec.time_s is not None and rec.time_to_result_s is not None and rec.estimate is not None
+    a = Assumptions()
+    weights = rec.estimate.model_weights_gb or 0.0
+    warm = job_warmup_s(weights, weights, a)
+    assert warm > 60 and rec.time_to_result_s == pytest.approx(rec.time_s + warm)
+    assert rec.time_to_result_s <= 600  # the instances are sized for the deadline less the warm-up
+    one_instance_s = rec.time_s * rec.config.instances
+    assert rec.config.instances == math.ceil(one_instance_s / (600 - warm) - 1e-9)
+    # a deadline the warm-up alone reaches is met by no number of instances, and says so
+    short = w.model_copy(update={"deadline_hours": 1 / 60})
+    (out,) = recommend(short, [one], now=NOW, include_rejected=True)
+    assert out.rank is None and "the warm-up alone (boot, download, load" in (out.rejected or "")

@@ -227,11 +227,35 @@ class BaseEvaluator(Generic[W]):
         return self.detail(ev)
 
 
-def instances_for_deadline(time_1: float, deadline_hours: float | None) -> int:
-    """Instances needed to finish work that takes ``time_1`` seconds on one within the deadline."""
+def job_warmup_s(download_gb: float, load_gb: float, a: Assumptions) -> float:
+    """Seconds a job's instance spends before its work starts: boot, download (weights and data), load."""
+    return a.boot_s + download_gb / a.download_gbps + load_gb / a.load_gbps
+
+
+def instances_for_deadline(time_1: float, deadline_hours: float | None, warmup_s: float = 0.0) -> int:
+    """Instances needed to finish work that takes ``time_1`` seconds on one within the deadline, each
+    spending ``warmup_s`` before it starts working (0 when the warm-up alone reaches the deadline: no
+    number of instances meets it)."""
     if deadline_hours is None:
         return 1
-    return max(1, math.ceil(time_1 / (deadline_hours * 3600.0) - 1e-9))
+    working = deadline_hours * 3600.0 - warmup_s
+    if working <= 0:
+        return 0
+    return max(1, math.ceil(time_1 / working - 1e-9))
+
+
+def deadline_reject(
+    key: ConfigKey, acc: Accelerator, inst: int, warm_s: float, max_instances: int
+) -> ConfigEval:
+    """A row out for its deadline: the warm-up alone reaches it (``inst`` 0), or it needs more than
+    ``max_instances`` instances."""
+    from gpuscout.advise.reasons import duration
+
+    if inst <= 0:
+        why = f"the warm-up alone (boot, download, load: {duration(warm_s)}) reaches the deadline"
+        return reject(key, acc, why, fits=True, kind="instances")  # no number of instances meets it
+    why = f"deadline needs {inst} instances (> {max_instances})"
+    return reject(key, acc, why, fits=True, kind="instances")
 
 
 def split_why(alone: str) -> str:

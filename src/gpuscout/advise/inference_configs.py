@@ -20,8 +20,10 @@ from gpuscout.advise.configs import (
     ConfigEval,
     ConfigKey,
     capacity_gb,
+    deadline_reject,
     fabric_unstated,
     instances_for_deadline,
+    job_warmup_s,
     reject,
     reject_kind_of,
     request_latency_s,
@@ -485,18 +487,13 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             kind = "fit" if why.startswith("does not fit") else reject_kind_of(why)
             return reject(key, acc, why, kind=kind)
         time_1, tp, e = best
-        inst = instances_for_deadline(time_1, w.deadline_hours)
-        if inst > self.a.max_instances:
-            return reject(
-                key,
-                acc,
-                f"deadline needs {inst} instances (> {self.a.max_instances})",
-                fits=True,
-                kind="instances",
-            )
-        replicas = g // tp
         weights_total = e.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
+        warm = job_warmup_s(download + w.dataset_gb, download, self.a)
+        inst = instances_for_deadline(time_1, w.deadline_hours, warm)
+        if not 0 < inst <= self.a.max_instances:
+            return deadline_reject(key, acc, inst, warm, self.a.max_instances)
+        replicas = g // tp
         summary = EstimateSummary(
             throughput=e.output_tokens_per_s_total * replicas * inst,
             throughput_unit="tok/s",
@@ -556,17 +553,12 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             return reject(key, acc, "does not fit")
         images = float(w.images_total or 0)
         time_1 = images * r.seconds_per_image / g
-        inst = instances_for_deadline(time_1, w.deadline_hours)
-        if inst > self.a.max_instances:
-            return reject(
-                key,
-                acc,
-                f"deadline needs {inst} instances (> {self.a.max_instances})",
-                fits=True,
-                kind="instances",
-            )
         weights = r.memory.weights_gb
         download = w.download_weights_gb if w.download_weights_gb is not None else weights
+        warm = job_warmup_s(download + w.dataset_gb, download, self.a)
+        inst = instances_for_deadline(time_1, w.deadline_hours, warm)
+        if not 0 < inst <= self.a.max_instances:
+            return deadline_reject(key, acc, inst, warm, self.a.max_instances)
         summary = EstimateSummary(
             throughput=g * inst / r.seconds_per_image,
             throughput_unit="img/s",

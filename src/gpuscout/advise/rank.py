@@ -173,10 +173,14 @@ def _time_metric(w: AnyWorkload, ev: ConfigEval) -> float:
 
 
 def _job_time(w: AnyWorkload, ev: ConfigEval, cm: CostModel) -> float:
-    """Wall-clock time of the trade-off: serve, the request latency; jobs, the duration plus the time
-    spot reclaims add (rework and restarts, per instance)."""
+    """Wall-clock time of the trade-off: serve, the request latency; jobs, the warm-up (boot, download,
+    load: the instances start together), the duration, and the time spot reclaims add (rework and
+    restarts, per instance)."""
     base = _time_metric(w, ev)
-    if isinstance(w, ServeWorkload) or cm.interruption_h <= 0 or ev.instances <= 0:
+    if isinstance(w, ServeWorkload):
+        return base
+    base += cm.warmup_s_per_start
+    if cm.interruption_h <= 0 or ev.instances <= 0:
         return base
     return base + cm.interruption_h * 3600.0 / ev.instances
 

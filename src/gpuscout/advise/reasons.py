@@ -256,7 +256,7 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
                     f"smaller instance would do"
                 )
     if isinstance(w, BatchWorkload) and ev.instances > 1:
-        reasons.append(f"{ev.instances} instances to meet the {w.deadline_hours:g} h deadline")
+        reasons.append(f"{ev.instances} instances to meet the {duration(w.deadline_hours * 3600.0)} deadline")
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
         reasons.append(f"{ev.nodes} nodes x {g} GPUs over {offer.internode}")
 
