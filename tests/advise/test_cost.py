@@ -115,6 +115,17 @@ def test_training_storage_counts_checkpoints_over_the_job_and_retention() -> Non
     assert cm.storage_gb_months == pytest.approx(20.0 * 2)
 
 
+def test_storage_kept_after_a_job_is_one_copy_not_one_per_instance() -> None:
+    # five instances for a deadline hold five copies while they run, and the renter keeps one afterwards:
+    # the retention was charged five times ($427 against $177 for one instance)
+    w = FinetuneWorkload(model="m", dataset_tokens=1e6, storage_retention_days=30)
+    five = cost_model(
+        ev(time_s=86400 * 3, download_gb=100.0, ckpt=5.0, instances=5), w, terms(), spot=False, a=BARE
+    )
+    # during the job (3 days): 5 x 100 GB + 2 x 5 GB of checkpoints; kept (30 days): 100 + 10 GB
+    assert five.storage_gb_months == pytest.approx(510.0 * 3 / 30 + 110.0 * 30 / 30)
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     increment=st.sampled_from([None, 1, 15, 60, 3600]),

@@ -116,13 +116,17 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         )
         interruption_s = risk.lost_s
     outputs = w.egress_gb
-    data_gb = n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb + outputs
-    months = (ev.time_s / 86400.0 + w.storage_retention_days) / 30.0
+    kept_gb = CHECKPOINTS_KEPT * ev.checkpoint_gb + outputs
+    # during the job every instance holds its own copy of the weights and data; kept afterwards, one
+    job_months = ev.time_s / 86400.0 / 30.0
+    kept_months = w.storage_retention_days / 30.0
+    storage = (n * ev.download_gb_per_instance + kept_gb) * job_months
+    storage += (ev.download_gb_per_instance + kept_gb) * kept_months
     return CostModel(
         compute_h=n * max(0.0, billed - warm) / 3600.0,
         warmup_h=n * warm / 3600.0,
         interruption_h=n * interruption_s / 3600.0,
-        storage_gb_months=data_gb * months,
+        storage_gb_months=storage,
         egress_billable_gb=egress,
         increment_s=inc,
         minimum_s=minimum,
