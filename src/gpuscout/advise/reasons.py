@@ -255,7 +255,7 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
                     f"{idle} of {g} GPUs idle at {w.users} user{'s' if w.users > 1 else ''}: a "
                     f"smaller instance would do"
                 )
-    if isinstance(w, BatchWorkload) and ev.instances > 1:
+    if isinstance(w, BatchWorkload) and ev.instances > 1 and w.deadline_hours is not None:
         reasons.append(f"{ev.instances} instances to meet the {duration(w.deadline_hours * 3600.0)} deadline")
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
         reasons.append(f"{ev.nodes} nodes x {g} GPUs over {offer.internode}")
