@@ -388,3 +388,13 @@ def test_a_job_time_and_its_deadline_count_the_warm_up() -> None:
     short = w.model_copy(update={"deadline_hours": 1 / 60})
     (out,) = recommend(short, [one], now=NOW, include_rejected=True)
     assert out.rank is None and "the warm-up alone (boot, download, load" in (out.rejected or "")
+
+
+def test_a_job_that_cannot_resume_is_not_told_spot_would_help() -> None:
+    # "--not-interruptible" printed "on-demand only (--spot allows spot)": spot cannot help such a job
+    from gpuscout.advise.api import advise
+
+    one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
+    w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e7, interruptible=False)
+    targets = " ".join(advise(w, [one], now=NOW).targets)
+    assert "cannot resume after an interruption" in targets and "--spot allows" not in targets

@@ -127,6 +127,10 @@ def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
         out.append(
             "on-demand only: spot and auction capacity is not used for a live endpoint (--spot allows it)"
         )
+    elif isinstance(w, BatchWorkload) and not w.interruptible:
+        out.append(
+            "on-demand only: the job cannot resume after an interruption (--interruptible allows spot)"
+        )
     else:
         out.append("on-demand only (--spot allows spot)")
     return tuple(out)

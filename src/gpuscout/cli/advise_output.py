@@ -293,9 +293,10 @@ def explain(workload: Any, rec: Any) -> None:
         line(f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.nodes} node(s)")
         line(f"training: {c.training}")
     else:
+        # inference: each instance is a machine of its own (the replicas share no fabric between them)
         line(
             f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.split}, "
-            f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs, {c.nodes} node(s)"
+            f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs"
         )
     if rec.estimate is not None:
         out.print(_estimate_table(workload, rec))
