@@ -273,7 +273,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             # the smaller split wins at the same price (replicas keep headroom and need no fast link),
             # unless it leaves GPUs idle at this load: then the split that answers sooner
             idle = self._leaves_replicas_idle(acc, tp, inst * replicas)
-            latency = self._latency_at_load(acc, tp, cap, inst * replicas) if idle or best else 0.0
+            compare = idle or best is not None  # a latency is only needed to tell two splits apart
+            latency = self._latency_at_load(acc, tp, cap, inst * replicas) if compare else 0.0
             if idle:
                 idle_latency[tp] = latency
             rank_key = (inst, latency, tp)

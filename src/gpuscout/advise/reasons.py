@@ -18,6 +18,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
 
@@ -71,7 +72,7 @@ def usd(amount: float | None, per: str = "") -> str:
 def _gib(x_gb: float) -> str:
     """GB (1e9 bytes, the estimator's unit) as GiB, the unit GPU memory is sold in (an "80 GB" H100
     holds 80 GiB), as the model pages and the advisor's memory card write it."""
-    return _gb(x_gb * 1e9 / 2**30)
+    return _gb(gib(x_gb))
 
 
 def _gb(x: float) -> str:

@@ -230,14 +230,13 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
         rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
     if s.decode_step:
         rows.add_row("decode step (parts overlap)", _text(s.decode_step))
-    gib = 1e9 / 2**30  # GB (the estimator's unit) to GiB, the unit GPU memory is sold in
-    rows.add_row(
-        "memory per GPU", f"{s.memory_per_gpu_gb * gib:,.1f} of {s.memory_capacity_gb * gib:,.1f} GiB"
-    )
+    from gpuscout.estimate.memory import gib  # GB (the estimator's unit) as GiB, as GPU memory is sold
+
+    rows.add_row("memory per GPU", f"{gib(s.memory_per_gpu_gb):,.1f} of {gib(s.memory_capacity_gb):,.1f} GiB")
     if s.keeps_kv_cache:
-        rows.add_row("weights / KV per GPU", f"{s.weights_gb * gib:,.1f} / {s.kv_cache_gb * gib:,.1f} GiB")
+        rows.add_row("weights / KV per GPU", f"{gib(s.weights_gb):,.1f} / {gib(s.kv_cache_gb):,.1f} GiB")
     else:  # a training step or an image pipeline keeps no KV cache
-        rows.add_row("weights per GPU", f"{s.weights_gb * gib:,.1f} GiB")
+        rows.add_row("weights per GPU", f"{gib(s.weights_gb):,.1f} GiB")
     if s.batch_per_replica is not None and s.max_batch_per_replica is not None:
         rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
     if s.capacity_users is not None:

@@ -19,6 +19,14 @@ from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.params import count_params
 
 GIB = float(1 << 30)
+
+
+def gib(gb: float) -> float:
+    """GB (1e9 bytes, the estimator's unit) as GiB (2**30 bytes, the unit GPU memory is sold in: an
+    "80 GB" H100 holds 80 GiB)."""
+    return gb * 1e9 / GIB
+
+
 DRIVER_RESERVED_FRACTION = 0.0044
 # vLLM's fused MoE (VLLM_FUSED_MOE_CHUNK_SIZE, 64 Ki tokens by default; SGLang's copy of the kernel
 # likewise) runs a longer pass in slices of this many tokens, so its scratch stops growing there

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscout.advise.types import PICKS, Advice, Recommendation
-from gpuscout.web.model_view import gib
+from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
 from gpuscout.web.templating import money
 
@@ -196,52 +196,44 @@ def answer_view(advice: Advice, kind: str) -> AnswerView:
     )
 
 
-#: The advisor's CLI flags, in its texts, as the web form names them.
-_FLAGS: tuple[tuple[str, str], ...] = (
-    (r"--latency-targets none", "“Latency targets: none”"),
-    (r"--ttft-ms (\d+)", r"“TTFT max (ms)” \1"),
-    (r"--tpot-ms (\d+)", r"“TPOT max (ms)” \1"),
-    (r"--ttft-ms", "“TTFT max (ms)”"),
-    (r"--tpot-ms", "“TPOT max (ms)”"),
-    (r"--budget (\d+)", r"“Budget ($)” \1"),
-    (r"--deadline (\d+)h", r"“Deadline (hours)” \1"),
-    (r"--spot\b", "“Spot allowed: yes”"),
-    (r"--interruptible\b", "“Interruptible: yes”"),
-    (r"--include-stale", "“gpuscout recommend --include-stale” (the CLI)"),
-    (r"--engine\b", "“Engine”"),
-    (r"--concurrency N or --rps R", "“Concurrency” or “Requests per second”"),
-)
-
-
-#: The same flags as the JSON API's workload fields.
-_API_FIELDS: tuple[tuple[str, str], ...] = (
-    (r"--latency-targets none", '"latency_targets": "none"'),
-    (r"--ttft-ms (\d+)", r'"ttft_ms_max": \1'),
-    (r"--tpot-ms (\d+)", r'"tpot_ms_max": \1'),
-    (r"--ttft-ms", '"ttft_ms_max"'),
-    (r"--tpot-ms", '"tpot_ms_max"'),
-    (r"--budget (\d+)", r'"budget_usd": \1'),
-    (r"--deadline (\d+)h", r'"deadline_hours": \1'),
-    (r"--spot\b", '"spot_allowed": true'),
-    (r"--interruptible\b", '"interruptible": true'),
-    (r"--engine\b", '"engine"'),
-    (r"--concurrency N or --rps R", '"concurrency" or "requests_per_s"'),
-    (r"--include-stale", "`gpuscout recommend --include-stale` (the CLI)"),
+#: The advisor's CLI flags, in its texts: the pattern, the web form's words for it and the JSON API's
+#: (a flag with its value before the bare flag, which would match inside it).
+_FLAG_WORDS: tuple[tuple[str, str, str], ...] = (
+    (r"--latency-targets none", "“Latency targets: none”", '"latency_targets": "none"'),
+    (r"--ttft-ms (\d+)", r"“TTFT max (ms)” \1", r'"ttft_ms_max": \1'),
+    (r"--tpot-ms (\d+)", r"“TPOT max (ms)” \1", r'"tpot_ms_max": \1'),
+    (r"--ttft-ms", "“TTFT max (ms)”", '"ttft_ms_max"'),
+    (r"--tpot-ms", "“TPOT max (ms)”", '"tpot_ms_max"'),
+    (r"--budget (\d+)", r"“Budget ($)” \1", r'"budget_usd": \1'),
+    (r"--deadline (\d+)h", r"“Deadline (hours)” \1", r'"deadline_hours": \1'),
+    (r"--spot\b", "“Spot allowed: yes”", '"spot_allowed": true'),
+    (r"--interruptible\b", "“Interruptible: yes”", '"interruptible": true'),
+    (
+        r"--include-stale",
+        "“gpuscout recommend --include-stale” (the CLI)",
+        "`gpuscout recommend --include-stale` (the CLI)",
+    ),
+    (r"--engine\b", "“Engine”", '"engine"'),
+    (
+        r"--concurrency N or --rps R",
+        "“Concurrency” or “Requests per second”",
+        '"concurrency" or "requests_per_s"',
+    ),
 )
 
 
 def form_words(text: str) -> str:
     """An advisor text with its CLI flags (``--budget 937``) named as the web form's fields."""
-    return _rewrite(text, _FLAGS)
+    return _rewrite(text, 1)
 
 
 def api_words(text: str) -> str:
     """An advisor text with its CLI flags named as the JSON API's workload fields
     (``"budget_usd": 937``)."""
-    return _rewrite(text, _API_FIELDS)
+    return _rewrite(text, 2)
 
 
-def _rewrite(text: str, table: tuple[tuple[str, str], ...]) -> str:
-    for pattern, words in table:
-        text = re.sub(pattern, words, text)
+def _rewrite(text: str, face: int) -> str:
+    for words in _FLAG_WORDS:
+        text = re.sub(words[0], words[face], text)
     return text

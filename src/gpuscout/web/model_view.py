@@ -11,7 +11,7 @@ from urllib.parse import quote, urlencode
 
 from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.estimate.api import memory_needed
-from gpuscout.estimate.memory import GIB
+from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
@@ -69,11 +69,6 @@ def memory_by_precision(
     spec: ModelSpec, context: int = DEFAULT_CONTEXT, concurrency: int = 1
 ) -> list[tuple[str, MemoryBreakdown]]:
     return [(p, memory(spec, p, context, concurrency)) for p in precisions_for(spec)]
-
-
-def gib(gb: float) -> float:
-    """GB (1e9 bytes, the estimator's unit) as GiB (2**30 bytes, the unit of GPU memory figures)."""
-    return gb * 1e9 / GIB
 
 
 def vram_series(spec: ModelSpec, precision: str) -> tuple[list[int], dict[str, list[float]]]:

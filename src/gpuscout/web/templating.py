@@ -11,8 +11,9 @@ from fastapi.responses import HTMLResponse
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from gpuscout import __version__
+from gpuscout.estimate.memory import gib
 from gpuscout.web.assets import PLOTLY_BUNDLE, asset_url, swagger_url
-from gpuscout.web.model_view import gib, model_label
+from gpuscout.web.model_view import model_label
 from gpuscout.web.offer_view import variant_note
 from gpuscout.web.overview import age_words
 from gpuscout.web.providers_view import provider_label
