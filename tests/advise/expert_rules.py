@@ -27,7 +27,7 @@ import math
 from typing import Any
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.pareto import COST_TOLERANCE, dominates
+from gpuscout.advise.pareto import cost_allowance, dominates
 from gpuscout.advise.rank import spot_class
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import AnyWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
@@ -161,9 +161,14 @@ def answer_violations(w: AnyWorkload, advice: Advice, a: Assumptions) -> list[st
     if picks:
         best_time = min(pts[r.rank][1] for r in front)
         cheapest = min(pts[r.rank][0] for r in rows)
-        # a row at most COST_TOLERANCE dearer and faster beyond the time tolerance beats the cheapest
-        if pts[picks["cheapest"]][0] > cheapest * (1 + COST_TOLERANCE):
-            out.append("the cheapest pick is not within the cost tolerance of the cheapest row")
+        # the cheapest pick is the cheapest row, unless that row is not worth its wait (dominated)
+        cheapest_rows = [r for r in rows if pts[r.rank][0] == cheapest]
+        if pts[picks["cheapest"]][0] > cheapest and any(r.pareto for r in cheapest_rows):
+            out.append("the cheapest pick is dearer than a cheaper row on the front")
+        if pts[picks["cheapest"]][0] > cheapest * (
+            1 + cost_allowance(max(t for _, t in pts.values()), best_time)
+        ):
+            out.append("the cheapest pick is dearer than any wait could justify")
         if pts[picks["balanced"]][1] > a.balanced_time_factor * best_time * (1 + 1e-9):
             out.append(f"the balanced pick takes more than {a.balanced_time_factor:g}x the fastest time")
         if pts[picks["fastest"]][1] > (1 + a.time_tolerance) * best_time * (1 + 1e-9):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gpuscout.advise.pareto import dominates, front, picks
+from gpuscout.advise.pareto import cost_allowance, dominates, front, picks
 
 
 def test_the_textbook_front_with_no_tolerance() -> None:
@@ -63,7 +63,24 @@ def test_a_row_within_the_cost_tolerance_and_much_faster_dominates_the_cheaper_o
     assert dominates(quick, slow) and not dominates(slow, quick)
     assert front([slow, quick]) == [1]
     assert picks([quick]) == {"cheapest": 0, "balanced": 0, "fastest": 0}
-    # 6 % dearer is another price: both stay on the front
-    assert front([slow, (2397.0 * 1.06, 14.5 * 86400)]) == [0, 1]
+    # 3.6x the time must save more than 13 %: 6 % dearer is not worth the wait, 15 % dearer is
+    assert front([slow, (2397.0 * 1.06, 14.5 * 86400)]) == [1]
+    assert front([slow, (2397.0 * 1.15, 14.5 * 86400)]) == [0, 1]
+    # twice the time: 6 % dearer is another price, both stay on the front
+    assert front([slow, (2397.0 * 1.06, 52.7 / 2 * 86400)]) == [0, 1]
     # within the cost tolerance but not faster beyond the time tolerance: the cheaper stays alone
     assert front([slow, (2399.0, 52.7 * 86400 / 1.04)]) == [0]
+
+
+def test_a_much_slower_row_must_save_in_proportion_to_its_wait() -> None:
+    # batch 8B fp8, 500M tokens: 3.1 days for $15.19 ranked first under "cheapest first", 8.2 hours
+    # for $16.85 second -- 9x the time to save 10 %; it would have to save 40 %
+    slow, quick = (15.19, 3.1 * 86400), (16.85, 8.2 * 3600)
+    assert abs(cost_allowance(slow[1], quick[1]) - 0.05 * (3.1 * 24 / 8.2 - 1)) < 1e-12
+    assert dominates(quick, slow) and front([slow, quick]) == [1]
+    # a real saving at 9x the time stays: half the price
+    assert front([(8.0, slow[1]), quick]) == [0, 1]
+    # at most 2x the time the allowance is the flat 5 %, and it grows by 5 % per extra multiple
+    assert cost_allowance(2.0, 1.0) == 0.05 and cost_allowance(1.5, 1.0) == 0.05
+    assert abs(cost_allowance(3.0, 1.0) - 0.10) < 1e-12 and abs(cost_allowance(10.0, 1.0) - 0.45) < 1e-12
+    assert not dominates((11.1, 1.0), (10.0, 3.0)) and dominates((11.1, 1.0), (10.0, 3.5))

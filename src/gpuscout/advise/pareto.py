@@ -7,13 +7,18 @@ operating point, TTFT + output tokens x time per output token).
 Times within ``time_tolerance`` (5 %) of each other are the same speed: the estimate is not finer
 than that, and nobody should pay twice as much for 3 % less latency. A row is *dominated* when
 another row is at most as dear and at most 5 % slower, and strictly better on one axis (cheaper, or
-faster); the *front* is the rows no other row dominates (with a zero tolerance, the textbook Pareto
-front). Nobody should rent a dominated row: something is cheaper and as fast, or as cheap and faster.
+faster); the *front* is the rows no other row dominates. Nobody should rent a dominated row:
+something is cheaper and as fast, or as cheap and faster, or saves so little that it is not worth
+its wait (below).
 
-Costs within ``COST_TOLERANCE`` (5 %) of each other are the same cost in the same way: a job's cost is
-its price times an estimated time, no finer than the time, and nobody should wait 52 days rather than
-14 to save $2 of $2,399. A row is also dominated by one at most 5 % dearer that is faster by more than
-the time tolerance.
+Waiting is not free. A row that takes ``k`` times as long as a faster one must save more than
+``COST_TOLERANCE`` (5 %) of its cost for each extra multiple of the time -- ``5 % x (k - 1)``, and never
+less than 5 % -- or the faster row *dominates* it too (:func:`cost_allowance`): nobody waits 52 days
+rather than 14 to save $2 of $2,399 (the costs are an estimated time times a price, no finer than 5 %),
+nor 3.1 days rather than 8 hours to save $1.66 of $16.85 (9x the time: it would have to save 40 %).
+A run 2x slower must be more than 5 % cheaper, 3x slower more than 10 %, 10x slower more than 45 %.
+This is a judgement about what waiting is worth, stated once here; a deadline (``--deadline``) is
+the way to say more.
 
 The picks, all on the front:
 
@@ -37,8 +42,8 @@ from collections.abc import Sequence
 BALANCED_TIME_FACTOR = 3.0
 #: Times within this share of each other are the same speed (the front, the fastest pick).
 TIME_TOLERANCE = 0.05
-#: Costs within this share of each other are the same cost: a dearer row this close that is faster
-#: (beyond ``TIME_TOLERANCE``) dominates the cheaper one.
+#: The saving a slower row must make, per extra multiple of the time (and at least once), to stay on
+#: the front beside a faster, dearer row (see :func:`cost_allowance`).
 COST_TOLERANCE = 0.05
 
 
@@ -64,14 +69,36 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
             kept.append(i)
         cheaper_best = min(cheaper_best, fastest)
         n += len(group)
-    # a kept point that a point at most COST_TOLERANCE dearer beats on time (beyond the tolerance) goes:
-    # the kept points are few (the front), so the pairs are checked directly
-    return [i for i in kept if not any(_near_cost_faster(points[j], points[i], tolerance) for j in kept)]
+    # a kept point that a faster point beats within its cost allowance goes; the kept points are few
+    # (the front), each is checked against the points no dearer than its largest allowance (the one
+    # the best time gives), in cost order
+    best_time = min((p[1] for p in points), default=0.0)
+    out: list[int] = []
+    for i in kept:
+        ceiling = points[i][0] * (1.0 + cost_allowance(points[i][1], best_time))
+        beaten = False
+        for j in order:
+            if points[j][0] > ceiling:
+                break
+            if j != i and _worth_the_wait(points[j], points[i], tolerance):
+                beaten = True
+                break
+        if not beaten:
+            out.append(i)
+    return out
 
 
-def _near_cost_faster(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> bool:
-    """Whether ``a`` costs at most ``COST_TOLERANCE`` more than ``b`` and is faster beyond ``tolerance``."""
-    return a[0] <= b[0] * (1.0 + COST_TOLERANCE) and a[1] * (1.0 + tolerance) < b[1]
+def cost_allowance(slow_time: float, fast_time: float) -> float:
+    """The share of its cost a run taking ``slow_time`` must save over one taking ``fast_time`` to be
+    worth the wait: ``COST_TOLERANCE x (slow_time / fast_time - 1)``, at least ``COST_TOLERANCE``."""
+    ratio = slow_time / max(fast_time, 1e-12)
+    return COST_TOLERANCE * max(1.0, ratio - 1.0)
+
+
+def _worth_the_wait(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> bool:
+    """Whether ``a`` is faster than ``b`` beyond ``tolerance`` and dearer by at most ``b``'s cost
+    allowance (:func:`cost_allowance`): ``b`` does not save enough to be worth its wait."""
+    return a[1] * (1.0 + tolerance) < b[1] and a[0] <= b[0] * (1.0 + cost_allowance(b[1], a[1]))
 
 
 def balanced_score(cost: float, time: float, cheapest: float, best_time: float) -> float:
@@ -104,7 +131,8 @@ def picks(
 
 def dominates(a: tuple[float, float], b: tuple[float, float], tolerance: float = TIME_TOLERANCE) -> bool:
     """Whether ``a`` is at most as dear as ``b`` and at most ``tolerance`` slower, and strictly better on
-    one axis (cheaper, or faster); or at most ``COST_TOLERANCE`` dearer and faster beyond ``tolerance``."""
+    one axis (cheaper, or faster); or faster beyond ``tolerance`` and dearer by no more than ``b``'s
+    :func:`cost_allowance`."""
     if a[0] <= b[0] and a[1] <= b[1] * (1.0 + tolerance) and (a[0] < b[0] or a[1] < b[1]):
         return True
-    return _near_cost_faster(a, b, tolerance)
+    return _worth_the_wait(a, b, tolerance)
