@@ -513,3 +513,13 @@ def test_a_narrow_serve_table_keeps_the_column_cheapest_first_orders_by() -> Non
         if line.startswith("│") and (m := re.search(r"\$([\d,.]+) │\s*$", line))
     ]
     assert len(monthly) >= 5 and monthly == sorted(monthly)
+
+
+def test_users_is_another_name_for_concurrency() -> None:
+    # a renter counts users; `--users 8` was "No such option" suggesting --bursts and --rps
+    serve = runner.invoke(app, ["recommend", "serve", "llama-3.1-8b", "--users", "8", "--json", "--top", "1"])
+    assert serve.exit_code == 0, serve.output
+    assert json.loads(serve.output)["workload"]["concurrency"] == 8
+    est = runner.invoke(app, ["estimate", "llama-3.1-8b", "--gpu", "L40S", "--users", "8", "--json"])
+    assert est.exit_code == 0, est.output
+    assert json.loads(est.output)["concurrency"] == 8

@@ -421,7 +421,13 @@ def serve_cmd(
     output: OutputOption = None,
     concurrency: Annotated[
         int | None,
-        typer.Option("--concurrency", "-c", help="Simultaneous requests.", show_default="1 (when no --rps)"),
+        typer.Option(
+            "--concurrency",
+            "--users",
+            "-c",
+            help="Simultaneous requests (users).",
+            show_default="1 (when no --rps)",
+        ),
     ] = None,
     rps: Annotated[
         float | None,

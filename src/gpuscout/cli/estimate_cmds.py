@@ -289,7 +289,8 @@ def register(app: typer.Typer) -> None:
             str | None, typer.Option(help="Concurrent sequences, or 'max' (as many as fit)")
         ] = None,
         concurrency: Annotated[
-            int | None, typer.Option("--concurrency", "-c", help="Requests in flight (closed loop)")
+            int | None,
+            typer.Option("--concurrency", "--users", "-c", help="Requests in flight (closed loop; users)"),
         ] = None,
         request_rate: Annotated[
             float | None,
