@@ -141,6 +141,7 @@ RULE_COUNTS = {
     ("aggregator-primeintellect", "merge"): 45,
     ("aggregator-spheron", "merge"): 4,
     ("collapse-lambda", "merge"): 374,
+    ("resold-variant", "relabel"): 4,  # Prime Intellect's DataCrunch H200 boxes (2 types x FI, IS)
 }
 
 
@@ -387,3 +388,33 @@ def test_the_bundled_load_names_its_dropped_rows_in_plain_words(tmp_path: Path) 
         assert status.last_reason == "1 row with GPUs not in the accelerator table"
     finally:
         store.close()
+
+
+def test_a_resold_box_takes_the_variant_its_first_party_lists() -> None:
+    # Prime Intellect's "datacrunch__8xH200..." says "H200"; Verda, whose box it is, lists its H200s
+    # as SXM only: the row is H200-SXM (NVLink), with a note saying why; it was costed over PCIe
+    rows = {(r["instance_type"], r["region"]): r for r in _bundled() if r["provider"] == "primeintellect"}
+    row = rows[("datacrunch__8xH200_141GB__176__1450", "country:FI")]
+    assert (row["accelerator"], row["variant_exact"]) == ("H200-SXM", "true")
+    assert "verda" in row["accelerator_note"] and "not stated" in row["accelerator_note"]
+    offer = next(
+        o
+        for o in SnapshotSource().offers()
+        if o.provider == "primeintellect" and o.instance_type == row["instance_type"]
+    )
+    assert offer.interconnect.value == "nvlink" and "verda" in offer.notes
+    # a first party of other variants (or none stated) leaves the reseller's row assumed
+    v100 = [r for r in rows.values() if r["gpu_name"] == "V100" and "verda" in r["extra"]]
+    assert v100 and all(r["variant_exact"] == "false" for r in v100)  # Verda's own V100 is assumed too
+
+
+def test_a_first_party_listing_two_variants_leaves_the_resold_row_assumed(tmp_path: Path) -> None:
+    text = REFERENCE_CSV.read_text("utf-8")
+    extra = (
+        "verda,1H200NVL.141N.32V,FIN-02,H200-NVL,1,141,32,180,3.0,,"
+        "https://example.invalid/verda-nvl,unknown\n"
+    )
+    result = build(reference=_write(tmp_path / "ref.csv", text.rstrip("\n") + "\n" + extra))
+    row = next(r for r in result.rows if r["instance_type"] == "datacrunch__8xH200_141GB__176__1450")
+    assert row["variant_exact"] == "false" and "assumed" in row["accelerator_note"]
+    assert not any(c.rule == "resold-variant" for c in result.changes)

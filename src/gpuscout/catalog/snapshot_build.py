@@ -129,6 +129,8 @@ class _Row:
     also_listed_by: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     extra: dict[str, str] = field(default_factory=dict)
+    #: (accelerator, note) where the variant comes from the first party this row resells
+    variant: tuple[str, str] | None = None
 
     @property
     def provider(self) -> str:
@@ -146,6 +148,7 @@ class _Row:
             tuple(self.also_listed_by),
             tuple(self.notes),
             tuple(sorted((k, v) for k, v in self.extra.items() if k != "region_source")),
+            self.variant,
         )
 
 
@@ -449,6 +452,45 @@ class _Build:
             merged.add(id(row))
         self.keep(lambda r: id(r) not in merged)
 
+    def variants_from_first_party(self) -> None:
+        """A resold row that does not state its GPU's variant takes the one its first party lists.
+
+        Prime Intellect's ``datacrunch__8xH200_141GB__...`` says "H200"; Verda (ex-DataCrunch), whose
+        instance it is, lists its H200s as SXM only (``1H200.141S.44V``: S for SXM5). Where every row
+        of the first party's with that GPU and memory names one variant exactly, the resold row is
+        that variant, with a note saying why; otherwise it stays assumed."""
+        own: dict[str, list[_Row]] = {}
+        for r in self.rows:
+            own.setdefault(canonical_provider(r.provider) or r.provider, []).append(r)
+        for row in self.rows:
+            first_party = row.extra.get("resold_from", "")
+            if not first_party or first_party == (canonical_provider(row.provider) or row.provider):
+                continue
+            _, exact, _ = resolve_listed_gpu(row.data["gpu_name"], row.data["gpu_memory_gb"])
+            if exact:
+                continue
+            family = _family(row)
+            listed = [r for r in own.get(first_party, []) if _family(r) == family]
+            resolved = [resolve_listed_gpu(r.data["gpu_name"], r.data["gpu_memory_gb"]) for r in listed]
+            names = {name for name, _, _ in resolved}
+            if not listed or len(names) != 1 or not all(exact for _, exact, _ in resolved):
+                continue
+            name = names.pop()
+            note = (
+                f"variant not stated in {row.data['gpu_name']!r}; {name} as {first_party} (whose "
+                f"instance this is) lists its own {row.data['gpu_name']} {row.data['gpu_memory_gb']} GB"
+            )
+            row.variant = (name, note)
+            self.log(
+                "resold-variant",
+                "relabel",
+                row,
+                field="accelerator",
+                after=name,
+                detail=note,
+                source=listed[0].data["source"],
+            )
+
     def _first_party(self, agg: _Aggregator, row: _Row, provider: str) -> tuple[str, str] | None:
         """(provider, instance_type) of the first-party offer ``row`` resells, or None."""
         source_name = {canonical_provider(r.provider) or r.provider: r.provider for r in self.rows}
@@ -589,6 +631,8 @@ def _family(row: _Row) -> tuple[str, str]:
 def _snapshot_row(row: _Row) -> dict[str, str]:
     d = row.data
     accelerator, exact, note = resolve_listed_gpu(d["gpu_name"], d["gpu_memory_gb"])
+    if row.variant is not None:
+        (accelerator, note), exact = row.variant, True
     out = {c: d[c] for c in REFERENCE_COLUMNS}
     out.update(
         regions=";".join(row.regions) if len(row.regions) > 1 else "",
@@ -617,6 +661,7 @@ def build(reference: Path = REFERENCE_CSV, rules: Path = RULES_YAML) -> BuildRes
     b.drop_defunct()
     b.apply_rules()
     b.link_aggregators()
+    b.variants_from_first_party()
     b.canonical_regions()
     b.collapse()
     return BuildResult(b.output(), b.changes)

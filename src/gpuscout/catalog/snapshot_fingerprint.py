@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "5836b4c958fe014add2a18c6ca56a126067027779e948ee5d55581157a264f9d"
+SNAPSHOT_SHA256 = "ab1dd6d1184f078a91db8b2c6e12ba360f0f20ad1355bcd686247780b698e3cc"
