@@ -523,3 +523,11 @@ def test_users_is_another_name_for_concurrency() -> None:
     est = runner.invoke(app, ["estimate", "llama-3.1-8b", "--gpu", "L40S", "--users", "8", "--json"])
     assert est.exit_code == 0, est.output
     assert json.loads(est.output)["concurrency"] == 8
+
+
+def test_an_estimator_error_on_the_request_shape_names_this_commands_options() -> None:
+    # the estimator says context_in / context_out; recommend's options are --prompt / --output
+    args = ["recommend", "serve", "llama-3.1-8b", "--engine", "vllm --max-model-len 1000", "--prompt", "2000"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "(--prompt + --output: 2,000 + 256)" in result.stderr and "context_in" not in result.stderr

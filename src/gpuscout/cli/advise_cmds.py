@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -248,16 +249,29 @@ FIELD_FLAGS = {
 ERROR_FIELDS = {"provider": "providers", "region": "regions"}
 
 
+#: The estimator's words for a request's shape, and the options that set them here.
+ESTIMATE_WORDS = {"context_in": "--prompt", "context_out": "--output"}
+
+
+def _in_our_words(text: str) -> str:
+    """``text`` with the estimator's field names for the request shape as this command's options."""
+    for word, flag in ESTIMATE_WORDS.items():
+        text = re.sub(rf"\b{word}\b", flag, text)
+    return text
+
+
 def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputError:
     """The error named by the command-line option the user typed (``--rps``), not the workload field
-    (``requests_per_s``); a value from the workload file keeps the file's field name."""
+    (``requests_per_s``); a value from the workload file keeps the file's field name. The estimator's
+    words for the request shape (``context_in``) read as the options (``--prompt``)."""
     field = ERROR_FIELDS.get(exc.field, exc.field)
     if field not in given:
         return exc
     flag = FIELD_FLAGS.get(field, "--" + field.replace("_", "-"))
     if isinstance(exc, UnknownNameError):
         return UnknownNameError(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous)
-    return InvalidInputError(flag, exc.message, exc.accepted)
+    accepted = _in_our_words(exc.accepted) if exc.accepted else exc.accepted
+    return InvalidInputError(flag, _in_our_words(exc.message), accepted)
 
 
 def _workload(kind: str, model: str | None, path: Path | None, options: dict[str, Any]) -> Any:

@@ -7,7 +7,13 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
-from gpuscout.estimate.arguments import int_in, positive_float, require_language_model, resolve_gpu_arg
+from gpuscout.estimate.arguments import (
+    int_in,
+    positive_float,
+    require_language_model,
+    resolve_gpu_arg,
+    within_max_model_len,
+)
 from gpuscout.estimate.engines import (
     LLAMA_SERVER_DEFAULT_SLOTS,
     EngineProfile,
@@ -299,8 +305,8 @@ def _within_context(spec: ModelSpec, context_in: int, context_out: int, field: s
         field,
         f"{said} exceed {spec.name}'s context window of {limit:,} tokens (max_position_embeddings): vLLM "
         "and SGLang refuse a longer context unless forced, and past the window the output is wrong without "
-        "RoPE scaling; a model served with RoPE scaling (YaRN) is estimated from a config whose "
-        "max_position_embeddings is the scaled length (CLI: --config)",
+        "RoPE scaling; a model served with RoPE scaling (YaRN) is estimated from its config.json with "
+        "that rope_scaling, or a max_position_embeddings of the scaled length (CLI: --config)",
         accepted,
     )
 
@@ -403,7 +409,9 @@ def memory_needed(
     mode = _parallel_mode(parallel)
     require_language_model(spec)
     _within_context(spec, context, 0, "context")
-    found = _prepare(spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False)
+    found = _prepare(
+        spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False, asked="context"
+    )
     if isinstance(found, Estimate):  # the engine cannot run this format here
         return MemoryNeed(
             model=spec.name, gpu=acc.name, gpus=gpus, precision=found.precision, engine=found.engine,
@@ -587,8 +595,10 @@ def _prepare(
     context_out: int,
     kv_dtype: str | KvDtype | None,
     strict: bool,
+    asked: str = "context_in + context_out",
 ) -> _Prepared | Estimate:
-    """The load-independent part of an estimate, or the answer when the engine cannot run it here."""
+    """The load-independent part of an estimate, or the answer when the engine cannot run it here
+    (``asked``: how an error names the context, "context" for :func:`memory_needed`)."""
     warnings: list[str] = []
     if model_note:
         warnings.append(model_note)
@@ -602,6 +612,10 @@ def _prepare(
         vendor=acc.vendor,
     )
     eng = _for_model(on_gpu, spec)
+    # a stated --max-model-len shorter than the context: an input error; past the window: a warning
+    past_window = within_max_model_len(spec, eng, context_in, context_out, asked)
+    if past_window:
+        warnings.append(past_window)
     if eng.ignored_flags:
         warnings.append(
             f"engine flags gpuscout does not model, ignored: {' '.join(eng.ignored_flags)} (read: "

@@ -7,10 +7,14 @@ model or GPU name raises the knowledge table's ``UnknownNameError`` with the clo
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
+
+if TYPE_CHECKING:
+    from gpuscout.estimate.engines import EngineProfile
 
 
 def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
@@ -104,3 +108,64 @@ def positive_float(field: str, value: object, high: float) -> float:
     if not 0 < value <= high:
         raise InvalidInputError(field, f"{value} is out of range", f"> 0, <= {high:g}")
     return float(value)
+
+
+#: Engines that refuse to start with a context length above the model's window, and the override.
+#: vLLM derives its max_model_len from the config (max_position_embeddings, RoPE scaling weighed) and
+#: refuses a larger --max-model-len ("User-specified max_model_len ... is greater than the derived
+#: max_model_len") unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set; SGLang refuses a larger
+#: --context-length unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set.
+REFUSE_PAST_WINDOW: dict[str, str] = {
+    "vllm": "vLLM refuses a max_model_len above the model's derived one (unless "
+    "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 is set)",
+    "sglang": "SGLang refuses a context length above the model's (unless "
+    "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 is set)",
+}
+
+
+def within_max_model_len(
+    spec: ModelSpec,
+    eng: EngineProfile,
+    context_in: int,
+    context_out: int,
+    asked: str = "context_in + context_out",
+) -> str:
+    """Check the engine's stated ``--max-model-len`` (SGLang: ``--context-length``) against the context
+    asked (``asked`` names it: "context_in + context_out", or "context") and the model's window.
+
+    A max_model_len shorter than the context asked is an input error naming the ``engine`` field and
+    both figures: the engine rejects a request whose prompt plus output exceeds it (vLLM answers 400,
+    "This model's maximum context length is ..."), so no estimate at that context is an answer. One
+    longer than the model's window (``max_position_embeddings``) is the returned warning: vLLM and
+    SGLang refuse to start with it unless an override is set (:data:`REFUSE_PAST_WINDOW`; the engine
+    text cannot say whether it is, and Qwen's SGLang speed benchmark ran Qwen3 with
+    context_length=140000, so it was), and past the window the output is wrong without RoPE scaling.
+    "" when there is nothing to say.
+    """
+    from gpuscout.estimate.launch_flags import max_model_len_flag
+
+    limit = eng.max_model_len
+    if not limit:
+        return ""
+    flag = max_model_len_flag(eng.name)
+    window = spec.max_position_embeddings
+    if window and limit > window:
+        said = (
+            f"{flag} {limit} is longer than {spec.name}'s context window of {window:,} tokens "
+            "(max_position_embeddings)"
+        )
+        refusal = REFUSE_PAST_WINDOW.get(eng.name)
+        started = f"{refusal}: taken as started with that override; " if refusal else ""
+        warning = f"{said}: {started}past the window the output is wrong without RoPE scaling"
+    else:
+        warning = ""
+    total = context_in + context_out
+    if total > limit:
+        parts = f": {context_in:,} + {context_out:,}" if asked == "context_in + context_out" else ""
+        raise InvalidInputError(
+            "engine",
+            f"{flag} {limit} is shorter than the {total:,}-token context asked ({asked}{parts}): "
+            f"{eng.label} rejects a request whose prompt and output exceed it",
+            f"{flag} >= {total}, or {asked} <= {limit}",
+        )
+    return warning

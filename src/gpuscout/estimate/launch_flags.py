@@ -206,6 +206,17 @@ def profile_settings(flags: LaunchFlags, step_overhead_us: float, seq_overhead_u
     return out
 
 
+#: The engine's own spelling of the flag that sets ``max_model_len`` (``--max-model-len`` elsewhere:
+#: vLLM's, which gpuscout reads for every engine).
+_MAX_MODEL_LEN_FLAG = {"sglang": "--context-length"}
+
+
+def max_model_len_flag(engine: str) -> str:
+    """How a message names the flag that set ``max_model_len`` for ``engine`` (a profile's ``name``):
+    SGLang's ``--context-length``, vLLM's ``--max-model-len`` otherwise."""
+    return _MAX_MODEL_LEN_FLAG.get(engine, "--max-model-len")
+
+
 def read_flag_names() -> str:
     """The flags :func:`read_flags` sets something from, for messages."""
     return ", ".join([f.shown for f in _FLAGS] + ["--enable-chunked-prefill"])

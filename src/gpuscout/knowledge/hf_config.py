@@ -6,12 +6,17 @@ deepseek_v3 (and v2), gpt_oss, gemma / gemma2 / gemma3 (incl. ``text_config`` ne
 never weights. A key that a supported architecture needs and the config lacks raises
 ``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
 edge, in :mod:`gpuscout.loaders`.
+
+The context window (``ModelSpec.max_position_embeddings``) reads ``rope_scaling`` (transformers 5:
+``rope_parameters``) as well: see :func:`context_window`; the spec's ``notes`` say which figure was
+taken and why.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.model_types import ModelSpec
@@ -119,6 +124,114 @@ def _text_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
     return cfg, model_type
 
 
+#: RoPE scaling types that stretch the trained window by ``factor`` (transformers' "yarn" (YaRN),
+#: "linear" (position interpolation) and "dynamic" (dynamic NTK)): a config that states the unscaled
+#: window in ``max_position_embeddings`` serves ``factor`` x that many tokens.
+_STRETCHING_ROPE = frozenset({"yarn", "linear", "dynamic"})
+#: Types whose config states the extended window in ``max_position_embeddings`` already: "llama3"
+#: (Llama 3.1+: 131,072 with factor 8 over an original 8,192) and Phi-3's "longrope" (old name "su").
+_WINDOW_STATED_ROPE = frozenset({"llama3", "longrope", "su"})
+#: Model types whose ``max_position_embeddings`` is the scaled window whatever the rope type: Gemma 3's
+#: linear factor 8 applies to its global layers of a 131,072-token model (vLLM skips the factor for it
+#: too).
+_WINDOW_STATED_MODELS = frozenset({"gemma3", "gemma3_text"})
+
+
+class ContextWindow(NamedTuple):
+    """The tokens a config's model serves (``tokens``, 0: unknown) and how that figure was read
+    (``note``: "" when it is ``max_position_embeddings`` with no RoPE scaling to weigh)."""
+
+    tokens: int
+    note: str
+
+
+def _rope_scaling(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The config's RoPE scaling block: ``rope_scaling``, else transformers 5's ``rope_parameters``
+    (per layer kind in Gemma 3: the full-attention layers' one sets the window)."""
+    rope = cfg.get("rope_scaling")
+    if rope is None:
+        rope = cfg.get("rope_parameters")
+        if isinstance(rope, Mapping) and not ({"rope_type", "type"} & rope.keys()):
+            rope = rope.get("full_attention")
+    if rope is None:
+        return None
+    if not isinstance(rope, Mapping):
+        raise InvalidInputError("rope_scaling", f"must be a JSON object or null, got {rope!r}")
+    return rope
+
+
+def _rope_factor(rope: Mapping[str, Any], kind: str) -> float:
+    factor = rope.get("factor")
+    if factor is None:
+        raise InvalidInputError(
+            "rope_scaling", f"a {kind} rope_scaling has no factor", "factor: a number >= 1"
+        )
+    if isinstance(factor, bool) or not isinstance(factor, int | float) or not math.isfinite(factor):
+        raise InvalidInputError("rope_scaling", f"factor must be a number, got {factor!r}", ">= 1")
+    if factor <= 0:
+        raise InvalidInputError("rope_scaling", f"factor must be positive, got {factor!r}", ">= 1")
+    return float(factor)
+
+
+def _window_from(cfg: Mapping[str, Any], model_type: str) -> ContextWindow:
+    stated = _opt_int(cfg, "max_position_embeddings", "n_positions", "max_seq_len")
+    rope = _rope_scaling(cfg)
+    if rope is None:
+        return ContextWindow(stated, "")
+    kind = str(rope.get("rope_type") or rope.get("type") or "default").lower()
+    if kind == "default":
+        return ContextWindow(stated, "")
+    said = f"max_position_embeddings {stated:,}"
+    original = _opt_int(rope, "original_max_position_embeddings") or _opt_int(
+        cfg, "original_max_position_embeddings"
+    )
+    if kind in _WINDOW_STATED_ROPE or model_type in _WINDOW_STATED_MODELS:
+        over = [f"factor {rope['factor']:g}"] if isinstance(rope.get("factor"), int | float) else []
+        over += [f"original {original:,}"] if original else []
+        how = f"rope_type {kind}" + (f" ({', '.join(over)})" if over else "")
+        if kind not in _WINDOW_STATED_ROPE:
+            how += f" of model_type {model_type}"
+        return ContextWindow(stated, f"context window {said} as stated: with {how} it is the scaled window")
+    if kind not in _STRETCHING_ROPE:
+        return ContextWindow(stated, f"context window {said} as stated (rope_scaling type {kind!r} not read)")
+    factor = _rope_factor(rope, kind)
+    base = original or stated
+    if not base:
+        return ContextWindow(0, "")
+    if original and stated > original:
+        return ContextWindow(
+            stated,
+            f"context window {said} as stated: it exceeds original_max_position_embeddings {original:,}, "
+            f"so it is the {kind}-scaled window already (factor {factor:g})",
+        )
+    if factor <= 1:
+        return ContextWindow(
+            stated, f"context window {said}: rope_scaling {kind} factor {factor:g} does not extend it"
+        )
+    tokens = int(factor * base)
+    of = f"original_max_position_embeddings {original:,}" if original else said
+    unscaled = (
+        f", max_position_embeddings {stated:,} being the unscaled window" if original and stated else ""
+    )
+    return ContextWindow(
+        tokens, f"context window {tokens:,} tokens: rope_scaling {kind} factor {factor:g} x {of}{unscaled}"
+    )
+
+
+def context_window(config: Mapping[str, Any]) -> ContextWindow:
+    """The context window of a parsed ``config.json``'s model, RoPE scaling weighed.
+
+    For "yarn", "linear" and "dynamic" scaling a config that states the unscaled window
+    (``max_position_embeddings`` equal to ``original_max_position_embeddings``, or no original given)
+    serves ``factor`` x the original (a Qwen config of 32,768 with YaRN factor 4: 131,072); one whose
+    ``max_position_embeddings`` already exceeds the original states the scaled window (DeepSeek-V3:
+    163,840 = 40 x 4,096; gpt-oss: 131,072 = 32 x 4,096), kept as stated. "llama3" and "longrope"
+    configs (and Gemma 3's) state the scaled window already (Llama 3.1: 131,072).
+    """
+    cfg, model_type = _text_config(config)
+    return _window_from(cfg, model_type)
+
+
 def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> ModelSpec:
     cfg, model_type = _text_config(raw)
     falcon = model_type in {"falcon", "RefinedWeb", "RefinedWebModel"}
@@ -142,11 +255,11 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
         intermediate = _opt_int(cfg, "ffn_hidden_size") or 4 * hidden
     else:
         intermediate = _required_int(cfg, "intermediate_size")
-    max_pos = _opt_int(cfg, "max_position_embeddings", "n_positions", "max_seq_len")
+    window = _window_from(cfg, model_type)
     tie = cfg.get("tie_word_embeddings")
     if tie is None:
         tie = model_type in _TIED_BY_DEFAULT
-    window = _sliding_window(cfg, model_type)
+    sliding = _sliding_window(cfg, model_type)
 
     num_experts = _opt_int(cfg, "num_local_experts", "n_routed_experts", "num_experts")
     experts_per_token = _opt_int(cfg, "num_experts_per_tok", "experts_per_token") if num_experts else 0
@@ -191,10 +304,10 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
         num_key_value_heads=int(kv_heads),
         head_dim=int(head_dim),
         vocab_size=vocab,
-        max_position_embeddings=max_pos,
+        max_position_embeddings=window.tokens,
         tie_word_embeddings=bool(tie),
-        sliding_window=window,
-        layer_types=_layer_types(cfg, model_type, layers, window),
+        sliding_window=sliding,
+        layer_types=_layer_types(cfg, model_type, layers, sliding),
         num_experts=num_experts,
         experts_per_token=experts_per_token,
         moe_intermediate_size=moe_width,
@@ -210,7 +323,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
         index_head_dim=_opt_int(cfg, "index_head_dim"),
         torch_dtype=str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"),
         source=source,
-        notes=f"imported from config.json (model_type {model_type})",
+        notes="; ".join(filter(None, (f"imported from config.json (model_type {model_type})", window.note))),
         mlp_type="plain" if falcon else "gated",
         norm_type="layernorm" if falcon else "rmsnorm",
         norms_per_layer=norms_per_layer,
