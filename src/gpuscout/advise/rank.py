@@ -49,6 +49,7 @@ from gpuscout.advise.cost import (
 from gpuscout.advise.evaluators import evaluator_for
 from gpuscout.advise.reasons import RowContext, duration, explain, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
+from gpuscout.advise.training_configs import stated_internode
 from gpuscout.advise.types import (
     Advice,
     Config,
@@ -269,7 +270,7 @@ class Ranker:
         self._cm: dict[tuple[object, ...], CostModel] = {}
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
         # per configuration key: (evaluation, time, cost models by terms signature)
-        # (training: and the offer's host RAM, which an offload layout needs: TrainingEvaluator.evaluate)
+        # (training: and the offer's stated inter-node bandwidth and host RAM: TrainingEvaluator.evaluate)
         self._cfg: dict[tuple[object, ...], _ConfigEntry] = {}
         self._by_ram = isinstance(workload, FinetuneWorkload | PretrainWorkload)
         # the last ``score_rows``' offers by configuration (indices), for the region copies of the rows shown
@@ -437,7 +438,11 @@ class Ranker:
 
     # ---- scoring --------------------------------------------------------------------------------
     def _config_entry(self, offer: Offer) -> _ConfigEntry:
-        key = (*config_key(offer), offer.ram_gb if self._by_ram else None)
+        # training: the offer's host RAM and stated inter-node bandwidth pick among the layouts too
+        if self._by_ram:
+            key: tuple[object, ...] = (*config_key(offer), stated_internode(offer), offer.ram_gb)
+        else:
+            key = (*config_key(offer), None, None)
         entry = self._cfg.get(key)
         if entry is None:
             entry = (self.evaluator.evaluate(offer), 0.0, ({}, {}))
@@ -567,7 +572,8 @@ class Ranker:
                 least = -inf  # a negative data price: the bound below does not hold, never skipped
             leasts[i] = least
             ram = offer.ram_gb if by_ram else None
-            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode, ram)
+            network = stated_internode(offer) if by_ram else None  # what several nodes are timed over
+            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode, network, ram)
             group = groups.get(key)
             if group is None:
                 groups[key] = group = []

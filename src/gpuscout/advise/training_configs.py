@@ -16,12 +16,20 @@ and when none fits the GPUs the offer is rejected naming the RAM needed and the 
 does not list its RAM keeps the offload layout, and its row says how much RAM to check for. What fits is
 worked out per ``ConfigKey`` as for every kind; an offer's RAM then only picks among the layouts
 (``TrainingEvaluator.evaluate``), so two offers of one configuration with different RAM may differ.
+
+Network between nodes: a layout on several nodes is timed over the inter-node bandwidth the offer states
+(:func:`stated_internode`: ``extra["internode_gbps"]``, Gbit/s per instance as the provider states it,
+passed to the estimator in GB/s), so two offers of one ``ConfigKey`` with different stated figures are
+evaluated apart (and ranked apart: ``Ranker`` groups offers by it too). Where the offer states none the
+estimator's default is used and its row warns of it. Either way the row's ``training`` text says the
+figure and where it comes from.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from gpuscout.advise.assumptions import Assumptions
@@ -31,6 +39,8 @@ from gpuscout.advise.configs import (
     ConfigEval,
     ConfigKey,
     capacity_gb,
+    config_key,
+    fabric_accelerator,
     fabric_unstated,
     reject,
     reject_kind_of,
@@ -82,7 +92,68 @@ class _Trained(NamedTuple):
     ram_short: float | None = None  # host RAM per node an offload layout needed that the offer lacks
 
 
-_Call = tuple[Accelerator, int, int, str, bool, str, int]
+_Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
+
+#: the largest stated network Gbit/s per node taken: ``estimate_training``'s bound, 1e6 GB/s
+MAX_INTERNODE_GBIT = 8e6
+_FABRIC_NAMES = {"efa": "EFA", "infiniband": "InfiniBand", "roce": "RoCE"}
+
+
+@dataclass(frozen=True, slots=True)
+class StatedInternode:
+    """An offer's inter-node bandwidth as its source states it (per instance)."""
+
+    kind: str  # the offer's inter-node fabric: "efa", "infiniband", "roce"
+    gbit_per_s: float  # Gbit/s, as stated
+    source: str  # where it is stated (the fabric's documentation, else the offer's source)
+
+    @property
+    def gbyte_per_s(self) -> float:
+        """GB/s per node: what ``estimate_training(internode_gbps=...)`` takes."""
+        from gpuscout.estimate.training import gbit_to_gbyte  # the estimator's, loaded with it
+
+        return gbit_to_gbyte(self.gbit_per_s)
+
+    def describe(self) -> str:
+        """'400 GB/s per node (3,200 Gbit/s EFA, as stated: https://...)'."""
+        gbit = f"{self.gbit_per_s:,.0f} Gbit/s {_FABRIC_NAMES.get(self.kind, self.kind)}"
+        return f"{self.gbyte_per_s:,.4g} GB/s per node ({gbit}, as stated: {self.source})"
+
+
+def stated_internode(offer: Offer) -> StatedInternode | None:
+    """The inter-node bandwidth ``offer`` states: its ``extra["internode_gbps"]``, Gbit/s per instance
+    (``gpuscout.catalog.fabrics.internode_extra`` writes it for the instance types whose documentation
+    states one), with ``extra["internode_source"]``. ``None`` where it states none, the figure is not a
+    positive number (or is past the estimator's bound), or the offer names no inter-node fabric (the
+    advisor joins no such instances)."""
+    if not offer.internode or not offer.extra:
+        return None
+    text = offer.extra.get("internode_gbps", "")
+    if not text:
+        return None
+    try:
+        gbit = float(text)
+    except ValueError:
+        return None
+    if not (math.isfinite(gbit) and 0.0 < gbit <= MAX_INTERNODE_GBIT):
+        return None
+    return StatedInternode(offer.internode, gbit, offer.extra.get("internode_source") or offer.source)
+
+
+def _internode_gbps(network: StatedInternode | None, nodes: int) -> float | None:
+    """The network GB/s per node to give the estimator: the offer's stated figure on several nodes, else
+    None (the estimator's default, which it warns of)."""
+    return network.gbyte_per_s if network is not None and nodes > 1 else None
+
+
+def describe_network(network: StatedInternode | None, nodes: int, assumed_gbps: float) -> str:
+    """What the row's nodes are joined at: the offer's stated figure and its source, or the assumed one."""
+    if network is not None:
+        return f"{nodes} nodes joined at {network.describe()}"
+    return (
+        f"{nodes} nodes joined at an assumed {assumed_gbps:,.4g} GB/s per node "
+        "(the offer states no inter-node bandwidth)"
+    )
 
 
 class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
@@ -97,24 +168,29 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         self.model: str | ModelSpec = workload.model
         if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
             self.model = dense_model(workload.params_b, workload.model)
-        # per configuration: the host RAM per node its (RAM-blind) layout needs, when that layout offloads
-        self._offload_need: dict[ConfigKey, float] = {}
-        # per (configuration, the offer's RAM or None): the evaluation an offer with that RAM gets
-        self._by_ram: dict[tuple[ConfigKey, float | None], ConfigEval] = {}
+        # per (configuration, stated network): the host RAM per node its (RAM-blind) layout needs, when
+        # that layout offloads
+        self._offload_need: dict[tuple[ConfigKey, StatedInternode | None], float] = {}
+        # per (configuration, stated network, the offer's RAM or None): the evaluation an offer with it gets
+        self._by_ram: dict[tuple[ConfigKey, StatedInternode | None, float | None], ConfigEval] = {}
+        # per (configuration, stated network) where the offer states one: its RAM-blind evaluation
+        self._by_network: dict[tuple[ConfigKey, StatedInternode], ConfigEval] = {}
         self._estimates: dict[_Call, TrainingResult] = {}  # one estimate per layout, whatever the RAM
 
     def evaluate(self, offer: Offer) -> ConfigEval:
         """The configuration's evaluation as this offer's host RAM allows: an offload layout only where the
         offer has the RAM it needs (else the best layout without offload, or a rejection naming both
-        figures); where the offer lists no RAM, the layout with a warning saying how much it needs."""
-        ev = super().evaluate(offer)
-        need = self._offload_need.get(ev.key)
+        figures); where the offer lists no RAM, the layout with a warning saying how much it needs. Several
+        nodes are timed over the inter-node bandwidth the offer states (else the estimator's default)."""
+        network = stated_internode(offer)
+        ev = self._network_evaluate(offer, network)
+        need = self._offload_need.get((ev.key, network))
         if ev.rejected is not None or need is None or ev.accelerator is None:
             return ev
         ram = _known_ram(offer)
         if ram is not None and need <= ram:
             return ev
-        by_ram = self._by_ram.get((ev.key, ram))
+        by_ram = self._by_ram.get((ev.key, network, ram))
         if by_ram is None:
             if ram is None:
                 by_ram = dataclasses.replace(
@@ -126,16 +202,40 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     ),
                 )
             else:
-                by_ram = self._configure_with(ev.key, ev.accelerator, ram)
-            self._by_ram[(ev.key, ram)] = by_ram
+                by_ram = self._configure_with(ev.key, ev.accelerator, ram, network)
+            self._by_ram[(ev.key, network, ram)] = by_ram
         return by_ram
 
+    def _network_evaluate(self, offer: Offer, network: StatedInternode | None) -> ConfigEval:
+        """The offer's configuration whatever its RAM: once per ``ConfigKey`` where it states no network
+        bandwidth (the base class's memo), once per (key, stated figure) where it does."""
+        if network is None:
+            return super().evaluate(offer)
+        key = config_key(offer)
+        ev = self._by_network.get((key, network))
+        if ev is None:
+            acc = self.accelerator(key[0])
+            if acc is None:  # the base class's rejection of an unknown accelerator
+                return super().evaluate(offer)
+            ev = self._configure_with(key, fabric_accelerator(acc, key[2]), None, network)
+            self._by_network[(key, network)] = ev
+        return ev
+
     def _estimate(
-        self, acc: Accelerator, gpus: int, nodes: int, sharding: str, offload: bool, recompute: str, mb: int
+        self,
+        acc: Accelerator,
+        gpus: int,
+        nodes: int,
+        sharding: str,
+        offload: bool,
+        recompute: str,
+        mb: int,
+        internode_gbps: float | None = None,
     ) -> TrainingResult:
         """The estimator's figures for one layout (once per layout: offers of one configuration with
-        different RAM choose among the same layouts)."""
-        call: _Call = (acc, gpus, nodes, sharding, offload, recompute, mb)
+        different RAM choose among the same layouts). ``internode_gbps``: the network GB/s per node the
+        offer states (several nodes only), None for the estimator's default."""
+        call: _Call = (acc, gpus, nodes, sharding, offload, recompute, mb, internode_gbps)
         found = self._estimates.get(call)
         if found is None:
             w = self.w
@@ -158,6 +258,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 sharding=sharding,
                 cpu_offload=offload,
                 checkpointing=recompute,
+                internode_gbps=internode_gbps,
             )
             self._estimates[call] = found
         return found
@@ -167,15 +268,24 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         cap = capacity_gb(result.memory, acc)
         return 1.0 - result.memory.total_gb / cap if cap > 0 else 0.0
 
-    def _train_call(self, acc: Accelerator, gpus: int, nodes: int, ram_gb: float | None = None) -> _Trained:
+    def _train_call(
+        self,
+        acc: Accelerator,
+        gpus: int,
+        nodes: int,
+        ram_gb: float | None = None,
+        network: StatedInternode | None = None,
+    ) -> _Trained:
         """The fastest layout on ``nodes`` x ``gpus`` that fits with the memory headroom margin, among data
         parallel, FSDP and FSDP with host offload, each with no, selective or full activation checkpointing
         (recomputing costs time; it is only worth paying when the activations would not fit otherwise), at
         the workload's micro-batch or the one past which doubling no longer pays; with ``ram_gb``, host
-        offload only where a node's RAM holds what it keeps there."""
+        offload only where a node's RAM holds what it keeps there; on several nodes, over ``network`` (the
+        offer's stated inter-node bandwidth) or the estimator's default."""
         from gpuscout.estimate.training import describe_layout  # the estimator's, loaded with it
 
         w = self.w
+        internode_gbps = _internode_gbps(network, nodes)
         # Simplest first: plain data parallel, then FSDP, then FSDP with the optimizer and parameters
         # offloaded to host RAM (how a 70B full fine-tune runs on one 8x80 GB node); a later layout is
         # taken only when it is faster.
@@ -192,7 +302,9 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         def fitting(sharding: str, offload: bool, recompute: str, micro_batch: int) -> TrainingResult | None:
             """The estimate of one layout if it fits with the headroom margin (else None, noting why)."""
             nonlocal why, kind, ram_short
-            result = self._estimate(acc, gpus, nodes, sharding, offload, recompute, micro_batch)
+            result = self._estimate(
+                acc, gpus, nodes, sharding, offload, recompute, micro_batch, internode_gbps
+            )
             if not result.fits:
                 return None
             need = host_ram_needed(result) if offload and ram_gb is not None else None
@@ -255,11 +367,15 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         return _Trained(None, why, kind, "")
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
-        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's)."""
-        return self._configure_with(key, acc, None)
+        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), on an
+        offer that states no inter-node bandwidth."""
+        return self._configure_with(key, acc, None, None)
 
-    def _configure_with(self, key: ConfigKey, acc: Accelerator, ram_gb: float | None) -> ConfigEval:
-        """The configuration on an offer with ``ram_gb`` of host RAM per node (None: not checked)."""
+    def _configure_with(
+        self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, network: StatedInternode | None
+    ) -> ConfigEval:
+        """The configuration on an offer with ``ram_gb`` of host RAM per node (None: not checked) and
+        ``network``, the inter-node bandwidth it states (None: the estimator's default)."""
         w = self.w
         g = key[1]
         fabric = key[3]
@@ -287,7 +403,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     f"{n} nodes need an inter-node fabric (none stated for this offer)",
                     kind="fabric",
                 )
-            trained = self._train_call(acc, g, n, ram_gb)
+            trained = self._train_call(acc, g, n, ram_gb, network)
             r = trained.result
             if r is None:
                 ram_bound = trained.ram_short is not None  # its text says the nodes
@@ -310,7 +426,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             return reject(key, acc, why, kind=kind)
         need = host_ram_needed(result) if offload else None
         if need is not None and ram_gb is None:
-            self._offload_need[key] = need
+            self._offload_need[(key, network)] = need
+        if nodes > 1:
+            from gpuscout.estimate.training import default_internode_gbps  # the estimator's, loaded with it
+
+            how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
         notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0

@@ -4,6 +4,14 @@ Feeds such as the SkyPilot-derived snapshot carry no network column, yet multi-n
 know whether instances of a type can be joined over RDMA. This table records what each provider's
 instance documentation states for its 8-GPU training shapes. The figures were read from those pages
 in the past, not captured as payloads, so each entry says where to check it.
+
+Units: ``Fabric.gbps_per_node`` is Gbit/s (bits), as providers state it, and so is the
+``extra["internode_gbps"]`` an offer carries (:func:`internode_extra`). The training estimator's
+``internode_gbps`` is GB/s (bytes) per node: the advisor converts the offer's figure with
+:func:`gpuscout.estimate.training.gbit_to_gbyte` before passing it.
+
+The intra-node fabric of an NVLink-class box (``Interconnect.NVLINK``: a switched GPU-to-GPU baseboard)
+is named per vendor by :func:`intra_node_fabric`: AMD's is Infinity Fabric (xGMI), not NVLink.
 """
 
 from __future__ import annotations
@@ -50,3 +58,32 @@ KNOWN_FABRICS: dict[tuple[str, str], Fabric] = {
 def known_fabric(provider: str, instance_type: str) -> Fabric | None:
     """The documented inter-node fabric of ``instance_type`` at ``provider``, or ``None``."""
     return KNOWN_FABRICS.get((provider.lower(), instance_type))
+
+
+def internode_extra(fabric: Fabric) -> dict[str, str]:
+    """What an offer's ``extra`` carries of its documented fabric: ``internode_gbps``, Gbit/s per instance
+    as the provider states it (not GB/s), and ``internode_source``, where it is stated. The advisor times
+    multi-node training over that figure (``advise.training_configs.stated_internode``)."""
+    return {"internode_source": fabric.source_url, "internode_gbps": f"{fabric.gbps_per_node:g}"}
+
+
+#: The switched GPU-to-GPU fabric of an NVLink-class box (``Interconnect.NVLINK``), by the GPU's vendor
+#: (the ``vendor`` of the accelerator table).
+INTRA_NODE_FABRICS: dict[str, str] = {
+    "NVIDIA": "nvlink",
+    "AMD": "infinity-fabric",  # xGMI links between the OAM modules
+    "Google": "ici",  # TPU inter-chip interconnect
+    "Intel": "roce",  # Gaudi: on-die RoCE v2 NICs, all-to-all inside the box
+    "AWS": "neuronlink",  # Trainium / Inferentia
+}
+_SWITCHED = "nvlink"  # ``Interconnect.NVLINK``'s value: the class of fabric, whatever the vendor
+
+
+def intra_node_fabric(interconnect: str, vendor: str) -> str:
+    """What an offer's GPUs talk over inside the instance, named for the vendor: an NVLink-class box
+    (``interconnect`` "nvlink") of AMD GPUs is "infinity-fabric", of NVIDIA GPUs "nvlink"; "pcie" and
+    "unknown" are kept as they are (``interconnect`` is an ``Interconnect`` or its value)."""
+    value = str(interconnect)
+    if value != _SWITCHED:
+        return value
+    return INTRA_NODE_FABRICS.get(vendor, value)

@@ -152,6 +152,21 @@ class Offer:
         return self.gpu_memory_gb * self.gpu_count
 
     @property
+    def intra_node_fabric(self) -> str:
+        """The GPUs' fabric inside the instance named for their vendor: ``interconnect`` is a class
+        ("nvlink": NVLink / NVSwitch / Infinity Fabric / ICI), this is the fabric an AMD box has
+        ("infinity-fabric"), an NVIDIA one ("nvlink"); "pcie" and "unknown" as they are."""
+        from gpuscout.catalog.fabrics import intra_node_fabric
+        from gpuscout.errors import UnknownNameError
+        from gpuscout.knowledge.accelerators import resolve_gpu
+
+        try:
+            vendor = resolve_gpu(self.accelerator).vendor
+        except UnknownNameError:
+            return self.interconnect.value
+        return intra_node_fabric(self.interconnect, vendor)
+
+    @property
     def key(self) -> tuple[str, str, str, str | None, bool | None]:
         """Identity of an offer within one source snapshot (used to collapse duplicates)."""
         return (self.provider, self.instance_type, self.region, self.zone, self.secure)

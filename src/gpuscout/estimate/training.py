@@ -60,6 +60,7 @@ from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 
 GB = 1e9
+BITS_PER_BYTE = 8.0  # providers state network Gbit/s; ``internode_gbps`` is GB/s (``gbit_to_gbyte``)
 NIC_GBPS_PER_FABRIC_GPU = 50.0  # 400 Gbit/s InfiniBand / RoCE per GPU on HGX-class nodes
 PCIE_NODE_NETWORK_GBPS = 25.0  # 200 Gbit/s Ethernet for a PCIe box
 
@@ -147,6 +148,14 @@ def describe_layout(
             f" ({gpus * micro_batch:,} sequences, {gpus * micro_batch * seq_len:,} tokens per optimizer step)"
         )
     return text
+
+
+def gbit_to_gbyte(gbit_per_s: float) -> float:
+    """A network bandwidth as providers state it (Gbit/s) in the unit ``internode_gbps`` takes (GB/s).
+
+    At line rate, as the default is (a 400 Gbit/s NIC is 50 GB/s): the step-time model applies no NIC
+    efficiency of its own, so a stated figure and the default are compared alike."""
+    return gbit_per_s / BITS_PER_BYTE
 
 
 def default_internode_gbps(acc: Accelerator, gpus: int) -> float:

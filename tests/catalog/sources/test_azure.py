@@ -147,3 +147,15 @@ def test_size_table_resolves_every_row() -> None:
         m = match_gpu(size.gpu, size.slice_gb, allow_fractional=size.slice_gb is not None)
         assert m.fractional == (size.slice_gb is not None), sku
         assert size.series_url.startswith("https://learn.microsoft.com/"), sku
+
+
+@respx.mock
+def test_an_nd_size_carries_its_documented_inter_node_bandwidth() -> None:
+    # the recorded H100 row re-metered as an ND H100 v5 (8 GPUs, 8 x 400 Gbit/s InfiniBand): the live row
+    # states the figure the advisor times multi-node training over, as the snapshot's rows do
+    row = dict(sample("azure")["Items_gpu_fixtures"][0])
+    row.update(armSkuName="Standard_ND96isr_H100_v5", meterName="ND96isr H100 v5", skuName="ND96isr H100 v5")
+    respx.get(PRICES_URL).mock(return_value=httpx.Response(200, json=page([row])))
+    nd = by_type(fetch(AzureSource()))["Standard_ND96isr_H100_v5"]
+    assert nd.internode == "infiniband" and nd.gpu_count == 8
+    assert nd.extra["internode_gbps"] == "3200" and "learn.microsoft.com" in nd.extra["internode_source"]

@@ -76,6 +76,8 @@ def test_aws_items_become_offers_with_spot_merged(catalog_dir: Path) -> None:
     assert p4d.source == f"gpuhunt:aws:{catalog_dir / 'aws.csv'}"
     assert p4d.observed_at is not None
     assert "assumed A100-SXM4-40GB" in p4d.notes  # gpuhunt says only "A100", 40 GB
+    # the documented inter-node fabric and its figure (Gbit/s per instance, as AWS states it)
+    assert (p4d.internode, p4d.extra["internode_gbps"]) == ("efa", "400")
     g5 = offers["g5.xlarge"]
     assert (g5.accelerator, g5.gpu_memory_gb, g5.spot_price_usd_per_hour) == ("A10G", 24, None)
     assert [(d.row, d.reason) for d in src.dropped] == [("x9.quantum us-east-1", "unknown GPU 'QuantumFlux'")]

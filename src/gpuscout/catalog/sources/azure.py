@@ -24,6 +24,7 @@ from typing import Any
 
 import httpx
 
+from gpuscout.catalog.fabrics import internode_extra, known_fabric
 from gpuscout.catalog.normalize import (
     Excluded,
     Unmatched,
@@ -177,6 +178,10 @@ class AzureSource(HttpSource):
         notes = [f"specs from {size.series_url} (recalled, not re-read)"]
         if gpu.note:
             notes.append(gpu.note)
+        extra = {"meters": ", ".join(sorted(set(prices.meters)))}
+        documented = known_fabric("azure", sku)
+        if documented is not None:
+            extra.update(internode_extra(documented))
         return self.gpu_offer(
             gpu,
             instance_type=sku,
@@ -190,7 +195,7 @@ class AzureSource(HttpSource):
             interconnect=fabric(gpu.accelerator),
             internode=size.internode,
             notes="; ".join(notes),
-            extra={"meters": ", ".join(sorted(set(prices.meters)))},
+            extra=extra,
         )
 
 

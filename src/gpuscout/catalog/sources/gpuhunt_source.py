@@ -36,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.fabrics import known_fabric
+from gpuscout.catalog.fabrics import internode_extra, known_fabric
 from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
@@ -267,7 +267,7 @@ class GpuhuntSource(Source):
             extra["gpuhunt_flags"] = " ".join(item["flags"])
         fabric = known_fabric(self.provider, instance)
         if fabric is not None:
-            extra["internode_source"] = fabric.source_url
+            extra.update(internode_extra(fabric))
         return self.gpu_offer(
             gpu,
             instance_type=instance,

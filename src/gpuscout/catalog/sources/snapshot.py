@@ -25,6 +25,10 @@ columns the file carries:
 * ``notes`` and ``extra`` (JSON): what the build did to the row and why (a spot price removed, a
   Vast.ai group median, the source's own region text...).
 
+At load, an instance type with a documented inter-node fabric (:mod:`gpuscout.catalog.fabrics`) gets
+``internode`` (efa / infiniband / roce) and ``extra["internode_gbps"]`` (Gbit/s per instance, as the
+provider states it) and ``extra["internode_source"]``: multi-node training rows are timed over it.
+
 Loading never invents a date: ``observed_at`` is ``None`` (age unknown), never "now".
 """
 
@@ -37,7 +41,7 @@ from collections.abc import Iterator
 from importlib import resources
 from typing import TYPE_CHECKING
 
-from gpuscout.catalog.fabrics import known_fabric
+from gpuscout.catalog.fabrics import internode_extra, known_fabric
 from gpuscout.catalog.normalize import interconnect_for
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.catalog.sources.base import Source
@@ -136,8 +140,7 @@ class SnapshotSource(Source):
             provider = row["provider_id"]
             fabric = known_fabric(provider, row["instance_type"])
             if fabric is not None:
-                extra["internode_source"] = fabric.source_url
-                extra["internode_gbps"] = f"{fabric.gbps_per_node:g}"
+                extra.update(internode_extra(fabric))  # Gbit/s as stated, and where
             yield Offer(
                 provider=provider,
                 instance_type=row["instance_type"],
