@@ -142,6 +142,9 @@ RULE_COUNTS = {
     ("aggregator-spheron", "merge"): 4,
     ("collapse-lambda", "merge"): 374,
     ("resold-variant", "relabel"): 4,  # Prime Intellect's DataCrunch H200 boxes (2 types x FI, IS)
+    ("hgx-h200-instance-types", "set"): 15,  # AWS p5en 11, OCI BM.GPU.H200.8 4
+    ("hgx-a100-40gb-instance-types", "set"): 17,  # AWS p4d 12, Azure ND96asr_v4 3, OCI BM.GPU4.8 2
+    ("hgx-v100-32gb-instance-types", "set"): 7,  # AWS p3dn 4, Azure ND40rs_v2 3
 }
 
 
@@ -418,3 +421,19 @@ def test_a_first_party_listing_two_variants_leaves_the_resold_row_assumed(tmp_pa
     row = next(r for r in result.rows if r["instance_type"] == "datacrunch__8xH200_141GB__176__1450")
     assert row["variant_exact"] == "false" and "assumed" in row["accelerator_note"]
     assert not any(c.rule == "resold-variant" for c in result.changes)
+
+
+def test_documented_hgx_instance_types_are_sxm_and_nvlink() -> None:
+    # p5en said "H200", p4d "A100-40GB", p3dn "V100-32GB": assumed variants, so their eight GPUs were
+    # costed over PCIe; the providers' pages state HGX / NVLink boards
+    offers = {(o.provider, o.instance_type): o for o in SnapshotSource().offers()}
+    for key, name in [
+        (("aws", "p5en.48xlarge"), "H200-SXM"),
+        (("aws", "p4d.24xlarge"), "A100-SXM4-40GB"),
+        (("aws", "p3dn.24xlarge"), "V100-SXM2-32GB"),
+        (("oci", "BM.GPU.H200.8"), "H200-SXM"),
+        (("azure", "Standard_ND96asr_v4"), "A100-SXM4-40GB"),
+    ]:
+        o = offers[key]
+        assert o.accelerator == name and o.interconnect.value == "nvlink", key
+        assert o.extra.get("variant") != "assumed", key

@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "ab1dd6d1184f078a91db8b2c6e12ba360f0f20ad1355bcd686247780b698e3cc"
+SNAPSHOT_SHA256 = "04c9c79aa9e2a2ba60c1c91072c27b0290aebcc1bb4f628df2da5a786817c8d0"
