@@ -194,13 +194,13 @@ def test_every_calibration_model_resolves() -> None:
 @pytest.mark.parametrize(
     ("name", "canonical", "precision"),
     [
-        ("Qwen3-14B-AWQ", "qwen3-14b", "int4"),
+        ("Qwen3-14B-AWQ", "qwen3-14b", "awq"),  # int4, as an AWQ checkpoint
         ("Qwen/Qwen2.5-7B-Instruct-GPTQ-Int8", "qwen2.5-7b", "int8"),
         ("Qwen/Qwen3-8B-FP8", "qwen3-8b", "fp8-block"),  # Qwen's FP8 checkpoints: 128x128 blocks
         ("Qwen/Qwen3-30B-A3B-FP8", "qwen3-30b-a3b", "fp8-block"),
         ("RedHatAI/Qwen3-8B-FP8-dynamic", "qwen3-8b", "fp8"),  # llm-compressor: per-channel scales
         ("meta-llama-3.1-8b-instruct-fp8", "llama-3.1-8b", "fp8"),  # per-tensor (Neural Magic)
-        ("TheBloke/Llama-2-70B-GPTQ", "llama-2-70b", "int4"),
+        ("TheBloke/Llama-2-70B-GPTQ", "llama-2-70b", "gptq"),
     ],
 )
 def test_quantized_checkpoint_names_resolve_to_the_base_with_their_precision(

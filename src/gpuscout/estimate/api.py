@@ -23,7 +23,14 @@ from gpuscout.estimate.engines import (
 from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape
 from gpuscout.estimate.launch_flags import read_flag_names
 from gpuscout.estimate.lazy_text import text
-from gpuscout.estimate.memory import GIB, MemoryPlan, capacity_bytes, max_batch, plan_memory
+from gpuscout.estimate.memory import (
+    GIB,
+    MemoryPlan,
+    capacity_bytes,
+    card_memory_label,
+    max_batch,
+    plan_memory,
+)
 from gpuscout.estimate.parallel import (
     TP_HEAD_RULES,
     gpu_link,
@@ -1002,7 +1009,7 @@ def _unsupported(
     ``reason``: a refusal other than the support verdict's (then ``instead`` says what would run and
     ``sources`` where the rule is read; ``field`` is what ``strict`` names)."""
     why = reason or verdict.message()
-    alts = alternatives(eng.name, verdict.precision, acc) if not reason else ()
+    alts = alternatives(eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint) if not reason else ()
     would_run = "; ".join(a.message() for a in alts) if alts else instead
     if strict:
         raise ConfigurationRejected(field, why, "would run: " + (would_run or "none found"))
@@ -1065,13 +1072,13 @@ def _memory_assumptions(
         "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
         "kv_dtype": _kv_note(st),
         "memory_budget": (
-            f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB ({st.acc.memory_gb:g} GiB card) "
+            f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB ({card_memory_label(st.acc)}) "
             f"for weights and KV cache (mem_fraction_static"
             f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - CUDA context "
             f"{eng.cuda_context_gb:g} GB; activations and CUDA graphs beside it"
             if eng.pool_excludes_activations
             else f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
-            f"({st.acc.memory_gb:g} GiB card) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
+            f"({card_memory_label(st.acc)}) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
             f"{eng.engine_reserve_gb:g} GB"
         ),
         "kv_allocation": (

@@ -153,6 +153,18 @@ def capacity_bytes(acc: Accelerator) -> float:
     return acc.memory_gb * GIB * (1.0 - DRIVER_RESERVED_FRACTION)
 
 
+def card_memory_label(acc: Accelerator) -> str:
+    """The card's memory as a memory budget states it: the vendor's figure in the vendor's unit ("24 GB",
+    which holds 24 GiB: see the module note), then the GiB the budget starts from: what the device reports
+    where the table records it ("24 GB card, 22.5 GiB usable with ECC" for an L4), else that nominal
+    ("141 GB card, 141 GiB" for an H200; :func:`capacity_bytes` keeps back the driver's 0.4 % of it)."""
+    usable = acc.usable_memory_gib
+    if usable is None:
+        return f"{acc.memory_gb:g} GB card, {acc.memory_gb:g} GiB"
+    ecc = " with ECC" if "ECC" in acc.usable_memory_source else ""
+    return f"{acc.memory_gb:g} GB card, {usable:.1f} GiB usable{ecc}"
+
+
 @dataclass(frozen=True, slots=True)
 class MemoryPlan:
     """Per-GPU placement of an inference workload (bytes)."""

@@ -42,7 +42,7 @@ Effective bits per weight, with where each figure comes from:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 
 from gpuscout.errors import InvalidInputError
@@ -84,6 +84,9 @@ class WeightFormat:
     attn_bits: float | None = None  # formats that leave the attention projections unconverted: their bits
     wide_layers: int = 0  # whole decoder layers (first and last) left at 16 bits
     kernel: str = ""  # kernel family whose engine efficiencies apply, when not the compute class's
+    # the checkpoint format when the spelling names one ("awq", "gptq" for int4): the same bits and speed,
+    # but engines do not load every format everywhere (TGI runs GPTQ on ROCm, not AWQ)
+    checkpoint: str = ""
 
     @property
     def efficiency_class(self) -> str:
@@ -362,9 +365,25 @@ def resolve_precision(name: str | WeightFormat) -> WeightFormat:
     return _resolve_precision(name)
 
 
+# Spellings that name the checkpoint format as well as the precision (engine support can differ by format).
+_CHECKPOINT_OF: dict[str, str] = {
+    "awq": "awq",
+    "int4-awq": "awq",
+    "awq-int4": "awq",
+    "gptq": "gptq",
+    "int4-gptq": "gptq",
+    "gptq-int4": "gptq",
+}
+
+
 @cache
 def _resolve_precision(name: str) -> WeightFormat:
     key = _normalise(name)
+    fmt = _resolve_format(name, key)
+    return replace(fmt, checkpoint=_CHECKPOINT_OF[key]) if key in _CHECKPOINT_OF else fmt
+
+
+def _resolve_format(name: str, key: str) -> WeightFormat:
     for candidate in (key, key.replace("gguf-", "", 1) if key.startswith("gguf-") else key):
         if candidate in _FORMATS:
             return _FORMATS[candidate]

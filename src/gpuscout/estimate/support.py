@@ -67,8 +67,10 @@ class RunCheck:
 
 
 def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> SupportVerdict:
-    """The support verdict for an already resolved engine profile and format."""
-    return check_support(engine.name, support_key(fmt), acc)
+    """The support verdict for an already resolved engine profile and format (its checkpoint format too,
+    when the spelling named one: "awq" is judged as an AWQ checkpoint, not as any int4)."""
+    key = support_key(fmt)
+    return check_support(engine.name, key, acc, fmt.checkpoint if not fmt.gguf else "")
 
 
 def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str | Accelerator) -> RunCheck:
@@ -83,5 +85,9 @@ def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str
     fmt = resolve_precision(precision)
     acc = resolve_gpu_arg(gpu)
     verdict = verdict_for(eng, fmt, acc)
-    alts = () if verdict.mode == "native" else alternatives(eng.name, support_key(fmt), acc)
+    alts = (
+        ()
+        if verdict.mode == "native"
+        else alternatives(eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint)
+    )
     return RunCheck(verdict, alts)

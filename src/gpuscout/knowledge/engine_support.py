@@ -10,11 +10,13 @@ claim with its source URL and how well it is known:
 * ``partial``: sources disagree or cover part of the claim;
 * ``unverified``: indirect evidence only (the verdict says so).
 
-A row applies to an ``engine``, a ``precision`` key ("*" for the engine's platform rows) and a
-``target``: ``nvidia`` with a compute-capability range ``min_cc``..``max_cc``, ``amd`` (optionally
-``amd:gfx942;gfx950``), ``tpu[:v5e;...]``, ``gaudi``, ``neuron[:trainium2;...]`` or ``*``. For one
-combination the first matching platform row decides whether the engine runs on the accelerator at all,
-then the first matching precision row how it runs that precision. Modes:
+A row applies to an ``engine``, a ``precision`` key ("*" for the engine's platform rows), optionally
+narrowed to one checkpoint format (``int4:awq``: an AWQ checkpoint only; a bare ``int4`` row holds for
+every int4 checkpoint, AWQ and GPTQ alike) and a ``target``: ``nvidia`` with a compute-capability range
+``min_cc``..``max_cc``, ``amd`` (optionally ``amd:gfx942;gfx950``), ``tpu[:v5e;...]``, ``gaudi``,
+``neuron[:trainium2;...]`` or ``*``. For one combination the first matching platform row decides whether
+the engine runs on the accelerator at all, then the first matching precision row how it runs that
+precision. Modes:
 
 * ``native``: the matmuls run in that format on its tensor cores;
 * ``weight-only``: weights stored narrow, dequantised in the kernel, math at the 16-bit rate
@@ -54,6 +56,9 @@ ENGINES: tuple[str, ...] = (
     "llama.cpp",
     "gpt-fast",
 )
+#: Checkpoint formats a precision row may be narrowed to (``int4:awq``), by precision key: engines that
+#: load both AWQ and GPTQ as "int4" do not always run both on every platform (TGI: no AWQ on ROCm).
+CHECKPOINTS: dict[str, tuple[str, ...]] = {"int4": ("awq", "gptq")}
 #: Precision keys of the rules. ``int8`` = 8-bit weight-only (GPTQ-Int8, LLM.int8), ``w8a8`` = INT8
 #: weights and activations (SmoothQuant), ``int4`` = AWQ/GPTQ 4-bit, ``nf4`` = bitsandbytes 4-bit.
 PRECISIONS: tuple[str, ...] = (
@@ -131,7 +136,7 @@ class SupportRule:
     """One sourced claim: ``engine`` runs ``precision`` on ``target`` in ``mode``."""
 
     engine: str
-    precision: str  # a PRECISIONS key, or "*" for the engine's platform rows
+    precision: str  # a PRECISIONS key, "*" for the engine's platform rows, "int4:awq" for one checkpoint
     target: str
     min_cc: str
     max_cc: str
@@ -161,6 +166,21 @@ class SupportRule:
     def sources(self) -> tuple[str, ...]:
         return tuple(u.strip() for u in self.source_url.split(" ; ") if u.strip())
 
+    @property
+    def precision_key(self) -> str:
+        """The precision key the row is for ("int4" of "int4:awq")."""
+        return self.precision.partition(":")[0]
+
+    @property
+    def checkpoint(self) -> str:
+        """The checkpoint format the row is narrowed to ("awq" of "int4:awq"); "" for every one."""
+        return self.precision.partition(":")[2]
+
+    def holds_for(self, precision: str, checkpoint: str) -> bool:
+        """Whether the row speaks of ``precision`` as stored in ``checkpoint`` ("" when not said): a row
+        narrowed to one format holds only when that format is asked."""
+        return self.precision_key == precision and self.checkpoint in ("", checkpoint)
+
 
 @functools.cache
 def support_rules() -> tuple[SupportRule, ...]:
@@ -168,8 +188,10 @@ def support_rules() -> tuple[SupportRule, ...]:
     text = resources.files("gpuscout.knowledge").joinpath("data", _DATA_FILE).read_text(encoding="utf-8")
     rules = tuple(SupportRule(**row) for row in csv.DictReader(io.StringIO(text)))
     for r in rules:
-        if r.engine not in ENGINES or (r.precision != "*" and r.precision not in PRECISIONS):
+        if r.engine not in ENGINES or (r.precision != "*" and r.precision_key not in PRECISIONS):
             raise ValueError(f"engine_support.csv: unknown engine/precision in {r}")
+        if r.checkpoint and r.checkpoint not in CHECKPOINTS.get(r.precision_key, ()):
+            raise ValueError(f"engine_support.csv: unknown checkpoint format in {r}")
         if r.mode not in MODES or r.tag not in TAGS:
             raise ValueError(f"engine_support.csv: unknown mode/tag in {r}")
     return rules
@@ -188,6 +210,12 @@ class SupportVerdict:
     sources: tuple[str, ...]
     platform_rule: SupportRule | None
     precision_rule: SupportRule | None
+    checkpoint: str = ""  # the checkpoint format asked ("awq", "gptq"), "" when not said
+
+    @property
+    def asked(self) -> str:
+        """The precision as asked: "int4 (AWQ)" for an AWQ checkpoint, else the key."""
+        return f"{self.precision} ({self.checkpoint.upper()})" if self.checkpoint else self.precision
 
     @property
     def supported(self) -> bool:
@@ -217,7 +245,7 @@ class SupportVerdict:
             "unsupported": "is not supported",
         }[self.mode]
         tag = "" if self.tag == "sourced" else f" [{self.tag}]"
-        return f"{self.engine}: {self.precision} on {self.accelerator} {what}: {self.reason}{tag}"
+        return f"{self.engine}: {self.asked} on {self.accelerator} {what}: {self.reason}{tag}"
 
 
 def _check_choice(field: str, value: str, accepted: tuple[str, ...]) -> str:
@@ -234,25 +262,29 @@ _TAG_ORDER = {t: i for i, t in enumerate(TAGS)}
 
 #: Verdicts already given: the rules are fixed data and a verdict a frozen value, so one
 #: (engine, precision, accelerator) is judged once per process (the advisor asks thousands of times).
-_VERDICTS: dict[tuple[str, str, Accelerator], SupportVerdict] = {}
+_VERDICTS: dict[tuple[str, str, Accelerator, str], SupportVerdict] = {}
 
 
-def check_support(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
+def check_support(engine: str, precision: str, acc: Accelerator, checkpoint: str = "") -> SupportVerdict:
     """The verdict for one (engine, precision key, accelerator).
 
     ``engine`` is a canonical name of ``ENGINES`` and ``precision`` a ``PRECISIONS`` key (the estimator
-    maps its formats onto them: ``gpuscout.estimate.support``). Raises InvalidInputError otherwise.
+    maps its formats onto them: ``gpuscout.estimate.support``). ``checkpoint`` names the checkpoint format
+    when it was asked ("awq", "gptq": ``CHECKPOINTS``): rows narrowed to another format do not apply.
+    Raises InvalidInputError otherwise.
     """
-    key = (engine, precision, acc)
+    key = (engine, precision, acc, checkpoint)
     verdict = _VERDICTS.get(key)
     if verdict is None:
-        verdict = _VERDICTS[key] = _judge(engine, precision, acc)
+        verdict = _VERDICTS[key] = _judge(engine, precision, acc, checkpoint)
     return verdict
 
 
-def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
+def _judge(engine: str, precision: str, acc: Accelerator, checkpoint: str = "") -> SupportVerdict:
     engine = _check_choice("engine", engine, ENGINES)
     precision = _check_choice("precision", precision, PRECISIONS)
+    if checkpoint:
+        checkpoint = _check_choice("checkpoint", checkpoint, CHECKPOINTS.get(precision, ()))
     plat = platform_of(acc)
     rules = [r for r in support_rules() if r.engine == engine]
     platform_rule = next((r for r in rules if r.precision == "*" and r.matches(plat)), None)
@@ -267,6 +299,7 @@ def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
             (),
             None,
             None,
+            checkpoint,
         )
     if platform_rule.mode == "unsupported":
         return SupportVerdict(
@@ -279,8 +312,9 @@ def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
             platform_rule.sources,
             platform_rule,
             None,
+            checkpoint,
         )
-    precision_rule = next((r for r in rules if r.precision == precision and r.matches(plat)), None)
+    precision_rule = next((r for r in rules if r.holds_for(precision, checkpoint) and r.matches(plat)), None)
     if precision_rule is None:
         return SupportVerdict(
             engine,
@@ -292,6 +326,7 @@ def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
             platform_rule.sources,
             platform_rule,
             None,
+            checkpoint,
         )
     tag = max((platform_rule.tag, precision_rule.tag), key=_TAG_ORDER.__getitem__)
     reason = precision_rule.rule
@@ -309,6 +344,7 @@ def _judge(engine: str, precision: str, acc: Accelerator) -> SupportVerdict:
         platform_rule.sources + tuple(s for s in precision_rule.sources if s not in platform_rule.sources),
         platform_rule,
         precision_rule,
+        checkpoint,
     )
 
 
@@ -321,6 +357,7 @@ class Alternative:
     mode: str
     reason: str
     tag: str
+    checkpoint: str = ""  # the checkpoint format, when the alternative is another format's ("gptq")
 
     def message(self) -> str:
         tag = "" if self.tag == "sourced" else f" [{self.tag}]"
@@ -329,6 +366,8 @@ class Alternative:
             if self.engine == "llama.cpp"
             else self.precision
         )
+        if self.checkpoint:
+            what = f"{self.checkpoint.upper()} {what}"
         return f"{self.engine} with {what} ({self.mode}){tag}"
 
 
@@ -345,31 +384,43 @@ _GGUF_EQUIVALENT = {
 }
 
 
-def alternatives(engine: str, precision: str, acc: Accelerator, *, limit: int = 4) -> tuple[Alternative, ...]:
-    """What nearest combinations would run on ``acc``: other engines with the same precision first
-    (native before weight-only, sourced before unverified), then this engine with the nearest
-    precisions (``_NEIGHBOURS``), then other engines with those. At most ``limit``."""
+def alternatives(
+    engine: str, precision: str, acc: Accelerator, *, checkpoint: str = "", limit: int = 4
+) -> tuple[Alternative, ...]:
+    """What nearest combinations would run on ``acc``: for a checkpoint format asked (``checkpoint``,
+    "awq"), this engine with the precision's other formats first (GPTQ where AWQ is refused); then other
+    engines with the same precision (native before weight-only, sourced before unverified), then this
+    engine with the nearest precisions (``_NEIGHBOURS``), then other engines with those. At most ``limit``."""
     engine = _check_choice("engine", engine, ENGINES)
     precision = _check_choice("precision", precision, PRECISIONS)
+    if checkpoint:
+        checkpoint = _check_choice("checkpoint", checkpoint, CHECKPOINTS.get(precision, ()))
     found: list[Alternative] = []
 
-    def consider(e: str, p: str) -> None:
-        if (e, p) == (engine, precision):
+    def consider(e: str, p: str, ck: str = "") -> None:
+        if (e, p) == (engine, precision) and (not ck or ck == checkpoint):
             return
-        v = check_support(e, p, acc)
+        v = check_support(e, p, acc, ck)
         if not v.supported or v.mode == "dequantized":
             return
         if any(
-            a.engine == e and _same_run(e, check_support(e, a.precision, acc).runs_as, v.runs_as)
+            a.engine == e
+            and _same_run(e, check_support(e, a.precision, acc, a.checkpoint).runs_as, v.runs_as)
             for a in found
         ):
             return  # the engine would run the same thing as an alternative already listed
-        found.append(Alternative(e, p, v.mode, v.reason, v.tag))
+        # llama.cpp runs its GGUF equivalent, not the checkpoint format asked
+        found.append(Alternative(e, p, v.mode, v.reason, v.tag, "" if e == "llama.cpp" else ck))
 
+    if checkpoint:  # another format this engine treats differently here (GPTQ where AWQ is refused)
+        asked = check_support(engine, precision, acc, checkpoint).precision_rule
+        for other in CHECKPOINTS[precision]:
+            if check_support(engine, precision, acc, other).precision_rule is not asked:
+                consider(engine, precision, other)
     same = [(e, precision) for e in ENGINES if e != engine]
-    same.sort(key=lambda ep: _rank(check_support(ep[0], ep[1], acc)))
+    same.sort(key=lambda ep: _rank(check_support(ep[0], ep[1], acc, checkpoint)))
     for e, p in same:
-        consider(e, p)
+        consider(e, p, checkpoint)
         if len(found) >= 2:
             break
     for p in _NEIGHBOURS.get(precision, ()):

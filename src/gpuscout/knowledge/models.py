@@ -87,9 +87,10 @@ _QUANT_SUFFIX = re.compile(
 # None: the publisher's FP8 checkpoint of the model, whose scaling depends on the family
 # (:func:`fp8_checkpoint_format`); "-FP8-dynamic" checkpoints (llm-compressor) scale per channel
 _QUANT_PRECISION: dict[str, tuple[str | None, str]] = {
-    "awq": ("int4", "AWQ int4"),
-    "gptqint4": ("int4", "GPTQ int4"),
-    "gptq": ("int4", "GPTQ int4"),
+    # int4 named by its checkpoint format: engines do not load AWQ and GPTQ alike everywhere (TGI on ROCm)
+    "awq": ("awq", "AWQ int4"),
+    "gptqint4": ("gptq", "GPTQ int4"),
+    "gptq": ("gptq", "GPTQ int4"),
     "int4": ("int4", "int4"),
     "gptqint8": ("int8", "GPTQ int8 (weight-only)"),
     "int8": ("int8", "int8 (weight-only)"),
@@ -116,7 +117,7 @@ def fp8_checkpoint_format(spec: ModelSpec) -> str:
 
 
 def _split_quantization(name: str) -> tuple[str, str | None, str] | None:
-    """("Qwen3-14B", "int4", "AWQ int4") for "Qwen3-14B-AWQ"; None when the name has no such suffix."""
+    """("Qwen3-14B", "awq", "AWQ int4") for "Qwen3-14B-AWQ"; None when the name has no such suffix."""
     found = _QUANT_SUFFIX.search(name.strip())
     if found is None:
         return None
