@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from gpuscout.advise.reasons import duration, usd
+from gpuscout.advise.reasons import duration, plural, usd
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
@@ -100,9 +100,10 @@ def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
     out: list[str] = []
     if isinstance(w, ServeWorkload):
         if w.requests_per_s is not None:
-            load = f"load: {w.requests_per_s:g} requests/s"
+            rate = f"{w.requests_per_s:g}"
+            load = f"load: {rate} {plural(rate, 'request')}/s"
         elif w.concurrency is not None:
-            load = f"load: {w.concurrency:,} simultaneous users"
+            load = f"load: {w.concurrency:,} simultaneous {plural(w.concurrency, 'user')}"
         else:
             load = "load: 1 user (none given: --concurrency N or --rps R)"
         out.append(f"{load}, {w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens each")

@@ -18,14 +18,15 @@ inside the estimate's error, and the answer says so.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.backends import Backends, default_backends
+from gpuscout.advise.backends import Backends, default_backends, inference_session
 from gpuscout.advise.rank import Ranker
+from gpuscout.advise.reasons import plural
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
@@ -144,6 +145,7 @@ class _Faq:
             )
         self.offers, self.be, self.a, self.now = offers, be, a, now
         self.context, self.users, self.precision = context, users, precision
+        self.who = f"{users} {plural(users, 'user')}"  # "1 user", "8 users"
         self.gpu = be.accelerator(gpu) if gpu else None
         self.ctx_out = max(1, int(context * OUTPUT_SHARE))
         self.ctx_in = context - self.ctx_out
@@ -154,8 +156,9 @@ class _Faq:
         w: ServeWorkload | FinetuneWorkload | BatchWorkload,
         offers: Sequence[Offer] | None = None,
         top: int = 5,
+        backends: Backends | None = None,
     ) -> list[Recommendation]:
-        ranker = Ranker(w, backends=self.be, assumptions=self.a, now=self.now)
+        ranker = Ranker(w, backends=backends or self.be, assumptions=self.a, now=self.now)
         return list(ranker.advise(self.offers if offers is None else offers, top=top, diagnose=False).rows)
 
     def _chat(self, precision: str, users: int | None = None) -> ServeWorkload:
@@ -252,7 +255,7 @@ class _Faq:
         lead = float(figures[first] or 0.0) if first else 0.0
         int4 = figures.get("int4_gb")
         answer = (
-            f"For {self.users} users at {self.context:,} tokens each, {self.model} needs about {_gb(lead)} "
+            f"For {self.who} at {self.context:,} tokens each, {self.model} needs about {_gb(lead)} "
             f"at {first.removesuffix('_gb') if first else self.precision}"
             + (f" and {_gb(float(int4))} at int4" if isinstance(int4, float) and first != "int4_gb" else "")
             + f"; every extra user at that context adds {per_user:.2f} GB of KV cache, so size for the "
@@ -281,9 +284,7 @@ class _Faq:
     def _card_line(self, fit: CardFit, label: str) -> str:
         acc, e = fit.accelerator, fit.estimate
         if fit.gpus is None or e is None:
-            return (
-                f"{label} ({acc.name}): does not hold it at {fit.precision} for {self.users} users, even on 8"
-            )
+            return f"{label} ({acc.name}): does not hold it at {fit.precision} for {self.who}, even on 8"
         fabric = ""
         if fit.gpus > 1:
             if acc.has_nvlink_class_fabric:
@@ -295,7 +296,7 @@ class _Faq:
             f"{label} ({acc.name}, {acc.memory_gb:.0f} GB {acc.memory_type}, "
             f"{acc.bandwidth_gbps / 1000:.2f} TB/s, {fp8}): at {fit.precision} fits on {fit.gpus} with "
             f"{fit.headroom or 0:.0%} memory free{fabric}; "
-            f"with {self.users} users at once, {e.decode_tokens_per_s:.0f} tok/s per user and TTFT "
+            f"with {self.who} at once, {e.decode_tokens_per_s:.0f} tok/s per user and TTFT "
             f"{e.ttft_ms:,.0f} ms"
         )
 
@@ -329,12 +330,12 @@ class _Faq:
                 else:
                     details.append(
                         f"{p}: no {'80 GB HBM' if is_hbm else '24 GB consumer'} offer meets chat "
-                        f"latency (TTFT <= 2 s, >= 20 tok/s per user) for {self.users} users"
+                        f"latency (TTFT <= 2 s, >= 20 tok/s per user) for {self.who}"
                     )
             a, b = costs["80"], costs["consumer"]
             f80, fc = fits["80"], fits["consumer"]
             if fc.gpus is None:
-                verdicts.append(f"at {p} a 24 GB card cannot hold it for {self.users} users (even 8 of them)")
+                verdicts.append(f"at {p} a 24 GB card cannot hold it for {self.who} (even 8 of them)")
             elif a is not None and b is not None:
                 speed = ""
                 if (
@@ -352,7 +353,7 @@ class _Faq:
             elif b is None:
                 verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
-            f"For {self.model} at {self.users} users x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
+            f"For {self.model} at {self.who} x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
             "The 80 GB card pays off with HBM bandwidth (tokens/s per user), FP8, NVLink when the model "
             "spans cards, and room for long contexts; a 24 GB card suits quantized small-to-medium models."
         )
@@ -369,8 +370,12 @@ class _Faq:
     def _both_ways(
         self, w: FinetuneWorkload | BatchWorkload
     ) -> tuple[Recommendation | None, Recommendation | None]:
-        spot = self._rank(w.model_copy(update={"spot_allowed": True}), top=1)
-        ondemand = self._rank(w.model_copy(update={"spot_allowed": False}), top=1)
+        # The two rankings differ in the prices they may use, not in what runs where: they share one
+        # set of estimates (the estimator is a pure function of its arguments), so the second ranking
+        # costs the configurations the first one sized (a fine-tune's ~150, each a search over layouts).
+        shared = shared_estimates(self.be)
+        spot = self._rank(w.model_copy(update={"spot_allowed": True}), top=1, backends=shared)
+        ondemand = self._rank(w.model_copy(update={"spot_allowed": False}), top=1, backends=shared)
         s = spot[0] if spot and spot[0].config.spot else None
         return s, (ondemand[0] if ondemand else None)
 
@@ -572,6 +577,48 @@ class _Faq:
         )
 
 
+class _Memo:
+    """An estimator function answering each distinct call once: the result, or the refusal
+    (``ConfigurationRejected``), is kept and given again for the same arguments. Calls whose arguments
+    cannot be hashed go through uncached. ``session()`` (what a ranking asks of ``Backends.inference``,
+    see :func:`~gpuscout.advise.backends.inference_session`) is the memo itself: every ranking handed
+    these backends shares it."""
+
+    __slots__ = ("_done", "_fn")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self._fn = fn
+        self._done: dict[Hashable, tuple[bool, Any]] = {}
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        key = (args, tuple(sorted(kwargs.items())))
+        try:
+            found = self._done.get(key)
+        except TypeError:  # an unhashable argument: nothing to share
+            return self._fn(*args, **kwargs)
+        if found is None:
+            try:
+                found = (True, self._fn(*args, **kwargs))
+            except ConfigurationRejected as exc:
+                found = (False, exc)
+            self._done[key] = found
+        ok, value = found
+        if not ok:
+            raise value
+        return value
+
+    def session(self) -> _Memo:
+        return self
+
+
+def shared_estimates(be: Backends) -> Backends:
+    """``be`` with its inference and training estimators memoised (inference through one session of
+    ``be``'s, see :func:`~gpuscout.advise.backends.inference_session`), for rankings of one workload
+    that differ only in the prices they may use (spot allowed or not): what runs where, and how fast,
+    is estimated once for all of them."""
+    return replace(be, inference=_Memo(inference_session(be.inference)), training=_Memo(be.training))
+
+
 _OTHER_PACES = ("interconnect", "scheduler", "compute")
 _PART_WORDS = dict(STEP_PARTS)
 
@@ -674,7 +721,7 @@ def faq(
     stale = sum(1 for o in offers if o.stale)
     left_out = f"; the {stale:,} flagged stale are left out" if stale else ""
     summary = (
-        f"{size}; for {users} users x {f.context:,} tokens{shortened} at {precision}; answers computed "
+        f"{size}; for {f.who} x {f.context:,} tokens{shortened} at {precision}; answers computed "
         f"from the catalog's {len(offers) - stale:,} current offers (prices as dated on each offer{left_out})"
     )
     return Faq(model=f.model, summary=summary, answers=answers, context=f.context, users=users)

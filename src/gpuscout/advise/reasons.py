@@ -61,6 +61,14 @@ def duration(seconds: float) -> str:
     return f"{seconds / 86400:.1f} days"
 
 
+def plural(count: float | str | None, noun: str, many: str | None = None) -> str:
+    """``noun`` as it reads after ``count``: singular after one ("1 user", "1 request/s"), else plural
+    ("0 users", "0.5 users", "8 users": ``many``, else ``noun`` + "s"). The caller prints the figure;
+    ``count`` may be that text ("1" from ``f"{0.9996:.3g}"``), so the noun agrees with what is read."""
+    one = count.strip() == "1" if isinstance(count, str) else count == 1
+    return noun if one else (many or noun + "s")
+
+
 def usd(amount: float | None, per: str = "") -> str:
     """'$0.52', '$101', '$25,381' (cents under $100, where they tell two small runs apart); '-' when
     unknown; ``per`` follows the figure (' a month')."""
@@ -142,7 +150,8 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             if kv is not None and kv > weights_total:
                 ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
                 users, running = _users_and_running(ctx)
-                who = f"{users} users" if running >= users else f"{running} running ({users} users)"
+                served = f"{users} {plural(users, 'user')}"
+                who = served if running >= users else f"{running} running ({served})"
                 reasons.insert(
                     0,
                     (
@@ -160,7 +169,8 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if isinstance(w, ServeWorkload):
             reasons.append(
                 f"{s.per_user_tokens_per_s or 0:.0f} tok/s per user, TTFT {s.ttft_ms or 0:.0f} ms at "
-                f"{s.batch_per_replica} users/replica ({s.bound or '?'}-bound)"
+                f"{s.batch_per_replica} {plural(s.batch_per_replica, 'user')}/replica "
+                f"({s.bound or '?'}-bound)"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
                 limit = _CAPACITY_LIMIT[s.capacity_limit or "KV cache"]
@@ -168,8 +178,8 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 replicas = ev.instances * ev.replicas_per_instance
                 each = f" ({s.capacity_users // replicas:,} per replica)" if replicas > 1 else ""
                 reasons.append(
-                    f"sustains up to {s.capacity_users:,} users{each}, {s.capacity_tokens_per_s:,.0f} "
-                    f"tok/s ({limit} at {ctx_k:.3g}k tokens)"
+                    f"sustains up to {s.capacity_users:,} {plural(s.capacity_users, 'user')}{each}, "
+                    f"{s.capacity_tokens_per_s:,.0f} tok/s ({limit} at {ctx_k:.3g}k tokens)"
                 )
         elif isinstance(w, BatchWorkload) and w.is_images:
             reasons.append(f"{s.throughput:.2f} img/s -> {duration(ev.time_s)} for {w.images_total:,} images")
@@ -245,7 +255,11 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         )
     if isinstance(w, ServeWorkload) and ev.summary is not None:
         if ev.instances > 1:
-            load = f"{w.users} users" if w.requests_per_s is None else f"{w.requests_per_s:g} req/s"
+            load = (
+                f"{w.users} {plural(w.users, 'user')}"
+                if w.requests_per_s is None
+                else f"{w.requests_per_s:g} req/s"
+            )
             reasons.append(f"{ev.instances} instances to sustain {load}")
         elif w.requests_per_s is None and ev.summary.batch_per_replica:
             # replicas the load keeps busy (each holds batch_per_replica users), the rest idle
@@ -253,7 +267,7 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             idle = (ev.replicas_per_instance - busy) * ev.tp
             if idle > 0:
                 warnings.append(
-                    f"{idle} of {g} GPUs idle at {w.users} user{'s' if w.users > 1 else ''}: a "
+                    f"{idle} of {g} GPUs idle at {w.users} {plural(w.users, 'user')}: a "
                     f"smaller instance would do"
                 )
     if isinstance(w, BatchWorkload) and ev.instances > 1 and w.deadline_hours is not None:

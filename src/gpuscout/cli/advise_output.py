@@ -230,6 +230,7 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
         rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
     if s.decode_step:
         rows.add_row("decode step (parts overlap)", _text(s.decode_step))
+    from gpuscout.advise.reasons import plural
     from gpuscout.estimate.memory import gib  # GB (the estimator's unit) as GiB, as GPU memory is sold
 
     rows.add_row("memory per GPU", f"{gib(s.memory_per_gpu_gb):,.1f} of {gib(s.memory_capacity_gb):,.1f} GiB")
@@ -241,7 +242,7 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
         rows.add_row("users per replica (max)", f"{s.batch_per_replica} ({s.max_batch_per_replica})")
     if s.capacity_users is not None:
         limit = f" ({s.capacity_limit})" if s.capacity_limit else ""
-        rows.add_row("sustains", f"{s.capacity_users:,} users{limit}")
+        rows.add_row("sustains", f"{s.capacity_users:,} {plural(s.capacity_users, 'user')}{limit}")
     if rec.time_to_result_s is not None:
         label = "request latency" if workload.kind == "serve" else "time to finish"
         rows.add_row(label, duration(rec.time_to_result_s))

@@ -7,8 +7,10 @@ from typing import Annotated
 import typer
 
 from gpuscout import __version__
-from gpuscout.cli import COMMANDS
+from gpuscout.cli import COMMANDS, help_layout
 from gpuscout.cli.lazy import LazyGroup
+
+help_layout.install()  # option names whole at any width (Rich's modules still loaded for a help only)
 
 
 class _Root(LazyGroup):
