@@ -61,3 +61,11 @@ def test_the_faq_for_one_user_says_user() -> None:
     assert not _plural_after_one(texts), _plural_after_one(texts)
     assert "for 1 user x 4,096 tokens" in f.summary
     assert f.answers[0].answer.startswith("For 1 user at 4,096 tokens each")
+
+
+def test_the_estimators_load_label_agrees_with_its_figure() -> None:
+    from gpuscout.estimate.api import estimate
+
+    one = estimate("llama-3.1-8b", "L4", request_rate=1.0)
+    assert "1 request/s" in one.assumptions["load"] and "1 requests/s" not in one.assumptions["load"]
+    assert "2 requests/s" in estimate("llama-3.1-8b", "L4", request_rate=2.0).assumptions["load"]

@@ -187,11 +187,15 @@ def _load_args(
                 )
             return _LoadArgs(
                 Load("burst", float(n_req), n_req, varied_output=varied_output),
-                f"{n_req} requests at once",
+                f"{n_req} request{'' if n_req == 1 else 's'} at once",
                 math.inf,
             )
         rate = positive_float("request_rate", request_rate, MAX_RATE)
-        return _LoadArgs(Load("rate", rate, n_req, varied_output=varied_output), f"{rate:g} requests/s", rate)
+        return _LoadArgs(
+            Load("rate", rate, n_req, varied_output=varied_output),
+            f"{rate:g} request{'' if f'{rate:g}' == '1' else 's'}/s",
+            rate,
+        )
     if concurrency is not None:
         c = int_in("concurrency", concurrency, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
         return _LoadArgs(
