@@ -84,3 +84,15 @@ def test_a_much_slower_row_must_save_in_proportion_to_its_wait() -> None:
     assert cost_allowance(2.0, 1.0) == 0.05 and cost_allowance(1.5, 1.0) == 0.05
     assert abs(cost_allowance(3.0, 1.0) - 0.10) < 1e-12 and abs(cost_allowance(10.0, 1.0) - 0.45) < 1e-12
     assert not dominates((11.1, 1.0), (10.0, 3.0)) and dominates((11.1, 1.0), (10.0, 3.5))
+
+
+def test_a_beaten_row_says_why_in_figures() -> None:
+    from gpuscout.advise.reasons import beaten_reason
+
+    # not worth the wait: 9x the time for a 10 % saving, where 40 % would be needed
+    why = beaten_reason(1, (16.85, 8.2 * 3600), (15.19, 3.1 * 86400), serve=False, time_tolerance=0.05)
+    assert why.startswith("beaten by #1: finishes in 8.2 h rather than 3.1 days (9.1x sooner) for 11% more")
+    assert why.endswith("would have to save more than 40%")
+    # as cheap and as fast: the two prices and times
+    why = beaten_reason(2, (100.0, 2.0), (120.0, 2.05), serve=True, time_tolerance=0.05)
+    assert why == "beaten by #2: $100 a month (this row $120 a month), answers in 2.0 s (2.0 s)"

@@ -47,7 +47,7 @@ from gpuscout.advise.cost import (
     data_prices_for,
 )
 from gpuscout.advise.evaluators import evaluator_for
-from gpuscout.advise.reasons import RowContext, duration, explain, usd
+from gpuscout.advise.reasons import RowContext, beaten_reason, duration, explain, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
 from gpuscout.advise.training_configs import stated_internode
 from gpuscout.advise.types import (
@@ -996,6 +996,17 @@ def build_rows(
     for n, s in enumerate(selection.rows):
         offer, spot, hourly = s.candidate.payload
         rec = ranker_for_row().recommendation(offer, spot, hourly, n + 1, s.candidate.cost)
+        reasons = rec.reasons
+        if s.dominated_by is not None:
+            beater = selection.rows[s.dominated_by - 1].candidate
+            why = beaten_reason(
+                s.dominated_by,
+                (beater.cost, beater.time),
+                (s.candidate.cost, s.candidate.time),
+                serve=isinstance(ranker.w, ServeWorkload),
+                time_tolerance=ranker.a.time_tolerance,
+            )
+            reasons = (why, *reasons)
         out.append(
             _with(
                 rec,
@@ -1003,6 +1014,7 @@ def build_rows(
                 pareto=s.pareto,
                 picks=s.picks,
                 dominated_by=s.dominated_by,
+                reasons=reasons,
             )
         )
     return out

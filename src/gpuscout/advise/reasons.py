@@ -69,6 +69,34 @@ def plural(count: float | str | None, noun: str, many: str | None = None) -> str
     return noun if one else (many or noun + "s")
 
 
+def beaten_reason(
+    rank: int, beater: tuple[float, float], row: tuple[float, float], *, serve: bool, time_tolerance: float
+) -> str:
+    """Why a dominated row is beaten by row ``rank``, from both rows' ``(cost, time)``: as dear or
+    dearer and no faster, or faster by so much that its saving is not worth the wait
+    (:func:`gpuscout.advise.pareto.cost_allowance`)."""
+    from gpuscout.advise.pareto import cost_allowance
+
+    (c_b, t_b), (c, t) = beater, row
+    per = " a month" if serve else ""
+
+    def when(x: float) -> str:
+        return f"{x:.1f} s" if serve and x < 90 else duration(x)
+
+    verb = "answers" if serve else "finishes"
+    if c_b <= c and t_b <= t * (1.0 + time_tolerance):
+        return (
+            f"beaten by #{rank}: {usd(c_b, per)} (this row {usd(c, per)}), {verb} in {when(t_b)} ({when(t)})"
+        )
+    ratio = t / max(t_b, 1e-12)
+    extra = c_b / max(c, 1e-12) - 1.0
+    return (
+        f"beaten by #{rank}: {verb} in {when(t_b)} rather than {when(t)} ({ratio:.1f}x sooner) for "
+        f"{extra:.0%} more; taking {ratio:.1f}x as long would have to save more than "
+        f"{cost_allowance(t, t_b):.0%}"
+    )
+
+
 def usd(amount: float | None, per: str = "") -> str:
     """'$0.52', '$101', '$25,381' (cents under $100, where they tell two small runs apart); '-' when
     unknown; ``per`` follows the figure (' a month')."""
