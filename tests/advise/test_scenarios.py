@@ -337,6 +337,27 @@ def test_a_request_rate_is_served_at_the_batch_littles_law_gives_not_at_capacity
     # the estimator asked the same open-loop question agrees on the requests in flight
     direct = estimate("llama-3.1-8b", "H100-SXM", request_rate=5, context_in=1000, context_out=500)
     assert s.batch_per_replica == pytest.approx(direct.batch, abs=3)
+    # and its latency is the open-loop one, queueing of random arrivals included (as `estimate --rps`)
+    assert s.ttft_ms == pytest.approx(direct.ttft_ms, rel=1e-9)
+
+
+def test_a_request_rate_is_sized_with_its_queueing_against_the_ttft_target() -> None:
+    """70B, 8k-token prompts, 1 request/s on 2x B200: a batch kept full gave 793 ms and passed a 1 s TTFT
+    target; with requests arriving at random each waits for the prefills ahead of it (~1.19 s, as
+    `gpuscout estimate --rps 1` says), so one box misses the target and the row takes two."""
+    from gpuscout import estimate
+
+    two = offer("lambda", "B200", 2, 12.0, interconnect=NV, instance="2xb200")
+    w = ServeWorkload(
+        model="llama-3.1-70b", requests_per_s=1, prompt_tokens=8000, output_tokens=200, ttft_ms_max=1000
+    )
+    direct = estimate("llama-3.1-70b", "B200", gpus=2, request_rate=1, context_in=8000, context_out=200)
+    assert direct.ttft_ms > 1000  # one instance would miss the target under random arrivals
+    (rec,) = recommend(w, [two], now=NOW)
+    assert rec.config.instances == 2 and rec.estimate is not None
+    assert rec.estimate.ttft_ms <= 1000
+    half = estimate("llama-3.1-70b", "B200", gpus=2, request_rate=0.5, context_in=8000, context_out=200)
+    assert rec.estimate.ttft_ms == pytest.approx(half.ttft_ms, rel=1e-9)
 
 
 def test_a_split_the_engine_refuses_rules_out_that_split_not_the_engine() -> None:

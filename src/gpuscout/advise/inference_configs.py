@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, ImageResult, inference_session
@@ -39,6 +39,10 @@ from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
+#: The load of one estimate: a batch kept full (``"max"``: the most that fits), or ``("rate", r)``,
+#: r requests/s arriving at random (open loop).
+Load = int | str | tuple[str, float]
+
 #: Engines that are libraries, not servers: never substituted for a live endpoint.
 LIBRARY_ENGINES = ("hf-transformers",)
 
@@ -58,8 +62,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     def __init__(self, workload: InferenceW, backends: Backends, assumptions: Assumptions) -> None:
         super().__init__(workload, backends, assumptions)
         self._inference = inference_session(backends.inference)  # one per ranking (see Backends)
-        self._inf: dict[tuple[str, str | None, int, int | str], Estimate | None] = {}
-        self._inf_err: dict[tuple[str, str | None, int, int | str], str] = {}
+        self._inf: dict[tuple[str, str | None, int, Load], Estimate | None] = {}
+        self._inf_err: dict[tuple[str, str | None, int, Load], str] = {}
         self.last_error: str | None = None
         # accelerator -> (engine, precision, what was changed and why): what runs there, decided once
         # per accelerator by the support rules (they depend on the GPU, not on the split or the batch)
@@ -72,11 +76,16 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         return plan[2] if plan is not None else None
 
     def _estimate(
-        self, acc: Accelerator, tp: int, batch: int | str, engine: str, precision: str | None
+        self, acc: Accelerator, tp: int, batch: Load, engine: str, precision: str | None
     ) -> tuple[Estimate | None, str | None]:
         w = self.w
         self.estimator_calls += 1
-        split = {"parallel": "layer"} if tp > 1 and _default_parallel(engine) == "layer" else {}
+        split: dict[str, Any] = (
+            {"parallel": "layer"} if tp > 1 and _default_parallel(engine) == "layer" else {}
+        )
+        # ("rate", r): r requests/s arriving at random (open loop: queueing for a slot and behind other
+        # prompts' prefill included), as `gpuscout estimate --rps` answers; else a batch kept full
+        load: dict[str, Any] = {"request_rate": batch[1]} if isinstance(batch, tuple) else {"batch": batch}
         try:
             return self._inference(
                 w.model,
@@ -84,16 +93,16 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 gpus=tp,
                 precision=precision,
                 engine=engine,
-                batch=batch,
                 context_in=w.prompt_tokens,
                 context_out=w.output_tokens,
+                **load,
                 **split,
             ), None
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return None, str(exc)
 
     def _substitute(
-        self, acc: Accelerator, tp: int, batch: int | str, asked: Estimate
+        self, acc: Accelerator, tp: int, batch: Load, asked: Estimate
     ) -> tuple[Estimate | None, str | None]:
         """The first combination the support rules say runs on ``acc`` (another engine with the same
         precision, then the nearest precision), remembered for the accelerator; else why none does."""
@@ -116,7 +125,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         self._cannot_run[acc.name] = why
         return None, why
 
-    def infer(self, acc: Accelerator, tp: int, batch: int | str) -> Estimate | None:
+    def infer(self, acc: Accelerator, tp: int, batch: Load) -> Estimate | None:
         """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses it.
 
         Feasibility first: when the engine cannot run the precision on this GPU (the estimator's support
@@ -155,7 +164,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         return self._inf[k]
 
     def _pcie_slowdown(
-        self, acc: Accelerator, key: ConfigKey, tp: int, batch: int, e: Estimate
+        self, acc: Accelerator, key: ConfigKey, tp: int, batch: Load, e: Estimate
     ) -> float | None:
         """Fraction of decode speed lost because this box's NVLink-class GPUs talk over PCIe (listed as
         PCIe, or with a fabric the source does not state)."""
@@ -258,6 +267,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             if w.requests_per_s is not None:
                 rps_per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
                 inst = math.ceil(w.requests_per_s / (replicas * rps_per_replica) - 1e-9)
+                inst = self._instances_at_rate(acc, tp, max(inst, 1), replicas)
             else:
                 inst = math.ceil((w.concurrency or 1) / (replicas * cap))
             if w.monthly_output_tokens is not None:
@@ -382,35 +392,38 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return False
         return w.requests_per_s * request_latency_s(one, w.output_tokens) < replicas_total
 
+    def _instances_at_rate(self, acc: Accelerator, tp: int, inst: int, replicas: int) -> int:
+        """Instances (from ``inst``, sized on a full batch's throughput) whose replicas meet the latency
+        targets with the request rate arriving at random: a replica near its capacity queues requests
+        for a slot and behind other prompts' prefill, which a batch kept full does not show. At most
+        ``max_instances`` + 1 (one more than any row may take: the caller rejects it)."""
+        w = self.w
+        assert w.requests_per_s is not None
+        while inst <= self.a.max_instances:
+            e = self.infer(acc, tp, ("rate", w.requests_per_s / (inst * replicas)))
+            if e is not None and e.fits and self._latency_ok(e):
+                return inst
+            inst += 1
+        return inst
+
+    def _at_load(
+        self, acc: Accelerator, tp: int, cap: int, replicas_total: int
+    ) -> tuple[Load, Estimate | None]:
+        """The load one of ``replicas_total`` replicas gets and its estimate: the requests/s each is sent
+        (open loop), or the users each holds."""
+        w = self.w
+        if w.requests_per_s is not None:
+            load: Load = ("rate", w.requests_per_s / replicas_total)
+        else:
+            load = max(1, min(cap, math.ceil(w.users / replicas_total - 1e-9)))
+        return load, self.infer(acc, tp, load)
+
     def _latency_at_load(self, acc: Accelerator, tp: int, cap: int, replicas_total: int) -> float:
         """Seconds a request takes on a replica of ``tp`` GPUs when the load is spread over
         ``replicas_total`` of them (how two splits of the same instances are told apart: two replicas
         with one user leave a GPU idle, where a split over both answers sooner)."""
-        e = self.infer(acc, tp, self._operating_batch(acc, tp, cap, replicas_total))
+        e = self._at_load(acc, tp, cap, replicas_total)[1]
         return request_latency_s(e, self.w.output_tokens) if e is not None and e.fits else math.inf
-
-    def _operating_batch(self, acc: Accelerator, tp: int, cap: int, replicas_total: int) -> int:
-        """Requests in flight per replica when the load is spread over ``replicas_total`` replicas:
-        the users asked for, or what a request rate keeps in flight (at most ``cap``)."""
-        w = self.w
-        if w.requests_per_s is not None:
-            return self._in_flight_at_rate(acc, tp, w.requests_per_s / replicas_total, cap)
-        return max(1, min(cap, math.ceil(w.users / replicas_total - 1e-9)))
-
-    def _in_flight_at_rate(self, acc: Accelerator, tp: int, rate: float, cap: int) -> int:
-        """Requests in flight on one replica fed ``rate`` requests/s: the smallest ``b`` with
-        ``b >= rate x latency(b)`` (Little's law; a request's latency grows with the batch it shares),
-        found by iterating up from one; at most ``cap``, the batch the replica was sized for."""
-        b = 1
-        while b < cap:
-            e = self.infer(acc, tp, b)
-            if e is None or not e.fits:
-                break
-            need = min(cap, max(1, math.ceil(rate * request_latency_s(e, self.w.output_tokens) - 1e-9)))
-            if need <= b:
-                break
-            b = need
-        return b
 
     def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
         w = self.w
@@ -418,8 +431,10 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         acc, tp, cap, e_cap = ev.accelerator, ev.tp, ev.cap_batch, ev.estimate
         active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
         users = float(w.users)
-        b_op = self._operating_batch(acc, tp, cap, ev.instances * ev.replicas_per_instance)
-        e_op = self.infer(acc, tp, b_op) or e_cap
+        load, at_load = self._at_load(acc, tp, cap, ev.instances * ev.replicas_per_instance)
+        e_op = at_load or e_cap
+        # requests running on a replica: the users it holds, or what the rate keeps in flight
+        b_op = load if isinstance(load, int) else max(1, e_op.batch)
         if w.requests_per_s is not None:
             served_tps = w.requests_per_s * w.output_tokens
         else:
@@ -456,7 +471,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             output_tokens=monthly,
             estimate=e_op,
             detailed=True,
-            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, b_op, e_op),
+            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, load, e_op),
             warnings=tuple(e_op.warnings),
         )
 
