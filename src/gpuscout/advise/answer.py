@@ -59,8 +59,8 @@ def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
 
     return (
         f"front: no row on it has another as cheap and as fast (times within {time_tolerance:.0%} count as "
-        f"the same speed; a row k times slower than a faster one must be {COST_TOLERANCE:.0%} x (k - 1) "
-        f"cheaper, at least {COST_TOLERANCE:.0%}); cheapest: the least cost; "
+        f"the same speed; a row k times as fast as another beats it for up to {COST_TOLERANCE:.0%} x (k - 1) "
+        f"more, at least {COST_TOLERANCE:.0%}); cheapest: the least cost on the front; "
         f"fastest: the cheapest row within {time_tolerance:.0%} of the best time; balanced: the least "
         f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x the best time"
     )

@@ -11,14 +11,13 @@ faster); the *front* is the rows no other row dominates. Nobody should rent a do
 something is cheaper and as fast, or as cheap and faster, or saves so little that it is not worth
 its wait (below).
 
-Waiting is not free. A row that takes ``k`` times as long as a faster one must save more than
-``COST_TOLERANCE`` (5 %) of its cost for each extra multiple of the time -- ``5 % x (k - 1)``, and never
-less than 5 % -- or the faster row *dominates* it too (:func:`cost_allowance`): nobody waits 52 days
-rather than 14 to save $2 of $2,399 (the costs are an estimated time times a price, no finer than 5 %),
-nor 3.1 days rather than 8 hours to save $1.66 of $16.85 (9x the time: it would have to save 40 %).
-A run 2x slower must be more than 5 % cheaper, 3x slower more than 10 %, 10x slower more than 45 %.
-This is a judgement about what waiting is worth, stated once here; a deadline (``--deadline``) is
-the way to say more.
+Waiting is not free. A row ``k`` times as fast as another dominates it when it costs at most
+``COST_TOLERANCE`` (5 %) more for each extra multiple of the speed -- ``5 % x (k - 1)`` more, and
+never less than 5 % -- (:func:`cost_allowance`): nobody waits 52 days rather than 14 to save $2 of
+$2,399 (the costs are an estimated time times a price, no finer than 5 %), nor 3.1 days rather than
+8 hours to save $1.66 (8.2 h for $16.85 is 9x as fast for 11 % more, within the 40 % more 9x is worth).
+Twice as fast may cost 5 % more, 3x as fast 10 % more, 10x as fast 45 % more. This is a judgement
+about what waiting is worth, stated once here; a deadline (``--deadline``) is the way to say more.
 
 The picks, all on the front:
 
@@ -42,8 +41,8 @@ from collections.abc import Sequence
 BALANCED_TIME_FACTOR = 3.0
 #: Times within this share of each other are the same speed (the front, the fastest pick).
 TIME_TOLERANCE = 0.05
-#: The saving a slower row must make, per extra multiple of the time (and at least once), to stay on
-#: the front beside a faster, dearer row (see :func:`cost_allowance`).
+#: How much more a faster row may cost, per extra multiple of the speed (and at least once), and still
+#: beat a slower one (see :func:`cost_allowance`).
 COST_TOLERANCE = 0.05
 
 
@@ -89,8 +88,9 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
 
 
 def cost_allowance(slow_time: float, fast_time: float) -> float:
-    """The share of its cost a run taking ``slow_time`` must save over one taking ``fast_time`` to be
-    worth the wait: ``COST_TOLERANCE x (slow_time / fast_time - 1)``, at least ``COST_TOLERANCE``."""
+    """How much more (a share of the slower row's cost) a row taking ``fast_time`` may cost than one
+    taking ``slow_time`` and still beat it: ``COST_TOLERANCE x (slow_time / fast_time - 1)``, at least
+    ``COST_TOLERANCE``."""
     ratio = slow_time / max(fast_time, 1e-12)
     return COST_TOLERANCE * max(1.0, ratio - 1.0)
 

@@ -92,8 +92,7 @@ def beaten_reason(
     extra = c_b / max(c, 1e-12) - 1.0
     return (
         f"beaten by #{rank}: {verb} in {when(t_b)} rather than {when(t)} ({ratio:.1f}x sooner) for "
-        f"{extra:.0%} more; taking {ratio:.1f}x as long would have to save more than "
-        f"{cost_allowance(t, t_b):.0%}"
+        f"{extra:.0%} more, within the {cost_allowance(t, t_b):.0%} more that {ratio:.1f}x sooner is worth"
     )
 
 
