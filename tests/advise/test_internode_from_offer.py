@@ -217,3 +217,30 @@ def test_an_amd_box_reads_infinity_fabric_in_the_advisors_json() -> None:
     assert out.exit_code == 0, out.output
     row = json.loads(out.output)["recommendations"][0]["offer"]
     assert row["intra_node_fabric"] == "infinity-fabric"
+
+
+def test_a_multi_node_runs_spot_rework_counts_every_nodes_reclaims() -> None:
+    """The nodes of a training run step together: a reclaim of any one stops all of them, so four spot
+    nodes are interrupted four times as often as one (the rework was costed as for one node: 1.2 % at
+    1, 4 and 16 nodes alike)."""
+    node = dataclasses.replace(_h100_node("3200"), spot_price_usd_per_hour=8.0)
+    runs = {}
+    for nodes in (1, 4):
+        w = PretrainWorkload(
+            model="llama-3.1-8b",
+            token_budget=2e10,
+            nodes=nodes,
+            micro_batch=1,
+            seq_len=2048,
+            spot_allowed=True,
+        )
+        (rec,) = [r for r in recommend(w, [node], now=NOW) if r.config.spot]
+        runs[nodes] = rec
+    one, four = runs[1], runs[4]
+    share = {n: r.cost.interruption / (r.cost.compute + r.cost.interruption) for n, r in runs.items()}
+    per_node_hours = {n: r.config.instances * (r.time_to_result_s or 0) for n, r in runs.items()}
+    assert four.config.instances == 4 and one.config.instances == 1
+    # the same work in node-hours, four times the reclaims per hour of the run: ~4x the rework share
+    assert per_node_hours[4] == pytest.approx(per_node_hours[1], rel=0.25)
+    assert share[4] == pytest.approx(4 * share[1], rel=0.3)
+    assert any("x 4 nodes" in reason for reason in four.reasons)

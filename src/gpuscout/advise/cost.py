@@ -107,9 +107,12 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     interruption_s = 0.0
     if spot:
         interval = w.checkpoint_interval_min * 60.0
+        # a training run's nodes step together: a reclaim of any of them stops all, so the run is
+        # interrupted n times as often (a batch's instances are independent: each at its own rate)
+        synchronous = n if isinstance(w, FinetuneWorkload | PretrainWorkload) else 1
         risk = spot_risk(
             work_s=ev.time_s,
-            rate_per_hour=a.interruption_rate(terms.kind),
+            rate_per_hour=a.interruption_rate(terms.kind) * synchronous,
             checkpoint_interval_s=interval,
             restart_s=a.restart_s,
             reload_s=download_s + load_s,

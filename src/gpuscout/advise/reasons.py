@@ -351,10 +351,12 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
     share = cm.interruption_h / work_h if work_h > 0 else 0.0
     interval = getattr(w, "checkpoint_interval_min", None)
     ckpt = f" with {interval:g}-min checkpoints" if interval else ""
-    reasons.append(
-        f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} "
-        f"({risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind})"
-    )
+    n = ctx.ev.instances
+    if n > 1 and not isinstance(w, BatchWorkload):  # a training run's nodes stop together
+        rate = f"{risk.rate_per_hour / n:g} reclaims/h per node assumed for {ctx.terms.kind}, x {n} nodes"
+    else:
+        rate = f"{risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind}"
+    reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} ({rate})")
 
 
 # A precision the engine runs other than natively, in a few words (the support rules' modes).

@@ -2,9 +2,10 @@
 
 A reclaim loses, on average, half a checkpoint interval of work (reclaims arrive uniformly between
 checkpoints), then the instance must be re-acquired and booted (``restart_s``) and the weights fetched
-and loaded again (the local disk went with the instance). With ``rate`` reclaims per instance-hour
-over ``hours`` of work, the expected number of reclaims is ``rate x hours`` (first order: the extra
-time spent redoing work is itself small and is not compounded).
+and loaded again (the local disk went with the instance). With the work interrupted ``rate`` times
+an hour over ``hours`` of work, the expected number of reclaims is ``rate x hours`` (first order: the
+extra time spent redoing work is itself small and is not compounded). ``rate`` is an instance's reclaim
+rate, or for a training run whose n nodes step together (a reclaim of any stops all) n times it.
 """
 
 from __future__ import annotations
