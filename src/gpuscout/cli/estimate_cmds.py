@@ -481,7 +481,7 @@ def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
         + (", whole model)" if est.gpus > 1 and est.parallel != "replicas" else ")"),
     )
     table.add_row("  activations + overhead", f"{est.memory.activations_gb + est.memory.overhead_gb:,.2f} GB")
-    table.add_row("max concurrent sequences", f"{est.max_batch:,}")
+    table.add_row("sequences memory holds", f"{est.max_batch:,}")  # the engine may run fewer: "load"
     load = f"{est.concurrency:,.0f} in flight" if est.request_rate is None else f"{est.request_rate:g} req/s"
     table.add_row(
         "load", f"{load}, {est.batch:,} running" + (f" x {est.replicas} replicas" if est.replicas > 1 else "")
