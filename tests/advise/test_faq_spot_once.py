@@ -16,15 +16,10 @@ from gpuscout.advise.rank import Ranker
 from gpuscout.advise.workload import FinetuneWorkload
 from gpuscout.errors import ConfigurationRejected
 from tests.advise.helpers import NOW, offer
+from tests.advise.test_faq import OFFERS as FAQ_OFFERS
 
-OFFERS = [
-    offer("runpod", "RTX4090", 1, 0.69, spot=0.35, memory=24, instance="4090"),
-    offer("runpod", "L40S", 1, 0.86, spot=0.4, memory=48, instance="l40s"),
-    offer("lambda", "H100-SXM", 1, 2.49, instance="h100"),
-    offer("lambda", "H100-SXM", 2, 4.98, instance="2xh100"),
-    offer("vastai", "RTX3090", 2, 0.5, spot=0.2, memory=24, instance="2x3090"),
-    offer("vastai", "A100-SXM4-80GB", 8, 9.0, spot=5.0, instance="8xa100"),
-]
+# the FAQ tests' offers and an 8x A100 box with a spot price
+OFFERS = [*FAQ_OFFERS, offer("vastai", "A100-SXM4-80GB", 8, 9.0, spot=5.0, instance="8xa100")]
 
 
 def _key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
