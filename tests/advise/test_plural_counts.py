@@ -69,3 +69,13 @@ def test_the_estimators_load_label_agrees_with_its_figure() -> None:
     one = estimate("llama-3.1-8b", "L4", request_rate=1.0)
     assert "1 request/s" in one.assumptions["load"] and "1 requests/s" not in one.assumptions["load"]
     assert "2 requests/s" in estimate("llama-3.1-8b", "L4", request_rate=2.0).assumptions["load"]
+
+
+def test_the_month_every_serve_figure_is_for_is_said() -> None:
+    from gpuscout.advise.answer import targets_applied
+
+    # $/month is for 30 days of the hours asked (720 h always on), which the tables never said
+    said = targets_applied(ServeWorkload(model="llama-3.1-8b", concurrency=8))
+    assert "up 24 h a day, a month of 30 days" in said
+    bursty = targets_applied(ServeWorkload(model="llama-3.1-8b", bursts_per_day=4, burst_minutes=30))
+    assert "up 4 times a day for 30 min, a month of 30 days" in bursty

@@ -110,10 +110,11 @@ def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
         text = latency_targets_text(w)
         if text:
             out.append(text)
+        month = f"a month of {w.days_per_month:g} days"  # what every $/month is for
         if w.is_bursty:
-            out.append(f"up {w.bursts_per_day} times a day for {w.burst_minutes:g} min")
-        elif w.hours_per_day < 24:
-            out.append(f"up {w.hours_per_day:g} h a day")
+            out.append(f"up {w.bursts_per_day} times a day for {w.burst_minutes:g} min, {month}")
+        else:
+            out.append(f"up {w.hours_per_day:g} h a day, {month}")
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None:
         out.append(f"deadline: finish within {duration(deadline * 3600.0)}")
