@@ -294,3 +294,12 @@ def test_the_kv_bytes_per_token_of_a_split_say_they_are_the_whole_models() -> No
     assert "320.0 KiB/token, whole model)" in split.output
     one = runner.invoke(app, ["estimate", "llama-3.1-8b", "--gpu", "H100"])
     assert "128.0 KiB/token)" in one.output and "whole model" not in one.output
+
+
+def test_the_kv_capacity_is_not_called_the_engines_concurrency() -> None:
+    # gpt-oss-20b on an A100: the KV cache holds ~2,100 sequences, vLLM runs at most 256 (its scheduler
+    # cap, said on the load row); "max concurrent sequences 2,108" read as what the engine would run
+    res = runner.invoke(app, ["estimate", "gpt-oss-20b", "--gpu", "A100-SXM4-80GB", "-c", "300"])
+    assert res.exit_code == 0, res.output
+    assert "max concurrent sequences" not in res.output and "sequences memory holds" in res.output
+    assert "256 running" in res.output
