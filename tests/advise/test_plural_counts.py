@@ -79,3 +79,10 @@ def test_the_month_every_serve_figure_is_for_is_said() -> None:
     assert "up 24 h a day, a month of 30 days" in said
     bursty = targets_applied(ServeWorkload(model="llama-3.1-8b", bursts_per_day=4, burst_minutes=30))
     assert "up 4 times a day for 30 min, a month of 30 days" in bursty
+
+
+def test_a_request_rate_row_counts_requests_running_not_users() -> None:
+    a = advise(ServeWorkload(model="llama-3.1-8b", requests_per_s=2.0), OFFERS, now=NOW)
+    speed = [r for rec in a.recommendations for r in rec.reasons if "tok/s per user, TTFT" in r]
+    assert speed and all("running per replica (requests arriving at random)" in r for r in speed)
+    assert not any("users/replica" in r or "user/replica" in r for r in speed)

@@ -196,8 +196,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if isinstance(w, ServeWorkload):
             reasons.append(
                 f"{s.per_user_tokens_per_s or 0:.0f} tok/s per user, TTFT {s.ttft_ms or 0:.0f} ms at "
-                f"{s.batch_per_replica} {plural(s.batch_per_replica, 'user')}/replica "
-                f"({s.bound or '?'}-bound)"
+                + (
+                    f"{s.batch_per_replica} running per replica (requests arriving at random)"
+                    if w.requests_per_s is not None
+                    else f"{s.batch_per_replica} {plural(s.batch_per_replica, 'user')}/replica"
+                )
+                + f" ({s.bound or '?'}-bound)"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
                 limit = _CAPACITY_LIMIT[s.capacity_limit or "KV cache"]
