@@ -94,8 +94,6 @@ class _Trained(NamedTuple):
 
 _Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
 
-#: the largest stated network Gbit/s per node taken: ``estimate_training``'s bound, 1e6 GB/s
-MAX_INTERNODE_GBIT = 8e6
 _FABRIC_NAMES = {"efa": "EFA", "infiniband": "InfiniBand", "roce": "RoCE"}
 
 
@@ -135,7 +133,9 @@ def stated_internode(offer: Offer) -> StatedInternode | None:
         gbit = float(text)
     except ValueError:
         return None
-    if not (math.isfinite(gbit) and 0.0 < gbit <= MAX_INTERNODE_GBIT):
+    from gpuscout.estimate.training import MAX_INTERNODE_GBPS, gbit_to_gbyte  # the estimator's bound
+
+    if not (math.isfinite(gbit) and 0.0 < gbit_to_gbyte(gbit) <= MAX_INTERNODE_GBPS):
         return None
     return StatedInternode(offer.internode, gbit, offer.extra.get("internode_source") or offer.source)
 

@@ -270,6 +270,17 @@ _FORMATS: dict[str, WeightFormat] = {
 # checkpoint, whose scaling depends on the model (:func:`states_fp8_scaling`)
 _PER_TENSOR_FP8 = ("fp8-tensor", "fp8-per-tensor", "fp8-channel", "fp8-per-channel", "fp8-dynamic")
 
+# Spellings that name the checkpoint format as well as the precision (engine support can differ by
+# format): all int4, so they are aliases of int4 too (below).
+_CHECKPOINT_OF: dict[str, str] = {
+    "awq": "awq",
+    "int4-awq": "awq",
+    "awq-int4": "awq",
+    "gptq": "gptq",
+    "int4-gptq": "gptq",
+    "gptq-int4": "gptq",
+}
+
 _ALIASES: dict[str, str] = {
     "float32": "fp32",
     "f32": "fp32",
@@ -297,12 +308,7 @@ _ALIASES: dict[str, str] = {
     "bnb-int8": "int8",
     "int8-w8a8": "w8a8",
     "smoothquant": "w8a8",
-    "awq": "int4",
-    "gptq": "int4",
-    "int4-awq": "int4",
-    "int4-gptq": "int4",
-    "awq-int4": "int4",
-    "gptq-int4": "int4",
+    **dict.fromkeys(_CHECKPOINT_OF, "int4"),
     "int4-g128": "int4",
     "int4-weight-only": "int4",
     "w4a16": "int4",
@@ -363,17 +369,6 @@ def resolve_precision(name: str | WeightFormat) -> WeightFormat:
             accepted=", ".join(accepted_precisions()),
         )
     return _resolve_precision(name)
-
-
-# Spellings that name the checkpoint format as well as the precision (engine support can differ by format).
-_CHECKPOINT_OF: dict[str, str] = {
-    "awq": "awq",
-    "int4-awq": "awq",
-    "awq-int4": "awq",
-    "gptq": "gptq",
-    "int4-gptq": "gptq",
-    "gptq-int4": "gptq",
-}
 
 
 @cache

@@ -70,7 +70,7 @@ def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> S
     """The support verdict for an already resolved engine profile and format (its checkpoint format too,
     when the spelling named one: "awq" is judged as an AWQ checkpoint, not as any int4)."""
     key = support_key(fmt)
-    return check_support(engine.name, key, acc, fmt.checkpoint if not fmt.gguf else "")
+    return check_support(engine.name, key, acc, fmt.checkpoint)
 
 
 def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str | Accelerator) -> RunCheck:

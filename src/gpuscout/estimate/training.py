@@ -61,6 +61,7 @@ from gpuscout.knowledge.model_types import ModelSpec
 
 GB = 1e9
 BITS_PER_BYTE = 8.0  # providers state network Gbit/s; ``internode_gbps`` is GB/s (``gbit_to_gbyte``)
+MAX_INTERNODE_GBPS = 1e6  # the largest ``internode_gbps`` (GB/s per node) taken
 NIC_GBPS_PER_FABRIC_GPU = 50.0  # 400 Gbit/s InfiniBand / RoCE per GPU on HGX-class nodes
 PCIE_NODE_NETWORK_GBPS = 25.0  # 200 Gbit/s Ethernet for a PCIe box
 
@@ -411,7 +412,7 @@ def estimate_training(
     inter_gbps = (
         default_internode_gbps(acc, gpus)
         if internode_gbps is None
-        else positive_float("internode_gbps", internode_gbps, 1e6)
+        else positive_float("internode_gbps", internode_gbps, MAX_INTERNODE_GBPS)
     )
     for flag_name, flag in (
         ("cpu_offload", cpu_offload),
