@@ -161,3 +161,14 @@ def test_memory_budget_line_uses_the_card_label() -> None:
     budget = estimate("llama-3.1-8b", "L4", engine="vllm").assumptions["memory_budget"]
     assert "24 GiB card" not in budget
     assert card_memory_label(resolve_gpu("L4")) in budget
+
+
+def test_a_resolved_awq_format_keeps_its_checkpoint_through_estimate() -> None:
+    # resolve_precision("awq") is int4 with checkpoint "awq"; estimate() took only its name ("int4") and
+    # said TGI runs it on an MI300X, where precision="awq" and can_run refuse it
+    from gpuscout.estimate.precision import resolve_precision
+
+    fmt = resolve_precision("awq")
+    by_object = estimate("llama-3.1-8b", "MI300X", precision=fmt, engine="tgi")
+    by_name = estimate("llama-3.1-8b", "MI300X", precision="awq", engine="tgi")
+    assert not by_object.supported and by_object.unsupported_reason == by_name.unsupported_reason

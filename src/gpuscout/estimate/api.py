@@ -126,8 +126,8 @@ def _model_and_precision(
         raise InvalidInputError(
             "model", f"expected a model name or a ModelSpec, got {model!r}", "e.g. llama-3.1-8b"
         )
-    if isinstance(precision, WeightFormat):
-        return spec, precision.name, note
+    if isinstance(precision, WeightFormat):  # its checkpoint format too: "awq" is judged as AWQ
+        return spec, precision.checkpoint or precision.name, note
     if precision is not None and not isinstance(precision, str):
         resolve_precision(precision)  # type: ignore[unreachable]  # InvalidInputError naming the field
     asked = (precision or "").strip().lower()
