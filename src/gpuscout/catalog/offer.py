@@ -157,14 +157,12 @@ class Offer:
         ("nvlink": NVLink / NVSwitch / Infinity Fabric / ICI), this is the fabric an AMD box has
         ("infinity-fabric"), an NVIDIA one ("nvlink"); "pcie" and "unknown" as they are."""
         from gpuscout.catalog.fabrics import intra_node_fabric
-        from gpuscout.errors import UnknownNameError
-        from gpuscout.knowledge.accelerators import resolve_gpu
+        from gpuscout.knowledge.accelerators import find_gpu
 
-        try:
-            vendor = resolve_gpu(self.accelerator).vendor
-        except UnknownNameError:
+        found = find_gpu(self.accelerator)  # no closest-name search for an unknown name
+        if found is None:
             return self.interconnect.value
-        return intra_node_fabric(self.interconnect, vendor)
+        return intra_node_fabric(self.interconnect, found.accelerator.vendor)
 
     @property
     def key(self) -> tuple[str, str, str, str | None, bool | None]:

@@ -250,7 +250,7 @@ ERROR_FIELDS = {"provider": "providers", "region": "regions"}
 
 
 #: The estimator's words for a request's shape, and the options that set them here.
-ESTIMATE_WORDS = {"context_in": "--prompt", "context_out": "--output"}
+ESTIMATE_WORDS = {"context_in": FIELD_FLAGS["prompt_tokens"], "context_out": FIELD_FLAGS["output_tokens"]}
 
 
 def _in_our_words(text: str) -> str:

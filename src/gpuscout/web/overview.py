@@ -126,6 +126,11 @@ class Freshness:
     loaded_at: datetime | None  # when the bundled snapshot was loaded into this store
 
     @property
+    def current_offers(self) -> int:
+        """Offers not flagged stale (what the banners count as current)."""
+        return self.offers - self.stale_rows
+
+    @property
     def bundled_only(self) -> bool:
         return self.live_sources == 0
 

@@ -334,9 +334,11 @@ def advise_page(request: Request, services: Services) -> Response:
         req = advise_form.parse_request({k: v for k, v in request.query_params.items() if k != exc.field})
         found = gpuscout_error(exc, advise_form.field_labels(req.kind))
         errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
-        context = _advise_context(services, req, errors, _model_kind(req))
+        context = _advise_context(services, req, errors, _typed_model(req)[0])
         return render(request, "advise.html", context, status_code=422)
-    model_kind = _model_kind(req)  # the form leaves out the fields this kind of model does not use
+    # the form leaves out the fields this kind of model does not use (resolved once: a disk check of the
+    # imported models, and for an unknown name the closest-name search)
+    model_kind, resolved, unknown = _typed_model(req)
     errors = advise_form.check_values(req, model_kind)
     context = _advise_context(services, req, errors, model_kind)
     if not req.has_model or errors:
@@ -344,7 +346,9 @@ def advise_page(request: Request, services: Services) -> Response:
         return render(request, "advise.html", context, status_code=422 if errors else 200)
     labels = advise_form.field_labels(req.kind)
     try:
-        context["resolved"] = model_view.resolve_typed(req.values["model"])
+        if unknown is not None:
+            raise unknown
+        context["resolved"] = resolved
         workload = advise_form.build_workload(req)
     except GpuscoutError as exc:
         if not req.submitted and isinstance(exc, InvalidInputError) and exc.field != "model":
@@ -393,15 +397,19 @@ def _placed(req: advise_form.AdviseRequest, model_kind: str | None, errors: Form
     return advise_form.place_errors(errors, advise_form.shown_fields(req.kind, model_kind))
 
 
-def _model_kind(req: advise_form.AdviseRequest) -> str | None:
-    """The kind of the model typed ("llm", "diffusion", ...), None when none is typed or it is unknown."""
+def _typed_model(
+    req: advise_form.AdviseRequest,
+) -> tuple[str | None, model_view.Resolved | None, GpuscoutError | None]:
+    """(kind, resolution, error) of the model typed: its kind ("llm", "diffusion", ...) and resolution,
+    or the error naming the closest names; all None when none is typed."""
     typed = req.values.get("model")
     if not typed:
-        return None
+        return None, None, None
     try:
-        return model_view.resolve_typed(typed).spec.kind
-    except GpuscoutError:
-        return None
+        found = model_view.resolve_typed(typed)
+    except GpuscoutError as exc:
+        return None, None, exc
+    return found.spec.kind, found, None
 
 
 def _advise_context(
