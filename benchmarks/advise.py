@@ -40,10 +40,10 @@ from typing import Any
 from naive_rank import rank_naive  # benchmarks/naive_rank.py: the from-scratch oracle
 
 from gpuscout.advise.backends import Backends, default_backends
+from gpuscout.advise.faq import shared_estimates
 from gpuscout.advise.rank import Ranker
 from gpuscout.advise.workload import ServeWorkload
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
-from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerators import all_accelerators
 from gpuscout.knowledge.providers import all_provider_terms
 
@@ -104,18 +104,11 @@ def synthetic_offers(n: int, seed: int = 1) -> list[Offer]:
 
 
 def _memoised(be: Backends) -> Backends:
-    """The same backends with the (pure) estimator memoised on its arguments."""
-    cache: dict[Any, Estimate] = {}
-
-    def inference(*args: Any, **kwargs: Any) -> Estimate:
-        key = (args, tuple(sorted(kwargs.items())))
-        if key not in cache:
-            cache[key] = be.inference(*args, **kwargs)
-        return cache[key]
-
+    """The same backends with the (pure) estimator memoised on its arguments (the FAQ's
+    :func:`~gpuscout.advise.faq.shared_estimates`: every ``Ranker`` handed them shares one memo) and the
+    knowledge look-ups cached."""
     return dataclasses.replace(
-        be,
-        inference=inference,
+        shared_estimates(be),
         accelerator=functools.lru_cache(None)(be.accelerator),
         provider_terms=functools.lru_cache(None)(be.provider_terms),
     )

@@ -102,19 +102,18 @@ def _default_name(source: str, raw: Mapping[str, Any], hub_id: str) -> str:
 def _spec(record: Mapping[str, Any]) -> ModelSpec:
     from dataclasses import replace
 
-    from gpuscout.knowledge.hf_config import context_window, spec_from_hf_config
+    from gpuscout.knowledge.hf_config import parse_hf_config
 
-    spec = spec_from_hf_config(
+    spec, window = parse_hf_config(
         record["config"], name=str(record["name"]), source=str(record.get("source", ""))
     )
     imported = f"imported {record.get('imported_at', '')} from {record.get('source', '')}".strip()
     # which context window was taken and why (RoPE scaling), as the parser read it
-    window = context_window(record["config"]).note
     return replace(
         spec,
         hf_id=str(record.get("hf_id") or spec.hf_id),
         imported=True,
-        notes=f"{imported}; {window}" if window else imported,
+        notes=f"{imported}; {window.note}" if window.note else imported,
     )
 
 

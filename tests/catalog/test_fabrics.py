@@ -9,9 +9,9 @@ from gpuscout.knowledge.providers import provider_terms
 
 def test_known_training_shapes_name_their_fabric_and_source() -> None:
     p5 = known_fabric("aws", "p5.48xlarge")
-    assert p5 is not None and p5.kind == "efa" and p5.gbps_per_node == 3200
+    assert p5 is not None and p5.kind == "efa" and p5.gbit_per_s == 3200
     assert known_fabric("aws", "g5.48xlarge") is None  # no EFA RDMA between g5 boxes is assumed
-    assert all(f.source_url.startswith("https://") for f in KNOWN_FABRICS.values())
+    assert all(f.source.startswith("https://") for f in KNOWN_FABRICS.values())
     assert all(provider_terms(p).name == p for p, _ in KNOWN_FABRICS)
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Hashable
 from dataclasses import dataclass
 from typing import Generic, Protocol, TypeVar
 
@@ -174,7 +175,8 @@ W = TypeVar("W", bound=AnyWorkload)
 
 class BaseEvaluator(Generic[W]):
     """What every kind's evaluator shares: accelerator look-ups, the fabric as installed, and one
-    evaluation per ``ConfigKey``. A kind implements ``_configure``."""
+    evaluation per ``ConfigKey`` (and ``memo_extra``, where a kind's configuration depends on more of
+    the offer). A kind implements ``_configure`` (or ``_configure_for``, given the extra)."""
 
     def __init__(self, workload: W, backends: Backends, assumptions: Assumptions) -> None:
         self.w: W = workload
@@ -182,7 +184,7 @@ class BaseEvaluator(Generic[W]):
         self.a = assumptions
         self._acc: dict[str, Accelerator | None] = {}
         self._acc_err: dict[str, str] = {}
-        self._configs: dict[ConfigKey, ConfigEval] = {}
+        self._configs: dict[tuple[ConfigKey, Hashable], ConfigEval] = {}  # per (key, memo_extra)
         self.estimator_calls = 0
 
     def accelerator(self, name: str) -> Accelerator | None:
@@ -195,25 +197,39 @@ class BaseEvaluator(Generic[W]):
         return self._acc[name]
 
     def evaluate(self, offer: Offer) -> ConfigEval:
-        key = config_key(offer)
-        ev = self._configs.get(key)
+        return self._evaluated(config_key(offer), self.memo_extra(offer))
+
+    def memo_extra(self, offer: Offer) -> Hashable:
+        """What an offer's configuration depends on besides its ``ConfigKey`` (a kind's hook: training's
+        stated inter-node bandwidth): offers that differ in it are evaluated apart, and ``_configure_for``
+        is given it. None, nothing, by default."""
+        return None
+
+    def _evaluated(self, key: ConfigKey, extra: Hashable) -> ConfigEval:
+        """The evaluation of ``key`` for the offers whose ``memo_extra`` is ``extra``, once per pair."""
+        ev = self._configs.get((key, extra))
         if ev is None:
             acc = self.accelerator(key[0])
             if acc is None:
                 ev = reject(key, None, f"unknown accelerator {key[0]!r}", kind="unknown-gpu")
             else:
-                ev = self._configure(key, fabric_accelerator(acc, key[2]))
+                ev = self._configure_for(key, fabric_accelerator(acc, key[2]), extra)
                 note = self.substitution_for(acc)
                 if note is not None and ev.rejected is None:
                     ev = dataclasses.replace(ev, substitution=note)
                 elif note is not None:  # what was tried instead fails too: say both
                     ev = dataclasses.replace(ev, rejected=f"{ev.rejected} ({note.split('; ')[-1]})")
-            self._configs[key] = ev
+            self._configs[(key, extra)] = ev
         return ev
 
     def substitution_for(self, acc: Accelerator) -> str | None:
         """What was changed (engine, precision) so the workload runs on ``acc``; None when nothing was."""
         return None
+
+    def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
+        """The configuration of ``key`` on ``acc`` (as installed) for offers whose ``memo_extra`` is
+        ``extra``; a kind with no such extra implements ``_configure`` instead."""
+        return self._configure(key, acc)
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         raise NotImplementedError

@@ -488,7 +488,6 @@ class _Faq:
         split = _split_step(e1.step_ms)
         if split:  # no part takes half the step: naming one would send the user after a third of it
             pace = "split"
-        cause, helps = _slow_cause(pace, gpus)
         details = [
             f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
             f"{read}, so {gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near {ceiling:.0f} tok/s "
@@ -524,6 +523,7 @@ class _Faq:
                     "tok/s for one user"
                 )
                 figures[f"{narrow}_tok_s"] = round(en.estimate.decode_tokens_per_s, 1)
+        no_hbm = ""  # why a card with faster memory would not help, when its own figure shows so
         if gpu.name != hbm.name:
             eh = self._fit(hbm, p, batch=1)
             if eh.estimate is not None:
@@ -533,20 +533,19 @@ class _Faq:
                 )
                 figures["hbm_tok_s"] = round(eh.estimate.decode_tokens_per_s, 1)
                 hbm_tps = eh.estimate.decode_tokens_per_s
-                if HBM_ADVICE in helps and hbm_tps < 1.2 * e1.decode_tokens_per_s:
+                if hbm_tps < 1.2 * e1.decode_tokens_per_s:
                     # several consumer cards may read as fast together as the HBM cards that hold it: say
                     # so rather than advise a card its own figure shows no faster
-                    instead = (
-                        f"; an HBM card would not help here ({eh.gpus}x {hbm.name} gives {hbm_tps:.0f} tok/s"
+                    no_hbm = (
+                        f"an HBM card would not help here ({eh.gpus}x {hbm.name} gives {hbm_tps:.0f} tok/s"
                     )
                     if gpus > 1 and eh.gpus:
-                        instead += (
+                        no_hbm += (
                             f": {eh.gpus * hbm.bandwidth_gbps / 1000:.1f} TB/s together, against "
                             f"{gpus * gpu.bandwidth_gbps / 1000:.1f} on these {gpus}"
                         )
-                    helps = helps.replace(", or " + HBM_ADVICE, instead + ")").replace(
-                        ", narrower weights", " or narrower weights"
-                    )
+                    no_hbm += ")"
+        cause, helps = _slow_cause(pace, gpus, no_hbm)
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
         if split:
             why = (
@@ -636,8 +635,9 @@ def _split_step(step_ms: dict[str, float]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _slow_cause(binding: str, gpus: int) -> tuple[str, str]:
-    """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit."""
+def _slow_cause(binding: str, gpus: int, no_hbm: str = "") -> tuple[str, str]:
+    """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit; ``no_hbm``:
+    why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would)."""
     if binding == "interconnect":
         return (
             f"the all-reduces between the {gpus} cards (two a layer, each waiting on the link)",
@@ -657,13 +657,10 @@ def _slow_cause(binding: str, gpus: int) -> tuple[str, str]:
             "batching users (one step's reads, all-reduces and fixed costs then serve them all)"
             + (", or narrower weights that fit fewer cards" if gpus > 1 else ", or narrower weights"),
         )
-    return (
-        "memory bandwidth",
-        "batching users (the same reads serve them all), narrower weights (fp8/int4), or " + HBM_ADVICE,
-    )
-
-
-HBM_ADVICE = "a card with faster (HBM) memory"
+    batching, narrower = "batching users (the same reads serve them all)", "narrower weights (fp8/int4)"
+    if no_hbm:
+        return "memory bandwidth", f"{batching} or {narrower}; {no_hbm}"
+    return "memory bandwidth", f"{batching}, {narrower}, or a card with faster (HBM) memory"
 
 
 def _compute_class(precision: str) -> str:

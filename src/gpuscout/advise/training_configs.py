@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from collections.abc import Hashable
 from typing import NamedTuple
 
 from gpuscout.advise.assumptions import Assumptions
@@ -40,11 +40,11 @@ from gpuscout.advise.configs import (
     ConfigKey,
     capacity_gb,
     config_key,
-    fabric_accelerator,
     fabric_unstated,
     reject,
     reject_kind_of,
 )
+from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
@@ -93,29 +93,6 @@ class _Trained(NamedTuple):
 
 
 _Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
-
-_FABRIC_NAMES = {"efa": "EFA", "infiniband": "InfiniBand", "roce": "RoCE"}
-
-
-@dataclass(frozen=True, slots=True)
-class StatedInternode:
-    """An offer's inter-node bandwidth as its source states it (per instance)."""
-
-    kind: str  # the offer's inter-node fabric: "efa", "infiniband", "roce"
-    gbit_per_s: float  # Gbit/s, as stated
-    source: str  # where it is stated (the fabric's documentation, else the offer's source)
-
-    @property
-    def gbyte_per_s(self) -> float:
-        """GB/s per node: what ``estimate_training(internode_gbps=...)`` takes."""
-        from gpuscout.estimate.training import gbit_to_gbyte  # the estimator's, loaded with it
-
-        return gbit_to_gbyte(self.gbit_per_s)
-
-    def describe(self) -> str:
-        """'400 GB/s per node (3,200 Gbit/s EFA, as stated: https://...)'."""
-        gbit = f"{self.gbit_per_s:,.0f} Gbit/s {_FABRIC_NAMES.get(self.kind, self.kind)}"
-        return f"{self.gbyte_per_s:,.4g} GB/s per node ({gbit}, as stated: {self.source})"
 
 
 def stated_internode(offer: Offer) -> StatedInternode | None:
@@ -173,8 +150,6 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         self._offload_need: dict[tuple[ConfigKey, StatedInternode | None], float] = {}
         # per (configuration, stated network, the offer's RAM or None): the evaluation an offer with it gets
         self._by_ram: dict[tuple[ConfigKey, StatedInternode | None, float | None], ConfigEval] = {}
-        # per (configuration, stated network) where the offer states one: its RAM-blind evaluation
-        self._by_network: dict[tuple[ConfigKey, StatedInternode], ConfigEval] = {}
         self._estimates: dict[_Call, TrainingResult] = {}  # one estimate per layout, whatever the RAM
 
     def evaluate(self, offer: Offer) -> ConfigEval:
@@ -182,8 +157,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         offer has the RAM it needs (else the best layout without offload, or a rejection naming both
         figures); where the offer lists no RAM, the layout with a warning saying how much it needs. Several
         nodes are timed over the inter-node bandwidth the offer states (else the estimator's default)."""
-        network = stated_internode(offer)
-        ev = self._network_evaluate(offer, network)
+        network = self.memo_extra(offer)
+        ev = self._evaluated(config_key(offer), network)
         need = self._offload_need.get((ev.key, network))
         if ev.rejected is not None or need is None or ev.accelerator is None:
             return ev
@@ -206,20 +181,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             self._by_ram[(ev.key, network, ram)] = by_ram
         return by_ram
 
-    def _network_evaluate(self, offer: Offer, network: StatedInternode | None) -> ConfigEval:
-        """The offer's configuration whatever its RAM: once per ``ConfigKey`` where it states no network
-        bandwidth (the base class's memo), once per (key, stated figure) where it does."""
-        if network is None:
-            return super().evaluate(offer)
-        key = config_key(offer)
-        ev = self._by_network.get((key, network))
-        if ev is None:
-            acc = self.accelerator(key[0])
-            if acc is None:  # the base class's rejection of an unknown accelerator
-                return super().evaluate(offer)
-            ev = self._configure_with(key, fabric_accelerator(acc, key[2]), None, network)
-            self._by_network[(key, network)] = ev
-        return ev
+    def memo_extra(self, offer: Offer) -> StatedInternode | None:
+        """The inter-node bandwidth the offer states: offers of one ``ConfigKey`` stating different figures
+        (or one and none) are evaluated apart, several nodes timed over each."""
+        return stated_internode(offer)
 
     def _estimate(
         self,
@@ -366,10 +331,12 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             return _Trained(None, why, "fit", "", ram_short=ram_short)
         return _Trained(None, why, kind, "")
 
-    def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
-        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), on an
-        offer that states no inter-node bandwidth."""
-        return self._configure_with(key, acc, None, None)
+    def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
+        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), over
+        ``extra``, the inter-node bandwidth the offer states (``memo_extra``; None: the estimator's
+        default)."""
+        network = extra if isinstance(extra, StatedInternode) else None
+        return self._configure_with(key, acc, None, network)
 
     def _configure_with(
         self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, network: StatedInternode | None

@@ -145,6 +145,13 @@ class ContextWindow(NamedTuple):
     note: str
 
 
+class ParsedConfig(NamedTuple):
+    """A ``config.json``'s model and its context window as read once (:func:`parse_hf_config`)."""
+
+    spec: ModelSpec
+    window: ContextWindow  # the spec's ``max_position_embeddings`` and how that figure was read
+
+
 def _rope_scaling(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The config's RoPE scaling block: ``rope_scaling``, else transformers 5's ``rope_parameters``
     (per layer kind in Gemma 3: the full-attention layers' one sets the window)."""
@@ -232,7 +239,7 @@ def context_window(config: Mapping[str, Any]) -> ContextWindow:
     return _window_from(cfg, model_type)
 
 
-def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> ModelSpec:
+def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> ParsedConfig:
     cfg, model_type = _text_config(raw)
     falcon = model_type in {"falcon", "RefinedWeb", "RefinedWebModel"}
     layers = _required_int(cfg, "num_hidden_layers", "n_layer", "num_layers")
@@ -292,7 +299,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
         head_dim = _opt_int(cfg, "qk_nope_head_dim") + _opt_int(cfg, "qk_rope_head_dim")
     hf_id = str(cfg.get("_name_or_path") or "")
     spec_name = name or (hf_id.rsplit("/", 1)[-1].lower() if hf_id else f"imported-{model_type}")
-    return ModelSpec(
+    spec = ModelSpec(
         name=spec_name,
         hf_id=hf_id,
         family=model_type,
@@ -336,6 +343,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Mo
         imported=True,
         native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),
     )
+    return ParsedConfig(spec, window)
 
 
 def native_precision(quantization_config: object) -> str:
@@ -373,6 +381,16 @@ def native_precision(quantization_config: object) -> str:
     return ""
 
 
+def parse_hf_config(
+    config: Mapping[str, Any], *, name: str | None = None, source: str = "config.json (dict)"
+) -> ParsedConfig:
+    """:func:`spec_from_hf_config`'s spec with the context window it took (for a caller that words its
+    own notes: an imported model's say where it came from)."""
+    if not isinstance(config, Mapping):
+        raise InvalidInputError("config", f"expected a JSON object, got {type(config).__name__}")
+    return _spec_from_dict(config, name, source)
+
+
 def spec_from_hf_config(
     config: Mapping[str, Any], *, name: str | None = None, source: str = "config.json (dict)"
 ) -> ModelSpec:
@@ -381,6 +399,4 @@ def spec_from_hf_config(
     ``name`` defaults to the config's ``_name_or_path`` (its last part, lower case), else
     ``imported-<model_type>``. Reading a file or the Hub is :mod:`gpuscout.loaders`' job.
     """
-    if not isinstance(config, Mapping):
-        raise InvalidInputError("config", f"expected a JSON object, got {type(config).__name__}")
-    return _spec_from_dict(config, name, source)
+    return parse_hf_config(config, name=name, source=source).spec
