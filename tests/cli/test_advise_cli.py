@@ -531,3 +531,33 @@ def test_an_estimator_error_on_the_request_shape_names_this_commands_options() -
     result = runner.invoke(app, args)
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "(--prompt + --output: 2,000 + 256)" in result.stderr and "context_in" not in result.stderr
+
+
+def test_a_prompt_past_the_models_context_names_the_options_in_the_accepted_range_too() -> None:
+    # the field read --prompt but the range still said "prompt_tokens + output_tokens <= 131,072"
+    args = ["recommend", "serve", "llama-3.1-8b", "--prompt", "200000", "--output", "100"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2 and result.stderr.startswith("error: --prompt: 200,000 prompt + 100 output")
+    assert "(accepted: --prompt + --output <= 131,072 (or a model with a longer context))" in result.stderr
+    assert "prompt_tokens" not in result.stderr and "output_tokens" not in result.stderr
+
+
+def test_explaining_a_row_past_a_one_row_answer_counts_one_row(tmp_path: Path) -> None:
+    from gpuscout.catalog.offer import Offer
+
+    only = Offer(
+        provider="lambda",
+        instance_type="gpu_1x_h100",
+        region="us-west-1",
+        accelerator="H100-SXM",
+        gpu_count=1,
+        gpu_memory_gb=80.0,
+        price_usd_per_hour=3.0,
+        spot_price_usd_per_hour=None,
+        source="test:y",
+        observed_at=None,
+    )
+    args = ["recommend", "serve", "llama-3.1-8b", "--db", _store_with(tmp_path, [only])]
+    result = runner.invoke(app, [*args, "--explain", "2"])
+    assert result.exit_code == 2, result.output
+    assert "--explain: row 2 does not exist (1 row) (accepted: 1..1)" in result.stderr

@@ -150,3 +150,15 @@ def test_the_result_says_where_a_decode_step_goes() -> None:
     assert "all-reduces" in estimate("llama-3.1-70b", on_pcie, gpus=4, concurrency=1).step_summary()
     # no step is timed where nothing runs
     assert estimate("llama-3.1-8b", "V100", precision="fp8", engine="vllm").step_ms == {}
+
+
+def test_one_sequence_that_fits_reads_in_the_singular() -> None:
+    # a 120k-token context leaves an L40S room for one sequence: it read "max (1 sequences per
+    # replica)" and "at most 1 sequences run at once"
+    full = estimate("llama-3.1-8b", "L40S", batch="max", context_in=120_000, context_out=500)
+    assert full.batch == 1 and full.assumptions["load"].startswith("max (1 sequence per replica): ")
+    busy = estimate("llama-3.1-8b", "L40S", concurrency=8, context_in=120_000, context_out=500)
+    said = "concurrency 8: at most 1 sequence runs at once per replica (KV-cache memory); the rest queue"
+    assert any(w.startswith(said) for w in busy.warnings), busy.warnings
+    wide = estimate("llama-3.1-8b", "L40S", concurrency=64, context_in=20_000, context_out=500)
+    assert wide.batch > 1 and any(f"at most {wide.batch} sequences run at once" in w for w in wide.warnings)

@@ -6,10 +6,12 @@ default wires in the real estimator and knowledge tables (imported lazily, on fi
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.provider_types import ProviderTerms
@@ -183,6 +185,29 @@ class _Inference:
             return run(resolve(model), *args, **kwargs)
 
         return inference
+
+
+#: The estimator's names for a request's shape and the workload fields the advisor gives them from
+#: (``context_in=w.prompt_tokens``, ``context_out=w.output_tokens``).
+ESTIMATOR_WORDS = {"context_in": "prompt_tokens", "context_out": "output_tokens"}
+_ESTIMATOR_WORD = re.compile(r"\b(" + "|".join(ESTIMATOR_WORDS) + r")\b")
+
+
+def in_workload_words(exc: InvalidInputError) -> InvalidInputError:
+    """An estimator's input error as the advisor's: its field and text name the workload's fields for
+    the request shape (``prompt_tokens + output_tokens <= 1000``) where the estimator says its own
+    (``context_in + context_out``), so every face names what its user gave. ``exc`` itself when it
+    names neither (an unknown name, a model of another kind keep their type and details)."""
+
+    def ours(text: str) -> str:
+        return _ESTIMATOR_WORD.sub(lambda m: ESTIMATOR_WORDS[m.group(1)], text)
+
+    field = ESTIMATOR_WORDS.get(exc.field, exc.field)
+    message = ours(exc.message)
+    accepted = ours(exc.accepted) if exc.accepted else exc.accepted
+    if (field, message, accepted) == (exc.field, exc.message, exc.accepted):
+        return exc
+    return InvalidInputError(field, message, accepted)
 
 
 def inference_session(inference: InferenceFn) -> InferenceFn:

@@ -14,7 +14,7 @@ import math
 from typing import Any, TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.backends import Backends, ImageResult, inference_session
+from gpuscout.advise.backends import Backends, ImageResult, in_workload_words, inference_session
 from gpuscout.advise.configs import (
     BaseEvaluator,
     ConfigEval,
@@ -34,7 +34,7 @@ from gpuscout.advise.configs import (
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.errors import ConfigurationRejected
+from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -100,6 +100,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             ), None
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return None, str(exc)
+        except InvalidInputError as exc:  # named as the workload's fields (prompt_tokens), not context_in
+            raise in_workload_words(exc) from None
 
     def _substitute(
         self, acc: Accelerator, tp: int, batch: Load, asked: Estimate

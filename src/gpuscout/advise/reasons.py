@@ -21,6 +21,7 @@ from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
+from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,14 +60,6 @@ def duration(seconds: float) -> str:
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:.1f} days"
-
-
-def plural(count: float | str | None, noun: str, many: str | None = None) -> str:
-    """``noun`` as it reads after ``count``: singular after one ("1 user", "1 request/s"), else plural
-    ("0 users", "0.5 users", "8 users": ``many``, else ``noun`` + "s"). The caller prints the figure;
-    ``count`` may be that text ("1" from ``f"{0.9996:.3g}"``), so the noun agrees with what is read."""
-    one = count.strip() == "1" if isinstance(count, str) else count == 1
-    return noun if one else (many or noun + "s")
 
 
 def beaten_reason(

@@ -20,6 +20,7 @@ from gpuscout.catalog.paths import default_db_url
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.reader import OfferReader, open_reader
 from gpuscout.knowledge.accelerators import gpu_family as gpu_family  # its home; re-exported here
+from gpuscout.wording import plural
 
 if TYPE_CHECKING:
     from gpuscout.catalog.refresh import RefreshStore
@@ -62,7 +63,7 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
             x
             for x in (
                 report.reason,
-                f"{len(source.dropped)} row{'' if len(source.dropped) == 1 else 's'} with GPUs not in "
+                f"{len(source.dropped)} {plural(len(source.dropped), 'row')} with GPUs not in "
                 "the accelerator table"
                 if source.dropped
                 else None,

@@ -42,6 +42,7 @@ from datetime import UTC, datetime
 from gpuscout.catalog.offer import Offer
 from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.wording import plural
 
 MAX_INVALID_FRACTION = 0.20
 MIN_COUNT_RATIO = 0.50
@@ -279,8 +280,8 @@ def validate_offers(
     report.offers = collapsed
     notes = []
     if total_bad:
-        notes.append(f"dropped {total_bad} invalid row{'' if total_bad == 1 else 's'}: {_summary(reasons)}")
+        notes.append(f"dropped {total_bad} invalid {plural(total_bad, 'row')}: {_summary(reasons)}")
     if duplicates:
-        notes.append(f"collapsed {duplicates} duplicates")
+        notes.append(f"collapsed {duplicates} {plural(duplicates, 'duplicate')}")
     report.reason = "; ".join(notes) or None
     return report

@@ -22,6 +22,7 @@ from gpuscout.cli.output import (
     wide_console,
 )
 from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.wording import plural
 
 WorkloadOption = Annotated[
     Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
@@ -249,21 +250,21 @@ FIELD_FLAGS = {
 ERROR_FIELDS = {"provider": "providers", "region": "regions"}
 
 
-#: The estimator's words for a request's shape, and the options that set them here.
-ESTIMATE_WORDS = {"context_in": FIELD_FLAGS["prompt_tokens"], "context_out": FIELD_FLAGS["output_tokens"]}
+#: The workload fields an error's text may name that read as this command's options: only names with
+#: an underscore, which are never plain words (as the web form writes them as its labels).
+_FIELD_IN_TEXT = re.compile(r"\b(" + "|".join(f for f in FIELD_FLAGS if "_" in f) + r")\b")
 
 
 def _in_our_words(text: str) -> str:
-    """``text`` with the estimator's field names for the request shape as this command's options."""
-    for word, flag in ESTIMATE_WORDS.items():
-        text = re.sub(rf"\b{word}\b", flag, text)
-    return text
+    """``text`` with the workload's field names as this command's options ("prompt_tokens +
+    output_tokens <= 1000" reads "--prompt + --output <= 1000")."""
+    return _FIELD_IN_TEXT.sub(lambda m: FIELD_FLAGS[m.group(1)], text)
 
 
 def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputError:
     """The error named by the command-line option the user typed (``--rps``), not the workload field
-    (``requests_per_s``); a value from the workload file keeps the file's field name. The estimator's
-    words for the request shape (``context_in``) read as the options (``--prompt``)."""
+    (``requests_per_s``); a value from the workload file keeps the file's field name. The workload
+    fields its text names read as the options too (``prompt_tokens`` as ``--prompt``)."""
     field = ERROR_FIELDS.get(exc.field, exc.field)
     if field not in given:
         return exc
@@ -368,7 +369,7 @@ def _run(workload: Any, shared: Shared) -> None:
         if explain > len(ranked):
             raise InvalidInputError(
                 "--explain",
-                f"row {explain} does not exist ({len(ranked)} rows)",
+                f"row {explain} does not exist ({len(ranked)} {plural(len(ranked), 'row')})",
                 f"1..{len(ranked)}"
                 if ranked
                 else "no rows to explain" + (f": {answer.binding}" if answer.binding else ""),

@@ -58,6 +58,7 @@ from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.wording import plural
 
 MAX_GPUS = 64
 MAX_BATCH = 4096
@@ -187,13 +188,13 @@ def _load_args(
                 )
             return _LoadArgs(
                 Load("burst", float(n_req), n_req, varied_output=varied_output),
-                f"{n_req} request{'' if n_req == 1 else 's'} at once",
+                f"{n_req} {plural(n_req, 'request')} at once",
                 math.inf,
             )
         rate = positive_float("request_rate", request_rate, MAX_RATE)
         return _LoadArgs(
             Load("rate", rate, n_req, varied_output=varied_output),
-            f"{rate:g} request{'' if f'{rate:g}' == '1' else 's'}/s",
+            f"{rate:g} {plural(f'{rate:g}', 'request')}/s",
             rate,
         )
     if concurrency is not None:
@@ -708,7 +709,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     warnings = list(p.warnings)
     if load_args is None:  # "max": saturate the replica at what fits
         load = Load("concurrency", float(cap * replicas))
-        load_label = f"max ({cap} sequences per replica)"
+        load_label = f"max ({cap} {plural(cap, 'sequence')} per replica)"
     else:
         load, load_label = load_args.load, load_args.label
     if not plan1.fits:
@@ -723,9 +724,10 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
             "scheduler": f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})",
             "prefill": f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks",
         }[point.binding]
+        n = point.running
         warnings.append(
-            f"{load_label}: at most {point.running} sequences run at once per replica ({what}); "
-            "the rest queue "
+            f"{load_label}: at most {n} {plural(n, 'sequence')} {plural(n, 'runs', 'run')} at once per "
+            f"replica ({what}); the rest queue "
             f"(mean wait {point.queue_s * 1000:,.0f} ms)"
         )
     elif point.binding == "queueing":

@@ -20,6 +20,7 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.estimate.memory import GIB, capacity_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.web.providers_view import provider_label
+from gpuscout.wording import plural
 
 Figure = dict[str, Any]
 #: A value range narrower than this (max / min) is drawn on a linear axis from zero.
@@ -346,7 +347,8 @@ def _history_lines(dated: Sequence[Any], times: set[Any], gpu: str) -> Chart:
     ]
     first, last = min(times), max(times)
     summary = (
-        f"Prices of {gpu} from {len(by_provider)} providers at {len(times)} observation times, "
+        f"Prices of {gpu} from {len(by_provider)} {plural(len(by_provider), 'provider')} at {len(times)} "
+        "observation times, "
         f"{first:%Y-%m-%d} to {last:%Y-%m-%d}."
     )
     return Chart(
@@ -409,7 +411,7 @@ def _by_provider_bars(points: Sequence[Any], gpu: str, *, dated: bool) -> Chart:
         )
         for p in reversed(providers)
     ]
-    at = f"{len(providers)} provider{'s' if len(providers) != 1 else ''}"
+    at = f"{len(providers)} {plural(len(providers), 'provider')}"
     summary = (
         f"{gpu} at {at}; cheapest {rows[0][1]}/GPU-h at {rows[0][0]}. "
         f"A price history appears once the store holds prices from two or more refreshes."

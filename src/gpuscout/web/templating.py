@@ -17,6 +17,7 @@ from gpuscout.web.model_view import model_label
 from gpuscout.web.offer_view import variant_note
 from gpuscout.web.overview import age_words
 from gpuscout.web.providers_view import provider_label
+from gpuscout.wording import plural
 
 
 def money(value: float | None, digits: int = 2) -> str:
@@ -100,6 +101,7 @@ def _build_env() -> Environment:
     env.globals["age_words"] = age_words
     env.globals["gib"] = gib
     env.globals["model_label"] = model_label
+    env.globals["plural"] = plural  # {{ n }} {{ plural(n, "offer") }}
     env.filters["gb"] = gb
     env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
     env.filters["nobreak"] = lambda text: text.replace("-", "\u2011")  # no line break at a hyphen
