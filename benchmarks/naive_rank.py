@@ -17,7 +17,15 @@ from datetime import UTC, datetime
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.cost import breakdown, cost_model, data_prices
-from gpuscout.advise.rank import Ranker, _job_time, _prefilter, _prices, build_rows, choice_group
+from gpuscout.advise.rank import (
+    Ranker,
+    _job_time,
+    _prefilter,
+    _prices,
+    build_rows,
+    choice_group,
+    spot_sized,
+)
 from gpuscout.advise.selection import Candidate, check_objective, select
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import AnyWorkload
@@ -58,9 +66,11 @@ def rank_naive(
             continue
         full = ranker.evaluator.detail(ev)
         for spot, hourly in _prices(workload, offer):
-            cm = cost_model(full, workload, terms, spot, ranker.a)
+            # a spot row of a batch under a deadline: as many more instances as its reclaims need
+            sized = spot_sized(workload, full, terms, ranker.a) if spot else full
+            cm = cost_model(sized, workload, terms, spot, ranker.a)
             total = breakdown(cm, hourly, data_prices(offer, terms, ranker.a)).total
-            time = _job_time(workload, full, cm)
+            time = _job_time(workload, sized, cm)
             if not total < math.inf or (workload.budget_usd is not None and total > workload.budget_usd):
                 continue
             if time > deadline_s:

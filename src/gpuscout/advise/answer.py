@@ -9,6 +9,7 @@ TTFT any offer reaches is 3.1 s").
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -206,6 +207,26 @@ def _latency_fix(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
     )
 
 
+def _batch_deadline_fix(ranker: Ranker, rows: Sequence[Recommendation]) -> str | None:
+    """What a batch's binding deadline would need. Its instances are already added up to
+    ``Assumptions.max_instances`` (a spot row's with its expected reclaims), so the tightest deadline
+    that shows a row is the best time of ``rows`` (ranked without the deadline) on that many; None
+    where none of them runs under the deadline's sizing."""
+    most = ranker.a.max_instances
+    timed = [(ranker.time_on_most_instances(r.offer, r.config.spot), n) for n, r in enumerate(rows)]
+    t, n = min(timed, default=(math.inf, 0))
+    if not t < math.inf:
+        return None
+    rec = rows[n]
+    config = dataclasses.replace(rec.config, instances=most)
+    label = f"{config.describe(rec.offer.accelerator)} at {rec.provider_name or rec.offer.provider}"
+    reclaims = ", with its expected spot reclaims" if rec.config.spot else ""
+    return (
+        f"even on {most} instances (the most proposed) the fastest among the cheapest finishes in "
+        f"{duration(t)} ({label}{reclaims}); --deadline {math.ceil(t / 3600.0):.0f}h would show it"
+    )
+
+
 def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """Why no offer passes: the constraint that binds and the change that would make something fit."""
     w = ranker.w
@@ -236,6 +257,9 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None and counts["deadline"]:
         free = _relaxed(ranker, offers, {"deadline_hours": None})
+        batch = _batch_deadline_fix(ranker, free.rows) if isinstance(w, BatchWorkload) else None
+        if batch is not None:
+            return f"the deadline binds ({head}): {batch}"
         if free.rows:
             fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
             t = fastest.time_to_result_s or 0.0

@@ -20,11 +20,13 @@ What is left out before ranking (each with its reason in ``rejected``): provider
 for, unavailable offers, fractional GPUs, stale offers and defunct providers (unless
 ``include_stale``), configurations that cannot run the workload (see the evaluators), spot or
 auction-priced capacity for a workload that does not allow it (never for serve or pretrain unless
-asked), totals over the budget, and jobs that miss their deadline.
+asked), totals over the budget, and jobs that miss their deadline (a batch's spot row is first given
+the instances its expected reclaims need: ``spot_sized``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -186,6 +188,41 @@ def _job_time(w: AnyWorkload, ev: ConfigEval, cm: CostModel) -> float:
     return base + cm.interruption_h * 3600.0 / ev.instances
 
 
+def _batch_deadline(w: AnyWorkload) -> float | None:
+    """The deadline (hours) a spot row is sized for (``spot_sized``): a batch job's; None otherwise."""
+    return w.deadline_hours if isinstance(w, BatchWorkload) else None
+
+
+def _with_instances(ev: ConfigEval, k: int) -> ConfigEval:
+    """``ev`` run on ``k`` instances rather than ``ev.instances``: a batch's instances work
+    independently, so the work (and its time) divides by ``k`` and the throughput multiplies by it."""
+    n = ev.instances
+    summary = ev.summary
+    if summary is not None:
+        summary = dataclasses.replace(summary, throughput=summary.throughput * k / n)
+    return dataclasses.replace(ev, instances=k, time_s=ev.time_s * n / k, summary=summary)
+
+
+def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumptions) -> ConfigEval:
+    """The configuration a spot row of ``ev`` runs on.
+
+    The evaluators size a batch job's instances so that it meets its deadline on demand; on spot the
+    expected reclaims (rework and restarts, at ``terms.kind``'s rate) add to its time. A batch under a
+    deadline therefore takes, on spot, the fewest instances ``k >= ev.instances`` (up to
+    ``a.max_instances``) at which its time with those reclaims (``_job_time``) meets the deadline.
+    ``ev`` itself otherwise: no deadline, not a batch (training sizes its nodes itself), already within
+    it, or no ``k`` meets it (the spot row stays out for the deadline)."""
+    deadline = _batch_deadline(w)
+    if deadline is None or ev.rejected is not None or ev.instances <= 0:
+        return ev
+    deadline_s = deadline * 3600.0
+    for k in range(ev.instances, a.max_instances + 1):
+        sized = _with_instances(ev, k) if k != ev.instances else ev
+        if _job_time(w, sized, cost_model(sized, w, terms, True, a)) <= deadline_s:
+            return sized
+    return ev
+
+
 def _per(total: float, units: float) -> float | None:
     """``total`` per unit; None when there are no units or the ratio is not a finite number (a load of
     1e-300 requests/s serves no token worth pricing)."""
@@ -268,6 +305,7 @@ class Ranker:
         self._names: dict[str, tuple[ProviderTerms, tuple[object, ...], DataPrices]] = {}
         self._providers: dict[str, ProviderTerms] = {}
         self._cm: dict[tuple[object, ...], CostModel] = {}
+        self._spot: dict[tuple[object, ...], ConfigEval] = {}
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
         # per configuration key: (evaluation, time, cost models by terms signature)
         # (training: and the offer's stated inter-node bandwidth and host RAM: TrainingEvaluator.evaluate)
@@ -328,6 +366,29 @@ class Ranker:
             self._cm[k] = cm
         return cm
 
+    def spot_config(self, ev: ConfigEval, terms: ProviderTerms) -> ConfigEval:
+        """``spot_sized``, cached on what it depends on: the configuration's quantities and the reclaim
+        rate's provider kind (the ranking and the row shown use the same one)."""
+        w = self.w
+        if _batch_deadline(w) is None:
+            return ev
+        k = (ev.key, ev.instances, ev.time_s, ev.load_gb, ev.download_gb_per_instance, terms.kind)
+        sized = self._spot.get(k)
+        if sized is None:
+            sized = spot_sized(w, ev, terms, self.a)
+            self._spot[k] = sized
+        return sized
+
+    def time_on_most_instances(self, offer: Offer, spot: bool) -> float:
+        """A batch job's time to finish on ``offer`` on the most instances the advisor proposes
+        (``Assumptions.max_instances``), with the expected reclaims on spot: the tightest deadline its
+        row can meet (inf where the configuration cannot run it)."""
+        ev = self.evaluator.evaluate(offer)
+        if ev.rejected is not None or ev.instances <= 0:
+            return math.inf
+        most = _with_instances(ev, self.a.max_instances)
+        return _job_time(self.w, most, self.cost_model(most, self.terms(offer), spot))
+
     def data_prices(self, offer: Offer, terms: ProviderTerms) -> DataPrices:
         k = (terms.name, offer.storage_usd_per_gb_month, offer.egress_usd_per_gb)
         dp = self._dp.get(k)
@@ -345,6 +406,9 @@ class Ranker:
         if ev.rejected is not None:
             return self.rejected(offer, ev.rejected, fits=ev.fits, spot=spot, hourly=hourly, ev=ev)
         ev = self.evaluator.complete(ev)
+        on_demand_instances = ev.instances
+        if spot:
+            ev = self.spot_config(ev, terms)
         cm = self.cost_model(ev, terms, spot)
         dp = self.data_prices(offer, terms)
         cost = breakdown(cm, hourly, dp)
@@ -364,6 +428,7 @@ class Ranker:
             self.now,
             self.a,
             interruptible_price=interruptible,
+            on_demand_instances=on_demand_instances,
         )
         reasons, warnings = explain(ctx)
         return Recommendation(
@@ -472,7 +537,8 @@ class Ranker:
         return self.w.output_tokens * e.memory.weights_gb * self._active_share / acc.bandwidth_gbps
 
     def _pair(self, ev: ConfigEval, terms: ProviderTerms, lazy: bool) -> _Pair:
-        od, sp = self.cost_model(ev, terms, False), self.cost_model(ev, terms, True)
+        spot_ev = self.spot_config(ev, terms)  # a batch under a deadline: sized for its reclaims
+        od, sp = self.cost_model(ev, terms, False), self.cost_model(spot_ev, terms, True)
         if lazy:  # serve ranked by cost: the time is set after the loop, for the configurations that need it
             mark = self._marks.get(ev.key)
             if mark is None:  # a stand-in time, unique to the configuration (negative: never a real one)
@@ -483,7 +549,7 @@ class Ranker:
         if isinstance(self.w, ServeWorkload):
             t = self._serve_time(ev)
             return od, sp, t, t
-        return od, sp, _job_time(self.w, ev, od), _job_time(self.w, ev, sp)
+        return od, sp, _job_time(self.w, ev, od), _job_time(self.w, spot_ev, sp)
 
     def _reject(
         self,
@@ -512,7 +578,11 @@ class Ranker:
             return "price", NOT_FINITE
         if budget is not None and total > budget:
             return "budget", f"{usd(total)} over the {usd(budget)} budget"
-        return "deadline", f"finishes in {duration(time)}, after the {duration(deadline_s)} deadline"
+        late, due = duration(time), duration(deadline_s)
+        if late == due:  # rounded alike ("10.0 h, after the 10.0 h deadline"): say by how much
+            over = time - deadline_s
+            late = f"{late} ({duration(over) if over >= 1.0 else 'under a second'} late)"
+        return "deadline", f"finishes in {late}, after the {due} deadline"
 
     def _group_offers(
         self, offers: Sequence[Offer], out: list[tuple[int, Recommendation]] | None

@@ -41,6 +41,9 @@ class RowContext:
     now: datetime
     assumptions: Assumptions
     interruptible_price: bool = False  # the price used is the offer's listed auction / bid price
+    # the instances the configuration takes on demand (a spot batch under a deadline may take more:
+    # ``rank.spot_sized``); None: the same as ``ev.instances``
+    on_demand_instances: int | None = None
 
 
 # what the "sustains up to" reason says sets an endpoint's capacity (EstimateSummary.capacity_limit)
@@ -295,9 +298,20 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
                     f"smaller instance would do"
                 )
     if isinstance(w, BatchWorkload) and ev.instances > 1 and w.deadline_hours is not None:
-        reasons.append(f"{ev.instances} instances to meet the {duration(w.deadline_hours * 3600.0)} deadline")
+        reasons.append(_deadline_instances(ctx, w.deadline_hours))
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
         reasons.append(f"{ev.nodes} nodes x {g} GPUs over {offer.internode}")
+
+
+def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
+    """'3 instances to meet the 10.0 h deadline', and for a spot row that takes more than on demand,
+    how many more and why."""
+    n = ctx.ev.instances
+    text = f"{n} instances to meet the {duration(deadline_hours * 3600.0)} deadline"
+    extra = n - (ctx.on_demand_instances or n)
+    if ctx.spot and extra > 0:
+        text += f" ({extra} more than on demand, for the expected spot reclaims)"
+    return text
 
 
 def _billing_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
