@@ -30,7 +30,13 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.pareto import cost_allowance, dominates
 from gpuscout.advise.rank import spot_class
 from gpuscout.advise.types import Advice, Recommendation
-from gpuscout.advise.workload import AnyWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
+from gpuscout.advise.workload import (
+    AnyWorkload,
+    BatchWorkload,
+    FinetuneWorkload,
+    PretrainWorkload,
+    ServeWorkload,
+)
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.knowledge.accelerators import resolve_gpu
 
@@ -43,6 +49,11 @@ def _gpus_together(w: AnyWorkload, r: Recommendation) -> int:
     return r.config.tp
 
 
+def _images(w: AnyWorkload) -> bool:
+    """An image batch: its rows run a diffusers pipeline, which the LLM engines' rules do not cover."""
+    return isinstance(w, BatchWorkload) and w.is_images
+
+
 def support_problem(w: AnyWorkload, r: Recommendation) -> str | None:
     """Why the row's engine cannot run its precision on its GPU, per the estimator's support rules; None
     when it can (or when the rules are not available in this build)."""
@@ -52,6 +63,8 @@ def support_problem(w: AnyWorkload, r: Recommendation) -> str | None:
         return None
     s = r.estimate
     if s is None or s.engine is None or s.precision is None:
+        return None
+    if _images(w):
         return None
     check = can_run(s.engine, s.precision, resolve_gpu(r.offer.accelerator))
     return None if check.supported else check.verdict.message()
@@ -92,7 +105,7 @@ def row_violations(w: AnyWorkload, r: Recommendation, a: Assumptions) -> list[st
     ):
         out.append(f"{label}: FP8 asked, {acc.name} has no FP8 tensor cores, and the row does not say so")
     # 1b. what runs is what was asked, or the row says what was changed and why
-    if s is not None and s.engine and s.precision:
+    if s is not None and s.engine and s.precision and not _images(w):
         changed = _changed(w, s.engine, s.precision, s.support)
         if changed and not r.substitution:
             out.append(f"{label}: runs {changed} without saying what was changed")

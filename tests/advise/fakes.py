@@ -134,6 +134,10 @@ class FakeImages:
     memory: MemoryBreakdown
     seconds_per_image: float
     images_per_s: float
+    precision: str = "bf16"
+    engine: str = "diffusers"
+    assumptions: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
 
 def fake_images(model: str, gpu: Accelerator, *, steps: int = 30, **_: Any) -> FakeImages:

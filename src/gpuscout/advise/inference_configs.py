@@ -561,9 +561,14 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
         w, g = self.w, key[1]
         self.estimator_calls += 1
         try:
-            kwargs: dict[str, int] = {"width": w.width, "height": w.height, "batch": 1}
+            kwargs: dict[str, int | str] = {"width": w.width, "height": w.height, "batch": 1}
             if w.steps is not None:
                 kwargs["steps"] = w.steps
+            # the precision and engine asked for (an LLM's, e.g. int4 or vllm, is an input error)
+            if w.precision is not None:
+                kwargs["precision"] = w.precision
+            if w.engine is not None:
+                kwargs["engine"] = w.engine
             r: ImageResult = self.be.images(w.model, acc, **kwargs)
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return reject(key, acc, str(exc), kind=reject_kind_of(str(exc)))
@@ -590,7 +595,10 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             batch_per_replica=1,
             max_batch_per_replica=None,
             bound=None,
+            engine=r.engine,
+            precision=r.precision,
         )
+        prior = r.assumptions.get("efficiency")
         return ConfigEval(
             key=key,
             fits=True,
@@ -605,4 +613,5 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             download_gb_per_instance=download + w.dataset_gb,
             load_gb=download,
             images=images,
+            warnings=(*r.warnings, *((f"image speed is not calibrated: {prior}",) if prior else ())),
         )

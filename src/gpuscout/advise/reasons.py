@@ -209,7 +209,10 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     f"{s.capacity_tokens_per_s:,.0f} tok/s ({limit} at {ctx_k:.3g}k tokens)"
                 )
         elif isinstance(w, BatchWorkload) and w.is_images:
-            reasons.append(f"{s.throughput:.2f} img/s -> {duration(ev.time_s)} for {w.images_total:,} images")
+            run = f" ({s.engine}, {s.precision})" if s.engine and s.precision else ""
+            reasons.append(
+                f"{s.throughput:.2f} img/s{run} -> {duration(ev.time_s)} for {w.images_total:,} images"
+            )
         elif isinstance(w, BatchWorkload):
             reasons.append(
                 f"{s.throughput:,.0f} tok/s -> {duration(ev.time_s)} for "
