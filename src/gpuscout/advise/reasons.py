@@ -155,9 +155,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             kv = kv_needed_gb(ctx)
             weights_total = s.model_weights_gb or s.weights_gb * ev.tp
             if ev.tp == 1:
+                # what the GPU holds (llama.cpp keeps the token embedding table in host memory)
+                off = weights_total - s.weights_gb
+                host = f", {_gib(off)} GiB more in host memory" if off > 0.01 * weights_total else ""
                 reasons.append(
                     f"fits 1x {acc_name}: {_gib(s.memory_per_gpu_gb)} of {_gib(s.memory_capacity_gb)} GiB "
-                    f"(weights {_gib(weights_total)} GiB, KV {_gib(kv or 0.0)} GiB)"
+                    f"(weights {_gib(s.weights_gb)} GiB{host}, KV {_gib(kv or 0.0)} GiB)"
                 )
             else:
                 # some weights whole on every GPU (data-parallel attention): say what each GPU holds

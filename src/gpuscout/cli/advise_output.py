@@ -16,6 +16,7 @@ from rich.text import Text
 
 from gpuscout.cli.output import printable, wide_console
 from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
+from gpuscout.wording import plural
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -230,7 +231,6 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
         rows.add_row("time per output token", f"{s.tpot_ms:,.1f} ms")
     if s.decode_step:
         rows.add_row("decode step (parts overlap)", _text(s.decode_step))
-    from gpuscout.advise.reasons import plural
     from gpuscout.estimate.memory import gib  # GB (the estimator's unit) as GiB, as GPU memory is sold
 
     rows.add_row("memory per GPU", f"{gib(s.memory_per_gpu_gb):,.1f} of {gib(s.memory_capacity_gb):,.1f} GiB")
@@ -289,14 +289,17 @@ def explain(workload: Any, rec: Any) -> None:
     if rec.substitution:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
+    gpus = f"{c.gpus_per_instance} {plural(c.gpus_per_instance, 'GPU')}"
     if c.training:  # training: the GPUs share one job; tensor-parallel replicas are a serving notion
-        line(f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.nodes} node(s)")
+        nodes = f"{c.nodes} {plural(c.nodes, 'node')}"
+        line(f"config: {c.instances} {plural(c.instances, 'instance')} x {gpus}, {nodes}")
         line(f"training: {c.training}")
     else:
         # inference: each instance is a machine of its own (the replicas share no fabric between them)
         line(
-            f"config: {c.instances} instance(s) x {c.gpus_per_instance} GPU, {c.split}, "
-            f"{c.replicas_per_instance} replica(s)/instance, {c.gpus_used} GPUs"
+            f"config: {c.instances} {plural(c.instances, 'instance')} x {gpus}, {c.split}, "
+            f"{c.replicas_per_instance} {plural(c.replicas_per_instance, 'replica')} per instance, "
+            f"{c.gpus_used} {plural(c.gpus_used, 'GPU')}"
         )
     if rec.estimate is not None:
         out.print(_estimate_table(workload, rec))
