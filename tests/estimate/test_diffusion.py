@@ -186,3 +186,12 @@ def test_calibration_rows_are_reported() -> None:
             assert predicted == pytest.approx(measured, rel=0.15)
         if row["metric"] == "peak_vram_gb" and precision == "fp16":
             assert est.memory.weights_gb > measured
+
+
+def test_fp32_images_run_at_the_fp32_rate_not_tf32() -> None:
+    # PyTorch leaves TF32 matmuls off by default (torch.backends.cuda.matmul.allow_tf32 = False)
+    fp32 = estimate_images("sdxl", "L4", precision="fp32")
+    bf16 = estimate_images("sdxl", "L4")
+    assert "fp32 peak 30.3 TFLOPS" in fp32.assumptions["efficiency"]
+    # L4: 30.3 TFLOPS fp32 against 121 bf16 (the same efficiency prior): 4x the denoising time
+    assert fp32.seconds_per_image > 3.5 * bf16.seconds_per_image

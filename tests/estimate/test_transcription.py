@@ -53,3 +53,20 @@ def test_only_whisper_models() -> None:
     with pytest.raises(InvalidInputError) as err:
         estimate_transcription("llama-3.1-8b", "A100")
     assert err.value.field == "model"
+
+
+def test_a_batch_larger_than_the_audio_runs_only_the_windows_there_are() -> None:
+    # an hour of audio is 120 windows: a batch of 1024 was sized as 1024 windows in memory (367 GB)
+    capped = estimate_transcription("whisper-large-v3", "T4", audio_s=3600, batch=1024)
+    whole = estimate_transcription("whisper-large-v3", "T4", audio_s=3600, batch=120)
+    assert capped.batch == 120
+    assert capped.memory.total_gb == pytest.approx(whole.memory.total_gb)
+    assert capped.seconds == pytest.approx(whole.seconds)
+    assert "batch 1024 asked: only 120 windows" in capped.assumptions["windows"]
+    assert "asked" not in whole.assumptions["windows"]
+
+
+def test_fp32_whisper_runs_at_the_fp32_rate_not_tf32() -> None:
+    # PyTorch leaves TF32 matmuls off by default: an A100's fp32 GEMMs run at 19.5 TFLOPS, not 156
+    est = estimate_transcription("whisper-large-v3", "A100-SXM4-80GB", audio_s=3600, precision="fp32")
+    assert "19.5 TFLOPS" in est.assumptions["engine"]

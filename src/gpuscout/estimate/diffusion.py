@@ -234,7 +234,7 @@ def estimate_images(
         )
 
     # --- speed -------------------------------------------------------------------------------------
-    rate = compute_rate(resolve_precision(prec), acc)
+    rate = compute_rate(resolve_precision(prec), acc, tf32=False)  # PyTorch: TF32 matmuls off
     if rate.warning:
         warnings.append(rate.warning)
     fp8_native = prec == "fp8" and rate.native

@@ -537,13 +537,20 @@ def dp4a_only(acc: Accelerator) -> bool:
     return cc is not None and (6, 1) <= cc < (7, 0)
 
 
-def compute_rate(fmt: WeightFormat, acc: Accelerator) -> ComputeRate:
-    """Which peak rate the weight matmuls of ``fmt`` get on ``acc`` (and whether that is native)."""
+def compute_rate(fmt: WeightFormat, acc: Accelerator, *, tf32: bool = True) -> ComputeRate:
+    """Which peak rate the weight matmuls of ``fmt`` get on ``acc`` (and whether that is native).
+
+    FP32 matmuls run on TF32 tensor cores where the part has them and the framework allows it
+    (``tf32``). PyTorch does not by default (``torch.backends.cuda.matmul.allow_tf32`` is False since
+    1.12, see PyTorch's "TensorFloat-32 (TF32) on Ampere (and later) devices" note): its fp32 runs
+    (diffusers, transformers, training) pass ``tf32=False`` and get the FP32 rate."""
     bf16, derived = bf16_tflops(acc)
     cls = fmt.compute_class
     if cls == CLASS_FP32:
-        rate = acc.tf32_tflops or acc.fp32_tflops or bf16 / 2
-        return ComputeRate(rate, "tf32" if acc.tf32_tflops else "fp32", True, derived)
+        if tf32 and acc.tf32_tflops:
+            return ComputeRate(acc.tf32_tflops, "tf32", True, derived)
+        rate = acc.fp32_tflops or acc.tf32_tflops or bf16 / 2
+        return ComputeRate(rate, "fp32" if acc.fp32_tflops or not acc.tf32_tflops else "tf32", True, derived)
     if cls == CLASS_FP8:
         if acc.fp8_supported and acc.fp8_tflops:
             return ComputeRate(acc.fp8_tflops, "fp8", True, False)

@@ -238,7 +238,7 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
     fmt = resolve_precision(
         "fp32" if setup.precision == "fp32" else "fp8" if setup.precision == "fp8" else "bf16"
     )
-    rate = compute_rate(fmt, acc)
+    rate = compute_rate(fmt, acc, tf32=False)  # PyTorch leaves TF32 matmuls off by default
     rate16 = compute_rate(resolve_precision("bf16"), acc)
     fp8_native = setup.precision == "fp8" and rate.native and rate.rate_name == "fp8"
     if setup.precision == "fp8" and not fp8_native and not setup.adapters:

@@ -114,12 +114,15 @@ def estimate_transcription(
     dec_params = layers * (2 * layer_attn + 2 * d * ffn) + vocab * d
     w_bytes = {"fp16": 2.0, "bf16": 2.0, "fp32": 4.0, "int8": 1.0}[prec]
     act_bytes = 4.0 if prec == "fp32" else 2.0
-    rate = compute_rate(resolve_precision("fp32" if prec == "fp32" else "bf16"), acc)
+    # PyTorch (transformers) leaves TF32 matmuls off by default; CTranslate2's fp32 is taken the same
+    rate = compute_rate(resolve_precision("fp32" if prec == "fp32" else "bf16"), acc, tf32=False)
     flops_rate = rate.tflops * 1e12 * COMPUTE_EFFICIENCY
     bw = acc.bandwidth_gbps * GB * BANDWIDTH_EFFICIENCY
 
     windows = math.ceil(audio_s / WINDOW_S)
     steps_per_window = math.ceil(min(audio_s, WINDOW_S) * tokens_per_audio_s) + SPECIAL_TOKENS
+    asked = batch
+    batch = min(batch, windows)  # no more windows run together than the audio has
     enc_flops = 2.0 * enc_params * FRAMES + layers * 4.0 * d * FRAMES**2
     enc_s = batch * enc_flops / flops_rate
     cross_kv = 2.0 * layers * FRAMES * d * act_bytes  # per window, read every step
@@ -158,7 +161,9 @@ def estimate_transcription(
         capacity_gb=capacity / GB,
     )
     assumptions = {
-        "windows": f"{windows} x 30 s windows, {batch} at a time, {steps_per_window} decoder steps each "
+        "windows": f"{windows} x 30 s windows, {batch} at a time"
+        + (f" (batch {asked} asked: only {windows} windows)" if asked > batch else "")
+        + f", {steps_per_window} decoder steps each "
         f"({tokens_per_audio_s:g} tokens per audio second)",
         "parameters": f"encoder {enc_params / 1e9:.3f}B, decoder {dec_params / 1e9:.3f}B",
         "engine": f"{key}: {overhead_s * 1e3:g} ms fixed per decoder step, {BANDWIDTH_EFFICIENCY:.0%} of "
