@@ -81,10 +81,10 @@ def test_a_spot_row_just_past_the_deadline_on_demand_takes_one_more_instance(bas
     assert sp.estimate.throughput == pytest.approx(od.estimate.throughput * 5 / 4, rel=1e-12)
     deadline = duration(w.deadline_hours * 3600.0)  # type: ignore[operator]
     assert (
-        f"5 instances to meet the {deadline} deadline (1 more than on demand, for the expected spot reclaims)"
+        f"5 instances to meet the {deadline} deadline (1 more for the expected spot reclaims)"
     ) in " ".join(sp.reasons)
     od_text = " ".join(od.reasons)
-    assert f"4 instances to meet the {deadline} deadline" in od_text and "more than on demand" not in od_text
+    assert f"4 instances to meet the {deadline} deadline" in od_text and "expected" not in od_text
     # five instances at 0.8/h, each billed per second for its share and its warm-up; the rework
     # (time_1 x (factor - 1) instance-seconds in all) is the same whatever the count
     assert sp.cost is not None

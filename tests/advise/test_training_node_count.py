@@ -56,3 +56,15 @@ def test_seventy_b_full_fine_tuning_on_h100_takes_the_nodes_that_drop_the_offloa
     (row, *_) = advise(w, offers, top=1).rows
     assert row.config.instances > 1 and "offload" not in " ".join(row.reasons).lower()
     assert row.time_to_result_s is not None and row.time_to_result_s < 2 * 3600
+
+
+def test_a_deadline_the_cheapest_run_meets_picks_what_no_deadline_picks() -> None:
+    # node-hours 100 / 97 / 93: 4 nodes are the cheapest, 2 are within 5 % of them and fewer
+    hours = {1: 100.0, 2: 48.5, 4: 23.25}
+    assert _nodes(hours) == 2
+    # a 60 h deadline that both 2 and 4 nodes meet changes nothing (it picked 2 against 4 before, from
+    # the first run in time, while no deadline picked 4)
+    assert _nodes(hours, deadline_h=60.0) == _nodes(hours) == 2
+    # 4 nodes at 10 % fewer node-hours than 2: taken with or without the deadline
+    cheaper = {1: 100.0, 2: 50.0, 4: 22.5}
+    assert _nodes(cheaper) == _nodes(cheaper, deadline_h=60.0) == 4

@@ -70,3 +70,20 @@ def test_fp32_whisper_runs_at_the_fp32_rate_not_tf32() -> None:
     # PyTorch leaves TF32 matmuls off by default: an A100's fp32 GEMMs run at 19.5 TFLOPS, not 156
     est = estimate_transcription("whisper-large-v3", "A100-SXM4-80GB", audio_s=3600, precision="fp32")
     assert "19.5 TFLOPS" in est.assumptions["engine"]
+
+
+def test_the_last_partial_round_is_timed_at_its_own_size() -> None:
+    # an hour is 120 windows: at batch 119 the second round holds one window, not a full batch of 119
+    def seconds(batch: int) -> float:
+        return estimate_transcription("whisper-large-v3", "H100-SXM", audio_s=3600, batch=batch).seconds
+
+    # it was charged two full rounds (8.2 s against 4.1 s at batch 120); the lone window still decodes
+    # its ~94 steps, each paying the engine's fixed per-step cost
+    assert seconds(119) == pytest.approx(_round(119) + _round(1))
+    assert seconds(119) < 1.6 * seconds(120)
+    assert seconds(61) == pytest.approx(_round(61) + _round(59))
+
+
+def _round(batch: int) -> float:
+    """One round of ``batch`` windows: the estimate of exactly that many windows (30 s each)."""
+    return estimate_transcription("whisper-large-v3", "H100-SXM", audio_s=30 * batch, batch=batch).seconds

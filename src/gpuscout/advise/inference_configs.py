@@ -598,7 +598,8 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             engine=r.engine,
             precision=r.precision,
         )
-        prior = r.assumptions.get("efficiency")
+        # one wording for every row (the answer lists it once): the per-GPU figures are in `gpuscout images`
+        prior = f"image speed is not calibrated: {r.engine} at a fixed share of each GPU's peak (a prior)"
         return ConfigEval(
             key=key,
             fits=True,
@@ -613,5 +614,5 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             download_gb_per_instance=download + w.dataset_gb,
             load_gb=download,
             images=images,
-            warnings=(*r.warnings, *((f"image speed is not calibrated: {prior}",) if prior else ())),
+            warnings=(*r.warnings, prior),
         )

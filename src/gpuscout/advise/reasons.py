@@ -310,13 +310,13 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
 
 
 def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
-    """'3 instances to meet the 10.0 h deadline', and for a spot row that takes more than on demand,
-    how many more and why."""
+    """'3 instances to meet the 10.0 h deadline', and for a spot row that takes more than the deadline
+    needs without reclaims, how many more and why."""
     n = ctx.ev.instances
     text = f"{n} instances to meet the {duration(deadline_hours * 3600.0)} deadline"
     extra = n - (ctx.on_demand_instances or n)
     if ctx.spot and extra > 0:
-        text += f" ({extra} more than on demand, for the expected spot reclaims)"
+        text += f" ({extra} more for the expected spot reclaims)"  # no on-demand row may exist to compare
     return text
 
 

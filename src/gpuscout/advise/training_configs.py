@@ -107,22 +107,20 @@ def _node_count(runs: list[_Run], warm_s: float, deadline_s: float | None) -> _R
     ``nodes x (warm-up + training time)``. More nodes usually cost more (scaling is below linear, every
     node warms up), but where they let the layout drop an offload or recomputation they cost less, and
     finish sooner too: 70B full fine-tuning on 8x H100 takes 11.9 h on 1 node with the optimizer in host
-    RAM (12 node-hours) and 50 min on 4 without (3.3 node-hours). The choice is the fewest nodes that
-    meet the deadline, unless more nodes cost less by more than ``COST_TOLERANCE`` (5 %: the estimate
-    is no finer; a 2 % saving does not make a 32-node run the cheapest way to train), so nodes are
-    added where they save money or are needed in time, not merely for speed (a deadline asks for
-    that). None meets the deadline: the fastest (its row is then out for the deadline, with the time)."""
+    RAM (12 node-hours) and 50 min on 4 without (3.3 node-hours). Among the runs that meet the deadline,
+    the choice is the fewest nodes whose cost is within ``COST_TOLERANCE`` (5 %: the estimate is no
+    finer) of the cheapest run's: a 2 % saving does not make a 32-node run the pick, and a deadline
+    never picks a dearer run than no deadline when the cheaper one meets it too. Nodes are added where
+    they save money or are needed in time, not merely for speed (a deadline asks for that). None meets
+    the deadline: the fastest (its row is then out for the deadline, with the time it takes)."""
     if not runs:
         return None
     in_time = [x for x in runs if deadline_s is None or (x[1].time_s or 0.0) <= deadline_s]
     if not in_time:
         return min(runs, key=lambda x: (x[1].time_s or 0.0, x[0]))
-    best, best_cost = in_time[0], math.inf
-    for run in in_time:
-        cost = run[0] * (warm_s + (run[1].time_s or 0.0))
-        if cost < best_cost * (1.0 - COST_TOLERANCE):
-            best, best_cost = run, cost
-    return best
+    costs = [n * (warm_s + (r.time_s or 0.0)) for n, r, _ in in_time]
+    ceiling = min(costs) * (1.0 + COST_TOLERANCE)
+    return next(run for run, cost in zip(in_time, costs, strict=True) if cost <= ceiling)
 
 
 def stated_internode(offer: Offer) -> StatedInternode | None:

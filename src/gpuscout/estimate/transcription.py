@@ -124,19 +124,23 @@ def estimate_transcription(
     asked = batch
     batch = min(batch, windows)  # no more windows run together than the audio has
     enc_flops = 2.0 * enc_params * FRAMES + layers * 4.0 * d * FRAMES**2
-    enc_s = batch * enc_flops / flops_rate
     cross_kv = 2.0 * layers * FRAMES * d * act_bytes  # per window, read every step
     self_kv = 2.0 * layers * steps_per_window * d * act_bytes
-    read_s = (dec_params * w_bytes + batch * (cross_kv + self_kv)) / bw
-    step_flops = batch * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window))
-    compute_s = step_flops / flops_rate
     overhead_s = STEP_OVERHEAD_S[key]
-    step_s = max(read_s, compute_s) + overhead_s
+
+    def round_s(b: int) -> tuple[float, float, float]:
+        """(seconds, decoder read s, decoder compute s per step) for a round of ``b`` windows."""
+        read = (dec_params * w_bytes + b * (cross_kv + self_kv)) / bw
+        compute = b * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window)) / flops_rate
+        per_round = b * enc_flops / flops_rate + steps_per_window * (max(read, compute) + overhead_s)
+        return per_round, read, compute
+
+    batch_s, read_s, compute_s = round_s(batch)
     work_bound = "memory" if read_s >= compute_s else "compute"
     bound = "overhead" if overhead_s > max(read_s, compute_s) else work_bound
-    batch_s = enc_s + steps_per_window * step_s
-    rounds = math.ceil(windows / batch)
-    seconds = rounds * batch_s
+    # full rounds of ``batch`` windows, then the windows left over in a round of their own size
+    full, left = divmod(windows, batch)
+    seconds = full * batch_s + (round_s(left)[0] if left else 0.0)
     rtf = audio_s / seconds
 
     weights = (enc_params + dec_params) * w_bytes
