@@ -195,3 +195,47 @@ def test_fp32_images_run_at_the_fp32_rate_not_tf32() -> None:
     assert "fp32 peak 30.3 TFLOPS" in fp32.assumptions["efficiency"]
     # L4: 30.3 TFLOPS fp32 against 121 bf16 (the same efficiency prior): 4x the denoising time
     assert fp32.seconds_per_image > 3.5 * bf16.seconds_per_image
+
+
+#: The CUDA context and cuBLAS/cuDNN workspaces every estimate adds (0.5 + 0.3 GB).
+OVERHEAD_GB = 0.8
+
+
+def test_cpu_offload_peak_is_one_component_with_its_own_activations() -> None:
+    """diffusers' enable_model_cpu_offload holds one component at a time: the peak is the largest
+    component's weights plus its own pass's activations, not the largest weights plus the largest
+    activations (FLUX.1-dev bf16 on a 24 GB card was 23.8 + 1.8 + 0.8 = 26.4 GB: "does not fit")."""
+    est = estimate_images("flux.1-dev", RTX4090, cpu_offload=True)
+    # the transformer: 11.9B bf16 weights; 4 live bf16 tensors of (64^2 patches + 512 text tokens) x
+    # 21,504 (its widest, the fused MLP), +10 % fragmentation
+    transformer_w = 11.9e9 * 2 / 1e9
+    transformer_act = 4 * 2 * (64**2 + 512) * 21504 * 1.1 / 1e9
+    # the VAE decoder: 0.0838B bf16 weights; 6 live bf16 tensors of 128 channels x 1024^2, +10 %
+    vae_w, vae_act = 0.0838e9 * 2 / 1e9, 6 * 128 * 1024**2 * 2 * 1.1 / 1e9
+    assert (round(transformer_w, 1), round(transformer_act, 2), round(vae_act, 2)) == (23.8, 0.87, 1.77)
+    assert vae_w + vae_act < transformer_w + transformer_act  # the transformer's pass sets the peak
+    assert est.memory.weights_gb == pytest.approx(transformer_w)
+    assert est.memory.activations_gb == pytest.approx(transformer_act)
+    assert est.memory.overhead_gb == pytest.approx(OVERHEAD_GB)
+    assert est.memory_gb == pytest.approx(transformer_w + transformer_act + OVERHEAD_GB)  # 25.47 GB
+    assert est.memory_gb == pytest.approx(est.memory.total_gb)
+    assert est.fits and est.binding_constraint == "fits"  # of 25.66 GB usable
+    assert "the peak is while the MMDiT denoiser runs" in est.assumptions["cpu_offload"]
+    # without offload every component stays: all the weights plus the larger activation peak (the VAE's)
+    whole = estimate_images("flux.1-dev", RTX4090)
+    t5_clip_w = (4.762e9 + 0.123e9) * 2 / 1e9
+    assert whole.memory.weights_gb == pytest.approx(transformer_w + t5_clip_w + vae_w)
+    assert whole.memory.activations_gb == pytest.approx(vae_act)
+
+
+def test_cpu_offload_peak_can_be_the_vae_decoder() -> None:
+    # SDXL at 4096^2: the VAE decoder's 6 x 128 x 4096^2 bf16 tensors (28.3 GB with fragmentation)
+    # outweigh the UNet's 5.1 GB of weights with its own 5.9 GB of activations
+    est = estimate_images("sdxl", H100, width=4096, height=4096, cpu_offload=True)
+    vae_w, vae_act = 0.0838e9 * 2 / 1e9, 6 * 128 * 4096**2 * 2 * 1.1 / 1e9
+    unet_w, unet_act = 2.567e9 * 2 / 1e9, 2 * 4 * 2 * 256**2 * 5120 * 1.1 / 1e9  # 2 CFG passes, 1/16 grid
+    assert vae_w + vae_act > unet_w + unet_act
+    assert est.memory.weights_gb == pytest.approx(vae_w)
+    assert est.memory.activations_gb == pytest.approx(vae_act)
+    assert est.memory_gb == pytest.approx(vae_w + vae_act + OVERHEAD_GB)
+    assert "the peak is while the VAE decoder runs" in est.assumptions["cpu_offload"]

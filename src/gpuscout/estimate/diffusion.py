@@ -31,7 +31,10 @@ eager diffusers pipeline with SDPA on datacenter GPUs (FLUX.1-dev bf16 on an H10
 Memory: weights of the denoiser (at ``precision``), text encoders and VAE (bf16), plus the larger of
 the denoiser's and the VAE decoder's activation peaks, plus the CUDA context and cuDNN/cuBLAS
 workspaces. ``cpu_offload=True`` models diffusers' ``enable_model_cpu_offload``: only the component
-running sits on the GPU, and each component is copied over PCIe once per image.
+running sits on the GPU, and each component is copied over PCIe once per image; the peak is then the
+largest of one component's weights plus the activations of its own pass (FLUX.1-dev bf16: the
+transformer's 23.8 GB with its ~0.9 GB, not the VAE decoder's 1.8 GB beside it), plus the same
+context and workspaces.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ HOST_LINK_GBPS = 25.0  # PCIe Gen4 x16 achieved
 VAE_FLOPS_PER_PIXEL = 18 * (7 * 128**2 + 7 * 256**2 / 4 + 7 * 512**2 / 16 + 9 * 512**2 / 64)
 VAE_PEAK_TENSORS = 6  # live 128-channel full-resolution tensors during the last decoder stage
 ENGINES = ("diffusers",)
+SIDE_BYTES = 2.0  # bytes per weight of the text encoders and the VAE (bf16 at every precision)
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
 
 
@@ -194,6 +198,31 @@ def text_encoder_flops(profile: DiffusionProfile) -> float:
     return sum(2.0 * enc.params * enc.tokens for enc in profile.text_encoders)
 
 
+@dataclass(frozen=True, slots=True)
+class Resident:
+    """One pipeline component on the GPU during its own pass (model CPU offload), in bytes."""
+
+    name: str
+    weights: float
+    activations: float  # the pass's activation peak, fragmentation included
+
+
+def _components(
+    profile: DiffusionProfile, denoiser_bytes: float, den_act: float, vae_bytes: float, vae_act: float
+) -> tuple[Resident, ...]:
+    """What each component holds on the GPU while it runs under ``enable_model_cpu_offload``, which moves
+    each text encoder, the denoiser and the VAE on and off the GPU in turn: its weights and the
+    activations of its own pass only (the VAE decoder's peak comes while the denoiser is back in host
+    memory). A text encoder's activations (a few MB for at most 512 tokens) are left out."""
+    frag = 1 + FRAGMENTATION
+    encoders = tuple(Resident(enc.name, enc.params * SIDE_BYTES, 0.0) for enc in profile.text_encoders)
+    return (
+        *encoders,
+        Resident(f"{profile.denoiser} denoiser", denoiser_bytes, den_act * frag),
+        Resident("VAE decoder", vae_bytes, vae_act * frag),
+    )
+
+
 def estimate_images(
     model: str | ModelSpec,
     gpu: str | Accelerator,
@@ -255,8 +284,8 @@ def estimate_images(
     batch_s = batch_denoise_s + batch * (text_s + vae_s)
 
     # --- memory ------------------------------------------------------------------------------------
-    text_bytes = sum(enc.params for enc in profile.text_encoders) * 2.0
-    vae_bytes = profile.vae_params * 2.0
+    text_bytes = sum(enc.params for enc in profile.text_encoders) * SIDE_BYTES
+    vae_bytes = profile.vae_params * SIDE_BYTES
     pixels = width * height
     vae_act = batch * VAE_PEAK_TENSORS * 128 * pixels * 2.0
     # a few (4) of the widest per-token tensors alive at once, for every image and CFG pass
@@ -271,17 +300,20 @@ def estimate_images(
             for s in profile.stages
         )
     )
-    acts = max(vae_act, den_act) * (1 + FRAGMENTATION)
     if cpu_offload:
-        weights = max(denoiser_bytes, text_bytes, vae_bytes)
+        components = _components(profile, denoiser_bytes, den_act, vae_bytes, vae_act)
+        peak = max(components, key=lambda c: c.weights + c.activations)
+        weights, acts = peak.weights, peak.activations
         moved = denoiser_bytes + text_bytes + vae_bytes
         batch_s += moved / (HOST_LINK_GBPS * GB)
         assumptions["cpu_offload"] = (
-            f"one component on the GPU at a time; {moved / GB:.1f} GB copied "
-            f"per batch at {HOST_LINK_GBPS:g} GB/s"
+            f"one component on the GPU at a time; the peak is while the {peak.name} runs "
+            f"({weights / GB:.1f} GB weights + {acts / GB:.1f} GB activations); {moved / GB:.1f} GB "
+            f"copied per batch at {HOST_LINK_GBPS:g} GB/s"
         )
     else:
         weights = denoiser_bytes + text_bytes + vae_bytes
+        acts = max(vae_act, den_act) * (1 + FRAGMENTATION)
     overhead = (CUDA_CONTEXT_GB + WORKSPACE_GB) * GB
     total = weights + acts + overhead
     capacity = capacity_bytes(acc)
