@@ -11,7 +11,6 @@ from fastapi.testclient import TestClient
 
 IMAGE_FIELDS = ("images_total", "width", "height", "steps")
 LLM_FIELDS = (
-    "precision",
     "engine",
     "input_tokens_total",
     "output_tokens_total",
@@ -91,7 +90,12 @@ def test_a_batch_form_shows_only_the_inputs_the_models_kind_uses(client: TestCli
     ).text
     flux = _inputs(image)
     assert set(IMAGE_FIELDS) <= flux and not set(LLM_FIELDS) & flux
-    assert "llama.cpp" not in image.split('id="workload"', 1)[1].split("</form>", 1)[0]
+    form = image.split('id="workload"', 1)[1].split("</form>", 1)[0]
+    assert "llama.cpp" not in form
+    # the weight format applies to both, each kind with its own choices: FP8 FLUX, not an LLM's int4
+    assert "precision" in llm and "precision" in flux
+    formats = form.split('<select name="precision"', 1)[1].split("</select>", 1)[0]
+    assert '<option value="fp8"' in formats and '<option value="int4"' not in formats
     # no model yet, or one the estimators do not sort: every input, as before
     for params in ({"kind": "batch"}, {"kind": "batch", "model": "whisper-large-v3"}):
         shown = _inputs(client.get("/advise", params=params).text)

@@ -288,8 +288,22 @@ class ServeWorkload(Workload):
         return 1.0 if self.hours_per_day < 24 else 0.0
 
 
+#: A batch's fields that only a language model's batch (a token total) uses, and those only an image
+#: batch (an image total) uses; ``precision`` and ``engine`` apply to both.
+LLM_BATCH_FIELDS: tuple[str, ...] = (
+    "input_tokens_total",
+    "output_tokens_total",
+    "prompt_tokens",
+    "output_tokens",
+)
+IMAGE_BATCH_FIELDS: tuple[str, ...] = ("images_total", "width", "height", "steps")
+
+
 class BatchWorkload(Workload):
-    """Offline generation: a token total (LLM) or an image total (diffusion)."""
+    """Offline generation: a token total (LLM) or an image total (diffusion).
+
+    A field of the other kind given explicitly (``prompt_tokens`` for an image total, ``width`` for a
+    token total) is an input error, not a value silently ignored."""
 
     kind: Literal["batch"] = "batch"
     precision: str | None = None  # None: the checkpoint's own format (models.csv native_precision)
@@ -324,6 +338,7 @@ class BatchWorkload(Workload):
                 "give images_total or output_tokens_total, not both",
                 "one of images_total, output_tokens_total",
             )
+        self._check_kind_fields()
         if self.input_tokens_total is None and self.input_tokens > MAX_TOKENS:
             raise _rule(
                 "output_tokens_total",
@@ -333,6 +348,24 @@ class BatchWorkload(Workload):
                 f"or input_tokens_total given",
             )
         return self
+
+    def _check_kind_fields(self) -> None:
+        """The fields given (not left at their defaults, nor given as null) that do not apply to this
+        batch's kind are an error naming the first (and the others), and what this kind takes."""
+        images = self.is_images
+        foreign = LLM_BATCH_FIELDS if images else IMAGE_BATCH_FIELDS
+        given = [n for n in foreign if n in self.model_fields_set and getattr(self, n) is not None]
+        if not given:
+            return
+        llm, image = "an LLM batch (output_tokens_total)", "an image batch (images_total)"
+        others = f"; so do {', '.join(given[1:])}" if given[1:] else ""
+        total = "images_total" if images else "output_tokens_total"
+        own = [n for n in (IMAGE_BATCH_FIELDS if images else LLM_BATCH_FIELDS) if n != total]
+        raise _rule(
+            given[0],
+            f"applies to {llm if images else image}, not to {image if images else llm}{others}",
+            f"for {'an image' if images else 'an LLM'} batch: {', '.join(own)}",
+        )
 
     @property
     def spot_ok(self) -> bool:

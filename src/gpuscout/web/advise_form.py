@@ -16,7 +16,9 @@ from pydantic.fields import FieldInfo
 
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.advise.workload import (
+    IMAGE_BATCH_FIELDS,
     KINDS,
+    LLM_BATCH_FIELDS,
     AnyWorkload,
     BatchWorkload,
     FinetuneWorkload,
@@ -178,16 +180,19 @@ def _field(name: str, info: FieldInfo) -> FormField:
 
 
 #: A batch's inputs that only an image (diffusion) model uses, and those only a language model uses (the
-#: image estimate takes no weight format, engine or token counts).
-IMAGE_ONLY: tuple[str, ...] = ("images_total", "width", "height", "steps")
-LLM_ONLY: tuple[str, ...] = (
-    "precision",
-    "engine",
-    "input_tokens_total",
-    "output_tokens_total",
-    "prompt_tokens",
-    "output_tokens",
-)
+#: workload's own lists; the form also leaves the serving engine off an image model's batch: its choices
+#: are a language model's). The weight format applies to both, with each kind's own choices
+#: (``image_precision_choices``).
+IMAGE_ONLY: tuple[str, ...] = IMAGE_BATCH_FIELDS
+LLM_ONLY: tuple[str, ...] = ("engine", *LLM_BATCH_FIELDS)
+
+
+def image_precision_choices() -> tuple[tuple[str, str], ...]:
+    """The formats an image pipeline runs in (value, label): the denoiser's weights and math."""
+    from gpuscout.estimate.diffusion import PRECISIONS
+
+    default = ("", "bf16 · the pipeline's default")  # the workload default (precision None)
+    return (default, *((p, f"{p} · the denoiser in FP8" if p == "fp8" else p) for p in PRECISIONS))
 
 
 def not_applying(kind: str, model_kind: str | None) -> frozenset[str]:
@@ -214,7 +219,11 @@ def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
     without those a model of ``model_kind`` does not use (``not_applying``)."""
     cls = KIND_CLASSES[kind]
     skip = ("kind", "model", *COMMON_FIELDS, *not_applying(kind, model_kind))
-    return [_field(n, f) for n, f in cls.model_fields.items() if n not in skip]
+    fields = [_field(n, f) for n, f in cls.model_fields.items() if n not in skip]
+    if kind == "batch" and model_kind == "diffusion":  # an image pipeline's formats, not an LLM's
+        images = image_precision_choices()
+        fields = [replace(f, options=images) if f.name == "precision" else f for f in fields]
+    return fields
 
 
 def common_fields(kind: str) -> list[FormField]:
@@ -362,11 +371,35 @@ def common_open(request: AdviseRequest) -> bool:
     return False
 
 
+def form_filled(request: AdviseRequest) -> frozenset[str]:
+    """The inputs of a submitted batch form that belong to the other kind of batch than the total given
+    and still hold the value the form filled in: before it knows the model the form shows every input
+    with its default (prompt tokens 1024, width 1024), so these are the form's, not the user's, and are
+    not sent to the workload (which refuses a field given for the other kind). One the user changed, or
+    one a link gives, is still sent, and its error says it does not apply."""
+    if request.kind != "batch" or not request.sent:
+        return frozenset()
+    if "images_total" in request.values:
+        other = LLM_BATCH_FIELDS
+    elif "output_tokens_total" in request.values:
+        other = IMAGE_BATCH_FIELDS
+    else:
+        return frozenset()
+    fields = BatchWorkload.model_fields
+    return frozenset(
+        n for n in other if n in request.values and request.values[n] == _field(n, fields[n]).default
+    )
+
+
 def build_workload(request: AdviseRequest) -> AnyWorkload:
-    """The validated workload (``InvalidInputError`` names the field at fault)."""
+    """The validated workload (``InvalidInputError`` names the field at fault), without the inputs the
+    form filled in for the other kind of batch (``form_filled``)."""
     cls = KIND_CLASSES[request.kind]
     data: dict[str, Any] = {"kind": request.kind}
+    skip = form_filled(request)
     for name, raw in request.values.items():
+        if name in skip:
+            continue
         info = cls.model_fields.get(name)
         if info is not None and get_origin(strip_optional(info.annotation)) is tuple:
             data[name] = tuple(p.strip() for p in raw.split(",") if p.strip())
