@@ -80,3 +80,36 @@ def test_a_cell_is_measured_as_rich_measures_its_text(cell: str) -> None:
     except MarkupError:
         return
     assert _cell_width(cell) == max((line.cell_len for line in text.split("\n")), default=0)
+
+
+def test_a_wrapping_column_breaks_between_words_and_takes_only_the_room_left() -> None:
+    """A ``wrap`` column counts as wide as its longest word: a long cell costs no other column (the
+    sources table's "needs PRIME_INTELLECT_API_KEY"), and no other column is narrowed for it."""
+    columns = (
+        Column("source", max_width=22),
+        Column("state", wrap=True),
+        Column("last attempt", drop=2),
+        Column("last error"),
+        Column("rows", right=True),
+        Column("detail", drop=1),
+    )
+    error = "timed out after 120 s, retried"
+    rows = [
+        ("primeintellect", "needs PRIME_INTELLECT_API_KEY", "2026-12-03 16:03 UTC", error, "0", "x" * 30),
+        ("gpuhunt:crusoe", "needs CRUSOE_ACCESS_KEY, CRUSOE_SECRET_KEY", "never", "", "12", "-"),
+    ]
+    table, left_out = fitted_table("sources", columns, rows, 110)
+    console = Console(width=110, record=True, no_color=True)
+    console.print(table)
+    lines = console.export_text().splitlines()
+    assert left_out == ["detail"] and all(len(line) <= 110 for line in lines)
+    body = [[cell.strip() for cell in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+    assert [cells[1] for cells in body] == [
+        "needs",
+        "PRIME_INTELLECT_API_KEY",
+        "needs CRUSOE_ACCESS_KEY,",
+        "CRUSOE_SECRET_KEY",
+    ]
+    assert body[0][2:4] == ["2026-12-03 16:03 UTC", error]  # whole: the room left went to the state
+    wide, left_out = fitted_table("sources", columns, rows, 200)
+    assert left_out == [] and [c.max_width for c in wide.columns] == [None] * 6  # it fits: nothing wraps

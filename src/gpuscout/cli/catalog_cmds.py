@@ -206,8 +206,15 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         statuses = sources_status(db)
         known = {**all_sources(), **{s.name: s for s in offer_file_sources()}}
 
-    def state(name: str) -> str:
-        return "bundled" if name == SNAPSHOT_NAME else source_state(name, known.get(name))
+    def state(name: str, *, naming: bool = False) -> str:
+        """The source's state; with ``naming``, a missing credential is named: ``needs RUNPOD_API_KEY``."""
+        if name == SNAPSHOT_NAME:
+            return "bundled"
+        source = known.get(name)
+        text = source_state(name, source)
+        if naming and text == "needs credentials" and source is not None:
+            return "needs " + ", ".join(source.missing_credentials())
+        return text
 
     if json_out:
         records = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
@@ -216,7 +223,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
     # Narrow terminals keep what a source is and whether it is usable; the detail gives way first.
     columns = (
         Column("source", max_width=22),
-        Column("state"),
+        Column("state", wrap=True),
         Column("current", drop=7),
         Column("age of data", drop=5, max_width=16),
         Column("rows", right=True),
@@ -259,6 +266,9 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         )
     out = wide_console()
     table, left_out = fitted_table("offer sources", columns, rows, terminal_width(out))
+    if "credentials" in left_out:  # too narrow for that column: the state names what to set instead
+        named = [(r[0], state(s.source, naming=True), *r[2:-1]) for r, s in zip(rows, statuses, strict=True)]
+        table, left_out = fitted_table("offer sources", columns[:-1], named, terminal_width(out))
     out.print(table)
     note = left_out_note(left_out)
     if note:
@@ -339,7 +349,7 @@ def offers_cmd(
     if csv_out:
         print_offers_csv(offers)
         return
-    print_offers_table(offers, total, sort)
+    print_offers_table(offers, total, sort, spot=spot)
 
 
 def _sparkline(values: list[float]) -> str:

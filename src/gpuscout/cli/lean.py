@@ -148,7 +148,7 @@ def run(args: list[str]) -> int | None:
 
             print_offers_csv(offers)
         else:
-            print_offers_table(offers, total, values["sort"])
+            print_offers_table(offers, total, values["sort"], spot=values["spot"])
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130

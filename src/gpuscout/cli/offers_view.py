@@ -27,6 +27,8 @@ from gpuscout.cli.table_fit import PIPE_WIDTH, Column
 from gpuscout.errors import InvalidInputError
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from gpuscout.catalog.offer import Offer
 
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
@@ -37,31 +39,50 @@ MAX_ROWS = 10_000_000
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
 
-# Narrow terminals give up the source first and the instance name (needed to rent it) last.
+# Every column, the source as :func:`short_source`: a pipe, or a terminal wide enough for the whole
+# row (the source may give way only to tell that it is not); a narrower one gets :func:`narrow_columns`.
 COLUMNS = (
     Column("provider", max_width=12),
-    Column("instance", drop=6, max_width=16),
+    Column("instance", max_width=16),
     Column("gpu"),
     Column("#", right=True),
     Column("GB/gpu", right=True),
     Column("$/h", right=True),
-    Column("$/gpu-h", right=True, drop=5),
+    Column("$/gpu-h", right=True),
     Column("spot $/h", right=True),
-    Column("region", drop=4, max_width=14),
-    Column("avail", drop=3),
-    Column("age", drop=2),
+    Column("region", max_width=14),
+    Column("avail"),
+    Column("age"),
     Column("source", drop=1, max_width=40),
 )
+# A narrow terminal's order of giving way (1 first): one price stays (see :func:`narrow_columns`), and
+# the source and the age, which the command promises for every row, go last.
+_NARROW_DROP = {"region": 1, "avail": 2, "$/gpu-h": 3, "instance": 5, "source": 6, "age": 7}
+#: Said under a table whose source column shows the feed only (``snapshot``, ``vastai``...).
+FULL_SOURCE = "full source"
 ASSUMED_NOTE = (
     "? = the source does not state the variant (form factor or memory); the default one is assumed."
 )
 AUCTION_NOTE = (
     "auction = an auction market's price: interruptible, like a spot price; --on-demand leaves it out."
 )
-UNKNOWN_AGE_NOTE = (
-    "age unknown = bundled snapshot rows whose dates could not be established; "
+_UNKNOWN_AGE_NOTE = (
+    "age {} = bundled snapshot rows whose dates could not be established; "
     "run `gpuscout refresh` for live prices."
 )
+UNKNOWN_AGE_NOTE = _UNKNOWN_AGE_NOTE.format("unknown")
+#: The age of a price whose observation time is unknown, in a narrow table.
+SHORT_UNKNOWN_AGE = "?"
+
+
+def narrow_columns(*, spot: bool) -> tuple[Column, ...]:
+    """:data:`COLUMNS` for a terminal too narrow for them: region, availability, the per-GPU price,
+    the other price (spot, or on-demand when the rows are sorted by the ``spot`` price) and the
+    instance give way, in that order, before the source and the age."""
+    from dataclasses import replace
+
+    drops = {**_NARROW_DROP, ("$/h" if spot else "spot $/h"): 4}
+    return tuple(replace(c, drop=drops.get(c.header)) for c in COLUMNS)
 
 
 def short_source(source: str) -> str:
@@ -76,6 +97,12 @@ def short_source(source: str) -> str:
         return f"{feed} {repo}@{sha} {tail}"
     host = re.sub(r"^[a-z]+://", "", where).split("/")[0]
     return f"{feed} {host}" if host else feed
+
+
+def source_feed(source: str) -> str:
+    """The feed an offer came from (``snapshot``, ``vastai``, ``gpuhunt``, ``file``): its
+    :attr:`~gpuscout.catalog.offer.Offer.source` up to the first colon."""
+    return source.partition(":")[0]
 
 
 def money(value: float | None) -> str:
@@ -155,9 +182,12 @@ def find_offers(
         reader.close()
 
 
-def _cells(o: Offer, *, markup: bool, stacked: bool = False) -> tuple[str, ...]:
+def _cells(
+    o: Offer, *, markup: bool, stacked: bool = False, narrow: bool = False, short_age: bool = False
+) -> tuple[str, ...]:
     """One row: each cell as Rich markup, or as the text it shows (``markup=False``). An auction
-    price is marked after the price, or under it with ``stacked`` (no wider than the price column)."""
+    price is marked after the price, or under it with ``stacked`` (no wider than the price column).
+    ``narrow``: the source is its feed; ``short_age``: an unknown age is :data:`SHORT_UNKNOWN_AGE`."""
     show = plain if markup else printable
     gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
     stale = (" [yellow]stale[/]" if markup else " stale") if o.stale else ""
@@ -176,8 +206,8 @@ def _cells(o: Offer, *, markup: bool, stacked: bool = False) -> tuple[str, ...]:
         money(o.spot_price_usd_per_hour),
         show(o.region),
         avail,
-        age_text(o) + stale,
-        show(short_source(o.source)),
+        (SHORT_UNKNOWN_AGE if short_age and o.observed_at is None else age_text(o)) + stale,
+        show(source_feed(o.source) if narrow else short_source(o.source)),
     )
 
 
@@ -195,37 +225,63 @@ def print_offers_csv(offers: list[Offer]) -> None:
     write_csv(sys.stdout, (*RECORD_COLUMNS, "age"), records)
 
 
-def print_offers_table(offers: Sequence[Offer], total: int, sort: str) -> None:
-    """The table of ``gpuscout offers`` and the notes under it, on stdout."""
-    title = f"{len(offers)} of {total} offers, sorted by {sort}"
+def _notes(offers: Sequence[Offer], *, left_out: Sequence[str] = (), short_age: bool = False) -> list[str]:
+    """The lines under the table that explain the marks in the columns it shows (``short_age``: an
+    unknown age is :data:`SHORT_UNKNOWN_AGE`)."""
     notes = []
     if any(o.extra.get("variant") == "assumed" for o in offers):
         notes.append(ASSUMED_NOTE)
-    if any(o.interruptible_on_demand for o in offers):
+    if "$/h" not in left_out and any(o.interruptible_on_demand for o in offers):
         notes.append(AUCTION_NOTE)
-    if any(o.observed_at is None for o in offers):
-        notes.append(UNKNOWN_AGE_NOTE)
+    if "age" not in left_out and any(o.observed_at is None for o in offers):
+        notes.append(_UNKNOWN_AGE_NOTE.format(SHORT_UNKNOWN_AGE) if short_age else UNKNOWN_AGE_NOTE)
+    return notes
+
+
+def _fitted(
+    title: str, offers: Sequence[Offer], width: int | None, *, spot: bool
+) -> tuple[Table, list[str], bool]:
+    """The table of ``offers`` within ``width``, the columns it leaves out, and whether its unknown
+    ages are short. Every column when the whole row fits; else :func:`narrow_columns` (the source as
+    its feed), in the first of its forms that leaves the fewest columns out: the unknown age in full
+    or short, an auction mark beside or under its price."""
+    from gpuscout.cli.table_fit import fitted_table
+
+    table, left_out = fitted_table(title, COLUMNS, [_cells(o, markup=True) for o in offers], width)
+    if not left_out:
+        return table, left_out, False
+    columns = narrow_columns(spot=spot)
+    stacking = (False, True) if any(o.interruptible_on_demand for o in offers) else (False,)
+    best: tuple[Table, list[str], bool] | None = None
+    for short_age, stacked in itertools.product((False, True), stacking):
+        rows = [_cells(o, markup=True, stacked=stacked, narrow=True, short_age=short_age) for o in offers]
+        table, left_out = fitted_table(title, columns, rows, width)
+        if best is None or len(left_out) < len(best[1]):
+            best = (table, left_out, short_age)
+    assert best is not None
+    table, left_out, short_age = best
+    return table, [*left_out, FULL_SOURCE], short_age
+
+
+def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False) -> None:
+    """The table of ``gpuscout offers`` and the notes under it, on stdout (``spot``: the rows are
+    sorted and filtered by their spot price, ``--spot``)."""
+    title = f"{len(offers)} of {total} offers, sorted by {sort}"
     if plain_pipe(sys.stdout):
         text = pipe_table(title, COLUMNS, [_cells(o, markup=False) for o in offers])
         if text is not None:
-            sys.stdout.write(text + "".join(note + "\n" for note in notes))
+            sys.stdout.write(text + "".join(note + "\n" for note in _notes(offers)))
             sys.stdout.flush()
             return
     from gpuscout.cli.consoles import wide_console
-    from gpuscout.cli.table_fit import fitted_table, left_out_note, terminal_width
+    from gpuscout.cli.table_fit import left_out_note, terminal_width
 
     out = wide_console()
-    width = terminal_width(out)
-    rows = [_cells(o, markup=True) for o in offers]
-    table, left_out = fitted_table(title, COLUMNS, rows, width)
-    if left_out and any(o.interruptible_on_demand for o in offers):
-        # a narrow terminal: the auction mark under its price, if that keeps more columns
-        stacked = [_cells(o, markup=True, stacked=True) for o in offers]
-        narrow, fewer = fitted_table(title, COLUMNS, stacked, width)
-        if len(fewer) < len(left_out):
-            table, left_out = narrow, fewer
+    table, left_out, short_age = _fitted(
+        title, offers, terminal_width(out), spot=spot or sort == "spot_price"
+    )
     out.print(table)
-    for note in notes:
+    for note in _notes(offers, left_out=left_out, short_age=short_age):
         out.print(note)
     left_out_text = left_out_note(left_out)
     if left_out_text:

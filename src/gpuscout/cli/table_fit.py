@@ -27,12 +27,15 @@ _COLUMN_CHROME = 3
 @dataclass(frozen=True)
 class Column:
     """One column: ``drop`` orders the columns that may give way (1 first); ``None`` is always kept.
-    ``max_width`` cuts longer text with an ellipsis (identifiers such as instance names)."""
+    ``max_width`` cuts longer text with an ellipsis (identifiers such as instance names). ``wrap``
+    text may break between its words when the table is narrow: the column then counts as wide as
+    its longest word, and Rich wraps the longer cells into the room left to it."""
 
     header: str
     right: bool = False
     drop: int | None = None
     max_width: int | None = None
+    wrap: bool = False
 
 
 Cell: TypeAlias = "str | Text"
@@ -49,8 +52,17 @@ def _cell_width(cell: Cell) -> int:
     return max((line.cell_len for line in text.split("\n")), default=0)
 
 
+def _longest_word(cell: Cell) -> int:
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    text = cell.plain if isinstance(cell, Text) else Text.from_markup(cell).plain
+    return max((cell_len(word) for word in text.split()), default=0)
+
+
 def _natural_width(column: Column, cells: Sequence[Cell], *, capped: bool) -> int:
-    widest = max((_cell_width(cell) for cell in cells), default=0)
+    measure = _longest_word if capped and column.wrap else _cell_width
+    widest = max((measure(cell) for cell in cells), default=0)
     if capped and column.max_width is not None:
         widest = min(widest, column.max_width)
     # a column that never wraps (numbers, cut identifiers) does not wrap its header either
@@ -85,6 +97,9 @@ def fitted_table(
         if width is None or total() <= width:
             break
         kept.remove(index)
+    wrapping = [i for i in kept if capped and columns[i].wrap]
+    # the room left is shared by the wrapping columns, so Rich narrows no other column to make it
+    share = max(width - total(), 0) // len(wrapping) if width is not None and wrapping else 0
     table = Table(title=title)
     for i in kept:
         c = columns[i]
@@ -92,6 +107,8 @@ def fitted_table(
             table.add_column(c.header, justify="right", no_wrap=True)
         elif capped and c.max_width is not None:
             table.add_column(c.header, overflow="ellipsis", no_wrap=True, max_width=c.max_width)
+        elif i in wrapping:
+            table.add_column(c.header, overflow="fold", max_width=widths[i] + share)
         else:
             table.add_column(c.header, overflow="fold")
     for row in rows:
