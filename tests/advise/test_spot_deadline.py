@@ -161,3 +161,23 @@ def test_a_row_late_by_less_than_the_rounding_says_by_how_much() -> None:
     assert kind == "deadline" and why == "finishes in 10.0 h (12 s late), after the 10.0 h deadline"
     assert "late" not in Ranker._why_not(1.0, 72_000.0, None, 36_000.0)[1]
     assert "under a second late" in Ranker._why_not(1.0, 36_000.4, None, 36_000.0)[1]
+
+
+def test_a_deadline_no_offer_meets_on_the_most_instances_is_named_not_memory() -> None:
+    # every offer would need more instances than proposed, on demand too: the answer spoke of GPU memory
+    # and a narrower precision ("594 would need too many instances ... a narrower precision would need
+    # less memory") and named no deadline that would do
+    w, time_1, warm, _ = _tight(BatchWorkload(model="small", images_total=13_700), 4)
+    capped = Assumptions(max_instances=3)  # 4 are needed even on demand
+    plain = offer("cloud", "H100-SXM", 1, 2.0)  # on demand only
+    found = advise(w, [plain], backends=BE, assumptions=capped, now=NOW)
+    assert not found.rows and found.binding is not None
+    assert found.binding.startswith("the deadline binds") and "memory" not in found.binding
+    best_s = warm + time_1 / 3  # on 3 instances
+    hours = math.ceil(best_s / 3600.0)
+    assert "even on 3 instances (the most proposed)" in found.binding
+    assert found.binding.endswith(f"--deadline {hours}h would show it")
+    shown = advise(
+        w.model_copy(update={"deadline_hours": hours}), [plain], backends=BE, assumptions=capped, now=NOW
+    )
+    assert shown.rows

@@ -212,8 +212,19 @@ def _batch_deadline_fix(ranker: Ranker, rows: Sequence[Recommendation]) -> str |
     ``Assumptions.max_instances`` (a spot row's with its expected reclaims), so the tightest deadline
     that shows a row is the best time of ``rows`` (ranked without the deadline) on that many; None
     where none of them runs under the deadline's sizing."""
+    from gpuscout.advise.rank import Ranker
+
     most = ranker.a.max_instances
-    timed = [(ranker.time_on_most_instances(r.offer, r.config.spot), n) for n, r in enumerate(rows)]
+    # timed by a ranker without the deadline: under it, an offer that needs more instances than
+    # proposed is rejected and has no time
+    free = Ranker(
+        ranker.w.model_copy(update={"deadline_hours": None}),
+        backends=ranker.be,
+        assumptions=ranker.a,
+        now=ranker.now,
+        include_stale=ranker.include_stale,
+    )
+    timed = [(free.time_on_most_instances(r.offer, r.config.spot), n) for n, r in enumerate(rows)]
     t, n = min(timed, default=(math.inf, 0))
     if not t < math.inf:
         return None
@@ -255,7 +266,8 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"--budget {math.ceil(best.total_usd or 0):.0f} would show it"
             )
     deadline = getattr(w, "deadline_hours", None)
-    if deadline is not None and counts["deadline"]:
+    # a batch's offers that would need more instances than proposed are out for the deadline too
+    if deadline is not None and (counts["deadline"] or counts["instances"]):
         free = _relaxed(ranker, offers, {"deadline_hours": None})
         batch = _batch_deadline_fix(ranker, free.rows) if isinstance(w, BatchWorkload) else None
         if batch is not None:
