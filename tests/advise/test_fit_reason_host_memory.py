@@ -29,3 +29,14 @@ def test_an_engine_that_holds_every_weight_says_nothing_of_host_memory() -> None
     (row, *_) = advise(w, [offer("cloud", "H100-SXM", 1, 2.0)], top=1, now=NOW).rows
     fit = next(r for r in row.reasons if r.startswith("fits 1x"))
     assert "host memory" not in fit
+
+
+def test_a_layer_split_over_two_gpus_says_the_same() -> None:
+    # 2x 12 GB: llama.cpp splits the layers; the reason said "weights 15 GiB" of what the GPUs hold 14
+    w = ServeWorkload(model="llama-3.1-8b", engine="llama.cpp", precision="gguf-f16", concurrency=1)
+    (row, *_) = advise(w, [offer("cloud", "RTX3060-12GB", 2, 0.5)], top=1, now=NOW).rows
+    assert row.estimate is not None and row.config.tp == 2
+    fit = next(r for r in row.reasons if r.startswith("fits 2x"))
+    held = gib(2 * row.estimate.weights_gb)
+    embedding = gib(2 * count_params(resolve_model("llama-3.1-8b")).embedding / 1e9)
+    assert f"(weights {held:.0f} GiB + KV" in fit and f"; {embedding:.1f} GiB more in host memory)" in fit

@@ -154,22 +154,26 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if llm and isinstance(w, ServeWorkload | BatchWorkload):
             kv = kv_needed_gb(ctx)
             weights_total = s.model_weights_gb or s.weights_gb * ev.tp
+            # what the GPUs hold (llama.cpp keeps the token embedding table in host memory; weights whole
+            # on every GPU, data-parallel attention, count once)
+            held = min(weights_total, s.weights_gb * ev.tp)
+            off = weights_total - held
+            host = f"{_gib(off)} GiB more in host memory" if off > 0.01 * weights_total else ""
             if ev.tp == 1:
-                # what the GPU holds (llama.cpp keeps the token embedding table in host memory)
-                off = weights_total - s.weights_gb
-                host = f", {_gib(off)} GiB more in host memory" if off > 0.01 * weights_total else ""
                 reasons.append(
                     f"fits 1x {acc_name}: {_gib(s.memory_per_gpu_gb)} of {_gib(s.memory_capacity_gb)} GiB "
-                    f"(weights {_gib(s.weights_gb)} GiB{host}, KV {_gib(kv or 0.0)} GiB)"
+                    f"(weights {_gib(held)} GiB{', ' + host if host else ''}, KV {_gib(kv or 0.0)} GiB)"
                 )
             else:
                 # some weights whole on every GPU (data-parallel attention): say what each GPU holds
                 each = ""
                 if s.weights_gb * ev.tp > weights_total * 1.01:
                     each = f"; {_gib(s.weights_gb)} GiB of weights on each, the attention whole"
+                if host:
+                    each += f"; {host}"
                 reasons.append(
                     f"fits {ev.tp}x {acc_name}: {_gib(s.memory_per_gpu_gb)} of "
-                    f"{_gib(s.memory_capacity_gb)} GiB per GPU (weights {_gib(weights_total)} GiB + "
+                    f"{_gib(s.memory_capacity_gb)} GiB per GPU (weights {_gib(held)} GiB + "
                     f"KV {_gib(kv or 0.0)} GiB "
                     f"over {ev.tp} GPUs{each})"
                 )
