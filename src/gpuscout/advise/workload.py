@@ -445,7 +445,20 @@ class PretrainWorkload(Workload):
     def _check(self) -> PretrainWorkload:
         if self.gpus is not None and self.nodes is not None:
             raise ValueError("gpus|give either gpus or nodes, not both|one of gpus, nodes")
+        self._check_max_nodes()
         return self
+
+    def _check_max_nodes(self) -> None:
+        """``max_nodes`` given (not left at its default) with a fixed size (``gpus`` or ``nodes``) is an
+        error: the advisor searches node counts only without one, so it would be ignored."""
+        fixed = "nodes" if self.nodes is not None else "gpus" if self.gpus is not None else None
+        if fixed is None or "max_nodes" not in self.model_fields_set:
+            return
+        raise _rule(
+            "max_nodes",
+            f"bounds the node count the advisor searches; with {fixed} given there is none to search",
+            "gpus or nodes (a fixed size) or max_nodes (the most nodes searched), not both",
+        )
 
 
 AnyWorkload = ServeWorkload | BatchWorkload | FinetuneWorkload | PretrainWorkload

@@ -372,23 +372,30 @@ def common_open(request: AdviseRequest) -> bool:
 
 
 def form_filled(request: AdviseRequest) -> frozenset[str]:
-    """The inputs of a submitted batch form that belong to the other kind of batch than the total given
-    and still hold the value the form filled in: before it knows the model the form shows every input
-    with its default (prompt tokens 1024, width 1024), so these are the form's, not the user's, and are
-    not sent to the workload (which refuses a field given for the other kind). One the user changed, or
-    one a link gives, is still sent, and its error says it does not apply."""
-    if request.kind != "batch" or not request.sent:
+    """The inputs of a submitted form that the workload refuses beside what the user gave and that still
+    hold the value the form filled in: the form shows every input with its default, so these are the
+    form's, not the user's, and are not sent to the workload. For a batch, the inputs of the other kind
+    of batch than the total given (before it knows the model the form shows prompt tokens 1024 and width
+    1024 alike); for a pre-training run of a given size (GPUs or nodes), the most nodes to search (64),
+    which applies only without one. One the user changed, or one a link gives, is still sent, and its
+    error says it does not apply."""
+    if not request.sent:
         return frozenset()
-    if "images_total" in request.values:
-        other = LLM_BATCH_FIELDS
-    elif "output_tokens_total" in request.values:
-        other = IMAGE_BATCH_FIELDS
-    else:
-        return frozenset()
-    fields = BatchWorkload.model_fields
-    return frozenset(
-        n for n in other if n in request.values and request.values[n] == _field(n, fields[n]).default
-    )
+    values = request.values
+    if request.kind == "batch" and "images_total" in values:
+        return _at_default(request, LLM_BATCH_FIELDS)
+    if request.kind == "batch" and "output_tokens_total" in values:
+        return _at_default(request, IMAGE_BATCH_FIELDS)
+    if request.kind == "pretrain" and ("gpus" in values or "nodes" in values):
+        return _at_default(request, ("max_nodes",))
+    return frozenset()
+
+
+def _at_default(request: AdviseRequest, names: tuple[str, ...]) -> frozenset[str]:
+    """Those of ``names`` whose input holds the value the form fills in (its field's default)."""
+    fields = KIND_CLASSES[request.kind].model_fields
+    values = request.values
+    return frozenset(n for n in names if n in values and values[n] == _field(n, fields[n]).default)
 
 
 def build_workload(request: AdviseRequest) -> AnyWorkload:
