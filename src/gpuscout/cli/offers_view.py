@@ -38,6 +38,7 @@ MAX_PRICE_USD_PER_HOUR = 1_000_000.0
 MAX_ROWS = 10_000_000
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
+_PATH_SEP = re.compile(r"[/\\]")  # a file source's path, POSIX or Windows
 
 # Every column, the source as :func:`short_source`: a pipe, or a terminal wide enough for the whole
 # row (the source may give way only to tell that it is not); a narrower one gets :func:`narrow_columns`.
@@ -86,10 +87,17 @@ def narrow_columns(*, spot: bool) -> tuple[Column, ...]:
 
 
 def short_source(source: str) -> str:
-    """A compact provenance label: feed + repo@commit + path tail, or feed + host."""
+    """A compact provenance label: the source's own name where it has one per provider or file
+    (``gpuhunt:aws``, ``file:offers.csv``, the file's name without its folder), else feed +
+    repo@commit + path tail, or feed + host."""
     feed, _, where = source.partition(":")
     if not where:
         return source
+    if feed == "gpuhunt":  # gpuhunt:<provider>:<catalog URL, local path or online module>
+        return f"{feed}:{where.partition(':')[0]}"
+    if feed == "file":  # file:<absolute path>
+        name = _PATH_SEP.split(where)[-1]
+        return f"{feed}:{name or where}"
     hit = _GITHUB_RE.search(where)
     if hit:
         _owner, repo, sha, path = hit.groups()
