@@ -44,6 +44,7 @@ from gpuscout.catalog.sources.base import CredentialsMissingError, Source, forma
 from gpuscout.catalog.validate import ValidationReport, validate_offers
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
 from gpuscout.settings import Settings
+from gpuscout.wording import plural
 
 if TYPE_CHECKING:
     import ssl
@@ -347,7 +348,8 @@ def _exclusion_note(excluded: Counter[str]) -> str | None:
     if not excluded:
         return None
     top = "; ".join(f"{n}x {r}" for r, n in excluded.most_common(3))
-    return f"{sum(excluded.values())} rows are not offers by design ({top})"
+    n = sum(excluded.values())
+    return f"{n} {plural(n, 'row is not an offer', 'rows are not offers')} by design ({top})"
 
 
 async def _run_one(run: _Run, source: Source) -> RefreshResult:
@@ -584,8 +586,8 @@ class RefreshSummary:
         parts.append(f"{self.skipped} skipped (credentials missing)")
         if self.bundled_offers:
             bundled = (
-                f"bundled snapshot still in use ({self.bundled_offers} offers of providers no live "
-                "source covered)"
+                f"bundled snapshot still in use ({self.bundled_offers} "
+                f"{plural(self.bundled_offers, 'offer')} of providers no live source covered)"
             )
         else:
             bundled = "bundled snapshot no longer in use"

@@ -45,6 +45,7 @@ from gpuscout.catalog.sources.snapshot import resolve_listed_gpu
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerators import resolve_gpu_detail
 from gpuscout.knowledge.providers import canonical_provider, defunct_providers, provider_terms
+from gpuscout.wording import plural
 
 REPO = Path(__file__).resolve().parents[3]
 BUILD_DIR = REPO / "data" / "snapshot"
@@ -736,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
         _write_atomic(path, text)
     sys.stdout.write(
         f"wrote {len(result.rows)} rows to {args.target} "
-        f"and {len(result.changes)} changes to {args.changes}\n"
+        f"and {len(result.changes)} {plural(len(result.changes), 'change')} to {args.changes}\n"
     )
     return 0
 

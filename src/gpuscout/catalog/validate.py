@@ -224,7 +224,7 @@ def validate_offers(
         report = ValidationReport(source, "rejected", [], 0, adapter_invalid=adapter_invalid)
         report.drop_reasons = dict(reasons)
         report.reason = (
-            f"all {adapter_invalid} rows invalid: {_summary(reasons)}"
+            f"all {adapter_invalid} {plural(adapter_invalid, 'row')} invalid: {_summary(reasons)}"
             if adapter_invalid
             else "empty answer: the source returned no offers"
         )
@@ -253,7 +253,7 @@ def validate_offers(
     total_bad = invalid + adapter_invalid
     if not good:
         report.status = "rejected"
-        report.reason = f"all {total_bad} rows invalid: {_summary(reasons)}"
+        report.reason = f"all {total_bad} {plural(total_bad, 'row')} invalid: {_summary(reasons)}"
         return report
     adapter_share = min(1.0, adapter_invalid / feed_rows) if feed_rows else 0.0
     gate_share = invalid / received

@@ -198,7 +198,7 @@ def rejected_table(recs: list[Any]) -> None:
     if not recs:
         return
     out = wide_console()
-    t = Table(title=f"{len(recs)} offers left out")
+    t = Table(title=f"{len(recs)} {plural(len(recs), 'offer')} left out")
     t.add_column("provider")
     t.add_column("instance (regions)", overflow="fold")
     t.add_column("GPUs")

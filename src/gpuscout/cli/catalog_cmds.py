@@ -32,6 +32,7 @@ from gpuscout.cli.output import (
     wide_console,
 )
 from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
+from gpuscout.wording import plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -429,4 +430,4 @@ def prune_cmd(
         store = Store(db)
         removed = store.prune(older_than_days)
         store.close()
-    console.print(f"removed {removed} snapshots")
+    console.print(f"removed {removed} {plural(removed, 'snapshot')}")

@@ -8,6 +8,7 @@ import typer
 from rich.table import Table
 
 from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
+from gpuscout.wording import plural
 
 
 def images_cmd(
@@ -58,7 +59,7 @@ def images_cmd(
     mem = est.memory
     table = Table(
         title=f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, "
-        f"{est.width}x{est.height}, {est.steps} steps, batch {est.batch}"
+        f"{est.width}x{est.height}, {est.steps} {plural(est.steps, 'step')}, batch {est.batch}"
     )
     table.add_column("quantity")
     table.add_column("value", justify="right")

@@ -30,6 +30,7 @@ from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.models import all_models
 from gpuscout.knowledge.params import ParamCount, count_params
 from gpuscout.loaders import model_from_hf_config, model_from_hub
+from gpuscout.wording import plural
 
 GPU_KINDS = ("datacenter", "workstation", "consumer", "tpu", "asic")
 GPU_SORTS = {
@@ -103,7 +104,7 @@ def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[
                 a.confidence.replace("-verified", ""),
             ]
         )
-    title = f"{len(accs)} accelerators — dense tensor rates, — = unknown or unsupported"
+    title = f"{len(accs)} {plural(len(accs), 'accelerator')} — dense tensor rates, — = unknown or unsupported"
     table, left_out = fitted_table(title, columns, rows, width)
     table.caption = "yes* = native support, rate not in the source. Details and sources: gpuscout gpus NAME"
     return table, left_out
@@ -268,7 +269,9 @@ def _model_row(spec: ModelSpec, count: ParamCount) -> dict[str, Any]:
 
 
 def _models_table(models: list[ModelSpec]) -> Table:
-    table = Table(title=f"{len(models)} models — parameters computed from the architecture")
+    table = Table(
+        title=f"{len(models)} {plural(len(models), 'model')} — parameters computed from the architecture"
+    )
     table.add_column("Name", overflow="fold")
     for header in ("Params B", "Active B", "Layers", "Context"):
         table.add_column(header, justify="right", no_wrap=True)

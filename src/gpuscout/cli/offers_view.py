@@ -25,6 +25,7 @@ from gpuscout.catalog.query import INTERCONNECTS
 from gpuscout.cli.markup import plain, printable
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column
 from gpuscout.errors import InvalidInputError
+from gpuscout.wording import plural
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -274,7 +275,7 @@ def _fitted(
 def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False) -> None:
     """The table of ``gpuscout offers`` and the notes under it, on stdout (``spot``: the rows are
     sorted and filtered by their spot price, ``--spot``)."""
-    title = f"{len(offers)} of {total} offers, sorted by {sort}"
+    title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {sort}"
     if plain_pipe(sys.stdout):
         text = pipe_table(title, COLUMNS, [_cells(o, markup=False) for o in offers])
         if text is not None:

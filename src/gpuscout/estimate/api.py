@@ -439,12 +439,13 @@ def memory_needed(
     )  # fmt: skip
     warnings = list(p.warnings)
     if not plan.fits:
+        fit = p.biggest * p.replicas
         warnings.append(
             f"does not fit: {batch} x {context} tokens need {plan.total / 1e9:.1f} GB per GPU, "
             f"{plan.usable / 1e9:.1f} GB usable ({plan.binding_constraint()}); "
             + (
-                f"{p.biggest * p.replicas} sequences of this length fit"
-                if p.biggest
+                f"{fit} {plural(fit, 'sequence of this length fits', 'sequences of this length fit')}"
+                if fit
                 else "not one sequence fits"
             )
         )
@@ -732,10 +733,11 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         )
     elif point.binding == "queueing":
         if math.isfinite(point.queue_s):
+            sent = load.num_requests
             warnings.append(
                 f"{load_label} exceeds the capacity of {point.requests_per_s * replicas:,.2f} requests/s: "
                 "requests "
-                f"queue (mean wait {point.queue_s:,.1f} s over {load.num_requests} requests)"
+                f"queue (mean wait {point.queue_s:,.1f} s over {sent} {plural(sent, 'request')})"
             )
         else:
             warnings.append(

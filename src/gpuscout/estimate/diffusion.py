@@ -49,6 +49,7 @@ from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.wording import plural
 
 GB = 1e9
 DIFFUSERS_EFFICIENCY = 0.40
@@ -331,12 +332,14 @@ def estimate_images(
         warnings.append(f"needs {total / GB:.1f} GB, the GPU has {capacity / GB:.1f} GB{hint}")
 
     seconds_per_image = batch_s / batch
-    guidance = " (classifier-free guidance)" if profile.passes_per_step == 2 else " (guidance-distilled)"
+    passes = profile.passes_per_step
+    guidance = " (classifier-free guidance)" if passes == 2 else " (guidance-distilled)"
     text_tf = text_encoder_flops(profile) / 1e12
     vae_tf = vae_decode_flops(width, height) / 1e12
     assumptions.update(
         {
-            "steps": f"{steps} steps x {profile.passes_per_step} pass(es){guidance}",
+            "steps": f"{steps} {plural(steps, 'step')} x {passes} "
+            f"{plural(passes, 'pass', 'passes')}{guidance}",
             "efficiency": f"diffusers: {eff:.2f} of the {rate.rate_name} peak {rate.tflops:g} TFLOPS (prior)",
             "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step, text encoders "
             f"{text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",

@@ -58,6 +58,7 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.engine_support import PRECISIONS, check_support
 from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.wording import plural
 
 GB = 1e9
 BITS_PER_BYTE = 8.0  # providers state network Gbit/s; ``internode_gbps`` is GB/s (``gbit_to_gbyte``)
@@ -135,9 +136,9 @@ def describe_layout(
     if sharding == "none":
         spread = "data parallel (a full replica per GPU)" if gpus > 1 else "one GPU"
     elif sharding == "fsdp":
-        spread = f"FSDP across {gpus} GPUs (per-parameter sharding)"
+        spread = f"FSDP across {gpus} {plural(gpus, 'GPU')} (per-parameter sharding)"
     else:
-        spread = f"{sharding.upper()} across {gpus} GPUs"
+        spread = f"{sharding.upper()} across {gpus} {plural(gpus, 'GPU')}"
     if offload:
         spread += ", optimizer and parameters in host RAM"
     text = (
@@ -177,7 +178,8 @@ def _check_layout(spec: ModelSpec, setup: TrainingSetup, gpus: int) -> None:
     if world % mp:
         raise ConfigurationRejected(
             "parallel",
-            f"{world} GPUs do not split into TP {tp} x PP {pp} x CP {cp} replicas",
+            f"{world} {plural(world, 'GPU does', 'GPUs do')} not split into TP {tp} x PP {pp} x CP {cp} "
+            "replicas",
             accepted=f"gpus x nodes a multiple of {mp}",
         )
     if tp > gpus:
@@ -218,7 +220,7 @@ def _check_layout(spec: ModelSpec, setup: TrainingSetup, gpus: int) -> None:
             raise ConfigurationRejected(
                 "parallel",
                 f"EP {ep} must divide the {spec.num_experts} experts and the "
-                f"{stage} GPUs of a pipeline stage (TP x CP x DP)",
+                f"{stage} {plural(stage, 'GPU')} of a pipeline stage (TP x CP x DP)",
                 accepted="a common divisor",
             )
 

@@ -120,6 +120,7 @@ from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.layout import ModelLayout, TensorGroup, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.wording import plural
 
 GB = 1e9
 GIB = 2**30
@@ -520,7 +521,7 @@ def _sharding_notes(setup: TrainingSetup, hold: _Holding, sh: _Sharding) -> dict
         notes["sharding"] = f"DDP: each of the {setup.dp} data-parallel ranks holds a full replica"
     else:
         notes["sharding"] = (
-            f"{setup.sharding} across {sh.dense_world} data-parallel GPUs"
+            f"{setup.sharding} across {sh.dense_world} data-parallel {plural(sh.dense_world, 'GPU')}"
             + _SHARDING_KIND.get(setup.sharding, "")
         )
     if setup.tp * setup.pp * setup.cp * setup.ep > 1:

@@ -32,6 +32,7 @@ from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.wording import plural
 
 GB = 1e9
 WINDOW_S = 30.0
@@ -165,8 +166,8 @@ def estimate_transcription(
         capacity_gb=capacity / GB,
     )
     assumptions = {
-        "windows": f"{windows} x 30 s windows, {batch} at a time"
-        + (f" (batch {asked} asked: only {windows} windows)" if asked > batch else "")
+        "windows": f"{windows} x 30 s {plural(windows, 'window')}, {batch} at a time"
+        + (f" (batch {asked} asked: only {windows} {plural(windows, 'window')})" if asked > batch else "")
         + f", {steps_per_window} decoder steps each "
         f"({tokens_per_audio_s:g} tokens per audio second)",
         "parameters": f"encoder {enc_params / 1e9:.3f}B, decoder {dec_params / 1e9:.3f}B",

@@ -273,8 +273,8 @@ def price_vs_bandwidth_chart(
         for n in sorted(best, key=lambda n: (best[n].price_usd_per_gpu_hour or 0.0) / specs[n].bandwidth_gbps)
     ]
     summary = (
-        f"{len(points)} GPUs with an on-demand price. Best value (no other GPU has more bandwidth for "
-        f"less): {', '.join(frontier) if frontier else 'none'}."
+        f"{len(points)} {plural(len(points), 'GPU')} with an on-demand price. Best value (no other GPU "
+        f"has more bandwidth for less): {', '.join(frontier) if frontier else 'none'}."
     )
     return Chart(
         title,

@@ -32,6 +32,7 @@ from typing import Any
 import httpx
 
 from gpuscout.catalog.sources.base import Source, SourceError, format_seconds
+from gpuscout.wording import plural
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -210,12 +211,13 @@ class HttpFetcher:
                 what = "Retry-After" if wait is not None else "the back-off"
                 raise self._error(
                     f"{last_problem}; {what} of {delay:.0f}s exceeds the {left:.0f}s left before the "
-                    f"source's deadline, after {attempt} attempts ({method} {url})"
+                    f"source's deadline, after {attempt} {plural(attempt, 'attempt')} ({method} {url})"
                 )
             await self.sleep(delay)
         if not attempts_made:
             raise self._error(f"the source's deadline passed before {method} {url} could be sent")
-        raise self._error(f"gave up after {attempts_made} attempts: {last_problem} ({method} {url})")
+        tries = f"{attempts_made} {plural(attempts_made, 'attempt')}"
+        raise self._error(f"gave up after {tries}: {last_problem} ({method} {url})")
 
     async def json(
         self,

@@ -35,6 +35,7 @@ from gpuscout.catalog.normalize import Unmatched, match_gpu, per_instance, price
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import NO_PRICE, envelope, field, now_utc, parse_rows, positive
+from gpuscout.wording import plural
 
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
 
@@ -78,7 +79,7 @@ class JarvislabsSource(HttpSource):
             fits = free >= count
             notes = [f"{kind}; per-GPU price x {count}; disk extra"]
             if spot_per_gpu is not None:
-                notes.append(f"spot (interruptible): {spot_free} GPUs free")
+                notes.append(f"spot (interruptible): {spot_free} {plural(spot_free, 'GPU')} free")
             if gpu.note:
                 notes.append(gpu.note)
             offers.append(

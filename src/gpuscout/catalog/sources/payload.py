@@ -16,6 +16,7 @@ from typing import Any
 from gpuscout.catalog.normalize import Unmatched
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.base import Source, SourceError
+from gpuscout.wording import plural
 
 
 class MissingField(Unmatched):
@@ -131,9 +132,8 @@ def parse_rows(
     if seen and not offers and missing:
         path, count = missing.most_common(1)[0]
         if count == seen - silent:
-            raise SourceError(
-                source.name, f"schema change: field {path!r} missing in all {count} rows of the answer"
-            )
+            rows = f"all {count} {plural(count, 'row')}"
+            raise SourceError(source.name, f"schema change: field {path!r} missing in {rows} of the answer")
     return offers
 
 
