@@ -122,3 +122,13 @@ def test_the_estimators_field_names_become_the_workloads_and_other_errors_pass_u
     )
     kind = WrongModelKind("sdxl", "diffusion", "a language model", "sdxl is a diffusion model")
     assert in_workload_words(kind) is kind  # its type and details kept for the faces' links
+
+
+def test_the_answer_counts_one_offer_and_one_burst_in_the_singular() -> None:
+    from collections import Counter
+
+    from gpuscout.advise.answer import _rejections
+
+    assert _rejections(Counter(), 1) == "1 offer looked at"
+    assert _rejections(Counter({"fit": 1}), 1).startswith("of 1 offer: ")
+    assert _rejections(Counter(), 2) == "2 offers looked at"

@@ -113,7 +113,8 @@ def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
             out.append(text)
         month = f"a month of {w.days_per_month:g} days"  # what every $/month is for
         if w.is_bursty:
-            out.append(f"up {w.bursts_per_day} times a day for {w.burst_minutes:g} min, {month}")
+            bursts = w.bursts_per_day
+            out.append(f"up {bursts} {plural(bursts, 'time')} a day for {w.burst_minutes:g} min, {month}")
         else:
             out.append(f"up {w.hours_per_day:g} h a day, {month}")
     deadline = getattr(w, "deadline_hours", None)
@@ -152,7 +153,8 @@ def common_notes(rows: Sequence[Recommendation]) -> tuple[str, ...]:
 
 def _rejections(counts: Counter[str], considered: int) -> str:
     parts = [f"{n:,} {_KIND_TEXT.get(kind, kind)}" for kind, n in counts.most_common() if n]
-    return f"of {considered:,} offers: " + "; ".join(parts) if parts else f"{considered:,} offers looked at"
+    offers = f"{considered:,} {plural(considered, 'offer')}"
+    return f"of {offers}: " + "; ".join(parts) if parts else f"{offers} looked at"
 
 
 def _relaxed(
