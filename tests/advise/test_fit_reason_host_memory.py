@@ -40,3 +40,15 @@ def test_a_layer_split_over_two_gpus_says_the_same() -> None:
     held = gib(2 * row.estimate.weights_gb)
     embedding = gib(2 * count_params(resolve_model("llama-3.1-8b")).embedding / 1e9)
     assert f"(weights {held:.0f} GiB + KV" in fit and f"; {embedding:.1f} GiB more in host memory)" in fit
+
+
+def test_only_a_training_row_lists_the_training_memory_headroom() -> None:
+    # every serving and batch row's assumptions listed "training memory headroom: >= 5% of each GPU free"
+    from gpuscout.advise.workload import FinetuneWorkload
+
+    serve = ServeWorkload(model="llama-3.1-8b", concurrency=1)
+    (row, *_) = advise(serve, [offer("cloud", "H100-SXM", 1, 2.0)], top=1, now=NOW).rows
+    assert "training memory headroom" not in row.assumptions and "download" in row.assumptions
+    tune = FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=1e6)
+    (row, *_) = advise(tune, [offer("cloud", "H100-SXM", 1, 2.0)], top=1, now=NOW).rows
+    assert row.assumptions["training memory headroom"].startswith(">= 5%")

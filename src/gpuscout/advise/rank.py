@@ -490,6 +490,8 @@ class Ranker:
 
     def _assumptions(self, ev: ConfigEval, terms: ProviderTerms) -> dict[str, str]:
         out = self.a.as_dict()
+        if not isinstance(self.w, FinetuneWorkload | PretrainWorkload):
+            del out["training memory headroom"]  # a serving or batch row sizes no training state
         minimum = "no minimum" if terms.minimum_charge_s is None else f"minimum {terms.minimum_charge_s} s"
         if terms.billing_increment_s is None:
             minimum = "minimum unknown"
