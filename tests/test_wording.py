@@ -11,7 +11,6 @@ import pytest
 
 from gpuscout.advise.api import advise
 from gpuscout.advise.backends import in_workload_words
-from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.validate import validate_offers
 from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.knowledge.accelerators import all_accelerators
@@ -74,16 +73,11 @@ def test_the_catalog_counts_one_duplicate_in_the_singular() -> None:
 
 
 # ---- the request shape in the advisor's words --------------------------------------------------------
-H100 = Offer(
+H100 = make_offer(
     provider="lambda",
     instance_type="gpu_1x_h100",
     region="us-west-1",
-    accelerator="H100-SXM",
-    gpu_count=1,
-    gpu_memory_gb=80.0,
     price_usd_per_hour=3.0,
-    spot_price_usd_per_hour=None,
-    source="test:x",
     observed_at=None,
 )
 

@@ -543,18 +543,13 @@ def test_a_prompt_past_the_models_context_names_the_options_in_the_accepted_rang
 
 
 def test_explaining_a_row_past_a_one_row_answer_counts_one_row(tmp_path: Path) -> None:
-    from gpuscout.catalog.offer import Offer
+    from tests.catalog.helpers import make_offer
 
-    only = Offer(
+    only = make_offer(
         provider="lambda",
         instance_type="gpu_1x_h100",
         region="us-west-1",
-        accelerator="H100-SXM",
-        gpu_count=1,
-        gpu_memory_gb=80.0,
         price_usd_per_hour=3.0,
-        spot_price_usd_per_hour=None,
-        source="test:y",
         observed_at=None,
     )
     args = ["recommend", "serve", "llama-3.1-8b", "--db", _store_with(tmp_path, [only])]

@@ -157,19 +157,24 @@ def _rejections(counts: Counter[str], considered: int) -> str:
     return f"of {offers}: " + "; ".join(parts) if parts else f"{offers} looked at"
 
 
-def _relaxed(
-    ranker: Ranker, offers: Sequence[Offer], changes: dict[str, Any], *, include_stale: bool | None = None
-) -> Advice:
+def _relaxed_ranker(ranker: Ranker, changes: dict[str, Any], *, include_stale: bool | None = None) -> Ranker:
+    """A ranker like ``ranker`` for its workload with ``changes`` (a constraint lifted)."""
     from gpuscout.advise.rank import Ranker
 
-    w = ranker.w.model_copy(update=changes)
-    again = Ranker(
-        w,
+    return Ranker(
+        ranker.w.model_copy(update=changes),
         backends=ranker.be,
         assumptions=ranker.a,
         now=ranker.now,
         include_stale=ranker.include_stale if include_stale is None else include_stale,
     )
+
+
+def _relaxed(
+    ranker: Ranker, offers: Sequence[Offer], changes: dict[str, Any], *, include_stale: bool | None = None
+) -> Advice:
+    """The five cheapest rows with ``changes`` (what lifting a constraint would show)."""
+    again = _relaxed_ranker(ranker, changes, include_stale=include_stale)
     return again.advise(offers, "cost", top=5, diagnose=False)
 
 
@@ -209,23 +214,13 @@ def _latency_fix(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
     )
 
 
-def _batch_deadline_fix(ranker: Ranker, rows: Sequence[Recommendation]) -> str | None:
+def _batch_deadline_fix(free: Ranker, rows: Sequence[Recommendation]) -> str | None:
     """What a batch's binding deadline would need. Its instances are already added up to
     ``Assumptions.max_instances`` (a spot row's with its expected reclaims), so the tightest deadline
-    that shows a row is the best time of ``rows`` (ranked without the deadline) on that many; None
-    where none of them runs under the deadline's sizing."""
-    from gpuscout.advise.rank import Ranker
-
-    most = ranker.a.max_instances
-    # timed by a ranker without the deadline: under it, an offer that needs more instances than
-    # proposed is rejected and has no time
-    free = Ranker(
-        ranker.w.model_copy(update={"deadline_hours": None}),
-        backends=ranker.be,
-        assumptions=ranker.a,
-        now=ranker.now,
-        include_stale=ranker.include_stale,
-    )
+    that shows a row is the best time of ``rows`` on that many. ``free`` ranked ``rows`` without the
+    deadline (under it, an offer that needs more instances than proposed has no time); None where
+    none of them runs."""
+    most = free.a.max_instances
     timed = [(free.time_on_most_instances(r.offer, r.config.spot), n) for n, r in enumerate(rows)]
     t, n = min(timed, default=(math.inf, 0))
     if not t < math.inf:
@@ -270,8 +265,9 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     deadline = getattr(w, "deadline_hours", None)
     # a batch's offers that would need more instances than proposed are out for the deadline too
     if deadline is not None and (counts["deadline"] or counts["instances"]):
-        free = _relaxed(ranker, offers, {"deadline_hours": None})
-        batch = _batch_deadline_fix(ranker, free.rows) if isinstance(w, BatchWorkload) else None
+        lifted = _relaxed_ranker(ranker, {"deadline_hours": None})
+        free = lifted.advise(offers, "cost", top=5, diagnose=False)
+        batch = _batch_deadline_fix(lifted, free.rows) if isinstance(w, BatchWorkload) else None
         if batch is not None:
             return f"the deadline binds ({head}): {batch}"
         if free.rows:

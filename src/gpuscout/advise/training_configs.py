@@ -389,7 +389,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
         warm = job_warmup_s(weights + w.dataset_gb, weights, self.a)
-        runs: list[tuple[int, TrainingResult, _Trained]] = []  # every node count that runs it
+        runs: list[_Run] = []  # every node count that runs it
         for n in candidates:
             if n > 1 and not fabric:
                 return reject(
