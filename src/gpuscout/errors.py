@@ -14,13 +14,18 @@ class InvalidInputError(GpuscoutError, ValueError):
     """A value the user gave is out of range or of the wrong kind.
 
     ``field`` names the parameter (``context_in``, ``--gpus``, ``price_usd_per_hour``...)
-    and ``accepted`` says what would be accepted.
+    and ``accepted`` says what would be accepted. ``names`` lists the other input fields the message
+    and ``accepted`` name (``width``, ``gpus``...), so a face can write each as its own option or label
+    where a plain word could not be told from prose.
     """
 
-    def __init__(self, field: str, message: str, accepted: str | None = None) -> None:
+    def __init__(
+        self, field: str, message: str, accepted: str | None = None, *, names: tuple[str, ...] = ()
+    ) -> None:
         self.field = field
         self.message = message
         self.accepted = accepted
+        self.names = names
         text = f"{field}: {message}"
         if accepted:
             text += f" (accepted: {accepted})"

@@ -432,6 +432,7 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
         "--seq-len": "seq_len",
         "--micro-batch": "micro_batch",
         "--checkpoint-min": "checkpoint_interval_min",
+        "--max-nodes": "max_nodes",
     }
     kinds = {
         "serve": ServeWorkload,

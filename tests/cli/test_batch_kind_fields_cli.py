@@ -18,7 +18,7 @@ def test_llm_options_on_an_image_batch_are_an_error_naming_the_options() -> None
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith(
         "error: --input-total: applies to an LLM batch (--output-total), not to an image batch (--images); "
-        "so do --prompt, --output (accepted: for an image batch: width, height, steps)"
+        "so do --prompt, --output (accepted: for an image batch: --width, --height, --steps)"
     )
 
 

@@ -50,7 +50,7 @@ def test_a_changed_input_of_the_other_kind_is_an_error_in_the_forms_words(client
         "Prompt tokens: applies to an LLM batch (“Output tokens in all”), not to an image batch "
         "(“Images in all”)"
     )
-    assert "prompt_tokens" not in error and "width, height, steps" in error
+    assert "prompt_tokens" not in error and "for an image batch: “Width”, “Height”, “Steps”" in error
 
 
 def test_a_link_giving_an_image_size_to_a_language_models_batch_is_an_error(client: TestClient) -> None:

@@ -38,7 +38,8 @@ def test_a_changed_max_nodes_beside_a_size_is_an_error_at_its_label(client: Test
     r = client.get("/advise", params={**blank, **RUN, "gpus": "16", "max_nodes": "8"})
     assert r.status_code == 422 and 'id="ranked"' not in r.text
     assert _field_error(r.text, "max_nodes").startswith(
-        "At most nodes: bounds the node count the advisor searches; with gpus given there is none to search"
+        "At most nodes: bounds the node count the advisor searches; with “Number of GPUs” given there is "
+        "none to search (accepted: “Number of GPUs” or “Number of nodes” (a fixed size) or “At most nodes”"
     )
 
 

@@ -215,7 +215,7 @@ def in_workload_words(exc: InvalidInputError) -> InvalidInputError:
     accepted = ours(exc.accepted) if exc.accepted else exc.accepted
     if (field, message, accepted) == (exc.field, exc.message, exc.accepted):
         return exc
-    return InvalidInputError(field, message, accepted)
+    return InvalidInputError(field, message, accepted, names=exc.names)
 
 
 def inference_session(inference: InferenceFn) -> InferenceFn:

@@ -225,6 +225,7 @@ class ServeWorkload(Workload):
                 "concurrency",
                 "give either concurrency or requests_per_s, not both",
                 "one of concurrency, requests_per_s",
+                ("concurrency", "requests_per_s"),
             )
         if self.bursts_per_day is not None and "hours_per_day" in self.model_fields_set:
             raise _rule(
@@ -365,6 +366,7 @@ class BatchWorkload(Workload):
             given[0],
             f"applies to {llm if images else image}, not to {image if images else llm}{others}",
             f"for {'an image' if images else 'an LLM'} batch: {', '.join(own)}",
+            (*given, *own, total),
         )
 
     @property
@@ -444,7 +446,8 @@ class PretrainWorkload(Workload):
     @model_validator(mode="after")
     def _check(self) -> PretrainWorkload:
         if self.gpus is not None and self.nodes is not None:
-            raise ValueError("gpus|give either gpus or nodes, not both|one of gpus, nodes")
+            names = ("gpus", "nodes")
+            raise _rule("gpus", "give either gpus or nodes, not both", "one of gpus, nodes", names)
         self._check_max_nodes()
         return self
 
@@ -457,7 +460,8 @@ class PretrainWorkload(Workload):
         raise _rule(
             "max_nodes",
             f"bounds the node count the advisor searches; with {fixed} given there is none to search",
-            "gpus or nodes (a fixed size) or max_nodes (the most nodes searched), not both",
+            "gpus or nodes (a fixed size) or max_nodes (a bound on the search), not both",
+            ("gpus", "nodes", "max_nodes"),
         )
 
 
@@ -496,9 +500,10 @@ def _deepest_json_field(text: str) -> str:
     return "workload"
 
 
-def _rule(field: str, message: str, accepted: str) -> ValueError:
-    """A model-validator error that ``_friendly`` turns into ``InvalidInputError(field, ...)``."""
-    return ValueError(f"{field}|{message}|{accepted}")
+def _rule(field: str, message: str, accepted: str, names: tuple[str, ...] = ()) -> ValueError:
+    """A model-validator error that ``_friendly`` turns into ``InvalidInputError(field, ...)``;
+    ``names``: the other fields its text names (``InvalidInputError.names``)."""
+    return ValueError(f"{field}|{message}|{accepted}|{','.join(names)}")
 
 
 def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
@@ -507,11 +512,12 @@ def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
     loc = ".".join(str(p) for p in err["loc"]) or "workload"
     msg = str(err.get("msg", "invalid"))
     etype = err.get("type", "")
-    # our model validators encode "field|message|accepted"
+    # our model validators encode "field|message|accepted|names" (_rule)
     if etype == "value_error" and "|" in msg:
         text = msg.removeprefix("Value error, ")
-        field, message, accepted = [*text.split("|"), "", ""][:3]
-        return InvalidInputError(field, message, accepted or None)
+        field, message, accepted, names = [*text.split("|"), "", "", ""][:4]
+        listed = tuple(filter(None, names.split(",")))
+        return InvalidInputError(field, message, accepted or None, names=listed)
     if etype == "extra_forbidden":
         known = ", ".join(sorted(cls.model_fields))
         return InvalidInputError(loc, f"unknown field for a {cls.__name__}", known)

@@ -194,9 +194,25 @@ HELP_DEFAULTS = {
         "--seq-len": "2048",
         "--micro-batch": AUTO_MICRO_BATCH,
         "--checkpoint-min": "30",
+        "--max-nodes": "8",
     },
-    "pretrain": {"--seq-len": "4096", "--micro-batch": AUTO_MICRO_BATCH, "--checkpoint-min": "60"},
+    "pretrain": {
+        "--seq-len": "4096",
+        "--micro-batch": AUTO_MICRO_BATCH,
+        "--checkpoint-min": "60",
+        "--max-nodes": "64",
+    },
 }
+
+
+def _max_nodes_option(kind: str) -> Any:
+    return typer.Option(
+        "--max-nodes",
+        help="Most nodes (instances) tried per offer: the pick is the fewest within 5 % of the cheapest "
+        "run that meets the deadline.",
+        show_default=HELP_DEFAULTS[kind]["--max-nodes"],
+    )
+
 
 FAQ_HELP = (
     "The questions renters ask, answered for THIS model at your context, load and GPU from the current "
@@ -250,15 +266,22 @@ FIELD_FLAGS = {
 ERROR_FIELDS = {"provider": "providers", "region": "regions"}
 
 
-#: The workload fields an error's text may name that read as this command's options: only names with
-#: an underscore, which are never plain words (as the web form writes them as its labels).
-_FIELD_IN_TEXT = re.compile(r"\b(" + "|".join(f for f in FIELD_FLAGS if "_" in f) + r")\b")
+#: The workload fields an error's text may name that read as this command's options without being
+#: listed in its ``names``: only names with an underscore, which are never plain words.
+_UNDERSCORED = tuple(f for f in FIELD_FLAGS if "_" in f)
 
 
-def _in_our_words(text: str) -> str:
+def _flag(field: str) -> str:
+    return FIELD_FLAGS.get(field, "--" + field.replace("_", "-"))
+
+
+def _in_our_words(text: str, names: Collection[str] = ()) -> str:
     """``text`` with the workload's field names as this command's options ("prompt_tokens +
-    output_tokens <= 1000" reads "--prompt + --output <= 1000")."""
-    return _FIELD_IN_TEXT.sub(lambda m: FIELD_FLAGS[m.group(1)], text)
+    output_tokens <= 1000" reads "--prompt + --output <= 1000"): those with an underscore, and the
+    plain-word ones the error lists in its ``names`` ("width, height, steps" reads "--width, ...")."""
+    fields = sorted({*_UNDERSCORED, *names}, key=len, reverse=True)
+    pattern = re.compile(r"(?<![-\w])(" + "|".join(map(re.escape, fields)) + r")\b")
+    return pattern.sub(lambda m: _flag(m.group(1)), text)
 
 
 def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputError:
@@ -268,11 +291,11 @@ def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputEr
     field = ERROR_FIELDS.get(exc.field, exc.field)
     if field not in given:
         return exc
-    flag = FIELD_FLAGS.get(field, "--" + field.replace("_", "-"))
+    flag = _flag(field)
     if isinstance(exc, UnknownNameError):
         return UnknownNameError(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous)
-    accepted = _in_our_words(exc.accepted) if exc.accepted else exc.accepted
-    return InvalidInputError(flag, _in_our_words(exc.message), accepted)
+    accepted = _in_our_words(exc.accepted, exc.names) if exc.accepted else exc.accepted
+    return InvalidInputError(flag, _in_our_words(exc.message, exc.names), accepted)
 
 
 def _workload(kind: str, model: str | None, path: Path | None, options: dict[str, Any]) -> Any:
@@ -618,6 +641,7 @@ def finetune_cmd(
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="30")
     ] = None,
+    max_nodes: Annotated[int | None, _max_nodes_option("finetune")] = None,
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
     workload_file: WorkloadOption = None,
@@ -648,6 +672,7 @@ def finetune_cmd(
         "micro_batch": micro_batch,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
+        "max_nodes": max_nodes,
         "deadline_hours": deadline,
     }
     shared = Shared.of(locals())
@@ -674,6 +699,7 @@ def pretrain_cmd(
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="60")
     ] = None,
+    max_nodes: Annotated[int | None, _max_nodes_option("pretrain")] = None,
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
     workload_file: WorkloadOption = None,
@@ -705,6 +731,7 @@ def pretrain_cmd(
         "nodes": nodes,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
+        "max_nodes": max_nodes,
         "deadline_hours": deadline,
     }
     shared = Shared.of(locals())

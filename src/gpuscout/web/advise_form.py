@@ -80,6 +80,8 @@ LABELS: dict[str, str] = {
     "output_tokens_total": "Output tokens in all",
     "images_total": "Images in all",
     "max_nodes": "At most nodes",
+    "gpus": "Number of GPUs",
+    "nodes": "Number of nodes",
     "params_b": "Parameters (billions)",
     "micro_batch": "Micro-batch",
     "seq_len": "Sequence length",

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import types
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -186,7 +186,7 @@ def gpuscout_error(
             text += "; pick one below" if exc.ambiguous else "; did you mean one of these?"
         message = f"{label}: {text}" if label else text
         return FieldError(name, message, tuple(exc.suggestions)) if label else message
-    message = _in_labels(_detail(exc), labels)
+    message = _in_labels(_detail(exc), labels, exc.names)
     if label is None:
         return f"{exc.field.replace('_', ' ').capitalize()}: {message}"
     return FieldError(name, f"{label}: {message}")
@@ -206,10 +206,11 @@ def _detail(exc: InvalidInputError) -> str:
     return text
 
 
-def _in_labels(text: str, labels: Mapping[str, str]) -> str:
+def _in_labels(text: str, labels: Mapping[str, str], listed: Collection[str] = ()) -> str:
     """``text`` with the form's parameter names written as its labels ("a batch needs “Output tokens
-    in all” (LLM) or “Images in all”"): only names with an underscore, which are never plain words."""
-    names = sorted((n for n in labels if "_" in n), key=len, reverse=True)
+    in all” (LLM) or “Images in all”"): the names with an underscore, which are never plain words,
+    and the plain-word ones the error lists (``InvalidInputError.names``: "width" as “Width (px)”)."""
+    names = sorted((n for n in labels if "_" in n or n in listed), key=len, reverse=True)
     if not names:
         return text
     pattern = re.compile(r"\b(" + "|".join(map(re.escape, names)) + r")\b")
