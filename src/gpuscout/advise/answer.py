@@ -51,6 +51,7 @@ _KIND_TEXT = {
     "price": "have no usable price",
     "unknown-gpu": "have an accelerator gpuscout does not know",
     "fractional": "are fractional GPU slices",
+    "estimator": "are refused by the estimator for this configuration (--show-rejected says why)",
 }
 
 
@@ -62,8 +63,9 @@ def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
         f"front: no row on it has another as cheap and as fast (times within {time_tolerance:.0%} count as "
         f"the same speed; a row k times as fast as another beats it for up to {COST_TOLERANCE:.0%} x (k - 1) "
         f"more, at least {COST_TOLERANCE:.0%}); cheapest: the least cost on the front; "
-        f"fastest: the cheapest row within {time_tolerance:.0%} of the best time; balanced: the least "
-        f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x the best time"
+        f"fastest: the cheapest row within {time_tolerance:.0%} of the best time on the front (rows each "
+        f"within {time_tolerance:.0%} of a cheaper one can leave a faster row off it); balanced: the least "
+        f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x that time"
     )
 
 
@@ -235,6 +237,24 @@ def _batch_deadline_fix(free: Ranker, rows: Sequence[Recommendation]) -> str | N
     )
 
 
+def _memory_levers(w: object) -> str:
+    """What would need less GPU memory, among the choices the workload has not already made (a QLoRA
+    run is not told to try QLoRA; a micro-batch given is named)."""
+    if isinstance(w, ServeWorkload | BatchWorkload):
+        return (
+            "a narrower precision (fp8, int4), a shorter context or fewer users per replica would need less "
+            "memory"
+        )
+    levers = []
+    if isinstance(w, FinetuneWorkload) and w.method != "qlora":
+        levers.append("QLoRA")
+    micro = getattr(w, "micro_batch", None)
+    if micro is not None and micro > 1:
+        levers.append(f"a --micro-batch below {micro:,}")
+    levers += ["a shorter --seq-len", "an offer with an inter-node fabric"]
+    return f"{', '.join(levers[:-1])} or {levers[-1]} would need less per GPU"
+
+
 def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """Why no offer passes: the constraint that binds and the change that would make something fit."""
     w = ranker.w
@@ -301,15 +321,22 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"at {usd(free.rows[0].total_usd, _per(w))}"
             )
     largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
-    hint = ""
+    hints = []
     if counts["fit"] or counts["headroom"]:
-        if isinstance(w, ServeWorkload | BatchWorkload):
-            hint = (
-                "; a narrower precision (fp8, int4), a shorter context or fewer users per replica would "
-                "need less memory"
-            )
-        else:
-            hint = "; QLoRA, a shorter seq_len or an offer with an inter-node fabric would need less per GPU"
+        hints.append(_memory_levers(w))
+    if counts["instances"] and isinstance(w, ServeWorkload):
+        too_many = (
+            f"the load needs more than {ranker.a.max_instances} instances of every offer that runs it: a "
+            "lower --concurrency, --rps or --monthly-tokens would fit"
+        )
+        # the kind that rejected the most offers first
+        hints.insert(0 if counts["instances"] >= counts["fit"] + counts["headroom"] else len(hints), too_many)
+    hint = "".join(f"; {h}" for h in hints)
     if counts["unsupported"]:
         hint += "; another engine (--engine) or precision may run on more of these GPUs"
-    return f"no offer can run it ({head}); the largest instance has {largest:,.0f} GB of GPU memory{hint}"
+    size = (
+        f"; the largest instance has {largest:,.0f} GB of GPU memory"
+        if counts["fit"] or counts["headroom"]
+        else ""
+    )
+    return f"no offer can run it ({head}){size}{hint}"

@@ -63,7 +63,7 @@ class Assumptions:
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
             "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
             "picks": (
-                f"balanced within {self.balanced_time_factor:g}x the best time; fastest = cheapest "
-                f"within {self.time_tolerance:.0%} of the best time"
+                f"balanced within {self.balanced_time_factor:g}x the best time on the front; fastest = "
+                f"cheapest within {self.time_tolerance:.0%} of the best time on the front"
             ),
         }

@@ -99,7 +99,15 @@ class ConfigEval:
 
     @property
     def gpus_used(self) -> int:
-        return self.instances * self.gpus_per_instance
+        """GPUs doing work: a serving or batch split that does not divide an instance's GPUs
+        (:func:`tp_degrees`) leaves the rest idle; training uses every GPU of its nodes."""
+        return self.instances * (self.gpus_per_instance - self.idle_gpus_per_instance)
+
+    @property
+    def idle_gpus_per_instance(self) -> int:
+        if self.training or self.summary is None or self.summary.throughput_unit == "img/s":
+            return 0
+        return max(0, self.gpus_per_instance - self.tp * self.replicas_per_instance)
 
 
 def reject(
@@ -120,12 +128,14 @@ def reject_kind_of(why: str) -> str:
 
 
 def tp_degrees(gpu_count: int) -> list[int]:
-    """Tensor-parallel degrees usable on an instance: powers of two dividing its GPU count."""
+    """Tensor-parallel degrees usable on an instance: the powers of two up to its GPU count (engines
+    shard attention heads in powers of two). One that does not divide the count leaves GPUs idle,
+    paid for: 10 GPUs run one TP8 replica and 2 idle (or five TP2 replicas), 3 GPUs one TP2 replica
+    and 1 idle."""
     out = []
     t = 1
     while t <= gpu_count:
-        if gpu_count % t == 0:
-            out.append(t)
+        out.append(t)
         t *= 2
     return out
 

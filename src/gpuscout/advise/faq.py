@@ -77,7 +77,9 @@ def _offer_label(rec: Recommendation) -> str:
     s = rec.estimate
     if rec.substitution and s is not None:  # the asked engine cannot run it there: say what does
         config += f", as {s.engine} {s.precision}"
-    return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, ${rec.price_usd_per_hour:,.2f}/h)"
+    n, price = rec.config.instances, rec.price_usd_per_hour  # the price is per instance
+    hourly = f"{n} x ${price:,.2f}/h = ${n * price:,.2f}/h" if n > 1 else f"${price:,.2f}/h"
+    return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, {hourly})"
 
 
 def compare_costs(a: float, b: float, label_a: str, label_b: str) -> str:

@@ -214,9 +214,12 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         """(estimate at the replica's usable batch, that batch, why not) for one replica of ``tp`` GPUs.
 
         The usable batch is the load asked for (``concurrency``) or the most that fits (``requests_per_s``),
-        lowered until the latency targets are met.
+        lowered until the latency targets are met. A load above the most sequences one engine instance
+        takes (``MAX_BATCH``) is asked at that most: the rest goes to more replicas.
         """
-        first: int | str = "max" if users is None else users
+        from gpuscout.estimate.api import MAX_BATCH
+
+        first: int | str = "max" if users is None else min(users, MAX_BATCH)
         e = self.infer(acc, tp, first)
         if e is None:
             return None, 0, self.last_error or "estimator refused"

@@ -974,7 +974,7 @@ class Ranker:
                 name = p.strip().lower()
                 canonical = self.be.canonical_provider(name) if self.be.canonical_provider else None
                 if name not in listed and canonical is None and name not in known:
-                    raise UnknownNameError("provider", p, closest(p, sorted(known | listed)))
+                    raise UnknownNameError("providers", p, closest(p, sorted(known | listed)))
                 wanted.append(canonical if canonical is not None and name not in listed else name)
             if tuple(wanted) != w.providers:
                 self.w = w.model_copy(update={"providers": tuple(wanted)})  # aliases -> provider ids

@@ -48,6 +48,9 @@ class Config:
             text += f" {self.split}"
         if self.replicas_per_instance > 1:
             text += f" {self.replicas_per_instance} replicas"
+        idle = 0 if self.training else self.gpus_per_instance - self.tp * self.replicas_per_instance
+        if idle > 0:  # an inference split that does not divide the GPUs (10 GPUs: one TP8 replica)
+            text += f", {idle} idle"
         if self.nodes > 1:
             text += f" ({self.nodes} nodes)"
         if self.spot:

@@ -219,6 +219,11 @@ _FLAG_WORDS: tuple[tuple[str, str, str], ...] = (
         "“Concurrency” or “Requests per second”",
         '"concurrency" or "requests_per_s"',
     ),
+    (r"--concurrency\b", "“Concurrency”", '"concurrency"'),
+    (r"--rps\b", "“Requests per second”", '"requests_per_s"'),
+    (r"--monthly-tokens\b", "“Output tokens per month”", '"monthly_output_tokens"'),
+    (r"--micro-batch\b", "“Micro-batch”", '"micro_batch"'),
+    (r"--seq-len\b", "“Sequence length”", '"seq_len"'),
 )
 
 
