@@ -7,7 +7,8 @@ keeps back (an "80 GB" H100 shows 81,559 MiB of 81,920 MiB in nvidia-smi).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import cache
 
 from gpuscout.estimate.engines import EngineProfile
@@ -179,6 +180,9 @@ class MemoryPlan:
     kv_bytes_per_token: float
     per_sequence_extra: float = 0.0  # other memory each added sequence costs (its fp32 logits row)
     model_weights: float = 0.0  # the whole model's weights, one copy (whatever each GPU holds)
+    # a static batch prefills its prompts together, so its activations grow with the batch: the plan of
+    # ``n`` sequences, for :func:`max_batch` (None: the activations do not depend on the batch)
+    at_batch: Callable[[int], MemoryPlan] | None = field(default=None, compare=False, repr=False)
 
     @property
     def total(self) -> float:
@@ -282,38 +286,65 @@ def plan_memory(
     # data-parallel attention: a sequence's whole cache lives on one of the ``dp`` GPUs; per GPU that
     # is 1/dp of it on average (an MLA latent cache is otherwise kept whole on every TP rank)
     kv_seq /= dp
-    kv_total = kv_seq * batch
-    # a continuous-batching engine plans for its largest step, whatever the request: vLLM's profile run
-    # and TGI's warm-up prefill max_num_batched_tokens / max_batch_prefill_tokens tokens before sizing
-    # the KV cache, TensorRT-LLM sizes its workspace for max_num_tokens, llama.cpp reserves its compute
-    # graph for n_ubatch; a static batch (HF generate) holds only its own prompts
-    if engine.continuous_batching:
-        chunk = max(1, engine.prefill_chunk_tokens)
-    else:
-        chunk = min(engine.prefill_chunk_tokens, max(context, 1))
-    act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp, sequences=batch)
     overhead = (engine.cuda_context_gb + engine.engine_reserve_gb) * 1e9
     cap = capacity_bytes(acc)
-    if engine.memory_fraction_of_free:
-        # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of what is left after weights and runtime
-        usable = cap - (1.0 - engine.memory_utilization) * max(0.0, cap - weights - overhead - act)
-    elif engine.pool_excludes_activations:
-        # SGLang: the share holds weights and KV pool; activations (and the engine's reserve) sit beside it
-        usable = min(cap, cap * engine.memory_utilization + act + engine.engine_reserve_gb * 1e9)
-    else:
-        usable = cap * engine.memory_utilization
-    return MemoryPlan(
-        weights=weights,
-        kv_cache=kv_total,
-        activations=act,
-        overhead=overhead,
-        usable=usable,
-        capacity=cap,
-        kv_per_sequence=kv_seq,
-        kv_bytes_per_token=kv_bytes_per_token(spec, kv),
-        per_sequence_extra=0.0 if engine.kv_allocates_full_context else spec.vocab_size * 4.0,
-        model_weights=weights_bytes_total(spec, fmt),
-    )
+    model_weights = weights_bytes_total(spec, fmt)
+    per_token_kv = kv_bytes_per_token(spec, kv)
+    extra = 0.0 if engine.kv_allocates_full_context else spec.vocab_size * 4.0
+
+    def at(n: int) -> MemoryPlan:
+        # a continuous-batching engine plans for its largest step, whatever the request: vLLM's profile
+        # run and TGI's warm-up prefill max_num_batched_tokens / max_batch_prefill_tokens tokens before
+        # sizing the KV cache, TensorRT-LLM sizes its workspace for max_num_tokens, llama.cpp reserves its
+        # compute graph for n_ubatch; a static batch (HF generate, gpt-fast) prefills its own prompts
+        # together, all ``n`` of them in one forward pass (see :func:`prefill_pass`)
+        seqs, chunk = prefill_pass(engine, n, context)
+        act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp, sequences=seqs)
+        if engine.memory_fraction_of_free:
+            # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of what is left after weights and runtime
+            usable = cap - (1.0 - engine.memory_utilization) * max(0.0, cap - weights - overhead - act)
+        elif engine.pool_excludes_activations:
+            # SGLang: the share holds weights and KV pool; activations (and the engine's reserve) sit
+            # beside it
+            usable = min(cap, cap * engine.memory_utilization + act + engine.engine_reserve_gb * 1e9)
+        else:
+            usable = cap * engine.memory_utilization
+        return MemoryPlan(
+            weights=weights,
+            kv_cache=kv_seq * n,
+            activations=act,
+            overhead=overhead,
+            usable=usable,
+            capacity=cap,
+            kv_per_sequence=kv_seq,
+            kv_bytes_per_token=per_token_kv,
+            per_sequence_extra=extra,
+            model_weights=model_weights,
+            at_batch=None if engine.continuous_batching else at,
+        )
+
+    return at(batch)
+
+
+def prefill_pass(engine: EngineProfile, batch: int, prompt: int) -> tuple[int, int]:
+    """(sequences, tokens) of the largest prefill forward pass that ``engine`` sizes its activations for,
+    running ``batch`` sequences whose prompts are ``prompt`` tokens long.
+
+    A continuous-batching engine: its step budget (``prefill_chunk_tokens``: vLLM max_num_batched_tokens,
+    SGLang chunked_prefill_size, TensorRT-LLM max_num_tokens, TGI max_batch_prefill_tokens, llama.cpp
+    n_ubatch), whatever the load, and one logits row per running sequence. A static batch (no
+    continuous batching: HF ``generate``, gpt-fast, TensorRT-LLM's 0.5-era session benchmark) pads its
+    prompts into one ``batch x prompt`` tensor and prefills them in one forward: 48 prompts of 3,000
+    tokens are 144,000 tokens in one pass, as many as one prompt of 144,000 tokens. Whole prompts, as
+    many as the step budget takes and at least one (as ``serving.first_token_share`` times a static
+    batch's prefill); HF and gpt-fast have no budget (``prefill_chunk_tokens`` 2**20), so all ``batch``.
+    """
+    batch = max(1, batch)
+    if engine.continuous_batching:
+        return batch, max(1, engine.prefill_chunk_tokens)
+    prompt = max(1, prompt)
+    seqs = min(batch, max(1, engine.prefill_chunk_tokens // prompt))
+    return seqs, seqs * prompt
 
 
 def gpu_weight_bytes(
@@ -348,13 +379,39 @@ def gpu_weight_bytes(
     return (body_bytes(fmt, c) + head + embd) / gpus
 
 
+MAX_BATCH_SEARCH = 1 << 20
+
+
 def max_batch(plan: MemoryPlan) -> int:
-    """Largest number of sequences whose KV cache fits next to weights, activations and overhead."""
+    """Largest number of sequences whose KV cache fits next to weights, activations and overhead.
+
+    A static batch's activations grow with it (:func:`prefill_pass`): the largest batch whose own plan
+    fits, searched (a plan's need grows with its batch, so the fitting batches are 0..n)."""
+    if plan.at_batch is not None:
+        return _largest_fitting(plan.at_batch)
     free = plan.usable - plan.weights - plan.activations - plan.overhead
     per_seq = plan.kv_per_sequence + plan.per_sequence_extra
     if free <= 0 or per_seq <= 0:
-        return 0 if free <= 0 else 1 << 20
+        return 0 if free <= 0 else MAX_BATCH_SEARCH
     return int(free // per_seq)
+
+
+def _largest_fitting(at_batch: Callable[[int], MemoryPlan]) -> int:
+    """Largest ``n`` in 0..MAX_BATCH_SEARCH with ``at_batch(n).fits`` (0 when one does not fit)."""
+    if not at_batch(1).fits:
+        return 0
+    lo, hi = 1, 2  # at_batch(lo) fits; double hi until it does not
+    while at_batch(hi).fits:
+        if hi >= MAX_BATCH_SEARCH:
+            return MAX_BATCH_SEARCH
+        lo, hi = hi, hi * 2
+    while hi - lo > 1:  # lo fits, hi does not
+        mid = (lo + hi) // 2
+        if at_batch(mid).fits:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 __all__ = [
@@ -370,5 +427,6 @@ __all__ = [
     "max_batch",
     "model_consts",
     "plan_memory",
+    "prefill_pass",
     "weights_bytes_total",
 ]
