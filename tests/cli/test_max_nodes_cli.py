@@ -45,6 +45,14 @@ def test_max_nodes_with_a_fixed_size_is_an_error_naming_the_options() -> None:
             "error: --gpus: give either --gpus or --nodes, not both (accepted: one of --gpus, --nodes)",
         ),
         (
+            ["serve", "llama-3.1-8b", "--bursts", "3"],
+            "error: --bursts: --bursts and --burst-minutes go together (accepted: both or neither)",
+        ),
+        (
+            ["serve", "llama-3.1-8b", "--bursts", "3", "--burst-minutes", "600"],
+            "error: --burst-minutes: --bursts x --burst-minutes exceeds 24 h",
+        ),
+        (
             ["serve", "llama-3.1-8b", "--concurrency", "4", "--rps", "2"],
             "error: --concurrency: give either --concurrency or --rps, not both (accepted: one of "
             "--concurrency, --rps)",

@@ -190,6 +190,10 @@ class Workload(BaseModel):
         return json.dumps(self.to_dict(), indent=2)
 
 
+#: The fields of a serving workload's activity pattern (its errors name them all).
+_ACTIVITY = ("hours_per_day", "bursts_per_day", "burst_minutes")
+
+
 class ServeWorkload(Workload):
     """A live endpoint. Load is ``concurrency`` (simultaneous requests) or ``requests_per_s``.
 
@@ -233,15 +237,23 @@ class ServeWorkload(Workload):
                 "give hours_per_day or bursts_per_day + burst_minutes, not both "
                 "(bursts set the hours up per day)",
                 "one activity pattern",
+                _ACTIVITY,
             )
         if (self.bursts_per_day is None) != (self.burst_minutes is None):
-            raise ValueError("bursts_per_day|bursts_per_day and burst_minutes go together|both or neither")
+            raise _rule(
+                "bursts_per_day", "bursts_per_day and burst_minutes go together", "both or neither", _ACTIVITY
+            )
         if (
             self.bursts_per_day is not None
             and self.burst_minutes is not None
             and self.bursts_per_day * self.burst_minutes > 1440
         ):
-            raise ValueError("burst_minutes|bursts_per_day x burst_minutes exceeds 24 h|a total <= 1440 min")
+            raise _rule(
+                "burst_minutes",
+                "bursts_per_day x burst_minutes exceeds 24 h",
+                "a total <= 1440 min",
+                _ACTIVITY,
+            )
         return self
 
     @property
