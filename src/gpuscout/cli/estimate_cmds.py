@@ -43,16 +43,6 @@ def _model_detail(name: str, config: Path | None) -> tuple[ModelSpec, str]:
     return found.model, found.precision
 
 
-def _default_parallel(parallel: str | None, engine: str) -> str:
-    """The engine's own multi-GPU mode unless one is given: a layer split for llama.cpp and HF
-    transformers, tensor parallel for the servers."""
-    if parallel:
-        return parallel
-    from gpuscout.estimate.engines import resolve_engine
-
-    return resolve_engine(engine).default_parallel
-
-
 def _batch(text: str) -> int | Literal["max"]:
     t = text.strip().lower()
     if t == "max":
@@ -143,8 +133,7 @@ def _run_task(
                 engine=engine,
                 batch=sequences,
                 context=context,
-                kv_dtype=kv_dtype,
-                parallel=_default_parallel(None, engine),
+                kv_dtype=kv_dtype,  # the engine's own split (estimate.api.parallel_mode)
             )
 
         if batch != "max":
@@ -312,7 +301,10 @@ def register(app: typer.Typer) -> None:
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
         parallel: Annotated[
             str | None,
-            typer.Option(help="tensor | layer | replicas (default: layer for llama.cpp, else tensor)"),
+            typer.Option(
+                help="tensor | layer | replicas (default: the engine's own: layer for llama.cpp and hf, "
+                "else tensor)"
+            ),
         ] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
@@ -338,7 +330,7 @@ def register(app: typer.Typer) -> None:
                 context_in=context_in,
                 context_out=context_out,
                 kv_dtype=kv_dtype,
-                parallel=_default_parallel(parallel, eng),
+                parallel=parallel or None,  # None: the engine's own split (estimate.api.parallel_mode)
             )
         if as_json:
             print_json(_finite(to_jsonable(est)))

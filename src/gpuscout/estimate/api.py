@@ -21,7 +21,7 @@ from gpuscout.estimate.engines import (
     resolve_engine,
 )
 from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape
-from gpuscout.estimate.launch_flags import read_flag_names
+from gpuscout.estimate.launch_flags import max_model_len_flag, read_flag_names
 from gpuscout.estimate.lazy_text import text
 from gpuscout.estimate.memory import (
     GIB,
@@ -81,8 +81,13 @@ PARALLEL_MODES = {
 }
 
 
-def _parallel_mode(parallel: object) -> str:
-    """The parallel mode ("tensor", "layer" or "replicas") for any of its spellings (``PARALLEL_MODES``)."""
+def parallel_mode(parallel: object, engine: str | EngineProfile) -> str:
+    """The parallel mode ("tensor", "layer" or "replicas") for any of its spellings (``PARALLEL_MODES``);
+    None: ``engine``'s own way to spread a model over several GPUs (``EngineProfile.default_parallel``:
+    a layer split for llama.cpp and HF transformers, tensor parallel for the servers). The one place
+    the faces (Python, CLI, JSON API) take that default from."""
+    if parallel is None:
+        return resolve_engine(engine).default_parallel
     mode = PARALLEL_MODES.get(parallel.strip().lower()) if isinstance(parallel, str) else None
     if mode is None:
         raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
@@ -354,7 +359,7 @@ def estimate(
     context_out: int = 512,
     kv_dtype: str | KvDtype | None = None,
     task: str = "inference",
-    parallel: str = "tensor",
+    parallel: str | None = None,
     strict: bool = False,
 ) -> Estimate:
     """Memory fit, engine support and speed of ``model`` served on ``gpus`` x ``gpu`` at a load.
@@ -376,7 +381,8 @@ def estimate(
     "hf-transformers", "llama.cpp", "gpt-fast"; a version or year ("vLLM 0.6", "llama.cpp 2024") selects
     that era; None (default): llama.cpp for a GGUF precision, else vLLM (``engines.default_engine``).
     ``parallel``: "tensor" (TP), "layer" (pipeline / llama.cpp layer split) or "replicas" (one copy of
-    the model per GPU, requests spread over them).
+    the model per GPU, requests spread over them); None (default): the engine's own
+    (:func:`parallel_mode`: a layer split for llama.cpp and HF transformers, else tensor parallel).
 
     An impossible combination (vLLM FP8 on a V100, TensorRT-LLM on an MI300X, a tensor-parallel degree
     that does not divide the model's attention heads: Llama-3.1-70B's 64 over 3 GPUs) returns
@@ -403,7 +409,7 @@ def memory_needed(
     batch: int = 1,
     context: int = 4096,
     kv_dtype: str | KvDtype | None = None,
-    parallel: str = "tensor",
+    parallel: str | None = None,
 ) -> MemoryNeed:
     """Memory per GPU for ``batch`` sequences of ``context`` tokens each (prompt + output), counted
     whole, and whether it fits on ``gpus`` x ``gpu`` under ``engine``'s memory budget.
@@ -411,14 +417,14 @@ def memory_needed(
     The question a VRAM calculator asks. :func:`estimate` answers another one: what runs at a load, so
     it caps the batch at what the KV cache holds and reports the memory of the sequences that run.
     Arguments resolve and fail as :func:`estimate`'s do (``parallel="replicas"``: one copy of the model
-    per GPU, the batch spread over them)."""
+    per GPU, the batch spread over them; None: the engine's own split, as :func:`estimate`)."""
     spec, prec_name, model_note = _model_and_precision(model, precision)
     engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     context = int_in("context", context, 1, MAX_CONTEXT)
-    mode = _parallel_mode(parallel)
+    mode = parallel_mode(parallel, engine)
     require_language_model(spec)
     _within_context(spec, context, 0, "context")
     found = _prepare(
@@ -495,7 +501,7 @@ class EstimateSession:
         context_out: int = 512,
         kv_dtype: str | KvDtype | None = None,
         task: str = "inference",
-        parallel: str = "tensor",
+        parallel: str | None = None,
         strict: bool = False,
     ) -> Estimate:
         return _estimate(
@@ -552,7 +558,7 @@ def _estimate(
     context_out: int,
     kv_dtype: str | KvDtype | None,
     task: str,
-    parallel: str,
+    parallel: str | None,
     strict: bool,
 ) -> Estimate:
     """:func:`estimate`, with the load-independent part kept in ``memo`` (None: worked out anew)."""
@@ -570,7 +576,7 @@ def _estimate(
     context_out = int_in("context_out", context_out, 0, MAX_CONTEXT)
     if context_in + context_out < 1:
         raise InvalidInputError("context_out", "context_in + context_out must be at least 1 token", ">= 1")
-    mode = _parallel_mode(parallel)
+    mode = parallel_mode(parallel, engine)
     load_args = _load_args(
         batch, concurrency, request_rate, num_requests, bool(lockstep), bool(varied_output)
     )
@@ -691,6 +697,15 @@ def _prepare(
         spec, acc, fmt, kv, eng, batch=1, context=context, gpus=per_replica_gpus, parallel=st_mode
     )
     biggest = max_batch(plan1)
+    short = _kv_short_of_max_model_len(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, plan1)
+    if short is not None:
+        if eng.states("max_model_len"):  # started so, it does not start: no speed to give
+            return _unsupported(
+                spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+                reason=short.refusal(), instead=short.advice(), sources=(short.source,), field="engine",
+                kv=kv,
+            )  # fmt: skip
+        warnings.append(short.refusal() + ": " + short.advice())
     cap = max(1, min(biggest, eng.max_num_seqs, MAX_BATCH))
     cap_reason = "kv_cache" if biggest <= min(eng.max_num_seqs, MAX_BATCH) else "scheduler"
     pre_1 = prefill_seconds(st, max(context_in, 1), 1)
@@ -835,6 +850,80 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         request_rate=rate,
         replicas=p.replicas,
     )
+
+
+#: Engines that refuse to start when their KV cache cannot hold one request of ``max_model_len`` tokens
+#: (``--max-model-len``, by default the model's context window), and where the check is read. vLLM V1
+#: (``check_enough_kv_cache_memory``: "To serve at least one request with the models's max seq len
+#: (...), (... GiB KV cache is needed, which is larger than the available KV cache memory (... GiB).
+#: ... Try increasing `gpu_memory_utilization` or decreasing `max_model_len`"), as V0 did before it
+#: (``raise_if_cache_size_invalid``). SGLang does not refuse: it caps each request at the tokens its
+#: pool holds (``max_req_input_len``); TGI is not listed, gpuscout not reading its ``--max-total-tokens``.
+KV_MUST_HOLD_MAX_MODEL_LEN: dict[str, str] = {
+    "vllm": "https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_utils.py",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class _KvShort:
+    """An engine's KV cache that cannot hold one request of its ``max_model_len`` (per GPU)."""
+
+    engine: EngineProfile
+    max_model_len: int
+    needed: float  # bytes of KV cache one request of max_model_len takes
+    free: float  # bytes left for the KV cache after weights, activations and overhead
+    longest: int  # the longest max_model_len whose one request the cache holds
+    source: str
+
+    def refusal(self) -> str:
+        eng = self.engine
+        which = "its" if eng.states("max_model_len") else "its default"
+        return (
+            f"{eng.label} refuses to start at {which} max_model_len {self.max_model_len:,}: one request of "
+            f"that length needs {self.needed / GIB:.1f} GiB of KV cache per GPU, {self.free / GIB:.1f} GiB "
+            "is left for it here"
+        )
+
+    def advice(self) -> str:
+        return (
+            f"start it with {max_model_len_flag(self.engine.name)} {self.longest} or less (the longest "
+            "one request the KV cache holds here)"
+        )
+
+
+def _kv_short_of_max_model_len(
+    spec: ModelSpec,
+    acc: Accelerator,
+    fmt: WeightFormat,
+    kv: KvDtype,
+    eng: EngineProfile,
+    gpus: int,
+    split: str,
+    plan1: MemoryPlan,
+) -> _KvShort | None:
+    """Where ``eng`` checks at start-up that its KV cache holds one request of ``max_model_len``
+    (:data:`KV_MUST_HOLD_MAX_MODEL_LEN`) and this one (``plan1``: one sequence of the context asked, on
+    ``gpus`` GPUs split as ``split``) does not: the figures and the longest max_model_len it holds. None
+    where the engine does not check, the context asked does not fit either (answered as not fitting),
+    or the cache holds it."""
+    source = KV_MUST_HOLD_MAX_MODEL_LEN.get(eng.name)
+    max_len = eng.max_model_len or spec.max_position_embeddings
+    if source is None or not max_len or not plan1.fits:
+        return None
+
+    def kv_of(tokens: int) -> float:
+        plan = plan_memory(spec, acc, fmt, kv, eng, batch=1, context=tokens, gpus=gpus, parallel=split)
+        return plan.kv_per_sequence
+
+    free = plan1.usable - plan1.weights - plan1.activations - plan1.overhead
+    needed = kv_of(max_len)
+    if needed <= free:
+        return None
+    lo, hi = 1, max_len  # kv_of(lo) fits (the context asked does: plan1 fits); kv_of(hi) does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if kv_of(mid) <= free else (lo, mid)
+    return _KvShort(eng, max_len, needed, free, lo, source)
 
 
 def _memory_share_hint(eng: EngineProfile, plan: MemoryPlan) -> str:

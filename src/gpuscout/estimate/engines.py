@@ -59,10 +59,14 @@ EAGER_LAYER_LAUNCH_US = 463.0
 
 @dataclass(frozen=True, slots=True)
 class EngineEra:
-    """A past version range of an engine and what it did differently.
+    """A past version range of an engine and what it did differently, or a variant of it.
 
     ``versions`` is a regex on the version found in the engine name: the ``major.minor`` ("0.6", "1.0")
-    or, for an era that began or ended within a minor release, the ``major.minor.patch`` ("0.4.3");
+    or, for an era that began or ended within a minor release, the ``major.minor.patch`` ("0.4.3"),
+    matched whole against that version only (never against a flag's value: "tgi --cuda-memory-fraction
+    0.8" is today's TGI). A ``variant`` (``variant=True``) is instead a regex searched in the whole
+    engine text, name and flags: a flag ("--enforce-eager"), a word ("fused", "gemv") or a year
+    ("llama.cpp 2024"); its flags are read by the profile, not reported as ignored.
     ``overrides`` replaces profile attributes (fixed costs, batching); ``efficiency_scale`` multiplies
     every bandwidth and compute efficiency (older kernels); ``kernel_scales`` multiplies those of one
     efficiency key (a kernel family the era ran differently: SGLang's block-FP8 GEMMs before DeepGEMM)."""
@@ -78,6 +82,7 @@ class EngineEra:
     # GPUs the era runs at the profile's own efficiencies and the estimate says the era's kernels are not
     # calibrated there (empty: the scales hold on every GPU)
     scales_measured_on: tuple[str, ...] = ()
+    variant: bool = False  # ``versions`` is searched in the engine's whole text, not matched to its version
 
     def matches(self, version: str) -> bool:
         minor = ".".join(version.split(".")[:2])
@@ -398,7 +403,7 @@ class EngineProfile:
 
     def era_for(self, version: str) -> EngineEra | None:
         """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
-        return next((e for e in self.eras if e.versions[:1].isdigit() and e.matches(version)), None)
+        return next((e for e in self.eras if not e.variant and e.matches(version)), None)
 
     def states(self, attr: str) -> bool:
         """Whether a launch flag written with the engine's name set ``attr``."""
@@ -545,6 +550,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "layer_overhead_us": 49.49,
                     "attn_score_bytes": 24.96,
                 },
+                variant=True,
             ),
         ),
         notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention on (llama-server "
@@ -626,6 +632,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # eager PyTorch launches every layer's kernels from Python: the host time of the
                 # eager-layer constant shared with HF transformers, TGI 1.x and trtllm-serve 0.17
                 {"layer_overhead_us": EAGER_LAYER_LAUNCH_US, "cuda_graphs": False, "cpu_overlap": True},
+                variant=True,
             ),
         ),
         notes="V1 engine (0.8+; only engine since 0.11): CUDA graphs, chunked prefill; the OpenAI server's "
@@ -723,6 +730,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "data-parallel attention",
                 r"enable[-_ ]dp[-_ ]attention",
                 {"dp_attention": True, "prefill_chunk_tokens": 4096},
+                variant=True,
             ),
         ),
         notes="today's release sizes chunked_prefill_size (2k-16k), its decode CUDA graphs (8-512 sequences; "
@@ -953,6 +961,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 # its own attention kernel over a static cache: no expanded copies, no host sync
                 {"layer_overhead_us": 60.78, "kv_copies_per_step": 0.0, "attn_host_sync": False},
                 efficiency_scale=1.003,
+                variant=True,
             ),
             EngineEra(
                 "exllama",
@@ -964,6 +973,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "int4_recons_rows": EXLLAMA_V1_RECONS_ROWS,
                     "weight_only_tile_rows": 1,  # CUDA-core half2 dot products, no tensor cores
                 },
+                variant=True,
             ),
             EngineEra(
                 "gemv",
@@ -971,6 +981,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"\bgemv\b",
                 {"weight_only_tile_rows": 1},
                 compute_scale=0.2749,
+                variant=True,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches; "
@@ -1205,9 +1216,11 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
     if not flag_text:
         return prof
     # launch flags after the name: the attributes they set, and the ones gpuscout does not model
-    variants = tuple(e.versions for e in base.eras if not e.versions[:1].isdigit())
-    flags = read_flags(flag_text, strict=True, known=variants)
-    settings = profile_settings(flags, prof.step_overhead_us, prof.seq_overhead_us)
+    variants = tuple(e.versions for e in base.eras if e.variant)
+    flags = read_flags(flag_text, strict=True, known=variants, engine=base.name)
+    settings = profile_settings(
+        flags, prof.step_overhead_us, prof.seq_overhead_us, memory_utilization=prof.memory_utilization
+    )
     return replace(prof, **settings, stated_flags=flags.stated, ignored_flags=flags.ignored)
 
 
@@ -1223,6 +1236,6 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     if era is not None:
         prof = prof.at_era(era)
     for variant in base.eras:
-        if not variant.versions[:1].isdigit() and re.search(variant.versions, text):
+        if variant.variant and re.search(variant.versions, text):
             prof = prof.at_era(variant)
     return prof

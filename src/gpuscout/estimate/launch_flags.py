@@ -10,6 +10,9 @@ of a measurement's notes, so a row and a user's engine text mean the same thing.
 What each flag sets (the engine's own name for it, and its aliases in other engines):
 
 * ``--gpu-memory-utilization`` (vLLM) / ``--mem-fraction-static`` (SGLang): ``memory_utilization``.
+* ``--cuda-memory-fraction`` (TGI only; elsewhere it is named as ignored): the share of each GPU's memory
+  a TGI shard may use (default 1.0), which scales the budget the profile holds at that default
+  (:func:`profile_settings`).
 * ``--max-num-seqs`` (vLLM) / ``--max-running-requests`` (SGLang) / ``--max_batch_size`` (TensorRT-LLM):
   ``max_num_seqs``, the cap on running sequences.
 * ``--max-num-batched-tokens`` (vLLM) / ``--chunked-prefill-size`` (SGLang) / ``--max_num_tokens``
@@ -41,6 +44,7 @@ class _Flag:
     integer: bool
     low: float  # accepted range, inclusive
     high: float
+    engines: tuple[str, ...] = ()  # the engines (profile names) whose flag it is; () = read for every engine
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -90,6 +94,18 @@ _FLAGS = (
         1e8,
     ),
     _Flag("multi_step", r"num[-_]scheduler[-_]steps?", "--num-scheduler-steps", True, 1, 1024),
+    # text-generation-launcher --cuda-memory-fraction (env CUDA_MEMORY_FRACTION, default 1.0; TGI
+    # docs/source/reference/launcher.md): the warm-up sizes the KV cache from the free memory less
+    # (1 - fraction) x the GPU's total, so the fraction scales TGI's whole budget
+    _Flag(
+        "cuda_memory_fraction",
+        r"cuda[-_]memory[-_]fraction",
+        "--cuda-memory-fraction (TGI)",
+        False,
+        0.1,
+        1.0,
+        engines=("tgi",),
+    ),
 )
 _CHUNKED = re.compile(r"(?<![\w-])-{0,2}enable[-_]chunked[-_]prefill(?:[ =](true|false))?(?![\w-])", re.I)
 _ANY_FLAG = re.compile(r"(?<![\w-])--?([a-z][\w-]*)(?:[ =]([^\s-][^\s]*))?", re.I)
@@ -148,11 +164,15 @@ def _refuse_layout_flags(text: str) -> None:
     )
 
 
-def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -> LaunchFlags:
+def read_flags(
+    text: str, *, strict: bool = True, known: tuple[str, ...] = (), engine: str = ""
+) -> LaunchFlags:
     """The flags in ``text`` (an engine name with its launch flags, or a measurement's notes).
 
     ``strict``: a value out of range is an error naming the flag (a user's input); otherwise it is
     skipped (free-text notes). ``known``: regexes of variant flags a profile reads itself (not ignored).
+    ``engine``: the profile name of the engine started ("" = any); a flag of other engines only
+    (TGI's ``--cuda-memory-fraction`` for vLLM) is then not read but named as ignored.
     A layout flag (``--tensor-parallel-size 2``) in a user's text is an error naming the input that
     sets the layout.
     """
@@ -162,6 +182,8 @@ def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -
     stated: list[str] = []
     spans: list[tuple[int, int]] = []
     for flag in _FLAGS:
+        if engine and flag.engines and engine not in flag.engines:
+            continue
         m = flag.pattern.search(text)
         if m is None:
             bare = flag.bare.search(text) if strict else None
@@ -194,10 +216,17 @@ def read_flags(text: str, *, strict: bool = True, known: tuple[str, ...] = ()) -
     return LaunchFlags(settings, tuple(stated), tuple(ignored))
 
 
-def profile_settings(flags: LaunchFlags, step_overhead_us: float, seq_overhead_us: float) -> dict[str, Any]:
+def profile_settings(
+    flags: LaunchFlags, step_overhead_us: float, seq_overhead_us: float, memory_utilization: float = 1.0
+) -> dict[str, Any]:
     """``flags.settings`` as profile attributes: multi-step scheduling also divides the per-step and
-    per-sequence host costs by the steps one scheduler pass covers (a single step is the default)."""
+    per-sequence host costs by the steps one scheduler pass covers (a single step is the default); TGI's
+    ``--cuda-memory-fraction`` scales ``memory_utilization``, the share the profile holds at TGI's
+    default fraction 1.0 (pass it), unless a memory share was stated outright."""
     out = dict(flags.settings)
+    fraction = out.pop("cuda_memory_fraction", None)
+    if fraction is not None:
+        out.setdefault("memory_utilization", memory_utilization * float(fraction))
     steps = int(out.pop("multi_step", 1))
     if steps > 1:
         out["step_overhead_us"] = step_overhead_us / steps

@@ -341,7 +341,14 @@ def api_estimate(
     context_in: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
     context_out: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
     kv_dtype: Annotated[str | None, Query(max_length=20)] = None,
-    parallel: Annotated[Literal["tensor", "layer", "replicas"], Query()] = "tensor",
+    parallel: Annotated[
+        Literal["tensor", "layer", "replicas"] | None,
+        Query(
+            description="how a model spreads over several GPUs: tensor, layer or replicas; default: the "
+            "engine's own (layer for llama.cpp and hf-transformers, else tensor), as the CLI and "
+            "gpuscout.estimate"
+        ),
+    ] = None,
 ) -> EstimateOut:
     """``gpuscout.estimate`` over HTTP: does the model fit on ``gpus`` x ``gpu``, can the engine run it, and
     how fast at the load (``batch``, ``concurrency`` or ``request_rate``; default one request): TTFT,
