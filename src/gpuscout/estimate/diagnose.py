@@ -14,9 +14,9 @@ pricing remedies for a speed that was never reached.
 from __future__ import annotations
 
 from gpuscout.errors import GpuscoutError, InvalidInputError
-from gpuscout.estimate.api import MAX_CONTEXT, _engine_format, _within_context, estimate
+from gpuscout.estimate.api import MAX_CONTEXT, _engine_format, _within_context, estimate, parallel_mode
 from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
-from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.engines import default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
 from gpuscout.estimate.precision import default_kv_dtype, resolve_precision
@@ -47,11 +47,12 @@ def diagnose(
     measured_tps: float,
     precision: str = "bf16",
     batch: int = 1,
-    engine: str = "vllm",
+    engine: str | None = None,
     gpus: int = 1,
     context: int = 1024,
 ) -> Diagnosis:
-    """Explain ``measured_tps`` (decode tokens/s per sequence at ``batch``) for ``model`` on ``gpu``."""
+    """Explain ``measured_tps`` (decode tokens/s per sequence at ``batch``) for ``model`` on ``gpu``;
+    ``engine`` None: the estimate's default (llama.cpp for a GGUF precision, else vLLM)."""
     if not isinstance(measured_tps, int | float) or not 0 < measured_tps < 1e6:
         raise InvalidInputError(
             "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", "0 < tokens/s < 1e6"
@@ -62,6 +63,12 @@ def diagnose(
     _within_context(spec, context, 0, "context")
     limit = spec.max_position_embeddings
     context_in = min(context, limit - 1) if limit else context  # + the token being generated
+    if engine is None:
+        engine = default_engine(resolve_precision(precision).name)
+    eng = resolve_engine(engine)
+    # the engine's own split, as the estimate takes it: a layer split (llama.cpp, HF) reads every weight
+    # once per token on one GPU at a time, tensor parallel a 1/gpus share on each GPU at once
+    mode = parallel_mode(None, eng)
     est = estimate(
         spec,
         acc,
@@ -71,12 +78,14 @@ def diagnose(
         batch=batch,
         context_in=context_in,
         context_out=1,
+        parallel=mode,
     )
-    eng = resolve_engine(engine)
     fmt = _engine_format(resolve_precision(precision), eng, [])
     kv = default_kv_dtype(fmt)
-    st = Setup(spec, acc, fmt, kv, eng, gpus, "tensor")
-    tp = gpus
+    st = Setup(spec, acc, fmt, kv, eng, gpus, mode)
+    tp = st.tp
+    # tensor parallel: each GPU streams its share at once; a layer split: the GPUs take turns
+    per_gpu = "per GPU" if tp > 1 or gpus == 1 else f"in all (the {gpus} GPUs take turns, a layer split)"
     c = model_consts(spec)
     head = _head_params(spec)
     dense_b, expert_b = step_weight_bytes(st, batch)
@@ -103,12 +112,12 @@ def diagnose(
         what = f"{spec.name} ({fmt.name}) on {gpus} x {acc.name}"
         if physics_bound == "memory":
             need = (
-                f"each step reads {bytes_step / 1e9:.2f} GB per GPU, so {measured_tps:g} tokens/s would take "
-                f"{bw_gbps:,.0f} GB/s, {bw_frac:.1f}x the {peak_bw:,.0f} GB/s datasheet bandwidth"
+                f"each step reads {bytes_step / 1e9:.2f} GB {per_gpu}, so {measured_tps:g} tokens/s would "
+                f"take {bw_gbps:,.0f} GB/s, {bw_frac:.1f}x the {peak_bw:,.0f} GB/s datasheet bandwidth"
             )
         else:
             need = (
-                f"each step computes {flops_step / 1e12:.2f} TFLOP per GPU, so {measured_tps:g} tokens/s "
+                f"each step computes {flops_step / 1e12:.2f} TFLOP {per_gpu}, so {measured_tps:g} tokens/s "
                 f"would take {tflops:,.0f} TFLOPS, {comp_frac:.1f}x the {peak_tf:,.0f} TFLOPS datasheet peak"
             )
         verdict = (
@@ -120,7 +129,7 @@ def diagnose(
         suggestions = _above_roofline_checks(st, measured_tps, roofline, batch, context)
     elif bound == "memory":
         verdict = (
-            f"Memory-bound: each step streams {bytes_step / 1e9:.2f} GB per GPU; at {measured_tps:g} "
+            f"Memory-bound: each step streams {bytes_step / 1e9:.2f} GB {per_gpu}; at {measured_tps:g} "
             f"tokens/s that is {bw_gbps:,.0f} GB/s ({bw_frac:.0%} of the {peak_bw:,.0f} GB/s peak) while "
             f"the tensor cores do {comp_frac:.1%} of their peak — low GPU 'utilisation' is expected."
         )

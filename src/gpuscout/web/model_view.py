@@ -104,7 +104,8 @@ def reference_cards() -> list[Accelerator]:
 
 @lru_cache(maxsize=256)
 def fits(spec: ModelSpec, precision: str, context: int = DEFAULT_CONTEXT) -> tuple[Fit, ...]:
-    """For each accelerator, the smallest of 1/2/4/8 GPUs (tensor parallel) that holds one sequence, or
+    """For each accelerator, the smallest of 1/2/4/8 GPUs (split as the default engine splits a model:
+    tensor parallel, a layer split for llama.cpp's GGUF formats) that holds one sequence, or
     why the default engine cannot run ``precision`` there (an unknown ``precision`` is an
     ``InvalidInputError`` naming it, not eight "does not fit" answers)."""
     from gpuscout.estimate.precision import resolve_precision
