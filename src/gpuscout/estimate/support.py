@@ -37,6 +37,12 @@ _KEYS = {
 }
 
 
+# Weight format -> the checkpoint format it always is, where the support rules tell it apart from the
+# precision's other checkpoints: fp8-ffn is Meta's FBGEMM FP8 (quant_method fbgemm_fp8), which transformers
+# runs only from CC 9.0 and vLLM from CC 8.0 (``fp8:fbgemm`` rows), whatever the other FP8 formats do.
+_CHECKPOINT_OF_FORMAT = {"fp8-ffn": "fbgemm"}
+
+
 def support_key(fmt: WeightFormat) -> str:
     """The support-rule precision key of a weight format ("gguf" for every GGUF type)."""
     if fmt.gguf:
@@ -66,11 +72,18 @@ class RunCheck:
             raise ConfigurationRejected("gpu", self.verdict.message(), f"would run: {alt}")
 
 
+def support_checkpoint(fmt: WeightFormat) -> str:
+    """The checkpoint format a weight format is judged as: the one its spelling named ("awq"), else the one
+    the format always is ("fbgemm" for fp8-ffn), else "" (any checkpoint of the precision)."""
+    return fmt.checkpoint or _CHECKPOINT_OF_FORMAT.get(fmt.name, "")
+
+
 def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> SupportVerdict:
     """The support verdict for an already resolved engine profile and format (its checkpoint format too,
-    when the spelling named one: "awq" is judged as an AWQ checkpoint, not as any int4)."""
+    when the spelling named one: "awq" is judged as an AWQ checkpoint, not as any int4; fp8-ffn as FBGEMM
+    FP8)."""
     key = support_key(fmt)
-    return check_support(engine.name, key, acc, fmt.checkpoint)
+    return check_support(engine.name, key, acc, support_checkpoint(fmt))
 
 
 def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str | Accelerator) -> RunCheck:

@@ -12,11 +12,19 @@ claim with its source URL and how well it is known:
 
 A row applies to an ``engine``, a ``precision`` key ("*" for the engine's platform rows), optionally
 narrowed to one checkpoint format (``int4:awq``: an AWQ checkpoint only; a bare ``int4`` row holds for
-every int4 checkpoint, AWQ and GPTQ alike) and a ``target``: ``nvidia`` with a compute-capability range
+every int4 checkpoint, AWQ and GPTQ alike; ``fp8:fbgemm``: Meta's FBGEMM FP8 checkpoints, which engines gate
+apart from their other FP8 formats) and a ``target``: ``nvidia`` with a compute-capability range
 ``min_cc``..``max_cc``, ``amd`` (optionally ``amd:gfx942;gfx950``), ``tpu[:v5e;...]``, ``gaudi``,
 ``neuron[:trainium2;...]`` or ``*``. For one combination the first matching platform row decides whether
 the engine runs on the accelerator at all, then the first matching precision row how it runs that
-precision. Modes:
+precision. A platform refusal that is only inferred or unverified (vLLM on a V100: no sm_70 kernels in the
+wheel, a source build would run) does not hide a refusal of the precision itself that is known better
+(sourced: vLLM's FP8 needs CC 7.5): the verdict gives that rule first, the platform's after it (the tag,
+the weaker of the two, is the platform's).
+
+CC 12.x (RTX 50, RTX PRO Blackwell) is not "newer than" CC 10.0 for kernels built for sm_100a (reference
+matrix, section 1): a row claiming a Blackwell kernel path is bounded to the SM100 family (CC 10.x) unless its
+source names CC 12.x too, and a row kept open above it for lack of a source says so in its tag. Modes:
 
 * ``native``: the matmuls run in that format on its tensor cores;
 * ``weight-only``: weights stored narrow, dequantised in the kernel, math at the 16-bit rate
@@ -57,8 +65,10 @@ ENGINES: tuple[str, ...] = (
     "gpt-fast",
 )
 #: Checkpoint formats a precision row may be narrowed to (``int4:awq``), by precision key: engines that
-#: load both AWQ and GPTQ as "int4" do not always run both on every platform (TGI: no AWQ on ROCm).
-CHECKPOINTS: dict[str, tuple[str, ...]] = {"int4": ("awq", "gptq")}
+#: load both AWQ and GPTQ as "int4" do not always run both on every platform (TGI: no AWQ on ROCm), and
+#: FBGEMM FP8 (``quant_method: fbgemm_fp8``, Meta's Llama 3.1 FP8) has its own gates (transformers CC 9.0,
+#: vLLM CC 8.0) apart from the other FP8 checkpoints.
+CHECKPOINTS: dict[str, tuple[str, ...]] = {"int4": ("awq", "gptq"), "fp8": ("fbgemm",)}
 #: Precision keys of the rules. ``int8`` = 8-bit weight-only (GPTQ-Int8, LLM.int8), ``w8a8`` = INT8
 #: weights and activations (SmoothQuant), ``int4`` = AWQ/GPTQ 4-bit, ``nf4`` = bitsandbytes 4-bit.
 PRECISIONS: tuple[str, ...] = (
@@ -210,7 +220,7 @@ class SupportVerdict:
     sources: tuple[str, ...]
     platform_rule: SupportRule | None
     precision_rule: SupportRule | None
-    checkpoint: str = ""  # the checkpoint format asked ("awq", "gptq"), "" when not said
+    checkpoint: str = ""  # the checkpoint format asked ("awq", "gptq", "fbgemm"), "" when not said
 
     @property
     def asked(self) -> str:
@@ -270,8 +280,8 @@ def check_support(engine: str, precision: str, acc: Accelerator, checkpoint: str
 
     ``engine`` is a canonical name of ``ENGINES`` and ``precision`` a ``PRECISIONS`` key (the estimator
     maps its formats onto them: ``gpuscout.estimate.support``). ``checkpoint`` names the checkpoint format
-    when it was asked ("awq", "gptq": ``CHECKPOINTS``): rows narrowed to another format do not apply.
-    Raises InvalidInputError otherwise.
+    when it was asked ("awq", "gptq", "fbgemm": ``CHECKPOINTS``): rows narrowed to another format do not
+    apply. Raises InvalidInputError otherwise.
     """
     key = (engine, precision, acc, checkpoint)
     verdict = _VERDICTS.get(key)
@@ -302,6 +312,20 @@ def _judge(engine: str, precision: str, acc: Accelerator, checkpoint: str = "") 
             checkpoint,
         )
     if platform_rule.mode == "unsupported":
+        own = _precision_refusal(rules, precision, checkpoint, plat, platform_rule)
+        if own is not None:  # both rules decide: the tag is the weaker, the platform's (said last)
+            return SupportVerdict(
+                engine,
+                precision,
+                acc.name,
+                "unsupported",
+                f"{own.rule}; platform: {platform_rule.rule}",
+                platform_rule.tag,
+                platform_rule.sources + tuple(s for s in own.sources if s not in platform_rule.sources),
+                platform_rule,
+                own,
+                checkpoint,
+            )
         return SupportVerdict(
             engine,
             precision,
@@ -346,6 +370,20 @@ def _judge(engine: str, precision: str, acc: Accelerator, checkpoint: str = "") 
         precision_rule,
         checkpoint,
     )
+
+
+def _precision_refusal(
+    rules: list[SupportRule], precision: str, checkpoint: str, plat: Platform, platform_rule: SupportRule
+) -> SupportRule | None:
+    """The precision's own refusal on ``plat``, when the platform's refusal is only inferred or unverified
+    and that rule is known better: it holds whatever the platform's caveat (a source build of vLLM for a
+    V100 would still refuse FP8 there). None otherwise (two guesses are not worth more than one)."""
+    if platform_rule.tag == "sourced":
+        return None
+    own = next((r for r in rules if r.holds_for(precision, checkpoint) and r.matches(plat)), None)
+    if own is None or own.mode != "unsupported" or _TAG_ORDER[own.tag] >= _TAG_ORDER[platform_rule.tag]:
+        return None
+    return own
 
 
 @dataclass(frozen=True, slots=True)

@@ -108,12 +108,35 @@ _QUANT_PRECISION: dict[str, tuple[str | None, str]] = {
 _BLOCK_FP8_FAMILIES = frozenset({"qwen3", "qwen3_moe"})
 
 
-def fp8_checkpoint_format(spec: ModelSpec) -> str:
-    """The format of ``spec``'s published FP8 checkpoint: "fp8-block" (128x128 block scales: DeepSeek-V3,
-    Qwen3) or "fp8" (per-tensor / per-channel scales, the common third-party and ModelOpt form)."""
+# Meta's own FP8 checkpoints of Llama 3.x ("meta-llama/Llama-3.1-405B-Instruct-FP8", quant_method
+# fbgemm_fp8) convert the MLPs only, row-wise: self-attention and the first and last decoder layers stay bf16
+# (Llama 3 paper, section 6.2; the checkpoint's quantization_config.modules_to_not_convert): "fp8-ffn".
+# Other publishers' FP8 checkpoints of the same models (neuralmagic / RedHatAI, llm-compressor) quantize
+# every linear layer: "fp8". Publisher (the Hub org) -> the model families it publishes so.
+_FBGEMM_FP8_PUBLISHERS: dict[str, tuple[str, ...]] = {"meta-llama": ("llama3",)}
+META_FP8_SOURCES = (
+    "https://arxiv.org/abs/2407.21783",
+    "https://huggingface.co/meta-llama/Llama-3.1-405B-Instruct-FP8/blob/main/config.json",
+)
+
+
+def fp8_checkpoint_format(spec: ModelSpec, publisher: str = "") -> str:
+    """The format of ``spec``'s FP8 checkpoint by ``publisher`` (the Hub org of the name; "" = not said, the
+    model's own publisher as the registry knows it): "fp8-block" (128x128 block scales: DeepSeek-V3, Qwen3),
+    "fp8-ffn" (Meta's Llama 3.x FP8: FBGEMM row-wise FP8 MLPs, attention and first/last layers bf16) or
+    "fp8" (per-tensor / per-channel scales, the common third-party and ModelOpt form)."""
     if spec.native_precision == "fp8-block" or spec.family in _BLOCK_FP8_FAMILIES:
         return "fp8-block"
+    families = _FBGEMM_FP8_PUBLISHERS.get(publisher.strip().lower(), ())
+    if any(spec.family.startswith(f) for f in families):
+        return "fp8-ffn"
     return "fp8"
+
+
+def _publisher(name: str) -> str:
+    """The Hub org of a name written as an id ("meta-llama" of "meta-llama/Llama-3.1-405B-FP8"), else ""."""
+    org, slash, _ = name.strip().partition("/")
+    return org.strip().lower() if slash else ""
 
 
 def _split_quantization(name: str) -> tuple[str, str | None, str] | None:
@@ -295,8 +318,14 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
         quant = _split_quantization(outer)
         base = _lookup(quant[0]) if quant and quant[0] else None
         if quant is not None and base is not None:
-            precision = quant[1] or fp8_checkpoint_format(base.model)
+            precision = quant[1] or fp8_checkpoint_format(base.model, _publisher(outer))
             note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {precision}"
+            if precision == "fp8-ffn":
+                note += (
+                    " (Meta's FBGEMM FP8, quant_method fbgemm_fp8: row-wise FP8 MLPs; self-attention and "
+                    "the first and last layers stay bf16, Llama 3 paper section 6.2; sources: "
+                    f"{' ; '.join(META_FP8_SOURCES)})"
+                )
             return ModelResolution(
                 base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
             )
