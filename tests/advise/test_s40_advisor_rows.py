@@ -90,3 +90,12 @@ def test_the_faq_prices_every_instance_an_answer_needs() -> None:
     two = dataclasses.replace(rec, config=dataclasses.replace(rec.config, instances=2))
     assert _offer_label(two).endswith("(2 x 1x H100-SXM, 2 x $2.50/h = $5.00/h)")
     assert _offer_label(rec).endswith("(1x H100-SXM, $2.50/h)")
+
+
+def test_a_pretraining_size_is_among_the_targets_held_to() -> None:
+    from gpuscout.advise.workload import PretrainWorkload
+
+    w = PretrainWorkload(model="llama-3.2-1b", token_budget=1e9, gpus=7)
+    found = advise(w, [_box("H100-SXM", 8, 80.0, 20.0)], now=NOW)
+    assert "size: 7 GPUs, in whole instances (a row on more says so)" in found.targets
+    assert found.rows and "not the 7 asked" in (found.rows[0].substitution or "")

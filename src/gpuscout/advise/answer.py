@@ -122,6 +122,10 @@ def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None:
         out.append(f"deadline: finish within {duration(deadline * 3600.0)}")
+    if isinstance(w, PretrainWorkload) and w.gpus is not None:
+        out.append(f"size: {w.gpus:,} {plural(w.gpus, 'GPU')}, in whole instances (a row on more says so)")
+    elif isinstance(w, PretrainWorkload) and w.nodes is not None:
+        out.append(f"size: {w.nodes:,} {plural(w.nodes, 'node')}")
     if isinstance(w, FinetuneWorkload | PretrainWorkload):
         out.append("training memory: at least 5 % of each GPU left free")
     if w.budget_usd is not None:

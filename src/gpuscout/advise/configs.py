@@ -94,7 +94,7 @@ class ConfigEval:
     )
     reject_kind: str = ""  # one of REJECT_KINDS when ``rejected``
     fabric_assumed: bool = False  # GPUs work together over a fabric the source does not state (PCIe assumed)
-    substitution: str | None = None  # what was changed so the workload runs here (engine, precision)
+    substitution: str | None = None  # what differs from what was asked (engine, precision, GPU count)
     training: str = ""  # fine-tuning / pre-training: how the GPUs share the work (sharding, offload, batch)
 
     @property

@@ -123,6 +123,20 @@ def _node_count(runs: list[_Run], warm_s: float, deadline_s: float | None) -> _R
     return next(run for run, cost in zip(in_time, costs, strict=True) if cost <= ceiling)
 
 
+def _rounded_up(w: FinetuneWorkload | PretrainWorkload, nodes: int, g: int) -> str | None:
+    """What a pre-training row says when the GPUs it rents are not the ``gpus`` asked: instances are rented
+    whole, so ``gpus`` is rounded up to the fewest instances of ``g`` that hold it, and the job trains on
+    every GPU rented (a rank per GPU, as torchrun starts them: a paid GPU left idle would only slow the
+    run at the same price). Its time and cost are those of the GPUs it trains on. None when they match."""
+    if not isinstance(w, PretrainWorkload) or w.gpus is None or nodes * g == w.gpus:
+        return None
+    used = nodes * g
+    return (
+        f"trains on {used:,} GPUs, not the {w.gpus:,} asked: instances are rented whole and every GPU "
+        f"rented trains (time and cost for {used:,})"
+    )
+
+
 def stated_internode(offer: Offer) -> StatedInternode | None:
     """The inter-node bandwidth ``offer`` states: its ``extra["internode_gbps"]``, Gbit/s per instance
     (``gpuscout.catalog.fabrics.internode_extra`` writes it for the instance types whose documentation
@@ -423,6 +437,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         need = host_ram_needed(result) if offload else None
         if need is not None and ram_gb is None:
             self._offload_need[(key, network)] = need
+        substitution = _rounded_up(w, nodes, g)
         if nodes > 1:
             from gpuscout.estimate.training import default_internode_gbps  # the estimator's, loaded with it
 
@@ -469,4 +484,5 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             warnings=(*notes, *result.warnings),
             fabric_assumed=fabric_unstated(key, g),
             training=how,
+            substitution=substitution,
         )

@@ -153,7 +153,7 @@ class Recommendation:
     pareto: bool = False  # on the Pareto front: no other row is both cheaper and faster
     dominated_by: int | None = None  # rank of a shown row that is cheaper (or as cheap) and faster
     picks: tuple[str, ...] = ()  # "cheapest", "balanced", "fastest" (see PICKS)
-    substitution: str | None = None  # what was changed so it runs (another engine or precision), and why
+    substitution: str | None = None  # what differs from the ask (engine, precision, GPU count), and why
     fabric_assumed: bool = False  # GPUs talk over an interconnect the source does not state: costed as PCIe
 
     @property

@@ -162,6 +162,17 @@ MicroBatchOption = Annotated[
         show_default=AUTO_MICRO_BATCH,
     ),
 ]
+#: What --precision defaults to for training (FinetuneWorkload / PretrainWorkload.precision).
+TRAINING_PRECISION = "bf16"
+TrainingPrecisionOption = Annotated[
+    str | None,
+    typer.Option(
+        "--precision",
+        help="bf16, fp16, fp32, fp8 (FP8 tensor cores; a LoRA base stored in FP8) or int8 (a LoRA base). "
+        "QLoRA keeps its base in NF4: this is its compute dtype (fp8 and int8 compute as bf16).",
+        show_default=TRAINING_PRECISION,
+    ),
+]
 CheckpointGbOption = Annotated[
     float | None,
     typer.Option(
@@ -189,6 +200,7 @@ HELP_DEFAULTS = {
         "--height": "1024",
     },
     "finetune": {
+        "--precision": TRAINING_PRECISION,
         "--method": "lora",
         "--epochs": "1",
         "--seq-len": "2048",
@@ -197,6 +209,7 @@ HELP_DEFAULTS = {
         "--max-nodes": "8",
     },
     "pretrain": {
+        "--precision": TRAINING_PRECISION,
         "--seq-len": "4096",
         "--micro-batch": AUTO_MICRO_BATCH,
         "--checkpoint-min": "60",
@@ -637,6 +650,7 @@ def finetune_cmd(
         int | None, typer.Option("--seq-len", help="Tokens per training sequence.", show_default="2048")
     ] = None,
     micro_batch: MicroBatchOption = None,
+    precision: TrainingPrecisionOption = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="30")
@@ -670,6 +684,7 @@ def finetune_cmd(
         "epochs": epochs,
         "seq_len": seq_len,
         "micro_batch": micro_batch,
+        "precision": precision,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
         "max_nodes": max_nodes,
@@ -692,9 +707,15 @@ def pretrain_cmd(
     ] = None,
     micro_batch: MicroBatchOption = None,
     gpus: Annotated[
-        int | None, typer.Option("--gpus", help="Target number of GPUs.", show_default="what fits")
+        int | None,
+        typer.Option(
+            "--gpus",
+            help="GPUs to train on, rounded up to whole instances (a row on more says so).",
+            show_default="what fits",
+        ),
     ] = None,
     nodes: Annotated[int | None, typer.Option("--nodes", help="Target number of nodes (instances).")] = None,
+    precision: TrainingPrecisionOption = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="60")
@@ -729,6 +750,7 @@ def pretrain_cmd(
         "micro_batch": micro_batch,
         "gpus": gpus,
         "nodes": nodes,
+        "precision": precision,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,
         "max_nodes": max_nodes,

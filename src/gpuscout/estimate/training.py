@@ -42,6 +42,7 @@ from gpuscout.estimate.training_memory import (
     PARAM_SHARDINGS,
     TrainingMemory,
     TrainingSetup,
+    matmul_precision,
     training_memory,
     validate_setup,
 )
@@ -236,13 +237,15 @@ class _GemmRates:
 
 
 def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> _GemmRates:
-    """The rates, or ConfigurationRejected for FP8 training on a GPU without FP8 tensor cores."""
-    fmt = resolve_precision(
-        "fp32" if setup.precision == "fp32" else "fp8" if setup.precision == "fp8" else "bf16"
-    )
+    """The rates, or ConfigurationRejected for FP8 training on a GPU without FP8 tensor cores.
+
+    They are those of the precision the matmuls compute in (``matmul_precision``): a QLoRA base is
+    dequantised to bf16 / fp16 / fp32, never multiplied in FP8, whatever ``precision`` says."""
+    compute = matmul_precision(setup)
+    fmt = resolve_precision("fp32" if compute == "fp32" else "fp8" if compute == "fp8" else "bf16")
     rate = compute_rate(fmt, acc, tf32=False)  # PyTorch leaves TF32 matmuls off by default
     rate16 = compute_rate(resolve_precision("bf16"), acc)
-    fp8_native = setup.precision == "fp8" and rate.native and rate.rate_name == "fp8"
+    fp8_native = compute == "fp8" and rate.native and rate.rate_name == "fp8"
     if setup.precision == "fp8" and not fp8_native and not setup.adapters:
         raise ConfigurationRejected(
             "gpu",

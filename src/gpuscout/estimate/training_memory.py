@@ -128,6 +128,11 @@ GIB = 2**30
 CUDA_CONTEXT_GB = 0.5
 FRAGMENTATION = 0.10
 NF4_BITS = 4 + 8 / 64 + 32 / (64 * 256)  # bitsandbytes NF4, block 64, double-quantised absmax
+#: The compute dtypes of a QLoRA step. bitsandbytes' ``Linear4bit`` dequantises the NF4 base to its
+#: ``bnb_4bit_compute_dtype`` for every matmul: a float dtype (bf16, fp16 or fp32, the last being
+#: ``BitsAndBytesConfig``'s default; transformers docs, "BitsAndBytesConfig"); it has no FP8 or INT8 GEMM,
+#: so a QLoRA ``precision`` of fp8 or int8 runs as bf16 (memory and speed alike, see ``matmul_precision``).
+QLORA_COMPUTE_DTYPES = ("bf16", "fp16", "fp32")
 
 METHODS = ("lora", "qlora", "full", "pretrain")
 OPTIMIZERS = ("adamw", "adamw8bit", "paged_adamw8bit", "bf16")
@@ -365,6 +370,14 @@ def activation_elements_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -
         if setup.lora_targets == "attn":
             elements -= h + inter  # frozen MLP without adapters: its inputs need not be kept
     return elements
+
+
+def matmul_precision(setup: TrainingSetup) -> str:
+    """The precision a training step computes in: ``setup.precision``, except under QLoRA, whose base is
+    dequantised to a float compute dtype (``QLORA_COMPUTE_DTYPES``): fp8 and int8 compute as bf16 there."""
+    if setup.method == "qlora" and setup.precision not in QLORA_COMPUTE_DTYPES:
+        return "bf16"
+    return setup.precision
 
 
 def _bytes_per_element(precision: str) -> float:
@@ -624,17 +637,21 @@ def _adapter_states(
 ) -> _States:
     """LoRA / QLoRA: a frozen base as stored, adapters with their gradients and optimizer states."""
     trainable = lora_params(layout, setup.lora_rank, setup.lora_targets)
+    # embeddings, norms and the adapters are kept in the compute dtype (fp8 / int8 bases: bf16)
+    rest = setup.precision if setup.precision in ("fp16", "fp32") else "bf16"
     if setup.method == "qlora":
         linear_b = NF4_BITS / 8
-        base_desc = f"NF4 double-quant linear layers ({NF4_BITS:.3f} bits), bf16 embeddings/norms"
-        if setup.precision not in ("bf16", "fp16"):
+        base_desc = f"NF4 double-quant linear layers ({NF4_BITS:.3f} bits), {rest} embeddings/norms"
+        if setup.precision not in QLORA_COMPUTE_DTYPES:
             warnings.append(
-                f"QLoRA stores the base in NF4; precision {setup.precision!r} only sets "
-                "the compute dtype and is treated as bf16"
+                f"QLoRA stores the base in NF4 and bitsandbytes dequantises it to a 16- or 32-bit compute "
+                f"dtype for every matmul (it has no {setup.precision.upper()} GEMM): precision "
+                f"{setup.precision!r} is computed as bf16 (at the 16-bit tensor rate; bf16 adapters and "
+                "activations)"
             )
     else:
         linear_b = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0, "int8": 1.0}[setup.precision]
-        base_desc = f"{setup.precision} linear layers, bf16 embeddings/norms"
+        base_desc = f"{setup.precision} linear layers, {rest} embeddings/norms"
     other_b = 4.0 if setup.precision == "fp32" else 2.0
     dense_bytes = hold.dense_linear * linear_b + (hold.dense - hold.dense_linear) * other_b
     expert_bytes = hold.experts_linear * linear_b + (hold.experts - hold.experts_linear) * other_b

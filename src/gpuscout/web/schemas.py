@@ -378,7 +378,8 @@ class RecommendationOut(BaseModel):
         default=None, description="rank of a shown row that is cheaper and faster"
     )
     substitution: str | None = Field(
-        default=None, description="what was changed so it runs (engine, precision), and why"
+        default=None,
+        description="what differs from what was asked so it runs (engine, precision, GPU count), and why",
     )
     fabric_assumed: bool = Field(
         default=False, description="GPUs talk over an interconnect the source does not state: costed as PCIe"
