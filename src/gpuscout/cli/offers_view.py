@@ -165,27 +165,33 @@ def find_offers(
     if interconnect is not None and interconnect.lower() not in INTERCONNECTS:
         accepted = ", ".join(INTERCONNECTS)
         raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", accepted)
-    providers: tuple[str, ...] = ()
-    if provider:
-        from gpuscout.knowledge.providers import canonical_provider
-
-        providers = tuple(canonical_provider(p) or p for p in provider)  # "vast" -> vastai
-    query = OfferQuery(
-        gpus=expand_gpus(gpu or ()),
-        min_vram_gb=min_vram,
-        gpu_count=gpus,
-        providers=providers,
-        regions=tuple(region or ()),
-        spot=True if spot else False if on_demand else None,
-        available_only=available,
-        interconnect=interconnect.lower() if interconnect else None,
-        max_price_usd_per_hour=max_price,
-        sort=sort,
-        limit=limit or None,
-        exclude_stale=fresh_only,
-    )
+    gpu_names = expand_gpus(gpu or ())
     reader = open_reader(db or default_db_url())
     try:
+        providers: tuple[str, ...] = ()
+        if provider:  # "vast" -> vastai; one no current offer is from is an error, as on the web page
+            from gpuscout.catalog.provider_ids import provider_ids
+
+            providers = provider_ids(
+                provider,
+                lambda p: reader.count_offers(OfferQuery(providers=(p,))) > 0,
+                lambda: {o.provider for o in reader.current_offers()},
+                field="--provider",
+            )
+        query = OfferQuery(
+            gpus=gpu_names,
+            min_vram_gb=min_vram,
+            gpu_count=gpus,
+            providers=providers,
+            regions=tuple(region or ()),
+            spot=True if spot else False if on_demand else None,
+            available_only=available,
+            interconnect=interconnect.lower() if interconnect else None,
+            max_price_usd_per_hour=max_price,
+            sort=sort,
+            limit=limit or None,
+            exclude_stale=fresh_only,
+        )
         return reader.offer_page(query)
     finally:
         reader.close()

@@ -197,6 +197,36 @@ def image_precision_choices() -> tuple[tuple[str, str], ...]:
     return (default, *((p, f"{p} · the denoiser in FP8" if p == "fp8" else p) for p in PRECISIONS))
 
 
+#: The training method of each training kind's workload, as the estimator names it (``TrainingSetup``).
+TRAINING_METHODS: dict[str, tuple[str, ...]] = {
+    "finetune": tuple(str(m) for m in get_args(FinetuneWorkload.model_fields["method"].annotation)),
+    "pretrain": ("pretrain",),
+}
+
+
+def training_precision_choices(kind: str) -> tuple[tuple[str, str], ...]:
+    """The formats a training run of ``kind`` accepts (value, label): the training estimator's own
+    list, less those it refuses for every method of ``kind`` (int8 is a LoRA base only: not for
+    pre-training); one it refuses for some methods says which it is for."""
+    from gpuscout.estimate.training_memory import PRECISIONS, TrainingSetup, validate_setup
+
+    methods = TRAINING_METHODS[kind]
+    out: list[tuple[str, str]] = []
+    for precision in PRECISIONS:
+        ok = []
+        for method in methods:
+            try:
+                validate_setup(TrainingSetup(method=method, precision=precision))
+            except InvalidInputError:
+                continue
+            ok.append(method)
+        if ok:
+            out.append(
+                (precision, precision if ok == list(methods) else f"{precision} · {', '.join(ok)} only")
+            )
+    return tuple(out)
+
+
 def not_applying(kind: str, model_kind: str | None) -> frozenset[str]:
     """The fields of ``kind`` that a model of ``model_kind`` ("llm", "diffusion"; None: not known yet)
     does not use, so the form leaves them out: a language model's batch has no image size, an image
@@ -222,9 +252,13 @@ def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
     cls = KIND_CLASSES[kind]
     skip = ("kind", "model", *COMMON_FIELDS, *not_applying(kind, model_kind))
     fields = [_field(n, f) for n, f in cls.model_fields.items() if n not in skip]
+    choices = None
     if kind == "batch" and model_kind == "diffusion":  # an image pipeline's formats, not an LLM's
-        images = image_precision_choices()
-        fields = [replace(f, options=images) if f.name == "precision" else f for f in fields]
+        choices = image_precision_choices()
+    elif kind in TRAINING_METHODS:  # what training accepts, not the inference formats (GGUF, int4...)
+        choices = training_precision_choices(kind)
+    if choices is not None:
+        fields = [replace(f, options=choices) if f.name == "precision" else f for f in fields]
     return fields
 
 

@@ -22,6 +22,8 @@ from gpuscout.web.errors import NotFoundError
 from gpuscout.web.filters import OfferFilters
 from gpuscout.web.offer_json import page_json
 from gpuscout.web.offer_view import age
+from gpuscout.web.offers_view import with_provider_ids
+from gpuscout.web.query_params import COMMA_LIST, StrictQueryRoute
 from gpuscout.web.schemas import (
     AdviceOut,
     ErrorOut,
@@ -54,7 +56,8 @@ ERRORS: dict[int | str, dict[str, object]] = {
     422: {"model": ErrorOut, "description": "invalid input: `field` names the parameter at fault"},
 }
 
-router = APIRouter(prefix="/api/v1", responses=ERRORS)
+# a parameter a route does not take, or one value given twice, is a 422 naming it (query_params.py)
+router = APIRouter(prefix="/api/v1", responses=ERRORS, route_class=StrictQueryRoute)
 health_router = APIRouter()
 
 NameInPath = Annotated[str, Path(min_length=1, max_length=200)]
@@ -75,12 +78,14 @@ def offers_body(services: WebServices, filters: OfferFilters, reader: SqliteRead
     rounded to the minute) while the web cache is on, so repeated views are cheap."""
 
     def body() -> bytes:
-        rows = services.page_rows(filters, reader)
+        # a provider no current offer is from is a 422 with the closest names, as on the page
+        checked = with_provider_ids(filters, services, reader)
+        rows = services.page_rows(checked, reader)
         if rows is None:  # not read with sqlite3: the offers, validated and dumped
-            return offer_page_out(services, filters).model_dump_json().encode()
+            return offer_page_out(services, checked).model_dump_json().encode()
         found, total = rows
-        pages = OfferPage.page_count(total, filters.per_page)
-        return page_json(found, total=total, page=filters.page, per_page=filters.per_page, pages=pages)
+        pages = OfferPage.page_count(total, checked.per_page)
+        return page_json(found, total=total, page=checked.page, per_page=checked.per_page, pages=pages)
 
     key = ("offers", filters.model_dump_json(), int(time.time() // 60))
     return services.cached(key, body)
@@ -147,7 +152,11 @@ def api_refresh(
     services: Services,
     background: BackgroundTasks,
     authorization: Annotated[str | None, Header()] = None,
-    source: Annotated[str | None, Query(max_length=500, description="sources, comma-separated")] = None,
+    source: Annotated[
+        str | None,
+        COMMA_LIST,  # repeated: added to the list, as the CLI's repeatable refresh --source
+        Query(max_length=500, description="sources, comma-separated or the parameter repeated"),
+    ] = None,
 ) -> RefreshOut:
     """Starts a refresh in the background. Requires ``Authorization: Bearer $GPUSCOUT_ADMIN_TOKEN``;
     disabled (403) when that variable is unset on the server.

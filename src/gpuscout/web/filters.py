@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from gpuscout.web.query_params import COMMA_LIST
 
 # Column keys the table can be sorted on (one per visible column, plus the GPU count).
 SortColumn = Literal[
@@ -33,12 +35,18 @@ class OfferFilters(BaseModel):
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, allow_inf_nan=False)
 
-    gpu: str | None = Field(
-        default=None, max_length=200, description="GPU names, comma-separated (H100, A100-80GB)"
+    # comma-separated lists: a repeated parameter adds to the list, as the CLI's repeatable --gpu and
+    # --provider (query_params.COMMA_LIST); region is one substring, given once
+    gpu: Annotated[str | None, COMMA_LIST] = Field(
+        default=None,
+        max_length=200,
+        description="GPU names, comma-separated or the parameter repeated (H100, A100-80GB)",
     )
     min_vram: float | None = Field(default=None, ge=0, le=10_000, description="minimum memory per GPU, GB")
     gpus: int | None = Field(default=None, ge=1, le=1024, description="exact number of GPUs in the instance")
-    provider: str | None = Field(default=None, max_length=200, description="providers, comma-separated")
+    provider: Annotated[str | None, COMMA_LIST] = Field(
+        default=None, max_length=200, description="providers, comma-separated or the parameter repeated"
+    )
     region: str | None = Field(default=None, max_length=100, description="region substring, case-insensitive")
     pricing: Literal["any", "on-demand", "spot"] = Field(default="any", description="which price must exist")
     available: bool = Field(

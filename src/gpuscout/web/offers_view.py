@@ -9,13 +9,15 @@ from typing import TYPE_CHECKING
 
 from pydantic import ValidationError
 
-from gpuscout.errors import UnknownNameError, closest
-from gpuscout.knowledge.providers import canonical_provider
+from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
+from gpuscout.catalog.query import OfferQuery
+from gpuscout.errors import UnknownNameError
 from gpuscout.web.filters import FIELD_LABELS, OfferFilters
 from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, validation_errors
 from gpuscout.web.offer_view import OfferRow
 
 if TYPE_CHECKING:
+    from gpuscout.catalog.reader import OfferReader
     from gpuscout.web.services import WebServices
 
 
@@ -36,24 +38,39 @@ def parse_filters(raw: Mapping[str, str], services: WebServices) -> tuple[OfferF
             if isinstance(found, FieldError):
                 errors.add(FieldError("gpu", found.message, found.suggestions))
             break
-    ids = [canonical_provider(p) or p.lower() for p in filters.provider_names()]  # "Vast.ai" -> vastai
-    # each named provider is looked up (an indexed count); every current one is listed only for a hint
-    unknown = [
-        p for p, i in zip(filters.provider_names(), ids, strict=True) if not services.has_offers_from(i)
-    ]
-    if ids and not unknown:
-        filters = filters.model_copy(update={"provider": ",".join(ids)})
-    if unknown:
-        hint = closest(unknown[0], {o.provider for o in services.all_offers()}, n=4)
+    try:
+        filters = with_provider_ids(filters, services)
+    except NoOffersFrom as exc:
         errors.add(
             FieldError(
                 "provider",
-                f"{FIELD_LABELS['provider']}: no current offer is from “{unknown[0]}”"
-                + ("; did you mean one of these?" if hint else ""),
-                tuple(hint),
+                f"{FIELD_LABELS['provider']}: no current offer is from “{exc.name}”"
+                + ("; did you mean one of these?" if exc.suggestions else ""),
+                tuple(exc.suggestions),
             )
         )
     return (None if errors else filters), errors
+
+
+def with_provider_ids(
+    filters: OfferFilters, services: WebServices, reader: OfferReader | None = None
+) -> OfferFilters:
+    """``filters`` with its providers written as the ids offers carry ("Vast.ai" -> vastai); a provider
+    no current offer is from raises :class:`~gpuscout.catalog.provider_ids.NoOffersFrom` with the
+    closest that have offers (the check of ``gpuscout offers --provider``). Each named provider is
+    looked up by ``reader`` (default: the services' reader; an indexed count); the current providers
+    are listed only for the error, and not on the event loop (``reader`` given: ``lean_offers`` hands
+    an error to the route, which lists them)."""
+    names = filters.provider_names()
+    if not names:
+        return filters
+    read = reader or services.reader
+    ids = provider_ids(
+        names,
+        lambda p: read.count_offers(OfferQuery(providers=(p,))) > 0,
+        lambda: () if reader is not None else {o.provider for o in services.all_offers()},
+    )
+    return filters.model_copy(update={"provider": ",".join(ids)})
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Annotated, Literal
 from urllib.parse import quote
 
@@ -11,9 +12,10 @@ from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from gpuscout.advise.faq import DEFAULT_CONTEXT, DEFAULT_USERS, REFERENCE_GDDR, Faq
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind, closest
 from gpuscout.web import advise_form, model_view
 from gpuscout.web.advise_view import answer_view, latency_label, plain, total_label, unit_cost_label
 from gpuscout.web.api import lookup_gpu
@@ -31,7 +33,7 @@ from gpuscout.web.gpu_view import (
     sibling_variants,
     variant_prices,
 )
-from gpuscout.web.offers_view import columns, parse_filters, relaxations
+from gpuscout.web.offers_view import columns, parse_filters, relaxations, with_provider_ids
 from gpuscout.web.overview import Freshness, answer_cards, freshness
 from gpuscout.web.services import WebServices, source_out
 from gpuscout.web.templating import query_string, render
@@ -122,7 +124,8 @@ def offers_export_csv(
     filters: Annotated[OfferFilters, Query()],
     scope: Literal["page", "all"] = "page",
 ) -> Response:
-    return _download(offers_csv(services.export_rows(filters, scope)), "text/csv; charset=utf-8", "csv")
+    rows = services.export_rows(with_provider_ids(filters, services), scope)
+    return _download(offers_csv(rows), "text/csv; charset=utf-8", "csv")
 
 
 @router.get("/offers.json")
@@ -131,7 +134,8 @@ def offers_export_json(
     filters: Annotated[OfferFilters, Query()],
     scope: Literal["page", "all"] = "page",
 ) -> Response:
-    return _download(offers_json(services.export_rows(filters, scope)), "application/json", "json")
+    rows = services.export_rows(with_provider_ids(filters, services), scope)
+    return _download(offers_json(rows), "application/json", "json")
 
 
 def _download(body: str, media_type: str, extension: str) -> Response:
@@ -385,11 +389,30 @@ def _advise_error(
     errors = FormErrors()
     found = _web_error(exc, labels, {"name": "model"})
     if isinstance(found, FieldError) and found.field in labels:
+        if isinstance(exc, UnknownNameError) and found.suggestions and not found.links:
+            found = replace(found, links=_suggestion_links(req, found.field, exc))
         errors.add(found)
     else:
         errors.general.append(str(found))
     context["errors"] = _placed(req, model_kind, errors)
     return render(request, "advise.html", context, status_code=422)
+
+
+def _suggestion_links(
+    req: advise_form.AdviseRequest, field: str, exc: UnknownNameError
+) -> tuple[tuple[str, str], ...]:
+    """A link per name ``exc`` suggests: the form with the unknown name replaced by it (in a list of
+    names, "H100, H1000", only that one), every other input as typed."""
+    typed = req.values.get(field, "")
+    parts = [p.strip() for p in typed.split(",")]
+    folded = [p.lower() for p in parts]
+    at = folded.index(exc.name.strip().lower()) if exc.name.strip().lower() in folded else None
+    links: list[tuple[str, str]] = []
+    for name in exc.suggestions:
+        value = name if at is None else ",".join(name if i == at else p for i, p in enumerate(parts) if p)
+        params = {**req.values, field: value, "kind": req.kind, "objective": req.objective}
+        links.append((name, "/advise" + query_string(params)))
+    return tuple(links)
 
 
 def _placed(req: advise_form.AdviseRequest, model_kind: str | None, errors: FormErrors) -> FormErrors:
@@ -434,37 +457,145 @@ def _advise_context(
     }
 
 
-FAQ_LABELS = {"model": "Model"}
+#: The FAQ's inputs, as ``gpuscout faq MODEL --context --users --gpu --precision`` takes them.
+FAQ_LABELS = {
+    "model": "Model",
+    "context": "Context (tokens)",
+    "users": "Users",
+    "gpu": "Your GPU",
+    "precision": "Precision",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class FaqInputs:
+    """What the FAQ page was asked, read as the CLI reads its options (``None``: the default)."""
+
+    model: str
+    context: int | None = None
+    users: int = DEFAULT_USERS
+    gpu: str | None = None
+    precision: str | None = None
+
+    @property
+    def is_default(self) -> bool:
+        """Only the model given: the answers every visitor of the model's FAQ gets (kept per model)."""
+        return self == FaqInputs(self.model)
 
 
 @router.get("/faq", response_class=HTMLResponse)
 def faq_page(request: Request, services: Services) -> Response:
-    """The four questions renters ask, answered with this model's numbers and the current offers."""
-    typed = request.query_params.get("model", "").strip()[:200] or "llama-3.1-8b"
-    names = [m.name for m in services.models() if m.kind == "llm"]
+    """The four questions renters ask, answered with this model's numbers at the context, load, GPU and
+    precision given (those of ``gpuscout faq``) and the current offers; a bad input is a 422 with its
+    error at the field."""
+    raw = {k: request.query_params.get(k, "").strip()[:200] for k in FAQ_LABELS}
+    raw["model"] = raw["model"] or "llama-3.1-8b"
+
+    def body() -> tuple[int, bytes]:
+        response = _faq_page(request, services, raw)
+        return response.status_code, bytes(response.body)
+
+    # kept per view and data version for at most a minute, as the offers page (the ages shown)
+    key = ("faq-page", tuple(sorted(raw.items())), int(time.time() // 60))
+    status, content = _cached_page(services, key, body)
+    return HTMLResponse(content, status_code=status)
+
+
+def _faq_page(request: Request, services: WebServices, raw: dict[str, str]) -> Response:
     errors = FormErrors()
     resolved = None
     answers = None
+    numbers: dict[str, int | None] = {}
+    for name in ("context", "users"):
+        numbers[name] = _whole_number(raw[name], FAQ_LABELS[name], errors, name)
     try:
-        resolved = model_view.resolve_typed(typed)
-        answers = services.faq(resolved.spec.name)
+        resolved = model_view.resolve_typed(raw["model"])
     except GpuscoutError as exc:
-        found = _web_error(exc, FAQ_LABELS)
-        if isinstance(found, FieldError):
-            errors.add(found)
-        else:
-            errors.general.append(found)
+        _faq_error(exc, errors)
+    for name, check in (("gpu", services.gpu), ("precision", _precision)):
+        if raw[name]:
+            try:
+                check(raw[name])
+            except GpuscoutError as exc:
+                _faq_error(exc, errors)
+    if resolved is not None and not errors:
+        inputs = FaqInputs(
+            resolved.spec.name,
+            context=numbers["context"],
+            users=DEFAULT_USERS if numbers["users"] is None else numbers["users"],
+            gpu=raw["gpu"] or None,
+            precision=raw["precision"] or None,
+        )
+        try:  # the ranges of context and users are the FAQ's own (its errors name the field)
+            answers = _faq_answers(services, inputs)
+        except GpuscoutError as exc:
+            _faq_error(exc, errors)
+    spec = resolved.spec if resolved is not None else None
     context = {
         "title": "FAQ",
         "faq": answers,
-        "model": typed,
-        "raw": {"model": typed},
+        "model": raw["model"],
+        "raw": raw,
         "errors": errors,
         "resolved": resolved,
-        "model_names": names,
+        "model_names": [m.name for m in services.models() if m.kind == "llm"],
+        "gpu_names": sorted(a.name for a in services.gpus()),
+        "precisions": model_view.precisions_for(spec) if spec is not None else model_view.PRECISIONS,
+        "defaults": {"context": DEFAULT_CONTEXT, "users": DEFAULT_USERS, "gpu": REFERENCE_GDDR},
         "freshness": page_freshness(services),
     }
     return render(request, "faq.html", context, status_code=422 if errors else 200)
+
+
+def _faq_answers(services: WebServices, inputs: FaqInputs) -> Faq:
+    """The answers for ``inputs``: the services' (kept per model) for a model alone, else computed."""
+    if inputs.is_default:
+        return services.faq(inputs.model)
+    from gpuscout.advise.backends import default_backends
+    from gpuscout.advise.faq import faq
+    from gpuscout.user_models import registry
+
+    return faq(
+        inputs.model,
+        services.all_current_offers(),
+        context=inputs.context,
+        users=inputs.users,
+        gpu=inputs.gpu,
+        precision=inputs.precision,
+        backends=default_backends(registry()),
+    )
+
+
+def _precision(name: str) -> None:
+    """``name`` read as a weight format; an unknown one names the closest formats (links on the page:
+    the estimator's list of what it accepts is too long to show)."""
+    from gpuscout.estimate.precision import accepted_precisions, resolve_precision
+
+    try:
+        resolve_precision(name)
+    except UnknownNameError:
+        raise
+    except InvalidInputError as exc:
+        raise UnknownNameError(exc.field, name, closest(name, accepted_precisions())) from None
+
+
+def _whole_number(text: str, label: str, errors: FormErrors, name: str) -> int | None:
+    """``text`` as a whole number (``None`` when blank); else an error at the field."""
+    if not text:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        errors.add(FieldError(name, f"{label} must be a whole number; you typed “{text[:40]}”"))
+        return None
+
+
+def _faq_error(exc: GpuscoutError, errors: FormErrors) -> None:
+    found = _web_error(exc, FAQ_LABELS)
+    if isinstance(found, FieldError):
+        errors.add(found)
+    else:
+        errors.general.append(found)
 
 
 def _web_error(
