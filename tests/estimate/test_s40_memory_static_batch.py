@@ -47,7 +47,10 @@ def test_max_batch_of_a_static_batch_counts_its_prefill_pass() -> None:
     assert not memory_needed("llama-3.1-8b", "L40S", batch=n + 1, context=3500, engine="hf").fits
     # batch "max" runs that many, and the memory it reports is that whole batch's pass
     est = estimate("llama-3.1-8b", "L40S", engine="hf", batch="max", context_in=3000, context_out=500)
-    assert est.fits and est.batch == n and est.max_batch == n
+    # (its pass is the 3,000-token prompts', a little less than memory_needed's whole 3,500 tokens)
+    spec, acc, eng = resolve_model("llama-3.1-8b"), resolve_gpu("L40S"), resolve_engine("hf")
+    m = max_batch(plan_memory(spec, acc, BF16, BF16_KV, eng, batch=1, context=3500, prompt=3000))
+    assert est.fits and est.batch == m and est.max_batch == m and n <= m < n * 1.2
     assert est.memory.total_gb <= est.memory.usable_gb
     one = memory_needed("llama-3.1-8b", "L40S", batch=1, context=3500, engine="hf").memory
     assert est.memory.activations_gb > (n - 1) * one.activations_gb * 0.9
@@ -55,9 +58,19 @@ def test_max_batch_of_a_static_batch_counts_its_prefill_pass() -> None:
 
 def test_an_explicit_static_batch_too_large_runs_what_fits_and_says_so() -> None:
     est = estimate("llama-3.1-8b", "L40S", engine="hf", batch=48, context_in=3000, context_out=500)
-    n = memory_needed("llama-3.1-8b", "L40S", batch=1, context=3500, engine="hf").max_batch
+    # the pass is the prompts' (3,000 tokens each), the KV cache the whole sequences'
+    spec, acc, eng = resolve_model("llama-3.1-8b"), resolve_gpu("L40S"), resolve_engine("hf")
+    n = max_batch(plan_memory(spec, acc, BF16, BF16_KV, eng, batch=1, context=3500, prompt=3000))
     assert est.fits and est.batch == n < 48
     assert any(f"at most {n} sequences run at once" in w for w in est.warnings)
+
+
+def test_the_static_pass_is_sized_on_the_prompts_not_the_whole_sequences() -> None:
+    # same sequence length, short prompts: the one-pass prefill is 100 tokens a sequence, not 3,500
+    long = estimate("llama-3.1-8b", "L40S", engine="hf", batch="max", context_in=3000, context_out=500)
+    short = estimate("llama-3.1-8b", "L40S", engine="hf", batch="max", context_in=100, context_out=3400)
+    assert short.max_batch > long.max_batch * 1.5
+    assert short.memory.activations_gb < long.memory.activations_gb / 10
 
 
 def test_max_batch_search_agrees_with_brute_force() -> None:

@@ -693,9 +693,11 @@ def _prepare(
             f"{acc.name}: interconnect not in the table; tensor parallelism costed over {link.label}"
         )
 
+    prompt = _static_prompt(eng, context_in)
     plan1 = plan_memory(
-        spec, acc, fmt, kv, eng, batch=1, context=context, gpus=per_replica_gpus, parallel=st_mode
-    )
+        spec, acc, fmt, kv, eng, batch=1, context=context, gpus=per_replica_gpus, parallel=st_mode,
+        prompt=prompt,
+    )  # fmt: skip
     biggest = max_batch(plan1)
     short = _kv_short_of_max_model_len(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, plan1)
     if short is not None:
@@ -716,6 +718,12 @@ def _prepare(
     )  # fmt: skip
 
 
+def _static_prompt(eng: EngineProfile, context_in: int) -> int | None:
+    """The prompt a static batch (no continuous batching) prefills in one pass with the others', which
+    sizes its activations (:func:`memory.prefill_pass`); None where the engine plans for its own step."""
+    return context_in if not eng.continuous_batching and context_in > 0 else None
+
+
 def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     """The estimate of a prepared setup at the load asked for (None: saturated)."""
     spec, acc, gpus, fmt, kv, eng, mode = p.spec, p.acc, p.gpus, p.fmt, p.kv, p.eng, p.mode
@@ -731,9 +739,11 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     if not plan1.fits:
         return _does_not_fit(p, load, None if load_args is None else load_args.rate)
     point = serve(st, _split(load, replicas), context_in, context_out, cap, cap_reason)
+    prompt = _static_prompt(eng, context_in)
     plan = plan_memory(
-        spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus, parallel=st_mode
-    )
+        spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus,
+        parallel=st_mode, prompt=prompt,
+    )  # fmt: skip
     if point.saturated and point.binding in ("kv_cache", "scheduler", "prefill"):
         what = {
             "kv_cache": "KV-cache memory",
@@ -860,7 +870,7 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
 #: (``raise_if_cache_size_invalid``). SGLang does not refuse: it caps each request at the tokens its
 #: pool holds (``max_req_input_len``); TGI is not listed, gpuscout not reading its ``--max-total-tokens``.
 KV_MUST_HOLD_MAX_MODEL_LEN: dict[str, str] = {
-    "vllm": "https://github.com/vllm-project/vllm/blob/main/vllm/v1/core/kv_cache_utils.py",
+    "vllm": "https://github.com/vllm-project/vllm/blob/v0.33.0/vllm/v1/core/kv_cache_utils.py",
 }
 
 

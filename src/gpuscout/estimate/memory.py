@@ -268,8 +268,11 @@ def plan_memory(
     context: int,
     gpus: int = 1,
     parallel: str = "tensor",
+    prompt: int | None = None,
 ) -> MemoryPlan:
-    """Memory of the busiest GPU for ``batch`` sequences of ``context`` tokens (prompt + output)."""
+    """Memory of the busiest GPU for ``batch`` sequences of ``context`` tokens (prompt + output);
+    ``prompt``: the tokens of each prompt, which a static batch prefills together (None: ``context``,
+    the whole sequence counted as prompt)."""
     tp = gpus if parallel == "tensor" else 1
     layer_fraction = 1.0 if parallel == "tensor" else 1.0 / gpus
     weights = gpu_weight_bytes(spec, fmt, engine, gpus=gpus, parallel=parallel)
@@ -298,7 +301,7 @@ def plan_memory(
         # sizing the KV cache, TensorRT-LLM sizes its workspace for max_num_tokens, llama.cpp reserves its
         # compute graph for n_ubatch; a static batch (HF generate, gpt-fast) prefills its own prompts
         # together, all ``n`` of them in one forward pass (see :func:`prefill_pass`)
-        seqs, chunk = prefill_pass(engine, n, context)
+        seqs, chunk = prefill_pass(engine, n, context if prompt is None else min(prompt, context))
         act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp, sequences=seqs)
         if engine.memory_fraction_of_free:
             # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of what is left after weights and runtime
