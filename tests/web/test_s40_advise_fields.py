@@ -79,7 +79,7 @@ def test_training_forms_offer_the_formats_training_accepts(client: TestClient) -
     finetune = options(client.get("/advise?kind=finetune&model=llama-3.1-8b").text, "precision")
     assert finetune == list(PRECISIONS)  # the training estimator's list, bf16 (the default) first
     pretrain = options(client.get("/advise?kind=pretrain&model=llama-3.1-8b").text, "precision")
-    assert pretrain == [p for p in PRECISIONS if p != "int8"]  # "int8 weights cannot be trained in full"
+    assert pretrain == [p for p in PRECISIONS if p != "int8"]  # "int8 weights cannot be trained"
     serve = options(client.get("/advise?kind=serve&model=llama-3.1-8b").text, "precision")
     assert {"int4", "nf4", "mxfp4", "gguf-q4_k_m"} <= set(serve)  # inference keeps its formats
     labels = dict(advise_form.training_precision_choices("finetune"))

@@ -437,7 +437,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         need = host_ram_needed(result) if offload else None
         if need is not None and ram_gb is None:
             self._offload_need[(key, network)] = need
-        substitution = _rounded_up(w, nodes, g)
+        rounded = _rounded_up(w, nodes, g)  # a warning, not the row's first reason: the fit stays that
         if nodes > 1:
             from gpuscout.estimate.training import default_internode_gbps  # the estimator's, loaded with it
 
@@ -481,8 +481,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             load_gb=weights,
             checkpoint_gb=ckpt,
             train_tokens=tokens,
-            warnings=(*notes, *result.warnings),
+            warnings=(*notes, *((rounded,) if rounded else ()), *result.warnings),
             fabric_assumed=fabric_unstated(key, g),
             training=how,
-            substitution=substitution,
         )

@@ -164,15 +164,18 @@ MicroBatchOption = Annotated[
 ]
 #: What --precision defaults to for training (FinetuneWorkload / PretrainWorkload.precision).
 TRAINING_PRECISION = "bf16"
-TrainingPrecisionOption = Annotated[
-    str | None,
-    typer.Option(
-        "--precision",
-        help="bf16, fp16, fp32, fp8 (FP8 tensor cores; a LoRA base stored in FP8) or int8 (a LoRA base). "
-        "QLoRA keeps its base in NF4: this is its compute dtype (fp8 and int8 compute as bf16).",
-        show_default=TRAINING_PRECISION,
-    ),
-]
+#: ``--precision`` of each training command: what it accepts there.
+TRAINING_PRECISION_HELP = {
+    "finetune": "bf16, fp16, fp32, fp8 (FP8 tensor cores; a LoRA base stored in FP8) or int8 (a LoRA base). "
+    "QLoRA keeps its base in NF4: this is its compute dtype (fp8 and int8 compute as bf16).",
+    "pretrain": "bf16, fp16, fp32 or fp8 (FP8 tensor cores: Ada, Hopper, Blackwell).",
+}
+
+
+def _training_precision_option(kind: str) -> Any:
+    return typer.Option("--precision", help=TRAINING_PRECISION_HELP[kind], show_default=TRAINING_PRECISION)
+
+
 CheckpointGbOption = Annotated[
     float | None,
     typer.Option(
@@ -650,7 +653,7 @@ def finetune_cmd(
         int | None, typer.Option("--seq-len", help="Tokens per training sequence.", show_default="2048")
     ] = None,
     micro_batch: MicroBatchOption = None,
-    precision: TrainingPrecisionOption = None,
+    precision: Annotated[str | None, _training_precision_option("finetune")] = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="30")
@@ -715,7 +718,7 @@ def pretrain_cmd(
         ),
     ] = None,
     nodes: Annotated[int | None, typer.Option("--nodes", help="Target number of nodes (instances).")] = None,
-    precision: TrainingPrecisionOption = None,
+    precision: Annotated[str | None, _training_precision_option("pretrain")] = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
         float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="60")

@@ -253,7 +253,7 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
             f"{acc.name} has none",
             accepted="precision bf16 on this GPU, or a GPU with FP8 tensor cores",
         )
-    if rate16.warning and not fp8_native:
+    if rate16.warning and not fp8_native and compute not in ("fp16", "fp32"):  # a bf16 caveat (V100: as FP16)
         warnings.append(rate16.warning)
     stored = 0.0
     if setup.method == "qlora":

@@ -284,8 +284,8 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     if precision == "int8" and method in ("full", "pretrain"):
         raise InvalidInputError(
             "precision",
-            "int8 weights cannot be trained in full",
-            accepted="bf16, fp16, fp32, fp8 for full training; int8 only for a LoRA base",
+            "int8 weights cannot be trained: full fine-tuning and pre-training update every weight",
+            accepted="bf16, fp16, fp32, fp8 (int8 only as a LoRA base)",
         )
     return TrainingSetup(
         method,
