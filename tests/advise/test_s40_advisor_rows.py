@@ -57,7 +57,9 @@ def test_a_split_that_does_not_divide_the_gpus_leaves_them_idle_and_says_so() ->
     found = advise(w, [eight, ten], now=NOW)
     rows = {r.offer.gpu_count: r for r in found.rows}
     assert set(rows) == {8, 10}, found.binding
-    assert rows[10].config.tp == 8 and rows[10].config.gpus_used == 8
+    assert (
+        rows[10].config.tp == 8 and rows[10].config.gpus_used == 8 and rows[10].config.idle_per_instance == 2
+    )
     assert rows[10].config.describe("A4000") == "10x A4000 TP8, 2 idle"
     assert rows[8].config.describe("A4000") == "8x A4000 TP8"
     # the idle GPUs are paid for: same speed, 1.5 / 1.2 of the cost
@@ -98,4 +100,5 @@ def test_a_pretraining_size_is_among_the_targets_held_to() -> None:
     w = PretrainWorkload(model="llama-3.2-1b", token_budget=1e9, gpus=7)
     found = advise(w, [_box("H100-SXM", 8, 80.0, 20.0)], now=NOW)
     assert "size: 7 GPUs, in whole instances (a row on more says so)" in found.targets
-    assert found.rows and "not the 7 asked" in (found.rows[0].substitution or "")
+    assert found.rows and any("not the 7 asked" in x for x in found.rows[0].warnings)
+    assert found.rows[0].substitution is None  # the fit stays the row's first reason

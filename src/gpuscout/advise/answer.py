@@ -324,10 +324,10 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"no offer of {where} can run it ({head}); elsewhere the cheapest is {_label(free.rows[0])} "
                 f"at {usd(free.rows[0].total_usd, _per(w))}"
             )
-    largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
     hints = []
     if counts["fit"] or counts["headroom"]:
-        hints.append(_memory_levers(w))
+        largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
+        hints.append(f"the largest instance has {largest:,.0f} GB of GPU memory: {_memory_levers(w)}")
     if counts["instances"] and isinstance(w, ServeWorkload):
         too_many = (
             f"the load needs more than {ranker.a.max_instances} instances of every offer that runs it: a "
@@ -338,9 +338,4 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     hint = "".join(f"; {h}" for h in hints)
     if counts["unsupported"]:
         hint += "; another engine (--engine) or precision may run on more of these GPUs"
-    size = (
-        f"; the largest instance has {largest:,.0f} GB of GPU memory"
-        if counts["fit"] or counts["headroom"]
-        else ""
-    )
-    return f"no offer can run it ({head}){size}{hint}"
+    return f"no offer can run it ({head}){hint}"

@@ -255,6 +255,7 @@ def _config(ev: ConfigEval, spot: bool) -> Config:
         spot=spot,
         parallel="layer" if ev.layer_split else "tensor",
         training=ev.training,
+        idle_per_instance=ev.idle_gpus_per_instance,
     )
 
 

@@ -32,6 +32,8 @@ class Config:
     parallel: str = "tensor"
     # training rows: how the GPUs share the work ("FSDP across 8 GPUs ...; micro-batch 1 x 2,048 tokens")
     training: str = ""
+    # GPUs of each instance a split leaves idle (10 GPUs, one TP8 replica: 2), paid for
+    idle_per_instance: int = 0
 
     @property
     def split(self) -> str:
@@ -48,9 +50,8 @@ class Config:
             text += f" {self.split}"
         if self.replicas_per_instance > 1:
             text += f" {self.replicas_per_instance} replicas"
-        idle = 0 if self.training else self.gpus_per_instance - self.tp * self.replicas_per_instance
-        if idle > 0:  # an inference split that does not divide the GPUs (10 GPUs: one TP8 replica)
-            text += f", {idle} idle"
+        if self.idle_per_instance:  # an inference split that does not divide the GPUs (10 GPUs: one TP8)
+            text += f", {self.idle_per_instance} idle"
         if self.nodes > 1:
             text += f" ({self.nodes} nodes)"
         if self.spot:

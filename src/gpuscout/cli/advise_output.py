@@ -54,7 +54,8 @@ def _speed(rec: Any) -> str:
     if s is None:
         return "-"
     if s.throughput_unit == "img/s":  # one unit down the column: "1.0 s/img" beside "7.90 img/s" misread
-        return f"{s.throughput:.3g} img/s"
+        rate = s.throughput
+        return f"{rate:,.0f} img/s" if rate >= 100 else f"{rate:.3g} img/s"
     return f"{s.throughput:,.0f} {s.throughput_unit}"
 
 
@@ -300,6 +301,7 @@ def explain(workload: Any, rec: Any) -> None:
             f"config: {c.instances} {plural(c.instances, 'instance')} x {gpus}, {c.split}, "
             f"{c.replicas_per_instance} {plural(c.replicas_per_instance, 'replica')} per instance, "
             f"{c.gpus_used} {plural(c.gpus_used, 'GPU')}"
+            + (f" ({c.idle_per_instance} idle per instance, paid for)" if c.idle_per_instance else "")
         )
     if rec.estimate is not None:
         out.print(_estimate_table(workload, rec))
