@@ -77,3 +77,11 @@ def test_a_lora_fp8_base_keeps_its_fp8_gemms_where_the_gpu_has_them() -> None:
 )
 def test_matmul_precision(method: str, precision: str, compute: str) -> None:
     assert matmul_precision(TrainingSetup(method=method, precision=precision)) == compute
+
+
+@pytest.mark.parametrize(("precision", "warned"), [("bf16", True), ("fp16", False), ("fp32", False)])
+def test_the_no_bf16_warning_is_only_for_a_bf16_run(precision: str, warned: bool) -> None:
+    from gpuscout.estimate.training import estimate_training
+
+    r = estimate_training("llama-3.1-8b", "V100", gpus=1, method="qlora", precision=precision)
+    assert any("has no BF16 support" in w for w in r.warnings) is warned
