@@ -102,3 +102,12 @@ def test_a_pretraining_size_is_among_the_targets_held_to() -> None:
     assert "size: 7 GPUs, in whole instances (a row on more says so)" in found.targets
     assert found.rows and any("not the 7 asked" in x for x in found.rows[0].warnings)
     assert found.rows[0].substitution is None  # the fit stays the row's first reason
+
+
+@pytest.mark.parametrize("top", ["5", 2.5, True, 0])
+def test_a_bad_top_is_an_input_error_naming_it(top: object) -> None:
+    from gpuscout.errors import InvalidInputError
+
+    with pytest.raises(InvalidInputError) as err:  # "5" raised a bare TypeError from a comparison
+        advise(ServeWorkload(model="llama-3.1-8b"), [H100], now=NOW, top=top)  # type: ignore[arg-type]
+    assert err.value.field == "top"

@@ -874,8 +874,8 @@ class Ranker:
         diagnose: bool,
     ) -> Advice:
         _check_objective(objective)
-        if top is not None and top < 1:
-            raise InvalidInputError("top", f"must be >= 1, got {top}", "an integer >= 1")
+        if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
+            raise InvalidInputError("top", f"must be a whole number >= 1, got {top!r}", "an integer >= 1")
         offers = offers if isinstance(offers, Sequence) else list(offers)
         self._validate(offers)
         self.reject_counts.clear()
