@@ -55,3 +55,9 @@ def test_the_page_keeps_its_error_at_the_field(client: TestClient) -> None:
     assert r.status_code == 422
     assert "Provider: no current offer is from “alphaclod”; did you mean one of these?" in r.text
     assert '<a href="/?provider=alphacloud">alphacloud</a>' in r.text
+
+
+def test_the_json_export_answers_its_error_as_json(client: TestClient) -> None:
+    r = client.get("/offers.json?provider=nosuch")  # an HTML error page where a script expects JSON
+    assert r.status_code == 422 and r.headers["content-type"].startswith("application/json")
+    assert r.json()["field"] == "provider" and "no current offer is from" in r.json()["message"]

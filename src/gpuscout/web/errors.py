@@ -23,8 +23,9 @@ class NotFoundError(UnknownNameError):
 
 
 def wants_json(request: Request) -> bool:
+    """Whether an error goes out as JSON: the API, and a file export read as JSON (``/offers.json``)."""
     path = request.url.path
-    return path.startswith("/api/") or path in ("/healthz", "/openapi.json")
+    return path.startswith("/api/") or path.endswith(".json") or path == "/healthz"
 
 
 def error_body(exc: GpuscoutError) -> ErrorOut:
