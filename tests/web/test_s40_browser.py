@@ -4,22 +4,18 @@ advisor, and the FAQ's form with its errors, fit the page (nothing scrolls sidew
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, expect
+
+from tests.web.test_browser_layout import WIDTHS, new_page
 
 pytestmark = pytest.mark.browser
 
-WIDTHS = {"desktop": (1440, 900), "phone": (390, 844)}
 VIEWS = {
     "/advise?kind=serve&model=llama-3.1-8b&sent=1&accelerators=L40S,RTX 6000": "accelerators",
     "/advise?kind=serve&model=llama-3.1-8b&sent=1&engine=vlm": "engine",
     "/advise?kind=serve&model=llama-3.1-8b&sent=1&providers=alphaclod": "providers",
     "/faq?model=llama-3.1-70b&context=nan&users=-1&gpu=RTX 6000&precision=fp9": "gpu",
 }
-
-
-def new_page(browser: Browser, width: str) -> Page:
-    w, h = WIDTHS[width]
-    return browser.new_context(viewport={"width": w, "height": h}).new_page()
 
 
 @pytest.mark.parametrize("width", WIDTHS)
