@@ -9,7 +9,6 @@ takes the fastest split and as many instances as its deadline needs.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from typing import Any, TypeVar
 
@@ -35,7 +34,6 @@ from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
-from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -47,13 +45,6 @@ Load = int | str | tuple[str, float]
 LIBRARY_ENGINES = ("hf-transformers",)
 
 InferenceW = TypeVar("InferenceW", bound=ServeWorkload | BatchWorkload)
-
-
-@functools.cache
-def _default_parallel(engine: str) -> str:
-    """How ``engine`` spreads a model over several GPUs unless told otherwise (its profile's
-    ``default_parallel``: a layer split for llama.cpp and HF transformers)."""
-    return resolve_engine(engine).default_parallel
 
 
 class _InferenceEvaluator(BaseEvaluator[InferenceW]):
@@ -80,9 +71,6 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     ) -> tuple[Estimate | None, str | None]:
         w = self.w
         self.estimator_calls += 1
-        split: dict[str, Any] = (
-            {"parallel": "layer"} if tp > 1 and _default_parallel(engine) == "layer" else {}
-        )
         # ("rate", r): r requests/s arriving at random (open loop: queueing for a slot and behind other
         # prompts' prefill included), as `gpuscout estimate --rps` answers; else a batch kept full
         load: dict[str, Any] = {"request_rate": batch[1]} if isinstance(batch, tuple) else {"batch": batch}
@@ -95,8 +83,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 engine=engine,
                 context_in=w.prompt_tokens,
                 context_out=w.output_tokens,
-                **load,
-                **split,
+                **load,  # no parallel=: the engine's own split (estimate.api.parallel_mode)
             ), None
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return None, str(exc)
