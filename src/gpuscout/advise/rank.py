@@ -731,6 +731,11 @@ class Ranker:
                         skipped += len(items) - done
                         break
                 offer = offers[i]
+                listed = offer.available_count
+                if listed is not None and ev.instances > listed:  # the provider says there are fewer
+                    short = f"needs {ev.instances} instances; the provider lists {listed} available"
+                    self._reject(out, "unavailable", i, offer, short, fits=True, ev=ev)
+                    continue
                 provider = offer.provider
                 terms, sig, dp = names[offer.billing_terms or provider]
                 pair = cms.get(sig)

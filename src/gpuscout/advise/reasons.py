@@ -381,6 +381,10 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
 
 
 # A precision the engine runs other than natively, in a few words (the support rules' modes).
+#: From this many instances of one offer whose free count the provider does not state, a row says to
+#: check: a marketplace listing or a cloud's default quota rarely holds that many at once.
+MANY_INSTANCES = 8
+
 _SUPPORT_WORDS = {
     "weight-only": "{precision} weight-only here (no native tensor cores for it: memory saved, 16-bit math)",
     "fallback-fp16": "runs as fp16 (no bf16 on this GPU)",
@@ -426,6 +430,11 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
     if offer.availability == Availability.LIMITED:
         count = f" ({offer.available_count} left)" if offer.available_count is not None else ""
         warnings.append(f"availability limited{count}")
+    if offer.available_count is None and ev.instances >= MANY_INSTANCES:
+        warnings.append(
+            f"{ev.instances} instances of one offer: the provider does not say how many are free "
+            "(check before counting on them)"
+        )
     if ctx.prices.egress_assumed and w.egress_gb > 0:
         warnings.append(f"egress price unknown: assumed ${ctx.prices.egress_usd_per_gb:g}/GB")
     if ctx.prices.storage_assumed and ctx.cost.storage > 0:
