@@ -186,7 +186,8 @@ def answer_violations(w: AnyWorkload, advice: Advice, a: Assumptions) -> list[st
             out.append(f"the balanced pick takes more than {a.balanced_time_factor:g}x the fastest time")
         if pts[picks["fastest"]][1] > (1 + a.time_tolerance) * best_time * (1 + 1e-9):
             out.append("the fastest pick is not within the tolerance of the best time")
-        if not all(rows[n - 1].pareto for n in picks.values()):
+        by_rank = {r.rank: r for r in rows}
+        if not all(n in by_rank and by_rank[n].pareto for n in picks.values()):
             out.append("a pick is not on the front")
     seen: set[Any] = set()
     for r in rows:

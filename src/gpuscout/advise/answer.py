@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.reasons import duration, plural, usd
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
@@ -53,6 +54,16 @@ _KIND_TEXT = {
     "fractional": "are fractional GPU slices",
     "estimator": "are refused by the estimator for this configuration (--show-rejected says why)",
 }
+
+
+#: The verb of a ``_KIND_TEXT`` phrase for one offer ("1 is stale", not "1 are stale").
+_SINGULAR_VERB = {"are": "is", "do": "does", "have": "has", "miss": "misses", "fit": "fits"}
+
+
+def _kind_text(kind: str, n: int) -> str:
+    text = _KIND_TEXT.get(kind, kind)
+    verb, _, rest = text.partition(" ")
+    return f"{_SINGULAR_VERB.get(verb, verb)} {rest}" if n == 1 and rest else text
 
 
 def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
@@ -98,7 +109,7 @@ def latency_targets_text(w: ServeWorkload) -> str | None:
     return "latency: " + ", ".join(parts) + note
 
 
-def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
+def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> tuple[str, ...]:
     """What the ranking was held to, in words (shown above the table and in the JSON)."""
     out: list[str] = []
     if isinstance(w, ServeWorkload):
@@ -127,7 +138,8 @@ def targets_applied(w: AnyWorkload) -> tuple[str, ...]:
     elif isinstance(w, PretrainWorkload) and w.nodes is not None:
         out.append(f"size: {w.nodes:,} {plural(w.nodes, 'node')}")
     if isinstance(w, FinetuneWorkload | PretrainWorkload):
-        out.append("training memory: at least 5 % of each GPU left free")
+        headroom = (assumptions or Assumptions()).min_training_headroom
+        out.append(f"training memory: at least {headroom * 100:g} % of each GPU left free")
     if w.budget_usd is not None:
         out.append(
             f"budget: ${w.budget_usd:,.0f}" + (" a month" if isinstance(w, ServeWorkload) else " per run")
@@ -158,7 +170,7 @@ def common_notes(rows: Sequence[Recommendation]) -> tuple[str, ...]:
 
 
 def _rejections(counts: Counter[str], considered: int) -> str:
-    parts = [f"{n:,} {_KIND_TEXT.get(kind, kind)}" for kind, n in counts.most_common() if n]
+    parts = [f"{n:,} {_kind_text(kind, n)}" for kind, n in counts.most_common() if n]
     offers = f"{considered:,} {plural(considered, 'offer')}"
     return f"of {offers}: " + "; ".join(parts) if parts else f"{offers} looked at"
 

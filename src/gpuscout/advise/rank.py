@@ -917,7 +917,7 @@ class Ranker:
             rejected=tuple(rejected or ()),
             front_size=selection.front_size,
             picks=dict(selection.picks),
-            targets=targets_applied(self.w),
+            targets=targets_applied(self.w, self.a),
             notes=common_notes(shown),
             binding=binding,
             time_axis=time_axis(self.w),
@@ -1067,16 +1067,17 @@ def _with(rec: Recommendation, **changes: object) -> Recommendation:
 def build_rows(
     selection: Selection, offers: Sequence[Offer], ranker: Ranker, ranker_for_row: Callable[[], Ranker]
 ) -> list[Recommendation]:
-    """Full rows for ``selection``, in order, with their ranks, picks and gathered regions; each row is
+    """Full rows for ``selection``, in order, with their ranks (each row's number in the whole ordering,
+    whatever ``top`` is: see :mod:`gpuscout.advise.selection`), picks and gathered regions; each row is
     built by ``ranker_for_row()`` (the naive oracle passes a fresh ranker per row)."""
     regions = _regions(selection, offers, ranker)
     out: list[Recommendation] = []
-    for n, s in enumerate(selection.rows):
+    for s in selection.rows:
         offer, spot, hourly = s.candidate.payload
-        rec = ranker_for_row().recommendation(offer, spot, hourly, n + 1, s.candidate.cost)
+        rec = ranker_for_row().recommendation(offer, spot, hourly, s.number, s.candidate.cost)
         reasons = rec.reasons
         if s.dominated_by is not None:
-            beater = selection.rows[s.dominated_by - 1].candidate
+            beater = selection.by_number(s.dominated_by).candidate
             why = beaten_reason(
                 s.dominated_by,
                 (beater.cost, beater.time),

@@ -8,9 +8,13 @@ front row that beats it. Rules:
   row; the regions are gathered afterwards.
 - The front (see :mod:`gpuscout.advise.pareto`) comes first, ordered by the objective: ``cost``
   cheapest first, ``time``/``latency`` fastest first, ``balanced`` by ``cost/cheapest x time/best``.
-  When it has more rows than ``top``, the three picks are always kept and the others follow in that
-  order.
+  When it has more rows than ``top``, the three picks are kept first (as many as ``top`` allows) and
+  the others follow in that order.
 - Then the dominated rows, best first by the same objective, up to ``top`` rows in all.
+- Every row carries its ``number``: its 1-based position in that whole ordering (the front, then the
+  dominated rows), whatever ``top`` is. A pick kept past the rows ``top`` cuts keeps its number, so
+  the numbers shown can skip (1, 2, 3, 5, 10), and row N of one answer is row N of any other answer to
+  the same inputs and objective (``--explain N`` names the row the reader saw).
 
 Both the ranking and its naive oracle (``benchmarks/naive_rank.py``) call :func:`select`, the first
 with the cheapest candidate of each distinct time plus the best-scored rows it kept, the second with
@@ -54,14 +58,22 @@ class Shown:
     candidate: Candidate
     pareto: bool
     picks: tuple[str, ...]
-    dominated_by: int | None  # 1-based position of a shown row that beats it (a front row if one does)
+    dominated_by: int | None  # the number of a shown row that beats it (a front row if one does)
+    number: int  # 1-based position in the whole ordering (front, then dominated rows), for any ``top``
 
 
 @dataclass(frozen=True, slots=True)
 class Selection:
     rows: tuple[Shown, ...]
     front_size: int  # rows on the whole front (region copies merged), shown or not
-    picks: dict[str, int]  # pick -> 1-based position among ``rows``
+    picks: dict[str, int]  # pick -> its row's ``number``
+
+    def by_number(self, number: int) -> Shown:
+        """The shown row numbered ``number`` (a ``KeyError`` when that row is not shown)."""
+        for s in self.rows:
+            if s.number == number:
+                return s
+        raise KeyError(number)
 
 
 def check_objective(objective: str) -> None:
@@ -94,7 +106,7 @@ def order_key(objective: str, c: Candidate, cheapest: float, best_time: float) -
 
 
 def _beaten_by(rows: Sequence[Shown], c: Candidate, tolerance: float) -> int | None:
-    """1-based position of the shown row that beats ``c``: the cheapest front row that dominates it,
+    """The number of the shown row that beats ``c``: the cheapest front row that dominates it,
     else the cheapest shown row that does (a 5 % time tolerance is not transitive: a row can be beaten
     only by a row that is itself beaten)."""
     for front_only in (True, False):
@@ -106,7 +118,7 @@ def _beaten_by(rows: Sequence[Shown], c: Candidate, tolerance: float) -> int | N
             and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time), tolerance)
         ]
         if beaten:
-            return min(beaten, key=lambda j: (rows[j].candidate.cost, j)) + 1
+            return rows[min(beaten, key=lambda j: (rows[j].candidate.cost, j))].number
     return None
 
 
@@ -146,8 +158,11 @@ def select(
     picked = [i for i in by_objective if i in pick_of]
     others = [i for i in by_objective if i not in pick_of]
     keep = set(picked[:limit]) | set(others[: max(0, limit - len(picked))])
-    shown_front = [i for i in by_objective if i in keep]
-    rows: list[Shown] = [Shown(front[i], True, tuple(pick_of.get(i, ())), None) for i in shown_front]
+    rows: list[Shown] = [
+        Shown(front[i], True, tuple(pick_of.get(i, ())), None, n + 1)
+        for n, i in enumerate(by_objective)
+        if i in keep
+    ]
     front_groups = {c.group for c in front}
     room = None if top is None else top - len(rows)
     if room is None or room > 0:
@@ -155,10 +170,10 @@ def select(
             (c for c in ranked if c.group not in front_groups),
             key=lambda c: order_key(objective, c, cheapest, best_time),
         )
-        rows.extend(Shown(c, False, (), None) for c in _merge(rest)[:room])
+        rows.extend(Shown(c, False, (), None, len(front) + n + 1) for n, c in enumerate(_merge(rest)[:room]))
     rows = [
         s if s.pareto else dataclasses.replace(s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance))
         for s in rows
     ]
-    positions = {name: n + 1 for n, s in enumerate(rows) for name in s.picks}
-    return Selection(tuple(rows), len(front), positions)
+    numbers = {name: s.number for s in rows for name in s.picks}
+    return Selection(tuple(rows), len(front), numbers)

@@ -28,7 +28,14 @@ WorkloadOption = Annotated[
     Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
 ]
 TopOption = Annotated[
-    int, typer.Option("--top", "-n", help="Rows to show (the three picks always are).", min=1)
+    int,
+    typer.Option(
+        "--top",
+        "-n",
+        help="Rows to show; when the front has more, the picks come first. A row keeps its number "
+        "(#) whatever --top is: a pick past the others shows with its own, and the gap is marked.",
+        min=1,
+    ),
 ]
 ObjectiveOption = Annotated[
     str,
@@ -41,7 +48,13 @@ ObjectiveOption = Annotated[
     ),
 ]
 ExplainOption = Annotated[
-    int | None, typer.Option("--explain", "-x", help="Show the full breakdown of row N.", min=1)
+    int | None,
+    typer.Option(
+        "--explain",
+        "-x",
+        help="Show the full breakdown of row N (the # of any run with these inputs).",
+        min=1,
+    ),
 ]
 RejectedOption = Annotated[
     bool, typer.Option("--show-rejected", "--rejected", help="Also list the offers left out, and why.")
@@ -375,20 +388,14 @@ class Shared:
 
 
 def _assumptions(shared: Shared) -> Any:
-    from gpuscout.advise.assumptions import Assumptions
+    from gpuscout.advise.assumption_overrides import assumption_overrides
 
-    changes: dict[str, Any] = {}
-    if shared.spot_reclaims is not None:
-        kinds = Assumptions().interruptions_per_hour
-        changes["interruptions_per_hour"] = dict.fromkeys(kinds, shared.spot_reclaims)
-        changes["unknown_kind_interruptions_per_hour"] = shared.spot_reclaims
-    if shared.min_headroom is not None:
-        changes["min_training_headroom"] = shared.min_headroom
-    return Assumptions(**changes) if changes else None
+    return assumption_overrides(spot_reclaims_per_hour=shared.spot_reclaims, min_headroom=shared.min_headroom)
 
 
 def _run(workload: Any, shared: Shared) -> None:
     from gpuscout import advice
+    from gpuscout.advise.types import PICKS
     from gpuscout.cli import advise_output
 
     if shared.json_out and shared.csv_out:
@@ -397,7 +404,9 @@ def _run(workload: Any, shared: Shared) -> None:
     answer = advice(
         workload,
         objective=shared.objective,
-        top=max(shared.top, explain or 0),
+        # a row's number is its place in the whole ordering, whatever --top is; the picks come first
+        # when rows are cut, so row N is among the rows of a --top of N plus the picks
+        top=shared.top if explain is None else max(shared.top, explain + len(PICKS)),
         include_rejected=shared.rejected,
         include_stale=shared.include_stale,
         db=shared.db,
@@ -405,20 +414,22 @@ def _run(workload: Any, shared: Shared) -> None:
     )
     ranked = list(answer.rows)
     if explain is not None:
-        if explain > len(ranked):
+        row = next((r for r in ranked if r.rank == explain), None)
+        if row is None:  # past the last row: every row was asked for, so the rows are all there
+            last = max((r.rank or 0 for r in ranked), default=0)
             raise InvalidInputError(
                 "--explain",
-                f"row {explain} does not exist ({len(ranked)} {plural(len(ranked), 'row')})",
-                f"1..{len(ranked)}"
+                f"row {explain} does not exist ({last} {plural(last, 'row')})",
+                f"1..{last}"
                 if ranked
                 else "no rows to explain" + (f": {answer.binding}" if answer.binding else ""),
             )
         if shared.json_out:
-            print_json(ranked[explain - 1])
+            print_json(row)
         else:
-            advise_output.explain(workload, ranked[explain - 1])
+            advise_output.explain(workload, row)
         return
-    shown = ranked[: max(shared.top, 1)]
+    shown = ranked
     if shared.json_out:
         print_json(
             {

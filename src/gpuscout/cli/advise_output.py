@@ -154,7 +154,14 @@ def table(workload: Any, advice: Any) -> None:
         ]
     columns.append(Column("why", drop=1))
     rows: list[list[Any]] = []
+    gaps = not_shown(recs)
+    gap_at = {end + 1: (start, end) for start, end in gaps}
     for rec in recs:
+        if rec.rank in gap_at:  # rows the --top left out before this one: a row of its own says so
+            start, end = gap_at[rec.rank]
+            rows.append(["⋮", *[""] * (len(columns) - 1)])
+            more = end - start + 1
+            rows[-1][2] = _text(f"{more} more {plural(more, 'row')}", style="dim")
         o, s = rec.offer, rec.estimate
         warn = _shown_warnings(rec, advice.notes)
         why = _text(rec.top_reason)
@@ -186,12 +193,39 @@ def table(workload: Any, advice: Any) -> None:
     out.print(
         _text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."), highlight=False
     )
+    if gaps:
+        last = max(rec.rank for rec in recs)
+        out.print(
+            _text(
+                f"Rows cut by --top: {', '.join(_span(start, end) for start, end in gaps)} (the picks come "
+                f"first; a row keeps its number whatever --top is: --top {last} shows them all)."
+            ),
+            highlight=False,
+        )
     out.print(
         Text("Details of a row: --explain N; why offers are left out: --show-rejected."), highlight=False
     )
     note = left_out_note(left_out)
     if note:
         out.print(Text(note), highlight=False)
+
+
+def not_shown(recs: Any) -> list[tuple[int, int]]:
+    """The numbers the shown rows skip, as (first, last) spans: the rows ``--top`` left out before a
+    pick it kept (a row's number is its place in the whole answer, whatever ``--top`` is)."""
+    spans: list[tuple[int, int]] = []
+    previous = 0
+    for rec in recs:
+        if rec.rank is None:
+            continue
+        if rec.rank > previous + 1:
+            spans.append((previous + 1, rec.rank - 1))
+        previous = rec.rank
+    return spans
+
+
+def _span(start: int, end: int) -> str:
+    return f"#{start}" if start == end else f"#{start}-#{end}"
 
 
 def rejected_table(recs: list[Any]) -> None:
