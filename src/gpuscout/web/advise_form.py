@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args, get_origin
 
+from pydantic import ValidationError
 from pydantic.fields import FieldInfo
 
 from gpuscout.advise.types import OBJECTIVES
@@ -35,6 +36,8 @@ from gpuscout.web.form_errors import (
     range_words,
     strip_optional,
 )
+from gpuscout.web.schemas import TRAINING_KINDS, AdvisorOptionsIn
+from gpuscout.web.services import AdvisorOptions
 
 KIND_CLASSES: dict[str, type[Workload]] = {
     "serve": ServeWorkload,
@@ -65,6 +68,9 @@ HELP: dict[str, str] = {
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
     "micro_batch": "per GPU; default: the fastest that fits",
+    "include_stale": "and defunct providers; left out by default",
+    "spot_reclaims_per_hour": "all providers; default by provider: 0.02 to 0.1",
+    "min_headroom": "0.05 = 5 % (the default); less is an out-of-memory risk",
 }
 # Labels where the generated one would not read well.
 LABELS: dict[str, str] = {
@@ -86,6 +92,9 @@ LABELS: dict[str, str] = {
     "micro_batch": "Micro-batch",
     "seq_len": "Sequence length",
     "hours_per_day": "Hours per day",
+    "include_stale": "Include stale offers",
+    "spot_reclaims_per_hour": "Spot reclaims per hour",
+    "min_headroom": "GPU memory kept free (share)",
 }
 
 
@@ -243,7 +252,7 @@ def not_applying(kind: str, model_kind: str | None) -> frozenset[str]:
 def shown_fields(kind: str, model_kind: str | None = None) -> set[str]:
     """The names of the inputs the form of ``kind`` shows, with their error beside them, for a model of
     ``model_kind`` (the ranking options show none: their errors go above the form)."""
-    return {"model", *COMMON_FIELDS} | {f.name for f in kind_fields(kind, model_kind)}
+    return {"model", *COMMON_FIELDS, *option_names(kind)} | {f.name for f in kind_fields(kind, model_kind)}
 
 
 def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
@@ -265,6 +274,22 @@ def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
 def common_fields(kind: str) -> list[FormField]:
     cls = KIND_CLASSES[kind]
     return [_field(n, cls.model_fields[n]) for n in COMMON_FIELDS]
+
+
+#: The advisor's options beside the workload (``gpuscout recommend --include-stale
+#: --spot-reclaims-per-hour X --min-headroom Y``; the API's ``AdvisorOptionsIn``): the form's advanced
+#: inputs. The memory headroom is for training kinds only, as on the CLI.
+OPTION_FIELDS: tuple[str, ...] = tuple(AdvisorOptionsIn.model_fields)
+
+
+def option_names(kind: str) -> tuple[str, ...]:
+    """The advisor options the form of ``kind`` takes."""
+    return tuple(n for n in OPTION_FIELDS if n != "min_headroom" or kind in TRAINING_KINDS)
+
+
+def option_fields(kind: str) -> list[FormField]:
+    """The advanced inputs of the form of ``kind`` (their ranges are the API's)."""
+    return [_field(n, AdvisorOptionsIn.model_fields[n]) for n in option_names(kind)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +315,32 @@ class AdviseRequest:
         it lacks is no error yet."""
         return self.has_model and (self.sent or any(n != "model" for n in self.values))
 
+    @property
+    def advanced_fields(self) -> list[FormField]:
+        """The form's advanced inputs for this kind (stale offers, the assumptions a user may change)."""
+        return option_fields(self.kind)
+
+    @property
+    def advanced_open(self) -> bool:
+        """Whether the advanced section starts open: an option differs from its default (or is not a
+        value of its field)."""
+        try:
+            return self.options != AdvisorOptions()
+        except InvalidInputError:
+            return True
+
+    @property
+    def options(self) -> AdvisorOptions:
+        """The advisor's options as typed (``InvalidInputError`` naming the input when one is not a
+        value of its field: ``check_values`` says so first, at the field)."""
+        values = {n: self.values[n] for n in option_names(self.kind) if n in self.values}
+        try:
+            checked = AdvisorOptionsIn.model_validate(values)  # yes/no, true/false, 1/0 for the stale offers
+        except ValidationError as exc:
+            name = str(exc.errors()[0]["loc"][0])
+            raise InvalidInputError(name, f"not accepted: {values.get(name, '')!r}") from None
+        return AdvisorOptions.of(checked)
+
 
 def parse_request(params: Mapping[str, str]) -> AdviseRequest:
     """Read kind, objective, top, explain and the kind's fields from query parameters."""
@@ -301,7 +352,7 @@ def parse_request(params: Mapping[str, str]) -> AdviseRequest:
         raise InvalidInputError("objective", f"unknown objective {objective!r}", ", ".join(OBJECTIVES))
     top = _int_param(params, "top", DEFAULT_TOP, 1, MAX_TOP)
     explain = _int_param(params, "explain", None, 1, MAX_TOP)
-    names = ("model", *KIND_CLASSES[kind].model_fields)
+    names = ("model", *KIND_CLASSES[kind].model_fields, *option_names(kind))
     values = {n: params[n].strip() for n in names if n != "kind" and params.get(n, "").strip()}
     sent = bool((params.get(SENT) or "").strip())
     return AdviseRequest(kind=kind, values=values, objective=objective, top=top, explain=explain, sent=sent)
@@ -323,7 +374,7 @@ def _int_param(params: Mapping[str, str], name: str, default: int | None, lo: in
 def field_labels(kind: str) -> dict[str, str]:
     """What the form calls each field of ``kind`` (errors name fields this way)."""
     cls = KIND_CLASSES[kind]
-    labels = {n: _label(n) for n in cls.model_fields if n != "kind"}
+    labels = {n: _label(n) for n in (*cls.model_fields, *option_names(kind)) if n != "kind"}
     labels.update(model="Model", objective="Rank by", top="Show", explain="Breakdown", kind="Workload kind")
     return labels
 
@@ -339,8 +390,9 @@ def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormE
     cls = KIND_CLASSES[request.kind]
     labels = field_labels(request.kind)
     errors = FormErrors()
+    options = option_names(request.kind)
     for name, raw in request.values.items():
-        info = cls.model_fields.get(name)
+        info = AdvisorOptionsIn.model_fields[name] if name in options else cls.model_fields.get(name)
         if info is None or name == "model":
             continue
         problem = _check_one(raw, info)
@@ -441,7 +493,7 @@ def build_workload(request: AdviseRequest) -> AnyWorkload:
     data: dict[str, Any] = {"kind": request.kind}
     skip = form_filled(request)
     for name, raw in request.values.items():
-        if name in skip:
+        if name in skip or name in OPTION_FIELDS:  # the advisor's options are not the workload's
             continue
         info = cls.model_fields.get(name)
         if info is not None and get_origin(strip_optional(info.annotation)) is tuple:

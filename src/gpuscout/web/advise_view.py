@@ -208,11 +208,7 @@ _FLAG_WORDS: tuple[tuple[str, str, str], ...] = (
     (r"--deadline (\d+)h", r"“Deadline (hours)” \1", r'"deadline_hours": \1'),
     (r"--spot\b", "“Spot allowed: yes”", '"spot_allowed": true'),
     (r"--interruptible\b", "“Interruptible: yes”", '"interruptible": true'),
-    (
-        r"--include-stale",
-        "“gpuscout recommend --include-stale” (the CLI)",
-        "`gpuscout recommend --include-stale` (the CLI)",
-    ),
+    (r"--include-stale\b", "“Include stale offers: yes” (under Advanced)", '"include_stale": true'),
     (r"--engine\b", "“Engine”", '"engine"'),
     (
         r"--concurrency N or --rps R",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import logging
+import math
 import time
 from datetime import UTC, datetime
 from typing import Annotated, Literal
@@ -11,6 +12,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
+from pydantic import BeforeValidator, Field
 
 from gpuscout.catalog.reader import SqliteReader
 from gpuscout.errors import InvalidInputError, UnknownNameError
@@ -46,7 +48,7 @@ from gpuscout.web.schemas import (
     SourceOut,
     With,
 )
-from gpuscout.web.services import OfferPage, WebServices, resolve_gpu_names, source_out
+from gpuscout.web.services import AdvisorOptions, OfferPage, WebServices, resolve_gpu_names, source_out
 
 ADMIN_TOKEN_ENV = "GPUSCOUT_ADMIN_TOKEN"
 logger = logging.getLogger(__name__)
@@ -305,6 +307,37 @@ def api_model(
     )
 
 
+#: The most arrivals per second a finite ``request_rate`` may be (the estimator's own cap).
+MAX_REQUEST_RATE = 1_000_000
+#: ``request_rate`` of ``/estimate``: arrivals per second, or ``inf`` -- every request at once, as vLLM's
+#: benchmark (``--request-rate inf``) and ``gpuscout estimate --request-rate inf`` take it.
+RequestRate = Annotated[float, Field(gt=0, le=MAX_REQUEST_RATE, allow_inf_nan=False)] | Literal["inf"]
+_INFINITE = frozenset({"inf", "+inf", "infinity", "+infinity"})
+_RATE_ACCEPTED = f"a number > 0 and <= {MAX_REQUEST_RATE:,}, or inf with num_requests (all requests at once)"
+
+
+def request_rate_value(raw: object) -> object:
+    """``request_rate`` as typed, checked here so that an error names the parameter and what it accepts
+    (pydantic's union would name its branches): a number in range, or ``"inf"`` (any spelling Python's
+    ``float`` reads as +infinity, as the CLI's option does)."""
+    if raw is None:
+        return None
+    text = str(raw).strip()
+    if text.lower() in _INFINITE:
+        return "inf"
+    try:
+        value = float(text)
+    except ValueError:
+        raise InvalidInputError("request_rate", f"{text[:40]!r} is not a number", _RATE_ACCEPTED) from None
+    if math.isinf(value) and value > 0:
+        return "inf"
+    if not math.isfinite(value):
+        raise InvalidInputError("request_rate", f"{text[:40]} is not a finite number or inf", _RATE_ACCEPTED)
+    if not 0 < value <= MAX_REQUEST_RATE:
+        raise InvalidInputError("request_rate", f"{value:g} is out of range", _RATE_ACCEPTED)
+    return value
+
+
 @router.get("/estimate", response_model=EstimateOut, tags=["estimate"], summary="Memory and speed estimate")
 def api_estimate(
     model: Annotated[str, Query(min_length=1, max_length=200)],
@@ -336,12 +369,11 @@ def api_estimate(
         int | None, Query(ge=1, le=1_000_000, description="requests in flight (closed loop)")
     ] = None,
     request_rate: Annotated[
-        float | None,
+        RequestRate | None,
+        BeforeValidator(request_rate_value),
         Query(
-            gt=0,
-            le=1_000_000,
-            allow_inf_nan=False,
-            description="arrivals per second (open loop); with num_requests, a run",
+            description="arrivals per second (open loop); with num_requests, a run; inf: all num_requests "
+            "requests at once, as vLLM's benchmark and `gpuscout estimate --request-rate inf` take it"
         ),
     ] = None,
     num_requests: Annotated[
@@ -372,7 +404,7 @@ def api_estimate(
         engine=engine,
         batch=None if batch is None else "max" if batch == "max" else int(batch),
         concurrency=concurrency,
-        request_rate=request_rate,
+        request_rate=math.inf if request_rate == "inf" else request_rate,
         num_requests=num_requests,
         context_in=context_in,
         context_out=context_out,
@@ -403,7 +435,9 @@ def lookup_model(services: WebServices, name: str) -> ModelSpec:
 def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationOut]:
     """``gpuscout.recommend`` over HTTP: the ranked offers that can run the workload, best first,
     each with its configuration, speed, cost breakdown, unit costs, reasons and warnings."""
-    recs = services.recommend(body.workload, objective=body.objective, top=body.top)
+    recs = services.recommend(
+        body.workload, objective=body.objective, top=body.top, options=AdvisorOptions.of(body)
+    )
     return [RecommendationOut.from_rec(r) for r in recs]
 
 
@@ -419,6 +453,10 @@ def api_advise(services: Services, body: RecommendIn) -> AdviceOut:
     the caveats every row shares and, when nothing passes, what binds and what would fit."""
     return AdviceOut.from_advice(
         services.advice(
-            body.workload, objective=body.objective, top=body.top, include_rejected=body.show_rejected
+            body.workload,
+            objective=body.objective,
+            top=body.top,
+            include_rejected=body.show_rejected,
+            options=AdvisorOptions.of(body),
         )
     )

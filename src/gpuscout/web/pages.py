@@ -360,7 +360,9 @@ def advise_page(request: Request, services: Services) -> Response:
             return render(request, "advise.html", context)
         return _advise_error(request, req, model_kind, context, exc, labels)
     try:
-        advice = services.advice(workload, objective=req.objective, top=req.top)
+        # the row asked to explain is always among those shown (a row's number does not depend on top)
+        top = max(req.top, req.explain + 3) if req.explain else req.top
+        advice = services.advice(workload, objective=req.objective, top=top, options=req.options)
     except GpuscoutError as exc:
         return _advise_error(request, req, model_kind, context, exc, labels)
     answer = answer_view(advice, req.kind)

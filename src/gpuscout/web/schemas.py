@@ -8,8 +8,9 @@ from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
+from gpuscout.advise.assumption_overrides import MIN_HEADROOM_RANGE, SPOT_RECLAIMS_RANGE
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
     KINDS,
@@ -297,7 +298,40 @@ class With:
         return getattr(self._obj, name)
 
 
-class RecommendIn(BaseModel):
+#: The workload kinds whose layouts are held to a memory headroom (``min_headroom``).
+TRAINING_KINDS = ("finetune", "pretrain")
+
+
+class AdvisorOptionsIn(BaseModel):
+    """The advisor's options beside the workload, as ``gpuscout recommend`` takes them
+    (``--include-stale``, ``--spot-reclaims-per-hour``, ``--min-headroom``): the JSON API's body fields
+    and the web advisor form's advanced inputs (their ranges and what each means)."""
+
+    include_stale: bool = Field(
+        default=False,
+        description="also rank stale offers and those of defunct providers (left out by default); "
+        "the CLI's --include-stale",
+    )
+    spot_reclaims_per_hour: float | None = Field(
+        default=None,
+        ge=SPOT_RECLAIMS_RANGE[0],
+        le=SPOT_RECLAIMS_RANGE[1],
+        allow_inf_nan=False,
+        description="override the assumed spot reclaim rate (reclaims per instance-hour, all providers); "
+        "null: by provider kind, 0.02-0.1 (docs/advisor.md); the CLI's --spot-reclaims-per-hour",
+    )
+    min_headroom: float | None = Field(
+        default=None,
+        ge=MIN_HEADROOM_RANGE[0],
+        le=MIN_HEADROOM_RANGE[1],
+        allow_inf_nan=False,
+        description="finetune and pretrain only: share of each GPU's memory a training layout must leave "
+        "free (0.05 = 5 %); less is rejected as an out-of-memory risk; null: 0.05; the CLI's "
+        "--min-headroom",
+    )
+
+
+class RecommendIn(AdvisorOptionsIn):
     """A workload (``kind`` picks serve / batch / finetune / pretrain) and how to rank the offers."""
 
     model_config = ConfigDict(extra="forbid")
@@ -325,6 +359,17 @@ class RecommendIn(BaseModel):
                 raise InvalidInputError("kind", f"expected a string, got {got}", ", ".join(KINDS))
             return Workload.from_dict(value)
         return value
+
+    @model_validator(mode="after")
+    def _headroom_for_training(self) -> RecommendIn:
+        # --min-headroom is a training option on the CLI: on a serve or batch workload it would do nothing
+        if self.min_headroom is not None and self.workload.kind not in TRAINING_KINDS:
+            raise InvalidInputError(
+                "min_headroom",
+                f"applies to training only, not to a {self.workload.kind} workload",
+                "null, or a finetune or pretrain workload",
+            )
+        return self
 
 
 class ConfigOut(BaseModel):
@@ -388,6 +433,8 @@ class RecommendationOut(BaseModel):
 
     @classmethod
     def from_rec(cls, rec: Recommendation) -> RecommendationOut:
+        from gpuscout.web.advise_view import api_words
+
         c = rec.config
         cost = None
         if rec.cost is not None:
@@ -426,7 +473,7 @@ class RecommendationOut(BaseModel):
             dominated_by=rec.dominated_by,
             substitution=rec.substitution,
             fabric_assumed=rec.fabric_assumed,
-            rejected=rec.rejected,
+            rejected=api_words(rec.rejected) if rec.rejected else rec.rejected,  # "--spot": "spot_allowed"
         )
 
 

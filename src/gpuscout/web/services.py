@@ -26,6 +26,7 @@ from gpuscout.web.filters import MAX_EXPORT_ROWS, SORT_COLUMNS, OfferFilters
 from gpuscout.web.offer_view import STALE_AFTER, OfferRow, to_row
 
 if TYPE_CHECKING:
+    from gpuscout.advise.assumptions import Assumptions
     from gpuscout.advise.faq import Faq
     from gpuscout.advise.types import Advice, Recommendation
     from gpuscout.advise.workload import AnyWorkload
@@ -63,6 +64,34 @@ class OfferPage:
     def page_count(total: int, per_page: int) -> int:
         """Pages of ``per_page`` rows that ``total`` rows fill (at least one, empty or not)."""
         return max(1, -(-total // per_page))
+
+
+@dataclass(frozen=True, slots=True)
+class AdvisorOptions:
+    """The advisor's options beside the workload (``gpuscout recommend --include-stale
+    --spot-reclaims-per-hour X --min-headroom Y``), as the API body and the advisor form give them.
+    Hashable: part of the advice cache's key."""
+
+    include_stale: bool = False
+    spot_reclaims_per_hour: float | None = None
+    min_headroom: float | None = None
+
+    @classmethod
+    def of(cls, given: Any) -> AdvisorOptions:
+        """The options of anything that has them as attributes (``RecommendIn``)."""
+        return cls(
+            include_stale=bool(given.include_stale),
+            spot_reclaims_per_hour=given.spot_reclaims_per_hour,
+            min_headroom=given.min_headroom,
+        )
+
+    def assumptions(self) -> Assumptions | None:
+        """The advisor's assumptions with the overrides (``None``: the defaults)."""
+        from gpuscout.advise.assumption_overrides import assumption_overrides
+
+        return assumption_overrides(
+            spot_reclaims_per_hour=self.spot_reclaims_per_hour, min_headroom=self.min_headroom
+        )
 
 
 class WebServices:
@@ -302,13 +331,16 @@ class WebServices:
         objective: str = "cost",
         top: int | None = None,
         include_rejected: bool = False,
+        options: AdvisorOptions = AdvisorOptions(),
     ) -> Advice:
         """The advisor's whole answer over the current offers (``gpuscout.advice``): the Pareto front,
-        picks, targets and what binds when nothing passes."""
+        picks, targets and what binds when nothing passes; ``options`` as ``gpuscout recommend``'s
+        ``--include-stale``, ``--spot-reclaims-per-hour`` and ``--min-headroom``."""
         from gpuscout.advise.api import advise
         from gpuscout.advise.backends import default_backends
         from gpuscout.user_models import registry
 
+        assumptions = options.assumptions()  # a value out of range: InvalidInputError, before the cache
         minute = int(time.time() // 60)  # reasons quote price ages
         key = (
             "advice",
@@ -316,6 +348,7 @@ class WebServices:
             objective,
             top,
             include_rejected,
+            options,
             self.data_version(),
             minute,
         )
@@ -327,15 +360,22 @@ class WebServices:
                 objective=objective,
                 top=top,
                 include_rejected=include_rejected,
+                include_stale=options.include_stale,
                 backends=default_backends(registry()),
+                assumptions=assumptions,
             ),
         )
 
     def recommend(
-        self, workload: AnyWorkload, *, objective: str = "cost", top: int | None = None
+        self,
+        workload: AnyWorkload,
+        *,
+        objective: str = "cost",
+        top: int | None = None,
+        options: AdvisorOptions = AdvisorOptions(),
     ) -> list[Recommendation]:
         """Ranked recommendations over the current offers (``gpuscout.recommend``): the answer's rows."""
-        return list(self.advice(workload, objective=objective, top=top).rows)
+        return list(self.advice(workload, objective=objective, top=top, options=options).rows)
 
     def faq(self, model: str) -> Faq:
         """The FAQ answers for ``model`` over the current offers (cached like the offers)."""

@@ -1,0 +1,54 @@
+"""The advisor's assumptions a user may override from every face (CLI, JSON API, web form).
+
+``gpuscout recommend --spot-reclaims-per-hour X --min-headroom Y``, the API's ``spot_reclaims_per_hour``
+and ``min_headroom`` and the advisor form's advanced inputs all become the same
+:class:`~gpuscout.advise.assumptions.Assumptions` here, checked against the same ranges.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.errors import InvalidInputError
+
+#: Spot reclaims per instance-hour a user may assume (inclusive): 0 (never reclaimed) to one a second.
+SPOT_RECLAIMS_RANGE: tuple[float, float] = (0.0, 3600.0)
+#: Share of each GPU's memory a training layout must leave free (inclusive): none to half.
+MIN_HEADROOM_RANGE: tuple[float, float] = (0.0, 0.5)
+
+
+def _checked(field: str, value: float, limits: tuple[float, float]) -> float:
+    low, high = limits
+    accepted = f"a number from {low:g} to {high:g}"
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InvalidInputError(field, f"expected a number, got {type(value).__name__}", accepted)
+    if not math.isfinite(value) or not low <= value <= high:
+        raise InvalidInputError(field, f"{value:g} is out of range", accepted)
+    return float(value)
+
+
+def assumption_overrides(
+    *, spot_reclaims_per_hour: float | None = None, min_headroom: float | None = None
+) -> Assumptions | None:
+    """The default assumptions with what the user overrode, or ``None`` when nothing is.
+
+    ``spot_reclaims_per_hour`` replaces the reclaim rate of every provider kind (and of an unknown one);
+    ``min_headroom`` the share of each GPU's memory a training layout must leave free
+    (``Assumptions.min_training_headroom``). A value out of its range (``SPOT_RECLAIMS_RANGE``,
+    ``MIN_HEADROOM_RANGE``) is an ``InvalidInputError`` naming the argument."""
+    if spot_reclaims_per_hour is None and min_headroom is None:
+        return None
+    assumptions = Assumptions()
+    if spot_reclaims_per_hour is not None:
+        rate = _checked("spot_reclaims_per_hour", spot_reclaims_per_hour, SPOT_RECLAIMS_RANGE)
+        assumptions = replace(
+            assumptions,
+            interruptions_per_hour=dict.fromkeys(assumptions.interruptions_per_hour, rate),
+            unknown_kind_interruptions_per_hour=rate,
+        )
+    if min_headroom is not None:
+        headroom = _checked("min_headroom", min_headroom, MIN_HEADROOM_RANGE)
+        assumptions = replace(assumptions, min_training_headroom=headroom)
+    return assumptions
