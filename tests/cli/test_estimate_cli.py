@@ -259,7 +259,7 @@ def test_estimate_errors_for_a_context_past_the_window_and_a_kv_dtype_the_engine
         app, ["estimate", "llama-3.1-8b", "--gpu", "H100", "--context-in", "200000", "--context-out", "100"]
     )
     assert res.exit_code == 2 and isinstance(res.exception, SystemExit | None)  # an error, not a crash
-    assert "context_in:" in res.stderr and "(accepted: context_in + context_out <= 131072)" in res.stderr
+    assert "--context-in:" in res.stderr and "(accepted: --context-in + --context-out <= 131072)" in res.stderr
     assert "Traceback" not in res.output
     res = runner.invoke(app, ["vram", "llama-3.1-8b", "--gpu", "H100", "--context", "200000"])
     assert res.exit_code == 2 and "--context:" in res.stderr and "131072" in res.stderr
@@ -267,9 +267,9 @@ def test_estimate_errors_for_a_context_past_the_window_and_a_kv_dtype_the_engine
         app, ["estimate", "llama-3.1-8b", "--gpu", "H100", "--kv-dtype", "q4_0", "--batch", "max"]
     )
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert "kv_dtype:" in res.stderr and "(accepted: fp32, bf16, fp16, fp8)" in res.stderr
+    assert "--kv-dtype:" in res.stderr and "(accepted: fp32, bf16, fp16, fp8)" in res.stderr
     res = runner.invoke(app, ["vram", "llama-3.1-8b", "--gpu", "H100", "--kv-dtype", "q4_0"])
-    assert res.exit_code == 2 and "kv_dtype:" in res.stderr
+    assert res.exit_code == 2 and "--kv-dtype:" in res.stderr
 
 
 def test_diagnose_says_a_speed_above_the_roofline_is_not_possible() -> None:

@@ -185,4 +185,4 @@ def test_the_cli_estimates_a_yarn_config_past_its_unscaled_window(tmp_path: Path
     path.write_text(json.dumps(_qwen(None)))
     res = runner.invoke(app, args)
     assert res.exit_code == 2 and "Traceback" not in res.output
-    assert "context_in:" in res.stderr and "32768" in res.stderr
+    assert "--context-in:" in res.stderr and "32768" in res.stderr

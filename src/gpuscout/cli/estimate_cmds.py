@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import typer
 from rich.table import Table
+from typer.core import TyperCommand
 
 from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -41,6 +45,79 @@ def _model_detail(name: str, config: Path | None) -> tuple[ModelSpec, str]:
 
     found = registry().resolve_detail(name)  # curated or imported (`gpuscout models import`)
     return found.model, found.precision
+
+
+# ---- errors named by the options typed --------------------------------------------------------------
+_TYPED = "gpuscout.typed"  # ``ctx.meta`` key: the words the command was run with
+
+
+class _KeepsWhatWasTyped(TyperCommand):
+    """A command that keeps the words it was run with in ``ctx.meta``, so that an error can name an
+    option as the user typed it (``--prompt``, where ``--context-in`` is the same option)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        ctx.meta[_TYPED] = tuple(args)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
+
+def _option_names(ctx: typer.Context, fields: Mapping[str, str]) -> dict[str, str]:
+    """Each Python field an error may name -> the option that sets it: the name typed where an option has
+    several (``--prompt`` for ``context_in`` when that is what was typed), else its first long name.
+    ``fields`` maps the fields of the functions behind the command to its parameters where they differ
+    (``seq_len`` -> ``context``)."""
+    typed = ctx.meta.get(_TYPED, ())
+    words = {w.split("=", 1)[0] for w in typed if isinstance(w, str) and w.startswith("-")}
+    flags: dict[str, str] = {}
+    for param in ctx.command.params:
+        opts = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
+        if param.name is None or param.param_type_name != "option" or not opts:
+            continue
+        longs = [o for o in opts if o.startswith("--")] or opts
+        flags[param.name] = next((o for o in longs if o in words), longs[0])
+    for field, name in fields.items():
+        if name in flags:
+            flags[field] = flags[name]
+    return flags
+
+
+def _in_option_words(text: str, flags: Mapping[str, str], names: tuple[str, ...]) -> str:
+    """``text`` with the fields it names written as the options ("context_in + context_out" reads
+    "--prompt + --output"): those with an underscore, never plain words, and the plain-word ones the
+    error lists in its ``names`` ("give one of batch, concurrency..." reads "--batch, --concurrency")."""
+    fields = sorted((f for f in flags if "_" in f or f in names), key=len, reverse=True)
+    if not fields:
+        return text
+    pattern = re.compile(r"(?<![-\w.])(" + "|".join(map(re.escape, fields)) + r")\b")
+    return pattern.sub(lambda m: flags[m.group(1)], text)
+
+
+@contextmanager
+def _named_by_options(ctx: typer.Context, fields: Mapping[str, str] | None = None) -> Iterator[None]:
+    """An input error raised inside names the command's option, not the Python field behind it:
+    ``--prompt: -5 is out of range``, not ``context_in: ...`` (as ``gpuscout recommend`` does). An error
+    on no option of the command (the model argument) is left as it is."""
+    try:
+        yield
+    except InvalidInputError as exc:
+        flags = _option_names(ctx, fields or {})
+        flag = flags.get(exc.field)
+        if flag is None:
+            raise
+        if isinstance(exc, UnknownNameError):
+            raise UnknownNameError(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous) from None
+        accepted = _in_option_words(exc.accepted, flags, exc.names) if exc.accepted else exc.accepted
+        raise InvalidInputError(flag, _in_option_words(exc.message, flags, exc.names), accepted) from None
+
+
+#: ``gpuscout vram``: the fields of ``memory_needed`` / ``estimate_training`` its options set
+VRAM_FIELDS = {
+    "seq_len": "context",
+    "context_in": "context",
+    "context_out": "context",
+    "micro_batch": "batch",
+    "method": "task",
+}
 
 
 def _batch(text: str) -> int | Literal["max"]:
@@ -160,8 +237,9 @@ def _run_task(
 def register(app: typer.Typer) -> None:
     """Add ``vram``, ``estimate`` and ``diagnose`` to the root app."""
 
-    @app.command()
+    @app.command(cls=_KeepsWhatWasTyped)
     def vram(
+        ctx: typer.Context,
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id (e.g. llama-3.1-70b)")],
         task: Annotated[str, typer.Option(help="infer | lora | qlora | full | pretrain")] = "infer",
         precision: Annotated[str | None, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = None,
@@ -186,7 +264,7 @@ def register(app: typer.Typer) -> None:
         """Memory breakdown per GPU, and the GPUs/counts on which it fits."""
         from gpuscout.estimate.engines import run_engine
 
-        with user_errors():
+        with user_errors(), _named_by_options(ctx, VRAM_FIELDS):
             if task not in TASKS:
                 raise InvalidInputError("--task", f"unknown task {task!r}", ", ".join(TASKS))
             spec, implied = _model_detail(model, config)
@@ -197,12 +275,7 @@ def register(app: typer.Typer) -> None:
                 "kv_dtype": kv_dtype,
                 "engine": run_engine(engine, precision),
             }
-            try:
-                res, layout = _run_task(spec, gpu, task, gpus=gpus, **kwargs)  # layout: training only
-            except InvalidInputError as exc:
-                if exc.field in ("context", "context_in", "context_out", "seq_len"):  # what --context became
-                    raise InvalidInputError("--context", str(exc)) from None
-                raise
+            res, layout = _run_task(spec, gpu, task, gpus=gpus, **kwargs)  # layout: training only
             fits_on = _fits_on(spec, task, kwargs)
         if as_json:
             print_json(
@@ -255,8 +328,9 @@ def register(app: typer.Typer) -> None:
             )
         console.print(table if fits_on else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
 
-    @app.command("estimate")
+    @app.command("estimate", cls=_KeepsWhatWasTyped)
     def estimate_cmd(
+        ctx: typer.Context,
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
         gpu: Annotated[str, typer.Option(help="GPU name (e.g. 'RTX 4090', H100)")],
         gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
@@ -313,7 +387,7 @@ def register(app: typer.Typer) -> None:
         from gpuscout.estimate.api import estimate
         from gpuscout.estimate.engines import run_engine
 
-        with user_errors():
+        with user_errors(), _named_by_options(ctx):
             spec, implied = _model_detail(model, config)
             precision = precision or implied or None
             eng = run_engine(engine, precision)
@@ -337,8 +411,9 @@ def register(app: typer.Typer) -> None:
             return
         _print_estimate(est, model)
 
-    @app.command()
+    @app.command(cls=_KeepsWhatWasTyped)
     def diagnose(
+        ctx: typer.Context,
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
         gpu: Annotated[str, typer.Option(help="GPU name")],
         measured_tps: Annotated[
@@ -358,7 +433,7 @@ def register(app: typer.Typer) -> None:
         from gpuscout.estimate.diagnose import diagnose as run_diagnose
         from gpuscout.estimate.engines import run_engine
 
-        with user_errors():
+        with user_errors(), _named_by_options(ctx):
             d = run_diagnose(
                 _model(model, None),
                 gpu,
@@ -443,6 +518,9 @@ def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
             extra = extra[1:-1]
         if extra:
             console.print(f"[dim]{plain(extra)}[/]")
+        for w in est.warnings:  # beside the reason: what the engine's version leaves unsaid
+            if w != reason:
+                console.print(f"[yellow]warning:[/] {plain(w)}")
         return
     if not est.fits:
         # no speed for a setup that cannot load: what it needs, and what would hold it

@@ -177,7 +177,9 @@ def _load_args(
     ]
     if len(given) > 1:
         raise InvalidInputError(
-            given[1], f"give one of batch, concurrency or request_rate, not {' and '.join(given)}"
+            given[1],
+            f"give one of batch, concurrency or request_rate, not {' and '.join(given)}",
+            names=("batch", "concurrency", "request_rate"),
         )
     n_req = int_in("num_requests", num_requests, 1, MAX_CONCURRENCY) if num_requests is not None else None
     if request_rate is not None:
@@ -635,6 +637,8 @@ def _prepare(
     past_window = within_max_model_len(spec, eng, context_in, context_out, asked)
     if past_window:
         warnings.append(past_window)
+    if eng.version_note:  # a release newer than the profile's, or a version that is none
+        warnings.append(eng.version_note)
     if eng.ignored_flags:
         warnings.append(
             f"engine flags gpuscout does not model, ignored: {' '.join(eng.ignored_flags)} (read: "
@@ -1154,7 +1158,7 @@ def _unsupported(
         memory=plan.breakdown(),
         bound="unsupported",
         assumptions=assumptions,
-        warnings=[why],
+        warnings=[why, *filter(None, [eng.version_note])],  # the rules read are the newest release's
         supported=False,
         unsupported_reason=why,
         unsupported_field=field if reason else "",

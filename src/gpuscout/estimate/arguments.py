@@ -7,6 +7,8 @@ model or GPU name raises the knowledge table's ``UnknownNameError`` with the clo
 from __future__ import annotations
 
 import math
+import numbers
+import operator
 from typing import TYPE_CHECKING
 
 from gpuscout.errors import InvalidInputError, WrongModelKind
@@ -89,25 +91,63 @@ def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
     return resolve_gpu(gpu)
 
 
+def whole_number(value: object) -> int | None:
+    """``value`` as an ``int`` when it is a whole number, None otherwise.
+
+    A whole number is an int (numpy's integers too: anything ``numbers.Integral``) or a real number
+    equal to one, as a count typed or computed arrives (``2.0``, ``numpy.float64(2.0)``,
+    ``Fraction(4, 2)``); not a bool (``True`` is no count), not ``2.5``, nan or infinity, and not a
+    string (a face parses text before it calls the core)."""
+    if _is_bool(value):
+        return None
+    if isinstance(value, numbers.Integral):
+        return operator.index(value)
+    if isinstance(value, numbers.Rational):  # exact, however large
+        return int(value.numerator) if value.denominator == 1 else None
+    real = _real(value)
+    if real is not None and math.isfinite(real) and real.is_integer():
+        return int(real)
+    return None
+
+
 def int_in(
     field: str, value: object, low: int, high: int, *, error: type[InvalidInputError] = InvalidInputError
 ) -> int:
-    """``value`` when it is a whole number (not a bool) in ``low..high``; else ``error`` (pass
-    ``ConfigurationRejected`` where the value is a hardware configuration: GPUs, nodes, batch)."""
-    if isinstance(value, bool) or not isinstance(value, int):
+    """``value`` as an ``int`` when it is a whole number (:func:`whole_number`: ``2`` or ``2.0``, not a
+    bool) in ``low..high``; else ``error`` (pass ``ConfigurationRejected`` where the value is a hardware
+    configuration: GPUs, nodes, batch). Use the value returned: ``2.0`` comes back as ``2``."""
+    number = whole_number(value)
+    if number is None:
         raise error(field, f"must be a whole number, got {value!r}", f"{low}..{high}")
-    if not low <= value <= high:
-        raise error(field, f"{value} is out of range", f"{low}..{high}")
-    return value
+    if not low <= number <= high:
+        raise error(field, f"{number} is out of range", f"{low}..{high}")
+    return number
 
 
 def positive_float(field: str, value: object, high: float) -> float:
-    """``value`` as float when it is a finite number (not a bool) in ``(0, high]``."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+    """``value`` as float when it is a finite real number (not a bool; numpy's numbers too) in
+    ``(0, high]``."""
+    number = _real(value)
+    if number is None or not math.isfinite(number):
         raise InvalidInputError(field, f"must be a positive number, got {value!r}", f"> 0, <= {high:g}")
-    if not 0 < value <= high:
+    if not 0 < number <= high:
         raise InvalidInputError(field, f"{value} is out of range", f"> 0, <= {high:g}")
-    return float(value)
+    return number
+
+
+def _is_bool(value: object) -> bool:
+    """A bool, Python's or numpy's (``numpy.bool_`` is not a subclass of ``bool``)."""
+    return isinstance(value, bool) or type(value).__name__ == "bool_"
+
+
+def _real(value: object) -> float | None:
+    """``value`` as a float when it is a real number and not a bool (None otherwise)."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        return None
+    try:
+        return float(value)
+    except (OverflowError, ValueError):  # a Fraction or Integral too large for a float
+        return None
 
 
 #: Engines that refuse to start with a context length above the model's window, and the override.

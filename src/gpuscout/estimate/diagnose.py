@@ -13,8 +13,16 @@ pricing remedies for a speed that was never reached.
 
 from __future__ import annotations
 
-from gpuscout.errors import GpuscoutError, InvalidInputError
-from gpuscout.estimate.api import MAX_CONTEXT, _engine_format, _within_context, estimate, parallel_mode
+from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
+from gpuscout.estimate.api import (
+    MAX_CONCURRENCY,
+    MAX_CONTEXT,
+    MAX_GPUS,
+    _engine_format,
+    _within_context,
+    estimate,
+    parallel_mode,
+)
 from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
@@ -60,6 +68,8 @@ def diagnose(
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
     context = int_in("context", context, 1, MAX_CONTEXT)
+    gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)  # 2.0 echoed as 2
+    batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     _within_context(spec, context, 0, "context")
     limit = spec.max_position_embeddings
     context_in = min(context, limit - 1) if limit else context  # + the token being generated

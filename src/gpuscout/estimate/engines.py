@@ -266,6 +266,10 @@ class EngineProfile:
     # "max_num_seqs 512", and those gpuscout does not model, which the estimate names as ignored
     stated_flags: tuple[str, ...] = ()
     ignored_flags: tuple[str, ...] = ()
+    # what the version in the engine's name leaves unsaid, which the estimate carries as a warning: a
+    # release newer than the newest the profile describes (:data:`NEWEST_RELEASES`), or a version that
+    # does not read as one ("vllm 0.x"); "" = nothing to say (set by :func:`profile_for`)
+    version_note: str = ""
     multi_step: int = 1  # decode steps per scheduler pass (vLLM 0.6 --num-scheduler-steps): admission waits
     # TGI's router (router/src/infer.rs batching_task, 1.x-3.x): waiting requests join the running batch
     # only once ``max_waiting_tokens`` (default 20) decode steps have passed since the last admission,
@@ -1144,6 +1148,53 @@ for _p in _PROFILES:
 _VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*(?![\w])")
 
 
+@dataclass(frozen=True, slots=True)
+class Release:
+    """The newest release of an engine that its profile (today's engine) describes.
+
+    ``product`` names the releases ("vLLM"), ``newest`` is that release's ``major.minor`` (a patch
+    release is timed as its minor one), ``names`` the engine names (aliases, as :func:`_key` writes
+    them) after which a version is this product's own: "NIM 1.8" or "AutoAWQ 0.1.6" run TensorRT-LLM
+    and transformers, but their numbers are not those engines' releases."""
+
+    product: str
+    newest: str
+    names: tuple[str, ...]
+
+    def newer(self, major: int, minor: int | None) -> bool:
+        """Whether ``major.minor`` (``minor`` None: a bare major, "TGI 3") is a later release."""
+        top = tuple(int(part) for part in self.newest.split("."))
+        return (major,) > top[:1] if minor is None else (major, minor) > top[:2]
+
+
+#: The newest release each versioned engine's profile describes: the versions its knowledge rules were
+#: read from (knowledge/data/engine_support.csv, column ``version``: vllm 0.33.0, sglang 0.5.23 (also
+#: estimate/sglang_start.py), transformers 5.24.0, tgi 3.3.6) and, for TensorRT-LLM, whose rules cite
+#: its support matrix and not a release, the newest release a calibration row names (1.2.1). llama.cpp
+#: (numbered builds) and gpt-fast (no releases) have none. A newer release is timed as this one, and
+#: the estimate says so.
+NEWEST_RELEASES: dict[str, Release] = {
+    "vllm": Release("vLLM", "0.33", ("vllm", "v-llm")),
+    "sglang": Release("SGLang", "0.5", ("sglang", "sg-lang")),
+    "tensorrt-llm": Release(
+        "TensorRT-LLM",
+        "1.2",
+        ("tensorrt-llm", "tensorrt", "trtllm", "trt-llm", "trt", "trtllm-bench", "trtllm-serve"),
+    ),
+    "tgi": Release("TGI", "3.3", ("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher")),
+    "hf-transformers": Release(
+        "HF transformers", "5.24", ("hf-transformers", "transformers", "hf", "huggingface", "hugging-face")
+    ),
+}
+
+# a word of the engine's name that starts with a digit: a version, a year, or neither ("0.x", "8b")
+_NUMBER_WORD = re.compile(r"(?<![\w.])v?\d[^\s,;()]*")
+_BARE_MAJOR = re.compile(r"\d{1,3}")  # "tgi 3", "vllm 99": a major release
+# not versions: a year ("llama.cpp 2024", read by an era's variant where one names it) and an engine
+# generation ("vLLM V1", today's engine)
+_NOT_A_VERSION = re.compile(r"(?:19|20)\d\d|v\d+")
+
+
 DEFAULT_ENGINE = "vllm"
 
 
@@ -1178,17 +1229,23 @@ def _key(name: str) -> str:
     return s
 
 
-def _base_profile(name: str) -> EngineProfile | None:
+def _name_key(name: str) -> str:
+    """The engine name or alias (a key of ``_BY_KEY``) that ``name`` is read as; "" when none."""
     key = _key(name)
     if key in _BY_KEY:
-        return _BY_KEY[key]
+        return key
     first = key.split("-")[0] if key else key
     for candidate in (first, key.replace(".", ""), key.replace("-", "")):
         if candidate in _BY_KEY:
-            return _BY_KEY[candidate]
+            return candidate
     # longest alias the text starts with, as a whole word ("llama.cpp-gguf", "hf-tgi-1")
     hits = sorted((a for a in _BY_KEY if len(a) >= 2 and key.startswith(a + "-")), key=len, reverse=True)
-    return _BY_KEY[hits[0]] if hits else None
+    return hits[0] if hits else ""
+
+
+def _base_profile(name: str) -> EngineProfile | None:
+    key = _name_key(name)
+    return _BY_KEY[key] if key else None
 
 
 def resolve_engine(name: str | EngineProfile) -> EngineProfile:
@@ -1226,7 +1283,9 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
 
 def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     """``base`` as the engine ``name`` describes it: the era of its version ("vLLM 0.6.3" -> V0) and any
-    variant its text names ("--enforce-eager", "fused layers"), applied in that order."""
+    variant its text names ("--enforce-eager", "fused layers"), applied in that order; with the
+    ``version_note`` of :func:`version_note` (a release newer than the profile's, a version that does not
+    read as one)."""
     text = name.strip().lower()
     head = split_flags(text)[0]  # a flag's value ("--gpu-memory-utilization 0.5") is not a version
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
@@ -1238,4 +1297,43 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     for variant in base.eras:
         if variant.variant and re.search(variant.versions, text):
             prof = prof.at_era(variant)
-    return prof
+    note = "" if era is not None else version_note(base, head)
+    return replace(prof, version_note=note) if note != prof.version_note else prof
+
+
+def version_note(base: EngineProfile, head: str) -> str:
+    """What to say of the version in ``head`` (the engine's name, lower case, flags cut) when it selects
+    no era of ``base``: a release newer than the newest its profile describes ("vLLM 99.0 is newer than
+    ... (0.33): timed as 0.33"; "vllm 99" is a major release), or a word that starts like a version and
+    is none ("vllm 0.x"). Only a word right after the engine's name is its version: not one in
+    parentheses ("(CUDA 11.8)"), in free text ("data parallel 4", "llama-3.1") or after another
+    product's name ("NIM 1.8": TensorRT-LLM inside, NIM's number); a year is none. "" when there is
+    nothing to say."""
+    release = NEWEST_RELEASES.get(base.name)
+    product = release.product if release else base.label.split(" (")[0]
+    name = re.sub(r"\(.*?\)", " ", head)
+    found = _VERSION.search(name)
+    if found is not None:
+        word, major, minor = found.group(0), int(found.group(1)), int(found.group(2))
+        start = found.start()
+    else:
+        words = [m for m in _NUMBER_WORD.finditer(name) if not _NOT_A_VERSION.fullmatch(m.group(0))]
+        if not words:
+            return ""
+        word, start = words[0].group(0), words[0].start()
+        if not _BARE_MAJOR.fullmatch(word):
+            if _key(name[:start]) not in _BY_KEY:  # a word of free text, not the engine's version
+                return ""
+            example = f", e.g. {release.newest}" if release else ""
+            today = f"today's {product}" + (f" ({release.newest})" if release else "")
+            return (
+                f"{word!r} after the engine's name does not read as a version (major.minor{example}): "
+                f"timed as {today}"
+            )
+        major, minor = int(word), None
+    if release is None or _key(name[:start]) not in release.names or not release.newer(major, minor):
+        return ""
+    return (
+        f"{product} {word.lstrip('v')} is newer than the newest version gpuscout has a profile for "
+        f"({release.newest}): timed as {release.newest}"
+    )

@@ -264,13 +264,15 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     checkpointing = _checkpointing(setup.checkpointing)
     loss = _choice("loss", setup.loss, LOSSES)
     attention = _choice("attention", setup.attention, ATTENTION)
-    int_in("seq_len", setup.seq_len, 1, 10_000_000)
-    int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
-    int_in("lora_rank", setup.lora_rank, 1, 65_536)
-    int_in("gpus", setup.world, 1, 1_000_000, error=ConfigurationRejected)
-    for name in ("tp", "pp", "cp", "ep", "virtual_stages"):
-        int_in(name, getattr(setup, name), 1, 4096)
-    int_in("grad_accum", setup.grad_accum, 1, 1_000_000)
+    # the counts as ints from here on (2.0 -> 2): the setup returned carries them, not what was given
+    seq_len = int_in("seq_len", setup.seq_len, 1, 10_000_000)
+    micro_batch = int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
+    lora_rank = int_in("lora_rank", setup.lora_rank, 1, 65_536)
+    world = int_in("gpus", setup.world, 1, 1_000_000, error=ConfigurationRejected)
+    tp, pp, cp, ep, virtual_stages = (
+        int_in(name, getattr(setup, name), 1, 4096) for name in ("tp", "pp", "cp", "ep", "virtual_stages")
+    )
+    grad_accum = int_in("grad_accum", setup.grad_accum, 1, 1_000_000)
     if not isinstance(setup.no_sync_accumulation, bool):
         raise InvalidInputError(
             "no_sync_accumulation", f"must be true or false, got {setup.no_sync_accumulation!r}"
@@ -289,23 +291,23 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
         )
     return TrainingSetup(
         method,
-        setup.seq_len,
-        setup.micro_batch,
-        setup.lora_rank,
+        seq_len,
+        micro_batch,
+        lora_rank,
         targets,
         optimizer,
         sharding,
         bool(setup.cpu_offload),
         checkpointing,
         precision,
-        setup.world,
+        world,
         bool(setup.optimizer_in_backward),
-        setup.tp,
-        setup.pp,
-        setup.cp,
-        setup.ep,
-        setup.virtual_stages,
-        setup.grad_accum,
+        tp,
+        pp,
+        cp,
+        ep,
+        virtual_stages,
+        grad_accum,
         loss,
         attention,
         setup.no_sync_accumulation,

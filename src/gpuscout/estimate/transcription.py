@@ -26,7 +26,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError, WrongModelKind
-from gpuscout.estimate.arguments import other_face, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
@@ -91,8 +91,7 @@ def estimate_transcription(
         raise InvalidInputError(
             "audio_s", f"must be a positive number of seconds, got {audio_s!r}", accepted="> 0, <= 1e8"
         )
-    if isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024:
-        raise InvalidInputError("batch", f"must be a whole number 1..1024, got {batch!r}", accepted="1..1024")
+    batch = int_in("batch", batch, 1, 1024)  # 2.0 is 2, 2.5 an error naming the field
     if (
         isinstance(tokens_per_audio_s, bool)
         or not isinstance(tokens_per_audio_s, int | float)
