@@ -161,7 +161,7 @@ def test_offers_of_one_configuration_with_different_stated_bandwidths_are_not_me
 def test_a_multi_node_finetune_uses_the_stated_bandwidth_to_meet_a_deadline() -> None:
     be, calls, _results = _recording_backends()
     w = FinetuneWorkload(
-        model="llama-3.1-8b", method="full", dataset_tokens=2e9, seq_len=2048, micro_batch=1, deadline_hours=2
+        model="llama-3.1-8b", method="full", dataset_tokens=2e9, seq_len=2048, micro_batch=1, deadline_hours=3
     )
     recs = recommend(w, [_h100_node("800")], backends=be, now=NOW)
     assert recs and recs[0].config.nodes > 1

@@ -68,12 +68,13 @@ def _kind_text(kind: str, n: int) -> str:
 
 def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
     """How the front and its picks are defined, in words (shown under the table)."""
-    from gpuscout.advise.pareto import COST_TOLERANCE
+    from gpuscout.advise.pareto import COST_TOLERANCE, MAX_COST_ALLOWANCE
 
     return (
         f"front: no row on it has another as cheap and as fast (times within {time_tolerance:.0%} count as "
         f"the same speed; a row k times as fast as another beats it for up to {COST_TOLERANCE:.0%} x (k - 1) "
-        f"more, at least {COST_TOLERANCE:.0%}); cheapest: the least cost on the front; "
+        f"more, at least {COST_TOLERANCE:.0%}, at most {MAX_COST_ALLOWANCE:.0%}); "
+        "cheapest: the least cost on the front; "
         f"fastest: the cheapest row within {time_tolerance:.0%} of the best time on the front (rows each "
         f"within {time_tolerance:.0%} of a cheaper one can leave a faster row off it); balanced: the least "
         f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x that time"
@@ -302,16 +303,25 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     # a batch's offers that would need more instances than proposed are out for the deadline too
     if deadline is not None and (counts["deadline"] or counts["instances"]):
         lifted = _relaxed_ranker(ranker, {"deadline_hours": None})
-        free = lifted.advise(offers, "cost", top=5, diagnose=False)
+        training = isinstance(w, FinetuneWorkload | PretrainWorkload)
+        if training:
+            # lifted, each offer would train on its cheapest node count; under the deadline, which no node
+            # count meets, the evaluator gave each its fastest run: rank those by time
+            lifted.evaluator = ranker.evaluator
+            free = lifted.advise(offers, "time", top=1, diagnose=False)
+        else:
+            free = lifted.advise(offers, "cost", top=5, diagnose=False)
         batch = _batch_deadline_fix(lifted, free.rows) if isinstance(w, BatchWorkload) else None
         if batch is not None:
             return f"the deadline binds ({head}): {batch}"
         if free.rows:
             fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
             t = fastest.time_to_result_s or 0.0
+            which = "the fastest" if training else "the fastest among the cheapest"
+            flag = f"{math.ceil(t / 60.0):.0f}min" if t < 2 * 3600.0 else f"{math.ceil(t / 3600.0):.0f}h"
             return (
-                f"the deadline binds ({head}): the fastest among the cheapest finishes in {duration(t)} on "
-                f"{_label(fastest)}; --deadline {math.ceil(t / 3600.0):.0f}h would show it (more nodes need "
+                f"the deadline binds ({head}): {which} finishes in {duration(t)} on "
+                f"{_label(fastest)}; --deadline {flag} would show it (more nodes need "
                 "an offer with an inter-node fabric)"
             )
     if not w.spot_ok and counts["spot-only"]:

@@ -9,6 +9,13 @@ prices, which keeps ranking 100,000 offers cheap.
   when always on) is billed separately with the provider's increment and minimum charge; it includes
   a warm-up (boot + loading the weights); the first start of the month also downloads them.
 - jobs (batch, finetune, pretrain): one start per instance; warm-up = boot + download + load.
+- training storage: during the run every node's copy of the weights and data and the last
+  ``CHECKPOINTS_KEPT`` checkpoints; after it, for ``storage_retention_days``, the trained output only
+  (``trained_output_gb``: the bf16 weights, or the LoRA/QLoRA adapter). The optimizer checkpoints are
+  deleted at the end, and ``egress_gb`` (moving the output out) is not stored again.
+- training on spot: a reclaim loses half a checkpoint interval, the restart, and the reload
+  (``training_reload_s``): the last checkpoint, each node its share (full training's holds the
+  weights with the optimizer state, so the base weights are not fetched again), and the data.
 """
 
 from __future__ import annotations
@@ -34,6 +41,30 @@ from gpuscout.knowledge.provider_types import ProviderTerms
 CHECKPOINTS_KEPT = 2
 
 
+def full_training(w: AnyWorkload) -> bool:
+    """Whether ``w`` trains every parameter (pre-training, full fine-tuning): its checkpoint holds the
+    weights with the optimizer state; LoRA/QLoRA's holds the adapter only, the base weights frozen."""
+    return isinstance(w, PretrainWorkload) or (isinstance(w, FinetuneWorkload) and w.method == "full")
+
+
+def trained_output_gb(w: AnyWorkload, weights_gb: float, checkpoint_gb: float) -> float:
+    """GB of what a training run leaves to keep: the trained weights (as large as the weights loaded,
+    bf16 unless ``download_weights_gb`` says otherwise) for full training, the adapter (the checkpoint
+    size: it holds no more) for LoRA/QLoRA."""
+    return weights_gb if full_training(w) else checkpoint_gb
+
+
+def training_reload_s(ev: ConfigEval, w: AnyWorkload, a: Assumptions) -> float:
+    """Seconds a training node spends after a spot reclaim (and the restart) before it trains again: it
+    fetches its share of the last checkpoint (``checkpoint_gb / nodes``: each writes and reads its shard)
+    and the data, and for LoRA/QLoRA the frozen base weights too, at ``download_gbps``, then loads the
+    checkpoint (and base weights) at ``load_gbps``."""
+    per_node = ev.checkpoint_gb / max(1, ev.instances)
+    if full_training(w):
+        return (w.dataset_gb + per_node) / a.download_gbps + per_node / a.load_gbps
+    return (ev.download_gb_per_instance + per_node) / a.download_gbps + (ev.load_gb + per_node) / a.load_gbps
+
+
 @dataclass(frozen=True, slots=True)
 class CostModel:
     """Price-independent quantities (all instances together)."""
@@ -50,6 +81,8 @@ class CostModel:
     risk: SpotRisk | None = None
     warmup_s_per_start: float = 0.0
     download_s: float = 0.0
+    reload_s: float = 0.0  # spot: per reclaim, fetching and loading what the work resumes from
+    retained_gb: float = 0.0  # jobs: GB kept for ``storage_retention_days`` after the run
 
 
 def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions) -> CostModel:
@@ -105,26 +138,34 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     billed = billed_seconds(ev.time_s + warm, inc, minimum)
     risk = None
     interruption_s = 0.0
+    training = isinstance(w, FinetuneWorkload | PretrainWorkload)
+    reload_s = training_reload_s(ev, w, a) if training else download_s + load_s
     if spot:
         interval = w.checkpoint_interval_min * 60.0
         # a training run's nodes step together: a reclaim of any of them stops all, so the run is
         # interrupted n times as often (a batch's instances are independent: each at its own rate)
-        synchronous = n if isinstance(w, FinetuneWorkload | PretrainWorkload) else 1
+        synchronous = n if training else 1
         risk = spot_risk(
             work_s=ev.time_s,
             rate_per_hour=a.interruption_rate(terms.kind) * synchronous,
             checkpoint_interval_s=interval,
             restart_s=a.restart_s,
-            reload_s=download_s + load_s,
+            reload_s=reload_s,
         )
         interruption_s = risk.lost_s
-    outputs = w.egress_gb
-    kept_gb = CHECKPOINTS_KEPT * ev.checkpoint_gb + outputs
-    # during the job every instance holds its own copy of the weights and data; kept afterwards, one
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
-    storage = (n * ev.download_gb_per_instance + kept_gb) * job_months
-    storage += (ev.download_gb_per_instance + kept_gb) * kept_months
+    if training:
+        # during the run every node holds its own copy of the weights and data, and the last checkpoints
+        # are kept; afterwards only the trained weights (or adapter): the checkpoints are deleted
+        retained = trained_output_gb(w, ev.load_gb, ev.checkpoint_gb)
+        storage = (n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb) * job_months
+        storage += retained * kept_months
+    else:
+        # a batch's outputs (what it moves out) are kept, with one copy of the weights and data
+        retained = ev.download_gb_per_instance + w.egress_gb
+        storage = (n * ev.download_gb_per_instance + w.egress_gb) * job_months
+        storage += retained * kept_months
     return CostModel(
         compute_h=n * max(0.0, billed - warm) / 3600.0,
         warmup_h=n * warm / 3600.0,
@@ -136,6 +177,8 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         risk=risk,
         warmup_s_per_start=warm,
         download_s=download_s,
+        reload_s=reload_s,
+        retained_gb=retained,
     )
 
 

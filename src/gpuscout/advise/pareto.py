@@ -16,8 +16,11 @@ Waiting is not free. A row ``k`` times as fast as another dominates it when it c
 never less than 5 % -- (:func:`cost_allowance`): nobody waits 52 days rather than 14 to save $2 of
 $2,399 (the costs are an estimated time times a price, no finer than 5 %), nor 3.1 days rather than
 8 hours to save $1.66 (8.2 h for $16.85 is 9x as fast for 11 % more, within the 40 % more 9x is worth).
-Twice as fast may cost 5 % more, 3x as fast 10 % more, 10x as fast 45 % more. This is a judgement
-about what waiting is worth, stated once here; a deadline (``--deadline``) is the way to say more.
+Twice as fast may cost 5 % more, 3x as fast 10 % more, 10x as fast 45 % more, and nothing more than
+``MAX_COST_ALLOWANCE`` (50 %) more: a row at two thirds of the price or less is a real choice however slow
+it is (an 85-day run on 3 GPUs for $7.9k is not "beaten" by 512 GPUs for 8 hours at $24k; whether the
+wait is worth $16k is the renter's call). This is a judgement about what waiting is worth, stated once
+here; a deadline (``--deadline``) is the way to say more.
 
 The picks, all on the front:
 
@@ -44,6 +47,8 @@ TIME_TOLERANCE = 0.05
 #: How much more a faster row may cost, per extra multiple of the speed (and at least once), and still
 #: beat a slower one (see :func:`cost_allowance`).
 COST_TOLERANCE = 0.05
+#: The most more a faster row may cost and still beat a slower one, however much faster it is.
+MAX_COST_ALLOWANCE = 0.5
 
 
 def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERANCE) -> list[int]:
@@ -90,9 +95,9 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
 def cost_allowance(slow_time: float, fast_time: float) -> float:
     """How much more (a share of the slower row's cost) a row taking ``fast_time`` may cost than one
     taking ``slow_time`` and still beat it: ``COST_TOLERANCE x (slow_time / fast_time - 1)``, at least
-    ``COST_TOLERANCE``."""
+    ``COST_TOLERANCE`` and at most ``MAX_COST_ALLOWANCE``."""
     ratio = slow_time / max(fast_time, 1e-12)
-    return COST_TOLERANCE * max(1.0, ratio - 1.0)
+    return min(MAX_COST_ALLOWANCE, COST_TOLERANCE * max(1.0, ratio - 1.0))
 
 
 def _worth_the_wait(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> bool:

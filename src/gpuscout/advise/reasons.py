@@ -226,10 +226,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 f"{_tokens(ev.output_tokens)} output tokens"
             )
         else:
-            reasons.append(
-                f"{s.throughput:,.0f} train tok/s -> {duration(ev.time_s)} for "
-                f"{_tokens(ev.train_tokens)} tokens"
-            )
+            reasons.append(_training_speed(ev.time_s, s.throughput, ev.train_tokens))
     # 3. what it costs, in the workload's unit
     u = ctx.units
     if u.per_million_output_tokens is not None:
@@ -247,6 +244,34 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # 6. hardware and data caveats
     _warnings(ctx, warnings)
     return tuple(reasons), tuple(dict.fromkeys(warnings))
+
+
+def _training_speed(time_s: float, tokens_per_s: float, tokens: float) -> str:
+    """'82,033 train tok/s -> 28.2 days for 200B tokens + 1.7 days writing checkpoints': the row's time
+    is the training at that speed and the checkpoint saves (``training_configs.checkpoint_save_s``)."""
+    training_s = tokens / tokens_per_s if tokens_per_s > 0 else time_s
+    saving_s = time_s - training_s
+    text = f"{tokens_per_s:,.0f} train tok/s -> {duration(training_s)} for {_tokens(tokens)} tokens"
+    if saving_s >= 1.0:
+        text += f" + {duration(saving_s)} writing checkpoints"
+    return text
+
+
+def _training_storage(ctx: RowContext) -> str | None:
+    """What a training row stores after the run, when it is kept (``storage_retention_days``): the
+    trained weights or adapter only, the checkpoints deleted at the end."""
+    from gpuscout.advise.cost import CHECKPOINTS_KEPT, full_training
+
+    w, ev = ctx.workload, ctx.ev
+    days = w.storage_retention_days
+    if not isinstance(w, FinetuneWorkload | PretrainWorkload) or days <= 0:
+        return None
+    what = "the trained weights" if full_training(w) else "the adapter"
+    return (
+        f"stored {days:g} {plural(days, 'day')} after the run: {what} ({ctx.cm.retained_gb:,.3g} GB); "
+        f"the checkpoints ({ev.checkpoint_gb:,.3g} GB each, the last {CHECKPOINTS_KEPT} kept during the run) "
+        "deleted at the end"
+    )
 
 
 def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
@@ -311,6 +336,9 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         reasons.append(_deadline_instances(ctx, w.deadline_hours))
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
         reasons.append(f"{ev.nodes} nodes x {g} GPUs over {offer.internode}")
+    stored = _training_storage(ctx)
+    if stored is not None:
+        reasons.append(stored)
 
 
 def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
@@ -377,7 +405,15 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
         rate = f"{risk.rate_per_hour / n:g} reclaims/h per node assumed for {ctx.terms.kind}, x {n} nodes"
     else:
         rate = f"{risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind}"
-    reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} ({rate})")
+    reload = ""
+    if isinstance(w, FinetuneWorkload | PretrainWorkload):
+        per_node = ctx.ev.checkpoint_gb / max(1, n)
+        share_of = f"{per_node:,.3g} GB per node" if n > 1 else f"{per_node:,.3g} GB"
+        reload = (
+            f"; a reclaim reloads the last checkpoint ({share_of}) and the data: {duration(cm.reload_s)} "
+            f"after a {duration(ctx.assumptions.restart_s)} restart"
+        )
+    reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} ({rate}){reload}")
 
 
 # A precision the engine runs other than natively, in a few words (the support rules' modes).

@@ -9,6 +9,15 @@ does not count as fitting: activation peaks, allocator fragmentation and a longe
 turn such a run into an out-of-memory at step 1,000. With a deadline, nodes are added (over a stated
 inter-node fabric) until the run finishes in time.
 
+Node count: among the counts that meet the deadline, the fastest whose cost is within ``COST_TOLERANCE``
+of the cheapest's (:func:`_node_count`), each node's time rounded up to whole hours (the evaluator works
+per configuration, which offers billed per second and per hour share). The row's ``training`` text says
+the choice and the run it was chosen against.
+
+Checkpoints: the run's time includes writing them (:func:`checkpoint_save_s`): one every
+``checkpoint_interval_min``, each node writing its share (``checkpoint_gb / nodes``) at the assumed
+``download_gbps`` (the storage bandwidth per node), and the final weights (or adapter) once at the end.
+
 Host RAM: an offload layout keeps the training state in the node's RAM (the estimate's
 ``host_ram_gb_per_node``: a 70B full fine-tune on one node ~1.3 TB). It is taken only on an offer whose
 ``ram_gb`` holds that (per node: more nodes shard it further); else the best layout that does not offload,
@@ -29,11 +38,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import NamedTuple
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, TrainingResult
+from gpuscout.advise.billing import UNKNOWN_INCREMENT_S, billed_seconds
 from gpuscout.advise.configs import (
     BaseEvaluator,
     ConfigEval,
@@ -45,8 +55,10 @@ from gpuscout.advise.configs import (
     reject,
     reject_kind_of,
 )
+from gpuscout.advise.cost import trained_output_gb
 from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.pareto import COST_TOLERANCE
+from gpuscout.advise.reasons import duration
 from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
@@ -100,27 +112,185 @@ _Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
 _Run = tuple[int, TrainingResult, _Trained]
 
 
-def _node_count(runs: list[_Run], warm_s: float, deadline_s: float | None) -> _Run | None:
-    """The node count a configuration trains on, among the ``runs`` that fit (node count ascending).
+#: The coarsest billing increment providers use (per-hour; also what an unknown increment is taken as).
+#: Node counts are compared billed per second and billed by it: the evaluator works per configuration,
+#: which offers billed per second and per hour share, and cannot see which one bills.
+NODE_COUNT_BILLING_S = UNKNOWN_INCREMENT_S
 
-    Nodes are billed together, so a run's cost at any price is proportional to its node-seconds,
-    ``nodes x (warm-up + training time)``. More nodes usually cost more (scaling is below linear, every
-    node warms up), but where they let the layout drop an offload or recomputation they cost less, and
-    finish sooner too: 70B full fine-tuning on 8x H100 takes 11.9 h on 1 node with the optimizer in host
-    RAM (12 node-hours) and 50 min on 4 without (3.3 node-hours). Among the runs that meet the deadline,
-    the choice is the fewest nodes whose cost is within ``COST_TOLERANCE`` (5 %: the estimate is no
-    finer) of the cheapest run's: a 2 % saving does not make a 32-node run the pick, and a deadline
-    never picks a dearer run than no deadline when the cheaper one meets it too. Nodes are added where
-    they save money or are needed in time, not merely for speed (a deadline asks for that). None meets
-    the deadline: the fastest (its row is then out for the deadline, with the time it takes)."""
-    if not runs:
+#: (run, wall-clock seconds: the estimator's training time plus the checkpoint saves)
+_Timed = tuple[_Run, float]
+
+
+def _node_seconds(nodes: int, wall_s: float, warm_s: float, increment_s: int = 1) -> float:
+    """What a run costs at any price: its nodes' billed seconds, each node's warm-up and run rounded up
+    to ``increment_s`` (1: per-second billing)."""
+    return nodes * billed_seconds(warm_s + wall_s, increment_s)
+
+
+def _timed(runs: list[_Run], wall: Callable[[_Run], float] | None) -> list[_Timed]:
+    return [(x, wall(x) if wall is not None else (x[1].time_s or 0.0)) for x in runs]
+
+
+def _node_count(
+    runs: list[_Run],
+    warm_s: float,
+    deadline_s: float | None,
+    wall: Callable[[_Run], float] | None = None,
+) -> _Run | None:
+    """The node count a configuration trains on, among the ``runs`` that fit (node count ascending);
+    ``wall``: a run's wall-clock seconds (default: the estimator's training time).
+
+    Nodes are billed together, so a run's cost at any price is proportional to its billed node-seconds,
+    ``nodes x (warm-up + run)``. Among the runs that meet the deadline, the choice is the fastest whose
+    cost is within ``COST_TOLERANCE`` (5 %: the estimate is no finer) of the cheapest run's, billed per
+    second and billed per hour alike (:func:`_overpay`; the configuration's offers may bill either way,
+    so a count whose nodes each work a few minutes of an hour billed never looks free): time is bought
+    only where it is free. Pre-training 8B on 8x H100 (p5) bills 720 node-hours on 1 node (30 days),
+    663 on 32 (21 h) and 663 on 64 (10 h; 704 against 672 billed per hour, within 5 %): 64 are taken.
+    Where more nodes let the layout drop an offload they cost less and finish sooner: 70B full
+    fine-tuning on 8x H100 trains 12 h on 1 node with the optimizer in host RAM (24 h with its 988 GB
+    checkpoints written from one node every 30 min) and 54 min on 4 without (4.1 node-hours against
+    24); 8 nodes finish in 25 min but bill 5.2 % more node-time, so 4 are taken. A deadline never picks
+    a dearer run than no deadline when that one meets it too. None within the tolerance both ways: the
+    run that overpays least. None meets the deadline: the fastest (its row is then out for the
+    deadline, with the time it takes)."""
+    chosen = _choose(_timed(runs, wall), warm_s, deadline_s)
+    return chosen[0] if chosen is not None else None
+
+
+def _overpay(timed: list[_Timed], warm_s: float) -> dict[int, float]:
+    """Per node count: how much dearer its run is than the cheapest of ``timed`` (0.05: 5 %), the larger
+    of the two, billed per second and billed per hour (``NODE_COUNT_BILLING_S``)."""
+    out: dict[int, float] = {}
+    for increment in (1, NODE_COUNT_BILLING_S):
+        costs = {run[0]: _node_seconds(run[0], t, warm_s, increment) for run, t in timed}
+        least = min(costs.values())
+        for n, cost in costs.items():
+            extra = cost / least - 1.0 if least > 0 else 0.0
+            out[n] = max(out.get(n, 0.0), extra)
+    return out
+
+
+def _choose(timed: list[_Timed], warm_s: float, deadline_s: float | None) -> _Timed | None:
+    """``_node_count``'s choice, with its wall-clock seconds."""
+    if not timed:
         return None
-    in_time = [x for x in runs if deadline_s is None or (x[1].time_s or 0.0) <= deadline_s]
+    in_time = [x for x in timed if deadline_s is None or x[1] <= deadline_s]
     if not in_time:
-        return min(runs, key=lambda x: (x[1].time_s or 0.0, x[0]))
-    costs = [n * (warm_s + (r.time_s or 0.0)) for n, r, _ in in_time]
-    ceiling = min(costs) * (1.0 + COST_TOLERANCE)
-    return next(run for run, cost in zip(in_time, costs, strict=True) if cost <= ceiling)
+        return min(timed, key=lambda x: (x[1], x[0][0]))
+    over = _overpay(in_time, warm_s)
+    free = [x for x in in_time if over[x[0][0]] <= COST_TOLERANCE]
+    if not free:
+        return min(in_time, key=lambda x: (over[x[0][0]], x[1], x[0][0]))
+    return min(free, key=lambda x: (x[1], x[0][0]))
+
+
+def _node_choice(timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s: float | None) -> str:
+    """What the row's ``training`` text says of its node count, when there was a choice: the rule, and
+    the runs it was weighed against, with their time and cost: the cheapest when it is not the chosen
+    run, and the fewest nodes when they cost about the same (slower, within the tolerance); where
+    neither is shown, the cheapest faster run (over the tolerance), else the fewest nodes."""
+    in_time = [x for x in timed if deadline_s is None or x[1] <= deadline_s]
+    if chosen not in in_time or len(in_time) < 2:
+        return ""
+    over = _overpay(in_time, warm_s)
+    (n, _, _), t = chosen
+    cheapest = min(in_time, key=lambda x: (over[x[0][0]], x[0][0]))
+    fewest = in_time[0]
+    others: list[tuple[_Timed, str]] = []
+    if over[n] > 0 and cheapest is not chosen:
+        others.append((cheapest, "the cheapest, "))
+    if (
+        fewest is not chosen
+        and over[fewest[0][0]] <= COST_TOLERANCE
+        and all(fewest is not o for o, _ in others)
+    ):
+        others.append((fewest, ""))
+    if not others:
+        faster = [x for x in in_time if x[1] < t]
+        if faster:
+            others.append((min(faster, key=lambda x: (over[x[0][0]], x[1])), "faster, "))
+        elif fewest is not chosen:
+            others.append((fewest, ""))  # the cheapest and the fastest: against the fewest nodes
+        else:
+            return ""
+    per_second = _node_seconds(n, t, warm_s)
+    hourly = _node_seconds(n, t, warm_s, NODE_COUNT_BILLING_S)
+
+    def pct(x: float) -> str:
+        if abs(x) < 0.0005:
+            return "the same"
+        share = f"{abs(x):.1%}" if abs(x) < 0.1 else f"{abs(x):.0%}"
+        return f"{share} more" if x > 0 else f"{share} less"
+
+    def weighed(other: _Timed, what: str) -> str:
+        m, t_other = other[0][0], other[1]
+        change = _node_seconds(m, t_other, warm_s) / per_second - 1.0 if per_second > 0 else 0.0
+        change_h = (
+            _node_seconds(m, t_other, warm_s, NODE_COUNT_BILLING_S) / hourly - 1.0 if hourly > 0 else 0.0
+        )
+        cost = f"{pct(change)} node-time"
+        if pct(change) != pct(change_h):
+            cost += f", {pct(change_h)} billed per hour"
+        return f"{what}{m} {plural(m, 'node')}: {duration(t_other)}, {cost}"
+
+    deadline = " that meets the deadline" if deadline_s is not None else ""
+    rule = (
+        f"the fastest node count{deadline} within {COST_TOLERANCE:.0%} of the cheapest's cost"
+        if over[n] <= COST_TOLERANCE
+        else f"no faster node count{deadline} within {COST_TOLERANCE:.0%} of the cheapest's cost"
+    )
+    return f"{n} {plural(n, 'node')}: {rule} ({'; '.join(weighed(o, w) for o, w in others)})"
+
+
+def checkpoint_saves(run_s: float, interval_s: float) -> float:
+    """Checkpoints written during a run of ``run_s`` seconds, one every ``interval_s`` (a whole number;
+    inf past the float range; the final output is saved apart: :func:`checkpoint_save_s`)."""
+    if not (interval_s > 0 and run_s > 0):
+        return 0.0
+    ratio = run_s / interval_s
+    return float(math.floor(ratio + 1e-9)) if math.isfinite(ratio) else math.inf
+
+
+def checkpoint_save_s(
+    run_s: float, nodes: int, checkpoint_gb: float, output_gb: float, interval_s: float, write_gbps: float
+) -> float:
+    """Seconds a run spends writing checkpoints: every ``interval_s`` each node writes its share of the
+    checkpoint (``checkpoint_gb / nodes``, a sharded checkpoint) at ``write_gbps``, and at the end the
+    trained output (``output_gb``: the weights or the adapter, gathered) is written once."""
+    if write_gbps <= 0:
+        return 0.0
+    each = checkpoint_gb / max(1, nodes) / write_gbps
+    during = checkpoint_saves(run_s, interval_s) * each if each > 0 else 0.0
+    return during + output_gb / write_gbps
+
+
+def describe_saves(
+    run_s: float,
+    nodes: int,
+    checkpoint_gb: float,
+    output_gb: float,
+    interval_s: float,
+    write_gbps: float,
+    output: str,
+) -> str:
+    """The row's words for :func:`checkpoint_save_s`."""
+    saved = checkpoint_saves(run_s, interval_s)
+    k = int(saved) if math.isfinite(saved) else 0
+    total = checkpoint_save_s(run_s, nodes, checkpoint_gb, output_gb, interval_s, write_gbps)
+    per_node = checkpoint_gb / max(1, nodes)
+    share = f", {per_node:,.3g} GB per node" if nodes > 1 else ""
+    every = f"every {duration(interval_s)}"
+    saves = (
+        f"{k:,} {plural(k, 'save')} of {checkpoint_gb:,.3g} GB ({every}){share} at {write_gbps:g} GB/s "
+        f"({duration(per_node / write_gbps)} each)"
+        if k
+        else f"none within the run ({every})"
+    )
+    return (
+        f"checkpoints: {saves}, then the {output} ({output_gb:,.3g} GB, {duration(output_gb / write_gbps)}): "
+        f"{duration(total)} added to the run"
+    )
 
 
 def _rounded_up(w: FinetuneWorkload | PretrainWorkload, nodes: int, g: int) -> str | None:
@@ -403,6 +573,28 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
         warm = job_warmup_s(weights + w.dataset_gb, weights, self.a)
+
+        def checkpoint_of(result: TrainingResult) -> float:
+            """GB of one checkpoint: the workload's figure, else the adapter (LoRA/QLoRA), else the full
+            training state (bf16 weights + fp32 master + Adam moments)."""
+            if w.checkpoint_gb is not None:
+                return w.checkpoint_gb
+            if isinstance(w, FinetuneWorkload) and w.method != "full":
+                adapters = result.memory.adapters_gb
+                return adapters if adapters > 0 else params_b * 2.0 * ADAPTER_SHARE
+            return params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
+
+        interval_s = w.checkpoint_interval_min * 60.0
+        write_gbps = self.a.download_gbps  # the storage bandwidth per node the cost model assumes
+
+        def wall(run: _Run) -> float:
+            """The run's wall-clock seconds: training plus writing its checkpoints and output."""
+            n, r, _ = run
+            ckpt = checkpoint_of(r)
+            run_s = r.time_s or 0.0
+            output = trained_output_gb(w, weights, ckpt)
+            return run_s + checkpoint_save_s(run_s, n, ckpt, output, interval_s, write_gbps)
+
         runs: list[_Run] = []  # every node count that runs it
         for n in candidates:
             if n > 1 and not fabric:
@@ -423,8 +615,13 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 why, kind = "the estimator gives no training time", "estimator"
                 continue
             runs.append((n, r, trained))
-        chosen = _node_count(runs, warm, deadline_s)
-        if chosen is None:
+        timed = _timed(runs, wall)
+        if runs and not any(math.isfinite(t) for _, t in timed):  # a checkpoint every nanosecond
+            why = f"writing a checkpoint every {w.checkpoint_interval_min:g} min leaves no time to train"
+            return reject(key, acc, why, fits=True, kind="estimator")
+        timed = [x for x in timed if math.isfinite(x[1])]
+        choice = _choose(timed, warm, deadline_s)
+        if choice is None:
             if kind == "fit" and not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
                 why += (
                     " (more nodes would share it: multi-node needs an inter-node fabric)"
@@ -432,7 +629,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     else f" on {g} {plural(g, 'GPU')}; multi-node needs an inter-node fabric"
                 )
             return reject(key, acc, why, kind=kind)
-        nodes, result, trained = chosen
+        (nodes, result, trained), wall_s = choice
         how, offload = trained.how, trained.offload
         need = host_ram_needed(result) if offload else None
         if need is not None and ram_gb is None:
@@ -442,14 +639,22 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             from gpuscout.estimate.training import default_internode_gbps  # the estimator's, loaded with it
 
             how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
+        node_choice = _node_choice(timed, choice, warm, deadline_s)
+        if node_choice:
+            how = f"{how}; {node_choice}"
+        ckpt = checkpoint_of(result)
+        lora = isinstance(w, FinetuneWorkload) and w.method != "full"
+        saves = describe_saves(
+            result.time_s or 0.0,
+            nodes,
+            ckpt,
+            trained_output_gb(w, weights, ckpt),
+            interval_s,
+            write_gbps,
+            "adapter" if lora else "trained weights",
+        )
+        how = f"{how}; {saves}"
         notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
-        if w.checkpoint_gb is not None:
-            ckpt = w.checkpoint_gb
-        elif isinstance(w, FinetuneWorkload) and w.method != "full":
-            adapters = result.memory.adapters_gb
-            ckpt = adapters if adapters > 0 else params_b * 2.0 * ADAPTER_SHARE
-        else:
-            ckpt = params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
         tokens = w.train_tokens if isinstance(w, FinetuneWorkload) else w.token_budget
         summary = EstimateSummary(
             throughput=result.tokens_per_s,
@@ -476,7 +681,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             gpus_per_instance=g,
             nodes=nodes,
             summary=summary,
-            time_s=result.time_s or 0.0,
+            time_s=wall_s,
             download_gb_per_instance=weights + w.dataset_gb,
             load_gb=weights,
             checkpoint_gb=ckpt,
