@@ -54,10 +54,10 @@ class Assumptions:
     def as_dict(self) -> dict[str, str]:
         rates = ", ".join(f"{k} {v:g}/h" for k, v in sorted(self.interruptions_per_hour.items()))
         return {
-            "download": f"{self.download_gbps:g} GB/s",
+            "download": f"{self.download_gbps:g} GB/s (checkpoint writes too)",
             "load": f"{self.load_gbps:g} GB/s",
             "boot": f"{self.boot_s:g} s",
-            "spot restart": f"{self.restart_s:g} s + weights reload",
+            "spot restart": f"{self.restart_s:g} s + reload (weights; training: last checkpoint, data)",
             "spot interruptions": f"{rates}; unknown kind {self.unknown_kind_interruptions_per_hour:g}/h",
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
