@@ -148,13 +148,17 @@ def test_vast_group_medians_are_labelled_as_such(offers: list[Offer]) -> None:
 
 
 def test_aggregator_copies_of_first_party_offers_are_shown_once(offers: list[Offer]) -> None:
+    # a resale at the first party's price is shown once; at another price it is another offer
     pi = [o.instance_type.split("__")[0] for o in offers if o.provider == "primeintellect"]
-    assert not {"lambdalabs", "hyperstack", "nebius"} & set(pi)
-    assert not [o for o in offers if o.provider == "spheron" and o.instance_type.startswith("data-crunch:")]
+    assert "hyperstack" not in pi and {"lambdalabs", "nebius"} <= set(pi)
+    hyperstack = next(o for o in offers if o.provider == "hyperstack" and o.instance_type == "n3-H100x1")
+    assert hyperstack.also_listed_by == ("primeintellect",)
     lam = next(o for o in offers if o.provider == "lambda" and o.instance_type == "gpu_8x_h100_sxm5")
-    assert lam.also_listed_by == ("primeintellect",) and lam.extra["also_listed_by_primeintellect"] == "23.92"
+    assert lam.also_listed_by == () and lam.price_usd_per_hour == 31.92
+    resale = next(o for o in offers if o.instance_type == "lambdalabs__8xH100_80GB__208__1800")
+    assert resale.price_usd_per_hour == 23.92 and "resale of lambda gpu_8x_h100_sxm5" in resale.notes
     verda = next(o for o in offers if o.provider == "verda" and o.instance_type == "1H100.80S.32V")
-    assert verda.also_listed_by == ("spheron",)
+    assert verda.also_listed_by == ()  # Spheron's data-crunch copies are dearer: their own rows
     # resold capacity with no first-party row in the snapshot stays, saying whose it is
     resold = [
         o for o in offers if o.provider == "primeintellect" and o.instance_type.startswith("datacrunch__")

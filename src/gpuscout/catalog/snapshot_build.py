@@ -113,6 +113,9 @@ CHANGE_COLUMNS = (
 ACTIONS = ("drop", "set", "clear_spot", "mark_interruptible", "note")
 _SETTABLE = frozenset({"gpu_name", "gpu_count", "gpu_memory_gb", "vcpus", "ram_gb"})
 _ROUNDING = 1e-4  # a spot price within this fraction of on-demand is "not below" it
+#: Two routes to the same box are one offer only at the same price: within 1 % or a cent (rounding)
+_SAME_PRICE_FRACTION = 0.01
+_SAME_PRICE_USD = 0.01
 
 
 class SnapshotBuildError(ValueError):
@@ -179,12 +182,19 @@ class _Match:
     spot_below_fraction: float | None = None
     spot_not_below_on_demand: bool | None = None
     interruptible: bool | None = None
+    duplicate_without: str | None = None
 
-    def __call__(self, row: _Row) -> bool:
+    def __call__(self, row: _Row, present: frozenset[tuple[str, ...]] = frozenset()) -> bool:
+        """``present``: :func:`_cells` of every row at this point (for ``duplicate_without``)."""
         if self.provider is not None and row.provider != self.provider:
             return False
         if self.instance_type is not None and not self.instance_type.fullmatch(row.data["instance_type"]):
             return False
+        if self.duplicate_without is not None:
+            name = row.data["instance_type"]
+            twin = name.replace(self.duplicate_without, "")
+            if twin == name or _cells(row, instance_type=twin) not in present:
+                return False
         if self.interruptible is not None and row.interruptible != self.interruptible:
             return False
         od, spot = row.price("price_per_hour_usd"), row.price("spot_price_per_hour_usd")
@@ -197,6 +207,11 @@ class _Match:
             if not_below != self.spot_not_below_on_demand:
                 return False
         return True
+
+
+def _cells(row: _Row, **replace: str) -> tuple[str, ...]:
+    """The row's reference cells (prices, shape, region, source...), some replaced."""
+    return tuple(replace.get(c, row.data[c]) for c in REFERENCE_COLUMNS)
 
 
 @dataclass(frozen=True)
@@ -217,6 +232,9 @@ class _Aggregator:
     separator: str
     resells: dict[str, str]
     picks: dict[str, str]
+    #: sub-provider -> pattern of the rest of the instance type naming the first party's own type
+    #: (group ``type``) and region (optional group ``region``)
+    names: dict[str, re.Pattern[str]]
     reason: str
     source: str
 
@@ -247,7 +265,14 @@ def _text(value: Any, where: str) -> str:
 def _parse_match(raw: Any, where: str) -> _Match:
     if not isinstance(raw, dict):
         raise SnapshotBuildError(f"rules.yaml {where}.match: expected a mapping")
-    known = {"provider", "instance_type", "spot_below_fraction", "spot_not_below_on_demand", "interruptible"}
+    known = {
+        "provider",
+        "instance_type",
+        "spot_below_fraction",
+        "spot_not_below_on_demand",
+        "interruptible",
+        "duplicate_without",
+    }
     unknown = set(raw) - known
     if unknown:
         raise SnapshotBuildError(
@@ -261,7 +286,17 @@ def _parse_match(raw: Any, where: str) -> _Match:
         spot_below_fraction=float(fraction) if fraction is not None else None,
         spot_not_below_on_demand=raw.get("spot_not_below_on_demand"),
         interruptible=raw.get("interruptible"),
+        duplicate_without=_text(raw["duplicate_without"], f"{where}.match.duplicate_without")
+        if "duplicate_without" in raw
+        else None,
     )
+
+
+def _name_pattern(value: Any, where: str) -> re.Pattern[str]:
+    pattern = re.compile(_text(value, where))
+    if "type" not in pattern.groupindex:
+        raise SnapshotBuildError(f"rules.yaml {where}: the pattern needs a group named 'type'")
+    return pattern
 
 
 def load_rules(path: Path = RULES_YAML) -> Rules:
@@ -302,6 +337,10 @@ def load_rules(path: Path = RULES_YAML) -> Rules:
             separator=str(raw["separator"]),
             resells={str(k): str(v) for k, v in raw["resells"].items()},
             picks={str(k): str(v) for k, v in (raw.get("picks") or {}).items()},
+            names={
+                str(k): _name_pattern(v, f"aggregators.{name}.names.{k}")
+                for k, v in (raw.get("names") or {}).items()
+            },
             reason=_text(raw.get("reason"), f"aggregators.{name}.reason"),
             source=_text(raw.get("source"), f"aggregators.{name}.source"),
         )
@@ -371,7 +410,8 @@ class _Build:
 
     def apply_rules(self) -> None:
         for rule in self.rules.rules:
-            hits = [r for r in self.rows if rule.match(r)]
+            present = frozenset(_cells(r) for r in self.rows)
+            hits = [r for r in self.rows if rule.match(r, present)]
             if not hits:
                 raise SnapshotBuildError(f"rules.yaml {rule.id}: matches no row (stale rule?)")
             for row in hits:
@@ -415,29 +455,53 @@ class _Build:
             self._link(agg)
 
     def _link(self, agg: _Aggregator) -> None:
+        """Merge a resold row into the first-party offer it copies when both sell at the same price;
+        a resale at another price is another offer a renter can take: it stays, linked by a note."""
         merged: set[int] = set()
+        aggregator = canonical_provider(agg.provider) or agg.provider
         for row in [r for r in self.rows if r.provider == agg.provider]:
-            sub, sep, _ = row.data["instance_type"].partition(agg.separator)
+            sub, sep, rest = row.data["instance_type"].partition(agg.separator)
             if not sep:
                 continue
             first_party = agg.resells.get(sub) or canonical_provider(sub)
             row.extra["resold_from"] = first_party or sub
             if sub not in agg.resells:
                 continue
-            target = self._first_party(agg, row, agg.resells[sub])
+            target = self._first_party(agg, row, sub, rest)
             if target is None:
                 continue
-            aggregator = canonical_provider(agg.provider) or agg.provider
-            price = row.data["price_per_hour_usd"]
-            spot = row.data["spot_price_per_hour_usd"]
-            at = f"${price}/h" + (f", spot ${spot}/h" if spot else "")
-            for fp in self.rows:
-                if fp.provider == target[0] and fp.data["instance_type"] == target[1]:
-                    if aggregator not in fp.also_listed_by:
-                        fp.also_listed_by.append(aggregator)
-                    key = f"also_listed_by_{aggregator}"
-                    prices = sorted({*filter(None, fp.extra.get(key, "").split(";")), price}, key=float)
-                    fp.extra[key] = ";".join(prices)
+            named = [fp for fp in self.rows if (fp.provider, fp.data["instance_type"]) == target]
+            # a type sold in two shapes (Hyperstack's n3-H100-SXM5x8: 1800 GB RAM in CANADA-1, 960 in
+            # US-1) is resold in the one of the same vCPUs and RAM
+            targets = [fp for fp in named if _same_shape(fp, row)] or named
+            at = _prices_text(row)
+            fp_name = f"{canonical_provider(target[0]) or target[0]} {target[1]}"
+            if not all(_same_prices(row, fp) for fp in targets):
+                note = f"resale of {fp_name}"
+                row.notes.append(note)
+                row.extra["resale_of"] = f"{target[0]}/{target[1]}"
+                theirs = "; ".join(sorted({_prices_text(fp) for fp in targets}))
+                self.log(
+                    "resale-priced-apart",
+                    "note",
+                    row,
+                    field="notes",
+                    after=note,
+                    detail=(
+                        f"{aggregator} sells {target[0]}'s {target[1]} at {at}, {target[0]} at {theirs}: "
+                        "two purchase routes at different prices are two offers (merged only within 1 % "
+                        f"or a cent); {agg.reason}"
+                    ),
+                    source=agg.source,
+                )
+                continue
+            for fp in targets:
+                if aggregator not in fp.also_listed_by:
+                    fp.also_listed_by.append(aggregator)
+                key = f"also_listed_by_{aggregator}"
+                price = row.data["price_per_hour_usd"]
+                prices = sorted({*filter(None, fp.extra.get(key, "").split(";")), price}, key=float)
+                fp.extra[key] = ";".join(prices)
             self.log(
                 f"aggregator-{agg.provider}",
                 "merge",
@@ -445,8 +509,8 @@ class _Build:
                 field="also_listed_by",
                 after=f"{target[0]}/{target[1]}",
                 detail=(
-                    f"shown once as {target[0]}'s {target[1]} (also listed by {aggregator} at {at}): "
-                    f"{agg.reason}"
+                    f"shown once as {target[0]}'s {target[1]} (also listed by {aggregator} at {at}, "
+                    f"the same price): {agg.reason}"
                 ),
                 source=agg.source,
             )
@@ -459,7 +523,8 @@ class _Build:
         Prime Intellect's ``datacrunch__8xH200_141GB__...`` says "H200"; Verda (ex-DataCrunch), whose
         instance it is, lists its H200s as SXM only (``1H200.141S.44V``: S for SXM5). Where every row
         of the first party's with that GPU and memory names one variant exactly, the resold row is
-        that variant, with a note saying why; otherwise it stays assumed."""
+        that variant, with a note saying why; otherwise it stays assumed. A resale linked to one
+        first-party type (``resale_of``, kept apart for its price) takes that type's variant."""
         own: dict[str, list[_Row]] = {}
         for r in self.rows:
             own.setdefault(canonical_provider(r.provider) or r.provider, []).append(r)
@@ -472,15 +537,24 @@ class _Build:
                 continue
             family = _family(row)
             listed = [r for r in own.get(first_party, []) if _family(r) == family]
+            fp_provider, _, fp_type = row.extra.get("resale_of", "").partition("/")
+            if fp_type:
+                listed = [
+                    r for r in listed if (r.provider, r.data["instance_type"]) == (fp_provider, fp_type)
+                ]
             resolved = [resolve_listed_gpu(r.data["gpu_name"], r.data["gpu_memory_gb"]) for r in listed]
             names = {name for name, _, _ in resolved}
             if not listed or len(names) != 1 or not all(exact for _, exact, _ in resolved):
                 continue
             name = names.pop()
-            note = (
-                f"variant not stated in {row.data['gpu_name']!r}; {name} as {first_party} (whose "
-                f"instance this is) lists its own {row.data['gpu_name']} {row.data['gpu_memory_gb']} GB"
-            )
+            stated = f"variant not stated in {row.data['gpu_name']!r}; {name}"
+            if fp_type:
+                note = f"{stated}: {first_party} lists {fp_type}, the instance this resells, as {name}"
+            else:
+                note = (
+                    f"{stated} as {first_party} (whose instance this is) lists its own "
+                    f"{row.data['gpu_name']} {row.data['gpu_memory_gb']} GB"
+                )
             row.variant = (name, note)
             self.log(
                 "resold-variant",
@@ -492,22 +566,21 @@ class _Build:
                 source=listed[0].data["source"],
             )
 
-    def _first_party(self, agg: _Aggregator, row: _Row, provider: str) -> tuple[str, str] | None:
-        """(provider, instance_type) of the first-party offer ``row`` resells, or None."""
+    def _first_party(self, agg: _Aggregator, row: _Row, sub: str, rest: str) -> tuple[str, str] | None:
+        """(provider, instance_type) of the first-party offer ``row`` resells, or None (``row``'s
+        instance type is ``<sub><separator><rest>``)."""
         source_name = {canonical_provider(r.provider) or r.provider: r.provider for r in self.rows}
-        ref_provider = source_name.get(provider)
+        ref_provider = source_name.get(agg.resells[sub])
         if ref_provider is None:
             return None
+        if sub in agg.names:
+            return self._named_first_party(agg, row, ref_provider, agg.names[sub], rest)
         pick = agg.picks.get(row.data["instance_type"])
         if pick is not None:
             return ref_provider, pick
 
         def same(r: _Row) -> bool:
-            return (
-                r.provider == ref_provider
-                and _family(r) == _family(row)
-                and all(r.data[c] == row.data[c] for c in ("gpu_count", "vcpus", "ram_gb"))
-            )
+            return r.provider == ref_provider and _family(r) == _family(row) and _same_shape(r, row)
 
         types = sorted({r.data["instance_type"] for r in self.rows if same(r)})
         if len(types) > 1:  # the same shape sold under two names: the one at the same price
@@ -525,6 +598,32 @@ class _Build:
                 )
             types = priced
         return (ref_provider, types[0]) if types else None
+
+    def _named_first_party(
+        self, agg: _Aggregator, row: _Row, ref_provider: str, pattern: re.Pattern[str], rest: str
+    ) -> tuple[str, str] | None:
+        """The first party's type the instance type names (``spheron-ai:n3-H100x1__CANADA-1`` is
+        Hyperstack's ``n3-H100x1`` in CANADA-1), or None where the first party lists no such type;
+        a named type of another shape stops the build (the pattern is wrong)."""
+        found = pattern.fullmatch(rest)
+        if found is None:
+            return None
+        name, region = found.group("type"), found.groupdict().get("region")
+        listed = [
+            r
+            for r in self.rows
+            if r.provider == ref_provider
+            and r.data["instance_type"] == name
+            and (region is None or r.data["region"] == region)
+        ]
+        if not listed:
+            return None
+        if any(_family(r) != _family(row) or not _same_shape(r, row) for r in listed):
+            raise SnapshotBuildError(
+                f"aggregators.{agg.provider}.names: {row.data['instance_type']} names {ref_provider}'s "
+                f"{name}, which is another GPU, count, vCPU or RAM"
+            )
+        return ref_provider, name
 
     def canonical_regions(self) -> None:
         for row in self.rows:
@@ -618,6 +717,30 @@ class _Build:
                 f"duplicate (provider, instance_type, region) after the build: {dup[:3]}"
             )
         return [_snapshot_row(r) for r in self.rows]
+
+
+def _same_shape(a: _Row, b: _Row) -> bool:
+    return all(a.data[c] == b.data[c] for c in ("gpu_count", "vcpus", "ram_gb"))
+
+
+def _same_price(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return abs(a - b) <= max(_SAME_PRICE_FRACTION * max(a, b), _SAME_PRICE_USD)
+
+
+def _same_prices(resale: _Row, first_party: _Row) -> bool:
+    """Whether the resale sells at the first party's price: on-demand within rounding, and a spot
+    price only if the first party's agrees (the merged row keeps the first party's own spot price,
+    so a resale without one hides nothing)."""
+    od = _same_price(resale.price("price_per_hour_usd"), first_party.price("price_per_hour_usd"))
+    spot = resale.price("spot_price_per_hour_usd")
+    return od and (spot is None or _same_price(spot, first_party.price("spot_price_per_hour_usd")))
+
+
+def _prices_text(row: _Row) -> str:
+    spot = row.data["spot_price_per_hour_usd"]
+    return f"${row.data['price_per_hour_usd']}/h" + (f", spot ${spot}/h" if spot else "")
 
 
 def _family(row: _Row) -> tuple[str, str]:

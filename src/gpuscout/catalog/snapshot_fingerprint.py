@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "04c9c79aa9e2a2ba60c1c91072c27b0290aebcc1bb4f628df2da5a786817c8d0"
+SNAPSHOT_SHA256 = "737bea3130a4ac279747ac491496e8af89609733fdd8fa5ecc8ff26bb39e3ac8"
