@@ -89,9 +89,11 @@ def test_one_bundled_offer_left_is_one_offer() -> None:
 @respx.mock
 def test_one_spot_gpu_free_is_one_gpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JL_API_KEY", "jl-key")
-    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=sample("jarvislabs")))
+    meta = sample("jarvislabs")
+    meta["server_meta"][2]["workload_type"] = "container"  # spot is sold for containers only
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=meta))
     offers = {(o.instance_type, o.region): o for o in fetch(JarvislabsSource())}
-    a100 = offers[("vm:A100-80GB:1x", "india-noida-01")]  # spot_num_free_devices 1 in the recording
+    a100 = offers[("container:A100-80GB:1x", "india-noida-01")]  # spot_num_free_devices 1 in the recording
     assert "spot (interruptible): 1 GPU free" in (a100.notes or "")
-    l4 = offers[("vm:L4:1x", "india-noida-01")]  # 2 free
+    l4 = offers[("container:L4:1x", "india-noida-01")]  # 2 free
     assert "spot (interruptible): 2 GPUs free" in (l4.notes or "")

@@ -36,7 +36,8 @@ def test_recorded_fixture_field_by_field() -> None:
     assert source.dropped == []
     l4 = offers[("vm:L4:1x", "india-noida-01")]
     assert (l4.accelerator, l4.gpu_count, l4.gpu_memory_gb) == ("L4", 1, 24)
-    assert l4.price_usd_per_hour == pytest.approx(0.44) and l4.spot_price_usd_per_hour == pytest.approx(0.29)
+    assert l4.price_usd_per_hour == pytest.approx(0.44) and l4.spot_price_usd_per_hour is None  # vm: no spot
+    assert offers[("container:L4:1x", "india-noida-01")].spot_price_usd_per_hour == pytest.approx(0.29)
     assert l4.availability is Availability.AVAILABLE and l4.available_count == 3
     assert (l4.vcpus, l4.ram_gb) == (28, 124)
     eight = offers[("container:L4:8x", "india-noida-01")]  # num_gpus "8": per-GPU price x 8

@@ -33,7 +33,8 @@ def mock(types: list[dict[str, Any]] | None = None) -> respx.Route:
 
 
 def index(offers: list[Any]) -> dict[tuple[str, str, bool | None], Any]:
-    return {(o.instance_type, o.region, o.secure): o for o in offers}
+    # the instance type names the cloud ("1x NVIDIA GeForce RTX 4090 (secure)"); keyed here without it
+    return {(o.instance_type.rsplit(" (", 1)[0], o.region, o.secure): o for o in offers}
 
 
 @respx.mock

@@ -14,11 +14,14 @@ from :data:`AZURE_GPU_SIZES`, curated from Microsoft Learn's GPU-accelerated siz
 (https://learn.microsoft.com/azure/virtual-machines/sizes/overview, series pages linked per
 row). Those figures were written from the documentation as remembered, not re-read here
 (confidence "recalled"); sizes not in the table are dropped with the reason "not a known Azure
-GPU size". Fractional sizes (NVadsA10 v5 slices of an A10) are marked ``fractional``.
+GPU size". Fractional sizes (NVadsA10 v5 slices of an A10) are marked ``fractional`` (no fabric).
+Sizes of retired series (:data:`AZURE_RETIRED_SIZES`: NC K80, NV M60, NCv3 V100) are dropped with
+the date and the retirement notice, as the bundled snapshot drops them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,7 +36,6 @@ from gpuscout.catalog.normalize import (
     match_gpu,
     price_or_none,
 )
-from gpuscout.catalog.normalize import interconnect_for as fabric
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.http import HttpSource, azure_next_page, paginate
 from gpuscout.catalog.sources.payload import envelope, field, now_utc, parse_rows
@@ -96,11 +98,7 @@ AZURE_GPU_SIZES: dict[str, AzureSize] = {
     "Standard_NC8as_T4_v3": AzureSize("T4", 1, 8, 56, _series("ncast4v3-series")),
     "Standard_NC16as_T4_v3": AzureSize("T4", 1, 16, 110, _series("ncast4v3-series")),
     "Standard_NC64as_T4_v3": AzureSize("T4", 4, 64, 440, _series("ncast4v3-series")),
-    # NCv3 (V100 16 GB; form factor not stated in the docs -> the resolver's default, noted)
-    "Standard_NC6s_v3": AzureSize("V100 16GB", 1, 6, 112, _series("ncv3-series")),
-    "Standard_NC12s_v3": AzureSize("V100 16GB", 2, 12, 224, _series("ncv3-series")),
-    "Standard_NC24s_v3": AzureSize("V100 16GB", 4, 24, 448, _series("ncv3-series")),
-    "Standard_NC24rs_v3": AzureSize("V100 16GB", 4, 24, 448, _series("ncv3-series"), internode="infiniband"),
+    # (NCv3, V100 16 GB: retired, see AZURE_RETIRED_SIZES)
     # NDv2 (8x V100 32 GB SXM2, NVLink)
     "Standard_ND40rs_v2": AzureSize(
         "V100 SXM2 32GB", 8, 40, 672, _series("ndv2-series"), internode="infiniband"
@@ -117,6 +115,50 @@ AZURE_GPU_SIZES: dict[str, AzureSize] = {
     "Standard_NV24s_v3": AzureSize("M60", 2, 24, 224, _series("nvv3-series")),
     "Standard_NV48s_v3": AzureSize("M60", 4, 48, 448, _series("nvv3-series")),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class RetiredSeries:
+    """A GPU VM series Azure no longer sells: its sizes (a full-match pattern), when and where said."""
+
+    series: str
+    sizes: re.Pattern[str]
+    retired_on: str | None  # ISO date, where the notice gives one
+    source: str
+
+    def reason(self) -> str:
+        when = f" on {self.retired_on}" if self.retired_on else ""
+        return f"retired size: Azure {self.series} was retired{when} ({self.source})"
+
+
+#: Retired GPU series: their sizes are dropped (excluded, with the reason) wherever the Retail Prices
+#: API still has meters for them, by this adapter and by ``gpuhunt:azure``. The same sizes as the
+#: bundled snapshot's ``azure-retired-*`` rules (data/snapshot/rules.yaml), with the same sources.
+AZURE_RETIRED_SIZES: tuple[RetiredSeries, ...] = (
+    RetiredSeries(
+        "NC-series (Tesla K80) and its Promo sizes",
+        re.compile(r"Standard_NC(6|12|24|24r)(_Promo)?"),
+        None,
+        "https://learn.microsoft.com/en-us/azure/virtual-machines/nc-series-retirement",
+    ),
+    RetiredSeries(
+        "NV-series (Tesla M60) and NV_Promo",
+        re.compile(r"Standard_NV(6|12|24)(_Promo)?"),
+        "2023-09-06",
+        "https://learn.microsoft.com/en-us/azure/virtual-machines/nv-series-retirement",
+    ),
+    RetiredSeries(
+        "NCv3-series (V100: NC6s_v3, NC12s_v3, NC24s_v3, NC24rs_v3)",
+        re.compile(r"Standard_NC(6|12|24|24r)s_v3"),
+        "2025-09-30",
+        "https://github.com/MicrosoftDocs/azure-docs (ncv3-nc6s-nc12s-nc24s-retirement.md)",
+    ),
+)
+
+
+def retired_size(sku: str) -> RetiredSeries | None:
+    """The retired series ``sku`` belongs to, or ``None`` when Azure still sells it."""
+    return next((r for r in AZURE_RETIRED_SIZES if r.sizes.fullmatch(sku)), None)
 
 
 @dataclass
@@ -160,6 +202,9 @@ class AzureSource(HttpSource):
         reason = azure_exclusion(item)
         if reason:
             raise Excluded(reason)
+        retired = retired_size(sku)
+        if retired is not None:
+            raise Excluded(retired.reason(), "retired size")
         if sku not in AZURE_GPU_SIZES:
             raise Excluded("not a known Azure GPU size")
         if price is None:
@@ -192,7 +237,6 @@ class AzureSource(HttpSource):
             observed_at=observed,
             vcpus=float(size.vcpus),
             ram_gb=size.ram_gb,
-            interconnect=fabric(gpu.accelerator),
             internode=size.internode,
             notes="; ".join(notes),
             extra=extra,

@@ -15,16 +15,33 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for
-from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import GpuscoutError
 
 if TYPE_CHECKING:  # the client is made by the refresh (catalog/sources/http.py), not imported here
     import httpx
 
+    from gpuscout.knowledge.accelerator_types import Accelerator
+
 
 def format_seconds(value: float) -> str:
     """A duration for a message: ``90s``, ``3s``, ``2.85s``, ``0.5s``."""
     return f"{value:.0f}s" if value >= 10 else f"{value:.3g}s"
+
+
+#: ``Offer.extra["variant"]`` of an offer whose source does not state the GPU's variant (form factor,
+#: memory or edition): the default one was assumed (the tables mark it "?").
+VARIANT_KEY, VARIANT_ASSUMED = "variant", "assumed"
+
+
+def stated_interconnect(accelerator: Accelerator, *, exact: bool, fractional: bool = False) -> Interconnect:
+    """The GPU-to-GPU fabric an offer can be given from its part alone, the one rule of every source
+    (live and the bundled snapshot): the part's usual one (SXM/OAM baseboards: NVLink-class, PCIe
+    cards: PCIe) only where the source states the variant; an assumed variant (a plain "H100" may be
+    a PCIe card) and a vGPU slice (a share of one GPU, joined to no other) are ``unknown``."""
+    if fractional or not exact:
+        return Interconnect.UNKNOWN
+    return interconnect_for(accelerator)
 
 
 class SourceError(GpuscoutError):
@@ -135,8 +152,11 @@ class Source(ABC):
 
         Fills what every adapter sets the same way: provider and billing terms (the source's
         ``provider``), accelerator, per-GPU memory and fractional flag (from ``gpu``), the
-        ``source`` label and the accelerator's usual interconnect. ``fields`` gives the rest
-        (instance type, region, prices, ``observed_at``...) and may override any of these.
+        ``source`` label and the interconnect :func:`stated_interconnect` gives (unknown for an
+        assumed variant or a slice). An assumed variant is marked in ``extra`` (:data:`VARIANT_KEY`),
+        as the bundled snapshot marks it. ``fields`` gives the rest (instance type, region, prices,
+        ``observed_at``...) and may override any of these; a source that states the fabric itself
+        (Vast.ai's NVLink bandwidth, Shadeform's ``interconnect``) passes ``interconnect``.
         """
         defaults: dict[str, Any] = {
             "provider": self.provider,
@@ -144,10 +164,13 @@ class Source(ABC):
             "gpu_memory_gb": gpu.memory_gb,
             "fractional": gpu.fractional,
             "source": self.source_label,
-            "interconnect": interconnect_for(gpu.accelerator),
+            "interconnect": stated_interconnect(gpu.accelerator, exact=gpu.exact, fractional=gpu.fractional),
             "billing_terms": self.provider,
         }
-        return Offer(**(defaults | fields))
+        offer = defaults | fields
+        if not gpu.exact:
+            offer["extra"] = {**offer.get("extra", {}), VARIANT_KEY: VARIANT_ASSUMED}
+        return Offer(**offer)
 
     def offline_offers(self) -> list[Offer] | None:
         """The offers of a source that reads no network (a user's file), read without an HTTP client:

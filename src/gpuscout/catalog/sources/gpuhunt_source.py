@@ -19,7 +19,8 @@ finish within Ns"; any other gpuhunt exception becomes a :class:`SourceError` na
 so one failing gpuhunt provider never breaks another. gpuhunt lists on-demand and spot as separate
 items; they are merged into one offer per (instance, location). gpuhunt names GPUs without form
 factor ("A100", 80 GB); for Azure and Lambda the instance name pins the variant through the direct
-adapters' tables, elsewhere the knowledge table's default is used and noted. gpuhunt catalogs carry
+adapters' tables, for AWS and OCI HGX shapes through :data:`HGX_INSTANCE_GPUS`; elsewhere the
+knowledge table's default is assumed (noted, marked, and given no fabric). gpuhunt catalogs carry
 no availability: every offer is ``unknown``.
 """
 
@@ -37,9 +38,9 @@ from typing import Any
 import httpx
 
 from gpuscout.catalog.fabrics import internode_extra, known_fabric
-from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_none
+from gpuscout.catalog.normalize import Excluded, GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES
+from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES, retired_size
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError, format_seconds
 from gpuscout.catalog.sources.gpuhunt_worker import WorkerFailed, WorkerTimeout, run_worker
 from gpuscout.catalog.sources.lambda_cloud import LAMBDA_GPU_TOKENS
@@ -97,10 +98,38 @@ def _lambda_hint(instance: str) -> tuple[str, float | None] | None:
     return (name, None) if name else None
 
 
+#: 8-GPU shapes whose instance pages state an NVSwitch (HGX) baseboard, where gpuhunt names only the
+#: GPU ("A100", "H100", "H200", "V100"): the GPU with its form factor, as the bundled snapshot's
+#: ``hgx-*`` rules (data/snapshot/rules.yaml) and its reference rows state it. Elsewhere an unstated
+#: form factor stays assumed, with no fabric (``base.stated_interconnect``).
+HGX_INSTANCE_GPUS: dict[str, dict[str, str]] = {
+    "aws": {  # https://aws.amazon.com/ec2/instance-types/p3/, /p4/, /p5/
+        "p3dn.24xlarge": "V100 SXM2 32GB",
+        "p4d.24xlarge": "A100 SXM4 40GB",
+        "p4de.24xlarge": "A100 SXM4 80GB",
+        "p5.48xlarge": "H100 SXM",
+        "p5e.48xlarge": "H200 SXM",
+        "p5en.48xlarge": "H200 SXM",
+    },
+    "oci": {  # https://docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm#bm-gpu
+        "BM.GPU4.8": "A100 SXM4 40GB",
+        "BM.GPU.A100-v2.8": "A100 SXM4 80GB",
+        "BM.GPU.H100.8": "H100 SXM",
+        "BM.GPU.H200.8": "H200 SXM",
+    },
+}
+
+
+def _hgx_hint(provider: str) -> Callable[[str], tuple[str, float | None] | None]:
+    shapes = HGX_INSTANCE_GPUS[provider]
+    return lambda instance: (shapes[instance], None) if instance in shapes else None
+
+
 # Instance name -> (exact GPU name, slice GB) where gpuscout knows better than gpuhunt's "A100".
 HINTS: dict[str, Callable[[str], tuple[str, float | None] | None]] = {
     "azure": _azure_hint,
     "lambdalabs": _lambda_hint,
+    **{provider: _hgx_hint(provider) for provider in HGX_INSTANCE_GPUS},
 }
 
 
@@ -257,6 +286,8 @@ class GpuhuntSource(Source):
         item = slot["item"]
         if slot["price"] is None and slot["spot"] is None:
             raise Unmatched("no positive price")
+        if self.gpuhunt_provider == "azure" and (retired := retired_size(instance)) is not None:
+            raise Excluded(retired.reason(), "retired size")
         count = int(item["gpu_count"])
         gpu = self._gpu(item, instance)
         region, zone = location, None

@@ -13,7 +13,9 @@
   VMs) is not read.
 * **Offers**: one per (row, GPU count in {1, ``num_gpus``}); instance type
   ``<kind>:<gpu_type>:<n>x``; available when ``effective_num_free_devices`` covers the count.
-  Spot (interruptible) where ``spot_price`` is given.
+  Spot (interruptible) where ``spot_price`` is given, on ``container`` rows only: spot is sold for
+  containers (``jarvislabs.source.md``), so a ``vm`` row's ``spot_price`` (the feed copies it
+  there) is not offered as the VM's.
 
 Traps (``jarvislabs.source.md``): numbers arrive as strings; ``price_per_week`` /
 ``price_per_month`` are incoherent and never used; backends disagree (europe-01 H200 3.80 on
@@ -38,6 +40,8 @@ from gpuscout.catalog.sources.payload import NO_PRICE, envelope, field, now_utc,
 from gpuscout.wording import plural
 
 SERVER_META_URL = "https://backendn.jarvislabs.net/misc/server_meta"
+#: The workload types Jarvislabs sells spot (interruptible) capacity for: containers only.
+SPOT_KINDS = frozenset({"container"})
 
 
 class JarvislabsSource(HttpSource):
@@ -60,8 +64,10 @@ class JarvislabsSource(HttpSource):
         where = "server_meta[]"
         gpu_type = str(field(row, "gpu_type", where, str))
         region = str(field(row, "region", where, str))
+        kind = str(row.get("workload_type") or "vm")
         per_gpu = price_or_none(field(row, "price_per_hour", where))
-        spot_per_gpu = price_or_none(row.get("spot_price"))
+        # spot is sold for containers only (jarvislabs.source.md): a VM row's spot_price is not its own
+        spot_per_gpu = price_or_none(row.get("spot_price")) if kind in SPOT_KINDS else None
         if per_gpu is None and spot_per_gpu is None:
             raise Unmatched("no positive price_per_hour or spot_price", NO_PRICE)
         currency = str(row.get("currency") or "USD").upper()
@@ -71,7 +77,6 @@ class JarvislabsSource(HttpSource):
         most = int(_num(row.get("num_gpus")) or 1)
         free = int(_num(row.get("effective_num_free_devices", row.get("num_free_devices"))) or 0)
         spot_free = int(_num(row.get("spot_num_free_devices")) or 0)
-        kind = str(row.get("workload_type") or "vm")
         cpus = positive(_num(row.get("cpus_per_gpu")))
         ram = positive(_num(row.get("ram_per_gpu")))
         offers = []

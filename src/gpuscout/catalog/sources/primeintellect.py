@@ -12,9 +12,13 @@
   ``stockStatus`` (Available, High, Medium, Low...), ``security`` (``secure_cloud`` /
   ``community_cloud``), ``isSpot``, ``prepaidTime``, and ``vcpu`` / ``memory`` / ``disk``
   ``.defaultCount``.
-* **Offers**: provider ``primeintellect`` (who bills), the upstream cloud in the instance type
-  (``hyperstack:n3-H100x1``) and ``extra["upstream_provider"]``: the same capacity is often listed
-  directly by that cloud, and the catalogue links such resale rows to the provider's own offer.
+* **Offers**: provider ``primeintellect`` (who bills), the upstream cloud in the instance type as its
+  gpuscout provider id (``hyperstack:n3-H100x1``; ``lambdalabs`` -> ``lambda``, ``datacrunch`` ->
+  ``verda``), as PI names it in ``extra["upstream_provider"]``. The same capacity is often listed
+  directly by that cloud: where a current first-party offer has that instance type, region, GPU
+  count and prices (to the cent), the catalogue's read leaves the resale out and the first-party row
+  names ``primeintellect`` in ``also_listed_by`` (``catalog.query.resale_terms``); a resale at
+  another price is another route and stays.
   ``isSpot`` offers carry a spot price only. An offer with ``prepaidTime`` is a prepaid term, not
   an hourly offer: excluded. A price in EUR is converted at the stated rate
   (:mod:`gpuscout.catalog.currency`); another currency is invalid.
@@ -37,6 +41,7 @@ from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import NO_PRICE, field, now_utc, number, parse_rows, positive
+from gpuscout.knowledge.providers import canonical_provider
 
 AVAILABILITY_URL = "https://api.primeintellect.ai/api/v1/availability/gpus"
 PAGE_SIZE = 100
@@ -92,6 +97,7 @@ class PrimeIntellectSource(HttpSource):
         where = "items[]"
         cloud_id = str(field(row, "cloudId", where, str))
         upstream = str(row.get("provider") or "unknown")
+        upstream_id = canonical_provider(upstream) or upstream.strip().lower()
         if row.get("prepaidTime"):
             raise Excluded("prepaid term, not an hourly offer")
         count = int(number(row, "gpuCount", where))
@@ -132,7 +138,7 @@ class PrimeIntellectSource(HttpSource):
         extra.update(stated.extra)
         return self.gpu_offer(
             gpu,
-            instance_type=f"{upstream}:{cloud_id}",
+            instance_type=f"{upstream_id}:{cloud_id}",
             region=str(row.get("dataCenter") or row.get("country") or "unknown"),
             gpu_count=count,
             observed_at=observed,

@@ -15,7 +15,9 @@ type, so its "spot" was not an interruptible price anyway.
   ``price.secure`` / ``price.community`` **USD per GPU-hour**, ``maxCount.secure`` /
   ``maxCount.community`` (the largest pod: a ceiling, *not* stock), ``availability`` (NONE, LOW,
   MEDIUM, HIGH) and ``dataCenters[] {id, name, availability}``.
-* **Offers**: one per (GPU type, cloud, GPU count in {1, maxCount}, data centre). An N-GPU pod
+* **Offers**: one per (GPU type, cloud, GPU count in {1, maxCount}, data centre), named
+  ``<count>x <id> (<cloud>)`` (``1x NVIDIA GeForce RTX 4090 (community)``: the two clouds' pods
+  of one type differ in price and terms, and the name tells them apart in a table). An N-GPU pod
   costs N x the per-GPU price. Availability is what RunPod states for one GPU: HIGH/MEDIUM ->
   available, LOW -> limited, NONE -> unavailable; for a larger count it is unknown, except where
   not even one GPU is available (then unavailable). Region is the data-centre id (``US-KS-2``).
@@ -123,7 +125,7 @@ class RunPodSource(HttpSource):
                 offers.append(
                     self.gpu_offer(
                         gpu,
-                        instance_type=f"{count}x {type_id}",
+                        instance_type=f"{count}x {type_id} ({cloud})",
                         region=region,
                         gpu_count=count,
                         price_usd_per_hour=per_instance(per_gpu, count),

@@ -42,9 +42,8 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from gpuscout.catalog.fabrics import internode_extra, known_fabric
-from gpuscout.catalog.normalize import interconnect_for
 from gpuscout.catalog.offer import Interconnect, Offer
-from gpuscout.catalog.sources.base import Source
+from gpuscout.catalog.sources.base import VARIANT_ASSUMED, VARIANT_KEY, Source, stated_interconnect
 from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerators import resolve_gpu, resolve_gpu_detail
 
@@ -80,11 +79,10 @@ def _list(text: str) -> tuple[str, ...]:
 
 
 def _interconnect(accelerator: str, exact: bool) -> Interconnect:
-    """The fabric the part implies (SXM/OAM/superchip baseboards: NVLink-class; PCIe cards: PCIe),
-    only where the variant is stated; an assumed variant stays unknown."""
+    """The fabric the part implies, by the rule every source follows (:func:`stated_interconnect`)."""
     if not exact:
         return Interconnect.UNKNOWN
-    return interconnect_for(resolve_gpu(accelerator))
+    return stated_interconnect(resolve_gpu(accelerator), exact=True)
 
 
 class SnapshotSource(Source):
@@ -131,7 +129,7 @@ class SnapshotSource(Source):
             extra = {"gpu_name_source": row["gpu_name"], "as_of": row["as_of"] or "unknown"}
             extra.update(json.loads(row["extra"]) if row["extra"] else {})
             if not exact:
-                extra["variant"] = "assumed"
+                extra[VARIANT_KEY] = VARIANT_ASSUMED
             notes = [note] if note else []
             if row["stale"] == "true":
                 notes.append("stale: from an older (v6) catalog file")

@@ -1,0 +1,151 @@
+"""Live loaders state only what their feeds state (review r2 items 3, 4, 8, 9): an unstated variant is
+marked assumed and has no fabric (HGX instance types are SXM by their documented shape), retired Azure
+sizes stay out, Prime Intellect names the provider it resells by its id, RunPod's two clouds tell apart,
+Jarvislabs' spot price is for containers only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from gpuscout.catalog.offer import Interconnect, Offer
+from gpuscout.catalog.sources.azure import PRICES_URL, AzureSource
+from gpuscout.catalog.sources.base import VARIANT_ASSUMED, VARIANT_KEY
+from gpuscout.catalog.sources.gpuhunt_source import GpuhuntSource
+from gpuscout.catalog.sources.jarvislabs import SERVER_META_URL, JarvislabsSource
+from gpuscout.catalog.sources.lium import NODES_URL, LiumSource
+from gpuscout.catalog.sources.primeintellect import AVAILABILITY_URL, PrimeIntellectSource
+from gpuscout.catalog.sources.runpod import GPUS_URL, RunPodSource
+from gpuscout.catalog.sources.vultr import METAL_URL, PLANS_URL, VultrSource
+from gpuscout.catalog.store import Store
+from tests.catalog.helpers import STORE_KINDS, make_offer, temp_store
+from tests.catalog.sources.samples import by_type, fetch, sample
+from tests.catalog.sources.test_gpuhunt_source import row, write
+
+NOW = datetime.now(UTC).replace(microsecond=0)
+
+
+@pytest.fixture(params=STORE_KINDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    with temp_store(request.param, tmp_path) as s:
+        yield s
+
+
+@pytest.fixture(autouse=True)
+def _keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("JL_API_KEY", "RUNPOD_API_KEY", "PRIME_INTELLECT_API_KEY"):
+        monkeypatch.setenv(var, "key")
+
+
+def _vultr() -> dict[str, Offer]:
+    plans = sample("vultr")["plans_fixture"]["plans"]
+    metal = sample("vultr")["plans_metal_fixture"]
+    with respx.mock:
+        respx.get(PLANS_URL).mock(return_value=httpx.Response(200, json={"plans": plans, "meta": {}}))
+        respx.get(METAL_URL).mock(return_value=httpx.Response(200, json={**metal, "meta": {}}))
+        return by_type(fetch(VultrSource()))
+
+
+@respx.mock
+def test_live_rows_of_an_unstated_variant_are_marked_assumed_without_a_fabric() -> None:
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=sample("jarvislabs")))
+    respx.get(NODES_URL).mock(return_value=httpx.Response(200, json=sample("lium")))
+    jarvis = {(o.instance_type, o.region): o for o in fetch(JarvislabsSource())}
+    lium = fetch(LiumSource())
+    a100 = jarvis[("vm:A100-80GB:4x", "india-noida-01")]  # "A100-80GB": form factor not stated
+    h100 = jarvis[("vm:H100:1x", "europe-01")]
+    h200 = [o for o in lium if o.accelerator == "H200-SXM"]  # Lium's "H200" 140 GB
+    assert h200
+    for o in (a100, h100, *h200):
+        assert o.extra[VARIANT_KEY] == VARIANT_ASSUMED, o.instance_type
+        assert o.interconnect is Interconnect.UNKNOWN, o.instance_type
+        assert "assumed" in o.notes
+    l4 = jarvis[("vm:L4:1x", "india-noida-01")]  # a stated part keeps its fabric and no mark
+    assert VARIANT_KEY not in l4.extra and l4.interconnect is Interconnect.PCIE
+    assert "rent_url" in h200[0].extra  # the source's own extra is kept beside the mark
+    vultr = _vultr()
+    assert vultr["vcg-a100-12c-120g-80vram"].extra[VARIANT_KEY] == VARIANT_ASSUMED
+    assert vultr["vbm-112c-2048gb-8-h100-gpu"].interconnect is Interconnect.UNKNOWN
+
+
+def test_hgx_shapes_state_the_form_factor_gpuhunt_leaves_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, "aws", [
+        row("p4d.24xlarge", "us-east-1", 32.7726, 96, 1152, 8, "A100", 40),
+        row("p5.48xlarge", "us-east-1", 55.04, 192, 2048, 8, "H100", 80),
+        row("p3.2xlarge", "us-east-1", 3.06, 8, 61, 1, "V100", 16),
+    ])  # fmt: skip
+    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
+    offers = by_type(fetch(GpuhuntSource("aws")))
+    for name, gpu in (("p4d.24xlarge", "A100-SXM4-40GB"), ("p5.48xlarge", "H100-SXM")):
+        assert offers[name].accelerator == gpu and offers[name].interconnect is Interconnect.NVLINK
+        assert VARIANT_KEY not in offers[name].extra
+    p3 = offers["p3.2xlarge"]  # a plain "V100": assumed, no fabric
+    assert p3.extra[VARIANT_KEY] == VARIANT_ASSUMED and p3.interconnect is Interconnect.UNKNOWN
+
+
+@respx.mock
+def test_retired_azure_ncv3_sizes_are_dropped_with_date_and_source(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    item = dict(sample("azure")["Items_gpu_fixtures"][0])
+    item.update(armSkuName="Standard_NC6s_v3", meterName="NC6s v3", retailPrice=3.06)
+    respx.get(PRICES_URL).mock(
+        return_value=httpx.Response(200, json={"Items": [item], "NextPageLink": None, "Count": 1})
+    )
+    src = AzureSource()
+    assert fetch(src) == []
+    (dropped,) = src.dropped
+    assert not dropped.invalid and dropped.category == "retired size"
+    assert "2025-09-30" in dropped.reason and "retirement" in dropped.reason
+    write(tmp_path, "azure", [row("Standard_NC24rs_v3", "eastus", 13.46, 24, 448, 4, "V100", 16)])
+    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
+    hunt = GpuhuntSource("azure")
+    assert fetch(hunt) == [] and hunt.dropped[0].category == "retired size"
+
+
+def _resale(price: float, **changes: Any) -> Offer:
+    fields: dict[str, Any] = {
+        "provider": "primeintellect", "instance_type": "hyperstack:n3-H100x1", "region": "CANADA-1",
+        "accelerator": "H100-PCIe", "observed_at": NOW,
+    }  # fmt: skip
+    return make_offer(**{**fields, "price_usd_per_hour": price, **changes})
+
+
+@respx.mock
+def test_the_prime_intellect_instance_names_the_provider_by_its_id() -> None:
+    item = sample("primeintellect")
+    respx.get(AVAILABILITY_URL).mock(
+        return_value=httpx.Response(
+            200, json={"items": [item, {**item, "provider": "lambdalabs"}], "totalCount": 2}
+        )
+    )
+    offers = fetch(PrimeIntellectSource())
+    assert [o.instance_type for o in offers] == ["hyperstack:n3-H100x1", "lambda:n3-H100x1"]
+    assert offers[1].extra["upstream_provider"] == "lambdalabs"
+
+
+@respx.mock
+def test_runpod_instance_names_say_the_cloud() -> None:
+    respx.get(GPUS_URL).mock(return_value=httpx.Response(200, json=sample("runpod_rest_v2")))
+    names = {(o.instance_type, o.secure) for o in fetch(RunPodSource()) if o.gpu_count == 1}
+    assert ("1x NVIDIA GeForce RTX 4090 (secure)", True) in names
+    assert ("1x NVIDIA GeForce RTX 4090 (community)", False) in names
+
+
+@respx.mock
+def test_jarvislabs_spot_is_for_containers_only() -> None:
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=sample("jarvislabs")))
+    offers = {(o.instance_type, o.region): o for o in fetch(JarvislabsSource())}
+    container = offers[("container:L4:1x", "india-noida-01")]
+    vm = offers[("vm:L4:1x", "india-noida-01")]
+    assert container.spot_price_usd_per_hour == pytest.approx(0.29)
+    assert vm.spot_price_usd_per_hour is None and "spot" not in vm.notes
+    assert offers[("vm:A100-80GB:1x", "india-noida-01")].spot_price_usd_per_hour is None
