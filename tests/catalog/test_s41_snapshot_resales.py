@@ -3,8 +3,6 @@ own offer (linked by a note), exact copies go, and doubtful prices are marked, n
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
 from pathlib import Path
@@ -14,23 +12,14 @@ import pytest
 from gpuscout.catalog import api
 from gpuscout.catalog.query import OfferQuery
 from gpuscout.catalog.snapshot_build import (
-    CHANGES_CSV,
     REFERENCE_CSV,
     RULES_YAML,
     SnapshotBuildError,
     build,
     read_reference,
 )
-from gpuscout.catalog.sources.snapshot import SnapshotSource, bundled_snapshot_text
-
-
-def _bundled() -> list[dict[str, str]]:
-    return list(csv.DictReader(io.StringIO(bundled_snapshot_text())))
-
-
-def _changes() -> list[dict[str, str]]:
-    with CHANGES_CSV.open(newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
+from gpuscout.catalog.sources.snapshot import SnapshotSource
+from tests.catalog.test_snapshot import _bundled, _changes
 
 
 def _extra(row: dict[str, str]) -> dict[str, str]:
