@@ -41,7 +41,9 @@ def test_providers_show_display_names_linked_to_their_price_page() -> None:
         html = client.get("/", params={"provider": "vastai", "gpu": "RTX4090"}).text
         cell = re.search(r'<td class="provider"[^>]*>(.*?)</td>', html, re.S)
         assert cell and ">Vast.ai</a>" in cell.group(1) and 'href="https://vast.ai' in cell.group(1)
-        assert "vCPU" in html  # the snapshot states vCPUs and RAM: the column is shown
+        assert "vCPU" not in html  # Vast.ai's groups state no host specs (review r2 item 10): no column
+        html = client.get("/", params={"provider": "lium", "gpu": "RTX4090"}).text
+        assert "vCPU" in html  # Lium's rows state vCPUs and RAM: the column is shown
 
 
 def test_a_page_past_the_end_says_so_and_links_the_last_page(client: TestClient) -> None:

@@ -19,6 +19,11 @@ A refresh always ends, whatever the network or a parser does:
   (``deadline_s``, by default the per-source timeout plus :data:`WRITE_GRACE_S`); nothing is
   left for ``asyncio.run`` to join at shutdown, so the process (or the web service's refresh
   lock) is free when :func:`refresh` returns.
+
+A refresh is never silent for long: ``on_progress(source, text)`` hears when each network source
+starts ("fetching, gives up after 120s") and, for an HTTP source, each time a request failed and the
+source waits to try again ("no good answer after 30s (try 1 of 4); retry 2 of 4 in 1.02s"). It is
+called on the refresh's own thread, never after :func:`refresh` returned.
 """
 
 from __future__ import annotations
@@ -51,6 +56,8 @@ if TYPE_CHECKING:
 
     import httpx
 
+    from gpuscout.catalog.sources.http import RetryPolicy, Sleep
+
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT_S = 120.0  # Settings.refresh_timeout_s's default (GPUSCOUT_REFRESH_TIMEOUT)
@@ -60,6 +67,9 @@ USER_AGENT = "gpuscout (+https://github.com/gpuscout)"
 MAX_ERROR_CHARS = 600
 
 ClientFactory = Callable[[], "httpx.AsyncClient"]
+Progress = Callable[[str, str], None]  # (source name, what it is doing)
+#: sources that wait on a network, whose progress is reported (a file or the bundled snapshot is read at once)
+NETWORK_KINDS = frozenset({"api", "gpuhunt"})
 
 
 class RefreshStore(Protocol):
@@ -328,6 +338,7 @@ class _Run:
     deadline_at: float
     client_factory: ClientFactory
     write_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    on_progress: Progress | None = None
 
     def left(self) -> float:
         """Seconds until the overall deadline."""
@@ -342,6 +353,52 @@ class _Run:
         """A store step, bounded by the overall deadline."""
         async with asyncio.timeout(self.left()):
             return await call()
+
+
+def _retry_number(delay: float, policy: RetryPolicy) -> int | None:
+    """The try a back-off ``delay`` comes before (2 for the first retry), read off the policy's own
+    delays (each within its jitter; they do not overlap while the jitter is under a third); None
+    where no single one matches (a server's ``Retry-After``, or a policy without back-off)."""
+    from gpuscout.catalog.sources.http import backoff_delay
+
+    hits = [
+        k
+        for k in range(1, policy.attempts)
+        if abs(delay - (base := backoff_delay(k, policy, lambda: 0.5))) <= base * policy.jitter + 1e-9
+    ]
+    return hits[0] + 1 if len(hits) == 1 else None
+
+
+def _report_retries(source: Source, say: Callable[[str], None]) -> Callable[[], None]:
+    """Make an HTTP source's back-off waits heard: its ``sleep`` (the seam :class:`HttpSource`
+    offers for its waits between tries, and only those) is wrapped to ``say`` what failed and what
+    comes next before waiting. Returns the function that puts the source's own ``sleep`` back.
+
+    A source that makes several requests at once counts their tries apart; the time given is since
+    the source's last start or wait ended."""
+    if not hasattr(source, "sleep") or not hasattr(source, "retry"):
+        return lambda: None  # not an HTTP source: nothing retries through the fetcher
+    from gpuscout.catalog.sources import http
+
+    own: Sleep | None = getattr(source, "sleep", None)
+    policy: RetryPolicy = getattr(source, "retry", None) or http.RetryPolicy()
+    since = [time.monotonic()]
+
+    async def sleep(delay: float) -> None:
+        waited = time.monotonic() - since[0]
+        retry = _retry_number(delay, policy)
+        tried = f" (try {retry - 1} of {policy.attempts})" if retry is not None else ""
+        then = f"retry {retry} of {policy.attempts}" if retry is not None else "trying again"
+        say(f"no good answer after {format_seconds(waited)}{tried}; {then} in {format_seconds(delay)}")
+        await (own or asyncio.sleep)(delay)
+        since[0] = time.monotonic()
+
+    setattr(source, "sleep", sleep)  # noqa: B010 - an HttpSource attribute, not on Source
+
+    def restore() -> None:
+        setattr(source, "sleep", own)  # noqa: B010
+
+    return restore
 
 
 def _exclusion_note(excluded: Counter[str]) -> str | None:
@@ -400,6 +457,8 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
         return result(status, rows, error, sid, dropped=dropped, drop_reasons=drop)
 
     budget = run.fetch_budget()
+    restore: Callable[[], None] = lambda: None  # noqa: E731 - the source's own sleep, put back
+    heard = [run.on_progress is not None]  # cleared when the fetch is over: nothing said after it
     try:
         missing = source.missing_credentials()
         if missing:
@@ -407,6 +466,20 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
         if budget <= 0:
             return await record("failed", "not started: no time left before the refresh deadline")
         source.deadline = time.monotonic() + budget
+        if run.on_progress is not None and source.kind in NETWORK_KINDS:
+            loop = asyncio.get_running_loop()
+            progress = run.on_progress
+
+            def say(text: str) -> None:  # from the source's worker thread: on the refresh's loop
+                def tell() -> None:
+                    if heard[0]:
+                        progress(name, text)
+
+                with contextlib.suppress(RuntimeError):  # that loop is closed: the refresh is over
+                    loop.call_soon_threadsafe(tell)
+
+            progress(name, f"fetching, gives up after {format_seconds(budget)}")
+            restore = _report_retries(source, say)
         offers = await asyncio.wait_for(_fetch_in_worker(source, run.client_factory), timeout=budget)
     except CredentialsMissingError as exc:
         return result("skipped", 0, str(exc))
@@ -415,6 +488,9 @@ async def _run_one(run: _Run, source: Source) -> RefreshResult:
         return await record("failed", f"timed out after {format_seconds(budget)}{cut}")
     except Exception as exc:  # one source's failure must never affect another
         return await record("failed", _describe(exc))
+    finally:
+        heard[0] = False
+        restore()
 
     invalid = Counter(d.key for d in source.dropped if d.invalid)
     excluded = Counter(d.key for d in source.dropped if not d.invalid)
@@ -497,16 +573,25 @@ async def refresh_async(
     client_factory: ClientFactory | None = None,
     on_result: Callable[[RefreshResult], None] | None = None,
     on_start: Callable[[str], None] | None = None,
+    on_progress: Progress | None = None,
 ) -> list[RefreshResult]:
     """Refresh ``sources`` (names or :class:`Source` objects; None = :func:`default_sources`)
     concurrently, each within ``timeout_s`` (None: :func:`default_timeout_s`). Returns one result
     per source, in the order given, by ``deadline_s`` (default ``timeout_s`` +
-    :data:`WRITE_GRACE_S`) at the latest."""
+    :data:`WRITE_GRACE_S`) at the latest. ``on_progress(source, text)`` hears each source start
+    fetching and wait to retry (see the module's docstring)."""
     timeout_s = default_timeout_s() if timeout_s is None else _seconds(timeout_s, "timeout")
     deadline_s = timeout_s + WRITE_GRACE_S if deadline_s is None else _seconds(deadline_s, "deadline")
     chosen = default_sources() if sources is None else resolve_sources(sources)
     chosen = list({s.name: s for s in chosen}.values())  # a source named twice runs once
-    run = _Run(store, timeout_s, deadline_s, time.monotonic() + deadline_s, client_factory or default_client)
+    run = _Run(
+        store,
+        timeout_s,
+        deadline_s,
+        time.monotonic() + deadline_s,
+        client_factory or default_client,
+        on_progress=on_progress,
+    )
 
     async def one(src: Source) -> RefreshResult:
         if on_start is not None:
@@ -550,6 +635,7 @@ def refresh(
     client_factory: ClientFactory | None = None,
     on_result: Callable[[RefreshResult], None] | None = None,
     on_start: Callable[[str], None] | None = None,
+    on_progress: Progress | None = None,
 ) -> list[RefreshResult]:
     """Synchronous :func:`refresh_async` (runs its own event loop; returns by the deadline)."""
     return asyncio.run(
@@ -561,6 +647,7 @@ def refresh(
             client_factory=client_factory,
             on_result=on_result,
             on_start=on_start,
+            on_progress=on_progress,
         )
     )
 

@@ -110,8 +110,12 @@ CHANGE_COLUMNS = (
     "detail",
     "source",
 )
-ACTIONS = ("drop", "set", "clear_spot", "mark_interruptible", "note")
+ACTIONS = ("drop", "set", "clear_spot", "mark_interruptible", "note", "reprice", "scale")
 _SETTABLE = frozenset({"gpu_name", "gpu_count", "gpu_memory_gb", "vcpus", "ram_gb"})
+#: ``reprice``: a price the provider's own answer states, replacing the reference's (with a note)
+_PRICES = frozenset({"price_per_hour_usd", "spot_price_per_hour_usd"})
+#: ``scale``: a unit conversion (the reference's MemoryGiB to GB)
+_SCALABLE = frozenset({"ram_gb"})
 _ROUNDING = 1e-4  # a spot price within this fraction of on-demand is "not below" it
 #: Two routes to the same box are one offer only at the same price: within 1 % or a cent (rounding)
 _SAME_PRICE_FRACTION = 0.01
@@ -224,6 +228,8 @@ class _Rule:
     set: dict[str, str] = field(default_factory=dict)
     note: str = ""
     extra: dict[str, str] = field(default_factory=dict)
+    price: dict[str, str] = field(default_factory=dict)  # reprice: column -> the price's text
+    scale: dict[str, float] = field(default_factory=dict)  # scale: column -> factor
 
 
 @dataclass(frozen=True)
@@ -292,6 +298,33 @@ def _parse_match(raw: Any, where: str) -> _Match:
     )
 
 
+def _numbers(raw: Any, allowed: frozenset[str], action: str, wanted: bool, where: str) -> dict[str, float]:
+    """``{column: positive number}`` of a ``price`` or ``scale`` mapping: present exactly when the
+    rule's action is ``action``, with columns from ``allowed``."""
+    if not wanted:
+        if raw is not None:
+            raise SnapshotBuildError(f"rules.yaml {where}: goes with action {action}, and only with it")
+        return {}
+    if not isinstance(raw, dict) or not raw:
+        raise SnapshotBuildError(f"rules.yaml {where}: expected a mapping of {sorted(allowed)} to numbers")
+    if set(raw) - allowed:
+        raise SnapshotBuildError(f"rules.yaml {where}: only {sorted(allowed)}")
+    out: dict[str, float] = {}
+    for column, value in raw.items():
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if not number or not value > 0:
+            raise SnapshotBuildError(
+                f"rules.yaml {where}.{column}: expected a positive number, got {value!r}"
+            )
+        out[str(column)] = float(value)
+    return out
+
+
+def _number_text(value: float) -> str:
+    """A cell's text for a number: no float noise, no trailing zeros (``214.75``, ``23.92``)."""
+    return f"{value:.6f}".rstrip("0").rstrip(".")
+
+
 def _name_pattern(value: Any, where: str) -> re.Pattern[str]:
     pattern = re.compile(_text(value, where))
     if "type" not in pattern.groupindex:
@@ -317,8 +350,10 @@ def load_rules(path: Path = RULES_YAML) -> Rules:
             raise SnapshotBuildError(f"rules.yaml {rid}.set: only {sorted(_SETTABLE)}")
         if (action == "set") != bool(sets):
             raise SnapshotBuildError(f"rules.yaml {rid}: `set` goes with action set, and only with it")
-        if action == "note" and not raw.get("note"):
-            raise SnapshotBuildError(f"rules.yaml {rid}.note: action note needs the note")
+        if action in ("note", "reprice") and not raw.get("note"):
+            raise SnapshotBuildError(f"rules.yaml {rid}.note: action {action} needs the note")
+        prices = _numbers(raw.get("price"), _PRICES, "reprice", action == "reprice", f"{rid}.price")
+        scale = _numbers(raw.get("scale"), _SCALABLE, "scale", action == "scale", f"{rid}.scale")
         rules.append(
             _Rule(
                 id=rid,
@@ -329,6 +364,8 @@ def load_rules(path: Path = RULES_YAML) -> Rules:
                 set=sets,
                 note=" ".join(str(raw.get("note") or "").split()),
                 extra={str(k): str(v) for k, v in (raw.get("extra") or {}).items()},
+                price={k: _number_text(v) for k, v in prices.items()},
+                scale=scale,
             )
         )
     aggregators = tuple(
@@ -428,6 +465,21 @@ class _Build:
             for column, value in rule.set.items():
                 self.log(rule.id, "set", row, field=column, before=row.data[column], after=value, **log)
                 row.data[column] = value
+            self._annotate(rule, row)
+        elif rule.action == "reprice":  # logged as "set": the cell is another value, the rule says why
+            for column, value in rule.price.items():
+                self.log(rule.id, "set", row, field=column, before=row.data[column], after=value, **log)
+                row.data[column] = value
+            self._annotate(rule, row)
+        elif rule.action == "scale":  # a unit conversion of the cells that hold a figure
+            for column, factor in rule.scale.items():
+                before = row.data[column].strip()
+                if not before:
+                    continue
+                after = _number_text(round(float(before) * factor, 2))
+                self.log(rule.id, "set", row, field=column, before=before, after=after, **log)
+                row.data[column] = after
+            self._annotate(rule, row)
         elif rule.action == "clear_spot":
             before = row.data["spot_price_per_hour_usd"]
             row.data["spot_price_per_hour_usd"] = ""
@@ -449,6 +501,13 @@ class _Build:
             row.notes.append(rule.note)
             row.extra.update(rule.extra)
             self.log(rule.id, "note", row, field="notes", after=rule.note, **log)
+
+    @staticmethod
+    def _annotate(rule: _Rule, row: _Row) -> None:
+        """A ``set``, ``reprice`` or ``scale`` rule's note and extra fields, when it has them."""
+        if rule.note:
+            row.notes.append(rule.note)
+        row.extra.update(rule.extra)
 
     def link_aggregators(self) -> None:
         for agg in self.rules.aggregators:

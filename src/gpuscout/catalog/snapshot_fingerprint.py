@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "737bea3130a4ac279747ac491496e8af89609733fdd8fa5ecc8ff26bb39e3ac8"
+SNAPSHOT_SHA256 = "4d19e46735ac870ef9e44117b14eb5ccc562a2b2d69919df59c990ccd10d3973"

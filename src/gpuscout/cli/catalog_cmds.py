@@ -23,6 +23,7 @@ from gpuscout.cli.output import (
     DbOption,
     JsonOption,
     console,
+    err_console,
     number,
     plain,
     print_json,
@@ -95,6 +96,8 @@ def refresh_cmd(
 
     Every source has its own deadline and the whole run has one, whatever the network does.
 
+    Each provider says on stderr when it starts and when it waits to try again.
+
     A source that fails keeps its last good data. Exits non-zero only when every requested source failed.
     """
     from gpuscout.catalog.api import open_refresh_store
@@ -107,8 +110,10 @@ def refresh_cmd(
             console.print("no sources to refresh")
             return
         results: list[RefreshResult]
-        if json_out:
-            results = refresh(store, chosen, timeout_s=timeout, deadline_s=deadline)
+        if json_out:  # progress on stderr: stdout is the JSON alone
+            results = refresh(
+                store, chosen, timeout_s=timeout, deadline_s=deadline, on_progress=_progress_line
+            )
             print_json(results)
             store.close()
             if not any(r.ok for r in results):
@@ -119,7 +124,7 @@ def refresh_cmd(
             results = _refresh_with_progress(out, store, chosen, timeout, deadline)
         else:  # a log or a pipe: one plain line per source as it ends
             results = refresh(
-                store, chosen, timeout_s=timeout, deadline_s=deadline,
+                store, chosen, timeout_s=timeout, deadline_s=deadline, on_progress=_progress_line,
                 on_result=lambda r: out.print(plain(_result_line(r)), highlight=False),
             )  # fmt: skip
         table = Table(title="refresh summary")
@@ -139,6 +144,11 @@ def refresh_cmd(
     store.close()
     if not any(r.ok for r in results):
         raise typer.Exit(1)
+
+
+def _progress_line(source: str, text: str) -> None:
+    """``vastai: no good answer after 30s (try 1 of 4); retry 2 of 4 in 1.02s``, on stderr."""
+    err_console.print(plain(f"{source}: {text}"), highlight=False, soft_wrap=True)
 
 
 def _result_line(r: object) -> str:
@@ -170,6 +180,11 @@ def _refresh_with_progress(
         def started(name: str) -> None:
             tasks[name] = progress.add_task(f"{plain(name)}: fetching", total=1)
 
+        def doing(name: str, text: str) -> None:  # the line says what the source is waiting for
+            task = tasks.get(name)
+            if task is not None:
+                progress.update(task, description=f"{plain(name)}: {plain(text)}")
+
         def finished(r: RefreshResult) -> None:
             style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
             text = f"{plain(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
@@ -180,7 +195,13 @@ def _refresh_with_progress(
                 progress.update(task, description=text, completed=1)
 
         return refresh(
-            store, chosen, timeout_s=timeout, deadline_s=deadline, on_start=started, on_result=finished
+            store,
+            chosen,
+            timeout_s=timeout,
+            deadline_s=deadline,
+            on_start=started,
+            on_result=finished,
+            on_progress=doing,
         )
 
 

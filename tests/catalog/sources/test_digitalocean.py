@@ -38,7 +38,7 @@ def test_gpu_droplets_field_by_field() -> None:
     assert (h100.accelerator, h100.gpu_count, h100.gpu_memory_gb) == ("H100-SXM", 8, 80)  # 640 GiB total / 8
     assert h100.price_usd_per_hour == pytest.approx(23.92)
     assert h100.price_usd_per_gpu_hour == pytest.approx(2.99)
-    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (160, 1920, 2046)
+    assert (h100.vcpus, h100.ram_gb, h100.disk_gb) == (160, 2061.58, 2196.88)  # GiB -> GB
     assert (h100.region, h100.availability) == ("nyc1", Availability.AVAILABLE)
     assert h100.extra["included_transfer_tb_month"] == "60.0"
     mi = offers["gpu-mi300x8-1536gb"]

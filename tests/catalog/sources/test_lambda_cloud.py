@@ -36,7 +36,7 @@ def test_one_offer_per_region_with_capacity() -> None:
     assert o.gpu_count == 1 and o.gpu_memory_gb == 40
     assert o.price_usd_per_hour == pytest.approx(1.99)  # 199 cents per instance-hour
     assert o.spot_price_usd_per_hour is None
-    assert (o.vcpus, o.ram_gb, o.disk_gb) == (30, 220, 512)
+    assert (o.vcpus, o.ram_gb, o.disk_gb) == (30, 236.22, 549.76)  # memory_gib 220, storage_gib 512, in GB
     assert o.availability is Availability.AVAILABLE
     assert o.interconnect is Interconnect.NVLINK
 

@@ -56,7 +56,7 @@ def test_the_recorded_catalogue_field_by_field() -> None:
     assert h100.price_usd_per_hour == pytest.approx(25.3308 * EUR)
     assert h100.spot_price_usd_per_hour is None
     assert h100.availability is Availability.AVAILABLE
-    assert (h100.vcpus, h100.ram_gb) == (128, 960)
+    assert (h100.vcpus, h100.ram_gb) == (128, 1030.79)  # ram 960 GiB in bytes, in GB
     assert h100.interconnect is Interconnect.NVLINK
     assert "converted from EUR" in h100.notes and "GPUSCOUT_FX_EUR_USD" in h100.notes
     pcie = offers["H100-1-80G"]

@@ -39,7 +39,7 @@ def test_parses_recorded_offer_field_by_field() -> None:
     assert o.extra["inet_down_cost"] == "0.03"
     assert o.availability is Availability.AVAILABLE
     assert o.vcpus == 4  # cpu_cores_effective, the offer's share of 16 cores
-    assert o.ram_gb == pytest.approx(128.556 * 4 / 16, rel=1e-3)
+    assert o.ram_gb == pytest.approx(128556 * 1.048576e-3 * 4 / 16, rel=1e-3)  # MiB -> GB
     assert o.disk_gb == pytest.approx(49.75)
     assert o.interconnect is Interconnect.PCIE  # bw_nvlink 0
     assert not o.fractional  # gpu_frac 0.25 is a share of the machine's GPUs, not a slice

@@ -44,12 +44,12 @@ def test_vgpu_slice_full_card_and_metal_field_by_field() -> None:
     assert slice_.fractional and slice_.gpu_memory_gb == 4 and slice_.gpu_count == 1
     assert slice_.accelerator.startswith("A100-")
     assert slice_.price_usd_per_hour == pytest.approx(0.123)
-    assert (slice_.vcpus, slice_.ram_gb, slice_.region) == (1, 6, "ewr")
+    assert (slice_.vcpus, slice_.ram_gb, slice_.region) == (1, 6.44, "ewr")  # 6,144 MiB
 
     full = offers["vcg-a100-12c-120g-80vram"]
     assert not full.fractional and full.gpu_memory_gb == 80 and full.gpu_count == 1
     assert full.price_usd_per_hour == pytest.approx(2.397)
-    assert full.ram_gb == 120 and full.disk_gb == 1400
+    assert full.ram_gb == 128.85 and full.disk_gb == 1400  # 120 GiB
     assert full.extra["included_transfer_gb_month"] == "10240"
     assert full.availability is Availability.AVAILABLE
 
@@ -57,7 +57,7 @@ def test_vgpu_slice_full_card_and_metal_field_by_field() -> None:
     assert (bm.accelerator, bm.gpu_count, bm.gpu_memory_gb) == ("H100-SXM", 8, 80)
     assert bm.price_usd_per_hour == pytest.approx(23.92)
     assert bm.spot_price_usd_per_hour == pytest.approx(18.4)  # hourly_cost_preemptible
-    assert bm.region == "sea" and bm.ram_gb == 2048 and bm.disk_gb == 1920
+    assert bm.region == "sea" and bm.ram_gb == 2199.02 and bm.disk_gb == 1920  # 2,048 GiB
     assert bm.interconnect is Interconnect.UNKNOWN  # "h100" states no form factor: assumed, no fabric
 
 

@@ -1,10 +1,13 @@
 """DigitalOcean GPU Droplets: ``GET https://api.digitalocean.com/v2/sizes`` (Bearer token).
 
 Only sizes with ``gpu_info`` are offers. ``gpu_info.vram.amount`` is the **total** across the
-droplet's GPUs (640 GiB on an 8x H100), so per-GPU memory is amount / count. ``memory`` is MB,
-``transfer`` the included TB/month (in ``extra``). One offer per region in ``regions`` when
-``available`` is true; an unavailable size or one with no regions gives one offer in region
-``any`` marked unavailable. Pages follow ``links.pages.next``. Needs ``DIGITALOCEAN_TOKEN``.
+droplet's GPUs (640 GiB on an 8x H100), so per-GPU memory is amount / count. ``memory`` is
+"MB" in binary units (1966080 for DigitalOcean's 1920 GiB droplet), so host RAM is
+memory x 1.048576 / 1000 GB (2061.58); the local disk is ``disk_info`` (``size.unit`` ``gib``:
+2046 GiB = 2196.88 GB), else ``disk``. ``transfer`` is the included TB/month (in ``extra``).
+One offer per region in ``regions`` when ``available`` is true; an unavailable size or one with
+no regions gives one offer in region ``any`` marked unavailable. Pages follow
+``links.pages.next``. Needs ``DIGITALOCEAN_TOKEN``.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from gpuscout.catalog.sources.payload import (
 )
 
 SIZES_URL = "https://api.digitalocean.com/v2/sizes"
+GB_PER_GIB = 1.073741824  # 2**30 / 10**9
+GB_PER_MIB = GB_PER_GIB / 1024
 
 
 class DigitalOceanSource(HttpSource):
@@ -70,8 +75,8 @@ class DigitalOceanSource(HttpSource):
             raise Unmatched("no positive price_hourly")
         regions = (size.get("regions") or []) if size.get("available", True) else []
         local = [d for d in size.get("disk_info") or [] if isinstance(d, dict) and d.get("type") == "local"]
-        disk = positive((local[0].get("size") or {}).get("amount")) if local else positive(size.get("disk"))
-        mem_mb = positive(size.get("memory"))
+        disk = _local_disk_gb(local[0]) if local else positive(size.get("disk"))
+        mem_mib = positive(size.get("memory"))
         return [
             self.gpu_offer(
                 gpu,
@@ -82,7 +87,7 @@ class DigitalOceanSource(HttpSource):
                 spot_price_usd_per_hour=None,
                 observed_at=observed,
                 vcpus=positive(size.get("vcpus")),
-                ram_gb=round(mem_mb / 1024, 2) if mem_mb else None,
+                ram_gb=round(mem_mib * GB_PER_MIB, 2) if mem_mib else None,
                 disk_gb=disk,
                 availability=availability,
                 notes=gpu.note,
@@ -94,3 +99,13 @@ class DigitalOceanSource(HttpSource):
             )
             for region, availability in placements(regions)
         ]
+
+
+def _local_disk_gb(disk: dict[str, Any]) -> float | None:
+    """The local disk in GB: ``size.amount`` in ``size.unit`` (``gib`` converted; GB as given)."""
+    size = disk.get("size") or {}
+    amount = positive(size.get("amount")) if isinstance(size, dict) else None
+    if amount is None:
+        return None
+    unit = str(size.get("unit") or "gb").lower()
+    return round(amount * GB_PER_GIB, 2) if unit == "gib" else amount

@@ -8,6 +8,9 @@ unavailable. Without ``LAMBDA_API_KEY`` the source reports "credentials missing"
 The GPU comes from ``instance_type.description`` ("8x H100 (80 GB SXM5)") when present, else
 from the instance name through :data:`LAMBDA_GPU_TOKENS` (Lambda names 80 GB A100s explicitly,
 ``gpu_8x_a100_80gb_sxm4``; a bare ``a100`` is the 40 GB part).
+
+Host RAM and disk come as ``specs.memory_gib`` / ``specs.storage_gib`` (GiB, as named); an offer's
+``ram_gb`` / ``disk_gb`` are GB, so each is multiplied by :data:`GB_PER_GIB` (220 GiB is 236.2 GB).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from gpuscout.catalog.sources.payload import (
 )
 
 INSTANCE_TYPES_URL = "https://cloud.lambda.ai/api/v1/instance-types"
+GB_PER_GIB = 1.073741824  # 2**30 / 10**9
 
 # Instance-name GPU token -> a name the knowledge table resolves exactly. From Lambda's instance
 # names as listed by its API / docs (lambda.source.md; gpuhunt lambdalabs.py).
@@ -101,8 +105,8 @@ class LambdaSource(HttpSource):
                 spot_price_usd_per_hour=None,
                 observed_at=observed,
                 vcpus=positive(specs.get("vcpus")),
-                ram_gb=positive(specs.get("memory_gib")),
-                disk_gb=positive(specs.get("storage_gib")),
+                ram_gb=_gib_as_gb(specs.get("memory_gib")),
+                disk_gb=_gib_as_gb(specs.get("storage_gib")),
                 availability=availability,
                 notes=notes if availability is Availability.AVAILABLE else "sold out: no region has capacity",
                 extra={"architecture": str(itype.get("architecture") or "")},
@@ -126,3 +130,9 @@ class LambdaSource(HttpSource):
         if token not in LAMBDA_GPU_TOKENS:
             raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}", "unknown GPU")
         return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
+
+
+def _gib_as_gb(value: Any) -> float | None:
+    """A positive GiB figure in GB (0.01 GB), anything else ``None``."""
+    gib = positive(value)
+    return round(gib * GB_PER_GIB, 2) if gib is not None else None

@@ -6,7 +6,8 @@
   (the collector that recorded them sent no token).
 * **Fields**: ``servers`` is a **name -> spec map** (``H100-SXM-8-80G``), not a list. ``gpu``
   (count per node; 0 on CPU types), ``gpu_info.gpu_name`` (``H100-SXM``, ``L40S``, ``B300-SXM``),
-  ``gpu_info.gpu_memory`` in **bytes** per GPU (85899345920 = 80 GiB), ``ncpus``, ``ram`` bytes,
+  ``gpu_info.gpu_memory`` in **bytes** per GPU (85899345920 = 80 GiB), ``ncpus``, ``ram`` bytes
+  (a GiB multiple: 1030792151040 = 960 GiB, i.e. 1030.79 GB as an offer's ``ram_gb``),
   ``scratch_storage_max_size`` bytes (local scratch), ``hourly_price`` **EUR per node-hour, excl.
   VAT**, ``end_of_service``, ``mig_profile``. Availability: ``servers.<type>.availability`` is
   ``available`` (-> available), ``scarce`` (-> limited) or ``shortage`` (-> unavailable).
@@ -148,7 +149,7 @@ class ScalewaySource(HttpSource):
                 gpu_count=count,
                 observed_at=observed,
                 vcpus=positive(spec.get("ncpus")),
-                ram_gb=round(ram / GIB, 2) if ram else None,
+                ram_gb=round(ram / 1e9, 2) if ram else None,  # GB, as every offer's
                 disk_gb=round(scratch / 1e9, 1) if scratch else None,
                 availability=availability,
                 notes="; ".join(notes),

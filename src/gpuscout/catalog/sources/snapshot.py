@@ -25,6 +25,9 @@ columns the file carries:
 * ``notes`` and ``extra`` (JSON): what the build did to the row and why (a spot price removed, a
   Vast.ai group median, the source's own region text...).
 
+``ram_gb`` is GB (the build converts the reference's GiB); an empty ``vcpus`` / ``ram_gb`` is unknown
+(``None``), as for Vast.ai's groups, whose source gives every host the same placeholder figures.
+
 At load, an instance type with a documented inter-node fabric (:mod:`gpuscout.catalog.fabrics`) gets
 ``internode`` (efa / infiniband / roce) and ``extra["internode_gbps"]`` (Gbit/s per instance, as the
 provider states it) and ``extra["internode_source"]``: multi-node training rows are timed over it.

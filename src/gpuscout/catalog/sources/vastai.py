@@ -4,8 +4,9 @@ Each offer is one host's rentable GPUs, so every row is live stock (``available`
 (providers.md, vastai.source.md): ``dph_total`` USD/h for the whole offer (base + the default
 disk's storage), ``min_bid`` the minimum interruptible bid USD/h, ``storage_cost`` USD per
 GB-month, ``inet_up_cost`` / ``inet_down_cost`` USD per GB, ``gpu_ram`` / ``cpu_ram`` MB (in
-fact MiB: 24576 for a 24 GB RTX 3090), ``disk_space`` GB. ``gpu_frac`` is the offer's share of
-the machine's GPUs, not a GPU slice; vCPUs and RAM are the offer's share of the machine.
+fact MiB: 24576 for a 24 GB RTX 3090; 128556 for a 128 GiB host as the OS counts it, so host RAM
+is MiB x 1.048576 / 1000 GB), ``disk_space`` GB. ``gpu_frac`` is the offer's share of the
+machine's GPUs, not a GPU slice; vCPUs and RAM are the offer's share of the machine.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import envelope, field, now_utc, number, parse_rows, require_price
 
 BUNDLES_URL = "https://console.vast.ai/api/v0/bundles/"
+GB_PER_MIB = 1.048576e-3  # 2**20 / 10**9
 
 # Every rentable, not rented offer; Vast returns 64 by default, so ask for many.
 QUERY: dict[str, Any] = {
@@ -61,7 +63,7 @@ class VastAISource(HttpSource):
         effective = row.get("cpu_cores_effective")
         ram_gb = None
         if row.get("cpu_ram") and cores and effective:
-            ram_gb = round(float(row["cpu_ram"]) / 1000 * float(effective) / float(cores), 2)
+            ram_gb = round(float(row["cpu_ram"]) * GB_PER_MIB * float(effective) / float(cores), 2)
         nvlink = row.get("bw_nvlink")
         interconnect = Interconnect.UNKNOWN
         if isinstance(nvlink, int | float):

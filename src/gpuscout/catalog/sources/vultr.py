@@ -4,9 +4,9 @@ Cloud GPU plans (``type`` "vcg") carry ``gpu_type`` ("NVIDIA_A100") and ``gpu_vr
 than the card's memory is a vGPU slice (marked ``fractional``, memory = the slice), a multiple of
 it is that many whole GPUs. Bare-metal GPU plans have no GPU fields; the GPU comes from the id
 (``vbm-112c-2048gb-8-h100-gpu``: 8x H100) and ``hourly_cost_preemptible`` is their spot price.
-``ram`` is MB, ``bandwidth`` the included transfer in GB/month (in ``extra``). One offer per
-listed location (the plan is deployable there: available); no location -> region ``any``,
-unavailable. Pages are followed through ``meta.links.next`` cursors.
+``ram`` is MiB (Vultr writes MB; 1024 is 1 GiB), ``bandwidth`` the included transfer in GB/month
+(in ``extra``). One offer per listed location (the plan is deployable there: available); no
+location -> region ``any``, unavailable. Pages are followed through ``meta.links.next`` cursors.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ class VultrSource(HttpSource):
                 spot_price_usd_per_hour=spot,
                 observed_at=observed,
                 vcpus=positive(plan.get("vcpu_count") or plan.get("cpu_threads")),
-                ram_gb=round(ram_mb / 1024, 2) if ram_mb else None,
+                ram_gb=round(ram_mb * 1.048576 / 1000, 2) if ram_mb else None,  # MiB (1024 = 1 GiB) to GB
                 disk_gb=disk * disk_count if disk else None,
                 availability=avail,
                 notes=gpu.note,
