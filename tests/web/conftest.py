@@ -72,7 +72,7 @@ def sample_offers() -> list[Offer]:
             gpu_count=1,
             price_usd_per_hour=2.2,
             spot_price_usd_per_hour=1.4,
-            observed_at=NOW - timedelta(days=5),
+            observed_at=NOW - timedelta(hours=30),  # within 2 days of the newest live row: not stale
             extra={"variant": "assumed"},
         ),
         make_offer(

@@ -13,7 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
+from fractions import Fraction
 from typing import Any
+
+#: The largest denominator a vGPU slice's share is written with (1/48: 1 GB of a 48 GB card).
+_SLICE_DENOMINATOR = 128
 
 
 class Availability(StrEnum):
@@ -118,16 +122,35 @@ class Offer:
     )
 
     @property
+    def gpus_worth(self) -> float:
+        """How many GPUs the offer is worth: its GPU count, or for a vGPU slice the share of the card
+        its memory is (4 GB of an 80 GB A100: 0.05). See :func:`gpus_worth`."""
+        return gpus_worth(self.accelerator, self.gpu_count, self.gpu_memory_gb, fractional=self.fractional)
+
+    @property
+    def slice_label(self) -> str:
+        """A vGPU slice's share of one GPU as the tables show it, a fraction ("1/20": 4 GB of an 80 GB
+        card; "5/12": 10 GB of 24); "" for whole GPUs."""
+        if not self.fractional:
+            return ""
+        share = Fraction(self.gpus_worth / self.gpu_count).limit_denominator(_SLICE_DENOMINATOR)
+        return f"{share.numerator}/{share.denominator}" if 0 < share < 1 else ""
+
+    @property
     def price_usd_per_gpu_hour(self) -> float | None:
+        """On-demand price per GPU-hour; a vGPU slice's for a whole GPU's worth (:attr:`gpus_worth`:
+        $0.123/h for 1/20 of an A100 is $2.46 per GPU-hour), so that it compares and sorts with whole
+        GPUs' prices."""
         if self.price_usd_per_hour is None:
             return None
-        return self.price_usd_per_hour / self.gpu_count
+        return self.price_usd_per_hour / (self.gpus_worth if self.fractional else self.gpu_count)
 
     @property
     def spot_price_usd_per_gpu_hour(self) -> float | None:
+        """Spot price per GPU-hour, a slice's for a whole GPU's worth (as :attr:`price_usd_per_gpu_hour`)."""
         if self.spot_price_usd_per_hour is None:
             return None
-        return self.spot_price_usd_per_hour / self.gpu_count
+        return self.spot_price_usd_per_hour / (self.gpus_worth if self.fractional else self.gpu_count)
 
     @property
     def firm_on_demand(self) -> bool:
@@ -170,9 +193,25 @@ class Offer:
         return (self.provider, self.instance_type, self.region, self.zone, self.secure)
 
 
+def gpus_worth(accelerator: str, gpu_count: int, gpu_memory_gb: float, *, fractional: bool) -> float:
+    """How many GPUs an offer of these fields is worth: ``gpu_count``, or for a vGPU slice
+    (``fractional``, memory per GPU below the card's) ``gpu_count`` x its memory / the card's (4 GB of
+    an 80 GB A100: 0.05), so that its price per GPU-hour is a whole GPU's worth. A slice of a card the
+    knowledge table does not hold counts as whole (no share can be computed)."""
+    if not fractional:
+        return float(gpu_count)
+    from gpuscout.knowledge.accelerators import find_gpu
+
+    found = find_gpu(accelerator)  # no closest-name search for an unknown name
+    card = found.accelerator.memory_gb if found is not None else 0.0
+    if card <= 0 or not 0 < gpu_memory_gb < card:
+        return float(gpu_count)
+    return gpu_count * gpu_memory_gb / card
+
+
 #: Values derived from the fields that the faces show next to them (``(name, description)``).
 COMPUTED_FIELDS: tuple[tuple[str, str], ...] = (
     ("total_memory_gb", "GPU memory of the whole instance, GB"),
-    ("price_usd_per_gpu_hour", "on-demand price per GPU, USD/hour"),
-    ("spot_price_usd_per_gpu_hour", "spot price per GPU, USD/hour"),
+    ("price_usd_per_gpu_hour", "on-demand price per GPU, USD/hour (a vGPU slice: for a whole GPU's worth)"),
+    ("spot_price_usd_per_gpu_hour", "spot price per GPU, USD/hour (a vGPU slice: for a whole GPU's worth)"),
 )

@@ -8,15 +8,23 @@ statement. They are plain functions of a query that return SQL text and its boun
 SQLAlchemy's engine (PostgreSQL, and SQLite where the store is written) and the standard library's
 ``sqlite3`` on the CLI's read path (:mod:`gpuscout.catalog.reader`). The text is the same on both
 databases; it can be checked without one.
+
+Two rules every face reads from here, so that the CLI table, the web pages, the JSON API and the
+advisor agree: staleness (:data:`STALE_AFTER`, :func:`stale_sql`: a read's ``stale`` is its feed's
+flag, or a live price fetched more than ``STALE_AFTER`` before the store's newest live fetch) and
+resales (:func:`resale_terms`: a live Prime Intellect row reselling a current first-party offer at
+its price is read as that offer, which names the reseller in ``also_listed_by``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
+from datetime import timedelta
 from typing import Any
 
 from gpuscout.catalog.offer import Availability, Interconnect
+from gpuscout.catalog.provider_ids import NoOffersFrom
 from gpuscout.errors import InvalidInputError
 
 SORT_KEYS = (
@@ -41,6 +49,16 @@ SORT_KEYS = (
     "on_demand_price_per_gpu",
 )
 INTERCONNECTS = (Interconnect.NVLINK.value, Interconnect.PCIE.value)
+
+#: The catalog's one staleness rule (the CLI table, the web pages, the JSON API and the advisor read
+#: it through every read's ``stale``): an offer is stale when its feed flags it (``Offer.stale``: an
+#: older catalog file), or when it is a live row (a provider's feed, fetched by a refresh, with its own
+#: fetch time) fetched more than ``STALE_AFTER`` before the newest live fetch in the same store: its
+#: provider's refresh failed or was not run again while the others were. Measured against the store's
+#: newest fetch, not the clock, a store refreshed three days ago still ranks its rows (none is older
+#: than the others). The bundled snapshot's rows (the dated baseline, of unknown age) and a user's own
+#: offer file (``file:``, private terms dated by the user) are never stale by age.
+STALE_AFTER = timedelta(days=2)
 
 # Sort ranks of the enum columns (best first); an unknown interconnect has none, so it sorts last.
 _INTERCONNECT_RANK = {Interconnect.NVLINK.value: 0, Interconnect.PCIE.value: 1}
@@ -181,7 +199,7 @@ def conditions(
         price = "spot_price_usd_per_hour" if query.spot else "price_usd_per_hour"
         price = price if seek_price else f"+{price}"
         conds.append(f"{price} <= {params.add(query.max_price_usd_per_hour)}")
-    if query.exclude_stale:
+    if query.exclude_stale:  # the feed's flag; the age part of the rule needs the snapshots (offers_sql)
         conds.append(f"stale = {params.add(False)}")
     return conds
 
@@ -303,6 +321,219 @@ def current_scope(
     return f"{scope} AND provider NOT IN ({params.many(gone)})" if gone else scope
 
 
+# ---- staleness ---------------------------------------------------------------------------------
+def aging_snapshots(current: Sequence[Any]) -> list[int]:
+    """The current snapshots whose rows :data:`STALE_AFTER`'s age rule applies to: the live feeds'
+    (neither the bundled snapshot nor a user's own offer file)."""
+    return sorted(int(r.id) for r in current if not r.fallback and source_preference(r.source) is not None)
+
+
+def stale_cutoff_sql(live: Sequence[int], params: Params, dialect: str) -> str:
+    """The time before which a live row is stale: :data:`STALE_AFTER` before the newest fetch time of
+    a row of the ``live`` snapshots; NULL when none has a known time. The newest is read through the
+    index of ``observed_at`` (newest first, stopping at the first live row: ``+snapshot_id`` keeps
+    SQLite from reading every live row through the snapshot's index instead). On SQLite a time is the
+    UTC text the store wrote, and the cutoff is written alike (to the millisecond: compared as text, a
+    row at the cutoff is not before it)."""
+    column = "+snapshot_id" if dialect == "sqlite" else "snapshot_id"
+    newest = (
+        f"(SELECT observed_at FROM offers WHERE {column} IN ({params.many(live)}) "
+        "AND observed_at IS NOT NULL ORDER BY observed_at DESC LIMIT 1)"
+    )
+    if dialect == "sqlite":
+        shift = params.add(f"-{STALE_AFTER.total_seconds():.0f} seconds")
+        return f"strftime('%Y-%m-%d %H:%M:%f', {newest}, {shift})"
+    return f"({newest} - {params.add(STALE_AFTER)})"
+
+
+def _aged_snapshots_sql(live: Sequence[int], cutoff: str, params: Params) -> str:
+    """The ``live`` snapshots that can hold a row stale by age: those whose oldest row
+    (``snapshots.observed_at``) is before ``cutoff``, or with an undated row; none while every feed is
+    fresh (the small ``snapshots`` table is read, not ``offers``)."""
+    return (
+        f"SELECT id FROM snapshots WHERE id IN ({params.many(live)}) "
+        f"AND (observed_at IS NULL OR observed_at < {cutoff})"
+    )
+
+
+def stale_sql(current: Sequence[Any], params: Params, dialect: str) -> str:
+    """:data:`STALE_AFTER`'s rule over one ``offers`` row, as a boolean that is never NULL: flagged by
+    its feed, or a live row fetched before :func:`stale_cutoff_sql`."""
+    live = aging_snapshots(current)
+    if not live:
+        return "stale"
+    cutoff = stale_cutoff_sql(live, params, dialect)
+    old = _aged_snapshots_sql(live, cutoff, params)
+    # EXISTS is read once: while no live feed is old, a row costs its flag only
+    aged = f"EXISTS ({old}) AND snapshot_id IN ({old}) AND observed_at < {cutoff}"
+    return f"(stale OR COALESCE({aged}, FALSE))"
+
+
+def aged_terms(current: Sequence[Any], params: Params, dialect: str) -> str | None:
+    """The condition leaving out the live rows stale by age (:func:`stale_sql` without the flag: that
+    is ``exclude_stale``'s other term). It reads no column of ``offers`` that a count's covering index
+    lacks (the aged rows' ids are a subquery read once), and while no live feed is old it is one
+    EXISTS, read once; ``None`` without live rows."""
+    live = aging_snapshots(current)
+    if not live:
+        return None
+    cutoff = stale_cutoff_sql(live, params, dialect)
+    old = _aged_snapshots_sql(live, cutoff, params)
+    rows = f"SELECT id FROM offers WHERE snapshot_id IN ({old}) AND {_no_seek(dialect)}observed_at < {cutoff}"
+    return f"NOT (EXISTS ({old}) AND snapshot_id IN ({old}) AND id IN ({rows}))"
+
+
+# ---- resales of a first-party offer ------------------------------------------------------------
+#: The aggregator whose live rows name the offer they resell: instance type ``<provider>:<its type>``
+#: (``hyperstack:n3-H100x1``, the provider as its gpuscout id) in the provider's own region, with its
+#: GPU count.
+RESELLER = "primeintellect"
+
+
+def _offer_key(dialect: str, *, first_party: bool) -> str:
+    """What makes a resale the same offer as a first-party row, as one text: the first party's
+    ``provider:instance_type`` (a resale's instance type), region, GPU count and on-demand price to the
+    cent (a resale at another price is another offer: the snapshot's rule ``resale-priced-apart``)."""
+    price = "CAST(price_usd_per_hour AS numeric)" if dialect == "postgresql" else "price_usd_per_hour"
+    name = "provider || ':' || instance_type" if first_party else "instance_type"
+    parts = [name, "region", "CAST(gpu_count AS TEXT)", f"CAST(round({price}, 2) AS TEXT)"]
+    return " || '|' || ".join(parts)
+
+
+def _resellers(current: Sequence[Any]) -> list[int]:
+    """The current live snapshots with rows of :data:`RESELLER` (the bundled snapshot's resales were
+    linked when it was built)."""
+    return sorted(int(r.id) for r in current if not r.fallback and RESELLER in r.providers.split(","))
+
+
+def _no_seek(dialect: str) -> str:
+    """SQLite's mark that no index is to be searched for a column (``+column``); PostgreSQL's planner
+    needs none (and has no unary ``+`` for text or times)."""
+    return "+" if dialect == "sqlite" else ""
+
+
+def _resold_rows(resellers: Sequence[int], params: Params, dialect: str) -> str:
+    """The :data:`RESELLER` rows a first-party row can stand for: on-demand priced, with no spot price
+    of their own (the first-party row keeps its own spot price, so such a resale hides nothing). Read
+    through the reseller snapshots' index only (no other index is searched for them)."""
+    plus = _no_seek(dialect)
+    return (
+        f"snapshot_id IN ({params.many(resellers)}) AND {plus}provider = {params.add(RESELLER)} "
+        f"AND {plus}price_usd_per_hour IS NOT NULL AND {plus}spot_price_usd_per_hour IS NULL"
+    )
+
+
+def _upstreams(resold: str, dialect: str) -> str:
+    """The providers the ``resold`` rows resell (the first part of their instance types, as ``p``), as
+    a subquery read once per statement."""
+    split = (
+        "split_part(instance_type, ':', 1)"
+        if dialect == "postgresql"
+        else "substr(instance_type, 1, instr(instance_type, ':') - 1)"
+    )
+    return f"SELECT DISTINCT {split} AS p FROM offers WHERE {resold}"
+
+
+def _hidden_resales(
+    current: Sequence[Any], params: Params, dialect: str, include_superseded: bool
+) -> str | None:
+    """The ids of the live :data:`RESELLER` rows that resell a current first-party offer at its price,
+    as a subquery read once per statement (so that a count filtering on it keeps to its covering
+    index); ``None`` when no live reseller snapshot is current.
+
+    A resale is compared with the current rows of the providers it resells only (Hyperstack's,
+    Lambda's...: those of the current snapshots that list one of them, searched by snapshot), never
+    with every current offer nor the stored history."""
+    resellers = _resellers(current)
+    if not resellers:
+        return None
+    others = sorted(int(r.id) for r in current if int(r.id) not in resellers)
+    if not others:
+        return None
+    plus = _no_seek(dialect)
+    resold = _resold_rows(resellers, params, dialect)
+    upstreams = _upstreams(resold, dialect)
+    holders = (
+        f"SELECT DISTINCT s.id FROM snapshots AS s, ({upstreams}) AS u WHERE s.id IN ({params.many(others)}) "
+        "AND ',' || s.providers || ',' LIKE '%,' || u.p || ',%'"
+    )
+    scope = current_scope(current, params, include_superseded=include_superseded, seek=dialect != "sqlite")
+    first = (
+        f"SELECT {_offer_key(dialect, first_party=True)} FROM offers WHERE snapshot_id IN ({holders}) "
+        f"AND {scope} AND {plus}provider IN (SELECT p FROM ({upstreams}) AS v) "
+        f"AND {plus}price_usd_per_hour IS NOT NULL"
+    )
+    return f"SELECT id FROM offers WHERE {resold} AND {_offer_key(dialect, first_party=False)} IN ({first})"
+
+
+def resale_terms(
+    current: Sequence[Any], params: Params, *, dialect: str, include_superseded: bool = False
+) -> str | None:
+    """Leaves out a live :data:`RESELLER` row reselling a current first-party offer at its price
+    (the same box at the same price listed twice: Hyperstack's n3-H100x1 at $1.90 and Prime
+    Intellect's ``hyperstack:n3-H100x1`` at $1.90); the first-party row names the reseller in
+    ``also_listed_by`` (:func:`also_listed_by_sql`). A resale at another price stays, its notes say
+    whose offer it resells. ``None`` when no live reseller snapshot is current. Only a row of a
+    reseller snapshot is looked up in the list (the others pass on their snapshot id, read from the
+    same index entry)."""
+    hidden = _hidden_resales(current, params, dialect, include_superseded)
+    if hidden is None:
+        return None
+    return f"NOT (snapshot_id IN ({params.many(_resellers(current))}) AND id IN ({hidden}))"
+
+
+def also_listed_by_sql(current: Sequence[Any], params: Params, *, dialect: str) -> str | None:
+    """The ``also_listed_by`` column of a current row, with :data:`RESELLER` added on a first-party row
+    whose live resale :func:`resale_terms` leaves out; ``None`` when no live reseller snapshot is
+    current."""
+    resellers = _resellers(current)
+    if not resellers:
+        return None
+    rows = _resold_rows(resellers, params, dialect)
+    resold = f"SELECT {_offer_key(dialect, first_party=False)} FROM offers WHERE {rows}"
+    upstreams = _upstreams(rows, dialect)
+    name, pattern = params.add(RESELLER), params.add(f'%"{RESELLER}"%')  # named already: not twice
+    if dialect == "postgresql":
+        added = f"CAST(CAST(also_listed_by AS jsonb) || to_jsonb(CAST({name} AS text)) AS json)"
+        listed = "CAST(also_listed_by AS TEXT)"
+    else:
+        added = f"json_insert(also_listed_by, '$[#]', {name})"
+        listed = "also_listed_by"
+    return (
+        f"CASE WHEN provider IN (SELECT p FROM ({upstreams}) AS v) AND provider != {name} "
+        f"AND price_usd_per_hour IS NOT NULL AND {listed} NOT LIKE {pattern} "
+        f"AND {_offer_key(dialect, first_party=True)} IN ({resold}) THEN {added} ELSE also_listed_by END"
+    )
+
+
+class ProviderShutDown(NoOffersFrom):
+    """No current offer is from ``name`` because the provider shut down (knowledge ``providers.yaml``
+    ``status: defunct``, whose offers :func:`current_scope` never lists): the message says when and
+    where that is said, not "no current offer" with names to try instead."""
+
+    def __init__(self, field: str, name: str, why: str) -> None:
+        self.name = name
+        self.suggestions = []
+        self.ambiguous = False
+        InvalidInputError.__init__(self, field, why)
+
+
+def shut_down(exc: NoOffersFrom) -> NoOffersFrom:
+    """``exc`` (from :func:`~gpuscout.catalog.provider_ids.provider_ids`), or where its provider shut
+    down, a :class:`ProviderShutDown` naming the same field: "Cudo Compute shut down on 2026-03-31
+    (https://...); its offers are no longer listed"."""
+    from gpuscout.knowledge.providers import canonical_provider, is_defunct, provider_terms
+
+    pid = canonical_provider(exc.name)
+    if pid is None or not is_defunct(pid):
+        return exc
+    terms = provider_terms(pid)
+    when = f" on {terms.status_since}" if terms.status_since else ""
+    said = f" ({terms.status_source})" if terms.status_source else ""
+    why = f"{terms.display_name} shut down{when}{said}; its offers are no longer listed"
+    return ProviderShutDown(exc.field, exc.name, why)
+
+
 def offers_sql(
     query: OfferQuery,
     current: Sequence[Any],
@@ -321,20 +552,36 @@ def offers_sql(
     price range's index reads each match's table row one by one). A SQLite count searches that index
     for the current snapshots; a SQLite page writes its scope ``+snapshot_id`` so that its plan reads
     the sort's index (searching the snapshots' entries, then sorting them all, reads every current
-    row where the sort's index stops after the page)."""
+    row where the sort's index stops after the page).
+
+    The ``stale`` column, where asked for, is read by the catalog's rule (:func:`stale_sql`), and so
+    is ``exclude_stale``; a live resale at its first party's price is left out and named on that
+    party's row instead (:func:`resale_terms`, ``also_listed_by`` where asked for)."""
     params = Params()
-    where = " AND ".join(
-        [
-            current_scope(
-                current, params, include_superseded=include_superseded, seek=count or dialect != "sqlite"
-            ),
-            *conditions(query, params, dialect=dialect, seek_price=not (count and dialect == "sqlite")),
-        ]
-    )
+    shown = list(columns)
+    if not count and "stale" in shown:
+        shown[shown.index("stale")] = f"{stale_sql(current, params, dialect)} AS stale"
+    if not count and "also_listed_by" in shown:
+        listed = also_listed_by_sql(current, params, dialect=dialect)
+        if listed is not None:
+            shown[shown.index("also_listed_by")] = f"{listed} AS also_listed_by"
+    terms = [
+        current_scope(
+            current, params, include_superseded=include_superseded, seek=count or dialect != "sqlite"
+        ),
+        *conditions(query, params, dialect=dialect, seek_price=not (count and dialect == "sqlite")),
+    ]
+    resales = resale_terms(current, params, dialect=dialect, include_superseded=include_superseded)
+    if resales is not None:
+        terms.append(resales)
+    aged = aged_terms(current, params, dialect) if query.exclude_stale else None
+    if aged is not None:
+        terms.append(aged)
+    where = " AND ".join(terms)
     if count:
         counted = "count(*), count(DISTINCT provider)" if providers else "count(*)"
         return f"SELECT {counted} FROM offers WHERE {where}", params.values
-    text = f"SELECT {', '.join(columns)} FROM offers WHERE {where} ORDER BY {', '.join(order_by(query))}"
+    text = f"SELECT {', '.join(shown)} FROM offers WHERE {where} ORDER BY {', '.join(order_by(query))}"
     if query.limit is not None:
         text += f" LIMIT {params.add(query.limit)}"
     elif query.offset and dialect == "sqlite":

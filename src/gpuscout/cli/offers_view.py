@@ -65,6 +65,9 @@ FULL_SOURCE = "full source"
 ASSUMED_NOTE = (
     "? = the source does not state the variant (form factor or memory); the default one is assumed."
 )
+SLICE_NOTE = "# 1/N = a vGPU slice: 1/N of one GPU (its share of the card's memory), linked to no other GPU."
+#: Added to :data:`SLICE_NOTE` where the table shows the per-GPU price.
+SLICE_PRICE_NOTE = " Its $/gpu-h is for a whole GPU's worth: N x its $/h."
 AUCTION_NOTE = (
     "auction = an auction market's price: interruptible, like a spot price; --on-demand leaves it out."
 )
@@ -170,14 +173,18 @@ def find_offers(
     try:
         providers: tuple[str, ...] = ()
         if provider:  # "vast" -> vastai; one no current offer is from is an error, as on the web page
-            from gpuscout.catalog.provider_ids import provider_ids
+            from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
+            from gpuscout.catalog.query import shut_down
 
-            providers = provider_ids(
-                provider,
-                lambda p: reader.count_offers(OfferQuery(providers=(p,))) > 0,
-                lambda: {o.provider for o in reader.current_offers()},
-                field="--provider",
-            )
+            try:
+                providers = provider_ids(
+                    provider,
+                    lambda p: reader.count_offers(OfferQuery(providers=(p,))) > 0,
+                    lambda: {o.provider for o in reader.current_offers()},
+                    field="--provider",
+                )
+            except NoOffersFrom as exc:  # one that shut down: say so, not "no current offer"
+                raise shut_down(exc) from None
         query = OfferQuery(
             gpus=gpu_names,
             min_vram_gb=min_vram,
@@ -205,6 +212,8 @@ def _cells(
     ``narrow``: the source is its feed; ``short_age``: an unknown age is :data:`SHORT_UNKNOWN_AGE`."""
     show = plain if markup else printable
     gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
+    share = o.slice_label  # a vGPU slice: its share of one GPU where the count is ("1/20")
+    count = (share if o.gpu_count == 1 else f"{o.gpu_count}x{share}") if share else str(o.gpu_count)
     stale = (" [yellow]stale[/]" if markup else " stale") if o.stale else ""
     avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
     auction = ""
@@ -214,7 +223,7 @@ def _cells(
         show(o.provider),
         show(o.instance_type),
         show(gpu_label),
-        str(o.gpu_count),
+        count,
         f"{o.gpu_memory_gb:g}",
         money(o.price_usd_per_hour) + auction,
         money(o.price_usd_per_gpu_hour),
@@ -246,6 +255,8 @@ def _notes(offers: Sequence[Offer], *, left_out: Sequence[str] = (), short_age: 
     notes = []
     if any(o.extra.get("variant") == "assumed" for o in offers):
         notes.append(ASSUMED_NOTE)
+    if any(o.slice_label for o in offers):
+        notes.append(SLICE_NOTE + ("" if "$/gpu-h" in left_out else SLICE_PRICE_NOTE))
     if "$/h" not in left_out and any(o.interruptible_on_demand for o in offers):
         notes.append(AUCTION_NOTE)
     if "age" not in left_out and any(o.observed_at is None for o in offers):

@@ -27,12 +27,12 @@ from typing import Any
 import pydantic_core
 
 from gpuscout.catalog.clock import utc
-from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.offer import Offer, gpus_worth
 from gpuscout.catalog.offer_fields import face_fields
 from gpuscout.catalog.rows import OFFER_COLUMNS
-from gpuscout.web.offer_view import STALE_AFTER, age_hours, source_url
+from gpuscout.web.offer_view import age_hours, source_url
 
-_COUNT, _MEMORY, _PRICE, _SPOT, _OBSERVED, _STALE, _SOURCE, _EXTRA = (
+_COUNT, _MEMORY, _PRICE, _SPOT, _OBSERVED, _STALE, _SOURCE, _EXTRA, _ACCELERATOR, _FRACTIONAL = (
     OFFER_COLUMNS.index(name)
     for name in (
         "gpu_count",
@@ -43,6 +43,8 @@ _COUNT, _MEMORY, _PRICE, _SPOT, _OBSERVED, _STALE, _SOURCE, _EXTRA = (
         "stale",
         "source",
         "extra",
+        "accelerator",
+        "fractional",
     )
 )
 
@@ -83,13 +85,14 @@ def _expression(name: str, hint: Any, default: Any, scope: dict[str, Any]) -> st
     raise TypeError(f"no JSON reader for Offer field {name!r} of type {hint!r}")
 
 
-#: The view's and computed values of an ``OfferOut`` (``count``, ``age`` and ``observed`` are set
-#: first; the computed values are what the ``Offer`` properties compute).
+#: The view's and computed values of an ``OfferOut`` (``count``, ``worth``, ``age`` and ``observed``
+#: are set first; the computed values are what the ``Offer`` properties compute; ``stale`` is the
+#: catalog's rule, which the read already applied).
 _DERIVED = {
-    "stale": f"(bool(r[{_STALE}]) or (age is not None and age > STALE_AFTER))",
+    "stale": f"bool(r[{_STALE}])",
     "total_memory_gb": f"float(r[{_MEMORY}]) * count",
-    "price_usd_per_gpu_hour": f"(None if r[{_PRICE}] is None else float(r[{_PRICE}]) / count)",
-    "spot_price_usd_per_gpu_hour": f"(None if r[{_SPOT}] is None else float(r[{_SPOT}]) / count)",
+    "price_usd_per_gpu_hour": f"(None if r[{_PRICE}] is None else float(r[{_PRICE}]) / worth)",
+    "spot_price_usd_per_gpu_hour": f"(None if r[{_SPOT}] is None else float(r[{_SPOT}]) / worth)",
     "source_url": f"source_url(r[{_SOURCE}])",
     "age_hours": "age_hours(age)",
     "variant_assumed": f"variant_assumed(r[{_EXTRA}])",
@@ -108,7 +111,7 @@ def _item_function(names: Sequence[str]) -> Callable[[Sequence[Any], datetime], 
     scope: dict[str, Any] = {
         "stored_time": _stored_time,
         "loads": json.loads,
-        "STALE_AFTER": STALE_AFTER,
+        "gpus_worth": gpus_worth,
         "ZERO": timedelta(0),
         "source_url": source_url,
         "age_hours": age_hours,
@@ -128,6 +131,8 @@ def _item_function(names: Sequence[str]) -> Callable[[Sequence[Any], datetime], 
     source = (
         "def item(r, now):\n"
         f"    count = int(r[{_COUNT}])\n"
+        f"    worth = gpus_worth(r[{_ACCELERATOR}], count, float(r[{_MEMORY}]), fractional=True) "
+        f"if r[{_FRACTIONAL}] else count\n"
         f"    observed = stored_time(r[{_OBSERVED}])\n"
         "    age = None if observed is None else max(now - observed, ZERO)\n"
         f"    return {{{', '.join(values)}}}\n"

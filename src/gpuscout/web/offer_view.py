@@ -10,9 +10,9 @@ from typing import Any
 from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.offer_fields import RECORD_COLUMNS, offer_record
 from gpuscout.catalog.offer_fields import csv_cell as csv_cell  # the exports' cell rule, re-exported
+from gpuscout.catalog.query import STALE_AFTER as STALE_AFTER  # the catalog's rule, re-exported
 from gpuscout.web.providers_view import ProviderLabel, provider_label
 
-STALE_AFTER = timedelta(days=2)
 _URL = re.compile(r"https?://[^\s\"'<>]+")
 
 
@@ -39,9 +39,12 @@ def age_text(delta: timedelta | None) -> str:
     return f"{int(seconds // 86400)} d"
 
 
-def is_stale(offer: Offer, delta: timedelta | None) -> bool:
-    """Stale: flagged by the catalog (old feed) or observed more than ``STALE_AFTER`` ago."""
-    return offer.stale or (delta is not None and delta > STALE_AFTER)
+def is_stale(offer: Offer, delta: timedelta | None = None) -> bool:
+    """Stale by the catalog's one rule (:data:`gpuscout.catalog.query.STALE_AFTER`: flagged by its
+    feed, or a live price fetched over 2 days before the store's newest), which every read of the
+    store gives in ``offer.stale``. The age at the view's time (``delta``) no longer counts: a store
+    refreshed three days ago is not all stale."""
+    return offer.stale
 
 
 def source_url(source: str) -> str | None:
@@ -99,6 +102,8 @@ class OfferRow:
     provider: ProviderLabel | None = None
     region: str = ""
     regions: tuple[str, ...] = ()  # every region the row stands for (when several)
+    slice_label: str = ""  # a vGPU slice's share of one GPU ("1/20"); "" for whole GPUs
+    also_listed_by: tuple[str, ...] = ()  # the aggregators also reselling it, by display name
 
     @property
     def age_hours(self) -> float | None:
@@ -124,11 +129,13 @@ def to_row(offer: Offer, now: datetime | None = None) -> OfferRow:
         provider=provider_label(offer.provider),
         region=region_text(offer),
         regions=tuple(region_names(offer)) if len(offer.regions) > 1 else (),
+        slice_label=offer.slice_label,
+        also_listed_by=tuple(provider_label(p).display_name for p in offer.also_listed_by),
     )
 
 
-#: Values of the view added to each offer's fields in the exports (the catalog's ``stale`` flag is
-#: replaced by the view's: flagged by the catalog *or* older than ``STALE_AFTER``).
+#: Values of the view added to each offer's fields in the exports (``stale`` is the catalog's rule, as
+#: every read gives it).
 VIEW_COLUMNS: tuple[str, ...] = ("age", "age_hours", "source_url", "variant_assumed")
 #: The export columns: every shown ``Offer`` field and computed value (derived from the dataclass),
 #: then the view's values.

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
-from gpuscout.catalog.query import OfferQuery
+from gpuscout.catalog.query import OfferQuery, ProviderShutDown, shut_down
 from gpuscout.errors import UnknownNameError
 from gpuscout.web.filters import FIELD_LABELS, OfferFilters
 from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, validation_errors
@@ -40,6 +40,8 @@ def parse_filters(raw: Mapping[str, str], services: WebServices) -> tuple[OfferF
             break
     try:
         filters = with_provider_ids(filters, services)
+    except ProviderShutDown as exc:
+        errors.add(FieldError("provider", f"{FIELD_LABELS['provider']}: {exc.message}"))
     except NoOffersFrom as exc:
         errors.add(
             FieldError(
@@ -65,11 +67,14 @@ def with_provider_ids(
     if not names:
         return filters
     read = reader or services.reader
-    ids = provider_ids(
-        names,
-        lambda p: read.count_offers(OfferQuery(providers=(p,))) > 0,
-        lambda: () if reader is not None else {o.provider for o in services.all_offers()},
-    )
+    try:
+        ids = provider_ids(
+            names,
+            lambda p: read.count_offers(OfferQuery(providers=(p,))) > 0,
+            lambda: () if reader is not None else {o.provider for o in services.all_offers()},
+        )
+    except NoOffersFrom as exc:  # one that shut down is said so (ProviderShutDown), with when and where
+        raise shut_down(exc) from None
     return filters.model_copy(update={"provider": ",".join(ids)})
 
 

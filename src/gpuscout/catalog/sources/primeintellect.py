@@ -14,11 +14,14 @@
   ``.defaultCount``.
 * **Offers**: provider ``primeintellect`` (who bills), the upstream cloud in the instance type as its
   gpuscout provider id (``hyperstack:n3-H100x1``; ``lambdalabs`` -> ``lambda``, ``datacrunch`` ->
-  ``verda``), as PI names it in ``extra["upstream_provider"]``. The same capacity is often listed
-  directly by that cloud: where a current first-party offer has that instance type, region, GPU
-  count and prices (to the cent), the catalogue's read leaves the resale out and the first-party row
-  names ``primeintellect`` in ``also_listed_by`` (``catalog.query.resale_terms``); a resale at
-  another price is another route and stays.
+  ``verda``), as PI names it in ``extra["upstream_provider"]``; linked as the bundled snapshot
+  links its resales (``extra["resale_of"]`` ``hyperstack/n3-H100x1``, noted "resale of hyperstack
+  n3-H100x1"). The same capacity is often listed directly by that cloud: where a current live
+  first-party offer has that instance type, region, GPU count and on-demand price (to the cent),
+  every read of the catalog leaves the resale out and the first-party row names ``primeintellect``
+  in ``also_listed_by`` (:func:`gpuscout.catalog.query.resale_terms`, as the snapshot's rule
+  ``resale-priced-apart`` merges only same-price resales); a resale at another price is another
+  route and stays, noted as a resale.
   ``isSpot`` offers carry a spot price only. An offer with ``prepaidTime`` is a prepaid term, not
   an hourly offer: excluded. A price in EUR is converted at the stated rate
   (:mod:`gpuscout.catalog.currency`); another currency is invalid.
@@ -121,7 +124,8 @@ class PrimeIntellectSource(HttpSource):
         stated = stated_prices(rate, None if spot else price, price if spot else None)
         status = str(row.get("stockStatus") or "")
         security = str(row.get("security") or "")
-        notes = [f"resold from {upstream}" + ("; spot (interruptible)" if spot else "")]
+        resold = f"resold from {upstream} (resale of {upstream_id} {cloud_id})"
+        notes = [resold + ("; spot (interruptible)" if spot else "")]
         if prices.get("isVariable"):
             notes.append("variable price")
         if currency != "USD":
@@ -130,6 +134,7 @@ class PrimeIntellectSource(HttpSource):
             notes.append(gpu.note)
         extra = {
             "upstream_provider": upstream,
+            "resale_of": f"{upstream_id}/{cloud_id}",  # as the bundled snapshot links a resale
             "cloud_id": cloud_id,
             "country": str(row.get("country") or ""),
             "stock_status": status,
