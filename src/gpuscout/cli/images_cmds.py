@@ -7,11 +7,13 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
 from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
 from gpuscout.wording import plural
 
 
 def images_cmd(
+    ctx: typer.Context,
     model: Annotated[str, typer.Argument(help="A diffusion model, e.g. flux.1-dev, sdxl.")],
     gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. H100, L40S, RTX 4090.")],
     images: Annotated[
@@ -38,11 +40,11 @@ def images_cmd(
 ) -> None:
     """How fast a GPU generates images with a diffusion model (seconds per image) and the memory it needs.
 
-    One diffusers pipeline per GPU (more GPUs are replicas); speed: physics at a stated efficiency prior.
+    One diffusers pipeline per GPU (more GPUs are replicas); speed: physics at stated efficiencies.
     """
     from gpuscout.estimate.diffusion import estimate_images
 
-    with user_errors():
+    with user_errors(), _named_by_options(ctx):  # "--width: 10 is out of range", not "width: ..."
         est = estimate_images(
             model,
             gpu,
@@ -57,10 +59,11 @@ def images_cmd(
         print_json(est)
         return
     mem = est.memory
-    table = Table(
-        title=f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, "
+    title = (
+        f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, "
         f"{est.width}x{est.height}, {est.steps} {plural(est.steps, 'step')}, batch {est.batch}"
     )
+    table = Table(title=title, min_width=len(title))  # as wide as its title: no "batch" / "1" wrap at 80
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_row("fits", "yes" if est.fits else f"[red]no[/] ({est.binding_constraint})")
@@ -80,4 +83,4 @@ def images_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``images`` to the root app."""
-    app.command("images")(images_cmd)
+    app.command("images", cls=_KeepsWhatWasTyped)(images_cmd)

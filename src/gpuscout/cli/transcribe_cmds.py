@@ -7,10 +7,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
 from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
 
 
 def transcribe_cmd(
+    ctx: typer.Context,
     model: Annotated[str, typer.Argument(help="A Whisper model, e.g. whisper-large-v3.")],
     gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. H100, L4, RTX 4090.")],
     audio_hours: Annotated[
@@ -29,7 +31,8 @@ def transcribe_cmd(
     """
     from gpuscout.estimate.transcription import estimate_transcription
 
-    with user_errors():
+    # an error names the option typed (``--engine: unknown speech engine``), as ``gpuscout estimate``'s do
+    with user_errors(), _named_by_options(ctx):
         est = estimate_transcription(
             model, gpu, audio_s=audio_hours * 3600.0, batch=batch, precision=precision, engine=engine
         )
@@ -48,4 +51,4 @@ def transcribe_cmd(
 
 def register(app: typer.Typer) -> None:
     """Add ``transcribe`` to the root app."""
-    app.command("transcribe")(transcribe_cmd)
+    app.command("transcribe", cls=_KeepsWhatWasTyped)(transcribe_cmd)

@@ -20,13 +20,45 @@ Per-token parameters were counted from the architectures (SDXL UNet 2.567B: 14M 
 137M on 1/16, 2.05B on 1/32 with the cross-attention K/V projections of the 77 text tokens left out;
 FLUX.1-dev 11.9B: 6.45B per token, the adaLN modulation (3.2B) acts on one conditioning vector).
 
-Efficiency ("diffusers" class, one value for every GPU and model): 0.40 of the dense 16-bit tensor
-peak (0.30 of the FP8 peak for an FP8 denoiser). A prior, not a fit: the only seconds-per-image rows
-in the calibration CSV (one vendor blog, RTX 4090) need 120-170 % of the card's datasheet peak at
-the stated steps and resolution, so fitting them would give an efficiency above 1 (see
-tests/estimate/test_diffusion.py, which prints the figures). 0.40 is in line with a plain
-eager diffusers pipeline with SDPA on datacenter GPUs (FLUX.1-dev bf16 on an H100 at 1024^2 and
-28 steps takes ~6-7 s, i.e. ~0.33).
+Efficiency (eager diffusers with PyTorch SDPA). A denoising step is split into its attention FLOPs
+(``QK^T`` and ``PV``, the ``4 x width x tokens^2`` above) and the rest (convolutions and linear layers,
+through cuDNN / cuBLAS), and each is timed at its own fraction of the dense 16-bit tensor peak:
+
+- attention, by how the GPU's tensor cores are driven. PyTorch's SDPA runs FlashAttention-2 (its
+  "flash" backend, FA2 since PyTorch 2.2, compute capability 8.0+), not FlashAttention-3. FA2 issues
+  Ampere's warp-level ``mma.sync``: it reaches 50-73 % of the A100's peak in its forward pass (Dao,
+  "FlashAttention-2", 2023, arXiv:2307.08691), and about 35 % of the H100's (Shah et al.,
+  "FlashAttention-3", 2024, arXiv:2407.08608, section 1), whose peak needs the asynchronous ``wgmma``
+  instructions and TMA that FA2 does not use. So: **0.50** on Ampere and Ada (compute capability
+  8.x; the low end of FA2's range, since a denoiser's attention is non-causal over 1-5k tokens with
+  head dimension 64 (SDXL) or 128 (FLUX), the short-sequence end of FA2's benchmarks) and on
+  Blackwell GeForce / RTX PRO (12.x), whose tensor cores, like Ada's, are reached through
+  ``mma.sync`` (they have no ``wgmma`` or ``tcgen05``); **0.35** on Hopper and datacenter Blackwell
+  (9.x, 10.x; B200's ``tcgen05`` peak is as out of FA2's reach as H100's ``wgmma`` one). Other parts
+  (Volta, Turing: no FA2 backend; AMD and the rest: no FA2 figure) get the lower 0.35.
+- the rest: **0.40** of the same peak on every GPU (0.30 of the FP8 peak for an FP8 denoiser, whose
+  linear layers run in FP8). cuBLAS and cuDNN do use Hopper's tensor cores well, so no architecture
+  class here; 0.40 rather than cuBLAS's large-GEMM 0.7-0.9 because an eager pipeline runs its group
+  and layer norms, activations and residual adds as separate memory-bound kernels, with launch gaps,
+  between the GEMMs. A prior, the former whole-step prior kept for these FLOPs (a plain eager pipeline
+  is said to take ~6-7 s for FLUX.1-dev bf16 at 1024^2 and 28 steps on an H100); it is not a fit.
+- attention of an FP8 denoiser runs in bf16 (FP8 recipes quantise the linear layers only), and of an
+  fp32 one at the fp32 rate with the 0.40 prior (FA2 has no fp32 kernel). Text encoders and the VAE
+  decoder (its single-head attention has head dimension 512, past FA2's 256) are timed at 0.40.
+
+The peak is the dense 16-bit tensor rate with FP32 accumulate: PyTorch's fp16/bf16 GEMMs (cuBLAS
+compute type 32F) and FA2's ``mma`` accumulate in FP32. On GeForce cards that is half the FP16-accumulate
+rate: an RTX 4090 runs 165.2 TFLOPS, not 330.3 (Ada whitepaper, appendix).
+
+Not modelled: attention is ~11 % of SDXL's step FLOPs at 1024^2 and ~20 % of FLUX.1-dev's, so the
+split puts an H100 at ~3.0x an A100 (one efficiency for all: 3.17x, the peak ratio), where published
+eager diffusers timings are nearer 2x. The rest of that gap is time that does not scale with the tensor
+peak (memory-bound element-wise kernels at the GPU's bandwidth, per-kernel launch cost on the host),
+which a fraction of the peak cannot express.
+
+Calibration: the only seconds-per-image rows in the calibration CSV (one vendor blog, RTX 4090) need
+121-219 % of the card's datasheet peak at the stated steps and resolution, so fitting them would give an
+efficiency above 1 (see tests/estimate/test_diffusion.py, which prints the figures); none is fitted.
 
 Memory: weights of the denoiser (at ``precision``), text encoders and VAE (bf16), plus the larger of
 the denoiser's and the VAE decoder's activation peaks, plus the CUDA context and cuDNN/cuBLAS
@@ -52,8 +84,10 @@ from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
 GB = 1e9
-DIFFUSERS_EFFICIENCY = 0.40
-FP8_EFFICIENCY = 0.30
+DIFFUSERS_EFFICIENCY = 0.40  # everything but the denoiser's attention (and the whole fp32 denoiser)
+FP8_EFFICIENCY = 0.30  # an FP8 denoiser's linear layers, of the FP8 peak
+FA2_MMA_SYNC_EFFICIENCY = 0.50  # FA2 forward on Ampere/Ada: 50-73 % of peak (arXiv:2307.08691)
+FA2_ON_HOPPER_EFFICIENCY = 0.35  # FA2 forward on H100: ~35 % of peak (arXiv:2407.08608)
 CUDA_CONTEXT_GB = 0.5
 WORKSPACE_GB = 0.3  # cuBLAS / cuDNN workspaces
 FRAGMENTATION = 0.10  # on activations
@@ -63,6 +97,46 @@ VAE_PEAK_TENSORS = 6  # live 128-channel full-resolution tensors during the last
 ENGINES = ("diffusers",)
 SIDE_BYTES = 2.0  # bytes per weight of the text encoders and the VAE (bf16 at every precision)
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+
+
+@dataclass(frozen=True, slots=True)
+class AttentionClass:
+    """How well PyTorch's SDPA (FlashAttention-2) uses one GPU's tensor cores (see the module docstring)."""
+
+    name: str  # "Ampere/Ada", "Hopper/Blackwell", "other"
+    efficiency: float  # of the dense 16-bit tensor peak
+    source: str
+
+
+AMPERE_ADA = AttentionClass(
+    "Ampere/Ada",
+    FA2_MMA_SYNC_EFFICIENCY,
+    "its forward pass reaches 50-73 % of the A100's peak, low end taken (Dao 2023, arXiv:2307.08691)",
+)
+HOPPER_BLACKWELL = AttentionClass(
+    "Hopper/Blackwell",
+    FA2_ON_HOPPER_EFFICIENCY,
+    "it reaches ~35 % of the H100's peak, which needs wgmma/TMA (Shah et al. 2024, arXiv:2407.08608)",
+)
+OTHER_ATTENTION = AttentionClass(
+    "other",
+    FA2_ON_HOPPER_EFFICIENCY,
+    "no figure for this architecture: the lower (Hopper) one taken",
+)
+
+
+def attention_class(acc: Accelerator) -> AttentionClass:
+    """The SDPA efficiency class of ``acc``, by NVIDIA compute capability: 8.x (Ampere, Ada) and 12.x
+    (Blackwell GeForce / RTX PRO: ``mma.sync`` tensor cores like Ada's) reach FA2's A100 fraction;
+    9.x and 10.x (Hopper, datacenter Blackwell: a peak only ``wgmma`` / ``tcgen05`` reach) its H100 one."""
+    cc = acc.nvidia_cc
+    if cc is None:
+        return OTHER_ATTENTION
+    if cc[0] in (8, 12):
+        return AMPERE_ADA
+    if cc[0] in (9, 10, 11):
+        return HOPPER_BLACKWELL
+    return OTHER_ATTENTION
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +236,11 @@ class ImageEstimate:
     images_per_s: float
     bound: str  # "compute" or "memory"
     flops_per_image: float
+    attention_flops_per_image: float  # the denoiser's QK^T and PV, all steps and passes
+    attention_efficiency: float  # of ``attention_peak_tflops``
+    attention_peak_tflops: float
+    other_efficiency: float  # everything else, of ``peak_tflops``
+    peak_tflops: float  # the denoiser's weight-format rate (bf16, fp16, fp8 or fp32)
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -178,15 +257,24 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
     raise UnknownNameError("model", spec.name, list(PROFILES))
 
 
+def _stage_tokens(profile: DiffusionProfile, stage: Stage, width: int, height: int) -> int:
+    tokens = math.ceil(width / stage.downsample) * math.ceil(height / stage.downsample)
+    return tokens + profile.joint_text_tokens
+
+
+def denoiser_attention_flops(profile: DiffusionProfile, width: int, height: int) -> float:
+    """FLOPs of the self-attention (``QK^T`` and ``PV``: ``4 x width x tokens^2`` per block) in one
+    denoiser pass over one image."""
+    return sum(
+        s.attention_blocks * 4.0 * s.attention_width * _stage_tokens(profile, s, width, height) ** 2
+        for s in profile.stages
+    )
+
+
 def denoiser_flops(profile: DiffusionProfile, width: int, height: int) -> float:
-    """FLOPs of one denoiser pass over one image."""
-    total = 0.0
-    for stage in profile.stages:
-        tokens = math.ceil(width / stage.downsample) * math.ceil(height / stage.downsample)
-        tokens += profile.joint_text_tokens
-        total += 2.0 * stage.params * tokens
-        total += stage.attention_blocks * 4.0 * stage.attention_width * tokens**2
-    return total
+    """FLOPs of one denoiser pass over one image (attention included)."""
+    linear = sum(2.0 * s.params * _stage_tokens(profile, s, width, height) for s in profile.stages)
+    return linear + denoiser_attention_flops(profile, width, height)
 
 
 def vae_decode_flops(width: int, height: int) -> float:
@@ -269,10 +357,17 @@ def estimate_images(
         warnings.append(rate.warning)
     fp8_native = prec == "fp8" and rate.native
     eff = FP8_EFFICIENCY if fp8_native else DIFFUSERS_EFFICIENCY
-    achieved = rate.tflops * 1e12 * eff
-    bf16_rate = compute_rate(resolve_precision("bf16"), acc).tflops * 1e12 * DIFFUSERS_EFFICIENCY
+    rate16 = compute_rate(resolve_precision("bf16"), acc)
+    bf16_rate = rate16.tflops * 1e12 * DIFFUSERS_EFFICIENCY
+    # attention: SDPA in 16 bits (an FP8 denoiser's too) at FA2's fraction; fp32 has no FA2 kernel
+    attn_cls = attention_class(acc)
+    attn_rate, attn_eff = (rate, DIFFUSERS_EFFICIENCY) if prec == "fp32" else (rate16, attn_cls.efficiency)
     step_flops = denoiser_flops(profile, width, height) * profile.passes_per_step
-    denoise_s = steps * step_flops / achieved
+    attn_step_flops = denoiser_attention_flops(profile, width, height) * profile.passes_per_step
+    step_s = (step_flops - attn_step_flops) / (rate.tflops * 1e12 * eff) + attn_step_flops / (
+        attn_rate.tflops * 1e12 * attn_eff
+    )
+    denoise_s = steps * step_s
     text_s = text_encoder_flops(profile) / bf16_rate
     vae_s = vae_decode_flops(width, height) / bf16_rate
 
@@ -335,14 +430,21 @@ def estimate_images(
     passes = profile.passes_per_step
     guidance = " (classifier-free guidance)" if passes == 2 else " (guidance-distilled)"
     text_tf = text_encoder_flops(profile) / 1e12
+    attn_word = (
+        "fp32: no FlashAttention-2 kernel, the same prior"
+        if prec == "fp32"
+        else f"FlashAttention-2 on {attn_cls.name}: {attn_cls.source}"
+    )
     vae_tf = vae_decode_flops(width, height) / 1e12
     assumptions.update(
         {
             "steps": f"{steps} {plural(steps, 'step')} x {passes} "
             f"{plural(passes, 'pass', 'passes')}{guidance}",
-            "efficiency": f"diffusers: {eff:.2f} of the {rate.rate_name} peak {rate.tflops:g} TFLOPS (prior)",
-            "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step, text encoders "
-            f"{text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
+            "efficiency": f"diffusers: convolutions and linear layers at {eff:.2f} of the {rate.rate_name} "
+            f"peak {rate.tflops:g} TFLOPS (prior); attention at {attn_eff:.2f} of the "
+            f"{attn_rate.rate_name} peak {attn_rate.tflops:g} TFLOPS ({attn_word})",
+            "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step ({attn_step_flops / 1e12:.1f} "
+            f"of it attention), text encoders {text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
             "weights": f"denoiser {prec} ({denoiser_bytes / GB:.1f} GB), text encoders and VAE bf16 "
             f"({(text_bytes + vae_bytes) / GB:.1f} GB)",
         }
@@ -372,6 +474,11 @@ def estimate_images(
         images_per_s=1.0 / seconds_per_image,
         bound=bound,
         flops_per_image=flops_per_image,
+        attention_flops_per_image=steps * attn_step_flops,
+        attention_efficiency=attn_eff,
+        attention_peak_tflops=attn_rate.tflops,
+        other_efficiency=eff,
+        peak_tflops=rate.tflops,
         assumptions=assumptions,
         warnings=warnings,
     )

@@ -262,11 +262,17 @@ class ImageRow:
 
 def image_basis() -> str:
     """What an image model's seconds per image rest on (the estimator's efficiency prior)."""
-    from gpuscout.estimate.diffusion import DIFFUSERS_EFFICIENCY
+    from gpuscout.estimate.diffusion import (
+        DIFFUSERS_EFFICIENCY,
+        FA2_MMA_SYNC_EFFICIENCY,
+        FA2_ON_HOPPER_EFFICIENCY,
+    )
 
     return (
-        f"Compute-bound physics at {DIFFUSERS_EFFICIENCY:.2f} of each GPU's 16-bit tensor peak (a prior, "
-        "not a measurement)"
+        f"Compute-bound physics: convolutions and linear layers at {DIFFUSERS_EFFICIENCY:.2f} of each GPU's "
+        "16-bit tensor peak (a prior, not a measurement); attention at FlashAttention-2's published "
+        f"fraction ({FA2_MMA_SYNC_EFFICIENCY:.2f} on Ampere/Ada, {FA2_ON_HOPPER_EFFICIENCY:.2f} on "
+        "Hopper/Blackwell)"
     )
 
 
