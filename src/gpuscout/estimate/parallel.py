@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -55,6 +55,15 @@ INFINITY_FABRIC_LATENCY_US = 25.0
 LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency (more ring steps)
 
 
+# GPUs without peer-to-peer access (``lacks_peer_access``): NCCL's SHM transport stages every transfer
+# through a buffer in host memory, so each byte crosses PCIe twice, written to host memory by the sender and
+# read back by the receiver (a read from the host is a round trip per request, slower than a posted
+# write), with the host's memory and root complex shared by all the GPUs in between: a training
+# collective is timed at this share of the per-GPU PCIe bandwidth. An assumption: no calibration row
+# measures a GeForce box's collectives, and the host's memory bandwidth is not known here (it would cap
+# all the GPUs' traffic together).
+HOST_STAGED_SHARE = 0.5
+
 # What a training estimate warns when its GPUs exchange gradients over PCIe (the advisor drops it where its
 # own warning already says the unstated interconnect is costed as PCIe)
 PCIE_EXCHANGE_WARNING = "GPUs talk over PCIe: gradient / parameter exchange is slow next to NVLink"
@@ -69,6 +78,7 @@ class Link:
     latency_us: float  # per all-reduce at TP=2
     label: str
     assumed: bool = False  # True when the table states no interconnect (costed as PCIe Gen4)
+    peer_access: bool = True  # False: no GPU peer-to-peer (``lacks_peer_access``), NCCL goes through host
 
 
 def stated_pcie_generation(acc: Accelerator) -> int | None:
@@ -107,15 +117,28 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     label = f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable)"
     if assumed:
         label += ", assumed: the table states no interconnect for this GPU"
-    return Link("pcie", gbps, PCIE_LATENCY_US, label, assumed)
+    return Link("pcie", gbps, PCIE_LATENCY_US, label, assumed, peer_access=not lacks_peer_access(acc))
+
+
+def host_staged(link: Link) -> Link:
+    """``link`` as a training job's collectives get it: where the GPUs have no peer access, at
+    ``HOST_STAGED_SHARE`` of its bandwidth (NCCL stages each transfer through host memory), its label
+    saying so; else ``link`` itself."""
+    if link.peer_access:
+        return link
+    gbps = link.gbps * HOST_STAGED_SHARE
+    return replace(
+        link, gbps=gbps, label=f"{link.label}, staged through host memory: {gbps:.0f} GB/s/dir (no P2P)"
+    )
 
 
 def lacks_peer_access(acc: Accelerator) -> bool:
     """GeForce RTX 40 / 50 cards (Ada, Blackwell: compute capability 8.9+): NVIDIA's driver gives them no
     GPU peer-to-peer access, so NCCL stages every all-reduce through host memory, and vLLM's custom
-    all-reduce (which tests for peer access, ``custom_all_reduce.py`` ``_can_p2p``) stays off. Their
-    all-reduces are timed as PCIe peer-to-peer ones all the same: no calibration row measures the
-    host-staged path, so the estimate says so rather than guess a factor."""
+    all-reduce (which tests for peer access, ``custom_all_reduce.py`` ``_can_p2p``) stays off. Training
+    collectives (data parallel, FSDP) are timed at ``HOST_STAGED_SHARE`` of the PCIe bandwidth
+    (:func:`host_staged`); a serving engine's tensor-parallel all-reduces, small and bound by latency,
+    are timed as PCIe peer-to-peer ones and the estimate says so."""
     cc = acc.nvidia_cc
     return acc.kind == "consumer" and cc is not None and cc >= (8, 9)
 

@@ -35,7 +35,7 @@ from gpuscout.estimate.arguments import (
     resolve_model_arg,
 )
 from gpuscout.estimate.memory import capacity_bytes
-from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, gpu_link, lacks_peer_access
+from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, gpu_link, lacks_peer_access
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -545,7 +545,7 @@ def estimate_training(
         )
     assumptions.update({f"speed_{k}": v for k, v in st.notes.items()})
     if world > 1:
-        assumptions["communication"] = f"{setup.dp} data-parallel replicas via {link.label}" + (
+        assumptions["communication"] = f"{setup.dp} data-parallel replicas via {fabric.intra.label}" + (
             f" and {inter_gbps:g} GB/s per node between {nodes} nodes" if nodes > 1 else ""
         )
         if nodes > 1 and internode_gbps is None:
@@ -555,8 +555,9 @@ def estimate_training(
             if lacks_peer_access(acc):
                 warnings.append(
                     f"{acc.full_name or acc.name} cards have no GPU peer-to-peer access: NCCL stages the "
-                    "gradient and parameter exchange through host memory (timed as peer-to-peer PCIe; no "
-                    "calibration row measures it, so likely slower than estimated)"
+                    "gradient and parameter exchange through host memory (timed at "
+                    f"{HOST_STAGED_SHARE:.0%} of the PCIe bandwidth, an assumption; no calibration row "
+                    "measures it)"
                 )
     breakdown = {
         "gemm": st.gemm_s,

@@ -48,7 +48,9 @@ Communication
     ZeRO-3 / FSDP all-gather the parameters twice and reduce-scatter the gradients every micro-step,
     overlapped with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in
     each node, runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest
-    over the node's network, shared by the GPUs of the node (``internode_gbps`` per node).
+    over the node's network, shared by the GPUs of the node (``internode_gbps`` per node). GPUs without
+    peer-to-peer access (GeForce RTX 40 / 50) get half the PCIe bandwidth in the node: NCCL stages each
+    transfer through host memory (``Fabric.intra``, ``parallel.host_staged``).
 Kernel launches and ZeRO-3 hooks
     The host launches ``KERNELS_PER_LAYER`` (+ ``KERNELS_PER_ADAPTER`` per adapted matrix) kernels per
     layer forward, twice that backward, once more when recomputing, at ``launch_us`` each; a micro-step
@@ -74,7 +76,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gpuscout.estimate.parallel import Link, allreduce_seconds
+from gpuscout.estimate.parallel import Link, allreduce_seconds, host_staged
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
     PARAM_SHARDINGS,
@@ -166,10 +168,16 @@ CALIBRATION = TrainingCalibration(
 class Fabric:
     """The links a job's collectives use."""
 
-    link: Link  # GPU-to-GPU inside a node
+    link: Link  # GPU-to-GPU inside a node, as ``parallel.gpu_link`` gives it
     gpus_per_node: int
     nodes: int
     internode_gbps: float  # per node
+    # the in-node link at what the collectives get: half its bandwidth on GPUs without peer-to-peer access,
+    # whose NCCL stages each transfer through host memory (``parallel.host_staged``)
+    intra: Link = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "intra", host_staged(self.link))
 
     def collective_seconds(self, nbytes: float, group: int, inner: int, factor: float) -> float:
         """Time of a collective over ``group`` GPUs moving ``factor x nbytes`` per GPU in a ring.
@@ -182,7 +190,7 @@ class Fabric:
             return 0.0
         per_node = max(1, min(group, self.gpus_per_node // max(inner, 1)))
         spanned = max(1.0, group / per_node)
-        intra = factor * (per_node - 1) / per_node * nbytes / (self.link.gbps * GB) if per_node > 1 else 0.0
+        intra = factor * (per_node - 1) / per_node * nbytes / (self.intra.gbps * GB) if per_node > 1 else 0.0
         inter = 0.0
         if spanned > 1:
             nic_per_gpu = self.internode_gbps / self.gpus_per_node
@@ -422,8 +430,8 @@ def _model_parallel_seconds(
     act_bytes = rows * h * 2.0
     if tp > 1:
         n_ar = 4 + (2 if full_ckpt else 0)
-        comm += n_ar * layers / pp * allreduce_seconds(fab.link, tp, act_bytes)
-        notes["tp"] = f"{n_ar} all-reduces per layer over {fab.link.label}"
+        comm += n_ar * layers / pp * allreduce_seconds(fab.intra, tp, act_bytes)
+        notes["tp"] = f"{n_ar} all-reduces per layer over {fab.intra.label}"
     if cp > 1:
         kv_dim = (
             spec.kv_lora_rank + spec.qk_rope_head_dim
@@ -431,7 +439,7 @@ def _model_parallel_seconds(
             else spec.num_key_value_heads * spec.head_dim
         )
         kv_bytes = rows * 2 * kv_dim * 2.0 / tp
-        ring = 3 * (cp - 1) * kv_bytes * layers / pp / (fab.link.gbps * GB)
+        ring = 3 * (cp - 1) * kv_bytes * layers / pp / (fab.intra.gbps * GB)
         comm += max(0.0, ring - attention)
     if ep > 1:
         a2a = 4 + (2 if full_ckpt else 0)
@@ -441,7 +449,7 @@ def _model_parallel_seconds(
         notes["ep"] = f"{a2a} all-to-alls per MoE layer across {ep} GPUs"
     if pp > 1:
         crosses_nodes = tp * cp * setup.dp >= fab.gpus_per_node and fab.nodes > 1
-        p2p_gbps = fab.internode_gbps / fab.gpus_per_node if crosses_nodes else fab.link.gbps
+        p2p_gbps = fab.internode_gbps / fab.gpus_per_node if crosses_nodes else fab.intra.gbps
         comm += 2 * act_bytes / tp / (p2p_gbps * GB)  # activations forward, their gradient backward
     return comm
 
