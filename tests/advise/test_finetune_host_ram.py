@@ -135,7 +135,8 @@ def _wall(ev: TrainingEvaluator, run_s: float) -> float:
     """The row's time for ``run_s`` s of training on one node: with its checkpoints written (review 41 #9)."""
     params_b = ev.be.params_b("small")
     ckpt, out = params_b * FULL_CHECKPOINT_BYTES_PER_PARAM, params_b * 2.0
-    return run_s + checkpoint_save_s(run_s, 1, ckpt, out, ev.w.checkpoint_interval_min * 60.0, 0.5)
+    write = ev.a.checkpoint_write_gbps
+    return run_s + checkpoint_save_s(run_s, 1, ckpt, out, ev.w.checkpoint_interval_min * 60.0, write)
 
 
 def test_short_ram_falls_back_to_the_layout_without_offload() -> None:

@@ -1,6 +1,7 @@
 """The JSON API's query strings are read strictly (``web/query_params.py``): a parameter a route does not
 take is a 422 naming it with the accepted names, the closest first; a parameter that takes one value
-given twice is a 422; a comma-separated list the CLI repeats (``offers --gpu``/``--provider``) adds up."""
+given twice is a 422; a comma-separated list the CLI repeats (``offers --gpu``/``--provider``/``--region``)
+adds up."""
 
 from __future__ import annotations
 
@@ -47,9 +48,6 @@ def test_a_single_valued_parameter_given_twice_is_refused(client: TestClient) ->
     r = client.get(f"{ESTIMATE}&gpus=2&gpus=4")  # used 4 before
     assert r.status_code == 422
     assert r.json()["field"] == "gpus" and "given 2 times" in r.json()["message"]
-    # region is one substring (the CLI's repeatable --region has no one-parameter form here)
-    r = client.get(f"{OFFERS}?region=us&region=eu")
-    assert r.status_code == 422 and r.json()["field"] == "region"
     r = client.get("/api/v1/history?gpu=H100&provider=alphacloud&provider=betagpu")  # history --provider: one
     assert r.status_code == 422 and r.json()["field"] == "provider"
 
@@ -64,6 +62,10 @@ def test_repeated_gpu_and_provider_add_up_as_the_cli_options_do(client: TestClie
     r = client.get(f"{OFFERS}?provider=alphacloud&provider=betagpu")
     assert r.status_code == 200 and r.json() == joined
     assert {i["provider"] for i in joined["items"]} == {"alphacloud", "betagpu"}
+    # region too, as the CLI's repeatable --region (tests/web/test_s42_api_region.py)
+    joined = client.get(f"{OFFERS}?region=eu-west,us-west").json()
+    r = client.get(f"{OFFERS}?region=eu-west&region=us-west")
+    assert r.status_code == 200 and r.json() == joined and joined["total"] == 2
 
 
 def _paths() -> list[tuple[str, str]]:

@@ -1,8 +1,9 @@
 """The advisor's assumptions a user may override from every face (CLI, JSON API, web form).
 
-``gpuscout recommend --spot-reclaims-per-hour X --min-headroom Y``, the API's ``spot_reclaims_per_hour``
-and ``min_headroom`` and the advisor form's advanced inputs all become the same
-:class:`~gpuscout.advise.assumptions.Assumptions` here, checked against the same ranges.
+``gpuscout recommend --spot-reclaims-per-hour X --min-headroom Y --checkpoint-write-gbps Z``, the API's
+``spot_reclaims_per_hour``, ``min_headroom`` and ``checkpoint_write_gbps`` and the advisor form's advanced
+inputs all become the same :class:`~gpuscout.advise.assumptions.Assumptions` here, checked against the
+same ranges.
 """
 
 from __future__ import annotations
@@ -17,6 +18,9 @@ from gpuscout.errors import InvalidInputError
 SPOT_RECLAIMS_RANGE: tuple[float, float] = (0.0, 3600.0)
 #: Share of each GPU's memory a training layout must leave free (inclusive): none to half.
 MIN_HEADROOM_RANGE: tuple[float, float] = (0.0, 0.5)
+#: GB/s per node a training checkpoint is written at (inclusive): 10 MB/s (a slow network share) to
+#: 1,000 GB/s (an asynchronous save whose write is all but hidden behind training).
+CHECKPOINT_WRITE_RANGE: tuple[float, float] = (0.01, 1000.0)
 
 
 def _checked(field: str, value: float, limits: tuple[float, float]) -> float:
@@ -30,15 +34,20 @@ def _checked(field: str, value: float, limits: tuple[float, float]) -> float:
 
 
 def assumption_overrides(
-    *, spot_reclaims_per_hour: float | None = None, min_headroom: float | None = None
+    *,
+    spot_reclaims_per_hour: float | None = None,
+    min_headroom: float | None = None,
+    checkpoint_write_gbps: float | None = None,
 ) -> Assumptions | None:
     """The default assumptions with what the user overrode, or ``None`` when nothing is.
 
     ``spot_reclaims_per_hour`` replaces the reclaim rate of every provider kind (and of an unknown one);
     ``min_headroom`` the share of each GPU's memory a training layout must leave free
-    (``Assumptions.min_training_headroom``). A value out of its range (``SPOT_RECLAIMS_RANGE``,
-    ``MIN_HEADROOM_RANGE``) is an ``InvalidInputError`` naming the argument."""
-    if spot_reclaims_per_hour is None and min_headroom is None:
+    (``Assumptions.min_training_headroom``); ``checkpoint_write_gbps`` the GB/s per node training
+    checkpoints are written (and read back after a spot reclaim) at (``Assumptions.checkpoint_write_gbps``).
+    A value out of its range (``SPOT_RECLAIMS_RANGE``, ``MIN_HEADROOM_RANGE``, ``CHECKPOINT_WRITE_RANGE``)
+    is an ``InvalidInputError`` naming the argument."""
+    if spot_reclaims_per_hour is None and min_headroom is None and checkpoint_write_gbps is None:
         return None
     assumptions = Assumptions()
     if spot_reclaims_per_hour is not None:
@@ -51,4 +60,7 @@ def assumption_overrides(
     if min_headroom is not None:
         headroom = _checked("min_headroom", min_headroom, MIN_HEADROOM_RANGE)
         assumptions = replace(assumptions, min_training_headroom=headroom)
+    if checkpoint_write_gbps is not None:
+        write = _checked("checkpoint_write_gbps", checkpoint_write_gbps, CHECKPOINT_WRITE_RANGE)
+        assumptions = replace(assumptions, checkpoint_write_gbps=write)
     return assumptions

@@ -29,6 +29,15 @@ class Assumptions:
 
     download_gbps: float = 0.5  # weights/dataset from a hub or object store (~4 Gbit/s)
     load_gbps: float = 2.0  # weights from local/network disk into GPU memory
+    # training checkpoints, per node (each node writes its shard at once): a sustained write to a network
+    # (persistent) volume, the storage a checkpoint must be on to outlive a spot reclaim, which takes the
+    # instance's local disks with it. One block volume of the hyperscalers sustains about 1 GB/s (AWS EBS
+    # gp3: at most 1,000 MiB/s; Azure Premium SSD v2: 1,200 MB/s); a network filesystem scales with its
+    # size. Node-local NVMe is faster (a datacenter PCIe Gen4 drive writes 2-4 GB/s sequentially, and
+    # 8-GPU nodes carry several), and an asynchronous save (torch.distributed.checkpoint's async_save)
+    # hides most of the write behind training: both are a higher figure (``--checkpoint-write-gbps``).
+    # A spot restart reads the last checkpoint back from where it was written (``checkpoint_read_gbps``).
+    checkpoint_write_gbps: float = 1.0
     boot_s: float = 90.0  # instance start until the engine can load weights
     restart_s: float = 300.0  # after a spot reclaim: get new capacity, boot (then reload weights)
     interruptions_per_hour: dict[str, float] = field(
@@ -43,8 +52,13 @@ class Assumptions:
     # training: a layout must leave this share of GPU memory free (activation peaks, fragmentation)
     min_training_headroom: float = 0.05
     # the named picks of the Pareto front (see gpuscout.advise.pareto)
-    balanced_time_factor: float = 3.0  # the balanced pick is at most this many times the best time
+    balanced_time_factor: float = 3.0  # the balanced pick is at most this many times the window time (pareto)
     time_tolerance: float = 0.05  # times within this share are the same speed (front, fastest pick)
+
+    def checkpoint_read_gbps(self) -> float:
+        """GB/s a spot restart reads the last checkpoint back at: from the volume it was written to, at
+        the write rate (reads there are no slower), capped by ``load_gbps`` (into GPU memory)."""
+        return min(self.checkpoint_write_gbps, self.load_gbps)
 
     def interruption_rate(self, provider_kind: str | None) -> float:
         if provider_kind is None:
@@ -54,8 +68,13 @@ class Assumptions:
     def as_dict(self) -> dict[str, str]:
         rates = ", ".join(f"{k} {v:g}/h" for k, v in sorted(self.interruptions_per_hour.items()))
         return {
-            "download": f"{self.download_gbps:g} GB/s (checkpoint writes too)",
+            "download": f"{self.download_gbps:g} GB/s",
             "load": f"{self.load_gbps:g} GB/s",
+            "checkpoint writes": (
+                f"{self.checkpoint_write_gbps:g} GB/s per node to where checkpoints are kept (default: a "
+                f"network volume, which outlives a spot reclaim); a spot restart reads the last one back "
+                f"from there at {self.checkpoint_read_gbps():g} GB/s"
+            ),
             "boot": f"{self.boot_s:g} s",
             "spot restart": f"{self.restart_s:g} s + reload (weights; training: last checkpoint, data)",
             "spot interruptions": f"{rates}; unknown kind {self.unknown_kind_interruptions_per_hour:g}/h",
@@ -63,7 +82,8 @@ class Assumptions:
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
             "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
             "picks": (
-                f"balanced within {self.balanced_time_factor:g}x the best time on the front; fastest = "
+                f"balanced within {self.balanced_time_factor:g}x the best time of the front rows renting no "
+                "more GPUs than the load needs; fastest = "
                 f"cheapest within {self.time_tolerance:.0%} of the best time on the front"
             ),
         }

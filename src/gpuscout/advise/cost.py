@@ -8,14 +8,18 @@ prices, which keeps ranking 100,000 offers cheap.
 - ``serve``: per month. Each start (one per burst, one per day when stopped nightly, one per month
   when always on) is billed separately with the provider's increment and minimum charge; it includes
   a warm-up (boot + loading the weights); the first start of the month also downloads them.
-- jobs (batch, finetune, pretrain): one start per instance; warm-up = boot + download + load.
+- jobs (batch, finetune, pretrain): one start per instance; warm-up = boot + download + load. A
+  pre-training run starts from random weights (initialised on the GPUs): it fetches and loads no weights
+  (``start_weights_gb``), only its data (``dataset_gb``).
 - training storage: during the run every node's copy of the weights and data and the last
   ``CHECKPOINTS_KEPT`` checkpoints; after it, for ``storage_retention_days``, the trained output only
   (``trained_output_gb``: the bf16 weights, or the LoRA/QLoRA adapter). The optimizer checkpoints are
   deleted at the end, and ``egress_gb`` (moving the output out) is not stored again.
 - training on spot: a reclaim loses half a checkpoint interval, the restart, and the reload
-  (``training_reload_s``): the last checkpoint, each node its share (full training's holds the
-  weights with the optimizer state, so the base weights are not fetched again), and the data.
+  (``training_reload_s``): the last checkpoint, each node its share, read back from where it was
+  written (``Assumptions.checkpoint_read_gbps``: a network volume, which outlives the reclaim; full
+  training's holds the weights with the optimizer state, so the base weights are not fetched again),
+  and the data.
 """
 
 from __future__ import annotations
@@ -54,15 +58,26 @@ def trained_output_gb(w: AnyWorkload, weights_gb: float, checkpoint_gb: float) -
     return weights_gb if full_training(w) else checkpoint_gb
 
 
+def start_weights_gb(w: AnyWorkload, weights_gb: float) -> float:
+    """GB of weights a job fetches and loads before it starts: the model's (``weights_gb``), except for
+    pre-training, which starts from random weights initialised on the GPUs and so fetches none, unless
+    ``download_weights_gb`` names a starting checkpoint."""
+    if isinstance(w, PretrainWorkload) and w.download_weights_gb is None:
+        return 0.0
+    return weights_gb
+
+
 def training_reload_s(ev: ConfigEval, w: AnyWorkload, a: Assumptions) -> float:
     """Seconds a training node spends after a spot reclaim (and the restart) before it trains again: it
-    fetches its share of the last checkpoint (``checkpoint_gb / nodes``: each writes and reads its shard)
-    and the data, and for LoRA/QLoRA the frozen base weights too, at ``download_gbps``, then loads the
-    checkpoint (and base weights) at ``load_gbps``."""
+    reads its share of the last checkpoint (``checkpoint_gb / nodes``: each writes and reads its shard)
+    back from where it was written, straight into memory, at ``a.checkpoint_read_gbps()`` (a network
+    volume: the reclaimed instance's local disks are gone); it fetches the data, and for LoRA/QLoRA the
+    frozen base weights too, at ``download_gbps`` and loads those weights at ``load_gbps``."""
     per_node = ev.checkpoint_gb / max(1, ev.instances)
+    checkpoint_s = per_node / a.checkpoint_read_gbps()
     if full_training(w):
-        return (w.dataset_gb + per_node) / a.download_gbps + per_node / a.load_gbps
-    return (ev.download_gb_per_instance + per_node) / a.download_gbps + (ev.load_gb + per_node) / a.load_gbps
+        return w.dataset_gb / a.download_gbps + checkpoint_s
+    return ev.download_gb_per_instance / a.download_gbps + ev.load_gb / a.load_gbps + checkpoint_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,7 +103,7 @@ class CostModel:
 def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions) -> CostModel:
     """Billed hours, GB-months and billable egress for ``ev`` under ``terms``."""
     inc, minimum = terms.billing_increment_s, terms.minimum_charge_s
-    load_s = ev.load_gb / a.load_gbps
+    load_s = start_weights_gb(w, ev.load_gb) / a.load_gbps
     download_s = ev.download_gb_per_instance / a.download_gbps
     free = terms.egress_free_gb_per_month or 0.0
     egress = max(0.0, w.egress_gb - free)

@@ -16,7 +16,11 @@ the choice and the run it was chosen against.
 
 Checkpoints: the run's time includes writing them (:func:`checkpoint_save_s`): one every
 ``checkpoint_interval_min``, each node writing its share (``checkpoint_gb / nodes``) at the assumed
-``download_gbps`` (the storage bandwidth per node), and the final weights (or adapter) once at the end.
+``checkpoint_write_gbps`` (a network volume per node, 1 GB/s; ``--checkpoint-write-gbps``), and the final
+weights (or adapter) once at the end.
+
+Warm-up: fine-tuning fetches and loads the base model's weights (and the data); pre-training starts from
+random weights and fetches only its data (``cost.start_weights_gb``).
 
 Host RAM: an offload layout keeps the training state in the node's RAM (the estimate's
 ``host_ram_gb_per_node``: a 70B full fine-tune on one node ~1.3 TB). It is taken only on an offer whose
@@ -55,7 +59,7 @@ from gpuscout.advise.configs import (
     reject,
     reject_kind_of,
 )
-from gpuscout.advise.cost import trained_output_gb
+from gpuscout.advise.cost import start_weights_gb, trained_output_gb
 from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.pareto import COST_TOLERANCE
 from gpuscout.advise.reasons import duration
@@ -145,14 +149,14 @@ def _node_count(
     cost is within ``COST_TOLERANCE`` (5 %: the estimate is no finer) of the cheapest run's, billed per
     second and billed per hour alike (:func:`_overpay`; the configuration's offers may bill either way,
     so a count whose nodes each work a few minutes of an hour billed never looks free): time is bought
-    only where it is free. Pre-training 8B on 8x H100 (p5) bills 720 node-hours on 1 node (30 days),
-    663 on 32 (21 h) and 663 on 64 (10 h; 704 against 672 billed per hour, within 5 %): 64 are taken.
+    only where it is free. Pre-training 8B on 8x H100 (p5) bills 698 node-hours on 1 node (29 days),
+    661 on 32 (21 h) and 660 on 64 (10 h; 704 against 672 billed per hour, within 5 %): 64 are taken.
     Where more nodes let the layout drop an offload they cost less and finish sooner: 70B full
-    fine-tuning on 8x H100 trains 12 h on 1 node with the optimizer in host RAM (24 h with its 988 GB
-    checkpoints written from one node every 30 min) and 54 min on 4 without (4.1 node-hours against
-    24); 8 nodes finish in 25 min but bill 5.2 % more node-time, so 4 are taken. A deadline never picks
-    a dearer run than no deadline when that one meets it too. None within the tolerance both ways: the
-    run that overpays least. None meets the deadline: the fastest (its row is then out for the
+    fine-tuning on 8x H100 trains 12 h on 1 node with the optimizer in host RAM (18 h with its 988 GB
+    checkpoints written from one node every 30 min at 1 GB/s) and 48 min on 4 without (3.7 node-hours
+    against 18); 8 nodes finish in 23 min but bill 9.0 % more node-time, so 4 are taken. A deadline
+    never picks a dearer run than no deadline when that one meets it too. None within the tolerance both
+    ways: the run that overpays least. None meets the deadline: the fastest (its row is then out for the
     deadline, with the time it takes)."""
     chosen = _choose(_timed(runs, wall), warm_s, deadline_s)
     return chosen[0] if chosen is not None else None
@@ -571,8 +575,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         ram_bound = False  # the last refusal was the node's host RAM (more nodes would shard it)
         deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
+        # the model's weights (bf16 unless the workload says): what fine-tuning fetches and both leave
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
-        warm = job_warmup_s(weights + w.dataset_gb, weights, self.a)
+        fetched = start_weights_gb(w, weights)  # pre-training from scratch: none
+        warm = job_warmup_s(fetched + w.dataset_gb, fetched, self.a)
 
         def checkpoint_of(result: TrainingResult) -> float:
             """GB of one checkpoint: the workload's figure, else the adapter (LoRA/QLoRA), else the full
@@ -585,7 +591,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             return params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
 
         interval_s = w.checkpoint_interval_min * 60.0
-        write_gbps = self.a.download_gbps  # the storage bandwidth per node the cost model assumes
+        write_gbps = self.a.checkpoint_write_gbps  # per node, to where the checkpoints are kept
 
         def wall(run: _Run) -> float:
             """The run's wall-clock seconds: training plus writing its checkpoints and output."""
@@ -682,8 +688,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             nodes=nodes,
             summary=summary,
             time_s=wall_s,
-            download_gb_per_instance=weights + w.dataset_gb,
-            load_gb=weights,
+            download_gb_per_instance=fetched + w.dataset_gb,
+            load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
             checkpoint_gb=ckpt,
             train_tokens=tokens,
             warnings=(*notes, *((rounded,) if rounded else ()), *result.warnings),

@@ -158,6 +158,16 @@ HeadroomOption = Annotated[
         show_default="0.05",
     ),
 ]
+CheckpointWriteOption = Annotated[
+    float | None,
+    typer.Option(
+        "--checkpoint-write-gbps",
+        help="GB/s per node checkpoints are written at, and read back at after a spot reclaim (raise it "
+        "for node-local NVMe or asynchronous saves).",
+        parser=number(0.01, 1000),  # assumption_overrides.CHECKPOINT_WRITE_RANGE
+        show_default="1 (a network volume)",
+    ),
+]
 # Options two subcommands share (serve + batch; finetune + pretrain).
 PromptOption = Annotated[
     int | None, typer.Option("--prompt", help="Prompt tokens per request.", show_default="1024")
@@ -253,9 +263,10 @@ recommend_app = typer.Typer(
     help="Rank GPU offers by what YOUR workload really costs against how long it takes. The answer is the "
     "Pareto front of cost and time (time to finish; serve: request latency) with three picks named -- "
     "cheapest (least cost on the front), fastest (the cheapest within 5 % of the front's best time), "
-    "balanced (least cost/cheapest x time/fastest, at most 3x that time) -- then dominated rows, each with "
-    "its reasons. Offers that cannot run the workload, spot or auction capacity for a live endpoint, stale "
-    "offers and defunct providers are left out (--show-rejected says why).",
+    "balanced (least cost/cheapest x time/fastest, at most 3x the best time of the right-sized rows) -- "
+    "then dominated rows, each with its reasons. Offers that cannot run the workload, spot or auction "
+    "capacity for a live endpoint, stale offers and defunct providers are left out (--show-rejected says "
+    "why).",
     no_args_is_help=True,
 )
 
@@ -378,6 +389,7 @@ class Shared:
     spot_reclaims: float | None
     db: str | None
     min_headroom: float | None = None
+    checkpoint_write_gbps: float | None = None
 
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> Shared:
@@ -390,7 +402,11 @@ class Shared:
 def _assumptions(shared: Shared) -> Any:
     from gpuscout.advise.assumption_overrides import assumption_overrides
 
-    return assumption_overrides(spot_reclaims_per_hour=shared.spot_reclaims, min_headroom=shared.min_headroom)
+    return assumption_overrides(
+        spot_reclaims_per_hour=shared.spot_reclaims,
+        min_headroom=shared.min_headroom,
+        checkpoint_write_gbps=shared.checkpoint_write_gbps,
+    )
 
 
 def _run(workload: Any, shared: Shared) -> None:
@@ -672,6 +688,7 @@ def finetune_cmd(
     max_nodes: Annotated[int | None, _max_nodes_option("finetune")] = None,
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
+    checkpoint_write_gbps: CheckpointWriteOption = None,
     workload_file: WorkloadOption = None,
     gpu: GpuOption = None,
     provider: ProviderOption = None,
@@ -737,6 +754,7 @@ def pretrain_cmd(
     max_nodes: Annotated[int | None, _max_nodes_option("pretrain")] = None,
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
+    checkpoint_write_gbps: CheckpointWriteOption = None,
     workload_file: WorkloadOption = None,
     gpu: GpuOption = None,
     provider: ProviderOption = None,

@@ -36,7 +36,7 @@ from gpuscout.web.form_errors import (
     range_words,
     strip_optional,
 )
-from gpuscout.web.schemas import TRAINING_KINDS, AdvisorOptionsIn
+from gpuscout.web.schemas import TRAINING_KINDS, TRAINING_OPTIONS, AdvisorOptionsIn
 from gpuscout.web.services import AdvisorOptions
 
 KIND_CLASSES: dict[str, type[Workload]] = {
@@ -71,6 +71,7 @@ HELP: dict[str, str] = {
     "include_stale": "and defunct providers; left out by default",
     "spot_reclaims_per_hour": "all providers; default by provider: 0.02 to 0.1",
     "min_headroom": "0.05 = 5 % (the default); less is an out-of-memory risk",
+    "checkpoint_write_gbps": "per node; default 1 (a network volume); more for local NVMe or async saves",
 }
 # Labels where the generated one would not read well.
 LABELS: dict[str, str] = {
@@ -95,6 +96,7 @@ LABELS: dict[str, str] = {
     "include_stale": "Include stale offers",
     "spot_reclaims_per_hour": "Spot reclaims per hour",
     "min_headroom": "GPU memory kept free (share)",
+    "checkpoint_write_gbps": "Checkpoint writes (GB/s)",
 }
 
 
@@ -277,14 +279,15 @@ def common_fields(kind: str) -> list[FormField]:
 
 
 #: The advisor's options beside the workload (``gpuscout recommend --include-stale
-#: --spot-reclaims-per-hour X --min-headroom Y``; the API's ``AdvisorOptionsIn``): the form's advanced
-#: inputs. The memory headroom is for training kinds only, as on the CLI.
+#: --spot-reclaims-per-hour X --min-headroom Y --checkpoint-write-gbps Z``; the API's
+#: ``AdvisorOptionsIn``): the form's advanced inputs. The memory headroom and the checkpoint writes are
+#: for training kinds only, as on the CLI.
 OPTION_FIELDS: tuple[str, ...] = tuple(AdvisorOptionsIn.model_fields)
 
 
 def option_names(kind: str) -> tuple[str, ...]:
     """The advisor options the form of ``kind`` takes."""
-    return tuple(n for n in OPTION_FIELDS if n != "min_headroom" or kind in TRAINING_KINDS)
+    return tuple(n for n in OPTION_FIELDS if n not in TRAINING_OPTIONS or kind in TRAINING_KINDS)
 
 
 def option_fields(kind: str) -> list[FormField]:

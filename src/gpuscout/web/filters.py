@@ -35,8 +35,8 @@ class OfferFilters(BaseModel):
 
     model_config = ConfigDict(extra="ignore", str_strip_whitespace=True, allow_inf_nan=False)
 
-    # comma-separated lists: a repeated parameter adds to the list, as the CLI's repeatable --gpu and
-    # --provider (query_params.COMMA_LIST); region is one substring, given once
+    # comma-separated lists: a repeated parameter adds to the list, as the CLI's repeatable --gpu,
+    # --provider and --region (query_params.COMMA_LIST)
     gpu: Annotated[str | None, COMMA_LIST] = Field(
         default=None,
         max_length=200,
@@ -47,7 +47,12 @@ class OfferFilters(BaseModel):
     provider: Annotated[str | None, COMMA_LIST] = Field(
         default=None, max_length=200, description="providers, comma-separated or the parameter repeated"
     )
-    region: str | None = Field(default=None, max_length=100, description="region substring, case-insensitive")
+    region: Annotated[str | None, COMMA_LIST] = Field(
+        default=None,
+        max_length=100,
+        description="region substrings, case-insensitive, comma-separated or the parameter repeated "
+        "(an offer in any of them matches)",
+    )
     pricing: Literal["any", "on-demand", "spot"] = Field(default="any", description="which price must exist")
     available: bool = Field(
         default=False, description="drop offers known to be unavailable (unknown availability stays)"
@@ -93,6 +98,13 @@ class OfferFilters(BaseModel):
 
     def provider_names(self) -> list[str]:
         return _split(self.provider)
+
+    def region_names(self) -> list[str]:
+        """The region substrings, each once (matched case-insensitively: "US" and "us" are one)."""
+        first: dict[str, str] = {}
+        for region in _split(self.region):
+            first.setdefault(region.lower(), region)
+        return list(first.values())
 
     def query_params(self, **changes: Any) -> dict[str, str]:
         """The non-default fields as query-string parameters (for links that keep the view)."""

@@ -10,7 +10,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin,
 
 from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
 
-from gpuscout.advise.assumption_overrides import MIN_HEADROOM_RANGE, SPOT_RECLAIMS_RANGE
+from gpuscout.advise.assumption_overrides import (
+    CHECKPOINT_WRITE_RANGE,
+    MIN_HEADROOM_RANGE,
+    SPOT_RECLAIMS_RANGE,
+)
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
     KINDS,
@@ -96,7 +100,13 @@ def _offer_out_model() -> type[OfferOutBase]:
     fields: dict[str, Any] = {
         f.name: (_api_type(f.type), Field(description=f.doc or None)) for f in face_fields()
     }
-    fields["stale"] = (bool, Field(description="flagged stale by the catalog or observed over 2 days ago"))
+    fields["stale"] = (
+        bool,
+        Field(
+            description="flagged stale by its feed, or a live row fetched over 2 days before the "
+            "catalog's newest"
+        ),
+    )
     fields.update(_VIEW_FIELDS)
     return create_model("OfferOut", __base__=OfferOutBase, **fields)
 
@@ -298,14 +308,18 @@ class With:
         return getattr(self._obj, name)
 
 
-#: The workload kinds whose layouts are held to a memory headroom (``min_headroom``).
+#: The workload kinds whose layouts are held to a memory headroom (``min_headroom``) and that write
+#: checkpoints (``checkpoint_write_gbps``).
 TRAINING_KINDS = ("finetune", "pretrain")
+#: The advisor options of training workloads only (the CLI offers them on finetune and pretrain).
+TRAINING_OPTIONS = ("min_headroom", "checkpoint_write_gbps")
 
 
 class AdvisorOptionsIn(BaseModel):
     """The advisor's options beside the workload, as ``gpuscout recommend`` takes them
-    (``--include-stale``, ``--spot-reclaims-per-hour``, ``--min-headroom``): the JSON API's body fields
-    and the web advisor form's advanced inputs (their ranges and what each means)."""
+    (``--include-stale``, ``--spot-reclaims-per-hour``, ``--min-headroom``, ``--checkpoint-write-gbps``):
+    the JSON API's body fields and the web advisor form's advanced inputs (their ranges and what each
+    means)."""
 
     include_stale: bool = Field(
         default=False,
@@ -328,6 +342,15 @@ class AdvisorOptionsIn(BaseModel):
         description="finetune and pretrain only: share of each GPU's memory a training layout must leave "
         "free (0.05 = 5 %); less is rejected as an out-of-memory risk; null: 0.05; the CLI's "
         "--min-headroom",
+    )
+    checkpoint_write_gbps: float | None = Field(
+        default=None,
+        ge=CHECKPOINT_WRITE_RANGE[0],
+        le=CHECKPOINT_WRITE_RANGE[1],
+        allow_inf_nan=False,
+        description="finetune and pretrain only: GB/s per node training checkpoints are written at, and "
+        "read back at after a spot reclaim; null: 1 (a network volume; raise it for node-local NVMe or "
+        "asynchronous saves); the CLI's --checkpoint-write-gbps",
     )
 
 
@@ -362,13 +385,15 @@ class RecommendIn(AdvisorOptionsIn):
 
     @model_validator(mode="after")
     def _headroom_for_training(self) -> RecommendIn:
-        # --min-headroom is a training option on the CLI: on a serve or batch workload it would do nothing
-        if self.min_headroom is not None and self.workload.kind not in TRAINING_KINDS:
-            raise InvalidInputError(
-                "min_headroom",
-                f"applies to training only, not to a {self.workload.kind} workload",
-                "null, or a finetune or pretrain workload",
-            )
+        # --min-headroom and --checkpoint-write-gbps are training options on the CLI: on a serve or batch
+        # workload they would do nothing
+        for name in TRAINING_OPTIONS:
+            if getattr(self, name) is not None and self.workload.kind not in TRAINING_KINDS:
+                raise InvalidInputError(
+                    name,
+                    f"applies to training only, not to a {self.workload.kind} workload",
+                    "null, or a finetune or pretrain workload",
+                )
         return self
 
 

@@ -69,12 +69,13 @@ class OfferPage:
 @dataclass(frozen=True, slots=True)
 class AdvisorOptions:
     """The advisor's options beside the workload (``gpuscout recommend --include-stale
-    --spot-reclaims-per-hour X --min-headroom Y``), as the API body and the advisor form give them.
-    Hashable: part of the advice cache's key."""
+    --spot-reclaims-per-hour X --min-headroom Y --checkpoint-write-gbps Z``), as the API body and the
+    advisor form give them. Hashable: part of the advice cache's key."""
 
     include_stale: bool = False
     spot_reclaims_per_hour: float | None = None
     min_headroom: float | None = None
+    checkpoint_write_gbps: float | None = None
 
     @classmethod
     def of(cls, given: Any) -> AdvisorOptions:
@@ -83,6 +84,7 @@ class AdvisorOptions:
             include_stale=bool(given.include_stale),
             spot_reclaims_per_hour=given.spot_reclaims_per_hour,
             min_headroom=given.min_headroom,
+            checkpoint_write_gbps=given.checkpoint_write_gbps,
         )
 
     def assumptions(self) -> Assumptions | None:
@@ -90,7 +92,9 @@ class AdvisorOptions:
         from gpuscout.advise.assumption_overrides import assumption_overrides
 
         return assumption_overrides(
-            spot_reclaims_per_hour=self.spot_reclaims_per_hour, min_headroom=self.min_headroom
+            spot_reclaims_per_hour=self.spot_reclaims_per_hour,
+            min_headroom=self.min_headroom,
+            checkpoint_write_gbps=self.checkpoint_write_gbps,
         )
 
 
@@ -201,7 +205,7 @@ class WebServices:
             min_vram_gb=filters.min_vram,
             gpu_count=filters.gpus,
             providers=tuple(p.lower() for p in filters.provider_names()),
-            regions=(filters.region,) if filters.region else (),
+            regions=tuple(filters.region_names()),
             spot={"any": None, "spot": True, "on-demand": False}[filters.pricing],
             available_only=filters.available,
             interconnect=None if filters.interconnect == "any" else filters.interconnect,
@@ -335,7 +339,8 @@ class WebServices:
     ) -> Advice:
         """The advisor's whole answer over the current offers (``gpuscout.advice``): the Pareto front,
         picks, targets and what binds when nothing passes; ``options`` as ``gpuscout recommend``'s
-        ``--include-stale``, ``--spot-reclaims-per-hour`` and ``--min-headroom``."""
+        ``--include-stale``, ``--spot-reclaims-per-hour``, ``--min-headroom`` and
+        ``--checkpoint-write-gbps``."""
         from gpuscout.advise.api import advise
         from gpuscout.advise.backends import default_backends
         from gpuscout.user_models import registry
