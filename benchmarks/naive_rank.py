@@ -76,7 +76,8 @@ def rank_naive(
             if time > deadline_s:
                 continue
             key = (hourly, offer.provider, offer.instance_type, offer.region, int(spot), index)
-            rows.append(Candidate(total, time, key, choice_group(offer, spot, hourly), (offer, spot, hourly)))
+            group = choice_group(offer, spot, hourly)
+            rows.append(Candidate(total, time, key, group, (offer, spot, hourly), sized.rents_surplus))
     a = assumptions or Assumptions()
     selection = select(
         rows,

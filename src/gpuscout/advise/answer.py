@@ -66,10 +66,24 @@ def _kind_text(kind: str, n: int) -> str:
     return f"{_SINGULAR_VERB.get(verb, verb)} {rest}" if n == 1 and rest else text
 
 
-def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
-    """How the front and its picks are defined, in words (shown under the table)."""
+def picks_rule(balanced_time_factor: float, time_tolerance: float, serve: bool | None = None) -> str:
+    """How the front and its picks are defined, in words (shown under the table). ``serve``: the
+    balanced window for a serving answer (True), a job's (False), or both (None)."""
     from gpuscout.advise.pareto import COST_TOLERANCE, MAX_COST_ALLOWANCE
 
+    factor = f"{balanced_time_factor:g}x"
+    if serve is None:
+        window = (
+            f"at most {factor} the best time of the front rows that rent no more GPUs than the load needs "
+            "(serving: extra replicas, or a wider split, that only shorten requests do not set it)"
+        )
+    elif serve:
+        window = (
+            f"at most {factor} the best latency of the front rows that rent no more GPUs than the load needs "
+            "(extra replicas, or a wider split, that only shorten requests do not set it)"
+        )
+    else:
+        window = f"at most {factor} that time"
     return (
         f"front: no row on it has another as cheap and as fast (times within {time_tolerance:.0%} count as "
         f"the same speed; a row k times as fast as another beats it for up to {COST_TOLERANCE:.0%} x (k - 1) "
@@ -77,7 +91,7 @@ def picks_rule(balanced_time_factor: float, time_tolerance: float) -> str:
         "cheapest: the least cost on the front; "
         f"fastest: the cheapest row within {time_tolerance:.0%} of the best time on the front (rows each "
         f"within {time_tolerance:.0%} of a cheaper one can leave a faster row off it); balanced: the least "
-        f"cost/cheapest x time/fastest among rows at most {balanced_time_factor:g}x that time"
+        f"cost/cheapest x time/fastest among rows {window}"
     )
 
 

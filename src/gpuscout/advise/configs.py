@@ -78,7 +78,9 @@ class ConfigEval:
     summary: EstimateSummary | None = None
     time_s: float = 0.0  # job runtime at ``instances``; serve: active seconds per day
     download_gb_per_instance: float = 0.0  # weights (+ dataset) fetched once per instance
-    load_gb: float = 0.0  # weights loaded into GPU memory at each start
+    # weights loaded into GPU memory at each start; for training, the model's weights (also the size of the
+    # output kept), though pre-training loads none at start (advise.cost.start_weights_gb)
+    load_gb: float = 0.0
     checkpoint_gb: float = 0.0
     output_tokens: float = 0.0  # serve: per month; batch: total
     images: float = 0.0
@@ -96,12 +98,21 @@ class ConfigEval:
     fabric_assumed: bool = False  # GPUs work together over a fabric the source does not state (PCIe assumed)
     substitution: str | None = None  # what differs from what was asked (engine, precision, GPU count)
     training: str = ""  # fine-tuning / pre-training: how the GPUs share the work (sharding, offload, batch)
+    # serve: the fewest GPUs of this model that carry the load within the targets, over the splits tried
+    # (replicas of ``tp`` GPUs, on any number of instances); 0 where a job's GPUs all shorten it
+    gpus_needed: int = 0
 
     @property
     def gpus_used(self) -> int:
         """GPUs doing work: a serving or batch split that does not divide an instance's GPUs
         (:func:`tp_degrees`) leaves the rest idle; training uses every GPU of its nodes."""
         return self.instances * (self.gpus_per_instance - self.idle_gpus_per_instance)
+
+    @property
+    def rents_surplus(self) -> bool:
+        """A serving configuration that rents more GPUs than its load needs (``gpus_needed``): its extra
+        replicas, or its wider split, only shorten requests (it does not set the balanced pick's window)."""
+        return 0 < self.gpus_needed < self.instances * self.gpus_per_instance
 
     @property
     def idle_gpus_per_instance(self) -> int:

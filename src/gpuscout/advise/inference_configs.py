@@ -246,6 +246,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         any_fit = False
         outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
         idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
+        gpus_needed = 0  # the fewest GPUs (replicas x tp, over the splits tried) that carry the load
         for tp in tp_degrees(g):
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if why is not None or e_cap is None:
@@ -269,6 +270,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 need_tps = w.monthly_output_tokens / active_s_month
                 inst = max(inst, math.ceil(need_tps / (replicas * rate) - 1e-9))
             inst = max(inst, 1)
+            need = tp * self._replicas_needed(acc, tp, e_cap, cap)
+            gpus_needed = need if not gpus_needed else min(gpus_needed, need)
             outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
             if best is not None and inst > best[0]:
                 break  # a larger split cannot need fewer instances
@@ -324,7 +327,26 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             detailed=False,
             layer_split=e_cap.parallel == "layer",
             fabric_assumed=fabric_unstated(key, tp),
+            gpus_needed=gpus_needed,
         )
+
+    def _replicas_needed(self, acc: Accelerator, tp: int, e_cap: Estimate, cap: int) -> int:
+        """Replicas of ``tp`` GPUs (on any number of instances) that carry the load within the targets:
+        the users over the users a replica takes, the request rate over the rate one sustains within the
+        targets, and the monthly volume over a replica's throughput, whichever needs most."""
+        w = self.w
+        if w.requests_per_s is not None:
+            per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
+            first = max(1, math.ceil(w.requests_per_s / per_replica - 1e-9))
+            n = self._instances_at_rate(acc, tp, first, 1)  # one replica per "instance": replicas
+        else:
+            n = math.ceil((w.concurrency or 1) / cap)
+        if w.monthly_output_tokens is not None:
+            e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
+            rate = (e_rate or e_cap).output_tokens_per_s_total
+            active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
+            n = max(n, math.ceil(w.monthly_output_tokens / active_s_month / rate - 1e-9))
+        return max(n, 1)
 
     def detail(self, ev: ConfigEval) -> ConfigEval:
         """``ev`` with its operating point (speed at the load actually spread over the replicas).

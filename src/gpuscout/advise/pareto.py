@@ -26,10 +26,17 @@ The picks, all on the front:
 
 - **cheapest**: the front's cheapest row (its fastest, when several cost the same).
 - **fastest**: the cheapest front row within ``time_tolerance`` of the best time.
-- **balanced**: among the front rows at most ``balanced_time_factor`` (3x) the best time, the one with
-  the smallest ``cost / cheapest cost x time / best time`` -- the knee of the front, where saving a
-  further 1 % of cost would cost more than 1 % of time. A fine-tune's balanced pick is therefore never
-  more than 3x slower than the fastest run, however cheap a slow card is.
+- **balanced**: among the front rows at most ``balanced_time_factor`` (3x) the *window time*, the one
+  with the smallest ``cost / cheapest cost x time / best time`` -- the knee of the front, where saving a
+  further 1 % of cost would cost more than 1 % of time. The window time is the best time among the
+  front rows that rent no more GPUs than the load needs (``surplus`` false; the best time of the front
+  when none does). Only a serving row can rent more than its load needs: one whose extra replicas, or a
+  split over more GPUs than the fewest that carry the load within the targets, only shorten requests
+  below what the load asks (50 users on an 8x B200 that 1 B200 serves); such a row can still be picked,
+  but it does not set the window, so a load that one H100 serves is not held to a third of an
+  eight-replica rig's latency. A job (batch, fine-tune, pre-train) is finished sooner by every GPU it
+  rents: its window is the front's best time, and its balanced pick is never more than 3x slower than
+  the fastest run, however cheap a slow card is.
 
 Pure functions over plain ``(cost, time)`` pairs, so the ranking, its naive oracle and the tests share
 them.
@@ -40,7 +47,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-#: A balanced pick is at most this many times the best time on the front.
+#: A balanced pick is at most this many times the window time (:func:`window_time`).
 BALANCED_TIME_FACTOR = 3.0
 #: Times within this share of each other are the same speed (the front, the fastest pick).
 TIME_TOLERANCE = 0.05
@@ -111,22 +118,36 @@ def balanced_score(cost: float, time: float, cheapest: float, best_time: float) 
     return (cost / max(cheapest, 1e-12)) * (time / max(best_time, 1e-12))
 
 
+def window_time(points: Sequence[tuple[float, float]], surplus: Sequence[bool] = ()) -> float:
+    """The time the balanced pick's window counts from: the best time among the ``points`` whose
+    ``surplus`` is false (rows that rent no more GPUs than the load needs; every point when
+    ``surplus`` is empty), else the best time of all."""
+    lean = [p[1] for i, p in enumerate(points) if not (surplus and surplus[i])]
+    return min(lean or [p[1] for p in points], default=0.0)
+
+
 def picks(
     points: Sequence[tuple[float, float]],
     *,
+    surplus: Sequence[bool] = (),
     balanced_time_factor: float = BALANCED_TIME_FACTOR,
     time_tolerance: float = TIME_TOLERANCE,
 ) -> dict[str, int]:
-    """The named picks among front ``points`` (``(cost, time)`` pairs), as indices into ``points``."""
+    """The named picks among front ``points`` (``(cost, time)`` pairs), as indices into ``points``.
+    ``surplus[i]``: point ``i`` rents more GPUs than the load needs, and does not set the balanced
+    pick's window (:func:`window_time`); empty: none does."""
     if not points:
         return {}
+    if surplus and len(surplus) != len(points):
+        raise ValueError(f"{len(surplus)} surplus flags for {len(points)} points")
     idx = range(len(points))
     cheapest_cost = min(p[0] for p in points)
     best_time = min(p[1] for p in points)
     cheapest = min(idx, key=lambda i: (points[i][0], points[i][1], i))
     near_best = [i for i in idx if points[i][1] <= best_time * (1.0 + time_tolerance)]
     fastest = min(near_best, key=lambda i: (points[i][0], points[i][1], i))
-    allowed = [i for i in idx if points[i][1] <= best_time * balanced_time_factor]
+    window = window_time(points, surplus) * balanced_time_factor
+    allowed = [i for i in idx if points[i][1] <= window]
     balanced = min(
         allowed,
         key=lambda i: (balanced_score(points[i][0], points[i][1], cheapest_cost, best_time), points[i][0], i),

@@ -274,7 +274,7 @@ def choice_group(offer: Offer, spot: bool, hourly: float) -> Hashable:
     )
 
 
-def _candidate(row: _Row) -> Candidate:
+def _candidate(row: _Row, surplus: bool = False) -> Candidate:
     _, total, time, hourly, provider, instance, region, spot, index, offer = row
     return Candidate(
         total,
@@ -282,6 +282,7 @@ def _candidate(row: _Row) -> Candidate:
         (hourly, provider, instance, region, spot, index),
         choice_group(offer, bool(spot), hourly),
         (offer, bool(spot), hourly),
+        surplus,
     )
 
 
@@ -493,6 +494,7 @@ class Ranker:
         out = self.a.as_dict()
         if not isinstance(self.w, FinetuneWorkload | PretrainWorkload):
             del out["training memory headroom"]  # a serving or batch row sizes no training state
+            del out["checkpoint writes"]  # nor writes checkpoints
         minimum = "no minimum" if terms.minimum_charge_s is None else f"minimum {terms.minimum_charge_s} s"
         if terms.billing_increment_s is None:
             minimum = "minimum unknown"
@@ -516,6 +518,11 @@ class Ranker:
             entry = (self.evaluator.evaluate(offer), 0.0, ({}, {}))
             self._cfg[key] = entry
         return entry
+
+    def _surplus(self, offer: Offer) -> bool:
+        """Whether ``offer``'s configuration rents more GPUs than the load needs (serve only: see
+        ``ConfigEval.rents_surplus``); such a row does not set the balanced pick's window."""
+        return self._config_entry(offer)[0].rents_surplus
 
     def _serve_time(self, ev: ConfigEval) -> float:
         """Serve's time axis for a configuration (its operating point), computed once."""
@@ -889,7 +896,7 @@ class Ranker:
         scored = self.score_rows(offers, objective, rejected, keep=keep)
         rows, front, passing = scored.rows, scored.front, scored.passing
         selection = select(
-            [_candidate(r) for r in front],
+            [_candidate(r, self._surplus(r[9])) for r in front],
             [_candidate(r) for r in rows],
             objective=objective,
             top=top,
@@ -902,7 +909,7 @@ class Ranker:
             self.reject_counts.clear()
             rows, front, passing, _, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select(
-                [_candidate(r) for r in front],
+                [_candidate(r, self._surplus(r[9])) for r in front],
                 [_candidate(r) for r in rows],
                 objective=objective,
                 top=top,
@@ -910,7 +917,16 @@ class Ranker:
                 time_tolerance=self.a.time_tolerance,
             )
         shown = self.build(selection, offers)
-        binding = binding_constraint(self, offers) if diagnose and not shown else None
+        # the caveats of every row: of the whole front and the rows shown, whatever top cuts of the front
+        numbers = {r.rank for r in shown}
+        cut = []
+        for s in selection.front:
+            if s.number not in numbers:
+                offer, spot, hourly = s.candidate.payload
+                cut.append(self.recommendation(offer, spot, hourly, s.number, s.candidate.cost))
+        binding = None
+        if diagnose and not shown:
+            binding = self._absent_providers(offers) or binding_constraint(self, offers)
         return Advice(
             objective=objective,
             rows=tuple(shown),
@@ -918,13 +934,58 @@ class Ranker:
             front_size=selection.front_size,
             picks=dict(selection.picks),
             targets=targets_applied(self.w, self.a),
-            notes=common_notes(shown),
+            notes=common_notes([*shown, *cut]),
             binding=binding,
             time_axis=time_axis(self.w),
             considered=len(offers),
             passing=passing,
-            picks_rule=picks_rule(self.a.balanced_time_factor, self.a.time_tolerance),
+            picks_rule=picks_rule(
+                self.a.balanced_time_factor, self.a.time_tolerance, serve=isinstance(self.w, ServeWorkload)
+            ),
         )
+
+    def _absent_providers(self, offers: Sequence[Offer]) -> str | None:
+        """Why nothing passes when a provider asked for has no offer at all, in the catalog's words
+        (``gpuscout offers --provider``): "no current offer is from CoreWeave (closest with offers:
+        ...)", and for a defunct one since when; then what the providers asked that do have offers
+        cannot do, or, when none has, the cheapest offer elsewhere. ``None`` when every provider asked
+        has offers (the usual diagnosis then says why none of them passes)."""
+        asked = self.w.providers
+        if not asked:
+            return None
+        listed = {o.provider.lower() for o in offers}
+        absent = [p for p in asked if p.lower() not in listed]
+        if not absent or not offers:
+            return None
+        parts = []
+        for name in absent:
+            terms = self.be.provider_terms(name)
+            notes = []
+            if terms.defunct:
+                notes.append(f"defunct since {terms.status_since}" if terms.status_since else "defunct")
+            near = closest(name, listed, n=4)
+            if near:
+                notes.append(f"closest with offers: {', '.join(near)}")
+            gone = ", which no longer sells capacity" if terms.defunct else ""
+            said = f" ({'; '.join(notes)})" if notes else ""
+            parts.append(f"no current offer is from {terms.display_name or name}{gone}{said}")
+        text = "; ".join(parts)
+        present = tuple(p for p in asked if p.lower() in listed)
+        others = Ranker(
+            self.w.model_copy(update={"providers": present}),
+            backends=self.be,
+            assumptions=self.a,
+            now=self.now,
+            include_stale=self.include_stale,
+        )
+        # the providers asked that have offers: why none of them passes; none: the cheapest elsewhere
+        answer = others.advise(offers, "cost", top=1, diagnose=True)
+        if present or not answer.rows:
+            return f"{text}; {answer.binding}" if answer.binding else text
+        best, per = answer.rows[0], " a month" if isinstance(self.w, ServeWorkload) else ""
+        at = best.provider_name or best.offer.provider
+        where = f"{best.config.describe(best.offer.accelerator)} at {at} at {usd(best.total_usd, per)}"
+        return f"{text}; elsewhere the cheapest is {where}"
 
     def build(self, selection: Selection, offers: Sequence[Offer]) -> list[Recommendation]:
         """Full rows for the selection, in order, with their ranks, picks and regions."""

@@ -9,7 +9,8 @@ front row that beats it. Rules:
 - The front (see :mod:`gpuscout.advise.pareto`) comes first, ordered by the objective: ``cost``
   cheapest first, ``time``/``latency`` fastest first, ``balanced`` by ``cost/cheapest x time/best``.
   When it has more rows than ``top``, the three picks are kept first (as many as ``top`` allows) and
-  the others follow in that order.
+  the others follow in that order. The picks are named (``Selection.picks``, by number) whether or not
+  ``top`` leaves room to show them.
 - Then the dominated rows, best first by the same objective, up to ``top`` rows in all.
 - Every row carries its ``number``: its 1-based position in that whole ordering (the front, then the
   dominated rows), whatever ``top`` is. A pick kept past the rows ``top`` cuts keeps its number, so
@@ -44,13 +45,17 @@ OBJECTIVE_HELP = {
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """One scored row: its cost and time, a total tie-break ``key`` (never compares ``payload``), the
-    ``group`` of region copies it belongs to, and what the caller needs to build the row."""
+    ``group`` of region copies it belongs to, what the caller needs to build the row, and whether it
+    rents more GPUs than the load needs (``surplus``: a serving row whose extra replicas or wider split
+    only shorten requests; it does not set the balanced pick's window, see
+    :func:`gpuscout.advise.pareto.window_time`)."""
 
     cost: float
     time: float
     key: tuple[Any, ...]
     group: Hashable
     payload: Any = field(compare=False)
+    surplus: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +71,10 @@ class Shown:
 class Selection:
     rows: tuple[Shown, ...]
     front_size: int  # rows on the whole front (region copies merged), shown or not
-    picks: dict[str, int]  # pick -> its row's ``number``
+    picks: dict[str, int]  # pick -> its row's ``number``, shown or not (``top`` may leave a pick out)
+    # every front row, shown or not, numbered, with its picks: what the answer says of "every row" (its
+    # caveats) is said of these and the rows shown, whatever ``top`` cuts
+    front: tuple[Shown, ...] = ()
 
     def by_number(self, number: int) -> Shown:
         """The shown row numbered ``number`` (a ``KeyError`` when that row is not shown)."""
@@ -145,6 +153,7 @@ def select(
     best_time = min(c.time for c in front)
     chosen = pareto.picks(
         [(c.cost, c.time) for c in front],
+        surplus=[c.surplus for c in front],
         balanced_time_factor=balanced_time_factor,
         time_tolerance=time_tolerance,
     )
@@ -158,11 +167,10 @@ def select(
     picked = [i for i in by_objective if i in pick_of]
     others = [i for i in by_objective if i not in pick_of]
     keep = set(picked[:limit]) | set(others[: max(0, limit - len(picked))])
-    rows: list[Shown] = [
-        Shown(front[i], True, tuple(pick_of.get(i, ())), None, n + 1)
-        for n, i in enumerate(by_objective)
-        if i in keep
+    whole_front = [
+        Shown(front[i], True, tuple(pick_of.get(i, ())), None, n + 1) for n, i in enumerate(by_objective)
     ]
+    rows: list[Shown] = [s for s, i in zip(whole_front, by_objective, strict=True) if i in keep]
     front_groups = {c.group for c in front}
     room = None if top is None else top - len(rows)
     if room is None or room > 0:
@@ -175,5 +183,5 @@ def select(
         s if s.pareto else dataclasses.replace(s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance))
         for s in rows
     ]
-    numbers = {name: s.number for s in rows for name in s.picks}
-    return Selection(tuple(rows), len(front), numbers)
+    numbers = {name: s.number for s in whole_front for name in s.picks}
+    return Selection(tuple(rows), len(front), numbers, tuple(whole_front))

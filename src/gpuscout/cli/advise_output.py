@@ -154,14 +154,18 @@ def table(workload: Any, advice: Any) -> None:
         ]
     columns.append(Column("why", drop=1))
     rows: list[list[Any]] = []
-    gaps = not_shown(recs)
+    # the picks are named whatever --top shows: the rows cut run to the last of them
+    gaps = not_shown(recs, upto=max(advice.picks.values(), default=0))
     gap_at = {end + 1: (start, end) for start, end in gaps}
+
+    def gap_row(start: int, end: int) -> None:  # rows the --top left out: a row of its own says so
+        rows.append(["⋮", *[""] * (len(columns) - 1)])
+        more = end - start + 1
+        rows[-1][2] = _text(f"{more} more {plural(more, 'row')}", style="dim")
+
     for rec in recs:
-        if rec.rank in gap_at:  # rows the --top left out before this one: a row of its own says so
-            start, end = gap_at[rec.rank]
-            rows.append(["⋮", *[""] * (len(columns) - 1)])
-            more = end - start + 1
-            rows[-1][2] = _text(f"{more} more {plural(more, 'row')}", style="dim")
+        if rec.rank in gap_at:
+            gap_row(*gap_at[rec.rank])
         o, s = rec.offer, rec.estimate
         warn = _shown_warnings(rec, advice.notes)
         why = _text(rec.top_reason)
@@ -187,14 +191,15 @@ def table(workload: Any, advice: Any) -> None:
         else:
             cells += [duration(rec.time_to_result_s), _speed(rec), _unit(rec), _money(rec.total_usd)]
         rows.append([*cells, why])
+    shown = {rec.rank for rec in recs}
+    if gaps and gaps[-1][0] > max(r or 0 for r in shown):  # picks past the last row shown
+        gap_row(*gaps[-1])
     t, left_out = fitted_table(None, columns, rows, terminal_width(out))
     out.print(t)
-    picks = ", ".join(f"{name} #{n}" for name, n in advice.picks.items())
-    out.print(
-        _text(f"Picks: {picks}. {advice.picks_rule[:1].upper()}{advice.picks_rule[1:]}."), highlight=False
-    )
+    rule = advice.picks_rule[:1].upper() + advice.picks_rule[1:]
+    out.print(_text(f"Picks: {picks_text(advice.picks, shown)}. {rule}."), highlight=False)
     if gaps:
-        last = max(rec.rank for rec in recs)
+        last = max(gaps[-1][1], *(r or 0 for r in shown))
         out.print(
             _text(
                 f"Rows cut by --top: {', '.join(_span(start, end) for start, end in gaps)} (the picks come "
@@ -210,9 +215,10 @@ def table(workload: Any, advice: Any) -> None:
         out.print(Text(note), highlight=False)
 
 
-def not_shown(recs: Any) -> list[tuple[int, int]]:
+def not_shown(recs: Any, upto: int = 0) -> list[tuple[int, int]]:
     """The numbers the shown rows skip, as (first, last) spans: the rows ``--top`` left out before a
-    pick it kept (a row's number is its place in the whole answer, whatever ``--top`` is)."""
+    pick it kept (a row's number is its place in the whole answer, whatever ``--top`` is), and those
+    after the last shown row up to ``upto`` (the last pick's number: a pick ``--top`` had no room for)."""
     spans: list[tuple[int, int]] = []
     previous = 0
     for rec in recs:
@@ -221,7 +227,15 @@ def not_shown(recs: Any) -> list[tuple[int, int]]:
         if rec.rank > previous + 1:
             spans.append((previous + 1, rec.rank - 1))
         previous = rec.rank
+    if upto > previous:
+        spans.append((previous + 1, upto))
     return spans
+
+
+def picks_text(picks: dict[str, int], shown: set[int | None]) -> str:
+    """'cheapest #1, balanced #6 (not shown), fastest #11 (not shown)': every pick by its number, and
+    those ``--top`` left no room for said so."""
+    return ", ".join(f"{name} #{n}" + ("" if n in shown else " (not shown)") for name, n in picks.items())
 
 
 def _span(start: int, end: int) -> str:

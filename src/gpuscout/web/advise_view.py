@@ -6,7 +6,6 @@ nothing fits, the advisor's diagnosis of what binds, in the form's words."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,16 +137,6 @@ def _time_axis(seconds: float | None, kind: str) -> str:
     return f"{seconds:,.1f} s" if seconds >= 1 else f"{seconds * 1000:,.0f} ms"
 
 
-def shared_warnings(recs: Sequence[Recommendation]) -> frozenset[str]:
-    """The warnings every row carries (page-wide caveats: said once, above the table)."""
-    if len(recs) < 2:
-        return frozenset()
-    common = set(recs[0].warnings)
-    for rec in recs[1:]:
-        common &= set(rec.warnings)
-    return frozenset(common)
-
-
 _NONE_UNIT = re.compile(r"\bNone( ?s)?\b")
 
 
@@ -162,7 +151,8 @@ class AnswerView:
     """What the page shows of an ``Advice``: its rows, picks, targets, caveats and diagnosis."""
 
     rows: list[Ranked]
-    picks: list[tuple[str, Ranked]]  # ("cheapest", row), ("balanced", row), ("fastest", row)
+    picks: list[tuple[str, Ranked]]  # ("cheapest", row), ("balanced", row), ("fastest", row): those shown
+    picks_cut: list[tuple[str, int]]  # ("fastest", 11): a pick "Show" left no room for, by its number
     targets: list[str]
     caveats: list[str]
     binding: str | None
@@ -178,14 +168,17 @@ class AnswerView:
 
 
 def answer_view(advice: Advice, kind: str) -> AnswerView:
-    shared = frozenset(advice.notes) | shared_warnings(advice.rows)
+    """The page's view of ``advice``. The caveats are the advisor's ``notes`` (what every row of the
+    answer carries), never recomputed from the rows "Show" keeps: one row shown says the same as ten."""
+    shared = frozenset(advice.notes)
     rows = [present(r, kind, shared) for r in advice.rows]
     by_rank = {r.rec.rank: r for r in rows}
-    picks = [(name, by_rank[advice.picks[name]]) for name in PICKS if advice.picks.get(name) in by_rank]
+    named = [(name, advice.picks[name]) for name in PICKS if name in advice.picks]
     axis = advice.time_axis.split(" (", 1)[0]
     return AnswerView(
         rows=rows,
-        picks=picks,
+        picks=[(name, by_rank[n]) for name, n in named if n in by_rank],
+        picks_cut=[(name, n) for name, n in named if n not in by_rank],
         targets=[form_words(t) for t in advice.targets],
         caveats=sorted(shared),
         binding=form_words(advice.binding) if advice.binding else None,
