@@ -242,7 +242,15 @@ def test_current_sources_give_the_banner_what_the_stores_status_gives(url: str) 
         store.write_snapshot("gpuhunt:aws", [make_offer(provider="aws", instance_type="old", stale=True)])
         store.write_snapshot(
             "gpuhunt:aws",
-            [make_offer(provider="aws", instance_type=f"g{i}", stale=i % 3 == 0) for i in range(7)],
+            [
+                make_offer(
+                    provider="aws",
+                    instance_type=f"g{i}",
+                    stale=i % 3 == 0,
+                    observed_at=datetime(2026, 11, 20, tzinfo=UTC),  # as new as the feed's newest: not aged
+                )
+                for i in range(7)
+            ],
         )
         statuses = {s.source: s for s in store.sources_status() if s.current_snapshot_id is not None}
     lean = open_ready(url)

@@ -57,7 +57,10 @@ def test_include_stale_ranks_stale_offers(client: TestClient) -> None:
 def test_a_rejected_row_names_the_api_field(client: TestClient) -> None:
     body = advise(client, STALE_ONLY, show_rejected=True)
     stale = [r["rejected"] for r in body["rejected"] if r["offer"]["provider"] == "deltasnap"]
-    assert stale == ['stale: from an older catalog feed ("include_stale": true shows it)']
+    assert stale == [
+        "stale: flagged by its feed, or fetched over 2 days before the catalog's newest prices"
+        ' ("include_stale": true shows it)'
+    ]
 
 
 def test_spot_reclaims_per_hour_sets_every_providers_rate(client: TestClient) -> None:

@@ -49,7 +49,7 @@ from gpuscout.advise.cost import (
     data_prices_for,
 )
 from gpuscout.advise.evaluators import evaluator_for
-from gpuscout.advise.reasons import RowContext, beaten_reason, duration, explain, usd
+from gpuscout.advise.reasons import STALE_WARNING, RowContext, beaten_reason, duration, explain, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
 from gpuscout.advise.training_configs import stated_internode
 from gpuscout.advise.types import (
@@ -131,7 +131,7 @@ def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str
     if offer.fractional:
         return "fractional GPU slice"
     if offer.stale and not include_stale:
-        return "stale: from an older catalog feed (--include-stale shows it)"
+        return f"{STALE_WARNING} (--include-stale shows it)"
     return None
 
 

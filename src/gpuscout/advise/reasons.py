@@ -23,6 +23,11 @@ from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
+#: Why an offer is stale, in the catalog's rule's words (``gpuscout.catalog.query.STALE_AFTER``, two
+#: days, which the core cannot import: a test keeps the two in step). An offer carries the outcome
+#: only, not which half of the rule made it stale, so both are said.
+STALE_WARNING = "stale: flagged by its feed, or fetched over 2 days before the catalog's newest prices"
+
 
 @dataclass(frozen=True, slots=True)
 class RowContext:
@@ -462,7 +467,7 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
         if age_days >= ctx.assumptions.price_age_warn_days:
             warnings.append(f"price {age_days:.0f} days old")
     if offer.stale:
-        warnings.append("stale: from an older catalog feed")
+        warnings.append(STALE_WARNING)
     if offer.availability == Availability.LIMITED:
         count = f" ({offer.available_count} left)" if offer.available_count is not None else ""
         warnings.append(f"availability limited{count}")

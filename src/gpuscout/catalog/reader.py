@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from gpuscout.catalog.clock import utc
 from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.query import CURRENT_SNAPSHOTS_SQL, OfferQuery, check_sort, offers_sql
+from gpuscout.catalog.query import (
+    CURRENT_SNAPSHOTS_SQL,
+    OfferQuery,
+    Params,
+    aged_terms,
+    aging_snapshots,
+    check_sort,
+    offers_sql,
+)
 from gpuscout.catalog.rows import OFFER_COLUMNS, decode_offer
 
 if TYPE_CHECKING:
@@ -177,14 +185,18 @@ class SqliteReader:
             return rows, self._total(conn, query, len(rows), False)
 
     def current_sources(self) -> list[CurrentSource]:
-        """Each source's current snapshot as the freshness banner counts it, in one query: its rows,
-        its stale rows (a search of ``ix_offers_count``, migration 10), when its data was
-        observed and when it was stored. The same figures as the Store's ``sources_status`` gives
-        for these sources (a test keeps them equal)."""
+        """Each source's current snapshot as the freshness banner counts it, in one transaction: its
+        rows, its stale rows by the catalog's rule (:data:`~gpuscout.catalog.query.STALE_AFTER`: the
+        rows its feed flagged, a search of ``ix_offers_count``, migration 10, and its live rows fetched
+        too long before the newest, :func:`aged_rows_sql`), when its data was observed and when it was
+        stored. The same figures as the Store's ``sources_status`` gives for these sources (a test
+        keeps them equal)."""
         with self._read() as conn:
             rows = conn.execute(_CURRENT_SOURCES_SQL).fetchall()
+            aged_sql = aged_rows_sql(self._current(conn), "sqlite")
+            aged = dict(conn.execute(*aged_sql).fetchall()) if aged_sql is not None else {}
         stamp = datetime.now(UTC)
-        return [CurrentSource.from_row(row, stamp) for row in rows]
+        return [CurrentSource.from_row(row, stamp, aged.get(row[1], 0)) for row in rows]
 
     def sibling(self, *, busy_timeout_s: float, cache_kib: int | None = None) -> SqliteReader:
         """Another reader of the same file whose connections wait ``busy_timeout_s`` for a lock and
@@ -217,6 +229,25 @@ _CURRENT_SOURCES_SQL = (
 )
 
 
+def aged_rows_sql(current: Sequence[Any], dialect: str) -> tuple[str, dict[str, Any]] | None:
+    """How many rows of each current live snapshot (``snapshot_id, count``) its feed did not flag but
+    the catalog's staleness rule holds stale by age (the rule's own terms,
+    :func:`~gpuscout.catalog.query.aged_terms`, which ``exclude_stale`` reads too), and its bound
+    values; ``None`` when no current snapshot is live. A source's stale rows are these and its
+    flagged rows (:data:`STALE_ROWS`). ``current``: rows with ``id``, ``source``, ``fallback``,
+    ``providers`` (:data:`~gpuscout.catalog.query.CURRENT_SNAPSHOTS_SQL`)."""
+    live = aging_snapshots(current)
+    params = Params()
+    aged = aged_terms(current, params, dialect)
+    if not live or aged is None:
+        return None
+    text = (
+        f"SELECT snapshot_id, count(*) FROM offers WHERE snapshot_id IN ({params.many(live)}) "
+        f"AND stale = {params.add(False)} AND NOT ({aged}) GROUP BY snapshot_id"
+    )
+    return text, params.values
+
+
 @dataclass(frozen=True, slots=True)
 class CurrentSource:
     """A source's current snapshot: the figures of :class:`~gpuscout.catalog.status.SourceStatus`
@@ -232,15 +263,16 @@ class CurrentSource:
     current_loaded_at: datetime | None
 
     @classmethod
-    def from_row(cls, row: Sequence[Any], stamp: datetime) -> CurrentSource:
-        source, snapshot_id, fallback, row_count, observed, finished, stale = row
+    def from_row(cls, row: Sequence[Any], stamp: datetime, aged: int = 0) -> CurrentSource:
+        """A row of ``_CURRENT_SOURCES_SQL``; ``aged``: its live rows stale by age, not flagged."""
+        source, snapshot_id, fallback, row_count, observed, finished, flagged = row
         observed_at, loaded_at = _datetime(observed), _datetime(finished)
         return cls(
             source=source,
             current_snapshot_id=int(snapshot_id),
             fallback=bool(fallback),
             row_count=int(row_count),
-            stale_rows=int(stale),
+            stale_rows=int(flagged) + int(aged),
             data_observed_at=observed_at,
             age_s=(stamp - observed_at).total_seconds() if observed_at is not None else None,
             current_loaded_at=loaded_at,

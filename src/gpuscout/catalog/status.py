@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from gpuscout.catalog import schema as t
 from gpuscout.catalog.clock import format_age, now, utc
 from gpuscout.catalog.query import FIRM_ON_DEMAND_SQL, require_text
+from gpuscout.catalog.reader import aged_rows_sql
 from gpuscout.catalog.results import DropReasons as DropReasons  # their home since the sqlite3 writer
 from gpuscout.catalog.results import drop_reasons_json as drop_reasons_json
 from gpuscout.errors import InvalidInputError
@@ -93,7 +94,9 @@ def sources_status(
     conn: sa.Connection, sources: Mapping[str, KnownSource] | None = None
 ) -> list[SourceStatus]:
     """Freshness and last attempt of every source the store has seen, plus every source in
-    ``sources`` (name -> source, for its credential state) even if never refreshed."""
+    ``sources`` (name -> source, for its credential state) even if never refreshed. A source's
+    ``stale_rows`` are counted by the catalog's rule (:data:`~gpuscout.catalog.query.STALE_AFTER`):
+    the rows its feed flagged, and its live rows fetched too long before the store's newest."""
     s = t.snapshots
     stamp = now()
     current = {r.source: r for r in current_snapshots(conn)}
@@ -108,6 +111,13 @@ def sources_status(
             .group_by(t.current_snapshot.c.source)
         ).all()
     )
+    # and the live rows the catalog's rule holds stale by age (query.STALE_AFTER), not flagged
+    aged_sql = aged_rows_sql(list(current.values()), conn.dialect.name)
+    if aged_sql is not None:
+        source_of = {int(r.id): name for name, r in current.items()}
+        for snapshot_id, aged in conn.execute(sa.text(aged_sql[0]), aged_sql[1]):
+            name = source_of[int(snapshot_id)]
+            stale_counts[name] = stale_counts.get(name, 0) + int(aged)
     known = sources or {}
     out: list[SourceStatus] = []
     for name in dict.fromkeys([*current, *last, *known]):

@@ -118,7 +118,10 @@ def variant_prices(services: WebServices, accelerator: str) -> tuple[list[OfferR
 
 def cheapest_on_demand_row(services: WebServices, accelerator: str) -> OfferRow | None:
     """The cheapest current on-demand offer per GPU one can rent without being outbid: the first row of
-    the table's on-demand view (``/?gpu=<name>&pricing=on-demand``; an auction price is left out)."""
+    the table's on-demand view (``/?gpu=<name>&pricing=on-demand``; an auction price is left out) that is
+    whole GPUs (a vGPU slice is read past: it is a share of one card)."""
     from gpuscout.web.filters import OfferFilters
 
-    return services.first_row(OfferFilters(gpu=accelerator, pricing="on-demand", sort="price_per_gpu"))
+    return services.first_whole_gpu_row(
+        OfferFilters(gpu=accelerator, pricing="on-demand", sort="price_per_gpu")
+    )

@@ -3,11 +3,11 @@ prices come from and how old they are.
 
 Each answer card is read through the same view code as the table and the JSON API
 (:meth:`WebServices.offer_page` with the card's filters, sorted by $/GPU-h), so a card's on-demand
-figure is, by construction, the first row of
+figure is, by construction, the first whole-GPU row of
 ``/api/v1/offers?gpu=<class>&pricing=on-demand&sort=price_per_gpu`` (an auction's interruptible price
-is no on-demand price: ``Offer.firm_on_demand``), its spot figure the first of ``&pricing=spot``, and
-its count the total of ``/api/v1/offers?gpu=<class>``. Stale prices are left out, as they are from the
-table by default.
+is no on-demand price: ``Offer.firm_on_demand``; a vGPU slice, ``Offer.fractional``, is no whole GPU),
+its spot figure the first of ``&pricing=spot``, and its count the total of
+``/api/v1/offers?gpu=<class>``. Stale prices are left out, as they are from the table by default.
 """
 
 from __future__ import annotations
@@ -108,8 +108,11 @@ def answer_cards(services: WebServices) -> list[AnswerCard]:
 
 
 def _first_price(services: WebServices, gpu_filter: str, pricing: str) -> CheapestPrice | None:
-    first = services.first_row(_card_filters(gpu_filter, pricing))
-    return _price(first, pricing) if first is not None else None
+    """The first whole-GPU row of the class's view: a vGPU slice (``Offer.fractional``) is a share of
+    one card, not the "1× <GPU>" the card names (and not what the GPU chart reads either:
+    ``charts.cheapest_on_demand``)."""
+    row = services.first_whole_gpu_row(_card_filters(gpu_filter, pricing))
+    return _price(row, pricing) if row is not None else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -274,6 +274,23 @@ class WebServices:
         offers = self._firsts.get_or_compute(key, lambda: self.reader.current_offers(query))
         return to_row(offers[0], datetime.now(UTC)) if offers else None
 
+    def first_whole_gpu_row(self, filters: OfferFilters) -> OfferRow | None:
+        """The view's first row that is whole GPUs: a vGPU slice (``Offer.fractional``) is a share of one
+        card, not the "1x <GPU>" a cheapest-price card or a family page names, so read past any that sort
+        first (rare: a few providers sell them), a page of ``_SCAN_ROWS`` at a time."""
+        first = self.first_row(filters)
+        if first is None or not first.offer.fractional:
+            return first
+        from gpuscout.web.filters import MAX_PAGE
+
+        scan = filters.model_copy(update={"per_page": _SCAN_ROWS})
+        for page in range(1, MAX_PAGE + 1):
+            rows = self.offer_page(scan.model_copy(update={"page": page})).rows
+            whole = next((row for row in rows if not row.offer.fractional), None)
+            if whole is not None or len(rows) < _SCAN_ROWS:
+                return whole
+        return None
+
     def export_rows(self, filters: OfferFilters, scope: str) -> list[OfferRow]:
         """The rows of an export: the visible page (``scope="page"``) or all pages (bounded)."""
         if scope == "page":
@@ -544,3 +561,7 @@ def source_out(status: Any) -> dict[str, Any]:
     values.update(age=status.age_text, loaded_at=status.current_loaded_at)
     values["needs_credentials"] = list(status.needs_credentials)
     return values
+
+
+#: Rows read per page when vGPU slices sort first in a view (:meth:`WebServices.first_whole_gpu_row`).
+_SCAN_ROWS = 50
