@@ -4,23 +4,12 @@ whole table do, and a row's ⚠ count is the same in each."""
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from gpuscout.cli import app
-
-runner = CliRunner()
-SERVE = ["recommend", "serve", "llama-3.1-8b", "-c", "50"]
-
-
-def _json(*args: str) -> Any:
-    result = runner.invoke(app, [*args, "--json"])
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)
+from tests.cli.test_s42_picks_top import SERVE, _json, runner
 
 
 @pytest.mark.parametrize("top", ["1", "2", "3"])
