@@ -246,6 +246,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # 5. billing, spot
     _billing_reasons(ctx, reasons, warnings)
     _spot_reasons(ctx, reasons, warnings)
+    _host_listing_warnings(ctx, warnings)
     # 6. hardware and data caveats
     _warnings(ctx, warnings)
     return tuple(reasons), tuple(dict.fromkeys(warnings))
@@ -419,6 +420,47 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
             f"after a {duration(ctx.assumptions.restart_s)} restart"
         )
     reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} ({rate}){reload}")
+
+
+#: An endpoint is billed by the month (``ServeWorkload``: a month of 30 days): a marketplace listing that
+#: ends sooner means moving hosts within the month.
+_SERVE_PERIOD_S = 30 * 86400.0
+
+
+def _host_listing_warnings(ctx: RowContext, warnings: list[str]) -> None:
+    """What renting one host from a marketplace means for this work (provider kind "marketplace": Vast.ai,
+    Lium, TensorDock...): an on-demand endpoint there has no uptime commitment from the provider (the host
+    is someone's machine; Vast.ai lists a host reliability score, ``reliability2``), and a listing can end
+    (Vast.ai's ``duration``: the longest rental the host offers, from when the row was fetched) before the
+    job or the month does. Spot rows already count their reclaims (:func:`_spot_reasons`)."""
+    offer = ctx.offer
+    if ctx.terms.kind != "marketplace":
+        return
+    w = ctx.workload
+    if isinstance(w, ServeWorkload) and not ctx.spot:
+        score = _float_or_none(offer.extra.get("reliability2"))
+        listed = "host reliability not listed" if score is None else f"host reliability {score:.2%} (listed)"
+        warnings.append(
+            f"marketplace host: no uptime commitment from the provider, {listed}; an endpoint that must "
+            "stay up wants a replica on a second host"
+        )
+    longest_s = _float_or_none(offer.extra.get("duration"))
+    if longest_s is None:
+        return
+    needed_s = _SERVE_PERIOD_S if isinstance(w, ServeWorkload) else ctx.ev.time_s
+    if longest_s < needed_s:
+        what = "the month" if isinstance(w, ServeWorkload) else f"the {duration(needed_s)} job"
+        warnings.append(
+            f"host listed for at most {duration(longest_s)} (as fetched), shorter than {what}: it would "
+            "move hosts when the listing ends"
+        )
+
+
+def _float_or_none(text: str | None) -> float | None:
+    try:
+        return float(text) if text else None
+    except ValueError:
+        return None
 
 
 # A precision the engine runs other than natively, in a few words (the support rules' modes).
