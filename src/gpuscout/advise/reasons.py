@@ -19,7 +19,7 @@ from gpuscout.advise.workload import (
 )
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.estimate.memory import gib
-from gpuscout.estimate.parallel import PCIE_EXCHANGE_WARNING, lacks_peer_access
+from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
@@ -314,7 +314,8 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             if ev.accelerator is not None and lacks_peer_access(ev.accelerator):
                 warning += (
                     f"; {ev.accelerator.name} cards have no peer-to-peer access, so the all-reduces go "
-                    "through host memory: likely slower still (not measured)"
+                    f"through host memory (timed at {HOST_STAGED_SHARE:.0%} of the PCIe bandwidth, an "
+                    "assumption; no calibration row measures it)"
                 )
             warnings.append(warning)
     elif ev.fabric_assumed:

@@ -32,8 +32,9 @@ from gpuscout.estimate.memory import (
     plan_memory,
 )
 from gpuscout.estimate.parallel import (
+    HOST_STAGED_SHARE,
     TP_HEAD_RULES,
-    gpu_link,
+    collective_link,
     lacks_peer_access,
     tp_degrees_allowed,
     tp_head_conflict,
@@ -691,7 +692,7 @@ def _prepare(
             f"{spec.num_attention_heads} attention heads do not divide by TP={tp}: the ranks hold unequal "
             "shares (timed as an even split)"
         )
-    link = gpu_link(acc, tp) if tp > 1 else None
+    link = collective_link(acc, tp) if tp > 1 else None
     if link is not None and link.assumed:
         warnings.append(
             f"{acc.name}: interconnect not in the table; tensor parallelism costed over {link.label}"
@@ -1201,12 +1202,12 @@ def _memory_assumptions(
     if replicas > 1:
         out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
     elif st.gpus > 1 and st.parallel == "tensor":
-        out["parallel"] = f"tensor parallel x{st.gpus} over {gpu_link(st.acc, st.gpus).label}"
+        out["parallel"] = f"tensor parallel x{st.gpus} over {collective_link(st.acc, st.gpus).label}"
         if lacks_peer_access(st.acc):
             out["parallel"] += (
                 f"; {st.acc.full_name or st.acc.name} cards have no GPU peer-to-peer access: NCCL stages "
-                "each all-reduce through host memory (timed as peer-to-peer PCIe; no calibration row "
-                "measures it, so likely slower than estimated)"
+                f"each all-reduce through host memory, timed at {HOST_STAGED_SHARE:.0%} of the PCIe "
+                "bandwidth with the peer-to-peer latency (assumptions; no calibration row measures it)"
             )
         if st.engine.dp_attention:
             out["parallel"] += (
@@ -1215,6 +1216,12 @@ def _memory_assumptions(
             )
     elif st.gpus > 1:
         out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
+        if lacks_peer_access(st.acc):
+            out["parallel"] += (
+                f"; {st.acc.full_name or st.acc.name} cards have no GPU peer-to-peer access: each hand-off "
+                f"is staged through host memory, its transfer timed at {HOST_STAGED_SHARE:.0%} of the PCIe "
+                "bandwidth (an assumption; no calibration row measures it)"
+            )
     return out
 
 

@@ -25,6 +25,11 @@ cache only it keeps, while the MLP / MoE layers stay split (``throughput.attenti
 
 An interconnect the table does not state is costed as PCIe Gen4 and the link says so (``assumed``).
 
+GPUs without peer-to-peer access (GeForce RTX 40 / 50, :func:`lacks_peer_access`) pass every collective
+and hand-off through host memory: :func:`collective_link` is the one place that gives a collective its
+link, serving (tensor-parallel all-reduces, layer-split hand-offs) and training alike, at
+``HOST_STAGED_SHARE`` of the PCIe bandwidth there.
+
 Tensor parallelism gives each rank whole attention heads, so the servers refuse a TP degree that does not
 divide ``num_attention_heads`` (vLLM: "Total number of attention heads (64) must be divisible by tensor
 parallel size (3)"), and vLLM / SGLang shard the KV heads the same way below TP = ``num_key_value_heads``
@@ -61,8 +66,15 @@ LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency 
 # write), with the host's memory and root complex shared by all the GPUs in between: a training
 # collective is timed at this share of the per-GPU PCIe bandwidth. An assumption: no calibration row
 # measures a GeForce box's collectives, and the host's memory bandwidth is not known here (it would cap
-# all the GPUs' traffic together).
+# all the GPUs' traffic together). Serving and training collectives alike (:func:`collective_link`). The
+# latency stays the peer-to-peer PCIe one (``PCIE_LATENCY_US``): no figure for NCCL's SHM transport is
+# sourced here, so a staged all-reduce is assumed to start as fast as a peer-to-peer one.
 HOST_STAGED_SHARE = 0.5
+
+# Bytes per activation value a layer-split hand-off passes to the next GPU: llama.cpp (the engine whose
+# ``pipeline_hop_us`` is fitted) keeps the residual stream in fp32 between its backends; accelerate's
+# 16-bit hand-offs are over-stated by this (only where host staging adds their bandwidth time)
+HANDOFF_BYTES_PER_VALUE = 4.0
 
 # What a training estimate warns when its GPUs exchange gradients over PCIe (the advisor drops it where its
 # own warning already says the unstated interconnect is costed as PCIe)
@@ -79,6 +91,7 @@ class Link:
     label: str
     assumed: bool = False  # True when the table states no interconnect (costed as PCIe Gen4)
     peer_access: bool = True  # False: no GPU peer-to-peer (``lacks_peer_access``), NCCL goes through host
+    staged: bool = False  # True: already at the host-staged bandwidth (:func:`host_staged`)
 
 
 def stated_pcie_generation(acc: Accelerator) -> int | None:
@@ -121,24 +134,35 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
 
 
 def host_staged(link: Link) -> Link:
-    """``link`` as a training job's collectives get it: where the GPUs have no peer access, at
-    ``HOST_STAGED_SHARE`` of its bandwidth (NCCL stages each transfer through host memory), its label
-    saying so; else ``link`` itself."""
-    if link.peer_access:
+    """``link`` as collectives get it: where the GPUs have no peer access, at ``HOST_STAGED_SHARE`` of its
+    bandwidth (NCCL stages each transfer through host memory) with the same latency, its label saying
+    so; else (or already staged) ``link`` itself."""
+    if link.peer_access or link.staged:
         return link
     gbps = link.gbps * HOST_STAGED_SHARE
     return replace(
-        link, gbps=gbps, label=f"{link.label}, staged through host memory: {gbps:.0f} GB/s/dir (no P2P)"
+        link,
+        gbps=gbps,
+        label=f"{link.label}, staged through host memory: {gbps:.0f} GB/s/dir (no P2P)",
+        staged=True,
     )
+
+
+def collective_link(acc: Accelerator, gpus: int) -> Link:
+    """The link a collective between ``gpus`` of ``acc`` in one box gets, serving (tensor-parallel
+    all-reduces, layer-split hand-offs) and training (data parallel, FSDP, TP) alike: :func:`gpu_link`,
+    host-staged (:func:`host_staged`) where the GPUs lack peer access. The one place that decides it."""
+    return host_staged(gpu_link(acc, gpus))
 
 
 def lacks_peer_access(acc: Accelerator) -> bool:
     """GeForce RTX 40 / 50 cards (Ada, Blackwell: compute capability 8.9+): NVIDIA's driver gives them no
     GPU peer-to-peer access, so NCCL stages every all-reduce through host memory, and vLLM's custom
-    all-reduce (which tests for peer access, ``custom_all_reduce.py`` ``_can_p2p``) stays off. Training
-    collectives (data parallel, FSDP) are timed at ``HOST_STAGED_SHARE`` of the PCIe bandwidth
-    (:func:`host_staged`); a serving engine's tensor-parallel all-reduces, small and bound by latency,
-    are timed as PCIe peer-to-peer ones and the estimate says so."""
+    all-reduce (which tests for peer access, ``custom_all_reduce.py`` ``_can_p2p``) stays off. Every
+    collective, training (data parallel, FSDP) and serving (tensor-parallel all-reduces: a 4,096-token
+    prefill chunk of an 8B model all-reduces 32 MB, 64 times a forward pass; layer-split hand-offs), is
+    timed at ``HOST_STAGED_SHARE`` of the PCIe bandwidth (:func:`collective_link`), an assumption the
+    estimates state."""
     cc = acc.nvidia_cc
     return acc.kind == "consumer" and cc is not None and cc >= (8, 9)
 
@@ -155,11 +179,25 @@ def allreduce_seconds(link: Link, tp: int, message_bytes: float, *, latency: boo
 def tp_step_comm_seconds(
     acc: Accelerator, tp: int, layers: int, hidden: int, tokens: float, *, latency: bool = True
 ) -> float:
-    """All-reduce time of one forward pass over ``tokens`` tokens: 2 all-reduces per layer, 16-bit."""
+    """All-reduce time of one forward pass over ``tokens`` tokens: 2 all-reduces per layer, 16-bit, over
+    :func:`collective_link` (host-staged on GPUs without peer access)."""
     if tp <= 1:
         return 0.0
-    link = gpu_link(acc, tp)
+    link = collective_link(acc, tp)
     return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0, latency=latency)
+
+
+def handoff_staging_seconds(acc: Accelerator, gpus: int, tokens: float, hidden: int) -> float:
+    """Time host staging adds to one layer-split hand-off of ``tokens`` tokens' activations
+    (``HANDOFF_BYTES_PER_VALUE`` per value) between ``gpus`` of ``acc``: their bytes over
+    :func:`collective_link` less over the peer-to-peer :func:`gpu_link`; 0 where the GPUs have peer
+    access. The hand-off itself is the engine's fitted ``pipeline_hop_us``, measured on cards with peer
+    access (a constant per hop, which holds the peer-to-peer transfer)."""
+    link = collective_link(acc, gpus)
+    if not link.staged or tokens <= 0:
+        return 0.0
+    nbytes = tokens * hidden * HANDOFF_BYTES_PER_VALUE
+    return nbytes / (link.gbps * 1e9) - nbytes / (gpu_link(acc, gpus).gbps * 1e9)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
 from gpuscout.estimate.memory import ModelConsts, attention_bytes, dense_body_bytes, model_consts
-from gpuscout.estimate.parallel import tp_step_comm_seconds
+from gpuscout.estimate.parallel import handoff_staging_seconds, tp_step_comm_seconds
 from gpuscout.estimate.precision import (
     CLASS_16BIT,
     CLASS_FP32,
@@ -464,7 +464,10 @@ def decode_step(
     cpu -= book
     comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
     if st.parallel == "layer" and st.gpus > 1:
-        comm += (st.gpus - 1) * eng.pipeline_hop_us * 1e-6
+        hop = eng.pipeline_hop_us * 1e-6 + handoff_staging_seconds(
+            st.acc, st.gpus, batch + q, spec.hidden_size
+        )
+        comm += (st.gpus - 1) * hop
     attn = _blend(attn_mem, attn_comp)
     gpu = _blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed + comm
     if eng.cpu_overlap and eng.attn_host_sync:
@@ -680,9 +683,11 @@ def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
     g = st.gpus
     if st.parallel != "layer" or g <= 1:
         return single
-    hops = (g - 1) * eng.pipeline_hop_us * 1e-6
     total_tokens = tokens * batch
     ubatch = max(1, eng.prefill_chunk_tokens)
+    # a hand-off per boundary and micro-batch (host-staged on GPUs without peer access)
+    staging = handoff_staging_seconds(st.acc, g, min(ubatch, total_tokens), st.spec.hidden_size)
+    hops = (g - 1) * (eng.pipeline_hop_us * 1e-6 + staging)
     if not eng.prefill_pipelined:
         return single + math.ceil(total_tokens / ubatch) * hops
     nbatch = max(ubatch, eng.prefill_batch_tokens)

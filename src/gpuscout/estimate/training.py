@@ -35,7 +35,12 @@ from gpuscout.estimate.arguments import (
     resolve_model_arg,
 )
 from gpuscout.estimate.memory import capacity_bytes
-from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, gpu_link, lacks_peer_access
+from gpuscout.estimate.parallel import (
+    HOST_STAGED_SHARE,
+    PCIE_EXCHANGE_WARNING,
+    collective_link,
+    lacks_peer_access,
+)
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -481,7 +486,7 @@ def estimate_training(
     assumptions = _memory_notes(spec, setup, mem, acc, capacity_gb, warnings)
 
     # --- speed ----------------------------------------------------------------------------------------
-    link = gpu_link(acc, gpus)
+    link = collective_link(acc, gpus)  # host-staged where the GPUs lack peer access
     fabric = Fabric(link, gpus, nodes, inter_gbps)
     b = mem.breakdown
     param_bytes = 4.0 if setup.precision == "fp32" else 2.0

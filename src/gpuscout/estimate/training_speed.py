@@ -168,12 +168,13 @@ CALIBRATION = TrainingCalibration(
 class Fabric:
     """The links a job's collectives use."""
 
-    link: Link  # GPU-to-GPU inside a node, as ``parallel.gpu_link`` gives it
+    link: Link  # GPU-to-GPU inside a node, as ``parallel.collective_link`` gives it (or ``gpu_link``)
     gpus_per_node: int
     nodes: int
     internode_gbps: float  # per node
     # the in-node link at what the collectives get: half its bandwidth on GPUs without peer-to-peer access,
-    # whose NCCL stages each transfer through host memory (``parallel.host_staged``)
+    # whose NCCL stages each transfer through host memory (``parallel.host_staged``; a link already
+    # staged by ``collective_link`` is kept as it is)
     intra: Link = field(init=False)
 
     def __post_init__(self) -> None:
