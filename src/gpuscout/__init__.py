@@ -11,9 +11,11 @@ Python API::
     image = gpuscout.estimate_images("flux.1-dev", "L40S", steps=28)  # seconds per image, memory
     run = gpuscout.estimate_training("llama-3.1-8b", "H100", method="lora", tokens=50e6)
 
-This module is the Python face: ``recommend`` reads the current catalog (the store) when no offers are
-given, then calls the pure advisor (:func:`gpuscout.advise.api.recommend`). Everything is imported
-lazily, so that ``import gpuscout`` stays cheap for the CLI.
+This module is the Python face: ``advice`` and ``recommend`` read the current catalog (the store) when no
+offers are given, then call the pure advisor (:func:`gpuscout.advise.api.advise`), and name the options
+in its texts as Python does (``budget_usd=937``, ``include_stale=True``; the core says the CLI's flags,
+which the CLI prints as they are). Everything is imported lazily, so that ``import gpuscout`` stays
+cheap for the CLI.
 """
 
 from __future__ import annotations
@@ -67,9 +69,15 @@ def advice(
     picks, the dominated rows, the targets applied and what binds when nothing passes. (Named
     ``advice`` because ``gpuscout.advise`` is the advisor's package.)
 
+    Its texts (targets, notes, binding, a row's reasons, warnings and ``rejected``) name the options that
+    would change the answer as this API does: the workload's fields and this function's keywords
+    ("budget_usd=937 would show it", "spot_allowed=True allows it", "include_stale=True shows them"),
+    where the pure core :func:`gpuscout.advise.api.advise` names ``gpuscout recommend``'s flags.
+
     See :func:`gpuscout.advise.api.advise` for the objectives and what is left out.
     """
     from gpuscout.advise.api import advise as advise_offers
+    from gpuscout.advise.option_words import translate_advice
 
     if backends is None:  # model names resolve through the user's imported models too
         from gpuscout.advise.backends import default_backends
@@ -80,7 +88,7 @@ def advice(
         from gpuscout.catalog.api import current_offers
 
         offers = current_offers(db=db)
-    return advise_offers(
+    answer = advise_offers(
         workload,
         offers,
         objective=objective,
@@ -91,6 +99,7 @@ def advice(
         assumptions=assumptions,
         now=now,
     )
+    return translate_advice(answer, "python")
 
 
 def recommend(

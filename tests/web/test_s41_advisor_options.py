@@ -236,7 +236,7 @@ def test_the_request_reads_the_options_and_the_workload_leaves_them_out() -> Non
 
 
 def test_the_form_says_the_stale_option_in_its_own_words() -> None:
-    from gpuscout.web.advise_view import api_words, form_words
+    from gpuscout.advise.option_words import api_words, form_words
 
     text = "only stale offers can run it; --include-stale shows them"
     assert form_words(text).endswith("“Include stale offers: yes” (under Advanced) shows them")

@@ -410,23 +410,31 @@ def _assumptions(shared: Shared) -> Any:
 
 
 def _run(workload: Any, shared: Shared) -> None:
-    from gpuscout import advice
+    from gpuscout.advise.api import advise
+    from gpuscout.advise.backends import default_backends
     from gpuscout.advise.types import PICKS
+    from gpuscout.catalog.api import current_offers
     from gpuscout.cli import advise_output
+    from gpuscout.user_models import registry
 
     if shared.json_out and shared.csv_out:
         raise InvalidInputError("--json/--csv", "give one of them, not both")
     explain = shared.explain
-    answer = advice(
+    assumptions = _assumptions(shared)
+    backends = default_backends(registry())  # model names resolve through the user's imported models too
+    # the pure advisor, as gpuscout.advice reads it but in this command's words: its texts name the flags
+    # ("--budget 937 would show it"), where gpuscout.advice names the Python API's fields
+    answer = advise(
         workload,
+        current_offers(db=shared.db),
         objective=shared.objective,
         # a row's number is its place in the whole ordering, whatever --top is; the picks come first
         # when rows are cut, so row N is among the rows of a --top of N plus the picks
         top=shared.top if explain is None else max(shared.top, explain + len(PICKS)),
         include_rejected=shared.rejected,
         include_stale=shared.include_stale,
-        db=shared.db,
-        assumptions=_assumptions(shared),
+        backends=backends,
+        assumptions=assumptions,
     )
     ranked = list(answer.rows)
     if explain is not None:

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+# the web form's and the JSON API's words for the advisor's flags (one table, in the core)
+from gpuscout.advise.option_words import translate_advice
 from gpuscout.advise.types import PICKS, Advice, Recommendation
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
@@ -169,7 +171,9 @@ class AnswerView:
 
 def answer_view(advice: Advice, kind: str) -> AnswerView:
     """The page's view of ``advice``. The caveats are the advisor's ``notes`` (what every row of the
-    answer carries), never recomputed from the rows "Show" keeps: one row shown says the same as ten."""
+    answer carries), never recomputed from the rows "Show" keeps: one row shown says the same as ten. Its
+    texts name the form's fields where the advisor names a CLI flag."""
+    advice = translate_advice(advice, "form")
     shared = frozenset(advice.notes)
     rows = [present(r, kind, shared) for r in advice.rows]
     by_rank = {r.rec.rank: r for r in rows}
@@ -179,55 +183,11 @@ def answer_view(advice: Advice, kind: str) -> AnswerView:
         rows=rows,
         picks=[(name, by_rank[n]) for name, n in named if n in by_rank],
         picks_cut=[(name, n) for name, n in named if n not in by_rank],
-        targets=[form_words(t) for t in advice.targets],
+        targets=list(advice.targets),
         caveats=sorted(shared),
-        binding=form_words(advice.binding) if advice.binding else None,
+        binding=advice.binding,
         picks_rule=advice.picks_rule,
         time_axis=axis[:1].upper() + axis[1:],
         front_size=advice.front_size,
         considered=advice.considered,
     )
-
-
-#: The advisor's CLI flags, in its texts: the pattern, the web form's words for it and the JSON API's
-#: (a flag with its value before the bare flag, which would match inside it).
-_FLAG_WORDS: tuple[tuple[str, str, str], ...] = (
-    (r"--latency-targets none", "“Latency targets: none”", '"latency_targets": "none"'),
-    (r"--ttft-ms (\d+)", r"“TTFT max (ms)” \1", r'"ttft_ms_max": \1'),
-    (r"--tpot-ms (\d+)", r"“TPOT max (ms)” \1", r'"tpot_ms_max": \1'),
-    (r"--ttft-ms", "“TTFT max (ms)”", '"ttft_ms_max"'),
-    (r"--tpot-ms", "“TPOT max (ms)”", '"tpot_ms_max"'),
-    (r"--budget (\d+)", r"“Budget ($)” \1", r'"budget_usd": \1'),
-    (r"--deadline (\d+)h", r"“Deadline (hours)” \1", r'"deadline_hours": \1'),
-    (r"--spot\b", "“Spot allowed: yes”", '"spot_allowed": true'),
-    (r"--interruptible\b", "“Interruptible: yes”", '"interruptible": true'),
-    (r"--include-stale\b", "“Include stale offers: yes” (under Advanced)", '"include_stale": true'),
-    (r"--engine\b", "“Engine”", '"engine"'),
-    (
-        r"--concurrency N or --rps R",
-        "“Concurrency” or “Requests per second”",
-        '"concurrency" or "requests_per_s"',
-    ),
-    (r"--concurrency\b", "“Concurrency”", '"concurrency"'),
-    (r"--rps\b", "“Requests per second”", '"requests_per_s"'),
-    (r"--monthly-tokens\b", "“Output tokens per month”", '"monthly_output_tokens"'),
-    (r"--micro-batch\b", "“Micro-batch”", '"micro_batch"'),
-    (r"--seq-len\b", "“Sequence length”", '"seq_len"'),
-)
-
-
-def form_words(text: str) -> str:
-    """An advisor text with its CLI flags (``--budget 937``) named as the web form's fields."""
-    return _rewrite(text, 1)
-
-
-def api_words(text: str) -> str:
-    """An advisor text with its CLI flags named as the JSON API's workload fields
-    (``"budget_usd": 937``)."""
-    return _rewrite(text, 2)
-
-
-def _rewrite(text: str, face: int) -> str:
-    for words in _FLAG_WORDS:
-        text = re.sub(words[0], words[face], text)
-    return text

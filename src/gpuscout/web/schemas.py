@@ -458,8 +458,10 @@ class RecommendationOut(BaseModel):
 
     @classmethod
     def from_rec(cls, rec: Recommendation) -> RecommendationOut:
-        from gpuscout.web.advise_view import api_words
+        """The row with the advisor's CLI flags in its texts named as this API's fields."""
+        from gpuscout.advise.option_words import translate_recommendation
 
+        rec = translate_recommendation(rec, "api")  # "(--spot allows it)": "spot_allowed"
         c = rec.config
         cost = None
         if rec.cost is not None:
@@ -498,7 +500,7 @@ class RecommendationOut(BaseModel):
             dominated_by=rec.dominated_by,
             substitution=rec.substitution,
             fabric_assumed=rec.fabric_assumed,
-            rejected=api_words(rec.rejected) if rec.rejected else rec.rejected,  # "--spot": "spot_allowed"
+            rejected=rec.rejected,
         )
 
 
@@ -522,17 +524,18 @@ class AdviceOut(BaseModel):
     @classmethod
     def from_advice(cls, advice: Advice) -> AdviceOut:
         """The answer with the advisor's CLI flags in its texts named as this API's workload fields."""
-        from gpuscout.web.advise_view import api_words
+        from gpuscout.advise.option_words import translate_advice
 
+        advice = translate_advice(advice, "api")
         return cls(
             objective=advice.objective,
             time_axis=advice.time_axis,
             front_size=advice.front_size,
             picks=dict(advice.picks),
             picks_rule=advice.picks_rule,
-            targets=[api_words(t) for t in advice.targets],
-            notes=[api_words(n) for n in advice.notes],
-            binding=api_words(advice.binding) if advice.binding else None,
+            targets=list(advice.targets),
+            notes=list(advice.notes),
+            binding=advice.binding,
             considered=advice.considered,
             recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
             rejected=[RecommendationOut.from_rec(r) for r in advice.rejected],
