@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable
 
 
@@ -57,10 +58,37 @@ class WrongModelKind(InvalidInputError):
         super().__init__("model", message, accepted)
 
 
+#: Characters that read as "-" or " " where a name is pasted from a web page or a PDF, mapped to them
+#: after NFKC (which already turns fullwidth letters and digits, U+FE63 and U+FF0D, and most spaces
+#: into ASCII; U+2011 into U+2010). Format characters (category Cf: zero-width space and joiners, the
+#: byte-order mark U+FEFF, the soft hyphen U+00AD, direction marks) are dropped.
+_LOOK_ALIKES = {
+    **dict.fromkeys(map(ord, "\u2010\u2011\u2012\u2013\u2014\u2015\u2043\u2212"), "-"),
+    **dict.fromkeys(map(ord, "\u02d7\u2796\ufe58\u2e3a\u2e3b"), "-"),
+    **dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"), " "),
+    **dict.fromkeys(map(ord, "\u2008\u2009\u200a\u202f\u205f\u3000"), " "),
+}
+
+
+def fold_name(text: str) -> str:
+    """``text`` with look-alike characters as the ASCII ones a name is known by: NFKC (fullwidth
+    ``Ｈ１００`` reads ``H100``), dashes and minus signs as ``-``, no-break and other spaces as ``" "``,
+    zero-width and other format characters dropped. Case and surrounding space are left to the caller.
+
+    Every name lookup (models, GPUs, engines, precisions, providers) folds what it is given with this,
+    so a name pasted as ``Llama‑3.1‑8B`` (U+2011) is ``llama-3.1-8b``; an error still shows the name as
+    typed."""
+    if text.isascii():
+        return text
+    folded = unicodedata.normalize("NFKC", text).translate(_LOOK_ALIKES)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Cf")
+
+
 def closest(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
-    """Return up to ``n`` candidates closest to ``name`` (case-insensitive), best first."""
-    pool = {c.lower(): c for c in candidates}
-    hits = difflib.get_close_matches(name.lower(), list(pool), n=n, cutoff=0.3)
+    """Return up to ``n`` candidates closest to ``name`` (case-insensitive, look-alike characters
+    folded: :func:`fold_name`), best first."""
+    pool = {fold_name(c).lower(): c for c in candidates}
+    hits = difflib.get_close_matches(fold_name(name).lower(), list(pool), n=n, cutoff=0.3)
     return [pool[h] for h in hits]
 
 

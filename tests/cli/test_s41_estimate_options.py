@@ -38,7 +38,7 @@ def _error(args: list[str]) -> str:
         ),
         (["--gpus", "0"], "error: --gpus: 0 is out of range (accepted: 1..64)"),
         (["--users", "0"], "error: --users: 0 is out of range"),
-        (["-c", "0"], "error: --concurrency: 0 is out of range"),
+        (["-c", "0"], "error: -c: 0 is out of range"),
         (["--rps", "0"], "error: --rps: 0.0 is out of range"),
         (["--request-rate", "0"], "error: --request-rate: 0.0 is out of range"),
         (["--num-requests", "0", "--rps", "1"], "error: --num-requests: 0 is out of range"),

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import math
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -35,7 +36,7 @@ from gpuscout.cli.plain_output import print_records as print_records
 from gpuscout.cli.plain_output import silence_stdout
 from gpuscout.cli.plain_output import to_jsonable as to_jsonable
 from gpuscout.cli.table_fit import PIPE_WIDTH as PIPE_WIDTH
-from gpuscout.errors import GpuscoutError
+from gpuscout.errors import GpuscoutError, InvalidInputError
 
 DbOption = Annotated[
     str | None,
@@ -94,13 +95,74 @@ def environment_error(exc: BaseException) -> str | None:
     return None
 
 
+#: The root command's context while a command line runs (:class:`GpuscoutGroup`): the words it was
+#: run with are in its ``meta`` under ``_ARGS``, so that an error can name an option as it was typed.
+_RUNNING: ContextVar[Any] = ContextVar("gpuscout_cli_running", default=None)
+_ARGS = "gpuscout.args"
+
+
+def _names_typed(words: Sequence[str], command: Any) -> dict[str, str]:
+    """Each option name of ``command`` that ``words`` (its own part of the command line) use -> the
+    name typed for the same option, the last one given (as click takes the last value): ``-c`` for
+    every name of ``--concurrency/--users/-c`` when ``-c 0`` or ``-c0`` was typed."""
+    options = [p for p in getattr(command, "params", ()) if getattr(p, "param_type_name", "") == "option"]
+    names_of = {n: (*p.opts, *p.secondary_opts) for p in options for n in (*p.opts, *p.secondary_opts)}
+    takes_value = {n for p in options if not getattr(p, "is_flag", False) for n in p.opts}
+    typed: dict[str, str] = {}
+    for word in words:
+        if word == "--":  # the rest are arguments
+            break
+        if word.startswith("--"):
+            found = [word.split("=", 1)[0]]
+        elif word.startswith("-") and len(word) > 1:  # -c 0, -c0, or a cluster of short flags (-xc 0)
+            found = []
+            for char in word[1:]:
+                found.append("-" + char)
+                if "-" + char in takes_value or "-" + char not in names_of:
+                    break  # the rest of the word is that option's value (or not options at all)
+        else:
+            continue
+        for name in found:
+            for alias in names_of.get(name, ()):
+                typed[alias] = name
+    return typed
+
+
+def named_as_typed(exc: GpuscoutError) -> str:
+    """The error's text, naming the option it is about as the user typed it: ``-c: 0 is out of range``
+    for ``-c 0``, ``--users: ...`` for ``--users 0``, where the command names the option by its first
+    long name (``--concurrency``), its Python name (``users``) or a field the option is named after
+    (``workload`` for ``--workload/-w``). Only options with several names are
+    renamed, and only when one of them was typed (a value read from a workload file keeps its field)."""
+    text = str(exc)
+    ctx = _RUNNING.get()
+    if not isinstance(exc, InvalidInputError) or ctx is None or not text.startswith(f"{exc.field}: "):
+        return text
+    words = tuple(ctx.meta.get(_ARGS, ()))
+    command: Any = ctx.command
+    while words and callable(getattr(command, "get_command", None)):  # down to the command run
+        sub = command.get_command(ctx, words[0]) if not words[0].startswith("-") else None
+        if sub is None:
+            return text
+        command, words = sub, words[1:]
+    typed = _names_typed(words, command)
+    fields = {exc.field, "--" + exc.field.replace("_", "-")}  # "workload" for --workload/-w
+    for param in getattr(command, "params", ()):
+        names = (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))
+        if len(names) > 1 and param.param_type_name == "option" and fields & {param.name, *names}:
+            name = next((typed[n] for n in names if n in typed), None)
+            return text if name is None else name + text[len(exc.field) :]
+    return text
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """The error boundary: gpuscout's own errors exit 2, store and file-system failures exit 1."""
+    """The error boundary: gpuscout's own errors exit 2, store and file-system failures exit 1. An
+    error about an option with several names names it as typed (:func:`named_as_typed`)."""
     try:
         yield
     except GpuscoutError as exc:
-        fail(str(exc), 2)
+        fail(named_as_typed(exc), 2)
     except BrokenPipeError:  # the reader went away (`gpuscout offers | head`): stop quietly
         silence_stdout()
         raise typer.Exit(1) from None
@@ -112,8 +174,18 @@ def user_errors() -> Iterator[None]:
 
 
 class GpuscoutGroup(TyperGroup):
-    """The root command group: every command runs inside :func:`user_errors`."""
+    """The root command group: every command runs inside :func:`user_errors`, which can read the words
+    the command line was run with (kept here, for :func:`named_as_typed`)."""
 
-    def invoke(self, ctx: Any) -> Any:  # typer's (vendored) click Context
-        with user_errors():
-            return super().invoke(ctx)
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # typer's (vendored) click Context
+        ctx.meta[_ARGS] = tuple(args)
+        rest: list[str] = super().parse_args(ctx, args)
+        return rest
+
+    def invoke(self, ctx: Any) -> Any:
+        running = _RUNNING.set(ctx)
+        try:
+            with user_errors():
+                return super().invoke(ctx)
+        finally:
+            _RUNNING.reset(running)

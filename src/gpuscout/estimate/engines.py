@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, fold_name
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
 from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
 
@@ -1222,7 +1222,7 @@ def engine_names() -> tuple[str, ...]:
 
 
 def _key(name: str) -> str:
-    s = name.strip().lower()
+    s = fold_name(name).strip().lower()
     s = re.sub(r"\(.*?\)", " ", s)  # "llama.cpp (llama-bench, layer split)" -> "llama.cpp"
     s = re.sub(r"(?<![\w.])v?\d+(\.\d+)*(\.post\d+|\.dev\d+|rc\d+)*(?![\w])", " ", s)  # versions
     s = re.sub(r"[\s_/]+", "-", s).strip("-")

@@ -45,7 +45,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, fold_name
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 # Compute classes: which tensor-core rate the weight GEMMs run at, and the key of engine profiles.
@@ -335,7 +335,7 @@ for _name in list(_FORMATS):
 
 
 def _normalise(text: str) -> str:
-    s = text.strip().lower()
+    s = fold_name(text).strip().lower()
     s = re.sub(r"[\s/]+", "-", s)
     s = s.replace("gguf_", "gguf-")
     s = s.replace("(", "").replace(")", "").replace("=", "-")

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, replace
 from importlib import resources
 
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import UnknownNameError, closest, fold_name
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 _DATA_FILE = "accelerators.csv"
@@ -189,8 +189,9 @@ def _tokens(text: str) -> list[str]:
 
 
 def _parse(name: str) -> _Parsed:
-    """Split a GPU name into family, form factor, memory size and memory type."""
-    text = name.lower()
+    """Split a GPU name into family, form factor, memory size and memory type (look-alike characters
+    folded: ``H１００`` is ``H100``)."""
+    text = fold_name(name).lower()
     extra: list[str] = []
     for inner in _PAREN_RE.findall(text):
         mem = _MEMORY_RE.search(inner)

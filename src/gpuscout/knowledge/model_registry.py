@@ -12,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import UnknownNameError, closest, fold_name
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.models import ModelResolution, all_models, resolve_model_detail
 
 
 def name_key(name: str) -> str:
-    """How imported names compare: lower case, spaces and underscores as dashes, no surrounding space."""
-    return "-".join(name.strip().lower().replace("_", " ").split())
+    """How imported names compare: lower case, spaces and underscores as dashes, no surrounding space,
+    look-alike characters folded (:func:`~gpuscout.errors.fold_name`)."""
+    return "-".join(fold_name(name).strip().lower().replace("_", " ").split())
 
 
 @dataclass(frozen=True, slots=True)

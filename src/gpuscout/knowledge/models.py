@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from gpuscout.errors import UnknownNameError, closest
+from gpuscout.errors import UnknownNameError, closest, fold_name
 from gpuscout.knowledge.model_types import ModelSpec
 
 __all__ = [
@@ -150,7 +150,7 @@ def _split_quantization(name: str) -> tuple[str, str | None, str] | None:
 
 
 def _compact(name: str) -> str:
-    text = name.strip().lower().replace("[", " ").replace("]", " ")
+    text = fold_name(name).strip().lower().replace("[", " ").replace("]", " ")
     if "/" in text:
         text = text.rsplit("/", 1)[1]
     tokens = [t for t in re.split(r"[\s_\-]+", text) if t and t not in _NOISE]
@@ -306,6 +306,7 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
     """Resolve a model name, with a note when it maps onto another name's architecture."""
     if not isinstance(name, str) or not name.strip():
         raise UnknownNameError(field, str(name), model_names()[:6])
+    typed, name = name, fold_name(name)  # pasted look-alikes ("Llama‑3.1‑8B", U+2011) read as ASCII
     inner = re.findall(r"\(([^)]*)\)", name)
     outer = re.sub(r"\([^)]*\)", " ", name).strip()
     for candidate in inner:
@@ -330,7 +331,7 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
                 base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
             )
     if found is None:
-        raise UnknownNameError(field, name, _suggestions(outer or name))
+        raise UnknownNameError(field, typed, _suggestions(outer or name))
     return found
 
 

@@ -27,7 +27,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from gpuscout.errors import GpuscoutError, UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, UnknownNameError, closest, fold_name
 from gpuscout.knowledge.provider_types import PROVIDER_STATUSES, ProviderTerms
 
 CONFIDENCE_LEVELS = ("confirmed", "secondary", "unverified")
@@ -185,7 +185,7 @@ def _load() -> tuple[dict[str, ProviderTerms], dict[str, str]]:
 
 
 def _key(name: str) -> str:
-    return name.strip().lower().replace(" ", "").replace("_", "-")
+    return fold_name(name).strip().lower().replace(" ", "").replace("_", "-")
 
 
 @functools.lru_cache(maxsize=4096)
