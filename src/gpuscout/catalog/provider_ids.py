@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from gpuscout.errors import InvalidInputError, UnknownNameError, closest
+from gpuscout.errors import InvalidInputError, UnknownNameError, closest, fold_name
 
 #: How many providers an error names.
 SUGGESTIONS = 4
@@ -47,7 +47,7 @@ def provider_ids(
 
     out: dict[str, None] = {}
     for name in names:
-        pid = canonical_provider(name) or name.strip().lower()
+        pid = canonical_provider(name) or fold_name(name).strip().lower()
         if not has_offers(pid):
             raise NoOffersFrom(field, name, closest(name, set(listed()), n=SUGGESTIONS))
         out[pid] = None

@@ -74,7 +74,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError, WrongModelKind
+from gpuscout.errors import (
+    ConfigurationRejected,
+    InvalidInputError,
+    UnknownNameError,
+    WrongModelKind,
+    fold_name,
+)
 from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
@@ -332,7 +338,7 @@ def estimate_images(
     width = int_in("width", width, 64, 16_384)
     height = int_in("height", height, 64, 16_384)
     batch = int_in("batch", batch, 1, 4096, error=ConfigurationRejected)
-    if not isinstance(engine, str) or engine.strip().lower() not in ENGINES:
+    if not isinstance(engine, str) or fold_name(engine).strip().lower() not in ENGINES:
         raise InvalidInputError("engine", f"unknown image engine {engine!r}", accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else precision
     if prec not in PRECISIONS:

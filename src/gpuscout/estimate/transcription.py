@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpuscout.errors import InvalidInputError, WrongModelKind
+from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
 from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
@@ -98,7 +98,7 @@ def estimate_transcription(
         or not 0 < tokens_per_audio_s <= 50
     ):
         raise InvalidInputError("tokens_per_audio_s", f"got {tokens_per_audio_s!r}", accepted="> 0, <= 50")
-    key = engine.strip().lower() if isinstance(engine, str) else ""
+    key = fold_name(engine).strip().lower() if isinstance(engine, str) else ""
     if key not in STEP_OVERHEAD_S:
         raise InvalidInputError(
             "engine", f"unknown speech engine {engine!r}", accepted=", ".join(STEP_OVERHEAD_S)

@@ -185,7 +185,9 @@ def _load() -> tuple[dict[str, ProviderTerms], dict[str, str]]:
 
 
 def _key(name: str) -> str:
-    return fold_name(name).strip().lower().replace(" ", "").replace("_", "-")
+    """How a provider name is matched: case, spaces, hyphens and underscores aside ("Vast-AI", "vast_ai",
+    "Lambda Labs" are vastai and lambda)."""
+    return fold_name(name).strip().lower().replace(" ", "").replace("_", "").replace("-", "")
 
 
 @functools.lru_cache(maxsize=4096)
