@@ -18,7 +18,7 @@ its price is read as that offer, which names the reseller in ``also_listed_by``)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
 from typing import Any
@@ -83,7 +83,8 @@ class OfferQuery:
     min_total_vram_gb: float | None = None
     gpu_count: int | None = None
     providers: tuple[str, ...] = ()
-    regions: tuple[str, ...] = ()  # substring match, case-insensitive (also over Offer.regions)
+    # substring match, case-insensitive (also over Offer.regions); typed lists: region_terms()
+    regions: tuple[str, ...] = ()
     spot: bool | None = None  # True: has a spot price; False: a firm on-demand price (FIRM_ON_DEMAND_SQL)
     available_only: bool = False  # drop offers known to be unavailable
     interconnect: str | None = None  # "nvlink" | "pcie"
@@ -202,6 +203,58 @@ def conditions(
     if query.exclude_stale:  # the feed's flag; the age part of the rule needs the snapshots (offers_sql)
         conds.append(f"stale = {params.add(False)}")
     return conds
+
+
+#: The most comma-separated parts one region name is read as ("Santa Clara, US, North America"), past
+#: the whole of what was typed (which stays one name whenever a region holds it).
+REGION_NAME_PARTS = 3
+
+
+def region_terms(values: Iterable[str], known: Callable[[str], bool]) -> tuple[str, ...]:
+    """The terms of :attr:`OfferQuery.regions` for the region filter's typed ``values`` (each one
+    ``gpuscout offers --region`` or the web's ``region``, its repeats joined with commas): the one
+    place the CLI, the web page and the JSON API split a region list.
+
+    A value is a comma-separated list of region substrings, except where commas are part of a
+    region's own name (Vast.ai's "Texas, US"): the whole value stays one term when ``known`` (a
+    region the catalog has, matched as the filter matches it: :func:`region_known`) says so; else
+    each run of consecutive parts (of at most :data:`REGION_NAME_PARTS`) that is a known region, read
+    ``", "``-joined, is one term ("Texas, US, EU" is "Texas, US" and "EU") and every other part is
+    its own. Blank parts are dropped; a term is kept once, its first spelling (matched ignoring case:
+    "US" and "us" are one). ``known`` is asked only of texts holding a comma, each once."""
+    asked: dict[str, bool] = {}
+
+    def is_known(parts: Sequence[str]) -> bool:
+        text = ", ".join(parts)
+        if text.lower() not in asked:
+            asked[text.lower()] = known(text)
+        return asked[text.lower()]
+
+    terms: dict[str, str] = {}
+    for value in values:
+        parts = [p.strip() for p in value.split(",") if p.strip()]
+        if len(parts) > 1 and is_known(parts):
+            runs = [parts]
+        else:
+            runs, i = [], 0
+            while i < len(parts):
+                # a run that is no region's substring grows into none (a region holding "a, b, c"
+                # holds "a, b"): extend while the longer run is known
+                end = i + 1
+                while end < min(len(parts), i + REGION_NAME_PARTS) and is_known(parts[i : end + 1]):
+                    end += 1
+                runs.append(parts[i:end])
+                i = end
+        for run in runs:
+            term = ", ".join(run)
+            terms.setdefault(term.lower(), term)
+    return tuple(terms.values())
+
+
+def region_known(count_offers: Callable[[OfferQuery], int]) -> Callable[[str], bool]:
+    """Whether a text is a region the catalog knows: some current offer's region (or one of its
+    ``regions``) holds it, as the region filter matches (``count_offers``: a reader's)."""
+    return lambda text: count_offers(OfferQuery(regions=(text,))) > 0
 
 
 def _rank(column: str, ranks: dict[str, int]) -> str:

@@ -175,6 +175,16 @@ def price_history(
     auction's interruptible price is left out), and only those not flagged stale (from an old feed:
     not a price observed then). ``accelerator`` is a canonical name or several (a family). Points
     whose observation time is unknown (``at`` None) come first; the rest are in time order.
+
+    The catalog's staleness rule (:data:`~gpuscout.catalog.query.STALE_AFTER`) is applied as follows,
+    decided from how the history is read (``gpuscout history``, ``/api/v1/history``, a GPU page's
+    chart): its age part is not a filter here. A live row fetched more than ``STALE_AFTER`` before the
+    store's newest live fetch is stale as a price of *now* (its feed has not been read since), but it
+    is a true price at its own fetch time, which is its point's ``at``: a history keeps it there, as it
+    keeps every earlier snapshot. So no point is "current": each one, the latest of a provider too, is
+    the price at its ``at``, and a face that shows a point without its date as today's price must check
+    that date against the rule (the current offers, with their ``stale``, are the reads for "now").
+    The feed's flag is applied: a flagged row's fetch time is not when its price was observed.
     """
     names = [accelerator] if isinstance(accelerator, str) else list(accelerator)
     for name in names:

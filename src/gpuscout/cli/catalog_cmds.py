@@ -317,7 +317,14 @@ def offers_cmd(
     ] = None,
     provider: Annotated[list[str] | None, typer.Option("--provider", help="Provider (repeatable).")] = None,
     region: Annotated[
-        list[str] | None, typer.Option("--region", help="Region substring (repeatable).")
+        list[str] | None,
+        typer.Option(
+            "--region",
+            help=(
+                "Region substring (repeatable, or comma-separated; a region named with a comma, like "
+                '"Texas, US", stays one).'
+            ),
+        ),
     ] = None,
     spot: Annotated[
         bool, typer.Option("--spot", help="Only offers with a spot price; sorting and --max-price use it.")

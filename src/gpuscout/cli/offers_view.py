@@ -21,7 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from gpuscout.catalog.query import INTERCONNECTS
+from gpuscout.catalog.query import INTERCONNECTS, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column
 from gpuscout.errors import InvalidInputError
@@ -190,7 +190,7 @@ def find_offers(
             min_vram_gb=min_vram,
             gpu_count=gpus,
             providers=providers,
-            regions=tuple(region or ()),
+            regions=region_terms(region or (), region_known(reader.count_offers)),
             spot=True if spot else False if on_demand else None,
             available_only=available,
             interconnect=interconnect.lower() if interconnect else None,

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
+from gpuscout.catalog.query import region_terms
 from gpuscout.web.query_params import COMMA_LIST
 
 # Column keys the table can be sorted on (one per visible column, plus the GPU count).
@@ -51,7 +53,7 @@ class OfferFilters(BaseModel):
         default=None,
         max_length=100,
         description="region substrings, case-insensitive, comma-separated or the parameter repeated "
-        "(an offer in any of them matches)",
+        "(an offer in any of them matches); a region whose name holds a comma (Texas, US) is one",
     )
     pricing: Literal["any", "on-demand", "spot"] = Field(default="any", description="which price must exist")
     available: bool = Field(
@@ -70,6 +72,9 @@ class OfferFilters(BaseModel):
     per_page: int = Field(
         default=50, ge=1, le=MAX_PER_PAGE, description=f"rows per page (at most {MAX_PER_PAGE})"
     )
+    # the region terms split knowing the catalog's regions (with_known_regions), with the text they
+    # were split from (a copy with another ``region`` splits it afresh)
+    _regions: tuple[str, tuple[str, ...]] | None = PrivateAttr(default=None)
 
     @field_validator("*", mode="before")
     @classmethod
@@ -100,11 +105,24 @@ class OfferFilters(BaseModel):
         return _split(self.provider)
 
     def region_names(self) -> list[str]:
-        """The region substrings, each once (matched case-insensitively: "US" and "us" are one)."""
-        first: dict[str, str] = {}
-        for region in _split(self.region):
-            first.setdefault(region.lower(), region)
-        return list(first.values())
+        """The region substrings, each once (matched case-insensitively: "US" and "us" are one), split
+        by the catalog's rule (:func:`~gpuscout.catalog.query.region_terms`): a region whose name holds
+        commas ("Texas, US") stays whole once :meth:`with_known_regions` has asked the catalog; before
+        that, every comma splits."""
+        text = self.region or ""
+        if self._regions is not None and self._regions[0] == text:
+            return list(self._regions[1])
+        return list(region_terms([text], lambda _: False))
+
+    def with_known_regions(self, known: Callable[[str], bool]) -> OfferFilters:
+        """These filters with their regions split knowing which texts are regions (``known``:
+        :func:`~gpuscout.catalog.query.region_known` of the reader the view is read with)."""
+        text = self.region or ""
+        if not text or "," not in text or (self._regions is not None and self._regions[0] == text):
+            return self
+        copy = self.model_copy()
+        copy._regions = (text, region_terms([text], known))
+        return copy
 
     def query_params(self, **changes: Any) -> dict[str, str]:
         """The non-default fields as query-string parameters (for links that keep the view)."""

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from pydantic import ValidationError
 
 from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
-from gpuscout.catalog.query import OfferQuery, ProviderShutDown, shut_down
+from gpuscout.catalog.query import OfferQuery, ProviderShutDown, region_known, shut_down
 from gpuscout.errors import UnknownNameError
 from gpuscout.web.filters import FIELD_LABELS, OfferFilters
 from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, validation_errors
@@ -62,11 +62,13 @@ def with_provider_ids(
     closest that have offers (the check of ``gpuscout offers --provider``). Each named provider is
     looked up by ``reader`` (default: the services' reader; an indexed count); the current providers
     are listed only for the error, and not on the event loop (``reader`` given: ``lean_offers`` hands
-    an error to the route, which lists them)."""
+    an error to the route, which lists them). Its regions are split as the catalog reads a typed list
+    (a region whose name holds a comma, "Texas, US", is one region: ``query.region_terms``)."""
+    read = reader or services.reader
+    filters = filters.with_known_regions(region_known(read.count_offers))
     names = filters.provider_names()
     if not names:
         return filters
-    read = reader or services.reader
     try:
         ids = provider_ids(
             names,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from gpuscout.catalog.query import OfferQuery
 from gpuscout.web.filters import OfferFilters
 from gpuscout.web.offer_view import OfferRow
 from gpuscout.web.providers_view import ProviderLabel, provider_label
@@ -125,12 +126,13 @@ class Freshness:
     live_sources: int
     newest_age_s: float | None  # freshest live source
     oldest_age_s: float | None  # oldest live source
-    stale_rows: int
+    stale_rows: int  # current offers the table hides as stale (the catalog's rule)
     loaded_at: datetime | None  # when the bundled snapshot was loaded into this store
 
     @property
     def current_offers(self) -> int:
-        """Offers not flagged stale (what the banners count as current)."""
+        """Offers not stale: the rows the offers table shows by default (what the banners count as
+        current)."""
         return self.offers - self.stale_rows
 
     @property
@@ -139,7 +141,12 @@ class Freshness:
 
 
 def freshness(services: WebServices, statuses: list[Any], offers: int, providers: int) -> Freshness:
-    """The banner's figures from the sources' status (rows of current snapshots only)."""
+    """The banner's figures: the sources and ages from the sources' status (rows of current
+    snapshots only); of the ``offers`` (every current offer, stale ones too), the stale ones are those
+    the offers table hides by default, counted as it counts (a query's ``exclude_stale``). A source's
+    own ``stale_rows`` would also count rows that are not current offers: those of a feed another one
+    supersedes (``gpuhunt:aws`` under ``aws``) and bundled rows of a provider a live feed covers."""
+    shown = services.reader.count_offers(OfferQuery(exclude_stale=True))
     loaded = [s for s in statuses if s.row_count > 0]
     live = [s for s in loaded if not s.fallback]
     ages = [s.age_s for s in live if s.age_s is not None]
@@ -151,7 +158,7 @@ def freshness(services: WebServices, statuses: list[Any], offers: int, providers
         live_sources=len(live),
         newest_age_s=min(ages) if ages else None,
         oldest_age_s=max(ages) if ages else None,
-        stale_rows=sum(s.stale_rows for s in loaded),
+        stale_rows=max(0, offers - shown),
         loaded_at=min((s.current_loaded_at for s in bundled if s.current_loaded_at), default=None),
     )
 
