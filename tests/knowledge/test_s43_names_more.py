@@ -35,3 +35,18 @@ def test_speech_and_image_engines_pasted_with_look_alike_characters_resolve() ->
     assert pasted.realtime_factor == plain.realtime_factor
     image = estimate_images("sdxl", "L4", engine="\uff44iffusers")  # fullwidth d
     assert image == estimate_images("sdxl", "L4")
+
+
+@pytest.mark.parametrize("typed", ["Q4-K-M", "gguf q4-k-m", "GGUF Q4-K-M"])
+def test_llama_cpp_types_typed_with_hyphens_are_those_types(typed: str) -> None:
+    from gpuscout.estimate.precision import resolve_precision
+
+    assert resolve_precision(typed) == resolve_precision("Q4_K_M")
+
+
+def test_a_hyphenated_name_that_is_no_type_is_still_refused() -> None:
+    from gpuscout.errors import InvalidInputError
+    from gpuscout.estimate.precision import resolve_precision
+
+    with pytest.raises(InvalidInputError, match="precision"):
+        resolve_precision("q4-k-x")

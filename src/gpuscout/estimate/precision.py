@@ -378,12 +378,21 @@ def _resolve_precision(name: str) -> WeightFormat:
     return replace(fmt, checkpoint=_CHECKPOINT_OF[key]) if key in _CHECKPOINT_OF else fmt
 
 
+@cache
+def _hyphenated() -> dict[str, str]:
+    return {k.replace("_", "-"): k for k in (*_FORMATS, *_ALIASES)}
+
+
 def _resolve_format(name: str, key: str) -> WeightFormat:
     for candidate in (key, key.replace("gguf-", "", 1) if key.startswith("gguf-") else key):
         if candidate in _FORMATS:
             return _FORMATS[candidate]
         if candidate in _ALIASES:
             return _FORMATS[_ALIASES[candidate]]
+    # llama.cpp's type names typed with hyphens for underscores ("Q4-K-M", "gguf q8-0")
+    loose = _hyphenated().get(key.replace("_", "-"))
+    if loose is not None and loose != key:
+        return _resolve_format(name, loose)
     if key.startswith("gguf-"):
         bare = key.removeprefix("gguf-")
         if f"gguf-{bare}" in _FORMATS:
