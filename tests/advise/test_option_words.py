@@ -5,9 +5,7 @@ API's words the same as before the table moved out of ``web/advise_view.py``."""
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
@@ -21,8 +19,9 @@ from gpuscout.advise.option_words import (
     python_words,
     translate_advice,
 )
-from gpuscout.advise.types import Advice, Config, EstimateSummary, Recommendation
+from gpuscout.advise.types import Advice
 from gpuscout.catalog.offer import Offer
+from tests.test_python_api_words import _texts
 
 # A copy of the table web/advise_view.py held before it moved here (pattern, form words, API words).
 _OLD_TABLE: tuple[tuple[str, str, str], ...] = (
@@ -148,21 +147,6 @@ def _offers() -> tuple[Offer, ...]:
     from gpuscout.catalog.api import current_offers
 
     return tuple(current_offers())
-
-
-def _texts(obj: Any) -> Iterator[str]:
-    """Every text the advisor wrote in ``obj`` (an Advice): the offers are the catalog's."""
-    if isinstance(obj, str):
-        yield obj
-    elif isinstance(obj, Advice | Recommendation | Config | EstimateSummary):
-        for f in dataclasses.fields(obj):
-            yield from _texts(getattr(obj, f.name))
-    elif isinstance(obj, tuple | list):
-        for item in obj:
-            yield from _texts(item)
-    elif isinstance(obj, dict):
-        for item in obj.values():
-            yield from _texts(item)
 
 
 _ANY_FLAG = re.compile("|".join(f"(?:{o.cli})" for o in OPTION_WORDS))

@@ -9,14 +9,8 @@ from typing import Any
 from fastapi.testclient import TestClient
 
 from tests.test_python_api_words import _flags_in
+from tests.web.test_s41_advisor_options import STALE_ONLY
 
-STALE_ONLY = {
-    "kind": "serve",
-    "model": "llama-3.1-8b",
-    "concurrency": 4,
-    "accelerators": ["L40S"],
-    "providers": ["deltasnap"],
-}
 SERVE = {"kind": "serve", "model": "llama-3.1-70b", "concurrency": 16}
 
 
