@@ -100,6 +100,7 @@ class FakeTraining:
     tokens_per_s: float
     time_s: float | None
     warnings: list[str] = field(default_factory=list)
+    trainable_params: int = 0  # unknown: the advisor's ADAPTER_SHARE stands in
 
 
 def fake_training(

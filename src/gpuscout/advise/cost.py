@@ -51,11 +51,21 @@ def full_training(w: AnyWorkload) -> bool:
     return isinstance(w, PretrainWorkload) or (isinstance(w, FinetuneWorkload) and w.method == "full")
 
 
+#: Bytes per trained parameter of the adapter a LoRA/QLoRA run leaves (bf16), and of a checkpoint it
+#: resumes from: the adapter and AdamW's two fp32 moments (8); the frozen base is not saved.
+ADAPTER_BYTES_PER_PARAM = 2.0
+ADAPTER_CHECKPOINT_BYTES_PER_PARAM = ADAPTER_BYTES_PER_PARAM + 8.0
+
+
 def trained_output_gb(w: AnyWorkload, weights_gb: float, checkpoint_gb: float) -> float:
     """GB of what a training run leaves to keep: the trained weights (as large as the weights loaded,
-    bf16 unless ``download_weights_gb`` says otherwise) for full training, the adapter (the checkpoint
-    size: it holds no more) for LoRA/QLoRA."""
-    return weights_gb if full_training(w) else checkpoint_gb
+    bf16 unless ``download_weights_gb`` says otherwise) for full training, the adapter for LoRA/QLoRA
+    (its bf16 weights: the checkpoint without the optimizer state)."""
+    return (
+        weights_gb
+        if full_training(w)
+        else checkpoint_gb * ADAPTER_BYTES_PER_PARAM / ADAPTER_CHECKPOINT_BYTES_PER_PARAM
+    )
 
 
 def start_weights_gb(w: AnyWorkload, weights_gb: float) -> float:

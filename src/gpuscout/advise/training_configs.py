@@ -59,7 +59,7 @@ from gpuscout.advise.configs import (
     reject,
     reject_kind_of,
 )
-from gpuscout.advise.cost import start_weights_gb, trained_output_gb
+from gpuscout.advise.cost import ADAPTER_CHECKPOINT_BYTES_PER_PARAM, start_weights_gb, trained_output_gb
 from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.pareto import COST_TOLERANCE
 from gpuscout.advise.reasons import duration
@@ -581,13 +581,14 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         warm = job_warmup_s(fetched + w.dataset_gb, fetched, self.a)
 
         def checkpoint_of(result: TrainingResult) -> float:
-            """GB of one checkpoint: the workload's figure, else the adapter (LoRA/QLoRA), else the full
-            training state (bf16 weights + fp32 master + Adam moments)."""
+            """GB of one checkpoint: the workload's figure, else the adapter with its optimizer state
+            (LoRA/QLoRA), else the full training state (bf16 weights + fp32 master + Adam moments)."""
             if w.checkpoint_gb is not None:
                 return w.checkpoint_gb
             if isinstance(w, FinetuneWorkload) and w.method != "full":
-                adapters = result.memory.adapters_gb
-                return adapters if adapters > 0 else params_b * 2.0 * ADAPTER_SHARE
+                # the whole adapter and its optimizer state (not one GPU's shard of it)
+                trainable = result.trainable_params or params_b * 1e9 * ADAPTER_SHARE
+                return trainable * ADAPTER_CHECKPOINT_BYTES_PER_PARAM / 1e9
             return params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
 
         interval_s = w.checkpoint_interval_min * 60.0
