@@ -60,7 +60,10 @@ def test_history_is_on_demand_without_auction_or_stale_prices() -> None:
     providers = {line.split("│")[2].strip() for line in out.splitlines() if line.startswith("│")}
     assert {"hyperbolic", "lambda", "aws"} <= providers
     assert not providers & {"mithril", "azure", "digitalocean", "paperspace"}  # auction; all stale
-    assert "on-demand prices only: auction (interruptible) and stale prices are left out" in out
+    assert (
+        "on-demand prices only: auction (interruptible) prices and prices flagged stale by their feed are "
+        "left out; older prices are kept at their own date"
+    ) in " ".join(out.split())
 
 
 def test_offers_json_is_sorted_and_carries_provenance() -> None:

@@ -48,7 +48,10 @@ MAX_REFRESH_SECONDS = 86_400.0  # a refresh that may take a day
 
 
 #: What ``history`` leaves out (``catalog.status.price_history``), said under its table.
-HISTORY_LEFT_OUT = "auction (interruptible) and stale prices are left out"
+HISTORY_LEFT_OUT = (
+    "auction (interruptible) prices and prices flagged stale by their feed are left out; "
+    "older prices are kept at their own date"
+)
 
 SOURCES_HELP = (
     "Every source with its state (active, needs credentials, retired...), the age of its current data, its "
@@ -400,7 +403,8 @@ def history_cmd(
 ) -> None:
     """Min and median on-demand price per GPU-hour over time, from the stored snapshots, with a chart.
 
-    An auction market's interruptible price and stale prices are left out.
+    An auction market's interruptible price and prices flagged stale by their feed are left out; a
+    price that is merely old is kept at its own date.
     """
     from gpuscout.catalog.api import price_history
 

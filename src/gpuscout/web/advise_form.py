@@ -8,7 +8,7 @@ without JavaScript and never submits the same field twice.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args, get_origin
 
@@ -27,6 +27,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
     Workload,
 )
+from gpuscout.catalog.query import region_terms
 from gpuscout.errors import InvalidInputError
 from gpuscout.web.form_errors import (
     FieldError,
@@ -489,9 +490,12 @@ def _at_default(request: AdviseRequest, names: tuple[str, ...]) -> frozenset[str
     return frozenset(n for n in names if n in values and values[n] == _field(n, fields[n]).default)
 
 
-def build_workload(request: AdviseRequest) -> AnyWorkload:
+def build_workload(request: AdviseRequest, known_region: Callable[[str], bool] | None = None) -> AnyWorkload:
     """The validated workload (``InvalidInputError`` names the field at fault), without the inputs the
-    form filled in for the other kind of batch (``form_filled``)."""
+    form filled in for the other kind of batch (``form_filled``). Its ``regions`` are split as the
+    catalog reads a typed region list (:func:`~gpuscout.catalog.query.region_terms`): with
+    ``known_region`` (``query.region_known`` of the services' reader), a region whose own name holds a
+    comma ("Texas, US") is one region; without it, every comma splits."""
     cls = KIND_CLASSES[request.kind]
     data: dict[str, Any] = {"kind": request.kind}
     skip = form_filled(request)
@@ -499,8 +503,16 @@ def build_workload(request: AdviseRequest) -> AnyWorkload:
         if name in skip or name in OPTION_FIELDS:  # the advisor's options are not the workload's
             continue
         info = cls.model_fields.get(name)
-        if info is not None and get_origin(strip_optional(info.annotation)) is tuple:
+        if name == "regions":
+            data[name] = region_terms([raw], known_region or _no_region)
+        elif info is not None and get_origin(strip_optional(info.annotation)) is tuple:
             data[name] = tuple(p.strip() for p in raw.split(",") if p.strip())
         else:
             data[name] = raw
     return Workload.from_dict(data)
+
+
+def _no_region(text: str) -> bool:
+    """No region is known: every comma of a typed region list splits it."""
+    del text
+    return False

@@ -14,9 +14,11 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any
 
 from gpuscout.catalog.offer import Offer
+from gpuscout.catalog.query import STALE_AFTER
 from gpuscout.estimate.memory import GIB, capacity_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.web.providers_view import provider_label
@@ -287,16 +289,21 @@ def price_vs_bandwidth_chart(
 
 
 # ---- a GPU's prices by provider, and over time --------------------------------------------------
-def price_history_chart(points: Sequence[Any], gpu: str, left_out: Sequence[str] = ()) -> Chart:
+def price_history_chart(
+    points: Sequence[Any], gpu: str, left_out: Sequence[str] = (), *, newest: datetime | None = None
+) -> Chart:
     """Cheapest on-demand $/GPU-h of ``gpu`` per provider: a line over time once the store has prices
-    from two or more observation times, else sorted bars for the one snapshot there is (and says so).
-    ``points`` are the store's ``HistoryPoint``s (on-demand prices, stale ones left out); ``left_out``
-    names the providers with a current offer that the chart has no price of, and why ("Mithril
-    (auction price, interruptible like spot)"), for the summary to say."""
+    from two or more observation times, else sorted bars for the one snapshot there is (and says so,
+    with its observation date). ``points`` are the store's ``HistoryPoint``s (on-demand prices, those
+    flagged stale by their feed left out; an old row is kept at its own date); ``left_out`` names the
+    providers with a current offer that the chart has no price of, and why ("Mithril (auction price,
+    interruptible like spot)"), for the summary to say. ``newest`` is the store's newest live fetch
+    time, against which a one-snapshot price older than the catalog's staleness rule
+    (:data:`~gpuscout.catalog.query.STALE_AFTER`) is said to be old; the clock when not given."""
     dated = [p for p in points if p.at is not None]
     times = {p.at for p in dated}
     if len(times) < 2:
-        chart = _by_provider_bars(points, gpu, dated=bool(dated))
+        chart = _by_provider_bars(points, gpu, newest=newest)
     else:
         chart = _history_lines(dated, times, gpu)
     if left_out:
@@ -361,13 +368,39 @@ def _history_lines(dated: Sequence[Any], times: set[Any], gpu: str) -> Chart:
     )
 
 
-def _by_provider_bars(points: Sequence[Any], gpu: str, *, dated: bool) -> Chart:
+def _days(span: Any) -> str:
+    """A span of time in words: "5 days", "30 hours", "under an hour"."""
+    hours = span.total_seconds() / 3600
+    if hours >= 48:
+        return f"{hours / 24:.0f} days"
+    return f"{hours:.0f} {plural(round(hours), 'hour')}" if hours >= 1 else "under an hour"
+
+
+def _observed(at: datetime | None, newest: datetime | None) -> str:
+    """When a one-snapshot price was observed, and, when older than the staleness rule, how old:
+    ", observed 2026-11-29" or ", observed 2026-11-29, 5 days before the newest prices: not a
+    current price" ("5 days ago" against the clock when the newest fetch time is not known)."""
+    if at is None:
+        return ""
+    said = f", observed {at:%Y-%m-%d}"
+    reference = newest if newest is not None else datetime.now(UTC)
+    age = reference - at
+    if age <= STALE_AFTER:
+        return said
+    before = "before the newest prices" if newest is not None else "ago"
+    return f"{said}, {_days(age)} {before}: not a current price"
+
+
+def _by_provider_bars(points: Sequence[Any], gpu: str, *, newest: datetime | None = None) -> Chart:
     latest: dict[str, Any] = {}
     for p in points:  # the store lists points oldest first: the last one per provider wins
         latest[p.provider] = p
     providers = sorted(latest, key=lambda prov: latest[prov].min_usd_per_gpu_hour, reverse=True)
     names = [provider_label(p).short_name for p in providers]
-    when = "one snapshot so far" + ("" if dated else ", observation date unknown")
+    dates = sorted({latest[p].at for p in providers if latest[p].at is not None})
+    when = "one snapshot so far, " + (
+        f"observed {dates[-1]:%Y-%m-%d}" if dates else "observation date unknown"
+    )
     title = f"{gpu}: cheapest on-demand $/GPU-hour by provider ({when})"
     mins = [latest[p].min_usd_per_gpu_hour for p in providers]
     medians = [latest[p].median_usd_per_gpu_hour for p in providers]
@@ -412,8 +445,9 @@ def _by_provider_bars(points: Sequence[Any], gpu: str, *, dated: bool) -> Chart:
         for p in reversed(providers)
     ]
     at = f"{len(providers)} {plural(len(providers), 'provider')}"
+    observed = _observed(latest[providers[-1]].at, newest) if providers else ""
     summary = (
-        f"{gpu} at {at}; cheapest {rows[0][1]}/GPU-h at {rows[0][0]}. "
+        f"{gpu} at {at}; cheapest {rows[0][1]}/GPU-h at {rows[0][0]}{observed}. "
         f"A price history appears once the store holds prices from two or more refreshes."
         if rows
         else f"No on-demand price for {gpu}."

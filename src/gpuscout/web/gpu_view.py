@@ -86,7 +86,15 @@ def gpu_prices(services: WebServices, accelerator: str) -> GpuPrices:
     offers = [o for o in services.all_offers() if o.accelerator == accelerator and not o.stale]
     points = services.history_points([accelerator], None, None)
     charted = {p.provider for p in points}
-    chart = price_history_chart(points, accelerator, not_charted(offers, charted)) if points else None
+    # the age of a price is told against the catalog's newest live price, as its staleness rule reads it
+    newest = max(
+        (o.observed_at for o in services.all_offers() if o.observed_at and not o.stale), default=None
+    )
+    chart = (
+        price_history_chart(points, accelerator, not_charted(offers, charted), newest=newest)
+        if points
+        else None
+    )
     return GpuPrices(cheapest, len({o.provider for o in offers}), chart)
 
 

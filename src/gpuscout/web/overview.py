@@ -121,7 +121,7 @@ class Freshness:
     """Where the current prices come from and how old they are, for the banner over the table."""
 
     offers: int
-    providers: int
+    providers: int  # providers of the current (not stale) offers
     bundled_rows: int  # rows from the bundled snapshot (observation date unknown)
     live_sources: int
     newest_age_s: float | None  # freshest live source
@@ -145,15 +145,18 @@ def freshness(services: WebServices, statuses: list[Any], offers: int, providers
     snapshots only); of the ``offers`` (every current offer, stale ones too), the stale ones are those
     the offers table hides by default, counted as it counts (a query's ``exclude_stale``). A source's
     own ``stale_rows`` would also count rows that are not current offers: those of a feed another one
-    supersedes (``gpuhunt:aws`` under ``aws``) and bundled rows of a provider a live feed covers."""
-    shown = services.reader.count_offers(OfferQuery(exclude_stale=True))
+    supersedes (``gpuhunt:aws`` under ``aws``) and bundled rows of a provider a live feed covers.
+    ``providers`` counts the providers of the ``offers``; the banner's are those of the current (not
+    stale) rows, read with their count: a provider whose every offer is stale is not one prices come
+    from now."""
+    shown, current_providers = services.reader.offer_totals(OfferQuery(exclude_stale=True))
     loaded = [s for s in statuses if s.row_count > 0]
     live = [s for s in loaded if not s.fallback]
     ages = [s.age_s for s in live if s.age_s is not None]
     bundled = [s for s in loaded if s.fallback]
     return Freshness(
         offers=offers,
-        providers=providers,
+        providers=providers if shown >= offers else current_providers,
         bundled_rows=sum(s.row_count for s in bundled),
         live_sources=len(live),
         newest_age_s=min(ages) if ages else None,

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from gpuscout.advise.faq import DEFAULT_CONTEXT, DEFAULT_USERS, REFERENCE_GDDR, Faq
 from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
+from gpuscout.catalog.query import region_known
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind, closest
 from gpuscout.web import advise_form, model_view
 from gpuscout.web.advise_view import answer_view, latency_label, plain, total_label, unit_cost_label
@@ -353,7 +354,7 @@ def advise_page(request: Request, services: Services) -> Response:
         if unknown is not None:
             raise unknown
         context["resolved"] = resolved
-        workload = advise_form.build_workload(req)
+        workload = advise_form.build_workload(req, region_known(services.reader.count_offers))
     except GpuscoutError as exc:
         if not req.submitted and isinstance(exc, InvalidInputError) and exc.field != "model":
             # a kind tab (the model kept, nothing else typed): the form to fill in, no error yet

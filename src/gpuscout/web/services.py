@@ -469,11 +469,12 @@ class WebServices:
     def history_points(
         self, accelerators: Sequence[str], provider: str | None, days: int | None
     ) -> list[Any]:
-        """``HistoryPoint``s, one per accelerator name (a family filter gives several)."""
-        points: list[Any] = []
-        for name in accelerators:
-            points.extend(self.store.price_history(name, provider=provider, days=days))
-        return points
+        """``HistoryPoint``s of the accelerator names read together (a family filter gives several),
+        as ``gpuscout history`` reads them: one point per (snapshot, provider) over the family, in
+        time order (points of an unknown time first), so the last N points are the N most recent."""
+        if not accelerators:
+            return []
+        return list(self.store.price_history(list(accelerators), provider=provider, days=days))
 
     def refresh(self, sources: Sequence[str] | None) -> list[Any]:
         """Refresh the catalog (all sources, or the named ones); one refresh at a time per process
