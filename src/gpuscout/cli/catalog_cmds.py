@@ -403,8 +403,7 @@ def history_cmd(
 ) -> None:
     """Min and median on-demand price per GPU-hour over time, from the stored snapshots, with a chart.
 
-    An auction market's interruptible price and prices flagged stale by their feed are left out; a
-    price that is merely old is kept at its own date.
+    Auction prices and prices flagged stale by their feed are left out; older prices keep their own date.
     """
     from gpuscout.catalog.api import price_history
 
