@@ -160,3 +160,10 @@ def test_several_snapshots_give_a_line_per_provider_over_time() -> None:
     lines = chart.figure["data"]
     assert [t["name"] for t in lines] == ["Vast.ai", "Lambda"] and all(len(t["x"]) == 3 for t in lines)
     assert chart.figure["layout"]["xaxis"]["type"] == "date" and len(chart.rows) == 6
+
+
+def test_the_bars_axis_leaves_room_for_the_longest_bars_price() -> None:
+    # the price is written past the end of its bar: on a 390 px phone the longest bar's "$6.90" was cut off
+    points = [Point(None, "lambda", 1.5, 1.5), Point(None, "aws", 6.9, 7.0)]
+    xaxis = price_history_chart(points, "H100-SXM").figure["layout"]["xaxis"]
+    assert xaxis["range"][0] == 0 and xaxis["range"][1] >= 6.9 * 1.2

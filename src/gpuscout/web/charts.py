@@ -92,6 +92,11 @@ def ticks_125(low: float, high: float) -> list[float]:
     return out[start : end + 1]
 
 
+#: A horizontal bar chart's value axis reaches this far past its longest bar, so that the bar's value,
+#: written at its end, stays inside the plot on a narrow screen.
+BAR_LABEL_ROOM = 1.22
+
+
 def axis(title: str, values: Sequence[float], *, log_ok: bool = True, money: bool = False) -> dict[str, Any]:
     """A value axis: log with labelled 1-2-5 ticks when the range is wide, else linear from zero."""
     positive = [v for v in values if v is not None and v > 0]
@@ -429,7 +434,11 @@ def _by_provider_bars(points: Sequence[Any], gpu: str, *, newest: datetime | Non
         "layout": _layout(
             title,
             height=max(260, 70 + 30 * len(providers)),
-            xaxis=axis("cheapest on-demand, $ per GPU-hour", mins, log_ok=False, money=True),
+            xaxis={
+                **axis("$ per GPU-hour", mins, log_ok=False, money=True),
+                # room past the longest bar for its price, written outside it (cut off on a phone)
+                "range": [0, max(mins, default=1.0) * BAR_LABEL_ROOM],
+            },
             yaxis={"automargin": True},
             showlegend=False,
             bargap=0.35,
