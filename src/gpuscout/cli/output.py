@@ -17,6 +17,7 @@ consoles do not replace ``:emoji:`` codes.
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -187,5 +188,42 @@ class GpuscoutGroup(TyperGroup):
         try:
             with user_errors():
                 return super().invoke(ctx)
+        except Exception as exc:
+            if type(exc).__name__ == "NoSuchOption":  # click's, vendored or not
+                suggest_by_meaning(exc)
+            raise
         finally:
             _RUNNING.reset(running)
+
+
+#: Words of an unknown option too common to say what it is about.
+_VAGUE_WORDS = frozenset({"max", "min", "per", "the", "num", "number", "count", "total", "use", "set"})
+#: At most this many options are suggested for one unknown option.
+SUGGESTED_OPTIONS = 5
+
+
+def suggest_by_meaning(exc: Any) -> None:
+    """Add to an unknown option's suggestions the command's options whose names or help speak of its
+    words (``--tokens`` -> ``--output-total``, whose help says "Output tokens to generate in total"),
+    before click's spelling matches (which offered ``--top`` for ``--tokens``)."""
+    command = getattr(getattr(exc, "ctx", None), "command", None)
+    typed = str(getattr(exc, "option_name", "") or "")
+    words = [w for w in typed.lstrip("-").lower().replace("_", "-").split("-") if len(w) >= 3]
+    words = [w.removesuffix("s") for w in words if w not in _VAGUE_WORDS]
+    if command is None or not words:
+        return
+    by_name: list[str] = []
+    by_help: list[str] = []
+    for param in getattr(command, "params", ()):
+        names = [o for o in getattr(param, "opts", ()) if o.startswith("--")]
+        if not names or getattr(param, "hidden", False):
+            continue
+        if any(w in name for w in words for name in names):
+            by_name.append(names[0])
+        elif any(
+            re.search(rf"\b{re.escape(w)}", str(getattr(param, "help", "") or "").lower()) for w in words
+        ):
+            by_help.append(names[0])
+    spelled = list(getattr(exc, "possibilities", None) or [])
+    # an option named by the word first; its help's words only where no option is named so
+    exc.possibilities = list(dict.fromkeys([*(by_name or by_help), *spelled]))[:SUGGESTED_OPTIONS]
