@@ -52,3 +52,12 @@ def test_a_comma_separated_list_is_several_regions(tmp_path: Path) -> None:
     assert _instances(db, "Texas,Xanadu") == ["no", "tx"]
     assert _instances(db, "Texas, US,Xanadu") == ["no", "tx"]
     assert _instances(db, "Virginia", "Xanadu") == ["no", "va"]
+
+
+def test_recommend_reads_its_region_list_as_offers_does(tmp_path: Path) -> None:
+    db = _db(tmp_path)
+    args = ["recommend", "serve", "llama-3.1-8b", "-c", "2", "--db", db, "--json", "--top", "10"]
+    result = runner.invoke(app, [*args, "--region", "Texas,Xanadu"])
+    assert result.exit_code == 0, result.output
+    shown = {r["offer"]["instance_type"] for r in json.loads(result.output)["recommendations"]}
+    assert shown and shown <= {"tx", "no"}, shown

@@ -83,7 +83,11 @@ ProviderOption = Annotated[
 ]
 RegionOption = Annotated[
     list[str] | None,
-    typer.Option("--region", help="Only regions containing this text (repeatable).", show_default="all"),
+    typer.Option(
+        "--region",
+        help="Only regions containing this text (repeatable, or comma-separated).",
+        show_default="all",
+    ),
 ]
 BudgetOption = Annotated[
     float | None, typer.Option("--budget", help="Budget cap in USD (serve: per month).", show_default="none")
@@ -409,6 +413,23 @@ def _assumptions(shared: Shared) -> Any:
     )
 
 
+def _regions(typed: list[str], db: str | None) -> tuple[str, ...]:
+    """``--region`` values as ``gpuscout offers --region`` reads them: comma-separated lists, except a
+    region whose own name holds a comma ("Texas, US"; ``catalog.query.region_terms``). The store is
+    opened only when a value holds a comma."""
+    if not any("," in value for value in typed):
+        return tuple(typed)
+    from gpuscout.catalog.paths import default_db_url
+    from gpuscout.catalog.query import region_known, region_terms
+    from gpuscout.catalog.reader import open_reader
+
+    reader = open_reader(db or default_db_url())
+    try:
+        return region_terms(typed, region_known(reader.count_offers))
+    finally:
+        reader.close()
+
+
 def _run(workload: Any, shared: Shared) -> None:
     from gpuscout.advise.api import advise
     from gpuscout.advise.backends import default_backends
@@ -485,7 +506,7 @@ def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Sha
             **fields,
             "accelerators": tuple(shared.gpu) if shared.gpu else None,
             "providers": tuple(shared.provider) if shared.provider else None,
-            "regions": tuple(shared.region) if shared.region else None,
+            "regions": _regions(shared.region, shared.db) if shared.region else None,
             "budget_usd": shared.budget,
             "spot_allowed": shared.spot,
             "egress_gb": shared.egress_gb,
