@@ -28,8 +28,9 @@ from gpuscout.catalog.offer import Interconnect
 from gpuscout.cli import app
 from gpuscout.errors import InvalidInputError
 from tests.advise.fakes import fake_backends
-from tests.advise.helpers import accelerator, offer, terms
+from tests.advise.helpers import offer, terms
 from tests.advise.test_finetune_host_ram import _estimator
+from tests.advise.test_s41_training_checkpoints import _ev
 
 A = Assumptions()
 runner = CliRunner()
@@ -62,22 +63,6 @@ def test_the_run_writes_its_checkpoints_at_the_checkpoint_rate(write: float) -> 
     saves = checkpoint_save_s(run_s, 1, params_b * 14.0, params_b * 2.0, 1800.0, write)
     assert ev.time_s == pytest.approx(run_s + saves)
     assert f"at {write:g} GB/s" in ev.training
-
-
-def _ev(*, nodes: int, weights: float, data: float, ckpt: float) -> ConfigEval:
-    return ConfigEval(
-        key=("H100-SXM", 8, "nvlink", True),
-        fits=True,
-        rejected=None,
-        accelerator=accelerator(),
-        instances=nodes,
-        nodes=nodes,
-        time_s=10 * 3600.0,
-        download_gb_per_instance=weights + data,
-        load_gb=weights,
-        checkpoint_gb=ckpt,
-        training="x",
-    )
 
 
 def test_a_spot_restart_reads_the_checkpoint_back_from_where_it_was_written() -> None:

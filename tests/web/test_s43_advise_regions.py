@@ -9,28 +9,14 @@ from pathlib import Path
 import pytest
 
 from gpuscout.catalog.query import region_known
-from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-from gpuscout.catalog.store import Store
 from gpuscout.web import advise_form
 from gpuscout.web.services import WebServices
-from tests.web.conftest import make_offer
+from tests.web.test_s43_region_names import vast_store
 
 
 @pytest.fixture()
 def services(tmp_path: Path) -> Iterator[WebServices]:
-    url = f"sqlite:///{tmp_path / 'vast.db'}"
-    with Store(url) as store:
-        store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
-        store.write_snapshot(
-            "vastai",
-            [
-                make_offer(provider="vastai", instance_type="offer-1", region="Texas, US"),
-                make_offer(provider="vastai", instance_type="offer-2", region="Virginia, US"),
-                make_offer(provider="vastai", instance_type="offer-3", region="Norway"),
-            ],
-        )
-    yield WebServices(url, cache_seconds=0)
+    yield WebServices(vast_store(tmp_path), cache_seconds=0)
 
 
 def _regions(services: WebServices, typed: str) -> tuple[str, ...]:

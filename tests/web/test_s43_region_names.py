@@ -21,8 +21,8 @@ from tests.web.conftest import make_offer
 OFFERS = "/api/v1/offers?per_page=200"
 
 
-@pytest.fixture()
-def vast_client(tmp_path: Path) -> Iterator[TestClient]:
+def vast_store(tmp_path: Path) -> str:
+    """The URL of a store holding only Vast.ai rows, two of them in regions named with a comma."""
     url = f"sqlite:///{tmp_path / 'vast.db'}"
     with Store(url) as store:
         store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
@@ -35,6 +35,12 @@ def vast_client(tmp_path: Path) -> Iterator[TestClient]:
                 make_offer(provider="vastai", instance_type="offer-4", region="Norway"),
             ],
         )
+    return url
+
+
+@pytest.fixture()
+def vast_client(tmp_path: Path) -> Iterator[TestClient]:
+    url = vast_store(tmp_path)
     with TestClient(create_app(url, services=WebServices(url, cache_seconds=0))) as client:
         yield client
 

@@ -83,18 +83,15 @@ class GpuPrices:
 def gpu_prices(services: WebServices, accelerator: str) -> GpuPrices:
     """The prices of one accelerator's page (a canonical name)."""
     cheapest = cheapest_on_demand_row(services, accelerator)
-    offers = [o for o in services.all_offers() if o.accelerator == accelerator and not o.stale]
+    current = [o for o in services.all_offers() if not o.stale]
+    offers = [o for o in current if o.accelerator == accelerator]
     points = services.history_points([accelerator], None, None)
-    charted = {p.provider for p in points}
-    # the age of a price is told against the catalog's newest live price, as its staleness rule reads it
-    newest = max(
-        (o.observed_at for o in services.all_offers() if o.observed_at and not o.stale), default=None
-    )
-    chart = (
-        price_history_chart(points, accelerator, not_charted(offers, charted), newest=newest)
-        if points
-        else None
-    )
+    chart = None
+    if points:
+        charted = {p.provider for p in points}
+        # a price's age is told against the catalog's newest live price, as its staleness rule reads it
+        newest = max((o.observed_at for o in current if o.observed_at), default=None)
+        chart = price_history_chart(points, accelerator, not_charted(offers, charted), newest=newest)
     return GpuPrices(cheapest, len({o.provider for o in offers}), chart)
 
 
