@@ -268,28 +268,69 @@ def _model_row(spec: ModelSpec, count: ParamCount) -> dict[str, Any]:
     return {**to_jsonable(spec), "params": to_jsonable(count)}
 
 
-def _models_table(models: list[ModelSpec]) -> Table:
-    table = Table(
-        title=f"{len(models)} {plural(len(models), 'model')} — parameters computed from the architecture"
-    )
-    table.add_column("Name", overflow="fold")
-    for header in ("Params B", "Active B", "Layers", "Context"):
-        table.add_column(header, justify="right", no_wrap=True)
-    table.add_column("Attention: heads/KV × head dim", overflow="fold")
+def _models_table(models: list[ModelSpec], width: int | None) -> tuple[Table, list[str]]:
+    """The registry's table fitted to ``width``: a name is never broken (``mistral-nemo-12b`` on one
+    line, however long an imported name is); the attention shape wraps between its words, and the
+    layer count, then the active parameters, give way when even that does not fit."""
+    from gpuscout.cli.table_fit import Column, fitted_table
+
+    columns = [
+        Column("Name"),
+        Column("Params B", right=True),
+        Column("Active\nB", right=True, drop=2),
+        Column("Layers", right=True, drop=1),
+        Column("Context", right=True),
+        Column("Attention heads/KV × head dim", wrap=True, drop=3),
+    ]
+    rows: list[list[str | Text]] = []
     for m in models:
         c = count_params(m)
         is_llm = m.kind == "llm"
         shape = f"{m.num_attention_heads}/{m.num_key_value_heads} × {m.head_dim}"
-        table.add_row(
-            plain(m.name),
-            f"{c.total_b:,.2f}" + ("" if c.computed else "*"),
-            f"{c.active_b:,.2f}" if m.is_moe else "—",
-            str(m.num_hidden_layers) if is_llm else "—",
-            _context_label(m.max_position_embeddings) if is_llm else m.kind,
-            f"{_attention_label(m, short=True)} {shape}" if is_llm else "—",
+        rows.append(
+            [
+                Text(plain(m.name)),
+                f"{c.total_b:,.2f}" + ("" if c.computed else "*"),
+                f"{c.active_b:,.2f}" if m.is_moe else "—",
+                str(m.num_hidden_layers) if is_llm else "—",
+                _context_label(m.max_position_embeddings) if is_llm else "—",
+                f"{_attention_label(m, short=True)} {shape}" if is_llm else f"— ({m.kind})",
+            ]
         )
+    title = f"{len(models)} {plural(len(models), 'model')} — parameters computed from the architecture"
+    table, left_out = fitted_table(title, columns, rows, width)
+    table.columns[0].no_wrap = True  # a name is said whole: another column wraps or gives way
     table.caption = "* declared size (diffusion/audio, not computed). Details: gpuscout models NAME"
-    return table
+    return table, left_out
+
+
+def _list_models(*, family: str | None, kind: str | None, as_json: bool, as_csv: bool) -> None:
+    """``gpuscout models list`` (and ``models`` with no NAME): the registry, imported models included."""
+    from gpuscout.cli.consoles import wide_console
+    from gpuscout.cli.table_fit import left_out_note, terminal_width
+    from gpuscout.user_models import load_imported
+
+    if as_json and as_csv:
+        raise InvalidInputError("--json/--csv", "give one of them, not both")
+    loaded = load_imported()
+    selected = select_models(family=family, kind=kind, extra=loaded.specs)
+    if as_json:
+        print_json([_model_row(m, count_params(m)) for m in selected])
+    elif as_csv:
+        write_csv(sys.stdout, MODEL_COLUMNS, (_model_record(m) for m in selected))
+    elif not selected:
+        console.print("No model matches these filters.")
+    else:
+        # a pipe or a file gets every column at full width (wide_console): nothing there needs to wrap
+        table, left_out = _models_table(selected, terminal_width(console))
+        wide_console().print(table)
+        note = left_out_note([h.replace("\n", " ") for h in left_out])
+        if note:
+            console.print(Text(note))
+    for problem in loaded.problems:
+        err_console.print(
+            Text(printable(f"warning: an imported model could not be read: {problem}"), style="yellow")
+        )
 
 
 def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
@@ -398,6 +439,18 @@ models_app = typer.Typer(
 )
 
 
+@models_app.command("list")
+def list_cmd(
+    family: Annotated[str | None, typer.Option(help="Family prefix, e.g. llama3, qwen, gemma.")] = None,
+    kind: Annotated[str | None, typer.Option(help="llm, diffusion or audio.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    as_csv: CsvOption = False,
+) -> None:
+    """List the model registry (imported models included) with parameter counts."""
+    with user_errors():
+        _list_models(family=family, kind=kind, as_json=as_json, as_csv=as_csv)
+
+
 @models_app.command("show")
 def models(
     name: Annotated[str | None, typer.Argument(help="Show one model in full (name, alias or HF id).")] = None,
@@ -412,9 +465,9 @@ def models(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
     as_csv: CsvOption = False,
 ) -> None:
-    """List the model registry (imported models included) with parameter counts, or show one in full."""
+    """Show one model in full; without NAME, list the registry as `models list` does."""
     with user_errors():
-        from gpuscout.user_models import load_imported, registry
+        from gpuscout.user_models import registry
 
         chosen = sum(x is not None for x in (name, config, hub))
         if chosen > 1:
@@ -432,20 +485,7 @@ def models(
             res = registry().resolve_detail(name, field="NAME")
             _model_detail(res.model, res.note, as_json)
             return
-        loaded = load_imported()
-        selected = select_models(family=family, kind=kind, extra=loaded.specs)
-        if as_json:
-            print_json([_model_row(m, count_params(m)) for m in selected])
-        elif as_csv:
-            write_csv(sys.stdout, MODEL_COLUMNS, (_model_record(m) for m in selected))
-        elif not selected:
-            console.print("No model matches these filters.")
-        else:
-            console.print(_models_table(selected))
-        for problem in loaded.problems:
-            err_console.print(
-                Text(printable(f"warning: an imported model could not be read: {problem}"), style="yellow")
-            )
+        _list_models(family=family, kind=kind, as_json=as_json, as_csv=as_csv)
 
 
 @models_app.command("import")

@@ -49,6 +49,31 @@ _QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
 _DEFAULT_VOCAB = {"gemma3": 262208, "gemma3_text": 262208}  # Gemma3TextConfig default
 
 
+# ---- bounds: a config.json beyond these describes no model that was ever published -----------------
+# Each is several times the largest published figure, so a real config never meets one; a typo or a
+# made-up config (hidden_size 1e9: an "80 billion B" model) is refused by name instead of sized.
+#: Widest published hidden size: 20,480 (Megatron-Turing NLG 530B); Llama 3.1 405B: 16,384.
+MAX_HIDDEN_SIZE = 65_536
+#: Deepest published decoder: 126 layers (Llama 3.1 405B); PaLM 540B: 118.
+MAX_LAYERS = 1_024
+#: Most attention heads published: 232 (Falcon 180B); Llama 3.1 405B and DeepSeek-V3: 128.
+MAX_HEADS = 1_024
+#: Widest published head: 256 (Gemma, Gemma 2/3); MLA's query/key head: 192 (DeepSeek-V3).
+MAX_HEAD_DIM = 2_048
+#: Widest published MLP: 73,728 (PaLM 540B, Nemotron-4 340B); 8 x the hidden-size bound (Gemma 7B's
+#: MLP is 8 x its hidden size, the widest ratio published).
+MAX_INTERMEDIATE_SIZE = 8 * MAX_HIDDEN_SIZE
+#: Largest published vocabulary: 262,208 (Gemma 3).
+MAX_VOCAB = 2_097_152
+#: Most routed experts published: 512 (Qwen3-Next); Kimi K2: 384.
+MAX_EXPERTS = 4_096
+#: Longest published context window: 10,485,760 tokens (Llama 4 Scout). Also the bound of the other
+#: integers a config gives (LoRA ranks, sparse-attention top-k...); MAX_TOTAL_PARAMS bounds their sum.
+MAX_TOKENS = 134_217_728
+#: Largest published models: Kimi K2, 1.04 T parameters; Switch-C (2021, an encoder-decoder): 1.6 T.
+MAX_TOTAL_PARAMS = 10 * 10**12
+
+
 def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
     for key in keys:
         if cfg.get(key) is not None:
@@ -56,27 +81,96 @@ def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
-def _required_int(cfg: Mapping[str, Any], *keys: str) -> int:
+def _named(cfg: Mapping[str, Any], keys: tuple[str, ...]) -> str:
+    """The key of ``keys`` the config gives (the first when it gives none): the field an error names."""
+    return next((key for key in keys if cfg.get(key) is not None), keys[0])
+
+
+_UNPUBLISHED = "no published model has more"
+
+
+def _check_int(field: str, value: object, *, least: int, most: int, why: str = _UNPUBLISHED) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        kind = "a positive integer" if least > 0 else "a non-negative integer"
+        raise InvalidInputError(field, f"must be {kind}, got {value!r}", f"an integer {least} to {most:,}")
+    if not least <= value <= most:
+        raise InvalidInputError(
+            field,
+            f"{value:,} is out of range",
+            f"an integer {least} to {most:,}; {why}",
+        )
+    return value
+
+
+def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) -> int:
     value = _first(cfg, *keys)
     if value is None:
         raise InvalidInputError(keys[0], "missing from config.json", " or ".join(keys))
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise InvalidInputError(keys[0], f"must be a positive integer, got {value!r}")
-    return value
+    return _check_int(_named(cfg, keys), value, least=1, most=most)
 
 
-def _opt_int(cfg: Mapping[str, Any], *keys: str) -> int:
+def _opt_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS, why: str = _UNPUBLISHED) -> int:
     value = _first(cfg, *keys)
     if value is None:
         return 0
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise InvalidInputError(keys[0], f"must be a non-negative integer, got {value!r}")
-    return value
+    return _check_int(_named(cfg, keys), value, least=0, most=most, why=why)
+
+
+def _check_finite(value: object, path: str, depth: int = 0) -> None:
+    """Refuse a NaN or infinite number anywhere in a config (Python's JSON reader takes ``NaN`` and
+    ``Infinity``, which no config.json written by transformers holds); ``path`` names the field."""
+    if depth > 32:
+        return
+    if isinstance(value, float) and not math.isfinite(value):
+        raise InvalidInputError(path, f"must be a finite number, got {value!r}", "a finite number")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _check_finite(item, f"{path}.{key}" if path else str(key), depth + 1)
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _check_finite(item, f"{path}[{i}]", depth + 1)
+
+
+def _check_positive_number(cfg: Mapping[str, Any], key: str) -> None:
+    value = cfg.get(key)
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise InvalidInputError(key, f"must be a positive number, got {value!r}", "a finite number > 0")
+
+
+def _attention_heads(
+    cfg: Mapping[str, Any], hidden: int, heads: int, kv_heads: object, kv_field: str, mla: bool
+) -> tuple[int, int]:
+    """(KV heads, head dim), checked as transformers builds the attention: the query heads share the
+    KV heads evenly, and without an explicit ``head_dim`` each head is ``hidden_size / heads`` wide."""
+    kv = _check_int(kv_field, kv_heads, least=1, most=MAX_HEADS)
+    if heads % kv:
+        divisors = ", ".join(str(d) for d in range(1, heads + 1) if heads % d == 0)
+        raise InvalidInputError(
+            kv_field,
+            f"{kv} does not divide num_attention_heads {heads} (each KV head serves a whole group of query "
+            "heads)",
+            f"a divisor of {heads}: {divisors}",
+        )
+    if cfg.get("head_dim") is not None:
+        return kv, _check_int("head_dim", cfg["head_dim"], least=1, most=MAX_HEAD_DIM)
+    if mla:
+        return kv, hidden // heads  # replaced by qk_nope_head_dim + qk_rope_head_dim
+    if hidden % heads:
+        raise InvalidInputError(
+            "hidden_size",
+            f"{hidden:,} is not a multiple of num_attention_heads {heads} and the config gives no head_dim",
+            f"a multiple of {heads}, or a head_dim",
+        )
+    return kv, _check_int("head_dim", hidden // heads, least=1, most=MAX_HEAD_DIM)
 
 
 def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: int | None) -> tuple[str, ...]:
     explicit = cfg.get("layer_types")
     if explicit:
+        if not isinstance(explicit, list):
+            raise InvalidInputError("layer_types", f"must be a list, got {explicit!r}", "one entry per layer")
         if len(explicit) != layers:
             raise InvalidInputError("layer_types", f"has {len(explicit)} entries for {layers} layers")
         kinds = []
@@ -89,7 +183,7 @@ def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: i
     if model_type == "gemma2":
         return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
     if model_type in {"gemma3", "gemma3_text"}:
-        period = int(cfg.get("sliding_window_pattern") or 6)
+        period = _opt_int(cfg, "sliding_window_pattern", most=MAX_LAYERS) or 6
         return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
     return ("sliding",) * layers
 
@@ -102,9 +196,9 @@ def _sliding_window(cfg: Mapping[str, Any], model_type: str) -> int | None:
         "use_sliding_window", False
     ):
         return None  # Qwen configs keep a value but disable it
-    if not isinstance(window, int) or window <= 0:
+    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
         raise InvalidInputError("sliding_window", f"must be a positive integer or null, got {window!r}")
-    return window
+    return _check_int("sliding_window", window, least=1, most=MAX_TOKENS)
 
 
 def _text_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
@@ -215,6 +309,12 @@ def _window_from(cfg: Mapping[str, Any], model_type: str) -> ContextWindow:
         return ContextWindow(
             stated, f"context window {said}: rope_scaling {kind} factor {factor:g} does not extend it"
         )
+    if not factor * base <= MAX_TOKENS:  # a float: a factor of 1e308 makes it infinite
+        raise InvalidInputError(
+            "rope_scaling",
+            f"factor {factor:g} x {base:,} tokens makes a window of {factor * base:,.0f} tokens",
+            f"a window of at most {MAX_TOKENS:,} tokens; no published model serves more",
+        )
     tokens = int(factor * base)
     of = f"original_max_position_embeddings {original:,}" if original else said
     unscaled = (
@@ -241,41 +341,56 @@ def context_window(config: Mapping[str, Any]) -> ContextWindow:
 
 def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> ParsedConfig:
     cfg, model_type = _text_config(raw)
+    _check_finite(raw, "")
+    _check_positive_number(cfg, "rope_theta")
     falcon = model_type in {"falcon", "RefinedWeb", "RefinedWebModel"}
-    layers = _required_int(cfg, "num_hidden_layers", "n_layer", "num_layers")
-    hidden = _required_int(cfg, "hidden_size", "n_embd", "d_model")
-    heads = _required_int(cfg, "num_attention_heads", "n_head")
+    layers = _required_int(cfg, "num_hidden_layers", "n_layer", "num_layers", most=MAX_LAYERS)
+    hidden = _required_int(cfg, "hidden_size", "n_embd", "d_model", most=MAX_HIDDEN_SIZE)
+    heads = _required_int(cfg, "num_attention_heads", "n_head", most=MAX_HEADS)
     if falcon:
+        kv_field = _named(cfg, ("num_kv_heads", "n_head_kv"))
         kv_heads = _first(cfg, "num_kv_heads", "n_head_kv")
         if kv_heads is None:
             kv_heads = 1 if cfg.get("multi_query", True) else heads
     else:
+        kv_field = "num_key_value_heads"
         kv_heads = _first(cfg, "num_key_value_heads") or heads
-    head_dim = _first(cfg, "head_dim") or hidden // heads
+    mla = bool(cfg.get("kv_lora_rank"))  # MLA heads are sized by qk_*_head_dim, not hidden / heads
+    kv_heads, head_dim = _attention_heads(cfg, hidden, heads, kv_heads, kv_field, mla)
     if "vocab_size" in cfg and cfg["vocab_size"] is not None:
-        vocab = _required_int(cfg, "vocab_size")
+        vocab = _required_int(cfg, "vocab_size", most=MAX_VOCAB)
     elif model_type in _DEFAULT_VOCAB:
         vocab = _DEFAULT_VOCAB[model_type]
     else:
         raise InvalidInputError("vocab_size", "missing from config.json")
     if falcon:
-        intermediate = _opt_int(cfg, "ffn_hidden_size") or 4 * hidden
+        intermediate = _opt_int(cfg, "ffn_hidden_size", most=MAX_INTERMEDIATE_SIZE) or 4 * hidden
     else:
-        intermediate = _required_int(cfg, "intermediate_size")
+        intermediate = _required_int(cfg, "intermediate_size", most=MAX_INTERMEDIATE_SIZE)
     window = _window_from(cfg, model_type)
     tie = cfg.get("tie_word_embeddings")
     if tie is None:
         tie = model_type in _TIED_BY_DEFAULT
     sliding = _sliding_window(cfg, model_type)
 
-    num_experts = _opt_int(cfg, "num_local_experts", "n_routed_experts", "num_experts")
-    experts_per_token = _opt_int(cfg, "num_experts_per_tok", "experts_per_token") if num_experts else 0
+    num_experts = _opt_int(cfg, "num_local_experts", "n_routed_experts", "num_experts", most=MAX_EXPERTS)
+    experts_per_token = (
+        _opt_int(
+            cfg,
+            "num_experts_per_tok",
+            "experts_per_token",
+            most=num_experts,
+            why="at most the number of experts",
+        )
+        if num_experts
+        else 0
+    )
     moe_width = 0
     if num_experts:
         if not experts_per_token:
             raise InvalidInputError("num_experts_per_tok", "missing from an MoE config.json")
-        moe_width = _opt_int(cfg, "moe_intermediate_size") or intermediate
-        if cfg.get("mlp_only_layers") or int(cfg.get("decoder_sparse_step") or 1) != 1:
+        moe_width = _opt_int(cfg, "moe_intermediate_size", most=MAX_INTERMEDIATE_SIZE) or intermediate
+        if cfg.get("mlp_only_layers") or (_opt_int(cfg, "decoder_sparse_step", most=MAX_LAYERS) or 1) != 1:
             raise InvalidInputError(
                 "mlp_only_layers", "MoE layouts other than 'MoE on every layer' are not supported"
             )
@@ -294,9 +409,11 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         norms_per_layer = 1 if cfg.get("parallel_attn", True) else 2
     else:
         norms_per_layer = 2
-    kv_lora = _opt_int(cfg, "kv_lora_rank")
+    kv_lora = _opt_int(cfg, "kv_lora_rank", most=MAX_HIDDEN_SIZE)
     if kv_lora:
-        head_dim = _opt_int(cfg, "qk_nope_head_dim") + _opt_int(cfg, "qk_rope_head_dim")
+        head_dim = _opt_int(cfg, "qk_nope_head_dim", most=MAX_HEAD_DIM) + _opt_int(
+            cfg, "qk_rope_head_dim", most=MAX_HEAD_DIM
+        )
     hf_id = str(cfg.get("_name_or_path") or "")
     spec_name = name or (hf_id.rsplit("/", 1)[-1].lower() if hf_id else f"imported-{model_type}")
     spec = ModelSpec(
@@ -308,8 +425,8 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         hidden_size=hidden,
         intermediate_size=intermediate,
         num_attention_heads=heads,
-        num_key_value_heads=int(kv_heads),
-        head_dim=int(head_dim),
+        num_key_value_heads=kv_heads,
+        head_dim=head_dim,
         vocab_size=vocab,
         max_position_embeddings=window.tokens,
         tie_word_embeddings=bool(tie),
@@ -343,7 +460,24 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         imported=True,
         native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),
     )
+    _check_size(spec)
     return ParsedConfig(spec, window)
+
+
+def _check_size(spec: ModelSpec) -> None:
+    """Refuse a config whose fields are each within bounds but whose model is larger than any published
+    (:data:`MAX_TOTAL_PARAMS`), naming the fields that make it so."""
+    from gpuscout.knowledge.params import count_params
+
+    total = count_params(spec).total
+    if total > MAX_TOTAL_PARAMS:
+        raise InvalidInputError(
+            "config",
+            f"describes a model of {total / 1e12:,.1f} trillion parameters (num_hidden_layers "
+            f"{spec.num_hidden_layers}, hidden_size {spec.hidden_size:,}, intermediate_size "
+            f"{spec.intermediate_size:,}, {spec.num_experts} experts)",
+            f"at most {MAX_TOTAL_PARAMS // 10**12} trillion parameters; no published model has more",
+        )
 
 
 def native_precision(quantization_config: object) -> str:
