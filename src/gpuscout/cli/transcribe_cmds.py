@@ -39,13 +39,16 @@ def transcribe_cmd(
     if json_out:
         print_json(est)
         return
-    table = Table(title=f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, batch {est.batch}")
+    from gpuscout.advise.reasons import duration
+
+    title = f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, batch {est.batch}"
+    table = Table(title=title, min_width=len(title))  # as wide as its title: no "batch" / "1" wrap at 80
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_row("fits", "yes" if est.fits else "[red]no[/]")
     table.add_row("memory", f"{est.memory.total_gb:,.2f} GB of {est.memory.capacity_gb:,.1f} GB")
     table.add_row("real-time factor", f"{est.realtime_factor:,.1f}x ({est.bound}-bound)")
-    table.add_row(f"time for {audio_hours:g} h of audio", f"{est.seconds / 60:,.1f} min")
+    table.add_row(f"time for {audio_hours:g} h of audio", duration(est.seconds))
     print_with_notes(table, est.assumptions, est.warnings)
 
 

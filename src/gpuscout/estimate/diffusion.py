@@ -178,6 +178,7 @@ class DiffusionProfile:
     passes_per_step: int  # 2 with classifier-free guidance
     latent_multiple: int  # width and height must be multiples of this
     source: str
+    size_rule: str = ""  # why ``latent_multiple``, in words (the error for another size says it)
 
 
 PROFILES: dict[str, DiffusionProfile] = {
@@ -201,6 +202,7 @@ PROFILES: dict[str, DiffusionProfile] = {
         latent_multiple=8,
         source="Stability-AI/generative-models sd_xl_base.yaml (channels 320/640/1280, transformer depth "
         "1/2/10); per-stage counts derived here",
+        size_rule="one latent per 8x8 pixels; diffusers' SDXL pipeline refuses other sizes",
     ),
     "flux.1-dev": DiffusionProfile(
         model="flux.1-dev",
@@ -218,6 +220,8 @@ PROFILES: dict[str, DiffusionProfile] = {
         latent_multiple=16,
         source="black-forest-labs/flux util.py flux-dev (hidden 3072, 19 double + 38 single blocks, "
         "MLP x4); per-token counts derived here",
+        size_rule="one latent per 8x8 pixels, packed 2x2 per token; diffusers' Flux pipeline rounds other "
+        "sizes down",
     ),
 }
 
@@ -261,6 +265,34 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
             spec.name, spec.kind, wanted, other_face(spec.name, spec.kind, wanted), ", ".join(PROFILES)
         )
     raise UnknownNameError("model", spec.name, list(PROFILES))
+
+
+def _nearest(value: int, multiple: int) -> str:
+    """The two multiples of ``multiple`` around ``value``: '1000 or 1008'."""
+    low = value // multiple * multiple
+    return f"{low} or {low + multiple}"
+
+
+def check_image_size(model: str, profile: DiffusionProfile, width: int, height: int) -> None:
+    """An error naming ``width`` (else ``height``) when a side is not a multiple of the pipeline's
+    ``latent_multiple``, with the nearest sizes that are (and the other side's, when it is not either).
+
+    SDXL's diffusers pipeline raises on such a size (``check_inputs``: "have to be divisible by 8");
+    FLUX's resizes the latent down to a multiple of 16 (a smaller image than asked). Neither generates
+    the size given, so neither is timed at it."""
+    m = profile.latent_multiple
+    bad = [(name, value) for name, value in (("width", width), ("height", height)) if value % m]
+    if not bad:
+        return
+    (field, value), others = bad[0], bad[1:]
+    also = "".join(f"; {name} {v} is not either (nearest: {_nearest(v, m)})" for name, v in others)
+    why = f" ({profile.size_rule})" if profile.size_rule else ""
+    raise InvalidInputError(
+        field,
+        f"{value} is not a multiple of {m}, which {model} needs{why}; nearest: {_nearest(value, m)}{also}",
+        accepted=f"multiples of {m} (width and height)",
+        names=("width", "height"),
+    )
 
 
 def _stage_tokens(profile: DiffusionProfile, stage: Stage, width: int, height: int) -> int:
@@ -351,11 +383,7 @@ def estimate_images(
         raise InvalidInputError("cpu_offload", f"must be true or false, got {cpu_offload!r}")
     assumptions: dict[str, str] = {"profile": profile.source}
     warnings: list[str] = []
-    if width % profile.latent_multiple or height % profile.latent_multiple:
-        warnings.append(
-            f"{spec.name} expects width and height in multiples of {profile.latent_multiple}; "
-            "the pipeline will round them"
-        )
+    check_image_size(spec.name, profile, width, height)
 
     # --- speed -------------------------------------------------------------------------------------
     rate = compute_rate(resolve_precision(prec), acc, tf32=False)  # PyTorch: TF32 matmuls off

@@ -13,7 +13,9 @@ Whisper cuts audio into 30 s windows. Each window costs:
 Engine priors (NOT calibrated: the calibration CSV has no speech rows): HF ``transformers``
 generate in eager mode ~20 ms per decoder step (about 30 layers x 40 kernels at ~15 us launch and
 Python cost); ``faster-whisper`` (CTranslate2, fused C++ loop) ~4 ms. Both reach 60 % of the peak
-memory bandwidth and 40 % of the 16-bit tensor peak.
+memory bandwidth and 40 % of the tensor peak their matmuls run at: the 16-bit one (a GPU without bf16,
+T4 or V100, runs bf16 as fp16: a warning), FP32 for fp32, and for faster-whisper's int8 (CTranslate2's
+int8 GEMMs) the INT8 one where the accelerator table has it (else the 16-bit one, said so).
 
 Parameter split of the registry row (Whisper large-v3, 1.55B): encoder 0.637B, decoder 0.906B
 (token embedding tied with the output projection), both counted from d_model 1280, 32 + 32 layers,
@@ -28,7 +30,7 @@ from dataclasses import dataclass, field
 from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
 from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.memory import capacity_bytes
-from gpuscout.estimate.precision import compute_rate, resolve_precision
+from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -74,6 +76,33 @@ def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
     return spec.hidden_size, spec.num_hidden_layers, spec.intermediate_size, spec.vocab_size
 
 
+def _matmul_rate(prec: str, engine: str, acc: Accelerator) -> tuple[ComputeRate, str]:
+    """The peak the encoder's and decoder's matmuls run at, and what it is in words.
+
+    fp16 / bf16 at the 16-bit tensor rate (a part without bf16 runs bf16 as fp16: its note becomes a
+    warning); fp32 at the FP32 rate (TF32 off). int8 with faster-whisper runs CTranslate2's int8 GEMMs
+    (int8 weights x int8-quantised activations) at the part's INT8 tensor rate where the table has one,
+    else at the 16-bit rate, said so; with transformers the int8 weights are dequantised for 16-bit
+    matmuls. The words are for int8 only ("" otherwise: the engine's assumption names the rate)."""
+    if prec == "int8" and engine == "faster-whisper":
+        int8 = compute_rate(resolve_precision("w8a8"), acc)
+        if int8.native and int8.known:
+            return (
+                int8,
+                f"int8 GEMMs (CTranslate2) at the {acc.name}'s INT8 tensor rate, {int8.tflops:g} TOPS",
+            )
+        rate = compute_rate(resolve_precision("fp16"), acc)
+        return rate, (
+            f"int8: no INT8 tensor rate for the {acc.name} in the table, so the matmuls are taken at the "
+            f"16-bit rate ({rate.tflops:g} TFLOPS), an assumption"
+        )
+    if prec == "int8":
+        rate = compute_rate(resolve_precision("fp16"), acc)
+        return rate, f"int8 weights dequantised for fp16 matmuls at the 16-bit rate, {rate.tflops:g} TFLOPS"
+    rate = compute_rate(resolve_precision(prec), acc, tf32=False)
+    return rate, ""
+
+
 def estimate_transcription(
     model: str | ModelSpec,
     gpu: str | Accelerator,
@@ -115,7 +144,7 @@ def estimate_transcription(
     w_bytes = {"fp16": 2.0, "bf16": 2.0, "fp32": 4.0, "int8": 1.0}[prec]
     act_bytes = 4.0 if prec == "fp32" else 2.0
     # PyTorch (transformers) leaves TF32 matmuls off by default; CTranslate2's fp32 is taken the same
-    rate = compute_rate(resolve_precision("fp32" if prec == "fp32" else "bf16"), acc, tf32=False)
+    rate, rate_note = _matmul_rate(prec, key, acc)
     flops_rate = rate.tflops * 1e12 * COMPUTE_EFFICIENCY
     bw = acc.bandwidth_gbps * GB * BANDWIDTH_EFFICIENCY
 
@@ -149,6 +178,8 @@ def estimate_transcription(
     capacity = capacity_bytes(acc)
     fits = weights + acts + overhead <= capacity
     warnings = ["speech estimates are uncalibrated priors (no measured rows yet)"]
+    if rate.warning:
+        warnings.append(rate.warning)
     if not fits:
         need = (weights + acts + overhead) / GB
         warnings.append(f"needs {need:.1f} GB, the GPU has {capacity / GB:.1f} GB")
@@ -165,14 +196,17 @@ def estimate_transcription(
         capacity_gb=capacity / GB,
     )
     assumptions = {
-        "windows": f"{windows} x 30 s {plural(windows, 'window')}, {batch} at a time"
-        + (f" (batch {asked} asked: only {windows} {plural(windows, 'window')})" if asked > batch else "")
+        "windows": f"{windows:,} x 30 s {plural(windows, 'window')}, {batch:,} at a time"
+        + (f" (batch {asked} asked: only {windows:,} {plural(windows, 'window')})" if asked > batch else "")
         + f", {steps_per_window} decoder steps each "
         f"({tokens_per_audio_s:g} tokens per audio second)",
         "parameters": f"encoder {enc_params / 1e9:.3f}B, decoder {dec_params / 1e9:.3f}B",
         "engine": f"{key}: {overhead_s * 1e3:g} ms fixed per decoder step, {BANDWIDTH_EFFICIENCY:.0%} of "
-        f"{acc.bandwidth_gbps:g} GB/s, {COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} TFLOPS (priors)",
+        f"{acc.bandwidth_gbps:g} GB/s, {COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} "
+        f"{'TOPS' if rate.rate_name == 'int8' else 'TFLOPS'} (priors)",
     }
+    if rate_note:
+        assumptions["matmuls"] = rate_note
     return TranscriptionEstimate(
         model=spec.name,
         gpu=acc.name,
