@@ -268,6 +268,55 @@ def _batch_deadline_fix(free: Ranker, rows: Sequence[Recommendation]) -> str | N
     )
 
 
+#: Narrower weight formats a no-fit answer tries for a language model, widest first: vLLM's (and the other
+#: server engines') FP8 and 4-bit AWQ/GPTQ, or llama.cpp's Q8_0 and Q4_K_M where it runs GGUF files.
+_LLM_NARROWER = ("fp8", "int4")
+_GGUF_NARROWER = ("gguf-q8_0", "gguf-q4_k_m")
+
+
+def _narrower_precisions(ranker: Ranker) -> tuple[str, ...]:
+    """The weight formats narrower than the one the workload runs at (asked, else the checkpoint's own;
+    an image model's denoiser: bf16) that its estimator takes, widest first; none for training, whose
+    levers are its method and micro-batch."""
+    from gpuscout.errors import InvalidInputError
+    from gpuscout.estimate.precision import resolve_precision
+
+    w = ranker.w
+    if not isinstance(w, ServeWorkload | BatchWorkload):
+        return ()
+    options: tuple[str, ...]
+    if isinstance(w, BatchWorkload) and w.is_images:
+        from gpuscout.estimate.diffusion import PRECISIONS
+
+        options, current = PRECISIONS, w.precision or "bf16"
+    else:
+        native = ranker.be.native_precision
+        current = w.precision or (native(w.model) if native is not None else "bf16")
+        llama = "llama" in (w.engine or "").lower()
+        options = _GGUF_NARROWER if llama or resolve_precision(current).gguf else _LLM_NARROWER
+    try:
+        bits = resolve_precision(current).bits_per_weight
+    except InvalidInputError:
+        return ()
+    narrower = [(resolve_precision(p).bits_per_weight, p) for p in options]
+    return tuple(p for b, p in sorted(narrower, reverse=True) if b < bits)
+
+
+def _precision_fix(ranker: Ranker, offers: Sequence[Offer]) -> str | None:
+    """The widest narrower precision (:func:`_narrower_precisions`) under which some offer runs the
+    workload, every other constraint kept: "--precision fp8 would fit: the cheapest is 8x RTX4090 8
+    replicas at Vast.ai at $21.32"; None where none does."""
+    for precision in _narrower_precisions(ranker):
+        free = _relaxed(ranker, offers, {"precision": precision})
+        if free.rows:
+            best = free.rows[0]
+            return (
+                f"--precision {precision} would fit: the cheapest is {_label(best)} at "
+                f"{usd(best.total_usd, _per(ranker.w))}"
+            )
+    return None
+
+
 def _memory_levers(w: object) -> str:
     """What would need less GPU memory, among the choices the workload has not already made (a QLoRA
     run is not told to try QLoRA; a micro-batch given is named)."""
@@ -352,15 +401,20 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"only stale offers or defunct providers can run it ({head}); --include-stale shows them "
                 "(check their prices before renting)"
             )
+    # too little memory where a narrower precision would fit: said first, on the GPUs and places asked
+    fix = _precision_fix(ranker, offers) if counts["fit"] or counts["headroom"] else None
     if w.providers or w.regions or w.accelerators:
         free = _relaxed(ranker, offers, {"providers": (), "regions": (), "accelerators": ()})
+        where = ", ".join([*w.providers, *w.regions, *w.accelerators])
+        there = f"; {fix}" if fix else ""
         if free.rows:
-            where = ", ".join([*w.providers, *w.regions, *w.accelerators])
             return (
-                f"no offer of {where} can run it ({head}); elsewhere the cheapest is {_label(free.rows[0])} "
-                f"at {usd(free.rows[0].total_usd, _per(w))}"
+                f"no offer of {where} can run it ({head}){there}; elsewhere the cheapest is "
+                f"{_label(free.rows[0])} at {usd(free.rows[0].total_usd, _per(w))}"
             )
-    hints = []
+        if fix:
+            return f"no offer of {where} can run it ({head}){there}"
+    hints = [fix] if fix else []
     if counts["fit"] or counts["headroom"]:
         largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
         hints.append(f"the largest instance has {largest:,.0f} GB of GPU memory: {_memory_levers(w)}")

@@ -97,6 +97,7 @@ OPTION_WORDS: tuple[OptionWords, ...] = (
         "the server's GPUSCOUT_DB",
         "db=",  # a keyword of gpuscout.advice / gpuscout.recommend
     ),
+    OptionWords(r"--precision ([\w.-]+)", r"“Precision” \1", r'"precision": "\1"', r'precision="\1"'),
     OptionWords(rf"--engine{_END}", "“Engine”", '"engine"', "engine="),
     OptionWords(
         r"--concurrency N or --rps R",

@@ -471,7 +471,7 @@ class RecommendationOut(BaseModel):
             rank=rec.rank,
             offer=OfferOut.from_row(to_row(rec.offer)),
             config=ConfigOut(
-                description=c.describe(),
+                description=c.describe(rec.offer.accelerator),  # "8x H100-SXM", as the CLI says
                 instances=c.instances,
                 gpus_per_instance=c.gpus_per_instance,
                 tp=c.tp,
