@@ -59,15 +59,23 @@ _CAPACITY_LIMIT = {
 }
 
 
+#: A year in the durations shown: 365 days (8,760 h, the year of cloud pricing).
+YEAR_S = 365 * 86400.0
+
+
 def duration(seconds: float) -> str:
-    """'45 s', '12 min', '3.4 h', '5.2 days'."""
+    """'45 s', '12 min', '3.4 h', '5.2 days', '1.3 years', '1,127 years': the one way every face says how
+    long something takes (thousands separated; beyond a year in years)."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
         return f"{seconds / 60:.0f} min"
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
+    if seconds < YEAR_S:
+        return f"{seconds / 86400:.1f} days"
+    years = seconds / YEAR_S
+    return f"{years:.1f} years" if years < 10 else f"{years:,.0f} years"
 
 
 def beaten_reason(
@@ -131,7 +139,9 @@ def _users_and_running(ctx: RowContext) -> tuple[int, int]:
 
 def kv_needed_gb(ctx: RowContext) -> float | None:
     """KV cache one replica holds at the operating point: bytes/token x context x the sequences it runs
-    (the users beyond the engine's cap on running sequences wait in its queue, holding none)."""
+    (the users beyond the engine's cap on running sequences wait in its queue, holding none). The bytes
+    per token are those held at that context: sliding-window layers (Gemma 2/3, gpt-oss) keep only their
+    window's last tokens (``estimate.kv_cache.kv_bytes_per_token_at``)."""
     w, ev = ctx.workload, ctx.ev
     if not isinstance(w, ServeWorkload | BatchWorkload) or ev.estimate is None or ev.summary is None:
         return None
@@ -139,7 +149,21 @@ def kv_needed_gb(ctx: RowContext) -> float | None:
     _, running = _users_and_running(ctx)
     if per_token <= 0:
         return ev.estimate.memory.kv_cache_gb * ev.tp
-    return per_token * (w.prompt_tokens + w.output_tokens) * running / 1e9
+    tokens = w.prompt_tokens + w.output_tokens
+    from gpuscout.errors import GpuscoutError
+    from gpuscout.estimate.kv_cache import kv_bytes_per_token, kv_bytes_per_token_at
+    from gpuscout.estimate.precision import resolve_kv_dtype
+    from gpuscout.knowledge.models import resolve_model
+
+    try:  # the model the estimate sized, by its registry name, and the cache dtype it chose
+        spec, kv = resolve_model(ev.estimate.model), resolve_kv_dtype(ev.estimate.kv_dtype)
+    except GpuscoutError:  # a model only the user's registry knows (imported, --config): every layer
+        spec = None
+    # the same model only when its full-context bytes per token are the estimate's (an imported model
+    # may share a curated name)
+    if spec is not None and abs(kv_bytes_per_token(spec, kv) - per_token) <= 1e-9 * per_token:
+        per_token = kv_bytes_per_token_at(spec, kv, tokens)
+    return per_token * tokens * running / 1e9
 
 
 def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:

@@ -294,7 +294,9 @@ def register(app: typer.Typer) -> None:
                 }
             )
             return
-        title = plain(f"{res.model} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
+        # the model as typed, and the entry it was sized as ("deepseek-r1 (as deepseek-v3)"), as `estimate`
+        label = res.model if config is not None else _model_label(model, spec)
+        title = plain(f"{label} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
         console.print(_breakdown_table(title, res.memory))
         if layout:
             console.print(f"layout: {plain(layout)}")
@@ -409,7 +411,9 @@ def register(app: typer.Typer) -> None:
         if as_json:
             print_json(_finite(to_jsonable(est)))
             return
-        _print_estimate(est, model)
+        # the spec the estimate sized (an imported model, or --config's) labels it: the curated table
+        # alone does not know those
+        _print_estimate(est, None if config is not None else model, spec)
 
     @app.command(cls=_KeepsWhatWasTyped)
     def diagnose(
@@ -491,16 +495,39 @@ def _ms(value: float) -> str:
     return f"{value:,.0f} ms" if value >= 10 else f"{value:,.1f} ms"
 
 
-def _model_label(typed: str, resolved: str) -> str:
+def _model_label(typed: str, spec: ModelSpec) -> str:
     """The model as the user named it, with the registry entry it was sized as when that is another
-    model's name ("deepseek-r1 (as deepseek-v3)": R1 shares V3's architecture and weights' shape)."""
-    from gpuscout.knowledge.models import is_entry_name, resolve_model
+    model's name ("deepseek-r1 (as deepseek-v3)": R1 shares V3's architecture and weights' shape).
+    ``spec``: the entry the name resolved to, through the user's registry (imported models too)."""
+    from gpuscout.knowledge.models import is_entry_name
 
-    return resolved if is_entry_name(resolve_model(resolved), typed) else f"{typed.strip()} (as {resolved})"
+    return spec.name if is_entry_name(spec, typed) else f"{typed.strip()} (as {spec.name})"
 
 
-def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
-    model = est.model if typed_model is None else _model_label(typed_model, est.model)
+def _kv_per_token(est: Estimate, spec: ModelSpec | None) -> str:
+    """The KV cache per token as the estimate holds it: "72.0 KiB/token", or where sliding-window layers
+    keep fewer tokens than the sequence holds (Gemma 2/3, gpt-oss), the bytes each of its tokens takes
+    on average with the window's cap ("36.1 KiB/token at 32,868 tokens: 18 of 36 layers keep the last
+    128"), so that the figure times the tokens held is the cache shown beside it."""
+    full = est.memory.kv_bytes_per_token  # every layer keeping every token
+    whole = ", whole model" if est.gpus > 1 and est.parallel != "replicas" else ""
+    tokens = est.context_in + est.context_out
+    if spec is None or tokens <= 0:
+        return f"{full / 1024:,.1f} KiB/token{whole}"
+    from gpuscout.estimate.kv_cache import cached_tokens, kv_bytes_per_token_at, kv_shape
+    from gpuscout.estimate.precision import resolve_kv_dtype
+
+    shape = kv_shape(spec)
+    _, slide_tok = cached_tokens(spec, tokens)
+    if not shape.sliding_layers or slide_tok >= tokens or not shape.layers:
+        return f"{full / 1024:,.1f} KiB/token{whole}"
+    held = kv_bytes_per_token_at(spec, resolve_kv_dtype(est.kv_dtype), tokens)
+    at = f"at {tokens:,} tokens: {shape.sliding_layers} of {shape.layers} layers keep the last"
+    return f"{held / 1024:,.1f} KiB/token{whole + ',' if whole else ''} {at} {shape.window:,}"
+
+
+def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSpec | None = None) -> None:
+    model = est.model if typed_model is None or spec is None else _model_label(typed_model, spec)
     title = plain(
         f"{model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
         f"{est.context_in} in / {est.context_out} out"
@@ -547,8 +574,7 @@ def _print_estimate(est: Estimate, typed_model: str | None = None) -> None:
     table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
     table.add_row(
         "  KV cache",
-        f"{est.memory.kv_cache_gb:,.2f} GB ({est.memory.kv_bytes_per_token / 1024:,.1f} KiB/token"
-        + (", whole model)" if est.gpus > 1 and est.parallel != "replicas" else ")"),
+        f"{est.memory.kv_cache_gb:,.2f} GB ({_kv_per_token(est, spec)})",
     )
     table.add_row("  activations + overhead", f"{est.memory.activations_gb + est.memory.overhead_gb:,.2f} GB")
     table.add_row("sequences memory holds", f"{est.max_batch:,}")  # the engine may run fewer: "load"

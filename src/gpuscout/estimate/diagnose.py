@@ -19,6 +19,7 @@ from gpuscout.estimate.api import (
     MAX_CONTEXT,
     MAX_GPUS,
     _engine_format,
+    _model_and_precision,
     _within_context,
     estimate,
     parallel_mode,
@@ -27,7 +28,7 @@ from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_a
 from gpuscout.estimate.engines import default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
-from gpuscout.estimate.precision import default_kv_dtype, resolve_precision
+from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.throughput import (
     Setup,
     _attn_flops_per_token,
@@ -65,7 +66,9 @@ def diagnose(
         raise InvalidInputError(
             "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", "0 < tokens/s < 1e6"
         )
-    spec = resolve_model_arg(model)
+    # the model and the format its precision names, as ``estimate`` takes them: "mxfp4" on gpt-oss is its
+    # published checkpoint (MXFP4 experts, attention and lm_head bf16), "fp8" DeepSeek-V3's block-scaled one
+    spec, precision, _ = _model_and_precision(resolve_model_arg(model), precision)
     acc = resolve_gpu_arg(gpu)
     context = int_in("context", context, 1, MAX_CONTEXT)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)  # 2.0 echoed as 2
@@ -91,7 +94,7 @@ def diagnose(
         parallel=mode,
     )
     fmt = _engine_format(resolve_precision(precision), eng, [])
-    kv = default_kv_dtype(fmt)
+    kv = resolve_kv_dtype(est.kv_dtype)  # the cache the estimate sized (fp8 beside FP8 on TensorRT-LLM)
     st = Setup(spec, acc, fmt, kv, eng, gpus, mode)
     tp = st.tp
     # tensor parallel: each GPU streams its share at once; a layer split: the GPUs take turns

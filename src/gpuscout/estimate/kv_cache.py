@@ -121,6 +121,16 @@ def kv_bytes_per_sequence(
     return (elems * kv.bytes_per_element + index) * layer_fraction
 
 
+def kv_bytes_per_token_at(spec: ModelSpec, kv: KvDtype, tokens: int) -> float:
+    """Bytes each token of a ``tokens``-token sequence takes in the cache on average, the whole model
+    (all layers, before any sharding): :func:`kv_bytes_per_token` while the sequence fits the sliding
+    window, less past it, where sliding-window layers keep only the last ``window`` tokens (Gemma 2/3,
+    gpt-oss). Times ``tokens``, the sequence's cache (``kv_bytes_per_sequence`` on one GPU)."""
+    if tokens <= 0:
+        return kv_bytes_per_token(spec, kv)
+    return kv_bytes_per_sequence(spec, kv, tokens) / tokens
+
+
 def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: int = 1) -> float:
     """Bytes of cache one decode step reads for one sequence at ``context`` tokens (per GPU)."""
     if context <= 0:

@@ -11,6 +11,7 @@ from typing import Any
 
 # the web form's and the JSON API's words for the advisor's flags (one table, in the core)
 from gpuscout.advise.option_words import translate_advice
+from gpuscout.advise.reasons import duration as reasons_duration
 from gpuscout.advise.types import PICKS, Advice, Recommendation
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
@@ -46,13 +47,8 @@ class Ranked:
 
 
 def duration(seconds: float | None) -> str:
-    if seconds is None:
-        return "—"
-    if seconds < 3600:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 72 * 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.1f} days"
+    """How long, as every face says it (:func:`gpuscout.advise.reasons.duration`); "—" when unknown."""
+    return "—" if seconds is None else reasons_duration(seconds)
 
 
 def unit_cost_label(kind: str, images: bool = False) -> str:
