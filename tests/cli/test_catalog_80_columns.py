@@ -89,9 +89,9 @@ def test_offers_at_80_columns_show_each_rows_source_and_age(terminal: Terminal) 
 def test_offers_sorted_by_the_spot_price_keep_it_at_80_columns(terminal: Terminal, args: list[str]) -> None:
     lines = terminal(80, "offers", "--gpu", "H100", *args)
     headers, rows = _table(lines)
-    assert "spot $/h" in headers and "$/h" not in headers
+    assert "spot $/h ▲" in headers and "$/h" not in headers  # the sorted column, marked
     assert headers[-2:] == ["age", "source"]
-    prices = [float(row[headers.index("spot $/h")].replace("-", "inf").replace(",", "")) for row in rows]
+    prices = [float(row[headers.index("spot $/h ▲")].replace("-", "inf").replace(",", "")) for row in rows]
     assert prices == sorted(prices) and prices[0] < float("inf")  # what the rows are sorted by
     assert "$/h, $/gpu-h" in _left_out(lines)
     assert "auction =" not in " ".join(lines)  # no $/h column, no auction mark to explain
@@ -101,7 +101,7 @@ def test_offers_at_160_columns_show_every_column_and_the_sources_feed(terminal: 
     offers = _json("offers", "--gpu", "H100", "--limit", "5")
     lines = terminal(160, "offers", "--gpu", "H100", "--limit", "5")
     headers, rows = _table(lines)
-    expected = ["provider", "instance", "gpu", "#", "GB/gpu", "$/h", "$/gpu-h", "spot $/h", "region"]
+    expected = ["provider", "instance", "gpu", "#", "GB/gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
     assert headers == [*expected, "avail", "age", "source"]
     assert [row[-1] for row in rows] == [source_feed(o["source"]) for o in offers]
     assert [row[-2] for row in rows] == [o["age"] for o in offers]  # room enough for "unknown"
@@ -140,13 +140,14 @@ def test_sources_at_80_columns_name_the_credentials_to_set(
 
 def test_an_auction_mark_goes_under_its_price_when_that_keeps_a_column(terminal: Terminal) -> None:
     """At 80 columns the mark beside the price costs nothing (the instance does not fit either way);
-    at 88 the mark under the price leaves room for the instance."""
+    at 88 the mark under the price leaves room for the instance. Sorted by the price per GPU, that is
+    the price shown and marked."""
     args = ("offers", "--gpu", "H100", "--sort", "price_per_gpu", "--limit", "4")
     headers, rows = _table(terminal(80, *args))
-    assert "instance" not in headers and rows[0][headers.index("$/h")] == "1.000 auction"
+    assert "instance" not in headers and rows[0][headers.index("$/gpu-h ▲")] == "1.000 auction"
     lines = terminal(88, *args)
     headers, rows = _table(lines)
     assert "instance" in headers and headers[-2:] == ["age", "source"]
-    assert rows[0][headers.index("$/h")] == "1.000 auction"  # on two lines: joined by _table
+    assert rows[0][headers.index("$/gpu-h ▲")] == "1.000 auction"  # on two lines: joined by _table
     mark = next(line for line in lines if line.startswith("│") and "auction" in line)
     assert mark.split("│")[1].strip() == ""  # under the price, in the row's second line

@@ -168,8 +168,10 @@ def test_refresh_unknown_source() -> None:
 def test_history_of_unknown_gpu_and_empty_history() -> None:
     code, out = _run("history", "H1OO")
     assert code == 2
-    code, out = _run("history", "H100", "--provider", "nobody")
+    code, out = _run("history", "H100", "--provider", "paperspace")  # a provider without H100 prices
     assert code == 0 and "no stored on-demand prices" in out
+    code, out = _run("history", "H100", "--provider", "nobody")  # no provider: the closest are named
+    assert code == 2 and "unknown name 'nobody'" in out
 
 
 def test_prune_command() -> None:

@@ -38,3 +38,11 @@ def test_an_unknown_option_is_answered_with_options_about_the_same_thing(
 
 def test_a_misspelled_option_still_gets_clicks_spelling_match() -> None:
     assert "--concurrency" in _suggested(["recommend", "serve", "llama-3.1-8b", "--concurency", "3"])
+
+
+@pytest.mark.parametrize("command", ["prune", "sources"])
+def test_an_environment_variable_in_a_help_is_not_a_word_of_it(command: str) -> None:
+    """`--db`'s help names $GPUSCOUT_DB: `prune --gpu` was offered `--db` as an option about GPUs."""
+    result = runner.invoke(app, [command, "--gpu", "H100"])
+    assert result.exit_code == 2, result.output
+    assert "--db" not in " ".join(result.output.replace("│", " ").split())

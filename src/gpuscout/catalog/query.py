@@ -262,7 +262,21 @@ def _rank(column: str, ranks: dict[str, int]) -> str:
     return f"CASE {column} {whens} ELSE NULL END"
 
 
-def order_by(query: OfferQuery) -> list[str]:
+def region_sort_key(dialect: str) -> str:
+    """The ``region`` sort's expression: the region's name ignoring case, in code-point order on both
+    databases (PostgreSQL's default collation may follow a language's rules, SQLite's is binary); NULL,
+    so after every named region either way, for a row standing for several regions (its ``region`` a
+    summary, "14 regions", whose text would sort "14 regions" < "2 regions" < "CANADA-1")."""
+    if dialect == "sqlite":
+        return "CASE WHEN json_array_length(regions) > 1 THEN NULL ELSE lower(region) END"
+    # a CASE, not AND: PostgreSQL may evaluate either side of an AND first (the length of a scalar fails)
+    return (
+        "(CASE WHEN json_typeof(regions) <> 'array' THEN lower(region) "
+        'WHEN json_array_length(regions) > 1 THEN NULL ELSE lower(region) END) COLLATE "C"'
+    )
+
+
+def order_by(query: OfferQuery, *, dialect: str = "postgresql") -> list[str]:
     """ORDER BY terms for ``query.sort``: best first, ``descending`` flips it; unknown values
     (NULL) last either way; ties by per-GPU price, then row id (a stable order for paging).
 
@@ -270,7 +284,9 @@ def order_by(query: OfferQuery) -> list[str]:
     ``price_per_gpu`` follow ``query.spot``; ``on_demand_price*`` always sort on the on-demand
     price. ``total_vram`` is most memory first; ``interconnect`` is NVLink, then PCIe (unknown
     last); ``availability`` is available, limited, unknown, unavailable; ``instance_type`` and
-    ``source`` ignore case; ``age`` is freshest first."""
+    ``source`` ignore case; ``age`` is freshest first; ``region`` is A-Z ignoring case, the rows
+    standing for several regions last (:func:`region_sort_key`). ``dialect``: ``sqlite`` or
+    ``postgresql``."""
     check_sort(query.sort)
     spot = bool(query.spot)
     price = "spot_price_usd_per_hour" if spot else "price_usd_per_hour"
@@ -295,7 +311,7 @@ def order_by(query: OfferQuery) -> list[str]:
         "source": ("lower(source)", False),
         "provider": ("provider", False),
         "accelerator": ("accelerator", False),
-        "region": ("region", False),
+        "region": (region_sort_key(dialect), False),
     }
     expr, best_high = keys[query.sort]
     high_first = best_high != query.descending
@@ -634,7 +650,8 @@ def offers_sql(
     if count:
         counted = "count(*), count(DISTINCT provider)" if providers else "count(*)"
         return f"SELECT {counted} FROM offers WHERE {where}", params.values
-    text = f"SELECT {', '.join(shown)} FROM offers WHERE {where} ORDER BY {', '.join(order_by(query))}"
+    order = ", ".join(order_by(query, dialect=dialect))
+    text = f"SELECT {', '.join(shown)} FROM offers WHERE {where} ORDER BY {order}"
     if query.limit is not None:
         text += f" LIMIT {params.add(query.limit)}"
     elif query.offset and dialect == "sqlite":

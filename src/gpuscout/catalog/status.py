@@ -163,6 +163,44 @@ def snapshot_rows(conn: sa.Connection, source: str | None = None, limit: int = 5
     return [dict(r._mapping) for r in conn.execute(stmt)]
 
 
+#: How far back a price history may be asked for: a century, past any stored snapshot. The one rule
+#: of ``gpuscout history --days`` and ``/api/v1/history?days=`` (:func:`check_history_days`).
+MAX_HISTORY_DAYS = 36_500.0
+HISTORY_DAYS_ACCEPTED = f"a number of days above 0, up to {MAX_HISTORY_DAYS:,.0f}"
+
+
+def check_history_days(days: float) -> float:
+    """``days`` of a price history (the last N days; 0.5 is 12 hours) by the one rule: a number above
+    0 and at most :data:`MAX_HISTORY_DAYS`; else an :class:`InvalidInputError` naming ``days``."""
+    if not (math.isfinite(days) and 0 < days <= MAX_HISTORY_DAYS):
+        raise InvalidInputError("days", f"{days:g} is out of range", HISTORY_DAYS_ACCEPTED)
+    return days
+
+
+#: How many providers an unknown history ``provider`` is answered with.
+HISTORY_SUGGESTIONS = 4
+
+
+def history_provider(name: str, providers: Iterable[str], *, field: str) -> str | None:
+    """The provider id a price history's ``provider`` ``name`` means ("Vast.ai" -> ``vastai``), read
+    against ``providers``, those with stored prices of the GPU: ``None`` for a known provider without
+    any; a name that is neither is an :class:`~gpuscout.errors.UnknownNameError` naming ``field`` (the
+    CLI's ``--provider``, the API's ``provider``) and the closest providers, those with prices first."""
+    from gpuscout.errors import UnknownNameError, closest, fold_name
+    from gpuscout.knowledge.providers import all_provider_terms, canonical_provider
+
+    have = set(providers)
+    known = canonical_provider(name)
+    pid = known or fold_name(name).strip().lower()
+    if pid in have:
+        return pid
+    if known is not None:
+        return None
+    near = closest(name, have, n=HISTORY_SUGGESTIONS)
+    others = closest(name, {t.name for t in all_provider_terms()} - have, n=HISTORY_SUGGESTIONS)
+    raise UnknownNameError(field, name, [*near, *others][:HISTORY_SUGGESTIONS])
+
+
 def price_history(
     conn: sa.Connection,
     accelerator: str | Iterable[str],
@@ -212,14 +250,7 @@ def price_history(
     if provider:
         stmt = stmt.where(sa.func.lower(o.c.provider) == provider.lower())
     if days is not None:
-        if days <= 0 or not math.isfinite(days):
-            raise InvalidInputError("days", f"must be > 0, got {days}", "a positive number of days")
-        try:
-            since = now() - timedelta(days=days)
-        except OverflowError:  # more days than a date can count back: every snapshot
-            since = None
-        if since is not None:
-            stmt = stmt.where(s.c.finished_at >= since)
+        stmt = stmt.where(s.c.finished_at >= now() - timedelta(days=check_history_days(days)))
     groups: dict[tuple[int, str], list[float]] = {}
     meta: dict[int, tuple[str, datetime, datetime | None]] = {}
     for r in conn.execute(stmt):

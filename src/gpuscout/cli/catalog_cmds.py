@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
+from typer.core import TyperCommand
 
 from gpuscout.catalog.query import SORT_KEYS
 from gpuscout.cli.offers_view import (
@@ -64,7 +65,7 @@ def register(app: typer.Typer) -> None:
     app.command("refresh")(refresh_cmd)
     app.command("sources", help=SOURCES_HELP)(sources_cmd)
     app.command("offers")(offers_cmd)
-    app.command("history")(history_cmd)
+    app.command("history", cls=_HistoryCommand)(history_cmd)
     app.command("prune")(prune_cmd)
 
 
@@ -392,11 +393,59 @@ def _sparkline(values: list[float]) -> str:
     return "".join(_SPARK[0 if span == 0 else round((v - lo) / span * (len(_SPARK) - 1))] for v in values)
 
 
+class _HistoryCommand(TyperCommand):
+    """``history``: its GPU is its first argument; ``--gpu`` (as ``offers`` takes it) is answered
+    with that, not with click's "No such option: --gpu (Possible options: --db)"."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        typed = list(args)  # click's parser consumes the list
+        try:
+            rest: list[str] = super().parse_args(ctx, args)
+        except Exception as exc:
+            if type(exc).__name__ != "NoSuchOption" or getattr(exc, "option_name", None) != "--gpu":
+                raise
+            usage = next(c for c in type(exc).__mro__ if c.__name__ == "UsageError")  # click's, vendored
+            message = f"--gpu: the GPU is the first argument: {_gpu_first(typed)}"
+            raise usage(message, ctx) from None
+        return rest
+
+
+def _gpu_first(args: list[str]) -> str:
+    """``gpuscout history ARGS`` with the GPU given to ``--gpu`` (``--gpu H100``, ``--gpu=H100``) as
+    its first argument, the rest as typed; ``H100`` where ``--gpu`` has no value."""
+    import shlex
+
+    gpu, rest, i = "", [], 0
+    while i < len(args):
+        name, eq, value = args[i].partition("=")
+        if name == "--gpu" and not gpu:
+            if eq:
+                gpu = value
+            elif i + 1 < len(args) and not args[i + 1].startswith("-"):
+                gpu, i = args[i + 1], i + 1
+        else:
+            rest.append(args[i])
+        i += 1
+    return shlex.join(["gpuscout", "history", gpu or "H100", *rest])
+
+
+def _days(text: str) -> float:
+    """The ``--days`` of ``history`` as a number; its range is the catalog's one rule, checked where the
+    history is read (``gpuscout.catalog.status.check_history_days``) and said as the JSON API says it."""
+    try:
+        return float(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a number") from None
+
+
 def history_cmd(
     gpu: Annotated[str, typer.Argument(help="GPU name; a family name like H100 covers its variants.")],
     provider: Annotated[str | None, typer.Option("--provider", help="Only this provider.")] = None,
     days: Annotated[
-        float | None, typer.Option("--days", parser=number(0, MAX_DAYS), help="Only the last N days.")
+        float | None,
+        typer.Option(
+            "--days", parser=_days, help="Only the last N days (a number above 0; 0.5 is 12 hours)."
+        ),
     ] = None,
     json_out: JsonOption = False,
     db: DbOption = None,
@@ -406,9 +455,19 @@ def history_cmd(
     Auction prices and prices flagged stale by their feed are left out; older prices keep their own date.
     """
     from gpuscout.catalog.api import price_history
+    from gpuscout.catalog.status import history_provider
+    from gpuscout.errors import InvalidInputError
 
     with user_errors():
-        points = price_history(gpu, provider=provider, days=days, db=db)
+        try:
+            points = price_history(gpu, days=days, db=db)
+        except InvalidInputError as exc:
+            if exc.field != "days":
+                raise
+            raise InvalidInputError("--days", exc.message, exc.accepted) from None
+        if provider is not None:
+            pid = history_provider(provider, {p.provider for p in points}, field="--provider")
+            points = [p for p in points if p.provider == pid]
     if json_out:
         print_json(points)
         return

@@ -18,19 +18,21 @@ import builtins
 import itertools
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuscout.catalog.query import INTERCONNECTS, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.wording import plural
 
 if TYPE_CHECKING:
     from rich.table import Table
 
     from gpuscout.catalog.offer import Offer
+    from gpuscout.catalog.reader import OfferReader
 
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
 MAX_GPUS_PER_OFFER = 10_000
@@ -80,14 +82,180 @@ UNKNOWN_AGE_NOTE = _UNKNOWN_AGE_NOTE.format("unknown")
 SHORT_UNKNOWN_AGE = "?"
 
 
-def narrow_columns(*, spot: bool) -> tuple[Column, ...]:
+#: How the header of the column the rows are sorted by may read in a narrow terminal, in order of
+#: preference (:func:`narrow_columns`): marked on its line, marked on two lines, or as it is.
+HEADER_FORMS = ("marked", "two lines", "plain")
+
+
+def narrow_columns(*, spot: bool, sort: str = "price", header: str = "marked") -> tuple[Column, ...]:
     """:data:`COLUMNS` for a terminal too narrow for them: region, availability, the per-GPU price,
     the other price (spot, or on-demand when the rows are sorted by the ``spot`` price) and the
-    instance give way, in that order, before the source and the age."""
+    instance give way, in that order, before the source and the age. The column the rows are sorted
+    by (:func:`sort_layout`) never gives way: where it is a price of its own, the one price that
+    would stay gives way after the others. ``header``: its header's form (:data:`HEADER_FORMS`)."""
     from dataclasses import replace
 
+    layout = sort_layout(sort, spot=spot)
     drops = {**_NARROW_DROP, ("$/h" if spot else "spot $/h"): 4}
-    return tuple(replace(c, drop=drops.get(c.header)) for c in COLUMNS)
+    if layout.is_price:  # the sort's price is the one that stays
+        drops = {h: d + 1 if d >= 5 else d for h, d in drops.items()}
+        drops["spot $/h" if spot else "$/h"] = 5
+    drops.pop(layout.header, None)
+    columns = [replace(c, drop=drops.get(c.header)) for c in COLUMNS]
+    if layout.derived is not None:
+        columns.insert(layout.derived_at, layout.derived.column)
+    if header == "plain":
+        return tuple(columns)
+    return tuple(_marked(c, layout, two_lines=header == "two lines") for c in columns)
+
+
+#: The column each sort orders the rows by, where the table has one for every sort mode (``price``
+#: and ``price_per_gpu`` follow ``--spot``: :func:`sort_layout`).
+_SORT_HEADERS = {
+    "on_demand_price": "$/h",
+    "on_demand_price_per_gpu": "$/gpu-h",
+    "spot_price": "spot $/h",
+    "gpu_memory": "GB/gpu",
+    "provider": "provider",
+    "accelerator": "gpu",
+    "gpu_count": "#",
+    "region": "region",
+    "age": "age",
+    "instance_type": "instance",
+    "availability": "avail",
+    "source": "source",
+}
+#: Sorts that put the highest value first: their column is marked :data:`HIGH_FIRST_MARK`, the
+#: others (cheapest, fewest, freshest, A-Z, best rank first) :data:`LOW_FIRST_MARK`.
+_HIGH_FIRST = frozenset({"gpu_memory", "total_vram", "bandwidth_per_dollar", "tflops_per_dollar"})
+#: The marks after the header of the column the rows are sorted by (the web table's marks).
+LOW_FIRST_MARK = "▲"
+HIGH_FIRST_MARK = "▼"
+_SORT_MARKS = (f" {LOW_FIRST_MARK}", f" {HIGH_FIRST_MARK}")
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A column shown only for the sort it holds (the table has no column with that value): its
+    column, the header of the column it follows, and its cell for an offer."""
+
+    column: Column
+    after: str
+    cell: Callable[[Offer], str]
+
+
+@dataclass(frozen=True)
+class SortLayout:
+    """Where the value the rows are sorted by is shown: ``header``, the header (unmarked) of its
+    column; ``derived``, that column where the table has none of its own; ``is_price``, whether it is
+    a price (then the table's main price may give way to it in a narrow terminal); ``auction_on``,
+    the column that marks an auction market's price (the sort's own price where it is one drawn from
+    the on-demand price, else ``$/h``); ``mark``, the mark after its header."""
+
+    header: str
+    derived: Derived | None = None
+    is_price: bool = False
+    auction_on: str = "$/h"
+    mark: str = LOW_FIRST_MARK
+
+    @property
+    def derived_at(self) -> int:
+        """Where :attr:`derived` goes in :data:`COLUMNS`: after the column it follows."""
+        assert self.derived is not None
+        return next(i for i, c in enumerate(COLUMNS) if c.header == self.derived.after) + 1
+
+
+def _per(value: float | None, by: float | None) -> float | None:
+    return None if value is None or not by else value / by
+
+
+def _ratio(value: float | None) -> str:
+    """A small price ratio ($ per GB-hour) with the digits that tell close offers apart."""
+    return "-" if value is None else money(value) if value >= 1 else f"{value:.4f}"
+
+
+def _spec_per_dollar(spec: str, spot: bool) -> Callable[[Offer], str]:
+    """The cell of an accelerator spec (GB/s, BF16 TFLOPS) per USD of the per-GPU price, as the
+    store's ``*_per_usd`` sort columns compute it (``catalog.migrations.fill_value_columns``)."""
+    from gpuscout.knowledge.accelerators import all_accelerators
+
+    specs = {a.name: getattr(a, spec) for a in all_accelerators()}
+
+    def cell(o: Offer) -> str:
+        price = o.spot_price_usd_per_gpu_hour if spot else o.price_usd_per_gpu_hour
+        value = _per(specs.get(o.accelerator), price)
+        return "-" if value is None else f"{value:,.0f}"
+
+    return cell
+
+
+def sort_layout(sort: str, *, spot: bool) -> SortLayout:
+    """Where the table shows the value ``sort`` orders its rows by (``spot``: the sort reads the spot
+    price, ``--spot``), as :func:`gpuscout.catalog.query.order_by` sorts: a column of the table, or
+    one added for that sort (the price per GB of memory, the specs per dollar, the total memory, the
+    interconnect, the spot price per GPU)."""
+    mark = HIGH_FIRST_MARK if sort in _HIGH_FIRST else LOW_FIRST_MARK
+    side = "spot " if spot else ""
+    if sort == "price":
+        return SortLayout("spot $/h" if spot else "$/h", is_price=True)
+    if sort in ("price_per_gpu", "on_demand_price_per_gpu") and not (spot and sort == "price_per_gpu"):
+        return SortLayout("$/gpu-h", is_price=True, auction_on="$/gpu-h")
+    derived: Derived | None = None
+    if sort == "price_per_gpu":  # with --spot: the spot price per GPU, which no column shows
+        derived = Derived(
+            Column("spot $/gpu-h", right=True), "spot $/h", lambda o: money(o.spot_price_usd_per_gpu_hour)
+        )
+    elif sort == "price_per_gb_vram":
+
+        def per_gb(o: Offer) -> str:
+            price = o.spot_price_usd_per_hour if spot else o.price_usd_per_hour
+            return _ratio(_per(price, o.gpu_memory_gb * o.gpu_count))
+
+        derived = Derived(Column(f"{side}$/GB-h", right=True), "spot $/h", per_gb)
+    elif sort == "bandwidth_per_dollar":
+        cell = _spec_per_dollar("bandwidth_gbps", spot)
+        derived = Derived(Column(f"{side}GB/s per $", right=True), "spot $/h", cell)
+    elif sort == "tflops_per_dollar":
+        cell = _spec_per_dollar("bf16_tflops", spot)
+        derived = Derived(Column(f"{side}TFLOPS per $", right=True), "spot $/h", cell)
+    elif sort == "total_vram":
+        derived = Derived(
+            Column("GB total", right=True), "GB/gpu", lambda o: f"{o.gpu_memory_gb * o.gpu_count:g}"
+        )
+    elif sort == "interconnect":
+        derived = Derived(Column("link"), "gpu", lambda o: o.interconnect.value)
+    if derived is not None:
+        is_price = "$" in derived.column.header
+        auction_on = derived.column.header if is_price and not spot else "$/h"
+        return SortLayout(derived.column.header, derived, is_price, auction_on, mark)
+    header = _SORT_HEADERS.get(sort, "$/h")
+    return SortLayout(header, is_price=header.endswith("$/h"), auction_on="$/h", mark=mark)
+
+
+def _marked(column: Column, layout: SortLayout, *, two_lines: bool = False) -> Column:
+    """``column`` with the sort's mark after its header where the rows are sorted by it; with
+    ``two_lines``, the marked header broken onto two lines where that makes it narrower."""
+    from dataclasses import replace
+
+    if column.header != layout.header:
+        return column
+    text = f"{column.header} {layout.mark}"
+    if two_lines:
+        cuts = [i for i, ch in enumerate(text) if ch == " "]
+        text = min((text[:i] + "\n" + text[i + 1 :] for i in cuts), key=_header_width, default=text)
+    return replace(column, header=text)
+
+
+def _header_width(text: str) -> int:
+    return max(len(line) for line in text.split("\n"))
+
+
+def wide_columns(layout: SortLayout) -> tuple[Column, ...]:
+    """Every column (:data:`COLUMNS`, and the sort's own where it has one), the sort's marked."""
+    columns = list(COLUMNS)
+    if layout.derived is not None:
+        columns.insert(layout.derived_at, layout.derived.column)
+    return tuple(_marked(c, layout) for c in columns)
 
 
 def short_source(source: str) -> str:
@@ -199,40 +367,91 @@ def find_offers(
             limit=limit or None,
             exclude_stale=fresh_only,
         )
-        return reader.offer_page(query)
+        offers, total = reader.offer_page(query)
+        if not total and query.regions:
+            _check_regions(query.regions, reader)
+        return offers, total
     finally:
         reader.close()
 
 
+#: How many regions an error names.
+REGION_SUGGESTIONS = 4
+
+
+class NoOffersIn(UnknownNameError):
+    """No current offer is in a region matching ``name`` (the region filter's substring, ignoring
+    case); ``suggestions`` are the closest regions that have offers."""
+
+    def __init__(self, field: str, name: str, suggestions: Sequence[str]) -> None:
+        self.name = name
+        self.suggestions = list(suggestions)
+        self.ambiguous = False
+        hint = ", ".join(self.suggestions) if self.suggestions else "none close"
+        InvalidInputError.__init__(
+            self, field, f"no current offer is in a region matching {name!r}; closest with offers: {hint}"
+        )
+
+
+def _check_regions(terms: Sequence[str], reader: OfferReader) -> None:
+    """For a region filter that matched no offer: a term no current offer's region holds is a
+    :class:`NoOffersIn` naming the closest regions with offers (as a provider no offer is from is), so
+    that a typo does not read as an empty catalog ("0 of 0 offers"). A list whose other terms match
+    lists their offers, as the web page and ``/api/v1/offers`` do."""
+    from gpuscout.errors import closest
+
+    known = region_known(reader.count_offers)
+    for term in terms:
+        if not known(term):
+            names: set[str] = set()
+            for o in reader.current_offers():
+                names.update(o.regions if len(o.regions) > 1 else (o.region,))
+            raise NoOffersIn("--region", term, closest(term, names, n=REGION_SUGGESTIONS))
+
+
 def _cells(
-    o: Offer, *, markup: bool, stacked: bool = False, narrow: bool = False, short_age: bool = False
+    o: Offer,
+    *,
+    markup: bool,
+    layout: SortLayout | None = None,
+    stacked: bool = False,
+    narrow: bool = False,
+    short_age: bool = False,
 ) -> tuple[str, ...]:
-    """One row: each cell as Rich markup, or as the text it shows (``markup=False``). An auction
-    price is marked after the price, or under it with ``stacked`` (no wider than the price column).
-    ``narrow``: the source is its feed; ``short_age``: an unknown age is :data:`SHORT_UNKNOWN_AGE`."""
+    """One row, a cell for each column of :func:`wide_columns` (or :data:`COLUMNS` without a
+    ``layout``): each cell as Rich markup, or as the text it shows (``markup=False``). An auction
+    price is marked after the price (in the layout's ``auction_on`` column), or under it with
+    ``stacked`` (no wider than the price column). ``narrow``: the source is its feed; ``short_age``:
+    an unknown age is :data:`SHORT_UNKNOWN_AGE`."""
+    layout = layout or SortLayout("$/h")
     show = plain if markup else printable
     gpu_label = o.accelerator + ("?" if o.extra.get("variant") == "assumed" else "")
     share = o.slice_label  # a vGPU slice: its share of one GPU where the count is ("1/20")
     count = (share if o.gpu_count == 1 else f"{o.gpu_count}x{share}") if share else str(o.gpu_count)
     stale = (" [yellow]stale[/]" if markup else " stale") if o.stale else ""
     avail = o.availability.value + (f" ({o.available_count})" if o.available_count is not None else "")
-    auction = ""
-    if o.interruptible_on_demand:
-        auction = ("\n" if stacked else " ") + ("[yellow]auction[/]" if markup else "auction")
-    return (
+    cells = [
         show(o.provider),
         show(o.instance_type),
         show(gpu_label),
         count,
         f"{o.gpu_memory_gb:g}",
-        money(o.price_usd_per_hour) + auction,
+        money(o.price_usd_per_hour),
         money(o.price_usd_per_gpu_hour),
         money(o.spot_price_usd_per_hour),
         show(o.region),
         avail,
         (SHORT_UNKNOWN_AGE if short_age and o.observed_at is None else age_text(o)) + stale,
         show(source_feed(o.source) if narrow else short_source(o.source)),
-    )
+    ]
+    headers = [c.header for c in COLUMNS]
+    if layout.derived is not None:
+        cells.insert(layout.derived_at, layout.derived.cell(o))
+        headers.insert(layout.derived_at, layout.derived.column.header)
+    if o.interruptible_on_demand:
+        at = headers.index(layout.auction_on)
+        cells[at] += ("\n" if stacked else " ") + ("[yellow]auction[/]" if markup else "auction")
+    return tuple(cells)
 
 
 def print_offers_csv(offers: list[Offer]) -> None:
@@ -249,15 +468,21 @@ def print_offers_csv(offers: list[Offer]) -> None:
     write_csv(sys.stdout, (*RECORD_COLUMNS, "age"), records)
 
 
-def _notes(offers: Sequence[Offer], *, left_out: Sequence[str] = (), short_age: bool = False) -> list[str]:
+def _notes(
+    offers: Sequence[Offer],
+    *,
+    left_out: Sequence[str] = (),
+    short_age: bool = False,
+    auction_on: str = "$/h",
+) -> list[str]:
     """The lines under the table that explain the marks in the columns it shows (``short_age``: an
-    unknown age is :data:`SHORT_UNKNOWN_AGE`)."""
+    unknown age is :data:`SHORT_UNKNOWN_AGE`; ``auction_on``: the column that marks auction prices)."""
     notes = []
     if any(o.extra.get("variant") == "assumed" for o in offers):
         notes.append(ASSUMED_NOTE)
     if any(o.slice_label for o in offers):
         notes.append(SLICE_NOTE + ("" if "$/gpu-h" in left_out else SLICE_PRICE_NOTE))
-    if "$/h" not in left_out and any(o.interruptible_on_demand for o in offers):
+    if auction_on not in left_out and any(o.interruptible_on_demand for o in offers):
         notes.append(AUCTION_NOTE)
     if "age" not in left_out and any(o.observed_at is None for o in offers):
         notes.append(_UNKNOWN_AGE_NOTE.format(SHORT_UNKNOWN_AGE) if short_age else UNKNOWN_AGE_NOTE)
@@ -265,22 +490,29 @@ def _notes(offers: Sequence[Offer], *, left_out: Sequence[str] = (), short_age: 
 
 
 def _fitted(
-    title: str, offers: Sequence[Offer], width: int | None, *, spot: bool
+    title: str, offers: Sequence[Offer], width: int | None, *, spot: bool, sort: str = "price"
 ) -> tuple[Table, list[str], bool]:
     """The table of ``offers`` within ``width``, the columns it leaves out, and whether its unknown
     ages are short. Every column when the whole row fits; else :func:`narrow_columns` (the source as
     its feed), in the first of its forms that leaves the fewest columns out: the unknown age in full
-    or short, an auction mark beside or under its price."""
+    or short, an auction mark beside or under its price, the sorted column's header marked on one
+    line or two, or not (where its mark would cost a column: the title says the sort too). The column
+    the rows are sorted by is always shown."""
     from gpuscout.cli.table_fit import fitted_table
 
-    table, left_out = fitted_table(title, COLUMNS, [_cells(o, markup=True) for o in offers], width)
+    layout = sort_layout(sort, spot=spot)
+    rows = [_cells(o, markup=True, layout=layout) for o in offers]
+    table, left_out = fitted_table(title, wide_columns(layout), rows, width)
     if not left_out:
         return table, left_out, False
-    columns = narrow_columns(spot=spot)
     stacking = (False, True) if any(o.interruptible_on_demand for o in offers) else (False,)
     best: tuple[Table, list[str], bool] | None = None
-    for short_age, stacked in itertools.product((False, True), stacking):
-        rows = [_cells(o, markup=True, stacked=stacked, narrow=True, short_age=short_age) for o in offers]
+    for header, short_age, stacked in itertools.product(HEADER_FORMS, (False, True), stacking):
+        columns = narrow_columns(spot=spot, sort=sort, header=header)
+        rows = [
+            _cells(o, markup=True, layout=layout, stacked=stacked, narrow=True, short_age=short_age)
+            for o in offers
+        ]
         table, left_out = fitted_table(title, columns, rows, width)
         if best is None or len(left_out) < len(best[1]):
             best = (table, left_out, short_age)
@@ -291,23 +523,27 @@ def _fitted(
 
 def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False) -> None:
     """The table of ``gpuscout offers`` and the notes under it, on stdout (``spot``: the rows are
-    sorted and filtered by their spot price, ``--spot``)."""
+    sorted and filtered by their spot price, ``--spot``). The column the rows are sorted by is always
+    shown (:func:`sort_layout`), its header marked: ``▲`` lowest (or first) at the top, ``▼``
+    highest."""
     title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {sort}"
+    spot = spot or sort == "spot_price"
+    layout = sort_layout(sort, spot=spot)
     if plain_pipe(sys.stdout):
-        text = pipe_table(title, COLUMNS, [_cells(o, markup=False) for o in offers])
+        rows = [_cells(o, markup=False, layout=layout) for o in offers]
+        text = pipe_table(title, wide_columns(layout), rows)
         if text is not None:
-            sys.stdout.write(text + "".join(note + "\n" for note in _notes(offers)))
+            notes = _notes(offers, auction_on=layout.auction_on)
+            sys.stdout.write(text + "".join(note + "\n" for note in notes))
             sys.stdout.flush()
             return
     from gpuscout.cli.consoles import wide_console
     from gpuscout.cli.table_fit import left_out_note, terminal_width
 
     out = wide_console()
-    table, left_out, short_age = _fitted(
-        title, offers, terminal_width(out), spot=spot or sort == "spot_price"
-    )
+    table, left_out, short_age = _fitted(title, offers, terminal_width(out), spot=spot, sort=sort)
     out.print(table)
-    for note in _notes(offers, left_out=left_out, short_age=short_age):
+    for note in _notes(offers, left_out=left_out, short_age=short_age, auction_on=layout.auction_on):
         out.print(note)
     left_out_text = left_out_note(left_out)
     if left_out_text:
@@ -351,9 +587,11 @@ def pipe_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[st
     """
     grid = [[c.header for c in columns], *rows]
     natural = [1] * len(columns)
-    for row in grid:
+    for n, row in enumerate(grid):
         for i, cell in enumerate(row):
-            if not (cell.isascii() and cell.isprintable()) or "[" in cell:
+            # a header's sort mark is one cell wide, for Rich as here
+            text = cell[:-2] if n == 0 and cell.endswith(_SORT_MARKS) else cell
+            if not (text.isascii() and text.isprintable()) or "[" in cell:
                 return None
             if len(cell) > natural[i]:
                 natural[i] = len(cell)

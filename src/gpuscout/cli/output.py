@@ -202,6 +202,12 @@ _VAGUE_WORDS = frozenset({"max", "min", "per", "the", "num", "number", "count", 
 SUGGESTED_OPTIONS = 5
 
 
+def _help_words(param: Any) -> str:
+    """An option's help as the words it speaks, lower case: an environment variable it names
+    (``$GPUSCOUT_DB``) is not a word of it (``--gpu`` is not about the database)."""
+    return re.sub(r"\$\w+", " ", str(getattr(param, "help", "") or "")).lower()
+
+
 def suggest_by_meaning(exc: Any) -> None:
     """Add to an unknown option's suggestions the command's options whose names or help speak of its
     words (``--tokens`` -> ``--output-total``, whose help says "Output tokens to generate in total"),
@@ -220,9 +226,7 @@ def suggest_by_meaning(exc: Any) -> None:
             continue
         if any(w in name for w in words for name in names):
             by_name.append(names[0])
-        elif any(
-            re.search(rf"\b{re.escape(w)}", str(getattr(param, "help", "") or "").lower()) for w in words
-        ):
+        elif any(re.search(rf"\b{re.escape(w)}", _help_words(param)) for w in words):
             by_help.append(names[0])
     spelled = list(getattr(exc, "possibilities", None) or [])
     # an option named by the word first; its help's words only where no option is named so

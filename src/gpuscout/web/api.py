@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from pydantic import BeforeValidator, Field
 
 from gpuscout.catalog.reader import SqliteReader
+from gpuscout.catalog.status import HISTORY_DAYS_ACCEPTED, history_provider
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -127,14 +128,26 @@ def api_history(
     services: Services,
     gpu: Annotated[str, Query(min_length=1, max_length=200, description="GPU name")],
     provider: Annotated[str | None, Query(max_length=100)] = None,
-    days: Annotated[int | None, Query(ge=1, le=3650)] = None,
+    days: Annotated[
+        float | None,
+        Query(description=f"only the last N days: {HISTORY_DAYS_ACCEPTED} (0.5 is 12 hours)"),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=5000, description="most recent points to return")] = 1000,
 ) -> list[HistoryPointOut]:
     """Min and median on-demand $/GPU-h per provider and stored snapshot, oldest first (points whose
-    observation time is unknown come first); at most ``limit``, the most recent ones."""
+    observation time is unknown come first); at most ``limit``, the most recent ones.
+
+    ``days`` is read by the catalog's one rule, as ``gpuscout history --days`` is (a number above 0, up
+    to 36,500: ``gpuscout.catalog.status.check_history_days``; else 422 naming it). ``provider`` is a
+    name or an alias ("Vast.ai"); one that is neither a known provider nor one with stored prices of
+    the GPU is a 422 naming the closest providers, and a known provider without such prices answers
+    ``[]``."""
     names = resolve_gpu_names(gpu)
-    points = services.history_points(names, provider, days)[-limit:]
-    return [HistoryPointOut.model_validate(p, from_attributes=True) for p in points]
+    points = services.history_points(names, None, days)
+    if provider is not None:
+        pid = history_provider(provider, {p.provider for p in points}, field="provider")
+        points = [p for p in points if p.provider == pid]
+    return [HistoryPointOut.model_validate(p, from_attributes=True) for p in points[-limit:]]
 
 
 @router.get("/sources", response_model=list[SourceOut], tags=["offers"], summary="Sources and freshness")

@@ -467,7 +467,7 @@ class WebServices:
         }
 
     def history_points(
-        self, accelerators: Sequence[str], provider: str | None, days: int | None
+        self, accelerators: Sequence[str], provider: str | None, days: float | None
     ) -> list[Any]:
         """``HistoryPoint``s of the accelerator names read together (a family filter gives several),
         as ``gpuscout history`` reads them: one point per (snapshot, provider) over the family, in
