@@ -88,8 +88,10 @@ def test_one_prompt_runs_its_attention_on_one_gpu() -> None:
     # 2 x 128 heads x 320 dims x 61 layers x 1000^2 / 2 token pairs
     projections = 2.0 * c.attn_per_layer * 61 * tokens
     scores = 2.0 * 128 * (128 + 64 + 128) * 61 * tokens**2 / 2
-    # TP splits them over 8 GPUs; under DP attention the prompt's rank computes all of it
-    excess = (projections + scores) * (1 - 1 / 8) / tp_st.achieved_flops
+    # TP splits them over 8 GPUs; under DP attention the prompt's rank computes all of it: the projections
+    # at the FP8 GEMM rate, the scores (bf16 cache) at the 16-bit attention rate, as TP's own scores
+    assert dp_st.attn_flops < dp_st.achieved_flops
+    excess = (projections / tp_st.achieved_flops + scores / tp_st.attn_flops) * (1 - 1 / 8)
     diff = prefill_compute_seconds(dp_st, tokens) - prefill_compute_seconds(tp_st, tokens)
     assert diff == pytest.approx(excess, rel=1e-9)
     # eight prompts, one per rank: the same per-GPU work as TP

@@ -237,11 +237,14 @@ def test_gpt_oss_120b_fits_one_h100_in_its_native_mxfp4() -> None:
 
 
 def test_fp4_formats_say_no_row_times_their_kernels() -> None:
-    """No calibration row runs MXFP4 or NVFP4: on Hopper their dequantising kernels are timed as the
-    engine's int4 weight-only ones, on Blackwell at the FP4 class's prior, and the estimate says which."""
+    """No calibration row runs MXFP4 or NVFP4: their 16-bit-math kernels (Hopper; gpt-oss's W4A16 experts
+    on Blackwell too) are timed as the engine's int4 weight-only ones, W4A4 NVFP4 on Blackwell at the FP4
+    class's prior, and the estimate says which."""
     hopper = estimate("gpt-oss-120b", "H100", batch=1).assumptions["uncalibrated"]
     assert "MXFP4 MoE experts (rest bf16) dequantised to 16-bit math" in hopper
-    blackwell = estimate("gpt-oss-120b", "B200", batch=1).assumptions["uncalibrated"]
+    w4a16 = estimate("gpt-oss-120b", "B200", batch=1).assumptions["uncalibrated"]
+    assert "MXFP4 MoE experts (rest bf16) dequantised to 16-bit math" in w4a16
+    blackwell = estimate("llama-3.1-8b", "B200", precision="nvfp4", batch=1).assumptions["uncalibrated"]
     assert "fp4 bandwidth and compute efficiency" in blackwell and "dequantised" not in blackwell
     awq = estimate("llama-3.1-8b", "H100", precision="awq", batch=1).assumptions
     assert "uncalibrated" not in awq  # Marlin int4: vLLM's rows time it

@@ -221,14 +221,18 @@ class _Faq:
         details: list[str] = []
         figures: dict[str, float | str | None] = {"context": self.context, "users": self.users}
         cited: list[Recommendation] = []
-        per_user = 0.0
+        per_user: float | None = None
         for p in dict.fromkeys((self.precision, *VRAM_PRECISIONS)):
             e = self._need(ref, 1, p, self.users)
             if e is None:
                 continue
             m = e.memory
             need = m.weights_gb + m.kv_cache_gb + m.activations_gb + m.overhead_gb
-            per_user = m.kv_bytes_per_token * self.context / 1e9
+            if per_user is None:  # the lead precision's, the one the answer names
+                # the cache the estimator holds for these users, each user's share of it: sliding-window
+                # layers (Gemma 2/3, gpt-oss) keep only their window, so bytes/token x context (every
+                # layer keeping every token) overstates it
+                per_user = m.kv_cache_gb / self.users
             figures[f"{p}_gb"] = round(need, 2)
             best = self._rank(
                 ServeWorkload(
@@ -252,6 +256,7 @@ class _Faq:
                 f"{self.users} x {self.context:,} tokens, runtime {_gb(m.activations_gb + m.overhead_gb)}); "
                 f"{where}"
             )
+        per_user = per_user or 0.0
         figures["kv_gb_per_user"] = round(per_user, 3)
         first = next((k for k in figures if k.endswith("_gb") and k != "kv_gb_per_user"), None)
         lead = float(figures[first] or 0.0) if first else 0.0
@@ -451,6 +456,44 @@ class _Faq:
         )
 
     # ---- 4 ------------------------------------------------------------------------------------
+    def _decode_reads(self, e1: Estimate, gpu: Accelerator, gpus: int) -> tuple[float, float, str]:
+        """(GB one batch-1 decode step reads for the whole model, tok/s those reads allow at the cards'
+        datasheet bandwidth, that bandwidth in words) for the setup ``e1`` was estimated on, from the
+        estimator's own accounting (:func:`~gpuscout.estimate.diagnose.diagnose`: the weights a step
+        reads as they are stored, an MoE's routed experts only, the input embedding a row lookup, and
+        the KV cache at the user's context, sliding-window layers capped at their window)."""
+        from gpuscout.estimate.diagnose import diagnose
+
+        model = self.be.models.resolve(self.model) if self.be.models is not None else self.model
+        try:
+            d = diagnose(
+                model,
+                gpu,
+                measured_tps=max(e1.decode_tokens_per_s, 1e-3),  # the reads do not depend on it
+                precision=e1.precision,  # the format as it ran (gpt-oss: MXFP4 experts, the rest bf16)
+                batch=1,
+                engine=e1.engine,
+                gpus=gpus,
+                context=self.context,
+            )
+        except GpuscoutError:
+            d = None
+        layer_split = e1.parallel == "layer" and gpus > 1
+        if d is None or d.bytes_per_step <= 0:
+            # an estimator that cannot say (a test's fake model): the active parameters' share of the
+            # weights, every GPU streaming its share at once
+            per_gpu = e1.memory.model_weights_total_gb(gpus) * 1e9 / gpus
+            active = self.be.active_params_b(self.model) / max(self.be.params_b(self.model), 1e-9)
+            step = per_gpu * min(1.0, active)
+            layer_split = False
+        else:
+            step = d.bytes_per_step  # per GPU under tensor parallelism, all of it under a layer split
+        ceiling = gpu.bandwidth_gbps * 1e9 / step if step else 0.0  # one card streams its ``step``
+        if layer_split:  # the cards take turns: one card's bandwidth streams the whole step
+            tb_s = f"{gpu.bandwidth_gbps / 1000:.2f} TB/s (the {gpus} cards take turns, a layer split)"
+            return step / 1e9, ceiling, tb_s
+        return step * gpus / 1e9, ceiling, f"{gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s"
+
     def slow(self) -> FaqAnswer:
         gpu = self.gpu or self.be.accelerator(REFERENCE_GDDR)
         hbm = self.be.accelerator(REFERENCE_HBM)
@@ -474,12 +517,12 @@ class _Faq:
         util = 2 * active * e1.decode_tokens_per_s / peak if peak else 0.0
         weights_total = e1.memory.model_weights_total_gb(gpus)
         share = min(1.0, active / (self.be.params_b(self.model) * 1e9))
-        streamed = weights_total * share  # MoE: only the active experts are read per token
-        ceiling = gpu.bandwidth_gbps * gpus / streamed if streamed else 0.0
+        streamed, ceiling, bandwidth = self._decode_reads(e1, gpu, gpus)
         read = (
-            f"{_gb(streamed)} of weights"
+            f"{_gb(streamed)} (its weights and KV cache)"
             if share > 0.99
-            else f"~{_gb(streamed)} of weights (the active experts' share of {_gb(weights_total)})"
+            else f"~{_gb(streamed)} (of {_gb(weights_total)} of weights: the active experts, the layers "
+            "every token uses, and its KV cache)"
         )
         most = self._infer(gpu, gpus, p, "max")
         batched = min(32, most.batch) if most is not None and most.fits else 0
@@ -492,7 +535,7 @@ class _Faq:
             pace = "split"
         details = [
             f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
-            f"{read}, so {gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s caps it near {ceiling:.0f} tok/s "
+            f"{read}, so {bandwidth} caps it near {ceiling:.0f} tok/s "
             f"while the tensor cores run at ~{util:.1%} of their peak"
             + (f"; each step {e1.step_summary()} (overlapping)" if e1.step_ms else ""),
         ]
@@ -502,6 +545,7 @@ class _Faq:
                 "gpus": gpus,
                 "batch1_tok_s": round(e1.decode_tokens_per_s, 1),
                 "bandwidth_ceiling_tok_s": round(ceiling, 1),
+                "streamed_gb_per_token": round(streamed, 3),
                 "compute_utilisation": round(util, 4),
             }
         )
@@ -666,7 +710,17 @@ def _slow_cause(binding: str, gpus: int, no_hbm: str = "") -> tuple[str, str]:
 
 
 def _compute_class(precision: str) -> str:
-    """The tensor-core rate a weight format multiplies at best (weight-only formats: 16-bit)."""
+    """The tensor-core rate a weight format multiplies at best (weight-only formats: 16-bit; gpt-oss's
+    MXFP4 experts meet bf16 activations, W4A16, and the rest of it is bf16:
+    ``WeightFormat.expert_activations``)."""
+    from gpuscout.errors import InvalidInputError
+    from gpuscout.estimate.precision import resolve_precision
+
+    try:
+        if resolve_precision(precision).expert_activations == "bf16":
+            return "bf16"
+    except InvalidInputError:
+        pass
     p = precision.lower()
     if p.startswith("fp8"):
         return "fp8"

@@ -29,6 +29,7 @@ from gpuscout.estimate.memory import (
     capacity_bytes,
     card_memory_label,
     max_batch,
+    model_consts,
     plan_memory,
 )
 from gpuscout.estimate.parallel import (
@@ -54,7 +55,7 @@ from gpuscout.estimate.precision import (
 )
 from gpuscout.estimate.serving import Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
-from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds
+from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
@@ -1095,7 +1096,18 @@ def _as_run(
         if eng.name == "llama.cpp":
             return fmt, CLASS_GGUF, sixteen
         return fmt, CLASS_WEIGHT_ONLY, sixteen
+    if w4a16_experts(fmt, eng):
+        # natively supported, but the experts' narrow weights meet 16-bit activations (W4A16): 16-bit math,
+        # as where the GPU has no tensor cores for the weights' type (precision.py, ``expert_activations``)
+        return fmt, CLASS_WEIGHT_ONLY, resolve_precision("bf16" if has_bf16(acc) else "fp16")
     return fmt, "", None
+
+
+def w4a16_experts(fmt: WeightFormat, eng: EngineProfile) -> bool:
+    """Whether ``eng`` multiplies ``fmt``'s routed experts by 16-bit activations where it runs the format
+    natively: gpt-oss's MXFP4 experts in every engine but llama.cpp (whose native Blackwell MXFP4 MMA
+    quantises the activations to MXFP4, PR #17906)."""
+    return fmt.expert_activations in ("bf16", "fp16") and eng.name != "llama.cpp"
 
 
 def _unsupported(
@@ -1225,6 +1237,35 @@ def _memory_assumptions(
     return out
 
 
+def _expert_rate_note(st: Setup, verdict: SupportVerdict) -> str:
+    """Which tensor rate an experts-only format's parts run at (gpt-oss's MXFP4 experts, bf16 rest)."""
+    fmt, eng = st.fmt, st.engine
+    weights = fmt.label.split(" ", 1)[0]
+    if st.eff_class in (CLASS_WEIGHT_ONLY, CLASS_GGUF) and verdict.mode == "native":
+        how = (
+            f"{weights} weights x {fmt.expert_activations} activations (W4A16, vLLM's and SGLang's default "
+            "MoE kernels; not W4A4, so not the FP4 rate: TensorRT-LLM's W4A8 reaches at most the FP8 rate"
+            + (", and is timed as W4A16 here)" if eng.name == "tensorrt-llm" else ")")
+        )
+    elif st.eff_class in (CLASS_WEIGHT_ONLY, CLASS_GGUF):
+        how = f"{weights} weights dequantised for 16-bit math (weight-only)"
+    else:
+        how = f"{weights} weights x activations quantised to {weights}"
+    experts = st.achieved_flops * eng.moe_compute_efficiency / 1e12
+    out = (
+        f"routed experts: {how}, at the {st.rate.rate_name} rate ({st.rate.tflops:g} TFLOPS peak), "
+        f"{experts:,.0f} TFLOPS achieved in grouped GEMMs; the {fmt.dense_bits:g}-bit attention projections, "
+        "router and lm_head"
+    )
+    dense = st.dense_flops / 1e12
+    if abs(st.attn_flops - st.dense_flops) > 1e-6 * st.dense_flops:
+        return (
+            out + f" at the 16-bit rate, {dense:,.0f} TFLOPS achieved; attention scores at "
+            f"{st.attn_flops / 1e12:,.0f} TFLOPS achieved"
+        )
+    return out + f", and the attention scores, at the 16-bit rate, {dense:,.0f} TFLOPS achieved"
+
+
 def _kv_note(st: Setup) -> str:
     """The cache's element type, and for sparse attention what a step reads of it."""
     shape = kv_shape(st.spec)
@@ -1273,6 +1314,7 @@ def _assumptions(
             st.achieved_flops / 1e12,
         ),
         "compute_class": st.eff_class,
+        **({"expert_rate": _expert_rate_note(st, verdict)} if st.fmt.dense_bits is not None else {}),
         "fixed_costs": f"{eng.layer_overhead_us:g} us/layer + {eng.step_overhead_us:g} us/step + "
         f"{eng.seq_overhead_us:g} us/sequence/step"
         + (
@@ -1337,6 +1379,19 @@ def _assumptions(
             f"{st.fmt.label} through Machete (wgmma) on sm_90, not Marlin's mma.sync: the weight-only "
             "efficiency at the full tensor rate (no calibration row runs Machete; its weight-only rows are "
             "Marlin on A100s)"
+        )
+    if st.wgmma_experts:
+        out["gemm_kernel"] = (
+            f"{st.fmt.label}: the experts' W4A16 grouped GEMMs are warpgroup-MMA kernels here (Triton "
+            "matmul_ogs on Hopper, FlashInfer TRT-LLM-gen / CUTLASS MoE on datacenter Blackwell), not "
+            "Marlin's mma.sync: the weight-only efficiency at the full tensor rate"
+        )
+    if st.wide_gemms and not st.split_dense:
+        wide = wide_body_params(st) / model_consts(st.spec).dense_body
+        out["wide_gemms"] = (
+            f"{st.fmt.label}: the {wide:.0%} of the body's weights left in bf16 (the attention projections "
+            f"and the first and last decoder layers) at the 16-bit rate, {st.dense_flops / 1e12:,.0f} TFLOPS "
+            f"achieved; the rest at the {st.rate.rate_name} rate, {st.achieved_flops / 1e12:,.0f} TFLOPS"
         )
     if parallel is not None:
         out["parallel"] = parallel

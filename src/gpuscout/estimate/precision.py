@@ -20,10 +20,22 @@ Effective bits per weight, with where each figure comes from:
   attention projections and the first and last decoder layers in bf16 (``attn_bits``, ``wide_layers``;
   Llama 3 paper, section 6.2: "We do not quantize parameters in the self-attention layers"; "we do not
   perform quantization in the first and last Transformer layers"). Llama 3.1 405B: 487 GB, not 410.
+  Those bf16 weights are plain bf16 GEMMs: they run at the 16-bit tensor rate, the FP8 MLPs at the FP8
+  one (``throughput.wide_body_params``: about a fifth of a Llama 3.1 body's weights).
 - nvfp4: 4 + fp8 scale per 16 = 4.5; mxfp4: 4 + e8m0 scale per 32 = 4.25.
 - mxfp4-moe (the gpt-oss checkpoint): the MoE experts in MXFP4 (4.25), attention, router, shared layers,
   embeddings and lm_head in bf16 (``quantization_config.modules_to_not_convert``). ``dense_bits`` carries
   the width of the non-expert body weights of such experts-only formats.
+  Which tensor rate its GEMMs run at (``expert_activations``): the bf16 ones at the 16-bit rate on every
+  GPU; the experts' MXFP4 weights are multiplied by bf16 activations (W4A16) by default in vLLM and
+  SGLang (FlashInfer TRT-LLM-gen / CUTLASS MoE on SM100, Triton ``matmul_ogs`` on SM90, Marlin before,
+  AITER / Triton on ROCm; W4A8 with MXFP8 activations only when opted in), so they too run at the 16-bit
+  rate; on Hopper and the SM100 family in warpgroup-MMA kernels (wgmma / tcgen05), not at the share of
+  the rate Marlin's mma.sync keeps there (``throughput.Setup.wgmma_experts``). No engine runs gpt-oss as
+  W4A4 (FP4 activations) by default; TensorRT-LLM's Blackwell W4A8 (MXFP4 x MXFP8, tcgen05
+  kind::f8f6f4) reaches at most the FP8 rate, never the FP4 one. The estimate
+  takes W4A16 for every engine but llama.cpp, whose native Blackwell MXFP4 path quantises activations to
+  MXFP4 for the FP4 MMA (PR #17906).
 - GGUF (llama.cpp). Block formats (bytes per block, ggml-common.h): Q4_0 4.5, Q4_1 5.0, Q5_0 5.5,
   Q5_1 6.0, Q8_0 8.5, Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, IQ1_S 1.5625, IQ1_M
   1.75, IQ2_XXS 2.0625, IQ2_XS 2.3125, IQ2_S 2.5625, IQ3_XXS 3.0625, IQ3_S 3.4375, IQ4_NL 4.5, IQ4_XS
@@ -87,6 +99,10 @@ class WeightFormat:
     # the checkpoint format when the spelling names one ("awq", "gptq" for int4): the same bits and speed,
     # but engines do not load every format everywhere (TGI runs GPTQ on ROCm, not AWQ)
     checkpoint: str = ""
+    # experts-only formats: the activations serving engines multiply the routed experts' narrow weights with
+    # by default ("bf16": W4A16, the experts' GEMMs at the 16-bit rate even where the GPU has tensor cores for
+    # the weights' own type; "" = the compute class's own activations)
+    expert_activations: str = ""
 
     @property
     def efficiency_class(self) -> str:
@@ -128,9 +144,23 @@ def _fmt(
     attn_bits: float | None = None,
     wide_layers: int = 0,
     kernel: str = "",
+    expert_activations: str = "",
 ) -> WeightFormat:
     return WeightFormat(
-        name, label, bits, embed, head, cls, gguf, native, note, dense_bits, attn_bits, wide_layers, kernel
+        name,
+        label,
+        bits,
+        embed,
+        head,
+        cls,
+        gguf,
+        native,
+        note,
+        dense_bits,
+        attn_bits,
+        wide_layers,
+        kernel,
+        expert_activations=expert_activations,
     )
 
 
@@ -232,8 +262,10 @@ _FORMATS: dict[str, WeightFormat] = {
             CLASS_FP4,
             native="fp4",
             note="gpt-oss checkpoint: routed experts MXFP4 (e8m0 scale per 32), attention, router and "
-            "embeddings bf16",
+            "embeddings bf16; serving engines multiply the experts' MXFP4 weights by bf16 activations "
+            "(W4A16) by default, so no part of the model runs at the FP4 tensor rate",
             dense_bits=16.0,
+            expert_activations="bf16",
         ),
         _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
         _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),

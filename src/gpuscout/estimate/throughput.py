@@ -13,12 +13,16 @@ Decode step (every running sequence advances one token), per GPU:
             + fixed costs + tensor-parallel all-reduces
 ``BW`` and ``F`` are the engine's achieved bandwidth and tensor rate for the format's compute class;
 routed-expert bytes go at ``moe_efficiency`` of the bandwidth and their FLOPs at ``moe_compute_efficiency``
-of the tensor rate (grouped-GEMM kernels). Old int4 kernels of the exllama v1 family (TGI 1.0-1.1,
-AutoGPTQ 0.4) dequantise the weights again for every row below 8 rows (CUDA-core time per row) and
-rebuild fp16 matrices for cuBLAS from 8 rows on (:func:`int4_kernel_seconds`). The blend is a
-smooth maximum (p-norm, p=4): near the ridge point both limits cost a little. Fixed costs: per-layer
-kernel overhead, per-step overhead, per-sequence CPU overhead, an eager per-expert loop (HF transformers),
-layer-split hand-offs.
+of the tensor rate (grouped-GEMM kernels). Each part of the FLOPs runs at its own rate: the GEMMs a format
+leaves in 16 bits at the engine's 16-bit rate (:attr:`Setup.dense_flops`: in gpt-oss's experts-only MXFP4
+all those outside the experts, in Meta's FP8 checkpoints the attention projections and the first and last
+layers), and the attention over the KV cache, prefill and decode, at the rate of the cache's dtype
+(:attr:`Setup.attn_flops`: 16-bit unless cache and weights are both FP8).
+Old int4 kernels of the exllama v1 family (TGI 1.0-1.1, AutoGPTQ 0.4) dequantise the weights again for
+every row below 8 rows (CUDA-core time per row) and rebuild fp16 matrices for cuBLAS from 8 rows on
+(:func:`int4_kernel_seconds`). The blend is a smooth maximum (p-norm, p=4): near the ridge point both
+limits cost a little. Fixed costs: per-layer kernel overhead, per-step overhead, per-sequence CPU
+overhead, an eager per-expert loop (HF transformers), layer-split hand-offs.
 
 Prefill is compute bound: linear FLOPs + causal attention FLOPs, with a weight-read floor per chunk
 for short prompts. ``prefill_compute_seconds`` is the marginal cost of a prompt's tokens when they ride
@@ -36,8 +40,12 @@ from gpuscout.estimate.memory import ModelConsts, attention_bytes, dense_body_by
 from gpuscout.estimate.parallel import handoff_staging_seconds, tp_step_comm_seconds
 from gpuscout.estimate.precision import (
     CLASS_16BIT,
+    CLASS_FP4,
+    CLASS_FP8,
     CLASS_FP32,
     CLASS_GGUF_F16,
+    CLASS_INT8,
+    KERNEL_FP8_BLOCK,
     SPARSE_MLA_FP8,
     ComputeRate,
     KvDtype,
@@ -53,6 +61,9 @@ BLEND_P = 4.0
 # compute classes whose weight GEMMs already run 16-bit (or wider) math at the engine's rate for it: their
 # attention runs at the same rate (:attr:`Setup.attn_flops`)
 _16BIT_MATH = (CLASS_16BIT, CLASS_GGUF_F16, CLASS_FP32)
+# compute classes whose weight GEMMs run at a narrower type's tensor rate (FP8, INT8 W8A8, FP4): the
+# attention over a 16-bit KV cache does not (:func:`decode_step`, :attr:`Setup.attn_flops`)
+_NARROW_MATH = (CLASS_FP8, KERNEL_FP8_BLOCK, CLASS_INT8, CLASS_FP4)
 # Host launches of an eager MoE layer's extra kernels (router GEMM, softmax/top-k, permute, two grouped
 # GEMMs and the activation, un-permute/finalize, shared expert: ~10 launches) relative to a dense decoder
 # layer's (~15-20 launches of norms, projections, rotary, attention, MLP, residuals)
@@ -93,8 +104,15 @@ class Setup:
     # (FlashAttention / FlashInfer / llama.cpp's FA multiply bf16 or fp16 queries and keys), at the
     # engine's 16-bit efficiency: an int8 model's attention does not run at the int8 rate, nor a Marlin
     # model's at mma.sync's share, nor an FP8 model's at the FP8 rate unless its KV cache is FP8 too
-    # (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's FP8 path: queries, keys and values in FP8)
+    # (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's FP8 path: queries, keys and values in FP8).
+    # Decode attention of an FP8 / INT8 / FP4 model runs at it too (:func:`decode_step`)
     attn_flops: float = field(init=False, repr=False, compare=False)
+    # FLOP/s of the weight GEMMs a narrower format leaves in 16 bits (:func:`wide_body_params`): gpt-oss's
+    # bf16 attention projections, router and lm_head (``dense_bits``), the bf16 attention projections and
+    # first and last layers of Meta's FP8 checkpoints (``attn_bits``, ``wide_layers``). They are plain
+    # bf16 GEMMs (cuBLAS), at the engine's 16-bit rate and efficiency on every GPU, while the format's
+    # own GEMMs run at :attr:`achieved_flops`; the format's rate where it leaves none
+    dense_flops: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         cls = self.eff_class or self.fmt.efficiency_class
@@ -104,12 +122,14 @@ class Setup:
         peak = self._engine_peak(rate)
         object.__setattr__(self, "peak_tflops", peak)
         achieved = self.engine.achieved_tflops(cls, peak) * 1e12
-        if cls == "weight-only" and self.engine.weight_only_tile_rows > 1 and not self.wgmma_int4:
+        mma_sync = cls == "weight-only" and self.engine.weight_only_tile_rows > 1
+        if mma_sync and not self.wgmma_int4 and not self.wgmma_experts:
             achieved *= legacy_mma_share(self.acc)
         object.__setattr__(self, "achieved_flops", achieved)
         fp8_attention = self.kv.name in ("fp8", SPARSE_MLA_FP8) and self.rate.rate_name == "fp8"
         same_rate = cls in _16BIT_MATH or fp8_attention
         object.__setattr__(self, "attn_flops", achieved if same_rate else self._attn_rate())
+        object.__setattr__(self, "dense_flops", self._attn_rate() if self.wide_gemms else achieved)
         bw = self.engine.achieved_bandwidth_gbps(cls, self.acc.bandwidth_gbps) * 1e9
         object.__setattr__(self, "achieved_bandwidth", bw)
         dense = gemm_tile_rows(self.acc)
@@ -137,8 +157,44 @@ class Setup:
         fp16_acc = self.engine.fp16_accumulate and rate.rate_name in ("bf16", "fp16")
         return rate.tflops * (2.0 if fp16_acc and self.acc.kind == "consumer" else 1.0)
 
+    @property
+    def split_dense(self) -> bool:
+        """Whether the GEMMs outside the routed experts run at their own (16-bit) rate, not the format's:
+        an experts-only format whose other weights are 16-bit (:attr:`dense_flops`)."""
+        bits = self.fmt.dense_bits
+        return bits is not None and bits >= 16.0 and self.eff_class not in _16BIT_MATH
+
+    @property
+    def wide_attention(self) -> bool:
+        """Whether the attention projections are 16-bit GEMMs in a narrower format: an experts-only one
+        (:attr:`split_dense`), or one that leaves them unconverted (``attn_bits``: Meta's FP8)."""
+        bits = self.fmt.attn_bits
+        return self.split_dense or (bits is not None and bits >= 16.0 and self.eff_class not in _16BIT_MATH)
+
+    @property
+    def wide_gemms(self) -> bool:
+        """Whether some weight GEMMs run at the 16-bit rate, not the format's (:func:`wide_body_params`)."""
+        return self.wide_attention or (bool(self.fmt.wide_layers) and self.eff_class not in _16BIT_MATH)
+
+    @property
+    def wgmma_experts(self) -> bool:
+        """Whether the routed experts of a W4A16 experts-only format (gpt-oss's MXFP4 x bf16,
+        ``expert_activations``) run in a warpgroup-MMA grouped GEMM on this GPU, not in Marlin's
+        ``mma.sync``: on Hopper (cc 9.x) vLLM, SGLang and transformers run them through OpenAI's Triton
+        ``matmul_ogs`` (wgmma), TensorRT-LLM through its CUTLASS W4A16 MoE GEMM; on the SM100 family
+        (cc 10.x) through FlashInfer's TRT-LLM-gen / CUTLASS MoE (tcgen05) (engine_support.csv, the mxfp4
+        rows). Marlin runs them on Ampere and Ada and, in vLLM, on cc 11.x/12.x (the FlashInfer kernels are
+        SM100-only); of these only cc 11.x would need the warpgroup MMA for the full rate.
+
+        Their tiles stay the weight-only ones (:attr:`gemm_tile`, 16 rows): these kernels size their token
+        tile by the tokens each expert gets (``matmul_ogs``: 16 up to 128 rows, a Triton dot under 64 rows
+        running as mma.sync on Hopper; TRT-LLM-gen: tokens as the MMA's N, 8 to 64), not the 64 rows a
+        dense wgmma GEMM pads to, so a decode step's touched experts are not padded to 64 rows each."""
+        cc = self.acc.nvidia_cc
+        return bool(self.fmt.expert_activations) and cc is not None and (9, 0) <= cc < (11, 0)
+
     def _attn_rate(self) -> float:
-        """The engine's 16-bit GEMM rate on this GPU (see :attr:`attn_flops`)."""
+        """The engine's 16-bit GEMM rate on this GPU (see :attr:`attn_flops`, :attr:`dense_flops`)."""
         peak = self._engine_peak(compute_rate(resolve_precision("bf16"), self.acc))
         return self.engine.achieved_tflops(CLASS_16BIT, peak) * 1e12
 
@@ -268,6 +324,50 @@ def gemm_flops(st: Setup, rows: float) -> float:
     if int4_recons(st, rows):
         return st.engine.achieved_tflops("16bit", st.peak_tflops) * 1e12
     return st.achieved_flops
+
+
+def dense_gemm_flops(st: Setup, gemm_rate: float) -> float:
+    """Achieved FLOP/s of the output head's GEMM when the format's own GEMMs run at ``gemm_rate``:
+    :attr:`Setup.dense_flops` in an experts-only format (gpt-oss's bf16 lm_head), else ``gemm_rate``."""
+    return st.dense_flops if st.split_dense else gemm_rate
+
+
+def attention_gemm_flops(st: Setup, gemm_rate: float) -> float:
+    """Achieved FLOP/s of the attention projections (q, k, v, o) when the format's own GEMMs run at
+    ``gemm_rate``: :attr:`Setup.dense_flops` where the format leaves them in 16 bits
+    (:attr:`Setup.wide_attention`), else ``gemm_rate``."""
+    return st.dense_flops if st.wide_attention else gemm_rate
+
+
+def wide_body_params(st: Setup) -> float:
+    """Weights of the always-active body (``ModelConsts.dense_body``) that a narrower format leaves in 16
+    bits, whose GEMMs run at :attr:`Setup.dense_flops`: all of them in an experts-only format (gpt-oss);
+    the attention projections (``attn_bits``) and the rest of the first and last decoder layers
+    (``wide_layers``) in Meta's FP8 checkpoints, the split :func:`memory.dense_body_bytes` stores them
+    by; none where the format's GEMMs are 16-bit math already."""
+    c = model_consts(st.spec)
+    if st.split_dense:
+        return c.dense_body
+    if not st.wide_gemms:
+        return 0.0
+    attention = c.attn_per_layer * c.layers
+    wide = attention if st.wide_attention else 0.0
+    if st.fmt.wide_layers and c.layers:
+        rest_per_layer = max(0.0, c.dense_body - attention) / c.layers
+        wide += min(st.fmt.wide_layers, c.layers) * rest_per_layer
+    return wide
+
+
+def _body_gemm_seconds(st: Setup, rows: float, head_rows: float, gemm_rate: float) -> float:
+    """FLOP time, whole model, of the always-active weight GEMMs over ``rows`` rows and the output head
+    over ``head_rows``, each part at its own rate: the format's at ``gemm_rate``, those it leaves in 16
+    bits (:func:`wide_body_params`) at :attr:`Setup.dense_flops`, the head at :func:`dense_gemm_flops`."""
+    c = model_consts(st.spec)
+    wide = wide_body_params(st)
+    seconds = 2.0 * (c.dense_body - wide) * rows / gemm_rate if c.dense_body > wide else 0.0
+    if wide:
+        seconds += 2.0 * wide * rows / st.dense_flops
+    return seconds + 2.0 * _head_params(st.spec) * head_rows / dense_gemm_flops(st, gemm_rate)
 
 
 def int4_kernel_seconds(st: Setup, rows: float, tokens: float) -> tuple[float, float]:
@@ -424,7 +524,6 @@ def decode_step(
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
     logits_bytes = own * spec.vocab_size * eng.logits_bytes_per_vocab / (tp // dp)
     bw = st.achieved_bandwidth
-    flops = st.achieved_flops
     moe = eng.moe_efficiency
     moe_c = eng.moe_compute_efficiency
     expert_rows = c.expert_gemm_rows(batch + q, st.moe_tile(batch + q))
@@ -438,22 +537,28 @@ def decode_step(
     rows = max(batch + q, st.gemm_tile)
     wflops = gemm_flops(st, batch + q)
     gemm_comp = (
-        2.0 * (c.dense_body * rows + head * max(batch, 1)) / wflops
+        _body_gemm_seconds(st, rows, max(batch, 1), wflops)
         + 2.0 * c.expert_params * c.moe_layers * expert_rows / (wflops * moe_c)
     ) / tp
     if dp > 1:
         # the attention projections and the head run whole on each rank, for its own rows only
         attn_params = c.attn_per_layer * c.layers
         attn_rows = max(own + q, st.gemm_tile)
-        extra = attn_params * (attn_rows - rows / tp) + head * (max(own, 1) - max(batch, 1) / tp)
-        gemm_comp += 2.0 * extra / wflops
+        gemm_comp += 2.0 * attn_params * (attn_rows - rows / tp) / attention_gemm_flops(st, wflops)
+        gemm_comp += 2.0 * head * (max(own, 1) - max(batch, 1) / tp) / dense_gemm_flops(st, wflops)
     attn_mem = kv_bytes / bw
     if q and eng.attn_score_bytes:
         # prompt tokens without flash attention: their score matrix goes through memory, as in
         # :func:`prefill_seconds`
         attn_mem += _scores_per_token(spec, prefill_context) * q / (tp // dp) * eng.attn_score_bytes / bw
     heads_split = tp // dp  # ranks a sequence's attention heads are split over
-    attn_rate = flops * eng.attn_decode_efficiency
+    # decode attention multiplies queries by the cached keys and values in the cache's dtype, whatever the
+    # weights (FlashAttention / FlashInfer decode: bf16 unless the KV cache is FP8): where the weight GEMMs
+    # run at a narrower type's rate (:data:`_NARROW_MATH`), at the rate of a prompt's attention
+    # (:attr:`Setup.attn_flops`): an FP8 or W8A8 model's with a 16-bit cache at the 16-bit rate, not the
+    # FP8 / INT8 one, no format's at an FP4 rate; 16-bit-math classes keep their own
+    narrow = st.eff_class in _NARROW_MATH
+    attn_rate = (st.attn_flops if narrow else st.achieved_flops) * eng.attn_decode_efficiency
     attn_comp = _attn_flops_per_token(spec, context) * own / heads_split / attn_rate
     if q:
         attn_comp += (
@@ -594,27 +699,35 @@ def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, f
     return dense, experts, _prefill_attention_flops(spec, tokens) * batch
 
 
-def _dense_prefill_excess(st: Setup, tokens: float, batch: int) -> float:
-    """FLOPs the busiest GPU computes beyond ``dense / tp`` for ``batch`` prompts under data-parallel
-    attention: each rank runs the attention (projections and scores) of its own ceil(batch / ranks)
-    prompts at full width, where TP splits every prompt's over all GPUs (0 without it)."""
+def _dense_prefill_excess(st: Setup, tokens: float, batch: int) -> tuple[float, float]:
+    """(projection FLOPs, score FLOPs) the busiest GPU computes beyond its ``1 / tp`` share for ``batch``
+    prompts under data-parallel attention: each rank runs the attention (projections and scores) of its
+    own ceil(batch / ranks) prompts at full width, where TP splits every prompt's over all GPUs (0, 0
+    without it)."""
     dp = attention_dp(st)
     if dp == 1:
-        return 0.0
+        return 0.0, 0.0
     c = model_consts(st.spec)
-    per_prompt = 2.0 * c.attn_per_layer * c.layers * tokens + _prefill_attention_flops(st.spec, tokens)
-    return per_prompt * (math.ceil(batch / dp) - batch / st.tp)
+    share = math.ceil(batch / dp) - batch / st.tp
+    projections = 2.0 * c.attn_per_layer * c.layers * tokens
+    return projections * share, _prefill_attention_flops(st.spec, tokens) * share
 
 
 def _prefill_flop_seconds(st: Setup, tokens: float, batch: int, rows: float, gemm_rate: float) -> float:
-    """FLOP time of ``batch`` prompts of ``tokens`` tokens passed ``rows`` at a time: the weight GEMMs at
-    ``gemm_rate`` (routed experts padded to their tiles and at the MoE share), the causal attention at
-    :attr:`Setup.attn_flops`, and what data-parallel attention adds to the busiest GPU."""
-    dense, experts, attn = _prefill_flops(st.spec, tokens, batch)
+    """FLOP time of ``batch`` prompts of ``tokens`` tokens passed ``rows`` at a time: the routed experts'
+    GEMMs at ``gemm_rate`` (padded to their tiles, at the MoE share), the other weight GEMMs at
+    ``gemm_rate`` but those the format leaves in 16 bits (:func:`_body_gemm_seconds`), the causal
+    attention at :attr:`Setup.attn_flops`, and what data-parallel attention adds to the busiest GPU. Each
+    part at its own rate: one rate for all would time gpt-oss's bf16 attention at the rate of its MXFP4
+    experts, and a Meta FP8 checkpoint's bf16 attention projections at the FP8 rate."""
+    _, experts, attn = _prefill_flops(st.spec, tokens, batch)
     experts *= _expert_tile_padding(st, rows)
-    compute = (dense + experts / st.engine.moe_compute_efficiency) / st.tp / gemm_rate
+    # the body's GEMMs over every prompt token, the head's over each prompt's last one
+    compute = _body_gemm_seconds(st, tokens * batch, batch, gemm_rate) / st.tp
+    compute += experts / st.engine.moe_compute_efficiency / st.tp / gemm_rate
     compute += attn / st.tp / st.attn_flops
-    compute += _dense_prefill_excess(st, tokens, batch) / gemm_rate
+    projections, scores = _dense_prefill_excess(st, tokens, batch)
+    compute += projections / attention_gemm_flops(st, gemm_rate) + scores / st.attn_flops
     return compute
 
 
