@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from gpuscout.cli import app, consoles
 from gpuscout.knowledge.models import all_models, resolve_model
+from tests.cli.llama_config import write_llama_config
 
 runner = CliRunner()
 Terminal: TypeAlias = Callable[..., list[str]]
@@ -97,21 +98,7 @@ def test_names_are_whole_at_80_columns(terminal: Terminal) -> None:
 def test_a_long_imported_name_stays_whole_and_other_columns_give_way(
     terminal: Terminal, tmp_path: Path
 ) -> None:
-    config = tmp_path / "config.json"
-    config.write_text(
-        json.dumps(
-            {
-                "model_type": "llama",
-                "num_hidden_layers": 32,
-                "hidden_size": 4096,
-                "num_attention_heads": 32,
-                "num_key_value_heads": 8,
-                "intermediate_size": 14336,
-                "vocab_size": 128256,
-                "max_position_embeddings": 8192,
-            }
-        )
-    )
+    config = write_llama_config(tmp_path)
     imported = runner.invoke(app, ["models", "import", str(config), "--name", LONG])
     assert imported.exit_code == 0, imported.output
     lines = terminal(80, "models")

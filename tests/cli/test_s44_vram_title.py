@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from gpuscout.cli import app
+from tests.cli.llama_config import write_llama_config
 
 runner = CliRunner()
 
@@ -23,21 +23,7 @@ def test_vram_says_the_name_typed_and_the_entry_sized(tmp_path: Path) -> None:
     assert _title("deepseek-r1", "--task", "lora").startswith("deepseek-r1 (as deepseek-v3) — lora")
     assert _title("deepseek-v3").startswith("deepseek-v3 — infer")  # the entry's own name: once
     assert _title("deepseek-ai/DeepSeek-V3").startswith("deepseek-v3 — infer")
-    config = tmp_path / "config.json"
-    config.write_text(
-        json.dumps(
-            {
-                "model_type": "llama",
-                "num_hidden_layers": 32,
-                "hidden_size": 4096,
-                "num_attention_heads": 32,
-                "num_key_value_heads": 8,
-                "intermediate_size": 14336,
-                "vocab_size": 128256,
-                "max_position_embeddings": 8192,
-            }
-        )
-    )
+    config = write_llama_config(tmp_path)
     assert runner.invoke(app, ["models", "import", str(config), "--name", "myllama"]).exit_code == 0
     assert _title("myllama").startswith("myllama — infer")  # an imported model: no "(as"
     assert "(as" not in _title("anything", "--config", str(config))  # a config's model: its own name

@@ -16,19 +16,25 @@ from gpuscout.errors import InvalidInputError, UnknownNameError, closest, fold_n
 SUGGESTIONS = 4
 
 
-class NoOffersFrom(UnknownNameError):
-    """No current offer is from the provider ``name``; ``suggestions`` are the closest providers that
-    have offers."""
+class NoCurrentOffer(UnknownNameError):
+    """A filter's ``name`` that no current offer matches (said by ``where``: "from 'lamdba'", "in a
+    region matching 'Mars'"); ``suggestions`` are the closest names that have offers. Not "unknown
+    name": a provider or region may be known and have no offer now."""
 
-    def __init__(self, field: str, name: str, suggestions: Iterable[str]) -> None:
+    def __init__(self, field: str, name: str, suggestions: Iterable[str], where: str) -> None:
         self.name = name
         self.suggestions = list(suggestions)
         self.ambiguous = False
         hint = ", ".join(self.suggestions) if self.suggestions else "none close"
-        # UnknownNameError's own words ("unknown name") would be wrong for a provider known without offers
-        InvalidInputError.__init__(
-            self, field, f"no current offer is from {name!r}; closest with offers: {hint}"
-        )
+        InvalidInputError.__init__(self, field, f"no current offer is {where}; closest with offers: {hint}")
+
+
+class NoOffersFrom(NoCurrentOffer):
+    """No current offer is from the provider ``name``; ``suggestions`` are the closest providers that
+    have offers."""
+
+    def __init__(self, field: str, name: str, suggestions: Iterable[str]) -> None:
+        super().__init__(field, name, suggestions, f"from {name!r}")
 
 
 def provider_ids(

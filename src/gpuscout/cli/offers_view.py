@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from gpuscout.catalog.provider_ids import NoCurrentOffer
 from gpuscout.catalog.query import INTERCONNECTS, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column
-from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.errors import InvalidInputError
 from gpuscout.wording import plural
 
 if TYPE_CHECKING:
@@ -379,18 +380,12 @@ def find_offers(
 REGION_SUGGESTIONS = 4
 
 
-class NoOffersIn(UnknownNameError):
+class NoOffersIn(NoCurrentOffer):
     """No current offer is in a region matching ``name`` (the region filter's substring, ignoring
     case); ``suggestions`` are the closest regions that have offers."""
 
     def __init__(self, field: str, name: str, suggestions: Sequence[str]) -> None:
-        self.name = name
-        self.suggestions = list(suggestions)
-        self.ambiguous = False
-        hint = ", ".join(self.suggestions) if self.suggestions else "none close"
-        InvalidInputError.__init__(
-            self, field, f"no current offer is in a region matching {name!r}; closest with offers: {hint}"
-        )
+        super().__init__(field, name, suggestions, f"in a region matching {name!r}")
 
 
 def _check_regions(terms: Sequence[str], reader: OfferReader) -> None:
