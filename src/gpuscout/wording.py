@@ -6,6 +6,14 @@ pluralise through it, so that none spells "1 GPU(s)" or its own ``'s' if n != 1`
 
 from __future__ import annotations
 
+#: What a region filter term means (``knowledge.regions``), said the same by every face's help.
+REGION_HELP = (
+    "whole words of the region, ignoring case (us-east: us-east-1; DE is not desmoines); a country's "
+    "ISO code or name (DE, Germany, US, USA, UK): offers located there; an area (eu/europe, eea, "
+    "na/north-america, south-america, asia, apac, oceania, africa, middle-east): offers in its "
+    "countries"
+)
+
 
 def plural(count: float | str | None, noun: str, many: str | None = None) -> str:
     """``noun`` as it reads after ``count``: singular after one ("1 user", "1 request/s"), else plural

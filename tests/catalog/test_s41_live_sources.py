@@ -1,5 +1,7 @@
 """Live loaders state only what their feeds state (review r2 items 3, 4, 8, 9): an unstated variant is
-marked assumed and has no fabric (HGX instance types are SXM by their documented shape), retired Azure
+marked assumed, with the assumed board's own fabric, said in its notes (review s45: an assumed SXM part
+timed with its all-reduces over PCIe was neither board; HGX instance types are SXM by their documented
+shape), retired Azure
 sizes stay out, Prime Intellect names the provider it resells by its id, RunPod's two clouds tell apart,
 Jarvislabs' spot price is for containers only."""
 
@@ -53,7 +55,7 @@ def _vultr() -> dict[str, Offer]:
 
 
 @respx.mock
-def test_live_rows_of_an_unstated_variant_are_marked_assumed_without_a_fabric() -> None:
+def test_live_rows_of_an_unstated_variant_are_marked_assumed_with_the_boards_fabric() -> None:
     respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=sample("jarvislabs")))
     respx.get(NODES_URL).mock(return_value=httpx.Response(200, json=sample("lium")))
     jarvis = {(o.instance_type, o.region): o for o in fetch(JarvislabsSource())}
@@ -64,14 +66,14 @@ def test_live_rows_of_an_unstated_variant_are_marked_assumed_without_a_fabric() 
     assert h200
     for o in (a100, h100, *h200):
         assert o.extra[VARIANT_KEY] == VARIANT_ASSUMED, o.instance_type
-        assert o.interconnect is Interconnect.UNKNOWN, o.instance_type
-        assert "assumed" in o.notes
+        assert o.interconnect is Interconnect.NVLINK, o.instance_type  # the SXM board's baseboard
+        assert "assumed" in o.notes and "NVLink assumed with the" in o.notes
     l4 = jarvis[("vm:L4:1x", "india-noida-01")]  # a stated part keeps its fabric and no mark
     assert VARIANT_KEY not in l4.extra and l4.interconnect is Interconnect.PCIE
     assert "rent_url" in h200[0].extra  # the source's own extra is kept beside the mark
     vultr = _vultr()
     assert vultr["vcg-a100-12c-120g-80vram"].extra[VARIANT_KEY] == VARIANT_ASSUMED
-    assert vultr["vbm-112c-2048gb-8-h100-gpu"].interconnect is Interconnect.UNKNOWN
+    assert vultr["vbm-112c-2048gb-8-h100-gpu"].interconnect is Interconnect.NVLINK
 
 
 def test_hgx_shapes_state_the_form_factor_gpuhunt_leaves_out(
@@ -87,8 +89,8 @@ def test_hgx_shapes_state_the_form_factor_gpuhunt_leaves_out(
     for name, gpu in (("p4d.24xlarge", "A100-SXM4-40GB"), ("p5.48xlarge", "H100-SXM")):
         assert offers[name].accelerator == gpu and offers[name].interconnect is Interconnect.NVLINK
         assert VARIANT_KEY not in offers[name].extra
-    p3 = offers["p3.2xlarge"]  # a plain "V100": assumed, no fabric
-    assert p3.extra[VARIANT_KEY] == VARIANT_ASSUMED and p3.interconnect is Interconnect.UNKNOWN
+    p3 = offers["p3.2xlarge"]  # a plain "V100": assumed V100-SXM2, with its NVLink
+    assert p3.extra[VARIANT_KEY] == VARIANT_ASSUMED and p3.interconnect is Interconnect.NVLINK
 
 
 @respx.mock

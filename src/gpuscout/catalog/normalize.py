@@ -258,6 +258,9 @@ def interconnect_for(accelerator: Accelerator) -> Interconnect:
     """Intra-node fabric implied by the part when the feed does not say: SXM/OAM/superchip parts sit
     on an NVLink (or Infinity Fabric) baseboard; PCIe cards talk over PCIe unless a bridge is stated.
 
+    The board and its fabric are one assumption: an offer timed on an assumed SXM part ("H200" read as
+    H200-SXM) has that part's NVLink baseboard too, never the SXM compute with a PCIe all-reduce
+    (:func:`assumed_fabric_note` says so in the offer's notes).
     """
     ff = accelerator.form_factor.lower()
     if any(k in ff for k in ("sxm", "oam", "superchip", "hgx", "mezzanine")):
@@ -265,3 +268,26 @@ def interconnect_for(accelerator: Accelerator) -> Interconnect:
     if "pcie" in ff or accelerator.kind in ("consumer", "workstation"):
         return Interconnect.PCIE
     return Interconnect.UNKNOWN
+
+
+# The vendor's name for an NVLink-class baseboard (``catalog.fabrics.INTRA_NODE_FABRICS``, in words).
+_SWITCHED_FABRIC_WORDS = {"NVIDIA": "NVLink", "AMD": "Infinity Fabric", "Intel": "RoCE", "Google": "ICI"}
+# modules that only mount on a switched baseboard ("SXM5", "OAM", "one of the two GCDs of an MI250X OAM")
+_BASEBOARD_FORMS = re.compile(r"\b(?:SXM\d*|OAM|HGX|mezzanine)\b", re.IGNORECASE)
+
+
+def assumed_fabric_note(accelerator: Accelerator) -> str:
+    """What an offer whose variant was assumed (the feed says "H200", not which board) takes for its
+    GPU-to-GPU fabric, in words for its notes: the assumed part's own (:func:`interconnect_for`), so
+    that its compute and its all-reduces are of one board. "" when the part implies none."""
+    fabric = interconnect_for(accelerator)
+    name = accelerator.name
+    if fabric is Interconnect.NVLINK:
+        words = _SWITCHED_FABRIC_WORDS.get(accelerator.vendor, "NVLink")
+        board = _BASEBOARD_FORMS.search(accelerator.form_factor)
+        if board is not None:
+            return f"{words} assumed with the {name} ({board[0]} modules sit on an {words} baseboard)"
+        return f"{words} assumed with the {name} (the part's own fabric)"
+    if fabric is Interconnect.PCIE:
+        return f"PCIe assumed with the {name} (a PCIe card; no bridge stated)"
+    return ""

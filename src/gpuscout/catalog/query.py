@@ -24,8 +24,17 @@ from datetime import timedelta
 from typing import Any
 
 from gpuscout.catalog.offer import Availability, Interconnect
-from gpuscout.catalog.provider_ids import NoOffersFrom
+from gpuscout.catalog.provider_ids import NoCurrentOffer, NoOffersFrom
 from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.regions import (
+    PLACES,
+    SEPARATORS,
+    RegionTerm,
+    country_rules,
+    place_names,
+    region_term,
+)
+from gpuscout.wording import REGION_HELP as REGION_HELP  # what a term means (the faces' help)
 
 SORT_KEYS = (
     "price",
@@ -83,7 +92,8 @@ class OfferQuery:
     min_total_vram_gb: float | None = None
     gpu_count: int | None = None
     providers: tuple[str, ...] = ()
-    # substring match, case-insensitive (also over Offer.regions); typed lists: region_terms()
+    # words, countries or areas (gpuscout.knowledge.regions; also over Offer.regions); typed lists:
+    # region_terms()
     regions: tuple[str, ...] = ()
     spot: bool | None = None  # True: has a spot price; False: a firm on-demand price (FIRM_ON_DEMAND_SQL)
     available_only: bool = False  # drop offers known to be unavailable
@@ -122,12 +132,27 @@ FIRM_ON_DEMAND_SQL = "price_usd_per_hour IS NOT NULL AND NOT price_is_interrupti
 
 
 class Params:
-    """The bound values of one statement, named ``p0``, ``p1``... in the order they are added."""
+    """The bound values of one statement, named ``p0``, ``p1``... in the order they are added, and
+    its common table expressions (``WITH``: :meth:`cte`, :meth:`with_clause`)."""
 
-    __slots__ = ("values",)
+    __slots__ = ("ctes", "values")
 
     def __init__(self) -> None:
         self.values: dict[str, Any] = {}
+        self.ctes: dict[str, str] = {}  # name -> SELECT
+
+    def cte(self, select: str) -> str:
+        """The name of a common table expression for ``select`` (read once per statement, however
+        often it is named); the statement is to start with :meth:`with_clause`."""
+        name = f"region_names_{len(self.ctes)}"
+        self.ctes[name] = select
+        return name
+
+    def with_clause(self) -> str:
+        """``WITH name AS (...), ... `` for the common table expressions, or ``""``."""
+        if not self.ctes:
+            return ""
+        return "WITH " + ", ".join(f"{name} AS ({select})" for name, select in self.ctes.items()) + " "
 
     def add(self, value: Any) -> str:
         """The placeholder (``:pN``) for ``value``."""
@@ -140,24 +165,151 @@ class Params:
         return ", ".join(self.add(v) for v in values)
 
 
-def _contains(column: str, text: str, params: Params, dialect: str) -> str:
-    """``column`` contains ``text`` (case-insensitive, LIKE wildcards in ``text`` taken literally).
+# ---- the region filter -------------------------------------------------------------------------
+# A term matches a region name by its words, or by the country or area it names, as
+# gpuscout.knowledge.regions says (its module docstring): the rules are evaluated once per distinct
+# region name of the current snapshots (a few hundred), in a subquery read once per statement, and the
+# rows are then kept by their names' membership; never a chain of text functions per row.
+_ASCII_UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
-    SQLite's LIKE already ignores the case of ASCII letters, and its ``lower`` folds no others, so
-    there ``column LIKE pattern`` means ``lower(column) LIKE pattern`` without a call per row;
-    PostgreSQL's LIKE heeds case, so the column is lowered there."""
-    escaped = text.lower().replace("/", "//").replace("%", "/%").replace("_", "/_")
-    target = column if dialect == "sqlite" else f"lower({column})"
-    return f"{target} LIKE {params.add(f'%{escaped}%')} ESCAPE '/'"
+
+def _like(text: str) -> str:
+    """``text`` for a LIKE pattern with ``ESCAPE '/'`` (its ``%``, ``_`` and ``/`` literal)."""
+    return text.replace("/", "//").replace("%", "/%").replace("_", "/_")
+
+
+def _chain(expr: str, steps: Sequence[tuple[str, str]]) -> str:
+    for old, new in steps:
+        expr = f"replace({expr}, '{old}', '{new}')"
+    return expr
+
+
+def _in(expr: str, values: Sequence[str], params: Params) -> str:
+    return f"{expr} IN ({params.many(values)})" if values else "1 = 0"
+
+
+def _place_names_sql(params: Params, dialect: str, snapshots: Sequence[int] | None) -> str:
+    """Every region name of the rows of ``snapshots`` (all rows where ``None``): each row's ``region``
+    and each name of its ``regions``, once, with the parts the rules read
+    (:class:`gpuscout.knowledge.regions.NameParts`: ``l``, ``n``, ``t``, ``f``, ``g``, ``w``) and
+    ``k``, whether it is a name of :data:`~gpuscout.knowledge.regions.PLACES`. Its steps are nested
+    subqueries, each a short chain (SQLite's parser nests only so many calls); those whose columns are
+    read more than once are kept whole (``LIMIT -1`` / ``OFFSET 0``: not merged into the next), so
+    that each part is computed once per name, not again wherever it is read."""
+    if snapshots is None:
+        scope = "1 = 1"
+    else:
+        scope = f"o.snapshot_id IN ({params.many(snapshots)})" if snapshots else "1 = 0"
+    if dialect == "sqlite":
+        # (a name of a scalar ``regions`` would be one more name to judge, never a row's: see
+        # region_condition; the usual empty list is passed over unparsed)
+        listed = (
+            f"SELECT e.value FROM offers AS o, json_each(o.regions) AS e WHERE {scope} AND o.regions <> '[]'"
+        )
+        fold, find, fence = "lower(name)", "instr", "LIMIT -1"
+    else:
+        listed = (
+            "SELECT e.value FROM offers AS o CROSS JOIN LATERAL json_array_elements_text(CASE WHEN "
+            "json_typeof(o.regions) = 'array' THEN o.regions ELSE CAST('[]' AS json) END) AS e(value) "
+            f"WHERE {scope} AND CAST(o.regions AS TEXT) <> '[]'"
+        )
+        fold = f"translate(name, '{_ASCII_UPPER}', '{_ASCII_UPPER.lower()}')"
+        find, fence = "strpos", "OFFSET 0"
+    names = f"SELECT o.region AS name FROM offers AS o WHERE {scope} UNION {listed}"
+    spaced = _chain("l", [(c, " ") for c in SEPARATORS])
+    marked = _chain("s", [*((d, f"<{d}>") for d in "0123456789"), ("><", "")])
+    joined = _chain("d", [("<", " "), (">", " "), (" ", "<>"), ("><", ""), ("<>", " ")])
+    first = f"substr(n, 2, {find}(substr(n, 2) || ' ', ' ') - 1)"
+    rest = "substr(n, length(f) + 3)"
+    second = f"substr({rest}, 1, {find}({rest} || ' ', ' ') - 1)"
+    last = "substr(t, length(rtrim(t, replace(t, ' ', ''))) + 1)"
+    steps = f"SELECT name, {fold} AS l FROM ({names}) AS s0"
+    steps = f"SELECT name, l, {spaced} AS s FROM ({steps}) AS s1"
+    steps = f"SELECT name, l, {marked} AS d FROM ({steps}) AS s2"
+    steps = f"SELECT name, l, ' ' || trim({joined}) || ' ' AS n FROM ({steps}) AS s3 {fence}"
+    steps = (
+        f"SELECT name, l, n, rtrim(n, ' 0123456789') AS t, {first} AS f, "
+        f"l IN ({params.many(sorted(PLACES))}) AS k FROM ({steps}) AS s4 {fence}"
+    )
+    return f"SELECT name, l, n, t, f, k, {second} AS g, {last} AS w FROM ({steps}) AS s5 {fence}"
+
+
+def _place_in_sql(term: RegionTerm, params: Params, dialect: str) -> str:
+    """:func:`gpuscout.knowledge.regions.place_in` of the term's countries and areas, over the
+    columns of :func:`_place_names_sql`: mostly look-ups in short lists."""
+    rules = country_rules(term.countries, term.areas)
+    if dialect == "sqlite":
+        last, middle = "substr(l, -2)", "substr(l, -6, 2)"
+    else:
+        last, middle = "right(l, 2)", "substr(right(l, 6), 1, 2)"
+    codes = params.many(rules.codes)
+    rest = [
+        _in("l", rules.canonical, params),
+        _in("w", rules.tail_words, params),
+        *(f"t LIKE {params.add(f'% {_like(phrase)}')} ESCAPE '/'" for phrase in rules.tail_phrases),
+        _in("t", rules.whole_names, params),
+        *(f"n LIKE {params.add(f' {_like(phrase)} %')} ESCAPE '/'" for phrase in rules.head_phrases),
+        f"(l LIKE '%, __' AND {last} IN ({codes}))",
+        f"(l LIKE '%, __, __' AND {middle} IN ({codes}))",
+        _in("f", rules.leading_words, params),
+        f"({_in('f', rules.country_prefixes, params)} AND g IN ({codes}))",
+    ]
+    return f"CASE WHEN k THEN {_in('l', rules.places, params)} ELSE ({' OR '.join(rest)}) END"
+
+
+def _matched_names_sql(
+    terms: Sequence[str], params: Params, dialect: str, snapshots: Sequence[int] | None
+) -> str:
+    """The region names (of :func:`_place_names_sql`) some term matches."""
+    tests = []
+    for text in terms:
+        term = region_term(text)
+        if term.words:
+            tests.append(f"n LIKE {params.add(f'% {_like(term.words)} %')} ESCAPE '/'")
+        if term.countries:
+            tests.append(_place_in_sql(term, params, dialect))
+    matched = " OR ".join(tests) or "1 = 0"
+    return f"SELECT name FROM ({_place_names_sql(params, dialect, snapshots)}) AS places WHERE {matched}"
+
+
+def region_condition(
+    terms: Sequence[str], params: Params, *, dialect: str, snapshots: Sequence[int] | None = None
+) -> str:
+    """The rows in a region some of ``terms`` matches (:mod:`gpuscout.knowledge.regions`): a row's
+    names are its ``regions`` where it lists several (its ``region`` is then a summary), else its
+    ``region`` and a one-name list (:func:`~gpuscout.knowledge.regions.offer_places`). The names are
+    those of the rows of ``snapshots`` (the current ones; every row's where ``None``), judged once
+    per statement: the matching names are a common table expression (:meth:`Params.cte`) that each
+    row looks its names up in."""
+    matched = params.cte(_matched_names_sql(terms, params, dialect, snapshots))
+    if dialect == "sqlite":
+        length = "json_array_length(regions)"
+        listed = "json_each(regions) AS e"
+    else:
+        array = "json_typeof(regions) = 'array'"
+        length = f"(CASE WHEN {array} THEN json_array_length(regions) ELSE 0 END)"
+        elements = f"CASE WHEN {array} THEN regions ELSE CAST('[]' AS json) END"
+        listed = f"json_array_elements_text({elements}) AS e(value)"
+    names = f"SELECT name FROM {matched}"
+    return (
+        f"(({length} <= 1 AND region IN ({names})) "
+        f"OR ({length} > 0 AND EXISTS (SELECT 1 FROM {listed} WHERE e.value IN ({names}))))"
+    )
 
 
 def conditions(
-    query: OfferQuery, params: Params, *, dialect: str = "postgresql", seek_price: bool = True
+    query: OfferQuery,
+    params: Params,
+    *,
+    dialect: str = "postgresql",
+    seek_price: bool = True,
+    snapshots: Sequence[int] | None = None,
 ) -> list[str]:
     """The WHERE terms of ``query``'s filters (the current-snapshot scope is separate), over the
     columns of ``offers``; their values go to ``params``. ``dialect``: ``sqlite`` or ``postgresql``.
     ``seek_price=False`` writes the maximum price as ``+column`` so that no index is searched for it
-    (see :func:`offers_sql`)."""
+    (see :func:`offers_sql`). ``snapshots``: the current snapshots' ids, whose region names the
+    region filter reads (:func:`region_condition`; every row's where ``None``)."""
     conds: list[str] = []
     if query.gpus:
         conds.append(f"accelerator IN ({params.many(query.gpus)})")
@@ -176,13 +328,7 @@ def conditions(
         conds.append(f"provider IN ({params.many(names)})")
     if query.regions:
         # a row standing for several regions matches when one of them does
-        listed = "regions" if dialect == "sqlite" else "CAST(regions AS TEXT)"  # SQLite: JSON is text
-        terms = [
-            term
-            for r in query.regions
-            for term in (_contains("region", r, params, dialect), _contains(listed, r, params, dialect))
-        ]
-        conds.append("(" + " OR ".join(terms) + ")")
+        conds.append(region_condition(query.regions, params, dialect=dialect, snapshots=snapshots))
     if query.spot is True:
         conds.append("spot_price_usd_per_hour IS NOT NULL")
     elif query.spot is False:
@@ -252,9 +398,54 @@ def region_terms(values: Iterable[str], known: Callable[[str], bool]) -> tuple[s
 
 
 def region_known(count_offers: Callable[[OfferQuery], int]) -> Callable[[str], bool]:
-    """Whether a text is a region the catalog knows: some current offer's region (or one of its
-    ``regions``) holds it, as the region filter matches (``count_offers``: a reader's)."""
+    """Whether a text is a region the catalog knows: some current offer is in a region it matches
+    (its words, country or area), as the region filter matches (``count_offers``: a reader's)."""
     return lambda text: count_offers(OfferQuery(regions=(text,))) > 0
+
+
+#: How many regions an error about a region no offer is in names.
+REGION_SUGGESTIONS = 4
+
+
+class NoOffersIn(NoCurrentOffer):
+    """No current offer is in a region matching ``name`` (the region filter's words, country or
+    area: :mod:`gpuscout.knowledge.regions`); ``suggestions`` are the closest regions that have
+    offers (their names, countries and areas)."""
+
+    def __init__(self, field: str, name: str, suggestions: Sequence[str]) -> None:
+        super().__init__(field, name, suggestions, f"in a region matching {name!r}")
+
+
+def offer_regions(offers: Iterable[Any]) -> set[str]:
+    """The region names of ``offers`` an error may suggest: each offer's region, or each of its
+    ``regions`` where it stands for several (its ``region`` is then a summary, "14 regions"), and
+    the countries and areas they are in ("Finland" and "europe" for ``FIN-03``), which a filter
+    accepts too."""
+    names: set[str] = set()
+    for o in offers:
+        names.update(o.regions if len(o.regions) > 1 else (o.region,))
+    return names | place_names(names)
+
+
+def check_regions(
+    terms: Iterable[str],
+    count_offers: Callable[[OfferQuery], int],
+    listed: Callable[[], Iterable[str]],
+    *,
+    field: str = "region",
+) -> None:
+    """The check of a region filter that left nothing to show (``gpuscout offers --region``,
+    ``/api/v1/offers``, ``gpuscout recommend --region`` and ``/api/v1/recommend``): the first term no
+    current offer is in (by the region filter: ``count_offers``, a reader's, as :func:`region_known`) raises
+    :class:`NoOffersIn` naming ``field`` and the closest regions with offers (``listed()``, read only
+    then: the current offers' region names, :func:`offer_regions`), so that a typo ("Mars", "eu-wset")
+    does not read as an empty catalog. Terms that all match pass."""
+    from gpuscout.errors import closest
+
+    known = region_known(count_offers)
+    for term in terms:
+        if not known(term):
+            raise NoOffersIn(field, term, closest(term, set(listed()), n=REGION_SUGGESTIONS))
 
 
 def _rank(column: str, ranks: dict[str, int]) -> str:
@@ -638,7 +829,13 @@ def offers_sql(
         current_scope(
             current, params, include_superseded=include_superseded, seek=count or dialect != "sqlite"
         ),
-        *conditions(query, params, dialect=dialect, seek_price=not (count and dialect == "sqlite")),
+        *conditions(
+            query,
+            params,
+            dialect=dialect,
+            seek_price=not (count and dialect == "sqlite"),
+            snapshots=sorted(int(r.id) for r in current),
+        ),
     ]
     resales = resale_terms(current, params, dialect=dialect, include_superseded=include_superseded)
     if resales is not None:
@@ -649,9 +846,9 @@ def offers_sql(
     where = " AND ".join(terms)
     if count:
         counted = "count(*), count(DISTINCT provider)" if providers else "count(*)"
-        return f"SELECT {counted} FROM offers WHERE {where}", params.values
+        return f"{params.with_clause()}SELECT {counted} FROM offers WHERE {where}", params.values
     order = ", ".join(order_by(query, dialect=dialect))
-    text = f"SELECT {', '.join(shown)} FROM offers WHERE {where} ORDER BY {order}"
+    text = f"{params.with_clause()}SELECT {', '.join(shown)} FROM offers WHERE {where} ORDER BY {order}"
     if query.limit is not None:
         text += f" LIMIT {params.add(query.limit)}"
     elif query.offset and dialect == "sqlite":

@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "4d19e46735ac870ef9e44117b14eb5ccc562a2b2d69919df59c990ccd10d3973"
+SNAPSHOT_SHA256 = "5e4c76e7090c1f1b83d6095ccd0afb9f2e8a8402007356f78722c25badb8b06e"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -34,7 +35,7 @@ from gpuscout.cli.output import (
     wide_console,
 )
 from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
-from gpuscout.wording import plural
+from gpuscout.wording import REGION_HELP, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -124,26 +125,16 @@ def refresh_cmd(
                 raise typer.Exit(1)
             return
         out = wide_console()
-        if out.is_terminal:
+        if out.is_terminal and _is_tty(out):
             results = _refresh_with_progress(out, store, chosen, timeout, deadline)
-        else:  # a log or a pipe: one plain line per source as it ends
+            out.print(_summary_table(results, out.width))
+        else:  # a log or a pipe (even one Rich is told to colour): each source's final state, once
             results = refresh(
                 store, chosen, timeout_s=timeout, deadline_s=deadline, on_progress=_progress_line,
-                on_result=lambda r: out.print(plain(_result_line(r)), highlight=False),
+                on_result=lambda r: out.print(plain(_result_line(r)), highlight=False, soft_wrap=True),
             )  # fmt: skip
-        table = Table(title="refresh summary")
-        for col in ("source", "status", "rows", "dropped", "elapsed", "error"):
-            table.add_column(col, justify="right" if col in ("rows", "dropped", "elapsed") else "left")
-        for r in results:
-            table.add_row(
-                plain(r.source),
-                r.status,
-                str(r.rows),
-                str(r.dropped),
-                f"{r.elapsed_s:.1f}s",
-                plain(r.error or ""),
-            )
-        out.print(table)
+        if any(r.error for r in results):
+            out.print(REFRESH_DETAIL_NOTE, markup=False, highlight=False)
         out.print(plain(summarize(results, store).line), highlight=False)
     store.close()
     if not any(r.ok for r in results):
@@ -155,8 +146,77 @@ def _progress_line(source: str, text: str) -> None:
     err_console.print(plain(f"{source}: {text}"), highlight=False, soft_wrap=True)
 
 
+#: Said under a refresh's results when a source failed, was refused or skipped: its line gives the short
+#: reason, ``sources`` the whole error.
+REFRESH_DETAIL_NOTE = "the full error of each source: gpuscout sources (--json for the whole text)"
+#: The longest reason a result line gives: the first words of an error no rule shortens.
+MAX_REASON_CHARS = 60
+#: The narrowest reason column before the time and dropped columns give way to it.
+MIN_REASON_WIDTH = 30
+
+# What a failure comes down to, by what its error says (the error names the URL, the exception and its
+# errno; the reason names the problem). Checked in order: a timeout's text may also name a connection.
+_NETWORK_DOWN = re.compile(
+    r"name or service not known|nodename nor servname|temporary failure in name resolution|"
+    r"getaddrinfo failed|no address associated|network is unreachable|no route to host|"
+    r"\[errno -[23]\]|\[errno (?:101|113|65)\]",
+    re.IGNORECASE,
+)
+_TIMED_OUT = re.compile(r"timed out after (\S+?)(?=[\s;,)]|$)")
+_UNFINISHED = re.compile(r"did not finish within (\S+?)(?=[\s;,)]|$)")  # gpuhunt's download, cut off
+_TIMEOUT_WORDS = re.compile(r"no complete answer within|timeout|timed out", re.IGNORECASE)
+_HTTP = re.compile(r"\bHTTP (\d{3})\b")
+_TRIES = re.compile(r"gave up after (\d+) attempts?")
+_CREDENTIALS = re.compile(r"credentials missing: set (.+)$")
+
+
+def short_reason(error: str | None, source: str = "") -> str:
+    """Why a source's refresh did not succeed, in a few words: ``network unreachable (4 tries)``,
+    ``timed out after 20s``, ``HTTP 503``, ``needs RUNPOD_API_KEY``; an error no rule shortens keeps
+    its first :data:`MAX_REASON_CHARS` characters. The whole error is in ``gpuscout sources``."""
+    if not error:
+        return ""
+    text = error.strip()
+    if source and text.startswith(f"{source}: "):
+        text = text[len(source) + 2 :]
+    text = text.split(" (not recorded: ")[0]  # the store's own trouble: `sources` shows the rest
+    tries = _TRIES.search(text)
+    suffix = f" ({tries[1]} tries)" if tries and tries[1] != "1" else ""
+    if (m := _CREDENTIALS.search(text)) is not None:
+        return f"needs {m[1]}"
+    if (m := _TIMED_OUT.search(text)) is not None:
+        return f"timed out after {m[1]}"
+    if (m := _UNFINISHED.search(text)) is not None:
+        return f"timed out (did not finish within {m[1]})"
+    if (m := _HTTP.search(text)) is not None:
+        refused = " (check the credentials)" if m[1] in ("401", "403") else ""
+        return f"HTTP {m[1]}{refused}{suffix}"
+    if _NETWORK_DOWN.search(text):
+        return f"network unreachable{suffix}"
+    if "connection refused" in text.lower():
+        return f"connection refused{suffix}"
+    if _TIMEOUT_WORDS.search(text):
+        return f"timed out{suffix}"
+    if "ConnectError" in text or "URLError" in text:
+        return f"cannot connect{suffix}"
+    if text.startswith("answer too large"):
+        return "answer too large"
+    return text if len(text) <= MAX_REASON_CHARS else text[: MAX_REASON_CHARS - 1].rstrip() + "\u2026"
+
+
+def _is_tty(out: Console) -> bool:
+    """Whether ``out`` writes to a terminal that redraws in place: Rich also says "terminal" for a pipe
+    when told to colour (FORCE_COLOR), where a spinner's every redraw would land in the log."""
+    isatty = getattr(out.file, "isatty", None)
+    try:
+        return bool(isatty()) if isatty is not None else False
+    except (OSError, ValueError):  # a closed stream
+        return False
+
+
 def _result_line(r: object) -> str:
-    """``vastai: ok 512 rows in 1.2s (3 dropped)`` or ``lambda: failed in 4.0s - why``."""
+    """``vastai: ok 512 rows in 1.2s (3 dropped)`` or ``lambda: failed in 4.0s - HTTP 503``: one line, the
+    short reason (:func:`short_reason`)."""
     from gpuscout.catalog.refresh import RefreshResult
 
     assert isinstance(r, RefreshResult)
@@ -164,20 +224,67 @@ def _result_line(r: object) -> str:
     if r.dropped:
         text += f" ({r.dropped} dropped)"
     if r.error:
-        text += f" - {r.error}"
+        text += f" - {short_reason(r.error, r.source)}"
     return text
+
+
+def _summary_table(results: list[Any], width: int | None = None) -> Table:
+    """The refresh's results, one line per source at any ``width`` (the terminal's; ``None``: no limit):
+    a long source name and the reason end in an ellipsis (the whole error is in ``gpuscout sources``)."""
+    dropped = any(r.dropped for r in results)
+    rows: list[list[str]] = []
+    for r in results:
+        cells = [plain(r.source), r.status, str(r.rows)]
+        if dropped:
+            cells.append(str(r.dropped))
+        rows.append([*cells, f"{r.elapsed_s:.1f}s", plain(short_reason(r.error, r.source))])
+    headers = ["source", "status", "rows", *(["dropped"] if dropped else []), "time", "reason"]
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(headers)]
+    widths[0] = min(widths[0], 18)
+
+    def room() -> int:  # what the other columns leave the reason (3 per column: padding and rule)
+        return (width or 0) - sum(widths[:-1]) - 3 * len(widths) - 1
+
+    if width is not None:
+        for gives_way in ("time", "dropped"):  # a narrow terminal keeps the reason readable first
+            if room() < MIN_REASON_WIDTH and gives_way in headers:
+                i = headers.index(gives_way)
+                del headers[i], widths[i]
+                for row in rows:
+                    del row[i]
+        widths[-1] = max(len("reason"), min(widths[-1], room()))
+    table = Table(title="refresh summary")
+    for i, header in enumerate(headers):
+        right = header in ("rows", "dropped", "time")
+        table.add_column(
+            header, justify="right" if right else "left", no_wrap=True, overflow="ellipsis", width=widths[i]
+        )
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _refresh_with_progress(
     out: Console, store: RefreshStore, chosen: list[Any], timeout: float | None, deadline: float | None
 ) -> list[Any]:
-    """The refresh with one Rich progress line per source, updated as each one ends."""
+    """The refresh with one Rich progress line per source, updated as each one ends; each line is cut
+    to the terminal's width (never wrapped). When every line fits the screen, the lines go once the
+    refresh is over: the summary table says each source's final state, once."""
     from rich.progress import Progress, SpinnerColumn, TaskID, TextColumn, TimeElapsedColumn
+    from rich.table import Column as RichColumn
 
     from gpuscout.catalog.refresh import RefreshResult, refresh
 
+    text = TextColumn(
+        "{task.description}", table_column=RichColumn(no_wrap=True, overflow="ellipsis", ratio=1)
+    )
     with Progress(
-        SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=out, transient=False
+        SpinnerColumn(),
+        text,
+        TimeElapsedColumn(),
+        console=out,
+        transient=len(chosen) < out.height - 1,
+        expand=True,
     ) as progress:
         tasks: dict[str, TaskID] = {}
 
@@ -193,7 +300,7 @@ def _refresh_with_progress(
             style = {"ok": "green", "rejected": "yellow", "skipped": "dim"}.get(r.status, "red")
             text = f"{plain(r.source)}: [{style}]{r.status}[/] {r.rows} rows {r.elapsed_s:.1f}s"
             if r.error:
-                text += f" - {plain(r.error)}"
+                text += f" - {plain(short_reason(r.error, r.source))}"
             task = tasks.get(r.source)
             if task is not None:
                 progress.update(task, description=text, completed=1)
@@ -325,8 +432,8 @@ def offers_cmd(
         typer.Option(
             "--region",
             help=(
-                "Region substring (repeatable, or comma-separated; a region named with a comma, like "
-                '"Texas, US", stays one).'
+                'Region filter (repeatable, or comma-separated; a name with a comma, like "Texas, US", '
+                "stays one): " + REGION_HELP + "."
             ),
         ),
     ] = None,

@@ -22,8 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from gpuscout.catalog.provider_ids import NoCurrentOffer
-from gpuscout.catalog.query import INTERCONNECTS, region_known, region_terms
+from gpuscout.catalog.query import INTERCONNECTS, check_regions, offer_regions, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column
 from gpuscout.errors import InvalidInputError
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from gpuscout.catalog.offer import Offer
-    from gpuscout.catalog.reader import OfferReader
 
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
 MAX_GPUS_PER_OFFER = 10_000
@@ -370,38 +368,16 @@ def find_offers(
         )
         offers, total = reader.offer_page(query)
         if not total and query.regions:
-            _check_regions(query.regions, reader)
+            # a term no offer's region holds: the closest regions with offers (catalog.query)
+            check_regions(
+                query.regions,
+                reader.count_offers,
+                lambda: offer_regions(reader.current_offers()),
+                field="--region",
+            )
         return offers, total
     finally:
         reader.close()
-
-
-#: How many regions an error names.
-REGION_SUGGESTIONS = 4
-
-
-class NoOffersIn(NoCurrentOffer):
-    """No current offer is in a region matching ``name`` (the region filter's substring, ignoring
-    case); ``suggestions`` are the closest regions that have offers."""
-
-    def __init__(self, field: str, name: str, suggestions: Sequence[str]) -> None:
-        super().__init__(field, name, suggestions, f"in a region matching {name!r}")
-
-
-def _check_regions(terms: Sequence[str], reader: OfferReader) -> None:
-    """For a region filter that matched no offer: a term no current offer's region holds is a
-    :class:`NoOffersIn` naming the closest regions with offers (as a provider no offer is from is), so
-    that a typo does not read as an empty catalog ("0 of 0 offers"). A list whose other terms match
-    lists their offers, as the web page and ``/api/v1/offers`` do."""
-    from gpuscout.errors import closest
-
-    known = region_known(reader.count_offers)
-    for term in terms:
-        if not known(term):
-            names: set[str] = set()
-            for o in reader.current_offers():
-                names.update(o.regions if len(o.regions) > 1 else (o.region,))
-            raise NoOffersIn("--region", term, closest(term, names, n=REGION_SUGGESTIONS))
 
 
 def _cells(

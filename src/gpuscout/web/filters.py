@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 
 from gpuscout.catalog.query import region_terms
 from gpuscout.web.query_params import COMMA_LIST
+from gpuscout.wording import REGION_HELP
 
 # Column keys the table can be sorted on (one per visible column, plus the GPU count).
 SortColumn = Literal[
@@ -52,8 +53,8 @@ class OfferFilters(BaseModel):
     region: Annotated[str | None, COMMA_LIST] = Field(
         default=None,
         max_length=100,
-        description="region substrings, case-insensitive, comma-separated or the parameter repeated "
-        "(an offer in any of them matches); a region whose name holds a comma (Texas, US) is one",
+        description="regions, comma-separated or the parameter repeated (an offer in any matches; "
+        "Texas, US is one): " + REGION_HELP,
     )
     pricing: Literal["any", "on-demand", "spot"] = Field(default="any", description="which price must exist")
     available: bool = Field(

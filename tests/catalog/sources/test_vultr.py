@@ -58,7 +58,7 @@ def test_vgpu_slice_full_card_and_metal_field_by_field() -> None:
     assert bm.price_usd_per_hour == pytest.approx(23.92)
     assert bm.spot_price_usd_per_hour == pytest.approx(18.4)  # hourly_cost_preemptible
     assert bm.region == "sea" and bm.ram_gb == 2199.02 and bm.disk_gb == 1920  # 2,048 GiB
-    assert bm.interconnect is Interconnect.UNKNOWN  # "h100" states no form factor: assumed, no fabric
+    assert bm.interconnect is Interconnect.NVLINK  # "h100": SXM assumed, with its NVLink baseboard
 
 
 @respx.mock

@@ -14,7 +14,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from gpuscout.catalog.normalize import GpuMatch, Unmatched, interconnect_for
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, assumed_fabric_note, interconnect_for
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import GpuscoutError
 
@@ -34,12 +34,15 @@ def format_seconds(value: float) -> str:
 VARIANT_KEY, VARIANT_ASSUMED = "variant", "assumed"
 
 
-def stated_interconnect(accelerator: Accelerator, *, exact: bool, fractional: bool = False) -> Interconnect:
+def stated_interconnect(accelerator: Accelerator, *, fractional: bool = False) -> Interconnect:
     """The GPU-to-GPU fabric an offer can be given from its part alone, the one rule of every source
     (live and the bundled snapshot): the part's usual one (SXM/OAM baseboards: NVLink-class, PCIe
-    cards: PCIe) only where the source states the variant; an assumed variant (a plain "H100" may be
-    a PCIe card) and a vGPU slice (a share of one GPU, joined to no other) are ``unknown``."""
-    if fractional or not exact:
+    cards: PCIe), also where the source does not state the variant and the default one is assumed:
+    the board and its fabric are one assumption (a plain "H200" timed as an H200-SXM has that part's
+    NVLink baseboard, never SXM compute with its all-reduces over PCIe), and the offer's notes say so
+    (:func:`~gpuscout.catalog.normalize.assumed_fabric_note`). A vGPU slice (a share of one GPU,
+    joined to no other) is ``unknown``."""
+    if fractional:
         return Interconnect.UNKNOWN
     return interconnect_for(accelerator)
 
@@ -152,9 +155,10 @@ class Source(ABC):
 
         Fills what every adapter sets the same way: provider and billing terms (the source's
         ``provider``), accelerator, per-GPU memory and fractional flag (from ``gpu``), the
-        ``source`` label and the interconnect :func:`stated_interconnect` gives (unknown for an
-        assumed variant or a slice). An assumed variant is marked in ``extra`` (:data:`VARIANT_KEY`),
-        as the bundled snapshot marks it. ``fields`` gives the rest (instance type, region, prices,
+        ``source`` label and the interconnect :func:`stated_interconnect` gives (the part's own, also
+        for an assumed variant; unknown for a slice). An assumed variant is marked in ``extra``
+        (:data:`VARIANT_KEY`), as the bundled snapshot marks it, and its notes say the fabric was
+        assumed with it. ``fields`` gives the rest (instance type, region, prices,
         ``observed_at``...) and may override any of these; a source that states the fabric itself
         (Vast.ai's NVLink bandwidth, Shadeform's ``interconnect``) passes ``interconnect``.
         """
@@ -164,12 +168,15 @@ class Source(ABC):
             "gpu_memory_gb": gpu.memory_gb,
             "fractional": gpu.fractional,
             "source": self.source_label,
-            "interconnect": stated_interconnect(gpu.accelerator, exact=gpu.exact, fractional=gpu.fractional),
+            "interconnect": stated_interconnect(gpu.accelerator, fractional=gpu.fractional),
             "billing_terms": self.provider,
         }
         offer = defaults | fields
         if not gpu.exact:
             offer["extra"] = {**offer.get("extra", {}), VARIANT_KEY: VARIANT_ASSUMED}
+            if "interconnect" not in fields and not gpu.fractional:  # the fabric came with the board
+                fabric = assumed_fabric_note(gpu.accelerator)
+                offer["notes"] = "; ".join(x for x in (offer.get("notes") or "", fabric) if x)
         return Offer(**offer)
 
     def offline_offers(self) -> list[Offer] | None:

@@ -20,7 +20,8 @@ so one failing gpuhunt provider never breaks another. gpuhunt lists on-demand an
 items; they are merged into one offer per (instance, location). gpuhunt names GPUs without form
 factor ("A100", 80 GB); for Azure and Lambda the instance name pins the variant through the direct
 adapters' tables, for AWS and OCI HGX shapes through :data:`HGX_INSTANCE_GPUS`; elsewhere the
-knowledge table's default is assumed (noted, marked, and given no fabric). gpuhunt catalogs carry
+knowledge table's default is assumed (noted, marked, and given that board's fabric,
+``base.stated_interconnect``). gpuhunt catalogs carry
 no availability: every offer is ``unknown``.
 """
 
@@ -101,7 +102,7 @@ def _lambda_hint(instance: str) -> tuple[str, float | None] | None:
 #: 8-GPU shapes whose instance pages state an NVSwitch (HGX) baseboard, where gpuhunt names only the
 #: GPU ("A100", "H100", "H200", "V100"): the GPU with its form factor, as the bundled snapshot's
 #: ``hgx-*`` rules (data/snapshot/rules.yaml) and its reference rows state it. Elsewhere an unstated
-#: form factor stays assumed, with no fabric (``base.stated_interconnect``).
+#: form factor stays assumed, with the assumed board's fabric (``base.stated_interconnect``).
 HGX_INSTANCE_GPUS: dict[str, dict[str, str]] = {
     "aws": {  # https://aws.amazon.com/ec2/instance-types/p3/, /p4/, /p5/
         "p3dn.24xlarge": "V100 SXM2 32GB",

@@ -19,8 +19,9 @@ columns the file carries:
   so a 24 GB "RTX6000" is never taken for the 48 GB RTX 6000 Ada); empty when the name is not in
   the knowledge table, with the reason in ``accelerator_note``;
 * ``variant_exact``: false where the source does not state the form factor / memory / edition
-  (plain "H100", "A100-80GB", "H200", "V100", "RTXPRO6000"...). The default variant is then assumed
-  and the offer's ``notes`` say so;
+  (plain "H100", "A100-80GB", "H200", "V100", "RTXPRO6000"...). The default variant is then assumed,
+  with its fabric (an assumed H200-SXM sits on its NVLink baseboard), and ``accelerator_note`` (the
+  offer's ``notes``) says both;
 * ``stale``: true for rows from the older v6 catalog files (Azure, Paperspace, DigitalOcean);
 * ``notes`` and ``extra`` (JSON): what the build did to the row and why (a spot price removed, a
   Vast.ai group median, the source's own region text...).
@@ -45,6 +46,7 @@ from importlib import resources
 from typing import TYPE_CHECKING
 
 from gpuscout.catalog.fabrics import internode_extra, known_fabric
+from gpuscout.catalog.normalize import assumed_fabric_note
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.catalog.sources.base import VARIANT_ASSUMED, VARIANT_KEY, Source, stated_interconnect
 from gpuscout.errors import UnknownNameError
@@ -64,8 +66,11 @@ def resolve_listed_gpu(gpu_name: str, memory_gb: str) -> tuple[str, bool, str]:
         found = resolve_gpu_detail(f"{gpu_name} {memory_gb}GB")
     except UnknownNameError:
         return "", False, "is not in the accelerator table"
-    note = "" if found.exact else found.note.replace(f" {memory_gb}GB'", "'")
-    return found.accelerator.name, found.exact, note
+    if found.exact:
+        return found.accelerator.name, True, ""
+    note = found.note.replace(f" {memory_gb}GB'", "'")
+    fabric = assumed_fabric_note(found.accelerator)  # the board's fabric comes with the assumed board
+    return found.accelerator.name, False, f"{note}; {fabric}" if fabric else note
 
 
 def bundled_snapshot_text() -> str:
@@ -81,11 +86,10 @@ def _list(text: str) -> tuple[str, ...]:
     return tuple(x for x in text.split(";") if x)
 
 
-def _interconnect(accelerator: str, exact: bool) -> Interconnect:
-    """The fabric the part implies, by the rule every source follows (:func:`stated_interconnect`)."""
-    if not exact:
-        return Interconnect.UNKNOWN
-    return stated_interconnect(resolve_gpu(accelerator), exact=True)
+def _interconnect(accelerator: str) -> Interconnect:
+    """The fabric the part implies, by the rule every source follows (:func:`stated_interconnect`): an
+    assumed variant's too, its note saying so (:func:`resolve_listed_gpu`)."""
+    return stated_interconnect(resolve_gpu(accelerator))
 
 
 class SnapshotSource(Source):
@@ -155,7 +159,7 @@ class SnapshotSource(Source):
                 observed_at=None,
                 vcpus=_opt_float(row["vcpus"]),
                 ram_gb=_opt_float(row["ram_gb"]),
-                interconnect=_interconnect(accelerator, exact),
+                interconnect=_interconnect(accelerator),
                 internode=fabric.kind if fabric is not None else None,
                 billing_terms=provider,
                 stale=row["stale"] == "true",
