@@ -7,6 +7,11 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
+from gpuscout.estimate.arguments import MAX_BATCH as MAX_BATCH  # the input limits: stated there, once
+from gpuscout.estimate.arguments import MAX_CONCURRENCY as MAX_CONCURRENCY
+from gpuscout.estimate.arguments import MAX_CONTEXT as MAX_CONTEXT
+from gpuscout.estimate.arguments import MAX_GPUS as MAX_GPUS
+from gpuscout.estimate.arguments import MAX_RATE as MAX_RATE
 from gpuscout.estimate.arguments import (
     int_in,
     positive_float,
@@ -44,7 +49,9 @@ from gpuscout.estimate.precision import (
     CLASS_GGUF,
     CLASS_GGUF_F16,
     CLASS_WEIGHT_ONLY,
+    FP32_PLACEHOLDER_TFLOPS,
     SPARSE_MLA_FP8,
+    ComputeRate,
     KvDtype,
     WeightFormat,
     has_bf16,
@@ -62,11 +69,6 @@ from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
-MAX_GPUS = 64
-MAX_BATCH = 4096
-MAX_CONCURRENCY = 1_000_000
-MAX_RATE = 1e6
-MAX_CONTEXT = 10_000_000
 PARALLEL_MODES = {
     "tensor": "tensor",
     "tp": "tensor",
@@ -679,10 +681,7 @@ def _prepare(
     if st.rate.warning:
         warnings.append(st.rate.warning)
     if st.rate.derived and not st.rate.warning:
-        warnings.append(
-            f"{acc.name}: no tensor-core rate in the table; {st.rate.rate_name} rate derived from FP32 "
-            f"({st.rate.tflops:.0f} TFLOPS)"
-        )
+        warnings.append(derived_rate_warning(acc, st.rate))
     tp = st.tp
     shape = kv_shape(spec)
     if tp > 1 and not shape.mla and shape.kv_heads and tp > shape.kv_heads:
@@ -812,7 +811,13 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         request_rate=None if load_args is None else load_args.rate,
         replicas=replicas,
         step_ms=_step_ms(point.step),
+        speed_calibrated=acc.vendor in INFERENCE_CALIBRATED_VENDORS,
     )
+
+
+#: The vendors whose GPUs the inference calibration has runs of (benchmarks/data/measurements.csv: NVIDIA
+#: parts and AMD MI300X); another vendor's speed is an uncalibrated guess.
+INFERENCE_CALIBRATED_VENDORS = ("NVIDIA", "AMD")
 
 
 def _step_ms(step: StepTime) -> dict[str, float]:
@@ -1253,7 +1258,7 @@ def _expert_rate_note(st: Setup, verdict: SupportVerdict) -> str:
         how = f"{weights} weights x activations quantised to {weights}"
     experts = st.achieved_flops * eng.moe_compute_efficiency / 1e12
     out = (
-        f"routed experts: {how}, at the {st.rate.rate_name} rate ({st.rate.tflops:g} TFLOPS peak), "
+        f"routed experts: {how}, at the {rate_label(st.rate, st.acc)} rate ({st.rate.tflops:g} TFLOPS peak), "
         f"{experts:,.0f} TFLOPS achieved in grouped GEMMs; the {fmt.dense_bits:g}-bit attention projections, "
         "router and lm_head"
     )
@@ -1295,17 +1300,45 @@ def _graphs_note(eng: EngineProfile, running: int) -> str:
     )
 
 
+def rate_label(rate: ComputeRate, acc: Accelerator) -> str:
+    """The dtype a peak rate is the rate of, as the explain lines name it: a part without bfloat16 (V100,
+    T4, MI50) multiplies 16-bit weights in fp16, and its table rate is the FP16 one, so "bf16" is
+    said only where the part computes in it."""
+    if rate.rate_name == "bf16" and not has_bf16(acc):
+        return "fp16"
+    return rate.rate_name
+
+
+def derived_rate_warning(acc: Accelerator, rate: ComputeRate) -> str:
+    """What a rate derived from the FP32 one says (``bf16_tflops``): the derived figure and the FP32
+    figure it comes from, each named: "bf16 rate 60 TFLOPS derived from FP32 29.8 TFLOPS (2x)"."""
+    label = rate_label(rate, acc)
+
+    def figure(tflops: float) -> str:  # three figures, never an exponent: 59.5, 165, 1,979
+        return f"{tflops:.3g}" if tflops < 100 else f"{tflops:,.0f}"
+
+    head = f"{acc.name}: no tensor-core rate in the table; {label} rate {figure(rate.tflops)} TFLOPS"
+    if not acc.fp32_tflops:
+        placeholder = f"{FP32_PLACEHOLDER_TFLOPS:g} TFLOPS"
+        return f"{head} derived from a placeholder FP32 rate ({placeholder}; none in the table)"
+    factor = rate.tflops / acc.fp32_tflops
+    if abs(factor - 1.0) < 1e-9:
+        return f"{head}: no tensor cores, so taken as its FP32 rate"
+    return f"{head} derived from FP32 {figure(acc.fp32_tflops)} TFLOPS ({factor:.3g}x)"
+
+
 def _assumptions(
     st: Setup, plan: MemoryPlan, verdict: SupportVerdict, point: ServingPoint, replicas: int, load: str
 ) -> dict[str, str]:
     eng = st.engine
     sizing = _memory_assumptions(st, plan, verdict, replicas)
+    rate = rate_label(st.rate, st.acc)
     parallel = sizing.pop("parallel", None)
     out = {
         **sizing,
         "bandwidth_efficiency": f"{st.bandwidth_eff:.2f} of {st.acc.bandwidth_gbps:g} GB/s"
         + _ceiling_note(eng.stream_ceiling(st.eff_class), "GB/s", st.achieved_bandwidth / 1e9),
-        "compute_efficiency": f"{st.compute_eff:.2f} of {st.peak_tflops:g} TFLOPS {st.rate.rate_name} (dense"
+        "compute_efficiency": f"{st.compute_eff:.2f} of {st.peak_tflops:g} TFLOPS {rate} (dense"
         + (", fp16 accumulate" if st.peak_tflops != st.rate.tflops else "")
         + ")"
         + _ceiling_note(
@@ -1391,7 +1424,7 @@ def _assumptions(
         out["wide_gemms"] = (
             f"{st.fmt.label}: the {wide:.0%} of the body's weights left in bf16 (the attention projections "
             f"and the first and last decoder layers) at the 16-bit rate, {st.dense_flops / 1e12:,.0f} TFLOPS "
-            f"achieved; the rest at the {st.rate.rate_name} rate, {st.achieved_flops / 1e12:,.0f} TFLOPS"
+            f"achieved; the rest at the {rate} rate, {st.achieved_flops / 1e12:,.0f} TFLOPS"
         )
     if parallel is not None:
         out["parallel"] = parallel

@@ -2,6 +2,13 @@
 
 Every failure is an :class:`InvalidInputError` naming the field and what it accepts (an unknown
 model or GPU name raises the knowledge table's ``UnknownNameError`` with the closest names).
+
+This module is also the one place the input limits every face shares are stated (``MAX_*`` below):
+the estimator checks them, the workload types (``advise.workload``) declare them on their fields, the
+CLI and the web API read them from here, so a number is refused at the same bound, with the same words
+(``field: X is out of range (accepted: ...)``), whether it was typed as an option, written in a
+workload file, sent as JSON or passed to the Python API. A count of tokens is read from text by the one
+parser :func:`token_count` (``32k``, ``1.5M``, ``1e9``) on every face.
 """
 
 from __future__ import annotations
@@ -9,7 +16,9 @@ from __future__ import annotations
 import math
 import numbers
 import operator
-from typing import TYPE_CHECKING
+import re
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
 
 from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -17,6 +26,125 @@ from gpuscout.knowledge.model_types import ModelSpec
 
 if TYPE_CHECKING:
     from gpuscout.estimate.engines import EngineProfile
+
+
+# ---- the input limits (one place each) ------------------------------------------------------------
+#: GPUs one deployment (one engine instance, tensor x pipeline, or replicas) is sized on.
+MAX_GPUS = 64
+#: Sequences one engine instance runs at once (its scheduler's cap: vLLM max_num_seqs, SGLang
+#: max_running_requests).
+MAX_BATCH = 4096
+#: Requests in flight (``concurrency``, ``num_requests``) on every face: the estimator, ``recommend serve
+#: --concurrency``, a workload file's ``concurrency`` and the web API. A guard against typos, not a claim
+#: about demand, so it must sit above what the largest configuration sized holds running at once:
+#: MAX_GPUS x MAX_BATCH = 262,144 sequences (64 single-GPU replicas at the scheduler's cap). The
+#: advisor's former 100,000 refused loads that configuration runs without a queue; 1,000,000 (the
+#: estimator's and the web API's) keeps ~4x that for the queue, and every figure derived from it stays
+#: finite.
+MAX_CONCURRENCY = 1_000_000
+#: Arrivals per second (``request_rate``, ``requests_per_s``): MAX_CONCURRENCY requests of about a
+#: second each, by Little's law (the advisor's former 10^7 was ten times what MAX_CONCURRENCY holds).
+MAX_RATE = 1e6
+#: Tokens of one sequence (a prompt, an output, a training sequence): Llama 4 Scout's 10M-token window,
+#: the longest published; a model's own window (``max_position_embeddings``) is checked besides.
+MAX_CONTEXT = 10_000_000
+#: Tokens of a job or a month (a dataset, a pre-training budget, a batch's total, a month's output):
+#: ~30x the largest published pre-training runs (Qwen3: 36T).
+MAX_TOKENS = 10**15
+
+# ---- token counts as renters write them ----------------------------------------------------------
+#: What a token count may be written as (said by a parser error; its range is the field's).
+TOKENS_ACCEPTED = "a whole number like 32768, 32k, 1.5M or 1e9; k = 1,000, M = 10^6, B or G = 10^9, T = 10^12"
+#: The help's note on the suffixes of a token count: some renters mean 32,768 by 32k.
+TOKENS_HELP = "32k = 32,000; also 1.5M, 1e9"
+#: A longer text is not read at all (Python reads at most 4,300 digits into an int; a count that long
+#: is a paste gone wrong).
+_MAX_TOKEN_TEXT = 40
+_TOKEN_COUNT = re.compile(
+    r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:_[0-9]+)*)"  # 1,000,000 | 10_000 | 32768
+    r"(?:\.(?P<frac>[0-9]+(?:_[0-9]+)*))?"
+    r"(?:[eE](?P<exp>[-+]?[0-9]{1,2}))?"
+    r" ?(?P<unit>[kKmMbBgGtT])?"
+)
+_UNIT_POWERS = {"k": 3, "m": 6, "b": 9, "g": 9, "t": 12}
+
+
+def token_count(value: Any, field: str) -> int:
+    """A count of tokens as a renter writes it: ``32768``, ``32k`` (k = 1,000, not 1,024), ``128K``,
+    ``1.5M``, ``2B`` or ``2G``, ``15T``, ``1e9``, ``10_000``, ``1,000``; a number already read (an
+    option's default, a YAML integer) is taken as it is. Anything that is not a whole number of tokens
+    is an :class:`~gpuscout.errors.InvalidInputError` naming ``field`` and :data:`TOKENS_ACCEPTED`.
+
+    The count is not bounded here: each field has its own range (a prompt: MAX_CONTEXT; a dataset:
+    MAX_TOKENS), which its caller checks and states, so that ``1e16`` and ``1e30`` are refused by the
+    same words. A negative count (``-5``, ``-1k``) is read as one, for the same reason."""
+    if _is_bool(value):
+        raise InvalidInputError(field, f"{value} is not a token count", TOKENS_ACCEPTED)
+    if isinstance(value, numbers.Integral):
+        return operator.index(value)
+    if isinstance(value, float):
+        if not value.is_integer():  # nan and inf are not either
+            raise InvalidInputError(field, f"{value:g} is not a whole number of tokens", TOKENS_ACCEPTED)
+        return int(value)
+    text = str(value).strip()
+    sign = -1 if text.startswith("-") else 1
+    number = text[1:] if sign < 0 else text
+    found = _TOKEN_COUNT.fullmatch(number) if len(text) <= _MAX_TOKEN_TEXT else None
+    if found is None or (found["exp"] and found["unit"]):
+        raise InvalidInputError(field, f"{text[:_MAX_TOKEN_TEXT]!r} is not a token count", TOKENS_ACCEPTED)
+    frac = (found["frac"] or "").replace("_", "")
+    digits = int(found["int"].replace(",", "").replace("_", "") + frac)
+    power = int(found["exp"] or 0) + _UNIT_POWERS.get((found["unit"] or "").lower(), 0) - len(frac)
+    scale: int = 10 ** abs(power)
+    if power >= 0:
+        return sign * digits * scale
+    count, rest = divmod(digits, scale)
+    if rest:
+        raise InvalidInputError(field, f"{text!r} is not a whole number of tokens", TOKENS_ACCEPTED)
+    return sign * count
+
+
+#: The largest power of ten a whole number written in scientific notation may have (``1e30`` is read;
+#: ``1e999999999`` is not expanded into a billion digits).
+_MAX_WHOLE_EXPONENT = 300
+
+
+def whole_number_text(text: str) -> int | None:
+    """The whole number ``text`` writes in decimal or scientific notation (``"1e9"``, ``"2.0"``,
+    ``"-3"``, ``"1E+3"``), else None (``"2.5"``, ``"abc"``, ``"nan"``, ``"0x10"``, a text longer than
+    40 characters): a count typed as ``1e9`` is a count, refused by its range if it is out of it
+    rather than as "not an integer"."""
+    if not isinstance(text, str) or len(text) > _MAX_TOKEN_TEXT or not text.isascii():
+        return None
+    try:
+        number = Decimal(text.strip())
+    except InvalidOperation:
+        return None
+    if not number.is_finite() or number.adjusted() > _MAX_WHOLE_EXPONENT:
+        return None
+    if number != number.to_integral_value():
+        return None
+    return int(number)
+
+
+def shown_number(value: object) -> str:
+    """A number as an error shows it: an int as its digits up to 15 of them, else as ``1e+30`` (an int
+    of more than 4,300 digits cannot even be written out); a float as ``%g``; a text as typed (cut to
+    40 characters)."""
+    if isinstance(value, str):
+        return value.strip()[:_MAX_TOKEN_TEXT]
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        return repr(value)[:_MAX_TOKEN_TEXT]
+    if isinstance(value, numbers.Integral):
+        number = operator.index(value)
+        if abs(number) < 10**15:
+            return str(number)
+        if abs(number) < 10**300:
+            return f"{float(number):g}"
+        sign = "-" if number < 0 else ""
+        return f"{sign}~1e+{int((abs(number).bit_length() - 1) * math.log10(2))}"
+    real = _real(value)
+    return f"{real:g}" if real is not None else repr(value)[:_MAX_TOKEN_TEXT]
 
 
 def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
@@ -120,7 +248,7 @@ def int_in(
     if number is None:
         raise error(field, f"must be a whole number, got {value!r}", f"{low}..{high}")
     if not low <= number <= high:
-        raise error(field, f"{number} is out of range", f"{low}..{high}")
+        raise error(field, f"{shown_number(number)} is out of range", f"{low}..{high}")
     return number
 
 

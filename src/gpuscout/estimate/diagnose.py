@@ -24,7 +24,7 @@ from gpuscout.estimate.api import (
     estimate,
     parallel_mode,
 )
-from gpuscout.estimate.arguments import int_in, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import int_in, resolve_gpu_arg
 from gpuscout.estimate.engines import default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
@@ -54,21 +54,28 @@ def diagnose(
     gpu: str | Accelerator,
     *,
     measured_tps: float,
-    precision: str = "bf16",
+    precision: str | None = None,
     batch: int = 1,
     engine: str | None = None,
     gpus: int = 1,
     context: int = 1024,
 ) -> Diagnosis:
     """Explain ``measured_tps`` (decode tokens/s per sequence at ``batch``) for ``model`` on ``gpu``;
-    ``engine`` None: the estimate's default (llama.cpp for a GGUF precision, else vLLM)."""
+    ``precision`` None: the one :func:`~gpuscout.estimate.api.estimate` takes (a quantized checkpoint's
+    name implies its format, else the model's own: FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss,
+    bf16 for most), said in the verdict; ``engine`` None: the estimate's default (llama.cpp for a GGUF
+    precision, else vLLM)."""
     if not isinstance(measured_tps, int | float) or not 0 < measured_tps < 1e6:
         raise InvalidInputError(
             "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", "0 < tokens/s < 1e6"
         )
     # the model and the format its precision names, as ``estimate`` takes them: "mxfp4" on gpt-oss is its
-    # published checkpoint (MXFP4 experts, attention and lm_head bf16), "fp8" DeepSeek-V3's block-scaled one
-    spec, precision, _ = _model_and_precision(resolve_model_arg(model), precision)
+    # published checkpoint (MXFP4 experts, attention and lm_head bf16), "fp8" DeepSeek-V3's block-scaled one;
+    # none named, the checkpoint's own format (the name's "-AWQ", the model's native one, else bf16)
+    assumed = precision is None or (
+        isinstance(precision, str) and precision.strip().lower() in ("", "native", "auto", "checkpoint")
+    )
+    spec, precision, _ = _model_and_precision(model, precision)
     acc = resolve_gpu_arg(gpu)
     context = int_in("context", context, 1, MAX_CONTEXT)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)  # 2.0 echoed as 2
@@ -157,9 +164,22 @@ def diagnose(
             "to fixed costs — kernel launches, CPU-side scheduling, host-device transfers, or layers "
             "offloaded to the CPU."
         )
+    if not est.supported:
+        # the user measured something, but not this: the engine cannot run this format on this card
+        # (vLLM FP8 on a V100), so "what the engine usually reaches here" is no yardstick
+        verdict = (
+            f"Not runnable as given — {est.unsupported_reason.rstrip('.')}. The figures below are the "
+            "physics of that format on this card, not of what ran: diagnose the engine and format that "
+            "produced the measurement (--engine, --precision). "
+        ) + verdict
+    if assumed:  # the format the figures rest on, which the user did not name
+        verdict += (
+            f" Sized for {fmt.name} weights, the checkpoint's own format "
+            "(--precision names the one that ran)."
+        )
     if bound == ABOVE_ROOFLINE:
         pass  # no remedies for a speed that was not reached
-    elif ratio < 0.6:
+    elif ratio < 0.6 and est.supported:
         suggestions.append(
             f"Your speed is {ratio:.0%} of what {eng.label} usually reaches here "
             f"({expected_tps:,.1f} tokens/s): "
@@ -168,7 +188,16 @@ def diagnose(
         )
     if bound != ABOVE_ROOFLINE:
         suggestions += _remedies(
-            spec, acc, est.precision, eng.name, batch, gpus, context_in, expected_tps, physics_bound
+            spec,
+            acc,
+            est.precision,
+            eng.name,
+            batch,
+            gpus,
+            context_in,
+            expected_tps,
+            physics_bound,
+            runnable=est.supported,
         )
     return Diagnosis(
         model=spec.name,
@@ -266,7 +295,11 @@ def _remedies(
     context: int,
     base_tps: float,
     bound: str,
+    *,
+    runnable: bool = True,
 ) -> list[str]:
+    """The usual remedies priced with the estimator; ``runnable`` False (the engine cannot run this
+    format on this card) drops those priced from the unrunnable speed (speculative decoding's gain)."""
     out: list[str] = []
 
     def tps(**kw: object) -> tuple[float, float, bool] | None:
@@ -283,6 +316,8 @@ def _remedies(
         try:
             e = estimate(spec, gpu, **args)  # type: ignore[arg-type]
         except GpuscoutError:
+            return None
+        if not e.supported:  # never a remedy the engine cannot run (FP8 on a V100)
             return None
         return e.decode_tokens_per_s, e.output_tokens_per_s_total, e.fits
 
@@ -311,7 +346,7 @@ def _remedies(
                         f"Batch {b} requests together: ~{res[0] * b:,.0f} tokens/s generated in total "
                         f"({res[0]:,.0f} per sequence) — the weights read serve every sequence."
                     )
-        if batch <= 4:
+        if batch <= 4 and runnable:
             lo, hi = SPECULATIVE_SPEEDUP
             out.append(
                 f"Speculative decoding (draft model / EAGLE / n-gram): typically {lo:g}-{hi:g}x at batch 1, "

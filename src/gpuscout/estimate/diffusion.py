@@ -1,7 +1,8 @@
 """Text-to-image diffusion: does the pipeline fit, and how many seconds per image.
 
 Image generation is compute-bound: every denoising step runs the denoiser over all latent tokens,
-so time = FLOPs / (peak x efficiency).
+so time = FLOPs / (peak x efficiency), plus the element-wise kernels between the GEMMs at the memory
+bandwidth.
 
 FLOPs per image
     denoiser, per step and per pass: ``2 x (params applied to each token) x tokens`` per resolution
@@ -36,12 +37,20 @@ through cuDNN / cuBLAS), and each is timed at its own fraction of the dense 16-b
   ``mma.sync`` (they have no ``wgmma`` or ``tcgen05``); **0.35** on Hopper and datacenter Blackwell
   (9.x, 10.x; B200's ``tcgen05`` peak is as out of FA2's reach as H100's ``wgmma`` one). Other parts
   (Volta, Turing: no FA2 backend; AMD and the rest: no FA2 figure) get the lower 0.35.
-- the rest: **0.40** of the same peak on every GPU (0.30 of the FP8 peak for an FP8 denoiser, whose
-  linear layers run in FP8). cuBLAS and cuDNN do use Hopper's tensor cores well, so no architecture
-  class here; 0.40 rather than cuBLAS's large-GEMM 0.7-0.9 because an eager pipeline runs its group
-  and layer norms, activations and residual adds as separate memory-bound kernels, with launch gaps,
-  between the GEMMs. A prior, the former whole-step prior kept for these FLOPs (a plain eager pipeline
-  is said to take ~6-7 s for FLUX.1-dev bf16 at 1024^2 and 28 steps on an H100); it is not a fit.
+- the convolutions and linear layers: **0.48** of the same peak on every GPU (0.30 of the FP8 peak for
+  an FP8 denoiser, whose linear layers run in FP8). cuBLAS and cuDNN do use Hopper's tensor cores
+  well, so no architecture class here. A prior, not a fit: the value that keeps the RTX 4090's SDXL
+  estimate where the former whole-step 0.40 put it, now that the element-wise kernels are timed apart
+  (below); below cuBLAS's large-GEMM 0.7-0.9 for the launch gaps between eager kernels.
+- the element-wise kernels between them, at the memory bandwidth (``ELEMENTWISE_BANDWIDTH_SHARE`` =
+  0.8 of the datasheet figure): an eager pipeline runs its group and layer norms, activations, residual
+  adds, layout copies and skip concatenations as separate kernels that each read and write whole
+  activations. The bytes are counted per token from the diffusers 0.30 modules (``resnet_elements``,
+  ``basic_block_elements``, ``transformer2d_elements``, ``flux_double_elements``,
+  ``flux_single_elements``): SDXL moves 11.7 GB per pass over a 1024^2 image (62 % of it on the 1/32
+  grid's 60 transformer blocks), FLUX.1-dev 173 GB (its RMSNorm and RoPE run in fp32, element by
+  element). This time scales with the bandwidth, not the tensor peak, so it weighs most on parts with
+  much compute per byte (L40S: 419 FLOP/B; H100: 295; A100: 153).
 - attention of an FP8 denoiser runs in bf16 (FP8 recipes quantise the linear layers only), and of an
   fp32 one at the fp32 rate with the 0.40 prior (FA2 has no fp32 kernel). Text encoders and the VAE
   decoder (its single-head attention has head dimension 512, past FA2's 256) are timed at 0.40.
@@ -50,11 +59,13 @@ The peak is the dense 16-bit tensor rate with FP32 accumulate: PyTorch's fp16/bf
 compute type 32F) and FA2's ``mma`` accumulate in FP32. On GeForce cards that is half the FP16-accumulate
 rate: an RTX 4090 runs 165.2 TFLOPS, not 330.3 (Ada whitepaper, appendix).
 
-Not modelled: attention is ~11 % of SDXL's step FLOPs at 1024^2 and ~20 % of FLUX.1-dev's, so the
-split puts an H100 at ~3.0x an A100 (one efficiency for all: 3.17x, the peak ratio), where published
-eager diffusers timings are nearer 2x. The rest of that gap is time that does not scale with the tensor
-peak (memory-bound element-wise kernels at the GPU's bandwidth, per-kernel launch cost on the host),
-which a fraction of the peak cannot express.
+Across GPUs: one efficiency for all put an H100 at 3.17x an A100 (the peak ratio); FA2's lower fraction
+on Hopper brings SDXL to 3.05x, and the element-wise time to 2.71x (FLUX.1-dev 2.57x); an L40S falls
+from 1.16x an A100 to 0.93x (SDXL). FLUX.1-dev bf16 at 1024^2 and 28 steps on an H100 comes to 6.5 s (was
+5.4 s), within the ~6-7 s said of a plain eager pipeline. Published eager diffusers timings put an H100
+nearer 2x an A100.
+Not modelled: per-kernel launch cost on the host (~2,000 kernels per SDXL UNet pass), which an H100
+finishes faster than the host can issue them; cuDNN's NCHW <-> NHWC transposes around convolutions.
 
 Calibration: the only seconds-per-image rows in the calibration CSV (one vendor blog, RTX 4090) need
 121-219 % of the card's datasheet peak at the stated steps and resolution, so fitting them would give an
@@ -90,7 +101,11 @@ from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
 GB = 1e9
-DIFFUSERS_EFFICIENCY = 0.40  # everything but the denoiser's attention (and the whole fp32 denoiser)
+DIFFUSERS_EFFICIENCY = 0.40  # text encoders, VAE decoder, an fp32 denoiser's GEMMs (prior)
+# the 16-bit denoiser's convolutions and linear layers, now that its element-wise kernels are timed apart:
+# the value that keeps the RTX 4090's SDXL estimate (1024^2, 30 steps) where the single 0.40 put it
+DENOISER_GEMM_EFFICIENCY = 0.48
+ELEMENTWISE_BANDWIDTH_SHARE = 0.8  # of the datasheet bandwidth, streaming element-wise kernels
 FP8_EFFICIENCY = 0.30  # an FP8 denoiser's linear layers, of the FP8 peak
 FA2_MMA_SYNC_EFFICIENCY = 0.50  # FA2 forward on Ampere/Ada: 50-73 % of peak (arXiv:2307.08691)
 FA2_ON_HOPPER_EFFICIENCY = 0.35  # FA2 forward on H100: ~35 % of peak (arXiv:2407.08608)
@@ -154,6 +169,91 @@ class Stage:
     attention_blocks: int
     attention_width: int
     widest: int  # widest per-token activation at this resolution (elements)
+    # activation elements each token's element-wise kernels read and write per pass (see
+    # ``resnet_elements`` and the other counts below): timed at the memory bandwidth
+    elementwise: float = 0.0
+
+
+# ---- element-wise traffic of a denoiser pass, counted from the diffusers 0.30 modules -------------------
+# Per token, in activation elements read + written by the kernels between the GEMMs / convolutions (an
+# element is 2 bytes in a 16-bit pipeline). GroupNorm reads its input twice (statistics, then the
+# normalisation) and writes once: 3; LayerNorm 2; SiLU / GELU 2; a same-shape add 3; a broadcast add or
+# multiply 2; a copy (``contiguous`` after a permute) 2; a concatenation reads and writes its inputs.
+
+
+def resnet_elements(c_in: int, c_out: int) -> int:
+    """``ResnetBlock2D``: GroupNorm + SiLU on its input (5), the time-embedding add, GroupNorm + SiLU on
+    the output, the residual add and the division by ``output_scale_factor`` (2 + 3 + 2 + 3 + 2 = 12)."""
+    return 5 * c_in + 12 * c_out
+
+
+def basic_block_elements(c: int) -> int:
+    """``BasicTransformerBlock`` (SDXL): 3 LayerNorms (6), per attention the output transpose copy and
+    the ``rescale_output_factor`` division (2 x 4), 3 residual adds (9), GEGLU's GELU on the 4c gate (8)
+    and the product with the 4c value (12): 43 c."""
+    return 3 * 2 * c + 2 * 4 * c + 3 * 3 * c + 8 * c + 12 * c
+
+
+def transformer2d_elements(c: int, depth: int) -> int:
+    """``Transformer2DModel`` with ``depth`` blocks: GroupNorm (3), the permute copies in and out (4),
+    the residual add (3), and the blocks."""
+    return 10 * c + depth * basic_block_elements(c)
+
+
+RMSNORM_UNITS = 17  # diffusers RMSNorm in fp32: to(fp32) 3, pow 4, mean 2, *rsqrt 3, to(bf16) 3, *weight 2
+ROPE_UNITS = 20  # FLUX apply_rope in fp32: float() 3, two products 4 + 4, their sum 6, type_as 3
+
+
+def flux_double_elements(c: int) -> int:
+    """FLUX ``FluxTransformerBlock`` per token (image and text streams alike): AdaLayerNormZero (LayerNorm,
+    scale, shift: 6), RMSNorm of q and k (2 x 17), the text + image concatenation of q, k, v (6), RoPE on
+    q and k (2 x 20), the attention output copy (2), gate (2), residual (3), LayerNorm + modulation (6),
+    GELU on the 4c hidden (8), gate (2), residual (3): 112 c."""
+    return (6 + 2 * RMSNORM_UNITS + 6 + 2 * ROPE_UNITS + 2 + 2 + 3 + 6 + 8 + 2 + 3) * c
+
+
+def flux_single_elements(c: int) -> int:
+    """FLUX ``FluxSingleTransformerBlock`` per token: AdaLayerNormZeroSingle (6), GELU on the 4c MLP
+    branch (8), RMSNorm of q and k (34), RoPE (40), the attention output copy (2), the concatenation of
+    attention and MLP outputs (5c read and written: 10), gate (2), residual (3): 105 c."""
+    return (6 + 8 + 2 * RMSNORM_UNITS + 2 * ROPE_UNITS + 2 + 10 + 2 + 3) * c
+
+
+# SDXL's UNet by resolution (diffusers UNet2DConditionModel, SDXL config): the resnets with the channels
+# they read (the up blocks' concatenated skips), the Transformer2DModels, the concatenations, the nearest
+# upsampling into the stage (a quarter of the channels read per token, all written), GroupNorm + SiLU
+# before conv_out.
+SDXL_ELEMENTWISE_1_8 = (
+    2 * resnet_elements(320, 320)  # down block 0
+    + 2 * (960 + 640 + 640)  # up block 2: concatenations
+    + resnet_elements(960, 320)
+    + 2 * resnet_elements(640, 320)
+    + (640 // 4 + 640)  # upsampled from 1/16
+    + 5 * 320  # conv_norm_out + SiLU
+)
+SDXL_ELEMENTWISE_1_16 = (
+    resnet_elements(320, 640)  # down block 1
+    + resnet_elements(640, 640)
+    + 2 * transformer2d_elements(640, 2)
+    + 2 * (1920 + 1280 + 960)  # up block 1: concatenations
+    + resnet_elements(1920, 640)
+    + resnet_elements(1280, 640)
+    + resnet_elements(960, 640)
+    + 3 * transformer2d_elements(640, 2)
+    + (1280 // 4 + 1280)  # upsampled from 1/32
+)
+SDXL_ELEMENTWISE_1_32 = (
+    resnet_elements(640, 1280)  # down block 2
+    + resnet_elements(1280, 1280)
+    + 2 * transformer2d_elements(1280, 10)
+    + 2 * resnet_elements(1280, 1280)  # mid block
+    + transformer2d_elements(1280, 10)
+    + 2 * (2560 + 2560 + 1920)  # up block 0: concatenations
+    + 2 * resnet_elements(2560, 1280)
+    + resnet_elements(1920, 1280)
+    + 3 * transformer2d_elements(1280, 10)
+)
+FLUX_ELEMENTWISE = 19 * flux_double_elements(3072) + 38 * flux_single_elements(3072)
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,9 +287,9 @@ PROFILES: dict[str, DiffusionProfile] = {
         denoiser="UNet",
         denoiser_params=2.567e9,
         stages=(
-            Stage(14.4e6, 8, 0, 320, 960),
-            Stage(137e6, 16, 10, 640, 5120),
-            Stage(2051e6, 32, 60, 1280, 10240),
+            Stage(14.4e6, 8, 0, 320, 960, SDXL_ELEMENTWISE_1_8),
+            Stage(137e6, 16, 10, 640, 5120, SDXL_ELEMENTWISE_1_16),
+            Stage(2051e6, 32, 60, 1280, 10240, SDXL_ELEMENTWISE_1_32),
         ),
         joint_text_tokens=0,
         text_encoders=(
@@ -208,7 +308,7 @@ PROFILES: dict[str, DiffusionProfile] = {
         model="flux.1-dev",
         denoiser="MMDiT",
         denoiser_params=11.9e9,
-        stages=(Stage(6.45e9, 16, 57, 3072, 21504),),
+        stages=(Stage(6.45e9, 16, 57, 3072, 21504, FLUX_ELEMENTWISE),),
         joint_text_tokens=512,
         text_encoders=(
             TextEncoder("T5-XXL encoder", 4.762e9, 512),
@@ -315,6 +415,16 @@ def denoiser_flops(profile: DiffusionProfile, width: int, height: int) -> float:
     return linear + denoiser_attention_flops(profile, width, height)
 
 
+def denoiser_elementwise_bytes(
+    profile: DiffusionProfile, width: int, height: int, element_bytes: float
+) -> float:
+    """Bytes the element-wise kernels of one denoiser pass over one image read and write (norms,
+    activations, residual adds, layout copies, concatenations; see ``Stage.elementwise``)."""
+    return element_bytes * sum(
+        s.elementwise * _stage_tokens(profile, s, width, height) for s in profile.stages
+    )
+
+
 def vae_decode_flops(width: int, height: int) -> float:
     """FLOPs of the SD/FLUX VAE decoder for one image (convolutions + latent self-attention)."""
     latent = math.ceil(width / 8) * math.ceil(height / 8)
@@ -390,7 +500,10 @@ def estimate_images(
     if rate.warning:
         warnings.append(rate.warning)
     fp8_native = prec == "fp8" and rate.native
-    eff = FP8_EFFICIENCY if fp8_native else DIFFUSERS_EFFICIENCY
+    if fp8_native:
+        eff = FP8_EFFICIENCY
+    else:
+        eff = DIFFUSERS_EFFICIENCY if prec == "fp32" else DENOISER_GEMM_EFFICIENCY
     rate16 = compute_rate(resolve_precision("bf16"), acc)
     bf16_rate = rate16.tflops * 1e12 * DIFFUSERS_EFFICIENCY
     # attention: SDPA in 16 bits (an FP8 denoiser's too) at FA2's fraction; fp32 has no FA2 kernel
@@ -398,8 +511,16 @@ def estimate_images(
     attn_rate, attn_eff = (rate, DIFFUSERS_EFFICIENCY) if prec == "fp32" else (rate16, attn_cls.efficiency)
     step_flops = denoiser_flops(profile, width, height) * profile.passes_per_step
     attn_step_flops = denoiser_attention_flops(profile, width, height) * profile.passes_per_step
-    step_s = (step_flops - attn_step_flops) / (rate.tflops * 1e12 * eff) + attn_step_flops / (
-        attn_rate.tflops * 1e12 * attn_eff
+    # element-wise kernels between the GEMMs: 16-bit activations (an FP8 denoiser's too), 32-bit in fp32
+    elem_step_bytes = (
+        denoiser_elementwise_bytes(profile, width, height, 4.0 if prec == "fp32" else 2.0)
+        * profile.passes_per_step
+    )
+    elem_step_s = elem_step_bytes / (acc.bandwidth_gbps * GB * ELEMENTWISE_BANDWIDTH_SHARE)
+    step_s = (
+        (step_flops - attn_step_flops) / (rate.tflops * 1e12 * eff)
+        + attn_step_flops / (attn_rate.tflops * 1e12 * attn_eff)
+        + elem_step_s
     )
     denoise_s = steps * step_s
     text_s = text_encoder_flops(profile) / bf16_rate
@@ -477,6 +598,10 @@ def estimate_images(
             "efficiency": f"diffusers: convolutions and linear layers at {eff:.2f} of the {rate.rate_name} "
             f"peak {rate.tflops:g} TFLOPS (prior); attention at {attn_eff:.2f} of the "
             f"{attn_rate.rate_name} peak {attn_rate.tflops:g} TFLOPS ({attn_word})",
+            "elementwise": f"norms, activations, residual adds and layout copies of the {profile.denoiser} "
+            f"(counted from the diffusers modules): {elem_step_bytes / GB:.1f} GB per step at "
+            f"{ELEMENTWISE_BANDWIDTH_SHARE:.0%} of {acc.bandwidth_gbps:g} GB/s, "
+            f"{elem_step_s * 1e3:,.0f} ms per step",
             "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step ({attn_step_flops / 1e12:.1f} "
             f"of it attention), text encoders {text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
             "weights": f"denoiser {prec} ({denoiser_bytes / GB:.1f} GB), text encoders and VAE bf16 "

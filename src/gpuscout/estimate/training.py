@@ -119,6 +119,9 @@ class TrainingEstimate:
     # host RAM each node needs (GB): what CPU offload and paged optimizers keep there for the node's GPUs,
     # their pinned buffers, a process per GPU and the OS (see ``host_ram_need``)
     host_ram_gb_per_node: float = 0.0
+    # whether the speed constants were fitted on runs of this vendor's hardware (every training row of
+    # the calibration is an NVIDIA run: another vendor's speed is NVIDIA's efficiencies at its peak)
+    speed_calibrated: bool = True
 
     @property
     def tokens_per_s_per_gpu(self) -> float:
@@ -541,7 +544,8 @@ def estimate_training(
         f"({flops.model / 1e9:.1f} model FLOPs, PaLM convention; checkpointing "
         f"{setup.recompute})"
     )
-    if acc.vendor != "NVIDIA":
+    speed_calibrated = acc.vendor == "NVIDIA"
+    if not speed_calibrated:
         # every training row the constants are fitted on is an NVIDIA run (A100 / H100 / H200 / B200 /
         # L40S, benchmarks/data/measurements.csv): another vendor's kernels are not measured by them
         warnings.append(
@@ -596,4 +600,5 @@ def estimate_training(
         model_flops_per_token=flops.model,
         parallel=_parallel_label(setup),
         host_ram_gb_per_node=host.total_gb,
+        speed_calibrated=speed_calibrated,
     )

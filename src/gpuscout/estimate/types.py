@@ -98,6 +98,10 @@ class Estimate:
     # bandwidth), "compute" (math at the achieved rate), "interconnect" (tensor-parallel all-reduces,
     # layer-split hand-offs), "fixed" (kernel launches, scheduling). Empty when no step is timed.
     step_ms: dict[str, float] = field(default_factory=dict)
+    # whether the engine's efficiencies were fitted on runs of this vendor's hardware (the calibration's
+    # inference rows are NVIDIA and AMD runs: a TPU, Gaudi or Trainium speed is their efficiencies applied
+    # to its datasheet figures); see ``INFERENCE_CALIBRATED_VENDORS``
+    speed_calibrated: bool = True
 
     def step_summary(self) -> str:
         """'10.1 ms: reads 3.4, math 0.4, all-reduces 3.4, fixed costs 3.4' (parts under 0.05 ms left out;
