@@ -251,7 +251,7 @@ def test_advisor_errors_use_the_labels_in_plain_words(client: TestClient) -> Non
         },
     )
     assert r.status_code == 422
-    assert "Concurrency must be a whole number from 1 to 100,000; you typed “-3”" in r.text
+    assert "Concurrency must be a whole number from 1 to 1,000,000; you typed “-3”" in r.text
     assert "Prompt tokens must be a whole number" in r.text
     assert "int |" not in r.text and "accepted:" not in r.text
     assert re.search(r'name="output_tokens"[^>]*value="500"', r.text)  # the other inputs are kept

@@ -8,10 +8,15 @@ download, egress, storage retention):
 - ``FinetuneWorkload``: LoRA / QLoRA / full fine-tuning over a dataset;
 - ``PretrainWorkload``: training over a token budget on a target number of GPUs or nodes.
 
-Validation errors are ``InvalidInputError`` naming the field and what is accepted. Every number is
-finite and bounded: the upper bounds (``MAX_*`` below) are far beyond any real job and low enough
-that everything derived from them (seconds, instance-hours, dollars) stays a finite float. Booleans
-are not numbers here (``concurrency: true`` is an error, not 1).
+Validation errors are ``InvalidInputError`` naming the field and what is accepted, in the words the
+estimator and the CLI use (``concurrency: 0 is out of range (accepted: ...)``, never pydantic's "Input
+should be ..."). Every number is
+finite and bounded: the upper bounds (``MAX_*`` below, and those shared with the estimator, stated once
+in :mod:`gpuscout.estimate.arguments`) are far beyond any real job and low enough that everything
+derived from them (seconds, instance-hours, dollars) stays a finite float. Booleans are not numbers here
+(``concurrency: true`` is an error, not 1). A token count may be written as on the command line
+(``prompt_tokens: 32k``, ``token_budget: 15T``: :data:`TOKEN_FIELDS`), a whole number in any notation
+(``concurrency: 1e3``).
 """
 
 from __future__ import annotations
@@ -24,17 +29,25 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import (
+    MAX_CONCURRENCY,
+    MAX_CONTEXT,
+    MAX_RATE,
+    MAX_TOKENS,
+    shown_number,
+    token_count,
+    whole_number_text,
+)
 
 KINDS = ("serve", "batch", "finetune", "pretrain")
 METHODS = ("lora", "qlora", "full")
 
 # Upper bounds of the workload numbers (stated in the errors). Physically generous on purpose: the
 # point is to refuse inf, 1e308 and typos of many digits, never a real job.
-MAX_TOKENS = 1e15  # tokens in a job or a month: ~30x the largest published pre-training runs (36T)
 MAX_DATA_GB = 1e7  # 10 PB downloaded, moved out or checkpointed
 MAX_USD = 1e10  # a $10 billion budget
 MAX_RETENTION_DAYS = 3650  # data kept ten years after the job
-MAX_REQUESTS_PER_S = 1e7
+MAX_REQUESTS_PER_S = MAX_RATE  # the estimator's request_rate bound (one limit on every face)
 MAX_LATENCY_MS = 3_600_000.0  # an hour to the first token / per output token
 MIN_TTFT_MS = 1.0  # below one forward pass and a network round trip: no GPU answers that
 MIN_TPOT_MS = 0.1  # 10,000 tokens/s per user, 5x the fastest published single-stream decode
@@ -42,6 +55,23 @@ MIN_DEADLINE_HOURS = 0.01  # 36 s: less than an instance takes to boot
 MAX_DEADLINE_HOURS = 87_600.0  # ten years
 MAX_CHECKPOINT_MIN = 525_600.0  # a year between checkpoints
 MAX_IMAGES = 10**12
+MAX_TRAINING_GPUS = 100_000  # GPUs of one training cluster (not one deployment: MAX_GPUS)
+MAX_TRAINING_NODES = 10_000
+
+#: The fields that count tokens: read from text by the one parser (``32k``, ``1.5M``, ``1e9``), as the
+#: CLI's options and the web's inputs are (:func:`gpuscout.estimate.arguments.token_count`).
+TOKEN_FIELDS = frozenset(
+    {
+        "prompt_tokens",
+        "output_tokens",
+        "monthly_output_tokens",
+        "input_tokens_total",
+        "output_tokens_total",
+        "dataset_tokens",
+        "token_budget",
+        "seq_len",
+    }
+)
 
 #: Latency targets a chat user expects when none are stated (``latency_targets: chat``): the first
 #: token within 2 s of sending the prompt, then at least 20 tokens/s (reading speed is ~5-8 tokens/s;
@@ -118,6 +148,27 @@ class Workload(BaseModel):
                     raise _rule(name, f"expected a number, got {data[name]}", accepted)
         return data
 
+    @model_validator(mode="before")
+    @classmethod
+    def _numbers_as_written(cls, data: Any) -> Any:
+        """A number written as text is read as the CLI reads it: a token count by the one parser
+        (``prompt_tokens: 32k``; its error names the field and how a count is written), a whole number
+        in any notation (``concurrency: 1e3``, which YAML reads as text); the field's range is checked
+        after, in the same words whatever the notation."""
+        if not isinstance(data, dict):
+            return data
+        whole = _whole_fields(cls)
+        out = dict(data)
+        for name, value in data.items():
+            if not isinstance(value, str):
+                continue
+            if name in TOKEN_FIELDS and name in cls.model_fields:
+                out[name] = token_count(value, name)
+            elif name in whole:
+                number = whole_number_text(value)
+                out[name] = value if number is None else number
+        return out
+
     def __init__(self, **data: Any) -> None:
         # Direct construction gets the same friendly errors as ``from_dict``.
         try:
@@ -138,7 +189,6 @@ class Workload(BaseModel):
             raise InvalidInputError(
                 "workload", f"expected a mapping, got {type(data).__name__}", "a mapping with a 'kind' key"
             )
-        kind = data.get("kind", cls.model_fields["kind"].default if cls is not Workload else None)
         bad_keys = [k for k in data if not isinstance(k, str)]
         if bad_keys:
             raise InvalidInputError(
@@ -146,34 +196,24 @@ class Workload(BaseModel):
                 f"field names must be strings, got {shown(bad_keys[0])}",
                 "a mapping of field names to values",
             )
+        if cls is not Workload:  # the class fixes the kind: a missing one is its own, another is refused
+            data = for_kind(data, str(cls.model_fields["kind"].default))
+        kind = data.get("kind")
+        if kind is None:
+            raise InvalidInputError("kind", "is required", ", ".join(KINDS))
         if not isinstance(kind, str) or kind not in _CLASSES:
             raise InvalidInputError("kind", f"unknown workload kind {shown(kind)}", ", ".join(KINDS))
-        target = _CLASSES[kind]
-        if cls is not Workload and target is not cls:
-            raise InvalidInputError(
-                "kind", f"{kind!r} given to {cls.__name__}", str(cls.model_fields["kind"].default)
-            )
-        return target(**{**data, "kind": kind})
+        return _CLASSES[kind](**{**data, "kind": kind})
 
     @classmethod
     def from_yaml(cls, text: str) -> AnyWorkload:
-        """Parse YAML (JSON is valid YAML too), bounded: see :func:`~.workload_yaml.parse_yaml`."""
-        from gpuscout.advise.workload_yaml import parse_yaml  # YAML only when a file is read
-
-        data = parse_yaml(text)
-        return cls.from_dict(data if data is not None else {})
+        """Parse YAML (JSON is valid YAML too), bounded: see :func:`~.workload_yaml.parse_yaml`. On a
+        subclass (``ServeWorkload.from_yaml``) a document without ``kind`` is of that kind."""
+        return cls.from_dict(read_mapping(text))
 
     @classmethod
     def from_json(cls, text: str) -> AnyWorkload:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
-        except RecursionError:
-            raise InvalidInputError(
-                _deepest_json_field(text), "not valid JSON: nested too deeply", "a value or a short list"
-            ) from None
-        return cls.from_dict(data)
+        return cls.from_dict(read_mapping(text, json_text=True))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain values, fields left at their defaults omitted (``kind`` and ``model`` always kept)."""
@@ -208,9 +248,9 @@ class ServeWorkload(Workload):
     kind: Literal["serve"] = "serve"
     precision: str | None = None  # None: the checkpoint's own format (models.csv native_precision)
     engine: str | None = None  # None: llama.cpp for a GGUF precision, vLLM otherwise (run_engine)
-    prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)
-    output_tokens: int = Field(default=256, ge=1, le=1_000_000)
-    concurrency: int | None = Field(default=None, ge=1, le=100_000)
+    prompt_tokens: int = Field(default=1024, ge=1, le=MAX_CONTEXT)
+    output_tokens: int = Field(default=256, ge=1, le=MAX_CONTEXT)
+    concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
     requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REQUESTS_PER_S)
     ttft_ms_max: float | None = Field(default=None, ge=MIN_TTFT_MS, le=MAX_LATENCY_MS)
     # time per output token, per user
@@ -323,8 +363,8 @@ class BatchWorkload(Workload):
     engine: str | None = None  # None: llama.cpp for a GGUF precision, vLLM otherwise (run_engine)
     input_tokens_total: float | None = Field(default=None, ge=0, le=MAX_TOKENS)
     output_tokens_total: float | None = Field(default=None, ge=1, le=MAX_TOKENS)
-    prompt_tokens: int = Field(default=1024, ge=1, le=2_000_000)  # per request
-    output_tokens: int = Field(default=256, ge=1, le=1_000_000)  # per request
+    prompt_tokens: int = Field(default=1024, ge=1, le=MAX_CONTEXT)  # per request
+    output_tokens: int = Field(default=256, ge=1, le=MAX_CONTEXT)  # per request
     images_total: int | None = Field(default=None, ge=1, le=MAX_IMAGES)
     width: int = Field(default=1024, ge=64, le=8192)
     height: int = Field(default=1024, ge=64, le=8192)
@@ -413,7 +453,7 @@ class FinetuneWorkload(Workload):
     precision: str = "bf16"
     dataset_tokens: float = Field(ge=1, le=MAX_TOKENS)
     epochs: float = Field(default=1.0, ge=0.01, le=1000)
-    seq_len: int = Field(default=2048, ge=16, le=1_000_000)
+    seq_len: int = Field(default=2048, ge=16, le=MAX_CONTEXT)
     # sequences per GPU per micro-step; None: the advisor takes the fastest that fits (see training_configs)
     micro_batch: int | None = Field(default=None, ge=1, le=4096)
     # None: estimated from the model and method
@@ -443,13 +483,13 @@ class PretrainWorkload(Workload):
     params_b: float | None = Field(default=None, ge=0.001, le=5000)  # 1 million to 5 trillion
     precision: str = "bf16"
     token_budget: float = Field(ge=1, le=MAX_TOKENS)
-    seq_len: int = Field(default=4096, ge=16, le=1_000_000)
+    seq_len: int = Field(default=4096, ge=16, le=MAX_CONTEXT)
     micro_batch: int | None = Field(default=None, ge=1, le=4096)  # None: the fastest that fits
-    gpus: int | None = Field(default=None, ge=1, le=100_000)
-    nodes: int | None = Field(default=None, ge=1, le=10_000)
+    gpus: int | None = Field(default=None, ge=1, le=MAX_TRAINING_GPUS)
+    nodes: int | None = Field(default=None, ge=1, le=MAX_TRAINING_NODES)
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     checkpoint_interval_min: float = Field(default=60.0, gt=0, le=MAX_CHECKPOINT_MIN)
-    max_nodes: int = Field(default=64, ge=1, le=10_000)
+    max_nodes: int = Field(default=64, ge=1, le=MAX_TRAINING_NODES)
     # wall-clock limit: slower rows are rejected
     deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
 
@@ -485,6 +525,45 @@ _CLASSES: dict[str, type[AnyWorkload]] = {
     "finetune": FinetuneWorkload,
     "pretrain": PretrainWorkload,
 }
+
+
+def read_mapping(text: str, *, json_text: bool = False) -> Any:
+    """What a workload file holds, parsed (YAML, bounded: :func:`~.workload_yaml.parse_yaml`; or JSON)
+    and not yet validated: a command merges its options into it and checks its kind
+    (:func:`for_kind`) before the workload is built, so that a file is read as its command reads it. An
+    empty document is an empty mapping."""
+    if not json_text:
+        from gpuscout.advise.workload_yaml import parse_yaml  # YAML only when a file is read
+
+        data = parse_yaml(text)
+        return data if data is not None else {}
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
+    except RecursionError:
+        raise InvalidInputError(
+            _deepest_json_field(text), "not valid JSON: nested too deeply", "a value or a short list"
+        ) from None
+
+
+def for_kind(data: Any, kind: str, field: str = "kind", holder: str = "the workload") -> dict[str, Any]:
+    """``data`` (a workload's mapping) as a workload of ``kind``, checked before any other field: with
+    no ``kind`` (or ``kind: null``) it is of ``kind`` (``recommend serve -w file`` fixes the kind: a
+    file need not repeat it); another kind is an error naming ``field`` ("--workload: the file holds a
+    'finetune' workload, not 'serve'"), not the first field that kind lacks."""
+    if not isinstance(data, dict):
+        raise InvalidInputError(
+            "workload", f"expected a mapping, got {type(data).__name__}", "a mapping of field names to values"
+        )
+    given = data.get("kind")
+    if given is None:
+        return {**data, "kind": kind}
+    if given != kind:
+        raise InvalidInputError(
+            field, f"{holder} holds a {shown(given)} workload, not {kind!r}", f"a {kind} workload"
+        )
+    return dict(data)
 
 
 def _deepest_json_field(text: str) -> str:
@@ -524,6 +603,9 @@ def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
     loc = ".".join(str(p) for p in err["loc"]) or "workload"
     msg = str(err.get("msg", "invalid"))
     etype = err.get("type", "")
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, InvalidInputError):  # raised by a validator (a token count's parser)
+        return cause
     # our model validators encode "field|message|accepted|names" (_rule)
     if etype == "value_error" and "|" in msg:
         text = msg.removeprefix("Value error, ")
@@ -535,7 +617,29 @@ def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
         return InvalidInputError(loc, f"unknown field for a {cls.__name__}", known)
     if etype == "missing":
         return InvalidInputError(loc, "is required", _accepted(cls, loc))
-    return InvalidInputError(loc, f"{msg} (got {shown(err.get('input'))})", _accepted(cls, loc))
+    given = err.get("input")
+    said = _NUMBER_ERRORS.get(etype)
+    if etype == "float_type" and isinstance(given, int):  # an int too large for a float
+        said = "is out of range"
+    if said is not None:
+        what = repr(given.strip()[:40]) if isinstance(given, str) and said != "is out of range" else None
+        return InvalidInputError(loc, f"{what or shown_number(given)} {said}", _accepted(cls, loc))
+    return InvalidInputError(loc, f"{msg} (got {shown(given)})", _accepted(cls, loc))
+
+
+#: pydantic's errors about a number, said as the estimator and the CLI say them ("0 is out of range").
+_NUMBER_ERRORS = {
+    "greater_than": "is out of range",
+    "greater_than_equal": "is out of range",
+    "less_than": "is out of range",
+    "less_than_equal": "is out of range",
+    "int_parsing": "is not a whole number",
+    "int_from_float": "is not a whole number",
+    "int_type": "is not a whole number",
+    "float_parsing": "is not a number",
+    "float_type": "is not a number",
+    "finite_number": "is not a finite number",
+}
 
 
 _REPR = reprlib.Repr()
@@ -571,14 +675,26 @@ def _numeric_fields(cls: type[Workload]) -> frozenset[str]:
 _NUMERIC: dict[type[Workload], frozenset[str]] = {}
 
 
+def _whole_fields(cls: type[Workload]) -> frozenset[str]:
+    """The fields of ``cls`` that hold a whole number (``int``, optional or not)."""
+    found = _WHOLE.get(cls)
+    if found is None:
+        found = frozenset(n for n, info in cls.model_fields.items() if _types(info.annotation) == {int})
+        _WHOLE[cls] = found
+    return found
+
+
+_WHOLE: dict[type[Workload], frozenset[str]] = {}
+
+
 def _types(annotation: Any) -> set[Any]:
     """The types an annotation allows, ``None`` left out (``float | None`` -> ``{float}``)."""
     return set(get_args(annotation) or (annotation,)) - {type(None)}
 
 
 def _bound(value: float) -> str:
-    """A bound as people write it: 1,440 / 0.5 / 1e+15."""
-    if float(value).is_integer() and abs(value) < 1e7:
+    """A bound as people write it: 1,440 / 10,000,000 / 0.5 / 1e+15."""
+    if float(value).is_integer() and abs(value) < 1e13:
         return f"{int(value):,}"
     return f"{value:g}"
 
@@ -591,8 +707,9 @@ def _accepted(cls: type[Workload], field: str) -> str | None:
     if get_origin(ann) is Literal:
         return ", ".join(str(a) for a in get_args(ann))
     types_ = _types(ann)
+    tokens = field in TOKEN_FIELDS
     if types_ <= {int, float}:
-        kind = "an integer" if types_ == {int} else "a finite number"
+        kind = "a number of tokens" if tokens else "an integer" if types_ == {int} else "a finite number"
     else:
         kind = (getattr(ann, "__name__", None) or str(ann).replace("typing.", "")).replace(" | ", " or ")
     limits: list[str] = []
@@ -603,4 +720,5 @@ def _accepted(cls: type[Workload], field: str) -> str | None:
                 limits.append(f"{sym} {_bound(val)}")
         if getattr(meta, "min_length", None):
             limits.append("non-empty")
-    return " ".join([kind, " and ".join(limits)]).strip()
+    said = " ".join([kind, " and ".join(limits)]).strip()
+    return f"{said}, like 32k or 1.5M" if tokens else said

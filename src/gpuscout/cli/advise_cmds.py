@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from gpuscout.cli.coercion import TOKENS_HELP, parse_tokens
 from gpuscout.cli.output import (
     CsvOption,
     DbOption,
@@ -22,7 +23,7 @@ from gpuscout.cli.output import (
     wide_console,
 )
 from gpuscout.errors import InvalidInputError, UnknownNameError
-from gpuscout.wording import plural
+from gpuscout.wording import REGION_HELP, plural
 
 WorkloadOption = Annotated[
     Path | None, typer.Option("--workload", "-w", help="Workload YAML/JSON file; options given override it.")
@@ -85,7 +86,7 @@ RegionOption = Annotated[
     list[str] | None,
     typer.Option(
         "--region",
-        help="Only regions containing this text (repeatable, or comma-separated).",
+        help="Only offers in these regions (repeatable, or comma-separated): " + REGION_HELP + ".",
         show_default="all",
     ),
 ]
@@ -174,10 +175,22 @@ CheckpointWriteOption = Annotated[
 ]
 # Options two subcommands share (serve + batch; finetune + pretrain).
 PromptOption = Annotated[
-    int | None, typer.Option("--prompt", help="Prompt tokens per request.", show_default="1024")
+    int | None,
+    typer.Option(
+        "--prompt",
+        help=f"Prompt tokens per request ({TOKENS_HELP}).",
+        parser=parse_tokens,
+        show_default="1024",
+    ),
 ]
 OutputOption = Annotated[
-    int | None, typer.Option("--output", help="Output tokens per request.", show_default="256")
+    int | None,
+    typer.Option(
+        "--output",
+        help=f"Output tokens per request ({TOKENS_HELP}).",
+        parser=parse_tokens,
+        show_default="256",
+    ),
 ]
 AUTO_MICRO_BATCH = "the fastest that fits"
 MicroBatchOption = Annotated[
@@ -343,18 +356,16 @@ def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputEr
 
 
 def _workload(kind: str, model: str | None, path: Path | None, options: dict[str, Any]) -> Any:
-    from gpuscout.advise.workload import Workload
-    from gpuscout.loaders import workload_from_file
+    from gpuscout.advise.workload import Workload, for_kind, read_mapping
+    from gpuscout.loaders import read_text
 
     data: dict[str, Any] = {}
     if path is not None:
-        data = workload_from_file(path).to_dict()
-        if data.get("kind") != kind:
-            raise InvalidInputError(
-                "--workload",
-                f"the file holds a {data.get('kind')!r} workload, not {kind!r}",
-                f"a {kind} workload file",
-            )
+        # the file as written, checked for its kind first (none: this command's), then validated once
+        # with the options that override it (a file may leave a required field to the command line)
+        text = read_text(path, "workload", "a readable YAML or JSON workload file")
+        mapping = read_mapping(text, json_text=path.suffix.lower() == ".json")
+        data = for_kind(mapping, kind, "--workload", "the file")
     given = {k: v for k, v in options.items() if v is not None}
     if "hours_per_day" in given and "bursts_per_day" in data:
         data.pop("bursts_per_day", None)  # the command line's activity pattern replaces the file's
@@ -485,6 +496,9 @@ def _run(workload: Any, shared: Shared) -> None:
                 "time_axis": answer.time_axis,
                 "front_size": answer.front_size,
                 "picks": answer.picks,
+                "uncalibrated_picks": [
+                    {**dataclasses.asdict(u), "text": u.text} for u in answer.uncalibrated_picks
+                ],
                 "picks_rule": answer.picks_rule,
                 "binding": answer.binding,
                 "considered": answer.considered,
@@ -516,9 +530,28 @@ def _recommend(kind: str, model: str | None, fields: dict[str, Any], shared: Sha
         # without a workload file every field is an option; with one, the options typed are
         given = {k for k, v in options.items() if v is not None or shared.workload_file is None}
         try:
-            _run(_workload(kind, model, shared.workload_file, options), shared)
+            workload = _workload(kind, model, shared.workload_file, options)
+            _check_regions(workload.regions, shared.db, "--region" if shared.region else "regions")
+            _run(workload, shared)
         except InvalidInputError as exc:  # named by the option typed, wherever it was found wrong
             raise _as_option(exc, given) from None
+
+
+def _check_regions(regions: tuple[str, ...], db: str | None, field: str) -> None:
+    """Regions of which no current offer is in any are an error naming the closest regions with offers,
+    ``field`` (``--region``, or the workload file's ``regions``) as ``gpuscout offers --region`` says it
+    (``catalog.query.check_regions``): a typo ("Mars") must not read as "no offer can run it". A list
+    some of whose regions have offers is ranked on those, as ``offers`` lists them."""
+    if not regions:
+        return
+    from gpuscout.catalog.api import count_offers, current_offers
+    from gpuscout.catalog.query import OfferQuery, check_regions, offer_regions
+
+    def counted(query: OfferQuery) -> int:
+        return count_offers(query, db=db)
+
+    if counted(OfferQuery(regions=regions)) == 0:
+        check_regions(regions, counted, lambda: offer_regions(current_offers(db=db)), field=field)
 
 
 # ---- commands ----------------------------------------------------------------------------------
@@ -577,7 +610,10 @@ def serve_cmd(
     monthly_tokens: Annotated[
         float | None,
         typer.Option(
-            "--monthly-tokens", help="Output tokens served per month.", show_default="from the load"
+            "--monthly-tokens",
+            help=f"Output tokens served per month ({TOKENS_HELP}).",
+            parser=parse_tokens,
+            show_default="from the load",
         ),
     ] = None,
     workload_file: WorkloadOption = None,
@@ -626,12 +662,18 @@ def batch_cmd(
     precision: PrecisionOption = None,
     engine: EngineOption = None,
     output_total: Annotated[
-        float | None, typer.Option("--output-total", help="Output tokens to generate in total.")
+        float | None,
+        typer.Option(
+            "--output-total", help=f"Output tokens to generate in total ({TOKENS_HELP}).", parser=parse_tokens
+        ),
     ] = None,
     input_total: Annotated[
         float | None,
         typer.Option(
-            "--input-total", help="Input tokens in total.", show_default="output total / --output x --prompt"
+            "--input-total",
+            help=f"Input tokens in total ({TOKENS_HELP}).",
+            parser=parse_tokens,
+            show_default="output total / --output x --prompt",
         ),
     ] = None,
     prompt: PromptOption = None,
@@ -700,13 +742,22 @@ def finetune_cmd(
         str | None, typer.Option("--method", help="lora | qlora | full.", show_default="lora")
     ] = None,
     dataset_tokens: Annotated[
-        float | None, typer.Option("--dataset-tokens", help="Tokens per epoch (required).")
+        float | None,
+        typer.Option(
+            "--dataset-tokens", help=f"Tokens per epoch (required; {TOKENS_HELP}).", parser=parse_tokens
+        ),
     ] = None,
     epochs: Annotated[
         float | None, typer.Option("--epochs", help="Passes over the data.", show_default="1")
     ] = None,
     seq_len: Annotated[
-        int | None, typer.Option("--seq-len", help="Tokens per training sequence.", show_default="2048")
+        int | None,
+        typer.Option(
+            "--seq-len",
+            help="Tokens per training sequence (4k = 4,000).",
+            parser=parse_tokens,
+            show_default="2048",
+        ),
     ] = None,
     micro_batch: MicroBatchOption = None,
     precision: Annotated[str | None, _training_precision_option("finetune")] = None,
@@ -757,13 +808,22 @@ def finetune_cmd(
 @recommend_app.command("pretrain")
 def pretrain_cmd(
     model: Annotated[str | None, typer.Argument(help="Model (architecture) name.")] = None,
-    tokens: Annotated[float | None, typer.Option("--tokens", help="Token budget (required).")] = None,
+    tokens: Annotated[
+        float | None,
+        typer.Option("--tokens", help=f"Token budget (required; {TOKENS_HELP}, 15T).", parser=parse_tokens),
+    ] = None,
     params_b: Annotated[
         float | None,
         typer.Option("--params-b", help="Size in billions; MODEL is then only a label (dense stand-in)."),
     ] = None,
     seq_len: Annotated[
-        int | None, typer.Option("--seq-len", help="Tokens per training sequence.", show_default="4096")
+        int | None,
+        typer.Option(
+            "--seq-len",
+            help="Tokens per training sequence (4k = 4,000).",
+            parser=parse_tokens,
+            show_default="4096",
+        ),
     ] = None,
     micro_batch: MicroBatchOption = None,
     gpus: Annotated[
@@ -827,7 +887,8 @@ def faq_cmd(
         int | None,
         typer.Option(
             "--context",
-            help="Tokens per conversation (prompt + answer).",
+            help=f"Tokens per conversation (prompt + answer; {TOKENS_HELP}).",
+            parser=parse_tokens,
             show_default="4096, or the model's context where shorter",
         ),
     ] = None,

@@ -11,6 +11,10 @@ way the plain path does not recognise, a number outside the option's ``min``/``m
 type (paths, enums, dates...). So every accepted value converts to the same value as before, and
 every refused one is refused by Typer with its own message. Typer versions without this machinery
 (older ones convert through click types) are left alone.
+
+Token counts (``--prompt 32k``, ``--tokens 1.5T``) are read here too, by the one parser
+:func:`token_count`: an option declared with ``parser=parse_tokens`` is converted by it, its errors naming
+the option as typed and what a token count may be (:data:`TOKENS_ACCEPTED`).
 """
 
 from __future__ import annotations
@@ -19,10 +23,31 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import (  # the one parser and limits, shared with the workload and web
+    TOKENS_ACCEPTED,
+    TOKENS_HELP,
+    shown_number,
+    token_count,
+    whole_number_text,
+)
+
+__all__ = ["TOKENS_ACCEPTED", "TOKENS_HELP", "install", "parse_tokens", "token_count"]
+
 _INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:[eE][-+]?[0-9]{1,3})?")
 
+
+def parse_tokens(text: str) -> int:
+    """The ``parser`` of a token-count option (``typer.Option(..., parser=parse_tokens)``):
+    :func:`token_count`. Where :func:`install` applies (it does on the Typer this project pins), the
+    option is converted by :class:`PlainRuntimeParam`, whose errors name the option; this is Typer's
+    own path otherwise."""
+    return token_count(text, "value")
+
+
 try:  # Typer's private coercion layer; absent in the versions that do not need this
+    from typer._click.exceptions import BadParameter
     from typer._coercion import RuntimeParam, build_runtime_param
     from typer.core import _TyperParameter
 except ImportError:  # pragma: no cover - depends on the installed Typer
@@ -35,7 +60,6 @@ def _plain(kind: type, value: Any) -> Any:
         return value if isinstance(value, str) else NotImplemented
     if kind is bool or isinstance(value, bool):
         return value if kind is bool and isinstance(value, bool) else NotImplemented
-        return NotImplemented
     if kind is int:
         if isinstance(value, int):
             return value
@@ -52,44 +76,130 @@ def _plain(kind: type, value: Any) -> Any:
     return NotImplemented
 
 
+def _number_or_refusal(kind: type, text: str, name: str, accepted: str) -> Any:
+    """A number option's text the plain pattern does not take: an ``int`` written as a whole number in
+    any notation (``1e9``, ``2.0``: a count typed so is a count, refused by its range if out of it), a
+    ``float`` Python reads (``.5``, ``inf``, ``nan``: the command's own checks refuse what it cannot
+    use, as before); anything else an :class:`InvalidInputError` naming the option and ``accepted``."""
+    if kind is int:
+        number = whole_number_text(text)
+        if number is None:
+            raise InvalidInputError(name, f"{text.strip()[:40]!r} is not a whole number", accepted)
+        return number
+    try:
+        if not text.isascii():  # Python reads other scripts' digits ("٣"); a number option does not
+            raise ValueError(text)
+        return float(text)
+    except ValueError:
+        raise InvalidInputError(name, f"{text.strip()[:40]!r} is not a number", accepted) from None
+
+
+def _range_words(kind: type | None, low: Any, high: Any) -> str:
+    """What an option with ``min``/``max`` accepts, in the estimator's words for a whole number
+    (``1..1024``, as ``int_in`` writes it) and the ``number`` parser's for a decimal one."""
+    if kind is int:
+        if low is not None and high is not None:
+            return f"{low}..{high}"
+        return f"a whole number >= {low}" if low is not None else f"a whole number <= {high}"
+    if low is not None and high is not None:
+        return f"a number from {low:,g} to {high:,g}"
+    return f"a number >= {low:g}" if low is not None else f"a number <= {high:g}"
+
+
+def _option_name(param: Any) -> str:
+    """The option's first long name (the error boundary writes the one typed: ``-c`` for ``-c 0``)."""
+    names = [*getattr(param, "opts", ())]
+    return next((n for n in names if n.startswith("--")), names[0] if names else "value")
+
+
+_ACCEPTED_SUFFIX = re.compile(r"(?s)(?P<message>.*?) \(accepted: (?P<accepted>.*)\)\.?")
+
+
 if RuntimeParam is not None:
 
     @dataclass(frozen=True)
     class PlainRuntimeParam(RuntimeParam):
-        """Converts str/int/float values (and lists of them) itself; Typer's converter does the rest."""
+        """Converts str/int/float values (and lists of them) itself; Typer's converter does the rest.
 
-        kind: type | None = None  # None: Typer converts every value
+        Every number it refuses is refused in the house shape, naming the option and what it accepts
+        (``--concurrency: 'abc' is not a whole number (accepted: ...)``, ``--images: 0 is out of range
+        (accepted: 1..1000000000)``), as the estimator and the workload refuse theirs; so is a value a
+        ``parser`` refuses with the words it accepts (:func:`gpuscout.cli.output.number`)."""
+
+        kind: type | None = None  # None: Typer converts every value (a token count: ``tokens``)
         is_list: bool = False
         descriptor: Any = None
         _typer: list[Any] = field(default_factory=list)  # Typer's converter, built when first needed
+        tokens: type | None = None  # a token count (``parser=parse_tokens``) read as this type (int, float)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
-            out = self._convert(value)
+            if self.tokens is not None:
+                return self._token_count(value, param)
+            out = self._convert(value, param)
             if out is NotImplemented:
                 if not self._typer:
                     self._typer.append(build_runtime_param(self.descriptor))
-                return self._typer[0]._coerce_value(value, param=param, ctx=ctx)
+                try:
+                    return self._typer[0]._coerce_value(value, param=param, ctx=ctx)
+                except BadParameter as exc:
+                    said = _ACCEPTED_SUFFIX.fullmatch(str(exc.message))
+                    if said is None:
+                        raise
+                    name = _option_name(param)
+                    raise InvalidInputError(name, said["message"], said["accepted"]) from None
             return out
 
-        def _convert(self, value: Any) -> Any:
+        def _convert(self, value: Any, param: Any) -> Any:
             if self.kind is None:
                 return NotImplemented
             if self.is_list:
                 items = value if isinstance(value, list | tuple) else [value]
-                out = [self._one(v) for v in items]
+                out = [self._one(v, param) for v in items]
                 return NotImplemented if any(v is NotImplemented for v in out) else out
-            return self._one(value)
+            return self._one(value, param)
 
-        def _one(self, value: Any) -> Any:
+        def _token_count(self, value: Any, param: Any) -> Any:
+            """``value`` read by :func:`token_count`, within the option's ``min``/``max``; an error names
+            the option by its first long name (the error boundary writes the one typed)."""
+            name = _option_name(param)
+            count = token_count(value, name)
+            info = self.parameter_info
+            low, high = info.min, info.max
+            if (low is not None and count < low) or (high is not None and count > high):
+                span = (
+                    f"from {low:,} to {high:,}"
+                    if low is not None and high is not None
+                    else f"of at least {low:,}"
+                    if low is not None
+                    else f"of at most {high:,}"
+                )
+                raise InvalidInputError(
+                    name, f"{shown_number(count)} is out of range", f"a token count {span}"
+                )
+            assert self.tokens is not None
+            return self.tokens(count)
+
+        def _one(self, value: Any, param: Any) -> Any:
             assert self.kind is not None
             out = _plain(self.kind, value)
-            if out is NotImplemented or self.kind in (str, bool):
+            if self.kind in (str, bool):
                 return out
             info = self.parameter_info
             low, high = info.min, info.max
-            if (low is not None and out < low) or (high is not None and out > high):
-                return NotImplemented  # Typer refuses it (or clamps it) with its own words
+            ranged = low is not None or high is not None
+            accepted = _range_words(self.kind, low, high) if ranged else f"a {_KIND_WORDS[self.kind]}"
+            if out is NotImplemented:
+                if not isinstance(value, str):
+                    return NotImplemented  # not typed: Typer's own conversion
+                out = _number_or_refusal(self.kind, value, _option_name(param), accepted)
+            inside = (low is None or out >= low) and (high is None or out <= high)
+            if ranged and not inside:  # nan is inside no range
+                raise InvalidInputError(_option_name(param), f"{shown_number(out)} is out of range", accepted)
             return out
+
+
+#: How an error says what a number option takes when it states no range.
+_KIND_WORDS = {int: "whole number", float: "number"}
 
 
 def _plain_kind(annotation: Any, parameter_info: Any) -> tuple[type, bool] | None:
@@ -138,6 +248,7 @@ def _install_param(param: Any) -> None:
     plain = None
     if getattr(descriptor, "file_annotation", None) is None:
         plain = _plain_kind(descriptor.annotation, descriptor.parameter_info)
+    counts = _token_kind(descriptor.annotation, descriptor.parameter_info)
     # Every parameter gets one: an option left out (None) is answered by the shared ``coerce`` without
     # a converter, so Typer's is built only for a value the plain path does not take (kind None: all).
     param._runtime_param = PlainRuntimeParam(
@@ -146,4 +257,14 @@ def _install_param(param: Any) -> None:
         kind=plain[0] if plain else None,
         is_list=plain[1] if plain else False,
         descriptor=descriptor,
+        tokens=counts,
     )
+
+
+def _token_kind(annotation: Any, parameter_info: Any) -> type | None:
+    """``int`` or ``float`` for a token-count option (``parser=parse_tokens``, one value of that type or
+    ``None``), else ``None``."""
+    if getattr(parameter_info, "parser", None) is not parse_tokens:
+        return None
+    args = set(getattr(annotation, "__args__", (annotation,))) - {type(None)}
+    return next(iter(args)) if len(args) == 1 and args <= {int, float} else None

@@ -13,6 +13,7 @@ import typer
 from rich.table import Table
 from typer.core import TyperCommand
 
+from gpuscout.cli.coercion import TOKENS_HELP, parse_tokens
 from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
@@ -69,16 +70,28 @@ def _option_names(ctx: typer.Context, fields: Mapping[str, str]) -> dict[str, st
     typed = ctx.meta.get(_TYPED, ())
     words = {w.split("=", 1)[0] for w in typed if isinstance(w, str) and w.startswith("-")}
     flags: dict[str, str] = {}
+    names: dict[str, list[str]] = {}
     for param in ctx.command.params:
         opts = [*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ())]
         if param.name is None or param.param_type_name != "option" or not opts:
             continue
         longs = [o for o in opts if o.startswith("--")] or opts
+        names[param.name] = longs
         flags[param.name] = next((o for o in longs if o in words), longs[0])
+    for one, other in _PAIRED:  # --prompt typed: its pair is --output, not --context-out
+        for a, b in ((one, other), (other, one)):
+            if a in names and b in names and flags[a] in words and flags[b] not in words:
+                i = names[a].index(flags[a])
+                flags[b] = names[b][i] if i < len(names[b]) else flags[b]
     for field, name in fields.items():
         if name in flags:
             flags[field] = flags[name]
     return flags
+
+
+#: Options named as a pair (``--context-in/--prompt`` and ``--context-out/--output``): an error naming
+#: both writes the one not typed by the name matching the one typed.
+_PAIRED = (("context_in", "context_out"),)
 
 
 def _in_option_words(text: str, flags: Mapping[str, str], names: tuple[str, ...]) -> str:
@@ -244,7 +257,12 @@ def register(app: typer.Typer) -> None:
         task: Annotated[str, typer.Option(help="infer | lora | qlora | full | pretrain")] = "infer",
         precision: Annotated[str | None, typer.Option(help="bf16, fp8, int4/awq, q4_k_m, nf4...")] = None,
         context: Annotated[
-            int, typer.Option(min=1, help="Tokens per sequence (prompt + output; seq len)")
+            int,
+            typer.Option(
+                min=1,
+                help=f"Tokens per sequence (prompt + output; seq len; {TOKENS_HELP})",
+                parser=parse_tokens,
+            ),
         ] = 4096,
         batch: Annotated[str, typer.Option(help="Concurrent sequences (or micro-batch for training)")] = "1",
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
@@ -369,10 +387,22 @@ def register(app: typer.Typer) -> None:
             int | None, typer.Option("--num-requests", help="Requests in the run (finite runs, bursts)")
         ] = None,
         context_in: Annotated[
-            int, typer.Option("--context-in", "--prompt", help="Prompt tokens (--prompt as in recommend)")
+            int,
+            typer.Option(
+                "--context-in",
+                "--prompt",
+                help=f"Prompt tokens (--prompt as in recommend; {TOKENS_HELP})",
+                parser=parse_tokens,
+            ),
         ] = 512,
         context_out: Annotated[
-            int, typer.Option("--context-out", "--output", help="Generated tokens (--output as in recommend)")
+            int,
+            typer.Option(
+                "--context-out",
+                "--output",
+                help=f"Generated tokens (--output as in recommend; {TOKENS_HELP})",
+                parser=parse_tokens,
+            ),
         ] = 512,
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
         parallel: Annotated[
@@ -423,39 +453,51 @@ def register(app: typer.Typer) -> None:
         measured_tps: Annotated[
             float, typer.Option("--measured-tps", help="Measured decode tokens/s per sequence")
         ],
-        precision: Annotated[str, typer.Option(help="Weight format")] = "bf16",
+        precision: Annotated[
+            str | None,
+            typer.Option(help="Weight format (default: the checkpoint's own format, as estimate takes it)"),
+        ] = None,
         batch: Annotated[int, typer.Option(help="Concurrent sequences during the measurement")] = 1,
         engine: Annotated[
             str | None, typer.Option(help="Engine used (default: llama.cpp for GGUF, else vllm)")
         ] = None,
         gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
-        context: Annotated[int, typer.Option(help="Tokens in context during the measurement")] = 1024,
+        context: Annotated[
+            int,
+            typer.Option(
+                help=f"Tokens in context during the measurement ({TOKENS_HELP})", parser=parse_tokens
+            ),
+        ] = 1024,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
         """Is a measured generation speed memory- or compute-bound, and what would make it faster?"""
         from gpuscout.estimate.diagnose import ABOVE_ROOFLINE
         from gpuscout.estimate.diagnose import diagnose as run_diagnose
-        from gpuscout.estimate.engines import run_engine
 
         with user_errors(), _named_by_options(ctx):
+            spec, implied = _model_detail(model, None)
+            # the engine passes through as typed: resolving it here would pick one before the
+            # checkpoint's own format is known (diagnose resolves both, as estimate does)
             d = run_diagnose(
-                _model(model, None),
+                spec,
                 gpu,
                 measured_tps=measured_tps,
-                precision=precision,
+                precision=precision or implied or None,
                 batch=batch,
-                engine=run_engine(engine, precision),
+                engine=engine,
                 gpus=gpus,
                 context=context,
             )
         if as_json:
             print_json(d)
             return
-        table = Table(
-            title=plain(
-                f"{d.model} on {d.gpus} x {d.gpu}: {measured_tps:g} tokens/s per sequence at batch {batch}"
-            )
+        from gpuscout.cli.table_fit import title_lines
+
+        title = plain(
+            f"{d.model} on {d.gpus} x {d.gpu}: {d.precision}, {d.engine}, "
+            f"{measured_tps:g} tokens/s per sequence at batch {batch}"
         )
+        table = Table(title=title_lines(title, console.width))
         table.add_column("quantity")
         table.add_column("value", justify="right")
         above = d.bound == ABOVE_ROOFLINE  # more than the datasheet: what it would take, never reached

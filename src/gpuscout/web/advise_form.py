@@ -8,7 +8,7 @@ without JavaScript and never submits the same field twice.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args, get_origin
 
@@ -20,6 +20,7 @@ from gpuscout.advise.workload import (
     IMAGE_BATCH_FIELDS,
     KINDS,
     LLM_BATCH_FIELDS,
+    TOKEN_FIELDS,
     AnyWorkload,
     BatchWorkload,
     FinetuneWorkload,
@@ -29,6 +30,7 @@ from gpuscout.advise.workload import (
 )
 from gpuscout.catalog.query import region_terms
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.arguments import token_count
 from gpuscout.web.form_errors import (
     FieldError,
     FormErrors,
@@ -36,6 +38,7 @@ from gpuscout.web.form_errors import (
     kind_words,
     range_words,
     strip_optional,
+    unknown_parameters,
 )
 from gpuscout.web.schemas import TRAINING_KINDS, TRAINING_OPTIONS, AdvisorOptionsIn
 from gpuscout.web.services import AdvisorOptions
@@ -362,6 +365,30 @@ def parse_request(params: Mapping[str, str]) -> AdviseRequest:
     return AdviseRequest(kind=kind, values=values, objective=objective, top=top, explain=explain, sent=sent)
 
 
+#: The advisor page's own parameters beside the workload's fields and the advisor's options.
+PAGE_PARAMS: tuple[str, ...] = ("kind", "objective", "top", "explain", SENT)
+
+
+def accepted_params(kind: str) -> tuple[str, ...]:
+    """Every query parameter the advisor page reads for ``kind`` (:func:`parse_request`)."""
+    fields = (n for n in KIND_CLASSES[kind].model_fields if n != "kind")
+    return tuple(dict.fromkeys((*fields, *option_names(kind), *PAGE_PARAMS)))
+
+
+def stray_params(names: Iterable[str], kind: str) -> list[str]:
+    """A message for each query parameter of ``names`` that the form of ``kind`` does not read, naming the
+    closest it does (``/advise?prompt=2000`` is not ``prompt_tokens``: ranking the default 1,024 prompt
+    tokens as if it were would answer another question); a field of another kind says which."""
+    given = list(dict.fromkeys(names))
+    accepted = accepted_params(kind)
+    elsewhere: dict[str, str] = {}
+    for name in given:
+        kinds = [k for k in KIND_CLASSES if k != kind and name in accepted_params(k)]
+        if kinds:
+            elsewhere[name] = f"one of a {' or '.join(kinds)} workload"
+    return unknown_parameters(given, accepted, f"a field of a {kind} workload", field_labels(kind), elsewhere)
+
+
 def _int_param(params: Mapping[str, str], name: str, default: int | None, lo: int, hi: int) -> Any:
     raw = (params.get(name) or "").strip()
     if not raw:
@@ -399,7 +426,7 @@ def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormE
         info = AdvisorOptionsIn.model_fields[name] if name in options else cls.model_fields.get(name)
         if info is None or name == "model":
             continue
-        problem = _check_one(raw, info)
+        problem = _check_one(raw, info, name)
         if problem:
             errors.add(FieldError(name, f"{labels[name]} must be {problem}; you typed “{raw[:40]}”"))
     total = BATCH_TOTALS.get(model_kind or "") if request.kind == "batch" else None
@@ -408,8 +435,9 @@ def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormE
     return errors
 
 
-def _check_one(raw: str, info: FieldInfo) -> str:
-    """ "" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100")."""
+def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
+    """ "" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100"); a
+    token count is read as the CLI and a workload file read it (``32k``, ``1.5M``: TOKEN_FIELDS)."""
     annotation = strip_optional(info.annotation)
     what, limits = kind_words(info), range_words(info)
     expected = f"{what} {limits}".strip()
@@ -419,7 +447,11 @@ def _check_one(raw: str, info: FieldInfo) -> str:
         return "" if raw in {str(v) for v in get_args(annotation)} else expected
     if annotation in (int, float):
         try:
-            value = int(raw) if annotation is int else float(raw)
+            value: float
+            if name in TOKEN_FIELDS:  # a token count as the CLI reads it (32k); its error is a ValueError
+                value = token_count(raw, name)
+            else:
+                value = int(raw) if annotation is int else float(raw)
         except ValueError:
             return expected
         if not math.isfinite(value):

@@ -6,13 +6,13 @@ nothing fits, the advisor's diagnosis of what binds, in the form's words."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 # the web form's and the JSON API's words for the advisor's flags (one table, in the core)
 from gpuscout.advise.option_words import translate_advice
 from gpuscout.advise.reasons import duration as reasons_duration
-from gpuscout.advise.types import PICKS, Advice, Recommendation
+from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
 from gpuscout.web.templating import money
@@ -158,6 +158,12 @@ class AnswerView:
     time_axis: str  # "Request latency", "Time to finish"
     front_size: int
     considered: int
+    # pick -> its caveat where the pick's row's speed is uncalibrated (``Advice.uncalibrated_picks``)
+    uncalibrated: dict[str, UncalibratedPick] = field(default_factory=dict)
+
+    def shown(self, number: int | None) -> bool:
+        """Whether the row numbered ``number`` is on the page (a link to it leads somewhere)."""
+        return any(r.rec.rank == number for r in self.rows)
 
     @property
     def first_dominated(self) -> int | None:
@@ -186,4 +192,5 @@ def answer_view(advice: Advice, kind: str) -> AnswerView:
         time_axis=axis[:1].upper() + axis[1:],
         front_size=advice.front_size,
         considered=advice.considered,
+        uncalibrated={u.pick: u for u in advice.uncalibrated_picks},
     )

@@ -6,6 +6,7 @@ import hmac
 import logging
 import math
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Annotated, Literal
 
@@ -14,9 +15,11 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BeforeValidator, Field
 
+from gpuscout.catalog.query import OfferQuery, check_regions, offer_regions
 from gpuscout.catalog.reader import SqliteReader
 from gpuscout.catalog.status import HISTORY_DAYS_ACCEPTED, history_provider
 from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.estimate.arguments import MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS, MAX_RATE, token_count
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.web import model_view
@@ -85,13 +88,46 @@ def offers_body(services: WebServices, filters: OfferFilters, reader: SqliteRead
         checked = with_provider_ids(filters, services, reader)
         rows = services.page_rows(checked, reader)
         if rows is None:  # not read with sqlite3: the offers, validated and dumped
-            return offer_page_out(services, checked).model_dump_json().encode()
+            page = offer_page_out(services, checked)
+            if not page.total:
+                check_offer_regions(services, checked, reader)
+            return page.model_dump_json().encode()
         found, total = rows
+        if not total:
+            check_offer_regions(services, checked, reader)
         pages = OfferPage.page_count(total, checked.per_page)
         return page_json(found, total=total, page=checked.page, per_page=checked.per_page, pages=pages)
 
     key = ("offers", filters.model_dump_json(), int(time.time() // 60))
     return services.cached(key, body)
+
+
+def check_offer_regions(
+    services: WebServices, filters: OfferFilters, reader: SqliteReader | None = None
+) -> None:
+    """For filters that matched no offer: a region no current offer is in is a 422 naming ``region``
+    and the closest regions with offers, as ``gpuscout offers --region`` answers it
+    (:func:`~gpuscout.catalog.query.check_regions`); a provider no offer is from is answered so by
+    :func:`with_provider_ids`. The regions are listed only for the error, and not on the event loop
+    (``reader`` given: ``lean_offers`` hands the error to the route, which lists them)."""
+    read = reader or services.reader
+    check_regions(
+        filters.region_names(),
+        read.count_offers,
+        lambda: () if reader is not None else offer_regions(services.all_offers()),
+        field="region",
+    )
+
+
+def check_workload_regions(services: WebServices, regions: tuple[str, ...]) -> None:
+    """A workload whose ``regions`` no current offer is in is a 422 naming ``regions`` and the closest
+    regions with offers, as ``gpuscout recommend --region`` answers it; a list some of whose regions
+    have offers is ranked on those."""
+    read = services.reader
+    if regions and read.count_offers(OfferQuery(regions=regions)) == 0:
+        check_regions(
+            regions, read.count_offers, lambda: offer_regions(services.all_offers()), field="regions"
+        )
 
 
 def offer_page_out(services: WebServices, filters: OfferFilters) -> OfferPageOut:
@@ -248,7 +284,14 @@ def api_models(services: Services) -> list[ModelOut]:
     return [ModelOut.model_validate(_model_with_params(m)) for m in services.models()]
 
 
-Context = Annotated[int, Query(ge=1, le=1_048_576, description="tokens per sequence")]
+Context = Annotated[
+    int | None,
+    Query(
+        ge=1,
+        le=model_view.MAX_CONTEXT,
+        description="tokens per sequence; default 4,096, or the model's context window where shorter",
+    ),
+]
 
 
 @router.get("/models/{name}", response_model=ModelDetailOut, tags=["knowledge"], summary="One model")
@@ -264,11 +307,13 @@ def api_model(
             "format (FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss, bf16 for most)",
         ),
     ] = None,
-    context: Context = model_view.DEFAULT_CONTEXT,
+    context: Context = None,
 ) -> ModelDetailOut:
     """Architecture, memory by precision (one sequence of ``context`` tokens; the published format first
     where it is not bf16) and which GPUs hold it."""
     spec = lookup_model(services, name)
+    if context is None:  # not given: the default, or the model's window where shorter (falcon-40b: 2,048)
+        context = model_view.default_context(spec)
     precision = precision or model_view.published_precision(spec)
     total_b, active_b = model_view.params_b(spec)
     memories: list[PrecisionMemoryOut] = []
@@ -321,7 +366,7 @@ def api_model(
 
 
 #: The most arrivals per second a finite ``request_rate`` may be (the estimator's own cap).
-MAX_REQUEST_RATE = 1_000_000
+MAX_REQUEST_RATE = int(MAX_RATE)
 #: ``request_rate`` of ``/estimate``: arrivals per second, or ``inf`` -- every request at once, as vLLM's
 #: benchmark (``--request-rate inf``) and ``gpuscout estimate --request-rate inf`` take it.
 RequestRate = Annotated[float, Field(gt=0, le=MAX_REQUEST_RATE, allow_inf_nan=False)] | Literal["inf"]
@@ -351,11 +396,21 @@ def request_rate_value(raw: object) -> object:
     return value
 
 
+def _tokens(field: str) -> Callable[[object], object]:
+    """The ``BeforeValidator`` of a token count: read by the CLI's parser (``32k``, ``1.5M``, ``1e9``),
+    its error naming ``field`` and how a count is written; the range is the parameter's own."""
+
+    def read(raw: object) -> object:
+        return None if raw is None else token_count(raw, field)
+
+    return read
+
+
 @router.get("/estimate", response_model=EstimateOut, tags=["estimate"], summary="Memory and speed estimate")
 def api_estimate(
     model: Annotated[str, Query(min_length=1, max_length=200)],
     gpu: Annotated[str, Query(min_length=1, max_length=200)],
-    gpus: Annotated[int, Query(ge=1, le=1024)] = 1,
+    gpus: Annotated[int, Query(ge=1, le=MAX_GPUS)] = 1,
     precision: Annotated[
         str | None,
         Query(
@@ -379,7 +434,7 @@ def api_estimate(
         Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max (one load at most)"),
     ] = None,
     concurrency: Annotated[
-        int | None, Query(ge=1, le=1_000_000, description="requests in flight (closed loop)")
+        int | None, Query(ge=1, le=MAX_CONCURRENCY, description="requests in flight (closed loop)")
     ] = None,
     request_rate: Annotated[
         RequestRate | None,
@@ -390,10 +445,18 @@ def api_estimate(
         ),
     ] = None,
     num_requests: Annotated[
-        int | None, Query(ge=1, le=1_000_000, description="requests in the run (finite runs)")
+        int | None, Query(ge=1, le=MAX_CONCURRENCY, description="requests in the run (finite runs)")
     ] = None,
-    context_in: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
-    context_out: Annotated[int, Query(ge=0, le=2_000_000)] = 512,
+    context_in: Annotated[
+        int,
+        BeforeValidator(_tokens("context_in")),
+        Query(ge=0, le=MAX_CONTEXT, description="prompt tokens (32768, 32k, 1.5M, 1e6)"),
+    ] = 512,
+    context_out: Annotated[
+        int,
+        BeforeValidator(_tokens("context_out")),
+        Query(ge=0, le=MAX_CONTEXT, description="generated tokens (512, 1k)"),
+    ] = 512,
     kv_dtype: Annotated[str | None, Query(max_length=20)] = None,
     parallel: Annotated[
         Literal["tensor", "layer", "replicas"] | None,
@@ -448,6 +511,7 @@ def lookup_model(services: WebServices, name: str) -> ModelSpec:
 def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationOut]:
     """``gpuscout.recommend`` over HTTP: the ranked offers that can run the workload, best first,
     each with its configuration, speed, cost breakdown, unit costs, reasons and warnings."""
+    check_workload_regions(services, body.workload.regions)
     recs = services.recommend(
         body.workload, objective=body.objective, top=body.top, options=AdvisorOptions.of(body)
     )
@@ -464,6 +528,7 @@ def api_advise(services: Services, body: RecommendIn) -> AdviceOut:
     """``gpuscout.advice`` over HTTP: the rows of ``/recommend`` (the Pareto front of cost against time
     first, with the cheapest, balanced and fastest picks, then dominated rows) plus the targets applied,
     the caveats every row shares and, when nothing passes, what binds and what would fit."""
+    check_workload_regions(services, body.workload.regions)
     return AdviceOut.from_advice(
         services.advice(
             body.workload,

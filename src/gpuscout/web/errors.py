@@ -1,15 +1,28 @@
-"""Turning errors into responses: JSON (``ErrorOut``) for the API, an HTML page for the pages."""
+"""Turning errors into responses: JSON (``ErrorOut``) for the API, an HTML page for the pages.
+
+Every error says what is ``accepted``: a validation error of FastAPI (a value out of a parameter's
+range, of the wrong type, missing) says it from the parameter's own declaration (its range, where the
+limit is kept once: ``/api/v1/estimate?concurrency=0`` accepts ``1..1000000``, as ``gpuscout estimate
+--concurrency 0`` says); an error of ours without it, from the parameter the route declares under
+that name, else from what it is about (a known name, with the closest)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from inspect import isclass
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
+from gpuscout.web.form_errors import accepted_text, strip_optional
+from gpuscout.web.query_params import closest_first, query_fields
 from gpuscout.web.schemas import ErrorOut
 from gpuscout.web.templating import render
 
@@ -28,18 +41,126 @@ def wants_json(request: Request) -> bool:
     return path.startswith("/api/") or path.endswith(".json") or path == "/healthz"
 
 
-def error_body(exc: GpuscoutError) -> ErrorOut:
+#: What an unknown name of these fields may be, and where the API lists them.
+NAMES_ACCEPTED: dict[str, str] = {
+    "gpu": "a GPU name or alias, as GET /api/v1/gpus lists them",
+    "accelerator": "a GPU name or alias, as GET /api/v1/gpus lists them",
+    "accelerators": "GPU names or aliases, as GET /api/v1/gpus lists them",
+    "model": "a model name, alias or Hugging Face id, as GET /api/v1/models lists them",
+    "source": "a source GET /api/v1/sources lists",
+}
+
+
+def error_body(exc: GpuscoutError, route: object = None) -> ErrorOut:
+    """``exc`` as the API's error; ``route`` (the route that raised it) says what is accepted where
+    ``exc`` does not."""
     if isinstance(exc, UnknownNameError):
         return ErrorOut(
             error="not_found" if isinstance(exc, NotFoundError) else "unknown_name",
             field=exc.field,
             message=str(exc),
-            accepted=exc.accepted,
+            accepted=exc.accepted or _names_accepted(exc),
             suggestions=exc.suggestions,
         )
     if isinstance(exc, InvalidInputError):
-        return ErrorOut(error="invalid_input", field=exc.field, message=str(exc), accepted=exc.accepted)
+        # an error across fields ("give one of batch, concurrency or request_rate") accepts one of them
+        across = f"one of {', '.join(exc.names)}" if exc.names else None
+        accepted = exc.accepted or across or _declared(route, exc.field) or "as the message says"
+        return ErrorOut(error="invalid_input", field=exc.field, message=str(exc), accepted=accepted)
     return ErrorOut(error="invalid_input", message=str(exc))
+
+
+def _names_accepted(exc: UnknownNameError) -> str:
+    what = NAMES_ACCEPTED.get(exc.field, f"a known {exc.field.replace('_', ' ')} name")
+    if exc.suggestions:
+        label = "matching" if exc.ambiguous else "closest"
+        return f"{what} ({label}: {', '.join(exc.suggestions)})"
+    return what
+
+
+def _declared(route: object, name: str) -> str | None:
+    """What the parameter ``name`` of ``route`` accepts by its declaration (a query parameter, or a
+    field of the body's model), ``None`` when the route declares no such parameter."""
+    if not isinstance(route, APIRoute):
+        return None
+    info = query_fields(route.dependant).get(name)
+    if info is None:
+        info = _body_field(route, (name,))
+    return accepted_text(info) if info is not None else None
+
+
+def _body_field(route: APIRoute, path: Sequence[str | int]) -> FieldInfo | None:
+    """The declaration of the body field at ``path`` (a pydantic model's fields, nested)."""
+    model: Any = route.body_field.field_info.annotation if route.body_field is not None else None
+    info: FieldInfo | None = None
+    for part in path:
+        if not (isclass(model) and issubclass(model, BaseModel)) or part not in model.model_fields:
+            return None
+        info = model.model_fields[str(part)]
+        model = strip_optional(info.annotation)
+    return info
+
+
+def _body_model(route: APIRoute, path: Sequence[str | int]) -> type[BaseModel] | None:
+    """The pydantic model of the body object at ``path`` (``()``: the body itself)."""
+    model: Any = route.body_field.field_info.annotation if route.body_field is not None else None
+    if path:
+        info = _body_field(route, path)
+        model = strip_optional(info.annotation) if info is not None else None
+    return model if isclass(model) and issubclass(model, BaseModel) else None
+
+
+def validation_accepted(route: object, err: Mapping[str, Any]) -> str:
+    """What the parameter of one FastAPI validation error accepts: its declaration's range and type
+    (:func:`~gpuscout.web.form_errors.accepted_text`), the fields of its object for an unknown body
+    field, else what pydantic's error says it expected."""
+    loc = tuple(err.get("loc", ()))
+    kind = str(err.get("type", ""))
+    if isinstance(route, APIRoute) and len(loc) >= 2:
+        where, path = loc[0], loc[1:]
+        if kind == "extra_forbidden" and where == "body":
+            model = _body_model(route, path[:-1])
+            if model is not None:
+                return ", ".join(closest_first(str(path[-1]), list(model.model_fields)))
+        info = None
+        if where == "query":
+            info = query_fields(route.dependant).get(str(path[0]))
+        elif where == "body":
+            info = _body_field(route, path)
+        elif where in ("path", "header", "cookie"):
+            params = getattr(route.dependant, f"{where}_params")
+            info = next((p.field_info for p in params if p.alias == path[0]), None)
+        if info is not None:
+            text = accepted_text(info)
+            return f"required: {text}" if kind == "missing" else text
+    return _expected(kind, err.get("ctx") or {})
+
+
+def _expected(kind: str, ctx: Mapping[str, Any]) -> str:
+    """What pydantic's error of ``kind`` says was expected (a parameter whose declaration is not found)."""
+    for key, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+        if key in ctx:
+            return f"{sign} {ctx[key]}"
+    if "expected" in ctx:
+        return str(ctx["expected"]).replace("'", "")
+    if "pattern" in ctx:
+        return f"text matching {ctx['pattern']}"
+    if "max_length" in ctx:
+        return f"at most {ctx['max_length']:,} characters"
+    words = {
+        "int_parsing": "a whole number",
+        "int_from_float": "a whole number",
+        "float_parsing": "a number",
+        "finite_number": "a finite number",
+        "bool_parsing": "true or false",
+        "missing": "a value (the parameter is required)",
+        "json_invalid": "a JSON body",
+        "model_attributes_type": "a JSON object",
+        "dict_type": "a JSON object",
+        "list_type": "a JSON array",
+        "string_type": "a string",
+    }
+    return words.get(kind, "a value of the type /docs shows")
 
 
 def respond(request: Request, status: int, body: ErrorOut) -> Response:
@@ -51,24 +172,35 @@ def respond(request: Request, status: int, body: ErrorOut) -> Response:
 def _gpuscout_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, GpuscoutError)
     status = 404 if isinstance(exc, NotFoundError) else 422
-    return respond(request, status, error_body(exc))
+    return respond(request, status, error_body(exc, request.scope.get("route")))
 
 
 def _validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
+    route = request.scope.get("route")
     errors: list[dict[str, Any]] = []
     for err in exc.errors():
         cause = (err.get("ctx") or {}).get("error")
         if isinstance(cause, GpuscoutError):  # raised by our own parsers inside pydantic validation
-            body = error_body(cause)
+            body = error_body(cause, route)
             return respond(request, 404 if isinstance(cause, NotFoundError) else 422, body)
         loc = [str(part) for part in err.get("loc", ())]
-        errors.append({"field": loc[-1] if loc else None, "location": loc, "message": err.get("msg", "")})
-    first = errors[0] if errors else {"field": None, "message": "invalid request"}
+        errors.append(
+            {
+                "field": loc[-1] if loc else None,
+                "location": loc,
+                "message": err.get("msg", ""),
+                "accepted": validation_accepted(route, err),
+            }
+        )
+    first = (
+        errors[0] if errors else {"field": None, "message": "invalid request", "accepted": "a valid request"}
+    )
     body = ErrorOut(
         error="invalid_input",
         field=first["field"],
         message=f"{first['field']}: {first['message']}" if first["field"] else str(first["message"]),
+        accepted=first["accepted"],
         errors=errors,
     )
     return respond(request, 422, body)

@@ -9,9 +9,10 @@ linked by ``aria-describedby``.
 
 from __future__ import annotations
 
+import difflib
 import re
 import types
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Union, get_args, get_origin
 
@@ -105,6 +106,51 @@ def range_words(info: FieldInfo) -> str:
     return " and ".join(parts)
 
 
+def _plain_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def accepted_text(info: FieldInfo) -> str:
+    """What a declared API parameter or body field accepts, as the API's errors say it in ``accepted``
+    and the CLI says it: "1..1000000" (a whole number in range, as the estimator's ``int_in`` writes
+    it), "> 0, <= 1000000", "asc, desc", "true or false", "text of 1 to 200 characters"."""
+    annotation = strip_optional(info.annotation)
+    if get_origin(annotation) is Literal:
+        return ", ".join(str(v) for v in get_args(annotation))
+    if annotation is bool:
+        return "true or false"
+    if annotation in (int, float):
+        low, high, low_open, high_open = bounds(info)
+        if annotation is int and low is not None and high is not None and not (low_open or high_open):
+            return f"{_plain_number(low)}..{_plain_number(high)}"
+        parts = []
+        if low is not None:
+            parts.append(f"{'>' if low_open else '>='} {_plain_number(low)}")
+        if high is not None:
+            parts.append(f"{'<' if high_open else '<='} {_plain_number(high)}")
+        return ", ".join(parts) or ("a whole number" if annotation is int else "a number")
+    if annotation is str:
+        return _text_words(info)
+    return info.description or "a value of the type /docs shows"
+
+
+def _text_words(info: FieldInfo) -> str:
+    """ "text matching ^(max|[0-9]{1,7})$", "text of 1 to 200 characters", "text"."""
+    shortest = longest = None
+    pattern = None
+    for meta in info.metadata:
+        shortest = getattr(meta, "min_length", None) or shortest
+        longest = getattr(meta, "max_length", None) or longest
+        pattern = getattr(meta, "pattern", None) or pattern
+    if pattern:
+        return f"text matching {pattern}"
+    if shortest and longest:
+        return f"text of {shortest} to {longest:,} characters"
+    if longest:
+        return f"text of at most {longest:,} characters"
+    return "text"
+
+
 def kind_words(info: FieldInfo) -> str:
     """What a field holds, for a sentence: "a whole number", "a number", "yes or no", ..."""
     annotation = strip_optional(info.annotation)
@@ -166,6 +212,54 @@ def validation_errors(exc: ValidationError, model: type[BaseModel], labels: Mapp
         else:
             errors.general.append(plain_message(label, info, err))
     return errors
+
+
+def closest_parameters(
+    name: str, accepted: Sequence[str], n: int = 3, aliases: Mapping[str, str] | None = None
+) -> list[str]:
+    """The accepted parameter names ``name`` most likely meant: its alias (the CLI's ``limit`` is the
+    page's ``per_page``), those it starts or is a word of ("prompt" -> prompt_tokens), else the close
+    spellings ("contxt" -> context); none when nothing is close."""
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    if not key:
+        return []
+    if aliases and key in aliases:
+        return [aliases[key]]
+    starts = [a for a in accepted if a.startswith(key)]
+    words = starts or [a for a in accepted if key in a.split("_")]
+    return (words or difflib.get_close_matches(key, list(accepted), n, cutoff=0.6))[:n]
+
+
+def unknown_parameters(
+    given: Iterable[str],
+    accepted: Sequence[str],
+    what: str = "a field of this form",
+    labels: Mapping[str, str] | None = None,
+    elsewhere: Mapping[str, str] | None = None,
+    aliases: Mapping[str, str] | None = None,
+) -> list[str]:
+    """A message for each parameter of ``given`` (a query string's names, each once) that is not
+    ``accepted``: the page must not answer as if it were not there ("prompt: not a field of this form;
+    did you mean prompt_tokens?"). ``labels`` adds what the form calls a suggested field; ``elsewhere``
+    says where a name is a field instead ("one of a batch workload"); ``aliases`` maps other names of a
+    parameter (the CLI's) to it."""
+    out: list[str] = []
+    for name in dict.fromkeys(given):
+        if name in accepted:
+            continue
+        shown = name if len(name) <= 40 else name[:37] + "..."
+        text = f"{shown}: not {what}"
+        if elsewhere and name in elsewhere:
+            text += f" (it is {elsewhere[name]})"
+        near = [n for n in closest_parameters(name, accepted, aliases=aliases) if n != name]
+        if near:
+            named = [f"{n} (“{labels[n]}”)" if labels and n in labels else n for n in near]
+            text += "; did you mean " + (
+                named[0] if len(named) == 1 else ", ".join(named[:-1]) + " or " + named[-1]
+            )
+            text += "?"
+        out.append(text)
+    return out
 
 
 def gpuscout_error(

@@ -23,7 +23,7 @@ PRECISIONS: tuple[str, ...] = ("bf16", "fp8", "int8", "int4")
 CONTEXTS: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072)
 CONCURRENCIES: tuple[int, ...] = (1, 8, 32, 128)
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
-DEFAULT_CONTEXT = 4096
+DEFAULT_CONTEXT = 4096  # tokens per sequence when none is given, or the model's window where shorter
 MAX_CONTEXT = 1_048_576
 # Memory per model is the same on any GPU big enough not to matter; one large part is used to size it.
 _SIZING_GPU = "B200"
@@ -65,15 +65,37 @@ def precisions_for(spec: ModelSpec) -> tuple[str, ...]:
     return PRECISIONS if native in PRECISIONS else (native, *PRECISIONS)
 
 
+def default_context(spec: ModelSpec) -> int:
+    """The context a model's page and ``/api/v1/models/{name}`` size at when none is given:
+    :data:`DEFAULT_CONTEXT`, or the model's whole window (``max_position_embeddings``) where that is
+    shorter (2,048 tokens for falcon-40b or phi-1.5), since the estimator refuses a context past the
+    window. A context the user gives is used as given."""
+    window = spec.max_position_embeddings
+    return min(DEFAULT_CONTEXT, window) if window and window > 0 else DEFAULT_CONTEXT
+
+
+def context_note(spec: ModelSpec, context: int) -> str:
+    """What a page says of a default ``context`` the model's window shortened ("" when it did not)."""
+    if context >= DEFAULT_CONTEXT or context != default_context(spec):
+        return ""
+    return (
+        f"Sized at {context:,} tokens, {spec.name}'s whole context window: "
+        f"the default {DEFAULT_CONTEXT:,} is longer than the model reads."
+    )
+
+
 def memory_by_precision(
-    spec: ModelSpec, context: int = DEFAULT_CONTEXT, concurrency: int = 1
+    spec: ModelSpec, context: int | None = None, concurrency: int = 1
 ) -> list[tuple[str, MemoryBreakdown]]:
-    return [(p, memory(spec, p, context, concurrency)) for p in precisions_for(spec)]
+    """Memory in each format the page sizes at ``context`` (default: :func:`default_context`)."""
+    at = default_context(spec) if context is None else context
+    return [(p, memory(spec, p, at, concurrency)) for p in precisions_for(spec)]
 
 
 def vram_series(spec: ModelSpec, precision: str) -> tuple[list[int], dict[str, list[float]]]:
-    """Total GiB per context length (up to the model's maximum), one series per concurrency."""
-    contexts = [c for c in CONTEXTS if c <= max(spec.max_position_embeddings, CONTEXTS[0])]
+    """Total GiB per context length (up to the model's window), one series per concurrency."""
+    limit = spec.max_position_embeddings or CONTEXTS[0]
+    contexts = [c for c in CONTEXTS if c <= limit] or [limit]
     series = {
         f"{n} concurrent": [round(gib(memory(spec, precision, c, n).total_gb), 2) for c in contexts]
         for n in CONCURRENCIES
@@ -103,14 +125,17 @@ def reference_cards() -> list[Accelerator]:
 
 
 @lru_cache(maxsize=256)
-def fits(spec: ModelSpec, precision: str, context: int = DEFAULT_CONTEXT) -> tuple[Fit, ...]:
+def fits(spec: ModelSpec, precision: str, context: int | None = None) -> tuple[Fit, ...]:
     """For each accelerator, the smallest of 1/2/4/8 GPUs (split as the default engine splits a model:
-    tensor parallel, a layer split for llama.cpp's GGUF formats) that holds one sequence, or
+    tensor parallel, a layer split for llama.cpp's GGUF formats) that holds one sequence of ``context``
+    tokens (default: :func:`default_context`), or
     why the default engine cannot run ``precision`` there (an unknown ``precision`` is an
     ``InvalidInputError`` naming it, not eight "does not fit" answers)."""
     from gpuscout.estimate.precision import resolve_precision
 
     resolve_precision(precision)
+    if context is None:
+        context = default_context(spec)
     out: list[Fit] = []
     for acc in all_accelerators():
         needed = None
@@ -263,16 +288,19 @@ class ImageRow:
 def image_basis() -> str:
     """What an image model's seconds per image rest on (the estimator's efficiency prior)."""
     from gpuscout.estimate.diffusion import (
-        DIFFUSERS_EFFICIENCY,
+        DENOISER_GEMM_EFFICIENCY,
+        ELEMENTWISE_BANDWIDTH_SHARE,
         FA2_MMA_SYNC_EFFICIENCY,
         FA2_ON_HOPPER_EFFICIENCY,
     )
 
     return (
-        f"Compute-bound physics: convolutions and linear layers at {DIFFUSERS_EFFICIENCY:.2f} of each GPU's "
-        "16-bit tensor peak (a prior, not a measurement); attention at FlashAttention-2's published "
-        f"fraction ({FA2_MMA_SYNC_EFFICIENCY:.2f} on Ampere/Ada, {FA2_ON_HOPPER_EFFICIENCY:.2f} on "
-        "Hopper/Blackwell)"
+        f"Physics: convolutions and linear layers at {DENOISER_GEMM_EFFICIENCY:.2f} of each GPU's "
+        "16-bit tensor peak (a prior, not a measurement, set by one RTX 4090 SDXL figure); attention at "
+        f"FlashAttention-2's published fraction ({FA2_MMA_SYNC_EFFICIENCY:.2f} on Ampere/Ada, "
+        f"{FA2_ON_HOPPER_EFFICIENCY:.2f} on Hopper/Blackwell); the element-wise kernels between them "
+        f"(norms, activations, residual adds; bytes counted from the diffusers modules) at "
+        f"{ELEMENTWISE_BANDWIDTH_SHARE:.0%} of the memory bandwidth"
     )
 
 

@@ -25,7 +25,7 @@ from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
 from gpuscout.web.exports import offers_csv, offers_json
 from gpuscout.web.filters import DEFAULT_VIEW, FIELD_LABELS, OfferFilters
-from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error
+from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, unknown_parameters
 from gpuscout.web.gpu_view import (
     family_page,
     gpu_family_members,
@@ -36,6 +36,7 @@ from gpuscout.web.gpu_view import (
 )
 from gpuscout.web.offers_view import columns, parse_filters, relaxations, with_provider_ids
 from gpuscout.web.overview import Freshness, answer_cards, freshness
+from gpuscout.web.query_params import StrictQueryRoute
 from gpuscout.web.services import WebServices, source_out
 from gpuscout.web.templating import query_string, render
 
@@ -87,6 +88,12 @@ class _Uncached(Exception):
 
 def _offers_page(request: Request, services: WebServices, raw: dict[str, str], preset: bool) -> Response:
     filters, errors = parse_filters(raw, services)
+    stray = unknown_parameters(
+        raw, tuple(OfferFilters.model_fields), "a filter of this page", FIELD_LABELS, aliases=OFFERS_ALIASES
+    )
+    if stray:  # a table that ignored it would answer another question than the one asked
+        errors.general.extend(stray)
+        filters = None
     gpu_names = sorted(a.name for a in services.gpus())
     context: dict[str, object] = {
         "title": "GPU offers",
@@ -119,7 +126,10 @@ def _offers_page(request: Request, services: WebServices, raw: dict[str, str], p
     return render(request, "offers.html", context)
 
 
-@router.get("/offers.csv")
+#: ``gpuscout offers`` options that are another parameter of the offers page.
+OFFERS_ALIASES = {"limit": "per_page", "spot": "pricing", "on_demand": "pricing", "no_stale": "include_stale"}
+
+
 def offers_export_csv(
     services: Services,
     filters: Annotated[OfferFilters, Query()],
@@ -129,7 +139,6 @@ def offers_export_csv(
     return _download(offers_csv(rows), "text/csv; charset=utf-8", "csv")
 
 
-@router.get("/offers.json")
 def offers_export_json(
     services: Services,
     filters: Annotated[OfferFilters, Query()],
@@ -137,6 +146,12 @@ def offers_export_json(
 ) -> Response:
     rows = services.export_rows(with_provider_ids(filters, services), scope)
     return _download(offers_json(rows), "application/json", "json")
+
+
+# The exports read their query string as the JSON API does (query_params.StrictQueryRoute): a parameter
+# they do not take is a 422 naming it and those they take, and a repeated list filter adds to the list.
+for _path, _export in (("/offers.csv", offers_export_csv), ("/offers.json", offers_export_json)):
+    router.add_api_route(_path, _export, methods=["GET"], route_class_override=StrictQueryRoute)
 
 
 def _download(body: str, media_type: str, extension: str) -> Response:
@@ -174,7 +189,14 @@ def gpus_page(request: Request, services: Services) -> Response:
 
 @router.get("/gpus/{name}", response_class=HTMLResponse)
 def gpu_page(request: Request, services: Services, name: str) -> Response:
-    """One accelerator (specs, prices, offers); a family name ("H100") lists the variants it covers."""
+    """One accelerator (specs, prices, offers); a family name ("H100") lists the variants it covers. The
+    page takes no query parameter: one given is a 422 naming it, as the API's ``/api/v1/gpus/{name}``
+    answers it (``/gpus/H100-SXM?gpus=8`` shows no 8-GPU offers)."""
+    given = next(iter(request.query_params), None)
+    if given is not None:
+        raise InvalidInputError(
+            given, "not a parameter of this page, which takes none", "no query parameters"
+        )
     members = gpu_family_members(name)
     if members is not None:
         variants = [(a, variant_prices(services, a.name)) for a in members]
@@ -248,6 +270,8 @@ CHART_LABELS = (
 )
 
 MODEL_LABELS = {"precision": "Precision", "context": "Context (tokens)"}
+#: The model page's inputs; it also reads ``from``, the name a redirect was typed as.
+MODEL_PARAMS: tuple[str, ...] = tuple(MODEL_LABELS)
 
 
 @router.get("/models/{name:path}", response_class=HTMLResponse)
@@ -265,8 +289,13 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         return RedirectResponse(f"/models/{quote(spec.name)}{query_string(params)}", status_code=307)
     typed_from = request.query_params.get("from", "")[:200]
     shown_as = model_view.resolve_typed(typed_from) if typed_from else None
-    raw = {k: request.query_params.get(k, "") for k in ("precision", "context")}
+    raw = {k: request.query_params.get(k, "") for k in MODEL_PARAMS}
     errors = FormErrors()
+    errors.general.extend(
+        unknown_parameters(
+            request.query_params, (*MODEL_PARAMS, "from"), "a field of this page", MODEL_LABELS
+        )
+    )
     published = model_view.published_precision(spec)
     precisions = model_view.precisions_for(spec)
     precision = raw["precision"] or published
@@ -278,7 +307,7 @@ def model_page(request: Request, services: Services, name: str) -> Response:
             )
         )
         precision = published
-    context = model_view.DEFAULT_CONTEXT
+    context = model_view.default_context(spec)  # the model's window where shorter than the default
     if raw["context"]:
         try:
             context = int(raw["context"])
@@ -290,7 +319,7 @@ def model_page(request: Request, services: Services, name: str) -> Response:
                 f"you typed “{raw['context'][:40]}”"
             )
             errors.add(FieldError("context", message))
-            context = model_view.DEFAULT_CONTEXT
+            context = model_view.default_context(spec)
     total_b, active_b = model_view.params_b(spec)
     context_data: dict[str, object] = {
         "title": model_view.model_label(spec),
@@ -300,6 +329,7 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         "active_b": active_b,
         "precision": precision,
         "context": context,
+        "context_note": "" if raw["context"] else model_view.context_note(spec, context),
         "raw": raw,
         "errors": errors,
         "precisions": precisions,
@@ -339,12 +369,16 @@ def advise_page(request: Request, services: Services) -> Response:
         req = advise_form.parse_request({k: v for k, v in request.query_params.items() if k != exc.field})
         found = gpuscout_error(exc, advise_form.field_labels(req.kind))
         errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
+        errors.general.extend(advise_form.stray_params(request.query_params, req.kind))
         context = _advise_context(services, req, errors, _typed_model(req)[0])
         return render(request, "advise.html", context, status_code=422)
     # the form leaves out the fields this kind of model does not use (resolved once: a disk check of the
     # imported models, and for an unknown name the closest-name search)
     model_kind, resolved, unknown = _typed_model(req)
     errors = advise_form.check_values(req, model_kind)
+    # a parameter the form does not read is said, not ranked without (/advise?prompt=2000: not the
+    # default 1,024 prompt tokens)
+    errors.general.extend(advise_form.stray_params(request.query_params, req.kind))
     context = _advise_context(services, req, errors, model_kind)
     if not req.has_model or errors:
         context["errors"] = _placed(req, model_kind, errors)
@@ -493,6 +527,9 @@ def faq_page(request: Request, services: Services) -> Response:
     error at the field."""
     raw = {k: request.query_params.get(k, "").strip()[:200] for k in FAQ_LABELS}
     raw["model"] = raw["model"] or "llama-3.1-8b"
+    stray = unknown_parameters(request.query_params, tuple(FAQ_LABELS), "a field of this page", FAQ_LABELS)
+    if stray:  # said on the page (a 422), never served from the cache of the view without it
+        return _faq_page(request, services, raw, stray)
 
     def body() -> tuple[int, bytes]:
         response = _faq_page(request, services, raw)
@@ -504,8 +541,10 @@ def faq_page(request: Request, services: Services) -> Response:
     return HTMLResponse(content, status_code=status)
 
 
-def _faq_page(request: Request, services: WebServices, raw: dict[str, str]) -> Response:
-    errors = FormErrors()
+def _faq_page(
+    request: Request, services: WebServices, raw: dict[str, str], stray: list[str] | None = None
+) -> Response:
+    errors = FormErrors(general=list(stray or ()))
     resolved = None
     answers = None
     numbers: dict[str, int | None] = {}

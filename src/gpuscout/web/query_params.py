@@ -31,6 +31,7 @@ from urllib.parse import parse_qsl, urlencode
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
+from pydantic.fields import FieldInfo
 from starlette.types import Receive, Scope, Send
 
 from gpuscout.errors import InvalidInputError
@@ -54,6 +55,7 @@ class UnknownParameterError(InvalidInputError):
     def __init__(self, name: str, accepted: Sequence[str]) -> None:
         if not accepted:
             super().__init__(name, "unknown parameter: this route takes no query parameters")
+            self.accepted = "no query parameters"  # said in the message already
         else:
             super().__init__(name, "unknown parameter", ", ".join(closest_first(name, accepted)))
 
@@ -91,25 +93,31 @@ def query_spec(dependant: Dependant) -> QuerySpec:
     names: dict[str, None] = {}
     lists: set[str] = set()
     joined: set[str] = set()
-    for name, annotation, metadata in _query_fields(dependant):
+    for name, info in _query_fields(dependant):
         names[name] = None
-        if any(isinstance(m, CommaList) for m in metadata):
+        if any(isinstance(m, CommaList) for m in info.metadata):
             joined.add(name)
-        elif _is_sequence(annotation):
+        elif _is_sequence(info.annotation):
             lists.add(name)
     return QuerySpec(tuple(names), frozenset(lists), frozenset(joined))
 
 
-def _query_fields(dependant: Dependant) -> Iterator[tuple[str, Any, Sequence[Any]]]:
-    """(name in the query string, annotation, metadata) of every query parameter ``dependant`` reads."""
+def query_fields(dependant: Dependant) -> dict[str, FieldInfo]:
+    """Every query parameter a route's dependant reads, by its name in the query string, with its
+    declaration (type, range, length): what the API's errors say is accepted."""
+    return dict(_query_fields(dependant))
+
+
+def _query_fields(dependant: Dependant) -> Iterator[tuple[str, FieldInfo]]:
+    """(name in the query string, declaration) of every query parameter ``dependant`` reads."""
     for field in dependant.query_params:
         info = field.field_info
         model = strip_optional(info.annotation)
         if isclass(model) and issubclass(model, BaseModel):  # a pydantic model read as Query()
             for name, inner in model.model_fields.items():
-                yield inner.alias or name, inner.annotation, inner.metadata
+                yield inner.alias or name, inner
         else:
-            yield field.alias, info.annotation, info.metadata
+            yield field.alias, info
     for sub in dependant.dependencies:
         yield from _query_fields(sub)
 

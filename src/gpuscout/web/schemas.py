@@ -516,6 +516,12 @@ class AdviceOut(BaseModel):
     notes: list[str] = Field(description="caveats every shown row shares")
     binding: str | None = Field(description="when no row passes: what binds and what would fit")
     considered: int = Field(description="offers looked at")
+    uncalibrated_picks: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="picks whose row's speed is uncalibrated on its hardware: pick, number (its row), what "
+        "(hardware and work), calibrated (the row the same pick names among calibrated rows; null: none), "
+        "text",
+    )
     recommendations: list[RecommendationOut]
     rejected: list[RecommendationOut] = Field(
         default_factory=list, description="offers left out, with why (show_rejected)"
@@ -537,6 +543,7 @@ class AdviceOut(BaseModel):
             notes=list(advice.notes),
             binding=advice.binding,
             considered=advice.considered,
+            uncalibrated_picks=[{**dataclasses.asdict(u), "text": u.text} for u in advice.uncalibrated_picks],
             recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
             rejected=[RecommendationOut.from_rec(r) for r in advice.rejected],
         )
