@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.reasons import duration, plural, usd
-from gpuscout.advise.types import Advice, Recommendation
+from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
     CHAT_TTFT_MS,
@@ -31,6 +31,7 @@ from gpuscout.catalog.offer import Offer
 
 if TYPE_CHECKING:
     from gpuscout.advise.rank import Ranker
+    from gpuscout.advise.selection import Selection
 
 #: How the rejection kinds read in the diagnosis ("412 do not fit").
 _KIND_TEXT = {
@@ -182,6 +183,36 @@ def common_notes(rows: Sequence[Recommendation]) -> tuple[str, ...]:
     for r in rows[1:]:
         shared &= set(r.warnings)
     return tuple(x for x in rows[0].warnings if x in shared)
+
+
+def work_words(w: object) -> str:
+    """The work a row's speed is for, as a caveat names it ("MI300X training")."""
+    if isinstance(w, FinetuneWorkload | PretrainWorkload):
+        return "training"
+    if isinstance(w, ServeWorkload):
+        return "serving"
+    if isinstance(w, BatchWorkload) and w.is_images:
+        return "image generation"
+    return "batch inference"
+
+
+def uncalibrated_picks(
+    w: object, selection: Selection, recs: Sequence[Recommendation]
+) -> tuple[UncalibratedPick, ...]:
+    """The picks whose row's speed is uncalibrated (``Selection.calibrated_picks``), each with the
+    hardware and work it is uncalibrated for and the calibrated row the same pick names. ``recs``: the
+    rows of the answer's picks (shown or cut by ``top``), by their ``rank``."""
+    by_number = {r.rank: r for r in recs}
+    out = []
+    for name in PICKS:
+        if name not in selection.calibrated_picks or name not in selection.picks:
+            continue
+        number = selection.picks[name]
+        rec = by_number.get(number)
+        hardware = rec.offer.accelerator if rec is not None else "this hardware"
+        what = f"{hardware} {work_words(w)}"
+        out.append(UncalibratedPick(name, number, what, selection.calibrated_picks[name]))
+    return tuple(out)
 
 
 def _rejections(counts: Counter[str], considered: int) -> str:

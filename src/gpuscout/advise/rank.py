@@ -27,14 +27,22 @@ the instances its expected reclaims need: ``spot_sized``).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from datetime import UTC, datetime
+from functools import cached_property
 from operator import itemgetter
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from gpuscout.advise.answer import binding_constraint, common_notes, picks_rule, targets_applied
+from gpuscout.advise.answer import (
+    binding_constraint,
+    common_notes,
+    picks_rule,
+    targets_applied,
+    uncalibrated_picks,
+)
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.billing import describe_increment
@@ -71,6 +79,10 @@ from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, 
 from gpuscout.estimate.lazy_text import deferred_text
 from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.provider_types import ProviderTerms
+from gpuscout.knowledge.regions import RegionFilter
+
+if TYPE_CHECKING:
+    from gpuscout.knowledge.model_types import ModelSpec
 
 #: A scored row: (score, total, time, usd_per_hour, provider, instance_type, region, spot, index,
 #: offer). The first nine items are the sort key (the index makes it total: offers never compare).
@@ -118,11 +130,19 @@ def spot_class(offer: Offer) -> bool:
     return spot is not None and hourly is not None and hourly > 0 and spot == hourly
 
 
+@functools.lru_cache(maxsize=64)
+def region_filter(regions: tuple[str, ...]) -> RegionFilter:
+    """The workload's region filter: the catalog's (``gpuscout offers --region``), so that a region
+    the catalog finds offers in is one the advisor ranks them in (words, countries and areas:
+    :mod:`gpuscout.knowledge.regions`; an offer standing for several regions is in each)."""
+    return RegionFilter(regions)
+
+
 def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str | None:
     """Why an offer is out before any estimate (constraints, availability, staleness), or ``None``."""
     if w.providers and offer.provider.lower() not in {p.lower() for p in w.providers}:
         return "provider not in the allowed list"
-    if w.regions and not any(r.lower() in offer.region.lower() for r in w.regions):
+    if w.regions and not region_filter(tuple(w.regions)).offer(offer.region, offer.regions):
         return "region not in the allowed list"
     if w.accelerators and offer.accelerator not in w.accelerators:
         return "GPU not in the asked list"
@@ -274,7 +294,7 @@ def choice_group(offer: Offer, spot: bool, hourly: float) -> Hashable:
     )
 
 
-def _candidate(row: _Row, surplus: bool = False) -> Candidate:
+def _candidate(row: _Row, surplus: bool = False, calibrated: bool = True) -> Candidate:
     _, total, time, hourly, provider, instance, region, spot, index, offer = row
     return Candidate(
         total,
@@ -283,6 +303,7 @@ def _candidate(row: _Row, surplus: bool = False) -> Candidate:
         choice_group(offer, bool(spot), hourly),
         (offer, bool(spot), hourly),
         surplus,
+        calibrated,
     )
 
 
@@ -399,6 +420,25 @@ class Ranker:
             self._dp[k] = dp
         return dp
 
+    @cached_property
+    def model_spec(self) -> ModelSpec | None:
+        """The workload's language model as the estimates resolve it (``Backends.models``: the user's
+        imported models too; the curated table without one), for what a row's reasons say of its KV
+        cache (``reasons.kv_needed_gb``: sliding-window layers hold their window only). Resolved once
+        per ranking; None for a training or image workload, or a name no registry holds."""
+        w = self.w
+        if not isinstance(w, ServeWorkload | BatchWorkload) or (isinstance(w, BatchWorkload) and w.is_images):
+            return None
+        models = self.be.models
+        try:
+            if models is not None:
+                return models.resolve(w.model)
+            from gpuscout.knowledge.models import resolve_model
+
+            return resolve_model(w.model)
+        except GpuscoutError:
+            return None
+
     # ---- building rows --------------------------------------------------------------------------
     def recommendation(
         self, offer: Offer, spot: bool, hourly: float, rank: int | None, score: float
@@ -431,6 +471,7 @@ class Ranker:
             self.a,
             interruptible_price=interruptible,
             on_demand_instances=on_demand_instances,
+            model=self.model_spec,
         )
         reasons, warnings = explain(ctx)
         return Recommendation(
@@ -524,6 +565,16 @@ class Ranker:
         ``ConfigEval.rents_surplus``); such a row does not set the balanced pick's window."""
         return self._config_entry(offer)[0].rents_surplus
 
+    def _calibrated(self, offer: Offer) -> bool:
+        """Whether ``offer``'s row's speed rests on constants fitted on its hardware
+        (``EstimateSummary.speed_calibrated``)."""
+        summary = self._config_entry(offer)[0].summary
+        return summary is None or summary.speed_calibrated
+
+    def _candidates(self, rows: Sequence[_Row], *, front: bool) -> list[Candidate]:
+        """The selection's candidates of ``rows`` (``front``: with whether each rents surplus GPUs)."""
+        return [_candidate(r, self._surplus(r[9]) if front else False, self._calibrated(r[9])) for r in rows]
+
     def _serve_time(self, ev: ConfigEval) -> float:
         """Serve's time axis for a configuration (its operating point), computed once."""
         t = self._times.get(ev.key)
@@ -604,7 +655,7 @@ class Ranker:
         spot_ok = w.spot_ok
         include_stale = self.include_stale
         providers = frozenset(p.lower() for p in w.providers)
-        regions = tuple(r.lower() for r in w.regions)
+        regions = region_filter(tuple(w.regions)) if w.regions else None
         accelerators = frozenset(w.accelerators)
         names = self._names
         inf = math.inf
@@ -620,7 +671,7 @@ class Ranker:
                 or offer.fractional
                 or (offer.stale and not include_stale)
                 or (providers and offer.provider.lower() not in providers)
-                or (regions and not any(r in offer.region.lower() for r in regions))
+                or (regions is not None and not regions.offer(offer.region, offer.regions))
                 or (accelerators and offer.accelerator not in accelerators)
             ):
                 why = _prefilter(w, offer, include_stale) or "filtered"
@@ -896,21 +947,23 @@ class Ranker:
         scored = self.score_rows(offers, objective, rejected, keep=keep)
         rows, front, passing = scored.rows, scored.front, scored.passing
         selection = select(
-            [_candidate(r, self._surplus(r[9])) for r in front],
-            [_candidate(r) for r in rows],
+            self._candidates(front, front=True),
+            self._candidates(rows, front=False),
             objective=objective,
             top=top,
             balanced_time_factor=self.a.balanced_time_factor,
             time_tolerance=self.a.time_tolerance,
         )
         shown_rows = len(selection.rows)
-        if scored.pruned and top is not None and shown_rows < top and passing + scored.skipped > shown_rows:
+        crowded = top is not None and shown_rows < top and passing + scored.skipped > shown_rows
+        # (or an uncalibrated pick's calibrated alternative is past the rows kept: it needs its number)
+        if scored.pruned and (crowded or selection.unnumbered):
             # region copies or front rows crowded the kept rows out: rank again without dropping any
             self.reject_counts.clear()
             rows, front, passing, _, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select(
-                [_candidate(r, self._surplus(r[9])) for r in front],
-                [_candidate(r) for r in rows],
+                self._candidates(front, front=True),
+                self._candidates(rows, front=False),
                 objective=objective,
                 top=top,
                 balanced_time_factor=self.a.balanced_time_factor,
@@ -942,6 +995,7 @@ class Ranker:
             picks_rule=picks_rule(
                 self.a.balanced_time_factor, self.a.time_tolerance, serve=isinstance(self.w, ServeWorkload)
             ),
+            uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
         )
 
     def _absent_providers(self, offers: Sequence[Offer]) -> str | None:
@@ -1164,13 +1218,16 @@ def _regions(
     selection: Selection, offers: Sequence[Offer], ranker: Ranker
 ) -> dict[Hashable, tuple[str, ...]]:
     """Every region each shown choice is sold in at its price (region copies, and the regions a row
-    already stands for), among the offers that pass the same filters."""
+    already stands for), among the offers that pass the same filters; with a region filter, only
+    the regions it matches (a row standing for 14 countries is listed under ``--region eu`` by its
+    European ones, the ones the renter asked for)."""
     groups = {s.candidate.group for s in selection.rows}
     if not groups:
         return {}
     names = {(g[0], g[1]) for g in groups if isinstance(g, tuple)}
     instances = {n[1] for n in names}
     w = ranker.w
+    wanted = region_filter(tuple(w.regions)) if w.regions else None
     found: dict[Hashable, list[str]] = {}
     for offer in ranker.offers_like(groups, offers):
         if (
@@ -1183,7 +1240,10 @@ def _regions(
             group = choice_group(offer, is_spot, price)
             if group in groups:
                 bucket = found.setdefault(group, [])
-                for region in offer.regions or (offer.region,):
+                listed = offer.regions or (offer.region,)
+                if wanted is not None:
+                    listed = tuple(r for r in listed if wanted.place(r)) or listed
+                for region in listed:
                     if region not in bucket:
                         bucket.append(region)
     return {g: tuple(v) for g, v in found.items()}

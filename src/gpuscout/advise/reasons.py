@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import describe_increment
@@ -22,6 +23,9 @@ from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
+
+if TYPE_CHECKING:
+    from gpuscout.knowledge.model_types import ModelSpec
 
 #: Why an offer is stale, in the catalog's rule's words (``gpuscout.catalog.query.STALE_AFTER``, two
 #: days, which the core cannot import: a test keeps the two in step). An offer carries the outcome
@@ -49,6 +53,9 @@ class RowContext:
     # the instances the configuration takes on demand (a spot batch under a deadline may take more:
     # ``rank.spot_sized``); None: the same as ``ev.instances``
     on_demand_instances: int | None = None
+    # the workload's model as the estimates resolved it (the user's imported models too: the ranker
+    # resolves it once through ``Backends.models``); None: look the estimate's name up in the curated table
+    model: ModelSpec | None = None
 
 
 # what the "sustains up to" reason says sets an endpoint's capacity (EstimateSummary.capacity_limit)
@@ -155,12 +162,13 @@ def kv_needed_gb(ctx: RowContext) -> float | None:
     from gpuscout.estimate.precision import resolve_kv_dtype
     from gpuscout.knowledge.models import resolve_model
 
-    try:  # the model the estimate sized, by its registry name, and the cache dtype it chose
-        spec, kv = resolve_model(ev.estimate.model), resolve_kv_dtype(ev.estimate.kv_dtype)
-    except GpuscoutError:  # a model only the user's registry knows (imported, --config): every layer
+    try:  # the model the estimate sized (the ranker's, else by its curated name), and its cache dtype
+        kv = resolve_kv_dtype(ev.estimate.kv_dtype)
+        spec = ctx.model if ctx.model is not None else resolve_model(ev.estimate.model)
+    except GpuscoutError:  # a name no registry the row knows holds: every layer at full context
         spec = None
     # the same model only when its full-context bytes per token are the estimate's (an imported model
-    # may share a curated name)
+    # may share a curated name; a test's estimator may size another)
     if spec is not None and abs(kv_bytes_per_token(spec, kv) - per_token) <= 1e-9 * per_token:
         per_token = kv_bytes_per_token_at(spec, kv, tokens)
     return per_token * tokens * running / 1e9

@@ -16,6 +16,12 @@ front row that beats it. Rules:
   dominated rows), whatever ``top`` is. A pick kept past the rows ``top`` cuts keeps its number, so
   the numbers shown can skip (1, 2, 3, 5, 10), and row N of one answer is row N of any other answer to
   the same inputs and objective (``--explain N`` names the row the reader saw).
+- A pick whose row's speed is uncalibrated (``Candidate.calibrated`` false: the estimator's constants
+  were fitted on other hardware) rests on a guess: ``Selection.calibrated_picks`` names, by number,
+  the row the same pick names among the calibrated rows alone (their own front and picks, same rules).
+  That row may be off the whole front (the uncalibrated row beat it); it is numbered like any
+  dominated row, which needs the rows ahead of it in ``ranked``: where it is not numbered
+  (``Selection.unnumbered``), the caller selects again with every row.
 
 Both the ranking and its naive oracle (``benchmarks/naive_rank.py``) call :func:`select`, the first
 with the cheapest candidate of each distinct time plus the best-scored rows it kept, the second with
@@ -48,7 +54,8 @@ class Candidate:
     ``group`` of region copies it belongs to, what the caller needs to build the row, and whether it
     rents more GPUs than the load needs (``surplus``: a serving row whose extra replicas or wider split
     only shorten requests; it does not set the balanced pick's window, see
-    :func:`gpuscout.advise.pareto.window_time`)."""
+    :func:`gpuscout.advise.pareto.window_time`), and whether its speed is calibrated on its hardware
+    (``calibrated``: see ``Selection.calibrated_picks``)."""
 
     cost: float
     time: float
@@ -56,6 +63,7 @@ class Candidate:
     group: Hashable
     payload: Any = field(compare=False)
     surplus: bool = False
+    calibrated: bool = True  # the row's speed rests on constants fitted on its own hardware
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +83,13 @@ class Selection:
     # every front row, shown or not, numbered, with its picks: what the answer says of "every row" (its
     # caveats) is said of these and the rows shown, whatever ``top`` cuts
     front: tuple[Shown, ...] = ()
+    # each pick whose row's speed is uncalibrated -> the number of the row the same pick names among the
+    # calibrated candidates (None: no candidate is calibrated); a pick left out is calibrated, or its
+    # calibrated row is not numbered (``unnumbered``)
+    calibrated_picks: dict[str, int | None] = field(default_factory=dict)
+    # a calibrated pick's row is among the candidates but not numbered: ``ranked`` left out rows ahead of
+    # it (select again with every row to name it)
+    unnumbered: bool = False
 
     def by_number(self, number: int) -> Shown:
         """The shown row numbered ``number`` (a ``KeyError`` when that row is not shown)."""
@@ -145,6 +160,7 @@ def select(
     check_objective(objective)
     if not front_candidates:
         return Selection((), 0, {})
+    ranked = ranked if isinstance(ranked, Sequence) else list(ranked)  # read twice for uncalibrated picks
     points = [(c.cost, c.time) for c in front_candidates]
     on_front = [front_candidates[i] for i in pareto.front(points, time_tolerance)]
     on_front.sort(key=lambda c: (c.cost, c.time, c.key))
@@ -184,4 +200,52 @@ def select(
         for s in rows
     ]
     numbers = {name: s.number for s in whole_front for name in s.picks}
-    return Selection(tuple(rows), len(front), numbers, tuple(whole_front))
+    uncalibrated = {name for s in whole_front if not s.candidate.calibrated for name in s.picks}
+    calibrated_picks: dict[str, int | None] = {}
+    unnumbered = False
+    if uncalibrated:
+        # every row's number, as the rows shown are numbered: the front, then the dominated rows in order
+        number_of = {s.candidate.group: s.number for s in whole_front}
+        dominated = sorted(
+            (c for c in ranked if c.group not in front_groups),
+            key=lambda c: order_key(objective, c, cheapest, best_time),
+        )
+        number_of.update((c.group, len(front) + n + 1) for n, c in enumerate(_merge(dominated)))
+        alternative = _calibrated_picks(
+            [*front_candidates, *ranked],
+            balanced_time_factor=balanced_time_factor,
+            time_tolerance=time_tolerance,
+        )
+        for name in PICKS:
+            if name not in uncalibrated:
+                continue
+            c = alternative.get(name)
+            if c is None:
+                calibrated_picks[name] = None
+            elif c.group in number_of:
+                calibrated_picks[name] = number_of[c.group]
+            else:
+                unnumbered = True
+    return Selection(
+        tuple(rows), len(front), numbers, tuple(whole_front), calibrated_picks, unnumbered=unnumbered
+    )
+
+
+def _calibrated_picks(
+    candidates: Sequence[Candidate], *, balanced_time_factor: float, time_tolerance: float
+) -> dict[str, Candidate]:
+    """The candidate each pick names among the calibrated ``candidates`` alone (their own front, the
+    same rules as :func:`select`); empty when none is calibrated."""
+    calibrated = [c for c in candidates if c.calibrated]
+    if not calibrated:
+        return {}
+    on_front = [calibrated[i] for i in pareto.front([(c.cost, c.time) for c in calibrated], time_tolerance)]
+    on_front.sort(key=lambda c: (c.cost, c.time, c.key))
+    front = _merge(on_front)
+    chosen = pareto.picks(
+        [(c.cost, c.time) for c in front],
+        surplus=[c.surplus for c in front],
+        balanced_time_factor=balanced_time_factor,
+        time_tolerance=time_tolerance,
+    )
+    return {name: front[i] for name, i in chosen.items()}

@@ -94,6 +94,10 @@ class EstimateSummary:
     # LLM inference: one decode step at the row's load and its overlapping parts, ms
     # (``Estimate.step_summary``: "22.3 ms: reads 19.2, math 4.8, all-reduces 2.0, fixed costs 1.1")
     decode_step: str | None = None
+    # whether the estimator's speed constants for this work were fitted on runs of this hardware (False:
+    # efficiencies fitted on other parts applied to this one's datasheet peak, as training on an AMD
+    # MI300X with NVIDIA-fitted efficiencies); set from the estimate, never read from a warning's words
+    speed_calibrated: bool = True
 
     @property
     def keeps_kv_cache(self) -> bool:
@@ -167,6 +171,25 @@ class Recommendation:
 
 
 @dataclass(frozen=True, slots=True)
+class UncalibratedPick:
+    """A pick (``PICKS``) whose row's speed is uncalibrated (``EstimateSummary.speed_calibrated`` false):
+    the pick rests on a guess. ``what`` names the hardware and the work ("MI300X training");
+    ``calibrated`` is the number of the row the same pick names among the rows whose speed is
+    calibrated (None: no row of the answer has a calibrated speed)."""
+
+    pick: str
+    number: int  # the pick's row
+    what: str
+    calibrated: int | None
+
+    @property
+    def text(self) -> str:
+        """'speed uncalibrated for MI300X training; calibrated: #1' ('no calibrated row' for none)."""
+        other = "no calibrated row" if self.calibrated is None else f"calibrated: #{self.calibrated}"
+        return f"speed uncalibrated for {self.what}; {other}"
+
+
+@dataclass(frozen=True, slots=True)
 class Advice:
     """The advisor's whole answer for one workload.
 
@@ -175,6 +198,8 @@ class Advice:
     the row named so. ``targets`` says what was applied (latency targets, deadline, budget) in words;
     ``notes`` holds the caveats every shown row shares (said once rather than on every row);
     ``binding`` is set when no offer passes: which constraint binds and what would make something fit.
+    ``uncalibrated_picks``: the picks that rest on an uncalibrated speed, each with its calibrated
+    alternative.
     """
 
     objective: str
@@ -191,6 +216,8 @@ class Advice:
     # price alone rules out of a ranking by cost are not costed (``Ranker.score_rows``)
     passing: int
     picks_rule: str = ""  # how the front and the picks are defined, in words
+    # the picks whose row's speed is uncalibrated, with the calibrated row the same pick names instead
+    uncalibrated_picks: tuple[UncalibratedPick, ...] = ()
 
     @property
     def recommendations(self) -> list[Recommendation]:

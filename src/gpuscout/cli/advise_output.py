@@ -9,13 +9,22 @@ never parsed as Rich markup.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
 from gpuscout.cli.output import printable, wide_console
-from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
+from gpuscout.cli.table_fit import (
+    Column,
+    Fold,
+    Short,
+    fitted_table,
+    left_out_note,
+    terminal_width,
+    title_lines,
+)
 from gpuscout.wording import plural
 
 
@@ -115,8 +124,11 @@ def table(workload: Any, advice: Any) -> None:
     }[advice.objective]
     what = "cost / latency" if serve else "cost / time"
     runs = run_as(recs)
-    title = _text(f"{workload.kind} {workload.model}{runs}: {advice.front_size} on the {what} front, {order}")
-    out.print(title, style="bold", highlight=False)
+    title = printable(
+        f"{workload.kind} {workload.model}{runs}: {advice.front_size} on the {what} front, {order}"
+    )
+    # on lines that end between its phrases: wrapped by Rich, "cheapest first" broke as "cheapest" / "first"
+    out.print(Text(title_lines(title, terminal_width(out))), style="bold", highlight=False)
     for line in advice.targets:
         out.print(_text(f"  • {line}"), highlight=False)
     if advice.notes:
@@ -154,12 +166,14 @@ def table(workload: Any, advice: Any) -> None:
         ]
     columns.append(Column("why", drop=1))
     rows: list[list[Any]] = []
+    of_row: list[Any] = []  # the recommendation of each row (None: a row saying rows were cut)
     # the picks are named whatever --top shows: the rows cut run to the last of them
     gaps = not_shown(recs, upto=max(advice.picks.values(), default=0))
     gap_at = {end + 1: (start, end) for start, end in gaps}
 
     def gap_row(start: int, end: int) -> None:  # rows the --top left out: a row of its own says so
         rows.append(["⋮", *[""] * (len(columns) - 1)])
+        of_row.append(None)
         more = end - start + 1
         rows[-1][2] = _text(f"{more} more {plural(more, 'row')}", style="dim")
 
@@ -174,7 +188,7 @@ def table(workload: Any, advice: Any) -> None:
         cells: list[Any] = [
             str(rec.rank),
             _text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
-            _text(rec.provider_name or o.provider),
+            provider_cell(rec),
             _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
             _text(rec.config.describe(o.accelerator)),
             hourly(rec),
@@ -191,13 +205,24 @@ def table(workload: Any, advice: Any) -> None:
         else:
             cells += [duration(rec.time_to_result_s), _speed(rec), _unit(rec), _money(rec.total_usd)]
         rows.append([*cells, why])
+        of_row.append(rec)
     shown = {rec.rank for rec in recs}
     if gaps and gaps[-1][0] > max(r or 0 for r in shown):  # picks past the last row shown
         gap_row(*gaps[-1])
-    t, left_out = fitted_table(None, columns, rows, terminal_width(out))
+    # rows that read alike once columns give way (the same provider, configuration and figures, sold in
+    # other regions or as other instance types) are one row saying so, as an offer sold in several
+    # regions at one price is ("3 regions")
+    fold = Fold(
+        at="config",
+        note=lambda alike: fold_note([of_row[n] for n in alike]),
+        ignore=("#",),
+        keep=frozenset(n for n, rec in enumerate(of_row) if rec is None),
+    )
+    t, left_out = fitted_table(None, columns, rows, terminal_width(out), fold=fold)
     out.print(t)
     rule = advice.picks_rule[:1].upper() + advice.picks_rule[1:]
-    out.print(_text(f"Picks: {picks_text(advice.picks, shown)}. {rule}."), highlight=False)
+    picks = picks_text(advice.picks, shown, advice.uncalibrated_picks)
+    out.print(_text(f"Picks: {picks}. {rule}."), highlight=False)
     if gaps:
         last = max(gaps[-1][1], *(r or 0 for r in shown))
         out.print(
@@ -213,6 +238,31 @@ def table(workload: Any, advice: Any) -> None:
     note = left_out_note(left_out)
     if note:
         out.print(Text(note), highlight=False)
+
+
+def provider_cell(rec: Any) -> Text | Short:
+    """The provider's display name; where the column is cut and the name would be ("Amazon Web Se…"),
+    the name without its bracketed detail if that fits ("Google Cloud (Compute Engine)": "Google
+    Cloud"), else the provider's id ("aws", the name --provider takes)."""
+    name, provider_id = rec.provider_name or rec.offer.provider, rec.offer.provider
+    if name == provider_id:
+        return _text(name)
+    head = name.split(" (", 1)[0].strip()
+    shorter = [head] if head and head != name else []
+    return Short(_text(name), tuple(_text(n) for n in [*shorter, provider_id]))
+
+
+def fold_note(recs: Any) -> str:
+    """'#29, #30: 2 regions': rows the table folds into one (they read alike at its width), by number,
+    and the regions they are sold in between them ('2 offers' where they share their regions)."""
+    ranks = [rec.rank for rec in recs]
+    regions = {region for rec in recs for region in (rec.regions or (rec.offer.region,))}
+    what = f"{len(regions)} regions" if len(regions) > 1 else f"{len(recs)} offers"
+    numbers = ", ".join(f"#{n}" for n in ranks)
+    if len(ranks) > 3:  # five rows alike: '#4-#8' when their numbers run on, else the first two and '…'
+        run = ranks == list(range(ranks[0], ranks[0] + len(ranks)))
+        numbers = _span(ranks[0], ranks[-1]) if run else f"#{ranks[0]}, #{ranks[1]}, …"
+    return f"{numbers}: {what}"
 
 
 def not_shown(recs: Any, upto: int = 0) -> list[tuple[int, int]]:
@@ -232,10 +282,17 @@ def not_shown(recs: Any, upto: int = 0) -> list[tuple[int, int]]:
     return spans
 
 
-def picks_text(picks: dict[str, int], shown: set[int | None]) -> str:
+def picks_text(picks: dict[str, int], shown: set[int | None], uncalibrated: Sequence[Any] = ()) -> str:
     """'cheapest #1, balanced #6 (not shown), fastest #11 (not shown)': every pick by its number, and
-    those ``--top`` left no room for said so."""
-    return ", ".join(f"{name} #{n}" + ("" if n in shown else " (not shown)") for name, n in picks.items())
+    those ``--top`` left no room for said so; a pick whose row's speed is uncalibrated says so and names
+    its calibrated alternative ('fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)',
+    ``Advice.uncalibrated_picks``)."""
+    caveat = {u.pick: u.text for u in uncalibrated}
+    out = []
+    for name, n in picks.items():
+        notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
+        out.append(f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
+    return ", ".join(out)
 
 
 def _span(start: int, end: int) -> str:

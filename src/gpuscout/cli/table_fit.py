@@ -9,8 +9,8 @@ width, never wraps a number, and says below the table which columns it left out 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeAlias
 
 if TYPE_CHECKING:  # Rich is imported when a table is built: a column list alone does not need it
@@ -40,6 +40,37 @@ class Column:
 
 Cell: TypeAlias = "str | Text"
 """A cell: markup of ours (a ``str``) or text as it is (a ``Text``: provider strings, user input)."""
+
+
+@dataclass(frozen=True)
+class Short:
+    """A cell with shorter forms: ``full`` where the table has room; where its column is cut to its
+    ``max_width`` and ``full`` is longer, the first of ``shorter`` that fits, else the last of them
+    ("Google Cloud" for "Google Cloud (Compute Engine)", "aws" for "Amazon Web Services (EC2)", never
+    "Amazon Web Se…"): a name cut mid-word reads as nothing, a short one (an id the commands take) as
+    the same thing."""
+
+    full: Cell
+    shorter: tuple[Cell, ...]
+
+
+@dataclass(frozen=True)
+class Fold:
+    """How a table folds rows that read alike once its columns are fitted: rows whose cells, as shown
+    (every column kept but those named in ``ignore``, identifiers cut to their ``max_width``), are the
+    same differ only in what is not shown (the columns left out, the end of a cut name). The first of
+    them stays, the rest go, and ``note(indices)`` (the rows folded together, indices into ``rows``)
+    is written under its cell in the column headed ``at``: "#29, #30: 2 regions". Rows in ``keep``
+    are never folded (a row that stands for rows cut, say)."""
+
+    at: str
+    note: Callable[[Sequence[int]], str]
+    ignore: tuple[str, ...] = ()
+    keep: frozenset[int] = field(default_factory=frozenset)
+
+
+#: Where a long title may break, after the mark (outside brackets): so that no phrase is cut.
+TITLE_BREAKS = (" — ", " · ", ", ", ": ")
 
 
 def _cell_width(cell: Cell) -> int:
@@ -73,34 +104,170 @@ def _natural_width(column: Column, cells: Sequence[Cell], *, capped: bool) -> in
     return max(widest, header, 1)
 
 
+def _shown_text(cell: Cell, column: Column, capped: bool) -> str:
+    """A cell's text as the table shows it: a cut identifier ends where its ``max_width`` cuts it."""
+    from rich.text import Text
+
+    text = cell.plain if isinstance(cell, Text) else Text.from_markup(cell).plain
+    if not (capped and column.max_width is not None and not column.wrap):
+        return text
+    cut = column.max_width
+    return "\n".join(line if len(line) <= cut else line[: cut - 1] + "…" for line in text.split("\n"))
+
+
+def _folded(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell]], kept: Sequence[int], capped: bool, fold: Fold
+) -> list[Sequence[Cell]]:
+    """``rows`` with those that read alike in the ``kept`` columns folded into the first of them
+    (:class:`Fold`)."""
+    from rich.text import Text
+
+    at = next((i for i in kept if columns[i].header == fold.at), None)
+    compared = [i for i in kept if columns[i].header not in fold.ignore]
+    if at is None:
+        return list(rows)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for n, row in enumerate(rows):
+        if n not in fold.keep:
+            groups.setdefault(tuple(_shown_text(row[i], columns[i], capped) for i in compared), []).append(n)
+    alike = {g[0]: g for g in groups.values() if len(g) > 1}
+    gone = {n for g in alike.values() for n in g[1:]}
+    out: list[Sequence[Cell]] = []
+    for n, row in enumerate(rows):
+        if n in gone:
+            continue
+        if n in alike:
+            cell = row[at]
+            text = cell.copy() if isinstance(cell, Text) else Text.from_markup(cell)
+            text.append("\n" + fold.note(alike[n]), style="dim")
+            row = [*row[:at], text, *row[at + 1 :]]
+        out.append(row)
+    return out
+
+
+def title_lines(title: str, width: int | None) -> str:
+    """``title`` on lines of at most ``width`` cells, each line ending at one of :data:`TITLE_BREAKS`
+    outside brackets (its mark kept, the space after it dropped), as many phrases on a line as fit: a
+    title wrapped by Rich breaks anywhere between words ("... front, cheapest" / "first"). A phrase
+    longer than ``width`` is left to wrap between its words; ``width=None`` or a title that fits:
+    unchanged."""
+    from rich.cells import cell_len
+
+    if width is None or width <= 0 or cell_len(title) <= width:
+        return title
+    phrases: list[str] = []
+    depth, start, i = 0, 0, 0
+    while i < len(title):
+        char = title[i]
+        depth += (char in "([{") - (char in ")]}")
+        mark = next((m for m in TITLE_BREAKS if depth <= 0 and title.startswith(m, i)), None)
+        if mark is not None:
+            phrases.append(title[start : i + len(mark)].rstrip())
+            start = i = i + len(mark)
+            continue
+        i += 1
+    phrases.append(title[start:])
+    lines = [phrases[0]]
+    for phrase in phrases[1:]:
+        joined = f"{lines[-1]} {phrase}"
+        if cell_len(joined) <= width:
+            lines[-1] = joined
+        else:
+            lines.append(phrase)
+    return "\n".join(lines)
+
+
+def _fit(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell]],
+    width: int | None,
+    *,
+    within: Sequence[int] | None = None,
+    capped: bool | None = None,
+) -> tuple[list[int], list[int], bool]:
+    """(the columns kept, every column's width, whether identifiers are cut to their ``max_width``):
+    the droppable columns left out in their order until the rest fit ``width`` (``within``: only
+    those columns are candidates; ``capped``: cut or not whatever the width)."""
+    kept = list(range(len(columns))) if within is None else list(within)
+    cells = [[r[i] for r in rows] for i in range(len(columns))]
+    widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]
+    if capped is None:
+        capped = width is not None and sum(widths[i] + _COLUMN_CHROME for i in kept) + 1 > width
+    if capped:
+        widths = [_natural_width(c, cells[i], capped=True) for i, c in enumerate(columns)]
+    droppable = sorted((c.drop, i) for i, c in enumerate(columns) if c.drop is not None and i in kept)
+    for _, index in droppable:
+        if width is None or sum(widths[i] + _COLUMN_CHROME for i in kept) + 1 <= width:
+            break
+        kept.remove(index)
+    return kept, widths, capped
+
+
+def _shortened(
+    columns: Sequence[Column], rows: Sequence[Sequence[Cell | Short]], capped: bool
+) -> list[list[Cell]]:
+    """``rows`` with each :class:`Short` cell as its full text, or as a shorter one where ``capped`` and
+    the full text is longer than its column's ``max_width``."""
+
+    def one(cell: Cell | Short, column: Column) -> Cell:
+        room = column.max_width
+        if not isinstance(cell, Short) or not capped or room is None or _cell_width(cell.full) <= room:
+            return cell.full if isinstance(cell, Short) else cell
+        return next(
+            (c for c in cell.shorter if _cell_width(c) <= room),
+            cell.shorter[-1] if cell.shorter else cell.full,
+        )
+
+    return [[one(cell, columns[i]) for i, cell in enumerate(row)] for row in rows]
+
+
 def fitted_table(
-    title: str | None, columns: Sequence[Column], rows: Sequence[Sequence[Cell]], width: int | None
+    title: str | None,
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[Cell | Short]],
+    width: int | None,
+    *,
+    fold: Fold | None = None,
 ) -> tuple[Table, list[str]]:
     """The table of ``rows`` (one cell per column) within ``width`` terminal cells, and the
     headers of the columns left out to get there (empty when everything fits). ``width=None`` (output
     to a pipe or a file, read by programs and people alike) keeps every column. Long identifiers are cut
-    to their ``max_width`` only when the whole text does not fit."""
+    to their ``max_width`` only when the whole text does not fit. A long title breaks between its
+    phrases (:func:`title_lines`), the table at least as wide as its longest line. With ``fold``, rows
+    that would read alike (they differ only in what is not shown) are folded into one (:class:`Fold`).
+    A :class:`Short` cell shows its short form where its column is cut and its full text would be."""
+    from rich.cells import cell_len
     from rich.table import Table
 
-    kept = list(range(len(columns)))
-    cells = [[r[i] for r in rows] for i in range(len(columns))]
-    widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]
-    capped = width is not None and sum(w + _COLUMN_CHROME for w in widths) + 1 > width
-    if capped:
-        widths = [_natural_width(c, cells[i], capped=True) for i, c in enumerate(columns)]
-    droppable = sorted((c.drop, i) for i, c in enumerate(columns) if c.drop is not None)
+    given = rows
+    rows = _shortened(columns, given, capped=False)
+    kept, widths, capped = _fit(columns, rows, width)
+    if capped and any(isinstance(cell, Short) for row in given for cell in row):
+        # the short names leave their column narrower: fitted again with them, every column a candidate
+        rows = _shortened(columns, given, capped=True)
+        kept, widths, capped = _fit(columns, rows, width, capped=True)
+    if fold is not None:
+        folded = _folded(columns, rows, kept, capped, fold)
+        if len(folded) < len(rows):  # the notes take room: fitted again, within the columns kept
+            rows = folded
+            kept, widths, capped = _fit(columns, rows, width, within=kept, capped=capped)
 
     def total() -> int:
         return sum(widths[i] + _COLUMN_CHROME for i in kept) + 1
 
-    for _, index in droppable:
-        if width is None or total() <= width:
-            break
-        kept.remove(index)
     wrapping = [i for i in kept if capped and columns[i].wrap]
     # the room left is shared by the wrapping columns, so Rich narrows no other column to make it
     share = max(width - total(), 0) // len(wrapping) if width is not None and wrapping else 0
     table = Table(title=title)
+    if title is not None and width is not None and cell_len(title) > total():
+        # Rich wraps a title to the table's width, between any words: break it between its phrases, to
+        # the table's width where each phrase fits it, else to the terminal's with the table as wide
+        lines = title_lines(title, total())
+        widest = max(cell_len(line) for line in lines.split("\n"))
+        if widest > total():
+            lines = title_lines(title, width)
+            widest = max(cell_len(line) for line in lines.split("\n"))
+        table = Table(title=lines, min_width=min(widest, width))
     for i in kept:
         c = columns[i]
         if c.right:

@@ -1,0 +1,277 @@
+"""A pick whose row's speed is uncalibrated says so, and names the calibrated row the same pick names.
+
+``gpuscout recommend finetune llama-3.1-70b --method full --dataset-tokens 100M`` named "fastest #2"
+an Oracle 4 x 8x MI300X row at 44 min against 57 min for the H100 rows, while its own --explain said
+the MI300X training speed is uncalibrated (NVIDIA-fitted efficiencies at the MI300X datasheet peak).
+The pick a renter acts on rested on that guess, unsaid. The selection now knows which candidates'
+speed is calibrated (a structured flag from the estimate, never a warning's words), and names for each
+pick on an uncalibrated row the row the same pick names among the calibrated rows alone: "fastest #2
+(speed uncalibrated for MI300X training; calibrated: #1)".
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from gpuscout.advise.answer import uncalibrated_picks, work_words
+from gpuscout.advise.selection import Candidate, select
+from gpuscout.advise.types import Advice, Config, EstimateSummary, Recommendation, UncalibratedPick
+from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
+from gpuscout.catalog.offer import Interconnect, Offer
+from gpuscout.web.advise_view import answer_view
+
+
+def _cand(name: str, cost: float, time: float, *, calibrated: bool = True) -> Candidate:
+    return Candidate(cost, time, (name,), name, name, calibrated=calibrated)
+
+
+# the finetune answer: H100 spot rows at 57 min, B200 at 55 min, the MI300X row at 44 min (uncalibrated)
+H100 = _cand("h100", 35.56, 57 * 60)
+MI300X = _cand("mi300x", 141.0, 44 * 60, calibrated=False)
+H100_B = _cand("h100-b", 40.08, 57 * 60)
+B200 = _cand("b200", 43.79, 55 * 60)
+FINETUNE = [H100, MI300X, H100_B, B200]
+
+
+def test_an_uncalibrated_fastest_pick_names_its_calibrated_alternative() -> None:
+    s = select(FINETUNE, FINETUNE, objective="cost", top=10)
+    assert s.picks == {"cheapest": 1, "balanced": 1, "fastest": 2}
+    assert s.by_number(2).candidate is MI300X
+    # among the calibrated rows the fastest is the cheapest within 5 % of the B200's 55 min: the H100 #1
+    assert s.calibrated_picks == {"fastest": 1}
+    assert not s.unnumbered
+
+
+def test_calibrated_picks_name_nothing() -> None:
+    calibrated = [H100, H100_B, B200]
+    s = select(calibrated, calibrated, objective="cost", top=10)
+    assert s.calibrated_picks == {} and not s.unnumbered
+
+
+def test_the_alternative_can_be_a_row_the_uncalibrated_one_beat_numbered_whatever_top_shows() -> None:
+    cheap = _cand("cheap", 10.0, 100.0)
+    fast = _cand("fast-guess", 12.0, 50.0, calibrated=False)  # beats "dear": cheaper and faster
+    dear = _cand("dear", 30.0, 60.0)
+    rows = [cheap, fast, dear]
+    full = select(rows, rows, objective="cost", top=None)
+    assert [(s.number, s.candidate.group, s.pareto) for s in full.rows] == [
+        (1, "cheap", True),
+        (2, "fast-guess", True),
+        (3, "dear", False),
+    ]
+    # the fast guess is the balanced pick too: among the calibrated rows that is the cheap one
+    assert full.picks == {"cheapest": 1, "balanced": 2, "fastest": 2}
+    assert full.calibrated_picks == {"balanced": 1, "fastest": 3}
+    cut = select(rows, rows, objective="cost", top=2)  # row 3 not shown, still named by its number
+    assert [s.number for s in cut.rows] == [1, 2] and cut.calibrated_picks == full.calibrated_picks
+
+
+def test_an_alternative_past_the_rows_ranked_is_not_numbered_by_a_guess() -> None:
+    # the caller kept too few rows to number the alternative: it is not named, and the caller is told
+    cheap = _cand("cheap", 10.0, 100.0)
+    fast = _cand("fast-guess", 12.0, 50.0, calibrated=False)
+    dear = _cand("dear", 30.0, 60.0)
+    s = select([cheap, fast, dear], [cheap, fast], objective="cost", top=2)
+    assert s.unnumbered and "fastest" not in s.calibrated_picks
+
+
+def test_no_calibrated_row_at_all_is_said() -> None:
+    rows = [_cand("a", 10.0, 100.0, calibrated=False), _cand("b", 20.0, 40.0, calibrated=False)]
+    s = select(rows, rows, objective="cost", top=None)
+    assert s.calibrated_picks == {"cheapest": None, "balanced": None, "fastest": None}
+
+
+def test_a_generator_of_ranked_rows_is_read_once_only() -> None:
+    s = select(FINETUNE, iter(FINETUNE), objective="time", top=10)
+    # fastest first: the MI300X #1, the H100 #2, then the dominated rows; the caveat named
+    assert [r.candidate for r in s.rows] == [MI300X, H100, B200, H100_B]
+    assert s.calibrated_picks == {"fastest": 2}
+
+
+# ---- the answer's words ----------------------------------------------------------------------------
+def _offer(accelerator: str, n: int) -> Offer:
+    return Offer(
+        provider="oci" if accelerator == "MI300X" else "aws",
+        instance_type=f"gpu.{n}",
+        region="us-east-1",
+        accelerator=accelerator,
+        gpu_count=8,
+        gpu_memory_gb=192.0,
+        price_usd_per_hour=2.0,
+        spot_price_usd_per_hour=None,
+        source="test:https://example.com/prices",
+        observed_at=datetime(2025, 1, 1, tzinfo=UTC),
+    )
+
+
+def _summary(calibrated: bool) -> EstimateSummary:
+    return EstimateSummary(
+        throughput=1e5,
+        throughput_unit="train tok/s",
+        per_user_tokens_per_s=None,
+        ttft_ms=None,
+        tpot_ms=None,
+        memory_per_gpu_gb=100.0,
+        memory_capacity_gb=192.0,
+        weights_gb=20.0,
+        kv_cache_gb=0.0,
+        batch_per_replica=None,
+        max_batch_per_replica=None,
+        bound=None,
+        speed_calibrated=calibrated,
+    )
+
+
+def _rec(rank: int, accelerator: str, picks: tuple[str, ...] = ()) -> Recommendation:
+    return Recommendation(
+        offer=_offer(accelerator, rank),
+        config=Config(4, 8, 1, 1, 32, 4, False),
+        fits=True,
+        estimate=_summary(accelerator != "MI300X"),
+        time_s=3000.0,
+        cost=None,
+        unit_costs=None,
+        price_usd_per_hour=2.0,
+        reasons=("fits",),
+        warnings=(),
+        rank=rank,
+        score=float(rank),
+        pareto=True,
+        picks=picks,
+        provider_name="Oracle Cloud Infrastructure"
+        if accelerator == "MI300X"
+        else "Amazon Web Services (EC2)",
+    )
+
+
+def test_the_answer_says_which_hardware_and_work_the_speed_is_uncalibrated_for() -> None:
+    s = select(FINETUNE, FINETUNE, objective="cost", top=10)
+    recs = [_rec(1, "H100-SXM", ("cheapest", "balanced")), _rec(2, "MI300X", ("fastest",))]
+    w = FinetuneWorkload(model="llama-3.1-70b", method="full", dataset_tokens=100e6)
+    got = uncalibrated_picks(w, s, recs)
+    assert got == (UncalibratedPick("fastest", 2, "MI300X training", 1),)
+    assert got[0].text == "speed uncalibrated for MI300X training; calibrated: #1"
+    # a pick cut by top (its row not built) still says so, without the hardware's name
+    assert uncalibrated_picks(w, s, recs[:1])[0].what == "this hardware training"
+
+
+@pytest.mark.parametrize(
+    ("workload", "words"),
+    [
+        (FinetuneWorkload(model="llama-3.1-8b", dataset_tokens=1e6), "training"),
+        (PretrainWorkload(model="llama-3.1-8b", token_budget=1e9), "training"),
+        (ServeWorkload(model="llama-3.1-8b", concurrency=4), "serving"),
+        (BatchWorkload(model="sdxl", images_total=100), "image generation"),
+        (BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e8), "batch inference"),
+    ],
+)
+def test_the_work_a_speed_is_for(workload: object, words: str) -> None:
+    assert work_words(workload) == words
+
+
+@pytest.mark.parametrize(
+    ("calibrated", "text"),
+    [
+        (3, "speed uncalibrated for TPU-v5e serving; calibrated: #3"),
+        (None, "speed uncalibrated for TPU-v5e serving; no calibrated row"),
+    ],
+)
+def test_the_caveat_text(calibrated: int | None, text: str) -> None:
+    assert UncalibratedPick("fastest", 2, "TPU-v5e serving", calibrated).text == text
+
+
+def _advice(rows: tuple[Recommendation, ...], caveats: tuple[UncalibratedPick, ...]) -> Advice:
+    return Advice(
+        objective="cost",
+        rows=rows,
+        rejected=(),
+        front_size=2,
+        picks={"cheapest": 1, "balanced": 1, "fastest": 2},
+        targets=(),
+        notes=(),
+        binding=None,
+        time_axis="time to finish",
+        considered=4,
+        passing=4,
+        uncalibrated_picks=caveats,
+    )
+
+
+def test_the_web_view_carries_the_caveat_by_pick() -> None:
+    rows = (_rec(1, "H100-SXM", ("cheapest", "balanced")), _rec(2, "MI300X", ("fastest",)))
+    caveat = UncalibratedPick("fastest", 2, "MI300X training", 1)
+    view = answer_view(_advice(rows, (caveat,)), "finetune")
+    assert view.uncalibrated == {"fastest": caveat}
+    assert view.shown(1) and not view.shown(7)
+    assert answer_view(_advice(rows, ()), "finetune").uncalibrated == {}
+
+
+# ---- through the ranking (needs the estimate's flag and rank.py passing it on) ----------------------
+def _hw(provider: str, accelerator: str, price: float, memory: float) -> Offer:
+    return Offer(
+        provider=provider,
+        instance_type=f"{provider}.{accelerator}",
+        region="us-east-1",
+        accelerator=accelerator,
+        gpu_count=8,
+        gpu_memory_gb=memory,
+        price_usd_per_hour=price,
+        spot_price_usd_per_hour=None,
+        source="test:x",
+        observed_at=None,
+        interconnect=Interconnect.NVLINK,
+    )
+
+
+def test_the_ranking_flags_the_uncalibrated_mi300x_pick() -> None:
+    from gpuscout.advise.api import advise
+
+    offers = [_hw("aws", "H100-SXM", 30.0, 80.0), _hw("oci", "MI300X", 50.0, 192.0)]
+    w = FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=100e6)
+    answer = advise(w, offers, top=10)
+    by_rank = {r.rank: r for r in answer.rows}
+    mi300x = next(r for r in answer.rows if r.offer.accelerator == "MI300X")
+    h100 = next(r for r in answer.rows if r.offer.accelerator == "H100-SXM")
+    assert mi300x.estimate is not None and not mi300x.estimate.speed_calibrated
+    assert h100.estimate is not None and h100.estimate.speed_calibrated
+    # the MI300X (faster, its speed a guess) is the balanced and fastest pick; the H100 is both among
+    # the calibrated rows
+    assert {p for p, n in answer.picks.items() if by_rank[n] is mi300x} == {"balanced", "fastest"}
+    assert answer.uncalibrated_picks == (
+        UncalibratedPick("balanced", mi300x.rank or 0, "MI300X training", h100.rank),
+        UncalibratedPick("fastest", mi300x.rank or 0, "MI300X training", h100.rank),
+    )
+
+
+def test_the_web_page_and_the_json_api_name_the_uncalibrated_picks(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
+    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
+    from gpuscout.catalog.store import Store
+    from gpuscout.web.app import create_app
+    from gpuscout.web.services import WebServices
+
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    store = Store(url)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
+    store.write_snapshot("test", [_hw("aws", "H100-SXM", 30.0, 80.0), _hw("oci", "MI300X", 50.0, 192.0)])
+    store.close()
+    workload = {"kind": "finetune", "model": "llama-3.1-8b", "method": "lora", "dataset_tokens": 100e6}
+    with TestClient(create_app(url, services=WebServices(url, cache_seconds=0))) as client:
+        page = client.get("/advise", params={**workload, "dataset_tokens": "100000000"})
+        assert page.status_code == 200
+        picks = page.text.split('id="picks"', 1)[1].split("</ul>", 1)[0]
+        fastest = picks.split('data-pick="fastest"', 1)[1].split("</li>", 1)[0]
+        assert "speed uncalibrated for MI300X training; calibrated: " in fastest
+        assert '<a href="#rank-1">#1</a>' in fastest
+        assert "uncalibrated" not in picks.split('data-pick="cheapest"', 1)[1].split("</li>", 1)[0]
+        api = client.post("/api/v1/advise", json={"workload": workload})
+        assert api.status_code == 200, api.text
+        assert [(u["pick"], u["calibrated"]) for u in api.json()["uncalibrated_picks"]] == [
+            ("balanced", 1),
+            ("fastest", 1),
+        ]
