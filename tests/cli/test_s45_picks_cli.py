@@ -10,7 +10,6 @@ the same pick names: "fastest #2 (speed uncalibrated for MI300X training; calibr
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
@@ -24,6 +23,8 @@ from gpuscout.advise.types import Advice, Config, Recommendation, UncalibratedPi
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.cli import advise_output, app, consoles
 from gpuscout.cli.table_fit import Column, Short, fitted_table
+from tests.cli.terminal_lines import table_cells as _cells
+from tests.cli.terminal_lines import terminal_lines as _terminal
 
 runner = CliRunner()
 
@@ -55,22 +56,6 @@ def _offer(provider: str, instance: str, price: float) -> Offer:
         source="test:x",
         observed_at=None,
     )
-
-
-def _terminal(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
-    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide."""
-    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setattr(consoles, "console", Console(emoji=False))
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    lines = re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
-    assert all(len(line) <= width for line in lines), "\n".join(lines)
-    return lines
-
-
-def _cells(lines: list[str]) -> list[list[str]]:
-    return [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
 
 
 @pytest.fixture

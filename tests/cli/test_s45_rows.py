@@ -11,7 +11,6 @@ cheapest" / "first" broke mid-phrase; it now breaks after "front,".
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -20,8 +19,9 @@ from rich.text import Text
 from typer.testing import CliRunner
 
 from gpuscout.catalog.offer import Offer
-from gpuscout.cli import app, consoles
 from gpuscout.cli.table_fit import Column, Fold, fitted_table, title_lines
+from tests.cli.terminal_lines import table_cells as _cells
+from tests.cli.terminal_lines import terminal_lines as _terminal
 
 runner = CliRunner()
 
@@ -53,22 +53,6 @@ def _offer(instance: str, region: str, price: float, provider: str = "yotta") ->
         source="test:x",
         observed_at=None,
     )
-
-
-def _terminal(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
-    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide."""
-    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setattr(consoles, "console", Console(emoji=False))
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    lines = re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
-    assert all(len(line) <= width for line in lines), "\n".join(lines)
-    return lines
-
-
-def _cells(lines: list[str]) -> list[list[str]]:
-    return [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
 
 
 @pytest.fixture

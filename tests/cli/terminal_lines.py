@@ -1,0 +1,29 @@
+"""What a CLI command prints to a colourless terminal of a given width, as lines and table cells (the
+80-column tests of the advisor's tables share it)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from gpuscout.cli import app, consoles
+
+
+def terminal_lines(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
+    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide; none wider."""
+    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(consoles, "console", Console(emoji=False))
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
+    assert all(len(line) <= width for line in lines), "\n".join(lines)
+    return lines
+
+
+def table_cells(lines: list[str]) -> list[list[str]]:
+    """The cells of each body row of a box-drawn table among ``lines``."""
+    return [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
