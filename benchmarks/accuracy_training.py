@@ -19,7 +19,8 @@ sources it never saw). ``--fit`` prints the constants a fit on all sources gives
 ``--by-gpu`` adds the signed error of the tokens/s rows per GPU (predicted / measured - 1: mean, median
 and MAPE), in-sample and leave-one-source-out: a bias that follows the GPU is what a constant shared by
 every GPU cannot absorb (llm-foundry's H100 rows run at 1.9-2.5x its A100-80GB ones, same models and
-settings, where the peaks are 3.17x apart).
+settings, where the peaks are 3.17x apart; its pre-Hopper flash kernel, ``ATTENTION_KERNELS``, explains
+the long-sequence part of that gap, not the ~2.3x its 2k-token GEMMs solve to).
 
 MFU convention (ours, and how the rows are converted): model FLOPs per token =
 ``6 x (active matmul parameters + lm_head) + 12 x layers x q_dim x seq`` (PaLM; non-causal attention,
@@ -121,6 +122,26 @@ SOURCE_DEFAULTS = {
     "pytorch/torchtune": "recipe settings as tests/estimate/test_training_calibration.py documents",
     "NVIDIA/Megatron-LM": "TP 8 x PP 16 without interleaving, DDP, full recompute (the quoted FLOPs "
     "count it)",
+}
+
+# The flash-attention kernel of each source's runs (``estimate_training(attention_kernel=...)``, see
+# gpuscout.estimate.training_kernels), read from the source's stack and era. It matters only where the
+# full tensor rate needs the warpgroup MMA (Hopper, datacenter Blackwell). Sources not listed run the
+# current kernel: Transformer Engine's cuDNN fused attention (NeMo, Megatron-Bridge, Automodel, Megatron-LM)
+# or, unstated, what the advisor assumes.
+ATTENTION_KERNELS = {
+    "mosaicml/llm-foundry": (
+        "fa2",
+        "a pre-Hopper flash-attention kernel (mma.sync): the tables predate torch 2.0 (README TODO), "
+        "the FlashAttention 1 / Triton flash-attention era, years before FlashAttention-3 (July 2024)",
+    ),
+    "QwenLM/Qwen": ("fa2", "flash-attention 2 (the framework column)"),
+    "pytorch/torchtitan": (
+        "fa2",
+        "PyTorch SDPA, whose flash backend is FlashAttention-2 (PyTorch 2.2+), as estimate.diffusion "
+        "reads it; its held-out H100 stand-in rows bear this out",
+    ),
+    "huggingface/peft": ("fa2", "transformers' SDPA attention (FlashAttention-2 backend)"),
 }
 
 
@@ -342,6 +363,10 @@ def _configure(case: Case) -> None:
         case.skip = f"no configuration reader for source {src}"
         return
     kw.update(gpus=gpus, nodes=nodes)
+    if src in ATTENTION_KERNELS and kw.get("attention", "flash") == "flash":
+        kernel, why = ATTENTION_KERNELS[src]
+        kw["attention_kernel"] = kernel
+        case.assumptions.append(f"attention kernel {kernel}: {why}")
     if kw.get("checkpointing") == UNSTATED:
         _least_recompute_that_fits(case)
 
@@ -611,7 +636,7 @@ PRIORS = {
     "elem_16bit": 60.0,  # ~15 element-wise tensors of h per layer read + written, forward and backward, 2 B
     "gemm_fp8": 0.45,  # FP8 GEMMs reach a lower share of their (2x) peak
     "elem_fp8": 90.0,  # as bf16 plus the casts of every GEMM input
-    "attention": 0.45,  # FlashAttention-2 forward + backward on A100 / H100
+    "attention": 0.45,  # the current flash kernel forward + backward (FA2 on A100, FA3 / cuDNN on H100)
     "launch_us": 15.0,  # PyTorch eager: ~10-20 us of host time per launched op with autograd
     "expert_gemm": 0.5,  # grouped GEMMs with routing / permutation against dense GEMMs
     "adapter_traffic": 1.0,  # the adapter path's bytes as counted in training_speed

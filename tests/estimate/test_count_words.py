@@ -53,6 +53,8 @@ def test_one_denoising_step_is_one_step_of_one_pass() -> None:
 
 def test_audio_of_one_window_is_one_window() -> None:
     est = estimate_transcription("whisper-large-v3", "L4", audio_s=20.0, batch=4)
-    assert est.assumptions["windows"].startswith(
-        "1 x 30 s window, 1 at a time (batch 4 asked: only 1 window)"
+    assert est.assumptions["windows"].startswith("1 x 30 s chunk, 1 at a time (batch 4 asked: only 1 chunk)")
+    fw = estimate_transcription("whisper-large-v3", "L4", audio_s=20.0, batch=4, engine="faster-whisper")
+    assert fw.assumptions["windows"].startswith(
+        "1 x 30 s window, no overlap (BatchedInferencePipeline), 1 at a time (batch 4 asked: only 1 window)"
     )

@@ -7,6 +7,8 @@ import pytest
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.transcription import estimate_transcription
 
+FW = "faster-whisper"  # 30 s windows without overlap: an hour is 120 of them
+
 
 def test_parameter_split_adds_up_to_the_model_card() -> None:
     est = estimate_transcription("whisper-large-v3", "A100")
@@ -56,9 +58,10 @@ def test_only_whisper_models() -> None:
 
 
 def test_a_batch_larger_than_the_audio_runs_only_the_windows_there_are() -> None:
-    # an hour of audio is 120 windows: a batch of 1024 was sized as 1024 windows in memory (367 GB)
-    capped = estimate_transcription("whisper-large-v3", "T4", audio_s=3600, batch=1024)
-    whole = estimate_transcription("whisper-large-v3", "T4", audio_s=3600, batch=120)
+    # an hour of audio is 120 windows (faster-whisper: no overlap; transformers' 20 s strides make 180
+    # chunks): a batch of 1024 was sized as 1024 windows in memory (367 GB)
+    capped = estimate_transcription("whisper-large-v3", "T4", audio_s=3600, batch=1024, engine=FW)
+    whole = estimate_transcription("whisper-large-v3", "T4", audio_s=3600, batch=120, engine=FW)
     assert capped.batch == 120
     assert capped.memory.total_gb == pytest.approx(whole.memory.total_gb)
     assert capped.seconds == pytest.approx(whole.seconds)
@@ -73,9 +76,12 @@ def test_fp32_whisper_runs_at_the_fp32_rate_not_tf32() -> None:
 
 
 def test_the_last_partial_round_is_timed_at_its_own_size() -> None:
-    # an hour is 120 windows: at batch 119 the second round holds one window, not a full batch of 119
+    # an hour is 120 windows (faster-whisper): at batch 119 the second round holds one window, not a
+    # full batch of 119
     def seconds(batch: int) -> float:
-        return estimate_transcription("whisper-large-v3", "H100-SXM", audio_s=3600, batch=batch).seconds
+        return estimate_transcription(
+            "whisper-large-v3", "H100-SXM", audio_s=3600, batch=batch, engine=FW
+        ).seconds
 
     # it was charged two full rounds (8.2 s against 4.1 s at batch 120); the lone window still decodes
     # its ~94 steps, each paying the engine's fixed per-step cost
@@ -86,4 +92,6 @@ def test_the_last_partial_round_is_timed_at_its_own_size() -> None:
 
 def _round(batch: int) -> float:
     """One round of ``batch`` windows: the estimate of exactly that many windows (30 s each)."""
-    return estimate_transcription("whisper-large-v3", "H100-SXM", audio_s=30 * batch, batch=batch).seconds
+    return estimate_transcription(
+        "whisper-large-v3", "H100-SXM", audio_s=30 * batch, batch=batch, engine=FW
+    ).seconds

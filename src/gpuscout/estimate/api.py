@@ -65,6 +65,7 @@ from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
@@ -396,6 +397,11 @@ def estimate(
     ConfigurationRejected instead. Bad input raises InvalidInputError / UnknownNameError naming the
     field: among it a context past the model's window (``context_in + context_out`` above
     ``max_position_embeddings``) and a ``kv_dtype`` the engine does not offer (vLLM: fp8, not q4_0).
+
+    ``Estimate.speed_calibrated`` is true only where the calibration set has inference runs on the GPU's
+    generation (:mod:`gpuscout.knowledge.calibration_coverage`: MI325X as CDNA 3 like the measured
+    MI300X; not MI355X, Blackwell, Volta, TPU, Gaudi or Trainium); elsewhere a warning says the speed is
+    uncalibrated and names the nearest calibrated part.
     """
     return _estimate(
         None, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
@@ -571,7 +577,7 @@ def _estimate(
     if task not in ("inference", "infer", "serving"):
         raise InvalidInputError(
             "task",
-            f"{task!r} is not an inference task; use gpuscout.estimate.training for training",
+            f"{task!r} is not an inference task; use gpuscout.estimate_training for training",
             "inference",
         )
     spec, prec_name, model_note = _model_and_precision(model, precision)
@@ -775,6 +781,11 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
                 "the queue "
                 "grows without bound (give num_requests for a finite run's mean TTFT)"
             )
+    # calibrated where the calibration set has inference runs on this generation (MI325X as CDNA 3 like the
+    # measured MI300X; not MI355X, Blackwell, TPU...): see gpuscout.knowledge.calibration_coverage
+    calibrated = speed_calibrated(acc, "inference")
+    if not calibrated:
+        warnings.append(uncalibrated_warning(acc, "inference"))
     prefill_tps = p.prefill_tps
     ttft_ms = point.ttft_s * 1000.0
     tpot_ms = point.tpot_s * 1000.0
@@ -811,13 +822,8 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         request_rate=None if load_args is None else load_args.rate,
         replicas=replicas,
         step_ms=_step_ms(point.step),
-        speed_calibrated=acc.vendor in INFERENCE_CALIBRATED_VENDORS,
+        speed_calibrated=calibrated,
     )
-
-
-#: The vendors whose GPUs the inference calibration has runs of (benchmarks/data/measurements.csv: NVIDIA
-#: parts and AMD MI300X); another vendor's speed is an uncalibrated guess.
-INFERENCE_CALIBRATED_VENDORS = ("NVIDIA", "AMD")
 
 
 def _step_ms(step: StepTime) -> dict[str, float]:
@@ -870,6 +876,7 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         concurrency=load.value if load.kind == "concurrency" else 0.0,
         request_rate=rate,
         replicas=p.replicas,
+        speed_calibrated=speed_calibrated(p.acc, "inference"),  # of the part (no speed is given here)
     )
 
 
@@ -1177,6 +1184,7 @@ def _unsupported(
         bound="unsupported",
         assumptions=assumptions,
         warnings=[why, *filter(None, [eng.version_note])],  # the rules read are the newest release's
+        speed_calibrated=speed_calibrated(acc, "inference"),  # of the part (no speed is given here)
         supported=False,
         unsupported_reason=why,
         unsupported_field=field if reason else "",

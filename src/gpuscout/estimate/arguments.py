@@ -51,6 +51,36 @@ MAX_CONTEXT = 10_000_000
 #: Tokens of a job or a month (a dataset, a pre-training budget, a batch's total, a month's output):
 #: ~30x the largest published pre-training runs (Qwen3: 36T).
 MAX_TOKENS = 10**15
+#: GPUs of one training cluster (a pre-training workload's ``gpus``; not one deployment: MAX_GPUS):
+#: xAI's Colossus, the largest published, started at 100k H100s.
+MAX_TRAINING_GPUS = 100_000
+#: Nodes of one training job (``estimate_training(nodes=)``, a workload's ``nodes`` and ``max_nodes``):
+#: a node holds at least one GPU, so as many as MAX_TRAINING_GPUS (a pre-training run of 100,000 GPUs
+#: rented as single-GPU instances is 100,000 nodes; the advisor's former 10,000 refused the node count
+#: such a run derives, 1,024 a fine-tune's search past it).
+MAX_NODES = MAX_TRAINING_GPUS
+#: Passes over a fine-tuning dataset (``epochs``): far beyond the 1-10 a fine-tune takes.
+MAX_EPOCHS = 1000
+#: Denoising steps of one image (``steps``): a DDPM sampler's 1,000 with a 10x margin.
+MAX_STEPS = 10_000
+#: The side of an image in pixels (``width``, ``height``): a VAE's 8x downsampling of one latent pixel,
+#: to 16K (a latent of 2,048 x 2,048).
+MIN_IMAGE_PX = 64
+MAX_IMAGE_PX = 16_384
+#: Images one diffusers pipeline generates together (``batch``).
+MAX_IMAGE_BATCH = 4096
+#: Images of a job (``images``, ``images_total``).
+MAX_IMAGES = 10**12
+#: A measured decode speed per sequence (``measured_tps``), and how its error says it.
+MAX_MEASURED_TPS = 1e6
+MEASURED_TPS_ACCEPTED = "0 < tokens/s < 1e6"
+
+
+def positive_words(high: float) -> str:
+    """What a positive number up to ``high`` accepts, as :func:`positive_float` and the CLI say it:
+    ``> 0, <= 1e+06``."""
+    return f"> 0, <= {high:g}"
+
 
 # ---- token counts as renters write them ----------------------------------------------------------
 #: What a token count may be written as (said by a parser error; its range is the field's).
@@ -257,9 +287,9 @@ def positive_float(field: str, value: object, high: float) -> float:
     ``(0, high]``."""
     number = _real(value)
     if number is None or not math.isfinite(number):
-        raise InvalidInputError(field, f"must be a positive number, got {value!r}", f"> 0, <= {high:g}")
+        raise InvalidInputError(field, f"must be a positive number, got {value!r}", positive_words(high))
     if not 0 < number <= high:
-        raise InvalidInputError(field, f"{value} is out of range", f"> 0, <= {high:g}")
+        raise InvalidInputError(field, f"{value} is out of range", positive_words(high))
     return number
 
 

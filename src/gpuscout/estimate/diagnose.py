@@ -24,7 +24,7 @@ from gpuscout.estimate.api import (
     estimate,
     parallel_mode,
 )
-from gpuscout.estimate.arguments import int_in, resolve_gpu_arg
+from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
 from gpuscout.estimate.engines import default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
@@ -65,9 +65,9 @@ def diagnose(
     name implies its format, else the model's own: FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss,
     bf16 for most), said in the verdict; ``engine`` None: the estimate's default (llama.cpp for a GGUF
     precision, else vLLM)."""
-    if not isinstance(measured_tps, int | float) or not 0 < measured_tps < 1e6:
+    if not isinstance(measured_tps, int | float) or not 0 < measured_tps < MAX_MEASURED_TPS:
         raise InvalidInputError(
-            "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", "0 < tokens/s < 1e6"
+            "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", MEASURED_TPS_ACCEPTED
         )
     # the model and the format its precision names, as ``estimate`` takes them: "mxfp4" on gpt-oss is its
     # published checkpoint (MXFP4 experts, attention and lm_head bf16), "fp8" DeepSeek-V3's block-scaled one;

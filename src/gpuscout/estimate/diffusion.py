@@ -92,7 +92,16 @@ from gpuscout.errors import (
     WrongModelKind,
     fold_name,
 )
-from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import (
+    MAX_IMAGE_BATCH,
+    MAX_IMAGE_PX,
+    MAX_STEPS,
+    MIN_IMAGE_PX,
+    int_in,
+    other_face,
+    resolve_gpu_arg,
+    resolve_model_arg,
+)
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
@@ -476,10 +485,10 @@ def estimate_images(
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
     profile = profile_for(spec)
-    steps = profile.default_steps if steps is None else int_in("steps", steps, 1, 10_000)
-    width = int_in("width", width, 64, 16_384)
-    height = int_in("height", height, 64, 16_384)
-    batch = int_in("batch", batch, 1, 4096, error=ConfigurationRejected)
+    steps = profile.default_steps if steps is None else int_in("steps", steps, 1, MAX_STEPS)
+    width = int_in("width", width, MIN_IMAGE_PX, MAX_IMAGE_PX)
+    height = int_in("height", height, MIN_IMAGE_PX, MAX_IMAGE_PX)
+    batch = int_in("batch", batch, 1, MAX_IMAGE_BATCH, error=ConfigurationRejected)
     if not isinstance(engine, str) or fold_name(engine).strip().lower() not in ENGINES:
         raise InvalidInputError("engine", f"unknown image engine {engine!r}", accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else precision

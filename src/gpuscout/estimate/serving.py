@@ -156,6 +156,9 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
     o = max(1, output)
     b = max(1, running)
     ctx = prompt + o / 2.0
+    # decode tokens a request needs: the forward pass over its prompt's last token samples its first
+    # (without a prompt the first token takes a decode step too)
+    od = o - 1 if prompt > 0 else o
     if not eng.continuous_batching:
         step = mean_decode_step(st, b, prompt, o)
         pre = prefill_seconds(st, prompt, b) if prompt > 0 else 0.0
@@ -177,11 +180,11 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
         chunks = math.ceil(prompt / budget)
         size = prompt / chunks
         k_max = max(1, min(b, int(budget // size)))
-        k = min(k_max, max(1, math.ceil(chunks * b / (o + chunks))))
+        k = min(k_max, max(1, math.ceil(chunks * b / (od + chunks))))
         packed = decode_step(st, b - k, ctx, prefill_tokens=k * size, prefill_context=prompt / 2.0)
         chunk_steps = chunks / k
-        plain_steps = max(0.0, o - chunk_steps * (b - k)) / b
-        marginal = chunk_steps * packed.total + plain_steps * dec.total - o * dec.total / b
+        plain_steps = max(0.0, od - chunk_steps * (b - k)) / b
+        marginal = chunk_steps * packed.total + plain_steps * dec.total - od * dec.total / b
         # every step gives each decoding sequence a token: its TPOT is the mean step it decodes through.
         # Over its life (b cycles) it decodes through the others' chunk steps, chunk_steps x (b - k) of
         # them, and b x plain_steps plain steps, not through its own prompt's (those are its TTFT): alone
@@ -202,11 +205,11 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
         k = max(1, min(b, eng.prefill_chunk_tokens // max(prompt, 1)))
         pre_k = prefill_seconds(st, prompt, k)
         marginal = pre_k / k
-        rate = arrivals if arrivals is not None else 1.0 / (o * dec.total / b + marginal)
+        rate = arrivals if arrivals is not None else 1.0 / (od * dec.total / b + marginal)
         ttft_prefill = _arrival_batch_seconds(st, prompt, k, rate, dec.total)
         # the steps an arrival lands in: prefill steps of the prompts that arrive together, decode steps
-        cycle = [(1.0 / _arrival_batch(st, k, rate, dec.total), ttft_prefill), (o / b, dec.total)]
-    t_req = o * dec.total / b + marginal
+        cycle = [(1.0 / _arrival_batch(st, k, rate, dec.total), ttft_prefill), (od / b, dec.total)]
+    t_req = od * dec.total / b + marginal
     x = 1.0 / t_req
     # a request waits for the step in progress to end (none when it is alone: the engine idles); the
     # forward pass that processes its prompt's last token samples its first token (no decode step after)
@@ -362,7 +365,43 @@ def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason:
     if st.engine.multi_step > 1:
         # new requests are admitted only between multi-step runs: half a run of waiting on average
         extra += (st.engine.multi_step - 1) / 2.0 * point.step.total
-    return replace(point, ttft_s=point.ttft_s + extra) if extra else point
+    if not extra:
+        return point
+    if load.kind == "rate" and not waves:
+        # arrivals do not wait for completions: the time outside the engine lengthens each request's
+        # latency, not the rate at which requests are served
+        return replace(point, ttft_s=point.ttft_s + extra)
+    at_once = load.kind == "burst" or (load.kind == "rate" and waves)
+    if at_once or (load.kind == "concurrency" and load.num_requests and load.num_requests <= load.value):
+        # every request sent at once: the whole run starts ``extra`` later
+        x = point.in_flight / (point.in_flight / point.requests_per_s + extra)
+        return replace(point, requests_per_s=x, output_tokens_per_s=x * o, ttft_s=point.ttft_s + extra)
+    return _with_client_time(point, extra, o)
+
+
+def _with_client_time(point: ServingPoint, extra: float, output: int) -> ServingPoint:
+    """``point`` for a closed loop of clients who each spend ``extra`` seconds per request outside the
+    engine's batch (tokenisation, API server, admission) and send the next request only when one
+    completes.
+
+    By Little's law each of the ``in_flight`` clients completes a request every in_flight / X. While the
+    engine keeps up (no queue for a slot), the extra time lengthens that cycle: X' = in_flight /
+    (in_flight / X + extra): one request in flight completes once per TTFT + (O - 1) TPOT, the overhead
+    in the TTFT, never at the engine's pace alone. While the engine is the bottleneck (requests queue
+    for a slot), the time outside it only shortens the queue."""
+    if point.saturated:
+        x = point.requests_per_s
+        queue = max(0.0, point.queue_s - extra)
+    else:
+        x = point.in_flight / (point.in_flight / point.requests_per_s + extra)
+        queue = point.queue_s
+    return replace(
+        point,
+        requests_per_s=x,
+        output_tokens_per_s=x * output,
+        ttft_s=point.ttft_s - point.queue_s + queue + extra,
+        queue_s=queue,
+    )
 
 
 def first_token_share(eng: EngineProfile, size: int, prompt: int) -> float:

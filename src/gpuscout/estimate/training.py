@@ -5,7 +5,10 @@ Memory comes from :mod:`gpuscout.estimate.training_memory`, the step time from
 training runs, per precision class and method, never per GPU or per model; its ``CALIBRATION`` names
 the rows). This module checks the arguments, refuses what cannot run, and assembles the result, with
 the host RAM a node needs (``host_ram_gb_per_node``, :func:`host_ram_need`): what CPU offload and paged
-optimizers keep there for the node's GPUs, their pinned buffers, a process per GPU and the OS.
+optimizers keep there for the node's GPUs, their pinned buffers, a process per GPU and the OS. The
+speed is calibrated (``TrainingEstimate.speed_calibrated``) only where those rows measure training on the
+part's generation (:mod:`gpuscout.knowledge.calibration_coverage`); elsewhere a warning says so and names
+the nearest calibrated part.
 
 Refused with :class:`~gpuscout.errors.ConfigurationRejected` (a configuration the caller chose cannot
 run; the advisor skips such an offer):
@@ -28,6 +31,9 @@ from dataclasses import dataclass, field
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import (
+    MAX_EPOCHS,
+    MAX_NODES,
+    MAX_TOKENS,
     int_in,
     positive_float,
     require_language_model,
@@ -42,6 +48,7 @@ from gpuscout.estimate.parallel import (
     lacks_peer_access,
 )
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
+from gpuscout.estimate.training_kernels import ATTENTION_KERNELS, attention_kernel_share
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
     PARAM_SHARDINGS,
@@ -60,6 +67,7 @@ from gpuscout.estimate.training_speed import (
     training_flops,
 )
 from gpuscout.estimate.types import MemoryBreakdown
+from gpuscout.knowledge import calibration_coverage as coverage
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.engine_support import PRECISIONS, check_support
 from gpuscout.knowledge.layout import model_layout
@@ -119,8 +127,9 @@ class TrainingEstimate:
     # host RAM each node needs (GB): what CPU offload and paged optimizers keep there for the node's GPUs,
     # their pinned buffers, a process per GPU and the OS (see ``host_ram_need``)
     host_ram_gb_per_node: float = 0.0
-    # whether the speed constants were fitted on runs of this vendor's hardware (every training row of
-    # the calibration is an NVIDIA run: another vendor's speed is NVIDIA's efficiencies at its peak)
+    # whether the speed constants were fitted on training runs of this part's generation (the calibration
+    # set measures Ampere, Ada, Hopper, Blackwell B200 and B300 training: an MI300X's or V100's speed is
+    # those efficiencies at its datasheet peak); see ``gpuscout.knowledge.calibration_coverage``
     speed_calibrated: bool = True
 
     @property
@@ -395,6 +404,7 @@ def estimate_training(
     virtual_stages: int = 1,
     loss: str = "chunked",
     attention: str = "flash",
+    attention_kernel: str = "current",
     no_sync_accumulation: bool = False,
     require_fit: bool = False,
     calibration: TrainingCalibration | None = None,
@@ -409,6 +419,9 @@ def estimate_training(
     bandwidth per node in GB/s (not Gbit/s). ``checkpointing``: True/"full", "selective", False/"none".
     ``loss``: "chunked" (fused / chunked cross-entropy) or "hf" (Hugging Face's unchunked fp32 loss).
     ``attention``: "flash" (FlashAttention / SDPA memory-efficient) or "eager" (scores materialised).
+    ``attention_kernel``: the flash kernel's generation, "current" (FlashAttention-3 / cuDNN on Hopper and
+    datacenter Blackwell, FlashAttention-2 elsewhere) or "fa2" (a kernel written for Ampere's mma.sync:
+    half the attention efficiency on Hopper and datacenter Blackwell; see estimate.training_kernels).
     ``sharding``: "none" (DDP), "zero1", "zero2", "zero3", "fsdp" (per-parameter: FSDP2) or "fsdp1"
     (flat parameters: LoRA's frozen base gets gradients). ``no_sync_accumulation``: the step's
     micro-batches accumulate unsharded gradients (FSDP ``no_sync``, Accelerate's default for FSDP).
@@ -418,10 +431,10 @@ def estimate_training(
     require_language_model(spec)  # fine-tuning and pre-training here are of language models
     acc = resolve_gpu_arg(gpu)
     gpus = int_in("gpus", gpus, 1, 4096, error=ConfigurationRejected)
-    nodes = int_in("nodes", nodes, 1, 100_000, error=ConfigurationRejected)
+    nodes = int_in("nodes", nodes, 1, MAX_NODES, error=ConfigurationRejected)  # the workload's too
     grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
-    epochs_f = positive_float("epochs", epochs, 10_000)
-    tokens_f = None if tokens is None else positive_float("tokens", tokens, 1e16)
+    epochs_f = positive_float("epochs", epochs, MAX_EPOCHS)  # a fine-tuning workload's limits
+    tokens_f = None if tokens is None else positive_float("tokens", tokens, MAX_TOKENS)
     inter_gbps = (
         default_internode_gbps(acc, gpus)
         if internode_gbps is None
@@ -435,6 +448,12 @@ def estimate_training(
     ):
         if not isinstance(flag, bool):
             raise InvalidInputError(flag_name, f"must be true or false, got {flag!r}")
+    if attention_kernel not in ATTENTION_KERNELS:
+        raise InvalidInputError(
+            "attention_kernel",
+            f"unknown value {attention_kernel!r}",
+            accepted=", ".join(ATTENTION_KERNELS),
+        )
     world = gpus * nodes
     setup = validate_setup(
         TrainingSetup(
@@ -510,6 +529,7 @@ def estimate_training(
         param_bytes=param_bytes,
         spilled_gb=mem.spilled_gb,
         nodes=nodes,
+        attention_kernel=attention_kernel,
     )
     st = step_time(spec, layout, setup, inputs, cal)
     host = host_ram_need(mem, gpus)
@@ -532,10 +552,11 @@ def estimate_training(
     mfu = flops.model * tokens_per_s / (rate.tflops * 1e12 * world)
     time_s = None if tokens_f is None else tokens_f * epochs_f / tokens_per_s
     const = cal.constants(inputs.precision_class)
+    attn_share = attention_kernel_share(acc, attention_kernel) if setup.attention == "flash" else 1.0
     peak_name = "FP8" if fp8_native else rate.rate_name
     assumptions["efficiency"] = (
         f"weight GEMMs at {const.gemm_efficiency:.0%} of the {rate.tflops:g} TFLOPS {peak_name} peak, "
-        f"attention at {cal.attention_efficiency:.0%} of {rate16.tflops:g}, element-wise "
+        f"attention at {cal.attention_efficiency * attn_share:.0%} of {rate16.tflops:g}, element-wise "
         f"{const.elementwise_bytes:g} B per token, layer and hidden unit at {acc.bandwidth_gbps:g} GB/s "
         "(fitted on published runs; see estimate.training_speed.CALIBRATION)"
     )
@@ -544,14 +565,11 @@ def estimate_training(
         f"({flops.model / 1e9:.1f} model FLOPs, PaLM convention; checkpointing "
         f"{setup.recompute})"
     )
-    speed_calibrated = acc.vendor == "NVIDIA"
+    # calibrated where the constants' fit has training runs on this generation (A100, L40S, H100 / H200,
+    # B200, B300 in benchmarks/data/measurements.csv): see gpuscout.knowledge.calibration_coverage
+    speed_calibrated = coverage.speed_calibrated(acc, "training")
     if not speed_calibrated:
-        # every training row the constants are fitted on is an NVIDIA run (A100 / H100 / H200 / B200 /
-        # L40S, benchmarks/data/measurements.csv): another vendor's kernels are not measured by them
-        warnings.append(
-            f"training speed on {acc.vendor} {acc.name} is uncalibrated: the efficiencies are fitted on "
-            "NVIDIA runs only and applied to this part's datasheet peak (ROCm / XLA kernels may differ)"
-        )
+        warnings.append(coverage.uncalibrated_warning(acc, "training"))
     assumptions.update({f"speed_{k}": v for k, v in st.notes.items()})
     if world > 1:
         assumptions["communication"] = f"{setup.dp} data-parallel replicas via {fabric.intra.label}" + (

@@ -23,8 +23,11 @@ Attention
     ``QK^T`` and ``AV``: ``4 x q_dim x context`` FLOPs per token and layer forward, with the causal mean
     context ``(seq + 1) / 2`` (the sliding window on local layers); the FlashAttention backward is 2.5
     forwards (it recomputes ``QK^T``: 5 matmuls against 2), +1 forward under full checkpointing; at
-    ``attention_efficiency`` x the 16-bit peak (FP8 recipes keep attention in bf16). Eager attention
-    (scores materialised) also moves ``EAGER_SCORE_BYTES`` per score through memory.
+    ``attention_efficiency`` x the 16-bit peak (FP8 recipes keep attention in bf16), times the share the
+    flash kernel keeps on the GPU (:mod:`gpuscout.estimate.training_kernels`: a FlashAttention-2-class
+    kernel keeps half of it where the full rate needs the warpgroup MMA, Hopper and datacenter
+    Blackwell; the current kernel, FlashAttention-3 / cuDNN there, all of it). Eager attention (scores
+    materialised) also moves ``EAGER_SCORE_BYTES`` per score through memory.
 Element-wise and memory-bound work
     Norms, activations, residual adds, RoPE, casts (FP8: the quantisation of every GEMM input) move
     ``elementwise_bytes`` bytes per token, layer and hidden unit over a forward and backward pass (x4/3
@@ -77,6 +80,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from gpuscout.estimate.parallel import Link, allreduce_seconds, host_staged
+from gpuscout.estimate.training_kernels import CURRENT, attention_kernel_note, attention_kernel_share
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
     PARAM_SHARDINGS,
@@ -132,14 +136,14 @@ class TrainingCalibration:
 # shared by every GPU and model; the CSV lines that pin it down are named below.
 CALIBRATION = TrainingCalibration(
     precision={
-        "16bit": PrecisionConstants(gemm_efficiency=0.60, elementwise_bytes=77.0),
-        "fp8": PrecisionConstants(gemm_efficiency=0.52, elementwise_bytes=152.0),
+        "16bit": PrecisionConstants(gemm_efficiency=0.59, elementwise_bytes=71.0),
+        "fp8": PrecisionConstants(gemm_efficiency=0.50, elementwise_bytes=120.0),
     },
-    attention_efficiency=0.25,
+    attention_efficiency=0.345,
     launch_us=29.0,
-    expert_gemm_efficiency=0.41,
-    adapter_traffic=1.48,
-    dequant_efficiency=0.145,
+    expert_gemm_efficiency=0.39,
+    adapter_traffic=1.9,
+    dequant_efficiency=0.147,
     zero3_module_us=270.0,
     rows={
         "16bit": "BF16/FP16 runs: measurements.csv lines 1238-1240, 1245-1307 (Megatron-Bridge, "
@@ -148,7 +152,9 @@ CALIBRATION = TrainingCalibration(
         "fp8": "FP8/MXFP8 runs: lines 1213-1244 (NeMo 24.07 and Megatron-Bridge, H100/B200/B300), "
         "1309-1321 (llm-foundry H100 FP8), 1425-1427 (torchtitan H200 float8)",
         "attention_efficiency": "sequences of 8k-32k tokens: llm-foundry lines 1279-1389 (seq 8192 and "
-        "32768), NeMo/Megatron-Bridge 8k rows, Qwen 8192 rows",
+        "32768), NeMo/Megatron-Bridge 8k rows, Qwen 8192 rows; the efficiency of the current kernel: the "
+        "llm-foundry H100 rows ran a pre-Hopper flash kernel and are timed at training_kernels' FA2 share "
+        "(benchmarks/accuracy_training.py ATTENTION_KERNELS)",
         "launch_us": "short micro-steps (<= 1k tokens): PEFT lines 1441-1445, Qwen seq-512 rows 1484-1540",
         "zero3_module_us": "DeepSpeed ZeRO-3 runs at short sequences: Qwen full fine-tuning lines 1496-1498 "
         "(1.8B, one GPU) and 1514 (7B, two GPUs), the 72B LoRA line 1534 (four GPUs); one constant "
@@ -348,6 +354,7 @@ class SpeedInputs:
     param_bytes: float  # bytes per parameter all-gathered by FSDP (storage format of the base)
     spilled_gb: float
     nodes: int
+    attention_kernel: str = CURRENT  # training_kernels.ATTENTION_KERNELS: the flash kernel's generation
 
 
 # Forward kernels of an eager (uncompiled) decoder layer: 2 RMSNorms of ~6 element-wise ops, q/k/v/o,
@@ -510,7 +517,11 @@ def step_time(
     if spec.is_moe:
         expert_rows = (ep * rows / tp if ep > 1 else rows) * spec.experts_per_token / spec.num_experts
         notes["experts"] = f"{expert_rows:.0f} token rows per expert GEMM"
-    attention = tokens * flops.attention / shard / (cal.attention_efficiency * inp.attn_tflops * 1e12)
+    attn_eff = cal.attention_efficiency
+    if setup.attention == "flash":
+        attn_eff *= attention_kernel_share(acc, inp.attention_kernel)
+        notes["attention_kernel"] = attention_kernel_note(acc, inp.attention_kernel)
+    attention = tokens * flops.attention / shard / (attn_eff * inp.attn_tflops * 1e12)
 
     # --- memory-bound work per micro-batch ----------------------------------------------------------
     passes = 4.0 / 3.0 if recompute else 1.0

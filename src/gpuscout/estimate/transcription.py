@@ -1,25 +1,55 @@
-"""Speech-to-text with Whisper: memory and real-time factor (audio seconds per wall-clock second).
+"""Speech-to-text with Whisper: memory and speed on one GPU.
 
-Whisper cuts audio into 30 s windows. Each window costs:
+Speed is RTFx, seconds of audio transcribed per wall-clock second (``realtime_factor``; 100 = an hour of
+audio in 36 s). The usual ASR real-time factor, RTF, is its inverse (``rtf``: wall-clock seconds per
+second of audio, < 1 faster than real time); the estimate carries both so neither can be misread.
 
-- the encoder, compute-bound: ``2 x encoder params x 1500 frames`` + self-attention
-  ``4 x d_model x 1500^2`` per layer (+ the two input convolutions);
-- the decoder, one step per output token (~3 tokens per second of English speech, + 4 special
-  tokens per window), bandwidth-bound at small batch: each step reads the decoder weights once for
-  the whole batch, and per window its cross-attention keys/values (``2 x layers x 1500 x d_model``)
-  and its own short KV cache; plus a fixed per-step cost of the engine's decode loop (kernel launches,
-  Python), which dominates on fast GPUs.
+How each engine cuts the audio and decodes it (its documented defaults):
 
-Engine priors (NOT calibrated: the calibration CSV has no speech rows): HF ``transformers``
-generate in eager mode ~20 ms per decoder step (about 30 layers x 40 kernels at ~15 us launch and
-Python cost); ``faster-whisper`` (CTranslate2, fused C++ loop) ~4 ms. Both reach 60 % of the peak
-memory bandwidth and 40 % of the tensor peak their matmuls run at: the 16-bit one (a GPU without bf16,
-T4 or V100, runs bf16 as fp16: a warning), FP32 for fp32, and for faster-whisper's int8 (CTranslate2's
-int8 GEMMs) the INT8 one where the accelerator table has it (else the 16-bit one, said so).
+- ``transformers``: the ASR pipeline with ``chunk_length_s=30`` and ``batch_size=N`` (how long audio is
+  batched there; insanely-fast-whisper runs it so). ``stride_length_s`` defaults to ``chunk_length_s / 6``
+  on each side (``AutomaticSpeechRecognitionPipeline.preprocess`` and ``chunk_iter``,
+  https://github.com/huggingface/transformers/blob/main/src/transformers/pipelines/automatic_speech_recognition.py),
+  so each 30 s chunk advances 20 s: ``1 + ceil((T - 30) / 20)`` chunks, 1.5x the encoder passes and the
+  decoder tokens of ``T / 30`` windows. Greedy: ``num_beams`` defaults to 1 (``GenerationConfig``,
+  https://github.com/huggingface/transformers/blob/main/src/transformers/generation/configuration_utils.py).
+- ``faster-whisper``: ``WhisperModel.transcribe`` (batch 1: one 30 s window after another) or
+  ``BatchedInferencePipeline.transcribe(batch_size=N)`` (VAD chunks of at most 30 s), no overlap; both
+  default to ``beam_size=5``
+  (https://github.com/SYSTRAN/faster-whisper/blob/master/faster_whisper/transcribe.py).
 
-Parameter split of the registry row (Whisper large-v3, 1.55B): encoder 0.637B, decoder 0.906B
-(token embedding tied with the output projection), both counted from d_model 1280, 32 + 32 layers,
-FFN 5120, vocabulary 51866.
+Shape (whisper-large-v3 ``config.json``, https://huggingface.co/openai/whisper-large-v3/blob/main/config.json):
+32 encoder and 32 decoder layers, d_model 1280, FFN 5120, vocabulary 51866, 128 mel bins, and 1500 encoder
+frames per 30 s window (``max_source_positions``: 3000 mel frames, 10 ms hop, halved by the stride-2
+convolution). Parameter split of the registry row (1.55B): encoder 0.637B, decoder 0.906B (token embedding
+tied with the output projection), counted from those figures.
+
+Each window costs, in turn:
+
+1. the host: its log-mel features on the CPU (a 400-point STFT every 10 ms, power, a 128 x 201 filterbank,
+   log: :data:`LOGMEL_FLOPS`) and the engine's per-chunk Python work. Serial with the GPU: the pipeline
+   preprocesses in its own process between batches (``num_workers`` 0), faster-whisper before decoding;
+2. the encoder, compute-bound: ``2 x encoder params x 1500 frames`` + self-attention ``4 x d_model x
+   1500^2`` per layer (+ the two input convolutions);
+3. the decoder, one step per output token (~3 tokens per second of English speech + 4 special tokens per
+   window) for the whole batch. On the GPU a step reads the decoder weights once, and per decoder row (a
+   window times its beams) the cross-attention keys/values (``2 x layers x 1500 x d_model``) and its own
+   short KV cache. Beam search reorders the caches every step: transformers ``index_select``s both the
+   self- and the cross-attention cache (``EncoderDecoderCache.reorder_cache``, read + write), CTranslate2
+   the self-attention one only (a window's beams share the encoder's keys/values: a prior). On the host a
+   step launches every layer's kernels: transformers from Python (``generate``'s per-step work and
+   :data:`~gpuscout.estimate.engines.EAGER_LAYER_LAUNCH_US`, both calibrated on the LLM rows of the same
+   loop, scaled to a Whisper layer's kernels), CTranslate2 from C++. The launches run ahead of the GPU until
+   the step's token comes back to the host, so the two overlap (the p-norm of ``estimate.throughput``).
+
+Speed priors are NOT calibrated (the calibration CSV has no speech rows): matmuls at 40 % of the tensor
+peak their precision runs at (the 16-bit one; a GPU without bf16, T4 or V100, runs bf16 as fp16: a
+warning; FP32 for fp32; for faster-whisper's int8, CTranslate2's int8 GEMMs, the INT8 one where the
+accelerator table has it, else the 16-bit one, said so), weight and cache reads at 60 % of the memory
+bandwidth. Not modelled: timestamp tokens and the ``WhisperTimeStampLogitsProcessor``'s per-row loop
+(``return_timestamps=True``), a batch waiting for its longest window (or a hallucination loop to 448
+tokens), temperature fallback re-decodes, faster-whisper re-decoding a window's cut last segment, and
+decoding the audio file (ffmpeg).
 """
 
 from __future__ import annotations
@@ -29,8 +59,10 @@ from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
 from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.engines import EAGER_LAYER_LAUNCH_US, resolve_engine
 from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
+from gpuscout.estimate.throughput import BLEND_P
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -38,13 +70,70 @@ from gpuscout.wording import plural
 
 GB = 1e9
 WINDOW_S = 30.0
-FRAMES = 1500  # encoder positions per 30 s window
+FRAMES = 1500  # encoder positions per 30 s window (config.json max_source_positions)
 SPECIAL_TOKENS = 4  # start-of-transcript, language, task, no-timestamps / end
 BANDWIDTH_EFFICIENCY = 0.6
 COMPUTE_EFFICIENCY = 0.4
 CUDA_CONTEXT_GB = 0.5
-STEP_OVERHEAD_S = {"transformers": 0.020, "faster-whisper": 0.004}
+ENGINES = ("transformers", "faster-whisper")
 PRECISIONS = ("fp16", "bf16", "fp32", "int8")
+MAX_BEAM = 32
+
+# (1) chunk overlap. transformers' ASR pipeline: ``stride_length_s = chunk_length_s / 6`` on each side
+# when not given (AutomaticSpeechRecognitionPipeline.preprocess; chunk_iter steps by chunk_len - left -
+# right), https://github.com/huggingface/transformers/blob/main/src/transformers/pipelines/automatic_speech_recognition.py
+STRIDE_FRACTION = 1.0 / 6.0
+CHUNK_ADVANCE_S = {
+    "transformers": WINDOW_S * (1.0 - 2.0 * STRIDE_FRACTION),  # 20 s
+    "faster-whisper": WINDOW_S,  # seek / VAD chunks: no overlap
+}
+
+# (2) decoding. faster-whisper: ``beam_size: int = 5`` in WhisperModel.transcribe and
+# BatchedInferencePipeline.transcribe, https://github.com/SYSTRAN/faster-whisper/blob/master/faster_whisper/transcribe.py;
+# transformers: GenerationConfig ``num_beams=1`` (whisper-large-v3's generation_config.json sets none),
+# https://github.com/huggingface/transformers/blob/main/src/transformers/generation/configuration_utils.py
+DEFAULT_BEAM = {"transformers": 1, "faster-whisper": 5}
+
+# (3) the host's share of a window, serial with the GPU. Log-mel (WhisperFeatureExtractor / faster-whisper's
+# FeatureExtractor: n_fft 400, hop 160 at 16 kHz, 128 mel bins): 3000 frames of a windowed 400-point real
+# FFT (~2.5 N log2 N flops) and power, the 128 x 201 filterbank matmul, and log10 / clamp / scale.
+N_FFT = 400
+MEL_FRAMES = 3000
+MEL_BINS = 128
+FFT_BINS = N_FFT // 2 + 1
+LOGMEL_FLOPS = (
+    MEL_FRAMES * (2.5 * N_FFT * math.log2(N_FFT) + N_FFT + 3 * FFT_BINS)
+    + 2.0 * MEL_BINS * FFT_BINS * MEL_FRAMES
+    + 10.0 * MEL_BINS * MEL_FRAMES
+)  # ~0.19 GFLOP per 30 s window
+HOST_GFLOPS = 10.0  # achieved by torch.stft / numpy FFT + BLAS filterbank on the host (prior)
+# the rest of a chunk's Python work: the pipeline's padding to 3000 frames, tensor conversion, collation
+# and stitching of the chunks' tokens; faster-whisper's per-window loop (segments, text, compression
+# ratio). A prior.
+WINDOW_HOST_S = 0.002
+
+# (4) a decoder step's host time. transformers: generate()'s per-step work (logits processors, stopping
+# criteria, cache bookkeeping) and the eager launches of every layer, from the HF transformers profile
+# calibrated on LLM rows of the same loop. EAGER_LAYER_LAUNCH_US is an HF Llama-style layer's launches,
+# ~42 kernels (two RMSNorms of 8 elementwise ops, q/k/v/o, 2 x 5 RoPE ops, 2 cache concatenations, SDPA,
+# a head merge, gate/up/down, SiLU, multiply, 2 residual adds); a Whisper decoder layer launches 21
+# (modeling_whisper.py WhisperDecoderLayer with SDPA: 3 LayerNorms; self-attention q_proj, scaling,
+# k_proj, v_proj, 2 cache concatenations, SDPA, out_proj; cross-attention q_proj, scaling, SDPA,
+# out_proj, its keys/values cached; fc1, GELU, fc2; 3 residual adds)
+LLAMA_LAYER_KERNELS = 42
+WHISPER_LAYER_KERNELS = {"transformers": 21, "faster-whisper": 24}
+# CTranslate2 launches from C++: ~5 us per kernel (allocator, op dispatch, cudaLaunchKernel), ~24 per
+# layer (it adds biases and splits / merges heads in kernels of their own), ~20 per step around the layers
+# (embeddings, final norm, output projection, log-softmax, top-k, the token copied back). Priors.
+CT2_KERNEL_S = 5e-6
+CT2_STEP_KERNELS = 20
+# beam search, per layer and step: transformers index_selects the keys and values of both caches, CTranslate2
+# gathers the self-attention ones; per step the beam bookkeeping (scores, top-k over beams x vocabulary,
+# gathers): ~40 kernels from Python, ~10 from C++ (priors)
+BEAM_LAYER_KERNELS = {"transformers": 4, "faster-whisper": 2}
+BEAM_STEP_KERNELS = {"transformers": 40, "faster-whisper": 10}
+# cache bytes a beam reorder reads and writes per row and step, in units of (cross, self) caches
+BEAM_REORDER = {"transformers": (2.0, 2.0), "faster-whisper": (0.0, 2.0)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,11 +145,21 @@ class TranscriptionEstimate:
     batch: int  # 30 s windows decoded together
     fits: bool
     memory: MemoryBreakdown
-    realtime_factor: float  # seconds of audio transcribed per wall-clock second
+    # RTFx: seconds of audio transcribed per wall-clock second (100: an hour of audio in 36 s)
+    realtime_factor: float
+    rtf: float  # the usual ASR real-time factor: wall-clock seconds per second of audio (< 1: faster)
     seconds: float  # wall-clock seconds for ``audio_s``
     bound: str  # "memory", "compute" or "overhead" (what dominates a decoder step)
     encoder_params: int
     decoder_params: int
+    beam: int  # 1: greedy; N: beam search, N decoder rows per window
+    windows: int  # 30 s windows (chunks) run, the overlap of transformers' strides counted
+    decoder_step_s: float  # one decoder step of a full batch, host and GPU overlapped
+    decoder_step_gb: float  # GB a decoder step of a full batch reads and writes (weights, caches, reorder)
+    # where ``seconds`` goes: the host's per-window work (log-mel, Python), the encoder, the decoder steps
+    host_s: float
+    encoder_s: float
+    decoder_s: float
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -103,6 +202,34 @@ def _matmul_rate(prec: str, engine: str, acc: Accelerator) -> tuple[ComputeRate,
     return rate, ""
 
 
+def chunk_count(audio_s: float, engine: str) -> int:
+    """30 s windows the engine runs over ``audio_s`` seconds: transformers' chunks start every 20 s
+    (``chunk_iter``: the last one is the first to reach the end), faster-whisper's every 30 s."""
+    if audio_s <= WINDOW_S:
+        return 1
+    return 1 + math.ceil((audio_s - WINDOW_S) / CHUNK_ADVANCE_S[engine] - 1e-9)
+
+
+def step_host_seconds(engine: str, layers: int, beam: int) -> float:
+    """Host time of one decoder step: the engine's per-step work and every layer's kernel launches (more
+    with beam search: the cache reorder and the beam bookkeeping)."""
+    beam_layer = BEAM_LAYER_KERNELS[engine] if beam > 1 else 0
+    beam_step = BEAM_STEP_KERNELS[engine] if beam > 1 else 0
+    if engine == "transformers":
+        hf = resolve_engine("hf-transformers")
+        kernel_s = EAGER_LAYER_LAUNCH_US * 1e-6 / LLAMA_LAYER_KERNELS
+        kernels = layers * (WHISPER_LAYER_KERNELS[engine] + beam_layer) + beam_step
+        return hf.step_overhead_us * 1e-6 + kernels * kernel_s
+    kernels = layers * (WHISPER_LAYER_KERNELS[engine] + beam_layer) + CT2_STEP_KERNELS + beam_step
+    return kernels * CT2_KERNEL_S
+
+
+def _overlap(gpu: float, host: float) -> float:
+    """A step whose host launches run ahead of the GPU until its token is read back: about the larger of
+    the two (the p-norm :func:`gpuscout.estimate.throughput` blends them with)."""
+    return float((gpu**BLEND_P + host**BLEND_P) ** (1.0 / BLEND_P))
+
+
 def estimate_transcription(
     model: str | ModelSpec,
     gpu: str | Accelerator,
@@ -112,8 +239,10 @@ def estimate_transcription(
     precision: str = "fp16",
     engine: str = "transformers",
     tokens_per_audio_s: float = 3.0,
+    beam: int | None = None,
 ) -> TranscriptionEstimate:
-    """Real-time factor and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once."""
+    """Speed (RTFx) and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once;
+    ``beam`` decoder beams per window (None: the engine's default, transformers 1, faster-whisper 5)."""
     spec, acc = resolve_model_arg(model), resolve_gpu_arg(gpu)
     d, layers, ffn, vocab = _whisper_shape(spec)
     if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
@@ -128,15 +257,14 @@ def estimate_transcription(
     ):
         raise InvalidInputError("tokens_per_audio_s", f"got {tokens_per_audio_s!r}", accepted="> 0, <= 50")
     key = fold_name(engine).strip().lower() if isinstance(engine, str) else ""
-    if key not in STEP_OVERHEAD_S:
-        raise InvalidInputError(
-            "engine", f"unknown speech engine {engine!r}", accepted=", ".join(STEP_OVERHEAD_S)
-        )
+    if key not in ENGINES:
+        raise InvalidInputError("engine", f"unknown speech engine {engine!r}", accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else ""
     if prec not in PRECISIONS:
         raise InvalidInputError(
             "precision", f"unsupported precision {precision!r}", accepted=", ".join(PRECISIONS)
         )
+    beams = DEFAULT_BEAM[key] if beam is None else int_in("beam", beam, 1, MAX_BEAM)
 
     layer_attn = 4 * d * d
     enc_params = layers * (layer_attn + 2 * d * ffn) + 2 * 3 * 128 * d + 3 * d * d
@@ -148,32 +276,51 @@ def estimate_transcription(
     flops_rate = rate.tflops * 1e12 * COMPUTE_EFFICIENCY
     bw = acc.bandwidth_gbps * GB * BANDWIDTH_EFFICIENCY
 
-    windows = math.ceil(audio_s / WINDOW_S)
+    plain_windows = math.ceil(audio_s / WINDOW_S)
+    windows = chunk_count(audio_s, key)
     steps_per_window = math.ceil(min(audio_s, WINDOW_S) * tokens_per_audio_s) + SPECIAL_TOKENS
     asked = batch
     batch = min(batch, windows)  # no more windows run together than the audio has
     enc_flops = 2.0 * enc_params * FRAMES + layers * 4.0 * d * FRAMES**2
-    cross_kv = 2.0 * layers * FRAMES * d * act_bytes  # per window, read every step
+    cross_kv = 2.0 * layers * FRAMES * d * act_bytes  # per decoder row, read every step
     self_kv = 2.0 * layers * steps_per_window * d * act_bytes
-    overhead_s = STEP_OVERHEAD_S[key]
+    cross_moves, self_moves = BEAM_REORDER[key] if beams > 1 else (0.0, 0.0)
+    host_window_s = LOGMEL_FLOPS / (HOST_GFLOPS * 1e9) + WINDOW_HOST_S
+    host_step_s = step_host_seconds(key, layers, beams)
+
+    moved_per_row = (1.0 + cross_moves) * cross_kv + (1.0 + self_moves) * self_kv
+
+    def decoder_gpu(b: int) -> tuple[float, float, float]:
+        """(bytes read and written, read s, compute s) of one decoder step over ``b`` windows."""
+        rows = b * beams
+        moved = dec_params * w_bytes + rows * moved_per_row
+        flops = rows * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window))
+        return moved, moved / bw, flops / flops_rate
 
     def round_s(b: int) -> tuple[float, float, float]:
-        """(seconds, decoder read s, decoder compute s per step) for a round of ``b`` windows."""
-        read = (dec_params * w_bytes + b * (cross_kv + self_kv)) / bw
-        compute = b * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window)) / flops_rate
-        per_round = b * enc_flops / flops_rate + steps_per_window * (max(read, compute) + overhead_s)
-        return per_round, read, compute
+        """(host s, encoder s, decoder s) of a round of ``b`` windows."""
+        _, read, compute = decoder_gpu(b)
+        step = _overlap(max(read, compute), host_step_s)
+        return b * host_window_s, b * enc_flops / flops_rate, steps_per_window * step
 
-    batch_s, read_s, compute_s = round_s(batch)
+    step_bytes, read_s, compute_s = decoder_gpu(batch)
+    gpu_step_s = max(read_s, compute_s)
+    step_s = _overlap(gpu_step_s, host_step_s)
     work_bound = "memory" if read_s >= compute_s else "compute"
-    bound = "overhead" if overhead_s > max(read_s, compute_s) else work_bound
+    bound = "overhead" if host_step_s > gpu_step_s else work_bound
     # full rounds of ``batch`` windows, then the windows left over in a round of their own size
     full, left = divmod(windows, batch)
-    seconds = full * batch_s + (round_s(left)[0] if left else 0.0)
-    rtf = audio_s / seconds
+    parts = [full * x for x in round_s(batch)]
+    if left:
+        parts = [x + y for x, y in zip(parts, round_s(left), strict=True)]
+    host_s, encoder_s, decoder_s = parts
+    seconds = host_s + encoder_s + decoder_s
+    rtfx = audio_s / seconds
+    rows = batch * beams
 
     weights = (enc_params + dec_params) * w_bytes
-    acts = batch * (FRAMES * 4 * ffn * act_bytes + cross_kv + self_kv)
+    kv = rows * (cross_kv + self_kv)
+    acts = batch * FRAMES * 4 * ffn * act_bytes + kv
     overhead = CUDA_CONTEXT_GB * GB + 0.1 * acts
     capacity = capacity_bytes(acc)
     fits = weights + acts + overhead <= capacity
@@ -189,21 +336,24 @@ def estimate_transcription(
         )
     memory = MemoryBreakdown(
         weights_gb=weights / GB,
-        kv_cache_gb=batch * (cross_kv + self_kv) / GB,
+        kv_cache_gb=kv / GB,
         activations_gb=batch * FRAMES * 4 * ffn * act_bytes / GB,
         overhead_gb=overhead / GB,
         usable_gb=capacity / GB,
         capacity_gb=capacity / GB,
     )
     assumptions = {
-        "windows": f"{windows:,} x 30 s {plural(windows, 'window')}, {batch:,} at a time"
-        + (f" (batch {asked} asked: only {windows:,} {plural(windows, 'window')})" if asked > batch else "")
-        + f", {steps_per_window} decoder steps each "
-        f"({tokens_per_audio_s:g} tokens per audio second)",
+        "windows": _windows_words(key, windows, plain_windows, batch, asked)
+        + f", {steps_per_window} decoder steps each ({tokens_per_audio_s:g} tokens per audio second)",
+        "decoding": _decoding_words(key, beams, beam is None),
         "parameters": f"encoder {enc_params / 1e9:.3f}B, decoder {dec_params / 1e9:.3f}B",
-        "engine": f"{key}: {overhead_s * 1e3:g} ms fixed per decoder step, {BANDWIDTH_EFFICIENCY:.0%} of "
-        f"{acc.bandwidth_gbps:g} GB/s, {COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} "
-        f"{'TOPS' if rate.rate_name == 'int8' else 'TFLOPS'} (priors)",
+        "engine": f"{key}: {BANDWIDTH_EFFICIENCY:.0%} of {acc.bandwidth_gbps:g} GB/s, "
+        f"{COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} {'TOPS' if rate.rate_name == 'int8' else 'TFLOPS'} "
+        f"(priors)",
+        "host": f"log-mel features {LOGMEL_FLOPS / 1e9:.2f} GFLOP per window at {HOST_GFLOPS:g} GFLOP/s "
+        f"+ {WINDOW_HOST_S * 1e3:g} ms per window, serial with the GPU; decoder step "
+        f"{host_step_s * 1e3:.1f} ms of {_launch_words(key)} overlapping the GPU's "
+        f"{gpu_step_s * 1e3:.1f} ms (priors)",
     }
     if rate_note:
         assumptions["matmuls"] = rate_note
@@ -215,11 +365,55 @@ def estimate_transcription(
         batch=batch,
         fits=fits,
         memory=memory,
-        realtime_factor=rtf,
+        realtime_factor=rtfx,
+        rtf=seconds / audio_s,
         seconds=seconds,
         bound=bound,
         encoder_params=enc_params,
         decoder_params=dec_params,
+        beam=beams,
+        windows=windows,
+        decoder_step_s=step_s,
+        decoder_step_gb=step_bytes / GB,
+        host_s=host_s,
+        encoder_s=encoder_s,
+        decoder_s=decoder_s,
         assumptions=assumptions,
         warnings=warnings,
     )
+
+
+def _windows_words(engine: str, windows: int, plain_windows: int, batch: int, asked: int) -> str:
+    """How the audio is cut and batched, in words."""
+    unit = plural(windows, "chunk" if engine == "transformers" else "window")
+    words = f"{windows:,} x 30 s {unit}"
+    if engine == "transformers" and windows > 1:
+        words += (
+            f" every {CHUNK_ADVANCE_S[engine]:g} s (the pipeline's default stride, chunk_length_s / 6 = "
+            f"{WINDOW_S * STRIDE_FRACTION:g} s each side: {windows / plain_windows:.2f}x the work of "
+            f"{plain_windows:,} {plural(plain_windows, 'window')})"
+        )
+    elif engine == "faster-whisper":
+        words += ", no overlap" + (
+            " (BatchedInferencePipeline)" if asked > 1 else " (WhisperModel.transcribe)"
+        )
+    words += f", {batch:,} at a time"
+    if asked > batch:
+        words += f" (batch {asked} asked: only {windows:,} {unit})"
+    return words
+
+
+def _decoding_words(engine: str, beams: int, default: bool) -> str:
+    """Greedy or beam search, and whose default it is."""
+    source = "transformers' default num_beams=1" if engine == "transformers" else "faster-whisper's default"
+    if beams == 1:
+        return "greedy" + (f" ({source})" if default else "")
+    words = f"beam search, {beams} beams" + (" (faster-whisper's default beam_size=5)" if default else "")
+    reorder = "both caches" if engine == "transformers" else "the self-attention cache"
+    return f"{words}: {beams} decoder rows per window, each step reordering {reorder}"
+
+
+def _launch_words(engine: str) -> str:
+    if engine == "transformers":
+        return "host work (generate loop + eager launches from Python)"
+    return "host work (CTranslate2 launches)"

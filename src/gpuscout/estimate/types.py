@@ -98,9 +98,10 @@ class Estimate:
     # bandwidth), "compute" (math at the achieved rate), "interconnect" (tensor-parallel all-reduces,
     # layer-split hand-offs), "fixed" (kernel launches, scheduling). Empty when no step is timed.
     step_ms: dict[str, float] = field(default_factory=dict)
-    # whether the engine's efficiencies were fitted on runs of this vendor's hardware (the calibration's
-    # inference rows are NVIDIA and AMD runs: a TPU, Gaudi or Trainium speed is their efficiencies applied
-    # to its datasheet figures); see ``INFERENCE_CALIBRATED_VENDORS``
+    # whether the engine's efficiencies were fitted on inference runs of this part's generation (the
+    # calibration set measures Pascal, Turing, Ampere, Ada, Hopper, CDNA 2 and CDNA 3: a Blackwell, MI355X,
+    # V100, TPU, Gaudi or Trainium speed is those efficiencies applied to its datasheet figures, and the
+    # warnings say so); see ``gpuscout.knowledge.calibration_coverage``
     speed_calibrated: bool = True
 
     def step_summary(self) -> str:
