@@ -1,12 +1,13 @@
 """Look at what you build: every web page at 1440 and 390 px, and the CLI at 80 columns.
 
-    python scripts/screenshots.py OUT_DIR [--pages-only | --cli-only]
+    python scripts/screenshots.py OUT_DIR [--pages-only | --cli-only] [--page PATH ...] [--db URL]
 
 Serves the web app on loopback from a fresh store in a temporary data dir (the bundled snapshot, no
 network), takes a full-page screenshot of each page in ``PAGES`` at both widths with Debian's Chromium
 (``/usr/bin/chromium`` through Playwright; never a browser download), and writes the text the CLI prints
 for ``CLI`` at 80 columns. The files are for a human look; nothing is asserted and nothing is committed.
-The browser tests (tests/web/) check the same pages' layout rules.
+The browser tests (tests/web/) check the same pages' layout rules. ``--page`` shoots only the pages given
+(any path, in ``PAGES`` or not); ``--db`` serves an existing store instead (a price history to look at).
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ PAGES = (
     "/advise",
     "/advise?kind=serve&model=llama-3.1-8b&concurrency=8&prompt_tokens=2000&output_tokens=500",
     "/advise?kind=serve&model=llama-3.1-70b&precision=fp8&concurrency=16&prompt_tokens=4000&output_tokens=800",
-    "/advise?kind=finetune&model=llama-3-70b&method=qlora&dataset_tokens=50000000&epochs=2&spot=true",
+    "/advise?kind=finetune&model=llama-3-70b&method=qlora&dataset_tokens=50000000&epochs=2&spot_allowed=true",
+    "/advise?kind=pretrain&model=llama-3.1-8b&token_budget=100000000000",
+    "/advise?kind=batch&model=sdxl&images_total=100000",
     "/advise?kind=serve&model=llama-3.1-8b&concurrency=-3",
     "/gpus",
     "/gpus/H100-SXM",
@@ -70,13 +73,13 @@ def _name(text: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in text).strip("_")[:90] or "root"
 
 
-def shoot_pages(out: Path, data_dir: Path) -> None:
+def shoot_pages(out: Path, data_dir: Path, pages: tuple[str, ...] = PAGES, db: str | None = None) -> None:
     import uvicorn
     from playwright.sync_api import sync_playwright
 
     from gpuscout.web.app import create_app
 
-    app = create_app(f"sqlite:///{data_dir / 'gpuscout.db'}")
+    app = create_app(db or f"sqlite:///{data_dir / 'gpuscout.db'}")
     port = _free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -92,7 +95,7 @@ def shoot_pages(out: Path, data_dir: Path) -> None:
             for width, (w, h) in WIDTHS.items():
                 context = browser.new_context(viewport={"width": w, "height": h})
                 page = context.new_page()
-                for path in PAGES:
+                for path in pages:
                     page.goto(base + path, timeout=60_000)
                     page.wait_for_load_state("networkidle")
                     target = out / f"{_name(path)}_{width}.png"
@@ -152,6 +155,8 @@ def main() -> None:
     only = parser.add_mutually_exclusive_group()
     only.add_argument("--pages-only", action="store_true")
     only.add_argument("--cli-only", action="store_true")
+    parser.add_argument("--page", action="append", default=[], help="a page to shoot (repeatable)")
+    parser.add_argument("--db", help="serve this store (a database URL) instead of a fresh one")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
@@ -159,7 +164,7 @@ def main() -> None:
         if not args.cli_only:
             if not CHROMIUM.exists():
                 sys.exit(f"{CHROMIUM} not found: apt-get install chromium")
-            shoot_pages(args.out, Path(tmp))
+            shoot_pages(args.out, Path(tmp), tuple(args.page) or PAGES, args.db)
         if not args.pages_only:
             capture_cli(args.out, Path(tmp))
 

@@ -11,6 +11,18 @@ Python API::
     image = gpuscout.estimate_images("flux.1-dev", "L40S", steps=28)  # seconds per image, memory
     run = gpuscout.estimate_training("llama-3.1-8b", "H100", method="lora", tokens=50e6)
 
+Functions (``help(gpuscout.<name>)`` documents each):
+
+- ``estimate(model, gpu, ...)``: memory fit, engine support and speed of serving a model on a GPU.
+- ``estimate_training(model, gpu, method=..., tokens=...)``: memory, time and layout of a fine-tune or
+  pre-training run.
+- ``estimate_images(model, gpu, ...)``: seconds per image and memory of a diffusion model.
+- ``estimate_transcription(model, gpu, audio_s=...)``: speed (seconds of audio per second) and memory of
+  a speech model.
+- ``can_run(engine, precision, gpu)``: whether an engine runs a weight format on a GPU, and how.
+- ``advice(workload, offers=None)``: the advisor's whole answer over the current catalog (or ``offers``).
+- ``recommend(workload, offers=None)``: its rows, as a list.
+
 This module is the Python face: ``advice`` and ``recommend`` read the current catalog (the store) when no
 offers are given, then call the pure advisor (:func:`gpuscout.advise.api.advise`), and name the options
 in its texts as Python does (``budget_usd=937``, ``include_stale=True``; the core says the CLI's flags,
@@ -74,7 +86,9 @@ def advice(
     ("budget_usd=937 would show it", "spot_allowed=True allows it", "include_stale=True shows them"),
     where the pure core :func:`gpuscout.advise.api.advise` names ``gpuscout recommend``'s flags.
 
-    See :func:`gpuscout.advise.api.advise` for the objectives and what is left out.
+    See :func:`gpuscout.advise.api.advise` for the objectives and what is left out. ``offers``: ``Offer``
+    objects (:func:`gpuscout.catalog.api.current_offers` reads a store's), or None for the catalog; anything
+    else is an ``InvalidInputError`` naming ``offers``.
     """
     from gpuscout.advise.api import advise as advise_offers
     from gpuscout.advise.option_words import translate_advice
@@ -129,6 +143,11 @@ def recommend(
         assumptions=assumptions,
         now=now,
     ).recommendations
+
+
+def __dir__() -> list[str]:
+    # the lazy functions too, so that help(gpuscout) and dir(gpuscout) list every public function
+    return sorted({*globals(), *__all__})
 
 
 def __getattr__(name: str) -> Any:

@@ -33,14 +33,28 @@ class InvalidInputError(GpuscoutError, ValueError):
         super().__init__(text)
 
 
+class KnownNames(list[str]):
+    """Names an :class:`UnknownNameError` shows where none is close to the one given: a few known ones,
+    said as such ("none close; known names include H100-SXM, ..."), never as the closest. A face that
+    names the error anew (its own option for the field) passes ``suggestions`` on as they are, and
+    keeps this."""
+
+
 class UnknownNameError(InvalidInputError, LookupError):
-    """An unknown or ambiguous GPU / model / provider / engine name, with the closest known names."""
+    """An unknown or ambiguous GPU / model / provider / engine name, with the closest known names (or,
+    where none is close, a few known ones: :class:`KnownNames`)."""
 
     def __init__(self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False) -> None:
         self.name = name
-        self.suggestions = list(suggestions)
+        examples = isinstance(suggestions, KnownNames)
+        self.suggestions: list[str] = KnownNames(suggestions) if examples else list(suggestions)
         self.ambiguous = ambiguous
         what = "ambiguous" if ambiguous else "unknown"
+        if examples and self.suggestions and not ambiguous:
+            super().__init__(
+                field, f"{what} name {name!r}; none close; known names include {', '.join(self.suggestions)}"
+            )
+            return
         hint = ", ".join(self.suggestions) if self.suggestions else "none close"
         label = "matches" if ambiguous else "closest known"
         super().__init__(field, f"{what} name {name!r}; {label}: {hint}")

@@ -160,10 +160,23 @@ def import_model(
 
 
 def remove_model(name: str, settings: Settings | None = None) -> Path:
-    """Forget the imported model ``name``; returns the file removed."""
+    """Forget the imported model ``name``; returns the file removed. A curated model's name is refused
+    as such (it ships with gpuscout), naming the imported ones that can be removed."""
     target = models_dir(settings) / f"{name_key(name)}.json"
     if not target.is_file():
         known = [p.stem for p in sorted(models_dir(settings).glob("*.json"))]
+        owner = _curated_owner(name)
+        if owner is not None:
+            which = (
+                f"{name!r} is the curated model {owner}" if name_key(name) != owner else f"{owner} is curated"
+            )
+            raise InvalidInputError(
+                "NAME",
+                f"{which}: curated models cannot be removed (only imported ones)",
+                f"an imported model's name: {', '.join(known)}"
+                if known
+                else "an imported model's name; none is imported (gpuscout models import)",
+            )
         raise UnknownNameError("NAME", name, known)
     target.unlink()
     return target

@@ -80,13 +80,19 @@ def test_history_filters(store: Store) -> None:
     _fill(store)
     assert {p.provider for p in api.price_history("H100", provider="ALPHA", db=store)} == {"alpha"}
     now = datetime.now(UTC)
-    with store.engine.begin() as conn:  # move the last refresh to yesterday
+    with store.engine.begin() as conn:  # the last refresh observed its prices yesterday
         last = conn.execute(sa.select(sa.func.max(t.snapshots.c.id))).scalar_one()
         conn.execute(
-            sa.update(t.snapshots).where(t.snapshots.c.id == last).values(finished_at=now - timedelta(days=1))
+            sa.update(t.snapshots).where(t.snapshots.c.id == last).values(observed_at=now - timedelta(days=1))
         )
     recent = api.price_history("H100", provider="alpha", days=3, db=store)
     assert [p.min_usd_per_gpu_hour for p in recent] == [2.0]
+    # ``days`` is when the prices were observed: a snapshot stored today with old (or unknown) prices,
+    # the bundled one loaded again, is no recent price
+    with store.engine.begin() as conn:
+        conn.execute(sa.update(t.snapshots).where(t.snapshots.c.id != last).values(finished_at=now))
+    again = api.price_history("H100", provider="alpha", days=3, db=store)
+    assert [p.min_usd_per_gpu_hour for p in again] == [2.0]
     with pytest.raises(InvalidInputError, match="days"):
         api.price_history("H100", days=0, db=store)
 

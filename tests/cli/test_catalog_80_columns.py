@@ -41,9 +41,10 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> Terminal:
 
 
 def _table(lines: list[str]) -> tuple[list[str], list[list[str]]]:
-    """The headers and the rows of the table in ``lines``; a row's cells that Rich wrapped onto more
-    lines are joined by a space."""
-    header = next(line for line in lines if line.startswith("┃"))
+    """The headers and the rows of the table in ``lines``; a header or a row's cells that Rich wrapped
+    onto more lines are joined by a space."""
+    parts = [[h.strip() for h in line.split("┃")[1:-1]] for line in lines if line.startswith("┃")]
+    headers = [" ".join(word for word in column if word) for column in zip(*parts, strict=True)]
     rows: list[list[str]] = []
     for line in lines:
         if not line.startswith("│"):
@@ -53,7 +54,7 @@ def _table(lines: list[str]) -> tuple[list[str], list[list[str]]]:
             rows.append(cells)
         else:  # the rest of the row above
             rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
-    return [h.strip() for h in header.split("┃")[1:-1]], rows
+    return headers, rows
 
 
 def _json(*args: str) -> list[dict[str, Any]]:
@@ -129,7 +130,9 @@ def test_sources_at_80_columns_name_the_credentials_to_set(
     assert runpod[1] == "needs credentials" and runpod[-1] == "missing: RUNPOD_API_KEY"
     lines = terminal(80, "sources")
     headers, rows = _table(lines)
-    assert headers[:3] == ["source", "state", "current"] and "credentials" not in headers
+    # the key figures kept (the compact table: stale beside the age, status and error in the attempt)
+    assert headers[:2] == ["source", "state"] and "credentials" not in headers
+    assert "age of data" in headers and "last attempt" in headers
     states = {row[0]: row[1] for row in rows}
     for source in needing:
         missing = [name for name in source["needs_credentials"] if not os.environ.get(name)]

@@ -140,10 +140,10 @@ def test_the_picks_text_says_which_pick_rests_on_an_uncalibrated_speed() -> None
     assert advise_output.picks_text(picks, {1, 2}, (caveat,)) == (
         "cheapest #1, balanced #1, fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)"
     )
-    # a pick --top left out says both
+    # a pick --top left out says so; with no calibrated row in the answer that is said once
     assert advise_output.picks_text(
         {"fastest": 11}, {1}, (UncalibratedPick("fastest", 11, "TPU-v5e serving", None),)
-    ) == ("fastest #11 (not shown; speed uncalibrated for TPU-v5e serving; no calibrated row)")
+    ) == ("fastest #11 (not shown) — speeds uncalibrated: no row here has a calibrated speed")
     assert advise_output.picks_text(picks, {1, 2}) == "cheapest #1, balanced #1, fastest #2"
 
 

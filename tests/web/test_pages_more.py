@@ -106,7 +106,7 @@ def test_model_form_errors_are_at_the_field(client: TestClient) -> None:
     r = client.get("/models/llama-3.1-70b", params={"precision": "fp9", "context": "-1"})
     assert r.status_code == 422
     assert "Precision must be one of bf16, fp8, int8, int4; you typed “fp9”" in r.text
-    assert "Context (tokens) must be a whole number from 1 to 1,048,576; you typed “-1”" in r.text
+    assert "Context (tokens) must be a whole number from 1 to 10,000,000; you typed “-1”" in r.text
     assert 'value="-1"' in r.text and 'aria-invalid="true"' in r.text
 
 
@@ -297,7 +297,9 @@ def test_dominated_rows_are_marked_and_the_time_axis_has_a_column(client: TestCl
     assert dominated and 'class="divider"' in html
     for r in dominated:
         block = _section(html, f'<tbody id="rank-{r["rank"]}" class="dominated">', "</tbody>")
-        assert f'dominated by <a href="#rank-{r["dominated_by"]}">#{r["dominated_by"]}</a>' in block
+        # the CLI's words for a row off the front, the rule one link away (webfix: was "dominated by")
+        assert f'beaten by <a href="#rank-{r["dominated_by"]}">#{r["dominated_by"]}</a>' in block
+        assert 'href="#picks-rule"' in block
     front = [r for r in rows if r["pareto"]]
     assert all(f'<tbody id="rank-{r["rank"]}" class="front">' in html for r in front)
     finetune = client.get(

@@ -25,8 +25,12 @@ def _get(client: TestClient, **params: str) -> tuple[int, object]:
 def test_part_of_a_day_is_a_number_of_days(client: TestClient) -> None:
     every = _get(client, provider="alphacloud")
     assert every[0] == 200 and isinstance(every[1], list) and len(every[1]) == 2
-    # both snapshots were stored just now (``days`` counts back from when a snapshot was stored)
-    assert _get(client, days="0.5", provider="alphacloud") == every
+    # ``days`` counts back from when the prices were observed (30 hours ago for the newer snapshot, its
+    # oldest row; ten days ago for the older), never from when they were stored (both just now)
+    assert _get(client, days="0.5") == (200, [])  # part of a day is a number of days: none observed since
+    status, recent = _get(client, days="2", provider="alphacloud")
+    assert status == 200 and isinstance(recent, list) and len(recent) == 1
+    assert _get(client, days="11", provider="alphacloud") == every
     assert _get(client, days="36500", provider="alphacloud") == every  # past 3,650 (was refused)
 
 

@@ -34,6 +34,36 @@ def as_workload(workload: AnyWorkload | Mapping[str, Any]) -> AnyWorkload:
     )
 
 
+#: What ``offers`` of the advisor's entry points accept, said by its errors.
+OFFERS_ACCEPTED = (
+    "a list (any iterable) of gpuscout.catalog.offer.Offer, as gpuscout.catalog.api.current_offers() "
+    "returns; gpuscout.advice and gpuscout.recommend read the catalog when offers is None"
+)
+
+
+def as_offers(offers: Iterable[Offer]) -> list[Offer]:
+    """``offers`` as a list, each checked to be an :class:`~gpuscout.catalog.offer.Offer`: anything else
+    (a number, a dict, a string) is an :class:`InvalidInputError` naming ``offers`` and the item at fault,
+    never an ``AttributeError`` from deep in the ranking."""
+    if isinstance(offers, (str, bytes, Mapping, Offer)) or not isinstance(offers, Iterable):
+        raise InvalidInputError(
+            "offers", f"expected offers, got {type(offers).__name__} {_shown(offers)}", OFFERS_ACCEPTED
+        )
+    out = list(offers)
+    for i, item in enumerate(out):
+        if not isinstance(item, Offer):
+            raise InvalidInputError(
+                "offers", f"item {i} is {type(item).__name__} {_shown(item)}, not an Offer", OFFERS_ACCEPTED
+            )
+    return out
+
+
+def _shown(value: object) -> str:
+    """``value``'s repr, cut to 40 characters."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:39] + "\u2026"
+
+
 def advise(
     workload: AnyWorkload | Mapping[str, Any],
     offers: Iterable[Offer],
@@ -57,6 +87,7 @@ def advise(
     over budget, unavailable, stale or from a defunct provider (unless ``include_stale``), or are spot /
     auction capacity for a workload that does not allow it.
     """
+    chosen = as_offers(offers)
     ranker = Ranker(
         as_workload(workload),
         backends=backends,
@@ -64,7 +95,7 @@ def advise(
         now=now,
         include_stale=include_stale,
     )
-    return ranker.advise(offers, objective=objective, top=top, include_rejected=include_rejected)
+    return ranker.advise(chosen, objective=objective, top=top, include_rejected=include_rejected)
 
 
 def recommend(

@@ -18,6 +18,7 @@ inside the estimate's error, and the answer says so.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -46,6 +47,17 @@ LORA_TOKENS = 1e8  # a 100M-token fine-tune for the spot answer
 BATCH_TOKENS = 1e8  # 100M output tokens of offline generation for the spot answer
 CLEAR_DIFFERENCE = 0.10  # below this, two costs are "about the same"
 GPU_COUNTS = (1, 2, 4, 8)
+# Narrower weights are named in the slow-generation answer only when they hold at most this share of
+# the weights run (int4 is not narrower than gpt-oss's MXFP4: 64 GB against 65) and decode at least
+# CLEARLY_FASTER as fast as them.
+NARROWER_WEIGHTS = 0.85
+CLEARLY_FASTER = 1.1
+# A one-user step whose math takes at least this share of its reads' time is not "set by memory
+# bandwidth, not compute": the answer says the math is close behind.
+MATH_CLOSE_BEHIND = 0.6
+# The padding of a one-user step's math to whole tiles is said where the math takes this share of the
+# step (below it, the math and its padding change nothing a user sees).
+PADDING_WORTH_SAYING = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,14 +94,30 @@ def _offer_label(rec: Recommendation) -> str:
     return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, {hourly})"
 
 
+def per_million(usd: float) -> str:
+    """A price per million tokens with three significant figures, a trailing zero kept ('$2.30' beside
+    '$1.11', never '$2.3'), whole dollars from $100 ('$1,234'), '<$0.001' below a tenth of a cent."""
+    if usd >= 99.95:
+        return f"${usd:,.0f}"
+    if usd < 0.001:
+        return "<$0.001" if usd > 0 else "$0"
+    return f"${usd:#.3g}".rstrip(".")
+
+
 def compare_costs(a: float, b: float, label_a: str, label_b: str) -> str:
     """'the X is 35 % cheaper per token' or 'about the same per token (within 10 %)'."""
     lo, hi = sorted((a, b))
     if hi <= 0 or (hi - lo) / hi < CLEAR_DIFFERENCE:
-        return f"about the same per token (${a:.3g} vs ${b:.3g}/M, within the estimate's error)"
+        return (
+            f"about the same per token ({per_million(a)}/M on the {label_a} vs {per_million(b)}/M on the "
+            f"{label_b}, within the estimate's error)"
+        )
     cheaper, dearer = (label_a, label_b) if a < b else (label_b, label_a)
     saving = f"{1 - lo / hi:.0%}"
-    return f"the {cheaper} is {saving} cheaper per token (${lo:.3g}/M vs ${hi:.3g}/M on the {dearer})"
+    return (
+        f"the {cheaper} is {saving} cheaper per token ({per_million(lo)}/M vs {per_million(hi)}/M on the "
+        f"{dearer})"
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +346,7 @@ class _Faq:
             details.append(self._card_line(fits["80"], "80 GB HBM card") + "")
             details.append(self._card_line(fits["consumer"], "24 GB consumer card"))
             costs: dict[str, float | None] = {}
+            cheapest: dict[str, Recommendation] = {}
             for key, is_hbm in (("80", True), ("consumer", False)):
                 f = fits[key]
                 figures[f"{p}_{key}_gpus"] = f.gpus
@@ -330,9 +359,10 @@ class _Faq:
                 figures[f"{p}_{key}_usd_per_m"] = None if per_m is None else round(per_m, 4)
                 if recs:
                     cited.append(recs[0])
+                    cheapest[key] = recs[0]
                     details.append(
                         f"{p}, cheapest {'80 GB HBM' if is_hbm else '24 GB consumer'} offer for a chat "
-                        f"endpoint: {_offer_label(recs[0])}, ${per_m or 0:.3g}/M output tokens"
+                        f"endpoint: {_offer_label(recs[0])}, {per_million(per_m or 0.0)}/M output tokens"
                     )
                 else:
                     details.append(
@@ -340,23 +370,19 @@ class _Faq:
                         f"latency (TTFT <= 2 s, >= 20 tok/s per user) for {self.who}"
                     )
             a, b = costs["80"], costs["consumer"]
-            f80, fc = fits["80"], fits["consumer"]
+            fc = fits["consumer"]
             if fc.gpus is None:
                 verdicts.append(f"at {p} a 24 GB card cannot hold it for {self.who} (even 8 of them)")
             elif a is not None and b is not None:
-                speed = ""
-                if (
-                    f80.estimate is not None
-                    and fc.estimate is not None
-                    and fc.estimate.decode_tokens_per_s > 0
-                ):
-                    ratio = f80.estimate.decode_tokens_per_s / fc.estimate.decode_tokens_per_s
-                    speed = (
-                        f", and each user gets {ratio:.1f}x the tokens/s on the HBM card"
-                        if ratio >= 1.1
-                        else ""
-                    )
-                verdicts.append(f"at {p} {compare_costs(a, b, '80 GB card', 'consumer card')}{speed}")
+                # the price and the speed of one sentence are those of the same two offers: the cheapest
+                # of each class (an A100 offer's price beside an H100's speed compared two other cards)
+                hbm_card, consumer_card = (
+                    cheapest["80"].offer.accelerator,
+                    cheapest["consumer"].offer.accelerator,
+                )
+                label_80, label_c = f"80 GB {hbm_card}", f"consumer {consumer_card}"
+                speed = _speed_ratio(cheapest["80"], cheapest["consumer"], label_80, label_c)
+                verdicts.append(f"at {p} {compare_costs(a, b, label_80, label_c)}{speed}")
             elif b is None:
                 verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
@@ -497,6 +523,7 @@ class _Faq:
     def slow(self) -> FaqAnswer:
         gpu = self.gpu or self.be.accelerator(REFERENCE_GDDR)
         hbm = self.be.accelerator(REFERENCE_HBM)
+        has_hbm = "HBM" in gpu.memory_type.upper()  # the user's card already has the fast memory
         p = self.precision
         one = self._fit(gpu, p, batch=1)
         if one.gpus is None:  # try narrower weights on the user's card
@@ -533,11 +560,31 @@ class _Faq:
         split = _split_step(e1.step_ms)
         if split:  # no part takes half the step: naming one would send the user after a third of it
             pace = "split"
+        # The tensor cores' share counts the one user's useful work; the step's math counts what the
+        # kernels compute, a small batch padded to whole tiles (16 rows in Marlin): say so beside it
+        tile = _tile_rows(e1)
+        padded = (
+            tile > 1
+            and e1.step_ms.get("compute", 0.0) >= PADDING_WORTH_SAYING * e1.step_ms.get("total", 0.0) > 0
+        )
+        busy = (
+            f"the tensor cores' useful work ~{util:.1%} of their peak (one user's row padded to "
+            f"{tile}-row tiles)"
+            if padded
+            else f"the tensor cores ~{util:.1%} busy"
+        )
+        step = ""
+        if e1.step_ms:
+            step = f"; each step {e1.step_summary()} (overlapping)"
+            if padded:
+                step += (
+                    f"; the math computes {tile}-row tiles for one user's row ({tile - 1} of {tile} rows "
+                    f"padding), so the tensor cores do ~{util:.1%} of their peak in useful work"
+                )
         details = [
             f"one user on {gpus}x {gpu.name} at {p}: {e1.decode_tokens_per_s:.0f} tok/s; each token streams "
-            f"{read}, so {bandwidth} caps it near {ceiling:.0f} tok/s "
-            f"while the tensor cores run at ~{util:.1%} of their peak"
-            + (f"; each step {e1.step_summary()} (overlapping)" if e1.step_ms else ""),
+            f"{read}, so {bandwidth} caps it near {ceiling:.0f} tok/s"
+            + (step or f" while the tensor cores run at ~{util:.1%} of their peak"),
         ]
         figures.update(
             {
@@ -547,6 +594,7 @@ class _Faq:
                 "bandwidth_ceiling_tok_s": round(ceiling, 1),
                 "streamed_gb_per_token": round(streamed, 3),
                 "compute_utilisation": round(util, 4),
+                "gemm_tile_rows": tile if padded else None,
             }
         )
         if e32 is not None and e32.fits:
@@ -558,19 +606,28 @@ class _Faq:
             )
             figures["batched_users"] = batched
             figures["batched_tok_s_total"] = round(e32.output_tokens_per_s_total, 1)
+        # narrower weights: only formats whose weights are clearly smaller than the ones run (never fp8 to
+        # an int4 user, nor fp8 or int4 to gpt-oss's 4-bit MXFP4), that the engine runs on this card
+        # (``_fit`` keeps supported setups only), and advised where their own figure is faster
+        faster_formats: list[str] = []
         for narrow in ("fp8", "int4"):
             if narrow == p:
                 continue
             en = self._fit(gpu, narrow, batch=1)
-            if en.estimate is not None:
-                note = "" if narrow != "fp8" or gpu.fp8_supported else " (weight-only: no FP8 tensor cores)"
-                details.append(
-                    f"{narrow} weights{note} on {en.gpus}x {gpu.name}: {en.estimate.decode_tokens_per_s:.0f} "
-                    "tok/s for one user"
-                )
-                figures[f"{narrow}_tok_s"] = round(en.estimate.decode_tokens_per_s, 1)
+            if en.estimate is None or en.gpus is None:
+                continue
+            if en.estimate.memory.model_weights_total_gb(en.gpus) > NARROWER_WEIGHTS * weights_total:
+                continue
+            note = "" if narrow != "fp8" or gpu.fp8_supported else " (weight-only: no FP8 tensor cores)"
+            details.append(
+                f"{narrow} weights{note} on {en.gpus}x {gpu.name}: {en.estimate.decode_tokens_per_s:.0f} "
+                "tok/s for one user"
+            )
+            figures[f"{narrow}_tok_s"] = round(en.estimate.decode_tokens_per_s, 1)
+            if en.estimate.decode_tokens_per_s >= CLEARLY_FASTER * e1.decode_tokens_per_s:
+                faster_formats.append(narrow)
         no_hbm = ""  # why a card with faster memory would not help, when its own figure shows so
-        if gpu.name != hbm.name:
+        if not has_hbm:
             eh = self._fit(hbm, p, batch=1)
             if eh.estimate is not None:
                 details.append(
@@ -591,7 +648,9 @@ class _Faq:
                             f"{gpus * gpu.bandwidth_gbps / 1000:.1f} on these {gpus}"
                         )
                     no_hbm += ")"
-        cause, helps = _slow_cause(pace, gpus, no_hbm)
+        cause, helps = _slow_cause(
+            pace, gpus, no_hbm, narrower="/".join(faster_formats), faster_memory=not has_hbm
+        )
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
         if split:
             why = (
@@ -600,10 +659,20 @@ class _Faq:
                 f"{e1.step_ms['total']:.1f} ms step, {split}"
             )
         elif pace == "bandwidth":
-            why = (
-                f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
-                "by memory bandwidth, not compute"
-            )
+            reads_ms, math_ms = e1.step_ms.get("memory", 0.0), e1.step_ms.get("compute", 0.0)
+            if reads_ms > 0 and math_ms >= MATH_CLOSE_BEHIND * reads_ms:
+                # the reads set the pace, but the (padded) math nearly as much: "not compute" would mislead
+                behind = "the tile-padded math" if padded else "the math"
+                why = (
+                    f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
+                    f"by memory bandwidth, with {behind} close behind ({math_ms:.1f} ms a step against "
+                    f"{reads_ms:.1f} of reads)"
+                )
+            else:
+                why = (
+                    f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
+                    "by memory bandwidth, not compute"
+                )
         else:  # the reads would allow more: another cost per token sets the pace
             why = (
                 f"Each token of {self.model} reads {what} from memory, which on {gpus}x {gpu.name} would "
@@ -611,7 +680,7 @@ class _Faq:
             )
         answer = (
             f"{why}{'. That gives' if split else ':'} ~{e1.decode_tokens_per_s:.0f} tok/s for one user with "
-            f"the tensor cores ~{util:.1%} busy. What helps: {helps}."
+            f"{busy}. What helps: {helps}."
         )
         return FaqAnswer(
             "slow_generation",
@@ -620,6 +689,20 @@ class _Faq:
             tuple(details),
             figures,
         )
+
+
+def _speed_ratio(hbm: Recommendation, consumer: Recommendation, label_hbm: str, label_consumer: str) -> str:
+    """', and each user gets 2.0x the tokens/s on the 80 GB A100-PCIe-80GB' for the two offers whose
+    prices the sentence compares ("" where their speeds per user are within 10 % or unknown)."""
+    fast = hbm.estimate.per_user_tokens_per_s if hbm.estimate is not None else None
+    slow = consumer.estimate.per_user_tokens_per_s if consumer.estimate is not None else None
+    if not fast or not slow:
+        return ""
+    if fast >= 1.1 * slow:
+        return f", and each user gets {fast / slow:.1f}x the tokens/s on the {label_hbm}"
+    if slow >= 1.1 * fast:
+        return f", and each user gets {slow / fast:.1f}x the tokens/s on the {label_consumer}"
+    return ""
 
 
 class _Memo:
@@ -681,14 +764,32 @@ def _split_step(step_ms: dict[str, float]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def _slow_cause(binding: str, gpus: int, no_hbm: str = "") -> tuple[str, str]:
+def _or_list(items: Sequence[str]) -> str:
+    """'a', 'a or b', 'a, b, or c'."""
+    if len(items) <= 2:
+        return " or ".join(items)
+    return ", ".join(items[:-1]) + ", or " + items[-1]
+
+
+def _slow_cause(
+    binding: str, gpus: int, no_hbm: str = "", *, narrower: str = "fp8/int4", faster_memory: bool = True
+) -> tuple[str, str]:
     """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit; ``no_hbm``:
-    why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would)."""
+    why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would).
+    ``narrower``: the narrower weight formats that would help ("fp8/int4", "int4"; "": none, so narrower
+    weights are not advised); ``faster_memory``: whether a card with faster (HBM) memory is advised at all
+    (not to a user whose card already has HBM)."""
     if binding == "interconnect":
+        fewer = ["narrower weights that fit fewer cards"] if narrower else []
         return (
             f"the all-reduces between the {gpus} cards (two a layer, each waiting on the link)",
-            "narrower weights that fit fewer cards, cards joined by NVLink, or batching users (an all-reduce "
-            "carries a whole batch for about the cost of one token)",
+            _or_list(
+                [
+                    *fewer,
+                    "cards joined by NVLink",
+                    "batching users (an all-reduce carries a whole batch for about the cost of one token)",
+                ]
+            ),
         )
     if binding == "scheduler":
         return (
@@ -698,15 +799,33 @@ def _slow_cause(binding: str, gpus: int, no_hbm: str = "") -> tuple[str, str]:
     if binding == "compute":
         return "compute", "narrower math (fp8 / int4 tensor cores) or a faster card"
     if binding == "split":
+        smaller = (
+            (", or narrower weights that fit fewer cards" if gpus > 1 else ", or narrower weights")
+            if narrower
+            else ""
+        )
         return (
             "reads, all-reduces and fixed costs together",
-            "batching users (one step's reads, all-reduces and fixed costs then serve them all)"
-            + (", or narrower weights that fit fewer cards" if gpus > 1 else ", or narrower weights"),
+            "batching users (one step's reads, all-reduces and fixed costs then serve them all)" + smaller,
         )
-    batching, narrower = "batching users (the same reads serve them all)", "narrower weights (fp8/int4)"
+    helps = ["batching users (the same reads serve them all)"]
+    if narrower:
+        helps.append(f"narrower weights ({narrower})")
     if no_hbm:
-        return "memory bandwidth", f"{batching} or {narrower}; {no_hbm}"
-    return "memory bandwidth", f"{batching}, {narrower}, or a card with faster (HBM) memory"
+        return "memory bandwidth", f"{_or_list(helps)}; {no_hbm}"
+    if faster_memory:
+        helps.append("a card with faster (HBM) memory")
+    return "memory bandwidth", _or_list(helps)
+
+
+_TILE_ROWS = re.compile(r"at least (\d+) rows")
+
+
+def _tile_rows(e: Estimate) -> int:
+    """The rows the estimate's tensor-core GEMMs compute at least (its ``gemm_tile`` assumption: 16 for
+    Marlin's int4, 64 for Hopper's bf16/fp8 GEMMs); 1 where it states none (GEMV kernels)."""
+    found = _TILE_ROWS.search(e.assumptions.get("gemm_tile", "")) if e.assumptions else None
+    return int(found.group(1)) if found else 1
 
 
 def _compute_class(precision: str) -> str:
@@ -727,6 +846,23 @@ def _compute_class(precision: str) -> str:
     if p.startswith(("mxfp4", "nvfp4")):
         return "fp4"
     return "int8" if p.startswith("w8a8") else "bf16"
+
+
+#: What the advisor says of a price without an observation date (``recommend``'s "every row: ...").
+UNDATED_PRICE = "price age unknown (bundled snapshot)"
+
+
+def price_ages(offers: Sequence[Offer]) -> str:
+    """How old the current (not stale) offers' prices are, as ``recommend`` says it: 'price age unknown
+    (bundled snapshot)' when none is dated, 'prices as dated on each offer' when all are, else both
+    with the count of undated ones."""
+    current = [o for o in offers if not o.stale]
+    undated = sum(1 for o in current if o.observed_at is None)
+    if current and undated == len(current):
+        return UNDATED_PRICE
+    if not undated:
+        return "prices as dated on each offer"
+    return f"prices as dated on each offer; {undated:,} {plural(undated, 'offer')}: {UNDATED_PRICE}"
 
 
 def faq(
@@ -775,6 +911,6 @@ def faq(
     left_out = f"; the {stale:,} flagged stale are left out" if stale else ""
     summary = (
         f"{size}; for {f.who} x {f.context:,} tokens{shortened} at {precision}; answers computed "
-        f"from the catalog's {len(offers) - stale:,} current offers (prices as dated on each offer{left_out})"
+        f"from the catalog's {len(offers) - stale:,} current offers; {price_ages(offers)}{left_out}"
     )
     return Faq(model=f.model, summary=summary, answers=answers, context=f.context, users=users)

@@ -611,6 +611,8 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             bound=None,
             engine=r.engine,
             precision=r.precision,
+            # no image speed is fitted on any measurement (estimate.diffusion: a prior on every GPU)
+            speed_calibrated=False,
         )
         # one wording for every row (the answer lists it once): the per-GPU figures are in `gpuscout images`
         prior = f"image speed is not calibrated: {r.engine} at a fixed share of each GPU's peak (a prior)"

@@ -273,7 +273,7 @@ def _config(ev: ConfigEval, spot: bool) -> Config:
         gpus_used=ev.gpus_used,
         nodes=ev.nodes,
         spot=spot,
-        parallel="layer" if ev.layer_split else "tensor",
+        parallel=ev.parallel or ("layer" if ev.layer_split else "tensor"),
         training=ev.training,
         idle_per_instance=ev.idle_gpus_per_instance,
     )
@@ -305,6 +305,15 @@ def _candidate(row: _Row, surplus: bool = False, calibrated: bool = True) -> Can
         surplus,
         calibrated,
     )
+
+
+def _speed_calibrated(ev: ConfigEval) -> bool:
+    """Whether a configuration's speed is calibrated on its hardware's generation: its summary's flag,
+    else (serve before its operating point is detailed) its estimate's; a configuration without either
+    (rejected) has no speed to doubt."""
+    if ev.summary is not None:
+        return ev.summary.speed_calibrated
+    return ev.estimate is None or ev.estimate.speed_calibrated
 
 
 class Ranker:
@@ -566,10 +575,10 @@ class Ranker:
         return self._config_entry(offer)[0].rents_surplus
 
     def _calibrated(self, offer: Offer) -> bool:
-        """Whether ``offer``'s row's speed rests on constants fitted on its hardware
-        (``EstimateSummary.speed_calibrated``)."""
-        summary = self._config_entry(offer)[0].summary
-        return summary is None or summary.speed_calibrated
+        """Whether ``offer``'s row's speed rests on constants fitted on its hardware's generation
+        (``EstimateSummary.speed_calibrated``; a serve configuration is summarised only once detailed:
+        until then its estimate at capacity says, ``Estimate.speed_calibrated``)."""
+        return _speed_calibrated(self._config_entry(offer)[0])
 
     def _candidates(self, rows: Sequence[_Row], *, front: bool) -> list[Candidate]:
         """The selection's candidates of ``rows`` (``front``: with whether each rents surplus GPUs)."""
@@ -886,27 +895,34 @@ class Ranker:
         return out
 
     def _front_rows(self, best: dict[float, list[_Row]], best_cost: dict[float, float]) -> list[_Row]:
-        """The cheapest rows of every configuration that can be on the front, with their times.
+        """The cheapest rows of every configuration that can be on the front, with their times: on the
+        whole front, or on the front of the calibrated rows alone (``Selection.calibrated_picks`` names
+        an uncalibrated pick's alternative there).
 
         Configurations are taken cheapest first; one whose latency floor (``_time_floor``) is above the
-        best time of the cheaper ones is dominated whatever its operating point, and is not estimated.
-        Should a computed time ever fall below its floor, every configuration is estimated instead.
+        best time of the cheaper ones is dominated whatever its operating point, and is not estimated. A
+        calibrated configuration is held to the cheaper calibrated ones only: an uncalibrated row that
+        beats it takes it off the whole front, not off the calibrated rows' own. Should a computed time
+        ever fall below its floor, every configuration is estimated instead.
         """
         order = sorted(best, key=lambda k: (best_cost[k], -k))
         for prune in (True, False):
             out: list[_Row] = []
-            best_time = math.inf
+            best_time = best_calibrated = math.inf
             sound = True
             for k in order:
                 ev = self._marked[k]
+                calibrated = _speed_calibrated(ev)
                 floor = self._time_floor(ev)
-                if prune and floor > best_time:
+                if prune and floor > (best_calibrated if calibrated else best_time):
                     continue
                 t = self._serve_time(ev)
                 if t < floor * (1.0 - 1e-9):
                     sound = False
                     break
                 best_time = min(best_time, t)
+                if calibrated:
+                    best_calibrated = min(best_calibrated, t)
                 out.extend(self._with_time(r, t) for r in best[k])
             if sound:
                 return out

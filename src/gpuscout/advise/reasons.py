@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -19,12 +20,14 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
 if TYPE_CHECKING:
+    from gpuscout.knowledge.accelerator_types import Accelerator
     from gpuscout.knowledge.model_types import ModelSpec
 
 #: Why an offer is stale, in the catalog's rule's words (``gpuscout.catalog.query.STALE_AFTER``, two
@@ -354,6 +357,9 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         warnings.append(
             f"interconnect not stated by the source: the {g} GPUs' gradient exchange is costed over PCIe"
         )
+    board = assumed_board_reason(ctx)
+    if board is not None:
+        reasons.append(board)
     if isinstance(w, ServeWorkload) and ev.summary is not None:
         if ev.instances > 1:
             load = (
@@ -380,6 +386,68 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         reasons.append(stored)
 
 
+#: How an offer's source named its GPU, where the offer's notes quote it (the accelerator table's note
+#: on a name that leaves the variant unstated: "form factor not stated in 'H200'; assumed H200-SXM").
+_NOT_STATED = re.compile(r"not stated in '([^']+)'")
+#: What a name leaves unstated that leaves the board, and so its fabric, assumed.
+_BOARD_UNSTATED = ("form factor", "variant")
+
+
+def assumed_board_reason(ctx: RowContext) -> str | None:
+    """The line that says an offer's board was assumed where that changes the row's timing: its source
+    names the GPU without its board ("H200": SXM5 or NVL?), the default board was taken with the fabric
+    it sits on (``catalog.normalize.assumed_fabric_note``, in the offer's notes), and the row's GPUs
+    exchange data over that fabric, which a board of the other kind would not have (an all-reduce over
+    NVLink, or over PCIe). ``None`` otherwise: one GPU, a layer split (one activation per token between
+    GPUs), a fabric the source does not state at all (the row's PCIe warning says so), a family whose
+    boards share one fabric, or a variant assumed for its memory or edition alone."""
+    w, ev, offer = ctx.workload, ctx.ev, ctx.offer
+    acc = ev.accelerator
+    if offer.extra.get("variant") != "assumed" or acc is None or ev.fabric_assumed:
+        return None
+    if isinstance(w, ServeWorkload | BatchWorkload):
+        if ev.tp <= 1 or ev.layer_split:
+            return None
+        who = f"TP{ev.tp}"
+    elif ev.gpus_per_instance > 1:
+        who = f"the {ev.gpus_per_instance} GPUs' exchanges"
+    else:
+        return None
+    from gpuscout.knowledge.accelerators import find_gpu, gpu_family, resolve_gpu
+
+    said = offer.extra.get("gpu_name_source") or ""
+    hit = _NOT_STATED.search(offer.notes or "")
+    if not said and hit is not None:
+        said = hit.group(1)
+    found = find_gpu(said) if said else None
+    if found is not None and found.exact:
+        return None  # the source's name pins the part down: nothing of it was assumed here
+    if found is not None and not any(x in found.note.split(" not stated in ", 1)[0] for x in _BOARD_UNSTATED):
+        return None  # its memory size or edition was assumed, not its board
+    try:
+        family = gpu_family(said or offer.accelerator.split("-")[0])
+    except GpuscoutError:
+        return None
+    others = [a for a in map(resolve_gpu, family) if a.has_nvlink_class_fabric != acc.has_nvlink_class_fabric]
+    if not others:
+        return None
+    other = others[0]
+    source = f"the source says only {said!r}" if said else "the source does not say which"
+    other_fabric = _fabric_words(other) if other.has_nvlink_class_fabric else "PCIe"
+    speed = f" at {acc.interconnect_gbps:,.0f} GB/s" if acc.interconnect_gbps else ""
+    board = next(iter(acc.form_factor.split()), acc.name)  # "SXM5" of "SXM5", "PCIe" of "PCIe dual-slot"
+    return (
+        f"board assumed {board} ({source}): {who} timed over {_fabric_words(acc)}"
+        f"{speed} (over {other_fabric} on the {other.name})"
+    )
+
+
+def _fabric_words(acc: Accelerator) -> str:
+    """The fabric an accelerator's GPUs talk over, in a few words: "NVLink 4", "Infinity Fabric",
+    "PCIe Gen5 x16" (the table's text without its details)."""
+    return re.split(r" \(|;", acc.interconnect or "PCIe")[0].strip()
+
+
 def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
     """'3 instances to meet the 10.0 h deadline', and for a spot row that takes more than the deadline
     needs without reclaims, how many more and why."""
@@ -396,10 +464,15 @@ def _billing_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -
     inc = describe_increment(cm.increment_s)
     if isinstance(w, ServeWorkload) and w.is_bursty and cm.billed_h_per_day is not None:
         exact = cm.exact_h_per_day or 0.0
-        text = (
-            f"{inc} billing: {w.bursts_per_day} bursts of {w.burst_minutes:g} min bill "
-            f"{cm.billed_h_per_day:.1f} h/day here vs {exact:.1f} h at per-second billing"
-        )
+        billed = cm.billed_h_per_day
+        billing = f"{inc} billing" if cm.increment_s is not None else inc  # "unknown billing increment (...)"
+        text = f"{billing}: {w.bursts_per_day} bursts of {w.burst_minutes:g} min bill {billed:.1f} h/day"
+        # compared with per-second billing only where the two differ ("2.5 h/day here vs 2.5 h" compared a
+        # figure with itself: per-second billing, or bursts of whole increments)
+        if f"{billed:.1f}" != f"{exact:.1f}":
+            text += f" here vs {exact:.1f} h at per-second billing"
+        elif cm.increment_s != 1:
+            text += ", as per-second billing would"
         reasons.append(text)
         if exact > 0 and cm.billed_h_per_day > 1.2 * exact:
             warnings.append(text)

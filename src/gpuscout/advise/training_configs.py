@@ -100,6 +100,15 @@ def _known_ram(offer: Offer) -> float | None:
     return float(ram) if ram is not None and ram > 0 and math.isfinite(ram) else None
 
 
+def training_parallel(sharding: str, gpus: int) -> str:
+    """How a training layout's ``gpus`` share the job, in ``Config.parallel``'s words: "data" (DDP, a
+    full replica per GPU), the sharding ("fsdp", "zero1".."zero3"), "none" on one GPU: not "tensor",
+    which no training row is (tp 1)."""
+    if sharding == "none":
+        return "data" if gpus > 1 else "none"
+    return sharding
+
+
 class _Trained(NamedTuple):
     """What ``_train_call`` found on some nodes: the fastest layout that fits (or why none does)."""
 
@@ -109,6 +118,9 @@ class _Trained(NamedTuple):
     how: str
     offload: bool = False  # the layout keeps the training state in host RAM
     ram_short: float | None = None  # host RAM per node an offload layout needed that the offer lacks
+    # how the GPUs share the job, as ``Config.parallel`` says it: "data" (a full replica per GPU), "fsdp",
+    # "zero1".."zero3", or "none" (one GPU)
+    parallel: str = ""
 
 
 _Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
@@ -504,7 +516,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 kind = "headroom"
             return None
 
-        best: tuple[TrainingResult, str, bool] | None = None
+        best: tuple[TrainingResult, str, bool, str] | None = None
         try:
             for sharding, offload in options:
                 # recomputing only slows a step, and more sequences per step only need more memory: at
@@ -525,7 +537,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                         how = describe_layout(
                             sharding, offload, recompute, gpus * nodes, w.seq_len, micro_batch
                         )
-                        best = (result, how, offload)
+                        best = (result, how, offload, training_parallel(sharding, gpus * nodes))
                     if (
                         previous is not None
                         and previous[1] == level
@@ -536,7 +548,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return _Trained(None, str(exc), reject_kind_of(str(exc)), "")
         if best is not None:
-            return _Trained(best[0], "", "", best[1], best[2])
+            return _Trained(best[0], "", "", best[1], best[2], parallel=best[3])
         if ram_short is not None and ram_gb is not None:
             without = "does not fit without host offload" if kind == "fit" else why  # or its headroom
             per_node = "per node" if nodes == 1 else f"per node on {nodes} nodes"
@@ -698,4 +710,5 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             warnings=(*notes, *((rounded,) if rounded else ()), *result.warnings),
             fabric_assumed=fabric_unstated(key, g),
             training=how,
+            parallel=trained.parallel,
         )

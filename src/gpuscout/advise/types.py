@@ -28,7 +28,8 @@ class Config:
     nodes: int  # instances that must talk over an inter-node fabric (training), else 1
     spot: bool
     # how a replica's ``tp`` GPUs share the model: "tensor" (each layer sharded) or "layer" (each GPU
-    # holds whole layers and they take turns, llama.cpp's --split-mode layer)
+    # holds whole layers and they take turns, llama.cpp's --split-mode layer); a training row's, how its
+    # GPUs share the job: "data" (a full replica per GPU), "fsdp", "zero1".."zero3", "none" (one GPU)
     parallel: str = "tensor"
     # training rows: how the GPUs share the work ("FSDP across 8 GPUs ...; micro-batch 1 x 2,048 tokens")
     training: str = ""

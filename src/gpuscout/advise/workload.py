@@ -29,11 +29,18 @@ from typing import Any, ClassVar, Literal, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from gpuscout.errors import InvalidInputError
-from gpuscout.estimate.arguments import (
+from gpuscout.estimate.arguments import (  # the limits every face shares, stated once there
     MAX_CONCURRENCY,
     MAX_CONTEXT,
+    MAX_EPOCHS,
+    MAX_IMAGE_PX,
+    MAX_IMAGES,
+    MAX_NODES,
     MAX_RATE,
+    MAX_STEPS,
     MAX_TOKENS,
+    MAX_TRAINING_GPUS,
+    MIN_IMAGE_PX,
     shown_number,
     token_count,
     whole_number_text,
@@ -48,15 +55,15 @@ MAX_DATA_GB = 1e7  # 10 PB downloaded, moved out or checkpointed
 MAX_USD = 1e10  # a $10 billion budget
 MAX_RETENTION_DAYS = 3650  # data kept ten years after the job
 MAX_REQUESTS_PER_S = MAX_RATE  # the estimator's request_rate bound (one limit on every face)
+#: The slowest load an endpoint is sized for: one request in about 11.6 days. Below it the rate per
+#: replica rounds to nothing (a subnormal 5e-324 became 0.0 and the estimator refused "request_rate").
+MIN_REQUESTS_PER_S = 1e-6
 MAX_LATENCY_MS = 3_600_000.0  # an hour to the first token / per output token
 MIN_TTFT_MS = 1.0  # below one forward pass and a network round trip: no GPU answers that
 MIN_TPOT_MS = 0.1  # 10,000 tokens/s per user, 5x the fastest published single-stream decode
 MIN_DEADLINE_HOURS = 0.01  # 36 s: less than an instance takes to boot
 MAX_DEADLINE_HOURS = 87_600.0  # ten years
 MAX_CHECKPOINT_MIN = 525_600.0  # a year between checkpoints
-MAX_IMAGES = 10**12
-MAX_TRAINING_GPUS = 100_000  # GPUs of one training cluster (not one deployment: MAX_GPUS)
-MAX_TRAINING_NODES = 10_000
 
 #: The fields that count tokens: read from text by the one parser (``32k``, ``1.5M``, ``1e9``), as the
 #: CLI's options and the web's inputs are (:func:`gpuscout.estimate.arguments.token_count`).
@@ -251,7 +258,7 @@ class ServeWorkload(Workload):
     prompt_tokens: int = Field(default=1024, ge=1, le=MAX_CONTEXT)
     output_tokens: int = Field(default=256, ge=1, le=MAX_CONTEXT)
     concurrency: int | None = Field(default=None, ge=1, le=MAX_CONCURRENCY)
-    requests_per_s: float | None = Field(default=None, gt=0, le=MAX_REQUESTS_PER_S)
+    requests_per_s: float | None = Field(default=None, ge=MIN_REQUESTS_PER_S, le=MAX_REQUESTS_PER_S)
     ttft_ms_max: float | None = Field(default=None, ge=MIN_TTFT_MS, le=MAX_LATENCY_MS)
     # time per output token, per user
     tpot_ms_max: float | None = Field(default=None, ge=MIN_TPOT_MS, le=MAX_LATENCY_MS)
@@ -366,9 +373,10 @@ class BatchWorkload(Workload):
     prompt_tokens: int = Field(default=1024, ge=1, le=MAX_CONTEXT)  # per request
     output_tokens: int = Field(default=256, ge=1, le=MAX_CONTEXT)  # per request
     images_total: int | None = Field(default=None, ge=1, le=MAX_IMAGES)
-    width: int = Field(default=1024, ge=64, le=8192)
-    height: int = Field(default=1024, ge=64, le=8192)
-    steps: int | None = Field(default=None, ge=1, le=1000)  # None: the model's usual step count
+    # the ranges of ``gpuscout images`` and ``estimate_images``
+    width: int = Field(default=1024, ge=MIN_IMAGE_PX, le=MAX_IMAGE_PX)
+    height: int = Field(default=1024, ge=MIN_IMAGE_PX, le=MAX_IMAGE_PX)
+    steps: int | None = Field(default=None, ge=1, le=MAX_STEPS)  # None: the model's usual step count
     deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
     interruptible: bool = True  # work can resume after an interruption (outputs flushed as they finish)
     # work lost on interruption ~ half of it
@@ -452,14 +460,14 @@ class FinetuneWorkload(Workload):
     method: Literal["lora", "qlora", "full"] = "lora"
     precision: str = "bf16"
     dataset_tokens: float = Field(ge=1, le=MAX_TOKENS)
-    epochs: float = Field(default=1.0, ge=0.01, le=1000)
+    epochs: float = Field(default=1.0, ge=0.01, le=MAX_EPOCHS)
     seq_len: int = Field(default=2048, ge=16, le=MAX_CONTEXT)
     # sequences per GPU per micro-step; None: the advisor takes the fastest that fits (see training_configs)
     micro_batch: int | None = Field(default=None, ge=1, le=4096)
     # None: estimated from the model and method
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     checkpoint_interval_min: float = Field(default=30.0, gt=0, le=MAX_CHECKPOINT_MIN)
-    max_nodes: int = Field(default=8, ge=1, le=1024)
+    max_nodes: int = Field(default=8, ge=1, le=MAX_NODES)
     # wall-clock limit: slower rows are rejected
     deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
 
@@ -486,10 +494,10 @@ class PretrainWorkload(Workload):
     seq_len: int = Field(default=4096, ge=16, le=MAX_CONTEXT)
     micro_batch: int | None = Field(default=None, ge=1, le=4096)  # None: the fastest that fits
     gpus: int | None = Field(default=None, ge=1, le=MAX_TRAINING_GPUS)
-    nodes: int | None = Field(default=None, ge=1, le=MAX_TRAINING_NODES)
+    nodes: int | None = Field(default=None, ge=1, le=MAX_NODES)
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
     checkpoint_interval_min: float = Field(default=60.0, gt=0, le=MAX_CHECKPOINT_MIN)
-    max_nodes: int = Field(default=64, ge=1, le=MAX_TRAINING_NODES)
+    max_nodes: int = Field(default=64, ge=1, le=MAX_NODES)
     # wall-clock limit: slower rows are rejected
     deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
 
@@ -538,13 +546,34 @@ def read_mapping(text: str, *, json_text: bool = False) -> Any:
         data = parse_yaml(text)
         return data if data is not None else {}
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_one_value_each)
     except json.JSONDecodeError as exc:
         raise InvalidInputError("workload", f"not valid JSON: {exc}", "a JSON object") from None
     except RecursionError:
         raise InvalidInputError(
             _deepest_json_field(text), "not valid JSON: nested too deeply", "a value or a short list"
         ) from None
+
+
+def repeated_key(field: str, name: str, values: list[str]) -> InvalidInputError:
+    """The error of a key ``name`` a workload file gives ``len(values)`` times, in the words of a query
+    parameter given twice on the web (``concurrency: given 2 times ('3', '5') (accepted: one value)``):
+    a parser would keep the last value without a word. ``field``: the top-level field it is under."""
+    shown = ", ".join(repr(v[:40]) for v in values[:4]) + (", ..." if len(values) > 4 else "")
+    where = "" if field == name else f"{name!r} "
+    return InvalidInputError(field, f"{where}given {len(values)} times ({shown})", "one value")
+
+
+def _one_value_each(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict; a key it holds twice is :func:`repeated_key`'s error (a nested object's
+    names the key; the top-level field is not known here)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            given = [json.dumps(v) if not isinstance(v, str) else v for k, v in pairs if k == key]
+            raise repeated_key(key, key, given)
+        out[key] = value
+    return out
 
 
 def for_kind(data: Any, kind: str, field: str = "kind", holder: str = "the workload") -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from gpuscout.advise.workload import MAX_SHOWN, MAX_YAML_DEPTH, MAX_YAML_VALUES
+from gpuscout.advise.workload import MAX_SHOWN, MAX_YAML_DEPTH, MAX_YAML_VALUES, repeated_key
 from gpuscout.errors import InvalidInputError
 
 
@@ -76,10 +76,12 @@ class _DepthLimitedLoader(yaml.SafeLoader):
 
 def _check_expansion(root: yaml.Node) -> None:
     """Walk the node graph as construction would (an alias is visited each time it is used), up to
-    ``MAX_YAML_VALUES`` values: a bomb is refused after that many steps, not after expanding it."""
+    ``MAX_YAML_VALUES`` values: a bomb is refused after that many steps, not after expanding it. A key
+    given twice in a mapping is refused once the walk is done (a bomb under it is said first)."""
     # (node, depth, the top-level field it is under: what an error names)
     stack: list[tuple[yaml.Node, int, str]] = [(root, 1, "workload")]
     seen = 0
+    repeat: InvalidInputError | None = None
     while stack:
         node, depth, field = stack.pop()
         seen += 1
@@ -96,7 +98,38 @@ def _check_expansion(root: yaml.Node) -> None:
         if isinstance(node, yaml.SequenceNode):
             stack.extend((child, depth + 1, field) for child in node.value)
         elif isinstance(node, yaml.MappingNode):
+            repeat = repeat or _repeated_key(node, field if depth > 1 else None)
             for key, value in node.value:
                 under = str(key.value) if depth == 1 and isinstance(key, yaml.ScalarNode) else field
                 stack.append((key, depth + 1, under))
                 stack.append((value, depth + 1, under))
+    if repeat is not None:
+        raise repeat
+
+
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def _repeated_key(node: yaml.MappingNode, under: str | None) -> InvalidInputError | None:
+    """The error of a key written twice in one mapping (``concurrency: 3`` then ``concurrency: 5``), naming
+    it (the top-level field it is under, for a nested mapping), as a query parameter given twice is on the
+    web: YAML's loader would keep the last value without a word; None when there is none. Merge keys
+    (``<<``) are not repeats: what a mapping states itself overrides what it merges."""
+    values: dict[tuple[str, str], list[yaml.Node]] = {}
+    for key, value in node.value:
+        if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE:
+            values.setdefault((key.tag, str(key.value)), []).append(value)
+    for (_, name), given in values.items():
+        if len(given) > 1:
+            return repeated_key(under or name, name, [_shown_node(v) for v in given])
+    return None
+
+
+def _shown_node(node: yaml.Node) -> str:
+    """A value as written, roughly: ``5``, ``[us, eu]``, ``{...}``."""
+    if isinstance(node, yaml.ScalarNode):
+        return str(node.value)
+    if isinstance(node, yaml.SequenceNode):
+        items = [str(v.value) if isinstance(v, yaml.ScalarNode) else "..." for v in node.value[:5]]
+        return "[" + ", ".join(items) + (", ...]" if len(node.value) > 5 else "]")
+    return "{...}"

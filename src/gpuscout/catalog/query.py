@@ -21,20 +21,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.provider_ids import NoCurrentOffer, NoOffersFrom
 from gpuscout.errors import InvalidInputError
-from gpuscout.knowledge.regions import (
-    PLACES,
-    SEPARATORS,
-    RegionTerm,
-    country_rules,
-    place_names,
-    region_term,
-)
 from gpuscout.wording import REGION_HELP as REGION_HELP  # what a term means (the faces' help)
+
+if TYPE_CHECKING:
+    # imported where a region filter is written or an error suggests regions: its tables take some
+    # milliseconds to build, which a query without a region filter (most ``gpuscout offers``) skips
+    from gpuscout.knowledge.regions import RegionTerm
 
 SORT_KEYS = (
     "price",
@@ -196,6 +193,8 @@ def _place_names_sql(params: Params, dialect: str, snapshots: Sequence[int] | No
     subqueries, each a short chain (SQLite's parser nests only so many calls); those whose columns are
     read more than once are kept whole (``LIMIT -1`` / ``OFFSET 0``: not merged into the next), so
     that each part is computed once per name, not again wherever it is read."""
+    from gpuscout.knowledge.regions import PLACES, SEPARATORS
+
     if snapshots is None:
         scope = "1 = 1"
     else:
@@ -237,6 +236,8 @@ def _place_names_sql(params: Params, dialect: str, snapshots: Sequence[int] | No
 def _place_in_sql(term: RegionTerm, params: Params, dialect: str) -> str:
     """:func:`gpuscout.knowledge.regions.place_in` of the term's countries and areas, over the
     columns of :func:`_place_names_sql`: mostly look-ups in short lists."""
+    from gpuscout.knowledge.regions import country_rules
+
     rules = country_rules(term.countries, term.areas)
     if dialect == "sqlite":
         last, middle = "substr(l, -2)", "substr(l, -6, 2)"
@@ -261,6 +262,8 @@ def _matched_names_sql(
     terms: Sequence[str], params: Params, dialect: str, snapshots: Sequence[int] | None
 ) -> str:
     """The region names (of :func:`_place_names_sql`) some term matches."""
+    from gpuscout.knowledge.regions import region_term
+
     tests = []
     for text in terms:
         term = region_term(text)
@@ -421,6 +424,8 @@ def offer_regions(offers: Iterable[Any]) -> set[str]:
     ``regions`` where it stands for several (its ``region`` is then a summary, "14 regions"), and
     the countries and areas they are in ("Finland" and "europe" for ``FIN-03``), which a filter
     accepts too."""
+    from gpuscout.knowledge.regions import place_names
+
     names: set[str] = set()
     for o in offers:
         names.update(o.regions if len(o.regions) > 1 else (o.region,))

@@ -65,11 +65,17 @@ class SourceStatus:
         return format_age(self.age_s)
 
 
+#: Decimals a history's per-GPU-hour prices keep: a median of two prices is their mean, whose float
+#: noise (4.140000000000001) is no price; a hundredth of a cent keeps every listed price per GPU.
+HISTORY_PRICE_DECIMALS = 4
+
+
 @dataclass(frozen=True, slots=True)
 class HistoryPoint:
     """Per-GPU-hour prices of one accelerator at one provider in one stored snapshot.
 
-    ``at`` is when the prices were observed; ``None`` when unknown (bundled snapshot rows).
+    ``at`` is when the prices were observed; ``None`` when unknown (bundled snapshot rows). The prices
+    are rounded to :data:`HISTORY_PRICE_DECIMALS`.
     """
 
     at: datetime | None
@@ -207,12 +213,15 @@ def price_history(
     provider: str | None = None,
     days: float | None = None,
 ) -> list[HistoryPoint]:
-    """Min and median on-demand per-GPU-hour price per (snapshot, provider) over time.
+    """Min and median on-demand per-GPU-hour price per (snapshot, provider, accelerator) over time.
 
     On-demand prices one can rent at only (:data:`~gpuscout.catalog.query.FIRM_ON_DEMAND_SQL`: an
     auction's interruptible price is left out), and only those not flagged stale (from an old feed:
-    not a price observed then). ``accelerator`` is a canonical name or several (a family). Points
-    whose observation time is unknown (``at`` None) come first; the rest are in time order.
+    not a price observed then). ``accelerator`` is a canonical name or several (a family): each point is
+    of one accelerator and names it (a family's SXM and PCIe prices are two points, never one min and
+    median over both). Points whose observation time is unknown (``at`` None) come first; the rest are
+    in time order. ``days`` keeps the points observed in the last ``days`` days (an undated point has
+    no age: it is left out).
 
     The catalog's staleness rule (:data:`~gpuscout.catalog.query.STALE_AFTER`) is applied as follows,
     decided from how the history is read (``gpuscout history``, ``/api/v1/history``, a GPU page's
@@ -250,27 +259,32 @@ def price_history(
     if provider:
         stmt = stmt.where(sa.func.lower(o.c.provider) == provider.lower())
     if days is not None:
-        stmt = stmt.where(s.c.finished_at >= now() - timedelta(days=check_history_days(days)))
-    groups: dict[tuple[int, str], list[float]] = {}
+        # by when the prices were observed, never by when a snapshot was stored: a snapshot loaded again
+        # (the bundled one, whose observation time is unknown) is no newer price, so undated points are
+        # left out of a window of days
+        stmt = stmt.where(s.c.observed_at >= now() - timedelta(days=check_history_days(days)))
+    groups: dict[tuple[int, str, str], list[float]] = {}
     meta: dict[int, tuple[str, datetime, datetime | None]] = {}
     for r in conn.execute(stmt):
-        groups.setdefault((r.id, r.provider), []).append(float(r.price_usd_per_gpu_hour))
+        groups.setdefault((r.id, r.provider, r.accelerator), []).append(float(r.price_usd_per_gpu_hour))
         meta[r.id] = (r.source, utc(r.finished_at) or now(), utc(r.observed_at))
-    label = names[0] if len(names) == 1 else "|".join(names)
+    order = {name: i for i, name in enumerate(names)}
     points = [
         HistoryPoint(
             at=meta[sid][2],
             recorded_at=meta[sid][1],
             provider=prov,
-            accelerator=label,
+            accelerator=acc,
             source=meta[sid][0],
             offers=len(prices),
-            min_usd_per_gpu_hour=min(prices),
-            median_usd_per_gpu_hour=statistics.median(prices),
+            min_usd_per_gpu_hour=round(min(prices), HISTORY_PRICE_DECIMALS),
+            median_usd_per_gpu_hour=round(statistics.median(prices), HISTORY_PRICE_DECIMALS),
         )
-        for (sid, prov), prices in groups.items()
+        for (sid, prov, acc), prices in groups.items()
     ]
-    points.sort(key=lambda p: (p.at is not None, p.at or p.recorded_at, p.provider))
+    points.sort(
+        key=lambda p: (p.at is not None, p.at or p.recorded_at, p.provider, order.get(p.accelerator, 0))
+    )
     return points
 
 

@@ -881,6 +881,10 @@ def pretrain_cmd(
     _recommend("pretrain", model, fields, shared)
 
 
+#: The options of ``faq``, by the keyword of :func:`gpuscout.advise.faq.faq` its errors name.
+FAQ_FLAGS = ("context", "users", "gpu", "precision")
+
+
 def faq_cmd(
     model: Annotated[str, typer.Argument(help="Model name, e.g. llama-3.1-70b (imported models too).")],
     context: Annotated[
@@ -913,15 +917,20 @@ def faq_cmd(
         from gpuscout.catalog.api import current_offers
         from gpuscout.user_models import registry
 
-        answers = faq(
-            model,
-            current_offers(db=db),
-            context=context,
-            users=users,
-            gpu=gpu,
-            precision=precision,
-            backends=default_backends(registry()),
-        )
+        try:
+            answers = faq(
+                model,
+                current_offers(db=db),
+                context=context,
+                users=users,
+                gpu=gpu,
+                precision=precision,
+                backends=default_backends(registry()),
+            )
+        except InvalidInputError as exc:  # named as the option typed (`--gpu`), as every command names it
+            if exc.field not in FAQ_FLAGS:
+                raise
+            raise _as_option(exc, FAQ_FLAGS) from None
         if json_out:
             print_json(answers)
             return

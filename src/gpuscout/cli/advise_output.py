@@ -242,14 +242,16 @@ def table(workload: Any, advice: Any) -> None:
 
 def provider_cell(rec: Any) -> Text | Short:
     """The provider's display name; where the column is cut and the name would be ("Amazon Web Se…"),
-    the name without its bracketed detail if that fits ("Google Cloud (Compute Engine)": "Google
-    Cloud"), else the provider's id ("aws", the name --provider takes)."""
+    the first of its shorter names that fits (:func:`~gpuscout.knowledge.providers.short_names`:
+    "Google Cloud" for "Google Cloud (Compute Engine)"), else the provider's id ("aws", the name
+    --provider takes)."""
+    from gpuscout.knowledge.providers import short_names
+
     name, provider_id = rec.provider_name or rec.offer.provider, rec.offer.provider
-    if name == provider_id:
+    shorter = short_names(name, provider_id)
+    if not shorter:
         return _text(name)
-    head = name.split(" (", 1)[0].strip()
-    shorter = [head] if head and head != name else []
-    return Short(_text(name), tuple(_text(n) for n in [*shorter, provider_id]))
+    return Short(_text(name), tuple(_text(n) for n in shorter))
 
 
 def fold_note(recs: Any) -> str:
@@ -287,6 +289,10 @@ def picks_text(picks: dict[str, int], shown: set[int | None], uncalibrated: Sequ
     those ``--top`` left no room for said so; a pick whose row's speed is uncalibrated says so and names
     its calibrated alternative ('fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)',
     ``Advice.uncalibrated_picks``)."""
+    if any(u.calibrated is None for u in uncalibrated):
+        # no row of the answer has a calibrated speed: said once, not after every pick
+        plain = picks_text(picks, shown)
+        return f"{plain} — speeds uncalibrated: no row here has a calibrated speed"
     caveat = {u.pick: u.text for u in uncalibrated}
     out = []
     for name, n in picks.items():

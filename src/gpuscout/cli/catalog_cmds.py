@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -34,13 +37,15 @@ from gpuscout.cli.output import (
     user_errors,
     wide_console,
 )
-from gpuscout.cli.table_fit import Column, fitted_table, left_out_note, terminal_width
+from gpuscout.cli.table_fit import Column, fitted_table, terminal_width
+from gpuscout.errors import InvalidInputError
 from gpuscout.wording import REGION_HELP, plural
 
 if TYPE_CHECKING:
     from rich.console import Console
 
     from gpuscout.catalog.refresh import RefreshStore
+    from gpuscout.catalog.status import HistoryPoint, SourceStatus
 
 
 _SPARK = "▁▂▃▄▅▆▇█"
@@ -66,7 +71,9 @@ def register(app: typer.Typer) -> None:
     app.command("refresh")(refresh_cmd)
     app.command("sources", help=SOURCES_HELP)(sources_cmd)
     app.command("offers")(offers_cmd)
-    app.command("history", cls=_HistoryCommand)(history_cmd)
+    app.command("history", cls=_HistoryCommand, help=_one_line_paragraphs(history_cmd.__doc__ or ""))(
+        history_cmd
+    )
     app.command("prune")(prune_cmd)
 
 
@@ -327,6 +334,67 @@ def _drops(counts: dict[str, int], limit: int = 2) -> str:
     return f"{sum(counts.values())}: {text}"
 
 
+#: The columns ``sources`` is for (its help names them): a terminal too narrow for any of them gets the
+#: compact table (:data:`COMPACT_SOURCE_COLUMNS`), never a table without them.
+SOURCES_KEY_COLUMNS = ("age of data", "stale", "last attempt", "last error")
+
+#: ``sources`` in a narrow terminal: what a source is, whether it is usable (the state names the
+#: credentials to set), its rows, how fresh they are (stale ones counted beside the age) and its last
+#: attempt (its status, when, and the error's short reason).
+COMPACT_SOURCE_COLUMNS = (
+    Column("source", max_width=17),
+    Column("state", wrap=True),
+    Column("rows", right=True, drop=1),
+    Column("age of data", wrap=True, drop=3),
+    Column("last attempt", wrap=True, drop=2),  # its longer words broken (_broken)
+)
+#: The longest word of a compact ``sources`` table's last attempt: an error's longer words (paths,
+#: field names) are broken there, so that the column stays narrow enough for the others.
+ATTEMPT_WORD = 11
+#: Under the compact table: what it leaves out ({} the columns it had to cut too) and what it folds.
+COMPACT_SOURCES_NOTE = (
+    "not shown at this width: current, dropped (per reason){}, the whole last error (a wider terminal or "
+    "--json shows them); the stale rows are counted beside the age, the last error is its short reason"
+)
+
+
+def sources_left_out_note(headers: Sequence[str]) -> str | None:
+    """The line under ``sources``' table when columns were left out: ``sources`` has ``--json``, no
+    ``--csv``."""
+    if not headers:
+        return None
+    return f"not shown at this width: {', '.join(headers)} (a wider terminal or --json shows them)"
+
+
+def _compact_row(s: SourceStatus, state: str) -> tuple[str, ...]:
+    """A source's cells of :data:`COMPACT_SOURCE_COLUMNS`."""
+    from gpuscout.catalog.clock import format_age, now
+
+    if s.current_snapshot_id is None:
+        age = "-"
+    else:
+        age = s.age_text + (f", {s.stale_rows:,} stale" if s.stale_rows else "")
+    if s.last_attempt_at is None:
+        attempt = "never"
+    else:
+        ago = format_age((now() - s.last_attempt_at).total_seconds())
+        attempt = f"{s.last_status or '?'}, {ago} ago"
+        if s.last_error and s.last_status != "ok":
+            attempt += f": {_broken(short_reason(s.last_error, s.source), ATTEMPT_WORD)}"
+    return (plain(s.source), state, str(s.row_count), age, plain(attempt))
+
+
+def _broken(text: str, longest: int) -> str:
+    """``text`` with each word longer than ``longest`` characters broken onto lines of that length."""
+    words = []
+    for word in text.split(" "):
+        while len(word) > longest:
+            words.append(word[:longest] + "\n")
+            word = word[longest:]
+        words.append(word)
+    return " ".join(words).replace("\n ", "\n")
+
+
 def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
     """Every source with its state, the age of its data, its last attempt and error, its dropped rows
     (SOURCES_HELP)."""
@@ -336,6 +404,7 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
     from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
 
     with user_errors():
+        existing_store(db)
         statuses = sources_status(db)
         known = {**all_sources(), **{s.name: s for s in offer_file_sources()}}
 
@@ -353,18 +422,19 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
         records = [{**to_jsonable(s), "age": s.age_text, "state": state(s.source)} for s in statuses]
         print_json([{**row, "retired": RETIRED.get(row["source"])} for row in records])
         return
-    # Narrow terminals keep what a source is and whether it is usable; the detail gives way first.
+    # Narrow terminals keep what a source is and whether it is usable; the detail gives way first, and
+    # where a key figure would go, the compact table takes over (SOURCES_KEY_COLUMNS)
     columns = (
         Column("source", max_width=22),
         Column("state", wrap=True),
-        Column("current", drop=7),
-        Column("age of data", drop=5, max_width=16),
+        Column("current", drop=3),
+        Column("age of data", drop=6, max_width=16),
         Column("rows", right=True),
-        Column("stale", right=True, drop=3),
-        Column("last attempt", drop=4),
+        Column("stale", right=True, drop=4),
+        Column("last attempt", drop=5),
         Column("status"),
         Column("dropped (per reason)", drop=2, max_width=30),
-        Column("last error", drop=6, max_width=30),
+        Column("last error", drop=7, max_width=30),
         Column("credentials", drop=1, max_width=24),
     )
     rows: list[tuple[str, ...]] = []
@@ -398,12 +468,20 @@ def sources_cmd(db: DbOption = None, json_out: JsonOption = False) -> None:
             )
         )
     out = wide_console()
-    table, left_out = fitted_table("offer sources", columns, rows, terminal_width(out))
+    width = terminal_width(out)
+    table, left_out = fitted_table("offer sources", columns, rows, width)
     if "credentials" in left_out:  # too narrow for that column: the state names what to set instead
         named = [(r[0], state(s.source, naming=True), *r[2:-1]) for r, s in zip(rows, statuses, strict=True)]
-        table, left_out = fitted_table("offer sources", columns[:-1], named, terminal_width(out))
+        table, left_out = fitted_table("offer sources", columns[:-1], named, width)
+    note = sources_left_out_note(left_out)
+    if set(left_out) & set(SOURCES_KEY_COLUMNS):
+        # too narrow for the figures the command is for: each source on the columns that say whether it is
+        # usable and how fresh, the rest folded into them (stale beside the age, status and the error's
+        # short reason beside the attempt)
+        compact = [_compact_row(s, state(s.source, naming=True)) for s in statuses]
+        table, cut = fitted_table("offer sources", COMPACT_SOURCE_COLUMNS, compact, width)
+        note = COMPACT_SOURCES_NOTE.format("".join(f", {header}" for header in cut))
     out.print(table)
-    note = left_out_note(left_out)
     if note:
         out.print(note, markup=False, highlight=False)
     retired = [name for name in RETIRED if any(s.source == name for s in statuses)]
@@ -545,13 +623,23 @@ def _days(text: str) -> float:
         raise typer.BadParameter(f"{text!r} is not a number") from None
 
 
+def _one_line_paragraphs(doc: str) -> str:
+    """A docstring as help text: its paragraphs, each on one line (the terminal wraps them)."""
+    import inspect
+
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
+
+
 def history_cmd(
     gpu: Annotated[str, typer.Argument(help="GPU name; a family name like H100 covers its variants.")],
     provider: Annotated[str | None, typer.Option("--provider", help="Only this provider.")] = None,
     days: Annotated[
         float | None,
         typer.Option(
-            "--days", parser=_days, help="Only the last N days (a number above 0; 0.5 is 12 hours)."
+            "--days",
+            parser=_days,
+            help="Only prices observed in the last N days (a number above 0; 0.5 is 12 hours); prices "
+            "without an observation date (the bundled snapshot's) are then left out.",
         ),
     ] = None,
     json_out: JsonOption = False,
@@ -560,53 +648,184 @@ def history_cmd(
     """Min and median on-demand price per GPU-hour over time, from the stored snapshots, with a chart.
 
     Auction prices and prices flagged stale by their feed are left out; older prices keep their own date.
+    A family name (H100) lists each variant (SXM, PCIe, NVL) on its own rows. Prices without an
+    observation date show the date they were loaded, and identical loads of them are shown once.
     """
-    from gpuscout.catalog.api import price_history
-    from gpuscout.catalog.status import history_provider
-    from gpuscout.errors import InvalidInputError
+    from gpuscout.catalog.api import gpu_family, price_history
+    from gpuscout.catalog.clock import now
+    from gpuscout.catalog.status import check_history_days, history_provider
 
     with user_errors():
-        try:
-            points = price_history(gpu, days=days, db=db)
-        except InvalidInputError as exc:
-            if exc.field != "days":
-                raise
-            raise InvalidInputError("--days", exc.message, exc.accepted) from None
+        if days is not None:
+            try:
+                check_history_days(days)
+            except InvalidInputError as exc:
+                raise InvalidInputError("--days", exc.message, exc.accepted) from None
+        variants = gpu_family(gpu)  # the arguments checked before the store is opened
+        existing_store(db)
+        # each variant read on its own: a family's rows would mix an SXM's prices with a PCIe's
+        raw = [p for name in variants for p in price_history(name, db=db)]
         if provider is not None:
-            pid = history_provider(provider, {p.provider for p in points}, field="--provider")
-            points = [p for p in points if p.provider == pid]
+            pid = history_provider(provider, {p.provider for p in raw}, field="--provider")
+            raw = [p for p in raw if p.provider == pid]
+    shown = distinct_points(raw)
+    undated_left_out = 0
+    if days is not None:  # by when a price was observed, never by when a snapshot was loaded
+        cutoff = now() - timedelta(days=days)
+        undated_left_out = sum(1 for h in shown if h.point.at is None)
+        shown = [h for h in shown if h.point.at is not None and h.point.at >= cutoff]
     if json_out:
-        print_json(points)
+        print_json([{**to_jsonable(h.point), "loads": h.loads} for h in shown])
         return
     out = wide_console()
-    if not points:
+    if not shown:
         at = f" at {provider}" if provider else ""
-        out.print(plain(f"no stored on-demand prices for {gpu}{at}; {HISTORY_LEFT_OUT}"))
+        within = f" observed in the last {days:g} days" if days is not None else ""
+        out.print(plain(f"no stored on-demand prices for {gpu}{at}{within}; {HISTORY_LEFT_OUT}"))
+        if undated_left_out:
+            out.print(plain(_undated_note(undated_left_out)), highlight=False)
         return
-    table = Table(title=f"{plain(gpu)}: USD per GPU-hour over time (on-demand)")
-    for col in ("observed", "provider", "offers", "min", "median", "min (bar)"):
-        table.add_column(col, justify="right" if col in ("offers", "min", "median") else "left")
-    top = max(p.median_usd_per_gpu_hour for p in points)
-    for p in points:
-        when = p.at.strftime("%Y-%m-%d %H:%M") if p.at else "unknown"
-        bar = "█" * max(1, round(p.min_usd_per_gpu_hour / top * 30))
-        table.add_row(
-            when,
-            plain(p.provider),
-            str(p.offers),
-            _money(p.min_usd_per_gpu_hour),
-            _money(p.median_usd_per_gpu_hour),
-            bar,
+    _print_history(out, gpu, shown)
+    if undated_left_out:
+        out.print(plain(_undated_note(undated_left_out)), highlight=False)
+
+
+#: The longest bar of ``history``'s chart column, in characters (its highest median).
+HISTORY_BAR = 12
+
+#: Said under a history whose rows include prices without an observation date.
+HISTORY_LOADED_NOTE = (
+    "loaded DATE: the price has no observation date (the bundled snapshot's); the date it was first "
+    "loaded into this store is shown, the price is older; identical loads are shown once"
+)
+
+
+def _undated_note(n: int) -> str:
+    return (
+        f"{n} {plural(n, 'price')} without an observation date (the bundled snapshot's) left out by "
+        "--days: when they were observed is unknown"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ShownPoint:
+    """A history point as ``history`` shows it: ``loads`` identical loads of the same undated prices
+    (the bundled snapshot loaded again) stand as one point, the first of them."""
+
+    point: HistoryPoint
+    loads: int = 1
+
+
+def distinct_points(points: Sequence[HistoryPoint]) -> list[ShownPoint]:
+    """``points`` (of one or several variants) in time order, each provider's and variant's undated
+    points that repeat the one before (the same bundled snapshot loaded again: the same offers, min and
+    median) folded into the first. A point whose prices changed stays, whatever its date."""
+    ordered = sorted(
+        points, key=lambda p: (p.at is not None, p.at or p.recorded_at, p.provider, p.accelerator)
+    )
+    shown: list[ShownPoint] = []
+    last: dict[tuple[str, str, str], int] = {}  # (source, provider, variant) -> its last shown index
+    for p in ordered:
+        key = (p.source, p.provider, p.accelerator)
+        i = last.get(key)
+        if p.at is None and i is not None:
+            prev = shown[i].point
+            same = (prev.offers, prev.min_usd_per_gpu_hour, prev.median_usd_per_gpu_hour) == (
+                p.offers,
+                p.min_usd_per_gpu_hour,
+                p.median_usd_per_gpu_hour,
+            )
+            if prev.at is None and same:
+                shown[i] = ShownPoint(prev, shown[i].loads + 1)
+                continue
+        last[key] = len(shown)
+        shown.append(ShownPoint(p))
+    return shown
+
+
+def _print_history(out: Console, gpu: str, shown: Sequence[ShownPoint]) -> None:
+    """The history table (a variant column where the rows are of several), its notes and the trend of
+    each provider and variant with more than one price."""
+    variants = len({h.point.accelerator for h in shown}) > 1
+    top = max(h.point.median_usd_per_gpu_hour for h in shown)
+    columns = [
+        Column("date"),
+        Column("provider", max_width=16),
+        *([Column("gpu")] if variants else []),
+        Column("offers", right=True),
+        Column("min", right=True),
+        Column("median", right=True),
+        Column("min (bar)", drop=1),
+    ]
+    rows: list[tuple[str, ...]] = []
+    for h in shown:
+        p = h.point
+        when = p.at.strftime("%Y-%m-%d %H:%M") if p.at else f"loaded {p.recorded_at:%Y-%m-%d}"
+        bar = "█" * max(1, round(p.min_usd_per_gpu_hour / top * HISTORY_BAR))
+        rows.append(
+            (
+                when,
+                plain(p.provider),
+                *([plain(p.accelerator)] if variants else []),
+                str(p.offers),
+                _money(p.min_usd_per_gpu_hour),
+                _money(p.median_usd_per_gpu_hour),
+                bar,
+            )
         )
+    title = f"{plain(gpu)}: USD per GPU-hour over time (on-demand)"
+    table, left_out = fitted_table(title, columns, rows, terminal_width(out))
     out.print(table)
-    out.print(plain(f"on-demand prices only: {HISTORY_LEFT_OUT}"))
-    by_provider: dict[str, list[float]] = {}
-    for p in points:
-        by_provider.setdefault(p.provider, []).append(p.min_usd_per_gpu_hour)
-    out.print("min price trend per provider (oldest -> newest):")
-    for prov, values in sorted(by_provider.items()):
+    out.print(plain(f"on-demand prices only: {HISTORY_LEFT_OUT}"), highlight=False)
+    if any(h.point.at is None for h in shown):
+        loads = max(h.loads for h in shown)
+        folded = f" (up to {loads} here; --json counts them)" if loads > 1 else ""
+        out.print(plain(HISTORY_LOADED_NOTE + folded), highlight=False)
+    if left_out:
+        out.print(
+            plain(f"not shown at this width: {', '.join(left_out)} (a wider terminal shows it)"),
+            highlight=False,
+        )
+    series: dict[tuple[str, str], list[float]] = {}
+    for h in shown:
+        series.setdefault((h.point.provider, h.point.accelerator), []).append(h.point.min_usd_per_gpu_hour)
+    moving = {k: v for k, v in series.items() if len(v) > 1}
+    if not moving:
+        out.print(
+            "min price trend: one price per provider so far, no trend yet (each refresh adds one)",
+            highlight=False,
+        )
+        return
+    out.print("min price trend per provider (oldest -> newest):", highlight=False)
+    labels = {k: f"{k[0]} {k[1]}" if variants else k[0] for k in moving}
+    wide = max(16, *(len(label) for label in labels.values()))
+    for key, values in sorted(moving.items()):
         trend = f"{_sparkline(values)}  {_money(values[0])} -> {_money(values[-1])}"
-        out.print(plain(f"  {prov:<16} {trend}"))
+        out.print(plain(f"  {labels[key]:<{wide}} {trend}"), highlight=False)
+
+
+def existing_store(db: str | None) -> None:
+    """Refuse a ``--db`` naming a SQLite file that does not exist, for the commands that read or delete
+    what a store holds (``prune``, ``history``, ``sources``): opening it would create an empty store (and
+    its folder) and answer from that, so a mistyped path read "removed 0 snapshots". The default store
+    (no ``--db``) is created on first use, as every command does."""
+    if db is None:
+        return
+    import os
+
+    from gpuscout.catalog.db import parse_url
+
+    parsed = parse_url(db)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return
+    path = os.path.abspath(parsed.database)
+    if not os.path.exists(path):
+        raise InvalidInputError(
+            "--db",
+            f"no store at {path}",
+            "the URL of an existing store (`gpuscout refresh --db URL` creates one; "
+            "without --db the default store is used)",
+        )
 
 
 def prune_cmd(
@@ -624,6 +843,7 @@ def prune_cmd(
     from gpuscout.catalog.store import Store
 
     with user_errors():
+        existing_store(db)
         store = Store(db)
         removed = store.prune(older_than_days)
         store.close()

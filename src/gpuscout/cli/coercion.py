@@ -15,11 +15,17 @@ every refused one is refused by Typer with its own message. Typer versions witho
 Token counts (``--prompt 32k``, ``--tokens 1.5T``) are read here too, by the one parser
 :func:`token_count`: an option declared with ``parser=parse_tokens`` is converted by it, its errors naming
 the option as typed and what a token count may be (:data:`TOKENS_ACCEPTED`).
+
+Every number option says its range when it refuses a value: a whole number declares ``min``/``max``
+(from the limits of :mod:`gpuscout.estimate.arguments`), a decimal one whose range ``min``/``max`` cannot
+state (an open bound: ``> 0``; ``inf`` that means something) declares ``parser=number_in(words)``, the
+words its command's own check says the range in.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +38,7 @@ from gpuscout.estimate.arguments import (  # the one parser and limits, shared w
     whole_number_text,
 )
 
-__all__ = ["TOKENS_ACCEPTED", "TOKENS_HELP", "install", "parse_tokens", "token_count"]
+__all__ = ["TOKENS_ACCEPTED", "TOKENS_HELP", "install", "number_in", "parse_tokens", "token_count"]
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:[eE][-+]?[0-9]{1,3})?")
@@ -44,6 +50,34 @@ def parse_tokens(text: str) -> int:
     option is converted by :class:`PlainRuntimeParam`, whose errors name the option; this is Typer's
     own path otherwise."""
     return token_count(text, "value")
+
+
+def number_in(accepted: str) -> Callable[[str], float]:
+    """The ``parser`` of a decimal option whose range its command checks and ``min``/``max`` cannot state
+    (``--request-rate``: ``> 0, <= 1e+06``, and ``inf``): any number Python reads, passed on for that
+    check; text that is not a number is refused naming the option and ``accepted``, the words of that
+    range (the check's own), not "a number"."""
+
+    def parse(text: str) -> float:
+        value = _plain(float, text)
+        if value is NotImplemented:
+            try:
+                value = _number_or_refusal(float, str(text), "value", accepted)
+            except InvalidInputError as exc:
+                raise _bad_parameter(f"{exc.message} (accepted: {accepted})") from None
+        return float(value)
+
+    parse.__name__ = "number_in"
+    parse.accepted_words = accepted  # type: ignore[attr-defined]  # read by install()
+    return parse
+
+
+def _bad_parameter(message: str) -> Exception:
+    """Click's usage error (exit 2) with ``message``: Typer's own path, where :func:`install` does not
+    apply."""
+    import typer
+
+    return typer.BadParameter(message)
 
 
 try:  # Typer's private coercion layer; absent in the versions that do not need this
@@ -131,6 +165,7 @@ if RuntimeParam is not None:
         descriptor: Any = None
         _typer: list[Any] = field(default_factory=list)  # Typer's converter, built when first needed
         tokens: type | None = None  # a token count (``parser=parse_tokens``) read as this type (int, float)
+        words: str = ""  # what a ``number_in`` option accepts (its ``parser``'s words)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
             if self.tokens is not None:
@@ -187,12 +222,18 @@ if RuntimeParam is not None:
             info = self.parameter_info
             low, high = info.min, info.max
             ranged = low is not None or high is not None
-            accepted = _range_words(self.kind, low, high) if ranged else f"a {_KIND_WORDS[self.kind]}"
+            accepted = (
+                self.words
+                or (_range_words(self.kind, low, high) if ranged else "")
+                or f"a {_KIND_WORDS[self.kind]}"
+            )
             if out is NotImplemented:
                 if not isinstance(value, str):
                     return NotImplemented  # not typed: Typer's own conversion
                 out = _number_or_refusal(self.kind, value, _option_name(param), accepted)
             inside = (low is None or out >= low) and (high is None or out <= high)
+            if ranged and not inside and not isinstance(value, str):
+                return NotImplemented  # not typed (a default): Typer's own conversion, as before
             if ranged and not inside:  # nan is inside no range
                 raise InvalidInputError(_option_name(param), f"{shown_number(out)} is out of range", accepted)
             return out
@@ -245,8 +286,11 @@ def _install_param(param: Any) -> None:
     descriptor = getattr(param, "type_descriptor", None)
     if descriptor is None:
         return
-    plain = None
-    if getattr(descriptor, "file_annotation", None) is None:
+    plain: tuple[type, bool] | None = None
+    words = _number_in_words(descriptor.annotation, descriptor.parameter_info)
+    if words:
+        plain = (float, False)
+    elif getattr(descriptor, "file_annotation", None) is None:
         plain = _plain_kind(descriptor.annotation, descriptor.parameter_info)
     counts = _token_kind(descriptor.annotation, descriptor.parameter_info)
     # Every parameter gets one: an option left out (None) is answered by the shared ``coerce`` without
@@ -258,7 +302,15 @@ def _install_param(param: Any) -> None:
         is_list=plain[1] if plain else False,
         descriptor=descriptor,
         tokens=counts,
+        words=words,
     )
+
+
+def _number_in_words(annotation: Any, parameter_info: Any) -> str:
+    """What a ``number_in`` option (one float, or ``None``) accepts; "" for any other option."""
+    words = getattr(getattr(parameter_info, "parser", None), "accepted_words", "")
+    args = set(getattr(annotation, "__args__", (annotation,))) - {type(None)}
+    return words if isinstance(words, str) and args == {float} else ""
 
 
 def _token_kind(annotation: Any, parameter_info: Any) -> type | None:

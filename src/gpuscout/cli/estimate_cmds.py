@@ -13,9 +13,19 @@ import typer
 from rich.table import Table
 from typer.core import TyperCommand
 
-from gpuscout.cli.coercion import TOKENS_HELP, parse_tokens
+from gpuscout.cli.coercion import TOKENS_HELP, number_in, parse_tokens
 from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.estimate.arguments import (  # the limits the estimator checks: each option says its range
+    MAX_BATCH,
+    MAX_CONCURRENCY,
+    MAX_CONTEXT,
+    MAX_GPUS,
+    MAX_RATE,
+    MEASURED_TPS_ACCEPTED,
+    positive_words,
+    whole_number_text,
+)
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -133,16 +143,19 @@ VRAM_FIELDS = {
 }
 
 
-def _batch(text: str) -> int | Literal["max"]:
+def _batch(text: str, high: int) -> int | Literal["max"]:
+    """``--batch`` as typed: 'max', or a whole number in any notation (``1e3``), which the command's
+    estimator checks against ``high``, its own limit (``estimate``: MAX_BATCH sequences an engine runs
+    at once; ``vram``: MAX_CONCURRENCY sequences sized); other text is refused with that range."""
     t = text.strip().lower()
     if t == "max":
         return "max"
-    try:
-        return int(t)
-    except ValueError as exc:
+    number = whole_number_text(t)
+    if number is None:
         raise InvalidInputError(
-            "--batch", f"expected an integer or 'max', got {text!r}", "1..4096 or max"
-        ) from exc
+            "--batch", f"expected a whole number or 'max', got {text.strip()[:40]!r}", f"1..{high} or max"
+        )
+    return number
 
 
 def _breakdown_table(title: str, mem: MemoryBreakdown) -> Table:
@@ -260,12 +273,15 @@ def register(app: typer.Typer) -> None:
             int,
             typer.Option(
                 min=1,
+                max=MAX_CONTEXT,
                 help=f"Tokens per sequence (prompt + output; seq len; {TOKENS_HELP})",
                 parser=parse_tokens,
             ),
         ] = 4096,
-        batch: Annotated[str, typer.Option(help="Concurrent sequences (or micro-batch for training)")] = "1",
-        gpus: Annotated[int, typer.Option(help="GPUs the model is split over")] = 1,
+        batch: Annotated[
+            str, typer.Option(help="Concurrent sequences: users served at once (or micro-batch for training)")
+        ] = "1",
+        gpus: Annotated[int, typer.Option(help="GPUs the model is split over", min=1, max=MAX_GPUS)] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
         engine: Annotated[
@@ -289,7 +305,7 @@ def register(app: typer.Typer) -> None:
             kwargs: dict[str, Any] = {
                 "precision": precision or implied or None,
                 "context": context,
-                "batch": _batch(batch),
+                "batch": _batch(batch, MAX_CONCURRENCY),  # memory_needed's (and training's micro-batch)
                 "kv_dtype": kv_dtype,
                 "engine": run_engine(engine, precision),
             }
@@ -353,7 +369,7 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
         gpu: Annotated[str, typer.Option(help="GPU name (e.g. 'RTX 4090', H100)")],
-        gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+        gpus: Annotated[int, typer.Option(help="Number of GPUs", min=1, max=MAX_GPUS)] = 1,
         precision: Annotated[
             str | None,
             typer.Option(
@@ -373,7 +389,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
         concurrency: Annotated[
             int | None,
-            typer.Option("--concurrency", "--users", "-c", help="Requests in flight (closed loop; users)"),
+            typer.Option(
+                "--concurrency",
+                "--users",
+                "-c",
+                help="Requests in flight (closed loop; users)",
+                min=1,
+                max=MAX_CONCURRENCY,
+            ),
         ] = None,
         request_rate: Annotated[
             float | None,
@@ -381,10 +404,14 @@ def register(app: typer.Typer) -> None:
                 "--request-rate",
                 "--rps",
                 help="Arrivals per second (open loop; --rps as in recommend); 'inf' = all at once",
+                parser=number_in(positive_words(MAX_RATE)),  # inf too: the estimator checks the range
             ),
         ] = None,
         num_requests: Annotated[
-            int | None, typer.Option("--num-requests", help="Requests in the run (finite runs, bursts)")
+            int | None,
+            typer.Option(
+                "--num-requests", help="Requests in the run (finite runs, bursts)", min=1, max=MAX_CONCURRENCY
+            ),
         ] = None,
         context_in: Annotated[
             int,
@@ -429,7 +456,7 @@ def register(app: typer.Typer) -> None:
                 gpus=gpus,
                 precision=precision,
                 engine=eng,
-                batch=_batch(batch) if batch is not None else None,
+                batch=_batch(batch, MAX_BATCH) if batch is not None else None,
                 concurrency=concurrency,
                 request_rate=request_rate,
                 num_requests=num_requests,
@@ -451,17 +478,24 @@ def register(app: typer.Typer) -> None:
         model: Annotated[str, typer.Argument(help="Model name, alias or HF id")],
         gpu: Annotated[str, typer.Option(help="GPU name")],
         measured_tps: Annotated[
-            float, typer.Option("--measured-tps", help="Measured decode tokens/s per sequence")
+            float,
+            typer.Option(
+                "--measured-tps",
+                help="Measured decode tokens/s per sequence",
+                parser=number_in(MEASURED_TPS_ACCEPTED),  # the range: diagnose's own check
+            ),
         ],
         precision: Annotated[
             str | None,
             typer.Option(help="Weight format (default: the checkpoint's own format, as estimate takes it)"),
         ] = None,
-        batch: Annotated[int, typer.Option(help="Concurrent sequences during the measurement")] = 1,
+        batch: Annotated[
+            int, typer.Option(help="Concurrent sequences during the measurement", min=1, max=MAX_CONCURRENCY)
+        ] = 1,
         engine: Annotated[
             str | None, typer.Option(help="Engine used (default: llama.cpp for GGUF, else vllm)")
         ] = None,
-        gpus: Annotated[int, typer.Option(help="Number of GPUs")] = 1,
+        gpus: Annotated[int, typer.Option(help="Number of GPUs", min=1, max=MAX_GPUS)] = 1,
         context: Annotated[
             int,
             typer.Option(

@@ -4,9 +4,10 @@ Typer lays an options panel out in six columns (long names, short names, the neg
 short names, type, help) and lets Rich shrink them all alike when the terminal is narrow: at 80
 columns ``--spot-reclaims-per-hour`` read ``--spot-reclaims-pe…``, ``--show-rejected,--show-rejections``
 read ``--show-rejected,--…``, and the help had a 19-character column. Here the panel has three columns
-(four with Typer's required marker): every name of the option, one a line, in a column as wide as the
-longest name and never shrunk; the type; and the help, which takes the rest and wraps (a word longer
-than its column folds onto the next line rather than ending in "…").
+(four with Typer's required marker): every name of the option, one a line (its short names beside the
+first long one: ``--users, -c``), in a column as wide as the longest line and never shrunk; the type;
+and the help, which takes the rest and wraps (a word longer than its column folds onto the next line
+rather than ending in "…").
 
 Typer still renders each parameter (names, type, range, help, default) and the panel around them: this
 only regroups the cells of its rows as they are added (:class:`_OptionsTable`), while Typer's
@@ -63,6 +64,18 @@ def _use_layout() -> None:
     rich_utils._print_options_panel = print_options_panel
 
 
+def _beside(longs: list[Any], shorts: list[Any]) -> list[Any]:
+    """An option's names one a line, its short names beside the first long one (``--users, -c``): a
+    short name alone on the line under its option ("-c" under "--users") read as an option of its own."""
+    if not longs or not shorts:
+        return [*longs, *shorts]
+    first = longs[0].copy()
+    for short in shorts:
+        first.append(", ")
+        first.append_text(short)
+    return [first, *longs[1:]]
+
+
 def _options_table() -> type:
     from rich.table import Table
     from rich.text import Text
@@ -76,12 +89,16 @@ def _options_table() -> type:
                 super().add_row(*row, **kwargs)  # not the row this was written for: as Typer made it
                 return
             lead, names, rest = row[: len(row) - _ROW], row[-_ROW:-2], row[-2:]
-            lines = [
-                part
+            # (long names, short names, negative long names, negative short names), each a list
+            groups = [
+                [
+                    part
+                    for part in (cell.split(",") if isinstance(cell, Text) else [Text(str(cell))])
+                    if part.plain.strip()
+                ]
                 for cell in names
-                for part in (cell.split(",") if isinstance(cell, Text) else [Text(str(cell))])
-                if part.plain.strip()
             ]
+            lines = [*_beside(groups[0], groups[1]), *_beside(groups[2], groups[3])]
             # Typer's help cell sets the help, its default and "required" side by side (Rich Columns,
             # whose cells end a word too long for them in "…"): a long word folds instead
             for part in getattr(rest[-1], "renderables", None) or ():

@@ -9,6 +9,13 @@ from rich.table import Table
 
 from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
 from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
+from gpuscout.estimate.arguments import (  # the ranges estimate_images and a batch workload take
+    MAX_IMAGE_BATCH,
+    MAX_IMAGE_PX,
+    MAX_IMAGES,
+    MAX_STEPS,
+    MIN_IMAGE_PX,
+)
 from gpuscout.wording import plural
 
 
@@ -17,15 +24,24 @@ def images_cmd(
     model: Annotated[str, typer.Argument(help="A diffusion model, e.g. flux.1-dev, sdxl.")],
     gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. H100, L40S, RTX 4090.")],
     images: Annotated[
-        int, typer.Option("--images", help="Images to generate (for the total time).", min=1, max=10**9)
+        int,
+        typer.Option("--images", help="Images to generate (for the total time).", min=1, max=MAX_IMAGES),
     ] = 1,
     steps: Annotated[
         int | None,
-        typer.Option("--steps", help="Denoising steps.", show_default="the model's usual count", min=1),
+        typer.Option(
+            "--steps", help="Denoising steps.", show_default="the model's usual count", min=1, max=MAX_STEPS
+        ),
     ] = None,
-    width: Annotated[int, typer.Option("--width", help="Image width, px.")] = 1024,
-    height: Annotated[int, typer.Option("--height", help="Image height, px.")] = 1024,
-    batch: Annotated[int, typer.Option("--batch", help="Images generated together.")] = 1,
+    width: Annotated[
+        int, typer.Option("--width", help="Image width, px.", min=MIN_IMAGE_PX, max=MAX_IMAGE_PX)
+    ] = 1024,
+    height: Annotated[
+        int, typer.Option("--height", help="Image height, px.", min=MIN_IMAGE_PX, max=MAX_IMAGE_PX)
+    ] = 1024,
+    batch: Annotated[
+        int, typer.Option("--batch", help="Images generated together.", min=1, max=MAX_IMAGE_BATCH)
+    ] = 1,
     precision: Annotated[
         str, typer.Option("--precision", help="Denoiser weights: bf16, fp16, fp32 or fp8.")
     ] = "bf16",

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from gpuscout.catalog.offer import Offer
+    from gpuscout.cli.table_fit import Cell, Short
 
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
 MAX_GPUS_PER_OFFER = 10_000
@@ -41,6 +42,10 @@ MAX_ROWS = 10_000_000
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
 _PATH_SEP = re.compile(r"[/\\]")  # a file source's path, POSIX or Windows
+
+#: The region column's width where the table cuts long names: a code and the country it is in,
+#: "ap-northeast-2 (KR)" (:func:`region_text`), whole.
+REGION_WIDTH = 19
 
 # Every column, the source as :func:`short_source`: a pipe, or a terminal wide enough for the whole
 # row (the source may give way only to tell that it is not); a narrower one gets :func:`narrow_columns`.
@@ -53,7 +58,7 @@ COLUMNS = (
     Column("$/h", right=True),
     Column("$/gpu-h", right=True),
     Column("spot $/h", right=True),
-    Column("region", max_width=14),
+    Column("region", max_width=REGION_WIDTH),
     Column("avail"),
     Column("age"),
     Column("source", drop=1, max_width=40),
@@ -410,7 +415,7 @@ def _cells(
         money(o.price_usd_per_hour),
         money(o.price_usd_per_gpu_hour),
         money(o.spot_price_usd_per_hour),
-        show(o.region),
+        show(region_text(o)),
         avail,
         (SHORT_UNKNOWN_AGE if short_age and o.observed_at is None else age_text(o)) + stale,
         show(source_feed(o.source) if narrow else short_source(o.source)),
@@ -423,6 +428,47 @@ def _cells(
         at = headers.index(layout.auction_on)
         cells[at] += ("\n" if stacked else " ") + ("[yellow]auction[/]" if markup else "auction")
     return tuple(cells)
+
+
+def region_text(o: Offer) -> str:
+    """An offer's region as the table shows it: its name, and after an opaque code the country it is
+    in (:func:`~gpuscout.knowledge.regions.place_label`): "af-casablanca-1 (MA)", "eu-west1 (FR)";
+    a name that says where it is ("country:DE", "frankfurt-germany-6", "us-east-1"), or a summary of
+    the several regions an offer stands for, as it is."""
+    label = _place(o)
+    return o.region if label is None else f"{o.region} ({label})"
+
+
+def _place(o: Offer) -> str | None:
+    """The country code to show after the offer's region name (:func:`region_text`), or ``None``."""
+    if len(o.regions) > 1:  # its region is a summary ("3 regions"), placed nowhere in particular
+        return None
+    from gpuscout.knowledge.regions import place_label  # read only when a table shows regions
+
+    return place_label(o.region)
+
+
+def _region_cells(
+    columns: Sequence[Column], offers: Sequence[Offer], rows: Sequence[Sequence[str]]
+) -> list[list[Cell | Short]]:
+    """``rows`` with each region that carries a country (:func:`region_text`) given a shorter form
+    (:class:`~gpuscout.cli.table_fit.Short`) for a narrow table: where the column is cut, its name is
+    cut before the country, never the country off its end ("ap-south… (ID)", not "ap-southeast-3…")."""
+    from gpuscout.cli.table_fit import Short
+
+    at = next((i for i, c in enumerate(columns) if c.header.split()[0] == "region"), None)
+    out: list[list[Cell | Short]] = [list(row) for row in rows]
+    if at is None:
+        return out
+    for o, row in zip(offers, out, strict=True):
+        label = _place(o)
+        cell = row[at]
+        if label is None or not isinstance(cell, str):
+            continue
+        room = REGION_WIDTH - len(label) - 4  # " (XX)" and the ellipsis
+        shorter = [f"{plain(o.region[:room])}… ({label})"] if room >= 3 else []
+        row[at] = Short(cell, (*shorter, label))
+    return out
 
 
 def print_offers_csv(offers: list[Offer]) -> None:
@@ -472,18 +518,23 @@ def _fitted(
     from gpuscout.cli.table_fit import fitted_table
 
     layout = sort_layout(sort, spot=spot)
-    rows = [_cells(o, markup=True, layout=layout) for o in offers]
-    table, left_out = fitted_table(title, wide_columns(layout), rows, width)
+    wide = wide_columns(layout)
+    rows = _region_cells(wide, offers, [_cells(o, markup=True, layout=layout) for o in offers])
+    table, left_out = fitted_table(title, wide, rows, width)
     if not left_out:
         return table, left_out, False
     stacking = (False, True) if any(o.interruptible_on_demand for o in offers) else (False,)
     best: tuple[Table, list[str], bool] | None = None
     for header, short_age, stacked in itertools.product(HEADER_FORMS, (False, True), stacking):
         columns = narrow_columns(spot=spot, sort=sort, header=header)
-        rows = [
-            _cells(o, markup=True, layout=layout, stacked=stacked, narrow=True, short_age=short_age)
-            for o in offers
-        ]
+        rows = _region_cells(
+            columns,
+            offers,
+            [
+                _cells(o, markup=True, layout=layout, stacked=stacked, narrow=True, short_age=short_age)
+                for o in offers
+            ],
+        )
         table, left_out = fitted_table(title, columns, rows, width)
         if best is None or len(left_out) < len(best[1]):
             best = (table, left_out, short_age)

@@ -1,4 +1,4 @@
-"""``gpuscout transcribe``: speech-to-text (Whisper) memory and real-time factor on a GPU."""
+"""``gpuscout transcribe``: speech-to-text (Whisper) memory and speed (RTFx) on a GPU."""
 
 from __future__ import annotations
 
@@ -22,10 +22,25 @@ def transcribe_cmd(
         int, typer.Option("--batch", help="30 s windows decoded together.", min=1, max=1024)
     ] = 1,
     precision: Annotated[str, typer.Option("--precision", help="fp16, bf16, fp32 or int8.")] = "fp16",
-    engine: Annotated[str, typer.Option("--engine", help="transformers or faster-whisper.")] = "transformers",
+    engine: Annotated[
+        str,
+        typer.Option(
+            "--engine",
+            help="transformers (ASR pipeline, 30 s chunks with its default 5 s strides) or faster-whisper.",
+        ),
+    ] = "transformers",
+    beam: Annotated[
+        int | None,
+        typer.Option(
+            "--beam",
+            help="Beams per window (1: greedy). Default: the engine's, transformers 1, faster-whisper 5.",
+            min=1,
+            max=32,
+        ),
+    ] = None,
     json_out: JsonOption = False,
 ) -> None:
-    """How fast a GPU transcribes audio (seconds of audio per second) and the memory it needs.
+    """How fast a GPU transcribes audio (RTFx: audio seconds per wall-clock second) and its memory.
 
     The speed is an uncalibrated prior (no measured speech rows yet); every figure states its assumptions.
     """
@@ -34,21 +49,33 @@ def transcribe_cmd(
     # an error names the option typed (``--engine: unknown speech engine``), as ``gpuscout estimate``'s do
     with user_errors(), _named_by_options(ctx):
         est = estimate_transcription(
-            model, gpu, audio_s=audio_hours * 3600.0, batch=batch, precision=precision, engine=engine
+            model,
+            gpu,
+            audio_s=audio_hours * 3600.0,
+            batch=batch,
+            precision=precision,
+            engine=engine,
+            beam=beam,
         )
     if json_out:
         print_json(est)
         return
     from gpuscout.advise.reasons import duration
 
-    title = f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, batch {est.batch}"
-    table = Table(title=title, min_width=len(title))  # as wide as its title: no "batch" / "1" wrap at 80
+    decoding = "greedy" if est.beam == 1 else f"beam {est.beam}"
+    title = f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, batch {est.batch}, {decoding}"
+    table = Table(title=title, min_width=min(len(title), 80))  # no "batch" / "1" wrap at 80
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_row("fits", "yes" if est.fits else "[red]no[/]")
     table.add_row("memory", f"{est.memory.total_gb:,.2f} GB of {est.memory.capacity_gb:,.1f} GB")
-    table.add_row("real-time factor", f"{est.realtime_factor:,.1f}x ({est.bound}-bound)")
+    # RTFx and RTF side by side: "15.1x" alone reads as a real-time factor of 15 (15x slower)
+    table.add_row("speed", f"{est.realtime_factor:,.1f}x faster than real time (RTFx)")
+    table.add_row("real-time factor (RTF)", f"{est.rtf:.3g} wall-clock s per audio s")
     table.add_row(f"time for {audio_hours:g} h of audio", duration(est.seconds))
+    split = (est.host_s, est.encoder_s, est.decoder_s)
+    table.add_row("host / encoder / decoder", " / ".join(f"{x / est.seconds:.0%}" for x in split))
+    table.add_row("decoder step", f"{est.decoder_step_s * 1e3:,.1f} ms ({est.bound}-bound)")
     print_with_notes(table, est.assumptions, est.warnings)
 
 

@@ -40,7 +40,7 @@ import re
 from dataclasses import dataclass, replace
 from importlib import resources
 
-from gpuscout.errors import UnknownNameError, closest, fold_name
+from gpuscout.errors import KnownNames, UnknownNameError, closest, fold_name
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 _DATA_FILE = "accelerators.csv"
@@ -348,6 +348,11 @@ def _index() -> _Index:
     )
 
 
+#: What an unknown GPU name with no close known one is answered with: the parts most rented, one of
+#: each kind (an error lists them as known names, not as the closest).
+EXAMPLE_GPUS = ("H100-SXM", "H200-SXM", "A100-SXM4-80GB", "L40S", "RTX4090", "MI300X")
+
+
 def _suggestions(name: str) -> list[str]:
     """Closest canonical names: the stated family's variants first, then by spelling (names, aliases,
     and family names such as "H100", whose variants all come in: "H1000" -> the H100s before B100)."""
@@ -361,6 +366,8 @@ def _suggestions(name: str) -> list[str]:
         found = [a.name for a in families.get(parsed.family, ())]
     for label in closest(name, owner, n=12):
         found.extend(n for n in owner[label] if n not in found)
+    if not found:  # nothing close ("foo"): a few known names, said as such, rather than none at all
+        return KnownNames(a for a in EXAMPLE_GPUS if a in owner)
     return found[:6]
 
 

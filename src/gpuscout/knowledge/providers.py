@@ -244,6 +244,17 @@ def known_provider_terms(name: str) -> ProviderTerms:
     return _load()[0][canonical]
 
 
+def short_names(display_name: str, provider_id: str = "") -> tuple[str, ...]:
+    """A provider's shorter names for narrow places, in order of preference: its display name without
+    its parenthesised detail ("Google Cloud (Compute Engine)": "Google Cloud"), then its id where
+    given ("aws", the name ``--provider`` takes); each once, none the display name itself, so empty
+    where the display name is as short as it gets ("Vast.ai" without an id). The one rule of every
+    face: the web's ``ProviderLabel.short_name`` is the first of them (else the display name), the
+    CLI's provider cell, cut to its column, the first that fits (else the last)."""
+    head = display_name.split(" (", 1)[0].strip()
+    return tuple(dict.fromkeys(n for n in (head, provider_id) if n and n != display_name))
+
+
 def all_provider_terms() -> tuple[ProviderTerms, ...]:
     """Every curated provider's terms, in file order."""
     return tuple(_load()[0].values())

@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal, get_args, get_origin
+from urllib.parse import urlencode
 
 from pydantic import ValidationError
 from pydantic.fields import FieldInfo
@@ -52,6 +53,10 @@ KIND_CLASSES: dict[str, type[Workload]] = {
 COMMON_FIELDS: tuple[str, ...] = tuple(n for n in Workload.model_fields if n not in ("kind", "model"))
 DEFAULT_TOP = 20
 MAX_TOP = 100
+#: The highest row number ``explain`` may name before the answer is known: any row of an answer (the
+#: calibrated alternative of a pick may be #445), checked against the answer's rows once it is ranked
+#: (``advise_view.check_explain``).
+MAX_EXPLAIN = 100_000
 #: The hidden input the workload form sends: a submit, whose missing fields are errors (a kind tab's
 #: link sends only the kind and the model).
 SENT = "sent"
@@ -314,6 +319,15 @@ class AdviseRequest:
     def has_model(self) -> bool:
         return bool(self.values.get("model"))
 
+    def explain_url(self, number: int) -> str:
+        """This answer with row ``number``'s breakdown open, scrolled to it
+        (``/advise?...&explain=445#rank-445``; the row is shown past "Show" when it is further down)."""
+        params: dict[str, object] = {**self.values, "kind": self.kind, "objective": self.objective}
+        if self.top != DEFAULT_TOP:
+            params["top"] = self.top
+        params["explain"] = number
+        return f"/advise?{urlencode(params)}#rank-{number}"
+
     @property
     def submitted(self) -> bool:
         """Whether the user asked for this workload: the form was sent, or a link gives a workload field
@@ -358,7 +372,7 @@ def parse_request(params: Mapping[str, str]) -> AdviseRequest:
     if objective not in OBJECTIVES:
         raise InvalidInputError("objective", f"unknown objective {objective!r}", ", ".join(OBJECTIVES))
     top = _int_param(params, "top", DEFAULT_TOP, 1, MAX_TOP)
-    explain = _int_param(params, "explain", None, 1, MAX_TOP)
+    explain = _int_param(params, "explain", None, 1, MAX_EXPLAIN)
     names = ("model", *KIND_CLASSES[kind].model_fields, *option_names(kind))
     values = {n: params[n].strip() for n in names if n != "kind" and params.get(n, "").strip()}
     sent = bool((params.get(SENT) or "").strip())

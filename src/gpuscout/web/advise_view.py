@@ -5,6 +5,7 @@ nothing fits, the advisor's diagnosis of what binds, in the form's words."""
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from gpuscout.advise.option_words import translate_advice
 from gpuscout.advise.reasons import duration as reasons_duration
 from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
+from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
 from gpuscout.web.templating import money
@@ -39,6 +41,20 @@ class Ranked:
         return f"{n} × {price}" if n > 1 else price
 
     @property
+    def gpus_rented(self) -> int:
+        """The GPUs the row rents: every instance's (64 instances of 8 GPUs: 512), not one offer's."""
+        c = self.rec.config
+        return c.instances * c.gpus_per_instance
+
+    @property
+    def rented(self) -> str:
+        """What the row rents, as the CLI's configuration says it: '8× MI300X', and over several
+        instances '64 × 8× MI300X (512 GPUs)' (never one instance's 8 for a 512-GPU run)."""
+        c, accelerator = self.rec.config, self.rec.offer.accelerator
+        one = f"{c.gpus_per_instance}× {accelerator}"
+        return one if c.instances == 1 else f"{c.instances} × {one} ({self.gpus_rented:,} GPUs)"
+
+    @property
     def region_text(self) -> str:
         if not self.regions:
             return self.row.region
@@ -55,8 +71,28 @@ def unit_cost_label(kind: str, images: bool = False) -> str:
     if kind == "serve":
         return "$ / M output tokens"
     if kind == "batch":
-        return "$ / image" if images else "$ / M output tokens"
+        # per thousand images, as the CLI's "/1k img": a cent-rounded "$ / image" read $0.0003 for every
+        # row of a $25-$30 run
+        return "$ / 1k images" if images else "$ / M output tokens"
     return "$ / M training tokens"
+
+
+def significant(value: float, figures: int = 3) -> str:
+    """``value`` to ``figures`` significant figures, without an exponent: 0.1134 -> "0.113", 2.345 ->
+    "2.35" (2 figures: "2.3"), 1234 -> "1,230"."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    digits = figures - 1 - math.floor(math.log10(abs(value)))
+    rounded = round(value, digits)
+    return f"{rounded:,.{max(digits, 0)}f}"
+
+
+def unit_money(value: float | None) -> str:
+    """A cost per thousand images to 3 significant figures, as the CLI's cost/unit column ("/1k img"):
+    "$0.113", "$1.50", "$12.3"; whole dollars from $1,000."""
+    if value is None:
+        return "—"
+    return f"${significant(value, 3)}" if abs(value) < 1000 else f"${value:,.0f}"
 
 
 def total_label(kind: str) -> str:
@@ -68,12 +104,20 @@ def latency_label(kind: str) -> str:
 
 
 def speed_text(value: float, unit: str) -> str:
-    """A rate people can read: "317 tok/s", "0.07 img/s (14 s/img)"; never "0 img/s"."""
+    """A rate people can read: "317 tok/s", "0.07 img/s (14 s/img)"; never "0 img/s". The seconds per
+    image keep two significant figures: 2.3 s and 1.5 s are not both "2 s"."""
     if unit.startswith("img") and 0 < value < 1:
-        return f"{value:.2g} {unit} ({1 / value:.0f} s/img)"
+        return f"{value:.2g} {unit} ({significant(1 / value, 2)} s/img)"
     if 0 < value < 10:
         return f"{value:.2g} {unit}"
     return f"{value:,.0f} {unit}"
+
+
+#: What a serving row's two speeds are: the output the deployment serves at the load (the time of the
+#: prompts' prefill counted), and the speed one user's stream decodes at. At one user the first is below
+#: the second ("62 tok/s · 66/user"): the same basis they are not, so each says which it is.
+SERVED = "served"
+DECODING = "decoding"
 
 
 def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()) -> Ranked:
@@ -84,7 +128,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
     if est is not None:
         speed = speed_text(est.throughput, est.throughput_unit)
         if est.per_user_tokens_per_s is not None and kind == "serve":
-            speed += f" · {est.per_user_tokens_per_s:,.0f}/user"
+            speed += f" {SERVED} · {est.per_user_tokens_per_s:,.0f}/user {DECODING}"
         if kind == "serve" and est.ttft_ms is not None:
             latency = f"{est.ttft_ms / 1000:.2f} s" if est.ttft_ms >= 1000 else f"{est.ttft_ms:,.0f} ms"
         parts = f"weights {gib(est.weights_gb):,.1f}"
@@ -101,7 +145,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
         if kind == "serve" or (kind == "batch" and units.per_image is None):
             unit = money(units.per_million_output_tokens, 3)
         elif kind == "batch":
-            unit = money(units.per_image, 4)
+            unit = unit_money(None if units.per_image is None else units.per_image * 1000)
         else:
             unit = money(units.per_million_train_tokens, 3)
     total = "—"
@@ -144,6 +188,23 @@ def plain(text: Any) -> str:
 
 
 # ---- the answer around the rows ------------------------------------------------------------------
+#: The picks as a card and a row's badge name them: what the advisor's rule picks (``Advice.picks_rule``,
+#: the CLI's "cheapest: the least cost on the front"). A row off the front may cost less than the
+#: cheapest pick, being much slower ("beaten by #1": see ``BEATEN_RULE``), so the card says which
+#: cheapest it is.
+PICK_LABELS: dict[str, str] = {
+    "cheapest": "cheapest on the front",
+    "balanced": "balanced",
+    "fastest": "fastest on the front",
+}
+#: Why a row off the front is there, said once above those rows (the picks rule under the picks, the
+#: CLI's footnote, says it in full): the advisor's own definition, not "cheaper and faster".
+BEATEN_RULE = (
+    "rows off the front, each beaten by a row above: no dearer and no slower, or so much faster that its "
+    "saving is not worth the wait, so it can cost less than the cheapest pick"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerView:
     """What the page shows of an ``Advice``: its rows, picks, targets, caveats and diagnosis."""
@@ -160,6 +221,8 @@ class AnswerView:
     considered: int
     # pick -> its caveat where the pick's row's speed is uncalibrated (``Advice.uncalibrated_picks``)
     uncalibrated: dict[str, UncalibratedPick] = field(default_factory=dict)
+    pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
+    beaten_rule: str = BEATEN_RULE
 
     def shown(self, number: int | None) -> bool:
         """Whether the row numbered ``number`` is on the page (a link to it leads somewhere)."""
@@ -171,13 +234,20 @@ class AnswerView:
         return next((r.rec.rank for r in self.rows if not r.rec.pareto), None)
 
 
-def answer_view(advice: Advice, kind: str) -> AnswerView:
+def answer_view(
+    advice: Advice, kind: str, *, top: int | None = None, explain: int | None = None
+) -> AnswerView:
     """The page's view of ``advice``. The caveats are the advisor's ``notes`` (what every row of the
     answer carries), never recomputed from the rows "Show" keeps: one row shown says the same as ten. Its
-    texts name the form's fields where the advisor names a CLI flag."""
+    texts name the form's fields where the advisor names a CLI flag.
+
+    ``top``: the rows "Show" asks for, where ``advice`` was ranked with more to reach the row numbered
+    ``explain`` (a row far down, the calibrated alternative of a pick): the rows ``top`` shows, as the
+    advisor picks them (the picks first, then the others in order), and that one row after a gap."""
     advice = translate_advice(advice, "form")
     shared = frozenset(advice.notes)
-    rows = [present(r, kind, shared) for r in advice.rows]
+    recs = advice.rows if top is None else _rows_shown(advice, top, explain)
+    rows = [present(r, kind, shared) for r in recs]
     by_rank = {r.rec.rank: r for r in rows}
     named = [(name, advice.picks[name]) for name in PICKS if name in advice.picks]
     axis = advice.time_axis.split(" (", 1)[0]
@@ -193,4 +263,32 @@ def answer_view(advice: Advice, kind: str) -> AnswerView:
         front_size=advice.front_size,
         considered=advice.considered,
         uncalibrated={u.pick: u for u in advice.uncalibrated_picks},
+    )
+
+
+def _rows_shown(advice: Advice, top: int, explain: int | None) -> list[Recommendation]:
+    """The rows of ``advice`` that ranking with ``top`` would show (``pareto.select``: the picks first,
+    then the other rows in order; a row keeps its number whatever ``top`` is), and the row numbered
+    ``explain``, in the answer's order."""
+    ordered = sorted(advice.rows, key=lambda r: r.rank or 0)
+    picked = {n for n in advice.picks.values()}
+    picks = [r for r in ordered if r.rank in picked][:top]
+    others = [r for r in ordered if r.rank not in picked][: max(0, top - len(picks))]
+    keep = {r.rank for r in (*picks, *others)} | ({explain} if explain is not None else set())
+    return [r for r in advice.rows if r.rank in keep]
+
+
+def check_explain(advice: Advice, explain: int | None) -> None:
+    """``explain`` (the row whose breakdown the page opens) names a row of the answer: any of them, far
+    past "Show" too (``advice`` ranked with at least that many rows); else an ``InvalidInputError``
+    naming ``explain`` and the rows there are."""
+    if explain is None or any(r.rank == explain for r in advice.rows):
+        return
+    count = len(advice.rows)
+    if not count:
+        raise InvalidInputError("explain", f"no row #{explain}: no offer can run this workload", "no row")
+    raise InvalidInputError(
+        "explain",
+        f"no row #{explain}: this answer has {count:,} {'row' if count == 1 else 'rows'}",
+        f"a row number of the answer, 1..{count:,}",
     )

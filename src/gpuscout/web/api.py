@@ -15,6 +15,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
 from pydantic import BeforeValidator, Field
 
+from gpuscout.advise.types import PICKS, Recommendation
 from gpuscout.catalog.query import OfferQuery, check_regions, offer_regions
 from gpuscout.catalog.reader import SqliteReader
 from gpuscout.catalog.status import HISTORY_DAYS_ACCEPTED, history_provider
@@ -149,9 +150,13 @@ def api_gpus(services: Services) -> list[GpuOut]:
 
 @router.get("/gpus/{name}", response_model=GpuDetailOut, tags=["knowledge"], summary="One accelerator")
 def api_gpu(services: Services, name: NameInPath) -> GpuDetailOut:
-    """Specs with their source, and how many current offers there are (name resolved like the CLI)."""
+    """Specs with their source, and how many current offers there are (name resolved like the CLI). A
+    family name ("H100", "A100-80GB") is not one accelerator: a 422 naming its variants, as the page
+    ``/gpus/H100`` asks for one (a list, ``/offers`` or ``/history``, covers the family, each row its
+    own variant)."""
     from gpuscout.web.gpu_view import cheapest_on_demand_row
 
+    check_one_gpu(name)
     acc = lookup_gpu(services, name)
     _, total = services.offers_for_gpu(acc.name, limit=1)
     row = cheapest_on_demand_row(services, acc.name)  # an auction price is not an on-demand one
@@ -270,6 +275,17 @@ def check_admin(authorization: str | None, token: str | None) -> None:
 def healthz(services: Services) -> JSONResponse:
     health = HealthOut(**services.health())
     return JSONResponse(health.model_dump(mode="json"), status_code=503 if health.status == "error" else 200)
+
+
+def check_one_gpu(name: str, field: str = "gpu") -> None:
+    """A name that covers several accelerators (a family, "H100": SXM, PCIe and NVL) where one is answered
+    for: an ambiguous-name error (422) naming ``field`` and the variants, never the one a resolver
+    assumes (the CLI's ``gpus H100`` says "assumed H100-SXM"; a JSON client would not see it)."""
+    from gpuscout.web.gpu_view import gpu_family_members
+
+    members = gpu_family_members(name)
+    if members:
+        raise UnknownNameError(field, name, [m.name for m in members], ambiguous=True)
 
 
 def lookup_gpu(services: WebServices, name: str) -> Accelerator:
@@ -529,12 +545,22 @@ def api_advise(services: Services, body: RecommendIn) -> AdviceOut:
     first, with the cheapest, balanced and fastest picks, then dominated rows) plus the targets applied,
     the caveats every row shares and, when nothing passes, what binds and what would fit."""
     check_workload_regions(services, body.workload.regions)
-    return AdviceOut.from_advice(
-        services.advice(
-            body.workload,
-            objective=body.objective,
-            top=body.top,
-            include_rejected=body.show_rejected,
-            options=AdvisorOptions.of(body),
-        )
+    options = AdvisorOptions.of(body)
+    advice = services.advice(
+        body.workload,
+        objective=body.objective,
+        top=body.top,
+        include_rejected=body.show_rejected,
+        options=options,
     )
+    # an uncalibrated pick's calibrated alternative past ``top`` (#445): its row, ranked with room for it
+    # past the picks, which come first (a row keeps its number whatever top is), so that the answer names
+    # it in full
+    shown = {r.rank for r in advice.rows}
+    wanted = {u.calibrated for u in advice.uncalibrated_picks if u.calibrated is not None} - shown
+    further: dict[int, Recommendation] = {}
+    if wanted:
+        top = max(wanted) + len(PICKS)
+        wider = services.advice(body.workload, objective=body.objective, top=top, options=options)
+        further = {r.rank: r for r in wider.rows if r.rank in wanted}
+    return AdviceOut.from_advice(advice, further)

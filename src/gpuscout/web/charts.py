@@ -294,6 +294,10 @@ def price_vs_bandwidth_chart(
 
 
 # ---- a GPU's prices by provider, and over time --------------------------------------------------
+#: The most providers a price history draws a line of (more do not stay readable); the others are named.
+MAX_LINES = 8
+
+
 def price_history_chart(
     points: Sequence[Any], gpu: str, left_out: Sequence[str] = (), *, newest: datetime | None = None
 ) -> Chart:
@@ -303,38 +307,77 @@ def price_history_chart(
     flagged stale by their feed left out; an old row is kept at its own date); ``left_out`` names the
     providers with a current offer that the chart has no price of, and why ("Mithril (auction price,
     interruptible like spot)"), for the summary to say. ``newest`` is the store's newest live fetch
-    time, against which a one-snapshot price older than the catalog's staleness rule
-    (:data:`~gpuscout.catalog.query.STALE_AFTER`) is said to be old; the clock when not given."""
+    time, against which a price older than the catalog's staleness rule
+    (:data:`~gpuscout.catalog.query.STALE_AFTER`) is said to be old; the clock when not given (the
+    newest dated point's for the lines).
+
+    The lines: a provider whose last dated price is stale by that rule is drawn dashed and named so,
+    after the current ones; the current ones are chosen by their latest price. A provider with only
+    undated prices (the bundled snapshot's) has no place on a time axis: the summary names it, as it
+    names those past :data:`MAX_LINES`."""
     dated = [p for p in points if p.at is not None]
     times = {p.at for p in dated}
+    missing = list(left_out)
     if len(times) < 2:
         chart = _by_provider_bars(points, gpu, newest=newest)
     else:
-        chart = _history_lines(dated, times, gpu)
-    if left_out:
-        missing = f"Not in the chart: {', '.join(left_out)}."
-        return replace(chart, summary=f"{chart.summary} {missing}")
+        chart, not_drawn = _history_lines(points, times, gpu, newest=newest)
+        missing = [*not_drawn, *missing]
+    if missing:
+        return replace(chart, summary=f"{chart.summary} Not in the chart: {_grouped(missing)}.")
     return chart
 
 
-def _history_lines(dated: Sequence[Any], times: set[Any], gpu: str) -> Chart:
+def _grouped(entries: Sequence[str]) -> str:
+    """'A (why)' entries said once per reason: 'Mithril (auction price, interruptible like spot), Lambda
+    (spot price only)'; several of one reason 'A, B and C (no dated price)', the groups then split by
+    semicolons (the names hold no commas of their own)."""
+    groups: dict[str, list[str]] = {}
+    for entry in entries:
+        name, _, why = entry.rpartition(" (") if entry.endswith(")") else (entry, "", "")
+        groups.setdefault(f"({why}" if why else "", []).append(name)
+    parts = []
+    for why, names in groups.items():
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        parts.append(f"{listed} {why}".strip())
+    return ("; " if any(len(n) > 1 for n in groups.values()) else ", ").join(parts)
+
+
+def _history_lines(
+    points: Sequence[Any], times: set[Any], gpu: str, *, newest: datetime | None = None
+) -> tuple[Chart, list[str]]:
+    """The lines of the providers with dated prices, and what the chart leaves out and why."""
     by_provider: dict[str, list[Any]] = defaultdict(list)
-    for p in dated:
-        by_provider[p.provider].append(p)
-    # the providers with the cheapest latest price first; eight lines at most stay readable
+    for p in points:
+        if p.at is not None:
+            by_provider[p.provider].append(p)
+    undated = sorted(
+        {p.provider for p in points if p.at is None} - set(by_provider),
+        key=lambda prov: provider_label(prov).short_name.lower(),
+    )
     latest = {prov: max(pts, key=lambda p: p.at) for prov, pts in by_provider.items()}
-    shown = sorted(latest, key=lambda prov: latest[prov].min_usd_per_gpu_hour)[:8]
+    reference = newest if newest is not None else max(times)
+    stale = {prov for prov, p in latest.items() if reference - p.at > STALE_AFTER}
+    # current prices first, the cheapest latest price first; then the stale ones, marked
+    order = sorted(latest, key=lambda prov: (prov in stale, latest[prov].min_usd_per_gpu_hour))
+    shown, beyond = order[:MAX_LINES], order[MAX_LINES:]
+    drawn = [p for p in points if p.at is not None and p.provider in shown]
     data = []
     for i, provider in enumerate(shown):
         pts = sorted(by_provider[provider], key=lambda p: p.at)
+        name = provider_label(provider).short_name
+        line: dict[str, Any] = {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "shape": "hv"}
+        if provider in stale:
+            name = f"{name} (stale: last {latest[provider].at:%Y-%m-%d})"
+            line["dash"] = "dot"
         data.append(
             {
                 "type": "scatter",
                 "mode": "lines+markers",
-                "name": provider_label(provider).short_name,
+                "name": name,
                 "x": [p.at.isoformat() for p in pts],
                 "y": [p.min_usd_per_gpu_hour for p in pts],
-                "line": {"color": LINE_COLOURS[i % len(LINE_COLOURS)], "shape": "hv"},
+                "line": line,
                 "hovertemplate": "%{x|%Y-%m-%d %H:%M}: $%{y:.2f}/GPU-h<extra>%{fullData.name}</extra>",
             }
         )
@@ -344,32 +387,47 @@ def _history_lines(dated: Sequence[Any], times: set[Any], gpu: str) -> Chart:
         "layout": _layout(
             title,
             xaxis={"title": {"text": "observed at (UTC)"}, "type": "date", "automargin": True},
-            yaxis=axis("$ per GPU-hour", [p.min_usd_per_gpu_hour for p in dated], money=True),
+            yaxis=axis("$ per GPU-hour", [p.min_usd_per_gpu_hour for p in drawn], money=True),
         ),
     }
     rows = [
         (
-            provider_label(p.provider).short_name,
+            provider_label(p.provider).short_name + (" (stale)" if p.provider in stale else ""),
             p.at.strftime("%Y-%m-%d %H:%M"),
             f"${p.min_usd_per_gpu_hour:,.2f}",
             f"${p.median_usd_per_gpu_hour:,.2f}",
             str(p.offers),
         )
-        for p in sorted(dated, key=lambda p: (p.provider, p.at))
+        for p in sorted(drawn, key=lambda p: (p.provider, p.at))
     ]
-    first, last = min(times), max(times)
+    drawn_times = {p.at for p in drawn}
+    first, last = min(drawn_times), max(drawn_times)
     summary = (
-        f"Prices of {gpu} from {len(by_provider)} {plural(len(by_provider), 'provider')} at {len(times)} "
-        "observation times, "
-        f"{first:%Y-%m-%d} to {last:%Y-%m-%d}."
+        f"Prices of {gpu} from {len(shown)} {plural(len(shown), 'provider')} at {len(drawn_times)} "
+        f"observation {plural(len(drawn_times), 'time')}, {first:%Y-%m-%d} to {last:%Y-%m-%d}."
     )
-    return Chart(
-        title,
-        summary,
-        figure,
-        ("Provider", "Observed (UTC)", "Cheapest $/GPU-h", "Median $/GPU-h", "Offers"),
-        rows,
-        (False, False, True, True, True),
+    old = [prov for prov in shown if prov in stale]
+    if old:
+        names = ", ".join(f"{provider_label(prov).short_name} ({latest[prov].at:%Y-%m-%d})" for prov in old)
+        summary += (
+            f" Dotted: stale, no price within {_days(STALE_AFTER)} of the newest prices (the offers table "
+            f"leaves such offers out): {names}."
+        )
+    not_drawn = [f"{provider_label(prov).short_name} (no dated price)" for prov in undated]
+    not_drawn += [
+        f"{provider_label(prov).short_name} (past the {MAX_LINES} lines drawn)"
+        for prov in sorted(beyond, key=lambda prov: provider_label(prov).short_name.lower())
+    ]
+    return (
+        Chart(
+            title,
+            summary,
+            figure,
+            ("Provider", "Observed (UTC)", "Cheapest $/GPU-h", "Median $/GPU-h", "Offers"),
+            rows,
+            (False, False, True, True, True),
+        ),
+        not_drawn,
     )
 
 

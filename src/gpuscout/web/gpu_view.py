@@ -81,23 +81,30 @@ class GpuPrices:
 
 
 def gpu_prices(services: WebServices, accelerator: str) -> GpuPrices:
-    """The prices of one accelerator's page (a canonical name)."""
+    """The prices of one accelerator's page (a canonical name). The chart draws no defunct provider's
+    prices (the store keeps them as history; they are no one's price to rent at)."""
+    from gpuscout.knowledge.providers import defunct_providers
+
     cheapest = cheapest_on_demand_row(services, accelerator)
     current = [o for o in services.all_offers() if not o.stale]
     offers = [o for o in current if o.accelerator == accelerator]
-    points = services.history_points([accelerator], None, None)
+    gone = defunct_providers()
+    points = [p for p in services.history_points([accelerator], None, None) if p.provider not in gone]
     chart = None
     if points:
-        charted = {p.provider for p in points}
+        # the chart says which providers of its points it leaves out and why (no dated price, past the
+        # lines drawn); this, those of the current offers it has no point of
+        in_points = {p.provider for p in points}
         # a price's age is told against the catalog's newest live price, as its staleness rule reads it
         newest = max((o.observed_at for o in current if o.observed_at), default=None)
-        chart = price_history_chart(points, accelerator, not_charted(offers, charted), newest=newest)
+        chart = price_history_chart(points, accelerator, not_charted(offers, in_points), newest=newest)
     return GpuPrices(cheapest, len({o.provider for o in offers}), chart)
 
 
 def not_charted(offers: Iterable[Offer], charted: Collection[str]) -> list[str]:
-    """Each provider of ``offers`` that has no price in the chart, and why ("Mithril (auction price,
-    interruptible like spot)"), in name order."""
+    """Each provider of ``offers`` that has no stored price the chart could draw (``charted``: the
+    providers of its points, dated or not), and why ("Mithril (auction price, interruptible like
+    spot)"), in name order."""
     by_provider: dict[str, list[Offer]] = {}
     for o in offers:
         if o.provider not in charted:

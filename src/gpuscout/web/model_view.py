@@ -11,6 +11,7 @@ from urllib.parse import quote, urlencode
 
 from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.estimate.api import memory_needed
+from gpuscout.estimate.arguments import MAX_CONTEXT as MAX_CONTEXT  # the estimator's (page and API)
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -24,7 +25,6 @@ CONTEXTS: tuple[int, ...] = (1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072
 CONCURRENCIES: tuple[int, ...] = (1, 8, 32, 128)
 GPU_COUNTS: tuple[int, ...] = (1, 2, 4, 8)
 DEFAULT_CONTEXT = 4096  # tokens per sequence when none is given, or the model's window where shorter
-MAX_CONTEXT = 1_048_576
 # Memory per model is the same on any GPU big enough not to matter; one large part is used to size it.
 _SIZING_GPU = "B200"
 
@@ -174,18 +174,41 @@ def group_fits(items: Sequence[Fit]) -> list[tuple[int | str | None, list[Fit]]]
 
 def model_label(spec: ModelSpec) -> str:
     """The name people write for a model, from its Hugging Face id: "meta-llama/Llama-2-70b-hf" ->
-    "Llama 2 70B", "Qwen/Qwen3-30B-A3B" -> "Qwen3 30B A3B", "openai/gpt-oss-120b" -> "gpt-oss-120b"."""
+    "Llama 2 70B", "Qwen/Qwen3-30B-A3B" -> "Qwen3 30B A3B", "openai/gpt-oss-120b" -> "gpt-oss-120b".
+    An id written all in lower case is given its capitals and acronyms back
+    ("stabilityai/stable-diffusion-xl-base-1.0" -> "Stable Diffusion XL 1.0", "mosaicml/mpt-7b" -> "MPT
+    7B"); a version written with an underscore reads with its point ("Qwen/Qwen-1_8B" -> "Qwen 1.8B"); an
+    id that is no Hugging Face repository (a recipe, "mosaicml/llm-foundry:mpt-1b.yaml") gives the
+    registry's name."""
+    if spec.hf_id and ":" in spec.hf_id:
+        return spec.name
     tail = spec.hf_id.rsplit("/", 1)[-1] if spec.hf_id else spec.name
     if tail.lower().startswith("gpt-oss"):
         return tail
+    tail = re.sub(r"(?<=\d)_(?=\d)", ".", tail)  # Qwen-1_8B, phi-1_5: versions, not two words
+    # written all in lower case but for a size ("nemo-megatron-gpt-20B")
+    unsized = re.sub(r"\d+(?:\.\d+)?B\b", "", tail)
+    lower = unsized == unsized.lower()
     words = [w for w in re.split(r"[-_ ]+", tail) if w and w.lower() not in _LABEL_NOISE]
     shown = [re.sub(r"^(\d+(?:\.\d+)?)b$", r"\1B", w) for w in words]
+    if lower:
+        shown = [_LABEL_ACRONYMS.get(w, _capitalised(w)) for w in shown]
     if shown and shown[0][:1].islower():
         shown[0] = shown[0][:1].upper() + shown[0][1:]
     return " ".join(shown) or spec.name
 
 
 _LABEL_NOISE = frozenset({"hf", "instruct", "it", "meta", "base"})
+
+
+def _capitalised(word: str) -> str:
+    """A word of a lower-case id as a name writes it: "diffusion" -> "Diffusion"; a version ("v3") or a
+    figure ("1.0", "4k") as it is."""
+    return word if re.fullmatch(r"v?\d.*", word) else word[:1].upper() + word[1:]
+
+
+#: Words of an all-lower-case id that are acronyms (or written so), with how people write them.
+_LABEL_ACRONYMS = {"xl": "XL", "sdxl": "SDXL", "mpt": "MPT", "gpt": "GPT", "vl": "VL", "stablelm": "StableLM"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,7 +251,7 @@ def other_kind_error(error: WrongModelKind, label: str) -> FieldError:
             (f"rank offers for {IMAGES_TO_RANK:,} images", f"/advise?{batch}"),
         )
     elif kind == "audio":
-        links = (("its real-time factor by GPU", page),)
+        links = (("its transcription speed (RTFx) by GPU", page),)
     return FieldError("model", f"{label}: {name} is {what}, not {error.wanted}.", links=links)
 
 
@@ -348,7 +371,8 @@ class SpeechRow:
 
 @lru_cache(maxsize=16)
 def speech_rows(spec: ModelSpec) -> tuple[tuple[SpeechRow, ...], str]:
-    """A Whisper model's real-time factor on :data:`IMAGE_GPUS` one window at a time and
+    """A Whisper model's speed (RTFx: audio seconds per wall-clock second) on :data:`IMAGE_GPUS` one
+    window at a time and
     :data:`SPEECH_BATCH` together (fp16, transformers), and the caveat its figures carry; none for an audio
     model the speech estimator cannot read."""
     from gpuscout.estimate.transcription import estimate_transcription

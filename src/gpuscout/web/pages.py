@@ -17,13 +17,21 @@ from gpuscout.advise.types import OBJECTIVES
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.catalog.query import region_known
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind, closest
+from gpuscout.estimate.arguments import MAX_CONTEXT, token_count, whole_number_text
 from gpuscout.web import advise_form, model_view
-from gpuscout.web.advise_view import answer_view, latency_label, plain, total_label, unit_cost_label
+from gpuscout.web.advise_view import (
+    answer_view,
+    check_explain,
+    latency_label,
+    plain,
+    total_label,
+    unit_cost_label,
+)
 from gpuscout.web.api import lookup_gpu
 from gpuscout.web.charts import cheapest_on_demand, price_vs_bandwidth_chart, vram_chart
 from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
-from gpuscout.web.exports import offers_csv, offers_json
+from gpuscout.web.exports import export_rows, offers_csv, offers_json
 from gpuscout.web.filters import DEFAULT_VIEW, FIELD_LABELS, OfferFilters
 from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, unknown_parameters
 from gpuscout.web.gpu_view import (
@@ -36,7 +44,7 @@ from gpuscout.web.gpu_view import (
 )
 from gpuscout.web.offers_view import columns, parse_filters, relaxations, with_provider_ids
 from gpuscout.web.overview import Freshness, answer_cards, freshness
-from gpuscout.web.query_params import StrictQueryRoute
+from gpuscout.web.query_params import StrictQueryRoute, list_fields, no_query_parameters, one_value_each
 from gpuscout.web.services import WebServices, source_out
 from gpuscout.web.templating import query_string, render
 
@@ -46,10 +54,13 @@ router = APIRouter(include_in_schema=False)
 @router.get("/", response_class=HTMLResponse)
 async def offers_page(request: Request, services: Services) -> Response:
     """The answer cards, the freshness banner and the comparison table (filters at the field)."""
-    raw = {k: v for k, v in request.query_params.items()}
+    # a list filter given twice adds to the list (as on the exports and the API); another is an error
+    raw, repeated = one_value_each(request.query_params.multi_items(), OFFERS_LISTS)
     preset = not raw
     if preset:
         raw = dict(DEFAULT_VIEW)
+    if repeated:  # said on the page (a 422), never served from the cache of the view with one value
+        return await run_in_threadpool(_offers_page, request, services, raw, preset, repeated)
 
     # Rendered pages are kept per view and data version for at most a minute (the price ages shown).
     def body() -> tuple[int, bytes]:
@@ -86,11 +97,18 @@ class _Uncached(Exception):
         self.status, self.content = status, content
 
 
-def _offers_page(request: Request, services: WebServices, raw: dict[str, str], preset: bool) -> Response:
+def _offers_page(
+    request: Request,
+    services: WebServices,
+    raw: dict[str, str],
+    preset: bool,
+    repeated: list[str] | None = None,
+) -> Response:
     filters, errors = parse_filters(raw, services)
     stray = unknown_parameters(
         raw, tuple(OfferFilters.model_fields), "a filter of this page", FIELD_LABELS, aliases=OFFERS_ALIASES
     )
+    stray.extend(repeated or ())
     if stray:  # a table that ignored it would answer another question than the one asked
         errors.general.extend(stray)
         filters = None
@@ -128,6 +146,8 @@ def _offers_page(request: Request, services: WebServices, raw: dict[str, str], p
 
 #: ``gpuscout offers`` options that are another parameter of the offers page.
 OFFERS_ALIASES = {"limit": "per_page", "spot": "pricing", "on_demand": "pricing", "no_stale": "include_stale"}
+#: The offers filters that take several values (comma-separated, or the parameter repeated).
+OFFERS_LISTS = list_fields(OfferFilters)
 
 
 def offers_export_csv(
@@ -135,7 +155,7 @@ def offers_export_csv(
     filters: Annotated[OfferFilters, Query()],
     scope: Literal["page", "all"] = "page",
 ) -> Response:
-    rows = services.export_rows(with_provider_ids(filters, services), scope)
+    rows = export_rows(services, with_provider_ids(filters, services), scope)
     return _download(offers_csv(rows), "text/csv; charset=utf-8", "csv")
 
 
@@ -144,7 +164,7 @@ def offers_export_json(
     filters: Annotated[OfferFilters, Query()],
     scope: Literal["page", "all"] = "page",
 ) -> Response:
-    rows = services.export_rows(with_provider_ids(filters, services), scope)
+    rows = export_rows(services, with_provider_ids(filters, services), scope)
     return _download(offers_json(rows), "application/json", "json")
 
 
@@ -162,7 +182,9 @@ def _download(body: str, media_type: str, extension: str) -> Response:
 
 @router.get("/gpus", response_class=HTMLResponse)
 def gpus_page(request: Request, services: Services) -> Response:
-    """Every known accelerator with its cheapest current offer, offered ones first."""
+    """Every known accelerator with its cheapest current offer, offered ones first. The page takes no
+    query parameter: one given is a 422 naming it (as ``/gpus/{name}``)."""
+    no_query_parameters(request.query_params)
     accelerators = services.gpus()
     offers = services.all_offers()
     counts: dict[str, int] = {}
@@ -192,11 +214,7 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
     """One accelerator (specs, prices, offers); a family name ("H100") lists the variants it covers. The
     page takes no query parameter: one given is a 422 naming it, as the API's ``/api/v1/gpus/{name}``
     answers it (``/gpus/H100-SXM?gpus=8`` shows no 8-GPU offers)."""
-    given = next(iter(request.query_params), None)
-    if given is not None:
-        raise InvalidInputError(
-            given, "not a parameter of this page, which takes none", "no query parameters"
-        )
+    no_query_parameters(request.query_params)
     members = gpu_family_members(name)
     if members is not None:
         variants = [(a, variant_prices(services, a.name)) for a in members]
@@ -226,7 +244,9 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
 
 @router.get("/sources", response_class=HTMLResponse)
 def sources_page(request: Request, services: Services) -> Response:
-    """Every source: the loaded ones with their freshness, then those never loaded (and what they need)."""
+    """Every source: the loaded ones with their freshness, then those never loaded (and what they need).
+    The page takes no query parameter (one given is a 422 naming it)."""
+    no_query_parameters(request.query_params)
     statuses = [source_out(s) for s in services.sources()]
     loaded = [s for s in statuses if s["row_count"] > 0 or s["last_status"]]
     waiting = [s for s in statuses if s not in loaded]
@@ -242,13 +262,17 @@ def sources_page(request: Request, services: Services) -> Response:
 
 @router.get("/docs", response_class=HTMLResponse)
 def docs_page(request: Request) -> Response:
-    """Swagger UI for the JSON API, with its assets served locally (CSP: scripts from 'self' only)."""
+    """Swagger UI for the JSON API, with its assets served locally (CSP: scripts from 'self' only). The
+    page takes no query parameter (one given is a 422 naming it)."""
+    no_query_parameters(request.query_params)
     return render(request, "docs.html", {"title": "API"})
 
 
 @router.get("/models", response_class=HTMLResponse)
 def models_page(request: Request, services: Services) -> Response:
-    """The model registry with the memory of the weights at bf16 and int4 (what people look up)."""
+    """The model registry with the memory of the weights at bf16 and int4 (what people look up). The page
+    takes no query parameter (one given is a 422 naming it)."""
+    no_query_parameters(request.query_params)
     rows = []
     for m in services.models():
         total_b, active_b = model_view.params_b(m)
@@ -284,18 +308,22 @@ def model_page(request: Request, services: Services, name: str) -> Response:
     except UnknownNameError as exc:
         raise NotFoundError.wrap(exc) from None
     spec = resolved.spec
-    if resolved.renamed:
-        params = {**request.query_params, "from": name}
+    if resolved.renamed:  # every value kept, a repeated one too (the page it goes to says so)
+        params: dict[str, list[str]] = {}
+        for key, value in request.query_params.multi_items():
+            if key != "from":
+                params.setdefault(key, []).append(value)
+        params["from"] = [name]
         return RedirectResponse(f"/models/{quote(spec.name)}{query_string(params)}", status_code=307)
-    typed_from = request.query_params.get("from", "")[:200]
+    given, repeated = one_value_each(request.query_params.multi_items())
+    typed_from = given.get("from", "")[:200]
     shown_as = model_view.resolve_typed(typed_from) if typed_from else None
-    raw = {k: request.query_params.get(k, "") for k in MODEL_PARAMS}
+    raw = {k: given.get(k, "") for k in MODEL_PARAMS}
     errors = FormErrors()
     errors.general.extend(
-        unknown_parameters(
-            request.query_params, (*MODEL_PARAMS, "from"), "a field of this page", MODEL_LABELS
-        )
+        unknown_parameters(given, (*MODEL_PARAMS, "from"), "a field of this page", MODEL_LABELS)
     )
+    errors.general.extend(repeated)
     published = model_view.published_precision(spec)
     precisions = model_view.precisions_for(spec)
     precision = raw["precision"] or published
@@ -309,13 +337,13 @@ def model_page(request: Request, services: Services, name: str) -> Response:
         precision = published
     context = model_view.default_context(spec)  # the model's window where shorter than the default
     if raw["context"]:
-        try:
-            context = int(raw["context"])
-            if not 1 <= context <= model_view.MAX_CONTEXT:
+        try:  # a token count as every face reads one (32k, 1.5M), in the estimator's range
+            context = token_count(raw["context"], "context")
+            if not 1 <= context <= MAX_CONTEXT:
                 raise ValueError
-        except ValueError:
+        except (InvalidInputError, ValueError):
             message = (
-                f"Context (tokens) must be a whole number from 1 to {model_view.MAX_CONTEXT:,}; "
+                f"Context (tokens) must be a whole number from 1 to {MAX_CONTEXT:,}; "
                 f"you typed “{raw['context'][:40]}”"
             )
             errors.add(FieldError("context", message))
@@ -359,17 +387,26 @@ def model_page(request: Request, services: Services, name: str) -> Response:
     return render(request, "model.html", context_data, status_code=422 if errors else 200)
 
 
+#: The advisor's fields that take several values (comma-separated, or the parameter repeated): a
+#: workload's regions, providers and accelerators.
+ADVISE_LISTS = frozenset().union(*(list_fields(cls) for cls in advise_form.KIND_CLASSES.values()))
+
+
 @router.get("/advise", response_class=HTMLResponse)
 def advise_page(request: Request, services: Services) -> Response:
     """The workload form and, once a model is given, the ranked offers: compact rows with a breakdown
     beside each, the caveats every row shares said once, and errors at the field they are about."""
+    # a list field given twice adds to the list (regions=us&regions=eu); another is an error, not ranked
+    # for its last value
+    params, repeated = one_value_each(request.query_params.multi_items(), ADVISE_LISTS)
     try:
-        req = advise_form.parse_request(request.query_params)
+        req = advise_form.parse_request(params)
     except InvalidInputError as exc:  # an unknown kind or objective, or a bad 'top'
-        req = advise_form.parse_request({k: v for k, v in request.query_params.items() if k != exc.field})
+        req = advise_form.parse_request({k: v for k, v in params.items() if k != exc.field})
         found = gpuscout_error(exc, advise_form.field_labels(req.kind))
         errors = FormErrors(general=[found.message if isinstance(found, FieldError) else found])
-        errors.general.extend(advise_form.stray_params(request.query_params, req.kind))
+        errors.general.extend(advise_form.stray_params(params, req.kind))
+        errors.general.extend(repeated)
         context = _advise_context(services, req, errors, _typed_model(req)[0])
         return render(request, "advise.html", context, status_code=422)
     # the form leaves out the fields this kind of model does not use (resolved once: a disk check of the
@@ -378,7 +415,8 @@ def advise_page(request: Request, services: Services) -> Response:
     errors = advise_form.check_values(req, model_kind)
     # a parameter the form does not read is said, not ranked without (/advise?prompt=2000: not the
     # default 1,024 prompt tokens)
-    errors.general.extend(advise_form.stray_params(request.query_params, req.kind))
+    errors.general.extend(advise_form.stray_params(params, req.kind))
+    errors.general.extend(repeated)
     context = _advise_context(services, req, errors, model_kind)
     if not req.has_model or errors:
         context["errors"] = _placed(req, model_kind, errors)
@@ -395,12 +433,15 @@ def advise_page(request: Request, services: Services) -> Response:
             return render(request, "advise.html", context)
         return _advise_error(request, req, model_kind, context, exc, labels)
     try:
-        # the row asked to explain is always among those shown (a row's number does not depend on top)
+        # the row asked to explain may be any row of the answer (a pick's calibrated alternative, #445):
+        # ranked with room for it past the picks (a row's number does not depend on top), the page shows
+        # what "Show" asks for and that row; one past the answer's rows is an error naming how many there are
         top = max(req.top, req.explain + 3) if req.explain else req.top
         advice = services.advice(workload, objective=req.objective, top=top, options=req.options)
+        check_explain(advice, req.explain)
     except GpuscoutError as exc:
         return _advise_error(request, req, model_kind, context, exc, labels)
-    answer = answer_view(advice, req.kind)
+    answer = answer_view(advice, req.kind, top=req.top, explain=req.explain)
     images = bool(getattr(workload, "is_images", False))
     context.update(
         answer=answer,
@@ -525,9 +566,10 @@ def faq_page(request: Request, services: Services) -> Response:
     """The four questions renters ask, answered with this model's numbers at the context, load, GPU and
     precision given (those of ``gpuscout faq``) and the current offers; a bad input is a 422 with its
     error at the field."""
-    raw = {k: request.query_params.get(k, "").strip()[:200] for k in FAQ_LABELS}
+    given, repeated = one_value_each(request.query_params.multi_items())
+    raw = {k: given.get(k, "").strip()[:200] for k in FAQ_LABELS}
     raw["model"] = raw["model"] or "llama-3.1-8b"
-    stray = unknown_parameters(request.query_params, tuple(FAQ_LABELS), "a field of this page", FAQ_LABELS)
+    stray = unknown_parameters(given, tuple(FAQ_LABELS), "a field of this page", FAQ_LABELS) + repeated
     if stray:  # said on the page (a 422), never served from the cache of the view without it
         return _faq_page(request, services, raw, stray)
 
@@ -549,7 +591,7 @@ def _faq_page(
     answers = None
     numbers: dict[str, int | None] = {}
     for name in ("context", "users"):
-        numbers[name] = _whole_number(raw[name], FAQ_LABELS[name], errors, name)
+        numbers[name] = _whole_number(raw[name], FAQ_LABELS[name], errors, name, tokens=name == "context")
     try:
         resolved = model_view.resolve_typed(raw["model"])
     except GpuscoutError as exc:
@@ -621,15 +663,26 @@ def _precision(name: str) -> None:
         raise UnknownNameError(exc.field, name, closest(name, accepted_precisions())) from None
 
 
-def _whole_number(text: str, label: str, errors: FormErrors, name: str) -> int | None:
-    """``text`` as a whole number (``None`` when blank); else an error at the field."""
+def _whole_number(
+    text: str, label: str, errors: FormErrors, name: str, *, tokens: bool = False
+) -> int | None:
+    """``text`` as a whole number (``None`` when blank), in any notation (``1e3``); a count of ``tokens``
+    as every face reads one (``32k``, ``1.5M``: ``gpuscout faq --context 32k``); else an error at the
+    field (its range is the FAQ's, said when the number is out of it)."""
     if not text:
         return None
-    try:
-        return int(text)
-    except ValueError:
-        errors.add(FieldError(name, f"{label} must be a whole number; you typed “{text[:40]}”"))
-        return None
+    if tokens:
+        try:
+            return token_count(text, name)
+        except InvalidInputError:
+            what = "a whole number of tokens (32768, 32k, 1.5M)"
+    else:
+        number = whole_number_text(text)
+        if number is not None:
+            return number
+        what = "a whole number"
+    errors.add(FieldError(name, f"{label} must be {what}; you typed “{text[:40]}”"))
+    return None
 
 
 def _faq_error(exc: GpuscoutError, errors: FormErrors) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from gpuscout.knowledge.providers import canonical_provider, provider_terms
+from gpuscout.knowledge.providers import canonical_provider, provider_terms, short_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +22,9 @@ class ProviderLabel:
     @property
     def short_name(self) -> str:
         """The display name without its parenthesised detail ("Google Cloud (Compute Engine)" ->
-        "Google Cloud"), for narrow places."""
-        head = self.display_name.split(" (", 1)[0].strip()
-        return head or self.display_name
+        "Google Cloud"), for narrow places: the first of the providers' one rule
+        (:func:`~gpuscout.knowledge.providers.short_names`)."""
+        return next(iter(short_names(self.display_name)), self.display_name)
 
 
 @lru_cache(maxsize=512)

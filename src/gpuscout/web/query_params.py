@@ -15,13 +15,18 @@ the parameters the route declares before FastAPI reads it:
 
 The parameters are read from the route's dependencies (its own, those it depends on, and the fields of
 a pydantic model given as ``Query()``), so a route states its parameters once, where FastAPI reads them.
+
+The HTML pages read their query strings by the same rules, said their own way: a form page
+(:func:`one_value_each`) puts what is wrong above its form, in the words of these errors
+(``model: given 2 times ('a', 'b') (accepted: one value)``), a list field's repeats joined as here; a page
+that takes no parameters (:func:`no_query_parameters`) answers the error page.
 """
 
 from __future__ import annotations
 
 import collections.abc
 import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from inspect import isclass
@@ -170,3 +175,49 @@ class StrictQueryRoute(APIRoute):
             if checked is not scope.get("query_string"):
                 scope = {**scope, "query_string": checked}
         await super().handle(scope, receive, send)
+
+
+# ---- the HTML pages -------------------------------------------------------------------------------------
+def list_fields(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``model`` that hold several values: a comma-separated list (:data:`COMMA_LIST`: the
+    offers filters' ``gpu``, ``provider``, ``region``) or a sequence (a workload's ``regions``)."""
+    return frozenset(
+        name
+        for name, info in model.model_fields.items()
+        if any(isinstance(m, CommaList) for m in info.metadata) or _is_sequence(info.annotation)
+    )
+
+
+def one_value_each(
+    items: Iterable[tuple[str, str]], lists: Collection[str] = ()
+) -> tuple[dict[str, str], list[str]]:
+    """A page's query parameters (``request.query_params.multi_items()``), one value each, and an error for
+    each parameter given more than once that takes one value (in :class:`RepeatedParameterError`'s words:
+    the page must not answer for the last value as if the others were not there). A parameter of
+    ``lists`` (comma-separated) given more than once has its values joined with commas, as the API joins
+    a :data:`COMMA_LIST`'s (``gpu=H100&gpu=A100`` is ``gpu=H100,A100``); a repeated one keeps its last
+    value, for the form to show."""
+    values: dict[str, list[str]] = {}
+    for name, value in items:
+        values.setdefault(name, []).append(value)
+    out: dict[str, str] = {}
+    errors: list[str] = []
+    for name, given in values.items():
+        if len(given) > 1 and name in lists:
+            out[name] = ",".join(p for v in given for p in [v.strip()] if p)
+            continue
+        if len(given) > 1:
+            errors.append(str(RepeatedParameterError(name, given)))
+        out[name] = given[-1]
+    return out, errors
+
+
+def no_query_parameters(names: Iterable[str]) -> None:
+    """Nothing when ``names`` (a page's query parameters) is empty; else an :class:`InvalidInputError`
+    naming the first, for the error page: a page that takes no parameters must not answer as if one
+    given were not there (``/gpus/H100-SXM?gpus=8`` shows no 8-GPU offers)."""
+    given = next(iter(names), None)
+    if given is not None:
+        raise InvalidInputError(
+            given[:40], "not a parameter of this page, which takes none", "no query parameters"
+        )

@@ -408,8 +408,10 @@ class ConfigOut(BaseModel):
     spot: bool
     parallel: str = Field(
         default="tensor",
-        description="how a replica's tp GPUs share the model: tensor (each layer sharded) or layer "
-        "(whole layers per GPU, taking turns: llama.cpp)",
+        description="serving and batch rows: how a replica's tp GPUs share the model, tensor (each layer "
+        "sharded) or layer (whole layers per GPU, taking turns: llama.cpp); training rows: how the GPUs "
+        "share the job, data (a full replica per GPU), fsdp or zero1/zero2/zero3 (sharded), or none (one "
+        "GPU), as training says in words",
     )
     training: str = Field(
         default="",
@@ -442,10 +444,18 @@ class RecommendationOut(BaseModel):
         description="the trade-off's time axis: jobs, time "
         "to finish (spot rework included); serve, one request's latency",
     )
-    pareto: bool = Field(default=False, description="on the Pareto front: no row is both cheaper and faster")
+    pareto: bool = Field(
+        default=False,
+        description="on the cost/time front: no other row beats it (the rule: picks_rule of /advise; see "
+        "dominated_by)",
+    )
     picks: list[str] = Field(default_factory=list, description="cheapest / balanced / fastest, when named so")
     dominated_by: int | None = Field(
-        default=None, description="rank of a shown row that is cheaper and faster"
+        default=None,
+        description="off the front: the rank of a shown row that beats this one, by the advisor's rule "
+        "(picks_rule of /advise): it costs no more and takes no longer (times within the tolerance count "
+        "as the same), or it is so much faster that this row's saving is too small to be worth the wait. "
+        "Such a row can cost less than the cheapest pick",
     )
     substitution: str | None = Field(
         default=None,
@@ -504,6 +514,53 @@ class RecommendationOut(BaseModel):
         )
 
 
+class CalibratedRowOut(BaseModel):
+    """The row an uncalibrated pick's calibrated alternative is: enough of it to act on without asking for
+    more rows (``top``)."""
+
+    number: int = Field(description="the row's rank in the answer (explain=N on the web page opens it)")
+    provider: str
+    provider_name: str
+    instance_type: str
+    accelerator: str
+    gpus: int = Field(description="GPUs rented: instances x GPUs per instance")
+    config: str = Field(description="the configuration as the CLI says it: '64 x 8x MI300X (64 nodes)'")
+    price_usd_per_hour: float = Field(description="paid per instance-hour (the spot price when spot)")
+    total_usd: float | None = Field(description="serve: per month; jobs: per run")
+    time_to_result_s: float | None = Field(description="jobs: time to finish; serve: one request's latency")
+    in_recommendations: bool = Field(description="whether the row is among this answer's recommendations")
+
+    @classmethod
+    def of(cls, rec: Recommendation, shown: bool) -> CalibratedRowOut:
+        c = rec.config
+        return cls(
+            number=rec.rank or 0,
+            provider=rec.offer.provider,
+            provider_name=rec.provider_name or rec.offer.provider,
+            instance_type=rec.offer.instance_type,
+            accelerator=rec.offer.accelerator,
+            gpus=c.instances * c.gpus_per_instance,
+            config=c.describe(rec.offer.accelerator),
+            price_usd_per_hour=rec.price_usd_per_hour,
+            total_usd=rec.total_usd,
+            time_to_result_s=rec.time_to_result_s,
+            in_recommendations=shown,
+        )
+
+
+class UncalibratedPickOut(BaseModel):
+    pick: str = Field(description="cheapest, balanced or fastest")
+    number: int = Field(description="the pick's row")
+    what: str = Field(description="the hardware and the work its speed is uncalibrated for")
+    calibrated: int | None = Field(
+        description="the row the same pick names among the rows whose speed is calibrated; null: none"
+    )
+    text: str
+    calibrated_row: CalibratedRowOut | None = Field(
+        default=None, description="that row (null when there is none)"
+    )
+
+
 class AdviceOut(BaseModel):
     """The advisor's whole answer (``gpuscout.advice``): the Pareto front first, then dominated rows."""
 
@@ -516,11 +573,11 @@ class AdviceOut(BaseModel):
     notes: list[str] = Field(description="caveats every shown row shares")
     binding: str | None = Field(description="when no row passes: what binds and what would fit")
     considered: int = Field(description="offers looked at")
-    uncalibrated_picks: list[dict[str, Any]] = Field(
+    uncalibrated_picks: list[UncalibratedPickOut] = Field(
         default_factory=list,
         description="picks whose row's speed is uncalibrated on its hardware: pick, number (its row), what "
         "(hardware and work), calibrated (the row the same pick names among calibrated rows; null: none), "
-        "text",
+        "text, and calibrated_row (that row's provider, instance, GPUs, total and time, whatever top shows)",
     )
     recommendations: list[RecommendationOut]
     rejected: list[RecommendationOut] = Field(
@@ -528,11 +585,20 @@ class AdviceOut(BaseModel):
     )
 
     @classmethod
-    def from_advice(cls, advice: Advice) -> AdviceOut:
-        """The answer with the advisor's CLI flags in its texts named as this API's workload fields."""
+    def from_advice(cls, advice: Advice, further: Mapping[int, Recommendation] | None = None) -> AdviceOut:
+        """The answer with the advisor's CLI flags in its texts named as this API's workload fields.
+        ``further``: rows past ``top`` by number (the calibrated alternatives of picks it cut), so that each
+        uncalibrated pick names its alternative in full."""
         from gpuscout.advise.option_words import translate_advice
 
         advice = translate_advice(advice, "api")
+        shown = {r.rank: r for r in advice.rows if r.rank is not None}
+        rows = {**(further or {}), **shown}
+
+        def alternative(number: int | None) -> CalibratedRowOut | None:
+            rec = rows.get(number) if number is not None else None
+            return None if rec is None else CalibratedRowOut.of(rec, number in shown)
+
         return cls(
             objective=advice.objective,
             time_axis=advice.time_axis,
@@ -543,7 +609,12 @@ class AdviceOut(BaseModel):
             notes=list(advice.notes),
             binding=advice.binding,
             considered=advice.considered,
-            uncalibrated_picks=[{**dataclasses.asdict(u), "text": u.text} for u in advice.uncalibrated_picks],
+            uncalibrated_picks=[
+                UncalibratedPickOut(
+                    **dataclasses.asdict(u), text=u.text, calibrated_row=alternative(u.calibrated)
+                )
+                for u in advice.uncalibrated_picks
+            ],
             recommendations=[RecommendationOut.from_rec(r) for r in advice.rows],
             rejected=[RecommendationOut.from_rec(r) for r in advice.rejected],
         )

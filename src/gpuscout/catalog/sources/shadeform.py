@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, cents_to_usd, interconnect_for, match_gpu
+from gpuscout.catalog.normalize import Unmatched, cents_to_usd, match_gpu
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import (
@@ -75,11 +75,10 @@ class ShadeformSource(HttpSource):
         if ic in ("pcie", "sxm") and ic not in gpu_type.lower():
             name = f"{gpu_type} {ic}"
         gpu = match_gpu(name, positive(config.get("vram_per_gpu_in_gb")))
-        interconnect = {
-            "pcie": Interconnect.PCIE,
-            "sxm": Interconnect.NVLINK,
-            "nvlink": Interconnect.NVLINK,
-        }.get(ic, interconnect_for(gpu.accelerator))
+        # the fabric the row states; else none is passed, and the offer takes its board's as every
+        # source does (``gpu_offer``), its notes saying so where the board itself was assumed
+        stated = _STATED_FABRICS.get(ic)
+        fabric = {} if stated is None else {"interconnect": stated}
         regions = [a for a in row.get("availability") or [] if isinstance(a, dict) and a.get("region")]
         if not regions:
             regions = [{"region": "any", "available": False}]
@@ -95,7 +94,7 @@ class ShadeformSource(HttpSource):
                 vcpus=positive(config.get("vcpus", config.get("num_cpus"))),
                 ram_gb=positive(config.get("memory_in_gb", config.get("ram_in_gb"))),
                 disk_gb=positive(config.get("storage_in_gb")),
-                interconnect=interconnect,
+                **fabric,
                 availability=Availability.AVAILABLE
                 if a.get("available") is True
                 else Availability.UNAVAILABLE,
@@ -110,6 +109,9 @@ class ShadeformSource(HttpSource):
             for a in regions
         ]
 
+
+#: ``configuration.interconnect`` values that state the GPUs' fabric.
+_STATED_FABRICS = {"pcie": Interconnect.PCIE, "sxm": Interconnect.NVLINK, "nvlink": Interconnect.NVLINK}
 
 _SHADE_TYPE_RE = re.compile(r"^(?P<gpu>.+?)x(?P<count>\d+)$")
 
