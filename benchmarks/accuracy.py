@@ -823,8 +823,10 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
                 ("bw", "weight-only"),
                 ("attr", "step_overhead_us"),
                 ("era:4.x:expert_loop_us", ""),
+                # 5.x's grouped-GEMM experts: timed by benchmarks/gpu_measure.py's Qwen3-30B-A3B rows
+                ("attr", "moe_compute_efficiency"),
                 ("attr", "attn_decode_efficiency"),
-                ("attr", "kv_copies_per_step"),
+                ("era:flash-attention-2:kv_copies_per_step", ""),
                 ("era:fused:layer_overhead_us", ""),
                 ("era:fused:scale", ""),
                 ("era:gemv:cscale", ""),
@@ -846,7 +848,7 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
 # fell back to a prior: trtllm-serve's DeepSeek-R1 rows were then predicted 2x too fast.
 # ``block_fp8_quant_layer_us``: the per-token-group FP8 quantisation of the activations before each
 # block-FP8 GEMM, a kernel both vLLM and SGLang run (per layer: qkv, o, gate/up, down); fitted on
-# SGLang's rows alone it took 35 us and vLLM paid nothing; on both engines' rows, 11.7 us.
+# SGLang's rows alone it took 35 us and vLLM paid nothing; on both engines' rows, 15.7 us.
 SHARED_PARAMS: dict[str, tuple[tuple[str, Param], ...]] = {
     "python_scheduler_step_us": (
         ("vllm", ("era:v0:step_overhead_us", "")),
@@ -926,7 +928,7 @@ PRIORS: dict[str, dict[Param, float]] = {
         ("attr", "attn_decode_efficiency"): 0.1,
         # FA2 path, per layer and step: repeat_kv writes the GQA-expanded K/V, the unpadding gathers it
         # (read + write), the kernel reads it: ~4 passes over the expanded cache besides the plain read
-        ("attr", "kv_copies_per_step"): 4.0,
+        ("era:flash-attention-2:kv_copies_per_step", ""): 4.0,
     },
     "tgi": {
         # TGI 1.x loops over the running requests in Python after every step: two tokenizer.decode

@@ -129,6 +129,11 @@ SOURCE_DEFAULTS = {
 # full tensor rate needs the warpgroup MMA (Hopper, datacenter Blackwell). Sources not listed run the
 # current kernel: Transformer Engine's cuDNN fused attention (NeMo, Megatron-Bridge, Automodel, Megatron-LM)
 # or, unstated, what the advisor assumes.
+# the rows benchmarks/gpu_measure.py writes (its source column: the script and the day it ran); every run
+# of the script is one method, so one source to hold out
+GPU_MEASURE_SOURCE = "gpuscout/gpu_measure.py"
+
+
 ATTENTION_KERNELS = {
     "mosaicml/llm-foundry": (
         "fa2",
@@ -142,6 +147,10 @@ ATTENTION_KERNELS = {
         "reads it; its held-out H100 stand-in rows bear this out",
     ),
     "huggingface/peft": ("fa2", "transformers' SDPA attention (FlashAttention-2 backend)"),
+    GPU_MEASURE_SOURCE: (
+        "fa2",
+        "transformers' sdpa attention: PyTorch SDPA's flash backend (FlashAttention-2)",
+    ),
 }
 
 
@@ -174,6 +183,8 @@ class Case:
 
 
 def source_of(url: str) -> str:
+    if url.startswith("gpuscout benchmarks/gpu_measure.py"):
+        return GPU_MEASURE_SOURCE
     parts = url.split("/")
     return "/".join(parts[3:5]) if len(parts) > 4 and "github.com" in url else url
 
@@ -359,6 +370,27 @@ def _configure(case: Case) -> None:
             checkpointing=True,
             precision="fp16",
         )
+    elif src == GPU_MEASURE_SOURCE:
+        # PEFT LoRA r=16 on one GPU (attention projections only on an MoE model, whose fused experts LoRA's
+        # linear targets do not reach), HF loss; "gradient checkpointing (non-reentrant)" recomputes each
+        # decoder layer; the peak is torch.cuda.max_memory_allocated
+        moe = "MoE" in r["arch_notes"]
+        kw.update(
+            micro_batch=_first_int(r["batch"]) or 1,
+            checkpointing="gradient checkpointing (non-reentrant)" in notes,
+            lora_rank=16,
+            lora_targets="attn" if moe else "all-linear",
+            loss="hf",
+        )
+        if case.method == "full":
+            kw["optimizer"] = "bf16"  # AdamW on bf16 parameters: moments in bf16, no fp32 master copy
+        else:
+            # get_peft_model with PEFT's default autocast_adapter_dtype=True on the bf16 model and no torch
+            # autocast: the adapters are fp32, and LoRA runs its chain on fp32 copies of each adapted
+            # matrix's input (kept for lora_A's weight gradient without checkpointing)
+            kw["adapter_dtype"] = "fp32"
+            case.assumptions.append("fp32 adapters: PEFT's default autocast_adapter_dtype, no torch autocast")
+        case.memory_view = "allocated"
     else:
         case.skip = f"no configuration reader for source {src}"
         return

@@ -29,13 +29,15 @@ Random weights give random tokens, which change neither the shapes nor the work 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import datetime as dt
 import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +47,13 @@ CALIBRATION = REPO / "benchmarks" / "data" / "measurements.csv"
 SCRIPT = "gpuscout benchmarks/gpu_measure.py"
 DEFAULT_MODELS = ("llama-3.1-8b", "qwen3-30b-a3b")
 # the transformers model type of each family in the model table that this script builds
-MODEL_TYPES = {"llama3.1": "llama", "llama3": "llama", "qwen3_moe": "qwen3_moe", "qwen3": "qwen3"}
+MODEL_TYPES = {
+    "llama3.1": "llama",
+    "llama3.2": "llama",
+    "llama3": "llama",
+    "qwen3_moe": "qwen3_moe",
+    "qwen3": "qwen3",
+}
 # Names the calibration set uses for GPUs this script may meet (torch's device name -> the CSV's)
 GPU_NAMES = {"NVIDIA H200": "H200 SXM 141GB", "NVIDIA H100 80GB HBM3": "H100 SXM 80GB"}
 # every linear layer of a dense model; only the attention of an MoE model (transformers may hold its
@@ -160,6 +168,164 @@ def _median_time(fn: Callable[[], Any], sync: Callable[[], None], repeats: int, 
     return statistics.median(times)
 
 
+@contextlib.contextmanager
+def guarded(rec: Recorder, label: str, sync: Callable[[], None]) -> Iterator[None]:
+    """Run one measurement; a failure (an out-of-memory, an API a library version lacks) is logged with
+    its traceback and the run goes on to the next one, so one lease yields every figure it can."""
+    try:
+        yield
+    except Exception:  # any failure of one measurement must not lose the others
+        rec.log(f"{label}: FAILED\n{traceback.format_exc()}")
+        try:
+            import torch
+
+            sync()
+            if torch.cuda.is_available():
+                torch.cuda.empty_cache()
+        except Exception:  # a broken device: the next stage will say so
+            pass
+
+
+def cpu_model() -> str:
+    """The host processor's model name (Linux), else the platform's word for it."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def log_ceilings(rec: Recorder, device: Any) -> float | None:
+    """The GPU's own ceilings in this run, logged beside the figures: a device-to-device copy (bytes read
+    and written) and a bf16 8192^3 matrix product, each the median of 5 after a warm-up. Returns the host's
+    time per eager CUDA operation (1,000 in-place adds on one element, launched back to back), which sets
+    the pace of eager decoding: a slower host makes every eager figure here slower."""
+    import torch
+
+    if device.type != "cuda":
+        return None
+    sync = torch.cuda.synchronize
+    one = torch.zeros(1, device=device)
+
+    def launches() -> None:
+        for _ in range(1000):
+            one.add_(1.0)
+
+    launch_us = _median_time(launches, sync, repeats=5) / 1000 * 1e6
+    a = torch.empty(2**30, dtype=torch.uint8, device=device)  # 1 GiB
+    b = torch.empty_like(a)
+    t = _median_time(lambda: b.copy_(a), sync, repeats=5)
+    x = torch.randn(8192, 8192, dtype=torch.bfloat16, device=device)
+    y = torch.randn(8192, 8192, dtype=torch.bfloat16, device=device)
+    tm = _median_time(lambda: x @ y, sync, repeats=5)
+    props = torch.cuda.get_device_properties(device)
+    rec.log(
+        f"ceilings: copy {2 * a.numel() / t / 1e9:.0f} GB/s (read + write), bf16 matmul "
+        f"{2 * 8192**3 / tm / 1e12:.0f} TFLOP/s; {props.name}, {props.multi_processor_count} SMs, "
+        f"{props.total_memory / 2**30:.1f} GiB; host {launch_us:.1f} us per eager op launch"
+    )
+    return launch_us
+
+
+def measure_decode(
+    model: Any,
+    ids: Callable[[int, int], Any],
+    batch: int,
+    short: int,
+    long: int,
+    scale: float,
+    common: dict[str, str],
+    rec: Recorder,
+    sync: Callable[[], None],
+    prompt_len: int = 128,
+) -> None:
+    """Decode tokens/s at ``batch``: the difference of two greedy ``generate()`` lengths. The longer one
+    is cut so that its extra decode steps take about 6 s at most (a slow engine still gives its figure in
+    time); a one-token call times the prompt's prefill, so that a long prompt does not cut it short."""
+    import torch
+
+    prompt = ids(batch, prompt_len)
+    mask = torch.ones_like(prompt)
+
+    def gen(n: int) -> None:
+        with torch.inference_mode():
+            model.generate(
+                input_ids=prompt,
+                attention_mask=mask,
+                max_new_tokens=n,
+                min_new_tokens=n,
+                do_sample=False,
+                use_cache=True,
+            )
+
+    n_short = max(2, int(short * scale))
+    t_short = _median_time(lambda: gen(n_short), sync, repeats=2)
+    t_one = _median_time(lambda: gen(1), sync, repeats=1, warmup=0)  # the prompt's prefill and one step
+    per_token = max((t_short - t_one) / (n_short - 1), 1e-4)
+    n_long = max(n_short + 2, min(int(long * scale), n_short + int(6.0 / per_token)))
+    t_long = _median_time(lambda: gen(n_long), sync, repeats=2, warmup=0)
+    new = n_long - n_short
+    rate = batch * new / max(t_long - t_short, 1e-9)
+    rec.log(
+        f"{common['model']}: decode batch {batch}: {rate:.1f} tokens/s "
+        f"(t={t_short:.3f}/{t_long:.3f} s, {n_short}/{n_long} new)"
+    )
+    rec.row(
+        **common,
+        task="inference",
+        batch=batch,
+        context_in=prompt_len,
+        context_out=n_long,
+        metric="decode_tokens_per_s",
+        value=f"{rate:.2f}",
+        unit="tokens/s",
+        notes=(
+            f"decode only: {batch} x {new} new tokens over the time difference of two greedy generate() "
+            f"calls ({n_short} and {n_long} new tokens, {prompt_len}-token "
+            f"random prompts, no end token), median of 2 after a warm-up; "
+            + ("tokens/s summed over the batch; " if batch > 1 else "")
+            + rec.context["env"]
+        ),
+    )
+
+
+def measure_prefill(
+    model: Any,
+    ids: Callable[[int, int], Any],
+    length: int,
+    scale: float,
+    common: dict[str, str],
+    rec: Recorder,
+    sync: Callable[[], None],
+) -> None:
+    """Prefill tokens/s: one forward pass over a ``length``-token prompt, last position's logits only."""
+    import torch
+
+    n = max(16, int(length * scale))
+    prompt = ids(1, n)
+
+    def forward() -> None:
+        with torch.inference_mode():
+            model(input_ids=prompt, use_cache=False, logits_to_keep=1)
+
+    t = _median_time(forward, sync, repeats=3)
+    rec.log(f"{common['model']}: prefill {n}: {n / t:.0f} tokens/s ({t * 1000:.1f} ms)")
+    rec.row(
+        **common,
+        task="inference",
+        batch=1,
+        context_in=n,
+        context_out=0,
+        metric="prefill_tokens_per_s",
+        value=f"{n / t:.1f}",
+        unit="tokens/s",
+        notes=f"one forward pass over a {n}-token random prompt, last position's logits only, no KV "
+        f"cache kept; median of 3 after a warm-up; {rec.context['env']}",
+    )
+
+
 def measure_model(name: str, args: argparse.Namespace, rec: Recorder, deadline: float) -> None:
     import torch
     from transformers import AutoConfig, AutoModelForCausalLM
@@ -179,7 +345,12 @@ def measure_model(name: str, args: argparse.Namespace, rec: Recorder, deadline: 
         model = AutoModelForCausalLM.from_config(config, dtype=dtype, attn_implementation="sdpa")
     model.eval()
     params_b = sum(p.numel() for p in model.parameters()) / 1e9
-    rec.log(f"{name}: built {params_b:.2f}B parameters in {time.perf_counter() - t0:.1f} s ({model_type})")
+    experts_impl = getattr(model.config, "_experts_implementation", None)
+    rec.log(
+        f"{name}: built {params_b:.2f}B parameters in {time.perf_counter() - t0:.1f} s ({model_type}"
+        + (f", experts implementation {experts_impl}" if experts_impl else "")
+        + ")"
+    )
     gen_cfg = model.generation_config
     gen_cfg.eos_token_id = None
     gen_cfg.pad_token_id = 0
@@ -196,78 +367,74 @@ def measure_model(name: str, args: argparse.Namespace, rec: Recorder, deadline: 
     def ids(batch: int, length: int) -> Any:
         return torch.randint(1, vocab, (batch, length), device=device)
 
-    # --- decode: batch 1 and 32, the difference of two output lengths
-    for batch, short, long in ((1, 32, 160), (32, 16, 80)):
+    # --- decode: batch 1, 8 and 32, the difference of two output lengths
+    prompt_len = max(8, int(args.prompt * scale))
+    for batch, short, long in ((1, 32, 160), (8, 16, 80), (32, 16, 80)):
         if time.perf_counter() > deadline:
             rec.log(f"{name}: out of time budget before decode at batch {batch}")
             return
-        prompt = ids(batch, 128)
-        mask = torch.ones_like(prompt)
-
-        def gen(n: int, prompt: Any = prompt, mask: Any = mask) -> None:
-            with torch.inference_mode():
-                model.generate(
-                    input_ids=prompt,
-                    attention_mask=mask,
-                    max_new_tokens=n,
-                    min_new_tokens=n,
-                    do_sample=False,
-                    use_cache=True,
-                )
-
-        n_short, n_long = max(2, int(short * scale)), max(4, int(long * scale))
-        t_short = _median_time(lambda n=n_short: gen(n), sync, repeats=2)
-        t_long = _median_time(lambda n=n_long: gen(n), sync, repeats=2)
-        new = n_long - n_short
-        rate = batch * new / max(t_long - t_short, 1e-9)
-        rec.log(f"{name}: decode batch {batch}: {rate:.1f} tokens/s (t={t_short:.3f}/{t_long:.3f} s)")
-        rec.row(
-            **common,
-            task="inference",
-            batch=batch,
-            context_in=128,
-            context_out=n_long,
-            metric="decode_tokens_per_s",
-            value=f"{rate:.2f}",
-            unit="tokens/s",
-            notes=(
-                f"decode only: {batch} x {new} new tokens over the time difference of two greedy generate() "
-                f"calls ({n_short} and {n_long} new tokens, 128-token "
-                f"random prompts, no end token), median of 2 after a warm-up; "
-                + ("tokens/s summed over the batch; " if batch > 1 else "")
-                + rec.context["env"]
-            ),
-        )
+        with guarded(rec, f"{name}: decode batch {batch}", sync):
+            measure_decode(model, ids, batch, short, long, scale, common, rec, sync, prompt_len)
+    if args.decode_only:
+        return
     # --- prefill: one forward pass, last position's logits only
     for length in (2048, 8192):
         if time.perf_counter() > deadline:
             rec.log(f"{name}: out of time budget before prefill {length}")
             return
-        n = max(16, int(length * scale))
-        prompt = ids(1, n)
-
-        def forward(prompt: Any = prompt) -> None:
-            with torch.inference_mode():
-                model(input_ids=prompt, use_cache=False, logits_to_keep=1)
-
-        t = _median_time(forward, sync, repeats=3)
-        rec.log(f"{name}: prefill {n}: {n / t:.0f} tokens/s ({t * 1000:.1f} ms)")
-        rec.row(
-            **common,
-            task="inference",
-            batch=1,
-            context_in=n,
-            context_out=0,
-            metric="prefill_tokens_per_s",
-            value=f"{n / t:.1f}",
-            unit="tokens/s",
-            notes=f"one forward pass over a {n}-token random prompt, last position's logits only, no KV "
-            f"cache kept; median of 3 after a warm-up; {rec.context['env']}",
-        )
+        with guarded(rec, f"{name}: prefill {length}", sync):
+            measure_prefill(model, ids, length, scale, common, rec, sync)
+    if name in args.full_ft:
+        with guarded(rec, f"{name}: full fine-tuning", sync):
+            measure_full(name, model, common, rec, sync, scale, deadline)
     if time.perf_counter() > deadline:
         rec.log(f"{name}: out of time budget before the LoRA step")
         return
-    measure_lora(name, model, row, common, args, rec, sync, scale)
+    with guarded(rec, f"{name}: LoRA", sync):
+        measure_lora(name, model, row, common, args, rec, sync, scale, deadline)
+
+
+def measure_full(
+    name: str,
+    model: Any,
+    common: dict[str, str],
+    rec: Recorder,
+    sync: Callable[[], None],
+    scale: float,
+    deadline: float,
+) -> None:
+    """Full fine-tuning steps in pure bf16: AdamW on every parameter with its two moments in bf16 (the
+    parameters' dtype; no fp32 master copy), without and with activation checkpointing. The optimizer
+    and the gradients are freed afterwards, so the LoRA runs start from the bare model."""
+    import torch
+
+    model.train()
+    params = [p for p in model.parameters() if p.requires_grad]
+    optim = torch.optim.AdamW(params, lr=1e-5)
+    what = "full fine-tuning, AdamW on every parameter, bf16 parameters and moments (no fp32 master), "
+    try:
+        for micro, seq, checkpointing in ((2, 2048, False), (4, 2048, True)):
+            if time.perf_counter() > deadline:
+                rec.log(f"{name}: out of time budget before full fine-tuning {micro}x{seq}")
+                return
+            with guarded(rec, f"{name}: full {micro}x{seq} checkpointing={checkpointing}", sync):
+                if checkpointing:
+                    model.gradient_checkpointing_enable(
+                        gradient_checkpointing_kwargs={"use_reentrant": False}
+                    )
+                tokens = max(32, int(seq * scale))
+                train_step(
+                    model, optim, micro, tokens, checkpointing, "finetune-full", what, common, rec, sync
+                )
+    finally:
+        if getattr(model, "is_gradient_checkpointing", False):
+            model.gradient_checkpointing_disable()
+        optim.zero_grad(set_to_none=True)
+        optim.state.clear()
+        del optim, params
+        model.eval()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
 
 
 def measure_lora(
@@ -279,7 +446,10 @@ def measure_lora(
     rec: Recorder,
     sync: Callable[[], None],
     scale: float,
+    deadline: float,
 ) -> None:
+    """LoRA training steps: without activation checkpointing, then (dense models) with it at a larger
+    micro-batch, which is how a renter fits a longer run on one GPU."""
     import torch
     from peft import LoraConfig, get_peft_model
 
@@ -291,10 +461,45 @@ def measure_lora(
     peft_model.train()
     trainable = [p for p in peft_model.parameters() if p.requires_grad]
     optim = torch.optim.AdamW(trainable, lr=1e-4)
-    micro, seq = (2, 2048) if not moe else (1, 2048)
-    seq = max(32, int(seq * scale))
+    runs = [(1, 2048, False)] if moe else [(2, 2048, False), (4, 2048, True)]
+    for micro, seq, checkpointing in runs:
+        if time.perf_counter() > deadline:
+            rec.log(f"{name}: out of time budget before LoRA {micro}x{seq}")
+            return
+        with guarded(rec, f"{name}: LoRA {micro}x{seq} checkpointing={checkpointing}", sync):
+            if checkpointing:
+                peft_model.gradient_checkpointing_enable(
+                    gradient_checkpointing_kwargs={"use_reentrant": False}
+                )
+                peft_model.enable_input_require_grads()
+            tokens = max(32, int(seq * scale))
+            what = (
+                f"LoRA r=16 alpha 32 on {', '.join(targets)} (PEFT), bf16 base frozen, "
+                "AdamW on the adapters, "
+            )
+            train_step(
+                peft_model, optim, micro, tokens, checkpointing, "finetune-lora", what, common, rec, sync
+            )
+
+
+def train_step(
+    peft_model: Any,
+    optim: Any,
+    micro: int,
+    seq: int,
+    checkpointing: bool,
+    task: str,
+    what: str,
+    common: dict[str, str],
+    rec: Recorder,
+    sync: Callable[[], None],
+) -> None:
+    """Time one training configuration (``what`` says which, for the notes): tokens/s of a whole step and
+    the allocator's peak memory."""
+    import torch
+
     device = next(peft_model.parameters()).device
-    batch = torch.randint(1, model.config.vocab_size, (micro, seq), device=device)
+    batch = torch.randint(1, peft_model.config.vocab_size, (micro, seq), device=device)
 
     def step() -> None:
         out = peft_model(input_ids=batch, labels=batch)
@@ -303,16 +508,19 @@ def measure_lora(
         optim.zero_grad(set_to_none=True)
 
     if device.type == "cuda":
+        torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats()
     t = _median_time(step, sync, repeats=3)
     tokens_s = micro * seq / t
     peak = torch.cuda.max_memory_allocated() / 2**30 if device.type == "cuda" else float("nan")
-    rec.log(f"{name}: LoRA step {micro}x{seq}: {tokens_s:.0f} tokens/s ({t:.3f} s), peak {peak:.1f} GiB")
-    what = (
-        f"LoRA r=16 alpha 32 on {', '.join(targets)} (PEFT), bf16 base frozen, AdamW on the adapters, no "
-        f"gradient checkpointing, one GPU; micro-batch {micro} x {seq} random tokens (labels = inputs); "
+    rec.log(
+        f"{common['model']}: {task} step {micro}x{seq} checkpointing={checkpointing}: "
+        f"{tokens_s:.0f} tokens/s ({t:.3f} s), peak {peak:.1f} GiB"
     )
-    run = {**common, "task": "finetune-lora", "batch": micro, "context_in": seq, "context_out": ""}
+    what += (
+        "gradient checkpointing (non-reentrant), " if checkpointing else "no gradient checkpointing, "
+    ) + f"one GPU; micro-batch {micro} x {seq} random tokens (labels = inputs); "
+    run = {**common, "task": task, "batch": micro, "context_in": seq, "context_out": ""}
     rec.row(
         **run,
         metric="train_tokens_per_s",
@@ -337,9 +545,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("out", type=Path)
     ap.add_argument("--models", default=",".join(DEFAULT_MODELS))
     ap.add_argument("--device", default="cuda")
+    ap.add_argument(
+        "--full-ft",
+        default="",
+        help="models (comma-separated) that also get full fine-tuning steps (small ones)",
+    )
+    ap.add_argument(
+        "--prompt", type=int, default=128, help="prompt tokens of the decode runs (the KV cache read)"
+    )
+    ap.add_argument("--decode-only", action="store_true", help="decode runs only (no prefill, no training)")
     ap.add_argument("--tiny", action="store_true", help="shrunk configs, a smoke run of the same code")
     ap.add_argument("--budget-s", type=float, default=480.0, help="stop starting new measurements after this")
     args = ap.parse_args(argv)
+    args.full_ft = {m.strip() for m in args.full_ft.split(",") if m.strip()}
     try:
         import torch
         import transformers
@@ -362,11 +580,18 @@ def main(argv: list[str] | None = None) -> int:
     }
     rec = Recorder(args.out, context)
     rec.log(f"{env}; models {args.models}; budget {args.budget_s:g} s")
+    with guarded(rec, "ceilings", torch.cuda.synchronize if args.device.startswith("cuda") else lambda: None):
+        launch_us = log_ceilings(rec, torch.device(args.device))
+        if launch_us is not None:
+            context["env"] += f", host {cpu_model()}: {launch_us:.1f} us per eager op launch"
+    if args.device.startswith("cuda"):
+        torch.cuda.empty_cache()
     for name in [m.strip() for m in args.models.split(",") if m.strip()]:
         if time.perf_counter() > deadline:
             rec.log(f"out of time budget before {name}")
             break
-        measure_model(name, args, rec, deadline)
+        with guarded(rec, name, lambda: None):
+            measure_model(name, args, rec, deadline)
         if args.device.startswith("cuda"):
             torch.cuda.empty_cache()
     return 0

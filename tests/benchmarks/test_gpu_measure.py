@@ -92,3 +92,50 @@ def test_without_pytorch_it_says_what_it_needs(gm: ModuleType, tmp_path: Path, c
         pytest.skip("PyTorch is installed here: the missing-library path cannot be taken")
     assert gm.main([str(tmp_path)]) == 2
     assert "needs PyTorch, transformers and PEFT" in capsys.readouterr().err
+
+
+def _script_rows() -> list[dict[str, str]]:
+    with (REPO / "benchmarks" / "data" / "measurements.csv").open(newline="", encoding="utf-8") as fh:
+        return [r for r in csv.DictReader(fh) if r["source"].startswith("gpuscout benchmarks/gpu_measure.py")]
+
+
+def test_the_h200_runs_are_in_the_calibration_set_and_every_row_is_read() -> None:
+    """The runs of 2026-12-04 on the device machine (one NVIDIA H200; four runs on three machines): 46 rows,
+    each marked as measured here with the library versions, and each read by a benchmark (none skipped,
+    none left unread)."""
+    rows = _script_rows()
+    assert len(rows) == 46
+    assert {r["gpu"] for r in rows} == {"H200 SXM 141GB"}
+    assert all(
+        r["notes"].startswith("MEASURED here (gpuscout benchmarks/gpu_measure.py, 2026-12-04") for r in rows
+    )
+    assert all("transformers 5.17.0" in r["notes"] and "NVIDIA H200" in r["notes"] for r in rows)
+    numbered = [(i + 2, r) for i, r in enumerate(rows)]
+    serving = [c for c in load_benchmark("accuracy").build_cases(numbered) if c.row["task"] == "inference"]
+    training = load_benchmark("accuracy_training").build_cases(numbered)
+    assert len(serving) + len(training) == len(rows) and len(serving) == 28
+    assert [c.skip for c in serving if c.skip] == [] and [c.skip for c in training if c.skip] == []
+    assert {c.metric for c in serving} == {"decode_b1", "decode_batched", "prefill"}
+    assert {c.method for c in training} == {"lora", "full"}
+
+
+def test_the_training_benchmark_reads_the_scripts_settings() -> None:
+    """What the script ran is what the training benchmark estimates: micro-batch, checkpointing as the notes
+    say, PEFT's rank 16 on every linear layer (attention only on an MoE), pure-bf16 AdamW for full
+    fine-tuning, SDPA's FlashAttention-2 kernel and the allocator's peak; every run is one source."""
+    at = load_benchmark("accuracy_training")
+    cases = at.build_cases([(i + 2, r) for i, r in enumerate(_script_rows())])
+    assert {c.source for c in cases} == {"gpuscout/gpu_measure.py"}
+    by = {(c.row["model"], c.method, c.row["batch"], c.metric): c for c in cases}
+    lora = by[("Llama-3.1-8B", "lora", "2", "tokens_per_s")].kwargs
+    assert (lora["micro_batch"], lora["checkpointing"], lora["lora_rank"], lora["lora_targets"]) == (
+        2,
+        False,
+        16,
+        "all-linear",
+    )
+    assert lora["attention_kernel"] == "fa2" and "optimizer" not in lora
+    assert by[("Llama-3.1-8B", "lora", "4", "tokens_per_s")].kwargs["checkpointing"] is True
+    assert by[("Qwen3-30B-A3B", "lora", "1", "tokens_per_s")].kwargs["lora_targets"] == "attn"
+    full = by[("Llama-3.2-3B", "full", "2", "peak_memory")]
+    assert full.kwargs["optimizer"] == "bf16" and full.memory_view == "allocated"

@@ -419,9 +419,9 @@ def test_hf_transformers_long_context_pays_its_expanded_kv_copies_on_the_host_cl
     # expanded K/V and gathers it again in every layer: ``kv_copies_per_step`` passes over 7x the cache.
     from gpuscout.estimate.throughput import decode_step
 
-    st = _setup("qwen2.5-7b", "A100", engine="hf-transformers")
+    st = _setup("qwen2.5-7b", "A100", engine="hf-transformers flash-attention 2")
     eng = st.engine
-    assert eng.attn_host_sync and eng.kv_copies_per_step > 0
+    assert eng.attn_host_sync and eng.kv_copies_per_step > 0 and eng.kv_append_copies == 0.0
     kv = 28 * 4 * 128 * 2 * 2 * 30_000
     copies = kv * 7 * eng.kv_copies_per_step / st.achieved_bandwidth
     short, long = decode_step(st, 1, 1).total, decode_step(st, 1, 30_000).total
@@ -432,4 +432,4 @@ def test_hf_transformers_long_context_pays_its_expanded_kv_copies_on_the_host_cl
     assert decode_step(free, 1, 30_000).total - decode_step(free, 1, 1).total < long - short
     # AutoAWQ's fused modules keep a static cache and their own attention kernel: no copies
     fused = resolve_engine("AutoAWQ fused modules")
-    assert fused.kv_copies_per_step == 0.0 and not fused.attn_host_sync
+    assert fused.kv_copies_per_step == 0.0 and not fused.attn_host_sync and fused.kv_append_copies == 0.0

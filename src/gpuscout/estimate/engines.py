@@ -51,10 +51,24 @@ from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_
 EXLLAMA_V1_ROW_OPS = 8.0
 EXLLAMA_V1_RECONS_ROWS = 8  # matmul_recons_thd: from 8 rows on, rebuild the fp16 matrix and call cuBLAS
 # Host time of launching one decoder layer's kernels from Python when no CUDA graph replays them (eager
-# PyTorch: ~30-50 kernels at ~10 us each), whichever server wraps it: HF transformers' generate, TGI 1.x,
-# trtllm-serve 0.17-0.19, vLLM --enforce-eager, and the steps a graph engine's graphs do not cover. One
-# constant fitted on the rows of all of them (``eager_layer_launch_us`` in benchmarks/accuracy.py).
-EAGER_LAYER_LAUNCH_US = 463.0
+# PyTorch: ~40-60 kernels, each a Python call and a launch at ~7-11 us on the cloud VMs measured here --
+# benchmarks/gpu_measure.py times one eager op per run), whichever server wraps it: HF transformers'
+# generate, TGI 1.x, trtllm-serve 0.17-0.19, vLLM --enforce-eager, and the steps a graph engine's graphs
+# do not cover. One constant fitted on the rows of all of them (``eager_layer_launch_us`` in
+# benchmarks/accuracy.py). It depends on the host's single-thread speed, which no row's source states:
+# one launch took 9.2 us on one H200 VM and 7.1, then 11.1 us minutes apart on another, and
+# Llama-3.1-8B's eager batch-1 decode ran 22.9 and 15.3 tokens/s on two such VMs (the calibration set
+# keeps both).
+EAGER_LAYER_LAUNCH_US = 563.4
+# HF transformers' FlashAttention-2 decode path (every transformers row but this project's H200 ones runs
+# it): the GQA-expanded K/V written (repeat_kv) and gathered again to unpad it, ``kv_copies_per_step``
+# passes over the expanded cache (fitted; the DynamicCache's concatenation is inside that figure), and a
+# host sync per layer (``.max().item()`` on the attention mask)
+_HF_FA2_PATH: dict[str, object] = {
+    "kv_copies_per_step": 3.3,
+    "attn_host_sync": True,
+    "kv_append_copies": 0.0,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +223,10 @@ class EngineProfile:
     # besides the attention's own read: HF transformers' FA2 path writes the expanded K/V (repeat_kv) and
     # gathers it again to unpad it (read + write) in every layer, every step
     kv_copies_per_step: float = 0.0
+    # passes over the (unexpanded) KV cache a decode step makes to append its token, besides the
+    # attention's read: HF transformers' DynamicCache concatenates (torch.cat) every layer's cache with the
+    # new token's K/V, reading and writing it whole (2); a paged or preallocated cache writes the token only
+    kv_append_copies: float = 0.0
     # the decode attention waits for the host in every layer (HF FA2 unpadding: ``.max().item()`` on the
     # attention mask), so its GPU time adds to the CPU's launch time instead of hiding behind it
     attn_host_sync: bool = False
@@ -477,12 +495,12 @@ LLAMA_SERVER_DEFAULT_SLOTS = 4
 
 # Share of peak bandwidth a 16-bit weight stream reaches in vLLM (V1, fitted) and SGLang, whose linear layers
 # are the same cuBLAS GEMMs under CUDA graphs (benchmarks/accuracy.py TIED_PARAMS)
-_CUBLAS_16BIT_STREAM = 0.6302
+_CUBLAS_16BIT_STREAM = 0.6561
 # The same for weight-only (AWQ/GPTQ int4, FP8 below sm_89) weights: both engines run them through the Marlin
 # GEMM (vLLM's gptq_marlin / awq_marlin; SGLang 0.5's marlin_utils.apply_awq_marlin_linear ->
 # gptq_marlin_gemm). Fitted on vLLM's rows: SGLang's own (AWQ on the H20) are compute-bound and left it
 # unconstrained at 0.83, which made SGLang's AWQ on an A100 30 % faster than vLLM's through the same kernel.
-_MARLIN_WEIGHT_ONLY_STREAM = 0.6373
+_MARLIN_WEIGHT_ONLY_STREAM = 0.6773
 
 # Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
 # kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
@@ -495,7 +513,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # --split-mode layer is its default (tools/server/README.md)
         default_parallel="layer",
         bandwidth_efficiency=_eff(default=0.9524, gguf_quant=0.9524, gguf_f16=0.9579),
-        compute_efficiency=_eff(default=0.343, gguf_quant=0.343, gguf_f16=0.47),
+        compute_efficiency=_eff(default=0.3339, gguf_quant=0.3339, gguf_f16=0.47),
         stream_ceiling_gbps=_eff(default=1211.0, gguf_quant=1211.0, gguf_f16=1260.0),
         compute_ceiling_tflops=_eff(default=166.3, gguf_quant=166.3, gguf_f16=166.3),
         moe_efficiency=0.6,
@@ -552,7 +570,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {
                     "step_overhead_us": 1143.0,
                     "layer_overhead_us": 49.49,
-                    "attn_score_bytes": 24.96,
+                    "attn_score_bytes": 24.28,
                 },
                 variant=True,
             ),
@@ -570,8 +588,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
             weight_only=_MARLIN_WEIGHT_ONLY_STREAM,
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
-        compute_efficiency=_eff(default=0.4742, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4742}),
-        moe_efficiency=0.605,
+        compute_efficiency=_eff(default=0.4674, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4674}),
+        moe_efficiency=0.5672,
         moe_compute_efficiency=0.7308,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
@@ -579,16 +597,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # calibration row is a V1 MoE run apart from DeepSeek-V3.2 on 8x H20, whose TPOT miss is its
         # batch (an FP8 sparse-MLA cache the row does not state), not its layers. The physics prior,
         # which SGLang 0.4.6 confirms: it runs the same Triton fused_moe kernel (vendored from vLLM)
-        # and fits 56 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
+        # and fits 55 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
         moe_layer_overhead_us=50.0,
         # the per-token-group FP8 quantisation of the activations before each block-FP8 GEMM, the kernel
         # SGLang runs too: one constant fitted on both engines' rows (SHARED_PARAMS in the benchmark)
-        block_fp8_quant_layer_us=11.74,
+        block_fp8_quant_layer_us=15.74,
         layer_overhead_us=3.0,
-        step_overhead_us=407.2,
+        step_overhead_us=424.2,
         seq_overhead_us=5.281,
         tp_step_overhead_us=200.0,
-        request_overhead_us=29810.0,
+        request_overhead_us=32480.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -608,13 +626,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2526.0,
-                    "seq_overhead_us": 277.8,
-                    "tp_step_overhead_us": 1670.0,
+                    "step_overhead_us": 2701.0,
+                    "seq_overhead_us": 260.4,
+                    "tp_step_overhead_us": 1990.0,
                     "moe_compute_efficiency": 0.5405,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_layer_overhead_us": 304.3,
+                    "moe_layer_overhead_us": 276.0,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "max_num_seqs": 256,
@@ -649,27 +667,27 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         # 16-bit and weight-only weights stream at vLLM's rates (the same cuBLAS and Marlin GEMMs under
         # CUDA graphs: TIED_PARAMS in benchmarks/accuracy.py); block-scaled FP8 (Qwen3 FP8 on the H20,
-        # DeepSeek-R1: its only FP8 rows) streams at ~0.6 of it, with a fixed cost per layer besides
+        # DeepSeek-R1: its only FP8 rows) streams at ~0.7 of it, with a fixed cost per layer besides
         # (block_fp8_quant_layer_us); per-tensor FP8 has no row and keeps the 16-bit figures
         bandwidth_efficiency=_eff(
             default=_CUBLAS_16BIT_STREAM,
             weight_only=_MARLIN_WEIGHT_ONLY_STREAM,
-            fp8_block=0.3611,
+            fp8_block=0.448,
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
         compute_efficiency=_eff(
-            default=0.4831, fp8_block=0.6205, weight_only=0.45, fp4=0.40, **{"16bit": 0.4831}
+            default=0.4901, fp8_block=0.6078, weight_only=0.45, fp4=0.40, **{"16bit": 0.4901}
         ),
-        moe_efficiency=0.5276,
-        moe_compute_efficiency=0.5947,
+        moe_efficiency=0.5163,
+        moe_compute_efficiency=0.6094,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=52.78,
-        block_fp8_quant_layer_us=11.74,  # shared with vLLM (the same quantisation kernel)
+        moe_layer_overhead_us=55.14,
+        block_fp8_quant_layer_us=15.74,  # shared with vLLM (the same quantisation kernel)
         layer_overhead_us=3.0,
-        step_overhead_us=2526.0,
+        step_overhead_us=2701.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=220.9,
-        request_overhead_us=5754.0,
+        tp_step_overhead_us=224.1,
+        request_overhead_us=6060.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -703,7 +721,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.3, before the overlap scheduler",
                 r"0\.[0-3]",
                 {
-                    "step_overhead_us": 1105.0,
+                    "step_overhead_us": 1272.0,
                     "seq_overhead_us": 10.0,
                     "cpu_overlap": False,
                     "device_rule": "",
@@ -719,14 +737,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.4.0-0.4.3, the first DeepSeek-V3/R1 releases",
                 r"0\.4\.[0-3]",
                 {
-                    "moe_efficiency": 0.7395,
-                    "moe_compute_efficiency": 0.5276,
-                    "moe_layer_overhead_us": 206.4,
+                    "moe_efficiency": 0.6781,
+                    "moe_compute_efficiency": 0.4975,
+                    "moe_layer_overhead_us": 215.6,
                     "device_rule": "",
                 },
-                # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.7
+                # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.6
                 # of today's (fitted on the same rows; a 16-bit model runs today's cuBLAS GEMMs)
-                kernel_scales={KERNEL_FP8_BLOCK: 0.687},
+                kernel_scales={KERNEL_FP8_BLOCK: 0.6154},
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
             EngineEra(
@@ -837,7 +855,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=1000.0,
         seq_overhead_us=10.0,
         tp_step_overhead_us=200.0,
-        request_overhead_us=7211.0,
+        request_overhead_us=6458.0,
         memory_utilization=0.95,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -864,9 +882,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 r"[01]\.[0-9]+",
                 {
                     "layer_overhead_us": EAGER_LAYER_LAUNCH_US,
-                    "step_overhead_us": 4262.0,
-                    "seq_overhead_us": 1313.0,
-                    "tp_step_overhead_us": 386.9,
+                    "step_overhead_us": 1436.0,
+                    "seq_overhead_us": 1240.0,
+                    "tp_step_overhead_us": 193.6,
                     "chunked_prefill": False,
                     "cuda_graphs": False,
                     "cpu_overlap": True,
@@ -879,7 +897,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                     "uncalibrated_classes": ("fp8", "fp8-block", "fp4"),
                 },
-                efficiency_scale=0.8782,
+                efficiency_scale=0.8529,
                 # its rows: philschmid's SageMaker runs of TGI 1.0.3 on A10G / A100
                 scales_measured_on=("nvidia",),
             ),
@@ -908,20 +926,26 @@ _PROFILES: tuple[EngineProfile, ...] = (
         label="HF transformers (generate, eager)",
         # from_pretrained(device_map="auto"): accelerate places whole layers per GPU, run in turn
         default_parallel="layer",
-        bandwidth_efficiency=_eff(default=0.7127, weight_only=0.7351, **{"16bit": 0.7127}),
+        bandwidth_efficiency=_eff(default=0.7068, weight_only=0.7752, **{"16bit": 0.7068}),
         compute_efficiency=_eff(default=0.45, weight_only=0.25),
         moe_efficiency=0.5,
+        moe_compute_efficiency=0.3441,  # 5.x's grouped-GEMM experts: see ``uncalibrated`` below
         # transformers 5.x runs an MoE layer's experts as grouped GEMMs (torch grouped_mm, the default
         # experts_implementation on CUDA SM80+: modeling_utils.get_correct_experts_implementation and
         # integrations/moe.py grouped_mm_experts_forward, v5.24.0): no Python loop over the experts; the
         # routing, sort and grouped GEMMs are launched from Python like the rest of the layer. 4.x (the
         # "4.x" era) looped over the experts in Python.
         expert_loop_us=0.0,
-        attn_decode_efficiency=0.0854,
-        kv_copies_per_step=4.548,
-        attn_host_sync=True,
+        attn_decode_efficiency=0.08303,
+        # transformers' default attention, SDPA: 5.x hands the GQA heads to the kernel
+        # (integrations/sdpa_attention.py use_gqa_in_sdpa: no attention mask, as in decoding without
+        # padding) and waits for no host value per layer; its DynamicCache appends by torch.cat
+        # (cache_utils.DynamicLayer.update, v5.17). The FlashAttention-2 path is the variant below.
+        kv_copies_per_step=0.0,
+        attn_host_sync=False,
+        kv_append_copies=2.0,
         layer_overhead_us=EAGER_LAYER_LAUNCH_US,
-        step_overhead_us=10420.0,
+        step_overhead_us=17230.0,
         seq_overhead_us=0.0,
         memory_utilization=1.0,
         cuda_context_gb=0.6,
@@ -933,8 +957,11 @@ _PROFILES: tuple[EngineProfile, ...] = (
         continuous_batching=False,
         cuda_graphs=False,
         cpu_overlap=True,
-        # no row times transformers 5.x's grouped-GEMM experts: their streaming and compute shares are priors
-        uncalibrated=("moe_efficiency", "moe_compute_efficiency"),
+        # transformers 5.x's grouped-GEMM experts: their compute share is fitted on the Qwen3-30B-A3B
+        # prefill rows of benchmarks/gpu_measure.py (2048 / 8192 tokens, 5.17 on an H200); their streaming
+        # share stays the prior: decode there is host-bound (the Python launches), so no row pins the
+        # experts' weight reads
+        uncalibrated=("moe_efficiency",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         aliases=(
             "hf-transformers",
@@ -956,15 +983,29 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "4.x",
                 "4.x, MoE experts looped in Python",
                 r"4\.[0-9]+",
-                {"expert_loop_us": 84.7, "uncalibrated": ("moe_efficiency",)},
+                # its rows ran FlashAttention-2 (the Qwen speed benchmarks, 4.38-4.51) and 4.x's SDPA
+                # path expanded GQA too (repeat_kv): timed as that path
+                {"expert_loop_us": 80.28, "uncalibrated": ("moe_efficiency",), **_HF_FA2_PATH},
+            ),
+            EngineEra(
+                "flash-attention-2",
+                "FlashAttention-2 attention (attn_implementation='flash_attention_2')",
+                r"flash[-_ ]?(?:attention|attn)|\bfa2\b",
+                _HF_FA2_PATH,
+                variant=True,
             ),
             EngineEra(
                 "fused",
                 "AutoAWQ fused modules",
                 r"fused",
                 # its own attention kernel over a static cache: no expanded copies, no host sync
-                {"layer_overhead_us": 60.78, "kv_copies_per_step": 0.0, "attn_host_sync": False},
-                efficiency_scale=1.003,
+                {
+                    "layer_overhead_us": 61.76,
+                    "kv_copies_per_step": 0.0,
+                    "attn_host_sync": False,
+                    "kv_append_copies": 0.0,
+                },
+                efficiency_scale=0.9805,
                 variant=True,
             ),
             EngineEra(
@@ -984,15 +1025,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "AutoAWQ GEMV kernel (batch-1 kernel: prefill runs as repeated GEMVs)",
                 r"\bgemv\b",
                 {"weight_only_tile_rows": 1},
-                compute_scale=0.2749,
+                compute_scale=0.2777,
                 variant=True,
             ),
         ),
         notes="eager PyTorch generate(): ~10 kernels per layer launched from Python, static batches; "
         "5.x runs MoE experts as grouped GEMMs, 4.x looped over every expert in Python (expert_loop_us "
-        "per expert and layer: its MoE decoding was notoriously slow); its FA2 decode attention copies "
-        "the GQA-expanded KV cache and waits for the host in every layer, so long contexts slow it far "
-        "more than the KV reads alone",
+        "per expert and layer: its MoE decoding was notoriously slow); SDPA attention (the default) reads "
+        "the cache once and its DynamicCache rewrites it to append each token; the FlashAttention-2 path "
+        "copies the GQA-expanded KV cache and waits for the host in every layer, so long contexts slow it "
+        "far more than the KV reads alone",
     ),
     EngineProfile(
         name="gpt-fast",
@@ -1032,9 +1074,9 @@ CALIBRATION: dict[str, str] = {
         "Q4_K_M and F16, 1-6 GPUs, 11 GPU models; ggerganov / JohannesGaessler llama-bench comments in "
         "llama.cpp PRs #4766, #4812, #19053; geerlingguy/ai-benchmarks #46). Shared by both eras (the same "
         "kernels): decode (tg N) bandwidth efficiency 0.952 / 0.958, stream ceiling 1211 / 1260 GB/s, "
-        "276 us per layer-split hop, GQA K/V re-read 0.446; prefill (pp N) compute efficiency 0.343 / 0.470 "
+        "276 us per layer-split hop, GQA K/V re-read 0.446; prefill (pp N) compute efficiency 0.334 / 0.470 "
         "of the fp16-accumulate tensor peak, one compute ceiling of 166 TFLOPS. The 2023-2024 builds (the "
-        "tables of January-May 2024: 424 rows): 1143 us per token + 49.5 us per layer, 25.0 B of memory "
+        "tables of January-May 2024: 424 rows): 1143 us per token + 49.5 us per layer, 24.3 B of memory "
         "traffic per attention score (flash attention off). Today's builds (flash attention on by default, "
         "no score traffic): 469 us per token + 18.4 us per layer, close to the physics priors (500 + 20 "
         "us): one decode row of today's builds (PR #19053, 2026: Llama 3 8B Q4_0 on an RTX 6000 Ada, "
@@ -1051,44 +1093,44 @@ CALIBRATION: dict[str, str] = {
         "DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, TGI "
         "chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
-        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.630 (16-bit) / 0.637 (weight-only),"
-        " compute 0.474 (16-bit), 407 us per step + 5.3 us per sequence, 29.8 ms per request on TTFT (API "
-        "server, tokenisation, admission), MoE weights at 0.61 of dense efficiency and grouped GEMMs at 0.73 "
+        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.656 (16-bit) / 0.677 (weight-only),"
+        " compute 0.467 (16-bit), 424 us per step + 5.3 us per sequence, 32.5 ms per request on TTFT (API "
+        "server, tokenisation, admission), MoE weights at 0.57 of dense efficiency and grouped GEMMs at 0.73 "
         "of dense (once the tile padding is counted: every touched expert computes a whole tensor-core tile, "
         "16 rows in the Triton fused-MoE kernel at small batch), 50 us per MoE layer (not fitted: the Triton "
-        "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel), 11.7 us "
+        "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel), 15.7 us "
         "per layer on the block-FP8 path (the per-token-group activation quantisation, SGLang's kernel too: "
         "one constant fitted on both engines' rows, SHARED_PARAMS). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
-        " (no efficiency scale), the Python scheduler's 2526 us per step shared with SGLang 0.4 "
-        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 278 us per sequence, 1670 "
+        " (no efficiency scale), the Python scheduler's 2701 us per step shared with SGLang 0.4 "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 260 us per sequence, 1990 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
-        "0.54 of dense and 304 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
+        "0.54 of dense and 276 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
         "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "
         "chunked prefill of 512 tokens above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
-        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.631 "
+        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.656 "
         "(TIED_PARAMS: the same cuBLAS GEMMs; SGLang's own 16-bit rows, mostly batch-1 decode on the H20, "
-        "compute-bound there, cannot fix it), and weight-only ones at vLLM's 0.637 (the same Marlin GEMM; "
-        "its AWQ rows on the H20 are compute-bound, and fitted alone left 0.833); bandwidth 0.361 "
-        "(block-scaled FP8: every FP8 row is), compute 0.483 / 0.621 (per-tensor FP8: no row, the 16-bit "
+        "compute-bound there, cannot fix it), and weight-only ones at vLLM's 0.677 (the same Marlin GEMM; "
+        "its AWQ rows on the H20 are compute-bound, and fitted alone left 0.833); bandwidth 0.448 "
+        "(block-scaled FP8: every FP8 row is), compute 0.490 / 0.608 (per-tensor FP8: no row, the 16-bit "
         "figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's "
         "148 TFLOPS is compute-bound; "
         "AWQ runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: "
-        "fitted without that, the AWQ bandwidth had come out at 0.222), 11.7 us per layer on the "
+        "fitted without that, the AWQ bandwidth had come out at 0.222), 15.7 us per layer on the "
         "block-FP8 path (the per-token-group activation quantisation before each block-FP8 GEMM: on the "
         "H20 the FP8 runs of 0.6B-4B models gain far less over BF16 than their bytes say; the same kernel "
         "in vLLM, so one constant fitted on both engines' rows, SHARED_PARAMS: 35 us on SGLang's alone), "
-        "the Python scheduler's 2526 us of CPU per step (shared with vLLM V0) overlapped with the GPU, "
-        "221 us per doubling of the TP workers, 5.8 ms per request, MoE weights at 0.53 and grouped GEMMs "
-        "at 0.59 of dense efficiency, 53 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the "
-        "DeepSeek-R1 rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.69 of "
-        "today's (Triton, before DeepGEMM), MoE weights at 0.74 and grouped GEMMs at 0.53 of dense, 206 us "
-        "per MoE layer; 0.3 era: 1105 us per step, not overlapped; --enable-dp-attention: data-parallel "
+        "the Python scheduler's 2701 us of CPU per step (shared with vLLM V0) overlapped with the GPU, "
+        "224 us per doubling of the TP workers, 6.1 ms per request, MoE weights at 0.52 and grouped GEMMs "
+        "at 0.61 of dense efficiency, 55 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the "
+        "DeepSeek-R1 rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.62 of "
+        "today's (Triton, before DeepGEMM), MoE weights at 0.68 and grouped GEMMs at 0.50 of dense, 216 us "
+        "per MoE layer; 0.3 era: 1272 us per step, not overlapped; --enable-dp-attention: data-parallel "
         "attention "
         "(dp_attention: attention, embedding and lm_head whole on every GPU, each GPU the cache of its "
         "own sequences only; chunked prefill 4096)."
@@ -1101,7 +1143,7 @@ CALIBRATION: dict[str, str] = {
         " (no row); v0.5-0.6 era: efficiencies x1.30 (static batches of the C++ session benchmark, no "
         "per-request cost); 0.17-0.19 PyTorch-backend era: MoE weights at 0.23 and grouped GEMMs at 0.55 of "
         "dense, 104 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no "
-        "CUDA graphs, 463 us of host launches per layer and step (and half that again per MoE layer: "
+        "CUDA graphs, 563 us of host launches per layer and step (and half that again per MoE layer: "
         "EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant shared with TGI 1.x and HF transformers "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on the three engines' rows; its DeepSeek-R1 rows: "
         "55 ms per token at 4 sequences, where the weight reads take ~10)."
@@ -1110,31 +1152,35 @@ CALIBRATION: dict[str, str] = {
         "110 rows: philschmid's SageMaker TGI 1.0.3 tests (Llama 2 7B/13B/70B FP16/GPTQ on A10G/A100 40GB, "
         "TP1-8, 1-20 users), dstack TGI ROCm 405B (Oct 2024, read as 2.x), vLLM AMD blog, TGI chunking doc "
         "(v3). Today's TGI 3 efficiencies and step cost are NOT fitted (no TGI 3 rows on NVIDIA apart from "
-        "a small k6 scenario dominated by the load generator): physics defaults. 7.2 ms per request. "
+        "a small k6 scenario dominated by the load generator): physics defaults. 6.5 ms per request. "
         "2.x-3.x: CUDA graphs for decode batches of 1-32 only (--cuda-graphs default); prompt steps and "
         "larger batches run eager at the shared eager-layer constant. "
-        "1.x era: 4262 us per step, 463 us per layer (eager launches: the constant shared with HF "
-        "transformers and trtllm-serve 0.17), 1313 us per sequence and step (after the step, not "
-        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 387 us per doubling of "
-        "the TP workers, efficiencies x0.88, GPTQ through exllama v1 (per-row dequantisation below 8 "
+        "1.x era: 1436 us per step, 563 us per layer (eager launches: the constant shared with HF "
+        "transformers and trtllm-serve 0.17), 1240 us per sequence and step (after the step, not "
+        "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 194 us per doubling of "
+        "the TP workers, efficiencies x0.85, GPTQ through exllama v1 (per-row dequantisation below 8 "
         "rows, fp16 rebuild from 8); every era: waiting requests join every 20 steps "
         "(max_waiting_tokens); 2.x era (ROCm): 959 us per step, 195 us per doubling of the workers, "
         "efficiencies x0.52 on AMD GPUs only (every 2.x row ran on MI300X; on NVIDIA the era keeps today's "
         "figures and says so)."
     ),
     "hf-transformers": (
-        "85 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), optimum "
-        "benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, RTX 4090). "
-        "Bandwidth 0.713 (16-bit) / 0.735 (weight-only), 463 us of Python per layer (the eager-layer "
-        "constant shared with TGI 1.x and trtllm-serve 0.17) and 10.4 ms per step of generate() "
-        "(overlapped with the GPU), 85 us per expert visited per MoE layer; decode attention: 4.5 passes "
-        "over the "
+        "105 rows: Qwen2.5/Qwen2/Qwen3 speed benchmarks (transformers 4.38-4.51 generate, A100/H20), "
+        "optimum benchmark (4.32 + AutoGPTQ exllama), AutoAWQ 0.1.6 (fused modules, GEMM/GEMV kernels, "
+        "RTX 4090), "
+        "benchmarks/gpu_measure.py (transformers 5.17 on an H200: Llama 3.2 3B, Llama 3.1 8B, Qwen3 8B, "
+        "Qwen3-30B-A3B; decode at 1/8/32 sequences, prefill of 2048/8192 tokens). "
+        "Bandwidth 0.722 (16-bit) / 0.775 (weight-only), 563 us of Python per layer (the eager-layer "
+        "constant shared with TGI 1.x and trtllm-serve 0.17) and 12.6 ms per step of generate() "
+        "(overlapped with the GPU), 82 us per expert visited per MoE layer (4.x); 5.x's grouped-GEMM "
+        "experts at 0.33 of the dense compute efficiency (the Qwen3-30B-A3B prefill rows; their weight "
+        "streaming: the 0.5 prior, decode there being host-bound); decode attention: 4.0 passes over the "
         "GQA-expanded cache per step (FA2 path: repeat_kv, unpadding gather) at the 16-bit bandwidth, "
-        "its FLOPs at 0.085 of the GEMM rate, waited for by the host in every layer (not overlapped: "
+        "its FLOPs at 0.084 of the GEMM rate, waited for by the host in every layer (not overlapped: "
         "a 30k-token context halves Qwen2.5-7B's speed on an A100); compute efficiencies not fitted "
-        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 61 us per layer, "
-        "efficiencies x1.00 (its benchmark script times bare forward calls, not generate(): those rows "
-        "pay a forward's 500 us, not generate()'s step); GEMV kernel: compute x0.27. AutoGPTQ 0.4 "
+        "(0.45 / 0.25). AutoAWQ fused modules (own attention, static cache): 62 us per layer, "
+        "efficiencies x0.98 (its benchmark script times bare forward calls, not generate(): those rows "
+        "pay a forward's 500 us, not generate()'s step); GEMV kernel: compute x0.28. AutoGPTQ 0.4 "
         "exllama: exllama v1 at batch (per-row dequantisation below 8 rows, fp16 rebuild from 8; not fitted)."
     ),
 }

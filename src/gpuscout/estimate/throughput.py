@@ -521,6 +521,8 @@ def decode_step(
     kv_bytes = kv_plain * (1.0 + eng.gqa_kv_reread * (group - 1.0))
     # eager copies of the GQA-expanded cache (HF transformers: repeat_kv, unpadding), every step
     kv_bytes += kv_plain * group * eng.kv_copies_per_step
+    # appending by concatenation (HF's DynamicCache): the whole cache read and written again
+    kv_bytes += kv_plain * eng.kv_append_copies
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
     logits_bytes = own * spec.vocab_size * eng.logits_bytes_per_vocab / (tp // dp)
     bw = st.achieved_bandwidth

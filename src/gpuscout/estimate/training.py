@@ -406,6 +406,7 @@ def estimate_training(
     attention: str = "flash",
     attention_kernel: str = "current",
     no_sync_accumulation: bool = False,
+    adapter_dtype: str = "16bit",
     require_fit: bool = False,
     calibration: TrainingCalibration | None = None,
 ) -> TrainingEstimate:
@@ -425,6 +426,11 @@ def estimate_training(
     ``sharding``: "none" (DDP), "zero1", "zero2", "zero3", "fsdp" (per-parameter: FSDP2) or "fsdp1"
     (flat parameters: LoRA's frozen base gets gradients). ``no_sync_accumulation``: the step's
     micro-batches accumulate unsharded gradients (FSDP ``no_sync``, Accelerate's default for FSDP).
+    ``adapter_dtype`` (LoRA / QLoRA only; ignored by full fine-tuning and pre-training): "16bit", the
+    adapters in the compute dtype (as under torch amp autocast, torchtune, NeMo / Megatron), or "fp32",
+    PEFT's default on a bf16 / fp16 base without autocast (``get_peft_model`` casts the adapters to fp32
+    and LoRA runs its chain on fp32 copies of each adapted matrix's input): 4 B per input element and
+    token kept without checkpointing, fp32 adapter traffic and FLOPs (said in the assumptions).
     ``calibration`` replaces the fitted constants (the accuracy benchmark refits them).
     """
     spec = resolve_model_arg(model)
@@ -478,6 +484,7 @@ def estimate_training(
             loss=loss,
             attention=attention,
             no_sync_accumulation=no_sync_accumulation,
+            adapter_dtype=adapter_dtype,
         )
     )
     layout = model_layout(spec)
@@ -530,6 +537,8 @@ def estimate_training(
         spilled_gb=mem.spilled_gb,
         nodes=nodes,
         attention_kernel=attention_kernel,
+        # fp32 adapters: their FLOPs at the FP32 (non-tensor) rate, TF32 being off in PyTorch by default
+        adapter_tflops=(acc.fp32_tflops or 0.0) if setup.fp32_adapters else 0.0,
     )
     st = step_time(spec, layout, setup, inputs, cal)
     host = host_ram_need(mem, gpus)

@@ -26,7 +26,9 @@ as the precision says (bf16 2 B, fp8/int8 1 B; QLoRA: NF4 with double quantisati
 4 + 8/64 + 32/(64*256) = 4.127 bits); embeddings, lm_head and norms stay bf16. Adapters of rank
 ``r`` add ``r * (in + out)`` parameters per adapted matrix, kept in bf16 as torchtune and the
 QLoRA reference code do: bf16 weight 2 + bf16 grad 2 + fp32 AdamW m, v 8 = 12 B/param (6 with 8-bit
-states, 8 with pure bf16; PEFT's default fp32 autocast of adapters adds 4 B/param).
+states, 8 with pure bf16). ``adapter_dtype="fp32"`` is PEFT's default on a bf16 / fp16 base without
+torch autocast (``get_peft_model(..., autocast_adapter_dtype=True)`` casts 16-bit adapter weights to
+fp32): fp32 weight 4 + fp32 grad 4 + AdamW m, v 8 = 16 B/param.
 QLoRA uses a paged optimizer, so the adapters' optimizer states are pageable as above.
 
 Model parallelism (``tp``, ``pp``, ``cp``, ``ep``; data parallel ``dp = world / (tp pp cp)``)
@@ -53,6 +55,12 @@ q = heads*head_dim, kv = kv_heads*head_dim, I = (active) MLP width:
 - LoRA: ``r`` per adapted matrix for the ``x @ A`` intermediates; a frozen matrix without adapter
   does not need its input kept (only its weight, for the input gradient), so attention-only LoRA
   drops the MLP input (h) and the down-projection input (I).
+- fp32 adapters (``adapter_dtype="fp32"``, :func:`fp32_adapter_bytes_per_token_layer`): PEFT's LoRA
+  ``Linear.forward`` casts its input to the adapter's dtype (``_cast_input_dtype(x, lora_A.weight.dtype)``)
+  and autograd keeps that fp32 copy for ``lora_A``'s weight gradient: ``4 B x in_features`` per token
+  and adapted matrix (q, k and v each cast their own copy of the normed input), and the ``x @ A``
+  intermediates in fp32 (2 B more per rank element). Selective recompute drops the copies (element-wise
+  cast outputs); full checkpointing keeps them for the recomputed layer only.
 
 ``attention="eager"`` (no flash / memory-efficient kernel: Hugging Face ``attn_implementation="eager"``,
 SDPA's math path) also keeps the softmax probabilities, ``heads x seq`` elements per token and layer.
@@ -145,6 +153,12 @@ LORA_TARGETS = ("attn", "all-linear")
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8", "int8")
 CHECKPOINTING = ("none", "selective", "full")
 LOSSES = ("chunked", "hf")
+#: The dtype of LoRA's adapter weights. "16bit": the compute dtype (bf16 / fp16), as under torch amp
+#: autocast, in torchtune, NeMo / Megatron and Automodel. "fp32": PEFT's default on a 16-bit base without
+#: autocast (``get_peft_model(..., autocast_adapter_dtype=True)``, PEFT 0.12+, casts bf16 / fp16 adapter
+#: weights to fp32): the adapter chain then runs on fp32 copies of its input (see the module docstring).
+ADAPTER_DTYPES = ("16bit", "fp32")
+FP32_BYTES = 4.0
 ATTENTION = ("flash", "eager")
 #: Bytes per token and vocabulary entry the loss keeps at its peak. "chunked": bf16 logits and their
 #: gradient (a chunked / fused loss: torchtune, Liger, Megatron, llm-foundry). "hf": the unchunked loss of
@@ -177,6 +191,8 @@ class TrainingSetup:
     degrees, ``virtual_stages`` the interleaved pipeline chunks per GPU, ``grad_accum`` the micro-batches
     per optimizer step (what a pipeline schedule fills its stages with). ``no_sync_accumulation``: the
     micro-batches of a step accumulate gradients without reducing them (see the module docstring).
+    ``adapter_dtype`` (LoRA / QLoRA only): "16bit" adapters in the compute dtype, or "fp32", PEFT's
+    default fp32 adapters on a bf16 / fp16 base without autocast (``ADAPTER_DTYPES``).
     """
 
     method: str = "lora"
@@ -200,6 +216,7 @@ class TrainingSetup:
     loss: str = "chunked"
     attention: str = "flash"  # "eager": the attention probabilities are materialised (heads x seq^2)
     no_sync_accumulation: bool = False  # FSDP no_sync(): gradients accumulate unsharded until the step
+    adapter_dtype: str = "16bit"  # ADAPTER_DTYPES: "fp32" is PEFT's default fp32 adapters on a 16-bit base
 
     @property
     def recompute(self) -> str:
@@ -216,6 +233,12 @@ class TrainingSetup:
     @property
     def adapters(self) -> bool:
         return self.method in ("lora", "qlora")
+
+    @property
+    def fp32_adapters(self) -> bool:
+        """LoRA / QLoRA adapters kept in fp32 on a 16-bit (or FP8 / int8) compute path: PEFT's default
+        (``adapter_dtype="fp32"``). Under ``precision="fp32"`` the adapters are fp32 anyway: no change."""
+        return self.adapters and self.adapter_dtype == "fp32" and self.precision != "fp32"
 
     @property
     def unsharded_grads(self) -> bool:
@@ -264,6 +287,7 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     checkpointing = _checkpointing(setup.checkpointing)
     loss = _choice("loss", setup.loss, LOSSES)
     attention = _choice("attention", setup.attention, ATTENTION)
+    adapter_dtype = _choice("adapter_dtype", setup.adapter_dtype, ADAPTER_DTYPES)
     # the counts as ints from here on (2.0 -> 2): the setup returned carries them, not what was given
     seq_len = int_in("seq_len", setup.seq_len, 1, 10_000_000)
     micro_batch = int_in("micro_batch", setup.micro_batch, 1, 1_000_000)
@@ -311,6 +335,7 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
         loss,
         attention,
         setup.no_sync_accumulation,
+        adapter_dtype,
     )
 
 
@@ -396,11 +421,32 @@ def pipeline_inflight(setup: TrainingSetup) -> float:
     return inflight
 
 
+def fp32_adapter_bytes_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -> float:
+    """Bytes per token and layer that fp32 adapters (``setup.fp32_adapters``) keep beyond the 16-bit set.
+
+    PEFT casts each adapted matrix's input to fp32 and autograd keeps that copy for ``lora_A``'s weight
+    gradient: ``4 B x in_features`` per adapted matrix (q, k and v each their own), unless selective
+    recompute drops it (an element-wise cast output); the ``x @ A`` intermediates are fp32 too, 2 B more
+    per rank element than the 16-bit set counts them."""
+    if not setup.fp32_adapters:
+        return 0.0
+    adapted = lora_groups(model_layout(spec), setup.lora_targets)
+    layers = max(spec.num_hidden_layers, 1)
+    inputs = sum(g.in_features * g.active_count for g in adapted) / layers
+    matrices = sum(g.active_count for g in adapted) / layers
+    extra = (FP32_BYTES - 2.0) * setup.lora_rank * matrices
+    if setup.recompute != "selective":
+        extra += FP32_BYTES * inputs
+    return extra
+
+
 def activation_bytes(spec: ModelSpec, setup: TrainingSetup) -> float:
     """Peak activation memory on one GPU (bytes), logits included (see the module docstring)."""
     tokens = setup.micro_batch * setup.seq_len / setup.cp  # tokens of one micro-batch on this GPU
     b = _bytes_per_element(setup.precision)
-    layer_set = activation_elements_per_token_layer(spec, setup) * b * tokens / setup.tp
+    per_token_layer = activation_elements_per_token_layer(spec, setup) * b
+    per_token_layer += fp32_adapter_bytes_per_token_layer(spec, setup)
+    layer_set = per_token_layer * tokens / setup.tp
     stage_layers = spec.num_hidden_layers / setup.pp
     kept_layers = stage_layers * pipeline_inflight(setup)
     h_bytes = tokens * spec.hidden_size * b / setup.tp
@@ -668,7 +714,7 @@ def _adapter_states(
         offloaded = weights - gathered  # the frozen base's shard, as stored
         weights = gathered
     grads = _frozen_base_grads(setup, hold, sh, other_b, notes)
-    a_b = 4.0 if setup.precision == "fp32" else 2.0
+    a_b = FP32_BYTES if setup.precision == "fp32" or setup.fp32_adapters else 2.0
     a_s = _STATE_BYTES[setup.optimizer]
     held_adapters = trainable / (setup.tp * setup.pp)
     adapter_w = held_adapters * a_b / (sh.dense_world if sh.params else 1)
@@ -683,9 +729,26 @@ def _adapter_states(
         notes["optimizer"] = "paged optimizer: adapter states may page to CPU RAM"
     notes["adapters"] = (
         f"rank {setup.lora_rank} on {setup.lora_targets}: {trainable / 1e6:.1f}M params, "
-        f"{2 * a_b + a_s:g} B/param (weights {a_b:g} + grads {a_b:g} + optimizer {a_s:g}; "
-        "PEFT's fp32 adapter autocast would add 4)"
+        f"{2 * a_b + a_s:g} B/param (weights {a_b:g} + grads {a_b:g} + optimizer {a_s:g}"
+        + (
+            "; fp32 adapters on a 16-bit base: PEFT's default autocast_adapter_dtype, without torch autocast"
+            if setup.fp32_adapters
+            else "; PEFT's fp32 adapter autocast would add 4"
+        )
+        + ")"
     )
+    if setup.fp32_adapters:
+        notes["adapter_dtype"] = (
+            "fp32 adapters (PEFT's default on a 16-bit base without autocast): each adapted matrix casts "
+            "its input to fp32, and autograd keeps that copy (4 B per input element and token)"
+            + (
+                " for the recomputed layer only"
+                if setup.recompute == "full"
+                else "; selective recompute drops the copies"
+                if setup.recompute == "selective"
+                else " for every layer"
+            )
+        )
     notes["base"] = base_desc
     return _States(
         weights,

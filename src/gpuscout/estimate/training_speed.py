@@ -35,10 +35,13 @@ Element-wise and memory-bound work
     token and vocabulary entry (bf16 logits, their gradient). MoE dispatch copies each token ``k``
     times forward and back. LoRA's adapter path (``x @ A @ B`` added to the frozen output) is a chain of
     rank-``r`` kernels bound by memory: per adapted matrix and token ``2 x (4 in + 3 out)`` bytes over
-    forward and backward, times ``adapter_traffic``. A quantised frozen base (QLoRA NF4 / GPTQ int4,
-    int8, FP8 without FP8 tensor cores) is dequantised to 16 bit before each matmul: the stored weights
-    are read and 16-bit ones written once per forward, backward and recomputed forward, at
-    ``dequant_efficiency`` x the bandwidth.
+    forward and backward, times ``adapter_traffic``. fp32 adapters on a 16-bit base (PEFT's default,
+    ``adapter_dtype="fp32"``) run that chain on fp32 copies: ``FP32_ADAPTER_BYTES`` per in- and
+    out-element (counted there), times the same ``adapter_traffic``, and their FLOPs at the FP32
+    (non-tensor) rate where the part's table has one (PyTorch leaves TF32 off). A quantised frozen base
+    (QLoRA NF4 / GPTQ int4, int8, FP8 without FP8 tensor cores) is dequantised to 16 bit before each
+    matmul: the stored weights are read and 16-bit ones written once per forward, backward and
+    recomputed forward, at ``dequant_efficiency`` x the bandwidth.
 Communication
     Tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recomputed) of the micro-batch's
     activations, over NVLink or PCIe (:func:`gpuscout.estimate.parallel.allreduce_seconds`), exposed.
@@ -100,6 +103,25 @@ LOGITS_BYTES_PER_VOCAB = 8.0  # bf16 logits written and read, their gradient wri
 FA_BACKWARD = 2.5  # FlashAttention backward FLOPs in forwards
 OPTIMIZER_TRAFFIC = 5.0  # unfused AdamW: bytes moved per byte of weights + gradients + states
 EAGER_SCORE_BYTES = 24.0  # eager attention, per score: fwd write 2 + softmax 4 + AV read 2, backward 2x
+
+# fp32 adapters on a 16-bit base (PEFT's default ``autocast_adapter_dtype=True`` without torch autocast).
+# LoRA's ``Linear.forward`` runs ``x = _cast_input_dtype(x, lora_A.weight.dtype)``, ``result = result +
+# lora_B(lora_A(dropout(x))) * scaling`` (dropout 0: an identity) and ``result.to(torch_result_dtype)``.
+# Bytes per element of an adapted matrix's input (in) and output (out) per token, unfused kernels, the
+# rank-r intermediates left out:
+#   forward   in:  cast x bf16 -> fp32 (read 2, write 4) 6 + lora_A reads the fp32 x 4              = 10
+#             out: lora_B writes fp32 4 + scale (read 4, write 4) 8 + bf16 result + fp32 -> fp32
+#                  (read 2 + 4, write 4) 10 + cast back to bf16 (read 4, write 2) 6                 = 28
+#   backward  in:  lora_A's weight gradient reads the saved fp32 x 4 + its input gradient writes
+#                  fp32 4 + that gradient cast to bf16 (read 4, write 2) 6 + added to the base's
+#                  input gradient (read 2 + 2, write 2) 6                                          = 20
+#             out: cast-back's gradient to fp32 (read 2, write 4) 6 + the add's gradient for the bf16
+#                  result cast back (read 4, write 2) 6 + scale (read 4, write 4) 8 + lora_B's
+#                  input and weight gradients each read the fp32 gradient 4 + 4                     = 28
+# 30 B per in- and 56 per out-element over forward and backward, against the 16-bit chain's 2 x (4 in
+# + 3 out); ``adapter_traffic`` (fitted on 16-bit chains) scales both. A recomputed forward repeats the
+# forward's bytes.
+FP32_ADAPTER_BYTES = {"forward": (10.0, 28.0), "backward": (20.0, 28.0)}  # (per in-, per out-element)
 PRECISION_CLASSES = ("16bit", "fp8")
 
 
@@ -133,7 +155,10 @@ class TrainingCalibration:
 # MFU-only row) of benchmarks/data/measurements.csv on registry GPUs: llm-foundry 64, Qwen README 31,
 # NeMo 24.07 16, Megatron-Bridge 15, NeMo Automodel 11, torchtitan 7 (A100 / H200; its Grand Teton
 # H100 rows are on a GPU the registry lacks and stay out), PEFT 3, Megatron-LM 1. Each constant is
-# shared by every GPU and model; the CSV lines that pin it down are named below.
+# shared by every GPU and model; the CSV lines that pin it down are named below. Refitted on 2026-12-04
+# with the 9 tokens/s rows measured here (benchmarks/gpu_measure.py on an H200: PEFT LoRA with fp32
+# adapters, pure-bf16 full fine-tuning): no constant moved by more than 4 % (adapter_traffic 1.9 -> 1.82,
+# launch_us 29 -> 29.5, zero3_module_us 270 -> 264), so the values below are kept.
 CALIBRATION = TrainingCalibration(
     precision={
         "16bit": PrecisionConstants(gemm_efficiency=0.59, elementwise_bytes=71.0),
@@ -254,6 +279,15 @@ def _adapter_active(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, f
     return float(params), float(traffic)
 
 
+def _adapter_io(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, float]:
+    """``sum(in)`` and ``sum(out)`` features of the adapted matrices one token passes through."""
+    adapted = lora_groups(layout, setup.lora_targets)
+    return (
+        float(sum(g.in_features * g.active_count for g in adapted)),
+        float(sum(g.out_features * g.active_count for g in adapted)),
+    )
+
+
 def weight_passes(setup: TrainingSetup) -> float:
     """Passes over the weight GEMMs per micro-step: forward, input gradient, weight gradient (not for a
     frozen base, unless FSDP1's flat parameters give it one), a recomputed forward under checkpointing.
@@ -355,6 +389,9 @@ class SpeedInputs:
     spilled_gb: float
     nodes: int
     attention_kernel: str = CURRENT  # training_kernels.ATTENTION_KERNELS: the flash kernel's generation
+    # the dense peak the adapter FLOPs run at when it is not ``mm_tflops`` (fp32 adapters: the FP32
+    # non-tensor rate); 0: ``mm_tflops``
+    adapter_tflops: float = 0.0
 
 
 # Forward kernels of an eager (uncompiled) decoder layer: 2 RMSNorms of ~6 element-wise ops, q/k/v/o,
@@ -362,6 +399,7 @@ class SpeedInputs:
 # dropout / casts (~3). The backward launches about twice as many, a recomputed forward as many again.
 KERNELS_PER_LAYER = 40
 KERNELS_PER_ADAPTER = 5  # LoRA forward per adapted matrix: dropout, x @ A, @ B, scaling, add
+KERNELS_FP32_ADAPTER_CASTS = 2  # fp32 adapters: the cast of the input to fp32 and of the sum back to 16 bit
 NORMS_PER_LAYER = 2  # pre-attention and pre-MLP norm modules of a decoder layer
 
 
@@ -535,10 +573,31 @@ def step_time(
             tokens * spec.num_attention_heads * setup.seq_len * EAGER_SCORE_BYTES * passes * layers / shard
         )
     adapted_per_layer = 0.0
-    if setup.adapters:
+    adapter_kernels = float(KERNELS_PER_ADAPTER)
+    if setup.fp32_adapters:
+        ins, outs = _adapter_io(layout, setup)
+        fwd_in, fwd_out = FP32_ADAPTER_BYTES["forward"]
+        bwd_in, bwd_out = FP32_ADAPTER_BYTES["backward"]
+        fwd = (fwd_in * ins + fwd_out * outs) * (2.0 if recompute else 1.0)
+        elem += cal.adapter_traffic * tokens * (fwd + bwd_in * ins + bwd_out * outs) / shard
+        adapter_rate = const.gemm_efficiency * (inp.adapter_tflops or inp.mm_tflops) * 1e12
+        gemm += tokens * flops.adapters / shard / adapter_rate
+        adapter_kernels += KERNELS_FP32_ADAPTER_CASTS
+        notes["adapters"] = (
+            f"fp32 adapters (PEFT's default on a 16-bit base): the adapter chain moves "
+            f"{fwd_in + bwd_in:g} B per input and {fwd_out + bwd_out:g} B per output element and token "
+            f"(x {cal.adapter_traffic:g}), its FLOPs at "
+            + (
+                f"the {inp.adapter_tflops:g} TFLOPS FP32 rate"
+                if inp.adapter_tflops
+                else "the weight GEMMs' rate (no FP32 rate listed)"
+            )
+        )
+    elif setup.adapters:
         _, traffic = _adapter_active(layout, setup)
         elem += cal.adapter_traffic * tokens * traffic * 2.0 * passes / shard
         gemm += tokens * flops.adapters / shard / mm_rate
+    if setup.adapters:
         adapted_per_layer = sum(g.active_count for g in lora_groups(layout, setup.lora_targets)) / layers
     memory = elem / bw
     if inp.stored_bytes:
@@ -553,9 +612,7 @@ def step_time(
     comm = _model_parallel_seconds(spec, setup, fab, rows, attention, notes)
 
     # --- the host issues the kernels: a micro-step cannot be faster than their launches ---------------
-    kernels = (KERNELS_PER_LAYER + KERNELS_PER_ADAPTER * adapted_per_layer) * (
-        3.0 + (1.0 if recompute else 0.0)
-    )
+    kernels = (KERNELS_PER_LAYER + adapter_kernels * adapted_per_layer) * (3.0 + (1.0 if recompute else 0.0))
     launch = kernels * layers / pp * cal.launch_us * 1e-6
     if setup.sharding == "zero3" and cal.zero3_module_us > 0:
         fetches = 2.0 + (1.0 if recompute else 0.0)  # forward, backward, recomputed forward
