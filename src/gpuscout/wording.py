@@ -21,3 +21,14 @@ def plural(count: float | str | None, noun: str, many: str | None = None) -> str
     ``count`` may be that text ("1" from ``f"{0.9996:.3g}"``), so the noun agrees with what is read."""
     one = count.strip() == "1" if isinstance(count, str) else count == 1
     return noun if one else (many or noun + "s")
+
+
+def money3(usd: float) -> str:
+    """An amount of dollars to three significant figures, a trailing zero kept ('$2.30' beside '$1.11',
+    never '$2.3'), whole dollars with thousands separators from $100 ('$1,234', never '$1.23e+03'),
+    '<$0.001' below a tenth of a cent: the unit costs ($/M tokens, $/1k images) on every face."""
+    if usd >= 99.95:
+        return f"${usd:,.0f}"
+    if usd < 0.001:
+        return "<$0.001" if usd > 0 else "$0"
+    return f"${usd:#.3g}".rstrip(".")

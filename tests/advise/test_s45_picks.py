@@ -11,17 +11,17 @@ pick on an uncalibrated row the row the same pick names among the calibrated row
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from gpuscout.advise.answer import uncalibrated_picks, work_words
 from gpuscout.advise.selection import Candidate, select
-from gpuscout.advise.types import Advice, Config, EstimateSummary, Recommendation, UncalibratedPick
+from gpuscout.advise.types import EstimateSummary, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
-from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.web.advise_view import answer_view
+from tests.advise.picks_helpers import eight_gpu_offer, pick_row, picks_advice
+from tests.cli.stores import store_with
 
 
 def _cand(name: str, cost: float, time: float, *, calibrated: bool = True) -> Candidate:
@@ -92,21 +92,6 @@ def test_a_generator_of_ranked_rows_is_read_once_only() -> None:
 
 
 # ---- the answer's words ----------------------------------------------------------------------------
-def _offer(accelerator: str, n: int) -> Offer:
-    return Offer(
-        provider="oci" if accelerator == "MI300X" else "aws",
-        instance_type=f"gpu.{n}",
-        region="us-east-1",
-        accelerator=accelerator,
-        gpu_count=8,
-        gpu_memory_gb=192.0,
-        price_usd_per_hour=2.0,
-        spot_price_usd_per_hour=None,
-        source="test:https://example.com/prices",
-        observed_at=datetime(2025, 1, 1, tzinfo=UTC),
-    )
-
-
 def _summary(calibrated: bool) -> EstimateSummary:
     return EstimateSummary(
         throughput=1e5,
@@ -126,24 +111,15 @@ def _summary(calibrated: bool) -> EstimateSummary:
 
 
 def _rec(rank: int, accelerator: str, picks: tuple[str, ...] = ()) -> Recommendation:
-    return Recommendation(
-        offer=_offer(accelerator, rank),
-        config=Config(4, 8, 1, 1, 32, 4, False),
-        fits=True,
-        estimate=_summary(accelerator != "MI300X"),
-        time_s=3000.0,
-        cost=None,
-        unit_costs=None,
-        price_usd_per_hour=2.0,
-        reasons=("fits",),
-        warnings=(),
-        rank=rank,
-        score=float(rank),
-        pareto=True,
-        picks=picks,
-        provider_name="Oracle Cloud Infrastructure"
-        if accelerator == "MI300X"
-        else "Amazon Web Services (EC2)",
+    oracle = accelerator == "MI300X"
+    return pick_row(
+        rank,
+        "oci" if oracle else "aws",
+        "Oracle Cloud Infrastructure" if oracle else "Amazon Web Services (EC2)",
+        accelerator,
+        picks,
+        estimate=_summary(not oracle),
+        source="test:https://example.com/prices",
     )
 
 
@@ -183,53 +159,20 @@ def test_the_caveat_text(calibrated: int | None, text: str) -> None:
     assert UncalibratedPick("fastest", 2, "TPU-v5e serving", calibrated).text == text
 
 
-def _advice(rows: tuple[Recommendation, ...], caveats: tuple[UncalibratedPick, ...]) -> Advice:
-    return Advice(
-        objective="cost",
-        rows=rows,
-        rejected=(),
-        front_size=2,
-        picks={"cheapest": 1, "balanced": 1, "fastest": 2},
-        targets=(),
-        notes=(),
-        binding=None,
-        time_axis="time to finish",
-        considered=4,
-        passing=4,
-        uncalibrated_picks=caveats,
-    )
-
-
 def test_the_web_view_carries_the_caveat_by_pick() -> None:
     rows = (_rec(1, "H100-SXM", ("cheapest", "balanced")), _rec(2, "MI300X", ("fastest",)))
     caveat = UncalibratedPick("fastest", 2, "MI300X training", 1)
-    view = answer_view(_advice(rows, (caveat,)), "finetune")
+    view = answer_view(picks_advice(rows, (caveat,)), "finetune")
     assert view.uncalibrated == {"fastest": caveat}
     assert view.shown(1) and not view.shown(7)
-    assert answer_view(_advice(rows, ()), "finetune").uncalibrated == {}
+    assert answer_view(picks_advice(rows, ()), "finetune").uncalibrated == {}
 
 
 # ---- through the ranking (needs the estimate's flag and rank.py passing it on) ----------------------
-def _hw(provider: str, accelerator: str, price: float, memory: float) -> Offer:
-    return Offer(
-        provider=provider,
-        instance_type=f"{provider}.{accelerator}",
-        region="us-east-1",
-        accelerator=accelerator,
-        gpu_count=8,
-        gpu_memory_gb=memory,
-        price_usd_per_hour=price,
-        spot_price_usd_per_hour=None,
-        source="test:x",
-        observed_at=None,
-        interconnect=Interconnect.NVLINK,
-    )
-
-
 def test_the_ranking_flags_the_uncalibrated_mi300x_pick() -> None:
     from gpuscout.advise.api import advise
 
-    offers = [_hw("aws", "H100-SXM", 30.0, 80.0), _hw("oci", "MI300X", 50.0, 192.0)]
+    offers = [eight_gpu_offer("aws", "H100-SXM", 30.0, 80.0), eight_gpu_offer("oci", "MI300X", 50.0, 192.0)]
     w = FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=100e6)
     answer = advise(w, offers, top=10)
     by_rank = {r.rank: r for r in answer.rows}
@@ -249,17 +192,11 @@ def test_the_ranking_flags_the_uncalibrated_mi300x_pick() -> None:
 def test_the_web_page_and_the_json_api_name_the_uncalibrated_picks(tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 
-    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-    from gpuscout.catalog.store import Store
     from gpuscout.web.app import create_app
     from gpuscout.web.services import WebServices
 
-    url = f"sqlite:///{tmp_path / 'web.db'}"
-    store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
-    store.write_snapshot("test", [_hw("aws", "H100-SXM", 30.0, 80.0), _hw("oci", "MI300X", 50.0, 192.0)])
-    store.close()
+    offers = [eight_gpu_offer("aws", "H100-SXM", 30.0, 80.0), eight_gpu_offer("oci", "MI300X", 50.0, 192.0)]
+    url = store_with(tmp_path, offers, "web.db")
     workload = {"kind": "finetune", "model": "llama-3.1-8b", "method": "lora", "dataset_tokens": 100e6}
     with TestClient(create_app(url, services=WebServices(url, cache_seconds=0))) as client:
         page = client.get("/advise", params={**workload, "dataset_tokens": "100000000"})

@@ -25,10 +25,10 @@ from gpuscout.advise.faq import (
     FaqAnswer,
     _slow_cause,
     faq,
-    per_million,
     price_ages,
 )
 from gpuscout.estimate.api import estimate as estimate_function
+from gpuscout.wording import money3
 from tests.advise.helpers import NOW, offer
 from tests.advise.test_faq import OFFERS
 
@@ -153,7 +153,7 @@ def test_the_speed_ratio_is_of_the_offers_whose_prices_it_compares() -> None:
     ],
 )
 def test_money_per_million_has_three_significant_figures(usd: float, text: str) -> None:
-    assert per_million(usd) == text
+    assert money3(usd) == text
 
 
 def test_no_faq_price_per_million_drops_its_trailing_zero() -> None:

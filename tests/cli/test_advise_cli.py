@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from gpuscout.cli import app
+from tests.cli.stores import store_with
 
 runner = CliRunner()
 NEWCOMER = [
@@ -210,17 +211,7 @@ def test_spot_reclaim_rate_can_be_overridden() -> None:
 
 # ---- the trade-off view, grouped regions, rejections (issue 9) ----------------------------------
 def _store_with(tmp_path: Path, offers: list[object]) -> str:
-    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-    from gpuscout.catalog.store import Store
-
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    store = Store(url)
-    # the bundled snapshot counts as loaded, empty (with the package's fingerprint, or it is reloaded)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
-    store.write_snapshot("test", offers)  # type: ignore[arg-type]
-    store.close()
-    return url
+    return store_with(tmp_path, offers)  # type: ignore[arg-type]
 
 
 def test_a_job_shows_its_duration_next_to_its_cost_and_the_picks() -> None:

@@ -18,10 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-from gpuscout.catalog.store import Store
 from gpuscout.cli import app
+from tests.cli.stores import few_h100_db
 
 runner = CliRunner()
 M = "llama-3.1-8b"
@@ -90,29 +88,7 @@ numbers = st.one_of(
 @pytest.fixture(scope="module")
 def small_db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A store with a few offers, so that a valid recommend answers quickly."""
-    url = f"sqlite:///{tmp_path_factory.mktemp('numbers') / 'n.sqlite3'}"
-    store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True)
-    store.write_snapshot(
-        "few",
-        [
-            Offer(
-                provider="runpod",
-                instance_type=f"h100x{n}",
-                region="us-east-1",
-                accelerator="H100-SXM",
-                gpu_count=n,
-                gpu_memory_gb=80.0,
-                price_usd_per_hour=2.5 * n,
-                spot_price_usd_per_hour=1.2 * n,
-                source="test:few",
-                observed_at=None,
-            )
-            for n in (1, 2, 8)
-        ],
-    )
-    store.close()
-    return url
+    return few_h100_db(tmp_path_factory.mktemp("numbers") / "n.sqlite3", (1, 2, 8))
 
 
 def _is_finite_number(text: str) -> bool:

@@ -10,7 +10,6 @@ the same pick names: "fastest #2 (speed uncalibrated for MI300X training; calibr
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -19,54 +18,27 @@ from rich.console import Console
 from rich.text import Text
 from typer.testing import CliRunner
 
-from gpuscout.advise.types import Advice, Config, Recommendation, UncalibratedPick
-from gpuscout.catalog.offer import Interconnect, Offer
+from gpuscout.advise.types import Recommendation, UncalibratedPick
 from gpuscout.cli import advise_output, app, consoles
-from gpuscout.cli.table_fit import Column, Short, fitted_table
+from gpuscout.cli.table_fit import Column, Short
+from tests.advise.picks_helpers import eight_gpu_offer, pick_row, picks_advice
+from tests.cli.fitted_tables import fitted_cells
+from tests.cli.stores import h100_offer, store_with
 from tests.cli.terminal_lines import table_cells as _cells
 from tests.cli.terminal_lines import terminal_lines as _terminal
 
 runner = CliRunner()
 
 
-def _store_with(tmp_path: Path, offers: list[Offer]) -> str:
-    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-    from gpuscout.catalog.store import Store
-
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    store = Store(url)
-    # the bundled snapshot counts as loaded, empty (with the package's fingerprint, or it is reloaded)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
-    store.write_snapshot("test", offers)
-    store.close()
-    return url
-
-
-def _offer(provider: str, instance: str, price: float) -> Offer:
-    return Offer(
-        provider=provider,
-        instance_type=instance,
-        region="us-east-1",
-        accelerator="H100-SXM",
-        gpu_count=1,
-        gpu_memory_gb=80.0,
-        price_usd_per_hour=price,
-        spot_price_usd_per_hour=None,
-        source="test:x",
-        observed_at=None,
-    )
-
-
 @pytest.fixture
 def hyperscalers(tmp_path: Path) -> list[str]:
-    url = _store_with(
+    url = store_with(
         tmp_path,
         [
-            _offer("aws", "p5.xlarge", 3.0),
-            _offer("oci", "BM.GPU.H100.1", 3.2),
-            _offer("hyperstack", "n3-H100x1", 3.1),
-            _offer("lambda", "gpu_1x_h100", 2.9),
+            h100_offer("aws", "p5.xlarge", 3.0),
+            h100_offer("oci", "BM.GPU.H100.1", 3.2),
+            h100_offer("hyperstack", "n3-H100x1", 3.1),
+            h100_offer("lambda", "gpu_1x_h100", 2.9),
         ],
     )
     return ["recommend", "serve", "llama-3.1-8b", "-c", "4", "--db", url]
@@ -111,11 +83,7 @@ ROWS: list[list[str | Text | Short]] = [
 
 
 def _table(width: int | None) -> tuple[list[list[str]], list[str]]:
-    table, left_out = fitted_table(None, COLUMNS, ROWS, width)
-    out = Console(width=width or 200, record=True, emoji=False, color_system=None)
-    with out.capture() as captured:
-        out.print(table)
-    return _cells(captured.get().splitlines()), left_out
+    return fitted_cells(COLUMNS, ROWS, width)
 
 
 def test_a_short_cell_shows_a_shorter_form_only_where_its_column_is_cut() -> None:
@@ -148,36 +116,7 @@ def test_the_picks_text_says_which_pick_rests_on_an_uncalibrated_speed() -> None
 
 
 def _rec(rank: int, provider: str, name: str, accelerator: str, picks: tuple[str, ...]) -> Recommendation:
-    offer = Offer(
-        provider=provider,
-        instance_type=f"gpu.{rank}",
-        region="us-east-1",
-        accelerator=accelerator,
-        gpu_count=8,
-        gpu_memory_gb=192.0,
-        price_usd_per_hour=2.0,
-        spot_price_usd_per_hour=None,
-        source="test:x",
-        observed_at=datetime(2025, 1, 1, tzinfo=UTC),
-    )
-    return Recommendation(
-        offer=offer,
-        config=Config(4, 8, 1, 1, 32, 4, False),
-        fits=True,
-        estimate=None,
-        time_s=3000.0,
-        cost=None,
-        unit_costs=None,
-        price_usd_per_hour=2.0,
-        reasons=("fits",),
-        warnings=(),
-        rank=rank,
-        score=float(rank),
-        pareto=True,
-        picks=picks,
-        provider_name=name,
-        time_to_result_s=3000.0,
-    )
+    return pick_row(rank, provider, name, accelerator, picks, time_to_result_s=3000.0)
 
 
 def test_the_table_names_the_uncalibrated_pick_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -185,21 +124,8 @@ def test_the_table_names_the_uncalibrated_pick_at_80_columns(monkeypatch: pytest
         _rec(1, "aws", "Amazon Web Services (EC2)", "H100-SXM", ("cheapest", "balanced")),
         _rec(2, "oci", "Oracle Cloud Infrastructure", "MI300X", ("fastest",)),
     )
-    advice = Advice(
-        objective="cost",
-        rows=rows,
-        rejected=(),
-        front_size=2,
-        picks={"cheapest": 1, "balanced": 1, "fastest": 2},
-        targets=(),
-        notes=(),
-        binding=None,
-        time_axis="time to finish",
-        considered=2,
-        passing=2,
-        picks_rule="front: ...",
-        uncalibrated_picks=(UncalibratedPick("fastest", 2, "MI300X training", 1),),
-    )
+    caveats = (UncalibratedPick("fastest", 2, "MI300X training", 1),)
+    advice = picks_advice(rows, caveats, considered=2, passing=2, picks_rule="front: ...")
     out = Console(width=80, force_terminal=True, record=True, emoji=False, color_system=None)
     monkeypatch.setattr(consoles, "console", out)
     with out.capture() as captured:
@@ -212,22 +138,8 @@ def test_the_table_names_the_uncalibrated_pick_at_80_columns(monkeypatch: pytest
 # ---- through the ranking (needs the estimate's flag and rank.py passing it on) ----------------------
 @pytest.fixture
 def mixed(tmp_path: Path) -> list[str]:
-    def eight(provider: str, accelerator: str, price: float, memory: float) -> Offer:
-        return Offer(
-            provider=provider,
-            instance_type=f"{provider}.{accelerator}",
-            region="us-east-1",
-            accelerator=accelerator,
-            gpu_count=8,
-            gpu_memory_gb=memory,
-            price_usd_per_hour=price,
-            spot_price_usd_per_hour=None,
-            source="test:x",
-            observed_at=None,
-            interconnect=Interconnect.NVLINK,
-        )
-
-    url = _store_with(tmp_path, [eight("aws", "H100-SXM", 30.0, 80.0), eight("oci", "MI300X", 50.0, 192.0)])
+    offers = [eight_gpu_offer("aws", "H100-SXM", 30.0, 80.0), eight_gpu_offer("oci", "MI300X", 50.0, 192.0)]
+    url = store_with(tmp_path, offers)
     return [
         "recommend",
         "finetune",

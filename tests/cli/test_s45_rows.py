@@ -14,57 +14,28 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rich.console import Console
 from rich.text import Text
 from typer.testing import CliRunner
 
-from gpuscout.catalog.offer import Offer
 from gpuscout.cli.table_fit import Column, Fold, fitted_table, title_lines
+from tests.cli.fitted_tables import fitted_cells, printed
+from tests.cli.stores import h100_offer, store_with
 from tests.cli.terminal_lines import table_cells as _cells
 from tests.cli.terminal_lines import terminal_lines as _terminal
 
 runner = CliRunner()
 
 
-def _store_with(tmp_path: Path, offers: list[Offer]) -> str:
-    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-    from gpuscout.catalog.store import Store
-
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    store = Store(url)
-    # the bundled snapshot counts as loaded, empty (with the package's fingerprint, or it is reloaded)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)
-    store.write_snapshot("test", offers)
-    store.close()
-    return url
-
-
-def _offer(instance: str, region: str, price: float, provider: str = "yotta") -> Offer:
-    return Offer(
-        provider=provider,
-        instance_type=instance,
-        region=region,
-        accelerator="H100-SXM",
-        gpu_count=1,
-        gpu_memory_gb=80.0,
-        price_usd_per_hour=price,
-        spot_price_usd_per_hour=None,
-        source="test:x",
-        observed_at=None,
-    )
-
-
 @pytest.fixture
 def alike(tmp_path: Path) -> list[str]:
     """A recommend command over two offers that differ only in their instance type and region (one
     price), and a dearer one."""
-    url = _store_with(
+    url = store_with(
         tmp_path,
         [
-            _offer("8x112v952g_h100", "us-east-2", 2.5),
-            _offer("8x240v920g_h100", "us-central-2", 2.5),
-            _offer("gpu_1x_h100", "us-west-1", 3.0, provider="lambda"),
+            h100_offer("yotta", "8x112v952g_h100", 2.5, region="us-east-2"),
+            h100_offer("yotta", "8x240v920g_h100", 2.5, region="us-central-2"),
+            h100_offer("lambda", "gpu_1x_h100", 3.0, region="us-west-1"),
         ],
     )
     return ["recommend", "serve", "llama-3.1-8b", "-c", "4", "--db", url]
@@ -110,11 +81,7 @@ COLUMNS = [
 
 
 def _rows(table_rows: list[list[str]], width: int, fold: Fold | None) -> list[list[str]]:
-    table, _ = fitted_table(None, COLUMNS, table_rows, width, fold=fold)
-    out = Console(width=width, record=True, emoji=False, color_system=None)
-    with out.capture() as captured:
-        out.print(table)
-    return _cells(captured.get().splitlines())
+    return fitted_cells(COLUMNS, table_rows, width, fold)[0]
 
 
 def _fold(keep: frozenset[int] = frozenset()) -> Fold:
@@ -189,10 +156,7 @@ def test_a_table_title_breaks_between_phrases_at_the_tables_width() -> None:
     rows = [["1", "acme", "us", "1x H100", "$5"]]
     title = "12 offers of acme, sorted by price, cheapest first"
     table, _ = fitted_table(title, COLUMNS, rows, 40)
-    out = Console(width=40, record=True, emoji=False, color_system=None)
-    with out.capture() as captured:
-        out.print(table)
-    text = captured.get().splitlines()
+    text = printed(table, 40)
     top = text[: next(i for i, line in enumerate(text) if line.startswith("┏"))]
     assert [line.strip() for line in top] == ["12 offers of acme, sorted by price,", "cheapest first"]
 

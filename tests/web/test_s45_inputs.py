@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from gpuscout.web import lean_offers
-from gpuscout.web.services import WebServices
+from tests.web.lean_answers import record_lean_answers
 
 
 def test_the_offers_api_names_the_closest_regions(client: TestClient) -> None:
@@ -23,16 +22,7 @@ def test_the_offers_api_names_the_closest_regions(client: TestClient) -> None:
 def test_the_lean_path_hands_the_error_to_the_route(
     client: TestClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    client.get("/api/v1/offers")  # the store is opened: plain query strings are answered on the event loop
-    answered: list[bool] = []
-    real = lean_offers.lean_body
-
-    def recorded(services: WebServices, query_string: bytes) -> bytes | None:
-        body = real(services, query_string)
-        answered.append(body is not None)
-        return body
-
-    monkeypatch.setattr(lean_offers, "lean_body", recorded)
+    answered = record_lean_answers(client, monkeypatch)
     r = client.get("/api/v1/offers?region=us-eats-1")
     assert answered == [False]  # the regions are listed in the thread pool, by the route
     assert r.status_code == 422 and r.json()["field"] == "region"

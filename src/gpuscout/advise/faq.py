@@ -35,6 +35,7 @@ from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputEr
 from gpuscout.estimate.arguments import other_face
 from gpuscout.estimate.types import STEP_PARTS, Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.wording import money3
 
 #: The two cards the seed's question compares: an 80 GB HBM datacenter GPU and a 24 GB consumer GPU.
 REFERENCE_HBM = "H100-SXM"
@@ -94,30 +95,17 @@ def _offer_label(rec: Recommendation) -> str:
     return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, {hourly})"
 
 
-def per_million(usd: float) -> str:
-    """A price per million tokens with three significant figures, a trailing zero kept ('$2.30' beside
-    '$1.11', never '$2.3'), whole dollars from $100 ('$1,234'), '<$0.001' below a tenth of a cent."""
-    if usd >= 99.95:
-        return f"${usd:,.0f}"
-    if usd < 0.001:
-        return "<$0.001" if usd > 0 else "$0"
-    return f"${usd:#.3g}".rstrip(".")
-
-
 def compare_costs(a: float, b: float, label_a: str, label_b: str) -> str:
     """'the X is 35 % cheaper per token' or 'about the same per token (within 10 %)'."""
     lo, hi = sorted((a, b))
     if hi <= 0 or (hi - lo) / hi < CLEAR_DIFFERENCE:
         return (
-            f"about the same per token ({per_million(a)}/M on the {label_a} vs {per_million(b)}/M on the "
+            f"about the same per token ({money3(a)}/M on the {label_a} vs {money3(b)}/M on the "
             f"{label_b}, within the estimate's error)"
         )
     cheaper, dearer = (label_a, label_b) if a < b else (label_b, label_a)
     saving = f"{1 - lo / hi:.0%}"
-    return (
-        f"the {cheaper} is {saving} cheaper per token ({per_million(lo)}/M vs {per_million(hi)}/M on the "
-        f"{dearer})"
-    )
+    return f"the {cheaper} is {saving} cheaper per token ({money3(lo)}/M vs {money3(hi)}/M on the {dearer})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,7 +350,7 @@ class _Faq:
                     cheapest[key] = recs[0]
                     details.append(
                         f"{p}, cheapest {'80 GB HBM' if is_hbm else '24 GB consumer'} offer for a chat "
-                        f"endpoint: {_offer_label(recs[0])}, {per_million(per_m or 0.0)}/M output tokens"
+                        f"endpoint: {_offer_label(recs[0])}, {money3(per_m or 0.0)}/M output tokens"
                     )
                 else:
                     details.append(

@@ -79,10 +79,10 @@ from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, 
 from gpuscout.estimate.lazy_text import deferred_text
 from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.provider_types import ProviderTerms
-from gpuscout.knowledge.regions import RegionFilter
 
 if TYPE_CHECKING:
     from gpuscout.knowledge.model_types import ModelSpec
+    from gpuscout.knowledge.regions import RegionFilter
 
 #: A scored row: (score, total, time, usd_per_hour, provider, instance_type, region, spot, index,
 #: offer). The first nine items are the sort key (the index makes it total: offers never compare).
@@ -134,7 +134,10 @@ def spot_class(offer: Offer) -> bool:
 def region_filter(regions: tuple[str, ...]) -> RegionFilter:
     """The workload's region filter: the catalog's (``gpuscout offers --region``), so that a region
     the catalog finds offers in is one the advisor ranks them in (words, countries and areas:
-    :mod:`gpuscout.knowledge.regions`; an offer standing for several regions is in each)."""
+    :mod:`gpuscout.knowledge.regions`; an offer standing for several regions is in each). Its tables
+    load only when a workload names regions: a recommend without a region filter skips them."""
+    from gpuscout.knowledge.regions import RegionFilter
+
     return RegionFilter(regions)
 
 

@@ -24,6 +24,7 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
+from gpuscout.wording import money3
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
 if TYPE_CHECKING:
@@ -271,9 +272,9 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     u = ctx.units
     if u.per_million_output_tokens is not None:
         month = f", ${u.per_month:,.0f}/month" if u.per_month is not None else ""
-        reasons.append(f"${u.per_million_output_tokens:.3g}/M output tokens{month}")
+        reasons.append(f"{money3(u.per_million_output_tokens)}/M output tokens{month}")
     elif u.per_image is not None:
-        reasons.append(f"${u.per_image * 1000:.3g} per 1000 images, ${ctx.cost.total:,.2f} in all")
+        reasons.append(f"{money3(u.per_image * 1000)} per 1000 images, ${ctx.cost.total:,.2f} in all")
     elif u.per_run is not None:
         reasons.append(f"${u.per_run:,.2f} per run")
     # 4. shape of the configuration

@@ -41,6 +41,7 @@ from gpuscout.estimate.arguments import (  # the limits every face shares, state
     MAX_TOKENS,
     MAX_TRAINING_GPUS,
     MIN_IMAGE_PX,
+    MIN_RATE,
     shown_number,
     token_count,
     whole_number_text,
@@ -55,9 +56,7 @@ MAX_DATA_GB = 1e7  # 10 PB downloaded, moved out or checkpointed
 MAX_USD = 1e10  # a $10 billion budget
 MAX_RETENTION_DAYS = 3650  # data kept ten years after the job
 MAX_REQUESTS_PER_S = MAX_RATE  # the estimator's request_rate bound (one limit on every face)
-#: The slowest load an endpoint is sized for: one request in about 11.6 days. Below it the rate per
-#: replica rounds to nothing (a subnormal 5e-324 became 0.0 and the estimator refused "request_rate").
-MIN_REQUESTS_PER_S = 1e-6
+MIN_REQUESTS_PER_S = MIN_RATE  # the slowest load an endpoint is sized for (estimate.arguments)
 MAX_LATENCY_MS = 3_600_000.0  # an hour to the first token / per output token
 MIN_TTFT_MS = 1.0  # below one forward pass and a network round trip: no GPU answers that
 MIN_TPOT_MS = 0.1  # 10,000 tokens/s per user, 5x the fastest published single-stream decode

@@ -25,7 +25,7 @@ from gpuscout.cli.table_fit import (
     terminal_width,
     title_lines,
 )
-from gpuscout.wording import plural
+from gpuscout.wording import money3, plural
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -50,11 +50,11 @@ def _unit(rec: Any) -> str:
     if u is None:
         return "-"
     if u.per_million_output_tokens is not None:
-        return f"${u.per_million_output_tokens:.3g}/M tok"
+        return f"{money3(u.per_million_output_tokens)}/M tok"
     if u.per_image is not None:
-        return f"${u.per_image * 1000:.3g}/1k img"
+        return f"{money3(u.per_image * 1000)}/1k img"
     if u.per_million_train_tokens is not None:
-        return f"${u.per_million_train_tokens:.3g}/M tok"
+        return f"{money3(u.per_million_train_tokens)}/M tok"
     return "-"
 
 

@@ -13,6 +13,7 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from gpuscout.catalog.query import SORT_KEYS
+from gpuscout.cli.help_layout import help_paragraphs
 from gpuscout.cli.offers_view import (
     MAX_GPU_MEMORY_GB,
     MAX_GPUS_PER_OFFER,
@@ -71,9 +72,7 @@ def register(app: typer.Typer) -> None:
     app.command("refresh")(refresh_cmd)
     app.command("sources", help=SOURCES_HELP)(sources_cmd)
     app.command("offers")(offers_cmd)
-    app.command("history", cls=_HistoryCommand, help=_one_line_paragraphs(history_cmd.__doc__ or ""))(
-        history_cmd
-    )
+    app.command("history", cls=_HistoryCommand, help=help_paragraphs(history_cmd.__doc__ or ""))(history_cmd)
     app.command("prune")(prune_cmd)
 
 
@@ -621,13 +620,6 @@ def _days(text: str) -> float:
         return float(text)
     except ValueError:
         raise typer.BadParameter(f"{text!r} is not a number") from None
-
-
-def _one_line_paragraphs(doc: str) -> str:
-    """A docstring as help text: its paragraphs, each on one line (the terminal wraps them)."""
-    import inspect
-
-    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
 
 
 def history_cmd(

@@ -24,6 +24,14 @@ from typing import Any
 _ROW = 6
 
 
+def help_paragraphs(doc: str) -> str:
+    """A docstring as a command's help text: its paragraphs, each on one line (the terminal wraps them),
+    as the joined help constants of the other commands read."""
+    import inspect
+
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(doc).split("\n\n"))
+
+
 def install() -> None:
     """Route every Typer help through :func:`_use_layout` (idempotent; imports nothing of Rich's)."""
     from typer.core import TyperCommand, TyperGroup

@@ -45,6 +45,10 @@ MAX_CONCURRENCY = 1_000_000
 #: Arrivals per second (``request_rate``, ``requests_per_s``): MAX_CONCURRENCY requests of about a
 #: second each, by Little's law (the advisor's former 10^7 was ten times what MAX_CONCURRENCY holds).
 MAX_RATE = 1e6
+#: The slowest load an endpoint is sized for (the advisor's ``requests_per_s``): one request in about
+#: 11.6 days. Below it the rate per replica rounds to nothing (a subnormal 5e-324 became 0.0 and the
+#: estimator refused "request_rate").
+MIN_RATE = 1e-6
 #: Tokens of one sequence (a prompt, an output, a training sequence): Llama 4 Scout's 10M-token window,
 #: the longest published; a model's own window (``max_position_embeddings``) is checked besides.
 MAX_CONTEXT = 10_000_000

@@ -147,7 +147,6 @@ class TranscriptionEstimate:
     memory: MemoryBreakdown
     # RTFx: seconds of audio transcribed per wall-clock second (100: an hour of audio in 36 s)
     realtime_factor: float
-    rtf: float  # the usual ASR real-time factor: wall-clock seconds per second of audio (< 1: faster)
     seconds: float  # wall-clock seconds for ``audio_s``
     bound: str  # "memory", "compute" or "overhead" (what dominates a decoder step)
     encoder_params: int
@@ -162,6 +161,12 @@ class TranscriptionEstimate:
     decoder_s: float
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def rtf(self) -> float:
+        """The usual ASR real-time factor, RTFx's inverse: wall-clock seconds per second of audio (< 1:
+        faster than real time)."""
+        return 1.0 / self.realtime_factor
 
 
 def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
@@ -366,7 +371,6 @@ def estimate_transcription(
         fits=fits,
         memory=memory,
         realtime_factor=rtfx,
-        rtf=seconds / audio_s,
         seconds=seconds,
         bound=bound,
         encoder_params=enc_params,
