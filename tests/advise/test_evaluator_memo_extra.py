@@ -12,7 +12,7 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import default_backends
 from gpuscout.advise.configs import BaseEvaluator, ConfigEval, ConfigKey
 from gpuscout.advise.internode import StatedInternode
-from gpuscout.advise.training_configs import TrainingEvaluator, stated_internode
+from gpuscout.advise.training_configs import TrainingEvaluator, _OfferExtra, stated_internode
 from gpuscout.advise.workload import PretrainWorkload, ServeWorkload
 from gpuscout.catalog.fabrics import KNOWN_FABRICS, internode_extra
 from gpuscout.catalog.offer import Interconnect, Offer
@@ -61,9 +61,9 @@ def test_training_configures_once_per_stated_network() -> None:
 
     class Recording(TrainingEvaluator):
         def _configure_with(
-            self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, network: StatedInternode | None
+            self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, extra: _OfferExtra
         ) -> ConfigEval:
-            calls.append(network)
+            calls.append(extra.network)
             return ConfigEval(key=key, fits=True, rejected=None, accelerator=acc)
 
     w = PretrainWorkload(model="llama-3.1-8b", token_budget=1e9, nodes=2)

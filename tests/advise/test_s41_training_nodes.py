@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from gpuscout.advise.api import advise
-from gpuscout.advise.training_configs import _node_count, _Trained
+from gpuscout.advise.training_configs import NodeBilling, _node_count, _Trained
 from gpuscout.advise.workload import Workload
 from gpuscout.catalog.api import current_offers
 
@@ -27,9 +27,14 @@ def _runs(days: dict[int, float]) -> list[Any]:
     return [(n, SimpleNamespace(time_s=d * DAY), _Trained(None, "", "", "")) for n, d in days.items()]
 
 
-def _nodes(seconds: dict[int, float], warm_s: float = 130.0, deadline_s: float | None = None) -> int:
+def _nodes(
+    seconds: dict[int, float],
+    warm_s: float = 130.0,
+    deadline_s: float | None = None,
+    billing: NodeBilling = NodeBilling(),
+) -> int:
     runs = [(n, SimpleNamespace(time_s=t), _Trained(None, "", "", "")) for n, t in seconds.items()]
-    chosen = _node_count(runs, warm_s, deadline_s)
+    chosen = _node_count(runs, warm_s, deadline_s, billing=billing)
     assert chosen is not None
     return int(chosen[0])
 
@@ -52,7 +57,7 @@ def test_a_share_of_minutes_is_not_free_when_an_offer_bills_by_the_hour() -> Non
 def test_a_count_that_only_billing_by_the_hour_makes_as_cheap_is_not_taken() -> None:
     # the 70B full fine-tune on p5: 4 nodes 54 min, 8 nodes 25 min, 7.4 min of warm-up; both bill 8
     # node-hours by the hour, but 8 nodes are 5.2 % more node-time at AWS's per-second billing
-    assert _nodes({4: 54 * 60.0, 8: 25 * 60.0}, warm_s=442.0) == 4
+    assert _nodes({4: 54 * 60.0, 8: 25 * 60.0}, warm_s=442.0, billing=NodeBilling(1)) == 4  # AWS: per second
 
 
 def _p5(region: str | None = None) -> list[Any]:

@@ -59,7 +59,7 @@ from gpuscout.advise.cost import (
 from gpuscout.advise.evaluators import evaluator_for
 from gpuscout.advise.reasons import STALE_WARNING, RowContext, beaten_reason, duration, explain, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
-from gpuscout.advise.training_configs import stated_internode
+from gpuscout.advise.training_configs import TrainingEvaluator
 from gpuscout.advise.types import (
     Advice,
     Config,
@@ -561,9 +561,10 @@ class Ranker:
 
     # ---- scoring --------------------------------------------------------------------------------
     def _config_entry(self, offer: Offer) -> _ConfigEntry:
-        # training: the offer's host RAM and stated inter-node bandwidth pick among the layouts too
-        if self._by_ram:
-            key: tuple[object, ...] = (*config_key(offer), stated_internode(offer), offer.ram_gb)
+        # training: the offer's host RAM, stated inter-node bandwidth and billing pick among the layouts too
+        evaluator = self.evaluator
+        if isinstance(evaluator, TrainingEvaluator):
+            key: tuple[object, ...] = (*config_key(offer), evaluator.memo_extra(offer), offer.ram_gb)
         else:
             key = (*config_key(offer), None, None)
         entry = self._cfg.get(key)
@@ -674,6 +675,7 @@ class Ranker:
         groups: dict[tuple[object, ...], list[int]] = {}
         self._offer_groups = groups
         by_ram = self._by_ram
+        training = self.evaluator if isinstance(self.evaluator, TrainingEvaluator) else None
         leasts = [0.0] * len(offers)
         kinds: dict[str, str] = {}  # why an offer is filtered out -> the kind counted
         gone: dict[str, str | None] = {}  # provider -> why its offers are out (defunct), else None
@@ -715,8 +717,9 @@ class Ranker:
                 least = -inf  # a negative data price: the bound below does not hold, never skipped
             leasts[i] = least
             ram = offer.ram_gb if by_ram else None
-            network = stated_internode(offer) if by_ram else None  # what several nodes are timed over
-            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode, network, ram)
+            # what several nodes are timed over, and how their count is billed
+            extra = training.memo_extra(offer) if training is not None else None
+            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode, extra, ram)
             group = groups.get(key)
             if group is None:
                 groups[key] = group = []

@@ -260,23 +260,25 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             run = f" ({s.engine}, {s.precision})" if s.engine and s.precision else ""
             reasons.append(
                 f"{s.throughput:.2f} img/s{run} -> {duration(ev.time_s)} for {w.images_total:,} images"
+                + _batch_added(ctx)
             )
         elif isinstance(w, BatchWorkload):
             reasons.append(
                 f"{s.throughput:,.0f} tok/s -> {duration(ev.time_s)} for "
-                f"{_tokens(ev.output_tokens)} output tokens"
+                f"{_tokens(ev.output_tokens)} output tokens" + _batch_added(ctx)
             )
         else:
             reasons.append(_training_speed(ev.time_s, s.throughput, ev.train_tokens))
     # 3. what it costs, in the workload's unit
+    # (totals as the table's total column writes them, ``usd``: "$90.71/month", "$140,720 per run")
     u = ctx.units
     if u.per_million_output_tokens is not None:
-        month = f", ${u.per_month:,.0f}/month" if u.per_month is not None else ""
+        month = f", {usd(u.per_month, '/month')}" if u.per_month is not None else ""
         reasons.append(f"{money3(u.per_million_output_tokens)}/M output tokens{month}")
     elif u.per_image is not None:
-        reasons.append(f"{money3(u.per_image * 1000)} per 1000 images, ${ctx.cost.total:,.2f} in all")
+        reasons.append(f"{money3(u.per_image * 1000)} per 1000 images, {usd(ctx.cost.total, ' in all')}")
     elif u.per_run is not None:
-        reasons.append(f"${u.per_run:,.2f} per run")
+        reasons.append(usd(u.per_run, " per run"))
     # 4. shape of the configuration
     _config_reasons(ctx, reasons, warnings)
     # 5. billing, spot
@@ -286,6 +288,20 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # 6. hardware and data caveats
     _warnings(ctx, warnings)
     return tuple(reasons), tuple(dict.fromkeys(warnings))
+
+
+def _batch_added(ctx: RowContext) -> str:
+    """What a batch row's time adds to the work at its speed, as the table's time does
+    (``rank._job_time``): "+ 4 min warm-up + 9 min lost to spot reclaims = 17.7 h"; nothing under a second."""
+    cm, n = ctx.cm, ctx.ev.instances
+    warm = cm.warmup_s_per_start
+    rework = cm.interruption_h * 3600.0 / n if cm.interruption_h > 0 and n > 0 else 0.0
+    added = ""
+    if warm >= 1.0:
+        added += f" + {duration(warm)} warm-up (boot, download, load)"
+    if rework >= 1.0:
+        added += f" + {duration(rework)} lost to spot reclaims"
+    return f"{added} = {duration(ctx.ev.time_s + warm + rework)}" if added else ""
 
 
 def _training_speed(time_s: float, tokens_per_s: float, tokens: float) -> str:

@@ -10,9 +10,10 @@ turn such a run into an out-of-memory at step 1,000. With a deadline, nodes are 
 inter-node fabric) until the run finishes in time.
 
 Node count: among the counts that meet the deadline, the fastest whose cost is within ``COST_TOLERANCE``
-of the cheapest's (:func:`_node_count`), each node's time rounded up to whole hours (the evaluator works
-per configuration, which offers billed per second and per hour share). The row's ``training`` text says
-the choice and the run it was chosen against.
+of the cheapest's (:func:`_node_count`), each run's node-time billed as the offer's provider bills it (its
+increment and minimum charge, as the ranked cost: :class:`NodeBilling`), so offers of one configuration
+that bill differently are evaluated apart. The row's ``training`` text says the choice and the run it was
+chosen against.
 
 Checkpoints: the run's time includes writing them (:func:`checkpoint_save_s`): one every
 ``checkpoint_interval_min``, each node writing its share (``checkpoint_gb / nodes``) at the assumed
@@ -67,7 +68,7 @@ from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
 from gpuscout.catalog.offer import Offer
-from gpuscout.errors import ConfigurationRejected
+from gpuscout.errors import ConfigurationRejected, GpuscoutError
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
@@ -128,19 +129,38 @@ _Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
 _Run = tuple[int, TrainingResult, _Trained]
 
 
-#: The coarsest billing increment providers use (per-hour; also what an unknown increment is taken as).
-#: Node counts are compared billed per second and billed by it: the evaluator works per configuration,
-#: which offers billed per second and per hour share, and cannot see which one bills.
-NODE_COUNT_BILLING_S = UNKNOWN_INCREMENT_S
-
 #: (run, wall-clock seconds: the estimator's training time plus the checkpoint saves)
 _Timed = tuple[_Run, float]
 
+_PER = {1: "per second", 60: "per minute", 3600: "per hour"}
 
-def _node_seconds(nodes: int, wall_s: float, warm_s: float, increment_s: int = 1) -> float:
-    """What a run costs at any price: its nodes' billed seconds, each node's warm-up and run rounded up
-    to ``increment_s`` (1: per-second billing)."""
-    return nodes * billed_seconds(warm_s + wall_s, increment_s)
+
+class NodeBilling(NamedTuple):
+    """How the offers a node count is chosen for are billed: their provider's billing increment and
+    minimum charge (``ProviderTerms``), as their ranked cost is (``cost.cost_model``). An unknown
+    increment (None) is taken as per hour, as ``billing.billed_seconds`` takes it."""
+
+    increment_s: int | None = None
+    minimum_s: int | None = None
+
+    def node_seconds(self, nodes: int, wall_s: float, warm_s: float) -> float:
+        """What a run costs at any price: its nodes' billed seconds, each node's warm-up and run billed
+        as this provider bills them (rounded up to the increment, raised to the minimum)."""
+        return nodes * billed_seconds(warm_s + wall_s, self.increment_s, self.minimum_s)
+
+    def words(self) -> str:
+        """'per second', 'per hour', 'per 15 s'; 'per hour (increment unknown)'."""
+        if self.increment_s is None:
+            return f"{_PER[UNKNOWN_INCREMENT_S]} (increment unknown)"
+        return _PER.get(self.increment_s, f"per {self.increment_s:,} s")
+
+
+class _OfferExtra(NamedTuple):
+    """What a training offer's evaluation depends on besides its ``ConfigKey`` (``memo_extra``): the
+    inter-node bandwidth it states, and how it is billed where a node count is chosen (else None)."""
+
+    network: StatedInternode | None
+    billing: NodeBilling | None
 
 
 def _timed(runs: list[_Run], wall: Callable[[_Run], float] | None) -> list[_Timed]:
@@ -152,17 +172,19 @@ def _node_count(
     warm_s: float,
     deadline_s: float | None,
     wall: Callable[[_Run], float] | None = None,
+    billing: NodeBilling = NodeBilling(),
 ) -> _Run | None:
     """The node count a configuration trains on, among the ``runs`` that fit (node count ascending);
-    ``wall``: a run's wall-clock seconds (default: the estimator's training time).
+    ``wall``: a run's wall-clock seconds (default: the estimator's training time); ``billing``: how the
+    offers are billed (default: an unknown increment, taken as per hour).
 
     Nodes are billed together, so a run's cost at any price is proportional to its billed node-seconds,
-    ``nodes x (warm-up + run)``. Among the runs that meet the deadline, the choice is the fastest whose
-    cost is within ``COST_TOLERANCE`` (5 %: the estimate is no finer) of the cheapest run's, billed per
-    second and billed per hour alike (:func:`_overpay`; the configuration's offers may bill either way,
-    so a count whose nodes each work a few minutes of an hour billed never looks free): time is bought
-    only where it is free. Pre-training 8B on 8x H100 (p5) bills 698 node-hours on 1 node (29 days),
-    661 on 32 (21 h) and 660 on 64 (10 h; 704 against 672 billed per hour, within 5 %): 64 are taken.
+    ``nodes x (warm-up + run)``, each node's time billed as the offer's provider bills it (``billing``:
+    per second, a count whose nodes each work a few minutes costs those minutes; per hour, an hour
+    each). Among the runs that meet the deadline, the choice is the fastest whose cost is within
+    ``COST_TOLERANCE`` (5 %: the estimate is no finer) of the cheapest run's (:func:`_overpay`): time is
+    bought only where it is free. Pre-training 8B on 8x H100 (p5, billed per second) bills 698
+    node-hours on 1 node (29 days), 661 on 32 (21 h) and 660 on 64 (10 h): 64 are taken.
     Where more nodes let the layout drop an offload they cost less and finish sooner: 70B full
     fine-tuning on 8x H100 trains 12 h on 1 node with the optimizer in host RAM (18 h with its 988 GB
     checkpoints written from one node every 30 min at 1 GB/s) and 48 min on 4 without (3.7 node-hours
@@ -170,46 +192,46 @@ def _node_count(
     never picks a dearer run than no deadline when that one meets it too. None within the tolerance both
     ways: the run that overpays least. None meets the deadline: the fastest (its row is then out for the
     deadline, with the time it takes)."""
-    chosen = _choose(_timed(runs, wall), warm_s, deadline_s)
+    chosen = _choose(_timed(runs, wall), warm_s, deadline_s, billing)
     return chosen[0] if chosen is not None else None
 
 
-def _overpay(timed: list[_Timed], warm_s: float) -> dict[int, float]:
-    """Per node count: how much dearer its run is than the cheapest of ``timed`` (0.05: 5 %), the larger
-    of the two, billed per second and billed per hour (``NODE_COUNT_BILLING_S``)."""
-    out: dict[int, float] = {}
-    for increment in (1, NODE_COUNT_BILLING_S):
-        costs = {run[0]: _node_seconds(run[0], t, warm_s, increment) for run, t in timed}
-        least = min(costs.values())
-        for n, cost in costs.items():
-            extra = cost / least - 1.0 if least > 0 else 0.0
-            out[n] = max(out.get(n, 0.0), extra)
-    return out
+def _overpay(timed: list[_Timed], warm_s: float, billing: NodeBilling) -> dict[int, float]:
+    """Per node count: how much dearer its run is than the cheapest of ``timed`` (0.05: 5 %), billed as
+    ``billing`` says (the offer's own billing, as its ranked cost)."""
+    costs = {run[0]: billing.node_seconds(run[0], t, warm_s) for run, t in timed}
+    least = min(costs.values())
+    return {n: cost / least - 1.0 if least > 0 else 0.0 for n, cost in costs.items()}
 
 
-def _choose(timed: list[_Timed], warm_s: float, deadline_s: float | None) -> _Timed | None:
+def _choose(
+    timed: list[_Timed], warm_s: float, deadline_s: float | None, billing: NodeBilling
+) -> _Timed | None:
     """``_node_count``'s choice, with its wall-clock seconds."""
     if not timed:
         return None
     in_time = [x for x in timed if deadline_s is None or x[1] <= deadline_s]
     if not in_time:
         return min(timed, key=lambda x: (x[1], x[0][0]))
-    over = _overpay(in_time, warm_s)
+    over = _overpay(in_time, warm_s, billing)
     free = [x for x in in_time if over[x[0][0]] <= COST_TOLERANCE]
     if not free:
         return min(in_time, key=lambda x: (over[x[0][0]], x[1], x[0][0]))
     return min(free, key=lambda x: (x[1], x[0][0]))
 
 
-def _node_choice(timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s: float | None) -> str:
+def _node_choice(
+    timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s: float | None, billing: NodeBilling
+) -> str:
     """What the row's ``training`` text says of its node count, when there was a choice: the rule, and
-    the runs it was weighed against, with their time and cost: the cheapest when it is not the chosen
-    run, and the fewest nodes when they cost about the same (slower, within the tolerance); where
-    neither is shown, the cheapest faster run (over the tolerance), else the fewest nodes."""
+    the runs it was weighed against, with their time and cost billed as the offer is (``billing``): the
+    cheapest when it is not the chosen run, and the fewest nodes when they cost about the same (slower,
+    within the tolerance); where neither is shown, the cheapest faster run (over the tolerance), else
+    the fewest nodes."""
     in_time = [x for x in timed if deadline_s is None or x[1] <= deadline_s]
     if chosen not in in_time or len(in_time) < 2:
         return ""
-    over = _overpay(in_time, warm_s)
+    over = _overpay(in_time, warm_s, billing)
     (n, _, _), t = chosen
     cheapest = min(in_time, key=lambda x: (over[x[0][0]], x[0][0]))
     fewest = in_time[0]
@@ -230,8 +252,8 @@ def _node_choice(timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s:
             others.append((fewest, ""))  # the cheapest and the fastest: against the fewest nodes
         else:
             return ""
-    per_second = _node_seconds(n, t, warm_s)
-    hourly = _node_seconds(n, t, warm_s, NODE_COUNT_BILLING_S)
+    billed = billing.node_seconds(n, t, warm_s)
+    per = billing.words()
 
     def pct(x: float) -> str:
         if abs(x) < 0.0005:
@@ -241,14 +263,8 @@ def _node_choice(timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s:
 
     def weighed(other: _Timed, what: str) -> str:
         m, t_other = other[0][0], other[1]
-        change = _node_seconds(m, t_other, warm_s) / per_second - 1.0 if per_second > 0 else 0.0
-        change_h = (
-            _node_seconds(m, t_other, warm_s, NODE_COUNT_BILLING_S) / hourly - 1.0 if hourly > 0 else 0.0
-        )
-        cost = f"{pct(change)} node-time"
-        if pct(change) != pct(change_h):
-            cost += f", {pct(change_h)} billed per hour"
-        return f"{what}{m} {plural(m, 'node')}: {duration(t_other)}, {cost}"
+        change = billing.node_seconds(m, t_other, warm_s) / billed - 1.0 if billed > 0 else 0.0
+        return f"{what}{m} {plural(m, 'node')}: {duration(t_other)}, {pct(change)} node-time billed {per}"
 
     deadline = " that meets the deadline" if deadline_s is not None else ""
     rule = (
@@ -373,27 +389,29 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         self.model: str | ModelSpec = workload.model
         if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
             self.model = dense_model(workload.params_b, workload.model)
-        # per (configuration, stated network): the host RAM per node its (RAM-blind) layout needs, when
+        # per (configuration, ``memo_extra``): the host RAM per node its (RAM-blind) layout needs, when
         # that layout offloads
-        self._offload_need: dict[tuple[ConfigKey, StatedInternode | None], float] = {}
-        # per (configuration, stated network, the offer's RAM or None): the evaluation an offer with it gets
-        self._by_ram: dict[tuple[ConfigKey, StatedInternode | None, float | None], ConfigEval] = {}
+        self._offload_need: dict[tuple[ConfigKey, _OfferExtra], float] = {}
+        # per (configuration, ``memo_extra``, the offer's RAM or None): the evaluation an offer with it gets
+        self._by_ram: dict[tuple[ConfigKey, _OfferExtra, float | None], ConfigEval] = {}
+        self._billing: dict[str, NodeBilling] = {}  # per billing-terms name
         self._estimates: dict[_Call, TrainingResult] = {}  # one estimate per layout, whatever the RAM
 
     def evaluate(self, offer: Offer) -> ConfigEval:
         """The configuration's evaluation as this offer's host RAM allows: an offload layout only where the
         offer has the RAM it needs (else the best layout without offload, or a rejection naming both
         figures); where the offer lists no RAM, the layout with a warning saying how much it needs. Several
-        nodes are timed over the inter-node bandwidth the offer states (else the estimator's default)."""
-        network = self.memo_extra(offer)
-        ev = self._evaluated(config_key(offer), network)
-        need = self._offload_need.get((ev.key, network))
+        nodes are timed over the inter-node bandwidth the offer states (else the estimator's default), and
+        their count chosen as the offer is billed."""
+        extra = self.memo_extra(offer)
+        ev = self._evaluated(config_key(offer), extra)
+        need = self._offload_need.get((ev.key, extra))
         if ev.rejected is not None or need is None or ev.accelerator is None:
             return ev
         ram = _known_ram(offer)
         if ram is not None and need <= ram:
             return ev
-        by_ram = self._by_ram.get((ev.key, network, ram))
+        by_ram = self._by_ram.get((ev.key, extra, ram))
         if by_ram is None:
             if ram is None:
                 by_ram = dataclasses.replace(
@@ -405,14 +423,33 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     ),
                 )
             else:
-                by_ram = self._configure_with(ev.key, ev.accelerator, ram, network)
-            self._by_ram[(ev.key, network, ram)] = by_ram
+                by_ram = self._configure_with(ev.key, ev.accelerator, ram, extra)
+            self._by_ram[(ev.key, extra, ram)] = by_ram
         return by_ram
 
-    def memo_extra(self, offer: Offer) -> StatedInternode | None:
-        """The inter-node bandwidth the offer states: offers of one ``ConfigKey`` stating different figures
-        (or one and none) are evaluated apart, several nodes timed over each."""
-        return stated_internode(offer)
+    def memo_extra(self, offer: Offer) -> _OfferExtra:
+        """The inter-node bandwidth the offer states, and (where the node count is chosen: an inter-node
+        fabric, no fixed size) how it is billed: offers of one ``ConfigKey`` that differ in either are
+        evaluated apart, several nodes timed over each figure and their count chosen as each is billed.
+        The ranking groups offers by it (``Ranker``)."""
+        w = self.w
+        fixed = isinstance(w, PretrainWorkload) and (w.gpus is not None or w.nodes is not None)
+        billing = None if fixed or not offer.internode else self.billing(offer)
+        return _OfferExtra(stated_internode(offer), billing)
+
+    def billing(self, offer: Offer) -> NodeBilling:
+        """How ``offer`` is billed: its billing terms' (else its provider's) increment and minimum charge,
+        as the ranking costs it; unknown terms: an unknown increment (per hour)."""
+        name = offer.billing_terms or offer.provider
+        found = self._billing.get(name)
+        if found is None:
+            try:
+                terms = self.be.provider_terms(name)
+                found = NodeBilling(terms.billing_increment_s, terms.minimum_charge_s)
+            except GpuscoutError:
+                found = NodeBilling()
+            self._billing[name] = found
+        return found
 
     def _estimate(
         self,
@@ -560,17 +597,20 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         return _Trained(None, why, kind, "")
 
     def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
-        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), over
-        ``extra``, the inter-node bandwidth the offer states (``memo_extra``; None: the estimator's
-        default)."""
-        network = extra if isinstance(extra, StatedInternode) else None
-        return self._configure_with(key, acc, None, network)
+        """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), for
+        ``extra`` (``memo_extra``: the inter-node bandwidth the offer states, None for the estimator's
+        default, and how it is billed)."""
+        offer_extra = extra if isinstance(extra, _OfferExtra) else _OfferExtra(None, None)
+        return self._configure_with(key, acc, None, offer_extra)
 
     def _configure_with(
-        self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, network: StatedInternode | None
+        self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, extra: _OfferExtra
     ) -> ConfigEval:
         """The configuration on an offer with ``ram_gb`` of host RAM per node (None: not checked) and
-        ``network``, the inter-node bandwidth it states (None: the estimator's default)."""
+        ``extra``: the inter-node bandwidth it states (None: the estimator's default), and how it is
+        billed (the node count's choice)."""
+        network = extra.network
+        billing = extra.billing or NodeBilling()  # None: one node count only, no choice to bill
         w = self.w
         g = key[1]
         fabric = key[3]
@@ -639,7 +679,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             why = f"writing a checkpoint every {w.checkpoint_interval_min:g} min leaves no time to train"
             return reject(key, acc, why, fits=True, kind="estimator")
         timed = [x for x in timed if math.isfinite(x[1])]
-        choice = _choose(timed, warm, deadline_s)
+        choice = _choose(timed, warm, deadline_s, billing)
         if choice is None:
             if kind == "fit" and not fabric and not (isinstance(w, PretrainWorkload) and (w.gpus or w.nodes)):
                 why += (
@@ -652,13 +692,13 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         how, offload = trained.how, trained.offload
         need = host_ram_needed(result) if offload else None
         if need is not None and ram_gb is None:
-            self._offload_need[(key, network)] = need
+            self._offload_need[(key, extra)] = need
         rounded = _rounded_up(w, nodes, g)  # a warning, not the row's first reason: the fit stays that
         if nodes > 1:
             from gpuscout.estimate.training import default_internode_gbps  # the estimator's, loaded with it
 
             how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
-        node_choice = _node_choice(timed, choice, warm, deadline_s)
+        node_choice = _node_choice(timed, choice, warm, deadline_s, billing)
         if node_choice:
             how = f"{how}; {node_choice}"
         ckpt = checkpoint_of(result)

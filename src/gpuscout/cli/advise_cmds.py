@@ -264,8 +264,8 @@ HELP_DEFAULTS = {
 def _max_nodes_option(kind: str) -> Any:
     return typer.Option(
         "--max-nodes",
-        help="Most nodes (instances) tried per offer: the pick is the fewest within 5 % of the cheapest "
-        "run that meets the deadline.",
+        help="Most nodes (instances) tried per offer: of the node counts that meet the deadline, the "
+        "fastest whose cost (billed as the offer is billed) is within 5 % of the cheapest's.",
         show_default=HELP_DEFAULTS[kind]["--max-nodes"],
     )
 

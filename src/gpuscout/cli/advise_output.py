@@ -84,10 +84,16 @@ def mark(rec: Any) -> str:
     return f"beaten by #{rec.dominated_by}" if rec.dominated_by else "dominated"
 
 
+def hour_price(rec: Any) -> str:
+    """The offer's price per instance-hour as the table's $/h column and ``--explain`` write it: '$0.20',
+    '$1.71', '$112.00' (cents always: '$0.2' beside '$1.712' read as prices of another precision)."""
+    return f"${rec.price_usd_per_hour:,.2f}"
+
+
 def hourly(rec: Any) -> str:
     """The offer's price per instance-hour, times the instances a row rents ('2 x $3.20'): the price
     alone beside '2 x 8x RTX5090' read as the whole deployment's."""
-    price = f"${rec.price_usd_per_hour:,.2f}"
+    price = hour_price(rec)
     return f"{rec.config.instances} x {price}" if rec.config.instances > 1 else price
 
 
@@ -221,7 +227,7 @@ def table(workload: Any, advice: Any) -> None:
     t, left_out = fitted_table(None, columns, rows, terminal_width(out), fold=fold)
     out.print(t)
     rule = advice.picks_rule[:1].upper() + advice.picks_rule[1:]
-    picks = picks_text(advice.picks, shown, advice.uncalibrated_picks)
+    picks = picks_text(advice.picks, shown, advice.uncalibrated_picks, assumed_boards(recs, advice.picks))
     out.print(_text(f"Picks: {picks}. {rule}."), highlight=False)
     if gaps:
         last = max(gaps[-1][1], *(r or 0 for r in shown))
@@ -284,21 +290,58 @@ def not_shown(recs: Any, upto: int = 0) -> list[tuple[int, int]]:
     return spans
 
 
-def picks_text(picks: dict[str, int], shown: set[int | None], uncalibrated: Sequence[Any] = ()) -> str:
+def picks_text(
+    picks: dict[str, int], shown: set[int | None], uncalibrated: Sequence[Any] = (), boards: str = ""
+) -> str:
     """'cheapest #1, balanced #6 (not shown), fastest #11 (not shown)': every pick by its number, and
     those ``--top`` left no room for said so; a pick whose row's speed is uncalibrated says so and names
     its calibrated alternative ('fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)',
-    ``Advice.uncalibrated_picks``)."""
+    ``Advice.uncalibrated_picks``), with how to see that row where the table does not show it
+    ('calibrated: #122, not shown: --explain 122'); ``boards`` (:func:`assumed_boards`) follows, once."""
     if any(u.calibrated is None for u in uncalibrated):
         # no row of the answer has a calibrated speed: said once, not after every pick
         plain = picks_text(picks, shown)
-        return f"{plain} — speeds uncalibrated: no row here has a calibrated speed"
-    caveat = {u.pick: u.text for u in uncalibrated}
+        said = "speeds uncalibrated: no row here has a calibrated speed"
+        return f"{plain} — {said}" + (f"; {boards}" if boards else "")
+    # a calibrated alternative the table does not show: how to see it
+    caveat = {
+        u.pick: u.text + ("" if u.calibrated in shown else f", not shown: --explain {u.calibrated}")
+        for u in uncalibrated
+    }
     out = []
     for name, n in picks.items():
         notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
         out.append(f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
-    return ", ".join(out)
+    return ", ".join(out) + (f" — {boards}" if boards else "")
+
+
+BOARD_ASSUMED = "board assumed "  # how a row's reason opens when its speed rests on an assumed board
+
+
+def assumed_boards(recs: Sequence[Any], picks: dict[str, int]) -> str:
+    """The picks whose row is timed on a board its source does not state (the row's "board assumed
+    SXM5 (...): ..." reason, ``advise.reasons``; the other board would time its GPUs' exchanges over
+    another fabric), said once after the picks as "speeds uncalibrated" is: "#1's speed rests on an
+    assumed board, SXM5 (the source says only 'H100'): --explain 1". Only rows in ``recs`` (shown)
+    are read; "" when no pick's row assumes a board."""
+    numbers = set(picks.values())
+    found: list[tuple[int, str]] = []
+    for rec in recs:
+        if rec.rank not in numbers:
+            continue
+        reason = next((r for r in rec.reasons if r.startswith(BOARD_ASSUMED)), None)
+        if reason is None:
+            continue
+        head = reason.removeprefix(BOARD_ASSUMED).partition("): ")[0]  # "SXM5 (the source says only 'H100'"
+        board, _, source = head.partition(" (")
+        found.append((rec.rank, f"{board} ({source})" if source else board))
+    if not found:
+        return ""
+    if len(found) == 1:
+        n, board = found[0]
+        return f"#{n}'s speed rests on an assumed board, {board}: --explain {n}"
+    said = ", ".join(f"#{n} {board}" for n, board in found)
+    return f"speeds rest on assumed boards: {said}: --explain N"
 
 
 def _span(start: int, end: int) -> str:
@@ -373,13 +416,14 @@ def _cost_table(workload: Any, rec: Any) -> Table:
     cost.add_row(Text("total", style="bold"), _text(f"{rec.cost.total:,.2f}", style="bold"))
     u = rec.unit_costs
     if u is not None:
+        # the costs per unit as the table's cost/unit column writes them (``wording.money3``), in USD
         for label, val in (
             ("per M output tokens", u.per_million_output_tokens),
-            ("per image", u.per_image),
+            ("per 1k images", None if u.per_image is None else u.per_image * 1000),
             ("per M train tokens", u.per_million_train_tokens),
         ):
             if val is not None:
-                cost.add_row(label, f"{val:,.4g}")
+                cost.add_row(label, money3(val).replace("$", "", 1))
     return cost
 
 
@@ -392,7 +436,7 @@ def explain(workload: Any, rec: Any) -> None:
 
     line(
         f"#{rec.rank} {rec.provider_name or o.provider} {o.instance_type} — {o.gpu_count}x {o.accelerator}, "
-        f"${rec.price_usd_per_hour:,.4g}/h {'spot' if rec.config.spot else 'on-demand'}",
+        f"{hour_price(rec)}/h {'spot' if rec.config.spot else 'on-demand'}",
         "bold",
     )
     line(f"trade-off: {mark(rec)}" + (" (on the Pareto front)" if rec.pareto and not rec.picks else ""))

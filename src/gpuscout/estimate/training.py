@@ -27,6 +27,7 @@ run; the advisor skips such an offer):
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
@@ -47,7 +48,7 @@ from gpuscout.estimate.parallel import (
     collective_link,
     lacks_peer_access,
 )
-from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
+from gpuscout.estimate.precision import ComputeRate, compute_rate, has_bf16, resolve_precision
 from gpuscout.estimate.training_kernels import ATTENTION_KERNELS, attention_kernel_share
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -312,6 +313,10 @@ def _memory_notes(
 ) -> dict[str, str]:
     """The memory breakdown's assumptions and warnings, with the card's capacity and the model's limits."""
     assumptions = dict(mem.assumptions)
+    if setup.precision == "bf16" and not has_bf16(acc):
+        # no bfloat16 on the GPU (V100, T4): what the memory notes hold in bf16 runs as fp16, as the
+        # precision warning says ("BF16 weights run as FP16"); the notes say what runs
+        assumptions = {k: re.sub(r"\bbf16\b", "fp16", v) for k, v in assumptions.items()}
     warnings += mem.warnings
     assumptions["capacity"] = (
         f"{acc.memory_gb:g} GB card = {capacity_gb:.1f} GB (1e9 B) usable "

@@ -17,6 +17,14 @@ FlashAttention-3 (July 2024) reaches 75 % (same paper): about half the share. El
 current kernel and keeps all of it. The rule is keyed on the tensor-core instruction set, never on a GPU
 name: a GPU the calibration never saw gets its class's share.
 
+Before Ampere (Volta sm_70, Turing sm_75) neither kernel runs: FlashAttention-2 needs sm_80 or later
+(its README: "Ampere, Ada, or Hopper GPUs"; PyTorch's SDPA admits its flash backend from sm_80 on,
+``check_flash_attention_hardware_support`` in aten/src/ATen/native/transformers/cuda/sdp_utils.cpp).
+PyTorch SDPA runs its memory-efficient kernel there (the xFormers / CUTLASS one, admitted from sm_50),
+which, like FlashAttention, never holds the score matrix, so memory is unchanged; it is timed at the
+fitted attention efficiency (no calibration run measures Volta or Turing training, and no measurement
+we know of sets the two kernels apart there), and the note says which kernel that is.
+
 Which kernel a published run used is read from its stack and era (benchmarks/accuracy_training.py,
 ``ATTENTION_KERNELS``); a user who does not say gets ``"current"``.
 """
@@ -29,6 +37,8 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 CURRENT = "current"
 FA2 = "fa2"
 ATTENTION_KERNELS = (CURRENT, FA2)
+# the first compute capability FlashAttention-2 (and PyTorch SDPA's flash backend) runs on: Ampere
+FLASH_ATTENTION_2_MIN_CC = (8, 0)
 
 
 def attention_kernel_share(acc: Accelerator, kernel: str) -> float:
@@ -49,6 +59,12 @@ def attention_kernel_note(acc: Accelerator, kernel: str) -> str:
                 f"{legacy_mma_share(acc):.0%} of the fitted attention efficiency on {acc.name}"
             )
         return f"FlashAttention-3 / cuDNN-class kernel (warpgroup MMA) on {acc.name}"
-    if acc.nvidia_cc is None:
+    cc = acc.nvidia_cc
+    if cc is None:
         return f"{acc.name}'s flash-attention kernel, at the fitted efficiency (fitted on NVIDIA runs)"
+    if cc < FLASH_ATTENTION_2_MIN_CC:
+        return (
+            f"PyTorch SDPA's memory-efficient kernel: FlashAttention-2 needs sm80+, {acc.name} is "
+            f"sm{cc[0]}{cc[1]} (no score matrix held, as with flash; at the fitted attention efficiency)"
+        )
     return f"FlashAttention-2-class kernel (mma.sync is {acc.name}'s full-rate path)"

@@ -18,6 +18,7 @@ from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
 from gpuscout.web.templating import money
+from gpuscout.wording import money3
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,7 +26,9 @@ class Ranked:
     rec: Recommendation
     row: OfferRow  # the offer with its age, source, provider name and regions
     speed: str
-    unit_cost: str
+    unit_cost: str  # the table's cost per unit ("$0.0312"): ``wording.money3``, as every face writes it
+    #: the breakdown's costs per unit as the column writes them: (("$ / M output tokens", "$0.0312"),)
+    unit_costs: tuple[tuple[str, str], ...]
     total: str
     latency: str  # serve: TTFT; jobs: time to finish
     warnings: tuple[str, ...]  # this row's own warnings (the shared ones are said once)
@@ -88,11 +91,10 @@ def significant(value: float, figures: int = 3) -> str:
 
 
 def unit_money(value: float | None) -> str:
-    """A cost per thousand images to 3 significant figures, as the CLI's cost/unit column ("/1k img"):
-    "$0.113", "$1.50", "$12.3"; whole dollars from $1,000."""
-    if value is None:
-        return "—"
-    return f"${significant(value, 3)}" if abs(value) < 1000 else f"${value:,.0f}"
+    """A cost per unit ($ / M tokens, $ / 1k images) as every face writes it (``wording.money3``, the
+    CLI's cost/unit column): "$0.0312", "$0.113", "$1.50", "$12.3"; whole dollars from $100; "—" when
+    unknown."""
+    return "—" if value is None else money3(value)
 
 
 def total_label(kind: str) -> str:
@@ -141,13 +143,24 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
     if kind != "serve":
         latency = duration(rec.time_s)
     unit = "—"
+    unit_costs: tuple[tuple[str, str], ...] = ()
     if units is not None:
+        per_1k_images = None if units.per_image is None else units.per_image * 1000
         if kind == "serve" or (kind == "batch" and units.per_image is None):
-            unit = money(units.per_million_output_tokens, 3)
+            unit = unit_money(units.per_million_output_tokens)
         elif kind == "batch":
-            unit = unit_money(None if units.per_image is None else units.per_image * 1000)
+            unit = unit_money(per_1k_images)
         else:
-            unit = money(units.per_million_train_tokens, 3)
+            unit = unit_money(units.per_million_train_tokens)
+        unit_costs = tuple(
+            (label, unit_money(value))
+            for label, value in (
+                ("$ / M output tokens", units.per_million_output_tokens),
+                ("$ / 1k images", per_1k_images),
+                ("$ / M training tokens", units.per_million_train_tokens),
+            )
+            if value is not None
+        )
     total = "—"
     if rec.cost is not None:
         amount = units.per_month if kind == "serve" and units is not None else rec.cost.total
@@ -160,6 +173,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
         row=row,
         speed=speed,
         unit_cost=unit,
+        unit_costs=unit_costs,
         total=total,
         latency=latency,
         warnings=own,
