@@ -32,7 +32,7 @@ class Ranked:
     total: str
     latency: str  # serve: TTFT; jobs: time to finish
     warnings: tuple[str, ...]  # this row's own warnings (the shared ones are said once)
-    memory: str  # "92.9 of 140.4 GiB usable per GPU"
+    memory: str  # "92.9 of 140.4 GiB per GPU" (the card's memory; the engine may use a share of it)
     time: str  # the trade-off's time axis: serve, one request's latency; jobs, time to finish
     regions: tuple[str, ...]  # every region this choice is sold in at this price
     provider_name: str
@@ -137,7 +137,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
         if est.keeps_kv_cache:  # not a training step or an image pipeline
             parts += f", KV cache {gib(est.kv_cache_gb):,.1f}"
         memory = (
-            f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB usable per GPU "
+            f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB per GPU "
             f"({parts})"
         )
     if kind != "serve":
