@@ -125,3 +125,28 @@ def test_a_batch_reason_names_what_its_time_adds_and_ends_at_the_tables_time() -
 
 def _speed(row: Any) -> str:
     return next(x for x in row.reasons if " tok/s -> " in x)
+
+
+@pytest.mark.parametrize(
+    "workload",
+    [
+        {
+            "kind": "finetune",
+            "model": "llama-3.1-8b",
+            "method": "lora",
+            "dataset_tokens": 1e8,
+            "spot_allowed": True,
+        },
+        {"kind": "pretrain", "model": "llama-2-7b", "token_budget": 2e10},
+    ],
+)
+def test_a_training_reason_also_ends_at_the_tables_time(workload: dict[str, Any]) -> None:
+    """The table's time of a training row counts the warm-up and the spot reclaims too (``rank._job_time``):
+    the speed reason names them after the checkpoint writes and ends at that time."""
+    rows = advise(Workload.from_dict(workload), current_offers(), top=5).rows
+    assert rows
+    for row in rows:
+        (speed,) = [x for x in row.reasons if " train tok/s -> " in x]
+        assert row.time_to_result_s is not None
+        assert "warm-up (boot, download, load)" in speed
+        assert speed.endswith(f" = {duration(row.time_to_result_s)}"), speed

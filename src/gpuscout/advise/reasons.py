@@ -268,7 +268,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 f"{_tokens(ev.output_tokens)} output tokens" + _batch_added(ctx)
             )
         else:
-            reasons.append(_training_speed(ev.time_s, s.throughput, ev.train_tokens))
+            reasons.append(_training_speed(ev.time_s, s.throughput, ev.train_tokens) + _batch_added(ctx))
     # 3. what it costs, in the workload's unit
     # (totals as the table's total column writes them, ``usd``: "$90.71/month", "$140,720 per run")
     u = ctx.units
@@ -291,8 +291,9 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _batch_added(ctx: RowContext) -> str:
-    """What a batch row's time adds to the work at its speed, as the table's time does
-    (``rank._job_time``): "+ 4 min warm-up + 9 min lost to spot reclaims = 17.7 h"; nothing under a second."""
+    """What a job row's time (batch, fine-tuning, pre-training) adds to the work at its speed, as the
+    table's time does (``rank._job_time``): "+ 4 min warm-up + 9 min lost to spot reclaims = 17.7 h";
+    nothing under a second."""
     cm, n = ctx.cm, ctx.ev.instances
     warm = cm.warmup_s_per_start
     rework = cm.interruption_h * 3600.0 / n if cm.interruption_h > 0 and n > 0 else 0.0
