@@ -137,8 +137,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
         if est.keeps_kv_cache:  # not a training step or an image pipeline
             parts += f", KV cache {gib(est.kv_cache_gb):,.1f}"
         memory = (
-            f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB per GPU "
-            f"({parts})"
+            f"{gib(est.memory_per_gpu_gb):,.1f} of {gib(est.memory_capacity_gb):,.1f} GiB per GPU ({parts})"
         )
     if kind != "serve":
         latency = duration(rec.time_s)
