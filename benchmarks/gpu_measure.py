@@ -413,19 +413,8 @@ def measure_full(
     optim = torch.optim.AdamW(params, lr=1e-5)
     what = "full fine-tuning, AdamW on every parameter, bf16 parameters and moments (no fp32 master), "
     try:
-        for micro, seq, checkpointing in ((2, 2048, False), (4, 2048, True)):
-            if time.perf_counter() > deadline:
-                rec.log(f"{name}: out of time budget before full fine-tuning {micro}x{seq}")
-                return
-            with guarded(rec, f"{name}: full {micro}x{seq} checkpointing={checkpointing}", sync):
-                if checkpointing:
-                    model.gradient_checkpointing_enable(
-                        gradient_checkpointing_kwargs={"use_reentrant": False}
-                    )
-                tokens = max(32, int(seq * scale))
-                train_step(
-                    model, optim, micro, tokens, checkpointing, "finetune-full", what, common, rec, sync
-                )
+        runs = ((2, 2048, False), (4, 2048, True))
+        train_runs(name, model, optim, runs, "finetune-full", what, common, rec, sync, scale, deadline)
     finally:
         if getattr(model, "is_gradient_checkpointing", False):
             model.gradient_checkpointing_disable()
@@ -461,25 +450,54 @@ def measure_lora(
     peft_model.train()
     trainable = [p for p in peft_model.parameters() if p.requires_grad]
     optim = torch.optim.AdamW(trainable, lr=1e-4)
-    runs = [(1, 2048, False)] if moe else [(2, 2048, False), (4, 2048, True)]
+    runs = ((1, 2048, False),) if moe else ((2, 2048, False), (4, 2048, True))
+    what = f"LoRA r=16 alpha 32 on {', '.join(targets)} (PEFT), bf16 base frozen, AdamW on the adapters, "
+    train_runs(
+        name,
+        peft_model,
+        optim,
+        runs,
+        "finetune-lora",
+        what,
+        common,
+        rec,
+        sync,
+        scale,
+        deadline,
+        frozen_base=True,
+    )
+
+
+def train_runs(
+    name: str,
+    model: Any,
+    optim: Any,
+    runs: tuple[tuple[int, int, bool], ...],
+    task: str,
+    what: str,
+    common: dict[str, str],
+    rec: Recorder,
+    sync: Callable[[], None],
+    scale: float,
+    deadline: float,
+    *,
+    frozen_base: bool = False,
+) -> None:
+    """Time ``runs`` (micro-batch, sequence length, activation checkpointing) of one training method in
+    turn, each guarded, until the time budget ends; checkpointing, once on, stays on (runs with it come
+    last). Over a ``frozen_base`` (LoRA) the inputs must require gradients for checkpointing to reach
+    the adapters."""
     for micro, seq, checkpointing in runs:
         if time.perf_counter() > deadline:
-            rec.log(f"{name}: out of time budget before LoRA {micro}x{seq}")
+            rec.log(f"{name}: out of time budget before {task} {micro}x{seq}")
             return
-        with guarded(rec, f"{name}: LoRA {micro}x{seq} checkpointing={checkpointing}", sync):
+        with guarded(rec, f"{name}: {task} {micro}x{seq} checkpointing={checkpointing}", sync):
             if checkpointing:
-                peft_model.gradient_checkpointing_enable(
-                    gradient_checkpointing_kwargs={"use_reentrant": False}
-                )
-                peft_model.enable_input_require_grads()
+                model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+                if frozen_base:
+                    model.enable_input_require_grads()
             tokens = max(32, int(seq * scale))
-            what = (
-                f"LoRA r=16 alpha 32 on {', '.join(targets)} (PEFT), bf16 base frozen, "
-                "AdamW on the adapters, "
-            )
-            train_step(
-                peft_model, optim, micro, tokens, checkpointing, "finetune-lora", what, common, rec, sync
-            )
+            train_step(model, optim, micro, tokens, checkpointing, task, what, common, rec, sync)
 
 
 def train_step(

@@ -14,6 +14,10 @@ REGION_HELP = (
     "countries"
 )
 
+#: How an advisor row's reason opens when its speed rests on a board its source does not state (the
+#: advisor writes it, the CLI's picks line finds it by it).
+BOARD_ASSUMED = "board assumed "
+
 
 def plural(count: float | str | None, noun: str, many: str | None = None) -> str:
     """``noun`` as it reads after ``count``: singular after one ("1 user", "1 request/s"), else plural

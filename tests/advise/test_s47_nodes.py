@@ -115,12 +115,17 @@ def test_a_batch_reason_names_what_its_time_adds_and_ends_at_the_tables_time() -
     rows = advise(w, current_offers(), top=5).rows
     spot = [r for r in rows if r.config.spot and r.time_to_result_s is not None]
     assert spot
+    _assert_speeds_end_at_the_tables_time(rows, " tok/s -> ")
+    assert any("lost to spot reclaims" in _speed(r) for r in spot)
+
+
+def _assert_speeds_end_at_the_tables_time(rows: Any, marker: str) -> None:
+    """Each row's speed reason (the one holding ``marker``) names its warm-up and ends at its table time."""
     for row in rows:
-        (speed,) = [x for x in row.reasons if " tok/s -> " in x]
+        (speed,) = [x for x in row.reasons if marker in x]
         assert row.time_to_result_s is not None
         assert "warm-up (boot, download, load)" in speed
         assert speed.endswith(f" = {duration(row.time_to_result_s)}"), speed
-    assert any("lost to spot reclaims" in _speed(r) for r in spot)
 
 
 def _speed(row: Any) -> str:
@@ -145,8 +150,4 @@ def test_a_training_reason_also_ends_at_the_tables_time(workload: dict[str, Any]
     the speed reason names them after the checkpoint writes and ends at that time."""
     rows = advise(Workload.from_dict(workload), current_offers(), top=5).rows
     assert rows
-    for row in rows:
-        (speed,) = [x for x in row.reasons if " train tok/s -> " in x]
-        assert row.time_to_result_s is not None
-        assert "warm-up (boot, download, load)" in speed
-        assert speed.endswith(f" = {duration(row.time_to_result_s)}"), speed
+    _assert_speeds_end_at_the_tables_time(rows, " train tok/s -> ")

@@ -5,7 +5,6 @@ and says when that price is old; the notes say what the history leaves out."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from gpuscout.web import create_app
 from gpuscout.web.charts import price_history_chart
 from gpuscout.web.services import WebServices
 from tests.web.conftest import make_offer
+from tests.web.history_points import NEWEST, Point
 
 DAYS = [datetime(2026, 11, d, 12, tzinfo=UTC) for d in (1, 11, 21)]
 
@@ -83,16 +83,6 @@ def test_the_api_and_the_cli_read_a_family_history_alike(family_client: TestClie
 
 
 # ---- a one-snapshot chart: its date, and whether its price is old --------------------------------
-@dataclass
-class Point:  # the shape of the store's HistoryPoint
-    at: datetime | None
-    provider: str
-    min_usd_per_gpu_hour: float
-    median_usd_per_gpu_hour: float
-    offers: int = 1
-
-
-NEWEST = datetime(2026, 12, 4, 12, tzinfo=UTC)
 
 
 def test_an_old_single_snapshot_price_is_dated_and_said_to_be_old() -> None:

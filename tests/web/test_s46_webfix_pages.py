@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib.util
 import re
 import sys
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from html import unescape
 from pathlib import Path
@@ -24,17 +23,7 @@ from gpuscout.web.advise_form import stray_params
 from gpuscout.web.charts import MAX_LINES, price_history_chart
 from gpuscout.web.services import WebServices
 from tests.web.conftest import make_offer
-
-NEWEST = datetime(2026, 12, 4, 12, tzinfo=UTC)
-
-
-@dataclass
-class Point:  # the shape of the store's HistoryPoint
-    at: datetime | None
-    provider: str
-    min_usd_per_gpu_hour: float
-    median_usd_per_gpu_hour: float
-    offers: int = 1
+from tests.web.history_points import NEWEST, Point
 
 
 def _names(chart: object) -> list[str]:

@@ -345,7 +345,7 @@ class Ranker:
         # per configuration key: (evaluation, time, cost models by terms signature)
         # (training: and the offer's stated inter-node bandwidth and host RAM: TrainingEvaluator.evaluate)
         self._cfg: dict[tuple[object, ...], _ConfigEntry] = {}
-        self._by_ram = isinstance(workload, FinetuneWorkload | PretrainWorkload)
+        self._training = self.evaluator if isinstance(self.evaluator, TrainingEvaluator) else None
         # the last ``score_rows``' offers by configuration (indices), for the region copies of the rows shown
         self._offer_groups: dict[tuple[object, ...], list[int]] | None = None
         self.reject_counts: Counter[str] = Counter()
@@ -560,13 +560,16 @@ class Ranker:
         return out
 
     # ---- scoring --------------------------------------------------------------------------------
+    def _training_key(self, offer: Offer) -> tuple[object, object]:
+        """What besides its configuration sets a training offer's evaluation (``TrainingEvaluator``): the
+        inter-node bandwidth it states and how it is billed (``memo_extra``), and its host RAM; nothing
+        for the other kinds."""
+        if self._training is None:
+            return (None, None)
+        return (self._training.memo_extra(offer), offer.ram_gb)
+
     def _config_entry(self, offer: Offer) -> _ConfigEntry:
-        # training: the offer's host RAM, stated inter-node bandwidth and billing pick among the layouts too
-        evaluator = self.evaluator
-        if isinstance(evaluator, TrainingEvaluator):
-            key: tuple[object, ...] = (*config_key(offer), evaluator.memo_extra(offer), offer.ram_gb)
-        else:
-            key = (*config_key(offer), None, None)
+        key = (*config_key(offer), *self._training_key(offer))
         entry = self._cfg.get(key)
         if entry is None:
             entry = (self.evaluator.evaluate(offer), 0.0, ({}, {}))
@@ -674,8 +677,6 @@ class Ranker:
         inf = math.inf
         groups: dict[tuple[object, ...], list[int]] = {}
         self._offer_groups = groups
-        by_ram = self._by_ram
-        training = self.evaluator if isinstance(self.evaluator, TrainingEvaluator) else None
         leasts = [0.0] * len(offers)
         kinds: dict[str, str] = {}  # why an offer is filtered out -> the kind counted
         gone: dict[str, str | None] = {}  # provider -> why its offers are out (defunct), else None
@@ -716,10 +717,14 @@ class Ranker:
             if (s_price is not None and not s_price >= 0.0) or (e_price is not None and not e_price >= 0.0):
                 least = -inf  # a negative data price: the bound below does not hold, never skipped
             leasts[i] = least
-            ram = offer.ram_gb if by_ram else None
-            # what several nodes are timed over, and how their count is billed
-            extra = training.memo_extra(offer) if training is not None else None
-            key = (offer.accelerator, offer.gpu_count, offer.interconnect, offer.internode, extra, ram)
+            # training: what several nodes are timed over, how their count is billed, the host RAM
+            key = (
+                offer.accelerator,
+                offer.gpu_count,
+                offer.interconnect,
+                offer.internode,
+                *self._training_key(offer),
+            )
             group = groups.get(key)
             if group is None:
                 groups[key] = group = []

@@ -24,7 +24,7 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.knowledge.provider_types import ProviderTerms
-from gpuscout.wording import money3
+from gpuscout.wording import BOARD_ASSUMED, money3
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
 if TYPE_CHECKING:
@@ -455,7 +455,7 @@ def assumed_board_reason(ctx: RowContext) -> str | None:
     speed = f" at {acc.interconnect_gbps:,.0f} GB/s" if acc.interconnect_gbps else ""
     board = next(iter(acc.form_factor.split()), acc.name)  # "SXM5" of "SXM5", "PCIe" of "PCIe dual-slot"
     return (
-        f"board assumed {board} ({source}): {who} timed over {_fabric_words(acc)}"
+        f"{BOARD_ASSUMED}{board} ({source}): {who} timed over {_fabric_words(acc)}"
         f"{speed} (over {other_fabric} on the {other.name})"
     )
 

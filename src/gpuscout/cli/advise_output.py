@@ -25,7 +25,7 @@ from gpuscout.cli.table_fit import (
     terminal_width,
     title_lines,
 )
-from gpuscout.wording import money3, plural
+from gpuscout.wording import BOARD_ASSUMED, money3, plural
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -313,9 +313,6 @@ def picks_text(
         notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
         out.append(f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
     return ", ".join(out) + (f" — {boards}" if boards else "")
-
-
-BOARD_ASSUMED = "board assumed "  # how a row's reason opens when its speed rests on an assumed board
 
 
 def assumed_boards(recs: Sequence[Any], picks: dict[str, int]) -> str:

@@ -177,6 +177,16 @@ def lora_groups(layout: ModelLayout, targets: str) -> tuple[TensorGroup, ...]:
     return tuple(g for g in layout.linear if g.role in ("attn", "mlp"))
 
 
+def lora_io(layout: ModelLayout, targets: str) -> tuple[float, float]:
+    """``sum(in_features)`` and ``sum(out_features)`` of the adapted matrices one token passes through
+    (an MoE layer's active experts only)."""
+    adapted = lora_groups(layout, targets)
+    return (
+        float(sum(g.in_features * g.active_count for g in adapted)),
+        float(sum(g.out_features * g.active_count for g in adapted)),
+    )
+
+
 def lora_params(layout: ModelLayout, rank: int, targets: str) -> int:
     """Adapter parameters: ``rank * (in + out)`` for every adapted matrix (every expert included)."""
     return sum(rank * (g.in_features + g.out_features) * g.count for g in lora_groups(layout, targets))
@@ -430,10 +440,10 @@ def fp32_adapter_bytes_per_token_layer(spec: ModelSpec, setup: TrainingSetup) ->
     per rank element than the 16-bit set counts them."""
     if not setup.fp32_adapters:
         return 0.0
-    adapted = lora_groups(model_layout(spec), setup.lora_targets)
+    layout = model_layout(spec)
     layers = max(spec.num_hidden_layers, 1)
-    inputs = sum(g.in_features * g.active_count for g in adapted) / layers
-    matrices = sum(g.active_count for g in adapted) / layers
+    inputs = lora_io(layout, setup.lora_targets)[0] / layers
+    matrices = sum(g.active_count for g in lora_groups(layout, setup.lora_targets)) / layers
     extra = (FP32_BYTES - 2.0) * setup.lora_rank * matrices
     if setup.recompute != "selective":
         extra += FP32_BYTES * inputs

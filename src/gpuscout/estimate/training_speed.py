@@ -90,6 +90,7 @@ from gpuscout.estimate.training_memory import (
     TrainingSetup,
     held_params,
     lora_groups,
+    lora_io,
 )
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.layout import ModelLayout
@@ -272,20 +273,10 @@ def attention_flops_per_token(spec: ModelSpec, seq_len: int, *, causal: bool = T
 
 
 def _adapter_active(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, float]:
-    """Adapter parameters and ``sum(in + out)`` of the adapted matrices one token passes through."""
-    adapted = lora_groups(layout, setup.lora_targets)
-    params = sum(setup.lora_rank * (g.in_features + g.out_features) * g.active_count for g in adapted)
-    traffic = sum((4 * g.in_features + 3 * g.out_features) * g.active_count for g in adapted)
-    return float(params), float(traffic)
-
-
-def _adapter_io(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, float]:
-    """``sum(in)`` and ``sum(out)`` features of the adapted matrices one token passes through."""
-    adapted = lora_groups(layout, setup.lora_targets)
-    return (
-        float(sum(g.in_features * g.active_count for g in adapted)),
-        float(sum(g.out_features * g.active_count for g in adapted)),
-    )
+    """Adapter parameters and the 16-bit chain's ``sum(4 in + 3 out)`` bytes of the adapted matrices one
+    token passes through."""
+    ins, outs = lora_io(layout, setup.lora_targets)
+    return setup.lora_rank * (ins + outs), 4.0 * ins + 3.0 * outs
 
 
 def weight_passes(setup: TrainingSetup) -> float:
@@ -575,7 +566,7 @@ def step_time(
     adapted_per_layer = 0.0
     adapter_kernels = float(KERNELS_PER_ADAPTER)
     if setup.fp32_adapters:
-        ins, outs = _adapter_io(layout, setup)
+        ins, outs = lora_io(layout, setup.lora_targets)
         fwd_in, fwd_out = FP32_ADAPTER_BYTES["forward"]
         bwd_in, bwd_out = FP32_ADAPTER_BYTES["backward"]
         fwd = (fwd_in * ins + fwd_out * outs) * (2.0 if recompute else 1.0)
