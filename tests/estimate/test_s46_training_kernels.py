@@ -4,8 +4,6 @@ the current kernel (FlashAttention-3 / cuDNN there) all of it, and is what a use
 
 from __future__ import annotations
 
-import inspect
-
 import pytest
 
 from gpuscout.errors import InvalidInputError
@@ -113,10 +111,6 @@ def test_the_default_estimate_assumes_the_current_kernel_and_says_so() -> None:
     assert "FlashAttention-2" in a100.assumptions["speed_attention_kernel"]
 
 
-_PATCHED = "attention_kernel" in inspect.signature(estimate_training).parameters
-
-
-@pytest.mark.skipif(not _PATCHED, reason="estimate_training has no attention_kernel argument yet")
 def test_estimate_training_takes_the_kernel() -> None:
     def est(kernel: str) -> TrainingEstimate:
         return estimate_training(
