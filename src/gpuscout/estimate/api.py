@@ -781,6 +781,9 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
                 "the queue "
                 "grows without bound (give num_requests for a finite run's mean TTFT)"
             )
+    host = host_bound_note(eng, point.running, point.step)
+    if host:
+        warnings.append(host)
     # calibrated where the calibration set has inference runs on this generation (MI325X as CDNA 3 like the
     # measured MI300X; not MI355X, Blackwell, TPU...): see gpuscout.knowledge.calibration_coverage
     calibrated = speed_calibrated(acc, "inference")
@@ -1292,6 +1295,37 @@ def _kv_note(st: Setup) -> str:
             f"{shape.index_bytes_per_layer:g} B per token and layer (FP8) and reads them all"
         )
     return size
+
+
+# Share of an eager decode step spent on the host above which the step's speed is the host CPU's.
+HOST_BOUND_SHARE = 0.5
+
+
+def host_bound_note(eng: EngineProfile, running: int, step: StepTime) -> str:
+    """The caveat on an eager decode step that the host sets: where kernel launches and scheduling (Python,
+    one CPU thread) are most of the step, its speed follows that thread's speed, which no offer states.
+
+    The engines' eager launch costs are fitted on published runs; a cloud VM's host can be slower. On
+    three H200 VMs (``benchmarks/gpu_measure.py``, 2026-12-04) transformers decoded at 15-23 tok/s for
+    one Llama-3.1-8B run depending on the machine, and the estimate was 1.3-2.5x faster than measured."""
+    if eng.graphs_cover(running) or step.total <= 0 or step.fixed < HOST_BOUND_SHARE * step.total:
+        return ""
+    total_ms, host_ms = step.total * 1000, min(step.fixed, step.total) * 1000
+    part = (
+        f"each {total_ms:,.1f} ms step is"
+        if host_ms >= 0.95 * total_ms
+        else f"{host_ms:,.1f} ms of each {total_ms:,.1f} ms step is"
+    )
+    return (
+        f"decoding is host-bound here: {part} kernel launches and scheduling on one CPU thread (eager "
+        "PyTorch), so its speed follows the host's single-thread speed, which offers do not state; on "
+        "cloud H200 VMs measured for gpuscout it ran 1.3 to 2.5 times slower than estimated "
+        + (
+            "(an engine with CUDA graphs, e.g. vLLM or SGLang, avoids it)"
+            if not eng.cuda_graphs
+            else f"(its CUDA graphs cover decode batches up to {eng.graph_max_batch})"
+        )
+    )
 
 
 def _graphs_note(eng: EngineProfile, running: int) -> str:
