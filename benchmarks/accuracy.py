@@ -34,6 +34,7 @@ import dataclasses
 import itertools
 import json
 import math
+import multiprocessing
 import re
 import statistics
 import sys
@@ -1334,23 +1335,35 @@ def describe(prof: EngineProfile, engine: str) -> str:
     return ", ".join(parts)
 
 
-def loso(cases: Sequence[Case], log: Callable[[str], None] | None = None) -> dict[str, Any]:
-    """Leave one source out: refit (from the priors) without each source, score on it."""
+def _loso_fold(task: tuple[str, list[Case], list[Case]]) -> list[Result]:
+    """One leave-one-source-out fold: refit without the held-out source's rows, score on them."""
+    _src, held, train = task
+    engines = {c.engine for c in held if c.engine in FIT_PARAMS}
+    return evaluate(held, fit_engines(engines, train))
+
+
+def loso(cases: Sequence[Case], log: Callable[[str], None] | None = None, jobs: int = 1) -> dict[str, Any]:
+    """Leave one source out: refit (from the priors) without each source, score on it. ``jobs`` > 1 runs
+    the folds in that many processes (each fold is independent; the results are the same)."""
     sources = sorted({c.source for c in cases if not c.skip and c.source})
+    tasks = [
+        (src, [c for c in cases if c.source == src and not c.skip], [c for c in cases if c.source != src])
+        for src in sources
+    ]
+    if jobs > 1:
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            folds = pool.map(_loso_fold, tasks, chunksize=1)
+    else:
+        folds = [_loso_fold(t) for t in tasks]
     results: list[Result] = []
     per_source: dict[str, dict[str, Any]] = {}
-    for src in sources:
-        held = [c for c in cases if c.source == src and not c.skip]
-        train = [c for c in cases if c.source != src]
-        engines = {c.engine for c in held if c.engine in FIT_PARAMS}
-        fitted = fit_engines(engines, train)
-        res = evaluate(held, fitted)
+    for (src, held, _train), res in zip(tasks, folds, strict=True):
         results += res
         ok = [r.ape for r in res if not r.error and not r.case.suspect and r.case.metric in SPEED_METRICS]
         per_source[src] = {
             "n": len(ok),
             "mape": statistics.fmean(ok) if ok else math.nan,
-            "engines": sorted(engines),
+            "engines": sorted({c.engine for c in held if c.engine in FIT_PARAMS}),
         }
         if log:
             log(f"  held out {src[:90]}: n={len(ok)} MAPE {per_source[src]['mape']:.3f}")
@@ -1430,7 +1443,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--from-priors", action="store_true", help="with --fit: start from the physics priors")
     ap.add_argument("--no-training", action="store_true", help="skip the training-speed table")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="with --loso: run the folds in this many processes (same figures)"
+    )
     args = ap.parse_args(argv)
+    if args.jobs < 1:
+        ap.error(f"--jobs: {args.jobs} is out of range (accepted: a whole number >= 1)")
 
     cases = build_cases(load(args.csv))
     if args.fit:
@@ -1443,7 +1461,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     summary = summarise(results)
     summary["skipped"] = [f"line {c.line}: {c.skip}" for c in cases if c.skip]
     if args.loso:
-        summary["loso"] = loso(cases, log=None if args.json else print)
+        summary["loso"] = loso(cases, log=None if args.json else print, jobs=args.jobs)
     if not args.no_training:
         summary["training"] = training_table(args.csv, args.loso)
     if args.json:

@@ -295,3 +295,16 @@ def test_a_source_is_named_by_its_repository_and_file(accuracy: ModuleType) -> N
     assert short(url) == "dstackai/benchmarks/.../raw_data/online_results.csv"
     assert short("https://github.com/ggml-org/llama.cpp/pull/19053") == "ggml-org/llama.cpp/pull/19053"
     assert short("https://ai.wmx.dev/benchmarks") == "ai.wmx.dev/benchmarks"
+
+
+def test_loso_in_processes_gives_the_same_figures(accuracy: ModuleType) -> None:
+    """``--jobs``: the folds run in worker processes and the figures are those of one process."""
+    cases = accuracy.build_cases(accuracy.load(Path(CALIBRATION)))
+    sources = sorted({c.source for c in cases if "gpt-fast" in c.source or "AutoAWQ" in c.source})
+    assert len(sources) >= 2
+    small = [c for c in cases if c.source in sources]
+    one = accuracy.loso(small)
+    two = accuracy.loso(small, jobs=2)
+    assert one["metrics"] == two["metrics"]
+    assert one["per_source"] == two["per_source"]
+    assert set(one["per_source"]) == set(sources)
