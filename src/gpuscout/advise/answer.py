@@ -359,6 +359,8 @@ def _memory_levers(w: object) -> str:
     levers = []
     if isinstance(w, FinetuneWorkload) and w.method != "qlora":
         levers.append("QLoRA")
+    if isinstance(w, FinetuneWorkload) and w.fp32_adapters:
+        levers.append("16-bit adapters (--adapter-dtype 16bit)")
     micro = getattr(w, "micro_batch", None)
     if micro is not None and micro > 1:
         levers.append(f"a --micro-batch below {micro:,}")

@@ -114,6 +114,9 @@ OPTION_WORDS: tuple[OptionWords, ...] = (
         "monthly_output_tokens=",
     ),
     OptionWords(rf"--micro-batch{_END}", "“Micro-batch”", '"micro_batch"', "micro_batch="),
+    OptionWords(
+        r"--adapter-dtype (\w+)", r"“Adapter dtype” \1", r'"adapter_dtype": "\1"', r'adapter_dtype="\1"'
+    ),
     OptionWords(rf"--seq-len{_END}", "“Sequence length”", '"seq_len"', "seq_len="),
 )
 

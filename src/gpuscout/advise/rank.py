@@ -59,7 +59,7 @@ from gpuscout.advise.cost import (
 from gpuscout.advise.evaluators import evaluator_for
 from gpuscout.advise.reasons import STALE_WARNING, RowContext, beaten_reason, duration, explain, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
-from gpuscout.advise.training_configs import TrainingEvaluator
+from gpuscout.advise.training_configs import TrainingEvaluator, adapter_dtype_words
 from gpuscout.advise.types import (
     Advice,
     Config,
@@ -548,6 +548,10 @@ class Ranker:
         if not isinstance(self.w, FinetuneWorkload | PretrainWorkload):
             del out["training memory headroom"]  # a serving or batch row sizes no training state
             del out["checkpoint writes"]  # nor writes checkpoints
+        else:
+            adapters = adapter_dtype_words(self.w)  # LoRA / QLoRA: the adapters' dtype the row assumes
+            if adapters is not None:
+                out["LoRA adapters"] = adapters
         minimum = "no minimum" if terms.minimum_charge_s is None else f"minimum {terms.minimum_charge_s} s"
         if terms.billing_increment_s is None:
             minimum = "minimum unknown"

@@ -89,6 +89,26 @@ CHECKPOINTING_CHOICES = ("none", "selective", "full")
 MICRO_BATCH_CHOICES = tuple(2**k for k in range(13))  # 1 ... 4096, the workload field's bound
 
 
+def adapter_dtype_words(w: FinetuneWorkload | PretrainWorkload) -> str | None:
+    """The LoRA / QLoRA adapters' dtype a row assumes (``FinetuneWorkload.adapter_dtype``), in the words of
+    its assumptions; None where no adapters are trained (full fine-tuning, pre-training)."""
+    if not isinstance(w, FinetuneWorkload) or w.method == "full":
+        return None
+    if w.fp32_run:
+        return "fp32, as the whole run (--precision fp32)"
+    if w.fp32_adapters:
+        return (
+            "fp32: PEFT's default (get_peft_model's autocast_adapter_dtype=True, no torch autocast); each "
+            "adapted layer runs its adapter on an fp32 copy of its input and keeps it for the backward "
+            "pass: slower and more memory than 16-bit adapters (--adapter-dtype 16bit)"
+        )
+    return (
+        "16-bit, in the compute dtype (torch autocast, torchtune, NeMo; PEFT with "
+        "autocast_adapter_dtype=False); PEFT's default without torch autocast keeps them in fp32: slower, "
+        "more memory (adapter dtype fp32)"
+    )
+
+
 def host_ram_needed(result: TrainingResult) -> float | None:
     """The host RAM per node (GB) the estimate says its layout needs; None when the estimator gives none."""
     need = getattr(result, "host_ram_gb_per_node", None)  # the real estimator's; a stand-in may lack it
@@ -469,8 +489,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         found = self._estimates.get(call)
         if found is None:
             w = self.w
+            # the adapters' dtype: fine-tuning's (LoRA / QLoRA; the estimator ignores it for full)
+            adapters: dict[str, str] = {}
             if isinstance(w, FinetuneWorkload):
                 method, tokens, epochs = w.method, w.dataset_tokens, w.epochs
+                adapters["adapter_dtype"] = w.adapter_dtype
             else:
                 method, tokens, epochs = "full", w.token_budget, 1.0
             self.estimator_calls += 1
@@ -489,6 +512,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 cpu_offload=offload,
                 checkpointing=recompute,
                 internode_gbps=internode_gbps,
+                **adapters,
             )
             self._estimates[call] = found
         return found

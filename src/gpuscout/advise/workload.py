@@ -452,11 +452,38 @@ class BatchWorkload(Workload):
         return (self.output_tokens_total or 0.0) / self.output_tokens * self.prompt_tokens
 
 
+#: The dtype of LoRA / QLoRA adapter weights, as the training estimator names it
+#: (``estimate.training_memory.ADAPTER_DTYPES``): "16bit", the compute dtype (torch autocast, torchtune,
+#: NeMo; PEFT with ``autocast_adapter_dtype=False``), or "fp32", PEFT's default without torch autocast
+#: (each adapted layer runs its adapter on an fp32 copy of its input: slower, more memory).
+AdapterDtype = Literal["16bit", "fp32"]
+#: How people also write a 16-bit adapter dtype: the error says it is written "16bit" here (the adapters
+#: take the run's compute dtype, bf16 or fp16 as ``precision`` says).
+_SIXTEEN_BIT_NAMES = ("bf16", "fp16", "bfloat16", "float16", "16-bit")
+
+
+def _adapter_dtype(cls: type, value: Any) -> Any:
+    """``adapter_dtype: bf16`` (or fp16) is an error saying the 16-bit choice is written "16bit"."""
+    if isinstance(value, str) and value.strip().lower() in _SIXTEEN_BIT_NAMES:
+        raise _rule(
+            "adapter_dtype",
+            f"{value.strip()[:40]!r} is written 16bit: the adapters in the run's compute dtype "
+            "(bf16 or fp16, as precision says)",
+            ", ".join(get_args(AdapterDtype)),
+            ("precision",),
+        )
+    return value
+
+
 class FinetuneWorkload(Workload):
-    """Fine-tuning with LoRA, QLoRA or full parameters over ``dataset_tokens`` x ``epochs``."""
+    """Fine-tuning with LoRA, QLoRA or full parameters over ``dataset_tokens`` x ``epochs``.
+
+    ``adapter_dtype`` (LoRA / QLoRA only: given with ``method: full`` it is an error) is the adapters'
+    dtype: "16bit" (the default) or "fp32", PEFT's default without torch autocast (``AdapterDtype``)."""
 
     kind: Literal["finetune"] = "finetune"
     method: Literal["lora", "qlora", "full"] = "lora"
+    adapter_dtype: AdapterDtype = "16bit"
     precision: str = "bf16"
     dataset_tokens: float = Field(ge=1, le=MAX_TOKENS)
     epochs: float = Field(default=1.0, ge=0.01, le=MAX_EPOCHS)
@@ -473,10 +500,35 @@ class FinetuneWorkload(Workload):
     default_spot: ClassVar[bool] = True
 
     _hours = field_validator("deadline_hours", mode="before")(_deadline_hours)
+    _adapters = field_validator("adapter_dtype", mode="before")(_adapter_dtype)
+
+    @model_validator(mode="after")
+    def _check(self) -> FinetuneWorkload:
+        # given (not left at its default) with full fine-tuning, which trains no adapters: an error, not
+        # ignored, as any field that does not apply (a batch's of the other kind, pretrain's max_nodes)
+        if self.method == "full" and "adapter_dtype" in self.model_fields_set:
+            raise _rule(
+                "adapter_dtype",
+                "applies to LoRA and QLoRA adapters; full fine-tuning (method full) trains no adapters",
+                "method lora or qlora with adapter_dtype, or method full without it",
+                ("method", "adapter_dtype"),
+            )
+        return self
 
     @property
     def train_tokens(self) -> float:
         return self.dataset_tokens * self.epochs
+
+    @property
+    def fp32_adapters(self) -> bool:
+        """LoRA / QLoRA adapters kept in fp32 beside a narrower compute dtype (``adapter_dtype: fp32``):
+        slower and more memory than 16-bit ones. Under ``precision: fp32`` the whole run is fp32 anyway."""
+        return self.method != "full" and self.adapter_dtype == "fp32" and not self.fp32_run
+
+    @property
+    def fp32_run(self) -> bool:
+        """The whole run in fp32 (``precision: fp32``): its adapters are fp32 whatever ``adapter_dtype``."""
+        return self.precision.strip().lower() == "fp32"
 
 
 class PretrainWorkload(Workload):

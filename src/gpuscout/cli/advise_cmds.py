@@ -216,6 +216,20 @@ def _training_precision_option(kind: str) -> Any:
     return typer.Option("--precision", help=TRAINING_PRECISION_HELP[kind], show_default=TRAINING_PRECISION)
 
 
+#: What --adapter-dtype defaults to (FinetuneWorkload.adapter_dtype).
+ADAPTER_DTYPE = "16bit"
+AdapterDtypeOption = Annotated[
+    str | None,
+    typer.Option(
+        "--adapter-dtype",
+        help="LoRA / QLoRA adapters: 16bit (in the compute dtype: torch autocast, torchtune, NeMo) or fp32 "
+        "(Hugging Face PEFT's default without torch autocast: get_peft_model keeps the adapters in fp32 "
+        "unless given autocast_adapter_dtype=False, and each adapted layer then works on an fp32 copy of "
+        "its input: slower, more GPU memory). Not for --method full.",
+        show_default=ADAPTER_DTYPE,
+    ),
+]
+
 CheckpointGbOption = Annotated[
     float | None,
     typer.Option(
@@ -760,6 +774,7 @@ def finetune_cmd(
         ),
     ] = None,
     micro_batch: MicroBatchOption = None,
+    adapter_dtype: AdapterDtypeOption = None,
     precision: Annotated[str | None, _training_precision_option("finetune")] = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
@@ -795,6 +810,7 @@ def finetune_cmd(
         "epochs": epochs,
         "seq_len": seq_len,
         "micro_batch": micro_batch,
+        "adapter_dtype": adapter_dtype,
         "precision": precision,
         "checkpoint_gb": checkpoint_gb,
         "checkpoint_interval_min": checkpoint_min,

@@ -77,6 +77,7 @@ HELP: dict[str, str] = {
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
     "micro_batch": "per GPU; default: the fastest that fits",
+    "adapter_dtype": "LoRA / QLoRA: fp32 is PEFT's default without autocast (slower, more memory)",
     "include_stale": "and defunct providers; left out by default",
     "spot_reclaims_per_hour": "all providers; default by provider: 0.02 to 0.1",
     "min_headroom": "0.05 = 5 % (the default); less is an out-of-memory risk",
@@ -515,8 +516,9 @@ def form_filled(request: AdviseRequest) -> frozenset[str]:
     form's, not the user's, and are not sent to the workload. For a batch, the inputs of the other kind
     of batch than the total given (before it knows the model the form shows prompt tokens 1024 and width
     1024 alike); for a pre-training run of a given size (GPUs or nodes), the most nodes to search (64),
-    which applies only without one. One the user changed, or one a link gives, is still sent, and its
-    error says it does not apply."""
+    which applies only without one; for full fine-tuning, the adapters' dtype (16bit), which applies to
+    LoRA and QLoRA only. One the user changed, or one a link gives, is still sent, and its error says it
+    does not apply."""
     if not request.sent:
         return frozenset()
     values = request.values
@@ -526,6 +528,8 @@ def form_filled(request: AdviseRequest) -> frozenset[str]:
         return _at_default(request, IMAGE_BATCH_FIELDS)
     if request.kind == "pretrain" and ("gpus" in values or "nodes" in values):
         return _at_default(request, ("max_nodes",))
+    if request.kind == "finetune" and values.get("method") == "full":
+        return _at_default(request, ("adapter_dtype",))
     return frozenset()
 
 
