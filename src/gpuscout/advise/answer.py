@@ -252,8 +252,51 @@ def _label(rec: Recommendation) -> str:
     return f"{rec.config.describe(o.accelerator)} at {rec.provider_name or o.provider}"
 
 
-def _latency_fix(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
-    """What the best rows reach without the latency targets, and the change that would fit one."""
+@dataclasses.dataclass(frozen=True, slots=True)
+class _LatencyFloor:
+    """The best latency any offer reaches at one user per replica on the widest split its instance takes:
+    the tightest targets that can show a row (more replicas only add instances)."""
+
+    ttft_ms: float
+    ttft_where: str
+    tok_s: float  # per user
+    tok_s_where: str
+
+
+def _latency_floor(ranker: Ranker, offers: Sequence[Offer]) -> _LatencyFloor | None:
+    """:class:`_LatencyFloor` over ``offers`` (one estimate per GPU model, GPU count and split, at one
+    user; the evaluator has most of them from its search for a batch that meets the targets)."""
+    from gpuscout.advise.configs import tp_degrees, tpot_ms
+    from gpuscout.advise.inference_configs import ServeEvaluator
+
+    ev = ranker.evaluator
+    if not isinstance(ev, ServeEvaluator):
+        return None
+    ttft, ttft_where, speed, speed_where = math.inf, "", 0.0, ""
+    for name, gpus in sorted({(o.accelerator, o.gpu_count) for o in offers}):
+        acc = ev.accelerator(name)
+        if acc is None:
+            continue
+        for tp in tp_degrees(gpus):
+            e = ev.infer(acc, tp, 1)
+            if e is None or not e.fits:
+                continue
+            where = f"TP{tp} on {acc.name}" if tp > 1 else f"1x {acc.name}"
+            if e.ttft_ms < ttft:
+                ttft, ttft_where = e.ttft_ms, where
+            t = tpot_ms(e)
+            if t > 0 and 1000.0 / t > speed:
+                speed, speed_where = 1000.0 / t, where
+    if not math.isfinite(ttft):
+        return None
+    return _LatencyFloor(ttft, ttft_where, speed, speed_where)
+
+
+def _latency_fix(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation]) -> str:
+    """What the cheapest rows reach without the latency targets, the best any offer reaches at one user
+    per replica, and the change that would give an answer (checked by ranking with it)."""
+    w = ranker.w
+    assert isinstance(w, ServeWorkload)
     with_est = [r for r in rows if r.estimate is not None and r.estimate.ttft_ms is not None]
     if not with_est:
         return "no offer runs it even without the latency targets"
@@ -261,21 +304,49 @@ def _latency_fix(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
     best_speed = max(with_est, key=lambda r: r.estimate.per_user_tokens_per_s or 0.0)  # type: ignore[union-attr]
     ttft = best_ttft.estimate.ttft_ms or 0.0  # type: ignore[union-attr]
     speed = best_speed.estimate.per_user_tokens_per_s or 0.0  # type: ignore[union-attr]
-    fixes = []
-    if w.ttft_target_ms is not None and ttft > w.ttft_target_ms:
-        fixes.append(
-            f"--ttft-ms {math.ceil(ttft / 100) * 100:.0f} or a prompt shorter than {w.prompt_tokens:,} tokens"
-        )
-    if w.tpot_target_ms is not None and speed < 1000.0 / w.tpot_target_ms:
-        fixes.append(
-            f"--tpot-ms {math.ceil(1000.0 / max(speed, 1e-9)):.0f} (about {speed:.0f} tok/s per user)"
-        )
-    fixes.append("--latency-targets none")
-    return (
-        f"without them, the best offers reach TTFT {_ms(ttft)} ({_label(best_ttft)}) and "
-        f"{speed:.0f} tok/s per user ({_label(best_speed)}) at this load; what would give an answer: "
-        + ", or ".join(fixes)
+    text = (
+        f"without them, the cheapest offers reach TTFT {_ms(ttft)} ({_label(best_ttft)}) and "
+        f"{speed:.0f} tok/s per user ({_label(best_speed)}) at this load"
     )
+    floor = _latency_floor(ranker, offers)
+    changes: dict[str, Any] = {}
+    fixes: list[str] = []
+    if w.ttft_target_ms is not None:
+        reach = min(ttft, floor.ttft_ms) if floor else ttft
+        if reach > w.ttft_target_ms:
+            target = math.ceil(reach / 100) * 100
+            changes["ttft_ms_max"] = float(target)
+            fixes.append(f"--ttft-ms {target:.0f}")
+    if w.tpot_target_ms is not None:
+        reach_speed = max(speed, floor.tok_s) if floor else speed
+        if reach_speed < 1000.0 / w.tpot_target_ms:
+            tpot = math.ceil(1000.0 / max(reach_speed, 1e-9))
+            changes["tpot_ms_max"] = float(tpot)
+            fixes.append(f"--tpot-ms {tpot:.0f} (about {1000.0 / tpot:.0f} tok/s per user)")
+    if floor is not None:
+        text += (
+            f"; at one user per replica on the widest split, the best is TTFT {_ms(floor.ttft_ms)} "
+            f"({floor.ttft_where}) and {floor.tok_s:.0f} tok/s per user ({floor.tok_s_where})"
+        )
+    answer = []
+    if changes:
+        shown = _relaxed(ranker, offers, changes).rows
+        if shown:
+            cheapest = min(r.total_usd or math.inf for r in shown)
+            answer.append(
+                f"{' with '.join(fixes)} shows {len(shown)}{'+' if len(shown) >= 5 else ''} "
+                f"{plural(len(shown), 'offer')} (from {usd(cheapest, ' a month')})"
+            )
+        else:
+            answer.append(
+                f"{' with '.join(fixes)} would need more than {ranker.a.max_instances} instances at this load"
+            )
+            if w.ttft_target_ms is not None and ttft > w.ttft_target_ms:
+                answer.append(f"--ttft-ms {math.ceil(ttft / 100) * 100:.0f} (the cheapest offers' TTFT)")
+    if "ttft_ms_max" in changes:
+        answer.append(f"a prompt shorter than {w.prompt_tokens:,} tokens")
+    answer.append("--latency-targets none")
+    return text + "; what would give an answer: " + ", or ".join(answer)
 
 
 def _batch_deadline_fix(free: Ranker, rows: Sequence[Recommendation]) -> str | None:
@@ -384,7 +455,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         if free.rows:
             targets = latency_targets_text(w) or "the latency targets"
             return f"no offer meets the {targets.removeprefix('latency: ')} ({head}); " + _latency_fix(
-                w, free.rows
+                ranker, offers, free.rows
             )
     if w.budget_usd is not None and counts["budget"]:
         free = _relaxed(ranker, offers, {"budget_usd": None})
