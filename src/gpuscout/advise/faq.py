@@ -80,6 +80,14 @@ class Faq:
     users: int = DEFAULT_USERS
 
 
+def _names_entry(be: Backends, name: str, typed: str) -> bool:
+    """Whether ``typed`` names the registry entry ``name`` itself, not an alias sized as it."""
+    from gpuscout.knowledge.models import is_entry_name, resolve_model
+
+    spec = be.models.resolve(name) if be.models is not None else resolve_model(name)
+    return is_entry_name(spec, typed)
+
+
 def _gb(x: float) -> str:
     return f"{x:.0f} GB" if x >= 10 else f"{x:.1f} GB"
 
@@ -140,6 +148,11 @@ class _Faq:
         precision: str,
     ) -> None:
         self.model = be.model_name(model)
+        # the model as the user named it, with the entry it is sized as where that is another name
+        # ("deepseek-r1 (as deepseek-v3)"), as `estimate` and `recommend` write it
+        entry = _names_entry(be, self.model, model)
+        self.label = self.model if entry else f"{model.strip()} (as {self.model})"
+        self.said = self.model if entry else model.strip()  # in the answers' sentences
         kind = be.model_kind(self.model)
         if kind != "llm":
             raise WrongModelKind(
@@ -278,7 +291,7 @@ class _Faq:
         lead = float(figures[first] or 0.0) if first else 0.0
         int4 = figures.get("int4_gb")
         answer = (
-            f"For {self.who} at {self.context:,} tokens each, {self.model} needs about {_gb(lead)} "
+            f"For {self.who} at {self.context:,} tokens each, {self.said} needs about {_gb(lead)} "
             f"at {first.removesuffix('_gb') if first else self.precision}"
             + (f" and {_gb(float(int4))} at int4" if isinstance(int4, float) and first != "int4_gb" else "")
             + f"; every extra user at that context adds {per_user:.2f} GB of KV cache, so size for the "
@@ -374,7 +387,7 @@ class _Faq:
             elif b is None:
                 verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
-            f"For {self.model} at {self.who} x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
+            f"For {self.said} at {self.who} x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
             "The 80 GB card pays off with HBM bandwidth (tokens/s per user), FP8, NVLink when the model "
             "spans cards, and room for long contexts; a 24 GB card suits quantized small-to-medium models."
         )
@@ -520,7 +533,7 @@ class _Faq:
         figures: dict[str, float | str | None] = {"gpu": gpu.name, "precision": p}
         if one.gpus is None or one.estimate is None:
             answer = (
-                f"{self.model} does not fit {gpu.name} even on 8 cards at int4, so it cannot run there; "
+                f"{self.said} does not fit {gpu.name} even on 8 cards at int4, so it cannot run there; "
                 "see the VRAM answer for what holds it."
             )
             return FaqAnswer(
@@ -586,11 +599,19 @@ class _Faq:
             }
         )
         if e32 is not None and e32.fits:
+            # a dense model's batch shares one read of the weights; an MoE's tokens route to different
+            # experts, so a batched step reads more of them (at 32 users, most), not one token's share
+            moe = self.be.active_params_b(self.model) < 0.99 * self.be.params_b(self.model)
+            reads = (
+                "while each step reads every expert its users' tokens route to, more than one token's "
+                "active share"
+                if moe
+                else "from the same weight reads"
+            )
             details.append(
                 f"{batched} users batched (as many as memory holds, up to 32): "
                 f"{e32.output_tokens_per_s_total:,.0f} tok/s in total "
-                f"({e32.output_tokens_per_s_total / max(e1.decode_tokens_per_s, 1e-9):.0f}x) from the same "
-                "weight reads"
+                f"({e32.output_tokens_per_s_total / max(e1.decode_tokens_per_s, 1e-9):.0f}x) {reads}"
             )
             figures["batched_users"] = batched
             figures["batched_tok_s_total"] = round(e32.output_tokens_per_s_total, 1)
@@ -642,7 +663,7 @@ class _Faq:
         what = "every weight once" if share > 0.99 else "the active experts' weights once"
         if split:
             why = (
-                f"Each token of {self.model} reads {what} from memory, which on {gpus}x {gpu.name} would "
+                f"Each token of {self.said} reads {what} from memory, which on {gpus}x {gpu.name} would "
                 f"allow ~{ceiling:.0f} tok/s, but no one cost sets the pace: of each "
                 f"{e1.step_ms['total']:.1f} ms step, {split}"
             )
@@ -652,18 +673,18 @@ class _Faq:
                 # the reads set the pace, but the (padded) math nearly as much: "not compute" would mislead
                 behind = "the tile-padded math" if padded else "the math"
                 why = (
-                    f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
+                    f"Each token of {self.said} reads {what} from memory, so on {gpu.name} speed is set "
                     f"by memory bandwidth, with {behind} close behind ({math_ms:.1f} ms a step against "
                     f"{reads_ms:.1f} of reads)"
                 )
             else:
                 why = (
-                    f"Each token of {self.model} reads {what} from memory, so on {gpu.name} speed is set "
+                    f"Each token of {self.said} reads {what} from memory, so on {gpu.name} speed is set "
                     "by memory bandwidth, not compute"
                 )
         else:  # the reads would allow more: another cost per token sets the pace
             why = (
-                f"Each token of {self.model} reads {what} from memory, which on {gpus}x {gpu.name} would "
+                f"Each token of {self.said} reads {what} from memory, which on {gpus}x {gpu.name} would "
                 f"allow ~{ceiling:.0f} tok/s, but the pace is set by {cause}, not compute"
             )
         answer = (
@@ -901,4 +922,4 @@ def faq(
         f"{size}; for {f.who} x {f.context:,} tokens{shortened} at {precision}; answers computed "
         f"from the catalog's {len(offers) - stale:,} current offers; {price_ages(offers)}{left_out}"
     )
-    return Faq(model=f.model, summary=summary, answers=answers, context=f.context, users=users)
+    return Faq(model=f.label, summary=summary, answers=answers, context=f.context, users=users)
