@@ -42,15 +42,17 @@ class Config:
         return f"{self.tp}-way layer split" if self.parallel == "layer" and self.tp > 1 else f"TP{self.tp}"
 
     def describe(self, accelerator: str = "GPU") -> str:
-        """'2x H100-SXM TP2', '2x V100 2-way layer split', '3 x 1x L40S', '8x A100 8 replicas', with
-        ' spot' when on spot."""
+        """'2x H100-SXM TP2', '2x V100 2-way layer split', '3 x 1x L40S', '8x A100 8 replicas',
+        '2 x 8x A100 TP2 4 replicas each', with ' spot' when on spot."""
         text = f"{self.gpus_per_instance}x {accelerator}"
         if self.instances > 1:
             text = f"{self.instances} x {text}"
         if self.tp > 1:
             text += f" {self.split}"
         if self.replicas_per_instance > 1:
-            text += f" {self.replicas_per_instance} replicas"
+            # per instance: "2 x 2x H100 2 replicas" read as two replicas in all, not four
+            each = " each" if self.instances > 1 else ""
+            text += f" {self.replicas_per_instance} replicas{each}"
         if self.idle_per_instance:  # an inference split that does not divide the GPUs (10 GPUs: one TP8)
             text += f", {self.idle_per_instance} idle"
         if self.nodes > 1:
