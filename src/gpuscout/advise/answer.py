@@ -125,6 +125,40 @@ def latency_targets_text(w: ServeWorkload) -> str | None:
     return "latency: " + ", ".join(parts) + note
 
 
+def _count(x: float) -> str:
+    """A token or image count as a renter writes it: 300M, 1.5B, 20,000."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if x >= size:
+            return f"{x / size:.3g}{suffix}"
+    return f"{x:,.0f}"
+
+
+def _job_text(w: AnyWorkload) -> str | None:
+    """What a batch or training run does, as the header repeats it (a serving answer says its load)."""
+    if isinstance(w, BatchWorkload):
+        if w.is_images:
+            steps = f", {w.steps} steps" if w.steps is not None else ""
+            return f"job: {_count(w.images_total or 0)} images at {w.width}x{w.height}{steps}"
+        return (
+            f"job: {_count(w.output_tokens_total or 0)} output tokens, {w.prompt_tokens:,} prompt + "
+            f"{w.output_tokens:,} output tokens per request"
+        )
+    if isinstance(w, FinetuneWorkload):
+        method = {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning"}[w.method]
+        adapters = (
+            (f", {'fp32' if w.adapter_dtype == 'fp32' else '16-bit'} adapters") if w.method != "full" else ""
+        )
+        epochs = f" x {w.epochs:g} epochs" if w.epochs != 1 else ""
+        dtype = f"NF4 base, {w.precision} compute" if w.method == "qlora" else w.precision
+        return (
+            f"job: {method} over {_count(w.dataset_tokens)} tokens{epochs}, {w.seq_len:,}-token sequences, "
+            f"{dtype}{adapters}"
+        )
+    if isinstance(w, PretrainWorkload):
+        return f"job: {_count(w.token_budget)} tokens, {w.seq_len:,}-token sequences, {w.precision}"
+    return None
+
+
 def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> tuple[str, ...]:
     """What the ranking was held to, in words (shown above the table and in the JSON)."""
     out: list[str] = []
@@ -146,6 +180,9 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
             out.append(f"up {bursts} {plural(bursts, 'time')} a day for {w.burst_minutes:g} min, {month}")
         else:
             out.append(f"up {w.hours_per_day:g} h a day, {month}")
+    job = _job_text(w)
+    if job:
+        out.append(job)
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None:
         out.append(f"deadline: finish within {duration(deadline * 3600.0)}")
