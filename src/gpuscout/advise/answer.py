@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.configs import REJECT_KINDS
 from gpuscout.advise.reasons import duration, plural, usd
 from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import (
@@ -456,6 +457,36 @@ def _precision_fix(ranker: Ranker, offers: Sequence[Offer]) -> str | None:
     return None
 
 
+def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> str | None:
+    """Where the engine the user named (``--engine``) cannot run the workload on the GPUs that refused it
+    (support rules): what would, every other constraint kept: the default engine (what runs where it
+    cannot, said on each row), else the named engine in a precision it runs there. None when the engine
+    was not named or refused nothing; "" when neither runs it."""
+    from gpuscout.advise.inference_configs import engine_named
+
+    w = ranker.w
+    if not isinstance(w, ServeWorkload | BatchWorkload) or not counts["unsupported"] or not engine_named(w):
+        return None
+    fixes = []
+    free = _relaxed(ranker, offers, {"engine": None})
+    if free.rows:
+        best = free.rows[0]
+        runs = sorted({r.estimate.engine for r in free.rows if r.estimate is not None and r.estimate.engine})
+        fixes.append(
+            f"without --engine the cheapest is {_label(best)} at {usd(best.total_usd, _per(w))}"
+            + (f" (on {', '.join(runs)})" if runs else "")
+        )
+    precisions = tuple(getattr(ranker.evaluator, "named_engine_precisions", ()))
+    for precision in precisions[:1]:  # the nearest the engine runs where it was refused
+        kept = _relaxed(ranker, offers, {"precision": precision})
+        if kept.rows:
+            fixes.append(
+                f"--engine {w.engine} runs --precision {precision}: the cheapest is {_label(kept.rows[0])} "
+                f"at {usd(kept.rows[0].total_usd, _per(w))}"
+            )
+    return "; ".join(fixes)
+
+
 def _memory_levers(w: object) -> str:
     """What would need less GPU memory, among the choices the workload has not already made (a QLoRA
     run is not told to try QLoRA; a micro-batch given is named)."""
@@ -542,6 +573,17 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"only stale offers or defunct providers can run it ({head}); --include-stale shows them "
                 "(check their prices before renting)"
             )
+    # a named engine the support rules refuse on every GPU tried: said so, with what would run it
+    engine_fix = _engine_fix(ranker, offers, counts)
+    tried = sum(counts[k] for k in REJECT_KINDS)  # the offers the evaluator looked at (not filtered out)
+    if engine_fix is not None and counts["unsupported"] == tried:
+        asked = getattr(w, "precision", None)
+        native = ranker.be.native_precision
+        own = f" ({native(w.model)})" if native is not None else ""
+        what = f"--precision {asked}" if asked else f"the checkpoint's own format{own}"
+        engine = getattr(w, "engine", "")
+        fixes = engine_fix or "nor does another engine or precision the support rules know"
+        return f"--engine {engine} cannot run {what} on any GPU of these offers ({head}); {fixes}"
     # too little memory where a narrower precision would fit: said first, on the GPUs and places asked
     fix = _precision_fix(ranker, offers) if counts["fit"] or counts["headroom"] else None
     if w.providers or w.regions or w.accelerators:
@@ -567,6 +609,11 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         # the kind that rejected the most offers first
         hints.insert(0 if counts["instances"] >= counts["fit"] + counts["headroom"] else len(hints), too_many)
     hint = "".join(f"; {h}" for h in hints)
-    if counts["unsupported"]:
+    if engine_fix is not None:
+        refused = f"{counts['unsupported']:,} of them"
+        hint += f"; --engine {getattr(w, 'engine', '')} cannot run on {refused}" + (
+            f": {engine_fix}" if engine_fix else ""
+        )
+    elif counts["unsupported"]:
         hint += "; another engine (--engine) or precision may run on more of these GPUs"
     return f"no offer can run it ({head}){hint}"

@@ -4,12 +4,17 @@ Per instance, ``replicas`` copies of the model each sharded ``tp`` ways (``tp`` 
 the instance's GPUs). Serving uses the smallest ``tp`` that fits and meets the latency targets unless a
 larger one needs fewer instances; more load than one instance sustains -> more instances. A batch job
 takes the fastest split and as many instances as its deadline needs.
+
+An engine the user names runs on every row: a GPU it cannot run the precision on is refused with the
+support rule; only the default engine (and the precision asked of it) is replaced there by what runs
+(``engine_named``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from typing import Any, TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
@@ -47,6 +52,25 @@ LIBRARY_ENGINES = ("hf-transformers",)
 InferenceW = TypeVar("InferenceW", bound=ServeWorkload | BatchWorkload)
 
 
+def engine_named(w: ServeWorkload | BatchWorkload) -> bool:
+    """Whether the workload names its engine (``engine`` given: ``--engine``, the form's or the API's
+    field), rather than leaving it to the default (None or blank: ``run_engine`` picks llama.cpp for a
+    GGUF precision, else vLLM). The one place this is decided: a named engine runs on every row, an offer
+    where it cannot run (support rules) is left out with the rule; only the default engine (and the
+    precision asked of it) is replaced there by what the rules say runs."""
+    return bool(w.engine and w.engine.strip())
+
+
+def _short_label(est: Estimate) -> str:
+    """The engine as people name it ("TensorRT-LLM", "vLLM"): its label without the parenthesis."""
+    label = str(est.assumptions.get("engine") or est.engine)
+    return label.split(" (")[0].strip() or est.engine
+
+
+#: The estimator's support refusal: "<engine>: <precision> on <gpu> is not supported: <rule>".
+_REFUSAL = re.compile(r"^[^:]+: (?P<what>.+?) on (?P<gpu>\S+) is not supported: (?P<rule>.+)$", re.S)
+
+
 class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     """Serving and batch generation: replicas of the model, each sharded ``tp`` ways."""
 
@@ -59,8 +83,11 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         # accelerator -> (engine, precision, what was changed and why): what runs there, decided once
         # per accelerator by the support rules (they depend on the GPU, not on the split or the batch)
         self._plans: dict[str, tuple[str, str | None, str | None]] = {}
-        self._cannot_run: dict[str, str] = {}  # accelerator -> why nothing the rules know runs there
+        self._cannot_run: dict[str, str] = {}  # accelerator -> why nothing (or not the named engine) runs
         self._engine = workload.run_engine  # the engine named, else the precision's default
+        # a named engine: the precisions it runs on a GPU where it cannot run the one asked (support
+        # rules), nearest first, over the GPUs refused: what the "no offer" answer may suggest
+        self.named_engine_precisions: dict[str, None] = {}
 
     def substitution_for(self, acc: Accelerator) -> str | None:
         plan = self._plans.get(acc.name)
@@ -90,15 +117,49 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         except InvalidInputError as exc:  # named as the workload's fields (prompt_tokens), not context_in
             raise in_workload_words(exc) from None
 
+    def _named_refusal(self, acc: Accelerator, asked: Estimate) -> str:
+        """Why the engine the user named cannot run on ``acc``, as the rule says, with what would run
+        there (not used: a named engine is never replaced), remembered for the accelerator."""
+        label = _short_label(asked)
+        reason = asked.unsupported_reason.rstrip(".")
+        m = _REFUSAL.match(reason)
+        cc = f" (CC {acc.compute_capability})" if acc.compute_capability else ""
+        if m is not None:
+            why = f"not supported: {label} does not run {m['what']} on {m['gpu']}{cc}: {m['rule']}"
+        else:
+            why = f"not supported: {label} cannot run here{cc}: {reason}"
+        options = self.be.alternatives(self._engine, asked.precision, acc) if self.be.alternatives else ()
+        for o in options:
+            if o.engine == asked.engine:
+                self.named_engine_precisions.setdefault(o.precision)
+        if isinstance(self.w, ServeWorkload):  # as _substitute: no library engine for a live endpoint
+            options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES or o.engine == asked.engine)
+        if options:
+            why += f" (--engine {asked.engine} named, nothing else is run instead; here would run: "
+            why += ", ".join(o.message for o in options) + ")"
+        self._cannot_run[acc.name] = why
+        return why
+
     def _substitute(
         self, acc: Accelerator, tp: int, batch: Load, asked: Estimate
     ) -> tuple[Estimate | None, str | None]:
         """The first combination the support rules say runs on ``acc`` (another engine with the same
-        precision, then the nearest precision), remembered for the accelerator; else why none does."""
+        precision, then the nearest precision), remembered for the accelerator; else why none does.
+
+        A named engine (:func:`engine_named`) is never replaced, nor a precision asked of it; where no
+        precision was asked, the nearest one the named engine runs here is used; else the offer is refused
+        with the rule (``_named_refusal``)."""
         w = self.w
         options = self.be.alternatives(self._engine, asked.precision, acc) if self.be.alternatives else ()
+        if engine_named(w):
+            # the engine named stays; where no precision was asked either (the checkpoint's own format,
+            # gpt-oss's MXFP4), the nearest precision that engine runs here is used and said on the row
+            same = tuple(o for o in options if o.engine == asked.engine)
+            if w.precision is not None or not same:
+                return None, self._named_refusal(acc, asked)
+            options = same
         if isinstance(w, ServeWorkload):  # a live endpoint needs a server with continuous batching
-            options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES)
+            options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES or o.engine == asked.engine)
         for opt in options:
             est, _ = self._estimate(acc, tp, batch, opt.engine, opt.precision)
             if est is not None and est.supported:
@@ -119,7 +180,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
 
         Feasibility first: when the engine cannot run the precision on this GPU (the estimator's support
         rules, ``Estimate.supported``), the nearest combination that runs is used and said on the row
-        (``substitution``); when none does, the GPU is refused with the rule's reason.
+        (``substitution``) if the engine is the default one; when none does, or when the user named the
+        engine (:func:`engine_named`), the GPU is refused with the rule's reason.
         """
         w = self.w
         if tp == 1:

@@ -128,8 +128,9 @@ PrecisionOption = Annotated[
         "--precision",
         help="bf16, fp8, mxfp4, int4, q4_k_m... The default is the checkpoint as "
         "published (bf16 for most, FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss). Where the "
-        "engine cannot run it on a GPU, the nearest combination the support rules allow is used "
-        "and said on the row.",
+        "default engine cannot run it on a GPU, the nearest combination the support rules allow is "
+        "used and said on the row; with --engine and --precision both given, that GPU's offers are "
+        "left out instead (--show-rejected says why).",
         show_default=NATIVE_PRECISION,
     ),
 ]
@@ -139,7 +140,11 @@ EngineOption = Annotated[
     typer.Option(
         "--engine",
         help="vllm, sglang, tensorrt-llm, llama.cpp...; a version or year ('vllm 0.6', 'llama.cpp 2024') "
-        "costs that era; launch flags run it as started ('vllm --max-num-seqs 512')",
+        "costs that era; launch flags run it as started ('vllm --max-num-seqs 512'). Given, every row "
+        "runs it, never another engine: an offer whose GPU it cannot run on (support rules) is left "
+        "out (--show-rejected says why); without --precision it runs the nearest precision it has "
+        "there (said on the row). Left to the default, another engine or precision is used where the "
+        "default cannot run (said on the row).",
         show_default=AUTO_ENGINE,
     ),
 ]

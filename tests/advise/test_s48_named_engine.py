@@ -1,0 +1,109 @@
+"""An engine the user names (``--engine``, the workload's ``engine``) runs on every row: an offer whose GPU
+it cannot run the precision on (the support rules) is left out with the rule, never given another engine
+or precision; only the default engine (``engine`` not given) is replaced there by what the rules say runs.
+
+Found by a renter review: ``recommend serve llama-3.1-8b --engine trtllm`` headed "(tensorrt-llm, bf16)"
+and ranked first a V100 running llama.cpp; ``gpt-oss-120b --engine tgi`` ran every row on vLLM;
+``--precision q4_k_m --engine vllm`` mixed llama.cpp Q4_K_M (V100) with vLLM int4 (H100).
+"""
+
+from __future__ import annotations
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.backends import default_backends
+from gpuscout.advise.inference_configs import ServeEvaluator, engine_named
+from gpuscout.advise.types import Advice
+from gpuscout.advise.workload import BatchWorkload, ServeWorkload
+from gpuscout.catalog.offer import Offer
+from tests.advise.helpers import NOW, offer
+
+
+def _offers() -> list[Offer]:
+    return [
+        offer("runpod", "V100-SXM2-16GB", 1, 0.3, memory=16, instance="1xv100"),
+        offer("runpod", "T4", 1, 0.35, memory=16, instance="1xt4"),
+        offer("lambda", "L40S", 1, 1.0, memory=48, instance="1xl40s"),
+        offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100"),
+    ]
+
+
+def _answer(w: ServeWorkload | BatchWorkload) -> Advice:
+    return advise(w, _offers(), now=NOW, include_rejected=True)
+
+
+def _engines(a: Advice) -> set[str]:
+    return {r.estimate.engine for r in a.rows if r.estimate is not None}
+
+
+def _refused(a: Advice, gpu: str) -> str:
+    (why,) = {r.rejected or "" for r in a.rejected if r.offer.accelerator == gpu}
+    return why
+
+
+def test_a_named_engine_runs_every_row_and_leaves_out_the_gpus_it_cannot_run_on() -> None:
+    named = _answer(ServeWorkload(model="llama-3.1-8b", concurrency=8, engine="trtllm"))
+    assert named.rows and _engines(named) == {"tensorrt-llm"}
+    assert all(r.substitution is None for r in named.rows)
+    shown = {r.offer.accelerator for r in named.rows}
+    assert "V100-SXM2-16GB" not in shown and "T4" not in shown
+    why = _refused(named, "V100-SXM2-16GB")
+    # the engine as people name it, the GPU and its compute capability, then the rule
+    assert "TensorRT-LLM does not run bf16 on V100-SXM2-16GB (CC 7.0): Volta and Turing" in why, why
+    assert "here would run: llama.cpp" in why  # what would, said (not used)
+    assert "(CC 7.5)" in _refused(named, "T4")
+    # the default engine (none given) still gets what runs there, said on the row
+    default = _answer(ServeWorkload(model="llama-3.1-8b", concurrency=8))
+    v100 = next(r for r in default.rows if r.offer.accelerator == "V100-SXM2-16GB")
+    assert v100.estimate is not None and v100.estimate.engine != "vllm" and v100.substitution
+
+
+def test_a_named_engine_and_a_named_precision_are_never_replaced() -> None:
+    # vLLM runs no GGUF file (an out-of-tree plugin): every GPU is refused, none given llama.cpp Q4_K_M
+    # (V100) nor vLLM int4 (H100) as before
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=4, precision="q4_k_m", engine="vllm")
+    named = _answer(w)
+    assert named.rows == ()
+    assert all("vLLM does not run gguf on" in (r.rejected or "") for r in named.rejected), named.rejected
+    # without --engine the default for a GGUF precision runs it (llama.cpp), as it did
+    default = _answer(w.model_copy(update={"engine": None}))
+    assert default.rows and _engines(default) == {"llama.cpp"}
+
+
+def test_a_named_engine_without_a_precision_runs_the_nearest_precision_it_runs() -> None:
+    # gpt-oss-120b's MXFP4 experts: TGI has no MXFP4 path. The engine was named, the precision was not:
+    # TGI stays and runs the nearest precision it has there (a 4-bit conversion), said on the row; the
+    # default engine runs the checkpoint's MXFP4 on vLLM
+    w = ServeWorkload(model="gpt-oss-120b", concurrency=4, engine="tgi")
+    named = _answer(w)
+    assert named.rows and _engines(named) == {"tgi"}
+    h100 = next(r for r in named.rows if r.offer.accelerator == "H100-SXM")
+    assert h100.substitution and "no MXFP4 path found in TGI" in h100.substitution
+    assert "runs tgi with int4" in h100.substitution
+    default = _answer(w.model_copy(update={"engine": None}))
+    h100 = next(r for r in default.rows if r.offer.accelerator == "H100-SXM")
+    assert h100.estimate is not None and h100.estimate.engine == "vllm"
+    # a precision named with the engine is never replaced
+    asked = _answer(w.model_copy(update={"precision": "mxfp4-moe"}))
+    assert asked.rows == () and "mxfp4" in _refused(asked, "H100-SXM")
+
+
+def test_a_batch_job_keeps_the_named_engine_too() -> None:
+    w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e7, engine="tensorrt-llm")
+    named = _answer(w)
+    assert named.rows and _engines(named) == {"tensorrt-llm"}
+    assert "TensorRT-LLM does not run bf16 on V100-SXM2-16GB (CC 7.0)" in _refused(named, "V100-SXM2-16GB")
+
+
+def test_a_blank_engine_is_the_default_and_the_evaluator_says_what_the_named_one_runs_instead() -> None:
+    # the web form's "auto" is a blank engine: the default, substituted where it cannot run
+    assert not engine_named(ServeWorkload(model="llama-3.1-8b", engine=""))
+    assert engine_named(ServeWorkload(model="llama-3.1-8b", engine="vllm"))  # named even when the default
+    blank = _answer(ServeWorkload(model="llama-3.1-8b", concurrency=8, engine=""))
+    assert any(r.offer.accelerator == "V100-SXM2-16GB" and r.substitution for r in blank.rows)
+    # the precisions the named engine runs where it was refused (nearest first): what an answer may offer
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=4, precision="q4_k_m", engine="vllm")
+    ev = ServeEvaluator(w, default_backends(), Assumptions())
+    for o in _offers():
+        assert ev.evaluate(o).reject_kind == "unsupported"
+    assert "int4" in ev.named_engine_precisions

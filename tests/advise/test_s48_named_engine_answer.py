@@ -1,0 +1,47 @@
+"""When the engine the user named (``--engine``) runs on none of the offers' GPUs (support rules), the
+"no offer" answer says so, with what would run it: the default engine (no --engine), and the named
+engine in a precision it runs there."""
+
+from __future__ import annotations
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.workload import ServeWorkload
+from gpuscout.catalog.offer import Offer
+from tests.advise.helpers import NOW, offer
+
+
+def _offers() -> list[Offer]:
+    return [
+        offer("runpod", "V100-SXM2-16GB", 1, 0.3, memory=16, instance="1xv100"),
+        offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100"),
+    ]
+
+
+def test_an_engine_that_runs_nowhere_is_said_with_what_would() -> None:
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=4, precision="q4_k_m", engine="vllm")
+    answer = advise(w, _offers(), now=NOW)
+    assert answer.rows == ()
+    why = answer.binding or ""
+    assert why.startswith("--engine vllm cannot run --precision q4_k_m on any GPU of these offers"), why
+    assert "without --engine the cheapest is 1x V100-SXM2-16GB" in why and "(on llama.cpp)" in why
+    assert "--engine vllm runs --precision int4: the cheapest is 1x H100-SXM" in why
+
+
+def test_the_checkpoints_own_format_is_named_when_no_precision_was() -> None:
+    # TensorRT-LLM runs on neither a V100 nor a T4 (Volta and Turing are outside its support matrix)
+    offers = [
+        offer("runpod", "V100-SXM2-16GB", 1, 0.3, memory=16, instance="1xv100"),
+        offer("x", "T4", 1, 0.2, memory=16, instance="1xt4"),
+    ]
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=4, engine="tensorrt-llm")
+    why = advise(w, offers, now=NOW).binding or ""
+    assert why.startswith("--engine tensorrt-llm cannot run the checkpoint's own format (bf16)"), why
+    assert "without --engine the cheapest is 1x" in why and "(on llama.cpp)" in why
+
+
+def test_an_engine_refused_on_some_gpus_only_is_a_hint_after_the_binding_constraint() -> None:
+    # TensorRT-LLM runs on the H100 but not the V100; the 405B fits neither: the memory binds first
+    w = ServeWorkload(model="llama-3.1-405b", concurrency=1, engine="tensorrt-llm")
+    why = advise(w, _offers(), now=NOW).binding or ""
+    assert why.startswith("no offer can run it"), why
+    assert why.endswith("; --engine tensorrt-llm cannot run on 1 of them"), why  # no engine fits it
