@@ -23,6 +23,7 @@ from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
+from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import BOARD_ASSUMED, money3
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
@@ -597,10 +598,25 @@ _SUPPORT_WORDS = {
     "fallback-fp16": "runs as fp16 (no bf16 on this GPU)",
     "dequantized": "{precision} checkpoint dequantized to 16-bit on load (16-bit memory and speed)",
 }
+# weight-only on a GPU that has the tensor cores for the format: the engine's kernels for it take 16-bit
+# activations (vLLM, SGLang and TensorRT-LLM run MXFP4 as W4A16 on a B200: engine_support.csv, mxfp4:dense)
+_ENGINE_WEIGHT_ONLY = (
+    "{precision} weight-only here (the engine's kernels for it take 16-bit activations: memory saved, "
+    "16-bit math)"
+)
 # Formats that newer GPUs multiply natively, so that running them weight-only is worth saying (AWQ /
 # GPTQ / GGUF are weight-only by design everywhere).
 _TENSOR_CORE_FORMATS = ("fp8", "mxfp4", "nvfp4", "w8a8")
 _SUPPORT_MARKERS = ("runs weight-only", "runs as fp16", "is dequantized", "has no native")
+
+
+def _has_cores_for(acc: Accelerator, precision: str) -> bool:
+    """Whether ``acc`` has tensor cores for the narrow type ``precision`` multiplies in (FP8, FP4)."""
+    try:
+        native = resolve_precision(precision).native
+    except GpuscoutError:
+        return False
+    return {"fp8": acc.fp8_supported, "fp4": acc.fp4_supported}.get(native or "", False)
 
 
 def _warnings(ctx: RowContext, warnings: list[str]) -> None:
@@ -615,7 +631,10 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
         and mode in _SUPPORT_WORDS
         and (mode != "weight-only" or native_somewhere)
     ):
-        warnings.append(_SUPPORT_WORDS[mode].format(precision=s.precision))
+        words = _SUPPORT_WORDS[mode]
+        if mode == "weight-only" and _has_cores_for(acc, s.precision):
+            words = _ENGINE_WEIGHT_ONLY
+        warnings.append(words.format(precision=s.precision))
         # the estimator says the same at length: keep the short form only
         warnings.extend(x for x in ev.warnings if not any(m in x for m in _SUPPORT_MARKERS))
     else:

@@ -23,6 +23,15 @@ Effective bits per weight, with where each figure comes from:
   Those bf16 weights are plain bf16 GEMMs: they run at the 16-bit tensor rate, the FP8 MLPs at the FP8
   one (``throughput.wide_body_params``: about a fifth of a Llama 3.1 body's weights).
 - nvfp4: 4 + fp8 scale per 16 = 4.5; mxfp4: 4 + e8m0 scale per 32 = 4.25.
+- mxfp4 (dense: every linear layer MXFP4) is stored at 4.25 bits everywhere, but which tensor rate its GEMMs
+  run at is the engine's (the support rules, ``engine_support.csv``'s ``mxfp4:dense`` rows, judged apart from
+  gpt-oss's experts-only MXFP4: ``estimate.support``). vLLM's, SGLang's and TensorRT-LLM's MXFP4 kernels on
+  Blackwell are MoE ones that multiply by bf16 activations (W4A16) by default, and the sources name no W4A4
+  MXFP4 linear kernel of theirs (vLLM loads dense MXFP4 layers through compressed-tensors' W4A4 MXFP4
+  scheme, gated at CC 8.0, whose Blackwell kernel they do not give): their verdict is weight-only, the
+  GEMMs at the 16-bit rate with the weight-only efficiencies. The FP4 rate (``CLASS_FP4``) stays where a
+  rule says the format runs natively: llama.cpp's Blackwell MXFP4 MMA (activations quantised to MXFP4,
+  PR #17906), and vLLM / SGLang on AMD gfx950 (native MX formats).
 - mxfp4-moe (the gpt-oss checkpoint): the MoE experts in MXFP4 (4.25), attention, router, shared layers,
   embeddings and lm_head in bf16 (``quantization_config.modules_to_not_convert``). ``dense_bits`` carries
   the width of the non-expert body weights of such experts-only formats.
@@ -252,7 +261,18 @@ _FORMATS: dict[str, WeightFormat] = {
             note="QLoRA storage; blocks of 64 with double-quantised scales",
         ),
         _fmt("nvfp4", "NVFP4", 4.5, 16, 16, CLASS_FP4, native="fp4", note="fp8 scale per 16 weights"),
-        _fmt("mxfp4", "MXFP4", 4.25, 16, 16, CLASS_FP4, native="fp4", note="e8m0 scale per 32 weights"),
+        _fmt(
+            "mxfp4",
+            "MXFP4",
+            4.25,
+            16,
+            16,
+            CLASS_FP4,
+            native="fp4",
+            note="e8m0 scale per 32 weights, every linear layer; W4A4 at the FP4 rate only where an engine "
+            "runs it natively (llama.cpp's Blackwell MMA, AMD gfx950): vLLM, SGLang and TensorRT-LLM run "
+            "MXFP4 as W4A16 on Blackwell (weight-only verdict, 16-bit math)",
+        ),
         _fmt(
             "mxfp4-moe",
             "MXFP4 MoE experts (rest bf16)",

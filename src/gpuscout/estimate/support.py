@@ -39,8 +39,11 @@ _KEYS = {
 
 # Weight format -> the checkpoint format it always is, where the support rules tell it apart from the
 # precision's other checkpoints: fp8-ffn is Meta's FBGEMM FP8 (quant_method fbgemm_fp8), which transformers
-# runs only from CC 9.0 and vLLM from CC 8.0 (``fp8:fbgemm`` rows), whatever the other FP8 formats do.
-_CHECKPOINT_OF_FORMAT = {"fp8-ffn": "fbgemm"}
+# runs only from CC 9.0 and vLLM from CC 8.0 (``fp8:fbgemm`` rows), whatever the other FP8 formats do. mxfp4
+# is a dense MXFP4 checkpoint (every linear layer MXFP4), judged by the ``mxfp4:dense`` rows where they differ
+# from gpt-oss's (mxfp4-moe: MXFP4 experts alone): vLLM, SGLang and TensorRT-LLM run their MXFP4 as W4A16 on
+# Blackwell, so its linear layers are timed weight-only, at the 16-bit rate, not the FP4 one.
+_CHECKPOINT_OF_FORMAT = {"fp8-ffn": "fbgemm", "mxfp4": "dense"}
 
 
 def support_key(fmt: WeightFormat) -> str:

@@ -10,17 +10,18 @@ claim with its source URL and how well it is known:
 * ``partial``: sources disagree or cover part of the claim;
 * ``unverified``: indirect evidence only (the verdict says so).
 
-A row applies to an ``engine``, a ``precision`` key ("*" for the engine's platform rows), optionally
-narrowed to one checkpoint format (``int4:awq``: an AWQ checkpoint only; a bare ``int4`` row holds for
-every int4 checkpoint, AWQ and GPTQ alike; ``fp8:fbgemm``: Meta's FBGEMM FP8 checkpoints, which engines gate
-apart from their other FP8 formats) and a ``target``: ``nvidia`` with a compute-capability range
-``min_cc``..``max_cc``, ``amd`` (optionally ``amd:gfx942;gfx950``), ``tpu[:v5e;...]``, ``gaudi``,
-``neuron[:trainium2;...]`` or ``*``. For one combination the first matching platform row decides whether
-the engine runs on the accelerator at all, then the first matching precision row how it runs that
-precision. A platform refusal that is only inferred or unverified (vLLM on a V100: no sm_70 kernels in the
-wheel, a source build would run) does not hide a refusal of the precision itself that is known better
-(sourced: vLLM's FP8 needs CC 7.5): the verdict gives that rule first, the platform's after it (the tag,
-the weaker of the two, is the platform's).
+A row applies to an ``engine``, a ``precision`` key ("*" for the engine's platform rows), optionally narrowed
+to one checkpoint format (``int4:awq``: an AWQ checkpoint only; a bare ``int4`` row holds for every int4
+checkpoint, AWQ and GPTQ alike; ``fp8:fbgemm``: Meta's FBGEMM FP8 checkpoints, which engines gate apart from
+their other FP8 formats; ``mxfp4:dense``: a checkpoint with every linear layer in MXFP4, where the bare
+``mxfp4`` rows speak of gpt-oss's, whose MXFP4 is its MoE experts alone) and a ``target``: ``nvidia`` with a
+compute-capability range ``min_cc``..``max_cc``, ``amd`` (optionally ``amd:gfx942;gfx950``),
+``tpu[:v5e;...]``, ``gaudi``, ``neuron[:trainium2;...]`` or ``*``. For one combination the first matching
+platform row decides whether the engine runs on the accelerator at all, then the first matching precision row
+how it runs that precision. A platform refusal that is only inferred or unverified (vLLM on a V100: no sm_70
+kernels in the wheel, a source build would run) does not hide a refusal of the precision itself that is known
+better (sourced: vLLM's FP8 needs CC 7.5): the verdict gives that rule first, the platform's after it (the
+tag, the weaker of the two, is the platform's).
 
 CC 12.x (RTX 50, RTX PRO Blackwell) is not "newer than" CC 10.0 for kernels built for sm_100a (reference
 matrix, section 1): a row claiming a Blackwell kernel path is bounded to the SM100 family (CC 10.x) unless its
@@ -28,7 +29,8 @@ source names CC 12.x too, and a row kept open above it for lack of a source says
 
 * ``native``: the matmuls run in that format on its tensor cores;
 * ``weight-only``: weights stored narrow, dequantised in the kernel, math at the 16-bit rate
-  (Marlin W8A16 FP8 on Ampere, MXFP4 W4A16 on Hopper, AWQ/GPTQ everywhere);
+  (Marlin W8A16 FP8 on Ampere, MXFP4 W4A16 on Hopper, a dense MXFP4 checkpoint in vLLM / SGLang /
+  TensorRT-LLM on Blackwell, AWQ/GPTQ everywhere);
 * ``fallback-fp16``: bf16 requested on a part without bf16 (before CC 8.0): runs as fp16;
 * ``dequantized``: the checkpoint is expanded to 16-bit on load (16-bit memory and speed);
 * ``unsupported``: the engine cannot run it there.
@@ -67,8 +69,20 @@ ENGINES: tuple[str, ...] = (
 #: Checkpoint formats a precision row may be narrowed to (``int4:awq``), by precision key: engines that
 #: load both AWQ and GPTQ as "int4" do not always run both on every platform (TGI: no AWQ on ROCm), and
 #: FBGEMM FP8 (``quant_method: fbgemm_fp8``, Meta's Llama 3.1 FP8) has its own gates (transformers CC 9.0,
-#: vLLM CC 8.0) apart from the other FP8 checkpoints.
-CHECKPOINTS: dict[str, tuple[str, ...]] = {"int4": ("awq", "gptq"), "fp8": ("fbgemm",)}
+#: vLLM CC 8.0) apart from the other FP8 checkpoints. ``mxfp4:dense``: every linear layer in MXFP4 (a dense
+#: model quantised to MXFP4), apart from gpt-oss's checkpoints (MXFP4 MoE experts, the rest bf16) that the
+#: bare ``mxfp4`` rows describe: the engines' MXFP4 kernels there are MoE ones, W4A16 by default, so a dense
+#: checkpoint's linear layers are not timed at the FP4 rate on their word (``mxfp4:dense`` rows, CC 10.x+).
+CHECKPOINTS: dict[str, tuple[str, ...]] = {"int4": ("awq", "gptq"), "fp8": ("fbgemm",), "mxfp4": ("dense",)}
+# How a checkpoint format is written in verdicts ("int4 (AWQ)", "mxfp4 (dense)"); upper case when not listed
+_CHECKPOINT_WORDS = {"dense": "dense"}
+
+
+def checkpoint_label(checkpoint: str) -> str:
+    """A checkpoint format as verdicts write it: "AWQ", "GPTQ", "FBGEMM", "dense"."""
+    return _CHECKPOINT_WORDS.get(checkpoint, checkpoint.upper())
+
+
 #: Precision keys of the rules. ``int8`` = 8-bit weight-only (GPTQ-Int8, LLM.int8), ``w8a8`` = INT8
 #: weights and activations (SmoothQuant), ``int4`` = AWQ/GPTQ 4-bit, ``nf4`` = bitsandbytes 4-bit.
 PRECISIONS: tuple[str, ...] = (
@@ -225,7 +239,9 @@ class SupportVerdict:
     @property
     def asked(self) -> str:
         """The precision as asked: "int4 (AWQ)" for an AWQ checkpoint, else the key."""
-        return f"{self.precision} ({self.checkpoint.upper()})" if self.checkpoint else self.precision
+        return (
+            f"{self.precision} ({checkpoint_label(self.checkpoint)})" if self.checkpoint else self.precision
+        )
 
     @property
     def supported(self) -> bool:
@@ -405,7 +421,7 @@ class Alternative:
             else self.precision
         )
         if self.checkpoint:
-            what = f"{self.checkpoint.upper()} {what}"
+            what = f"{checkpoint_label(self.checkpoint)} {what}"
         return f"{self.engine} with {what} ({self.mode}){tag}"
 
 
