@@ -632,7 +632,7 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
         and (mode != "weight-only" or native_somewhere)
     ):
         words = _SUPPORT_WORDS[mode]
-        if mode == "weight-only" and _has_cores_for(acc, s.precision):
+        if mode == "weight-only" and _has_cores_for(acc, s.precision or ""):
             words = _ENGINE_WEIGHT_ONLY
         warnings.append(words.format(precision=s.precision))
         # the estimator says the same at length: keep the short form only
