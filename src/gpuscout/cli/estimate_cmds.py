@@ -658,12 +658,15 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     table.add_row(
         "load", f"{load}, {est.batch:,} running" + (f" x {est.replicas} replicas" if est.replicas > 1 else "")
     )
-    table.add_row("time to first token", _ms(est.ttft_ms))
+    no_prompt = " (no prompt)" if est.context_in == 0 else ""  # a decode-only run: nothing to prefill
+    table.add_row("time to first token", _ms(est.ttft_ms) + no_prompt)
     table.add_row("time per output token", _ms(est.tpot_ms))
     table.add_row("per sequence", f"{est.decode_tokens_per_s:,.1f} tokens/s")
     table.add_row("output, all sequences", f"{est.output_tokens_per_s_total:,.0f} tokens/s")
     table.add_row("requests", f"{est.requests_per_s:,.3g} /s")
-    table.add_row("prefill (one prompt)", f"{est.prefill_tokens_per_s:,.0f} tokens/s")
+    table.add_row(
+        "prefill (one prompt)", f"—{no_prompt}" if no_prompt else f"{est.prefill_tokens_per_s:,.0f} tokens/s"
+    )
     table.add_row("binding limit", est.binding_limit)
     if est.step_ms:
         table.add_row("decode step (parts overlap)", est.step_summary())

@@ -387,6 +387,9 @@ def estimate(
     the model's native FP8/MXFP4, else bf16). ``engine``: "vllm", "sglang", "tensorrt-llm", "tgi",
     "hf-transformers", "llama.cpp", "gpt-fast"; a version or year ("vLLM 0.6", "llama.cpp 2024") selects
     that era; None (default): llama.cpp for a GGUF precision, else vLLM (``engines.default_engine``).
+    ``context_in`` may be 0: a run that generates without a prompt (llama-bench's ``tg`` tests); its
+    ``prefill_tokens_per_s`` is then 0 (no prompt, no prefill figure) and ``ttft_ms`` the time to the first
+    generated token (scheduling and one decode step).
     ``parallel``: "tensor" (TP), "layer" (pipeline / llama.cpp layer split) or "replicas" (one copy of
     the model per GPU, requests spread over them); None (default): the engine's own
     (:func:`parallel_mode`: a layer split for llama.cpp and HF transformers, else tensor parallel).
@@ -789,7 +792,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     calibrated = speed_calibrated(acc, "inference")
     if not calibrated:
         warnings.append(uncalibrated_warning(acc, "inference"))
-    prefill_tps = p.prefill_tps
+    prefill_tps = p.prefill_tps if context_in > 0 else 0.0  # no prompt, no prefill speed to give
     ttft_ms = point.ttft_s * 1000.0
     tpot_ms = point.tpot_s * 1000.0
     return Estimate(
@@ -1036,18 +1039,21 @@ def _layouts_instead(
 def _fits_instead(p: _Prepared) -> str:
     """What would hold one sequence of this context where ``p`` does not: the fewest GPUs of this kind
     (2, 4 or 8, split as asked; tensor parallel for replicas) that the engine starts with, in this
-    format, and the widest narrower format this engine runs on this GPU at this count. "" when neither
-    does."""
+    format, and the widest narrower format this engine runs on this GPU at this count, sized as the engine
+    holds it (:func:`_as_run`): a format it dequantizes to 16 bits, or runs as fp16, saves nothing and is
+    never suggested. "" when neither does."""
     out: list[str] = []
     split = "layer" if p.mode == "layer" else "tensor"
+    prompt = _static_prompt(p.eng, p.context_in)  # as the setup was sized (:func:`_prepare`)
     for n in (2, 4, 8):
         if n <= p.per_replica_gpus:
             continue
         if split == "tensor" and not p.eng.dp_attention and tp_head_conflict(p.spec, p.eng.name, n):
             continue  # a split the engine refuses to start
         plan = plan_memory(
-            p.spec, p.acc, p.fmt, p.kv, p.eng, batch=1, context=p.context, gpus=n, parallel=split
-        )
+            p.spec, p.acc, p.fmt, p.kv, p.eng, batch=1, context=p.context, gpus=n, parallel=split,
+            prompt=prompt,
+        )  # fmt: skip
         if plan.fits:
             out.append(
                 f"{p.fmt.name} on {n} x {p.acc.name} ({split} parallel, {plan.total / 1e9:.1f} GB per GPU)"
@@ -1055,19 +1061,24 @@ def _fits_instead(p: _Prepared) -> str:
             break
     for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
         fmt = _engine_format(resolve_precision(name), p.eng, [])
-        if fmt.bits_per_weight >= p.fmt.bits_per_weight or not verdict_for(p.eng, fmt, p.acc).supported:
+        verdict = verdict_for(p.eng, fmt, p.acc)
+        if not verdict.supported:
             continue
-        kv = _kv_default(fmt, p.eng, p.acc)
+        held = _as_run(fmt, verdict, p.acc, [], p.eng)[0]  # 16-bit where the engine dequantizes it
+        if held.bits_per_weight >= p.fmt.bits_per_weight:
+            continue
+        kv = _kv_default(held, p.eng, p.acc)
         plan = plan_memory(
             p.spec,
             p.acc,
-            fmt,
+            held,
             kv,
             p.eng,
             batch=1,
             context=p.context,
             gpus=p.per_replica_gpus,
             parallel=p.st_mode,
+            prompt=prompt,
         )
         if plan.fits:
             out.append(
@@ -1461,6 +1472,8 @@ def _assumptions(
             "matmul_ogs on Hopper, FlashInfer TRT-LLM-gen / CUTLASS MoE on datacenter Blackwell), not "
             "Marlin's mma.sync: the weight-only efficiency at the full tensor rate"
         )
+    if st.mma_sync_share < 1.0:
+        out["gemm_kernel"] = _mma_sync_note(st)
     if st.wide_gemms and not st.split_dense:
         wide = wide_body_params(st) / model_consts(st.spec).dense_body
         out["wide_gemms"] = (
@@ -1471,6 +1484,28 @@ def _assumptions(
     if parallel is not None:
         out["parallel"] = parallel
     return out
+
+
+def _mma_sync_note(st: Setup) -> str:
+    """Why a weight-only format's GEMMs are timed at a share of the weight-only efficiency
+    (:attr:`Setup.mma_sync_share`): the kernel family, the factor, and the rate it leaves."""
+    eng, share = st.engine, st.mma_sync_share
+    if eng.name in ("vllm", "sglang"):  # engine_support.csv: Marlin (and the fused Marlin MoE kernel)
+        moe = " (the experts in its fused MoE kernel)" if st.spec.num_experts else ""
+        kernel = f"Marlin{moe}, Ampere-style mma.sync code"
+    else:
+        kernel = (
+            "the engine's weight-only kernels, taken as Ampere-style mma.sync code (as Marlin, the AWQ "
+            "GEMM, exllama v2)"
+        )
+    cc = st.acc.nvidia_cc
+    full = "Hopper's wgmma" if cc is not None and cc < (10, 0) else "Blackwell's tcgen05"
+    return (
+        f"{st.fmt.label} through {kernel}, not {full}: timed at {share:g} of the weight-only compute "
+        f"efficiency, {st.compute_eff * share:.2f} of {st.peak_tflops:g} TFLOPS (mma.sync code keeps about "
+        "half the tensor rate where the full rate needs the warpgroup MMA: FlashAttention-2 reaches 50-73 % "
+        "of an A100's peak, 35 % of an H100's)"
+    )
 
 
 def _rule_sources(verdict: SupportVerdict) -> tuple[str, ...]:

@@ -121,10 +121,7 @@ class Setup:
         object.__setattr__(self, "rate", rate)
         peak = self._engine_peak(rate)
         object.__setattr__(self, "peak_tflops", peak)
-        achieved = self.engine.achieved_tflops(cls, peak) * 1e12
-        mma_sync = cls == "weight-only" and self.engine.weight_only_tile_rows > 1
-        if mma_sync and not self.wgmma_int4 and not self.wgmma_experts:
-            achieved *= legacy_mma_share(self.acc)
+        achieved = self.engine.achieved_tflops(cls, peak) * 1e12 * self.mma_sync_share
         object.__setattr__(self, "achieved_flops", achieved)
         fp8_attention = self.kv.name in ("fp8", SPARSE_MLA_FP8) and self.rate.rate_name == "fp8"
         same_rate = cls in _16BIT_MATH or fp8_attention
@@ -175,6 +172,20 @@ class Setup:
     def wide_gemms(self) -> bool:
         """Whether some weight GEMMs run at the 16-bit rate, not the format's (:func:`wide_body_params`)."""
         return self.wide_attention or (bool(self.fmt.wide_layers) and self.eff_class not in _16BIT_MATH)
+
+    @property
+    def mma_sync_share(self) -> float:
+        """Share of the engine's weight-only efficiency its weight GEMMs keep here: the weight-only
+        kernels written for Ampere's ``mma.sync`` (Marlin, the AWQ GEMM, exllama v2: 16-row tiles,
+        ``weight_only_tile_rows`` > 1) keep :func:`legacy_mma_share` of it where the full rate needs the
+        warpgroup MMA; 1 for other classes, GEMV kernels, and the warpgroup-MMA kernels that replace them
+        (:attr:`wgmma_int4`, :attr:`wgmma_experts`)."""
+        cls = self.eff_class or self.fmt.efficiency_class
+        if cls != "weight-only" or self.engine.weight_only_tile_rows <= 1:
+            return 1.0
+        if self.wgmma_int4 or self.wgmma_experts:
+            return 1.0
+        return legacy_mma_share(self.acc)
 
     @property
     def wgmma_experts(self) -> bool:
