@@ -302,28 +302,35 @@ def _remedies(
     format on this card) drops those priced from the unrunnable speed (speculative decoding's gain)."""
     out: list[str] = []
 
-    def tps(**kw: object) -> tuple[float, float, bool] | None:
-        args: dict[str, object] = {
-            "gpus": gpus,
-            "precision": precision,
-            "engine": engine,
-            "batch": batch,
-            "context_in": context,
-            "context_out": 1,
-        }
-        args.update(kw)
-        gpu = args.pop("gpu", acc)
+    def tps(
+        *, gpu: str | Accelerator = acc, precision: str = precision, batch: int = batch
+    ) -> tuple[float, float, bool] | None:
+        """(tokens/s per sequence, in total, whether ``batch`` sequences fit) of a plain decode step at
+        ``batch`` sequences of ``context`` tokens, as the diagnosis's own figure is timed
+        (:func:`decode_step`), never a served load's (whose steps carry other requests' prompts)."""
         try:
-            e = estimate(spec, gpu, **args)  # type: ignore[arg-type]
+            e = estimate(
+                spec, gpu, gpus=gpus, precision=precision, engine=engine, batch=1, context_in=context,
+                context_out=1,
+            )  # fmt: skip
         except GpuscoutError:
             return None
         if not e.supported:  # never a remedy the engine cannot run (FP8 on a V100)
             return None
-        return e.decode_tokens_per_s, e.output_tokens_per_s_total, e.fits
+        on = resolve_gpu_arg(gpu) if isinstance(gpu, str) else gpu
+        eng = resolve_engine(engine)
+        st = Setup(
+            spec, on, _engine_format(resolve_precision(e.precision), eng, []), resolve_kv_dtype(e.kv_dtype),
+            eng, gpus, parallel_mode(None, eng),
+        )  # fmt: skip
+        per_seq = 1.0 / decode_step(st, batch, context).total
+        return per_seq, per_seq * batch, e.fits and e.max_batch >= batch
 
     if bound == "memory":
         faster = []
         for name in FASTER_MEMORY_GPUS:
+            if name == acc.name:
+                continue  # the card measured on
             res = tps(gpu=name)
             if res and res[2] and res[0] > base_tps * 1.2:
                 faster.append(f"{name} ~{res[0]:,.0f}")
@@ -337,14 +344,21 @@ def _remedies(
             if res and res[0] > base_tps * 1.1:
                 out.append(f"Quantise to {q}: ~{res[0]:,.0f} tokens/s per sequence (fewer bytes per step).")
         if engine != "llama.cpp":
+            # a dense model's step reads its weights once for the whole batch; an MoE's tokens route to
+            # different experts, so a bigger batch reads more of them (each read still serves several)
+            shared = (
+                "each expert read serves the sequences routed to it, though a bigger batch reads more experts"
+                if model_consts(spec).moe_layers
+                else "the weights read serve every sequence"
+            )
             for b in (8, 32):
                 if b <= batch:
                     continue
                 res = tps(batch=b)
                 if res and res[2]:
                     out.append(
-                        f"Batch {b} requests together: ~{res[0] * b:,.0f} tokens/s generated in total "
-                        f"({res[0]:,.0f} per sequence) — the weights read serve every sequence."
+                        f"Batch {b} requests together: ~{res[1]:,.0f} tokens/s generated in total "
+                        f"({res[0]:,.0f} per sequence) — {shared}."
                     )
         if batch <= 4 and runnable:
             lo, hi = SPECULATIVE_SPEEDUP
