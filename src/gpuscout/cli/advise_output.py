@@ -228,6 +228,9 @@ def table(workload: Any, advice: Any) -> None:
     out.print(t)
     rule = advice.picks_rule[:1].upper() + advice.picks_rule[1:]
     picks = picks_text(advice.picks, shown, advice.uncalibrated_picks, assumed_boards(recs, advice.picks))
+    undercut = cheaper_than_cheapest(recs, advice.picks)
+    if undercut:
+        picks += f"; {undercut}"
     out.print(_text(f"Picks: {picks}. {rule}."), highlight=False)
     if gaps:
         last = max(gaps[-1][1], *(r or 0 for r in shown))
@@ -313,6 +316,28 @@ def picks_text(
         notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
         out.append(f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
     return ", ".join(out) + (f" — {boards}" if boards else "")
+
+
+def cheaper_than_cheapest(recs: Sequence[Any], picks: dict[str, int]) -> str:
+    """Where a row shown costs less than the cheapest pick (the front lets a row much faster beat a
+    slightly cheaper one), what it saves and what it costs in time, so that "cheapest" is not read as
+    the least total in the table: "#6 costs $0.69 less than #1 but takes 15x as long (off the front)".
+    The cheapest such row; "" when none."""
+    n = picks.get("cheapest")
+    pick = next((r for r in recs if r.rank == n), None)
+    if pick is None or pick.total_usd is None or not pick.time_to_result_s:
+        return ""
+    cheaper = [
+        r
+        for r in recs
+        if r.rank != n and r.total_usd is not None and r.total_usd < pick.total_usd and r.time_to_result_s
+    ]
+    if not cheaper:
+        return ""
+    low = min(cheaper, key=lambda r: r.total_usd)
+    saved = pick.total_usd - low.total_usd
+    slower = low.time_to_result_s / pick.time_to_result_s
+    return f"#{low.rank} costs {_money(saved)} less than #{n} but takes {slower:.1f}x as long (off the front)"
 
 
 def assumed_boards(recs: Sequence[Any], picks: dict[str, int]) -> str:
