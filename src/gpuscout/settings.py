@@ -94,7 +94,8 @@ class Settings:
         metadata=_var(
             "GPUSCOUT_REFRESH_TIMEOUT",
             "a refresh's deadline per source, seconds (`refresh --timeout` overrides it; the web refresh"
-            " endpoint uses it); the whole run ends at most 30 s later",
+            " endpoint uses it); the whole run ends at most 30 s later. A Hub fetch of a model's config.json"
+            " (`models import org/model`) gives up after this or 30 s, whichever is shorter",
             "120",
         ),
     )

@@ -22,7 +22,7 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.rank import Ranker, advise, rank
 from gpuscout.advise.reasons import duration
 from gpuscout.advise.types import Recommendation
-from gpuscout.advise.workload import BatchWorkload
+from gpuscout.advise.workload import BatchWorkload, parse_hours
 from tests.advise.fakes import TERMS, fake_backends
 from tests.advise.helpers import NOW, offer
 
@@ -137,12 +137,17 @@ def test_a_binding_deadline_says_what_the_most_instances_reach_on_spot() -> None
     found = advise(w, [auction], backends=BE, assumptions=capped, now=NOW)
     assert not found.rows and found.binding is not None
     best_s = warm + time_1 / 4 * factor  # on 4 instances, with the expected reclaims
-    hours = math.ceil(best_s / 3600.0)
+    minutes = math.ceil(best_s / 60.0)  # under 2 h: the deadline proposed in whole minutes
+    assert best_s < 2 * 3600.0
     assert "even on 4 instances (the most proposed)" in found.binding
     assert "4 x 1x H100-SXM spot at" in found.binding and "inter-node" not in found.binding
-    assert found.binding.endswith(f"--deadline {hours}h would show it")
+    assert found.binding.endswith(f"--deadline {minutes}min would show it")
     shown = advise(
-        w.model_copy(update={"deadline_hours": hours}), [auction], backends=BE, assumptions=capped, now=NOW
+        w.model_copy(update={"deadline_hours": parse_hours(f"{minutes}min")}),
+        [auction],
+        backends=BE,
+        assumptions=capped,
+        now=NOW,
     )
     assert shown.rows and shown.rows[0].config.spot
 
@@ -174,10 +179,15 @@ def test_a_deadline_no_offer_meets_on_the_most_instances_is_named_not_memory() -
     assert not found.rows and found.binding is not None
     assert found.binding.startswith("the deadline binds") and "memory" not in found.binding
     best_s = warm + time_1 / 3  # on 3 instances
-    hours = math.ceil(best_s / 3600.0)
+    minutes = math.ceil(best_s / 60.0)  # under 2 h: the deadline proposed in whole minutes
+    assert best_s < 2 * 3600.0
     assert "even on 3 instances (the most proposed)" in found.binding
-    assert found.binding.endswith(f"--deadline {hours}h would show it")
+    assert found.binding.endswith(f"--deadline {minutes}min would show it")
     shown = advise(
-        w.model_copy(update={"deadline_hours": hours}), [plain], backends=BE, assumptions=capped, now=NOW
+        w.model_copy(update={"deadline_hours": parse_hours(f"{minutes}min")}),
+        [plain],
+        backends=BE,
+        assumptions=capped,
+        now=NOW,
     )
     assert shown.rows

@@ -356,7 +356,7 @@ def test_show_rejected_lists_offers_left_out_with_reasons(tmp_path: Path) -> Non
     # feasibility before cost: no engine the support rules know runs on Kepler, so it is never ranked
     assert "not supported" in why["8x-k80"] and "compute capability" in why["8x-k80"]
     table = runner.invoke(app, args)
-    assert "offers left out" in table.output and "interruptible" in table.output
+    assert "rows left out" in table.output and "interruptible" in table.output
     allowed = json.loads(runner.invoke(app, [*args, "--json", "--spot"]).output)
     assert any(
         r["offer"]["instance_type"] == "1x-h100-bid" and r["config"]["spot"]

@@ -1,5 +1,5 @@
 """The CLI's titles and lines agree with their counts ("1 of 1 offer", "removed 1 snapshot",
-"1 offer left out", "1 step", "1 model"), and a gpuhunt or file offer's source reads as the source's
+"1 row left out", "1 step", "1 model"), and a gpuhunt or file offer's source reads as the source's
 name in the wide offers table ("gpuhunt:aws", "file:offers.csv"), not "gpuhunt aws:https:"."""
 
 from __future__ import annotations
@@ -105,14 +105,14 @@ def test_pruning_one_snapshot_says_one_snapshot(tmp_path: Path) -> None:
     assert _out("prune", "--older-than-days", "30", "--db", url).endswith("removed 0 snapshots")
 
 
-def test_one_offer_left_out_is_titled_one_offer(tmp_path: Path) -> None:
+def test_one_row_left_out_is_titled_one_row(tmp_path: Path) -> None:
     fits = _offer("p5.48xlarge", "H100-SXM", 8, 80.0, "test:x")
     small = _offer("g4dn.xlarge", "T4", 1, 16.0, "test:x")
     url = _store(tmp_path, {"test": [fits, small]})
     args = ["recommend", "serve", "llama-3.1-70b", "-c", "2", "--db", url, "--show-rejected"]
     rejected = json.loads(_out(*args, "--json"))["rejected"]
     assert [r["offer"]["instance_type"] for r in rejected] == ["g4dn.xlarge"]
-    assert "1 offer left out" in _out(*args)
+    assert "1 row left out" in _out(*args)  # rows: an offer's on-demand and spot rows are two
 
 
 def test_one_denoising_step_is_one_step() -> None:

@@ -22,11 +22,13 @@ from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPic
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
     CHAT_TTFT_MS,
+    MAX_DEADLINE_HOURS,
     AnyWorkload,
     BatchWorkload,
     FinetuneWorkload,
     PretrainWorkload,
     ServeWorkload,
+    parse_hours,
 )
 from gpuscout.catalog.offer import Offer
 
@@ -254,6 +256,10 @@ def uncalibrated_picks(
 
 
 def _rejections(counts: Counter[str], considered: int) -> str:
+    """The head of a "no offer" answer ("of 749 offers: 608 are over the budget; 93 are stale; 48 do
+    not fit"). ``counts`` are offers by the kind that left each out, each offer once
+    (``Ranker.reject_counts``), so they add up to at most ``considered``: never rows (an offer's
+    on-demand and spot rows are two)."""
     parts = [f"{n:,} {_kind_text(kind, n)}" for kind, n in counts.most_common() if n]
     offers = f"{considered:,} {plural(considered, 'offer')}"
     return f"of {offers}: " + "; ".join(parts) if parts else f"{offers} looked at"
@@ -387,12 +393,46 @@ def _latency_fix(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recomme
     return text + "; what would give an answer: " + ", or ".join(answer)
 
 
-def _batch_deadline_fix(free: Ranker, rows: Sequence[Recommendation]) -> str | None:
+def deadline_option(seconds: float) -> tuple[str, float] | None:
+    """The tightest ``--deadline`` value at or above ``seconds``, as the option is written: whole minutes
+    below 2 h ("6min"), whole hours from there ("3h", "75h"); with the hours it stands for (the option
+    parsed as the CLI parses it: :func:`~gpuscout.advise.workload.parse_hours`), which the ranker
+    compares a row's time with (times 3600). None where no deadline the option takes is that long."""
+    if not seconds < math.inf:
+        return None
+    unit, size = ("min", 60.0) if seconds < 2 * 3600.0 else ("h", 3600.0)
+    n = max(1, math.ceil(seconds / size))
+    hours = float(parse_hours(f"{n}{unit}"))
+    if hours * 3600.0 < seconds:  # the parsed hours rounded below ``seconds``: one more
+        n += 1
+        hours = float(parse_hours(f"{n}{unit}"))
+    if hours > MAX_DEADLINE_HOURS:
+        return None
+    return f"{n}{unit}", hours
+
+
+def _deadline_hint(ranker: Ranker, offers: Sequence[Offer], seconds: float) -> str:
+    """The deadline that would show a row ("--deadline 6min would show it"): the tightest at or above
+    ``seconds`` (:func:`deadline_option`; the time a row takes on the most instances or nodes proposed),
+    checked by ranking with it; where that shows no row (another constraint binds too), or no deadline
+    the option takes is that long, said so."""
+    option = deadline_option(seconds)
+    if option is None:
+        return f"no --deadline up to {duration(MAX_DEADLINE_HOURS * 3600.0)} would show it"
+    flag, hours = option
+    if _relaxed(ranker, offers, {"deadline_hours": hours}).rows:
+        return f"--deadline {flag} would show it"
+    return f"--deadline {flag} alone shows no row (another constraint binds too: --show-rejected says which)"
+
+
+def _batch_deadline_fix(
+    ranker: Ranker, offers: Sequence[Offer], free: Ranker, rows: Sequence[Recommendation]
+) -> str | None:
     """What a batch's binding deadline would need. Its instances are already added up to
     ``Assumptions.max_instances`` (a spot row's with its expected reclaims), so the tightest deadline
     that shows a row is the best time of ``rows`` on that many. ``free`` ranked ``rows`` without the
     deadline (under it, an offer that needs more instances than proposed has no time); None where
-    none of them runs."""
+    none of them runs. The deadline proposed is checked with ``ranker`` (:func:`_deadline_hint`)."""
     most = free.a.max_instances
     timed = [(free.time_on_most_instances(r.offer, r.config.spot), n) for n, r in enumerate(rows)]
     t, n = min(timed, default=(math.inf, 0))
@@ -404,7 +444,7 @@ def _batch_deadline_fix(free: Ranker, rows: Sequence[Recommendation]) -> str | N
     reclaims = ", with its expected spot reclaims" if rec.config.spot else ""
     return (
         f"even on {most} instances (the most proposed) the fastest among the cheapest finishes in "
-        f"{duration(t)} ({label}{reclaims}); --deadline {math.ceil(t / 3600.0):.0f}h would show it"
+        f"{duration(t)} ({label}{reclaims}); {_deadline_hint(ranker, offers, t)}"
     )
 
 
@@ -510,8 +550,10 @@ def _memory_levers(w: object) -> str:
 def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """Why no offer passes: the constraint that binds and the change that would make something fit."""
     w = ranker.w
-    counts = Counter(ranker.reject_counts)
-    head = _rejections(counts, len(offers))
+    # what to relax: the kinds that left out any row (an offer's on-demand and spot rows apart); the
+    # head counts offers, each once (``Ranker.reject_counts``)
+    counts = Counter(ranker.reject_rows)
+    head = _rejections(Counter(ranker.reject_counts), len(offers))
     if not offers:
         return "the catalog is empty: run `gpuscout refresh` (or check --db)"
     if (
@@ -546,17 +588,18 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             free = lifted.advise(offers, "time", top=1, diagnose=False)
         else:
             free = lifted.advise(offers, "cost", top=5, diagnose=False)
-        batch = _batch_deadline_fix(lifted, free.rows) if isinstance(w, BatchWorkload) else None
+        batch = (
+            _batch_deadline_fix(ranker, offers, lifted, free.rows) if isinstance(w, BatchWorkload) else None
+        )
         if batch is not None:
             return f"the deadline binds ({head}): {batch}"
         if free.rows:
             fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
             t = fastest.time_to_result_s or 0.0
             which = "the fastest" if training else "the fastest among the cheapest"
-            flag = f"{math.ceil(t / 60.0):.0f}min" if t < 2 * 3600.0 else f"{math.ceil(t / 3600.0):.0f}h"
             return (
                 f"the deadline binds ({head}): {which} finishes in {duration(t)} on "
-                f"{_label(fastest)}; --deadline {flag} would show it (more nodes need "
+                f"{_label(fastest)}; {_deadline_hint(ranker, offers, t)} (more nodes need "
                 "an offer with an inter-node fabric)"
             )
     if not w.spot_ok and counts["spot-only"]:

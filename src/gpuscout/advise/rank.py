@@ -348,7 +348,13 @@ class Ranker:
         self._training = self.evaluator if isinstance(self.evaluator, TrainingEvaluator) else None
         # the last ``score_rows``' offers by configuration (indices), for the region copies of the rows shown
         self._offer_groups: dict[tuple[object, ...], list[int]] | None = None
+        # the offers left out, by kind: each counted once, and only when none of its rows passes (an
+        # offer whose on-demand and spot rows are both out counts under its on-demand row's reason, the
+        # spot row's where it has no on-demand price), so they add up to at most the offers ranked
         self.reject_counts: Counter[str] = Counter()
+        # the rows left out, by kind (an offer's on-demand and spot rows are two): whether a constraint
+        # left any row out, which ``binding_constraint`` relaxes
+        self.reject_rows: Counter[str] = Counter()
         self._times: dict[ConfigKey, float] = {}
         self._marks: dict[ConfigKey, float] = {}  # lazy serve ranking: configuration -> its stand-in time
         self._marked: dict[float, ConfigEval] = {}
@@ -639,9 +645,16 @@ class Ranker:
         index: int,
         offer: Offer,
         why: str,
+        *,
+        count: bool = True,
         **kw: object,
     ) -> None:
-        self.reject_counts[kind] += 1
+        """Leaves out a row of ``offer`` (appended to ``out`` when kept). ``count``: the offer is out
+        too, and counted in ``reject_counts`` (False for an on-demand or spot row whose offer is counted
+        once both are done: ``score_rows``)."""
+        self.reject_rows[kind] += 1
+        if count:
+            self.reject_counts[kind] += 1
         if out is not None:
             out.append((index, self.rejected(offer, why, **kw)))  # type: ignore[arg-type]
 
@@ -780,7 +793,7 @@ class Ranker:
         # time (lazy: the configuration's stand-in time) -> the cheapest rows there, and their cost
         best: dict[float, list[_Row]] = {}
         best_cost: dict[float, float] = {}
-        counts = self.reject_counts
+        counts, row_counts = self.reject_counts, self.reject_rows
         out: list[tuple[int, Recommendation]] | None = [] if rejected is not None else None
         passing = skipped = 0
         inf = math.inf
@@ -797,6 +810,7 @@ class Ranker:
             ev, _, by_sig = self._config_entry(offers[items[0]])
             if ev.rejected is not None:
                 counts[ev.reject_kind or "fit"] += len(items)
+                row_counts[ev.reject_kind or "fit"] += len(items)
                 if out is not None:
                     out.extend((i, self.rejected(offers[i], ev.rejected, fits=ev.fits, ev=ev)) for i in items)
                 continue
@@ -832,6 +846,9 @@ class Ranker:
                     continue
                 # on-demand (0), then spot (1): the same arithmetic, in ``CostBreakdown.total``'s order
                 prices = ((0, hourly, pair[0], pair[2]), (1, spot, pair[1], pair[3]))
+                # the offer is out when none of its rows passes: counted once, under the first row's
+                # reason (on-demand's, where it has an on-demand price)
+                out_kind: str | None = None
                 for spot_flag, price, cm, time in prices:
                     if price is None:
                         continue
@@ -849,8 +866,12 @@ class Ranker:
                     ):
                         kind, why = self._why_not(total, time, budget, deadline_s)
                         spot_row = spot_flag == 1
-                        self._reject(out, kind, i, offer, why, fits=True, spot=spot_row, hourly=price, ev=ev)
+                        row_out = {"fits": True, "spot": spot_row, "hourly": price, "ev": ev}
+                        self._reject(out, kind, i, offer, why, count=False, **row_out)
+                        if out_kind is None:
+                            out_kind = kind
                         continue
+                    out_kind = ""  # a row passes: the offer is not out
                     passing += 1
                     score = total if by_cost else time
                     low = best_cost.get(time, inf)
@@ -873,6 +894,8 @@ class Ranker:
                             best[time].append(row)
                         if score <= threshold:
                             append(row)
+                if out_kind:
+                    counts[out_kind] += 1
                 if keep is not None and len(rows) >= prune_at:
                     rows.sort()
                     threshold = rows[keep - 1][0]
@@ -973,6 +996,7 @@ class Ranker:
         offers = offers if isinstance(offers, Sequence) else list(offers)
         self._validate(offers)
         self.reject_counts.clear()
+        self.reject_rows.clear()
         rejected: list[Recommendation] | None = [] if include_rejected else None
         keep = None if top is None else 2 * top + 32
         scored = self.score_rows(offers, objective, rejected, keep=keep)
@@ -991,6 +1015,7 @@ class Ranker:
         if scored.pruned and (crowded or selection.unnumbered):
             # region copies or front rows crowded the kept rows out: rank again without dropping any
             self.reject_counts.clear()
+            self.reject_rows.clear()
             rows, front, passing, _, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select(
                 self._candidates(front, front=True),

@@ -371,11 +371,12 @@ def _span(start: int, end: int) -> str:
 
 
 def rejected_table(recs: list[Any]) -> None:
-    """The offers left out, and why."""
+    """The rows left out, and why: an offer priced on demand and on spot is two rows (each its own
+    reason), so there may be more rows than offers (the answer's head counts offers, each once)."""
     if not recs:
         return
     out = wide_console()
-    t = Table(title=f"{len(recs)} {plural(len(recs), 'offer')} left out")
+    t = Table(title=f"{len(recs)} {plural(len(recs), 'row')} left out")
     t.add_column("provider")
     t.add_column("instance (regions)", overflow="fold")
     t.add_column("GPUs")

@@ -7,14 +7,22 @@ Columns / keys (one offer per row):
   ``price_usd_per_hour`` (whole instance) or ``price_usd_per_gpu_hour``;
 * optional: ``gpu_count`` (default 1), ``instance_type`` (default ``<count>x<gpu>``), ``region``
   (default ``private``), ``zone``, ``gpu_memory_gb`` (default: the accelerator's),
-  ``spot_price_usd_per_hour``, ``vcpus``, ``ram_gb``, ``disk_gb``, ``interconnect``
-  (nvlink | pcie | unknown), ``availability`` (available | limited | unavailable | unknown),
-  ``available_count``, ``observed_at`` (ISO date/time; default: the file's modification time,
-  i.e. when you wrote the price down), ``billing_terms``, ``egress_usd_per_gb``,
-  ``storage_usd_per_gb_month``, ``notes``.
+  ``spot_price_usd_per_hour`` (or ``spot_price_usd_per_gpu_hour``), ``vcpus``, ``ram_gb``,
+  ``disk_gb``, ``interconnect`` (nvlink | pcie | unknown), ``internode`` (efa | infiniband | roce),
+  ``availability`` (available | limited | unavailable | unknown), ``available_count``,
+  ``observed_at`` (ISO date/time, or ``unknown``; default: the file's modification time, i.e. when
+  you wrote the price down), ``billing_terms``, ``egress_usd_per_gb``, ``storage_usd_per_gb_month``,
+  ``notes``, ``regions`` and ``also_listed_by`` (lists: ``a | b``), ``secure``, ``fractional``,
+  ``price_is_interruptible`` and ``stale`` (true | false), ``original_currency``,
+  ``original_price_per_hour``, ``original_spot_price_per_hour``.
+
+What ``gpuscout offers --csv`` writes loads back: its ``accelerator`` column is ``gpu``
+(:data:`ALIASES`), and the columns it derives (``source``, ``total_memory_gb``, ``age``:
+:data:`DERIVED`) are accepted and not read (the file source sets its own ``source``).
 
 YAML is a list of mappings, or a mapping with an ``offers`` list. Unknown columns are an error
-(so a typo never silently drops a price). Every problem is reported as ``FILE:LINE: field: why``.
+(so a typo never silently drops a price), naming the closest column. Every problem is reported as
+``FILE:LINE: field: why``.
 A file that parses is then refreshed like any source: its rows pass the same validation gate
 (plausible price band, memory consistency) before they are stored.
 
@@ -31,6 +39,7 @@ say what is accepted, never what was written.
 from __future__ import annotations
 
 import csv
+import difflib
 import functools
 import io
 import math
@@ -42,7 +51,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.offer import Availability, Interconnect, Offer, gpus_worth
 from gpuscout.catalog.offer_fields import offer_constructor
 from gpuscout.catalog.sources.base import Source
 from gpuscout.errors import InvalidInputError, UnknownNameError, closest
@@ -76,8 +85,36 @@ OPTIONAL = (
     "egress_usd_per_gb",
     "storage_usd_per_gb_month",
     "notes",
+    # the other fields ``gpuscout offers --csv`` writes: read by the checking reader only (``_offer``)
+    "spot_price_usd_per_gpu_hour",
+    "internode",
+    "regions",
+    "also_listed_by",
+    "secure",
+    "fractional",
+    "price_is_interruptible",
+    "stale",
+    "original_currency",
+    "original_price_per_hour",
+    "original_spot_price_per_hour",
 )
 ACCEPTED = (*REQUIRED, *PRICE_FIELDS, *OPTIONAL)
+#: Other names of a column: what ``gpuscout offers --csv`` (an ``Offer``'s field) calls it -> this file's.
+ALIASES: dict[str, str] = {"accelerator": "gpu"}
+#: Columns ``gpuscout offers --csv`` writes that gpuscout derives or sets itself: accepted, so that a file
+#: it wrote loads back, and not read (the file source sets ``source``; the rest follow from other fields).
+DERIVED = ("source", "total_memory_gb", "age")
+#: Every column name a file may have.
+KNOWN_COLUMNS = frozenset((*ACCEPTED, *ALIASES, *DERIVED))
+#: The columns the one-pass reader (:func:`plain_reader`) does not read: a file with any of them is read
+#: by the checking reader.
+CHECKED_ONLY = OPTIONAL[OPTIONAL.index("spot_price_usd_per_gpu_hour") :]
+#: The inter-node fabrics an offer may state (``Offer.internode``), as the catalog's sources write them.
+INTERNODES = ("efa", "infiniband", "roce")
+#: How a yes/no column may read (any case); a blank cell is the field's default.
+_FLAGS = {"true": True, "false": False, "yes": True, "no": False, "1": True, "0": False}
+#: What a list column's items are separated by (``gpuscout offers --csv`` writes " | ").
+_LIST_SEPARATOR = "|"
 
 #: The numeric columns: whether a value must be > 0 (``>= 0`` otherwise), and a whole number.
 NUMBERS: dict[str, dict[str, bool]] = {
@@ -85,6 +122,9 @@ NUMBERS: dict[str, dict[str, bool]] = {
     "price_usd_per_hour": {"positive": True, "integer": False},
     "price_usd_per_gpu_hour": {"positive": True, "integer": False},
     "spot_price_usd_per_hour": {"positive": True, "integer": False},
+    "spot_price_usd_per_gpu_hour": {"positive": True, "integer": False},
+    "original_price_per_hour": {"positive": True, "integer": False},
+    "original_spot_price_per_hour": {"positive": True, "integer": False},
     "gpu_memory_gb": {"positive": True, "integer": False},
     "available_count": {"positive": False, "integer": True},
     **{k: {"positive": False, "integer": False} for k in ("vcpus", "ram_gb", "disk_gb")},
@@ -107,6 +147,9 @@ MAX_VALUE: dict[str, float] = {
     "price_usd_per_hour": 10_000_000,
     "price_usd_per_gpu_hour": 1_000_000,
     "spot_price_usd_per_hour": 10_000_000,
+    "spot_price_usd_per_gpu_hour": 1_000_000,
+    "original_price_per_hour": 1_000_000_000,  # a price in a currency of small units (yen, won)
+    "original_spot_price_per_hour": 1_000_000_000,
     "egress_usd_per_gb": 10_000,
     "storage_usd_per_gb_month": 10_000,
 }
@@ -179,6 +222,40 @@ class _Row:
             self.bad(key, f"unknown value (accepted: {', '.join(kind)})")
             return default
 
+    def flag(self, key: str, default: bool | None = False) -> bool | None:
+        """A yes/no column (true | false, yes | no, 1 | 0, any case; a YAML boolean); blank -> ``default``."""
+        value = self.data.get(key)
+        if isinstance(value, bool):
+            return value
+        raw = self.text(key)
+        if not raw:
+            return default
+        found = _FLAGS.get(raw.lower())
+        if found is None:
+            self.bad(key, "not true or false (accepted: true, false)")
+            return default
+        return found
+
+    def names(self, key: str) -> tuple[str, ...]:
+        """A list column: its items separated by ``|`` (``a | b``, as ``gpuscout offers --csv`` writes
+        it) or a YAML list of single values; blank items dropped."""
+        value = self.data.get(key)
+        if isinstance(value, list):
+            items = []
+            for item in value:
+                if not isinstance(item, str | int | float) or isinstance(item, bool):
+                    self.bad(key, "must be a list of names, not of lists or mappings")
+                    return ()
+                items.append(str(item))
+        else:
+            raw = self.text(key)
+            items = raw.split(_LIST_SEPARATOR) if raw else []
+        out = tuple(i.strip() for i in items if i.strip())
+        if any(len(i) > MAX_TEXT_CHARS or "\x00" in i for i in out):
+            self.bad(key, f"an item is longer than {MAX_TEXT_CHARS} characters or holds a NUL character")
+            return ()
+        return out
+
     def number(self, key: str, *, positive: bool = False, integer: bool = False) -> float | None:
         value = self.data.get(key)
         if value is None:
@@ -212,10 +289,12 @@ class _Row:
         return number
 
 
-def _parse_time(row: _Row, default: datetime, now: datetime) -> datetime:
+def _parse_time(row: _Row, default: datetime, now: datetime) -> datetime | None:
     raw = row.data.get("observed_at")
     if _blank(raw):
         return default
+    if isinstance(raw, str) and raw.strip().lower() == "unknown":  # as ``gpuscout offers --csv`` writes it
+        return None
     if isinstance(raw, datetime):
         when = raw
     elif isinstance(raw, date):  # YAML reads 2026-11-01 as a date
@@ -225,7 +304,9 @@ def _parse_time(row: _Row, default: datetime, now: datetime) -> datetime:
         try:
             when = datetime.fromisoformat(text or "")
         except ValueError:
-            row.bad("observed_at", "not an ISO date/time (accepted: 2026-11-01 or 2026-11-01T12:00:00Z)")
+            row.bad(
+                "observed_at", "not an ISO date/time (accepted: 2026-11-01, 2026-11-01T12:00:00Z or unknown)"
+            )
             return default
     when = when if when.tzinfo else when.replace(tzinfo=UTC)
     if when > now + FUTURE_SLACK:
@@ -305,24 +386,64 @@ def _offer(
 
     count_f = number("gpu_count", **NUMBERS["gpu_count"])
     count = int(count_f) if count_f is not None else 1
+    memory = number("gpu_memory_gb", **NUMBERS["gpu_memory_gb"])
+    fractional = bool(row.flag("fractional")) if "fractional" in data else False
+    # what a per-GPU price is per: the GPU count, or a vGPU slice's share of the card (``Offer.gpus_worth``:
+    # ``gpuscout offers --csv`` writes a slice's per-GPU price for a whole GPU's worth)
+    share: float = count
+    per = "gpu_count"
+    if fractional and accelerator is not None:
+        card = memory if memory is not None else accelerator.memory_gb
+        share = gpus_worth(accelerator.name, count, card, fractional=True)
+        per = "the GPUs the slice is worth"
     price = number("price_usd_per_hour", **NUMBERS["price_usd_per_hour"])
     per_gpu = number("price_usd_per_gpu_hour", **NUMBERS["price_usd_per_gpu_hour"])
     spot = number("spot_price_usd_per_hour", **NUMBERS["spot_price_usd_per_hour"])
-    if price is not None and per_gpu is not None and abs(price - per_gpu * count) > 0.005 * price:
+    spot_per_gpu = number("spot_price_usd_per_gpu_hour", **NUMBERS["spot_price_usd_per_gpu_hour"])
+    if price is not None and per_gpu is not None and abs(price - per_gpu * share) > 0.005 * price:
+        row.bad("price_usd_per_gpu_hour", f"disagrees with price_usd_per_hour / {per} ({price / share:g})")
+    if spot is not None and spot_per_gpu is not None and abs(spot - spot_per_gpu * share) > 0.005 * spot:
         row.bad(
-            "price_usd_per_gpu_hour", f"disagrees with price_usd_per_hour / gpu_count ({price / count:g})"
+            "spot_price_usd_per_gpu_hour",
+            f"disagrees with spot_price_usd_per_hour / {per} ({spot / share:g})",
         )
     if price is None and per_gpu is not None:
-        price = per_gpu * count
+        price = per_gpu * share
+    if spot is None and spot_per_gpu is not None:
+        spot = spot_per_gpu * share
     if price is None and spot is None and not any(k for k in row.problems if k[0].endswith(PRICE_FIELDS)):
         row.bad("price_usd_per_hour", "a price is required (price_usd_per_hour or price_usd_per_gpu_hour)")
-    memory = number("gpu_memory_gb", **NUMBERS["gpu_memory_gb"])
     interconnect = row.choice("interconnect", Interconnect, Interconnect.UNKNOWN)
     availability = row.choice("availability", Availability, Availability.UNKNOWN)
     available_count = number("available_count", **NUMBERS["available_count"])
     vcpus, ram, disk = number("vcpus"), number("ram_gb"), number("disk_gb")
     egress, storage = number("egress_usd_per_gb"), number("storage_usd_per_gb_month")
     observed = _parse_time(row, default_time, now) if "observed_at" in data else default_time
+    # the fields only the checking reader reads (``CHECKED_ONLY``): keyword -> value, where the row has them
+    more: dict[str, Any] = {}
+    if "internode" in data:
+        fabric = row.text("internode")
+        if fabric and fabric.lower() not in INTERNODES:
+            row.bad("internode", f"unknown value (accepted: {', '.join(INTERNODES)})")
+        more["internode"] = fabric.lower() if fabric else None
+    for key in ("regions", "also_listed_by"):
+        if key in data:
+            more[key] = row.names(key)
+    if "fractional" in data:
+        more["fractional"] = fractional
+    for key in ("price_is_interruptible", "stale"):
+        if key in data:
+            more[key] = bool(row.flag(key))
+    if "secure" in data:
+        more["secure"] = row.flag("secure", None)
+    if "original_currency" in data:
+        currency = row.text("original_currency")
+        if currency and not (len(currency) == 3 and currency.isascii() and currency.isalpha()):
+            row.bad("original_currency", "not an ISO 4217 currency code (accepted: three letters, e.g. EUR)")
+        more["original_currency"] = currency.upper() if currency else None
+    for key in ("original_price_per_hour", "original_spot_price_per_hour"):
+        if key in data:
+            more[key] = number(key, **NUMBERS[key])
     if row.problems or accelerator is None:
         return None
     provider = names.provider(row.text("provider") or "")
@@ -349,6 +470,7 @@ def _offer(
         storage_usd_per_gb_month=storage,
         notes=text("notes") or "",
         extra={"line": str(row.line)},
+        **more,
     )
 
 
@@ -383,6 +505,8 @@ def plain_reader(
     mapping does.
     """
     index = {name: i for i, name in enumerate(header)}
+    if any(key in index for key in CHECKED_ONLY):  # columns it does not read: every row is checked
+        return _checked_only
     scope: dict[str, Any] = {
         "MAX_TEXT_CHARS": MAX_TEXT_CHARS,
         "UnknownNameError": UnknownNameError,
@@ -501,17 +625,91 @@ def plain_reader(
     return read
 
 
+def _checked_only(cells: list[str], line: int) -> Offer | None:
+    """The one-pass reader of a header with columns it does not read: every row to the checking reader."""
+    return None
+
+
+#: Words for a column that are no word of its name (a word of a column's name finds it without them).
+_SYNONYMS: dict[str, str] = {
+    "card": "gpu",
+    "model": "gpu",
+    "gpus": "gpu_count",
+    "num": "gpu_count",
+    "cost": "price_usd_per_hour",
+    "hourly": "price_usd_per_hour",
+    "vram": "gpu_memory_gb",
+    "cpu": "vcpus",
+    "cpus": "vcpus",
+    "location": "region",
+    "date": "observed_at",
+    "time": "observed_at",
+    "timestamp": "observed_at",
+    "cloud": "provider",
+    "vendor": "provider",
+    "network": "internode",
+    "fabric": "internode",
+}
+_NAMES = (*ACCEPTED, *ALIASES)
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in name.replace("-", "_").replace(" ", "_").replace(".", "_").split("_") if w]
+
+
+def closest_column(name: str) -> str | None:
+    """The column a name the file source does not know most likely means: the same name in another case
+    or with other separators ("GPU", "gpu-count"); else the column a word of it stands for ("vram_gb":
+    gpu_memory_gb); else a near miss of a column's name ("prce_usd_per_hour", "price_per_hour"); else
+    the shortest column a word of it is a word of ("spot_price": spot_price_usd_per_hour, "gpu_type":
+    gpu); None where none is near (no "did you mean" beats a wrong one: "accelerator" was told
+    "price_usd_per_hour")."""
+    folded = "_".join(_words(name.lower()))
+    if folded in KNOWN_COLUMNS:
+        return folded
+    words = _words(folded)
+    for word in words:
+        if word in _SYNONYMS:
+            return _SYNONYMS[word]
+    near = closest(folded, _NAMES, n=1)
+    if near and difflib.SequenceMatcher(None, folded, near[0]).ratio() >= 0.75:
+        return near[0]
+    for word in words:
+        owners = [c for c in _NAMES if word in _words(c)]
+        if owners:
+            return min(owners, key=len)
+    return None
+
+
 def _unknown_fields(label: str, line: int, names: list[tuple[str, str]]) -> None:
     """Refuse unknown columns / keys, named by position (``column 3``), never by what was written."""
     problems = []
     for where, name in names:
-        hint = closest(name, ACCEPTED, n=1)
-        near = f"; did you mean {hint[0]}?" if hint else ""
+        hint = closest_column(name)
+        near = f"; did you mean {hint}?" if hint else ""
         problems.append(
-            (f"{label}:{line}: {where}", f"unknown field{near} (accepted: {', '.join(ACCEPTED)})")
+            (
+                f"{label}:{line}: {where}",
+                f"unknown field{near} (accepted: {', '.join(ACCEPTED[: ACCEPTED.index('notes') + 1])}, "
+                "and the other columns `gpuscout offers --csv` writes)",
+            )
         )
     if problems:
         raise OfferFileError(problems)
+
+
+def _canonical(label: str, line: int, names: Sequence[tuple[str, str]]) -> list[str]:
+    """The column each of ``names`` (``(where, name)``) is read as (an alias as its column); an alias
+    next to the column it stands for is an error (which of the two would be read is not said)."""
+    given = {name for _, name in names}
+    problems = [
+        (f"{label}:{line}: {where}", f"names the {ALIASES[name]} column, which the file has too: keep one")
+        for where, name in names
+        if name in ALIASES and ALIASES[name] in given
+    ]
+    if problems:
+        raise OfferFileError(problems)
+    return [ALIASES.get(name, name) for _, name in names]
 
 
 def _csv_records(label: str, text: str) -> Iterator[tuple[int, list[str]]]:
@@ -553,8 +751,9 @@ def _csv_offers(
     fieldnames = next(records, (1, []))[1]
     if not fieldnames:
         raise OfferFileError([(f"{label}:1: header", "empty file; the first line must name the columns")])
-    header = [h.strip() for h in fieldnames]
-    _unknown_fields(label, 1, [(f"column {i}", h) for i, h in enumerate(header, 1) if h not in ACCEPTED])
+    written = [(f"column {i}", h.strip()) for i, h in enumerate(fieldnames, 1)]
+    _unknown_fields(label, 1, [(where, h) for where, h in written if h not in KNOWN_COLUMNS])
+    header = _canonical(label, 1, written)
     width = len(header)
     plain = plain_reader(header, source_label, default_time, now, names)
     offers: list[Offer] = []
@@ -650,12 +849,13 @@ def _yaml_rows(label: str, text: str) -> Iterator[_Row]:
         line = item_node.start_mark.line + 1
         if not isinstance(item, dict) or not isinstance(item_node, yaml.MappingNode):
             raise OfferFileError([(f"{label}:{line}: offer", "each offer must be a mapping of field: value")])
-        key_lines = {str(k.value): v.start_mark.line + 1 for k, v in item_node.value}
-        unknown = [(k, v) for k, v in item_node.value if str(k.value) not in ACCEPTED]
-        _unknown_fields(
-            label, line, [(f"field at line {k.start_mark.line + 1}", str(k.value)) for k, _ in unknown]
-        )
-        yield _Row(label, {str(k): v for k, v in item.items()}, line, key_lines)
+        keys = [(f"field at line {k.start_mark.line + 1}", str(k.value)) for k, _ in item_node.value]
+        _unknown_fields(label, line, [(where, k) for where, k in keys if k not in KNOWN_COLUMNS])
+        _canonical(label, line, keys)
+        key_lines = {
+            ALIASES.get(str(k.value), str(k.value)): v.start_mark.line + 1 for k, v in item_node.value
+        }
+        yield _Row(label, {ALIASES.get(str(k), str(k)): v for k, v in item.items()}, line, key_lines)
 
 
 def read_text_file(path: Path, max_bytes: int | None = None) -> tuple[str, float]:
