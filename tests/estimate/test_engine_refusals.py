@@ -19,7 +19,7 @@ from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.api import estimate, memory_needed
 from gpuscout.estimate.diagnose import ABOVE_ROOFLINE, diagnose
 from gpuscout.estimate.parallel import tp_head_conflict
-from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.knowledge.accelerators import assumed_variant_warning, resolve_gpu
 from tests.estimate.physics_specs import LLAMA3_8B
 
 # ---- A: tensor parallel degrees the engine refuses ------------------------------------------------
@@ -32,7 +32,8 @@ def test_70b_on_three_h100s_is_refused_with_the_reason_and_layouts_that_start() 
     assert not est.supported and est.support == "unsupported" and est.binding_limit == "unsupported"
     assert "64 attention heads do not divide by tensor parallel size 3" in est.unsupported_reason
     assert est.decode_tokens_per_s == 0 and est.ttft_ms == 0 and not est.fits
-    assert est.warnings == [est.unsupported_reason]
+    # the reason, then the variant "H100" was read as (the family's others named)
+    assert est.warnings == [est.unsupported_reason, assumed_variant_warning("H100")]
     assert "verify_with_parallel_config" in est.assumptions["support"]
     # the nearest degrees that divide 64 (2 and 4), a pipeline split over the same 3 GPUs
     would = est.assumptions["alternatives"]

@@ -20,6 +20,7 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.api import memory_needed
 from gpuscout.estimate.engines import NEWEST_RELEASES, profile_for, resolve_engine
 from gpuscout.estimate.types import Estimate
+from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.engine_support import support_rules
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +113,8 @@ def test_a_version_that_does_not_parse_says_so(engine: str, said: str) -> None:
 def test_the_warning_stays_where_the_engine_cannot_run_it_and_in_memory_needed() -> None:
     refused = gpuscout.estimate("llama-3.1-8b", "V100", precision="fp8", engine="vllm 99.0")
     assert not refused.supported
-    assert refused.warnings == [refused.unsupported_reason, NEWER_VLLM]  # read from the newest's rules
+    # read from the newest's rules; "V100" said as the variant it was read as, after the reason
+    assert refused.warnings == [refused.unsupported_reason, assumed_variant_warning("V100"), NEWER_VLLM]
     assert NEWER_VLLM in memory_needed("llama-3.1-8b", "L4", engine="vllm 99.0").warnings
 
 

@@ -128,7 +128,11 @@ def _named_by_options(ctx: typer.Context, fields: Mapping[str, str] | None = Non
         if flag is None:
             raise
         if isinstance(exc, UnknownNameError):
-            raise UnknownNameError(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous) from None
+            from gpuscout.estimate.engines import UnknownEngineError
+
+            # an unknown engine keeps its list of every engine accepted
+            kind = UnknownEngineError if isinstance(exc, UnknownEngineError) else UnknownNameError
+            raise kind(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous) from None
         accepted = _in_option_words(exc.accepted, flags, exc.names) if exc.accepted else exc.accepted
         raise InvalidInputError(flag, _in_option_words(exc.message, flags, exc.names), accepted) from None
 
@@ -660,9 +664,13 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     )
     no_prompt = " (no prompt)" if est.context_in == 0 else ""  # a decode-only run: nothing to prefill
     table.add_row("time to first token", _ms(est.ttft_ms) + no_prompt)
-    table.add_row("time per output token", _ms(est.tpot_ms))
-    table.add_row("per sequence", f"{est.decode_tokens_per_s:,.1f} tokens/s")
-    table.add_row("output, all sequences", f"{est.output_tokens_per_s_total:,.0f} tokens/s")
+    if est.context_out == 0:  # a prompt-only run: no output to time (the warnings say so)
+        for row in ("time per output token", "per sequence", "output, all sequences"):
+            table.add_row(row, "— (no output)")
+    else:
+        table.add_row("time per output token", _ms(est.tpot_ms))
+        table.add_row("per sequence", f"{est.decode_tokens_per_s:,.1f} tokens/s")
+        table.add_row("output, all sequences", f"{est.output_tokens_per_s_total:,.0f} tokens/s")
     table.add_row("requests", f"{est.requests_per_s:,.3g} /s")
     table.add_row(
         "prefill (one prompt)", f"—{no_prompt}" if no_prompt else f"{est.prefill_tokens_per_s:,.0f} tokens/s"

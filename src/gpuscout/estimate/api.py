@@ -65,6 +65,7 @@ from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
@@ -389,7 +390,10 @@ def estimate(
     that era; None (default): llama.cpp for a GGUF precision, else vLLM (``engines.default_engine``).
     ``context_in`` may be 0: a run that generates without a prompt (llama-bench's ``tg`` tests); its
     ``prefill_tokens_per_s`` is then 0 (no prompt, no prefill figure) and ``ttft_ms`` the time to the first
-    generated token (scheduling and one decode step).
+    generated token (scheduling and one decode step). ``context_out`` may be 0: a prompt-only run (a
+    prefill measurement, a memory fit at a context); it has no output to time, so ``tpot_ms``,
+    ``decode_tokens_per_s`` and ``output_tokens_per_s_total`` are 0 (no output, no figure), ``step_ms`` is
+    empty and a warning says so (``ttft_ms`` and ``requests_per_s`` time the prompt).
     ``parallel``: "tensor" (TP), "layer" (pipeline / llama.cpp layer split) or "replicas" (one copy of
     the model per GPU, requests spread over them); None (default): the engine's own
     (:func:`parallel_mode`: a layer split for llama.cpp and HF transformers, else tensor parallel).
@@ -405,6 +409,10 @@ def estimate(
     generation (:mod:`gpuscout.knowledge.calibration_coverage`: MI325X as CDNA 3 like the measured
     MI300X; not MI355X, Blackwell, Volta, TPU, Gaudi or Trainium); elsewhere a warning says the speed is
     uncalibrated and names the nearest calibrated part.
+
+    A ``gpu`` name that covers several variants ("A100": SXM4 and PCIe, 40 and 80 GB) is answered for
+    the one it reads as (``Estimate.gpu``), and the first warning (after a refusal's reason) names it and
+    the others (:func:`~gpuscout.knowledge.accelerators.assumed_variant_warning`).
     """
     return _estimate(
         None, model, gpu, gpus=gpus, precision=precision, engine=engine, batch=batch,
@@ -436,6 +444,7 @@ def memory_needed(
     spec, prec_name, model_note = _model_and_precision(model, precision)
     engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
+    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants: said last
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     context = int_in("context", context, 1, MAX_CONTEXT)
@@ -450,7 +459,7 @@ def memory_needed(
             model=spec.name, gpu=acc.name, gpus=gpus, precision=found.precision, engine=found.engine,
             batch=batch, context=context, kv_dtype=found.kv_dtype, fits=False,
             binding_constraint="unsupported", memory=found.memory, max_batch=0, supported=False,
-            assumptions=dict(found.assumptions), warnings=list(found.warnings),
+            assumptions=dict(found.assumptions), warnings=[*found.warnings, *([variant] if variant else [])],
         )  # fmt: skip
     p = found
     per_replica = math.ceil(batch / p.replicas)
@@ -470,6 +479,8 @@ def memory_needed(
                 else "not one sequence fits"
             )
         )
+    if variant:  # after the rest: a face shows an unsupported answer's first warning as its reason
+        warnings.append(variant)
     return MemoryNeed(
         model=spec.name,
         gpu=acc.name,
@@ -586,6 +597,7 @@ def _estimate(
     spec, prec_name, model_note = _model_and_precision(model, precision)
     engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
+    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants: said first
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
     context_in = int_in("context_in", context_in, 0, MAX_CONTEXT)
     context_out = int_in("context_out", context_out, 0, MAX_CONTEXT)
@@ -610,11 +622,21 @@ def _estimate(
             spec, acc, gpus, prec_name, model_note, engine, mode, context_in, context_out, kv_dtype, strict
         )
         if isinstance(found, Estimate):  # the engine cannot run it here
-            return found
+            return _saying(found, variant)
         prepared = found
         if memo is not None:
             memo[key] = prepared
-    return _at_load(prepared, load_args)
+    return _saying(_at_load(prepared, load_args), variant)
+
+
+def _saying(est: Estimate, warning: str) -> Estimate:
+    """``est`` with ``warning`` first among its warnings, after the reason that leads a refusal's (none
+    added for ""). Said per call, not kept with the prepared setup: "A100" and "A100-SXM4-80GB" share
+    it, only the first needs the words."""
+    if not warning:
+        return est
+    at = 1 if not est.supported and est.warnings[:1] == [est.unsupported_reason] else 0
+    return replace(est, warnings=[*est.warnings[:at], warning, *est.warnings[at:]])
 
 
 def _prepare(
@@ -738,6 +760,13 @@ def _static_prompt(eng: EngineProfile, context_in: int) -> int | None:
     return context_in if not eng.continuous_batching and context_in > 0 else None
 
 
+#: What an estimate with ``context_out=0`` says of the figures it leaves at 0.
+NO_OUTPUT_NOTE = (
+    "no output tokens (context_out 0): a prompt-only run, with no time per output token and no per-sequence "
+    "or output tokens/s (given as 0); the time to first token and requests/s time the prompt"
+)
+
+
 def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     """The estimate of a prepared setup at the load asked for (None: saturated)."""
     spec, acc, gpus, fmt, kv, eng, mode = p.spec, p.acc, p.gpus, p.fmt, p.kv, p.eng, p.mode
@@ -794,7 +823,11 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         warnings.append(uncalibrated_warning(acc, "inference"))
     prefill_tps = p.prefill_tps if context_in > 0 else 0.0  # no prompt, no prefill speed to give
     ttft_ms = point.ttft_s * 1000.0
-    tpot_ms = point.tpot_s * 1000.0
+    # no output, no output speed to give (the run is timed as one token's: its prompt, then done)
+    no_output = context_out == 0
+    tpot_ms = 0.0 if no_output else point.tpot_s * 1000.0
+    if no_output:
+        warnings.append(NO_OUTPUT_NOTE)
     return Estimate(
         model=spec.name,
         gpu=acc.name,
@@ -812,7 +845,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         memory=plan.breakdown(),
         max_batch=biggest,
         decode_tokens_per_s=1000.0 / tpot_ms if tpot_ms > 0 else 0.0,
-        output_tokens_per_s_total=point.output_tokens_per_s * replicas,
+        output_tokens_per_s_total=0.0 if no_output else point.output_tokens_per_s * replicas,
         prefill_tokens_per_s=prefill_tps,
         ttft_ms=ttft_ms,
         bound=point.step.bound,
@@ -827,7 +860,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         queue_ms=point.queue_s * 1000.0,
         request_rate=None if load_args is None else load_args.rate,
         replicas=replicas,
-        step_ms=_step_ms(point.step),
+        step_ms={} if no_output else _step_ms(point.step),
         speed_calibrated=calibrated,
     )
 

@@ -106,6 +106,7 @@ from gpuscout.estimate.memory import capacity_bytes
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
@@ -484,6 +485,7 @@ def estimate_images(
     """Seconds per image, images/s and peak memory of ``model`` generating on one ``gpu``."""
     spec = resolve_model_arg(model)
     acc = resolve_gpu_arg(gpu)
+    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants
     profile = profile_for(spec)
     steps = profile.default_steps if steps is None else int_in("steps", steps, 1, MAX_STEPS)
     width = int_in("width", width, MIN_IMAGE_PX, MAX_IMAGE_PX)
@@ -501,7 +503,7 @@ def estimate_images(
     if not isinstance(cpu_offload, bool):
         raise InvalidInputError("cpu_offload", f"must be true or false, got {cpu_offload!r}")
     assumptions: dict[str, str] = {"profile": profile.source}
-    warnings: list[str] = []
+    warnings: list[str] = [variant] if variant else []
     check_image_size(spec.name, profile, width, height)
 
     # --- speed -------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ Time model the numbers plug into: ``throughput.py`` (decode step, prefill) and `
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -1267,6 +1267,23 @@ def engine_names() -> tuple[str, ...]:
     return tuple(p.name for p in _PROFILES)
 
 
+def engines_accepted() -> str:
+    """What an engine name may be, as an error says it: every canonical name ("llama.cpp, vllm, sglang,
+    ..."), an alias of one, and a version and launch flags after it."""
+    *names, last = engine_names()
+    return f"{', '.join(names)} or {last}, or an alias of one; a version and launch flags may follow"
+
+
+class UnknownEngineError(UnknownNameError):
+    """An unknown engine name: the closest known names, and (``accepted``) every engine it may be, so
+    that neither a typo nor a wrong guess leaves the user to look the engines up."""
+
+    def __init__(self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False) -> None:
+        super().__init__(field, name, suggestions, ambiguous=ambiguous)
+        self.accepted = engines_accepted()
+        self.args = (f"{self.args[0]} (accepted: {self.accepted})",)
+
+
 def _key(name: str) -> str:
     s = fold_name(name).strip().lower()
     s = re.sub(r"\(.*?\)", " ", s)  # "llama.cpp (llama-bench, layer split)" -> "llama.cpp"
@@ -1299,7 +1316,7 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
 
     Without a version: today's engine. With one ("vLLM 0.6", "TGI 1.0.3"): the engine of that era when
     the profile has one for it (see ``EngineEra``); a newer or unknown version is today's engine.
-    Raises UnknownNameError(field="engine") with the closest known names.
+    Raises UnknownEngineError(field="engine") with the closest known names and every engine accepted.
     """
     if isinstance(name, EngineProfile):
         return name
@@ -1310,11 +1327,11 @@ def resolve_engine(name: str | EngineProfile) -> EngineProfile:
             ", ".join(p.name for p in _PROFILES),
         )
     if not name.strip():
-        raise UnknownNameError("engine", str(name), engine_names())
+        raise UnknownEngineError("engine", str(name), engine_names())
     head, flag_text = split_flags(name)
     base = _base_profile(head or name)
     if base is None:
-        raise UnknownNameError("engine", head, closest(head, list(_BY_KEY)) or list(engine_names()))
+        raise UnknownEngineError("engine", head, closest(head, list(_BY_KEY)) or list(engine_names()))
     prof = profile_for(base, name)
     if not flag_text:
         return prof

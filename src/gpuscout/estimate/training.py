@@ -70,6 +70,7 @@ from gpuscout.estimate.training_speed import (
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge import calibration_coverage as coverage
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.engine_support import PRECISIONS, check_support
 from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
@@ -441,6 +442,7 @@ def estimate_training(
     spec = resolve_model_arg(model)
     require_language_model(spec)  # fine-tuning and pre-training here are of language models
     acc = resolve_gpu_arg(gpu)
+    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants
     gpus = int_in("gpus", gpus, 1, 4096, error=ConfigurationRejected)
     nodes = int_in("nodes", nodes, 1, MAX_NODES, error=ConfigurationRejected)  # the workload's too
     grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
@@ -501,7 +503,7 @@ def estimate_training(
         )
     _check_layout(spec, setup, gpus)
     cal = calibration or CALIBRATION
-    warnings: list[str] = []
+    warnings: list[str] = [variant] if variant else []
 
     rates = _gemm_rates(setup, acc, warnings)
     _framework_notes(setup, acc, warnings)

@@ -65,6 +65,7 @@ from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_preci
 from gpuscout.estimate.throughput import BLEND_P
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
@@ -249,6 +250,7 @@ def estimate_transcription(
     """Speed (RTFx) and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once;
     ``beam`` decoder beams per window (None: the engine's default, transformers 1, faster-whisper 5)."""
     spec, acc = resolve_model_arg(model), resolve_gpu_arg(gpu)
+    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants
     d, layers, ffn, vocab = _whisper_shape(spec)
     if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
         raise InvalidInputError(
@@ -329,7 +331,8 @@ def estimate_transcription(
     overhead = CUDA_CONTEXT_GB * GB + 0.1 * acts
     capacity = capacity_bytes(acc)
     fits = weights + acts + overhead <= capacity
-    warnings = ["speech estimates are uncalibrated priors (no measured rows yet)"]
+    warnings = [variant] if variant else []
+    warnings.append("speech estimates are uncalibrated priors (no measured rows yet)")
     if rate.warning:
         warnings.append(rate.warning)
     if not fits:

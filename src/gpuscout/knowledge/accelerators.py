@@ -163,6 +163,11 @@ class Resolution:
     accelerator: Accelerator
     exact: bool
     note: str = ""
+    # the table's other variants the name could mean (inexact only): "A100" -> A100-SXM4-40GB,
+    # A100-PCIe-40GB, A100-PCIe-80GB; "A100 PCIe" -> A100-PCIe-40GB
+    others: tuple[str, ...] = ()
+    # what the name states that is not the GPU's ("480 GB is the Grace CPU's LPDDR5X, ..."); "" if none
+    aside: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -472,9 +477,12 @@ def _resolve(name: str) -> Resolution | _Failure:
             if parsed.memory_gb is None and len({a.memory_gb for a in candidates}) > 1:
                 unstated.append("memory size")
             what = " and ".join(unstated) or "variant"
-            others = ", ".join(a.name for a in candidates if a is not chosen)
-            note = f"{what} not stated in {name!r}; assumed {chosen.name} (other variants: {others})"
-            return Resolution(chosen, exact=False, note=note + host_note)
+            others = tuple(a.name for a in candidates if a is not chosen)
+            note = (
+                f"{what} not stated in {name!r}; assumed {chosen.name} (other variants: {', '.join(others)})"
+            )
+            aside = host_note.removeprefix("; ")
+            return Resolution(chosen, exact=False, note=note + host_note, others=others, aside=aside)
     return _Failure(tuple(a.name for a in candidates), ambiguous=True)
 
 
@@ -510,3 +518,57 @@ def gpu_family(name: str, *, field: str = "gpu") -> tuple[str, ...]:
     if found.accelerator.name not in names:
         names.insert(0, found.accelerator.name)
     return tuple(names)
+
+
+def gpu_family_members(name: str) -> tuple[Accelerator, ...] | None:
+    """The variants a family name covers ("H100" -> H100-SXM, H100-PCIe, H100-NVL; an ambiguous
+    "RTX 6000" -> its parts), in table order; ``None`` when the name is one accelerator (or unknown).
+
+    What a GPU page lists for a family name (``gpu_view`` and the API's ``/gpus/{name}`` use this one).
+    :func:`assumed_variant_warning` names fewer where the name states more ("A100 PCIe": the PCIe parts)."""
+    try:
+        found = resolve_gpu_detail(name)
+    except UnknownNameError as exc:
+        if exc.ambiguous and exc.suggestions:
+            by_name = _index().by_name
+            return tuple(by_name[s] for s in exc.suggestions if s in by_name) or None
+        return None
+    if found.exact:
+        return None
+    names = gpu_family(name)
+    if len(names) < 2:
+        return None
+    by_name = _index().by_name
+    return tuple(by_name[n] for n in names if n in by_name)
+
+
+def assumed_variant_warning(name: str | Accelerator, *, field: str = "gpu") -> str:
+    """What an answer for the GPU ``name`` says when the name does not pin one part down: the variant it
+    was read as and the others it could mean, with each one's memory where they differ ("gpu 'A100' read
+    as A100-SXM4-80GB (80 GB); the family also has A100-SXM4-40GB (40 GB), ...: name the variant for its
+    memory and bandwidth"); "" for an accelerator or a name that is exact.
+
+    The one place every estimate (and so every face: the Python API, the CLI, the web API) takes the
+    words from, so that a renter who typed "A100" cannot miss that the figures are one variant's. Raises
+    ``UnknownNameError`` as :func:`resolve_gpu` does."""
+    if isinstance(name, Accelerator):
+        return ""
+    found = resolve_gpu_detail(name, field=field)
+    if found.exact:
+        return ""
+    acc = found.accelerator
+    by_name = _index().by_name
+    others = [by_name[n] for n in found.others if n in by_name]
+    if others:
+        sizes = {a.memory_gb for a in (acc, *others)}
+
+        def label(a: Accelerator) -> str:
+            return f"{a.name} ({a.memory_gb:g} GB)" if len(sizes) > 1 else a.name
+
+        text = (
+            f"{field} {name!r} read as {label(acc)}; the family also has "
+            f"{', '.join(label(a) for a in others)}: name the variant for its memory and bandwidth"
+        )
+    else:  # siblings not in the table: the resolver's note says which
+        text = f"{field} {name!r} read as {acc.name}: {found.note}"
+    return f"{text}; {found.aside}" if found.aside else text

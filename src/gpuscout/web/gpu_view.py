@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from gpuscout.catalog.offer import Offer
-from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.accelerators import all_accelerators, resolve_gpu_detail
+from gpuscout.knowledge.accelerators import all_accelerators
+from gpuscout.knowledge.accelerators import gpu_family_members as gpu_family_members  # its home
 from gpuscout.web.charts import Chart, price_history_chart
 from gpuscout.web.offer_view import OfferRow
 from gpuscout.web.providers_view import provider_label
@@ -31,27 +31,6 @@ def gpu_order(acc: Accelerator) -> tuple[object, ...]:
 
 def _stem(name: str) -> str:
     return name.split("-")[0]
-
-
-def gpu_family_members(name: str) -> list[Accelerator] | None:
-    """The variants a family name covers ("H100" -> H100-SXM, H100-PCIe, H100-NVL; an ambiguous
-    "A100" -> its four parts); ``None`` when the name is one accelerator (or unknown)."""
-    try:
-        found = resolve_gpu_detail(name)
-    except UnknownNameError as exc:
-        if exc.ambiguous and exc.suggestions:
-            by_name = {a.name: a for a in all_accelerators()}
-            return [by_name[s] for s in exc.suggestions if s in by_name] or None
-        return None
-    if found.exact:
-        return None
-    from gpuscout.knowledge.accelerators import gpu_family
-
-    names = gpu_family(name)
-    if len(names) < 2:
-        return None
-    by_name = {a.name: a for a in all_accelerators()}
-    return [by_name[n] for n in names if n in by_name]
 
 
 def sibling_variants(acc: Accelerator) -> list[Accelerator]:
