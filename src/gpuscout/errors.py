@@ -50,14 +50,26 @@ class UnknownNameError(InvalidInputError, LookupError):
         self.suggestions: list[str] = KnownNames(suggestions) if examples else list(suggestions)
         self.ambiguous = ambiguous
         what = "ambiguous" if ambiguous else "unknown"
+        said = quoted_name(name)
         if examples and self.suggestions and not ambiguous:
             super().__init__(
-                field, f"{what} name {name!r}; none close; known names include {', '.join(self.suggestions)}"
+                field, f"{what} name {said}; none close; known names include {', '.join(self.suggestions)}"
             )
             return
         hint = ", ".join(self.suggestions) if self.suggestions else "none close"
         label = "matches" if ambiguous else "closest known"
-        super().__init__(field, f"{what} name {name!r}; {label}: {hint}")
+        super().__init__(field, f"{what} name {said}; {label}: {hint}")
+
+
+#: At most this many characters of a name are quoted in an error (a pasted page is not echoed whole).
+QUOTED_NAME_CHARS = 50
+
+
+def quoted_name(name: str) -> str:
+    """``repr(name)``, cut to :data:`QUOTED_NAME_CHARS` characters with how long it was where longer."""
+    if not isinstance(name, str) or len(name) <= QUOTED_NAME_CHARS:
+        return repr(name)
+    return f"{name[:QUOTED_NAME_CHARS]!r}... ({len(name):,} characters)"
 
 
 class WrongModelKind(InvalidInputError):

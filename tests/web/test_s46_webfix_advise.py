@@ -141,7 +141,7 @@ def test_seconds_per_image_keep_two_figures() -> None:
 def test_a_serving_rows_speeds_say_which_is_which(client: TestClient) -> None:
     html = client.get(SERVE).text
     speed = _text(re.search(r'<td class="speed".*?</td>', _row(html, 1), re.S).group(0))  # type: ignore[union-attr]
-    assert re.fullmatch(r"[\d,.]+ tok/s served · [\d,]+/user decoding", speed), speed
+    assert re.fullmatch(r"[\d,.]+ tok/s served · [\d,]+ tok/s per user decoding", speed), speed
     assert "Per user, decoding" in html and "prefill time counted" in html
 
 

@@ -24,7 +24,8 @@ from __future__ import annotations
 import json
 import re
 import reprlib
-from typing import Any, ClassVar, Literal, get_args, get_origin
+from types import UnionType
+from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -63,6 +64,9 @@ MIN_TPOT_MS = 0.1  # 10,000 tokens/s per user, 5x the fastest published single-s
 MIN_DEADLINE_HOURS = 0.01  # 36 s: less than an instance takes to boot
 MAX_DEADLINE_HOURS = 87_600.0  # ten years
 MAX_CHECKPOINT_MIN = 525_600.0  # a year between checkpoints
+#: The longest model name a workload takes (the web API's names too): far above any real name or
+#: Hugging Face id, short enough that an error never echoes a pasted page.
+MAX_NAME_CHARS = 200
 
 #: The fields that count tokens: read from text by the one parser (``32k``, ``1.5M``, ``1e9``), as the
 #: CLI's options and the web's inputs are (:func:`gpuscout.estimate.arguments.token_count`).
@@ -127,7 +131,7 @@ class Workload(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True, allow_inf_nan=False)
 
     kind: str
-    model: str = Field(min_length=1)
+    model: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     # where and how to rent
     regions: tuple[str, ...] = ()  # substrings of the offer's region ("us-", "europe")
     providers: tuple[str, ...] = ()  # provider ids ("aws", "runpod"...)
@@ -678,9 +682,12 @@ def _rule(field: str, message: str, accepted: str, names: tuple[str, ...] = ()) 
 
 
 def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
-    """First pydantic error as an ``InvalidInputError`` naming the field and what is accepted."""
+    """First pydantic error as an ``InvalidInputError`` naming the field and what is accepted, in words
+    (never pydantic's type names: "'us' is a string, not a list (accepted: a list of region names
+    (strings))"), quoting at most a few dozen characters of what was given."""
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"]) or "workload"
+    parts = [str(p) for p in err["loc"]]
+    loc = ".".join(parts) or "workload"
     msg = str(err.get("msg", "invalid"))
     etype = err.get("type", "")
     cause = (err.get("ctx") or {}).get("error")
@@ -694,17 +701,69 @@ def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
         return InvalidInputError(field, message, accepted or None, names=listed)
     if etype == "extra_forbidden":
         known = ", ".join(sorted(cls.model_fields))
-        return InvalidInputError(loc, f"unknown field for a {cls.__name__}", known)
+        named = loc if len(loc) <= _QUOTED else f"{loc[:_QUOTED]}..."  # a key is user text too
+        return InvalidInputError(named, f"unknown field for a {cls.__name__}", known)
+    # an item of a list ("regions.1") accepts what its list says of its items
+    words = _accepted(cls, parts[0] if parts else loc)
     if etype == "missing":
-        return InvalidInputError(loc, "is required", _accepted(cls, loc))
+        return InvalidInputError(loc, "is required", words)
     given = err.get("input")
     said = _NUMBER_ERRORS.get(etype)
     if etype == "float_type" and isinstance(given, int):  # an int too large for a float
         said = "is out of range"
     if said is not None:
         what = repr(given.strip()[:40]) if isinstance(given, str) and said != "is out of range" else None
-        return InvalidInputError(loc, f"{what or shown_number(given)} {said}", _accepted(cls, loc))
-    return InvalidInputError(loc, f"{msg} (got {shown(given)})", _accepted(cls, loc))
+        return InvalidInputError(loc, f"{what or shown_number(given)} {said}", words)
+    if etype in ("bool_type", "bool_parsing"):
+        return InvalidInputError(loc, f"{_quoted(given)} is not true or false", words)
+    expected = _TYPE_ERRORS.get(etype)
+    if expected is not None:
+        return InvalidInputError(loc, f"{_quoted(given)} is {_json_kind(given)}, not {expected}", words)
+    if etype == "string_too_short" and given == "":
+        return InvalidInputError(loc, "is empty", words)
+    if etype == "string_too_long" and isinstance(given, str):
+        return InvalidInputError(loc, f"{_quoted(given)} is {len(given):,} characters long", words)
+    return InvalidInputError(loc, f"{msg} (got {_quoted(given)})", words)
+
+
+#: pydantic's errors about the type of a value, with what was expected instead.
+_TYPE_ERRORS = {
+    "string_type": "a string",
+    "tuple_type": "a list",
+    "list_type": "a list",
+    "set_type": "a list",
+    "frozen_set_type": "a list",
+    "iterable_type": "a list",
+    "dict_type": "a mapping",
+    "model_type": "a mapping",
+}
+
+#: At most this many characters of a text a user gave are quoted back in an error.
+_QUOTED = 40
+
+
+def _quoted(value: Any) -> str:
+    """``value`` as an error quotes it: a text cut to ``_QUOTED`` characters, anything else ``shown``."""
+    if isinstance(value, str) and len(value) > _QUOTED:
+        return f"{value[:_QUOTED]!r}..."
+    return shown(value)
+
+
+def _json_kind(value: Any) -> str:
+    """What ``value`` is, in the words of JSON and YAML: a string, a number, a list..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple | set | frozenset):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return f"a {type(value).__name__}"
 
 
 #: pydantic's errors about a number, said as the estimator and the CLI say them ("0 is out of range").
@@ -780,6 +839,9 @@ def _bound(value: float) -> str:
 
 
 def _accepted(cls: type[Workload], field: str) -> str | None:
+    """What ``field`` of ``cls`` accepts, in words a file or a JSON body is written in ("a list of
+    region names (strings)", "a model name (a non-empty string of at most 200 characters)", "an integer
+    >= 1 and <= 1,000,000"), read from its type and constraints (``None``: no such field)."""
     info = cls.model_fields.get(field)
     if info is None:
         return None
@@ -790,15 +852,66 @@ def _accepted(cls: type[Workload], field: str) -> str | None:
     tokens = field in TOKEN_FIELDS
     if types_ <= {int, float}:
         kind = "a number of tokens" if tokens else "an integer" if types_ == {int} else "a finite number"
+    elif types_ == {str}:
+        return _name_words(field, info.metadata)
     else:
-        kind = (getattr(ann, "__name__", None) or str(ann).replace("typing.", "")).replace(" | ", " or ")
+        kind = " or ".join(_type_words(t, field) for t in _members(ann))
     limits: list[str] = []
     for meta in info.metadata:
         for attr, sym in (("gt", ">"), ("ge", ">="), ("lt", "<"), ("le", "<=")):
             val = getattr(meta, attr, None)
             if val is not None:
                 limits.append(f"{sym} {_bound(val)}")
-        if getattr(meta, "min_length", None):
-            limits.append("non-empty")
     said = " ".join([kind, " and ".join(limits)]).strip()
     return f"{said}, like 32k or 1.5M" if tokens else said
+
+
+def _name_words(field: str, metadata: list[Any]) -> str:
+    """A text field: a name ("a model name (a non-empty string of at most 200 characters)")."""
+    shortest = max((getattr(m, "min_length", None) or 0 for m in metadata), default=0)
+    longest = min((m.max_length for m in metadata if getattr(m, "max_length", None)), default=None)
+    text = "a non-empty string" if shortest else "a string"
+    if longest is not None:
+        text += f" of at most {longest:,} characters"
+    noun = _name_of(field)
+    return f"{_article(noun)} {noun} ({text})"
+
+
+def _name_of(field: str) -> str:
+    """What a text field holds: "model" -> "model name" ("shard_name" -> "shard name")."""
+    words = field.replace("_", " ")
+    return words if words == "name" or words.endswith(" name") else f"{words} name"
+
+
+def _type_words(annotation: Any, field: str) -> str:
+    """One type of a field in words: a list of names, a string, a number, true or false."""
+    origin = get_origin(annotation)
+    if origin in (tuple, list, set, frozenset):
+        items = [a for a in get_args(annotation) if a is not Ellipsis]
+        if not items or items[0] is str:  # a list of names: "regions" holds region names
+            singular = field[:-1] if field.endswith("s") else field
+            return f"a list of {_name_of(singular)}s (strings)"
+        if items[0] in (int, float):
+            return "a list of numbers"
+        return f"a list of {_type_words(items[0], field)}"
+    if get_origin(annotation) is Literal:
+        return ", ".join(str(a) for a in get_args(annotation))
+    if annotation is bool:
+        return "true or false"
+    if annotation in (int, float):
+        return "a number"
+    if annotation is str:
+        return "a string"
+    return str(getattr(annotation, "__name__", annotation)).replace("typing.", "")
+
+
+def _members(annotation: Any) -> list[Any]:
+    """The types of a union, ``None`` left out (``str | None`` -> ``[str]``); any other annotation
+    alone (``tuple[str, ...]`` is one type, its arguments are its items')."""
+    if get_origin(annotation) in (Union, UnionType):
+        return [a for a in get_args(annotation) if a is not type(None)]
+    return [annotation]
+
+
+def _article(noun: str) -> str:
+    return "an" if noun[:1].lower() in "aeiou" else "a"

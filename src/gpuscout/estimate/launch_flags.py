@@ -193,6 +193,14 @@ def read_flags(
                     raise InvalidInputError(
                         "engine", f"{bare.group(1)} {given.group(1)} is out of range", flag.accepted()
                     )
+                word = re.match(r"[ =]+([^\s-]\S*)", text[bare.end() :])
+                if word is not None:  # a value that is not a number: "--max-num-seqs abc"
+                    number = "a whole number" if flag.integer else "a number"
+                    raise InvalidInputError(
+                        "engine",
+                        f"{bare.group(1)} needs {number}, not {word.group(1)[:40]!r}",
+                        flag.accepted(),
+                    )
                 raise InvalidInputError("engine", f"{bare.group(1)} needs a value", flag.accepted())
             continue
         value = _value(flag, m.group(1), m.group(2), strict)

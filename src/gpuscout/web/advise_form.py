@@ -21,6 +21,7 @@ from gpuscout.advise.workload import (
     IMAGE_BATCH_FIELDS,
     KINDS,
     LLM_BATCH_FIELDS,
+    MAX_NAME_CHARS,
     TOKEN_FIELDS,
     AnyWorkload,
     BatchWorkload,
@@ -50,6 +51,10 @@ KIND_CLASSES: dict[str, type[Workload]] = {
     "finetune": FinetuneWorkload,
     "pretrain": PretrainWorkload,
 }
+#: The workload kinds a model of each kind is ranked for: a language model, every kind; an image
+#: (diffusion) model, a batch of images; a speech model, none (its model page times it). A kind tab of
+#: the advisor carries the model typed only to a kind that ranks it (``kind_links``).
+KINDS_OF_MODEL: dict[str, tuple[str, ...]] = {"llm": KINDS, "diffusion": ("batch",), "audio": ()}
 COMMON_FIELDS: tuple[str, ...] = tuple(n for n in Workload.model_fields if n not in ("kind", "model"))
 DEFAULT_TOP = 20
 MAX_TOP = 100
@@ -364,6 +369,22 @@ class AdviseRequest:
         return AdvisorOptions.of(checked)
 
 
+def kind_links(request: AdviseRequest, model_kind: str | None) -> dict[str, str]:
+    """The link of each kind's tab: the form of that kind with the model typed, where that kind ranks
+    a model of ``model_kind`` (``KINDS_OF_MODEL``; not known yet: kept), else the empty form of the kind
+    (never a tab that opens on an error: "sdxl is an image model" under Serve an endpoint). A name past
+    the longest a model name may be is not carried either."""
+    model = request.values.get("model", "")
+    if len(model) > MAX_NAME_CHARS:
+        model = ""
+    links: dict[str, str] = {}
+    for kind in KIND_CLASSES:
+        ranks = model_kind is None or kind in KINDS_OF_MODEL.get(model_kind, ())
+        params = {"kind": kind, "model": model} if model and ranks else {"kind": kind}
+        links[kind] = f"/advise?{urlencode(params)}"
+    return links
+
+
 def parse_request(params: Mapping[str, str]) -> AdviseRequest:
     """Read kind, objective, top, explain and the kind's fields from query parameters."""
     kind = (params.get("kind") or "serve").strip()
@@ -439,6 +460,14 @@ def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormE
     options = option_names(request.kind)
     for name, raw in request.values.items():
         info = AdvisorOptionsIn.model_fields[name] if name in options else cls.model_fields.get(name)
+        if name == "model" and len(raw) > MAX_NAME_CHARS:  # a name is resolved later: its length first
+            errors.add(
+                FieldError(
+                    name,
+                    f"{labels[name]} must be a name of at most {MAX_NAME_CHARS:,} characters; you typed "
+                    f"{len(raw):,} (“{raw[:40]}…”)",
+                )
+            )
         if info is None or name == "model":
             continue
         problem = _check_one(raw, info, name)

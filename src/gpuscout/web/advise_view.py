@@ -117,7 +117,8 @@ def speed_text(value: float, unit: str) -> str:
 
 #: What a serving row's two speeds are: the output the deployment serves at the load (the time of the
 #: prompts' prefill counted), and the speed one user's stream decodes at. At one user the first is below
-#: the second ("62 tok/s · 66/user"): the same basis they are not, so each says which it is.
+#: the second ("62 tok/s served · 66 tok/s per user decoding"): the same basis they are not, so each
+#: says which it is.
 SERVED = "served"
 DECODING = "decoding"
 
@@ -130,7 +131,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
     if est is not None:
         speed = speed_text(est.throughput, est.throughput_unit)
         if est.per_user_tokens_per_s is not None and kind == "serve":
-            speed += f" {SERVED} · {est.per_user_tokens_per_s:,.0f}/user {DECODING}"
+            speed += f" {SERVED} · {est.per_user_tokens_per_s:,.0f} tok/s per user {DECODING}"
         if kind == "serve" and est.ttft_ms is not None:
             latency = f"{est.ttft_ms / 1000:.2f} s" if est.ttft_ms >= 1000 else f"{est.ttft_ms:,.0f} ms"
         parts = f"weights {gib(est.weights_gb):,.1f}"

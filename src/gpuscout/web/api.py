@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import logging
 import math
+import re
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -13,20 +14,29 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, BackgroundTasks, Header, HTTPException, Path, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse, Response
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, WithJsonSchema
 
 from gpuscout.advise.types import PICKS, Recommendation
+from gpuscout.advise.workload import MAX_NAME_CHARS
 from gpuscout.catalog.query import OfferQuery, check_regions, offer_regions
 from gpuscout.catalog.reader import SqliteReader
 from gpuscout.catalog.status import HISTORY_DAYS_ACCEPTED, history_provider
-from gpuscout.errors import InvalidInputError, UnknownNameError
-from gpuscout.estimate.arguments import MAX_CONCURRENCY, MAX_CONTEXT, MAX_GPUS, MAX_RATE, token_count
+from gpuscout.errors import InvalidInputError, UnknownNameError, quoted_name
+from gpuscout.estimate.arguments import (
+    _MAX_TOKEN_TEXT,
+    _TOKEN_COUNT,
+    MAX_CONCURRENCY,
+    MAX_CONTEXT,
+    MAX_GPUS,
+    MAX_RATE,
+    token_count,
+)
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.web import model_view
 from gpuscout.web.deps import Services
 from gpuscout.web.errors import NotFoundError
-from gpuscout.web.filters import OfferFilters
+from gpuscout.web.filters import MAX_REGION_CHARS, ApiOfferFilters, OfferFilters
 from gpuscout.web.offer_json import page_json
 from gpuscout.web.offer_view import age
 from gpuscout.web.offers_view import with_provider_ids
@@ -67,12 +77,13 @@ ERRORS: dict[int | str, dict[str, object]] = {
 router = APIRouter(prefix="/api/v1", responses=ERRORS, route_class=StrictQueryRoute)
 health_router = APIRouter()
 
-NameInPath = Annotated[str, Path(min_length=1, max_length=200)]
+NameInPath = Annotated[str, Path(min_length=1, max_length=MAX_NAME_CHARS)]
 
 
 @router.get("/offers", response_model=OfferPageOut, tags=["offers"], summary="Current offers, filtered")
-async def api_offers(services: Services, filters: Annotated[OfferFilters, Query()]) -> Response:
-    """Current offers with the same filters, sort and pages as the comparison page."""
+async def api_offers(services: Services, filters: Annotated[ApiOfferFilters, Query()]) -> Response:
+    """Current offers with the same filters, sort and pages as the comparison page. A parameter given
+    blank (``gpu=``) is a 422 naming it: left out, it is not a filter."""
     # The store is synchronous: one hop to the thread pool for it. (A plain query string of a SQLite
     # store is answered before this route, on the event loop: ``web/lean_offers.py``.)
     content = await run_in_threadpool(offers_body, services, filters)
@@ -124,6 +135,13 @@ def check_workload_regions(services: WebServices, regions: tuple[str, ...]) -> N
     """A workload whose ``regions`` no current offer is in is a 422 naming ``regions`` and the closest
     regions with offers, as ``gpuscout recommend --region`` answers it; a list some of whose regions
     have offers is ranked on those."""
+    for region in regions:  # no region name is this long (a paste gone wrong): not searched or echoed
+        if len(region) > MAX_REGION_CHARS:
+            raise InvalidInputError(
+                "regions",
+                f"{quoted_name(region)} is not a region name",
+                f"region names or parts of them, each of at most {MAX_REGION_CHARS} characters",
+            )
     read = services.reader
     if regions and read.count_offers(OfferQuery(regions=regions)) == 0:
         check_regions(
@@ -148,7 +166,7 @@ def api_gpus(services: Services) -> list[GpuOut]:
     return [GpuOut.model_validate(a) for a in services.gpus()]
 
 
-@router.get("/gpus/{name}", response_model=GpuDetailOut, tags=["knowledge"], summary="One accelerator")
+@router.get("/gpus/{name:path}", response_model=GpuDetailOut, tags=["knowledge"], summary="One accelerator")
 def api_gpu(services: Services, name: NameInPath) -> GpuDetailOut:
     """Specs with their source, and how many current offers there are (name resolved like the CLI). A
     family name ("H100", "A100-80GB") is not one accelerator: a 422 naming its variants, as the page
@@ -167,7 +185,7 @@ def api_gpu(services: Services, name: NameInPath) -> GpuDetailOut:
 @router.get("/history", response_model=list[HistoryPointOut], tags=["offers"], summary="Price history")
 def api_history(
     services: Services,
-    gpu: Annotated[str, Query(min_length=1, max_length=200, description="GPU name")],
+    gpu: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS, description="GPU name")],
     provider: Annotated[str | None, Query(max_length=100)] = None,
     days: Annotated[
         float | None,
@@ -310,7 +328,7 @@ Context = Annotated[
 ]
 
 
-@router.get("/models/{name}", response_model=ModelDetailOut, tags=["knowledge"], summary="One model")
+@router.get("/models/{name:path}", response_model=ModelDetailOut, tags=["knowledge"], summary="One model")
 def api_model(
     services: Services,
     name: NameInPath,
@@ -422,10 +440,37 @@ def _tokens(field: str) -> Callable[[object], object]:
     return read
 
 
+#: A token count written as text, as the CLI reads it (``32k``, ``1.5M``, ``1e6``, ``32,768``), in the
+#: dialect of JSON Schema (ECMA-262): the parser's own grammar with its groups unnamed, and as it, not an
+#: exponent and a unit together (``1e6k``). A negative count is left out (the range starts at 0).
+TOKEN_TEXT_PATTERN = (
+    "^(?!.*[eE].*[kKmMbBgGtT])(?:" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_COUNT.pattern) + ")$"
+)
+_TOKEN_WORDS = (
+    f"0 to {MAX_CONTEXT:,}: a whole number (32768) or, as the CLI writes it, 32k, 1.5M or 1e6 (k = 1,000)"
+)
+_CONTEXT_IN = f"prompt tokens, {_TOKEN_WORDS}"
+_CONTEXT_OUT = f"generated tokens, {_TOKEN_WORDS}"
+
+
+def _token_schema(description: str) -> WithJsonSchema:
+    """The OpenAPI schema of a token count parameter: an integer in its range, or the text of one (its
+    range checked once read), so that a generated client sends ``32k`` as the route reads it."""
+    return WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT},
+                {"type": "string", "pattern": TOKEN_TEXT_PATTERN, "maxLength": _MAX_TOKEN_TEXT},
+            ],
+            "description": description,
+        }
+    )
+
+
 @router.get("/estimate", response_model=EstimateOut, tags=["estimate"], summary="Memory and speed estimate")
 def api_estimate(
-    model: Annotated[str, Query(min_length=1, max_length=200)],
-    gpu: Annotated[str, Query(min_length=1, max_length=200)],
+    model: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)],
+    gpu: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)],
     gpus: Annotated[int, Query(ge=1, le=MAX_GPUS)] = 1,
     precision: Annotated[
         str | None,
@@ -466,12 +511,14 @@ def api_estimate(
     context_in: Annotated[
         int,
         BeforeValidator(_tokens("context_in")),
-        Query(ge=0, le=MAX_CONTEXT, description="prompt tokens (32768, 32k, 1.5M, 1e6)"),
+        _token_schema(_CONTEXT_IN),
+        Query(ge=0, le=MAX_CONTEXT, description=_CONTEXT_IN),
     ] = 512,
     context_out: Annotated[
         int,
         BeforeValidator(_tokens("context_out")),
-        Query(ge=0, le=MAX_CONTEXT, description="generated tokens (512, 1k)"),
+        _token_schema(_CONTEXT_OUT),
+        Query(ge=0, le=MAX_CONTEXT, description=_CONTEXT_OUT),
     ] = 512,
     kv_dtype: Annotated[str | None, Query(max_length=20)] = None,
     parallel: Annotated[

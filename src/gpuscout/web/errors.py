@@ -20,7 +20,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind
+from gpuscout.web import model_view
 from gpuscout.web.form_errors import accepted_text, strip_optional
 from gpuscout.web.query_params import closest_first, query_fields
 from gpuscout.web.schemas import ErrorOut
@@ -41,26 +42,37 @@ def wants_json(request: Request) -> bool:
     return path.startswith("/api/") or path.endswith(".json") or path == "/healthz"
 
 
-#: What an unknown name of these fields may be, and where the API lists them.
+#: What an unknown name of these fields may be, and where the API lists them (an engine: the error's
+#: own ``accepted``, every engine name). Any other field: "a known <field> name".
 NAMES_ACCEPTED: dict[str, str] = {
     "gpu": "a GPU name or alias, as GET /api/v1/gpus lists them",
     "accelerator": "a GPU name or alias, as GET /api/v1/gpus lists them",
     "accelerators": "GPU names or aliases, as GET /api/v1/gpus lists them",
     "model": "a model name, alias or Hugging Face id, as GET /api/v1/models lists them",
     "source": "a source GET /api/v1/sources lists",
+    "provider": "a known provider id",
+    "providers": "a known provider id",
+    "region": "a known region",
+    "regions": "a known region",
 }
 
 
-def error_body(exc: GpuscoutError, route: object = None) -> ErrorOut:
+def error_body(exc: GpuscoutError, route: object = None, *, api: bool = True) -> ErrorOut:
     """``exc`` as the API's error; ``route`` (the route that raised it) says what is accepted where
-    ``exc`` does not."""
+    ``exc`` does not; ``api``: for the JSON API (a model of another kind is pointed to its routes), else
+    for a page (to its pages)."""
     if isinstance(exc, UnknownNameError):
         return ErrorOut(
             error="not_found" if isinstance(exc, NotFoundError) else "unknown_name",
             field=exc.field,
             message=str(exc),
-            accepted=exc.accepted or _names_accepted(exc),
+            accepted=_names_accepted(exc),
             suggestions=exc.suggestions,
+        )
+    if isinstance(exc, WrongModelKind):  # where the web app answers that kind, not the CLI's commands
+        words = model_view.other_kind_words(exc, api=api)
+        return ErrorOut(
+            error="invalid_input", field=exc.field, message=f"{exc.field}: {words}", accepted=exc.accepted
         )
     if isinstance(exc, InvalidInputError):
         # an error across fields ("give one of batch, concurrency or request_rate") accepts one of them
@@ -71,7 +83,9 @@ def error_body(exc: GpuscoutError, route: object = None) -> ErrorOut:
 
 
 def _names_accepted(exc: UnknownNameError) -> str:
-    what = NAMES_ACCEPTED.get(exc.field, f"a known {exc.field.replace('_', ' ')} name")
+    """What an unknown name's field accepts (the error's own ``accepted``, else NAMES_ACCEPTED's words),
+    with the closest known names (the matching ones where the name is ambiguous)."""
+    what = exc.accepted or NAMES_ACCEPTED.get(exc.field, f"a known {exc.field.replace('_', ' ')} name")
     if exc.suggestions:
         label = "matching" if exc.ambiguous else "closest"
         return f"{what} ({label}: {', '.join(exc.suggestions)})"
@@ -172,7 +186,7 @@ def respond(request: Request, status: int, body: ErrorOut) -> Response:
 def _gpuscout_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, GpuscoutError)
     status = 404 if isinstance(exc, NotFoundError) else 422
-    return respond(request, status, error_body(exc, request.scope.get("route")))
+    return respond(request, status, error_body(exc, request.scope.get("route"), api=wants_json(request)))
 
 
 def _validation_error(request: Request, exc: Exception) -> Response:
@@ -182,8 +196,11 @@ def _validation_error(request: Request, exc: Exception) -> Response:
     for err in exc.errors():
         cause = (err.get("ctx") or {}).get("error")
         if isinstance(cause, GpuscoutError):  # raised by our own parsers inside pydantic validation
-            body = error_body(cause, route)
+            body = error_body(cause, route, api=wants_json(request))
             return respond(request, 404 if isinstance(cause, NotFoundError) else 422, body)
+        if err.get("type") == "json_invalid":  # its location is a character offset, not a field
+            errors.append(_json_error(err, exc.body))
+            continue
         loc = [str(part) for part in err.get("loc", ())]
         errors.append(
             {
@@ -204,6 +221,29 @@ def _validation_error(request: Request, exc: Exception) -> Response:
         errors=errors,
     )
     return respond(request, 422, body)
+
+
+def _json_error(err: Mapping[str, Any], body: object) -> dict[str, Any]:
+    """A body that is not JSON: the error names ``body`` (FastAPI's location of it is the character
+    offset where reading stopped), where that is (line, column and offset) and the parser's reason."""
+    reason = str((err.get("ctx") or {}).get("error") or err.get("msg") or "JSON decode error")
+    loc = tuple(err.get("loc", ()))
+    where = ""
+    if len(loc) >= 2 and isinstance(loc[1], int):
+        pos = loc[1]
+        if isinstance(body, str | bytes) and 0 <= pos <= len(body):
+            text = body.decode("utf-8", "replace") if isinstance(body, bytes) else body
+            line = text.count("\n", 0, pos) + 1
+            column = pos - (text.rfind("\n", 0, pos) + 1) + 1
+            where = f" at line {line}, column {column} (character {pos})"
+        else:
+            where = f" at character {pos}"
+    return {
+        "field": "body",
+        "location": ["body"],
+        "message": f"is not valid JSON: {reason}{where}",
+        "accepted": "a JSON object, as /docs shows for this route",
+    }
 
 
 def _http_error(request: Request, exc: Exception) -> Response:

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 from gpuscout.catalog.query import region_terms
+from gpuscout.errors import InvalidInputError
 from gpuscout.web.query_params import COMMA_LIST
 from gpuscout.wording import REGION_HELP
 
@@ -31,6 +32,8 @@ SORT_COLUMNS: tuple[str, ...] = get_args(SortColumn)
 MAX_PER_PAGE = 200
 MAX_PAGE = 10_000
 MAX_EXPORT_ROWS = 10_000
+#: The longest region text a filter (or a workload's ``regions``, over the API) takes.
+MAX_REGION_CHARS = 100
 
 
 class OfferFilters(BaseModel):
@@ -52,7 +55,7 @@ class OfferFilters(BaseModel):
     )
     region: Annotated[str | None, COMMA_LIST] = Field(
         default=None,
-        max_length=100,
+        max_length=MAX_REGION_CHARS,
         description="regions, comma-separated or the parameter repeated (an offer in any matches; "
         "Texas, US is one): " + REGION_HELP,
     )
@@ -135,6 +138,40 @@ class OfferFilters(BaseModel):
                 continue
             out[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
         return out
+
+
+class ApiOfferFilters(OfferFilters):
+    """The filters of the JSON API (``/api/v1/offers``): a blank value is an error naming its parameter,
+    as every other route of the API answers one (``/api/v1/estimate?gpu=``), never its default -- a
+    client leaves the parameter out for that. A list of names with none in it (``gpu=,``) is blank
+    too. (The page's form sends its empty inputs as blanks: :class:`OfferFilters` reads them as "any".)"""
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_default(cls, value: Any, info: ValidationInfo) -> Any:
+        name = info.field_name or ""
+        if is_blank(name, value):
+            raise InvalidInputError(
+                name, "is empty; leave the parameter out for its default", _API_WORDS.get(name)
+            )
+        return value
+
+
+def is_blank(name: str, value: object) -> bool:
+    """Whether ``value`` of the filter ``name`` is blank: a text of spaces, or a list with no name."""
+    if not isinstance(value, str):
+        return False
+    return not value.strip() or (name in _LISTS and not any(p.strip() for p in value.split(",")))
+
+
+#: The filters that take comma-separated names.
+_LISTS = frozenset({"gpu", "provider", "region"})
+#: What a non-blank value of each list filter is (the other filters' errors say their type and range).
+_API_WORDS = {
+    "gpu": "GPU names, comma-separated",
+    "provider": "provider names, comma-separated",
+    "region": "region names or parts of them, comma-separated",
+}
 
 
 #: What the form calls each field (error messages name the field the way the page does).

@@ -19,7 +19,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError
+from gpuscout.errors import QUOTED_NAME_CHARS, GpuscoutError, InvalidInputError, UnknownNameError
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +262,14 @@ def unknown_parameters(
     return out
 
 
+def shown_name(name: str) -> str:
+    """A name a form's error quotes: at most ``QUOTED_NAME_CHARS`` characters of it (a pasted page is
+    not echoed whole), with how long it was where longer."""
+    if len(name) <= QUOTED_NAME_CHARS:
+        return name
+    return f"{name[:QUOTED_NAME_CHARS]}… ({len(name):,} characters)"
+
+
 def gpuscout_error(
     exc: GpuscoutError, labels: Mapping[str, str], aliases: Mapping[str, str] | None = None
 ) -> FieldError | str:
@@ -275,7 +283,7 @@ def gpuscout_error(
     label = labels.get(name)
     if isinstance(exc, UnknownNameError):
         what = "matches several" if exc.ambiguous else "is not a name gpuscout knows"
-        text = f"“{exc.name}” {what}"
+        text = f"“{shown_name(exc.name)}” {what}"
         if exc.suggestions:
             text += "; pick one below" if exc.ambiguous else "; did you mean one of these?"
         message = f"{label}: {text}" if label else text

@@ -35,7 +35,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gpuscout.errors import GpuscoutError
 from gpuscout.web.api import offers_body
-from gpuscout.web.filters import OfferFilters
+from gpuscout.web.filters import OfferFilters, is_blank
 from gpuscout.web.services import WebServices
 
 OFFERS_PATH = "/api/v1/offers"
@@ -48,6 +48,8 @@ def plain_filters(query_string: bytes) -> OfferFilters | None:
     items = parse_qsl(query_string.decode("latin-1"), keep_blank_values=True)
     values = dict(items)
     if len(values) != len(items) or not _FIELDS.issuperset(values):
+        return None
+    if any(is_blank(name, value) for name, value in values.items()):  # the API's error (ApiOfferFilters)
         return None
     try:
         return OfferFilters.model_validate(values)

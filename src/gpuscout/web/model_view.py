@@ -255,6 +255,43 @@ def other_kind_error(error: WrongModelKind, label: str) -> FieldError:
     return FieldError("model", f"{label}: {name} is {what}, not {error.wanted}.", links=links)
 
 
+def other_kind_words(error: WrongModelKind, *, api: bool = True) -> str:
+    """The message of a model of another kind than a route answers, naming where the web app answers
+    it (its API routes, or with ``api=False`` its pages) in place of the CLI commands the estimator's
+    message names: "sdxl is an image (diffusion) model, not a language model: GET /api/v1/models/sdxl
+    gives its seconds per image by GPU; POST /api/v1/advise with a batch workload of images_total ranks
+    offers for it"."""
+    from gpuscout.estimate.arguments import FACES
+
+    name, kind = error.model, error.kind
+    what = FACES[kind][0] if kind in FACES else f"a {kind} model"
+    path = quote(name, safe="")
+    if api:
+        page = f"GET /api/v1/models/{path}"
+        where = {
+            "llm": f"GET /api/v1/estimate?{urlencode({'model': name, 'gpu': 'GPU'})} times it; POST "
+            "/api/v1/advise (or /api/v1/recommend) with a serve, batch or finetune workload ranks offers "
+            "for it",
+            "diffusion": f"{page} gives its seconds per image by GPU; POST /api/v1/advise (or "
+            f'/api/v1/recommend) with a batch workload, {{"kind": "batch", "model": "{name}", '
+            f'"images_total": {IMAGES_TO_RANK}}}, ranks offers for it',
+            "audio": f"{page} describes it and its page /models/{path} gives its transcription speed "
+            "(RTFx) by GPU; no API route times it",
+        }
+    else:
+        page = f"its page /models/{path}"
+        batch = urlencode({"kind": "batch", "model": name, "images_total": IMAGES_TO_RANK})
+        where = {
+            "llm": f"{page} gives its memory by GPU; /advise?{urlencode({'kind': 'serve', 'model': name})} "
+            "ranks offers for serving it",
+            "diffusion": f"{page} gives its seconds per image by GPU; /advise?{batch} ranks offers for "
+            f"{IMAGES_TO_RANK:,} images",
+            "audio": f"{page} gives its transcription speed (RTFx) by GPU",
+        }
+    text = f"{name} is {what}, not {error.wanted}"
+    return f"{text}: {where[kind]}" if kind in where else text
+
+
 def resolve_typed(typed: str) -> Resolved:
     """Resolve ``typed`` among the curated and the user's imported models (``UnknownNameError`` with
     the closest names when unknown)."""

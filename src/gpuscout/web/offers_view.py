@@ -13,7 +13,7 @@ from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
 from gpuscout.catalog.query import OfferQuery, ProviderShutDown, region_known, shut_down
 from gpuscout.errors import UnknownNameError
 from gpuscout.web.filters import FIELD_LABELS, OfferFilters
-from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, validation_errors
+from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, shown_name, validation_errors
 from gpuscout.web.offer_view import OfferRow
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def parse_filters(raw: Mapping[str, str], services: WebServices) -> tuple[OfferF
         errors.add(
             FieldError(
                 "provider",
-                f"{FIELD_LABELS['provider']}: no current offer is from “{exc.name}”"
+                f"{FIELD_LABELS['provider']}: no current offer is from “{shown_name(exc.name)}”"
                 + ("; did you mean one of these?" if exc.suggestions else ""),
                 tuple(exc.suggestions),
             )

@@ -14,6 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gpuscout.advise.faq import DEFAULT_CONTEXT, DEFAULT_USERS, REFERENCE_GDDR, Faq
 from gpuscout.advise.types import OBJECTIVES
+from gpuscout.advise.workload import MAX_NAME_CHARS
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.catalog.query import region_known
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind, closest
@@ -209,7 +210,7 @@ def gpus_page(request: Request, services: Services) -> Response:
     )
 
 
-@router.get("/gpus/{name}", response_class=HTMLResponse)
+@router.get("/gpus/{name:path}", response_class=HTMLResponse)
 def gpu_page(request: Request, services: Services, name: str) -> Response:
     """One accelerator (specs, prices, offers); a family name ("H100") lists the variants it covers. The
     page takes no query parameter: one given is a 422 naming it, as the API's ``/api/v1/gpus/{name}``
@@ -504,7 +505,7 @@ def _typed_model(
     """(kind, resolution, error) of the model typed: its kind ("llm", "diffusion", ...) and resolution,
     or the error naming the closest names; all None when none is typed."""
     typed = req.values.get("model")
-    if not typed:
+    if not typed or len(typed) > MAX_NAME_CHARS:  # too long: said by check_values, never searched
         return None, None, None
     try:
         found = model_view.resolve_typed(typed)
@@ -520,6 +521,8 @@ def _advise_context(
         "title": "Advisor",
         "req": req,
         "kinds": list(advise_form.KIND_CLASSES),
+        "kind_links": advise_form.kind_links(req, model_kind),
+        "max_name": MAX_NAME_CHARS,  # the model input's longest value (one typed longer is cut, and said)
         "errors": errors,
         "objectives": OBJECTIVES,
         "fields": advise_form.kind_fields(req.kind, model_kind),
