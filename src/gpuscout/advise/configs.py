@@ -313,6 +313,13 @@ def capacity_gb(memory: MemoryBreakdown, acc: Accelerator) -> float:
     return memory.capacity_gb if memory.capacity_gb > 0 else acc.memory_gb
 
 
+def memory_headroom(memory: MemoryBreakdown, acc: Accelerator) -> float:
+    """Share of the GPU's memory a layout leaves free (what a training layout is held to:
+    ``Assumptions.min_training_headroom``)."""
+    cap = capacity_gb(memory, acc)
+    return 1.0 - memory.total_gb / cap if cap > 0 else 0.0
+
+
 def tpot_ms(e: Estimate) -> float:
     """Mean time per output token at the estimate's load (the estimator's figure when it gives one)."""
     given = float(getattr(e, "tpot_ms", 0.0) or 0.0)

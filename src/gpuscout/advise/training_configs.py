@@ -57,6 +57,7 @@ from gpuscout.advise.configs import (
     config_key,
     fabric_unstated,
     job_warmup_s,
+    memory_headroom,
     reject,
     reject_kind_of,
 )
@@ -519,8 +520,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
 
     def _headroom(self, result: TrainingResult, acc: Accelerator) -> float:
         """Share of the GPU's memory this layout leaves free."""
-        cap = capacity_gb(result.memory, acc)
-        return 1.0 - result.memory.total_gb / cap if cap > 0 else 0.0
+        return memory_headroom(result.memory, acc)
 
     def _train_call(
         self,

@@ -195,7 +195,7 @@ def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[
                 res, _ = _run_task(model, acc, task, gpus=n, **kwargs)
             except InvalidInputError:
                 break
-            if res.fits:
+            if res.fits and _tight(task, res, acc) is None:
                 out.append(
                     {
                         "gpu": acc.name,
@@ -207,6 +207,19 @@ def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[
                 )
                 break
     return sorted(out, key=lambda r: (r["gpus"], r["memory_gb"], r["gpu"]))
+
+
+def _tight(task: str, res: Any, acc: Any) -> float | None:
+    """A training layout's free share of each GPU where it is below the advisor's margin
+    (``Assumptions.min_training_headroom``: `recommend` leaves such a layout out as an out-of-memory
+    risk); None where it keeps the margin, or for inference (whose engine budget is its own)."""
+    if task == "infer":
+        return None
+    from gpuscout.advise.assumptions import Assumptions
+    from gpuscout.advise.configs import memory_headroom
+
+    free = memory_headroom(res.memory, acc)
+    return free if free < Assumptions().min_training_headroom else None
 
 
 def _run_task(
@@ -300,7 +313,9 @@ def register(app: typer.Typer) -> None:
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
         """Memory breakdown per GPU, and the GPUs/counts on which it fits."""
+        from gpuscout.advise.assumptions import Assumptions
         from gpuscout.estimate.engines import run_engine
+        from gpuscout.knowledge.accelerators import resolve_gpu
 
         with user_errors(), _named_by_options(ctx, VRAM_FIELDS):
             if task not in TASKS:
@@ -323,6 +338,12 @@ def register(app: typer.Typer) -> None:
                     "gpu": res.gpu,
                     "gpus": gpus,
                     "fits": res.fits,
+                    # a training layout below the advisor's free-memory margin (recommend leaves it out)
+                    **(
+                        {"headroom_below_margin": _tight(task, res, resolve_gpu(res.gpu)) is not None}
+                        if task != "infer" and res.fits
+                        else {}
+                    ),
                     "supported": getattr(res, "supported", True),
                     **({"layout": layout} if layout else {}),
                     "memory": to_jsonable(res.memory),
@@ -349,10 +370,19 @@ def register(app: typer.Typer) -> None:
             verdict = (
                 "[green]fits[/]" if res.fits else f"[red]does not fit[/] ({plain(res.binding_constraint)})"
             )
+            tight = _tight(task, res, resolve_gpu(res.gpu)) if res.fits else None
+            if tight is not None:
+                verdict = (
+                    f"[yellow]fits with only {max(tight, 0.0):.1%} of each GPU free[/]: `recommend` leaves "
+                    f"out a training layout with less than {Assumptions().min_training_headroom:.0%} (an "
+                    "out-of-memory risk from "
+                    "allocator fragmentation and spikes; --min-headroom changes it there)"
+                )
             console.print(f"{gpus} x {plain(res.gpu)}: {verdict}")
         for w in warnings:
             console.print(f"[yellow]warning:[/] {plain(w)}")
-        table = Table(title="Fits on (smallest GPU count, up to 8)")
+        kept = "" if task == "infer" else f", at least {Assumptions().min_training_headroom:.0%} free"
+        table = Table(title=f"Fits on (smallest GPU count, up to 8{kept})")
         table.add_column("GPU")
         table.add_column("count", justify="right")
         table.add_column("GB per GPU needed", justify="right")
