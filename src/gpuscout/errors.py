@@ -114,8 +114,15 @@ def closest(name: str, candidates: Iterable[str], n: int = 5) -> list[str]:
     """Return up to ``n`` candidates closest to ``name`` (case-insensitive, look-alike characters
     folded: :func:`fold_name`), best first."""
     pool = {fold_name(c).lower(): c for c in candidates}
-    hits = difflib.get_close_matches(fold_name(name).lower(), list(pool), n=n, cutoff=0.3)
-    return [pool[h] for h in hits]
+    key = fold_name(name).lower()
+    hits = difflib.get_close_matches(key, list(pool), n=n, cutoff=0.3)
+    if not hits:
+        return []
+    # a list of far matches after a near one is noise ("whisper": whisper-large-v3, then phi-4, kimi-k2):
+    # keep those within 0.8 of the best score
+    score = {h: difflib.SequenceMatcher(None, key, h).ratio() for h in hits}
+    best = score[hits[0]]
+    return [pool[h] for h in hits if score[h] >= 0.8 * best]
 
 
 class ConfigurationRejected(InvalidInputError):
