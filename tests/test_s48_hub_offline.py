@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -228,3 +229,17 @@ def test_the_hub_host_is_the_endpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     assert loaders._hub_host() == ("mirror.local", 80)
     monkeypatch.setattr(constants, "ENDPOINT", "https://huggingface.co")
     assert loaders._hub_host() == ("huggingface.co", 443)
+
+
+def test_a_cached_copy_is_used_where_the_network_check_fails(
+    monkeypatch: pytest.MonkeyPatch, hub_log: _Records, release: threading.Event, tmp_path: Path
+) -> None:
+    """What the library would return itself (its cached copy) once its retries end: given at once."""
+    cached = tmp_path / "config.json"
+    cached.write_text("{}")
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", _retrying(release, DNS))
+    monkeypatch.setattr(loaders, "_reach", lambda host, port, timeout: DNS)
+    monkeypatch.setattr(
+        huggingface_hub, "try_to_load_from_cache", lambda repo, name, revision=None: str(cached)
+    )
+    assert hub_config_file(REPO) == cached

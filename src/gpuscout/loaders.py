@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import errno
 import json
-import logging
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -23,8 +21,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
-from urllib.request import getproxies
 
 from gpuscout.errors import GpuscoutError, InvalidInputError
 
@@ -101,7 +97,7 @@ HUB_INSTEAD = (
 
 _mute_lock = threading.Lock()
 _mute_count = 0
-_mute_level = logging.NOTSET
+_mute_level = 0  # logging.NOTSET (logging is imported by a fetch only)
 
 
 @contextmanager
@@ -109,6 +105,8 @@ def _hub_logging_muted() -> Iterator[None]:
     """The Hub library's log records (its "Retrying in 1s [Retry 1/5]" lines) dropped while a fetch runs:
     gpuscout says what failed, once. Counted, so that fetches running at once (or one still retrying
     after its caller gave up) unmute only when the last ends; its retries never use ``warnings``."""
+    import logging
+
     global _mute_count, _mute_level
     hub_log = logging.getLogger("huggingface_hub")
     with _mute_lock:
@@ -148,6 +146,8 @@ def _network_failure(exc: BaseException, host: str, timeout_s: float) -> str | N
     """What failed, where ``exc`` (or what it was raised from) is a network failure: the host's name did
     not resolve (DNS), no connection could be made, no answer came in time, or the Hub library is in
     offline mode; None for any other error (a missing or gated repo, a refused token)."""
+    import socket
+
     causes = list(_chain(exc))
     names = {type(e).__name__ for e in causes}
     if "OfflineModeIsEnabled" in names:
@@ -167,6 +167,8 @@ def _network_failure(exc: BaseException, host: str, timeout_s: float) -> str | N
 
 def _hub_host() -> tuple[str, int]:
     """The Hub's host and port (``HF_ENDPOINT``, else huggingface.co)."""
+    from urllib.parse import urlsplit
+
     try:
         from huggingface_hub import constants
 
@@ -184,6 +186,9 @@ def _hub_host() -> tuple[str, int]:
 def _reach(host: str, port: int, timeout_s: float) -> BaseException | None:
     """The error of looking ``host`` up and connecting to it once (None where that works, or where a
     proxy is set: the library connects through it, and a direct connection says nothing)."""
+    import socket
+    from urllib.request import getproxies  # http.client, ssl, email: only when a fetch is under way
+
     if any(k in getproxies() for k in ("http", "https", "all")):
         return None
     try:
@@ -219,6 +224,20 @@ def _hub_deadline() -> float:
     except GpuscoutError:
         project = HUB_DEADLINE_S  # a bad setting is the refresh's to report
     return min(HUB_DEADLINE_S, project)
+
+
+def _cached_config(repo_id: str, revision: str | None) -> Path | None:
+    """The repo's ``config.json`` in the local HF cache (a copy fetched before), else None: what the Hub
+    library returns itself when the network fails, used where gpuscout gives up on the network first."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:
+        return None
+    try:
+        found = try_to_load_from_cache(repo_id, "config.json", revision=revision)
+    except Exception:  # a cache the library cannot read is no copy
+        return None
+    return Path(found) if isinstance(found, str) else None
 
 
 def hub_config_file(repo_id: str, *, revision: str | None = None, deadline_s: float | None = None) -> Path:
@@ -259,10 +278,17 @@ def hub_config_file(repo_id: str, *, revision: str | None = None, deadline_s: fl
         check_done.wait(max(0.0, min(HUB_CHECK_TIMEOUT_S, left)))
         failed = check.get("result")
         if failed is not None and not done.is_set():
-            unreachable = _network_failure(failed, host, per_request) or f"cannot reach {host} ({failed})"
+            cached = _cached_config(repo_id, revision)  # what the library would fall back to, in time
+            if cached is not None:
+                return cached
+            wait = min(HUB_CHECK_TIMEOUT_S, deadline)
+            unreachable = _network_failure(failed, host, wait) or f"cannot reach {host} ({failed})"
             raise InvalidInputError("hub", f"{what}: {unreachable}; {HUB_INSTEAD}")
         left = deadline - (time.monotonic() - started)
         if not done.wait(max(0.0, left)):
+            cached = _cached_config(repo_id, revision)
+            if cached is not None:
+                return cached
             raise InvalidInputError(
                 "hub", f"{what}: timeout: no answer from {host} within {deadline:g} s; {HUB_INSTEAD}"
             )

@@ -33,3 +33,8 @@ def test_batch_and_pretrain_say_their_totals() -> None:
 
 def test_serving_has_no_job_line() -> None:
     assert _job(ServeWorkload(model="llama-3.1-8b", concurrency=8)) == []
+
+
+def test_an_fp32_run_says_fp32_adapters_as_its_rows_do() -> None:
+    w = FinetuneWorkload(model="llama-3.1-8b", dataset_tokens=1e8, precision="fp32")
+    assert _job(w) == ["job: LoRA over 100M tokens, 2,048-token sequences, fp32, fp32 adapters"]

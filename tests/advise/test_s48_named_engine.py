@@ -13,7 +13,7 @@ from gpuscout.advise.api import advise
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import default_backends
 from gpuscout.advise.inference_configs import ServeEvaluator, engine_named
-from gpuscout.advise.types import Advice
+from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
 from tests.advise.helpers import NOW, offer
@@ -107,3 +107,30 @@ def test_a_blank_engine_is_the_default_and_the_evaluator_says_what_the_named_one
     for o in _offers():
         assert ev.evaluate(o).reject_kind == "unsupported"
     assert "int4" in ev.named_engine_precisions
+
+
+def test_a_named_engine_keeps_its_launch_flags_where_it_runs_another_precision() -> None:
+    # gpt-oss-20b on T4s (no MXFP4 path there): vLLM named with --max-num-seqs 4 runs int4, still capped at 4
+    from gpuscout.catalog.api import current_offers
+
+    w = ServeWorkload(
+        model="gpt-oss-20b", concurrency=16, engine="vllm --max-num-seqs 4", latency_targets="none",
+        accelerators=("T4",),
+    )  # fmt: skip
+    rows = advise(w, tuple(current_offers()), now=NOW).rows
+    assert rows and all(r.substitution and "runs vllm with int4" in r.substitution for r in rows)
+
+    def per_replica(r: Recommendation) -> float:
+        assert r.estimate is not None and r.estimate.capacity_users is not None
+        return r.estimate.capacity_users / (r.config.replicas_per_instance * r.config.instances)
+
+    assert all(per_replica(r) <= 4 for r in rows)  # the flag's cap, each replica
+    free = advise(w.model_copy(update={"engine": "vllm"}), tuple(current_offers()), now=NOW).rows
+    assert all(per_replica(r) > 4 for r in free)  # without it the cap is vLLM's own 256
+
+
+def test_a_blank_precision_is_the_checkpoints_own_as_a_missing_one() -> None:
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=4, engine="vllm")
+    missing = _answer(w)
+    blank = _answer(w.model_copy(update={"precision": "  "}))
+    assert missing.rows and [r.offer for r in blank.rows] == [r.offer for r in missing.rows]

@@ -42,3 +42,16 @@ def test_quantising_is_priced_against_the_same_step() -> None:
     (fp8,) = [s for s in d.suggestions if s.startswith("Quantise to fp8")]
     speed = _figure(fp8, r"~([\d,]+) tokens/s per sequence")
     assert d.expected_tps < speed <= 2.0 * d.expected_tps
+
+
+def test_remedies_run_the_engine_as_given_with_its_flags() -> None:
+    # an eager vLLM is host-bound here: a faster card or fewer bytes would not speed it up, and the batch
+    # remedy is priced eager (it was priced with today's vLLM and its CUDA graphs: 236 tok/s for fp8)
+    eager = diagnose("llama-3.1-8b", "H100", measured_tps=60.0, engine="vllm --enforce-eager")
+    assert not [s for s in eager.suggestions if s.startswith(("Faster memory", "Quantise"))]
+    (line,) = [s for s in eager.suggestions if s.startswith("Batch 32")]
+    at32 = diagnose("llama-3.1-8b", "H100", measured_tps=60.0, batch=32, engine="vllm --enforce-eager")
+    assert abs(_figure(line, r"\(([\d,]+) per sequence\)") - at32.expected_tps) <= 0.5
+    # a scheduler capped at 4 sequences is never told to batch 8 or 32
+    capped = diagnose("llama-3.1-8b", "H100", measured_tps=60.0, engine="vllm --max-num-seqs 4")
+    assert not [s for s in capped.suggestions if s.startswith("Batch")]

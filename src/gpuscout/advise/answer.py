@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import shlex
 from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -148,9 +149,9 @@ def _job_text(w: AnyWorkload) -> str | None:
         )
     if isinstance(w, FinetuneWorkload):
         method = {"lora": "LoRA", "qlora": "QLoRA", "full": "full fine-tuning"}[w.method]
-        adapters = (
-            (f", {'fp32' if w.adapter_dtype == 'fp32' else '16-bit'} adapters") if w.method != "full" else ""
-        )
+        # the adapters' dtype as the row's assumption says it (``precision: fp32`` makes the whole run fp32)
+        fp32 = w.fp32_adapters or w.fp32_run
+        adapters = f", {'fp32' if fp32 else '16-bit'} adapters" if w.method != "full" else ""
         epochs = f" x {w.epochs:g} epochs" if w.epochs != 1 else ""
         dtype = f"NF4 base, {w.precision} compute" if w.method == "qlora" else w.precision
         return (
@@ -521,7 +522,8 @@ def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -
         kept = _relaxed(ranker, offers, {"precision": precision})
         if kept.rows:
             fixes.append(
-                f"--engine {w.engine} runs --precision {precision}: the cheapest is {_label(kept.rows[0])} "
+                f"--engine {shlex.quote(w.engine or '')} runs --precision {precision}: the cheapest is "
+                f"{_label(kept.rows[0])} "
                 f"at {usd(kept.rows[0].total_usd, _per(w))}"
             )
     return "; ".join(fixes)
@@ -620,11 +622,11 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     engine_fix = _engine_fix(ranker, offers, counts)
     tried = sum(counts[k] for k in REJECT_KINDS)  # the offers the evaluator looked at (not filtered out)
     if engine_fix is not None and counts["unsupported"] == tried:
-        asked = getattr(w, "precision", None)
+        asked = (getattr(w, "precision", None) or "").strip()
         native = ranker.be.native_precision
         own = f" ({native(w.model)})" if native is not None else ""
-        what = f"--precision {asked}" if asked else f"the checkpoint's own format{own}"
-        engine = getattr(w, "engine", "")
+        what = f"--precision {shlex.quote(asked)}" if asked else f"the checkpoint's own format{own}"
+        engine = shlex.quote(getattr(w, "engine", "") or "")
         fixes = engine_fix or "nor does another engine or precision the support rules know"
         return f"--engine {engine} cannot run {what} on any GPU of these offers ({head}); {fixes}"
     # too little memory where a narrower precision would fit: said first, on the GPUs and places asked
@@ -654,7 +656,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     hint = "".join(f"; {h}" for h in hints)
     if engine_fix is not None:
         refused = f"{counts['unsupported']:,} of them"
-        hint += f"; --engine {getattr(w, 'engine', '')} cannot run on {refused}" + (
+        hint += f"; --engine {shlex.quote(getattr(w, 'engine', '') or '')} cannot run on {refused}" + (
             f": {engine_fix}" if engine_fix else ""
         )
     elif counts["unsupported"]:

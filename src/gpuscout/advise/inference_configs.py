@@ -61,6 +61,12 @@ def engine_named(w: ServeWorkload | BatchWorkload) -> bool:
     return bool(w.engine and w.engine.strip())
 
 
+def precision_named(w: ServeWorkload | BatchWorkload) -> bool:
+    """Whether the workload names its precision (a blank one, as a form may send, is the checkpoint's
+    own format, as a missing one is): a precision named with a named engine is never replaced."""
+    return bool(w.precision and w.precision.strip())
+
+
 def _short_label(est: Estimate) -> str:
     """The engine as people name it ("TensorRT-LLM", "vLLM"): its label without the parenthesis."""
     label = str(est.assumptions.get("engine") or est.engine)
@@ -155,16 +161,18 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             # the engine named stays; where no precision was asked either (the checkpoint's own format,
             # gpt-oss's MXFP4), the nearest precision that engine runs here is used and said on the row
             same = tuple(o for o in options if o.engine == asked.engine)
-            if w.precision is not None or not same:
+            if precision_named(w) or not same:
                 return None, self._named_refusal(acc, asked)
             options = same
         if isinstance(w, ServeWorkload):  # a live endpoint needs a server with continuous batching
             options = tuple(o for o in options if o.engine not in LIBRARY_ENGINES or o.engine == asked.engine)
         for opt in options:
-            est, _ = self._estimate(acc, tp, batch, opt.engine, opt.precision)
+            # the named engine as the user wrote it (its version and launch flags), not its bare name
+            engine = self._engine if engine_named(w) else opt.engine
+            est, _ = self._estimate(acc, tp, batch, engine, opt.precision)
             if est is not None and est.supported:
                 note = f"{asked.unsupported_reason.rstrip('.')}; runs {opt.message} instead"
-                self._plans[acc.name] = (opt.engine, opt.precision, note)
+                self._plans[acc.name] = (engine, opt.precision, note)
                 return est, None
         why = f"not supported: {asked.unsupported_reason}"
         why += (

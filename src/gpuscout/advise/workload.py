@@ -113,6 +113,12 @@ def parse_hours(value: Any, field: str = "deadline_hours") -> Any:
     return float(found.group(1)) * _HOURS_PER_UNIT[unit]
 
 
+def _blank_is_none(cls: type, value: Any) -> Any:
+    """A blank ``precision`` or ``engine`` (a form's "auto") is not given: the checkpoint's own format,
+    the default engine."""
+    return None if isinstance(value, str) and not value.strip() else value
+
+
 def _deadline_hours(cls: type, value: Any) -> Any:
     """``deadline_hours`` accepts a duration with a unit ("24h", "2d") in files and forms too."""
     try:
@@ -272,6 +278,8 @@ class ServeWorkload(Workload):
     days_per_month: float = Field(default=30.0, ge=1, le=31)
     latency_targets: Literal["chat", "none"] = "chat"
 
+    _blank = field_validator("precision", "engine", mode="before")(_blank_is_none)
+
     @model_validator(mode="after")
     def _check(self) -> ServeWorkload:
         if self.concurrency is not None and self.requests_per_s is not None:
@@ -388,6 +396,7 @@ class BatchWorkload(Workload):
     default_spot: ClassVar[bool] = True
 
     _hours = field_validator("deadline_hours", mode="before")(_deadline_hours)
+    _blank = field_validator("precision", "engine", mode="before")(_blank_is_none)
 
     @model_validator(mode="after")
     def _check(self) -> BatchWorkload:

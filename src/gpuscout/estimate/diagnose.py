@@ -191,7 +191,7 @@ def diagnose(
             spec,
             acc,
             est.precision,
-            eng.name,
+            engine,  # as given: its version and launch flags (an eager vLLM is priced eager)
             batch,
             gpus,
             context_in,
@@ -326,6 +326,7 @@ def _remedies(
         per_seq = 1.0 / decode_step(st, batch, context).total
         return per_seq, per_seq * batch, e.fits and e.max_batch >= batch
 
+    profile = resolve_engine(engine)
     if bound == "memory":
         faster = []
         for name in FASTER_MEMORY_GPUS:
@@ -336,14 +337,14 @@ def _remedies(
                 faster.append(f"{name} ~{res[0]:,.0f}")
         if faster:
             out.append("Faster memory (HBM): " + ", ".join(faster) + " tokens/s per sequence (estimated).")
-        quant = ("gguf-q4_k_m", "gguf-q8_0") if engine == "llama.cpp" else ("fp8", "int4")
+        quant = ("gguf-q4_k_m", "gguf-q8_0") if profile.name == "llama.cpp" else ("fp8", "int4")
         for q in quant:
             if q == precision:
                 continue
             res = tps(precision=q)
             if res and res[0] > base_tps * 1.1:
                 out.append(f"Quantise to {q}: ~{res[0]:,.0f} tokens/s per sequence (fewer bytes per step).")
-        if engine != "llama.cpp":
+        if profile.name != "llama.cpp":
             # a dense model's step reads its weights once for the whole batch; an MoE's tokens route to
             # different experts, so a bigger batch reads more of them (each read still serves several)
             shared = (
@@ -351,8 +352,9 @@ def _remedies(
                 if model_consts(spec).moe_layers
                 else "the weights read serve every sequence"
             )
+            cap = profile.max_num_seqs  # the engine's cap on sequences run at once
             for b in (8, 32):
-                if b <= batch:
+                if b <= batch or (cap and b > cap):
                     continue
                 res = tps(batch=b)
                 if res and res[2]:
