@@ -22,6 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from gpuscout import settings
 from gpuscout.errors import GpuscoutError, InvalidInputError
 
 if TYPE_CHECKING:
@@ -78,11 +79,11 @@ def model_from_hf_config(
     return spec_from_hf_config(raw, name=name, source=f"config.json file {path.name}")
 
 
-#: The longest a Hub fetch of ``config.json`` may take, every request and retry together. The Hub library
-#: waits up to 10 s for each request and, where no copy is cached, retries a failed one five times over
-#: about 23 s (printing each try); a config of a few kB arrives in a second. Lowered by
+#: The longest a Hub fetch of ``config.json`` may take (``settings.HUB_DEADLINE_S``, one place): the Hub
+#: library waits up to 10 s for each request and, where no copy is cached, retries a failed one five times
+#: over about 23 s (printing each try); a config of a few kB arrives in a second. Lowered by
 #: ``GPUSCOUT_REFRESH_TIMEOUT`` (the project's deadline of a network fetch) where that is shorter.
-HUB_DEADLINE_S = 30.0
+HUB_DEADLINE_S = settings.HUB_DEADLINE_S
 #: A fetch still running after this long may be retrying a request that could not connect: the Hub's
 #: host is then looked up and connected to once (:func:`_reach`), and where that fails the fetch fails
 #: at once, saying why, rather than after the library's retries.

@@ -23,6 +23,10 @@ from typing import Any
 
 from gpuscout.errors import InvalidInputError
 
+#: The longest a Hub fetch of a model's ``config.json`` may take, every request and retry together
+#: (``gpuscout.loaders.hub_config_file``; lowered by ``GPUSCOUT_REFRESH_TIMEOUT`` where that is shorter).
+HUB_DEADLINE_S = 30.0
+
 
 def _var(env: str, doc: str, default_text: str) -> dict[str, Any]:
     return {"env": env, "doc": doc, "default": default_text}
@@ -95,7 +99,7 @@ class Settings:
             "GPUSCOUT_REFRESH_TIMEOUT",
             "a refresh's deadline per source, seconds (`refresh --timeout` overrides it; the web refresh"
             " endpoint uses it); the whole run ends at most 30 s later. A Hub fetch of a model's config.json"
-            " (`models import org/model`) gives up after this or 30 s, whichever is shorter",
+            f" (`models import org/model`) gives up after this or {HUB_DEADLINE_S:g} s, whichever is shorter",
             "120",
         ),
     )

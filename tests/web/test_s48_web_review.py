@@ -157,6 +157,8 @@ def test_a_token_count_schema_is_json_schema_and_takes_text(client: TestClient, 
 
 _SAMPLES = [
     "32k",
+    " 32k ",  # the parser strips the spaces: the schema takes them too
+    "\t32k\n",  # any white space, as str.strip()
     "1.5M",
     "1e6",
     "32768",

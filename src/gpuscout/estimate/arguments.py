@@ -93,8 +93,8 @@ TOKENS_ACCEPTED = "a whole number like 32768, 32k, 1.5M or 1e9; k = 1,000, M = 1
 TOKENS_HELP = "32k = 32,000; also 1.5M, 1e9"
 #: A longer text is not read at all (Python reads at most 4,300 digits into an int; a count that long
 #: is a paste gone wrong).
-_MAX_TOKEN_TEXT = 40
-_TOKEN_COUNT = re.compile(
+MAX_TOKEN_TEXT = 40
+TOKEN_COUNT = re.compile(
     r"(?P<int>[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+(?:_[0-9]+)*)"  # 1,000,000 | 10_000 | 32768
     r"(?:\.(?P<frac>[0-9]+(?:_[0-9]+)*))?"
     r"(?:[eE](?P<exp>[-+]?[0-9]{1,2}))?"
@@ -123,9 +123,9 @@ def token_count(value: Any, field: str) -> int:
     text = str(value).strip()
     sign = -1 if text.startswith("-") else 1
     number = text[1:] if sign < 0 else text
-    found = _TOKEN_COUNT.fullmatch(number) if len(text) <= _MAX_TOKEN_TEXT else None
+    found = TOKEN_COUNT.fullmatch(number) if len(text) <= MAX_TOKEN_TEXT else None
     if found is None or (found["exp"] and found["unit"]):
-        raise InvalidInputError(field, f"{text[:_MAX_TOKEN_TEXT]!r} is not a token count", TOKENS_ACCEPTED)
+        raise InvalidInputError(field, f"{text[:MAX_TOKEN_TEXT]!r} is not a token count", TOKENS_ACCEPTED)
     frac = (found["frac"] or "").replace("_", "")
     digits = int(found["int"].replace(",", "").replace("_", "") + frac)
     power = int(found["exp"] or 0) + _UNIT_POWERS.get((found["unit"] or "").lower(), 0) - len(frac)
@@ -148,7 +148,7 @@ def whole_number_text(text: str) -> int | None:
     ``"-3"``, ``"1E+3"``), else None (``"2.5"``, ``"abc"``, ``"nan"``, ``"0x10"``, a text longer than
     40 characters): a count typed as ``1e9`` is a count, refused by its range if it is out of it
     rather than as "not an integer"."""
-    if not isinstance(text, str) or len(text) > _MAX_TOKEN_TEXT or not text.isascii():
+    if not isinstance(text, str) or len(text) > MAX_TOKEN_TEXT or not text.isascii():
         return None
     try:
         number = Decimal(text.strip())
@@ -166,9 +166,9 @@ def shown_number(value: object) -> str:
     of more than 4,300 digits cannot even be written out); a float as ``%g``; a text as typed (cut to
     40 characters)."""
     if isinstance(value, str):
-        return value.strip()[:_MAX_TOKEN_TEXT]
+        return value.strip()[:MAX_TOKEN_TEXT]
     if _is_bool(value) or not isinstance(value, numbers.Real):
-        return repr(value)[:_MAX_TOKEN_TEXT]
+        return repr(value)[:MAX_TOKEN_TEXT]
     if isinstance(value, numbers.Integral):
         number = operator.index(value)
         if abs(number) < 10**15:
@@ -178,7 +178,7 @@ def shown_number(value: object) -> str:
         sign = "-" if number < 0 else ""
         return f"{sign}~1e+{int((abs(number).bit_length() - 1) * math.log10(2))}"
     real = _real(value)
-    return f"{real:g}" if real is not None else repr(value)[:_MAX_TOKEN_TEXT]
+    return f"{real:g}" if real is not None else repr(value)[:MAX_TOKEN_TEXT]
 
 
 def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:

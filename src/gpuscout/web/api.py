@@ -23,12 +23,12 @@ from gpuscout.catalog.reader import SqliteReader
 from gpuscout.catalog.status import HISTORY_DAYS_ACCEPTED, history_provider
 from gpuscout.errors import InvalidInputError, UnknownNameError, quoted_name
 from gpuscout.estimate.arguments import (
-    _MAX_TOKEN_TEXT,
-    _TOKEN_COUNT,
     MAX_CONCURRENCY,
     MAX_CONTEXT,
     MAX_GPUS,
     MAX_RATE,
+    MAX_TOKEN_TEXT,
+    TOKEN_COUNT,
     token_count,
 )
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -442,9 +442,10 @@ def _tokens(field: str) -> Callable[[object], object]:
 
 #: A token count written as text, as the CLI reads it (``32k``, ``1.5M``, ``1e6``, ``32,768``), in the
 #: dialect of JSON Schema (ECMA-262): the parser's own grammar with its groups unnamed, and as it, not an
-#: exponent and a unit together (``1e6k``). A negative count is left out (the range starts at 0).
+#: exponent and a unit together (``1e6k``); spaces around it are read, as the parser strips them. A
+#: negative count is left out (the range starts at 0).
 TOKEN_TEXT_PATTERN = (
-    "^(?!.*[eE].*[kKmMbBgGtT])(?:" + re.sub(r"\(\?P<\w+>", "(?:", _TOKEN_COUNT.pattern) + ")$"
+    r"^\s*(?!.*[eE].*[kKmMbBgGtT])(?:" + re.sub(r"\(\?P<\w+>", "(?:", TOKEN_COUNT.pattern) + r")\s*$"
 )
 _TOKEN_WORDS = (
     f"0 to {MAX_CONTEXT:,}: a whole number (32768) or, as the CLI writes it, 32k, 1.5M or 1e6 (k = 1,000)"
@@ -460,7 +461,7 @@ def _token_schema(description: str) -> WithJsonSchema:
         {
             "anyOf": [
                 {"type": "integer", "minimum": 0, "maximum": MAX_CONTEXT},
-                {"type": "string", "pattern": TOKEN_TEXT_PATTERN, "maxLength": _MAX_TOKEN_TEXT},
+                {"type": "string", "pattern": TOKEN_TEXT_PATTERN, "maxLength": MAX_TOKEN_TEXT},
             ],
             "description": description,
         }
