@@ -60,6 +60,16 @@ class UnknownNameError(InvalidInputError, LookupError):
         label = "matches" if ambiguous else "closest known"
         super().__init__(field, f"{what} name {said}; {label}: {hint}")
 
+    def named_as(self, field: str) -> UnknownNameError:
+        """The same error named by ``field`` (the option the user typed: ``--engine``): a copy, of the same
+        class, with its message, suggestions and what a subclass adds (an engine's list of every engine
+        accepted) kept."""
+        text = f"{field}: {self.message}" + (f" (accepted: {self.accepted})" if self.accepted else "")
+        renamed = type(self).__new__(type(self), text)  # not __init__: subclasses take other arguments
+        renamed.__dict__.update(self.__dict__)
+        renamed.field = field
+        return renamed
+
 
 #: At most this many characters of a name are quoted in an error (a pasted page is not echoed whole).
 QUOTED_NAME_CHARS = 50

@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gpuscout.advise.workload import MAX_NAME_CHARS, ServeWorkload, Workload, _accepted
-from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError, UnknownNameError
 from gpuscout.estimate.arguments import MAX_CONTEXT, token_count
 from gpuscout.estimate.launch_flags import read_flags
 
@@ -272,7 +272,7 @@ def test_an_unknown_long_name_in_the_api_is_quoted_cut(client: TestClient) -> No
 
 @pytest.mark.parametrize(
     ("workload", "field"),
-    [({"regions": ["r" * 5000]}, "regions"), ({"k" * 5000: 1}, "k" * 40 + "...")],
+    [({"regions": ["r" * 5000]}, "regions"), ({"k" * 5000: 1}, "k" * QUOTED_NAME_CHARS + "...")],
 )
 def test_a_long_region_or_field_name_is_quoted_cut(
     client: TestClient, workload: dict[str, Any], field: str
@@ -280,7 +280,8 @@ def test_a_long_region_or_field_name_is_quoted_cut(
     r = client.post(RECOMMEND, json=_serve(**workload))
     assert r.status_code == 422
     assert r.json()["field"] == field
-    assert "r" * 51 not in r.json()["message"] and "k" * 41 not in r.json()["message"]
+    cut = QUOTED_NAME_CHARS + 1  # one figure for every quote of a user's text (errors)
+    assert "r" * cut not in r.json()["message"] and "k" * cut not in r.json()["message"]
     assert len(r.content) < 1500, len(r.content)  # was 5 KB and 10 KB: the text echoed whole
 
 

@@ -29,7 +29,7 @@ from typing import Any, ClassVar, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError
 from gpuscout.estimate.arguments import (  # the limits every face shares, stated once there
     MAX_CONCURRENCY,
     MAX_CONTEXT,
@@ -106,7 +106,7 @@ def parse_hours(value: Any, field: str = "deadline_hours") -> Any:
     if found is None:
         raise InvalidInputError(
             field,
-            f"cannot read {value[:40]!r} as a duration",
+            f"cannot read {value[:_QUOTED]!r} as a duration",
             "hours (24) or a number with a unit: 90m, 24h, 2d, 1w",
         )
     unit = (found.group(2) or "h").lower()[0]
@@ -480,7 +480,7 @@ def _adapter_dtype(cls: type, value: Any) -> Any:
     if isinstance(value, str) and value.strip().lower() in _SIXTEEN_BIT_NAMES:
         raise _rule(
             "adapter_dtype",
-            f"{value.strip()[:40]!r} is written 16bit: the adapters in the run's compute dtype "
+            f"{value.strip()[:_QUOTED]!r} is written 16bit: the adapters in the run's compute dtype "
             "(bf16 or fp16, as precision says)",
             ", ".join(get_args(AdapterDtype)),
             ("precision",),
@@ -623,7 +623,7 @@ def repeated_key(field: str, name: str, values: list[str]) -> InvalidInputError:
     """The error of a key ``name`` a workload file gives ``len(values)`` times, in the words of a query
     parameter given twice on the web (``concurrency: given 2 times ('3', '5') (accepted: one value)``):
     a parser would keep the last value without a word. ``field``: the top-level field it is under."""
-    shown = ", ".join(repr(v[:40]) for v in values[:4]) + (", ..." if len(values) > 4 else "")
+    shown = ", ".join(repr(v[:_QUOTED]) for v in values[:4]) + (", ..." if len(values) > 4 else "")
     where = "" if field == name else f"{name!r} "
     return InvalidInputError(field, f"{where}given {len(values)} times ({shown})", "one value")
 
@@ -721,7 +721,7 @@ def _friendly(exc: ValidationError, cls: type[Workload]) -> InvalidInputError:
     if etype == "float_type" and isinstance(given, int):  # an int too large for a float
         said = "is out of range"
     if said is not None:
-        what = repr(given.strip()[:40]) if isinstance(given, str) and said != "is out of range" else None
+        what = repr(given.strip()[:_QUOTED]) if isinstance(given, str) and said != "is out of range" else None
         return InvalidInputError(loc, f"{what or shown_number(given)} {said}", words)
     if etype in ("bool_type", "bool_parsing"):
         return InvalidInputError(loc, f"{_quoted(given)} is not true or false", words)
@@ -748,7 +748,7 @@ _TYPE_ERRORS = {
 }
 
 #: At most this many characters of a text a user gave are quoted back in an error.
-_QUOTED = 40
+_QUOTED = QUOTED_NAME_CHARS  # how much of a user's text an error quotes: one figure (errors)
 
 
 def _quoted(value: Any) -> str:

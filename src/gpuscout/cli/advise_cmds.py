@@ -369,11 +369,7 @@ def _as_option(exc: InvalidInputError, given: Collection[str]) -> InvalidInputEr
         return exc
     flag = _flag(field)
     if isinstance(exc, UnknownNameError):
-        from gpuscout.estimate.engines import UnknownEngineError
-
-        # an unknown engine keeps its list of every engine accepted
-        kind = UnknownEngineError if isinstance(exc, UnknownEngineError) else UnknownNameError
-        return kind(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous)
+        return exc.named_as(flag)  # an unknown engine keeps its list of every engine accepted
     accepted = _in_our_words(exc.accepted, exc.names) if exc.accepted else exc.accepted
     return InvalidInputError(flag, _in_our_words(exc.message, exc.names), accepted)
 

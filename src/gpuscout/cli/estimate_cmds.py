@@ -128,11 +128,7 @@ def _named_by_options(ctx: typer.Context, fields: Mapping[str, str] | None = Non
         if flag is None:
             raise
         if isinstance(exc, UnknownNameError):
-            from gpuscout.estimate.engines import UnknownEngineError
-
-            # an unknown engine keeps its list of every engine accepted
-            kind = UnknownEngineError if isinstance(exc, UnknownEngineError) else UnknownNameError
-            raise kind(flag, exc.name, exc.suggestions, ambiguous=exc.ambiguous) from None
+            raise exc.named_as(flag) from None  # an unknown engine keeps its list of engines accepted
         accepted = _in_option_words(exc.accepted, flags, exc.names) if exc.accepted else exc.accepted
         raise InvalidInputError(flag, _in_option_words(exc.message, flags, exc.names), accepted) from None
 

@@ -31,7 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError
 
 _NUMBER = r"[ =]([0-9][0-9_,.]*)"
 
@@ -198,7 +198,7 @@ def read_flags(
                     number = "a whole number" if flag.integer else "a number"
                     raise InvalidInputError(
                         "engine",
-                        f"{bare.group(1)} needs {number}, not {word.group(1)[:40]!r}",
+                        f"{bare.group(1)} needs {number}, not {word.group(1)[:QUOTED_NAME_CHARS]!r}",
                         flag.accepted(),
                     )
                 raise InvalidInputError("engine", f"{bare.group(1)} needs a value", flag.accepted())

@@ -31,7 +31,7 @@ from gpuscout.advise.workload import (
     Workload,
 )
 from gpuscout.catalog.query import region_terms
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError
 from gpuscout.estimate.arguments import token_count
 from gpuscout.web.form_errors import (
     FieldError,
@@ -465,14 +465,16 @@ def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormE
                 FieldError(
                     name,
                     f"{labels[name]} must be a name of at most {MAX_NAME_CHARS:,} characters; you typed "
-                    f"{len(raw):,} (“{raw[:40]}…”)",
+                    f"{len(raw):,} (“{raw[:QUOTED_NAME_CHARS]}…”)",
                 )
             )
         if info is None or name == "model":
             continue
         problem = _check_one(raw, info, name)
         if problem:
-            errors.add(FieldError(name, f"{labels[name]} must be {problem}; you typed “{raw[:40]}”"))
+            errors.add(
+                FieldError(name, f"{labels[name]} must be {problem}; you typed “{raw[:QUOTED_NAME_CHARS]}”")
+            )
     total = BATCH_TOTALS.get(model_kind or "") if request.kind == "batch" else None
     if total and request.submitted and not any(t in request.values for t in BATCH_TOTALS.values()):
         errors.add(FieldError(total, f"{labels[total]} is required"))
