@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 NEWEST = datetime(2026, 12, 4, 12, tzinfo=UTC)
 
 
-@dataclass
+@dataclass(frozen=True)
 class Point:  # the shape of the store's HistoryPoint
     at: datetime | None
     provider: str

@@ -3,7 +3,6 @@ labels that do not overlap, a real history only with several snapshots, and the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from gpuscout.knowledge.accelerators import all_accelerators
@@ -18,15 +17,7 @@ from gpuscout.web.charts import (
     value_frontier,
 )
 from tests.web.conftest import make_offer
-
-
-@dataclass(frozen=True)
-class Point:  # the shape of the store's HistoryPoint
-    at: datetime | None
-    provider: str
-    min_usd_per_gpu_hour: float
-    median_usd_per_gpu_hour: float
-    offers: int = 1
+from tests.web.history_points import Point
 
 
 def test_ticks_are_1_2_5_decades_spanning_the_values() -> None:

@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gpuscout.web.charts import price_history_chart
-from tests.web.test_charts import Point
+from tests.web.history_points import Point
 
 # vLLM started with --max-model-len 1000 rejects 2,000 prompt + 256 output tokens: the estimator's error
 SHORT_WINDOW = {

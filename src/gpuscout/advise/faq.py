@@ -80,12 +80,12 @@ class Faq:
     users: int = DEFAULT_USERS
 
 
-def _names_entry(be: Backends, name: str, typed: str) -> bool:
-    """Whether ``typed`` names the registry entry ``name`` itself, not an alias sized as it."""
-    from gpuscout.knowledge.models import is_entry_name, resolve_model
+def _label_as_typed(be: Backends, name: str, typed: str) -> str:
+    """``typed`` as the user named the registry entry ``name`` (``knowledge.models.label_as_typed``)."""
+    from gpuscout.knowledge.models import label_as_typed, resolve_model
 
     spec = be.models.resolve(name) if be.models is not None else resolve_model(name)
-    return is_entry_name(spec, typed)
+    return label_as_typed(spec, typed)
 
 
 def _gb(x: float) -> str:
@@ -150,9 +150,8 @@ class _Faq:
         self.model = be.model_name(model)
         # the model as the user named it, with the entry it is sized as where that is another name
         # ("deepseek-r1 (as deepseek-v3)"), as `estimate` and `recommend` write it
-        entry = _names_entry(be, self.model, model)
-        self.label = self.model if entry else f"{model.strip()} (as {self.model})"
-        self.said = self.model if entry else model.strip()  # in the answers' sentences
+        self.label = _label_as_typed(be, self.model, model)
+        self.said = self.label.partition(" (as ")[0]  # in the answers' sentences: the name as typed
         kind = be.model_kind(self.model)
         if kind != "llm":
             raise WrongModelKind(

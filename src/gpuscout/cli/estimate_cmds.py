@@ -602,12 +602,11 @@ def _ms(value: float) -> str:
 
 
 def _model_label(typed: str, spec: ModelSpec) -> str:
-    """The model as the user named it, with the registry entry it was sized as when that is another
-    model's name ("deepseek-r1 (as deepseek-v3)": R1 shares V3's architecture and weights' shape).
-    ``spec``: the entry the name resolved to, through the user's registry (imported models too)."""
-    from gpuscout.knowledge.models import is_entry_name
+    """The model as the user named it (``label_as_typed``); ``spec``: the entry the name resolved to,
+    through the user's registry (imported models too)."""
+    from gpuscout.knowledge.models import label_as_typed
 
-    return spec.name if is_entry_name(spec, typed) else f"{typed.strip()} (as {spec.name})"
+    return label_as_typed(spec, typed)
 
 
 def _kv_per_token(est: Estimate, spec: ModelSpec | None) -> str:

@@ -25,7 +25,7 @@ from gpuscout.estimate.api import (
     parallel_mode,
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
-from gpuscout.estimate.engines import default_engine, resolve_engine
+from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import model_consts
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
@@ -100,9 +100,8 @@ def diagnose(
         context_out=1,
         parallel=mode,
     )
-    fmt = _engine_format(resolve_precision(precision), eng, [])
-    kv = resolve_kv_dtype(est.kv_dtype)  # the cache the estimate sized (fp8 beside FP8 on TensorRT-LLM)
-    st = Setup(spec, acc, fmt, kv, eng, gpus, mode)
+    st = _setup(spec, acc, gpus, precision, est.kv_dtype, eng)
+    fmt, kv = st.fmt, st.kv
     tp = st.tp
     # tensor parallel: each GPU streams its share at once; a layer split: the GPUs take turns
     per_gpu = "per GPU" if tp > 1 or gpus == 1 else f"in all (the {gpus} GPUs take turns, a layer split)"
@@ -285,6 +284,16 @@ def _above_roofline_checks(
     return out
 
 
+def _setup(
+    spec: ModelSpec, acc: Accelerator, gpus: int, precision: str, kv_dtype: str, eng: EngineProfile
+) -> Setup:
+    """What a decode step is timed on, as the estimate took it: the engine's format of ``precision``, the
+    cache it sized (``kv_dtype``: fp8 beside FP8 on TensorRT-LLM) and the engine's own split (a layer split
+    for llama.cpp and HF reads every weight once per token on one GPU at a time)."""
+    fmt = _engine_format(resolve_precision(precision), eng, [])
+    return Setup(spec, acc, fmt, resolve_kv_dtype(kv_dtype), eng, gpus, parallel_mode(None, eng))
+
+
 def _remedies(
     spec: ModelSpec,
     acc: Accelerator,
@@ -317,12 +326,7 @@ def _remedies(
             return None
         if not e.supported:  # never a remedy the engine cannot run (FP8 on a V100)
             return None
-        on = resolve_gpu_arg(gpu) if isinstance(gpu, str) else gpu
-        eng = resolve_engine(engine)
-        st = Setup(
-            spec, on, _engine_format(resolve_precision(e.precision), eng, []), resolve_kv_dtype(e.kv_dtype),
-            eng, gpus, parallel_mode(None, eng),
-        )  # fmt: skip
+        st = _setup(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, resolve_engine(engine))
         per_seq = 1.0 / decode_step(st, batch, context).total
         return per_seq, per_seq * batch, e.fits and e.max_batch >= batch
 

@@ -341,6 +341,12 @@ def is_entry_name(spec: ModelSpec, label: str) -> bool:
     return _compact(label) in (_compact(spec.name), _compact(spec.hf_id))
 
 
+def label_as_typed(spec: ModelSpec, typed: str) -> str:
+    """The model as the user named it, with the entry it was sized as where that is another name
+    ("deepseek-r1 (as deepseek-v3)": R1 shares V3's architecture); the entry's name where ``typed`` is it."""
+    return spec.name if is_entry_name(spec, typed) else f"{typed.strip()} (as {spec.name})"
+
+
 def resolve_model(name: str | ModelSpec, *, field: str = "model") -> ModelSpec:
     """The model a name means (a ``ModelSpec`` passes through); raises ``UnknownNameError`` if unknown."""
     if isinstance(name, ModelSpec):
