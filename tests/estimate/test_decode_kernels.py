@@ -48,13 +48,20 @@ def test_weight_only_kernels_compute_16_row_tiles_at_half_rate_on_hopper() -> No
     # every other GPU (the B200 is sm_100: Marlin) keep mma.sync's half on Hopper-class parts
     machete = _setup("llama-3.1-8b", "H100", "awq", "vllm")
     vllm_rate = machete.engine.achieved_tflops("weight-only", machete.peak_tflops) * 1e12
-    assert machete.wgmma_int4 and machete.gemm_tile == 16.0
+    assert machete.wgmma_weight_only and machete.gemm_tile == 16.0
     assert machete.achieved_flops == pytest.approx(vllm_rate)
     moe = _setup("mixtral-8x7b", "H100", "awq", "vllm")
-    assert not moe.wgmma_int4 and moe.achieved_flops == pytest.approx(vllm_rate * 0.5)
+    assert not moe.wgmma_weight_only and moe.achieved_flops == pytest.approx(vllm_rate * 0.5)
     b200 = _setup("llama-3.1-8b", "B200", "awq", "vllm")
     b200_rate = b200.engine.achieved_tflops("weight-only", b200.peak_tflops) * 1e12
-    assert not b200.wgmma_int4 and b200.achieved_flops == pytest.approx(b200_rate * 0.5)
+    assert not b200.wgmma_weight_only and b200.achieved_flops == pytest.approx(b200_rate * 0.5)
+    # 8-bit GPTQ too: Machete takes uint8b128 (``query_machete_supported_quant_types`` in the vLLM 0.34
+    # sdist), so vLLM's int8 weight-only GEMMs on sm_90 keep the full rate; SGLang's GPTQ-Marlin halves
+    int8 = _setup("llama-3.1-8b", "H100", "gptq-int8", "vllm")
+    assert int8.fmt.name == "int8" and int8.wgmma_weight_only
+    assert int8.achieved_flops == pytest.approx(vllm_rate)
+    sg8 = _setup("llama-3.1-8b", "H100", "int8", "sglang")
+    assert not sg8.wgmma_weight_only and sg8.mma_sync_share == 0.5
     # the estimate says which kernel it timed, and that no row measures it
     said = estimate("llama-3.1-8b", "H100", precision="awq", engine="vllm").assumptions["gemm_kernel"]
     assert "Machete" in said and "no calibration row" in said

@@ -1493,7 +1493,7 @@ def _assumptions(
             f"tensor-core GEMMs compute at least {st.gemm_tile:g} rows (each touched expert too): "
             "small batches pay for a whole tile"
         )
-    if st.wgmma_int4:
+    if st.wgmma_weight_only:
         out["gemm_kernel"] = (
             f"{st.fmt.label} through Machete (wgmma) on sm_90, not Marlin's mma.sync: the weight-only "
             "efficiency at the full tensor rate (no calibration row runs Machete; its weight-only rows are "

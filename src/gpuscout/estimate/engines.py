@@ -198,7 +198,8 @@ class EngineProfile:
     # the compute capability on which the engine's dense int4 (AWQ / GPTQ) GEMMs are a warpgroup-MMA kernel
     # instead of Marlin's mma.sync: vLLM tries Machete before Marlin and Machete takes exactly sm_90
     # (``_POSSIBLE_KERNELS`` and ``MacheteLinearKernel.can_implement``, read in the 0.34 wheel; AWQ's
-    # uint4 + zero points and GPTQ's uint4b8, groups of 64 / 128 or per channel). It upconverts the
+    # uint4 + zero points and GPTQ's uint4b8 and 8-bit uint8b128 (``query_machete_supported_quant_types``
+    # in the 0.34 sdist), groups of 64 / 128 or per channel). It upconverts the
     # weights in registers as wgmma's A operand, so the tokens ride in N (down to 8): the same small
     # tiles as Marlin, without the share of the rate mma.sync loses on Hopper. MoE experts keep the
     # fused Marlin MoE kernel. None: Marlin (or the engine's own kernel) everywhere.

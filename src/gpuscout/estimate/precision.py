@@ -354,6 +354,8 @@ _ALIASES: dict[str, str] = {
     "fbgemm_fp8": "fp8-ffn",
     "fp8-rowwise-ffn": "fp8-ffn",
     "int8-weight-only": "int8",
+    "gptq-int8": "int8",  # 8-bit GPTQ checkpoints (Qwen's "-GPTQ-Int8"): weight-only, as int8
+    "int8-gptq": "int8",
     "int8-wo": "int8",
     "int8wo": "int8",
     "llm.int8": "int8",

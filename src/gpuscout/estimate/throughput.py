@@ -179,11 +179,11 @@ class Setup:
         kernels written for Ampere's ``mma.sync`` (Marlin, the AWQ GEMM, exllama v2: 16-row tiles,
         ``weight_only_tile_rows`` > 1) keep :func:`legacy_mma_share` of it where the full rate needs the
         warpgroup MMA; 1 for other classes, GEMV kernels, and the warpgroup-MMA kernels that replace them
-        (:attr:`wgmma_int4`, :attr:`wgmma_experts`)."""
+        (:attr:`wgmma_weight_only`, :attr:`wgmma_experts`)."""
         cls = self.eff_class or self.fmt.efficiency_class
         if cls != "weight-only" or self.engine.weight_only_tile_rows <= 1:
             return 1.0
-        if self.wgmma_int4 or self.wgmma_experts:
+        if self.wgmma_weight_only or self.wgmma_experts:
             return 1.0
         return legacy_mma_share(self.acc)
 
@@ -210,12 +210,13 @@ class Setup:
         return self.engine.achieved_tflops(CLASS_16BIT, peak) * 1e12
 
     @property
-    def wgmma_int4(self) -> bool:
-        """Whether the dense int4 GEMMs run as the engine's warpgroup-MMA kernel on this GPU
-        (:attr:`EngineProfile.weight_only_wgmma_cc`: vLLM's Machete on sm_90), not as mma.sync."""
+    def wgmma_weight_only(self) -> bool:
+        """Whether the dense weight-only GEMMs (int4 AWQ / GPTQ, 8-bit GPTQ) run as the engine's
+        warpgroup-MMA kernel on this GPU (:attr:`EngineProfile.weight_only_wgmma_cc`: vLLM's Machete on
+        sm_90, which takes uint4 / uint4b8 and uint8 / uint8b128 weights), not as mma.sync."""
         cc = self.acc.nvidia_cc
         return (
-            self.fmt.name == "int4"
+            self.fmt.name in ("int4", "int8")
             and self.spec.num_experts == 0
             and cc is not None
             and cc == self.engine.weight_only_wgmma_cc
