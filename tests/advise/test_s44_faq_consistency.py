@@ -15,6 +15,7 @@ import pytest
 from gpuscout.advise.faq import _gb, faq
 from gpuscout.estimate.api import estimate, memory_needed
 from gpuscout.estimate.diagnose import diagnose
+from gpuscout.estimate.memory import gib
 from gpuscout.knowledge.accelerators import resolve_gpu
 from tests.advise.helpers import NOW, offer
 
@@ -46,7 +47,7 @@ def test_each_users_cache_is_the_estimators_total_over_the_users(
     nine = memory_needed(model, "H100-SXM", gpus=1, precision=precision, batch=9, context=4096)
     assert figure == pytest.approx(eight.memory.kv_cache_gb / 8, abs=5e-4)
     assert figure == pytest.approx(nine.memory.kv_cache_gb - eight.memory.kv_cache_gb, abs=5e-4)
-    assert f"adds {figure:.2f} GB of KV cache" in vram.answer
+    assert f"adds {gib(figure):.2f} GiB of KV cache" in vram.answer  # said in GiB, as GPU memory is sold
 
 
 @pytest.mark.parametrize(

@@ -102,7 +102,7 @@ def test_offers_at_160_columns_show_every_column_and_the_sources_feed(terminal: 
     offers = _json("offers", "--gpu", "H100", "--limit", "5")
     lines = terminal(160, "offers", "--gpu", "H100", "--limit", "5")
     headers, rows = _table(lines)
-    expected = ["provider", "instance", "gpu", "#", "GB/gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
+    expected = ["provider", "instance", "gpu", "#", "GiB/gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
     assert headers == [*expected, "avail", "age", "source"]
     assert [row[-1] for row in rows] == [source_feed(o["source"]) for o in offers]
     assert [row[-2] for row in rows] == [o["age"] for o in offers]  # room enough for "unknown"

@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 
 from gpuscout.cli import app
 from gpuscout.estimate.api import estimate
+from gpuscout.estimate.memory import gib
 
 runner = CliRunner()
 LLAMA = {
@@ -79,15 +80,15 @@ def test_the_kv_bytes_per_token_times_the_tokens_held_is_the_cache_shown() -> No
     assert res.exit_code == 0, res.output
     flat = _flat(res.output)
     found = re.search(
-        r"KV cache ([\d.]+) GB \(([\d.]+) KiB/token at ([\d,]+) tokens: (\d+) of (\d+) layers", flat
+        r"KV cache ([\d.]+) GiB \(([\d.]+) KiB/token at ([\d,]+) tokens: (\d+) of (\d+) layers", flat
     )
     assert found, flat
-    shown_gb, per_token_kib = float(found[1]), float(found[2])
+    shown_gib, per_token_kib = float(found[1]), float(found[2])
     tokens = int(found[3].replace(",", ""))
     assert tokens == 32868 and (found[4], found[5]) == ("18", "36")
-    assert est.batch == 7 and shown_gb == pytest.approx(est.memory.kv_cache_gb, abs=0.005)
+    assert est.batch == 7 and shown_gib == pytest.approx(gib(est.memory.kv_cache_gb), abs=0.005)
     # 7 sequences x 32,868 tokens x the figure is the cache (to the 16-token blocks), not twice it
-    assert est.batch * tokens * per_token_kib * 1024 / 1e9 == pytest.approx(shown_gb, rel=0.01)
+    assert est.batch * tokens * per_token_kib * 1024 / 2**30 == pytest.approx(shown_gib, rel=0.01)
     assert "72.0 KiB/token" not in flat
     # a context within the window keeps every token on every layer: the full figure, as before
     short = runner.invoke(

@@ -85,10 +85,10 @@ def _number(cell: str) -> float:
     ("sort", "header"),
     [
         ("price_per_gpu", "$/gpu-h ▲"),
-        ("price_per_gb_vram", "$/GB-h ▲"),
+        ("price_per_gb_vram", "$/GiB-h ▲"),
         ("price", "$/h ▲"),
         ("on_demand_price_per_gpu", "$/gpu-h ▲"),
-        ("gpu_memory", "GB/gpu ▼"),
+        ("gpu_memory", "GiB/gpu ▼"),
     ],
 )
 def test_at_80_columns_the_sorted_column_is_shown_and_marked(
@@ -138,10 +138,10 @@ def test_every_sort_shows_its_column_at_80_columns_and_marks_it_in_a_pipe(
 @pytest.mark.parametrize(
     ("sort", "header", "reverse"),
     [
-        ("price_per_gb_vram", "$/GB-h ▲", False),
+        ("price_per_gb_vram", "$/GiB-h ▲", False),
         ("bandwidth_per_dollar", "GB/s per $ ▼", True),
         ("tflops_per_dollar", "TFLOPS per $ ▼", True),
-        ("total_vram", "GB total ▼", True),
+        ("total_vram", "GiB total ▼", True),
     ],
 )
 def test_a_sort_without_a_column_gets_one_in_order(sort: str, header: str, reverse: bool) -> None:
@@ -181,7 +181,7 @@ def test_the_lean_path_prints_the_marked_table_as_typer_does(capsys: pytest.Capt
     typer_out = runner.invoke(app, args).output
     assert lean.run(args) == 0
     assert capsys.readouterr().out == typer_out
-    assert "$/GB-h ▲" in typer_out
+    assert "$/GiB-h ▲" in typer_out
 
 
 # ---- the region sort --------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ FAMILIES = ("A100", "H100", "H200", "V100")
 
 def _label(name: str) -> str:
     acc = resolve_gpu(name)
-    return f"{acc.name} ({acc.memory_gb:g} GB)"
+    return f"{acc.name} ({acc.memory_gb:g} GiB)"
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -46,7 +46,7 @@ def test_a_family_name_says_the_variant_it_reads_as_and_every_other(family: str)
     # each one's memory where the family's differ (A100: 40 and 80 GB; H100: 80 and 94 GB), none where not
     differ = len({m.memory_gb for m in members}) > 1
     for m in members:
-        assert (f"{m.name} ({m.memory_gb:g} GB)" in warning) is differ, warning
+        assert (f"{m.name} ({m.memory_gb:g} GiB)" in warning) is differ, warning
 
 
 def test_the_a100_warning_gives_each_variants_memory() -> None:

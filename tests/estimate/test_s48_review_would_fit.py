@@ -14,8 +14,9 @@ import re
 import pytest
 
 from gpuscout.estimate.api import estimate
+from gpuscout.estimate.memory import gib
 
-_NARROWER = re.compile(r"(?:^|; )([\w.-]+) on 1 x \S+ \(([\d.]+) GB per GPU\)")
+_NARROWER = re.compile(r"(?:^|; )([\w.-]+) on 1 x \S+ \(([\d.]+) GiB per GPU\)")
 
 
 def _narrower(would_fit: str) -> tuple[str, float]:
@@ -34,12 +35,12 @@ def _narrower(would_fit: str) -> tuple[str, float]:
 def test_the_narrower_format_suggested_fits_when_followed(model: str, gpu: str) -> None:
     est = estimate(model, gpu, engine="hf-transformers")
     assert not est.fits
-    name, gb = _narrower(est.assumptions["would_fit"])
+    name, shown_gib = _narrower(est.assumptions["would_fit"])
     assert name != "fp8"  # HF transformers holds FP8 in 16 bits on these GPUs: it saves nothing
     followed = estimate(model, gpu, engine="hf-transformers", precision=name)
     assert followed.supported and followed.fits, followed.warnings
     assert followed.precision == name  # held in the format suggested, not dequantized
-    assert followed.memory.total_gb == pytest.approx(gb, abs=0.05)
+    assert gib(followed.memory.total_gb) == pytest.approx(shown_gib, abs=0.05)
 
 
 def test_a_dequantized_format_is_never_suggested() -> None:
@@ -50,7 +51,7 @@ def test_a_dequantized_format_is_never_suggested() -> None:
     # vLLM runs FP8 on an A100 weight-only (Marlin W8A16, 8-bit weights in memory): still suggested, and
     # it fits when followed
     vllm = estimate("llama-3.1-70b", "A100", engine="vllm")
-    name, gb = _narrower(vllm.assumptions["would_fit"])
+    name, shown_gib = _narrower(vllm.assumptions["would_fit"])
     assert name == "fp8"
     followed = estimate("llama-3.1-70b", "A100", engine="vllm", precision="fp8")
-    assert followed.fits and followed.memory.total_gb == pytest.approx(gb, abs=0.05)
+    assert followed.fits and gib(followed.memory.total_gb) == pytest.approx(shown_gib, abs=0.05)

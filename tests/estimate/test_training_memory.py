@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.estimate.memory import gib
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
     TrainingSetup,
@@ -316,8 +317,8 @@ def test_synced_fsdp_accumulation_says_what_no_sync_would_add() -> None:
     n = param_layout(LLAMA31_8B).total
     extra = 2 * n / 1e9 - res.breakdown.gradients_gb  # the whole bf16 gradient less the shard held
     assert "sync_each_batch" in res.assumptions["grad_sync"]
-    shown = float(res.assumptions["grad_sync"].split("would hold ")[1].split(" GB")[0])
-    assert shown == pytest.approx(extra, abs=0.05)
+    shown = float(res.assumptions["grad_sync"].split("would hold ")[1].split(" GiB")[0])
+    assert shown == pytest.approx(gib(extra), abs=0.05)  # in GiB, as GPU memory is sold
     assert "grad_sync" not in mem(method="full", world=8, sharding="zero2", grad_accum=8).assumptions
 
 

@@ -159,6 +159,6 @@ def test_table_filters_and_sorts_with_javascript_disabled(browser: Browser, base
         page.click("th[data-col=vram] a")
         expect(page.locator("th[data-col=vram]")).to_have_attribute("aria-sort", "ascending")
         # per GPU (the filter's meaning); the tie goes to the cheaper per GPU-hour (4x at $0.40)
-        assert [" ".join(v.split()) for v in column(page, "vram")] == ["24 GB · 96 GB total", "24 GB"]
+        assert [" ".join(v.split()) for v in column(page, "vram")] == ["24 GiB · 96 GiB total", "24 GiB"]
     finally:
         context.close()

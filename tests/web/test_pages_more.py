@@ -78,9 +78,9 @@ def test_a_family_name_lists_its_variants(client: TestClient) -> None:
 
 def test_gpu_memory_is_stated_as_the_vendor_does_with_the_usable_figure(client: TestClient) -> None:
     html = client.get("/gpus").text
-    assert "141 GB HBM3e" in html and "151" not in _section(html, ">H200-SXM</a>", "</tr>")
+    assert "141 GiB HBM3e" in html and "151" not in _section(html, ">H200-SXM</a>", "</tr>")
     l4 = _section(html, ">L4</a>", "</tr>")
-    assert "24 GB GDDR6" in l4 and "23,034 MiB usable (ECC on)" in l4
+    assert "24 GiB GDDR6" in l4 and "23,034 MiB usable (ECC on)" in l4
 
 
 def test_a_model_alias_names_what_it_was_read_as_and_what_was_probably_meant(client: TestClient) -> None:

@@ -33,7 +33,7 @@ def test_a_family_name_is_answered_with_the_variant_named_in_the_warnings(
 def test_the_a100_answer_says_the_40_gb_parts_it_did_not_size(client: TestClient) -> None:
     body = client.get("/api/v1/estimate", params={**QUERY, "gpu": "A100"}).json()
     assert body["fits"] and body["gpu"] == "A100-SXM4-80GB"
-    assert "A100-SXM4-40GB (40 GB)" in body["warnings"][0]
+    assert "A100-SXM4-40GB (40 GiB)" in body["warnings"][0]
     small = client.get("/api/v1/estimate", params={**QUERY, "gpu": "A100-SXM4-40GB"}).json()
     assert not small["fits"]
     assert not any("read as" in w for w in small["warnings"])

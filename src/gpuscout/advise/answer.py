@@ -645,7 +645,8 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     hints = [fix] if fix else []
     if counts["fit"] or counts["headroom"]:
         largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
-        hints.append(f"the largest instance has {largest:,.0f} GB of GPU memory: {_memory_levers(w)}")
+        # the offers' memory as sold (an "80 GB" card holds 80 GiB): GiB, as stated
+        hints.append(f"the largest instance has {largest:,.0f} GiB of GPU memory: {_memory_levers(w)}")
     if counts["instances"] and isinstance(w, ServeWorkload):
         too_many = (
             f"the load needs more than {ranker.a.max_instances} instances of every offer that runs it: a "

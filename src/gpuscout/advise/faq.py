@@ -33,8 +33,10 @@ from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkl
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
 from gpuscout.estimate.arguments import other_face
+from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import STEP_PARTS, Estimate, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import money3
 
 #: The two cards the seed's question compares: an 80 GB HBM datacenter GPU and a 24 GB consumer GPU.
@@ -80,16 +82,22 @@ class Faq:
     users: int = DEFAULT_USERS
 
 
-def _label_as_typed(be: Backends, name: str, typed: str) -> str:
-    """``typed`` as the user named the registry entry ``name`` (``knowledge.models.label_as_typed``)."""
-    from gpuscout.knowledge.models import label_as_typed, resolve_model
+def _spec(be: Backends, name: str) -> ModelSpec:
+    """The registry entry ``name`` names, through the backends' registry (imported models too)."""
+    from gpuscout.knowledge.models import resolve_model
 
-    spec = be.models.resolve(name) if be.models is not None else resolve_model(name)
-    return label_as_typed(spec, typed)
+    return be.models.resolve(name) if be.models is not None else resolve_model(name)
 
 
 def _gb(x: float) -> str:
     return f"{x:.0f} GB" if x >= 10 else f"{x:.1f} GB"
+
+
+def _gib(x_gb: float) -> str:
+    """The estimator's GB (1e9 bytes) said in GiB, the unit GPU memory is sold in (an "80 GB" card holds
+    80 GiB): a need beside a card's memory. Bytes read per step stay GB, beside bandwidth in GB/s."""
+    x = gib(x_gb)
+    return f"{x:.0f} GiB" if x >= 10 else f"{x:.1f} GiB"
 
 
 def _offer_label(rec: Recommendation) -> str:
@@ -147,10 +155,13 @@ class _Faq:
         gpu: str | None,
         precision: str,
     ) -> None:
+        from gpuscout.knowledge.models import label_as_typed
+
         self.model = be.model_name(model)
+        self.spec = _spec(be, self.model)  # whose ``is_moe`` says whether a batch reads more experts
         # the model as the user named it, with the entry it is sized as where that is another name
         # ("deepseek-r1 (as deepseek-v3)"), as `estimate` and `recommend` write it
-        self.label = _label_as_typed(be, self.model, model)
+        self.label = label_as_typed(self.spec, model)
         self.said = self.label.partition(" (as ")[0]  # in the answers' sentences: the name as typed
         kind = be.model_kind(self.model)
         if kind != "llm":
@@ -280,8 +291,8 @@ class _Faq:
             )
             cited.extend(best[:1])
             details.append(
-                f"{p}: {_gb(need)} (weights {_gb(m.weights_gb)}, KV cache {_gb(m.kv_cache_gb)} for "
-                f"{self.users} x {self.context:,} tokens, runtime {_gb(m.activations_gb + m.overhead_gb)}); "
+                f"{p}: {_gib(need)} (weights {_gib(m.weights_gb)}, KV cache {_gib(m.kv_cache_gb)} for "
+                f"{self.users} x {self.context:,} tokens, runtime {_gib(m.activations_gb + m.overhead_gb)}); "
                 f"{where}"
             )
         per_user = per_user or 0.0
@@ -290,10 +301,10 @@ class _Faq:
         lead = float(figures[first] or 0.0) if first else 0.0
         int4 = figures.get("int4_gb")
         answer = (
-            f"For {self.who} at {self.context:,} tokens each, {self.said} needs about {_gb(lead)} "
+            f"For {self.who} at {self.context:,} tokens each, {self.said} needs about {_gib(lead)} "
             f"at {first.removesuffix('_gb') if first else self.precision}"
-            + (f" and {_gb(float(int4))} at int4" if isinstance(int4, float) and first != "int4_gb" else "")
-            + f"; every extra user at that context adds {per_user:.2f} GB of KV cache, so size for the "
+            + (f" and {_gib(float(int4))} at int4" if isinstance(int4, float) and first != "int4_gb" else "")
+            + f"; every extra user at that context adds {gib(per_user):.2f} GiB of KV cache, so size for the "
             "cache, not only the weights."
         )
         return FaqAnswer("vram", "How much VRAM do I need?", answer, tuple(details), figures, tuple(cited))
@@ -328,7 +339,7 @@ class _Faq:
                 fabric = f", split over {fit.gpus} cards on PCIe only (no NVLink between consumer cards)"
         fp8 = "FP8 tensor cores" if acc.fp8_supported else "no FP8 tensor cores"
         return (
-            f"{label} ({acc.name}, {acc.memory_gb:.0f} GB {acc.memory_type}, "
+            f"{label} ({acc.name}, {acc.memory_gb:.0f} GiB {acc.memory_type}, "  # the vendor's "80 GB"
             f"{acc.bandwidth_gbps / 1000:.2f} TB/s, {fp8}): at {fit.precision} fits on {fit.gpus} with "
             f"{fit.headroom or 0:.0%} memory free{fabric}; "
             f"with {self.who} at once, {e.decode_tokens_per_s:.0f} tok/s per user and TTFT "
@@ -490,10 +501,9 @@ class _Faq:
         the KV cache at the user's context, sliding-window layers capped at their window)."""
         from gpuscout.estimate.diagnose import diagnose
 
-        model = self.be.models.resolve(self.model) if self.be.models is not None else self.model
         try:
             d = diagnose(
-                model,
+                self.spec,
                 gpu,
                 measured_tps=max(e1.decode_tokens_per_s, 1e-3),  # the reads do not depend on it
                 precision=e1.precision,  # the format as it ran (gpt-oss: MXFP4 experts, the rest bf16)
@@ -600,11 +610,11 @@ class _Faq:
         if e32 is not None and e32.fits:
             # a dense model's batch shares one read of the weights; an MoE's tokens route to different
             # experts, so a batched step reads more of them (at 32 users, most), not one token's share
-            moe = self.be.active_params_b(self.model) < 0.99 * self.be.params_b(self.model)
+            # the model's own flag, as diagnose's batching remedy reads it (not a share of active parameters)
             reads = (
                 "while each step reads every expert its users' tokens route to, more than one token's "
                 "active share"
-                if moe
+                if self.spec.is_moe
                 else "from the same weight reads"
             )
             details.append(

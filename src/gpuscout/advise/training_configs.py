@@ -70,6 +70,7 @@ from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError
+from gpuscout.estimate.memory import gib
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
@@ -571,8 +572,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             if kind != "headroom":  # the first layout that fits, but too tightly, says why
                 cap = capacity_gb(result.memory, acc)
                 why = (
-                    f"only {max(headroom, 0.0):.0%} memory headroom ({result.memory.total_gb:.1f} of "
-                    f"{cap:.1f} GB per GPU; the margin is {margin:.0%}): an out-of-memory risk"
+                    f"only {max(headroom, 0.0):.0%} memory headroom ({gib(result.memory.total_gb):.1f} of "
+                    f"{gib(cap):.1f} GiB per GPU; the margin is {margin:.0%}): an out-of-memory risk"
                 )
                 kind = "headroom"
             return None

@@ -54,7 +54,9 @@ class Offer:
     )
     accelerator: str = field(metadata=_doc("canonical accelerator name (see /api/v1/gpus)"))
     gpu_count: int = field(metadata=_doc("GPUs in the instance"))
-    gpu_memory_gb: float = field(metadata=_doc("memory per GPU, GB"))
+    gpu_memory_gb: float = field(
+        metadata=_doc('memory per GPU as the vendor states it ("80 GB"), which is GiB (2**30 bytes)')
+    )
     price_usd_per_hour: float | None = field(
         metadata=_doc("on-demand price of the whole instance, USD/hour; null when unknown")
     )
@@ -211,7 +213,7 @@ def gpus_worth(accelerator: str, gpu_count: int, gpu_memory_gb: float, *, fracti
 
 #: Values derived from the fields that the faces show next to them (``(name, description)``).
 COMPUTED_FIELDS: tuple[tuple[str, str], ...] = (
-    ("total_memory_gb", "GPU memory of the whole instance, GB"),
+    ("total_memory_gb", "GPU memory of the whole instance, GiB (2**30 bytes), as gpu_memory_gb"),
     ("price_usd_per_gpu_hour", "on-demand price per GPU, USD/hour (a vGPU slice: for a whole GPU's worth)"),
     ("spot_price_usd_per_gpu_hour", "spot price per GPU, USD/hour (a vGPU slice: for a whole GPU's worth)"),
 )

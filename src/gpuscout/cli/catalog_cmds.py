@@ -497,7 +497,7 @@ def offers_cmd(
     ] = None,
     min_vram: Annotated[
         float | None,
-        typer.Option("--min-vram", parser=number(0, MAX_GPU_MEMORY_GB), help="Minimum memory per GPU, GB."),
+        typer.Option("--min-vram", parser=number(0, MAX_GPU_MEMORY_GB), help="Minimum memory per GPU, GiB."),
     ] = None,
     gpus: Annotated[
         int | None,

@@ -159,9 +159,13 @@ def _batch(text: str, high: int) -> int | Literal["max"]:
 
 
 def _breakdown_table(title: str, mem: MemoryBreakdown) -> Table:
+    """The memory per GPU, part by part, in GiB as GPU memory is sold (the estimator's GB through
+    :func:`~gpuscout.estimate.memory.gib`)."""
+    from gpuscout.estimate.memory import gib
+
     table = Table(title=title)
     table.add_column("component")
-    table.add_column("GB per GPU", justify="right")
+    table.add_column("GiB per GPU", justify="right")
     rows = [
         ("weights", mem.weights_gb),
         ("KV cache", mem.kv_cache_gb),
@@ -173,18 +177,21 @@ def _breakdown_table(title: str, mem: MemoryBreakdown) -> Table:
     ]
     for name, value in rows:
         if value or name in ("weights", "runtime overhead"):
-            table.add_row(name, f"{value:,.2f}")
-    table.add_row("[bold]total[/]", f"[bold]{mem.total_gb:,.2f}[/]")
+            table.add_row(name, f"{gib(value):,.2f}")
+    table.add_row("[bold]total[/]", f"[bold]{gib(mem.total_gb):,.2f}[/]")
     if mem.capacity_gb:
-        table.add_row("usable on this GPU", f"{mem.usable_gb or mem.capacity_gb:,.2f}")
+        table.add_row("usable on this GPU", f"{gib(mem.usable_gb or mem.capacity_gb):,.2f}")
     return table
 
 
-def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every accelerator in the table with the smallest count (1, 2, 4, 8) on which the workload fits."""
+def _fits_on(
+    model: ModelSpec | str, task: str, kwargs: dict[str, Any]
+) -> list[tuple[dict[str, Any], MemoryBreakdown]]:
+    """Every accelerator in the table with the smallest count (1, 2, 4, 8) on which the workload fits:
+    its row of the JSON (GB, 1e9 bytes, to 0.01) and the memory it was sized with (for the GiB shown)."""
     from gpuscout.knowledge.accelerators import all_accelerators
 
-    out: list[dict[str, Any]] = []
+    out: list[tuple[dict[str, Any], MemoryBreakdown]] = []
     for acc in all_accelerators():
         for n in MAX_GPUS_LISTED:
             try:
@@ -192,17 +199,16 @@ def _fits_on(model: ModelSpec | str, task: str, kwargs: dict[str, Any]) -> list[
             except InvalidInputError:
                 break
             if res.fits and _tight(task, res, acc) is None:
-                out.append(
-                    {
-                        "gpu": acc.name,
-                        "gpus": n,
-                        "memory_gb": acc.memory_gb,
-                        "per_gpu_gb": round(res.memory.total_gb, 2),
-                        "usable_gb": round(res.memory.usable_gb or res.memory.capacity_gb, 2),
-                    }
-                )
+                row = {
+                    "gpu": acc.name,
+                    "gpus": n,
+                    "memory_gb": acc.memory_gb,
+                    "per_gpu_gb": round(res.memory.total_gb, 2),
+                    "usable_gb": round(res.memory.usable_gb or res.memory.capacity_gb, 2),
+                }
+                out.append((row, res.memory))
                 break
-    return sorted(out, key=lambda r: (r["gpus"], r["memory_gb"], r["gpu"]))
+    return sorted(out, key=lambda fit: (fit[0]["gpus"], fit[0]["memory_gb"], fit[0]["gpu"]))
 
 
 def _tight(task: str, res: Any, acc: Any) -> float | None:
@@ -311,6 +317,7 @@ def register(app: typer.Typer) -> None:
         """Memory breakdown per GPU, and the GPUs/counts on which it fits."""
         from gpuscout.advise.assumptions import Assumptions
         from gpuscout.estimate.engines import run_engine
+        from gpuscout.estimate.memory import gib
         from gpuscout.knowledge.accelerators import resolve_gpu
 
         with user_errors(), _named_by_options(ctx, VRAM_FIELDS):
@@ -345,14 +352,19 @@ def register(app: typer.Typer) -> None:
                     "memory": to_jsonable(res.memory),
                     "assumptions": res.assumptions,
                     "warnings": res.warnings,
-                    "fits_on": fits_on,
+                    "fits_on": [row for row, _ in fits_on],
                 }
             )
             return
         # the model as typed, and the entry it was sized as ("deepseek-r1 (as deepseek-v3)"), as `estimate`
         label = res.model if config is not None else _model_label(model, spec)
         title = plain(f"{label} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
-        console.print(_breakdown_table(title, res.memory))
+        breakdown = _breakdown_table(title, res.memory)
+        from gpuscout.cli.table_fit import title_lines
+
+        # the title wraps at the narrow table's width: at its phrases ("batch 1" whole), not between words
+        breakdown.title = title_lines(title, console.measure(breakdown).maximum)
+        console.print(breakdown)
         if layout:
             console.print(f"layout: {plain(layout)}")
         warnings = list(res.warnings)
@@ -381,16 +393,16 @@ def register(app: typer.Typer) -> None:
         table = Table(title=f"Fits on (smallest GPU count, up to 8{kept})")
         table.add_column("GPU")
         table.add_column("count", justify="right")
-        table.add_column("GB per GPU needed", justify="right")
-        table.add_column("usable GB per GPU", justify="right")
+        table.add_column("needed GiB/GPU", justify="right")
+        table.add_column("usable GiB/GPU", justify="right")
         table.add_column("card", justify="right")
-        for row in fits_on:
+        for row, mem in fits_on:
             table.add_row(
                 plain(row["gpu"]),
                 str(row["gpus"]),
-                f"{row['per_gpu_gb']:,.1f}",
-                f"{row['usable_gb']:,.1f}",
-                f"{row['memory_gb']:g} GiB",
+                f"{gib(mem.total_gb):,.1f}",  # the estimator's GB (the JSON's), shown in GiB
+                f"{gib(mem.usable_gb or mem.capacity_gb):,.1f}",
+                f"{row['memory_gb']:g} GiB",  # the card's memory as sold: "80 GB" is 80 GiB
             )
         console.print(table if fits_on else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
 
@@ -632,6 +644,10 @@ def _kv_per_token(est: Estimate, spec: ModelSpec | None) -> str:
 
 
 def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSpec | None = None) -> None:
+    """The estimate as a person reads it; memory in GiB, as GPU memory is sold (an "80 GB" card holds
+    80 GiB), from the estimator's GB through :func:`~gpuscout.estimate.memory.gib`."""
+    from gpuscout.estimate.memory import gib
+
     model = est.model if typed_model is None or spec is None else _model_label(typed_model, spec)
     title = plain(
         f"{model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
@@ -660,9 +676,9 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
         m = est.memory
         rest = m.activations_gb + m.overhead_gb
         console.print(
-            f"[red]does not fit:[/] needs {m.total_gb:,.1f} GB per GPU (weights {m.weights_gb:,.1f}, "
-            f"KV cache {m.kv_cache_gb:,.2f}, activations + overhead {rest:,.1f}), "
-            f"{m.usable_gb:,.1f} GB usable ({plain(est.binding_constraint)})"
+            f"[red]does not fit:[/] needs {gib(m.total_gb):,.1f} GiB per GPU (weights "
+            f"{gib(m.weights_gb):,.1f}, KV cache {gib(m.kv_cache_gb):,.2f}, activations + overhead "
+            f"{gib(rest):,.1f}), {gib(m.usable_gb):,.1f} GiB usable ({plain(est.binding_constraint)})"
         )
         console.print(f"would fit: {plain(est.assumptions.get('would_fit', ''))}")
         for w in est.warnings:
@@ -675,13 +691,11 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     support = "yes" if est.support == "native" else f"yes, {est.support}"
     table.add_row("supported", f"[green]{support}[/]")
     table.add_row("fits", "[green]yes[/]")
-    table.add_row("memory per GPU", f"{est.memory.total_gb:,.2f} of {est.memory.usable_gb:,.2f} GB usable")
-    table.add_row("  weights", f"{est.memory.weights_gb:,.2f} GB")
-    table.add_row(
-        "  KV cache",
-        f"{est.memory.kv_cache_gb:,.2f} GB ({_kv_per_token(est, spec)})",
-    )
-    table.add_row("  activations + overhead", f"{est.memory.activations_gb + est.memory.overhead_gb:,.2f} GB")
+    m = est.memory
+    table.add_row("memory per GPU", f"{gib(m.total_gb):,.2f} of {gib(m.usable_gb):,.2f} GiB usable")
+    table.add_row("  weights", f"{gib(m.weights_gb):,.2f} GiB")
+    table.add_row("  KV cache", f"{gib(m.kv_cache_gb):,.2f} GiB ({_kv_per_token(est, spec)})")
+    table.add_row("  activations + overhead", f"{gib(m.activations_gb + m.overhead_gb):,.2f} GiB")
     table.add_row("sequences memory holds", f"{est.max_batch:,}")  # the engine may run fewer: "load"
     load = f"{est.concurrency:,.0f} in flight" if est.request_rate is None else f"{est.request_rate:g} req/s"
     table.add_row(

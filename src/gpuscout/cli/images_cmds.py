@@ -59,6 +59,7 @@ def images_cmd(
     One diffusers pipeline per GPU (more GPUs are replicas); speed: physics at stated efficiencies.
     """
     from gpuscout.estimate.diffusion import estimate_images
+    from gpuscout.estimate.memory import gib  # the estimator's GB as GiB, the unit GPU memory is sold in
 
     with user_errors(), _named_by_options(ctx):  # "--width: 10 is out of range", not "width: ..."
         est = estimate_images(
@@ -83,10 +84,10 @@ def images_cmd(
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_row("fits", "yes" if est.fits else f"[red]no[/] ({est.binding_constraint})")
-    table.add_row("memory", f"{mem.total_gb:,.2f} GB of {mem.usable_gb:,.1f} GB")
+    table.add_row("memory", f"{gib(mem.total_gb):,.2f} GiB of {gib(mem.usable_gb):,.1f} GiB")
     table.add_row(
         "weights / activations / overhead",
-        f"{mem.weights_gb:,.1f} / {mem.activations_gb:,.1f} / {mem.overhead_gb:,.1f} GB",
+        f"{gib(mem.weights_gb):,.1f} / {gib(mem.activations_gb):,.1f} / {gib(mem.overhead_gb):,.1f} GiB",
     )
     table.add_row("seconds per image", f"{est.seconds_per_image:,.2f} s ({est.bound}-bound)")
     table.add_row("images per hour", f"{est.images_per_s * 3600:,.0f}")

@@ -63,7 +63,7 @@ def select_gpus(
         accs = [a for a in accs if a.vendor == match[0]]
     if min_memory is not None:
         if min_memory < 0:
-            raise InvalidInputError("--min-memory", f"must be >= 0 GB, got {min_memory:g}")
+            raise InvalidInputError("--min-memory", f"must be >= 0 GiB, got {min_memory:g}")
         accs = [a for a in accs if a.memory_gb >= min_memory]
     if kind is not None:
         if kind.lower() not in GPU_KINDS:
@@ -82,7 +82,7 @@ def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[
 
     columns = [
         Column("Name"),
-        Column("Memory\nGB", right=True),
+        Column("Memory\nGiB", right=True),  # the vendor's "80 GB" is 80 GiB
         Column("Bandwidth\nGB/s", right=True),
         Column("BF16\nTFLOPS", right=True),
         Column("FP8\nTFLOPS", right=True, drop=3),
@@ -150,7 +150,7 @@ def _gpu_detail(name: str, as_json: bool) -> None:
     table.add_column("value", overflow="fold")
     rows: list[tuple[str, str]] = [
         ("Vendor / kind", f"{acc.vendor} / {acc.kind}"),
-        ("Memory", f"{_num(acc.memory_gb)} GB {acc.memory_type}"),
+        ("Memory", f"{_num(acc.memory_gb)} GiB {acc.memory_type}"),  # the vendor's "80 GB" is 80 GiB
         *(
             [("Usable memory", f"{acc.usable_memory_gib:.2f} GiB ({acc.usable_memory_source})")]
             if acc.usable_memory_gib is not None
@@ -186,7 +186,7 @@ def gpus(
     ] = None,
     vendor: Annotated[str | None, typer.Option(help="NVIDIA, AMD, Intel, Google or AWS.")] = None,
     min_memory: Annotated[
-        float | None, typer.Option("--min-memory", parser=number(0, 1e6), help="Minimum memory, GB.")
+        float | None, typer.Option("--min-memory", parser=number(0, 1e6), help="Minimum memory, GiB.")
     ] = None,
     kind: Annotated[str | None, typer.Option(help="datacenter, workstation, consumer, tpu or asic.")] = None,
     fp8: Annotated[bool, typer.Option("--fp8", help="Only accelerators with native FP8.")] = False,

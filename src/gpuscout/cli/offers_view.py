@@ -54,7 +54,7 @@ COLUMNS = (
     Column("instance", max_width=16),
     Column("gpu"),
     Column("#", right=True),
-    Column("GB/gpu", right=True),
+    Column("GiB/gpu", right=True),  # MEMORY_HEADER: the offer's memory as sold, an "80 GB" card is 80 GiB
     Column("$/h", right=True),
     Column("$/gpu-h", right=True),
     Column("spot $/h", right=True),
@@ -66,6 +66,12 @@ COLUMNS = (
 # A narrow terminal's order of giving way (1 first): one price stays (see :func:`narrow_columns`), and
 # the source and the age, which the command promises for every row, go last.
 _NARROW_DROP = {"region": 1, "avail": 2, "$/gpu-h": 3, "instance": 5, "source": 6, "age": 7}
+#: The memory column's header (GPU memory as sold: the vendor's "80 GB" is 80 GiB, shown as stated), and
+#: its short form where the whole one would cost a narrow table a column (:func:`narrow_columns`), with
+#: the note that says what it is.
+MEMORY_HEADER = "GiB/gpu"
+SHORT_MEMORY_HEADER = "GiB"
+SHORT_MEMORY_NOTE = 'GiB = memory per GPU as sold (an "80 GB" card holds 80 GiB).'
 #: Said under a table whose source column shows the feed only (``snapshot``, ``vastai``...).
 FULL_SOURCE = "full source"
 ASSUMED_NOTE = (
@@ -91,12 +97,16 @@ SHORT_UNKNOWN_AGE = "?"
 HEADER_FORMS = ("marked", "two lines", "plain")
 
 
-def narrow_columns(*, spot: bool, sort: str = "price", header: str = "marked") -> tuple[Column, ...]:
+def narrow_columns(
+    *, spot: bool, sort: str = "price", header: str = "marked", short_memory: bool = False
+) -> tuple[Column, ...]:
     """:data:`COLUMNS` for a terminal too narrow for them: region, availability, the per-GPU price,
     the other price (spot, or on-demand when the rows are sorted by the ``spot`` price) and the
     instance give way, in that order, before the source and the age. The column the rows are sorted
     by (:func:`sort_layout`) never gives way: where it is a price of its own, the one price that
-    would stay gives way after the others. ``header``: its header's form (:data:`HEADER_FORMS`)."""
+    would stay gives way after the others. ``header``: its header's form (:data:`HEADER_FORMS`);
+    ``short_memory``: the memory column headed :data:`SHORT_MEMORY_HEADER` (unless the rows are sorted
+    by it)."""
     from dataclasses import replace
 
     layout = sort_layout(sort, spot=spot)
@@ -106,6 +116,10 @@ def narrow_columns(*, spot: bool, sort: str = "price", header: str = "marked") -
         drops["spot $/h" if spot else "$/h"] = 5
     drops.pop(layout.header, None)
     columns = [replace(c, drop=drops.get(c.header)) for c in COLUMNS]
+    if short_memory and layout.header != MEMORY_HEADER:
+        columns = [
+            replace(c, header=SHORT_MEMORY_HEADER) if c.header == MEMORY_HEADER else c for c in columns
+        ]
     if layout.derived is not None:
         columns.insert(layout.derived_at, layout.derived.column)
     if header == "plain":
@@ -119,7 +133,7 @@ _SORT_HEADERS = {
     "on_demand_price": "$/h",
     "on_demand_price_per_gpu": "$/gpu-h",
     "spot_price": "spot $/h",
-    "gpu_memory": "GB/gpu",
+    "gpu_memory": MEMORY_HEADER,
     "provider": "provider",
     "accelerator": "gpu",
     "gpu_count": "#",
@@ -174,7 +188,7 @@ def _per(value: float | None, by: float | None) -> float | None:
 
 
 def _ratio(value: float | None) -> str:
-    """A small price ratio ($ per GB-hour) with the digits that tell close offers apart."""
+    """A small price ratio ($ per GiB-hour) with the digits that tell close offers apart."""
     return "-" if value is None else money(value) if value >= 1 else f"{value:.4f}"
 
 
@@ -196,7 +210,7 @@ def _spec_per_dollar(spec: str, spot: bool) -> Callable[[Offer], str]:
 def sort_layout(sort: str, *, spot: bool) -> SortLayout:
     """Where the table shows the value ``sort`` orders its rows by (``spot``: the sort reads the spot
     price, ``--spot``), as :func:`gpuscout.catalog.query.order_by` sorts: a column of the table, or
-    one added for that sort (the price per GB of memory, the specs per dollar, the total memory, the
+    one added for that sort (the price per GiB of memory, the specs per dollar, the total memory, the
     interconnect, the spot price per GPU)."""
     mark = HIGH_FIRST_MARK if sort in _HIGH_FIRST else LOW_FIRST_MARK
     side = "spot " if spot else ""
@@ -215,7 +229,7 @@ def sort_layout(sort: str, *, spot: bool) -> SortLayout:
             price = o.spot_price_usd_per_hour if spot else o.price_usd_per_hour
             return _ratio(_per(price, o.gpu_memory_gb * o.gpu_count))
 
-        derived = Derived(Column(f"{side}$/GB-h", right=True), "spot $/h", per_gb)
+        derived = Derived(Column(f"{side}$/GiB-h", right=True), "spot $/h", per_gb)
     elif sort == "bandwidth_per_dollar":
         cell = _spec_per_dollar("bandwidth_gbps", spot)
         derived = Derived(Column(f"{side}GB/s per $", right=True), "spot $/h", cell)
@@ -224,7 +238,7 @@ def sort_layout(sort: str, *, spot: bool) -> SortLayout:
         derived = Derived(Column(f"{side}TFLOPS per $", right=True), "spot $/h", cell)
     elif sort == "total_vram":
         derived = Derived(
-            Column("GB total", right=True), "GB/gpu", lambda o: f"{o.gpu_memory_gb * o.gpu_count:g}"
+            Column("GiB total", right=True), MEMORY_HEADER, lambda o: f"{o.gpu_memory_gb * o.gpu_count:g}"
         )
     elif sort == "interconnect":
         derived = Derived(Column("link"), "gpu", lambda o: o.interconnect.value)
@@ -513,8 +527,9 @@ def _fitted(
     ages are short. Every column when the whole row fits; else :func:`narrow_columns` (the source as
     its feed), in the first of its forms that leaves the fewest columns out: the unknown age in full
     or short, an auction mark beside or under its price, the sorted column's header marked on one
-    line or two, or not (where its mark would cost a column: the title says the sort too). The column
-    the rows are sorted by is always shown."""
+    line or two, or not (where its mark would cost a column: the title says the sort too), and last
+    the memory column headed :data:`SHORT_MEMORY_HEADER` (where its whole header would cost a column).
+    The column the rows are sorted by is always shown."""
     from gpuscout.cli.table_fit import fitted_table
 
     layout = sort_layout(sort, spot=spot)
@@ -525,8 +540,10 @@ def _fitted(
         return table, left_out, False
     stacking = (False, True) if any(o.interruptible_on_demand for o in offers) else (False,)
     best: tuple[Table, list[str], bool] | None = None
-    for header, short_age, stacked in itertools.product(HEADER_FORMS, (False, True), stacking):
-        columns = narrow_columns(spot=spot, sort=sort, header=header)
+    # the memory column's short header last: only where every whole one leaves more out
+    forms = itertools.product((False, True), HEADER_FORMS, (False, True), stacking)
+    for short_memory, header, short_age, stacked in forms:
+        columns = narrow_columns(spot=spot, sort=sort, header=header, short_memory=short_memory)
         rows = _region_cells(
             columns,
             offers,
@@ -565,6 +582,8 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: 
     out = wide_console()
     table, left_out, short_age = _fitted(title, offers, terminal_width(out), spot=spot, sort=sort)
     out.print(table)
+    if any(column.header == SHORT_MEMORY_HEADER for column in table.columns):
+        out.print(SHORT_MEMORY_NOTE, markup=False, highlight=False)
     for note in _notes(offers, left_out=left_out, short_age=short_age, auction_on=layout.auction_on):
         out.print(note)
     left_out_text = left_out_note(left_out)

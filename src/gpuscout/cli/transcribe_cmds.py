@@ -61,6 +61,7 @@ def transcribe_cmd(
         print_json(est)
         return
     from gpuscout.advise.reasons import duration
+    from gpuscout.estimate.memory import gib  # the estimator's GB as GiB, the unit GPU memory is sold in
 
     decoding = "greedy" if est.beam == 1 else f"beam {est.beam}"
     title = f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, batch {est.batch}, {decoding}"
@@ -68,7 +69,8 @@ def transcribe_cmd(
     table.add_column("quantity")
     table.add_column("value", justify="right")
     table.add_row("fits", "yes" if est.fits else "[red]no[/]")
-    table.add_row("memory", f"{est.memory.total_gb:,.2f} GB of {est.memory.capacity_gb:,.1f} GB")
+    mem = est.memory
+    table.add_row("memory", f"{gib(mem.total_gb):,.2f} GiB of {gib(mem.capacity_gb):,.1f} GiB")
     # RTFx and RTF side by side: "15.1x" alone reads as a real-time factor of 15 (15x slower)
     table.add_row("speed", f"{est.realtime_factor:,.1f}x faster than real time (RTFx)")
     table.add_row("real-time factor (RTF)", f"{est.rtf:.3g} wall-clock s per audio s")

@@ -33,6 +33,7 @@ from gpuscout.estimate.memory import (
     MemoryPlan,
     capacity_bytes,
     card_memory_label,
+    gib,
     max_batch,
     model_consts,
     plan_memory,
@@ -471,8 +472,8 @@ def memory_needed(
     if not plan.fits:
         fit = p.biggest * p.replicas
         warnings.append(
-            f"does not fit: {batch} x {context} tokens need {plan.total / 1e9:.1f} GB per GPU, "
-            f"{plan.usable / 1e9:.1f} GB usable ({plan.binding_constraint()}); "
+            f"does not fit: {batch} x {context} tokens need {gib(plan.total / 1e9):.1f} GiB per GPU, "
+            f"{gib(plan.usable / 1e9):.1f} GiB usable ({plan.binding_constraint()}); "
             + (
                 f"{fit} {plural(fit, 'sequence of this length fits', 'sequences of this length fit')}"
                 if fit
@@ -564,6 +565,7 @@ class _Prepared:
     st_mode: str
     context: int
     prefill_tps: float
+    asked_kv: KvDtype | None = None  # the KV dtype asked for (None: the engine's default, per format)
 
 
 def _estimate(
@@ -750,7 +752,7 @@ def _prepare(
     prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
     return _Prepared(
         spec, acc, gpus, fmt, kv, eng, mode, context_in, context_out, verdict, st, tuple(warnings), plan1,
-        biggest, cap, cap_reason, replicas, per_replica_gpus, st_mode, context, prefill_tps,
+        biggest, cap, cap_reason, replicas, per_replica_gpus, st_mode, context, prefill_tps, asked_kv,
     )  # fmt: skip
 
 
@@ -882,8 +884,8 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
     plan1 = p.plan1
     warnings = [
         *p.warnings,
-        f"does not fit: needs {plan1.total / 1e9:.1f} GB per GPU, {plan1.usable / 1e9:.1f} GB usable "
-        f"({plan1.binding_constraint()}); no speed is given",
+        f"does not fit: needs {gib(plan1.total / 1e9):.1f} GiB per GPU, {gib(plan1.usable / 1e9):.1f} GiB "
+        f"usable ({plan1.binding_constraint()}); no speed is given",
     ]
     hint = _memory_share_hint(p.eng, plan1)
     if hint:
@@ -1008,7 +1010,7 @@ def _memory_share_hint(eng: EngineProfile, plan: MemoryPlan) -> str:
     return (
         f"{eng.label} starts with --mem-fraction-static {eng.memory_utilization:.2f} on this GPU (weights "
         f"and KV cache; the rest is kept for activations and CUDA graphs): --mem-fraction-static "
-        f"{needed:.2f} would hold one sequence ({beside / 1e9:.1f} GB left beside the pool)"
+        f"{needed:.2f} would hold one sequence ({gib(beside / 1e9):.1f} GiB left beside the pool)"
     )
 
 
@@ -1049,20 +1051,22 @@ def _layouts_instead(
 
     def fits(n: int, split: str) -> float | None:
         plan = plan_memory(spec, acc, fmt, kv, eng, batch=1, context=context, gpus=n, parallel=split)
-        return plan.total / 1e9 if plan.fits else None
+        return gib(plan.total / 1e9) if plan.fits else None  # GiB, as the alternatives say it
 
     allowed = tp_degrees_allowed(spec, eng.name, MAX_GPUS)
     below = [t for t in allowed if t < gpus][-1:]
     above = [t for t in allowed if t > gpus][:1]
     out = []
     for n in below + above:
-        gb = fits(n, "tensor")
-        if gb is not None:
-            out.append(f"tensor parallel over {n} x {acc.name} ({gb:.1f} GB per GPU)")
-    if TP_HEAD_RULES[eng.name].pipeline and (gb := fits(gpus, "layer")) is not None:
-        out.append(f"pipeline parallel over {gpus} x {acc.name} (--parallel layer, {gb:.1f} GB per GPU)")
-    if (gb := fits(1, "tensor")) is not None:
-        out.append(f"{gpus} replicas of one {acc.name} (--parallel replicas, {gb:.1f} GB per GPU)")
+        per_gpu = fits(n, "tensor")
+        if per_gpu is not None:
+            out.append(f"tensor parallel over {n} x {acc.name} ({per_gpu:.1f} GiB per GPU)")
+    if TP_HEAD_RULES[eng.name].pipeline and (per_gpu := fits(gpus, "layer")) is not None:
+        out.append(
+            f"pipeline parallel over {gpus} x {acc.name} (--parallel layer, {per_gpu:.1f} GiB per GPU)"
+        )
+    if (per_gpu := fits(1, "tensor")) is not None:
+        out.append(f"{gpus} replicas of one {acc.name} (--parallel replicas, {per_gpu:.1f} GiB per GPU)")
     if not out:
         degrees = ", ".join(map(str, allowed[:6])) or "none"
         out.append(f"none holds one sequence here; tensor parallel degrees {eng.label} takes: {degrees}")
@@ -1073,7 +1077,8 @@ def _fits_instead(p: _Prepared) -> str:
     """What would hold one sequence of this context where ``p`` does not: the fewest GPUs of this kind
     (2, 4 or 8, split as asked; tensor parallel for replicas) that the engine starts with, in this
     format, and the widest narrower format this engine runs on this GPU at this count, sized as the engine
-    holds it (:func:`_as_run`): a format it dequantizes to 16 bits, or runs as fp16, saves nothing and is
+    holds it (:func:`_as_run`) with the KV cache asked for (``--kv-dtype``; none asked, the one the engine
+    picks for that format): a format it dequantizes to 16 bits, or runs as fp16, saves nothing and is
     never suggested. "" when neither does."""
     out: list[str] = []
     split = "layer" if p.mode == "layer" else "tensor"
@@ -1089,7 +1094,8 @@ def _fits_instead(p: _Prepared) -> str:
         )  # fmt: skip
         if plan.fits:
             out.append(
-                f"{p.fmt.name} on {n} x {p.acc.name} ({split} parallel, {plan.total / 1e9:.1f} GB per GPU)"
+                f"{p.fmt.name} on {n} x {p.acc.name} ({split} parallel, {gib(plan.total / 1e9):.1f} GiB "
+                "per GPU)"
             )
             break
     for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
@@ -1100,7 +1106,7 @@ def _fits_instead(p: _Prepared) -> str:
         held = _as_run(fmt, verdict, p.acc, [], p.eng)[0]  # 16-bit where the engine dequantizes it
         if held.bits_per_weight >= p.fmt.bits_per_weight:
             continue
-        kv = _kv_default(held, p.eng, p.acc)
+        kv = _kv_dtype(p.asked_kv, p.spec, held, p.eng, p.acc)  # the cache asked for, as estimate sizes it
         plan = plan_memory(
             p.spec,
             p.acc,
@@ -1115,7 +1121,7 @@ def _fits_instead(p: _Prepared) -> str:
         )
         if plan.fits:
             out.append(
-                f"{fmt.name} on {p.per_replica_gpus} x {p.acc.name} ({plan.total / 1e9:.1f} GB per GPU)"
+                f"{fmt.name} on {p.per_replica_gpus} x {p.acc.name} ({gib(plan.total / 1e9):.1f} GiB per GPU)"
             )
             break
     return "; ".join(out)
@@ -1255,15 +1261,16 @@ def _memory_assumptions(
         + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
         "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
         "kv_dtype": _kv_note(st),
+        # in GiB, as GPU memory is sold (the engines' own figures are GB: 1 GB is 0.93 GiB)
         "memory_budget": (
-            f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB ({card_memory_label(st.acc)}) "
-            f"for weights and KV cache (mem_fraction_static"
+            f"{eng.memory_utilization:.2f} of {gib(plan.capacity / 1e9):.1f} GiB "
+            f"({card_memory_label(st.acc)}) for weights and KV cache (mem_fraction_static"
             f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - CUDA context "
-            f"{eng.cuda_context_gb:g} GB; activations and CUDA graphs beside it"
+            f"{gib(eng.cuda_context_gb):.2f} GiB; activations and CUDA graphs beside it"
             if eng.pool_excludes_activations
-            else f"{eng.memory_utilization:.2f} of {plan.capacity / 1e9:.1f} GB "
-            f"({card_memory_label(st.acc)}) - CUDA context {eng.cuda_context_gb:g} GB - engine reserve "
-            f"{eng.engine_reserve_gb:g} GB"
+            else f"{eng.memory_utilization:.2f} of {gib(plan.capacity / 1e9):.1f} GiB "
+            f"({card_memory_label(st.acc)}) - CUDA context {gib(eng.cuda_context_gb):.2f} GiB - engine "
+            f"reserve {gib(eng.engine_reserve_gb):.2f} GiB"
         ),
         "kv_allocation": (
             "full context reserved up front"

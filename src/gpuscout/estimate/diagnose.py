@@ -38,6 +38,7 @@ from gpuscout.estimate.throughput import (
 )
 from gpuscout.estimate.types import Diagnosis
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.model_types import ModelSpec
 
 FASTER_MEMORY_GPUS = ("H100-SXM", "H200-SXM", "MI300X")
@@ -64,7 +65,10 @@ def diagnose(
     ``precision`` None: the one :func:`~gpuscout.estimate.api.estimate` takes (a quantized checkpoint's
     name implies its format, else the model's own: FP8 for DeepSeek-V3/R1, MXFP4 experts for gpt-oss,
     bf16 for most), said in the verdict; ``engine`` None: the estimate's default (llama.cpp for a GGUF
-    precision, else vLLM)."""
+    precision, else vLLM). A GPU family name ("A100") is answered for the variant it reads as, said as
+    ``estimate`` says it (:func:`~gpuscout.knowledge.accelerators.assumed_variant_warning`): in
+    ``warnings``, and in the verdict, which every face prints (after what it found, before the format
+    the figures assumed where none was named)."""
     if not isinstance(measured_tps, int | float) or not 0 < measured_tps < MAX_MEASURED_TPS:
         raise InvalidInputError(
             "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", MEASURED_TPS_ACCEPTED
@@ -77,6 +81,7 @@ def diagnose(
     )
     spec, precision, _ = _model_and_precision(model, precision)
     acc = resolve_gpu_arg(gpu)
+    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants ("" for an exact name)
     context = int_in("context", context, 1, MAX_CONTEXT)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)  # 2.0 echoed as 2
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
@@ -171,6 +176,8 @@ def diagnose(
             "physics of that format on this card, not of what ran: diagnose the engine and format that "
             "produced the measurement (--engine, --precision). "
         ) + verdict
+    if variant:  # the card the figures rest on: its bandwidth, its FLOP/s, the memory the remedies fit
+        verdict += f" {variant}."
     if assumed:  # the format the figures rest on, which the user did not name
         verdict += (
             f" Sized for {fmt.name} weights, the checkpoint's own format "
@@ -221,6 +228,7 @@ def diagnose(
         verdict=verdict,
         suggestions=suggestions,
         assumptions=est.assumptions,
+        warnings=[variant] if variant else [],
     )
 
 
@@ -353,7 +361,7 @@ def _remedies(
             # different experts, so a bigger batch reads more of them (each read still serves several)
             shared = (
                 "each expert read serves the sequences routed to it, though a bigger batch reads more experts"
-                if model_consts(spec).moe_layers
+                if spec.is_moe
                 else "the weights read serve every sequence"
             )
             cap = profile.max_num_seqs  # the engine's cap on sequences run at once

@@ -102,7 +102,7 @@ from gpuscout.estimate.arguments import (
     resolve_gpu_arg,
     resolve_model_arg,
 )
-from gpuscout.estimate.memory import capacity_bytes
+from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -570,8 +570,8 @@ def estimate_images(
         batch_s += moved / (HOST_LINK_GBPS * GB)
         assumptions["cpu_offload"] = (
             f"one component on the GPU at a time; the peak is while the {peak.name} runs "
-            f"({weights / GB:.1f} GB weights + {acts / GB:.1f} GB activations); {moved / GB:.1f} GB "
-            f"copied per batch at {HOST_LINK_GBPS:g} GB/s"
+            f"({gib(weights / GB):.1f} GiB weights + {gib(acts / GB):.1f} GiB activations); "
+            f"{moved / GB:.1f} GB copied per batch at {HOST_LINK_GBPS:g} GB/s"  # traffic: GB, as GB/s
         )
     else:
         weights = denoiser_bytes + text_bytes + vae_bytes
@@ -590,7 +590,7 @@ def estimate_images(
             else "; CPU offload (cpu_offload=True, `gpuscout images --cpu-offload`) keeps only the running "
             "component on the GPU"
         )
-        warnings.append(f"needs {total / GB:.1f} GB, the GPU has {capacity / GB:.1f} GB{hint}")
+        warnings.append(f"needs {gib(total / GB):.1f} GiB, the GPU has {gib(capacity / GB):.1f} GiB{hint}")
 
     seconds_per_image = batch_s / batch
     passes = profile.passes_per_step
@@ -615,8 +615,8 @@ def estimate_images(
             f"{elem_step_s * 1e3:,.0f} ms per step",
             "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step ({attn_step_flops / 1e12:.1f} "
             f"of it attention), text encoders {text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
-            "weights": f"denoiser {prec} ({denoiser_bytes / GB:.1f} GB), text encoders and VAE bf16 "
-            f"({(text_bytes + vae_bytes) / GB:.1f} GB)",
+            "weights": f"denoiser {prec} ({gib(denoiser_bytes / GB):.1f} GiB), text encoders and VAE bf16 "
+            f"({gib((text_bytes + vae_bytes) / GB):.1f} GiB)",
         }
     )
     flops_per_image = steps * step_flops + text_encoder_flops(profile) + vae_decode_flops(width, height)

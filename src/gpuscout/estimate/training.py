@@ -41,7 +41,7 @@ from gpuscout.estimate.arguments import (
     resolve_gpu_arg,
     resolve_model_arg,
 )
-from gpuscout.estimate.memory import capacity_bytes
+from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
     PCIE_EXCHANGE_WARNING,
@@ -319,9 +319,10 @@ def _memory_notes(
         # precision warning says ("BF16 weights run as FP16"); the notes say what runs
         assumptions = {k: re.sub(r"\bbf16\b", "fp16", v) for k, v in assumptions.items()}
     warnings += mem.warnings
-    assumptions["capacity"] = (
-        f"{acc.memory_gb:g} GB card = {capacity_gb:.1f} GB (1e9 B) usable "
-        "(GiB sizing, less the driver reserve)"
+    # in GiB, the unit GPU memory is sold in (the vendor's "80 GB" is 80 GiB)
+    reported = acc.usable_memory_gib is not None
+    assumptions["capacity"] = f"{acc.memory_gb:g} GB card = {gib(capacity_gb):.1f} GiB usable " + (
+        "(as the device reports it)" if reported else f"({acc.memory_gb:g} GiB less the driver reserve)"
     )
     if setup.seq_len > spec.max_position_embeddings > 0:
         warnings.append(
@@ -515,8 +516,8 @@ def estimate_training(
     if not mem.fits and require_fit:
         raise ConfigurationRejected(
             "gpu",
-            f"does not fit: needs {mem.breakdown.total_gb:.1f} GB per GPU, "
-            f"{acc.name} has {capacity_gb:.1f} GB ({mem.binding_constraint})",
+            f"does not fit: needs {gib(mem.breakdown.total_gb):.1f} GiB per GPU, "
+            f"{acc.name} has {gib(capacity_gb):.1f} GiB ({mem.binding_constraint})",
             accepted="more GPUs, sharding, checkpointing or a smaller micro-batch",
         )
     assumptions = _memory_notes(spec, setup, mem, acc, capacity_gb, warnings)

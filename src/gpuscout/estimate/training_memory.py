@@ -125,6 +125,7 @@ from dataclasses import dataclass, field, replace
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
+from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.layout import ModelLayout, TensorGroup, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
@@ -810,7 +811,7 @@ def _grad_sync_note(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float, s
         return None
     return (
         "gradients reduce-scattered every micro-batch (torchtitan, torchtune; Accelerate with "
-        f"sync_each_batch): accumulating without sync (FSDP no_sync) would hold {extra:.1f} GB "
+        f"sync_each_batch): accumulating without sync (FSDP no_sync) would hold {gib(extra):.1f} GiB "
         "more per GPU"
     )
 
@@ -842,7 +843,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     fixed = allocated - st.pageable  # what the caching allocator holds (paged state is managed memory)
     overhead = CUDA_CONTEXT_GB * GB + FRAGMENTATION * (acts + st.grads + st.adapters)
     assumptions["overhead"] = (
-        f"CUDA context {CUDA_CONTEXT_GB} GB + {FRAGMENTATION:.0%} allocator "
+        f"CUDA context {gib(CUDA_CONTEXT_GB):.2f} GiB + {FRAGMENTATION:.0%} allocator "
         "fragmentation on what is allocated and freed every step (activations, "
         "gradients, adapters)"
     )
@@ -853,7 +854,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     optimizer = st.optimizer - spilled
     if spilled > 0:
         warnings.append(
-            f"{spilled / GB:.1f} GB of paged optimizer state does not fit and pages to CPU RAM "
+            f"{gib(spilled / GB):.1f} GiB of paged optimizer state does not fit and pages to CPU RAM "
             "(optimizer steps slow down)"
         )
     breakdown = MemoryBreakdown(
@@ -872,7 +873,7 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     binding = "fits" if fits else _binding(breakdown)
     if not fits:
         warnings.append(
-            f"needs {breakdown.total_gb:.1f} GB per GPU, the GPU has {capacity_gb:.1f} GB "
+            f"needs {gib(breakdown.total_gb):.1f} GiB per GPU, the GPU has {gib(capacity_gb):.1f} GiB "
             f"(largest share: {binding})"
         )
     return TrainingMemory(

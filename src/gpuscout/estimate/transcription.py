@@ -60,7 +60,7 @@ from dataclasses import dataclass, field
 from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
 from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
 from gpuscout.estimate.engines import EAGER_LAYER_LAUNCH_US, resolve_engine
-from gpuscout.estimate.memory import capacity_bytes
+from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
 from gpuscout.estimate.throughput import BLEND_P
 from gpuscout.estimate.types import MemoryBreakdown
@@ -337,7 +337,7 @@ def estimate_transcription(
         warnings.append(rate.warning)
     if not fits:
         need = (weights + acts + overhead) / GB
-        warnings.append(f"needs {need:.1f} GB, the GPU has {capacity / GB:.1f} GB")
+        warnings.append(f"needs {gib(need):.1f} GiB, the GPU has {gib(capacity / GB):.1f} GiB")
     if prec == "int8" and key == "transformers":
         warnings.append(
             "int8 Whisper is a faster-whisper (CTranslate2) feature; transformers runs it dequantised"

@@ -178,3 +178,6 @@ class Diagnosis:
     verdict: str
     suggestions: list[str] = field(default_factory=list)
     assumptions: dict[str, str] = field(default_factory=dict)
+    # what the answer assumed of the input: a GPU family name ("A100") read as one variant
+    # (``knowledge.accelerators.assumed_variant_warning``), also said at the end of ``verdict``
+    warnings: list[str] = field(default_factory=list)

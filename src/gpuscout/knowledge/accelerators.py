@@ -499,25 +499,20 @@ def resolve_gpu(
 
 
 def gpu_family(name: str, *, field: str = "gpu") -> tuple[str, ...]:
-    """Canonical accelerators a user's GPU name covers.
+    """Canonical accelerators a user's GPU name covers, in table order.
 
     A name that pins the variant down ("H100 SXM", "A100 PCIe 40GB") gives that one; a family name
-    ("H100", "A100-80GB", "V100") gives every variant of the family compatible with what it states
-    (memory), e.g. "H100" -> H100-SXM, H100-PCIe, H100-NVL. Unknown names raise UnknownNameError
-    with the closest known names.
+    ("H100", "A100-80GB", "A100 PCIe") gives the variants it can mean: the part the resolver reads it
+    as and the others it names (:attr:`Resolution.others`), so what the name states (form factor,
+    memory size, memory type) narrows the list as it narrows :func:`assumed_variant_warning`'s
+    ("A100 PCIe" -> A100-PCIe-40GB, A100-PCIe-80GB; "H100" -> H100-SXM, H100-PCIe, H100-NVL).
+    Unknown names raise UnknownNameError with the closest known names.
     """
     found = resolve_gpu_detail(name, field=field)
     if found.exact:
         return (found.accelerator.name,)
-    stem = found.accelerator.name.split("-")[0]
-    members = [a for a in all_accelerators() if a.name.split("-")[0] == stem]
-    stated = _parse(name).memory_gb
-    if stated is not None:
-        members = [a for a in members if _memory_matches(a, stated)]
-    names = [a.name for a in members]
-    if found.accelerator.name not in names:
-        names.insert(0, found.accelerator.name)
-    return tuple(names)
+    covered = {found.accelerator.name, *found.others}
+    return tuple(a.name for a in all_accelerators() if a.name in covered)
 
 
 def gpu_family_members(name: str) -> tuple[Accelerator, ...] | None:
@@ -545,7 +540,7 @@ def gpu_family_members(name: str) -> tuple[Accelerator, ...] | None:
 def assumed_variant_warning(name: str | Accelerator, *, field: str = "gpu") -> str:
     """What an answer for the GPU ``name`` says when the name does not pin one part down: the variant it
     was read as and the others it could mean, with each one's memory where they differ ("gpu 'A100' read
-    as A100-SXM4-80GB (80 GB); the family also has A100-SXM4-40GB (40 GB), ...: name the variant for its
+    as A100-SXM4-80GB (80 GiB); the family also has A100-SXM4-40GB (40 GiB), ...: name the variant for its
     memory and bandwidth"); "" for an accelerator or a name that is exact.
 
     The one place every estimate (and so every face: the Python API, the CLI, the web API) takes the
@@ -563,7 +558,8 @@ def assumed_variant_warning(name: str | Accelerator, *, field: str = "gpu") -> s
         sizes = {a.memory_gb for a in (acc, *others)}
 
         def label(a: Accelerator) -> str:
-            return f"{a.name} ({a.memory_gb:g} GB)" if len(sizes) > 1 else a.name
+            # the vendor's figure, which is GiB (an "80 GB" card holds 80 GiB), as every memory figure reads
+            return f"{a.name} ({a.memory_gb:g} GiB)" if len(sizes) > 1 else a.name
 
         text = (
             f"{field} {name!r} read as {label(acc)}; the family also has "

@@ -48,7 +48,12 @@ class OfferFilters(BaseModel):
         max_length=200,
         description="GPU names, comma-separated or the parameter repeated (H100, A100-80GB)",
     )
-    min_vram: float | None = Field(default=None, ge=0, le=10_000, description="minimum memory per GPU, GB")
+    min_vram: float | None = Field(
+        default=None,
+        ge=0,
+        le=10_000,
+        description="minimum memory per GPU, GiB (as sold: 80 for an 80 GB card)",
+    )
     gpus: int | None = Field(default=None, ge=1, le=1024, description="exact number of GPUs in the instance")
     provider: Annotated[str | None, COMMA_LIST] = Field(
         default=None, max_length=200, description="providers, comma-separated or the parameter repeated"
@@ -177,7 +182,7 @@ _API_WORDS = {
 #: What the form calls each field (error messages name the field the way the page does).
 FIELD_LABELS: dict[str, str] = {
     "gpu": "GPU",
-    "min_vram": "Min memory per GPU (GB)",
+    "min_vram": "Min memory per GPU (GiB)",
     "gpus": "GPUs per instance",
     "provider": "Provider",
     "region": "Region",
@@ -193,7 +198,7 @@ FIELD_LABELS: dict[str, str] = {
 }
 assert set(FIELD_LABELS) == set(OfferFilters.model_fields), "every filter has a label"
 
-#: The view of a bare ``/``: offers a generative-AI renter can use (24 GB or more per GPU).
+#: The view of a bare ``/``: offers a generative-AI renter can use (24 GiB or more per GPU).
 DEFAULT_VIEW: dict[str, str] = {"min_vram": "24"}
 
 

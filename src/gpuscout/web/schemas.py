@@ -125,13 +125,22 @@ class OfferPageOut(BaseModel):
     items: list[OfferOut]
 
 
+#: GPU memory as the vendor states it, which is GiB: the field keeps the vendor's "GB" in its name.
+CARD_MEMORY_DOC = (
+    'memory per GPU as the vendor states it ("80 GB"), which is GiB (2**30 bytes): an 80 here holds '
+    "80 GiB = 85.9e9 bytes (not GB = 1e9 bytes, despite the name)"
+)
+#: The estimator's memory figures: GB = 1e9 bytes (the web pages and the CLI show them in GiB).
+ESTIMATE_GB = "GB = 1e9 bytes (x 1e9 / 2**30 for GiB, the unit GPU memory is sold in)"
+
+
 class GpuOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     name: str
     vendor: str
     kind: str
-    memory_gb: float
+    memory_gb: float = Field(description=CARD_MEMORY_DOC)
     memory_type: str
     bandwidth_gbps: float
     bf16_tflops: float | None
@@ -192,7 +201,26 @@ def dataclass_out(
 if TYPE_CHECKING:
     MemoryOut = BaseModel
 else:
-    MemoryOut = dataclass_out("MemoryOut", MemoryBreakdown, computed={"total_gb": float})
+    MemoryOut = dataclass_out(
+        "MemoryOut",
+        MemoryBreakdown,
+        computed={"total_gb": float},
+        docs={
+            "weights_gb": f"weights held per GPU, {ESTIMATE_GB}",
+            "kv_cache_gb": f"KV cache per GPU, {ESTIMATE_GB}",
+            "activations_gb": f"activation and workspace peak per GPU, {ESTIMATE_GB}",
+            "overhead_gb": f"CUDA context, allocator fragmentation and engine reserve per GPU, {ESTIMATE_GB}",
+            "optimizer_gb": f"training: optimizer state per GPU, {ESTIMATE_GB}",
+            "gradients_gb": f"training: gradients per GPU, {ESTIMATE_GB}",
+            "adapters_gb": f"training: LoRA / QLoRA adapters with their gradients and optimizer state per "
+            f"GPU, {ESTIMATE_GB}",
+            "usable_gb": f"what the engine may use on this GPU (after its memory share), {ESTIMATE_GB}",
+            "capacity_gb": f"the GPU's usable memory, {ESTIMATE_GB}",
+            "model_weights_gb": f"the whole model's weights, one copy (0: not computed), {ESTIMATE_GB}",
+            "total_gb": f"everything above per GPU, {ESTIMATE_GB}",
+            "kv_bytes_per_token": "KV cache bytes per token, whole model, before tensor-parallel sharding",
+        },
+    )
 
 
 class PrecisionMemoryOut(BaseModel):
@@ -206,7 +234,7 @@ class GpuFitOut(BaseModel):
     model_config = ConfigDict(from_attributes=True)
 
     gpu: str
-    memory_gb: float
+    memory_gb: float = Field(description=CARD_MEMORY_DOC)
     gpus_needed: int | None = Field(
         description="smallest count of this GPU that holds it; null: none <= 8, or the format is not run "
         "there (see `unsupported`)"
@@ -218,12 +246,12 @@ class GpuFitOut(BaseModel):
 
 class ImageSpeedOut(BaseModel):
     gpu: str
-    gpu_memory_gb: float
+    gpu_memory_gb: float = Field(description=CARD_MEMORY_DOC)
     fits: bool = Field(description="the pipeline (denoiser, text encoders, VAE) fits without CPU offload")
     cpu_offload: bool = Field(
         default=False, description="timed with model CPU offload: it does not fit whole"
     )
-    memory_gb: float = Field(description="peak per GPU as timed, GB (1e9 bytes)")
+    memory_gb: float = Field(description=f"peak per GPU as timed, {ESTIMATE_GB}")
     seconds_per_image: float | None = Field(description="null: does not fit, even with CPU offload")
     images_per_hour: float | None
 
@@ -428,7 +456,10 @@ class RecommendationOut(BaseModel):
     price_usd_per_hour: float = Field(description="paid per instance-hour (the spot price when config.spot)")
     time_s: float | None = Field(description="job duration, or active seconds per day for serve")
     total_usd: float | None = Field(description="serve: per month; jobs: per run")
-    estimate: dict[str, Any] | None
+    estimate: dict[str, Any] | None = Field(
+        description=f"the estimate behind the row; its memory figures (memory_per_gpu_gb, "
+        f"memory_capacity_gb, weights_gb, kv_cache_gb, model_weights_gb) are {ESTIMATE_GB}"
+    )
     cost: dict[str, float] | None
     unit_costs: dict[str, float | None] | None
     reasons: list[str]
