@@ -125,7 +125,10 @@ def test_the_newest_releases_are_those_the_support_rules_were_read_from() -> Non
     for engine, product in products.items():
         versions = {r.version for r in support_rules() if r.engine == engine}
         found = {m.group(1) for v in versions if (m := re.match(rf"{product} (\d+\.\d+)", v))}
-        assert found == {NEWEST_RELEASES[engine].newest}, (engine, versions)
+        # every rule was read from the profile's release, or re-checked in a newer one (vLLM 0.34.0)
+        newest = NEWEST_RELEASES[engine].newest
+        assert newest in found, (engine, versions)
+        assert all(tuple(map(int, f.split("."))) >= tuple(map(int, newest.split("."))) for f in found)
     assert set(NEWEST_RELEASES) == {"vllm", "sglang", "tensorrt-llm", "tgi", "hf-transformers"}
 
 

@@ -8,6 +8,10 @@ are MoE ones, W4A16 by default, and the source list names no W4A4 MXFP4 linear k
 checkpoint is judged by the ``mxfp4:dense`` rows (weight-only: 4.25-bit weights, 16-bit math). gpt-oss
 (mxfp4-moe: MXFP4 experts alone) keeps the rows and figures it had; llama.cpp's Blackwell MXFP4 MMA (W4A4, PR
 #17906) keeps the FP4 rate.
+
+vLLM 0.34.0 (read in its sdist) does have one: compressed-tensors' W4A4 MXFP4 scheme runs FlashInfer's CuTe
+DSL MXFP4 x MXFP4 GEMM on the SM100 family, so vLLM's dense row is native there (tests/knowledge/
+test_s49_vllm034_support.py); the W4A16 timings below are SGLang's and TensorRT-LLM's.
 """
 
 from __future__ import annotations
@@ -45,8 +49,8 @@ def _bf16_peak() -> float:
 
 
 def test_dense_mxfp4_on_b200_prefills_at_the_16bit_rate_not_the_fp4_one() -> None:
-    est = estimate("llama-3.1-70b", "B200", precision="mxfp4", **REVIEW)
-    bf16 = estimate("llama-3.1-70b", "B200", precision="bf16", **REVIEW)
+    est = estimate("llama-3.1-70b", "B200", precision="mxfp4", engine="sglang", **REVIEW)
+    bf16 = estimate("llama-3.1-70b", "B200", precision="bf16", engine="sglang", **REVIEW)
     assert est.supported and est.support == "weight-only"
     # the review's figure (23,097 prompt tokens/s) needed 3.3 PFLOP/s of linear math, above B200's whole
     # 16-bit peak: W4A16 kernels reach well under half of it
@@ -60,24 +64,29 @@ def test_dense_mxfp4_on_b200_prefills_at_the_16bit_rate_not_the_fp4_one() -> Non
 
 
 def test_the_assumptions_name_the_16bit_rate_and_the_rule() -> None:
-    est = estimate("llama-3.1-70b", "B200", precision="mxfp4", **REVIEW)
+    est = estimate("llama-3.1-70b", "B200", precision="mxfp4", engine="sglang", **REVIEW)
     said = est.assumptions
     assert said["compute_class"] == "weight-only"
     assert f"of {B200.bf16_tflops:g} TFLOPS bf16" in said["compute_efficiency"]
     assert "fp4" not in said["compute_efficiency"]
     line = said["support"]
-    assert line.startswith("vllm: mxfp4 (dense) on B200 runs weight-only (16-bit math)")
+    assert line.startswith("sglang: mxfp4 (dense) on B200 runs weight-only (16-bit math)")
     assert "W4A16" in line and "16-bit tensor rate" in line and "not the FP4 one" in line
-    assert VLLM_CT_MXFP4 in line and "quantization/mxfp4.py" in line  # the rule's sources
+    assert "sglang/srt/layers/quantization/mxfp4.py)" in line  # the rule's source
     assert any("(memory saved, math at the 16-bit rate)" in w for w in est.warnings)
-    assert any(w.startswith("support rule partial: vllm: mxfp4 (dense)") for w in est.warnings)
+    assert any(w.startswith("support rule partial: sglang: mxfp4 (dense)") for w in est.warnings)
+    # vLLM 0.34's W4A4 kernel: the FP4 rate, said with its source
+    vllm = estimate("llama-3.1-70b", "B200", precision="mxfp4", engine="vllm", **REVIEW).assumptions
+    assert vllm["compute_class"] == "fp4" and "TFLOPS fp4" in vllm["compute_efficiency"]
+    assert vllm["support"].startswith("vllm: mxfp4 (dense) on B200 runs natively")
+    assert "W4A4" in vllm["support"] and VLLM_CT_MXFP4 in vllm["support"]
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "tensorrt-llm"])
+@pytest.mark.parametrize("engine", ["sglang", "tensorrt-llm"])
 @pytest.mark.parametrize("gpu", ["B200", "B300"])
 def test_no_blackwell_serving_engine_times_dense_mxfp4_at_the_fp4_rate(engine: str, gpu: str) -> None:
-    """Their MXFP4 on the SM100 family is W4A16 (vLLM: sourced; SGLang: inferred); TensorRT-LLM's MXFP4 modes
-    in the sources are W4A16 and W4A8, none W4A4."""
+    """Their MXFP4 on the SM100 family is W4A16 (SGLang: inferred); TensorRT-LLM's MXFP4 modes in the sources
+    are W4A16 and W4A8, none W4A4. (vLLM 0.34 has a W4A4 one: test_s49_vllm034_support.py.)"""
     est = estimate("llama-3.1-8b", gpu, precision="mxfp4", engine=engine, **REVIEW)
     assert est.supported and est.support == "weight-only"
     assert est.assumptions["compute_class"] == "weight-only"
@@ -108,11 +117,14 @@ def test_dense_and_gpt_oss_mxfp4_are_judged_by_their_own_rows() -> None:
     assert can_run("vllm", "mxfp4-moe", "B200").verdict == check_support("vllm", "mxfp4", B200)
     assert check_support("vllm", "mxfp4", B200).mode == "native"  # gpt-oss's rule, as it was
     run = can_run("vllm", "mxfp4", "B200")
-    assert run.mode == "weight-only" and run.verdict.tag == "partial"
+    assert run.mode == "native" and run.verdict.tag == "sourced"  # vLLM 0.34's W4A4 kernel
     assert run.verdict.precision_rule is not None and run.verdict.precision_rule.precision == "mxfp4:dense"
     assert any(s.endswith(VLLM_CT_MXFP4) for s in run.verdict.sources)
-    assert run.alternatives  # not native: what else would run is said
     assert "DENSE" not in run.verdict.message()
+    sglang = can_run("sglang", "mxfp4", "B200")
+    assert sglang.mode == "weight-only" and sglang.verdict.precision_rule is not None
+    assert sglang.verdict.precision_rule.precision == "mxfp4:dense"
+    assert sglang.alternatives  # not native: what else would run is said
 
 
 def test_every_dense_mxfp4_rule_cites_only_sources_of_the_reference_list() -> None:
@@ -121,7 +133,13 @@ def test_every_dense_mxfp4_rule_cites_only_sources_of_the_reference_list() -> No
     listed += (REFERENCE / "engine_support.md").read_text(encoding="utf-8")
     rows = [r for r in support_rules() if r.precision == "mxfp4:dense"]
     assert {r.engine for r in rows} == {"vllm", "sglang", "tensorrt-llm"}
-    for r in rows:
+    # vLLM's were re-read in its 0.34.0 source, which they cite
+    read_034 = [r for r in rows if r.version == "vllm 0.34.0"]
+    assert read_034 and all(
+        all(url.startswith("https://github.com/vllm-project/vllm/blob/v0.34.0/") for url in r.sources)
+        for r in read_034
+    )
+    for r in (r for r in rows if r.version != "vllm 0.34.0"):
         assert r.mode == "weight-only" and r.tag != "sourced", r
         assert "16-bit tensor rate" in r.rule, r
         for url in r.sources:
@@ -155,18 +173,18 @@ def test_gpt_oss_figures_are_those_without_the_dense_rows(
     dense_old = estimate("llama-3.1-8b", "B200", engine=engine, precision="mxfp4", **REVIEW)
     assert new.precision == "mxfp4-moe"
     assert dataclasses.asdict(new) == dataclasses.asdict(old)
-    assert dense_new.ttft_ms > 1.5 * dense_old.ttft_ms  # the old FP4 timing, for contrast
+    if check_support(engine, "mxfp4", B200, "dense").mode == "native":  # vLLM 0.34: W4A4, the FP4 rate too
+        assert dense_new.ttft_ms == pytest.approx(dense_old.ttft_ms)
+    else:
+        assert dense_new.ttft_ms > 1.5 * dense_old.ttft_ms  # the old FP4 timing, for contrast
 
 
 def test_the_advisor_row_for_dense_mxfp4_on_one_b200() -> None:
     """`recommend serve llama-3.1-70b --precision mxfp4` timed its 1x B200 row at 80 ms TTFT (1,024-token
     prompts, one user): the FP4 rate. Its estimate now sits at or above the bf16 model's."""
-    est = estimate(
-        "llama-3.1-70b", "B200", precision="mxfp4", context_in=1024, context_out=256, concurrency=1
-    )
-    bf16 = estimate(
-        "llama-3.1-70b", "B200", precision="bf16", context_in=1024, context_out=256, concurrency=1
-    )
+    kw = {"engine": "sglang", "context_in": 1024, "context_out": 256, "concurrency": 1}
+    est = estimate("llama-3.1-70b", "B200", precision="mxfp4", **kw)
+    bf16 = estimate("llama-3.1-70b", "B200", precision="bf16", **kw)
     assert est.support == "weight-only"
     assert est.ttft_ms >= 0.95 * bf16.ttft_ms
     assert 2.0 * _linear_params("llama-3.1-70b") * est.prefill_tokens_per_s < 0.5 * _bf16_peak()

@@ -86,18 +86,16 @@ def test_the_sm100_rows_keep_their_tags() -> None:
 # 4a. an inferred platform refusal and the precision's sourced one
 
 
-def test_vllm_fp8_on_a_v100_gives_the_sourced_fp8_rule_beside_the_wheel_caveat() -> None:
-    """vLLM on a V100 is refused for want of sm_70 kernels in the PyPI wheel (inferred); FP8 would be
-    refused by a source build too (Fp8Config needs CC 7.5, sourced): both are said, the sourced one first."""
+def test_vllm_fp8_on_a_v100_is_refused_by_the_sourced_volta_rule() -> None:
+    """vLLM 0.34 documents compute capability 7.5+ and its CMake keeps sm_70 only below CUDA 12.8: the
+    platform refusal is sourced, so it alone decides (no precision rule is needed beside it)."""
     v = check_support("vllm", "fp8", resolve_gpu("V100-SXM2-16GB"))
     assert not v.supported
-    assert v.reason.startswith("Fp8Config needs compute capability 7.5")
-    assert "platform: " in v.reason and "source build" in v.reason
-    assert v.precision_rule is not None and v.precision_rule.tag == "sourced"
-    assert v.platform_rule is not None and v.platform_rule.tag == "inferred"
-    assert v.tag == "inferred"  # the weaker of the two rules that decided, said last
-    assert VLLM_FP8 in v.sources
-    assert "https://pypi.org/project/vllm/0.33.0/" in v.sources
+    assert v.reason.startswith("Volta (CC 7.0)") and "sm_70" in v.reason and "source build" in v.reason
+    assert v.platform_rule is not None and v.platform_rule.tag == "sourced"
+    assert v.precision_rule is None and v.tag == "sourced"
+    assert "https://github.com/vllm-project/vllm/blob/v0.34.0/CMakeLists.txt" in v.sources
+    assert VLLM_FP8 not in v.sources
 
 
 def test_sglang_fp8_on_turing_gives_its_gate_beside_the_kernel_caveat() -> None:

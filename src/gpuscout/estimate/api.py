@@ -1198,7 +1198,13 @@ def _unsupported(
     ``reason``: a refusal other than the support verdict's (then ``instead`` says what would run and
     ``sources`` where the rule is read; ``field`` is what ``strict`` names)."""
     why = reason or verdict.message()
-    alts = alternatives(eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint) if not reason else ()
+    alts = (
+        alternatives(
+            eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint, dense_model=not spec.is_moe
+        )
+        if not reason
+        else ()
+    )
     would_run = "; ".join(a.message() for a in alts) if alts else instead
     if strict:
         raise ConfigurationRejected(field, why, "would run: " + (would_run or "none found"))

@@ -439,12 +439,21 @@ _GGUF_EQUIVALENT = {
 
 
 def alternatives(
-    engine: str, precision: str, acc: Accelerator, *, checkpoint: str = "", limit: int = 4
+    engine: str,
+    precision: str,
+    acc: Accelerator,
+    *,
+    checkpoint: str = "",
+    limit: int = 4,
+    dense_model: bool = False,
 ) -> tuple[Alternative, ...]:
     """What nearest combinations would run on ``acc``: for a checkpoint format asked (``checkpoint``,
     "awq"), this engine with the precision's other formats first (GPTQ where AWQ is refused); then other
     engines with the same precision (native before weight-only, sourced before unverified), then this
-    engine with the nearest precisions (``_NEIGHBOURS``), then other engines with those. At most ``limit``."""
+    engine with the nearest precisions (``_NEIGHBOURS``), then other engines with those. At most ``limit``.
+
+    ``dense_model``: the model has no experts, so a neighbouring MXFP4 is a dense MXFP4 checkpoint, judged
+    by the ``mxfp4:dense`` rows (gpt-oss's MoE kernels would not run it)."""
     engine = _check_choice("engine", engine, ENGINES)
     precision = _check_choice("precision", precision, PRECISIONS)
     if checkpoint:
@@ -477,11 +486,15 @@ def alternatives(
         consider(e, p, checkpoint)
         if len(found) >= 2:
             break
+
+    def form(p: str) -> str:  # the checkpoint a neighbouring precision would be for this model
+        return "dense" if dense_model and "dense" in CHECKPOINTS.get(p, ()) else ""
+
     for p in _NEIGHBOURS.get(precision, ()):
-        consider(engine, p)
+        consider(engine, p, form(p))
     for p in _NEIGHBOURS.get(precision, ()):
         for e in ENGINES:
-            consider(e, p)
+            consider(e, p, form(p))
     return tuple(found[:limit])
 
 
