@@ -487,13 +487,26 @@ def _float(text: str) -> float:
 GIB_PER_GB = 1e9 / (1 << 30)
 
 
+#: a measured run that the estimate sizes at most this much over the usable memory (its fullest GPU) is
+#: reported as a borderline miss of the implied fit, not hidden: the runtime reserves the sizing adds (CUDA
+#: context, allocator arenas, driver reserve) are each known to a few hundred MB, so a need within 2 % of
+#: the card is inside that uncertainty
+BORDERLINE_OVER_USABLE = 1.02
+
+
 def predict(case: Case, engines: dict[str, EngineProfile] | None = None) -> tuple[float, bool]:
     """(predicted value, fits) for one case; ``engines`` overrides today's profiles (fitting)."""
+    value, fits, _ = predict_sized(case, engines)
+    return value, fits
+
+
+def predict_sized(case: Case, engines: dict[str, EngineProfile] | None = None) -> tuple[float, bool, float]:
+    """(predicted value, fits, need / usable memory on the fullest GPU) for one case."""
     kw = dict(case.kwargs)
     if case.metric == "weights":
         b = weights_bytes_total(resolve_model(kw["model"]), resolve_precision(kw["precision"]))
         unit = case.row["unit"].strip()
-        return (b / (1 << 30) if unit in ("GiB", "GB") else b / 1e9), True
+        return (b / (1 << 30) if unit in ("GiB", "GB") else b / 1e9), True, 0.0
     base = (engines or {}).get(case.engine) or resolve_engine(case.engine)
     prof = profile_for(base, case.engine_text)
     settings = _engine_settings(case.row.get("notes") or "", prof)
@@ -524,7 +537,9 @@ def predict(case: Case, engines: dict[str, EngineProfile] | None = None) -> tupl
             "fits": 1.0 if est.fits else 0.0,
             "achieved_bw": est.decode_tokens_per_s * est.memory.weights_gb,
         }[m]
-    return value, est.fits
+    mem = est.memory
+    need = mem.weights_gb + mem.kv_cache_gb + mem.activations_gb + mem.overhead_gb
+    return value, est.fits, need / mem.usable_gb if mem.usable_gb else math.inf
 
 
 @dataclass
@@ -533,6 +548,7 @@ class Result:
     predicted: float
     fits: bool
     error: str = ""
+    over_usable: float = 0.0  # need / usable memory on the fullest GPU (``predict_sized``)
 
     @property
     def ape(self) -> float:
@@ -551,8 +567,8 @@ def evaluate(cases: Sequence[Case], engines: dict[str, EngineProfile] | None = N
         if c.skip:
             continue
         try:
-            p, fits = predict(c, engines)
-            out.append(Result(c, p, fits))
+            p, fits, over = predict_sized(c, engines)
+            out.append(Result(c, p, fits, over_usable=over))
         except GpuscoutError as exc:
             out.append(Result(c, math.nan, False, str(exc)))
     return out
@@ -662,6 +678,7 @@ def summarise(results: Sequence[Result]) -> dict[str, Any]:
     by_metric_engine: dict[tuple[str, str], list[float]] = defaultdict(list)
     groups: dict[str, list[float]] = defaultdict(list)
     fits_rows = fits_right = implied = implied_right = 0
+    borderline: list[dict[str, Any]] = []
     suspect: list[dict[str, Any]] = []
     errors: list[str] = []
     for r in results:
@@ -675,6 +692,8 @@ def summarise(results: Sequence[Result]) -> dict[str, Any]:
         if r.case.metric in SPEED_METRICS:
             implied += 1
             implied_right += r.fits
+            if not r.fits and r.over_usable <= BORDERLINE_OVER_USABLE:
+                borderline.append({"line": r.case.line, "row": r.case.label, "over_usable": r.over_usable})
         if r.case.suspect:
             suspect.append(
                 {
@@ -695,7 +714,7 @@ def summarise(results: Sequence[Result]) -> dict[str, Any]:
         "groups": {g: _stats(v) for g, v in sorted(groups.items())},
         "by_engine": {f"{m} / {e}": _stats(v) for (m, e), v in sorted(by_metric_engine.items())},
         "fits": {"rows": fits_rows, "right": fits_right},
-        "implied_fits": {"rows": implied, "right": implied_right},
+        "implied_fits": {"rows": implied, "right": implied_right, "borderline": borderline},
         "suspect_excluded": suspect,
         "errors": errors,
         "targets": TARGETS,
@@ -1493,6 +1512,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"\nfits/OOM rows right: {f['right']}/{f['rows']}; measured speed rows predicted to fit: "
         f"{imp['right']}/{imp['rows']}; skipped rows: {len(summary['skipped'])}"
     )
+    if imp["borderline"]:
+        print(
+            "  measured runs sized as not fitting, within 2 % of the card (borderline: the sizing's runtime "
+            "reserves are known to a few hundred MB; their speed is not estimated): "
+            + "; ".join(
+                f"line {b['line']} ({b['row']}): {b['over_usable']:.1%} of usable" for b in imp["borderline"]
+            )
+        )
     if summary["suspect_excluded"]:
         print(
             f"SUSPECT rows (reported, not aggregated): {len(summary['suspect_excluded'])}, e.g. "

@@ -100,15 +100,16 @@ def test_strict_raises_naming_gpus_and_memory_needed_says_unsupported() -> None:
 
 
 def test_would_fit_never_proposes_a_split_the_engine_refuses() -> None:
-    # qwen2.5-7b: 28 attention heads, 4 KV heads; on 4.5 GiB cards bf16 needs 5.9 GB per GPU on 4 and
+    # qwen2.5-7b: 28 attention heads, 4 KV heads; on 5 GiB cards bf16 needs 5.9 GB per GPU on 4 and
     # 3.9 GB on 8, but 28 heads do not divide by 8: vLLM cannot start there
-    small = dataclasses.replace(resolve_gpu("L4"), name="L4-4.5G", memory_gb=4.5, usable_memory_mib=None)
+    small = dataclasses.replace(resolve_gpu("L4"), name="L4-5G", memory_gb=5.0, usable_memory_mib=None)
     est = estimate("qwen2.5-7b", small, gpus=2)
     assert est.supported and not est.fits
     assert "8 x" not in est.assumptions["would_fit"]
-    # a layer split has no head rule: 8 GPUs split by layers are proposed
+    # a layer split has no head rule: 8 GPUs split by layers are proposed (the first of them holds the
+    # 1.1 GB embedding table and 3 layers: 4.1 GiB, more than a 4.5 GiB card leaves)
     layer = estimate("qwen2.5-7b", small, gpus=2, parallel="layer")
-    assert "on 8 x L4-4.5G (layer parallel" in layer.assumptions["would_fit"]
+    assert "on 8 x L4-5G (layer parallel" in layer.assumptions["would_fit"]
     # qwen3-30b-a3b on 3 x L4 (32 heads): refused, and what it proposes starts
     three = estimate("qwen3-30b-a3b", "L4", gpus=3)
     assert not three.supported and "on 3 x" not in three.assumptions["alternatives"]

@@ -3,7 +3,7 @@
 Regression (renter review, stop 48): ``gpuscout estimate llama-3.1-8b --gpu H100 --precision nvfp4``
 listed "0.45 of 989.5 TFLOPS" and prefilled at 15,621 tokens/s where AWQ on the same GPU gets 30,616:
 the hidden factor was :func:`throughput.legacy_mma_share` (Marlin's mma.sync keeps half of Hopper's
-rate). Only vLLM's Machete (AWQ/GPTQ int4 on sm_90) had a ``gemm_kernel`` line.
+rate). Only vLLM's Machete (AWQ/GPTQ on sm_90) had a ``gemm_kernel`` line.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ _RATE = re.compile(r"timed at ([\d.]+) of the weight-only compute efficiency, ([
     ("model", "gpu", "precision", "engine", "kernel", "mma"),
     [
         ("llama-3.1-8b", "H100", "nvfp4", "vllm", "Marlin", "Hopper's wgmma"),  # Marlin FP4, W4A16
-        ("llama-3.1-8b", "H100", "int8", "vllm", "Marlin", "Hopper's wgmma"),  # GPTQ 8-bit, W8A16
+        ("llama-3.1-8b", "H100", "int8", "sglang", "Marlin", "Hopper's wgmma"),  # GPTQ 8-bit, W8A16
+        # (vLLM's 8-bit GPTQ on sm_90 is Machete, as its int4: tests/estimate/test_decode_kernels.py)
         ("llama-3.1-8b", "H100", "awq", "sglang", "Marlin", "Hopper's wgmma"),
         ("mixtral-8x7b", "H100", "awq", "vllm", "fused MoE kernel", "Hopper's wgmma"),  # no Machete for MoE
         ("llama-3.1-8b", "B200", "awq", "vllm", "Marlin", "Blackwell's tcgen05"),  # Machete is sm_90 only

@@ -577,7 +577,10 @@ def register(app: typer.Typer) -> None:
         table.add_column("quantity")
         table.add_column("value", justify="right")
         above = d.bound == ABOVE_ROOFLINE  # more than the datasheet: what it would take, never reached
-        table.add_row("bound", "[red]above the roofline: not possible[/]" if above else d.bound)
+        bound = "[red]above the roofline: not possible[/]" if above else d.bound
+        if not d.fits:  # part of the model sat in host memory: the verdict says what that means
+            bound = f"[red]does not fit[/]: {bound}" if above else "[red]does not fit[/]: host offload"
+        table.add_row("bound", bound)
         table.add_row("bytes read per token step", f"{d.bytes_per_step / 1e9:,.2f} GB")
         table.add_row(
             "memory bandwidth it would take" if above else "achieved memory bandwidth",
@@ -588,8 +591,15 @@ def register(app: typer.Typer) -> None:
             "compute it would take" if above else "achieved compute",
             f"{d.achieved_tflops:,.1f} TFLOPS ({d.compute_fraction:.1%} of {d.peak_tflops:,.0f})",
         )
-        table.add_row("roofline ceiling (ideal)", f"{d.roofline_tps:,.1f} tokens/s")
-        table.add_row("gpuscout estimate", f"{d.expected_tps:,.1f} tokens/s")
+        table.add_row(
+            "roofline ceiling (ideal)" if d.fits else "roofline, were it all on the GPU",
+            f"{d.roofline_tps:,.1f} tokens/s",
+        )
+        if d.fits:
+            table.add_row("gpuscout estimate", f"{d.expected_tps:,.1f} tokens/s")
+        else:  # no estimate for a setup that does not load, as estimate says it
+            table.add_row("host-held share over PCIe", f"at most {d.pcie_ceiling_tps:,.2f} tokens/s")
+            table.add_row("gpuscout estimate", "none: does not fit")
         console.print(table)
         console.print(plain(d.verdict))
         for s in d.suggestions:

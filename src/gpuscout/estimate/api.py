@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -1071,6 +1072,22 @@ def _layouts_instead(
         degrees = ", ".join(map(str, allowed[:6])) or "none"
         out.append(f"none holds one sequence here; tensor parallel degrees {eng.label} takes: {degrees}")
     return "; ".join(out)
+
+
+# one setup of :func:`_fits_instead`'s text, which ``diagnose`` reads back (:func:`would_fit_setups`):
+# "bf16 on 8 x RTX4090 (tensor parallel, 18.1 GiB per GPU)", "int4 on 1 x A100-SXM4-80GB (38.2 GiB per GPU)"
+_FIT_SETUP = re.compile(r"(?P<fmt>\S+) on (?P<gpus>\d+) x (?P<gpu>\S+) \((?:(?P<split>\w+) parallel, )?")
+
+
+def would_fit_setups(text: str) -> list[tuple[str, str, int, str]]:
+    """The setups an estimate's ``would_fit`` assumption names, as (the setup's text, format, GPU count,
+    GPU name), in order: the text :func:`_fits_instead` writes, read back beside the code that writes it."""
+    out = []
+    for item in text.split("; "):
+        m = _FIT_SETUP.match(item)
+        if m:
+            out.append((item, m["fmt"], int(m["gpus"]), m["gpu"]))
+    return out
 
 
 def _fits_instead(p: _Prepared) -> str:

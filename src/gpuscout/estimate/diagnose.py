@@ -9,6 +9,12 @@ A figure above the roofline (more bandwidth or FLOP/s than the datasheet has) ca
 model at that precision and batch: the diagnosis says so and what it more likely measured (the total of
 a batch, a smaller or quantised model, speculative decoding, prompt tokens counted in) instead of
 pricing remedies for a speed that was never reached.
+
+A model that does not fit on the GPUs given (the estimator's own memory plan, as ``estimate`` answers
+"does not fit") cannot have run from GPU memory alone: what did not fit sat in host memory (llama.cpp's
+``--n-gpu-layers``, vLLM's ``--cpu-offload-gb``, accelerate's offload), so a speed far below the GPU's
+roofline is what such a run gives. The diagnosis says so first, with the figures, and suggests only
+setups that fit: those ``estimate``'s would-fit names, and a card with the memory to hold it.
 """
 
 from __future__ import annotations
@@ -23,11 +29,13 @@ from gpuscout.estimate.api import (
     _within_context,
     estimate,
     parallel_mode,
+    would_fit_setups,
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
+from gpuscout.estimate.diffusion import HOST_LINK_GBPS
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
-from gpuscout.estimate.memory import model_consts
+from gpuscout.estimate.memory import gib, model_consts
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.throughput import (
     Setup,
@@ -36,7 +44,7 @@ from gpuscout.estimate.throughput import (
     decode_step,
     step_weight_bytes,
 )
-from gpuscout.estimate.types import Diagnosis
+from gpuscout.estimate.types import Diagnosis, Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.model_types import ModelSpec
@@ -47,6 +55,8 @@ SPECULATIVE_SPEEDUP = (1.5, 2.5)  # typical batch-1 gain with a good draft model
 # drafts): a figure further above the roofline than this is not explained by speculation alone
 SPECULATIVE_MAX_TOKENS_PER_STEP = 4.0
 ABOVE_ROOFLINE = "above-roofline"
+# the model does not fit on the GPUs given: what sits in host memory sets the speed
+HOST_OFFLOAD = "host-offload"
 MAX_BATCH_SEARCHED = 4096
 
 
@@ -105,8 +115,14 @@ def diagnose(
         context_out=1,
         parallel=mode,
     )
-    st = _setup(spec, acc, gpus, precision, est.kv_dtype, eng)
+    # the format as it ran: an engine that runs bf16 as fp16 on this card (no bfloat16 below CC 8.0: the
+    # support rules' fallback-fp16) is timed, sized and named in fp16, as the estimate is
+    asked = _engine_format(resolve_precision(precision), eng, []).name
+    ran = est.precision if est.support == "fallback-fp16" else precision
+    st = _setup(spec, acc, gpus, ran, est.kv_dtype, eng)
     fmt, kv = st.fmt, st.kv
+    # not one sequence fits (the estimate's memory plan): part of the model sat in host memory
+    fits = est.fits or not est.supported
     tp = st.tp
     # tensor parallel: each GPU streams its share at once; a layer split: the GPUs take turns
     per_gpu = "per GPU" if tp > 1 or gpus == 1 else f"in all (the {gpus} GPUs take turns, a layer split)"
@@ -130,6 +146,15 @@ def diagnose(
     bound = physics_bound if max(bw_frac, comp_frac) >= 0.3 else "overhead"
     ratio = measured_tps / expected_tps
     suggestions: list[str] = []
+    pcie_tps = 0.0
+    offload = ""
+    fitting: list[str] = []  # where it does not fit: the setups that do, priced
+    if not fits:
+        offload, pcie_tps = _offload_verdict(est, st, bytes_step, measured_tps, roofline)
+        if measured_tps <= roofline:  # above it, no remedies for a speed that was not reached
+            fitting = _fitting_setups(spec, acc, est, precision, engine, batch, gpus, context_in)
+            if not fitting:
+                offload += f" Would fit: {est.assumptions.get('would_fit') or 'nothing found'}."
 
     if measured_tps > roofline:
         bound = ABOVE_ROOFLINE
@@ -151,6 +176,9 @@ def diagnose(
             "tokens, another model, or several tokens per step."
         )
         suggestions = _above_roofline_checks(st, measured_tps, roofline, batch, context)
+    elif not fits:
+        bound = HOST_OFFLOAD
+        verdict = ""
     elif bound == "memory":
         verdict = (
             f"Memory-bound: each step streams {bytes_step / 1e9:.2f} GB {per_gpu}; at {measured_tps:g} "
@@ -176,15 +204,22 @@ def diagnose(
             "physics of that format on this card, not of what ran: diagnose the engine and format that "
             "produced the measurement (--engine, --precision). "
         ) + verdict
+    if offload:  # before all else: it did not run from GPU memory alone
+        verdict = f"{offload} {verdict}".rstrip()
     if variant:  # the card the figures rest on: its bandwidth, its FLOP/s, the memory the remedies fit
         verdict += f" {variant}."
+    runs_as = f"{eng.label} runs {asked} as {fmt.name} on {acc.name}"
     if assumed:  # the format the figures rest on, which the user did not name
-        verdict += (
-            f" Sized for {fmt.name} weights, the checkpoint's own format "
-            "(--precision names the one that ran)."
+        own = (
+            "the checkpoint's own format" if asked == fmt.name else f"the checkpoint's own {asked}: {runs_as}"
         )
+        verdict += f" Sized for {fmt.name} weights, {own} (--precision names the one that ran)."
+    elif asked != fmt.name:
+        verdict += f" {runs_as}: sized for {fmt.name} weights."
     if bound == ABOVE_ROOFLINE:
         pass  # no remedies for a speed that was not reached
+    elif not fits:  # only setups that hold it: offload on this card is no mistake to check for
+        suggestions = fitting
     elif ratio < 0.6 and est.supported:
         suggestions.append(
             f"Your speed is {ratio:.0%} of what {eng.label} usually reaches here "
@@ -192,7 +227,7 @@ def diagnose(
             "check that every layer is on the GPU (no CPU offload), power/clock caps, and engine settings "
             "(CUDA graphs, flash attention)."
         )
-    if bound != ABOVE_ROOFLINE:
+    if bound not in (ABOVE_ROOFLINE, HOST_OFFLOAD):
         suggestions += _remedies(
             spec,
             acc,
@@ -224,12 +259,125 @@ def diagnose(
         peak_tflops=peak_tf,
         compute_fraction=comp_frac,
         roofline_tps=roofline,
-        expected_tps=expected_tps,
+        expected_tps=expected_tps if fits else 0.0,  # as estimate: no speed for a setup that does not load
         verdict=verdict,
         suggestions=suggestions,
         assumptions=est.assumptions,
         warnings=[variant] if variant else [],
+        fits=fits,
+        memory=est.memory,
+        would_fit="" if fits else est.assumptions.get("would_fit", ""),
+        pcie_ceiling_tps=pcie_tps,
     )
+
+
+def _offload_verdict(
+    est: Estimate, st: Setup, bytes_step: float, measured_tps: float, roofline: float
+) -> tuple[str, float]:
+    """What leads the diagnosis of a setup that does not fit (``est``: its estimate, which plans the
+    memory), and the per-sequence tokens/s at most when the share of each step held in host memory
+    crosses PCIe every step (``HOST_LINK_GBPS``; taken in proportion to what is held there)."""
+    m = est.memory  # per GPU, GB: what one sequence of the context needs
+    need, usable = m.total_gb, m.usable_gb
+    short = max(0.0, need - usable)
+    held = m.weights_gb + m.kv_cache_gb  # what a step reads from
+    share = min(1.0, short / held) if held > 0 else 1.0
+    host_b = bytes_step * share
+    link_s = host_b / (HOST_LINK_GBPS * 1e9) + (bytes_step - host_b) / (st.acc.bandwidth_gbps * 1e9)
+    pcie_tps = 1.0 / link_s
+    rest = (  # weights alone too big, or the weights fit and one sequence's cache does not beside them
+        "" if m.weights_gb + m.overhead_gb > usable else ", the rest one sequence's KV cache and activations"
+    )
+    said = (
+        f"Does not fit: {st.spec.name} ({st.fmt.name}) on {st.gpus} x {st.acc.name} needs "
+        f"{gib(need):.1f} GiB per GPU ({gib(m.weights_gb):.1f} GiB of weights{rest}), {gib(usable):.1f} GiB "
+        f"usable — about {gib(short):.1f} GiB per GPU sat in host memory during the measurement "
+        "(llama.cpp --n-gpu-layers, vLLM --cpu-offload-gb, accelerate offload) and is read from there "
+        "each step, over PCIe or by the CPU: a speed far below the GPU's roofline "
+        f"({roofline:,.1f} tokens/s, were it all on the GPU) is expected, not a fault. "
+        f"Copying the {host_b / 1e9:,.1f} GB of each step held there over PCIe ({HOST_LINK_GBPS:g} GB/s, "
+        f"Gen4 x16) allows at most {_tps_text(pcie_tps)} tokens/s"
+    )
+    if measured_tps > roofline:  # the roofline's verdict follows: no reading of an impossible figure
+        said += "."
+    elif measured_tps > pcie_tps * 1.05:
+        said += (
+            f"; {measured_tps:g} tokens/s is more, so the layers held there ran on the CPU (llama.cpp), "
+            "bound by the host's memory bandwidth, which gpuscout does not know."
+        )
+    else:
+        said += f"; {measured_tps:g} tokens/s is within that."
+    return said, pcie_tps
+
+
+def _tps_text(tps: float) -> str:
+    """Tokens/s in words: two figures below 10 (0.21, 5.0), whole above (28, 1,250), never an exponent."""
+    return f"{tps:,.0f}" if tps >= 10 else f"{tps:.1f}" if tps >= 1 else f"{tps:.2f}"
+
+
+def _priced(
+    spec: ModelSpec,
+    gpu: str | Accelerator,
+    gpus: int,
+    precision: str,
+    engine: str,
+    batch: int,
+    context: int,
+) -> tuple[float, float, bool, Estimate] | None:
+    """(tokens/s per sequence, in total, whether ``batch`` sequences fit, the estimate) of a plain decode
+    step at ``batch`` sequences of ``context`` tokens on ``gpus`` x ``gpu``, as the diagnosis's own figure
+    is timed (:func:`decode_step`), never a served load's (whose steps carry other requests' prompts);
+    None where the estimator refuses it or the engine cannot run it (FP8 on a V100)."""
+    try:
+        e = estimate(
+            spec, gpu, gpus=gpus, precision=precision, engine=engine, batch=1, context_in=context,
+            context_out=1,
+        )  # fmt: skip
+    except GpuscoutError:
+        return None
+    if not e.supported:  # never a remedy the engine cannot run
+        return None
+    st = _setup(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, resolve_engine(engine))
+    per_seq = 1.0 / decode_step(st, batch, context).total
+    return per_seq, per_seq * batch, e.fits and e.max_batch >= batch, e
+
+
+def _fitting_setups(
+    spec: ModelSpec,
+    acc: Accelerator,
+    est: Estimate,
+    precision: str,
+    engine: str,
+    batch: int,
+    gpus: int,
+    context: int,
+) -> list[str]:
+    """Where ``est`` (on ``gpus`` x ``acc``) does not fit: the setups that hold one sequence, priced as
+    the diagnosis times its own step: those ``estimate``'s would-fit names (more of these GPUs, or a
+    narrower format on them), then a card with faster memory that holds ``precision`` (the format asked,
+    as that card runs it) on as many GPUs."""
+    out: list[str] = []
+    for item, fmt, n, gpu in would_fit_setups(est.assumptions.get("would_fit", "")):
+        if gpu != acc.name:
+            continue
+        res = _priced(spec, acc, n, fmt, engine, batch, context)
+        if res and res[3].fits:
+            out.append(f"Fits: {item} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")
+    bigger = []
+    for name in FASTER_MEMORY_GPUS:
+        if name == acc.name:
+            continue  # the card measured on
+        res = _priced(spec, name, gpus, precision, engine, batch, context)
+        if res and res[2]:
+            bigger.append(f"{name} ~{_tps_text(res[0])}")
+    if bigger:
+        on = "one card" if gpus == 1 else f"{gpus} cards"
+        out.append(
+            f"Fits: {precision} on {on} with the memory to hold it — "
+            + ", ".join(bigger)
+            + " tokens/s per sequence (estimated)."
+        )
+    return out
 
 
 def _roofline_tps(st: Setup, batch: int, context: int) -> float:
@@ -322,21 +470,9 @@ def _remedies(
     def tps(
         *, gpu: str | Accelerator = acc, precision: str = precision, batch: int = batch
     ) -> tuple[float, float, bool] | None:
-        """(tokens/s per sequence, in total, whether ``batch`` sequences fit) of a plain decode step at
-        ``batch`` sequences of ``context`` tokens, as the diagnosis's own figure is timed
-        (:func:`decode_step`), never a served load's (whose steps carry other requests' prompts)."""
-        try:
-            e = estimate(
-                spec, gpu, gpus=gpus, precision=precision, engine=engine, batch=1, context_in=context,
-                context_out=1,
-            )  # fmt: skip
-        except GpuscoutError:
-            return None
-        if not e.supported:  # never a remedy the engine cannot run (FP8 on a V100)
-            return None
-        st = _setup(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, resolve_engine(engine))
-        per_seq = 1.0 / decode_step(st, batch, context).total
-        return per_seq, per_seq * batch, e.fits and e.max_batch >= batch
+        """(tokens/s per sequence, in total, whether ``batch`` sequences fit): :func:`_priced`."""
+        res = _priced(spec, gpu, gpus, precision, engine, batch, context)
+        return None if res is None else res[:3]
 
     profile = resolve_engine(engine)
     if bound == "memory":

@@ -7,15 +7,17 @@ keeps back (an "80 GB" H100 shows 81,559 MiB of 81,920 MiB in nvidia-smi).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 from gpuscout.estimate.engines import EngineProfile
-from gpuscout.estimate.kv_cache import kv_bytes_per_sequence, kv_bytes_per_token, kv_shape
+from gpuscout.estimate.kv_cache import cached_tokens, kv_bytes_per_sequence, kv_bytes_per_token, kv_shape
 from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.layout import norm_size
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.params import count_params
 
@@ -47,6 +49,15 @@ class ModelConsts:
     experts_per_token: int
     attn_per_layer: float
     layers: int = 0
+    # the parts of ``dense_body`` that are not in every layer alike (a layer split sizes each GPU's layers)
+    dense_mlp: float = 0.0  # the MLPs of the dense layers (every layer of a dense model; DeepSeek's first 3)
+    moe_fixed: float = 0.0  # the MoE layers' shared experts and routers, all of them
+    final_norm: float = 0.0  # the norm after the last layer (held with the output head)
+
+    @property
+    def dense_layers(self) -> int:
+        """Layers with a dense MLP: the leading ones of an MoE model, every layer of a dense one."""
+        return self.layers - self.moe_layers
 
     @property
     def body(self) -> float:
@@ -102,6 +113,9 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
         experts_per_token=spec.experts_per_token if moe_layers else 0,
         attn_per_layer=pc.attention / max(1, spec.num_hidden_layers),
         layers=spec.num_hidden_layers,
+        dense_mlp=float(pc.dense_mlp),
+        moe_fixed=float(pc.shared_experts + pc.router),
+        final_norm=float(norm_size(spec, spec.hidden_size)) if pc.computed else 0.0,
     )
 
 
@@ -137,6 +151,103 @@ def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | Non
     n = c.num_experts if experts_per_layer is None else experts_per_layer
     experts = c.expert_params * n * c.moe_layers
     return dense_body_bytes(fmt, c) + experts * fmt.body_bits(True) / 8.0
+
+
+def layer_bytes(fmt: WeightFormat, c: ModelConsts) -> tuple[float, ...]:
+    """Bytes of each decoder layer in ``fmt``, in order: its attention, norms and sinks, then a dense MLP
+    (the first ``dense_layers``) or the MoE block (every routed expert, shared experts, router).
+
+    With ``c.final_norm`` at the body rate they add up to :func:`body_bytes` (a ``wide_layers`` format's
+    first and last layers carry the extra width :func:`dense_body_bytes` gives them)."""
+    if c.layers <= 0:
+        return ()
+    bits = fmt.body_bits(False)
+    attn_bits = fmt.attn_bits if fmt.attn_bits is not None else bits
+    common_params = (c.dense_body - c.dense_mlp - c.moe_fixed - c.final_norm) / c.layers
+    common = c.attn_per_layer * attn_bits + (common_params - c.attn_per_layer) * bits
+    dense = common + c.dense_mlp / max(1, c.dense_layers) * bits
+    moe = common + c.moe_fixed / max(1, c.moe_layers) * bits
+    moe += c.expert_params * c.num_experts * fmt.body_bits(True)
+    sizes = [dense if i < c.dense_layers else moe for i in range(c.layers)]
+    if fmt.wide_layers:
+        # the first and last layers left wide, each by the average non-attention share, as dense_body_bytes
+        wide_bits = fmt.attn_bits if fmt.attn_bits is not None else 16.0
+        extra = max(0.0, c.dense_body - c.attn_per_layer * c.layers) / c.layers * (wide_bits - bits)
+        first = (fmt.wide_layers + 1) // 2
+        for i in {*range(min(first, c.layers)), *range(max(0, c.layers - fmt.wide_layers // 2), c.layers)}:
+            sizes[i] += extra
+    return tuple(size / 8.0 for size in sizes)
+
+
+def split_layers(layers: int, gpus: int, engine: EngineProfile) -> tuple[int, ...]:
+    """How many consecutive decoder layers each of ``gpus`` equal GPUs holds under a whole-layer split,
+    first GPU first; the last also holds the output head.
+
+    llama.cpp (``llama_model::load_tensors``): the split points are the GPUs' shares of free memory (even on
+    equal GPUs), and layer ``il`` of ``n_layer`` goes to the GPU whose share holds ``il / (n_layer + 1)``,
+    the output layer counting as layer ``n_layer``: DeepSeek-R1's 61 layers + output on 4 GPUs are
+    16 / 15 / 16 / 14 + output. Others (vLLM's and SGLang's pipeline parallel, ``get_pp_indices``):
+    ``layers // gpus`` each, the rest one more each on the GPUs before the last, from the second last back
+    (61 on 4: 15 / 15 / 16 / 15). accelerate's ``device_map="auto"`` balances by bytes, filling each GPU up to
+    the average and a layer's margin: costed as the pipeline split."""
+    gpus = max(1, gpus)
+    if engine.name == "llama.cpp":
+        counts = [0] * gpus
+        for il in range(layers):
+            counts[il * gpus // (layers + 1)] += 1
+        return tuple(counts)
+    base, rest = divmod(layers, gpus)
+    counts = [base] * gpus
+    for i in range(2, rest + 2):
+        counts[-i] += 1
+    return tuple(counts)
+
+
+def layer_split_weight_bytes(
+    spec: ModelSpec, fmt: WeightFormat, engine: EngineProfile, gpus: int
+) -> tuple[float, ...]:
+    """Weight bytes each GPU of a whole-layer split over ``gpus`` holds (:func:`split_layers`), first GPU
+    first: its layers' :func:`layer_bytes`, the token embedding on the first (none where the engine keeps
+    it in host memory: llama.cpp), the output head and final norm on the last (a tied head is the
+    embedding table: llama.cpp duplicates it there, vLLM's last pipeline rank builds its own copy)."""
+    c = model_consts(spec)
+    sizes = layer_bytes(fmt, c)
+    embedding = 0.0 if engine.embeddings_on_host else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    head = weight_bytes(fmt, 0.0, 0.0, c.lm_head) if c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
+    head += c.final_norm * fmt.body_bits(False) / 8.0
+    out: list[float] = []
+    start = 0
+    for count in split_layers(c.layers, gpus, engine):
+        out.append(sum(sizes[start : start + count]))
+        start += count
+    out[0] += embedding
+    out[-1] += head
+    return tuple(out)
+
+
+def layer_split_kv_shares(
+    spec: ModelSpec, tokens: int, gpus: int, engine: EngineProfile, block: int
+) -> tuple[float, ...]:
+    """Each GPU's share of one sequence's cache under a whole-layer split (:func:`split_layers`): its layers'
+    cached tokens over all layers' (a sliding-window layer keeps at most the window, each kind rounded up
+    to whole ``block``-token blocks, as :func:`kv_cache.kv_bytes_per_sequence` sizes them)."""
+    s = kv_shape(spec)
+    full, sliding = cached_tokens(spec, max(tokens, 1))
+    if block > 1:
+        full = math.ceil(full / block) * block
+        sliding = math.ceil(sliding / block) * block if sliding else 0
+    if s.sliding_layers in (0, s.layers):
+        kinds = [sliding if s.sliding_layers else full] * s.layers
+    else:  # mixed: by ``layer_types``, as kv_shape counts them
+        types = (*spec.layer_types[: s.layers], *("full",) * max(0, s.layers - len(spec.layer_types)))
+        kinds = [sliding if "sliding" in t or "local" in t else full for t in types]
+    whole = float(sum(kinds)) or 1.0
+    out: list[float] = []
+    start = 0
+    for count in split_layers(s.layers, gpus, engine):
+        out.append(sum(kinds[start : start + count]) / whole)
+        start += count
+    return tuple(out)
 
 
 def weights_bytes_total(spec: ModelSpec, fmt: WeightFormat) -> float:
@@ -183,6 +294,9 @@ class MemoryPlan:
     # a static batch prefills its prompts together, so its activations grow with the batch: the plan of
     # ``n`` sequences, for :func:`max_batch` (None: the activations do not depend on the batch)
     at_batch: Callable[[int], MemoryPlan] | None = field(default=None, compare=False, repr=False)
+    # a whole-layer split: the plans of the other GPUs, each with its own layers' weights and cache (this
+    # plan is the fullest one's at this batch; another may run out first at a larger batch: max_batch)
+    other_gpus: tuple[MemoryPlan, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def total(self) -> float:
@@ -191,6 +305,11 @@ class MemoryPlan:
     @property
     def fits(self) -> bool:
         return self.total <= self.usable
+
+    @property
+    def gpus_weights(self) -> float:
+        """A whole-layer split: the weights all its GPUs hold together (0 otherwise: ``weights`` on each)."""
+        return sum(p.weights for p in (self, *self.other_gpus)) if self.other_gpus else 0.0
 
     def binding_constraint(self) -> str:
         """ "fits", or the component that tips it over: "weights" if they alone do not fit, else the rest."""
@@ -212,6 +331,7 @@ class MemoryPlan:
             capacity_gb=self.capacity / 1e9,
             kv_bytes_per_token=self.kv_bytes_per_token,
             model_weights_gb=self.model_weights / 1e9,
+            gpus_weights_gb=self.gpus_weights / 1e9,
         )
 
 
@@ -224,8 +344,10 @@ def activation_bytes(
     *,
     tp: int = 1,
     sequences: int = 1,
+    output: bool = True,
 ) -> float:
-    """Peak activation/workspace bytes for one prefill chunk of ``chunk_tokens`` tokens.
+    """Peak activation/workspace bytes for one prefill chunk of ``chunk_tokens`` tokens (``output``
+    False: on a GPU of a layer split that does not hold the output head, so no logits buffer).
 
     Counted: the residual stream and attention/MLP intermediates of one layer in 16-bit
     (hidden*4 + q/kv projections + 2*intermediate, sharded by TP), for MoE layers the fused-MoE kernel's
@@ -244,7 +366,7 @@ def activation_bytes(
     logit_rows = (
         chunk_tokens if engine.kv_allocates_full_context else max(1, min(sequences, engine.max_num_seqs))
     )
-    logits = spec.vocab_size * 4.0 * logit_rows
+    logits = spec.vocab_size * 4.0 * logit_rows if output else 0.0
     moe_partials = 0.0
     if spec.is_moe:
         moe_partials = min(chunk_tokens, FUSED_MOE_CHUNK_TOKENS) * spec.experts_per_token * h * 2.0
@@ -270,25 +392,32 @@ def plan_memory(
     parallel: str = "tensor",
     prompt: int | None = None,
 ) -> MemoryPlan:
-    """Memory of the busiest GPU for ``batch`` sequences of ``context`` tokens (prompt + output);
+    """Memory of the fullest GPU for ``batch`` sequences of ``context`` tokens (prompt + output);
     ``prompt``: the tokens of each prompt, which a static batch prefills together (None: ``context``,
-    the whole sequence counted as prompt)."""
+    the whole sequence counted as prompt).
+
+    Tensor parallel: every GPU holds the same shard. A whole-layer split (``parallel="layer"``): each GPU
+    holds the weights and cache of its own layers (:func:`split_layers`: some GPUs hold one layer more,
+    an MoE layer outweighs a dense one, the last holds the output head), and the plan is that of the GPU
+    with the least room left at ``batch``; the others ride along (``other_gpus``) for :func:`max_batch`."""
     tp = gpus if parallel == "tensor" else 1
-    layer_fraction = 1.0 if parallel == "tensor" else 1.0 / gpus
-    weights = gpu_weight_bytes(spec, fmt, engine, gpus=gpus, parallel=parallel)
-    alloc_tokens = context
+    layered = parallel != "tensor" and gpus > 1
     dp = tp if engine.dp_attention else 1
-    kv_seq = kv_bytes_per_sequence(
-        spec,
-        kv,
-        alloc_tokens,
-        tp=tp // dp,
-        layer_fraction=layer_fraction,
-        block_tokens=engine.kv_block_tokens,
-    )
-    # data-parallel attention: a sequence's whole cache lives on one of the ``dp`` GPUs; per GPU that
-    # is 1/dp of it on average (an MLA latent cache is otherwise kept whole on every TP rank)
-    kv_seq /= dp
+    whole_kv = kv_bytes_per_sequence(spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens)
+    if layered:
+        # (weights, cache bytes per sequence) of each GPU
+        gpu_shares = tuple(
+            (weights, whole_kv * share)
+            for weights, share in zip(
+                layer_split_weight_bytes(spec, fmt, engine, gpus),
+                layer_split_kv_shares(spec, context, gpus, engine, engine.kv_block_tokens),
+                strict=True,
+            )
+        )
+    else:
+        # data-parallel attention: a sequence's whole cache lives on one of the ``dp`` GPUs; per GPU that
+        # is 1/dp of it on average (an MLA latent cache is otherwise kept whole on every TP rank)
+        gpu_shares = ((gpu_weight_bytes(spec, fmt, engine, gpus=gpus, parallel=parallel), whole_kv / dp),)
     overhead = (engine.cuda_context_gb + engine.engine_reserve_gb) * 1e9
     cap = capacity_bytes(acc)
     model_weights = weights_bytes_total(spec, fmt)
@@ -303,6 +432,23 @@ def plan_memory(
         # together, all ``n`` of them in one forward pass (see :func:`prefill_pass`)
         seqs, chunk = prefill_pass(engine, n, context if prompt is None else min(prompt, context))
         act = activation_bytes(spec, fmt, engine, chunk, context, tp=tp, sequences=seqs)
+        # a layer split computes the logits on the GPU holding the output head (the last) only
+        inner = (
+            activation_bytes(spec, fmt, engine, chunk, context, sequences=seqs, output=False)
+            if layered
+            else act
+        )
+        last = len(gpu_shares) - 1
+        plans = [
+            gpu_plan(weights, kv_seq, act if i == last else inner, n, extra if i == last else 0.0)
+            for i, (weights, kv_seq) in enumerate(gpu_shares)
+        ]
+        # the fullest GPU: the least room left (the most weights among equals: the first of them)
+        fullest = min(range(len(plans)), key=lambda i: (plans[i].usable - plans[i].total, -plans[i].weights))
+        others = tuple(p for i, p in enumerate(plans) if i != fullest)
+        return replace(plans[fullest], other_gpus=others, at_batch=None if engine.continuous_batching else at)
+
+    def gpu_plan(weights: float, kv_seq: float, act: float, n: int, extra: float) -> MemoryPlan:
         if engine.memory_fraction_of_free:
             # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of what is left after weights and runtime
             usable = cap - (1.0 - engine.memory_utilization) * max(0.0, cap - weights - overhead - act)
@@ -323,7 +469,6 @@ def plan_memory(
             kv_bytes_per_token=per_token_kv,
             per_sequence_extra=extra,
             model_weights=model_weights,
-            at_batch=None if engine.continuous_batching else at,
         )
 
     return at(batch)
@@ -358,12 +503,12 @@ def gpu_weight_bytes(
     gpus: int = 1,
     parallel: str = "tensor",
 ) -> float:
-    """Weight bytes on the busiest GPU.
+    """Weight bytes on the fullest GPU.
 
     Tensor parallel: everything sharded (vLLM / TRT-LLM shard embeddings and lm_head over the
-    vocabulary). Layer split: the body spreads evenly over the GPUs; the first GPU also holds the token
-    embedding and the last the lm_head (we count the larger of the two on the busiest GPU). llama.cpp
-    keeps the token embedding table in host memory (only a row lookup runs there), so it costs no VRAM.
+    vocabulary). Layer split: whole layers per GPU (:func:`layer_split_weight_bytes`: the first GPU also
+    holds the token embedding, the last the output head), the GPU that holds the most. llama.cpp keeps the
+    token embedding table in host memory (only a row lookup runs there), so it costs no VRAM.
     """
     c = model_consts(spec)
     if parallel == "tensor" or gpus == 1:
@@ -375,11 +520,7 @@ def gpu_weight_bytes(
             attention = attention_bytes(fmt, c)
             return (body_bytes(fmt, c) - attention) / tp + attention + ends
         return (body_bytes(fmt, c) + ends) / tp
-    # llama.cpp assigns layers in proportion to each GPU's free memory (the output layer counting as
-    # one more layer); the imbalance of at most one layer is ignored: the average GPU is reported.
-    head = weight_bytes(fmt, 0.0, 0.0, c.lm_head) if c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
-    embd = 0.0 if engine.embeddings_on_host or not c.lm_head else weight_bytes(fmt, 0.0, c.embedding, 0.0)
-    return (body_bytes(fmt, c) + head + embd) / gpus
+    return max(layer_split_weight_bytes(spec, fmt, engine, gpus))
 
 
 MAX_BATCH_SEARCH = 1 << 20
@@ -389,9 +530,14 @@ def max_batch(plan: MemoryPlan) -> int:
     """Largest number of sequences whose KV cache fits next to weights, activations and overhead.
 
     A static batch's activations grow with it (:func:`prefill_pass`): the largest batch whose own plan
-    fits, searched (a plan's need grows with its batch, so the fitting batches are 0..n)."""
+    fits, searched (a plan's need grows with its batch, so the fitting batches are 0..n). A whole-layer
+    split: the least of its GPUs' (``other_gpus``), each with its own layers' weights and cache."""
     if plan.at_batch is not None:
         return _largest_fitting(plan.at_batch)
+    return min(_max_batch_one(p) for p in (plan, *plan.other_gpus))
+
+
+def _max_batch_one(plan: MemoryPlan) -> int:
     free = plan.usable - plan.weights - plan.activations - plan.overhead
     per_seq = plan.kv_per_sequence + plan.per_sequence_extra
     if free <= 0 or per_seq <= 0:
@@ -426,10 +572,15 @@ __all__ = [
     "body_bytes",
     "capacity_bytes",
     "dense_body_bytes",
+    "gpu_weight_bytes",
     "kv_shape",
+    "layer_bytes",
+    "layer_split_kv_shares",
+    "layer_split_weight_bytes",
     "max_batch",
     "model_consts",
     "plan_memory",
     "prefill_pass",
+    "split_layers",
     "weights_bytes_total",
 ]

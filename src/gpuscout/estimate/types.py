@@ -23,10 +23,18 @@ class MemoryBreakdown:
     # ``weights_gb`` x GPUs where some weights sit whole on every GPU (data-parallel attention) or in
     # host memory (llama.cpp's token embedding). 0: not computed (see ``model_weights_total_gb``)
     model_weights_gb: float = 0.0
+    # the weights all the GPUs of one replica hold together where that is not ``weights_gb`` x GPUs: a
+    # whole-layer split, whose ``weights_gb`` is its fullest GPU's (0: ``weights_gb`` x GPUs)
+    gpus_weights_gb: float = 0.0
 
     def model_weights_total_gb(self, gpus: int) -> float:
         """The model's weights counted once, for a run on ``gpus`` GPUs that each hold ``weights_gb``."""
         return self.model_weights_gb or self.weights_gb * gpus
+
+    def gpus_weights_total_gb(self, gpus: int) -> float:
+        """The weights the ``gpus`` GPUs of one replica hold together (the model's, less what stays in host
+        memory; more where some sit whole on every GPU)."""
+        return self.gpus_weights_gb or self.weights_gb * gpus
 
     @property
     def total_gb(self) -> float:
@@ -162,8 +170,9 @@ class Diagnosis:
     batch: int
     context: int
     measured_tps: float  # per sequence
-    # "memory", "compute", "overhead" (neither limit is near) or "above-roofline" (faster than the
-    # datasheet allows for this model, precision and batch: the figure measured something else)
+    # "memory", "compute", "overhead" (neither limit is near), "host-offload" (the model does not fit:
+    # what is held in host memory sets the speed) or "above-roofline" (faster than the datasheet allows
+    # for this model, precision and batch: the figure measured something else)
     bound: str
     bytes_per_step: float  # per GPU
     flops_per_step: float  # per GPU
@@ -181,3 +190,12 @@ class Diagnosis:
     # what the answer assumed of the input: a GPU family name ("A100") read as one variant
     # (``knowledge.accelerators.assumed_variant_warning``), also said at the end of ``verdict``
     warnings: list[str] = field(default_factory=list)
+    # whether one sequence of the context fits on the GPUs given, as ``estimate`` plans it; False: the
+    # run measured held part of the model in host memory, ``verdict`` says so first, ``expected_tps``
+    # is 0 (no estimate for a setup that does not load) and every suggestion is a setup that fits
+    fits: bool = True
+    memory: MemoryBreakdown | None = None  # the estimate's plan per GPU (one sequence where it does not fit)
+    would_fit: str = ""  # where it does not fit: ``estimate``'s ``assumptions["would_fit"]``
+    # where it does not fit: per-sequence tokens/s at most when the share held in host memory crosses
+    # PCIe every step (``HOST_LINK_GBPS``); layers run on the CPU (llama.cpp) are not bound by it
+    pcie_ceiling_tps: float = 0.0

@@ -206,7 +206,7 @@ else:
         MemoryBreakdown,
         computed={"total_gb": float},
         docs={
-            "weights_gb": f"weights held per GPU, {ESTIMATE_GB}",
+            "weights_gb": f"weights held per GPU (a layer split: by its fullest GPU), {ESTIMATE_GB}",
             "kv_cache_gb": f"KV cache per GPU, {ESTIMATE_GB}",
             "activations_gb": f"activation and workspace peak per GPU, {ESTIMATE_GB}",
             "overhead_gb": f"CUDA context, allocator fragmentation and engine reserve per GPU, {ESTIMATE_GB}",
@@ -217,6 +217,8 @@ else:
             "usable_gb": f"what the engine may use on this GPU (after its memory share), {ESTIMATE_GB}",
             "capacity_gb": f"the GPU's usable memory, {ESTIMATE_GB}",
             "model_weights_gb": f"the whole model's weights, one copy (0: not computed), {ESTIMATE_GB}",
+            "gpus_weights_gb": f"a layer split: the weights all its GPUs hold together (0: weights_gb x "
+            f"GPUs), {ESTIMATE_GB}",
             "total_gb": f"everything above per GPU, {ESTIMATE_GB}",
             "kv_bytes_per_token": "KV cache bytes per token, whole model, before tensor-parallel sharding",
         },
