@@ -48,8 +48,10 @@ def test_a_named_engine_runs_every_row_and_leaves_out_the_gpus_it_cannot_run_on(
     shown = {r.offer.accelerator for r in named.rows}
     assert "V100-SXM2-16GB" not in shown and "T4" not in shown
     why = _refused(named, "V100-SXM2-16GB")
-    # the engine as people name it, the GPU and its compute capability, then the rule
-    assert "TensorRT-LLM does not run bf16 on V100-SXM2-16GB (CC 7.0): Volta and Turing" in why, why
+    # the engine as people name it, the GPU and its compute capability, then the rule: its platform row
+    # (no precision runs there, session 49)
+    said = "TensorRT-LLM does not run on V100-SXM2-16GB (CC 7.0) at all, whatever the precision: Volta"
+    assert said in why, why
     assert "here would run: llama.cpp" in why  # what would, said (not used)
     assert "(CC 7.5)" in _refused(named, "T4")
     # the default engine (none given) still gets what runs there, said on the row
@@ -64,7 +66,15 @@ def test_a_named_engine_and_a_named_precision_are_never_replaced() -> None:
     w = ServeWorkload(model="llama-3.1-8b", concurrency=4, precision="q4_k_m", engine="vllm")
     named = _answer(w)
     assert named.rows == ()
-    assert all("vLLM does not run gguf on" in (r.rejected or "") for r in named.rejected), named.rejected
+    # (on the V100 vLLM runs no precision at all: its platform row says so, session 49)
+    assert all(
+        "vLLM does not run gguf on" in (r.rejected or "")
+        or (
+            r.offer.accelerator == "V100-SXM2-16GB"
+            and "vLLM does not run on V100-SXM2-16GB (CC 7.0) at all" in (r.rejected or "")
+        )
+        for r in named.rejected
+    ), named.rejected
     # without --engine the default for a GGUF precision runs it (llama.cpp), as it did
     default = _answer(w.model_copy(update={"engine": None}))
     assert default.rows and _engines(default) == {"llama.cpp"}
@@ -92,7 +102,7 @@ def test_a_batch_job_keeps_the_named_engine_too() -> None:
     w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e7, engine="tensorrt-llm")
     named = _answer(w)
     assert named.rows and _engines(named) == {"tensorrt-llm"}
-    assert "TensorRT-LLM does not run bf16 on V100-SXM2-16GB (CC 7.0)" in _refused(named, "V100-SXM2-16GB")
+    assert "TensorRT-LLM does not run on V100-SXM2-16GB (CC 7.0) at all" in _refused(named, "V100-SXM2-16GB")
 
 
 def test_a_blank_engine_is_the_default_and_the_evaluator_says_what_the_named_one_runs_instead() -> None:

@@ -27,15 +27,20 @@ def test_an_engine_that_runs_nowhere_is_said_with_what_would() -> None:
     assert "--engine vllm runs --precision int4: the cheapest is 1x H100-SXM" in why
 
 
-def test_the_checkpoints_own_format_is_named_when_no_precision_was() -> None:
-    # TensorRT-LLM runs on neither a V100 nor a T4 (Volta and Turing are outside its support matrix)
+def test_an_engine_its_platform_refuses_is_said_to_run_no_precision_there() -> None:
+    # TensorRT-LLM runs on neither a V100 nor a T4 (Volta and Turing are outside its support matrix): its
+    # platform row refuses them, whatever the precision, so the checkpoint's own format is not what is
+    # named (session 49: "cannot run the checkpoint's own format (bf16)" read as if another would run)
     offers = [
         offer("runpod", "V100-SXM2-16GB", 1, 0.3, memory=16, instance="1xv100"),
         offer("x", "T4", 1, 0.2, memory=16, instance="1xt4"),
     ]
     w = ServeWorkload(model="llama-3.1-8b", concurrency=4, engine="tensorrt-llm")
     why = advise(w, offers, now=NOW).binding or ""
-    assert why.startswith("--engine tensorrt-llm cannot run the checkpoint's own format (bf16)"), why
+    assert why.startswith(
+        "--engine tensorrt-llm runs on none of these offers' GPUs, whatever the precision"
+    ), why
+    assert "on V100-SXM2-16GB and T4, Volta and Turing are community support only" in why, why
     assert "without --engine the cheapest is 1x" in why and "(on llama.cpp)" in why
 
 

@@ -226,6 +226,46 @@ def common_notes(rows: Sequence[Recommendation]) -> tuple[str, ...]:
     return tuple(x for x in rows[0].warnings if x in shared)
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class RunsHeading:
+    """What an answer's title says its rows run (``text``: "vllm, bf16"; "tgi, int4 in place of
+    mxfp4-moe" where every row runs one other thing than was asked), and the one run it names (``run``,
+    ``Recommendation.runs_as``; "" where it names several, or none): a row that runs anything else names
+    what it runs on the row itself (:func:`names_its_run`), at every width."""
+
+    text: str
+    run: str
+
+
+def runs_heading(rows: Sequence[Recommendation], asked: str = "") -> RunsHeading:
+    """The title's run of ``rows``: those that run as asked (no ``substitution``), one or several; where
+    none does, the one run every row has instead, said "in place of" ``asked`` (``Advice.asked_run``),
+    or, where rows run several, that each names its own."""
+    as_asked = dict.fromkeys(r.runs_as for r in rows if r.runs_as and not r.substitution)
+    if as_asked:
+        return RunsHeading(" / ".join(as_asked), next(iter(as_asked)) if len(as_asked) == 1 else "")
+    instead = dict.fromkeys(r.runs_as for r in rows if r.runs_as)
+    if not instead:
+        return RunsHeading("", "")
+    if len(instead) > 1:
+        each = "each row names what it runs"
+        return RunsHeading(f"in place of {asked}: {each}" if asked else each, "")
+    run = next(iter(instead))
+    if not asked:
+        return RunsHeading(run, run)
+    engine, _, precision = asked.partition(", ")
+    # the engine said once where it stays: "tgi, int4 in place of mxfp4-moe"
+    was = precision if run.partition(", ")[0] == engine and precision else asked
+    return RunsHeading(f"{run} in place of {was}", run)
+
+
+def names_its_run(rec: Recommendation, heading: RunsHeading) -> bool:
+    """Whether ``rec`` names what it runs on the row (its configuration cell: "1x V100-SXM2-16GB ·
+    llama.cpp gguf-f16", ``Recommendation.run_label``): it runs another engine or format than the one
+    the title names, or the title names several."""
+    return bool(rec.runs_as) and rec.runs_as != heading.run
+
+
 def work_words(w: object) -> str:
     """The work a row's speed is for, as a caveat names it ("MI300X training")."""
     if isinstance(w, FinetuneWorkload | PretrainWorkload):
@@ -529,6 +569,22 @@ def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -
     return "; ".join(fixes)
 
 
+def _platform_words(ranker: Ranker) -> str:
+    """Where the named engine was refused on every GPU by its platform row (it runs no precision there,
+    ``platform_refusals`` of the evaluator): each rule with the GPUs it refuses, "on MI300X, TensorRT-LLM
+    runs on NVIDIA GPUs only"; "" where some GPU refused only the precision asked."""
+    refusals = getattr(ranker.evaluator, "platform_refusals", None)
+    by_rule: dict[str, list[str]] = {}
+    for gpu, rule in (refusals() if refusals is not None else {}).items():
+        by_rule.setdefault(rule, []).append(gpu)
+    return "; ".join(f"on {_and(gpus)}, {rule}" for rule, gpus in by_rule.items())
+
+
+def _and(items: Sequence[str]) -> str:
+    """'A', 'A and B', 'A, B and C'."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def _memory_levers(w: object) -> str:
     """What would need less GPU memory, among the choices the workload has not already made (a QLoRA
     run is not told to try QLoRA; a micro-batch given is named)."""
@@ -628,6 +684,12 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         what = f"--precision {shlex.quote(asked)}" if asked else f"the checkpoint's own format{own}"
         engine = shlex.quote(getattr(w, "engine", "") or "")
         fixes = engine_fix or "nor does another engine or precision the support rules know"
+        platform = _platform_words(ranker)
+        if platform:  # the engine runs nothing there: no other precision would do
+            return (
+                f"--engine {engine} runs on none of these offers' GPUs, whatever the precision ({head}): "
+                f"{platform}; {fixes}"
+            )
         return f"--engine {engine} cannot run {what} on any GPU of these offers ({head}); {fixes}"
     # too little memory where a narrower precision would fit: said first, on the GPUs and places asked
     fix = _precision_fix(ranker, offers) if counts["fit"] or counts["headroom"] else None

@@ -77,6 +77,9 @@ class RunOption:
 
 #: (engine, precision, accelerator) -> what else would run there, nearest first.
 AlternativesFn = Callable[[str, str, Accelerator], tuple[RunOption, ...]]
+#: (engine, precision, accelerator) -> the rule by which the engine runs nothing on the accelerator
+#: (its platform row refuses the GPU, whatever the precision), or None where a precision may run.
+PlatformRefusalFn = Callable[[str, str, Accelerator], str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +102,8 @@ class Backends:
     models: ModelRegistry | None = None  # the registry model names resolve through (imported models too)
     # what would run where the engine cannot run the precision (the estimator's support rules)
     alternatives: AlternativesFn | None = None
+    # where the engine runs nothing on a GPU (TensorRT-LLM on AMD): the support rules' platform row
+    platform_refusal: PlatformRefusalFn | None = None
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
     memory_needed: MemoryNeedFn | None = None  # the memory of a whole batch (None: only what runs is known)
 
@@ -168,6 +173,22 @@ def support_alternatives(engine: str, precision: str, acc: Accelerator) -> tuple
             continue
         options.append(RunOption(alt.engine, name, alt.message()))
     return tuple(options)
+
+
+def support_platform_refusal(engine: str, precision: str, acc: Accelerator) -> str | None:
+    """The support rules' platform row where it refuses ``engine`` on ``acc`` outright ("TensorRT-LLM
+    runs on NVIDIA GPUs only"): no precision runs there. None where the platform runs the engine (a
+    refusal, if any, is then the precision's). ``precision`` is any format ``estimate()`` takes: the
+    platform row is judged before the precision's (``knowledge.engine_support``)."""
+    from gpuscout.estimate.engines import resolve_engine
+    from gpuscout.estimate.precision import resolve_precision
+    from gpuscout.estimate.support import verdict_for
+
+    verdict = verdict_for(resolve_engine(engine), resolve_precision(precision), acc)
+    rule = verdict.platform_rule
+    if rule is None:  # no rule says the engine runs on this platform at all
+        return verdict.reason
+    return rule.rule if rule.mode == "unsupported" else None
 
 
 class _Inference:
@@ -278,6 +299,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         canonical_provider=_canonical_provider,
         models=reg,
         alternatives=support_alternatives,
+        platform_refusal=support_platform_refusal,
         native_precision=lambda name: resolve(name).native_precision or "bf16",
         memory_needed=memory_needed,
     )

@@ -35,7 +35,7 @@ from gpuscout.advise.configs import (
     tp_degrees,
     tpot_ms,
 )
-from gpuscout.advise.types import EstimateSummary
+from gpuscout.advise.types import EstimateSummary, run_words
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
@@ -73,6 +73,12 @@ def _short_label(est: Estimate) -> str:
     return label.split(" (")[0].strip() or est.engine
 
 
+def asked_run(asked: Estimate) -> str:
+    """'tgi, mxfp4-moe': the engine and weight format an estimate is for, as a row's
+    :attr:`~gpuscout.advise.types.EstimateSummary.runs_as` names them."""
+    return run_words(asked.engine, asked.precision)
+
+
 #: The estimator's support refusal: "<engine>: <precision> on <gpu> is not supported: <rule>".
 _REFUSAL = re.compile(r"^[^:]+: (?P<what>.+?) on (?P<gpu>\S+) is not supported: (?P<rule>.+)$", re.S)
 
@@ -94,10 +100,33 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         # a named engine: the precisions it runs on a GPU where it cannot run the one asked (support
         # rules), nearest first, over the GPUs refused: what the "no offer" answer may suggest
         self.named_engine_precisions: dict[str, None] = {}
+        # a named engine's GPUs where its platform row refuses it outright, whatever the precision
+        # (TensorRT-LLM on AMD): accelerator -> the rule (``Backends.platform_refusal``)
+        self._platform_refused: dict[str, str] = {}
+        # what was asked ("tgi, mxfp4-moe", ``EstimateSummary.runs_as``) where something else ran instead
+        self.asked_run = ""
 
     def substitution_for(self, acc: Accelerator) -> str | None:
         plan = self._plans.get(acc.name)
         return plan[2] if plan is not None else None
+
+    def platform_refusals(self) -> dict[str, str]:
+        """Accelerator -> rule, where the named engine was refused on every GPU tried by its platform row
+        (it runs no precision there: TensorRT-LLM on AMD, vLLM on Volta); {} where some GPU refused only
+        the precision, or none refused it."""
+        if not self._platform_refused or set(self._cannot_run) - set(self._platform_refused):
+            return {}
+        return dict(self._platform_refused)
+
+    def _platform_rule(self, acc: Accelerator, asked: Estimate) -> str | None:
+        """The platform row by which ``asked``'s engine runs nothing on ``acc`` (any precision), or None."""
+        refusal = self.be.platform_refusal
+        if refusal is None:
+            return None
+        try:
+            return refusal(asked.engine, asked.precision, acc)
+        except InvalidInputError:  # a name the support rules do not take: the precision's refusal stands
+            return None
 
     def _estimate(
         self, acc: Accelerator, tp: int, batch: Load, engine: str, precision: str | None
@@ -130,7 +159,13 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         reason = asked.unsupported_reason.rstrip(".")
         m = _REFUSAL.match(reason)
         cc = f" (CC {acc.compute_capability})" if acc.compute_capability else ""
-        if m is not None:
+        self.asked_run = self.asked_run or asked_run(asked)
+        platform = self._platform_rule(acc, asked)
+        if platform is not None:  # no precision runs here: the engine's platform row, not the format's
+            self._platform_refused[acc.name] = platform
+            why = f"not supported: {label} does not run on {acc.name}{cc} at all, whatever the precision: "
+            why += platform
+        elif m is not None:
             why = f"not supported: {label} does not run {m['what']} on {m['gpu']}{cc}: {m['rule']}"
         else:
             why = f"not supported: {label} cannot run here{cc}: {reason}"
@@ -171,6 +206,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             engine = self._engine if engine_named(w) else opt.engine
             est, _ = self._estimate(acc, tp, batch, engine, opt.precision)
             if est is not None and est.supported:
+                self.asked_run = self.asked_run or asked_run(asked)
                 note = f"{asked.unsupported_reason.rstrip('.')}; runs {opt.message} instead"
                 self._plans[acc.name] = (engine, opt.precision, note)
                 return est, None

@@ -57,7 +57,7 @@ from gpuscout.advise.cost import (
     data_prices_for,
 )
 from gpuscout.advise.evaluators import evaluator_for
-from gpuscout.advise.reasons import STALE_WARNING, RowContext, beaten_reason, duration, explain, usd
+from gpuscout.advise.reasons import RowContext, beaten_reason, duration, explain, stale_reason, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
 from gpuscout.advise.training_configs import TrainingEvaluator, adapter_dtype_words
 from gpuscout.advise.types import (
@@ -154,7 +154,7 @@ def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str
     if offer.fractional:
         return "fractional GPU slice"
     if offer.stale and not include_stale:
-        return f"{STALE_WARNING} (--include-stale shows it)"
+        return f"{stale_reason(offer)} (--include-stale shows it)"
     return None
 
 
@@ -1052,6 +1052,7 @@ class Ranker:
                 self.a.balanced_time_factor, self.a.time_tolerance, serve=isinstance(self.w, ServeWorkload)
             ),
             uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
+            asked_run=getattr(self.evaluator, "asked_run", ""),
         )
 
     def _absent_providers(self, offers: Sequence[Offer]) -> str | None:

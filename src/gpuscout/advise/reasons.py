@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from gpuscout.advise.assumptions import Assumptions
@@ -33,9 +33,34 @@ if TYPE_CHECKING:
     from gpuscout.knowledge.model_types import ModelSpec
 
 #: Why an offer is stale, in the catalog's rule's words (``gpuscout.catalog.query.STALE_AFTER``, two
-#: days, which the core cannot import: a test keeps the two in step). An offer carries the outcome
-#: only, not which half of the rule made it stale, so both are said.
-STALE_WARNING = "stale: flagged by its feed, or fetched over 2 days before the catalog's newest prices"
+#: days, which the core cannot import: a test keeps the two in step), one wording for each half of the
+#: rule (:func:`stale_reason` says which applies). A row of the bundled snapshot kept from an older
+#: catalog file (the snapshot build's v6 rows; no fetch time):
+STALE_SNAPSHOT = "stale: a row of the bundled snapshot kept from an older catalog file"
+#: A row its own feed flags (a user's offer file, ``stale`` true):
+STALE_FLAGGED = "stale: flagged so by its feed"
+#: A live row (a provider's feed, with its fetch time) fetched that long before the store's newest fetch:
+#: its provider's refresh failed or was not run again while the others were. ``{fetched}``: its time.
+STALE_AGED = (
+    "stale: fetched {fetched}, over 2 days before the catalog's newest prices (its provider's refresh "
+    "failed or was not run since)"
+)
+
+
+def stale_reason(offer: Offer) -> str:
+    """Why ``offer`` (``stale``) is stale, by the half of the catalog's rule that holds for it
+    (``gpuscout.catalog.query``): a row of the bundled snapshot (``snapshot:`` source, no fetch time) is
+    stale only as kept from an older catalog file, a user's offer file (``file:``) or an undated row only
+    as its feed flags it; a live row with a fetch time, which no live feed flags, by its age."""
+    source = offer.source.partition(":")[0]
+    if source == "snapshot" and offer.observed_at is None:
+        return STALE_SNAPSHOT
+    if source == "file" or offer.observed_at is None:
+        return STALE_FLAGGED
+    fetched = offer.observed_at
+    if fetched.tzinfo is not None:
+        fetched = fetched.astimezone(UTC)
+    return STALE_AGED.format(fetched=f"{fetched:%Y-%m-%d %H:%M} UTC")
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,8 +222,10 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             kv = kv_needed_gb(ctx)
             weights_total = s.model_weights_gb or s.weights_gb * ev.tp
             # what the GPUs hold (llama.cpp keeps the token embedding table in host memory; weights whole
-            # on every GPU, data-parallel attention, count once)
-            held = min(weights_total, s.weights_gb * ev.tp)
+            # on every GPU, data-parallel attention, count once; a layer split's GPUs hold unequal shares,
+            # ``weights_gb`` its fullest one's)
+            on_gpus = ev.estimate.memory.gpus_weights_total_gb(ev.tp) if ev.estimate else s.weights_gb * ev.tp
+            held = min(weights_total, on_gpus)
             off = weights_total - held
             host = f"{_gib(off)} GiB more in host memory" if off > 0.01 * weights_total else ""
             if ev.tp == 1:
@@ -209,7 +236,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             else:
                 # some weights whole on every GPU (data-parallel attention): say what each GPU holds
                 each = ""
-                if s.weights_gb * ev.tp > weights_total * 1.01:
+                if on_gpus > weights_total * 1.01 and not ev.layer_split:
                     each = f"; {_gib(s.weights_gb)} GiB of weights on each, the attention whole"
                 if host:
                     each += f"; {host}"
@@ -478,6 +505,46 @@ def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
     return text
 
 
+#: How the reason saying what billing rounds up starts (:func:`billing_rounding`): the faces find it by
+#: it to show it beside the cost breakdown (``compute`` holds the rounding).
+BILLING_ROUNDING = "billing rounds up: "
+
+
+def billing_rounding(ctx: RowContext) -> str:
+    """An endpoint stopped each night: the hours billed a day against the hours it is up, and the
+    instance-hours of the month that ``compute`` and ``warmup`` together cost at the row's price, so the
+    breakdown adds up from what is shown ("billing rounds up: 9.0 h billed a day for 8.0 h active + 1.6 min
+    warm-up (per-hour billing); compute + warm-up = 270.0 instance-h x $0.1381/h"). "" where billing adds
+    under 0.05 h a day (per-second or per-minute billing, a start of whole increments)."""
+    w, cm = ctx.workload, ctx.cm
+    if not isinstance(w, ServeWorkload) or cm.billed_h_per_day is None or cm.exact_h_per_day is None:
+        return ""
+    billed, up = cm.billed_h_per_day, cm.exact_h_per_day
+    if f"{billed:.1f}" == f"{up:.1f}":
+        return ""
+    inc = cm.increment_s
+    unknown = "billing increment unknown: per-hour assumed"
+    how = f"{describe_increment(inc)} billing" if inc is not None else unknown
+    if cm.minimum_s and billed * 3600.0 <= cm.minimum_s * w.starts_per_day + 1e-6:
+        how += f", a {duration(cm.minimum_s)} minimum a start"
+    n = ctx.ev.instances
+    each = f" on each of {n} instances" if n > 1 else ""
+    warm = duration(cm.warmup_s_per_start * w.starts_per_day)
+    hours = cm.compute_h + cm.warmup_h
+    return (
+        f"{BILLING_ROUNDING}{billed:.1f} h billed a day{each} for {w.active_hours_per_day:.1f} h active + "
+        f"{warm} warm-up ({how}); compute + warm-up = {hours:,.1f} instance-h x {_exact_usd(ctx.hourly)}/h"
+    )
+
+
+def _exact_usd(x: float) -> str:
+    """A price to the cent or as finely as it is stated (to 1/100 cent): '$0.1381', '$2.58', '$35.20', for
+    figures that must multiply out to the breakdown's."""
+    text = f"{x:,.4f}".rstrip("0")
+    whole, _, cents = text.partition(".")
+    return f"${whole}.{cents.ljust(2, '0')}"
+
+
 def _billing_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
     w, cm = ctx.workload, ctx.cm
     inc = describe_increment(cm.increment_s)
@@ -495,6 +562,10 @@ def _billing_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -
         reasons.append(text)
         if exact > 0 and cm.billed_h_per_day > 1.2 * exact:
             warnings.append(text)
+    elif isinstance(w, ServeWorkload) and cm.billed_h_per_day is not None:
+        rounding = billing_rounding(ctx)
+        if rounding:
+            reasons.append(rounding)
     elif (
         not isinstance(w, ServeWorkload)
         and cm.increment_s is not None
@@ -652,7 +723,7 @@ def _warnings(ctx: RowContext, warnings: list[str]) -> None:
         if age_days >= ctx.assumptions.price_age_warn_days:
             warnings.append(f"price {age_days:.0f} days old")
     if offer.stale:
-        warnings.append(STALE_WARNING)
+        warnings.append(stale_reason(offer))
     if offer.availability == Availability.LIMITED:
         count = f" ({offer.available_count} left)" if offer.available_count is not None else ""
         warnings.append(f"availability limited{count}")

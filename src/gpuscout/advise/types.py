@@ -15,6 +15,11 @@ OBJECTIVES: tuple[str, ...] = ("cost", "time", "latency", "balanced")
 PICKS: tuple[str, ...] = ("cheapest", "balanced", "fastest")
 
 
+def run_words(engine: str, precision: str | None) -> str:
+    """'vllm, bf16': an engine and the weight format it runs, as the answer's title names them."""
+    return f"{engine}, {precision}"
+
+
 @dataclass(frozen=True, slots=True)
 class Config:
     """How an offer is used: ``instances`` x the offer, each running ``replicas`` copies of the model
@@ -103,6 +108,12 @@ class EstimateSummary:
     speed_calibrated: bool = True
 
     @property
+    def runs_as(self) -> str:
+        """'vllm, bf16': the engine and the weight format the estimate is for, as the answer's title names
+        them; "" without an engine (training, image pipelines)."""
+        return run_words(self.engine, self.precision) if self.engine else ""
+
+    @property
     def keeps_kv_cache(self) -> bool:
         """Whether the row's work keeps a KV cache: LLM inference (tok/s), not a training step or an image
         pipeline, whose ``kv_cache_gb`` is a placeholder 0."""
@@ -172,6 +183,18 @@ class Recommendation:
     def top_reason(self) -> str:
         return self.reasons[0] if self.reasons else ""
 
+    @property
+    def runs_as(self) -> str:
+        """The engine and weight format this row runs ('llama.cpp, gguf-f16'), as the answer's title names
+        them (:attr:`EstimateSummary.runs_as`); "" without an estimate or an engine."""
+        return self.estimate.runs_as if self.estimate is not None else ""
+
+    @property
+    def run_label(self) -> str:
+        """'llama.cpp gguf-f16': what the row runs, as its configuration cell names it where that differs
+        from the answer's title (:func:`gpuscout.advise.answer.row_run`); "" without an engine."""
+        return self.runs_as.replace(", ", " ", 1)
+
 
 @dataclass(frozen=True, slots=True)
 class UncalibratedPick:
@@ -221,6 +244,10 @@ class Advice:
     picks_rule: str = ""  # how the front and the picks are defined, in words
     # the picks whose row's speed is uncalibrated, with the calibrated row the same pick names instead
     uncalibrated_picks: tuple[UncalibratedPick, ...] = ()
+    # the engine and weight format asked ("tgi, mxfp4-moe", :attr:`EstimateSummary.runs_as`), where the
+    # support rules refused it on some offer's GPU (a row then says what runs instead, ``substitution``);
+    # "" otherwise
+    asked_run: str = ""
 
     @property
     def recommendations(self) -> list[Recommendation]:

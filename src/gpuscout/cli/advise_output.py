@@ -107,14 +107,14 @@ def _shown_warnings(rec: Any, notes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in rec.warnings if w not in notes)
 
 
-def run_as(recs: Any) -> str:
-    """' (vllm, fp8)': the engine and precision the rows run as asked (rows changed to run say so)."""
-    seen = dict.fromkeys(
-        f"{r.estimate.engine}, {r.estimate.precision}"
-        for r in recs
-        if r.estimate is not None and r.estimate.engine and not r.substitution
-    )
-    return f" ({' / '.join(seen)})" if seen else ""
+def config_cell(rec: Any, heading: Any) -> str:
+    """The row's configuration ('2x H100-SXM TP2'), with what it runs where that is not what the title
+    names ('1x V100-SXM2-16GB · llama.cpp gguf-f16', :func:`~gpuscout.advise.answer.names_its_run`): the
+    column stays at every width, where the reason saying so gives way first."""
+    from gpuscout.advise.answer import names_its_run
+
+    text = rec.config.describe(rec.offer.accelerator)
+    return f"{text} · {rec.run_label}" if names_its_run(rec, heading) else text
 
 
 def table(workload: Any, advice: Any) -> None:
@@ -129,7 +129,10 @@ def table(workload: Any, advice: Any) -> None:
         "balanced": "by cost/cheapest x time/fastest",
     }[advice.objective]
     what = "cost / latency" if serve else "cost / time"
-    runs = run_as(recs)
+    from gpuscout.advise.answer import runs_heading
+
+    heading = runs_heading(recs, advice.asked_run)
+    runs = f" ({heading.text})" if heading.text else ""
     title = printable(
         f"{workload.kind} {workload.model}{runs}: {advice.front_size} on the {what} front, {order}"
     )
@@ -196,7 +199,7 @@ def table(workload: Any, advice: Any) -> None:
             _text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
             provider_cell(rec),
             _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
-            _text(rec.config.describe(o.accelerator)),
+            _text(config_cell(rec, heading)),
             hourly(rec),
         ]
         if serve:
@@ -450,6 +453,14 @@ def _cost_table(workload: Any, rec: Any) -> Table:
     return cost
 
 
+def billing_note(rec: Any) -> str:
+    """The row's reason saying what billing rounds up (``advise.reasons.billing_rounding``: the hours
+    billed a day against those active), shown under ``--explain``'s cost table; "" where it has none."""
+    from gpuscout.advise.reasons import BILLING_ROUNDING
+
+    return next((r for r in rec.reasons if r.startswith(BILLING_ROUNDING)), "")
+
+
 def explain(workload: Any, rec: Any) -> None:
     out = wide_console()
     o = rec.offer
@@ -483,11 +494,15 @@ def explain(workload: Any, rec: Any) -> None:
         )
     if rec.estimate is not None:
         out.print(_estimate_table(workload, rec))
+    rounding = billing_note(rec)
     if rec.cost is not None:
         out.print(_cost_table(workload, rec))
+        if rounding:  # what compute holds besides the active hours, so the lines multiply out
+            line(rounding)
     line("reasons", "bold")
     for r in rec.reasons:
-        line(f"  • {r}")
+        if r != rounding or rec.cost is None:  # said under the cost table
+            line(f"  • {r}")
     if rec.warnings:
         line("warnings", "bold yellow")
         for w in rec.warnings:
