@@ -234,6 +234,9 @@ def table(workload: Any, advice: Any) -> None:
     undercut = cheaper_than_cheapest(recs, advice.picks)
     if undercut:
         picks += f"; {undercut}"
+    premium = fastest_premium(recs, advice.picks)
+    if premium:
+        picks += f"; {premium}"
     out.print(_text(f"Picks: {picks}. {rule}."), highlight=False)
     if gaps:
         last = max(gaps[-1][1], *(r or 0 for r in shown))
@@ -319,6 +322,22 @@ def picks_text(
         notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
         out.append(f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
     return ", ".join(out) + (f" — {boards}" if boards else "")
+
+
+def fastest_premium(recs: Sequence[Any], picks: dict[str, int]) -> str:
+    """What the fastest pick costs against the cheapest, and what it buys in time, so that a pick at 61x
+    the money for a third of the time is read as that trade, not as a recommendation beside the other
+    two: "#5 is 3.0x as fast as #1 at 61.0x the cost" (time to result: a request's latency when
+    serving). "" when the fastest is the cheapest or either lacks a figure."""
+    cheap = next((r for r in recs if r.rank == picks.get("cheapest")), None)
+    fast = next((r for r in recs if r.rank == picks.get("fastest")), None)
+    if cheap is None or fast is None or cheap is fast:
+        return ""
+    if not (cheap.total_usd and fast.total_usd and cheap.time_to_result_s and fast.time_to_result_s):
+        return ""
+    cost = fast.total_usd / cheap.total_usd
+    time = cheap.time_to_result_s / fast.time_to_result_s
+    return f"#{fast.rank} is {time:.1f}x as fast as #{cheap.rank} at {cost:,.1f}x the cost"
 
 
 def cheaper_than_cheapest(recs: Sequence[Any], picks: dict[str, int]) -> str:
