@@ -538,7 +538,7 @@ def predict_sized(case: Case, engines: dict[str, EngineProfile] | None = None) -
             "achieved_bw": est.decode_tokens_per_s * est.memory.weights_gb,
         }[m]
     mem = est.memory
-    need = mem.weights_gb + mem.kv_cache_gb + mem.activations_gb + mem.overhead_gb
+    need = mem.total_gb
     return value, est.fits, need / mem.usable_gb if mem.usable_gb else math.inf
 
 
@@ -1514,8 +1514,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     if imp["borderline"]:
         print(
-            "  measured runs sized as not fitting, within 2 % of the card (borderline: the sizing's runtime "
-            "reserves are known to a few hundred MB; their speed is not estimated): "
+            f"  measured runs sized as not fitting, within {BORDERLINE_OVER_USABLE - 1:.0%} of the card "
+            "(borderline: the sizing's runtime reserves are known to a few hundred MB; their speed is not "
+            "estimated): "
             + "; ".join(
                 f"line {b['line']} ({b['row']}): {b['over_usable']:.1%} of usable" for b in imp["borderline"]
             )

@@ -74,6 +74,9 @@ def test_the_fits_table_needs_and_holds_in_the_cards_unit() -> None:
     assert usable == pytest.approx(A100_80_USABLE_GIB, abs=0.05)  # the card's 80 GiB, less its shares
     assert needed == pytest.approx(gib(fits["A100-SXM4-80GB"]["per_gpu_gb"]), abs=0.05)
     assert fits["A100-SXM4-80GB"]["usable_gb"] == pytest.approx(A100_80_USABLE_GIB * 2**30 / 1e9, abs=0.01)
+    # the JSON names the card's unit: GiB as sold, beside the 1e9-byte GB of the need and the usable share
+    card80 = fits["A100-SXM4-80GB"]["card_memory_gib"]
+    assert card80 == 80 and fits["A100-SXM4-80GB"]["usable_gb"] < card80 * 2**30 / 1e9
     # every row: the needed figure no more than the usable one, both below the card's memory
     for line in out.split("Fits on")[1].splitlines():
         cells = [c.strip() for c in line.split("│")[1:-1]]

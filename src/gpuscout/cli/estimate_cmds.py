@@ -202,13 +202,14 @@ def _fits_on(
                 row = {
                     "gpu": acc.name,
                     "gpus": n,
-                    "memory_gb": acc.memory_gb,
+                    # the card as sold ("80 GB" is 80 GiB); the need and the usable share are 1e9-byte GB
+                    "card_memory_gib": acc.memory_gb,
                     "per_gpu_gb": round(res.memory.total_gb, 2),
                     "usable_gb": round(res.memory.usable_gb or res.memory.capacity_gb, 2),
                 }
                 out.append((row, res.memory))
                 break
-    return sorted(out, key=lambda fit: (fit[0]["gpus"], fit[0]["memory_gb"], fit[0]["gpu"]))
+    return sorted(out, key=lambda fit: (fit[0]["gpus"], fit[0]["card_memory_gib"], fit[0]["gpu"]))
 
 
 def _tight(task: str, res: Any, acc: Any) -> float | None:
@@ -402,7 +403,7 @@ def register(app: typer.Typer) -> None:
                 str(row["gpus"]),
                 f"{gib(mem.total_gb):,.1f}",  # the estimator's GB (the JSON's), shown in GiB
                 f"{gib(mem.usable_gb or mem.capacity_gb):,.1f}",
-                f"{row['memory_gb']:g} GiB",  # the card's memory as sold: "80 GB" is 80 GiB
+                f"{row['card_memory_gib']:g} GiB",  # the card's memory as sold: "80 GB" is 80 GiB
             )
         console.print(table if fits_on else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
 

@@ -520,7 +520,8 @@ def gpu_family_members(name: str) -> tuple[Accelerator, ...] | None:
     "RTX 6000" -> its parts), in table order; ``None`` when the name is one accelerator (or unknown).
 
     What a GPU page lists for a family name (``gpu_view`` and the API's ``/gpus/{name}`` use this one).
-    :func:`assumed_variant_warning` names fewer where the name states more ("A100 PCIe": the PCIe parts)."""
+    The same parts as :func:`gpu_family` and :func:`assumed_variant_warning` name: what the name states
+    narrows all three alike ("A100 PCIe": the PCIe parts)."""
     try:
         found = resolve_gpu_detail(name)
     except UnknownNameError as exc:
