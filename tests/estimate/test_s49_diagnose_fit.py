@@ -21,8 +21,8 @@ from typer.testing import CliRunner
 from gpuscout.cli import app
 from gpuscout.estimate.api import estimate
 from gpuscout.estimate.diagnose import ABOVE_ROOFLINE, HOST_OFFLOAD, diagnose
-from gpuscout.estimate.diffusion import HOST_LINK_GBPS
 from gpuscout.estimate.memory import gib
+from gpuscout.estimate.parallel import HOST_LINK_GBPS
 from gpuscout.estimate.types import Diagnosis, Estimate
 
 runner = CliRunner()
@@ -150,6 +150,8 @@ def test_the_cli_says_it_does_not_fit_and_suggests_only_what_fits(model: str, gp
     for item in est.assumptions["would_fit"].split("; "):
         assert f"• Fits: {item}" in flat
     assert OFFLOAD_CHECK not in flat and "Quantise to" not in flat and "Speculative" not in flat
+    # no "achieved bandwidth" as a share of the GPU's: the GPU did not read the host-held part
+    assert "achieved memory bandwidth" not in flat and "achieved compute" not in flat
     as_json = runner.invoke(app, [*args, "--json"])
     assert as_json.exit_code == 0, as_json.output
     got = json.loads(as_json.output)
@@ -162,3 +164,4 @@ def test_the_cli_of_a_model_that_fits_says_nothing_of_fitting() -> None:
     assert res.exit_code == 0, res.output
     flat = " ".join(res.output.split())
     assert "Does not fit" not in flat and "host memory" not in flat and OFFLOAD_CHECK in flat
+    assert "achieved memory bandwidth" in flat

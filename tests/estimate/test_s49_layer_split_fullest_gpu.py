@@ -101,7 +101,7 @@ def test_even_split_moves_only_by_the_ends() -> None:
     plan = plan_memory(
         spec, resolve_gpu("H100 SXM"), fmt, F16, eng, batch=1, context=4096, gpus=4, parallel="layer"
     )
-    quarter = kv_bytes_per_sequence(spec, F16, 4096, block_tokens=eng.kv_block_tokens, layer_fraction=0.25)
+    quarter = kv_bytes_per_sequence(spec, F16, 4096, block_tokens=eng.kv_block_tokens) / 4
     assert plan.kv_per_sequence == pytest.approx(quarter, rel=1e-12)
     assert all(p.kv_per_sequence == pytest.approx(quarter, rel=1e-12) for p in plan.other_gpus)
     c = model_consts(spec)

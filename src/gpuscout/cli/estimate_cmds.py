@@ -583,15 +583,16 @@ def register(app: typer.Typer) -> None:
             bound = f"[red]does not fit[/]: {bound}" if above else "[red]does not fit[/]: host offload"
         table.add_row("bound", bound)
         table.add_row("bytes read per token step", f"{d.bytes_per_step / 1e9:,.2f} GB")
-        table.add_row(
-            "memory bandwidth it would take" if above else "achieved memory bandwidth",
-            f"{d.achieved_bandwidth_gbps:,.0f} GB/s "
-            f"({d.bandwidth_fraction:.0%} of {d.peak_bandwidth_gbps:,.0f})",
-        )
-        table.add_row(
-            "compute it would take" if above else "achieved compute",
-            f"{d.achieved_tflops:,.1f} TFLOPS ({d.compute_fraction:.1%} of {d.peak_tflops:,.0f})",
-        )
+        if d.fits or above:  # with part of the model in host memory, the GPU did not read it all
+            table.add_row(
+                "memory bandwidth it would take" if above else "achieved memory bandwidth",
+                f"{d.achieved_bandwidth_gbps:,.0f} GB/s "
+                f"({d.bandwidth_fraction:.0%} of {d.peak_bandwidth_gbps:,.0f})",
+            )
+            table.add_row(
+                "compute it would take" if above else "achieved compute",
+                f"{d.achieved_tflops:,.1f} TFLOPS ({d.compute_fraction:.1%} of {d.peak_tflops:,.0f})",
+            )
         table.add_row(
             "roofline ceiling (ideal)" if d.fits else "roofline, were it all on the GPU",
             f"{d.roofline_tps:,.1f} tokens/s",

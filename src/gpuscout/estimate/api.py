@@ -1062,7 +1062,9 @@ def _layouts_instead(
         per_gpu = fits(n, "tensor")
         if per_gpu is not None:
             out.append(f"tensor parallel over {n} x {acc.name} ({per_gpu:.1f} GiB per GPU)")
-    if TP_HEAD_RULES[eng.name].pipeline and (per_gpu := fits(gpus, "layer")) is not None:
+    # a pipeline split gives each GPU whole layers: no more GPUs than layers (refuse_wide_layer_split)
+    wide = gpus > spec.num_hidden_layers
+    if TP_HEAD_RULES[eng.name].pipeline and not wide and (per_gpu := fits(gpus, "layer")) is not None:
         out.append(
             f"pipeline parallel over {gpus} x {acc.name} (--parallel layer, {per_gpu:.1f} GiB per GPU)"
         )
@@ -1105,6 +1107,8 @@ def _fits_instead(p: _Prepared) -> str:
             continue
         if split == "tensor" and not p.eng.dp_attention and tp_head_conflict(p.spec, p.eng.name, n):
             continue  # a split the engine refuses to start
+        if split == "layer" and n > p.spec.num_hidden_layers:
+            continue  # a GPU without a layer: refused (memory.refuse_wide_layer_split)
         plan = plan_memory(
             p.spec, p.acc, p.fmt, p.kv, p.eng, batch=1, context=p.context, gpus=n, parallel=split,
             prompt=prompt,

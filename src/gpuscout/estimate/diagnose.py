@@ -32,10 +32,10 @@ from gpuscout.estimate.api import (
     would_fit_setups,
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
-from gpuscout.estimate.diffusion import HOST_LINK_GBPS
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import gib, model_consts
+from gpuscout.estimate.parallel import HOST_LINK_GBPS
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.throughput import (
     Setup,
@@ -153,8 +153,9 @@ def diagnose(
         offload, pcie_tps = _offload_verdict(est, st, bytes_step, measured_tps, roofline)
         if measured_tps <= roofline:  # above it, no remedies for a speed that was not reached
             fitting = _fitting_setups(spec, acc, est, precision, engine, batch, gpus, context_in)
-            if not fitting:
-                offload += f" Would fit: {est.assumptions.get('would_fit') or 'nothing found'}."
+            if not fitting:  # estimate's would-fit holds one sequence: said so where more were measured
+                would = "Would fit" if batch == 1 else f"Would fit one sequence (not {batch})"
+                offload += f" {would}: {est.assumptions.get('would_fit') or 'nothing found'}."
 
     if measured_tps > roofline:
         bound = ABOVE_ROOFLINE
@@ -276,26 +277,43 @@ def _offload_verdict(
 ) -> tuple[str, float]:
     """What leads the diagnosis of a setup that does not fit (``est``: its estimate, which plans the
     memory), and the per-sequence tokens/s at most when the share of each step held in host memory
-    crosses PCIe every step (``HOST_LINK_GBPS``; taken in proportion to what is held there)."""
-    m = est.memory  # per GPU, GB: what one sequence of the context needs
+    crosses PCIe every step (``HOST_LINK_GBPS``; taken in proportion to what is held there: what the GPUs
+    lack together over the weights and cache they hold together, so a layer split whose fullest GPU alone
+    overflows holds that GPU's shortfall of the whole model's step, not as much on every GPU); 0 where a
+    step reads nothing."""
+    m = est.memory  # per GPU (a layer split: its fullest GPU), GB: one sequence of the context
     need, usable = m.total_gb, m.usable_gb
-    short = max(0.0, need - usable)
-    held = m.weights_gb + m.kv_cache_gb  # what a step reads from
+    n = st.gpus
+    layered = n > 1 and st.tp == 1  # ``bytes_step``: the whole model's, read by the GPUs in turn
+    # what a step reads from, and what did not fit of it: all the GPUs' together (a tensor-parallel step
+    # reads each GPU's share at once: the same proportion)
+    held = m.gpus_weights_total_gb(n) + m.gpus_kv_cache_total_gb(n)
+    short = m.gpus_short_total_gb(n)
     share = min(1.0, short / held) if held > 0 else 1.0
     host_b = bytes_step * share
     link_s = host_b / (HOST_LINK_GBPS * 1e9) + (bytes_step - host_b) / (st.acc.bandwidth_gbps * 1e9)
-    pcie_tps = 1.0 / link_s
+    pcie_tps = 1.0 / link_s if link_s > 0 else 0.0
     rest = (  # weights alone too big, or the weights fit and one sequence's cache does not beside them
         "" if m.weights_gb + m.overhead_gb > usable else ", the rest one sequence's KV cache and activations"
     )
+    on = "on its fullest GPU" if layered else "per GPU"
+    lacked = (
+        f"{gib(short):.1f} GiB in all (what the {n} GPUs of the layer split lack together)"
+        if layered
+        else f"{gib(short / n):.1f} GiB per GPU"
+    )
     said = (
-        f"Does not fit: {st.spec.name} ({st.fmt.name}) on {st.gpus} x {st.acc.name} needs "
-        f"{gib(need):.1f} GiB per GPU ({gib(m.weights_gb):.1f} GiB of weights{rest}), {gib(usable):.1f} GiB "
-        f"usable — about {gib(short):.1f} GiB per GPU sat in host memory during the measurement "
+        f"Does not fit: {st.spec.name} ({st.fmt.name}) on {n} x {st.acc.name} needs "
+        f"{gib(need):.1f} GiB {on} ({gib(m.weights_gb):.1f} GiB of weights{rest}), {gib(usable):.1f} GiB "
+        f"usable — about {lacked} sat in host memory during the measurement "
         "(llama.cpp --n-gpu-layers, vLLM --cpu-offload-gb, accelerate offload) and is read from there "
         "each step, over PCIe or by the CPU: a speed far below the GPU's roofline "
-        f"({roofline:,.1f} tokens/s, were it all on the GPU) is expected, not a fault. "
-        f"Copying the {host_b / 1e9:,.1f} GB of each step held there over PCIe ({HOST_LINK_GBPS:g} GB/s, "
+        f"({roofline:,.1f} tokens/s, were it all on the GPU) is expected, not a fault."
+    )
+    if pcie_tps <= 0:  # nothing read per step: no bound to state
+        return said, 0.0
+    said += (
+        f" Copying the {host_b / 1e9:,.1f} GB of each step held there over PCIe ({HOST_LINK_GBPS:g} GB/s, "
         f"Gen4 x16) allows at most {_tps_text(pcie_tps)} tokens/s"
     )
     if measured_tps > roofline:  # the roofline's verdict follows: no reading of an impossible figure
@@ -352,16 +370,17 @@ def _fitting_setups(
     gpus: int,
     context: int,
 ) -> list[str]:
-    """Where ``est`` (on ``gpus`` x ``acc``) does not fit: the setups that hold one sequence, priced as
-    the diagnosis times its own step: those ``estimate``'s would-fit names (more of these GPUs, or a
-    narrower format on them), then a card with faster memory that holds ``precision`` (the format asked,
-    as that card runs it) on as many GPUs."""
+    """Where ``est`` (on ``gpus`` x ``acc``) does not fit: the setups that hold the ``batch`` sequences
+    measured, priced as the diagnosis times its own step: those ``estimate``'s would-fit names (more of
+    these GPUs, or a narrower format on them: each sized for one sequence), then a card with faster memory
+    that holds ``precision`` (the format asked, as that card runs it, named as the would-fit names it) on
+    as many GPUs."""
     out: list[str] = []
     for item, fmt, n, gpu in would_fit_setups(est.assumptions.get("would_fit", "")):
         if gpu != acc.name:
             continue
         res = _priced(spec, acc, n, fmt, engine, batch, context)
-        if res and res[3].fits:
+        if res and res[2]:  # the batch measured, as the card below: not one sequence only
             out.append(f"Fits: {item} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")
     bigger = []
     for name in FASTER_MEMORY_GPUS:
@@ -372,8 +391,10 @@ def _fitting_setups(
             bigger.append(f"{name} ~{_tps_text(res[0])}")
     if bigger:
         on = "one card" if gpus == 1 else f"{gpus} cards"
+        # the format as the engine names it ("gguf-q4_k_m" for "q4_k_m"), as the would-fit setups do
+        named = _engine_format(resolve_precision(precision), resolve_engine(engine), []).name
         out.append(
-            f"Fits: {precision} on {on} with the memory to hold it — "
+            f"Fits: {named} on {on} with the memory to hold it — "
             + ", ".join(bigger)
             + " tokens/s per sequence (estimated)."
         )

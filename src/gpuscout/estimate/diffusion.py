@@ -103,6 +103,7 @@ from gpuscout.estimate.arguments import (
     resolve_model_arg,
 )
 from gpuscout.estimate.memory import capacity_bytes, gib
+from gpuscout.estimate.parallel import HOST_LINK_GBPS
 from gpuscout.estimate.precision import compute_rate, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -122,7 +123,6 @@ FA2_ON_HOPPER_EFFICIENCY = 0.35  # FA2 forward on H100: ~35 % of peak (arXiv:240
 CUDA_CONTEXT_GB = 0.5
 WORKSPACE_GB = 0.3  # cuBLAS / cuDNN workspaces
 FRAGMENTATION = 0.10  # on activations
-HOST_LINK_GBPS = 25.0  # PCIe Gen4 x16 achieved
 VAE_FLOPS_PER_PIXEL = 18 * (7 * 128**2 + 7 * 256**2 / 4 + 7 * 512**2 / 16 + 9 * 512**2 / 64)
 VAE_PEAK_TENSORS = 6  # live 128-channel full-resolution tensors during the last decoder stage
 ENGINES = ("diffusers",)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, fold_name
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
@@ -311,6 +311,10 @@ class EngineProfile:
     # the previous step's generations, which each shard builds after a ``.tolist()`` of the tokens)
     serial_bookkeeping: bool = False
     embeddings_on_host: bool = False  # llama.cpp keeps token_embd in host RAM
+    # how a whole-layer split gives each GPU its layers (``memory.split_layers``): llama.cpp's own rule
+    # (split points at the GPUs' shares, the output layer counted as one more layer), or the pipeline
+    # ranks' of vLLM / SGLang (``get_pp_indices``), which accelerate's byte balancing is costed as
+    layer_split_rule: Literal["llama.cpp", "pipeline"] = "pipeline"
     # data-parallel attention (SGLang ``--enable-dp-attention``, DeepSeek MLA models): every GPU holds
     # the whole attention (and embedding and lm_head) and runs it for its own share of the sequences,
     # whose cache only it keeps; the MLP / MoE layers stay split over all GPUs, the tokens gathered from
@@ -547,6 +551,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,  # a prompt is fed n_batch tokens at a time beside the other slots' decode
         cuda_graphs=True,
         embeddings_on_host=True,
+        layer_split_rule="llama.cpp",
         # no MoE row (llama-bench tables of dense models)
         uncalibrated=("moe_efficiency", "moe_layer_overhead_us"),
         aliases=(

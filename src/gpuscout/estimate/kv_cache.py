@@ -56,13 +56,22 @@ def kv_shape(spec: ModelSpec) -> KvShape:
     head_dim = spec.head_dim or (spec.hidden_size // max(1, spec.num_attention_heads))
     per_layer = 2 * kv_heads * head_dim
     window = spec.sliding_window or 0
-    if window and spec.layer_types:
-        sliding = sum(1 for t in spec.layer_types[:layers] if "sliding" in t or "local" in t)
-    elif window:
-        sliding = layers  # every layer windowed (e.g. Mistral 7B v0.1)
-    else:
-        sliding = 0
+    sliding = sum(windowed_layers(spec))
     return KvShape(layers - sliding, sliding, window if sliding else 0, per_layer, kv_heads, head_dim, False)
+
+
+@cache
+def windowed_layers(spec: ModelSpec) -> tuple[bool, ...]:
+    """Whether each decoder layer of ``spec``, in order, keeps only the last ``sliding_window`` tokens: the
+    layers ``layer_types`` names sliding or local (Gemma 2/3, gpt-oss; layers past its end are full), every
+    layer where a window is given without them (Mistral 7B v0.1), none without a window or for MLA."""
+    layers = spec.num_hidden_layers
+    if spec.is_mla or not spec.sliding_window:
+        return (False,) * layers
+    if not spec.layer_types:
+        return (True,) * layers
+    types = spec.layer_types[:layers]
+    return (*("sliding" in t or "local" in t for t in types), *(False,) * (layers - len(types)))
 
 
 def indexer_bytes_per_token_layer(spec: ModelSpec) -> float:
@@ -93,32 +102,41 @@ def cached_tokens(spec: ModelSpec, tokens: int) -> tuple[int, int]:
     return tokens, min(tokens, s.window) if s.sliding_layers else 0
 
 
+def layer_cached_tokens(spec: ModelSpec, tokens: int, block_tokens: int = 1) -> tuple[int, ...]:
+    """The tokens each decoder layer of ``spec`` holds in its cache for a sequence of ``tokens`` tokens, in
+    order: all of them in a full layer, at most the window in a sliding one (:func:`windowed_layers`), each
+    rounded up to whole ``block_tokens``-token blocks (paged allocation: vLLM 16, llama.cpp 256)."""
+    if tokens <= 0:
+        return (0,) * spec.num_hidden_layers
+    full, slide = cached_tokens(spec, tokens)
+    if block_tokens > 1:
+        full = math.ceil(full / block_tokens) * block_tokens
+        slide = math.ceil(slide / block_tokens) * block_tokens
+    return tuple(slide if windowed else full for windowed in windowed_layers(spec))
+
+
 def kv_bytes_per_sequence(
     spec: ModelSpec,
     kv: KvDtype,
     tokens: int,
     *,
     tp: int = 1,
-    layer_fraction: float = 1.0,
     block_tokens: int = 1,
 ) -> float:
     """Cache bytes **per GPU** for one sequence of ``tokens`` tokens.
 
     ``tp``: tensor-parallel degree (KV heads sharded, replicated past ``kv_heads``; an MLA latent is
-    replicated on every GPU). ``layer_fraction``: share of layers on this GPU under a layer/pipeline
-    split. ``block_tokens``: paged allocation granularity (each layer kind rounds up to whole blocks).
+    replicated on every GPU). ``block_tokens``: paged allocation granularity (each layer rounds up to
+    whole blocks: :func:`layer_cached_tokens`). A whole-layer split's GPUs hold their own layers' share
+    (``memory.layer_split_kv_shares``).
     """
     if tokens <= 0:
         return 0.0
     s = kv_shape(spec)
-    full_tok, slide_tok = cached_tokens(spec, tokens)
-    if block_tokens > 1:
-        full_tok = math.ceil(full_tok / block_tokens) * block_tokens
-        slide_tok = math.ceil(slide_tok / block_tokens) * block_tokens if slide_tok else 0
+    held = sum(layer_cached_tokens(spec, tokens, block_tokens))
     per_layer_elems = float(s.elements_per_layer) if s.mla else 2.0 * kv_heads_per_gpu(spec, tp) * s.head_dim
-    elems = per_layer_elems * (s.full_layers * full_tok + s.sliding_layers * slide_tok)
-    index = s.index_bytes_per_layer * s.full_layers * full_tok  # replicated like the latent
-    return (elems * kv.bytes_per_element + index) * layer_fraction
+    # the indexer keys (sparse MLA: no sliding layer, so every layer's) replicated like the latent
+    return per_layer_elems * held * kv.bytes_per_element + s.index_bytes_per_layer * held
 
 
 def kv_bytes_per_token_at(spec: ModelSpec, kv: KvDtype, tokens: int) -> float:

@@ -7,13 +7,18 @@ keeps back (an "80 GB" H100 shows 81,559 MiB of 81,920 MiB in nvidia-smi).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from functools import cache
 
+from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate.engines import EngineProfile
-from gpuscout.estimate.kv_cache import cached_tokens, kv_bytes_per_sequence, kv_bytes_per_token, kv_shape
+from gpuscout.estimate.kv_cache import (
+    kv_bytes_per_sequence,
+    kv_bytes_per_token,
+    kv_shape,
+    layer_cached_tokens,
+)
 from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -179,19 +184,23 @@ def layer_bytes(fmt: WeightFormat, c: ModelConsts) -> tuple[float, ...]:
     return tuple(size / 8.0 for size in sizes)
 
 
-def split_layers(layers: int, gpus: int, engine: EngineProfile) -> tuple[int, ...]:
+def split_layers(layers: int, gpus: int, engine: EngineProfile, model: str = "the model") -> tuple[int, ...]:
     """How many consecutive decoder layers each of ``gpus`` equal GPUs holds under a whole-layer split,
-    first GPU first; the last also holds the output head.
+    first GPU first; the last also holds the output head. More GPUs than ``layers`` (``model``'s) is
+    refused (:func:`refuse_wide_layer_split`): some would hold no layer.
 
-    llama.cpp (``llama_model::load_tensors``): the split points are the GPUs' shares of free memory (even on
-    equal GPUs), and layer ``il`` of ``n_layer`` goes to the GPU whose share holds ``il / (n_layer + 1)``,
-    the output layer counting as layer ``n_layer``: DeepSeek-R1's 61 layers + output on 4 GPUs are
-    16 / 15 / 16 / 14 + output. Others (vLLM's and SGLang's pipeline parallel, ``get_pp_indices``):
-    ``layers // gpus`` each, the rest one more each on the GPUs before the last, from the second last back
-    (61 on 4: 15 / 15 / 16 / 15). accelerate's ``device_map="auto"`` balances by bytes, filling each GPU up to
-    the average and a layer's margin: costed as the pipeline split."""
+    By the engine's ``layer_split_rule``. llama.cpp's (``llama_model::load_tensors``): the split points are
+    the GPUs' shares of free memory (even on equal GPUs), and layer ``il`` of ``n_layer`` goes to the GPU
+    whose share holds ``il / (n_layer + 1)``, the output layer counting as layer ``n_layer``: DeepSeek-R1's
+    61 layers + output on 4 GPUs are 16 / 15 / 16 / 14 + output. The pipeline rule (vLLM's and SGLang's
+    pipeline parallel, ``get_pp_indices``): ``layers // gpus`` each, the rest one more each on the GPUs
+    before the last, from the second last back (61 on 4: 15 / 15 / 16 / 15). accelerate's
+    ``device_map="auto"`` balances by bytes, filling each GPU up to the average and a layer's margin:
+    costed as the pipeline split."""
     gpus = max(1, gpus)
-    if engine.name == "llama.cpp":
+    if gpus > 1:
+        refuse_wide_layer_split(model, layers, gpus)
+    if engine.layer_split_rule == "llama.cpp":
         counts = [0] * gpus
         for il in range(layers):
             counts[il * gpus // (layers + 1)] += 1
@@ -201,6 +210,21 @@ def split_layers(layers: int, gpus: int, engine: EngineProfile) -> tuple[int, ..
     for i in range(2, rest + 2):
         counts[-i] += 1
     return tuple(counts)
+
+
+def refuse_wide_layer_split(model: str, layers: int, gpus: int) -> None:
+    """Refuse a whole-layer split of ``model``'s ``layers`` decoder layers over more ``gpus`` than it has
+    layers: each GPU holds whole layers, so some would hold none (the pipeline rule gives 3 layers on 8
+    GPUs as 0 / 0 / 0 / 0 / 1 / 1 / 1 / 0, llama.cpp's as 1 / 0 / 1 / 0 / 1 / 0 / 0 / 0 + the output),
+    GPUs that add hand-offs and hold nothing but the embedding or the head, which a plan must not take
+    for the fullest."""
+    if gpus > max(1, layers):
+        raise ConfigurationRejected(
+            "gpus",
+            f"a layer split gives each GPU whole decoder layers: {model} has {layers}, so {gpus} GPUs "
+            f"would leave {gpus - layers} of them with none",
+            f"at most {layers} GPUs for a layer split of {model}; tensor parallel or replicas for more",
+        )
 
 
 def layer_split_weight_bytes(
@@ -217,7 +241,7 @@ def layer_split_weight_bytes(
     head += c.final_norm * fmt.body_bits(False) / 8.0
     out: list[float] = []
     start = 0
-    for count in split_layers(c.layers, gpus, engine):
+    for count in split_layers(c.layers, gpus, engine, spec.name):
         out.append(sum(sizes[start : start + count]))
         start += count
     out[0] += embedding
@@ -229,23 +253,15 @@ def layer_split_kv_shares(
     spec: ModelSpec, tokens: int, gpus: int, engine: EngineProfile, block: int
 ) -> tuple[float, ...]:
     """Each GPU's share of one sequence's cache under a whole-layer split (:func:`split_layers`): its layers'
-    cached tokens over all layers' (a sliding-window layer keeps at most the window, each kind rounded up
-    to whole ``block``-token blocks, as :func:`kv_cache.kv_bytes_per_sequence` sizes them)."""
-    s = kv_shape(spec)
-    full, sliding = cached_tokens(spec, max(tokens, 1))
-    if block > 1:
-        full = math.ceil(full / block) * block
-        sliding = math.ceil(sliding / block) * block if sliding else 0
-    if s.sliding_layers in (0, s.layers):
-        kinds = [sliding if s.sliding_layers else full] * s.layers
-    else:  # mixed: by ``layer_types``, as kv_shape counts them
-        types = (*spec.layer_types[: s.layers], *("full",) * max(0, s.layers - len(spec.layer_types)))
-        kinds = [sliding if "sliding" in t or "local" in t else full for t in types]
-    whole = float(sum(kinds)) or 1.0
+    cached tokens over all layers' (:func:`kv_cache.layer_cached_tokens`: a sliding-window layer keeps at
+    most the window, each layer rounded up to whole ``block``-token blocks, as
+    :func:`kv_cache.kv_bytes_per_sequence` sizes them)."""
+    held = layer_cached_tokens(spec, max(tokens, 1), block)
+    whole = float(sum(held)) or 1.0
     out: list[float] = []
     start = 0
-    for count in split_layers(s.layers, gpus, engine):
-        out.append(sum(kinds[start : start + count]) / whole)
+    for count in split_layers(len(held), gpus, engine, spec.name):
+        out.append(sum(held[start : start + count]) / whole)
         start += count
     return tuple(out)
 
@@ -311,6 +327,17 @@ class MemoryPlan:
         """A whole-layer split: the weights all its GPUs hold together (0 otherwise: ``weights`` on each)."""
         return sum(p.weights for p in (self, *self.other_gpus)) if self.other_gpus else 0.0
 
+    @property
+    def gpus_kv_cache(self) -> float:
+        """A whole-layer split: the cache all its GPUs hold together (0 otherwise: ``kv_cache`` on each)."""
+        return sum(p.kv_cache for p in (self, *self.other_gpus)) if self.other_gpus else 0.0
+
+    @property
+    def gpus_short(self) -> float:
+        """A whole-layer split: what its GPUs lack together, each GPU's need past its usable memory summed
+        (the fullest's alone where only it overflows; 0 otherwise: ``total - usable`` on each, or none)."""
+        return sum(max(0.0, p.total - p.usable) for p in (self, *self.other_gpus)) if self.other_gpus else 0.0
+
     def binding_constraint(self) -> str:
         """ "fits", or the component that tips it over: "weights" if they alone do not fit, else the rest."""
         if self.fits:
@@ -332,6 +359,8 @@ class MemoryPlan:
             kv_bytes_per_token=self.kv_bytes_per_token,
             model_weights_gb=self.model_weights / 1e9,
             gpus_weights_gb=self.gpus_weights / 1e9,
+            gpus_kv_cache_gb=self.gpus_kv_cache / 1e9,
+            gpus_short_gb=self.gpus_short / 1e9,
         )
 
 
@@ -402,6 +431,8 @@ def plan_memory(
     with the least room left at ``batch``; the others ride along (``other_gpus``) for :func:`max_batch`."""
     tp = gpus if parallel == "tensor" else 1
     layered = parallel != "tensor" and gpus > 1
+    if layered:  # before any sizing: a GPU without a layer is refused, never planned
+        refuse_wide_layer_split(spec.name, spec.num_hidden_layers, gpus)
     dp = tp if engine.dp_attention else 1
     whole_kv = kv_bytes_per_sequence(spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens)
     if layered:
@@ -581,6 +612,7 @@ __all__ = [
     "model_consts",
     "plan_memory",
     "prefill_pass",
+    "refuse_wide_layer_split",
     "split_layers",
     "weights_bytes_total",
 ]

@@ -71,6 +71,11 @@ LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency 
 # sourced here, so a staged all-reduce is assumed to start as fast as a peer-to-peer one.
 HOST_STAGED_SHARE = 0.5
 
+# What a host<->device copy achieves over PCIe Gen4 x16 (GB/s): offloaded weights or optimizer state read
+# back each step (training's CPU offload, diffusion's model offload, the part of a model ``diagnose`` finds
+# held in host memory)
+HOST_LINK_GBPS = 25.0
+
 # Bytes per activation value a layer-split hand-off passes to the next GPU: llama.cpp (the engine whose
 # ``pipeline_hop_us`` is fitted) keeps the residual stream in fp32 between its backends; accelerate's
 # 16-bit hand-offs are over-stated by this (only where host staging adds their bandwidth time)

@@ -82,7 +82,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gpuscout.estimate.parallel import Link, allreduce_seconds, host_staged
+from gpuscout.estimate.parallel import HOST_LINK_GBPS, Link, allreduce_seconds, host_staged
 from gpuscout.estimate.training_kernels import CURRENT, attention_kernel_note, attention_kernel_share
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -98,7 +98,6 @@ from gpuscout.knowledge.model_types import ModelSpec
 
 GB = 1e9
 COMM_OVERLAP = 0.8  # share of compute time that can hide data-parallel traffic (NCCL on its own streams)
-HOST_LINK_GBPS = 25.0  # PCIe Gen4 x16 achieved host<->device
 CPU_ADAM_PARAMS_PER_S = 2e9  # per node, vectorised CPU Adam
 LOGITS_BYTES_PER_VOCAB = 8.0  # bf16 logits written and read, their gradient written and read
 FA_BACKWARD = 2.5  # FlashAttention backward FLOPs in forwards

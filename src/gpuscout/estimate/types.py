@@ -26,6 +26,11 @@ class MemoryBreakdown:
     # the weights all the GPUs of one replica hold together where that is not ``weights_gb`` x GPUs: a
     # whole-layer split, whose ``weights_gb`` is its fullest GPU's (0: ``weights_gb`` x GPUs)
     gpus_weights_gb: float = 0.0
+    # a whole-layer split: the cache all its GPUs hold together, and what they lack together (each GPU's
+    # need past its usable memory summed: the fullest's alone where only it overflows); 0 otherwise, where
+    # every GPU holds ``kv_cache_gb`` and lacks ``total_gb - usable_gb`` (the ``*_total_gb`` methods)
+    gpus_kv_cache_gb: float = 0.0
+    gpus_short_gb: float = 0.0
 
     def model_weights_total_gb(self, gpus: int) -> float:
         """The model's weights counted once, for a run on ``gpus`` GPUs that each hold ``weights_gb``."""
@@ -35,6 +40,17 @@ class MemoryBreakdown:
         """The weights the ``gpus`` GPUs of one replica hold together (the model's, less what stays in host
         memory; more where some sit whole on every GPU)."""
         return self.gpus_weights_gb or self.weights_gb * gpus
+
+    def gpus_kv_cache_total_gb(self, gpus: int) -> float:
+        """The cache the ``gpus`` GPUs of one replica hold together."""
+        return self.gpus_kv_cache_gb if self.gpus_weights_gb else self.kv_cache_gb * gpus
+
+    def gpus_short_total_gb(self, gpus: int) -> float:
+        """What the ``gpus`` GPUs of one replica lack together to hold their share (0 where each fits): a
+        whole-layer split's GPUs each their own, the others each the same."""
+        if self.gpus_weights_gb:
+            return self.gpus_short_gb
+        return max(0.0, self.total_gb - self.usable_gb) * gpus
 
     @property
     def total_gb(self) -> float:
@@ -197,5 +213,6 @@ class Diagnosis:
     memory: MemoryBreakdown | None = None  # the estimate's plan per GPU (one sequence where it does not fit)
     would_fit: str = ""  # where it does not fit: ``estimate``'s ``assumptions["would_fit"]``
     # where it does not fit: per-sequence tokens/s at most when the share held in host memory crosses
-    # PCIe every step (``HOST_LINK_GBPS``); layers run on the CPU (llama.cpp) are not bound by it
+    # PCIe every step (``HOST_LINK_GBPS``; 0 where a step reads nothing); layers run on the CPU (llama.cpp)
+    # are not bound by it
     pcie_ceiling_tps: float = 0.0

@@ -219,6 +219,10 @@ else:
             "model_weights_gb": f"the whole model's weights, one copy (0: not computed), {ESTIMATE_GB}",
             "gpus_weights_gb": f"a layer split: the weights all its GPUs hold together (0: weights_gb x "
             f"GPUs), {ESTIMATE_GB}",
+            "gpus_kv_cache_gb": f"a layer split: the KV cache all its GPUs hold together (0: kv_cache_gb x "
+            f"GPUs), {ESTIMATE_GB}",
+            "gpus_short_gb": f"a layer split: what its GPUs lack together, each GPU's need past its usable "
+            f"memory summed (0: total_gb - usable_gb on each GPU, or none), {ESTIMATE_GB}",
             "total_gb": f"everything above per GPU, {ESTIMATE_GB}",
             "kv_bytes_per_token": "KV cache bytes per token, whole model, before tensor-parallel sharding",
         },
