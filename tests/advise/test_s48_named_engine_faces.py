@@ -6,49 +6,20 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-from gpuscout.catalog.store import Store
 from gpuscout.cli import app as cli_app
-from gpuscout.web import create_app
-from gpuscout.web.services import WebServices
-
-NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def _offer(instance: str, gpu: str, memory: float, price: float) -> Offer:
-    return Offer(
-        provider="testcloud",
-        instance_type=instance,
-        region="us-east-1",
-        accelerator=gpu,
-        gpu_count=1,
-        gpu_memory_gb=memory,
-        price_usd_per_hour=price,
-        spot_price_usd_per_hour=None,
-        source="test:https://example.com/prices",
-        observed_at=NOW - timedelta(hours=1),
-    )
+from tests.advise.web_helpers import web_client, web_offer
 
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    url = f"sqlite:///{tmp_path / 'web.db'}"
-    store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)  # only these offers
-    store.write_snapshot(
-        "test", [_offer("v100", "V100-SXM2-16GB", 16, 0.3), _offer("h100", "H100-SXM", 80, 2.5)]
-    )
-    store.close()
-    with TestClient(create_app(url, services=WebServices(url, cache_seconds=0))) as c:
+    offers = [web_offer("v100", "V100-SXM2-16GB", 16, 0.3), web_offer("h100", "H100-SXM", 80, 2.5)]
+    with web_client(tmp_path, offers) as c:
         yield c
 
 

@@ -52,6 +52,29 @@ def test_a_row_that_runs_something_else_than_the_title_names_it() -> None:
     assert names_its_run(v100, heading) and v100.run_label == "llama.cpp gguf-f16"
     assert not names_its_run(h100, heading)
     assert answer.asked_run == "vllm, bf16"
+    # the advisor decides it once, for every face: the rows carry it, the answer its title's words
+    assert answer.runs == heading.text
+    assert v100.names_run and not h100.names_run
+
+
+def test_the_run_label_is_the_rows_engine_and_format() -> None:
+    offers = [offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")]
+    (rec,) = advise(ServeWorkload(model="llama-3.1-8b", concurrency=1), offers, now=NOW).rows
+    assert _row(rec, "llama.cpp", "gguf-f16", True).run_label == "llama.cpp gguf-f16"
+    # built from the fields, not by editing the title's words ("a, b" -> "a b")
+    assert _row(rec, "my, engine", "bf16", True).run_label == "my, engine bf16"
+
+
+def test_a_named_engine_only_refused_is_no_run_asked_in_place_of_another() -> None:
+    # TensorRT-LLM runs on the H100 as asked and nothing on the MI300X: nothing ran in its place
+    offers = [*_mi300x(), offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")]
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=1, engine="trtllm")
+    answer = advise(w, offers, now=NOW, include_rejected=True)
+    assert [r.offer.accelerator for r in answer.rows] == ["H100-SXM"]
+    assert [r.offer.accelerator for r in answer.rejected] == ["MI300X"]
+    assert not any(r.substitution for r in answer.rows)
+    assert answer.asked_run == ""
+    assert answer.runs.startswith("tensorrt-llm, ") and "in place of" not in answer.runs
 
 
 def _row(rec: Recommendation, engine: str, precision: str, substituted: bool) -> Recommendation:

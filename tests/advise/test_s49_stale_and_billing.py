@@ -95,3 +95,13 @@ def test_nothing_is_said_where_billing_adds_nothing_worth_a_line() -> None:
     always_on = ServeWorkload(model="small", concurrency=4)  # one start a month
     (hourly,) = rank(always_on, [offer("perhour", price=0.1381)], backends=BE, now=NOW)
     assert _rounding(hourly.reasons) == ""
+
+
+def test_an_unknown_billing_increment_is_said_once_by_the_warning_not_by_the_rounding_too() -> None:
+    w = ServeWorkload(model="small", concurrency=4, hours_per_day=8)
+    (row,) = rank(w, [offer("unknownterms", price=0.1381)], backends=BE, now=NOW)  # no increment known
+    said = _rounding(row.reasons)
+    assert said.startswith(f"{BILLING_ROUNDING}9.0 h billed a day"), row.reasons  # billed per hour
+    told = [t for t in (*row.reasons, *row.warnings) if "increment" in t or "assumed" in t]
+    assert told == ["billing increment unknown: assumed per-hour"], told
+    assert "warm-up; compute + warm-up" in said  # no empty "()" where the terms went

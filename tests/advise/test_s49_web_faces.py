@@ -8,48 +8,23 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gpuscout.advise.reasons import BILLING_ROUNDING
-from gpuscout.catalog.offer import Offer
-from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
-from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
-from gpuscout.catalog.store import Store
-from gpuscout.web import create_app
-from gpuscout.web.services import WebServices
-
-NOW = datetime.now(UTC).replace(microsecond=0)
-
-
-def _offer(instance: str, gpu: str, memory: float, price: float) -> Offer:
-    return Offer(
-        provider="verda",  # billing increment unknown: per-hour assumed
-        instance_type=instance,
-        region="FIN-01",
-        accelerator=gpu,
-        gpu_count=1,
-        gpu_memory_gb=memory,
-        price_usd_per_hour=price,
-        spot_price_usd_per_hour=None,
-        source="test:https://example.com/prices",
-        observed_at=NOW - timedelta(hours=1),
-    )
+from tests.advise.web_helpers import web_client, web_offer
 
 
 @pytest.fixture()
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    url = f"sqlite:///{tmp_path / 'web.db'}"
-    store = Store(url)
-    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)  # only these offers
-    store.write_snapshot(
-        "test", [_offer("v100", "V100-SXM2-16GB", 16, 0.1381), _offer("h100", "H100-SXM", 80, 2.5)]
-    )
-    store.close()
-    with TestClient(create_app(url, services=WebServices(url, cache_seconds=0))) as c:
+    # verda: billing increment unknown, per-hour assumed
+    offers = [
+        web_offer("v100", "V100-SXM2-16GB", 16, 0.1381, provider="verda", region="FIN-01"),
+        web_offer("h100", "H100-SXM", 80, 2.5, provider="verda", region="FIN-01"),
+    ]
+    with web_client(tmp_path, offers) as c:
         yield c
 
 
@@ -82,3 +57,19 @@ def test_the_breakdown_and_the_api_say_the_hours_billed_a_day(client: TestClient
     body = client.post("/api/v1/advise", json={"workload": workload}).json()
     reasons = [r for rec in body["recommendations"] for r in rec["reasons"] if r.startswith(BILLING_ROUNDING)]
     assert {html.unescape(s) for s in said} <= set(reasons)
+
+
+def test_the_page_names_a_run_where_the_cli_does_every_row_running_the_titles_run(tmp_path: Path) -> None:
+    # gpt-oss's MXFP4 under --engine tgi: every row runs tgi with int4 in its place. The title says so
+    # once; the rows, substituted all, do not repeat it (the CLI's rule: ``Recommendation.names_run``)
+    offers = [web_offer("2xh100", "H100-SXM", 80, 5.0, gpus=2)]
+    with web_client(tmp_path, offers) as client:
+        params = {"kind": "serve", "model": "gpt-oss-120b", "concurrency": "8", "engine": "tgi", "sent": "1"}
+        page = client.get("/advise", params=params)
+    assert page.status_code == 200
+    cells = _config_cells(page.text)
+    assert cells and not any("·" in c for c in cells.values()), cells
+    title = re.search(r'<h2 id="results-title">(.*?)</h2>', page.text, re.S)
+    assert title is not None
+    assert "(tgi, int4 in place of mxfp4-moe)" in html.unescape(title.group(1)), title.group(1)
+    assert "runs tgi with int4" in page.text  # each row still says why, in its Note cell

@@ -75,8 +75,16 @@ class RunOption:
     message: str
 
 
-#: (engine, precision, accelerator) -> what else would run there, nearest first.
-AlternativesFn = Callable[[str, str, Accelerator], tuple[RunOption, ...]]
+class AlternativesFn(Protocol):
+    """(engine, precision, accelerator) -> what else would run there, nearest first. ``dense_model``: the
+    model has no experts, so a neighbouring MXFP4 is a dense MXFP4 checkpoint (the ``mxfp4:dense`` rules),
+    never gpt-oss's, which only its MoE kernels run."""
+
+    def __call__(
+        self, engine: str, precision: str, acc: Accelerator, *, dense_model: bool = False
+    ) -> tuple[RunOption, ...]: ...
+
+
 #: (engine, precision, accelerator) -> the rule by which the engine runs nothing on the accelerator
 #: (its platform row refuses the GPU, whatever the precision), or None where a precision may run.
 PlatformRefusalFn = Callable[[str, str, Accelerator], str | None]
@@ -102,6 +110,9 @@ class Backends:
     models: ModelRegistry | None = None  # the registry model names resolve through (imported models too)
     # what would run where the engine cannot run the precision (the estimator's support rules)
     alternatives: AlternativesFn | None = None
+    # whether a model has experts (``ModelSpec.is_moe``; None: unknown, taken as gpt-oss's MoE): a dense
+    # model's alternatives never offer the MXFP4 only MoE kernels run (``AlternativesFn``'s dense_model)
+    is_moe: Callable[[str], bool] | None = None
     # where the engine runs nothing on a GPU (TensorRT-LLM on AMD): the support rules' platform row
     platform_refusal: PlatformRefusalFn | None = None
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
@@ -154,12 +165,15 @@ def _canonical_provider(name: str) -> str | None:
 _GGUF_FOR = {"int4": "q4_k_m", "nf4": "q4_k_m", "int8": "q8_0", "bf16": "gguf-f16", "fp16": "gguf-f16"}
 
 
-def support_alternatives(engine: str, precision: str, acc: Accelerator) -> tuple[RunOption, ...]:
+def support_alternatives(
+    engine: str, precision: str, acc: Accelerator, *, dense_model: bool = False
+) -> tuple[RunOption, ...]:
     """The estimator's nearest combinations that run on ``acc`` (``gpuscout.estimate.support.can_run``),
-    spelled so that ``estimate()`` takes them; none when the asked one runs as it is."""
+    spelled so that ``estimate()`` takes them; none when the asked one runs as it is. ``dense_model``: for
+    a model without experts (no MXFP4 that only gpt-oss's MoE kernels run)."""
     from gpuscout.estimate.support import can_run
 
-    check = can_run(engine, precision, acc)
+    check = can_run(engine, precision, acc, dense_model=dense_model)
     if check.supported:
         return ()
     options = []
@@ -299,6 +313,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         canonical_provider=_canonical_provider,
         models=reg,
         alternatives=support_alternatives,
+        is_moe=lambda name: resolve(name).is_moe,
         platform_refusal=support_platform_refusal,
         native_precision=lambda name: resolve(name).native_precision or "bf16",
         memory_needed=memory_needed,

@@ -18,7 +18,13 @@ import re
 from typing import Any, TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.backends import Backends, ImageResult, in_workload_words, inference_session
+from gpuscout.advise.backends import (
+    Backends,
+    ImageResult,
+    RunOption,
+    in_workload_words,
+    inference_session,
+)
 from gpuscout.advise.configs import (
     BaseEvaluator,
     ConfigEval,
@@ -105,6 +111,17 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         self._platform_refused: dict[str, str] = {}
         # what was asked ("tgi, mxfp4-moe", ``EstimateSummary.runs_as``) where something else ran instead
         self.asked_run = ""
+        self._dense: bool | None = None  # the model has no experts (``_alternatives``), once asked
+
+    def _alternatives(self, acc: Accelerator, precision: str) -> tuple[RunOption, ...]:
+        """What the support rules say would run on ``acc`` in place of the engine asked with
+        ``precision``, for this model: a dense one is never offered the MXFP4 only gpt-oss's MoE kernels
+        run (``Backends.is_moe``)."""
+        if self.be.alternatives is None:
+            return ()
+        if self._dense is None:
+            self._dense = self.be.is_moe is not None and not self.be.is_moe(self.w.model)
+        return self.be.alternatives(self._engine, precision, acc, dense_model=self._dense)
 
     def substitution_for(self, acc: Accelerator) -> str | None:
         plan = self._plans.get(acc.name)
@@ -159,7 +176,6 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         reason = asked.unsupported_reason.rstrip(".")
         m = _REFUSAL.match(reason)
         cc = f" (CC {acc.compute_capability})" if acc.compute_capability else ""
-        self.asked_run = self.asked_run or asked_run(asked)
         platform = self._platform_rule(acc, asked)
         if platform is not None:  # no precision runs here: the engine's platform row, not the format's
             self._platform_refused[acc.name] = platform
@@ -169,7 +185,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             why = f"not supported: {label} does not run {m['what']} on {m['gpu']}{cc}: {m['rule']}"
         else:
             why = f"not supported: {label} cannot run here{cc}: {reason}"
-        options = self.be.alternatives(self._engine, asked.precision, acc) if self.be.alternatives else ()
+        options = self._alternatives(acc, asked.precision)
         for o in options:
             if o.engine == asked.engine:
                 self.named_engine_precisions.setdefault(o.precision)
@@ -191,7 +207,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         precision was asked, the nearest one the named engine runs here is used; else the offer is refused
         with the rule (``_named_refusal``)."""
         w = self.w
-        options = self.be.alternatives(self._engine, asked.precision, acc) if self.be.alternatives else ()
+        options = self._alternatives(acc, asked.precision)
         if engine_named(w):
             # the engine named stays; where no precision was asked either (the checkpoint's own format,
             # gpt-oss's MXFP4), the nearest precision that engine runs here is used and said on the row

@@ -39,7 +39,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from gpuscout.advise.answer import (
     binding_constraint,
     common_notes,
+    names_its_run,
     picks_rule,
+    runs_heading,
     targets_applied,
     uncalibrated_picks,
 )
@@ -1033,6 +1035,7 @@ class Ranker:
             if s.number not in numbers:
                 offer, spot, hourly = s.candidate.payload
                 cut.append(self.recommendation(offer, spot, hourly, s.number, s.candidate.cost))
+        asked = getattr(self.evaluator, "asked_run", "")
         binding = None
         if diagnose and not shown:
             binding = self._absent_providers(offers) or binding_constraint(self, offers)
@@ -1052,7 +1055,8 @@ class Ranker:
                 self.a.balanced_time_factor, self.a.time_tolerance, serve=isinstance(self.w, ServeWorkload)
             ),
             uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
-            asked_run=getattr(self.evaluator, "asked_run", ""),
+            asked_run=asked,
+            runs=runs_heading(shown, asked).text,
         )
 
     def _absent_providers(self, offers: Sequence[Offer]) -> str | None:
@@ -1268,7 +1272,10 @@ def build_rows(
                 reasons=reasons,
             )
         )
-    return out
+    # which rows name what they run on the row, against the one run the title names (which run that is
+    # does not hang on what was asked: ``runs_heading``), decided here for every face
+    heading = runs_heading(out)
+    return [_with(r, names_run=True) if names_its_run(r, heading) else r for r in out]
 
 
 def _regions(

@@ -514,8 +514,9 @@ def billing_rounding(ctx: RowContext) -> str:
     """An endpoint stopped each night: the hours billed a day against the hours it is up, and the
     instance-hours of the month that ``compute`` and ``warmup`` together cost at the row's price, so the
     breakdown adds up from what is shown ("billing rounds up: 9.0 h billed a day for 8.0 h active + 1.6 min
-    warm-up (per-hour billing); compute + warm-up = 270.0 instance-h x $0.1381/h"). "" where billing adds
-    under 0.05 h a day (per-second or per-minute billing, a start of whole increments)."""
+    warm-up (per-hour billing); compute + warm-up = 270.0 instance-h x $0.1381/h"); an unknown increment
+    (billed per hour) is left to the row's warning. "" where billing adds under 0.05 h a day (per-second or
+    per-minute billing, a start of whole increments)."""
     w, cm = ctx.workload, ctx.cm
     if not isinstance(w, ServeWorkload) or cm.billed_h_per_day is None or cm.exact_h_per_day is None:
         return ""
@@ -523,17 +524,18 @@ def billing_rounding(ctx: RowContext) -> str:
     if f"{billed:.1f}" == f"{up:.1f}":
         return ""
     inc = cm.increment_s
-    unknown = "billing increment unknown: per-hour assumed"
-    how = f"{describe_increment(inc)} billing" if inc is not None else unknown
+    # an unknown increment is said once, by the row's warning (``_billing_reasons``), not here too
+    how = [f"{describe_increment(inc)} billing"] if inc is not None else []
     if cm.minimum_s and billed * 3600.0 <= cm.minimum_s * w.starts_per_day + 1e-6:
-        how += f", a {duration(cm.minimum_s)} minimum a start"
+        how.append(f"a {duration(cm.minimum_s)} minimum a start")
+    terms = f" ({', '.join(how)})" if how else ""
     n = ctx.ev.instances
     each = f" on each of {n} instances" if n > 1 else ""
     warm = duration(cm.warmup_s_per_start * w.starts_per_day)
     hours = cm.compute_h + cm.warmup_h
     return (
         f"{BILLING_ROUNDING}{billed:.1f} h billed a day{each} for {w.active_hours_per_day:.1f} h active + "
-        f"{warm} warm-up ({how}); compute + warm-up = {hours:,.1f} instance-h x {_exact_usd(ctx.hourly)}/h"
+        f"{warm} warm-up{terms}; compute + warm-up = {hours:,.1f} instance-h x {_exact_usd(ctx.hourly)}/h"
     )
 
 

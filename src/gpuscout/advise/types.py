@@ -174,6 +174,10 @@ class Recommendation:
     picks: tuple[str, ...] = ()  # "cheapest", "balanced", "fastest" (see PICKS)
     substitution: str | None = None  # what differs from the ask (engine, precision, GPU count), and why
     fabric_assumed: bool = False  # GPUs talk over an interconnect the source does not state: costed as PCIe
+    # whether the row names what it runs (``run_label``) on its configuration cell, on every face: it runs
+    # another engine or format than the answer's title names (``Advice.runs``), or the title names several
+    # (:func:`gpuscout.advise.answer.names_its_run`, decided once by the advisor over the answer's rows)
+    names_run: bool = False
 
     @property
     def total_usd(self) -> float | None:
@@ -191,9 +195,10 @@ class Recommendation:
 
     @property
     def run_label(self) -> str:
-        """'llama.cpp gguf-f16': what the row runs, as its configuration cell names it where that differs
-        from the answer's title (:func:`gpuscout.advise.answer.row_run`); "" without an engine."""
-        return self.runs_as.replace(", ", " ", 1)
+        """'llama.cpp gguf-f16': the engine and weight format the row runs, as its configuration cell names
+        them where the row names its run (``names_run``); "" without an estimate or an engine."""
+        est = self.estimate
+        return f"{est.engine} {est.precision}" if est is not None and est.engine else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,9 +250,13 @@ class Advice:
     # the picks whose row's speed is uncalibrated, with the calibrated row the same pick names instead
     uncalibrated_picks: tuple[UncalibratedPick, ...] = ()
     # the engine and weight format asked ("tgi, mxfp4-moe", :attr:`EstimateSummary.runs_as`), where the
-    # support rules refused it on some offer's GPU (a row then says what runs instead, ``substitution``);
-    # "" otherwise
+    # support rules refused it on some offer's GPU and something else ran instead (that row says what,
+    # ``substitution``); "" otherwise, a named engine only refused (nothing run in its place) too
     asked_run: str = ""
+    # what the title says the rows run ("vllm, bf16"; "tgi, int4 in place of mxfp4-moe" where every row
+    # runs one other thing: :func:`gpuscout.advise.answer.runs_heading`); "" where no row names an engine.
+    # A row that runs anything else names it on the row (``Recommendation.names_run``)
+    runs: str = ""
 
     @property
     def recommendations(self) -> list[Recommendation]:

@@ -107,14 +107,12 @@ def _shown_warnings(rec: Any, notes: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(w for w in rec.warnings if w not in notes)
 
 
-def config_cell(rec: Any, heading: Any) -> str:
+def config_cell(rec: Any) -> str:
     """The row's configuration ('2x H100-SXM TP2'), with what it runs where that is not what the title
-    names ('1x V100-SXM2-16GB · llama.cpp gguf-f16', :func:`~gpuscout.advise.answer.names_its_run`): the
-    column stays at every width, where the reason saying so gives way first."""
-    from gpuscout.advise.answer import names_its_run
-
+    names ('1x V100-SXM2-16GB · llama.cpp gguf-f16', the advisor's ``Recommendation.names_run``, as the
+    web page decides it): the column stays at every width, where the reason saying so gives way first."""
     text = rec.config.describe(rec.offer.accelerator)
-    return f"{text} · {rec.run_label}" if names_its_run(rec, heading) else text
+    return f"{text} · {rec.run_label}" if rec.names_run else text
 
 
 def table(workload: Any, advice: Any) -> None:
@@ -129,10 +127,7 @@ def table(workload: Any, advice: Any) -> None:
         "balanced": "by cost/cheapest x time/fastest",
     }[advice.objective]
     what = "cost / latency" if serve else "cost / time"
-    from gpuscout.advise.answer import runs_heading
-
-    heading = runs_heading(recs, advice.asked_run)
-    runs = f" ({heading.text})" if heading.text else ""
+    runs = f" ({advice.runs})" if advice.runs else ""
     title = printable(
         f"{workload.kind} {workload.model}{runs}: {advice.front_size} on the {what} front, {order}"
     )
@@ -199,7 +194,7 @@ def table(workload: Any, advice: Any) -> None:
             _text(mark(rec), style="green" if rec.picks else ("" if rec.pareto else "dim")),
             provider_cell(rec),
             _text(f"{o.instance_type} ({regions_text(rec.regions)})"),
-            _text(config_cell(rec, heading)),
+            _text(config_cell(rec)),
             hourly(rec),
         ]
         if serve:

@@ -89,10 +89,20 @@ def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> S
     return check_support(engine.name, key, acc, support_checkpoint(fmt))
 
 
-def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str | Accelerator) -> RunCheck:
+def can_run(
+    engine: str | EngineProfile,
+    precision: str | WeightFormat,
+    gpu: str | Accelerator,
+    *,
+    dense_model: bool = False,
+) -> RunCheck:
     """Can ``engine`` run ``precision`` on ``gpu``? Natively, weight-only, as fp16, dequantized or not at
     all, why (with the rule's source and tag), and the nearest alternatives (another engine with the same
     precision, the nearest precision this engine runs) when it is not native.
+
+    ``dense_model``: the alternatives are for a model without experts (``not spec.is_moe``), so a
+    neighbouring MXFP4 is judged as a dense MXFP4 checkpoint (``mxfp4:dense`` rows), not by gpt-oss's MoE
+    kernels; leave it False where no model is known (the precision alone is asked).
 
     Names are resolved like ``estimate()``'s arguments; unknown ones raise UnknownNameError /
     InvalidInputError naming the field.
@@ -104,6 +114,8 @@ def can_run(engine: str | EngineProfile, precision: str | WeightFormat, gpu: str
     alts = (
         ()
         if verdict.mode == "native"
-        else alternatives(eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint)
+        else alternatives(
+            eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint, dense_model=dense_model
+        )
     )
     return RunCheck(verdict, alts)

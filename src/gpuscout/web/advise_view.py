@@ -235,6 +235,9 @@ class AnswerView:
     considered: int
     # pick -> its caveat where the pick's row's speed is uncalibrated (``Advice.uncalibrated_picks``)
     uncalibrated: dict[str, UncalibratedPick] = field(default_factory=dict)
+    # what the rows run, as the title names it ("vllm, bf16": ``Advice.runs``); a row running anything
+    # else names it in its Config cell (``Recommendation.names_run``)
+    runs: str = ""
     pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
     beaten_rule: str = BEATEN_RULE
 
@@ -277,6 +280,7 @@ def answer_view(
         front_size=advice.front_size,
         considered=advice.considered,
         uncalibrated={u.pick: u for u in advice.uncalibrated_picks},
+        runs=advice.runs,
     )
 
 
