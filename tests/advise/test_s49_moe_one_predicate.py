@@ -56,3 +56,16 @@ def test_the_wide_router_is_an_moe_though_nearly_all_of_it_is_active() -> None:
     assert model.is_moe and be.active_params_b(model.name) >= 0.99 * be.params_b(model.name)
     batched, _ = _said(model)
     assert FAQ_MOE in batched, batched
+
+
+@pytest.mark.parametrize("spec", ["llama-3.1-8b", "qwen3-30b-a3b", "wide"])
+def test_the_faqs_other_moe_words_ask_the_model_too(spec: str) -> None:
+    """The summary's "(N B active per token)" and the slow answer's "the active experts' weights" follow
+    ``is_moe``, not a 99 % share of active parameters (the wide router was called dense by both)."""
+    model = _wide_router() if spec == "wide" else resolve_model(spec)
+    be = default_backends(ModelRegistry.of([model]))
+    answer = faq(model.name, [], backends=be, gpu="H100-SXM")
+    said = " ".join([answer.summary, *(" ".join([a.answer, *a.details]) for a in answer.answers)])
+    assert ("B active per token)" in said) is model.is_moe, said[:400]
+    assert ("the active experts' weights once" in said) is model.is_moe
+    assert ("every weight once" in said) is not model.is_moe

@@ -553,11 +553,10 @@ class _Faq:
         peak = (gpu.tflops(_compute_class(p)) or gpu.bf16_tflops or 0.0) * 1e12 * gpus
         util = 2 * active * e1.decode_tokens_per_s / peak if peak else 0.0
         weights_total = e1.memory.model_weights_total_gb(gpus)
-        share = min(1.0, active / (self.be.params_b(self.model) * 1e9))
         streamed, ceiling, bandwidth = self._decode_reads(e1, gpu, gpus)
         read = (
             f"{_gb(streamed)} (its weights and KV cache)"
-            if share > 0.99
+            if not self.spec.is_moe
             else f"~{_gb(streamed)} (of {_gb(weights_total)} of weights: the active experts, the layers "
             "every token uses, and its KV cache)"
         )
@@ -669,7 +668,7 @@ class _Faq:
         cause, helps = _slow_cause(
             pace, gpus, no_hbm, narrower="/".join(faster_formats), faster_memory=not has_hbm
         )
-        what = "every weight once" if share > 0.99 else "the active experts' weights once"
+        what = "the active experts' weights once" if self.spec.is_moe else "every weight once"
         if split:
             why = (
                 f"Each token of {self.said} reads {what} from memory, which on {gpus}x {gpu.name} would "
@@ -920,9 +919,7 @@ def faq(
     answers = (f.vram(), f.card_class(), f.spot(), f.slow())
     total = f.be.params_b(f.model)
     active = f.be.active_params_b(f.model)
-    size = f"{total:.1f}B parameters" + (
-        f" ({active:.1f}B active per token)" if active < total * 0.99 else ""
-    )
+    size = f"{total:.1f}B parameters" + (f" ({active:.1f}B active per token)" if f.spec.is_moe else "")
     shortened = f" ({f.model}'s whole context; the usual {DEFAULT_CONTEXT:,} is longer)" if f.capped else ""
     # counted as the freshness banner counts them; the advisor leaves the stale ones out
     stale = sum(1 for o in offers if o.stale)
