@@ -187,7 +187,7 @@ def test_the_80_gb_class_is_80_gb_cards_only() -> None:
     f = faq("llama-3.1-70b", [*OFFERS, nvl], now=NOW)
     cards = f.answers[1]
     assert all(r.offer.accelerator != "H100-NVL" for r in cards.offers)
-    assert not any("H100-NVL" in d for d in cards.details if "cheapest 80 GB HBM offer" in d)
+    assert not any("H100-NVL" in d for d in cards.details if "cheapest 80 GiB HBM offer" in d)
 
 
 def test_speeds_say_the_load_they_are_at() -> None:

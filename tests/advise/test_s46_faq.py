@@ -132,10 +132,10 @@ def test_the_speed_ratio_is_of_the_offers_whose_prices_it_compares() -> None:
     assert hbm.offer.accelerator == "A100-PCIe-80GB" and consumer.offer.accelerator == "RTX3090"
     assert hbm.estimate is not None and consumer.estimate is not None
     ratio = (hbm.estimate.per_user_tokens_per_s or 0) / (consumer.estimate.per_user_tokens_per_s or 1)
-    assert f"each user gets {ratio:.1f}x the tokens/s on the 80 GB A100-PCIe-80GB" in cards.answer
+    assert f"each user gets {ratio:.1f}x the tokens/s on the 80 GiB A100-PCIe-80GB" in cards.answer
     # whatever the verdict (about the same, or one cheaper), the sentence names both cards it prices
-    verdict = cards.answer.split(". The 80 GB card pays off")[0]
-    assert "80 GB A100-PCIe-80GB" in verdict and "consumer RTX3090" in verdict
+    verdict = cards.answer.split(". The 80 GiB card pays off")[0]
+    assert "80 GiB A100-PCIe-80GB" in verdict and "consumer RTX3090" in verdict
     h100 = cards.figures["int4_80_tok_s_per_user"]
     rtx = cards.figures["int4_consumer_tok_s_per_user"]
     assert f"{float(h100 or 0) / float(rtx or 1):.1f}x" not in cards.answer  # the reference cards' ratio

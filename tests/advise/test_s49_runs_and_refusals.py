@@ -108,7 +108,7 @@ def test_an_engine_its_platform_refuses_is_said_to_run_in_no_precision() -> None
     assert "on MI300X, TensorRT-LLM runs on NVIDIA GPUs only" in why
     assert "the checkpoint's own format" not in why  # as if another precision would run
     (row,) = answer.rejected
-    assert "TensorRT-LLM does not run on MI300X (CC gfx942) at all, whatever the precision" in (
+    assert "TensorRT-LLM does not run on MI300X (gfx942) at all, whatever the precision" in (
         row.rejected or ""
     )
 

@@ -198,7 +198,7 @@ def test_faq_answers_the_questions_for_the_users_case() -> None:
     assert data["answers"][3]["figures"]["gpu"] == "L4"
     human = runner.invoke(app, ["faq", "llama-3.1-8b"])
     assert human.exit_code == 0 and "How much VRAM do I need?" in human.output
-    assert "24 GB consumer card" in human.output
+    assert "24 GiB consumer card" in human.output
 
 
 def test_spot_reclaim_rate_can_be_overridden() -> None:

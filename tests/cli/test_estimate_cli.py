@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 from typer.testing import CliRunner
 
@@ -292,9 +293,21 @@ def test_the_kv_bytes_per_token_of_a_split_say_they_are_the_whole_models() -> No
     # under "memory per GPU", a TP4 70B read "(320.0 KiB/token)": each GPU holds 80 of them
     split = runner.invoke(app, ["estimate", "llama-3.1-70b", "--gpu", "H100", "--gpus", "4"])
     assert split.exit_code == 0, split.output
-    assert "320.0 KiB/token, whole model)" in split.output
+    cells = re.sub(r"[\s│]+", " ", split.output)  # a cell wrapped over table lines, read as one
+    assert "GiB per GPU (320.0 KiB/token for the whole model)" in cells
     one = runner.invoke(app, ["estimate", "llama-3.1-8b", "--gpu", "H100"])
     assert "128.0 KiB/token)" in one.output and "whole model" not in one.output
+
+
+def test_a_layer_splits_kv_cache_is_the_fullest_gpus_share() -> None:
+    # "KV cache 0.15 GiB (320.0 KiB/token, whole model)" read as the whole model's cache: it is the
+    # fullest GPU's share; the KiB/token is the whole model's
+    args = ["estimate", "llama-3.1-70b", "--gpu", "RTX-4090", "--gpus", "6", "--engine", "llama.cpp"]
+    split = runner.invoke(app, args)
+    assert split.exit_code == 0, split.output
+    flat = re.sub(r"[\s│]+", " ", split.output)  # a cell wrapped over table lines, read as one
+    share = r"KV cache [\d.]+ GiB on the fullest GPU \(320\.0 KiB/token for the whole model\)"
+    assert re.search(share, flat), flat
 
 
 def test_the_kv_capacity_is_not_called_the_engines_concurrency() -> None:

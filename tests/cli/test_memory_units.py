@@ -114,8 +114,10 @@ def test_the_estimate_table_and_its_budget_are_in_gib() -> None:
     assert float(found[1]) == pytest.approx(gib(est.memory.total_gb), abs=0.005)
     assert float(found[2]) == pytest.approx(L4_USABLE_GIB, abs=0.005)  # was "21.74 GB"
     assert _cells(out, "weights")[1] == f"{gib(est.memory.weights_gb):,.2f} GiB"
-    # the budget starts from the card's GiB: "0.90 of 22.5 GiB (24 GB card, 22.5 GiB usable with ECC)"
-    assert est.assumptions["memory_budget"].startswith(f"0.90 of {L4_GIB:.1f} GiB (24 GB card, 22.5 GiB")
+    # the budget starts from the card's GiB: "0.90 of 22.5 GiB (22.5 GiB usable of the card's 24 GiB, ..."
+    assert est.assumptions["memory_budget"].startswith(
+        f"0.90 of {L4_GIB:.1f} GiB (22.5 GiB usable of the card's 24"
+    )
 
 
 def test_the_python_api_warnings_say_gib() -> None:

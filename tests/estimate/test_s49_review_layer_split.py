@@ -33,7 +33,7 @@ from gpuscout.knowledge.models import resolve_model
 
 CONTEXT = 1024  # diagnose's default: it sizes that prompt and the token after it
 R1_ON_4 = dict(model="deepseek-r1", gpu="RTXPRO6000-Server", gpus=4, precision="q4_k_m")
-FITS = re.compile(r"^Fits: (?P<fmt>\S+) on (?:(?P<gpus>\d+) x (?P<gpu>\S+) \(|one card|\d+ cards)")
+FITS = re.compile(r"^Fits: (?P<fmt>\S+) on (?:(?P<gpus>\d+) x (?P<gpu>\S+) \(|cards with the memory)")
 
 
 def test_a_layer_split_holds_in_host_memory_what_its_gpus_lack_together() -> None:
@@ -81,7 +81,7 @@ def test_a_step_that_reads_nothing_states_no_pcie_bound() -> None:
     # no ZeroDivisionError (the FAQ catches only GpuscoutError): no bound where nothing is read
     est = estimate("llama-3.1-70b", "RTX 4090", batch=1, context_in=CONTEXT, context_out=1)
     st = _setup(resolve_model("llama-3.1-70b"), resolve_gpu("RTX 4090"), 1, est.precision, est.kv_dtype,
-                resolve_engine(est.engine))  # fmt: skip
+                resolve_engine(est.engine), est.parallel)  # fmt: skip
     said, pcie = _offload_verdict(est, st, 0.0, 1.0, 10.0)
     assert pcie == 0.0 and said.startswith("Does not fit:") and "Copying" not in said
 

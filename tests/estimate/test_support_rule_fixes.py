@@ -140,9 +140,9 @@ def test_a_16_bit_verdict_off_nvidia_cites_a_source_of_its_platform() -> None:
 @pytest.mark.parametrize(
     ("gpu", "label"),
     [
-        ("L4", "24 GB card, 22.5 GiB usable with ECC"),  # 23,034 MiB reported
-        ("A10G", "24 GB card, 22.5 GiB usable with ECC"),  # 23,028 MiB reported
-        ("H200", "141 GB card, 141 GiB"),  # no reported figure recorded: the nominal, in binary units
+        ("L4", "22.5 GiB usable of the card's 24 GiB, with ECC"),  # 23,034 MiB reported
+        ("A10G", "22.5 GiB usable of the card's 24 GiB, with ECC"),  # 23,028 MiB reported
+        ("H200", "the card's 141 GiB"),  # no reported figure recorded: the nominal, in binary units
     ],
 )
 def test_card_memory_label_states_the_card(gpu: str, label: str) -> None:
@@ -150,8 +150,8 @@ def test_card_memory_label_states_the_card(gpu: str, label: str) -> None:
 
     acc = resolve_gpu(gpu)
     assert card_memory_label(acc) == label
-    # the GiB the label states is where the budget starts (the driver keeps ~0.4 % of a nominal figure)
-    stated = float(label.rsplit(", ", 1)[1].split(" GiB")[0])
+    # the GiB the label states first is where the budget starts (the driver keeps ~0.4 % of a nominal one)
+    stated = float(label.removeprefix("the card's ").split(" GiB")[0])
     assert capacity_bytes(acc) / GIB == pytest.approx(stated, rel=0.005)
 
 
@@ -161,6 +161,15 @@ def test_memory_budget_line_uses_the_card_label() -> None:
     budget = estimate("llama-3.1-8b", "L4", engine="vllm").assumptions["memory_budget"]
     assert "24 GiB card" not in budget
     assert card_memory_label(resolve_gpu("L4")) in budget
+
+
+@pytest.mark.parametrize("gpu", ["RTX-4090", "L4", "H200"])
+def test_memory_budget_names_the_card_once_in_gib(gpu: str) -> None:
+    # "1.00 of 23.9 GiB (24 GB card, 24 GiB)" read as two cards, in two units: the card once, in GiB
+    budget = estimate("llama-3.1-8b", gpu, engine="llama.cpp").assumptions["memory_budget"]
+    card = resolve_gpu(gpu)
+    assert " GB" not in budget
+    assert budget.count(f"{card.memory_gb:g} GiB") == 1
 
 
 def test_a_resolved_awq_format_keeps_its_checkpoint_through_estimate() -> None:

@@ -2,7 +2,7 @@
 
 1. How much VRAM do I need?  -> memory at the user's context and concurrency, per precision, the KV
    cache each extra user adds, and the cheapest offer that holds each.
-2. An 80 GB HBM card or a 24 GB consumer card?  -> for this model, on each reference card: fits and
+2. An 80 GiB HBM card or a 24 GiB consumer card?  -> for this model, on each reference card: fits and
    headroom (on how many cards), tokens/s per user and TTFT at the user's load, FP8 tensor cores,
    the multi-GPU fabric (NVLink or PCIe), and $/M tokens from the cheapest offer of each class.
 3. Spot or on-demand?  -> by workload: a checkpointed fine-tune and a batch job priced both ways
@@ -34,12 +34,12 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
 from gpuscout.estimate.arguments import other_face
 from gpuscout.estimate.memory import gib
-from gpuscout.estimate.types import STEP_PARTS, Estimate, MemoryNeed
+from gpuscout.estimate.types import Estimate, MemoryNeed, step_parts
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import money3
 
-#: The two cards the seed's question compares: an 80 GB HBM datacenter GPU and a 24 GB consumer GPU.
+#: The two cards the seed's question compares: an 80 GiB HBM datacenter GPU and a 24 GiB consumer GPU.
 REFERENCE_HBM = "H100-SXM"
 REFERENCE_GDDR = "RTX4090"
 VRAM_PRECISIONS = ("bf16", "fp8", "int4")
@@ -339,7 +339,7 @@ class _Faq:
                 fabric = f", split over {fit.gpus} cards on PCIe only (no NVLink between consumer cards)"
         fp8 = "FP8 tensor cores" if acc.fp8_supported else "no FP8 tensor cores"
         return (
-            f"{label} ({acc.name}, {acc.memory_gb:.0f} GiB {acc.memory_type}, "  # the vendor's "80 GB"
+            f"{label} ({acc.name}, {acc.memory_gb:.0f} GiB {acc.memory_type}, "  # the vendor's "80 GB": GiB
             f"{acc.bandwidth_gbps / 1000:.2f} TB/s, {fp8}): at {fit.precision} fits on {fit.gpus} with "
             f"{fit.headroom or 0:.0%} memory free{fabric}; "
             f"with {self.who} at once, {e.decode_tokens_per_s:.0f} tok/s per user and TTFT "
@@ -354,8 +354,8 @@ class _Faq:
         verdicts: list[str] = []
         for p in dict.fromkeys((self.precision, "int4")):
             fits = {"80": self._fit(hbm, p), "consumer": self._fit(gddr, p)}
-            details.append(self._card_line(fits["80"], "80 GB HBM card") + "")
-            details.append(self._card_line(fits["consumer"], "24 GB consumer card"))
+            details.append(self._card_line(fits["80"], "80 GiB HBM card"))
+            details.append(self._card_line(fits["consumer"], "24 GiB consumer card"))
             costs: dict[str, float | None] = {}
             cheapest: dict[str, Recommendation] = {}
             for key, is_hbm in (("80", True), ("consumer", False)):
@@ -372,18 +372,18 @@ class _Faq:
                     cited.append(recs[0])
                     cheapest[key] = recs[0]
                     details.append(
-                        f"{p}, cheapest {'80 GB HBM' if is_hbm else '24 GB consumer'} offer for a chat "
+                        f"{p}, cheapest {'80 GiB HBM' if is_hbm else '24 GiB consumer'} offer for a chat "
                         f"endpoint: {_offer_label(recs[0])}, {money3(per_m or 0.0)}/M output tokens"
                     )
                 else:
                     details.append(
-                        f"{p}: no {'80 GB HBM' if is_hbm else '24 GB consumer'} offer meets chat "
+                        f"{p}: no {'80 GiB HBM' if is_hbm else '24 GiB consumer'} offer meets chat "
                         f"latency (TTFT <= 2 s, >= 20 tok/s per user) for {self.who}"
                     )
             a, b = costs["80"], costs["consumer"]
             fc = fits["consumer"]
             if fc.gpus is None:
-                verdicts.append(f"at {p} a 24 GB card cannot hold it for {self.who} (even 8 of them)")
+                verdicts.append(f"at {p} a 24 GiB card cannot hold it for {self.who} (even 8 of them)")
             elif a is not None and b is not None:
                 # the price and the speed of one sentence are those of the same two offers: the cheapest
                 # of each class (an A100 offer's price beside an H100's speed compared two other cards)
@@ -391,19 +391,19 @@ class _Faq:
                     cheapest["80"].offer.accelerator,
                     cheapest["consumer"].offer.accelerator,
                 )
-                label_80, label_c = f"80 GB {hbm_card}", f"consumer {consumer_card}"
+                label_80, label_c = f"80 GiB {hbm_card}", f"consumer {consumer_card}"
                 speed = _speed_ratio(cheapest["80"], cheapest["consumer"], label_80, label_c)
                 verdicts.append(f"at {p} {compare_costs(a, b, label_80, label_c)}{speed}")
             elif b is None:
                 verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
             f"For {self.said} at {self.who} x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
-            "The 80 GB card pays off with HBM bandwidth (tokens/s per user), FP8, NVLink when the model "
-            "spans cards, and room for long contexts; a 24 GB card suits quantized small-to-medium models."
+            "The 80 GiB card pays off with HBM bandwidth (tokens/s per user), FP8, NVLink when the model "
+            "spans cards, and room for long contexts; a 24 GiB card suits quantized small-to-medium models."
         )
         return FaqAnswer(
             "card_class",
-            "Do I need an 80 GB datacenter GPU, or is a 24 GB consumer card enough?",
+            "Do I need an 80 GiB datacenter GPU, or is a 24 GiB consumer card enough?",
             answer,
             tuple(details),
             figures,
@@ -566,7 +566,7 @@ class _Faq:
         # what sets a one-user decode's pace; a prompt's share (long prompts, short answers) is not the
         # question asked: the decode's own roof stands for it
         pace = e1.binding_limit if e1.binding_limit in _OTHER_PACES else "bandwidth"
-        split = _split_step(e1.step_ms)
+        split = _split_step(e1.step_ms, e1.parallel)
         if split:  # no part takes half the step: naming one would send the user after a third of it
             pace = "split"
         # The tensor cores' share counts the one user's useful work; the step's math counts what the
@@ -709,7 +709,7 @@ class _Faq:
 
 
 def _speed_ratio(hbm: Recommendation, consumer: Recommendation, label_hbm: str, label_consumer: str) -> str:
-    """', and each user gets 2.0x the tokens/s on the 80 GB A100-PCIe-80GB' for the two offers whose
+    """', and each user gets 2.0x the tokens/s on the 80 GiB A100-PCIe-80GB' for the two offers whose
     prices the sentence compares ("" where their speeds per user are within 10 % or unknown)."""
     fast = hbm.estimate.per_user_tokens_per_s if hbm.estimate is not None else None
     slow = consumer.estimate.per_user_tokens_per_s if consumer.estimate is not None else None
@@ -765,20 +765,21 @@ def shared_estimates(be: Backends) -> Backends:
 
 
 _OTHER_PACES = ("interconnect", "scheduler", "compute")
-_PART_WORDS = dict(STEP_PARTS)
 
 
-def _split_step(step_ms: dict[str, float]) -> str:
+def _split_step(step_ms: dict[str, float], parallel: str = "tensor") -> str:
     """'reads take 3.5 ms, all-reduces 3.4 and fixed costs 3.4' when no part of a decode step takes half
-    of the parts' sum (the parts over a sixth of it, largest first); "" when one does."""
-    parts = {k: step_ms.get(k, 0.0) for k in _PART_WORDS}
+    of the parts' sum (the parts over a sixth of it, largest first); "" when one does. ``parallel``: the
+    estimate's split, which names the interconnect part (:func:`~gpuscout.estimate.types.step_parts`)."""
+    words = dict(step_parts(parallel))
+    parts = {k: step_ms.get(k, 0.0) for k in words}
     whole = sum(parts.values())
     if whole <= 0 or max(parts.values()) >= 0.5 * whole:
         return ""
     big = sorted(((v, k) for k, v in parts.items() if v > whole / 6), reverse=True)
-    words = [f"{_PART_WORDS[k]} {v:.1f}" for v, k in big]
-    words[0] = f"{_PART_WORDS[big[0][1]]} take {big[0][0]:.1f} ms"
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    said = [f"{words[k]} {v:.1f}" for v, k in big]
+    said[0] = f"{words[big[0][1]]} take {big[0][0]:.1f} ms"
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def _or_list(items: Sequence[str]) -> str:
@@ -896,7 +897,7 @@ def faq(
 ) -> Faq:
     """Answers for ``model`` at ``users`` conversations of ``context`` tokens (default
     ``DEFAULT_CONTEXT``, or the model's whole context where that is shorter; ``Faq.context`` says which)
-    (``gpu``: the user's card for the slow-generation answer, default a 24 GB consumer card) over
+    (``gpu``: the user's card for the slow-generation answer, default a 24 GiB consumer card) over
     ``offers``, at ``precision`` (default: the checkpoint's own format)."""
     if context is not None and (not isinstance(context, int) or not 64 <= context <= 2_000_000):
         raise InvalidInputError("context", f"must be 64..2,000,000 tokens, got {context!r}", "64..2000000")

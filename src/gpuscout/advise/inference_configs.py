@@ -175,7 +175,10 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         label = _short_label(asked)
         reason = asked.unsupported_reason.rstrip(".")
         m = _REFUSAL.match(reason)
-        cc = f" (CC {acc.compute_capability})" if acc.compute_capability else ""
+        # the target the rules match: NVIDIA's compute capability ("CC 8.9"), AMD's gfx target as is
+        # ("gfx942": "CC" is NVIDIA's word)
+        target = acc.compute_capability
+        cc = f" ({'CC ' if acc.vendor == 'NVIDIA' else ''}{target})" if target else ""
         platform = self._platform_rule(acc, asked)
         if platform is not None:  # no precision runs here: the engine's platform row, not the format's
             self._platform_refused[acc.name] = platform

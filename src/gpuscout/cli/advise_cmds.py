@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from gpuscout.cli.coercion import TOKENS_HELP, parse_tokens
+from gpuscout.cli.json_out import finite
 from gpuscout.cli.output import (
     CsvOption,
     DbOption,
@@ -19,6 +20,7 @@ from gpuscout.cli.output import (
     number,
     print_json,
     printable,
+    to_jsonable,
     user_errors,
     wide_console,
 )
@@ -291,7 +293,7 @@ def _max_nodes_option(kind: str) -> Any:
 
 FAQ_HELP = (
     "The questions renters ask, answered for THIS model at your context, load and GPU from the current "
-    "catalog: how much VRAM, an 80 GB HBM card or a 24 GB consumer card, spot or on-demand, and why "
+    "catalog: how much VRAM, an 80 GiB HBM card or a 24 GiB consumer card, spot or on-demand, and why "
     "generation is slow."
 )
 
@@ -500,30 +502,34 @@ def _run(workload: Any, shared: Shared) -> None:
                 else "no rows to explain" + (f": {answer.binding}" if answer.binding else ""),
             )
         if shared.json_out:
-            print_json(row)
+            print_json(finite(to_jsonable(row)))
         else:
             advise_output.explain(workload, row)
         return
     shown = ranked
     if shared.json_out:
-        print_json(
-            {
-                "workload": workload.to_dict(),
-                "objective": answer.objective,
-                "targets": answer.targets,
-                "notes": answer.notes,
-                "time_axis": answer.time_axis,
-                "front_size": answer.front_size,
-                "picks": answer.picks,
-                "uncalibrated_picks": [
-                    {**dataclasses.asdict(u), "text": u.text} for u in answer.uncalibrated_picks
-                ],
-                "picks_rule": answer.picks_rule,
-                "binding": answer.binding,
-                "considered": answer.considered,
-                "recommendations": shown,
-                "rejected": answer.rejected,
-            }
+        print_json(  # strict JSON: a rejected row's score (infinite) is null
+            finite(
+                to_jsonable(
+                    {
+                        "workload": workload.to_dict(),
+                        "objective": answer.objective,
+                        "targets": answer.targets,
+                        "notes": answer.notes,
+                        "time_axis": answer.time_axis,
+                        "front_size": answer.front_size,
+                        "picks": answer.picks,
+                        "uncalibrated_picks": [
+                            {**dataclasses.asdict(u), "text": u.text} for u in answer.uncalibrated_picks
+                        ],
+                        "picks_rule": answer.picks_rule,
+                        "binding": answer.binding,
+                        "considered": answer.considered,
+                        "recommendations": shown,
+                        "rejected": answer.rejected,
+                    }
+                )
+            )
         )
     elif shared.csv_out:
         advise_output.write_csv([*shown, *answer.rejected])
@@ -953,7 +959,7 @@ def faq_cmd(
                 raise
             raise _as_option(exc, FAQ_FLAGS) from None
         if json_out:
-            print_json(answers)
+            print_json(finite(to_jsonable(answers)))
             return
         out = wide_console()
         out.print(Text.assemble((printable(answers.model), "bold"), ": ", printable(answers.summary)))

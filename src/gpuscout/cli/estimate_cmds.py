@@ -14,6 +14,7 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from gpuscout.cli.coercion import TOKENS_HELP, number_in, parse_tokens
+from gpuscout.cli.json_out import finite
 from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
 from gpuscout.errors import InvalidInputError, UnknownNameError
 from gpuscout.estimate.arguments import (  # the limits the estimator checks: each option says its range
@@ -31,6 +32,9 @@ from gpuscout.knowledge.model_types import ModelSpec
 
 TASKS = ("infer", "lora", "qlora", "full", "pretrain")
 MAX_GPUS_LISTED = (1, 2, 4, 8)
+PARALLEL_HELP = (
+    "tensor | layer | replicas (default: the engine's own: layer for llama.cpp and hf, else tensor)"
+)
 KV_DTYPE_HELP = (
     "KV cache dtype the engine offers: auto (the model's), fp8 (vLLM, SGLang, TGI, TensorRT-LLM), int8 "
     "(TensorRT-LLM), q8_0, q4_0, q4_1, q5_0, q5_1, iq4_nl (llama.cpp)"
@@ -184,16 +188,27 @@ def _breakdown_table(title: str, mem: MemoryBreakdown) -> Table:
     return table
 
 
+def _gpu_counts(task: str, res: Any, parallel: str | None = None) -> tuple[int, ...]:
+    """The GPU counts the fits table tries: any count up to 8 where inference runs as a whole-layer split
+    (llama.cpp, transformers: nothing asks for a power of two, and 3-, 5- and 6-GPU rigs are rented), else
+    the counts a tensor-parallel engine or a sharded training job is set up on (:data:`MAX_GPUS_LISTED`)."""
+    from gpuscout.estimate.api import parallel_mode
+
+    if task == "infer" and parallel_mode(parallel, res.engine) == "layer":
+        return tuple(range(1, MAX_GPUS_LISTED[-1] + 1))
+    return MAX_GPUS_LISTED
+
+
 def _fits_on(
-    model: ModelSpec | str, task: str, kwargs: dict[str, Any]
+    model: ModelSpec | str, task: str, kwargs: dict[str, Any], *, counts: tuple[int, ...] = MAX_GPUS_LISTED
 ) -> list[tuple[dict[str, Any], MemoryBreakdown]]:
-    """Every accelerator in the table with the smallest count (1, 2, 4, 8) on which the workload fits:
-    its row of the JSON (GB, 1e9 bytes, to 0.01) and the memory it was sized with (for the GiB shown)."""
+    """Every accelerator in the table with the smallest of ``counts`` on which the workload fits: its row
+    of the JSON (GB, 1e9 bytes, to 0.01) and the memory it was sized with (for the GiB shown)."""
     from gpuscout.knowledge.accelerators import all_accelerators
 
     out: list[tuple[dict[str, Any], MemoryBreakdown]] = []
     for acc in all_accelerators():
-        for n in MAX_GPUS_LISTED:
+        for n in counts:
             try:
                 res, _ = _run_task(model, acc, task, gpus=n, **kwargs)
             except InvalidInputError:
@@ -236,6 +251,7 @@ def _run_task(
     batch: int | Literal["max"],
     kv_dtype: str | None,
     engine: str,
+    parallel: str | None = None,
 ) -> tuple[Any, str]:
     """The memory of ``task`` on ``gpus`` x ``gpu``, and for training its layout ("" for inference).
 
@@ -256,13 +272,16 @@ def _run_task(
                 engine=engine,
                 batch=sequences,
                 context=context,
-                kv_dtype=kv_dtype,  # the engine's own split (estimate.api.parallel_mode)
+                kv_dtype=kv_dtype,
+                parallel=parallel,  # None: the engine's own split (estimate.api.parallel_mode)
             )
 
         if batch != "max":
             return need(batch), ""
         one = need(1)
         return (need(one.max_batch) if one.max_batch > 1 else one), ""
+    if parallel is not None:
+        raise InvalidInputError("--parallel", "applies to inference (--task infer)", "omit it for training")
     from gpuscout.estimate.training import describe_layout, estimate_training
 
     mb = batch if isinstance(batch, int) else 1
@@ -304,6 +323,10 @@ def register(app: typer.Typer) -> None:
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over", min=1, max=MAX_GPUS)] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
+        parallel: Annotated[
+            str | None,
+            typer.Option(help=PARALLEL_HELP + "; inference only"),
+        ] = None,
         engine: Annotated[
             str | None,
             typer.Option(
@@ -331,9 +354,10 @@ def register(app: typer.Typer) -> None:
                 "batch": _batch(batch, MAX_CONCURRENCY),  # memory_needed's (and training's micro-batch)
                 "kv_dtype": kv_dtype,
                 "engine": run_engine(engine, precision),
+                "parallel": parallel or None,  # None: the engine's own split (estimate.api.parallel_mode)
             }
             res, layout = _run_task(spec, gpu, task, gpus=gpus, **kwargs)  # layout: training only
-            fits_on = _fits_on(spec, task, kwargs)
+            fits_on = _fits_on(spec, task, kwargs, counts=_gpu_counts(task, res, kwargs["parallel"]))
         if as_json:
             print_json(
                 {
@@ -475,13 +499,7 @@ def register(app: typer.Typer) -> None:
             ),
         ] = 512,
         kv_dtype: Annotated[str | None, typer.Option("--kv-dtype", help=KV_DTYPE_HELP)] = None,
-        parallel: Annotated[
-            str | None,
-            typer.Option(
-                help="tensor | layer | replicas (default: the engine's own: layer for llama.cpp and hf, "
-                "else tensor)"
-            ),
-        ] = None,
+        parallel: Annotated[str | None, typer.Option(help=PARALLEL_HELP)] = None,
         config: Annotated[Path | None, typer.Option(help="Local Hugging Face config.json")] = None,
         as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output")] = False,
     ) -> None:
@@ -509,7 +527,7 @@ def register(app: typer.Typer) -> None:
                 parallel=parallel or None,  # None: the engine's own split (estimate.api.parallel_mode)
             )
         if as_json:
-            print_json(_finite(to_jsonable(est)))
+            print_json(finite(to_jsonable(est)))
             return
         # the spec the estimate sized (an imported model, or --config's) labels it: the curated table
         # alone does not know those
@@ -564,6 +582,7 @@ def register(app: typer.Typer) -> None:
                 engine=engine,
                 gpus=gpus,
                 context=context,
+                typed=model,  # the label: "deepseek-r1 (as deepseek-v3)", as vram and estimate say it
             )
         if as_json:
             print_json(d)
@@ -571,7 +590,7 @@ def register(app: typer.Typer) -> None:
         from gpuscout.cli.table_fit import title_lines
 
         title = plain(
-            f"{d.model} on {d.gpus} x {d.gpu}: {d.precision}, {d.engine}, "
+            f"{d.label} on {d.gpus} x {d.gpu}: {d.precision}, {d.engine}, "
             f"{measured_tps:g} tokens/s per sequence at batch {batch}"
         )
         table = Table(title=title_lines(title, console.width))
@@ -597,8 +616,10 @@ def register(app: typer.Typer) -> None:
             "roofline ceiling (ideal)" if d.fits else "roofline, were it all on the GPU",
             f"{d.roofline_tps:,.1f} tokens/s",
         )
-        if d.fits:
+        if d.fits and d.expected_tps is not None:
             table.add_row("gpuscout estimate", f"{d.expected_tps:,.1f} tokens/s")
+        elif d.fits:  # the engine does not run this here: estimate gives no speed either
+            table.add_row("gpuscout estimate", "none: not runnable as given")
         else:  # no estimate for a setup that does not load, as estimate says it
             table.add_row("host-held share over PCIe", f"at most {d.pcie_ceiling_tps:,.2f} tokens/s")
             table.add_row("gpuscout estimate", "none: does not fit")
@@ -606,17 +627,6 @@ def register(app: typer.Typer) -> None:
         console.print(plain(d.verdict))
         for s in d.suggestions:
             console.print(f" • {plain(s)}")
-
-
-def _finite(obj: Any) -> Any:
-    """JSON has no infinity: an unbounded queue's TTFT is written as null."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _finite(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_finite(v) for v in obj]
-    return obj
 
 
 def _ms(value: float) -> str:
@@ -633,13 +643,21 @@ def _model_label(typed: str, spec: ModelSpec) -> str:
     return label_as_typed(spec, typed)
 
 
+def _kv_share(est: Estimate) -> str:
+    """Whose KV cache the "memory per GPU" figure is on a split: a layer split's GPUs hold unequal shares
+    (the figure is the fullest GPU's), a tensor split's hold equal ones; "" on one GPU or replicas."""
+    if est.gpus <= 1 or est.parallel == "replicas":
+        return ""
+    return " on the fullest GPU" if est.parallel == "layer" else " per GPU"
+
+
 def _kv_per_token(est: Estimate, spec: ModelSpec | None) -> str:
     """The KV cache per token as the estimate holds it: "72.0 KiB/token", or where sliding-window layers
     keep fewer tokens than the sequence holds (Gemma 2/3, gpt-oss), the bytes each of its tokens takes
     on average with the window's cap ("36.1 KiB/token at 32,868 tokens: 18 of 36 layers keep the last
     128"), so that the figure times the tokens held is the cache shown beside it."""
     full = est.memory.kv_bytes_per_token  # every layer keeping every token
-    whole = ", whole model" if est.gpus > 1 and est.parallel != "replicas" else ""
+    whole = " for the whole model" if est.gpus > 1 and est.parallel != "replicas" else ""
     tokens = est.context_in + est.context_out
     if spec is None or tokens <= 0:
         return f"{full / 1024:,.1f} KiB/token{whole}"
@@ -706,7 +724,7 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     m = est.memory
     table.add_row("memory per GPU", f"{gib(m.total_gb):,.2f} of {gib(m.usable_gb):,.2f} GiB usable")
     table.add_row("  weights", f"{gib(m.weights_gb):,.2f} GiB")
-    table.add_row("  KV cache", f"{gib(m.kv_cache_gb):,.2f} GiB ({_kv_per_token(est, spec)})")
+    table.add_row("  KV cache", f"{gib(m.kv_cache_gb):,.2f} GiB{_kv_share(est)} ({_kv_per_token(est, spec)})")
     table.add_row("  activations + overhead", f"{gib(m.activations_gb + m.overhead_gb):,.2f} GiB")
     table.add_row("sequences memory holds", f"{est.max_batch:,}")  # the engine may run fewer: "load"
     load = f"{est.concurrency:,.0f} in flight" if est.request_rate is None else f"{est.request_rate:g} req/s"

@@ -1102,7 +1102,8 @@ def _fits_instead(p: _Prepared) -> str:
     out: list[str] = []
     split = "layer" if p.mode == "layer" else "tensor"
     prompt = _static_prompt(p.eng, p.context_in)  # as the setup was sized (:func:`_prepare`)
-    for n in (2, 4, 8):
+    # a whole-layer split runs on any count (3-, 5- and 6-GPU rigs are rented); tensor parallel on 2, 4, 8
+    for n in range(2, 9) if split == "layer" else (2, 4, 8):
         if n <= p.per_replica_gpus:
             continue
         if split == "tensor" and not p.eng.dp_attention and tp_head_conflict(p.spec, p.eng.name, n):

@@ -35,7 +35,7 @@ from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED,
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.memory import gib, model_consts
-from gpuscout.estimate.parallel import HOST_LINK_GBPS
+from gpuscout.estimate.parallel import HOST_LINK_GBPS, TP_HEAD_RULES
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.throughput import (
     Setup,
@@ -48,6 +48,7 @@ from gpuscout.estimate.types import Diagnosis, Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.models import label_as_typed
 
 FASTER_MEMORY_GPUS = ("H100-SXM", "H200-SXM", "MI300X")
 SPECULATIVE_SPEEDUP = (1.5, 2.5)  # typical batch-1 gain with a good draft model (acceptance 60-80 %)
@@ -58,6 +59,9 @@ ABOVE_ROOFLINE = "above-roofline"
 # the model does not fit on the GPUs given: what sits in host memory sets the speed
 HOST_OFFLOAD = "host-offload"
 MAX_BATCH_SEARCHED = 4096
+# the GPU counts a card "with the memory to hold it" is priced on: the fewest of these (up to the count
+# measured on) that holds the batch measured
+CARD_COUNTS = (1, 2, 4, 8)
 
 
 def diagnose(
@@ -70,6 +74,7 @@ def diagnose(
     engine: str | None = None,
     gpus: int = 1,
     context: int = 1024,
+    typed: str | None = None,
 ) -> Diagnosis:
     """Explain ``measured_tps`` (decode tokens/s per sequence at ``batch``) for ``model`` on ``gpu``;
     ``precision`` None: the one :func:`~gpuscout.estimate.api.estimate` takes (a quantized checkpoint's
@@ -78,7 +83,13 @@ def diagnose(
     precision, else vLLM). A GPU family name ("A100") is answered for the variant it reads as, said as
     ``estimate`` says it (:func:`~gpuscout.knowledge.accelerators.assumed_variant_warning`): in
     ``warnings``, and in the verdict, which every face prints (after what it found, before the format
-    the figures assumed where none was named)."""
+    the figures assumed where none was named). ``typed``: the model as the user named it, where ``model``
+    is the spec that name resolved to (a face that resolves it through the user's registry), for
+    ``label`` (:func:`~gpuscout.knowledge.models.label_as_typed`: "deepseek-r1 (as deepseek-v3)").
+
+    Where the engine refuses its own tensor split over ``gpus`` (attention heads that do not divide, as
+    ``estimate`` refuses it on ``gpus``) and offers a pipeline split instead, the diagnosis times that
+    layer split (the layout such a run had), said first in the verdict."""
     if not isinstance(measured_tps, int | float) or not 0 < measured_tps < MAX_MEASURED_TPS:
         raise InvalidInputError(
             "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", MEASURED_TPS_ACCEPTED
@@ -89,7 +100,9 @@ def diagnose(
     assumed = precision is None or (
         isinstance(precision, str) and precision.strip().lower() in ("", "native", "auto", "checkpoint")
     )
+    label_from = typed if typed is not None and typed.strip() else model
     spec, precision, _ = _model_and_precision(model, precision)
+    label = label_as_typed(spec, label_from) if isinstance(label_from, str) else spec.name
     acc = resolve_gpu_arg(gpu)
     variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants ("" for an exact name)
     context = int_in("context", context, 1, MAX_CONTEXT)
@@ -115,14 +128,40 @@ def diagnose(
         context_out=1,
         parallel=mode,
     )
+    relaid = ""  # the tensor split refused: the layer split timed instead, said first
+    rule = TP_HEAD_RULES.get(eng.name)
+    if not est.supported and est.unsupported_field == "gpus" and mode == "tensor" and rule and rule.pipeline:
+        try:
+            layered = estimate(
+                spec,
+                acc,
+                gpus=gpus,
+                precision=precision,
+                engine=engine,
+                batch=batch,
+                context_in=context_in,
+                context_out=1,
+                parallel="layer",
+            )
+        except GpuscoutError:  # a split the estimator refuses too (more GPUs than layers)
+            layered = None
+        if layered is not None and layered.supported:
+            relaid = (
+                f"Tensor parallel over {gpus} GPUs does not start — {est.unsupported_reason.rstrip('.')}: "
+                f"diagnosed as the pipeline (layer) split {eng.label} runs over {gpus} x {acc.name} "
+                "instead (--parallel layer)."
+            )
+            est, mode = layered, "layer"
     # the format as it ran: an engine that runs bf16 as fp16 on this card (no bfloat16 below CC 8.0: the
     # support rules' fallback-fp16) is timed, sized and named in fp16, as the estimate is
     asked = _engine_format(resolve_precision(precision), eng, []).name
     ran = est.precision if est.support == "fallback-fp16" else precision
-    st = _setup(spec, acc, gpus, ran, est.kv_dtype, eng)
+    st = _setup(spec, acc, gpus, ran, est.kv_dtype, eng, mode)
     fmt, kv = st.fmt, st.kv
-    # not one sequence fits (the estimate's memory plan): part of the model sat in host memory
-    fits = est.fits or not est.supported
+    # not one sequence fits (the estimate's memory plan, which an estimate the engine refuses still
+    # makes): part of the model sat in host memory
+    m = est.memory
+    fits = est.fits if est.supported else m.total_gb <= m.usable_gb
     tp = st.tp
     # tensor parallel: each GPU streams its share at once; a layer split: the GPUs take turns
     per_gpu = "per GPU" if tp > 1 or gpus == 1 else f"in all (the {gpus} GPUs take turns, a layer split)"
@@ -152,7 +191,7 @@ def diagnose(
     if not fits:
         offload, pcie_tps = _offload_verdict(est, st, bytes_step, measured_tps, roofline)
         if measured_tps <= roofline:  # above it, no remedies for a speed that was not reached
-            fitting = _fitting_setups(spec, acc, est, precision, engine, batch, gpus, context_in)
+            fitting = _fitting_setups(spec, acc, est, precision, engine, batch, gpus, context_in, mode)
             if not fitting:  # estimate's would-fit holds one sequence: said so where more were measured
                 would = "Would fit" if batch == 1 else f"Would fit one sequence (not {batch})"
                 offload += f" {would}: {est.assumptions.get('would_fit') or 'nothing found'}."
@@ -207,6 +246,8 @@ def diagnose(
         ) + verdict
     if offload:  # before all else: it did not run from GPU memory alone
         verdict = f"{offload} {verdict}".rstrip()
+    if relaid:  # the layout the figures are of, before what they say
+        verdict = f"{relaid} {verdict}".rstrip()
     if variant:  # the card the figures rest on: its bandwidth, its FLOP/s, the memory the remedies fit
         verdict += f" {variant}."
     runs_as = f"{eng.label} runs {asked} as {fmt.name} on {acc.name}"
@@ -240,9 +281,14 @@ def diagnose(
             expected_tps,
             physics_bound,
             runnable=est.supported,
+            parallel=mode,
         )
+    # the GPU's share of a step read partly from host memory is not known: no achieved figures against its
+    # peaks (a figure above the roofline keeps them: what it would take)
+    achieved = fits or bound == ABOVE_ROOFLINE
     return Diagnosis(
         model=spec.name,
+        label=label,
         gpu=acc.name,
         gpus=gpus,
         precision=fmt.name,
@@ -253,14 +299,15 @@ def diagnose(
         bound=bound,
         bytes_per_step=bytes_step,
         flops_per_step=flops_step,
-        achieved_bandwidth_gbps=bw_gbps,
+        achieved_bandwidth_gbps=bw_gbps if achieved else None,
         peak_bandwidth_gbps=peak_bw,
-        bandwidth_fraction=bw_frac,
-        achieved_tflops=tflops,
+        bandwidth_fraction=bw_frac if achieved else None,
+        achieved_tflops=tflops if achieved else None,
         peak_tflops=peak_tf,
-        compute_fraction=comp_frac,
+        compute_fraction=comp_frac if achieved else None,
         roofline_tps=roofline,
-        expected_tps=expected_tps if fits else 0.0,  # as estimate: no speed for a setup that does not load
+        # as estimate: no speed for a setup that does not load, nor for one the engine cannot run
+        expected_tps=expected_tps if fits and est.supported else None,
         verdict=verdict,
         suggestions=suggestions,
         assumptions=est.assumptions,
@@ -314,7 +361,7 @@ def _offload_verdict(
         return said, 0.0
     said += (
         f" Copying the {host_b / 1e9:,.1f} GB of each step held there over PCIe ({HOST_LINK_GBPS:g} GB/s, "
-        f"Gen4 x16) allows at most {_tps_text(pcie_tps)} tokens/s"
+        f"Gen4 x16) allows at most {pcie_tps:,.2f} tokens/s"
     )
     if measured_tps > roofline:  # the roofline's verdict follows: no reading of an impossible figure
         said += "."
@@ -341,21 +388,24 @@ def _priced(
     engine: str,
     batch: int,
     context: int,
+    parallel: str | None = None,
 ) -> tuple[float, float, bool, Estimate] | None:
     """(tokens/s per sequence, in total, whether ``batch`` sequences fit, the estimate) of a plain decode
     step at ``batch`` sequences of ``context`` tokens on ``gpus`` x ``gpu``, as the diagnosis's own figure
     is timed (:func:`decode_step`), never a served load's (whose steps carry other requests' prompts);
-    None where the estimator refuses it or the engine cannot run it (FP8 on a V100)."""
+    ``parallel`` the split (None: the engine's own); None where the estimator refuses it or the engine
+    cannot run it (FP8 on a V100)."""
     try:
         e = estimate(
             spec, gpu, gpus=gpus, precision=precision, engine=engine, batch=1, context_in=context,
-            context_out=1,
+            context_out=1, parallel=parallel,
         )  # fmt: skip
     except GpuscoutError:
         return None
     if not e.supported:  # never a remedy the engine cannot run
         return None
-    st = _setup(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, resolve_engine(engine))
+    eng = resolve_engine(engine)
+    st = _setup(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, eng, parallel_mode(parallel, eng))
     per_seq = 1.0 / decode_step(st, batch, context).total
     return per_seq, per_seq * batch, e.fits and e.max_batch >= batch, e
 
@@ -369,32 +419,35 @@ def _fitting_setups(
     batch: int,
     gpus: int,
     context: int,
+    parallel: str,
 ) -> list[str]:
-    """Where ``est`` (on ``gpus`` x ``acc``) does not fit: the setups that hold the ``batch`` sequences
-    measured, priced as the diagnosis times its own step: those ``estimate``'s would-fit names (more of
-    these GPUs, or a narrower format on them: each sized for one sequence), then a card with faster memory
-    that holds ``precision`` (the format asked, as that card runs it, named as the would-fit names it) on
-    as many GPUs."""
+    """Where ``est`` (on ``gpus`` x ``acc``, split as ``parallel``) does not fit: the setups that hold the
+    ``batch`` sequences measured, priced as the diagnosis times its own step: those ``estimate``'s
+    would-fit names (more of these GPUs, or a narrower format on them: each sized for one sequence, split
+    as ``est``), then each card with faster memory that holds ``precision`` (the format asked, as that
+    card runs it, named as the would-fit names it) on the fewest of ``CARD_COUNTS`` (no more than
+    ``gpus``, the engine's own split) that holds them, the count said per card."""
     out: list[str] = []
     for item, fmt, n, gpu in would_fit_setups(est.assumptions.get("would_fit", "")):
         if gpu != acc.name:
             continue
-        res = _priced(spec, acc, n, fmt, engine, batch, context)
+        res = _priced(spec, acc, n, fmt, engine, batch, context, parallel)
         if res and res[2]:  # the batch measured, as the card below: not one sequence only
             out.append(f"Fits: {item} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")
     bigger = []
     for name in FASTER_MEMORY_GPUS:
         if name == acc.name:
             continue  # the card measured on
-        res = _priced(spec, name, gpus, precision, engine, batch, context)
-        if res and res[2]:
-            bigger.append(f"{name} ~{_tps_text(res[0])}")
+        for n in (k for k in CARD_COUNTS if k <= gpus):
+            res = _priced(spec, name, n, precision, engine, batch, context)
+            if res and res[2]:  # the fewest that hold the batch measured
+                bigger.append(f"{n} x {name} ~{_tps_text(res[0])}")
+                break
     if bigger:
-        on = "one card" if gpus == 1 else f"{gpus} cards"
         # the format as the engine names it ("gguf-q4_k_m" for "q4_k_m"), as the would-fit setups do
         named = _engine_format(resolve_precision(precision), resolve_engine(engine), []).name
         out.append(
-            f"Fits: {named} on {on} with the memory to hold it — "
+            f"Fits: {named} on cards with the memory to hold it — "
             + ", ".join(bigger)
             + " tokens/s per sequence (estimated)."
         )
@@ -462,13 +515,20 @@ def _above_roofline_checks(
 
 
 def _setup(
-    spec: ModelSpec, acc: Accelerator, gpus: int, precision: str, kv_dtype: str, eng: EngineProfile
+    spec: ModelSpec,
+    acc: Accelerator,
+    gpus: int,
+    precision: str,
+    kv_dtype: str,
+    eng: EngineProfile,
+    parallel: str,
 ) -> Setup:
     """What a decode step is timed on, as the estimate took it: the engine's format of ``precision``, the
-    cache it sized (``kv_dtype``: fp8 beside FP8 on TensorRT-LLM) and the engine's own split (a layer split
-    for llama.cpp and HF reads every weight once per token on one GPU at a time)."""
+    cache it sized (``kv_dtype``: fp8 beside FP8 on TensorRT-LLM) and its split, ``parallel`` ("tensor" or
+    "layer": a layer split, llama.cpp's and HF's own, reads every weight once per token on one GPU at a
+    time)."""
     fmt = _engine_format(resolve_precision(precision), eng, [])
-    return Setup(spec, acc, fmt, resolve_kv_dtype(kv_dtype), eng, gpus, parallel_mode(None, eng))
+    return Setup(spec, acc, fmt, resolve_kv_dtype(kv_dtype), eng, gpus, parallel)
 
 
 def _remedies(
@@ -483,16 +543,18 @@ def _remedies(
     bound: str,
     *,
     runnable: bool = True,
+    parallel: str | None = None,
 ) -> list[str]:
-    """The usual remedies priced with the estimator; ``runnable`` False (the engine cannot run this
-    format on this card) drops those priced from the unrunnable speed (speculative decoding's gain)."""
+    """The usual remedies priced with the estimator, split as ``parallel`` (None: the engine's own);
+    ``runnable`` False (the engine cannot run this format on this card) drops those priced from the
+    unrunnable speed (speculative decoding's gain)."""
     out: list[str] = []
 
     def tps(
         *, gpu: str | Accelerator = acc, precision: str = precision, batch: int = batch
     ) -> tuple[float, float, bool] | None:
         """(tokens/s per sequence, in total, whether ``batch`` sequences fit): :func:`_priced`."""
-        res = _priced(spec, gpu, gpus, precision, engine, batch, context)
+        res = _priced(spec, gpu, gpus, precision, engine, batch, context, parallel)
         return None if res is None else res[:3]
 
     profile = resolve_engine(engine)

@@ -282,15 +282,15 @@ def capacity_bytes(acc: Accelerator) -> float:
 
 
 def card_memory_label(acc: Accelerator) -> str:
-    """The card's memory as a memory budget states it: the vendor's figure in the vendor's unit ("24 GB",
-    which holds 24 GiB: see the module note), then the GiB the budget starts from: what the device reports
-    where the table records it ("24 GB card, 22.5 GiB usable with ECC" for an L4), else that nominal
-    ("141 GB card, 141 GiB" for an H200; :func:`capacity_bytes` keeps back the driver's 0.4 % of it)."""
+    """The card's memory as a memory budget states it, once and in GiB (the vendor's "24 GB" holds 24 GiB:
+    see the module note): the card's figure ("the card's 141 GiB" for an H200; :func:`capacity_bytes`
+    keeps back the driver's 0.4 % of it), after what the device reports where the table records it
+    ("22.5 GiB usable of the card's 24 GiB, with ECC" for an L4)."""
     usable = acc.usable_memory_gib
     if usable is None:
-        return f"{acc.memory_gb:g} GB card, {acc.memory_gb:g} GiB"
-    ecc = " with ECC" if "ECC" in acc.usable_memory_source else ""
-    return f"{acc.memory_gb:g} GB card, {usable:.1f} GiB usable{ecc}"
+        return f"the card's {acc.memory_gb:g} GiB"
+    ecc = ", with ECC" if "ECC" in acc.usable_memory_source else ""
+    return f"{usable:.1f} GiB usable of the card's {acc.memory_gb:g} GiB{ecc}"
 
 
 @dataclass(frozen=True, slots=True)

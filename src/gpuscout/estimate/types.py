@@ -120,7 +120,8 @@ class Estimate:
     # one decode step at this load, ms: its "total" and the parts it is made of, which overlap (reads and
     # math run together, host work beside the GPU's): "memory" (weight and KV reads at the achieved
     # bandwidth), "compute" (math at the achieved rate), "interconnect" (tensor-parallel all-reduces,
-    # layer-split hand-offs), "fixed" (kernel launches, scheduling). Empty when no step is timed.
+    # layer-split hand-offs: :func:`step_parts` names it by the split), "fixed" (kernel launches,
+    # scheduling). Empty when no step is timed.
     step_ms: dict[str, float] = field(default_factory=dict)
     # whether the engine's efficiencies were fitted on inference runs of this part's generation (the
     # calibration set measures Pascal, Turing, Ampere, Ada, Hopper, CDNA 2 and CDNA 3: a Blackwell, MI355X,
@@ -135,19 +136,27 @@ class Estimate:
             return ""
         parts = ", ".join(
             f"{label} {self.step_ms[key]:,.1f}"
-            for key, label in STEP_PARTS
+            for key, label in step_parts(self.parallel)
             if self.step_ms.get(key, 0.0) >= 0.05
         )
         return f"{self.step_ms['total']:,.1f} ms: {parts}"
 
 
-#: the parts of :attr:`Estimate.step_ms`, in the words the CLI and the FAQ use
-STEP_PARTS = (
-    ("memory", "reads"),
-    ("compute", "math"),
-    ("interconnect", "all-reduces"),
-    ("fixed", "fixed costs"),
-)
+#: what a decode step's "interconnect" part is, by the split: a tensor split (and each replica's own
+#: tensor split) all-reduces every layer's output; a layer split does no all-reduce, it hands the
+#: activations from one GPU to the next at each boundary
+INTERCONNECT_WORDS = {"tensor": "all-reduces", "replicas": "all-reduces", "layer": "hand-offs between GPUs"}
+
+
+def step_parts(parallel: str) -> tuple[tuple[str, str], ...]:
+    """The parts of :attr:`Estimate.step_ms` (key, the words the CLI and the FAQ use) for an estimate of
+    ``parallel`` (:attr:`Estimate.parallel`): the "interconnect" part named by :data:`INTERCONNECT_WORDS`."""
+    return (
+        ("memory", "reads"),
+        ("compute", "math"),
+        ("interconnect", INTERCONNECT_WORDS.get(parallel, "all-reduces")),
+        ("fixed", "fixed costs"),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +187,7 @@ class MemoryNeed:
 class Diagnosis:
     """Why a measured decode speed is what it is (``gpuscout diagnose``)."""
 
-    model: str
+    model: str  # the entry sized (``deepseek-v3`` for DeepSeek-R1)
     gpu: str
     gpus: int
     precision: str
@@ -192,14 +201,19 @@ class Diagnosis:
     bound: str
     bytes_per_step: float  # per GPU
     flops_per_step: float  # per GPU
-    achieved_bandwidth_gbps: float
+    # what the measured speed implies against the GPU's peaks; None where it does not fit and part of
+    # each step was read from host memory (what the GPU itself read is not known); above the roofline,
+    # what the figure would take
+    achieved_bandwidth_gbps: float | None
     peak_bandwidth_gbps: float
-    bandwidth_fraction: float
-    achieved_tflops: float
+    bandwidth_fraction: float | None
+    achieved_tflops: float | None
     peak_tflops: float
-    compute_fraction: float
+    compute_fraction: float | None
     roofline_tps: float  # per sequence at 100 % of peak bandwidth and compute
-    expected_tps: float  # gpuscout's estimate for this engine
+    # gpuscout's estimate for this engine; None where it does not fit (no speed for a setup that does not
+    # load, as ``estimate`` gives none)
+    expected_tps: float | None
     verdict: str
     suggestions: list[str] = field(default_factory=list)
     assumptions: dict[str, str] = field(default_factory=dict)
@@ -208,7 +222,7 @@ class Diagnosis:
     warnings: list[str] = field(default_factory=list)
     # whether one sequence of the context fits on the GPUs given, as ``estimate`` plans it; False: the
     # run measured held part of the model in host memory, ``verdict`` says so first, ``expected_tps``
-    # is 0 (no estimate for a setup that does not load) and every suggestion is a setup that fits
+    # is None (no estimate for a setup that does not load) and every suggestion is a setup that fits
     fits: bool = True
     memory: MemoryBreakdown | None = None  # the estimate's plan per GPU (one sequence where it does not fit)
     would_fit: str = ""  # where it does not fit: ``estimate``'s ``assumptions["would_fit"]``
@@ -216,3 +230,5 @@ class Diagnosis:
     # PCIe every step (``HOST_LINK_GBPS``; 0 where a step reads nothing); layers run on the CPU (llama.cpp)
     # are not bound by it
     pcie_ceiling_tps: float = 0.0
+    # the model as the user named it ("deepseek-r1 (as deepseek-v3)"; ``model`` where that is the entry)
+    label: str = ""
