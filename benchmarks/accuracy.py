@@ -48,7 +48,7 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import EngineEra, EngineProfile, profile_for, resolve_engine
 from gpuscout.estimate.launch_flags import profile_settings, read_flags
-from gpuscout.estimate.memory import weights_bytes_total
+from gpuscout.estimate.memory import gib, weights_bytes_total
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import resolve_gpu
@@ -484,9 +484,6 @@ def _float(text: str) -> float:
         return math.nan
 
 
-GIB_PER_GB = 1e9 / (1 << 30)
-
-
 #: a measured run that the estimate sizes at most this much over the usable memory (its fullest GPU) is
 #: reported as a borderline miss of the implied fit, not hidden: the runtime reserves the sizing adds (CUDA
 #: context, allocator arenas, driver reserve) are each known to a few hundred MB, so a need within 2 % of
@@ -525,7 +522,7 @@ def predict_sized(case: Case, engines: dict[str, EngineProfile] | None = None) -
         value = (est.ttft_ms + (o - 1) * est.tpot_ms) / o
     elif m == "peak_memory":
         mem = est.memory
-        value = (mem.weights_gb + mem.kv_cache_gb + mem.activations_gb) * est.gpus * GIB_PER_GB
+        value = gib((mem.weights_gb + mem.kv_cache_gb + mem.activations_gb) * est.gpus)
     else:
         value = {
             "prefill": est.prefill_tokens_per_s,

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends, inference_session
 from gpuscout.advise.rank import Ranker
-from gpuscout.advise.reasons import plural
+from gpuscout.advise.reasons import gib_text, plural
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
@@ -95,9 +95,9 @@ def _gb(x: float) -> str:
 
 def _gib(x_gb: float) -> str:
     """The estimator's GB (1e9 bytes) said in GiB, the unit GPU memory is sold in (an "80 GB" card holds
-    80 GiB): a need beside a card's memory. Bytes read per step stay GB, beside bandwidth in GB/s."""
-    x = gib(x_gb)
-    return f"{x:.0f} GiB" if x >= 10 else f"{x:.1f} GiB"
+    80 GiB), rounded as the advisor's reasons round it: a need beside a card's memory. Bytes read per step
+    stay GB, beside bandwidth in GB/s."""
+    return f"{gib_text(x_gb)} GiB"
 
 
 def _offer_label(rec: Recommendation) -> str:

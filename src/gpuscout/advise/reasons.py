@@ -150,10 +150,14 @@ def usd(amount: float | None, per: str = "") -> str:
     return (f"${amount:,.2f}" if amount < 100 else f"${amount:,.0f}") + per
 
 
-def _gib(x_gb: float) -> str:
-    """GB (1e9 bytes, the estimator's unit) as GiB, the unit GPU memory is sold in (an "80 GB" H100
-    holds 80 GiB), as the model pages and the advisor's memory card write it."""
+def gib_text(x_gb: float) -> str:
+    """GB (1e9 bytes, the estimator's unit) as a figure of GiB, without the unit: the unit GPU memory is
+    sold in (an "80 GB" H100 holds 80 GiB), as the model pages, the advisor's memory card and the FAQ
+    write it."""
     return _gb(gib(x_gb))
+
+
+_gib = gib_text  # the reasons' short name for it
 
 
 def _gb(x: float) -> str:

@@ -117,32 +117,26 @@ def diagnose(
     # the engine's own split, as the estimate takes it: a layer split (llama.cpp, HF) reads every weight
     # once per token on one GPU at a time, tensor parallel a 1/gpus share on each GPU at once
     mode = parallel_mode(None, eng)
-    est = estimate(
-        spec,
-        acc,
-        gpus=gpus,
-        precision=precision,
-        engine=engine,
-        batch=batch,
-        context_in=context_in,
-        context_out=1,
-        parallel=mode,
-    )
+
+    def timed(parallel: str) -> Estimate:  # one decode step of the batch at this context
+        return estimate(
+            spec,
+            acc,
+            gpus=gpus,
+            precision=precision,
+            engine=engine,
+            batch=batch,
+            context_in=context_in,
+            context_out=1,
+            parallel=parallel,
+        )
+
+    est = timed(mode)
     relaid = ""  # the tensor split refused: the layer split timed instead, said first
     rule = TP_HEAD_RULES.get(eng.name)
     if not est.supported and est.unsupported_field == "gpus" and mode == "tensor" and rule and rule.pipeline:
         try:
-            layered = estimate(
-                spec,
-                acc,
-                gpus=gpus,
-                precision=precision,
-                engine=engine,
-                batch=batch,
-                context_in=context_in,
-                context_out=1,
-                parallel="layer",
-            )
+            layered: Estimate | None = timed("layer")
         except GpuscoutError:  # a split the estimator refuses too (more GPUs than layers)
             layered = None
         if layered is not None and layered.supported:
