@@ -333,6 +333,9 @@ class EngineProfile:
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
     era: str = ""  # set on a profile derived for a past version ("" = today's engine)
+    # the release written after the engine's name ("0.6.3" of "vLLM 0.6.3"), which the support rules
+    # read (a rule may hold for a range of releases: vLLM ran Volta through 0.19); "" = today's
+    version: str = ""
     # eras whose efficiency scales hold only on some vendors' GPUs (``EngineEra.scales_measured_on``):
     # applied by :meth:`for_gpu`, which knows the GPU
     vendor_scoped_eras: tuple[EngineEra, ...] = ()
@@ -1360,6 +1363,9 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
     version = f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}" if found else ""
     prof = base
+    release = _own_release(base, head)
+    if release:
+        prof = replace(prof, version=release)
     era = base.era_for(version) if version else None
     if era is not None:
         prof = prof.at_era(era)
@@ -1368,6 +1374,18 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
             prof = prof.at_era(variant)
     note = "" if era is not None else version_note(base, head)
     return replace(prof, version_note=note) if note != prof.version_note else prof
+
+
+def _own_release(base: EngineProfile, head: str) -> str:
+    """The engine's own release in ``head`` ("0.6.3" of "vllm 0.6.3 rocm"): a version right after one of its
+    product's names (:data:`NEWEST_RELEASES`), not one in parentheses ("(CUDA 12.1)") or after another
+    product's name ("AutoAWQ 0.1.6" runs transformers); "" when none."""
+    release = NEWEST_RELEASES.get(base.name)
+    name = re.sub(r"\(.*?\)", " ", head)
+    found = _VERSION.search(name)
+    if release is None or found is None or _key(name[: found.start()]) not in release.names:
+        return ""
+    return f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}"
 
 
 def version_note(base: EngineProfile, head: str) -> str:

@@ -86,7 +86,7 @@ def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> S
     when the spelling named one: "awq" is judged as an AWQ checkpoint, not as any int4; fp8-ffn as FBGEMM
     FP8)."""
     key = support_key(fmt)
-    return check_support(engine.name, key, acc, support_checkpoint(fmt))
+    return check_support(engine.name, key, acc, support_checkpoint(fmt), engine.version)
 
 
 def can_run(
@@ -115,7 +115,12 @@ def can_run(
         ()
         if verdict.mode == "native"
         else alternatives(
-            eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint, dense_model=dense_model
+            eng.name,
+            verdict.precision,
+            acc,
+            checkpoint=verdict.checkpoint,
+            dense_model=dense_model,
+            release=eng.version,
         )
     )
     return RunCheck(verdict, alts)

@@ -18,7 +18,10 @@ their other FP8 formats; ``mxfp4:dense``: a checkpoint with every linear layer i
 compute-capability range ``min_cc``..``max_cc``, ``amd`` (optionally ``amd:gfx942;gfx950``),
 ``tpu[:v5e;...]``, ``gaudi``, ``neuron[:trainium2;...]`` or ``*``. For one combination the first matching
 platform row decides whether the engine runs on the accelerator at all, then the first matching precision row
-how it runs that precision. A platform refusal that is only inferred or unverified (vLLM on a V100: no sm_70
+how it runs that precision. A row may hold for a range of the engine's releases only (``versions``: ">=0.20",
+"<0.20"; empty for every release): vLLM ran Volta through 0.19 and dropped it in 0.20. A verdict is for the
+release asked ("vllm 0.6"; none: today's), and where a deciding row without a range was read in a later
+release than the one asked, the reason says so (what held then was not checked). A platform refusal that is only inferred or unverified (vLLM on a V100: no sm_70
 kernels in the wheel, a source build would run) does not hide a refusal of the precision itself that is known
 better (sourced: vLLM's FP8 needs CC 7.5): the verdict gives that rule first, the platform's after it (the
 tag, the weaker of the two, is the platform's).
@@ -44,7 +47,7 @@ import csv
 import functools
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Literal
 
@@ -169,6 +172,19 @@ class SupportRule:
     version: str
     rule: str
     source_url: str
+    versions: str = ""  # the releases the row holds for (">=0.20", "<0.20", both comma-joined); "" = all
+
+    def applies_to(self, release: str) -> bool:
+        """Whether the row holds for ``release`` ("0.6.3"; "" = today's, newer than every bound)."""
+        asked = _release(release)
+        for op, bound in _bounds(self.versions):
+            if asked is None:  # today's release: past every bound
+                if op in ("<", "<="):
+                    return False
+                continue
+            if not _BOUND_OPS[op](asked, bound):
+                return False
+        return True
 
     def matches(self, platform: Platform) -> bool:
         family, _, listed = self.target.partition(":")
@@ -206,6 +222,37 @@ class SupportRule:
         return self.precision_key == precision and self.checkpoint in ("", checkpoint)
 
 
+_BOUND_OPS = {
+    ">=": lambda a, b: a >= b,
+    ">": lambda a, b: a > b,
+    "<=": lambda a, b: a <= b,
+    "<": lambda a, b: a < b,
+}
+_BOUND = re.compile(r"(>=|<=|>|<)\s*(\d+(?:\.\d+)*)")
+
+
+def _release(text: str) -> tuple[int, ...] | None:
+    """``"0.6.3"`` -> (0, 6, 3), padded to three parts so that 0.20 == 0.20.0; None for "" or a non-number."""
+    parts = text.strip().lstrip("v").split(".")
+    if not text.strip() or not all(p.isdigit() for p in parts):
+        return None
+    return tuple(int(p) for p in parts) + (0,) * max(0, 3 - len(parts))
+
+
+def _bounds(spec: str) -> list[tuple[str, tuple[int, ...]]]:
+    """The comparisons of a ``versions`` cell (">=0.20", "<0.20", ">=0.8,<0.20"); ValueError if malformed."""
+    out: list[tuple[str, tuple[int, ...]]] = []
+    for part in (p.strip() for p in spec.split(",")):
+        if not part:
+            continue
+        m = _BOUND.fullmatch(part)
+        release = _release(m.group(2)) if m else None
+        if m is None or release is None:
+            raise ValueError(f"engine_support.csv: versions {spec!r} is not like '>=0.20' or '<0.20'")
+        out.append((m.group(1), release))
+    return out
+
+
 @functools.cache
 def support_rules() -> tuple[SupportRule, ...]:
     """Every rule, in file order (the order decides which rule of several applies)."""
@@ -218,6 +265,7 @@ def support_rules() -> tuple[SupportRule, ...]:
             raise ValueError(f"engine_support.csv: unknown checkpoint format in {r}")
         if r.mode not in MODES or r.tag not in TAGS:
             raise ValueError(f"engine_support.csv: unknown mode/tag in {r}")
+        _bounds(r.versions)
     return rules
 
 
@@ -235,6 +283,7 @@ class SupportVerdict:
     platform_rule: SupportRule | None
     precision_rule: SupportRule | None
     checkpoint: str = ""  # the checkpoint format asked ("awq", "gptq", "fbgemm"), "" when not said
+    release: str = ""  # the engine release asked ("0.6.3"), "" = today's
 
     @property
     def asked(self) -> str:
@@ -288,31 +337,61 @@ _TAG_ORDER = {t: i for i, t in enumerate(TAGS)}
 
 #: Verdicts already given: the rules are fixed data and a verdict a frozen value, so one
 #: (engine, precision, accelerator) is judged once per process (the advisor asks thousands of times).
-_VERDICTS: dict[tuple[str, str, Accelerator, str], SupportVerdict] = {}
+_VERDICTS: dict[tuple[str, str, Accelerator, str, str], SupportVerdict] = {}
 
 
-def check_support(engine: str, precision: str, acc: Accelerator, checkpoint: str = "") -> SupportVerdict:
+def check_support(
+    engine: str, precision: str, acc: Accelerator, checkpoint: str = "", release: str = ""
+) -> SupportVerdict:
     """The verdict for one (engine, precision key, accelerator).
 
     ``engine`` is a canonical name of ``ENGINES`` and ``precision`` a ``PRECISIONS`` key (the estimator
     maps its formats onto them: ``gpuscout.estimate.support``). ``checkpoint`` names the checkpoint format
     when it was asked ("awq", "gptq", "fbgemm": ``CHECKPOINTS``): rows narrowed to another format do not
-    apply. Raises InvalidInputError otherwise.
+    apply. ``release`` is the engine release asked ("0.6.3"; "" = today's): rows bounded to other releases
+    (``versions``) do not apply, and a row read in a later release than the one asked says so. Raises
+    InvalidInputError otherwise.
     """
-    key = (engine, precision, acc, checkpoint)
+    key = (engine, precision, acc, checkpoint, release)
     verdict = _VERDICTS.get(key)
     if verdict is None:
-        verdict = _VERDICTS[key] = _judge(engine, precision, acc, checkpoint)
+        verdict = _VERDICTS[key] = _judge(engine, precision, acc, checkpoint, release)
     return verdict
 
 
-def _judge(engine: str, precision: str, acc: Accelerator, checkpoint: str = "") -> SupportVerdict:
+def _judge(
+    engine: str, precision: str, acc: Accelerator, checkpoint: str = "", release: str = ""
+) -> SupportVerdict:
+    verdict = _judge_rules(engine, precision, acc, checkpoint, release)
+    caveat = _read_later(verdict, release)
+    return replace(verdict, release=release, reason=verdict.reason + caveat)
+
+
+def _read_later(verdict: SupportVerdict, release: str) -> str:
+    """ "; read in vllm 0.33.0, not checked for 0.6.3" when a deciding row without a release range was read in
+    a later release than the one asked (what held then may differ), else ""."""
+    asked = _release(release)
+    if asked is None:
+        return ""
+    later = [
+        r.version
+        for r in (verdict.platform_rule, verdict.precision_rule)
+        if r is not None and not r.versions and (_release(r.version.rpartition(" ")[2]) or asked) > asked
+    ]
+    if not later:
+        return ""
+    return f"; read in {max(later)}, not checked for {release}"
+
+
+def _judge_rules(
+    engine: str, precision: str, acc: Accelerator, checkpoint: str, release: str
+) -> SupportVerdict:
     engine = _check_choice("engine", engine, ENGINES)
     precision = _check_choice("precision", precision, PRECISIONS)
     if checkpoint:
         checkpoint = _check_choice("checkpoint", checkpoint, CHECKPOINTS.get(precision, ()))
     plat = platform_of(acc)
-    rules = [r for r in support_rules() if r.engine == engine]
+    rules = [r for r in support_rules() if r.engine == engine and r.applies_to(release)]
     platform_rule = next((r for r in rules if r.precision == "*" and r.matches(plat)), None)
     if platform_rule is None:
         return SupportVerdict(
@@ -446,6 +525,7 @@ def alternatives(
     checkpoint: str = "",
     limit: int = 4,
     dense_model: bool = False,
+    release: str = "",
 ) -> tuple[Alternative, ...]:
     """What nearest combinations would run on ``acc``: for a checkpoint format asked (``checkpoint``,
     "awq"), this engine with the precision's other formats first (GPTQ where AWQ is refused); then other
@@ -453,22 +533,25 @@ def alternatives(
     engine with the nearest precisions (``_NEIGHBOURS``), then other engines with those. At most ``limit``.
 
     ``dense_model``: the model has no experts, so a neighbouring MXFP4 is a dense MXFP4 checkpoint, judged
-    by the ``mxfp4:dense`` rows (gpt-oss's MoE kernels would not run it)."""
+    by the ``mxfp4:dense`` rows (gpt-oss's MoE kernels would not run it). ``release``: the release of
+    ``engine`` asked ("0.6.3"), which its own combinations are judged for; other engines are today's."""
     engine = _check_choice("engine", engine, ENGINES)
     precision = _check_choice("precision", precision, PRECISIONS)
     if checkpoint:
         checkpoint = _check_choice("checkpoint", checkpoint, CHECKPOINTS.get(precision, ()))
     found: list[Alternative] = []
 
+    def judge(e: str, p: str, ck: str) -> SupportVerdict:
+        return check_support(e, p, acc, ck, release if e == engine else "")
+
     def consider(e: str, p: str, ck: str = "") -> None:
         if (e, p) == (engine, precision) and (not ck or ck == checkpoint):
             return
-        v = check_support(e, p, acc, ck)
+        v = judge(e, p, ck)
         if not v.supported or v.mode == "dequantized":
             return
         if any(
-            a.engine == e
-            and _same_run(e, check_support(e, a.precision, acc, a.checkpoint).runs_as, v.runs_as)
+            a.engine == e and _same_run(e, judge(e, a.precision, a.checkpoint).runs_as, v.runs_as)
             for a in found
         ):
             return  # the engine would run the same thing as an alternative already listed
@@ -476,9 +559,9 @@ def alternatives(
         found.append(Alternative(e, p, v.mode, v.reason, v.tag, "" if e == "llama.cpp" else ck))
 
     if checkpoint:  # another format this engine treats differently here (GPTQ where AWQ is refused)
-        asked = check_support(engine, precision, acc, checkpoint).precision_rule
+        asked = judge(engine, precision, checkpoint).precision_rule
         for other in CHECKPOINTS[precision]:
-            if check_support(engine, precision, acc, other).precision_rule is not asked:
+            if judge(engine, precision, other).precision_rule is not asked:
                 consider(engine, precision, other)
     same = [(e, precision) for e in ENGINES if e != engine]
     same.sort(key=lambda ep: _rank(check_support(ep[0], ep[1], acc, checkpoint)))

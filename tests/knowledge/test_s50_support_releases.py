@@ -1,0 +1,94 @@
+"""Support rules that hold for a range of engine releases: vLLM ran Volta (CC 7.0) through 0.19 (docs "compute
+capability 7.0 or higher", sm_70 in CMake's CUDA 12.8+ list) and dropped it in 0.20 (docs 7.5+, sm_70 only
+below CUDA 12.8). A release named after the engine ("vllm 0.6") is judged by the rules of that release; no
+release is today's."""
+
+from __future__ import annotations
+
+import pytest
+
+import gpuscout
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.knowledge.engine_support import SupportRule, _bounds, check_support, support_rules
+
+V100 = "V100-SXM2-32GB"
+
+
+def _rule(versions: str) -> SupportRule:
+    fields = ("vllm", "*", "nvidia", "7.0", "7.0", "native", "sourced", "vllm 0.19.1", "r", "u")
+    return SupportRule(*fields, versions=versions)
+
+
+@pytest.mark.parametrize(
+    ("versions", "release", "holds"),
+    [
+        ("<0.20", "0.19.1", True),
+        ("<0.20", "0.6", True),
+        ("<0.20", "0.20", False),  # 0.20 == 0.20.0
+        ("<0.20", "0.20.1", False),
+        ("<0.20", "", False),  # today's release is past every bound
+        (">=0.20", "", True),
+        (">=0.20", "0.20.0", True),
+        (">=0.20", "0.19.9", False),
+        (">=0.8,<0.20", "0.8.5", True),
+        (">=0.8,<0.20", "0.7.3", False),
+        ("", "0.1", True),
+    ],
+)
+def test_a_rule_holds_for_the_releases_its_range_names(versions: str, release: str, holds: bool) -> None:
+    assert _rule(versions).applies_to(release) is holds
+
+
+def test_a_malformed_release_range_is_refused() -> None:
+    with pytest.raises(ValueError, match="versions"):
+        _bounds("~=0.20")
+    assert all(_bounds(r.versions) is not None for r in support_rules())
+
+
+def test_vllm_runs_a_v100_through_0_19_and_not_from_0_20() -> None:
+    today = gpuscout.can_run("vllm", "fp16", V100)
+    assert not today.supported and "from vLLM 0.20" in today.verdict.reason
+    for release in ("vllm 0.6", "vLLM 0.6.3", "vllm 0.19.1"):
+        assert gpuscout.can_run(release, "fp16", V100).mode == "native", release
+        # no bfloat16 on Volta in any release: dtype auto falls back to float16
+        assert gpuscout.can_run(release, "bf16", V100).mode == "fallback-fp16", release
+    assert not gpuscout.can_run("vllm 0.20", "fp16", V100).supported
+
+
+def test_old_vllm_on_volta_runs_gptq_through_its_own_kernel_but_not_awq_or_fp8() -> None:
+    assert gpuscout.can_run("vllm 0.19", "gptq", V100).mode == "weight-only"
+    awq = gpuscout.can_run("vllm 0.19", "awq", V100)
+    assert not awq.supported and "get_min_capability 75" in awq.verdict.reason
+    fp8 = gpuscout.can_run("vllm 0.6", "fp8", V100)
+    assert not fp8.supported
+    # a rule read in a later release than the one asked says so
+    assert "read in vllm 0.33.0, not checked for 0.6" in fp8.verdict.reason
+
+
+def test_today_s_rules_carry_no_release_caveat() -> None:
+    v = check_support("vllm", "fp8", resolve_gpu("A100-SXM4-80GB"))
+    assert v.supported and "not checked" not in v.reason and v.release == ""
+
+
+def test_an_estimate_names_the_release_and_times_it() -> None:
+    old = gpuscout.estimate("llama-3.1-8b", V100, engine="vllm 0.6")
+    assert old.supported and old.decode_tokens_per_s > 0
+    today = gpuscout.estimate("llama-3.1-8b", V100, engine="vllm")
+    assert not today.supported and not today.decode_tokens_per_s
+
+
+@pytest.mark.parametrize(
+    ("name", "release"),
+    [
+        ("vllm", ""),
+        ("vLLM 0.6.3", "0.6.3"),
+        ("vllm 0.6.3.dev116 ROCm (built from source)", "0.6.3"),
+        ("vllm (CUDA 12.1)", ""),  # another product's version, in parentheses
+        ("AutoAWQ 0.1.6 (HF transformers generate, fused layers)", ""),  # AutoAWQ's number, not transformers'
+        ("HF transformers 4.51.3", "4.51.3"),
+        ("vllm 0.19 --max-num-seqs 8", "0.19"),
+    ],
+)
+def test_the_profile_keeps_the_engine_s_own_release(name: str, release: str) -> None:
+    assert resolve_engine(name).version == release
