@@ -34,8 +34,11 @@ QLoRA uses a paged optimizer, so the adapters' optimizer states are pageable as 
 Model parallelism (``tp``, ``pp``, ``cp``, ``ep``; data parallel ``dp = world / (tp pp cp)``)
 ---------------------------------------------------------------------------------------------
 Tensor parallelism splits every matrix, the vocabulary-parallel embedding and lm_head over ``tp``;
-pipeline parallelism gives each GPU ``layers / pp`` layers, and the first (last) stage also holds the
-embedding (lm_head); expert parallelism splits the routed experts over ``ep``. What one GPU then holds
+pipeline parallelism gives each stage whole layers, so the fullest one holds ``ceil(layers / pp)`` (80
+layers on PP 3: 27, 27 and 26) and every per-GPU figure (weights, gradients, optimizer state, adapters,
+activations, FSDP's gathered layers) is sized on it, with the embedding or the lm_head (whichever is
+larger) that the first or last stage also holds; a ``pp`` above the layer count (a stage without a layer)
+is refused. Expert parallelism splits the routed experts over ``ep``. What one GPU then holds
 is sharded further by the data-parallel group as ``sharding`` says: ZeRO / FSDP shard over ``dp x cp``
 (Megatron's distributed optimizer and FSDP2 both include the context-parallel ranks). Under expert
 parallelism the experts are not tensor-parallel (Megatron's MoE parallel folding): they are split over
@@ -451,6 +454,27 @@ def fp32_adapter_bytes_per_token_layer(spec: ModelSpec, setup: TrainingSetup) ->
     return extra
 
 
+def pipeline_stage_layers(spec: ModelSpec, setup: TrainingSetup) -> int:
+    """Decoder layers on the fullest pipeline stage: a stage holds whole layers, so ``ceil(layers / pp)``
+    (80 layers on PP 3 are split 27, 27, 26; 32 on PP 5 7, 7, 6, 6, 6). A ``pp`` above the layer count
+    would leave a stage without a layer: refused (ConfigurationRejected naming ``pp``)."""
+    layers = spec.num_hidden_layers
+    if setup.pp > max(layers, 1):
+        raise ConfigurationRejected(
+            "pp",
+            f"pipeline parallel {setup.pp} leaves a stage without a layer: {spec.name} has "
+            f"{layers} {plural(layers, 'layer')}",
+            accepted=f"1..{max(layers, 1)}",
+        )
+    return -(-layers // setup.pp)
+
+
+def _stage_share(spec: ModelSpec, setup: TrainingSetup) -> float:
+    """The fraction of the decoder layers on the fullest pipeline stage (1.0 without pipelining)."""
+    stage = pipeline_stage_layers(spec, setup)
+    return 1.0 if setup.pp == 1 else stage / spec.num_hidden_layers
+
+
 def activation_bytes(spec: ModelSpec, setup: TrainingSetup) -> float:
     """Peak activation memory on one GPU (bytes), logits included (see the module docstring)."""
     tokens = setup.micro_batch * setup.seq_len / setup.cp  # tokens of one micro-batch on this GPU
@@ -458,8 +482,7 @@ def activation_bytes(spec: ModelSpec, setup: TrainingSetup) -> float:
     per_token_layer = activation_elements_per_token_layer(spec, setup) * b
     per_token_layer += fp32_adapter_bytes_per_token_layer(spec, setup)
     layer_set = per_token_layer * tokens / setup.tp
-    stage_layers = spec.num_hidden_layers / setup.pp
-    kept_layers = stage_layers * pipeline_inflight(setup)
+    kept_layers = pipeline_stage_layers(spec, setup) * pipeline_inflight(setup)  # the fullest stage
     h_bytes = tokens * spec.hidden_size * b / setup.tp
     if setup.recompute == "full":
         body = h_bytes * kept_layers + layer_set + 2 * h_bytes
@@ -500,10 +523,11 @@ def _holding(layout: ModelLayout, spec: ModelSpec, setup: TrainingSetup) -> _Hol
     body = layout.total - wide - experts
     body_linear = layout.linear_params - experts_linear
     ends = wide if pp == 1 else max(layout.embedding, layout.lm_head)  # first / last stage holds its end
-    dense = body / (tp * pp) + ends / tp
+    share = _stage_share(spec, setup)  # the fullest stage's whole layers (1.0 without pipelining)
+    dense = body * share / tp + ends / tp
     layer = (body / tp + experts / ep) / max(spec.num_hidden_layers, 1)
     return _Holding(
-        dense, experts / (pp * ep), ends / tp, body_linear / (tp * pp), experts_linear / (pp * ep), layer
+        dense, experts * share / ep, ends / tp, body_linear * share / tp, experts_linear * share / ep, layer
     )
 
 
@@ -585,7 +609,7 @@ class _States:
 _STATE_BYTES = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}  # AdamW m + v
 
 
-def _sharding_notes(setup: TrainingSetup, hold: _Holding, sh: _Sharding) -> dict[str, str]:
+def _sharding_notes(spec: ModelSpec, setup: TrainingSetup, hold: _Holding, sh: _Sharding) -> dict[str, str]:
     notes: dict[str, str] = {}
     if setup.world == 1 and setup.sharding != "none":
         notes["sharding"] = f"{setup.sharding} on 1 GPU shards nothing"
@@ -597,9 +621,16 @@ def _sharding_notes(setup: TrainingSetup, hold: _Holding, sh: _Sharding) -> dict
             + _SHARDING_KIND.get(setup.sharding, "")
         )
     if setup.tp * setup.pp * setup.cp * setup.ep > 1:
+        fullest = pipeline_stage_layers(spec, setup)
+        stage = (
+            f"{fullest} {plural(fullest, 'layer')} on the fullest stage of {setup.pp} "
+            f"({spec.num_hidden_layers} in all) and the larger of the embedding and the lm_head, "
+            if setup.pp > 1
+            else ""
+        )
         notes["model_parallel"] = (
             f"TP {setup.tp} x PP {setup.pp} x CP {setup.cp} x EP {setup.ep}: "
-            f"{hold.total / 1e9:.2f}B parameters held per GPU before sharding"
+            f"{stage}{hold.total / 1e9:.2f}B parameters held per GPU before sharding"
         )
     return notes
 
@@ -717,7 +748,7 @@ def _adapter_states(
     weights = dense_bytes + expert_bytes
     # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
     body_bytes = weights - hold.ends * other_b
-    gathered = 2 * body_bytes / max(spec.num_hidden_layers / setup.pp, 1.0)
+    gathered = 2 * body_bytes / max(pipeline_stage_layers(spec, setup), 1)  # two of the stage's layers
     offloaded = 0.0
     if sh.params:
         weights = sh.split(dense_bytes, expert_bytes) + gathered
@@ -727,7 +758,7 @@ def _adapter_states(
     grads = _frozen_base_grads(setup, hold, sh, other_b, notes)
     a_b = FP32_BYTES if setup.precision == "fp32" or setup.fp32_adapters else 2.0
     a_s = _STATE_BYTES[setup.optimizer]
-    held_adapters = trainable / (setup.tp * setup.pp)
+    held_adapters = trainable * _stage_share(spec, setup) / setup.tp  # the fullest stage's layers
     adapter_w = held_adapters * a_b / (sh.dense_world if sh.params else 1)
     adapter_g = held_adapters * a_b / (sh.dense_world if sh.grads else 1)
     optimizer = held_adapters * a_s / (sh.dense_world if sh.optimizer else 1)
@@ -821,11 +852,12 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     setup = validate_setup(setup)
     if not capacity_gb > 0:
         raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
+    pipeline_stage_layers(spec, setup)  # refuses a pp that leaves a stage without a layer
     layout = model_layout(spec)
     hold = _holding(layout, spec, setup)
     sh = _Sharding.of(setup)
     warnings: list[str] = []
-    assumptions = _sharding_notes(setup, hold, sh)
+    assumptions = _sharding_notes(spec, setup, hold, sh)
     if setup.adapters:
         st = _adapter_states(spec, layout, hold, setup, sh, assumptions, warnings)
     else:
