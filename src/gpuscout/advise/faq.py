@@ -34,7 +34,7 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
 from gpuscout.estimate.arguments import other_face
 from gpuscout.estimate.memory import gib
-from gpuscout.estimate.types import Estimate, MemoryNeed, step_parts
+from gpuscout.estimate.types import INTERCONNECT_WORDS, Estimate, MemoryNeed, step_parts
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import money3
@@ -666,7 +666,12 @@ class _Faq:
                         )
                     no_hbm += ")"
         cause, helps = _slow_cause(
-            pace, gpus, no_hbm, narrower="/".join(faster_formats), faster_memory=not has_hbm
+            pace,
+            gpus,
+            no_hbm,
+            narrower="/".join(faster_formats),
+            faster_memory=not has_hbm,
+            parallel=e1.parallel,
         )
         what = "the active experts' weights once" if self.spec.is_moe else "every weight once"
         if split:
@@ -790,22 +795,36 @@ def _or_list(items: Sequence[str]) -> str:
 
 
 def _slow_cause(
-    binding: str, gpus: int, no_hbm: str = "", *, narrower: str = "fp8/int4", faster_memory: bool = True
+    binding: str,
+    gpus: int,
+    no_hbm: str = "",
+    *,
+    narrower: str = "fp8/int4",
+    faster_memory: bool = True,
+    parallel: str = "tensor",
 ) -> tuple[str, str]:
     """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit; ``no_hbm``:
     why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would).
     ``narrower``: the narrower weight formats that would help ("fp8/int4", "int4"; "": none, so narrower
     weights are not advised); ``faster_memory``: whether a card with faster (HBM) memory is advised at all
-    (not to a user whose card already has HBM)."""
+    (not to a user whose card already has HBM). ``parallel``: the estimate's split: a layer split hands
+    activations from card to card where a tensor split all-reduces."""
+    links = INTERCONNECT_WORDS.get(parallel, "all-reduces")
     if binding == "interconnect":
         fewer = ["narrower weights that fit fewer cards"] if narrower else []
+        traffic = (
+            f"the hand-offs between the {gpus} cards (each passes its layers' output to the next, in turn)"
+            if parallel == "layer"
+            else f"the all-reduces between the {gpus} cards (two a layer, each waiting on the link)"
+        )
         return (
-            f"the all-reduces between the {gpus} cards (two a layer, each waiting on the link)",
+            traffic,
             _or_list(
                 [
                     *fewer,
                     "cards joined by NVLink",
-                    "batching users (an all-reduce carries a whole batch for about the cost of one token)",
+                    f"batching users ({'a hand-off' if parallel == 'layer' else 'an all-reduce'} carries a "
+                    "whole batch for about the cost of one token)",
                 ]
             ),
         )
@@ -823,8 +842,8 @@ def _slow_cause(
             else ""
         )
         return (
-            "reads, all-reduces and fixed costs together",
-            "batching users (one step's reads, all-reduces and fixed costs then serve them all)" + smaller,
+            f"reads, {links} and fixed costs together",
+            f"batching users (one step's reads, {links} and fixed costs then serve them all)" + smaller,
         )
     helps = ["batching users (the same reads serve them all)"]
     if narrower:
