@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -65,7 +64,7 @@ from gpuscout.estimate.precision import (
 from gpuscout.estimate.serving import Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
-from gpuscout.estimate.types import Estimate, MemoryNeed
+from gpuscout.estimate.types import Estimate, FitOption, FitOptions, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
@@ -892,9 +891,14 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
     if hint:
         warnings.append(hint)
 
+    options = FitOptions(build=lambda: _fits_instead(p))  # worked out once, when first read
+
     def assumptions() -> dict[str, str]:
         out = _memory_assumptions(p.st, plan1, p.verdict, p.replicas)
-        out["would_fit"] = _fits_instead(p) or "nothing on up to 8 of these GPUs in a format this engine runs"
+        out["would_fit"] = (
+            "; ".join(o.text for o in options)
+            or "nothing on up to 8 of these GPUs in a format this engine runs"
+        )
         return out
 
     return _without_speed(
@@ -919,6 +923,7 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
         request_rate=rate,
         replicas=p.replicas,
         speed_calibrated=speed_calibrated(p.acc, "inference"),  # of the part (no speed is given here)
+        fit_options=options,
     )
 
 
@@ -1076,30 +1081,15 @@ def _layouts_instead(
     return "; ".join(out)
 
 
-# one setup of :func:`_fits_instead`'s text, which ``diagnose`` reads back (:func:`would_fit_setups`):
-# "bf16 on 8 x RTX4090 (tensor parallel, 18.1 GiB per GPU)", "int4 on 1 x A100-SXM4-80GB (38.2 GiB per GPU)"
-_FIT_SETUP = re.compile(r"(?P<fmt>\S+) on (?P<gpus>\d+) x (?P<gpu>\S+) \((?:(?P<split>\w+) parallel, )?")
-
-
-def would_fit_setups(text: str) -> list[tuple[str, str, int, str]]:
-    """The setups an estimate's ``would_fit`` assumption names, as (the setup's text, format, GPU count,
-    GPU name), in order: the text :func:`_fits_instead` writes, read back beside the code that writes it."""
-    out = []
-    for item in text.split("; "):
-        m = _FIT_SETUP.match(item)
-        if m:
-            out.append((item, m["fmt"], int(m["gpus"]), m["gpu"]))
-    return out
-
-
-def _fits_instead(p: _Prepared) -> str:
+def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
     """What would hold one sequence of this context where ``p`` does not: the fewest GPUs of this kind
     (2, 4 or 8, split as asked; tensor parallel for replicas) that the engine starts with, in this
     format, and the widest narrower format this engine runs on this GPU at this count, sized as the engine
     holds it (:func:`_as_run`) with the KV cache asked for (``--kv-dtype``; none asked, the one the engine
     picks for that format): a format it dequantizes to 16 bits, or runs as fp16, saves nothing and is
-    never suggested. "" when neither does."""
-    out: list[str] = []
+    never suggested. Empty when neither does. :attr:`Estimate.fit_options`, and in words (each option's
+    ``text``, joined by "; ") its ``assumptions["would_fit"]``."""
+    out: list[FitOption] = []
     split = "layer" if p.mode == "layer" else "tensor"
     prompt = _static_prompt(p.eng, p.context_in)  # as the setup was sized (:func:`_prepare`)
     # a whole-layer split runs on any count (3-, 5- and 6-GPU rigs are rented); tensor parallel on 2, 4, 8
@@ -1116,8 +1106,13 @@ def _fits_instead(p: _Prepared) -> str:
         )  # fmt: skip
         if plan.fits:
             out.append(
-                f"{p.fmt.name} on {n} x {p.acc.name} ({split} parallel, {gib(plan.total / 1e9):.1f} GiB "
-                "per GPU)"
+                FitOption(
+                    format=p.fmt.name,
+                    gpus=n,
+                    gpu=p.acc.name,
+                    parallel=split,
+                    per_gpu_gib=gib(plan.total / 1e9),
+                )
             )
             break
     for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
@@ -1142,11 +1137,15 @@ def _fits_instead(p: _Prepared) -> str:
             prompt=prompt,
         )
         if plan.fits:
+            # on the setup's own GPUs, split as asked: no split named (``parallel`` "")
             out.append(
-                f"{fmt.name} on {p.per_replica_gpus} x {p.acc.name} ({gib(plan.total / 1e9):.1f} GiB per GPU)"
-            )
+                FitOption(
+                    format=fmt.name, gpus=p.per_replica_gpus, gpu=p.acc.name, parallel="",
+                    per_gpu_gib=gib(plan.total / 1e9),
+                )
+            )  # fmt: skip
             break
-    return "; ".join(out)
+    return tuple(out)
 
 
 def _as_run(

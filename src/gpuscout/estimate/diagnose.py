@@ -29,7 +29,6 @@ from gpuscout.estimate.api import (
     _within_context,
     estimate,
     parallel_mode,
-    would_fit_setups,
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
@@ -422,12 +421,10 @@ def _fitting_setups(
     card runs it, named as the would-fit names it) on the fewest of ``CARD_COUNTS`` (no more than
     ``gpus``, the engine's own split) that holds them, the count said per card."""
     out: list[str] = []
-    for item, fmt, n, gpu in would_fit_setups(est.assumptions.get("would_fit", "")):
-        if gpu != acc.name:
-            continue
-        res = _priced(spec, acc, n, fmt, engine, batch, context, parallel)
+    for option in est.fit_options:  # the would-fit's setups, as records: all on ``acc``
+        res = _priced(spec, acc, option.gpus, option.format, engine, batch, context, parallel)
         if res and res[2]:  # the batch measured, as the card below: not one sequence only
-            out.append(f"Fits: {item} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")
+            out.append(f"Fits: {option.text} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")
     bigger = []
     for name in FASTER_MEMORY_GPUS:
         if name == acc.name:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any, SupportsIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,87 @@ class MemoryBreakdown:
 
 
 @dataclass(frozen=True, slots=True)
+class FitOption:
+    """One setup that would hold one sequence where an estimate does not fit (:attr:`Estimate.fit_options`):
+    ``format`` on ``gpus`` x ``gpu``, sized at ``per_gpu_gib`` GiB per GPU. ``parallel``: the split it
+    is sized for where it takes more GPUs than asked ("tensor" or "layer"), "" where it keeps the setup's
+    own GPUs and split (a narrower format). ``text`` is made from the rest, as ``assumptions["would_fit"]``
+    says it: "bf16 on 8 x RTX4090 (tensor parallel, 18.1 GiB per GPU)", "int4 on 1 x A100-SXM4-80GB (38.2
+    GiB per GPU)"."""
+
+    format: str  # the weight format as the engine names it ("gguf-q4_k_m")
+    gpus: int
+    gpu: str
+    parallel: str
+    per_gpu_gib: float
+    text: str = field(init=False, default="")
+
+    def __post_init__(self) -> None:
+        split = f"{self.parallel} parallel, " if self.parallel else ""
+        words = f"{self.format} on {self.gpus} x {self.gpu} ({split}{self.per_gpu_gib:.1f} GiB per GPU)"
+        object.__setattr__(self, "text", words)
+
+
+class FitOptions(list[FitOption]):
+    """:attr:`Estimate.fit_options` where a setup does not fit: worked out on first use, once, for the
+    options and for the ``assumptions["would_fit"]`` text made from them (the advisor makes many estimates
+    that do not fit and reads few; outside :func:`~gpuscout.estimate.lazy_text.deferred_text` the text,
+    and so these, are made at once). A ``list`` that every read and change fills first; copied or
+    pickled, a plain ``list``. Code reading a list's storage without a method (``json``, pydantic-core)
+    would see it empty while unfilled, as :class:`~gpuscout.estimate.lazy_text.LazyText`."""
+
+    __slots__ = ("_build",)
+
+    def __init__(
+        self, items: Iterable[FitOption] = (), *, build: Callable[[], Sequence[FitOption]] | None = None
+    ) -> None:
+        super().__init__(items)
+        self._build = build
+
+    def _fill(self) -> None:
+        build = self._build
+        if build is not None:
+            self._build = None
+            list.extend(self, build())
+
+    def __reduce__(self) -> tuple[type[list[FitOption]], tuple[list[FitOption]]]:
+        self._fill()
+        return (list, (list(list.__iter__(self)),))
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[type[list[FitOption]], tuple[list[FitOption]]]:
+        return self.__reduce__()
+
+    def clear(self) -> None:
+        self._build = None
+        list.clear(self)
+
+
+def _filled_first(name: str) -> Callable[..., Any]:
+    method = getattr(list, name)
+
+    def filled(self: FitOptions, *args: Any, **kwargs: Any) -> Any:
+        self._fill()
+        for other in args:  # another one read beside it (compared, added): filled too
+            if isinstance(other, FitOptions):
+                other._fill()
+        return method(self, *args, **kwargs)
+
+    filled.__name__ = name
+    return filled
+
+
+# every way to read or change the list fills it first
+for _name in (
+    "__getitem__", "__setitem__", "__delitem__", "__iter__", "__reversed__", "__len__", "__contains__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__add__", "__mul__", "__rmul__",
+    "__iadd__", "__imul__", "append", "extend", "insert", "remove", "pop", "sort", "reverse", "index",
+    "count", "copy",
+):  # fmt: skip
+    setattr(FitOptions, _name, _filled_first(_name))
+del _name
+
+
+@dataclass(frozen=True, slots=True)
 class Estimate:
     """What ``gpuscout.estimate`` returns for one model on ``gpus`` x one accelerator.
 
@@ -77,7 +160,8 @@ class Estimate:
     ``assumptions["support"]`` and what would run in ``assumptions["alternatives"]``): every speed is
     then 0, never a guess. So it is when not one sequence of
     the context fits (``fits`` False, ``binding_constraint`` says what tips it over, ``memory`` is what
-    one sequence needs, ``assumptions["would_fit"]`` what would hold it). ``binding_limit`` names what
+    one sequence needs, ``assumptions["would_fit"]`` what would hold it, in words, and ``fit_options`` the
+    same setups as records). ``binding_limit`` names what
     sets the answer: "kv_cache", "scheduler", "prefill", "queueing", "bandwidth", "compute",
     "interconnect", "memory" (it does not fit) or "unsupported".
     """
@@ -128,6 +212,9 @@ class Estimate:
     # V100, TPU, Gaudi or Trainium speed is those efficiencies applied to its datasheet figures, and the
     # warnings say so); see ``gpuscout.knowledge.calibration_coverage``
     speed_calibrated: bool = True
+    # where one sequence does not fit: the setups that would hold it, as ``assumptions["would_fit"]``
+    # names them (its text is made from these), more GPUs first, then a narrower format; empty otherwise
+    fit_options: Sequence[FitOption] = ()
 
     def step_summary(self) -> str:
         """'10.1 ms: reads 3.4, math 0.4, all-reduces 3.4, fixed costs 3.4' (parts under 0.05 ms left out;
