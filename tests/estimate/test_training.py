@@ -269,7 +269,7 @@ def test_bf16_on_a_pre_ampere_gpu_runs_at_the_fp16_rate_and_says_so() -> None:
         ("parallel", {"gpus": 8, "tp": 3}),
         ("tp", {"gpus": 4, "tp": 8, "nodes": 2}),
         ("parallel", {"gpus": 8, "ep": 2}),
-        ("parallel", {"gpus": 8, "nodes": 8, "pp": 64}),  # 64 stages for 32 layers
+        ("pp", {"gpus": 8, "nodes": 8, "pp": 64}),  # 64 stages for 32 layers: the pp argument
         ("parallel", {"gpus": 8, "cp": 4, "seq_len": 4100}),
     ],
 )

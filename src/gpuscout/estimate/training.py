@@ -216,10 +216,10 @@ def _check_layout(spec: ModelSpec, setup: TrainingSetup, gpus: int) -> None:
             f"TP {tp} does not split {heads} attention heads / {kv} KV heads",
             accepted="a divisor of the head count",
         )
-    if pp > spec.num_hidden_layers:
+    if pp > spec.num_hidden_layers:  # the ``pp`` argument: a stage needs at least one whole layer
         raise ConfigurationRejected(
-            "parallel",
-            f"PP {pp} exceeds the {spec.num_hidden_layers} layers",
+            "pp",
+            f"PP {pp} exceeds the {spec.num_hidden_layers} layers of {spec.name}: a stage would hold none",
             accepted=f"1..{spec.num_hidden_layers}",
         )
     if cp > 1 and setup.seq_len % (2 * cp):

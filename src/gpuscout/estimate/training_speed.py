@@ -2,10 +2,13 @@
 
 One GPU of a job with tensor-, context-, pipeline- and data-parallel degrees ``tp``, ``cp``, ``pp``,
 ``dp`` (and expert-parallel ``ep`` inside a stage's ``tp x cp x dp`` GPUs) processes, per micro-batch,
-``M = mb x seq / cp`` token rows through ``layers / pp`` layers, each matrix split ``tp`` ways. Its time
-per micro-batch is the larger of the GPU work and the host time to launch its kernels, plus the exposed
-traffic; a step is ``grad_accum`` micro-batches, the pipeline bubble, the data-parallel traffic left
-exposed and the optimizer step.
+``M = mb x seq / cp`` token rows through its stage's layers, each matrix split ``tp`` ways. A stage holds
+whole layers and the pipeline runs at the pace of its slowest stage, so the GPU timed is one of the
+fullest stage: ``ceil(layers / pp)`` layers (80 layers on PP 3: 27, not 26.7; every per-layer term,
+compute, TP / CP / EP traffic, kernel launches, ZeRO-3 hooks, and with it the bubble, follows), the
+lm_head charged to it as well. Its time per micro-batch is the larger of the GPU work and the host time
+to launch its kernels, plus the exposed traffic; a step is ``grad_accum`` micro-batches, the pipeline
+bubble, the data-parallel traffic left exposed and the optimizer step.
 
 GEMMs (a roofline per weight matrix)
     Each weight matrix of the architecture walk (:mod:`gpuscout.knowledge.layout`), and the lm_head
@@ -45,16 +48,16 @@ Element-wise and memory-bound work
 Communication
     Tensor parallel: 2 all-reduces per layer forward, 2 backward (+2 recomputed) of the micro-batch's
     activations, over NVLink or PCIe (:func:`gpuscout.estimate.parallel.allreduce_seconds`), exposed.
-    Context parallel (ring attention): every GPU passes its K/V block ``cp - 1`` times per layer
-    forward and twice that backward, hidden behind the attention compute. Expert parallel: dispatch
-    and combine all-to-alls of ``k`` copies of each token, forward and backward, exposed. Pipeline:
-    the 1F1B bubble ``(pp - 1) / v`` micro-batch times (``v`` interleaved stages) plus the activation
+    Context parallel (ring attention): every GPU passes its K/V block ``cp - 1`` times per layer forward
+    and twice that backward, hidden behind the attention compute. Expert parallel: dispatch and combine
+    all-to-alls of ``k`` copies of each token, forward and backward, exposed. Pipeline: the 1F1B bubble
+    ``(pp - 1) / v`` micro-batch times of the fullest stage (``v`` interleaved stages) plus the activation
     hand-offs. Data parallel: DDP / ZeRO-1/2 all-reduce (reduce-scatter + all-gather) the trainable
-    gradients in bf16 once per step, overlapped with the last backward up to ``COMM_OVERLAP``;
-    ZeRO-3 / FSDP all-gather the parameters twice and reduce-scatter the gradients every micro-step,
-    overlapped with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in
-    each node, runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest
-    over the node's network, shared by the GPUs of the node (``internode_gbps`` per node). GPUs without
+    gradients in bf16 once per step, overlapped with the last backward up to ``COMM_OVERLAP``; ZeRO-3 /
+    FSDP all-gather the parameters twice and reduce-scatter the gradients every micro-step, overlapped
+    with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in each node,
+    runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest over the
+    node's network, shared by the GPUs of the node (``internode_gbps`` per node). GPUs without
     peer-to-peer access (GeForce RTX 40 / 50) get half the PCIe bandwidth in the node: NCCL stages each
     transfer through host memory (``Fabric.intra``, ``parallel.host_staged``).
 Kernel launches and ZeRO-3 hooks
@@ -91,6 +94,7 @@ from gpuscout.estimate.training_memory import (
     held_params,
     lora_groups,
     lora_io,
+    pipeline_stage_layers,
 )
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.layout import ModelLayout
@@ -393,15 +397,28 @@ KERNELS_FP32_ADAPTER_CASTS = 2  # fp32 adapters: the cast of the input to fp32 a
 NORMS_PER_LAYER = 2  # pre-attention and pre-MLP norm modules of a decoder layer
 
 
+def stage_split(spec: ModelSpec, setup: TrainingSetup) -> float:
+    """What a per-GPU share of the decoder layers is divided by: ``layers / ceil(layers / pp)``.
+
+    The pipeline runs at the pace of its fullest stage of whole layers
+    (:func:`~gpuscout.estimate.training_memory.pipeline_stage_layers`), so a sum over the model's layers
+    divided by this gives that stage's share: ``pp`` itself when it divides the layers (the same figure
+    as before), less otherwise (80 layers on PP 3: 80 / 27 = 2.96, i.e. 27 layers' worth). 1 without
+    pipelining. Refuses, as the memory model does, a ``pp`` above the layer count."""
+    stage = pipeline_stage_layers(spec, setup)
+    return 1.0 if setup.pp == 1 else spec.num_hidden_layers / stage
+
+
 def zero3_modules(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -> float:
     """Modules with parameters on one GPU's pipeline stage: what DeepSpeed ZeRO-3 hooks fetch one by one.
 
-    Every linear layer (each expert's too), LoRA's ``A`` and ``B`` of every adapted matrix, the norms,
-    and the embedding and lm_head (at the ends of the pipeline, counted once)."""
+    Every linear layer (each expert's too), LoRA's ``A`` and ``B`` of every adapted matrix, the norms
+    (of the fullest stage's whole layers), and the embedding and lm_head (at the ends of the pipeline,
+    counted once)."""
     linear = sum(g.count for g in layout.linear)
     adapters = 2 * sum(g.count for g in lora_groups(layout, setup.lora_targets)) if setup.adapters else 0
     norms = NORMS_PER_LAYER * spec.num_hidden_layers + 1
-    return (linear + adapters + norms) / setup.pp + 2.0
+    return (linear + adapters + norms) / stage_split(spec, setup) + 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -416,12 +433,13 @@ class _Gemm:
 
 
 def _gemms(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, rows: float) -> list[_Gemm]:
-    """The weight GEMMs one GPU runs per pass of one micro-batch (its layers, its shard of each matrix)."""
-    tp, pp, ep = setup.tp, setup.pp, setup.ep
+    """The weight GEMMs one GPU runs per pass of one micro-batch (the fullest stage's layers, its shard of
+    each matrix, and the lm_head of the last stage)."""
+    tp, split, ep = setup.tp, stage_split(spec, setup), setup.ep
     out: list[_Gemm] = []
     for g in layout.linear:
         if g.part == "routed_experts":
-            layers = g.count / spec.num_experts / pp
+            layers = g.count / spec.num_experts / split
             if ep > 1:  # experts not tensor-parallel; the GPU's rows / tp tokens go to ep GPUs
                 expert_rows = ep * rows / tp * spec.experts_per_token / spec.num_experts
                 out.append(
@@ -433,7 +451,7 @@ def _gemms(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, rows: flo
                     _Gemm(expert_rows, g.in_features, g.out_features / tp, layers * spec.num_experts, True)
                 )
         else:
-            out.append(_Gemm(rows, g.in_features, g.out_features / tp, g.active_count / pp, False))
+            out.append(_Gemm(rows, g.in_features, g.out_features / tp, g.active_count / split, False))
     out.append(_Gemm(rows, spec.hidden_size, spec.vocab_size / tp, 1.0, False))  # lm_head, last stage
     return out
 
@@ -460,13 +478,14 @@ def _model_parallel_seconds(
 ) -> float:
     """Exposed tensor-, context-, expert- and pipeline-parallel traffic of one micro-batch on one GPU."""
     tp, pp, cp, ep = setup.tp, setup.pp, setup.cp, setup.ep
+    split = stage_split(spec, setup)  # the fullest stage's whole layers: layers / split of them
     h, layers = spec.hidden_size, spec.num_hidden_layers
     full_ckpt = setup.recompute == "full"
     comm = 0.0
     act_bytes = rows * h * 2.0
     if tp > 1:
         n_ar = 4 + (2 if full_ckpt else 0)
-        comm += n_ar * layers / pp * allreduce_seconds(fab.intra, tp, act_bytes)
+        comm += n_ar * layers / split * allreduce_seconds(fab.intra, tp, act_bytes)
         notes["tp"] = f"{n_ar} all-reduces per layer over {fab.intra.label}"
     if cp > 1:
         kv_dim = (
@@ -475,13 +494,13 @@ def _model_parallel_seconds(
             else spec.num_key_value_heads * spec.head_dim
         )
         kv_bytes = rows * 2 * kv_dim * 2.0 / tp
-        ring = 3 * (cp - 1) * kv_bytes * layers / pp / (fab.intra.gbps * GB)
+        ring = 3 * (cp - 1) * kv_bytes * layers / split / (fab.intra.gbps * GB)
         comm += max(0.0, ring - attention)
     if ep > 1:
         a2a = 4 + (2 if full_ckpt else 0)
         moe_layers = layers - spec.first_dense_layers
         volume = rows * spec.experts_per_token * h * 2.0 / tp
-        comm += a2a * moe_layers / pp * fab.collective_seconds(volume, ep, 1, 1.0)
+        comm += a2a * moe_layers / split * fab.collective_seconds(volume, ep, 1, 1.0)
         notes["ep"] = f"{a2a} all-to-alls per MoE layer across {ep} GPUs"
     if pp > 1:
         crosses_nodes = tp * cp * setup.dp >= fab.gpus_per_node and fab.nodes > 1
@@ -522,7 +541,8 @@ def step_time(
     acc, fab = inp.acc, inp.fabric
     const = cal.constants(inp.precision_class)
     tp, pp, cp, ep = setup.tp, setup.pp, setup.cp, setup.ep
-    shard = tp * pp * cp
+    split = stage_split(spec, setup)  # pp, or less where the fullest stage holds more than layers / pp
+    shard = tp * split * cp
     tokens = float(setup.micro_batch * setup.seq_len)  # one micro-batch of one model replica
     rows = tokens / cp  # GEMM rows on one GPU
     flops = training_flops(spec, layout, setup)
@@ -592,7 +612,7 @@ def step_time(
     memory = elem / bw
     if inp.stored_bytes:
         dq_passes = 2.0 + (1.0 if full_ckpt else 0.0)
-        dq_bytes = dq_passes * layout.linear_params / (tp * pp) * (inp.stored_bytes + 2.0)
+        dq_bytes = dq_passes * layout.linear_params / (tp * split) * (inp.stored_bytes + 2.0)
         memory += dq_bytes / (bw * cal.dequant_efficiency)
         notes["dequant"] = (
             f"base dequantised to 16 bit {dq_passes:g}x per micro-step at "
@@ -603,7 +623,7 @@ def step_time(
 
     # --- the host issues the kernels: a micro-step cannot be faster than their launches ---------------
     kernels = (KERNELS_PER_LAYER + adapter_kernels * adapted_per_layer) * (3.0 + (1.0 if recompute else 0.0))
-    launch = kernels * layers / pp * cal.launch_us * 1e-6
+    launch = kernels * layers / split * cal.launch_us * 1e-6
     if setup.sharding == "zero3" and cal.zero3_module_us > 0:
         fetches = 2.0 + (1.0 if recompute else 0.0)  # forward, backward, recomputed forward
         modules = zero3_modules(spec, layout, setup)
@@ -614,7 +634,7 @@ def step_time(
         )
     gpu_work = gemm + attention + memory
     if launch > gpu_work:
-        notes["launch"] = f"host-bound: {kernels * layers / pp:.0f} kernel launches per micro-step" + (
+        notes["launch"] = f"host-bound: {kernels * layers / split:.0f} kernel launches per micro-step" + (
             " and the ZeRO-3 hooks" if "zero3_hooks" in notes else ""
         )
     compute_micro = max(gpu_work, launch)
@@ -628,9 +648,10 @@ def step_time(
     optimizer = 0.0 if setup.cpu_offload else OPTIMIZER_TRAFFIC * inp.opt_bytes / bw
     if setup.cpu_offload:
         host = inp.trainable / inp.nodes / CPU_ADAM_PARAMS_PER_S
-        copies = 4.0 * inp.trainable / setup.world
+        held_world = setup.world / pp * split  # world, less where the fullest stage holds more
+        copies = 4.0 * inp.trainable / held_world
         if setup.sharding in PARAM_SHARDINGS:
-            copies += m * 2 * 2.0 * layout.total / setup.world
+            copies += m * 2 * 2.0 * layout.total / held_world
         host += copies / (HOST_LINK_GBPS * GB)
         notes["cpu_offload"] = (
             f"CPU Adam at {CPU_ADAM_PARAMS_PER_S:.0e} params/s per node, host copies "
