@@ -126,4 +126,5 @@ def test_estimate_training_refuses_a_pp_above_the_layers_naming_pp(pp: int) -> N
         estimate_training(LLAMA31_8B, "H100", gpus=pp, method="full", pp=pp)
     assert err.value.field == "pp"  # the argument the caller set
     assert err.value.accepted == "1..32"
-    assert f"PP {pp} exceeds the 32 layers" in str(err.value)
+    said = f"pipeline parallel {pp} leaves a stage without a layer: llama-3.1-8b has 32 layers"
+    assert said in str(err.value)

@@ -137,3 +137,40 @@ def test_a_gpu_named_with_spaces_keeps_its_would_fit_remedies(name: str) -> None
         spaced = diagnose("llama-3.1-70b", card, measured_tps=1.0, gpus=gpus, engine=engine)
         assert any(s.startswith("Fits: ") and " x RTX4090 (" in s for s in plain.suggestions)
         assert spaced.suggestions == [s.replace(" x RTX4090 (", f" x {name} (") for s in plain.suggestions]
+
+
+def test_a_deferred_fill_is_published_whole_and_retried_after_a_failure() -> None:
+    """Two threads reading at once both see every option (the build is not published half made), and a
+    build that raises leaves the list to be built again, not silently empty."""
+    import threading
+    import time
+
+    from gpuscout.estimate.types import FitOption, FitOptions
+
+    option = FitOption(format="int4", gpus=2, gpu="L4", parallel="tensor", per_gpu_gib=9.0)
+
+    def slow() -> list[FitOption]:
+        time.sleep(0.05)
+        return [option]
+
+    opts = FitOptions(build=slow)
+    seen: list[int] = []
+    threads = [threading.Thread(target=lambda: seen.append(len(opts))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen == [1, 1]
+
+    calls = []
+
+    def flaky() -> list[FitOption]:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("first build fails")
+        return [option]
+
+    retried = FitOptions(build=flaky)
+    with pytest.raises(RuntimeError):
+        len(retried)
+    assert list(retried) == [option]

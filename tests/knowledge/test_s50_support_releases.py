@@ -43,7 +43,16 @@ def test_a_rule_holds_for_the_releases_its_range_names(versions: str, release: s
 def test_a_malformed_release_range_is_refused() -> None:
     with pytest.raises(ValueError, match="versions"):
         _bounds("~=0.20")
-    assert all(_bounds(r.versions) is not None for r in support_rules())
+
+
+@pytest.mark.parametrize("release", ["", "0.4.2", "0.6.3", "0.19.1", "0.19.9", "0.20", "0.20.1", "0.34.0"])
+def test_exactly_one_vllm_volta_platform_row_holds_for_any_release(release: str) -> None:
+    volta = [
+        r
+        for r in support_rules()
+        if r.engine == "vllm" and r.precision == "*" and (r.min_cc, r.max_cc) == ("7.0", "7.0")
+    ]
+    assert len([r for r in volta if r.applies_to(release)]) == 1
 
 
 def test_vllm_runs_a_v100_through_0_19_and_not_from_0_20() -> None:
@@ -92,3 +101,36 @@ def test_an_estimate_names_the_release_and_times_it() -> None:
 )
 def test_the_profile_keeps_the_engine_s_own_release(name: str, release: str) -> None:
     assert resolve_engine(name).version == release
+
+
+def test_an_estimate_s_alternatives_are_those_of_the_release_asked() -> None:
+    """AWQ is refused on a V100 by vLLM 0.19; its own GPTQ kernel would run there, and the estimate says so
+    as can_run does (not today's vLLM, which runs nothing on Volta)."""
+    est = gpuscout.estimate("llama-3.1-8b", V100, engine="vllm 0.19", precision="awq")
+    assert not est.supported
+    assert est.assumptions["alternatives"].startswith("vllm with GPTQ int4 (weight-only)")
+    check = gpuscout.can_run("vllm 0.19", "awq", V100)
+    assert check.alternatives[0].message() == "vllm with GPTQ int4 (weight-only)"
+
+
+def test_a_plain_int4_on_volta_with_old_vllm_is_gptq_only() -> None:
+    v = gpuscout.can_run("vllm 0.19", "int4", V100).verdict
+    assert v.mode == "weight-only" and "GPTQ checkpoints only" in v.reason and "unverified" not in v.message()
+
+
+@pytest.mark.parametrize(
+    ("engine", "read_in"),
+    [
+        ("hf transformers 4.30.0", "transformers 5.24.0"),  # not the PyTorch version beside it
+        ("tgi 1.4", "tgi 3.3.6-dev0"),
+    ],
+)
+def test_the_caveat_names_the_release_the_rule_was_read_in(engine: str, read_in: str) -> None:
+    v = gpuscout.can_run(engine, "fp8", "H100-SXM").verdict
+    assert v.reason.endswith(f"; read in {read_in}, not checked for {engine.rsplit(' ', 1)[1]}")
+
+
+def test_a_release_in_parentheses_is_read_by_the_rules_as_by_the_timing() -> None:
+    prof = resolve_engine("vllm (0.6.3)")
+    assert (prof.era, prof.version) == ("v0", "0.6.3")
+    assert gpuscout.can_run("vllm (0.6.3)", "fp16", V100).mode == "native"

@@ -163,6 +163,8 @@ def _canonical_provider(name: str) -> str | None:
 
 # What llama.cpp loads for a support-rule precision (it runs GGUF files only).
 _GGUF_FOR = {"int4": "q4_k_m", "nf4": "q4_k_m", "int8": "q8_0", "bf16": "gguf-f16", "fp16": "gguf-f16"}
+# checkpoint formats ``estimate()`` takes as precision names, so an alternative narrowed to one keeps it
+_CHECKPOINT_NAMES = frozenset({"awq", "gptq"})
 
 
 def support_alternatives(
@@ -178,7 +180,8 @@ def support_alternatives(
         return ()
     options = []
     for alt in check.alternatives:
-        name = alt.precision
+        # a checkpoint format the estimator takes by name ("gptq" where AWQ is refused), else the precision
+        name = alt.checkpoint if alt.checkpoint in _CHECKPOINT_NAMES else alt.precision
         if alt.engine == "llama.cpp":
             if name not in _GGUF_FOR:
                 continue

@@ -1221,7 +1221,12 @@ def _unsupported(
     why = reason or verdict.message()
     alts = (
         alternatives(
-            eng.name, verdict.precision, acc, checkpoint=verdict.checkpoint, dense_model=not spec.is_moe
+            eng.name,
+            verdict.precision,
+            acc,
+            checkpoint=verdict.checkpoint,
+            dense_model=not spec.is_moe,
+            release=eng.version,
         )
         if not reason
         else ()

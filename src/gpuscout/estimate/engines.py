@@ -1363,10 +1363,11 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
     version = f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}" if found else ""
     prof = base
-    release = _own_release(base, head)
+    era = base.era_for(version) if version else None
+    # the release the support rules read: the engine's own, or the one that selected its era ("vllm (0.6.3)")
+    release = _own_release(base, head) or (version if era is not None else "")
     if release:
         prof = replace(prof, version=release)
-    era = base.era_for(version) if version else None
     if era is not None:
         prof = prof.at_era(era)
     for variant in base.eras:

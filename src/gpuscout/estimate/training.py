@@ -56,6 +56,7 @@ from gpuscout.estimate.training_memory import (
     TrainingMemory,
     TrainingSetup,
     matmul_precision,
+    pipeline_stage_layers,
     training_memory,
     validate_setup,
 )
@@ -216,12 +217,7 @@ def _check_layout(spec: ModelSpec, setup: TrainingSetup, gpus: int) -> None:
             f"TP {tp} does not split {heads} attention heads / {kv} KV heads",
             accepted="a divisor of the head count",
         )
-    if pp > spec.num_hidden_layers:  # the ``pp`` argument: a stage needs at least one whole layer
-        raise ConfigurationRejected(
-            "pp",
-            f"PP {pp} exceeds the {spec.num_hidden_layers} layers of {spec.name}: a stage would hold none",
-            accepted=f"1..{spec.num_hidden_layers}",
-        )
+    pipeline_stage_layers(spec, setup)  # the ``pp`` argument: a stage needs at least one whole layer
     if cp > 1 and setup.seq_len % (2 * cp):
         raise ConfigurationRejected(
             "parallel",

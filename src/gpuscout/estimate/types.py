@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, SupportsIndex
@@ -89,13 +90,17 @@ class FitOption:
         object.__setattr__(self, "text", words)
 
 
+_FILL_LOCK = threading.RLock()  # re-entrant: a build may make estimates of its own
+
+
 class FitOptions(list[FitOption]):
     """:attr:`Estimate.fit_options` where a setup does not fit: worked out on first use, once, for the
     options and for the ``assumptions["would_fit"]`` text made from them (the advisor makes many estimates
     that do not fit and reads few; outside :func:`~gpuscout.estimate.lazy_text.deferred_text` the text,
     and so these, are made at once). A ``list`` that every read and change fills first; copied or
-    pickled, a plain ``list``. Code reading a list's storage without a method (``json``, pydantic-core)
-    would see it empty while unfilled, as :class:`~gpuscout.estimate.lazy_text.LazyText`."""
+    pickled, a plain ``list``; ``json`` fills it (it iterates), but code reading a list's storage without a
+    method (pydantic-core's validation) would see it empty while unfilled, as
+    :class:`~gpuscout.estimate.lazy_text.LazyText`."""
 
     __slots__ = ("_build",)
 
@@ -106,10 +111,13 @@ class FitOptions(list[FitOption]):
         self._build = build
 
     def _fill(self) -> None:
-        build = self._build
-        if build is not None:
-            self._build = None
-            list.extend(self, build())
+        if self._build is None:
+            return
+        with _FILL_LOCK:  # one build, published whole: another thread never sees it half made
+            build = self._build
+            if build is not None:
+                list.extend(self, build())  # a build that raises leaves it to be tried again
+                self._build = None
 
     def __reduce__(self) -> tuple[type[list[FitOption]], tuple[list[FitOption]]]:
         self._fill()

@@ -338,6 +338,7 @@ _TAG_ORDER = {t: i for i, t in enumerate(TAGS)}
 #: Verdicts already given: the rules are fixed data and a verdict a frozen value, so one
 #: (engine, precision, accelerator) is judged once per process (the advisor asks thousands of times).
 _VERDICTS: dict[tuple[str, str, Accelerator, str, str], SupportVerdict] = {}
+_MAX_VERDICTS = 20_000
 
 
 def check_support(
@@ -355,6 +356,8 @@ def check_support(
     key = (engine, precision, acc, checkpoint, release)
     verdict = _VERDICTS.get(key)
     if verdict is None:
+        if len(_VERDICTS) >= _MAX_VERDICTS:  # releases are typed by users: keep the cache bounded
+            _VERDICTS.clear()
         verdict = _VERDICTS[key] = _judge(engine, precision, acc, checkpoint, release)
     return verdict
 
@@ -374,13 +377,24 @@ def _read_later(verdict: SupportVerdict, release: str) -> str:
     if asked is None:
         return ""
     later = [
-        r.version
+        (read, r.version.split(" / ")[0].split(" (")[0])
         for r in (verdict.platform_rule, verdict.precision_rule)
-        if r is not None and not r.versions and (_release(r.version.rpartition(" ")[2]) or asked) > asked
+        if r is not None and not r.versions and (read := _read_release(r.version)) and read > asked
     ]
     if not later:
         return ""
-    return f"; read in {max(later)}, not checked for {release}"
+    return f"; read in {max(later)[1]}, not checked for {release}"
+
+
+_READ_RELEASE = re.compile(r"^\S+ v?(\d+(?:\.\d+)+)")
+
+
+def _read_release(version: str) -> tuple[int, ...] | None:
+    """The release a row was read in, from its ``version`` cell: the number right after the product's
+    name ("vllm 0.33.0", "transformers 5.24.0 / PyTorch 2.14" -> 5.24.0, "tgi 3.3.6-dev0 (maintenance
+    mode)" -> 3.3.6); None where the cell names none ("llama.cpp master 2026", a support matrix)."""
+    m = _READ_RELEASE.match(version.strip())
+    return _release(m.group(1)) if m else None
 
 
 def _judge_rules(
