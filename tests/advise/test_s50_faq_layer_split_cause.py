@@ -19,3 +19,17 @@ def test_a_split_pace_names_the_layer_split_s_hand_offs() -> None:
     assert cause == "reads, hand-offs between GPUs and fixed costs together"
     assert "all-reduce" not in helps
     assert _slow_cause("split", 3)[0] == "reads, all-reduces and fixed costs together"
+
+
+def test_the_vram_answer_says_an_mla_cache_is_kept_whole_on_every_tensor_parallel_gpu() -> None:
+    """DeepSeek's compressed (MLA) KV cache has no heads to split: TP keeps it whole on each GPU, so a user's
+    0.27 GiB is paid on every GPU of the split, which a GQA model's cache is not."""
+    from gpuscout.advise.faq import faq
+    from tests.advise.helpers import NOW
+    from tests.advise.test_faq import OFFERS
+
+    def vram(model: str) -> str:
+        return next(a.answer for a in faq(model, OFFERS, now=NOW).answers if a.key == "vram")
+
+    assert "on every GPU of a tensor-parallel split" in vram("deepseek-r1")
+    assert "on every GPU" not in vram("llama-3.1-8b")

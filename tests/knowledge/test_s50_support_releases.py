@@ -70,9 +70,10 @@ def test_old_vllm_on_volta_runs_gptq_through_its_own_kernel_but_not_awq_or_fp8()
     awq = gpuscout.can_run("vllm 0.19", "awq", V100)
     assert not awq.supported and "get_min_capability 75" in awq.verdict.reason
     fp8 = gpuscout.can_run("vllm 0.6", "fp8", V100)
-    assert not fp8.supported
+    assert not fp8.supported and "get_min_capability 80" in fp8.verdict.reason
     # a rule read in a later release than the one asked says so
-    assert "read in vllm 0.33.0, not checked for 0.6" in fp8.verdict.reason
+    bf16 = gpuscout.can_run("vllm 0.6", "bf16", V100)
+    assert bf16.verdict.reason.endswith("read in vllm 0.33.0, not checked for 0.6")
 
 
 def test_today_s_rules_carry_no_release_caveat() -> None:
@@ -134,3 +135,37 @@ def test_a_release_in_parentheses_is_read_by_the_rules_as_by_the_timing() -> Non
     prof = resolve_engine("vllm (0.6.3)")
     assert (prof.era, prof.version) == ("v0", "0.6.3")
     assert gpuscout.can_run("vllm (0.6.3)", "fp16", V100).mode == "native"
+
+
+def test_the_advisor_names_a_checkpoint_alternative_so_that_it_runs() -> None:
+    """The advisor estimates the alternatives it offers (the engine named as the user wrote it, its release
+    and flags: ``inference_configs``): vLLM 0.19's GPTQ kernel on a V100 is named "gptq" (a plain int4
+    would not say which checkpoint runs), and estimate() runs it."""
+    from gpuscout.advise.backends import support_alternatives
+
+    options = support_alternatives("vllm 0.19", "awq", resolve_gpu(V100))
+    first = options[0]
+    assert (first.engine, first.precision) == ("vllm", "gptq")
+    assert gpuscout.estimate("llama-3.1-8b", V100, engine="vllm 0.19", precision=first.precision).supported
+
+
+@pytest.mark.parametrize(
+    ("release", "mode"),
+    [
+        ("vllm 0.6", "unsupported"),
+        ("vllm 0.13", "unsupported"),
+        ("vllm 0.14", "weight-only"),
+        ("vllm", "weight-only"),
+    ],
+)
+def test_vllm_fp8_on_a_t4_needs_0_14(release: str, mode: str) -> None:
+    """Fp8Config's get_min_capability is 80 from 0.6.3 through 0.13.0 and 75 (FP8 Marlin) from 0.14."""
+    assert gpuscout.can_run(release, "fp8", "T4").mode == mode
+    assert gpuscout.can_run(release, "fp8", "A100-SXM4-80GB").mode == "weight-only"
+
+
+def test_a_past_release_is_labelled_under_the_product_name() -> None:
+    assert resolve_engine("vllm 0.6").label == "vLLM (V0 engine, 0.4-0.7)"  # not "(V1 engine) (V0 engine..."
+    assert resolve_engine("tgi 1.0.3").label == "HF TGI (1.x, no CUDA graphs)"
+    assert resolve_engine("vllm").label == "vLLM (V1 engine)"
+    assert resolve_engine("vllm --enforce-eager").label.startswith("vLLM (V1 engine) (--enforce-eager")

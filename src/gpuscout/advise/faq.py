@@ -304,8 +304,14 @@ class _Faq:
             f"For {self.who} at {self.context:,} tokens each, {self.said} needs about {_gib(lead)} "
             f"at {first.removesuffix('_gb') if first else self.precision}"
             + (f" and {_gib(float(int4))} at int4" if isinstance(int4, float) and first != "int4_gb" else "")
-            + f"; every extra user at that context adds {gib(per_user):.2f} GiB of KV cache, so size for the "
-            "cache, not only the weights."
+            + f"; every extra user at that context adds {gib(per_user):.2f} GiB of KV cache"
+            # MLA's latent cache has no heads to split: tensor parallelism keeps it whole on every GPU
+            + (
+                " (on every GPU of a tensor-parallel split: the compressed MLA cache is not divided)"
+                if self.spec.is_mla
+                else ""
+            )
+            + ", so size for the cache, not only the weights."
         )
         return FaqAnswer("vram", "How much VRAM do I need?", answer, tuple(details), figures, tuple(cited))
 

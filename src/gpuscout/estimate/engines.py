@@ -333,6 +333,9 @@ class EngineProfile:
     aliases: tuple[str, ...] = ()
     eras: tuple[EngineEra, ...] = ()
     era: str = ""  # set on a profile derived for a past version ("" = today's engine)
+    # the name a past release is labelled under where ``label`` describes today's only ("vLLM" of "vLLM (V1
+    # engine)", "HF TGI" of "HF TGI 3.x"); "" = ``label``
+    past_label: str = ""
     # the release written after the engine's name ("0.6.3" of "vLLM 0.6.3"), which the support rules
     # read (a rule may hold for a range of releases: vLLM ran Volta through 0.19); "" = today's
     version: str = ""
@@ -397,9 +400,11 @@ class EngineProfile:
         """This engine as it was in ``era`` (or with the variant ``era`` describes); scales measured on
         some vendors' GPUs only wait for :meth:`for_gpu`."""
         scoped = bool(era.scales_measured_on)
+        # a past release is named under the product's name, not today's ("vLLM (V1 engine)" was not 0.6's)
+        named = self.label if era.variant or not self.past_label else self.past_label
         return replace(
             self if scoped else self._scaled(era),
-            label=f"{self.label} ({era.label})",
+            label=f"{named} ({era.label})",
             era="+".join(filter(None, (self.era, era.name))),
             vendor_scoped_eras=(*self.vendor_scoped_eras, era) if scoped else self.vendor_scoped_eras,
             **dict(era.overrides),
@@ -591,6 +596,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         label="vLLM (V1 engine)",
+        past_label="vLLM",
         sparse_mla_kv=SPARSE_MLA_FP8,
         bandwidth_efficiency=_eff(
             default=_CUBLAS_16BIT_STREAM,
@@ -854,6 +860,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="tgi",
         label="HF TGI 3.x",
+        past_label="HF TGI",
         bandwidth_efficiency=_eff(default=0.78, weight_only=0.62),
         compute_efficiency=_eff(default=0.55, fp8=0.45, weight_only=0.40),
         moe_efficiency=0.5,
