@@ -169,3 +169,10 @@ def test_a_past_release_is_labelled_under_the_product_name() -> None:
     assert resolve_engine("tgi 1.0.3").label == "HF TGI (1.x, no CUDA graphs)"
     assert resolve_engine("vllm").label == "vLLM (V1 engine)"
     assert resolve_engine("vllm --enforce-eager").label.startswith("vLLM (V1 engine) (--enforce-eager")
+
+
+def test_the_caveat_speaks_only_of_a_rule_the_verdict_quotes() -> None:
+    """FP8 on a T4 under 0.6 is decided by a rule read for that range; the Turing platform row (read in 0.33,
+    it only admits the engine) is not quoted, so no "not checked" is said of it."""
+    v = gpuscout.can_run("vllm 0.6", "fp8", "T4").verdict
+    assert "get_min_capability 80" in v.reason and "not checked" not in v.reason

@@ -371,15 +371,20 @@ def _judge(
 
 
 def _read_later(verdict: SupportVerdict, release: str) -> str:
-    """ "; read in vllm 0.33.0, not checked for 0.6.3" when a deciding row without a release range was read in
-    a later release than the one asked (what held then may differ), else ""."""
+    """ "; read in vllm 0.33.0, not checked for 0.6.3" when a row the verdict quotes, without a release range,
+    was read in a later release than the one asked (what held then may differ), else ""."""
     asked = _release(release)
     if asked is None:
         return ""
     later = [
         (read, r.version.split(" / ")[0].split(" (")[0])
         for r in (verdict.platform_rule, verdict.precision_rule)
-        if r is not None and not r.versions and (read := _read_release(r.version)) and read > asked
+        # a row the reason quotes: a platform row that only admits the engine is not the verdict's word
+        if r is not None
+        and r.rule in verdict.reason
+        and not r.versions
+        and (read := _read_release(r.version))
+        and read > asked
     ]
     if not later:
         return ""
