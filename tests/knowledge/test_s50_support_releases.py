@@ -176,3 +176,18 @@ def test_the_caveat_speaks_only_of_a_rule_the_verdict_quotes() -> None:
     it only admits the engine) is not quoted, so no "not checked" is said of it."""
     v = gpuscout.can_run("vllm 0.6", "fp8", "T4").verdict
     assert "get_min_capability 80" in v.reason and "not checked" not in v.reason
+
+
+@pytest.mark.parametrize(
+    ("release", "kernel"),
+    [
+        ("vllm 0.6", "own GEMM kernel"),
+        ("vllm 0.13", "own GEMM kernel"),
+        ("vllm 0.14", "Marlin"),
+        ("vllm", "Marlin"),
+    ],
+)
+def test_awq_on_a_t4_ran_its_own_kernel_before_0_14(release: str, kernel: str) -> None:
+    """awq_marlin.py's get_min_capability is 80 in 0.6.3 through 0.13.0 and 75 from 0.14.0; awq.py's is 75."""
+    v = gpuscout.can_run(release, "awq", "T4").verdict
+    assert v.mode == "weight-only" and kernel in v.reason
