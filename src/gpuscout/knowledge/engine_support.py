@@ -22,9 +22,9 @@ how it runs that precision. A row may hold for a range of the engine's releases 
 "<0.20"; empty for every release): vLLM ran Volta through 0.19 and dropped it in 0.20. A verdict is for the
 release asked ("vllm 0.6"; none: today's), and where a deciding row without a range was read in a later
 release than the one asked, the reason says so (what held then was not checked). A platform refusal that is
-only inferred or unverified (vLLM on a TPU generation its plugin does not list) does not
-hide a refusal of the precision itself that is known better (sourced: vLLM's FP8 needs CC 7.5): the verdict
-gives that rule first, the platform's after it (the tag, the weaker of the two, is the platform's).
+only inferred or unverified (an engine on a target its plugin does not list) does not hide a refusal of the
+precision itself that is known better (sourced): the verdict gives that rule first, the platform's after it
+(the tag, the weaker of the two, is the platform's).
 
 CC 12.x (RTX 50, RTX PRO Blackwell) is not "newer than" CC 10.0 for kernels built for sm_100a (reference
 matrix, section 1): a row claiming a Blackwell kernel path is bounded to the SM100 family (CC 10.x) unless its
