@@ -145,7 +145,8 @@ def test_a_deferred_fill_is_published_whole_and_retried_after_a_failure() -> Non
     import threading
     import time
 
-    from gpuscout.estimate.types import FitOption, FitOptions
+    from gpuscout.estimate.lazy_text import LazyList
+    from gpuscout.estimate.types import FitOption
 
     option = FitOption(format="int4", gpus=2, gpu="L4", parallel="tensor", per_gpu_gib=9.0)
 
@@ -153,7 +154,7 @@ def test_a_deferred_fill_is_published_whole_and_retried_after_a_failure() -> Non
         time.sleep(0.05)
         return [option]
 
-    opts = FitOptions(build=slow)
+    opts = LazyList(build=slow)
     seen: list[int] = []
     threads = [threading.Thread(target=lambda: seen.append(len(opts))) for _ in range(2)]
     for t in threads:
@@ -170,7 +171,7 @@ def test_a_deferred_fill_is_published_whole_and_retried_after_a_failure() -> Non
             raise RuntimeError("first build fails")
         return [option]
 
-    retried = FitOptions(build=flaky)
+    retried = LazyList(build=flaky)
     with pytest.raises(RuntimeError):
         len(retried)
     assert list(retried) == [option]

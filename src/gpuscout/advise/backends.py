@@ -163,8 +163,6 @@ def _canonical_provider(name: str) -> str | None:
 
 # What llama.cpp loads for a support-rule precision (it runs GGUF files only).
 _GGUF_FOR = {"int4": "q4_k_m", "nf4": "q4_k_m", "int8": "q8_0", "bf16": "gguf-f16", "fp16": "gguf-f16"}
-# checkpoint formats ``estimate()`` takes as precision names, so an alternative narrowed to one keeps it
-_CHECKPOINT_NAMES = frozenset({"awq", "gptq"})
 
 
 def support_alternatives(
@@ -174,6 +172,11 @@ def support_alternatives(
     spelled so that ``estimate()`` takes them; none when the asked one runs as it is. ``dense_model``: for
     a model without experts (no MXFP4 that only gpt-oss's MoE kernels run)."""
     from gpuscout.estimate.support import can_run
+    from gpuscout.knowledge.engine_support import CHECKPOINTS
+
+    # checkpoint formats estimate() takes as precision names ("awq", "gptq": the int4 ones the support rules
+    # tell apart), so an alternative narrowed to one keeps it
+    by_name = CHECKPOINTS["int4"]
 
     check = can_run(engine, precision, acc, dense_model=dense_model)
     if check.supported:
@@ -181,7 +184,7 @@ def support_alternatives(
     options = []
     for alt in check.alternatives:
         # a checkpoint format the estimator takes by name ("gptq" where AWQ is refused), else the precision
-        name = alt.checkpoint if alt.checkpoint in _CHECKPOINT_NAMES else alt.precision
+        name = alt.checkpoint if alt.checkpoint in by_name else alt.precision
         if alt.engine == "llama.cpp":
             if name not in _GGUF_FOR:
                 continue

@@ -27,7 +27,7 @@ from gpuscout.estimate.engines import (
 )
 from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape
 from gpuscout.estimate.launch_flags import max_model_len_flag, read_flag_names
-from gpuscout.estimate.lazy_text import text
+from gpuscout.estimate.lazy_text import items, text
 from gpuscout.estimate.memory import (
     GIB,
     MemoryPlan,
@@ -64,7 +64,7 @@ from gpuscout.estimate.precision import (
 from gpuscout.estimate.serving import Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
-from gpuscout.estimate.types import Estimate, FitOption, FitOptions, MemoryNeed
+from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
@@ -891,7 +891,7 @@ def _does_not_fit(p: _Prepared, load: Load, rate: float | None) -> Estimate:
     if hint:
         warnings.append(hint)
 
-    options = FitOptions(build=lambda: _fits_instead(p))  # worked out once, when first read
+    options = items(lambda: _fits_instead(p))  # in the advisor: worked out once, when first read
 
     def assumptions() -> dict[str, str]:
         out = _memory_assumptions(p.st, plan1, p.verdict, p.replicas)

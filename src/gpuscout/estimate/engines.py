@@ -1368,7 +1368,7 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     text = name.strip().lower()
     head = split_flags(text)[0]  # a flag's value ("--gpu-memory-utilization 0.5") is not a version
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
-    version = f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}" if found else ""
+    version = _version_text(found) if found else ""
     prof = base
     era = base.era_for(version) if version else None
     # the release the support rules read: the engine's own, or the one that selected its era ("vllm (0.6.3)")
@@ -1393,6 +1393,11 @@ def _own_release(base: EngineProfile, head: str) -> str:
     found = _VERSION.search(name)
     if release is None or found is None or _key(name[: found.start()]) not in release.names:
         return ""
+    return _version_text(found)
+
+
+def _version_text(found: re.Match[str]) -> str:
+    """ "0.6.3" of a :data:`_VERSION` match ("v0.6.3.dev116" -> "0.6.3"; "0.19" stays "0.19")."""
     return f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}"
 
 

@@ -3,17 +3,21 @@
 ``estimate()`` describes its assumptions in some fifteen formatted strings. The advisor makes
 hundreds of estimates per answer (the searches over the batch, one configuration after another) and
 shows the text of a few: inside :func:`deferred_text`, ``estimate()`` returns a :class:`LazyText`
-that formats them when first read. Outside it (the CLI's ``estimate``, the web API, any other caller)
-the text is a plain ``dict`` built at once, as before, so code that reads a dict's storage directly
-(pydantic-core validating ``dict[str, str]``) sees every item.
+that formats them when first read, and a :class:`LazyList` for the records behind them (the setups
+that would fit where one does not: :func:`items`). Outside it (the CLI's ``estimate``, the web API, any
+other caller) the text is a plain ``dict`` and the records a plain ``list``, built at once, so code that
+reads their storage directly (pydantic-core validating ``dict[str, str]``) sees every item.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import Any, SupportsIndex, TypeVar
+
+_T = TypeVar("_T")
 
 _DEFERRED: ContextVar[bool] = ContextVar("gpuscout_deferred_text", default=False)
 
@@ -158,3 +162,73 @@ class LazyText(dict[str, str]):
     def clear(self) -> None:
         self._build = None
         dict.clear(self)
+
+
+def items(build: Callable[[], Sequence[_T]]) -> list[_T]:
+    """``build()`` now as a list, or a :class:`LazyList` that calls it on first read inside
+    :func:`deferred_text` (as :func:`text` does for the assumption text)."""
+    if _DEFERRED.get():
+        return LazyList(build=build)
+    return list(build())
+
+
+_FILL_LOCK = threading.RLock()  # re-entrant: a build may make estimates of its own
+
+
+class LazyList(list[_T]):
+    """A ``list`` whose items are built by a function on first use, once (every read and change fills it
+    first; copied or pickled, a plain ``list``; ``json`` fills it, as it iterates). The build runs under a
+    lock and is published whole, so another thread never sees it half made; a build that raises leaves it
+    to be tried again. Code reading a list's storage without a method (pydantic-core's validation) would
+    see it empty while unfilled, as :class:`LazyText`."""
+
+    __slots__ = ("_build",)
+
+    def __init__(self, values: Iterable[_T] = (), *, build: Callable[[], Sequence[_T]] | None = None) -> None:
+        super().__init__(values)
+        self._build = build
+
+    def _fill(self) -> None:
+        if self._build is None:
+            return
+        with _FILL_LOCK:
+            build = self._build
+            if build is not None:
+                list.extend(self, build())
+                self._build = None
+
+    def __reduce__(self) -> tuple[type[list[_T]], tuple[list[_T]]]:
+        self._fill()
+        return (list, (list(list.__iter__(self)),))
+
+    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[type[list[_T]], tuple[list[_T]]]:
+        return self.__reduce__()
+
+    def clear(self) -> None:
+        self._build = None
+        list.clear(self)
+
+
+def _filled_first(name: str) -> Callable[..., Any]:
+    method = getattr(list, name)
+
+    def filled(self: LazyList[Any], *args: Any, **kwargs: Any) -> Any:
+        self._fill()
+        for other in args:  # another one read beside it (compared, added): filled too
+            if isinstance(other, LazyList):
+                other._fill()
+        return method(self, *args, **kwargs)
+
+    filled.__name__ = name
+    return filled
+
+
+# every way to read or change the list fills it first
+for _name in (
+    "__getitem__", "__setitem__", "__delitem__", "__iter__", "__reversed__", "__len__", "__contains__",
+    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__add__", "__mul__", "__rmul__",
+    "__iadd__", "__imul__", "append", "extend", "insert", "remove", "pop", "sort", "reverse", "index",
+    "count", "copy",
+):  # fmt: skip
+    setattr(LazyList, _name, _filled_first(_name))
+del _name

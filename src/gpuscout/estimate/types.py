@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, SupportsIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,72 +86,6 @@ class FitOption:
         split = f"{self.parallel} parallel, " if self.parallel else ""
         words = f"{self.format} on {self.gpus} x {self.gpu} ({split}{self.per_gpu_gib:.1f} GiB per GPU)"
         object.__setattr__(self, "text", words)
-
-
-_FILL_LOCK = threading.RLock()  # re-entrant: a build may make estimates of its own
-
-
-class FitOptions(list[FitOption]):
-    """:attr:`Estimate.fit_options` where a setup does not fit: worked out on first use, once, for the
-    options and for the ``assumptions["would_fit"]`` text made from them (the advisor makes many estimates
-    that do not fit and reads few; outside :func:`~gpuscout.estimate.lazy_text.deferred_text` the text,
-    and so these, are made at once). A ``list`` that every read and change fills first; copied or
-    pickled, a plain ``list``; ``json`` fills it (it iterates), but code reading a list's storage without a
-    method (pydantic-core's validation) would see it empty while unfilled, as
-    :class:`~gpuscout.estimate.lazy_text.LazyText`."""
-
-    __slots__ = ("_build",)
-
-    def __init__(
-        self, items: Iterable[FitOption] = (), *, build: Callable[[], Sequence[FitOption]] | None = None
-    ) -> None:
-        super().__init__(items)
-        self._build = build
-
-    def _fill(self) -> None:
-        if self._build is None:
-            return
-        with _FILL_LOCK:  # one build, published whole: another thread never sees it half made
-            build = self._build
-            if build is not None:
-                list.extend(self, build())  # a build that raises leaves it to be tried again
-                self._build = None
-
-    def __reduce__(self) -> tuple[type[list[FitOption]], tuple[list[FitOption]]]:
-        self._fill()
-        return (list, (list(list.__iter__(self)),))
-
-    def __reduce_ex__(self, protocol: SupportsIndex) -> tuple[type[list[FitOption]], tuple[list[FitOption]]]:
-        return self.__reduce__()
-
-    def clear(self) -> None:
-        self._build = None
-        list.clear(self)
-
-
-def _filled_first(name: str) -> Callable[..., Any]:
-    method = getattr(list, name)
-
-    def filled(self: FitOptions, *args: Any, **kwargs: Any) -> Any:
-        self._fill()
-        for other in args:  # another one read beside it (compared, added): filled too
-            if isinstance(other, FitOptions):
-                other._fill()
-        return method(self, *args, **kwargs)
-
-    filled.__name__ = name
-    return filled
-
-
-# every way to read or change the list fills it first
-for _name in (
-    "__getitem__", "__setitem__", "__delitem__", "__iter__", "__reversed__", "__len__", "__contains__",
-    "__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__repr__", "__add__", "__mul__", "__rmul__",
-    "__iadd__", "__imul__", "append", "extend", "insert", "remove", "pop", "sort", "reverse", "index",
-    "count", "copy",
-):  # fmt: skip
-    setattr(FitOptions, _name, _filled_first(_name))
-del _name
 
 
 @dataclass(frozen=True, slots=True)
