@@ -622,8 +622,11 @@ def _open_loop(
             )
         else:
             wait = math.inf
-        in_flight = cap + (rate - full.x) * (wait if math.isfinite(wait) else 0.0)
         x = full.x
+        # requests in the system, averaged over the run (Little's law): a finite run's N requests each
+        # spend their wait plus a full engine's latency in it, over the N / x seconds the run lasts, so at
+        # most N are ever in flight; an endless run's queue grows without bound (counted as the cap)
+        in_flight = min(float(num_requests), cap + x * wait) if num_requests else float(cap)
         if num_requests and varied:
             # a finite run's requests/s is N over its length, which ends with the drain of the
             # requests in flight when the last one arrived (their longest outputs)
