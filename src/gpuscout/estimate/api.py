@@ -26,7 +26,7 @@ from gpuscout.estimate.engines import (
     resolve_engine,
 )
 from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape
-from gpuscout.estimate.launch_flags import max_model_len_flag, read_flag_names
+from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
 from gpuscout.estimate.lazy_text import items, text
 from gpuscout.estimate.memory import (
     GIB,
@@ -1036,6 +1036,12 @@ def _without_speed(**fields: Any) -> Estimate:
     )
 
 
+# The memory budget a would-fit setup may start the engine with where the default's falls just short
+# (vLLM's 0.9, SGLang's 0.88 or its per-GPU rule): the share renters raise it to in order to fit a model.
+# An assumption, not a limit read in the engines: above it, what the engine does not account for (the
+# allocator's fragmentation, NCCL's buffers, the sampler's peaks) leaves too little room to be safe.
+RAISED_MEMORY_SHARE = 0.95
+
 # Narrower formats to suggest where a model does not fit, widest first (llama.cpp: its GGUF types)
 _NARROWER = ("fp8", "int8", "int4")
 _NARROWER_GGUF = ("gguf-q8_0", "gguf-q4_k_m")
@@ -1092,6 +1098,22 @@ def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
     out: list[FitOption] = []
     split = "layer" if p.mode == "layer" else "tensor"
     prompt = _static_prompt(p.eng, p.context_in)  # as the setup was sized (:func:`_prepare`)
+    flag = memory_share_flag(p.eng.name)
+    if flag and p.eng.memory_utilization < RAISED_MEMORY_SHARE:
+        # the cheapest remedy of a near miss: the same GPUs and format with the larger budget renters start
+        # the engine with to fit a model (the weights do not shrink; the budget grows)
+        raised = replace(p.eng, memory_utilization=RAISED_MEMORY_SHARE)
+        plan = plan_memory(
+            p.spec, p.acc, p.fmt, p.kv, raised, batch=1, context=p.context, gpus=p.per_replica_gpus,
+            parallel=p.st_mode, prompt=prompt,
+        )  # fmt: skip
+        if plan.fits:
+            out.append(
+                FitOption(
+                    format=p.fmt.name, gpus=p.per_replica_gpus, gpu=p.acc.name, parallel="",
+                    per_gpu_gib=gib(plan.total / 1e9), flags=f"{flag} {RAISED_MEMORY_SHARE:g}",
+                )
+            )  # fmt: skip
     # a whole-layer split runs on any count (3-, 5- and 6-GPU rigs are rented); tensor parallel on 2, 4, 8
     for n in range(2, 9) if split == "layer" else (2, 4, 8):
         if n <= p.per_replica_gpus:

@@ -422,7 +422,8 @@ def _fitting_setups(
     ``gpus``, the engine's own split) that holds them, the count said per card."""
     out: list[str] = []
     for option in est.fit_options:  # the would-fit's setups, as records: all on ``acc``
-        res = _priced(spec, acc, option.gpus, option.format, engine, batch, context, parallel)
+        started = f"{engine} {option.flags}" if option.flags else engine  # the setup's own launch flags too
+        res = _priced(spec, acc, option.gpus, option.format, started, batch, context, parallel)
         if res and res[2]:  # the batch measured, as the card below: not one sequence only
             out.append(f"Fits: {option.text} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")
     bigger = []

@@ -254,6 +254,16 @@ def max_model_len_flag(engine: str) -> str:
     return _MAX_MODEL_LEN_FLAG.get(engine, "--max-model-len")
 
 
+# The flag each engine sets its memory budget with (``memory_utilization``); TGI's --cuda-memory-fraction
+# scales its whole budget instead and is not offered as a remedy
+_MEMORY_SHARE_FLAG = {"vllm": "--gpu-memory-utilization", "sglang": "--mem-fraction-static"}
+
+
+def memory_share_flag(engine: str) -> str:
+    """The flag that sets ``engine``'s memory budget (a profile's ``name``), "" for an engine without one."""
+    return _MEMORY_SHARE_FLAG.get(engine, "")
+
+
 def read_flag_names() -> str:
     """The flags :func:`read_flags` sets something from, for messages."""
     return ", ".join([f.shown for f in _FLAGS] + ["--enable-chunked-prefill"])

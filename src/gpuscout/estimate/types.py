@@ -71,20 +71,27 @@ class FitOption:
     """One setup that would hold one sequence where an estimate does not fit (:attr:`Estimate.fit_options`):
     ``format`` on ``gpus`` x ``gpu``, sized at ``per_gpu_gib`` GiB per GPU. ``parallel``: the split it
     is sized for where it takes more GPUs than asked ("tensor" or "layer"), "" where it keeps the setup's
-    own GPUs and split (a narrower format). ``text`` is made from the rest, as ``assumptions["would_fit"]``
-    says it: "bf16 on 8 x RTX4090 (tensor parallel, 18.1 GiB per GPU)", "int4 on 1 x A100-SXM4-80GB (38.2
-    GiB per GPU)"."""
+    own GPUs and split (a narrower format, or ``flags``). ``text`` is made from the rest, as
+    ``assumptions["would_fit"]`` says it: "bf16 on 8 x RTX4090 (tensor parallel, 18.1 GiB per GPU)", "int4 on
+    1 x A100-SXM4-80GB (38.2 GiB per GPU)", "int4 on 2 x RTX4090 started with --gpu-memory-utilization 0.95
+    (21.2 GiB per GPU)"."""
 
     format: str  # the weight format as the engine names it ("gguf-q4_k_m")
     gpus: int
     gpu: str
     parallel: str
     per_gpu_gib: float
+    # launch flags the setup needs besides ("--gpu-memory-utilization 0.95": the setup asked, with a larger
+    # memory budget), "" for none
+    flags: str = ""
     text: str = field(init=False, default="")
 
     def __post_init__(self) -> None:
         split = f"{self.parallel} parallel, " if self.parallel else ""
-        words = f"{self.format} on {self.gpus} x {self.gpu} ({split}{self.per_gpu_gib:.1f} GiB per GPU)"
+        started = f" started with {self.flags}" if self.flags else ""
+        words = (
+            f"{self.format} on {self.gpus} x {self.gpu}{started} ({split}{self.per_gpu_gib:.1f} GiB per GPU)"
+        )
         object.__setattr__(self, "text", words)
 
 
