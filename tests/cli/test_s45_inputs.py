@@ -105,7 +105,11 @@ TOKEN_OPTIONS = {
 }
 
 
-def _token_params() -> set[tuple[str, str]]:
+# Counts of other things, written as token counts are (--images 100k), read by the same path
+COUNT_OPTIONS = {("images", "--images"), ("recommend batch", "--images")}
+
+
+def _token_params(parser: object = coercion.parse_tokens) -> set[tuple[str, str]]:
     found = set()
     for name, module in COMMANDS.items():
         command = load_command(module, name)
@@ -113,13 +117,14 @@ def _token_params() -> set[tuple[str, str]]:
         for where, sub in [(name, command), *((f"{name} {k}", v) for k, v in subs.items())]:
             for param in getattr(sub, "params", ()):
                 runtime = getattr(param, "_runtime_param", None)
-                if getattr(runtime, "tokens", None) is not None:
+                if getattr(runtime, "tokens", None) is not None and runtime.parameter_info.parser is parser:
                     found.add((where, param.opts[0]))
     return found
 
 
 def test_every_token_option_is_read_by_the_one_parser() -> None:
     assert _token_params() == TOKEN_OPTIONS
+    assert _token_params(coercion.parse_count) == COUNT_OPTIONS
 
 
 def _json(args: list[str]) -> Any:

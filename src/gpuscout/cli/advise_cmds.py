@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from gpuscout.cli.coercion import TOKENS_HELP, parse_tokens
+from gpuscout.cli.coercion import COUNT_HELP, TOKENS_HELP, parse_count, parse_tokens
 from gpuscout.cli.json_out import finite
 from gpuscout.cli.output import (
     CsvOption,
@@ -703,7 +703,10 @@ def batch_cmd(
     ] = None,
     prompt: PromptOption = None,
     output: OutputOption = None,
-    images: Annotated[int | None, typer.Option("--images", help="Images to generate (diffusion).")] = None,
+    images: Annotated[
+        int | None,
+        typer.Option("--images", help=f"Images to generate (diffusion; {COUNT_HELP}).", parser=parse_count),
+    ] = None,
     width: Annotated[
         int | None, typer.Option("--width", help="Image width, px.", show_default="1024")
     ] = None,

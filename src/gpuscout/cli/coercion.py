@@ -14,7 +14,8 @@ every refused one is refused by Typer with its own message. Typer versions witho
 
 Token counts (``--prompt 32k``, ``--tokens 1.5T``) are read here too, by the one parser
 :func:`token_count`: an option declared with ``parser=parse_tokens`` is converted by it, its errors naming
-the option as typed and what a token count may be (:data:`TOKENS_ACCEPTED`).
+the option as typed and what a token count may be (:data:`TOKENS_ACCEPTED`); other counts written the
+same way (``--images 100k``) by :func:`whole_count` through ``parser=parse_count``.
 
 Every number option says its range when it refuses a value: a whole number declares ``min``/``max``
 (from the limits of :mod:`gpuscout.estimate.arguments`), a decimal one whose range ``min``/``max`` cannot
@@ -31,14 +32,25 @@ from typing import Any
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.arguments import (  # the one parser and limits, shared with the workload and web
+    COUNT_HELP,
     TOKENS_ACCEPTED,
     TOKENS_HELP,
     shown_number,
     token_count,
+    whole_count,
     whole_number_text,
 )
 
-__all__ = ["TOKENS_ACCEPTED", "TOKENS_HELP", "install", "number_in", "parse_tokens", "token_count"]
+__all__ = [
+    "COUNT_HELP",
+    "TOKENS_ACCEPTED",
+    "TOKENS_HELP",
+    "install",
+    "number_in",
+    "parse_count",
+    "parse_tokens",
+    "token_count",
+]
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")
 _FLOAT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:[eE][-+]?[0-9]{1,3})?")
@@ -50,6 +62,19 @@ def parse_tokens(text: str) -> int:
     option is converted by :class:`PlainRuntimeParam`, whose errors name the option; this is Typer's
     own path otherwise."""
     return token_count(text, "value")
+
+
+def parse_count(text: str) -> int:
+    """The ``parser`` of a count of something else (``--images 100k``): :func:`whole_count`, converted
+    as :func:`parse_tokens` is."""
+    return whole_count(text, "value")
+
+
+# A count option's parser -> (its reader, what its range refusal calls the value)
+_COUNT_PARSERS: dict[Callable[[str], int], tuple[Callable[[Any, str], int], str]] = {
+    parse_tokens: (token_count, "a token count"),
+    parse_count: (whole_count, "a count"),
+}
 
 
 def number_in(accepted: str) -> Callable[[str], float]:
@@ -164,7 +189,7 @@ if RuntimeParam is not None:
         is_list: bool = False
         descriptor: Any = None
         _typer: list[Any] = field(default_factory=list)  # Typer's converter, built when first needed
-        tokens: type | None = None  # a token count (``parser=parse_tokens``) read as this type (int, float)
+        tokens: type | None = None  # a count (``parser=parse_tokens`` / ``parse_count``) read as this type
         words: str = ""  # what a ``number_in`` option accepts (its ``parser``'s words)
 
         def _coerce_value(self, value: Any, param: Any, ctx: Any) -> Any:
@@ -194,10 +219,13 @@ if RuntimeParam is not None:
             return self._one(value, param)
 
         def _token_count(self, value: Any, param: Any) -> Any:
-            """``value`` read by :func:`token_count`, within the option's ``min``/``max``; an error names
-            the option by its first long name (the error boundary writes the one typed)."""
+            """``value`` read by :func:`token_count` (or :func:`whole_count`, the option's parser's reader),
+            within the option's ``min``/``max``; an error names the option by its first long name (the error
+            boundary writes the one typed)."""
             name = _option_name(param)
-            count = token_count(value, name)
+            parser = self.parameter_info.parser
+            read, a_count = _COUNT_PARSERS[parser] if parser is not None else _COUNT_PARSERS[parse_tokens]
+            count = read(value, name)
             info = self.parameter_info
             low, high = info.min, info.max
             if (low is not None and count < low) or (high is not None and count > high):
@@ -208,9 +236,7 @@ if RuntimeParam is not None:
                     if low is not None
                     else f"of at most {high:,}"
                 )
-                raise InvalidInputError(
-                    name, f"{shown_number(count)} is out of range", f"a token count {span}"
-                )
+                raise InvalidInputError(name, f"{shown_number(count)} is out of range", f"{a_count} {span}")
             assert self.tokens is not None
             return self.tokens(count)
 
@@ -314,9 +340,9 @@ def _number_in_words(annotation: Any, parameter_info: Any) -> str:
 
 
 def _token_kind(annotation: Any, parameter_info: Any) -> type | None:
-    """``int`` or ``float`` for a token-count option (``parser=parse_tokens``, one value of that type or
-    ``None``), else ``None``."""
-    if getattr(parameter_info, "parser", None) is not parse_tokens:
+    """``int`` or ``float`` for a count option (``parser=parse_tokens`` or ``parse_count``, one value of
+    that type or ``None``), else ``None``."""
+    if getattr(parameter_info, "parser", None) not in _COUNT_PARSERS:
         return None
     args = set(getattr(annotation, "__args__", (annotation,))) - {type(None)}
     return next(iter(args)) if len(args) == 1 and args <= {int, float} else None

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from gpuscout.cli.coercion import COUNT_HELP, parse_count
 from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
 from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
 from gpuscout.estimate.arguments import (  # the ranges estimate_images and a batch workload take
@@ -25,7 +26,13 @@ def images_cmd(
     gpu: Annotated[str, typer.Option("--gpu", help="GPU name, e.g. H100, L40S, RTX 4090.")],
     images: Annotated[
         int,
-        typer.Option("--images", help="Images to generate (for the total time).", min=1, max=MAX_IMAGES),
+        typer.Option(
+            "--images",
+            help=f"Images to generate (for the total time; {COUNT_HELP}).",
+            min=1,
+            max=MAX_IMAGES,
+            parser=parse_count,
+        ),
     ] = 1,
     steps: Annotated[
         int | None,

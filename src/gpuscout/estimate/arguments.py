@@ -103,6 +103,17 @@ TOKEN_COUNT = re.compile(
 _UNIT_POWERS = {"k": 3, "m": 6, "b": 9, "g": 9, "t": 12}
 
 
+#: What a count of images (or any other whole count) may be written as, and the help's note on it.
+COUNT_ACCEPTED = "a whole number like 5000, 100k, 1.5M or 1e6; k = 1,000, M = 10^6, B or G = 10^9"
+COUNT_HELP = "100k = 100,000; also 1.5M, 1e6"
+
+
+def whole_count(value: Any, field: str) -> int:
+    """A count of things other than tokens (images), written as renters write counts and read as
+    :func:`token_count` reads one (``100k``, ``1.5M``, ``1e6``); its errors speak of a count, not tokens."""
+    return _count(value, field, "count", "whole number", COUNT_ACCEPTED)
+
+
 def token_count(value: Any, field: str) -> int:
     """A count of tokens as a renter writes it: ``32768``, ``32k`` (k = 1,000, not 1,024), ``128K``,
     ``1.5M``, ``2B`` or ``2G``, ``15T``, ``1e9``, ``10_000``, ``1,000``; a number already read (an
@@ -112,20 +123,25 @@ def token_count(value: Any, field: str) -> int:
     The count is not bounded here: each field has its own range (a prompt: MAX_CONTEXT; a dataset:
     MAX_TOKENS), which its caller checks and states, so that ``1e16`` and ``1e30`` are refused by the
     same words. A negative count (``-5``, ``-1k``) is read as one, for the same reason."""
+    return _count(value, field, "token count", "whole number of tokens", TOKENS_ACCEPTED)
+
+
+def _count(value: Any, field: str, a_count: str, whole: str, accepted: str) -> int:
+    """:func:`token_count`'s reading, its refusals saying "not a {a_count}" / "not a {whole}"."""
     if _is_bool(value):
-        raise InvalidInputError(field, f"{value} is not a token count", TOKENS_ACCEPTED)
+        raise InvalidInputError(field, f"{value} is not a {a_count}", accepted)
     if isinstance(value, numbers.Integral):
         return operator.index(value)
     if isinstance(value, float):
         if not value.is_integer():  # nan and inf are not either
-            raise InvalidInputError(field, f"{value:g} is not a whole number of tokens", TOKENS_ACCEPTED)
+            raise InvalidInputError(field, f"{value:g} is not a {whole}", accepted)
         return int(value)
     text = str(value).strip()
     sign = -1 if text.startswith("-") else 1
     number = text[1:] if sign < 0 else text
     found = TOKEN_COUNT.fullmatch(number) if len(text) <= MAX_TOKEN_TEXT else None
     if found is None or (found["exp"] and found["unit"]):
-        raise InvalidInputError(field, f"{text[:MAX_TOKEN_TEXT]!r} is not a token count", TOKENS_ACCEPTED)
+        raise InvalidInputError(field, f"{text[:MAX_TOKEN_TEXT]!r} is not a {a_count}", accepted)
     frac = (found["frac"] or "").replace("_", "")
     digits = int(found["int"].replace(",", "").replace("_", "") + frac)
     power = int(found["exp"] or 0) + _UNIT_POWERS.get((found["unit"] or "").lower(), 0) - len(frac)
@@ -134,7 +150,7 @@ def token_count(value: Any, field: str) -> int:
         return sign * digits * scale
     count, rest = divmod(digits, scale)
     if rest:
-        raise InvalidInputError(field, f"{text!r} is not a whole number of tokens", TOKENS_ACCEPTED)
+        raise InvalidInputError(field, f"{text!r} is not a {whole}", accepted)
     return sign * count
 
 
