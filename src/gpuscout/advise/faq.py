@@ -377,9 +377,13 @@ class _Faq:
                 if recs:
                     cited.append(recs[0])
                     cheapest[key] = recs[0]
+                    # its speed per user too: the headline's ratio is between these two offers, not the
+                    # cards the lines above describe
+                    e = recs[0].estimate
+                    pace = f", {e.per_user_tokens_per_s:.0f} tok/s per user" if e is not None else ""
                     details.append(
                         f"{p}, cheapest {'80 GiB HBM' if is_hbm else '24 GiB consumer'} offer for a chat "
-                        f"endpoint: {_offer_label(recs[0])}, {money3(per_m or 0.0)}/M output tokens"
+                        f"endpoint: {_offer_label(recs[0])}, {money3(per_m or 0.0)}/M output tokens{pace}"
                     )
                 else:
                     details.append(

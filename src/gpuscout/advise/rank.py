@@ -561,11 +561,12 @@ class Ranker:
             if adapters is not None:
                 out["LoRA adapters"] = adapters
         minimum = "no minimum" if terms.minimum_charge_s is None else f"minimum {terms.minimum_charge_s} s"
+        # the record's confidence vouches for terms it states: after "unknown" it would contradict itself
+        vouched = f" ({terms.confidence})"
         if terms.billing_increment_s is None:
-            minimum = "minimum unknown"
+            minimum, vouched = "minimum unknown", ""
         out["billing"] = (
-            f"{terms.display_name}: {describe_increment(terms.billing_increment_s)}, {minimum} "
-            f"({terms.confidence})"
+            f"{terms.display_name}: {describe_increment(terms.billing_increment_s)}, {minimum}{vouched}"
         )
         if ev.estimate is not None:
             out.update({f"estimate: {k}": v for k, v in ev.estimate.assumptions.items()})
