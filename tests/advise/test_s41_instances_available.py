@@ -38,7 +38,9 @@ def test_many_instances_of_an_offer_without_a_free_count_warn() -> None:
 
 
 def test_one_instance_without_a_free_count_does_not_warn() -> None:
-    w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e6, spot_allowed=False)
+    # a job one instance finishes within its billing hour (1M tokens would take ~85 min on one L4: two
+    # halves are billed the same 2 h, so the ranking gives it two: rank.billing_sized)
+    w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e5, spot_allowed=False)
     (rec,) = rank(w, [offer("unstated", "L4", memory=24.0)], now=NOW)
     assert rec.config.instances == 1
     assert not any("how many are free" in x for x in rec.warnings)

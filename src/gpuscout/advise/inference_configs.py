@@ -3,7 +3,8 @@
 Per instance, ``replicas`` copies of the model each sharded ``tp`` ways (``tp`` a power of two dividing
 the instance's GPUs). Serving uses the smallest ``tp`` that fits and meets the latency targets unless a
 larger one needs fewer instances; more load than one instance sustains -> more instances. A batch job
-takes the fastest split and as many instances as its deadline needs.
+takes the fastest split and as many instances as its deadline needs; without a deadline, the ranking
+spreads it over as many as its provider's billing step bills no more than one (``rank.billing_sized``).
 
 An engine the user names runs on every row: a GPU it cannot run the precision on is refused with the
 support rule; only the default engine (and the precision asked of it) is replaced there by what runs

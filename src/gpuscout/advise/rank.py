@@ -228,6 +228,13 @@ def _with_instances(ev: ConfigEval, k: int) -> ConfigEval:
     return dataclasses.replace(ev, instances=k, time_s=ev.time_s * n / k, summary=summary)
 
 
+def _fleet_most(offer: Offer) -> int:
+    """The most instances of ``offer`` a batch without a deadline is spread over: ``FREE_INSTANCES_MAX``,
+    or fewer where the provider lists fewer free."""
+    listed = offer.available_count
+    return FREE_INSTANCES_MAX if listed is None else max(1, min(FREE_INSTANCES_MAX, listed))
+
+
 def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumptions) -> ConfigEval:
     """The configuration a spot row of ``ev`` runs on.
 
@@ -244,6 +251,41 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
     for k in range(ev.instances, a.max_instances + 1):
         sized = _with_instances(ev, k) if k != ev.instances else ev
         if _job_time(w, sized, cost_model(sized, w, terms, True, a)) <= deadline_s:
+            return sized
+    return ev
+
+
+#: The most instances a batch without a deadline is spread over where they cost no more than one (from
+#: this many of one offer a row already asks the renter to check that the provider has them free)
+FREE_INSTANCES_MAX = 8
+
+
+def _billed_h(cm: CostModel) -> float:
+    """The instance-hours a row pays for: work with the billing rounding, warm-ups, spot reclaims."""
+    return cm.compute_h + cm.warmup_h + cm.interruption_h
+
+
+def billing_sized(
+    w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, spot: bool, a: Assumptions, most: int
+) -> ConfigEval:
+    """A batch without a deadline on the most instances (up to ``most``) that are billed no more hours
+    than one: under a billing step (per hour, a minimum), a job of 19.2 h is billed 20 h on one instance
+    and 5 x 4 h on five, so five finish it 5x sooner for the same money. ``ev`` itself otherwise: a
+    deadline (the evaluators size for it), not a batch, already more than one instance, or per-second
+    billing (each more instance pays its own warm-up). The billed hours compared are the cost model's
+    (with the spot reclaims on a spot row), so a ranking and the row it shows agree."""
+    if (
+        not isinstance(w, BatchWorkload)
+        or w.deadline_hours is not None
+        or ev.rejected is not None
+        or ev.instances != 1
+        or most < 2
+    ):
+        return ev
+    one = _billed_h(cost_model(ev, w, terms, spot, a)) * (1.0 + 1e-9)
+    for k in range(min(most, a.max_instances), 1, -1):
+        sized = _with_instances(ev, k)
+        if _billed_h(cost_model(sized, w, terms, spot, a)) <= one:
             return sized
     return ev
 
@@ -468,9 +510,11 @@ class Ranker:
         if ev.rejected is not None:
             return self.rejected(offer, ev.rejected, fits=ev.fits, spot=spot, hourly=hourly, ev=ev)
         ev = self.evaluator.complete(ev)
-        on_demand_instances = ev.instances
+        most = _fleet_most(offer)
+        on_demand_instances = self.fleet_config(ev, terms, False, most).instances
         if spot:
             ev = self.spot_config(ev, terms)
+        ev = self.fleet_config(ev, terms, spot, most)  # as the ranking sized it (``_pair``)
         cm = self.cost_model(ev, terms, spot)
         dp = self.data_prices(offer, terms)
         cost = breakdown(cm, hourly, dp)
@@ -626,8 +670,16 @@ class Ranker:
                 self._active_share = 0.0
         return self.w.output_tokens * e.memory.weights_gb * self._active_share / acc.bandwidth_gbps
 
-    def _pair(self, ev: ConfigEval, terms: ProviderTerms, lazy: bool) -> _Pair:
+    def fleet_config(self, ev: ConfigEval, terms: ProviderTerms, spot: bool, most: int) -> ConfigEval:
+        """``billing_sized``: a batch without a deadline on the instances its billing gives for free."""
+        return billing_sized(self.w, ev, terms, spot, self.a, most)
+
+    def _pair(
+        self, ev: ConfigEval, terms: ProviderTerms, lazy: bool, most: int = FREE_INSTANCES_MAX
+    ) -> _Pair:
         spot_ev = self.spot_config(ev, terms)  # a batch under a deadline: sized for its reclaims
+        # a batch without one: on as many instances as cost no more than one (``most`` at the most)
+        ev, spot_ev = self.fleet_config(ev, terms, False, most), self.fleet_config(spot_ev, terms, True, most)
         od, sp = self.cost_model(ev, terms, False), self.cost_model(spot_ev, terms, True)
         if lazy:  # serve ranked by cost: the time is set after the loop, for the configurations that need it
             mark = self._marks.get(ev.key)
@@ -805,8 +857,15 @@ class Ranker:
         groups, leasts = self._group_offers(offers, out)
 
         # every row of a configuration at one time: its offers can be costed cheapest first
+        # (not a batch without a deadline: its offers' instances, so their times, follow their billing)
+        fleets = isinstance(w, BatchWorkload) and w.deadline_hours is None
         cut_off = (
-            keep is not None and out is None and by_cost and (lazy or not spot_ok) and not self._odd_prices
+            keep is not None
+            and out is None
+            and by_cost
+            and (lazy or not spot_ok)
+            and not self._odd_prices
+            and not fleets
         )
         # pass 2: per configuration (evaluated once), every offer's rows
         for items in groups.values():
@@ -837,10 +896,11 @@ class Ranker:
                     continue
                 provider = offer.provider
                 terms, sig, dp = names[offer.billing_terms or provider]
-                pair = cms.get(sig)
+                most = _fleet_most(offer)
+                pair = cms.get((sig, most))
                 if pair is None:
-                    pair = self._pair(ev, terms, lazy)
-                    cms[sig] = pair
+                    pair = self._pair(ev, terms, lazy, most)
+                    cms[(sig, most)] = pair
                 at = pair[2]
                 hourly, spot, s_price, e_price, left_out = _offer_prices(offer, dp, spot_ok)
                 if left_out is not None:

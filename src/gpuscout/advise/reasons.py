@@ -429,6 +429,8 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
                 )
     if isinstance(w, BatchWorkload) and ev.instances > 1 and w.deadline_hours is not None:
         reasons.append(_deadline_instances(ctx, w.deadline_hours))
+    elif isinstance(w, BatchWorkload) and ev.instances > 1:
+        reasons.append(_free_instances(ctx))
     if isinstance(w, FinetuneWorkload | PretrainWorkload) and ev.nodes > 1:
         reasons.append(f"{ev.nodes} nodes x {g} GPUs over {offer.internode}")
     stored = _training_storage(ctx)
@@ -507,6 +509,26 @@ def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
     if ctx.spot and extra > 0:
         text += f" ({extra} more for the expected spot reclaims)"  # no on-demand row may exist to compare
     return text
+
+
+def _free_instances(ctx: RowContext) -> str:
+    """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
+    '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
+    would be billed for the whole job, which they finish 3x sooner'."""
+    n, cm = ctx.ev.instances, ctx.cm
+    billed = cm.compute_h + cm.warmup_h + cm.interruption_h
+    step = (
+        "as assumed per-hour (the increment is unknown)"
+        if cm.increment_s is None
+        else describe_increment(cm.increment_s)
+    )
+    if cm.minimum_s:
+        step += f" with a {duration(float(cm.minimum_s))} minimum"
+    return (
+        f"{n} instances at no extra cost: billed {step}, "
+        f"{billed:,.1f} instance-hours in all, no more than one instance would be billed for the whole "
+        f"job, which they finish {n}x sooner"
+    )
 
 
 #: How the reason saying what billing rounds up starts (:func:`billing_rounding`): the faces find it by

@@ -1,0 +1,82 @@
+"""A batch without a deadline runs on as many instances as cost no more than one (up to
+``FREE_INSTANCES_MAX``, and no more than the provider lists free): under per-hour billing a 19.2 h job is
+billed 20 h on one instance and 5 x 4 h on five, so five finish it 5x sooner for the same money. Before,
+such a job always ran on one instance unless a deadline asked for more, and a fleet at the same cost was
+never shown."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.cost import cost_model
+from gpuscout.advise.rank import FREE_INSTANCES_MAX, billing_sized, rank
+from gpuscout.advise.workload import BatchWorkload
+from tests.advise.fakes import TERMS, fake_backends
+from tests.advise.helpers import NOW, offer
+
+BE = fake_backends()
+
+
+def _job(**kw: object) -> BatchWorkload:
+    return BatchWorkload(model="small", output_tokens_total=1e9, spot_allowed=False, **kw)  # type: ignore[arg-type]
+
+
+def _row(w: BatchWorkload, provider: str, **kw: object):  # type: ignore[no-untyped-def]
+    (row,) = rank(w, [offer(provider, price=1.0, **kw)], backends=BE, now=NOW)  # type: ignore[arg-type]
+    return row
+
+
+def _billed_h(ev, w, terms) -> float:  # type: ignore[no-untyped-def]
+    cm = cost_model(ev, w, terms, False, Assumptions())
+    return cm.compute_h + cm.warmup_h + cm.interruption_h
+
+
+def test_per_hour_billing_spreads_the_job_over_free_instances() -> None:
+    w = _job()
+    row = _row(w, "perhour")
+    assert row.config.instances == FREE_INSTANCES_MAX  # 15.2 h + warm-up: 16 h on one, 8 x 2 h on eight
+    assert any("instances at no extra cost" in r for r in row.reasons), row.reasons
+    # the same money as one instance, in a fraction of the time
+    one = _row(_job(deadline_hours=80_000), "perhour")  # a deadline that one instance meets: sized to it
+    assert one.config.instances == 1
+    assert row.cost is not None and one.cost is not None
+    assert row.cost.compute + row.cost.warmup <= one.cost.compute + one.cost.warmup + 1e-9
+    assert row.time_s < one.time_s / (row.config.instances - 0.5)
+
+
+def test_per_second_billing_keeps_one_instance() -> None:
+    # each more instance pays its own warm-up: not free
+    assert _row(_job(), "persec").config.instances == 1
+
+
+def test_no_more_instances_than_the_provider_lists() -> None:
+    listed = dataclasses.replace(offer("perhour", price=1.0), available_count=2)
+    (row,) = rank(_job(), [listed], backends=BE, now=NOW)
+    assert row.rejected is None and row.config.instances == 2  # 8 would be free; 2 are listed
+
+
+def test_sizing_is_the_largest_count_billed_no_more_than_one() -> None:
+    w, terms, a = _job(), TERMS["perhour"], Assumptions()
+    (row,) = rank(_job(deadline_hours=80_000), [offer("perhour", price=1.0)], backends=BE, now=NOW)
+    from gpuscout.advise.inference_configs import BatchTokensEvaluator
+
+    ev = BatchTokensEvaluator(w, BE, a).evaluate(offer("perhour", price=1.0))
+    assert ev.instances == 1
+    sized = billing_sized(w, ev, terms, False, a, FREE_INSTANCES_MAX)
+    one = _billed_h(ev, w, terms)
+    k = sized.instances
+    assert _billed_h(sized, w, terms) <= one * (1 + 1e-9)
+    assert sized.time_s == pytest.approx(ev.time_s / k)
+    for more in range(k + 1, FREE_INSTANCES_MAX + 1):  # every larger count is billed more
+        bigger = dataclasses.replace(ev, instances=more, time_s=ev.time_s / more)
+        assert _billed_h(bigger, w, terms) > one * (1 + 1e-9)
+    assert math.isfinite(row.time_s)
+
+
+def test_a_deadline_is_sized_by_the_deadline_not_by_billing() -> None:
+    w = _job(deadline_hours=80_000)
+    assert _row(w, "perhour").config.instances == 1
