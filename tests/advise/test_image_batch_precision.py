@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from gpuscout.advise.api import advise
+from gpuscout.advise.inference_configs import CPU_OFFLOAD_WARNING
 from gpuscout.advise.workload import BatchWorkload
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.diffusion import estimate_images
@@ -38,9 +39,12 @@ def test_an_fp8_image_batch_is_timed_and_sized_in_fp8() -> None:
 
 
 def test_fp8_flux_fits_a_24_gb_card_that_bf16_does_not() -> None:
-    assert _row(None, "RTX4090") is None  # 36 GB in bf16
+    # 36 GB in bf16: held only by swapping its components in and out (CPU offload, said on the row)
+    bf16 = _row(None, "RTX4090")
+    assert bf16 is not None and CPU_OFFLOAD_WARNING in bf16.warnings
     fits = _row("fp8", "RTX4090")
     assert fits is not None and fits.config.gpus_per_instance == 1
+    assert CPU_OFFLOAD_WARNING not in fits.warnings
 
 
 @pytest.mark.parametrize(("field", "value"), [("precision", "int4"), ("engine", "vllm")])

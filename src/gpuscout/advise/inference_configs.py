@@ -694,6 +694,13 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         )
 
 
+#: What an image row that holds its pipeline only by swapping components says (its time includes the copies)
+CPU_OFFLOAD_WARNING = (
+    "the whole pipeline does not fit this GPU: run with CPU offload (diffusers enable_model_cpu_offload: "
+    "one component on the GPU at a time, copied in over PCIe each batch; timed with the copies)"
+)
+
+
 class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
     """Image generation: one model copy per GPU, instances for the deadline."""
 
@@ -710,6 +717,14 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             if w.engine is not None:
                 kwargs["engine"] = w.engine
             r: ImageResult = self.be.images(w.model, acc, **kwargs)
+            offload = ""
+            if not r.fits:
+                # what renters do on a card that cannot hold the whole pipeline: diffusers' model CPU
+                # offload, one component (a text encoder, the denoiser, the VAE) on the GPU at a time,
+                # each copied in per batch (timed: `gpuscout images --cpu-offload`)
+                moved: ImageResult = self.be.images(w.model, acc, cpu_offload=True, **kwargs)
+                if moved.fits:
+                    r, offload = moved, CPU_OFFLOAD_WARNING
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return reject(key, acc, str(exc), kind=reject_kind_of(str(exc)))
         if not r.fits or r.seconds_per_image <= 0:
@@ -756,5 +771,5 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             download_gb_per_instance=download + w.dataset_gb,
             load_gb=download,
             images=images,
-            warnings=(*r.warnings, prior),
+            warnings=(*r.warnings, *filter(None, [offload]), prior),
         )
