@@ -46,6 +46,7 @@ from gpuscout.advise.types import EstimateSummary, run_words
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
+from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -377,6 +378,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if why is not None or e_cap is None:
                 last_why = why or last_why
+                if last_why == "does not fit: weights" and tp == g:
+                    last_why += beyond_one_node(e_cap, g)
                 outcome[tp] = last_why
                 if e_cap is not None and e_cap.max_batch >= 1:
                     any_fit = True
@@ -629,6 +632,8 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             e = self.infer(acc, tp, "max")
             if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
                 why = f"does not fit: {e.binding_constraint}" if e is not None else self.last_error or why
+                if why == "does not fit: weights" and tp == g:
+                    why += beyond_one_node(e, g)
                 continue
             replicas = g // tp
             # the estimate's output rate at a full batch already pays for each request's prefill (its
@@ -692,6 +697,28 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             layer_split=e.parallel == "layer",
             fabric_assumed=fabric_unstated(key, tp),
         )
+
+
+#: GPUs of a full node (an HGX / OAM board): an instance of fewer is not the most a node of them holds
+FULL_NODE_GPUS = 8
+
+
+def beyond_one_node(e: Estimate | None, gpus: int) -> str:
+    """Where the model's weights alone exceed all the memory of an instance of ``gpus`` GPUs (DeepSeek-R1's
+    ~690 GB on 8 x 80 GB): what it would take, said after "does not fit: weights" so that the renter does
+    not look for a larger split of this node; "" otherwise. Serving over several nodes (tensor parallel
+    over InfiniBand, a pipeline across nodes) is not modelled."""
+    if e is None or e.memory.usable_gb <= 0 or gpus < FULL_NODE_GPUS:
+        return ""  # a smaller instance: a larger one of the same GPU is the remedy, and may be listed
+    weights = e.memory.model_weights_total_gb(1)
+    room = gpus * e.memory.usable_gb  # what the engine lets itself use on each GPU
+    if weights <= room:
+        return ""
+    nodes = math.ceil(weights / room)
+    return (
+        f" (the weights alone, {gib(weights):.0f} GiB, exceed what the engine uses of the {gpus} GPUs, "
+        f"{gib(room):.0f} GiB: at least {nodes} such nodes, and serving across nodes is not modelled)"
+    )
 
 
 #: What an image row that holds its pipeline only by swapping components says (its time includes the copies)
