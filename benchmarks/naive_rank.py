@@ -19,9 +19,11 @@ from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.cost import breakdown, cost_model, data_prices
 from gpuscout.advise.rank import (
     Ranker,
+    _fleet_most,
     _job_time,
     _prefilter,
     _prices,
+    billing_sized,
     build_rows,
     choice_group,
     spot_sized,
@@ -68,6 +70,8 @@ def rank_naive(
         for spot, hourly in _prices(workload, offer):
             # a spot row of a batch under a deadline: as many more instances as its reclaims need
             sized = spot_sized(workload, full, terms, ranker.a) if spot else full
+            # a batch without one: on the instances its billing gives at no extra cost
+            sized = billing_sized(workload, sized, terms, spot, ranker.a, _fleet_most(offer))
             cm = cost_model(sized, workload, terms, spot, ranker.a)
             total = breakdown(cm, hourly, data_prices(offer, terms, ranker.a)).total
             time = _job_time(workload, sized, cm)

@@ -231,6 +231,8 @@ def test_estimates_run_once_per_configuration() -> None:
         ServeWorkload(model="small", concurrency=24, bursts_per_day=6, burst_minutes=20),
         ServeWorkload(model="big", requests_per_s=2.0, spot_allowed=True),
         BatchWorkload(model="small", output_tokens_total=2e8, deadline_hours=3),
+        # no deadline: each offer on the instances its billing gives at no extra cost (rank.billing_sized)
+        BatchWorkload(model="small", output_tokens_total=1e9),
         FinetuneWorkload(model="big", method="qlora", dataset_tokens=5e7),
         FinetuneWorkload(model="small", method="full", dataset_tokens=5e7, spot_allowed=False),
     ],

@@ -7,7 +7,6 @@ never shown."""
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pytest
 
@@ -61,7 +60,6 @@ def test_no_more_instances_than_the_provider_lists() -> None:
 
 def test_sizing_is_the_largest_count_billed_no_more_than_one() -> None:
     w, terms, a = _job(), TERMS["perhour"], Assumptions()
-    (row,) = rank(_job(deadline_hours=80_000), [offer("perhour", price=1.0)], backends=BE, now=NOW)
     from gpuscout.advise.inference_configs import BatchTokensEvaluator
 
     ev = BatchTokensEvaluator(w, BE, a).evaluate(offer("perhour", price=1.0))
@@ -74,7 +72,6 @@ def test_sizing_is_the_largest_count_billed_no_more_than_one() -> None:
     for more in range(k + 1, FREE_INSTANCES_MAX + 1):  # every larger count is billed more
         bigger = dataclasses.replace(ev, instances=more, time_s=ev.time_s / more)
         assert _billed_h(bigger, w, terms) > one * (1 + 1e-9)
-    assert math.isfinite(row.time_s)
 
 
 def test_a_deadline_is_sized_by_the_deadline_not_by_billing() -> None:

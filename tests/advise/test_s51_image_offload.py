@@ -39,3 +39,19 @@ def test_a_card_that_holds_the_pipeline_runs_without_offload() -> None:
 def test_a_card_too_small_even_for_the_denoiser_is_still_left_out() -> None:
     assert not estimate_images("flux.1-dev", "L4", cpu_offload=True).fits
     assert _row("L4", 24.0) is None
+
+
+def test_an_offloaded_row_downloads_and_loads_the_whole_pipeline() -> None:
+    from gpuscout.advise.assumptions import Assumptions
+    from gpuscout.advise.backends import default_backends
+    from gpuscout.advise.inference_configs import BatchImagesEvaluator
+
+    w = BatchWorkload(model="flux.1-dev", images_total=1_000)
+    ev = BatchImagesEvaluator(w, default_backends(), Assumptions()).evaluate(
+        offer("cloud", "RTX4090", 1, 1.0, memory=24.0)
+    )
+    assert ev.rejected is None
+    whole = estimate_images("flux.1-dev", "RTX4090").memory.weights_gb  # every component's weights
+    on_gpu = estimate_images("flux.1-dev", "RTX4090", cpu_offload=True).memory.weights_gb  # the largest one
+    assert on_gpu < whole
+    assert ev.load_gb == pytest.approx(whole) and ev.download_gb_per_instance == pytest.approx(whole)

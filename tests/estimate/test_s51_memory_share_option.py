@@ -64,3 +64,31 @@ def test_diagnose_prices_the_option_started_with_its_flag() -> None:
     d = diagnose("qwen2.5-72b", "RTX4090", measured_tps=10.0, gpus=2, precision="awq", engine="vllm")
     fits = [line for line in d.suggestions if line.startswith("Fits: int4 on 2 x RTX4090 started with")]
     assert fits and "tokens/s per sequence (estimated)" in fits[0]
+
+
+def test_with_flags_replaces_the_same_flag_asked() -> None:
+    from gpuscout.estimate.launch_flags import with_flags
+
+    assert with_flags(
+        "vllm --gpu-memory-utilization 0.9 --max-num-seqs 64", "--gpu-memory-utilization 0.95"
+    ) == ("vllm --max-num-seqs 64 --gpu-memory-utilization 0.95")
+    assert with_flags("sglang --mem-fraction-static 0.85", "--mem-fraction-static 0.95") == (
+        "sglang --mem-fraction-static 0.95"
+    )
+    assert with_flags("vllm", "") == "vllm"
+
+
+def test_diagnose_prices_the_option_when_the_engine_asked_already_sets_the_flag() -> None:
+    # a flag is read at its first occurrence: appended after the user's 0.9, the option's 0.95 was ignored
+    # and the option left out of the suggestions
+    d = diagnose(
+        "qwen2.5-72b",
+        "RTX4090",
+        measured_tps=10.0,
+        gpus=2,
+        precision="awq",
+        engine="vllm --gpu-memory-utilization 0.9",
+    )
+    assert any(line.startswith("Fits: int4 on 2 x RTX4090 started with") for line in d.suggestions), (
+        d.suggestions
+    )

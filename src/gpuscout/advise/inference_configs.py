@@ -744,6 +744,7 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             if w.engine is not None:
                 kwargs["engine"] = w.engine
             r: ImageResult = self.be.images(w.model, acc, **kwargs)
+            whole_gb = r.memory.weights_gb  # the pipeline's weights, downloaded and loaded whatever runs
             offload = ""
             if not r.fits:
                 # what renters do on a card that cannot hold the whole pipeline: diffusers' model CPU
@@ -758,8 +759,8 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             return reject(key, acc, "does not fit")
         images = float(w.images_total or 0)
         time_1 = images * r.seconds_per_image / g
-        weights = r.memory.weights_gb
-        download = w.download_weights_gb if w.download_weights_gb is not None else weights
+        weights = r.memory.weights_gb  # on the GPU at once: under offload, the largest component's
+        download = w.download_weights_gb if w.download_weights_gb is not None else whole_gb
         warm = job_warmup_s(download + w.dataset_gb, download, self.a)
         inst = instances_for_deadline(time_1, w.deadline_hours, warm)
         if not 0 < inst <= self.a.max_instances:

@@ -822,7 +822,8 @@ class Ranker:
         With ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep``
         better ones exist (their score is above the ``keep``-th best so far); the front's candidates
         are kept apart. Ranking by cost, where all the rows of a configuration are at one time (serve,
-        and jobs on demand), its offers are costed cheapest price first, and the rest are skipped once
+        and jobs on demand but a batch without a deadline, whose instances follow each offer's billing:
+        ``billing_sized``), its offers are costed cheapest price first, and the rest are skipped once
         that price times the hours the configuration is billed at least
         (:func:`~gpuscout.advise.cost.billed_hours_floor`) is above both the ``keep``-th best and the
         cheapest row at the configuration's time: no row left can be shown or be on the front.

@@ -514,7 +514,7 @@ def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
 def _free_instances(ctx: RowContext) -> str:
     """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
     '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
-    would be billed for the whole job, which they finish 3x sooner'."""
+    would be billed for the whole job, each doing 1/3 of the work'."""
     n, cm = ctx.ev.instances, ctx.cm
     billed = cm.compute_h + cm.warmup_h + cm.interruption_h
     step = (
@@ -527,7 +527,7 @@ def _free_instances(ctx: RowContext) -> str:
     return (
         f"{n} instances at no extra cost: billed {step}, "
         f"{billed:,.1f} instance-hours in all, no more than one instance would be billed for the whole "
-        f"job, which they finish {n}x sooner"
+        f"job, each doing 1/{n} of the work"
     )
 
 

@@ -1088,12 +1088,14 @@ def _layouts_instead(
 
 
 def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
-    """What would hold one sequence of this context where ``p`` does not: the fewest GPUs of this kind
+    """What would hold one sequence of this context where ``p`` does not: first, the same GPUs and format
+    with the engine started with ``RAISED_MEMORY_SHARE`` of memory (its flag in ``FitOption.flags``), where
+    the engine has such a flag and that holds it; then the fewest GPUs of this kind
     (2, 4 or 8, split as asked; tensor parallel for replicas) that the engine starts with, in this
     format, and the widest narrower format this engine runs on this GPU at this count, sized as the engine
     holds it (:func:`_as_run`) with the KV cache asked for (``--kv-dtype``; none asked, the one the engine
     picks for that format): a format it dequantizes to 16 bits, or runs as fp16, saves nothing and is
-    never suggested. Empty when neither does. :attr:`Estimate.fit_options`, and in words (each option's
+    never suggested. Empty when none does. :attr:`Estimate.fit_options`, and in words (each option's
     ``text``, joined by "; ") its ``assumptions["would_fit"]``."""
     out: list[FitOption] = []
     split = "layer" if p.mode == "layer" else "tensor"

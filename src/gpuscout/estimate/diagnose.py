@@ -33,6 +33,7 @@ from gpuscout.estimate.api import (
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
+from gpuscout.estimate.launch_flags import with_flags
 from gpuscout.estimate.memory import gib, model_consts
 from gpuscout.estimate.parallel import HOST_LINK_GBPS, TP_HEAD_RULES
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
@@ -422,7 +423,7 @@ def _fitting_setups(
     ``gpus``, the engine's own split) that holds them, the count said per card."""
     out: list[str] = []
     for option in est.fit_options:  # the would-fit's setups, as records: all on ``acc``
-        started = f"{engine} {option.flags}" if option.flags else engine  # the setup's own launch flags too
+        started = with_flags(engine, option.flags)  # the option's flags, in place of the same flags asked
         res = _priced(spec, acc, option.gpus, option.format, started, batch, context, parallel)
         if res and res[2]:  # the batch measured, as the card below: not one sequence only
             out.append(f"Fits: {option.text} — ~{_tps_text(res[0])} tokens/s per sequence (estimated).")

@@ -264,6 +264,18 @@ def memory_share_flag(engine: str) -> str:
     return _MEMORY_SHARE_FLAG.get(engine, "")
 
 
+def with_flags(engine: str, flags: str) -> str:
+    """``engine`` (a name with launch flags or without) started with ``flags`` too, each flag of ``flags``
+    that sets an attribute replacing the same flag's spellings already in ``engine`` (a flag is read at
+    its first occurrence, so appending a second one would be ignored)."""
+    if not flags:
+        return engine
+    for flag in _FLAGS:
+        if flag.pattern.search(flags):
+            engine = flag.pattern.sub("", engine)
+    return f"{' '.join(engine.split())} {flags}"
+
+
 def read_flag_names() -> str:
     """The flags :func:`read_flags` sets something from, for messages."""
     return ", ".join([f.shown for f in _FLAGS] + ["--enable-chunked-prefill"])
