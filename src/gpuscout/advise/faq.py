@@ -682,6 +682,7 @@ class _Faq:
             narrower="/".join(faster_formats),
             faster_memory=not has_hbm,
             parallel=e1.parallel,
+            graphs=e1.cuda_graphs,
         )
         what = "the active experts' weights once" if self.spec.is_moe else "every weight once"
         if split:
@@ -812,13 +813,15 @@ def _slow_cause(
     narrower: str = "fp8/int4",
     faster_memory: bool = True,
     parallel: str = "tensor",
+    graphs: bool = False,
 ) -> tuple[str, str]:
     """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit; ``no_hbm``:
     why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would).
     ``narrower``: the narrower weight formats that would help ("fp8/int4", "int4"; "": none, so narrower
     weights are not advised); ``faster_memory``: whether a card with faster (HBM) memory is advised at all
     (not to a user whose card already has HBM). ``parallel``: the estimate's split: a layer split hands
-    activations from card to card where a tensor split all-reduces."""
+    activations from card to card where a tensor split all-reduces. ``graphs``: whether the engine already
+    replays CUDA graphs (``Estimate.cuda_graphs``), so that they are not advised to it."""
     links = INTERCONNECT_WORDS.get(parallel, "all-reduces")
     if binding == "interconnect":
         fewer = ["narrower weights that fit fewer cards"] if narrower else []
@@ -839,6 +842,11 @@ def _slow_cause(
             ),
         )
     if binding == "scheduler":
+        if graphs:  # already replayed: the cost is the GPU's many small kernels a layer, and the scheduler
+            return (
+                "the fixed cost of each step (each layer's many small kernels, and scheduling)",
+                "batching users (they share each step's fixed cost)",
+            )
         return (
             "the fixed cost of each step (kernel launches and scheduling)",
             "batching users (they share each step's fixed cost), or an engine that replays CUDA graphs",

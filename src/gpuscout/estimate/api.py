@@ -863,6 +863,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         request_rate=None if load_args is None else load_args.rate,
         replicas=replicas,
         step_ms={} if no_output else _step_ms(point.step),
+        cuda_graphs=eng.cuda_graphs and eng.graphs_cover(point.running),
         speed_calibrated=calibrated,
     )
 

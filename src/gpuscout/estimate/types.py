@@ -154,6 +154,10 @@ class Estimate:
     # layer-split hand-offs: :func:`step_parts` names it by the split), "fixed" (kernel launches,
     # scheduling). Empty when no step is timed.
     step_ms: dict[str, float] = field(default_factory=dict)
+    # whether the decode steps at this load replay CUDA graphs (their fixed cost is then the GPU's gaps
+    # between many small kernels, not Python launching them): False for an eager engine, or a batch
+    # beyond the captured sizes
+    cuda_graphs: bool = False
     # whether the engine's efficiencies were fitted on inference runs of this part's generation (the
     # calibration set measures Pascal, Turing, Ampere, Ada, Hopper, CDNA 2 and CDNA 3: a Blackwell, MI355X,
     # V100, TPU, Gaudi or Trainium speed is those efficiencies applied to its datasheet figures, and the
