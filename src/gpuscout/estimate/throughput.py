@@ -254,6 +254,7 @@ class StepTime:
     compute: float  # FLOP time at the achieved tensor rate
     fixed: float  # per-step + per-sequence + per-layer overheads
     comm: float  # tensor-parallel all-reduces and layer-split hand-offs
+    host: float = 0.0  # the CPU's part of ``fixed`` (launches, scheduling, bookkeeping); the rest is GPU gaps
 
     @property
     def bound(self) -> str:
@@ -596,7 +597,7 @@ def decode_step(
         total = _host_and_gpu(eng, gpu, launches, cpu)
     total += book
     fixed = gpu_fixed + launches + cpu + book
-    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, fixed, comm)
+    return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, fixed, comm, launches + cpu + book)
 
 
 def _host_and_gpu(eng: EngineProfile, gpu: float, launches: float, cpu: float) -> float:
@@ -676,6 +677,7 @@ def mean_decode_step(st: Setup, batch: int, context_in: int, context_out: int) -
         sum(s.compute for s in steps) / k,
         sum(s.fixed for s in steps) / k,
         sum(s.comm for s in steps) / k,
+        sum(s.host for s in steps) / k,
     )
 
 
