@@ -109,6 +109,11 @@ class CostModel:
     reload_s: float = 0.0  # spot: per reclaim, fetching and loading what the work resumes from
     retained_gb: float = 0.0  # jobs: GB kept for ``storage_retention_days`` after the run
 
+    @property
+    def billed_h(self) -> float:
+        """The instance-hours a row pays for: work with the billing rounding, warm-ups, spot reclaims."""
+        return self.compute_h + self.warmup_h + self.interruption_h
+
 
 def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions) -> CostModel:
     """Billed hours, GB-months and billable egress for ``ev`` under ``terms``."""

@@ -377,9 +377,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         for tp in tp_degrees(g):
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if why is not None or e_cap is None:
-                last_why = why or last_why
-                if last_why == "does not fit: weights" and tp == g:
-                    last_why += beyond_one_node(e_cap, g)
+                last_why = (why or last_why) + beyond_one_node(e_cap, tp, g)
                 outcome[tp] = last_why
                 if e_cap is not None and e_cap.max_batch >= 1:
                     any_fit = True
@@ -632,8 +630,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             e = self.infer(acc, tp, "max")
             if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
                 why = f"does not fit: {e.binding_constraint}" if e is not None else self.last_error or why
-                if why == "does not fit: weights" and tp == g:
-                    why += beyond_one_node(e, g)
+                why += beyond_one_node(e, tp, g)
                 continue
             replicas = g // tp
             # the estimate's output rate at a full batch already pays for each request's prefill (its
@@ -703,12 +700,15 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
 FULL_NODE_GPUS = 8
 
 
-def beyond_one_node(e: Estimate | None, gpus: int) -> str:
-    """Where the model's weights alone exceed all the memory of an instance of ``gpus`` GPUs (DeepSeek-R1's
-    ~690 GB on 8 x 80 GB): what it would take, said after "does not fit: weights" so that the renter does
-    not look for a larger split of this node; "" otherwise. Serving over several nodes (tensor parallel
-    over InfiniBand, a pipeline across nodes) is not modelled."""
-    if e is None or e.memory.usable_gb <= 0 or gpus < FULL_NODE_GPUS:
+def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:
+    """Where ``e`` (split ``tp`` ways on an instance of ``gpus`` GPUs) does not fit for its weights and the
+    model's weights alone exceed what the engine uses of all ``gpus`` (DeepSeek-R1's ~627 GiB on 8 x 80 GB):
+    what it would take, said after "does not fit: weights" so that the renter does not look for a larger
+    split of this node; "" otherwise (a narrower split, or another reason). Serving over several nodes
+    (tensor parallel over InfiniBand, a pipeline across nodes) is not modelled."""
+    if e is None or e.fits or e.binding_constraint != "weights" or tp != gpus:
+        return ""
+    if e.memory.usable_gb <= 0 or gpus < FULL_NODE_GPUS:
         return ""  # a smaller instance: a larger one of the same GPU is the remedy, and may be listed
     weights = e.memory.model_weights_total_gb(1)
     room = gpus * e.memory.usable_gb  # what the engine lets itself use on each GPU

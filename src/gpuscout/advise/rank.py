@@ -260,11 +260,6 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
 FREE_INSTANCES_MAX = 8
 
 
-def _billed_h(cm: CostModel) -> float:
-    """The instance-hours a row pays for: work with the billing rounding, warm-ups, spot reclaims."""
-    return cm.compute_h + cm.warmup_h + cm.interruption_h
-
-
 def billing_sized(
     w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, spot: bool, a: Assumptions, most: int
 ) -> ConfigEval:
@@ -282,10 +277,10 @@ def billing_sized(
         or most < 2
     ):
         return ev
-    one = _billed_h(cost_model(ev, w, terms, spot, a)) * (1.0 + 1e-9)
+    one = cost_model(ev, w, terms, spot, a).billed_h * (1.0 + 1e-9)
     for k in range(min(most, a.max_instances), 1, -1):
         sized = _with_instances(ev, k)
-        if _billed_h(cost_model(sized, w, terms, spot, a)) <= one:
+        if cost_model(sized, w, terms, spot, a).billed_h <= one:
             return sized
     return ev
 

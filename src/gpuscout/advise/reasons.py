@@ -516,7 +516,6 @@ def _free_instances(ctx: RowContext) -> str:
     '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
     would be billed for the whole job, each doing 1/3 of the work'."""
     n, cm = ctx.ev.instances, ctx.cm
-    billed = cm.compute_h + cm.warmup_h + cm.interruption_h
     step = (
         "as assumed per-hour (the increment is unknown)"
         if cm.increment_s is None
@@ -526,7 +525,7 @@ def _free_instances(ctx: RowContext) -> str:
         step += f" with a {duration(float(cm.minimum_s))} minimum"
     return (
         f"{n} instances at no extra cost: billed {step}, "
-        f"{billed:,.1f} instance-hours in all, no more than one instance would be billed for the whole "
+        f"{cm.billed_h:,.1f} instance-hours in all, no more than one instance would be billed for the whole "
         f"job, each doing 1/{n} of the work"
     )
 

@@ -224,7 +224,8 @@ if RuntimeParam is not None:
             boundary writes the one typed)."""
             name = _option_name(param)
             parser = self.parameter_info.parser
-            read, a_count = _COUNT_PARSERS[parser] if parser is not None else _COUNT_PARSERS[parse_tokens]
+            assert parser is not None  # a count option (``_token_kind``): its parser is one of them
+            read, a_count = _COUNT_PARSERS[parser]
             count = read(value, name)
             info = self.parameter_info
             low, high = info.min, info.max
