@@ -201,7 +201,7 @@ def test_request_rate_below_and_above_capacity() -> None:
 def test_prefill_heavy_runs_are_set_by_prefill() -> None:
     # 32k-token prompts, 100 output tokens: each request costs ~32k x 2 x 8B = 515 TFLOP of prefill
     est = estimate("llama-3.1-8b", "H100", concurrency=64, context_in=32000, context_out=100)
-    assert est.binding_limit in ("prefill", "kv_cache", "compute")
+    assert est.binding_limit == "prefill"  # requests queue behind KV memory, but more room adds <10 %
     flops_per_request = 2 * 8.03e9 * 32000
     upper = 100 * 989.5e12 / flops_per_request  # output tokens/s if prefill ran at the bf16 peak
     assert est.output_tokens_per_s_total < upper

@@ -61,7 +61,7 @@ from gpuscout.estimate.precision import (
     resolve_precision,
     states_fp8_scaling,
 )
-from gpuscout.estimate.serving import Load, ServingPoint, serve
+from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, serve
 from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
@@ -789,17 +789,23 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus,
         parallel=st_mode, prompt=prompt,
     )  # fmt: skip
-    if point.saturated and point.binding in ("kv_cache", "scheduler", "prefill"):
+    if point.saturated and point.binding != "queueing":
         what = {
             "kv_cache": "KV-cache memory",
             "scheduler": f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})",
             "prefill": f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks",
-        }[point.binding]
+        }[point.cap_reason]
         n = point.running
+        pace = (
+            ""
+            if point.binding == point.cap_reason
+            else f"; room for more would add under {CAP_MATTERS:.0%} requests/s: "
+            f"{point.binding} sets the pace"
+        )
         warnings.append(
             f"{load_label}: at most {n} {plural(n, 'sequence')} {plural(n, 'runs', 'run')} at once per "
             f"replica ({what}); the rest queue "
-            f"(mean wait {point.queue_s * 1000:,.0f} ms)"
+            f"(mean wait {point.queue_s * 1000:,.0f} ms){pace}"
         )
     elif point.binding == "queueing":
         if math.isfinite(point.queue_s):
