@@ -131,6 +131,12 @@ def reject(
     return ConfigEval(key=key, fits=fits, rejected=why, accelerator=acc, reject_kind=kind)
 
 
+def known_ram(offer: Offer) -> float | None:
+    """The offer's host RAM in GB, or None when it does not list a usable figure."""
+    ram = offer.ram_gb
+    return float(ram) if ram is not None and ram > 0 and math.isfinite(ram) else None
+
+
 def reject_kind_of(why: str) -> str:
     """The kind of an estimator's refusal message (the diagnosis counts kinds)."""
     text = why.lower()
@@ -186,6 +192,9 @@ class WorkloadEvaluator(Protocol):
     what only a shown row needs (serve's sustainable load)."""
 
     estimator_calls: int
+    #: whether an offer's evaluation depends on its host RAM (``Offer.ram_gb``) besides its ``ConfigKey``
+    #: and ``memo_extra``: the ranking then memoises per RAM figure too
+    host_ram_matters: bool
 
     def evaluate(self, offer: Offer) -> ConfigEval: ...
 
@@ -201,6 +210,8 @@ class BaseEvaluator(Generic[W]):
     """What every kind's evaluator shares: accelerator look-ups, the fabric as installed, and one
     evaluation per ``ConfigKey`` (and ``memo_extra``, where a kind's configuration depends on more of
     the offer). A kind implements ``_configure`` (or ``_configure_for``, given the extra)."""
+
+    host_ram_matters = False
 
     def __init__(self, workload: W, backends: Backends, assumptions: Assumptions) -> None:
         self.w: W = workload

@@ -35,6 +35,7 @@ from gpuscout.advise.configs import (
     fabric_unstated,
     instances_for_deadline,
     job_warmup_s,
+    known_ram,
     reject,
     reject_kind_of,
     request_latency_s,
@@ -44,7 +45,7 @@ from gpuscout.advise.configs import (
 )
 from gpuscout.advise.types import EstimateSummary, run_words
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
-from gpuscout.catalog.offer import Interconnect
+from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import Estimate
@@ -731,6 +732,46 @@ CPU_OFFLOAD_WARNING = (
 class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
     """Image generation: one model copy per GPU, instances for the deadline."""
 
+    host_ram_matters = True  # a pipeline under CPU offload waits in host RAM
+
+    def __init__(self, workload: BatchWorkload, backends: Backends, assumptions: Assumptions) -> None:
+        super().__init__(workload, backends, assumptions)
+        # per configuration run under CPU offload: the GB of pipeline weights each GPU's process keeps in
+        # host RAM (every component, moved to the GPU in turn)
+        self._host_need: dict[ConfigKey, float] = {}
+        self._by_ram: dict[tuple[ConfigKey, float | None], ConfigEval] = {}
+
+    def evaluate(self, offer: Offer) -> ConfigEval:
+        """The configuration's evaluation as the offer's host RAM allows: under CPU offload each GPU's
+        pipeline waits in host RAM, so an offer that lists less than the GPUs' pipelines is rejected, and
+        one that lists none is told how much to check for."""
+        ev = super().evaluate(offer)
+        need = self._host_need.get(ev.key)
+        if ev.rejected is not None or need is None:
+            return ev
+        need *= ev.gpus_per_instance  # one pipeline per GPU
+        ram = known_ram(offer)
+        if ram is not None and ram >= need:
+            return ev
+        by_ram = self._by_ram.get((ev.key, ram))
+        if by_ram is None:
+            if ram is None:
+                note = (
+                    f"host RAM not listed for this offer: CPU offload keeps ~{need:,.0f} GB of pipeline "
+                    "weights in host RAM; check the instance has it"
+                )
+                by_ram = dataclasses.replace(ev, warnings=(*ev.warnings, note))
+            else:
+                by_ram = reject(
+                    ev.key,
+                    ev.accelerator,
+                    f"does not fit: the pipeline needs CPU offload on this GPU, which keeps ~{need:,.0f} GB "
+                    f"of weights in host RAM; the offer lists {ram:,.0f} GB",
+                    kind="fit",
+                )
+            self._by_ram[(ev.key, ram)] = by_ram
+        return by_ram
+
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         w, g = self.w, key[1]
         self.estimator_calls += 1
@@ -753,6 +794,7 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
                 moved: ImageResult = self.be.images(w.model, acc, cpu_offload=True, **kwargs)
                 if moved.fits:
                     r, offload = moved, CPU_OFFLOAD_WARNING
+                    self._host_need[key] = whole_gb
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return reject(key, acc, str(exc), kind=reject_kind_of(str(exc)))
         if not r.fits or r.seconds_per_image <= 0:

@@ -612,16 +612,16 @@ class Ranker:
         return out
 
     # ---- scoring --------------------------------------------------------------------------------
-    def _training_key(self, offer: Offer) -> tuple[object, object]:
-        """What besides its configuration sets a training offer's evaluation (``TrainingEvaluator``): the
-        inter-node bandwidth it states and how it is billed (``memo_extra``), and its host RAM; nothing
-        for the other kinds."""
-        if self._training is None:
-            return (None, None)
-        return (self._training.memo_extra(offer), offer.ram_gb)
+    def _offer_key(self, offer: Offer) -> tuple[object, object]:
+        """What besides its configuration sets an offer's evaluation: for training (``TrainingEvaluator``)
+        the inter-node bandwidth it states and how it is billed (``memo_extra``); the host RAM where the
+        kind's evaluation depends on it (``host_ram_matters``: training's offload layouts, image pipelines
+        under CPU offload)."""
+        extra = None if self._training is None else self._training.memo_extra(offer)
+        return (extra, offer.ram_gb if self.evaluator.host_ram_matters else None)
 
     def _config_entry(self, offer: Offer) -> _ConfigEntry:
-        key = (*config_key(offer), *self._training_key(offer))
+        key = (*config_key(offer), *self._offer_key(offer))
         entry = self._cfg.get(key)
         if entry is None:
             entry = (self.evaluator.evaluate(offer), 0.0, ({}, {}))
@@ -784,13 +784,14 @@ class Ranker:
             if (s_price is not None and not s_price >= 0.0) or (e_price is not None and not e_price >= 0.0):
                 least = -inf  # a negative data price: the bound below does not hold, never skipped
             leasts[i] = least
-            # training: what several nodes are timed over, how their count is billed, the host RAM
+            # training: what several nodes are timed over, how their count is billed; the host RAM (training,
+            # images under CPU offload)
             key = (
                 offer.accelerator,
                 offer.gpu_count,
                 offer.interconnect,
                 offer.internode,
-                *self._training_key(offer),
+                *self._offer_key(offer),
             )
             group = groups.get(key)
             if group is None:

@@ -57,6 +57,7 @@ from gpuscout.advise.configs import (
     config_key,
     fabric_unstated,
     job_warmup_s,
+    known_ram,
     memory_headroom,
     reject,
     reject_kind_of,
@@ -115,12 +116,6 @@ def host_ram_needed(result: TrainingResult) -> float | None:
     """The host RAM per node (GB) the estimate says its layout needs; None when the estimator gives none."""
     need = getattr(result, "host_ram_gb_per_node", None)  # the real estimator's; a stand-in may lack it
     return float(need) if isinstance(need, int | float) and need > 0 else None
-
-
-def _known_ram(offer: Offer) -> float | None:
-    """The offer's host RAM in GB, or None when it does not list a usable figure."""
-    ram = offer.ram_gb
-    return float(ram) if ram is not None and ram > 0 and math.isfinite(ram) else None
 
 
 def training_parallel(sharding: str, gpus: int) -> str:
@@ -403,6 +398,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
     """Fine-tuning and pre-training: all the instance's GPUs together; several instances only over a
     stated inter-node fabric."""
 
+    host_ram_matters = True  # an offload layout needs the offer's host RAM
+
     def __init__(
         self, workload: FinetuneWorkload | PretrainWorkload, backends: Backends, assumptions: Assumptions
     ) -> None:
@@ -430,7 +427,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         need = self._offload_need.get((ev.key, extra))
         if ev.rejected is not None or need is None or ev.accelerator is None:
             return ev
-        ram = _known_ram(offer)
+        ram = known_ram(offer)
         if ram is not None and need <= ram:
             return ev
         by_ram = self._by_ram.get((ev.key, extra, ram))
