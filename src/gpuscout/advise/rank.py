@@ -721,7 +721,7 @@ class Ranker:
         if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
             return "price", NOT_FINITE
         if budget is not None and total > budget:
-            return "budget", f"{usd(total)} over the {usd(budget)} budget"
+            return "budget", f"costs {usd(total)}, over the {usd(budget)} budget"
         late, due = duration(time), duration(deadline_s)
         if late == due:  # rounded alike ("10.0 h, after the 10.0 h deadline"): say by how much
             over = time - deadline_s
