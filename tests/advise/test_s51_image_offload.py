@@ -15,8 +15,8 @@ from tests.advise.helpers import NOW, offer
 
 
 def _row(gpu: str, memory: float):  # type: ignore[no-untyped-def]
-    w = BatchWorkload(model="flux.1-dev", images_total=1_000, deadline_hours=1_000)  # one instance
-    answer = advise(w, [offer("cloud", gpu, 1, 1.0, memory=memory)], top=1, now=NOW)
+    w = BatchWorkload(model="flux.1-dev", images_total=1_000)
+    answer = advise(w, [offer("aws", gpu, 1, 1.0, memory=memory)], top=1, now=NOW)  # per second: one instance
     return answer.rows[0] if answer.rows else None
 
 

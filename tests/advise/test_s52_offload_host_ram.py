@@ -15,7 +15,7 @@ from gpuscout.advise.workload import BatchWorkload
 from gpuscout.estimate.diffusion import estimate_images
 from tests.advise.helpers import NOW, offer
 
-W = BatchWorkload(model="flux.1-dev", images_total=1_000, deadline_hours=1_000)  # one instance
+W = BatchWorkload(model="flux.1-dev", images_total=1_000)
 
 
 def _with_ram(o, ram):  # type: ignore[no-untyped-def]
@@ -59,7 +59,7 @@ def test_an_offer_without_a_ram_figure_is_kept_and_told_what_to_check() -> None:
 
 
 def test_a_card_that_holds_the_pipeline_ignores_the_ram() -> None:
-    h100 = _with_ram(offer("cloud", "H100-SXM", 1, 2.0, memory=80.0), 16.0)
+    h100 = _with_ram(offer("aws", "H100-SXM", 1, 2.0, memory=80.0), 16.0)  # per second: one instance
     answer = advise(W, [h100], top=5, now=NOW)
     assert len(answer.rows) == 1
     assert not any("host RAM" in w for w in answer.rows[0].warnings)

@@ -229,8 +229,8 @@ def _with_instances(ev: ConfigEval, k: int) -> ConfigEval:
 
 
 def _fleet_most(offer: Offer) -> int:
-    """The most instances of ``offer`` a batch without a deadline is spread over: ``FREE_INSTANCES_MAX``,
-    or fewer where the provider lists fewer free."""
+    """The most instances of ``offer`` a batch is spread over at no extra cost (``billing_sized``):
+    ``FREE_INSTANCES_MAX``, or fewer where the provider lists fewer free."""
     listed = offer.available_count
     return FREE_INSTANCES_MAX if listed is None else max(1, min(FREE_INSTANCES_MAX, listed))
 
@@ -263,26 +263,27 @@ FREE_INSTANCES_MAX = 8
 def billing_sized(
     w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, spot: bool, a: Assumptions, most: int
 ) -> ConfigEval:
-    """A batch without a deadline on the most instances (up to ``most``) that are billed no more hours
-    than one: under a billing step (per hour, a minimum), a job of 19.2 h is billed 20 h on one instance
-    and 5 x 4 h on five, so five finish it 5x sooner for the same money. ``ev`` itself otherwise: a
-    deadline (the evaluators size for it), not a batch, already more than one instance, or per-second
-    billing (each more instance pays its own warm-up). The billed hours compared are the cost model's
-    (with the spot reclaims on a spot row), so a ranking and the row it shows agree."""
-    if (
-        not isinstance(w, BatchWorkload)
-        or w.deadline_hours is not None
-        or ev.rejected is not None
-        or ev.instances != 1
-        or most < 2
-    ):
+    """A batch on the instances (from its own ``ev.instances`` up to ``most``) that its billing step bills
+    the fewest hours, the most of them among equals: under per-hour billing a job of 19.2 h is billed
+    20 h on one instance and 5 x 4 h on five, so five finish it 5x sooner for the same money; a job that
+    needs 4 instances for its deadline (4 x 2.4 h, billed 4 x 3 h) costs less on 5 (5 x 2 h). Without a
+    deadline ``ev`` runs on one instance; with one, on the fewest that meet it (the evaluators size it,
+    ``spot_sized`` adds a spot row's reclaims), and more instances only finish sooner. ``ev`` itself
+    otherwise: not a batch, ``most`` not above its instances, or per-second billing (each more instance
+    pays its own warm-up). The billed hours compared are the cost model's (with the spot reclaims on a
+    spot row), so a ranking and the row it shows agree."""
+    top = min(most, a.max_instances)
+    if not isinstance(w, BatchWorkload) or ev.rejected is not None or ev.instances < 1 or top <= ev.instances:
         return ev
-    one = cost_model(ev, w, terms, spot, a).billed_h * (1.0 + 1e-9)
-    for k in range(min(most, a.max_instances), 1, -1):
+    if w.deadline_hours is None and ev.instances != 1:
+        return ev
+    best, best_h = ev, cost_model(ev, w, terms, spot, a).billed_h
+    for k in range(ev.instances + 1, top + 1):
         sized = _with_instances(ev, k)
-        if cost_model(sized, w, terms, spot, a).billed_h <= one:
-            return sized
-    return ev
+        hours = cost_model(sized, w, terms, spot, a).billed_h
+        if hours <= best_h * (1.0 + 1e-9):  # as cheap: the more instances, the sooner done
+            best, best_h = sized, min(best_h, hours)
+    return best
 
 
 def _per(total: float, units: float) -> float | None:
@@ -505,11 +506,11 @@ class Ranker:
         if ev.rejected is not None:
             return self.rejected(offer, ev.rejected, fits=ev.fits, spot=spot, hourly=hourly, ev=ev)
         ev = self.evaluator.complete(ev)
-        most = _fleet_most(offer)
-        on_demand_instances = self.fleet_config(ev, terms, False, most).instances
+        on_demand_instances = ev.instances  # what a deadline needs on demand
         if spot:
             ev = self.spot_config(ev, terms)
-        ev = self.fleet_config(ev, terms, spot, most)  # as the ranking sized it (``_pair``)
+        needed = ev.instances  # ... and on this row (a spot row: with its reclaims)
+        ev = self.fleet_config(ev, terms, spot, _fleet_most(offer))  # as the ranking sized it (``_pair``)
         cm = self.cost_model(ev, terms, spot)
         dp = self.data_prices(offer, terms)
         cost = breakdown(cm, hourly, dp)
@@ -530,6 +531,7 @@ class Ranker:
             self.a,
             interruptible_price=interruptible,
             on_demand_instances=on_demand_instances,
+            needed_instances=needed,
             model=self.model_spec,
         )
         reasons, warnings = explain(ctx)
@@ -854,8 +856,8 @@ class Ranker:
         groups, leasts = self._group_offers(offers, out)
 
         # every row of a configuration at one time: its offers can be costed cheapest first
-        # (not a batch without a deadline: its offers' instances, so their times, follow their billing)
-        fleets = isinstance(w, BatchWorkload) and w.deadline_hours is None
+        # (not a batch: its offers' instances, so their times, follow their billing: ``billing_sized``)
+        fleets = isinstance(w, BatchWorkload)
         cut_off = (
             keep is not None
             and out is None

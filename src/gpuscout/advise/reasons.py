@@ -83,6 +83,9 @@ class RowContext:
     # the instances the configuration takes on demand (a spot batch under a deadline may take more:
     # ``rank.spot_sized``); None: the same as ``ev.instances``
     on_demand_instances: int | None = None
+    # the fewest instances this row's batch meets its deadline on (its spot reclaims included), before
+    # its billing spreads it over more at no extra cost (``rank.billing_sized``); None: ``ev.instances``
+    needed_instances: int | None = None
     # the workload's model as the estimates resolved it (the user's imported models too: the ranker
     # resolves it once through ``Backends.models``); None: look the estimate's name up in the curated table
     model: ModelSpec | None = None
@@ -501,21 +504,26 @@ def _fabric_words(acc: Accelerator) -> str:
 
 
 def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
-    """'3 instances to meet the 10.0 h deadline', and for a spot row that takes more than the deadline
-    needs without reclaims, how many more and why."""
+    """'3 instances to meet the 10.0 h deadline', for a spot row that takes more than the deadline needs
+    without reclaims how many more and why, and where its billing gives more at no extra cost
+    (``rank.billing_sized``), how many and why."""
     n = ctx.ev.instances
-    text = f"{n} instances to meet the {duration(deadline_hours * 3600.0)} deadline"
-    extra = n - (ctx.on_demand_instances or n)
-    if ctx.spot and extra > 0:
-        text += f" ({extra} more for the expected spot reclaims)"  # no on-demand row may exist to compare
-    return text
+    need = ctx.needed_instances or n
+    due = duration(deadline_hours * 3600.0)
+    extra = need - (ctx.on_demand_instances or need)
+    reclaims = f" ({extra} more for the expected spot reclaims)" if ctx.spot and extra > 0 else ""
+    if need >= n:
+        return f"{n} instances to meet the {due} deadline{reclaims}"  # no on-demand row may exist to compare
+    return (
+        f"{n} instances: {need} {plural(need, 'meets', 'meet')} the {due} deadline{reclaims}, and {n} cost "
+        f"no more: billed {_billing_step(ctx.cm)}, {ctx.cm.billed_h:,.1f} instance-hours in all, no more "
+        f"than {need} {plural(need, 'instance')} would be billed, each doing 1/{n} of the work"
+    )
 
 
-def _free_instances(ctx: RowContext) -> str:
-    """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
-    '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
-    would be billed for the whole job, each doing 1/3 of the work'."""
-    n, cm = ctx.ev.instances, ctx.cm
+def _billing_step(cm: CostModel) -> str:
+    """How a row's instances are billed, as the free-instances reasons say it: 'per-hour with a 1 min
+    minimum', 'as assumed per-hour (the increment is unknown)'."""
     step = (
         "as assumed per-hour (the increment is unknown)"
         if cm.increment_s is None
@@ -523,8 +531,16 @@ def _free_instances(ctx: RowContext) -> str:
     )
     if cm.minimum_s:
         step += f" with a {duration(float(cm.minimum_s))} minimum"
+    return step
+
+
+def _free_instances(ctx: RowContext) -> str:
+    """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
+    '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
+    would be billed for the whole job, each doing 1/3 of the work'."""
+    n, cm = ctx.ev.instances, ctx.cm
     return (
-        f"{n} instances at no extra cost: billed {step}, "
+        f"{n} instances at no extra cost: billed {_billing_step(cm)}, "
         f"{cm.billed_h:,.1f} instance-hours in all, no more than one instance would be billed for the whole "
         f"job, each doing 1/{n} of the work"
     )
