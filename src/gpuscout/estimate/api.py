@@ -61,7 +61,7 @@ from gpuscout.estimate.precision import (
     resolve_precision,
     states_fp8_scaling,
 )
-from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, serve
+from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, serve_replicas
 from gpuscout.estimate.support import verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
@@ -224,13 +224,6 @@ def _load_args(
         return None
     b = int_in("batch", 1 if batch is None else batch, 1, MAX_BATCH, error=ConfigurationRejected)
     return _LoadArgs(Load("concurrency", float(b), n_req, lockstep, varied_output), f"batch {b}", None)
-
-
-def _split(load: Load, replicas: int) -> Load:
-    if replicas <= 1:
-        return load
-    n = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
-    return Load(load.kind, load.value / replicas, n, load.lockstep, load.varied_output)
 
 
 def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
@@ -783,7 +776,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         load, load_label = load_args.load, load_args.label
     if not plan1.fits:
         return _does_not_fit(p, load, None if load_args is None else load_args.rate)
-    point = serve(st, _split(load, replicas), context_in, context_out, cap, cap_reason)
+    point = serve_replicas(st, load, replicas, context_in, context_out, cap, cap_reason)
     prompt = _static_prompt(eng, context_in)
     plan = plan_memory(
         spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus,

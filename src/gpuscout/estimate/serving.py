@@ -54,6 +54,7 @@ processing takes most of the busy time).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -355,6 +356,57 @@ def token_budget_cap(eng: EngineProfile, prompt: int, output: int, steady: bool 
         return m
     o = max(1, output)
     return max(1, math.floor(m * o / (max(0, prompt) + o)))
+
+
+def serve_replicas(
+    st: Setup, load: Load, replicas: int, prompt: int, output: int, cap: int, cap_reason: str
+) -> ServingPoint:
+    """The mean operating point of ``replicas`` independent replicas of ``st`` sharing ``load``.
+
+    A request rate splits evenly (random balancing of Poisson arrivals is Poisson at rate / replicas).
+    Whole requests are dealt out whole: C clients (or a burst of N) put C // R on every replica and one
+    more on C mod R of them, so 9 clients on 8 replicas run 2 on one and 1 on seven, and 1 client keeps
+    one replica busy and seven idle (an even split rounded each replica up to a whole client, 8x the
+    load). A finite run's requests follow the clients. The point returned stands for the mean replica:
+    its rates and requests in flight are the replicas' totals / R (the caller multiplies them back), its
+    TTFT, TPOT and wait the means over the requests served; its batch, step and binding limit are the
+    busiest replica's."""
+    if replicas <= 1:
+        return serve(st, load, prompt, output, cap, cap_reason)
+    if load.kind == "rate":
+        n = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
+        share = Load(load.kind, load.value / replicas, n, load.lockstep, load.varied_output)
+        return serve(st, share, prompt, output, cap, cap_reason)
+    whole = max(1, math.ceil(load.value - 1e-9))
+    q, more = divmod(whole, replicas)
+    points: list[tuple[int, ServingPoint]] = []
+    for count, clients in ((more, q + 1), (replicas - more, q)):
+        if count <= 0 or clients <= 0:
+            continue  # no replica with this share, or idle replicas (they serve nothing)
+        n = (
+            None
+            if load.num_requests is None
+            else max(clients, math.ceil(load.num_requests * clients / whole))
+        )
+        share = Load(load.kind, float(clients), n, load.lockstep, load.varied_output)
+        points.append((count, serve(st, share, prompt, output, cap, cap_reason)))
+    busiest = points[0][1]
+    served = sum(count * p.requests_per_s for count, p in points)
+    if (len(points) == 1 and points[0][0] == replicas) or served <= 0.0:
+        return busiest
+
+    def by_request(value: Callable[[ServingPoint], float]) -> float:
+        return sum(count * p.requests_per_s * value(p) for count, p in points) / served
+
+    return replace(
+        busiest,
+        in_flight=sum(count * p.in_flight for count, p in points) / replicas,
+        requests_per_s=served / replicas,
+        output_tokens_per_s=sum(count * p.output_tokens_per_s for count, p in points) / replicas,
+        ttft_s=by_request(lambda p: p.ttft_s),
+        tpot_s=by_request(lambda p: p.tpot_s),
+        queue_s=by_request(lambda p: p.queue_s),
+    )
 
 
 def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason: str) -> ServingPoint:
