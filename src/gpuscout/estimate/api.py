@@ -62,7 +62,7 @@ from gpuscout.estimate.precision import (
     states_fp8_scaling,
 )
 from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, serve_replicas
-from gpuscout.estimate.support import verdict_for
+from gpuscout.estimate.support import FLASH_ATTENTION_2_SOURCE, flash_attention_2_refusal, verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -679,6 +679,13 @@ def _prepare(
     verdict = verdict_for(eng, fmt, acc)
     if not verdict.supported:
         return _unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
+    no_fa2 = flash_attention_2_refusal(eng, acc)
+    if no_fa2:
+        return _unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=no_fa2, sources=(FLASH_ATTENTION_2_SOURCE,), field="engine",
+            instead=f"{eng.name} without flash-attention-2 (attn_implementation='sdpa', its default)",
+        )  # fmt: skip
     if verdict.tag != "sourced":
         warnings.append(f"support rule {verdict.tag}: {verdict.message()}")
     fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings, eng)

@@ -81,6 +81,26 @@ def support_checkpoint(fmt: WeightFormat) -> str:
     return fmt.checkpoint or _CHECKPOINT_OF_FORMAT.get(fmt.name, "")
 
 
+#: The first compute capability the flash-attn package's FlashAttention-2 kernels run on (Ampere): below
+#: it they raise "FlashAttention only supports Ampere GPUs or newer" (Volta, Turing: FlashAttention 1.x).
+FLASH_ATTENTION_2_MIN_CC = (8, 0)
+FLASH_ATTENTION_2_SOURCE = "https://github.com/Dao-AILab/flash-attention#installation-and-features"
+
+
+def flash_attention_2_refusal(engine: EngineProfile, acc: Accelerator) -> str:
+    """Why ``engine`` started with FlashAttention-2 attention (transformers'
+    ``attn_implementation='flash_attention_2'``: the ``flash-attention-2`` variant) cannot run on ``acc``,
+    an NVIDIA GPU before Ampere; "" where it can or the variant is not asked."""
+    cc = acc.nvidia_cc
+    if "flash-attention-2" not in engine.era.split("+") or cc is None or cc >= FLASH_ATTENTION_2_MIN_CC:
+        return ""
+    return (
+        f"{engine.name}: attn_implementation='flash_attention_2' needs compute capability "
+        f"{FLASH_ATTENTION_2_MIN_CC[0]}.{FLASH_ATTENTION_2_MIN_CC[1]}+ (the flash-attn kernels: Ampere or "
+        f"newer); {acc.name} is {cc[0]}.{cc[1]}"
+    )
+
+
 def verdict_for(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> SupportVerdict:
     """The support verdict for an already resolved engine profile and format (its checkpoint format too,
     when the spelling named one: "awq" is judged as an AWQ checkpoint, not as any int4; fp8-ffn as FBGEMM

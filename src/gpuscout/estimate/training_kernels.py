@@ -31,14 +31,13 @@ Which kernel a published run used is read from its stack and era (benchmarks/acc
 
 from __future__ import annotations
 
+from gpuscout.estimate.support import FLASH_ATTENTION_2_MIN_CC
 from gpuscout.estimate.throughput import has_warpgroup_mma, legacy_mma_share
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 CURRENT = "current"
 FA2 = "fa2"
 ATTENTION_KERNELS = (CURRENT, FA2)
-# the first compute capability FlashAttention-2 (and PyTorch SDPA's flash backend) runs on: Ampere
-FLASH_ATTENTION_2_MIN_CC = (8, 0)
 
 
 def attention_kernel_share(acc: Accelerator, kernel: str) -> float:
