@@ -117,17 +117,47 @@ def host_pcie_generation(acc: Accelerator) -> int:
     return 3 if cc < (8, 0) else 5 if cc >= (9, 0) else 4
 
 
+#: A GPU board whose fabric is a full mesh of point-to-point links, one to each of the other GPUs of its
+#: 8-GPU node (AMD Instinct MI300X / MI325X: "7 links x 128 GB/s"; MI355X: "8-GPU all-to-all"), with no
+#: switch: a collective among ``g`` of them drives only the g - 1 links between them.
+MESH_NODE_GPUS = 8
+
+
+def mesh_peers(acc: Accelerator) -> int | None:
+    """The peer links of a full-mesh fabric (:data:`MESH_NODE_GPUS`), read from the table's interconnect
+    text; None for a switched fabric (NVSwitch) or none stated."""
+    text = (acc.interconnect or "").lower()
+    if "infinity fabric" not in text:
+        return None
+    if "all-to-all" in text or re.search(rf"\b{MESH_NODE_GPUS - 1} links x", text):
+        return MESH_NODE_GPUS - 1
+    return None
+
+
 def gpu_link(acc: Accelerator, gpus: int) -> Link:
     """Link used between ``gpus`` of ``acc`` in one box.
 
     NVLink / Infinity Fabric / ICI switched fabrics are used at ``interconnect_gbps / 2`` (the table
-    quotes bidirectional totals). Two-card NVLink *bridges* are not assumed (cloud PCIe boxes rarely
-    have them): such cards talk over PCIe, generation read from the interconnect text (Gen4 default).
+    quotes bidirectional totals). A full mesh (:func:`mesh_peers`: a link to each other GPU of the node)
+    gives a collective among ``gpus`` of them the gpus - 1 links between them: an MI300X pair all-reduces
+    over one 64 GB/s-per-direction link, not the 448 of all seven. Two-card NVLink *bridges* are not
+    assumed (cloud PCIe boxes rarely have them): such cards talk over PCIe, generation read from the
+    interconnect text (Gen4 default).
     """
     text = (acc.interconnect or "").lower()
     if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
         gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
         latency = INFINITY_FABRIC_LATENCY_US if "infinity" in text else NVLINK_LATENCY_US
+        peers = mesh_peers(acc)
+        if peers is not None and 1 < gpus <= peers:
+            gbps *= (gpus - 1) / peers
+            return Link(
+                "nvlink",
+                gbps,
+                latency,
+                f"{acc.interconnect}: {gpus - 1} of its {peers} peer links among {gpus} GPUs "
+                f"({gbps:.0f} GB/s/dir usable)",
+            )
         return Link("nvlink", gbps, latency, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
     gen = stated_pcie_generation(acc) or 4
     gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * PCIE_EFFICIENCY
