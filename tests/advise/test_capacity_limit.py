@@ -8,6 +8,7 @@ import pytest
 
 from gpuscout.advise.rank import rank
 from gpuscout.advise.workload import ServeWorkload
+from gpuscout.estimate.api import steady_context
 from tests.advise.helpers import NOW, offer
 
 
@@ -63,4 +64,6 @@ def test_users_beyond_the_engine_cap_queue_and_add_no_throughput() -> None:
     )
     # the KV cache held is the running sequences', not the queued users'
     fits = next(x for x in rec.reasons if x.startswith("fits"))
-    assert "KV 10 GiB" in fits  # 11 GB
+    # 64 x (prompt + output / 2: vLLM's cache grows as requests generate) x 128 KiB
+    held = 64 * steady_context(w.prompt_tokens, w.output_tokens) * 131_072 / 2**30
+    assert f"KV {held:.1f} GiB" in fits, fits

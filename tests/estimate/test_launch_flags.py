@@ -93,18 +93,20 @@ def _run(engine: str) -> tuple[dict[str, str], list[str]]:
 
 
 def test_the_estimate_runs_the_engine_as_started_and_says_so() -> None:
-    # an 8B on an H100 holds ~369 sequences of 1.2k tokens; vLLM allows 1024 there unless told otherwise
+    # an 8B on an H100 holds ~369 sequences of 1.2k tokens, ~401 of the 1.1k a request holds on average
+    # (1,000 + 200 / 2: vLLM's cache grows as it generates); vLLM allows 1024 there unless told otherwise
     assumptions, warnings = _run("vllm")
-    assert "(cap 369, kv_cache)" in assumptions["load"] and "launch_flags" not in assumptions
+    assert "(cap 401, kv_cache)" in assumptions["load"] and "launch_flags" not in assumptions
     # a stated cap stands, even one equal to vLLM's small-GPU default
     assumptions, _ = _run("vllm --max-num-seqs 256")
     assert "(cap 256, scheduler)" in assumptions["load"]
     assert assumptions["launch_flags"] == "as stated: max_num_seqs 256"
-    # less memory for the cache: 0.8 of 85.5 GB leaves ~8.5 GB less, ~60 fewer sequences
+    # less memory for the cache: 0.8 of 85.5 GB leaves ~8.5 GB less, ~55 fewer sequences (~347 of 1.1k
+    # tokens); the 2,048-token step budget binds first: 2048 x 200 / 1,200 = 341 in a steady flow
     assumptions, _ = _run("vllm --gpu-memory-utilization 0.8 --max-num-batched-tokens 2048")
     assert assumptions["memory_budget"].startswith("0.80 of")
     assert "2048 tokens/step" in assumptions["batching"]
-    assert "(cap 320, kv_cache)" in assumptions["load"]
+    assert "(cap 341, prefill)" in assumptions["load"]
     # what it cannot model it names
     _, warnings = _run("vllm --disable-log-stats --enforce-eager")
     ignored = [w for w in warnings if "ignored" in w]

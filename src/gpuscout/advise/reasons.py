@@ -183,7 +183,8 @@ def _users_and_running(ctx: RowContext) -> tuple[int, int]:
 
 def kv_needed_gb(ctx: RowContext) -> float | None:
     """KV cache one replica holds at the operating point: bytes/token x context x the sequences it runs
-    (the users beyond the engine's cap on running sequences wait in its queue, holding none). The bytes
+    (the users beyond the engine's cap on running sequences wait in its queue, holding none; an engine
+    whose cache grows on demand holds less than their whole length: ``steady_context``). The bytes
     per token are those held at that context: sliding-window layers (Gemma 2/3, gpt-oss) keep only their
     window's last tokens (``estimate.kv_cache.kv_bytes_per_token_at``)."""
     w, ev = ctx.workload, ctx.ev
@@ -193,11 +194,19 @@ def kv_needed_gb(ctx: RowContext) -> float | None:
     _, running = _users_and_running(ctx)
     if per_token <= 0:
         return ev.estimate.memory.kv_cache_gb * ev.tp
-    tokens = w.prompt_tokens + w.output_tokens
     from gpuscout.errors import GpuscoutError
+    from gpuscout.estimate.api import steady_context
+    from gpuscout.estimate.engines import resolve_engine
     from gpuscout.estimate.kv_cache import kv_bytes_per_token, kv_bytes_per_token_at
     from gpuscout.estimate.precision import resolve_kv_dtype
     from gpuscout.knowledge.models import resolve_model
+
+    tokens = w.prompt_tokens + w.output_tokens
+    try:  # an engine whose cache grows as requests generate holds half their output on average
+        if resolve_engine(ev.estimate.engine).kv_grows_on_demand:
+            tokens = steady_context(w.prompt_tokens, w.output_tokens, running)
+    except GpuscoutError:  # a test's stand-in engine name: every request at full length
+        pass
 
     try:  # the model the estimate sized (the ranker's, else by its curated name), and its cache dtype
         kv = resolve_kv_dtype(ev.estimate.kv_dtype)

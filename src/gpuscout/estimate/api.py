@@ -61,7 +61,7 @@ from gpuscout.estimate.precision import (
     resolve_precision,
     states_fp8_scaling,
 )
-from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, serve_replicas
+from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, in_waves, serve_replicas
 from gpuscout.estimate.support import FLASH_ATTENTION_2_SOURCE, flash_attention_2_refusal, verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
@@ -559,6 +559,9 @@ class _Prepared:
     context: int
     prefill_tps: float
     asked_kv: KvDtype | None = None  # the KV dtype asked for (None: the engine's default, per format)
+    # the (cap, reason) of a steady flow of staggered requests, where the engine's KV cache grows on
+    # demand (``EngineProfile.kv_grows_on_demand``): prompt + output / 2 tokens a request; None: ``cap``
+    steady: tuple[int, str] | None = None
 
 
 def _estimate(
@@ -746,14 +749,48 @@ def _prepare(
                 kv=kv,
             )  # fmt: skip
         warnings.append(short.refusal() + ": " + short.advice())
-    cap = max(1, min(biggest, eng.max_num_seqs, MAX_BATCH))
-    cap_reason = "kv_cache" if biggest <= min(eng.max_num_seqs, MAX_BATCH) else "scheduler"
+    limit = min(eng.max_num_seqs, MAX_BATCH)
+    cap = max(1, min(biggest, limit))
+    cap_reason = "kv_cache" if biggest <= limit else "scheduler"
+    steady: tuple[int, str] | None = None
+    if eng.kv_grows_on_demand and cap_reason == "kv_cache" and context_out > 1 and biggest > 0:
+        # staggered requests hold less than their whole length (steady_context, kv_grows_on_demand)
+        def fits(n: int) -> bool:
+            return plan_memory(
+                spec, acc, fmt, kv, eng, batch=n, context=steady_context(context_in, context_out, n),
+                gpus=per_replica_gpus, parallel=st_mode, prompt=prompt,
+            ).fits  # fmt: skip
+
+        held = max_batch(
+            plan_memory(
+                spec, acc, fmt, kv, eng, batch=1, context=steady_context(context_in, context_out),
+                gpus=per_replica_gpus, parallel=st_mode, prompt=prompt,
+            )
+        )  # fmt: skip
+        while held > biggest and not fits(held):
+            held -= 1
+        steady = (max(1, min(held, limit)), "kv_cache" if held <= limit else "scheduler")
     pre_1 = prefill_seconds(st, max(context_in, 1), 1)
     prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
     return _Prepared(
         spec, acc, gpus, fmt, kv, eng, mode, context_in, context_out, verdict, st, tuple(warnings), plan1,
         biggest, cap, cap_reason, replicas, per_replica_gpus, st_mode, context, prefill_tps, asked_kv,
+        steady,
     )  # fmt: skip
+
+
+def steady_context(context_in: int, context_out: int, running: int | None = None) -> int:
+    """The tokens each of ``running`` requests holds, at most, in a steady flow of staggered requests
+    whose cache grows as they generate (``EngineProfile.kv_grows_on_demand``).
+
+    Spread evenly through their output, the running requests have generated 0, O / B, ..., O tokens
+    (the one about to finish holds all of it): together B P + O (B + 1) / 2 tokens, each P + O (B + 1) /
+    2B: the whole length when it runs alone, prompt + half its output in a large batch (``running``
+    None: that limit). An engine that reserves a request's whole length, or requests that end together
+    (a burst), hold P + O each."""
+    if running is None or running <= 0:
+        return context_in + (context_out + 1) // 2
+    return context_in + math.ceil(context_out * (running + 1) / (2 * running))
 
 
 def _static_prompt(eng: EngineProfile, context_in: int) -> int | None:
@@ -776,17 +813,21 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     biggest, cap, cap_reason, replicas = p.biggest, p.cap, p.cap_reason, p.replicas
     per_replica_gpus, st_mode, context = p.per_replica_gpus, p.st_mode, p.context
     warnings = list(p.warnings)
-    if load_args is None:  # "max": saturate the replica at what fits
-        load = Load("concurrency", float(cap * replicas))
-        load_label = f"max ({cap} {plural(cap, 'sequence')} per replica)"
+    if load_args is None:  # "max": saturate the replica at what fits (a steady flow of requests)
+        most = cap if p.steady is None else p.steady[0]
+        load = Load("concurrency", float(most * replicas))
+        load_label = f"max ({most} {plural(most, 'sequence')} per replica)"
     else:
         load, load_label = load_args.load, load_args.label
     if not plan1.fits:
         return _does_not_fit(p, load, None if load_args is None else load_args.rate)
-    point = serve_replicas(st, load, replicas, context_in, context_out, cap, cap_reason)
+    point = serve_replicas(st, load, replicas, context_in, context_out, cap, cap_reason, p.steady)
     prompt = _static_prompt(eng, context_in)
+    # what the running batch holds: staggered requests whose cache grows on demand, half their output
+    grows = eng.kv_grows_on_demand and context_out > 1 and not in_waves(load)
+    held = steady_context(context_in, context_out, point.running) if grows else context
     plan = plan_memory(
-        spec, acc, fmt, kv, eng, batch=point.running, context=context, gpus=per_replica_gpus,
+        spec, acc, fmt, kv, eng, batch=point.running, context=held, gpus=per_replica_gpus,
         parallel=st_mode, prompt=prompt,
     )  # fmt: skip
     if point.saturated and point.binding != "queueing":

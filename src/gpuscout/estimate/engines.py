@@ -266,6 +266,12 @@ class EngineProfile:
     engine_reserve_gb: float = 0.0  # CUDA graphs, workspaces, per GPU
     kv_block_tokens: int = 1  # paged KV allocation granularity
     kv_allocates_full_context: bool = False  # llama.cpp reserves n_ctx for every slot up front
+    # KV blocks allocated as a sequence grows (vLLM's block manager, SGLang's token pool: a request is
+    # admitted for its prompt, and a full cache preempts or retracts one): a steady flow of staggered
+    # requests holds prompt + output / 2 tokens each on average, so more run than fit at full length.
+    # False: the engine reserves a request's whole length on admission (TensorRT-LLM's default
+    # GUARANTEED_NO_EVICT, TGI's max_batch_total_tokens budget, llama.cpp's slots) or batches statically
+    kv_grows_on_demand: bool = False
     kv_fp8_with_fp8_weights: bool = False  # a per-tensor FP8 checkpoint gets an FP8 KV cache by default
     # the cache a sparse-attention MLA model (DeepSeek-V3.2) gets by default and for "fp8" ("": the
     # engine's usual default): vLLM's DeepseekV32ForCausalLM.verify_and_update_config turns "auto" and
@@ -626,6 +632,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
         kv_block_tokens=16,
+        kv_grows_on_demand=True,
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
         decodes_in_token_budget=True,
@@ -680,6 +687,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         label="SGLang",
         cpu_overlap=True,
+        kv_grows_on_demand=True,
         # 16-bit and weight-only weights stream at vLLM's rates (the same cuBLAS and Marlin GEMMs under
         # CUDA graphs: TIED_PARAMS in benchmarks/accuracy.py); block-scaled FP8 (Qwen3 FP8 on the H20,
         # DeepSeek-R1: its only FP8 rows) streams at ~0.7 of it, with a fixed cost per layer besides

@@ -359,7 +359,14 @@ def token_budget_cap(eng: EngineProfile, prompt: int, output: int, steady: bool 
 
 
 def serve_replicas(
-    st: Setup, load: Load, replicas: int, prompt: int, output: int, cap: int, cap_reason: str
+    st: Setup,
+    load: Load,
+    replicas: int,
+    prompt: int,
+    output: int,
+    cap: int,
+    cap_reason: str,
+    steady: tuple[int, str] | None = None,
 ) -> ServingPoint:
     """The mean operating point of ``replicas`` independent replicas of ``st`` sharing ``load``.
 
@@ -372,11 +379,11 @@ def serve_replicas(
     TTFT, TPOT and wait the means over the requests served; its batch, step and binding limit are the
     busiest replica's."""
     if replicas <= 1:
-        return serve(st, load, prompt, output, cap, cap_reason)
+        return serve(st, load, prompt, output, cap, cap_reason, steady)
     if load.kind == "rate":
         n = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
         share = Load(load.kind, load.value / replicas, n, load.lockstep, load.varied_output)
-        return serve(st, share, prompt, output, cap, cap_reason)
+        return serve(st, share, prompt, output, cap, cap_reason, steady)
     whole = max(1, math.ceil(load.value - 1e-9))
     q, more = divmod(whole, replicas)
     points: list[tuple[int, ServingPoint]] = []
@@ -389,7 +396,7 @@ def serve_replicas(
             else max(clients, math.ceil(load.num_requests * clients / whole))
         )
         share = Load(load.kind, float(clients), n, load.lockstep, load.varied_output)
-        points.append((count, serve(st, share, prompt, output, cap, cap_reason)))
+        points.append((count, serve(st, share, prompt, output, cap, cap_reason, steady)))
     busiest = points[0][1]
     served = sum(count * p.requests_per_s for count, p in points)
     if (len(points) == 1 and points[0][0] == replicas) or served <= 0.0:
@@ -409,13 +416,35 @@ def serve_replicas(
     )
 
 
-def serve(st: Setup, load: Load, prompt: int, output: int, cap: int, cap_reason: str) -> ServingPoint:
-    """The operating point of ``st`` under ``load`` with at most ``cap`` sequences (``cap_reason``)."""
+def in_waves(load: Load) -> bool:
+    """Whether ``load``'s requests move in waves (a burst, lockstep clients, every request at once), not
+    in a steady flow of staggered requests."""
+    if load.kind == "rate":
+        return not math.isfinite(load.value)
+    if load.kind == "burst":
+        return True
+    # a client allowed more in flight than its run has requests sends them all at once: a burst
+    return load.lockstep or bool(load.num_requests and load.num_requests <= load.value)
+
+
+def serve(
+    st: Setup,
+    load: Load,
+    prompt: int,
+    output: int,
+    cap: int,
+    cap_reason: str,
+    steady: tuple[int, str] | None = None,
+) -> ServingPoint:
+    """The operating point of ``st`` under ``load`` with at most ``cap`` sequences (``cap_reason``);
+    ``steady``: the (cap, reason) of a steady flow of staggered requests where it differs (an engine whose
+    KV cache grows on demand holds prompt + output / 2 tokens a request on average: ``kv_grows_on_demand``);
+    waves of requests that end together (:func:`in_waves`) need their whole length each."""
     o = max(1, output)
+    waves = in_waves(load)
+    if steady is not None and not waves:
+        cap, cap_reason = steady
     cap = max(1, cap)
-    waves = load.kind == "burst" or (load.kind == "concurrency" and load.lockstep)
-    if load.kind == "rate" and not math.isfinite(load.value):
-        waves = True
     budget = token_budget_cap(st.engine, prompt, o, steady=not waves)
     if budget is not None and budget < cap:
         cap, cap_reason = budget, "prefill"
