@@ -104,7 +104,7 @@ from gpuscout.estimate.arguments import (
 )
 from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.parallel import HOST_LINK_GBPS
-from gpuscout.estimate.precision import compute_rate, resolve_precision
+from gpuscout.estimate.precision import compute_rate, has_bf16, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
@@ -134,9 +134,10 @@ PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
 class AttentionClass:
     """How well PyTorch's SDPA (FlashAttention-2) uses one GPU's tensor cores (see the module docstring)."""
 
-    name: str  # "Ampere/Ada", "Hopper/Blackwell", "other"
+    name: str  # "Ampere/Ada", "Hopper/Blackwell", "pre-Ampere", "other"
     efficiency: float  # of the dense 16-bit tensor peak
     source: str
+    kernel: str = "FlashAttention-2"  # the SDPA backend PyTorch picks there
 
 
 AMPERE_ADA = AttentionClass(
@@ -154,6 +155,15 @@ OTHER_ATTENTION = AttentionClass(
     FA2_ON_HOPPER_EFFICIENCY,
     "no figure for this architecture: the lower (Hopper) one taken",
 )
+# Volta and Turing: SDPA's flash backend needs sm80 (check_flash_attention_hardware_support in PyTorch's
+# sdp_utils.cpp), so it runs the memory-efficient (xFormers / CUTLASS) kernel, admitted from sm50
+PRE_AMPERE = AttentionClass(
+    "pre-Ampere",
+    FA2_ON_HOPPER_EFFICIENCY,
+    "FlashAttention-2 needs sm80+; no figure for this kernel here: FlashAttention-2's lower (Hopper) one "
+    "taken",
+    kernel="SDPA memory-efficient",
+)
 
 
 def attention_class(acc: Accelerator) -> AttentionClass:
@@ -163,6 +173,8 @@ def attention_class(acc: Accelerator) -> AttentionClass:
     cc = acc.nvidia_cc
     if cc is None:
         return OTHER_ATTENTION
+    if cc < (8, 0):
+        return PRE_AMPERE
     if cc[0] in (8, 12):
         return AMPERE_ADA
     if cc[0] in (9, 10, 11):
@@ -508,6 +520,9 @@ def estimate_images(
 
     # --- speed -------------------------------------------------------------------------------------
     rate = compute_rate(resolve_precision(prec), acc, tf32=False)  # PyTorch: TF32 matmuls off
+    # the 16-bit type it runs in: fp16 where the GPU has no bf16 (Volta, Turing: the rate's warning says so)
+    sixteen = "bf16" if has_bf16(acc) else "fp16"
+    run_prec = sixteen if prec == "bf16" else prec
     if rate.warning:
         warnings.append(rate.warning)
     fp8_native = prec == "fp8" and rate.native
@@ -599,7 +614,7 @@ def estimate_images(
     attn_word = (
         "fp32: no FlashAttention-2 kernel, the same prior"
         if prec == "fp32"
-        else f"FlashAttention-2 on {attn_cls.name}: {attn_cls.source}"
+        else f"{attn_cls.kernel} on {attn_cls.name}: {attn_cls.source}"
     )
     vae_tf = vae_decode_flops(width, height) / 1e12
     assumptions.update(
@@ -615,15 +630,15 @@ def estimate_images(
             f"{elem_step_s * 1e3:,.0f} ms per step",
             "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step ({attn_step_flops / 1e12:.1f} "
             f"of it attention), text encoders {text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
-            "weights": f"denoiser {prec} ({gib(denoiser_bytes / GB):.1f} GiB), text encoders and VAE bf16 "
-            f"({gib((text_bytes + vae_bytes) / GB):.1f} GiB)",
+            "weights": f"denoiser {run_prec} ({gib(denoiser_bytes / GB):.1f} GiB), text encoders and VAE "
+            f"{sixteen} ({gib((text_bytes + vae_bytes) / GB):.1f} GiB)",
         }
     )
     flops_per_image = steps * step_flops + text_encoder_flops(profile) + vae_decode_flops(width, height)
     return ImageEstimate(
         model=spec.name,
         gpu=acc.name,
-        precision=prec,
+        precision=run_prec,
         engine="diffusers",
         steps=steps,
         width=width,
