@@ -25,3 +25,10 @@ def test_nothing_is_said_when_the_pick_is_the_least_total_shown() -> None:
     rows = [_Row(1, 40.0, 3600.0), _Row(2, 50.0, 1800.0)]
     assert cheaper_than_cheapest(rows, {"cheapest": 1}) == ""
     assert cheaper_than_cheapest(rows, {}) == ""
+
+
+def test_a_saving_the_cents_round_away_is_not_said_as_zero() -> None:
+    # stop 52: "#9 costs $0.00 less than #1" ($2.336 against $2.34)
+    rows = [_Row(1, 2.34, 2 * 3600.0), _Row(9, 2.336, 18.6 * 3600)]
+    text = cheaper_than_cheapest(rows, {"cheapest": 1})
+    assert text == "#9 costs under a cent less than #1 but takes 9.3x as long (off the front)"

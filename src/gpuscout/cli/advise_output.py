@@ -354,7 +354,9 @@ def cheaper_than_cheapest(recs: Sequence[Any], picks: dict[str, int]) -> str:
     low = min(cheaper, key=lambda r: r.total_usd)
     saved = pick.total_usd - low.total_usd
     slower = low.time_to_result_s / pick.time_to_result_s
-    return f"#{low.rank} costs {_money(saved)} less than #{n} but takes {slower:.1f}x as long (off the front)"
+    # a saving the cents shown round away ("$0.00 less") is said as such
+    less = f"{_money(saved)} less" if _money(saved) != _money(0.0) else "under a cent less"
+    return f"#{low.rank} costs {less} than #{n} but takes {slower:.1f}x as long (off the front)"
 
 
 def assumed_boards(recs: Sequence[Any], picks: dict[str, int]) -> str:
