@@ -24,6 +24,7 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
 from gpuscout.estimate.precision import resolve_precision
+from gpuscout.knowledge.host_arch import arm_host
 from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import BOARD_ASSUMED, money3
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
@@ -330,6 +331,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     _spot_reasons(ctx, reasons, warnings)
     _host_listing_warnings(ctx, warnings)
     # 6. hardware and data caveats
+    arm = arm_host(offer.provider, offer.instance_type, offer.accelerator)
+    if arm is not None:
+        warnings.append(
+            f"Arm host ({arm}, aarch64): x86-64 images and wheels do not run; check that the engine has an "
+            "aarch64 build"
+        )
     _warnings(ctx, warnings)
     return tuple(reasons), tuple(dict.fromkeys(warnings))
 
