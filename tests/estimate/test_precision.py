@@ -159,7 +159,8 @@ def test_llama_cpp_quants_on_pascal_multiply_at_the_dp4a_int8_rate() -> None:
     # P100 (6.0) has no dp4a but fast fp16; Turing's tensor rate stays the one quants use
     p100 = resolve_gpu("P100-PCIe-16GB")
     assert compute_rate(resolve_precision("q4_0"), p100).rate_name != "int8"
-    assert compute_rate(resolve_precision("q4_0"), resolve_gpu("T4")).rate_name == "bf16"
+    # the 16-bit tensor rate, named as T4 computes it (no bf16)
+    assert compute_rate(resolve_precision("q4_0"), resolve_gpu("T4")).rate_name == "fp16"
 
 
 def test_bf16_on_a_gpu_without_bf16_is_flagged_as_fp16_not_treated_as_native() -> None:

@@ -57,3 +57,36 @@ def test_max_load_saturates_the_steady_cap() -> None:
     most = estimate("llama-3.1-8b", "H100-SXM", batch="max", **KW)
     many = estimate("llama-3.1-8b", "H100-SXM", concurrency=400, **KW)
     assert most.batch == many.batch > most.max_batch
+
+
+def test_the_estimate_states_the_most_it_runs_and_why() -> None:
+    e = estimate("llama-3.1-8b", "H100-SXM", concurrency=4, **KW)
+    assert e.kv_grows and e.max_batch == 217
+    assert e.max_running == estimate("llama-3.1-8b", "H100-SXM", concurrency=400, **KW).batch
+    assert e.max_running_limit == "kv_cache"
+    trt = estimate("llama-3.1-8b", "H100-SXM", concurrency=4, engine="tensorrt-llm", **KW)
+    assert not trt.kv_grows and trt.max_running <= trt.max_batch
+
+
+def test_varied_output_lengths_hold_their_whole_mean_length() -> None:
+    # exponential (ShareGPT-like) lengths: a running request is caught, length-biased, about one mean
+    # output into its own, so staggering saves nothing on average
+    from gpuscout.estimate.engines import resolve_engine
+    from gpuscout.estimate.serving import Load, holds_growing_cache
+
+    vllm = resolve_engine("vllm")
+    assert holds_growing_cache(vllm, Load("concurrency", 400.0), 1024)
+    assert not holds_growing_cache(vllm, Load("concurrency", 400.0, varied_output=True), 1024)
+    assert not holds_growing_cache(vllm, Load("burst", 400.0), 1024)
+    assert not holds_growing_cache(resolve_engine("tensorrt-llm"), Load("concurrency", 400.0), 1024)
+
+
+def test_max_is_what_runs_without_queueing_under_a_token_budget() -> None:
+    # 0.8 of the memory and a 2,048-token budget: the budget holds 2048 x 200 / 1,200 = 341 in a steady
+    # flow, fewer than the cache would; "max" runs those, with no queue
+    e = estimate(
+        "llama-3.1-8b", "H100-SXM", engine="vllm --gpu-memory-utilization 0.8 --max-num-batched-tokens 2048",
+        batch="max", context_in=1000, context_out=200,
+    )  # fmt: skip
+    assert e.batch == e.max_running == 341 and e.max_running_limit == "prefill"
+    assert e.queue_ms == 0.0 and not any("the rest queue" in w for w in e.warnings)

@@ -58,3 +58,10 @@ def test_a_burst_of_three_runs_on_three_replicas() -> None:
     burst = _replicas(request_rate=float("inf"), num_requests=3)
     alone = _one(request_rate=float("inf"), num_requests=1)
     assert burst.output_tokens_per_s_total == pytest.approx(3 * alone.output_tokens_per_s_total, rel=1e-9)
+
+
+def test_a_burst_smaller_than_the_clients_deals_out_its_requests() -> None:
+    # a client allowed 16 in flight with 4 requests sends 4: the same run as 4 clients with 4 requests
+    wide, four = _replicas(concurrency=16, num_requests=4), _replicas(concurrency=4, num_requests=4)
+    assert wide.concurrency == pytest.approx(4.0)
+    assert wide.output_tokens_per_s_total == pytest.approx(four.output_tokens_per_s_total, rel=1e-9)

@@ -726,11 +726,17 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     table.add_row("  weights", f"{gib(m.weights_gb):,.2f} GiB")
     table.add_row("  KV cache", f"{gib(m.kv_cache_gb):,.2f} GiB{_kv_share(est)} ({_kv_per_token(est, spec)})")
     table.add_row("  activations + overhead", f"{gib(m.activations_gb + m.overhead_gb):,.2f} GiB")
-    table.add_row("sequences memory holds", f"{est.max_batch:,}")  # the engine may run fewer: "load"
+    holds = f"{est.max_batch:,}"  # at whole length; the engine may run fewer, or more: "load"
+    if est.max_running > est.max_batch:
+        holds += f" at full length; {est.max_running:,} staggered (the cache grows as they generate)"
+    table.add_row("sequences memory holds", holds)
     load = f"{est.concurrency:,.0f} in flight" if est.request_rate is None else f"{est.request_rate:g} req/s"
-    table.add_row(
-        "load", f"{load}, {est.batch:,} running" + (f" x {est.replicas} replicas" if est.replicas > 1 else "")
-    )
+    running = f"{est.batch:,} running"
+    if est.replicas > 1:
+        # whole requests dealt out: "9 in flight" on 8 replicas runs 2 on the busiest, 1 on the others
+        even = est.request_rate is not None or abs(est.batch * est.replicas - est.concurrency) < 0.5
+        running += f" x {est.replicas} replicas" if even else f" on the busiest of {est.replicas} replicas"
+    table.add_row("load", f"{load}, {running}")
     no_prompt = " (no prompt)" if est.context_in == 0 else ""  # a decode-only run: nothing to prefill
     table.add_row("time to first token", _ms(est.ttft_ms) + no_prompt)
     if est.context_out == 0:  # a prompt-only run: no output to time (the warnings say so)

@@ -61,7 +61,14 @@ from gpuscout.estimate.precision import (
     resolve_precision,
     states_fp8_scaling,
 )
-from gpuscout.estimate.serving import CAP_MATTERS, Load, ServingPoint, in_waves, serve_replicas
+from gpuscout.estimate.serving import (
+    CAP_MATTERS,
+    Load,
+    ServingPoint,
+    holds_growing_cache,
+    serve_replicas,
+    token_budget_cap,
+)
 from gpuscout.estimate.support import FLASH_ATTENTION_2_SOURCE, flash_attention_2_refusal, verdict_for
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
@@ -761,15 +768,20 @@ def _prepare(
                 gpus=per_replica_gpus, parallel=st_mode, prompt=prompt,
             ).fits  # fmt: skip
 
-        held = max_batch(
+        # the most that fit: at least the full-length figure, at most what fits at the large-batch
+        # limit (plus the last block's rounding); the fit is monotone in the batch: a binary search
+        top = max_batch(
             plan_memory(
                 spec, acc, fmt, kv, eng, batch=1, context=steady_context(context_in, context_out),
                 gpus=per_replica_gpus, parallel=st_mode, prompt=prompt,
             )
         )  # fmt: skip
-        while held > biggest and not fits(held):
-            held -= 1
-        steady = (max(1, min(held, limit)), "kv_cache" if held <= limit else "scheduler")
+        lo, hi = biggest, min(top, limit) + 1  # lo fits (whole lengths do); past hi is not asked
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        held = lo
+        steady = (max(1, min(held, limit)), "kv_cache" if held < limit or not fits(limit) else "scheduler")
     pre_1 = prefill_seconds(st, max(context_in, 1), 1)
     prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
     return _Prepared(
@@ -777,6 +789,17 @@ def _prepare(
         biggest, cap, cap_reason, replicas, per_replica_gpus, st_mode, context, prefill_tps, asked_kv,
         steady,
     )  # fmt: skip
+
+
+def _most_running(p: _Prepared) -> tuple[int, str]:
+    """(the most sequences one replica runs at once in a steady flow of staggered requests, what sets
+    it): the KV cache at what such requests hold (``steady``) or the engine's cap, and the token budget
+    per step of an engine that counts decodes in it (:func:`token_budget_cap`)."""
+    most, limit = (p.cap, p.cap_reason) if p.steady is None else p.steady
+    budget = token_budget_cap(p.eng, p.context_in, max(1, p.context_out), steady=True)
+    if budget is not None and budget < most:
+        return max(1, budget), "prefill"
+    return most, limit
 
 
 def steady_context(context_in: int, context_out: int, running: int | None = None) -> int:
@@ -813,8 +836,8 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     biggest, cap, cap_reason, replicas = p.biggest, p.cap, p.cap_reason, p.replicas
     per_replica_gpus, st_mode, context = p.per_replica_gpus, p.st_mode, p.context
     warnings = list(p.warnings)
+    most, most_limit = _most_running(p)
     if load_args is None:  # "max": saturate the replica at what fits (a steady flow of requests)
-        most = cap if p.steady is None else p.steady[0]
         load = Load("concurrency", float(most * replicas))
         load_label = f"max ({most} {plural(most, 'sequence')} per replica)"
     else:
@@ -824,7 +847,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     point = serve_replicas(st, load, replicas, context_in, context_out, cap, cap_reason, p.steady)
     prompt = _static_prompt(eng, context_in)
     # what the running batch holds: staggered requests whose cache grows on demand, half their output
-    grows = eng.kv_grows_on_demand and context_out > 1 and not in_waves(load)
+    grows = holds_growing_cache(eng, load, context_out)
     held = steady_context(context_in, context_out, point.running) if grows else context
     plan = plan_memory(
         spec, acc, fmt, kv, eng, batch=point.running, context=held, gpus=per_replica_gpus,
@@ -893,6 +916,9 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         binding_constraint=plan1.binding_constraint(),
         memory=plan.breakdown(),
         max_batch=biggest,
+        max_running=most,
+        max_running_limit=most_limit,
+        kv_grows=eng.kv_grows_on_demand,
         decode_tokens_per_s=1000.0 / tpot_ms if tpot_ms > 0 else 0.0,
         output_tokens_per_s_total=0.0 if no_output else point.output_tokens_per_s * replicas,
         prefill_tokens_per_s=prefill_tps,
@@ -1383,7 +1409,9 @@ def _memory_assumptions(
         ),
     }
     if replicas > 1:
-        out["parallel"] = f"{replicas} replicas (data parallel), requests spread evenly"
+        out["parallel"] = (
+            f"{replicas} replicas (data parallel), whole requests dealt out as evenly as they go"
+        )
     elif st.gpus > 1 and st.parallel == "tensor":
         out["parallel"] = f"tensor parallel x{st.gpus} over {collective_link(st.acc, st.gpus).label}"
         if lacks_peer_access(st.acc):
@@ -1560,7 +1588,9 @@ def _assumptions(
             if eng.continuous_batching
             else "static batches (waves)"
         ),
-        "load": f"{load}: {point.running} running per replica (cap {point.cap}, {point.cap_reason}), "
+        "load": f"{load}: {point.running} running "
+        f"{'on the busiest replica' if replicas > 1 else 'per replica'} "
+        f"(cap {point.cap}, {point.cap_reason}), "
         f"{point.requests_per_s * replicas:,.3g} requests/s",
     }
     if (

@@ -530,7 +530,7 @@ def estimate_images(
         eff = FP8_EFFICIENCY
     else:
         eff = DIFFUSERS_EFFICIENCY if prec == "fp32" else DENOISER_GEMM_EFFICIENCY
-    rate16 = compute_rate(resolve_precision("bf16"), acc)
+    rate16 = compute_rate(resolve_precision(sixteen), acc)
     bf16_rate = rate16.tflops * 1e12 * DIFFUSERS_EFFICIENCY
     # attention: SDPA in 16 bits (an FP8 denoiser's too) at FA2's fraction; fp32 has no FA2 kernel
     attn_cls = attention_class(acc)

@@ -155,8 +155,8 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
                 "nvlink",
                 gbps,
                 latency,
-                f"{acc.interconnect}: {gpus - 1} of its {peers} peer links among {gpus} GPUs "
-                f"({gbps:.0f} GB/s/dir usable)",
+                f"{(acc.interconnect or '').split(';')[0]}: {gpus - 1} of its {peers} peer links among "
+                f"{gpus} GPUs ({gbps:.0f} GB/s/dir usable)",
             )
         return Link("nvlink", gbps, latency, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
     gen = stated_pcie_generation(acc) or 4

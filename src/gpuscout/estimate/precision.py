@@ -628,13 +628,14 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator, *, tf32: bool = True) -> C
                 f"({2.0 * bf16:.0f} TFLOPS), "
                 "the ratio of every FP8 part listed",
             )
+        sixteen = "bf16" if has_bf16(acc) else "fp16"  # Volta and Turing dequantise to fp16
         return ComputeRate(
             bf16,
-            "bf16",
+            sixteen,
             False,
             derived,
             f"{acc.name} has no native FP8 tensor cores: FP8 weights run weight-only "
-            "(dequantised to bf16), saving memory but not compute",
+            f"(dequantised to {sixteen}), saving memory but not compute",
         )
     if cls == CLASS_FP4:
         if acc.fp4_supported and acc.fp4_tflops:
@@ -692,7 +693,8 @@ def compute_rate(fmt: WeightFormat, acc: Accelerator, *, tf32: bool = True) -> C
             f"{acc.name} has no BF16 support: BF16 weights run as FP16 (same memory and speed; "
             "a model trained in bf16 can overflow in fp16)",
         )
-    return ComputeRate(bf16, "bf16", True, derived)
+    # named by the type the part computes in: its table's 16-bit rate is the FP16 one on V100, T4, MI50
+    return ComputeRate(bf16, "bf16" if has_bf16(acc) else "fp16", True, derived)
 
 
 def has_bf16(acc: Accelerator) -> bool:

@@ -251,6 +251,8 @@ def _capped_binding(
     """What binds a load that queues behind the cap of ``running`` sequences: the cap (``cap_reason``)
     where lifting it would raise requests/s by :data:`CAP_MATTERS` or more, else the step's largest part."""
     lifted = min(math.ceil(load - 1e-9), 2 * running)
+    if cap_reason == "kv_cache":  # more memory would still stop at the engine's own cap
+        lifted = min(lifted, st.engine.max_num_seqs)
     if lifted <= running:
         return cap_reason
     if _state(st, lifted, prompt, output).x >= (1.0 + CAP_MATTERS) * at_cap.x:
@@ -374,27 +376,34 @@ def serve_replicas(
     Whole requests are dealt out whole: C clients (or a burst of N) put C // R on every replica and one
     more on C mod R of them, so 9 clients on 8 replicas run 2 on one and 1 on seven, and 1 client keeps
     one replica busy and seven idle (an even split rounded each replica up to a whole client, 8x the
-    load). A finite run's requests follow the clients. The point returned stands for the mean replica:
+    load). A burst deals out its requests the same way; a finite closed loop's requests follow its
+    clients. The point returned stands for the mean replica:
     its rates and requests in flight are the replicas' totals / R (the caller multiplies them back), its
     TTFT, TPOT and wait the means over the requests served; its batch, step and binding limit are the
     busiest replica's."""
     if replicas <= 1:
         return serve(st, load, prompt, output, cap, cap_reason, steady)
     if load.kind == "rate":
-        n = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
-        share = Load(load.kind, load.value / replicas, n, load.lockstep, load.varied_output)
+        each = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
+        share = Load(load.kind, load.value / replicas, each, load.lockstep, load.varied_output)
         return serve(st, share, prompt, output, cap, cap_reason, steady)
-    whole = max(1, math.ceil(load.value - 1e-9))
+    burst = load.kind == "burst" or bool(load.num_requests and load.num_requests <= load.value)
+    # a burst deals out its requests (a client allowed more in flight than the run has sends them all)
+    whole = (
+        max(1, load.num_requests or 0)
+        if burst and load.kind != "burst"
+        else max(1, math.ceil(load.value - 1e-9))
+    )
     q, more = divmod(whole, replicas)
     points: list[tuple[int, ServingPoint]] = []
     for count, clients in ((more, q + 1), (replicas - more, q)):
         if count <= 0 or clients <= 0:
             continue  # no replica with this share, or idle replicas (they serve nothing)
-        n = (
-            None
-            if load.num_requests is None
-            else max(clients, math.ceil(load.num_requests * clients / whole))
-        )
+        n: int | None = None
+        if burst:
+            n = clients if load.num_requests is not None else None
+        elif load.num_requests is not None:  # a finite closed loop: its requests follow the clients
+            n = max(clients, round(load.num_requests * clients / whole))
         share = Load(load.kind, float(clients), n, load.lockstep, load.varied_output)
         points.append((count, serve(st, share, prompt, output, cap, cap_reason, steady)))
     busiest = points[0][1]
@@ -414,6 +423,15 @@ def serve_replicas(
         tpot_s=by_request(lambda p: p.tpot_s),
         queue_s=by_request(lambda p: p.queue_s),
     )
+
+
+def holds_growing_cache(eng: EngineProfile, load: Load, output: int) -> bool:
+    """Whether the requests of ``load`` hold less than their whole length in the cache
+    (:func:`gpuscout.estimate.api.steady_context`): an engine whose cache grows as they generate
+    (``kv_grows_on_demand``), a steady flow of staggered requests (not waves), of equal output lengths.
+    Varied (exponential, ShareGPT-like) lengths do not: a running request is caught, length-biased, about
+    one mean output into its own."""
+    return eng.kv_grows_on_demand and output > 1 and not in_waves(load) and not load.varied_output
 
 
 def in_waves(load: Load) -> bool:
@@ -442,7 +460,7 @@ def serve(
     waves of requests that end together (:func:`in_waves`) need their whole length each."""
     o = max(1, output)
     waves = in_waves(load)
-    if steady is not None and not waves:
+    if steady is not None and holds_growing_cache(st.engine, load, output):
         cap, cap_reason = steady
     cap = max(1, cap)
     budget = token_budget_cap(st.engine, prompt, o, steady=not waves)

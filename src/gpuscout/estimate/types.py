@@ -127,7 +127,7 @@ class Estimate:
     fits: bool
     binding_constraint: str  # "fits", or what does not fit: "weights", "kv_cache", "activations"...
     memory: MemoryBreakdown
-    max_batch: int  # largest concurrency that fits at this context
+    max_batch: int  # largest concurrency that fits at this context, every request at its whole length
     decode_tokens_per_s: float  # per sequence
     output_tokens_per_s_total: float  # aggregate at ``batch``
     prefill_tokens_per_s: float
@@ -166,6 +166,14 @@ class Estimate:
     # where one sequence does not fit: the setups that would hold it, as ``assumptions["would_fit"]``
     # names them (its text is made from these), more GPUs first, then a narrower format; empty otherwise
     fit_options: Sequence[FitOption] = ()
+    # the most sequences one replica runs at once in a steady flow of staggered requests (what ``batch=
+    # "max"`` runs), and what sets it: "kv_cache", "scheduler" (max_num_seqs) or "prefill" (the token
+    # budget). Above ``max_batch`` where the engine's cache grows as requests generate (``kv_grows``)
+    max_running: int = 0
+    max_running_limit: str = ""
+    # the engine allocates a request's KV cache as it generates (vLLM, SGLang): in a steady flow of
+    # staggered requests each holds ``api.steady_context`` tokens, not its whole length
+    kv_grows: bool = False
 
     def step_summary(self) -> str:
         """'10.1 ms: reads 3.4, math 0.4, all-reduces 3.4, fixed costs 3.4' (parts under 0.05 ms left out;
