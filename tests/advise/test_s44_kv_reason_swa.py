@@ -55,9 +55,9 @@ def test_split_reason_is_the_whole_models_cache() -> None:
     assert "over 8 GPUs" in reason
     est = estimate("gemma-3-27b", "A4000", gpus=8, context_in=PROMPT, context_out=OUTPUT, batch=USERS)
     # by hand: 62 layers x 16 KV heads x 128 x 2 (K, V) x 2 B = 8,192 B per token a layer; 10 global
-    # layers keep what a request holds, vLLM's cache growing as it generates: 3,584 + 512 / 2 = 3,840
-    # tokens on average (kv_grows_on_demand); 52 sliding layers their last 1,024: (10 x 3,840 + 52 x
-    # 1,024) x 8,192 B x 8 users = 6.01 GB = 5.6 GiB (5.8 at the full 4,096 tokens)
+    # layers keep what a request holds, vLLM's cache growing as it generates: 8 staggered requests hold
+    # 3,584 + 512 x 9 / 16 = 3,872 tokens each (steady_context); 52 sliding layers their last 1,024:
+    # (10 x 3,872 + 52 x 1,024) x 8,192 B x 8 users = 6.03 GB = 5.6 GiB (5.8 at the full 4,096 tokens)
     assert _kv_in(reason) == _shown(est.memory.kv_cache_gb * 8) == "5.6"
 
 

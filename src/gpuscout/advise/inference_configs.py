@@ -3,8 +3,9 @@
 Per instance, ``replicas`` copies of the model each sharded ``tp`` ways (``tp`` a power of two dividing
 the instance's GPUs). Serving uses the smallest ``tp`` that fits and meets the latency targets unless a
 larger one needs fewer instances; more load than one instance sustains -> more instances. A batch job
-takes the fastest split and as many instances as its deadline needs; without a deadline, the ranking
-spreads it over as many as its provider's billing step bills no more than one (``rank.billing_sized``).
+takes the fastest split and as many instances as its deadline needs (one without a deadline); the
+ranking then spreads it over as many as its provider's billing step bills no more than that
+(``rank.billing_sized``).
 
 An engine the user names runs on every row: a GPU it cannot run the precision on is refused with the
 support rule; only the default engine (and the precision asked of it) is replaced there by what runs
@@ -340,7 +341,10 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return None, 0, self.last_error or "estimator refused"
         if e.max_batch < 1:
             return e, 0, f"does not fit: {e.binding_constraint}"
-        want = e.batch if first == "max" else min(e.max_batch, int(first))
+        # the most its KV cache holds, staggered (above the whole-length max_batch where the cache grows);
+        # users beyond the engine's own cap wait in its queue
+        holds = e.max_running if e.max_running_limit == "kv_cache" else max(e.max_batch, e.max_running)
+        want = e.batch if first == "max" else min(holds, int(first))
         if want != e.batch or not e.fits:
             e = self.infer(acc, tp, want)
         if e is not None and e.fits and self._latency_ok(e):
@@ -519,6 +523,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return None
         if per_replica < most.batch:
             return "latency targets"
+        if most.max_running_limit:  # what the estimate says sets its most running sequences
+            return "KV cache" if most.max_running_limit == "kv_cache" else "engine cap"
         return "KV cache" if most.batch >= most.max_batch else "engine cap"
 
     def _leaves_replicas_idle(self, acc: Accelerator, tp: int, replicas_total: int) -> bool:
@@ -601,7 +607,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             speed_calibrated=e_op.speed_calibrated,
             kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op,
-            max_batch_per_replica=e_op.max_batch,
+            max_batch_per_replica=e_op.max_running or e_op.max_batch,
             bound=e_op.bound,
             engine=e_op.engine,
             precision=e_op.precision,
@@ -668,7 +674,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             speed_calibrated=e.speed_calibrated,
             kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch,
-            max_batch_per_replica=e.max_batch,
+            max_batch_per_replica=e.max_running or e.max_batch,
             bound=e.bound,
             engine=e.engine,
             precision=e.precision,

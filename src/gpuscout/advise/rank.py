@@ -255,8 +255,8 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
     return ev
 
 
-#: The most instances a batch without a deadline is spread over where they cost no more than one (from
-#: this many of one offer a row already asks the renter to check that the provider has them free)
+#: The most instances a batch is spread over where they cost no more than the fewest it needs (from this
+#: many of one offer a row already asks the renter to check that the provider has them free)
 FREE_INSTANCES_MAX = 8
 
 
@@ -668,14 +668,14 @@ class Ranker:
         return self.w.output_tokens * e.memory.weights_gb * self._active_share / acc.bandwidth_gbps
 
     def fleet_config(self, ev: ConfigEval, terms: ProviderTerms, spot: bool, most: int) -> ConfigEval:
-        """``billing_sized``: a batch without a deadline on the instances its billing gives for free."""
+        """``billing_sized``: a batch on the instances its billing gives for free (beyond a deadline's)."""
         return billing_sized(self.w, ev, terms, spot, self.a, most)
 
     def _pair(
         self, ev: ConfigEval, terms: ProviderTerms, lazy: bool, most: int = FREE_INSTANCES_MAX
     ) -> _Pair:
         spot_ev = self.spot_config(ev, terms)  # a batch under a deadline: sized for its reclaims
-        # a batch without one: on as many instances as cost no more than one (``most`` at the most)
+        # then on as many instances as cost no more than that (``most`` at the most: ``billing_sized``)
         ev, spot_ev = self.fleet_config(ev, terms, False, most), self.fleet_config(spot_ev, terms, True, most)
         od, sp = self.cost_model(ev, terms, False), self.cost_model(spot_ev, terms, True)
         if lazy:  # serve ranked by cost: the time is set after the loop, for the configurations that need it
@@ -820,7 +820,7 @@ class Ranker:
         With ``keep``, rows that cannot be among the ``keep`` best are dropped as soon as ``keep``
         better ones exist (their score is above the ``keep``-th best so far); the front's candidates
         are kept apart. Ranking by cost, where all the rows of a configuration are at one time (serve,
-        and jobs on demand but a batch without a deadline, whose instances follow each offer's billing:
+        and training on demand; not a batch, whose instances follow each offer's billing:
         ``billing_sized``), its offers are costed cheapest price first, and the rest are skipped once
         that price times the hours the configuration is billed at least
         (:func:`~gpuscout.advise.cost.billed_hours_floor`) is above both the ``keep``-th best and the

@@ -182,6 +182,18 @@ def _users_and_running(ctx: RowContext) -> tuple[int, int]:
     return users, (max(1, min(users, e.batch)) if e is not None and e.batch else users)
 
 
+def held_tokens(ctx: RowContext, running: int) -> int:
+    """The tokens each of ``running`` requests holds in the cache: its whole length, or less where the
+    engine's cache grows as it generates (``Estimate.kv_grows``: ``estimate.api.steady_context``)."""
+    w, e = ctx.workload, ctx.ev.estimate
+    assert isinstance(w, ServeWorkload | BatchWorkload)
+    if e is not None and e.kv_grows:
+        from gpuscout.estimate.api import steady_context
+
+        return steady_context(w.prompt_tokens, w.output_tokens, running)
+    return w.prompt_tokens + w.output_tokens
+
+
 def kv_needed_gb(ctx: RowContext) -> float | None:
     """KV cache one replica holds at the operating point: bytes/token x context x the sequences it runs
     (the users beyond the engine's cap on running sequences wait in its queue, holding none; an engine
@@ -196,18 +208,11 @@ def kv_needed_gb(ctx: RowContext) -> float | None:
     if per_token <= 0:
         return ev.estimate.memory.kv_cache_gb * ev.tp
     from gpuscout.errors import GpuscoutError
-    from gpuscout.estimate.api import steady_context
-    from gpuscout.estimate.engines import resolve_engine
     from gpuscout.estimate.kv_cache import kv_bytes_per_token, kv_bytes_per_token_at
     from gpuscout.estimate.precision import resolve_kv_dtype
     from gpuscout.knowledge.models import resolve_model
 
-    tokens = w.prompt_tokens + w.output_tokens
-    try:  # an engine whose cache grows as requests generate holds half their output on average
-        if resolve_engine(ev.estimate.engine).kv_grows_on_demand:
-            tokens = steady_context(w.prompt_tokens, w.output_tokens, running)
-    except GpuscoutError:  # a test's stand-in engine name: every request at full length
-        pass
+    tokens = held_tokens(ctx, running)
 
     try:  # the model the estimate sized (the ranker's, else by its curated name), and its cache dtype
         kv = resolve_kv_dtype(ev.estimate.kv_dtype)
@@ -264,14 +269,20 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     f"over {ev.tp} GPUs{each})"
                 )
             if kv is not None and kv > weights_total:
-                ctx_k = (w.prompt_tokens + w.output_tokens) / 1000
                 users, running = _users_and_running(ctx)
+                ctx_k = held_tokens(ctx, running) / 1000  # what each running request holds
+                full = w.prompt_tokens + w.output_tokens
+                grown = (
+                    f" held each (of {full / 1000:.3g}k: the cache grows as they generate)"
+                    if ctx_k * 1000 < full
+                    else ""
+                )
                 served = f"{users} {plural(users, 'user')}"
                 who = served if running >= users else f"{running} running ({served})"
                 reasons.insert(
                     0,
                     (
-                        f"KV cache {_gib(kv)} GiB at {ctx_k:.3g}k x {who} — larger than "
+                        f"KV cache {_gib(kv)} GiB at {ctx_k:.3g}k{grown} x {who} — larger than "
                         f"the weights ({_gib(weights_total)} GiB)"
                     ),
                 )
