@@ -22,8 +22,9 @@ from gpuscout.cli import app
 from gpuscout.estimate.api import estimate
 from gpuscout.estimate.diagnose import ABOVE_ROOFLINE, HOST_OFFLOAD, diagnose
 from gpuscout.estimate.memory import gib
-from gpuscout.estimate.parallel import HOST_LINK_GBPS
+from gpuscout.estimate.parallel import host_link_gbps, host_pcie_generation
 from gpuscout.estimate.types import Diagnosis, Estimate
+from gpuscout.knowledge.accelerators import resolve_gpu
 
 runner = CliRunner()
 CONTEXT = 1024  # diagnose's default context: the estimate below sizes that prompt and the token after it
@@ -74,7 +75,11 @@ def test_the_verdict_says_first_that_it_does_not_fit_with_the_estimates_figures(
     assert d.memory == est.memory and d.would_fit == est.assumptions["would_fit"]
     # what it means for the measurement: held in host memory, far below the roofline, the PCIe bound
     assert "host memory" in d.verdict and "far below the GPU's roofline" in d.verdict
-    assert f"over PCIe ({HOST_LINK_GBPS:g} GB/s" in d.verdict
+    # the GPU's own host link: 25 GB/s on Gen4 x16, 12.5 on a Gen3 T4 (stop 52: always 25)
+    acc = resolve_gpu(gpu)
+    link = {3: 12.5, 4: 25.0, 5: 50.0}[host_pcie_generation(acc)]
+    assert host_link_gbps(acc) == link
+    assert f"over PCIe ({link:g} GB/s, Gen{host_pcie_generation(acc)} x16)" in d.verdict
     assert 0 < d.pcie_ceiling_tps < d.roofline_tps
     # both figures run faster than PCIe streaming allows: the layers held on the host ran on the CPU
     assert tps > d.pcie_ceiling_tps and "ran on the CPU" in d.verdict

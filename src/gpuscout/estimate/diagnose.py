@@ -35,7 +35,7 @@ from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_eng
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.launch_flags import with_flags
 from gpuscout.estimate.memory import gib, model_consts
-from gpuscout.estimate.parallel import HOST_LINK_GBPS, TP_HEAD_RULES
+from gpuscout.estimate.parallel import TP_HEAD_RULES, host_link_gbps, host_pcie_generation
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
 from gpuscout.estimate.throughput import (
     Setup,
@@ -318,7 +318,7 @@ def _offload_verdict(
 ) -> tuple[str, float]:
     """What leads the diagnosis of a setup that does not fit (``est``: its estimate, which plans the
     memory), and the per-sequence tokens/s at most when the share of each step held in host memory
-    crosses PCIe every step (``HOST_LINK_GBPS``; taken in proportion to what is held there: what the GPUs
+    crosses PCIe every step (``host_link_gbps``; taken in proportion to what is held there: what the GPUs
     lack together over the weights and cache they hold together, so a layer split whose fullest GPU alone
     overflows holds that GPU's shortfall of the whole model's step, not as much on every GPU); 0 where a
     step reads nothing."""
@@ -332,7 +332,7 @@ def _offload_verdict(
     short = m.gpus_short_total_gb(n)
     share = min(1.0, short / held) if held > 0 else 1.0
     host_b = bytes_step * share
-    link_s = host_b / (HOST_LINK_GBPS * 1e9) + (bytes_step - host_b) / (st.acc.bandwidth_gbps * 1e9)
+    link_s = host_b / (host_link_gbps(st.acc) * 1e9) + (bytes_step - host_b) / (st.acc.bandwidth_gbps * 1e9)
     pcie_tps = 1.0 / link_s if link_s > 0 else 0.0
     rest = (  # weights alone too big, or the weights fit and one sequence's cache does not beside them
         "" if m.weights_gb + m.overhead_gb > usable else ", the rest one sequence's KV cache and activations"
@@ -354,8 +354,8 @@ def _offload_verdict(
     if pcie_tps <= 0:  # nothing read per step: no bound to state
         return said, 0.0
     said += (
-        f" Copying the {host_b / 1e9:,.1f} GB of each step held there over PCIe ({HOST_LINK_GBPS:g} GB/s, "
-        f"Gen4 x16) allows at most {pcie_tps:,.2f} tokens/s"
+        f" Copying the {host_b / 1e9:,.1f} GB of each step held there over PCIe ({host_link_gbps(st.acc):g} "
+        f"GB/s, Gen{host_pcie_generation(st.acc)} x16) allows at most {pcie_tps:,.2f} tokens/s"
     )
     if measured_tps > roofline:  # the roofline's verdict follows: no reading of an impossible figure
         said += "."

@@ -103,7 +103,7 @@ from gpuscout.estimate.arguments import (
     resolve_model_arg,
 )
 from gpuscout.estimate.memory import capacity_bytes, gib
-from gpuscout.estimate.parallel import HOST_LINK_GBPS
+from gpuscout.estimate.parallel import host_link_gbps
 from gpuscout.estimate.precision import compute_rate, has_bf16, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -582,11 +582,12 @@ def estimate_images(
         peak = max(components, key=lambda c: c.weights + c.activations)
         weights, acts = peak.weights, peak.activations
         moved = denoiser_bytes + text_bytes + vae_bytes
-        batch_s += moved / (HOST_LINK_GBPS * GB)
+        link = host_link_gbps(acc)
+        batch_s += moved / (link * GB)
         assumptions["cpu_offload"] = (
             f"one component on the GPU at a time; the peak is while the {peak.name} runs "
             f"({gib(weights / GB):.1f} GiB weights + {gib(acts / GB):.1f} GiB activations); "
-            f"{moved / GB:.1f} GB copied per batch at {HOST_LINK_GBPS:g} GB/s"  # traffic: GB, as GB/s
+            f"{moved / GB:.1f} GB copied per batch at {link:g} GB/s"  # traffic: GB, as GB/s
         )
     else:
         weights = denoiser_bytes + text_bytes + vae_bytes

@@ -73,7 +73,7 @@ HOST_STAGED_SHARE = 0.5
 
 # What a host<->device copy achieves over PCIe Gen4 x16 (GB/s): offloaded weights or optimizer state read
 # back each step (training's CPU offload, diffusion's model offload, the part of a model ``diagnose`` finds
-# held in host memory)
+# held in host memory). Other generations scale with their link (:func:`host_link_gbps`).
 HOST_LINK_GBPS = 25.0
 
 # Bytes per activation value a layer-split hand-off passes to the next GPU: llama.cpp (the engine whose
@@ -103,6 +103,15 @@ def stated_pcie_generation(acc: Accelerator) -> int | None:
     """The PCIe generation the part's interconnect text states ("PCIe Gen5 x16"), or None."""
     found = re.search(r"gen\s*(\d)", (acc.interconnect or "").lower())
     return int(found.group(1)) if found else None
+
+
+def host_link_gbps(acc: Accelerator) -> float:
+    """GB/s a host<->device copy achieves on ``acc``'s host link: ``HOST_LINK_GBPS`` on PCIe Gen4 x16, the
+    same share of the link on other generations (:func:`host_pcie_generation`): ~12.5 on a Gen3 V100 or
+    T4, ~50 on a Gen5 H100."""
+    gen = host_pcie_generation(acc)
+    share = HOST_LINK_GBPS / PCIE_GBPS_UNIDIRECTIONAL[4]
+    return PCIE_GBPS_UNIDIRECTIONAL.get(gen, PCIE_GBPS_UNIDIRECTIONAL[4]) * share
 
 
 def host_pcie_generation(acc: Accelerator) -> int:

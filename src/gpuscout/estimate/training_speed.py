@@ -85,7 +85,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from gpuscout.estimate.parallel import HOST_LINK_GBPS, Link, allreduce_seconds, host_staged
+from gpuscout.estimate.parallel import Link, allreduce_seconds, host_link_gbps, host_staged
 from gpuscout.estimate.training_kernels import CURRENT, attention_kernel_note, attention_kernel_share
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -652,13 +652,13 @@ def step_time(
         copies = 4.0 * inp.trainable / held_world
         if setup.sharding in PARAM_SHARDINGS:
             copies += m * 2 * 2.0 * layout.total / held_world
-        host += copies / (HOST_LINK_GBPS * GB)
+        host += copies / (host_link_gbps(acc) * GB)
         notes["cpu_offload"] = (
             f"CPU Adam at {CPU_ADAM_PARAMS_PER_S:.0e} params/s per node, host copies "
-            f"at {HOST_LINK_GBPS:g} GB/s"
+            f"at {host_link_gbps(acc):g} GB/s"
         )
     if inp.spilled_gb > 0:
-        host += 2.0 * inp.spilled_gb * GB / (HOST_LINK_GBPS * GB)
+        host += 2.0 * inp.spilled_gb * GB / (host_link_gbps(acc) * GB)
 
     scale = (
         compute_micro / gpu_work if gpu_work > 0 else 1.0

@@ -273,8 +273,8 @@ class Diagnosis:
     memory: MemoryBreakdown | None = None  # the estimate's plan per GPU (one sequence where it does not fit)
     would_fit: str = ""  # where it does not fit: ``estimate``'s ``assumptions["would_fit"]``
     # where it does not fit: per-sequence tokens/s at most when the share held in host memory crosses
-    # PCIe every step (``HOST_LINK_GBPS``; 0 where a step reads nothing); layers run on the CPU (llama.cpp)
-    # are not bound by it
+    # PCIe every step (``parallel.host_link_gbps``; 0 where a step reads nothing); layers run on the CPU
+    # (llama.cpp) are not bound by it
     pcie_ceiling_tps: float = 0.0
     # the model as the user named it ("deepseek-r1 (as deepseek-v3)"; ``model`` where that is the entry)
     label: str = ""
