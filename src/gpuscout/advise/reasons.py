@@ -184,11 +184,11 @@ def _users_and_running(ctx: RowContext) -> tuple[int, int]:
 
 def held_tokens(ctx: RowContext, running: int) -> int:
     """The tokens each of ``running`` requests holds in the cache: its whole length, or less where the
-    engine's cache grows as it generates (``Estimate.kv_grows``: ``estimate.api.steady_context``)."""
+    engine's cache grows as it generates (``Estimate.kv_grows``: ``estimate.serving.steady_context``)."""
     w, e = ctx.workload, ctx.ev.estimate
     assert isinstance(w, ServeWorkload | BatchWorkload)
     if e is not None and e.kv_grows:
-        from gpuscout.estimate.api import steady_context
+        from gpuscout.estimate.serving import steady_context
 
         return steady_context(w.prompt_tokens, w.output_tokens, running)
     return w.prompt_tokens + w.output_tokens
@@ -270,11 +270,11 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 )
             if kv is not None and kv > weights_total:
                 users, running = _users_and_running(ctx)
-                ctx_k = held_tokens(ctx, running) / 1000  # what each running request holds
-                full = w.prompt_tokens + w.output_tokens
+                held, full = held_tokens(ctx, running), w.prompt_tokens + w.output_tokens
+                ctx_k = held / 1000  # what each running request holds
                 grown = (
                     f" held each (of {full / 1000:.3g}k: the cache grows as they generate)"
-                    if ctx_k * 1000 < full
+                    if held < full
                     else ""
                 )
                 served = f"{users} {plural(users, 'user')}"
@@ -541,16 +541,15 @@ def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
     reclaims = f" ({extra} more for the expected spot reclaims)" if ctx.spot and extra > 0 else ""
     if need >= n:
         return f"{n} instances to meet the {due} deadline{reclaims}"  # no on-demand row may exist to compare
-    return (
-        f"{n} instances: {need} {plural(need, 'meets', 'meet')} the {due} deadline{reclaims}, and {n} cost "
-        f"no more: billed {_billing_step(ctx.cm)}, {ctx.cm.billed_h:,.1f} instance-hours in all, no more "
-        f"than {need} {plural(need, 'instance')} would be billed, each doing 1/{n} of the work"
-    )
+    spread = _spread_words(ctx, f"{need} {plural(need, 'instance')} would be billed")
+    meet = plural(need, "meets", "meet")
+    return f"{n} instances: {need} {meet} the {due} deadline{reclaims}, and {n} cost no more: {spread}"
 
 
-def _billing_step(cm: CostModel) -> str:
-    """How a row's instances are billed, as the free-instances reasons say it: 'per-hour with a 1 min
-    minimum', 'as assumed per-hour (the increment is unknown)'."""
+def _spread_words(ctx: RowContext, fewer: str) -> str:
+    """Why a batch's instances cost no more than ``fewer`` (``rank.billing_sized``): 'billed per-hour (with
+    its minimum), 3.0 instance-hours in all, no more than {fewer}, each doing 1/3 of the work'."""
+    cm = ctx.cm
     step = (
         "as assumed per-hour (the increment is unknown)"
         if cm.increment_s is None
@@ -558,19 +557,18 @@ def _billing_step(cm: CostModel) -> str:
     )
     if cm.minimum_s:
         step += f" with a {duration(float(cm.minimum_s))} minimum"
-    return step
+    return (
+        f"billed {step}, {cm.billed_h:,.1f} instance-hours in all, no more than {fewer}, "
+        f"each doing 1/{ctx.ev.instances} of the work"
+    )
 
 
 def _free_instances(ctx: RowContext) -> str:
     """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
     '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
     would be billed for the whole job, each doing 1/3 of the work'."""
-    n, cm = ctx.ev.instances, ctx.cm
-    return (
-        f"{n} instances at no extra cost: billed {_billing_step(cm)}, "
-        f"{cm.billed_h:,.1f} instance-hours in all, no more than one instance would be billed for the whole "
-        f"job, each doing 1/{n} of the work"
-    )
+    spread = _spread_words(ctx, "one instance would be billed for the whole job")
+    return f"{ctx.ev.instances} instances at no extra cost: {spread}"
 
 
 #: How the reason saying what billing rounds up starts (:func:`billing_rounding`): the faces find it by

@@ -67,6 +67,7 @@ from gpuscout.estimate.serving import (
     ServingPoint,
     holds_growing_cache,
     serve_replicas,
+    steady_context,
     token_budget_cap,
 )
 from gpuscout.estimate.support import FLASH_ATTENTION_2_SOURCE, flash_attention_2_refusal, verdict_for
@@ -780,8 +781,7 @@ def _prepare(
         while hi - lo > 1:
             mid = (lo + hi) // 2
             lo, hi = (mid, hi) if fits(mid) else (lo, mid)
-        held = lo
-        steady = (max(1, min(held, limit)), "kv_cache" if held < limit or not fits(limit) else "scheduler")
+        steady = (lo, "kv_cache" if lo < limit else "scheduler")  # biggest <= lo <= limit
     pre_1 = prefill_seconds(st, max(context_in, 1), 1)
     prefill_tps = max(context_in, 1) / pre_1 if pre_1 > 0 else 0.0
     return _Prepared(
@@ -800,20 +800,6 @@ def _most_running(p: _Prepared) -> tuple[int, str]:
     if budget is not None and budget < most:
         return max(1, budget), "prefill"
     return most, limit
-
-
-def steady_context(context_in: int, context_out: int, running: int | None = None) -> int:
-    """The tokens each of ``running`` requests holds, at most, in a steady flow of staggered requests
-    whose cache grows as they generate (``EngineProfile.kv_grows_on_demand``).
-
-    Spread evenly through their output, the running requests have generated 0, O / B, ..., O tokens
-    (the one about to finish holds all of it): together B P + O (B + 1) / 2 tokens, each P + O (B + 1) /
-    2B: the whole length when it runs alone, prompt + half its output in a large batch (``running``
-    None: that limit). An engine that reserves a request's whole length, or requests that end together
-    (a burst), hold P + O each."""
-    if running is None or running <= 0:
-        return context_in + (context_out + 1) // 2
-    return context_in + math.ceil(context_out * (running + 1) / (2 * running))
 
 
 def _static_prompt(eng: EngineProfile, context_in: int) -> int | None:

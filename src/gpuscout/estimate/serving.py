@@ -84,6 +84,14 @@ class Load:
     # so a finite run ends when its longest requests end, the batch thinning out meanwhile
     varied_output: bool = False
 
+    @property
+    def sends_all(self) -> bool:
+        """Whether every request is sent at once: a burst, or clients allowed more in flight than the run
+        has requests (they send them all)."""
+        if self.kind == "burst":
+            return True
+        return self.kind == "concurrency" and bool(self.num_requests and self.num_requests <= self.value)
+
 
 @dataclass(frozen=True, slots=True)
 class ServingPoint:
@@ -387,8 +395,7 @@ def serve_replicas(
         each = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
         share = Load(load.kind, load.value / replicas, each, load.lockstep, load.varied_output)
         return serve(st, share, prompt, output, cap, cap_reason, steady)
-    burst = load.kind == "burst" or bool(load.num_requests and load.num_requests <= load.value)
-    # a burst deals out its requests (a client allowed more in flight than the run has sends them all)
+    burst = load.sends_all  # a burst deals out its requests
     whole = (
         max(1, load.num_requests or 0)
         if burst and load.kind != "burst"
@@ -425,9 +432,23 @@ def serve_replicas(
     )
 
 
+def steady_context(context_in: int, context_out: int, running: int | None = None) -> int:
+    """The tokens each of ``running`` requests holds, at most, in a steady flow of staggered requests
+    whose cache grows as they generate (``EngineProfile.kv_grows_on_demand``).
+
+    Spread evenly through their output, the running requests have generated 0, O / B, ..., O tokens
+    (the one about to finish holds all of it): together B P + O (B + 1) / 2 tokens, each P + O (B + 1) /
+    2B: the whole length when it runs alone, prompt + half its output in a large batch (``running``
+    None: that limit). An engine that reserves a request's whole length, or requests that end together
+    (a burst), hold P + O each."""
+    if running is None or running <= 0:
+        return context_in + (context_out + 1) // 2
+    return context_in + math.ceil(context_out * (running + 1) / (2 * running))
+
+
 def holds_growing_cache(eng: EngineProfile, load: Load, output: int) -> bool:
     """Whether the requests of ``load`` hold less than their whole length in the cache
-    (:func:`gpuscout.estimate.api.steady_context`): an engine whose cache grows as they generate
+    (:func:`steady_context`): an engine whose cache grows as they generate
     (``kv_grows_on_demand``), a steady flow of staggered requests (not waves), of equal output lengths.
     Varied (exponential, ShareGPT-like) lengths do not: a running request is caught, length-biased, about
     one mean output into its own."""
@@ -439,10 +460,7 @@ def in_waves(load: Load) -> bool:
     in a steady flow of staggered requests."""
     if load.kind == "rate":
         return not math.isfinite(load.value)
-    if load.kind == "burst":
-        return True
-    # a client allowed more in flight than its run has requests sends them all at once: a burst
-    return load.lockstep or bool(load.num_requests and load.num_requests <= load.value)
+    return load.sends_all or load.lockstep
 
 
 def serve(
@@ -466,7 +484,7 @@ def serve(
     budget = token_budget_cap(st.engine, prompt, o, steady=not waves)
     if budget is not None and budget < cap:
         cap, cap_reason = budget, "prefill"
-    if load.kind == "concurrency" and load.num_requests and load.num_requests <= load.value:
+    if load.kind == "concurrency" and load.sends_all and load.num_requests:
         # a client allowed more requests in flight than the run has sends them all at once: a burst
         point = _burst(st, load.num_requests, prompt, o, cap, cap_reason, load.varied_output)
     elif load.kind == "concurrency":
@@ -490,8 +508,7 @@ def serve(
         # arrivals do not wait for completions: the time outside the engine lengthens each request's
         # latency, not the rate at which requests are served
         return replace(point, ttft_s=point.ttft_s + extra)
-    at_once = load.kind == "burst" or (load.kind == "rate" and waves)
-    if at_once or (load.kind == "concurrency" and load.num_requests and load.num_requests <= load.value):
+    if load.sends_all or (load.kind == "rate" and waves):
         # every request sent at once: the whole run starts ``extra`` later
         x = point.in_flight / (point.in_flight / point.requests_per_s + extra)
         return replace(point, requests_per_s=x, output_tokens_per_s=x * o, ttft_s=point.ttft_s + extra)

@@ -645,6 +645,7 @@ def step_time(
 
     # --- optimizer step, offload, paging ---------------------------------------------------------------
     host = 0.0
+    host_bps = host_link_gbps(acc) * GB  # host<->device copies
     optimizer = 0.0 if setup.cpu_offload else OPTIMIZER_TRAFFIC * inp.opt_bytes / bw
     if setup.cpu_offload:
         host = inp.trainable / inp.nodes / CPU_ADAM_PARAMS_PER_S
@@ -652,13 +653,13 @@ def step_time(
         copies = 4.0 * inp.trainable / held_world
         if setup.sharding in PARAM_SHARDINGS:
             copies += m * 2 * 2.0 * layout.total / held_world
-        host += copies / (host_link_gbps(acc) * GB)
+        host += copies / host_bps
         notes["cpu_offload"] = (
             f"CPU Adam at {CPU_ADAM_PARAMS_PER_S:.0e} params/s per node, host copies "
-            f"at {host_link_gbps(acc):g} GB/s"
+            f"at {host_bps / GB:g} GB/s"
         )
     if inp.spilled_gb > 0:
-        host += 2.0 * inp.spilled_gb * GB / (host_link_gbps(acc) * GB)
+        host += 2.0 * inp.spilled_gb * GB / host_bps
 
     scale = (
         compute_micro / gpu_work if gpu_work > 0 else 1.0

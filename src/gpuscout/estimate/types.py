@@ -172,7 +172,7 @@ class Estimate:
     max_running: int = 0
     max_running_limit: str = ""
     # the engine allocates a request's KV cache as it generates (vLLM, SGLang): in a steady flow of
-    # staggered requests each holds ``api.steady_context`` tokens, not its whole length
+    # staggered requests each holds ``serving.steady_context`` tokens, not its whole length
     kv_grows: bool = False
 
     def step_summary(self) -> str:
