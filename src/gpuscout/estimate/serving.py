@@ -42,7 +42,9 @@ forward pass that processes a prompt's last token samples its first token. Every
 engine's ``request_overhead_us`` (tokenisation, API server, admission).
 
 A chunked engine whose token budget M per step counts decodes too (vLLM, TensorRT-LLM) runs at most
-M O / (P + O) sequences in a steady flow (:func:`token_budget_cap`).
+M O / (P + O) sequences in a steady flow (:func:`token_budget_cap`); one whose budget counts prompts
+alone (SGLang, TGI, llama.cpp) at most the ~M O / P its prompts feed (:func:`prompt_fed_cap`): more
+clients wait for a prompt slot.
 
 ``binding`` says which limit sets the answer: "kv_cache" / "scheduler" / "prefill" (the batch is capped
 by memory, by ``max_num_seqs`` or by the token budget, requests queue, and more room would pay: see
@@ -144,6 +146,56 @@ def _arrival_batch_seconds(st: Setup, prompt: int, most: int, arrivals: float, s
     return pre_lo + (k - lo) * (prefill_seconds(st, prompt, lo + 1) - pre_lo)
 
 
+@dataclass(frozen=True, slots=True)
+class _ChunkPlan:
+    """How a chunked-prefill engine running ``b`` sequences spreads a prompt over its steps."""
+
+    chunks: int  # steps a prompt's chunks take
+    size: float  # prompt tokens per chunk
+    most_prompts: float  # prompt chunks one step's token budget carries (prompts chunk to fill it)
+    prompts_needed: float  # prompt chunks a step must carry to replace the requests that complete
+
+
+def _chunk_plan(eng: EngineProfile, b: int, prompt: int, od: int) -> _ChunkPlan:
+    """The token budget per step, less the other sequences' decodes, split into chunks of the prompt.
+
+    A request lives ``chunks`` steps as a prompt and ``od`` as a decoding sequence, so of ``b`` running,
+    ``chunks b / (od + chunks)`` are prompts at any step: the chunks a step must carry. The budget carries
+    ``budget / size`` of them at most (an engine fills what is left of it with a chunk of the next
+    prompt: vLLM, SGLang, llama.cpp's batch)."""
+    budget = max(1.0, eng.prefill_chunk_tokens - (b - 1))
+    chunks = math.ceil(prompt / budget)
+    size = prompt / chunks
+    return _ChunkPlan(chunks, size, max(1.0, min(float(b), budget / size)), chunks * b / (od + chunks))
+
+
+def prompt_fed_cap(eng: EngineProfile, prompt: int, output: int) -> int | None:
+    """The most sequences a chunked-prefill engine whose budget counts prompt tokens alone keeps busy in a
+    steady flow of requests; None where no such limit applies (or it is above ``max_num_seqs``).
+
+    Requests complete only as fast as the budget prefills their replacements: at most ``budget / P``
+    prompts a step, so at most that many times ``O`` sequences can be decoding. More clients do not run:
+    they wait for a prompt slot (llama.cpp's slots, SGLang's and TGI's waiting queues). 64 clients of
+    4,000-token prompts and 100 output tokens on llama.cpp's 512-token batch: 13 run, the rest queue;
+    counted as running, their decodes inflated every step (phantom decodes) and requests/s fell as
+    clients were added. Engines that count decodes in the budget have :func:`token_budget_cap`."""
+    if not (eng.continuous_batching and eng.chunked_prefill) or eng.decodes_in_token_budget or prompt <= 0:
+        return None
+    od = max(1, output) - 1
+    widest = _chunk_plan(eng, eng.max_num_seqs, prompt, od)
+    if widest.prompts_needed <= widest.most_prompts:
+        return None
+    lo, hi = 1, eng.max_num_seqs  # fed at lo (one sequence always runs), not at hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        plan = _chunk_plan(eng, mid, prompt, od)
+        if plan.prompts_needed <= plan.most_prompts:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 def _residual_step(cycle: list[tuple[float, float]]) -> float:
     """Mean time from an arrival to the end of the step in progress, the steps being ``cycle``'s
     (count, duration) pairs: E[S^2] / (2 E[S]) (renewal theory: an arrival lands in a long step more
@@ -185,11 +237,9 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
         # of its o tokens. k is the fewest chunks per step at which chunk steps do not decode more
         # tokens than the requests need (more completions per step pack more prompts per step); when
         # even a full budget does, chunk steps alone set the pace (prefill-bound).
-        budget = max(1.0, eng.prefill_chunk_tokens - (b - 1))
-        chunks = math.ceil(prompt / budget)
-        size = prompt / chunks
-        k_max = max(1, min(b, int(budget // size)))
-        k = min(k_max, max(1, math.ceil(chunks * b / (od + chunks))))
+        plan = _chunk_plan(eng, b, prompt, od)
+        chunks, size = plan.chunks, plan.size
+        k = min(plan.most_prompts, max(1, math.ceil(plan.prompts_needed)))
         packed = decode_step(st, b - k, ctx, prefill_tokens=k * size, prefill_context=prompt / 2.0)
         chunk_steps = chunks / k
         plain_steps = max(0.0, od - chunk_steps * (b - k)) / b
@@ -354,13 +404,16 @@ def token_budget_cap(eng: EngineProfile, prompt: int, output: int, steady: bool 
     ``O`` output tokens, ``B / O`` of them complete per step and as many prompts must be prefilled per
     step to replace them, so ``B + B P / O <= M``: ``B <= M O / (P + O)``. When requests move in waves
     (a burst, or lockstep clients) the prompts are prefilled before the wave decodes and only ``B <= M``
-    binds. None when the engine does not chunk (its prefills run as their own steps) or its budget
-    counts prompt tokens alone (SGLang ``chunked_prefill_size``, TGI ``max_batch_prefill_tokens``: decodes
-    run in their own batches or beside the budget). vLLM 0.6 with
+    binds. None when the engine does not chunk (its prefills run as their own steps). An engine whose
+    budget counts prompt tokens alone (SGLang ``chunked_prefill_size``, TGI ``max_batch_prefill_tokens``,
+    llama.cpp: decodes run in their own batches or beside the budget) is capped by the prompts it can
+    feed, in a steady flow only (:func:`prompt_fed_cap`). vLLM 0.6 with
     ``--max-num-batched-tokens 1024`` serving ShareGPT (220 + 200 tokens): 487 sequences at most, not
     the 1024 of ``--max-num-seqs`` (the scheduler would admit no prompt at all at 1024)."""
-    if not (eng.continuous_batching and eng.chunked_prefill and eng.decodes_in_token_budget):
+    if not (eng.continuous_batching and eng.chunked_prefill):
         return None
+    if not eng.decodes_in_token_budget:
+        return prompt_fed_cap(eng, prompt, output) if steady else None
     m = max(1, eng.prefill_chunk_tokens)
     if not steady:
         return m

@@ -511,7 +511,7 @@ def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
 
 
 def decode_step(
-    st: Setup, batch: int, context: float, *, prefill_tokens: float = 0.0, prefill_context: float = 0.0
+    st: Setup, batch: float, context: float, *, prefill_tokens: float = 0.0, prefill_context: float = 0.0
 ) -> StepTime:
     """Time of one decode step for ``batch`` sequences each holding ``context`` tokens.
 
