@@ -50,3 +50,10 @@ class _CallablePackage(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallablePackage
+
+
+def __getattr__(name: str) -> Any:
+    """``from gpuscout.estimate import estimate`` works too: the function, imported on first use."""
+    if name == "estimate":
+        return _function()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
