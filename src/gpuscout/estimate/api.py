@@ -40,6 +40,8 @@ from gpuscout.estimate.memory import (
 )
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
+    INFINITY_FABRIC_LATENCY_US,
+    MESH_NODE_GPUS,
     TP_HEAD_RULES,
     collective_link,
     lacks_peer_access,
@@ -740,6 +742,12 @@ def _prepare(
     if link is not None and link.assumed:
         warnings.append(
             f"{acc.name}: interconnect not in the table; tensor parallelism costed over {link.label}"
+        )
+    if link is not None and link.latency_us == INFINITY_FABRIC_LATENCY_US and tp < MESH_NODE_GPUS:
+        warnings.append(
+            f"all-reduce latency over Infinity Fabric at TP={tp} is an assumption "
+            f"({INFINITY_FABRIC_LATENCY_US:.0f} us at TP=2, from RCCL small-message figures), not "
+            f"calibrated: every multi-GPU calibration row on Infinity Fabric runs TP={MESH_NODE_GPUS}"
         )
 
     prompt = _static_prompt(eng, context_in)
