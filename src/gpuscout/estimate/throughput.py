@@ -104,7 +104,8 @@ class Setup:
     # (FlashAttention / FlashInfer / llama.cpp's FA multiply bf16 or fp16 queries and keys), at the
     # engine's 16-bit efficiency: an int8 model's attention does not run at the int8 rate, nor a Marlin
     # model's at mma.sync's share, nor an FP8 model's at the FP8 rate unless its KV cache is FP8 too
-    # (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's FP8 path: queries, keys and values in FP8).
+    # (TensorRT-LLM's FP8 context FMHA, FlashAttention-3's FP8 path: queries, keys and values in FP8) and
+    # the model is not MLA (whose attention multiplies 16-bit keys and values up-projected from the latent).
     # Decode attention of an FP8 / INT8 / FP4 model runs at it too (:func:`decode_step`)
     attn_flops: float = field(init=False, repr=False, compare=False)
     # FLOP/s of the weight GEMMs a narrower format leaves in 16 bits (:func:`wide_body_params`): gpt-oss's
@@ -123,7 +124,13 @@ class Setup:
         object.__setattr__(self, "peak_tflops", peak)
         achieved = self.engine.achieved_tflops(cls, peak) * 1e12 * self.mma_sync_share
         object.__setattr__(self, "achieved_flops", achieved)
-        fp8_attention = self.kv.name in ("fp8", SPARSE_MLA_FP8) and self.rate.rate_name == "fp8"
+        # MLA runs its attention on keys and values up-projected from the latent (prefill, :func:`_attn_dims`)
+        # or on the latent dequantised in the kernel: 16-bit math whatever the cache stores
+        fp8_attention = (
+            self.kv.name in ("fp8", SPARSE_MLA_FP8)
+            and self.rate.rate_name == "fp8"
+            and not kv_shape(self.spec).mla
+        )
         same_rate = cls in _16BIT_MATH or fp8_attention
         object.__setattr__(self, "attn_flops", achieved if same_rate else self._attn_rate())
         object.__setattr__(self, "dense_flops", self._attn_rate() if self.wide_gemms else achieved)
