@@ -38,7 +38,11 @@ def test_per_hour_billing_spreads_the_job_over_free_instances() -> None:
     w = _job()
     row = _row(w, "perhour")
     assert row.config.instances == FREE_INSTANCES_MAX  # 15.2 h + warm-up: 16 h on one, 8 x 2 h on eight
-    assert any("instances at no extra cost" in r for r in row.reasons), row.reasons
+    assert any(
+        r.startswith("8 instances at no extra cost: billed no more than one instance alone would be (16.")
+        and r.endswith("instance-hours in all, billed per-hour), each doing 1/8 of the work")
+        for r in row.reasons
+    ), row.reasons
     # the same money as one instance, in a fraction of the time
     from gpuscout.advise.inference_configs import BatchTokensEvaluator
 

@@ -49,7 +49,8 @@ def test_a_deadline_row_takes_the_cheapest_count_that_meets_it() -> None:
     (row,) = rank(w, [offer("perhour", price=1.0)], backends=BE, now=NOW)
     assert row.config.instances == 8
     why = [r for r in row.reasons if r.startswith("8 instances: 6 meet the 3.0 h deadline")]
-    assert len(why) == 1 and "no more than 6 instances would be billed" in why[0], row.reasons
+    assert len(why) == 1 and "and 8 are billed no more than 6 would be (" in why[0], row.reasons
+    assert "instance-hours in all, billed per-hour), each doing 1/8 of the work" in why[0], row.reasons
 
 
 def test_a_deadline_never_makes_the_answer_slower_or_dearer() -> None:

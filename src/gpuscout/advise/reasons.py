@@ -541,34 +541,36 @@ def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
     reclaims = f" ({extra} more for the expected spot reclaims)" if ctx.spot and extra > 0 else ""
     if need >= n:
         return f"{n} instances to meet the {due} deadline{reclaims}"  # no on-demand row may exist to compare
-    spread = _spread_words(ctx, f"{need} {plural(need, 'instance')} would be billed")
     meet = plural(need, "meets", "meet")
-    return f"{n} instances: {need} {meet} the {due} deadline{reclaims}, and {n} cost no more: {spread}"
+    return (
+        f"{n} instances: {need} {meet} the {due} deadline{reclaims}, and {n} are billed no more than {need} "
+        f"would be ({_spread_words(ctx)}), each doing 1/{n} of the work"
+    )
 
 
-def _spread_words(ctx: RowContext, fewer: str) -> str:
-    """Why a batch's instances cost no more than ``fewer`` (``rank.billing_sized``): 'billed per-hour (with
-    its minimum), 3.0 instance-hours in all, no more than {fewer}, each doing 1/3 of the work'."""
+def _spread_words(ctx: RowContext) -> str:
+    """What a batch spread over instances is billed (``rank.billing_sized``): '3.0 instance-hours in all,
+    billed per-hour with a 1 min minimum'."""
     cm = ctx.cm
     step = (
-        "as assumed per-hour (the increment is unknown)"
+        "as assumed per-hour: the increment is unknown"
         if cm.increment_s is None
         else describe_increment(cm.increment_s)
     )
     if cm.minimum_s:
         step += f" with a {duration(float(cm.minimum_s))} minimum"
-    return (
-        f"billed {step}, {cm.billed_h:,.1f} instance-hours in all, no more than {fewer}, "
-        f"each doing 1/{ctx.ev.instances} of the work"
-    )
+    return f"{cm.billed_h:,.1f} instance-hours in all, billed {step}"
 
 
 def _free_instances(ctx: RowContext) -> str:
     """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
-    '3 instances at no extra cost: billed per-hour, 3 instance-hours in all, no more than one instance
-    would be billed for the whole job, each doing 1/3 of the work'."""
-    spread = _spread_words(ctx, "one instance would be billed for the whole job")
-    return f"{ctx.ev.instances} instances at no extra cost: {spread}"
+    '3 instances at no extra cost: billed no more than one instance alone would be (3.0 instance-hours in
+    all, billed per-hour), each doing 1/3 of the work'."""
+    n = ctx.ev.instances
+    return (
+        f"{n} instances at no extra cost: billed no more than one instance alone would be "
+        f"({_spread_words(ctx)}), each doing 1/{n} of the work"
+    )
 
 
 #: How the reason saying what billing rounds up starts (:func:`billing_rounding`): the faces find it by
