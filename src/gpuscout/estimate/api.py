@@ -68,6 +68,7 @@ from gpuscout.estimate.serving import (
     Load,
     ServingPoint,
     holds_growing_cache,
+    pipelined,
     serve_replicas,
     steady_context,
     token_budget_cap,
@@ -702,9 +703,14 @@ def _prepare(
     if verdict.tag != "sourced":
         warnings.append(f"support rule {verdict.tag}: {verdict.message()}")
     fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings, eng)
-    if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp":
+    if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp" and gpus > 1:
         warnings.append(
-            f"{eng.label} splits layers over GPUs as pipeline parallelism; costed as a layer split"
+            f"{eng.label} splits layers over GPUs as pipeline parallelism: "
+            + (
+                f"up to {gpus} batches in flight, one per GPU (a request's own prompt is not pipelined)"
+                if eng.pipeline_microbatches
+                else "one batch at a time, visiting the GPUs in turn"
+            )
         )
     kv = _kv_dtype(asked_kv, spec, fmt, eng, acc)
     replicas = gpus if mode == "replicas" else 1
@@ -805,6 +811,8 @@ def _most_running(p: _Prepared) -> tuple[int, str]:
     per step of an engine that counts decodes in it (:func:`token_budget_cap`)."""
     most, limit = (p.cap, p.cap_reason) if p.steady is None else p.steady
     budget = token_budget_cap(p.eng, p.context_in, max(1, p.context_out), steady=True)
+    if budget is not None and pipelined(p.st):
+        budget *= p.st.gpus  # a budget per batch in flight (:func:`serving.serve_pipelined`)
     if budget is not None and budget < most:
         return max(1, budget), "prefill"
     return most, limit

@@ -235,6 +235,12 @@ class EngineProfile:
     # written, softmaxed and read back); 0 with flash attention, which keeps the scores on chip
     attn_score_bytes: float = 0.0
     prefill_pipelined: bool = False  # layer split overlaps micro-batches across GPUs during prefill
+    # a layer split (pipeline parallelism) keeps one batch in flight per GPU, each stepping through the GPUs
+    # in turn, so every GPU works at once (vLLM's virtual engines, V1's batch queue of
+    # pipeline_parallel_size batches; SGLang's and TensorRT-LLM's pipeline micro-batches); without it the
+    # one batch visits the GPUs in turn and the others idle (llama.cpp's decode, accelerate's
+    # device_map): :func:`serving.serve_pipelined`
+    pipeline_microbatches: bool = False
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
     prefill_chunk_tokens: int = 2048  # token budget per step (chunked prefill) / micro-batch size
     chunked_prefill: bool = True  # prefill chunks ride in decode steps (else prefills stall decoding)
@@ -601,6 +607,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="vllm",
+        pipeline_microbatches=True,
         label="vLLM (V1 engine)",
         past_label="vLLM",
         sparse_mla_kv=SPARSE_MLA_FP8,
@@ -685,6 +692,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="sglang",
+        pipeline_microbatches=True,
         label="SGLang",
         cpu_overlap=True,
         kv_grows_on_demand=True,
@@ -785,6 +793,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="tensorrt-llm",
+        pipeline_microbatches=True,
         label="TensorRT-LLM",
         cpu_overlap=True,
         bandwidth_efficiency=_eff(default=0.7118),

@@ -430,8 +430,11 @@ def serve_replicas(
     cap: int,
     cap_reason: str,
     steady: tuple[int, str] | None = None,
+    *,
+    batch: Callable[..., ServingPoint] | None = None,
 ) -> ServingPoint:
-    """The mean operating point of ``replicas`` independent replicas of ``st`` sharing ``load``.
+    """The mean operating point of ``replicas`` independent replicas of ``st`` sharing ``load``
+    (``batch``: how one replica is served, :func:`serve` unless given).
 
     A request rate splits evenly (random balancing of Poisson arrivals is Poisson at rate / replicas).
     Whole requests are dealt out whole: C clients (or a burst of N) put C // R on every replica and one
@@ -442,30 +445,24 @@ def serve_replicas(
     its rates and requests in flight are the replicas' totals / R (the caller multiplies them back), its
     TTFT, TPOT and wait the means over the requests served; its batch, step and binding limit are the
     busiest replica's."""
+    one = batch or serve
     if replicas <= 1:
-        return serve(st, load, prompt, output, cap, cap_reason, steady)
+        return one(st, load, prompt, output, cap, cap_reason, steady)
     if load.kind == "rate":
         each = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
         share = Load(load.kind, load.value / replicas, each, load.lockstep, load.varied_output)
-        return serve(st, share, prompt, output, cap, cap_reason, steady)
+        return one(st, share, prompt, output, cap, cap_reason, steady)
     burst = load.sends_all  # a burst deals out its requests
-    whole = (
-        max(1, load.num_requests or 0)
-        if burst and load.kind != "burst"
-        else max(1, math.ceil(load.value - 1e-9))
-    )
-    q, more = divmod(whole, replicas)
+    whole = sum(count * clients for count, clients in _dealt(load, replicas))
     points: list[tuple[int, ServingPoint]] = []
-    for count, clients in ((more, q + 1), (replicas - more, q)):
-        if count <= 0 or clients <= 0:
-            continue  # no replica with this share, or idle replicas (they serve nothing)
+    for count, clients in _dealt(load, replicas):  # idle replicas serve nothing
         n: int | None = None
         if burst:
             n = clients if load.num_requests is not None else None
         elif load.num_requests is not None:  # a finite closed loop: its requests follow the clients
             n = max(clients, round(load.num_requests * clients / whole))
         share = Load(load.kind, float(clients), n, load.lockstep, load.varied_output)
-        points.append((count, serve(st, share, prompt, output, cap, cap_reason, steady)))
+        points.append((count, one(st, share, prompt, output, cap, cap_reason, steady)))
     busiest = points[0][1]
     served = sum(count * p.requests_per_s for count, p in points)
     if (len(points) == 1 and points[0][0] == replicas) or served <= 0.0:
@@ -525,7 +522,80 @@ def serve(
     cap_reason: str,
     steady: tuple[int, str] | None = None,
 ) -> ServingPoint:
-    """The operating point of ``st`` under ``load`` with at most ``cap`` sequences (``cap_reason``);
+    """The operating point of ``st`` under ``load`` with at most ``cap`` sequences (``cap_reason``): a
+    pipeline with a batch in flight per GPU (:func:`serve_pipelined`), else one batch
+    (:func:`_serve_batch`)."""
+    if pipelined(st):
+        return serve_pipelined(st, load, prompt, output, cap, cap_reason, steady)
+    return _serve_batch(st, load, prompt, output, cap, cap_reason, steady)
+
+
+def pipelined(st: Setup) -> bool:
+    """Whether ``st`` is a layer split whose engine keeps a batch in flight per GPU."""
+    return st.parallel == "layer" and st.gpus > 1 and st.engine.pipeline_microbatches
+
+
+def serve_pipelined(
+    st: Setup,
+    load: Load,
+    prompt: int,
+    output: int,
+    cap: int,
+    cap_reason: str,
+    steady: tuple[int, str] | None = None,
+) -> ServingPoint:
+    """A layer split over G GPUs whose engine keeps one batch in flight per GPU
+    (``EngineProfile.pipeline_microbatches``): G interleaved batches, each stepping through the GPUs in
+    turn, so every GPU works on one of them at a time.
+
+    Each batch of B / G sequences lives as a layer-split engine of its own: a step reads the whole model
+    (every GPU's share in turn, at one GPU's bandwidth) and the KV cache of its own sequences, and the G
+    batches share the GPUs without waiting for each other (each GPU spends 1 / G of a step on each). So
+    the load is served as by G replicas of the layer-split step, their requests/s summed; the memory cap
+    and the KV cache are the whole pipeline's, shared out. With fewer sequences than GPUs some GPUs idle
+    (one request: the plain layer split); a prompt is not spread over the batches (its own batch carries
+    it). Weights-bound decode gains little (each batch reads every weight again); KV-, compute- and
+    prefill-bound loads gain up to G x."""
+    stages = st.gpus
+    share = (max(1, steady[0] // stages), steady[1]) if steady is not None else None
+    point = serve_replicas(
+        st, load, stages, prompt, output, max(1, cap // stages), cap_reason, share, batch=_serve_batch
+    )
+    running = sum(n * min(point.running, clients) for n, clients in _dealt(load, stages))
+    return replace(
+        point,
+        running=max(point.running, min(cap, running)),
+        in_flight=point.in_flight * stages,
+        cap=cap,
+        requests_per_s=point.requests_per_s * stages,
+        output_tokens_per_s=point.output_tokens_per_s * stages,
+    )
+
+
+def _dealt(load: Load, replicas: int) -> list[tuple[int, int]]:
+    """(replicas, clients each) for ``load`` dealt out whole over ``replicas`` (:func:`serve_replicas`);
+    a request rate keeps every replica at the same share (counted as the busiest's batch each)."""
+    if load.kind == "rate":
+        return [(replicas, 1 << 30)]
+    whole = (
+        max(1, load.num_requests or 0)
+        if load.sends_all and load.kind != "burst"
+        else max(1, math.ceil(load.value - 1e-9))
+    )
+    q, more = divmod(whole, replicas)
+    return [(n, c) for n, c in ((more, q + 1), (replicas - more, q)) if n > 0 and c > 0]
+
+
+def _serve_batch(
+    st: Setup,
+    load: Load,
+    prompt: int,
+    output: int,
+    cap: int,
+    cap_reason: str,
+    steady: tuple[int, str] | None = None,
+) -> ServingPoint:
+    """The operating point of one batch of ``st`` under ``load`` with at most ``cap`` sequences;
     ``steady``: the (cap, reason) of a steady flow of staggered requests where it differs (an engine whose
     KV cache grows on demand holds prompt + output / 2 tokens a request on average: ``kv_grows_on_demand``);
     waves of requests that end together (:func:`in_waves`) need their whole length each."""
