@@ -803,10 +803,11 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
                     self._host_need[key] = whole_gb
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return reject(key, acc, str(exc), kind=reject_kind_of(str(exc)))
-        if not r.fits or r.seconds_per_image <= 0:
+        per_image = r.seconds_per_image  # None where the pipeline does not fit: no speed is given
+        if not r.fits or per_image is None or per_image <= 0:
             return reject(key, acc, "does not fit")
         images = float(w.images_total or 0)
-        time_1 = images * r.seconds_per_image / g
+        time_1 = images * per_image / g
         weights = r.memory.weights_gb  # on the GPU at once: under offload, the largest component's
         download = w.download_weights_gb if w.download_weights_gb is not None else whole_gb
         warm = job_warmup_s(download + w.dataset_gb, download, self.a)
@@ -814,7 +815,7 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
         if not 0 < inst <= self.a.max_instances:
             return deadline_reject(key, acc, inst, warm, self.a.max_instances)
         summary = EstimateSummary(
-            throughput=g * inst / r.seconds_per_image,
+            throughput=g * inst / per_image,
             throughput_unit="img/s",
             per_user_tokens_per_s=None,
             ttft_ms=None,
@@ -831,8 +832,11 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             # no image speed is fitted on any measurement (estimate.diffusion: a prior on every GPU)
             speed_calibrated=False,
         )
-        # one wording for every row (the answer lists it once): the per-GPU figures are in `gpuscout images`
-        prior = f"image speed is not calibrated: {r.engine} at a fixed share of each GPU's peak (a prior)"
+        # one wording for every row (the answer lists it once), the one `gpuscout images` says too: the
+        # per-GPU figures are there; last in the row's warnings, once (the estimate carries it already)
+        from gpuscout.estimate.diffusion import uncalibrated_speed_warning  # loaded with the estimator
+
+        prior = uncalibrated_speed_warning(r.engine)
         return ConfigEval(
             key=key,
             fits=True,
@@ -847,5 +851,5 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             download_gb_per_instance=download + w.dataset_gb,
             load_gb=download,
             images=images,
-            warnings=(*r.warnings, *filter(None, [offload]), prior),
+            warnings=(*(x for x in r.warnings if x != prior), *filter(None, [offload]), prior),
         )

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from gpuscout.cli.coercion import COUNT_HELP, parse_count
 from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
-from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
+from gpuscout.cli.output import JsonOption, console, plain, print_json, print_with_notes, user_errors
 from gpuscout.estimate.arguments import (  # the ranges estimate_images and a batch workload take
     MAX_IMAGE_BATCH,
     MAX_IMAGE_PX,
@@ -96,6 +96,26 @@ def images_cmd(
         "weights / activations / overhead",
         f"{gib(mem.weights_gb):,.1f} / {gib(mem.activations_gb):,.1f} / {gib(mem.overhead_gb):,.1f} GiB",
     )
+    if est.seconds_per_image is None or est.images_per_s is None:
+        # no speed for a pipeline the GPU cannot hold (as `gpuscout estimate` gives none): why, and what
+        # would fit instead, under the memory it needs
+        table.add_row("seconds per image", "[red]none[/]: does not fit")
+        console.print(table)
+        offload = " with CPU offload" if "cpu_offload" in est.assumptions else ""
+        console.print(
+            f"[red]does not fit{offload}:[/] needs {gib(mem.total_gb):,.1f} GiB, the GPU has "
+            f"{gib(mem.usable_gb):,.1f} GiB ({plain(est.binding_constraint)}); no speed is given",
+            highlight=False,
+        )
+        instead = est.assumptions.get("would_fit", "")
+        console.print(f"would fit: {plain(instead or 'nothing on this GPU')}", highlight=False)
+        for key, value in est.assumptions.items():
+            if key != "would_fit":  # said above
+                console.print(f"{plain(key)}: {plain(value)}", highlight=False)
+        for warning in est.warnings:
+            if not warning.startswith("does not fit"):  # said above
+                console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+        return
     table.add_row("seconds per image", f"{est.seconds_per_image:,.2f} s ({est.bound}-bound)")
     table.add_row("images per hour", f"{est.images_per_s * 3600:,.0f}")
     if images > 1:

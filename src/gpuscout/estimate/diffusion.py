@@ -70,6 +70,13 @@ finishes faster than the host can issue them; cuDNN's NCHW <-> NHWC transposes a
 Calibration: the only seconds-per-image rows in the calibration CSV (one vendor blog, RTX 4090) need
 121-219 % of the card's datasheet peak at the stated steps and resolution, so fitting them would give an
 efficiency above 1 (see tests/estimate/test_diffusion.py, which prints the figures); none is fitted.
+So every image speed is a prior (``ImageEstimate.speed_calibrated`` is false on every GPU: see
+:data:`CALIBRATED_GPUS`), and the estimate says so in its warnings, in the words the advisor's image rows
+use (:func:`uncalibrated_speed_warning`).
+
+A pipeline that does not fit the GPU (with the CPU offload asked for, or without it) gets no speed:
+``seconds_per_image``, ``images_per_s`` and ``bound`` are ``None``, and the warnings and the
+``would_fit`` assumption say what would fit instead (an FP8 denoiser, CPU offload, a smaller batch).
 
 Memory: weights of the denoiser (at ``precision``), text encoders and VAE (bf16), plus the larger of
 the denoiser's and the VAE decoder's activation peaks, plus the CUDA context and cuDNN/cuBLAS
@@ -83,6 +90,7 @@ context and workspaces.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from gpuscout.errors import (
@@ -90,7 +98,9 @@ from gpuscout.errors import (
     InvalidInputError,
     UnknownNameError,
     WrongModelKind,
+    closest,
     fold_name,
+    quoted_name,
 )
 from gpuscout.estimate.arguments import (
     MAX_IMAGE_BATCH,
@@ -128,6 +138,22 @@ VAE_PEAK_TENSORS = 6  # live 128-channel full-resolution tensors during the last
 ENGINES = ("diffusers",)
 SIDE_BYTES = 2.0  # bytes per weight of the text encoders and the VAE (bf16 at every precision)
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
+
+#: The GPUs an image-speed efficiency was fitted on: none. The calibration set's only image speeds (one
+#: vendor blog, RTX 4090; benchmarks/data/measurements.csv) need more than the card's peak, so none is
+#: fitted (docs/accuracy.md: "Diffusion speed is a prior").
+CALIBRATED_GPUS: frozenset[str] = frozenset()
+
+
+def uncalibrated_speed_warning(engine: str = "diffusers") -> str:
+    """What an image speed fitted on no measurement says: the one wording of ``gpuscout images`` (its
+    warnings) and of the advisor's image rows (``gpuscout recommend batch``)."""
+    return f"image speed is not calibrated: {engine} at a fixed share of each GPU's peak (a prior)"
+
+
+def image_speed_calibrated(acc: Accelerator) -> bool:
+    """Whether an image speed on ``acc`` rests on a measurement (:data:`CALIBRATED_GPUS`)."""
+    return acc.name in CALIBRATED_GPUS
 
 
 @dataclass(frozen=True, slots=True)
@@ -364,17 +390,83 @@ class ImageEstimate:
     binding_constraint: str  # "fits", "weights" or "activations"
     memory_gb: float  # peak per GPU (= memory.total_gb)
     memory: MemoryBreakdown  # weights (denoiser + text encoders + VAE), activations, overhead
-    seconds_per_image: float
-    images_per_s: float
-    bound: str  # "compute" or "memory"
+    # None: the pipeline does not fit (with the offload asked for, or without): no speed is given
+    seconds_per_image: float | None
+    images_per_s: float | None
+    bound: str | None  # "compute" or "memory"; None without a speed
     flops_per_image: float
     attention_flops_per_image: float  # the denoiser's QK^T and PV, all steps and passes
     attention_efficiency: float  # of ``attention_peak_tflops``
     attention_peak_tflops: float
     other_efficiency: float  # everything else, of ``peak_tflops``
     peak_tflops: float  # the denoiser's weight-format rate (bf16, fp16, fp8 or fp32)
+    speed_calibrated: bool = False  # the speed rests on a measurement (none does: CALIBRATED_GPUS)
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+
+
+class UnknownImageModelError(UnknownNameError):
+    """A model the image-model registry (:data:`PROFILES`, the pipelines this estimator can time) does
+    not hold. ``suggestions`` are the image models closest by spelling, said as other models (SD3 is an
+    MMDiT like FLUX, not the UNet its spelling puts it next to), never as the model named; ``accepted``
+    lists every image model known."""
+
+    def __init__(self, field: str, name: str, suggestions: Iterable[str], *, profiled: bool = True) -> None:
+        self.name = name
+        self.suggestions = list(suggestions)
+        self.ambiguous = False
+        said = quoted_name(name)
+        near = ", ".join(self.suggestions)
+        other = "a different model" if len(self.suggestions) == 1 else "different models"
+        close = (
+            f"closest names by spelling: {near} ({other}, not {said})"
+            if self.suggestions
+            else "no image model is close by spelling"
+        )
+        what = (
+            f"unknown name {said}: not in the image-model registry"
+            if profiled
+            else f"{said} is a diffusion model, but not in the image-model registry (no pipeline profile "
+            "to time it by)"
+        )
+        InvalidInputError.__init__(
+            self, field, f"{what}; {close}", f"known image models: {', '.join(PROFILES)}"
+        )
+
+
+def _image_labels() -> dict[str, str]:
+    """Every name, alias and Hugging Face id of the image models :data:`PROFILES` holds -> its name."""
+    from gpuscout.knowledge.models import all_models
+
+    owner = {name: name for name in PROFILES}
+    for model in all_models():
+        if model.name in PROFILES:
+            for label in (model.hf_id, *model.aliases):
+                if label:
+                    owner[label] = model.name
+    return owner
+
+
+def _closest_image_models(name: str) -> list[str]:
+    """The image models whose names or aliases are closest to ``name`` by spelling, best first."""
+    owner = _image_labels()
+    found: list[str] = []
+    for label in closest(name, owner, n=10):
+        if owner[label] not in found:
+            found.append(owner[label])
+    return found
+
+
+def resolve_image_model(model: str | ModelSpec) -> ModelSpec:
+    """The model ``model`` names, where the registry knows it; else :class:`UnknownImageModelError` with
+    the image models closest by spelling and every image model known (not the registry's closest names
+    of any kind, said as if they were the model: "sd3" -> "closest known: sdxl")."""
+    try:
+        return resolve_model_arg(model)
+    except UnknownNameError as exc:
+        if exc.ambiguous or exc.field != "model" or not isinstance(model, str):
+            raise
+        raise UnknownImageModelError("model", model, _closest_image_models(model)) from None
 
 
 def profile_for(spec: ModelSpec) -> DiffusionProfile:
@@ -386,7 +478,7 @@ def profile_for(spec: ModelSpec) -> DiffusionProfile:
         raise WrongModelKind(
             spec.name, spec.kind, wanted, other_face(spec.name, spec.kind, wanted), ", ".join(PROFILES)
         )
-    raise UnknownNameError("model", spec.name, list(PROFILES))
+    raise UnknownImageModelError("model", spec.name, _closest_image_models(spec.name), profiled=False)
 
 
 def _nearest(value: int, multiple: int) -> str:
@@ -482,6 +574,116 @@ def _components(
     )
 
 
+WEIGHT_BYTES = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0}  # the denoiser's, per parameter
+OVERHEAD_BYTES = (CUDA_CONTEXT_GB + WORKSPACE_GB) * GB
+
+
+@dataclass(frozen=True, slots=True)
+class Footprint:
+    """The pipeline's peak on the GPU, in bytes (see Memory in the module docstring)."""
+
+    weights: float  # on the GPU at the peak: all of them, or under CPU offload the peak component's
+    activations: float  # fragmentation included
+    whole_weights: float  # denoiser + text encoders + VAE: what CPU offload copies in per batch
+    peak: Resident | None = None  # under CPU offload: the component at the peak
+
+    @property
+    def total(self) -> float:
+        return self.weights + self.activations + OVERHEAD_BYTES
+
+
+def footprint(
+    profile: DiffusionProfile, prec: str, width: int, height: int, batch: int, *, cpu_offload: bool
+) -> Footprint:
+    """Peak GPU memory of ``profile`` with its denoiser in ``prec`` generating ``batch`` images of
+    ``width`` x ``height`` (whole on the GPU, or with diffusers' model CPU offload)."""
+    denoiser_bytes = profile.denoiser_params * WEIGHT_BYTES[prec]
+    text_bytes = sum(enc.params for enc in profile.text_encoders) * SIDE_BYTES
+    vae_bytes = profile.vae_params * SIDE_BYTES
+    whole = denoiser_bytes + text_bytes + vae_bytes
+    pixels = width * height
+    vae_act = batch * VAE_PEAK_TENSORS * 128 * pixels * 2.0
+    # a few (4) of the widest per-token tensors alive at once, for every image and CFG pass
+    den_act = (
+        batch
+        * profile.passes_per_step
+        * 4
+        * 2.0
+        * max(
+            (math.ceil(width / s.downsample) * math.ceil(height / s.downsample) + profile.joint_text_tokens)
+            * s.widest
+            for s in profile.stages
+        )
+    )
+    if cpu_offload:
+        components = _components(profile, denoiser_bytes, den_act, vae_bytes, vae_act)
+        peak = max(components, key=lambda c: c.weights + c.activations)
+        return Footprint(peak.weights, peak.activations, whole, peak)
+    return Footprint(whole, max(vae_act, den_act) * (1 + FRAGMENTATION), whole)
+
+
+def _fits_instead(
+    profile: DiffusionProfile,
+    prec: str,
+    width: int,
+    height: int,
+    batch: int,
+    cpu_offload: bool,
+    capacity: float,
+) -> list[str]:
+    """What would fit ``capacity`` where the pipeline asked for does not, nearest the request first: a
+    smaller batch; a 16-bit denoiser for an fp32 one; an FP8 denoiser; CPU offload; an FP8 denoiser with
+    CPU offload only where neither fits alone. Each at the largest batch up to ``batch`` that fits, with
+    its peak and how to ask for it (the Python argument and the ``gpuscout images`` option)."""
+
+    def peak(p: str, offload: bool, b: int) -> float:
+        return footprint(profile, p, width, height, b, cpu_offload=offload).total
+
+    def largest_batch(p: str, offload: bool, most: int) -> int:
+        """The largest batch up to ``most`` that fits (peak memory grows with the batch), 0: none."""
+        low, high = 0, most
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if peak(p, offload, mid) <= capacity else (low, mid - 1)
+        return low
+
+    configs = [("", prec, cpu_offload)]  # as asked: only a smaller batch can help
+    if prec == "fp32":
+        configs.append(("a 16-bit denoiser", "bf16", cpu_offload))
+    if prec != "fp8":
+        configs.append(("an FP8 denoiser", "fp8", cpu_offload))
+    if not cpu_offload:
+        configs.append(("CPU offload", prec, True))
+    fitting = [
+        (label, p, offload, largest_batch(p, offload, batch - 1 if not label else batch))
+        for label, p, offload in configs
+    ]
+    if prec != "fp8" and not cpu_offload:
+        # both together, where they hold a larger batch than either alone (a bigger GPU's choice, not
+        # this one's, where either alone holds the whole batch)
+        both = largest_batch("fp8", True, batch)
+        if both > max(b for *_, b in fitting):
+            fitting.append(("an FP8 denoiser with CPU offload", "fp8", True, both))
+    options: list[str] = []
+    for label, p, offload, b in fitting:
+        if not b:
+            continue
+        python = [f"precision={p!r}"] if p != prec else []
+        flags = [f"--precision {p}"] if p != prec else []
+        if offload and not cpu_offload:
+            python.append("cpu_offload=True")
+            flags.append("--cpu-offload")
+        if b != batch:
+            python.append(f"batch={b}")
+            flags.append(f"--batch {b}")
+        what = f"{label} at batch {b}" if label and b != batch else label or f"batch {b}"
+        options.append(
+            f"{what} ({', '.join(python)}, `gpuscout images {' '.join(flags)}`): "
+            f"{gib(peak(p, offload, b) / GB):.1f} GiB"
+        )
+    return options
+
+
 def estimate_images(
     model: str | ModelSpec,
     gpu: str | Accelerator,
@@ -494,8 +696,9 @@ def estimate_images(
     engine: str = "diffusers",
     cpu_offload: bool = False,
 ) -> ImageEstimate:
-    """Seconds per image, images/s and peak memory of ``model`` generating on one ``gpu``."""
-    spec = resolve_model_arg(model)
+    """Seconds per image, images/s and peak memory of ``model`` generating on one ``gpu``; no speed
+    (``None``) where the pipeline does not fit, with what would fit in its warnings."""
+    spec = resolve_image_model(model)
     acc = resolve_gpu_arg(gpu)
     variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants
     profile = profile_for(spec)
@@ -552,8 +755,7 @@ def estimate_images(
     text_s = text_encoder_flops(profile) / bf16_rate
     vae_s = vae_decode_flops(width, height) / bf16_rate
 
-    w_bytes = {"bf16": 2.0, "fp16": 2.0, "fp32": 4.0, "fp8": 1.0}[prec]
-    denoiser_bytes = profile.denoiser_params * w_bytes
+    denoiser_bytes = profile.denoiser_params * WEIGHT_BYTES[prec]
     # a step reads the denoiser's weights once for the whole batch (and for both CFG passes)
     weight_read_s = steps * denoiser_bytes / (acc.bandwidth_gbps * GB * 0.8)
     batch_denoise_s = max(batch * denoise_s, weight_read_s)
@@ -561,54 +763,39 @@ def estimate_images(
     batch_s = batch_denoise_s + batch * (text_s + vae_s)
 
     # --- memory ------------------------------------------------------------------------------------
-    text_bytes = sum(enc.params for enc in profile.text_encoders) * SIDE_BYTES
-    vae_bytes = profile.vae_params * SIDE_BYTES
-    pixels = width * height
-    vae_act = batch * VAE_PEAK_TENSORS * 128 * pixels * 2.0
-    # a few (4) of the widest per-token tensors alive at once, for every image and CFG pass
-    den_act = (
-        batch
-        * profile.passes_per_step
-        * 4
-        * 2.0
-        * max(
-            (math.ceil(width / s.downsample) * math.ceil(height / s.downsample) + profile.joint_text_tokens)
-            * s.widest
-            for s in profile.stages
-        )
-    )
-    if cpu_offload:
-        components = _components(profile, denoiser_bytes, den_act, vae_bytes, vae_act)
-        peak = max(components, key=lambda c: c.weights + c.activations)
-        weights, acts = peak.weights, peak.activations
-        moved = denoiser_bytes + text_bytes + vae_bytes
+    need = footprint(profile, prec, width, height, batch, cpu_offload=cpu_offload)
+    weights, acts = need.weights, need.activations
+    text_bytes = need.whole_weights - denoiser_bytes  # text encoders and VAE
+    if need.peak is not None:  # CPU offload: every component copied in per batch
         link = host_link_gbps(acc)
-        batch_s += moved / (link * GB)
+        batch_s += need.whole_weights / (link * GB)
         assumptions["cpu_offload"] = (
-            f"one component on the GPU at a time; the peak is while the {peak.name} runs "
+            f"one component on the GPU at a time; the peak is while the {need.peak.name} runs "
             f"({gib(weights / GB):.1f} GiB weights + {gib(acts / GB):.1f} GiB activations); "
-            f"{moved / GB:.1f} GB copied per batch at {link:g} GB/s"  # traffic: GB, as GB/s
+            f"{need.whole_weights / GB:.1f} GB copied per batch at {link:g} GB/s"  # traffic: GB, as GB/s
         )
-    else:
-        weights = denoiser_bytes + text_bytes + vae_bytes
-        acts = max(vae_act, den_act) * (1 + FRAGMENTATION)
-    overhead = (CUDA_CONTEXT_GB + WORKSPACE_GB) * GB
-    total = weights + acts + overhead
+    total = need.total
     capacity = capacity_bytes(acc)
     fits = total <= capacity
-    if fits:
-        binding = "fits"
-    else:
-        binding = "weights" if weights + overhead > capacity else "activations"
-        hint = (
-            ""
-            if cpu_offload
-            else "; CPU offload (cpu_offload=True, `gpuscout images --cpu-offload`) keeps only the running "
-            "component on the GPU"
+    binding = "fits"
+    if not fits:
+        # no speed for a pipeline the GPU cannot hold (as ``gpuscout estimate`` gives none): what it
+        # needs, and what would hold it instead
+        binding = "weights" if weights + OVERHEAD_BYTES > capacity else "activations"
+        options = _fits_instead(profile, prec, width, height, batch, cpu_offload, capacity)
+        offloaded = " with CPU offload" if cpu_offload else ""
+        instead = (
+            f"would fit: {'; '.join(options)}"
+            if options
+            else "nothing this estimate models fits this GPU (an FP8 denoiser, CPU offload and batch 1 "
+            "included): a GPU with more memory would"
         )
-        warnings.append(f"needs {gib(total / GB):.1f} GiB, the GPU has {gib(capacity / GB):.1f} GiB{hint}")
+        warnings.append(
+            f"does not fit{offloaded}: needs {gib(total / GB):.1f} GiB, the GPU has "
+            f"{gib(capacity / GB):.1f} GiB ({binding}); no speed is given; {instead}"
+        )
+        assumptions["would_fit"] = "; ".join(options) if options else "nothing on this GPU"
 
-    seconds_per_image = batch_s / batch
     passes = profile.passes_per_step
     guidance = " (classifier-free guidance)" if passes == 2 else " (guidance-distilled)"
     text_tf = text_encoder_flops(profile) / 1e12
@@ -618,23 +805,31 @@ def estimate_images(
         else f"{attn_cls.kernel} on {attn_cls.name}: {attn_cls.source}"
     )
     vae_tf = vae_decode_flops(width, height) / 1e12
-    assumptions.update(
-        {
-            "steps": f"{steps} {plural(steps, 'step')} x {passes} "
-            f"{plural(passes, 'pass', 'passes')}{guidance}",
-            "efficiency": f"diffusers: convolutions and linear layers at {eff:.2f} of the {rate.rate_name} "
-            f"peak {rate.tflops:g} TFLOPS (prior); attention at {attn_eff:.2f} of the "
-            f"{attn_rate.rate_name} peak {attn_rate.tflops:g} TFLOPS ({attn_word})",
-            "elementwise": f"norms, activations, residual adds and layout copies of the {profile.denoiser} "
-            f"(counted from the diffusers modules): {elem_step_bytes / GB:.1f} GB per step at "
-            f"{ELEMENTWISE_BANDWIDTH_SHARE:.0%} of {acc.bandwidth_gbps:g} GB/s, "
-            f"{elem_step_s * 1e3:,.0f} ms per step",
-            "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step ({attn_step_flops / 1e12:.1f} "
-            f"of it attention), text encoders {text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
-            "weights": f"denoiser {run_prec} ({gib(denoiser_bytes / GB):.1f} GiB), text encoders and VAE "
-            f"{sixteen} ({gib((text_bytes + vae_bytes) / GB):.1f} GiB)",
-        }
+    assumptions["steps"] = (
+        f"{steps} {plural(steps, 'step')} x {passes} {plural(passes, 'pass', 'passes')}{guidance}"
     )
+    if fits:  # how the speed is timed: nothing to say where none is given
+        assumptions.update(
+            {
+                "efficiency": f"diffusers: convolutions and linear layers at {eff:.2f} of the "
+                f"{rate.rate_name} peak {rate.tflops:g} TFLOPS (prior); attention at {attn_eff:.2f} of the "
+                f"{attn_rate.rate_name} peak {attn_rate.tflops:g} TFLOPS ({attn_word})",
+                "elementwise": "norms, activations, residual adds and layout copies of the "
+                f"{profile.denoiser} (counted from the diffusers modules): {elem_step_bytes / GB:.1f} GB "
+                f"per step at {ELEMENTWISE_BANDWIDTH_SHARE:.0%} of {acc.bandwidth_gbps:g} GB/s, "
+                f"{elem_step_s * 1e3:,.0f} ms per step",
+                "flops": f"denoiser {step_flops / 1e12:.1f} TFLOP per step ({attn_step_flops / 1e12:.1f} "
+                f"of it attention), text encoders {text_tf:.2f}, VAE decode {vae_tf:.1f} TFLOP per image",
+            }
+        )
+    assumptions["weights"] = (
+        f"denoiser {run_prec} ({gib(denoiser_bytes / GB):.1f} GiB), text encoders and VAE "
+        f"{sixteen} ({gib(text_bytes / GB):.1f} GiB)"
+    )
+    calibrated = image_speed_calibrated(acc)
+    if fits and not calibrated:  # a speed is given: say what it rests on
+        warnings.append(uncalibrated_speed_warning("diffusers"))
+    seconds_per_image = batch_s / batch if fits else None
     flops_per_image = steps * step_flops + text_encoder_flops(profile) + vae_decode_flops(width, height)
     return ImageEstimate(
         model=spec.name,
@@ -652,19 +847,20 @@ def estimate_images(
             weights_gb=weights / GB,
             kv_cache_gb=0.0,
             activations_gb=acts / GB,
-            overhead_gb=overhead / GB,
+            overhead_gb=OVERHEAD_BYTES / GB,
             usable_gb=capacity / GB,
             capacity_gb=capacity / GB,
         ),
         seconds_per_image=seconds_per_image,
-        images_per_s=1.0 / seconds_per_image,
-        bound=bound,
+        images_per_s=None if seconds_per_image is None else 1.0 / seconds_per_image,
+        bound=bound if fits else None,
         flops_per_image=flops_per_image,
         attention_flops_per_image=steps * attn_step_flops,
         attention_efficiency=attn_eff,
         attention_peak_tflops=attn_rate.tflops,
         other_efficiency=eff,
         peak_tflops=rate.tflops,
+        speed_calibrated=calibrated,
         assumptions=assumptions,
         warnings=warnings,
     )

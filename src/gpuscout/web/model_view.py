@@ -364,6 +364,11 @@ def image_basis() -> str:
     )
 
 
+def _per_hour(images_per_s: float | None) -> float | None:
+    """Images per hour, ``None`` where the estimate gives no speed (the pipeline does not fit)."""
+    return None if images_per_s is None else images_per_s * 3600.0
+
+
 @lru_cache(maxsize=64)
 def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
     """An image model's seconds per image and peak memory on :data:`IMAGE_GPUS` at its usual steps and
@@ -380,13 +385,16 @@ def image_rows(spec: ModelSpec) -> tuple[tuple[ImageRow, ...], str]:
             return (), ""
         setting = f"{est.width} x {est.height}, {est.steps} steps, {est.precision}, {est.engine}, batch 1"
         if est.fits:
-            rows.append(ImageRow(acc, True, est.memory_gb, est.seconds_per_image, est.images_per_s * 3600.0))
+            rows.append(
+                ImageRow(acc, True, est.memory_gb, est.seconds_per_image, _per_hour(est.images_per_s))
+            )
             continue
-        # a time for a pipeline the card cannot hold is no answer: the offloaded one's, where it fits
+        # a pipeline the card cannot hold has no time (the estimate gives none): the offloaded one's,
+        # where that fits
         off = estimate_images(spec, acc, cpu_offload=True)
         if off.fits:
             rows.append(
-                ImageRow(acc, False, off.memory_gb, off.seconds_per_image, off.images_per_s * 3600.0, True)
+                ImageRow(acc, False, off.memory_gb, off.seconds_per_image, _per_hour(off.images_per_s), True)
             )
         else:
             rows.append(ImageRow(acc, False, est.memory_gb, None, None))
