@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from gpuscout.cli import app, consoles
 from gpuscout.cli.offers_view import short_source, source_feed
+from tests.cli.offers_shared import said_for_all_rows
 
 runner = CliRunner()
 Terminal: TypeAlias = Callable[..., list[str]]
@@ -69,33 +70,36 @@ def _left_out(lines: list[str]) -> str:
     return " ".join(lines[next(i for i, line in enumerate(lines) if line.startswith("not shown")) :])
 
 
-def test_offers_at_80_columns_show_each_rows_source_and_age(terminal: Terminal) -> None:
+def test_offers_at_80_columns_keep_the_prices_and_say_each_rows_source(terminal: Terminal) -> None:
+    """The prices and the region never give way (s53: they are what tells offers apart); the source,
+    "snapshot" on every row, is said once for all rows. The age ("unknown" or "unknown stale") and the
+    count give way to them: provider, GPU, three prices and the region fill 80 columns."""
     offers = _json("offers")
     lines = terminal(80, "offers")
     headers, rows = _table(lines)
-    assert headers[-2:] == ["age", "source"]
+    assert headers == ["provider", "gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
     assert len(rows) == len(offers) == 30
     for row, offer in zip(rows, offers, strict=True):
         assert offer["provider"].startswith(row[0].rstrip("…"))  # the row is the offer
-        assert row[-1] == source_feed(offer["source"]) == "snapshot"  # the bundled snapshot's rows
-        age = "?" if offer["age"] == "unknown" else offer["age"]  # no date: the short form
-        assert row[-2] == age + (" stale" if offer["stale"] else "")
+        assert row[2] == f"{offer['price_usd_per_hour']:.3f}"
+        assert source_feed(offer["source"]) == "snapshot"  # the bundled snapshot's rows
+    assert said_for_all_rows(lines, headers, "source", "source snapshot")
     assert any(offer["stale"] for offer in offers)  # "unknown stale" is what did not fit
-    text = " ".join(" ".join(lines).split())
-    assert "age ? = bundled snapshot rows whose dates could not be established" in text
-    assert "instance, $/gpu-h, spot $/h, region, avail, full source" in _left_out(lines)
+    assert "instance, #, GiB/gpu, age, full source" in _left_out(lines)
 
 
 @pytest.mark.parametrize("args", [["--spot"], ["--sort", "spot_price"]])
 def test_offers_sorted_by_the_spot_price_keep_it_at_80_columns(terminal: Terminal, args: list[str]) -> None:
     lines = terminal(80, "offers", "--gpu", "H100", *args)
     headers, rows = _table(lines)
-    assert "spot $/h ▲" in headers and "$/h" not in headers  # the sorted column, marked
-    assert headers[-2:] == ["age", "source"]
+    assert "spot $/h ▲" in headers  # the sorted column, marked
+    assert "$/h" in headers and "$/gpu-h" in headers  # s53: no price gives way to another
+    assert said_for_all_rows(lines, headers, "age", "price age unknown")
+    assert said_for_all_rows(lines, headers, "source", "source snapshot")
     prices = [float(row[headers.index("spot $/h ▲")].replace("-", "inf").replace(",", "")) for row in rows]
     assert prices == sorted(prices) and prices[0] < float("inf")  # what the rows are sorted by
-    assert "$/h, $/gpu-h" in _left_out(lines)
-    assert "auction =" not in " ".join(lines)  # no $/h column, no auction mark to explain
+    marked = any("auction" in row[headers.index("$/h")] for row in rows)
+    assert marked == ("auction =" in " ".join(lines))  # a mark shown is explained
 
 
 def test_offers_at_160_columns_show_every_column_and_the_sources_feed(terminal: Terminal) -> None:
@@ -143,14 +147,15 @@ def test_sources_at_80_columns_name_the_credentials_to_set(
 
 def test_an_auction_mark_goes_under_its_price_when_that_keeps_a_column(terminal: Terminal) -> None:
     """At 80 columns the mark beside the price costs nothing (the instance does not fit either way);
-    at 88 the mark under the price leaves room for the instance. Sorted by the price per GPU, that is
-    the price shown and marked."""
+    at 86 the mark under the price leaves room for the instance (s53: with the three prices and the
+    region, which never give way). Sorted by the price per GPU, that is the price marked."""
     args = ("offers", "--gpu", "H100", "--sort", "price_per_gpu", "--limit", "4")
     headers, rows = _table(terminal(80, *args))
     assert "instance" not in headers and rows[0][headers.index("$/gpu-h ▲")] == "1.000 auction"
-    lines = terminal(88, *args)
+    lines = terminal(86, *args)
     headers, rows = _table(lines)
-    assert "instance" in headers and headers[-2:] == ["age", "source"]
+    assert "instance" in headers and "spot $/h" in headers and "region" in headers
+    assert said_for_all_rows(lines, headers, "source", "source snapshot")
     assert rows[0][headers.index("$/gpu-h ▲")] == "1.000 auction"  # on two lines: joined by _table
     mark = next(line for line in lines if line.startswith("│") and "auction" in line)
     assert mark.split("│")[1].strip() == ""  # under the price, in the row's second line

@@ -34,6 +34,7 @@ from gpuscout.cli import app, consoles, lean, offers_view
 from gpuscout.cli.markup import plain
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column, fitted_table
 from tests.catalog.helpers import STORE_KINDS, make_offer, temp_store
+from tests.cli.offers_shared import accounted_for, said_for_all_rows
 
 runner = CliRunner()
 Terminal: TypeAlias = Callable[..., list[str]]
@@ -97,7 +98,10 @@ def test_at_80_columns_the_sorted_column_is_shown_and_marked(
     lines = terminal(80, "offers", "--gpu", "H100", "--sort", sort, "--limit", "8")
     headers, rows = _table(lines)
     assert header in headers, headers
-    assert headers[-2:] == ["age", "source"]  # still on every row
+    # still on every row: as columns, or said once for all rows where every row reads the same (s53);
+    # ages that differ give way to the prices and the region where all do not fit, and are named
+    assert accounted_for(lines, headers, "age", "price age unknown"), lines
+    assert said_for_all_rows(lines, headers, "source", "source snapshot"), lines
     values = [_number(row[headers.index(header)]) for row in rows]
     assert len(values) == 8
     assert values == sorted(values, reverse=header.endswith("▼"))
@@ -107,7 +111,7 @@ def test_the_per_gpu_sort_shows_the_per_gpu_price_and_its_auction_mark(terminal:
     headers, rows = _table(terminal(80, "offers", "--gpu", "H100", "--sort", "price_per_gpu", "--limit", "8"))
     column = headers.index("$/gpu-h ▲")
     assert rows[0][column] == "1.000 auction" and rows[1][column] == "1.000 auction"  # mithril 1x and 8x
-    assert "$/h" not in headers  # the total price gives way to the sort's own
+    assert "$/h" in headers and "spot $/h" in headers  # s53: no price gives way to the sort's own
 
 
 def test_the_region_sort_keeps_the_region_at_80_columns(terminal: Terminal) -> None:
@@ -122,17 +126,26 @@ def test_every_sort_shows_its_column_at_80_columns_and_marks_it_in_a_pipe(
     terminal: Terminal, sort: str, spot: bool
 ) -> None:
     """In a pipe every column is there, the sorted one marked; at 80 columns the sorted one stays (its
-    mark too, unless the mark alone would cost a column: the title names the sort), and with a price
-    sort the age and the source too."""
+    mark too, unless the mark alone would cost a column: the title names the sort), and the prices and
+    the region too (s53: what tells offers apart never gives way); the source, the same on every row
+    here, is said once for all rows."""
     args = ["offers", "--sort", sort, "--limit", "6", *(["--spot"] if spot else [])]
     layout = offers_view.sort_layout(sort, spot=spot or sort == "spot_price")
     header = layout.header
     piped = _table(runner.invoke(app, args).output.splitlines())[0]  # before the terminal's environment
     assert [h for h in piped if h.endswith(MARKS)] == [f"{header} {'▼' if sort in HIGH_FIRST else '▲'}"]
-    headers = [h.removesuffix(" ▲").removesuffix(" ▼") for h in _table(terminal(80, *args))[0]]
+    lines = terminal(80, *args)
+    headers = [h.removesuffix(" ▲").removesuffix(" ▼") for h in _table(lines)[0]]
     assert header in headers, (sort, headers)
-    if layout.is_price:
-        assert headers[-2:] == ["age", "source"], (sort, headers)
+    assert "region" in headers, (sort, headers)
+    for price, label in (
+        ("$/h", "on-demand price"),
+        ("$/gpu-h", "price per GPU"),
+        ("spot $/h", "spot price"),
+    ):
+        # a price no row has ("-" on every row) is said once: "all rows: no spot price"
+        assert said_for_all_rows(lines, headers, price, f"no {label}"), (sort, lines)
+    assert said_for_all_rows(lines, headers, "source", "source snapshot"), (sort, lines)
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def _offers() -> list[object]:
 
 def _printed(width: int) -> tuple[list[str], list[str]]:
     offers = _offers()
-    table, left_out, _ = offers_view._fitted("t", offers, width, spot=False)  # type: ignore[arg-type]
+    table, left_out, *_ = offers_view._fitted("t", offers, width, spot=False)  # type: ignore[arg-type]
     out = StringIO()
     Console(file=out, width=width, force_terminal=False, color_system=None).print(table)
     return out.getvalue().splitlines(), left_out

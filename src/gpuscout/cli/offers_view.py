@@ -20,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpuscout.catalog.query import INTERCONNECTS, check_regions, offer_regions, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
@@ -63,9 +63,35 @@ COLUMNS = (
     Column("age"),
     Column("source", drop=1, max_width=40),
 )
-# A narrow terminal's order of giving way (1 first): one price stays (see :func:`narrow_columns`), and
-# the source and the age, which the command promises for every row, go last.
-_NARROW_DROP = {"region": 1, "avail": 2, "$/gpu-h": 3, "instance": 5, "source": 6, "age": 7}
+# A narrow terminal's order of giving way (1 first) among the columns whose rows differ: the prices, the
+# region, the GPU and the sorted column never give way (see :func:`narrow_columns`); the memory (which
+# the GPU's name tells) before the source and the age, which the command promises for every row, then
+# the count (which the two prices tell, but for a slice), the provider last.
+_NARROW_DROP = {"avail": 1, "instance": 2, "GiB/gpu": 3, "source": 4, "age": 5, "#": 6, "provider": 7}
+# The order of giving way of the columns whose rows all read the same, before any of the others: their
+# value is said once under the table (:func:`shared_note`), the feed and the age first; a price no row
+# has (``-`` on every row: :data:`_PRICES`) next, the only way a price column gives way.
+_NARROW_SAME = {
+    "source": 1,
+    "age": 2,
+    **dict.fromkeys(("$/h", "$/gpu-h", "spot $/h"), 3),
+    "avail": 4,
+    "provider": 5,
+    "#": 6,
+    "GiB/gpu": 7,
+    "instance": 8,
+    "gpu": 9,
+}
+_PRICES = ("$/h", "$/gpu-h", "spot $/h")
+#: What the line under a narrow table calls a column whose rows all read the same (:func:`shared_note`).
+_SHARED_LABELS = {
+    "#": "gpus",
+    "avail": "availability",
+    "age": "price age",
+    "$/h": "on-demand price",
+    "$/gpu-h": "price per GPU",
+    "spot $/h": "spot price",
+}
 #: The memory column's header (GPU memory as sold: the vendor's "80 GB" is 80 GiB, shown as stated), and
 #: its short form where the whole one would cost a narrow table a column (:func:`narrow_columns`), with
 #: the note that says what it is.
@@ -98,24 +124,34 @@ HEADER_FORMS = ("marked", "two lines", "plain")
 
 
 def narrow_columns(
-    *, spot: bool, sort: str = "price", header: str = "marked", short_memory: bool = False
+    *,
+    spot: bool,
+    sort: str = "price",
+    header: str = "marked",
+    short_memory: bool = False,
+    unpriced: frozenset[str] = frozenset(),
 ) -> tuple[Column, ...]:
-    """:data:`COLUMNS` for a terminal too narrow for them: region, availability, the per-GPU price,
-    the other price (spot, or on-demand when the rows are sorted by the ``spot`` price) and the
-    instance give way, in that order, before the source and the age. The column the rows are sorted
-    by (:func:`sort_layout`) never gives way: where it is a price of its own, the one price that
-    would stay gives way after the others. ``header``: its header's form (:data:`HEADER_FORMS`);
-    ``short_memory``: the memory column headed :data:`SHORT_MEMORY_HEADER` (unless the rows are sorted
-    by it)."""
+    """:data:`COLUMNS` for a terminal too narrow for them. The columns whose rows all read the same
+    give way first (the source, the age, the availability, the provider, the count, the memory, the
+    instance, the GPU: their value is said once under the table, :func:`shared_note`), then
+    availability, instance, memory, source, age, count and provider. The prices, the region, the GPU
+    and the column the rows are sorted by (:func:`sort_layout`) never give way: they are what tells
+    offers apart; but a price in ``unpriced`` (``-`` on every row: no row has it) may, said once
+    under the table as the other columns whose rows read the same. ``header``: the sorted
+    column's header form (:data:`HEADER_FORMS`); ``short_memory``: the memory column headed
+    :data:`SHORT_MEMORY_HEADER` (unless the rows are sorted by it). ``spot`` is the sort's side
+    (``--spot``)."""
     from dataclasses import replace
 
     layout = sort_layout(sort, spot=spot)
-    drops = {**_NARROW_DROP, ("$/h" if spot else "spot $/h"): 4}
-    if layout.is_price:  # the sort's price is the one that stays
-        drops = {h: d + 1 if d >= 5 else d for h, d in drops.items()}
-        drops["spot $/h" if spot else "$/h"] = 5
-    drops.pop(layout.header, None)
-    columns = [replace(c, drop=drops.get(c.header)) for c in COLUMNS]
+    # the sorted column, as the prices (but those no row has) and the region, stays whatever its rows
+    kept = {layout.header, *(h for h in _PRICES if h not in unpriced)}
+    columns = [
+        replace(c, drop=None, same=None)
+        if c.header in kept
+        else replace(c, drop=_NARROW_DROP.get(c.header), same=_NARROW_SAME.get(c.header))
+        for c in COLUMNS
+    ]
     if short_memory and layout.header != MEMORY_HEADER:
         columns = [
             replace(c, header=SHORT_MEMORY_HEADER) if c.header == MEMORY_HEADER else c for c in columns
@@ -125,6 +161,21 @@ def narrow_columns(
     if header == "plain":
         return tuple(columns)
     return tuple(_marked(c, layout, two_lines=header == "two lines") for c in columns)
+
+
+def shared_note(shared: Sequence[tuple[str, str]]) -> str | None:
+    """The line under a narrow table that left out columns whose rows all read the same, ``shared``
+    as (header, the text every row shows): "all rows: source snapshot, price age unknown"; None where
+    there is none."""
+    if not shared:
+        return None
+    named = (
+        f"no {_SHARED_LABELS.get(header, header)}"
+        if text == "-"
+        else f"{_SHARED_LABELS.get(header, header)} {text}"
+        for header, text in shared
+    )
+    return "all rows: " + ", ".join(named)
 
 
 #: The column each sort orders the rows by, where the table has one for every sort mode (``price``
@@ -166,7 +217,7 @@ class Derived:
 class SortLayout:
     """Where the value the rows are sorted by is shown: ``header``, the header (unmarked) of its
     column; ``derived``, that column where the table has none of its own; ``is_price``, whether it is
-    a price (then the table's main price may give way to it in a narrow terminal); ``auction_on``,
+    a price; ``auction_on``,
     the column that marks an auction market's price (the sort's own price where it is one drawn from
     the on-demand price, else ``$/h``); ``mark``, the mark after its header."""
 
@@ -520,30 +571,55 @@ def _notes(
     return notes
 
 
+class Fitted(NamedTuple):
+    """An offers table fitted to a terminal (:func:`_fitted`): the table, the headers of the columns
+    it leaves out (and :data:`FULL_SOURCE` where the source shows its feed only), whether its unknown
+    ages are short, and the columns left out because every row reads the same there, as (header, that
+    text): their value is said once under the table (:func:`shared_note`), not lost."""
+
+    table: Table
+    left_out: list[str]
+    short_age: bool
+    shared: list[tuple[str, str]]
+
+
 def _fitted(
     title: str, offers: Sequence[Offer], width: int | None, *, spot: bool, sort: str = "price"
-) -> tuple[Table, list[str], bool]:
-    """The table of ``offers`` within ``width``, the columns it leaves out, and whether its unknown
-    ages are short. Every column when the whole row fits; else :func:`narrow_columns` (the source as
-    its feed), in the first of its forms that leaves the fewest columns out: the unknown age in full
-    or short, an auction mark beside or under its price, the sorted column's header marked on one
-    line or two, or not (where its mark would cost a column: the title says the sort too), and last
-    the memory column headed :data:`SHORT_MEMORY_HEADER` (where its whole header would cost a column).
-    The column the rows are sorted by is always shown."""
-    from gpuscout.cli.table_fit import fitted_table
+) -> Fitted:
+    """The table of ``offers`` within ``width`` (:class:`Fitted`). Every column when the whole row
+    fits; else :func:`narrow_columns` (the source as its feed, the columns whose rows all read the same
+    given way first), in the first of its forms that leaves the fewest columns out whose rows differ
+    (one that only keeps a column whose rows read the same is not worth it), then the one that fits
+    without wrapping a cell: the unknown age in full
+    or short, an auction mark beside or under its
+    price, the sorted column's header marked on one line or two, or not (where its mark would cost a
+    column: the title says the sort too), and last the memory column headed
+    :data:`SHORT_MEMORY_HEADER` (where its whole header would cost a column). The prices, the region
+    and the column the rows are sorted by are always shown."""
+    from gpuscout.cli.table_fit import fitted_table, overflow, same_on_every_row
 
     layout = sort_layout(sort, spot=spot)
     wide = wide_columns(layout)
     rows = _region_cells(wide, offers, [_cells(o, markup=True, layout=layout) for o in offers])
     table, left_out = fitted_table(title, wide, rows, width)
     if not left_out:
-        return table, left_out, False
+        return Fitted(table, left_out, False, [])
+    # the text each column shows, unknown ages in full: what the line of shared values quotes
+    texts = [_cells(o, markup=True, layout=layout, narrow=True) for o in offers]
+    headers = [c.header for c in COLUMNS]
+    if layout.derived is not None:
+        headers.insert(layout.derived_at, layout.derived.column.header)
+    unpriced = frozenset(
+        h for i, h in enumerate(headers) if h in _PRICES and all(row[i] == "-" for row in texts)
+    )
     stacking = (False, True) if any(o.interruptible_on_demand for o in offers) else (False,)
-    best: tuple[Table, list[str], bool] | None = None
+    best: tuple[tuple[int, int], Fitted] | None = None
     # the memory column's short header last: only where every whole one leaves more out
     forms = itertools.product((False, True), HEADER_FORMS, (False, True), stacking)
     for short_memory, header, short_age, stacked in forms:
-        columns = narrow_columns(spot=spot, sort=sort, header=header, short_memory=short_memory)
+        columns = narrow_columns(
+            spot=spot, sort=sort, header=header, short_memory=short_memory, unpriced=unpriced
+        )
         rows = _region_cells(
             columns,
             offers,
@@ -553,18 +629,26 @@ def _fitted(
             ],
         )
         table, left_out = fitted_table(title, columns, rows, width)
-        if best is None or len(left_out) < len(best[1]):
-            best = (table, left_out, short_age)
+        at = {c.header: i for i, c in enumerate(columns)}
+        shared: list[tuple[str, str]] = []
+        for h in left_out:
+            text = same_on_every_row([row[at[h]] for row in texts])
+            if text is not None and columns[at[h]].same is not None:
+                shared.append((MEMORY_HEADER if h == SHORT_MEMORY_HEADER else h, text))
+        lost = [h for h in left_out if h not in dict(shared)]
+        score = (len(lost), overflow(table, width))  # of two that lose as much, the one that fits
+        if best is None or score < best[0]:
+            best = (score, Fitted(table, [*lost, FULL_SOURCE], short_age and "age" not in left_out, shared))
     assert best is not None
-    table, left_out, short_age = best
-    return table, [*left_out, FULL_SOURCE], short_age
+    return best[1]
 
 
 def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False) -> None:
     """The table of ``gpuscout offers`` and the notes under it, on stdout (``spot``: the rows are
     sorted and filtered by their spot price, ``--spot``). The column the rows are sorted by is always
     shown (:func:`sort_layout`), its header marked: ``▲`` lowest (or first) at the top, ``▼``
-    highest."""
+    highest. A narrow terminal's table says once under it what the columns it left out because every
+    row reads the same there hold (:func:`shared_note`)."""
     title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {sort}"
     spot = spot or sort == "spot_price"
     layout = sort_layout(sort, spot=spot)
@@ -580,8 +664,11 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: 
     from gpuscout.cli.table_fit import left_out_note, terminal_width
 
     out = wide_console()
-    table, left_out, short_age = _fitted(title, offers, terminal_width(out), spot=spot, sort=sort)
+    table, left_out, short_age, shared = _fitted(title, offers, terminal_width(out), spot=spot, sort=sort)
     out.print(table)
+    shared_text = shared_note(shared)
+    if shared_text:
+        out.print(shared_text, markup=False, highlight=False)
     if any(column.header == SHORT_MEMORY_HEADER for column in table.columns):
         out.print(SHORT_MEMORY_NOTE, markup=False, highlight=False)
     for note in _notes(offers, left_out=left_out, short_age=short_age, auction_on=layout.auction_on):

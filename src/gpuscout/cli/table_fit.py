@@ -36,6 +36,11 @@ class Column:
     drop: int | None = None
     max_width: int | None = None
     wrap: bool = False
+    #: Where every row shows the same text (:func:`same_on_every_row`), the column gives way before
+    #: any column whose rows differ, in this order (1 first), whether or not it has a ``drop``: a
+    #: value the rows share says nothing to tell them apart, and the caller says it once beside the
+    #: table (``None``: it gives way only as ``drop`` says).
+    same: int | None = None
 
 
 Cell: TypeAlias = "str | Text"
@@ -71,6 +76,15 @@ class Fold:
 
 #: Where a long title may break, after the mark (outside brackets): so that no phrase is cut.
 TITLE_BREAKS = (" — ", " · ", ", ", ": ")
+
+
+def same_on_every_row(cells: Sequence[Cell]) -> str | None:
+    """The text every one of ``cells`` shows (markup read), where there are two or more and they all
+    show the same; else ``None``: one row has nothing to share."""
+    from rich.text import Text
+
+    texts = {cell.plain if isinstance(cell, Text) else Text.from_markup(cell).plain for cell in cells}
+    return next(iter(texts)) if len(cells) > 1 and len(texts) == 1 else None
 
 
 def _cell_width(cell: Cell) -> int:
@@ -186,8 +200,9 @@ def _fit(
     capped: bool | None = None,
 ) -> tuple[list[int], list[int], bool]:
     """(the columns kept, every column's width, whether identifiers are cut to their ``max_width``):
-    the droppable columns left out in their order until the rest fit ``width`` (``within``: only
-    those columns are candidates; ``capped``: cut or not whatever the width)."""
+    the columns whose rows all read the same left out first in their ``same`` order, then the
+    droppable ones in their ``drop`` order, until the rest fit ``width`` (``within``: only those
+    columns are candidates; ``capped``: cut or not whatever the width)."""
     kept = list(range(len(columns))) if within is None else list(within)
     cells = [[r[i] for r in rows] for i in range(len(columns))]
     widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]
@@ -195,8 +210,20 @@ def _fit(
         capped = width is not None and sum(widths[i] + _COLUMN_CHROME for i in kept) + 1 > width
     if capped:
         widths = [_natural_width(c, cells[i], capped=True) for i, c in enumerate(columns)]
-    droppable = sorted((c.drop, i) for i, c in enumerate(columns) if c.drop is not None and i in kept)
-    for _, index in droppable:
+    shared = {
+        i: (0, c.same, i)
+        for i, c in enumerate(columns)
+        if c.same is not None and i in kept and same_on_every_row(cells[i]) is not None
+    }
+    droppable = sorted(
+        [*shared.values()]
+        + [
+            (1, c.drop, i)
+            for i, c in enumerate(columns)
+            if c.drop is not None and i in kept and i not in shared
+        ]
+    )
+    for *_, index in droppable:
         if width is None or sum(widths[i] + _COLUMN_CHROME for i in kept) + 1 <= width:
             break
         kept.remove(index)
@@ -281,6 +308,16 @@ def fitted_table(
     for row in rows:
         table.add_row(*(row[i] for i in kept))
     return table, [columns[i].header for i in range(len(columns)) if i not in kept]
+
+
+def overflow(table: Table, width: int | None) -> int:
+    """How many cells wider than ``width`` ``table`` is with every cell on one line (0 where it fits,
+    or for no width): what Rich would squeeze out of its columns, wrapping their text."""
+    if width is None:
+        return 0
+    from rich.console import Console
+
+    return max(Console(width=max(width, 1) * 4).measure(table).maximum - width, 0)
 
 
 def terminal_width(console: Console) -> int | None:
