@@ -6,6 +6,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -16,7 +17,7 @@ from typer.core import TyperCommand
 from gpuscout.cli.coercion import TOKENS_HELP, number_in, parse_tokens
 from gpuscout.cli.json_out import finite
 from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
-from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError
 from gpuscout.estimate.arguments import (  # the limits the estimator checks: each option says its range
     MAX_BATCH,
     MAX_CONCURRENCY,
@@ -29,8 +30,17 @@ from gpuscout.estimate.arguments import (  # the limits the estimator checks: ea
 )
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.wording import plural
 
 TASKS = ("infer", "lora", "qlora", "full", "pretrain")
+#: The tasks in words, where a line names one.
+TASK_WORDS = {
+    "infer": "inference",
+    "lora": "LoRA",
+    "qlora": "QLoRA",
+    "full": "full fine-tuning",
+    "pretrain": "pre-training",
+}
 MAX_GPUS_LISTED = (1, 2, 4, 8)
 PARALLEL_HELP = (
     "tensor | layer | replicas (default: the engine's own: layer for llama.cpp and hf, else tensor)"
@@ -199,20 +209,51 @@ def _gpu_counts(task: str, res: Any, parallel: str | None = None) -> tuple[int, 
     return MAX_GPUS_LISTED
 
 
+@dataclass(frozen=True)
+class FitsOn:
+    """The fits table of ``vram`` (:func:`_fits_on`): ``rows``, each accelerator with the smallest GPU
+    count on which the workload fits, its row of the JSON and the memory it was sized with; ``left_out``,
+    (why, the accelerators) for those the support rules the direct answer reads leave out, whatever
+    their memory."""
+
+    rows: list[tuple[dict[str, Any], MemoryBreakdown]]
+    left_out: list[tuple[str, list[str]]]
+
+
 def _fits_on(
     model: ModelSpec | str, task: str, kwargs: dict[str, Any], *, counts: tuple[int, ...] = MAX_GPUS_LISTED
-) -> list[tuple[dict[str, Any], MemoryBreakdown]]:
+) -> FitsOn:
     """Every accelerator in the table with the smallest of ``counts`` on which the workload fits: its row
-    of the JSON (GB, 1e9 bytes, to 0.01) and the memory it was sized with (for the GiB shown)."""
+    of the JSON (GB, 1e9 bytes, to 0.01) and the memory it was sized with (for the GiB shown). The direct
+    answer's support rules apply to each: an accelerator on which the engine cannot run the precision at
+    any count (``supported`` false, as ``vram --gpu`` says it), one the training estimator rejects, or
+    one whose training framework the rules do not vouch for (:func:`~gpuscout.estimate.training.
+    framework_support`, whose warning ``vram --gpu`` prints) is left out, and said so by its cause."""
+    from gpuscout.estimate.training import framework_support
     from gpuscout.knowledge.accelerators import all_accelerators
 
     out: list[tuple[dict[str, Any], MemoryBreakdown]] = []
+    left_out: dict[str, list[str]] = {}
+    precision = kwargs["precision"]
     for acc in all_accelerators():
+        if task != "infer":
+            framework = framework_support(task, precision or "bf16", acc)
+            if not framework.vouched:
+                left_out.setdefault(framework.cause, []).append(acc.name)
+                continue
+        refusal, ran = "", False  # why it cannot run at a count; whether it ran at one
         for n in counts:
             try:
                 res, _ = _run_task(model, acc, task, gpus=n, **kwargs)
+            except ConfigurationRejected:  # the training estimator's refusal: FP8 without FP8 tensor cores
+                refusal = refusal or f"{TASK_WORDS[task]} in {precision or 'bf16'} cannot run on them"
+                break
             except InvalidInputError:
                 break
+            if not getattr(res, "supported", True):  # the engine's refusal, as `vram --gpu` says it
+                refusal = refusal or f"{res.engine} cannot run {res.precision} on them"
+                continue
+            ran = True
             if res.fits and _tight(task, res, acc) is None:
                 row = {
                     "gpu": acc.name,
@@ -224,7 +265,27 @@ def _fits_on(
                 }
                 out.append((row, res.memory))
                 break
-    return sorted(out, key=lambda fit: (fit[0]["gpus"], fit[0]["card_memory_gib"], fit[0]["gpu"]))
+        if refusal and not ran:
+            left_out.setdefault(refusal, []).append(acc.name)
+    rows = sorted(out, key=lambda fit: (fit[0]["gpus"], fit[0]["card_memory_gib"], fit[0]["gpu"]))
+    return FitsOn(rows, [(why, sorted(names, key=str.lower)) for why, names in left_out.items()])
+
+
+#: The most accelerators a line under the fits table names (``--json`` lists every one).
+LEFT_OUT_NAMED = 10
+
+
+def left_out_line(cause: str, names: list[str]) -> str:
+    """The line under the fits table for the accelerators left out for one cause: "10 accelerators left
+    out: QLoRA's NF4 kernels ... (Gaudi2, ...); --gpu NAME says why", the first
+    :data:`LEFT_OUT_NAMED` named."""
+    shown = ", ".join(names[:LEFT_OUT_NAMED])
+    more = len(names) - LEFT_OUT_NAMED
+    if more > 0:
+        shown += f" and {more} more: --json lists them"
+    return (
+        f"{len(names)} {plural(len(names), 'accelerator')} left out: {cause} ({shown}); --gpu NAME says why"
+    )
 
 
 def _tight(task: str, res: Any, acc: Any) -> float | None:
@@ -377,7 +438,9 @@ def register(app: typer.Typer) -> None:
                     "memory": to_jsonable(res.memory),
                     "assumptions": res.assumptions,
                     "warnings": res.warnings,
-                    "fits_on": [row for row, _ in fits_on],
+                    "fits_on": [row for row, _ in fits_on.rows],
+                    # hardware the support rules leave out of fits_on, whatever its memory
+                    "fits_on_left_out": [{"reason": why, "gpus": names} for why, names in fits_on.left_out],
                 }
             )
             return
@@ -421,7 +484,7 @@ def register(app: typer.Typer) -> None:
         table.add_column("needed GiB/GPU", justify="right")
         table.add_column("usable GiB/GPU", justify="right")
         table.add_column("card", justify="right")
-        for row, mem in fits_on:
+        for row, mem in fits_on.rows:
             table.add_row(
                 plain(row["gpu"]),
                 str(row["gpus"]),
@@ -429,7 +492,9 @@ def register(app: typer.Typer) -> None:
                 f"{gib(mem.usable_gb or mem.capacity_gb):,.1f}",
                 f"{row['card_memory_gib']:g} GiB",  # the card's memory as sold: "80 GB" is 80 GiB
             )
-        console.print(table if fits_on else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
+        console.print(table if fits_on.rows else "[red]fits on no GPU in the table with up to 8 GPUs[/]")
+        for why, names in fits_on.left_out:
+            console.print(plain(left_out_line(why, names)), highlight=False)
 
     @app.command("estimate", cls=_KeepsWhatWasTyped)
     def estimate_cmd(

@@ -283,21 +283,58 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
     return _GemmRates(rate, rate16, fp8_native, stored)
 
 
-def _framework_notes(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> None:
-    """What the support rules say of PyTorch (transformers, PEFT, bitsandbytes) on this GPU: a platform
-    no current binary covers, and a legacy range's caveat (Volta and older: only the legacy cu126 wheels)."""
-    key = "nf4" if setup.method == "qlora" else setup.precision if setup.precision in PRECISIONS else "bf16"
+@dataclass(frozen=True, slots=True)
+class FrameworkSupport:
+    """What the support rules say of PyTorch (transformers, PEFT, bitsandbytes) training on one
+    accelerator (:func:`framework_support`). ``warning``: the line :func:`estimate_training` adds, or None.
+    ``vouched``: False where the rules cannot vouch that the job runs there as sized: a sourced rule
+    says no current binary covers the platform, or QLoRA's NF4 kernels meet a target no sourced rule
+    covers; a list of the hardware a job fits on leaves it out. ``cause``: why, in words that name no
+    accelerator (the same for every one it leaves out); "" where vouched."""
+
+    warning: str | None = None
+    vouched: bool = True
+    cause: str = ""
+
+
+#: The cause of :class:`FrameworkSupport` for QLoRA on a target without a sourced NF4 rule.
+QLORA_KERNELS_CAUSE = (
+    "QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA, and no sourced rule covers these targets"
+)
+
+
+def framework_support(method: str, precision: str, acc: Accelerator) -> FrameworkSupport:
+    """What the support rules say of PyTorch training (``method``: lora, qlora, full, pretrain, in
+    ``precision``) on ``acc``: a platform no current binary covers, a legacy range's caveat (Volta and
+    older: only the legacy cu126 wheels), QLoRA's NF4 kernels on a target no sourced rule covers. The one
+    rule :func:`estimate_training` warns by and the CLI's fits table leaves hardware out by."""
+    key = "nf4" if method == "qlora" else precision if precision in PRECISIONS else "bf16"
     verdict = check_support("hf-transformers", key, acc)
     if verdict.verified:  # sourced rules only: where they merely assume a platform, they say nothing here
         if not verdict.supported:
-            warnings.append(f"PyTorch training on {acc.name}: {verdict.reason}")
-        elif verdict.platform_rule is not None and verdict.platform_rule.max_cc:
-            warnings.append(f"PyTorch on {acc.name}: {verdict.platform_rule.rule}")
-    elif setup.method == "qlora" and acc.vendor.lower() != "nvidia":
-        warnings.append(
+            return FrameworkSupport(
+                f"PyTorch training on {acc.name}: {verdict.reason}",
+                vouched=False,
+                cause=f"PyTorch training: {verdict.reason}",
+            )
+        if verdict.platform_rule is not None and verdict.platform_rule.max_cc:
+            return FrameworkSupport(f"PyTorch on {acc.name}: {verdict.platform_rule.rule}")
+        return FrameworkSupport()
+    if method == "qlora" and acc.vendor.lower() != "nvidia":
+        return FrameworkSupport(
             f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
-            "hardware is partial (no sourced rule covers this target)"
+            "hardware is partial (no sourced rule covers this target)",
+            vouched=False,
+            cause=QLORA_KERNELS_CAUSE,
         )
+    return FrameworkSupport()
+
+
+def _framework_notes(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> None:
+    """The warning of :func:`framework_support` for this setup on this GPU, if any."""
+    note = framework_support(setup.method, setup.precision, acc).warning
+    if note:
+        warnings.append(note)
 
 
 def _memory_notes(
