@@ -14,6 +14,14 @@ Every figure comes from the estimator and the advisor, so the web FAQ page and `
 the same thing. Nothing is recited: change the model, the load, the GPU or the catalog and the
 answers change. A verdict says "cheaper" only beyond ``CLEAR_DIFFERENCE`` (10 %): closer figures are
 inside the estimate's error, and the answer says so.
+
+A figure that rests on an estimated speed (a job's cost, $/M tokens, tokens/s, TTFT) says so where that
+speed is uncalibrated (``EstimateSummary.speed_calibrated`` / ``Estimate.speed_calibrated`` false: the
+estimator's constants were fitted on other hardware), beside the figure: "(V100-SXM2-16GB training speed
+uncalibrated)". The rows quoted stay the ones the advisor ranks cheapest, calibrated or not (no row is
+swapped for a calibrated one a few % dearer: that would be a second ranking rule, the advisor's own
+``Advice.uncalibrated_picks`` already names the calibrated alternative); an hourly price alone (the VRAM
+answer's "cheapest that holds it") needs no such word.
 """
 
 from __future__ import annotations
@@ -109,6 +117,25 @@ def _offer_label(rec: Recommendation) -> str:
     n, price = rec.config.instances, rec.price_usd_per_hour  # the price is per instance
     hourly = f"{n} x ${price:,.2f}/h = ${n * price:,.2f}/h" if n > 1 else f"${price:,.2f}/h"
     return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, {hourly})"
+
+
+def speed_caveat(work: str, rows: Sequence[tuple[str, bool]]) -> str:
+    """'V100-SXM2-16GB training speed uncalibrated' for the hardware of ``rows`` ((accelerator name,
+    speed calibrated) pairs, each name once, in order) whose speed is uncalibrated; "" where none is.
+    ``work``: "training" or "inference", as the estimator's own warning names it."""
+    names = list(dict.fromkeys(name for name, calibrated in rows if not calibrated))
+    return f"{' and '.join(names)} {work} speed uncalibrated" if names else ""
+
+
+def _row_speed(rec: Recommendation) -> tuple[str, bool]:
+    """(the row's accelerator, whether its speed is calibrated) for :func:`speed_caveat`; a row without
+    an estimate has no speed to doubt."""
+    return rec.offer.accelerator, rec.estimate is None or rec.estimate.speed_calibrated
+
+
+def _with(text: str, caveat: str) -> str:
+    """``text``, then "; " and ``caveat`` where there is one."""
+    return f"{text}; {caveat}" if caveat else text
 
 
 def compare_costs(a: float, b: float, label_a: str, label_b: str) -> str:
@@ -344,13 +371,14 @@ class _Faq:
             else:
                 fabric = f", split over {fit.gpus} cards on PCIe only (no NVLink between consumer cards)"
         fp8 = "FP8 tensor cores" if acc.fp8_supported else "no FP8 tensor cores"
-        return (
+        line = (
             f"{label} ({acc.name}, {acc.memory_gb:.0f} GiB {acc.memory_type}, "  # the vendor's "80 GB": GiB
             f"{acc.bandwidth_gbps / 1000:.2f} TB/s, {fp8}): at {fit.precision} fits on {fit.gpus} with "
             f"{fit.headroom or 0:.0%} memory free{fabric}; "
             f"with {self.who} at once, {e.decode_tokens_per_s:.0f} tok/s per user and TTFT "
             f"{e.ttft_ms:,.0f} ms"
         )
+        return _with(line, speed_caveat("inference", [(acc.name, e.speed_calibrated)]))
 
     def card_class(self) -> FaqAnswer:
         hbm, gddr = self.be.accelerator(REFERENCE_HBM), self.be.accelerator(REFERENCE_GDDR)
@@ -382,8 +410,12 @@ class _Faq:
                     e = recs[0].estimate
                     pace = f", {e.per_user_tokens_per_s:.0f} tok/s per user" if e is not None else ""
                     details.append(
-                        f"{p}, cheapest {'80 GiB HBM' if is_hbm else '24 GiB consumer'} offer for a chat "
-                        f"endpoint: {_offer_label(recs[0])}, {money3(per_m or 0.0)}/M output tokens{pace}"
+                        _with(
+                            f"{p}, cheapest {'80 GiB HBM' if is_hbm else '24 GiB consumer'} offer for a "
+                            f"chat endpoint: {_offer_label(recs[0])}, {money3(per_m or 0.0)}/M output "
+                            f"tokens{pace}",
+                            speed_caveat("inference", [_row_speed(recs[0])]),
+                        )
                     )
                 else:
                     details.append(
@@ -403,7 +435,11 @@ class _Faq:
                 )
                 label_80, label_c = f"80 GiB {hbm_card}", f"consumer {consumer_card}"
                 speed = _speed_ratio(cheapest["80"], cheapest["consumer"], label_80, label_c)
-                verdicts.append(f"at {p} {compare_costs(a, b, label_80, label_c)}{speed}")
+                caveat = speed_caveat("inference", [_row_speed(cheapest[k]) for k in ("80", "consumer")])
+                verdicts.append(
+                    f"at {p} {compare_costs(a, b, label_80, label_c)}{speed}"
+                    + (f" ({caveat})" if caveat else "")
+                )
             elif b is None:
                 verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
@@ -459,8 +495,10 @@ class _Faq:
         ):
             s, od = self._both_ways(w)
             key = "finetune" if isinstance(w, FinetuneWorkload) else "batch"
+            work = "training" if isinstance(w, FinetuneWorkload) else "inference"
             if s is not None and s.cost is not None and od is not None and od.cost is not None:
                 cited += [s, od]
+                caveat = speed_caveat(work, [_row_speed(s), _row_speed(od)])
                 share = s.cost.interruption / max(s.cost.compute, 1e-9)
                 saving = 1 - s.cost.total / od.cost.total
                 figures.update(
@@ -471,15 +509,18 @@ class _Faq:
                     }
                 )
                 details.append(
-                    f"{label}: spot ${s.cost.total:,.2f} on {_offer_label(s)} (incl. "
-                    f"${s.cost.interruption:,.2f} rework and restarts), on-demand ${od.cost.total:,.2f} "
-                    f"on {_offer_label(od)}"
+                    _with(
+                        f"{label}: spot ${s.cost.total:,.2f} on {_offer_label(s)} (incl. "
+                        f"${s.cost.interruption:,.2f} rework and restarts), on-demand ${od.cost.total:,.2f} "
+                        f"on {_offer_label(od)}",
+                        caveat,
+                    )
                 )
                 if not verdict:
                     word = f"{saving:.0%} less" if saving > 0 else f"{-saving:.0%} more"
                     verdict = (
                         f"Spot suits work that can resume: a {label} costs ${s.cost.total:,.2f} on spot vs "
-                        f"${od.cost.total:,.2f} on-demand ({word}, rework included). "
+                        f"${od.cost.total:,.2f} on-demand ({_with(f'{word}, rework included', caveat)}). "
                     )
             else:
                 details.append(f"{label}: the catalog has no pair of spot and on-demand offers for it")
@@ -711,9 +752,10 @@ class _Faq:
                 f"Each token of {self.said} reads {what} from memory, which on {gpus}x {gpu.name} would "
                 f"allow ~{ceiling:.0f} tok/s, but the pace is set by {cause}, not compute"
             )
+        caveat = speed_caveat("inference", [(gpu.name, e1.speed_calibrated)])
         answer = (
-            f"{why}{'. That gives' if split else ':'} ~{e1.decode_tokens_per_s:.0f} tok/s for one user with "
-            f"{busy}. What helps: {helps}."
+            f"{why}{'. That gives' if split else ':'} ~{e1.decode_tokens_per_s:.0f} tok/s for one user"
+            f"{f' ({caveat})' if caveat else ''} with {busy}. What helps: {helps}."
         )
         return FaqAnswer(
             "slow_generation",
