@@ -382,7 +382,15 @@ def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
             ),
             ("Attention", _attention_label(spec)),
             ("Vocabulary", f"{spec.vocab_size:,}"),
-            ("Context", f"{spec.max_position_embeddings:,} tokens"),
+            (
+                "Context",
+                f"{spec.max_position_embeddings:,} tokens"
+                + (
+                    f" with YaRN rope scaling configured (config.json: {spec.native_context:,})"
+                    if spec.native_context
+                    else ""
+                ),
+            ),
         ]
         if spec.is_moe:
             rows.append(

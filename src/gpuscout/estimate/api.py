@@ -331,9 +331,15 @@ def _within_context(spec: ModelSpec, context_in: int, context_out: int, field: s
         else f"{context_in:,} prompt + {context_out:,} output tokens = {total:,}"
     )
     accepted = f"<= {limit}" if field == "context" else f"context_in + context_out <= {limit}"
+    # a checkpoint whose window is its model card's YaRN one (``ModelSpec.native_context``): say both
+    what = (
+        f"the window its model card documents with YaRN; config.json: {spec.native_context:,}"
+        if spec.native_context
+        else "max_position_embeddings"
+    )
     raise InvalidInputError(
         field,
-        f"{said} exceed {spec.name}'s context window of {limit:,} tokens (max_position_embeddings): vLLM "
+        f"{said} exceed {spec.name}'s context window of {limit:,} tokens ({what}): vLLM "
         "and SGLang refuse a longer context unless forced, and past the window the output is wrong without "
         "RoPE scaling; a model served with RoPE scaling (YaRN) is estimated from its config.json with "
         "that rope_scaling, or a max_position_embeddings of the scaled length (CLI: --config)",

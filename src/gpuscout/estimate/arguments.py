@@ -341,6 +341,25 @@ REFUSE_PAST_WINDOW: dict[str, str] = {
 }
 
 
+def past_native_window(spec: ModelSpec, total: int) -> str:
+    """The warning for a context of ``total`` tokens past a checkpoint's config.json window
+    (``ModelSpec.native_context``) but within the window its model card documents with static YaRN
+    (``max_position_embeddings``; past that the context is refused): the engine derives its context
+    length from config.json, so the rope scaling must be configured; "" where there is nothing to say."""
+    native, scaled = spec.native_context, spec.max_position_embeddings
+    if not native or total <= native or not scaled or scaled <= native:
+        return ""
+    factor = scaled / native
+    rope = f'{{"rope_type": "yarn", "factor": {factor:g}, "original_max_position_embeddings": {native}}}'
+    return (
+        f"{total:,} tokens exceed {spec.hf_id or spec.name}'s native window of {native:,} (config.json "
+        f"max_position_embeddings): it needs YaRN rope scaling configured (its model card documents factor "
+        f"{factor:g}, to {scaled:,}: rope_scaling {rope} in config.json, or vLLM --hf-overrides; vLLM and "
+        "SGLang refuse the context without it), and static YaRN scales every request, which can lower "
+        "quality on short texts"
+    )
+
+
 def within_max_model_len(
     spec: ModelSpec,
     eng: EngineProfile,
@@ -349,7 +368,9 @@ def within_max_model_len(
     asked: str = "context_in + context_out",
 ) -> str:
     """Check the engine's stated ``--max-model-len`` (SGLang: ``--context-length``) against the context
-    asked (``asked`` names it: "context_in + context_out", or "context") and the model's window.
+    asked (``asked`` names it: "context_in + context_out", or "context") and the model's window, and
+    the context against a checkpoint's native window (:func:`past_native_window`, whose warning comes
+    first).
 
     A max_model_len shorter than the context asked is an input error naming the ``engine`` field and
     both figures: the engine rejects a request whose prompt plus output exceeds it (vLLM answers 400,
@@ -360,6 +381,15 @@ def within_max_model_len(
     context_length=140000, so it was), and past the window the output is wrong without RoPE scaling.
     "" when there is nothing to say.
     """
+    scaled = past_native_window(spec, context_in + context_out)
+    stated = _within_stated_len(spec, eng, context_in, context_out, asked)
+    return "; ".join(w for w in (scaled, stated) if w)
+
+
+def _within_stated_len(
+    spec: ModelSpec, eng: EngineProfile, context_in: int, context_out: int, asked: str
+) -> str:
+    """:func:`within_max_model_len`'s check of the engine's stated context length."""
     from gpuscout.estimate.launch_flags import max_model_len_flag
 
     limit = eng.max_model_len

@@ -84,6 +84,11 @@ class ModelSpec(_HashOnce):
     # config.json ``quantization_config``; "" = 16-bit (``torch_dtype``). The estimator sizes and times
     # a model in this format unless another precision is asked for.
     native_precision: str = ""
+    # The window a checkpoint's config.json states without RoPE scaling where ``max_position_embeddings``
+    # holds the longer one its model card documents with static YaRN (Qwen2.5-7B-Instruct: 32,768 in its
+    # config.json, 131,072 with YaRN factor 4): a context past it runs only with rope scaling configured,
+    # and the estimate says so. 0: the config's window is ``max_position_embeddings`` itself.
+    native_context: int = 0
 
     def __hash__(self) -> int:
         """The dataclass hash (every field), computed once: a spec keys the estimator's caches and is

@@ -9,6 +9,13 @@ instruct/chat/base/hf/it suffixes and the "Meta-" prefix are ignored because the
 one architecture. A few historical names map onto an identical architecture with a note (see
 ``_NOTED_ALIASES``): the original LLaMA-7B/13B have exactly Llama-2-7B/13B's shapes.
 A parenthesised name wins when it is itself a model ("LLaMA 7B (codellama-7b)" -> codellama-7b).
+
+One exception to "suffixes name checkpoints of one architecture": a checkpoint whose config.json states
+another context window than the row's (``CHECKPOINT_WINDOWS``: Qwen2.5's -Instruct repos say 32,768
+where the base repos of 1.5B and 7B-72B say 131,072) resolves to its own entry, the row's architecture
+under the checkpoint's name ("qwen2.5-7b-instruct") with that window, so that a context past it is
+refused, or, where the model card documents YaRN, accepted up to the scaled window with a warning
+(``ModelSpec.native_context``).
 """
 
 from __future__ import annotations
@@ -17,13 +24,15 @@ import csv
 import functools
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 
 from gpuscout.errors import UnknownNameError, closest, fold_name
 from gpuscout.knowledge.model_types import ModelSpec
 
 __all__ = [
+    "CHECKPOINT_WINDOWS",
+    "CheckpointWindow",
     "ModelResolution",
     "all_models",
     "model_names",
@@ -62,6 +71,118 @@ _NOTED_ALIASES: dict[str, tuple[str, str]] = {
     "deepseekr1": ("deepseek-v3", "DeepSeek-R1 is a fine-tune of DeepSeek-V3: same architecture"),
     "deepseekr10528": ("deepseek-v3", "DeepSeek-R1-0528 is a fine-tune of DeepSeek-V3: same architecture"),
 }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckpointWindow:
+    """A checkpoint of a registry row (same architecture) whose config.json states another context window
+    than the row's. ``window``: its config.json ``max_position_embeddings``; ``yarn_factor``: the static
+    YaRN factor its model card documents for longer contexts (0: none documented: ``window`` is the
+    limit); ``source``: where both figures come from."""
+
+    checkpoint: str  # the Hugging Face id
+    model: str  # the registry row it shares the architecture with
+    window: int
+    yarn_factor: float
+    source: str
+
+    @property
+    def name(self) -> str:
+        """Its entry's name: the id's repo part, lower case ("qwen2.5-7b-instruct")."""
+        return self.checkpoint.rsplit("/", 1)[-1].lower()
+
+    @property
+    def scaled_window(self) -> int:
+        """The window with the documented YaRN scaling (``window`` where none is documented)."""
+        return int(self.window * self.yarn_factor) if self.yarn_factor else self.window
+
+
+_QWEN25_BENCH = (
+    "QwenLM/Qwen2.5 docs/source/benchmark/speed_benchmark.rst @a912d239c2d0 (benchmarks/data/"
+    "measurements.csv) runs {} to {} tokens"
+)
+
+
+def _qwen25_instruct(size: str, row_window: int) -> CheckpointWindow:
+    """Qwen2.5-{size}-Instruct (7B-72B): config.json max_position_embeddings 32,768 (its base repo:
+    ``row_window``), the model card's YaRN factor 4 to 131,072."""
+    return CheckpointWindow(
+        f"Qwen/Qwen2.5-{size}-Instruct",
+        f"qwen2.5-{size.lower()}",
+        32_768,
+        4.0,
+        f"config.json of Qwen/Qwen2.5-{size}-Instruct: max_position_embeddings 32768, no rope_scaling "
+        f"(the base repo's: {row_window}); model card 'Processing Long Texts': context length 'Full "
+        "131,072 tokens' with rope_scaling {factor 4.0, original_max_position_embeddings 32768, type "
+        "yarn} added to config.json, and 'vLLM only supports static YARN, which means the scaling factor "
+        "remains constant regardless of input length, potentially impacting performance on shorter "
+        "texts' (both recalled from the Hugging Face repo, not re-read in this session; the 7B config "
+        "also quoted by GenZ-LLM-Analyzer GenZ/Models/Model_sets/alibaba.py @091bdd0a2777); "
+        + _QWEN25_BENCH.format(f"Qwen2.5-{size}-Instruct", "131,072"),
+    )
+
+
+#: Checkpoints whose config.json window differs from their registry row's (the rows describe the base
+#: repos). Qwen2.5-0.5B/3B-Instruct state their base's 32,768 and need no entry; Llama 3.x, Mistral,
+#: Mixtral, Gemma, Falcon, MPT, Nemotron and Qwen1/1.5 instruct/chat checkpoints state their base's
+#: window too.
+CHECKPOINT_WINDOWS: tuple[CheckpointWindow, ...] = (
+    CheckpointWindow(
+        "Qwen/Qwen2.5-1.5B-Instruct",
+        "qwen2.5-1.5b",
+        32_768,
+        0.0,  # the 0.5B-3B model cards document no YaRN extension
+        "config.json of Qwen/Qwen2.5-1.5B-Instruct: max_position_embeddings 32768 (the base repo's: "
+        "131072); model card: 'Context Length: Full 32,768 tokens and generation 8192 tokens', no YaRN "
+        "section (both recalled from the Hugging Face repo, not re-read in this session); "
+        + _QWEN25_BENCH.format("Qwen2.5-0.5B/1.5B/3B-Instruct", "32,768 (max_model_len=32768)"),
+    ),
+    _qwen25_instruct("7B", 131_072),
+    _qwen25_instruct("14B", 131_072),
+    _qwen25_instruct("32B", 131_072),
+    _qwen25_instruct("72B", 131_072),
+)
+
+
+def _checkpoint_key(name: str) -> str:
+    """How checkpoint names compare: like :func:`_compact` (the Hub org dropped, case, spaces,
+    underscores and dashes ignored) but keeping the words it drops ("instruct"), which tell a
+    checkpoint from its base."""
+    text = fold_name(name).strip().lower()
+    if "/" in text:
+        text = text.rsplit("/", 1)[1]
+    return re.sub(r"[\s_\-]+", "", text)
+
+
+@functools.cache
+def _checkpoint_specs() -> dict[str, ModelSpec]:
+    """Each ``CHECKPOINT_WINDOWS`` entry as a spec (its row's architecture, its own name, id and window),
+    by its id's and its name's key."""
+    rows = {m.name: m for m in all_models()}
+    out: dict[str, ModelSpec] = {}
+    for cw in CHECKPOINT_WINDOWS:
+        base = rows[cw.model]
+        yarn = (
+            f"; past {cw.window:,} tokens it needs YaRN rope scaling (factor {cw.yarn_factor:g}) configured"
+            if cw.yarn_factor
+            else ""
+        )
+        spec = replace(
+            base,
+            name=cw.name,
+            hf_id=cw.checkpoint,
+            max_position_embeddings=cw.scaled_window,
+            native_context=cw.window if cw.yarn_factor else 0,
+            aliases=(),
+            source=f"{base.source}; context window: {cw.source}",
+            notes=(
+                f"{cw.checkpoint}: {base.name}'s architecture; its config.json window is {cw.window:,} "
+                f"tokens{yarn}. {base.notes}"
+            ),
+        )
+        for label in (cw.checkpoint, cw.name):
+            out[_checkpoint_key(label)] = spec
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,6 +412,9 @@ def _lookup(name: str) -> ModelResolution | None:
     by_name = {m.name: m for m in all_models()}
     if name in by_name:
         return ModelResolution(by_name[name], exact=True)
+    checkpoint = _checkpoint_specs().get(_checkpoint_key(name))
+    if checkpoint is not None:  # a checkpoint with its own window (Qwen2.5-7B-Instruct)
+        return ModelResolution(checkpoint, exact=True)
     key = _compact(name)
     hit = _index().get(key)
     if hit is not None:
