@@ -56,6 +56,8 @@ def test_llama_cpp_hand_case() -> None:
     est = estimate("llama-3.1-8b", "H100", concurrency=64, **kw)
     assert est.batch == 13
     assert est.binding_limit == "prefill"
+    queued = [w for w in est.warnings if "the rest queue" in w]
+    assert len(queued) == 1 and "(the prompts its 512-token prefill budget per step feeds)" in queued[0]
     assert est.queue_ms > 0.8 * est.ttft_ms
     assert est.ttft_ms / 1000 == pytest.approx(64 / est.requests_per_s - 99 * est.tpot_ms / 1000, rel=0.03)
 

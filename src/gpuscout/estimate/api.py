@@ -865,7 +865,11 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         what = {
             "kv_cache": "KV-cache memory",
             "scheduler": f"{eng.label}'s scheduler cap (max_num_seqs {eng.max_num_seqs})",
-            "prefill": f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks",
+            "prefill": (
+                f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks"
+                if eng.decodes_in_token_budget
+                else f"the prompts its {eng.prefill_chunk_tokens}-token prefill budget per step feeds"
+            ),
         }[point.cap_reason]
         n = point.running
         pace = (
