@@ -42,6 +42,7 @@ from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
     INFINITY_FABRIC_LATENCY_US,
     MESH_NODE_GPUS,
+    SCALE_OUT_LATENCY_US,
     TP_HEAD_RULES,
     collective_link,
     lacks_peer_access,
@@ -754,6 +755,12 @@ def _prepare(
     if link is not None and link.assumed:
         warnings.append(
             f"{acc.name}: interconnect not in the table; tensor parallelism costed over {link.label}"
+        )
+    if link is not None and link.assumed_network:
+        warnings.append(
+            f"tensor parallel x{tp} spans {link.label}, {SCALE_OUT_LATENCY_US:.0f} us base all-reduce "
+            "latency, neither calibrated; the engines' multi-node layout is tensor parallel within a node "
+            "and pipeline parallel across nodes (vLLM's distributed serving guide), which is not modelled"
         )
     if link is not None and link.latency_us == INFINITY_FABRIC_LATENCY_US and tp < MESH_NODE_GPUS:
         warnings.append(

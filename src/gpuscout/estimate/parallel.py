@@ -97,6 +97,7 @@ class Link:
     assumed: bool = False  # True when the table states no interconnect (costed as PCIe Gen4)
     peer_access: bool = True  # False: no GPU peer-to-peer (``lacks_peer_access``), NCCL goes through host
     staged: bool = False  # True: already at the host-staged bandwidth (:func:`host_staged`)
+    assumed_network: bool = False  # True: across nodes, at the assumed scale-out figures (SCALE_OUT_GBPS)
 
 
 def stated_pcie_generation(acc: Accelerator) -> int | None:
@@ -192,10 +193,52 @@ def host_staged(link: Link) -> Link:
     )
 
 
+#: GPUs one NVLink / Infinity Fabric domain joins: an HGX / DGX board and an AMD Instinct platform hold 8;
+#: A100 SXM4 also comes as 16 on NVSwitch (HGX A100 16-GPU: GCP a2-megagpu-16g); a GB200 / GB300 NVL72
+#: rack joins 72. TPU ICI, Trainium NeuronLink and Gaudi's RoCE are not bounded here.
+NODE_GPUS = 8
+NODE_GPUS_SXM4_16 = 16
+NODE_GPUS_NVL72 = 72
+# Between nodes a collective crosses the scale-out network: assumed one 400 Gb/s InfiniBand / RoCE NIC per
+# GPU (50 GB/s per direction, at NVLINK_EFFICIENCY) and a base small-message all-reduce latency of 15 us
+# at TP=2 (~33 us at TP=16 with LATENCY_PER_DOUBLING, the order of nccl-tests' two-node figures): neither is
+# fitted, and no engine's custom all-reduce crosses nodes.
+SCALE_OUT_GBPS = 50.0
+SCALE_OUT_LATENCY_US = 15.0
+
+
+def fabric_domain_gpus(acc: Accelerator) -> int | None:
+    """How many of ``acc`` one scale-up fabric (:data:`NODE_GPUS`) joins; None where none is bounded here
+    (PCIe cards, whose box is what the offer says, and TPU / Trainium / Gaudi fabrics)."""
+    if not acc.has_nvlink_class_fabric:
+        return None
+    text = f"{acc.full_name} {acc.form_factor} {acc.name}".lower()
+    if "nvl72" in text:
+        return NODE_GPUS_NVL72
+    ic = (acc.interconnect or "").lower()
+    if not ("nvlink" in ic or "infinity" in ic):
+        return None
+    return NODE_GPUS_SXM4_16 if "sxm4" in text else NODE_GPUS
+
+
 def collective_link(acc: Accelerator, gpus: int) -> Link:
-    """The link a collective between ``gpus`` of ``acc`` in one box gets, serving (tensor-parallel
-    all-reduces, layer-split hand-offs) and training (data parallel, FSDP, TP) alike: :func:`gpu_link`,
-    host-staged (:func:`host_staged`) where the GPUs lack peer access. The one place that decides it."""
+    """The link a collective between ``gpus`` of ``acc`` gets, serving (tensor-parallel all-reduces,
+    layer-split hand-offs) and training (data parallel, FSDP, TP) alike: in one box :func:`gpu_link`,
+    host-staged (:func:`host_staged`) where the GPUs lack peer access; more GPUs than one fabric joins
+    (:func:`fabric_domain_gpus`) cross the network between nodes (``SCALE_OUT_GBPS``, an assumption). The
+    one place that decides it."""
+    domain = fabric_domain_gpus(acc)
+    if domain is not None and gpus > domain:
+        nodes = math.ceil(gpus / domain)
+        gbps = SCALE_OUT_GBPS * NVLINK_EFFICIENCY
+        return Link(
+            "network",
+            gbps,
+            SCALE_OUT_LATENCY_US,
+            f"{nodes} nodes of {domain}: the network between them ({gbps:.0f} GB/s/dir usable per GPU, "
+            "assumed: 400 Gb/s InfiniBand / RoCE per GPU)",
+            assumed_network=True,
+        )
     return host_staged(gpu_link(acc, gpus))
 
 
