@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.cost import breakdown, cost_model, data_prices
+from gpuscout.advise.pareto import most_allowance
 from gpuscout.advise.rank import (
     Ranker,
     _fleet_most,
@@ -90,5 +91,6 @@ def rank_naive(
         top=top,
         balanced_time_factor=a.balanced_time_factor,
         time_tolerance=a.time_tolerance,
+        most_allowance=most_allowance(deadline is not None),
     )
     return build_rows(selection, offers, fresh(), fresh)

@@ -28,7 +28,7 @@ import math
 from typing import Any
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.pareto import cost_allowance, dominates
+from gpuscout.advise.pareto import cost_allowance, dominates, most_allowance
 from gpuscout.advise.rank import Ranker, spot_class
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
@@ -157,16 +157,18 @@ def answer_violations(w: AnyWorkload, advice: Advice, a: Assumptions) -> list[st
     out: list[str] = []
     rows = list(advice.rows)
     pts = {r.rank: (r.total_usd or math.inf, r.time_to_result_s or math.inf) for r in rows}
+    # under a deadline a faster row beats a cheaper one only within the estimate's tolerance
+    most = most_allowance(getattr(w, "deadline_hours", None) is not None)
     front = [r for r in rows if r.pareto]
     for r in front:
         beaten = [
-            o.rank for o in rows if o is not r and dominates(pts[o.rank], pts[r.rank], a.time_tolerance)
+            o.rank for o in rows if o is not r and dominates(pts[o.rank], pts[r.rank], a.time_tolerance, most)
         ]
         if beaten:
             out.append(f"front row #{r.rank} is beaten on cost and time by #{beaten[0]}")
     for r in rows:
         if not r.pareto and (
-            r.dominated_by is None or not dominates(pts[r.dominated_by], pts[r.rank], a.time_tolerance)
+            r.dominated_by is None or not dominates(pts[r.dominated_by], pts[r.rank], a.time_tolerance, most)
         ):
             out.append(f"dominated row #{r.rank} does not name a shown row that beats it")
     picks = advice.picks

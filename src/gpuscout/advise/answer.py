@@ -71,9 +71,13 @@ def _kind_text(kind: str, n: int) -> str:
     return f"{_SINGULAR_VERB.get(verb, verb)} {rest}" if n == 1 and rest else text
 
 
-def picks_rule(balanced_time_factor: float, time_tolerance: float, serve: bool | None = None) -> str:
+def picks_rule(
+    balanced_time_factor: float, time_tolerance: float, serve: bool | None = None, deadline: bool = False
+) -> str:
     """How the front and its picks are defined, in words (shown under the table). ``serve``: the
-    balanced window for a serving answer (True), a job's (False), or both (None)."""
+    balanced window for a serving answer (True), a job's (False), or both (None); ``deadline``: a deadline
+    is set, and a faster row beats a cheaper one only within the estimate's tolerance
+    (:func:`gpuscout.advise.pareto.most_allowance`)."""
     from gpuscout.advise.pareto import COST_TOLERANCE, MAX_COST_ALLOWANCE
 
     factor = f"{balanced_time_factor:g}x"
@@ -91,9 +95,15 @@ def picks_rule(balanced_time_factor: float, time_tolerance: float, serve: bool |
         window = f"at most {factor} that time"
     return (
         f"front: no row on it has another as cheap and as fast (times within {time_tolerance:.0%} count as "
-        f"the same speed; a row k times as fast as another beats it for up to {COST_TOLERANCE:.0%} x (k - 1) "
-        f"more, at least {COST_TOLERANCE:.0%}, at most {MAX_COST_ALLOWANCE:.0%}); "
-        "cheapest: the least cost on the front; "
+        + (
+            f"the same speed; under the deadline a faster row beats a cheaper one for up to "
+            f"{COST_TOLERANCE:.0%} more, the estimate's own tolerance); "
+            if deadline
+            else f"the same speed; a row k times as fast as another beats it for up to "
+            f"{COST_TOLERANCE:.0%} x (k - 1) more, at least {COST_TOLERANCE:.0%}, at most "
+            f"{MAX_COST_ALLOWANCE:.0%}); "
+        )
+        + "cheapest: the least cost on the front; "
         f"fastest: the cheapest row within {time_tolerance:.0%} of the best time on the front (rows each "
         f"within {time_tolerance:.0%} of a cheaper one can leave a faster row off it); balanced: the least "
         f"cost/cheapest x time/fastest among rows {window}"

@@ -20,7 +20,8 @@ Twice as fast may cost 5 % more, 3x as fast 10 % more, 10x as fast 45 % more, an
 ``MAX_COST_ALLOWANCE`` (50 %) more: a row at two thirds of the price or less is a real choice however slow
 it is (an 85-day run on 3 GPUs for $7.9k is not "beaten" by 512 GPUs for 8 hours at $24k; whether the
 wait is worth $16k is the renter's call). This is a judgement about what waiting is worth, stated once
-here; a deadline (``--deadline``) is the way to say more.
+here; a deadline (``--deadline``) is the way to say more: under one, a faster row beats a cheaper one
+only within ``COST_TOLERANCE`` (:func:`most_allowance`).
 
 The picks, all on the front:
 
@@ -58,10 +59,24 @@ COST_TOLERANCE = 0.05
 MAX_COST_ALLOWANCE = 0.5
 
 
-def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERANCE) -> list[int]:
-    """Indices of the ``(cost, time)`` points no other point dominates (see :func:`dominates`),
-    cheapest first (ties: faster first, then the input order). Equal points are all kept.
-    O(n log n): one sort, then one pass over the points in cost order."""
+def most_allowance(deadline: bool) -> float:
+    """The most more a faster row may cost and still beat a slower one: ``MAX_COST_ALLOWANCE``, or under a
+    deadline ``COST_TOLERANCE``. A deadline says what time is worth to the renter: the rows that meet it
+    are told apart by cost, a faster one beating a cheaper one only within the estimate's own 5 %, not
+    for the up to 50 % more that speed is worth without one (the renter who said "by Friday" does not
+    want to pay 40 % more to finish on Tuesday)."""
+    return COST_TOLERANCE if deadline else MAX_COST_ALLOWANCE
+
+
+def front(
+    points: Sequence[tuple[float, float]],
+    tolerance: float = TIME_TOLERANCE,
+    most: float = MAX_COST_ALLOWANCE,
+) -> list[int]:
+    """Indices of the ``(cost, time)`` points no other point dominates (see :func:`dominates`; ``most``:
+    the largest cost allowance, :func:`most_allowance`), cheapest first (ties: faster first, then the
+    input order). Equal points are all kept. O(n log n): one sort, then one pass over the points in cost
+    order."""
     order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], i))
     kept: list[int] = []
     cheaper_best = math.inf  # the best time among strictly cheaper points
@@ -86,12 +101,12 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
     best_time = min((p[1] for p in points), default=0.0)
     out: list[int] = []
     for i in kept:
-        ceiling = points[i][0] * (1.0 + cost_allowance(points[i][1], best_time))
+        ceiling = points[i][0] * (1.0 + cost_allowance(points[i][1], best_time, most))
         beaten = False
         for j in order:
             if points[j][0] > ceiling:
                 break
-            if j != i and _worth_the_wait(points[j], points[i], tolerance):
+            if j != i and _worth_the_wait(points[j], points[i], tolerance, most):
                 beaten = True
                 break
         if not beaten:
@@ -99,18 +114,20 @@ def front(points: Sequence[tuple[float, float]], tolerance: float = TIME_TOLERAN
     return out
 
 
-def cost_allowance(slow_time: float, fast_time: float) -> float:
+def cost_allowance(slow_time: float, fast_time: float, most: float = MAX_COST_ALLOWANCE) -> float:
     """How much more (a share of the slower row's cost) a row taking ``fast_time`` may cost than one
     taking ``slow_time`` and still beat it: ``COST_TOLERANCE x (slow_time / fast_time - 1)``, at least
-    ``COST_TOLERANCE`` and at most ``MAX_COST_ALLOWANCE``."""
+    ``COST_TOLERANCE`` and at most ``most`` (:func:`most_allowance`)."""
     ratio = slow_time / max(fast_time, 1e-12)
-    return min(MAX_COST_ALLOWANCE, COST_TOLERANCE * max(1.0, ratio - 1.0))
+    return min(max(most, COST_TOLERANCE), COST_TOLERANCE * max(1.0, ratio - 1.0))
 
 
-def _worth_the_wait(a: tuple[float, float], b: tuple[float, float], tolerance: float) -> bool:
+def _worth_the_wait(
+    a: tuple[float, float], b: tuple[float, float], tolerance: float, most: float = MAX_COST_ALLOWANCE
+) -> bool:
     """Whether ``a`` is faster than ``b`` beyond ``tolerance`` and dearer by at most ``b``'s cost
     allowance (:func:`cost_allowance`): ``b`` does not save enough to be worth its wait."""
-    return a[1] * (1.0 + tolerance) < b[1] and a[0] <= b[0] * (1.0 + cost_allowance(b[1], a[1]))
+    return a[1] * (1.0 + tolerance) < b[1] and a[0] <= b[0] * (1.0 + cost_allowance(b[1], a[1], most))
 
 
 def balanced_score(cost: float, time: float, cheapest: float, best_time: float) -> float:
@@ -155,10 +172,15 @@ def picks(
     return {"cheapest": cheapest, "balanced": balanced, "fastest": fastest}
 
 
-def dominates(a: tuple[float, float], b: tuple[float, float], tolerance: float = TIME_TOLERANCE) -> bool:
+def dominates(
+    a: tuple[float, float],
+    b: tuple[float, float],
+    tolerance: float = TIME_TOLERANCE,
+    most: float = MAX_COST_ALLOWANCE,
+) -> bool:
     """Whether ``a`` is at most as dear as ``b`` and at most ``tolerance`` slower, and strictly better on
     one axis (cheaper, or faster); or faster beyond ``tolerance`` and dearer by no more than ``b``'s
-    :func:`cost_allowance`."""
+    :func:`cost_allowance` (at most ``most``)."""
     if a[0] <= b[0] and a[1] <= b[1] * (1.0 + tolerance) and (a[0] < b[0] or a[1] < b[1]):
         return True
-    return _worth_the_wait(a, b, tolerance)
+    return _worth_the_wait(a, b, tolerance, most)

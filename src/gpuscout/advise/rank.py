@@ -59,6 +59,7 @@ from gpuscout.advise.cost import (
     data_prices_for,
 )
 from gpuscout.advise.evaluators import evaluator_for
+from gpuscout.advise.pareto import MAX_COST_ALLOWANCE, most_allowance
 from gpuscout.advise.reasons import RowContext, beaten_reason, duration, explain, stale_reason, usd
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
 from gpuscout.advise.training_configs import TrainingEvaluator, adapter_dtype_words
@@ -400,6 +401,12 @@ class Ranker:
         self._marked: dict[float, ConfigEval] = {}
         self._active_share: float | None = None
         self._odd_prices = False  # billing terms with a negative or NaN data price (no cut-off)
+
+    @property
+    def most_allowance(self) -> float:
+        """The most more a faster row may cost and beat a slower one: less under a deadline
+        (:func:`pareto.most_allowance`)."""
+        return most_allowance(getattr(self.w, "deadline_hours", None) is not None)
 
     # ---- knowledge look-ups ---------------------------------------------------------------------
     def terms(self, offer: Offer) -> ProviderTerms:
@@ -1070,6 +1077,7 @@ class Ranker:
             top=top,
             balanced_time_factor=self.a.balanced_time_factor,
             time_tolerance=self.a.time_tolerance,
+            most_allowance=self.most_allowance,
         )
         shown_rows = len(selection.rows)
         crowded = top is not None and shown_rows < top and passing + scored.skipped > shown_rows
@@ -1086,6 +1094,7 @@ class Ranker:
                 top=top,
                 balanced_time_factor=self.a.balanced_time_factor,
                 time_tolerance=self.a.time_tolerance,
+                most_allowance=self.most_allowance,
             )
         shown = self.build(selection, offers)
         # the caveats of every row: of the whole front and the rows shown, whatever top cuts of the front
@@ -1112,7 +1121,10 @@ class Ranker:
             considered=len(offers),
             passing=passing,
             picks_rule=picks_rule(
-                self.a.balanced_time_factor, self.a.time_tolerance, serve=isinstance(self.w, ServeWorkload)
+                self.a.balanced_time_factor,
+                self.a.time_tolerance,
+                serve=isinstance(self.w, ServeWorkload),
+                deadline=self.most_allowance < MAX_COST_ALLOWANCE,
             ),
             uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
             asked_run=asked,
@@ -1320,6 +1332,7 @@ def build_rows(
                 (s.candidate.cost, s.candidate.time),
                 serve=isinstance(ranker.w, ServeWorkload),
                 time_tolerance=ranker.a.time_tolerance,
+                most=ranker.most_allowance,
             )
             reasons = (why, *reasons)
         out.append(

@@ -120,12 +120,20 @@ def duration(seconds: float) -> str:
 
 
 def beaten_reason(
-    rank: int, beater: tuple[float, float], row: tuple[float, float], *, serve: bool, time_tolerance: float
+    rank: int,
+    beater: tuple[float, float],
+    row: tuple[float, float],
+    *,
+    serve: bool,
+    time_tolerance: float,
+    most: float | None = None,
 ) -> str:
     """Why a dominated row is beaten by row ``rank``, from both rows' ``(cost, time)``: as dear or
     dearer and no faster, or faster by so much that its saving is not worth the wait
     (:func:`gpuscout.advise.pareto.cost_allowance`)."""
-    from gpuscout.advise.pareto import cost_allowance
+    from gpuscout.advise.pareto import COST_TOLERANCE, MAX_COST_ALLOWANCE, cost_allowance
+
+    most = MAX_COST_ALLOWANCE if most is None else most
 
     (c_b, t_b), (c, t) = beater, row
     per = " a month" if serve else ""
@@ -140,9 +148,15 @@ def beaten_reason(
         )
     ratio = t / max(t_b, 1e-12)
     extra = c_b / max(c, 1e-12) - 1.0
+    if most <= COST_TOLERANCE:  # under a deadline: speed is worth no more than the estimate's tolerance
+        return (
+            f"beaten by #{rank}: {verb} in {when(t_b)} rather than {when(t)} ({ratio:.1f}x sooner) for "
+            f"{extra:.0%} more, within the estimate's {most:.0%}"
+        )
     return (
         f"beaten by #{rank}: {verb} in {when(t_b)} rather than {when(t)} ({ratio:.1f}x sooner) for "
-        f"{extra:.0%} more, within the {cost_allowance(t, t_b):.0%} more that {ratio:.1f}x sooner is worth"
+        f"{extra:.0%} more, within the {cost_allowance(t, t_b, most):.0%} more that {ratio:.1f}x sooner is "
+        "worth"
     )
 
 

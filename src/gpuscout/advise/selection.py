@@ -128,7 +128,9 @@ def order_key(objective: str, c: Candidate, cheapest: float, best_time: float) -
     return (score_of(objective, c, cheapest, best_time), c.cost, c.time, c.key)
 
 
-def _beaten_by(rows: Sequence[Shown], c: Candidate, tolerance: float) -> int | None:
+def _beaten_by(
+    rows: Sequence[Shown], c: Candidate, tolerance: float, most: float = pareto.MAX_COST_ALLOWANCE
+) -> int | None:
     """The number of the shown row that beats ``c``: the cheapest front row that dominates it,
     else the cheapest shown row that does (a 5 % time tolerance is not transitive: a row can be beaten
     only by a row that is itself beaten)."""
@@ -138,7 +140,7 @@ def _beaten_by(rows: Sequence[Shown], c: Candidate, tolerance: float) -> int | N
             for j, s in enumerate(rows)
             if (s.pareto or not front_only)
             and s.candidate is not c
-            and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time), tolerance)
+            and pareto.dominates((s.candidate.cost, s.candidate.time), (c.cost, c.time), tolerance, most)
         ]
         if beaten:
             return rows[min(beaten, key=lambda j: (rows[j].candidate.cost, j))].number
@@ -153,16 +155,18 @@ def select(
     top: int | None,
     balanced_time_factor: float = pareto.BALANCED_TIME_FACTOR,
     time_tolerance: float = pareto.TIME_TOLERANCE,
+    most_allowance: float = pareto.MAX_COST_ALLOWANCE,
 ) -> Selection:
     """The rows to show. ``front_candidates`` must contain every row that can be on the front (at
     least the cheapest of each distinct time); ``ranked`` the rows that can be shown as dominated
-    (at least the best ``top`` + front size by ``objective``; any order)."""
+    (at least the best ``top`` + front size by ``objective``; any order). ``most_allowance``: the most
+    more a faster row may cost and beat a slower one (:func:`pareto.most_allowance`)."""
     check_objective(objective)
     if not front_candidates:
         return Selection((), 0, {})
     ranked = ranked if isinstance(ranked, Sequence) else list(ranked)  # read twice for uncalibrated picks
     points = [(c.cost, c.time) for c in front_candidates]
-    on_front = [front_candidates[i] for i in pareto.front(points, time_tolerance)]
+    on_front = [front_candidates[i] for i in pareto.front(points, time_tolerance, most_allowance)]
     on_front.sort(key=lambda c: (c.cost, c.time, c.key))
     front = _merge(on_front)
     cheapest = front[0].cost
@@ -196,7 +200,11 @@ def select(
         )
         rows.extend(Shown(c, False, (), None, len(front) + n + 1) for n, c in enumerate(_merge(rest)[:room]))
     rows = [
-        s if s.pareto else dataclasses.replace(s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance))
+        s
+        if s.pareto
+        else dataclasses.replace(
+            s, dominated_by=_beaten_by(rows, s.candidate, time_tolerance, most_allowance)
+        )
         for s in rows
     ]
     numbers = {name: s.number for s in whole_front for name in s.picks}
@@ -215,6 +223,7 @@ def select(
             [*front_candidates, *ranked],
             balanced_time_factor=balanced_time_factor,
             time_tolerance=time_tolerance,
+            most_allowance=most_allowance,
         )
         for name in PICKS:
             if name not in uncalibrated:
@@ -232,14 +241,19 @@ def select(
 
 
 def _calibrated_picks(
-    candidates: Sequence[Candidate], *, balanced_time_factor: float, time_tolerance: float
+    candidates: Sequence[Candidate],
+    *,
+    balanced_time_factor: float,
+    time_tolerance: float,
+    most_allowance: float = pareto.MAX_COST_ALLOWANCE,
 ) -> dict[str, Candidate]:
     """The candidate each pick names among the calibrated ``candidates`` alone (their own front, the
     same rules as :func:`select`); empty when none is calibrated."""
     calibrated = [c for c in candidates if c.calibrated]
     if not calibrated:
         return {}
-    on_front = [calibrated[i] for i in pareto.front([(c.cost, c.time) for c in calibrated], time_tolerance)]
+    points = [(c.cost, c.time) for c in calibrated]
+    on_front = [calibrated[i] for i in pareto.front(points, time_tolerance, most_allowance)]
     on_front.sort(key=lambda c: (c.cost, c.time, c.key))
     front = _merge(on_front)
     chosen = pareto.picks(
