@@ -21,6 +21,9 @@ def test_tp2_and_tp4_on_mi300x_are_flagged_tp8_and_one_gpu_are_not() -> None:
     assert not _flag(estimate("gpt-oss-120b", "MI300X", gpus=MESH_NODE_GPUS))
     assert not _flag(estimate("gpt-oss-120b", "MI300X"))
     assert not _flag(estimate("llama-3.1-70b", "H100", gpus=2))  # NVLink: calibrated at TP 2-8
+    # PCIe cards (whose assumed all-reduce latency happens to be the same 25 us) are not on a fabric
+    assert not _flag(estimate("llama-3.1-8b", "L40S", gpus=2))
+    assert not _flag(estimate("llama-3.1-8b", "RTX 4090", gpus=4))
 
 
 def test_the_premise_no_calibration_row_runs_tp_below_8_on_an_amd_mesh() -> None:

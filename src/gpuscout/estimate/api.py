@@ -46,6 +46,7 @@ from gpuscout.estimate.parallel import (
     TP_HEAD_RULES,
     collective_link,
     lacks_peer_access,
+    mesh_peers,
     tp_degrees_allowed,
     tp_head_conflict,
 )
@@ -762,7 +763,7 @@ def _prepare(
             "latency, neither calibrated; the engines' multi-node layout is tensor parallel within a node "
             "and pipeline parallel across nodes (vLLM's distributed serving guide), which is not modelled"
         )
-    if link is not None and link.latency_us == INFINITY_FABRIC_LATENCY_US and tp < MESH_NODE_GPUS:
+    if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < MESH_NODE_GPUS:
         warnings.append(
             f"all-reduce latency over Infinity Fabric at TP={tp} is an assumption "
             f"({INFINITY_FABRIC_LATENCY_US:.0f} us at TP=2, from RCCL small-message figures), not "

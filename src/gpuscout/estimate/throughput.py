@@ -17,7 +17,7 @@ of the tensor rate (grouped-GEMM kernels). Each part of the FLOPs runs at its ow
 leaves in 16 bits at the engine's 16-bit rate (:attr:`Setup.dense_flops`: in gpt-oss's experts-only MXFP4
 all those outside the experts, in Meta's FP8 checkpoints the attention projections and the first and last
 layers), and the attention over the KV cache, prefill and decode, at the rate of the cache's dtype
-(:attr:`Setup.attn_flops`: 16-bit unless cache and weights are both FP8).
+(:attr:`Setup.attn_flops`: 16-bit unless cache and weights are both FP8 and the model is not MLA).
 Old int4 kernels of the exllama v1 family (TGI 1.0-1.1, AutoGPTQ 0.4) dequantise the weights again for
 every row below 8 rows (CUDA-core time per row) and rebuild fp16 matrices for cuBLAS from 8 rows on
 (:func:`int4_kernel_seconds`). The blend is a smooth maximum (p-norm, p=4): near the ridge point both
@@ -46,7 +46,6 @@ from gpuscout.estimate.precision import (
     CLASS_GGUF_F16,
     CLASS_INT8,
     KERNEL_FP8_BLOCK,
-    SPARSE_MLA_FP8,
     ComputeRate,
     KvDtype,
     WeightFormat,
@@ -126,11 +125,7 @@ class Setup:
         object.__setattr__(self, "achieved_flops", achieved)
         # MLA runs its attention on keys and values up-projected from the latent (prefill, :func:`_attn_dims`)
         # or on the latent dequantised in the kernel: 16-bit math whatever the cache stores
-        fp8_attention = (
-            self.kv.name in ("fp8", SPARSE_MLA_FP8)
-            and self.rate.rate_name == "fp8"
-            and not kv_shape(self.spec).mla
-        )
+        fp8_attention = self.kv.name == "fp8" and self.rate.rate_name == "fp8" and not kv_shape(self.spec).mla
         same_rate = cls in _16BIT_MATH or fp8_attention
         object.__setattr__(self, "attn_flops", achieved if same_rate else self._attn_rate())
         object.__setattr__(self, "dense_flops", self._attn_rate() if self.wide_gemms else achieved)
