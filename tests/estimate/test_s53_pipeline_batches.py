@@ -65,3 +65,23 @@ def test_llama_cpp_keeps_one_batch() -> None:
     # no batches in flight: 16 users share one batch's steps, not four batches of 4
     assert at16.requests_per_s < 3.0 * at4.requests_per_s
     assert "batches in flight" not in _step_parts(at16)
+
+
+def test_no_more_batches_than_the_memory_holds_sequences() -> None:
+    # 405B FP8 on 8 H100s at 126k tokens: the KV cache holds 2 sequences; 8 clients run 2, not 8
+    kw = {"gpus": 8, "parallel": "layer", "precision": "fp8", "context_in": 125_000, "context_out": 1_000}
+    two = estimate("llama-3.1-405b", "H100", concurrency=2, **kw)
+    eight = estimate("llama-3.1-405b", "H100", concurrency=8, **kw)
+    assert two.max_batch == 2 and eight.batch == 2
+    assert eight.requests_per_s == pytest.approx(two.requests_per_s, rel=0.01)
+    assert eight.queue_ms > 0
+    rate = estimate("llama-3.1-405b", "H100", request_rate=1, **kw)
+    assert any("capacity of 0.0043 requests/s" in w for w in rate.warnings), rate.warnings
+
+
+def test_a_cap_that_does_not_divide_by_the_gpus_is_dealt_out_whole() -> None:
+    # 70B bf16 at 91k tokens on 4 H100s holds 5 sequences: batches of 2, 1, 1, 1 run all 5
+    kw = {"gpus": 4, "parallel": "layer", "context_in": 90_000, "context_out": 1_000}
+    est = estimate("llama-3.1-70b", "H100", batch="max", **kw)
+    assert est.max_running == 5 and est.batch == 5
+    assert not any("the rest queue" in w for w in est.warnings)

@@ -832,6 +832,11 @@ def _most_running(p: _Prepared) -> tuple[int, str]:
     return most, limit
 
 
+def _rate_words(rate: float) -> str:
+    """A request rate to read: '2.15', '0.0043' (two significant figures below 0.1: not '0.00')."""
+    return f"{rate:,.2f}" if rate >= 0.1 else f"{rate:.2g}"
+
+
 def _static_prompt(eng: EngineProfile, context_in: int) -> int | None:
     """The prompt a static batch (no continuous batching) prefills in one pass with the others', which
     sizes its activations (:func:`memory.prefill_pass`); None where the engine plans for its own step."""
@@ -895,14 +900,14 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         if math.isfinite(point.queue_s):
             sent = load.num_requests
             warnings.append(
-                f"{load_label} exceeds the capacity of {point.requests_per_s * replicas:,.2f} requests/s: "
-                "requests "
+                f"{load_label} exceeds the capacity of {_rate_words(point.requests_per_s * replicas)} "
+                "requests/s: requests "
                 f"queue (mean wait {point.queue_s:,.1f} s over {sent} {plural(sent, 'request')})"
             )
         else:
             warnings.append(
-                f"{load_label} exceeds the capacity of {point.requests_per_s * replicas:,.2f} requests/s: "
-                "the queue "
+                f"{load_label} exceeds the capacity of {_rate_words(point.requests_per_s * replicas)} "
+                "requests/s: the queue "
                 "grows without bound (give num_requests for a finite run's mean TTFT)"
             )
     host = host_bound_note(eng, point.running, point.step)

@@ -557,19 +557,64 @@ def serve_pipelined(
     it). Weights-bound decode gains little (each batch reads every weight again); KV-, compute- and
     prefill-bound loads gain up to G x."""
     stages = st.gpus
-    share = (max(1, steady[0] // stages), steady[1]) if steady is not None else None
-    point = serve_replicas(
-        st, load, stages, prompt, output, max(1, cap // stages), cap_reason, share, batch=_serve_batch
-    )
-    running = sum(n * min(point.running, clients) for n, clients in _dealt(load, stages))
+    grows = steady is not None and holds_growing_cache(st.engine, load, output)
+    room = steady[0] if steady is not None and grows else cap
+    n = max(1, min(stages, room))  # no more batches than sequences the memory holds
+    caps = _shares(cap, n)
+    steadies = _shares(steady[0], n) if steady is not None else [0] * n
+    if load.kind == "rate":
+        each = None if load.num_requests is None else math.ceil(load.num_requests / n)
+        loads = [Load(load.kind, load.value / n, each, load.lockstep, load.varied_output)] * n
+    else:
+        whole = sum(count * clients for count, clients in _dealt(load, n))
+        clients = [c for count, c in _dealt(load, n) for _ in range(count)]
+        clients += [0] * (n - len(clients))  # batches without a client serve nothing
+        loads = []
+        for c in clients:
+            k: int | None = None
+            if load.sends_all:
+                k = c if load.num_requests is not None else None
+            elif load.num_requests is not None:  # a finite closed loop: its requests follow the clients
+                k = max(c, round(load.num_requests * c / whole))
+            loads.append(Load(load.kind, float(c), k, load.lockstep, load.varied_output))
+    done: dict[tuple[object, ...], ServingPoint] = {}
+    points: list[ServingPoint] = []
+    for share, most, held in zip(loads, caps, steadies, strict=True):
+        if share.value <= 0:
+            continue
+        key = (share, most, held)
+        if key not in done:
+            done[key] = _serve_batch(
+                st, share, prompt, output, max(1, most), cap_reason,
+                (max(1, held), steady[1]) if steady is not None else None,
+            )  # fmt: skip
+        points.append(done[key])
+    busiest = max(points, key=lambda pt: pt.running)
+    served = sum(pt.requests_per_s for pt in points)
+    if served <= 0.0:
+        return busiest
+
+    def by_request(value: Callable[[ServingPoint], float]) -> float:
+        return sum(pt.requests_per_s * value(pt) for pt in points) / served
+
     return replace(
-        point,
-        running=max(point.running, min(cap, running)),
-        in_flight=point.in_flight * stages,
+        busiest,
+        running=sum(pt.running for pt in points),
+        in_flight=sum(pt.in_flight for pt in points),
         cap=cap,
-        requests_per_s=point.requests_per_s * stages,
-        output_tokens_per_s=point.output_tokens_per_s * stages,
+        requests_per_s=served,
+        output_tokens_per_s=sum(pt.output_tokens_per_s for pt in points),
+        ttft_s=by_request(lambda pt: pt.ttft_s),
+        tpot_s=by_request(lambda pt: pt.tpot_s),
+        queue_s=by_request(lambda pt: pt.queue_s),
+        saturated=any(pt.saturated for pt in points),
     )
+
+
+def _shares(total: int, parts: int) -> list[int]:
+    """``total`` dealt out whole over ``parts``, the larger shares first: 5 over 4 is [2, 1, 1, 1]."""
+    q, r = divmod(max(0, total), parts)
+    return [q + 1] * r + [q] * (parts - r)
 
 
 def _dealt(load: Load, replicas: int) -> list[tuple[int, int]]:
