@@ -200,9 +200,9 @@ NODE_GPUS = 8
 NODE_GPUS_SXM4_16 = 16
 NODE_GPUS_NVL72 = 72
 # Between nodes a collective crosses the scale-out network: assumed one 400 Gb/s InfiniBand / RoCE NIC per
-# GPU (50 GB/s per direction, at NVLINK_EFFICIENCY) and a base small-message all-reduce latency of 15 us
-# at TP=2 (~33 us at TP=16 with LATENCY_PER_DOUBLING, the order of nccl-tests' two-node figures): neither is
-# fitted, and no engine's custom all-reduce crosses nodes.
+# GPU (50 GB/s per direction, at NVLINK_EFFICIENCY; training's default network per node too) and a base
+# small-message all-reduce latency of 15 us at TP=2 (~33 us at TP=16 with LATENCY_PER_DOUBLING, the order
+# of nccl-tests' two-node figures): neither is fitted, and no engine's custom all-reduce crosses nodes.
 SCALE_OUT_GBPS = 50.0
 SCALE_OUT_LATENCY_US = 15.0
 
@@ -221,22 +221,26 @@ def fabric_domain_gpus(acc: Accelerator) -> int | None:
     return NODE_GPUS_SXM4_16 if "sxm4" in text else NODE_GPUS
 
 
-def collective_link(acc: Accelerator, gpus: int) -> Link:
+def collective_link(acc: Accelerator, gpus: int, *, in_one_node: bool = False) -> Link:
     """The link a collective between ``gpus`` of ``acc`` gets, serving (tensor-parallel all-reduces,
     layer-split hand-offs) and training (data parallel, FSDP, TP) alike: in one box :func:`gpu_link`,
-    host-staged (:func:`host_staged`) where the GPUs lack peer access; more GPUs than one fabric joins
-    (:func:`fabric_domain_gpus`) cross the network between nodes (``SCALE_OUT_GBPS``, an assumption). The
-    one place that decides it."""
+    host-staged (:func:`host_staged`) where the GPUs lack peer access. More GPUs than one fabric joins
+    (:func:`fabric_domain_gpus`; unless ``in_one_node``: training, which costs its nodes' network itself)
+    cross the network between nodes: NCCL runs a ring per NIC, each carrying its share of the data over
+    its own NIC between nodes, so a GPU's ring traffic moves at the node's D NICs together (D x
+    ``SCALE_OUT_GBPS``, an assumption), at most its fabric's, with the network's latency. The one place
+    that decides it."""
     domain = fabric_domain_gpus(acc)
-    if domain is not None and gpus > domain:
+    if domain is not None and gpus > domain and not in_one_node:
         nodes = math.ceil(gpus / domain)
-        gbps = SCALE_OUT_GBPS * NVLINK_EFFICIENCY
+        nics = domain * SCALE_OUT_GBPS * NVLINK_EFFICIENCY
+        gbps = min(gpu_link(acc, domain).gbps, nics)
         return Link(
             "network",
             gbps,
             SCALE_OUT_LATENCY_US,
-            f"{nodes} nodes of {domain}: the network between them ({gbps:.0f} GB/s/dir usable per GPU, "
-            "assumed: 400 Gb/s InfiniBand / RoCE per GPU)",
+            f"{nodes} nodes of {domain}: rings between them over a 400 Gb/s InfiniBand / RoCE NIC per GPU "
+            f"(assumed; {gbps:.0f} GB/s/dir usable per GPU's ring traffic)",
             assumed_network=True,
         )
     return host_staged(gpu_link(acc, gpus))

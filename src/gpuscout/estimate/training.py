@@ -45,6 +45,7 @@ from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
     PCIE_EXCHANGE_WARNING,
+    SCALE_OUT_GBPS,
     collective_link,
     lacks_peer_access,
 )
@@ -80,7 +81,7 @@ from gpuscout.wording import plural
 GB = 1e9
 BITS_PER_BYTE = 8.0  # providers state network Gbit/s; ``internode_gbps`` is GB/s (``gbit_to_gbyte``)
 MAX_INTERNODE_GBPS = 1e6  # the largest ``internode_gbps`` (GB/s per node) taken
-NIC_GBPS_PER_FABRIC_GPU = 50.0  # 400 Gbit/s InfiniBand / RoCE per GPU on HGX-class nodes
+NIC_GBPS_PER_FABRIC_GPU = SCALE_OUT_GBPS  # 400 Gbit/s InfiniBand / RoCE per GPU on HGX-class nodes
 PCIE_NODE_NETWORK_GBPS = 25.0  # 200 Gbit/s Ethernet for a PCIe box
 
 # --- host RAM per node (``TrainingEstimate.host_ram_gb_per_node``) -------------------------------------
@@ -556,7 +557,8 @@ def estimate_training(
     assumptions = _memory_notes(spec, setup, mem, acc, capacity_gb, warnings)
 
     # --- speed ----------------------------------------------------------------------------------------
-    link = collective_link(acc, gpus)  # host-staged where the GPUs lack peer access
+    # host-staged where the GPUs lack peer access; the nodes' network is the Fabric's own
+    link = collective_link(acc, gpus, in_one_node=True)
     fabric = Fabric(link, gpus, nodes, inter_gbps)
     b = mem.breakdown
     param_bytes = 4.0 if setup.precision == "fp32" else 2.0
