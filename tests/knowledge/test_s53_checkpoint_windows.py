@@ -100,3 +100,30 @@ def test_the_1_5b_instruct_is_refused_past_its_32k_window_on_every_face() -> Non
     with pytest.raises(InvalidInputError) as faq_err:
         faq("Qwen/Qwen2.5-1.5B-Instruct", OFFERS, context=100_000, now=NOW)
     assert faq_err.value.field == "context" and "32,768" in faq_err.value.message
+
+
+def test_the_engine_default_length_is_the_checkpoints_own_window() -> None:
+    # vLLM derives max_model_len from config.json: 32,768 for the -Instruct repo, so at 2.5k tokens it starts
+    # on a 24 GB card (it does not need the 131,072 its model card reaches with YaRN)
+    from gpuscout import estimate
+    from gpuscout.estimate.api import derived_model_len
+    from gpuscout.knowledge.models import resolve_model
+
+    spec = resolve_model("Qwen/Qwen2.5-7B-Instruct")
+    assert derived_model_len(spec, 2_500) == 32_768
+    assert derived_model_len(spec, 50_500) == 131_072  # rope scaling configured: the scaled window
+    est = estimate("Qwen/Qwen2.5-7B-Instruct", "RTX 4090", engine="vllm", context_in=2000, context_out=500)
+    assert not any("refuses to start at its default max_model_len" in w for w in est.warnings)
+    base = estimate("qwen2.5-7b", "RTX 4090", engine="vllm", context_in=2000, context_out=500)
+    assert any("refuses to start at its default max_model_len 131,072" in w for w in base.warnings)
+
+
+def test_a_near_miss_of_an_instruct_id_suggests_it() -> None:
+    import pytest
+
+    from gpuscout.errors import UnknownNameError
+    from gpuscout.knowledge.models import resolve_model
+
+    with pytest.raises(UnknownNameError) as err:
+        resolve_model("Qwen/Qwen2.5-7B-Instruct-foo")
+    assert "qwen2.5-7b-instruct" in str(err.value)

@@ -239,7 +239,18 @@ def _load_args(
     return _LoadArgs(Load("concurrency", float(b), n_req, lockstep, varied_output), f"batch {b}", None)
 
 
-def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
+def derived_model_len(spec: ModelSpec, context: int) -> int:
+    """The max_model_len an engine derives from the checkpoint's config.json when none is stated: its
+    own window (``native_context``: a Qwen2.5 -Instruct's 32,768), or, where the context asked needs the
+    rope scaling its model card documents (configured, as :func:`arguments.past_native_window` says), the
+    scaled window; the model's window where the two are one."""
+    native = spec.native_context
+    if native and context <= native:
+        return native
+    return spec.max_position_embeddings or 0
+
+
+def _for_model(eng: EngineProfile, spec: ModelSpec, context: int) -> EngineProfile:
     """The engine's scheduler as it runs ``spec``, from its launch flags and the context it serves
     (``max_model_len``, else the model's own).
 
@@ -248,7 +259,7 @@ def _for_model(eng: EngineProfile, spec: ModelSpec) -> EngineProfile:
     on by itself, with 512 tokens per step (max(max_model_len, 2048) under multi-step scheduling); 0.7
     forced chunked prefill off for MLA models (DeepSeek). A stated ``--max-num-batched-tokens`` or
     ``--enable-chunked-prefill`` wins over these defaults, except that MLA ran unchunked."""
-    max_len = eng.max_model_len or spec.max_position_embeddings or 0
+    max_len = eng.max_model_len or derived_model_len(spec, context)
     fixed = eng.max_num_batched_tokens
     if eng.mla_unchunked_prefill and spec.is_mla:
         chunked, budget = False, fixed or max(max_len, 2048)
@@ -684,7 +695,7 @@ def _prepare(
         mla=spec.is_mla,
         vendor=acc.vendor,
     )
-    eng = _for_model(on_gpu, spec)
+    eng = _for_model(on_gpu, spec, context_in + context_out)
     # a stated --max-model-len shorter than the context: an input error; past the window: a warning
     past_window = within_max_model_len(spec, eng, context_in, context_out, asked)
     if past_window:
@@ -776,7 +787,9 @@ def _prepare(
         prompt=prompt,
     )  # fmt: skip
     biggest = max_batch(plan1)
-    short = _kv_short_of_max_model_len(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, plan1)
+    short = _kv_short_of_max_model_len(
+        spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, plan1, context_in + context_out
+    )
     if short is not None:
         if eng.states("max_model_len"):  # started so, it does not start: no speed to give
             return _unsupported(
@@ -1074,6 +1087,7 @@ def _kv_short_of_max_model_len(
     gpus: int,
     split: str,
     plan1: MemoryPlan,
+    context: int,
 ) -> _KvShort | None:
     """Where ``eng`` checks at start-up that its KV cache holds one request of ``max_model_len``
     (:data:`KV_MUST_HOLD_MAX_MODEL_LEN`) and this one (``plan1``: one sequence of the context asked, on
@@ -1081,7 +1095,7 @@ def _kv_short_of_max_model_len(
     where the engine does not check, the context asked does not fit either (answered as not fitting),
     or the cache holds it."""
     source = KV_MUST_HOLD_MAX_MODEL_LEN.get(eng.name)
-    max_len = eng.max_model_len or spec.max_position_embeddings
+    max_len = eng.max_model_len or derived_model_len(spec, context)
     if source is None or not max_len or not plan1.fits:
         return None
 

@@ -401,6 +401,8 @@ def _suggestions(name: str) -> list[str]:
     for model in all_models():
         for label in (model.name, model.hf_id, *model.aliases):
             owner[label] = model.name
+    for cw in CHECKPOINT_WINDOWS:  # the checkpoints with their own entries (qwen2.5-7b-instruct)
+        owner[cw.checkpoint] = owner[cw.name] = cw.name
     found: list[str] = []
     for label in closest(name, owner, n=15):
         if owner[label] not in found:
