@@ -66,3 +66,16 @@ def test_users_beyond_the_engine_cap_queue_and_add_no_throughput() -> None:
     # by hand: 64 staggered requests of 1,024 + 256 tokens, vLLM's cache growing as they generate, hold
     # 1,024 + 256 x 65 / 128 = 1,154 tokens each: 64 x 1,154 x 128 KiB = 9.0 GiB (10 GiB at whole length)
     assert "KV 9.0 GiB" in fits, fits
+
+
+def test_a_prompt_fed_engine_says_the_prefill_budget_caps_it() -> None:
+    # llama.cpp, 4k-token prompts and 100 output tokens on an H100: the 512-token batch feeds ~13 running
+    # sequences (estimate.serving.prompt_fed_cap), far below the memory's room
+    w = ServeWorkload(
+        model="llama-3.1-8b", concurrency=32, engine="llama.cpp", prompt_tokens=4000, output_tokens=100,
+        latency_targets="none",
+    )  # fmt: skip
+    (rec,) = rank(w, [offer("persec", "H100-SXM", price=2.0)], now=NOW)
+    assert rec.estimate is not None and rec.estimate.capacity_limit == "prefill budget"
+    text = next(x for x in rec.reasons if x.startswith("sustains up to"))
+    assert "the prompts its per-step prefill budget feeds" in text

@@ -524,7 +524,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         if per_replica < most.batch:
             return "latency targets"
         if most.max_running_limit:  # what the estimate says sets its most running sequences
-            return "KV cache" if most.max_running_limit == "kv_cache" else "engine cap"
+            limit = most.max_running_limit
+            return {"kv_cache": "KV cache", "prefill": "prefill budget"}.get(limit, "engine cap")
         return "KV cache" if most.batch >= most.max_batch else "engine cap"
 
     def _leaves_replicas_idle(self, acc: Accelerator, tp: int, replicas_total: int) -> bool:

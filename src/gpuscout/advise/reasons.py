@@ -97,6 +97,7 @@ _CAPACITY_LIMIT = {
     "latency targets": "within the latency targets",
     "KV cache": "the KV cache full",
     "engine cap": "the engine's cap on running sequences",
+    "prefill budget": "the prompts its per-step prefill budget feeds",
 }
 
 

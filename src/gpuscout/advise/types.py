@@ -84,8 +84,8 @@ class EstimateSummary:
     max_batch_per_replica: int | None
     bound: str | None
     # serve: the most this configuration sustains (all instances) and what sets it: "latency targets",
-    # "KV cache" (full) or "engine cap" (the engine's cap on running sequences: vLLM max_num_seqs,
-    # llama.cpp's slots, a per-step token budget)
+    # "KV cache" (full), "prefill budget" (the prompts a per-step token budget feeds) or "engine cap" (the
+    # engine's cap on running sequences: vLLM max_num_seqs, llama.cpp's slots)
     capacity_users: int | None = None
     capacity_tokens_per_s: float | None = None
     capacity_limit: str | None = None
