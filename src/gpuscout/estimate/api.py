@@ -722,6 +722,15 @@ def _prepare(
     if verdict.tag != "sourced":
         warnings.append(f"support rule {verdict.tag}: {verdict.message()}")
     fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings, eng)
+    no_pipeline = TP_HEAD_RULES.get(eng.name)
+    if mode == "layer" and gpus > 1 and no_pipeline is not None and not no_pipeline.pipeline:
+        return _unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=f"{eng.label} has no pipeline (layer) split: it shards every layer over its GPUs",
+            instead=f"{eng.name} with tensor parallelism over {gpus} GPUs (--parallel tensor), or an engine "
+            "with pipeline parallelism (vllm, sglang, tensorrt-llm, llama.cpp)",
+            sources=(no_pipeline.no_pipeline_source or no_pipeline.source,), field="parallel",
+        )  # fmt: skip
     if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp" and gpus > 1:
         warnings.append(
             f"{eng.label} splits layers over GPUs as pipeline parallelism: "

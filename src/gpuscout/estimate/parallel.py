@@ -298,6 +298,7 @@ class HeadRule:
     kv_heads: bool  # KV heads sharded below TP = kv_heads (must divide), replicated above (TP a multiple)
     pipeline: bool  # the engine offers pipeline parallelism (a layer split) instead
     source: str
+    no_pipeline_source: str = ""  # where an engine without a layer split says how it splits (pipeline False)
 
 
 # Engines whose tensor parallelism needs whole attention heads per rank (hf-transformers' tp_plan and
@@ -327,8 +328,15 @@ TP_HEAD_RULES: dict[str, HeadRule] = {
         False,
         "server/text_generation_server/models/custom_modeling/flash_llama_modeling.py "
         "(`num_heads` must be divisible by `num_shards`)",
+        "text-generation-launcher --num-shard: the only way TGI splits a model over GPUs (tensor-parallel "
+        "shards); it has no pipeline-parallel option",
     ),
-    "gpt-fast": HeadRule(False, False, "tp.py _apply_tp_attn (n_head // world_size)"),
+    "gpt-fast": HeadRule(
+        False,
+        False,
+        "tp.py _apply_tp_attn (n_head // world_size)",
+        "tp.py: tensor parallelism (apply_tp) is gpt-fast's only multi-GPU split",
+    ),
 }
 
 
