@@ -47,17 +47,18 @@ def test_clients_past_the_prompt_fed_point_only_wait(model: str, gpu: str, kw: d
 
 
 def test_llama_cpp_hand_case() -> None:
-    # 512-token batch, 4,000-token prompts (8 chunks of 500), 99 decode steps after the first token: one
-    # prompt chunk per step replaces 1/8 of a request a step, so 99/8 ~ 12.4 decode and one is a prompt:
-    # 13 run; the other 51 of 64 clients wait (the TTFT is mostly that wait)
+    # llama-server fills a 2,048-token batch an iteration (decodes first): 16,000-token prompts go in 8
+    # chunks of 2,000, so an iteration replaces 1/8 of a request and 299/8 ~ 37 decode beside the one
+    # prompt: 38 run. 4,000-token prompts: 2 chunks of ~2,000, 99/2 + 1 ~ 50 run
     eng = resolve_engine("llama.cpp")
-    assert prompt_fed_cap(eng, 4000, 100) == 13
+    assert prompt_fed_cap(eng, 16000, 300) == 38
+    assert prompt_fed_cap(eng, 4000, 100) == 50
     kw = {"engine": "llama.cpp", "context_in": 4000, "context_out": 100}
     est = estimate("llama-3.1-8b", "H100", concurrency=64, **kw)
-    assert est.batch == 13
+    assert est.batch == 50
     assert est.binding_limit == "prefill"
     queued = [w for w in est.warnings if "the rest queue" in w]
-    assert len(queued) == 1 and "(the prompts its 512-token prefill budget per step feeds)" in queued[0]
+    assert len(queued) == 1 and "(the prompts its 2048-token budget per step feeds)" in queued[0]
     assert est.queue_ms > 0.8 * est.ttft_ms
     assert est.ttft_ms / 1000 == pytest.approx(64 / est.requests_per_s - 99 * est.tpot_ms / 1000, rel=0.03)
 

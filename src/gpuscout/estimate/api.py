@@ -903,7 +903,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
             "prefill": (
                 f"the token budget of {eng.prefill_chunk_tokens} per step, decodes and prompt chunks"
                 if eng.decodes_in_token_budget
-                else f"the prompts its {eng.prefill_chunk_tokens}-token prefill budget per step feeds"
+                else f"the prompts its {eng.step_token_budget}-token budget per step feeds"
             ),
         }[point.cap_reason]
         n = point.running

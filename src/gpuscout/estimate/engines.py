@@ -242,6 +242,10 @@ class EngineProfile:
     # device_map): :func:`serving.serve_pipelined`
     pipeline_microbatches: bool = False
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
+    # one scheduler iteration takes up to ``prefill_batch_tokens`` tokens (decodes first, then prompt
+    # tokens) and runs them as micro-batches of ``prefill_chunk_tokens``, each reading the weights again:
+    # llama-server's update_slots fills n_batch (2048) and llama_decode splits it into n_ubatch (512)
+    iteration_fills_batch: bool = False
     prefill_chunk_tokens: int = 2048  # token budget per step (chunked prefill) / micro-batch size
     chunked_prefill: bool = True  # prefill chunks ride in decode steps (else prefills stall decoding)
     # the step's token budget counts the decoding sequences' tokens too, not only prompt chunks: vLLM's
@@ -373,6 +377,11 @@ class EngineProfile:
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
+
+    @property
+    def step_token_budget(self) -> int:
+        """Tokens one scheduler step (llama.cpp: one iteration of micro-batches) takes at most."""
+        return self.prefill_batch_tokens if self.iteration_fills_batch else self.prefill_chunk_tokens
 
     def graphs_cover(self, batch: float, prefill_tokens: float = 0.0) -> bool:
         """Whether a step of ``batch`` decoding sequences (and ``prefill_tokens`` prompt tokens riding
@@ -557,6 +566,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         prefill_pipelined=True,
         prefill_batch_tokens=2048,
         prefill_chunk_tokens=512,
+        iteration_fills_batch=True,
         memory_utilization=1.0,
         cuda_context_gb=0.4,
         engine_reserve_gb=0.0,

@@ -163,22 +163,24 @@ def _chunk_plan(eng: EngineProfile, b: int, prompt: int, od: int) -> _ChunkPlan:
     ``chunks b / (od + chunks)`` are prompts at any step: the chunks a step must carry. The budget carries
     ``budget / size`` of them at most (an engine fills what is left of it with a chunk of the next
     prompt: vLLM, SGLang, llama.cpp's batch)."""
-    budget = max(1.0, eng.prefill_chunk_tokens - (b - 1))
+    budget = max(1.0, eng.step_token_budget - (b - 1))
     chunks = math.ceil(prompt / budget)
     size = prompt / chunks
     return _ChunkPlan(chunks, size, max(1.0, min(float(b), budget / size)), chunks * b / (od + chunks))
 
 
 def prompt_fed_cap(eng: EngineProfile, prompt: int, output: int) -> int | None:
-    """The most sequences a chunked-prefill engine whose budget counts prompt tokens alone keeps busy in a
-    steady flow of requests; None where no such limit applies (or it is above ``max_num_seqs``).
+    """The most sequences a chunked-prefill engine without :func:`token_budget_cap`'s rule (SGLang, TGI,
+    llama.cpp) keeps busy in a steady flow of requests; None where no such limit applies (or it is above
+    ``max_num_seqs``).
 
     Requests complete only as fast as the budget prefills their replacements: at most ``budget / P``
-    prompts a step, so at most that many times ``O`` sequences can be decoding. More clients do not run:
-    they wait for a prompt slot (llama.cpp's slots, SGLang's and TGI's waiting queues). 64 clients of
-    4,000-token prompts and 100 output tokens on llama.cpp's 512-token batch: 13 run, the rest queue;
-    counted as running, their decodes inflated every step (phantom decodes) and requests/s fell as
-    clients were added. Engines that count decodes in the budget have :func:`token_budget_cap`."""
+    prompts a step, so at most that many times ``O`` sequences can be decoding. The budget is the step's
+    as :func:`_state` models it (:func:`_chunk_plan`: the step's tokens less its decodes), so the cap
+    comes out near M O / (P + O). More clients do not run: they wait for a prompt slot (llama.cpp's
+    slots, SGLang's and TGI's waiting queues). 64 clients of 16,000-token prompts and 300 output tokens on
+    llama-server's 2,048-token iterations: 38 run, the rest queue; counted as running, their decodes
+    inflated every step (phantom decodes) and requests/s fell as clients were added."""
     if not (eng.continuous_batching and eng.chunked_prefill) or eng.decodes_in_token_budget or prompt <= 0:
         return None
     od = max(1, output) - 1

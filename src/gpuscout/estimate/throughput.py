@@ -549,6 +549,9 @@ def decode_step(
     wo_bytes, wo_seconds = int4_kernel_seconds(st, batch + q, batch + q)
     # weight GEMMs and attention are separate kernels: each is its own roofline, and they add up
     gemm_mem = (dense_bytes + logits_bytes + wo_bytes) / bw + expert_bytes / (bw * moe)
+    if eng.iteration_fills_batch and batch + q > eng.prefill_chunk_tokens:
+        # an iteration of more tokens than a micro-batch runs as several, each reading the weights again
+        gemm_mem *= math.ceil((batch + q) / max(1, eng.prefill_chunk_tokens))
     # tensor-core GEMMs compute whole tiles: a step multiplies at least ``st.gemm_tile`` rows, and each
     # expert an MoE layer's tokens touch computes a tile of its own
     rows = max(batch + q, st.gemm_tile)
