@@ -22,11 +22,11 @@ from gpuscout.advise.rank import (
     Ranker,
     _fleet_most,
     _job_time,
-    _prefilter,
     _prices,
     billing_sized,
     build_rows,
     choice_group,
+    prefilter_reason,
     spot_sized,
 )
 from gpuscout.advise.selection import Candidate, check_objective, select
@@ -59,7 +59,7 @@ def rank_naive(
     rows: list[Candidate] = []
     for index, offer in enumerate(offers):
         ranker = fresh()  # no sharing
-        if _prefilter(workload, offer, include_stale) is not None:
+        if prefilter_reason(workload, offer, include_stale) is not None:
             continue
         if not include_stale and ranker.provider(offer).defunct:
             continue

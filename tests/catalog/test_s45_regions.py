@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from gpuscout.advise.rank import _prefilter, region_filter
+from gpuscout.advise.rank import prefilter_reason, region_filter
 from gpuscout.advise.workload import ServeWorkload
 from gpuscout.catalog import api
 from gpuscout.catalog.offer import Offer
@@ -172,9 +172,10 @@ def test_the_advisor_keeps_an_offer_listed_in_a_matching_region() -> None:
     )
     for regions in (("eu",), ("Iceland",), ("country:IS",), ("NO",)):
         workload = ServeWorkload(model="llama-3.1-8b", concurrency=8, regions=regions)
-        assert _prefilter(workload, runpod) is None, regions
+        assert prefilter_reason(workload, runpod) is None, regions
     workload = ServeWorkload(model="llama-3.1-8b", concurrency=8, regions=("DE",))
-    assert _prefilter(workload, make_offer(region="desmoines-usa-1")) == "region not in the allowed list"
+    why = prefilter_reason(workload, make_offer(region="desmoines-usa-1"))
+    assert why == "region not in the allowed list"
 
 
 # ---- where each region name is -----------------------------------------------------------------

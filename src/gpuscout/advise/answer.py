@@ -363,12 +363,15 @@ def _latency_floor(ranker: Ranker, offers: Sequence[Offer]) -> _LatencyFloor | N
     user; the evaluator has most of them from its search for a batch that meets the targets)."""
     from gpuscout.advise.configs import tp_degrees, tpot_ms
     from gpuscout.advise.inference_configs import ServeEvaluator
+    from gpuscout.advise.rank import prefilter_reason
 
     ev = ranker.evaluator
     if not isinstance(ev, ServeEvaluator):
         return None
     ttft, ttft_where, speed, speed_where = math.inf, "", 0.0, ""
-    for name, gpus in sorted({(o.accelerator, o.gpu_count) for o in offers}):
+    # only the offers the filters let through (the GPUs, providers and regions asked for)
+    kept = [o for o in offers if prefilter_reason(ranker.w, o, ranker.include_stale) is None]
+    for name, gpus in sorted({(o.accelerator, o.gpu_count) for o in kept}):
         acc = ev.accelerator(name)
         if acc is None:
             continue

@@ -144,7 +144,7 @@ def region_filter(regions: tuple[str, ...]) -> RegionFilter:
     return RegionFilter(regions)
 
 
-def _prefilter(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str | None:
+def prefilter_reason(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str | None:
     """Why an offer is out before any estimate (constraints, availability, staleness), or ``None``."""
     if w.providers and offer.provider.lower() not in {p.lower() for p in w.providers}:
         return "provider not in the allowed list"
@@ -765,7 +765,7 @@ class Ranker:
                 or (regions is not None and not regions.offer(offer.region, offer.regions))
                 or (accelerators and offer.accelerator not in accelerators)
             ):
-                why = _prefilter(w, offer, include_stale) or "filtered"
+                why = prefilter_reason(w, offer, include_stale) or "filtered"
                 kind = kinds.get(why)
                 if kind is None:
                     kind = kinds[why] = _prefilter_kind(why)
@@ -1370,7 +1370,7 @@ def _regions(
         if (
             offer.instance_type not in instances
             or (offer.provider, offer.instance_type) not in names
-            or _prefilter(w, offer, ranker.include_stale)
+            or prefilter_reason(w, offer, ranker.include_stale)
         ):
             continue
         for is_spot, price in _prices(w, offer):
