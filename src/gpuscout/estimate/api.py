@@ -250,7 +250,7 @@ def derived_model_len(spec: ModelSpec, context: int) -> int:
     return spec.max_position_embeddings or 0
 
 
-def _for_model(eng: EngineProfile, spec: ModelSpec, context: int) -> EngineProfile:
+def _for_model(eng: EngineProfile, spec: ModelSpec, context: int = 0) -> EngineProfile:
     """The engine's scheduler as it runs ``spec``, from its launch flags and the context it serves
     (``max_model_len``, else the model's own).
 
