@@ -3,9 +3,9 @@ between nodes (parallel.collective_link, fabric_domain_gpus), at assumed scale-o
 states; an 8-GPU H100 board is not a 16-GPU NVLink domain.
 
 Hand check, Llama-3.1-405B FP8 at batch 1, TP16 over two 8-GPU nodes: 126 layers x 2 all-reduces x
-~33 us (15 us x (1 + 0.4 x 3)) = 8.3 ms of latency a token, against 126 x 2 x ~17.6 us = 4.4 ms on a
-single NVLink domain. Bandwidth: one ring per NIC, so a GPU's ring traffic crosses nodes at its node's
-8 NICs together (~320 GB/s), about NVLink's."""
+~29.4 us (the node's 14.4 us and the network's 15 us) = 7.4 ms of latency a token, against 126 x 2 x
+~17.6 us = 4.4 ms on one (hypothetical) 16-GPU NVLink domain. Bandwidth: one ring per NIC, so a GPU's
+ring traffic crosses nodes at its node's 8 NICs together (~320 GB/s), about NVLink's."""
 
 from __future__ import annotations
 
@@ -24,11 +24,24 @@ def test_h100_tp16_crosses_the_network_between_two_nodes() -> None:
     # NCCL runs a ring per NIC: a GPU's ring traffic crosses nodes over the node's 8 NICs together
     # (8 x 400 Gb/s x 0.8 = 320 GB/s), below NVLink's 360: not one NIC's 40 GB/s
     assert link.gbps == pytest.approx(min(collective_link(h100, 8).gbps, 8 * 50.0 * 0.8))
-    # the latency is the network's: ~33 us an all-reduce at TP16 against ~18 us on NVLink
+    # the latency: the all-reduce inside each node (8 us x 1.8 = 14.4 us at TP8) and 15 us between them
     small = allreduce_seconds(link, 16, 16384 * 2.0)
-    assert 30e-6 < small < 36e-6
+    inside = allreduce_seconds(collective_link(h100, 8), 8, 16384 * 2.0)
+    assert 14.4e-6 < inside < 15e-6
+    assert 29.4e-6 < small < 30e-6
     # training costs its nodes' network itself: its per-node link stays the board's
     assert collective_link(h100, 16, in_one_node=True).kind == "nvlink"
+
+
+def test_crossing_nodes_never_shortens_an_all_reduce() -> None:
+    # MI300X's 25 us Infinity Fabric base: TP16 over two nodes pays its node's 45 us and the network's 15
+    mi = resolve_gpu("MI300X")
+    inside = allreduce_seconds(collective_link(mi, 8), 8, 1.0)
+    across = allreduce_seconds(collective_link(mi, 16), 16, 1.0)
+    assert across == pytest.approx(inside + 15e-6, rel=1e-3)
+    e8 = estimate("llama-3.1-70b", "MI300X", gpus=8, concurrency=1, context_in=2000, context_out=200)
+    e16 = estimate("llama-3.1-70b", "MI300X", gpus=16, concurrency=1, context_in=2000, context_out=200)
+    assert e16.tpot_ms > 0.95 * e8.tpot_ms
 
 
 def test_sixteen_gpus_prefill_faster_than_eight() -> None:

@@ -779,9 +779,10 @@ def _prepare(
         )
     if link is not None and link.assumed_network:
         warnings.append(
-            f"tensor parallel x{tp} spans {link.label}, {SCALE_OUT_LATENCY_US:.0f} us base all-reduce "
-            "latency, neither calibrated; the engines' multi-node layout is tensor parallel within a node "
-            "and pipeline parallel across nodes (vLLM's distributed serving guide), which is not modelled"
+            f"tensor parallel x{tp} spans {link.label}, {SCALE_OUT_LATENCY_US:.0f} us added to each "
+            "all-reduce for the step between nodes, neither calibrated; the engines' multi-node layout is "
+            "tensor parallel within a node and pipeline parallel across nodes (vLLM's distributed serving "
+            "guide), which is not modelled"
         )
     if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < MESH_NODE_GPUS:
         warnings.append(

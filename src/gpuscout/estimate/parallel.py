@@ -200,8 +200,8 @@ NODE_GPUS = 8
 NODE_GPUS_SXM4_16 = 16
 NODE_GPUS_NVL72 = 72
 # Between nodes a collective crosses the scale-out network: assumed one 400 Gb/s InfiniBand / RoCE NIC per
-# GPU (50 GB/s per direction, at NVLINK_EFFICIENCY; training's default network per node too) and a base
-# small-message all-reduce latency of 15 us at TP=2 (~33 us at TP=16 with LATENCY_PER_DOUBLING, the order
+# GPU (50 GB/s per direction, at NVLINK_EFFICIENCY; training's default network per node too) and 15 us for
+# the all-reduce between the nodes, added to the one inside each (~29 us in all at TP=16 on H100, the order
 # of nccl-tests' two-node figures): neither is fitted, and no engine's custom all-reduce crosses nodes.
 SCALE_OUT_GBPS = 50.0
 SCALE_OUT_LATENCY_US = 15.0
@@ -233,12 +233,16 @@ def collective_link(acc: Accelerator, gpus: int, *, in_one_node: bool = False) -
     domain = fabric_domain_gpus(acc)
     if domain is not None and gpus > domain and not in_one_node:
         nodes = math.ceil(gpus / domain)
+        inside = gpu_link(acc, domain)
         nics = domain * SCALE_OUT_GBPS * NVLINK_EFFICIENCY
-        gbps = min(gpu_link(acc, domain).gbps, nics)
+        gbps = min(inside.gbps, nics)
+        # its latency: the all-reduce inside each node, then one between the nodes (stated at ``gpus`` as
+        # allreduce_seconds scales a link's latency with the ring)
+        latency = (inside.latency_us * _ring_steps(domain) + SCALE_OUT_LATENCY_US) / _ring_steps(gpus)
         return Link(
             "network",
             gbps,
-            SCALE_OUT_LATENCY_US,
+            latency,
             f"{nodes} nodes of {domain}: rings between them over a 400 Gb/s InfiniBand / RoCE NIC per GPU "
             f"(assumed; {gbps:.0f} GB/s/dir usable per GPU's ring traffic)",
             assumed_network=True,
@@ -258,12 +262,17 @@ def lacks_peer_access(acc: Accelerator) -> bool:
     return acc.kind == "consumer" and cc is not None and cc >= (8, 9)
 
 
+def _ring_steps(tp: int) -> float:
+    """How a link's TP=2 latency grows with ``tp`` GPUs: ``LATENCY_PER_DOUBLING`` more per doubling."""
+    return 1.0 + LATENCY_PER_DOUBLING * (math.log2(tp) - 1.0)
+
+
 def allreduce_seconds(link: Link, tp: int, message_bytes: float, *, latency: bool = True) -> float:
     """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs (``latency=False``: the
     bandwidth part only, for tokens that ride in an all-reduce another batch pays the latency of)."""
     if tp <= 1:
         return 0.0
-    lat = link.latency_us * 1e-6 * (1.0 + LATENCY_PER_DOUBLING * (math.log2(tp) - 1.0)) if latency else 0.0
+    lat = link.latency_us * 1e-6 * _ring_steps(tp) if latency else 0.0
     return lat + 2.0 * (tp - 1) / tp * message_bytes / (link.gbps * 1e9)
 
 
