@@ -241,7 +241,7 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
         # even a full budget does, chunk steps alone set the pace (prefill-bound).
         plan = _chunk_plan(eng, b, prompt, od)
         chunks, size = plan.chunks, plan.size
-        k = min(plan.most_prompts, max(1, math.ceil(plan.prompts_needed)))
+        k = min(plan.most_prompts, max(1.0, plan.prompts_needed))
         packed = decode_step(st, b - k, ctx, prefill_tokens=k * size, prefill_context=prompt / 2.0)
         chunk_steps = chunks / k
         plain_steps = max(0.0, od - chunk_steps * (b - k)) / b
