@@ -56,7 +56,8 @@ processing takes most of the busy time).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -466,8 +467,26 @@ def serve_replicas(
         share = Load(load.kind, float(clients), n, load.lockstep, load.varied_output)
         points.append((count, one(st, share, prompt, output, cap, cap_reason, steady)))
     busiest = points[0][1]
+    if len(points) == 1 and points[0][0] == replicas:
+        return busiest
+    pooled = _pooled(points)
+    return replace(
+        pooled,
+        running=busiest.running,
+        saturated=busiest.saturated,
+        in_flight=pooled.in_flight / replicas,
+        requests_per_s=pooled.requests_per_s / replicas,
+        output_tokens_per_s=pooled.output_tokens_per_s / replicas,
+    )
+
+
+def _pooled(points: Sequence[tuple[int, ServingPoint]]) -> ServingPoint:
+    """``points`` (how many replicas or batches serve each) served together: requests/s, tokens/s, requests
+    in flight and running sequences summed, TTFT, TPOT and wait averaged over the requests served, any
+    saturated; the step, cap and binding limit the busiest's (the most running)."""
+    busiest = max((p for _, p in points), key=lambda p: p.running)
     served = sum(count * p.requests_per_s for count, p in points)
-    if (len(points) == 1 and points[0][0] == replicas) or served <= 0.0:
+    if served <= 0.0:
         return busiest
 
     def by_request(value: Callable[[ServingPoint], float]) -> float:
@@ -475,12 +494,14 @@ def serve_replicas(
 
     return replace(
         busiest,
-        in_flight=sum(count * p.in_flight for count, p in points) / replicas,
-        requests_per_s=served / replicas,
-        output_tokens_per_s=sum(count * p.output_tokens_per_s for count, p in points) / replicas,
+        running=sum(count * p.running for count, p in points),
+        in_flight=sum(count * p.in_flight for count, p in points),
+        requests_per_s=served,
+        output_tokens_per_s=sum(count * p.output_tokens_per_s for count, p in points),
         ttft_s=by_request(lambda p: p.ttft_s),
         tpot_s=by_request(lambda p: p.tpot_s),
         queue_s=by_request(lambda p: p.queue_s),
+        saturated=any(p.saturated for _, p in points),
     )
 
 
@@ -570,7 +591,7 @@ def serve_pipelined(
     else:
         whole = sum(count * clients for count, clients in _dealt(load, n))
         clients = [c for count, c in _dealt(load, n) for _ in range(count)]
-        clients += [0] * (n - len(clients))  # batches without a client serve nothing
+        clients += [0] * (n - len(clients))
         loads = []
         for c in clients:
             k: int | None = None
@@ -579,38 +600,16 @@ def serve_pipelined(
             elif load.num_requests is not None:  # a finite closed loop: its requests follow the clients
                 k = max(c, round(load.num_requests * c / whole))
             loads.append(Load(load.kind, float(c), k, load.lockstep, load.varied_output))
-    done: dict[tuple[object, ...], ServingPoint] = {}
-    points: list[ServingPoint] = []
-    for share, most, held in zip(loads, caps, steadies, strict=True):
-        if share.value <= 0:
-            continue
-        key = (share, most, held)
-        if key not in done:
-            done[key] = _serve_batch(
-                st, share, prompt, output, max(1, most), cap_reason,
-                (max(1, held), steady[1]) if steady is not None else None,
-            )  # fmt: skip
-        points.append(done[key])
-    busiest = max(points, key=lambda pt: pt.running)
-    served = sum(pt.requests_per_s for pt in points)
-    if served <= 0.0:
-        return busiest
-
-    def by_request(value: Callable[[ServingPoint], float]) -> float:
-        return sum(pt.requests_per_s * value(pt) for pt in points) / served
-
-    return replace(
-        busiest,
-        running=sum(pt.running for pt in points),
-        in_flight=sum(pt.in_flight for pt in points),
-        cap=cap,
-        requests_per_s=served,
-        output_tokens_per_s=sum(pt.output_tokens_per_s for pt in points),
-        ttft_s=by_request(lambda pt: pt.ttft_s),
-        tpot_s=by_request(lambda pt: pt.tpot_s),
-        queue_s=by_request(lambda pt: pt.queue_s),
-        saturated=any(pt.saturated for pt in points),
+    batches: Counter[tuple[Load, int, int]] = Counter(
+        (share, most, held)
+        for share, most, held in zip(loads, caps, steadies, strict=True)
+        if share.value > 0  # batches without a client serve nothing
     )
+    points = []
+    for (share, most, held), count in batches.items():
+        held_cap = (max(1, held), steady[1]) if steady is not None else None
+        points.append((count, _serve_batch(st, share, prompt, output, max(1, most), cap_reason, held_cap)))
+    return replace(_pooled(points), cap=cap)
 
 
 def _shares(total: int, parts: int) -> list[int]:
