@@ -595,6 +595,7 @@ def decode_step(
         comm += (st.gpus - 1) * hop
     attn = _blend(attn_mem, attn_comp)
     gpu = _blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed + comm
+    gpu *= _pipelined_share(st, batch + q)
     if eng.cpu_overlap and eng.attn_host_sync:
         # the host waits for every layer's attention: that part of the GPU's time is not overlapped
         total = _blend(gpu - attn, cpu + launches) + attn
@@ -603,6 +604,19 @@ def decode_step(
     total += book
     fixed = gpu_fixed + launches + cpu + book
     return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, fixed, comm, launches + cpu + book)
+
+
+def _pipelined_share(st: Setup, tokens: float) -> float:
+    """The share of its unpipelined GPU time an iteration of ``tokens`` tokens takes on a layer split that
+    pipelines its micro-batches (llama.cpp: an iteration of up to n_batch tokens runs as n_ubatch
+    micro-batches that flow through the GPUs one behind the other): ``u`` micro-batches over ``G`` GPUs
+    take (u + G - 1) / (G u) of running each through every GPU in turn, as :func:`prefill_seconds` times
+    a prompt alone. 1 for an iteration of one micro-batch (a decode step) or one GPU."""
+    eng, g = st.engine, st.gpus
+    if st.parallel != "layer" or g <= 1 or not (eng.prefill_pipelined and eng.iteration_fills_batch):
+        return 1.0
+    u = math.ceil(tokens / max(1, eng.prefill_chunk_tokens))
+    return (u + g - 1) / (g * u) if u > 1 else 1.0
 
 
 def _host_and_gpu(eng: EngineProfile, gpu: float, launches: float, cpu: float) -> float:
