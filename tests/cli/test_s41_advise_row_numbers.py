@@ -74,13 +74,15 @@ def test_the_table_marks_the_rows_top_cut_and_the_csv_keeps_the_numbers() -> Non
     ranks = [r["rank"] for r in answer["recommendations"]]
     result = runner.invoke(app, [*SERVE, "--top", "3"])
     assert result.exit_code == 0, result.output
-    numbered = [line.strip("│ ").split()[0] for line in result.output.splitlines() if line.startswith("│")]
+    # the first cell of each table line (a wrapped line of a later column leaves it blank)
+    numbered = [line.split("│")[1].strip() for line in result.output.splitlines() if line.startswith("│")]
     firsts = [cell for cell in numbered if cell.isdigit() or cell == "⋮"]
     assert [int(c) for c in firsts if c.isdigit()] == ranks
     assert "⋮" in firsts  # a gap row between the picks
     assert "Rows cut by --top:" in result.output and f"--top {ranks[-1]} shows them all" in result.output
     picks = answer["picks"]
-    assert f"cheapest #{picks['cheapest']}, balanced #{picks['balanced']}" in result.output
+    said = " ".join(result.output.split())  # an uncalibrated pick's note may stand between them
+    assert f"cheapest #{picks['cheapest']}" in said and f"balanced #{picks['balanced']}" in said
     out = runner.invoke(app, [*SERVE, "--top", "3", "--csv"])
     assert out.exit_code == 0, out.output
     assert [int(row["rank"]) for row in csv.DictReader(io.StringIO(out.stdout))] == ranks

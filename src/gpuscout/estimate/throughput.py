@@ -549,9 +549,8 @@ def decode_step(
     wo_bytes, wo_seconds = int4_kernel_seconds(st, batch + q, batch + q)
     # weight GEMMs and attention are separate kernels: each is its own roofline, and they add up
     gemm_mem = (dense_bytes + logits_bytes + wo_bytes) / bw + expert_bytes / (bw * moe)
-    if eng.iteration_fills_batch and batch + q > eng.prefill_chunk_tokens:
-        # an iteration of more tokens than a micro-batch runs as several, each reading the weights again
-        gemm_mem *= math.ceil((batch + q) / max(1, eng.prefill_chunk_tokens))
+    # an iteration of more tokens than a micro-batch runs as several, each reading the weights again
+    gemm_mem *= _micro_batches(st, batch + q)
     # tensor-core GEMMs compute whole tiles: a step multiplies at least ``st.gemm_tile`` rows, and each
     # expert an MoE layer's tokens touch computes a tile of its own
     rows = max(batch + q, st.gemm_tile)
@@ -589,13 +588,15 @@ def decode_step(
     cpu -= book
     comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
     if st.parallel == "layer" and st.gpus > 1:
-        hop = eng.pipeline_hop_us * 1e-6 + handoff_staging_seconds(
+        # a hand-off per boundary and micro-batch (its bytes those of all the step's tokens), as
+        # :func:`prefill_seconds` counts them; not overlapped with the pipelined compute
+        hop = eng.pipeline_hop_us * 1e-6 * _micro_batches(st, batch + q) + handoff_staging_seconds(
             st.acc, st.gpus, batch + q, spec.hidden_size
         )
         comm += (st.gpus - 1) * hop
     attn = _blend(attn_mem, attn_comp)
-    gpu = _blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed + comm
-    gpu *= _pipelined_share(st, batch + q)
+    gpu = (_blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed) * _pipelined_share(st, batch + q)
+    gpu += comm
     if eng.cpu_overlap and eng.attn_host_sync:
         # the host waits for every layer's attention: that part of the GPU's time is not overlapped
         total = _blend(gpu - attn, cpu + launches) + attn
@@ -612,11 +613,19 @@ def _pipelined_share(st: Setup, tokens: float) -> float:
     micro-batches that flow through the GPUs one behind the other): ``u`` micro-batches over ``G`` GPUs
     take (u + G - 1) / (G u) of running each through every GPU in turn, as :func:`prefill_seconds` times
     a prompt alone. 1 for an iteration of one micro-batch (a decode step) or one GPU."""
-    eng, g = st.engine, st.gpus
-    if st.parallel != "layer" or g <= 1 or not (eng.prefill_pipelined and eng.iteration_fills_batch):
+    g = st.gpus
+    u = _micro_batches(st, tokens)
+    if st.parallel != "layer" or g <= 1 or not st.engine.prefill_pipelined:
         return 1.0
-    u = math.ceil(tokens / max(1, eng.prefill_chunk_tokens))
-    return (u + g - 1) / (g * u) if u > 1 else 1.0
+    return (u + g - 1) / (g * u)
+
+
+def _micro_batches(st: Setup, tokens: float) -> int:
+    """The micro-batches an iteration of ``tokens`` tokens runs as (``iteration_fills_batch``); 1 else."""
+    eng = st.engine
+    if not eng.iteration_fills_batch:
+        return 1
+    return max(1, math.ceil(tokens / max(1, eng.prefill_chunk_tokens)))
 
 
 def _host_and_gpu(eng: EngineProfile, gpu: float, launches: float, cpu: float) -> float:
