@@ -27,3 +27,17 @@ def terminal_lines(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> l
 def table_cells(lines: list[str]) -> list[list[str]]:
     """The cells of each body row of a box-drawn table among ``lines``."""
     return [[c.strip() for c in line.split("│")[1:-1]] for line in lines if line.startswith("│")]
+
+
+def joined_table(lines: list[str]) -> tuple[list[str], list[list[str]]]:
+    """The headers and the rows of the table in ``lines``; a header or a row's cells that Rich wrapped
+    onto more lines are joined by a space."""
+    parts = [[h.strip() for h in line.split("┃")[1:-1]] for line in lines if line.startswith("┃")]
+    headers = [" ".join(word for word in column if word) for column in zip(*parts, strict=True)]
+    rows: list[list[str]] = []
+    for cells in table_cells(lines):
+        if cells[0] or not rows:
+            rows.append(cells)
+        else:  # the rest of the row above
+            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
+    return headers, rows

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from gpuscout.cli import app, consoles
 from gpuscout.cli.offers_view import short_source, source_feed
 from tests.cli.offers_shared import said_for_all_rows
+from tests.cli.terminal_lines import joined_table
 
 runner = CliRunner()
 Terminal: TypeAlias = Callable[..., list[str]]
@@ -41,21 +42,7 @@ def terminal(monkeypatch: pytest.MonkeyPatch) -> Terminal:
     return run
 
 
-def _table(lines: list[str]) -> tuple[list[str], list[list[str]]]:
-    """The headers and the rows of the table in ``lines``; a header or a row's cells that Rich wrapped
-    onto more lines are joined by a space."""
-    parts = [[h.strip() for h in line.split("┃")[1:-1]] for line in lines if line.startswith("┃")]
-    headers = [" ".join(word for word in column if word) for column in zip(*parts, strict=True)]
-    rows: list[list[str]] = []
-    for line in lines:
-        if not line.startswith("│"):
-            continue
-        cells = [cell.strip() for cell in line.split("│")[1:-1]]
-        if cells[0] or not rows:
-            rows.append(cells)
-        else:  # the rest of the row above
-            rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
-    return headers, rows
+_table = joined_table
 
 
 def _json(*args: str) -> list[dict[str, Any]]:

@@ -11,17 +11,16 @@ way first and its value is said once ("all rows: provider aws, ..., source snaps
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import TypeAlias
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
-from gpuscout.cli import app, consoles
+from gpuscout.cli import app
 from gpuscout.cli.table_fit import Column, fitted_table
 from tests.cli.offers_shared import shared_text
+from tests.cli.terminal_lines import joined_table, terminal_lines
 
 runner = CliRunner()
 Terminal: TypeAlias = Callable[..., list[str]]
@@ -32,35 +31,13 @@ PRICES = ("$/h", "$/gpu-h", "spot $/h")
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> Terminal:
     """``terminal(width, *args)``: the lines ``gpuscout ARGS`` prints to a colourless terminal."""
-
-    def run(width: int, *args: str) -> list[str]:
-        for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setattr(consoles, "console", Console(emoji=False))
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == 0, result.output
-        lines = re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
-        assert all(len(line) <= width for line in lines), lines
-        return lines
-
-    return run
+    return lambda width, *args: terminal_lines(monkeypatch, width, *args)
 
 
 def _table(lines: list[str]) -> tuple[list[str], list[list[str]]]:
     """The headers (without the sort mark) and the rows (a cell on several lines joined) in ``lines``."""
-    parts = [[c.strip() for c in line.split("┃")[1:-1]] for line in lines if line.startswith("┃")]
-    headers = [
-        " ".join(filter(None, col)).removesuffix(" ▲").removesuffix(" ▼") for col in zip(*parts, strict=True)
-    ]
-    rows: list[list[str]] = []
-    for line in lines:
-        if line.startswith("│"):
-            cells = [c.strip() for c in line.split("│")[1:-1]]
-            if cells[0] or not rows:
-                rows.append(cells)
-            else:
-                rows[-1] = [f"{a} {b}".strip() for a, b in zip(rows[-1], cells, strict=True)]
-    return headers, rows
+    headers, rows = joined_table(lines)
+    return [h.removesuffix(" ▲").removesuffix(" ▼") for h in headers], rows
 
 
 def _offers(*args: str) -> list[dict[str, object]]:

@@ -6,7 +6,7 @@ import csv
 from pathlib import Path
 
 from gpuscout import estimate
-from gpuscout.estimate.parallel import MESH_NODE_GPUS
+from gpuscout.estimate.parallel import NODE_GPUS
 
 CSV = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "measurements.csv"
 
@@ -18,7 +18,7 @@ def _flag(est: estimate.api.Estimate) -> list[str]:
 def test_tp2_and_tp4_on_mi300x_are_flagged_tp8_and_one_gpu_are_not() -> None:
     assert len(_flag(estimate("gpt-oss-120b", "MI300X", gpus=2))) == 1
     assert len(_flag(estimate("gpt-oss-120b", "MI300X", gpus=4))) == 1
-    assert not _flag(estimate("gpt-oss-120b", "MI300X", gpus=MESH_NODE_GPUS))
+    assert not _flag(estimate("gpt-oss-120b", "MI300X", gpus=NODE_GPUS))
     assert not _flag(estimate("gpt-oss-120b", "MI300X"))
     assert not _flag(estimate("llama-3.1-70b", "H100", gpus=2))  # NVLink: calibrated at TP 2-8
     # PCIe cards (whose assumed all-reduce latency happens to be the same 25 us) are not on a fabric
@@ -33,4 +33,4 @@ def test_the_premise_no_calibration_row_runs_tp_below_8_on_an_amd_mesh() -> None
             for r in csv.DictReader(fh)
             if r["gpu"].startswith(("MI300", "MI325", "MI355")) and "train" not in r["task"]
         }
-    assert counts == {MESH_NODE_GPUS}
+    assert counts == {NODE_GPUS}

@@ -49,6 +49,7 @@ from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.memory import gib
+from gpuscout.estimate.parallel import NODE_GPUS
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
 
@@ -704,10 +705,6 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         )
 
 
-#: GPUs of a full node (an HGX / OAM board): an instance of fewer is not the most a node of them holds
-FULL_NODE_GPUS = 8
-
-
 def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:
     """Where ``e`` (split ``tp`` ways on an instance of ``gpus`` GPUs) does not fit for its weights and the
     model's weights alone exceed what the engine uses of all ``gpus`` (DeepSeek-R1's ~627 GiB on 8 x 80 GB):
@@ -716,8 +713,8 @@ def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:
     (tensor parallel over InfiniBand, a pipeline across nodes) is not modelled."""
     if e is None or e.fits or e.binding_constraint != "weights" or tp != gpus:
         return ""
-    if e.memory.usable_gb <= 0 or gpus < FULL_NODE_GPUS:
-        return ""  # a smaller instance: a larger one of the same GPU is the remedy, and may be listed
+    if e.memory.usable_gb <= 0 or gpus < NODE_GPUS:
+        return ""  # fewer than a full node: a larger instance of the same GPU is the remedy (maybe listed)
     weights = e.memory.model_weights_total_gb(1)
     room = gpus * e.memory.usable_gb  # what the engine lets itself use on each GPU
     if weights <= room:

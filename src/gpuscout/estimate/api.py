@@ -41,7 +41,7 @@ from gpuscout.estimate.memory import (
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
     INFINITY_FABRIC_LATENCY_US,
-    MESH_NODE_GPUS,
+    NODE_GPUS,
     SCALE_OUT_LATENCY_US,
     TP_HEAD_RULES,
     collective_link,
@@ -784,11 +784,11 @@ def _prepare(
             "tensor parallel within a node and pipeline parallel across nodes (vLLM's distributed serving "
             "guide), which is not modelled"
         )
-    if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < MESH_NODE_GPUS:
+    if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < NODE_GPUS:
         warnings.append(
             f"all-reduce latency over Infinity Fabric at TP={tp} is an assumption "
             f"({INFINITY_FABRIC_LATENCY_US:.0f} us at TP=2, from RCCL small-message figures), not "
-            f"calibrated: every multi-GPU calibration row on Infinity Fabric runs TP={MESH_NODE_GPUS}"
+            f"calibrated: every multi-GPU calibration row on Infinity Fabric runs TP={NODE_GPUS}"
         )
 
     prompt = _static_prompt(eng, context_in)

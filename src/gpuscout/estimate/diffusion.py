@@ -70,9 +70,9 @@ finishes faster than the host can issue them; cuDNN's NCHW <-> NHWC transposes a
 Calibration: the only seconds-per-image rows in the calibration CSV (one vendor blog, RTX 4090) need
 121-219 % of the card's datasheet peak at the stated steps and resolution, so fitting them would give an
 efficiency above 1 (see tests/estimate/test_diffusion.py, which prints the figures); none is fitted.
-So every image speed is a prior (``ImageEstimate.speed_calibrated`` is false on every GPU: see
-:data:`CALIBRATED_GPUS`), and the estimate says so in its warnings, in the words the advisor's image rows
-use (:func:`uncalibrated_speed_warning`).
+So every image speed is a prior (``ImageEstimate.speed_calibrated`` is false on every GPU:
+``knowledge.calibration_coverage``'s "images" kind measures none), and the estimate says so in its
+warnings, in the words the advisor's image rows use (:func:`uncalibrated_speed_warning`).
 
 A pipeline that does not fit the GPU (with the CPU offload asked for, or without it) gets no speed:
 ``seconds_per_image``, ``images_per_s`` and ``bound`` are ``None``, and the warnings and the
@@ -118,6 +118,7 @@ from gpuscout.estimate.precision import compute_rate, has_bf16, resolve_precisio
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
+from gpuscout.knowledge.calibration_coverage import speed_calibrated
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
@@ -139,21 +140,11 @@ ENGINES = ("diffusers",)
 SIDE_BYTES = 2.0  # bytes per weight of the text encoders and the VAE (bf16 at every precision)
 PRECISIONS = ("bf16", "fp16", "fp32", "fp8")
 
-#: The GPUs an image-speed efficiency was fitted on: none. The calibration set's only image speeds (one
-#: vendor blog, RTX 4090; benchmarks/data/measurements.csv) need more than the card's peak, so none is
-#: fitted (docs/accuracy.md: "Diffusion speed is a prior").
-CALIBRATED_GPUS: frozenset[str] = frozenset()
-
 
 def uncalibrated_speed_warning(engine: str = "diffusers") -> str:
     """What an image speed fitted on no measurement says: the one wording of ``gpuscout images`` (its
     warnings) and of the advisor's image rows (``gpuscout recommend batch``)."""
     return f"image speed is not calibrated: {engine} at a fixed share of each GPU's peak (a prior)"
-
-
-def image_speed_calibrated(acc: Accelerator) -> bool:
-    """Whether an image speed on ``acc`` rests on a measurement (:data:`CALIBRATED_GPUS`)."""
-    return acc.name in CALIBRATED_GPUS
 
 
 @dataclass(frozen=True, slots=True)
@@ -400,7 +391,7 @@ class ImageEstimate:
     attention_peak_tflops: float
     other_efficiency: float  # everything else, of ``peak_tflops``
     peak_tflops: float  # the denoiser's weight-format rate (bf16, fp16, fp8 or fp32)
-    speed_calibrated: bool = False  # the speed rests on a measurement (none does: CALIBRATED_GPUS)
+    speed_calibrated: bool = False  # the speed rests on a measurement (calibration_coverage: none does)
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
 
@@ -765,7 +756,7 @@ def estimate_images(
     # --- memory ------------------------------------------------------------------------------------
     need = footprint(profile, prec, width, height, batch, cpu_offload=cpu_offload)
     weights, acts = need.weights, need.activations
-    text_bytes = need.whole_weights - denoiser_bytes  # text encoders and VAE
+    side_bytes = need.whole_weights - denoiser_bytes  # text encoders and VAE
     if need.peak is not None:  # CPU offload: every component copied in per batch
         link = host_link_gbps(acc)
         batch_s += need.whole_weights / (link * GB)
@@ -824,11 +815,11 @@ def estimate_images(
         )
     assumptions["weights"] = (
         f"denoiser {run_prec} ({gib(denoiser_bytes / GB):.1f} GiB), text encoders and VAE "
-        f"{sixteen} ({gib(text_bytes / GB):.1f} GiB)"
+        f"{sixteen} ({gib(side_bytes / GB):.1f} GiB)"
     )
-    calibrated = image_speed_calibrated(acc)
+    calibrated = speed_calibrated(acc, "images")
     if fits and not calibrated:  # a speed is given: say what it rests on
-        warnings.append(uncalibrated_speed_warning("diffusers"))
+        warnings.append(uncalibrated_speed_warning())
     seconds_per_image = batch_s / batch if fits else None
     flops_per_image = steps * step_flops + text_encoder_flops(profile) + vae_decode_flops(width, height)
     return ImageEstimate(

@@ -127,20 +127,21 @@ def host_pcie_generation(acc: Accelerator) -> int:
     return 3 if cc < (8, 0) else 5 if cc >= (9, 0) else 4
 
 
-#: A GPU board whose fabric is a full mesh of point-to-point links, one to each of the other GPUs of its
-#: 8-GPU node (AMD Instinct MI300X / MI325X: "7 links x 128 GB/s"; MI355X: "8-GPU all-to-all"), with no
-#: switch: a collective among ``g`` of them drives only the g - 1 links between them.
-MESH_NODE_GPUS = 8
+#: GPUs of a full node: an HGX / DGX board, an AMD Instinct (OAM) platform. On a board whose fabric is a
+#: full mesh of point-to-point links, each GPU has one to each of the others (AMD Instinct MI300X / MI325X:
+#: "7 links x 128 GB/s"; MI355X: "8-GPU all-to-all"), with no switch: a collective among ``g`` of them
+#: drives only the g - 1 links between them.
+NODE_GPUS = 8
 
 
 def mesh_peers(acc: Accelerator) -> int | None:
-    """The peer links of a full-mesh fabric (:data:`MESH_NODE_GPUS`), read from the table's interconnect
+    """The peer links of a full-mesh fabric (:data:`NODE_GPUS`), read from the table's interconnect
     text; None for a switched fabric (NVSwitch) or none stated."""
     text = (acc.interconnect or "").lower()
     if "infinity fabric" not in text:
         return None
-    if "all-to-all" in text or re.search(rf"\b{MESH_NODE_GPUS - 1} links x", text):
-        return MESH_NODE_GPUS - 1
+    if "all-to-all" in text or re.search(rf"\b{NODE_GPUS - 1} links x", text):
+        return NODE_GPUS - 1
     return None
 
 
@@ -193,10 +194,9 @@ def host_staged(link: Link) -> Link:
     )
 
 
-#: GPUs one NVLink / Infinity Fabric domain joins: an HGX / DGX board and an AMD Instinct platform hold 8;
-#: A100 SXM4 also comes as 16 on NVSwitch (HGX A100 16-GPU: GCP a2-megagpu-16g); a GB200 / GB300 NVL72
-#: rack joins 72. TPU ICI, Trainium NeuronLink and Gaudi's RoCE are not bounded here.
-NODE_GPUS = 8
+#: GPUs one NVLink / Infinity Fabric domain joins beyond a node of :data:`NODE_GPUS`: A100 SXM4 also comes
+#: as 16 on NVSwitch (HGX A100 16-GPU: GCP a2-megagpu-16g); a GB200 / GB300 NVL72 rack joins 72. TPU ICI,
+#: Trainium NeuronLink and Gaudi's RoCE are not bounded here.
 NODE_GPUS_SXM4_16 = 16
 NODE_GPUS_NVL72 = 72
 # Between nodes a collective crosses the scale-out network: assumed one 400 Gb/s InfiniBand / RoCE NIC per

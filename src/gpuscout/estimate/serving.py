@@ -451,21 +451,10 @@ def serve_replicas(
     one = batch or serve
     if replicas <= 1:
         return one(st, load, prompt, output, cap, cap_reason, steady)
-    if load.kind == "rate":
-        each = None if load.num_requests is None else math.ceil(load.num_requests / replicas)
-        share = Load(load.kind, load.value / replicas, each, load.lockstep, load.varied_output)
-        return one(st, share, prompt, output, cap, cap_reason, steady)
-    burst = load.sends_all  # a burst deals out its requests
-    whole = sum(count * clients for count, clients in _dealt(load, replicas))
-    points: list[tuple[int, ServingPoint]] = []
-    for count, clients in _dealt(load, replicas):  # idle replicas serve nothing
-        n: int | None = None
-        if burst:
-            n = clients if load.num_requests is not None else None
-        elif load.num_requests is not None:  # a finite closed loop: its requests follow the clients
-            n = max(clients, round(load.num_requests * clients / whole))
-        share = Load(load.kind, float(clients), n, load.lockstep, load.varied_output)
-        points.append((count, one(st, share, prompt, output, cap, cap_reason, steady)))
+    shares = Counter(share for share in _shared_loads(load, replicas) if share.value > 0)  # idle: nothing
+    points = [
+        (count, one(st, share, prompt, output, cap, cap_reason, steady)) for share, count in shares.items()
+    ]
     busiest = points[0][1]
     if len(points) == 1 and points[0][0] == replicas:
         return busiest
@@ -585,24 +574,9 @@ def serve_pipelined(
     n = max(1, min(stages, room))  # no more batches than sequences the memory holds
     caps = _shares(cap, n)
     steadies = _shares(steady[0], n) if steady is not None else [0] * n
-    if load.kind == "rate":
-        each = None if load.num_requests is None else math.ceil(load.num_requests / n)
-        loads = [Load(load.kind, load.value / n, each, load.lockstep, load.varied_output)] * n
-    else:
-        whole = sum(count * clients for count, clients in _dealt(load, n))
-        clients = [c for count, c in _dealt(load, n) for _ in range(count)]
-        clients += [0] * (n - len(clients))
-        loads = []
-        for c in clients:
-            k: int | None = None
-            if load.sends_all:
-                k = c if load.num_requests is not None else None
-            elif load.num_requests is not None:  # a finite closed loop: its requests follow the clients
-                k = max(c, round(load.num_requests * c / whole))
-            loads.append(Load(load.kind, float(c), k, load.lockstep, load.varied_output))
     batches: Counter[tuple[Load, int, int]] = Counter(
         (share, most, held)
-        for share, most, held in zip(loads, caps, steadies, strict=True)
+        for share, most, held in zip(_shared_loads(load, n), caps, steadies, strict=True)
         if share.value > 0  # batches without a client serve nothing
     )
     points = []
@@ -618,18 +592,28 @@ def _shares(total: int, parts: int) -> list[int]:
     return [q + 1] * r + [q] * (parts - r)
 
 
-def _dealt(load: Load, replicas: int) -> list[tuple[int, int]]:
-    """(replicas, clients each) for ``load`` dealt out whole over ``replicas`` (:func:`serve_replicas`);
-    a request rate keeps every replica at the same share (counted as the busiest's batch each)."""
+def _shared_loads(load: Load, parts: int) -> list[Load]:
+    """``load`` shared out over ``parts`` replicas or batches, the larger shares first
+    (:func:`serve_replicas`): a request rate evenly; clients (or a burst's requests) whole, C // R each
+    and one more on C mod R of them (a part with none: value 0); a finite closed loop's requests follow
+    its clients, a burst's are its clients."""
     if load.kind == "rate":
-        return [(replicas, 1 << 30)]
+        each = None if load.num_requests is None else math.ceil(load.num_requests / parts)
+        return [Load(load.kind, load.value / parts, each, load.lockstep, load.varied_output)] * parts
     whole = (
         max(1, load.num_requests or 0)
         if load.sends_all and load.kind != "burst"
         else max(1, math.ceil(load.value - 1e-9))
     )
-    q, more = divmod(whole, replicas)
-    return [(n, c) for n, c in ((more, q + 1), (replicas - more, q)) if n > 0 and c > 0]
+    out = []
+    for clients in _shares(whole, parts):
+        n: int | None = None
+        if load.sends_all:
+            n = clients if load.num_requests is not None else None
+        elif load.num_requests is not None:
+            n = max(clients, round(load.num_requests * clients / whole))
+        out.append(Load(load.kind, float(clients), n, load.lockstep, load.varied_output))
+    return out
 
 
 def _serve_batch(

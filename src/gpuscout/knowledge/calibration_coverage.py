@@ -31,7 +31,7 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
 
 #: The kinds of work the calibration set measures speeds of.
-KINDS = ("inference", "training")
+KINDS = ("inference", "training", "images")
 
 #: kind -> generation -> the accelerators (registry names) its calibration rows measure, as of the
 #: calibration set of 2026-12 (benchmarks/data/measurements.csv).
@@ -62,6 +62,9 @@ MEASURED: Mapping[str, Mapping[str, tuple[str, ...]]] = {
         "Blackwell Ultra": ("B300",),
         "Hopper": ("H100-SXM", "H200-SXM"),
     },
+    # none: the set's only seconds-per-image rows (one vendor blog, RTX 4090) need more than the card's
+    # peak, so no image-speed efficiency is fitted (estimate.diffusion; docs/accuracy.md)
+    "images": {},
 }
 
 # kinds of parts a renter compares with each other (the nearest measured part is sought among the same)
@@ -94,8 +97,8 @@ def generation(acc: Accelerator) -> str:
 
 
 def speed_calibrated(acc: Accelerator, kind: str) -> bool:
-    """Whether the calibration set has ``kind`` rows (``"inference"`` / ``"training"``) on ``acc``'s
-    generation (see the module's rule)."""
+    """Whether the calibration set has ``kind`` rows (``"inference"`` / ``"training"`` / ``"images"``) on
+    ``acc``'s generation (see the module's rule)."""
     _check_kind(kind)
     return generation(acc) in MEASURED[kind]
 
