@@ -79,6 +79,62 @@ def test_past_the_native_window_the_instruct_model_is_estimated_with_a_rope_scal
     assert not any("native window" in w for w in base.warnings)
 
 
+LLAMA_CPP_YARN = "--rope-scaling yarn --rope-scale 4 --yarn-orig-ctx 32768"
+
+
+@pytest.mark.parametrize(
+    ("engine", "named", "not_named"),
+    [
+        ("llama.cpp", (LLAMA_CPP_YARN, "llama-server"), ("--hf-overrides", "vLLM", "SGLang", "refuses")),
+        ("vllm", ('--hf-overrides \'{"rope_scaling": {', "vLLM refuses"), (LLAMA_CPP_YARN, "SGLang")),
+        (
+            "sglang",
+            ('--json-model-override-args \'{"rope_scaling": {', "SGLang refuses"),
+            ("--hf-overrides", "vLLM", "--rope-scale"),
+        ),
+        ("tgi", ("in the checkpoint's config.json",), ("--hf-overrides", "--rope-scale", "--json-model")),
+        ("hf-transformers", ("in the checkpoint's config.json",), ("--hf-overrides", "--rope-scale")),
+        ("tensorrt-llm", ("in the checkpoint's config.json",), ("--hf-overrides", "--rope-scale")),
+    ],
+)
+def test_the_rope_scaling_advice_names_the_engine_estimated(
+    engine: str, named: tuple[str, ...], not_named: tuple[str, ...]
+) -> None:
+    from gpuscout.estimate.arguments import past_native_window
+
+    warning = past_native_window(resolve_model("qwen2.5-7b-instruct"), 61_000, engine)
+    assert "native window of 32,768" in warning and "short texts" in warning
+    for words in named:
+        assert words in warning, (words, warning)
+    for words in not_named:
+        assert words not in warning, (words, warning)
+
+
+def test_every_engine_told_how_to_set_yarn_is_a_profile() -> None:
+    from gpuscout.estimate.arguments import REFUSE_PAST_WINDOW, YARN_SETTINGS
+    from gpuscout.estimate.engines import engine_names
+
+    assert set(YARN_SETTINGS) <= set(engine_names())
+    assert set(REFUSE_PAST_WINDOW) <= set(YARN_SETTINGS)  # an engine that refuses is named refusing
+
+
+def test_a_llama_cpp_estimate_past_the_native_window_gives_llama_cpp_flags() -> None:
+    import gpuscout.estimate
+
+    e = gpuscout.estimate.estimate(
+        "qwen2.5-7b-instruct",
+        "A100-SXM4-80GB",
+        engine="llama.cpp",
+        batch=1,
+        context_in=60_000,
+        context_out=1000,
+    )
+    said = [w for w in e.warnings if "native window of 32,768" in w]
+    assert len(said) == 1, e.warnings
+    assert LLAMA_CPP_YARN in said[0] and "short texts" in said[0]
+    assert not any("--hf-overrides" in w or "vLLM" in w for w in e.warnings), e.warnings
+
+
 def test_past_the_scaled_window_the_instruct_model_is_refused() -> None:
     with pytest.raises(InvalidInputError) as err:
         estimate("Qwen/Qwen2.5-14B-Instruct", "H100", batch=1, context_in=140_000, context_out=1000)

@@ -341,22 +341,56 @@ REFUSE_PAST_WINDOW: dict[str, str] = {
 }
 
 
-def past_native_window(spec: ModelSpec, total: int) -> str:
+#: How an engine takes the YaRN rope scaling a checkpoint's model card documents but its config.json leaves
+#: out, by profile name: (the engine as a message names it, the setting: ``{rope}`` is the rope_scaling
+#: JSON, ``{factor}`` and ``{native}`` its numbers). An engine not named here reads rope scaling from the
+#: checkpoint's config.json only (TGI, HF transformers, TensorRT-LLM's checkpoint conversion, gpt-fast):
+#: what Qwen2.5's model card says to do. Sources of the flags:
+#: - llama.cpp --rope-scaling yarn, --rope-scale, --yarn-orig-ctx (llama-server and llama-cli share them):
+#:   https://github.com/ggml-org/llama.cpp/blob/master/tools/server/README.md; convert_hf_to_gguf.py writes
+#:   a config.json's rope_scaling into the GGUF's metadata, which llama.cpp reads as its default.
+#: - vLLM --hf-overrides: https://docs.vllm.ai/en/latest/configuration/engine_args.html
+#: - SGLang --json-model-override-args: https://docs.sglang.ai/advanced_features/server_arguments.html
+YARN_SETTINGS: dict[str, tuple[str, str]] = {
+    "llama.cpp": (
+        "llama.cpp",
+        "llama-server / llama-cli --rope-scaling yarn --rope-scale {factor} --yarn-orig-ctx {native} "
+        "(a GGUF converted from a config.json with rope_scaling {rope} carries it in its metadata)",
+    ),
+    "vllm": (
+        "vLLM",
+        "rope_scaling {rope} in config.json, or vLLM --hf-overrides '{{\"rope_scaling\": {rope}}}'",
+    ),
+    "sglang": (
+        "SGLang",
+        "SGLang --json-model-override-args '{{\"rope_scaling\": {rope}}}', "
+        "or rope_scaling {rope} in config.json",
+    ),
+}
+
+
+def past_native_window(spec: ModelSpec, total: int, engine: str) -> str:
     """The warning for a context of ``total`` tokens past a checkpoint's config.json window
     (``ModelSpec.native_context``) but within the window its model card documents with static YaRN
     (``max_position_embeddings``; past that the context is refused): the engine derives its context
-    length from config.json, so the rope scaling must be configured; "" where there is nothing to say."""
+    length from config.json, so the rope scaling must be configured, as ``engine`` (a profile's ``name``)
+    takes it (:data:`YARN_SETTINGS`); "" where there is nothing to say."""
     native, scaled = spec.native_context, spec.max_position_embeddings
     if not native or total <= native or not scaled or scaled <= native:
         return ""
     factor = scaled / native
     rope = f'{{"rope_type": "yarn", "factor": {factor:g}, "original_max_position_embeddings": {native}}}'
+    named, setting = YARN_SETTINGS.get(engine, ("", "rope_scaling {rope} in the checkpoint's config.json"))
+    how = setting.format(rope=rope, factor=f"{factor:g}", native=native)
+    if engine in REFUSE_PAST_WINDOW:
+        without = f"{named} refuses the context without it"
+    else:
+        without = f"without it the output past {native:,} tokens degrades"
     return (
         f"{total:,} tokens exceed {spec.hf_id or spec.name}'s native window of {native:,} (config.json "
         f"max_position_embeddings): it needs YaRN rope scaling configured (its model card documents factor "
-        f"{factor:g}, to {scaled:,}: rope_scaling {rope} in config.json, or vLLM --hf-overrides; vLLM and "
-        "SGLang refuse the context without it), and static YaRN scales every request, which can lower "
-        "quality on short texts"
+        f"{factor:g}, to {scaled:,}: {how}; {without}), and static YaRN scales every request, which can "
+        "lower quality on short texts"
     )
 
 
@@ -381,7 +415,7 @@ def within_max_model_len(
     context_length=140000, so it was), and past the window the output is wrong without RoPE scaling.
     "" when there is nothing to say.
     """
-    scaled = past_native_window(spec, context_in + context_out)
+    scaled = past_native_window(spec, context_in + context_out, eng.name)
     stated = _within_stated_len(spec, eng, context_in, context_out, asked)
     return "; ".join(w for w in (scaled, stated) if w)
 
