@@ -47,9 +47,9 @@ def test_clients_past_the_prompt_fed_point_only_wait(model: str, gpu: str, kw: d
 
 
 def test_llama_cpp_hand_case() -> None:
-    # llama-server fills a 2,048-token batch an iteration (decodes first): 16,000-token prompts go in 8
-    # chunks of 2,000, so an iteration replaces 1/8 of a request and 299/8 ~ 37 decode beside the one
-    # prompt: 38 run. 4,000-token prompts: 2 chunks of ~2,000, 99/2 + 1 ~ 50 run
+    # llama-server fills a 2,048-token batch an iteration (decodes first): 16,000-token prompts take ~8
+    # iterations of ~2,010 prompt tokens, so an iteration replaces 1/8 of a request and 299/8 ~ 37 decode
+    # beside the one prompt: 38 run. 4,000-token prompts: 2 chunks of ~2,000, 99/2 + 1 ~ 50 run
     eng = resolve_engine("llama.cpp")
     assert prompt_fed_cap(eng, 16000, 300) == 38
     assert prompt_fed_cap(eng, 4000, 100) == 50
@@ -71,3 +71,35 @@ def test_no_cap_where_prompts_keep_up_or_in_waves() -> None:
     # vLLM counts decodes in its budget: its own cap, M O / (P + O)
     vllm = resolve_engine("vllm")
     assert token_budget_cap(vllm, 4000, 100) == math.floor(vllm.prefill_chunk_tokens * 100 / 4100)
+
+
+# (model, card, engine, output tokens, clients): a batch that stays the same over the sweep
+MONOTONE_SWEEP = [
+    ("llama-3.1-8b", "H100", "vllm", 64, 32),
+    ("llama-3.1-8b", "H100", "sglang", 128, 32),
+    ("llama-3.1-8b", "H100", "llama.cpp", 16, 8),
+    ("qwen2.5-7b", "L40S", "vllm", 64, 12),
+    ("qwen2.5-7b", "L40S", "sglang", 64, 16),
+    ("qwen2.5-7b", "L40S", "llama.cpp", 32, 16),
+]
+
+
+@pytest.mark.parametrize(("model", "gpu", "engine", "output", "clients"), MONOTONE_SWEEP)
+def test_a_longer_prompt_never_serves_more_requests(
+    model: str, gpu: str, engine: str, output: int, clients: int
+) -> None:
+    # In a steady flow the scheduler packs prompt chunks into each step's budget contiguously: a prompt
+    # costs P / budget full steps, not ceil(P / budget) equal chunks. Split into two half-full chunks,
+    # an 8,167-token prompt hid a plain step's decodes in two compute-bound steps and served ~5 % more
+    # requests/s than an 8,142-token one (and came out with a shorter TTFT and TPOT)
+    budget = resolve_engine(engine).step_token_budget
+    prompts = range(budget - 400, budget + 401, 25)
+    runs = [
+        estimate(model, gpu, engine=engine, context_in=p, context_out=output, concurrency=clients)
+        for p in prompts
+    ]
+    assert {e.batch for e in runs} == {clients}
+    for p, shorter, longer in zip(prompts[1:], runs[:-1], runs[1:], strict=True):
+        assert longer.requests_per_s <= shorter.requests_per_s, p
+        assert longer.ttft_ms >= shorter.ttft_ms, p
+        assert longer.tpot_ms >= shorter.tpot_ms, p

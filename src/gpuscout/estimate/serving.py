@@ -7,8 +7,9 @@ wait in a queue. How the running batch B turns into speed depends on how the eng
 * **Continuous batching with chunked prefill** (vLLM V1, SGLang, TensorRT-LLM, TGI 3): every step
   advances the B running sequences by one token and carries prompt chunks of newly admitted requests,
   up to a token budget M per step. A request's prompt rides in ceil(P / (M - B + 1)) steps alongside the
-  other B-1 sequences and costs what it adds to those steps (its FLOPs, mostly: the weights are read
-  anyway). Busy time per request = O * step(B) / B + that marginal prefill cost; requests/s is its
+  other B-1 sequences (its TTFT); in a steady flow prompts pack into the budget back to back, so it costs
+  P / (M - B + 1) full steps' worth of what it adds to those steps (its FLOPs, mostly: the weights are
+  read anyway). Busy time per request = O * step(B) / B + that marginal prefill cost; requests/s is its
   inverse, TPOT the busy time each request's tokens are spread over (prefills of others included).
   A prefill-heavy run (32k-token prompts, 100 output tokens) is therefore set by prefill compute.
 * **Continuous batching without chunking** (vLLM V0, TGI 1-2): prefills run as their own steps and stall
@@ -151,23 +152,31 @@ def _arrival_batch_seconds(st: Setup, prompt: int, most: int, arrivals: float, s
 class _ChunkPlan:
     """How a chunked-prefill engine running ``b`` sequences spreads a prompt over its steps."""
 
-    chunks: int  # steps a prompt's chunks take
-    size: float  # prompt tokens per chunk
+    chunks: int  # steps a prompt's own chunks take, the last one partial: its TTFT
+    steps: float  # step-equivalents of the budget its prompt takes in a steady flow: its cost
+    size: float  # prompt tokens per chunk in a steady flow (a full budget, or the whole prompt)
     most_prompts: float  # prompt chunks one step's token budget carries (prompts chunk to fill it)
     prompts_needed: float  # prompt chunks a step must carry to replace the requests that complete
 
 
 def _chunk_plan(eng: EngineProfile, b: int, prompt: int, od: int) -> _ChunkPlan:
-    """The token budget per step, less the other sequences' decodes, split into chunks of the prompt.
+    """The token budget per step, less the other sequences' decodes, and the prompt's share of it.
 
-    A request lives ``chunks`` steps as a prompt and ``od`` as a decoding sequence, so of ``b`` running,
-    ``chunks b / (od + chunks)`` are prompts at any step: the chunks a step must carry. The budget carries
-    ``budget / size`` of them at most (an engine fills what is left of it with a chunk of the next
-    prompt: vLLM, SGLang, llama.cpp's batch)."""
+    A lone prompt's chunks take ``chunks`` = ceil(P / budget) steps (its TTFT). In a steady flow the
+    scheduler fills what is left of a step with a chunk of the next prompt (vLLM, SGLang, llama.cpp's
+    batch), so prompts pack into the budget contiguously: a prompt costs ``steps`` = P / budget full
+    steps (at least one whole step: a shorter prompt is one chunk, several of them share a step), not
+    ceil(P / budget). A request lives ``steps`` steps as a prompt and ``od`` as a decoding sequence, so
+    of ``b`` running, ``steps b / (od + steps)`` are prompts at any step: the chunks a step must carry.
+    The budget carries ``budget / size`` of them at most. 8,167-token prompts under vLLM's 8,192-token
+    budget beside 31 decodes: 1.0007 full steps, as 8,161 tokens and then 6 beside the decodes, not
+    2 half steps (which would hide a plain step's decodes in compute-bound steps, and serve more
+    requests/s than 8,142-token prompts do)."""
     budget = max(1.0, eng.step_token_budget - (b - 1))
     chunks = math.ceil(prompt / budget)
-    size = prompt / chunks
-    return _ChunkPlan(chunks, size, max(1.0, min(float(b), budget / size)), chunks * b / (od + chunks))
+    steps = max(1.0, prompt / budget)
+    size = prompt / steps
+    return _ChunkPlan(chunks, steps, size, max(1.0, min(float(b), budget / size)), steps * b / (od + steps))
 
 
 def prompt_fed_cap(eng: EngineProfile, prompt: int, output: int) -> int | None:
@@ -235,16 +244,16 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
         marginal, ttft_prefill = 0.0, 0.0
     elif eng.chunked_prefill:
         # The steady cycle, as a sum of step times (so more bandwidth or compute never slows it): a
-        # request's prompt rides in `chunks` chunk steps, each carrying k prompts' chunks within the
-        # token budget while the other b-k sequences decode; plain steps (b tokens each) decode the rest
-        # of its o tokens. k is the fewest chunks per step at which chunk steps do not decode more
-        # tokens than the requests need (more completions per step pack more prompts per step); when
-        # even a full budget does, chunk steps alone set the pace (prefill-bound).
+        # request's prompt rides in `steps` chunk steps (P / budget: prompts pack into the budget
+        # contiguously), each carrying k prompts' chunks within the token budget while the other b-k
+        # sequences decode; plain steps (b tokens each) decode the rest of its o tokens. k is the fewest
+        # chunks per step at which chunk steps do not decode more tokens than the requests need (more
+        # completions per step pack more prompts per step); when even a full budget does, chunk steps
+        # alone set the pace (prefill-bound). Its own first token waits for all `chunks` of its steps.
         plan = _chunk_plan(eng, b, prompt, od)
-        chunks, size = plan.chunks, plan.size
         k = min(plan.most_prompts, max(1.0, plan.prompts_needed))
-        packed = decode_step(st, b - k, ctx, prefill_tokens=k * size, prefill_context=prompt / 2.0)
-        chunk_steps = chunks / k
+        packed = decode_step(st, b - k, ctx, prefill_tokens=k * plan.size, prefill_context=prompt / 2.0)
+        chunk_steps = plan.steps / k
         plain_steps = max(0.0, od - chunk_steps * (b - k)) / b
         marginal = chunk_steps * packed.total + plain_steps * dec.total - od * dec.total / b
         # every step gives each decoding sequence a token: its TPOT is the mean step it decodes through.
@@ -257,8 +266,10 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
             if seen_chunks + seen_plain > 0
             else packed.total
         )
-        with_chunk = decode_step(st, b - 1, ctx, prefill_tokens=size, prefill_context=prompt / 2.0)
-        ttft_prefill = chunks * with_chunk.total
+        with_chunk = decode_step(
+            st, b - 1, ctx, prefill_tokens=prompt / plan.chunks, prefill_context=prompt / 2.0
+        )
+        ttft_prefill = plan.chunks * with_chunk.total
         cycle = [(chunk_steps, packed.total), (plain_steps, dec.total)]
     else:
         # prefills run as their own steps (batched up to the token budget) and stall decoding; busy, the
