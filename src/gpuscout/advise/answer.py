@@ -302,6 +302,8 @@ def uncalibrated_picks(
         rec = by_number.get(number)
         hardware = rec.offer.accelerator if rec is not None else "this hardware"
         what = f"{hardware} {work_words(w)}"
+        if rec is not None and rec.config.parallel == "pipeline":  # whatever the GPU: no row runs a pipeline
+            what += " as a pipeline"
         out.append(UncalibratedPick(name, number, what, selection.calibrated_picks[name]))
     return tuple(out)
 

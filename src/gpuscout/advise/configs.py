@@ -98,8 +98,9 @@ class ConfigEval:
     fabric_assumed: bool = False  # GPUs work together over a fabric the source does not state (PCIe assumed)
     substitution: str | None = None  # what differs from what was asked (engine, precision, GPU count)
     training: str = ""  # fine-tuning / pre-training: how the GPUs share the work (sharding, offload, batch)
-    # training: ``Config.parallel`` ("data", "fsdp", "zero1".."zero3", "none"); "" for inference (tensor
-    # or layer, from ``layer_split``)
+    # training: ``Config.parallel`` ("data", "fsdp", "zero1".."zero3", "none"); inference: "pipeline" where
+    # the advisor chose a pipeline over the engine's own split (tensor parallel), else "" (tensor or layer,
+    # from ``layer_split``)
     parallel: str = ""
     # serve: the fewest GPUs of this model that carry the load within the targets, over the splits tried
     # (replicas of ``tp`` GPUs, on any number of instances); 0 where a job's GPUs all shorten it

@@ -44,6 +44,7 @@ from gpuscout.advise.configs import (
     tp_degrees,
     tpot_ms,
 )
+from gpuscout.advise.reasons import duration
 from gpuscout.advise.types import EstimateSummary, run_words
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect, Offer
@@ -56,6 +57,15 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 #: The load of one estimate: a batch kept full (``"max"``: the most that fits), or ``("rate", r)``,
 #: r requests/s arriving at random (open loop).
 Load = int | str | tuple[str, float]
+
+#: vLLM's advice for a model that fits one node whose GPUs lack NVLink (e.g. L40S): pipeline parallelism
+#: rather than tensor parallelism, for throughput and less communication.
+PIPELINE_SOURCE = "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html"
+
+#: How much sooner a pipeline must finish a batch job than the tensor split it replaces. Its speed is the
+#: layer split's physics with no measurement behind it (no calibration row runs a pipeline) where the
+#: tensor split's is fitted, so the advisor takes it only for a lead no fitting error of that size hides.
+PIPELINE_LEAD = 0.10
 
 #: Engines that are libraries, not servers: never substituted for a live endpoint.
 LIBRARY_ENGINES = ("hf-transformers",)
@@ -100,8 +110,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     def __init__(self, workload: InferenceW, backends: Backends, assumptions: Assumptions) -> None:
         super().__init__(workload, backends, assumptions)
         self._inference = inference_session(backends.inference)  # one per ranking (see Backends)
-        self._inf: dict[tuple[str, str | None, int, Load], Estimate | None] = {}
-        self._inf_err: dict[tuple[str, str | None, int, Load], str] = {}
+        self._inf: dict[tuple[str, str | None, int, Load, str | None], Estimate | None] = {}
+        self._inf_err: dict[tuple[str, str | None, int, Load, str | None], str] = {}
         self.last_error: str | None = None
         # accelerator -> (engine, precision, what was changed and why): what runs there, decided once
         # per accelerator by the support rules (they depend on the GPU, not on the split or the batch)
@@ -117,6 +127,10 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         # what was asked ("tgi, mxfp4-moe", ``EstimateSummary.runs_as``) where something else ran instead
         self.asked_run = ""
         self._dense: bool | None = None  # the model has no experts (``_alternatives``), once asked
+        # the splits (accelerator, its fabric, tp) of the configuration in hand that run as a pipeline:
+        # while serving tries or has chosen one, every estimate of that split (its operating point, its
+        # capacity) is of the pipeline (set per configuration: ``ServeEvaluator._in_layout``)
+        self._layout: set[tuple[str, str | None, int]] = set()
 
     def _alternatives(self, acc: Accelerator, precision: str) -> tuple[RunOption, ...]:
         """What the support rules say would run on ``acc`` in place of the engine asked with
@@ -151,13 +165,21 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             return None
 
     def _estimate(
-        self, acc: Accelerator, tp: int, batch: Load, engine: str, precision: str | None
+        self,
+        acc: Accelerator,
+        tp: int,
+        batch: Load,
+        engine: str,
+        precision: str | None,
+        parallel: str | None = None,
     ) -> tuple[Estimate | None, str | None]:
         w = self.w
         self.estimator_calls += 1
         # ("rate", r): r requests/s arriving at random (open loop: queueing for a slot and behind other
         # prompts' prefill included), as `gpuscout estimate --rps` answers; else a batch kept full
         load: dict[str, Any] = {"request_rate": batch[1]} if isinstance(batch, tuple) else {"batch": batch}
+        if parallel is not None:  # else the engine's own split (estimate.api.parallel_mode)
+            load["parallel"] = parallel
         try:
             return self._inference(
                 w.model,
@@ -167,7 +189,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 engine=engine,
                 context_in=w.prompt_tokens,
                 context_out=w.output_tokens,
-                **load,  # no parallel=: the engine's own split (estimate.api.parallel_mode)
+                **load,
             ), None
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return None, str(exc)
@@ -206,7 +228,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         return why
 
     def _substitute(
-        self, acc: Accelerator, tp: int, batch: Load, asked: Estimate
+        self, acc: Accelerator, tp: int, batch: Load, asked: Estimate, parallel: str | None = None
     ) -> tuple[Estimate | None, str | None]:
         """The first combination the support rules say runs on ``acc`` (another engine with the same
         precision, then the nearest precision), remembered for the accelerator; else why none does.
@@ -228,7 +250,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         for opt in options:
             # the named engine as the user wrote it (its version and launch flags), not its bare name
             engine = self._engine if engine_named(w) else opt.engine
-            est, _ = self._estimate(acc, tp, batch, engine, opt.precision)
+            est, _ = self._estimate(acc, tp, batch, engine, opt.precision, parallel)
             if est is not None and est.supported:
                 self.asked_run = self.asked_run or asked_run(asked)
                 note = f"{asked.unsupported_reason.rstrip('.')}; runs {opt.message} instead"
@@ -243,8 +265,9 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         self._cannot_run[acc.name] = why
         return None, why
 
-    def infer(self, acc: Accelerator, tp: int, batch: Load) -> Estimate | None:
+    def infer(self, acc: Accelerator, tp: int, batch: Load, parallel: str | None = None) -> Estimate | None:
         """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses it.
+        ``parallel``: None for the engine's own split, "layer" for a pipeline (:meth:`pipeline_of`).
 
         Feasibility first: when the engine cannot run the precision on this GPU (the estimator's support
         rules, ``Estimate.supported``), the nearest combination that runs is used and said on the row
@@ -254,7 +277,9 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         w = self.w
         if tp == 1:
             acc = self._acc.get(acc.name) or acc  # one GPU: the fabric plays no part
-        k = (acc.name, acc.interconnect, tp, batch)
+        if parallel is None:  # the layout chosen for this split (a serving pipeline), if any
+            parallel = "layer" if (acc.name, acc.interconnect, tp) in self._layout else None
+        k = (acc.name, acc.interconnect, tp, batch, parallel)
         if k not in self._inf:
             est: Estimate | None
             err: str | None
@@ -262,8 +287,16 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 est, err = None, self._cannot_run[acc.name]
             else:
                 engine, precision, _ = self._plans.get(acc.name, (self._engine, w.precision, None))
-                est, err = self._estimate(acc, tp, batch, engine, precision)
-                if est is not None and not est.supported and getattr(est, "unsupported_field", "") == "gpus":
+                est, err = self._estimate(acc, tp, batch, engine, precision, parallel)
+                if (
+                    est is not None
+                    and not est.supported
+                    and getattr(est, "unsupported_field", "")
+                    in (
+                        "gpus",
+                        "parallel",
+                    )
+                ):
                     # this split only (heads that do not divide by tp): other splits and engines stand
                     err = f"not supported: {est.unsupported_reason}"
                     est = None
@@ -272,7 +305,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                         err = f"not supported: {est.unsupported_reason}"
                         est = None
                     else:
-                        est, err = self._substitute(acc, tp, batch, est)
+                        est, err = self._substitute(acc, tp, batch, est, parallel)
                 elif est is not None:
                     self._plans.setdefault(acc.name, (engine, precision, None))
             self._inf[k] = est
@@ -281,6 +314,32 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         if self._inf[k] is None:
             self.last_error = self._inf_err.get(k)
         return self._inf[k]
+
+    def pipelines(self, key: ConfigKey, acc: Accelerator, e: Estimate) -> bool:
+        """Whether to try this replica as a pipeline: GPUs of ``acc`` that talk over PCIe (no NVLink-class
+        fabric in this offer), running an engine that splits by layers with a batch in flight on each
+        GPU (vLLM, SGLang, TensorRT-LLM: ``EngineProfile.pipeline_microbatches``), where ``e`` is its own
+        split, tensor parallel. Over PCIe a pipeline passes one activation per token between GPUs where
+        tensor parallelism all-reduces twice per layer; vLLM's docs advise pipeline parallelism for a
+        model that fits one node whose GPUs lack NVLink (:data:`PIPELINE_SOURCE`). Over NVLink the
+        all-reduces are cheap and no measurement tells the two apart, so the engine's own split stays; so
+        it does on a part built for NVLink whose fabric the offer does not state (costed over PCIe, as
+        the row says, but most likely on NVLink: a pipeline there would favour the unstated offer).
+        Not for a past version named with the engine (vLLM before 0.5.1 and SGLang before 2025 had no
+        pipeline): llama.cpp's layer split is already its own."""
+        if e.gpus <= 1 or e.parallel != "tensor" or not e.supported or acc.has_nvlink_class_fabric:
+            return False
+        native = self.accelerator(key[0])
+        if native is not None and native.has_nvlink_class_fabric and fabric_unstated(key, e.gpus):
+            return False
+        from gpuscout.estimate.engines import resolve_engine
+
+        try:
+            prof = resolve_engine(e.engine)
+            named = resolve_engine(self._plans.get(acc.name, (self._engine, None, None))[0])
+        except InvalidInputError:  # a test's fake engine name
+            return False
+        return prof.pipeline_microbatches and not named.era
 
     def _pcie_slowdown(
         self, acc: Accelerator, key: ConfigKey, tp: int, batch: Load, e: Estimate
@@ -370,9 +429,15 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         """Choose tp and the number of instances; the operating point is filled in by ``detail``."""
+        self._layout.clear()  # another configuration's pipeline (a 2-GPU box's PP2) is not this one's
+        try:
+            return self._choose_split(key, acc)
+        finally:
+            self._layout.clear()  # an estimate asked later (the answer's hints) is of the engine's split
+
+    def _choose_split(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         w = self.w
         g = key[1]
-        active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
         best: tuple[int, float, int] | None = None  # instances, request latency at the load, tp
         chosen: tuple[int, Estimate, int, int] | None = None  # tp, estimate at cap, cap, instances
         last_why = "does not fit"
@@ -380,6 +445,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
         idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
         gpus_needed = 0  # the fewest GPUs (replicas x tp, over the splits tried) that carry the load
+        pipelined: dict[int, str] = {}  # tp -> why a pipeline replaced its tensor split
         for tp in tp_degrees(g):
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if why is not None or e_cap is None:
@@ -389,20 +455,23 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                     any_fit = True
                 continue
             any_fit = True
-            replicas = g // tp
-            if w.requests_per_s is not None:
-                rps_per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
-                inst = math.ceil(w.requests_per_s / (replicas * rps_per_replica) - 1e-9)
-                inst = self._instances_at_rate(acc, tp, max(inst, 1), replicas)
-            else:
-                inst = math.ceil((w.concurrency or 1) / (replicas * cap))
-            if w.monthly_output_tokens is not None:
-                # the volume may need more than the stated users: size on the replica's full throughput
-                e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
-                rate = (e_rate or e_cap).output_tokens_per_s_total
-                need_tps = w.monthly_output_tokens / active_s_month
-                inst = max(inst, math.ceil(need_tps / (replicas * rate) - 1e-9))
-            inst = max(inst, 1)
+            inst = self._instances(acc, tp, g, e_cap, cap)
+            if self.pipelines(key, acc, e_cap):
+                # a pipeline of the same GPUs (PCIe boxes): taken only where it carries the load on
+                # clearly fewer instances (:data:`PIPELINE_LEAD`); at about the same count tensor parallel
+                # answers each request sooner, on a calibrated speed
+                layout = (acc.name, acc.interconnect, tp)
+                self._layout.add(layout)
+                e_pp, cap_pp, why_pp = self._serve_replica(acc, tp, w.concurrency)
+                inst_pp = self._instances(acc, tp, g, e_pp, cap_pp) if why_pp is None and e_pp else 0
+                if e_pp is not None and 0 < inst_pp <= inst * (1.0 - PIPELINE_LEAD):
+                    pipelined[tp] = (
+                        f"a pipeline carries the load on {inst_pp} instance{'s' if inst_pp > 1 else ''} "
+                        f"where TP{tp} needs {inst}"
+                    )
+                    e_cap, cap, inst = e_pp, cap_pp, inst_pp
+                else:
+                    self._layout.discard(layout)
             need = tp * self._replicas_needed(acc, tp, e_cap, cap)
             gpus_needed = need if not gpus_needed else min(gpus_needed, need)
             outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
@@ -410,6 +479,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 break  # a larger split cannot need fewer instances
             # the smaller split wins at the same price (replicas keep headroom and need no fast link),
             # unless it leaves GPUs idle at this load: then the split that answers sooner
+            replicas = g // tp
             idle = self._leaves_replicas_idle(acc, tp, inst * replicas)
             compare = idle or best is not None  # a latency is only needed to tell two splits apart
             latency = self._latency_at_load(acc, tp, cap, inst * replicas) if compare else 0.0
@@ -441,6 +511,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 f"one GPU per replica leaves GPUs idle at this load; split, a request takes "
                 f"{best[1] if best else 0.0:.1f} s rather than {idle_latency[1]:.1f} s"
             )
+        if tp in pipelined:
+            why_split = f"{why_split}; {pipelined[tp]}" if why_split else pipelined[tp]
         return ConfigEval(
             key=key,
             fits=True,
@@ -459,9 +531,29 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             cap_batch=cap,
             detailed=False,
             layer_split=e_cap.parallel == "layer",
+            parallel="pipeline" if tp in pipelined else "",
             fabric_assumed=fabric_unstated(key, tp),
             gpus_needed=gpus_needed,
         )
+
+    def _instances(self, acc: Accelerator, tp: int, g: int, e_cap: Estimate, cap: int) -> int:
+        """Instances of ``g`` GPUs whose replicas of ``tp`` (at ``cap`` users each, as ``e_cap``) carry
+        the load within the targets: the users, the request rate or the monthly volume."""
+        w = self.w
+        replicas = g // tp
+        if w.requests_per_s is not None:
+            rps_per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
+            inst = math.ceil(w.requests_per_s / (replicas * rps_per_replica) - 1e-9)
+            inst = self._instances_at_rate(acc, tp, max(inst, 1), replicas)
+        else:
+            inst = math.ceil((w.concurrency or 1) / (replicas * cap))
+        if w.monthly_output_tokens is not None:
+            # the volume may need more than the stated users: size on the replica's full throughput
+            e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
+            rate = (e_rate or e_cap).output_tokens_per_s_total
+            active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
+            inst = max(inst, math.ceil(w.monthly_output_tokens / active_s_month / (replicas * rate) - 1e-9))
+        return max(inst, 1)
 
     def _replicas_needed(self, acc: Accelerator, tp: int, e_cap: Estimate, cap: int) -> int:
         """Replicas of ``tp`` GPUs (on any number of instances) that carry the load within the targets:
@@ -490,7 +582,11 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return ev
         done = self._detailed.get(ev.key)
         if done is None:
-            done = self._serve_detail(ev)
+            self._in_layout(ev)
+            try:
+                done = self._serve_detail(ev)
+            finally:
+                self._layout.clear()
             self._detailed[ev.key] = done
         return done
 
@@ -502,19 +598,29 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         if done is not None:
             return done
         assert ev.summary is not None and ev.accelerator is not None and ev.estimate is not None
-        full_e, full_b, _ = self._serve_replica(ev.accelerator, ev.tp, None)
-        e_full = full_e if full_e is not None and full_b > 0 else ev.estimate
-        per_replica = full_b if full_e is not None and full_b > 0 else ev.cap_batch
-        replicas_total = ev.instances * ev.replicas_per_instance
-        summary = dataclasses.replace(
-            ev.summary,
-            capacity_users=per_replica * replicas_total,
-            capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
-            capacity_limit=self._capacity_limit(ev.accelerator, ev.tp, per_replica),
-        )
+        self._in_layout(ev)
+        try:
+            full_e, full_b, _ = self._serve_replica(ev.accelerator, ev.tp, None)
+            e_full = full_e if full_e is not None and full_b > 0 else ev.estimate
+            per_replica = full_b if full_e is not None and full_b > 0 else ev.cap_batch
+            replicas_total = ev.instances * ev.replicas_per_instance
+            summary = dataclasses.replace(
+                ev.summary,
+                capacity_users=per_replica * replicas_total,
+                capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
+                capacity_limit=self._capacity_limit(ev.accelerator, ev.tp, per_replica),
+            )
+        finally:
+            self._layout.clear()
         done = dataclasses.replace(ev, summary=summary)
         self._complete[ev.key] = done
         return done
+
+    def _in_layout(self, ev: ConfigEval) -> None:
+        """Estimate ``ev``'s split as it was chosen: a pipeline where ``_configure`` took one."""
+        self._layout.clear()
+        if ev.parallel == "pipeline" and ev.accelerator is not None:
+            self._layout.add((ev.accelerator.name, ev.accelerator.interconnect, ev.tp))
 
     def _capacity_limit(self, acc: Accelerator, tp: int, per_replica: int) -> str | None:
         """What stops a replica at ``per_replica`` users: the latency targets when the batch that fits
@@ -606,7 +712,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             weights_gb=e_op.memory.weights_gb,
             model_weights_gb=e_op.memory.model_weights_total_gb(tp),
             calibration_basis=e_op.assumptions.get("calibration_basis"),
-            speed_calibrated=e_op.speed_calibrated,
+            speed_calibrated=e_op.speed_calibrated and ev.parallel != "pipeline",
             kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op,
             max_batch_per_replica=e_op.max_running or e_op.max_batch,
@@ -622,7 +728,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             output_tokens=monthly,
             estimate=e_op,
             detailed=True,
-            pcie_tp_slowdown=self._pcie_slowdown(acc, ev.key, tp, load, e_op),
+            pcie_tp_slowdown=None if ev.parallel else self._pcie_slowdown(acc, ev.key, tp, load, e_op),
             warnings=tuple(e_op.warnings),
         )
 
@@ -633,28 +739,39 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         w, g = self.w, key[1]
         out_total = w.output_tokens_total or 0.0
-        best: tuple[float, int, Estimate] | None = None
+        # (time on one instance, tp, a pipeline rather than the engine's own split, estimate) per layout
+        tried: list[tuple[float, int, bool, Estimate]] = []
         why = "does not fit"
         for tp in tp_degrees(g):
             e = self.infer(acc, tp, "max")
-            if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
-                why = f"does not fit: {e.binding_constraint}" if e is not None else self.last_error or why
-                why += beyond_one_node(e, tp, g)
-                continue
-            replicas = g // tp
-            # the estimate's output rate at a full batch already pays for each request's prefill (its
-            # steps carry the prompts of arriving requests); only prompt tokens beyond the request shape
-            # it was asked at (an input total larger than requests x prompt_tokens) add prefill time
-            requests = out_total / w.output_tokens
-            beyond = max(0.0, w.input_tokens - requests * w.prompt_tokens)
-            prefill = beyond / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
-            time_1 = (prefill + out_total / e.output_tokens_per_s_total) / replicas
-            if best is None or (time_1, tp) < (best[0], best[1]):
-                best = (time_1, tp, e)
-        if best is None:
+            layouts = [(False, e)]
+            if e is not None and self.pipelines(key, acc, e):
+                layouts.append((True, self.infer(acc, tp, "max", "layer")))
+            for pipeline, e in layouts:
+                if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
+                    if not pipeline:
+                        why = f"does not fit: {e.binding_constraint}" if e else self.last_error or why
+                        why += beyond_one_node(e, tp, g)
+                    continue
+                tried.append((self._job_seconds(e) / (g // tp), tp, pipeline, e))
+        if not tried:
             kind = "fit" if why.startswith("does not fit") else reject_kind_of(why)
             return reject(key, acc, why, kind=kind)
-        time_1, tp, e = best
+        # a pipeline (uncalibrated) only where it finishes clearly sooner (:data:`PIPELINE_LEAD`) than the
+        # fastest tensor split of any width on this instance (TP4 x 2 on 8 GPUs as well as TP8)
+        tensor = min((t for t in tried if not t[2]), default=None, key=lambda t: (t[0], t[1]))
+        bar = tensor[0] * (1.0 - PIPELINE_LEAD) if tensor is not None else math.inf
+        time_1, tp, pipeline, e = min(
+            (t for t in tried if not t[2] or t[0] <= bar), key=lambda t: (t[0], t[1], t[2])
+        )
+        why_split = None
+        if pipeline and tensor is not None:
+            replicas_tp = g // tensor[1]
+            split = f"TP{tensor[1]}" + (f" x {replicas_tp} replicas" if replicas_tp > 1 else "")
+            why_split = (
+                f"it finishes in {duration(time_1)} on one instance where its fastest tensor-parallel split "
+                f"({split}) takes {duration(tensor[0])}"
+            )
         weights_total = e.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
         warm = job_warmup_s(download + w.dataset_gb, download, self.a)
@@ -673,7 +790,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             weights_gb=e.memory.weights_gb,
             model_weights_gb=weights_total,
             calibration_basis=e.assumptions.get("calibration_basis"),
-            speed_calibrated=e.speed_calibrated,
+            speed_calibrated=e.speed_calibrated and not pipeline,  # no calibration row runs a pipeline
             kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch,
             max_batch_per_replica=e.max_running or e.max_batch,
@@ -698,11 +815,25 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             load_gb=download,
             output_tokens=out_total,
             estimate=e,
-            pcie_tp_slowdown=self._pcie_slowdown(acc, key, tp, e.batch, e),
+            pcie_tp_slowdown=None if pipeline else self._pcie_slowdown(acc, key, tp, e.batch, e),
             warnings=tuple(e.warnings),
             layer_split=e.parallel == "layer",
+            parallel="pipeline" if pipeline else "",
+            split_why=why_split,
             fabric_assumed=fabric_unstated(key, tp),
         )
+
+    def _job_seconds(self, e: Estimate) -> float:
+        """Seconds one replica running as ``e`` takes for the whole job."""
+        w = self.w
+        out_total = w.output_tokens_total or 0.0
+        # the estimate's output rate at a full batch already pays for each request's prefill (its steps
+        # carry the prompts of arriving requests); only prompt tokens beyond the request shape it was asked
+        # at (an input total larger than requests x prompt_tokens) add prefill time
+        requests = out_total / w.output_tokens
+        beyond = max(0.0, w.input_tokens - requests * w.prompt_tokens)
+        prefill = beyond / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
+        return prefill + out_total / e.output_tokens_per_s_total
 
 
 def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:

@@ -410,6 +410,19 @@ def _training_storage(ctx: RowContext) -> str | None:
     )
 
 
+def _pipeline_flag(ev: ConfigEval) -> str:
+    """', --pipeline-parallel-size 4 on vllm': how to start the row's pipeline ("" for an unknown engine)."""
+    if ev.estimate is None:
+        return ""
+    from gpuscout.estimate.engines import resolve_engine
+
+    try:
+        flag = resolve_engine(ev.estimate.engine).pipeline_flag
+    except GpuscoutError:
+        return ""
+    return f", {flag} {ev.tp} on {ev.estimate.engine}" if flag else ""
+
+
 def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> None:
     w, ev, offer = ctx.workload, ctx.ev, ctx.offer
     g = ev.gpus_per_instance
@@ -417,12 +430,19 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         if ev.tp == 1 and g > 1:
             reasons.append(f"model fits one GPU: {ev.replicas_per_instance} replicas, not split")
         elif ev.tp > 1:
-            how = (
-                f"by layers over {ev.tp} GPUs (the engine's layer split: whole layers per GPU, taking turns, "
-                "so a token is no faster than on one GPU)"
-                if ev.layer_split
-                else f"over {ev.tp} GPUs (TP{ev.tp})"
-            )
+            if ev.parallel == "pipeline":
+                how = (
+                    f"by layers over {ev.tp} GPUs as a pipeline (PP{ev.tp}{_pipeline_flag(ev)}: whole layers "
+                    "per GPU with a batch in flight on each, so the GPUs work at once, though a token is no "
+                    "faster than on one GPU)"
+                )
+            elif ev.layer_split:
+                how = (
+                    f"by layers over {ev.tp} GPUs (the engine's layer split: whole layers per GPU, taking "
+                    "turns, so a token is no faster than on one GPU)"
+                )
+            else:
+                how = f"over {ev.tp} GPUs (TP{ev.tp})"
             why = f": {ev.split_why}" if ev.split_why else ""
             reasons.append(f"model split {how}{why}")
         slower = (
@@ -431,8 +451,9 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             else " slowed by the all-reduce over PCIe"
         )
         if ev.tp > 1 and ev.fabric_assumed and ev.layer_split:
+            split = f"PP{ev.tp} pipeline" if ev.parallel == "pipeline" else f"{ev.tp}-way layer split"
             warnings.append(
-                f"interconnect not stated by the source: the {ev.tp}-way layer split costed over PCIe "
+                f"interconnect not stated by the source: the {split} costed over PCIe "
                 f"(it passes one activation per token between GPUs, so PCIe costs it little)"
             )
         elif ev.tp > 1 and ev.fabric_assumed:

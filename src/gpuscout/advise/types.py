@@ -32,8 +32,9 @@ class Config:
     gpus_used: int
     nodes: int  # instances that must talk over an inter-node fabric (training), else 1
     spot: bool
-    # how a replica's ``tp`` GPUs share the model: "tensor" (each layer sharded) or "layer" (each GPU
-    # holds whole layers and they take turns, llama.cpp's --split-mode layer); a training row's, how its
+    # how a replica's ``tp`` GPUs share the model: "tensor" (each layer sharded), "layer" (each GPU
+    # holds whole layers and they take turns, llama.cpp's --split-mode layer) or "pipeline" (whole layers
+    # per GPU with a batch in flight on each: vLLM's --pipeline-parallel-size); a training row's, how its
     # GPUs share the job: "data" (a full replica per GPU), "fsdp", "zero1".."zero3", "none" (one GPU)
     parallel: str = "tensor"
     # training rows: how the GPUs share the work ("FSDP across 8 GPUs ...; micro-batch 1 x 2,048 tokens")
@@ -43,8 +44,12 @@ class Config:
 
     @property
     def split(self) -> str:
-        """How one replica's GPUs share the model: 'TP2', '2-way layer split' ('TP1' on one GPU)."""
-        return f"{self.tp}-way layer split" if self.parallel == "layer" and self.tp > 1 else f"TP{self.tp}"
+        """How one replica's GPUs share the model: 'TP2', '2-way layer split', 'PP4' ('TP1' on one GPU)."""
+        if self.tp > 1 and self.parallel == "layer":
+            return f"{self.tp}-way layer split"
+        if self.tp > 1 and self.parallel == "pipeline":
+            return f"PP{self.tp}"
+        return f"TP{self.tp}"
 
     def describe(self, accelerator: str = "GPU") -> str:
         """'2x H100-SXM TP2', '2x V100 2-way layer split', '3 x 1x L40S', '8x A100 8 replicas',

@@ -85,6 +85,11 @@ from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
+#: What a pipeline's speed rests on: no calibration row runs an engine's pipeline parallelism.
+PIPELINE_UNCALIBRATED = (
+    "the pipeline's speed is the layer split's physics, not fitted: no calibration row runs a pipeline"
+)
+
 PARALLEL_MODES = {
     "tensor": "tensor",
     "tp": "tensor",
@@ -735,7 +740,8 @@ def _prepare(
         warnings.append(
             f"{eng.label} splits layers over GPUs as pipeline parallelism: "
             + (
-                f"up to {gpus} batches in flight, one per GPU (a request's own prompt is not pipelined)"
+                f"up to {gpus} batches in flight, one per GPU (a request's own prompt is not pipelined; "
+                f"{eng.pipeline_flag} {gpus}); {PIPELINE_UNCALIBRATED}"
                 if eng.pipeline_microbatches
                 else "one batch at a time, visiting the GPUs in turn"
             )

@@ -241,6 +241,8 @@ class EngineProfile:
     # one batch visits the GPUs in turn and the others idle (llama.cpp's decode, accelerate's
     # device_map): :func:`serving.serve_pipelined`
     pipeline_microbatches: bool = False
+    # the launch flag that sets that pipeline's depth, as the advisor tells a renter to start it
+    pipeline_flag: str = ""
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
     # one scheduler iteration takes up to ``prefill_batch_tokens`` tokens (decodes first, then prompt
     # tokens) and runs them as micro-batches of ``prefill_chunk_tokens``, each reading the weights again:
@@ -618,6 +620,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         pipeline_microbatches=True,
+        pipeline_flag="--pipeline-parallel-size",  # docs.vllm.ai serving/parallelism_scaling
         label="vLLM (V1 engine)",
         past_label="vLLM",
         sparse_mla_kv=SPARSE_MLA_FP8,
@@ -703,6 +706,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="sglang",
         pipeline_microbatches=True,
+        pipeline_flag="--pp-size",  # docs.sglang.ai server arguments (--pp-size / --pipeline-parallel-size)
         label="SGLang",
         cpu_overlap=True,
         kv_grows_on_demand=True,
@@ -804,6 +808,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="tensorrt-llm",
         pipeline_microbatches=True,
+        pipeline_flag="--pp_size",  # trtllm-serve / trtllm-build --pp_size
         label="TensorRT-LLM",
         cpu_overlap=True,
         bandwidth_efficiency=_eff(default=0.7118),

@@ -443,7 +443,9 @@ class ConfigOut(BaseModel):
     parallel: str = Field(
         default="tensor",
         description="serving and batch rows: how a replica's tp GPUs share the model, tensor (each layer "
-        "sharded) or layer (whole layers per GPU, taking turns: llama.cpp); training rows: how the GPUs "
+        "sharded), layer (whole layers per GPU, taking turns: llama.cpp) or pipeline (whole layers per GPU "
+        "with a batch in flight on each: vLLM's --pipeline-parallel-size, tried where the GPUs talk over "
+        "PCIe); training rows: how the GPUs "
         "share the job, data (a full replica per GPU), fsdp or zero1/zero2/zero3 (sharded), or none (one "
         "GPU), as training says in words",
     )

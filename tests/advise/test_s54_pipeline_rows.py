@@ -1,0 +1,178 @@
+"""The advisor tries a pipeline (vLLM's --pipeline-parallel-size) where the GPUs talk over PCIe: a batch job
+takes it where it finishes clearly sooner than tensor parallelism, a live endpoint where it needs fewer
+instances; over NVLink, and for a lead within the pipeline's uncalibrated margin, tensor parallelism stays."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.configs import fabric_accelerator
+from gpuscout.advise.inference_configs import PIPELINE_LEAD
+from gpuscout.advise.workload import BatchWorkload, ServeWorkload
+from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.estimate import estimate
+from gpuscout.knowledge.accelerators import resolve_gpu
+from gpuscout.web.schemas import RecommendationOut
+from tests.catalog.helpers import make_offer
+
+NOW = datetime(2026, 12, 5, tzinfo=UTC)
+
+
+def _box(accelerator: str, gpus: int, memory_gb: float, price: float, interconnect: Interconnect) -> Offer:
+    return make_offer(
+        provider="example",
+        instance_type=f"{gpus}x{accelerator}",
+        region="eu-1",
+        accelerator=accelerator,
+        gpu_count=gpus,
+        gpu_memory_gb=memory_gb,
+        price_usd_per_hour=price,
+        source="test",
+        observed_at=NOW,
+        interconnect=interconnect,
+        availability=Availability.AVAILABLE,
+    )
+
+
+def _rate(model: str, gpu: str, gpus: int, parallel: str, precision: str | None, interconnect: str) -> float:
+    """The estimator's output tokens/s at a full batch, on the GPU as the offer installs it."""
+    acc = fabric_accelerator(resolve_gpu(gpu), interconnect)
+    e = estimate(
+        model, acc, gpus=gpus, precision=precision, engine="vllm", batch="max", parallel=parallel,
+        context_in=1024, context_out=256,
+    )  # fmt: skip
+    assert e.fits
+    return e.output_tokens_per_s_total
+
+
+def test_a_batch_job_on_pcie_cards_runs_as_a_pipeline_when_it_finishes_clearly_sooner() -> None:
+    # 70B AWQ on 4x RTX 4090 (no peer-to-peer: every all-reduce is staged through host memory)
+    tp = _rate("llama-3.1-70b", "RTX4090", 4, "tensor", "awq", "pcie")
+    pp = _rate("llama-3.1-70b", "RTX4090", 4, "layer", "awq", "pcie")
+    assert pp > tp / (1.0 - PIPELINE_LEAD)  # the estimator's own lead, beyond the margin
+    w = BatchWorkload(model="llama-3.1-70b", precision="awq", engine="vllm", output_tokens_total=5e7)
+    box = _box("RTX4090", 4, 24.0, 1.4, Interconnect.PCIE)
+    r = advise(w, [box], top=3, now=NOW).rows[0]
+    assert r.config.tp == 4 and r.config.parallel == "pipeline"
+    assert r.config.describe(r.offer.accelerator).endswith("4x RTX4090 PP4")
+    assert r.estimate is not None and r.estimate.throughput == pytest.approx(
+        pp * r.config.instances, rel=1e-6
+    )
+    split = next(x for x in r.reasons if "split by layers" in x)
+    assert "as a pipeline (PP4, --pipeline-parallel-size 4 on vllm" in split
+    assert "where its fastest tensor-parallel split (TP4) takes" in split
+    assert not any("tensor-parallel decode" in x for x in r.warnings)  # no all-reduce to warn of
+    assert any("no calibration row runs a pipeline" in x for x in r.warnings)
+    out = RecommendationOut.from_rec(r)
+    assert out.config.parallel == "pipeline" and "PP4" in out.config.description
+
+
+def test_over_nvlink_tensor_parallelism_stays_though_the_physics_favours_the_pipeline() -> None:
+    """No measurement tells the two apart over NVLink, where the all-reduces are cheap and vLLM's advice
+    is tensor parallelism within a node: the estimator's (uncalibrated) pipeline lead is not acted on."""
+    tp = _rate("llama-3.1-70b", "H100-SXM", 8, "tensor", None, "nvlink")
+    pp = _rate("llama-3.1-70b", "H100-SXM", 8, "layer", None, "nvlink")
+    assert pp > tp / (1.0 - PIPELINE_LEAD)
+    w = BatchWorkload(model="llama-3.1-70b", engine="vllm", output_tokens_total=5e7)
+    r = advise(w, [_box("H100-SXM", 8, 80.0, 20.0, Interconnect.NVLINK)], top=3, now=NOW).rows[0]
+    assert r.config.parallel == "tensor"
+
+
+def test_a_pipeline_lead_within_the_margin_keeps_tensor_parallelism() -> None:
+    # Qwen2.5-32B AWQ on 2x A10G: the pipeline is a few percent faster by the estimator's physics, less
+    # than the margin its missing calibration asks for
+    tp = _rate("qwen2.5-32b", "A10G", 2, "tensor", "awq", "pcie")
+    pp = _rate("qwen2.5-32b", "A10G", 2, "layer", "awq", "pcie")
+    assert tp < pp < tp / (1.0 - PIPELINE_LEAD)
+    w = BatchWorkload(model="qwen2.5-32b", precision="awq", engine="vllm", output_tokens_total=5e7)
+    r = advise(w, [_box("A10G", 2, 24.0, 2.0, Interconnect.PCIE)], top=3, now=NOW).rows[0]
+    assert r.config.tp == 2 and r.config.parallel == "tensor"
+
+
+def _serve_rows(*offers: Offer):  # type: ignore[no-untyped-def]
+    # relaxed targets (an internal tool): the batch a replica takes is set by memory, not latency
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", concurrency=400, tpot_ms_max=150.0,
+        ttft_ms_max=10_000.0,
+    )  # fmt: skip
+    return advise(w, list(offers), top=10, now=NOW).rows
+
+
+def test_an_endpoint_takes_a_pipeline_only_where_it_needs_fewer_instances() -> None:
+    two = _box("L40S", 2, 48.0, 0.8, Interconnect.PCIE)
+    (r,) = _serve_rows(two)
+    assert r.config.tp == 2 and r.config.parallel == "pipeline"
+    split = next(x for x in r.reasons if "split by layers" in x)
+    assert f"a pipeline carries the load on {r.config.instances} instances where TP2 needs" in split
+    tp_needs = int(split.rsplit("TP2 needs ", 1)[1].split()[0].rstrip(")"))
+    assert tp_needs > r.config.instances
+    # the operating point and the capacity shown are the pipeline's (every later estimate of the split)
+    assert r.estimate is not None and r.estimate.engine == "vllm"
+    assert any("pipeline parallelism" in x for x in r.warnings)
+
+
+def test_one_box_pipeline_does_not_leak_into_another_box_of_the_same_gpu() -> None:
+    """A 2-GPU box's PP2 and a 4-GPU box's TP2 replicas are decided apart: the 4-GPU row is labelled as it
+    runs (a vLLM split is tensor parallel or a pipeline, never llama.cpp's layer split)."""
+    rows = _serve_rows(
+        _box("L40S", 2, 48.0, 0.8, Interconnect.PCIE), _box("L40S", 4, 48.0, 1.6, Interconnect.PCIE)
+    )
+    assert len(rows) == 2
+    for r in rows:
+        assert r.config.parallel in ("tensor", "pipeline"), r.config
+        assert (r.config.parallel == "pipeline") == any("pipeline parallelism" in x for x in r.warnings)
+
+
+def test_chat_targets_keep_tensor_parallelism_for_an_endpoint() -> None:
+    """At chat targets a replica holds few users: the pipeline saves no instance, tensor parallelism
+    answers each request sooner."""
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", concurrency=400, latency_targets="chat"
+    )
+    rows = advise(w, [_box("L40S", 4, 48.0, 1.6, Interconnect.PCIE)], top=3, now=NOW).rows
+    assert rows and all(r.config.parallel == "tensor" for r in rows)
+
+
+def test_a_batch_pipeline_must_beat_the_fastest_tensor_split_of_any_width() -> None:
+    """8x L40S, 70B in 16-bit: PP8 is ~1 % faster than two TP4 replicas (far faster than TP8): within the
+    margin, so the two TP4 replicas run it, and no reason compares the pipeline with TP8 alone."""
+    tp4 = _rate("llama-3.1-70b", "L40S", 4, "tensor", None, "pcie") * 2
+    tp8 = _rate("llama-3.1-70b", "L40S", 8, "tensor", None, "pcie")
+    pp8 = _rate("llama-3.1-70b", "L40S", 8, "layer", None, "pcie")
+    assert pp8 > tp8 / (1.0 - PIPELINE_LEAD) and tp4 < pp8 < tp4 / (1.0 - PIPELINE_LEAD)
+    w = BatchWorkload(model="llama-3.1-70b", engine="vllm", output_tokens_total=5e7)
+    r = advise(w, [_box("L40S", 8, 48.0, 6.0, Interconnect.PCIE)], top=3, now=NOW).rows[0]
+    assert (r.config.tp, r.config.replicas_per_instance, r.config.parallel) == (4, 2, "tensor")
+
+
+def test_a_pipeline_row_is_marked_uncalibrated_and_its_pick_says_why() -> None:
+    w = BatchWorkload(model="llama-3.1-70b", precision="awq", engine="vllm", output_tokens_total=5e7)
+    answer = advise(w, [_box("RTX4090", 4, 24.0, 1.4, Interconnect.PCIE)], top=3, now=NOW)
+    r = answer.rows[0]
+    assert r.config.parallel == "pipeline" and r.estimate is not None and not r.estimate.speed_calibrated
+    assert any("as a pipeline" in p.text for p in answer.uncalibrated_picks)
+
+
+def test_no_pipeline_for_a_past_engine_version_or_an_nvlink_part_on_an_unstated_fabric() -> None:
+    # vLLM before 0.5.1 had no pipeline parallelism: a version named keeps its tensor split
+    w = BatchWorkload(model="qwen2.5-32b", engine="vllm 0.4", output_tokens_total=5e7)
+    rows = advise(w, [_box("L40S", 4, 48.0, 3.0, Interconnect.PCIE)], top=3, now=NOW).rows
+    assert rows and all(r.config.parallel != "pipeline" for r in rows)
+    # an 8x H100-SXM box whose source does not state its fabric: costed over PCIe, but no pipeline
+    w = BatchWorkload(model="llama-3.1-70b", engine="vllm", output_tokens_total=5e7)
+    r = advise(w, [_box("H100-SXM", 8, 80.0, 20.0, Interconnect.UNKNOWN)], top=3, now=NOW).rows[0]
+    assert r.fabric_assumed and r.config.parallel == "tensor"
+
+
+def test_an_endpoint_keeps_tensor_parallelism_for_a_saving_within_the_margin() -> None:
+    """2,000 users on 2x L40S: a pipeline needs one instance fewer of ~46 (2 %): not worth the slower
+    first token on an uncalibrated speed."""
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", concurrency=2000, tpot_ms_max=150.0,
+        ttft_ms_max=10_000.0,
+    )  # fmt: skip
+    rows = advise(w, [_box("L40S", 2, 48.0, 0.8, Interconnect.PCIE)], top=3, now=NOW).rows
+    assert rows and all(r.config.parallel == "tensor" for r in rows)
