@@ -176,3 +176,43 @@ def test_an_endpoint_keeps_tensor_parallelism_for_a_saving_within_the_margin() -
     )  # fmt: skip
     rows = advise(w, [_box("L40S", 2, 48.0, 0.8, Interconnect.PCIE)], top=3, now=NOW).rows
     assert rows and all(r.config.parallel == "tensor" for r in rows)
+
+
+def test_a_layout_flag_in_the_engine_tells_the_advisor_user_to_leave_it_out() -> None:
+    """The estimator's answer (--gpus N --parallel layer) names options the advisor does not have."""
+    from gpuscout.errors import InvalidInputError
+
+    w = BatchWorkload(model="llama-3.1-8b", engine="vllm -pp 2", output_tokens_total=1e6)
+    with pytest.raises(InvalidInputError) as err:
+        advise(w, [_box("L40S", 2, 48.0, 0.8, Interconnect.PCIE)], top=3, now=NOW)
+    assert err.value.field == "engine"
+    assert (
+        "which the advisor chooses for each offer" in err.value.message
+        and "leave it out" in err.value.message
+    )
+    assert "--parallel" not in str(err.value)
+
+
+def test_the_estimate_calls_a_vllm_layer_split_a_pipeline() -> None:
+    e = estimate(
+        "llama-3.1-70b", "RTX4090", gpus=4, precision="awq", engine="vllm", parallel="layer", batch=8
+    )
+    assert str(e.assumptions["parallel"]).startswith(
+        "pipeline over 4 GPUs (whole layers per GPU, a batch in flight"
+    )
+    e = estimate("llama-3.1-70b", "RTX4090", gpus=4, precision="gguf-q4_k_m", engine="llama.cpp", batch=8)
+    assert str(e.assumptions["parallel"]).startswith("layer split over 4 GPUs")
+
+
+def test_a_pipeline_runs_on_every_gpu_of_a_box_tensor_parallelism_leaves_partly_idle() -> None:
+    """5x RTX 4090: TP4 (or PP4) leaves a paid GPU idle; a pipeline has no head count to divide: PP5."""
+    pp4 = _rate("llama-3.1-70b", "RTX4090", 4, "layer", "awq", "pcie")
+    pp5 = _rate("llama-3.1-70b", "RTX4090", 5, "layer", "awq", "pcie")
+    assert pp5 > pp4
+    w = BatchWorkload(model="llama-3.1-70b", precision="awq", engine="vllm", output_tokens_total=5e7)
+    r = advise(w, [_box("RTX4090", 5, 24.0, 2.0, Interconnect.PCIE)], top=3, now=NOW).rows[0]
+    assert (r.config.tp, r.config.parallel, r.config.idle_per_instance) == (5, "pipeline", 0)
+    assert r.config.describe(r.offer.accelerator).endswith("5x RTX4090 PP5")
+    assert r.estimate is not None and r.estimate.throughput == pytest.approx(
+        pp5 * r.config.instances, rel=1e-6
+    )

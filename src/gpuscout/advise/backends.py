@@ -250,6 +250,17 @@ def in_workload_words(exc: InvalidInputError) -> InvalidInputError:
     (``context_in + context_out``), so every face names what its user gave. ``exc`` itself when it
     names neither (an unknown name, a model of another kind keep their type and details)."""
 
+    from gpuscout.estimate.launch_flags import SETS_LAYOUT
+
+    if exc.field == "engine" and SETS_LAYOUT in exc.message:  # the advisor has no --gpus / --parallel
+        said = exc.message.split(f" {SETS_LAYOUT}")[0]
+        return InvalidInputError(
+            "engine",
+            f"{said} sets the parallel layout, which the advisor chooses for each offer (tensor parallel, "
+            "replicas, a pipeline where the GPUs talk over PCIe): leave it out",
+            exc.accepted,
+        )
+
     def ours(text: str) -> str:
         return _ESTIMATOR_WORD.sub(lambda m: ESTIMATOR_WORDS[m.group(1)], text)
 

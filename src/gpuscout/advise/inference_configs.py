@@ -742,18 +742,23 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         # (time on one instance, tp, a pipeline rather than the engine's own split, estimate) per layout
         tried: list[tuple[float, int, bool, Estimate]] = []
         why = "does not fit"
+        layouts: list[tuple[bool, int, Estimate | None]] = []  # (a pipeline, its width, the estimate)
         for tp in tp_degrees(g):
             e = self.infer(acc, tp, "max")
-            layouts = [(False, e)]
+            layouts.append((False, tp, e))
             if e is not None and self.pipelines(key, acc, e):
-                layouts.append((True, self.infer(acc, tp, "max", "layer")))
-            for pipeline, e in layouts:
-                if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
-                    if not pipeline:
-                        why = f"does not fit: {e.binding_constraint}" if e else self.last_error or why
-                        why += beyond_one_node(e, tp, g)
-                    continue
-                tried.append((self._job_seconds(e) / (g // tp), tp, pipeline, e))
+                layouts.append((True, tp, self.infer(acc, tp, "max", "layer")))
+        if any(pipeline for pipeline, _, _ in layouts):
+            # a pipeline has no head count to divide: it also runs on every GPU of a 3, 5, 6 or 10-GPU box
+            # (PP5, or PP3 x 2 replicas) that tensor parallelism leaves partly idle
+            layouts += [(True, n, self.infer(acc, n, "max", "layer")) for n in _odd_widths(g)]
+        for pipeline, tp, e in layouts:
+            if e is None or not e.fits or e.output_tokens_per_s_total <= 0:
+                if not pipeline:
+                    why = f"does not fit: {e.binding_constraint}" if e else self.last_error or why
+                    why += beyond_one_node(e, tp, g)
+                continue
+            tried.append((self._job_seconds(e) / (g // tp), tp, pipeline, e))
         if not tried:
             kind = "fit" if why.startswith("does not fit") else reject_kind_of(why)
             return reject(key, acc, why, kind=kind)
@@ -834,6 +839,11 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         beyond = max(0.0, w.input_tokens - requests * w.prompt_tokens)
         prefill = beyond / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
         return prefill + out_total / e.output_tokens_per_s_total
+
+
+def _odd_widths(g: int) -> list[int]:
+    """The widths beyond the powers of two that divide ``g`` GPUs: 6 -> [3, 6], 10 -> [5, 10], 5 -> [5]."""
+    return [n for n in range(3, g + 1) if g % n == 0 and n & (n - 1)]
 
 
 def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:

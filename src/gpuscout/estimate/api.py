@@ -1481,7 +1481,12 @@ def _memory_assumptions(
                 "sequences and keeps only their cache (attention, embedding and lm_head on every GPU)"
             )
     elif st.gpus > 1:
-        out["parallel"] = f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
+        out["parallel"] = (
+            f"pipeline over {st.gpus} GPUs (whole layers per GPU, a batch in flight on each; no batch-1 "
+            "speed-up)"
+            if st.engine.pipeline_microbatches and st.engine.continuous_batching
+            else f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
+        )
         if lacks_peer_access(st.acc):
             out["parallel"] += (
                 f"; {st.acc.full_name or st.acc.name} cards have no GPU peer-to-peer access: each hand-off "

@@ -149,6 +149,10 @@ _LAYOUT_INPUT = {
 }
 
 
+#: What a refused layout flag's error says it does (the advisor rewords what to do instead).
+SETS_LAYOUT = "sets the parallel layout, which gpuscout takes as an input of its own"
+
+
 def _refuse_layout_flags(text: str) -> None:
     m = _LAYOUT_FLAGS.search(text)
     if m is None:
@@ -158,7 +162,7 @@ def _refuse_layout_flags(text: str) -> None:
     said = f"{name} {m.group(2)}" if m.group(2) else name
     raise InvalidInputError(
         "engine",
-        f"{said} sets the parallel layout, which gpuscout takes as an input of its own: give "
+        f"{said} {SETS_LAYOUT}: give "
         f"{_LAYOUT_INPUT[kind]} instead",
         "engine launch flags other than the layout's",
     )
