@@ -16,25 +16,16 @@ from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.estimate import estimate
 from gpuscout.knowledge.accelerators import resolve_gpu
 from gpuscout.web.schemas import RecommendationOut
-from tests.catalog.helpers import make_offer
+from tests.advise.helpers import offer
 
 NOW = datetime(2026, 12, 5, tzinfo=UTC)
 
 
 def _box(accelerator: str, gpus: int, memory_gb: float, price: float, interconnect: Interconnect) -> Offer:
-    return make_offer(
-        provider="example",
-        instance_type=f"{gpus}x{accelerator}",
-        region="eu-1",
-        accelerator=accelerator,
-        gpu_count=gpus,
-        gpu_memory_gb=memory_gb,
-        price_usd_per_hour=price,
-        source="test",
-        observed_at=NOW,
-        interconnect=interconnect,
-        availability=Availability.AVAILABLE,
-    )
+    return offer(
+        "example", accelerator, gpus, price, memory=memory_gb, interconnect=interconnect,
+        availability=Availability.AVAILABLE, observed_at=NOW,
+    )  # fmt: skip
 
 
 def _rate(model: str, gpu: str, gpus: int, parallel: str, precision: str | None, interconnect: str) -> float:
