@@ -207,3 +207,32 @@ def test_a_pipeline_runs_on_every_gpu_of_a_box_tensor_parallelism_leaves_partly_
     assert r.estimate is not None and r.estimate.throughput == pytest.approx(
         pp5 * r.config.instances, rel=1e-6
     )
+
+
+def test_an_endpoint_on_a_five_gpu_box_runs_one_pipeline_over_all_five() -> None:
+    """125 users of a 70B AWQ within relaxed targets: TP4 leaves the fifth 4090 idle and needs two boxes; a
+    pipeline over all five carries them on one."""
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", concurrency=125, tpot_ms_max=350.0,
+        ttft_ms_max=5000.0,
+    )  # fmt: skip
+    (r,) = advise(w, [_box("RTX4090", 5, 24.0, 2.0, Interconnect.PCIE)], top=3, now=NOW).rows
+    assert (r.config.tp, r.config.parallel, r.config.instances, r.config.idle_per_instance) == (
+        5,
+        "pipeline",
+        1,
+        0,
+    )
+    assert any("PP5 carries the load on 1 instance where 4 GPUs per replica need 2" in x for x in r.reasons)
+
+
+def test_an_endpoint_takes_a_pipeline_that_answers_clearly_sooner_on_as_many_instances() -> None:
+    """200 users on an 8x 4090 box with no latency targets: two TP4 replicas (all-reduces staged through host
+    memory) take ~2 min a request, one PP8 about half that, on the same single box."""
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", concurrency=200, latency_targets="none"
+    )
+    (r,) = advise(w, [_box("RTX4090", 8, 24.0, 2.8, Interconnect.PCIE)], top=3, now=NOW).rows
+    assert (r.config.tp, r.config.parallel, r.config.instances) == (8, "pipeline", 1)
+    split = next(x for x in r.reasons if "split by layers" in x)
+    assert "PP8 answers sooner: a request takes" in split and "where 4 GPUs per replica take" in split

@@ -446,8 +446,17 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
         gpus_needed = 0  # the fewest GPUs (replicas x tp, over the splits tried) that carry the load
         pipelined: dict[int, str] = {}  # tp -> why a pipeline replaced its tensor split
+        pipelines = False  # the engine and the box take a pipeline (:meth:`pipelines`)
+        tried = 0  # the widest split tried (the loop stops where a wider one cannot need fewer instances)
         for tp in tp_degrees(g):
+            tried = tp
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
+            if e_cap is not None and self.pipelines(key, acc, e_cap):
+                pipelines = True
+                tensor = (e_cap, cap) if why is None else None
+                pp = self._pipeline_instead(acc, tp, g, tensor)
+                if pp is not None:
+                    e_cap, cap, why, pipelined[tp] = pp[0], pp[1], None, pp[2]
             if why is not None or e_cap is None:
                 last_why = (why or last_why) + beyond_one_node(e_cap, tp, g)
                 outcome[tp] = last_why
@@ -456,22 +465,6 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 continue
             any_fit = True
             inst = self._instances(acc, tp, g, e_cap, cap)
-            if self.pipelines(key, acc, e_cap):
-                # a pipeline of the same GPUs (PCIe boxes): taken only where it carries the load on
-                # clearly fewer instances (:data:`PIPELINE_LEAD`); at about the same count tensor parallel
-                # answers each request sooner, on a calibrated speed
-                layout = (acc.name, acc.interconnect, tp)
-                self._layout.add(layout)
-                e_pp, cap_pp, why_pp = self._serve_replica(acc, tp, w.concurrency)
-                inst_pp = self._instances(acc, tp, g, e_pp, cap_pp) if why_pp is None and e_pp else 0
-                if e_pp is not None and 0 < inst_pp <= inst * (1.0 - PIPELINE_LEAD):
-                    pipelined[tp] = (
-                        f"a pipeline carries the load on {inst_pp} instance{'s' if inst_pp > 1 else ''} "
-                        f"where TP{tp} needs {inst}"
-                    )
-                    e_cap, cap, inst = e_pp, cap_pp, inst_pp
-                else:
-                    self._layout.discard(layout)
             need = tp * self._replicas_needed(acc, tp, e_cap, cap)
             gpus_needed = need if not gpus_needed else min(gpus_needed, need)
             outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
@@ -490,6 +483,16 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 best, chosen = rank_key, (tp, e_cap, cap, inst)
             if inst == 1 and not idle:
                 break  # a larger split cannot need fewer instances, nor put an idle GPU to use
+        # a wider pipeline than the splits tried, or one over a width the powers of two miss (PP5 of 5 GPUs):
+        # as many instances can answer sooner where tensor parallelism would not
+        widths = sorted({*_odd_widths(g), *(t for t in tp_degrees(g) if t > tried)})
+        if pipelines and chosen is not None and widths:
+            wider = self._wider_pipeline(acc, g, chosen, widths)
+            if wider is not None:
+                n, e_n, cap_n, inst_n, pipelined[n] = wider
+                chosen = (n, e_n, cap_n, inst_n)
+                need = n * self._replicas_needed(acc, n, e_n, cap_n)
+                gpus_needed = need if not gpus_needed else min(gpus_needed, need)
         if chosen is None:
             latency = "latency" in last_why
             kind = (
@@ -535,6 +538,77 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             fabric_assumed=fabric_unstated(key, tp),
             gpus_needed=gpus_needed,
         )
+
+    def _pipeline_instead(
+        self, acc: Accelerator, tp: int, g: int, tensor: tuple[Estimate, int] | None
+    ) -> tuple[Estimate, int, str] | None:
+        """The pipeline of ``tp`` GPUs (estimate at its usable batch, that batch, why it is taken) where it
+        beats the tensor split of the same GPUs (``tensor``: its estimate and batch, None where it cannot
+        carry the load): on clearly fewer instances, or on as many answering clearly sooner
+        (:data:`PIPELINE_LEAD` both: its speed is uncalibrated); None otherwise. Taken, its layout stays
+        set for the rest of this configuration's estimates (``_layout``)."""
+        layout = (acc.name, acc.interconnect, tp)
+        self._layout.add(layout)
+        e_pp, cap_pp, why_pp = self._serve_replica(acc, tp, self.w.concurrency)
+        if why_pp is not None or e_pp is None:
+            self._layout.discard(layout)
+            return None
+        inst_pp = self._instances(acc, tp, g, e_pp, cap_pp)
+        if tensor is None:
+            return e_pp, cap_pp, f"tensor parallelism over {tp} GPUs cannot carry it; a pipeline can"
+        lat_pp = self._latency_at_load(acc, tp, cap_pp, inst_pp * (g // tp))
+        self._layout.discard(layout)
+        inst = self._instances(acc, tp, g, *tensor)
+        lat = self._latency_at_load(acc, tp, tensor[1], inst * (g // tp))
+        why = ""
+        if inst_pp <= inst * (1.0 - PIPELINE_LEAD):
+            why = (
+                f"a pipeline carries the load on {inst_pp} instance{'s' if inst_pp > 1 else ''} where "
+                f"TP{tp} needs {inst}"
+            )
+        elif inst_pp <= inst and lat_pp <= lat * (1.0 - PIPELINE_LEAD):
+            why = (
+                f"a pipeline answers a request in {lat_pp:.1f} s at this load where TP{tp} takes {lat:.1f} s"
+            )
+        if not why:
+            return None
+        self._layout.add(layout)
+        return e_pp, cap_pp, why
+
+    def _wider_pipeline(
+        self, acc: Accelerator, g: int, chosen: tuple[int, Estimate, int, int], widths: list[int]
+    ) -> tuple[int, Estimate, int, int, str] | None:
+        """A pipeline over one of ``widths`` (wider than the splits tried, or a width the powers of two miss:
+        5 of 5 GPUs, 3 x 2 of 6) where it beats the split ``chosen`` (tp, estimate, batch, instances) as
+        :meth:`_pipeline_instead` asks: (width, estimate, batch, instances, why) with its layout set, else
+        None (``chosen``'s layout restored)."""
+        tp, _, cap, inst = chosen
+        kept = set(self._layout)
+        lat = self._latency_at_load(acc, tp, cap, inst * (g // tp))
+        best: tuple[int, Estimate, int, int, str] | None = None
+        for n in widths:
+            self._layout = {(acc.name, acc.interconnect, n)}
+            e_n, cap_n, why_n = self._serve_replica(acc, n, self.w.concurrency)
+            if why_n is not None or e_n is None:
+                continue
+            inst_n = self._instances(acc, n, g, e_n, cap_n)
+            lat_n = self._latency_at_load(acc, n, cap_n, inst_n * (g // n))
+            split = f"PP{n}" + (f" x {g // n}" if g // n > 1 else "")
+            if inst_n <= inst * (1.0 - PIPELINE_LEAD):
+                why = (
+                    f"{split} carries the load on {inst_n} instance{'s' if inst_n > 1 else ''} where "
+                    f"{tp} GPUs per replica need {inst}"
+                )
+            elif inst_n <= inst and lat_n <= lat * (1.0 - PIPELINE_LEAD):
+                why = (
+                    f"{split} answers sooner: a request takes {lat_n:.1f} s at this load where {tp} GPUs per "
+                    f"replica take {lat:.1f} s"
+                )
+            else:
+                continue
+            best, inst, lat = (n, e_n, cap_n, inst_n, why), inst_n, lat_n
+        self._layout = {(acc.name, acc.interconnect, best[0])} if best is not None else kept
+        return best
 
     def _instances(self, acc: Accelerator, tp: int, g: int, e_cap: Estimate, cap: int) -> int:
         """Instances of ``g`` GPUs whose replicas of ``tp`` (at ``cap`` users each, as ``e_cap``) carry
