@@ -88,6 +88,9 @@ class Faq:
     answers: tuple[FaqAnswer, ...]
     context: int = DEFAULT_CONTEXT
     users: int = DEFAULT_USERS
+    # what the estimates behind every answer say of the model at this context, said once for all of them
+    # (a context past the checkpoint's native window: the YaRN it needs), in the estimator's words
+    warnings: tuple[str, ...] = ()
 
 
 def _spec(be: Backends, name: str) -> ModelSpec:
@@ -217,6 +220,8 @@ class _Faq:
         self.gpu = be.accelerator(gpu) if gpu else None
         self.ctx_out = max(1, int(context * OUTPUT_SHARE))
         self.ctx_in = context - self.ctx_out
+        # the sizings and estimates the answers rest on, in the order made (for :meth:`model_warnings`)
+        self.sized: list[MemoryNeed | Estimate] = []
 
     # ---- helpers ------------------------------------------------------------------------------
     def _rank(
@@ -240,7 +245,7 @@ class _Faq:
 
     def _infer(self, acc: Accelerator, gpus: int, precision: str, batch: int | str) -> Estimate | None:
         try:
-            return self.be.inference(
+            e: Estimate = self.be.inference(
                 self.model,
                 acc,
                 gpus=gpus,
@@ -251,6 +256,8 @@ class _Faq:
             )
         except ConfigurationRejected:
             return None
+        self.sized.append(e)
+        return e
 
     def _need(self, acc: Accelerator, gpus: int, precision: str, users: int) -> MemoryNeed | None:
         """The memory ``users`` sequences of the user's context take on ``gpus`` x ``acc``, counted whole
@@ -266,7 +273,25 @@ class _Faq:
             )
         except ConfigurationRejected:
             return None
+        self.sized.append(need)
         return need
+
+    def model_warnings(self, answers: Sequence[FaqAnswer]) -> tuple[str, ...]:
+        """The warning about the model at the user's context that every estimate carries -- the context
+        past the checkpoint's native window, and the YaRN rope scaling it needs -- once, as the first
+        estimate that carries it words it (its engine's setting: the answers' own sizings first, then the
+        offers they cite). Per-offer warnings stay on the offers (``--json``)."""
+        from gpuscout.estimate.arguments import past_native_window
+
+        runs: list[tuple[str, Sequence[str]]] = [(x.engine, x.warnings) for x in self.sized]
+        for a in answers:
+            runs += [(r.estimate.engine or "", r.warnings) for r in a.offers if r.estimate is not None]
+        for engine, warnings in runs:
+            said = past_native_window(self.spec, self.context, engine)
+            # the estimator joins it with a stated --max-model-len's warning where there is one
+            if said and any(w == said or w.startswith(f"{said}; ") for w in warnings):
+                return (said,)
+        return ()
 
     def _fit(self, acc: Accelerator, precision: str, batch: int | None = None) -> CardFit:
         """The fewest cards (1, 2, 4, 8) of ``acc`` that hold the model and ``batch`` users' caches (all
@@ -1008,4 +1033,11 @@ def faq(
         f"{size}; for {f.who} x {f.context:,} tokens{shortened} at {precision}; answers computed "
         f"from the catalog's {len(offers) - stale:,} current offers; {price_ages(offers)}{left_out}"
     )
-    return Faq(model=f.label, summary=summary, answers=answers, context=f.context, users=users)
+    return Faq(
+        model=f.label,
+        summary=summary,
+        answers=answers,
+        context=f.context,
+        users=users,
+        warnings=f.model_warnings(answers),
+    )

@@ -966,6 +966,8 @@ def faq_cmd(
             return
         out = wide_console()
         out.print(Text.assemble((printable(answers.model), "bold"), ": ", printable(answers.summary)))
+        for w in answers.warnings:  # the estimates' word on the model at this context, once for all answers
+            out.print(Text.assemble(("warning:", "yellow"), " ", printable(w)))
         for a in answers.answers:
             out.print(Text.assemble("\n", (printable(a.question), "bold cyan")))
             out.print(Text(printable(a.answer)))

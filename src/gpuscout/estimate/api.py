@@ -1612,6 +1612,20 @@ def derived_rate_warning(acc: Accelerator, rate: ComputeRate) -> str:
     return f"{head} derived from FP32 {figure(acc.fp32_tflops)} TFLOPS ({factor:.3g}x)"
 
 
+def _load_line(point: ServingPoint, replicas: int, load: str) -> str:
+    """The ``load`` assumption: what runs per replica and what bounds it, "145 running per replica (cap
+    145, kv_cache), 1.82 requests/s". Where more run than ``point.cap`` (the sequences the KV cache holds
+    at their whole length), they are staggered requests, each holding less (prompt + part of its
+    output): said so, not as a cap exceeded."""
+    where = "on the busiest replica" if replicas > 1 else "per replica"
+    if point.running > point.cap:
+        bound = f"{point.cap} fit at full length; staggered requests hold less, {point.cap_reason}"
+    else:
+        bound = f"cap {point.cap}, {point.cap_reason}"
+    rate = point.requests_per_s * replicas
+    return f"{load}: {point.running} running {where} ({bound}), {rate:,.3g} requests/s"
+
+
 def _assumptions(
     st: Setup, plan: MemoryPlan, verdict: SupportVerdict, point: ServingPoint, replicas: int, load: str
 ) -> dict[str, str]:
@@ -1648,10 +1662,7 @@ def _assumptions(
             if eng.continuous_batching
             else "static batches (waves)"
         ),
-        "load": f"{load}: {point.running} running "
-        f"{'on the busiest replica' if replicas > 1 else 'per replica'} "
-        f"(cap {point.cap}, {point.cap_reason}), "
-        f"{point.requests_per_s * replicas:,.3g} requests/s",
+        "load": _load_line(point, replicas, load),
     }
     if (
         eng.name == "llama.cpp"

@@ -122,6 +122,22 @@ def _qwen25_instruct(size: str, row_window: int) -> CheckpointWindow:
     )
 
 
+def _qwen3_2507(size: str, mode: str) -> CheckpointWindow:
+    """Qwen3-{size}-{mode}-2507, the July 2025 update of Qwen3-{size}: the row's architecture (layers,
+    heads, experts and their sizes unchanged), config.json max_position_embeddings 262,144 where the row's
+    says 40,960; no YaRN factor (the model card's 1M-token extension is Dual Chunk Attention with sparse
+    attention and its own config, which gpuscout does not model)."""
+    return CheckpointWindow(
+        f"Qwen/Qwen3-{size}-{mode}-2507",
+        f"qwen3-{size.lower()}",
+        262_144,
+        0.0,
+        f"config.json of Qwen/Qwen3-{size}-{mode}-2507: max_position_embeddings 262144, the layer, head and "
+        f"expert counts of Qwen/Qwen3-{size}; model card: 'Context Length: 262,144 natively' (both recalled "
+        "from the Hugging Face repo, not re-read in this session)",
+    )
+
+
 #: Checkpoints whose config.json window differs from their registry row's (the rows describe the base
 #: repos). Qwen2.5-0.5B/3B-Instruct state their base's 32,768 and need no entry; Llama 3.x, Mistral,
 #: Mixtral, Gemma, Falcon, MPT, Nemotron and Qwen1/1.5 instruct/chat checkpoints state their base's
@@ -141,6 +157,7 @@ CHECKPOINT_WINDOWS: tuple[CheckpointWindow, ...] = (
     _qwen25_instruct("14B", 131_072),
     _qwen25_instruct("32B", 131_072),
     _qwen25_instruct("72B", 131_072),
+    *(_qwen3_2507("30B-A3B", mode) for mode in ("Instruct", "Thinking")),
 )
 
 
@@ -202,7 +219,7 @@ class ModelResolution:
 # Checkpoint-name suffixes that say how the weights were quantized -> gpuscout precision name.
 _QUANT_SUFFIX = re.compile(
     r"[\s_\-]+(?P<q>awq|gptq[\s_\-]*int4|gptq[\s_\-]*int8|gptq|fp8(?:[\s_\-]*dynamic)?|int4|int8|"
-    r"nvfp4|mxfp4|bnb[\s_\-]*4bit|4bit)$",
+    r"nvfp4|mxfp4|bnb[\s_\-]*4bit|4bit|gguf)$",
     re.IGNORECASE,
 )
 # None: the publisher's FP8 checkpoint of the model, whose scaling depends on the family
@@ -221,7 +238,14 @@ _QUANT_PRECISION: dict[str, tuple[str | None, str]] = {
     "mxfp4": ("mxfp4", "MXFP4"),
     "bnb4bit": ("nf4", "bitsandbytes NF4"),
     "4bit": ("nf4", "bitsandbytes NF4"),
+    # a GGUF repo holds files of several quantizations (Q4_K_M, Q8_0, ...): the name implies none
+    "gguf": ("", "GGUF"),
 }
+
+# A dated checkpoint suffix ("Qwen3-30B-A3B-Instruct-2507": YYMM; "-0528": MMDD; "-20240620"). Such a name
+# resolves only where the registry has its checkpoint (``CHECKPOINT_WINDOWS``: an update can change the
+# window); otherwise its undated name leads the suggestions.
+_DATE_SUFFIX = re.compile(r"[\s_\-]+(?:\d{4}|\d{8})$")
 
 
 # Families whose publisher's FP8 checkpoints ("Qwen/Qwen3-8B-FP8") are block-scaled: the Qwen3 model cards,
@@ -397,6 +421,19 @@ def _index() -> dict[str, ModelSpec]:
 
 
 def _suggestions(name: str) -> list[str]:
+    """The closest known names to ``name``; for a dated checkpoint name ("Qwen3-8B-Instruct-2507"), the
+    names closest to it undated first (the model it names, where the undated name resolves)."""
+    dated = _DATE_SUFFIX.search(name.strip())
+    if dated is None:
+        return _closest_names(name)
+    undated = name.strip()[: dated.start()]
+    hit = _lookup(undated) if undated.strip() else None
+    lead = [hit.model.name] if hit is not None else []
+    found = [*lead, *_closest_names(undated), *_closest_names(name)] if undated.strip() else lead
+    return list(dict.fromkeys(found))[:6]
+
+
+def _closest_names(name: str) -> list[str]:
     owner: dict[str, str] = {}
     for model in all_models():
         for label in (model.name, model.hf_id, *model.aliases):
@@ -445,8 +482,15 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
         quant = _split_quantization(outer)
         base = _lookup(quant[0]) if quant and quant[0] else None
         if quant is not None and base is not None:
-            precision = quant[1] or fp8_checkpoint_format(base.model, _publisher(outer))
+            precision = (
+                quant[1] if quant[1] is not None else fp8_checkpoint_format(base.model, _publisher(outer))
+            )
             note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {precision}"
+            if not precision:  # a GGUF repo: which of its files runs is the user's to say
+                note = (
+                    f"{quant[2]} repo of {base.model.name}: same architecture; the name does not say which "
+                    "quantization runs (--precision gguf-q4_k_m, gguf-q8_0, ...)"
+                )
             if precision == "fp8-ffn":
                 note += (
                     " (Meta's FBGEMM FP8, quant_method fbgemm_fp8: row-wise FP8 MLPs; self-attention and "
