@@ -153,6 +153,7 @@ class _ChunkPlan:
     """How a chunked-prefill engine running ``b`` sequences spreads a prompt over its steps."""
 
     chunks: int  # steps a prompt's own chunks take, the last one partial: its TTFT
+    budget: float  # prompt tokens a full chunk carries (the step's budget less its decodes)
     steps: float  # step-equivalents of the budget its prompt takes in a steady flow: its cost
     size: float  # prompt tokens per chunk in a steady flow (a full budget, or the whole prompt)
     most_prompts: float  # prompt chunks one step's token budget carries (prompts chunk to fill it)
@@ -176,7 +177,25 @@ def _chunk_plan(eng: EngineProfile, b: int, prompt: int, od: int) -> _ChunkPlan:
     chunks = math.ceil(prompt / budget)
     steps = max(1.0, prompt / budget)
     size = prompt / steps
-    return _ChunkPlan(chunks, steps, size, max(1.0, min(float(b), budget / size)), steps * b / (od + steps))
+    most = max(1.0, min(float(b), budget / size))
+    return _ChunkPlan(chunks, budget, steps, size, most, steps * b / (od + steps))
+
+
+def _own_chunks_seconds(st: Setup, others: int, ctx: float, prompt: int, plan: _ChunkPlan) -> float:
+    """The steps a prompt's own chunks take (its TTFT's prefill), ``others`` sequences decoding beside
+    them: ``chunks - 1`` steps carrying a full budget's chunk, then one carrying the rest, as vLLM,
+    SGLang and llama.cpp's ``n_batch`` fill a step before they start the next. Every step reads all
+    the weights: 2,049 tokens under a 2,048-token budget are a full step and then a 1-token one (a
+    memory-bound step more than 2,048 tokens), not two steps of 1,024.5 (which hid the second weight
+    read under the compute of the first). A chunk's tokens attend to the prompt before them: the full
+    chunks to half of what they cover on average, the last one to the middle of its own span."""
+    full = plan.chunks - 1
+    done = full * plan.budget  # prompt tokens the full chunks carry
+    last = decode_step(st, others, ctx, prefill_tokens=prompt - done, prefill_context=(done + prompt) / 2.0)
+    if full <= 0:
+        return last.total
+    step = decode_step(st, others, ctx, prefill_tokens=plan.budget, prefill_context=done / 2.0)
+    return full * step.total + last.total
 
 
 def prompt_fed_cap(eng: EngineProfile, prompt: int, output: int) -> int | None:
@@ -266,10 +285,7 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
             if seen_chunks + seen_plain > 0
             else packed.total
         )
-        with_chunk = decode_step(
-            st, b - 1, ctx, prefill_tokens=prompt / plan.chunks, prefill_context=prompt / 2.0
-        )
-        ttft_prefill = plan.chunks * with_chunk.total
+        ttft_prefill = _own_chunks_seconds(st, b - 1, ctx, prompt, plan)
         cycle = [(chunk_steps, packed.total), (plain_steps, dec.total)]
     else:
         # prefills run as their own steps (batched up to the token budget) and stall decoding; busy, the
