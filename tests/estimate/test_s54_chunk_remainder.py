@@ -68,3 +68,17 @@ def test_the_renters_case_through_the_estimate() -> None:
     at = estimate("llama-3.1-8b", "L40S", context_in=2048, **kw)
     past = estimate("llama-3.1-8b", "L40S", context_in=2049, **kw)
     assert past.ttft_ms - at.ttft_ms >= 0.9 * at.tpot_ms, (at.ttft_ms, past.ttft_ms, at.tpot_ms)
+
+
+def test_a_one_token_remainder_pays_its_own_all_reduce_not_a_full_chunks() -> None:
+    """70B over 4x L40S (PCIe): the one-prompt prefill time of 8,193 tokens is that of 8,192 plus about one
+    weight-read step, not plus a whole 2,048-token chunk's all-reduces (~1.4 s over PCIe)."""
+    from gpuscout import estimate as run
+
+    def prefill_s(prompt: int) -> tuple[float, float]:
+        e = run("llama-3.1-70b", "L40S", gpus=4, engine="vllm", context_in=prompt, context_out=64, batch=1)
+        return prompt / e.prefill_tokens_per_s, e.tpot_ms / 1000.0
+
+    at, step = prefill_s(8192)
+    past, _ = prefill_s(8193)
+    assert step * 0.5 < past - at < step * 2.0

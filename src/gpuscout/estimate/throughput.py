@@ -811,7 +811,8 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
         / tp
     )
     wo_bytes, wo_seconds = int4_kernel_seconds(st, chunk, chunk)  # exllama v1: fp16 rebuild per chunk
-    memory = chunks * (w_chunk + wo_bytes) / st.achieved_bandwidth + chunks * wo_seconds
+    step_memory = (w_chunk + wo_bytes) / st.achieved_bandwidth + wo_seconds
+    full, rest = divmod(total_tokens, chunk)  # full chunks, and the tokens of the last partial one
     scores = 0.0
     if eng.attn_score_bytes:
         score_elems = (
@@ -819,8 +820,12 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
         )
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
     gpu_fixed, launches, cpu = _fixed_costs(st, c, 0.0, graphs=eng.graphs_cover(0, chunk))
-    comm = chunks * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
-    gpu = _blend(compute, memory) + scores + chunks * gpu_fixed + comm
+    comm = full * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
+    gpu = full * _blend(compute * chunk / total_tokens, step_memory)
+    if rest:
+        comm += tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, rest)
+        gpu += _blend(compute * rest / total_tokens, step_memory)
+    gpu += scores + chunks * gpu_fixed + comm
     per_step = (eng.step_overhead_us + eng.tp_step_overhead_us * tp_workers_factor(tp)) * 1e-6
     cpu_total = chunks * (cpu - per_step) + per_step
     return _host_and_gpu(eng, gpu, chunks * launches, cpu_total)
