@@ -92,5 +92,6 @@ def rank_naive(
         balanced_time_factor=a.balanced_time_factor,
         time_tolerance=a.time_tolerance,
         most_allowance=most_allowance(deadline is not None),
+        acceptable=getattr(workload, "stated_latency_s", 0.0),
     )
     return build_rows(selection, offers, fresh(), fresh)

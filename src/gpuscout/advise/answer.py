@@ -72,12 +72,17 @@ def _kind_text(kind: str, n: int) -> str:
 
 
 def picks_rule(
-    balanced_time_factor: float, time_tolerance: float, serve: bool | None = None, deadline: bool = False
+    balanced_time_factor: float,
+    time_tolerance: float,
+    serve: bool | None = None,
+    deadline: bool = False,
+    acceptable: float = 0.0,
 ) -> str:
     """How the front and its picks are defined, in words (shown under the table). ``serve``: the
     balanced window for a serving answer (True), a job's (False), or both (None); ``deadline``: a deadline
     is set, and a faster row beats a cheaper one only within the estimate's tolerance
-    (:func:`gpuscout.advise.pareto.most_allowance`)."""
+    (:func:`gpuscout.advise.pareto.most_allowance`); ``acceptable``: the request latency the latency
+    targets allow (seconds; 0: none stated), within the balanced window too."""
     from gpuscout.advise.pareto import COST_TOLERANCE, MAX_COST_ALLOWANCE
 
     factor = f"{balanced_time_factor:g}x"
@@ -91,6 +96,8 @@ def picks_rule(
             f"at most {factor} the best latency of the front rows that rent no more GPUs than the load needs "
             "(extra replicas, or a wider split, that only shorten requests do not set it)"
         )
+        if acceptable > 0:
+            window += f" or within the {acceptable:,.1f} s a request may take by the latency targets stated"
     else:
         window = f"at most {factor} that time"
     return (

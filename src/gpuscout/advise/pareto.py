@@ -37,7 +37,10 @@ The picks, all on the front:
   but it does not set the window, so a load that one H100 serves is not held to a third of an
   eight-replica rig's latency. A job (batch, fine-tune, pre-train) is finished sooner by every GPU it
   rents: its window is the front's best time, and its balanced pick is never more than 3x slower than
-  the fastest run, however cheap a slow card is.
+  the fastest run, however cheap a slow card is. An endpoint whose renter states latency targets takes
+  every row within the request latency those targets allow (:func:`acceptable_latency`) as within the
+  window too: 125 users held to TTFT <= 5 s and <= 350 ms per token accept a 47 s request, and a 2-box
+  answer at $1,999 a month is not passed over for 63 boxes at $32,052 because those answer in 11 s.
 
 Pure functions over plain ``(cost, time)`` pairs, so the ranking, its naive oracle and the tests share
 them.
@@ -135,6 +138,15 @@ def balanced_score(cost: float, time: float, cheapest: float, best_time: float) 
     return (cost / max(cheapest, 1e-12)) * (time / max(best_time, 1e-12))
 
 
+def acceptable_latency(ttft_ms: float | None, tpot_ms: float | None, output_tokens: int) -> float:
+    """Seconds a request may take within an endpoint's latency targets (TTFT + output tokens x time per
+    output token, as a row's latency is counted); 0 where a target is not set (no latency is stated
+    acceptable)."""
+    if ttft_ms is None or tpot_ms is None:
+        return 0.0
+    return (ttft_ms + output_tokens * tpot_ms) / 1000.0
+
+
 def window_time(points: Sequence[tuple[float, float]], surplus: Sequence[bool] = ()) -> float:
     """The time the balanced pick's window counts from: the best time among the ``points`` whose
     ``surplus`` is false (rows that rent no more GPUs than the load needs; every point when
@@ -149,10 +161,12 @@ def picks(
     surplus: Sequence[bool] = (),
     balanced_time_factor: float = BALANCED_TIME_FACTOR,
     time_tolerance: float = TIME_TOLERANCE,
+    acceptable: float = 0.0,
 ) -> dict[str, int]:
     """The named picks among front ``points`` (``(cost, time)`` pairs), as indices into ``points``.
     ``surplus[i]``: point ``i`` rents more GPUs than the load needs, and does not set the balanced
-    pick's window (:func:`window_time`); empty: none does."""
+    pick's window (:func:`window_time`); empty: none does. ``acceptable``: a time the renter stated as
+    acceptable (:func:`acceptable_latency`), within the window however fast the fastest row is."""
     if not points:
         return {}
     if surplus and len(surplus) != len(points):
@@ -163,7 +177,7 @@ def picks(
     cheapest = min(idx, key=lambda i: (points[i][0], points[i][1], i))
     near_best = [i for i in idx if points[i][1] <= best_time * (1.0 + time_tolerance)]
     fastest = min(near_best, key=lambda i: (points[i][0], points[i][1], i))
-    window = window_time(points, surplus) * balanced_time_factor
+    window = max(window_time(points, surplus) * balanced_time_factor, acceptable)
     allowed = [i for i in idx if points[i][1] <= window]
     balanced = min(
         allowed,

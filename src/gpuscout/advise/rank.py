@@ -408,6 +408,12 @@ class Ranker:
         (:func:`pareto.most_allowance`)."""
         return most_allowance(getattr(self.w, "deadline_hours", None) is not None)
 
+    @property
+    def acceptable_time(self) -> float:
+        """The request latency an endpoint's stated latency targets allow, within the balanced pick's
+        window (``ServeWorkload.stated_latency_s``); 0 for a job."""
+        return self.w.stated_latency_s if isinstance(self.w, ServeWorkload) else 0.0
+
     # ---- knowledge look-ups ---------------------------------------------------------------------
     def terms(self, offer: Offer) -> ProviderTerms:
         """The billing terms that apply to ``offer`` (its ``billing_terms``, else its provider's)."""
@@ -1078,6 +1084,7 @@ class Ranker:
             balanced_time_factor=self.a.balanced_time_factor,
             time_tolerance=self.a.time_tolerance,
             most_allowance=self.most_allowance,
+            acceptable=self.acceptable_time,
         )
         shown_rows = len(selection.rows)
         crowded = top is not None and shown_rows < top and passing + scored.skipped > shown_rows
@@ -1095,6 +1102,7 @@ class Ranker:
                 balanced_time_factor=self.a.balanced_time_factor,
                 time_tolerance=self.a.time_tolerance,
                 most_allowance=self.most_allowance,
+                acceptable=self.acceptable_time,
             )
         shown = self.build(selection, offers)
         # the caveats of every row: of the whole front and the rows shown, whatever top cuts of the front
@@ -1125,6 +1133,7 @@ class Ranker:
                 self.a.time_tolerance,
                 serve=isinstance(self.w, ServeWorkload),
                 deadline=self.most_allowance < MAX_COST_ALLOWANCE,
+                acceptable=self.acceptable_time,
             ),
             uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
             asked_run=asked,

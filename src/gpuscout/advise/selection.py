@@ -156,11 +156,13 @@ def select(
     balanced_time_factor: float = pareto.BALANCED_TIME_FACTOR,
     time_tolerance: float = pareto.TIME_TOLERANCE,
     most_allowance: float = pareto.MAX_COST_ALLOWANCE,
+    acceptable: float = 0.0,
 ) -> Selection:
     """The rows to show. ``front_candidates`` must contain every row that can be on the front (at
     least the cheapest of each distinct time); ``ranked`` the rows that can be shown as dominated
     (at least the best ``top`` + front size by ``objective``; any order). ``most_allowance``: the most
-    more a faster row may cost and beat a slower one (:func:`pareto.most_allowance`)."""
+    more a faster row may cost and beat a slower one (:func:`pareto.most_allowance`); ``acceptable``: the
+    latency the renter's targets allow, within the balanced pick's window (:func:`pareto.picks`)."""
     check_objective(objective)
     if not front_candidates:
         return Selection((), 0, {})
@@ -176,6 +178,7 @@ def select(
         surplus=[c.surplus for c in front],
         balanced_time_factor=balanced_time_factor,
         time_tolerance=time_tolerance,
+        acceptable=acceptable,
     )
     pick_of: dict[int, list[str]] = {}
     for name in PICKS:
@@ -224,6 +227,7 @@ def select(
             balanced_time_factor=balanced_time_factor,
             time_tolerance=time_tolerance,
             most_allowance=most_allowance,
+            acceptable=acceptable,
         )
         for name in PICKS:
             if name not in uncalibrated:
@@ -246,6 +250,7 @@ def _calibrated_picks(
     balanced_time_factor: float,
     time_tolerance: float,
     most_allowance: float = pareto.MAX_COST_ALLOWANCE,
+    acceptable: float = 0.0,
 ) -> dict[str, Candidate]:
     """The candidate each pick names among the calibrated ``candidates`` alone (their own front, the
     same rules as :func:`select`); empty when none is calibrated."""
@@ -261,5 +266,6 @@ def _calibrated_picks(
         surplus=[c.surplus for c in front],
         balanced_time_factor=balanced_time_factor,
         time_tolerance=time_tolerance,
+        acceptable=acceptable,
     )
     return {name: front[i] for name, i in chosen.items()}

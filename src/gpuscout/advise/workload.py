@@ -333,6 +333,19 @@ class ServeWorkload(Workload):
         return CHAT_TPOT_MS if self.latency_targets == "chat" else None
 
     @property
+    def stated_latency_s(self) -> float:
+        """Seconds a request may take by the latency targets the renter stated (``ttft_ms_max`` or
+        ``tpot_ms_max`` given; the other from the chat defaults where those apply): a latency the renter
+        accepts, within the balanced pick's window (:func:`gpuscout.advise.pareto.acceptable_latency`);
+        0 where no target was stated (the chat defaults alone are a floor of quality, not a statement of
+        what is acceptable) or one of the two is unset."""
+        from gpuscout.advise.pareto import acceptable_latency
+
+        if self.ttft_ms_max is None and self.tpot_ms_max is None:
+            return 0.0
+        return acceptable_latency(self.ttft_target_ms, self.tpot_target_ms, self.output_tokens)
+
+    @property
     def users(self) -> int:
         """Simultaneous requests the endpoint is sized for: ``concurrency``, else 1 (``requests_per_s``
         sizes it through Little's law instead)."""
