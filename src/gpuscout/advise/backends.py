@@ -250,14 +250,13 @@ def in_workload_words(exc: InvalidInputError) -> InvalidInputError:
     (``context_in + context_out``), so every face names what its user gave. ``exc`` itself when it
     names neither (an unknown name, a model of another kind keep their type and details)."""
 
-    from gpuscout.estimate.launch_flags import SETS_LAYOUT
+    from gpuscout.estimate.launch_flags import LayoutFlagError
 
-    if exc.field == "engine" and SETS_LAYOUT in exc.message:  # the advisor has no --gpus / --parallel
-        said = exc.message.split(f" {SETS_LAYOUT}")[0]
+    if isinstance(exc, LayoutFlagError):  # the advisor has no --gpus / --parallel: it chooses the layout
         return InvalidInputError(
             "engine",
-            f"{said} sets the parallel layout, which the advisor chooses for each offer (tensor parallel, "
-            "replicas, a pipeline where the GPUs talk over PCIe): leave it out",
+            f"{exc.said} sets the parallel layout, which the advisor chooses for each offer (tensor "
+            "parallel, replicas, a pipeline where the GPUs talk over PCIe): leave it out",
             exc.accepted,
         )
 

@@ -149,8 +149,18 @@ _LAYOUT_INPUT = {
 }
 
 
-#: What a refused layout flag's error says it does (the advisor rewords what to do instead).
-SETS_LAYOUT = "sets the parallel layout, which gpuscout takes as an input of its own"
+class LayoutFlagError(InvalidInputError):
+    """A layout flag in the engine's text (``said``: "--tensor-parallel-size 2"): gpuscout takes the layout as
+    an input of its own, which each face names (the advisor chooses it per offer)."""
+
+    def __init__(self, said: str, instead: str) -> None:
+        self.said = said
+        super().__init__(
+            "engine",
+            f"{said} sets the parallel layout, which gpuscout takes as an input of its own: give {instead} "
+            "instead",
+            "engine launch flags other than the layout's",
+        )
 
 
 def _refuse_layout_flags(text: str) -> None:
@@ -159,13 +169,7 @@ def _refuse_layout_flags(text: str) -> None:
         return
     name = m.group(1)
     kind = name.lstrip("-")[0].lower()
-    said = f"{name} {m.group(2)}" if m.group(2) else name
-    raise InvalidInputError(
-        "engine",
-        f"{said} {SETS_LAYOUT}: give "
-        f"{_LAYOUT_INPUT[kind]} instead",
-        "engine launch flags other than the layout's",
-    )
+    raise LayoutFlagError(f"{name} {m.group(2)}" if m.group(2) else name, _LAYOUT_INPUT[kind])
 
 
 def read_flags(
