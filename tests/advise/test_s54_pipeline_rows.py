@@ -223,7 +223,7 @@ def test_an_endpoint_on_a_five_gpu_box_runs_one_pipeline_over_all_five() -> None
         1,
         0,
     )
-    assert any("PP5 carries the load on 1 instance where 4 GPUs per replica need 2" in x for x in r.reasons)
+    assert any("PP5 carries the load on 1 instance where the 4-GPU split needs 2" in x for x in r.reasons)
 
 
 def test_an_endpoint_takes_a_pipeline_that_answers_clearly_sooner_on_as_many_instances() -> None:
@@ -235,4 +235,35 @@ def test_an_endpoint_takes_a_pipeline_that_answers_clearly_sooner_on_as_many_ins
     (r,) = advise(w, [_box("RTX4090", 8, 24.0, 2.8, Interconnect.PCIE)], top=3, now=NOW).rows
     assert (r.config.tp, r.config.parallel, r.config.instances) == (8, "pipeline", 1)
     split = next(x for x in r.reasons if "split by layers" in x)
-    assert "PP8 answers sooner: a request takes" in split and "where 4 GPUs per replica take" in split
+    assert "PP8 answers sooner: a request takes" in split and "where the 4-GPU split takes" in split
+
+
+def test_a_wider_pipeline_is_compared_with_the_split_it_replaces() -> None:
+    """6x RTX 4090, 800 users: PP3 x 2 beats TP4 (9 boxes to 11) and PP6 beats both (8). The reason compares
+    PP6 with the 4-GPU split it replaces (11), not with the PP3 x 2 it beat on the way (9)."""
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", concurrency=800, ttft_ms_max=10_000.0,
+        tpot_ms_max=200.0,
+    )  # fmt: skip
+    (r,) = advise(w, [_box("RTX4090", 6, 24.0, 2.4, Interconnect.PCIE)], top=3, now=NOW).rows
+    assert (r.config.tp, r.config.parallel, r.config.instances) == (6, "pipeline", 8)
+    split = next(x for x in r.reasons if "split by layers" in x)
+    assert split.endswith("PP6 carries the load on 8 instances where the 4-GPU split needs 11")
+
+
+@pytest.mark.parametrize(
+    ("engine", "pipelined"), [("vllm 0.6", True), ("sglang 0.4", False), ("sglang 0.5", True)]
+)
+def test_a_named_release_has_a_pipeline_from_its_first_release_on(engine: str, pipelined: bool) -> None:
+    w = BatchWorkload(model="llama-3.1-70b", precision="awq", engine=engine, output_tokens_total=5e7)
+    r = advise(w, [_box("RTX4090", 4, 24.0, 1.4, Interconnect.PCIE)], top=3, now=NOW).rows[0]
+    assert (r.config.parallel == "pipeline") is pipelined
+
+
+def test_the_estimate_itself_says_a_pipeline_is_uncalibrated() -> None:
+    pp = estimate(
+        "llama-3.1-70b", "RTX4090", gpus=4, precision="awq", engine="vllm", parallel="layer", batch=8
+    )
+    tp = estimate("llama-3.1-70b", "RTX4090", gpus=4, precision="awq", engine="vllm", batch=8)
+    split = estimate("llama-3.1-70b", "RTX4090", gpus=4, precision="gguf-q4_k_m", engine="llama.cpp", batch=8)
+    assert not pp.speed_calibrated and tp.speed_calibrated and split.speed_calibrated

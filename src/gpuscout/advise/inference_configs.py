@@ -62,7 +62,8 @@ Load = int | str | tuple[str, float]
 #: rather than tensor parallelism, for throughput and less communication.
 PIPELINE_SOURCE = "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.html"
 
-#: How much sooner a pipeline must finish a batch job than the tensor split it replaces. Its speed is the
+#: The lead a pipeline needs over the tensor split it replaces: a batch job must finish this much sooner; an
+#: endpoint must need this share fewer instances, or as many and answer this much sooner. Its speed is the
 #: layer split's physics with no measurement behind it (no calibration row runs a pipeline) where the
 #: tensor split's is fitted, so the advisor takes it only for a lead no fitting error of that size hides.
 PIPELINE_LEAD = 0.10
@@ -267,7 +268,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
 
     def infer(self, acc: Accelerator, tp: int, batch: Load, parallel: str | None = None) -> Estimate | None:
         """Inference estimate for one replica (``tp`` GPUs); ``None`` if the estimator refuses it.
-        ``parallel``: None for the engine's own split, "layer" for a pipeline (:meth:`pipeline_of`).
+        ``parallel``: "layer" for a pipeline (:meth:`pipelines`); None for the split chosen for this
+        configuration (a serving pipeline's ``_layout``), else the engine's own.
 
         Feasibility first: when the engine cannot run the precision on this GPU (the estimator's support
         rules, ``Estimate.supported``), the nearest combination that runs is used and said on the row
@@ -325,8 +327,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         all-reduces are cheap and no measurement tells the two apart, so the engine's own split stays; so
         it does on a part built for NVLink whose fabric the offer does not state (costed over PCIe, as
         the row says, but most likely on NVLink: a pipeline there would favour the unstated offer).
-        Not for a past version named with the engine (vLLM before 0.5.1 and SGLang before 2025 had no
-        pipeline): llama.cpp's layer split is already its own."""
+        Not for a release named with the engine that predates its pipeline (``EngineProfile.has_pipeline``:
+        vLLM before 0.5.1, SGLang before 0.5). llama.cpp's layer split is already its own."""
         if e.gpus <= 1 or e.parallel != "tensor" or not e.supported or acc.has_nvlink_class_fabric:
             return False
         native = self.accelerator(key[0])
@@ -336,10 +338,10 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
 
         try:
             prof = resolve_engine(e.engine)
-            named = resolve_engine(self._plans.get(acc.name, (self._engine, None, None))[0])
+            named = resolve_engine(self._plans.get(acc.name, (self._engine, None, None))[0])  # its version
         except InvalidInputError:  # a test's fake engine name
             return False
-        return prof.pipeline_microbatches and not named.era
+        return prof.pipeline_microbatches and named.has_pipeline()
 
     def _pcie_slowdown(
         self, acc: Accelerator, key: ConfigKey, tp: int, batch: Load, e: Estimate
@@ -446,13 +448,13 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
         gpus_needed = 0  # the fewest GPUs (replicas x tp, over the splits tried) that carry the load
         pipelined: dict[int, str] = {}  # tp -> why a pipeline replaced its tensor split
-        pipelines = False  # the engine and the box take a pipeline (:meth:`pipelines`)
+        can_pipeline = False  # the engine and the box take a pipeline (:meth:`pipelines`)
         tried = 0  # the widest split tried (the loop stops where a wider one cannot need fewer instances)
         for tp in tp_degrees(g):
             tried = tp
             e_cap, cap, why = self._serve_replica(acc, tp, w.concurrency)
             if e_cap is not None and self.pipelines(key, acc, e_cap):
-                pipelines = True
+                can_pipeline = True
                 tensor = (e_cap, cap) if why is None else None
                 pp = self._pipeline_instead(acc, tp, g, tensor)
                 if pp is not None:
@@ -486,7 +488,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         # a wider pipeline than the splits tried, or one over a width the powers of two miss (PP5 of 5 GPUs):
         # as many instances can answer sooner where tensor parallelism would not
         widths = sorted({*_odd_widths(g), *(t for t in tp_degrees(g) if t > tried)})
-        if pipelines and chosen is not None and widths:
+        if can_pipeline and chosen is not None and widths:
             wider = self._wider_pipeline(acc, g, chosen, widths)
             if wider is not None:
                 n, e_n, cap_n, inst_n, pipelined[n] = wider
@@ -560,16 +562,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         self._layout.discard(layout)
         inst = self._instances(acc, tp, g, *tensor)
         lat = self._latency_at_load(acc, tp, tensor[1], inst * (g // tp))
-        why = ""
-        if inst_pp <= inst * (1.0 - PIPELINE_LEAD):
-            why = (
-                f"a pipeline carries the load on {inst_pp} instance{'s' if inst_pp > 1 else ''} where "
-                f"TP{tp} needs {inst}"
-            )
-        elif inst_pp <= inst and lat_pp <= lat * (1.0 - PIPELINE_LEAD):
-            why = (
-                f"a pipeline answers a request in {lat_pp:.1f} s at this load where TP{tp} takes {lat:.1f} s"
-            )
+        why = _pipeline_lead("a pipeline", inst_pp, lat_pp, f"TP{tp}", inst, lat)
         if not why:
             return None
         self._layout.add(layout)
@@ -580,12 +573,14 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
     ) -> tuple[int, Estimate, int, int, str] | None:
         """A pipeline over one of ``widths`` (wider than the splits tried, or a width the powers of two miss:
         5 of 5 GPUs, 3 x 2 of 6) where it beats the split ``chosen`` (tp, estimate, batch, instances) as
-        :meth:`_pipeline_instead` asks: (width, estimate, batch, instances, why) with its layout set, else
-        None (``chosen``'s layout restored)."""
+        :func:`_pipeline_lead` asks, and beats any other of ``widths`` that does: (width, estimate, batch,
+        instances, why) with its layout set, else None (``chosen``'s layout restored). The reason compares
+        it with ``chosen``."""
         tp, _, cap, inst = chosen
         kept = set(self._layout)
         lat = self._latency_at_load(acc, tp, cap, inst * (g // tp))
         best: tuple[int, Estimate, int, int, str] | None = None
+        best_at = (inst, lat)  # what a further width must beat: ``chosen``, then the best pipeline found
         for n in widths:
             self._layout = {(acc.name, acc.interconnect, n)}
             e_n, cap_n, why_n = self._serve_replica(acc, n, self.w.concurrency)
@@ -594,19 +589,10 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             inst_n = self._instances(acc, n, g, e_n, cap_n)
             lat_n = self._latency_at_load(acc, n, cap_n, inst_n * (g // n))
             split = f"PP{n}" + (f" x {g // n}" if g // n > 1 else "")
-            if inst_n <= inst * (1.0 - PIPELINE_LEAD):
-                why = (
-                    f"{split} carries the load on {inst_n} instance{'s' if inst_n > 1 else ''} where "
-                    f"{tp} GPUs per replica need {inst}"
-                )
-            elif inst_n <= inst and lat_n <= lat * (1.0 - PIPELINE_LEAD):
-                why = (
-                    f"{split} answers sooner: a request takes {lat_n:.1f} s at this load where {tp} GPUs per "
-                    f"replica take {lat:.1f} s"
-                )
-            else:
+            if not _pipeline_lead(split, inst_n, lat_n, "", *best_at):
                 continue
-            best, inst, lat = (n, e_n, cap_n, inst_n, why), inst_n, lat_n
+            why = _pipeline_lead(split, inst_n, lat_n, f"the {tp}-GPU split", inst, lat)
+            best, best_at = (n, e_n, cap_n, inst_n, why), (inst_n, lat_n)
         self._layout = {(acc.name, acc.interconnect, best[0])} if best is not None else kept
         return best
 
@@ -630,22 +616,9 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         return max(inst, 1)
 
     def _replicas_needed(self, acc: Accelerator, tp: int, e_cap: Estimate, cap: int) -> int:
-        """Replicas of ``tp`` GPUs (on any number of instances) that carry the load within the targets:
-        the users over the users a replica takes, the request rate over the rate one sustains within the
-        targets, and the monthly volume over a replica's throughput, whichever needs most."""
-        w = self.w
-        if w.requests_per_s is not None:
-            per_replica = e_cap.output_tokens_per_s_total / w.output_tokens
-            first = max(1, math.ceil(w.requests_per_s / per_replica - 1e-9))
-            n = self._instances_at_rate(acc, tp, first, 1)  # one replica per "instance": replicas
-        else:
-            n = math.ceil((w.concurrency or 1) / cap)
-        if w.monthly_output_tokens is not None:
-            e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
-            rate = (e_rate or e_cap).output_tokens_per_s_total
-            active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
-            n = max(n, math.ceil(w.monthly_output_tokens / active_s_month / rate - 1e-9))
-        return max(n, 1)
+        """Replicas of ``tp`` GPUs (on any number of instances) that carry the load within the targets: the
+        instances of one replica each (:meth:`_instances`)."""
+        return self._instances(acc, tp, tp, e_cap, cap)
 
     def detail(self, ev: ConfigEval) -> ConfigEval:
         """``ev`` with its operating point (speed at the load actually spread over the replicas).
@@ -786,7 +759,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             weights_gb=e_op.memory.weights_gb,
             model_weights_gb=e_op.memory.model_weights_total_gb(tp),
             calibration_basis=e_op.assumptions.get("calibration_basis"),
-            speed_calibrated=e_op.speed_calibrated and ev.parallel != "pipeline",
+            speed_calibrated=e_op.speed_calibrated,  # false for a pipeline (estimate.api.pipelines)
             kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op,
             max_batch_per_replica=e_op.max_running or e_op.max_batch,
@@ -869,7 +842,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             weights_gb=e.memory.weights_gb,
             model_weights_gb=weights_total,
             calibration_basis=e.assumptions.get("calibration_basis"),
-            speed_calibrated=e.speed_calibrated and not pipeline,  # no calibration row runs a pipeline
+            speed_calibrated=e.speed_calibrated,  # false for a pipeline (estimate.api.pipelines)
             kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch,
             max_batch_per_replica=e.max_running or e.max_batch,
@@ -913,6 +886,21 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         beyond = max(0.0, w.input_tokens - requests * w.prompt_tokens)
         prefill = beyond / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
         return prefill + out_total / e.output_tokens_per_s_total
+
+
+def _pipeline_lead(split: str, inst: int, lat: float, other: str, inst_other: int, lat_other: float) -> str:
+    """Why ``split`` (a pipeline needing ``inst`` instances, ``lat`` s a request at the load) beats ``other``
+    (``inst_other``, ``lat_other``) by :data:`PIPELINE_LEAD`: clearly fewer instances, or as many answering
+    clearly sooner; "" where it does not."""
+    if inst <= inst_other * (1.0 - PIPELINE_LEAD):
+        fewer = f"{inst} instance{'s' if inst > 1 else ''}"
+        return f"{split} carries the load on {fewer} where {other} needs {inst_other}"
+    if inst <= inst_other and lat <= lat_other * (1.0 - PIPELINE_LEAD):
+        return (
+            f"{split} answers sooner: a request takes {lat:.1f} s at this load where {other} takes "
+            f"{lat_other:.1f} s"
+        )
+    return ""
 
 
 def _odd_widths(g: int) -> list[int]:

@@ -85,6 +85,14 @@ from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
+
+def pipelines(eng: EngineProfile) -> bool:
+    """Whether ``eng``'s layer split over several GPUs is a pipeline with a batch in flight on each (vLLM,
+    SGLang, TensorRT-LLM: ``EngineProfile.pipeline_microbatches``), whose speed no calibration row measures;
+    llama.cpp's and accelerate's layer splits are calibrated."""
+    return eng.pipeline_microbatches and eng.continuous_batching
+
+
 #: What a pipeline's speed rests on: no calibration row runs an engine's pipeline parallelism.
 PIPELINE_UNCALIBRATED = (
     "the pipeline's speed is the layer split's physics, not fitted: no calibration row runs a pipeline"
@@ -737,7 +745,7 @@ def _prepare(
             sources=(no_pipeline.no_pipeline_source or no_pipeline.source,), field="parallel",
         )  # fmt: skip
     if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp" and gpus > 1:
-        warnings.append(
+        warnings.append(  # (a pipeline: :func:`pipelines`)
             f"{eng.label} splits layers over GPUs as pipeline parallelism: "
             + (
                 f"up to {gpus} batches in flight, one per GPU (a request's own prompt is not pipelined; "
@@ -947,6 +955,8 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     calibrated = speed_calibrated(acc, "inference")
     if not calibrated:
         warnings.append(uncalibrated_warning(acc, "inference"))
+    # a pipeline's speed rests on no measurement whatever the GPU (its warning says so: PIPELINE_UNCALIBRATED)
+    calibrated = calibrated and not (st_mode == "layer" and per_replica_gpus > 1 and pipelines(eng))
     prefill_tps = p.prefill_tps if context_in > 0 else 0.0  # no prompt, no prefill speed to give
     ttft_ms = point.ttft_s * 1000.0
     # no output, no output speed to give (the run is timed as one token's: its prompt, then done)
@@ -1484,7 +1494,7 @@ def _memory_assumptions(
         out["parallel"] = (
             f"pipeline over {st.gpus} GPUs (whole layers per GPU, a batch in flight on each; no batch-1 "
             "speed-up)"
-            if st.engine.pipeline_microbatches and st.engine.continuous_batching
+            if pipelines(st.engine)
             else f"layer split over {st.gpus} GPUs (capacity, no batch-1 speed-up)"
         )
         if lacks_peer_access(st.acc):

@@ -243,6 +243,8 @@ class EngineProfile:
     pipeline_microbatches: bool = False
     # the launch flag that sets that pipeline's depth, as the advisor tells a renter to start it
     pipeline_flag: str = ""
+    # the first release with that pipeline (a named older ``version`` has none); "" = every release
+    pipeline_since: str = ""
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
     # one scheduler iteration takes up to ``prefill_batch_tokens`` tokens (decodes first, then prompt
     # tokens) and runs them as micro-batches of ``prefill_chunk_tokens``, each reading the weights again:
@@ -379,6 +381,15 @@ class EngineProfile:
         if not ceiling:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
+
+    def has_pipeline(self) -> bool:
+        """Whether this engine (at its named ``version``) keeps a batch in flight per GPU of a layer split:
+        ``pipeline_microbatches``, from ``pipeline_since`` on."""
+        if not self.pipeline_microbatches:
+            return False
+        if not (self.version and self.pipeline_since):
+            return True
+        return _release_tuple(self.version) >= _release_tuple(self.pipeline_since)
 
     @property
     def step_token_budget(self) -> int:
@@ -620,6 +631,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="vllm",
         pipeline_microbatches=True,
+        pipeline_since="0.5.1",  # vLLM 0.5.1 release notes: pipeline parallelism for online serving
         pipeline_flag="--pipeline-parallel-size",  # docs.vllm.ai serving/parallelism_scaling
         label="vLLM (V1 engine)",
         past_label="vLLM",
@@ -706,6 +718,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="sglang",
         pipeline_microbatches=True,
+        pipeline_since="0.5",  # --pp-size in the 0.5 server arguments; 0.4.x not assumed to have it
         pipeline_flag="--pp-size",  # docs.sglang.ai server arguments (--pp-size / --pipeline-parallel-size)
         label="SGLang",
         cpu_overlap=True,
@@ -1426,6 +1439,11 @@ def _own_release(base: EngineProfile, head: str) -> str:
     if release is None or found is None or _key(name[: found.start()]) not in release.names:
         return ""
     return _version_text(found)
+
+
+def _release_tuple(release: str) -> tuple[int, ...]:
+    """(0, 5, 1) of "0.5.1": releases compared as numbers."""
+    return tuple(int(x) for x in re.findall(r"\d+", release))
 
 
 def _version_text(found: re.Match[str]) -> str:
