@@ -312,28 +312,30 @@ def _state(st: Setup, running: int, prompt: int, output: int, arrivals: float | 
     return _State(dec, x, ttft, tpot, marginal / t_req)
 
 
-def _blended_state(st: Setup, running: float, prompt: int, output: int) -> _State:
+def _blended_state(st: Setup, running: float, prompt: int, output: int) -> tuple[_State, float]:
     """:func:`_state` at a mean of ``running`` sequences that is not a whole number (TGI's admission every
     ``max_waiting_steps`` leaves 1.67 of 2 clients decoding on average): the states at the two whole
-    batches around it, weighed by how near each is. Rounding it instead broke Little's law by up to 20 %
+    batches around it, weighed by how near each is, and the decode step weighed alike (seconds; the state
+    keeps the nearer batch's step for its parts). Rounding it instead broke Little's law by up to 20 %
     (2 clients of 12-token prompts: 2 decoding and a 10-step admission wait, 2.4 clients' worth)."""
     lo = max(1, math.floor(running))
     share = running - lo
     low = _state(st, lo, prompt, output)
     if share <= 1e-9:
-        return low
+        return low, low.step.total
     high = _state(st, lo + 1, prompt, output)
 
     def mix(a: float, b: float) -> float:
         return a + share * (b - a)
 
-    return _State(
+    state = _State(
         low.step if share < 0.5 else high.step,
         mix(low.x, high.x),
         mix(low.ttft_s, high.ttft_s),
         mix(low.tpot_s, high.tpot_s),
         mix(low.prefill_share, high.prefill_share),
     )
+    return state, mix(low.step.total, high.step.total)
 
 
 def _binding_of(s: _State) -> str:
@@ -844,8 +846,8 @@ def _closed_loop(
         waiting = k / 2.0
         decoding = max(1.0, running * output / (output + waiting))
         running = max(1, round(decoding))
-        s = _blended_state(st, decoding, prompt, output)
-        queue = waiting * s.step.total
+        s, step_s = _blended_state(st, decoding, prompt, output)
+        queue = waiting * step_s
     binding = _capped_binding(st, s, running, c, prompt, output, cap_reason) if saturated else _binding_of(s)
     ttft = s.ttft_s
     if num_requests and prompt > 0:
