@@ -28,9 +28,9 @@ def test_a_gguf_repo_resolves_to_its_model_as_the_other_quantized_suffixes_do(ty
     res = resolve_model_detail(typed)
     assert res.model is resolve_model_detail("Llama-3.1-70B-Instruct-AWQ").model
     assert res.model.name == "llama-3.1-70b"
-    # a GGUF repo holds several quantizations: the name implies none, and the note says how to name one
-    assert res.precision == ""
-    assert "GGUF" in res.note and "--precision gguf-" in res.note
+    # a GGUF repo holds several quantizations: Q4_K_M assumed, and the note says so and how to name another
+    assert res.precision == "gguf-q4_k_m"
+    assert "gguf-q4_k_m assumed" in res.note and "--precision gguf-q8_0" in res.note
 
 
 def test_the_awq_suffix_still_implies_its_precision() -> None:

@@ -207,7 +207,8 @@ class ModelResolution:
     """The outcome of resolving a model name.
 
     ``precision`` is set when the name is a quantized checkpoint of a registry model ("Qwen3-14B-AWQ"
-    -> qwen3-14b, "int4"): the architecture is the base model's, the weights are in that format.
+    -> qwen3-14b, "int4"; a GGUF repo: its Q4_K_M file assumed, said in ``note``): the architecture is
+    the base model's, the weights are in that format; "" otherwise.
     """
 
     model: ModelSpec
@@ -238,8 +239,9 @@ _QUANT_PRECISION: dict[str, tuple[str | None, str]] = {
     "mxfp4": ("mxfp4", "MXFP4"),
     "bnb4bit": ("nf4", "bitsandbytes NF4"),
     "4bit": ("nf4", "bitsandbytes NF4"),
-    # a GGUF repo holds files of several quantizations (Q4_K_M, Q8_0, ...): the name implies none
-    "gguf": ("", "GGUF"),
+    # a GGUF repo holds files of several quantizations (Q4_K_M, Q8_0, ...): Q4_K_M, the one most run, is
+    # assumed and the note says so (and how to name another)
+    "gguf": ("gguf-q4_k_m", "GGUF"),
 }
 
 # A dated checkpoint suffix ("Qwen3-30B-A3B-Instruct-2507": YYMM; "-0528": MMDD; "-20240620"). Such a name
@@ -486,10 +488,11 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
                 quant[1] if quant[1] is not None else fp8_checkpoint_format(base.model, _publisher(outer))
             )
             note = f"{quant[2]} checkpoint of {base.model.name}: same architecture, weights in {precision}"
-            if not precision:  # a GGUF repo: which of its files runs is the user's to say
+            if quant[2] == "GGUF":  # a repo of several files: which one runs is the user's to say
                 note = (
                     f"{quant[2]} repo of {base.model.name}: same architecture; the name does not say which "
-                    "quantization runs (--precision gguf-q4_k_m, gguf-q8_0, ...)"
+                    f"quantization runs: {precision} assumed (--precision gguf-q8_0, gguf-f16, ... for "
+                    "another)"
                 )
             if precision == "fp8-ffn":
                 note += (
