@@ -83,7 +83,7 @@ class Assumptions:
             "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
             "picks": (
                 f"balanced within {self.balanced_time_factor:g}x the best time of the front rows renting no "
-                "more GPUs than the load needs (serve: or within the latency its targets allow); fastest = "
-                f"cheapest within {self.time_tolerance:.0%} of the best time on the front"
+                "more GPUs than the load needs (serve: or within the latency its stated targets allow); "
+                f"fastest = cheapest within {self.time_tolerance:.0%} of the best time on the front"
             ),
         }

@@ -90,10 +90,10 @@ class ConfigEval:
     warnings: tuple[str, ...] = ()
     cap_batch: int = 0  # serve: users one replica takes (before spreading the load)
     detailed: bool = True  # serve: False until ``Evaluator.detail`` adds the operating point
-    split_why: str | None = None  # serve: why the model is split (tp > 1) rather than on one GPU
-    layer_split: bool = (
-        False  # the tp GPUs hold whole layers and take turns (llama.cpp, HF transformers), not TP shards
-    )
+    split_why: str | None = None  # why the model is split (tp > 1) as it is, rather than on one GPU
+    # the tp GPUs hold whole layers, not TP shards: they take turns (llama.cpp, HF transformers) or, where
+    # ``parallel`` is "pipeline", each works on a batch of its own
+    layer_split: bool = False
     reject_kind: str = ""  # one of REJECT_KINDS when ``rejected``
     fabric_assumed: bool = False  # GPUs work together over a fabric the source does not state (PCIe assumed)
     substitution: str | None = None  # what differs from what was asked (engine, precision, GPU count)

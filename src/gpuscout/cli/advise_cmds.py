@@ -302,7 +302,7 @@ recommend_app = typer.Typer(
     "Pareto front of cost and time (time to finish; serve: request latency) with three picks named -- "
     "cheapest (least cost on the front), fastest (the cheapest within 5 % of the front's best time), "
     "balanced (least cost/cheapest x time/fastest, at most 3x the best time of the right-sized rows, or "
-    "within the latency an endpoint's targets allow) -- "
+    "within the latency an endpoint's stated targets allow) -- "
     "then dominated rows, each with its reasons. Offers that cannot run the workload, spot or auction "
     "capacity for a live endpoint, stale offers and defunct providers are left out (--show-rejected says "
     "why).",
