@@ -360,6 +360,23 @@ def _speed_calibrated(ev: ConfigEval) -> bool:
     return ev.estimate is None or ev.estimate.speed_calibrated
 
 
+def checkpoint_precision(w: AnyWorkload, be: Backends) -> tuple[AnyWorkload, str]:
+    """``w`` with the precision its model's name implies where no precision was given (a quantized
+    checkpoint: "Qwen/Qwen3-8B-AWQ" -> int4, "...-GGUF" -> its Q4_K_M file, "...-FP8" -> the publisher's
+    FP8), as ``gpuscout estimate`` takes it, and what to say of it ("" where nothing was implied)."""
+    if not isinstance(w, ServeWorkload | BatchWorkload) or (w.precision and w.precision.strip()):
+        return w, ""
+    if be.models is None or getattr(w, "is_images", False):
+        return w, ""
+    try:
+        implied = be.models.resolve_detail(w.model).precision
+    except GpuscoutError:  # an unknown name: the ranking says so where it resolves the model
+        return w, ""
+    if not implied:
+        return w, ""
+    return w.model_copy(update={"precision": implied}), f"weights: {implied}, as the checkpoint's name says"
+
+
 class Ranker:
     """Ranks offers for one workload. Caches evaluations, terms and cost models across offers."""
 
@@ -372,8 +389,10 @@ class Ranker:
         now: datetime | None = None,
         include_stale: bool = False,
     ) -> None:
-        self.w = workload
         self.be = backends or default_backends()
+        # a quantized checkpoint's name ("...-AWQ", "...-GGUF") sets the precision no field gave
+        self.w, self.precision_note = checkpoint_precision(workload, self.be)
+        workload = self.w
         self.a = assumptions or Assumptions()
         self.now = now or datetime.now(UTC)
         self.include_stale = include_stale
@@ -1122,7 +1141,7 @@ class Ranker:
             rejected=tuple(rejected or ()),
             front_size=selection.front_size,
             picks=dict(selection.picks),
-            targets=targets_applied(self.w, self.a),
+            targets=(*targets_applied(self.w, self.a), *filter(None, [self.precision_note])),
             notes=common_notes([*shown, *cut]),
             binding=binding,
             time_axis=time_axis(self.w),
