@@ -63,3 +63,14 @@ def test_the_advisor_names_the_two_box_row_balanced() -> None:
     assert cheapest.offer.gpu_count == 5 and fastest.offer.gpu_count == 2
     assert balanced.offer.gpu_count == 8  # not the many-box fastest rig
     assert answer_violations(w, advice, Assumptions()) == []
+
+
+def test_one_target_stated_with_the_other_dropped_bounds_no_whole_request() -> None:
+    """--ttft-ms 5000 --latency-targets none: any decode speed is accepted, so no request latency is too
+    slow to be balanced (it fell back to the 3x window: relaxing a target made the pick 16x dearer)."""
+    import math
+
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=50, ttft_ms_max=5000.0, latency_targets="none")
+    assert math.isinf(w.stated_latency_s)
+    assert picks(FRONT, acceptable=w.stated_latency_s)["balanced"] == 1
+    assert "or any, the latency target stated" in picks_rule(3.0, 0.05, serve=True, acceptable=math.inf)

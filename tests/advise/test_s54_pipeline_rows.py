@@ -267,3 +267,33 @@ def test_the_estimate_itself_says_a_pipeline_is_uncalibrated() -> None:
     tp = estimate("llama-3.1-70b", "RTX4090", gpus=4, precision="awq", engine="vllm", batch=8)
     split = estimate("llama-3.1-70b", "RTX4090", gpus=4, precision="gguf-q4_k_m", engine="llama.cpp", batch=8)
     assert not pp.speed_calibrated and tp.speed_calibrated and split.speed_calibrated
+
+
+def test_near_tied_pipelines_take_the_narrower_with_more_replicas() -> None:
+    """8x RTX 4090: PP8 is ~3 % faster than two PP4 replicas by the (uncalibrated) physics; within the 5 %
+    that counts as the same speed, two replicas keep half the box serving if a GPU fails."""
+    pp4 = _rate("llama-3.1-70b", "RTX4090", 4, "layer", "awq", "pcie") * 2
+    pp8 = _rate("llama-3.1-70b", "RTX4090", 8, "layer", "awq", "pcie")
+    assert pp4 < pp8 < pp4 * 1.05
+    w = BatchWorkload(model="llama-3.1-70b", precision="awq", engine="vllm", output_tokens_total=5e7)
+    r = advise(w, [_box("RTX4090", 8, 24.0, 2.8, Interconnect.PCIE)], top=3, now=NOW).rows[0]
+    assert (r.config.tp, r.config.replicas_per_instance, r.config.parallel) == (4, 2, "pipeline")
+
+
+def test_a_monthly_volume_is_served_at_its_rate_not_at_one_user() -> None:
+    """1e9 output tokens a month, no users given: the rows' speeds are at the volume's 1.5 requests/s
+    spread over the replicas (it showed one idle user's TTFT and speed)."""
+    w = ServeWorkload(
+        model="llama-3.1-70b", precision="awq", engine="vllm", monthly_output_tokens=1e9, ttft_ms_max=5000.0,
+        tpot_ms_max=350.0,
+    )  # fmt: skip
+    assert w.offered_rate == pytest.approx(1e9 / (30 * 86400) / 256)
+    answer = advise(w, [_box("RTX4090", 5, 24.0, 2.0, Interconnect.PCIE)], top=3, now=NOW)
+    (r,) = answer.rows
+    assert any(t.startswith("load: 1.5 requests/s on average") for t in answer.targets)
+    one_user = estimate(
+        "llama-3.1-70b", fabric_accelerator(resolve_gpu("RTX4090"), "pcie"), gpus=5, precision="awq",
+        engine="vllm", parallel="layer", batch=1, context_in=1024, context_out=256,
+    )  # fmt: skip
+    assert r.estimate is not None and r.estimate.tpot_ms is not None
+    assert r.estimate.tpot_ms > 1.5 * one_user.tpot_ms  # a loaded replica, not an idle one

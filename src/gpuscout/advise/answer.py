@@ -96,7 +96,9 @@ def picks_rule(
             f"at most {factor} the best latency of the front rows that rent no more GPUs than the load needs "
             "(extra replicas, or a wider split, that only shorten requests do not set it)"
         )
-        if acceptable > 0:
+        if math.isinf(acceptable):
+            window += " or any, the latency target stated leaving a request's whole time unbounded"
+        elif acceptable > 0:
             window += f" or within the {acceptable:,.1f} s a request may take by the latency targets stated"
     else:
         window = f"at most {factor} that time"
@@ -189,6 +191,8 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
             load = f"load: {rate} {plural(rate, 'request')}/s"
         elif w.concurrency is not None:
             load = f"load: {w.concurrency:,} simultaneous {plural(w.concurrency, 'user')}"
+        elif w.offered_rate is not None:  # a monthly volume alone: its requests spread over the active hours
+            load = f"load: {w.offered_rate:.2g} requests/s on average (the monthly volume over its hours up)"
         else:
             load = "load: 1 user (none given: --concurrency N or --rps R)"
         out.append(f"{load}, {w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens each")

@@ -44,6 +44,7 @@ from gpuscout.advise.configs import (
     tp_degrees,
     tpot_ms,
 )
+from gpuscout.advise.pareto import TIME_TOLERANCE
 from gpuscout.advise.reasons import duration
 from gpuscout.advise.types import EstimateSummary, run_words
 from gpuscout.advise.workload import BatchWorkload, ServeWorkload
@@ -588,7 +589,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 continue
             inst_n = self._instances(acc, n, g, e_n, cap_n)
             lat_n = self._latency_at_load(acc, n, cap_n, inst_n * (g // n))
-            split = f"PP{n}" + (f" x {g // n}" if g // n > 1 else "")
+            split = f"PP{n}" + (f" ({g // n} replicas)" if g // n > 1 else "")
             if not _pipeline_lead(split, inst_n, lat_n, "", *best_at):
                 continue
             why = _pipeline_lead(split, inst_n, lat_n, f"the {tp}-GPU split", inst, lat)
@@ -713,10 +714,11 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         self, acc: Accelerator, tp: int, cap: int, replicas_total: int
     ) -> tuple[Load, Estimate | None]:
         """The load one of ``replicas_total`` replicas gets and its estimate: the requests/s each is sent
-        (open loop), or the users each holds."""
+        (open loop; a monthly volume's rate where no users are given), or the users each holds."""
         w = self.w
-        if w.requests_per_s is not None:
-            load: Load = ("rate", w.requests_per_s / replicas_total)
+        rate = w.offered_rate  # requests/s, or the monthly volume's
+        if rate is not None:
+            load: Load = ("rate", rate / replicas_total)
         else:
             load = max(1, min(cap, math.ceil(w.users / replicas_total - 1e-9)))
         return load, self.infer(acc, tp, load)
@@ -738,8 +740,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         e_op = at_load or e_cap
         # requests running on a replica: the users it holds, or what the rate keeps in flight
         b_op = load if isinstance(load, int) else max(1, e_op.batch)
-        if w.requests_per_s is not None:
-            served_tps = w.requests_per_s * w.output_tokens
+        if w.offered_rate is not None:
+            served_tps = w.offered_rate * w.output_tokens
         else:
             # the estimator's aggregate with ``b_op`` users on a replica (prefills of arriving requests
             # included), per user: per user of the load, not per running sequence, since an engine that
@@ -813,9 +815,11 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         # fastest tensor split of any width on this instance (TP4 x 2 on 8 GPUs as well as TP8)
         tensor = min((t for t in tried if not t[2]), default=None, key=lambda t: (t[0], t[1]))
         bar = tensor[0] * (1.0 - PIPELINE_LEAD) if tensor is not None else math.inf
-        time_1, tp, pipeline, e = min(
-            (t for t in tried if not t[2] or t[0] <= bar), key=lambda t: (t[0], t[1], t[2])
-        )
+        passing = [t for t in tried if not t[2] or t[0] <= bar]
+        time_1, tp, pipeline, e = min(passing, key=lambda t: (t[0], t[1], t[2]))
+        if pipeline:  # pipelines as fast as the fastest (TIME_TOLERANCE): the narrowest, more replicas
+            near = [t for t in passing if t[2] and t[0] <= time_1 * (1.0 + TIME_TOLERANCE)]
+            time_1, tp, pipeline, e = min(near, key=lambda t: (t[1], t[0]))
         why_split = None
         if pipeline and tensor is not None:
             replicas_tp = g // tensor[1]

@@ -22,6 +22,7 @@ derived from them (seconds, instance-hours, dollars) stays a finite float. Boole
 from __future__ import annotations
 
 import json
+import math
 import re
 import reprlib
 from types import UnionType
@@ -333,16 +334,30 @@ class ServeWorkload(Workload):
         return CHAT_TPOT_MS if self.latency_targets == "chat" else None
 
     @property
+    def offered_rate(self) -> float | None:
+        """Requests/s arriving at the endpoint: ``requests_per_s``, else the monthly volume's over its
+        active hours where no concurrency is given (1e9 output tokens a month of 256-token answers, 24 h a
+        day: 1.5 requests/s), else None (a number of users)."""
+        if self.requests_per_s is not None:
+            return self.requests_per_s
+        if self.concurrency is not None or self.monthly_output_tokens is None:
+            return None
+        active_s = self.active_hours_per_day * 3600.0 * self.days_per_month
+        return self.monthly_output_tokens / active_s / self.output_tokens if active_s > 0 else None
+
+    @property
     def stated_latency_s(self) -> float:
         """Seconds a request may take by the latency targets the renter stated (``ttft_ms_max`` or
         ``tpot_ms_max`` given; the other from the chat defaults where those apply): a latency the renter
         accepts, within the balanced pick's window (:func:`gpuscout.advise.pareto.acceptable_latency`);
         0 where no target was stated (the chat defaults alone are a floor of quality, not a statement of
-        what is acceptable) or one of the two is unset."""
+        what is acceptable); infinite where one is stated and the other dropped (any whole request)."""
         from gpuscout.advise.pareto import acceptable_latency
 
         if self.ttft_ms_max is None and self.tpot_ms_max is None:
             return 0.0
+        if self.ttft_target_ms is None or self.tpot_target_ms is None:
+            return math.inf  # one stated target, the other dropped (--latency-targets none): no bound
         return acceptable_latency(self.ttft_target_ms, self.tpot_target_ms, self.output_tokens)
 
     @property

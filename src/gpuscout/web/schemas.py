@@ -435,7 +435,11 @@ class ConfigOut(BaseModel):
     description: str
     instances: int
     gpus_per_instance: int
-    tp: int
+    tp: int = Field(
+        description="GPUs per replica: the tensor-parallel degree where parallel is tensor; the pipeline's "
+        "depth (vLLM --pipeline-parallel-size, not --tensor-parallel-size) where it is pipeline; the layer "
+        "split's GPUs where it is layer"
+    )
     replicas_per_instance: int
     gpus_used: int
     nodes: int
