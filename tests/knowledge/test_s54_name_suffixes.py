@@ -81,3 +81,8 @@ def test_a_dated_name_without_a_checkpoint_is_unknown_with_its_model_suggested_f
     with pytest.raises(UnknownNameError) as exc:
         resolve_model(typed)
     assert exc.value.suggestions[0] == first, exc.value.suggestions
+
+
+def test_hugging_quants_awq_int4_repos_resolve_as_awq() -> None:
+    res = resolve_model_detail("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4")
+    assert (res.model.name, res.precision) == ("llama-3.1-70b", "awq")

@@ -219,7 +219,7 @@ class ModelResolution:
 
 # Checkpoint-name suffixes that say how the weights were quantized -> gpuscout precision name.
 _QUANT_SUFFIX = re.compile(
-    r"[\s_\-]+(?P<q>awq|gptq[\s_\-]*int4|gptq[\s_\-]*int8|gptq|fp8(?:[\s_\-]*dynamic)?|int4|int8|"
+    r"[\s_\-]+(?P<q>awq(?:[\s_\-]*int4)?|gptq[\s_\-]*int4|gptq[\s_\-]*int8|gptq|fp8(?:[\s_\-]*dynamic)?|int4|int8|"
     r"nvfp4|mxfp4|bnb[\s_\-]*4bit|4bit|gguf)$",
     re.IGNORECASE,
 )
@@ -228,6 +228,7 @@ _QUANT_SUFFIX = re.compile(
 _QUANT_PRECISION: dict[str, tuple[str | None, str]] = {
     # int4 named by its checkpoint format: engines do not load AWQ and GPTQ alike everywhere (TGI on ROCm)
     "awq": ("awq", "AWQ int4"),
+    "awqint4": ("awq", "AWQ int4"),  # hugging-quants' "...-AWQ-INT4" repos
     "gptqint4": ("gptq", "GPTQ int4"),
     "gptq": ("gptq", "GPTQ int4"),
     "int4": ("int4", "int4"),
