@@ -220,7 +220,7 @@ def billed_hours_floor(ev: ConfigEval, w: AnyWorkload) -> float:
     cost terms are not negative): the ranking uses it to skip offers that cannot be shown."""
     if isinstance(w, ServeWorkload):
         starts = max(1.0, w.starts_per_day * w.days_per_month)
-        active_s = w.active_hours_per_day * 3600.0 * w.days_per_month
+        active_s = w.active_s_month
         return ev.instances * max(0.0, active_s - starts * _SLACK_S) / 3600.0
     return ev.instances * max(0.0, ev.time_s - _SLACK_S) / 3600.0
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
@@ -68,6 +70,9 @@ PIPELINE_SOURCE = "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.ht
 #: layer split's physics with no measurement behind it (no calibration row runs a pipeline) where the
 #: tensor split's is fitted, so the advisor takes it only for a lead no fitting error of that size hides.
 PIPELINE_LEAD = 0.10
+
+#: A replica's split as the evaluator's layout names it: (accelerator, its fabric, GPUs).
+Split = tuple[str, str | None, int]
 
 #: Engines that are libraries, not servers: never substituted for a live endpoint.
 LIBRARY_ENGINES = ("hf-transformers",)
@@ -131,8 +136,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         self._dense: bool | None = None  # the model has no experts (``_alternatives``), once asked
         # the splits (accelerator, its fabric, tp) of the configuration in hand that run as a pipeline:
         # while serving tries or has chosen one, every estimate of that split (its operating point, its
-        # capacity) is of the pipeline (set per configuration: ``ServeEvaluator._in_layout``)
-        self._layout: set[tuple[str, str | None, int]] = set()
+        # capacity) is of the pipeline (set for a configuration's estimates only: :meth:`_laid_out`)
+        self._layout: set[Split] = set()
 
     def _alternatives(self, acc: Accelerator, precision: str) -> tuple[RunOption, ...]:
         """What the support rules say would run on ``acc`` in place of the engine asked with
@@ -294,11 +299,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 if (
                     est is not None
                     and not est.supported
-                    and getattr(est, "unsupported_field", "")
-                    in (
-                        "gpus",
-                        "parallel",
-                    )
+                    and getattr(est, "unsupported_field", "") in _SPLIT_FIELDS
                 ):
                     # this split only (heads that do not divide by tp): other splits and engines stand
                     err = f"not supported: {est.unsupported_reason}"
@@ -317,6 +318,17 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         if self._inf[k] is None:
             self.last_error = self._inf_err.get(k)
         return self._inf[k]
+
+    @contextmanager
+    def _laid_out(self, splits: Iterable[Split] = ()) -> Iterator[None]:
+        """Estimates asked inside run ``splits`` as pipelines (the rest as the engine's own split), and no
+        split once done, whatever happened: a configuration's layout never reaches another's estimates,
+        nor an estimate asked later (the answer's hints)."""
+        self._layout = set(splits)
+        try:
+            yield
+        finally:
+            self._layout = set()
 
     def pipelines(self, key: ConfigKey, acc: Accelerator, e: Estimate) -> bool:
         """Whether to try this replica as a pipeline: GPUs of ``acc`` that talk over PCIe (no NVLink-class
@@ -432,11 +444,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
 
     def _configure(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         """Choose tp and the number of instances; the operating point is filled in by ``detail``."""
-        self._layout.clear()  # another configuration's pipeline (a 2-GPU box's PP2) is not this one's
-        try:
+        with self._laid_out():  # another configuration's pipeline (a 2-GPU box's PP2) is not this one's
             return self._choose_split(key, acc)
-        finally:
-            self._layout.clear()  # an estimate asked later (the answer's hints) is of the engine's split
 
     def _choose_split(self, key: ConfigKey, acc: Accelerator) -> ConfigEval:
         w = self.w
@@ -612,8 +621,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             # the volume may need more than the stated users: size on the replica's full throughput
             e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
             rate = (e_rate or e_cap).output_tokens_per_s_total
-            active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
-            inst = max(inst, math.ceil(w.monthly_output_tokens / active_s_month / (replicas * rate) - 1e-9))
+            inst = max(inst, math.ceil(w.monthly_output_tokens / w.active_s_month / (replicas * rate) - 1e-9))
         return max(inst, 1)
 
     def _replicas_needed(self, acc: Accelerator, tp: int, e_cap: Estimate, cap: int) -> int:
@@ -630,11 +638,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             return ev
         done = self._detailed.get(ev.key)
         if done is None:
-            self._in_layout(ev)
-            try:
+            with self._laid_out(_pipeline_of(ev)):
                 done = self._serve_detail(ev)
-            finally:
-                self._layout.clear()
             self._detailed[ev.key] = done
         return done
 
@@ -646,8 +651,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         if done is not None:
             return done
         assert ev.summary is not None and ev.accelerator is not None and ev.estimate is not None
-        self._in_layout(ev)
-        try:
+        with self._laid_out(_pipeline_of(ev)):
             full_e, full_b, _ = self._serve_replica(ev.accelerator, ev.tp, None)
             e_full = full_e if full_e is not None and full_b > 0 else ev.estimate
             per_replica = full_b if full_e is not None and full_b > 0 else ev.cap_batch
@@ -658,17 +662,9 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 capacity_tokens_per_s=e_full.output_tokens_per_s_total * replicas_total,
                 capacity_limit=self._capacity_limit(ev.accelerator, ev.tp, per_replica),
             )
-        finally:
-            self._layout.clear()
         done = dataclasses.replace(ev, summary=summary)
         self._complete[ev.key] = done
         return done
-
-    def _in_layout(self, ev: ConfigEval) -> None:
-        """Estimate ``ev``'s split as it was chosen: a pipeline where ``_configure`` took one."""
-        self._layout.clear()
-        if ev.parallel == "pipeline" and ev.accelerator is not None:
-            self._layout.add((ev.accelerator.name, ev.accelerator.interconnect, ev.tp))
 
     def _capacity_limit(self, acc: Accelerator, tp: int, per_replica: int) -> str | None:
         """What stops a replica at ``per_replica`` users: the latency targets when the batch that fits
@@ -734,7 +730,6 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         w = self.w
         assert ev.estimate is not None and ev.accelerator is not None  # set by _configure
         acc, tp, cap, e_cap = ev.accelerator, ev.tp, ev.cap_batch, ev.estimate
-        active_s_month = w.active_hours_per_day * 3600.0 * w.days_per_month
         users = float(w.users)
         load, at_load = self._at_load(acc, tp, cap, ev.instances * ev.replicas_per_instance)
         e_op = at_load or e_cap
@@ -748,7 +743,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             # runs fewer at once (its cap on sequences) serves the others from its queue
             served_tps = users * e_op.output_tokens_per_s_total / b_op
         monthly = (
-            w.monthly_output_tokens if w.monthly_output_tokens is not None else served_tps * active_s_month
+            w.monthly_output_tokens if w.monthly_output_tokens is not None else served_tps * w.active_s_month
         )
         summary = EstimateSummary(
             throughput=served_tps,
@@ -890,6 +885,18 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
         beyond = max(0.0, w.input_tokens - requests * w.prompt_tokens)
         prefill = beyond / e.prefill_tokens_per_s if e.prefill_tokens_per_s > 0 else 0.0
         return prefill + out_total / e.output_tokens_per_s_total
+
+
+#: The estimator's refusals of one split only (heads that do not divide; a pipeline the engine lacks): other
+#: splits and engines stand.
+_SPLIT_FIELDS = ("gpus", "parallel")
+
+
+def _pipeline_of(ev: ConfigEval) -> tuple[Split, ...]:
+    """``ev``'s split where ``_configure`` chose a pipeline for it, for :meth:`ServeEvaluator._laid_out`."""
+    if ev.parallel != "pipeline" or ev.accelerator is None:
+        return ()
+    return ((ev.accelerator.name, ev.accelerator.interconnect, ev.tp),)
 
 
 def _pipeline_lead(split: str, inst: int, lat: float, other: str, inst_other: int, lat_other: float) -> str:

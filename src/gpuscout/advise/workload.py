@@ -334,6 +334,11 @@ class ServeWorkload(Workload):
         return CHAT_TPOT_MS if self.latency_targets == "chat" else None
 
     @property
+    def active_s_month(self) -> float:
+        """Seconds the endpoint is up in a month: its hours a day over the month's days."""
+        return self.active_hours_per_day * 3600.0 * self.days_per_month
+
+    @property
     def offered_rate(self) -> float | None:
         """Requests/s arriving at the endpoint: ``requests_per_s``, else the monthly volume's over its
         active hours where no concurrency is given (1e9 output tokens a month of 256-token answers, 24 h a
@@ -342,7 +347,7 @@ class ServeWorkload(Workload):
             return self.requests_per_s
         if self.concurrency is not None or self.monthly_output_tokens is None:
             return None
-        active_s = self.active_hours_per_day * 3600.0 * self.days_per_month
+        active_s = self.active_s_month
         return self.monthly_output_tokens / active_s / self.output_tokens if active_s > 0 else None
 
     @property
