@@ -292,6 +292,12 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
 
     inference = _Inference(resolve)
 
+    def native_precision(name: str) -> str:
+        """The format a name's weights come in: a quantized checkpoint's name says it ("Qwen/Qwen3-8B-AWQ":
+        awq, "...-GGUF": its Q4_K_M file), else the model's published format (DeepSeek-R1: FP8), else bf16."""
+        detail = reg.resolve_detail(name)
+        return detail.precision or detail.model.native_precision or "bf16"
+
     def training(model: str | ModelSpec, *args: Any, **kwargs: Any) -> TrainingResult:
         from gpuscout.estimate.training import estimate_training
 
@@ -331,6 +337,6 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         alternatives=support_alternatives,
         is_moe=lambda name: resolve(name).is_moe,
         platform_refusal=support_platform_refusal,
-        native_precision=lambda name: resolve(name).native_precision or "bf16",
+        native_precision=native_precision,
         memory_needed=memory_needed,
     )

@@ -313,7 +313,7 @@ class _Faq:
         figures: dict[str, float | str | None] = {"context": self.context, "users": self.users}
         cited: list[Recommendation] = []
         per_user: float | None = None
-        for p in dict.fromkeys((self.precision, *VRAM_PRECISIONS)):
+        for p in distinct_widths((self.precision, *VRAM_PRECISIONS)):
             e = self._need(ref, 1, p, self.users)
             if e is None:
                 continue
@@ -411,7 +411,7 @@ class _Faq:
         figures: dict[str, float | str | None] = {"hbm_card": hbm.name, "consumer_card": gddr.name}
         cited: list[Recommendation] = []
         verdicts: list[str] = []
-        for p in dict.fromkeys((self.precision, "int4")):
+        for p in distinct_widths((self.precision, "int4")):
             fits = {"80": self._fit(hbm, p), "consumer": self._fit(gddr, p)}
             details.append(self._card_line(fits["80"], "80 GiB HBM card"))
             details.append(self._card_line(fits["consumer"], "24 GiB consumer card"))
@@ -968,6 +968,27 @@ def _compute_class(precision: str) -> str:
     if p.startswith(("mxfp4", "nvfp4")):
         return "fp4"
     return "int8" if p.startswith("w8a8") else "bf16"
+
+
+def distinct_widths(precisions: Sequence[str]) -> tuple[str, ...]:
+    """``precisions`` less those whose weights are as wide as an earlier one's (4-bit, 8-bit, 16-bit):
+    an AWQ checkpoint is not compared with "int4", nor DeepSeek's FP8 blocks with "fp8"; the first of a
+    width stays. A name the precision table does not know stays as it is."""
+    from gpuscout.errors import InvalidInputError
+    from gpuscout.estimate.precision import resolve_precision
+
+    seen: set[int | str] = set()
+    out: list[str] = []
+    for p in precisions:
+        try:
+            bits = resolve_precision(p).bits_per_weight
+            width: int | str = 4 if bits < 6 else 8 if bits < 12 else 16
+        except InvalidInputError:
+            width = p
+        if width not in seen:
+            seen.add(width)
+            out.append(p)
+    return tuple(out)
 
 
 #: What the advisor says of a price without an observation date (``recommend``'s "every row: ...").

@@ -88,9 +88,10 @@ from gpuscout.wording import plural
 
 def pipelines(eng: EngineProfile) -> bool:
     """Whether ``eng``'s layer split over several GPUs is a pipeline with a batch in flight on each (vLLM,
-    SGLang, TensorRT-LLM: ``EngineProfile.pipeline_microbatches``), whose speed no calibration row measures;
-    llama.cpp's and accelerate's layer splits are calibrated."""
-    return eng.pipeline_microbatches and eng.continuous_batching
+    SGLang, TensorRT-LLM at a release that has one: ``EngineProfile.has_pipeline``), whose speed no
+    calibration row measures; llama.cpp's and accelerate's layer splits are calibrated. The serving
+    physics asks the same (``serving.pipelined``)."""
+    return eng.has_pipeline()
 
 
 #: What a pipeline's speed rests on: no calibration row runs an engine's pipeline parallelism.
@@ -744,13 +745,26 @@ def _prepare(
             "with pipeline parallelism (vllm, sglang, tensorrt-llm, llama.cpp)",
             sources=(no_pipeline.no_pipeline_source or no_pipeline.source,), field="parallel",
         )  # fmt: skip
-    if mode == "layer" and eng.continuous_batching and eng.name != "llama.cpp" and gpus > 1:
+    if mode == "layer" and gpus > 1 and eng.pipeline_microbatches and not eng.has_pipeline():
+        return _unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=f"{eng.name} {eng.version} has no pipeline (layer) split: pipeline parallelism came in "
+            f"{eng.name} {eng.pipeline_since}",
+            instead=f"{eng.name} {eng.version} with tensor parallelism over {gpus} GPUs (--parallel tensor), "
+            f"or {eng.name} {eng.pipeline_since} or later",
+            sources=(eng.pipeline_source,), field="parallel",
+        )  # fmt: skip
+    if (
+        mode == "layer"
+        and gpus > 1
+        and (eng.has_pipeline() or (eng.continuous_batching and eng.name != "llama.cpp"))
+    ):
         warnings.append(  # (a pipeline: :func:`pipelines`)
             f"{eng.label} splits layers over GPUs as pipeline parallelism: "
             + (
                 f"up to {gpus} batches in flight, one per GPU (a request's own prompt is not pipelined; "
                 f"{eng.pipeline_flag} {gpus}); {PIPELINE_UNCALIBRATED}"
-                if eng.pipeline_microbatches
+                if pipelines(eng)
                 else "one batch at a time, visiting the GPUs in turn"
             )
         )

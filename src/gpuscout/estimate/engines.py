@@ -245,6 +245,7 @@ class EngineProfile:
     pipeline_flag: str = ""
     # the first release with that pipeline (a named older ``version`` has none); "" = every release
     pipeline_since: str = ""
+    pipeline_source: str = ""  # where ``pipeline_since`` is read
     prefill_batch_tokens: int = 2048  # logical batch split in micro-batches (llama.cpp n_batch)
     # one scheduler iteration takes up to ``prefill_batch_tokens`` tokens (decodes first, then prompt
     # tokens) and runs them as micro-batches of ``prefill_chunk_tokens``, each reading the weights again:
@@ -632,6 +633,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="vllm",
         pipeline_microbatches=True,
         pipeline_since="0.5.1",  # vLLM 0.5.1 release notes: pipeline parallelism for online serving
+        pipeline_source="https://github.com/vllm-project/vllm/releases/tag/v0.5.1",
         pipeline_flag="--pipeline-parallel-size",  # docs.vllm.ai serving/parallelism_scaling
         label="vLLM (V1 engine)",
         past_label="vLLM",
@@ -719,6 +721,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         name="sglang",
         pipeline_microbatches=True,
         pipeline_since="0.5",  # --pp-size in the 0.5 server arguments; 0.4.x not assumed to have it
+        pipeline_source="https://docs.sglang.ai/advanced_features/server_arguments.html",
         pipeline_flag="--pp-size",  # docs.sglang.ai server arguments (--pp-size / --pipeline-parallel-size)
         label="SGLang",
         cpu_overlap=True,

@@ -596,8 +596,9 @@ def serve(
 
 
 def pipelined(st: Setup) -> bool:
-    """Whether ``st`` is a layer split whose engine keeps a batch in flight per GPU."""
-    return st.parallel == "layer" and st.gpus > 1 and st.engine.pipeline_microbatches
+    """Whether ``st`` is a layer split whose engine keeps a batch in flight per GPU
+    (``EngineProfile.has_pipeline``: the one predicate ``estimate.api.pipelines`` asks too)."""
+    return st.parallel == "layer" and st.gpus > 1 and st.engine.has_pipeline()
 
 
 def serve_pipelined(
@@ -610,7 +611,7 @@ def serve_pipelined(
     steady: tuple[int, str] | None = None,
 ) -> ServingPoint:
     """A layer split over G GPUs whose engine keeps one batch in flight per GPU
-    (``EngineProfile.pipeline_microbatches``): G interleaved batches, each stepping through the GPUs in
+    (``EngineProfile.has_pipeline``): G interleaved batches, each stepping through the GPUs in
     turn, so every GPU works on one of them at a time.
 
     Each batch of B / G sequences lives as a layer-split engine of its own: a step reads the whole model
