@@ -595,6 +595,43 @@ def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -
     return "; ".join(fixes)
 
 
+#: A named engine is said to be dear where the default engine's cheapest row, every other choice kept,
+#: costs at most this share of the named engine's cheapest (llama.cpp serving DeepSeek-R1 to 100 users:
+#: $1.7M a month where vLLM does it for $23k). A policy: no cost model is exact to within 2x.
+DEARER_ENGINE_SHARE = 0.5
+
+
+def engine_cost_note(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation]) -> str:
+    """Where the user named the engine (``--engine``) and the default engine, every other choice kept
+    (latency targets, deadline, precision, providers), serves or runs the work for at most
+    :data:`DEARER_ENGINE_SHARE` of the named engine's cheapest row: that row, its cost and how many times
+    less it costs. "" otherwise (the engine was not named, nothing ran, or the default is not clearly
+    cheaper). Costs a second ranking, so only a named engine pays it."""
+    from gpuscout.advise.inference_configs import engine_named
+
+    w = ranker.w
+    if not rows or not isinstance(w, ServeWorkload | BatchWorkload) or not engine_named(w):
+        return ""
+    mine = min(r.total_usd for r in rows)
+    if mine <= 0:
+        return ""
+    free = _relaxed(ranker, offers, {"engine": None})
+    if not free.rows:
+        return ""
+    best = min(free.rows, key=lambda r: r.total_usd)
+    if best.total_usd > DEARER_ENGINE_SHARE * mine:
+        return ""
+    on = f", on {best.estimate.engine}," if best.estimate is not None and best.estimate.engine else ""
+    when = "" if isinstance(w, ServeWorkload) else f", done in {duration(best.time_to_result_s)}"
+    ratio = mine / best.total_usd
+    times = f"{ratio:.1f}x" if ratio < 10 else f"{ratio:,.0f}x"
+    return (
+        f"the default engine's cheapest row is {_label(best)}{on} at {usd(best.total_usd, _per(w))}{when}: "
+        f"{times} cheaper than the cheapest with --engine {shlex.quote((w.engine or '').strip())} "
+        f"({usd(mine, _per(w))})"
+    )
+
+
 def _platform_words(ranker: Ranker) -> str:
     """Where the named engine was refused on every GPU by its platform row (it runs no precision there,
     ``platform_refusals`` of the evaluator): each rule with the GPUs it refuses, "on MI300X, TensorRT-LLM

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from gpuscout.advise.answer import (
     binding_constraint,
     common_notes,
+    engine_cost_note,
     names_its_run,
     picks_rule,
     runs_heading,
@@ -1157,6 +1158,7 @@ class Ranker:
             uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
             asked_run=asked,
             runs=runs_heading(shown, asked).text,
+            engine_note=engine_cost_note(self, offers, [*shown, *cut]) if diagnose else "",
         )
 
     def _absent_providers(self, offers: Sequence[Offer]) -> str | None:

@@ -262,6 +262,9 @@ class Advice:
     # runs one other thing: :func:`gpuscout.advise.answer.runs_heading`); "" where no row names an engine.
     # A row that runs anything else names it on the row (``Recommendation.names_run``)
     runs: str = ""
+    # where the user named the engine and the default engine does the same work for at most half the
+    # cost: its cheapest row in words (:func:`gpuscout.advise.answer.engine_cost_note`); "" otherwise
+    engine_note: str = ""
 
     @property
     def recommendations(self) -> list[Recommendation]:

@@ -525,6 +525,7 @@ def _run(workload: Any, shared: Shared) -> None:
                         ],
                         "picks_rule": answer.picks_rule,
                         "binding": answer.binding,
+                        "engine_note": answer.engine_note,
                         "considered": answer.considered,
                         "recommendations": shown,
                         "rejected": answer.rejected,

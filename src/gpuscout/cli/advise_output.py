@@ -233,6 +233,8 @@ def table(workload: Any, advice: Any) -> None:
     if premium:
         picks += f"; {premium}"
     out.print(_text(f"Picks: {picks}. {rule}."), highlight=False)
+    if advice.engine_note:
+        out.print(_text(f"Engine: {advice.engine_note}."), style="yellow", highlight=False)
     if gaps:
         last = max(gaps[-1][1], *(r or 0 for r in shown))
         out.print(

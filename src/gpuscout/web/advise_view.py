@@ -238,6 +238,8 @@ class AnswerView:
     # what the rows run, as the title names it ("vllm, bf16": ``Advice.runs``); a row running anything
     # else names it in its Config cell (``Recommendation.names_run``)
     runs: str = ""
+    # where the named engine costs at least twice the default's cheapest (``Advice.engine_note``)
+    engine_note: str = ""
     pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
     beaten_rule: str = BEATEN_RULE
 
@@ -281,6 +283,7 @@ def answer_view(
         considered=advice.considered,
         uncalibrated={u.pick: u for u in advice.uncalibrated_picks},
         runs=advice.runs,
+        engine_note=advice.engine_note,
     )
 
 

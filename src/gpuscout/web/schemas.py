@@ -615,6 +615,11 @@ class AdviceOut(BaseModel):
     targets: list[str] = Field(description="what the ranking was held to (latency targets, deadline, budget)")
     notes: list[str] = Field(description="caveats every shown row shares")
     binding: str | None = Field(description="when no row passes: what binds and what would fit")
+    engine_note: str = Field(
+        default="",
+        description="where engine was given and the default engine does the same work for at most half "
+        'the cost: its cheapest row and how many times less it costs ("" otherwise)',
+    )
     considered: int = Field(description="offers looked at")
     uncalibrated_picks: list[UncalibratedPickOut] = Field(
         default_factory=list,
@@ -651,6 +656,7 @@ class AdviceOut(BaseModel):
             targets=list(advice.targets),
             notes=list(advice.notes),
             binding=advice.binding,
+            engine_note=advice.engine_note,
             considered=advice.considered,
             uncalibrated_picks=[
                 UncalibratedPickOut(
