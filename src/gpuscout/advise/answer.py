@@ -612,21 +612,24 @@ def engine_cost_note(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Rec
     w = ranker.w
     if not rows or not isinstance(w, ServeWorkload | BatchWorkload) or not engine_named(w):
         return ""
-    mine = min(r.total_usd for r in rows)
+    costed = [r.total_usd for r in rows if r.total_usd is not None]
+    mine = min(costed, default=0.0)
     if mine <= 0:
         return ""
     free = _relaxed(ranker, offers, {"engine": None})
-    if not free.rows:
+    priced = [(r.total_usd, r) for r in free.rows if r.total_usd is not None and r.total_usd > 0]
+    if not priced:
         return ""
-    best = min(free.rows, key=lambda r: r.total_usd)
-    if best.total_usd > DEARER_ENGINE_SHARE * mine:
+    cost, best = min(priced, key=lambda pair: pair[0])
+    if cost > DEARER_ENGINE_SHARE * mine:
         return ""
     on = f", on {best.estimate.engine}," if best.estimate is not None and best.estimate.engine else ""
-    when = "" if isinstance(w, ServeWorkload) else f", done in {duration(best.time_to_result_s)}"
-    ratio = mine / best.total_usd
+    took = best.time_to_result_s
+    when = "" if isinstance(w, ServeWorkload) or took is None else f", done in {duration(took)}"
+    ratio = mine / cost
     times = f"{ratio:.1f}x" if ratio < 10 else f"{ratio:,.0f}x"
     return (
-        f"the default engine's cheapest row is {_label(best)}{on} at {usd(best.total_usd, _per(w))}{when}: "
+        f"the default engine's cheapest row is {_label(best)}{on} at {usd(cost, _per(w))}{when}: "
         f"{times} cheaper than the cheapest with --engine {shlex.quote((w.engine or '').strip())} "
         f"({usd(mine, _per(w))})"
     )
