@@ -32,6 +32,7 @@ in decode steps (chunked prefill): their FLOPs and all-reduce bytes only, the we
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpuscout.estimate.engines import EngineProfile
@@ -595,7 +596,7 @@ def decode_step(
         )
         comm += (st.gpus - 1) * hop
     attn = _blend(attn_mem, attn_comp)
-    gpu = (_blend(gemm_mem, gemm_comp) + wo_seconds + attn + gpu_fixed) * _pipelined_share(st, batch + q)
+    gpu = _iteration_gpu_seconds(st, batch + q, gemm_mem, gemm_comp, wo_seconds + attn + gpu_fixed)
     gpu += comm
     if eng.cpu_overlap and eng.attn_host_sync:
         # the host waits for every layer's attention: that part of the GPU's time is not overlapped
@@ -607,25 +608,48 @@ def decode_step(
     return StepTime(total, gemm_mem + attn_mem, gemm_comp + attn_comp, fixed, comm, launches + cpu + book)
 
 
-def _pipelined_share(st: Setup, tokens: float) -> float:
-    """The share of its unpipelined GPU time an iteration of ``tokens`` tokens takes on a layer split that
-    pipelines its micro-batches (llama.cpp: an iteration of up to n_batch tokens runs as n_ubatch
-    micro-batches that flow through the GPUs one behind the other): ``u`` micro-batches over ``G`` GPUs
-    take (u + G - 1) / (G u) of running each through every GPU in turn, as :func:`prefill_seconds` times
-    a prompt alone. 1 for an iteration of one micro-batch (a decode step) or one GPU."""
-    g = st.gpus
-    u = _micro_batches(st, tokens)
-    if st.parallel != "layer" or g <= 1 or not st.engine.prefill_pipelined:
-        return 1.0
-    return (u + g - 1) / (g * u)
+def _iteration_gpu_seconds(st: Setup, tokens: float, reads: float, math_s: float, rest: float) -> float:
+    """GPU time of an iteration of ``tokens`` tokens whose weight reads take ``reads`` (every micro-batch's
+    together), its GEMMs ``math_s`` and the rest of it ``rest``. One micro-batch: the reads and the math
+    overlap (:func:`_blend`), then the rest. An iteration of several micro-batches (llama.cpp's n_ubatch
+    within n_batch) runs them one after the other, each reading the weights and doing its tokens' share
+    of the math and the rest; on a layer split whose engine pipelines them they flow through the GPUs
+    one behind the other (:func:`pipeline_makespan`), so a one-token leftover adds a weight read's stage,
+    not a whole micro-batch's (a prompt one token past n_ubatch came out faster)."""
+    sizes = _micro_batch_sizes(st, tokens)
+    if len(sizes) == 1:
+        return _blend(reads, math_s) + rest
+    read = reads / len(sizes)
+    times = [_blend(read, math_s * size / tokens) + rest * size / tokens for size in sizes]
+    if st.parallel != "layer" or st.gpus <= 1 or not st.engine.prefill_pipelined:
+        return sum(times)
+    return pipeline_makespan(times, st.gpus)
+
+
+def pipeline_makespan(times: Sequence[float], gpus: int) -> float:
+    """Time for micro-batches that each take ``times[i]`` through all ``gpus`` stages of a layer split
+    (1 / ``gpus`` of it on each), one behind the other: the sum of their stage times, plus the largest's
+    for the ``gpus - 1`` stages the pipeline takes to fill (a flow shop whose stages are equally fast). A
+    one-token leftover micro-batch adds its own stage time, not a whole micro-batch's."""
+    if not times:
+        return 0.0
+    return (sum(times) + (gpus - 1) * max(times)) / gpus
+
+
+def _micro_batch_sizes(st: Setup, tokens: float) -> list[float]:
+    """The micro-batches an iteration of ``tokens`` tokens runs as (``iteration_fills_batch``): full
+    ``prefill_chunk_tokens`` ones and the leftover; one of all the tokens else."""
+    eng = st.engine
+    if not eng.iteration_fills_batch or tokens <= 0:
+        return [tokens]
+    size = max(1, eng.prefill_chunk_tokens)
+    full, rest = divmod(tokens, size)
+    return [float(size)] * int(full) + ([rest] if rest > 0 else [])
 
 
 def _micro_batches(st: Setup, tokens: float) -> int:
-    """The micro-batches an iteration of ``tokens`` tokens runs as (``iteration_fills_batch``); 1 else."""
-    eng = st.engine
-    if not eng.iteration_fills_batch:
-        return 1
-    return max(1, math.ceil(tokens / max(1, eng.prefill_chunk_tokens)))
+    """How many micro-batches an iteration of ``tokens`` tokens runs as (:func:`_micro_batch_sizes`)."""
+    return len(_micro_batch_sizes(st, tokens))
 
 
 def _host_and_gpu(eng: EngineProfile, gpu: float, launches: float, cpu: float) -> float:
@@ -853,7 +877,21 @@ def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
     if not eng.prefill_pipelined:
         return single + math.ceil(total_tokens / ubatch) * hops
     nbatch = max(ubatch, eng.prefill_batch_tokens)
-    batches = math.ceil(total_tokens / nbatch)
-    u = math.ceil(min(total_tokens, nbatch) / ubatch)
-    per_ubatch = single / max(1, math.ceil(total_tokens / ubatch))
-    return batches * ((u + g - 1) / g * per_ubatch + u * hops)
+    # iterations of n_batch tokens (the last one shorter), each of n_ubatch micro-batches (the last one
+    # shorter): each micro-batch timed alone, a leftover of a few tokens as little more than a weight read
+    full, rest = divmod(total_tokens, nbatch)
+    iterations = [(full, _split(nbatch, ubatch))] if full else []
+    if rest:
+        iterations.append((1, _split(rest, ubatch)))
+    alone = {size: _prefill_single_gpu_seconds(st, size, 1) for _, sizes in iterations for size in sizes}
+    scale = single / sum(n * alone[size] for n, sizes in iterations for size in sizes)
+    return sum(
+        n * (pipeline_makespan([alone[size] * scale for size in sizes], g) + len(sizes) * hops)
+        for n, sizes in iterations
+    )
+
+
+def _split(tokens: int, size: int) -> list[int]:
+    """``tokens`` as micro-batches of ``size``: the full ones and the leftover."""
+    full, rest = divmod(tokens, size)
+    return [size] * full + ([rest] if rest else [])
