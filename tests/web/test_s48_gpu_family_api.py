@@ -1,6 +1,6 @@
 """``/api/v1/estimate`` with a GPU family name ("A100", "H100") answers for the variant it reads as and
-says so in ``warnings`` (a 200, not a 422: clients pass "H100"); ``/api/v1/gpus/A100`` still refuses the
-family name, listing the variants the knowledge layer names.
+says so in ``warnings`` (a 200, not a 422: clients pass "H100"); ``/api/v1/gpus/A100`` answers for the same
+variant, its ``resolution`` naming the variants the knowledge layer names.
 
 Regression: ``?model=llama-3.1-70b&gpu=A100&precision=int4`` returned ``"gpu": "A100-SXM4-80GB",
 "fits": true`` and no warning, though A100-SXM4-40GB does not hold it.
@@ -39,9 +39,10 @@ def test_the_a100_answer_says_the_40_gb_parts_it_did_not_size(client: TestClient
     assert not any("read as" in w for w in small["warnings"])
 
 
-def test_the_gpu_endpoint_still_refuses_a_family_name(client: TestClient) -> None:
+def test_the_gpu_endpoint_reads_a_family_name_as_the_estimate_does(client: TestClient) -> None:
     r = client.get("/api/v1/gpus/A100")
-    assert r.status_code == 422, r.text
+    assert r.status_code == 200, r.text
     members = gpu_family_members("A100")
     assert members is not None
-    assert r.json()["suggestions"] == [m.name for m in members]
+    assert r.json()["name"] == resolve_gpu("A100").name
+    assert all(m.name in r.json()["resolution"]["note"] for m in members)

@@ -546,7 +546,14 @@ def offers_cmd(
     limit: Annotated[
         int, typer.Option("--limit", min=0, max=MAX_ROWS, help="At most N rows (0 = all).")
     ] = 30,
-    fresh_only: Annotated[bool, typer.Option("--no-stale", help="Hide rows from stale feeds.")] = False,
+    fresh_only: Annotated[
+        bool,
+        typer.Option(
+            "--no-stale",
+            help="Hide rows from stale feeds (else shown, 'stale' after their age; a table too narrow "
+            "for the age column counts them under it).",
+        ),
+    ] = False,
     json_out: JsonOption = False,
     csv_out: CsvOption = False,
     db: DbOption = None,

@@ -114,6 +114,11 @@ _UNKNOWN_AGE_NOTE = (
     "run `gpuscout refresh` for live prices."
 )
 UNKNOWN_AGE_NOTE = _UNKNOWN_AGE_NOTE.format("unknown")
+#: Under a table too narrow for the age column (where "stale" marks a row from a stale feed): how many of
+#: the rows shown are, whose they are, and how to hide them (:func:`stale_note`).
+STALE_NOTE = (
+    "{} of {} rows shown are from stale feeds ({}): the age column marks them; --no-stale hides them."
+)
 #: The age of a price whose observation time is unknown, in a narrow table.
 SHORT_UNKNOWN_AGE = "?"
 
@@ -568,7 +573,20 @@ def _notes(
         notes.append(AUCTION_NOTE)
     if "age" not in left_out and any(o.observed_at is None for o in offers):
         notes.append(_UNKNOWN_AGE_NOTE.format(SHORT_UNKNOWN_AGE) if short_age else UNKNOWN_AGE_NOTE)
+    if "age" in left_out and (stale := stale_note(offers)):
+        notes.append(stale)
     return notes
+
+
+def stale_note(offers: Sequence[Offer]) -> str | None:
+    """:data:`STALE_NOTE` for ``offers`` (the rows a table shows without its age column, which marks the
+    stale ones), as Rich markup: "4 of 5 rows shown are from stale feeds (azure): ..."; None where none
+    is."""
+    stale = [o for o in offers if o.stale]
+    if not stale:
+        return None
+    providers = ", ".join(plain(p) for p in sorted({o.provider for o in stale}))  # printed as markup
+    return STALE_NOTE.format(len(stale), len(offers), providers)
 
 
 class Fitted(NamedTuple):

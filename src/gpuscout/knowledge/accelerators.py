@@ -12,9 +12,10 @@ HBM3", "h100-sxm5", "a100 80gb pcie", "RTX 4090 24GB", "4090", "tpu-v5e"...). Re
    (SXM / PCIe / NVL / OAM), an optional memory size ("80GB", "80G", "80 GB") and an optional memory type
    ("HBM3"). The family's variants are filtered by what the name states. One left -> exact. Several left
    -> the family's documented default (e.g. "H100" -> H100-SXM, "A100" -> A100-SXM4-80GB,
-   "V100" -> V100-SXM2-16GB) with ``exact=False`` and a note saying what was assumed. The same holds
-   for a part whose siblings are not in the table ("A800" -> A800-PCIe-80GB, "RTX 4060 Ti" ->
-   RTX4060Ti-16GB) until the name states what tells them apart.
+   "V100" -> V100-SXM2-16GB) with ``exact=False`` and a note saying what was assumed. A series name
+   is the family of its generations ("TPU" -> TPU-v6e, "Gaudi" -> Gaudi3: the newest in the table).
+   The same holds for a part whose siblings are not in the table ("A800" -> A800-PCIe-80GB,
+   "RTX 4060 Ti" -> RTX4060Ti-16GB) until the name states what tells them apart.
 3. A stated memory size must match: "A100 40GB" never resolves to an 80 GB part, and "RTX 4090 48GB"
    (a modded card) is an error listing the known variants, because its memory differs from any known part.
 4. Anything else raises ``UnknownNameError`` with the closest canonical names and aliases.
@@ -124,7 +125,15 @@ _FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
     # "RTX 6000 96GB" is an RTX PRO 6000 of an unstated edition
     "rtx6000": ("RTXPRO6000-Server",),
     "6000": ("RTXPRO6000-Server",),
+    # a series name (_SERIES) states no generation: read as the newest in the table, the note names the rest
+    "tpu": ("TPU-v6e", "TPU-v5p", "TPU-v5e", "TPU-v4"),
+    "gaudi": ("Gaudi3", "Gaudi2"),
 }
+
+# Series whose parts are generations with names of their own ("TPU v5e", "Gaudi 3"): the series name
+# ("TPU", "Google Cloud TPU", "Gaudi") is a family name like "A100", covering every part whose own
+# family (as :func:`_parse` reads its name) starts with the prefix, where the table has several.
+_SERIES: dict[str, str] = {"tpu": "tpuv", "gaudi": "gaudi"}
 
 # Compact names that mean several different parts: an "ambiguous" error unless a memory size
 # picks one of them ("RTX 6000 24GB" is the Quadro, "RTX 6000 48GB" the Ada card).
@@ -345,6 +354,10 @@ def _index() -> _Index:
             members = families.setdefault(parsed.family, [])
             if acc not in members:
                 members.append(acc)
+    for series, prefix in _SERIES.items():
+        parts = [a for a in all_accelerators() if _parse(a.name).family.startswith(prefix)]
+        if series not in families and len(parts) > 1:
+            families[series] = parts
     return _Index(
         by_name=by_name,
         exact=exact,
@@ -470,11 +483,12 @@ def _resolve(name: str) -> Resolution | _Failure:
     for default in preference:
         chosen = next((a for a in candidates if a.name == default), None)
         if chosen is not None:
-            unstated = []
-            if parsed.form is None and len({index.forms[a.name] for a in candidates}) > 1:
+            series = parsed.family in _SERIES  # its parts told apart by generation, whatever else differs
+            unstated = ["generation"] if series else []
+            if not series and parsed.form is None and len({index.forms[a.name] for a in candidates}) > 1:
                 editions = all(index.forms[a.name] in _EDITION_SUFFIXES.values() for a in candidates)
                 unstated.append("edition" if editions else "form factor")
-            if parsed.memory_gb is None and len({a.memory_gb for a in candidates}) > 1:
+            if not series and parsed.memory_gb is None and len({a.memory_gb for a in candidates}) > 1:
                 unstated.append("memory size")
             what = " and ".join(unstated) or "variant"
             others = tuple(a.name for a in candidates if a is not chosen)

@@ -168,18 +168,26 @@ def api_gpus(services: Services) -> list[GpuOut]:
 
 @router.get("/gpus/{name:path}", response_model=GpuDetailOut, tags=["knowledge"], summary="One accelerator")
 def api_gpu(services: Services, name: NameInPath) -> GpuDetailOut:
-    """Specs with their source, and how many current offers there are (name resolved like the CLI). A
-    family name ("H100", "A100-80GB") is not one accelerator: a 422 naming its variants, as the page
-    ``/gpus/H100`` asks for one (a list, ``/offers`` or ``/history``, covers the family, each row its
-    own variant)."""
+    """Specs with their source, and how many current offers there are, the name resolved as the CLI's
+    ``gpuscout gpus NAME`` resolves it: a family name ("V100", "H100") answers for the variant it reads
+    as (H100-SXM), ``resolution`` saying so and naming the others (``exact`` false), as the CLI's
+    ``--json`` and ``/api/v1/estimate?gpu=V100`` do; a name that means several parts alike ("RTX 6000")
+    is a 422 naming them. The page ``/gpus/H100`` compares the variants; ``/offers`` or ``/history``
+    cover the family, each row its own variant."""
+    from gpuscout.knowledge.accelerators import resolve_gpu_detail
     from gpuscout.web.gpu_view import cheapest_on_demand_row
 
-    check_one_gpu(name)
-    acc = lookup_gpu(services, name)
+    try:
+        found = resolve_gpu_detail(name)
+    except UnknownNameError as exc:
+        raise (exc if exc.ambiguous else NotFoundError.wrap(exc)) from None
+    acc = found.accelerator
     _, total = services.offers_for_gpu(acc.name, limit=1)
     row = cheapest_on_demand_row(services, acc.name)  # an auction price is not an on-demand one
     cheapest = row.offer.price_usd_per_gpu_hour if row is not None else None
-    return GpuDetailOut.model_validate(With(acc, offers_total=total, cheapest_usd_per_gpu_hour=cheapest))
+    resolution = {"exact": found.exact, "note": found.note}
+    out = With(acc, offers_total=total, cheapest_usd_per_gpu_hour=cheapest, resolution=resolution)
+    return GpuDetailOut.model_validate(out)
 
 
 @router.get("/history", response_model=list[HistoryPointOut], tags=["offers"], summary="Price history")
@@ -293,17 +301,6 @@ def check_admin(authorization: str | None, token: str | None) -> None:
 def healthz(services: Services) -> JSONResponse:
     health = HealthOut(**services.health())
     return JSONResponse(health.model_dump(mode="json"), status_code=503 if health.status == "error" else 200)
-
-
-def check_one_gpu(name: str, field: str = "gpu") -> None:
-    """A name that covers several accelerators (a family, "H100": SXM, PCIe and NVL) where one is answered
-    for: an ambiguous-name error (422) naming ``field`` and the variants, never the one a resolver
-    assumes (the CLI's ``gpus H100`` says "assumed H100-SXM"; a JSON client would not see it)."""
-    from gpuscout.web.gpu_view import gpu_family_members
-
-    members = gpu_family_members(name)
-    if members:
-        raise UnknownNameError(field, name, [m.name for m in members], ambiguous=True)
 
 
 def lookup_gpu(services: WebServices, name: str) -> Accelerator:

@@ -39,9 +39,9 @@ def sibling_variants(acc: Accelerator) -> list[Accelerator]:
 
 
 def family_page(acc: Accelerator) -> str | None:
-    """The family name whose page compares ``acc`` with its variants ("H100-SXM" -> "H100"); None where
-    the stem has no such page: "TPU" is no accelerator name (``/gpus/TPU`` is a 404) and "RTX4080" is a
-    card of its own (its page is not a comparison)."""
+    """The family name whose page compares ``acc`` with its variants ("H100-SXM" -> "H100", "TPU-v5p" ->
+    "TPU"); None where the stem has no such page: "RTX4080" is a card of its own (its page is not a
+    comparison)."""
     stem = _stem(acc.name)
     members = gpu_family_members(stem)
     return stem if members and any(m.name == acc.name for m in members) else None

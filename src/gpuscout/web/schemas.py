@@ -154,6 +154,18 @@ class GpuOut(BaseModel):
     aliases: list[str]
 
 
+class GpuResolutionOut(BaseModel):
+    """How the name asked for was read, as ``gpuscout gpus NAME --json`` says it (its ``resolution``)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    exact: bool = Field(description="whether the name pins this one accelerator down")
+    note: str = Field(
+        description='where it does not (a family name, "V100"): the variant assumed and the others it '
+        "could mean; empty where exact"
+    )
+
+
 class GpuDetailOut(GpuOut):
     fp32_tflops: float | None
     tf32_tflops: float | None
@@ -166,6 +178,7 @@ class GpuDetailOut(GpuOut):
     notes: str
     offers_total: int = Field(description="current offers for this GPU")
     cheapest_usd_per_gpu_hour: float | None
+    resolution: GpuResolutionOut
 
 
 class ModelOut(BaseModel):
