@@ -436,7 +436,7 @@ def test_geforce_training_across_gpus_says_its_exchange_goes_through_host_memory
 
 def test_training_says_what_pytorch_needs_on_old_gpus() -> None:
     # the default PyTorch wheel covers compute capability 7.5+: a V100 or P100 trains only on the legacy
-    # cu126 wheels, a K80 on none (engine_support.csv, hf-transformers platform rows)
+    # cu126 wheels, a K80 on none (workload_support.csv, pytorch-training platform rows): refused
     def notes(gpu: str, method: str = "lora") -> list[str]:
         return [w for w in estimate_training("qwen2.5-0.5b", gpu, method=method).warnings if "PyTorch" in w]
 
@@ -444,8 +444,8 @@ def test_training_says_what_pytorch_needs_on_old_gpus() -> None:
         (note,) = notes(old, "qlora")
         assert "legacy cu126 PyTorch wheels" in note and old in note
     assert notes("T4") == [] and notes("H100-SXM") == []
-    (kepler,) = notes("K80")
-    assert "no current PyTorch binaries" in kepler
+    with pytest.raises(ConfigurationRejected, match="no current PyTorch binaries"):
+        notes("K80")
 
     # QLoRA off NVIDIA: bitsandbytes' ROCm wheels cover the MI300X (sourced), nothing sourced covers a TPU
     def partial(gpu: str) -> bool:

@@ -1003,6 +1003,15 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             if w.engine is not None:
                 kwargs["engine"] = w.engine
             r: ImageResult = self.be.images(w.model, acc, **kwargs)
+            if not getattr(r, "supported", True):  # diffusers cannot run there (a stand-in may not say)
+                why = getattr(r, "unsupported_reason", "") or "the platform rules refuse this GPU"
+                instead = r.assumptions.get("alternatives", "")
+                return reject(
+                    key,
+                    acc,
+                    f"not supported: {why}" + (f"; would run: {instead}" if instead else ""),
+                    kind="unsupported",
+                )
             whole_gb = r.memory.weights_gb  # the pipeline's weights, downloaded and loaded whatever runs
             offload = ""
             if not r.fits:

@@ -687,6 +687,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 )
             trained = self._train_call(acc, g, n, ram_gb, network)
             r = trained.result
+            if r is None and trained.kind == "unsupported":
+                # the platform cannot run the training at all (the estimator's support rules): no node
+                # count changes that, and its reason is the row's
+                return reject(key, acc, trained.why, kind="unsupported")
             if r is None:
                 ram_bound = trained.ram_short is not None  # its text says the nodes
                 why = trained.why if n == 1 or ram_bound else f"{trained.why} on {n} nodes"

@@ -78,6 +78,16 @@ A pipeline that does not fit the GPU (with the CPU offload asked for, or without
 ``seconds_per_image``, ``images_per_s`` and ``bound`` are ``None``, and the warnings and the
 ``would_fit`` assumption say what would fit instead (an FP8 denoiser, CPU offload, a smaller batch).
 
+Platform: diffusers runs on PyTorch, so the same sourced rules decide where it runs at all
+(:mod:`gpuscout.knowledge.workload_support`, the ``diffusers`` rows). Where they refuse (a Kepler K80: no
+current PyTorch binary), the estimate says so as ``estimate()`` does for an engine: ``supported`` False,
+``unsupported_reason`` the rule's words (its tag where not sourced), ``binding_constraint``
+"unsupported", no speed, the reason first in the warnings, the rule's sources in
+``assumptions["support"]`` and what would run in ``assumptions["alternatives"]``; the memory is still
+counted. Where they run it with a caveat (the legacy cu126 wheels, PyTorch/XLA on a TPU, optimum-habana
+on Gaudi, optimum-neuron on AWS Neuron, an AMD target no rule sources), a warning says so in the rule's
+words.
+
 Memory: weights of the denoiser (at ``precision``), text encoders and VAE (bf16), plus the larger of
 the denoiser's and the VAE decoder's activation peaks, plus the CUDA context and cuDNN/cuBLAS
 workspaces. ``cpu_offload=True`` models diffusers' ``enable_model_cpu_offload``: only the component
@@ -120,6 +130,7 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.calibration_coverage import speed_calibrated
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.workload_support import check_workload
 from gpuscout.wording import plural
 
 GB = 1e9
@@ -378,7 +389,7 @@ class ImageEstimate:
     height: int
     batch: int
     fits: bool
-    binding_constraint: str  # "fits", "weights" or "activations"
+    binding_constraint: str  # "fits", "weights", "activations" or "unsupported" (the platform rules)
     memory_gb: float  # peak per GPU (= memory.total_gb)
     memory: MemoryBreakdown  # weights (denoiser + text encoders + VAE), activations, overhead
     # None: the pipeline does not fit (with the offload asked for, or without): no speed is given
@@ -394,6 +405,10 @@ class ImageEstimate:
     speed_calibrated: bool = False  # the speed rests on a measurement (calibration_coverage: none does)
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # False where the platform rules say diffusers cannot run on the GPU at all (no speed is given, and
+    # ``unsupported_reason`` says why; ``assumptions["alternatives"]`` what would run)
+    supported: bool = True
+    unsupported_reason: str = ""
 
 
 class UnknownImageModelError(UnknownNameError):
@@ -711,6 +726,13 @@ def estimate_images(
     assumptions: dict[str, str] = {"profile": profile.source}
     warnings: list[str] = [variant] if variant else []
     check_image_size(spec.name, profile, width, height)
+    # where diffusers (PyTorch) runs at all: a refusal gives no speed, a caveat a warning
+    platform = check_workload("diffusers", acc)
+    refusal = platform.message()
+    if refusal:
+        assumptions["support"] = f"{refusal} (sources: {', '.join(platform.sources)})"
+        assumptions["alternatives"] = platform.instead()
+    warnings += [f"diffusers on {acc.name}: {rule.said}" for rule in platform.caveats]
 
     # --- speed -------------------------------------------------------------------------------------
     rate = compute_rate(resolve_precision(prec), acc, tf32=False)  # PyTorch: TF32 matmuls off
@@ -767,9 +789,9 @@ def estimate_images(
         )
     total = need.total
     capacity = capacity_bytes(acc)
-    fits = total <= capacity
-    binding = "fits"
-    if not fits:
+    fits = total <= capacity and not refusal  # a platform diffusers cannot run on holds nothing
+    binding = "fits" if fits else "unsupported" if refusal else ""
+    if not fits and not refusal:
         # no speed for a pipeline the GPU cannot hold (as ``gpuscout estimate`` gives none): what it
         # needs, and what would hold it instead
         binding = "weights" if weights + OVERHEAD_BYTES > capacity else "activations"
@@ -822,6 +844,8 @@ def estimate_images(
         warnings.append(uncalibrated_speed_warning())
     seconds_per_image = batch_s / batch if fits else None
     flops_per_image = steps * step_flops + text_encoder_flops(profile) + vae_decode_flops(width, height)
+    if refusal:  # the reason first, as ``estimate()`` gives an engine's refusal
+        warnings.insert(0, refusal)
     return ImageEstimate(
         model=spec.name,
         gpu=acc.name,
@@ -854,4 +878,6 @@ def estimate_images(
         speed_calibrated=calibrated,
         assumptions=assumptions,
         warnings=warnings,
+        supported=not refusal,
+        unsupported_reason=refusal,
     )

@@ -11,8 +11,13 @@ part's generation (:mod:`gpuscout.knowledge.calibration_coverage`); elsewhere a 
 the nearest calibrated part.
 
 Refused with :class:`~gpuscout.errors.ConfigurationRejected` (a configuration the caller chose cannot
-run; the advisor skips such an offer):
+run; the advisor skips such an offer, with the reason):
 
+- A platform PyTorch training cannot run on (:func:`framework_support`, the ``pytorch-training`` rows of
+  :mod:`gpuscout.knowledge.workload_support`): a Kepler GPU (no current PyTorch binary), an Inferentia
+  (AWS trains on Trainium), QLoRA below bitsandbytes' compute-capability floor; the message says why
+  and what would run. Where it runs with a caveat (the legacy cu126 wheels, PyTorch/XLA on a TPU,
+  bitsandbytes' ROCm build for QLoRA on an MI300X, a rule that is only unverified), a warning says so.
 - FP8 training (full or pre-training in ``precision="fp8"``) on a GPU without FP8 tensor cores
   (before Ada / Hopper: compute capability below 8.9). A LoRA base *stored* in FP8 is fine anywhere:
   it is dequantised to 16 bit for the matmuls (slower, said in the warnings).
@@ -73,9 +78,10 @@ from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge import calibration_coverage as coverage
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
-from gpuscout.knowledge.engine_support import PRECISIONS, check_support
+from gpuscout.knowledge.engine_support import PRECISIONS
 from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.workload_support import WorkloadRule, check_workload
 from gpuscout.wording import plural
 
 GB = 1e9
@@ -267,7 +273,9 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
             "gpu",
             f"FP8 training needs FP8 tensor cores (Ada, Hopper, Blackwell: compute capability 8.9+); "
             f"{acc.name} has none",
-            accepted="precision bf16 on this GPU, or a GPU with FP8 tensor cores",
+            # the 16-bit type the GPU computes in: no bf16 on V100 or T4 (as the precision warnings say)
+            accepted=f"precision {'bf16' if has_bf16(acc) else 'fp16'} on this GPU, "
+            "or a GPU with FP8 tensor cores",
         )
     if rate16.warning and not fp8_native and compute not in ("fp16", "fp32"):  # a bf16 caveat (V100: as FP16)
         warnings.append(rate16.warning)
@@ -286,56 +294,75 @@ def _gemm_rates(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> 
 
 @dataclass(frozen=True, slots=True)
 class FrameworkSupport:
-    """What the support rules say of PyTorch (transformers, PEFT, bitsandbytes) training on one
-    accelerator (:func:`framework_support`). ``warning``: the line :func:`estimate_training` adds, or None.
-    ``vouched``: False where the rules cannot vouch that the job runs there as sized: a sourced rule
-    says no current binary covers the platform, or QLoRA's NF4 kernels meet a target no sourced rule
-    covers; a list of the hardware a job fits on leaves it out. ``cause``: why, in words that name no
-    accelerator (the same for every one it leaves out); "" where vouched."""
+    """What the platform rules say of PyTorch (transformers, PEFT, bitsandbytes) training on one
+    accelerator (:func:`framework_support`, from :mod:`gpuscout.knowledge.workload_support`'s
+    ``pytorch-training`` rows).
 
-    warning: str | None = None
+    ``refusal``: why it cannot run there at all ("" where it can), ``instead`` what would, ``sources``
+    the deciding rules' URLs: :func:`estimate_training` raises ConfigurationRejected with them.
+    ``warnings``: the lines :func:`estimate_training` adds where it runs with a caveat (the legacy cu126
+    wheels, PyTorch/XLA on a TPU, bitsandbytes' ROCm build), each in its rule's words, an unverified
+    rule's tag said; the refusal's words where it cannot run. ``vouched``: False where the rules cannot
+    vouch that the job runs there as sized: it cannot run, or a rule that lets it is not sourced (QLoRA's
+    NF4 kernels on a TPU); a list of the hardware a job fits on leaves it out. ``cause``: why, in words
+    that name no accelerator (the same for every one it leaves out); "" where vouched."""
+
+    warnings: tuple[str, ...] = ()
     vouched: bool = True
     cause: str = ""
+    refusal: str = ""
+    instead: str = ""
+    sources: tuple[str, ...] = ()
+
+    @property
+    def warning(self) -> str | None:
+        """The first of ``warnings`` (the platform's where it has one), None where there is none."""
+        return self.warnings[0] if self.warnings else None
 
 
-#: The cause of :class:`FrameworkSupport` for QLoRA on a target without a sourced NF4 rule.
-QLORA_KERNELS_CAUSE = (
-    "QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA, and no sourced rule covers these targets"
-)
+def _cause(rule: WorkloadRule) -> str:
+    """A rule's words as a cause naming no accelerator: a platform row's prefixed with what it is about
+    ("PyTorch training: Kepler: ..."); a precision row's name their subject ("QLoRA's NF4 kernels...")."""
+    return f"PyTorch training: {rule.said}" if rule.precision == "*" else rule.said
 
 
 def framework_support(method: str, precision: str, acc: Accelerator) -> FrameworkSupport:
-    """What the support rules say of PyTorch training (``method``: lora, qlora, full, pretrain, in
-    ``precision``) on ``acc``: a platform no current binary covers, a legacy range's caveat (Volta and
-    older: only the legacy cu126 wheels), QLoRA's NF4 kernels on a target no sourced rule covers. The one
-    rule :func:`estimate_training` warns by and the CLI's fits table leaves hardware out by."""
-    key = "nf4" if method == "qlora" else precision if precision in PRECISIONS else "bf16"
-    verdict = check_support("hf-transformers", key, acc)
-    if verdict.verified:  # sourced rules only: where they merely assume a platform, they say nothing here
-        if not verdict.supported:
-            return FrameworkSupport(
-                f"PyTorch training on {acc.name}: {verdict.reason}",
-                vouched=False,
-                cause=f"PyTorch training: {verdict.reason}",
-            )
-        if verdict.platform_rule is not None and verdict.platform_rule.max_cc:
-            return FrameworkSupport(f"PyTorch on {acc.name}: {verdict.platform_rule.rule}")
-        return FrameworkSupport()
-    if method == "qlora" and acc.vendor.lower() != "nvidia":
+    """What the platform rules say of PyTorch training (``method``: lora, qlora, full, pretrain, in
+    ``precision``) on ``acc``: a platform it cannot run on (Kepler: no current binary; Inferentia: AWS
+    trains on Trainium), a caveat (the legacy cu126 wheels, PyTorch/XLA on a TPU, the Neuron SDK on
+    Trainium, Intel Gaudi's bridge), and the rows of QLoRA's NF4 base (bitsandbytes) or an 8-bit one. The
+    one rule set :func:`estimate_training` refuses and warns by, and the CLI's fits table leaves hardware
+    out by."""
+    key = "nf4" if method == "qlora" else precision if precision in PRECISIONS else ""
+    verdict = check_workload("pytorch-training", acc, key)
+    refusal = verdict.refusal
+    if refusal is not None:
+        message = verdict.message()
         return FrameworkSupport(
-            f"QLoRA's NF4 kernels (bitsandbytes) target NVIDIA CUDA; support on {acc.vendor} "
-            "hardware is partial (no sourced rule covers this target)",
+            (message,),
             vouched=False,
-            cause=QLORA_KERNELS_CAUSE,
+            cause=_cause(refusal),
+            refusal=message,
+            instead=verdict.instead(),
+            sources=verdict.sources,
         )
-    return FrameworkSupport()
+    caveats = verdict.caveats
+    # the precision's unsourced row first (its cause is the one shared by every target it covers)
+    unsure = next((r for r in reversed(caveats) if r.tag != "sourced"), None)
+    return FrameworkSupport(
+        tuple(f"training on {acc.name}: {rule.said}" for rule in caveats),
+        vouched=unsure is None,
+        cause="" if unsure is None else _cause(unsure),
+    )
 
 
-def _framework_notes(setup: TrainingSetup, acc: Accelerator, warnings: list[str]) -> None:
-    """The warning of :func:`framework_support` for this setup on this GPU, if any."""
-    note = framework_support(setup.method, setup.precision, acc).warning
-    if note:
-        warnings.append(note)
+def _platform_check(setup: TrainingSetup, acc: Accelerator) -> FrameworkSupport:
+    """The platform rules for this setup on this GPU: ConfigurationRejected (field ``gpu``) where PyTorch
+    training cannot run there, with what would; else what :func:`framework_support` warns of."""
+    support = framework_support(setup.method, setup.precision, acc)
+    if support.refusal:
+        raise ConfigurationRejected("gpu", support.refusal, accepted=f"would run: {support.instead}")
+    return support
 
 
 def _memory_notes(
@@ -540,8 +567,9 @@ def estimate_training(
     cal = calibration or CALIBRATION
     warnings: list[str] = [variant] if variant else []
 
+    platform = _platform_check(setup, acc)  # refuses a platform PyTorch training cannot run on
     rates = _gemm_rates(setup, acc, warnings)
-    _framework_notes(setup, acc, warnings)
+    warnings += platform.warnings
     rate, rate16, fp8_native, stored = rates.rate, rates.rate16, rates.fp8_native, rates.stored_bytes
 
     # --- memory -------------------------------------------------------------------------------------
