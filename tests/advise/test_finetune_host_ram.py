@@ -16,6 +16,7 @@ from benchmarks.naive_rank import rank_naive
 
 from gpuscout.advise.api import recommend
 from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.cost import checkpoint_interval_s
 from gpuscout.advise.training_configs import (
     FULL_CHECKPOINT_BYTES_PER_PARAM,
     TrainingEvaluator,
@@ -136,7 +137,8 @@ def _wall(ev: TrainingEvaluator, run_s: float) -> float:
     params_b = ev.be.params_b("small")
     ckpt, out = params_b * FULL_CHECKPOINT_BYTES_PER_PARAM, params_b * 2.0
     write = ev.a.checkpoint_write_gbps
-    return run_s + checkpoint_save_s(run_s, 1, ckpt, out, ev.w.checkpoint_interval_min * 60.0, write)
+    interval = checkpoint_interval_s(ev.w, ev.a, ckpt, 1, 8)  # the workload's, else Young's (one 8-GPU node)
+    return run_s + checkpoint_save_s(run_s, 1, ckpt, out, interval, write)
 
 
 def test_short_ram_falls_back_to_the_layout_without_offload() -> None:

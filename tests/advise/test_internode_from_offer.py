@@ -233,6 +233,7 @@ def test_a_multi_node_runs_spot_rework_counts_every_nodes_reclaims() -> None:
             micro_batch=1,
             seq_len=2048,
             spot_allowed=True,
+            checkpoint_interval_min=60,  # one interval for both: Young's would shorten it with more nodes
         )
         (rec,) = [r for r in recommend(w, [node], now=NOW) if r.config.spot]
         runs[nodes] = rec

@@ -170,7 +170,7 @@ def test_batch_spot_saving_and_rework_reason() -> None:
     recs = rank(w, [offer("market", price=2.0, spot=0.8)], backends=BE, now=NOW)
     assert recs[0].config.spot  # cheaper even with the rework
     text = next(x for x in recs[0].reasons if "rework" in x)
-    assert text.startswith("spot 60% cheaper; ~") and "5-min checkpoints" in text
+    assert text.startswith("spot 60% cheaper; ~") and "a checkpoint every 5 min" in text
     assert recs[0].cost is not None and recs[0].cost.interruption > 0
     assert recs[0].unit_costs is not None and recs[0].unit_costs.per_million_output_tokens is not None
 

@@ -38,10 +38,12 @@ def test_saves_are_counted_per_interval_and_per_node() -> None:
 
 def test_the_evaluators_time_includes_the_saves() -> None:
     be = dataclasses.replace(fake_backends(), training=_estimator(offload_only=False))
-    w = FinetuneWorkload(model="small", method="full", dataset_tokens=1e7, micro_batch=1)
+    w = FinetuneWorkload(
+        model="small", method="full", dataset_tokens=1e7, micro_batch=1, checkpoint_interval_min=30
+    )
     box = offer("p", "H100-SXM", 8, 10.0, interconnect=Interconnect.NVLINK)
     ev = TrainingEvaluator(w, be, A).evaluate(dataclasses.replace(box, ram_gb=512.0))
-    run_s = 1e7 / 2000  # the estimator's time: 5,000 s, 2 saves at 30 min
+    run_s = 1e7 / 2000  # the estimator's time: 5,000 s, 2 saves at the 30 min asked
     params_b = be.params_b("small")
     saves = checkpoint_save_s(run_s, 1, params_b * 14.0, params_b * 2.0, 1800.0, A.checkpoint_write_gbps)
     assert saves > 0 and ev.time_s == pytest.approx(run_s + saves)
@@ -65,7 +67,9 @@ def _ev(*, nodes: int, weights: float, data: float, ckpt: float) -> ConfigEval:
 
 
 def test_a_spot_restart_reloads_the_checkpoint_with_its_optimizer_state() -> None:
-    full = FinetuneWorkload(model="m", method="full", dataset_tokens=1e8, dataset_gb=10.0)
+    full = FinetuneWorkload(
+        model="m", method="full", dataset_tokens=1e8, dataset_gb=10.0, checkpoint_interval_min=30
+    )
     ev = _ev(nodes=4, weights=141.0, data=10.0, ckpt=988.0)
     # the data fetched at 0.5 GB/s, a node's share of the checkpoint read back from where it was written
     # (a network volume) at 1 GB/s
@@ -83,6 +87,9 @@ def test_the_seventy_b_row_says_both() -> None:
     offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
     w = Workload.from_dict(
         {"kind": "finetune", "model": "llama-3.1-70b", "method": "full", "dataset_tokens": 1e8}
+        | {
+            "checkpoint_interval_min": 30
+        }  # the interval asked (none given: Young's, cost.checkpoint_interval_s)
     )
     (row, *_) = advise(w, offers, top=1).rows
     assert row.config.nodes == 4 and row.config.spot

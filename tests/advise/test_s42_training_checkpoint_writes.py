@@ -48,7 +48,9 @@ def test_checkpoints_have_their_own_write_rate_stated_with_the_assumptions() -> 
 
 def _evaluated(a: Assumptions) -> tuple[ConfigEval, float]:
     be = dataclasses.replace(fake_backends(), training=_estimator(offload_only=False))
-    w = FinetuneWorkload(model="small", method="full", dataset_tokens=1e7, micro_batch=1)
+    w = FinetuneWorkload(
+        model="small", method="full", dataset_tokens=1e7, micro_batch=1, checkpoint_interval_min=30
+    )
     box = offer("p", "H100-SXM", 8, 10.0, interconnect=Interconnect.NVLINK)
     ev = TrainingEvaluator(w, be, a).evaluate(dataclasses.replace(box, ram_gb=512.0))
     return ev, be.params_b("small")
@@ -93,6 +95,9 @@ def test_the_seventy_b_row_writes_at_the_checkpoint_rate() -> None:
     offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
     w = Workload.from_dict(
         {"kind": "finetune", "model": "llama-3.1-70b", "method": "full", "dataset_tokens": 1e8}
+        | {
+            "checkpoint_interval_min": 30
+        }  # the interval asked (none given: Young's, cost.checkpoint_interval_s)
     )
     (row, *_) = advise(w, offers, top=1).rows
     assert row.config.nodes == 4

@@ -411,7 +411,13 @@ def test_deadline_accepts_a_duration_and_filters() -> None:
 
 def test_help_states_the_defaults_the_workloads_apply() -> None:
     from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, PretrainWorkload, ServeWorkload
-    from gpuscout.cli.advise_cmds import AUTO_ENGINE, AUTO_MICRO_BATCH, HELP_DEFAULTS, NATIVE_PRECISION
+    from gpuscout.cli.advise_cmds import (
+        AUTO_CHECKPOINT,
+        AUTO_ENGINE,
+        AUTO_MICRO_BATCH,
+        HELP_DEFAULTS,
+        NATIVE_PRECISION,
+    )
 
     fields = {
         "--precision": "precision",
@@ -443,6 +449,7 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
                 "--precision": NATIVE_PRECISION,
                 "--engine": AUTO_ENGINE,
                 "--micro-batch": AUTO_MICRO_BATCH,
+                "--checkpoint-min": AUTO_CHECKPOINT,
             }
             said = unset[option] if option in unset and default is None else str(default)
             assert said.removesuffix(".0") == shown, (kind, option, default, shown)

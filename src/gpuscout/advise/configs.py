@@ -82,6 +82,9 @@ class ConfigEval:
     # output kept), though pre-training loads none at start (advise.cost.start_weights_gb)
     load_gb: float = 0.0
     checkpoint_gb: float = 0.0
+    # training: seconds between the run's checkpoints on on-demand capacity (the workload's, or Young's for
+    # its GPUs' failures: ``cost.checkpoint_interval_s``; inf: none within the run); None otherwise
+    checkpoint_interval_s: float | None = None
     output_tokens: float = 0.0  # serve: per month; batch: total
     images: float = 0.0
     train_tokens: float = 0.0

@@ -24,12 +24,13 @@ prices, which keeps ranking 100,000 offers cheap.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import billed_seconds
 from gpuscout.advise.configs import ConfigEval
-from gpuscout.advise.spot import SpotRisk, spot_risk
+from gpuscout.advise.spot import SpotRisk, spot_risk, young_interval_s
 from gpuscout.advise.types import CostBreakdown
 from gpuscout.advise.workload import (
     AnyWorkload,
@@ -43,6 +44,36 @@ from gpuscout.knowledge.provider_types import ProviderTerms
 
 #: Checkpoints kept on storage during training (the latest and the one before).
 CHECKPOINTS_KEPT = 2
+
+
+def checkpoint_saves(run_s: float, interval_s: float) -> float:
+    """Checkpoints written during a run of ``run_s`` seconds, one every ``interval_s`` (a whole number;
+    inf past the float range; the final output is saved apart: :func:`checkpoint_save_s`)."""
+    if not (interval_s > 0 and run_s > 0):
+        return 0.0
+    ratio = run_s / interval_s
+    return float(math.floor(ratio + 1e-9)) if math.isfinite(ratio) else math.inf
+
+
+def checkpoint_interval_s(
+    w: FinetuneWorkload | PretrainWorkload,
+    a: Assumptions,
+    checkpoint_gb: float,
+    nodes: int,
+    gpus_per_node: int,
+    reclaims_per_hour: float = 0.0,
+) -> float:
+    """Seconds between a run's checkpoints: the workload's ``checkpoint_interval_min``, else Young's
+    interval (:func:`~gpuscout.advise.spot.young_interval_s`) for one save (each node its share at
+    ``checkpoint_write_gbps``) and the run's interruptions: its GPUs' failures
+    (``hardware_interruptions_per_gpu_hour``) plus ``reclaims_per_hour`` on spot. A 70B full fine-tune
+    on one on-demand node (a 988 GB save of ~16 min) saves no checkpoint in a run of hours where a fixed
+    30 minutes spent half its time saving; on spot it saves every few hours."""
+    if w.checkpoint_interval_min is not None:
+        return w.checkpoint_interval_min * 60.0
+    save_s = checkpoint_gb / max(1, nodes) / a.checkpoint_write_gbps if a.checkpoint_write_gbps > 0 else 0.0
+    failures = a.hardware_interruptions_per_gpu_hour * nodes * gpus_per_node + reclaims_per_hour
+    return young_interval_s(save_s, failures)
 
 
 def full_training(w: AnyWorkload) -> bool:
@@ -171,18 +202,28 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     training = isinstance(w, FinetuneWorkload | PretrainWorkload)
     reload_s = training_reload_s(ev, w, a) if training else download_s + load_s
     if spot:
-        interval = w.checkpoint_interval_min * 60.0
         # a training run's nodes step together: a reclaim of any of them stops all, so the run is
         # interrupted n times as often (a batch's instances are independent: each at its own rate)
         synchronous = n if training else 1
+        rate = a.interruption_rate(terms.kind) * synchronous
+        extra_saves_s = 0.0
+        if isinstance(w, FinetuneWorkload | PretrainWorkload):
+            # reclaims on top of failures: a shorter interval (Young's), whose extra saves the run pays
+            interval = checkpoint_interval_s(w, a, ev.checkpoint_gb, n, ev.gpus_per_instance, rate)
+            on_demand = ev.checkpoint_interval_s if ev.checkpoint_interval_s is not None else interval
+            added = checkpoint_saves(ev.time_s, interval) - checkpoint_saves(ev.time_s, on_demand)
+            if added > 0 and math.isfinite(added) and a.checkpoint_write_gbps > 0:
+                extra_saves_s = added * ev.checkpoint_gb / max(1, n) / a.checkpoint_write_gbps
+        else:
+            interval = w.checkpoint_interval_min * 60.0
         risk = spot_risk(
             work_s=ev.time_s,
-            rate_per_hour=a.interruption_rate(terms.kind) * synchronous,
+            rate_per_hour=rate,
             checkpoint_interval_s=interval,
             restart_s=a.restart_s,
             reload_s=reload_s,
         )
-        interruption_s = risk.lost_s
+        interruption_s = risk.lost_s + extra_saves_s
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
     if training:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -706,8 +707,13 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
         return
     work_h = cm.compute_h
     share = cm.interruption_h / work_h if work_h > 0 else 0.0
-    interval = getattr(w, "checkpoint_interval_min", None)
-    ckpt = f" with {interval:g}-min checkpoints" if interval else ""
+    interval = risk.checkpoint_interval_s
+    if interval is None or not math.isfinite(interval):
+        ckpt = ""
+    elif isinstance(w, FinetuneWorkload | PretrainWorkload) and w.checkpoint_interval_min is None:
+        ckpt = f" with a checkpoint every {duration(interval)} (Young's interval for these reclaims)"
+    else:
+        ckpt = f" with a checkpoint every {duration(interval)}"
     n = ctx.ev.instances
     if n > 1 and not isinstance(w, BatchWorkload):  # a training run's nodes stop together
         rate = f"{risk.rate_per_hour / n:g} reclaims/h per node assumed for {ctx.terms.kind}, x {n} nodes"

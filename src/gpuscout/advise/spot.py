@@ -10,7 +10,12 @@ rate, or for a training run whose n nodes step together (a reclaim of any stops 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+#: The shortest checkpoint interval :func:`young_interval_s` proposes: a save every minute is already
+#: more than any training loop is set to (a checkpoint of a few MB would otherwise be saved every few s).
+MIN_CHECKPOINT_INTERVAL_S = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +26,7 @@ class SpotRisk:
     expected_interruptions: float  # per instance
     lost_s_per_interruption: float
     rework_s_per_interruption: float
+    checkpoint_interval_s: float | None = None  # the interval the rework is counted at (None: no state)
 
     @property
     def lost_s(self) -> float:
@@ -41,11 +47,24 @@ def spot_risk(
     ``checkpoint_interval_s=None`` means no state to lose (a stateless endpoint): only the restart
     and reload are wasted.
     """
-    rework = 0.0 if checkpoint_interval_s is None else checkpoint_interval_s / 2.0
+    # half an interval on average; a run shorter than its interval loses half of itself on average
+    rework = 0.0 if checkpoint_interval_s is None else min(checkpoint_interval_s, work_s) / 2.0
     expected = rate_per_hour * work_s / 3600.0
     return SpotRisk(
         rate_per_hour=rate_per_hour,
         expected_interruptions=expected,
         lost_s_per_interruption=rework + restart_s + reload_s,
         rework_s_per_interruption=rework,
+        checkpoint_interval_s=checkpoint_interval_s,
     )
+
+
+def young_interval_s(save_s: float, failures_per_hour: float) -> float:
+    """The checkpoint interval that loses least to saves and rework together: sqrt(2 x save x MTBF)
+    (J. W. Young, "A first order approximation to the optimum checkpoint interval", CACM 17(9), 1974),
+    for one save of ``save_s`` seconds and a run interrupted ``failures_per_hour`` times an hour (a spot
+    reclaim of any node, a GPU or host failure). At least :data:`MIN_CHECKPOINT_INTERVAL_S`; inf where
+    nothing interrupts the run (then it saves only its output)."""
+    if failures_per_hour <= 0:
+        return math.inf
+    return max(MIN_CHECKPOINT_INTERVAL_S, math.sqrt(2.0 * max(save_s, 0.0) * 3600.0 / failures_per_hour))

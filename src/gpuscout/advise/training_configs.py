@@ -16,9 +16,10 @@ that bill differently are evaluated apart. The row's ``training`` text says the 
 chosen against.
 
 Checkpoints: the run's time includes writing them (:func:`checkpoint_save_s`): one every
-``checkpoint_interval_min``, each node writing its share (``checkpoint_gb / nodes``) at the assumed
-``checkpoint_write_gbps`` (a network volume per node, 1 GB/s; ``--checkpoint-write-gbps``), and the final
-weights (or adapter) once at the end.
+``checkpoint_interval_min``, or where the workload gives none Young's interval for the row's save time
+and its GPUs' failure rate (``cost.checkpoint_interval_s``; a spot row adds its reclaims), each node
+writing its share (``checkpoint_gb / nodes``) at the assumed ``checkpoint_write_gbps`` (a network
+volume per node, 1 GB/s; ``--checkpoint-write-gbps``), and the final weights (or adapter) once at the end.
 
 Warm-up: fine-tuning fetches and loads the base model's weights (and the data); pre-training starts from
 random weights and fetches only its data (``cost.start_weights_gb``).
@@ -62,7 +63,13 @@ from gpuscout.advise.configs import (
     reject,
     reject_kind_of,
 )
-from gpuscout.advise.cost import ADAPTER_CHECKPOINT_BYTES_PER_PARAM, start_weights_gb, trained_output_gb
+from gpuscout.advise.cost import (
+    ADAPTER_CHECKPOINT_BYTES_PER_PARAM,
+    checkpoint_interval_s,
+    checkpoint_saves,
+    start_weights_gb,
+    trained_output_gb,
+)
 from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.pareto import COST_TOLERANCE
 from gpuscout.advise.reasons import duration
@@ -292,15 +299,6 @@ def _node_choice(
     return f"{n} {plural(n, 'node')}: {rule} ({'; '.join(weighed(o, w) for o, w in others)})"
 
 
-def checkpoint_saves(run_s: float, interval_s: float) -> float:
-    """Checkpoints written during a run of ``run_s`` seconds, one every ``interval_s`` (a whole number;
-    inf past the float range; the final output is saved apart: :func:`checkpoint_save_s`)."""
-    if not (interval_s > 0 and run_s > 0):
-        return 0.0
-    ratio = run_s / interval_s
-    return float(math.floor(ratio + 1e-9)) if math.isfinite(ratio) else math.inf
-
-
 def checkpoint_save_s(
     run_s: float, nodes: int, checkpoint_gb: float, output_gb: float, interval_s: float, write_gbps: float
 ) -> float:
@@ -322,14 +320,19 @@ def describe_saves(
     interval_s: float,
     write_gbps: float,
     output: str,
+    *,
+    chosen: bool = False,
 ) -> str:
-    """The row's words for :func:`checkpoint_save_s`."""
+    """The row's words for :func:`checkpoint_save_s`; ``chosen``: the interval is Young's for this row
+    (:func:`checkpoint_interval_s`), not the workload's."""
     saved = checkpoint_saves(run_s, interval_s)
     k = int(saved) if math.isfinite(saved) else 0
     total = checkpoint_save_s(run_s, nodes, checkpoint_gb, output_gb, interval_s, write_gbps)
     per_node = checkpoint_gb / max(1, nodes)
     share = f", {per_node:,.3g} GB per node" if nodes > 1 else ""
-    every = f"every {duration(interval_s)}"
+    every = f"every {duration(interval_s)}" if math.isfinite(interval_s) else "none needed"
+    if chosen:
+        every += " on on-demand capacity: Young's interval for its GPUs' failures"
     saves = (
         f"{k:,} {plural(k, 'save')} of {checkpoint_gb:,.3g} GB ({every}){share} at {write_gbps:g} GB/s "
         f"({duration(per_node / write_gbps)} each)"
@@ -665,8 +668,12 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 return trainable * ADAPTER_CHECKPOINT_BYTES_PER_PARAM / 1e9
             return params_b * FULL_CHECKPOINT_BYTES_PER_PARAM
 
-        interval_s = w.checkpoint_interval_min * 60.0
         write_gbps = self.a.checkpoint_write_gbps  # per node, to where the checkpoints are kept
+
+        def interval_of(n: int, ckpt: float) -> float:
+            """Seconds between checkpoints on ``n`` nodes: the workload's, else Young's for one save's time
+            and the GPUs' failures (on-demand; a spot row counts its reclaims on top: ``cost``)."""
+            return checkpoint_interval_s(w, self.a, ckpt, n, g)
 
         def wall(run: _Run) -> float:
             """The run's wall-clock seconds: training plus writing its checkpoints and output."""
@@ -674,7 +681,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             ckpt = checkpoint_of(r)
             run_s = r.time_s or 0.0
             output = trained_output_gb(w, weights, ckpt)
-            return run_s + checkpoint_save_s(run_s, n, ckpt, output, interval_s, write_gbps)
+            return run_s + checkpoint_save_s(run_s, n, ckpt, output, interval_of(n, ckpt), write_gbps)
 
         runs: list[_Run] = []  # every node count that runs it
         for n in candidates:
@@ -702,7 +709,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             runs.append((n, r, trained))
         timed = _timed(runs, wall)
         if runs and not any(math.isfinite(t) for _, t in timed):  # a checkpoint every nanosecond
-            why = f"writing a checkpoint every {w.checkpoint_interval_min:g} min leaves no time to train"
+            why = f"writing a checkpoint every {w.checkpoint_interval_min or 0:g} min leaves no time to train"
             return reject(key, acc, why, fits=True, kind="estimator")
         timed = [x for x in timed if math.isfinite(x[1])]
         choice = _choose(timed, warm, deadline_s, billing)
@@ -734,9 +741,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             nodes,
             ckpt,
             trained_output_gb(w, weights, ckpt),
-            interval_s,
+            interval_of(nodes, ckpt),
             write_gbps,
             "adapter" if lora else "trained weights",
+            chosen=w.checkpoint_interval_min is None,
         )
         how = f"{how}; {saves}"
         notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
@@ -772,6 +780,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             download_gb_per_instance=fetched + w.dataset_gb,
             load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
             checkpoint_gb=ckpt,
+            checkpoint_interval_s=interval_of(nodes, ckpt),
             train_tokens=tokens,
             warnings=(*notes, *((rounded,) if rounded else ()), *result.warnings),
             fabric_assumed=fabric_unstated(key, g),

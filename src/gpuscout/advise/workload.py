@@ -538,7 +538,8 @@ class FinetuneWorkload(Workload):
     micro_batch: int | None = Field(default=None, ge=1, le=4096)
     # None: estimated from the model and method
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
-    checkpoint_interval_min: float = Field(default=30.0, gt=0, le=MAX_CHECKPOINT_MIN)
+    # None: each row's own, Young's interval for its save time and interruption rate (spot.young_interval_s)
+    checkpoint_interval_min: float | None = Field(default=None, gt=0, le=MAX_CHECKPOINT_MIN)
     max_nodes: int = Field(default=8, ge=1, le=MAX_NODES)
     # wall-clock limit: slower rows are rejected
     deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)
@@ -593,7 +594,8 @@ class PretrainWorkload(Workload):
     gpus: int | None = Field(default=None, ge=1, le=MAX_TRAINING_GPUS)
     nodes: int | None = Field(default=None, ge=1, le=MAX_NODES)
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
-    checkpoint_interval_min: float = Field(default=60.0, gt=0, le=MAX_CHECKPOINT_MIN)
+    # None: each row's own, Young's interval for its save time and interruption rate (spot.young_interval_s)
+    checkpoint_interval_min: float | None = Field(default=None, gt=0, le=MAX_CHECKPOINT_MIN)
     max_nodes: int = Field(default=64, ge=1, le=MAX_NODES)
     # wall-clock limit: slower rows are rejected
     deadline_hours: float | None = Field(default=None, ge=MIN_DEADLINE_HOURS, le=MAX_DEADLINE_HOURS)

@@ -244,6 +244,9 @@ CheckpointGbOption = Annotated[
     ),
 ]
 
+#: What --checkpoint-min is when not given (the workloads' None: ``cost.checkpoint_interval_s``).
+AUTO_CHECKPOINT = "each row's: Young's interval for its save time and interruption rate"
+
 #: The workload defaults the help texts state (tests/cli/test_advise_cli.py checks them against the
 #: workload types).
 HELP_DEFAULTS = {
@@ -269,14 +272,14 @@ HELP_DEFAULTS = {
         "--epochs": "1",
         "--seq-len": "2048",
         "--micro-batch": AUTO_MICRO_BATCH,
-        "--checkpoint-min": "30",
+        "--checkpoint-min": AUTO_CHECKPOINT,
         "--max-nodes": "8",
     },
     "pretrain": {
         "--precision": TRAINING_PRECISION,
         "--seq-len": "4096",
         "--micro-batch": AUTO_MICRO_BATCH,
-        "--checkpoint-min": "60",
+        "--checkpoint-min": AUTO_CHECKPOINT,
         "--max-nodes": "64",
     },
 }
@@ -794,7 +797,12 @@ def finetune_cmd(
     precision: Annotated[str | None, _training_precision_option("finetune")] = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
-        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="30")
+        float | None,
+        typer.Option(
+            "--checkpoint-min",
+            help="Minutes between checkpoints.",
+            show_default=AUTO_CHECKPOINT,
+        ),
     ] = None,
     max_nodes: Annotated[int | None, _max_nodes_option("finetune")] = None,
     deadline: DeadlineOption = None,
@@ -870,7 +878,12 @@ def pretrain_cmd(
     precision: Annotated[str | None, _training_precision_option("pretrain")] = None,
     checkpoint_gb: CheckpointGbOption = None,
     checkpoint_min: Annotated[
-        float | None, typer.Option("--checkpoint-min", help="Minutes between checkpoints.", show_default="60")
+        float | None,
+        typer.Option(
+            "--checkpoint-min",
+            help="Minutes between checkpoints.",
+            show_default=AUTO_CHECKPOINT,
+        ),
     ] = None,
     max_nodes: Annotated[int | None, _max_nodes_option("pretrain")] = None,
     deadline: DeadlineOption = None,

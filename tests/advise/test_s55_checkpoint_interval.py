@@ -1,0 +1,83 @@
+"""A training run's default checkpoint interval is Young's sqrt(2 x save x MTBF) for its own save time and
+interruption rate, not a fixed 30 / 60 minutes (stop 55: a 70B full fine-tune on one on-demand 8x B200
+spent 52 min of a 1.6 h run writing three 988 GB checkpoints; an 8x V100 row planned 124 saves, 34 h)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.assumptions import Assumptions
+from gpuscout.advise.cost import checkpoint_interval_s
+from gpuscout.advise.spot import MIN_CHECKPOINT_INTERVAL_S, spot_risk, young_interval_s
+from gpuscout.advise.workload import FinetuneWorkload, Workload
+from gpuscout.catalog.api import current_offers
+
+A = Assumptions()
+
+
+def test_youngs_interval_by_hand() -> None:
+    # a 100 s save, one interruption an hour: sqrt(2 x 100 x 3,600) = 848.5 s
+    assert young_interval_s(100.0, 1.0) == pytest.approx(math.sqrt(2 * 100 * 3600))
+    # four times the failures: half the interval
+    assert young_interval_s(100.0, 4.0) == pytest.approx(young_interval_s(100.0, 1.0) / 2)
+    assert young_interval_s(100.0, 0.0) == math.inf  # nothing interrupts: save only the output
+    assert young_interval_s(0.01, 1.0) == MIN_CHECKPOINT_INTERVAL_S  # a tiny adapter is not saved every 8 s
+
+
+def test_the_default_reads_the_save_time_and_the_failure_rate() -> None:
+    w = FinetuneWorkload(model="llama-3.1-70b", method="full", dataset_tokens=1e8)
+    # 988 GB on one 8-GPU node at 1 GB/s: a 988 s save; GPU failures 8 x ~2e-5 an hour
+    rate = A.hardware_interruptions_per_gpu_hour * 8
+    assert checkpoint_interval_s(w, A, 988.0, 1, 8) == pytest.approx(math.sqrt(2 * 988.0 * 3600 / rate))
+    assert checkpoint_interval_s(w, A, 988.0, 1, 8) > 2 * 86400  # days: a run of hours saves none
+    # on spot, a hyperscaler's 0.02 reclaims/h per node on top: hours, not days
+    spot = checkpoint_interval_s(w, A, 988.0, 1, 8, reclaims_per_hour=0.02)
+    assert 3 * 3600 < spot < 12 * 3600
+    # an interval asked for is kept whatever the rates
+    asked = FinetuneWorkload(
+        model="llama-3.1-70b", method="full", dataset_tokens=1e8, checkpoint_interval_min=30
+    )
+    assert checkpoint_interval_s(asked, A, 988.0, 1, 8, reclaims_per_hour=5.0) == 1800.0
+
+
+def test_a_run_shorter_than_its_interval_loses_half_of_itself_not_half_an_interval() -> None:
+    risk = spot_risk(
+        work_s=600.0, rate_per_hour=1.0, checkpoint_interval_s=3600.0, restart_s=0.0, reload_s=0.0
+    )
+    assert risk.rework_s_per_interruption == pytest.approx(300.0)
+
+
+def _row(extra: dict[str, object]):  # type: ignore[no-untyped-def]
+    offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
+    w = Workload.from_dict(
+        {"kind": "finetune", "model": "llama-3.1-70b", "method": "full", "dataset_tokens": 1e8}
+        | {"spot_allowed": False, "max_nodes": 1}
+        | extra
+    )
+    (row, *_) = advise(w, offers, top=1).rows
+    return row
+
+
+def test_an_on_demand_70b_fine_tune_no_longer_spends_its_time_saving() -> None:
+    fixed, young = _row({"checkpoint_interval_min": 30}), _row({})
+    assert not young.config.spot and young.config.nodes == 1
+    assert "none within the run (every" in young.config.training
+    assert "on on-demand capacity: Young's interval for its GPUs' failures" in young.config.training
+    # the 30-minute default wrote ~16-minute saves of 988 GB through the run: hours of it
+    assert fixed.time_to_result_s is not None and young.time_to_result_s is not None
+    assert fixed.time_to_result_s - young.time_to_result_s > 3600
+    assert young.total_usd is not None and fixed.total_usd is not None and young.total_usd < fixed.total_usd
+
+
+def test_a_spot_row_says_its_own_shorter_interval() -> None:
+    offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
+    w = Workload.from_dict(
+        {"kind": "finetune", "model": "llama-3.1-70b", "method": "full", "dataset_tokens": 1e9}
+    )
+    rows = [r for r in advise(w, offers, top=3).rows if r.config.spot]
+    assert rows
+    (spot,) = [r for r in rows[0].reasons if "rework expected" in r]
+    assert "(Young's interval for these reclaims)" in spot
