@@ -244,6 +244,37 @@ def _choose(
     return min(free, key=lambda x: (x[1], x[0][0]))
 
 
+def _too_few_steps(w: FinetuneWorkload | PretrainWorkload, r: TrainingResult) -> bool:
+    """Whether a pre-training run laid out as ``r`` takes fewer optimizer steps than a pre-training run
+    needs (``estimate.training.PRETRAIN_MIN_STEPS``): its global batch too wide for the token budget.
+    A fine-tune is never refused for it (a few hundred steps of SFT are usual)."""
+    from gpuscout.estimate.training import PRETRAIN_MIN_STEPS, pretrain_steps
+
+    per_step = getattr(r, "tokens_per_step", 0) or 0
+    if not isinstance(w, PretrainWorkload) or per_step <= 0:
+        return False
+    return pretrain_steps(w.token_budget, per_step) < PRETRAIN_MIN_STEPS
+
+
+def _steps_warning(w: FinetuneWorkload | PretrainWorkload, r: TrainingResult) -> tuple[str, ...]:
+    """The row's warning where its pre-training run takes too few optimizer steps (GPUs or nodes the
+    workload fixed: the advisor widens no run that far by itself)."""
+    if not isinstance(w, PretrainWorkload) or not _too_few_steps(w, r):
+        return ()
+    from gpuscout.estimate.training import few_steps_warning
+
+    return (few_steps_warning(w.token_budget, getattr(r, "tokens_per_step", 0) or 0),)
+
+
+def _few_steps_words() -> str:
+    from gpuscout.estimate.training import PRETRAIN_MIN_STEPS
+
+    return (
+        f"fewer than {PRETRAIN_MIN_STEPS:,} optimizer steps (a global batch too wide for the token budget: "
+        "the learning-rate warm-up alone takes that many)"
+    )
+
+
 def _node_choice(
     timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s: float | None, billing: NodeBilling
 ) -> str:
@@ -650,6 +681,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 n *= 2
         why, kind = "does not fit", "fit"
         ram_bound = False  # the last refusal was the node's host RAM (more nodes would shard it)
+        too_wide = 0  # the first node count left untried for training in too few optimizer steps
         deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
         # the model's weights (bf16 unless the workload says): what fine-tuning fetches and both leave
@@ -706,6 +738,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             if r.time_s is None or r.time_s <= 0:
                 why, kind = "the estimator gives no training time", "estimator"
                 continue
+            if n > 1 and len(candidates) > 1 and _too_few_steps(w, r):
+                # wider still only widens the global batch: a deadline is not met by training on fewer steps
+                too_wide = n
+                break
             runs.append((n, r, trained))
         timed = _timed(runs, wall)
         if runs and not any(math.isfinite(t) for _, t in timed):  # a checkpoint every nanosecond
@@ -720,6 +756,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     if ram_bound
                     else f" on {g} {plural(g, 'GPU')}; multi-node needs an inter-node fabric"
                 )
+            if too_wide:
+                why += f"; {too_wide} nodes or more would train in {_few_steps_words()}"
             return reject(key, acc, why, kind=kind)
         (nodes, result, trained), wall_s = choice
         how, offload = trained.how, trained.offload
@@ -734,6 +772,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         node_choice = _node_choice(timed, choice, warm, deadline_s, billing)
         if node_choice:
             how = f"{how}; {node_choice}"
+        if too_wide:
+            how = f"{how}; {too_wide} nodes or more not tried: they would train in {_few_steps_words()}"
         ckpt = checkpoint_of(result)
         lora = isinstance(w, FinetuneWorkload) and w.method != "full"
         saves = describe_saves(
@@ -782,7 +822,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             checkpoint_gb=ckpt,
             checkpoint_interval_s=interval_of(nodes, ckpt),
             train_tokens=tokens,
-            warnings=(*notes, *((rounded,) if rounded else ()), *result.warnings),
+            warnings=(*notes, *((rounded,) if rounded else ()), *_steps_warning(w, result), *result.warnings),
             fabric_assumed=fabric_unstated(key, g),
             training=how,
             parallel=trained.parallel,

@@ -32,6 +32,7 @@ run; the advisor skips such an offer, with the reason):
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -105,6 +106,11 @@ HOST_PER_GPU_PROCESS_GB = 4.0
 #: the shards themselves (no second copy). The states are counted byte for byte here, so the margin is
 #: the buffers' and the allocator's, not a guess at the states.
 HOST_OFFLOAD_BUFFER_SHARE = 0.10
+#: Optimizer steps below which a pre-training run is said to be too wide for its token budget: the
+#: learning-rate warm-up alone took 2,000 steps in Llama 2 (Touvron et al. 2023, section 2.2), and a
+#: data-parallel batch far past the critical batch size buys speed with tokens (McCandlish et al. 2018,
+#: "An Empirical Model of Large-Batch Training": past it, the tokens needed grow with the batch).
+PRETRAIN_MIN_STEPS = 2000
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,6 +184,25 @@ def describe_layout(
             f" ({gpus * micro_batch:,} sequences, {gpus * micro_batch * seq_len:,} tokens per optimizer step)"
         )
     return text
+
+
+def pretrain_steps(tokens: float, tokens_per_step: float) -> float:
+    """Optimizer steps a pre-training run of ``tokens`` takes at ``tokens_per_step`` (its global batch)."""
+    return tokens / tokens_per_step if tokens_per_step > 0 else math.inf
+
+
+def few_steps_warning(tokens: float, tokens_per_step: float) -> str:
+    """What a pre-training run of fewer than :data:`PRETRAIN_MIN_STEPS` optimizer steps is told ("" for
+    one of enough): its global batch is too wide for its token budget."""
+    steps = pretrain_steps(tokens, tokens_per_step)
+    if steps >= PRETRAIN_MIN_STEPS:
+        return ""
+    return (
+        f"{steps:,.1f} optimizer steps of {tokens_per_step:,.0f} tokens: fewer than the "
+        f"{PRETRAIN_MIN_STEPS:,} steps a pre-training run's learning-rate warm-up alone takes (Llama 2), "
+        "with a global batch far past the size that trains efficiently; fewer GPUs, a smaller micro-batch "
+        "or a larger token budget"
+    )
 
 
 def gbit_to_gbyte(gbit_per_s: float) -> float:
@@ -631,6 +656,10 @@ def estimate_training(
     flops = training_flops(spec, layout, setup)
     mfu = flops.model * tokens_per_s / (rate.tflops * 1e12 * world)
     time_s = None if tokens_f is None else tokens_f * epochs_f / tokens_per_s
+    if setup.method == "pretrain" and tokens_f is not None:
+        few = few_steps_warning(tokens_f * epochs_f, tokens_per_step)
+        if few:
+            warnings.append(few)
     const = cal.constants(inputs.precision_class)
     attn_share = attention_kernel_share(acc, attention_kernel) if setup.attention == "flash" else 1.0
     peak_name = "FP8" if fp8_native else rate.rate_name

@@ -1,0 +1,54 @@
+"""A pre-training run is not spread so wide that it trains in a handful of optimizer steps (stop 55:
+`recommend pretrain llama-3.2-1b --tokens 1B --gpus 100000` priced 12,500 nodes training 2.4 steps of
+410M tokens, with no word; a deadline with --max-nodes 100000 widened the batch without limit)."""
+
+from __future__ import annotations
+
+import re
+
+from gpuscout.advise.api import advise
+from gpuscout.advise.workload import Workload
+from gpuscout.catalog.api import current_offers
+from gpuscout.estimate.training import PRETRAIN_MIN_STEPS, estimate_training, few_steps_warning
+
+P5 = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
+
+
+def test_the_estimator_says_when_a_run_has_too_few_steps() -> None:
+    wide = estimate_training(
+        "llama-3.2-1b", "H100-SXM", gpus=8, nodes=12_500, method="pretrain", seq_len=4096, tokens=1e9,
+        sharding="fsdp",
+    )  # fmt: skip
+    assert wide.tokens_per_step == 100_000 * 4096
+    (said,) = [w for w in wide.warnings if "optimizer steps" in w]
+    assert said.startswith("2.4 optimizer steps of 409,600,000 tokens")
+    narrow = estimate_training(
+        "llama-3.2-1b", "H100-SXM", gpus=8, method="pretrain", seq_len=4096, tokens=2e10
+    )
+    assert not [w for w in narrow.warnings if "optimizer steps" in w]
+    assert few_steps_warning(PRETRAIN_MIN_STEPS * 1e6, 1e6) == ""  # exactly enough
+
+
+def test_gpus_the_renter_fixed_keep_the_row_with_the_warning() -> None:
+    w = Workload.from_dict(
+        {"kind": "pretrain", "model": "llama-3.2-1b", "token_budget": 1e9, "gpus": 100_000}
+    )
+    (row, *_) = advise(w, P5, top=1).rows
+    assert any(x.startswith("2.4 optimizer steps") for x in row.warnings)
+
+
+def test_the_advisor_adds_no_node_past_the_step_floor_for_a_deadline() -> None:
+    w = Workload.from_dict(
+        {"kind": "pretrain", "model": "llama-3.2-1b", "token_budget": 1e9, "deadline_hours": 0.2}
+        | {"max_nodes": 4096}
+    )
+    answer = advise(w, P5, top=1, include_rejected=True)
+    for row in answer.rows:
+        per_step = int(
+            re.search(r"([\d,]+) tokens per optimizer step", row.config.training).group(1).replace(",", "")
+        )  # type: ignore[union-attr]
+        assert 1e9 / per_step >= PRETRAIN_MIN_STEPS
+        assert "not tried: they would train in fewer than 2,000 optimizer steps" in row.config.training
+    for rec in answer.rejected:
+        if rec.offer.instance_type == "p5.48xlarge" and rec.rejected and "deadline" in rec.rejected:
+            assert "optimizer steps" in rec.rejected
