@@ -81,6 +81,7 @@ def test_spot_interruptions_cost_half_a_checkpoint_plus_restart_and_reload() -> 
         download_gbps=1.0,
         restart_s=300.0,
         interruptions_per_hour={"marketplace": 0.1},
+        hardware_interruptions_per_gpu_hour=0.0,  # reclaims alone (failures: test_s55_checkpoint_interval)
     )
     w = FinetuneWorkload(model="m", dataset_tokens=1e6, checkpoint_interval_min=30)
     cm = cost_model(ev(time_s=10 * 3600, download_gb=60.0), w, terms(kind="marketplace"), spot=True, a=a)

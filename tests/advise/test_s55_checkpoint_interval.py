@@ -80,4 +80,24 @@ def test_a_spot_row_says_its_own_shorter_interval() -> None:
     rows = [r for r in advise(w, offers, top=3).rows if r.config.spot]
     assert rows
     (spot,) = [r for r in rows[0].reasons if "rework expected" in r]
-    assert "(Young's interval for these reclaims)" in spot
+    assert "(Young's interval for these interruptions)" in spot and "and GPU failures" in spot
+
+
+def test_on_demand_training_pays_for_its_gpu_failures() -> None:
+    """The failures that set the interval are costed too: a 15T-token run on 100,000 GPUs stops about
+    twice an hour, each a restart and the work since the last checkpoint (it was costed at nothing)."""
+    offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
+    w = Workload.from_dict(
+        {"kind": "pretrain", "model": "llama-3.1-70b", "token_budget": 1.5e13, "gpus": 100_000}
+    )
+    (row,) = advise(w, offers, top=1).rows
+    assert not row.config.spot
+    assert row.cost.interruption > 0.05 * row.cost.compute
+    (said,) = [r for r in row.reasons if "rework expected for GPU and host failures" in r]
+    assert "over 100,000 GPUs" in said
+    (speed,) = [r for r in row.reasons if "train tok/s" in r]
+    assert "lost to GPU and host failures" in speed
+    # a one-node fine-tune's failures are costed (a sliver) but not spelled out
+    small = _row({})
+    assert 0 < small.cost.interruption < 0.005 * small.cost.compute
+    assert not [r for r in small.reasons if "rework expected for GPU and host failures" in r]

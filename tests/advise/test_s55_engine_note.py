@@ -60,7 +60,7 @@ def test_no_note_where_the_engine_is_the_default_or_as_cheap(engine: str | None)
 def test_the_api_names_the_field_not_the_flag() -> None:
     out = AdviceOut.from_advice(advise(_serve("hf-transformers"), BOXES, top=3, now=NOW))
     assert out.engine_note and "--engine" not in out.engine_note
-    assert "engine" in out.engine_note
+    assert '"engine": "hf-transformers"' in out.engine_note
 
 
 def test_the_terminal_table_and_the_page_say_it(monkeypatch: pytest.MonkeyPatch) -> None:

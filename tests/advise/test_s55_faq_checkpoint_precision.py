@@ -44,6 +44,9 @@ def test_a_plain_name_keeps_all_three_widths() -> None:
         (("mxfp4-moe", "int4"), ("mxfp4-moe",)),
         (("bf16", "bf16", "int4"), ("bf16", "int4")),
         (("gguf-q8_0", "fp8"), ("gguf-q8_0",)),
+        (("fp32", "bf16", "fp8", "int4"), ("fp32", "bf16", "fp8", "int4")),  # fp32 is not 16-bit
+        (("gguf-q5_k_m", "bf16", "fp8", "int4"), ("gguf-q5_k_m", "bf16", "fp8", "int4")),  # 5.7 bits
+        (("gguf-q4_k_m", "int4"), ("gguf-q4_k_m",)),
     ],
 )
 def test_one_format_per_width_the_first_stays(given: tuple[str, ...], kept: tuple[str, ...]) -> None:

@@ -205,8 +205,12 @@ def test_spot_reclaim_rate_can_be_overridden() -> None:
     base = ["recommend", "finetune", "llama-3.1-8b", "--dataset-tokens", "1e8", "--json", "--top", "1"]
     calm = json.loads(runner.invoke(app, [*base, "--spot-reclaims-per-hour", "0"]).output)["recommendations"]
     rough = json.loads(runner.invoke(app, [*base, "--spot-reclaims-per-hour", "2"]).output)["recommendations"]
-    assert calm[0]["config"]["spot"] and calm[0]["cost"]["interruption"] == 0
-    assert rough[0]["cost"]["interruption"] > 0 or not rough[0]["config"]["spot"]
+    # no reclaims: what is left is the GPUs' own failures (~2e-5 per GPU-hour), a sliver of the compute
+    assert calm[0]["config"]["spot"] and calm[0]["cost"]["interruption"] < 1e-3 * calm[0]["cost"]["compute"]
+    assert (
+        rough[0]["cost"]["interruption"] > 0.01 * rough[0]["cost"]["compute"]
+        or not rough[0]["config"]["spot"]
+    )
 
 
 # ---- the trade-off view, grouped regions, rejections (issue 9) ----------------------------------

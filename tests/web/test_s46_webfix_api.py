@@ -28,7 +28,9 @@ SERVE = {"workload": {"kind": "serve", "model": "llama-3.1-8b"}}
     ("name", "variants"),
     [("H100", {"H100-SXM", "H100-PCIe", "H100-NVL"}), ("A100-80GB", {"A100-SXM4-80GB", "A100-PCIe-80GB"})],
 )
-def test_a_gpu_family_is_no_one_gpu_of_the_api(client: TestClient, name: str, variants: set[str]) -> None:
+def test_a_gpu_family_is_answered_as_its_assumed_variant_said_so(
+    client: TestClient, name: str, variants: set[str]
+) -> None:
     r = client.get(f"/api/v1/gpus/{name}")
     assert r.status_code == 200, r.text  # once 200 with H100-SXM's specs, the variant assumed unsaid
     body = r.json()

@@ -85,6 +85,9 @@ class ConfigEval:
     # training: seconds between the run's checkpoints on on-demand capacity (the workload's, or Young's for
     # its GPUs' failures: ``cost.checkpoint_interval_s``; inf: none within the run); None otherwise
     checkpoint_interval_s: float | None = None
+    # training: why no more nodes were tried ("16 nodes or more would train in fewer than 2,000 optimizer
+    # steps ..."), said where a deadline leaves the row out; "" otherwise
+    wider_refused: str = ""
     output_tokens: float = 0.0  # serve: per month; batch: total
     images: float = 0.0
     train_tokens: float = 0.0

@@ -127,7 +127,7 @@ class CostModel:
 
     compute_h: float  # billed instance-hours of work, billing rounding included
     warmup_h: float  # instance-hours spent booting, downloading and loading weights
-    interruption_h: float  # expected instance-hours lost to spot reclaims
+    interruption_h: float  # expected instance-hours lost to spot reclaims (training: and GPU failures)
     storage_gb_months: float
     egress_billable_gb: float
     increment_s: int | None
@@ -201,15 +201,17 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     interruption_s = 0.0
     training = isinstance(w, FinetuneWorkload | PretrainWorkload)
     reload_s = training_reload_s(ev, w, a) if training else download_s + load_s
-    if spot:
+    # a training run stops on any of its GPUs' or hosts' failures, on-demand capacity too
+    failures = a.hardware_interruptions_per_gpu_hour * n * ev.gpus_per_instance if training else 0.0
+    if spot or failures > 0:
         # a training run's nodes step together: a reclaim of any of them stops all, so the run is
         # interrupted n times as often (a batch's instances are independent: each at its own rate)
         synchronous = n if training else 1
-        rate = a.interruption_rate(terms.kind) * synchronous
+        reclaims = a.interruption_rate(terms.kind) * synchronous if spot else 0.0
         extra_saves_s = 0.0
         if isinstance(w, FinetuneWorkload | PretrainWorkload):
             # reclaims on top of failures: a shorter interval (Young's), whose extra saves the run pays
-            interval = checkpoint_interval_s(w, a, ev.checkpoint_gb, n, ev.gpus_per_instance, rate)
+            interval = checkpoint_interval_s(w, a, ev.checkpoint_gb, n, ev.gpus_per_instance, reclaims)
             on_demand = ev.checkpoint_interval_s if ev.checkpoint_interval_s is not None else interval
             added = checkpoint_saves(ev.time_s, interval) - checkpoint_saves(ev.time_s, on_demand)
             if added > 0 and math.isfinite(added) and a.checkpoint_write_gbps > 0:
@@ -218,10 +220,11 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
             interval = w.checkpoint_interval_min * 60.0
         risk = spot_risk(
             work_s=ev.time_s,
-            rate_per_hour=rate,
+            rate_per_hour=reclaims + failures,
             checkpoint_interval_s=interval,
             restart_s=a.restart_s,
             reload_s=reload_s,
+            failures_per_hour=failures,
         )
         interruption_s = risk.lost_s + extra_saves_s
     job_months = ev.time_s / 86400.0 / 30.0

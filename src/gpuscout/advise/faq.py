@@ -970,8 +970,13 @@ def _compute_class(precision: str) -> str:
     return "int8" if p.startswith("w8a8") else "bf16"
 
 
+#: Bits per weight below each limit, and the width they are told apart by (:func:`distinct_widths`):
+#: 4-bit formats (int4, AWQ, MXFP4, Q4_K_M at 4.85), 5-6-bit GGUF quants, 8-bit, 16-bit, 32-bit.
+_WIDTHS = ((5.2, 4), (7.0, 6), (12.0, 8), (24.0, 16), (float("inf"), 32))
+
+
 def distinct_widths(precisions: Sequence[str]) -> tuple[str, ...]:
-    """``precisions`` less those whose weights are as wide as an earlier one's (4-bit, 8-bit, 16-bit):
+    """``precisions`` less those whose weights are as wide as an earlier one's (:data:`_WIDTHS`):
     an AWQ checkpoint is not compared with "int4", nor DeepSeek's FP8 blocks with "fp8"; the first of a
     width stays. A name the precision table does not know stays as it is."""
     from gpuscout.errors import InvalidInputError
@@ -982,7 +987,7 @@ def distinct_widths(precisions: Sequence[str]) -> tuple[str, ...]:
     for p in precisions:
         try:
             bits = resolve_precision(p).bits_per_weight
-            width: int | str = 4 if bits < 6 else 8 if bits < 12 else 16
+            width: int | str = next(w for limit, w in _WIDTHS if bits < limit)
         except InvalidInputError:
             width = p
         if width not in seen:

@@ -98,6 +98,7 @@ OPTION_WORDS: tuple[OptionWords, ...] = (
         "db=",  # a keyword of gpuscout.advice / gpuscout.recommend
     ),
     OptionWords(r"--precision ([\w.-]+)", r"“Precision” \1", r'"precision": "\1"', r'precision="\1"'),
+    OptionWords(r"--engine ([\w.:/-]+)", r"“Engine” \1", r'"engine": "\1"', r'engine="\1"'),
     OptionWords(rf"--engine{_END}", "“Engine”", '"engine"', "engine="),
     OptionWords(
         r"--concurrency N or --rps R",

@@ -960,6 +960,8 @@ class Ranker:
                         and (not has_deadline or time <= deadline_s)
                     ):
                         kind, why = self._why_not(total, time, budget, deadline_s)
+                        if kind == "deadline" and ev.wider_refused:  # more nodes were not tried: why
+                            why = f"{why}; {ev.wider_refused}"
                         spot_row = spot_flag == 1
                         row_out = {"fits": True, "spot": spot_row, "hourly": price, "ev": ev}
                         self._reject(out, kind, i, offer, why, count=False, **row_out)

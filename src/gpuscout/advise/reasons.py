@@ -356,6 +356,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     # 5. billing, spot
     _billing_reasons(ctx, reasons, warnings)
     _spot_reasons(ctx, reasons, warnings)
+    _failure_reasons(ctx, reasons)
     _host_listing_warnings(ctx, warnings)
     # 6. hardware and data caveats
     arm = arm_host(offer.provider, offer.instance_type, offer.accelerator)
@@ -379,7 +380,7 @@ def _batch_added(ctx: RowContext) -> str:
     if warm >= 1.0:
         added += f" + {duration(warm)} warm-up (boot, download, load)"
     if rework >= 1.0:
-        added += f" + {duration(rework)} lost to spot reclaims"
+        added += f" + {duration(rework)} lost to {'spot reclaims' if ctx.spot else 'GPU and host failures'}"
     return f"{added} = {duration(ctx.ev.time_s + warm + rework)}" if added else ""
 
 
@@ -711,14 +712,17 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
     if interval is None or not math.isfinite(interval):
         ckpt = ""
     elif isinstance(w, FinetuneWorkload | PretrainWorkload) and w.checkpoint_interval_min is None:
-        ckpt = f" with a checkpoint every {duration(interval)} (Young's interval for these reclaims)"
+        ckpt = f" with a checkpoint every {duration(interval)} (Young's interval for these interruptions)"
     else:
         ckpt = f" with a checkpoint every {duration(interval)}"
     n = ctx.ev.instances
+    reclaims = risk.rate_per_hour - risk.failures_per_hour
     if n > 1 and not isinstance(w, BatchWorkload):  # a training run's nodes stop together
-        rate = f"{risk.rate_per_hour / n:g} reclaims/h per node assumed for {ctx.terms.kind}, x {n} nodes"
+        rate = f"{reclaims / n:g} reclaims/h per node assumed for {ctx.terms.kind}, x {n} nodes"
     else:
-        rate = f"{risk.rate_per_hour:g} reclaims/h assumed for {ctx.terms.kind}"
+        rate = f"{reclaims:g} reclaims/h assumed for {ctx.terms.kind}"
+    if risk.failures_per_hour > 0:
+        rate += f", and GPU failures ({risk.failures_per_hour:.2g}/h)"
     reload = ""
     if isinstance(w, FinetuneWorkload | PretrainWorkload):
         per_node = ctx.ev.checkpoint_gb / max(1, n)
@@ -728,6 +732,37 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
             f"after a {duration(ctx.assumptions.restart_s)} restart"
         )
     reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} ({rate}){reload}")
+
+
+#: The share of a training run's compute below which its on-demand row does not spell out the rework
+#: GPU and host failures cost (it is still costed).
+FAILURE_SHARE_SAID = 0.005
+
+
+def _failure_reasons(ctx: RowContext, reasons: list[str]) -> None:
+    """An on-demand training row's words for what its GPUs' and hosts' failures cost (``cost``: the
+    run stops on any of them, rework since the last checkpoint, a restart and a reload), where that
+    reaches :data:`FAILURE_SHARE_SAID` of its compute; a spot row says it with its reclaims."""
+    risk, cm = ctx.cm.risk, ctx.cm
+    if ctx.spot or risk is None or risk.failures_per_hour <= 0 or cm.compute_h <= 0:
+        return
+    share = cm.interruption_h / cm.compute_h
+    if share < FAILURE_SHARE_SAID:
+        return
+    gpus = ctx.ev.instances * ctx.ev.gpus_per_instance
+    interval = risk.checkpoint_interval_s
+    every = (
+        f"; a checkpoint every {duration(interval)}"
+        if interval is not None and math.isfinite(interval)
+        else ""
+    )
+    per_gpu = ctx.assumptions.hardware_interruptions_per_gpu_hour
+    reload = f" and a {duration(cm.reload_s)} reload" if cm.reload_s >= 1.0 else ""
+    reasons.append(
+        f"~{share:.0%} rework expected for GPU and host failures ({risk.failures_per_hour:.2g}/h over "
+        f"{gpus:,} GPUs, {per_gpu:.2g} per GPU-hour){every}; each a "
+        f"{duration(ctx.assumptions.restart_s)} restart{reload}"
+    )
 
 
 #: An endpoint is billed by the month (``ServeWorkload``: a month of 30 days): a marketplace listing that

@@ -27,6 +27,7 @@ class SpotRisk:
     lost_s_per_interruption: float
     rework_s_per_interruption: float
     checkpoint_interval_s: float | None = None  # the interval the rework is counted at (None: no state)
+    failures_per_hour: float = 0.0  # of ``rate_per_hour``: GPU and host failures (training), not reclaims
 
     @property
     def lost_s(self) -> float:
@@ -41,11 +42,13 @@ def spot_risk(
     checkpoint_interval_s: float | None,
     restart_s: float,
     reload_s: float,
+    failures_per_hour: float = 0.0,
 ) -> SpotRisk:
     """Risk for ``work_s`` seconds of work per instance.
 
     ``checkpoint_interval_s=None`` means no state to lose (a stateless endpoint): only the restart
-    and reload are wasted.
+    and reload are wasted. ``failures_per_hour``: the share of ``rate_per_hour`` that is GPU and host
+    failures (a training run stops on them on on-demand capacity too), said apart from the reclaims.
     """
     # half an interval on average; a run shorter than its interval loses half of itself on average
     rework = 0.0 if checkpoint_interval_s is None else min(checkpoint_interval_s, work_s) / 2.0
@@ -56,6 +59,7 @@ def spot_risk(
         lost_s_per_interruption=rework + restart_s + reload_s,
         rework_s_per_interruption=rework,
         checkpoint_interval_s=checkpoint_interval_s,
+        failures_per_hour=failures_per_hour,
     )
 
 

@@ -210,7 +210,7 @@ def _node_count(
     bought only where it is free. Pre-training 8B on 8x H100 (p5, billed per second) bills 698
     node-hours on 1 node (29 days), 661 on 32 (21 h) and 660 on 64 (10 h): 64 are taken.
     Where more nodes let the layout drop an offload they cost less and finish sooner: 70B full
-    fine-tuning on 8x H100 trains 12 h on 1 node with the optimizer in host RAM (18 h with its 988 GB
+    fine-tuning on 8x H100 trains 12 h on 1 node with the optimizer in host RAM (18 h were its 988 GB
     checkpoints written from one node every 30 min at 1 GB/s) and 48 min on 4 without (3.7 node-hours
     against 18); 8 nodes finish in 23 min but bill 9.0 % more node-time, so 4 are taken. A deadline
     never picks a dearer run than no deadline when that one meets it too. None within the tolerance both
@@ -242,6 +242,17 @@ def _choose(
     if not free:
         return min(in_time, key=lambda x: (over[x[0][0]], x[1], x[0][0]))
     return min(free, key=lambda x: (x[1], x[0][0]))
+
+
+def _micro_batch_cap(w: FinetuneWorkload | PretrainWorkload, gpus: int, nodes: int) -> int | None:
+    """The most sequences per GPU a pre-training run on ``nodes`` x ``gpus`` may take and still train in
+    ``estimate.training.PRETRAIN_MIN_STEPS`` optimizer steps (0: not even one); None for a fine-tune or a
+    micro-batch the workload fixed (its choice: the row then warns)."""
+    if not isinstance(w, PretrainWorkload) or w.micro_batch is not None:
+        return None
+    from gpuscout.estimate.training import PRETRAIN_MIN_STEPS
+
+    return int(w.token_budget / PRETRAIN_MIN_STEPS // (gpus * nodes * w.seq_len))
 
 
 def _too_few_steps(w: FinetuneWorkload | PretrainWorkload, r: TrainingResult) -> bool:
@@ -561,13 +572,16 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         nodes: int,
         ram_gb: float | None = None,
         network: StatedInternode | None = None,
+        max_micro_batch: int | None = None,
     ) -> _Trained:
         """The fastest layout on ``nodes`` x ``gpus`` that fits with the memory headroom margin, among data
         parallel, FSDP and FSDP with host offload, each with no, selective or full activation checkpointing
         (recomputing costs time; it is only worth paying when the activations would not fit otherwise), at
         the workload's micro-batch or the one past which doubling no longer pays; with ``ram_gb``, host
         offload only where a node's RAM holds what it keeps there; on several nodes, over ``network`` (the
-        offer's stated inter-node bandwidth) or the estimator's default."""
+        offer's stated inter-node bandwidth) or the estimator's default; at most ``max_micro_batch``
+        sequences per GPU where the micro-batch is the advisor's to choose (a pre-training run's step
+        floor: :func:`_micro_batch_cap`)."""
         from gpuscout.estimate.training import describe_layout  # the estimator's, loaded with it
 
         w = self.w
@@ -581,6 +595,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         # the user's micro-batch, or doubling ones until the next stops paying (launch-bound steps at
         # short sequences run several times faster with more sequences per step) or stops fitting
         micro_batches = (w.micro_batch,) if w.micro_batch is not None else MICRO_BATCH_CHOICES
+        if w.micro_batch is None and max_micro_batch is not None:
+            micro_batches = tuple(m for m in micro_batches if m <= max_micro_batch) or micro_batches[:1]
         margin = self.a.min_training_headroom
         why, kind = "does not fit", "fit"
         ram_short: float | None = None
@@ -724,7 +740,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                     f"{n} nodes need an inter-node fabric (none stated for this offer)",
                     kind="fabric",
                 )
-            trained = self._train_call(acc, g, n, ram_gb, network)
+            cap = _micro_batch_cap(w, g, n) if n > 1 and len(candidates) > 1 else None
+            if cap == 0:  # even one sequence per GPU: too few optimizer steps, and wider is only worse
+                too_wide = n
+                break
+            trained = self._train_call(acc, g, n, ram_gb, network, cap)
             r = trained.result
             if r is None and trained.kind == "unsupported":
                 # the platform cannot run the training at all (the estimator's support rules): no node
@@ -739,7 +759,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 why, kind = "the estimator gives no training time", "estimator"
                 continue
             if n > 1 and len(candidates) > 1 and _too_few_steps(w, r):
-                # wider still only widens the global batch: a deadline is not met by training on fewer steps
+                # a micro-batch the workload fixed: wider still only widens the global batch
                 too_wide = n
                 break
             runs.append((n, r, trained))
@@ -772,6 +792,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         node_choice = _node_choice(timed, choice, warm, deadline_s, billing)
         if node_choice:
             how = f"{how}; {node_choice}"
+        wider = f"{too_wide} nodes or more would train in {_few_steps_words()}" if too_wide else ""
         if too_wide:
             how = f"{how}; {too_wide} nodes or more not tried: they would train in {_few_steps_words()}"
         ckpt = checkpoint_of(result)
@@ -821,6 +842,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
             checkpoint_gb=ckpt,
             checkpoint_interval_s=interval_of(nodes, ckpt),
+            wider_refused=wider,
             train_tokens=tokens,
             warnings=(*notes, *((rounded,) if rounded else ()), *_steps_warning(w, result), *result.warnings),
             fabric_assumed=fabric_unstated(key, g),

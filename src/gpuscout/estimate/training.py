@@ -193,15 +193,16 @@ def pretrain_steps(tokens: float, tokens_per_step: float) -> float:
 
 def few_steps_warning(tokens: float, tokens_per_step: float) -> str:
     """What a pre-training run of fewer than :data:`PRETRAIN_MIN_STEPS` optimizer steps is told ("" for
-    one of enough): its global batch is too wide for its token budget."""
+    one of enough): how many steps its token budget makes at its global batch, and the two ways out."""
     steps = pretrain_steps(tokens, tokens_per_step)
     if steps >= PRETRAIN_MIN_STEPS:
         return ""
+    count = "less than one optimizer step" if steps < 1 else f"{steps:,.1f} optimizer steps"
     return (
-        f"{steps:,.1f} optimizer steps of {tokens_per_step:,.0f} tokens: fewer than the "
-        f"{PRETRAIN_MIN_STEPS:,} steps a pre-training run's learning-rate warm-up alone takes (Llama 2), "
-        "with a global batch far past the size that trains efficiently; fewer GPUs, a smaller micro-batch "
-        "or a larger token budget"
+        f"the {tokens:,.0f}-token budget is {count} at a global batch of {tokens_per_step:,.0f} tokens "
+        f"(GPUs x micro-batch x sequence): fewer than the {PRETRAIN_MIN_STEPS:,} steps a pre-training "
+        "run's learning-rate warm-up alone takes (Llama 2); a narrower batch (fewer GPUs, a smaller "
+        "micro-batch) or a larger token budget"
     )
 
 
@@ -386,7 +387,7 @@ def _platform_check(setup: TrainingSetup, acc: Accelerator) -> FrameworkSupport:
     training cannot run there, with what would; else what :func:`framework_support` warns of."""
     support = framework_support(setup.method, setup.precision, acc)
     if support.refusal:
-        raise ConfigurationRejected("gpu", support.refusal, accepted=f"would run: {support.instead}")
+        raise ConfigurationRejected("gpu", support.refusal, accepted=support.instead)
     return support
 
 
