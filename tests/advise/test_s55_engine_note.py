@@ -39,7 +39,8 @@ def test_eager_transformers_is_told_what_the_default_engine_costs(make) -> None:
     named = advise(w, BOXES, top=3, now=NOW)
     default = advise(make(None), BOXES, top=3, now=NOW)
     mine = min(r.total_usd for r in named.rows)
-    best = min(r.total_usd for r in default.rows)
+    # the default answer's cheapest pick (a cheaper dominated row is not quoted)
+    best = next(r.total_usd for r in default.rows if r.rank == default.picks["cheapest"])
     assert best <= DEARER_ENGINE_SHARE * mine  # the premise: continuous batching at least halves the cost
     note = named.engine_note
     assert note.startswith("the default engine's cheapest row is")
@@ -82,3 +83,19 @@ def test_the_terminal_table_and_the_page_say_it(monkeypatch: pytest.MonkeyPatch)
     assert (
         view.engine_note.startswith("the default engine") and "--engine" not in view.engine_note
     )  # the form's words
+
+
+def test_a_named_engine_with_no_row_at_all_is_told_what_the_default_costs() -> None:
+    """DeepSeek-R1 with --engine hf-transformers: no offer passes (none reaches 20 tok/s per user), and
+    the default engine serves it; the dead end said nothing of it."""
+    w = ServeWorkload(model="deepseek-r1", concurrency=100, engine="hf-transformers")
+    boxes = [
+        offer("example", "H200-SXM", 8, 16.0, memory=141.0, interconnect=Interconnect.NVLINK,
+              availability=Availability.AVAILABLE, observed_at=NOW),
+    ]  # fmt: skip
+    named = advise(w, boxes, top=3, now=NOW)
+    assert not named.rows
+    default = advise(ServeWorkload(model="deepseek-r1", concurrency=100), boxes, top=3, now=NOW)
+    assert default.rows
+    assert named.engine_note.startswith("no offer here passes with --engine hf-transformers; the default")
+    assert usd(default.rows[0].total_usd, " a month") in named.engine_note

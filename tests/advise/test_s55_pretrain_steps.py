@@ -73,3 +73,13 @@ def test_the_floor_caps_the_micro_batch_before_the_node_count() -> None:
     )
     (row,) = advise(w, P5, top=1).rows
     assert "16 nodes or more not tried" in row.config.training  # 2, 4 and 8 nodes were weighed
+
+
+def test_the_dead_ends_why_names_the_step_floor_not_the_fabric() -> None:
+    w = Workload.from_dict(
+        {"kind": "pretrain", "model": "llama-3.1-8b", "token_budget": 1e9, "deadline_hours": 10 / 60}
+    )
+    answer = advise(w, P5, top=1)
+    assert not answer.rows and answer.binding is not None
+    assert "(more nodes would train in too few optimizer steps for the token budget)" in answer.binding
+    assert "inter-node fabric" not in answer.binding  # p5 has one: it was not why

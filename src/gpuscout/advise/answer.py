@@ -601,38 +601,50 @@ def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -
 DEARER_ENGINE_SHARE = 0.5
 
 
-def engine_cost_note(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation]) -> str:
+def engine_cost_note(
+    ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation], binding: str | None = None
+) -> str:
     """Where the user named the engine (``--engine``) and the default engine, every other choice kept
     (latency targets, deadline, precision, providers), serves or runs the work for at most
     :data:`DEARER_ENGINE_SHARE` of the named engine's cheapest row: that row, its cost and how many times
     less it costs. "" otherwise (the engine was not named, nothing ran, or the default is not clearly
-    cheaper). Costs a second ranking, so only a named engine pays it."""
+    cheaper). Where the named engine has no row at all, the default's cheapest, unless ``binding`` (why
+    nothing passes) already names what runs without ``--engine``. Costs a second ranking, so only a
+    named engine pays it."""
     from gpuscout.advise.inference_configs import engine_named
 
     w = ranker.w
-    if not rows or not isinstance(w, ServeWorkload | BatchWorkload) or not engine_named(w):
+    if not isinstance(w, ServeWorkload | BatchWorkload) or not engine_named(w):
+        return ""
+    if not rows and binding and "--engine" in binding:  # the dead end's own words say it (_engine_fix)
         return ""
     costed = [r.total_usd for r in rows if r.total_usd is not None]
     mine = min(costed, default=0.0)
-    if mine <= 0:
+    if rows and mine <= 0:
         return ""
     free = _relaxed(ranker, offers, {"engine": None})
-    priced = [(r.total_usd, r) for r in free.rows if r.total_usd is not None and r.total_usd > 0]
+    # the default answer's cheapest pick (on its front: a cheaper dominated row may take 4x as long)
+    pick = free.picks.get("cheapest")
+    priced = [
+        (r.total_usd, r)
+        for r in free.rows
+        if r.total_usd is not None and r.total_usd > 0 and (pick is None or r.rank == pick)
+    ]
     if not priced:
         return ""
     cost, best = min(priced, key=lambda pair: pair[0])
-    if cost > DEARER_ENGINE_SHARE * mine:
+    if rows and cost > DEARER_ENGINE_SHARE * mine:
         return ""
     on = f", on {best.estimate.engine}," if best.estimate is not None and best.estimate.engine else ""
     took = best.time_to_result_s
     when = "" if isinstance(w, ServeWorkload) or took is None else f", done in {duration(took)}"
+    named = shlex.quote((w.engine or "").strip())
+    head = f"the default engine's cheapest row is {_label(best)}{on} at {usd(cost, _per(w))}{when}"
+    if not rows:
+        return f"no offer here passes with --engine {named}; {head}"
     ratio = mine / cost
     times = f"{ratio:.1f}x" if ratio < 10 else f"{ratio:,.0f}x"
-    return (
-        f"the default engine's cheapest row is {_label(best)}{on} at {usd(cost, _per(w))}{when}: "
-        f"{times} cheaper than the cheapest with --engine {shlex.quote((w.engine or '').strip())} "
-        f"({usd(mine, _per(w))})"
-    )
+    return f"{head}: {times} cheaper than the cheapest with --engine {named} ({usd(mine, _per(w))})"
 
 
 def _platform_words(ranker: Ranker) -> str:
@@ -721,10 +733,17 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
             t = fastest.time_to_result_s or 0.0
             which = "the fastest" if training else "the fastest among the cheapest"
+            floor = "not tried: they would train in fewer than"  # the step floor (training_configs)
+            nodes = (
+                " (more nodes would train in too few optimizer steps for the token budget)"
+                if floor in fastest.config.training
+                else " (more nodes need an offer with an inter-node fabric)"
+                if training
+                else ""
+            )
             return (
                 f"the deadline binds ({head}): {which} finishes in {duration(t)} on "
-                f"{_label(fastest)}; {_deadline_hint(ranker, offers, t)} (more nodes need "
-                "an offer with an inter-node fabric)"
+                f"{_label(fastest)}; {_deadline_hint(ranker, offers, t)}{nodes}"
             )
     if not w.spot_ok and counts["spot-only"]:
         free = _relaxed(ranker, offers, {"spot_allowed": True})

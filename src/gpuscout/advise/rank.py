@@ -378,6 +378,22 @@ def checkpoint_precision(w: AnyWorkload, be: Backends) -> tuple[AnyWorkload, str
     return w.model_copy(update={"precision": implied}), f"weights: {implied}, as the checkpoint's name says"
 
 
+def _never_finishes(cm: CostModel) -> str:
+    """Why a spot job is left out when its recovery from reclaims would take
+    :data:`~gpuscout.advise.spot.RECOVERY_SHARE_LIMIT` of its time or more (the reclaim model no longer
+    holds there: it would not finish); "" otherwise."""
+    from gpuscout.advise.spot import RECOVERY_SHARE_LIMIT
+
+    risk = cm.risk
+    if risk is None or risk.rate_per_hour <= 0 or risk.recovering_share < RECOVERY_SHARE_LIMIT:
+        return ""
+    return (
+        f"on spot it stops every {duration(3600.0 / risk.rate_per_hour)} (reclaims and failures of all its "
+        f"nodes) and each stop costs {duration(risk.lost_s_per_interruption)} (rework, restart, reload): it "
+        "would spend more time recovering than training; on-demand capacity or fewer nodes"
+    )
+
+
 class Ranker:
     """Ranks offers for one workload. Caches evaluations, terms and cost models across offers."""
 
@@ -884,6 +900,7 @@ class Ranker:
         out: list[tuple[int, Recommendation]] | None = [] if rejected is not None else None
         passing = skipped = 0
         inf = math.inf
+        serve = isinstance(self.w, ServeWorkload)  # a job's spot row may never finish (_never_finishes)
 
         # pass 1: the filters that need no estimate; the rest by configuration
         groups, leasts = self._group_offers(offers, out)
@@ -946,6 +963,12 @@ class Ranker:
                 out_kind: str | None = None
                 for spot_flag, price, cm, time in prices:
                     if price is None:
+                        continue
+                    hopeless = _never_finishes(cm) if spot_flag == 1 and not serve else ""
+                    if hopeless:
+                        row_out = {"fits": True, "spot": True, "hourly": price, "ev": ev}
+                        self._reject(out, "spot", i, offer, hopeless, count=False, **row_out)
+                        out_kind = out_kind or "spot"
                         continue
                     total = (
                         price * cm.compute_h
@@ -1160,7 +1183,7 @@ class Ranker:
             uncalibrated_picks=uncalibrated_picks(self.w, selection, [*shown, *cut]),
             asked_run=asked,
             runs=runs_heading(shown, asked).text,
-            engine_note=engine_cost_note(self, offers, [*shown, *cut]) if diagnose else "",
+            engine_note=engine_cost_note(self, offers, [*shown, *cut], binding) if diagnose else "",
         )
 
     def _absent_providers(self, offers: Sequence[Offer]) -> str | None:

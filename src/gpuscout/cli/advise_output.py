@@ -141,6 +141,8 @@ def table(workload: Any, advice: Any) -> None:
         out.print(Text("No offer can run this workload under these constraints.", style="yellow"))
         if advice.binding:
             out.print(_text(f"Why: {advice.binding}"), highlight=False)
+        if advice.engine_note:
+            out.print(_text(f"Engine: {advice.engine_note}."), style="yellow", highlight=False)
         out.print(Text("See each offer's reason with --show-rejected."), highlight=False)
         return
     # Narrow terminals keep the rank, who, what, the latency or time, and the cost; the row's reason

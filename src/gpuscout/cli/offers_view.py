@@ -117,7 +117,8 @@ UNKNOWN_AGE_NOTE = _UNKNOWN_AGE_NOTE.format("unknown")
 #: Under a table too narrow for the age column (where "stale" marks a row from a stale feed): how many of
 #: the rows shown are, whose they are, and how to hide them (:func:`stale_note`).
 STALE_NOTE = (
-    "{} of {} rows shown are from stale feeds ({}): the age column marks them; --no-stale hides them."
+    "{} of {} rows shown are from stale feeds ({}): a wider terminal (or --csv) shows which, in the age "
+    "column; --no-stale hides them."
 )
 #: The age of a price whose observation time is unknown, in a narrow table.
 SHORT_UNKNOWN_AGE = "?"

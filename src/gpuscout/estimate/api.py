@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -490,8 +491,9 @@ def memory_needed(
     require_language_model(spec)
     _within_context(spec, context, 0, "context")
     found = _prepare(
-        spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False, asked="context"
-    )
+        spec, acc, gpus, prec_name, model_note, engine, mode, context, 0, kv_dtype, False, asked="context",
+        sequences=batch,
+    )  # fmt: skip
     if isinstance(found, Estimate):  # the engine cannot run this format here
         return MemoryNeed(
             model=spec.name, gpu=acc.name, gpus=gpus, precision=found.precision, engine=found.engine,
@@ -694,9 +696,12 @@ def _prepare(
     kv_dtype: str | KvDtype | None,
     strict: bool,
     asked: str = "context_in + context_out",
+    sequences: int = 1,
 ) -> _Prepared | Estimate:
     """The load-independent part of an estimate, or the answer when the engine cannot run it here
-    (``asked``: how an error names the context, "context" for :func:`memory_needed`)."""
+    (``asked``: how an error names the context, "context" for :func:`memory_needed`; ``sequences``: how
+    many sequences that answer's memory holds, :func:`memory_needed`'s batch)."""
+    unsupported = functools.partial(_unsupported, sequences=sequences)
     warnings: list[str] = []
     if model_note:
         warnings.append(model_note)
@@ -725,10 +730,10 @@ def _prepare(
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)
     if not verdict.supported:
-        return _unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
+        return unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
     no_fa2 = flash_attention_2_refusal(eng, acc)
     if no_fa2:
-        return _unsupported(
+        return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=no_fa2, sources=(FLASH_ATTENTION_2_SOURCE,), field="engine",
             instead=f"{eng.name} without flash-attention-2 (attn_implementation='sdpa', its default)",
@@ -738,7 +743,7 @@ def _prepare(
     fmt, eff_class, rate_fmt = _as_run(fmt, verdict, acc, warnings, eng)
     no_pipeline = TP_HEAD_RULES.get(eng.name)
     if mode == "layer" and gpus > 1 and no_pipeline is not None and not no_pipeline.pipeline:
-        return _unsupported(
+        return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=f"{eng.label} has no pipeline (layer) split: it shards every layer over its GPUs",
             instead=f"{eng.name} with tensor parallelism over {gpus} GPUs (--parallel tensor), or an engine "
@@ -746,7 +751,7 @@ def _prepare(
             sources=(no_pipeline.no_pipeline_source or no_pipeline.source,), field="parallel",
         )  # fmt: skip
     if mode == "layer" and gpus > 1 and eng.pipeline_microbatches and not eng.has_pipeline():
-        return _unsupported(
+        return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=f"{eng.name} {eng.version} has no pipeline (layer) split: pipeline parallelism came in "
             f"{eng.name} {eng.pipeline_since}",
@@ -776,7 +781,7 @@ def _prepare(
     heads = tp_head_conflict(spec, eng.name, gpus) if mode == "tensor" and not eng.dp_attention else ""
     if heads:
         rule = TP_HEAD_RULES[eng.name]
-        return _unsupported(
+        return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=f"{eng.name}: {heads}; {eng.label} refuses to start",
             instead=_layouts_instead(spec, acc, fmt, kv, eng, gpus, context),
@@ -785,7 +790,7 @@ def _prepare(
     st = Setup(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt=rate_fmt)
     if not st.rate.known:
         reason = st.rate.warning
-        return _unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, reason)
+        return unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, reason)
     if st.rate.warning:
         warnings.append(st.rate.warning)
     if st.rate.derived and not st.rate.warning:
@@ -830,7 +835,7 @@ def _prepare(
     )
     if short is not None:
         if eng.states("max_model_len"):  # started so, it does not start: no speed to give
-            return _unsupported(
+            return unsupported(
                 spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
                 reason=short.refusal(), instead=short.advice(), sources=(short.source,), field="engine",
                 kv=kv,
@@ -1390,8 +1395,11 @@ def _unsupported(
     sources: tuple[str, ...] = (),
     field: str = "gpu",
     kv: KvDtype | None = None,
+    sequences: int = 1,
 ) -> Estimate:
-    """The answer for a combination the engine cannot run: the reason, the sources, no speed.
+    """The answer for a combination the engine cannot run: the reason, the sources, no speed; its memory
+    that of ``sequences`` sequences of the context (the batch :func:`memory_needed` was asked for: an
+    unsupported engine still says what the weights and every user's KV cache need).
 
     ``reason``: a refusal other than the support verdict's (then ``instead`` says what would run and
     ``sources`` where the rule is read; ``field`` is what ``strict`` names)."""
@@ -1419,7 +1427,7 @@ def _unsupported(
         fmt,
         kv,
         eng,
-        batch=1,
+        batch=math.ceil(sequences / gpus) if mode == "replicas" else sequences,
         context=context_in + context_out,
         gpus=per_gpus,
         parallel="tensor" if mode == "replicas" else mode,

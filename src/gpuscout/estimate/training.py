@@ -197,12 +197,15 @@ def few_steps_warning(tokens: float, tokens_per_step: float) -> str:
     steps = pretrain_steps(tokens, tokens_per_step)
     if steps >= PRETRAIN_MIN_STEPS:
         return ""
-    count = "less than one optimizer step" if steps < 1 else f"{steps:,.1f} optimizer steps"
+    if steps < 1:
+        count = "less than one optimizer step"
+    else:
+        count = f"{steps:,.1f} optimizer steps" if steps < 10 else f"{steps:,.0f} optimizer steps"
     return (
         f"the {tokens:,.0f}-token budget is {count} at a global batch of {tokens_per_step:,.0f} tokens "
         f"(GPUs x micro-batch x sequence): fewer than the {PRETRAIN_MIN_STEPS:,} steps a pre-training "
-        "run's learning-rate warm-up alone takes (Llama 2); a narrower batch (fewer GPUs, a smaller "
-        "micro-batch) or a larger token budget"
+        "run's learning-rate warm-up alone takes (Llama 2); fewer GPUs, a smaller micro-batch or a larger "
+        "token budget would give it more"
     )
 
 
