@@ -121,3 +121,18 @@ def test_a_spot_run_that_would_recover_more_than_it_trains_is_left_out() -> None
         {"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": 1e8} | {"spot_allowed": True}
     )
     assert any(r.config.spot for r in advise(small, offers, top=5).rows)
+
+
+def test_a_spot_rows_training_text_states_its_own_plan_too() -> None:
+    offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
+    base = {"kind": "finetune", "model": "llama-3.1-70b", "method": "full", "dataset_tokens": 1e9}
+    rows = advise(Workload.from_dict(base | {"spot_allowed": True}), offers, top=5).rows
+    spot = [r for r in rows if r.config.spot]
+    assert spot and "; on spot: a checkpoint every " in spot[0].config.training
+    on_demand = advise(Workload.from_dict(base | {"spot_allowed": False}), offers, top=5).rows
+    assert on_demand and "on spot:" not in on_demand[0].config.training
+    # an interval asked for is the same on both: nothing to add
+    asked = advise(
+        Workload.from_dict(base | {"spot_allowed": True, "checkpoint_interval_min": 30}), offers, top=5
+    )
+    assert not any("on spot:" in r.config.training for r in asked.rows)

@@ -138,6 +138,8 @@ class CostModel:
     warmup_s_per_start: float = 0.0
     download_s: float = 0.0
     reload_s: float = 0.0  # spot: per reclaim, fetching and loading what the work resumes from
+    # spot training: seconds of the saves its shorter (spot) checkpoint interval adds, in ``interruption_h``
+    extra_saves_s: float = 0.0
     retained_gb: float = 0.0  # jobs: GB kept for ``storage_retention_days`` after the run
 
     @property
@@ -203,12 +205,12 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     reload_s = training_reload_s(ev, w, a) if training else download_s + load_s
     # a training run stops on any of its GPUs' or hosts' failures, on-demand capacity too
     failures = a.hardware_interruptions_per_gpu_hour * n * ev.gpus_per_instance if training else 0.0
+    extra_saves_s = 0.0
     if spot or failures > 0:
         # a training run's nodes step together: a reclaim of any of them stops all, so the run is
         # interrupted n times as often (a batch's instances are independent: each at its own rate)
         synchronous = n if training else 1
         reclaims = a.interruption_rate(terms.kind) * synchronous if spot else 0.0
-        extra_saves_s = 0.0
         if isinstance(w, FinetuneWorkload | PretrainWorkload):
             # reclaims on top of failures: a shorter interval (Young's), whose extra saves the run pays
             interval = checkpoint_interval_s(w, a, ev.checkpoint_gb, n, ev.gpus_per_instance, reclaims)
@@ -253,6 +255,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         download_s=download_s,
         reload_s=reload_s,
         retained_gb=retained,
+        extra_saves_s=extra_saves_s,
     )
 
 
