@@ -624,15 +624,10 @@ def engine_cost_note(
         return ""
     free = _relaxed(ranker, offers, {"engine": None})
     # the default answer's cheapest pick (on its front: a cheaper dominated row may take 4x as long)
-    pick = free.picks.get("cheapest")
-    priced = [
-        (r.total_usd, r)
-        for r in free.rows
-        if r.total_usd is not None and r.total_usd > 0 and (pick is None or r.rank == pick)
-    ]
-    if not priced:
+    best = next((r for r in free.rows if r.rank == free.picks.get("cheapest")), None)
+    cost = best.total_usd if best is not None else None
+    if best is None or cost is None or cost <= 0:
         return ""
-    cost, best = min(priced, key=lambda pair: pair[0])
     if rows and cost > DEARER_ENGINE_SHARE * mine:
         return ""
     on = f", on {best.estimate.engine}," if best.estimate is not None and best.estimate.engine else ""
@@ -733,10 +728,11 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
             t = fastest.time_to_result_s or 0.0
             which = "the fastest" if training else "the fastest among the cheapest"
-            floor = "not tried: they would train in fewer than"  # the step floor (training_configs)
+            from gpuscout.advise.training_configs import UNTRIED_NODES  # the step floor's words
+
             nodes = (
                 " (more nodes would train in too few optimizer steps for the token budget)"
-                if floor in fastest.config.training
+                if UNTRIED_NODES in fastest.config.training
                 else " (more nodes need an offer with an inter-node fabric)"
                 if training
                 else ""

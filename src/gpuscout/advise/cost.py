@@ -55,6 +55,12 @@ def checkpoint_saves(run_s: float, interval_s: float) -> float:
     return float(math.floor(ratio + 1e-9)) if math.isfinite(ratio) else math.inf
 
 
+def save_seconds(checkpoint_gb: float, nodes: int, write_gbps: float) -> float:
+    """Seconds one checkpoint takes to write: each of ``nodes`` its share at ``write_gbps`` (0 where the
+    rate is not positive: nothing is timed)."""
+    return checkpoint_gb / max(1, nodes) / write_gbps if write_gbps > 0 else 0.0
+
+
 def checkpoint_interval_s(
     w: FinetuneWorkload | PretrainWorkload,
     a: Assumptions,
@@ -71,7 +77,7 @@ def checkpoint_interval_s(
     30 minutes spent half its time saving; on spot it saves every few hours."""
     if w.checkpoint_interval_min is not None:
         return w.checkpoint_interval_min * 60.0
-    save_s = checkpoint_gb / max(1, nodes) / a.checkpoint_write_gbps if a.checkpoint_write_gbps > 0 else 0.0
+    save_s = save_seconds(checkpoint_gb, nodes, a.checkpoint_write_gbps)
     failures = a.hardware_interruptions_per_gpu_hour * nodes * gpus_per_node + reclaims_per_hour
     return young_interval_s(save_s, failures)
 
@@ -216,8 +222,8 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
             interval = checkpoint_interval_s(w, a, ev.checkpoint_gb, n, ev.gpus_per_instance, reclaims)
             on_demand = ev.checkpoint_interval_s if ev.checkpoint_interval_s is not None else interval
             added = checkpoint_saves(ev.time_s, interval) - checkpoint_saves(ev.time_s, on_demand)
-            if added > 0 and math.isfinite(added) and a.checkpoint_write_gbps > 0:
-                extra_saves_s = added * ev.checkpoint_gb / max(1, n) / a.checkpoint_write_gbps
+            if added > 0 and math.isfinite(added):
+                extra_saves_s = added * save_seconds(ev.checkpoint_gb, n, a.checkpoint_write_gbps)
         else:
             interval = w.checkpoint_interval_min * 60.0
         risk = spot_risk(

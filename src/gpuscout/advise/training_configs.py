@@ -67,6 +67,7 @@ from gpuscout.advise.cost import (
     ADAPTER_CHECKPOINT_BYTES_PER_PARAM,
     checkpoint_interval_s,
     checkpoint_saves,
+    save_seconds,
     start_weights_gb,
     trained_output_gb,
 )
@@ -277,6 +278,11 @@ def _steps_warning(w: FinetuneWorkload | PretrainWorkload, r: TrainingResult) ->
     return (few_steps_warning(w.token_budget, getattr(r, "tokens_per_step", 0) or 0),)
 
 
+#: How a row's ``training`` text says which node counts the step floor left untried; the answer's dead
+#: end reads it to say why no more nodes were added (``answer.binding_constraint``).
+UNTRIED_NODES = "not tried: they would train in"
+
+
 def _few_steps_words() -> str:
     from gpuscout.estimate.training import PRETRAIN_MIN_STEPS
 
@@ -349,7 +355,7 @@ def checkpoint_save_s(
     trained output (``output_gb``: the weights or the adapter, gathered) is written once."""
     if write_gbps <= 0:
         return 0.0
-    each = checkpoint_gb / max(1, nodes) / write_gbps
+    each = save_seconds(checkpoint_gb, nodes, write_gbps)
     during = checkpoint_saves(run_s, interval_s) * each if each > 0 else 0.0
     return during + output_gb / write_gbps
 
@@ -792,17 +798,19 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         node_choice = _node_choice(timed, choice, warm, deadline_s, billing)
         if node_choice:
             how = f"{how}; {node_choice}"
-        wider = f"{too_wide} nodes or more would train in {_few_steps_words()}" if too_wide else ""
+        wider = ""
         if too_wide:
-            how = f"{how}; {too_wide} nodes or more not tried: they would train in {_few_steps_words()}"
+            wider = f"{too_wide} nodes or more would train in {_few_steps_words()}"
+            how = f"{how}; {too_wide} nodes or more {UNTRIED_NODES} {_few_steps_words()}"
         ckpt = checkpoint_of(result)
+        interval = interval_of(nodes, ckpt)
         lora = isinstance(w, FinetuneWorkload) and w.method != "full"
         saves = describe_saves(
             result.time_s or 0.0,
             nodes,
             ckpt,
             trained_output_gb(w, weights, ckpt),
-            interval_of(nodes, ckpt),
+            interval,
             write_gbps,
             "adapter" if lora else "trained weights",
             chosen=w.checkpoint_interval_min is None,
@@ -841,7 +849,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             download_gb_per_instance=fetched + w.dataset_gb,
             load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
             checkpoint_gb=ckpt,
-            checkpoint_interval_s=interval_of(nodes, ckpt),
+            checkpoint_interval_s=interval,
             wider_refused=wider,
             train_tokens=tokens,
             warnings=(*notes, *((rounded,) if rounded else ()), *_steps_warning(w, result), *result.warnings),

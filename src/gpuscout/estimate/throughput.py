@@ -642,9 +642,7 @@ def _micro_batch_sizes(st: Setup, tokens: float) -> list[float]:
     eng = st.engine
     if not eng.iteration_fills_batch or tokens <= 0:
         return [tokens]
-    size = max(1, eng.prefill_chunk_tokens)
-    full, rest = divmod(tokens, size)
-    return [float(size)] * int(full) + ([rest] if rest > 0 else [])
+    return _split(tokens, max(1, eng.prefill_chunk_tokens))
 
 
 def _micro_batches(st: Setup, tokens: float) -> int:
@@ -883,7 +881,8 @@ def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
     iterations = [(full, _split(nbatch, ubatch))] if full else []
     if rest:
         iterations.append((1, _split(rest, ubatch)))
-    alone = {size: _prefill_single_gpu_seconds(st, size, 1) for _, sizes in iterations for size in sizes}
+    # (whole tokens: a prompt's micro-batches split an integer count)
+    alone = {size: _prefill_single_gpu_seconds(st, int(size), 1) for _, sizes in iterations for size in sizes}
     scale = single / sum(n * alone[size] for n, sizes in iterations for size in sizes)
     return sum(
         n * (pipeline_makespan([alone[size] * scale for size in sizes], g) + len(sizes) * hops)
@@ -891,7 +890,7 @@ def prefill_seconds(st: Setup, tokens: int, batch: int = 1) -> float:
     )
 
 
-def _split(tokens: int, size: int) -> list[int]:
-    """``tokens`` as micro-batches of ``size``: the full ones and the leftover."""
+def _split(tokens: float, size: int) -> list[float]:
+    """``tokens`` as micro-batches of ``size``: the full ones and the leftover (none where it divides)."""
     full, rest = divmod(tokens, size)
-    return [size] * full + ([rest] if rest else [])
+    return [float(size)] * int(full) + ([rest] if rest > 0 else [])

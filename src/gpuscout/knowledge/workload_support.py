@@ -49,7 +49,6 @@ _DATA_FILE = "workload_support.csv"
 #: The workloads' stacks the rules speak of, and how a verdict names each.
 WORKLOADS: dict[str, str] = {"diffusers": "diffusers", "pytorch-training": "PyTorch training"}
 WORKLOAD_MODES: tuple[str, ...] = ("native", "caveat", "unsupported")
-_TAG_ORDER = {t: i for i, t in enumerate(TAGS)}
 #: How a refusal by a precision's own row names what is refused ("PyTorch training with a bitsandbytes NF4
 #: base (QLoRA)"); a precision not listed is named by its key.
 _PRECISION_WORDS = {"nf4": "a bitsandbytes NF4 base (QLoRA)", "int8": "a bitsandbytes LLM.int8() base"}
@@ -130,16 +129,6 @@ class WorkloadVerdict:
         return tuple(r for r in self.rules if r.mode == "caveat")
 
     @property
-    def tag(self) -> str:
-        """The weakest tag of the deciding rules."""
-        return max((r.tag for r in self.rules), key=_TAG_ORDER.__getitem__)
-
-    @property
-    def verified(self) -> bool:
-        """True when every deciding rule is read in a source (tag ``sourced``)."""
-        return self.tag == "sourced"
-
-    @property
     def sources(self) -> tuple[str, ...]:
         out: list[str] = []
         for r in self.rules:
@@ -150,11 +139,6 @@ class WorkloadVerdict:
     def label(self) -> str:
         """How the workload is named in words ("PyTorch training")."""
         return WORKLOADS[self.workload]
-
-    def reason(self) -> str:
-        """Why it cannot run ("" where it can): the refusing rule's words, its tag where not sourced."""
-        refusal = self.refusal
-        return "" if refusal is None else refusal.said
 
     def instead(self) -> str:
         """What would run it, where it cannot run here ("")."""
