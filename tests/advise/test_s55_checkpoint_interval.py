@@ -136,3 +136,27 @@ def test_a_spot_rows_training_text_states_its_own_plan_too() -> None:
         Workload.from_dict(base | {"spot_allowed": True, "checkpoint_interval_min": 30}), offers, top=5
     )
     assert not any("on spot:" in r.config.training for r in asked.rows)
+
+
+def test_a_rows_checkpoint_interval_is_a_field_of_its_own() -> None:
+    """JSON clients read the interval a row saves at without parsing its words (stop 56): a spot row's own
+    (shortened by its reclaims), an asked-for one, None where the run ends before its first save falls
+    due, and None on a serving row."""
+    from gpuscout.web.schemas import RecommendationOut
+
+    offers = [o for o in current_offers() if o.provider == "aws" and o.instance_type == "p5.48xlarge"][:1]
+    base = {"kind": "finetune", "model": "llama-3.1-70b", "method": "full", "dataset_tokens": 1e9}
+    rows = advise(Workload.from_dict(base | {"spot_allowed": True}), offers, top=5).rows
+    spot = next(r for r in rows if r.config.spot)
+    on_demand = advise(Workload.from_dict(base | {"spot_allowed": False}), offers, top=1).rows[0]
+    assert on_demand.config.checkpoint_every_s is None and "none within the run" in on_demand.config.training
+    every = spot.config.checkpoint_every_s
+    assert every is not None and spot.time_s is not None and 60 <= every < spot.time_s
+    assert f"a checkpoint every {round(every / 60)} min" in spot.config.training
+    asked = advise(
+        Workload.from_dict(base | {"spot_allowed": False, "checkpoint_interval_min": 30}), offers, top=1
+    )
+    assert asked.rows[0].config.checkpoint_every_s == 1800.0
+    assert RecommendationOut.from_rec(asked.rows[0]).config.checkpoint_every_s == 1800.0
+    serve = Workload.from_dict({"kind": "serve", "model": "llama-3.1-8b", "concurrency": 4})
+    assert advise(serve, offers, top=1).rows[0].config.checkpoint_every_s is None

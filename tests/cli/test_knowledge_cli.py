@@ -55,6 +55,19 @@ def test_gpu_detail_shows_the_usable_memory_where_recorded() -> None:
     assert "Usable memory" not in _run("gpus", "H100 SXM").stdout  # not recorded for HBM parts
 
 
+def test_gpu_detail_does_not_print_a_bf16_figure_as_fp16() -> None:
+    """TPUs publish a BF16 rate only: the FP16 line says none is published and what fp16 work is timed at
+    (it printed the BF16 918 TFLOPS under the FP16 label); a part with its own FP16 figure shows that one."""
+
+    def words(*args: str) -> str:  # the table's cell text, whatever width the console wraps it at
+        return " ".join(_run(*args).stdout.replace("│", " ").split())
+
+    fp16_line = words("gpus", "TPU-v6e").split("FP16 (dense)")[1].split("FP8 (dense)")[0]
+    assert "none published" in fp16_line and "BF16 rate, 918.0" in fp16_line
+    v100 = words("gpus", "V100-SXM2-16GB")
+    assert "125.0 TFLOPS" in v100.split("FP16 (dense)")[1].split("FP8 (dense)")[0]
+
+
 def test_gpus_no_match_is_not_an_error() -> None:
     result = _run("gpus", "--min-memory", "100000")
     assert result.exit_code == 0

@@ -321,7 +321,20 @@ def _config(ev: ConfigEval, spot: bool, cm: CostModel | None = None) -> Config:
         parallel=ev.parallel or ("layer" if ev.layer_split else "tensor"),
         training=ev.training + (_spot_saves(ev, cm) if spot else ""),
         idle_per_instance=ev.idle_gpus_per_instance,
+        checkpoint_every_s=_checkpoint_every(ev, spot, cm),
     )
+
+
+def _checkpoint_every(ev: ConfigEval, spot: bool, cm: CostModel | None) -> float | None:
+    """Seconds between a training row's checkpoints during the run: the spot risk's interval on a spot
+    row (reclaims shorten it), else the configuration's; None where none is saved before the end."""
+    if not ev.training:
+        return None
+    risk = cm.risk if cm is not None and spot else None
+    interval = risk.checkpoint_interval_s if risk is not None else ev.checkpoint_interval_s
+    if interval is None or not math.isfinite(interval) or interval >= ev.time_s:
+        return None  # the run ends before its first checkpoint falls due
+    return interval
 
 
 def _spot_saves(ev: ConfigEval, cm: CostModel | None) -> str:

@@ -41,6 +41,10 @@ class Config:
     training: str = ""
     # GPUs of each instance a split leaves idle (10 GPUs, one TP8 replica: 2), paid for
     idle_per_instance: int = 0
+    # training rows: seconds between the checkpoints this row saves during the run (a spot row's own,
+    # shortened by its reclaims; the asked-for interval or Young's for its GPUs' failures); None where it
+    # saves none before the end, and on serving and batch rows (``training`` is "" there)
+    checkpoint_every_s: float | None = None
 
     @property
     def split(self) -> str:

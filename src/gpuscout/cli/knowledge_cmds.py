@@ -139,6 +139,14 @@ def _gpu_record(a: Accelerator) -> dict[str, Any]:
     return {c: getattr(a, c, None) for c in GPU_COLUMNS}
 
 
+def _fp16_rate(acc: Accelerator) -> str:
+    """The recorded FP16 rate; where none is recorded (TPUs publish BF16 only), say so and what fp16 work is
+    timed at, rather than print the BF16 figure under the FP16 label."""
+    if acc.fp16_tflops is not None or acc.bf16_tflops is None:
+        return f"{_num(acc.fp16_tflops, 1)} TFLOPS"
+    return f"— TFLOPS (none published; fp16 work is timed at the BF16 rate, {_num(acc.bf16_tflops, 1)})"
+
+
 def _gpu_detail(name: str, as_json: bool) -> None:
     res = resolve_gpu_detail(name, field="NAME")
     acc = res.accelerator
@@ -160,7 +168,7 @@ def _gpu_detail(name: str, as_json: bool) -> None:
         ("FP32", f"{_num(acc.fp32_tflops, 1)} TFLOPS"),
         ("TF32 (dense)", f"{_num(acc.tf32_tflops, 1)} TFLOPS"),
         ("BF16 (dense)", f"{_num(acc.bf16_tflops, 1)} TFLOPS"),
-        ("FP16 (dense)", f"{_num(acc.tflops('fp16'), 1)} TFLOPS"),
+        ("FP16 (dense)", _fp16_rate(acc)),
         ("FP8 (dense)", f"{_num(acc.fp8_tflops, 1)} TFLOPS (native: {'yes' if acc.fp8_supported else 'no'})"),
         ("INT8 (dense)", f"{_num(acc.int8_tops, 1)} TOPS"),
         ("FP4 (dense)", f"{_num(acc.fp4_tflops, 1)} TFLOPS (native: {'yes' if acc.fp4_supported else 'no'})"),

@@ -471,6 +471,13 @@ class ConfigOut(BaseModel):
         description="fine-tuning / pre-training rows: how the GPUs share the job (data parallel or FSDP, "
         "host offload, activation checkpointing, micro-batch); empty for serving and batch rows",
     )
+    checkpoint_every_s: float | None = Field(
+        default=None,
+        description="training rows: seconds between the checkpoints saved during the run (a spot row's "
+        "own, shortened by its reclaims; the asked-for interval or Young's interval for its GPUs' "
+        "failures on on-demand rows); null where none is saved before the end, and on serving and batch "
+        "rows",
+    )
 
 
 class RecommendationOut(BaseModel):
@@ -547,6 +554,7 @@ class RecommendationOut(BaseModel):
                 spot=c.spot,
                 parallel=c.parallel,
                 training=c.training,
+                checkpoint_every_s=c.checkpoint_every_s,
             ),
             fits=rec.fits,
             price_usd_per_hour=rec.price_usd_per_hour,
