@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 
 import pytest
 from benchmarks.naive_rank import rank_naive
 
+from gpuscout.advise.inference_configs import SPLIT_LEAD
 from gpuscout.advise.rank import Ranker, rank
 from gpuscout.advise.workload import (
     BatchWorkload,
@@ -46,13 +48,17 @@ def test_bursty_endpoint_prefers_per_second_billing_with_the_billed_hours_reason
     assert hourly.cost.total > 5 * recs[0].cost.total
 
 
-def test_model_that_fits_one_gpu_is_replicated_not_split() -> None:
+def test_model_that_fits_one_gpu_is_split_where_the_same_box_answers_clearly_sooner() -> None:
+    """The box costs the same whatever the split: four one-GPU replicas of 2 users each are slower per
+    request than one TP4 of 8 (stop 56: the advisor stopped at the first split that carried the load)."""
     w = ServeWorkload(model="small", concurrency=8)
     (rec,) = rank(
         w, [offer("persec", gpus=4, price=8.0, interconnect=Interconnect.NVLINK)], backends=BE, now=NOW
     )
-    assert rec.config.tp == 1 and rec.config.replicas_per_instance == 4
-    assert any("model fits one GPU: 4 replicas" in x for x in rec.reasons)
+    assert rec.config.tp == 4 and rec.config.replicas_per_instance == 1 and rec.config.instances == 1
+    (why,) = [x for x in rec.reasons if x.startswith("model split over 4 GPUs (TP4): the same instances")]
+    split, alone = (float(t) for t in re.findall(r"takes ([\d.]+) s rather than ([\d.]+) s", why)[0])
+    assert split < (1 - SPLIT_LEAD) * alone and why.endswith("with one GPU per replica")
 
 
 def test_tight_latency_target_splits_the_model_when_one_gpu_is_too_slow() -> None:

@@ -12,6 +12,7 @@ import re
 import pytest
 
 from gpuscout.advise.api import recommend
+from gpuscout.advise.inference_configs import SPLIT_LEAD
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Interconnect, Offer
 from gpuscout.knowledge.providers import all_provider_terms
@@ -171,12 +172,20 @@ def test_long_context_chat_says_the_kv_cache_exceeds_the_weights() -> None:
     assert "x 16 users" in rec.reasons[0]
 
 
-def test_a_model_that_fits_one_gpu_is_not_split_unless_throughput_demands_it() -> None:
+def test_a_model_that_fits_one_gpu_is_split_only_where_the_box_answers_clearly_sooner() -> None:
     eight = offer("lambda", "H100-SXM", 8, 20.0, interconnect=NV, instance="8xh100")
-    w = ServeWorkload(model="llama-3.1-8b", concurrency=32)
-    (rec,) = recommend(w, [eight], now=NOW)
-    assert rec.config.tp == 1 and rec.config.replicas_per_instance == 8
-    assert any("model fits one GPU: 8 replicas, not split" in x for x in rec.reasons)
+    # 512 users: 64 per one-GPU replica already amortise each weight read; a split would not answer
+    # clearly sooner on the same box
+    (busy,) = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=512), [eight], now=NOW)
+    assert busy.config.tp == 1 and busy.config.replicas_per_instance == 8
+    assert any("model fits one GPU: 8 replicas, not split" in x for x in busy.reasons)
+    # 32 users: eight replicas of 4 re-read 16 GB every step for 4 users each; the same box split answers
+    # sooner (stop 56: it stayed at eight replicas, the first split that carried the load)
+    (rec,) = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=32), [eight], now=NOW)
+    assert rec.config.tp > 1 and rec.config.instances == 1
+    (why,) = [x for x in rec.reasons if "the same instances answer sooner" in x]
+    split, alone = (float(t) for t in re.findall(r"takes ([\d.]+) s rather than ([\d.]+) s", why)[0])
+    assert split < (1 - SPLIT_LEAD) * alone
     # a per-user speed one GPU cannot deliver demands a tensor-parallel split
     one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
     solo = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=1), [one], now=NOW)[0]
@@ -315,9 +324,11 @@ def test_one_user_on_two_gpus_is_split_rather_than_leaving_a_gpu_idle() -> None:
     split = next(x for x in rec.reasons if x.startswith("model split over 2 GPUs"))
     times = [float(t) for t in re.findall(r"takes ([\d.]+) s rather than ([\d.]+) s", split)[0]]
     assert "leaves GPUs idle at this load" in split and times[0] < times[1]
-    # two users keep both replicas busy: the smaller split wins at the same price, as before
+    # two users keep both replicas busy, yet the split still answers clearly sooner (half the weights
+    # read per GPU per step): kept, saying so (stop 56: two replicas, as the smaller split)
     (busy,) = recommend(ServeWorkload(model="llama-3.1-8b", concurrency=2), [pair], now=NOW)
-    assert busy.config.tp == 1 and busy.config.replicas_per_instance == 2
+    assert busy.config.tp == 2 and busy.config.replicas_per_instance == 1
+    assert any("the same instances answer sooner" in x for x in busy.reasons)
 
 
 def test_a_request_rate_is_served_at_the_batch_littles_law_gives_not_at_capacity() -> None:

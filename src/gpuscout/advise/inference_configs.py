@@ -2,7 +2,8 @@
 
 Per instance, ``replicas`` copies of the model each sharded ``tp`` ways (``tp`` a power of two dividing
 the instance's GPUs). Serving uses the smallest ``tp`` that fits and meets the latency targets unless a
-larger one needs fewer instances; more load than one instance sustains -> more instances. A batch job
+larger one needs fewer instances, or as many answering the load clearly sooner (``SPLIT_LEAD``); more
+load than one instance sustains -> more instances. A batch job
 takes the fastest split and as many instances as its deadline needs (one without a deadline); the
 ranking then spreads it over as many as its provider's billing step bills no more than that
 (``rank.billing_sized``).
@@ -70,6 +71,11 @@ PIPELINE_SOURCE = "https://docs.vllm.ai/en/latest/serving/parallelism_scaling.ht
 #: layer split's physics with no measurement behind it (no calibration row runs a pipeline) where the
 #: tensor split's is fitted, so the advisor takes it only for a lead no fitting error of that size hides.
 PIPELINE_LEAD = 0.10
+
+#: The lead a wider tensor split needs over a narrower one on as many instances (same price) to replace it:
+#: its requests must finish this much sooner at the load. Both splits' speeds rest on the same calibrated
+#: physics, so the margin only keeps near ties with the narrower split (more replicas, no fast link needed).
+SPLIT_LEAD = 0.10
 
 #: A replica's split as the evaluator's layout names it: (accelerator, its fabric, GPUs).
 Split = tuple[str, str | None, int]
@@ -373,7 +379,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
 
 
 class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
-    """A live endpoint: the smallest split (``tp``) that fits and meets the latency targets, and enough
+    """A live endpoint: the split (``tp``) that fits and meets the latency targets on the fewest instances
+    (the smallest such, unless a wider one answers the load clearly sooner on as many), and enough
     instances for the load."""
 
     def __init__(self, workload: ServeWorkload, backends: Backends, assumptions: Assumptions) -> None:
@@ -456,6 +463,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         any_fit = False
         outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
         idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
+        latencies: dict[int, float] = {}  # tp -> request latency (s) at the load, where it carries it
+        best_idle = False  # the best split so far leaves GPUs idle at this load
         gpus_needed = 0  # the fewest GPUs (replicas x tp, over the splits tried) that carry the load
         pipelined: dict[int, str] = {}  # tp -> why a pipeline replaced its tensor split
         can_pipeline = False  # the engine and the box take a pipeline (:meth:`pipelines`)
@@ -482,19 +491,19 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             outcome[tp] = f"{inst} instance{'s' if inst > 1 else ''}"
             if best is not None and inst > best[0]:
                 break  # a larger split cannot need fewer instances
-            # the smaller split wins at the same price (replicas keep headroom and need no fast link),
-            # unless it leaves GPUs idle at this load: then the split that answers sooner
+            # the same instances cost the same whatever the split: the one that answers the load sooner.
+            # The smaller split keeps a near tie (replicas keep headroom and need no fast link) unless it
+            # leaves GPUs idle at this load; a wider one must answer clearly sooner (SPLIT_LEAD): 100 users
+            # of a 70B on 8x B200 are 8 replicas of 13 users each re-reading the weights every step,
+            # where TP8 reads them once for all 100
             replicas = g // tp
             idle = self._leaves_replicas_idle(acc, tp, inst * replicas)
-            compare = idle or best is not None  # a latency is only needed to tell two splits apart
-            latency = self._latency_at_load(acc, tp, cap, inst * replicas) if compare else 0.0
+            latency = self._latency_at_load(acc, tp, cap, inst * replicas)
+            latencies[tp] = latency
             if idle:
                 idle_latency[tp] = latency
-            rank_key = (inst, latency, tp)
-            if best is None or rank_key < best:
-                best, chosen = rank_key, (tp, e_cap, cap, inst)
-            if inst == 1 and not idle:
-                break  # a larger split cannot need fewer instances, nor put an idle GPU to use
+            if best is None or inst < best[0] or _answers_sooner(latency, best[1], best_idle):
+                best, chosen, best_idle = (inst, latency, tp), (tp, e_cap, cap, inst), idle
         # a wider pipeline than the splits tried, or one over a width the powers of two miss (PP5 of 5 GPUs):
         # as many instances can answer sooner where tensor parallelism would not
         widths = sorted({*_odd_widths(g), *(t for t in tp_degrees(g) if t > tried)})
@@ -526,6 +535,16 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 f"one GPU per replica leaves GPUs idle at this load; split, a request takes "
                 f"{best[1] if best else 0.0:.1f} s rather than {idle_latency[1]:.1f} s"
             )
+        elif tp > 1 and best is not None:
+            narrower = min((t for t in latencies if t < tp and outcome.get(t) == outcome.get(tp)), default=0)
+            if narrower:
+                what = "one GPU" if narrower == 1 else f"{narrower} GPUs"
+                sooner = (
+                    f"the same instances answer sooner: a request takes {best[1]:.1f} s rather than "
+                    f"{latencies[narrower]:.1f} s with {what} per replica"
+                )
+                # one GPU carried the load too: the comparison is the reason; else why one GPU did not
+                why_split = sooner if narrower == 1 or not why_split else f"{why_split}; {sooner}"
         if tp in pipelined:
             why_split = f"{why_split}; {pipelined[tp]}" if why_split else pipelined[tp]
         return ConfigEval(
@@ -890,6 +909,12 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
 #: The estimator's refusals of one split only (heads that do not divide; a pipeline the engine lacks): other
 #: splits and engines stand.
 _SPLIT_FIELDS = ("gpus", "parallel")
+
+
+def _answers_sooner(latency: float, best: float, best_idle: bool) -> bool:
+    """Whether a wider split on as many instances as the best so far replaces it: sooner at all where the
+    best leaves GPUs idle (paid for either way), else by :data:`SPLIT_LEAD`."""
+    return latency < best if best_idle else latency < best * (1.0 - SPLIT_LEAD)
 
 
 def _pipeline_of(ev: ConfigEval) -> tuple[Split, ...]:
