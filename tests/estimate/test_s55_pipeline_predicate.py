@@ -15,7 +15,7 @@ KW = dict(gpus=4, parallel="pipeline", concurrency=32, context_in=512, context_o
 
 @pytest.mark.parametrize("engine", ["vllm 0.4.2", "vllm 0.5.0", "sglang 0.4.1"])
 def test_a_release_before_its_engines_pipeline_is_refused(engine: str) -> None:
-    e = estimate("llama-3.1-70b", "A100-SXM-80GB", engine=engine, **KW)  # type: ignore[arg-type]
+    e = estimate("llama-3-70b", "A100-SXM-80GB", engine=engine, **KW)  # type: ignore[arg-type]
     assert not e.supported
     assert e.unsupported_field == "parallel"
     assert "has no pipeline" in e.unsupported_reason
@@ -26,7 +26,7 @@ def test_a_release_before_its_engines_pipeline_is_refused(engine: str) -> None:
     "engine", ["vllm 0.5.1", "vllm 0.6.3", "vllm", "sglang", "tensorrt-llm", "tensorrt-llm 0.9"]
 )
 def test_a_pipeline_is_said_and_flagged_uncalibrated_wherever_it_is_timed_as_one(engine: str) -> None:
-    e = estimate("llama-3.1-70b", "A100-SXM-80GB", engine=engine, **KW)  # type: ignore[arg-type]
+    e = estimate("llama-3-70b", "A100-SXM-80GB", engine=engine, **KW)  # type: ignore[arg-type]
     assert e.supported and e.fits
     assert pipelines(resolve_engine(engine))
     # the static-batch TensorRT-LLM era is timed as a pipeline too: its words and flag now say so

@@ -642,6 +642,16 @@ def engine_cost_note(
     return f"{head}: {times} cheaper than the cheapest with --engine {named} ({usd(mine, _per(w))})"
 
 
+def _release_words(ranker: Ranker) -> str:
+    """Why the engine release the user named cannot load the model's architecture (it predates it: vLLM
+    0.5.0 and gpt-oss); "" where it can, none is named or the backends do not say."""
+    w, refusal = ranker.w, ranker.be.release_refusal
+    engine = getattr(w, "engine", None)
+    if refusal is None or not engine:
+        return ""
+    return refusal(w.model, engine)
+
+
 def _platform_words(ranker: Ranker) -> str:
     """Where the named engine was refused on every GPU by its platform row (it runs no precision there,
     ``platform_refusals`` of the evaluator): each rule with the GPUs it refuses, "on MI300X, TensorRT-LLM
@@ -765,6 +775,9 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         what = f"--precision {shlex.quote(asked)}" if asked else f"the checkpoint's own format{own}"
         engine = shlex.quote(getattr(w, "engine", "") or "")
         fixes = engine_fix or "nor does another engine or precision the support rules know"
+        too_old = _release_words(ranker)
+        if too_old:  # the release cannot load the model at all: no precision or GPU would do
+            return f"--engine {engine} cannot load {w.model} ({head}): {too_old}; {fixes}"
         platform = _platform_words(ranker)
         if platform:  # the engine runs nothing there: no other precision would do
             return (

@@ -117,6 +117,8 @@ class Backends:
     platform_refusal: PlatformRefusalFn | None = None
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
     memory_needed: MemoryNeedFn | None = None  # the memory of a whole batch (None: only what runs is known)
+    # why a named engine release cannot load the model's architecture (model, engine) -> "" where it can
+    release_refusal: Callable[[str, str], str] | None = None
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -315,6 +317,14 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
 
         return need(resolve(model), *args, **kwargs)
 
+    def release_refusal(model: str, engine: str) -> str:
+        """Why ``engine``'s named release cannot load ``model`` (it predates the architecture); ""."""
+        from gpuscout.estimate.engines import resolve_engine
+        from gpuscout.estimate.support import release_refusal as refusal
+
+        found = refusal(resolve_engine(engine), resolve(model).family)
+        return found.reason if found is not None else ""
+
     def max_context(name: str) -> int | None:
         spec = resolve(name)
         llm = spec.kind == "llm" and spec.max_position_embeddings > 0
@@ -339,4 +349,5 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         platform_refusal=support_platform_refusal,
         native_precision=native_precision,
         memory_needed=memory_needed,
+        release_refusal=release_refusal,
     )

@@ -76,7 +76,12 @@ from gpuscout.estimate.serving import (
     steady_context,
     token_budget_cap,
 )
-from gpuscout.estimate.support import FLASH_ATTENTION_2_SOURCE, flash_attention_2_refusal, verdict_for
+from gpuscout.estimate.support import (
+    FLASH_ATTENTION_2_SOURCE,
+    flash_attention_2_refusal,
+    release_refusal,
+    verdict_for,
+)
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -729,6 +734,12 @@ def _prepare(
     asked_kv = _asked_kv(kv_dtype, spec, eng)  # a bad kv_dtype is an input error, whatever runs
     fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
     verdict = verdict_for(eng, fmt, acc)
+    too_old = release_refusal(eng, spec.family)  # a named release older than the model's architecture
+    if too_old is not None:
+        return unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=too_old.reason, sources=too_old.sources, field="engine", instead=too_old.instead,
+        )  # fmt: skip
     if not verdict.supported:
         return unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
     no_fa2 = flash_attention_2_refusal(eng, acc)

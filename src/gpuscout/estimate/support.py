@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate.arguments import resolve_gpu_arg
-from gpuscout.estimate.engines import EngineProfile, resolve_engine
+from gpuscout.estimate.engines import NEWEST_RELEASES, EngineProfile, resolve_engine
 from gpuscout.estimate.precision import WeightFormat, resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.architecture_support import too_old_for
 from gpuscout.knowledge.engine_support import Alternative, SupportVerdict, alternatives, check_support
 
 # Weight format -> precision key of the support rules.
@@ -144,3 +145,28 @@ def can_run(
         )
     )
     return RunCheck(verdict, alts)
+
+
+@dataclass(frozen=True, slots=True)
+class ReleaseRefusal:
+    """Why a named engine release cannot load a model's architecture (it predates it), what would, and
+    where the rule is read."""
+
+    reason: str
+    instead: str
+    sources: tuple[str, ...]
+
+
+def release_refusal(engine: EngineProfile, family: str) -> ReleaseRefusal | None:
+    """The refusal of ``engine``'s named release (``EngineProfile.version``) for a model of ``family``
+    (``ModelSpec.family``) where the architecture rules say the release predates it
+    (:mod:`gpuscout.knowledge.architecture_support`); None where it loads it or no release is named."""
+    rule = too_old_for(engine.name, engine.version, family)
+    if rule is None:
+        return None
+    product = NEWEST_RELEASES[engine.name].product if engine.name in NEWEST_RELEASES else engine.name
+    return ReleaseRefusal(
+        reason=rule.refusal(engine.version, product),
+        instead=f"{engine.name} {rule.since} or later (or today's {engine.name}: no release named)",
+        sources=rule.sources,
+    )

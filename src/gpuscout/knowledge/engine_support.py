@@ -176,7 +176,7 @@ class SupportRule:
 
     def applies_to(self, release: str) -> bool:
         """Whether the row holds for ``release`` ("0.6.3"; "" = today's, newer than every bound)."""
-        asked = _release(release)
+        asked = release_number(release)
         for op, bound in _bounds(self.versions):
             if asked is None:  # today's release: past every bound
                 if op in ("<", "<="):
@@ -231,7 +231,7 @@ _BOUND_OPS = {
 _BOUND = re.compile(r"(>=|<=|>|<)\s*(\d+(?:\.\d+)*)")
 
 
-def _release(text: str) -> tuple[int, ...] | None:
+def release_number(text: str) -> tuple[int, ...] | None:
     """``"0.6.3"`` -> (0, 6, 3), padded to three parts so that 0.20 == 0.20.0; None for "" or a non-number."""
     parts = text.strip().lstrip("v").split(".")
     if not text.strip() or not all(p.isdigit() for p in parts):
@@ -246,7 +246,7 @@ def _bounds(spec: str) -> list[tuple[str, tuple[int, ...]]]:
         if not part:
             continue
         m = _BOUND.fullmatch(part)
-        release = _release(m.group(2)) if m else None
+        release = release_number(m.group(2)) if m else None
         if m is None or release is None:
             raise ValueError(f"engine_support.csv: versions {spec!r} is not like '>=0.20' or '<0.20'")
         out.append((m.group(1), release))
@@ -373,7 +373,7 @@ def _judge(
 def _read_later(verdict: SupportVerdict, release: str) -> str:
     """ "; read in vllm 0.33.0, not checked for 0.6.3" when a row the verdict quotes, without a release range,
     was read in a later release than the one asked (what held then may differ), else ""."""
-    asked = _release(release)
+    asked = release_number(release)
     if asked is None:
         return ""
     later = [
@@ -399,7 +399,7 @@ def _read_release(version: str) -> tuple[int, ...] | None:
     name ("vllm 0.33.0", "transformers 5.24.0 / PyTorch 2.14" -> 5.24.0, "tgi 3.3.6-dev0 (maintenance
     mode)" -> 3.3.6); None where the cell names none ("llama.cpp master 2026", a support matrix)."""
     m = _READ_RELEASE.match(version.strip())
-    return _release(m.group(1)) if m else None
+    return release_number(m.group(1)) if m else None
 
 
 def _judge_rules(
