@@ -784,6 +784,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             precision=e_op.precision,
             support=e_op.support,
             decode_step=e_op.step_summary() or None,
+            prefill_share=_prefill_share(e_op),
         )
         return dataclasses.replace(
             ev,
@@ -909,6 +910,15 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
 #: The estimator's refusals of one split only (heads that do not divide; a pipeline the engine lacks): other
 #: splits and engines stand.
 _SPLIT_FIELDS = ("gpus", "parallel")
+
+
+def _prefill_share(e: Estimate) -> float | None:
+    """The share of each output token's time (``tpot_ms``) not spent in its decode step: other requests'
+    prompts processed between steps (chunked prefill stalls); None where either is not timed."""
+    step, tpot = e.step_ms.get("total", 0.0), tpot_ms(e)
+    if step <= 0 or tpot <= 0:
+        return None
+    return max(0.0, 1.0 - step / tpot)
 
 
 def _answers_sooner(latency: float, best: float, best_idle: bool) -> bool:

@@ -300,11 +300,13 @@ def _per(total: float, units: float) -> float | None:
 def unit_costs(w: AnyWorkload, ev: ConfigEval, total: float) -> UnitCosts:
     if isinstance(w, ServeWorkload):
         per_m = _per(total, ev.output_tokens / 1e6)
-        return UnitCosts(per_million_output_tokens=per_m, per_image=None, per_run=None, per_month=total)
+        per_k = _per(total, ev.output_tokens / w.output_tokens / 1e3)
+        return UnitCosts(per_m, None, None, total, per_1k_requests=per_k)
     if isinstance(w, BatchWorkload):
         if w.is_images:
             return UnitCosts(None, _per(total, ev.images), total, None)
-        return UnitCosts(_per(total, ev.output_tokens / 1e6), None, total, None)
+        per_k = _per(total, ev.output_tokens / w.output_tokens / 1e3)
+        return UnitCosts(_per(total, ev.output_tokens / 1e6), None, total, None, per_1k_requests=per_k)
     per_train = _per(total, ev.train_tokens / 1e6)
     return UnitCosts(None, None, total, None, per_million_train_tokens=per_train)
 

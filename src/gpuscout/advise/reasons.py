@@ -12,7 +12,7 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import describe_increment
 from gpuscout.advise.configs import ConfigEval
 from gpuscout.advise.cost import CostModel, DataPrices
-from gpuscout.advise.types import CostBreakdown, UnitCosts
+from gpuscout.advise.types import CostBreakdown, EstimateSummary, UnitCosts
 from gpuscout.advise.workload import (
     AnyWorkload,
     BatchWorkload,
@@ -47,6 +47,22 @@ STALE_AGED = (
     "stale: fetched {fetched}, over 2 days before the catalog's newest prices (its provider's refresh "
     "failed or was not run since)"
 )
+
+
+#: A request whose prompt is at least this many times its output is prefill-heavy: its row states its
+#: price per 1,000 requests beside $/M output tokens, and a speed set mostly by prompts says so.
+PROMPT_HEAVY = 8
+
+
+def _bound_words(s: EstimateSummary) -> str:
+    """What sets a serving row's speed: its decode step's bound ("memory-bound"), or the prompts where they
+    take most of each token's time ("prefill-bound: prompts take 70 % of each token's time; decode
+    memory-bound"): a 32k-prompt endpoint's speed is compute spent on prompts, not its decode's reads."""
+    decode = f"{s.bound or '?'}-bound"
+    share = s.prefill_share
+    if share is None or share < 0.5:
+        return decode
+    return f"prefill-bound: prompts take {share:.0%} of each token's time; decode {decode}"
 
 
 def stale_reason(offer: Offer) -> str:
@@ -317,7 +333,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     if w.requests_per_s is not None
                     else f"{s.batch_per_replica} {plural(s.batch_per_replica, 'user')}/replica"
                 )
-                + f" ({s.bound or '?'}-bound)"
+                + f" ({_bound_words(s)})"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
                 limit = _CAPACITY_LIMIT[s.capacity_limit or "KV cache"]
@@ -346,7 +362,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     u = ctx.units
     if u.per_million_output_tokens is not None:
         month = f", {usd(u.per_month, '/month')}" if u.per_month is not None else ""
-        reasons.append(f"{money3(u.per_million_output_tokens)}/M output tokens{month}")
+        # a request mostly prompt (32k in, 100 out): its own price, which $/M output tokens hides
+        heavy = (
+            isinstance(w, ServeWorkload | BatchWorkload) and w.prompt_tokens >= PROMPT_HEAVY * w.output_tokens
+        )
+        each = f", {money3(u.per_1k_requests)} per 1k requests" if heavy and u.per_1k_requests else ""
+        reasons.append(f"{money3(u.per_million_output_tokens)}/M output tokens{each}{month}")
     elif u.per_image is not None:
         reasons.append(f"{money3(u.per_image * 1000)} per 1000 images, {usd(ctx.cost.total, ' in all')}")
     elif u.per_run is not None:

@@ -111,6 +111,9 @@ class EstimateSummary:
     # LLM inference: one decode step at the row's load and its overlapping parts, ms
     # (``Estimate.step_summary``: "22.3 ms: reads 19.2, math 4.8, all-reduces 2.0, fixed costs 1.1")
     decode_step: str | None = None
+    # serve: the share of each output token's time that other requests' prompts take (prefill chunks
+    # between decode steps: 1 - decode step / time per output token); None where not timed
+    prefill_share: float | None = None
     # whether the estimator's speed constants for this work were fitted on runs of this hardware (False:
     # efficiencies fitted on other parts applied to this one's datasheet peak, as training on an AMD
     # MI300X with NVIDIA-fitted efficiencies); set from the estimate, never read from a warning's words
@@ -153,6 +156,9 @@ class UnitCosts:
     per_run: float | None
     per_month: float | None
     per_million_train_tokens: float | None = None
+    # LLM serving and batch generation: per 1,000 requests of the workload's prompt and output (a
+    # prefill-heavy request, 32k in / 100 out, is mostly not output: $/M output tokens alone misleads)
+    per_1k_requests: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

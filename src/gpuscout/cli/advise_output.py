@@ -465,6 +465,7 @@ def _cost_table(workload: Any, rec: Any) -> Table:
         # the costs per unit as the table's cost/unit column writes them (``wording.money3``), in USD
         for label, val in (
             ("per M output tokens", u.per_million_output_tokens),
+            ("per 1k requests", u.per_1k_requests),
             ("per 1k images", None if u.per_image is None else u.per_image * 1000),
             ("per M train tokens", u.per_million_train_tokens),
         ):
@@ -599,6 +600,7 @@ def _rec_record(r: Any) -> dict[str, Any]:
         **{name: getattr(cost, name) if cost else None for name in costs},
         "total": cost.total if cost else None,
         "usd_per_m_output_tokens": u.per_million_output_tokens if u else None,
+        "usd_per_1k_requests": u.per_1k_requests if u else None,
         "usd_per_image": u.per_image if u else None,
         "usd_per_m_train_tokens": u.per_million_train_tokens if u else None,
         "time_s": r.time_s,

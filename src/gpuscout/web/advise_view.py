@@ -156,6 +156,7 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
             (label, unit_money(value))
             for label, value in (
                 ("$ / M output tokens", units.per_million_output_tokens),
+                ("$ / 1k requests", units.per_1k_requests),
                 ("$ / 1k images", per_1k_images),
                 ("$ / M training tokens", units.per_million_train_tokens),
             )
