@@ -20,3 +20,15 @@ def test_the_targets_state_the_headroom_used() -> None:
     assert "training memory: at least 5 % of each GPU left free" in targets_applied(w)
     held = targets_applied(w, Assumptions(min_training_headroom=0.2))
     assert "training memory: at least 20 % of each GPU left free" in held
+
+
+def test_a_monthly_volume_is_stated_with_what_the_unit_cost_is_over() -> None:
+    """$/M output tokens is the month's cost over the stated volume: the header says the volume (stop 56:
+    '--monthly-tokens 10M' changed every row's $/M and the header never named it)."""
+    from gpuscout.advise.workload import ServeWorkload
+
+    w = ServeWorkload(model="llama-3.1-8b", concurrency=10, monthly_output_tokens=1e7)
+    assert "volume: 10M output tokens a month ($/M output tokens is the month's cost over them)" in (
+        targets_applied(w)
+    )
+    assert not any(t.startswith("volume:") for t in targets_applied(ServeWorkload(model="llama-3.1-8b")))

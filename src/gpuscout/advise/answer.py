@@ -196,6 +196,11 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
         else:
             load = "load: 1 user (none given: --concurrency N or --rps R)"
         out.append(f"{load}, {w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens each")
+        if w.monthly_output_tokens is not None:  # what every $/M output tokens is over
+            out.append(
+                f"volume: {_count(w.monthly_output_tokens)} output tokens a month ($/M output tokens is "
+                "the month's cost over them)"
+            )
         text = latency_targets_text(w)
         if text:
             out.append(text)
