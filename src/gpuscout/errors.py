@@ -42,13 +42,24 @@ class KnownNames(list[str]):
 
 class UnknownNameError(InvalidInputError, LookupError):
     """An unknown or ambiguous GPU / model / provider / engine name, with the closest known names (or,
-    where none is close, a few known ones: :class:`KnownNames`)."""
+    where none is close, a few known ones: :class:`KnownNames`). An empty or blank name is said to be
+    empty (:attr:`empty`), with a few known names, never as an unknown name '' closest to some."""
+
+    @property
+    def empty(self) -> bool:
+        """Whether the name given was empty or blank (no name at all)."""
+        return isinstance(self.name, str) and not self.name.strip()
 
     def __init__(self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False) -> None:
         self.name = name
         examples = isinstance(suggestions, KnownNames)
         self.suggestions: list[str] = KnownNames(suggestions) if examples else list(suggestions)
         self.ambiguous = ambiguous
+        if isinstance(name, str) and not name.strip():  # "" or blanks: no name at all, so none is close
+            self.suggestions = KnownNames(self.suggestions)
+            known = f"; known names include {', '.join(self.suggestions)}" if self.suggestions else ""
+            super().__init__(field, f"is empty{known}")
+            return
         what = "ambiguous" if ambiguous else "unknown"
         said = quoted_name(name)
         if examples and self.suggestions and not ambiguous:

@@ -42,6 +42,7 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
 from gpuscout.estimate.arguments import other_face
 from gpuscout.estimate.memory import gib
+from gpuscout.estimate.runtime import CUDA_RUNTIME, device_runtime
 from gpuscout.estimate.types import INTERCONNECT_WORDS, Estimate, MemoryNeed, step_parts
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
@@ -217,7 +218,8 @@ class _Faq:
         self.offers, self.be, self.a, self.now = offers, be, a, now
         self.context, self.users, self.precision = context, users, precision
         self.who = f"{users} {plural(users, 'user')}"  # "1 user", "8 users"
-        self.gpu = be.accelerator(gpu) if gpu else None
+        # None: the reference consumer card; a name given empty is refused ("is empty"), not read as None
+        self.gpu = be.accelerator(gpu) if gpu is not None else None
         self.ctx_out = max(1, int(context * OUTPUT_SHARE))
         self.ctx_in = context - self.ctx_out
         # the sizings and estimates the answers rest on, in the order made (for :meth:`model_warnings`)
@@ -411,8 +413,18 @@ class _Faq:
         figures: dict[str, float | str | None] = {"hbm_card": hbm.name, "consumer_card": gddr.name}
         cited: list[Recommendation] = []
         verdicts: list[str] = []
+        # per precision, which side each per-user speed this answer shows favours (the reference cards'
+        # lines, the cheapest offers' verdict): the closing sentence claims no more than they say
+        faster: dict[str, set[str]] = {}
+        fit_pairs: list[tuple[str, CardFit, CardFit]] = []
         for p in distinct_widths((self.precision, "int4")):
             fits = {"80": self._fit(hbm, p), "consumer": self._fit(gddr, p)}
+            fit_pairs.append((p, fits["80"], fits["consumer"]))
+            faster[p] = {
+                _faster_per_user(
+                    *(f.estimate.decode_tokens_per_s if f.estimate else None for f in fits.values())
+                )
+            }
             details.append(self._card_line(fits["80"], "80 GiB HBM card"))
             details.append(self._card_line(fits["consumer"], "24 GiB consumer card"))
             costs: dict[str, float | None] = {}
@@ -460,6 +472,14 @@ class _Faq:
                 )
                 label_80, label_c = f"80 GiB {hbm_card}", f"consumer {consumer_card}"
                 speed = _speed_ratio(cheapest["80"], cheapest["consumer"], label_80, label_c)
+                faster[p].add(
+                    _faster_per_user(
+                        *(
+                            e.per_user_tokens_per_s if e is not None else None
+                            for e in (cheapest["80"].estimate, cheapest["consumer"].estimate)
+                        )
+                    )
+                )
                 caveat = speed_caveat("inference", [_row_speed(cheapest[k]) for k in ("80", "consumer")])
                 verdicts.append(
                     f"at {p} {compare_costs(a, b, label_80, label_c)}{speed}"
@@ -469,8 +489,7 @@ class _Faq:
                 verdicts.append(f"at {p} no consumer offer serves it within chat latency")
         answer = (
             f"For {self.said} at {self.who} x {self.context:,} tokens: " + "; ".join(verdicts) + ". "
-            "The 80 GiB card pays off with HBM bandwidth (tokens/s per user), FP8, NVLink when the model "
-            "spans cards, and room for long contexts; a 24 GiB card suits quantized small-to-medium models."
+            f"{self._pays_off(hbm, gddr, faster, fit_pairs)}"
         )
         return FaqAnswer(
             "card_class",
@@ -479,6 +498,46 @@ class _Faq:
             tuple(details),
             figures,
             tuple(cited),
+        )
+
+    def _pays_off(
+        self,
+        hbm: Accelerator,
+        gddr: Accelerator,
+        faster: dict[str, set[str]],
+        fit_pairs: Sequence[tuple[str, CardFit, CardFit]],
+    ) -> str:
+        """What the 80 GiB card pays off with, as far as this answer's own figures bear it out: per-user
+        speed only at the precisions where every per-user speed shown favours it (none where a consumer
+        card or offer is the faster one: 4 users of a 3B-active MoE on 4 RTX 3090s out-run one A100),
+        FP8 and NVLink only where the consumer card lacks them, and always its capacity (more users and
+        longer contexts per card; the fewer cards it takes, where the figures show it)."""
+        quick = [p for p, sides in faster.items() if "hbm" in sides and "consumer" not in sides]
+        slow = [p for p, sides in faster.items() if "consumer" in sides]
+        claims: list[str] = []
+        if quick:
+            where = f" at {' and '.join(quick)}, not at {' and '.join(slow)}" if slow else ""
+            claims.append(f"HBM bandwidth (tokens/s per user{where})")
+        room = "room for more users and long contexts per card"
+        for p, big, small in fit_pairs:
+            if big.gpus is None or (small.gpus is not None and small.gpus <= big.gpus):
+                continue
+            cards = f"{big.gpus} {plural(big.gpus, 'card')} {'holds' if big.gpus == 1 else 'hold'} it"
+            needs = (
+                f"it takes {small.gpus} of the 24 GiB cards"
+                if small.gpus is not None
+                else f"even {GPU_COUNTS[-1]} of the 24 GiB cards do not hold it"
+            )
+            room += f" (at {p} {cards} for {self.who}, where {needs})"
+            break
+        claims.append(room)
+        if hbm.fp8_supported and not gddr.fp8_supported:
+            claims.append("FP8")
+        if hbm.has_nvlink_class_fabric and not gddr.has_nvlink_class_fabric:
+            claims.append("NVLink when the model spans cards")
+        listed = claims[0] if len(claims) == 1 else f"{', '.join(claims[:-1])}, and {claims[-1]}"
+        return (
+            f"The 80 GiB card pays off with {listed}; a 24 GiB card suits quantized small-to-medium models."
         )
 
     # ---- 3 ------------------------------------------------------------------------------------
@@ -749,6 +808,7 @@ class _Faq:
             faster_memory=not has_hbm,
             parallel=e1.parallel,
             graphs=e1.cuda_graphs,
+            graph_words=device_runtime(gpu.vendor).graphs,  # HIP graphs on an AMD card
         )
         what = "the active experts' weights once" if self.spec.is_moe else "every weight once"
         if split:
@@ -789,6 +849,16 @@ class _Faq:
             tuple(details),
             figures,
         )
+
+
+def _faster_per_user(hbm: float | None, consumer: float | None) -> str:
+    """Which side's tokens/s per user is the faster by the margin :func:`_speed_ratio` words ("hbm",
+    "consumer"); "" where they are within 10 % or one is unknown."""
+    if not hbm or not consumer:
+        return ""
+    if hbm >= 1.1 * consumer:
+        return "hbm"
+    return "consumer" if consumer >= 1.1 * hbm else ""
 
 
 def _speed_ratio(hbm: Recommendation, consumer: Recommendation, label_hbm: str, label_consumer: str) -> str:
@@ -881,6 +951,7 @@ def _slow_cause(
     faster_memory: bool = True,
     parallel: str = "tensor",
     graphs: bool = False,
+    graph_words: str = CUDA_RUNTIME.graphs,
 ) -> tuple[str, str]:
     """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit; ``no_hbm``:
     why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would).
@@ -888,7 +959,8 @@ def _slow_cause(
     weights are not advised); ``faster_memory``: whether a card with faster (HBM) memory is advised at all
     (not to a user whose card already has HBM). ``parallel``: the estimate's split: a layer split hands
     activations from card to card where a tensor split all-reduces. ``graphs``: whether the engine already
-    replays CUDA graphs (``Estimate.cuda_graphs``), so that they are not advised to it."""
+    replays CUDA graphs (``Estimate.cuda_graphs``), so that they are not advised to it; ``graph_words``: what
+    the GPU's runtime calls them ("HIP graphs" on an AMD card)."""
     links = INTERCONNECT_WORDS.get(parallel, "all-reduces")
     if binding == "interconnect":
         fewer = ["narrower weights that fit fewer cards"] if narrower else []
@@ -916,7 +988,7 @@ def _slow_cause(
             )
         return (
             "the fixed cost of each step (kernel launches and scheduling)",
-            "batching users (they share each step's fixed cost), or an engine that replays CUDA graphs",
+            f"batching users (they share each step's fixed cost), or an engine that replays {graph_words}",
         )
     if binding == "compute":
         return "compute", "narrower math (fp8 / int4 tensor cores) or a faster card"

@@ -129,6 +129,17 @@ def _in_option_words(text: str, flags: Mapping[str, str], names: tuple[str, ...]
     return pattern.sub(lambda m: flags[m.group(1)], text)
 
 
+def _stated_engine(engine: str | None) -> str | None:
+    """``--engine`` as typed (None: not given, the default engine for the precision); one given empty or
+    blank is refused as the engine field's "is empty" error with every engine accepted, never read as
+    the default."""
+    if engine is not None and not engine.strip():
+        from gpuscout.estimate.engines import resolve_engine
+
+        resolve_engine(engine)  # UnknownEngineError: "is empty", the engines accepted
+    return engine
+
+
 @contextmanager
 def _named_by_options(ctx: typer.Context, fields: Mapping[str, str] | None = None) -> Iterator[None]:
     """An input error raised inside names the command's option, not the Python field behind it:
@@ -414,7 +425,7 @@ def register(app: typer.Typer) -> None:
                 "context": context,
                 "batch": _batch(batch, MAX_CONCURRENCY),  # memory_needed's (and training's micro-batch)
                 "kv_dtype": kv_dtype,
-                "engine": run_engine(engine, precision),
+                "engine": run_engine(_stated_engine(engine), precision),
                 "parallel": parallel or None,  # None: the engine's own split (estimate.api.parallel_mode)
             }
             res, layout = _run_task(spec, gpu, task, gpus=gpus, **kwargs)  # layout: training only
@@ -575,7 +586,7 @@ def register(app: typer.Typer) -> None:
         with user_errors(), _named_by_options(ctx):
             spec, implied = _model_detail(model, config)
             precision = precision or implied or None
-            eng = run_engine(engine, precision)
+            eng = run_engine(_stated_engine(engine), precision)
             est = estimate(
                 spec,
                 gpu,

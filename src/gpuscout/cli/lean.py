@@ -120,7 +120,7 @@ def run(args: list[str]) -> int | None:
         return None
     from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.reader import sqlite_path
-    from gpuscout.cli.offers_view import find_offers, print_offers_table
+    from gpuscout.cli.offers_view import find_offers, print_offers_table, why_no_offers
     from gpuscout.errors import GpuscoutError
 
     try:
@@ -129,6 +129,9 @@ def run(args: list[str]) -> int | None:
             return None  # PostgreSQL (SQLAlchemy's): Typer's start-up is small beside it, and its
             # errors (an unreachable server) are met once, not twice
         offers, total = find_offers(**values)
+        # an empty table says why in one line, as the Typer command's does
+        empty = not total and not (values["json_out"] or values["csv_out"])
+        why_none = why_no_offers(**values) if empty else ""
     except (GpuscoutError, OSError):
         return None  # Typer's path says what is wrong, in its words
     except KeyboardInterrupt:
@@ -148,7 +151,7 @@ def run(args: list[str]) -> int | None:
 
             print_offers_csv(offers)
         else:
-            print_offers_table(offers, total, values["sort"], spot=values["spot"])
+            print_offers_table(offers, total, values["sort"], spot=values["spot"], why_none=why_none)
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from gpuscout.catalog.offer import Offer
+    from gpuscout.catalog.query import OfferQuery
+    from gpuscout.catalog.reader import OfferReader
     from gpuscout.cli.table_fit import Cell, Short
 
 # Bounds of the numeric options (refused beyond them with the range): far past any real offer.
@@ -399,7 +401,6 @@ def find_offers(
     A bad value is an :class:`~gpuscout.errors.InvalidInputError` naming the option."""
     from gpuscout.catalog.api import expand_gpus
     from gpuscout.catalog.paths import default_db_url
-    from gpuscout.catalog.query import OfferQuery
     from gpuscout.catalog.reader import open_reader
 
     if spot and on_demand:
@@ -414,34 +415,11 @@ def find_offers(
     gpu_names = expand_gpus(gpu or ())
     reader = open_reader(db or default_db_url())
     try:
-        providers: tuple[str, ...] = ()
-        if provider:  # "vast" -> vastai; one no current offer is from is an error, as on the web page
-            from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
-            from gpuscout.catalog.query import shut_down
-
-            try:
-                providers = provider_ids(
-                    provider,
-                    lambda p: reader.count_offers(OfferQuery(providers=(p,))) > 0,
-                    lambda: {o.provider for o in reader.current_offers()},
-                    field="--provider",
-                )
-            except NoOffersFrom as exc:  # one that shut down: say so, not "no current offer"
-                raise shut_down(exc) from None
-        query = OfferQuery(
-            gpus=gpu_names,
-            min_vram_gb=min_vram,
-            gpu_count=gpus,
-            providers=providers,
-            regions=region_terms(region or (), region_known(reader.count_offers)),
-            spot=True if spot else False if on_demand else None,
-            available_only=available,
-            interconnect=interconnect.lower() if interconnect else None,
-            max_price_usd_per_hour=max_price,
-            sort=sort,
-            limit=limit or None,
-            exclude_stale=fresh_only,
-        )
+        query = _offer_query(
+            reader, gpu_names, min_vram=min_vram, gpus=gpus, provider=provider, region=region, spot=spot,
+            on_demand=on_demand, available=available, interconnect=interconnect, max_price=max_price,
+            sort=sort, limit=limit, fresh_only=fresh_only,
+        )  # fmt: skip
         offers, total = reader.offer_page(query)
         if not total and query.regions:
             # a term no offer's region holds: the closest regions with offers (catalog.query)
@@ -454,6 +432,115 @@ def find_offers(
         return offers, total
     finally:
         reader.close()
+
+
+#: How ``gpuscout offers`` names each filter of its query (an :class:`OfferQuery` field), in a reason
+#: under an empty table.
+FILTER_OPTIONS = {
+    "gpus": "--gpu",
+    "min_vram_gb": "--min-vram",
+    "gpu_count": "--gpus",
+    "providers": "--provider",
+    "regions": "--region",
+    "available_only": "--available",
+    "interconnect": "--interconnect",
+    "max_price_usd_per_hour": "--max-price",
+    "exclude_stale": "--no-stale",
+}
+
+#: What to run for the providers' current offers, as a reason under an empty table says it.
+REFRESH_HINT = "`gpuscout refresh` fetches the providers' current offers"
+
+
+def why_no_offers(
+    *,
+    gpu: Sequence[str] | None,
+    min_vram: float | None,
+    gpus: int | None,
+    provider: Sequence[str] | None,
+    region: Sequence[str] | None,
+    spot: bool,
+    on_demand: bool,
+    available: bool,
+    interconnect: str | None,
+    max_price: float | None,
+    sort: str,
+    limit: int,
+    fresh_only: bool,
+    json_out: bool,
+    csv_out: bool,
+    db: str | None,
+) -> str:
+    """Why ``gpuscout offers`` with these option values (those :func:`find_offers` took, and found no
+    offer for) lists nothing, in one line (:func:`gpuscout.catalog.no_offers.why_no_offers`): no offer
+    of the GPUs asked for in the whole catalog, or the options that, dropped alone, give offers back."""
+    from gpuscout.catalog.api import expand_gpus
+    from gpuscout.catalog.no_offers import why_no_offers as why
+    from gpuscout.catalog.paths import default_db_url
+    from gpuscout.catalog.reader import open_reader
+
+    reader = open_reader(db or default_db_url())
+    try:
+        query = _offer_query(
+            reader, expand_gpus(gpu or ()), min_vram=min_vram, gpus=gpus, provider=provider, region=region,
+            spot=spot, on_demand=on_demand, available=available, interconnect=interconnect,
+            max_price=max_price, sort=sort, limit=limit, fresh_only=fresh_only,
+        )  # fmt: skip
+        names = {**FILTER_OPTIONS, "spot": "--spot" if spot else "--on-demand"}
+        return why(query, reader.count_offers, names, REFRESH_HINT)
+    finally:
+        reader.close()
+
+
+def _offer_query(
+    reader: OfferReader,
+    gpu_names: tuple[str, ...],
+    *,
+    min_vram: float | None,
+    gpus: int | None,
+    provider: Sequence[str] | None,
+    region: Sequence[str] | None,
+    spot: bool,
+    on_demand: bool,
+    available: bool,
+    interconnect: str | None,
+    max_price: float | None,
+    sort: str,
+    limit: int,
+    fresh_only: bool,
+) -> OfferQuery:
+    """The query of ``gpuscout offers``'s options (its GPUs as canonical names); a provider no current
+    offer is from is an error naming ``--provider``."""
+    from gpuscout.catalog.query import OfferQuery
+
+    providers: tuple[str, ...] = ()
+    if provider:  # "vast" -> vastai; one no current offer is from is an error, as on the web page
+        from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
+        from gpuscout.catalog.query import shut_down
+
+        try:
+            providers = provider_ids(
+                provider,
+                lambda p: reader.count_offers(OfferQuery(providers=(p,))) > 0,
+                lambda: {o.provider for o in reader.current_offers()},
+                field="--provider",
+            )
+        except NoOffersFrom as exc:  # one that shut down: say so, not "no current offer"
+            raise shut_down(exc) from None
+    return OfferQuery(
+        gpus=gpu_names,
+        min_vram_gb=min_vram,
+        gpu_count=gpus,
+        providers=providers,
+        regions=region_terms(region or (), region_known(reader.count_offers)),
+        spot=True if spot else False if on_demand else None,
+        available_only=available,
+        interconnect=interconnect.lower() if interconnect else None,
+        max_price_usd_per_hour=max_price,
+        sort=sort,
+        limit=limit or None,
+        exclude_stale=fresh_only,
+    )
 
 
 def _cells(
@@ -662,12 +749,15 @@ def _fitted(
     return best[1]
 
 
-def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False) -> None:
+def print_offers_table(
+    offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False, why_none: str = ""
+) -> None:
     """The table of ``gpuscout offers`` and the notes under it, on stdout (``spot``: the rows are
     sorted and filtered by their spot price, ``--spot``). The column the rows are sorted by is always
     shown (:func:`sort_layout`), its header marked: ``▲`` lowest (or first) at the top, ``▼``
     highest. A narrow terminal's table says once under it what the columns it left out because every
-    row reads the same there hold (:func:`shared_note`)."""
+    row reads the same there hold (:func:`shared_note`). ``why_none``: why no offer matched
+    (:func:`why_no_offers`), said first under an empty table."""
     title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {sort}"
     spot = spot or sort == "spot_price"
     layout = sort_layout(sort, spot=spot)
@@ -675,7 +765,8 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: 
         rows = [_cells(o, markup=False, layout=layout) for o in offers]
         text = pipe_table(title, wide_columns(layout), rows)
         if text is not None:
-            notes = _notes(offers, auction_on=layout.auction_on)
+            notes = [why_none] if why_none and not offers else []
+            notes += _notes(offers, auction_on=layout.auction_on)
             sys.stdout.write(text + "".join(note + "\n" for note in notes))
             sys.stdout.flush()
             return
@@ -685,6 +776,8 @@ def print_offers_table(offers: Sequence[Offer], total: int, sort: str, *, spot: 
     out = wide_console()
     table, left_out, short_age, shared = _fitted(title, offers, terminal_width(out), spot=spot, sort=sort)
     out.print(table)
+    if why_none and not offers:
+        out.print(why_none, markup=False, highlight=False)
     shared_text = shared_note(shared)
     if shared_text:
         out.print(shared_text, markup=False, highlight=False)

@@ -163,7 +163,7 @@ def _model_and_precision(
     precision; otherwise the model's native format (DeepSeek-V3 fp8, gpt-oss MXFP4 experts), else bf16."""
     if isinstance(model, ModelSpec):
         spec, implied, note = model, "", ""
-    elif isinstance(model, str) and model.strip():
+    elif isinstance(model, str):  # a blank name too: the resolver says it is empty, with known names
         from gpuscout.knowledge.models import resolve_model_detail
 
         res = resolve_model_detail(model)
@@ -1184,7 +1184,7 @@ def _memory_share_hint(eng: EngineProfile, plan: MemoryPlan) -> str:
         return ""
     return (
         f"{eng.label} starts with --mem-fraction-static {eng.memory_utilization:.2f} on this GPU (weights "
-        f"and KV cache; the rest is kept for activations and CUDA graphs): --mem-fraction-static "
+        f"and KV cache; the rest is kept for activations and {eng.runtime.graphs}): --mem-fraction-static "
         f"{needed:.2f} would hold one sequence ({gib(beside / 1e9):.1f} GiB left beside the pool)"
     )
 
@@ -1493,12 +1493,13 @@ def _memory_assumptions(
         "memory_budget": (
             f"{eng.memory_utilization:.2f} of {gib(plan.capacity / 1e9):.1f} GiB "
             f"({card_memory_label(st.acc)}) for weights and KV cache (mem_fraction_static"
-            f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - CUDA context "
-            f"{gib(eng.cuda_context_gb):.2f} GiB; activations and CUDA graphs beside it"
+            f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - "
+            f"{eng.runtime.context} {gib(eng.cuda_context_gb):.2f} GiB; activations and {eng.runtime.graphs} "
+            "beside it"
             if eng.pool_excludes_activations
             else f"{eng.memory_utilization:.2f} of {gib(plan.capacity / 1e9):.1f} GiB "
-            f"({card_memory_label(st.acc)}) - CUDA context {gib(eng.cuda_context_gb):.2f} GiB - engine "
-            f"reserve {gib(eng.engine_reserve_gb):.2f} GiB"
+            f"({card_memory_label(st.acc)}) - {eng.runtime.context} {gib(eng.cuda_context_gb):.2f} GiB - "
+            f"engine reserve {gib(eng.engine_reserve_gb):.2f} GiB"
         ),
         "kv_allocation": (
             "full context reserved up front"
@@ -1607,9 +1608,9 @@ def host_bound_note(eng: EngineProfile, running: int, step: StepTime) -> str:
         "PyTorch), so its speed follows the host's single-thread speed, which offers do not state; on "
         "cloud H200 VMs measured for gpuscout it ran 1.3 to 2.5 times slower than estimated "
         + (
-            "(an engine with CUDA graphs, e.g. vLLM or SGLang, avoids it)"
+            f"(an engine with {eng.runtime.graphs}, e.g. vLLM or SGLang, avoids it)"
             if not eng.cuda_graphs
-            else f"(its CUDA graphs cover decode batches up to {eng.graph_max_batch})"
+            else f"(its {eng.runtime.graphs} cover decode batches up to {eng.graph_max_batch})"
         )
     )
 
@@ -1621,10 +1622,10 @@ def _graphs_note(eng: EngineProfile, running: int) -> str:
         return " (eager)"
     if eng.graphs_cover(running):
         prompts = "" if eng.graphs_in_prefill else "; prompt steps eager"
-        return f" (CUDA graphs{prompts})"
+        return f" ({eng.runtime.graphs}{prompts})"
     return (
-        f" (eager: CUDA graphs cover decode batches up to {eng.graph_max_batch}, {running} sequences "
-        f"run at once; {eng.eager_layer_overhead_us:g} us/layer of launches)"
+        f" (eager: {eng.runtime.graphs} cover decode batches up to {eng.graph_max_batch}, {running} "
+        f"sequences run at once; {eng.eager_layer_overhead_us:g} us/layer of launches)"
     )
 
 

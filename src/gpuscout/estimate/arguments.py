@@ -201,13 +201,24 @@ def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
     """A ``ModelSpec`` as given, or the one a model name resolves to."""
     if isinstance(model, ModelSpec):
         return model
-    if not isinstance(model, str) or not model.strip():
+    if not isinstance(model, str):  # a blank name is the resolver's to refuse: "is empty", with known names
         raise InvalidInputError(
             "model", f"expected a model name or a ModelSpec, got {model!r}", "e.g. llama-3.1-8b"
         )
     from gpuscout.knowledge.models import resolve_model
 
     return resolve_model(model)
+
+
+def refuse_blank_model(model: object, kind: str) -> None:
+    """Nothing unless ``model`` is an empty or blank name: then the ``model`` field's "is empty" error with
+    a few known models of ``kind`` ("audio", "diffusion"), not the registry's first (language) models."""
+    if not isinstance(model, str) or model.strip():
+        return
+    from gpuscout.errors import KnownNames, UnknownNameError
+    from gpuscout.knowledge.models import all_models
+
+    raise UnknownNameError("model", model, KnownNames(m.name for m in all_models() if m.kind == kind))
 
 
 #: Where each kind of model is answered: what it is, the command that times it, the Python function
@@ -260,7 +271,7 @@ def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
     """An ``Accelerator`` as given, or the one a GPU name resolves to."""
     if isinstance(gpu, Accelerator):
         return gpu
-    if not isinstance(gpu, str) or not gpu.strip():
+    if not isinstance(gpu, str):  # a blank name is the resolver's to refuse: "is empty", with known names
         raise InvalidInputError(
             "gpu", f"expected a GPU name or an Accelerator, got {gpu!r}", "e.g. H100, RTX 4090"
         )

@@ -37,6 +37,7 @@ from gpuscout.estimate.launch_flags import with_flags
 from gpuscout.estimate.memory import gib, model_consts
 from gpuscout.estimate.parallel import TP_HEAD_RULES, host_link_gbps, host_pcie_generation
 from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
+from gpuscout.estimate.runtime import device_runtime, on_runtime
 from gpuscout.estimate.throughput import (
     Setup,
     _attn_flops_per_token,
@@ -114,6 +115,8 @@ def diagnose(
     if engine is None:
         engine = default_engine(resolve_precision(precision).name)
     eng = resolve_engine(engine)
+    runtime = device_runtime(acc.vendor)  # the engine's words for this GPU's runtime (HIP on an AMD card)
+    eng_label = on_runtime(eng.label, runtime)
     # the engine's own split, as the estimate takes it: a layer split (llama.cpp, HF) reads every weight
     # once per token on one GPU at a time, tensor parallel a 1/gpus share on each GPU at once
     mode = parallel_mode(None, eng)
@@ -142,7 +145,7 @@ def diagnose(
         if layered is not None and layered.supported:
             relaid = (
                 f"Tensor parallel over {gpus} GPUs does not start — {est.unsupported_reason.rstrip('.')}: "
-                f"diagnosed as the pipeline (layer) split {eng.label} runs over {gpus} x {acc.name} "
+                f"diagnosed as the pipeline (layer) split {eng_label} runs over {gpus} x {acc.name} "
                 "instead (--parallel layer)."
             )
             est, mode = layered, "layer"
@@ -244,7 +247,7 @@ def diagnose(
         verdict = f"{relaid} {verdict}".rstrip()
     if variant:  # the card the figures rest on: its bandwidth, its FLOP/s, the memory the remedies fit
         verdict += f" {variant}."
-    runs_as = f"{eng.label} runs {asked} as {fmt.name} on {acc.name}"
+    runs_as = f"{eng_label} runs {asked} as {fmt.name} on {acc.name}"
     if assumed:  # the format the figures rest on, which the user did not name
         own = (
             "the checkpoint's own format" if asked == fmt.name else f"the checkpoint's own {asked}: {runs_as}"
@@ -258,10 +261,10 @@ def diagnose(
         suggestions = fitting
     elif ratio < 0.6 and est.supported:
         suggestions.append(
-            f"Your speed is {ratio:.0%} of what {eng.label} usually reaches here "
+            f"Your speed is {ratio:.0%} of what {eng_label} usually reaches here "
             f"({expected_tps:,.1f} tokens/s): "
             "check that every layer is on the GPU (no CPU offload), power/clock caps, and engine settings "
-            "(CUDA graphs, flash attention)."
+            f"({runtime.graphs}, flash attention)."
         )
     if bound not in (ABOVE_ROOFLINE, HOST_OFFLOAD):
         suggestions += _remedies(

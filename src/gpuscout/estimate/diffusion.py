@@ -106,6 +106,7 @@ from dataclasses import dataclass, field
 from gpuscout.errors import (
     ConfigurationRejected,
     InvalidInputError,
+    KnownNames,
     UnknownNameError,
     WrongModelKind,
     closest,
@@ -467,6 +468,8 @@ def resolve_image_model(model: str | ModelSpec) -> ModelSpec:
     """The model ``model`` names, where the registry knows it; else :class:`UnknownImageModelError` with
     the image models closest by spelling and every image model known (not the registry's closest names
     of any kind, said as if they were the model: "sd3" -> "closest known: sdxl")."""
+    if isinstance(model, str) and not model.strip():  # "is empty", with the image models it can time
+        raise UnknownNameError("model", model, KnownNames(PROFILES))
     try:
         return resolve_model_arg(model)
     except UnknownNameError as exc:

@@ -41,6 +41,7 @@ from typing import Any, Literal
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, fold_name
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
 from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
+from gpuscout.estimate.runtime import CUDA_RUNTIME, DeviceRuntime, device_runtime, on_runtime
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
 # 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
@@ -363,6 +364,8 @@ class EngineProfile:
     # eras whose efficiency scales hold only on some vendors' GPUs (``EngineEra.scales_measured_on``):
     # applied by :meth:`for_gpu`, which knows the GPU
     vendor_scoped_eras: tuple[EngineEra, ...] = ()
+    # the GPU runtime it runs on (set by :meth:`for_gpu` from the GPU's vendor): what its words name
+    runtime: DeviceRuntime = CUDA_RUNTIME
     notes: str = ""
 
     def bandwidth_eff(self, compute_class: str) -> float:
@@ -486,8 +489,12 @@ class EngineProfile:
         tensor-parallel ranks (``mla``: the model uses multi-head latent attention): the sequence cap of its
         :class:`DeviceDefaults` where it applies (only while still at its small-GPU value and not set by a
         launch flag, so a stated value stands), its ``device_rule``'s figures (a stated flag stands), and
-        a vendor-scoped era's scales (:meth:`on_vendor`)."""
+        a vendor-scoped era's scales (:meth:`on_vendor`), and the vendor's runtime (:class:`DeviceRuntime`:
+        its label names the backend that runs there, "llama.cpp (HIP/ROCm, layer split)" on an AMD card)."""
         prof = self.on_vendor(vendor)
+        runtime = device_runtime(vendor)
+        if vendor and runtime != prof.runtime:
+            prof = replace(prof, runtime=runtime, label=on_runtime(prof.label, runtime))
         d = self.large_gpu
         if d is not None:
             changes: dict[str, Any] = {}
@@ -1345,6 +1352,9 @@ class UnknownEngineError(UnknownNameError):
     def __init__(self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False) -> None:
         super().__init__(field, name, suggestions, ambiguous=ambiguous)
         self.accepted = engines_accepted()
+        if self.empty:  # the engines accepted are the known names: said once
+            self.message = "is empty"
+            self.args = (f"{field}: {self.message}",)
         self.args = (f"{self.args[0]} (accepted: {self.accepted})",)
 
 

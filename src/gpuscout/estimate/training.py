@@ -56,6 +56,7 @@ from gpuscout.estimate.parallel import (
     lacks_peer_access,
 )
 from gpuscout.estimate.precision import ComputeRate, compute_rate, has_bf16, resolve_precision
+from gpuscout.estimate.runtime import device_runtime, on_runtime
 from gpuscout.estimate.training_kernels import ATTENTION_KERNELS, attention_kernel_share
 from gpuscout.estimate.training_memory import (
     NF4_BITS,
@@ -612,6 +613,8 @@ def estimate_training(
             accepted="more GPUs, sharding, checkpointing or a smaller micro-batch",
         )
     assumptions = _memory_notes(spec, setup, mem, acc, capacity_gb, warnings)
+    runtime = device_runtime(acc.vendor)  # "CUDA context" is a HIP (ROCm) one on an AMD card
+    assumptions = {k: on_runtime(v, runtime) for k, v in assumptions.items()}
 
     # --- speed ----------------------------------------------------------------------------------------
     # host-staged where the GPUs lack peer access; the nodes' network is the Fabric's own
@@ -652,7 +655,7 @@ def estimate_training(
     if st.launch_bound:
         warnings.append(
             f"host-bound: launching a micro-step's kernels takes longer than the GPU work at micro-batch "
-            f"{setup.micro_batch} x {setup.seq_len:,} tokens; a larger micro-batch (or CUDA graphs / "
+            f"{setup.micro_batch} x {setup.seq_len:,} tokens; a larger micro-batch (or {runtime.graphs} / "
             "torch.compile) keeps the GPU busier"
         )
     tokens_per_step = setup.micro_batch * setup.seq_len * grad_accum * setup.dp

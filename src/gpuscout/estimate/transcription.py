@@ -58,7 +58,13 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
-from gpuscout.estimate.arguments import int_in, other_face, resolve_gpu_arg, resolve_model_arg
+from gpuscout.estimate.arguments import (
+    int_in,
+    other_face,
+    refuse_blank_model,
+    resolve_gpu_arg,
+    resolve_model_arg,
+)
 from gpuscout.estimate.engines import EAGER_LAYER_LAUNCH_US, resolve_engine
 from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_precision
@@ -249,6 +255,7 @@ def estimate_transcription(
 ) -> TranscriptionEstimate:
     """Speed (RTFx) and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once;
     ``beam`` decoder beams per window (None: the engine's default, transformers 1, faster-whisper 5)."""
+    refuse_blank_model(model, "audio")  # "is empty", with the speech models known
     spec, acc = resolve_model_arg(model), resolve_gpu_arg(gpu)
     variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants
     d, layers, ffn, vocab = _whisper_shape(spec)
@@ -265,7 +272,8 @@ def estimate_transcription(
         raise InvalidInputError("tokens_per_audio_s", f"got {tokens_per_audio_s!r}", accepted="> 0, <= 50")
     key = fold_name(engine).strip().lower() if isinstance(engine, str) else ""
     if key not in ENGINES:
-        raise InvalidInputError("engine", f"unknown speech engine {engine!r}", accepted=", ".join(ENGINES))
+        said = "is empty" if isinstance(engine, str) and not key else f"unknown speech engine {engine!r}"
+        raise InvalidInputError("engine", said, accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else ""
     if prec not in PRECISIONS:
         raise InvalidInputError(

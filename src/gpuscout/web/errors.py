@@ -62,8 +62,9 @@ def error_body(exc: GpuscoutError, route: object = None, *, api: bool = True) ->
     ``exc`` does not; ``api``: for the JSON API (a model of another kind is pointed to its routes), else
     for a page (to its pages)."""
     if isinstance(exc, UnknownNameError):
+        kind = "not_found" if isinstance(exc, NotFoundError) else "unknown_name"
         return ErrorOut(
-            error="not_found" if isinstance(exc, NotFoundError) else "unknown_name",
+            error="invalid_input" if exc.empty else kind,  # no name at all is no unknown name
             field=exc.field,
             message=str(exc),
             accepted=_names_accepted(exc),
@@ -86,6 +87,8 @@ def _names_accepted(exc: UnknownNameError) -> str:
     """What an unknown name's field accepts (the error's own ``accepted``, else NAMES_ACCEPTED's words),
     with the closest known names (the matching ones where the name is ambiguous)."""
     what = exc.accepted or NAMES_ACCEPTED.get(exc.field, f"a known {exc.field.replace('_', ' ')} name")
+    if exc.empty:  # no name given: a few known ones, unless the accepted words already list them all
+        return f"{what} (e.g. {', '.join(exc.suggestions)})" if exc.suggestions and not exc.accepted else what
     if exc.suggestions:
         label = "matching" if exc.ambiguous else "closest"
         return f"{what} ({label}: {', '.join(exc.suggestions)})"
@@ -202,12 +205,17 @@ def _validation_error(request: Request, exc: Exception) -> Response:
             errors.append(_json_error(err, exc.body))
             continue
         loc = [str(part) for part in err.get("loc", ())]
+        empty = err.get("type") == "string_too_short" and not str(err.get("input", "x")).strip()
         errors.append(
             {
                 "field": loc[-1] if loc else None,
                 "location": loc,
-                "message": err.get("msg", ""),
-                "accepted": validation_accepted(route, err),
+                # an empty name is said to be empty, as the body's fields and the CLI say it, with what
+                # the name may be (not pydantic's "String should have at least 1 character")
+                "message": "is empty" if empty else err.get("msg", ""),
+                "accepted": _empty_accepted(loc[-1] if loc else "", route, err)
+                if empty
+                else validation_accepted(route, err),
             }
         )
     first = (
@@ -221,6 +229,16 @@ def _validation_error(request: Request, exc: Exception) -> Response:
         errors=errors,
     )
     return respond(request, 422, body)
+
+
+def _empty_accepted(field: str, route: object, err: Mapping[str, Any]) -> str:
+    """What an empty parameter ``field`` accepts: a name of what it names (a GPU, a model, an engine),
+    as an unknown name's error says it, else its declaration's words."""
+    if field == "engine":
+        from gpuscout.estimate.engines import engines_accepted
+
+        return engines_accepted()
+    return NAMES_ACCEPTED.get(field) or validation_accepted(route, err)
 
 
 def _json_error(err: Mapping[str, Any], body: object) -> dict[str, Any]:
