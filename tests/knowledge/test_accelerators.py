@@ -280,6 +280,9 @@ CORRECTED_REFERENCE_ROWS: dict[str, tuple[str, dict[str, float]]] = {
         "RTXPRO6000-WS",
         {"bandwidth_gbps": 1792.0, "bf16_tflops": 503.8, "fp8_tflops": 1007.6},
     ),
+    # renamed, figures unchanged: "Trainium" is the series (both generations, as "TPU" and "Gaudi" are),
+    # so the first generation's full name says Trainium1
+    "AWS Trainium (Trainium1)": ("Trainium1", {}),
 }
 
 
@@ -597,3 +600,15 @@ def test_superchip_cpu_memory_is_not_taken_for_gpu_memory() -> None:
     assert "Grace CPU" in found.note
     with pytest.raises(UnknownNameError):  # any other size that fits no variant is still refused
         resolve_gpu("GH200 200GB")
+
+
+def test_trainium_is_a_series_name_like_tpu_and_gaudi() -> None:
+    """'Trainium' states no generation: read as the newest (Trainium2) with a note naming the other, as
+    'TPU' and 'Gaudi' are (it was an alias of Trainium1 alone); each generation's own names stay exact."""
+    from gpuscout.knowledge.accelerators import resolve_gpu_detail
+
+    r = resolve_gpu_detail("Trainium")
+    assert r.accelerator.name == "Trainium2" and not r.exact and "Trainium1" in r.note
+    for name, part in (("trn1", "Trainium1"), ("Trainium 1", "Trainium1"), ("trn2", "Trainium2")):
+        found = resolve_gpu_detail(name)
+        assert found.accelerator.name == part and found.exact

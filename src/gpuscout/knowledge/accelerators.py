@@ -128,12 +128,13 @@ _FAMILY_DEFAULTS: dict[str, tuple[str, ...]] = {
     # a series name (_SERIES) states no generation: read as the newest in the table, the note names the rest
     "tpu": ("TPU-v6e", "TPU-v5p", "TPU-v5e", "TPU-v4"),
     "gaudi": ("Gaudi3", "Gaudi2"),
+    "trainium": ("Trainium2", "Trainium1"),
 }
 
 # Series whose parts are generations with names of their own ("TPU v5e", "Gaudi 3"): the series name
 # ("TPU", "Google Cloud TPU", "Gaudi") is a family name like "A100", covering every part whose own
 # family (as :func:`_parse` reads its name) starts with the prefix, where the table has several.
-_SERIES: dict[str, str] = {"tpu": "tpuv", "gaudi": "gaudi"}
+_SERIES: dict[str, str] = {"tpu": "tpuv", "gaudi": "gaudi", "trainium": "trainium"}
 
 # Compact names that mean several different parts: an "ambiguous" error unless a memory size
 # picks one of them ("RTX 6000 24GB" is the Quadro, "RTX 6000 48GB" the Ada card).
