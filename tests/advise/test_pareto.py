@@ -53,8 +53,29 @@ def test_front_is_exactly_the_points_nothing_dominates(points: list[tuple[float,
         for i in range(len(points))
         if not any(dominates(points[j], points[i]) for j in range(len(points)) if j != i)
     ]
+    if points and not expected:  # a cycle of cost allowances: the points nothing cheaper matches
+        expected = [
+            i
+            for i in range(len(points))
+            if not any(_matched(points[j], points[i]) for j in range(len(points)))
+        ]
     expected.sort(key=lambda i: (points[i][0], points[i][1], i))
     assert front(points) == expected
+
+
+def _matched(a: tuple[float, float], b: tuple[float, float]) -> bool:
+    """``a`` at most as dear as ``b``, at most 5 % slower, and better on one axis."""
+    return a[0] <= b[0] and a[1] <= b[1] * 1.05 and (a[0] < b[0] or a[1] < b[1])
+
+
+def test_a_cycle_of_cost_allowances_leaves_a_front_not_none() -> None:
+    """C beats A (5.7 % faster, 3 % dearer), B matches C within 5 % for less, A matches B for less: every
+    point was beaten and the front was empty, which crashed `recommend batch llama-3.1-70b --output-total
+    10B --deadline 24h --no-spot` (IndexError in selection). The cheapest, that nothing cheaper matches,
+    stands."""
+    points = [(9421.09, 86300.49), (9593.57, 85452.0), (9720.51, 81670.75)]
+    assert all(any(dominates(points[j], points[i], 0.05, 0.05) for j in range(3)) for i in range(3))
+    assert front(points, 0.05, 0.05) == [0]
 
 
 def test_a_row_within_the_cost_tolerance_and_much_faster_dominates_the_cheaper_one() -> None:

@@ -79,7 +79,8 @@ def front(
     """Indices of the ``(cost, time)`` points no other point dominates (see :func:`dominates`; ``most``:
     the largest cost allowance, :func:`most_allowance`), cheapest first (ties: faster first, then the
     input order). Equal points are all kept. O(n log n): one sort, then one pass over the points in cost
-    order."""
+    order. Never empty for points given: where the cost allowances beat every point in a cycle, the points
+    no cheaper point matches within ``tolerance`` are the front."""
     order = sorted(range(len(points)), key=lambda i: (points[i][0], points[i][1], i))
     kept: list[int] = []
     cheaper_best = math.inf  # the best time among strictly cheaper points
@@ -114,7 +115,10 @@ def front(
                 break
         if not beaten:
             out.append(i)
-    return out
+    # "worth the wait" is not transitive with the 5 % tolerance: A beaten by a faster C that a cheaper B
+    # matches within 5 %, B matched by the cheaper A, can leave no point at all. Then the first pass's
+    # front stands (nothing cheaper is as fast: never empty, the cheapest-fastest point is on it)
+    return out or kept
 
 
 def cost_allowance(slow_time: float, fast_time: float, most: float = MAX_COST_ALLOWANCE) -> float:
