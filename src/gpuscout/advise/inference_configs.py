@@ -464,6 +464,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         outcome: dict[int, str] = {}  # tp -> why it was not enough, or how many instances it needs
         idle_latency: dict[int, float] = {}  # tp -> request latency (s), where it leaves GPUs idle
         latencies: dict[int, float] = {}  # tp -> request latency (s) at the load, where it carries it
+        previous = math.inf  # the request latency of the split tried before (widening stops where it rises)
         best_idle = False  # the best split so far leaves GPUs idle at this load
         gpus_needed = 0  # the fewest GPUs (replicas x tp, over the splits tried) that carry the load
         pipelined: dict[int, str] = {}  # tp -> why a pipeline replaced its tensor split
@@ -496,14 +497,20 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             # leaves GPUs idle at this load; a wider one must answer clearly sooner (SPLIT_LEAD): 100 users
             # of a 70B on 8x B200 are 8 replicas of 13 users each re-reading the weights every step,
             # where TP8 reads them once for all 100
+            # Over PCIe (no NVLink-class fabric: consumer cards stage all-reduces through the host, and no
+            # calibration run times a split there) the smaller split stays unless it leaves GPUs idle.
             replicas = g // tp
             idle = self._leaves_replicas_idle(acc, tp, inst * replicas)
-            latency = self._latency_at_load(acc, tp, cap, inst * replicas)
+            latency = self._mean_latency_at_load(acc, tp, cap, inst * replicas)
             latencies[tp] = latency
             if idle:
                 idle_latency[tp] = latency
-            if best is None or inst < best[0] or _answers_sooner(latency, best[1], best_idle):
+            wider_ok = best_idle or acc.has_nvlink_class_fabric
+            if best is None or inst < best[0] or (wider_ok and _answers_sooner(latency, best[1], best_idle)):
                 best, chosen, best_idle = (inst, latency, tp), (tp, e_cap, cap, inst), idle
+            if inst == 1 and not idle and not (acc.has_nvlink_class_fabric and latency < previous):
+                break  # a wider split cannot need fewer instances, nor (answering no sooner) be taken
+            previous = latency
         # a wider pipeline than the splits tried, or one over a width the powers of two miss (PP5 of 5 GPUs):
         # as many instances can answer sooner where tensor parallelism would not
         widths = sorted({*_odd_widths(g), *(t for t in tp_degrees(g) if t > tried)})
@@ -537,7 +544,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             )
         elif tp > 1 and best is not None:
             narrower = min((t for t in latencies if t < tp and outcome.get(t) == outcome.get(tp)), default=0)
-            if narrower:
+            if narrower and math.isfinite(latencies[narrower]):
                 what = "one GPU" if narrower == 1 else f"{narrower} GPUs"
                 sooner = (
                     f"the same instances answer sooner: a request takes {best[1]:.1f} s rather than "
@@ -745,6 +752,23 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         e = self._at_load(acc, tp, cap, replicas_total)[1]
         return request_latency_s(e, self.w.output_tokens) if e is not None and e.fits else math.inf
 
+    def _mean_latency_at_load(self, acc: Accelerator, tp: int, cap: int, replicas_total: int) -> float:
+        """The mean seconds a request takes when the users are spread over ``replicas_total`` replicas as
+        evenly as they go (10 users on 8: two replicas hold 2, six hold 1), each user weighed once: how
+        two splits of one box are compared (the busiest replica's figure, :meth:`_latency_at_load`, made
+        8 one-GPU replicas of 10 users look as slow as 2 users each). A request rate divides evenly."""
+        w = self.w
+        if w.offered_rate is not None or w.users <= replicas_total:
+            return self._latency_at_load(acc, tp, cap, replicas_total)
+        q, rem = divmod(w.users, replicas_total)
+        if rem == 0 or q + 1 > cap:
+            return self._latency_at_load(acc, tp, cap, replicas_total)
+        lat = {}
+        for n in (q, q + 1):
+            e = self.infer(acc, tp, n)
+            lat[n] = request_latency_s(e, w.output_tokens) if e is not None and e.fits else math.inf
+        return (rem * (q + 1) * lat[q + 1] + (replicas_total - rem) * q * lat[q]) / w.users
+
     def _serve_detail(self, ev: ConfigEval) -> ConfigEval:
         w = self.w
         assert ev.estimate is not None and ev.accelerator is not None  # set by _configure
@@ -870,6 +894,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             precision=e.precision,
             support=e.support,
             decode_step=e.step_summary() or None,
+            prefill_share=_prefill_share(e),
         )
         return ConfigEval(
             key=key,
