@@ -323,7 +323,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         from gpuscout.estimate.support import release_refusal as refusal
 
         found = refusal(resolve_engine(engine), resolve(model).family)
-        return found.reason if found is not None else ""
+        return f"{found.reason}; would run: {found.instead}" if found is not None else ""
 
     def max_context(name: str) -> int | None:
         spec = resolve(name)

@@ -1,7 +1,7 @@
 """Why a filtered view of the offers is empty, in one line: the catalog has no offer at all, or none of the
 GPUs asked for (``--gpu TPU`` on a catalog without TPUs), or the filters together leave none (and which of
-them, dropped alone, would give rows back). Both faces say it under an empty table: ``gpuscout offers``
-and the offers page; a JSON answer stays an empty list."""
+them, dropped alone, would give rows back). ``gpuscout offers`` says it under an empty table (the offers
+page says its own words: which filter, dropped, gives rows back); a JSON answer stays an empty list."""
 
 from __future__ import annotations
 

@@ -88,9 +88,11 @@ def too_old_for(engine: str, release: str, family: str) -> ArchitectureRule | No
     """The rule a named ``release`` of ``engine`` fails for ``family`` (it is older than the first release
     that runs it); None where it passes, no release is named ("": today's) or no rule speaks of the pair.
     A release that is no number ("nightly") is not judged."""
-    rule = architecture_rule(engine, family)
     asked = release_number(release) if release else None
+    if asked is None:  # today's release (the usual case): nothing to look up
+        return None
+    rule = architecture_rule(engine, family)
     first = release_number(rule.since) if rule is not None else None
-    if rule is None or asked is None or first is None:
+    if rule is None or first is None:
         return None
     return rule if asked < first else None
