@@ -49,3 +49,21 @@ def test_a_prefill_heavy_row_states_its_price_per_thousand_requests() -> None:
     _, (chat, *_) = _rows(1024, 256)  # not prefill-heavy: the row's words are as before; the figure is kept
     assert chat.unit_costs is not None and chat.unit_costs.per_1k_requests is not None
     assert not any("per 1k requests" in r for r in chat.reasons)
+
+
+def test_a_prefill_heavy_batch_says_so_and_prices_its_requests() -> None:
+    """A batch of 32k-token prompts and 100-token answers: its row said nothing of the prompts (the JSON
+    'bound' memory, the web 'Bound by memory'), its only unit $/M output tokens."""
+    offers = [o for o in current_offers() if o.accelerator == "H100-SXM" and o.gpu_count == 1][:3]
+    w = Workload.from_dict(
+        {"kind": "batch", "model": "llama-3.1-8b", "output_tokens_total": 1e8}
+        | {"prompt_tokens": 32_000, "output_tokens": 100, "spot_allowed": False}
+    )
+    (row, *_) = advise(w, offers, top=1).rows
+    s, u = row.estimate, row.unit_costs
+    assert s is not None and s.prefill_share is not None and s.prefill_share >= 0.5
+    assert s.bound_words.startswith("prefill-bound: prompts take")
+    assert any("tok/s (prefill-bound: prompts take" in r for r in row.reasons)
+    assert u is not None and u.per_run is not None and u.per_1k_requests is not None
+    assert u.per_1k_requests == pytest.approx(u.per_run / (w.output_tokens_total / w.output_tokens / 1000))
+    assert any("per 1k requests" in r for r in row.reasons)

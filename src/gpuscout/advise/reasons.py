@@ -12,7 +12,7 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import describe_increment
 from gpuscout.advise.configs import ConfigEval
 from gpuscout.advise.cost import CostModel, DataPrices
-from gpuscout.advise.types import CostBreakdown, EstimateSummary, UnitCosts
+from gpuscout.advise.types import CostBreakdown, UnitCosts
 from gpuscout.advise.workload import (
     AnyWorkload,
     BatchWorkload,
@@ -52,17 +52,6 @@ STALE_AGED = (
 #: A request whose prompt is at least this many times its output is prefill-heavy: its row states its
 #: price per 1,000 requests beside $/M output tokens, and a speed set mostly by prompts says so.
 PROMPT_HEAVY = 8
-
-
-def _bound_words(s: EstimateSummary) -> str:
-    """What sets a serving row's speed: its decode step's bound ("memory-bound"), or the prompts where they
-    take most of each token's time ("prefill-bound: prompts take 70 % of each token's time; decode
-    memory-bound"): a 32k-prompt endpoint's speed is compute spent on prompts, not its decode's reads."""
-    decode = f"{s.bound or '?'}-bound"
-    share = s.prefill_share
-    if share is None or share < 0.5:
-        return decode
-    return f"prefill-bound: prompts take {share:.0%} of each token's time; decode {decode}"
 
 
 def stale_reason(offer: Offer) -> str:
@@ -333,7 +322,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     if w.requests_per_s is not None
                     else f"{s.batch_per_replica} {plural(s.batch_per_replica, 'user')}/replica"
                 )
-                + f" ({_bound_words(s)})"
+                + f" ({s.bound_words})"
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
                 limit = _CAPACITY_LIMIT[s.capacity_limit or "KV cache"]
@@ -351,8 +340,9 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 + _batch_added(ctx)
             )
         elif isinstance(w, BatchWorkload):
+            prompts = f" ({s.bound_words})" if (s.prefill_share or 0.0) >= 0.5 else ""
             reasons.append(
-                f"{s.throughput:,.0f} tok/s -> {duration(ev.time_s)} for "
+                f"{s.throughput:,.0f} tok/s{prompts} -> {duration(ev.time_s)} for "
                 f"{_tokens(ev.output_tokens)} output tokens" + _batch_added(ctx)
             )
         else:

@@ -114,6 +114,18 @@ class EstimateSummary:
     # serve: the share of each output token's time that other requests' prompts take (prefill chunks
     # between decode steps: 1 - decode step / time per output token); None where not timed
     prefill_share: float | None = None
+
+    @property
+    def bound_words(self) -> str:
+        """What sets the speed, in words: the decode step's bound ("memory-bound"), or the prompts where
+        they take most of each output token's time ("prefill-bound: prompts take 77% of each token's time;
+        decode memory-bound"): a 32k-prompt row's speed is compute spent on prompts, not its decode reads."""
+        decode = f"{self.bound or '?'}-bound"
+        share = self.prefill_share
+        if share is None or share < 0.5:
+            return decode
+        return f"prefill-bound: prompts take {share:.0%} of each token's time; decode {decode}"
+
     # whether the estimator's speed constants for this work were fitted on runs of this hardware (False:
     # efficiencies fitted on other parts applied to this one's datasheet peak, as training on an AMD
     # MI300X with NVIDIA-fitted efficiencies); set from the estimate, never read from a warning's words
