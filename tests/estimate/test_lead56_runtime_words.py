@@ -83,3 +83,14 @@ def test_the_runtime_of_each_vendor() -> None:
     assert device_runtime("AMD").backend == "HIP/ROCm"
     assert on_runtime("llama.cpp (CUDA, layer split)", device_runtime("Intel")) == "llama.cpp (layer split)"
     assert on_runtime("x (CUDA graphs)", CUDA_RUNTIME) == "x (CUDA graphs)"
+
+
+def test_an_engine_that_never_runs_on_the_vendor_keeps_its_own_words() -> None:
+    """TensorRT-LLM runs on NVIDIA GPUs only: its refusal on an MI300X named 'HIP graphs' beside 'runs on
+    NVIDIA GPUs only'; an engine that runs there (vLLM on ROCm) is named in the card's runtime."""
+    from gpuscout.estimate.runtime import runs_on_vendor
+
+    trt = estimate("llama-3.1-8b", "MI300X", engine="tensorrt-llm 0.18")
+    assert not trt.supported and "HIP" not in trt.assumptions["engine"]
+    assert not runs_on_vendor("tensorrt-llm", "AMD") and runs_on_vendor("vllm", "AMD")
+    assert runs_on_vendor("llama.cpp", "AMD") and not runs_on_vendor("sglang", "Intel")

@@ -41,7 +41,7 @@ from typing import Any, Literal
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, fold_name
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
 from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
-from gpuscout.estimate.runtime import CUDA_RUNTIME, DeviceRuntime, device_runtime, on_runtime
+from gpuscout.estimate.runtime import CUDA_RUNTIME, DeviceRuntime, device_runtime, on_runtime, runs_on_vendor
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
 # 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
@@ -494,7 +494,10 @@ class EngineProfile:
         prof = self.on_vendor(vendor)
         runtime = device_runtime(vendor)
         if vendor and runtime != prof.runtime:
-            prof = replace(prof, runtime=runtime, label=on_runtime(prof.label, runtime))
+            if runs_on_vendor(self.name, vendor):
+                prof = replace(prof, runtime=runtime, label=on_runtime(prof.label, runtime))
+            else:  # it never runs there (TensorRT-LLM on AMD): its own words, but no backend it lacks
+                prof = replace(prof, label=on_runtime(prof.label, replace(CUDA_RUNTIME, backend="")))
         d = self.large_gpu
         if d is not None:
             changes: dict[str, Any] = {}

@@ -52,3 +52,25 @@ def on_runtime(text: str, runtime: DeviceRuntime) -> str:
     text = text.replace(CUDA_RUNTIME.graphs, runtime.graphs).replace(CUDA_RUNTIME.context, runtime.context)
     backend = f"{runtime.backend}, " if runtime.backend else ""
     return text.replace("(CUDA, ", f"({backend}")
+
+
+#: The support rules' platform target for each vendor (``knowledge.engine_support.platform_of``'s names)
+_TARGET_OF_VENDOR = {"nvidia": "nvidia", "amd": "amd", "google": "tpu", "intel": "gaudi", "aws": "neuron"}
+
+
+def runs_on_vendor(engine: str, vendor: str) -> bool:
+    """Whether the support rules run ``engine`` on any accelerator of ``vendor`` (a platform row for one of
+    its targets that is not ``unsupported``): an engine that does not (TensorRT-LLM on AMD) keeps its own
+    words on its refusal rather than a runtime it never uses ("HIP graphs off")."""
+    from gpuscout.knowledge.engine_support import support_rules
+
+    target = _TARGET_OF_VENDOR.get(vendor.strip().lower())
+    if target is None:
+        return True
+    return any(
+        r.engine == engine
+        and r.precision == "*"
+        and r.target.split(":")[0] == target
+        and r.mode != "unsupported"
+        for r in support_rules()
+    )
