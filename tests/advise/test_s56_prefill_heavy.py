@@ -67,3 +67,12 @@ def test_a_prefill_heavy_batch_says_so_and_prices_its_requests() -> None:
     assert u is not None and u.per_run is not None and u.per_1k_requests is not None
     assert u.per_1k_requests == pytest.approx(u.per_run / (w.output_tokens_total / w.output_tokens / 1000))
     assert any("per 1k requests" in r for r in row.reasons)
+
+
+def test_the_csv_carries_the_prefill_share_and_the_checkpoint_interval() -> None:
+    from gpuscout.cli.advise_output import _rec_record
+
+    _, (row, *_) = _rows(32_000, 100)
+    record = _rec_record(row)
+    assert row.estimate is not None and record["prefill_share"] == row.estimate.prefill_share
+    assert record["checkpoint_every_s"] is None and "usd_per_1k_requests" in record

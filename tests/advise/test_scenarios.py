@@ -438,3 +438,11 @@ def test_splits_are_compared_at_the_mean_request_not_the_busiest_replicas() -> N
     eight = offer("lambda", "H100-SXM", 8, 20.0, interconnect=NV, instance="8xh100")
     (rec,) = recommend(ServeWorkload(model="gpt-oss-120b", concurrency=10), [eight], now=NOW)
     assert rec.config.tp == 1 and rec.config.replicas_per_instance == 8
+
+
+def test_a_wider_split_needs_a_clear_lead_unless_the_narrower_leaves_gpus_idle() -> None:
+    from gpuscout.advise.inference_configs import _answers_sooner
+
+    assert _answers_sooner(0.89, 1.0, best_idle=False) and not _answers_sooner(0.91, 1.0, best_idle=False)
+    assert _answers_sooner(0.99, 1.0, best_idle=True)  # a GPU paid for and idle: any lead puts it to use
+    assert not _answers_sooner(1.0, 1.0, best_idle=True)

@@ -595,6 +595,8 @@ def _rec_record(r: Any) -> dict[str, Any]:
         "throughput_unit": s.throughput_unit if s else None,
         "ttft_ms": s.ttft_ms if s else None,
         "tpot_ms": s.tpot_ms if s else None,
+        "prefill_share": s.prefill_share if s else None,
+        "checkpoint_every_s": c.checkpoint_every_s,
         "time_to_result_s": r.time_to_result_s,
         "usd_per_hour": r.price_usd_per_hour,
         **{name: getattr(cost, name) if cost else None for name in costs},
