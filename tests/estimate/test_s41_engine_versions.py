@@ -162,3 +162,19 @@ def test_no_framework_of_the_calibration_rows_gains_a_version_note() -> None:
         assert profile_for(base, text).version_note == ""  # as the benchmark builds it
         assert dataclasses.replace(prof, version_note="") == prof
     assert resolved >= 60
+
+
+@pytest.mark.parametrize(
+    ("engine", "product"), [("vllm 2024", "vLLM"), ("tgi 2023", "TGI"), ("sglang 2025", "SGLang")]
+)
+def test_a_year_where_a_release_number_goes_is_said(engine: str, product: str) -> None:
+    """'vllm 2024' was timed as today's vLLM with no word (a renter meant 2024's engine: about half today's
+    throughput); llama.cpp, whose eras are years, reads it as its era."""
+    from gpuscout.estimate import estimate
+
+    e = estimate("llama-3-8b", "H100-SXM", engine=engine)
+    (note,) = [w for w in e.warnings if "is a year, not a release" in w]
+    assert f"{product} numbers its releases" in note and "name the release" in note
+    assert (
+        resolve_engine("llama.cpp 2024").version_note == "" and resolve_engine("llama.cpp 2024").era == "2024"
+    )

@@ -1313,6 +1313,7 @@ _BARE_MAJOR = re.compile(r"\d{1,3}")  # "tgi 3", "vllm 99": a major release
 # not versions: a year ("llama.cpp 2024", read by an era's variant where one names it) and an engine
 # generation ("vLLM V1", today's engine)
 _NOT_A_VERSION = re.compile(r"(?:19|20)\d\d|v\d+")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 DEFAULT_ENGINE = "vllm"
@@ -1483,6 +1484,14 @@ def version_note(base: EngineProfile, head: str) -> str:
         word, major, minor = found.group(0), int(found.group(1)), int(found.group(2))
         start = found.start()
     else:
+        year = next((m for m in _NUMBER_WORD.finditer(name) if _YEAR.fullmatch(m.group(0))), None)
+        if year is not None and release is not None and _key(name[: year.start()]) in release.names:
+            # "vllm 2024": a year where a release number goes; the engine numbers its releases
+            return (
+                f"{year.group(0)!r} after the engine's name is a year, not a release: {product} numbers its "
+                f"releases (major.minor, e.g. {release.newest}); timed as today's {product} "
+                f"({release.newest}): name the release to time an older one"
+            )
         words = [m for m in _NUMBER_WORD.finditer(name) if not _NOT_A_VERSION.fullmatch(m.group(0))]
         if not words:
             return ""
