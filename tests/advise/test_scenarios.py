@@ -446,3 +446,17 @@ def test_a_wider_split_needs_a_clear_lead_unless_the_narrower_leaves_gpus_idle()
     assert _answers_sooner(0.89, 1.0, best_idle=False) and not _answers_sooner(0.91, 1.0, best_idle=False)
     assert _answers_sooner(0.99, 1.0, best_idle=True)  # a GPU paid for and idle: any lead puts it to use
     assert not _answers_sooner(1.0, 1.0, best_idle=True)
+
+
+def test_a_split_taken_for_idle_gpus_says_so_and_a_same_instance_count_gives_no_false_why() -> None:
+    """One user of Qwen3-30B-A3B on 8x RTX 4090 (PCIe): two TP4 replicas leave one idle, so TP8 is taken
+    for any lead; the reason says the GPUs were idle (it said 'the same instances answer sooner' for a 4 %
+    lead, which over PCIe alone would not be taken), and never 'one GPU per replica would need 1 instance'."""
+    box = offer("vast", "RTX4090", 8, 3.0, memory=24, instance="8x4090")
+    (rec,) = recommend(
+        ServeWorkload(model="qwen3-30b-a3b", concurrency=1, latency_targets="none"), [box], now=NOW
+    )
+    assert rec.config.tp == 8
+    (why,) = [x for x in rec.reasons if x.startswith("model split over 8 GPUs")]
+    assert "4 GPUs per replica leaves GPUs idle at this load; split over 8, a request takes" in why
+    assert "would need 1 instance" not in why and "the same instances answer sooner" not in why

@@ -127,5 +127,7 @@ def test_the_advisor_says_a_named_release_cannot_load_the_model() -> None:
         "first ran in vLLM 0.10.1" in answer.binding and "without --engine the cheapest is" in answer.binding
     )
     assert "would run: vllm 0.10.1 or later" in answer.binding  # the release that loads it, named
+    # the count says what refused them: the release, not "this engine and precision"
+    assert "cannot run this engine release" in answer.binding and "and precision" not in answer.binding
     # today's vLLM loads it
     assert advise(Workload.from_dict({**w.model_dump(), "engine": "vllm"}), offers, top=1).rows

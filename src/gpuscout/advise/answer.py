@@ -782,6 +782,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         fixes = engine_fix or "nor does another engine or precision the support rules know"
         too_old = _release_words(ranker)
         if too_old:  # the release cannot load the model at all: no precision or GPU would do
+            head = head.replace(_KIND_TEXT["unsupported"], "cannot run this engine release")
             return f"--engine {engine} cannot load {w.model} ({head}): {too_old}; {fixes}"
         platform = _platform_words(ranker)
         if platform:  # the engine runs nothing there: no other precision would do

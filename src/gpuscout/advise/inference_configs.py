@@ -536,7 +536,11 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             )
         weights_total = e_cap.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
-        why_split = split_why(outcome.get(1, "")) if tp > 1 else None
+        # why one GPU per replica was not enough: said where it was not (it needs more instances, misses a
+        # target, does not fit); where it carried the load on as many instances, the comparison says why
+        alone = outcome.get(1, "")
+        as_many = alone == f"{inst} instance{'s' if inst > 1 else ''}"
+        why_split = split_why(alone) if tp > 1 and not as_many else None
         if tp > 1 and 1 in idle_latency and outcome.get(1) == outcome.get(tp):
             why_split = (
                 f"one GPU per replica leaves GPUs idle at this load; split, a request takes "
@@ -547,7 +551,10 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             if narrower and math.isfinite(latencies[narrower]):
                 what = "one GPU" if narrower == 1 else f"{narrower} GPUs"
                 sooner = (
-                    f"the same instances answer sooner: a request takes {best[1]:.1f} s rather than "
+                    f"{what} per replica leaves GPUs idle at this load; split over {tp}, a request takes "
+                    f"{best[1]:.1f} s rather than {latencies[narrower]:.1f} s"
+                    if narrower in idle_latency
+                    else f"the same instances answer sooner: a request takes {best[1]:.1f} s rather than "
                     f"{latencies[narrower]:.1f} s with {what} per replica"
                 )
                 # one GPU carried the load too: the comparison is the reason; else why one GPU did not
