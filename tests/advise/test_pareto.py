@@ -117,3 +117,40 @@ def test_a_beaten_row_says_why_in_figures() -> None:
     # as cheap and as fast: the two prices and times
     why = beaten_reason(2, (100.0, 2.0), (120.0, 2.05), serve=True, time_tolerance=0.05)
     assert why == "beaten by #2: $100 a month (this row $120 a month), answers in 2.0 s (2.0 s)"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.floats(min_value=0.01, max_value=1e7, allow_nan=False),
+    st.floats(min_value=1.0, max_value=1e8, allow_nan=False),
+    st.lists(
+        st.tuples(
+            st.floats(min_value=1.0, max_value=1.1, allow_nan=False),
+            st.floats(min_value=0.9, max_value=1.05, allow_nan=False),
+        ),
+        max_size=6,
+    ),
+)
+def test_the_front_of_a_cycle_and_points_near_it_is_never_empty(
+    cost: float, time: float, near: list[tuple[float, float]]
+) -> None:
+    """The three rows that crashed a ranking, at any scale (the ratios make the cycle: each beaten by
+    another), with points near them: the front is never empty and is the definition's, or, where every
+    point is beaten in a cycle, the points nothing cheaper matches."""
+    ratios = [(1.0, 1.0), (1.0183, 0.9902), (1.0318, 0.9464), *near]
+    points = [(cost * c, time * t) for c, t in ratios]
+    got = front(points, 0.05, 0.05)
+    assert got
+    expected = [
+        i
+        for i in range(len(points))
+        if not any(dominates(points[j], points[i], 0.05, 0.05) for j in range(len(points)) if j != i)
+    ]
+    if not expected:
+        expected = [
+            i
+            for i in range(len(points))
+            if not any(_matched(points[j], points[i]) for j in range(len(points)))
+        ]
+    expected.sort(key=lambda i: (points[i][0], points[i][1], i))
+    assert got == expected
