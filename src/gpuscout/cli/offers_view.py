@@ -20,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from gpuscout.catalog.query import INTERCONNECTS, check_regions, offer_regions, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
@@ -452,41 +452,28 @@ FILTER_OPTIONS = {
 REFRESH_HINT = "`gpuscout refresh` fetches the providers' current offers"
 
 
-def why_no_offers(
-    *,
-    gpu: Sequence[str] | None,
-    min_vram: float | None,
-    gpus: int | None,
-    provider: Sequence[str] | None,
-    region: Sequence[str] | None,
-    spot: bool,
-    on_demand: bool,
-    available: bool,
-    interconnect: str | None,
-    max_price: float | None,
-    sort: str,
-    limit: int,
-    fresh_only: bool,
-    json_out: bool,
-    csv_out: bool,
-    db: str | None,
-) -> str:
-    """Why ``gpuscout offers`` with these option values (those :func:`find_offers` took, and found no
-    offer for) lists nothing, in one line (:func:`gpuscout.catalog.no_offers.why_no_offers`): no offer
-    of the GPUs asked for in the whole catalog, or the options that, dropped alone, give offers back."""
+#: The options of ``gpuscout offers`` that make its query (:func:`_offer_query`), besides its GPUs
+_QUERY_OPTIONS = (
+    "min_vram", "gpus", "provider", "region", "spot", "on_demand", "available", "interconnect",
+    "max_price", "sort", "limit", "fresh_only",
+)  # fmt: skip
+
+
+def why_no_offers(**options: Any) -> str:
+    """Why ``gpuscout offers`` with these option values (the keyword arguments :func:`find_offers` took,
+    and found no offer for: already checked there) lists nothing, in one line
+    (:func:`gpuscout.catalog.no_offers.why_no_offers`): no offer of the GPUs asked for in the whole
+    catalog, or the options that, dropped alone, give offers back."""
     from gpuscout.catalog.api import expand_gpus
     from gpuscout.catalog.no_offers import why_no_offers as why
     from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.reader import open_reader
 
-    reader = open_reader(db or default_db_url())
+    reader = open_reader(options["db"] or default_db_url())
     try:
-        query = _offer_query(
-            reader, expand_gpus(gpu or ()), min_vram=min_vram, gpus=gpus, provider=provider, region=region,
-            spot=spot, on_demand=on_demand, available=available, interconnect=interconnect,
-            max_price=max_price, sort=sort, limit=limit, fresh_only=fresh_only,
-        )  # fmt: skip
-        names = {**FILTER_OPTIONS, "spot": "--spot" if spot else "--on-demand"}
+        gpu_names = expand_gpus(options["gpu"] or ())
+        query = _offer_query(reader, gpu_names, **{k: options[k] for k in _QUERY_OPTIONS})
+        names = {**FILTER_OPTIONS, "spot": "--spot" if options["spot"] else "--on-demand"}
         return why(query, reader.count_offers, names, REFRESH_HINT)
     finally:
         reader.close()

@@ -8,6 +8,7 @@ AMD card's answer reads "llama.cpp (HIP/ROCm, layer split)" and "HIP graphs", no
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 
@@ -58,6 +59,7 @@ def on_runtime(text: str, runtime: DeviceRuntime) -> str:
 _TARGET_OF_VENDOR = {"nvidia": "nvidia", "amd": "amd", "google": "tpu", "intel": "gaudi", "aws": "neuron"}
 
 
+@functools.lru_cache(maxsize=256)
 def runs_on_vendor(engine: str, vendor: str) -> bool:
     """Whether the support rules run ``engine`` on any accelerator of ``vendor`` (a platform row for one of
     its targets that is not ``unsupported``): an engine that does not (TensorRT-LLM on AMD) keeps its own
