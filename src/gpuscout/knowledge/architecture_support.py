@@ -6,8 +6,11 @@ release of its own: vLLM 0.6.3 (Oct 2024) cannot load DeepSeek-V3 (Dec 2024; fir
 transformers 4.50 Qwen3 (``KeyError: 'qwen3'`` before 4.51.0). The rules (``data/architecture_support.csv``)
 give, per engine and model family (``ModelSpec.family``: the model table's, or an imported config's
 ``model_type``), that first release, its words and its source: an engine's release notes, the model's
-README or card. They are tagged ``inferred``: each rests on a release note or a model card's stated
-minimum, read for this table but not re-checked against the engine's code.
+README or card. They are tagged ``inferred``: each is what those pages say as recalled when the table
+was written (stop 56, with no network to re-read them), cross-checked only against the calibration runs
+(every measured run with a named release passes its rule) and a second reader's memory; the cited URLs
+are where to verify them. Where only a lower bound is known (Kimi K2, DeepSeek-V3.2: not before
+DeepSeek-V3's first release) the row says so.
 
 Only a release the user names is judged: today's release (no version named) runs every family the model
 table lists. A family with no row is not judged (no claim made).
