@@ -193,7 +193,9 @@ def support_alternatives(
             name = _GGUF_FOR[name]
         elif name == "gguf":
             continue
-        options.append(RunOption(alt.engine, name, alt.message()))
+        # the same engine from a later release ("vllm 0.9"), spelled so that estimate() times that release
+        engine_name = f"{alt.engine} {alt.since}" if alt.since and not alt.at_least else alt.engine
+        options.append(RunOption(engine_name, name, alt.message()))
     return tuple(options)
 
 

@@ -740,8 +740,11 @@ def _prepare(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=too_old.reason, sources=too_old.sources, field="engine", instead=too_old.instead,
         )  # fmt: skip
-    if not verdict.supported:
-        return unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict)
+    if not verdict.supported:  # refused for being too old a release: the engine field is the lever
+        field = "engine" if verdict.first_release else "gpu"
+        return unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, field=field
+        )
     no_fa2 = flash_attention_2_refusal(eng, acc)
     if no_fa2:
         return unsupported(

@@ -1314,6 +1314,7 @@ _BARE_MAJOR = re.compile(r"\d{1,3}")  # "tgi 3", "vllm 99": a major release
 # generation ("vLLM V1", today's engine)
 _NOT_A_VERSION = re.compile(r"(?:19|20)\d\d|v\d+")
 _YEAR = re.compile(r"(?:19|20)\d\d")
+_BUILD = re.compile(r"(?<![\w.])b\d{4,5}(?![\w.])")  # a llama.cpp build tag ("b4000")
 
 
 DEFAULT_ENGINE = "vllm"
@@ -1491,6 +1492,14 @@ def version_note(base: EngineProfile, head: str) -> str:
                 f"{year.group(0)!r} after the engine's name is a year, not a release: {product} numbers its "
                 f"releases (major.minor, e.g. {release.newest}); timed as today's {product} "
                 f"({release.newest}): name the release to time an older one"
+            )
+        build = _BUILD.search(name) if base.name == "llama.cpp" else None
+        if build is not None and _key(name[: build.start()]) in _BY_KEY:
+            # "llama.cpp b4000": a build tag, which no date here maps to an era
+            return (
+                f"llama.cpp build {build.group(0)} is not mapped to a date here: timed as today's builds; "
+                "name the year ('llama.cpp 2024') to time the 2023-2024 builds (no flash attention, more "
+                "fixed cost per token)"
             )
         words = [m for m in _NUMBER_WORD.finditer(name) if not _NOT_A_VERSION.fullmatch(m.group(0))]
         if not words:

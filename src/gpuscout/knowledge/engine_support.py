@@ -310,6 +310,36 @@ class SupportVerdict:
             return "bf16" if self.precision != "fp16" else "fp16"
         return self.precision
 
+    @property
+    def _release_refusals(self) -> list[SupportRule]:
+        """The deciding rows that refuse and hold only for releases before a bound (``versions`` "<0.9")."""
+        rules = (self.platform_rule, self.precision_rule)
+        return [
+            r
+            for r in rules
+            if r is not None and r.mode == "unsupported" and any(op == "<" for op, _ in _bounds(r.versions))
+        ]
+
+    @property
+    def first_release(self) -> str:
+        """Where the release asked is refused only for being older than a bound: that bound ("0.9": the
+        first release the rule lets through); "" otherwise (refused whatever the release, or supported)."""
+        if self.supported:
+            return ""
+        bounds = [b for r in self._release_refusals for op, b in _bounds(r.versions) if op == "<"]
+        if not bounds:
+            return ""
+        out = list(max(bounds))
+        while len(out) > 2 and out[-1] == 0:  # "0.9" as the bound was written, not "0.9.0"
+            out.pop()
+        return ".".join(str(n) for n in out)
+
+    @property
+    def first_unknown(self) -> bool:
+        """Whether :attr:`first_release` is only a lower bound (the row's ``version`` cell says "a lower
+        bound"): no release before it runs this, which later one first does is not known here."""
+        return any("lower bound" in r.version for r in self._release_refusals)
+
     def message(self) -> str:
         """One line for users: verdict, reason, tag."""
         what = {
@@ -510,6 +540,8 @@ class Alternative:
     reason: str
     tag: str
     checkpoint: str = ""  # the checkpoint format, when the alternative is another format's ("gptq")
+    since: str = ""  # the same engine from this release on ("0.9"), where the release asked is too old
+    at_least: bool = False  # ``since`` is only a lower bound: today's release runs it, which first is unknown
 
     def message(self) -> str:
         tag = "" if self.tag == "sourced" else f" [{self.tag}]"
@@ -520,7 +552,14 @@ class Alternative:
         )
         if self.checkpoint:
             what = f"{checkpoint_label(self.checkpoint)} {what}"
-        return f"{self.engine} with {what} ({self.mode}){tag}"
+        engine = self.engine
+        if self.since:
+            engine = (
+                f"today's {self.engine} (not before {self.since})"
+                if self.at_least
+                else f"{self.engine} {self.since} or later"
+            )
+        return f"{engine} with {what} ({self.mode}){tag}"
 
 
 # What llama.cpp runs for a precision asked by name (it only runs GGUF formats).
@@ -577,6 +616,9 @@ def alternatives(
         # llama.cpp runs its GGUF equivalent, not the checkpoint format asked
         found.append(Alternative(e, p, v.mode, v.reason, v.tag, "" if e == "llama.cpp" else ck))
 
+    later = _later_release(engine, precision, acc, checkpoint, release)
+    if later is not None:  # the release asked is too old for it: the same engine, a later release
+        found.append(later)
     if checkpoint:  # another format this engine treats differently here (GPTQ where AWQ is refused)
         asked = judge(engine, precision, checkpoint).precision_rule
         for other in CHECKPOINTS[precision]:
@@ -598,6 +640,34 @@ def alternatives(
         for e in ENGINES:
             consider(e, p, form(p))
     return tuple(found[:limit])
+
+
+def _later_release(
+    engine: str, precision: str, acc: Accelerator, checkpoint: str, release: str
+) -> Alternative | None:
+    """``engine`` from the first release that runs ``precision`` on ``acc``, where the ``release`` asked is
+    refused by a row bounded to older releases (``versions`` "<0.9": vLLM before 0.9 on a B200) and
+    today's release runs it; None otherwise."""
+    if not release:
+        return None
+    asked = check_support(engine, precision, acc, checkpoint, release)
+    since = asked.first_release
+    if not since:
+        return None
+    today = check_support(engine, precision, acc, checkpoint)
+    if not today.supported:
+        return None
+    tag = max((today.tag, asked.tag), key=_TAG_ORDER.__getitem__)  # the bound is as sure as its rule
+    return Alternative(
+        engine,
+        precision,
+        today.mode,
+        today.reason,
+        tag,
+        checkpoint,
+        since=since,
+        at_least=asked.first_unknown,
+    )
 
 
 # precisions llama.cpp runs from one GGUF file: its F16 / BF16 file for either 16-bit type
