@@ -62,7 +62,7 @@ def test_a_release_before_the_first_that_runs_the_family_fails_it() -> None:
     [
         ("deepseek-v3", 8, "vllm 0.6.3", "0.6.6"),
         ("gpt-oss-120b", 1, "vllm 0.5.0", "0.10.1"),
-        ("qwen3-30b-a3b", 1, "vllm 0.6.3", "0.8.4"),
+        ("mixtral-8x7b", 2, "vllm 0.2.1", "0.2.4"),
         ("qwen3-8b", 1, "transformers 4.50", "4.51.0"),
         ("llama-3.1-70b", 4, "tgi 1.4", "2.2.0"),
     ],

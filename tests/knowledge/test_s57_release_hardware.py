@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
         ("tgi", "B200", "bf16", "3.2.3", "3.3"),
         ("vllm", "H100-SXM", "nvfp4", "0.6.3", "0.7"),
         ("vllm", "H100-SXM", "fp8", "0.3.3", "0.4"),
+        ("vllm", "MI355X", "bf16", "0.6.3", "0.9"),  # gfx950 (June 2025) postdates every release before 0.9
         ("vllm", "B200", "mxfp4", "0.9.2", None),  # allowed by the hardware row; refused by nothing here
     ],
 )
@@ -52,11 +53,15 @@ def test_a_release_before_the_bound_is_refused_and_the_bound_passes(
 def test_the_alternative_is_the_same_engine_from_the_first_release_that_runs_it() -> None:
     old = can_run("vllm 0.6.3", "bf16", "B200")
     assert not old.supported
+    # the verdict names the release its rules were judged for (it read "vllm: bf16 on B200 is not supported")
+    assert old.verdict.message().startswith("vllm 0.6.3: bf16 on B200 is not supported")
     assert old.alternatives[0].message() == "vllm 0.9 or later with bf16 (native) [inferred]"
     # a lower bound is not said as the first release that runs it
     nvfp4 = can_run("vllm 0.6.3", "nvfp4", "H100-SXM")
     assert (
-        nvfp4.alternatives[0].message().startswith("today's vllm (not before 0.7) with nvfp4 (weight-only)")
+        nvfp4.alternatives[0]
+        .message()
+        .startswith("today's vllm (no release before 0.7 runs it) with nvfp4 (weight-only)")
     )
     # a release refused whatever its number (vLLM on a K80) gets no such alternative
     k80 = can_run("vllm 0.6.3", "fp16", "K80")
@@ -115,3 +120,60 @@ def test_no_calibration_run_with_a_named_release_is_refused() -> None:
         checked += 1
         assert verdict.supported or not verdict.first_release, (case.label, verdict.reason)
     assert checked >= 200
+
+
+@pytest.mark.parametrize(
+    ("model", "engine", "bound"),
+    [
+        ("gpt-oss-120b", "sglang 0.4.6", "0.4.10"),
+        ("qwen3-8b", "tensorrt-llm 0.16", "0.18"),
+        ("deepseek-v3", "tensorrt-llm 0.16", "0.17"),
+        ("qwen3-30b-a3b", "tgi 3.1", "3.2"),
+        ("gpt-oss-20b", "tgi 3.2", "3.3"),
+    ],
+)
+def test_a_release_older_than_a_lower_bound_is_refused_without_overclaiming(
+    model: str, engine: str, bound: str
+) -> None:
+    """Rows that rest on dates alone (the model was published after every release below the bound) refuse
+    those releases and never say "bound or later": which release first ran the model is not recorded."""
+    gpus = 8 if model == "deepseek-v3" else 1
+    e = estimate(model, "H200", gpus=gpus, engine=engine)
+    assert not e.supported and "predates this model's architecture" in e.unsupported_reason
+    alternatives = e.assumptions["alternatives"]
+    assert "or later" not in alternatives
+    today = estimate(model, "H200", gpus=gpus, engine=engine.split()[0])
+    if today.supported:  # a later release is named only where today's runs this format here
+        assert f"a later {engine.split()[0]} release (none before {bound} loads it)" in alternatives
+    else:  # TGI runs no MXFP4 (gpt-oss): what the support rules offer instead
+        assert "release" not in alternatives and alternatives.startswith(("vllm", "sglang", "tensorrt-llm"))
+        assert "tgi" not in alternatives  # the named release loads the model in no format
+
+
+def test_a_rule_bound_other_than_first_or_at_least_is_refused_when_read() -> None:
+    import dataclasses
+
+    from gpuscout.knowledge.architecture_support import _validate, architecture_rules
+
+    rules = architecture_rules()
+    assert {r.bound for r in rules} == {"first", "at least"}
+    with pytest.raises(ValueError, match="bound 'soon'"):
+        _validate(dataclasses.replace(rules[0], bound="soon"))
+
+
+def test_the_advisor_names_the_release_rule_on_a_gpu_it_refuses() -> None:
+    """The dead end judged the engine's platform row at today's release (vLLM runs on a B200) and said it
+    "cannot run the checkpoint's own format"; it names the CUDA 12.8 rule now."""
+    from gpuscout.advise.api import advise
+    from gpuscout.advise.workload import Workload
+    from gpuscout.catalog.api import current_offers
+
+    offers = [o for o in current_offers() if o.accelerator == "B200"]
+    assert offers
+    w = Workload.from_dict(
+        {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 10, "engine": "vllm 0.6.3"}
+    )
+    answer = advise(w, offers, top=3)
+    assert not answer.rows and answer.binding is not None
+    assert "runs on none of these offers' GPUs" in answer.binding and "CUDA 12.8" in answer.binding
+    assert advise(Workload.from_dict({**w.model_dump(), "engine": "vllm 0.9"}), offers, top=1).rows

@@ -262,7 +262,7 @@ def _fits_on(
             except InvalidInputError:
                 break
             if not getattr(res, "supported", True):  # the engine's refusal, as `vram --gpu` says it
-                refusal = refusal or f"{res.engine} cannot run {res.precision} on them"
+                refusal = refusal or _refusal_cause(res, kwargs.get("engine"))
                 continue
             ran = True
             if res.fits and _tight(task, res, acc) is None:
@@ -280,6 +280,19 @@ def _fits_on(
             left_out.setdefault(refusal, []).append(acc.name)
     rows = sorted(out, key=lambda fit: (fit[0]["gpus"], fit[0]["card_memory_gib"], fit[0]["gpu"]))
     return FitsOn(rows, [(why, sorted(names, key=str.lower)) for why, names in left_out.items()])
+
+
+def _refusal_cause(res: Any, named: str | None) -> str:
+    """Why the engine refused a GPU, as the fits table's left-out line says it: the release named is older
+    than the model ("SGLang 0.4.6 predates this model's architecture": no GPU would do), else the engine as
+    named cannot run the precision there."""
+    from gpuscout.knowledge.architecture_support import PREDATES
+
+    # an Estimate's reason, or a MemoryNeed's (its support assumption: the same words, with the sources)
+    reason = getattr(res, "unsupported_reason", "") or res.assumptions.get("support", "")
+    if PREDATES in reason:
+        return reason.split(":", 1)[0]
+    return f"{(named or '').strip() or res.engine} cannot run {res.precision} on them"
 
 
 #: The most accelerators a line under the fits table names (``--json`` lists every one).

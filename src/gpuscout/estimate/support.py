@@ -167,6 +167,10 @@ def release_refusal(engine: EngineProfile, family: str) -> ReleaseRefusal | None
     product = NEWEST_RELEASES[engine.name].product if engine.name in NEWEST_RELEASES else engine.name
     return ReleaseRefusal(
         reason=rule.refusal(engine.version, product),
-        instead=f"{engine.name} {rule.since} or later (or today's {engine.name}: no release named)",
+        instead=(
+            f"a later {engine.name} release (none before {rule.since} loads it)"
+            if rule.at_least
+            else f"{engine.name} {rule.since} or later (or today's {engine.name}: no release named)"
+        ),
         sources=rule.sources,
     )

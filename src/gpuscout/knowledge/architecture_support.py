@@ -9,8 +9,11 @@ give, per engine and model family (``ModelSpec.family``: the model table's, or a
 README or card. They are tagged ``inferred``: each is what those pages say as recalled when the table
 was written (stop 56, with no network to re-read them), cross-checked only against the calibration runs
 (every measured run with a named release passes its rule) and a second reader's memory; the cited URLs
-are where to verify them. Where only a lower bound is known (Kimi K2, DeepSeek-V3.2: not before
-DeepSeek-V3's first release) the row says so.
+are where to verify them. Where only a lower bound is known the row's ``bound`` is "at least": Kimi K2 and
+DeepSeek-V3.2 (not before DeepSeek-V3's first release), and the rows for TensorRT-LLM, for TGI's
+DeepSeek-V3, Qwen3 and gpt-oss and for SGLang's gpt-oss (stop 57), which rest on dates alone: the model was
+published after every release below the bound, so none of those loads it (which release first did is not
+recorded). A refusal on such a row never says "since or later".
 
 Only a release the user names is judged: today's release (no version named) runs every family the model
 table lists. A family with no row is not judged (no claim made).
@@ -29,6 +32,9 @@ from importlib import resources
 from gpuscout.knowledge.engine_support import ENGINES, TAGS, release_number
 
 _DATA_FILE = "architecture_support.csv"
+BOUNDS = ("first", "at least")
+#: How a refusal by these rules reads after the release ("vLLM 0.6.3 predates this model's architecture: ...")
+PREDATES = "predates this model's architecture"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,9 +45,16 @@ class ArchitectureRule:
     engine: str
     family: str
     since: str
+    bound: str  # "first": ``since`` is the first release that runs it; "at least": only no earlier one does
     tag: str
     rule: str
     source_url: str
+
+    @property
+    def at_least(self) -> bool:
+        """Whether ``since`` is only a lower bound (the model postdates every earlier release; which release
+        first ran it is not recorded), so "since or later" would overclaim."""
+        return self.bound == "at least"
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -51,7 +64,7 @@ class ArchitectureRule:
         """Why ``label`` ``release`` ("vLLM", "0.6.3") cannot load this family, with the tag where the rule
         is not sourced."""
         tag = "" if self.tag == "sourced" else f" [{self.tag}]"
-        return f"{label} {release} predates this model's architecture: {self.rule}{tag}"
+        return f"{label} {release} {PREDATES}: {self.rule}{tag}"
 
 
 def _validate(r: ArchitectureRule) -> None:
@@ -60,6 +73,8 @@ def _validate(r: ArchitectureRule) -> None:
         problem = f"unknown engine {r.engine!r}"
     elif r.tag not in TAGS or r.tag == "unverified":
         problem = f"tag {r.tag!r}: a refusal needs better than an unverified rule"
+    elif r.bound not in BOUNDS:
+        problem = f"bound {r.bound!r} is not one of {', '.join(BOUNDS)}"
     elif release_number(r.since) is None:
         problem = f"since {r.since!r} is not a release number"
     elif not r.family.strip() or not r.rule.strip() or not r.sources:

@@ -350,7 +350,9 @@ class SupportVerdict:
             "unsupported": "is not supported",
         }[self.mode]
         tag = "" if self.tag == "sourced" else f" [{self.tag}]"
-        return f"{self.engine}: {self.asked} on {self.accelerator} {what}: {self.reason}{tag}"
+        # the release asked, where one was ("vllm 0.6.3: bf16 on B200 is not supported"): its rules decided
+        engine = f"{self.engine} {self.release}" if self.release else self.engine
+        return f"{engine}: {self.asked} on {self.accelerator} {what}: {self.reason}{tag}"
 
 
 def _check_choice(field: str, value: str, accepted: tuple[str, ...]) -> str:
@@ -555,7 +557,7 @@ class Alternative:
         engine = self.engine
         if self.since:
             engine = (
-                f"today's {self.engine} (not before {self.since})"
+                f"today's {self.engine} (no release before {self.since} runs it)"
                 if self.at_least
                 else f"{self.engine} {self.since} or later"
             )
