@@ -23,7 +23,12 @@ from gpuscout.advise.workload import (
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
 from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.memory import gib
-from gpuscout.estimate.parallel import HOST_STAGED_SHARE, PCIE_EXCHANGE_WARNING, lacks_peer_access
+from gpuscout.estimate.parallel import (
+    HOST_STAGED_SHARE,
+    PCIE_EXCHANGE_WARNING,
+    lacks_peer_access,
+    sold_as_bridged_pair,
+)
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.host_arch import arm_host
 from gpuscout.knowledge.provider_types import ProviderTerms
@@ -472,6 +477,18 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         elif ev.tp > 1 and ev.fabric_assumed:
             warnings.append(
                 f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode{slower}"
+            )
+        elif (
+            ev.tp == 2
+            and offer.interconnect == Interconnect.PCIE
+            and not ev.layer_split
+            and ev.accelerator is not None
+            and sold_as_bridged_pair(ev.accelerator)
+        ):  # H100 NVL: the pair's all-reduces cross its NVLink bridges (estimate.parallel.gpu_link)
+            warnings.append(
+                f"TP2 over the {ev.accelerator.name} pair's NVLink bridges: the card is sold as a bridged "
+                "pair and the bridges are assumed installed (without them the all-reduces go over PCIe, "
+                "slower)"
             )
         elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE and not ev.layer_split:
             warning = f"{ev.tp}x PCIe: tensor-parallel decode{slower}"

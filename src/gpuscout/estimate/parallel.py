@@ -153,7 +153,8 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     gives a collective among ``gpus`` of them the gpus - 1 links between them: an MI300X pair all-reduces
     over one 64 GB/s-per-direction link, not the 448 of all seven. Two-card NVLink *bridges* are not
     assumed (cloud PCIe boxes rarely have them): such cards talk over PCIe, generation read from the
-    interconnect text (Gen4 default).
+    interconnect text (Gen4 default), except a product sold as a bridged pair (:func:`sold_as_bridged_pair`,
+    H100 NVL), whose two GPUs use the bridges; more of them than two ring over PCIe.
     """
     text = (acc.interconnect or "").lower()
     if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
@@ -170,6 +171,14 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
                 f"{gpus} GPUs ({gbps:.0f} GB/s/dir usable)",
             )
         return Link("nvlink", gbps, latency, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
+    if gpus == 2 and sold_as_bridged_pair(acc) and acc.interconnect_gbps:
+        # the product is two cards joined by NVLink bridges (H100 NVL): a pair's collectives cross them
+        gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
+        label = (
+            f"{(acc.interconnect or '').split(';')[0]} ({gbps:.0f} GB/s/dir usable; the card is sold as a "
+            "bridged pair: the bridges are assumed installed)"
+        )
+        return Link("nvlink", gbps, NVLINK_LATENCY_US, label)
     gen = stated_pcie_generation(acc) or 4
     gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * PCIE_EFFICIENCY
     assumed = not text.strip()
@@ -177,6 +186,14 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     if assumed:
         label += ", assumed: the table states no interconnect for this GPU"
     return Link("pcie", gbps, PCIE_LATENCY_US, label, assumed, peer_access=not lacks_peer_access(acc))
+
+
+def sold_as_bridged_pair(acc: Accelerator) -> bool:
+    """Whether ``acc`` is sold as two cards joined by NVLink bridges (H100 NVL: "NVLink 4 bridge (pair)",
+    form factor "sold as bridged pair"), so that a box's pair talks over the bridges; cards whose bridge is
+    an option (H100 PCIe, RTX 3090, H200 NVL's 2- or 4-way) are not assumed to have one."""
+    text = f"{acc.interconnect or ''} {acc.form_factor or ''}".lower()
+    return "bridge (pair)" in text or "bridged pair" in text
 
 
 def host_staged(link: Link) -> Link:
