@@ -50,3 +50,12 @@ def test_an_engine_refused_on_some_gpus_only_is_a_hint_after_the_binding_constra
     why = advise(w, _offers(), now=NOW).binding or ""
     assert why.startswith("no offer can run it"), why
     assert why.endswith("; --engine tensorrt-llm cannot run on 1 of them"), why  # no engine fits it
+
+
+def test_the_cheapest_row_without_the_engine_names_its_own_engine_first() -> None:
+    """Stop 57: "(on llama.cpp, vllm)" of a V100 row that runs llama.cpp (vLLM runs no MXFP4 on Volta) read as
+    if vLLM ran there; the cheapest row's engine is said, the other rows' after it."""
+    w = ServeWorkload(model="gpt-oss-20b", concurrency=4, engine="sglang 0.4.6")
+    why = advise(w, _offers(), now=NOW).binding or ""
+    assert "without --engine the cheapest is 1x V100-SXM2-16GB" in why, why
+    assert "(on llama.cpp; other rows on vllm)" in why, why

@@ -584,9 +584,14 @@ def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -
     if free.rows:
         best = free.rows[0]
         runs = sorted({r.estimate.engine for r in free.rows if r.estimate is not None and r.estimate.engine})
+        # the cheapest row's own engine, then the others' (it read "(on llama.cpp, vllm)" of a V100 row that
+        # runs llama.cpp: vLLM runs no MXFP4 there)
+        own = best.estimate.engine if best.estimate is not None else ""
+        others = [e for e in runs if e != own]
+        on = (f"on {own}" if own else "") + (f"; other rows on {', '.join(others)}" if others else "")
         fixes.append(
             f"without --engine the cheapest is {_label(best)} at {usd(best.total_usd, _per(w))}"
-            + (f" (on {', '.join(runs)})" if runs else "")
+            + (f" ({on.lstrip('; ')})" if on else "")
         )
     precisions = tuple(getattr(ranker.evaluator, "named_engine_precisions", ()))
     for precision in precisions[:1]:  # the nearest the engine runs where it was refused
