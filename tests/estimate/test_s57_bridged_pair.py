@@ -50,3 +50,17 @@ def test_the_advisor_says_the_pair_uses_its_bridges() -> None:
     assert rows and rows[0].config.tp == 2
     assert any("pair's NVLink bridges" in x for x in rows[0].warnings)
     assert not any("PCIe: tensor-parallel decode" in x for x in rows[0].warnings)
+
+
+def test_an_offer_that_states_no_interconnect_is_not_said_to_be_costed_over_pcie() -> None:
+    """Timed over the bridges whatever the offer states; the row said "TP2 costed over PCIe" (review)."""
+    from gpuscout.advise.api import advise
+    from gpuscout.advise.workload import Workload
+    from tests.advise.helpers import NOW, offer
+
+    row = offer("x", "H100-NVL", 2, 5.0, memory=94, instance="2xh100nvl")
+    w = Workload.from_dict({"kind": "serve", "model": "llama-3.1-70b", "concurrency": 8})
+    rows = advise(w, [row], top=1, now=NOW).rows
+    assert rows and rows[0].config.tp == 2
+    assert any("pair's NVLink bridges" in x for x in rows[0].warnings), rows[0].warnings
+    assert not any("costed over PCIe" in x for x in rows[0].warnings)

@@ -73,6 +73,8 @@ class RunOption:
     engine: str
     precision: str
     message: str
+    # the engine asked from a later release ("vllm 0.9 or later"): said, never run in place of the one named
+    later_release: bool = False
 
 
 class AlternativesFn(Protocol):
@@ -195,7 +197,7 @@ def support_alternatives(
             continue
         # the same engine from a later release ("vllm 0.9"), spelled so that estimate() times that release
         engine_name = f"{alt.engine} {alt.since}" if alt.since and not alt.at_least else alt.engine
-        options.append(RunOption(engine_name, name, alt.message()))
+        options.append(RunOption(engine_name, name, alt.message(), later_release=bool(alt.since)))
     return tuple(options)
 
 
@@ -320,12 +322,31 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         return need(resolve(model), *args, **kwargs)
 
     def release_refusal(model: str, engine: str) -> str:
-        """Why ``engine``'s named release cannot load ``model`` (it predates the architecture); ""."""
+        """Why ``engine``'s named release cannot load ``model`` (it predates the architecture), and the later
+        release that would where some GPU runs the model's own format with it (no offer's GPU is at hand
+        here); ""."""
         from gpuscout.estimate.engines import resolve_engine
+        from gpuscout.estimate.precision import resolve_precision
+        from gpuscout.estimate.support import instead_of_release
         from gpuscout.estimate.support import release_refusal as refusal
+        from gpuscout.knowledge.accelerators import all_accelerators
 
-        found = refusal(resolve_engine(engine), resolve(model).family)
-        return f"{found.reason}; would run: {found.instead}" if found is not None else ""
+        eng, spec = resolve_engine(engine), resolve(model)
+        found = refusal(eng, spec.family)
+        if found is None:
+            return ""
+        fmt = resolve_precision(spec.native_precision or "bf16")
+        dense = not spec.is_moe
+        # a later release of this engine runs it on some GPU ("vllm 0.9 or later", "a later tgi release"),
+        # where instead_of_release names no other engine
+        ours = (f"{eng.name} ", f"a later {eng.name} ")
+        runs = any(
+            instead_of_release(found, eng, fmt, acc, dense_model=dense).startswith(ours)
+            for acc in all_accelerators()
+        )
+        if not runs:  # TGI and gpt-oss: no release of it runs the model's MXFP4 on any GPU
+            return f"{found.reason}; no {eng.name} release runs its {fmt.name} on any GPU the rules know"
+        return f"{found.reason}; would run: {found.instead}"
 
     def max_context(name: str) -> int | None:
         spec = resolve(name)

@@ -254,7 +254,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         if engine_named(w):
             # the engine named stays; where no precision was asked either (the checkpoint's own format,
             # gpt-oss's MXFP4), the nearest precision that engine runs here is used and said on the row
-            same = tuple(o for o in options if o.engine == asked.engine)
+            same = tuple(o for o in options if o.engine == asked.engine and not o.later_release)
             if precision_named(w) or not same:
                 return None, self._named_refusal(acc, asked)
             options = same

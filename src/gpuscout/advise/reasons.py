@@ -468,7 +468,20 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
             if ev.pcie_tp_slowdown
             else " slowed by the all-reduce over PCIe"
         )
-        if ev.tp > 1 and ev.fabric_assumed and ev.layer_split:
+        if (
+            ev.tp == 2
+            and offer.interconnect != Interconnect.NVLINK
+            and not ev.layer_split
+            and ev.accelerator is not None
+            and sold_as_bridged_pair(ev.accelerator)
+        ):  # H100 NVL: the pair's all-reduces cross its NVLink bridges (estimate.parallel.gpu_link), whether
+            # the offer says PCIe or nothing
+            warnings.append(
+                f"TP2 over the {ev.accelerator.name} pair's NVLink bridges: the card is sold as a bridged "
+                "pair and the bridges are assumed installed (without them the all-reduces go over PCIe, "
+                "slower)"
+            )
+        elif ev.tp > 1 and ev.fabric_assumed and ev.layer_split:
             split = f"PP{ev.tp} pipeline" if ev.parallel == "pipeline" else f"{ev.tp}-way layer split"
             warnings.append(
                 f"interconnect not stated by the source: the {split} costed over PCIe "
@@ -477,18 +490,6 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         elif ev.tp > 1 and ev.fabric_assumed:
             warnings.append(
                 f"interconnect not stated by the source: TP{ev.tp} costed over PCIe, decode{slower}"
-            )
-        elif (
-            ev.tp == 2
-            and offer.interconnect == Interconnect.PCIE
-            and not ev.layer_split
-            and ev.accelerator is not None
-            and sold_as_bridged_pair(ev.accelerator)
-        ):  # H100 NVL: the pair's all-reduces cross its NVLink bridges (estimate.parallel.gpu_link)
-            warnings.append(
-                f"TP2 over the {ev.accelerator.name} pair's NVLink bridges: the card is sold as a bridged "
-                "pair and the bridges are assumed installed (without them the all-reduces go over PCIe, "
-                "slower)"
             )
         elif ev.tp > 1 and offer.interconnect == Interconnect.PCIE and not ev.layer_split:
             warning = f"{ev.tp}x PCIe: tensor-parallel decode{slower}"

@@ -79,9 +79,9 @@ from gpuscout.estimate.serving import (
 from gpuscout.estimate.support import (
     FLASH_ATTENTION_2_SOURCE,
     flash_attention_2_refusal,
+    instead_of_release,
+    refused_for_age,
     release_refusal,
-    support_checkpoint,
-    support_key,
     verdict_for,
 )
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
@@ -89,7 +89,7 @@ from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
-from gpuscout.knowledge.engine_support import SupportVerdict, alternatives, check_support
+from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
@@ -741,10 +741,10 @@ def _prepare(
         return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=too_old.reason, sources=too_old.sources, field="engine",
-            instead=_instead_of_release(too_old.instead, eng, fmt, acc, spec),
+            instead=instead_of_release(too_old, eng, fmt, acc, dense_model=not spec.is_moe),
         )  # fmt: skip
     if not verdict.supported:  # refused for being too old a release: the engine field is the lever
-        field = "engine" if verdict.first_release else "gpu"
+        field = "engine" if refused_for_age(eng, fmt, acc) else "gpu"
         return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, field=field
         )
@@ -1393,22 +1393,6 @@ def w4a16_experts(fmt: WeightFormat, eng: EngineProfile) -> bool:
     natively: gpt-oss's MXFP4 experts in every engine but llama.cpp (whose native Blackwell MXFP4 MMA
     quantises the activations to MXFP4, PR #17906)."""
     return fmt.expert_activations in ("bf16", "fp16") and eng.name != "llama.cpp"
-
-
-def _instead_of_release(
-    instead: str, eng: EngineProfile, fmt: WeightFormat, acc: Accelerator, spec: ModelSpec
-) -> str:
-    """What would run where a named release is too old for the model: ``instead`` (a later release of the
-    engine) where today's release runs this format on ``acc``, else what the support rules offer in its
-    place (TGI runs no MXFP4: a later TGI would not run gpt-oss here either)."""
-    today = check_support(eng.name, support_key(fmt), acc, support_checkpoint(fmt))
-    if today.supported:
-        return instead
-    alts = alternatives(
-        eng.name, today.precision, acc, checkpoint=today.checkpoint, dense_model=not spec.is_moe
-    )
-    # other engines only: this one's named release cannot load the model in any format
-    return "; ".join(a.message() for a in alts if a.engine != eng.name)
 
 
 def _unsupported(

@@ -17,7 +17,14 @@ from gpuscout.estimate.engines import NEWEST_RELEASES, EngineProfile, resolve_en
 from gpuscout.estimate.precision import WeightFormat, resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.architecture_support import too_old_for
-from gpuscout.knowledge.engine_support import Alternative, SupportVerdict, alternatives, check_support
+from gpuscout.knowledge.engine_support import (
+    Alternative,
+    SupportVerdict,
+    alternatives,
+    check_support,
+    first_running_release,
+    later_release_words,
+)
 
 # Weight format -> precision key of the support rules.
 _KEYS = {
@@ -153,8 +160,10 @@ class ReleaseRefusal:
     where the rule is read."""
 
     reason: str
-    instead: str
+    instead: str  # what would run, the hardware aside (:func:`instead_of_release` judges it on a GPU)
     sources: tuple[str, ...]
+    since: str = ""  # the first release that loads the model (only a lower bound where ``at_least``)
+    at_least: bool = False
 
 
 def release_refusal(engine: EngineProfile, family: str) -> ReleaseRefusal | None:
@@ -167,10 +176,37 @@ def release_refusal(engine: EngineProfile, family: str) -> ReleaseRefusal | None
     product = NEWEST_RELEASES[engine.name].product if engine.name in NEWEST_RELEASES else engine.name
     return ReleaseRefusal(
         reason=rule.refusal(engine.version, product),
-        instead=(
-            f"a later {engine.name} release (none before {rule.since} loads it)"
-            if rule.at_least
-            else f"{engine.name} {rule.since} or later (or today's {engine.name}: no release named)"
-        ),
+        instead=later_release_words(engine.name, rule.since, rule.at_least),
         sources=rule.sources,
+        since=rule.since,
+        at_least=rule.at_least,
     )
+
+
+def instead_of_release(
+    refusal: ReleaseRefusal, engine: EngineProfile, fmt: WeightFormat, acc: Accelerator, *, dense_model: bool
+) -> str:
+    """What would run on ``acc`` where ``engine``'s named release is too old for the model (``refusal``):
+    the release that loads the model, judged on this hardware and format too (vLLM 0.5.3 loads Llama 3.1
+    but runs nothing on a B200: 0.9 does), else other engines (TGI runs no MXFP4 at any release: a later
+    TGI would not run gpt-oss here either). "" where nothing the rules know runs it."""
+    key, checkpoint = support_key(fmt), support_checkpoint(fmt)
+    there = check_support(engine.name, key, acc, checkpoint, refusal.since)
+    if there.supported:
+        return refusal.instead
+    later = first_running_release(engine.name, key, acc, checkpoint, refusal.since)
+    if later is not None:
+        return later_release_words(engine.name, later.since, refusal.at_least or later.at_least)
+    today = check_support(engine.name, key, acc, checkpoint)
+    alts = alternatives(
+        engine.name, today.precision, acc, checkpoint=today.checkpoint, dense_model=dense_model
+    )
+    # other engines only: the named release loads the model in no format, today's runs none of this here
+    return "; ".join(a.message() for a in alts if a.engine != engine.name)
+
+
+def refused_for_age(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) -> bool:
+    """Whether ``engine``'s named release is refused ``fmt`` on ``acc`` only for being too old (a later
+    release runs it: :func:`first_running_release`), so that the engine field is the one to change."""
+    later = first_running_release(engine.name, support_key(fmt), acc, support_checkpoint(fmt), engine.version)
+    return later is not None

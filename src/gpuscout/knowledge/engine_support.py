@@ -186,6 +186,19 @@ class SupportRule:
                 return False
         return True
 
+    @property
+    def lower_bound(self) -> bool:
+        """Whether the row's release bound is only a lower bound (its ``version`` cell says "a lower
+        bound"): no release below it runs this, which later one first does is not recorded."""
+        return "lower bound" in self.version
+
+    @property
+    def before(self) -> tuple[int, ...] | None:
+        """The release the row stops holding at ("<0.9": (0, 9, 0)): the smallest of its "<" bounds; None
+        for a row that holds for every later release."""
+        below = [b for op, b in _bounds(self.versions) if op == "<"]
+        return min(below) if below else None
+
     def matches(self, platform: Platform) -> bool:
         family, _, listed = self.target.partition(":")
         if family != "*" and family != platform.family:
@@ -309,36 +322,6 @@ class SupportVerdict:
         if self.mode == "dequantized":
             return "bf16" if self.precision != "fp16" else "fp16"
         return self.precision
-
-    @property
-    def _release_refusals(self) -> list[SupportRule]:
-        """The deciding rows that refuse and hold only for releases before a bound (``versions`` "<0.9")."""
-        rules = (self.platform_rule, self.precision_rule)
-        return [
-            r
-            for r in rules
-            if r is not None and r.mode == "unsupported" and any(op == "<" for op, _ in _bounds(r.versions))
-        ]
-
-    @property
-    def first_release(self) -> str:
-        """Where the release asked is refused only for being older than a bound: that bound ("0.9": the
-        first release the rule lets through); "" otherwise (refused whatever the release, or supported)."""
-        if self.supported:
-            return ""
-        bounds = [b for r in self._release_refusals for op, b in _bounds(r.versions) if op == "<"]
-        if not bounds:
-            return ""
-        out = list(max(bounds))
-        while len(out) > 2 and out[-1] == 0:  # "0.9" as the bound was written, not "0.9.0"
-            out.pop()
-        return ".".join(str(n) for n in out)
-
-    @property
-    def first_unknown(self) -> bool:
-        """Whether :attr:`first_release` is only a lower bound (the row's ``version`` cell says "a lower
-        bound"): no release before it runs this, which later one first does is not known here."""
-        return any("lower bound" in r.version for r in self._release_refusals)
 
     def message(self) -> str:
         """One line for users: verdict, reason, tag."""
@@ -554,13 +537,7 @@ class Alternative:
         )
         if self.checkpoint:
             what = f"{checkpoint_label(self.checkpoint)} {what}"
-        engine = self.engine
-        if self.since:
-            engine = (
-                f"today's {self.engine} (no release before {self.since} runs it)"
-                if self.at_least
-                else f"{self.engine} {self.since} or later"
-            )
+        engine = later_release_words(self.engine, self.since, self.at_least) if self.since else self.engine
         return f"{engine} with {what} ({self.mode}){tag}"
 
 
@@ -644,31 +621,92 @@ def alternatives(
     return tuple(found[:limit])
 
 
+def later_release_words(engine: str, since: str, at_least: bool) -> str:
+    """How a later release of ``engine`` is named where the one asked is too old: "vllm 0.9 or later", or
+    where ``since`` is only a lower bound "a later vllm release (none before 0.7 runs it)" (never "0.7 or
+    later": whether 0.7 does is not known). The one wording of the support rules and the architecture
+    rules."""
+    if at_least:
+        return f"a later {engine} release (none before {since} runs it)"
+    return f"{engine} {since} or later"
+
+
+@dataclass(frozen=True, slots=True)
+class LaterRelease:
+    """The first release of an engine that runs a combination its asked release cannot (``since``, as its
+    rule wrote it: "0.9"), and whether that is only a lower bound."""
+
+    since: str
+    at_least: bool
+
+    def words(self, engine: str) -> str:
+        return later_release_words(engine, self.since, self.at_least)
+
+
+_MAX_RELEASE_STEPS = 8  # bounds followed one after another (hardware, then precision, ...)
+
+
+def first_running_release(
+    engine: str, precision: str, acc: Accelerator, checkpoint: str = "", release: str = ""
+) -> LaterRelease | None:
+    """Where ``release`` of ``engine`` cannot run ``precision`` on ``acc`` only because it is too old: the
+    first release that does, following each refusing row's bound ("<0.9") and judging again there (vLLM
+    0.3 with FP8 on a T4: refused before 0.4 by the FP8 row, then before 0.14 by Turing's: 0.14). None
+    where the release asked runs it, none is asked (today's), a refusing row holds for every later release
+    (vLLM with NF4, on a B200 or anywhere), or no release the rules know runs it."""
+    if not release:
+        return None
+    at: tuple[int, ...] | None = release_number(release)
+    if at is None:
+        return None
+    lower = False
+    for step in range(_MAX_RELEASE_STEPS):
+        text = release if step == 0 else _release_text(at)
+        v = check_support(engine, precision, acc, checkpoint, text)
+        if v.supported:
+            return None if step == 0 else LaterRelease(text, lower)
+        refusing = [
+            r for r in (v.platform_rule, v.precision_rule) if r is not None and r.mode == "unsupported"
+        ]
+        if not refusing or any(r.before is None for r in refusing):
+            return None  # refused whatever the release
+        nxt = max(b for r in refusing if (b := r.before) is not None)
+        if nxt <= at:
+            return None
+        lower = lower or any(r.lower_bound for r in refusing)
+        at = nxt
+    return None
+
+
+def _release_text(release: tuple[int, ...]) -> str:
+    """ "0.9" of (0, 9, 0): a release as its bound was written (at least major.minor)."""
+    out = list(release)
+    while len(out) > 2 and out[-1] == 0:
+        out.pop()
+    return ".".join(str(n) for n in out)
+
+
 def _later_release(
     engine: str, precision: str, acc: Accelerator, checkpoint: str, release: str
 ) -> Alternative | None:
-    """``engine`` from the first release that runs ``precision`` on ``acc``, where the ``release`` asked is
-    refused by a row bounded to older releases (``versions`` "<0.9": vLLM before 0.9 on a B200) and
-    today's release runs it; None otherwise."""
-    if not release:
+    """``engine`` from the first release that runs ``precision`` on ``acc``, judged at that release
+    (:func:`first_running_release`), where the ``release`` asked is refused for being too old; None
+    otherwise."""
+    later = first_running_release(engine, precision, acc, checkpoint, release)
+    if later is None:
         return None
+    there = check_support(engine, precision, acc, checkpoint, later.since)
     asked = check_support(engine, precision, acc, checkpoint, release)
-    since = asked.first_release
-    if not since:
-        return None
-    today = check_support(engine, precision, acc, checkpoint)
-    if not today.supported:
-        return None
-    tag = max((today.tag, asked.tag), key=_TAG_ORDER.__getitem__)  # the bound is as sure as its rule
+    tag = max((there.tag, asked.tag), key=_TAG_ORDER.__getitem__)  # the bound is as sure as its rule
     return Alternative(
         engine,
         precision,
-        today.mode,
-        today.reason,
+        there.mode,
+        there.reason,
         tag,
         checkpoint,
-        since=since,
-        at_least=asked.first_unknown,
+        since=later.since,
+        at_least=later.at_least,
     )
 
 
