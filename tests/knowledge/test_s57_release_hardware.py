@@ -239,3 +239,12 @@ def test_the_advisor_names_no_later_release_where_none_runs_the_model_s_format()
     assert "TGI 3.2 predates this model's architecture" in binding
     assert "no tgi release runs its mxfp4-moe on any GPU the rules know" in binding
     assert "would run: a later tgi release" not in binding
+
+
+def test_can_run_names_the_engine_field_where_a_later_release_runs_it() -> None:
+    with pytest.raises(ConfigurationRejected) as exc:
+        can_run("vllm 0.6.3", "bf16", "B200").raise_if_unsupported()
+    assert exc.value.field == "engine"
+    with pytest.raises(ConfigurationRejected) as exc:
+        can_run("vllm", "fp8", "V100-SXM2-32GB").raise_if_unsupported()
+    assert exc.value.field == "gpu"

@@ -262,7 +262,7 @@ def _fits_on(
             except InvalidInputError:
                 break
             if not getattr(res, "supported", True):  # the engine's refusal, as `vram --gpu` says it
-                refusal = refusal or _refusal_cause(res, kwargs.get("engine"))
+                refusal = refusal or _refusal_cause(res, kwargs.get("engine"), acc)
                 continue
             ran = True
             if res.fits and _tight(task, res, acc) is None:
@@ -282,17 +282,25 @@ def _fits_on(
     return FitsOn(rows, [(why, sorted(names, key=str.lower)) for why, names in left_out.items()])
 
 
-def _refusal_cause(res: Any, named: str | None) -> str:
+def _refusal_cause(res: Any, named: str | None, acc: Any) -> str:
     """Why the engine refused a GPU, as the fits table's left-out line says it: the release named is older
-    than the model ("SGLang 0.4.6 predates this model's architecture": no GPU would do), else the engine as
-    named cannot run the precision there."""
+    than the model ("SGLang 0.4.6 predates this model's architecture": no GPU would do), or than the GPU
+    ("vllm 0.6.3 is too old a release for them": a later one runs them), else the engine cannot run the
+    precision there. The engine as named, without its launch flags."""
+    from gpuscout.estimate.engines import resolve_engine
+    from gpuscout.estimate.launch_flags import split_flags
+    from gpuscout.estimate.precision import resolve_precision
+    from gpuscout.estimate.support import refused_for_age
     from gpuscout.knowledge.architecture_support import PREDATES
 
     # an Estimate's reason, or a MemoryNeed's (its support assumption: the same words, with the sources)
     reason = getattr(res, "unsupported_reason", "") or res.assumptions.get("support", "")
     if PREDATES in reason:
         return reason.split(":", 1)[0]
-    return f"{(named or '').strip() or res.engine} cannot run {res.precision} on them"
+    engine = split_flags((named or "").strip())[0].strip() or res.engine
+    if named and refused_for_age(resolve_engine(named), resolve_precision(res.precision), acc):
+        return f"{engine} is too old a release for them (a later one runs them)"
+    return f"{engine} cannot run {res.precision} on them"
 
 
 #: The most accelerators a line under the fits table names (``--json`` lists every one).

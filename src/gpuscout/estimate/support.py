@@ -77,10 +77,14 @@ class RunCheck:
         return self.verdict.mode
 
     def raise_if_unsupported(self) -> None:
-        """Raise ConfigurationRejected (field "gpu") when the combination cannot run."""
+        """Raise ConfigurationRejected when the combination cannot run: field "engine" where only the
+        release named is too old (a later one runs it: the first alternative says which), else "gpu"."""
         if not self.supported:
             alt = "; ".join(a.message() for a in self.alternatives) or "none found"
-            raise ConfigurationRejected("gpu", self.verdict.message(), f"would run: {alt}")
+            later = any(a.since for a in self.alternatives)
+            raise ConfigurationRejected(
+                "engine" if later else "gpu", self.verdict.message(), f"would run: {alt}"
+            )
 
 
 def support_checkpoint(fmt: WeightFormat) -> str:
