@@ -64,3 +64,21 @@ def test_an_offer_that_states_no_interconnect_is_not_said_to_be_costed_over_pcie
     assert rows and rows[0].config.tp == 2
     assert any("pair's NVLink bridges" in x for x in rows[0].warnings), rows[0].warnings
     assert not any("costed over PCIe" in x for x in rows[0].warnings)
+
+
+def test_training_on_the_pair_says_its_exchange_uses_the_bridges() -> None:
+    """2x H100 NVL training is timed over the bridges; its row said nothing, or "costed over PCIe" where the
+    offer states no interconnect (review)."""
+    from gpuscout.advise.api import advise
+    from gpuscout.advise.workload import Workload
+    from tests.advise.helpers import NOW, offer
+
+    row = offer("x", "H100-NVL", 2, 5.0, memory=94, instance="2xh100nvl")
+    w = Workload.from_dict(
+        {"kind": "finetune", "model": "llama-3.1-8b", "method": "lora", "dataset_tokens": 50_000_000}
+    )
+    rows = advise(w, [row], top=1, now=NOW).rows
+    assert rows
+    said = rows[0].warnings
+    assert any("pair's gradient exchange goes over its NVLink bridges" in x for x in said), said
+    assert not any("costed over PCIe" in x for x in said)

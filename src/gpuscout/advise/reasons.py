@@ -500,6 +500,13 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
                     "assumption; no calibration row measures it)"
                 )
             warnings.append(warning)
+    elif g == 2 and ev.accelerator is not None and sold_as_bridged_pair(ev.accelerator):
+        # training on an H100 NVL pair: its collectives cross the bridges (estimate.parallel.gpu_link)
+        warnings.append(
+            f"the {ev.accelerator.name} pair's gradient exchange goes over its NVLink bridges: the card is "
+            "sold as a bridged pair and the bridges are assumed installed (without them it goes over PCIe, "
+            "slower)"
+        )
     elif ev.fabric_assumed:
         warnings.append(
             f"interconnect not stated by the source: the {g} GPUs' gradient exchange is costed over PCIe"
