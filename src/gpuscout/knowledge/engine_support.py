@@ -639,9 +639,6 @@ class LaterRelease:
     since: str
     at_least: bool
 
-    def words(self, engine: str) -> str:
-        return later_release_words(engine, self.since, self.at_least)
-
 
 _MAX_RELEASE_STEPS = 8  # bounds followed one after another (hardware, then precision, ...)
 
