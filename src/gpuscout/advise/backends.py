@@ -327,8 +327,8 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         here); ""."""
         from gpuscout.estimate.engines import resolve_engine
         from gpuscout.estimate.precision import resolve_precision
-        from gpuscout.estimate.support import instead_of_release
         from gpuscout.estimate.support import release_refusal as refusal
+        from gpuscout.estimate.support import release_that_loads
         from gpuscout.knowledge.accelerators import all_accelerators
 
         eng, spec = resolve_engine(engine), resolve(model)
@@ -336,14 +336,8 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         if found is None:
             return ""
         fmt = resolve_precision(spec.native_precision or "bf16")
-        dense = not spec.is_moe
-        # a later release of this engine runs it on some GPU ("vllm 0.9 or later", "a later tgi release"),
-        # where instead_of_release names no other engine
-        ours = (f"{eng.name} ", f"a later {eng.name} ")
-        runs = any(
-            instead_of_release(found, eng, fmt, acc, dense_model=dense).startswith(ours)
-            for acc in all_accelerators()
-        )
+        # a later release of this engine runs the model's own format on some GPU
+        runs = any(release_that_loads(found, eng, fmt, acc) is not None for acc in all_accelerators())
         if not runs:  # TGI and gpt-oss: no release of it runs the model's MXFP4 on any GPU
             return f"{found.reason}; no {eng.name} release runs its {fmt.name} on any GPU the rules know"
         return f"{found.reason}; would run: {found.instead}"

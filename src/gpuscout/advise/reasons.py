@@ -477,9 +477,9 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         ):  # H100 NVL: the pair's all-reduces cross its NVLink bridges (estimate.parallel.gpu_link), whether
             # the offer says PCIe or nothing
             warnings.append(
-                f"TP2 over the {ev.accelerator.name} pair's NVLink bridges: the card is sold as a bridged "
-                "pair and the bridges are assumed installed (without them the all-reduces go over PCIe, "
-                "slower)"
+                _over_bridges(
+                    f"TP2 over the {ev.accelerator.name} pair's NVLink bridges", "the all-reduces go"
+                )
             )
         elif ev.tp > 1 and ev.fabric_assumed and ev.layer_split:
             split = f"PP{ev.tp} pipeline" if ev.parallel == "pipeline" else f"{ev.tp}-way layer split"
@@ -503,9 +503,9 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
     elif g == 2 and ev.accelerator is not None and sold_as_bridged_pair(ev.accelerator):
         # training on an H100 NVL pair: its collectives cross the bridges (estimate.parallel.gpu_link)
         warnings.append(
-            f"the {ev.accelerator.name} pair's gradient exchange goes over its NVLink bridges: the card is "
-            "sold as a bridged pair and the bridges are assumed installed (without them it goes over PCIe, "
-            "slower)"
+            _over_bridges(
+                f"the {ev.accelerator.name} pair's gradient exchange goes over its NVLink bridges", "it goes"
+            )
         )
     elif ev.fabric_assumed:
         warnings.append(
@@ -547,6 +547,15 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
 _NOT_STATED = re.compile(r"not stated in '([^']+)'")
 #: What a name leaves unstated that leaves the board, and so its fabric, assumed.
 _BOARD_UNSTATED = ("form factor", "variant")
+
+
+def _over_bridges(head: str, what_goes: str) -> str:
+    """A row's words where an H100 NVL pair's collectives are timed over its NVLink bridges
+    (``estimate.parallel.sold_as_bridged_pair``): ``head``, then the assumption and what it would cost."""
+    return (
+        f"{head}: the card is sold as a bridged pair and the bridges are assumed installed (without them "
+        f"{what_goes} over PCIe, slower)"
+    )
 
 
 def assumed_board_reason(ctx: RowContext) -> str | None:

@@ -187,21 +187,32 @@ def release_refusal(engine: EngineProfile, family: str) -> ReleaseRefusal | None
     )
 
 
+def release_that_loads(
+    refusal: ReleaseRefusal, engine: EngineProfile, fmt: WeightFormat, acc: Accelerator
+) -> str | None:
+    """How to name the release of ``engine`` that loads the model (``refusal``) and runs ``fmt`` on ``acc``,
+    judged at that release (vLLM 0.5.3 loads Llama 3.1 but runs nothing on a B200: "vllm 0.9 or later");
+    None where no release of it runs ``fmt`` there (TGI and MXFP4)."""
+    key, checkpoint = support_key(fmt), support_checkpoint(fmt)
+    if check_support(engine.name, key, acc, checkpoint, refusal.since).supported:
+        return refusal.instead
+    later = first_running_release(engine.name, key, acc, checkpoint, refusal.since)
+    if later is None:
+        return None
+    return later_release_words(engine.name, later.since, refusal.at_least or later.at_least)
+
+
 def instead_of_release(
     refusal: ReleaseRefusal, engine: EngineProfile, fmt: WeightFormat, acc: Accelerator, *, dense_model: bool
 ) -> str:
     """What would run on ``acc`` where ``engine``'s named release is too old for the model (``refusal``):
-    the release that loads the model, judged on this hardware and format too (vLLM 0.5.3 loads Llama 3.1
-    but runs nothing on a B200: 0.9 does), else other engines (TGI runs no MXFP4 at any release: a later
-    TGI would not run gpt-oss here either). "" where nothing the rules know runs it."""
-    key, checkpoint = support_key(fmt), support_checkpoint(fmt)
-    there = check_support(engine.name, key, acc, checkpoint, refusal.since)
-    if there.supported:
-        return refusal.instead
-    later = first_running_release(engine.name, key, acc, checkpoint, refusal.since)
+    the release that loads it and runs ``fmt`` here (:func:`release_that_loads`), else other engines (TGI
+    runs no MXFP4 at any release: a later TGI would not run gpt-oss here either). "" where nothing the
+    rules know runs it."""
+    later = release_that_loads(refusal, engine, fmt, acc)
     if later is not None:
-        return later_release_words(engine.name, later.since, refusal.at_least or later.at_least)
-    today = check_support(engine.name, key, acc, checkpoint)
+        return later
+    today = check_support(engine.name, support_key(fmt), acc, support_checkpoint(fmt))
     alts = alternatives(
         engine.name, today.precision, acc, checkpoint=today.checkpoint, dense_model=dense_model
     )
