@@ -120,7 +120,7 @@ class Backends:
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
     memory_needed: MemoryNeedFn | None = None  # the memory of a whole batch (None: only what runs is known)
     # why a named engine release cannot load the model's architecture (model, engine) -> "" where it can
-    release_refusal: Callable[[str, str], str] | None = None
+    release_refusal: Callable[[str, str, tuple[str, ...]], str] | None = None
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -284,6 +284,12 @@ def inference_session(inference: InferenceFn) -> InferenceFn:
     return session() if callable(session) else inference
 
 
+def _some(names: list[str], shown: int = 3) -> str:
+    """ "A, B, C" or "A, B, C and 4 more": a list of GPU names kept short."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+
+
 def _accelerator(name: str) -> Accelerator:
     from gpuscout.knowledge.accelerators import resolve_gpu
 
@@ -321,10 +327,11 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
 
         return need(resolve(model), *args, **kwargs)
 
-    def release_refusal(model: str, engine: str) -> str:
+    def release_refusal(model: str, engine: str, gpus: tuple[str, ...] = ()) -> str:
         """Why ``engine``'s named release cannot load ``model`` (it predates the architecture), and the later
-        release that would where some GPU runs the model's own format with it (no offer's GPU is at hand
-        here); ""."""
+        release that would where some GPU runs the model's own format with it, judged on ``gpus`` (the
+        offers' accelerators it was tried on: "vllm 0.5.3 or later, before 0.20" on V100s; each wording
+        with its GPUs where they differ); the hardware aside where none is given; "" where it loads it."""
         from gpuscout.estimate.engines import resolve_engine
         from gpuscout.estimate.precision import resolve_precision
         from gpuscout.estimate.support import release_refusal as refusal
@@ -340,7 +347,22 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         runs = any(release_that_loads(found, eng, fmt, acc) is not None for acc in all_accelerators())
         if not runs:  # TGI and gpt-oss: no release of it runs the model's MXFP4 on any GPU
             return f"{found.reason}; no {eng.name} release runs its {fmt.name} on any GPU the rules know"
-        return f"{found.reason}; would run: {found.instead}"
+        # on the offers' GPUs: one wording for all of them, else each wording with the GPUs it is for
+        by_words: dict[str | None, list[str]] = {}
+        for gpu in gpus:
+            by_words.setdefault(release_that_loads(found, eng, fmt, _accelerator(gpu)), []).append(gpu)
+        if not by_words:
+            return f"{found.reason}; would run: {found.instead}"
+        if len(by_words) == 1:
+            said = next(iter(by_words))
+            if said is None:
+                return f"{found.reason}; no {eng.name} release runs its {fmt.name} on these offers' GPUs"
+            return f"{found.reason}; would run: {said}"
+        # the wording of most GPUs first, then the others with (a few of) their GPUs
+        (most, _), *others = sorted(by_words.items(), key=lambda kv: -len(kv[1]))
+        head = most or f"no {eng.name} release"
+        parts = [f"{said or f'no {eng.name} release'} on {_some(names)}" for said, names in others]
+        return f"{found.reason}; would run: {head} (except: {'; '.join(parts)})"
 
     def max_context(name: str) -> int | None:
         spec = resolve(name)

@@ -469,6 +469,9 @@ class Ranker:
         # the rows left out, by kind (an offer's on-demand and spot rows are two): whether a constraint
         # left any row out, which ``binding_constraint`` relaxes
         self.reject_rows: Counter[str] = Counter()
+        # the accelerators of the offers the engine and precision could not run on (their support verdict):
+        # what a dead end's "would run" is judged on
+        self.unsupported_accelerators: set[str] = set()
         self._times: dict[ConfigKey, float] = {}
         self._marks: dict[ConfigKey, float] = {}  # lazy serve ranking: configuration -> its stand-in time
         self._marked: dict[float, ConfigEval] = {}
@@ -1000,6 +1003,8 @@ class Ranker:
             if ev.rejected is not None:
                 counts[ev.reject_kind or "fit"] += len(items)
                 row_counts[ev.reject_kind or "fit"] += len(items)
+                if ev.reject_kind == "unsupported":
+                    self.unsupported_accelerators.add(offers[items[0]].accelerator)
                 if out is not None:
                     out.extend((i, self.rejected(offers[i], ev.rejected, fits=ev.fits, ev=ev)) for i in items)
                 continue
@@ -1195,6 +1200,7 @@ class Ranker:
         self._validate(offers)
         self.reject_counts.clear()
         self.reject_rows.clear()
+        self.unsupported_accelerators.clear()
         rejected: list[Recommendation] | None = [] if include_rejected else None
         keep = None if top is None else 2 * top + 32
         scored = self.score_rows(offers, objective, rejected, keep=keep)
@@ -1216,6 +1222,7 @@ class Ranker:
             # region copies or front rows crowded the kept rows out: rank again without dropping any
             self.reject_counts.clear()
             self.reject_rows.clear()
+            self.unsupported_accelerators.clear()
             rows, front, passing, _, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select(
                 self._candidates(front, front=True),

@@ -24,6 +24,7 @@ from gpuscout.knowledge.engine_support import (
     check_support,
     first_running_release,
     later_release_words,
+    refused_again_at,
 )
 
 # Weight format -> precision key of the support rules.
@@ -191,15 +192,17 @@ def release_that_loads(
     refusal: ReleaseRefusal, engine: EngineProfile, fmt: WeightFormat, acc: Accelerator
 ) -> str | None:
     """How to name the release of ``engine`` that loads the model (``refusal``) and runs ``fmt`` on ``acc``,
-    judged at that release (vLLM 0.5.3 loads Llama 3.1 but runs nothing on a B200: "vllm 0.9 or later");
-    None where no release of it runs ``fmt`` there (TGI and MXFP4)."""
+    judged at that release (vLLM 0.5.3 loads Llama 3.1 but runs nothing on a B200: "vllm 0.9 or later"),
+    and where a later one stops running it there (a V100: "vllm 0.5.3 or later, before 0.20"); None where
+    no release of it runs ``fmt`` there (TGI and MXFP4)."""
     key, checkpoint = support_key(fmt), support_checkpoint(fmt)
     if check_support(engine.name, key, acc, checkpoint, refusal.since).supported:
-        return refusal.instead
+        until = refused_again_at(engine.name, key, acc, checkpoint, refusal.since)
+        return later_release_words(engine.name, refusal.since, refusal.at_least, until)
     later = first_running_release(engine.name, key, acc, checkpoint, refusal.since)
     if later is None:
         return None
-    return later_release_words(engine.name, later.since, refusal.at_least or later.at_least)
+    return later_release_words(engine.name, later.since, refusal.at_least or later.at_least, later.until)
 
 
 def instead_of_release(

@@ -527,6 +527,7 @@ class Alternative:
     checkpoint: str = ""  # the checkpoint format, when the alternative is another format's ("gptq")
     since: str = ""  # the same engine from this release on ("0.9"), where the release asked is too old
     at_least: bool = False  # ``since`` is only a lower bound: today's release runs it, which first is unknown
+    until: str = ""  # with ``since``: the release from which the same engine is refused again ("0.20")
 
     def message(self) -> str:
         tag = "" if self.tag == "sourced" else f" [{self.tag}]"
@@ -537,7 +538,11 @@ class Alternative:
         )
         if self.checkpoint:
             what = f"{checkpoint_label(self.checkpoint)} {what}"
-        engine = later_release_words(self.engine, self.since, self.at_least) if self.since else self.engine
+        engine = (
+            later_release_words(self.engine, self.since, self.at_least, self.until)
+            if self.since
+            else self.engine
+        )
         return f"{engine} with {what} ({self.mode}){tag}"
 
 
@@ -621,14 +626,40 @@ def alternatives(
     return tuple(found[:limit])
 
 
-def later_release_words(engine: str, since: str, at_least: bool) -> str:
+def later_release_words(engine: str, since: str, at_least: bool, until: str = "") -> str:
     """How a later release of ``engine`` is named where the one asked is too old: "vllm 0.9 or later", or
     where ``since`` is only a lower bound "a later vllm release (none before 0.7 runs it)" (never "0.7 or
-    later": whether 0.7 does is not known). The one wording of the support rules and the architecture
-    rules."""
+    later": whether 0.7 does is not known). ``until``: the release from which the rules refuse it again
+    (vLLM dropped Volta at 0.20: "vllm 0.5.3 or later, before 0.20"). The one wording of the support
+    rules and the architecture rules."""
     if at_least:
-        return f"a later {engine} release (none before {since} runs it)"
-    return f"{engine} {since} or later"
+        before = f" before {until}" if until else ""
+        return f"a later {engine} release{before} (none before {since} runs it)"
+    return f"{engine} {since} or later, before {until}" if until else f"{engine} {since} or later"
+
+
+def refused_again_at(engine: str, precision: str, acc: Accelerator, checkpoint: str, since: str) -> str:
+    """The first release after ``since`` from which the rules refuse ``engine`` ``precision`` on ``acc``
+    again ("0.20": vLLM's wheels dropped Volta there), as its bound is written; "" where every later
+    release the rules know runs it. Only the releases a rule's ">=" / ">" bound names are judged: between
+    two bounds nothing the rules say changes."""
+    start = release_number(since)
+    if start is None:
+        return ""
+    bounds = sorted(
+        {
+            b
+            for r in support_rules()
+            if r.engine == engine
+            for op, b in _bounds(r.versions)
+            if op in (">=", ">") and b > start
+        }
+    )
+    for b in bounds:
+        text = _release_text(b)
+        if not check_support(engine, precision, acc, checkpoint, text).supported:
+            return text
+    return ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -638,6 +669,7 @@ class LaterRelease:
 
     since: str
     at_least: bool
+    until: str = ""  # the release from which it is refused again (:func:`refused_again_at`), "" = none
 
 
 _MAX_RELEASE_STEPS = 8  # bounds followed one after another (hardware, then precision, ...)
@@ -661,7 +693,9 @@ def first_running_release(
         text = release if step == 0 else _release_text(at)
         v = check_support(engine, precision, acc, checkpoint, text)
         if v.supported:
-            return None if step == 0 else LaterRelease(text, lower)
+            if step == 0:
+                return None
+            return LaterRelease(text, lower, refused_again_at(engine, precision, acc, checkpoint, text))
         refusing = [
             r for r in (v.platform_rule, v.precision_rule) if r is not None and r.mode == "unsupported"
         ]
@@ -704,6 +738,7 @@ def _later_release(
         checkpoint,
         since=later.since,
         at_least=later.at_least,
+        until=later.until,
     )
 
 
