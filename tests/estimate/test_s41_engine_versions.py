@@ -149,19 +149,30 @@ def _framework_texts() -> set[str]:
     return texts
 
 
+_PRE_RELEASE = re.compile(r"(\d+\.\d+(?:\.\d+)*)([-.]?(?:rc|a|b|dev)\d*)(?![\w])")
+
+
 def test_no_framework_of_the_calibration_rows_gains_a_version_note() -> None:
-    resolved = 0
+    """None but a pre-release's (stop 58: "vLLM 0.6.3.dev116" is judged and timed as 0.6.3, and says so)."""
+    resolved = pre = 0
     for text in sorted(_framework_texts()):
         try:
             prof = resolve_engine(text)
         except GpuscoutError:  # training frameworks, diffusers...: not an inference engine
             continue
         resolved += 1
-        assert prof.version_note == "", text
+        found = _PRE_RELEASE.search(text.split("(")[0])
+        expected = (
+            f"{found.group(0)} is a pre-release of {prof.version}: judged and timed as {prof.version}"
+            if found
+            else ""
+        )
+        pre += bool(found)
+        assert prof.version_note == expected, text
         base = resolve_engine(prof.name)
-        assert profile_for(base, text).version_note == ""  # as the benchmark builds it
-        assert dataclasses.replace(prof, version_note="") == prof
-    assert resolved >= 60
+        assert profile_for(base, text).version_note == expected  # as the benchmark builds it
+        assert dataclasses.replace(prof, version_note=expected) == prof
+    assert resolved >= 60 and 0 < pre < resolved / 4
 
 
 @pytest.mark.parametrize(

@@ -1265,7 +1265,11 @@ for _p in _PROFILES:
     for _a in _p.aliases:
         _BY_KEY[_a] = _p
 
-_VERSION = re.compile(r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*(?![\w])")
+# a release number: major.minor[.patch...], with a pre-release ("rc1", "a1", "b2", ".dev116": group 4) or a
+# post-release ("post1") suffix
+_VERSION = re.compile(
+    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|a|b|dev)\d*)?(?:[-.]?post\d*)?(?![\w])"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -1444,6 +1448,10 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
         if variant.variant and re.search(variant.versions, text):
             prof = prof.at_era(variant)
     note = "" if era is not None else version_note(base, head)
+    if found is not None and found.group(4) and release:
+        # "0.9.0rc1": a candidate of 0.9.0, cut from its branch; what its rules and era say is taken to hold
+        pre = f"{found.group(0).lstrip('v')} is a pre-release of {release}: judged and timed as {release}"
+        note = f"{pre}; {note}" if note else pre
     return replace(prof, version_note=note) if note != prof.version_note else prof
 
 
