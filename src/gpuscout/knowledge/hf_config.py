@@ -261,6 +261,23 @@ def _rope_scaling(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return rope
 
 
+#: The family of an imported Llama config with Llama 3.1's rope scaling: the families an import can have
+#: beyond a ``model_type``, which the architecture rules may name.
+LLAMA3_ROPE_FAMILY = "llama (rope_type llama3)"
+IMPORTED_FAMILIES = (LLAMA3_ROPE_FAMILY,)
+
+
+def _family(cfg: Mapping[str, Any], model_type: str) -> str:
+    """The imported model's family, as the architecture rules name it: its ``model_type``, except a Llama
+    config with Llama 3.1's rope scaling ("llama (rope_type llama3)"), which releases before that scaling
+    refuse (``knowledge/data/architecture_support.csv``) whatever the model's name."""
+    rope = _rope_scaling(cfg)
+    kind = str(rope.get("rope_type") or rope.get("type") or "").lower() if rope is not None else ""
+    if model_type == "llama" and kind == "llama3":
+        return LLAMA3_ROPE_FAMILY
+    return model_type
+
+
 def _rope_factor(rope: Mapping[str, Any], kind: str) -> float:
     factor = rope.get("factor")
     if factor is None:
@@ -419,7 +436,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
     spec = ModelSpec(
         name=spec_name,
         hf_id=hf_id,
-        family=model_type,
+        family=_family(cfg, model_type),
         kind="llm",
         num_hidden_layers=layers,
         hidden_size=hidden,
