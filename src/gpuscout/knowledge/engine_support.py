@@ -641,8 +641,8 @@ def later_release_words(engine: str, since: str, at_least: bool, until: str = ""
 def refused_again_at(engine: str, precision: str, acc: Accelerator, checkpoint: str, since: str) -> str:
     """The first release after ``since`` from which the rules refuse ``engine`` ``precision`` on ``acc``
     again ("0.20": vLLM's wheels dropped Volta there), as its bound is written; "" where every later
-    release the rules know runs it. Only the releases a rule's ">=" / ">" bound names are judged: between
-    two bounds nothing the rules say changes."""
+    release the rules know runs it. Only the releases where a rule starts (">=") or stops ("<") holding
+    are judged: between two of them nothing the rules say changes."""
     start = release_number(since)
     if start is None:
         return ""
@@ -652,7 +652,7 @@ def refused_again_at(engine: str, precision: str, acc: Accelerator, checkpoint: 
             for r in support_rules()
             if r.engine == engine
             for op, b in _bounds(r.versions)
-            if op in (">=", ">") and b > start
+            if op in (">=", "<") and b > start
         }
     )
     for b in bounds:
