@@ -295,19 +295,32 @@ def test_a_closed_pipe_ends_the_lean_answer_quietly_with_exit_1(stores: dict[str
 
 
 def test_parse_offers_reads_only_what_typer_reads_the_same_way() -> None:
-    assert lean.parse_offers(["--gpu", "H100", "--gpu=A100", "--limit", "0", "--spot"]) == {
-        **lean.parse_offers([]),  # type: ignore[dict-item]
-        "gpu": ["H100", "A100"],
-        "limit": 0,
-        "spot": True,
-    }
+    assert lean.parse_offers(["--gpu", "H100", "--gpu=A100", "--limit", "0", "--spot"]) == (
+        offers_view.OffersOptions(gpu=["H100", "A100"], limit=0, spot=True)
+    )
+    assert lean.parse_offers([]) == offers_view.OffersOptions()
     for args in (["--limit", "007"], ["--limit", "-0"], ["--json=yes"], ["-x"], ["--gpu", "-H100"], ["x"]):
         assert lean.parse_offers(args) is None, args
     assert lean.run(["gpus"]) is None and lean.run([]) is None
 
 
+def test_the_options_defaults_are_the_typer_command_s() -> None:
+    """``OffersOptions`` is what both faces pass: its defaults must be the ones Typer gives."""
+    import dataclasses
+    import inspect
+
+    from gpuscout.cli.catalog_cmds import offers_cmd
+
+    typer_defaults = {}
+    for name, param in inspect.signature(offers_cmd).parameters.items():
+        default = param.default
+        typer_defaults[name] = getattr(default, "default", default)  # typer.Option(...) or a plain value
+    ours = {f.name: f.default for f in dataclasses.fields(offers_view.OffersOptions)}
+    assert ours == typer_defaults
+
+
 def test_ctrl_c_ends_the_lean_answer_as_the_typer_app_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    def interrupted(**_: object) -> None:
+    def interrupted(_: object) -> None:
         raise KeyboardInterrupt
 
     monkeypatch.setattr(offers_view, "find_offers", interrupted)
@@ -316,7 +329,7 @@ def test_ctrl_c_ends_the_lean_answer_as_the_typer_app_does(monkeypatch: pytest.M
 
 
 def test_a_postgresql_store_is_left_to_the_typer_app(monkeypatch: pytest.MonkeyPatch) -> None:
-    def never(**_: object) -> None:
+    def never(_: object) -> None:
         raise AssertionError("the lean path opened the store")
 
     monkeypatch.setattr(offers_view, "find_offers", never)

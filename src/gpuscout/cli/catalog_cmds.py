@@ -559,17 +559,17 @@ def offers_cmd(
     db: DbOption = None,
 ) -> None:
     """List current offers, filtered and sorted; every row shows its source and the age of its price."""
-    from gpuscout.cli.offers_view import find_offers, print_offers_table, why_no_offers
+    from gpuscout.cli.offers_view import OffersOptions, find_offers, print_offers_table, why_no_offers
 
     with user_errors():
-        options: dict[str, Any] = dict(
+        options = OffersOptions(
             gpu=gpu, min_vram=min_vram, gpus=gpus, provider=provider, region=region, spot=spot,
             on_demand=on_demand, available=available, interconnect=interconnect, max_price=max_price,
             sort=sort, limit=limit, fresh_only=fresh_only, json_out=json_out, csv_out=csv_out, db=db,
         )  # fmt: skip
-        offers, total = find_offers(**options)
+        offers, total = find_offers(options)
         # an empty table says why in one line; JSON and CSV stay the empty list they are
-        why_none = "" if total or json_out or csv_out else why_no_offers(**options)
+        why_none = "" if total or json_out or csv_out else why_no_offers(options)
     if json_out:
         print_records(offers, lambda o: {"age": _age(o)})
         return

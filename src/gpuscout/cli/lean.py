@@ -21,7 +21,11 @@ from __future__ import annotations
 import math
 import re
 import sys
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from gpuscout.cli.offers_view import OffersOptions
 
 _INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")  # what cli.coercion converts without Typer
 
@@ -60,15 +64,13 @@ _FLAGS = {
 }
 
 
-def parse_offers(args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments of :func:`~gpuscout.cli.offers_view.find_offers` that the Typer command
-    would receive for ``gpuscout offers ARGS``; ``None`` unless that is certain (see the module
-    docstring)."""
-    values: dict[str, Any] = {
-        "gpu": None, "min_vram": None, "gpus": None, "provider": None, "region": None, "spot": False,
-        "on_demand": False, "available": False, "interconnect": None, "max_price": None,
-        "sort": "price", "limit": 30, "fresh_only": False, "json_out": False, "csv_out": False, "db": None,
-    }  # fmt: skip
+def parse_offers(args: list[str]) -> OffersOptions | None:
+    """The option values (:class:`~gpuscout.cli.offers_view.OffersOptions`) that the Typer command would
+    receive for ``gpuscout offers ARGS``; ``None`` unless that is certain (see the module docstring)."""
+    from gpuscout.cli.offers_view import OffersOptions
+
+    values: dict[str, Any] = {}  # the options given; the others keep OffersOptions' defaults
+    defaults = OffersOptions()
     options = _value_options()
     i = 0
     while i < len(args):
@@ -92,7 +94,7 @@ def parse_offers(args: list[str]) -> dict[str, Any] | None:
             return None
         param, kind, low, high = spec
         if kind == "list":
-            values[param] = [*(values[param] or ()), text]
+            values[param] = [*(values.get(param) or getattr(defaults, param) or ()), text]
         elif kind == "str":
             values[param] = text
         elif kind == "int":
@@ -107,7 +109,7 @@ def parse_offers(args: list[str]) -> dict[str, Any] | None:
             if not math.isfinite(number) or not low <= number <= high:
                 return None
             values[param] = number
-    return values
+    return OffersOptions(**values)
 
 
 def run(args: list[str]) -> int | None:
@@ -115,8 +117,8 @@ def run(args: list[str]) -> int | None:
     and return its exit code; ``None``, with nothing printed, for the Typer app to answer."""
     if not args or args[0] != "offers":
         return None
-    values = parse_offers(args[1:])
-    if values is None:
+    parsed = parse_offers(args[1:])
+    if parsed is None:
         return None
     from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.reader import sqlite_path
@@ -124,14 +126,14 @@ def run(args: list[str]) -> int | None:
     from gpuscout.errors import GpuscoutError
 
     try:
-        values["db"] = values["db"] or default_db_url()
-        if sqlite_path(values["db"]) is None:
+        values = replace(parsed, db=parsed.db or default_db_url())
+        if sqlite_path(values.db or "") is None:
             return None  # PostgreSQL (SQLAlchemy's): Typer's start-up is small beside it, and its
             # errors (an unreachable server) are met once, not twice
-        offers, total = find_offers(**values)
+        offers, total = find_offers(values)
         # an empty table says why in one line, as the Typer command's does
-        empty = not total and not (values["json_out"] or values["csv_out"])
-        why_none = why_no_offers(**values) if empty else ""
+        empty = not total and not (values.json_out or values.csv_out)
+        why_none = why_no_offers(values) if empty else ""
     except (GpuscoutError, OSError):
         return None  # Typer's path says what is wrong, in its words
     except KeyboardInterrupt:
@@ -141,17 +143,17 @@ def run(args: list[str]) -> int | None:
             return None
         raise
     try:
-        if values["json_out"]:
+        if values.json_out:
             from gpuscout.cli.offers_view import age_text
             from gpuscout.cli.plain_output import print_records
 
             print_records(offers, lambda o: {"age": age_text(o)})
-        elif values["csv_out"]:
+        elif values.csv_out:
             from gpuscout.cli.offers_view import print_offers_csv
 
             print_offers_csv(offers)
         else:
-            print_offers_table(offers, total, values["sort"], spot=values["spot"], why_none=why_none)
+            print_offers_table(offers, total, values.sort, spot=values.spot, why_none=why_none)
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130

@@ -20,7 +20,7 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from gpuscout.catalog.query import INTERCONNECTS, check_regions, offer_regions, region_known, region_terms
 from gpuscout.cli.markup import plain, printable
@@ -378,48 +378,51 @@ def age_text(offer: object) -> str:
     return format_age((datetime.now(UTC) - observed).total_seconds())
 
 
-def find_offers(
-    *,
-    gpu: Sequence[str] | None,
-    min_vram: float | None,
-    gpus: int | None,
-    provider: Sequence[str] | None,
-    region: Sequence[str] | None,
-    spot: bool,
-    on_demand: bool,
-    available: bool,
-    interconnect: str | None,
-    max_price: float | None,
-    sort: str,
-    limit: int,
-    fresh_only: bool,
-    json_out: bool,
-    csv_out: bool,
-    db: str | None,
-) -> tuple[list[Offer], int]:
+@dataclass(frozen=True, slots=True)
+class OffersOptions:
+    """The option values of ``gpuscout offers``, as its Typer command receives them (its defaults are the
+    command's): what :func:`find_offers` and :func:`why_no_offers` read, and what the lean dispatch
+    (:mod:`gpuscout.cli.lean`) builds from the arguments."""
+
+    gpu: Sequence[str] | None = None
+    min_vram: float | None = None
+    gpus: int | None = None
+    provider: Sequence[str] | None = None
+    region: Sequence[str] | None = None
+    spot: bool = False
+    on_demand: bool = False
+    available: bool = False
+    interconnect: str | None = None
+    max_price: float | None = None
+    sort: str = "price"
+    limit: int = 30
+    fresh_only: bool = False
+    json_out: bool = False
+    csv_out: bool = False
+    db: str | None = None
+
+
+def find_offers(options: OffersOptions) -> tuple[list[Offer], int]:
     """The offers ``gpuscout offers`` lists for these option values, and how many match in all.
     A bad value is an :class:`~gpuscout.errors.InvalidInputError` naming the option."""
     from gpuscout.catalog.api import expand_gpus
     from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.reader import open_reader
 
-    if spot and on_demand:
+    o = options
+    if o.spot and o.on_demand:
         raise InvalidInputError("--spot/--on-demand", "give one of them, not both")
-    if json_out and csv_out:
+    if o.json_out and o.csv_out:
         raise InvalidInputError("--json/--csv", "give one of them, not both")
-    if limit < 0:
-        raise InvalidInputError("--limit", f"must be >= 0, got {limit}", "0 (all) or a positive count")
-    if interconnect is not None and interconnect.lower() not in INTERCONNECTS:
+    if o.limit < 0:
+        raise InvalidInputError("--limit", f"must be >= 0, got {o.limit}", "0 (all) or a positive count")
+    if o.interconnect is not None and o.interconnect.lower() not in INTERCONNECTS:
         accepted = ", ".join(INTERCONNECTS)
-        raise InvalidInputError("--interconnect", f"unknown value {interconnect!r}", accepted)
-    gpu_names = expand_gpus(gpu or ())
-    reader = open_reader(db or default_db_url())
+        raise InvalidInputError("--interconnect", f"unknown value {o.interconnect!r}", accepted)
+    gpu_names = expand_gpus(o.gpu or ())
+    reader = open_reader(o.db or default_db_url())
     try:
-        query = _offer_query(
-            reader, gpu_names, min_vram=min_vram, gpus=gpus, provider=provider, region=region, spot=spot,
-            on_demand=on_demand, available=available, interconnect=interconnect, max_price=max_price,
-            sort=sort, limit=limit, fresh_only=fresh_only,
-        )  # fmt: skip
+        query = _offer_query(reader, gpu_names, o)
         offers, total = reader.offer_page(query)
         if not total and query.regions:
             # a term no offer's region holds: the closest regions with offers (catalog.query)
@@ -452,16 +455,9 @@ FILTER_OPTIONS = {
 REFRESH_HINT = "`gpuscout refresh` fetches the providers' current offers"
 
 
-#: The options of ``gpuscout offers`` that make its query (:func:`_offer_query`), besides its GPUs
-_QUERY_OPTIONS = (
-    "min_vram", "gpus", "provider", "region", "spot", "on_demand", "available", "interconnect",
-    "max_price", "sort", "limit", "fresh_only",
-)  # fmt: skip
-
-
-def why_no_offers(**options: Any) -> str:
-    """Why ``gpuscout offers`` with these option values (the keyword arguments :func:`find_offers` took,
-    and found no offer for: already checked there) lists nothing, in one line
+def why_no_offers(options: OffersOptions) -> str:
+    """Why ``gpuscout offers`` with these option values (the ones :func:`find_offers` took, and found no
+    offer for: already checked there) lists nothing, in one line
     (:func:`gpuscout.catalog.no_offers.why_no_offers`): no offer of the GPUs asked for in the whole
     catalog, or the options that, dropped alone, give offers back."""
     from gpuscout.catalog.api import expand_gpus
@@ -469,64 +465,48 @@ def why_no_offers(**options: Any) -> str:
     from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.reader import open_reader
 
-    reader = open_reader(options["db"] or default_db_url())
+    reader = open_reader(options.db or default_db_url())
     try:
-        gpu_names = expand_gpus(options["gpu"] or ())
-        query = _offer_query(reader, gpu_names, **{k: options[k] for k in _QUERY_OPTIONS})
-        names = {**FILTER_OPTIONS, "spot": "--spot" if options["spot"] else "--on-demand"}
+        query = _offer_query(reader, expand_gpus(options.gpu or ()), options)
+        names = {**FILTER_OPTIONS, "spot": "--spot" if options.spot else "--on-demand"}
         return why(query, reader.count_offers, names, REFRESH_HINT)
     finally:
         reader.close()
 
 
-def _offer_query(
-    reader: OfferReader,
-    gpu_names: tuple[str, ...],
-    *,
-    min_vram: float | None,
-    gpus: int | None,
-    provider: Sequence[str] | None,
-    region: Sequence[str] | None,
-    spot: bool,
-    on_demand: bool,
-    available: bool,
-    interconnect: str | None,
-    max_price: float | None,
-    sort: str,
-    limit: int,
-    fresh_only: bool,
-) -> OfferQuery:
-    """The query of ``gpuscout offers``'s options (its GPUs as canonical names); a provider no current
-    offer is from is an error naming ``--provider``."""
+def _offer_query(reader: OfferReader, gpu_names: tuple[str, ...], options: OffersOptions) -> OfferQuery:
+    """The query of ``gpuscout offers``'s options, its GPUs as canonical names (``gpu_names``); a provider
+    no current offer is from is an error naming ``--provider``."""
     from gpuscout.catalog.query import OfferQuery
 
+    o = options
     providers: tuple[str, ...] = ()
-    if provider:  # "vast" -> vastai; one no current offer is from is an error, as on the web page
+    if o.provider:  # "vast" -> vastai; one no current offer is from is an error, as on the web page
         from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
         from gpuscout.catalog.query import shut_down
 
         try:
             providers = provider_ids(
-                provider,
+                o.provider,
                 lambda p: reader.count_offers(OfferQuery(providers=(p,))) > 0,
-                lambda: {o.provider for o in reader.current_offers()},
+                lambda: {offer.provider for offer in reader.current_offers()},
                 field="--provider",
             )
         except NoOffersFrom as exc:  # one that shut down: say so, not "no current offer"
             raise shut_down(exc) from None
     return OfferQuery(
         gpus=gpu_names,
-        min_vram_gb=min_vram,
-        gpu_count=gpus,
+        min_vram_gb=o.min_vram,
+        gpu_count=o.gpus,
         providers=providers,
-        regions=region_terms(region or (), region_known(reader.count_offers)),
-        spot=True if spot else False if on_demand else None,
-        available_only=available,
-        interconnect=interconnect.lower() if interconnect else None,
-        max_price_usd_per_hour=max_price,
-        sort=sort,
-        limit=limit or None,
-        exclude_stale=fresh_only,
+        regions=region_terms(o.region or (), region_known(reader.count_offers)),
+        spot=True if o.spot else False if o.on_demand else None,
+        available_only=o.available,
+        interconnect=o.interconnect.lower() if o.interconnect else None,
+        max_price_usd_per_hour=o.max_price,
+        sort=o.sort,
+        limit=o.limit or None,
+        exclude_stale=o.fresh_only,
     )
 
 
