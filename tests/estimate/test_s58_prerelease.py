@@ -36,3 +36,22 @@ def test_the_estimate_warns_and_judges_the_release() -> None:
     assert e.supported
     assert any("pre-release of 0.10.1" in w for w in e.warnings)
     assert not estimate("gpt-oss-20b", "H100-SXM", engine="vllm 0.10.0").supported
+
+
+@pytest.mark.parametrize(
+    ("name", "release"),
+    [
+        ("vllm 0.6.3-a100", "0.6.3"),
+        ("sglang 0.4.3-b200", "0.4.3"),
+        ("tensorrt-llm 0.17.0-a100 build", "0.17.0"),
+    ],
+)
+def test_a_gpu_name_after_a_hyphen_is_no_pre_release(name: str, release: str) -> None:
+    """ "0.6.3-a100" is a release and a GPU (review, stop 58: it was read as a pre-release)."""
+    p = resolve_engine(name)
+    assert (p.version, p.version_note) == (release, "")
+
+
+def test_a_pre_release_newer_than_the_profile_says_once_how_it_is_timed() -> None:
+    note = resolve_engine("vllm 0.99.0rc1").version_note
+    assert "timed as 0.33" in note and "pre-release" not in note

@@ -77,3 +77,30 @@ def test_the_advisor_judges_the_release_on_the_offers_gpus() -> None:
     assert (
         "would run: vllm 0.5.3 or later (except: vllm 0.5.3 or later, before 0.20 on V100-SXM2-32GB)" in mixed
     )
+
+
+def test_the_dead_end_judges_the_precision_asked() -> None:
+    """FP8 with vLLM 0.4.0 on a V100: no vLLM release runs FP8 there (it said "vllm 0.5.3 or later, before
+    0.20", judged on the model's bf16; review, stop 58)."""
+    from gpuscout.advise.api import advise
+    from gpuscout.advise.workload import Workload
+    from gpuscout.catalog.api import current_offers
+
+    offers = [o for o in current_offers() if o.accelerator == "V100-SXM2-32GB"]
+    w = Workload.from_dict(
+        {
+            "kind": "serve",
+            "model": "llama-3.1-8b",
+            "concurrency": 4,
+            "engine": "vllm 0.4.0",
+            "precision": "fp8",
+        }
+    )
+    binding = advise(w, offers, top=3).binding or ""
+    assert "no vllm release runs fp8 on these offers' GPUs" in binding
+    assert "would run: vllm" not in binding
+
+
+def test_a_release_that_runs_it_comes_before_the_gpus_none_runs_it_on() -> None:
+    mixed = _dead_end({"H100-SXM", "P100-PCIe-16GB"})
+    assert "would run: vllm 0.5.3 or later (except: no vllm release runs its bf16 on P100-PCIe-16GB)" in mixed

@@ -654,13 +654,14 @@ def engine_cost_note(
 
 def _release_words(ranker: Ranker) -> str:
     """Why the engine release the user named cannot load the model's architecture (it predates it: vLLM
-    0.5.0 and gpt-oss), and the release that would on the GPUs it was tried on; "" where it can, none is
-    named or the backends do not say."""
+    0.5.0 and gpt-oss), and the release that would on the GPUs it was tried on at the precision asked;
+    "" where it can, none is named or the backends do not say."""
     w, refusal = ranker.w, ranker.be.release_refusal
     engine = getattr(w, "engine", None)
     if refusal is None or not engine:
         return ""
-    return refusal(w.model, engine, tuple(sorted(ranker.unsupported_accelerators)))
+    gpus = tuple(sorted(ranker.unsupported_accelerators))
+    return refusal(w.model, engine, gpus, getattr(w, "precision", None) or "")
 
 
 def _platform_words(ranker: Ranker) -> str:

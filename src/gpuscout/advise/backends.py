@@ -119,8 +119,9 @@ class Backends:
     platform_refusal: PlatformRefusalFn | None = None
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
     memory_needed: MemoryNeedFn | None = None  # the memory of a whole batch (None: only what runs is known)
-    # why a named engine release cannot load the model's architecture (model, engine) -> "" where it can
-    release_refusal: Callable[[str, str, tuple[str, ...]], str] | None = None
+    # why a named engine release cannot load the model's architecture, and the release that would on the
+    # GPUs given at the precision asked (model, engine, GPUs, precision) -> "" where it can
+    release_refusal: Callable[[str, str, tuple[str, ...], str], str] | None = None
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -285,9 +286,11 @@ def inference_session(inference: InferenceFn) -> InferenceFn:
 
 
 def _some(names: list[str], shown: int = 3) -> str:
-    """ "A, B, C" or "A, B, C and 4 more": a list of GPU names kept short."""
+    """ "A", "A and B", "A, B and C" or "A, B, C and 4 more": a list of GPU names kept short."""
     more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more" if more > 0 else "")
+    if more > 0:
+        return f"{', '.join(names[:shown])} and {more} more"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _accelerator(name: str) -> Accelerator:
@@ -327,11 +330,12 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
 
         return need(resolve(model), *args, **kwargs)
 
-    def release_refusal(model: str, engine: str, gpus: tuple[str, ...] = ()) -> str:
+    def release_refusal(model: str, engine: str, gpus: tuple[str, ...] = (), precision: str = "") -> str:
         """Why ``engine``'s named release cannot load ``model`` (it predates the architecture), and the later
-        release that would where some GPU runs the model's own format with it, judged on ``gpus`` (the
-        offers' accelerators it was tried on: "vllm 0.5.3 or later, before 0.20" on V100s; each wording
-        with its GPUs where they differ); the hardware aside where none is given; "" where it loads it."""
+        release that would where some GPU runs the ``precision`` asked (else the model's own format) with
+        it, judged on ``gpus`` (the offers' accelerators it was tried on: "vllm 0.5.3 or later, before
+        0.20" on V100s; each wording with its GPUs where they differ); the hardware aside where none is
+        given; "" where it loads it."""
         from gpuscout.estimate.engines import resolve_engine
         from gpuscout.estimate.precision import resolve_precision
         from gpuscout.estimate.support import release_refusal as refusal
@@ -342,26 +346,27 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         found = refusal(eng, spec.family)
         if found is None:
             return ""
-        fmt = resolve_precision(spec.native_precision or "bf16")
-        # a later release of this engine runs the model's own format on some GPU
+        fmt = resolve_precision(precision.strip() or spec.native_precision or "bf16")
+        what = fmt.name if precision.strip() else f"its {fmt.name}"
+        # a later release of this engine runs the format on some GPU
         runs = any(release_that_loads(found, eng, fmt, acc) is not None for acc in all_accelerators())
         if not runs:  # TGI and gpt-oss: no release of it runs the model's MXFP4 on any GPU
-            return f"{found.reason}; no {eng.name} release runs its {fmt.name} on any GPU the rules know"
+            return f"{found.reason}; no {eng.name} release runs {what} on any GPU the rules know"
         # on the offers' GPUs: one wording for all of them, else each wording with the GPUs it is for
         by_words: dict[str | None, list[str]] = {}
         for gpu in gpus:
             by_words.setdefault(release_that_loads(found, eng, fmt, _accelerator(gpu)), []).append(gpu)
         if not by_words:
             return f"{found.reason}; would run: {found.instead}"
+        none = f"no {eng.name} release runs {what}"
         if len(by_words) == 1:
             said = next(iter(by_words))
-            if said is None:
-                return f"{found.reason}; no {eng.name} release runs its {fmt.name} on these offers' GPUs"
-            return f"{found.reason}; would run: {said}"
-        # the wording of most GPUs first, then the others with (a few of) their GPUs
-        (most, _), *others = sorted(by_words.items(), key=lambda kv: -len(kv[1]))
-        head = most or f"no {eng.name} release"
-        parts = [f"{said or f'no {eng.name} release'} on {_some(names)}" for said, names in others]
+            return f"{found.reason}; " + (
+                f"{none} on these offers' GPUs" if said is None else f"would run: {said}"
+            )
+        # a release that runs it first (that of most GPUs), then the others with (a few of) their GPUs
+        (head, _), *others = sorted(by_words.items(), key=lambda kv: (kv[0] is None, -len(kv[1])))
+        parts = [f"{said or none} on {_some(names)}" for said, names in others]
         return f"{found.reason}; would run: {head} (except: {'; '.join(parts)})"
 
     def max_context(name: str) -> int | None:

@@ -1265,10 +1265,11 @@ for _p in _PROFILES:
     for _a in _p.aliases:
         _BY_KEY[_a] = _p
 
-# a release number: major.minor[.patch...], with a pre-release ("rc1", "a1", "b2", ".dev116": group 4) or a
-# post-release ("post1") suffix
+# a release number: major.minor[.patch...], with a pre-release ("rc1", "-rc1", ".dev116", or PEP 440's
+# glued "a1" / "b2": group 4) or a post-release ("post1") suffix; a word after a hyphen that only starts
+# like one ("0.6.3-a100", a GPU) is none
 _VERSION = re.compile(
-    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|a|b|dev)\d*)?(?:[-.]?post\d*)?(?![\w])"
+    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|dev)\d*|[ab]\d{1,2})?(?:[-.]?post\d*)?(?![\w])"
 )
 
 
@@ -1431,7 +1432,8 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     """``base`` as the engine ``name`` describes it: the era of its version ("vLLM 0.6.3" -> V0) and any
     variant its text names ("--enforce-eager", "fused layers"), applied in that order; with the
     ``version_note`` of :func:`version_note` (a release newer than the profile's, a version that does not
-    read as one)."""
+    read as one), else a pre-release's ("0.9.0rc1 is a pre-release of 0.9.0: judged and timed as
+    0.9.0")."""
     text = name.strip().lower()
     head = split_flags(text)[0]  # a flag's value ("--gpu-memory-utilization 0.5") is not a version
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
@@ -1448,10 +1450,10 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
         if variant.variant and re.search(variant.versions, text):
             prof = prof.at_era(variant)
     note = "" if era is not None else version_note(base, head)
-    if found is not None and found.group(4) and release:
+    if found is not None and found.group(4) and release and not note:
         # "0.9.0rc1": a candidate of 0.9.0, cut from its branch; what its rules and era say is taken to hold
-        pre = f"{found.group(0).lstrip('v')} is a pre-release of {release}: judged and timed as {release}"
-        note = f"{pre}; {note}" if note else pre
+        # (a release newer than the profile's says how it is timed instead: ``version_note``)
+        note = f"{found.group(0).lstrip('v')} is a pre-release of {release}: judged and timed as {release}"
     return replace(prof, version_note=note) if note != prof.version_note else prof
 
 

@@ -5,7 +5,8 @@ accelerator; they hold for the engine's releases whatever the model. A model's a
 release of its own: vLLM 0.6.3 (Oct 2024) cannot load DeepSeek-V3 (Dec 2024; first run by 0.6.6), nor
 transformers 4.50 Qwen3 (``KeyError: 'qwen3'`` before 4.51.0). The rules (``data/architecture_support.csv``)
 give, per engine and model family (``ModelSpec.family``: the model table's, or an imported config's
-``model_type``), that first release, its words and its source: an engine's release notes, the model's
+``model_type``, "llama (rope_type llama3)" for a Llama config with Llama 3.1's rope scaling), that first
+release, its words and its source: an engine's release notes, the model's
 README or card. They are tagged ``inferred``: each is what those pages say as recalled when the table
 was written (stop 56, with no network to re-read them), cross-checked only against the calibration runs
 (every measured run with a named release passes its rule) and a second reader's memory; the cited URLs

@@ -682,7 +682,8 @@ def first_running_release(
     first release that does, following each refusing row's bound ("<0.9") and judging again there (vLLM
     0.3 with FP8 on a T4: refused before 0.4 by the FP8 row, then before 0.14 by Turing's: 0.14). None
     where the release asked runs it, none is asked (today's), a refusing row holds for every later release
-    (vLLM with NF4, on a B200 or anywhere), or no release the rules know runs it."""
+    (vLLM with NF4, on a B200 or anywhere), or no release the rules know runs it. ``until`` of the answer
+    is where a later rule refuses it again (:func:`refused_again_at`)."""
     if not release:
         return None
     at: tuple[int, ...] | None = release_number(release)
