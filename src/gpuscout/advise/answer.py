@@ -700,6 +700,55 @@ def _memory_levers(w: object) -> str:
     return f"{', '.join(levers[:-1])} or {levers[-1]} would need less per GPU"
 
 
+def _budget_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
+    """What the budget would need ("the cheapest that meets everything else is X at $Y; --budget N would
+    show it"), ranked by ``ranker`` with its budget lifted; "" where that shows no row either."""
+    free = _relaxed(ranker, offers, {"budget_usd": None})
+    if not free.rows:
+        return ""
+    best = min(free.rows, key=lambda r: r.total_usd or math.inf)
+    cost = usd(best.total_usd, _per(ranker.w))
+    return (
+        f"the cheapest that meets everything else is {_label(best)} at {cost}; "
+        f"--budget {math.ceil(best.total_usd or 0):.0f} would show it"
+    )
+
+
+def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
+    """What the deadline would need (how soon the fastest finishes, and the deadline that shows it), ranked
+    by ``ranker`` with its deadline lifted; "" where that shows no row either."""
+    w = ranker.w
+    lifted = _relaxed_ranker(ranker, {"deadline_hours": None})
+    training = isinstance(w, FinetuneWorkload | PretrainWorkload)
+    if training:
+        # lifted, each offer would train on its cheapest node count; under the deadline, which no node
+        # count meets, the evaluator gave each its fastest run: rank those by time
+        lifted.evaluator = ranker.evaluator
+        free = lifted.advise(offers, "time", top=1, diagnose=False)
+    else:
+        free = lifted.advise(offers, "cost", top=5, diagnose=False)
+    batch = _batch_deadline_fix(ranker, offers, lifted, free.rows) if isinstance(w, BatchWorkload) else None
+    if batch is not None:
+        return batch
+    if not free.rows:
+        return ""
+    fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
+    t = fastest.time_to_result_s or 0.0
+    which = "the fastest" if training else "the fastest among the cheapest"
+    from gpuscout.advise.training_configs import UNTRIED_NODES  # the step floor's words
+
+    nodes = (
+        " (more nodes would train in too few optimizer steps for the token budget)"
+        if UNTRIED_NODES in fastest.config.training
+        else " (more nodes need an offer with an inter-node fabric)"
+        if training
+        else ""
+    )
+    return (
+        f"{which} finishes in {duration(t)} on {_label(fastest)}; {_deadline_hint(ranker, offers, t)}{nodes}"
+    )
+
+
 def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """Why no offer passes: the constraint that binds and the change that would make something fit."""
     w = ranker.w
@@ -721,47 +770,33 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 ranker, offers, free.rows
             )
     if w.budget_usd is not None and counts["budget"]:
-        free = _relaxed(ranker, offers, {"budget_usd": None})
-        if free.rows:
-            best = min(free.rows, key=lambda r: r.total_usd or math.inf)
-            return (
-                f"the budget binds ({head}): the cheapest that meets everything else is "
-                f"{_label(best)} at {usd(best.total_usd, _per(w))}; "
-                f"--budget {math.ceil(best.total_usd or 0):.0f} would show it"
-            )
+        budget_fix = _budget_fix(ranker, offers)
+        if budget_fix:
+            return f"the budget binds ({head}): {budget_fix}"
     deadline = getattr(w, "deadline_hours", None)
     # a batch's offers that would need more instances than proposed are out for the deadline too
     if deadline is not None and (counts["deadline"] or counts["instances"]):
-        lifted = _relaxed_ranker(ranker, {"deadline_hours": None})
-        training = isinstance(w, FinetuneWorkload | PretrainWorkload)
-        if training:
-            # lifted, each offer would train on its cheapest node count; under the deadline, which no node
-            # count meets, the evaluator gave each its fastest run: rank those by time
-            lifted.evaluator = ranker.evaluator
-            free = lifted.advise(offers, "time", top=1, diagnose=False)
-        else:
-            free = lifted.advise(offers, "cost", top=5, diagnose=False)
-        batch = (
-            _batch_deadline_fix(ranker, offers, lifted, free.rows) if isinstance(w, BatchWorkload) else None
-        )
-        if batch is not None:
-            return f"the deadline binds ({head}): {batch}"
-        if free.rows:
-            fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
-            t = fastest.time_to_result_s or 0.0
-            which = "the fastest" if training else "the fastest among the cheapest"
-            from gpuscout.advise.training_configs import UNTRIED_NODES  # the step floor's words
-
-            nodes = (
-                " (more nodes would train in too few optimizer steps for the token budget)"
-                if UNTRIED_NODES in fastest.config.training
-                else " (more nodes need an offer with an inter-node fabric)"
-                if training
-                else ""
-            )
+        deadline_fix = _deadline_fix(ranker, offers)
+        if deadline_fix:
+            return f"the deadline binds ({head}): {deadline_fix}"
+    if (
+        deadline is not None
+        and w.budget_usd is not None
+        and (counts["deadline"] or counts["instances"] or counts["budget"])
+    ):
+        # neither alone: with the deadline lifted the budget still leaves no row, and the other way round
+        # (where neither is lifted the rows are cut for the deadline first, so no budget count shows)
+        no_budget = _relaxed_ranker(ranker, {"budget_usd": None})
+        no_deadline = _relaxed_ranker(ranker, {"deadline_hours": None})
+        by_time, by_cost = _deadline_fix(no_budget, offers), _budget_fix(no_deadline, offers)
+        if by_time or by_cost:
+            said = [
+                f"with the budget lifted, {by_time}" if by_time else "",
+                f"with the deadline lifted, {by_cost}" if by_cost else "",
+            ]
             return (
-                f"the deadline binds ({head}): {which} finishes in {duration(t)} on "
-                f"{_label(fastest)}; {_deadline_hint(ranker, offers, t)}{nodes}"
+                f"the deadline and the budget bind together ({head}): no offer finishes within "
+                f"{duration(deadline * 3600.0)} for ${w.budget_usd:,.0f}; " + "; ".join(filter(None, said))
             )
     if not w.spot_ok and counts["spot-only"]:
         free = _relaxed(ranker, offers, {"spot_allowed": True})
