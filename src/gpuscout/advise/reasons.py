@@ -327,7 +327,7 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     if w.requests_per_s is not None
                     else f"{s.batch_per_replica} {plural(s.batch_per_replica, 'user')}/replica"
                 )
-                + f" ({s.bound_words})"
+                + (f" ({s.bound_words})" if s.bound_words else "")
             )
             if s.capacity_users is not None and s.capacity_tokens_per_s is not None:
                 limit = _CAPACITY_LIMIT[s.capacity_limit or "KV cache"]

@@ -120,11 +120,12 @@ class EstimateSummary:
         """What sets the speed, in words: the decode step's bound ("memory-bound"), or the prompts where
         they take most of each output token's time ("prefill-bound: prompts take 77% of each token's time;
         decode memory-bound"): a 32k-prompt row's speed is compute spent on prompts, not its decode reads."""
-        decode = f"{self.bound or '?'}-bound"
+        decode = f"{self.bound}-bound" if self.bound else ""  # "" where no step is timed (training rows)
         share = self.prefill_share
         if share is None or share < 0.5:
             return decode
-        return f"prefill-bound: prompts take {share:.0%} of each token's time; decode {decode}"
+        prompts = f"prefill-bound: prompts take {share:.0%} of each token's time"
+        return f"{prompts}; decode {decode}" if decode else prompts
 
     # whether the estimator's speed constants for this work were fitted on runs of this hardware (False:
     # efficiencies fitted on other parts applied to this one's datasheet peak, as training on an AMD
