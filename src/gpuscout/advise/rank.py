@@ -145,14 +145,22 @@ def region_filter(regions: tuple[str, ...]) -> RegionFilter:
     return RegionFilter(regions)
 
 
+# why an offer is out because the workload names other providers, regions or GPUs: not a finding about the
+# offer, so the CLI's table of rows left out counts these rows instead of listing each
+NOT_ASKED_PROVIDER = "provider not in the allowed list"
+NOT_ASKED_REGION = "region not in the allowed list"
+NOT_ASKED_GPU = "GPU not in the asked list"
+NOT_ASKED = (NOT_ASKED_GPU, NOT_ASKED_PROVIDER, NOT_ASKED_REGION)
+
+
 def prefilter_reason(w: AnyWorkload, offer: Offer, include_stale: bool = False) -> str | None:
     """Why an offer is out before any estimate (constraints, availability, staleness), or ``None``."""
     if w.providers and offer.provider.lower() not in {p.lower() for p in w.providers}:
-        return "provider not in the allowed list"
+        return NOT_ASKED_PROVIDER
     if w.regions and not region_filter(tuple(w.regions)).offer(offer.region, offer.regions):
-        return "region not in the allowed list"
+        return NOT_ASKED_REGION
     if w.accelerators and offer.accelerator not in w.accelerators:
-        return "GPU not in the asked list"
+        return NOT_ASKED_GPU
     if offer.availability == Availability.UNAVAILABLE:
         return "unavailable"
     if offer.fractional:

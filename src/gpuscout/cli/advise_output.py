@@ -395,10 +395,25 @@ def _span(start: int, end: int) -> str:
 
 def rejected_table(recs: list[Any]) -> None:
     """The rows left out, and why: an offer priced on demand and on spot is two rows (each its own
-    reason), so there may be more rows than offers (the answer's head counts offers, each once)."""
+    reason), so there may be more rows than offers (the answer's head counts offers, each once). Rows
+    out only because the workload names other GPUs, providers or regions are counted under the table,
+    not listed (``--gpu MI300X`` left out 748 rows, each "GPU not in the asked list"; ``--json`` lists
+    them)."""
     if not recs:
         return
+    from collections import Counter
+
+    from gpuscout.advise.rank import NOT_ASKED
+
     out = wide_console()
+    not_asked = Counter(r.rejected for r in recs if r.rejected in NOT_ASKED)
+    recs = [r for r in recs if r.rejected not in NOT_ASKED]
+    tail = "; ".join(f"{why}: {n:,}" for why, n in not_asked.most_common()) + "; --json lists them"
+    others = "GPUs, providers or regions other than those asked"
+    if not recs:
+        n = sum(not_asked.values())
+        out.print(f"{n:,} {plural(n, 'row')} left out, all of {others} ({tail})")
+        return
     t = Table(title=f"{len(recs)} {plural(len(recs), 'row')} left out")
     t.add_column("provider")
     t.add_column("instance (regions)", overflow="fold")
@@ -413,6 +428,9 @@ def rejected_table(recs: list[Any]) -> None:
             _text(rec.rejected or ""),
         )
     out.print(t)
+    if not_asked:
+        n = sum(not_asked.values())
+        out.print(f"and {n:,} {plural(n, 'row')} of {others} ({tail})")
 
 
 def _estimate_table(workload: Any, rec: Any) -> Table:
