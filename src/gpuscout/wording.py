@@ -6,6 +6,8 @@ pluralise through it, so that none spells "1 GPU(s)" or its own ``'s' if n != 1`
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 #: What a region filter term means (``knowledge.regions``), said the same by every face's help.
 REGION_HELP = (
     "whole words of the region, ignoring case (us-east: us-east-1; DE is not desmoines); a country's "
@@ -25,6 +27,13 @@ def plural(count: float | str | None, noun: str, many: str | None = None) -> str
     ``count`` may be that text ("1" from ``f"{0.9996:.3g}"``), so the noun agrees with what is read."""
     one = count.strip() == "1" if isinstance(count, str) else count == 1
     return noun if one else (many or noun + "s")
+
+
+def and_list(items: Sequence[str], shown: int | None = None) -> str:
+    """ "A", "A and B", "A, B and C"; with ``shown``, at most that many named: "A, B, C and 4 more"."""
+    if shown is not None and len(items) > shown:
+        return f"{', '.join(items[:shown])} and {len(items) - shown} more"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def money3(usd: float) -> str:

@@ -32,6 +32,7 @@ from gpuscout.advise.workload import (
     parse_hours,
 )
 from gpuscout.catalog.offer import Offer
+from gpuscout.wording import and_list
 
 if TYPE_CHECKING:
     from gpuscout.advise.rank import Ranker
@@ -672,12 +673,7 @@ def _platform_words(ranker: Ranker) -> str:
     by_rule: dict[str, list[str]] = {}
     for gpu, rule in (refusals() if refusals is not None else {}).items():
         by_rule.setdefault(rule, []).append(gpu)
-    return "; ".join(f"on {_and(gpus)}, {rule}" for rule, gpus in by_rule.items())
-
-
-def _and(items: Sequence[str]) -> str:
-    """'A', 'A and B', 'A, B and C'."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+    return "; ".join(f"on {and_list(gpus)}, {rule}" for rule, gpus in by_rule.items())
 
 
 def _memory_levers(w: object) -> str:

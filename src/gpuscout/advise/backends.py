@@ -15,6 +15,7 @@ from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.types import Estimate, MemoryBreakdown, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.provider_types import ProviderTerms
+from gpuscout.wording import and_list
 
 if TYPE_CHECKING:
     from gpuscout.knowledge.model_registry import ModelRegistry
@@ -285,14 +286,6 @@ def inference_session(inference: InferenceFn) -> InferenceFn:
     return session() if callable(session) else inference
 
 
-def _some(names: list[str], shown: int = 3) -> str:
-    """ "A", "A and B", "A, B and C" or "A, B, C and 4 more": a list of GPU names kept short."""
-    more = len(names) - shown
-    if more > 0:
-        return f"{', '.join(names[:shown])} and {more} more"
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _accelerator(name: str) -> Accelerator:
     from gpuscout.knowledge.accelerators import resolve_gpu
 
@@ -348,14 +341,15 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
             return ""
         fmt = resolve_precision(precision.strip() or spec.native_precision or "bf16")
         what = fmt.name if precision.strip() else f"its {fmt.name}"
-        # a later release of this engine runs the format on some GPU
-        runs = any(release_that_loads(found, eng, fmt, acc) is not None for acc in all_accelerators())
-        if not runs:  # TGI and gpt-oss: no release of it runs the model's MXFP4 on any GPU
+        # the later release that runs the format, judged once per GPU the rules know
+        later = {acc.name: release_that_loads(found, eng, fmt, acc) for acc in all_accelerators()}
+        if not any(later.values()):  # TGI and gpt-oss: no release of it runs the model's MXFP4 on any GPU
             return f"{found.reason}; no {eng.name} release runs {what} on any GPU the rules know"
         # on the offers' GPUs: one wording for all of them, else each wording with the GPUs it is for
         by_words: dict[str | None, list[str]] = {}
         for gpu in gpus:
-            by_words.setdefault(release_that_loads(found, eng, fmt, _accelerator(gpu)), []).append(gpu)
+            said = later[gpu] if gpu in later else release_that_loads(found, eng, fmt, _accelerator(gpu))
+            by_words.setdefault(said, []).append(gpu)
         if not by_words:
             return f"{found.reason}; would run: {found.instead}"
         none = f"no {eng.name} release runs {what}"
@@ -366,7 +360,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
             )
         # a release that runs it first (that of most GPUs), then the others with (a few of) their GPUs
         (head, _), *others = sorted(by_words.items(), key=lambda kv: (kv[0] is None, -len(kv[1])))
-        parts = [f"{said or none} on {_some(names)}" for said, names in others]
+        parts = [f"{said or none} on {and_list(names, shown=3)}" for said, names in others]
         return f"{found.reason}; would run: {head} (except: {'; '.join(parts)})"
 
     def max_context(name: str) -> int | None:

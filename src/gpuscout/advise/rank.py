@@ -828,6 +828,12 @@ class Ranker:
             return od, sp, t, t
         return od, sp, _job_time(self.w, ev, od), _job_time(self.w, spot_ev, sp)
 
+    def _reset_rejects(self) -> None:
+        """Forget the last ranking's left-out rows (their counts and the GPUs refused as unsupported)."""
+        self.reject_counts.clear()
+        self.reject_rows.clear()
+        self.unsupported_accelerators.clear()
+
     def _reject(
         self,
         out: list[tuple[int, Recommendation]] | None,
@@ -1206,9 +1212,7 @@ class Ranker:
             raise InvalidInputError("top", f"must be a whole number >= 1, got {top!r}", "an integer >= 1")
         offers = offers if isinstance(offers, Sequence) else list(offers)
         self._validate(offers)
-        self.reject_counts.clear()
-        self.reject_rows.clear()
-        self.unsupported_accelerators.clear()
+        self._reset_rejects()
         rejected: list[Recommendation] | None = [] if include_rejected else None
         keep = None if top is None else 2 * top + 32
         scored = self.score_rows(offers, objective, rejected, keep=keep)
@@ -1228,9 +1232,7 @@ class Ranker:
         # (or an uncalibrated pick's calibrated alternative is past the rows kept: it needs its number)
         if scored.pruned and (crowded or selection.unnumbered):
             # region copies or front rows crowded the kept rows out: rank again without dropping any
-            self.reject_counts.clear()
-            self.reject_rows.clear()
-            self.unsupported_accelerators.clear()
+            self._reset_rejects()
             rows, front, passing, _, _ = self.score_rows(offers, objective, None, keep=None)
             selection = select(
                 self._candidates(front, front=True),

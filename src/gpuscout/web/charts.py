@@ -22,7 +22,7 @@ from gpuscout.catalog.query import STALE_AFTER
 from gpuscout.estimate.memory import GIB, capacity_bytes
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.web.providers_view import provider_label
-from gpuscout.wording import plural
+from gpuscout.wording import and_list, plural
 
 Figure = dict[str, Any]
 #: A value range narrower than this (max / min) is drawn on a linear axis from zero.
@@ -338,8 +338,7 @@ def _grouped(entries: Sequence[str]) -> str:
         groups.setdefault(f"({why}" if why else "", []).append(name)
     parts = []
     for why, names in groups.items():
-        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-        parts.append(f"{listed} {why}".strip())
+        parts.append(f"{and_list(names)} {why}".strip())
     return ("; " if any(len(n) > 1 for n in groups.values()) else ", ").join(parts)
 
 
