@@ -1266,10 +1266,10 @@ for _p in _PROFILES:
         _BY_KEY[_a] = _p
 
 # a release number: major.minor[.patch...], with a pre-release ("rc1", "-rc1", ".dev116", or PEP 440's
-# glued "a1" / "b2": group 4) or a post-release ("post1") suffix; a word after a hyphen that only starts
-# like one ("0.6.3-a100", a GPU) is none
+# glued "a1" / "b2" / "a", which it reads as "a0": group 4) or a post-release ("post1") suffix; a word
+# after a hyphen that only starts like one ("0.6.3-a100", a GPU) is none
 _VERSION = re.compile(
-    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|dev)\d*|[ab]\d{1,2})?(?:[-.]?post\d*)?(?![\w])"
+    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|dev)\d*|[ab]\d{0,2})?(?:[-.]?post\d*)?(?![\w])"
 )
 
 
