@@ -16,7 +16,7 @@ from typer.core import TyperCommand
 
 from gpuscout.cli.coercion import TOKENS_HELP, number_in, parse_tokens
 from gpuscout.cli.json_out import finite
-from gpuscout.cli.output import console, plain, print_json, to_jsonable, user_errors
+from gpuscout.cli.output import console, plain, print_json, print_refusal, to_jsonable, user_errors
 from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError
 from gpuscout.estimate.arguments import (  # the limits the estimator checks: each option says its range
     MAX_BATCH,
@@ -780,22 +780,8 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
         f"{model} on {est.gpus} x {est.gpu}: {est.precision}, {est.engine}, "
         f"{est.context_in} in / {est.context_out} out"
     )
-    if not est.supported:
-        # no table of one row: the title, the reason, what would run and the rule's sources, once each
-        console.print(f"[bold]{title}[/]")
-        reason = est.unsupported_reason
-        console.print(f"[red]not supported:[/] {plain(reason)}")
-        if "alternatives" in est.assumptions:
-            console.print(f"would run: {plain(est.assumptions['alternatives'])}")
-        support = est.assumptions.get("support", "")
-        extra = support[len(reason) :].strip() if support.startswith(reason) else support
-        if extra.startswith("(sources: ") and extra.endswith(")"):
-            extra = extra[1:-1]
-        if extra:
-            console.print(f"[dim]{plain(extra)}[/]")
-        for w in est.warnings:  # beside the reason: what the engine's version leaves unsaid
-            if w != reason:
-                console.print(f"[yellow]warning:[/] {plain(w)}")
+    if not est.supported:  # no table of one row: the title, the reason, what would run, the sources
+        print_refusal(title, est.unsupported_reason, est.assumptions, est.warnings, escaped=True)
         return
     if not est.fits:
         # no speed for a setup that cannot load: what it needs, and what would hold it

@@ -9,7 +9,15 @@ from rich.table import Table
 
 from gpuscout.cli.coercion import COUNT_HELP, parse_count
 from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
-from gpuscout.cli.output import JsonOption, console, plain, print_json, print_with_notes, user_errors
+from gpuscout.cli.output import (
+    JsonOption,
+    console,
+    plain,
+    print_json,
+    print_refusal,
+    print_with_notes,
+    user_errors,
+)
 from gpuscout.estimate.arguments import (  # the ranges estimate_images and a batch workload take
     MAX_IMAGE_BATCH,
     MAX_IMAGE_PX,
@@ -87,23 +95,8 @@ def images_cmd(
         f"{est.model} on {est.gpu}: {est.engine}, {est.precision}, "
         f"{est.width}x{est.height}, {est.steps} {plural(est.steps, 'step')}, batch {est.batch}"
     )
-    if not est.supported:
-        # diffusers cannot run on this platform (as `gpuscout estimate` says an engine's refusal): the
-        # reason, what would run, the rule's sources; no table, no speed
-        console.print(f"[bold]{plain(title)}[/]")
-        reason = est.unsupported_reason
-        console.print(f"[red]not supported:[/] {plain(reason)}", highlight=False)
-        if est.assumptions.get("alternatives"):
-            console.print(f"would run: {plain(est.assumptions['alternatives'])}", highlight=False)
-        support = est.assumptions.get("support", "")
-        extra = support[len(reason) :].strip() if support.startswith(reason) else support
-        if extra.startswith("(sources: ") and extra.endswith(")"):
-            extra = extra[1:-1]
-        if extra:
-            console.print(f"[dim]{plain(extra)}[/]", highlight=False)
-        for warning in est.warnings:
-            if warning != reason:
-                console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+    if not est.supported:  # diffusers cannot run on this platform: as `gpuscout estimate` says a refusal
+        print_refusal(title, est.unsupported_reason, est.assumptions, est.warnings)
         return
     table = Table(title=title, min_width=len(title))  # as wide as its title: no "batch" / "1" wrap at 80
     table.add_column("quantity")

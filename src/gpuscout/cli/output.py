@@ -57,6 +57,27 @@ def print_with_notes(table: Any, assumptions: dict[str, str], warnings: list[str
         console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
 
 
+def print_refusal(
+    title: str, reason: str, assumptions: dict[str, str], warnings: list[str], *, escaped: bool = False
+) -> None:
+    """An estimate its engine (or stack) cannot run here, as every estimating command says it: no table,
+    no speed; the title, the reason, what would run, the rule's sources, and the other warnings, once
+    each. ``escaped``: ``title`` is already escaped for Rich markup (:func:`plain`)."""
+    console.print(f"[bold]{title if escaped else plain(title)}[/]", highlight=False)
+    console.print(f"[red]not supported:[/] {plain(reason)}", highlight=False)
+    if assumptions.get("alternatives"):
+        console.print(f"would run: {plain(assumptions['alternatives'])}", highlight=False)
+    support = assumptions.get("support", "")
+    extra = support[len(reason) :].strip() if support.startswith(reason) else support
+    if extra.startswith("(sources: ") and extra.endswith(")"):
+        extra = extra[1:-1]
+    if extra:
+        console.print(f"[dim]{plain(extra)}[/]", highlight=False)
+    for warning in warnings:  # beside the reason: what the engine's version or platform leaves unsaid
+        if warning != reason:
+            console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
+
+
 def number(low: float, high: float) -> Callable[[str], float]:
     """The ``parser`` of a float option: a finite number in ``low..high`` (inclusive), else a usage
     error (exit 2) naming the option and the range. ``nan`` and ``inf`` are refused (a range check

@@ -8,7 +8,7 @@ import typer
 from rich.table import Table
 
 from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
-from gpuscout.cli.output import JsonOption, print_json, print_with_notes, user_errors
+from gpuscout.cli.output import JsonOption, print_json, print_refusal, print_with_notes, user_errors
 
 
 def transcribe_cmd(
@@ -68,15 +68,20 @@ def transcribe_cmd(
     table = Table(title=title, min_width=min(len(title), 80))  # no "batch" / "1" wrap at 80
     table.add_column("quantity")
     table.add_column("value", justify="right")
+    if not est.supported:  # no speed for an engine that cannot run here, as `gpuscout estimate` says it
+        print_refusal(title, est.unsupported_reason, est.assumptions, est.warnings)
+        return
     table.add_row("fits", "yes" if est.fits else "[red]no[/]")
     mem = est.memory
     table.add_row("memory", f"{gib(mem.total_gb):,.2f} GiB of {gib(mem.capacity_gb):,.1f} GiB")
+    seconds, rtfx, rtf = est.seconds, est.realtime_factor, est.rtf
+    assert seconds is not None and rtfx is not None and rtf is not None  # supported: timed
     # RTFx and RTF side by side: "15.1x" alone reads as a real-time factor of 15 (15x slower)
-    table.add_row("speed", f"{est.realtime_factor:,.1f}x faster than real time (RTFx)")
-    table.add_row("real-time factor (RTF)", f"{est.rtf:.3g} wall-clock s per audio s")
-    table.add_row(f"time for {audio_hours:g} h of audio", duration(est.seconds))
+    table.add_row("speed", f"{rtfx:,.1f}x faster than real time (RTFx)")
+    table.add_row("real-time factor (RTF)", f"{rtf:.3g} wall-clock s per audio s")
+    table.add_row(f"time for {audio_hours:g} h of audio", duration(seconds))
     split = (est.host_s, est.encoder_s, est.decoder_s)
-    table.add_row("host / encoder / decoder", " / ".join(f"{x / est.seconds:.0%}" for x in split))
+    table.add_row("host / encoder / decoder", " / ".join(f"{x / seconds:.0%}" for x in split))
     table.add_row("decoder step", f"{est.decoder_step_s * 1e3:,.1f} ms ({est.bound}-bound)")
     print_with_notes(table, est.assumptions, est.warnings)
 

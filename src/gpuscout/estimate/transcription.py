@@ -42,6 +42,11 @@ Each window costs, in turn:
    loop, scaled to a Whisper layer's kernels), CTranslate2 from C++. The launches run ahead of the GPU until
    the step's token comes back to the host, so the two overlap (the p-norm of ``estimate.throughput``).
 
+Where each engine runs at all is judged first (``knowledge/data/workload_support.csv``): transformers on
+PyTorch's platforms (the ``diffusers`` and training rows' facts: no Kepler, PyTorch/XLA on a TPU),
+faster-whisper on CTranslate2's (CPU and NVIDIA CUDA; float16 on compute capability 7.0+, int8 6.1+,
+bfloat16 8.0+). A refusal gives ``supported`` False, the reason and what would run, and no speed.
+
 Speed priors are NOT calibrated (the calibration CSV has no speech rows): matmuls at 40 % of the tensor
 peak their precision runs at (the 16-bit one; a GPU without bf16, T4 or V100, runs bf16 as fp16: a
 warning; FP32 for fp32; for faster-whisper's int8, CTranslate2's int8 GEMMs, the INT8 one where the
@@ -73,6 +78,7 @@ from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import assumed_variant_warning
 from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.workload_support import check_workload
 from gpuscout.wording import plural
 
 GB = 1e9
@@ -83,6 +89,8 @@ BANDWIDTH_EFFICIENCY = 0.6
 COMPUTE_EFFICIENCY = 0.4
 CUDA_CONTEXT_GB = 0.5
 ENGINES = ("transformers", "faster-whisper")
+#: The platform rules (``knowledge/data/workload_support.csv``) each engine's verdict comes from.
+SPEECH_WORKLOADS = {"transformers": "transformers-speech", "faster-whisper": "faster-whisper"}
 PRECISIONS = ("fp16", "bf16", "fp32", "int8")
 MAX_BEAM = 32
 
@@ -152,9 +160,10 @@ class TranscriptionEstimate:
     batch: int  # 30 s windows decoded together
     fits: bool
     memory: MemoryBreakdown
-    # RTFx: seconds of audio transcribed per wall-clock second (100: an hour of audio in 36 s)
-    realtime_factor: float
-    seconds: float  # wall-clock seconds for ``audio_s``
+    # RTFx: seconds of audio transcribed per wall-clock second (100: an hour of audio in 36 s); None where
+    # the engine cannot run on this accelerator in this precision (``supported`` False: no speed)
+    realtime_factor: float | None
+    seconds: float | None  # wall-clock seconds for ``audio_s`` (None: not supported)
     bound: str  # "memory", "compute" or "overhead" (what dominates a decoder step)
     encoder_params: int
     decoder_params: int
@@ -168,12 +177,17 @@ class TranscriptionEstimate:
     decoder_s: float
     assumptions: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    # whether the engine runs on this accelerator in this precision at all (the platform rules,
+    # ``knowledge.workload_support``); where not, ``unsupported_reason`` says why,
+    # ``assumptions["alternatives"]`` what would run, and ``realtime_factor`` and ``seconds`` are None
+    supported: bool = True
+    unsupported_reason: str = ""
 
     @property
-    def rtf(self) -> float:
+    def rtf(self) -> float | None:
         """The usual ASR real-time factor, RTFx's inverse: wall-clock seconds per second of audio (< 1:
-        faster than real time)."""
-        return 1.0 / self.realtime_factor
+        faster than real time); None where the engine cannot run here (no speed)."""
+        return None if self.realtime_factor is None else 1.0 / self.realtime_factor
 
 
 def _whisper_shape(spec: ModelSpec) -> tuple[int, int, int, int]:
@@ -280,6 +294,9 @@ def estimate_transcription(
             "precision", f"unsupported precision {precision!r}", accepted=", ".join(PRECISIONS)
         )
     beams = DEFAULT_BEAM[key] if beam is None else int_in("beam", beam, 1, MAX_BEAM)
+    # where the engine runs at all, and in this precision: a refusal gives no speed, a caveat a warning
+    platform = check_workload(SPEECH_WORKLOADS[key], acc, prec)
+    refusal = platform.message()
 
     layer_attn = 4 * d * d
     enc_params = layers * (layer_attn + 2 * d * ffn) + 2 * 3 * 128 * d + 3 * d * d
@@ -340,7 +357,11 @@ def estimate_transcription(
     capacity = capacity_bytes(acc)
     fits = weights + acts + overhead <= capacity
     warnings = [variant] if variant else []
-    warnings.append("speech estimates are uncalibrated priors (no measured rows yet)")
+    if refusal:  # the reason first, as ``estimate()`` gives an engine's refusal
+        warnings.append(refusal)
+    else:
+        warnings.append("speech estimates are uncalibrated priors (no measured rows yet)")
+    warnings += [f"{platform.label} on {acc.name}: {rule.said}" for rule in platform.caveats]
     if rate.warning:
         warnings.append(rate.warning)
     if not fits:
@@ -373,16 +394,19 @@ def estimate_transcription(
     }
     if rate_note:
         assumptions["matmuls"] = rate_note
+    if refusal:
+        assumptions["support"] = f"{refusal} (sources: {', '.join(platform.sources)})"
+        assumptions["alternatives"] = platform.instead()
     return TranscriptionEstimate(
         model=spec.name,
         gpu=acc.name,
         engine=key,
         precision=prec,
         batch=batch,
-        fits=fits,
+        fits=fits and not refusal,  # a platform the engine cannot run on holds nothing
         memory=memory,
-        realtime_factor=rtfx,
-        seconds=seconds,
+        realtime_factor=None if refusal else rtfx,
+        seconds=None if refusal else seconds,
         bound=bound,
         encoder_params=enc_params,
         decoder_params=dec_params,
@@ -395,6 +419,8 @@ def estimate_transcription(
         decoder_s=decoder_s,
         assumptions=assumptions,
         warnings=warnings,
+        supported=not refusal,
+        unsupported_reason=refusal,
     )
 
 

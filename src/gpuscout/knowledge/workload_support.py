@@ -1,4 +1,5 @@
-"""Which accelerators run image generation (diffusers) and PyTorch training at all: sourced platform rules.
+"""Which accelerators run image generation (diffusers), speech recognition (transformers' ASR pipeline,
+faster-whisper) and PyTorch training at all: sourced platform rules.
 
 The inference engines have their support rules (:mod:`gpuscout.knowledge.engine_support`); the two other
 workloads the estimators time run on a PyTorch stack (diffusers' pipelines; transformers / PEFT /
@@ -13,7 +14,10 @@ are the engine rules' ``hf-transformers`` facts (the project's reference matrix,
 Gaudi and AWS Neuron rows cite the public docs of PyTorch/XLA, diffusers, optimum-habana, optimum-neuron
 and AWS.
 
-``engine`` is the workload's stack: ``diffusers`` or ``pytorch-training``. ``precision`` is ``*`` for a
+``engine`` is the workload's stack: ``diffusers``, ``pytorch-training``, ``transformers-speech`` (Whisper
+through transformers on PyTorch: PyTorch's platform rows) or ``faster-whisper`` (CTranslate2: CPU and
+NVIDIA CUDA backends, and per compute type the compute capability CTranslate2 asks: float16 7.0+, int8
+6.1+, bfloat16 8.0+). ``precision`` is ``*`` for a
 platform row, or a key of :data:`~gpuscout.knowledge.engine_support.PRECISIONS` for a row about one
 storage format (``nf4``: QLoRA's bitsandbytes base; ``int8``: an LLM.int8() base). For one accelerator the
 first matching platform row decides whether the workload runs there, and the first matching row of the
@@ -47,11 +51,19 @@ from gpuscout.knowledge.engine_support import PRECISIONS, TAGS, SupportRule, pla
 _DATA_FILE = "workload_support.csv"
 
 #: The workloads' stacks the rules speak of, and how a verdict names each.
-WORKLOADS: dict[str, str] = {"diffusers": "diffusers", "pytorch-training": "PyTorch training"}
+WORKLOADS: dict[str, str] = {
+    "diffusers": "diffusers",
+    "pytorch-training": "PyTorch training",
+    "transformers-speech": "transformers (PyTorch) speech recognition",
+    "faster-whisper": "faster-whisper (CTranslate2)",
+}
 WORKLOAD_MODES: tuple[str, ...] = ("native", "caveat", "unsupported")
 #: How a refusal by a precision's own row names what is refused ("PyTorch training with a bitsandbytes NF4
-#: base (QLoRA)"); a precision not listed is named by its key.
-_PRECISION_WORDS = {"nf4": "a bitsandbytes NF4 base (QLoRA)", "int8": "a bitsandbytes LLM.int8() base"}
+#: base (QLoRA)"), per workload; a precision not listed is named by its key.
+_PRECISION_WORDS = {
+    "pytorch-training": {"nf4": "a bitsandbytes NF4 base (QLoRA)", "int8": "a bitsandbytes LLM.int8() base"},
+    "faster-whisper": {"fp16": "float16 compute", "int8": "int8 compute", "bf16": "bfloat16 compute"},
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +166,7 @@ class WorkloadVerdict:
             return ""
         what = self.label
         if refusal is not self.platform_rule:
-            what += f" with {_PRECISION_WORDS.get(self.precision, self.precision)}"
+            what += f" with {_PRECISION_WORDS.get(self.workload, {}).get(self.precision, self.precision)}"
         return f"{what} is not supported on {self.accelerator}: {refusal.said}"
 
 

@@ -410,8 +410,9 @@ class SpeechRow:
     gpu: Accelerator
     fits: bool
     memory_gb: float  # peak per GPU at the batched setting, GB (1e9 bytes)
-    realtime_one: float  # seconds of audio per wall-clock second, one window at a time
-    realtime_batched: float  # the same, SPEECH_BATCH windows together
+    realtime_one: float | None  # seconds of audio per wall-clock second, one window at a time
+    realtime_batched: float | None  # the same, SPEECH_BATCH windows together (None: no speed)
+    supported: bool = True  # whether the engine runs on this GPU at all (the platform rules)
 
 
 @lru_cache(maxsize=16)
@@ -432,5 +433,7 @@ def speech_rows(spec: ModelSpec) -> tuple[tuple[SpeechRow, ...], str]:
             return (), ""
         caveat = "; ".join(many.warnings)
         memory_gb = many.memory.total_gb
-        rows.append(SpeechRow(acc, many.fits, memory_gb, one.realtime_factor, many.realtime_factor))
+        rows.append(
+            SpeechRow(acc, many.fits, memory_gb, one.realtime_factor, many.realtime_factor, many.supported)
+        )
     return tuple(rows), caveat
