@@ -52,6 +52,9 @@ from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.models import label_as_typed
 
 FASTER_MEMORY_GPUS = ("H100-SXM", "H200-SXM", "MI300X")
+#: A measured speed at least this share of the engine's usual one reads as the engine working as expected:
+#: a step spent in fixed costs is then the engine's own, not a misconfiguration to look for.
+AS_EXPECTED = 0.9
 SPECULATIVE_SPEEDUP = (1.5, 2.5)  # typical batch-1 gain with a good draft model (acceptance 60-80 %)
 # tokens per step speculative decoding reaches at best in practice (EAGLE-3 / MTP with long accepted
 # drafts): a figure further above the roofline than this is not explained by speculation alone
@@ -227,6 +230,14 @@ def diagnose(
             f"Compute-bound: {tflops:,.1f} TFLOPS ({comp_frac:.0%} of {peak_tf:,.0f}) at batch {batch}; "
             "more batching no longer raises throughput much."
         )
+    elif ratio >= AS_EXPECTED and est.supported:
+        # as fast as the engine's own fixed costs allow: nothing to look for (offload, clocks)
+        verdict = (
+            f"Neither limit is near ({bw_frac:.0%} of bandwidth, {comp_frac:.1%} of compute): time goes "
+            f"to the engine's fixed per-step costs (kernel launches, CPU-side scheduling), as expected — "
+            f"{measured_tps:g} tokens/s is {ratio:.0%} of what {eng_label} usually reaches here "
+            f"({expected_tps:,.1f}), so nothing points to a misconfiguration."
+        )
     else:
         verdict = (
             f"Neither limit is near ({bw_frac:.0%} of bandwidth, {comp_frac:.1%} of compute): time goes "
@@ -260,9 +271,13 @@ def diagnose(
     elif not fits:  # only setups that hold it: offload on this card is no mistake to check for
         suggestions = fitting
     elif ratio < 0.6 and est.supported:
+        unsure = _uncalibrated_words(est)
+        if unsure:  # the yardstick itself is a prior here: say so before sending the user hunting
+            yardstick = f"gpuscout's estimate for {eng_label} here ({expected_tps:,.1f} tokens/s), {unsure}"
+        else:
+            yardstick = f"what {eng_label} usually reaches here ({expected_tps:,.1f} tokens/s)"
         suggestions.append(
-            f"Your speed is {ratio:.0%} of what {eng_label} usually reaches here "
-            f"({expected_tps:,.1f} tokens/s): "
+            f"Your speed is {ratio:.0%} of {yardstick}: "
             "check that every layer is on the GPU (no CPU offload), power/clock caps, and engine settings "
             f"({runtime.graphs}, flash attention)."
         )
@@ -279,6 +294,7 @@ def diagnose(
             physics_bound,
             runnable=est.supported,
             parallel=mode,
+            measured_tps=float(measured_tps),
         )
     # the GPU's share of a step read partly from host memory is not known: no achieved figures against its
     # peaks (a figure above the roofline keeps them: what it would take)
@@ -314,6 +330,18 @@ def diagnose(
         would_fit="" if fits else est.assumptions.get("would_fit", ""),
         pcie_ceiling_tps=pcie_tps,
     )
+
+
+def _uncalibrated_words(est: Estimate) -> str:
+    """Why ``est``'s speed is a prior rather than a fitted figure, in a clause ("which rests on figures
+    no measurement calibrates: moe_layer_overhead_us, ..."); "" where it is calibrated."""
+    uncal = est.assumptions.get("uncalibrated", "")
+    if uncal:
+        what = uncal.split(": not calibrated")[0]
+        return f"which rests on figures no measurement calibrates ({what})"
+    if not est.speed_calibrated:
+        return f"which applies efficiencies fitted on other GPUs to the {est.gpu}'s datasheet"
+    return ""
 
 
 def _offload_verdict(
@@ -540,11 +568,18 @@ def _remedies(
     *,
     runnable: bool = True,
     parallel: str | None = None,
+    measured_tps: float | None = None,
 ) -> list[str]:
     """The usual remedies priced with the estimator, split as ``parallel`` (None: the engine's own);
     ``runnable`` False (the engine cannot run this format on this card) drops those priced from the
-    unrunnable speed (speculative decoding's gain)."""
+    unrunnable speed (speculative decoding's gain).
+
+    A remedy is offered only where it beats what the user has: ``measured_tps`` where it is above the
+    estimate (``base_tps``), so an "int4: ~138 tokens/s" is no remedy for a measured 180, and
+    speculative decoding's gain multiplies the speed measured, not the estimate."""
     out: list[str] = []
+    have = max(base_tps, measured_tps or 0.0)  # the speed a remedy must beat
+    now = measured_tps or base_tps  # the speed a remedy's gain multiplies
 
     def tps(
         *, gpu: str | Accelerator = acc, precision: str = precision, batch: int = batch
@@ -560,7 +595,7 @@ def _remedies(
             if name == acc.name:
                 continue  # the card measured on
             res = tps(gpu=name)
-            if res and res[2] and res[0] > base_tps * 1.2:
+            if res and res[2] and res[0] > have * 1.2:
                 faster.append(f"{name} ~{res[0]:,.0f}")
         if faster:
             out.append("Faster memory (HBM): " + ", ".join(faster) + " tokens/s per sequence (estimated).")
@@ -569,7 +604,7 @@ def _remedies(
             if q == precision:
                 continue
             res = tps(precision=q)
-            if res and res[0] > base_tps * 1.1:
+            if res and res[0] > have * 1.1:
                 out.append(f"Quantise to {q}: ~{res[0]:,.0f} tokens/s per sequence (fewer bytes per step).")
         if profile.name != "llama.cpp":
             # a dense model's step reads its weights once for the whole batch; an MoE's tokens route to
@@ -584,7 +619,7 @@ def _remedies(
                 if b <= batch or (cap and b > cap):
                     continue
                 res = tps(batch=b)
-                if res and res[2]:
+                if res and res[2] and res[1] > have * batch * 1.1:
                     out.append(
                         f"Batch {b} requests together: ~{res[1]:,.0f} tokens/s generated in total "
                         f"({res[0]:,.0f} per sequence) — {shared}."
@@ -593,7 +628,7 @@ def _remedies(
             lo, hi = SPECULATIVE_SPEEDUP
             out.append(
                 f"Speculative decoding (draft model / EAGLE / n-gram): typically {lo:g}-{hi:g}x at batch 1, "
-                f"i.e. ~{base_tps * lo:,.0f}-{base_tps * hi:,.0f} tokens/s, when the draft is accepted often."
+                f"i.e. ~{now * lo:,.0f}-{now * hi:,.0f} tokens/s, when the draft is accepted often."
             )
     else:
         out.append(
