@@ -45,3 +45,19 @@ def money3(usd: float) -> str:
     if usd < 0.001:
         return "<$0.001" if usd > 0 else "$0"
     return f"${usd:#.3g}".rstrip(".")
+
+
+def token_count(x: float) -> str:
+    """A token or image count as a renter writes it: 300M, 1.5B, 20,000."""
+    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
+        if x >= size:
+            return f"{x / size:.3g}{suffix}"
+    return f"{x:,.0f}"
+
+
+def rate_text(x: float) -> str:
+    """A request rate as a renter reads it: two significant figures, never in exponent form (754, 1.5,
+    0.031)."""
+    if x >= 100:
+        return f"{x:,.0f}"
+    return f"{x:.2g}" if x >= 0.01 else f"{x:.2e}"

@@ -32,7 +32,7 @@ from gpuscout.advise.workload import (
     parse_hours,
 )
 from gpuscout.catalog.offer import Offer
-from gpuscout.wording import and_list
+from gpuscout.wording import and_list, rate_text, token_count
 
 if TYPE_CHECKING:
     from gpuscout.advise.rank import Ranker
@@ -46,6 +46,7 @@ _KIND_TEXT = {
     "latency": "miss the latency targets even at one user",
     "instances": "would need too many instances",
     "fabric": "would need a multi-node fabric",
+    "volume": "cannot generate the monthly volume with the users stated (more users, or the load as --rps)",
     "budget": "are over the budget",
     "deadline": "miss the deadline",
     "spot-only": "have only an interruptible price",
@@ -149,22 +150,14 @@ def latency_targets_text(w: ServeWorkload) -> str | None:
     return "latency: " + ", ".join(parts) + note
 
 
-def _count(x: float) -> str:
-    """A token or image count as a renter writes it: 300M, 1.5B, 20,000."""
-    for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if x >= size:
-            return f"{x / size:.3g}{suffix}"
-    return f"{x:,.0f}"
-
-
 def _job_text(w: AnyWorkload) -> str | None:
     """What a batch or training run does, as the header repeats it (a serving answer says its load)."""
     if isinstance(w, BatchWorkload):
         if w.is_images:
             steps = f", {w.steps} steps" if w.steps is not None else ""
-            return f"job: {_count(w.images_total or 0)} images at {w.width}x{w.height}{steps}"
+            return f"job: {token_count(w.images_total or 0)} images at {w.width}x{w.height}{steps}"
         return (
-            f"job: {_count(w.output_tokens_total or 0)} output tokens, {w.prompt_tokens:,} prompt + "
+            f"job: {token_count(w.output_tokens_total or 0)} output tokens, {w.prompt_tokens:,} prompt + "
             f"{w.output_tokens:,} output tokens per request"
         )
     if isinstance(w, FinetuneWorkload):
@@ -175,11 +168,11 @@ def _job_text(w: AnyWorkload) -> str | None:
         epochs = f" x {w.epochs:g} epochs" if w.epochs != 1 else ""
         dtype = f"NF4 base, {w.precision} compute" if w.method == "qlora" else w.precision
         return (
-            f"job: {method} over {_count(w.dataset_tokens)} tokens{epochs}, {w.seq_len:,}-token sequences, "
-            f"{dtype}{adapters}"
+            f"job: {method} over {token_count(w.dataset_tokens)} tokens{epochs}, "
+            f"{w.seq_len:,}-token sequences, {dtype}{adapters}"
         )
     if isinstance(w, PretrainWorkload):
-        return f"job: {_count(w.token_budget)} tokens, {w.seq_len:,}-token sequences, {w.precision}"
+        return f"job: {token_count(w.token_budget)} tokens, {w.seq_len:,}-token sequences, {w.precision}"
     return None
 
 
@@ -193,13 +186,16 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
         elif w.concurrency is not None:
             load = f"load: {w.concurrency:,} simultaneous {plural(w.concurrency, 'user')}"
         elif w.offered_rate is not None:  # a monthly volume alone: its requests spread over the active hours
-            load = f"load: {w.offered_rate:.2g} requests/s on average (the monthly volume over its hours up)"
+            load = (
+                f"load: {rate_text(w.offered_rate)} requests/s on average (the monthly volume over its "
+                "hours up)"
+            )
         else:
             load = "load: 1 user (none given: --concurrency N or --rps R)"
         out.append(f"{load}, {w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens each")
         if w.monthly_output_tokens is not None:  # what every $/M output tokens is over
             out.append(
-                f"volume: {_count(w.monthly_output_tokens)} output tokens a month ($/M output tokens is "
+                f"volume: {token_count(w.monthly_output_tokens)} output tokens a month ($/M output tokens is "
                 "the month's cost over them)"
             )
         text = latency_targets_text(w)
@@ -843,7 +839,15 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         if fix:
             return f"no offer of {where} can run it ({head}){there}"
     hints = [fix] if fix else []
-    if counts["fit"] or counts["headroom"]:
+    if counts["volume"] and isinstance(w, ServeWorkload):
+        # the users stated cannot generate the volume stated on any offer that holds the model: the inputs
+        # disagree, and more memory would not reconcile them
+        hints.append(
+            f"{w.users} {plural(w.users, 'user')} at once cannot generate "
+            f"{token_count(w.monthly_output_tokens or 0)} output tokens a month on any offer that runs it: "
+            "raise --concurrency, or state the load as --rps (or give the volume alone)"
+        )
+    elif counts["fit"] or counts["headroom"]:
         largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
         # the offers' memory as sold (an "80 GB" card holds 80 GiB): GiB, as stated
         hints.append(f"the largest instance has {largest:,.0f} GiB of GPU memory: {_memory_levers(w)}")

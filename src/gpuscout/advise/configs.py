@@ -53,6 +53,7 @@ REJECT_KINDS: tuple[str, ...] = (
     "latency",  # serving misses the latency targets even at one user per replica
     "instances",  # more instances than the advisor proposes
     "fabric",  # multi-node training without a stated inter-node fabric
+    "volume",  # serving: the users stated cannot generate the monthly volume stated, one per replica
     "estimator",  # the estimator refused this configuration for another reason
 )
 
@@ -147,6 +148,8 @@ def known_ram(offer: Offer) -> float | None:
 def reject_kind_of(why: str) -> str:
     """The kind of an estimator's refusal message (the diagnosis counts kinds)."""
     text = why.lower()
+    if text.startswith("volume:"):
+        return "volume"
     if "not supported" in text or "unsupported" in text or "cannot run" in text:
         return "unsupported"
     if "fit" in text or "memory" in text or "oom" in text:

@@ -57,6 +57,7 @@ from gpuscout.estimate.memory import gib
 from gpuscout.estimate.parallel import NODE_GPUS
 from gpuscout.estimate.types import Estimate
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.wording import plural, token_count
 
 #: The load of one estimate: a batch kept full (``"max"``: the most that fits), or ``("rate", r)``,
 #: r requests/s arriving at random (open loop).
@@ -76,6 +77,9 @@ PIPELINE_LEAD = 0.10
 #: its requests must finish this much sooner at the load. Both splits' speeds rest on the same calibrated
 #: physics, so the margin only keeps near ties with the narrower split (more replicas, no fast link needed).
 SPLIT_LEAD = 0.10
+#: A monthly volume the stated users generate within this share of is theirs (the estimate's own rounding):
+#: a serve row is sized up, or refused, only for a larger shortfall.
+VOLUME_TOLERANCE = 0.02
 
 #: A replica's split as the evaluator's layout names it: (accelerator, its fabric, GPUs).
 Split = tuple[str, str | None, int]
@@ -485,6 +489,12 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 if e_cap is not None and e_cap.max_batch >= 1:
                     any_fit = True
                 continue
+            short = self._volume_short(acc, tp)
+            if short:  # the users stated cannot generate the volume on this split, however many replicas
+                last_why = short
+                outcome[tp] = short
+                any_fit = True
+                continue
             any_fit = True
             inst = self._instances(acc, tp, g, e_cap, cap)
             need = tp * self._replicas_needed(acc, tp, e_cap, cap)
@@ -650,12 +660,48 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             inst = self._instances_at_rate(acc, tp, max(inst, 1), replicas)
         else:
             inst = math.ceil((w.concurrency or 1) / (replicas * cap))
-        if w.monthly_output_tokens is not None:
-            # the volume may need more than the stated users: size on the replica's full throughput
-            e_rate = e_cap if w.concurrency is None else self._serve_replica(acc, tp, None)[0]
-            rate = (e_rate or e_cap).output_tokens_per_s_total
+        if w.monthly_output_tokens is not None and w.concurrency is None:
+            # no users stated: the volume is the load; size on the replica's full throughput
+            rate = e_cap.output_tokens_per_s_total
             inst = max(inst, math.ceil(w.monthly_output_tokens / w.active_s_month / (replicas * rate) - 1e-9))
+        elif w.monthly_output_tokens is not None:
+            # the stated users must generate the volume: spread over more replicas each answers faster,
+            # up to one user per replica (:meth:`_volume_short` has refused a split where even that falls
+            # short); the fewest instances whose users generate it
+            users, inst = w.users, max(inst, 1)
+            while inst * replicas < users and self._users_tokens_per_s(acc, tp, inst * replicas) * (
+                w.active_s_month
+            ) < w.monthly_output_tokens * (1.0 - VOLUME_TOLERANCE):
+                inst += 1
         return max(inst, 1)
+
+    def _users_tokens_per_s(self, acc: Accelerator, tp: int, replicas: int) -> float:
+        """Output tokens/s the stated users generate spread over ``replicas`` replicas of ``tp`` GPUs (each
+        running its share of them at once), 0 where the estimator refuses that batch."""
+        users = self.w.users
+        per_replica = max(1, math.ceil(users / replicas))
+        e = self.infer(acc, tp, per_replica)
+        if e is None or not e.fits:
+            return 0.0
+        return users * e.output_tokens_per_s_total / per_replica
+
+    def _volume_short(self, acc: Accelerator, tp: int) -> str:
+        """Why the stated users cannot generate the stated monthly volume on replicas of ``tp`` GPUs, even
+        one user per replica (each at its single-request speed); "" where they can, or where the volume
+        or the users are not both stated. A closed loop of N users generates at most N requests' tokens
+        at a time: 100B tokens a month is not 1 user's load, whatever the instances."""
+        w = self.w
+        if w.monthly_output_tokens is None or w.concurrency is None:
+            return ""
+        most = self._users_tokens_per_s(acc, tp, w.users) * w.active_s_month
+        if most >= w.monthly_output_tokens * (1.0 - VOLUME_TOLERANCE):
+            return ""
+        users = f"{w.users} {plural(w.users, 'user')} at once {plural(w.users, 'generates', 'generate')}"
+        return (
+            f"volume: {users} at most {token_count(most)} output tokens a month here "
+            f"(each at its single-request speed), short of the {token_count(w.monthly_output_tokens)} "
+            "stated: raise the users (--concurrency) or state the load as a rate (--rps, or the volume alone)"
+        )
 
     def _replicas_needed(self, acc: Accelerator, tp: int, e_cap: Estimate, cap: int) -> int:
         """Replicas of ``tp`` GPUs (on any number of instances) that carry the load within the targets: the

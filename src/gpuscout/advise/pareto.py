@@ -159,6 +159,17 @@ def window_time(points: Sequence[tuple[float, float]], surplus: Sequence[bool] =
     return min(lean or [p[1] for p in points], default=0.0)
 
 
+def balanced_window(
+    points: Sequence[tuple[float, float]],
+    surplus: Sequence[bool] = (),
+    balanced_time_factor: float = BALANCED_TIME_FACTOR,
+    acceptable: float = 0.0,
+) -> float:
+    """The longest time a balanced pick may take among front ``points``: ``balanced_time_factor`` x the
+    :func:`window_time`, or the ``acceptable`` time the renter stated where that is longer."""
+    return max(window_time(points, surplus) * balanced_time_factor, acceptable)
+
+
 def picks(
     points: Sequence[tuple[float, float]],
     *,
@@ -181,7 +192,7 @@ def picks(
     cheapest = min(idx, key=lambda i: (points[i][0], points[i][1], i))
     near_best = [i for i in idx if points[i][1] <= best_time * (1.0 + time_tolerance)]
     fastest = min(near_best, key=lambda i: (points[i][0], points[i][1], i))
-    window = max(window_time(points, surplus) * balanced_time_factor, acceptable)
+    window = balanced_window(points, surplus, balanced_time_factor, acceptable)
     allowed = [i for i in idx if points[i][1] <= window]
     balanced = min(
         allowed,

@@ -32,7 +32,7 @@ from gpuscout.estimate.parallel import (
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.host_arch import arm_host
 from gpuscout.knowledge.provider_types import ProviderTerms
-from gpuscout.wording import BOARD_ASSUMED, money3
+from gpuscout.wording import BOARD_ASSUMED, money3, rate_text
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
 if TYPE_CHECKING:
@@ -516,11 +516,14 @@ def _config_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) ->
         reasons.append(board)
     if isinstance(w, ServeWorkload) and ev.summary is not None:
         if ev.instances > 1:
-            load = (
-                f"{w.users} {plural(w.users, 'user')}"
-                if w.requests_per_s is None
-                else f"{w.requests_per_s:g} req/s"
-            )
+            if w.requests_per_s is not None:
+                load = f"{w.requests_per_s:g} req/s"
+            elif w.concurrency is None and w.offered_rate is not None:  # the volume alone: its rate
+                load = f"the monthly volume ({rate_text(w.offered_rate)} req/s)"
+            else:
+                load = f"{w.users} {plural(w.users, 'user')}"
+                if w.monthly_output_tokens is not None:
+                    load += " generating the monthly volume"
             reasons.append(f"{ev.instances} instances to sustain {load}")
         elif w.requests_per_s is None and ev.summary.batch_per_replica:
             # replicas the load keeps busy (each holds batch_per_replica users), the rest idle

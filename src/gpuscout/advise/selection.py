@@ -31,6 +31,7 @@ every row: the answers must be identical.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -123,9 +124,15 @@ def score_of(objective: str, c: Candidate, cheapest: float, best_time: float) ->
     return c.time
 
 
-def order_key(objective: str, c: Candidate, cheapest: float, best_time: float) -> tuple[Any, ...]:
-    """The sort key of a row under ``objective``: its score, then cost and time, then the tie-break."""
-    return (score_of(objective, c, cheapest, best_time), c.cost, c.time, c.key)
+def order_key(
+    objective: str, c: Candidate, cheapest: float, best_time: float, window: float = math.inf
+) -> tuple[Any, ...]:
+    """The sort key of a row under ``objective``: its score, then cost and time, then the tie-break.
+    Under "balanced", the rows within the balanced pick's ``window`` (:func:`pareto.balanced_window`)
+    come first, so the pick reads first: a slower row that scores better is outside the window the
+    pick is chosen in."""
+    outside = objective == "balanced" and c.time > window
+    return (outside, score_of(objective, c, cheapest, best_time), c.cost, c.time, c.key)
 
 
 def _beaten_by(
@@ -183,9 +190,14 @@ def select(
     pick_of: dict[int, list[str]] = {}
     for name in PICKS:
         pick_of.setdefault(chosen[name], []).append(name)
-    by_objective = sorted(
-        range(len(front)), key=lambda i: order_key(objective, front[i], cheapest, best_time)
+    window = pareto.balanced_window(
+        [(c.cost, c.time) for c in front], [c.surplus for c in front], balanced_time_factor, acceptable
     )
+
+    def key(c: Candidate) -> tuple[Any, ...]:
+        return order_key(objective, c, cheapest, best_time, window)
+
+    by_objective = sorted(range(len(front)), key=lambda i: key(front[i]))
     limit = len(front) if top is None else top
     picked = [i for i in by_objective if i in pick_of]
     others = [i for i in by_objective if i not in pick_of]
@@ -197,10 +209,7 @@ def select(
     front_groups = {c.group for c in front}
     room = None if top is None else top - len(rows)
     if room is None or room > 0:
-        rest = sorted(
-            (c for c in ranked if c.group not in front_groups),
-            key=lambda c: order_key(objective, c, cheapest, best_time),
-        )
+        rest = sorted((c for c in ranked if c.group not in front_groups), key=key)
         rows.extend(Shown(c, False, (), None, len(front) + n + 1) for n, c in enumerate(_merge(rest)[:room]))
     rows = [
         s
@@ -217,10 +226,7 @@ def select(
     if uncalibrated:
         # every row's number, as the rows shown are numbered: the front, then the dominated rows in order
         number_of = {s.candidate.group: s.number for s in whole_front}
-        dominated = sorted(
-            (c for c in ranked if c.group not in front_groups),
-            key=lambda c: order_key(objective, c, cheapest, best_time),
-        )
+        dominated = sorted((c for c in ranked if c.group not in front_groups), key=key)
         number_of.update((c.group, len(front) + n + 1) for n, c in enumerate(_merge(dominated)))
         alternative = _calibrated_picks(
             [*front_candidates, *ranked],

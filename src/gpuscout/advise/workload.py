@@ -249,6 +249,8 @@ class Workload(BaseModel):
 
 #: The fields of a serving workload's activity pattern (its errors name them all).
 _ACTIVITY = ("hours_per_day", "bursts_per_day", "burst_minutes")
+#: A monthly volume within this share of what a stated request rate generates agrees with it (rounding).
+RATE_VOLUME_TOLERANCE = 0.05
 
 
 class ServeWorkload(Workload):
@@ -313,6 +315,21 @@ class ServeWorkload(Workload):
                 "a total <= 1440 min",
                 _ACTIVITY,
             )
+        if self.requests_per_s is not None and self.monthly_output_tokens is not None:
+            # a rate fixes the volume (rate x output tokens x seconds up): a different one is a contradiction
+            # that would cost one load and divide by another
+            implied = self.requests_per_s * self.output_tokens * self.active_s_month
+            if abs(self.monthly_output_tokens - implied) > RATE_VOLUME_TOLERANCE * implied:
+                from gpuscout.wording import token_count
+
+                raise _rule(
+                    "monthly_output_tokens",
+                    f"{token_count(self.monthly_output_tokens)} output tokens a month contradicts "
+                    f"requests_per_s {self.requests_per_s:g} x output_tokens {self.output_tokens:,} over "
+                    f"{self.active_s_month / 3600:,.0f} h up a month = {token_count(implied)}",
+                    "one of them (the volume alone sets the rate), or the two in agreement",
+                    ("requests_per_s", "output_tokens"),
+                )
         return self
 
     @property
