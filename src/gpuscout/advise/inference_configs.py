@@ -668,11 +668,17 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             # the stated users must generate the volume: spread over more replicas each answers faster,
             # up to one user per replica (:meth:`_volume_short` has refused a split where even that falls
             # short); the fewest instances whose users generate it
-            users, inst = w.users, max(inst, 1)
-            while inst * replicas < users and self._users_tokens_per_s(acc, tp, inst * replicas) * (
-                w.active_s_month
-            ) < w.monthly_output_tokens * (1.0 - VOLUME_TOLERANCE):
-                inst += 1
+            want = w.monthly_output_tokens * (1.0 - VOLUME_TOLERANCE) / w.active_s_month
+
+            def enough(n: int) -> bool:
+                return self._users_tokens_per_s(acc, tp, n * replicas) >= want
+
+            # the fewest from ``inst`` up to one user per replica (more replicas: each user faster)
+            lo, hi = max(inst, 1), max(inst, 1, math.ceil(w.users / replicas))
+            while lo < hi:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if enough(mid) else (mid + 1, hi)
+            inst = lo
         return max(inst, 1)
 
     def _users_tokens_per_s(self, acc: Accelerator, tp: int, replicas: int) -> float:
