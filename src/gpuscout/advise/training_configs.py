@@ -229,13 +229,19 @@ def _overpay(timed: list[_Timed], warm_s: float, billing: NodeBilling) -> dict[i
     return {n: cost / least - 1.0 if least > 0 else 0.0 for n, cost in costs.items()}
 
 
+def _in_time(timed: list[_Timed], warm_s: float, deadline_s: float | None) -> list[_Timed]:
+    """The runs of ``timed`` that finish within ``deadline_s`` (None: all), their warm-up counted: the
+    deadline is on the time to the result, as the ranker holds a row to it (``rank._job_time``)."""
+    return [x for x in timed if deadline_s is None or x[1] + warm_s <= deadline_s]
+
+
 def _choose(
     timed: list[_Timed], warm_s: float, deadline_s: float | None, billing: NodeBilling
 ) -> _Timed | None:
     """``_node_count``'s choice, with its wall-clock seconds."""
     if not timed:
         return None
-    in_time = [x for x in timed if deadline_s is None or x[1] <= deadline_s]
+    in_time = _in_time(timed, warm_s, deadline_s)
     if not in_time:
         return min(timed, key=lambda x: (x[1], x[0][0]))
     over = _overpay(in_time, warm_s, billing)
@@ -300,7 +306,7 @@ def _node_choice(
     cheapest when it is not the chosen run, and the fewest nodes when they cost about the same (slower,
     within the tolerance); where neither is shown, the cheapest faster run (over the tolerance), else
     the fewest nodes."""
-    in_time = [x for x in timed if deadline_s is None or x[1] <= deadline_s]
+    in_time = _in_time(timed, warm_s, deadline_s)
     if chosen not in in_time or len(in_time) < 2:
         return ""
     over = _overpay(in_time, warm_s, billing)
@@ -336,7 +342,9 @@ def _node_choice(
     def weighed(other: _Timed, what: str) -> str:
         m, t_other = other[0][0], other[1]
         change = billing.node_seconds(m, t_other, warm_s) / billed - 1.0 if billed > 0 else 0.0
-        return f"{what}{m} {plural(m, 'node')}: {duration(t_other)}, {pct(change)} node-time billed {per}"
+        # the time to the result, warm-up included, as the row's own time reads
+        took = duration(t_other + warm_s)
+        return f"{what}{m} {plural(m, 'node')}: {took}, {pct(change)} node-time billed {per}"
 
     deadline = " that meets the deadline" if deadline_s is not None else ""
     rule = (

@@ -75,7 +75,12 @@ class OfferFilters(BaseModel):
     max_price: float | None = Field(
         default=None, gt=0, le=1_000_000, description="maximum $/h for the instance"
     )
-    sort: SortColumn = Field(default="price_per_gpu", description="column to sort on")
+    sort: SortColumn = Field(
+        default="price_per_gpu",
+        description="column to sort on, as the table shows it: price_per_gpu is $ per GPU-hour (the spot "
+        "one when pricing=spot), price the on-demand instance $/h and spot_price the spot instance $/h "
+        "whatever the pricing (the CLI's --sort price follows --spot instead: sort=spot_price here)",
+    )
     order: Literal["asc", "desc"] = Field(default="asc", description="sort direction")
     page: int = Field(default=1, ge=1, le=MAX_PAGE, description="page number, from 1")
     per_page: int = Field(
