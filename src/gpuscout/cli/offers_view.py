@@ -494,6 +494,9 @@ def _offer_query(reader: OfferReader, gpu_names: tuple[str, ...], options: Offer
             )
         except NoOffersFrom as exc:  # one that shut down: say so, not "no current offer"
             raise shut_down(exc) from None
+    if any(not value.replace(",", "").strip() for value in o.region or ()):
+        # a blank --region is no filter typed: an error, as a blank --gpu is (not every region)
+        raise InvalidInputError("region", "is empty; leave --region out for every region", "a region name")
     return OfferQuery(
         gpus=gpu_names,
         min_vram_gb=o.min_vram,
