@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
@@ -72,12 +73,16 @@ def load_bundled_snapshot(store: Store, *, first: bool = False) -> RefreshResult
         )
         or None
     )
+    # why rows were dropped, per reason, as a refresh records them (``gpuscout sources``): the
+    # validator's and the GPUs the knowledge table does not know
+    invalid = Counter(d.key for d in source.dropped if d.invalid) + Counter(report.drop_reasons)
     written = store.write_snapshot(
         source.name,
         report.offers,
         started_at=started,
         reason=reason,
         dropped_count=dropped,
+        drop_reasons={"invalid": dict(invalid)},
         fallback=True,
         fingerprint=source.fingerprint,
         unless_fingerprint=first,
