@@ -571,7 +571,9 @@ def lookup_model(services: WebServices, name: str) -> ModelSpec:
 )
 def api_recommend(services: Services, body: RecommendIn) -> list[RecommendationOut]:
     """``gpuscout.recommend`` over HTTP: the ranked offers that can run the workload, best first,
-    each with its configuration, speed, cost breakdown, unit costs, reasons and warnings."""
+    each with its configuration, speed, cost breakdown, unit costs, reasons and warnings. An empty list
+    says no offer passes; ``POST /api/v1/advise`` with the same body says what binds and what would fit
+    (and, with ``show_rejected``, why each offer was left out)."""
     check_workload_regions(services, body.workload.regions)
     recs = services.recommend(
         body.workload, objective=body.objective, top=body.top, options=AdvisorOptions.of(body)
