@@ -163,6 +163,9 @@ class CardFit:
     precision: str
     gpus: int | None  # None: not on 8
     estimate: Estimate | None
+    # why it does not run where memory would hold it: the engine's refusal of this precision on this
+    # card ("" where it runs, or where memory is what stops it)
+    refusal: str = ""
 
     @property
     def headroom(self) -> float | None:
@@ -299,14 +302,20 @@ class _Faq:
         """The fewest cards (1, 2, 4, 8) of ``acc`` that hold the model and ``batch`` users' caches (all
         of them at once: none waiting for room), with the estimate there."""
         users = self.users if batch is None else batch
+        refusal = ""
         for n in GPU_COUNTS:
             need = self._need(acc, n, precision, users)
+            if need is not None and not getattr(need, "supported", True):
+                refusal = refusal or need.warnings[0] if need.warnings else refusal
+                continue
             if need is None or not need.fits:
                 continue
             e = self._infer(acc, n, precision, users)
             if e is not None and e.fits and getattr(e, "supported", True):
                 return CardFit(acc, precision, n, e)
-        return CardFit(acc, precision, None, None)
+            if e is not None and not getattr(e, "supported", True):
+                refusal = refusal or e.unsupported_reason
+        return CardFit(acc, precision, None, None, refusal)
 
     # ---- 1 ------------------------------------------------------------------------------------
     def vram(self) -> FaqAnswer:
@@ -671,18 +680,31 @@ class _Faq:
         has_hbm = "HBM" in gpu.memory_type.upper()  # the user's card already has the fast memory
         p = self.precision
         one = self._fit(gpu, p, batch=1)
+        asked = one  # the precision asked, and why it does not run here (where it does not)
         if one.gpus is None:  # try narrower weights on the user's card
             p = "int4"
             one = self._fit(gpu, p, batch=1)
         figures: dict[str, float | str | None] = {"gpu": gpu.name, "precision": p}
         if one.gpus is None or one.estimate is None:
+            refused = asked.refusal or one.refusal
             answer = (
-                f"{self.said} does not fit {gpu.name} even on 8 cards at int4, so it cannot run there; "
-                "see the VRAM answer for what holds it."
+                f"{self.said} cannot run on {gpu.name} as asked, although it fits: {refused.rstrip('.')}. "
+                "Another engine may run it there (--engine); the VRAM answer names offers that do."
+                if refused
+                else f"{self.said} does not fit {gpu.name} even on 8 cards at int4, so it cannot run "
+                "there; see the VRAM answer for what holds it."
             )
             return FaqAnswer(
                 "slow_generation", f"Why is generation slow on my {gpu.name}?", answer, (), figures
             )
+        if p != self.precision:  # the precision asked does not run here: said, not swapped in silence
+            why = (
+                f"{self.precision} is refused on {gpu.name}: {asked.refusal.rstrip('.')}"
+                if asked.refusal
+                else f"{self.precision} does not fit {gpu.name} on up to 8 cards"
+            )
+            figures["precision_asked"] = self.precision
+            figures["precision_note"] = f"{why}; answered at int4"
         e1, gpus = one.estimate, one.gpus
         active = self.be.active_params_b(self.model) * 1e9
         peak = (gpu.tflops(_compute_class(p)) or gpu.bf16_tflops or 0.0) * 1e12 * gpus
@@ -730,6 +752,8 @@ class _Faq:
             f"{read}, so {bandwidth} caps it near {ceiling:.0f} tok/s"
             + (step or f" while the tensor cores run at ~{util:.1%} of their peak"),
         ]
+        if "precision_note" in figures:  # the precision asked does not run here: said first
+            details.insert(0, str(figures["precision_note"]))
         figures.update(
             {
                 "binding": pace,

@@ -478,6 +478,8 @@ def register(app: typer.Typer) -> None:
             return
         # the model as typed, and the entry it was sized as ("deepseek-r1 (as deepseek-v3)"), as `estimate`
         label = res.model if config is not None else _model_label(model, spec)
+        # the GPUs it was sized on: those asked, or their devices (an MI250X module is two GPUs to software)
+        gpus = getattr(res, "gpus", gpus)
         title = plain(f"{label} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
         breakdown = _breakdown_table(title, res.memory)
         from gpuscout.cli.table_fit import title_lines

@@ -553,6 +553,30 @@ def gpu_family_members(name: str) -> tuple[Accelerator, ...] | None:
     return tuple(by_name[n] for n in names if n in by_name)
 
 
+#: Modules that software sees as several GPUs, and the device each is: an MI250X OAM module is two
+#: GCDs, each its own ROCm device with 64 GB at 1.6 TB/s (the MI250X row's note; the MI250X-GCD row is
+#: that device). No kernel spans both, so a module is timed as its devices, not as one 128 GB part.
+MODULE_DEVICES: dict[str, tuple[str, int]] = {"MI250X": ("MI250X-GCD", 2)}
+
+
+def software_devices(acc: Accelerator, modules: int) -> tuple[Accelerator, int, str]:
+    """(device, count, note) for ``modules`` x ``acc`` as software sees them: the accelerator and count
+    as given where each is one device; else its devices (2 x MI250X-GCD per MI250X) and the note saying
+    so."""
+    found = MODULE_DEVICES.get(acc.name)
+    if found is None:
+        return acc, modules, ""
+    name, per_module = found
+    device = resolve_gpu(name)
+    count = modules * per_module
+    note = (
+        f"{acc.name} is {per_module} GPUs to software ({per_module} x {device.name}: "
+        f"{device.memory_gb:g} GB at {device.bandwidth_gbps:,.0f} GB/s each): {modules} "
+        f"{'module' if modules == 1 else 'modules'} timed as {count} x {device.name}"
+    )
+    return device, count, note
+
+
 def assumed_variant_warning(name: str | Accelerator, *, field: str = "gpu") -> str:
     """What an answer for the GPU ``name`` says when the name does not pin one part down: the variant it
     was read as and the others it could mean, with each one's memory where they differ ("gpu 'A100' read
