@@ -47,7 +47,8 @@ class Accelerator:
     full_name: str = ""  # the reference table's descriptive name, e.g. "NVIDIA H100 SXM"
     # What the device reports as usable (nvidia-smi ``memory.total``) where a source records it: GDDR
     # datacenter cards ship with ECC on, which keeps 1/16 of the memory (an L4 sold as 24 GB shows
-    # 23,034 MiB). ``memory_gb`` stays the vendor's figure. ``None``: not recorded.
+    # 23,034 MiB); a V100 16GB shows 16,160 MiB, more under its 16 GiB than the driver's share the other
+    # HBM parts lose. ``memory_gb`` stays the vendor's figure. ``None``: not recorded.
     usable_memory_mib: int | None = None
     usable_memory_source: str = ""
 
