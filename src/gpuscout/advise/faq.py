@@ -689,7 +689,7 @@ class _Faq:
             refused = asked.refusal or one.refusal
             answer = (
                 f"{self.said} cannot run on {gpu.name} as asked, although it fits: {refused.rstrip('.')}. "
-                "Another engine may run it there (--engine); the VRAM answer names offers that do."
+                "Another engine may run it there: the VRAM answer names offers that do."
                 if refused
                 else f"{self.said} does not fit {gpu.name} even on 8 cards at int4, so it cannot run "
                 "there; see the VRAM answer for what holds it."
