@@ -542,6 +542,9 @@ def import_cmd(
             f"name, e.g. `gpuscout recommend serve {done.spec.name}`."
         )
         console.print(Text(printable(text)))
+        at = done.spec.notes.find("quantization_config (")  # the last of the import's notes, where any
+        if at >= 0:  # a quantized checkpoint sized as 16-bit: said at once, not only in `models show`
+            console.print(f"[yellow]warning:[/] {plain(done.spec.notes[at:])}", highlight=False)
 
 
 @models_app.command("remove")

@@ -109,6 +109,11 @@ def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) ->
     return _check_int(_named(cfg, keys), value, least=1, most=most)
 
 
+#: MoE model types whose experts have their own width (``moe_intermediate_size``), not ``intermediate_size``
+#: (which sizes only their dense layers or shared expert, where they have one).
+_OWN_EXPERT_WIDTH = frozenset({"qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "qwen3_next"})
+
+
 def _opt_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS, why: str = _UNPUBLISHED) -> int:
     value = _first(cfg, *keys)
     if value is None:
@@ -406,10 +411,27 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
     if num_experts:
         if not experts_per_token:
             raise InvalidInputError("num_experts_per_tok", "missing from an MoE config.json")
-        moe_width = _opt_int(cfg, "moe_intermediate_size", most=MAX_INTERMEDIATE_SIZE) or intermediate
-        if cfg.get("mlp_only_layers") or (_opt_int(cfg, "decoder_sparse_step", most=MAX_LAYERS) or 1) != 1:
+        moe_width = _opt_int(cfg, "moe_intermediate_size", most=MAX_INTERMEDIATE_SIZE)
+        if not moe_width and model_type in _OWN_EXPERT_WIDTH:
+            # these size their experts by moe_intermediate_size alone (Qwen3-30B-A3B: 768, against an
+            # intermediate_size of 6144 that no layer of it uses): the dense width would be 8x too large
             raise InvalidInputError(
-                "mlp_only_layers", "MoE layouts other than 'MoE on every layer' are not supported"
+                "moe_intermediate_size",
+                f"missing from a {model_type} config.json, which sizes its experts by it",
+                "the experts' FFN width (Qwen3-30B-A3B: 768)",
+            )
+        moe_width = moe_width or intermediate  # Mixtral-style configs: the experts are the FFN
+        if cfg.get("mlp_only_layers"):
+            raise InvalidInputError(
+                "mlp_only_layers",
+                "dense layers among the MoE ones are not supported",
+                "an empty list (MoE on every layer)",
+            )
+        if (_opt_int(cfg, "decoder_sparse_step", most=MAX_LAYERS) or 1) != 1:
+            raise InvalidInputError(
+                "decoder_sparse_step",
+                "MoE on every n-th layer only is not supported",
+                "1 (MoE on every layer)",
             )
     first_dense = _opt_int(cfg, "first_k_dense_replace") if num_experts else 0
 
@@ -464,7 +486,16 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         index_head_dim=_opt_int(cfg, "index_head_dim"),
         torch_dtype=str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"),
         source=source,
-        notes="; ".join(filter(None, (f"imported from config.json (model_type {model_type})", window.note))),
+        notes="; ".join(
+            filter(
+                None,
+                (
+                    f"imported from config.json (model_type {model_type})",
+                    window.note,
+                    quantization_note(raw.get("quantization_config") or cfg.get("quantization_config")),
+                ),
+            )
+        ),
         mlp_type="plain" if falcon else "gated",
         norm_type="layernorm" if falcon else "rmsnorm",
         norms_per_layer=norms_per_layer,
@@ -527,9 +558,60 @@ def native_precision(quantization_config: object) -> str:
         text = str(quantization_config).lower()
         if "nvfp4" in text or "fp4" in text:
             return "nvfp4"
+        found = _compressed_tensors_int(quantization_config)
+        if found:
+            return found
         if "fp8" in text or "float" in text:
             return "fp8"
     return ""
+
+
+def _compressed_tensors_int(quantization_config: Mapping[str, Any]) -> str:
+    """An integer compressed-tensors scheme, from its ``config_groups``' ``weights`` (and
+    ``input_activations``): 4-bit int weights -> "int4" (W4A16, llm-compressor's "pack-quantized"),
+    8-bit int weights with 8-bit int activations -> "w8a8", without -> "int8" (W8A16); "" for float
+    weights (FP8 / FP4, read by the caller) or no group that says."""
+    groups = quantization_config.get("config_groups")
+    if not isinstance(groups, Mapping):
+        return ""
+    for group in groups.values():
+        weights = group.get("weights") if isinstance(group, Mapping) else None
+        if not isinstance(weights, Mapping) or str(weights.get("type") or "").lower() != "int":
+            continue
+        bits = weights.get("num_bits")
+        acts = group.get("input_activations")
+        int_acts = isinstance(acts, Mapping) and str(acts.get("type") or "").lower() == "int"
+        if bits == 4:
+            return "int4"
+        if bits == 8:
+            return "w8a8" if int_acts and acts.get("num_bits") == 8 else "int8"
+    return ""
+
+
+#: The ``quant_method`` values :func:`native_precision` reads (the rest are sized as 16-bit, said so).
+READ_QUANT_METHODS = (
+    "awq",
+    "gptq",
+    "fp8",
+    "fbgemm_fp8",
+    "mxfp4",
+    "bitsandbytes",
+    "compressed-tensors",
+    "modelopt",
+)
+
+
+def quantization_note(quantization_config: object) -> str:
+    """What an import says of a ``quantization_config`` whose format it does not read ("" where it reads
+    it, or where there is none): the checkpoint is then sized as 16-bit weights, too large."""
+    if not isinstance(quantization_config, Mapping) or native_precision(quantization_config):
+        return ""
+    method = str(quantization_config.get("quant_method") or "?")
+    return (
+        f"quantization_config (quant_method {method!r}) is not a format gpuscout reads "
+        f"({', '.join(READ_QUANT_METHODS)}): sized as 16-bit weights, larger than the checkpoint; "
+        "name the format with --precision where it is one gpuscout knows (int4, int8, fp8, nvfp4)"
+    )
 
 
 def parse_hf_config(
