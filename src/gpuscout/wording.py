@@ -48,16 +48,19 @@ def money3(usd: float) -> str:
 
 
 def token_count(x: float) -> str:
-    """A token or image count as a renter writes it: 300M, 1.5B, 20,000."""
+    """A token or image count as a renter writes it: 300M, 1.5B, 20,000 (999.6M is 1B: three significant
+    figures never round up into an exponent)."""
     for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M")):
-        if x >= size:
+        if x >= size * 0.9995:
             return f"{x / size:.3g}{suffix}"
     return f"{x:,.0f}"
 
 
 def rate_text(x: float) -> str:
-    """A request rate as a renter reads it: two significant figures, never in exponent form (754, 1.5,
-    0.031)."""
-    if x >= 100:
+    """A request rate as a renter reads it: two significant figures, never in exponent form (754, 100 for
+    99.6, 1.5, 0.031, 0.0015)."""
+    if x >= 9.95:
         return f"{x:,.0f}"
-    return f"{x:.2g}" if x >= 0.01 else f"{x:.2e}"
+    if x >= 1e-4:
+        return f"{x:.2g}"  # 9.9 ... 0.0001: .2g writes these without an exponent
+    return f"{x:.8f}".rstrip("0").rstrip(".") or "0"

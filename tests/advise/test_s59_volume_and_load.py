@@ -74,3 +74,25 @@ def test_the_load_line_never_prints_an_exponent() -> None:
     from gpuscout.wording import rate_text
 
     assert rate_text(754.3) == "754" and rate_text(1.5) == "1.5" and rate_text(0.031) == "0.031"
+
+
+def test_rates_and_counts_round_without_an_exponent() -> None:
+    from gpuscout.wording import rate_text, token_count
+
+    assert [rate_text(x) for x in (99.6, 9.96, 0.0015, 0.0000123)] == ["100", "10", "0.0015", "0.0000123"]
+    assert token_count(999.6e6) == "1B" and token_count(999.96e9) == "1T"
+
+
+def test_users_with_a_volume_are_split_as_users_alone_are() -> None:
+    # 4 users on an 8-GPU box: one GPU per replica leaves GPUs idle whether or not a volume is stated
+    offers = [o for o in current_offers() if o.accelerator == "H100-SXM" and o.gpu_count == 8][:2]
+    with_volume = advise(_serve(concurrency=4, monthly_output_tokens=5e8), offers, top=1).rows[0]
+    users_only = advise(_serve(concurrency=4), offers, top=1).rows[0]
+    assert with_volume.config.tp == users_only.config.tp > 1
+
+
+def test_a_split_for_the_volume_says_so() -> None:
+    from gpuscout.advise.configs import split_why
+
+    why = split_why("volume: 4 users at once generate at most 1.35B output tokens a month here ...")
+    assert "monthly volume" in why and "does not fit" not in why

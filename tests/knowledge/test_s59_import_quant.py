@@ -93,3 +93,11 @@ def test_a_sparse_step_is_refused_under_its_own_name() -> None:
     with pytest.raises(InvalidInputError) as err:
         parse_hf_config(config, name="q3")
     assert err.value.field == "decoder_sparse_step"
+
+
+def test_modelopt_integer_schemes_and_unread_schemes_of_read_methods() -> None:
+    assert native_precision({"quant_method": "modelopt", "quant_algo": "W4A16_AWQ"}) == "int4"
+    assert native_precision({"quant_method": "modelopt", "quant_algo": "W8A8_SQ_PER_CHANNEL"}) == "w8a8"
+    two_bit = _ct({"num_bits": 2, "type": "int"}, None)
+    note = quantization_note(two_bit)
+    assert "holds a scheme gpuscout does not read" in note and "is not a format" not in note

@@ -37,6 +37,7 @@ from gpuscout.errors import GpuscoutError
 from gpuscout.estimate.parallel import host_pcie_generation
 from gpuscout.estimate.types import Estimate, MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.accelerators import software_devices
 
 #: PCIe x16 between GPUs of a box without NVLink, bidirectional GB/s as datasheets quote it, per generation
 PCIE_X16_GBPS = {3: 32.0, 4: 64.0, 5: 128.0}
@@ -258,7 +259,10 @@ class BaseEvaluator(Generic[W]):
             if acc is None:
                 ev = reject(key, None, f"unknown accelerator {key[0]!r}", kind="unknown-gpu")
             else:
-                ev = self._configure_for(key, fabric_accelerator(acc, key[2]), extra)
+                # a module software sees as several GPUs (an MI250X: 2 GCDs) is configured as those GPUs
+                device, devices, _ = software_devices(acc, key[1])
+                as_seen = key if device is acc else (device.name, devices, key[2], key[3])
+                ev = self._configure_for(as_seen, fabric_accelerator(device, key[2]), extra)
                 note = self.substitution_for(acc)
                 if note is not None and ev.rejected is None:
                     ev = dataclasses.replace(ev, substitution=note)
@@ -325,6 +329,8 @@ def split_why(alone: str) -> str:
         return f"one GPU per replica would need {alone}"
     if "latency" in alone:
         return "one GPU misses the latency target"
+    if alone.startswith("volume:"):  # the users stated cannot generate the volume one GPU per replica
+        return "one GPU per replica is too slow for the users stated to generate the monthly volume"
     what = alone.removeprefix("does not fit: ").replace("_", " ") or "the model"
     return f"{what} do not fit one GPU" if what == "weights" else f"{what} does not fit one GPU"
 

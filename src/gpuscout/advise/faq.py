@@ -306,7 +306,8 @@ class _Faq:
         for n in GPU_COUNTS:
             need = self._need(acc, n, precision, users)
             if need is not None and not getattr(need, "supported", True):
-                refusal = refusal or need.warnings[0] if need.warnings else refusal
+                # the engine's refusal: its reason leads the sizing's warnings (the GPU variant's after it)
+                refusal = refusal or (need.warnings or [""])[0]
                 continue
             if need is None or not need.fits:
                 continue
@@ -688,7 +689,8 @@ class _Faq:
         if one.gpus is None or one.estimate is None:
             refused = asked.refusal or one.refusal
             answer = (
-                f"{self.said} cannot run on {gpu.name} as asked, although it fits: {refused.rstrip('.')}. "
+                f"{self.said} cannot run on {gpu.name} as asked (the engine refuses it there, whatever "
+                f"the memory): {refused.rstrip('.')}. "
                 "Another engine may run it there: the VRAM answer names offers that do."
                 if refused
                 else f"{self.said} does not fit {gpu.name} even on 8 cards at int4, so it cannot run "

@@ -538,7 +538,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
                 if latency
                 else ("fit" if last_why.startswith("does not fit") else reject_kind_of(last_why))
             )
-            return reject(key, acc, last_why, fits=any_fit and latency, kind=kind)
+            # it fits where the latency targets or the volume are what it misses
+            return reject(key, acc, last_why, fits=any_fit and kind in ("latency", "volume"), kind=kind)
         tp, e_cap, cap, inst = chosen
         if inst > self.a.max_instances:
             return reject(
@@ -605,7 +606,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         layout = (acc.name, acc.interconnect, tp)
         self._layout.add(layout)
         e_pp, cap_pp, why_pp = self._serve_replica(acc, tp, self.w.concurrency)
-        if why_pp is not None or e_pp is None:
+        if why_pp is not None or e_pp is None or self._volume_short(acc, tp):
             self._layout.discard(layout)
             return None
         inst_pp = self._instances(acc, tp, g, e_pp, cap_pp)
@@ -637,8 +638,8 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         for n in widths:
             self._layout = {(acc.name, acc.interconnect, n)}
             e_n, cap_n, why_n = self._serve_replica(acc, n, self.w.concurrency)
-            if why_n is not None or e_n is None:
-                continue
+            if why_n is not None or e_n is None or self._volume_short(acc, n):
+                continue  # nor where the users stated cannot generate the volume on it
             inst_n = self._instances(acc, n, g, e_n, cap_n)
             lat_n = self._latency_at_load(acc, n, cap_n, inst_n * (g // n))
             split = f"PP{n}" + (f" ({g // n} replicas)" if g // n > 1 else "")
@@ -768,8 +769,9 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
         """Whether the load keeps fewer requests in flight than there are replicas (1 user on two
         one-GPU replicas): a GPU paid for and idle, which a split over it would put to use."""
         w = self.w
-        if w.monthly_output_tokens is not None:
-            return False  # a volume to serve: the replicas' throughput is the point
+        if w.monthly_output_tokens is not None and w.concurrency is None:
+            return False  # a volume alone to serve: the replicas' throughput is the point (with users
+            # stated, the users are the load: replicas beyond them idle as without a volume)
         if w.requests_per_s is None:
             return w.users < replicas_total
         one = self.infer(acc, tp, 1)

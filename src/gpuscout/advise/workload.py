@@ -328,7 +328,7 @@ class ServeWorkload(Workload):
                     f"requests_per_s {self.requests_per_s:g} x output_tokens {self.output_tokens:,} over "
                     f"{self.active_s_month / 3600:,.0f} h up a month = {token_count(implied)}",
                     "one of them (the volume alone sets the rate), or the two in agreement",
-                    ("requests_per_s", "output_tokens"),
+                    ("requests_per_s", "output_tokens", "hours_per_day", "days_per_month"),
                 )
         return self
 

@@ -232,11 +232,17 @@ def diagnose(
         )
     elif ratio >= AS_EXPECTED and est.supported:
         # as fast as the engine's own fixed costs allow: nothing to look for (offload, clocks)
+        unsure = _uncalibrated_words(est)
+        yardstick = (
+            f"gpuscout's estimate for {eng_label} here ({expected_tps:,.1f}), {unsure}"
+            if unsure
+            else f"what {eng_label} usually reaches here ({expected_tps:,.1f})"
+        )
         verdict = (
             f"Neither limit is near ({bw_frac:.0%} of bandwidth, {comp_frac:.1%} of compute): time goes "
             f"to the engine's fixed per-step costs (kernel launches, CPU-side scheduling), as expected — "
-            f"{measured_tps:g} tokens/s is {ratio:.0%} of what {eng_label} usually reaches here "
-            f"({expected_tps:,.1f}), so nothing points to a misconfiguration."
+            f"{measured_tps:g} tokens/s is {ratio:.0%} of {yardstick}, so nothing points to a "
+            "misconfiguration."
         )
     else:
         verdict = (

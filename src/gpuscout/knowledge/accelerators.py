@@ -577,6 +577,18 @@ def software_devices(acc: Accelerator, modules: int) -> tuple[Accelerator, int, 
     return device, count, note
 
 
+def one_device(acc: Accelerator) -> tuple[Accelerator, str]:
+    """(device, note) for a workload that runs on one GPU (an image pipeline, a speech model): one of a
+    module's devices (an MI250X's GCD) and the note saying so, else ``acc`` and ""."""
+    device, devices, _ = software_devices(acc, 1)
+    if device is acc:
+        return acc, ""
+    return device, (
+        f"{acc.name} is {devices} GPUs to software: timed on one of them ({device.name}, "
+        f"{device.memory_gb:g} GB at {device.bandwidth_gbps:,.0f} GB/s)"
+    )
+
+
 def assumed_variant_warning(name: str | Accelerator, *, field: str = "gpu") -> str:
     """What an answer for the GPU ``name`` says when the name does not pin one part down: the variant it
     was read as and the others it could mean, with each one's memory where they differ ("gpu 'A100' read

@@ -111,7 +111,7 @@ def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) ->
 
 #: MoE model types whose experts have their own width (``moe_intermediate_size``), not ``intermediate_size``
 #: (which sizes only their dense layers or shared expert, where they have one).
-_OWN_EXPERT_WIDTH = frozenset({"qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3", "qwen3_next"})
+_OWN_EXPERT_WIDTH = frozenset({"qwen3_moe", "deepseek_v2", "deepseek_v3"})
 
 
 def _opt_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS, why: str = _UNPUBLISHED) -> int:
@@ -558,6 +558,11 @@ def native_precision(quantization_config: object) -> str:
         text = str(quantization_config).lower()
         if "nvfp4" in text or "fp4" in text:
             return "nvfp4"
+        algo = str(quantization_config.get("quant_algo") or "").upper()  # ModelOpt's scheme name
+        if "W4A16" in algo or "INT4" in algo:
+            return "int4"
+        if "W8A8" in algo or "INT8" in algo:
+            return "w8a8"
         found = _compressed_tensors_int(quantization_config)
         if found:
             return found
@@ -607,10 +612,16 @@ def quantization_note(quantization_config: object) -> str:
     if not isinstance(quantization_config, Mapping) or native_precision(quantization_config):
         return ""
     method = str(quantization_config.get("quant_method") or "?")
+    what = (
+        f"quantization_config (quant_method {method!r}) holds a scheme gpuscout does not read (it reads "
+        "4- and 8-bit integer and FP8 / FP4 ones)"
+        if method.lower() in READ_QUANT_METHODS
+        else f"quantization_config (quant_method {method!r}) is not a format gpuscout reads "
+        f"({', '.join(READ_QUANT_METHODS)})"
+    )
     return (
-        f"quantization_config (quant_method {method!r}) is not a format gpuscout reads "
-        f"({', '.join(READ_QUANT_METHODS)}): sized as 16-bit weights, larger than the checkpoint; "
-        "name the format with --precision where it is one gpuscout knows (int4, int8, fp8, nvfp4)"
+        f"{what}: sized as 16-bit weights, larger than the checkpoint; name the format with --precision "
+        "where it is one gpuscout knows (int4, int8, fp8, nvfp4)"
     )
 
 
