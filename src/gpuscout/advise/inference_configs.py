@@ -159,6 +159,21 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             self._dense = self.be.is_moe is not None and not self.be.is_moe(self.w.model)
         return self.be.alternatives(self._engine, precision, acc, dense_model=self._dense)
 
+    def _other_weights(self, asked: Estimate, ran: Estimate) -> str:
+        """What a substitution needs besides another engine: where the checkpoint's own quantized format
+        (AWQ, FP8...) is swapped for another one, other weights (a GGUF file, the 16-bit release): the
+        checkpoint asked for does not load in that format. "" where the weights stay the same."""
+        native = self.be.native_precision
+        if native is None or ran.precision == asked.precision:
+            return ""
+        own = native(self.w.model)
+        if own in ("bf16", "fp16", "fp32"):
+            return ""
+        return (
+            f" (other weights: {ran.precision} files of the model, not this {own} checkpoint, which does "
+            "not load that way)"
+        )
+
     def substitution_for(self, acc: Accelerator) -> str | None:
         plan = self._plans.get(acc.name)
         return plan[2] if plan is not None else None
@@ -271,6 +286,7 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
             if est is not None and est.supported:
                 self.asked_run = self.asked_run or asked_run(asked)
                 note = f"{asked.unsupported_reason.rstrip('.')}; runs {opt.message} instead"
+                note += self._other_weights(asked, est)
                 self._plans[acc.name] = (engine, opt.precision, note)
                 return est, None
         why = f"not supported: {asked.unsupported_reason}"
