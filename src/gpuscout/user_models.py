@@ -102,15 +102,14 @@ def _default_name(source: str, raw: Mapping[str, Any], hub_id: str) -> str:
 def _spec(record: Mapping[str, Any]) -> ModelSpec:
     from dataclasses import replace
 
-    from gpuscout.knowledge.hf_config import parse_hf_config
+    from gpuscout.knowledge.hf_config import parse_hf_config, quantization_note_in
 
     config = record["config"]
     spec, window = parse_hf_config(config, name=str(record["name"]), source=str(record.get("source", "")))
     imported = f"imported {record.get('imported_at', '')} from {record.get('source', '')}".strip()
     # which context window was taken and why (RoPE scaling), as the parser read it; a quantization the
     # parser does not read (sized as 16-bit), last, as the parser worded it
-    at = spec.notes.find("quantization_config (")
-    quant = spec.notes[at:] if at >= 0 else ""
+    quant = quantization_note_in(spec.notes)
     return replace(
         spec,
         hf_id=str(record.get("hf_id") or spec.hf_id),

@@ -13,18 +13,9 @@ import pytest
 from gpuscout import estimate
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.hf_config import native_precision, parse_hf_config, quantization_note
+from tests.cli.test_s44_estimate_imported import LLAMA as IMPORTED_LLAMA
 
-LLAMA: dict[str, Any] = {
-    "model_type": "llama",
-    "hidden_size": 4096,
-    "intermediate_size": 14336,
-    "num_hidden_layers": 32,
-    "num_attention_heads": 32,
-    "num_key_value_heads": 8,
-    "vocab_size": 128256,
-    "max_position_embeddings": 8192,
-    "torch_dtype": "bfloat16",
-}
+LLAMA: dict[str, Any] = dict(IMPORTED_LLAMA)  # Llama-3.1-8B's config.json fields
 
 
 def _ct(weights: dict[str, Any], acts: dict[str, Any] | None) -> dict[str, Any]:

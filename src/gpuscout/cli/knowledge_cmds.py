@@ -542,9 +542,11 @@ def import_cmd(
             f"name, e.g. `gpuscout recommend serve {done.spec.name}`."
         )
         console.print(Text(printable(text)))
-        at = done.spec.notes.find("quantization_config (")  # the last of the import's notes, where any
-        if at >= 0:  # a quantized checkpoint sized as 16-bit: said at once, not only in `models show`
-            console.print(f"[yellow]warning:[/] {plain(done.spec.notes[at:])}", highlight=False)
+        from gpuscout.knowledge.hf_config import quantization_note_in
+
+        quant = quantization_note_in(done.spec.notes)
+        if quant:  # a quantized checkpoint sized as 16-bit: said at once, not only in `models show`
+            console.print(f"[yellow]warning:[/] {plain(quant)}", highlight=False)
 
 
 @models_app.command("remove")

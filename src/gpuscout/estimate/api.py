@@ -87,7 +87,7 @@ from gpuscout.estimate.support import (
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
 from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.accelerators import assumed_variant_warning, software_devices
+from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
@@ -490,10 +490,9 @@ def memory_needed(
     spec, prec_name, model_note = _model_and_precision(model, precision)
     engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
-    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants: said last
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
-    acc, gpus, module = software_devices(acc, gpus)  # an MI250X module is 2 GPUs to software
-    variant = "; ".join(x for x in (variant, module) if x)
+    # "A100" read as one of its variants, an MI250X module as its 2 GPUs: said last
+    acc, gpus, variant = as_software_sees(gpu, acc, gpus)
     batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     context = int_in("context", context, 1, MAX_CONTEXT)
     mode = parallel_mode(parallel, engine)
@@ -650,10 +649,9 @@ def _estimate(
     spec, prec_name, model_note = _model_and_precision(model, precision)
     engine = default_engine(prec_name) if engine is None else engine
     acc = resolve_gpu_arg(gpu)
-    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants: said first
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)
-    acc, gpus, module = software_devices(acc, gpus)  # an MI250X module is 2 GPUs to software
-    variant = "; ".join(x for x in (variant, module) if x)
+    # "A100" read as one of its variants, an MI250X module as its 2 GPUs: said first
+    acc, gpus, variant = as_software_sees(gpu, acc, gpus)
     context_in = int_in("context_in", context_in, 0, MAX_CONTEXT)
     context_out = int_in("context_out", context_out, 0, MAX_CONTEXT)
     if context_in + context_out < 1:

@@ -128,7 +128,7 @@ from gpuscout.estimate.parallel import host_link_gbps
 from gpuscout.estimate.precision import compute_rate, has_bf16, resolve_precision
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.accelerators import assumed_variant_warning, one_device
+from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.workload_support import check_workload
@@ -708,8 +708,8 @@ def estimate_images(
     """Seconds per image, images/s and peak memory of ``model`` generating on one ``gpu``; no speed
     (``None``) where the pipeline does not fit, with what would fit in its warnings."""
     spec = resolve_image_model(model)
-    acc, module = one_device(resolve_gpu_arg(gpu))  # an MI250X runs a pipeline on one of its GCDs
-    variant = "; ".join(x for x in (assumed_variant_warning(gpu), module) if x)  # "A100": one variant
+    # "A100" read as one of its variants; an MI250X runs it on one of its GCDs
+    acc, _, variant = as_software_sees(gpu, resolve_gpu_arg(gpu))
     profile = profile_for(spec)
     steps = profile.default_steps if steps is None else int_in("steps", steps, 1, MAX_STEPS)
     width = int_in("width", width, MIN_IMAGE_PX, MAX_IMAGE_PX)

@@ -79,7 +79,7 @@ from gpuscout.estimate.training_speed import (
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge import calibration_coverage as coverage
 from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.accelerators import assumed_variant_warning, software_devices
+from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.engine_support import PRECISIONS
 from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
@@ -534,10 +534,9 @@ def estimate_training(
     spec = resolve_model_arg(model)
     require_language_model(spec)  # fine-tuning and pre-training here are of language models
     acc = resolve_gpu_arg(gpu)
-    variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants
     gpus = int_in("gpus", gpus, 1, 4096, error=ConfigurationRejected)
-    acc, gpus, module = software_devices(acc, gpus)  # an MI250X module is 2 GPUs to software
-    variant = "; ".join(x for x in (variant, module) if x)
+    # "A100" read as one of its variants, an MI250X module as its 2 GPUs
+    acc, gpus, variant = as_software_sees(gpu, acc, gpus)
     nodes = int_in("nodes", nodes, 1, MAX_NODES, error=ConfigurationRejected)  # the workload's too
     grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
     epochs_f = positive_float("epochs", epochs, MAX_EPOCHS)  # a fine-tuning workload's limits

@@ -76,7 +76,7 @@ from gpuscout.estimate.precision import ComputeRate, compute_rate, resolve_preci
 from gpuscout.estimate.throughput import BLEND_P
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
-from gpuscout.knowledge.accelerators import assumed_variant_warning, one_device
+from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.workload_support import check_workload
 from gpuscout.wording import plural
@@ -270,8 +270,9 @@ def estimate_transcription(
     """Speed (RTFx) and memory of transcribing ``audio_s`` seconds with ``batch`` windows at once;
     ``beam`` decoder beams per window (None: the engine's default, transformers 1, faster-whisper 5)."""
     refuse_blank_model(model, "audio")  # "is empty", with the speech models known
-    spec, (acc, module) = resolve_model_arg(model), one_device(resolve_gpu_arg(gpu))  # an MI250X: one GCD
-    variant = "; ".join(x for x in (assumed_variant_warning(gpu), module) if x)  # "A100": one variant
+    spec = resolve_model_arg(model)
+    # "A100" read as one of its variants; an MI250X runs it on one of its GCDs
+    acc, _, variant = as_software_sees(gpu, resolve_gpu_arg(gpu))
     d, layers, ffn, vocab = _whisper_shape(spec)
     if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
         raise InvalidInputError(

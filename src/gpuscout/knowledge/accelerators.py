@@ -577,16 +577,25 @@ def software_devices(acc: Accelerator, modules: int) -> tuple[Accelerator, int, 
     return device, count, note
 
 
-def one_device(acc: Accelerator) -> tuple[Accelerator, str]:
-    """(device, note) for a workload that runs on one GPU (an image pipeline, a speech model): one of a
-    module's devices (an MI250X's GCD) and the note saying so, else ``acc`` and ""."""
-    device, devices, _ = software_devices(acc, 1)
-    if device is acc:
-        return acc, ""
-    return device, (
-        f"{acc.name} is {devices} GPUs to software: timed on one of them ({device.name}, "
-        f"{device.memory_gb:g} GB at {device.bandwidth_gbps:,.0f} GB/s)"
-    )
+def as_software_sees(
+    name: str | Accelerator, acc: Accelerator, modules: int | None = None
+) -> tuple[Accelerator, int, str]:
+    """(device, count, warning) for ``modules`` x ``acc`` as software sees them (:func:`software_devices`;
+    ``modules`` None: a workload that runs on one GPU, an image pipeline or a speech model, gets one of a
+    module's devices), with the warning an answer gives: the variant the GPU ``name`` was read as
+    (:func:`assumed_variant_warning`) and what the module is to software."""
+    if modules is None:
+        device, count, _ = software_devices(acc, 1)
+        note = (
+            f"{acc.name} is {count} GPUs to software: timed on one of them ({device.name}, "
+            f"{device.memory_gb:g} GB at {device.bandwidth_gbps:,.0f} GB/s)"
+            if device is not acc
+            else ""
+        )
+        count = 1
+    else:
+        device, count, note = software_devices(acc, modules)
+    return device, count, "; ".join(x for x in (assumed_variant_warning(name), note) if x)
 
 
 def assumed_variant_warning(name: str | Accelerator, *, field: str = "gpu") -> str:

@@ -606,6 +606,12 @@ READ_QUANT_METHODS = (
 )
 
 
+def quantization_note_in(notes: str) -> str:
+    """The :func:`quantization_note` a spec's ``notes`` end with (the parser puts it last), "" where none."""
+    at = notes.find("quantization_config (")
+    return notes[at:] if at >= 0 else ""
+
+
 def quantization_note(quantization_config: object) -> str:
     """What an import says of a ``quantization_config`` whose format it does not read ("" where it reads
     it, or where there is none): the checkpoint is then sized as 16-bit weights, too large."""
