@@ -117,9 +117,21 @@ def require_text(field_name: str, value: str | None) -> None:
         raise InvalidInputError(field_name, "contains a NUL character", "text without NUL characters")
 
 
+#: The web table's column names (``/api/v1/offers?sort=vram``) where the store's sort key differs, so
+#: that ``gpuscout offers --sort vram`` sorts as the page does.
+SORT_ALIASES: dict[str, str] = {"vram": "gpu_memory", "gpu": "accelerator", "instance": "instance_type"}
+
+
+def canonical_sort(sort: str) -> str:
+    """The store's sort key for ``sort``, a key of :data:`SORT_KEYS` or a web column name
+    (:data:`SORT_ALIASES`); anything else is returned as given, for :func:`check_sort` to refuse."""
+    return SORT_ALIASES.get(sort, sort)
+
+
 def check_sort(sort: str) -> None:
     if sort not in SORT_KEYS:
-        raise InvalidInputError("sort", f"unknown sort {sort!r}", ", ".join(SORT_KEYS))
+        accepted = ", ".join(SORT_KEYS) + " (or the web table's " + ", ".join(SORT_ALIASES) + ")"
+        raise InvalidInputError("sort", f"unknown sort {sort!r}", accepted)
 
 
 #: An offer has an on-demand price one can rent at without being outbid: the SQL form of

@@ -12,15 +12,10 @@ import typer
 from rich.table import Table
 from typer.core import TyperCommand
 
-from gpuscout.catalog.query import SORT_KEYS
+from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER, MAX_PRICE_USD_PER_HOUR
+from gpuscout.catalog.query import SORT_ALIASES, SORT_KEYS
 from gpuscout.cli.help_layout import help_paragraphs
-from gpuscout.cli.offers_view import (
-    MAX_GPU_MEMORY_GB,
-    MAX_GPUS_PER_OFFER,
-    MAX_PRICE_USD_PER_HOUR,
-    MAX_ROWS,
-    print_offers_csv,
-)
+from gpuscout.cli.offers_view import MAX_ROWS, print_offers_csv
 from gpuscout.cli.offers_view import age_text as _age
 from gpuscout.cli.offers_view import money as _money
 from gpuscout.cli.offers_view import short_source as short_source
@@ -538,7 +533,8 @@ def offers_cmd(
         str,
         typer.Option(
             "--sort",
-            help=f"One of {', '.join(SORT_KEYS)}. Cheapest, most per dollar, most memory, freshest, "
+            help=f"One of {', '.join(SORT_KEYS)} (or the web table's {', '.join(SORT_ALIASES)}). Cheapest, "
+            "most per dollar, most memory, freshest, "
             "NVLink, available and names A-Z come first, unknown values last; price and price_per_gpu "
             "use the spot price with --spot.",
         ),
@@ -576,7 +572,7 @@ def offers_cmd(
     if csv_out:
         print_offers_csv(offers)
         return
-    print_offers_table(offers, total, sort, spot=spot, why_none=why_none)
+    print_offers_table(offers, total, options.sort, spot=spot, why_none=why_none)
 
 
 def _sparkline(values: list[float]) -> str:

@@ -33,12 +33,8 @@ _INT = re.compile(r"-?(?:0|[1-9][0-9]{0,17})")  # what cli.coercion converts wit
 def _value_options() -> dict[str, tuple[str, str, float, float]]:
     """``offers`` options that take a value: name -> (parameter, kind, low, high). Kinds: ``list``
     (repeatable text), ``str``, ``int`` and ``number`` within the inclusive range the command declares."""
-    from gpuscout.cli.offers_view import (
-        MAX_GPU_MEMORY_GB,
-        MAX_GPUS_PER_OFFER,
-        MAX_PRICE_USD_PER_HOUR,
-        MAX_ROWS,
-    )
+    from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER, MAX_PRICE_USD_PER_HOUR
+    from gpuscout.cli.offers_view import MAX_ROWS
 
     return {
         "--gpu": ("gpu", "list", 0, 0),

@@ -22,7 +22,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
-from gpuscout.catalog.query import INTERCONNECTS, check_regions, offer_regions, region_known, region_terms
+from gpuscout.catalog.query import (
+    INTERCONNECTS,
+    canonical_sort,
+    check_regions,
+    offer_regions,
+    region_known,
+    region_terms,
+)
 from gpuscout.cli.markup import plain, printable
 from gpuscout.cli.table_fit import PIPE_WIDTH, Column
 from gpuscout.errors import InvalidInputError
@@ -36,10 +43,7 @@ if TYPE_CHECKING:
     from gpuscout.catalog.reader import OfferReader
     from gpuscout.cli.table_fit import Cell, Short
 
-# Bounds of the numeric options (refused beyond them with the range): far past any real offer.
-MAX_GPUS_PER_OFFER = 10_000
-MAX_GPU_MEMORY_GB = 1e6
-MAX_PRICE_USD_PER_HOUR = 1_000_000.0
+# The most rows ``--limit`` takes (the other bounds are the web's too: catalog.filter_bounds).
 MAX_ROWS = 10_000_000
 
 _GITHUB_RE = re.compile(r"github\.com/([^/]+)/([^/]+)/blob/([0-9a-f]{7})[0-9a-f]*/(.+)$")
@@ -400,6 +404,10 @@ class OffersOptions:
     json_out: bool = False
     csv_out: bool = False
     db: str | None = None
+
+    def __post_init__(self) -> None:
+        # the web table's column names sort as there (``--sort vram`` is ``gpu_memory``)
+        object.__setattr__(self, "sort", canonical_sort(self.sort))
 
 
 def find_offers(options: OffersOptions) -> tuple[list[Offer], int]:

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
+from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER, MAX_PRICE_USD_PER_HOUR
 from gpuscout.catalog.query import region_terms
 from gpuscout.errors import InvalidInputError
 from gpuscout.web.query_params import COMMA_LIST
@@ -51,10 +52,12 @@ class OfferFilters(BaseModel):
     min_vram: float | None = Field(
         default=None,
         ge=0,
-        le=10_000,
+        le=MAX_GPU_MEMORY_GB,
         description="minimum memory per GPU, GiB (as sold: 80 for an 80 GB card)",
     )
-    gpus: int | None = Field(default=None, ge=1, le=1024, description="exact number of GPUs in the instance")
+    gpus: int | None = Field(
+        default=None, ge=1, le=MAX_GPUS_PER_OFFER, description="exact number of GPUs in the instance"
+    )
     provider: Annotated[str | None, COMMA_LIST] = Field(
         default=None, max_length=200, description="providers, comma-separated or the parameter repeated"
     )
@@ -73,7 +76,7 @@ class OfferFilters(BaseModel):
     )
     interconnect: Literal["any", "nvlink", "pcie"] = Field(default="any", description="GPU-to-GPU fabric")
     max_price: float | None = Field(
-        default=None, gt=0, le=1_000_000, description="maximum $/h for the instance"
+        default=None, gt=0, le=MAX_PRICE_USD_PER_HOUR, description="maximum $/h for the instance"
     )
     sort: SortColumn = Field(
         default="price_per_gpu",

@@ -1,0 +1,57 @@
+"""The offers filters have one set of bounds and one sort vocabulary on the CLI and the JSON API (stop
+60): ``/api/v1/offers?gpus=2000`` was refused (1..1024) where ``gpuscout offers --gpus 2000`` was taken
+(1..10000), ``--min-vram`` took up to 1e6 GiB where the API stopped at 10,000, and ``--sort vram`` (the
+API's name for the memory column) was an unknown sort on the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from typer.testing import CliRunner
+
+from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER
+from gpuscout.cli import app
+
+runner = CliRunner()
+
+
+@pytest.mark.parametrize(
+    ("cli_option", "api_field", "inside", "beyond"),
+    [
+        ("--gpus", "gpus", 2000, MAX_GPUS_PER_OFFER + 1),
+        ("--min-vram", "min_vram", 5000, int(MAX_GPU_MEMORY_GB) + 1),
+    ],
+)
+def test_the_cli_and_the_api_take_and_refuse_the_same_values(
+    client: TestClient, db_url: str, cli_option: str, api_field: str, inside: int, beyond: int
+) -> None:
+    ok_cli = runner.invoke(app, ["offers", cli_option, str(inside), "--json", "--db", db_url])
+    ok_api = client.get(f"/api/v1/offers?{api_field}={inside}")
+    assert ok_cli.exit_code == 0, ok_cli.output
+    assert ok_api.status_code == 200, ok_api.text
+    assert json.loads(ok_cli.output) == [] and ok_api.json()["total"] == 0
+
+    bad_cli = runner.invoke(app, ["offers", cli_option, str(beyond), "--db", db_url])
+    bad_api = client.get(f"/api/v1/offers?{api_field}={beyond}")
+    assert bad_cli.exit_code != 0 and cli_option in bad_cli.output
+    assert bad_api.status_code == 422 and bad_api.json()["field"] == api_field
+
+
+def test_the_web_column_names_sort_the_cli_as_the_store_keys_do(db_url: str) -> None:
+    for alias, key in (("vram", "gpu_memory"), ("gpu", "accelerator"), ("instance", "instance_type")):
+        by_alias = runner.invoke(app, ["offers", "--sort", alias, "--json", "--limit", "0", "--db", db_url])
+        by_key = runner.invoke(app, ["offers", "--sort", key, "--json", "--limit", "0", "--db", db_url])
+        assert by_alias.exit_code == 0, by_alias.output
+        rows = json.loads(by_alias.output)
+        assert len(rows) > 2 and rows == json.loads(by_key.output)
+    table = runner.invoke(app, ["offers", "--sort", "vram", "--db", db_url])
+    assert table.exit_code == 0 and "▼" in table.output  # the memory column is marked as the sort's
+
+
+def test_an_unknown_sort_names_both_vocabularies(db_url: str) -> None:
+    out = runner.invoke(app, ["offers", "--sort", "vrm", "--db", db_url])
+    assert out.exit_code != 0
+    words = " ".join(out.output.split())
+    assert "gpu_memory" in words and "the web table's vram, gpu, instance" in words
