@@ -56,6 +56,12 @@ class Assumptions:
     price_age_warn_days: float = 3.0
     # training: a layout must leave this share of GPU memory free (activation peaks, fragmentation)
     min_training_headroom: float = 0.05
+    # host RAM of an offer that lists none (a marketplace box, a snapshot row), as a multiple of its GPU
+    # memory: an offload layout that needs more is not taken on it. The median host: of the bundled
+    # snapshot's offers that list RAM (703, 2026-12) the median has 2.15x its GPU memory (quartiles 1.4x
+    # and 3.4x; an 8x H100 DGX has 2 TB for 640 GB, 3.2x). A 70B full fine-tune offloaded to one node
+    # needs ~1.3 TB, which an 8x V100 16 GB marketplace box (128 GB of GPU memory) rarely has.
+    unlisted_host_ram_per_gpu_memory: float = 2.15
     # the named picks of the Pareto front (see gpuscout.advise.pareto)
     balanced_time_factor: float = 3.0  # the balanced pick is at most this many times the window time (pareto)
     time_tolerance: float = 0.05  # times within this share are the same speed (front, fastest pick)
@@ -91,6 +97,10 @@ class Assumptions:
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
             "training memory headroom": f">= {self.min_training_headroom:.0%} of each GPU free",
+            "host RAM not listed": (
+                f"~{self.unlisted_host_ram_per_gpu_memory:g}x the GPU memory (training offload: the median "
+                "host that lists RAM)"
+            ),
             "picks": (
                 f"balanced within {self.balanced_time_factor:g}x the best time of the front rows renting no "
                 "more GPUs than the load needs (serve: or within the latency its stated targets allow); "

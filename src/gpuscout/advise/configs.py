@@ -113,6 +113,9 @@ class ConfigEval:
     # serve: the fewest GPUs of this model that carry the load within the targets, over the splits tried
     # (replicas of ``tp`` GPUs, on any number of instances); 0 where a job's GPUs all shorten it
     gpus_needed: int = 0
+    # training with a node count to choose: the row a spot price runs, its count chosen with the reclaims
+    # its nodes add (more nodes are stopped more often); None: the same as on demand
+    on_spot: ConfigEval | None = None
 
     @property
     def gpus_used(self) -> int:

@@ -120,11 +120,56 @@ def training_reload_s(ev: ConfigEval, w: AnyWorkload, a: Assumptions) -> float:
     back from where it was written, straight into memory, at ``a.checkpoint_read_gbps()`` (a network
     volume: the reclaimed instance's local disks are gone); it fetches the data, and for LoRA/QLoRA the
     frozen base weights too, at ``download_gbps`` and loads those weights at ``load_gbps``."""
-    per_node = ev.checkpoint_gb / max(1, ev.instances)
-    checkpoint_s = per_node / a.checkpoint_read_gbps()
+    return reload_seconds(w, a, ev.checkpoint_gb, ev.instances, ev.download_gb_per_instance, ev.load_gb)
+
+
+def reload_seconds(
+    w: AnyWorkload, a: Assumptions, checkpoint_gb: float, nodes: int, download_gb: float, load_gb: float
+) -> float:
+    """:func:`training_reload_s` of a run on ``nodes`` nodes with these sizes (before its
+    ``ConfigEval`` exists: the node count's choice weighs it)."""
+    checkpoint_s = checkpoint_gb / max(1, nodes) / a.checkpoint_read_gbps()
     if full_training(w):
         return w.dataset_gb / a.download_gbps + checkpoint_s
-    return ev.download_gb_per_instance / a.download_gbps + ev.load_gb / a.load_gbps + checkpoint_s
+    return download_gb / a.download_gbps + load_gb / a.load_gbps + checkpoint_s
+
+
+def training_interruptions(
+    w: FinetuneWorkload | PretrainWorkload,
+    a: Assumptions,
+    *,
+    time_s: float,
+    nodes: int,
+    gpus_per_node: int,
+    checkpoint_gb: float,
+    on_demand_interval_s: float | None,
+    reload_s: float,
+    reclaims_per_node_hour: float,
+) -> tuple[SpotRisk, float]:
+    """What interrupts a training run of ``time_s`` on ``nodes`` nodes, and the extra checkpoint saves a
+    spot run makes: its GPUs' and hosts' failures (on-demand capacity too), and on spot
+    ``reclaims_per_node_hour`` per node, ``nodes`` times as often for the run (its nodes step together:
+    a reclaim of any stops all). The checkpoint interval is Young's for both; the saves beyond those of
+    the on-demand interval (``on_demand_interval_s``, None: the same) are the seconds returned with the
+    risk. The cost model (:func:`cost_model`) and the node count's choice on spot
+    (``training_configs``) both read it."""
+    failures = a.hardware_interruptions_per_gpu_hour * nodes * gpus_per_node
+    reclaims = reclaims_per_node_hour * nodes
+    interval = checkpoint_interval_s(w, a, checkpoint_gb, nodes, gpus_per_node, reclaims)
+    on_demand = on_demand_interval_s if on_demand_interval_s is not None else interval
+    added = checkpoint_saves(time_s, interval) - checkpoint_saves(time_s, on_demand)
+    extra_saves_s = 0.0
+    if added > 0 and math.isfinite(added):
+        extra_saves_s = added * save_seconds(checkpoint_gb, nodes, a.checkpoint_write_gbps)
+    risk = spot_risk(
+        work_s=time_s,
+        rate_per_hour=reclaims + failures,
+        checkpoint_interval_s=interval,
+        restart_s=a.restart_s,
+        reload_s=reload_s,
+        failures_per_hour=failures,
+    )
+    return risk, extra_saves_s
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,29 +257,31 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     # a training run stops on any of its GPUs' or hosts' failures, on-demand capacity too
     failures = a.hardware_interruptions_per_gpu_hour * n * ev.gpus_per_instance if training else 0.0
     extra_saves_s = 0.0
-    if spot or failures > 0:
+    if isinstance(w, FinetuneWorkload | PretrainWorkload) and (spot or failures > 0):
         # a training run's nodes step together: a reclaim of any of them stops all, so the run is
-        # interrupted n times as often (a batch's instances are independent: each at its own rate)
-        synchronous = n if training else 1
-        reclaims = a.interruption_rate(terms.kind) * synchronous if spot else 0.0
-        if isinstance(w, FinetuneWorkload | PretrainWorkload):
-            # reclaims on top of failures: a shorter interval (Young's), whose extra saves the run pays
-            interval = checkpoint_interval_s(w, a, ev.checkpoint_gb, n, ev.gpus_per_instance, reclaims)
-            on_demand = ev.checkpoint_interval_s if ev.checkpoint_interval_s is not None else interval
-            added = checkpoint_saves(ev.time_s, interval) - checkpoint_saves(ev.time_s, on_demand)
-            if added > 0 and math.isfinite(added):
-                extra_saves_s = added * save_seconds(ev.checkpoint_gb, n, a.checkpoint_write_gbps)
-        else:
-            interval = w.checkpoint_interval_min * 60.0
-        risk = spot_risk(
-            work_s=ev.time_s,
-            rate_per_hour=reclaims + failures,
-            checkpoint_interval_s=interval,
-            restart_s=a.restart_s,
+        # interrupted n times as often; reclaims on top of failures shorten the interval (Young's), whose
+        # extra saves the run pays
+        risk, extra_saves_s = training_interruptions(
+            w,
+            a,
+            time_s=ev.time_s,
+            nodes=n,
+            gpus_per_node=ev.gpus_per_instance,
+            checkpoint_gb=ev.checkpoint_gb,
+            on_demand_interval_s=ev.checkpoint_interval_s,
             reload_s=reload_s,
-            failures_per_hour=failures,
+            reclaims_per_node_hour=a.interruption_rate(terms.kind) if spot else 0.0,
         )
         interruption_s = risk.lost_s + extra_saves_s
+    elif spot and isinstance(w, BatchWorkload):  # independent instances, each reclaimed at its own rate
+        risk = spot_risk(
+            work_s=ev.time_s,
+            rate_per_hour=a.interruption_rate(terms.kind),
+            checkpoint_interval_s=w.checkpoint_interval_min * 60.0,
+            restart_s=a.restart_s,
+            reload_s=reload_s,
+        )
+        interruption_s = risk.lost_s
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
     if training:

@@ -548,6 +548,8 @@ class Ranker:
         """``spot_sized``, cached on what it depends on: the configuration's quantities and the reclaim
         rate's provider kind (the ranking and the row shown use the same one)."""
         w = self.w
+        if ev.on_spot is not None:  # training: the node count chosen for spot
+            return ev.on_spot
         if _batch_deadline(w) is None:
             return ev
         k = (ev.key, ev.instances, ev.time_s, ev.load_gb, ev.download_gb_per_instance, terms.kind)

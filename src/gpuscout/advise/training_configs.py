@@ -28,7 +28,10 @@ Host RAM: an offload layout keeps the training state in the node's RAM (the esti
 ``host_ram_gb_per_node``: a 70B full fine-tune on one node ~1.3 TB). It is taken only on an offer whose
 ``ram_gb`` holds that (per node: more nodes shard it further); else the best layout that does not offload,
 and when none fits the GPUs the offer is rejected naming the RAM needed and the RAM it has. An offer that
-does not list its RAM keeps the offload layout, and its row says how much RAM to check for. What fits is
+does not list its RAM is taken to have about ``Assumptions.unlisted_host_ram_per_gpu_memory`` (2x) its GPU
+memory: it keeps an offload layout that needs no more, its row saying how much RAM to check for; a layout
+that needs more (1.3 TB on an 8x V100 16 GB box) is weighed as on an offer with that RAM, and a rejection
+says the RAM was assumed. What fits is
 worked out per ``ConfigKey`` as for every kind; an offer's RAM then only picks among the layouts
 (``TrainingEvaluator.evaluate``), so two offers of one configuration with different RAM may differ.
 
@@ -67,9 +70,11 @@ from gpuscout.advise.cost import (
     ADAPTER_CHECKPOINT_BYTES_PER_PARAM,
     checkpoint_interval_s,
     checkpoint_saves,
+    reload_seconds,
     save_seconds,
     start_weights_gb,
     trained_output_gb,
+    training_interruptions,
 )
 from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.pareto import COST_TOLERANCE
@@ -167,6 +172,7 @@ class NodeBilling(NamedTuple):
 
     increment_s: int | None = None
     minimum_s: int | None = None
+    kind: str | None = None  # the provider's kind (``ProviderTerms.kind``): its spot reclaim rate
 
     def node_seconds(self, nodes: int, wall_s: float, warm_s: float) -> float:
         """What a run costs at any price: its nodes' billed seconds, each node's warm-up and run billed
@@ -471,7 +477,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         # that layout offloads
         self._offload_need: dict[tuple[ConfigKey, _OfferExtra], float] = {}
         # per (configuration, ``memo_extra``, the offer's RAM or None): the evaluation an offer with it gets
-        self._by_ram: dict[tuple[ConfigKey, _OfferExtra, float | None], ConfigEval] = {}
+        # (a RAM the offer does not list: the one assumed for it, and True)
+        self._by_ram: dict[tuple[ConfigKey, _OfferExtra, float | None, bool], ConfigEval] = {}
         self._billing: dict[str, NodeBilling] = {}  # per billing-terms name
         self._estimates: dict[_Call, TrainingResult] = {}  # one estimate per layout, whatever the RAM
 
@@ -489,20 +496,24 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         ram = known_ram(offer)
         if ram is not None and need <= ram:
             return ev
-        by_ram = self._by_ram.get((ev.key, extra, ram))
+        assumed = ram is None
+        if ram is None:  # as much as hosts with this GPU memory usually have
+            ram = self.a.unlisted_host_ram_per_gpu_memory * offer.gpu_memory_gb * offer.gpu_count
+        memo = (ev.key, extra, ram, assumed)
+        by_ram = self._by_ram.get(memo)
         if by_ram is None:
-            if ram is None:
-                by_ram = dataclasses.replace(
-                    ev,
-                    warnings=(
-                        *ev.warnings,
-                        f"host RAM not listed for this offer: this layout keeps the training state in host "
-                        f"RAM and needs ~{need:,.0f} GB per node; check the instance has it",
-                    ),
+            if assumed and need <= ram:
+                note = (
+                    f"host RAM not listed for this offer: this layout keeps the training state in host "
+                    f"RAM and needs ~{need:,.0f} GB per node; check the instance has it"
                 )
+                spot = ev.on_spot
+                if spot is not None:
+                    spot = dataclasses.replace(spot, warnings=(*spot.warnings, note))
+                by_ram = dataclasses.replace(ev, warnings=(*ev.warnings, note), on_spot=spot)
             else:
-                by_ram = self._configure_with(ev.key, ev.accelerator, ram, extra)
-            self._by_ram[(ev.key, extra, ram)] = by_ram
+                by_ram = self._configure_with(ev.key, ev.accelerator, ram, extra, ram_assumed=assumed)
+            self._by_ram[memo] = by_ram
         return by_ram
 
     def memo_extra(self, offer: Offer) -> _OfferExtra:
@@ -523,7 +534,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         if found is None:
             try:
                 terms = self.be.provider_terms(name)
-                found = NodeBilling(terms.billing_increment_s, terms.minimum_charge_s)
+                found = NodeBilling(terms.billing_increment_s, terms.minimum_charge_s, terms.kind)
             except GpuscoutError:
                 found = NodeBilling()
             self._billing[name] = found
@@ -587,6 +598,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         ram_gb: float | None = None,
         network: StatedInternode | None = None,
         max_micro_batch: int | None = None,
+        ram_assumed: bool = False,
     ) -> _Trained:
         """The fastest layout on ``nodes`` x ``gpus`` that fits with the memory headroom margin, among data
         parallel, FSDP and FSDP with host offload, each with no, selective or full activation checkpointing
@@ -595,7 +607,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         offload only where a node's RAM holds what it keeps there; on several nodes, over ``network`` (the
         offer's stated inter-node bandwidth) or the estimator's default; at most ``max_micro_batch``
         sequences per GPU where the micro-batch is the advisor's to choose (a pre-training run's step
-        floor: :func:`_micro_batch_cap`)."""
+        floor: :func:`_micro_batch_cap`); ``ram_assumed``: the offer lists no RAM and ``ram_gb`` is the
+        one assumed for it (a refusal says so)."""
         from gpuscout.estimate.training import describe_layout  # the estimator's, loaded with it
 
         w = self.w
@@ -677,10 +690,56 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             per_node = "per node" if nodes == 1 else f"per node on {nodes} nodes"
             why = (
                 f"{without}, and offloading the optimizer and parameters needs ~{ram_short:,.0f} GB of "
-                f"host RAM {per_node}; the offer has {ram_gb:,.0f} GB"
+                f"host RAM {per_node}; "
+                + (
+                    f"the offer lists no RAM, and hosts with its GPU memory usually have about "
+                    f"{ram_gb:,.0f} GB ({self.a.unlisted_host_ram_per_gpu_memory:g}x it)"
+                    if ram_assumed
+                    else f"the offer has {ram_gb:,.0f} GB"
+                )
             )
             return _Trained(None, why, "fit", "", ram_short=ram_short)
         return _Trained(None, why, kind, "")
+
+    def _spot_timed(
+        self,
+        timed: list[_Timed],
+        extra: _OfferExtra,
+        gpus: int,
+        checkpoint_of: Callable[[TrainingResult], float],
+        interval_of: Callable[[int, float], float],
+        download_gb: float,
+        load_gb: float,
+    ) -> list[_Timed]:
+        """The runs of ``timed`` (a choice of node counts) with the time a spot row adds to each: its
+        nodes' reclaims (at the provider kind's rate, ``nodes`` times as often for the run) and failures,
+        with the rework, restarts, reloads and extra checkpoint saves the cost model counts
+        (``cost.training_interruptions``). Empty where no spot row is asked for, or no count to choose:
+        more nodes finish sooner but are stopped more often, so a spot run's cheapest count is lower
+        (pre-training 8B on p5 spot: 8 nodes, where on demand 32 to 64 cost the same)."""
+        billing = extra.billing
+        if not self.w.spot_ok or billing is None or len(timed) < 2:
+            return []
+        rate = self.a.interruption_rate(billing.kind)
+        if rate <= 0:
+            return []
+        out: list[_Timed] = []
+        for run, wall in timed:
+            n, result, _ = run
+            ckpt = checkpoint_of(result)
+            risk, saves_s = training_interruptions(
+                self.w,
+                self.a,
+                time_s=wall,
+                nodes=n,
+                gpus_per_node=gpus,
+                checkpoint_gb=ckpt,
+                on_demand_interval_s=interval_of(n, ckpt),
+                reload_s=reload_seconds(self.w, self.a, ckpt, n, download_gb, load_gb),
+                reclaims_per_node_hour=rate,
+            )
+            out.append((run, wall + risk.lost_s + saves_s))
+        return out
 
     def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
         """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), for
@@ -690,9 +749,16 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         return self._configure_with(key, acc, None, offer_extra)
 
     def _configure_with(
-        self, key: ConfigKey, acc: Accelerator, ram_gb: float | None, extra: _OfferExtra
+        self,
+        key: ConfigKey,
+        acc: Accelerator,
+        ram_gb: float | None,
+        extra: _OfferExtra,
+        *,
+        ram_assumed: bool = False,
     ) -> ConfigEval:
-        """The configuration on an offer with ``ram_gb`` of host RAM per node (None: not checked) and
+        """The configuration on an offer with ``ram_gb`` of host RAM per node (None: not checked;
+        ``ram_assumed``: the one assumed for an offer that lists none) and
         ``extra``: the inter-node bandwidth it states (None: the estimator's default), and how it is
         billed (the node count's choice)."""
         network = extra.network
@@ -758,7 +824,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             if cap == 0:  # even one sequence per GPU: too few optimizer steps, and wider is only worse
                 too_wide = n
                 break
-            trained = self._train_call(acc, g, n, ram_gb, network, cap)
+            trained = self._train_call(acc, g, n, ram_gb, network, cap, ram_assumed=ram_assumed)
             r = trained.result
             if r is None and trained.kind == "unsupported":
                 # the platform cannot run the training at all (the estimator's support rules): no node
@@ -793,75 +859,101 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             if too_wide:
                 why += f"; {too_wide} nodes or more would train in {_few_steps_words()}"
             return reject(key, acc, why, kind=kind)
-        (nodes, result, trained), wall_s = choice
-        how, offload = trained.how, trained.offload
-        need = host_ram_needed(result) if offload else None
-        if need is not None and ram_gb is None:
-            self._offload_need[(key, extra)] = need
-        rounded = _rounded_up(w, nodes, g)  # a warning, not the row's first reason: the fit stays that
-        if nodes > 1:
-            from gpuscout.estimate.training import default_internode_gbps  # the estimator's, loaded with it
+        plain_wall = {x[0][0]: x[1] for x in timed}  # node count -> wall-clock seconds, reclaims aside
+        spot_timed = self._spot_timed(
+            timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, weights
+        )
+        spot_choice = _choose(spot_timed, warm, deadline_s, billing) if spot_timed else None
+        for run, _ in (choice, *((spot_choice,) if spot_choice is not None else ())):
+            _, r_run, t_run = run
+            need = host_ram_needed(r_run) if t_run.offload else None
+            if need is not None and ram_gb is None:  # the most either choice needs per node
+                self._offload_need[(key, extra)] = max(need, self._offload_need.get((key, extra), 0.0))
 
-            how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
-        node_choice = _node_choice(timed, choice, warm, deadline_s, billing)
-        if node_choice:
-            how = f"{how}; {node_choice}"
-        wider = ""
-        if too_wide:
-            wider = f"{too_wide} nodes or more would train in {_few_steps_words()}"
-            how = f"{how}; {too_wide} nodes or more {UNTRIED_NODES} {_few_steps_words()}"
-        ckpt = checkpoint_of(result)
-        interval = interval_of(nodes, ckpt)
-        lora = isinstance(w, FinetuneWorkload) and w.method != "full"
-        saves = describe_saves(
-            result.time_s or 0.0,
-            nodes,
-            ckpt,
-            trained_output_gb(w, weights, ckpt),
-            interval,
-            write_gbps,
-            "adapter" if lora else "trained weights",
-            chosen=w.checkpoint_interval_min is None,
-        )
-        how = f"{how}; {saves}"
-        notes = (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
-        tokens = w.train_tokens if isinstance(w, FinetuneWorkload) else w.token_budget
-        summary = EstimateSummary(
-            throughput=result.tokens_per_s,
-            throughput_unit="train tok/s",
-            per_user_tokens_per_s=None,
-            ttft_ms=None,
-            tpot_ms=None,
-            memory_per_gpu_gb=result.memory.total_gb,
-            memory_capacity_gb=capacity_gb(result.memory, acc),
-            weights_gb=result.memory.weights_gb,
-            kv_cache_gb=0.0,
-            batch_per_replica=None,
-            max_batch_per_replica=None,
-            bound=None,
-            # a backend that does not say (a test's fake) is taken as calibrated
-            speed_calibrated=bool(getattr(result, "speed_calibrated", True)),
-        )
-        return ConfigEval(
-            key=key,
-            fits=True,
-            rejected=None,
-            accelerator=acc,
-            instances=nodes,
-            tp=1,
-            replicas_per_instance=1,
-            gpus_per_instance=g,
-            nodes=nodes,
-            summary=summary,
-            time_s=wall_s,
-            download_gb_per_instance=fetched + w.dataset_gb,
-            load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
-            checkpoint_gb=ckpt,
-            checkpoint_interval_s=interval,
-            wider_refused=wider,
-            train_tokens=tokens,
-            warnings=(*notes, *((rounded,) if rounded else ()), *_steps_warning(w, result), *result.warnings),
-            fabric_assumed=fabric_unstated(key, g),
-            training=how,
-            parallel=trained.parallel,
-        )
+        def build(chosen: _Timed, weighed: list[_Timed]) -> ConfigEval:
+            """The row of the run ``chosen`` among ``weighed`` (times with a spot row's reclaims, or
+            without), its text weighing it against them."""
+            (nodes, result, trained), wall_s = chosen[0], plain_wall[chosen[0][0]]
+            how = trained.how
+            rounded = _rounded_up(w, nodes, g)  # a warning, not the row's first reason: the fit stays that
+            if nodes > 1:
+                from gpuscout.estimate.training import (
+                    default_internode_gbps,
+                )  # the estimator's, loaded with it
+
+                how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
+            node_choice = _node_choice(weighed, chosen, warm, deadline_s, billing)
+            if node_choice:
+                how = f"{how}; {node_choice}"
+            wider = ""
+            if too_wide:
+                wider = f"{too_wide} nodes or more would train in {_few_steps_words()}"
+                how = f"{how}; {too_wide} nodes or more {UNTRIED_NODES} {_few_steps_words()}"
+            ckpt = checkpoint_of(result)
+            interval = interval_of(nodes, ckpt)
+            lora = isinstance(w, FinetuneWorkload) and w.method != "full"
+            saves = describe_saves(
+                result.time_s or 0.0,
+                nodes,
+                ckpt,
+                trained_output_gb(w, weights, ckpt),
+                interval,
+                write_gbps,
+                "adapter" if lora else "trained weights",
+                chosen=w.checkpoint_interval_min is None,
+            )
+            how = f"{how}; {saves}"
+            notes = (
+                (f"{self.model.notes} (no architecture named)",) if isinstance(self.model, ModelSpec) else ()
+            )
+            tokens = w.train_tokens if isinstance(w, FinetuneWorkload) else w.token_budget
+            summary = EstimateSummary(
+                throughput=result.tokens_per_s,
+                throughput_unit="train tok/s",
+                per_user_tokens_per_s=None,
+                ttft_ms=None,
+                tpot_ms=None,
+                memory_per_gpu_gb=result.memory.total_gb,
+                memory_capacity_gb=capacity_gb(result.memory, acc),
+                weights_gb=result.memory.weights_gb,
+                kv_cache_gb=0.0,
+                batch_per_replica=None,
+                max_batch_per_replica=None,
+                bound=None,
+                # a backend that does not say (a test's fake) is taken as calibrated
+                speed_calibrated=bool(getattr(result, "speed_calibrated", True)),
+            )
+            return ConfigEval(
+                key=key,
+                fits=True,
+                rejected=None,
+                accelerator=acc,
+                instances=nodes,
+                tp=1,
+                replicas_per_instance=1,
+                gpus_per_instance=g,
+                nodes=nodes,
+                summary=summary,
+                time_s=wall_s,
+                download_gb_per_instance=fetched + w.dataset_gb,
+                load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
+                checkpoint_gb=ckpt,
+                checkpoint_interval_s=interval,
+                wider_refused=wider,
+                train_tokens=tokens,
+                warnings=(
+                    *notes,
+                    *((rounded,) if rounded else ()),
+                    *_steps_warning(w, result),
+                    *result.warnings,
+                ),
+                fabric_assumed=fabric_unstated(key, g),
+                training=how,
+                parallel=trained.parallel,
+            )
+
+        on_demand = build(choice, timed)
+        if spot_choice is None:
+            return on_demand
+        # a spot row: its node count chosen, and its alternatives quoted, with the reclaims its nodes add
+        return dataclasses.replace(on_demand, on_spot=build(spot_choice, spot_timed))
