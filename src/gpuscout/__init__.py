@@ -37,6 +37,23 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+
+def _imported_models() -> tuple[Any, ...]:
+    """The models the user imported (``gpuscout models import``), read from the data dir when the core
+    meets a name its curated table does not know (``knowledge.edge_models``)."""
+    from gpuscout.user_models import load_imported
+
+    return load_imported().specs
+
+
+def _install_imported_models() -> None:
+    from gpuscout.knowledge import edge_models
+
+    edge_models.install(_imported_models)
+
+
+_install_imported_models()
+
 if TYPE_CHECKING:
     from datetime import datetime
 

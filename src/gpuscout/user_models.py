@@ -63,7 +63,7 @@ def _curated_owner(name: str) -> str | None:
     from gpuscout.knowledge.models import resolve_model_detail
 
     try:
-        return resolve_model_detail(name, field="--name").model.name
+        return resolve_model_detail(name, field="--name", imported=False).model.name
     except UnknownNameError:
         return None
 

@@ -50,7 +50,7 @@ class ModelRegistry:
         if found is not None:
             return ModelResolution(found, exact=True, note="imported by you")
         try:
-            return resolve_model_detail(name, field=field)
+            return resolve_model_detail(name, field=field, imported=False)  # this registry's own below
         except UnknownNameError as exc:
             if not self.imported:
                 raise

@@ -468,8 +468,10 @@ def _lookup(name: str) -> ModelResolution | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
-    """Resolve a model name, with a note when it maps onto another name's architecture."""
+def resolve_model_detail(name: str, *, field: str = "model", imported: bool = True) -> ModelResolution:
+    """Resolve a model name, with a note when it maps onto another name's architecture; a name the
+    curated table does not know, to a model the user imported (``imported=False``: the curated table
+    alone)."""
     if not isinstance(name, str) or not name.strip():
         raise UnknownNameError(field, str(name), model_names()[:6])
     typed, name = name, fold_name(name)  # pasted look-alikes ("Llama‑3.1‑8B", U+2011) read as ASCII
@@ -505,8 +507,25 @@ def resolve_model_detail(name: str, *, field: str = "model") -> ModelResolution:
                 base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
             )
     if found is None:
-        raise UnknownNameError(field, typed, _suggestions(outer or name))
+        if not imported:
+            raise UnknownNameError(field, typed, _suggestions(outer or name))
+        return _imported_model(typed, field, _suggestions(outer or name))
     return found
+
+
+def _imported_model(typed: str, field: str, suggestions: list[str]) -> ModelResolution:
+    """The model a user imported under ``typed`` (:mod:`gpuscout.knowledge.edge_models`), for a name the
+    curated table does not know; else the unknown-name error, the closest imported names first."""
+    from gpuscout.knowledge import edge_models
+    from gpuscout.knowledge.model_registry import name_key
+
+    mine = edge_models.imported()
+    key = name_key(typed)
+    for spec in mine:
+        if name_key(spec.name) == key:
+            return ModelResolution(spec, exact=True, note="imported by you")
+    near = closest(typed, [s.name for s in mine], n=3) if mine else []
+    raise UnknownNameError(field, typed, [*near, *(s for s in suggestions if s not in near)][:6])
 
 
 def is_entry_name(spec: ModelSpec, label: str) -> bool:
