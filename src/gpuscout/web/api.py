@@ -249,7 +249,8 @@ def api_refresh(
     starts. The refresh runs in a worker thread and ends by its deadline, whatever the providers do.
     """
     check_admin(authorization, services.settings.admin_token)
-    asked = [s.strip() for s in (source or "").split(",") if s.strip()]
+    # a blank name is refused naming the field, as `gpuscout refresh --source ''` is (not every source)
+    asked = [] if source is None else [s.strip() for s in source.split(",")]
     names = configured_sources(asked)
     if services.refresh_lock.locked():
         raise HTTPException(409, "a refresh is already running")
