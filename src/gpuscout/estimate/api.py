@@ -256,6 +256,12 @@ def _load_args(
             raise InvalidInputError(
                 "batch", f"expected an integer or 'max', got {batch!r}", f"1..{MAX_BATCH} or max"
             )
+        if n_req is not None:  # "max" is the steady state of a full batch: a run of N has no meaning there
+            raise InvalidInputError(
+                "num_requests",
+                "applies to a finite run at a concurrency, a request rate or a batch size, not batch max",
+                "leave it out, or give a concurrency, a request rate or a batch size",
+            )
         return None
     b = int_in("batch", 1 if batch is None else batch, 1, MAX_BATCH, error=ConfigurationRejected)
     return _LoadArgs(Load("concurrency", float(b), n_req, lockstep, varied_output), f"batch {b}", None)
