@@ -90,7 +90,7 @@ def test_bad_filter_is_shown_at_its_field_in_plain_words_with_other_inputs_kept(
     bad_count = client.get("/", params={"gpus": "-3", "provider": "betagpu"})
     assert bad_count.status_code == 422
     message = bad_count.text.split('id="err-gpus"')[1].split("</span>")[0]
-    assert "GPUs per instance must be a whole number from 1 to 1,024; you typed “-3”" in message
+    assert "GPUs per instance must be a whole number from 1 to 10,000; you typed “-3”" in message
     assert "int" not in message and ">=" not in message  # no type expressions
     assert 'name="provider" value="betagpu"' in bad_count.text
 

@@ -92,8 +92,10 @@ def test_the_configured_file_and_registered_sources_start(
     status, body = _post(client, f"vastai, {name},snapshot")
     assert status == 202 and body == {"status": "started", "sources": ["vastai", name, "snapshot"]}
     assert calls == [["vastai", name, "snapshot"]]
-    status, _ = _post(client, "")
-    assert status == 202 and calls[-1] is None  # every source
+    status, _ = _post(client, "")  # a blank name is refused, as the CLI's --source '' (stop 60)
+    assert status == 422
+    every = client.post("/api/v1/refresh", headers=AUTH)  # no source parameter: every source
+    assert every.status_code == 202 and calls[-1] is None
 
 
 def test_a_second_refresh_while_one_runs_is_409_and_never_queued(

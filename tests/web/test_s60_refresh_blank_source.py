@@ -40,3 +40,4 @@ def test_no_source_parameter_still_refreshes_every_source(admin: tuple[TestClien
     client, calls = admin
     r = client.post("/api/v1/refresh", headers=AUTH)
     assert r.status_code == 202 and r.json()["sources"] == []
+    assert calls and calls[-1] is None  # every source

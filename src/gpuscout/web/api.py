@@ -466,6 +466,11 @@ def _token_schema(description: str) -> WithJsonSchema:
     )
 
 
+def _folded(value: object) -> object:
+    """A keyword parameter as the CLI reads it: lower case, no surrounding space."""
+    return value.strip().lower() if isinstance(value, str) else value
+
+
 @router.get("/estimate", response_model=EstimateOut, tags=["estimate"], summary="Memory and speed estimate")
 def api_estimate(
     model: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)],
@@ -491,6 +496,7 @@ def api_estimate(
     ] = None,
     batch: Annotated[
         str | None,
+        BeforeValidator(_folded),  # "MAX", " max ": as the CLI and gpuscout.estimate read it
         Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max (one load at most)"),
     ] = None,
     concurrency: Annotated[
@@ -521,11 +527,13 @@ def api_estimate(
     ] = 512,
     kv_dtype: Annotated[str | None, Query(max_length=20)] = None,
     parallel: Annotated[
-        Literal["tensor", "layer", "replicas"] | None,
+        str | None,
         Query(
-            description="how a model spreads over several GPUs: tensor, layer or replicas; default: the "
-            "engine's own (layer for llama.cpp and hf-transformers, else tensor), as the CLI and "
-            "gpuscout.estimate"
+            min_length=1,
+            max_length=40,
+            description="how a model spreads over several GPUs: tensor, layer or replicas (also tp, "
+            "pipeline, pp, data-parallel..., any case, read as the CLI and gpuscout.estimate read them); "
+            "default: the engine's own (layer for llama.cpp and hf-transformers, else tensor)",
         ),
     ] = None,
 ) -> EstimateOut:

@@ -101,6 +101,12 @@ class OfferFilters(BaseModel):
             return cls.model_fields[info.field_name].default
         return value
 
+    @field_validator("interconnect", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        # "NVLink" as `gpuscout offers --interconnect NVLink` reads it
+        return value.strip().lower() if isinstance(value, str) else value
+
     @field_validator("gpu", "provider", "region")
     @classmethod
     def _no_nul(cls, value: str | None) -> str | None:
