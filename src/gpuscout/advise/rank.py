@@ -253,7 +253,10 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
     deadline therefore takes, on spot, the fewest instances ``k >= ev.instances`` (up to
     ``a.max_instances``) at which its time with those reclaims (``_job_time``) meets the deadline.
     ``ev`` itself otherwise: no deadline, not a batch (training sizes its nodes itself), already within
-    it, or no ``k`` meets it (the spot row stays out for the deadline)."""
+    it, or no ``k`` meets it (the spot row stays out for the deadline). A training run whose node count
+    was chosen for spot apart (``ConfigEval.on_spot``: its nodes' reclaims) runs that one."""
+    if ev.on_spot is not None:
+        return ev.on_spot
     deadline = _batch_deadline(w)
     if deadline is None or ev.rejected is not None or ev.instances <= 0:
         return ev
