@@ -60,6 +60,7 @@ from gpuscout.estimate.precision import (
     ComputeRate,
     KvDtype,
     WeightFormat,
+    gguf_from_checkpoint,
     has_bf16,
     kv_dtype_names,
     resolve_kv_dtype,
@@ -156,6 +157,19 @@ def _engine_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str]) -
             "speed estimated with its generic weight-only efficiency"
         )
     return fmt
+
+
+def _as_published(fmt: WeightFormat, spec: ModelSpec) -> WeightFormat:
+    """``fmt`` as the files of ``spec`` in it hold the weights: a GGUF quant of a checkpoint whose MoE experts
+    ship in MXFP4 (gpt-oss) keeps them so (:func:`precision.gguf_from_checkpoint`, read from the model
+    table's ``native_precision``); ``fmt`` itself otherwise."""
+    if not fmt.gguf or not spec.native_precision:
+        return fmt
+    try:
+        checkpoint = resolve_precision(spec.native_precision)
+    except InvalidInputError:  # an imported config's format the table does not know: nothing kept
+        return fmt
+    return gguf_from_checkpoint(fmt, checkpoint)
 
 
 def _model_and_precision(
@@ -742,7 +756,7 @@ def _prepare(
             f"{read_flag_names()})"
         )
     asked_kv = _asked_kv(kv_dtype, spec, eng)  # a bad kv_dtype is an input error, whatever runs
-    fmt = _engine_format(resolve_precision(prec_name), eng, warnings)
+    fmt = _as_published(_engine_format(resolve_precision(prec_name), eng, warnings), spec)
     verdict = verdict_for(eng, fmt, acc)
     too_old = release_refusal(eng, spec.family)  # a named release older than the model's architecture
     if too_old is not None:
@@ -1323,7 +1337,7 @@ def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
             )
             break
     for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
-        fmt = _engine_format(resolve_precision(name), p.eng, [])
+        fmt = _as_published(_engine_format(resolve_precision(name), p.eng, []), p.spec)
         verdict = verdict_for(p.eng, fmt, p.acc)
         if not verdict.supported:
             continue
@@ -1497,11 +1511,14 @@ def _memory_assumptions(
     bits = f"{fmt.bits_per_weight:g} bits/weight"
     if fmt.dense_bits is not None:
         bits = f"MoE experts {fmt.bits_per_weight:g} bits/weight, other weights {fmt.dense_bits:g}"
+    elif fmt.expert_bits is not None:  # a GGUF file that keeps the checkpoint's experts (gpt-oss: MXFP4)
+        bits = f"MoE experts {fmt.expert_bits:g} bits/weight, other weights {fmt.bits_per_weight:g}"
     out = {
         "engine": eng.label,
         "support": verdict.message()
         + (f" (source: {', '.join(_rule_sources(verdict))})" if verdict.sources else ""),
-        "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})",
+        "precision": f"{fmt.label}: {bits} (embeddings {fmt.embedding_bits:g}, lm_head {fmt.lm_head_bits:g})"
+        + (f"; {fmt.note}" if fmt.expert_bits is not None else ""),
         "kv_dtype": _kv_note(st),
         # in GiB, as GPU memory is sold (the engines' own figures are GB: 1 GB is 0.93 GiB)
         "memory_budget": (

@@ -58,6 +58,9 @@ Effective bits per weight, with where each figure comes from:
   matrix, as published ones are). The token embedding keeps the mix's base type (Q2_K for IQ1_*,
   IQ2_XXS and IQ2_XS; IQ3_S for IQ2_S, IQ2_M and IQ3_XXS); output.weight is Q5_K for the 1- and
   2-bit i-quants and IQ3_XXS, Q8_0 for Q8_0, Q6_K for every other mix, F16 for F16.
+  A GGUF file of a checkpoint whose routed experts ship in MXFP4 (gpt-oss, ``gguf_experts``) keeps them in
+  ggml's MXFP4 type at every quant level; the level applies to the other weights
+  (:func:`gguf_from_checkpoint`, ``expert_bits``).
 """
 
 from __future__ import annotations
@@ -112,6 +115,13 @@ class WeightFormat:
     # by default ("bf16": W4A16, the experts' GEMMs at the 16-bit rate even where the GPU has tensor cores for
     # the weights' own type; "" = the compute class's own activations)
     expert_activations: str = ""
+    # a checkpoint format whose routed experts a GGUF conversion keeps in their own type at every quant
+    # level: that ggml type's name ("MXFP4": gpt-oss), "" where a GGUF file re-quantizes them (see
+    # :func:`gguf_from_checkpoint`)
+    gguf_experts: str = ""
+    # a GGUF file made from such a checkpoint: the bits of its routed experts (the checkpoint's), while
+    # ``bits_per_weight`` stays the quant level's and applies to the rest of the body; None elsewhere
+    expert_bits: float | None = None
 
     @property
     def efficiency_class(self) -> str:
@@ -125,6 +135,8 @@ class WeightFormat:
 
     def body_bits(self, expert: bool) -> float:
         """Bits per weight of a body weight (``expert``: a routed MoE expert's)."""
+        if expert and self.expert_bits is not None:
+            return self.expert_bits
         if self.dense_bits is not None and not expert:
             return self.dense_bits
         return self.bits_per_weight
@@ -154,6 +166,7 @@ def _fmt(
     wide_layers: int = 0,
     kernel: str = "",
     expert_activations: str = "",
+    gguf_experts: str = "",
 ) -> WeightFormat:
     return WeightFormat(
         name,
@@ -170,6 +183,7 @@ def _fmt(
         wide_layers,
         kernel,
         expert_activations=expert_activations,
+        gguf_experts=gguf_experts,
     )
 
 
@@ -286,6 +300,7 @@ _FORMATS: dict[str, WeightFormat] = {
             "(W4A16) by default, so no part of the model runs at the FP4 tensor rate",
             dense_bits=16.0,
             expert_activations="bf16",
+            gguf_experts="MXFP4",
         ),
         _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
         _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),
@@ -502,6 +517,29 @@ _KV_ALIASES = {
     "q4": "q4_0",
     "auto": "bf16",
 }
+
+
+def gguf_from_checkpoint(fmt: WeightFormat, checkpoint: WeightFormat) -> WeightFormat:
+    """``fmt`` (a GGUF quant level) as the GGUF file made from a checkpoint stored in ``checkpoint`` (the
+    model table's ``native_precision``) holds it: where the checkpoint's routed experts are in a type ggml
+    stores as it is (``checkpoint.gguf_experts``: gpt-oss's MXFP4), the file keeps them in it at every
+    quant level and the level applies to the other weights only (attention, router, embeddings, output).
+    llama.cpp has an MXFP4 type (PR #15091); gpt-oss's expert rows, 2880 wide, are no multiple of the 256
+    that K-quant blocks need. Published gpt-oss GGUF sizes bear this out (recalled, not sourced here:
+    unsloth's gpt-oss-20b Q8_0 about 12.1 GB, F16 about 13.8 GB; 120b Q8_0 about 63 GB). ``fmt``
+    itself for any other pair: a 16-bit or FP8 checkpoint is re-quantized whole."""
+    if not fmt.gguf or not checkpoint.gguf_experts or fmt.expert_bits is not None:
+        return fmt
+    kept = checkpoint.gguf_experts
+    return replace(
+        fmt,
+        label=f"{fmt.label} (MoE experts {kept})",
+        expert_bits=checkpoint.bits_per_weight,
+        note=(
+            f"GGUF files of this checkpoint keep its routed experts in {kept} at every quant level; "
+            f"{fmt.label} applies to the other weights"
+        ),
+    )
 
 
 def kv_dtype_names() -> tuple[str, ...]:
