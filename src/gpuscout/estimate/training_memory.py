@@ -171,14 +171,16 @@ LOSS_BYTES_PER_VOCAB = {"chunked": 4.0, "hf": 12.0}
 
 
 def lora_groups(layout: ModelLayout, targets: str) -> tuple[TensorGroup, ...]:
-    """The matrices LoRA adapts: "attn" (q, k, v, o or their MLA equivalents) or "all-linear"."""
+    """The matrices LoRA adapts: "attn" (q, k, v, o or their MLA equivalents) or "all-linear" (PEFT's:
+    every nn.Linear of the body, so not the experts a model fuses into 3-D parameters, gpt-oss's, which
+    PEFT reaches only through ``target_parameters``: :attr:`TensorGroup.module`)."""
     if targets not in LORA_TARGETS:
         raise InvalidInputError(
             "lora_targets", f"unknown target set {targets!r}", accepted=", ".join(LORA_TARGETS)
         )
     if targets == "attn":
         return tuple(g for g in layout.linear if g.role == "attn")
-    return tuple(g for g in layout.linear if g.role in ("attn", "mlp"))
+    return tuple(g for g in layout.linear if g.role in ("attn", "mlp") and g.module)
 
 
 def lora_io(layout: ModelLayout, targets: str) -> tuple[float, float]:

@@ -504,6 +504,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         mlp_bias=gpt_oss or bool(cfg.get("mlp_bias")) or bool(falcon and cfg.get("bias")),
         router_bias=gpt_oss,
         attention_sinks=gpt_oss,
+        fused_experts=gpt_oss,  # transformers' GptOssExperts: fused expert parameters, no nn.Linear
         mtp_layers=_opt_int(cfg, "num_nextn_predict_layers"),
         imported=True,
         native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),

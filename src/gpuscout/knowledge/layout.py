@@ -59,6 +59,9 @@ class TensorGroup:
     count: int  # how many in the whole model
     active_count: int  # how many a token passes through (MoE: routed experts selected)
     matrix: bool
+    # the weight of an nn.Linear module in HF transformers (what PEFT's "all-linear" finds and adapts); False
+    # for a bare parameter the forward multiplies through a functional (gpt-oss's fused experts)
+    module: bool = True
 
     @property
     def size(self) -> int:
@@ -158,9 +161,18 @@ class _Walk:
         self.groups: list[TensorGroup] = []
 
     def matrix(
-        self, name: str, part: str, fan_in: int, fan_out: int, count: int, active: int | None = None
+        self,
+        name: str,
+        part: str,
+        fan_in: int,
+        fan_out: int,
+        count: int,
+        active: int | None = None,
+        *,
+        module: bool = True,
     ) -> None:
-        self._add(TensorGroup(name, part, fan_in, fan_out, count, count if active is None else active, True))
+        act = count if active is None else active
+        self._add(TensorGroup(name, part, fan_in, fan_out, count, act, True, module))
 
     def vector(self, name: str, part: str, length: int, count: int, active: int | None = None) -> None:
         self._add(TensorGroup(name, part, 1, length, count, count if active is None else active, False))
@@ -209,16 +221,25 @@ def _attention(walk: _Walk, spec: ModelSpec, layers: int) -> None:
 
 
 def _mlp(
-    walk: _Walk, spec: ModelSpec, prefix: str, part: str, width: int, count: int, active: int | None = None
+    walk: _Walk,
+    spec: ModelSpec,
+    prefix: str,
+    part: str,
+    width: int,
+    count: int,
+    active: int | None = None,
+    *,
+    module: bool = True,
 ) -> None:
-    """``count`` MLPs (or experts) of inner width ``width``; gated = gate + up + down."""
+    """``count`` MLPs (or experts) of inner width ``width``; gated = gate + up + down (``module``: see
+    :attr:`TensorGroup.module`)."""
     h = spec.hidden_size
     if spec.mlp_type not in ("gated", "plain"):
         raise InvalidInputError("mlp_type", f"unknown MLP type {spec.mlp_type!r}", "gated, plain")
     if spec.mlp_type == "gated":
-        walk.matrix(f"{prefix}gate_proj", part, h, width, count, active)
-    walk.matrix(f"{prefix}up_proj", part, h, width, count, active)
-    walk.matrix(f"{prefix}down_proj", part, width, h, count, active)
+        walk.matrix(f"{prefix}gate_proj", part, h, width, count, active, module=module)
+    walk.matrix(f"{prefix}up_proj", part, h, width, count, active, module=module)
+    walk.matrix(f"{prefix}down_proj", part, width, h, count, active, module=module)
     if spec.mlp_bias:
         if spec.mlp_type == "gated":
             walk.vector(f"{prefix}gate_proj.bias", part, width, count, active)
@@ -247,6 +268,7 @@ def _decoder_layers(walk: _Walk, spec: ModelSpec, layers: int, dense_layers: int
         width,
         moe_layers * n_exp,
         moe_layers * spec.experts_per_token,
+        module=not spec.fused_experts,
     )
     if spec.shared_experts:
         _mlp(walk, spec, "shared.", "shared_experts", width * spec.shared_experts, moe_layers)

@@ -385,6 +385,7 @@ def _row_to_model(row: dict[str, str]) -> ModelSpec:
         mlp_bias=_bool(row["mlp_bias"]),
         router_bias=_bool(row["router_bias"]),
         attention_sinks=_bool(row["attention_sinks"]),
+        fused_experts=_bool(row.get("fused_experts") or "false"),
         mtp_layers=_int(row["mtp_layers"]),
         total_params_b=_opt_float(row["total_params_b"]),
         auxiliary_params_b=_opt_float(row["auxiliary_params_b"]),
