@@ -98,6 +98,10 @@ class EngineEra:
     # calibrated there (empty: the scales hold on every GPU)
     scales_measured_on: tuple[str, ...] = ()
     variant: bool = False  # ``versions`` is searched in the engine's whole text, not matched to its version
+    # the release the architecture rules (``architecture_support.csv``) judge a variant as, for an engine
+    # that numbers builds, not releases: llama.cpp's 2023-2024 builds are its release "2024", which
+    # predates DeepSeek-V3 (first run in January 2025 builds); "" = the era names no release
+    release: str = ""
 
     def matches(self, version: str) -> bool:
         minor = ".".join(version.split(".")[:2])
@@ -361,6 +365,9 @@ class EngineProfile:
     # the release written after the engine's name ("0.6.3" of "vLLM 0.6.3"), which the support rules
     # read (a rule may hold for a range of releases: vLLM ran Volta through 0.19); "" = today's
     version: str = ""
+    # the release a named era stands for where the engine numbers no releases (``EngineEra.release``: "2024"
+    # of "llama.cpp 2024"); read by the architecture rules only (:func:`support.release_refusal`)
+    era_release: str = ""
     # eras whose efficiency scales hold only on some vendors' GPUs (``EngineEra.scales_measured_on``):
     # applied by :meth:`for_gpu`, which knows the GPU
     vendor_scoped_eras: tuple[EngineEra, ...] = ()
@@ -444,6 +451,7 @@ class EngineProfile:
             self if scoped else self._scaled(era),
             label=f"{named} ({era.label})",
             era="+".join(filter(None, (self.era, era.name))),
+            era_release=era.release or self.era_release,
             vendor_scoped_eras=(*self.vendor_scoped_eras, era) if scoped else self.vendor_scoped_eras,
             **dict(era.overrides),
         )
@@ -633,6 +641,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "attn_score_bytes": 24.28,
                 },
                 variant=True,
+                release="2024",
             ),
         ),
         notes="n_batch 2048 / n_ubatch 512 (llama-bench defaults), flash attention on (llama-server "

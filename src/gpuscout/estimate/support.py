@@ -172,15 +172,17 @@ class ReleaseRefusal:
 
 
 def release_refusal(engine: EngineProfile, family: str) -> ReleaseRefusal | None:
-    """The refusal of ``engine``'s named release (``EngineProfile.version``) for a model of ``family``
+    """The refusal of ``engine``'s named release (``EngineProfile.version``, else the release its named era
+    stands for: ``era_release``, "2024" of "llama.cpp 2024") for a model of ``family``
     (``ModelSpec.family``) where the architecture rules say the release predates it
     (:mod:`gpuscout.knowledge.architecture_support`); None where it loads it or no release is named."""
-    rule = too_old_for(engine.name, engine.version, family)
+    release = engine.version or engine.era_release
+    rule = too_old_for(engine.name, release, family)
     if rule is None:
         return None
     product = NEWEST_RELEASES[engine.name].product if engine.name in NEWEST_RELEASES else engine.name
     return ReleaseRefusal(
-        reason=rule.refusal(engine.version, product),
+        reason=rule.refusal(release, product),
         instead=later_release_words(engine.name, rule.since, rule.at_least),
         sources=rule.sources,
         since=rule.since,

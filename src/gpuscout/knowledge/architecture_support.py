@@ -16,6 +16,10 @@ DeepSeek-V3, Qwen3 and gpt-oss and for SGLang's gpt-oss (stop 57), which rest on
 published after every release below the bound, so none of those loads it (which release first did is not
 recorded). A refusal on such a row never says "since or later".
 
+llama.cpp numbers builds, not releases: its rows name a year ("2025"), and the era a user names by its year
+("llama.cpp 2024": the 2023-2024 builds) is judged as the release its ``EngineEra.release`` gives. Its rows
+(stop 60) rest on dates as recalled, DeepSeek-V3's on the PR that added it (January 2025).
+
 Only a release the user names is judged: today's release (no version named) runs every family the model
 table lists. A family with no row is not judged (no claim made).
 
