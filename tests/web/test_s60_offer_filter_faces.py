@@ -55,3 +55,19 @@ def test_an_unknown_sort_names_both_vocabularies(db_url: str) -> None:
     assert out.exit_code != 0
     words = " ".join(out.output.split())
     assert "gpu_memory" in words and "the web table's vram, gpu, instance" in words
+
+
+def test_a_comma_separated_gpu_or_provider_is_several_as_in_the_api(client: TestClient, db_url: str) -> None:
+    # `offers --gpu H100,A100` was "unknown name 'H100,A100'" where the API's gpu=H100,A100 lists both
+    for option, field, value in (
+        ("--gpu", "gpu", "H100,A100"),
+        ("--provider", "provider", "alphacloud,betagpu"),
+    ):
+        cli = runner.invoke(app, ["offers", option, value, "--json", "--limit", "0", "--db", db_url])
+        assert cli.exit_code == 0, cli.output
+        api = client.get("/api/v1/offers", params={field: value, "include_stale": "true", "per_page": 200})
+        rows = json.loads(cli.output)
+        assert rows and len(rows) == api.json()["total"]
+        one_by_one = [option, value.split(",")[0], option, value.split(",")[1]]
+        repeated = runner.invoke(app, ["offers", *one_by_one, "--json", "--limit", "0", "--db", db_url])
+        assert json.loads(repeated.output) == rows

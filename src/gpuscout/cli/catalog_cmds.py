@@ -487,7 +487,8 @@ def offers_cmd(
     gpu: Annotated[
         list[str] | None,
         typer.Option(
-            "--gpu", help="GPU name (repeatable); a family name like H100 matches all its variants."
+            "--gpu",
+            help="GPU name (repeatable, or comma-separated); a family name like H100 matches all variants.",
         ),
     ] = None,
     min_vram: Annotated[
@@ -498,7 +499,9 @@ def offers_cmd(
         int | None,
         typer.Option("--gpus", min=1, max=MAX_GPUS_PER_OFFER, help="Exact GPU count per instance."),
     ] = None,
-    provider: Annotated[list[str] | None, typer.Option("--provider", help="Provider (repeatable).")] = None,
+    provider: Annotated[
+        list[str] | None, typer.Option("--provider", help="Provider (repeatable, or comma-separated).")
+    ] = None,
     region: Annotated[
         list[str] | None,
         typer.Option(

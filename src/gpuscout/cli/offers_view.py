@@ -408,6 +408,15 @@ class OffersOptions:
     def __post_init__(self) -> None:
         # the web table's column names sort as there (``--sort vram`` is ``gpu_memory``)
         object.__setattr__(self, "sort", canonical_sort(self.sort))
+        # a comma-separated --gpu / --provider is several, as the API's gpu=H100,A100 (--region already
+        # splits its own); a blank one stays for the filters' "is empty" errors
+        for name in ("gpu", "provider"):
+            values = getattr(self, name)
+            if values and any("," in v for v in values):
+                parts = [
+                    p.strip() for v in values for p in (v.split(",") if v.replace(",", "").strip() else [v])
+                ]
+                object.__setattr__(self, name, tuple(p for p in parts if p) or tuple(values))
 
 
 def find_offers(options: OffersOptions) -> tuple[list[Offer], int]:
