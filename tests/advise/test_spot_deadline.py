@@ -85,10 +85,13 @@ def test_a_spot_row_just_past_the_deadline_on_demand_takes_one_more_instance(bas
     ) in " ".join(sp.reasons)
     od_text = " ".join(od.reasons)
     assert f"4 instances to meet the {deadline} deadline" in od_text and "expected" not in od_text
-    # five instances at 0.8/h, each billed per second for its share and its warm-up; the rework
-    # (time_1 x (factor - 1) instance-seconds in all) is the same whatever the count
+    # five instances at 0.8/h, each billed per second for its share, its warm-up and its rework (the
+    # rework, time_1 x (factor - 1) instance-seconds in all, is the same whatever the count; billed time
+    # too, rounded with the rest since stop 60, and a per-second bill leaves no increment unused)
     assert sp.cost is not None
-    assert sp.cost.compute == pytest.approx(0.8 * 5 * (math.ceil(time_1 / 5 + warm) - warm) / 3600.0)
+    rework = time_1 * (factor - 1.0) / 5
+    billed = math.ceil(time_1 / 5 + warm + rework) - warm - rework
+    assert sp.cost.compute == pytest.approx(0.8 * 5 * billed / 3600.0)
     assert sp.cost.warmup == pytest.approx(0.8 * 5 * warm / 3600.0)
     assert sp.cost.interruption == pytest.approx(0.8 * time_1 * (factor - 1.0) / 3600.0)
 

@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.billing import billed_seconds
+from gpuscout.advise.billing import UNKNOWN_INCREMENT_S, billed_seconds
 from gpuscout.advise.configs import ConfigEval
 from gpuscout.advise.spot import SpotRisk, spot_risk, young_interval_s
 from gpuscout.advise.types import CostBreakdown
@@ -199,6 +199,23 @@ class CostModel:
         return self.compute_h + self.warmup_h + self.interruption_h
 
 
+def reclaim_rounding_s(reclaims: float, increment_s: int | None) -> float:
+    """Instance-seconds billed for the part of an increment a spot reclaim leaves unused: each reclaim
+    ends a billing session at a moment the billing increment does not choose, half an increment on
+    average (per hour, or an unknown increment: 30 min; per second: nothing worth counting). The work,
+    the rework and the restarts are billed as they run, rounded with the rest of the run."""
+    step = increment_s if increment_s is not None else UNKNOWN_INCREMENT_S
+    return max(0.0, reclaims) * step / 2.0 if step > 1 else 0.0
+
+
+def _reclaim_share(risk: SpotRisk) -> float:
+    """The share of a spot run's interruptions that are reclaims (the rest, GPU and host failures, stop
+    the job but not the instance's billing session)."""
+    if risk.rate_per_hour <= 0:
+        return 0.0
+    return max(0.0, risk.rate_per_hour - risk.failures_per_hour) / risk.rate_per_hour
+
+
 def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool, a: Assumptions) -> CostModel:
     """Billed hours, GB-months and billable egress for ``ev`` under ``terms``."""
     inc, minimum = terms.billing_increment_s, terms.minimum_charge_s
@@ -228,6 +245,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
                 reload_s=download_s + load_s,
             )
             interruption_s = risk.lost_s
+            billed += reclaim_rounding_s(risk.expected_interruptions, inc)
         billed_day = exact_day = None
         if w.starts_per_day > 0:
             billed_day = w.starts_per_day * billed_seconds(per_start + warm, inc, minimum) / 3600.0
@@ -282,6 +300,13 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
             reload_s=reload_s,
         )
         interruption_s = risk.lost_s
+    if interruption_s > 0:
+        # the rework and restarts are billed time too, rounded with the rest; each reclaim also ends a
+        # billing session part-way through an increment
+        billed = billed_seconds(ev.time_s + warm + interruption_s, inc, minimum)
+        if spot and risk is not None:
+            reclaimed = risk.expected_interruptions * _reclaim_share(risk)
+            billed += reclaim_rounding_s(reclaimed, inc)
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
     if training:
@@ -296,7 +321,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         storage = (n * ev.download_gb_per_instance + w.egress_gb) * job_months
         storage += retained * kept_months
     return CostModel(
-        compute_h=n * max(0.0, billed - warm) / 3600.0,
+        compute_h=n * max(0.0, billed - warm - interruption_s) / 3600.0,
         warmup_h=n * warm / 3600.0,
         interruption_h=n * interruption_s / 3600.0,
         storage_gb_months=storage,
