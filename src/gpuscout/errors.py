@@ -114,6 +114,10 @@ _LOOK_ALIKES = {
     **dict.fromkeys(map(ord, "\u02d7\u2796\ufe58\u2e3a\u2e3b"), "-"),
     **dict.fromkeys(map(ord, "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"), " "),
     **dict.fromkeys(map(ord, "\u2008\u2009\u200a\u202f\u205f\u3000"), " "),
+    # Cyrillic and Greek letters drawn as Latin ones (a name typed on a Cyrillic or Greek keyboard layout:
+    # "Н100" with U+041D is H100), upper and lower case
+    **{ord(c): latin for c, latin in zip("АВЕКМНОРСТХаеорсхуіјѕԁ", "ABEKMHOPCTXaeopcxyijsd", strict=True)},
+    **{ord(c): latin for c, latin in zip("ΑΒΕΖΗΙΚΜΝΟΡΤΥΧον", "ABEZHIKMNOPTYXov", strict=True)},
 }
 
 
