@@ -88,12 +88,23 @@ memory is about that of the whole model's layers for one micro-batch.
 Sharding across the data-parallel GPUs
 --------------------------------------
 DDP (``sharding="none"``) replicates everything. ZeRO-1 shards optimizer states (and the fp32
-master), ZeRO-2 also gradients, ZeRO-3 / FSDP also parameters; ZeRO-3 then holds two unsharded
-layers at a time (the one computing and the one prefetched) and one layer of unsharded gradients.
+master), ZeRO-2 also gradients, ZeRO-3 / FSDP also parameters. ZeRO-3 / FSDP then hold a gathered
+working set, sized at the backward pass of each unit (:func:`_gathered_working_set`). We assume the
+wrapping of torchtune's distributed recipes (``custom_sharded_layers: [tok_embeddings, output]``) and
+torchtitan (recalled): each decoder layer, the embedding and the lm_head (untied) are FSDP units of their
+own. A decoder layer's backward holds two unsharded layers (the one computing and the one prefetched)
+and one layer of unsharded gradients; the lm_head's backward (the first) holds the gathered lm_head, its
+unsharded gradient and the prefetched last layer; the embedding's (the last) the gathered embedding and
+its gradient. So the working set is ``max(2L, E + L)`` parameters and ``max(L, E)`` gradients, ``L`` a
+decoder layer, ``E`` the larger end unit (embedding or lm_head, this GPU's tensor-parallel share): for
+Llama-3.1-8B ``E`` (525M) is 2.4 decoder layers (218M). Wrapping only the decoder layers (Hugging Face
+Accelerate's transformer-based auto-wrap) leaves the embedding and lm_head in the root unit, which FSDP
+does not reshard after the forward pass: that holds more, and the assumptions say how much.
 ``cpu_offload`` moves optimizer states (and the master copy) to CPU RAM; with ZeRO-3/FSDP it also
 moves the parameter and gradient shards (torchtune / FSDP ``CPUOffload``), leaving only the
-gathered working layers on the GPU. What it moves is counted where it goes: ``TrainingMemory.offloaded_gb``
-is what one GPU's process keeps in host RAM (the PyTorch docs of ``CPUOffload(offload_params=True)``:
+gathered working set on the GPU (the lm_head is gathered onto the GPU for its matmul). What it moves is
+counted where it goes: ``TrainingMemory.offloaded_gb`` is what one GPU's process keeps in host RAM (the
+PyTorch docs of ``CPUOffload(offload_params=True)``:
 "this offloads gradients to CPU as well, meaning that the optimizer step runs on CPU"; FSDP2's
 ``CPUOffloadPolicy`` offloads "parameters, gradients, and optimizer states"; DeepSpeed ZeRO-Offload keeps the
 fp32 master weights and Adam states on the CPU, ``offload_param`` the 16-bit parameter partitions too).
@@ -606,6 +617,7 @@ class _States:
     trainable: float  # parameters trained (whole model)
     total: float  # parameters, adapters included (whole model)
     offloaded: float = 0.0  # what ``cpu_offload`` moved to host RAM (this GPU's share)
+    root_wrap_extra: float = 0.0  # bytes more with the embedding / lm_head in FSDP's root unit
 
 
 _STATE_BYTES = {"adamw": 8.0, "adamw8bit": 2.0, "paged_adamw8bit": 2.0, "bf16": 4.0}  # AdamW m + v
@@ -637,6 +649,50 @@ def _sharding_notes(spec: ModelSpec, setup: TrainingSetup, hold: _Holding, sh: _
     return notes
 
 
+def _end_unit(layout: ModelLayout, setup: TrainingSetup) -> float:
+    """Parameters of the larger end unit one GPU gathers under ZeRO-3 / FSDP: the embedding or the untied
+    lm_head (its tensor-parallel share; a pipeline stage holds at most the larger of the two)."""
+    return max(layout.embedding, layout.lm_head) / setup.tp
+
+
+def _gathered_working_set(layer: float, end: float) -> tuple[float, float]:
+    """What ZeRO-3 / FSDP hold unsharded at the peak of the backward pass, as ``(parameters, gradients)``
+    in units of ``layer`` (one decoder layer) and ``end`` (the larger end unit): ``max(2L, E + L)`` and
+    ``max(L, E)``, each decoder layer, the embedding and the lm_head being FSDP units of their own (see the
+    module docstring). Both maxima fall on the same moment (a layer's backward or the lm_head's)."""
+    return max(2 * layer, end + layer), max(layer, end)
+
+
+def _root_wrap_extra(
+    layout: ModelLayout, setup: TrainingSetup, peak_now: float, layer_w: float, grad_b: float | None
+) -> float:
+    """The extra bytes if the embedding and lm_head sat in FSDP's root unit (decoder layers wrapped only:
+    Hugging Face Accelerate's transformer-based auto-wrap). FSDP1 and FSDP2 do not reshard the root after
+    the forward pass, so both stay gathered through the backward pass, beside two decoder layers (bytes
+    ``layer_w`` each, as stored) and, when trained (``grad_b`` bytes per weight), the lm_head's gradient
+    (the root's gradients are reduce-scattered only when the embedding's, the last, is done) and one layer's.
+    ``peak_now`` is the separately wrapped peak, the same terms. Counted for one pipeline stage only."""
+    if setup.pp > 1:
+        return 0.0
+    other_b = 4.0 if setup.precision == "fp32" else 2.0
+    ends = (layout.embedding + layout.lm_head) / setup.tp
+    root = ends * other_b + 2 * layer_w
+    if grad_b is not None:
+        head = (layout.lm_head or layout.embedding) / setup.tp
+        root += (head + layer_w / other_b) * grad_b
+    extra = root - peak_now
+    return extra if extra >= 0.05 * GB else 0.0
+
+
+def _root_wrap_note(extra: float) -> str:
+    return (
+        "the embedding and the lm_head are FSDP units of their own (torchtune's custom_sharded_layers, "
+        "torchtitan): wrapping only the decoder layers (Hugging Face Accelerate's transformer-based "
+        "auto-wrap) keeps them gathered in the root unit through the backward pass, "
+        f"{gib(extra / GB):.1f} GiB more per GPU"
+    )
+
+
 def _full_states(
     layout: ModelLayout, hold: _Holding, setup: TrainingSetup, sh: _Sharding, notes: dict[str, str]
 ) -> _States:
@@ -663,10 +719,15 @@ def _full_states(
     grads = held * g_b
     optimizer = held * opt_b
     pageable = held * states if setup.optimizer == "paged_adamw8bit" else 0.0
+    gathered, unsharded_grads = _gathered_working_set(hold.layer, _end_unit(layout, setup))
+    root_extra = 0.0
     if sh.params:
-        weights = shard * w_b + 2 * hold.layer * w_b
+        weights = shard * w_b + gathered * w_b
+        root_extra = _root_wrap_extra(
+            layout, setup, gathered * w_b + unsharded_grads * g_b, hold.layer * w_b, g_b if sh.grads else None
+        )
     if sh.params and sh.grads:
-        grads = shard * g_b + hold.layer * g_b
+        grads = shard * g_b + unsharded_grads * g_b
     elif sh.grads:
         grads = shard * g_b
     if setup.optimizer_in_backward:
@@ -684,12 +745,14 @@ def _full_states(
         if sh.params:
             # the parameter shard (and the gradient shard, unless gradients accumulate unsharded on the GPU)
             offloaded += shard * w_b + (shard * g_b if sh.grads else 0.0)
-            weights = 2 * hold.layer * w_b
-            grads = hold.layer * g_b if sh.grads else grads
+            weights = gathered * w_b  # the lm_head too is gathered onto the GPU for its matmul
+            grads = unsharded_grads * g_b if sh.grads else grads
             notes["cpu_offload"] = "parameters, gradients and optimizer states in CPU RAM"
         else:
             notes["cpu_offload"] = "optimizer states and master weights in CPU RAM"
-    return _States(weights, grads, optimizer, 0.0, pageable, layout.total, float(layout.total), offloaded)
+    return _States(
+        weights, grads, optimizer, 0.0, pageable, layout.total, float(layout.total), offloaded, root_extra
+    )
 
 
 def _frozen_base_grads(
@@ -750,10 +813,14 @@ def _adapter_states(
     weights = dense_bytes + expert_bytes
     # gathered (unsharded) layers keep the storage format: FSDP all-gathers NF4/fp8 shards as is
     body_bytes = weights - hold.ends * other_b
-    gathered = 2 * body_bytes / max(pipeline_stage_layers(spec, setup), 1)  # two of the stage's layers
+    layer_bytes = body_bytes / max(pipeline_stage_layers(spec, setup), 1)  # one of the stage's layers
+    # two layers, or the frozen lm_head / embedding (16-bit) beside the prefetched layer: no gradients
+    gathered = max(2 * layer_bytes, _end_unit(layout, setup) * other_b + layer_bytes)
     offloaded = 0.0
+    root_extra = 0.0
     if sh.params:
         weights = sh.split(dense_bytes, expert_bytes) + gathered
+        root_extra = _root_wrap_extra(layout, setup, gathered, layer_bytes, None)
     if sh.params and setup.cpu_offload:
         offloaded = weights - gathered  # the frozen base's shard, as stored
         weights = gathered
@@ -803,6 +870,7 @@ def _adapter_states(
         trainable,
         float(layout.total + trainable),
         offloaded,
+        root_extra,
     )
 
 
@@ -904,6 +972,15 @@ def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -
     )
     needed = (fixed + overhead) / GB  # paged state never causes an out-of-memory error
     fits = needed <= capacity_gb
+    if st.root_wrap_extra:
+        assumptions["fsdp_units"] = _root_wrap_note(st.root_wrap_extra)
+        if fits and needed + st.root_wrap_extra / GB > capacity_gb:
+            warnings.append(
+                f"fits with the embedding and lm_head wrapped as FSDP units of their own; with the decoder "
+                f"layers wrapped only (Accelerate's transformer-based auto-wrap) it needs "
+                f"{gib(needed + st.root_wrap_extra / GB):.1f} GiB per GPU, over the "
+                f"{gib(capacity_gb):.1f} GiB usable"
+            )
     binding = "fits" if fits else _binding(breakdown)
     if not fits:
         warnings.append(
