@@ -248,7 +248,7 @@ def kv_needed_gb(ctx: RowContext) -> float | None:
     # the same model only when its full-context bytes per token are the estimate's (an imported model
     # may share a curated name; a test's estimator may size another)
     if spec is not None and abs(kv_bytes_per_token(spec, kv) - per_token) <= 1e-9 * per_token:
-        per_token = kv_bytes_per_token_at(spec, kv, tokens)
+        per_token = kv_bytes_per_token_at(spec, kv, tokens, layer_windows=ev.estimate.memory.kv_layer_windows)
     return per_token * tokens * running / 1e9
 
 

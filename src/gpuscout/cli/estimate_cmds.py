@@ -764,10 +764,11 @@ def _kv_per_token(est: Estimate, spec: ModelSpec | None) -> str:
     from gpuscout.estimate.precision import resolve_kv_dtype
 
     shape = kv_shape(spec)
-    _, slide_tok = cached_tokens(spec, tokens)
+    windows = est.memory.kv_layer_windows
+    _, slide_tok = cached_tokens(spec, tokens, layer_windows=windows)
     if not shape.sliding_layers or slide_tok >= tokens or not shape.layers:
         return f"{full / 1024:,.1f} KiB/token{whole}"
-    held = kv_bytes_per_token_at(spec, resolve_kv_dtype(est.kv_dtype), tokens)
+    held = kv_bytes_per_token_at(spec, resolve_kv_dtype(est.kv_dtype), tokens, layer_windows=windows)
     at = f"at {tokens:,} tokens: {shape.sliding_layers} of {shape.layers} layers keep the last"
     return f"{held / 1024:,.1f} KiB/token{whole + ',' if whole else ''} {at} {shape.window:,}"
 

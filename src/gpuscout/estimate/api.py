@@ -26,7 +26,7 @@ from gpuscout.estimate.engines import (
     default_engine,
     resolve_engine,
 )
-from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape
+from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape, mixes_windows
 from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
 from gpuscout.estimate.lazy_text import items, text
 from gpuscout.estimate.memory import (
@@ -1503,6 +1503,26 @@ def _unsupported(
     )
 
 
+def _kv_windows_note(st: Setup) -> str:
+    """What the engine does with the sliding-window layers of a model that mixes them with full ones
+    (``EngineProfile.keeps_layer_windows``); "" for other models."""
+    if not mixes_windows(st.spec):
+        return ""
+    eng = st.engine
+    source = eng.kv_layer_windows_source
+    if eng.keeps_layer_windows():
+        why = f" ({source})" if source else ""
+        return f"; the sliding-window layers keep their last {st.spec.sliding_window:,} tokens{why}"
+    since = (
+        f"per-layer windows from {eng.past_label or eng.label} {eng.kv_layer_windows_since} on"
+        if eng.kv_layer_windows and eng.kv_layer_windows_since
+        else ""
+    )
+    why = "; ".join(filter(None, (since, source)))
+    said = f" ({why})" if why else ""
+    return f"; {eng.label} sizes every layer's cache at the whole context, the sliding layers' too{said}"
+
+
 def _memory_assumptions(
     st: Setup, plan: MemoryPlan, verdict: SupportVerdict, replicas: int
 ) -> dict[str, str]:
@@ -1536,7 +1556,8 @@ def _memory_assumptions(
             "full context reserved up front"
             if eng.kv_allocates_full_context
             else f"paged, {eng.kv_block_tokens}-token blocks"
-        ),
+        )
+        + _kv_windows_note(st),
     }
     if replicas > 1:
         out["parallel"] = (

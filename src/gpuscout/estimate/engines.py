@@ -286,6 +286,16 @@ class EngineProfile:
     engine_reserve_gb: float = 0.0  # CUDA graphs, workspaces, per GPU
     kv_block_tokens: int = 1  # paged KV allocation granularity
     kv_allocates_full_context: bool = False  # llama.cpp reserves n_ctx for every slot up front
+    # In a model that mixes sliding-window and full layers (Gemma 2/3, gpt-oss), whether the cache keeps a
+    # sliding layer's last window only: per-layer cache groups (vLLM's hybrid KV cache manager, llama.cpp's
+    # SWA cache, HF transformers' HybridCache). False: one block table (or one equal KV tensor) for every
+    # layer sizes each at the whole context, the window applied by the attention alone (memory only: the
+    # decode reads stay the window's, see ``kv_cache``). From ``kv_layer_windows_since`` on ("" = every
+    # release of this profile); where that is read (or "recalled"), ``kv_layer_windows_source``. Models
+    # whose every layer is windowed (Mistral 7B v0.1) are not concerned.
+    kv_layer_windows: bool = True
+    kv_layer_windows_since: str = ""
+    kv_layer_windows_source: str = ""
     # KV blocks allocated as a sequence grows (vLLM's block manager, SGLang's token pool: a request is
     # admitted for its prompt, and a full cache preempts or retracts one): a steady flow of staggered
     # requests holds prompt + output / 2 tokens each on average, so more run than fit at full length.
@@ -401,6 +411,15 @@ class EngineProfile:
         if not (self.version and self.pipeline_since):
             return True
         return _release_tuple(self.version) >= _release_tuple(self.pipeline_since)
+
+    def keeps_layer_windows(self) -> bool:
+        """Whether this engine (at its named ``version``) keeps only the window in the sliding layers of a
+        model mixing sliding and full layers: ``kv_layer_windows``, from ``kv_layer_windows_since`` on."""
+        if not self.kv_layer_windows:
+            return False
+        if not (self.version and self.kv_layer_windows_since):
+            return True
+        return _release_tuple(self.version) >= _release_tuple(self.kv_layer_windows_since)
 
     @property
     def step_token_budget(self) -> int:
@@ -604,6 +623,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         engine_reserve_gb=0.0,
         kv_block_tokens=256,
         kv_allocates_full_context=True,
+        # today's builds keep a separate cache of the window for the sliding layers (--swa-full keeps the
+        # whole context); the 2023-2024 builds sized every layer at n_ctx
+        kv_layer_windows_source="recalled: the SWA KV cache of the May 2025 builds; --swa-full keeps the "
+        "whole context",
         # llama-server: slots (-np) decode together with continuous batching (--cont-batching, on by
         # default) and each slot reserves its context up front; an operator sets -np for the load (its
         # default, -1 = auto, starts LLAMA_SERVER_DEFAULT_SLOTS: the estimate says so past them).
@@ -639,6 +662,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "step_overhead_us": 1143.0,
                     "layer_overhead_us": 49.49,
                     "attn_score_bytes": 24.28,
+                    "kv_layer_windows": False,  # before the SWA cache (May 2025, recalled)
                 },
                 variant=True,
                 release="2024",
@@ -685,6 +709,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
         kv_block_tokens=16,
+        # V0 (0.4-0.7) had one block table for every layer, and V1 before its hybrid KV cache manager
+        # (0.10.0, recalled) turned a mixed model's sliding layers into full ones for the cache
+        kv_layer_windows_since="0.10",
+        kv_layer_windows_source="recalled: the hybrid KV cache manager of vLLM 0.10.0",
         kv_grows_on_demand=True,
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
@@ -943,6 +971,11 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
         kv_block_tokens=1,
+        # one KV tensor of the same size per layer and one block table per request for all of them: a
+        # sliding layer's window is applied by the attention kernel only (recalled, not read in the code)
+        kv_layer_windows=False,
+        kv_layer_windows_source="recalled: TGI's paged KV cache, one equal tensor per layer, one block "
+        "table per request",
         prefill_chunk_tokens=4096,
         chunked_prefill=True,
         max_num_seqs=1024,

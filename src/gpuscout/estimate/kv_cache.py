@@ -12,7 +12,12 @@ cache), and reads all of them every step. At a 128k context V3.2 reads 61 x (204
 132) B = 1.2 GB per sequence and step in bf16, where dense MLA would read 9.2 GB.
 
 Engines allocate differently: vLLM/SGLang/TensorRT-LLM page the cache in blocks (vLLM 16 tokens),
-llama.cpp allocates the whole ``n_ctx`` up front, HF transformers grows it as it goes.
+llama.cpp allocates the whole ``n_ctx`` up front, HF transformers grows it as it goes. Not every engine
+keeps a mixed model's sliding layers at their window (``EngineProfile.keeps_layer_windows``: vLLM before
+0.10, TGI, llama.cpp before its SWA cache size every layer at the whole context). The bytes a decode
+step reads (:func:`kv_read_bytes_per_step`) stay the window's: vLLM's and TGI's attention kernels are given
+each layer's window; llama.cpp's 2023-2024 builds masked the cells outside it and read them all, which is
+not modelled.
 """
 
 from __future__ import annotations
@@ -74,6 +79,13 @@ def windowed_layers(spec: ModelSpec) -> tuple[bool, ...]:
     return (*("sliding" in t or "local" in t for t in types), *(False,) * (layers - len(types)))
 
 
+def mixes_windows(spec: ModelSpec) -> bool:
+    """Whether ``spec`` mixes sliding-window and full layers (Gemma 2/3, gpt-oss): the models whose window
+    saving depends on the engine keeping a cache per layer kind (``EngineProfile.keeps_layer_windows``)."""
+    windowed = windowed_layers(spec)
+    return any(windowed) and not all(windowed)
+
+
 def indexer_bytes_per_token_layer(spec: ModelSpec) -> float:
     """Bytes of sparse-attention indexer key one token keeps per layer: FP8 values and one FP32 scale
     per 128 of them (0 without an indexer)."""
@@ -96,19 +108,29 @@ def kv_heads_per_gpu(spec: ModelSpec, tp: int) -> int:
     return max(1, math.ceil(s.kv_heads / tp))
 
 
-def cached_tokens(spec: ModelSpec, tokens: int) -> tuple[int, int]:
-    """(tokens held by each full layer, tokens held by each sliding layer) for a sequence of ``tokens``."""
+def cached_tokens(spec: ModelSpec, tokens: int, *, layer_windows: bool = True) -> tuple[int, int]:
+    """(tokens held by each full layer, tokens held by each sliding layer) for a sequence of ``tokens``;
+    ``layer_windows`` False: an engine without a cache per layer kind, where a model mixing sliding and
+    full layers holds the whole sequence in every layer (``EngineProfile.keeps_layer_windows``)."""
     s = kv_shape(spec)
-    return tokens, min(tokens, s.window) if s.sliding_layers else 0
+    if not s.sliding_layers:
+        return tokens, 0
+    if not layer_windows and mixes_windows(spec):
+        return tokens, tokens
+    return tokens, min(tokens, s.window)
 
 
-def layer_cached_tokens(spec: ModelSpec, tokens: int, block_tokens: int = 1) -> tuple[int, ...]:
+def layer_cached_tokens(
+    spec: ModelSpec, tokens: int, block_tokens: int = 1, *, layer_windows: bool = True
+) -> tuple[int, ...]:
     """The tokens each decoder layer of ``spec`` holds in its cache for a sequence of ``tokens`` tokens, in
-    order: all of them in a full layer, at most the window in a sliding one (:func:`windowed_layers`), each
-    rounded up to whole ``block_tokens``-token blocks (paged allocation: vLLM 16, llama.cpp 256)."""
+    order: all of them in a full layer, at most the window in a sliding one (:func:`windowed_layers`;
+    the whole sequence where the engine has no per-layer windows, ``layer_windows`` False, and the model
+    mixes sliding and full layers), each rounded up to whole ``block_tokens``-token blocks (paged
+    allocation: vLLM 16, llama.cpp 256)."""
     if tokens <= 0:
         return (0,) * spec.num_hidden_layers
-    full, slide = cached_tokens(spec, tokens)
+    full, slide = cached_tokens(spec, tokens, layer_windows=layer_windows)
     if block_tokens > 1:
         full = math.ceil(full / block_tokens) * block_tokens
         slide = math.ceil(slide / block_tokens) * block_tokens
@@ -122,31 +144,34 @@ def kv_bytes_per_sequence(
     *,
     tp: int = 1,
     block_tokens: int = 1,
+    layer_windows: bool = True,
 ) -> float:
     """Cache bytes **per GPU** for one sequence of ``tokens`` tokens.
 
     ``tp``: tensor-parallel degree (KV heads sharded, replicated past ``kv_heads``; an MLA latent is
     replicated on every GPU). ``block_tokens``: paged allocation granularity (each layer rounds up to
-    whole blocks: :func:`layer_cached_tokens`). A whole-layer split's GPUs hold their own layers' share
-    (``memory.layer_split_kv_shares``).
+    whole blocks: :func:`layer_cached_tokens`). ``layer_windows``: whether the engine keeps a mixed model's
+    sliding layers at their window (``EngineProfile.keeps_layer_windows``). A whole-layer split's GPUs
+    hold their own layers' share (``memory.layer_split_kv_shares``).
     """
     if tokens <= 0:
         return 0.0
     s = kv_shape(spec)
-    held = sum(layer_cached_tokens(spec, tokens, block_tokens))
+    held = sum(layer_cached_tokens(spec, tokens, block_tokens, layer_windows=layer_windows))
     per_layer_elems = float(s.elements_per_layer) if s.mla else 2.0 * kv_heads_per_gpu(spec, tp) * s.head_dim
     # the indexer keys (sparse MLA: no sliding layer, so every layer's) replicated like the latent
     return per_layer_elems * held * kv.bytes_per_element + s.index_bytes_per_layer * held
 
 
-def kv_bytes_per_token_at(spec: ModelSpec, kv: KvDtype, tokens: int) -> float:
+def kv_bytes_per_token_at(spec: ModelSpec, kv: KvDtype, tokens: int, *, layer_windows: bool = True) -> float:
     """Bytes each token of a ``tokens``-token sequence takes in the cache on average, the whole model
     (all layers, before any sharding): :func:`kv_bytes_per_token` while the sequence fits the sliding
     window, less past it, where sliding-window layers keep only the last ``window`` tokens (Gemma 2/3,
-    gpt-oss). Times ``tokens``, the sequence's cache (``kv_bytes_per_sequence`` on one GPU)."""
+    gpt-oss; not a mixed model's under an engine without per-layer windows, ``layer_windows`` False).
+    Times ``tokens``, the sequence's cache (``kv_bytes_per_sequence`` on one GPU)."""
     if tokens <= 0:
         return kv_bytes_per_token(spec, kv)
-    return kv_bytes_per_sequence(spec, kv, tokens) / tokens
+    return kv_bytes_per_sequence(spec, kv, tokens, layer_windows=layer_windows) / tokens
 
 
 def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: int = 1) -> float:

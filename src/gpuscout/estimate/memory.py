@@ -256,7 +256,7 @@ def layer_split_kv_shares(
     cached tokens over all layers' (:func:`kv_cache.layer_cached_tokens`: a sliding-window layer keeps at
     most the window, each layer rounded up to whole ``block``-token blocks, as
     :func:`kv_cache.kv_bytes_per_sequence` sizes them)."""
-    held = layer_cached_tokens(spec, max(tokens, 1), block)
+    held = layer_cached_tokens(spec, max(tokens, 1), block, layer_windows=engine.keeps_layer_windows())
     whole = float(sum(held)) or 1.0
     out: list[float] = []
     start = 0
@@ -307,6 +307,8 @@ class MemoryPlan:
     kv_bytes_per_token: float
     per_sequence_extra: float = 0.0  # other memory each added sequence costs (its fp32 logits row)
     model_weights: float = 0.0  # the whole model's weights, one copy (whatever each GPU holds)
+    # the engine keeps a mixed model's sliding layers at their window (EngineProfile.keeps_layer_windows)
+    kv_layer_windows: bool = True
     # a static batch prefills its prompts together, so its activations grow with the batch: the plan of
     # ``n`` sequences, for :func:`max_batch` (None: the activations do not depend on the batch)
     at_batch: Callable[[int], MemoryPlan] | None = field(default=None, compare=False, repr=False)
@@ -361,6 +363,7 @@ class MemoryPlan:
             gpus_weights_gb=self.gpus_weights / 1e9,
             gpus_kv_cache_gb=self.gpus_kv_cache / 1e9,
             gpus_short_gb=self.gpus_short / 1e9,
+            kv_layer_windows=self.kv_layer_windows,
         )
 
 
@@ -434,7 +437,10 @@ def plan_memory(
     if layered:  # before any sizing: a GPU without a layer is refused, never planned
         refuse_wide_layer_split(spec.name, spec.num_hidden_layers, gpus)
     dp = tp if engine.dp_attention else 1
-    whole_kv = kv_bytes_per_sequence(spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens)
+    layer_windows = engine.keeps_layer_windows()
+    whole_kv = kv_bytes_per_sequence(
+        spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens, layer_windows=layer_windows
+    )
     if layered:
         # (weights, cache bytes per sequence) of each GPU
         gpu_shares = tuple(
@@ -500,6 +506,7 @@ def plan_memory(
             kv_bytes_per_token=per_token_kv,
             per_sequence_extra=extra,
             model_weights=model_weights,
+            kv_layer_windows=layer_windows,
         )
 
     return at(batch)

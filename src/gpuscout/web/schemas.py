@@ -238,6 +238,9 @@ else:
             f"memory summed (0: total_gb - usable_gb on each GPU, or none), {ESTIMATE_GB}",
             "total_gb": f"everything above per GPU, {ESTIMATE_GB}",
             "kv_bytes_per_token": "KV cache bytes per token, whole model, before tensor-parallel sharding",
+            "kv_layer_windows": "whether the engine keeps the sliding-window layers of a model mixing them "
+            "with full layers (Gemma 2/3, gpt-oss) at their window; false: every layer holds the whole "
+            "context",
         },
     )
 
