@@ -1503,6 +1503,34 @@ def _unsupported(
     )
 
 
+def _memory_budget(st: Setup, plan: MemoryPlan) -> str:
+    """How the engine's memory share is read, in GiB (as GPU memory is sold; the engines' own figures
+    are GB: 1 GB is 0.93 GiB), saying what the usable figure is."""
+    eng = st.engine
+    card = f"{gib(plan.capacity / 1e9):.1f} GiB ({card_memory_label(st.acc)})"
+    context = f"{eng.runtime.context} {gib(eng.cuda_context_gb):.2f} GiB"
+    if eng.memory_fraction_of_free:
+        # TensorRT-LLM: kv_cache_free_gpu_mem_fraction of the memory left once the weights, the
+        # activations and the runtime are in (memory.plan_memory's gpu_plan), the rest left unused
+        free = max(0.0, plan.capacity - plan.weights - plan.overhead - plan.activations)
+        return (
+            f"KV cache: {eng.memory_utilization:.2f} of the {gib(free / 1e9):.1f} GiB left free of {card} "
+            f"by the weights, activations, {context} and engine reserve "
+            f"{gib(eng.engine_reserve_gb):.2f} GiB (kv_cache_free_gpu_mem_fraction): "
+            f"{gib(plan.usable / 1e9):.1f} GiB usable in all"
+        )
+    if eng.pool_excludes_activations:
+        return (
+            f"{eng.memory_utilization:.2f} of {card} for weights and KV cache (mem_fraction_static"
+            f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - "
+            f"{context}; activations and {eng.runtime.graphs} beside it"
+        )
+    return (
+        f"{eng.memory_utilization:.2f} of {card} - {context} - engine reserve "
+        f"{gib(eng.engine_reserve_gb):.2f} GiB"
+    )
+
+
 def _kv_windows_note(st: Setup) -> str:
     """What the engine does with the sliding-window layers of a model that mixes them with full ones
     (``EngineProfile.keeps_layer_windows``); "" for other models."""
@@ -1541,17 +1569,7 @@ def _memory_assumptions(
         + (f"; {fmt.note}" if fmt.expert_bits is not None else ""),
         "kv_dtype": _kv_note(st),
         # in GiB, as GPU memory is sold (the engines' own figures are GB: 1 GB is 0.93 GiB)
-        "memory_budget": (
-            f"{eng.memory_utilization:.2f} of {gib(plan.capacity / 1e9):.1f} GiB "
-            f"({card_memory_label(st.acc)}) for weights and KV cache (mem_fraction_static"
-            f"{', as stated' if eng.states('memory_utilization') else ', sized by the GPU'}) - "
-            f"{eng.runtime.context} {gib(eng.cuda_context_gb):.2f} GiB; activations and {eng.runtime.graphs} "
-            "beside it"
-            if eng.pool_excludes_activations
-            else f"{eng.memory_utilization:.2f} of {gib(plan.capacity / 1e9):.1f} GiB "
-            f"({card_memory_label(st.acc)}) - {eng.runtime.context} {gib(eng.cuda_context_gb):.2f} GiB - "
-            f"engine reserve {gib(eng.engine_reserve_gb):.2f} GiB"
-        ),
+        "memory_budget": _memory_budget(st, plan),
         "kv_allocation": (
             "full context reserved up front"
             if eng.kv_allocates_full_context
