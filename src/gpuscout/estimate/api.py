@@ -1015,6 +1015,15 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         warnings.append(uncalibrated_warning(acc, "inference"))
     # a pipeline's speed rests on no measurement whatever the GPU (its warning says so: PIPELINE_UNCALIBRATED)
     calibrated = calibrated and not (st_mode == "layer" and per_replica_gpus > 1 and pipelines(eng))
+    # kernels this vendor runs that no row covers (vLLM's Triton AWQ fallback on ROCm): fitted elsewhere
+    foreign = eng.foreign_kernels(acc.vendor, st.eff_class)
+    if foreign:
+        warnings.append(
+            f"{eng.label}'s {st.eff_class} speed on {acc.name} is not calibrated: {foreign}; no "
+            f"calibration row runs them on {acc.vendor} GPUs (timed at the efficiency fitted on NVIDIA GPUs, "
+            "no constant of their own)"
+        )
+        calibrated = False
     prefill_tps = p.prefill_tps if context_in > 0 else 0.0  # no prompt, no prefill speed to give
     ttft_ms = point.ttft_s * 1000.0
     # no output, no output speed to give (the run is timed as one token's: its prompt, then done)
@@ -1793,6 +1802,8 @@ def _assumptions(
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
     if st.eff_class in eng.uncalibrated_classes:
         prior.append(f"{st.eff_class} bandwidth and compute efficiency")
+    elif eng.foreign_kernels(st.acc.vendor, st.eff_class):
+        prior.append(f"{st.eff_class} bandwidth and compute efficiency on {st.acc.vendor} GPUs")
     if st.fmt.codebook:
         prior.append(f"{st.fmt.label}'s codebook kernels (timed at the k-quants' efficiency)")
     if st.fmt.native == "fp4" and st.eff_class != st.fmt.efficiency_class:

@@ -363,6 +363,11 @@ class EngineProfile:
     # efficiency keys (compute classes, kernel families) whose figures no calibration row fits: priors, or
     # the engine's fallback figure (a block-FP8 kernel taking the FP8 one)
     uncalibrated_classes: tuple[str, ...] = ()
+    # efficiency keys whose kernels on one vendor's GPUs are other code than the rows that fitted the key
+    # ran, and that no calibration row runs there: vendor (lower case) -> key -> what runs there. The
+    # estimate times them at the fitted figure and says the speed is not calibrated
+    # (``Estimate.speed_calibrated`` False, a warning): :meth:`foreign_kernels`
+    vendor_uncalibrated: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     # fitted figures that rest on a narrow set of rows (one GPU, one past release): the estimate says so
     # where they apply (key: an efficiency key such as "fp8-block", or "moe" for an MoE model's constants)
     calibration_basis: Mapping[str, str] = field(default_factory=dict)
@@ -411,6 +416,11 @@ class EngineProfile:
         if not (self.version and self.pipeline_since):
             return True
         return _release_tuple(self.version) >= _release_tuple(self.pipeline_since)
+
+    def foreign_kernels(self, vendor: str, key: str) -> str:
+        """What runs efficiency key ``key`` on ``vendor``'s GPUs where no calibration row covers it (see
+        ``vendor_uncalibrated``); "" where the fitted figure's own kernels run, or a row covers them."""
+        return self.vendor_uncalibrated.get(vendor.lower(), {}).get(key, "")
 
     def keeps_layer_windows(self) -> bool:
         """Whether this engine (at its named ``version``) keeps only the window in the sliding layers of a
@@ -722,6 +732,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
         weight_only_wgmma_cc=(9, 0),  # Machete (no calibration row runs it: its weight-only rows are A100s)
         uncalibrated=("moe_layer_overhead_us",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
+        # its weight-only figures are fitted on Marlin rows (CUDA); no AMD row runs AWQ or GPTQ
+        vendor_uncalibrated={
+            "amd": {
+                "weight-only": "AWQ through vLLM's Triton AWQ kernels, the fallback ROCm selects "
+                "(VLLM_USE_TRITON_AWQ), GPTQ through its HIP or Triton W4A16 kernels: not Marlin, whose "
+                "rows fitted the weight-only efficiency"
+            }
+        },
         aliases=("vllm", "v-llm"),
         eras=(
             EngineEra(
@@ -807,6 +825,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # rules); the figures above are those of the releases of the calibration rows (0.3-0.4.6)
         device_rule="sglang",
         uncalibrated_classes=("fp8", "fp4"),  # its FP8 rows are all block-scaled
+        vendor_uncalibrated={
+            "amd": {
+                "weight-only": "AWQ / GPTQ through SGLang's Triton kernels on ROCm (assumed, as its support "
+                "rule says): not Marlin, whose rows fitted the weight-only efficiency"
+            }
+        },
         # the block-FP8 streaming figure stays below the 16-bit one; tied to it, the H20's FP8 rows pulled
         # the 16-bit figure down (0.45) and the held-out 0.3 rows (A100/H100) were then timed too slow
         calibration_basis={
@@ -990,6 +1014,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "seq_overhead_us",
             *("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
         ),
+        vendor_uncalibrated={"amd": {"weight-only": "GPTQ through TGI's ROCm build of Exllama"}},
         aliases=("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher"),
         eras=(
             EngineEra(
@@ -1079,6 +1104,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # experts' weight reads
         uncalibrated=("moe_efficiency",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
+        vendor_uncalibrated={"amd": {"weight-only": "AWQ / GPTQ through gptqmodel's kernels on ROCm"}},
         aliases=(
             "hf-transformers",
             "transformers",
