@@ -41,7 +41,7 @@ def test_faster_whisper_int8_runs_at_the_int8_tensor_rate() -> None:
     assert "INT8 tensor rate" in est.assumptions["matmuls"]
     # the encoder (compute-bound: 2 x params x 1500 frames per window) runs at twice the rate
     assert est.seconds < fp16.seconds
-    # transformers dequantises int8 weights: the 16-bit rate, said so
+    # transformers runs int8 as bitsandbytes LLM.int8(): the 16-bit work, slowed (test_s60_whisper_llm_int8)
     assert _encoder_rate("T4", precision="int8", engine="transformers") == 65.0
 
 

@@ -51,10 +51,11 @@ Speed priors are NOT calibrated (the calibration CSV has no speech rows): matmul
 peak their precision runs at (the 16-bit one; a GPU without bf16, T4 or V100, runs bf16 as fp16: a
 warning; FP32 for fp32; for faster-whisper's int8, CTranslate2's int8 GEMMs, the INT8 one where the
 accelerator table has it, else the 16-bit one, said so), weight and cache reads at 60 % of the memory
-bandwidth. Not modelled: timestamp tokens and the ``WhisperTimeStampLogitsProcessor``'s per-row loop
-(``return_timestamps=True``), a batch waiting for its longest window (or a hallucination loop to 448
-tokens), temperature fallback re-decodes, faster-whisper re-decoding a window's cut last segment, and
-decoding the audio file (ffmpeg).
+bandwidth. int8 under transformers is bitsandbytes' LLM.int8(), slower than fp16: its forward passes are
+timed as fp16's x :data:`LLM_INT8_SLOWDOWN` (recalled, a warning says so). Not modelled: timestamp tokens
+and the ``WhisperTimeStampLogitsProcessor``'s per-row loop (``return_timestamps=True``), a batch waiting
+for its longest window (or a hallucination loop to 448 tokens), temperature fallback re-decodes,
+faster-whisper re-decoding a window's cut last segment, and decoding the audio file (ffmpeg).
 """
 
 from __future__ import annotations
@@ -150,6 +151,15 @@ BEAM_STEP_KERNELS = {"transformers": 40, "faster-whisper": 10}
 # cache bytes a beam reorder reads and writes per row and step, in units of (cross, self) caches
 BEAM_REORDER = {"transformers": (2.0, 2.0), "faster-whisper": (0.0, 2.0)}
 
+# (5) int8 under transformers is bitsandbytes' LLM.int8() (``load_in_8bit``): int8 weights (memory halved),
+# each matmul quantising its input row-wise, splitting off the outlier columns to an fp16 matmul and
+# dequantising the int32 output: slower than fp16, not faster. "15-23% slower than fp16" for BLOOM-176B
+# (the Hugging Face blog on LLM.int8(), Aug 2022; recalled), and more on small matrices such as Whisper's
+# (d_model 1280; the LLM.int8() paper's own timings, recalled). No speech row measures it: the model's
+# forward passes are timed as fp16's times this factor, the low end of that range, so the speed is at
+# most fp16's / 1.15 (uncalibrated, said so). Fast int8 Whisper is faster-whisper's (CTranslate2).
+LLM_INT8_SLOWDOWN = 1.15
+
 
 @dataclass(frozen=True, slots=True)
 class TranscriptionEstimate:
@@ -207,8 +217,9 @@ def _matmul_rate(prec: str, engine: str, acc: Accelerator) -> tuple[ComputeRate,
     fp16 / bf16 at the 16-bit tensor rate (a part without bf16 runs bf16 as fp16: its note becomes a
     warning); fp32 at the FP32 rate (TF32 off). int8 with faster-whisper runs CTranslate2's int8 GEMMs
     (int8 weights x int8-quantised activations) at the part's INT8 tensor rate where the table has one,
-    else at the 16-bit rate, said so; with transformers the int8 weights are dequantised for 16-bit
-    matmuls. The words are for int8 only ("" otherwise: the engine's assumption names the rate)."""
+    else at the 16-bit rate, said so; with transformers int8 is bitsandbytes' LLM.int8(), timed as the
+    fp16 work times :data:`LLM_INT8_SLOWDOWN`. The words are for int8 only ("" otherwise: the engine's
+    assumption names the rate)."""
     if prec == "int8" and engine == "faster-whisper":
         int8 = compute_rate(resolve_precision("w8a8"), acc)
         if int8.native and int8.known:
@@ -223,7 +234,11 @@ def _matmul_rate(prec: str, engine: str, acc: Accelerator) -> tuple[ComputeRate,
         )
     if prec == "int8":
         rate = compute_rate(resolve_precision("fp16"), acc)
-        return rate, f"int8 weights dequantised for fp16 matmuls at the 16-bit rate, {rate.tflops:g} TFLOPS"
+        return rate, (
+            f"int8 is bitsandbytes' LLM.int8() in transformers: timed as the fp16 work (16-bit rate, "
+            f"{rate.tflops:g} TFLOPS, 16-bit weight reads) x {LLM_INT8_SLOWDOWN:g}, its matmuls slower than "
+            "fp16's (recalled, uncalibrated)"
+        )
     rate = compute_rate(resolve_precision(prec), acc, tf32=False)
     return rate, ""
 
@@ -303,6 +318,10 @@ def estimate_transcription(
     enc_params = layers * (layer_attn + 2 * d * ffn) + 2 * 3 * 128 * d + 3 * d * d
     dec_params = layers * (2 * layer_attn + 2 * d * ffn) + vocab * d
     w_bytes = {"fp16": 2.0, "bf16": 2.0, "fp32": 4.0, "int8": 1.0}[prec]
+    # LLM.int8() (transformers): the fp16 work, slowed (see LLM_INT8_SLOWDOWN); int8 weights in memory
+    llm_int8 = prec == "int8" and key == "transformers"
+    read_bytes = 2.0 if llm_int8 else w_bytes  # what a decoder step is timed to read per weight
+    slow = LLM_INT8_SLOWDOWN if llm_int8 else 1.0
     act_bytes = 4.0 if prec == "fp32" else 2.0
     # PyTorch (transformers) leaves TF32 matmuls off by default; CTranslate2's fp32 is taken the same
     rate, rate_note = _matmul_rate(prec, key, acc)
@@ -326,19 +345,19 @@ def estimate_transcription(
     def decoder_gpu(b: int) -> tuple[float, float, float]:
         """(bytes read and written, read s, compute s) of one decoder step over ``b`` windows."""
         rows = b * beams
-        moved = dec_params * w_bytes + rows * moved_per_row
+        moved = dec_params * read_bytes + rows * moved_per_row
         flops = rows * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window))
         return moved, moved / bw, flops / flops_rate
 
     def round_s(b: int) -> tuple[float, float, float]:
         """(host s, encoder s, decoder s) of a round of ``b`` windows."""
         _, read, compute = decoder_gpu(b)
-        step = _overlap(max(read, compute), host_step_s)
-        return b * host_window_s, b * enc_flops / flops_rate, steps_per_window * step
+        step = _overlap(max(read, compute), host_step_s) * slow
+        return b * host_window_s, b * enc_flops / flops_rate * slow, steps_per_window * step
 
     step_bytes, read_s, compute_s = decoder_gpu(batch)
     gpu_step_s = max(read_s, compute_s)
-    step_s = _overlap(gpu_step_s, host_step_s)
+    step_s = _overlap(gpu_step_s, host_step_s) * slow
     work_bound = "memory" if read_s >= compute_s else "compute"
     bound = "overhead" if host_step_s > gpu_step_s else work_bound
     # full rounds of ``batch`` windows, then the windows left over in a round of their own size
@@ -368,9 +387,12 @@ def estimate_transcription(
     if not fits:
         need = (weights + acts + overhead) / GB
         warnings.append(f"needs {gib(need):.1f} GiB, the GPU has {gib(capacity / GB):.1f} GiB")
-    if prec == "int8" and key == "transformers":
+    if llm_int8 and not refusal:
         warnings.append(
-            "int8 Whisper is a faster-whisper (CTranslate2) feature; transformers runs it dequantised"
+            f"int8 in transformers is bitsandbytes' LLM.int8(): int8 weights, but matmuls slower than fp16 "
+            f"(timed as fp16 x {LLM_INT8_SLOWDOWN:g}, the low end of the 15-23% slowdown recalled for "
+            "BLOOM-176B; Whisper's small matrices likely lose more; uncalibrated): for fast int8 Whisper, "
+            "faster-whisper (CTranslate2's int8 GEMMs)"
         )
     memory = MemoryBreakdown(
         weights_gb=weights / GB,
