@@ -34,3 +34,9 @@ def test_interconnect_in_any_case(client: TestClient) -> None:
     lower = client.get("/api/v1/offers", params={"interconnect": "nvlink"})
     assert upper.status_code == 200, upper.text
     assert upper.json() == lower.json()
+
+
+def test_the_offers_page_shows_the_interconnect_read_in_any_case(client: TestClient) -> None:
+    page = client.get("/", params={"interconnect": "NVLink"})
+    assert page.status_code == 200
+    assert '<option value="nvlink" selected>' in page.text  # the filter applied is the one shown
