@@ -64,3 +64,14 @@ def runner_json(*args: str) -> dict[str, object]:
     assert out.exit_code == 0, out.output
     body: dict[str, object] = json.loads(out.output)
     return body
+
+
+def test_a_model_removed_while_the_process_runs_is_gone_at_once(data_dir: Path) -> None:
+    # the curated lookup is cached; an imported one must not be (a server answered for a removed model)
+    import gpuscout
+    from gpuscout.user_models import remove_model
+
+    assert gpuscout.estimate("my-qwen", "H100").supported
+    remove_model("my-qwen")
+    with pytest.raises(UnknownNameError):
+        gpuscout.estimate("my-qwen", "H100")

@@ -88,3 +88,13 @@ def test_other_checkpoints_are_requantized_whole() -> None:
     for model in ("qwen3-30b-a3b", "deepseek-v3"):
         need = memory_needed(model, "H200-SXM", precision="q4_k_m", context=4096, gpus=8)
         assert "MoE experts" not in need.assumptions["precision"]
+
+
+def test_diagnose_times_the_same_bytes_as_the_estimate() -> None:
+    # diagnose's yardstick read the experts at Q8_0 (146 tokens/s) where the estimate reads them at MXFP4
+    from gpuscout.estimate.diagnose import diagnose
+
+    est = estimate("gpt-oss-20b", "H100", precision="q8_0")
+    d = diagnose("gpt-oss-20b", "H100", measured_tps=150.0, precision="q8_0")
+    assert est.tpot_ms is not None
+    assert d.expected_tps == pytest.approx(1000.0 / est.tpot_ms, rel=0.02)

@@ -159,6 +159,13 @@ def _engine_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str]) -
     return fmt
 
 
+def run_format(fmt: WeightFormat, eng: EngineProfile, warnings: list[str], spec: ModelSpec) -> WeightFormat:
+    """The weight format ``eng`` runs ``spec`` in when ``fmt`` is asked: the engine's own
+    (:func:`_engine_format`, noting a swap in ``warnings``) as the model's files of it hold the weights
+    (:func:`_as_published`). The estimate, its "would fit" options and ``diagnose`` all time this one."""
+    return _as_published(_engine_format(fmt, eng, warnings), spec)
+
+
 def _as_published(fmt: WeightFormat, spec: ModelSpec) -> WeightFormat:
     """``fmt`` as the files of ``spec`` in it hold the weights: a GGUF quant of a checkpoint whose MoE experts
     ship in MXFP4 (gpt-oss) keeps them so (:func:`precision.gguf_from_checkpoint`, read from the model
@@ -756,7 +763,7 @@ def _prepare(
             f"{read_flag_names()})"
         )
     asked_kv = _asked_kv(kv_dtype, spec, eng)  # a bad kv_dtype is an input error, whatever runs
-    fmt = _as_published(_engine_format(resolve_precision(prec_name), eng, warnings), spec)
+    fmt = run_format(resolve_precision(prec_name), eng, warnings, spec)
     verdict = verdict_for(eng, fmt, acc)
     too_old = release_refusal(eng, spec.family)  # a named release older than the model's architecture
     if too_old is not None:
@@ -1346,7 +1353,7 @@ def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
             )
             break
     for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
-        fmt = _as_published(_engine_format(resolve_precision(name), p.eng, []), p.spec)
+        fmt = run_format(resolve_precision(name), p.eng, [], p.spec)
         verdict = verdict_for(p.eng, fmt, p.acc)
         if not verdict.supported:
             continue

@@ -29,6 +29,7 @@ from gpuscout.estimate.api import (
     _within_context,
     estimate,
     parallel_mode,
+    run_format,
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
 from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
@@ -557,7 +558,7 @@ def _setup(
     cache it sized (``kv_dtype``: fp8 beside FP8 on TensorRT-LLM) and its split, ``parallel`` ("tensor" or
     "layer": a layer split, llama.cpp's and HF's own, reads every weight once per token on one GPU at a
     time)."""
-    fmt = _engine_format(resolve_precision(precision), eng, [])
+    fmt = run_format(resolve_precision(precision), eng, [], spec)
     return Setup(spec, acc, fmt, resolve_kv_dtype(kv_dtype), eng, gpus, parallel)
 
 

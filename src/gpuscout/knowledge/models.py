@@ -468,11 +468,22 @@ def _lookup(name: str) -> ModelResolution | None:
     return None
 
 
-@functools.lru_cache(maxsize=1024)
 def resolve_model_detail(name: str, *, field: str = "model", imported: bool = True) -> ModelResolution:
     """Resolve a model name, with a note when it maps onto another name's architecture; a name the
     curated table does not know, to a model the user imported (``imported=False``: the curated table
-    alone)."""
+    alone). The curated answer is cached; an imported one is read afresh (a model imported or removed
+    while a server runs is seen at once)."""
+    try:
+        return _resolve_curated(name, field)
+    except UnknownNameError as exc:
+        if not imported or not isinstance(name, str) or not name.strip():
+            raise
+        return _imported_model(name, field, list(exc.suggestions))
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve_curated(name: str, field: str) -> ModelResolution:
+    """:func:`resolve_model_detail` in the curated table alone."""
     if not isinstance(name, str) or not name.strip():
         raise UnknownNameError(field, str(name), model_names()[:6])
     typed, name = name, fold_name(name)  # pasted look-alikes ("Llama‑3.1‑8B", U+2011) read as ASCII
@@ -508,9 +519,7 @@ def resolve_model_detail(name: str, *, field: str = "model", imported: bool = Tr
                 base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
             )
     if found is None:
-        if not imported:
-            raise UnknownNameError(field, typed, _suggestions(outer or name))
-        return _imported_model(typed, field, _suggestions(outer or name))
+        raise UnknownNameError(field, typed, _suggestions(outer or name))
     return found
 
 
