@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 import gpuscout
+from gpuscout.estimate.api import estimate
 from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.precision import resolve_precision
 
 CSV = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "measurements.csv"
 AMD = ("mi2", "mi3", "amd", "radeon", "rx 7", "instinct")
@@ -26,7 +28,7 @@ def test_vllm_awq_on_mi300x_is_said_uncalibrated() -> None:
     assert est.engine == "vllm" and est.support == "weight-only"
     assert est.speed_calibrated is False
     [warning] = [w for w in est.warnings if "not calibrated" in w]
-    assert "Triton AWQ" in warning and "fallback" in warning and "MI300X" in warning
+    assert "AWQ: the Triton fallback" in warning and "MI300X" in warning and "INT4 AWQ" in warning
     assert "on AMD GPUs" in est.assumptions["uncalibrated"]
 
 
@@ -53,3 +55,12 @@ def test_the_profiles_say_it_and_the_calibration_set_agrees(engine: str) -> None
             and key in r["framework"].lower()
         ]
     assert rows == []
+
+
+def test_the_warning_names_the_format_asked_not_only_awq() -> None:
+    # int8 and NF4 on an MI300X were said to run "AWQ / GPTQ through ..." kernels (stop 60 review)
+    for engine, precision in (("vllm", "int8"), ("hf-transformers", "nf4")):
+        est = estimate("llama-3.1-8b", "MI300X", precision=precision, engine=engine)
+        (warning,) = [w for w in est.warnings if "is not calibrated" in w and "ROCm" in w]
+        assert "its weight-only formats run" in warning and not est.speed_calibrated
+        assert resolve_precision(precision).label in warning

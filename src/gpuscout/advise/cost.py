@@ -200,12 +200,18 @@ class CostModel:
 
 
 def reclaim_rounding_s(reclaims: float, increment_s: int | None) -> float:
-    """Instance-seconds billed for the part of an increment a spot reclaim leaves unused: each reclaim
-    ends a billing session at a moment the billing increment does not choose, half an increment on
-    average (per hour, or an unknown increment: 30 min; per second: nothing worth counting). The work,
-    the rework and the restarts are billed as they run, rounded with the rest of the run."""
+    """Instance-seconds billed for the part of an increment spot reclaims leave unused: each reclaim ends
+    the reclaimed instance's billing session at a moment the billing increment does not choose, half an
+    increment on average (per hour, or an unknown increment: 30 min; per second: nothing worth
+    counting). The work, the rework and the restarts are billed as they run, rounded with the rest."""
     step = increment_s if increment_s is not None else UNKNOWN_INCREMENT_S
     return max(0.0, reclaims) * step / 2.0 if step > 1 else 0.0
+
+
+def spot_reclaims_rounding_s(risk: SpotRisk, increment_s: int | None) -> float:
+    """Instance-seconds billed for the increments the reclaims of ``risk`` leave unused
+    (:func:`reclaim_rounding_s`): its interruptions that are reclaims, not failures."""
+    return reclaim_rounding_s(risk.expected_interruptions * _reclaim_share(risk), increment_s)
 
 
 def _reclaim_share(risk: SpotRisk) -> float:
@@ -245,7 +251,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
                 reload_s=download_s + load_s,
             )
             interruption_s = risk.lost_s
-            billed += reclaim_rounding_s(risk.expected_interruptions, inc)
+            billed += spot_reclaims_rounding_s(risk, inc)
         billed_day = exact_day = None
         if w.starts_per_day > 0:
             billed_day = w.starts_per_day * billed_seconds(per_start + warm, inc, minimum) / 3600.0
@@ -305,8 +311,9 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         # billing session part-way through an increment
         billed = billed_seconds(ev.time_s + warm + interruption_s, inc, minimum)
         if spot and risk is not None:
-            reclaimed = risk.expected_interruptions * _reclaim_share(risk)
-            billed += reclaim_rounding_s(reclaimed, inc)
+            # a training run's count is the run's (any node's reclaim stops all): each ends the billing
+            # session of the one node reclaimed, the others wait for it billed as they run
+            billed += spot_reclaims_rounding_s(risk, inc) / (n if training else 1)
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
     if training:

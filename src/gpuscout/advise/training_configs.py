@@ -28,11 +28,11 @@ Host RAM: an offload layout keeps the training state in the node's RAM (the esti
 ``host_ram_gb_per_node``: a 70B full fine-tune on one node ~1.3 TB). It is taken only on an offer whose
 ``ram_gb`` holds that (per node: more nodes shard it further); else the best layout that does not offload,
 and when none fits the GPUs the offer is rejected naming the RAM needed and the RAM it has. An offer that
-does not list its RAM is taken to have about ``Assumptions.unlisted_host_ram_per_gpu_memory`` (2x) its GPU
-memory: it keeps an offload layout that needs no more, its row saying how much RAM to check for; a layout
-that needs more (1.3 TB on an 8x V100 16 GB box) is weighed as on an offer with that RAM, and a rejection
-says the RAM was assumed. What fits is
-worked out per ``ConfigKey`` as for every kind; an offer's RAM then only picks among the layouts
+does not list its RAM is taken to have what the median host has, 2.15x its GPU memory
+(``Assumptions.unlisted_host_ram_per_gpu_memory``): it keeps an offload layout that needs no more, its
+row saying how much RAM to check for; a layout that needs more (1.3 TB on an 8x V100 16 GB box) is weighed
+as on an offer with that RAM, and a rejection says the RAM was assumed. What fits is worked out per
+``ConfigKey`` as for every kind; an offer's RAM then only picks among the layouts
 (``TrainingEvaluator.evaluate``), so two offers of one configuration with different RAM may differ.
 
 Network between nodes: a layout on several nodes is timed over the inter-node bandwidth the offer states
@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Mapping
 from typing import NamedTuple
 
 from gpuscout.advise.assumptions import Assumptions
@@ -72,6 +72,7 @@ from gpuscout.advise.cost import (
     checkpoint_saves,
     reload_seconds,
     save_seconds,
+    spot_reclaims_rounding_s,
     start_weights_gb,
     trained_output_gb,
     training_interruptions,
@@ -227,10 +228,14 @@ def _node_count(
     return chosen[0] if chosen is not None else None
 
 
-def _overpay(timed: list[_Timed], warm_s: float, billing: NodeBilling) -> dict[int, float]:
+def _overpay(
+    timed: list[_Timed], warm_s: float, billing: NodeBilling, extra_s: Mapping[int, float] | None = None
+) -> dict[int, float]:
     """Per node count: how much dearer its run is than the cheapest of ``timed`` (0.05: 5 %), billed as
-    ``billing`` says (the offer's own billing, as its ranked cost)."""
-    costs = {run[0]: billing.node_seconds(run[0], t, warm_s) for run, t in timed}
+    ``billing`` says (the offer's own billing, as its ranked cost), with ``extra_s`` node-seconds more per
+    node count (a spot run's: the increments its reclaims leave unused)."""
+    more = extra_s or {}
+    costs = {run[0]: billing.node_seconds(run[0], t, warm_s) + more.get(run[0], 0.0) for run, t in timed}
     least = min(costs.values())
     return {n: cost / least - 1.0 if least > 0 else 0.0 for n, cost in costs.items()}
 
@@ -242,15 +247,19 @@ def _in_time(timed: list[_Timed], warm_s: float, deadline_s: float | None) -> li
 
 
 def _choose(
-    timed: list[_Timed], warm_s: float, deadline_s: float | None, billing: NodeBilling
+    timed: list[_Timed],
+    warm_s: float,
+    deadline_s: float | None,
+    billing: NodeBilling,
+    extra_s: Mapping[int, float] | None = None,
 ) -> _Timed | None:
-    """``_node_count``'s choice, with its wall-clock seconds."""
+    """``_node_count``'s choice, with its wall-clock seconds (``extra_s``: as :func:`_overpay`)."""
     if not timed:
         return None
     in_time = _in_time(timed, warm_s, deadline_s)
     if not in_time:
         return min(timed, key=lambda x: (x[1], x[0][0]))
-    over = _overpay(in_time, warm_s, billing)
+    over = _overpay(in_time, warm_s, billing, extra_s)
     free = [x for x in in_time if over[x[0][0]] <= COST_TOLERANCE]
     if not free:
         return min(in_time, key=lambda x: (over[x[0][0]], x[1], x[0][0]))
@@ -305,17 +314,24 @@ def _few_steps_words() -> str:
 
 
 def _node_choice(
-    timed: list[_Timed], chosen: _Timed, warm_s: float, deadline_s: float | None, billing: NodeBilling
+    timed: list[_Timed],
+    chosen: _Timed,
+    warm_s: float,
+    deadline_s: float | None,
+    billing: NodeBilling,
+    extra_s: Mapping[int, float] | None = None,
 ) -> str:
     """What the row's ``training`` text says of its node count, when there was a choice: the rule, and
     the runs it was weighed against, with their time and cost billed as the offer is (``billing``): the
     cheapest when it is not the chosen run, and the fewest nodes when they cost about the same (slower,
     within the tolerance); where neither is shown, the cheapest faster run (over the tolerance), else
-    the fewest nodes."""
+    the fewest nodes. ``extra_s`` (a spot row's): node-seconds its reclaims add to each count's bill,
+    whose times in ``timed`` hold their rework; the words then say reclaims are counted."""
     in_time = _in_time(timed, warm_s, deadline_s)
     if chosen not in in_time or len(in_time) < 2:
         return ""
-    over = _overpay(in_time, warm_s, billing)
+    over = _overpay(in_time, warm_s, billing, extra_s)
+    more = extra_s or {}
     (n, _, _), t = chosen
     cheapest = min(in_time, key=lambda x: (over[x[0][0]], x[0][0]))
     fewest = in_time[0]
@@ -336,8 +352,8 @@ def _node_choice(
             others.append((fewest, ""))  # the cheapest and the fastest: against the fewest nodes
         else:
             return ""
-    billed = billing.node_seconds(n, t, warm_s)
-    per = billing.words()
+    billed = billing.node_seconds(n, t, warm_s) + more.get(n, 0.0)
+    per = billing.words() + (", its spot reclaims counted" if extra_s is not None else "")
 
     def pct(x: float) -> str:
         if abs(x) < 0.0005:
@@ -347,7 +363,8 @@ def _node_choice(
 
     def weighed(other: _Timed, what: str) -> str:
         m, t_other = other[0][0], other[1]
-        change = billing.node_seconds(m, t_other, warm_s) / billed - 1.0 if billed > 0 else 0.0
+        cost = billing.node_seconds(m, t_other, warm_s) + more.get(m, 0.0)
+        change = cost / billed - 1.0 if billed > 0 else 0.0
         # the time to the result, warm-up included, as the row's own time reads
         took = duration(t_other + warm_s)
         return f"{what}{m} {plural(m, 'node')}: {took}, {pct(change)} node-time billed {per}"
@@ -710,20 +727,23 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         interval_of: Callable[[int, float], float],
         download_gb: float,
         load_gb: float,
-    ) -> list[_Timed]:
+    ) -> tuple[list[_Timed], dict[int, float]]:
         """The runs of ``timed`` (a choice of node counts) with the time a spot row adds to each: its
         nodes' reclaims (at the provider kind's rate, ``nodes`` times as often for the run) and failures,
         with the rework, restarts, reloads and extra checkpoint saves the cost model counts
-        (``cost.training_interruptions``). Empty where no spot row is asked for, or no count to choose:
+        (``cost.training_interruptions``); and per node count the node-seconds its reclaims bill beyond that
+        (the increments they leave unused: ``cost.spot_reclaims_rounding_s``). Empty where no spot row
+        is asked for, or no count to choose:
         more nodes finish sooner but are stopped more often, so a spot run's cheapest count is lower
-        (pre-training 8B on p5 spot: 8 nodes, where on demand 32 to 64 cost the same)."""
+        (pre-training 8B on p5 spot: 32 nodes, where on demand 64 cost about what 32 do)."""
         billing = extra.billing
         if not self.w.spot_ok or billing is None or len(timed) < 2:
-            return []
+            return [], {}
         rate = self.a.interruption_rate(billing.kind)
         if rate <= 0:
-            return []
+            return [], {}
         out: list[_Timed] = []
+        rounding: dict[int, float] = {}
         for run, wall in timed:
             n, result, _ = run
             ckpt = checkpoint_of(result)
@@ -739,7 +759,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 reclaims_per_node_hour=rate,
             )
             out.append((run, wall + risk.lost_s + saves_s))
-        return out
+            rounding[n] = spot_reclaims_rounding_s(risk, billing.increment_s)
+        return out, rounding
 
     def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
         """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), for
@@ -860,17 +881,19 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 why += f"; {too_wide} nodes or more would train in {_few_steps_words()}"
             return reject(key, acc, why, kind=kind)
         plain_wall = {x[0][0]: x[1] for x in timed}  # node count -> wall-clock seconds, reclaims aside
-        spot_timed = self._spot_timed(
+        spot_timed, spot_rounding = self._spot_timed(
             timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, weights
         )
-        spot_choice = _choose(spot_timed, warm, deadline_s, billing) if spot_timed else None
+        spot_choice = _choose(spot_timed, warm, deadline_s, billing, spot_rounding) if spot_timed else None
         for run, _ in (choice, *((spot_choice,) if spot_choice is not None else ())):
             _, r_run, t_run = run
             need = host_ram_needed(r_run) if t_run.offload else None
             if need is not None and ram_gb is None:  # the most either choice needs per node
                 self._offload_need[(key, extra)] = max(need, self._offload_need.get((key, extra), 0.0))
 
-        def build(chosen: _Timed, weighed: list[_Timed]) -> ConfigEval:
+        def build(
+            chosen: _Timed, weighed: list[_Timed], rounding: Mapping[int, float] | None = None
+        ) -> ConfigEval:
             """The row of the run ``chosen`` among ``weighed`` (times with a spot row's reclaims, or
             without), its text weighing it against them."""
             (nodes, result, trained), wall_s = chosen[0], plain_wall[chosen[0][0]]
@@ -882,7 +905,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 )  # the estimator's, loaded with it
 
                 how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
-            node_choice = _node_choice(weighed, chosen, warm, deadline_s, billing)
+            node_choice = _node_choice(weighed, chosen, warm, deadline_s, billing, rounding)
             if node_choice:
                 how = f"{how}; {node_choice}"
             wider = ""
@@ -956,4 +979,4 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         if spot_choice is None:
             return on_demand
         # a spot row: its node count chosen, and its alternatives quoted, with the reclaims its nodes add
-        return dataclasses.replace(on_demand, on_spot=build(spot_choice, spot_timed))
+        return dataclasses.replace(on_demand, on_spot=build(spot_choice, spot_timed, spot_rounding))

@@ -1026,7 +1026,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     foreign = eng.foreign_kernels(acc.vendor, st.eff_class)
     if foreign:
         warnings.append(
-            f"{eng.label}'s {st.eff_class} speed on {acc.name} is not calibrated: {foreign}; no "
+            f"{eng.label}'s speed for {fmt.label} on {acc.name} is not calibrated: {foreign}; no "
             f"calibration row runs them on {acc.vendor} GPUs (timed at the efficiency fitted on NVIDIA GPUs, "
             "no constant of their own)"
         )

@@ -735,9 +735,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # its weight-only figures are fitted on Marlin rows (CUDA); no AMD row runs AWQ or GPTQ
         vendor_uncalibrated={
             "amd": {
-                "weight-only": "AWQ through vLLM's Triton AWQ kernels, the fallback ROCm selects "
-                "(VLLM_USE_TRITON_AWQ), GPTQ through its HIP or Triton W4A16 kernels: not Marlin, whose "
-                "rows fitted the weight-only efficiency"
+                "weight-only": "its weight-only formats run ROCm's own kernels there (AWQ: the Triton "
+                "fallback ROCm selects, VLLM_USE_TRITON_AWQ; GPTQ and int8: HIP or Triton kernels), not "
+                "Marlin, whose rows fitted the weight-only efficiency"
             }
         },
         aliases=("vllm", "v-llm"),
@@ -827,8 +827,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         uncalibrated_classes=("fp8", "fp4"),  # its FP8 rows are all block-scaled
         vendor_uncalibrated={
             "amd": {
-                "weight-only": "AWQ / GPTQ through SGLang's Triton kernels on ROCm (assumed, as its support "
-                "rule says): not Marlin, whose rows fitted the weight-only efficiency"
+                "weight-only": "its weight-only formats run Triton kernels on ROCm (assumed, as its support "
+                "rule says), not Marlin, whose rows fitted the weight-only efficiency"
             }
         },
         # the block-FP8 streaming figure stays below the 16-bit one; tied to it, the H20's FP8 rows pulled
@@ -1014,7 +1014,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "seq_overhead_us",
             *("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
         ),
-        vendor_uncalibrated={"amd": {"weight-only": "GPTQ through TGI's ROCm build of Exllama"}},
+        vendor_uncalibrated={
+            "amd": {
+                "weight-only": "its weight-only formats run TGI's ROCm kernels (GPTQ: its "
+                "ROCm build of Exllama)"
+            }
+        },
         aliases=("tgi", "text-generation-inference", "hf-tgi", "text-generation-launcher"),
         eras=(
             EngineEra(
@@ -1104,7 +1109,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # experts' weight reads
         uncalibrated=("moe_efficiency",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
-        vendor_uncalibrated={"amd": {"weight-only": "AWQ / GPTQ through gptqmodel's kernels on ROCm"}},
+        vendor_uncalibrated={
+            "amd": {
+                "weight-only": "its weight-only formats run ROCm kernels (AWQ / GPTQ: gptqmodel's; NF4 "
+                "and int8: bitsandbytes' ROCm build)"
+            }
+        },
         aliases=(
             "hf-transformers",
             "transformers",

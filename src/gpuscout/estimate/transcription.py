@@ -51,11 +51,12 @@ Speed priors are NOT calibrated (the calibration CSV has no speech rows): matmul
 peak their precision runs at (the 16-bit one; a GPU without bf16, T4 or V100, runs bf16 as fp16: a
 warning; FP32 for fp32; for faster-whisper's int8, CTranslate2's int8 GEMMs, the INT8 one where the
 accelerator table has it, else the 16-bit one, said so), weight and cache reads at 60 % of the memory
-bandwidth. int8 under transformers is bitsandbytes' LLM.int8(), slower than fp16: its forward passes are
-timed as fp16's x :data:`LLM_INT8_SLOWDOWN` (recalled, a warning says so). Not modelled: timestamp tokens
-and the ``WhisperTimeStampLogitsProcessor``'s per-row loop (``return_timestamps=True``), a batch waiting
-for its longest window (or a hallucination loop to 448 tokens), temperature fallback re-decodes,
-faster-whisper re-decoding a window's cut last segment, and decoding the audio file (ffmpeg).
+bandwidth. int8 under transformers is bitsandbytes' LLM.int8(), slower than fp16: the GPU work of its
+forward passes is timed as fp16's x :data:`LLM_INT8_SLOWDOWN` (recalled, a warning says so; the host's is
+not). Not modelled: timestamp tokens and the ``WhisperTimeStampLogitsProcessor``'s per-row loop
+(``return_timestamps=True``), a batch waiting for its longest window (or a hallucination loop to 448
+tokens), temperature fallback re-decodes, faster-whisper re-decoding a window's cut last segment, and
+decoding the audio file (ffmpeg).
 """
 
 from __future__ import annotations
@@ -156,8 +157,9 @@ BEAM_REORDER = {"transformers": (2.0, 2.0), "faster-whisper": (0.0, 2.0)}
 # dequantising the int32 output: slower than fp16, not faster. "15-23% slower than fp16" for BLOOM-176B
 # (the Hugging Face blog on LLM.int8(), Aug 2022; recalled), and more on small matrices such as Whisper's
 # (d_model 1280; the LLM.int8() paper's own timings, recalled). No speech row measures it: the model's
-# forward passes are timed as fp16's times this factor, the low end of that range, so the speed is at
-# most fp16's / 1.15 (uncalibrated, said so). Fast int8 Whisper is faster-whisper's (CTranslate2).
+# forward passes' GPU work is timed as fp16's times this factor, the low end of that range (the host's
+# launch and log-mel work are not slowed), so the speed is below fp16's (uncalibrated, said so). Fast int8
+# Whisper is faster-whisper's (CTranslate2).
 LLM_INT8_SLOWDOWN = 1.15
 
 
@@ -352,12 +354,12 @@ def estimate_transcription(
     def round_s(b: int) -> tuple[float, float, float]:
         """(host s, encoder s, decoder s) of a round of ``b`` windows."""
         _, read, compute = decoder_gpu(b)
-        step = _overlap(max(read, compute), host_step_s) * slow
+        step = _overlap(max(read, compute) * slow, host_step_s)  # LLM.int8() slows the GPU work only
         return b * host_window_s, b * enc_flops / flops_rate * slow, steps_per_window * step
 
     step_bytes, read_s, compute_s = decoder_gpu(batch)
-    gpu_step_s = max(read_s, compute_s)
-    step_s = _overlap(gpu_step_s, host_step_s) * slow
+    gpu_step_s = max(read_s, compute_s) * slow
+    step_s = _overlap(gpu_step_s, host_step_s)
     work_bound = "memory" if read_s >= compute_s else "compute"
     bound = "overhead" if host_step_s > gpu_step_s else work_bound
     # full rounds of ``batch`` windows, then the windows left over in a round of their own size
