@@ -1,7 +1,8 @@
 """The advisor's assumptions a user may override from every face (CLI, JSON API, web form).
 
-``gpuscout recommend --spot-reclaims-per-hour X --min-headroom Y --checkpoint-write-gbps Z``, the API's
-``spot_reclaims_per_hour``, ``min_headroom`` and ``checkpoint_write_gbps`` and the advisor form's advanced
+``gpuscout recommend --spot-reclaims-per-hour X --min-headroom Y --checkpoint-write-gbps Z
+--unlisted-host-ram R``, the API's ``spot_reclaims_per_hour``, ``min_headroom``, ``checkpoint_write_gbps``
+and ``unlisted_host_ram`` and the advisor form's advanced
 inputs all become the same :class:`~gpuscout.advise.assumptions.Assumptions` here, checked against the
 same ranges.
 """
@@ -21,6 +22,9 @@ MIN_HEADROOM_RANGE: tuple[float, float] = (0.0, 0.5)
 #: GB/s per node a training checkpoint is written at (inclusive): 10 MB/s (a slow network share) to
 #: 1,000 GB/s (an asynchronous save whose write is all but hidden behind training).
 CHECKPOINT_WRITE_RANGE: tuple[float, float] = (0.01, 1000.0)
+#: Host RAM assumed for an offer that lists none, as a multiple of its GPU memory (inclusive): a quarter
+#: (a thin marketplace box) to 100x (far past any host: a 1x L4 with 2.4 TB).
+UNLISTED_HOST_RAM_RANGE: tuple[float, float] = (0.25, 100.0)
 
 
 def _checked(field: str, value: float, limits: tuple[float, float]) -> float:
@@ -38,16 +42,20 @@ def assumption_overrides(
     spot_reclaims_per_hour: float | None = None,
     min_headroom: float | None = None,
     checkpoint_write_gbps: float | None = None,
+    unlisted_host_ram: float | None = None,
 ) -> Assumptions | None:
     """The default assumptions with what the user overrode, or ``None`` when nothing is.
 
     ``spot_reclaims_per_hour`` replaces the reclaim rate of every provider kind (and of an unknown one);
     ``min_headroom`` the share of each GPU's memory a training layout must leave free
     (``Assumptions.min_training_headroom``); ``checkpoint_write_gbps`` the GB/s per node training
-    checkpoints are written (and read back after a spot reclaim) at (``Assumptions.checkpoint_write_gbps``).
-    A value out of its range (``SPOT_RECLAIMS_RANGE``, ``MIN_HEADROOM_RANGE``, ``CHECKPOINT_WRITE_RANGE``)
-    is an ``InvalidInputError`` naming the argument."""
-    if spot_reclaims_per_hour is None and min_headroom is None and checkpoint_write_gbps is None:
+    checkpoints are written (and read back after a spot reclaim) at (``Assumptions.checkpoint_write_gbps``);
+    ``unlisted_host_ram`` the host RAM of an offer that lists none, as a multiple of its GPU memory
+    (``Assumptions.unlisted_host_ram_per_gpu_memory``: what a training offload layout may keep there).
+    A value out of its range (``SPOT_RECLAIMS_RANGE``, ``MIN_HEADROOM_RANGE``, ``CHECKPOINT_WRITE_RANGE``,
+    ``UNLISTED_HOST_RAM_RANGE``) is an ``InvalidInputError`` naming the argument."""
+    given = (spot_reclaims_per_hour, min_headroom, checkpoint_write_gbps, unlisted_host_ram)
+    if all(v is None for v in given):
         return None
     assumptions = Assumptions()
     if spot_reclaims_per_hour is not None:
@@ -63,4 +71,7 @@ def assumption_overrides(
     if checkpoint_write_gbps is not None:
         write = _checked("checkpoint_write_gbps", checkpoint_write_gbps, CHECKPOINT_WRITE_RANGE)
         assumptions = replace(assumptions, checkpoint_write_gbps=write)
+    if unlisted_host_ram is not None:
+        ram = _checked("unlisted_host_ram", unlisted_host_ram, UNLISTED_HOST_RAM_RANGE)
+        assumptions = replace(assumptions, unlisted_host_ram_per_gpu_memory=ram)
     return assumptions

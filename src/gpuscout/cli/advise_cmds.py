@@ -180,6 +180,16 @@ CheckpointWriteOption = Annotated[
         show_default="1 (a network volume)",
     ),
 ]
+UnlistedRamOption = Annotated[
+    float | None,
+    typer.Option(
+        "--unlisted-host-ram",
+        help="Host RAM of an offer that lists none, as a multiple of its GPU memory: what a training "
+        "layout may offload there (more rejects fewer marketplace boxes; set it for a box you know).",
+        parser=number(0.25, 100),  # assumption_overrides.UNLISTED_HOST_RAM_RANGE
+        show_default="2.15 (the median host that lists RAM)",
+    ),
+]
 # Options two subcommands share (serve + batch; finetune + pretrain).
 PromptOption = Annotated[
     int | None,
@@ -430,6 +440,7 @@ class Shared:
     db: str | None
     min_headroom: float | None = None
     checkpoint_write_gbps: float | None = None
+    unlisted_host_ram: float | None = None
 
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> Shared:
@@ -446,6 +457,7 @@ def _assumptions(shared: Shared) -> Any:
         spot_reclaims_per_hour=shared.spot_reclaims,
         min_headroom=shared.min_headroom,
         checkpoint_write_gbps=shared.checkpoint_write_gbps,
+        unlisted_host_ram=shared.unlisted_host_ram,
     )
 
 
@@ -808,6 +820,7 @@ def finetune_cmd(
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
     checkpoint_write_gbps: CheckpointWriteOption = None,
+    unlisted_host_ram: UnlistedRamOption = None,
     workload_file: WorkloadOption = None,
     gpu: GpuOption = None,
     provider: ProviderOption = None,
@@ -889,6 +902,7 @@ def pretrain_cmd(
     deadline: DeadlineOption = None,
     min_headroom: HeadroomOption = None,
     checkpoint_write_gbps: CheckpointWriteOption = None,
+    unlisted_host_ram: UnlistedRamOption = None,
     workload_file: WorkloadOption = None,
     gpu: GpuOption = None,
     provider: ProviderOption = None,

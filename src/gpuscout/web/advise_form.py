@@ -87,6 +87,7 @@ HELP: dict[str, str] = {
     "spot_reclaims_per_hour": "all providers; default by provider: 0.02 to 0.1",
     "min_headroom": "0.05 = 5 % (the default); less is an out-of-memory risk",
     "checkpoint_write_gbps": "per node; default 1 (a network volume); more for local NVMe or async saves",
+    "unlisted_host_ram": "x GPU memory, for offers that list no RAM; default 2.15 (the median host)",
 }
 # Labels where the generated one would not read well.
 LABELS: dict[str, str] = {
@@ -112,6 +113,7 @@ LABELS: dict[str, str] = {
     "spot_reclaims_per_hour": "Spot reclaims per hour",
     "min_headroom": "GPU memory kept free (share)",
     "checkpoint_write_gbps": "Checkpoint writes (GB/s)",
+    "unlisted_host_ram": "Host RAM if not listed",
 }
 
 

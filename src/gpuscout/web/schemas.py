@@ -14,6 +14,7 @@ from gpuscout.advise.assumption_overrides import (
     CHECKPOINT_WRITE_RANGE,
     MIN_HEADROOM_RANGE,
     SPOT_RECLAIMS_RANGE,
+    UNLISTED_HOST_RAM_RANGE,
 )
 from gpuscout.advise.types import Advice, Recommendation
 from gpuscout.advise.workload import (
@@ -362,7 +363,7 @@ class With:
 #: checkpoints (``checkpoint_write_gbps``).
 TRAINING_KINDS = ("finetune", "pretrain")
 #: The advisor options of training workloads only (the CLI offers them on finetune and pretrain).
-TRAINING_OPTIONS = ("min_headroom", "checkpoint_write_gbps")
+TRAINING_OPTIONS = ("min_headroom", "checkpoint_write_gbps", "unlisted_host_ram")
 
 
 class AdvisorOptionsIn(BaseModel):
@@ -401,6 +402,15 @@ class AdvisorOptionsIn(BaseModel):
         description="finetune and pretrain only: GB/s per node training checkpoints are written at, and "
         "read back at after a spot reclaim; null: 1 (a network volume; raise it for node-local NVMe or "
         "asynchronous saves); the CLI's --checkpoint-write-gbps",
+    )
+    unlisted_host_ram: float | None = Field(
+        default=None,
+        ge=UNLISTED_HOST_RAM_RANGE[0],
+        le=UNLISTED_HOST_RAM_RANGE[1],
+        allow_inf_nan=False,
+        description="finetune and pretrain only: host RAM of an offer that lists none, as a multiple of its "
+        "GPU memory (what a training layout may offload there); null: 2.15, the median host that lists "
+        "RAM; the CLI's --unlisted-host-ram",
     )
 
 

@@ -76,6 +76,7 @@ class AdvisorOptions:
     spot_reclaims_per_hour: float | None = None
     min_headroom: float | None = None
     checkpoint_write_gbps: float | None = None
+    unlisted_host_ram: float | None = None
 
     @classmethod
     def of(cls, given: Any) -> AdvisorOptions:
@@ -85,6 +86,7 @@ class AdvisorOptions:
             spot_reclaims_per_hour=given.spot_reclaims_per_hour,
             min_headroom=given.min_headroom,
             checkpoint_write_gbps=given.checkpoint_write_gbps,
+            unlisted_host_ram=given.unlisted_host_ram,
         )
 
     def assumptions(self) -> Assumptions | None:
@@ -95,6 +97,7 @@ class AdvisorOptions:
             spot_reclaims_per_hour=self.spot_reclaims_per_hour,
             min_headroom=self.min_headroom,
             checkpoint_write_gbps=self.checkpoint_write_gbps,
+            unlisted_host_ram=self.unlisted_host_ram,
         )
 
 
