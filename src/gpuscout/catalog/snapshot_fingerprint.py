@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "5e4c76e7090c1f1b83d6095ccd0afb9f2e8a8402007356f78722c25badb8b06e"
+SNAPSHOT_SHA256 = "53def79b4fd07a999b6457314c0eb61f83376463775ff92ead4de66786b00aad"
