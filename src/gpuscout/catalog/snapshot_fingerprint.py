@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "53def79b4fd07a999b6457314c0eb61f83376463775ff92ead4de66786b00aad"
+SNAPSHOT_SHA256 = "d8d1981d1726422c98ee74a7c6c25ee58e2fcd9f5b76dddc8806cc5a4859ab9d"
