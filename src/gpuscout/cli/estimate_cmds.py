@@ -129,6 +129,17 @@ def _in_option_words(text: str, flags: Mapping[str, str], names: tuple[str, ...]
     return pattern.sub(lambda m: flags[m.group(1)], text)
 
 
+def _stated_precision(precision: str | None) -> str | None:
+    """``--precision`` as typed (None: not given, the checkpoint's own format); one given empty or blank
+    is refused as the API refuses ``precision=`` (its "is empty" error, with what is accepted), never
+    read as the default."""
+    if precision is not None and not precision.strip():
+        raise InvalidInputError(
+            "--precision", "is empty; leave it out for the checkpoint's own format", "bf16, fp8, int4, ..."
+        )
+    return precision
+
+
 def _stated_engine(engine: str | None) -> str | None:
     """``--engine`` as typed (None: not given, the default engine for the precision); one given empty or
     blank is refused as the engine field's "is empty" error with every engine accepted, never read as
@@ -442,12 +453,12 @@ def register(app: typer.Typer) -> None:
                 raise InvalidInputError("--task", f"unknown task {task!r}", ", ".join(TASKS))
             spec, implied = _model_detail(model, config)
             kwargs: dict[str, Any] = {
-                "precision": precision or implied or None,
+                "precision": _stated_precision(precision) or implied or None,
                 "context": context,
                 "batch": _batch(batch, MAX_CONCURRENCY),  # memory_needed's (and training's micro-batch)
                 "kv_dtype": kv_dtype,
                 "engine": run_engine(_stated_engine(engine), precision),
-                "parallel": parallel or None,  # None: the engine's own split (estimate.api.parallel_mode)
+                "parallel": parallel,  # None: the engine's own split; blank: an error naming it
             }
             res, layout = _run_task(spec, gpu, task, gpus=gpus, **kwargs)  # layout: training only
             fits_on = _fits_on(spec, task, kwargs, counts=_gpu_counts(task, res, kwargs["parallel"]))
@@ -608,7 +619,7 @@ def register(app: typer.Typer) -> None:
 
         with user_errors(), _named_by_options(ctx):
             spec, implied = _model_detail(model, config)
-            precision = precision or implied or None
+            precision = _stated_precision(precision) or implied or None
             eng = run_engine(_stated_engine(engine), precision)
             est = estimate(
                 spec,
@@ -623,7 +634,7 @@ def register(app: typer.Typer) -> None:
                 context_in=context_in,
                 context_out=context_out,
                 kv_dtype=kv_dtype,
-                parallel=parallel or None,  # None: the engine's own split (estimate.api.parallel_mode)
+                parallel=parallel,  # None: the engine's own split; blank: an error naming it (parallel_mode)
             )
         if as_json:
             print_json(finite(to_jsonable(est)))
@@ -676,7 +687,7 @@ def register(app: typer.Typer) -> None:
                 spec,
                 gpu,
                 measured_tps=measured_tps,
-                precision=precision or implied or None,
+                precision=_stated_precision(precision) or implied or None,
                 batch=batch,
                 engine=engine,
                 gpus=gpus,
