@@ -40,7 +40,7 @@ def test_every_column_offers_csv_writes_is_known() -> None:
 
 
 def test_the_catalog_offers_csv_writes_loads_back_as_a_file_and_writes_the_same(tmp_path: Path) -> None:
-    out = runner.invoke(app, ["offers", "--csv", "--limit", "100000"])
+    out = runner.invoke(app, ["offers", "--csv", "--include-stale", "--limit", "100000"])
     assert out.exit_code == 0, out.output
     exported = _rows(out.output)
     assert len(exported) > 700 and "accelerator" in exported[0] and "gpu" not in exported[0]
@@ -52,7 +52,7 @@ def test_the_catalog_offers_csv_writes_loads_back_as_a_file_and_writes_the_same(
     assert result["status"] == "ok" and result["rows"] == len(exported), result
     # the store now holds the file's offers only (the bundled snapshot is no longer in use): written
     # again, every cell is what was written, but where the offers came from
-    again = runner.invoke(app, ["offers", "--csv", "--limit", "100000"])
+    again = runner.invoke(app, ["offers", "--csv", "--include-stale", "--limit", "100000"])
     assert again.exit_code == 0, again.output
     rewritten = _rows(again.output)
 

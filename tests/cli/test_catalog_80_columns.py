@@ -61,8 +61,8 @@ def test_offers_at_80_columns_keep_the_prices_and_say_each_rows_source(terminal:
     """The prices and the region never give way (s53: they are what tells offers apart); the source,
     "snapshot" on every row, is said once for all rows. The age ("unknown" or "unknown stale") and the
     count give way to them: provider, GPU, three prices and the region fill 80 columns."""
-    offers = _json("offers")
-    lines = terminal(80, "offers")
+    offers = _json("offers", "--include-stale")  # stale feeds listed (hidden by default since stop 60)
+    lines = terminal(80, "offers", "--include-stale")
     headers, rows = _table(lines)
     assert headers == ["provider", "gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
     assert len(rows) == len(offers) == 30

@@ -381,10 +381,10 @@ def test_the_lean_options_are_the_typer_commands_own() -> None:
     declared = {
         opt: (p.name, "flag" if p.is_flag else "list" if p.multiple else "value")
         for p in command.params
-        for opt in p.opts
+        for opt in (*p.opts, *p.secondary_opts)  # --no-stale/--include-stale: both
         if p.param_type_name == "option"
     }
-    lean_table = {name: (param, "flag") for name, param in lean._FLAGS.items()}
+    lean_table = {name: (param, "flag") for name, (param, _) in lean._FLAGS.items()}
     lean_table |= {
         name: (param, "list" if kind == "list" else "value")
         for name, (param, kind, _, _) in lean._value_options().items()

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 from gpuscout.cli import app
 from tests.cli.terminal_lines import joined_table, terminal_lines
 
-ARGS = ("offers", "--spot", "--sort", "spot_price", "--gpu", "A100", "--limit", "5")
+# stale rows are hidden by default since stop 60: --include-stale lists them, marked
+ARGS = ("offers", "--spot", "--sort", "spot_price", "--gpu", "A100", "--limit", "5", "--include-stale")
 
 
 def _offers(*args: str) -> list[dict[str, object]]:
@@ -36,7 +37,7 @@ def test_stale_rows_are_counted_where_the_age_column_is_not_shown(monkeypatch: p
     text = " ".join(" ".join(lines).split())
     providers = ", ".join(sorted({str(o["provider"]) for o in stale}))
     said = f"{len(stale)} of {len(offers)} rows shown are from stale feeds ({providers})"
-    assert said in text and "--no-stale hides them" in text
+    assert said in text and "leave out --include-stale to hide them" in text
     assert "not shown at this width:" in text and "age" in text.split("not shown at this width:")[1]
 
 

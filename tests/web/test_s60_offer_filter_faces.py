@@ -71,3 +71,15 @@ def test_a_comma_separated_gpu_or_provider_is_several_as_in_the_api(client: Test
         one_by_one = [option, value.split(",")[0], option, value.split(",")[1]]
         repeated = runner.invoke(app, ["offers", *one_by_one, "--json", "--limit", "0", "--db", db_url])
         assert json.loads(repeated.output) == rows
+
+
+def test_the_cli_hides_stale_feeds_by_default_as_the_api_does(client: TestClient, db_url: str) -> None:
+    # `gpuscout offers` listed stale rows among the rest (the API, the web table, faq and recommend
+    # hide them): `offers --spot --gpu A100` ranked stale Azure spot prices at 11% of on-demand first
+    cli = runner.invoke(app, ["offers", "--json", "--limit", "0", "--db", db_url])
+    every = runner.invoke(app, ["offers", "--json", "--limit", "0", "--db", db_url, "--include-stale"])
+    api = client.get("/api/v1/offers", params={"per_page": 200}).json()
+    api_every = client.get("/api/v1/offers", params={"per_page": 200, "include_stale": "true"}).json()
+    fresh, listed = json.loads(cli.output), json.loads(every.output)
+    assert not any(o["stale"] for o in fresh) and any(o["stale"] for o in listed)
+    assert len(fresh) == api["total"] and len(listed) == api_every["total"]

@@ -47,12 +47,19 @@ def no_offer_of(gpus: Sequence[str], count: Callable[[OfferQuery], int], refresh
     return f"no offer of {shown} is in the catalog ({held}; {refresh})"
 
 
+def _dropped(name: str) -> str:
+    """How a face says a filter is dropped: "without --max-price"; a filter it applies by default and a
+    flag drops is named with that flag already ("with --include-stale")."""
+    return name if name.startswith("with ") else f"without {name}"
+
+
 def why_no_offers(
     query: OfferQuery, count: Callable[[OfferQuery], int], names: Mapping[str, str], refresh: str
 ) -> str:
     """Why ``query`` matches no current offer, in one line: an empty catalog; no offer of its GPUs at all
     (:func:`no_offer_of`); else the filters that, dropped alone, give offers back ("without --max-price:
-    12 offers"), each named as ``names`` says (an :class:`OfferQuery` field -> the face's word for it),
+    12 offers"), each named as ``names`` says (an :class:`OfferQuery` field -> the face's word for it;
+    "with --include-stale" for a filter the face applies by default),
     or that none alone does. ``count`` counts a query's offers (the reader's ``count_offers``)."""
     if not count(OfferQuery()):
         return f"the catalog has no offer at all ({refresh})"
@@ -64,9 +71,11 @@ def why_no_offers(
     for name in active:
         found = count(replace(query, **{name: FILTER_DEFAULTS[name]}))
         if found:
-            back.append(f"without {names.get(name, name)}: {found:,} {plural(found, 'offer')}")
+            back.append(f"{_dropped(names.get(name, name))}: {found:,} {plural(found, 'offer')}")
     if len(active) == 1:  # the one filter removed them all: back holds what the catalog has without it
         only = names.get(active[0], active[0])
+        if only.startswith("with "):  # a face's default filter, dropped by a flag (--include-stale)
+            return "no current offer passes the default filters" + (f" ({back[0]})" if back else "")
         return f"no current offer passes {only}" + (f" ({back[0]})" if back else "")
     if back:
         return "no offer passes these filters together; " + ", ".join(back)

@@ -548,11 +548,12 @@ def offers_cmd(
     fresh_only: Annotated[
         bool,
         typer.Option(
-            "--no-stale",
-            help="Hide rows from stale feeds (else shown, 'stale' after their age; a table too narrow "
-            "for the age column counts them under it).",
+            "--no-stale/--include-stale",
+            help="Rows from stale feeds are hidden, as on the web table, the API, faq and recommend; "
+            "--include-stale lists them, 'stale' after their age (a table too narrow for the age column "
+            "counts them under it).",
         ),
-    ] = False,
+    ] = True,
     json_out: JsonOption = False,
     csv_out: CsvOption = False,
     db: DbOption = None,

@@ -50,13 +50,14 @@ def _value_options() -> dict[str, tuple[str, str, float, float]]:
     }
 
 
-_FLAGS = {
-    "--spot": "spot",
-    "--on-demand": "on_demand",
-    "--available": "available",
-    "--no-stale": "fresh_only",
-    "--json": "json_out",
-    "--csv": "csv_out",
+_FLAGS: dict[str, tuple[str, bool]] = {
+    "--spot": ("spot", True),
+    "--on-demand": ("on_demand", True),
+    "--available": ("available", True),
+    "--no-stale": ("fresh_only", True),
+    "--include-stale": ("fresh_only", False),
+    "--json": ("json_out", True),
+    "--csv": ("csv_out", True),
 }
 
 
@@ -74,7 +75,8 @@ def parse_offers(args: list[str]) -> OffersOptions | None:
         i += 1
         name, eq, given = token.partition("=")
         if name in _FLAGS and not eq:
-            values[_FLAGS[name]] = True
+            field, value = _FLAGS[name]
+            values[field] = value
             continue
         spec = options.get(name)
         if spec is None or not token.startswith("--"):

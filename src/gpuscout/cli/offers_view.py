@@ -124,7 +124,7 @@ UNKNOWN_AGE_NOTE = _UNKNOWN_AGE_NOTE.format("unknown")
 #: the rows shown are, whose they are, and how to hide them (:func:`stale_note`).
 STALE_NOTE = (
     "{} of {} rows shown are from stale feeds ({}): a wider terminal (or --csv) shows which, in the age "
-    "column; --no-stale hides them."
+    "column; leave out --include-stale to hide them."
 )
 #: The age of a price whose observation time is unknown, in a narrow table.
 SHORT_UNKNOWN_AGE = "?"
@@ -400,7 +400,7 @@ class OffersOptions:
     max_price: float | None = None
     sort: str = "price"
     limit: int = 30
-    fresh_only: bool = False
+    fresh_only: bool = True  # stale feeds hidden, as every other face has them (--include-stale)
     json_out: bool = False
     csv_out: bool = False
     db: str | None = None
@@ -465,7 +465,7 @@ FILTER_OPTIONS = {
     "available_only": "--available",
     "interconnect": "--interconnect",
     "max_price_usd_per_hour": "--max-price",
-    "exclude_stale": "--no-stale",
+    "exclude_stale": "with --include-stale",  # stale feeds are hidden by default
 }
 
 #: What to run for the providers' current offers, as a reason under an empty table says it.
