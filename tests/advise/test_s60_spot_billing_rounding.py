@@ -11,30 +11,25 @@ import math
 import pytest
 
 from gpuscout.advise.assumptions import Assumptions
-from gpuscout.advise.configs import ConfigEval
 from gpuscout.advise.cost import cost_model
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
-from tests.advise.helpers import accelerator, terms
+from tests.advise.helpers import terms
+from tests.advise.test_cost import ev  # the cost tests' configuration
 
 BARE = Assumptions(boot_s=0.0, load_gbps=1e12, download_gbps=1e12, restart_s=300.0)
 HOUR = 3600.0
 
 
-def _ev(instances: int, time_s: float) -> ConfigEval:
-    return ConfigEval(
-        key=("H100-SXM", 1, "unknown", False),
-        fits=True,
-        rejected=None,
-        accelerator=accelerator(),
-        instances=instances,
-        time_s=time_s,
-    )
-
-
 @pytest.mark.parametrize("increment", [3600, None])  # per hour, and unknown (taken as per hour)
 def test_a_spot_batch_is_billed_whole_hours_and_half_an_hour_per_reclaim(increment: int | None) -> None:
     w = BatchWorkload(model="m", output_tokens_total=1e9, checkpoint_interval_min=5.0)
-    cm = cost_model(_ev(3, 26.8 * HOUR), w, terms(kind="marketplace", increment=increment), spot=True, a=BARE)
+    cm = cost_model(
+        ev(instances=3, time_s=26.8 * HOUR),
+        w,
+        terms(kind="marketplace", increment=increment),
+        spot=True,
+        a=BARE,
+    )
     assert cm.risk is not None
     lost_h = cm.interruption_h / 3
     reclaims = cm.risk.expected_interruptions
@@ -45,14 +40,16 @@ def test_a_spot_batch_is_billed_whole_hours_and_half_an_hour_per_reclaim(increme
 
 def test_a_spot_batch_billed_per_second_pays_its_time_and_no_more() -> None:
     w = BatchWorkload(model="m", output_tokens_total=1e9, checkpoint_interval_min=5.0)
-    cm = cost_model(_ev(3, 26.8 * HOUR), w, terms(kind="marketplace", increment=1), spot=True, a=BARE)
+    cm = cost_model(
+        ev(instances=3, time_s=26.8 * HOUR), w, terms(kind="marketplace", increment=1), spot=True, a=BARE
+    )
     assert cm.billed_h == pytest.approx(3 * 26.8 + cm.interruption_h, abs=3 / HOUR)
 
 
 def test_a_spot_endpoint_pays_half_an_increment_per_reclaim() -> None:
     w = ServeWorkload(model="m", days_per_month=30)
-    on_demand = cost_model(_ev(1, 0.0), w, terms(increment=3600), spot=False, a=BARE)
-    spot = cost_model(_ev(1, 0.0), w, terms(increment=3600), spot=True, a=BARE)
+    on_demand = cost_model(ev(), w, terms(increment=3600), spot=False, a=BARE)
+    spot = cost_model(ev(), w, terms(increment=3600), spot=True, a=BARE)
     assert spot.risk is not None and spot.risk.expected_interruptions > 10
     extra = spot.risk.expected_interruptions * 0.5
     assert spot.billed_h == pytest.approx(on_demand.billed_h + extra + spot.interruption_h)
@@ -62,6 +59,6 @@ def test_training_failures_on_demand_end_no_billing_session() -> None:
     # GPU and host failures stop the job, not the instance: rounded with the run, no half hour each
     w = FinetuneWorkload(model="m", method="lora", dataset_tokens=1e7)
     big = Assumptions(boot_s=0.0, load_gbps=1e12, download_gbps=1e12, hardware_interruptions_per_gpu_hour=0.5)
-    cm = cost_model(_ev(1, 10 * HOUR), w, terms(increment=3600), spot=False, a=big)
+    cm = cost_model(ev(time_s=10 * HOUR), w, terms(increment=3600), spot=False, a=big)
     assert cm.interruption_h > 0
     assert cm.billed_h == pytest.approx(math.ceil(10 + cm.interruption_h))

@@ -551,10 +551,8 @@ class Ranker:
         """``spot_sized``, cached on what it depends on: the configuration's quantities and the reclaim
         rate's provider kind (the ranking and the row shown use the same one)."""
         w = self.w
-        if ev.on_spot is not None:  # training: the node count chosen for spot
-            return ev.on_spot
-        if _batch_deadline(w) is None:
-            return ev
+        if ev.on_spot is not None or _batch_deadline(w) is None:  # nothing to size, or nothing to cache
+            return spot_sized(w, ev, terms, self.a)
         k = (ev.key, ev.instances, ev.time_s, ev.load_gb, ev.download_gb_per_instance, terms.kind)
         sized = self._spot.get(k)
         if sized is None:

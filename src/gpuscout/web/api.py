@@ -40,7 +40,7 @@ from gpuscout.web.filters import MAX_REGION_CHARS, ApiOfferFilters, OfferFilters
 from gpuscout.web.offer_json import page_json
 from gpuscout.web.offer_view import age
 from gpuscout.web.offers_view import with_provider_ids
-from gpuscout.web.query_params import COMMA_LIST, StrictQueryRoute
+from gpuscout.web.query_params import COMMA_LIST, StrictQueryRoute, folded
 from gpuscout.web.schemas import (
     AdviceOut,
     ErrorOut,
@@ -466,11 +466,6 @@ def _token_schema(description: str) -> WithJsonSchema:
     )
 
 
-def _folded(value: object) -> object:
-    """A keyword parameter as the CLI reads it: lower case, no surrounding space."""
-    return value.strip().lower() if isinstance(value, str) else value
-
-
 @router.get("/estimate", response_model=EstimateOut, tags=["estimate"], summary="Memory and speed estimate")
 def api_estimate(
     model: Annotated[str, Query(min_length=1, max_length=MAX_NAME_CHARS)],
@@ -496,7 +491,7 @@ def api_estimate(
     ] = None,
     batch: Annotated[
         str | None,
-        BeforeValidator(_folded),  # "MAX", " max ": as the CLI and gpuscout.estimate read it
+        BeforeValidator(folded),  # "MAX", " max ": as the CLI and gpuscout.estimate read it
         Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max (one load at most)"),
     ] = None,
     concurrency: Annotated[

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, 
 from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER, MAX_PRICE_USD_PER_HOUR
 from gpuscout.catalog.query import region_terms
 from gpuscout.errors import InvalidInputError
-from gpuscout.web.query_params import COMMA_LIST
+from gpuscout.web.query_params import COMMA_LIST, folded
 from gpuscout.wording import REGION_HELP
 
 # Column keys the table can be sorted on (one per visible column, plus the GPU count).
@@ -104,8 +104,7 @@ class OfferFilters(BaseModel):
     @field_validator("interconnect", mode="before")
     @classmethod
     def _any_case(cls, value: Any) -> Any:
-        # "NVLink" as `gpuscout offers --interconnect NVLink` reads it
-        return value.strip().lower() if isinstance(value, str) else value
+        return folded(value)  # "NVLink" as `gpuscout offers --interconnect NVLink` reads it
 
     @field_validator("gpu", "provider", "region")
     @classmethod

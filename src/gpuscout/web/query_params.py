@@ -221,3 +221,9 @@ def no_query_parameters(names: Iterable[str]) -> None:
         raise InvalidInputError(
             given[:40], "not a parameter of this page, which takes none", "no query parameters"
         )
+
+
+def folded(value: object) -> object:
+    """A keyword value as the CLI reads it (``NVLink``, `` MAX ``): lower case, no surrounding space; any
+    other value as it is, for the field's own check."""
+    return value.strip().lower() if isinstance(value, str) else value
