@@ -116,7 +116,8 @@ def test_changed_cells_are_exactly_the_logged_ones() -> None:
         expected.update(logged.get(ident, {}))
         assert {c: row[c] for c in expected} == expected, ident
         checked += 1
-    assert checked == 1533 - 156 - 50 - 9 - 20  # Cudo, retired Azure, bigroot copies, merged resales
+    # Cudo, retired Azure, bigroot copies, the Sesterce V100 copy, merged resales
+    assert checked == 1533 - 156 - 50 - 9 - 1 - 20
 
 
 # What the rules did, by rule (README "Where the numbers come from" states these counts)
@@ -142,7 +143,8 @@ RULE_COUNTS = {
     ("aggregator-spheron", "merge"): 0,  # data-crunch and spheron-ai rows are dearer than the first party
     ("resale-priced-apart", "note"): 43,  # Prime Intellect 25, Spheron data-crunch 4, spheron-ai 14
     ("spheron-bigroot-copy", "drop"): 9,
-    ("sesterce-new-york-price-doubtful", "note"): 14,  # audit 4.3
+    ("sesterce-v100-copy", "drop"): 1,
+    ("sesterce-new-york-price-doubtful", "note"): 13,  # audit 4.3 (14 rows, one a copy)
     ("collapse-lambda", "merge"): 374,
     # Prime Intellect's DataCrunch H200 boxes (3 types x FI, IS), its Nebius H200 (1x: 3 regions, 8x:
     # 2) and its Lambda A100 40GB (1x PCIe: 2 regions, 8x SXM4: 3)
@@ -157,7 +159,7 @@ def test_each_rule_changed_the_rows_the_audit_names() -> None:
     counts = Counter((c["rule"], c["action"]) for c in _changes())
     assert {k: counts[k] for k in RULE_COUNTS} == RULE_COUNTS
     assert all(c["source"] and c["detail"] for c in _changes())
-    assert len(_bundled()) == 750
+    assert len(_bundled()) == 749
     providers = Counter(r["provider_id"] for r in _bundled())
     assert "cudo" not in providers and len(providers) == 21
     assert providers["lambda"] == 22  # 22 types, one row each ("all listed")
@@ -220,7 +222,7 @@ def test_lambda_a100_40gb_is_pcie_and_its_sxm4_types_stay_sxm4() -> None:
 def test_offers_have_no_invented_date_and_carry_flags() -> None:
     source = SnapshotSource()
     offers = source.offers()
-    assert len(offers) + len(source.dropped) == 750
+    assert len(offers) + len(source.dropped) == 749
     assert [d.row for d in source.dropped] == ["vast/1x-RTX_4090-32-65536/country:HK"]  # modded 48 GB
     assert all(o.observed_at is None for o in offers)
     assert all(o.source.startswith("snapshot:https://github.com/") for o in offers)

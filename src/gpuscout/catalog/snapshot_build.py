@@ -186,17 +186,19 @@ class _Match:
     spot_below_fraction: float | None = None
     spot_not_below_on_demand: bool | None = None
     interruptible: bool | None = None
-    duplicate_without: str | None = None
+    #: (text, replacement): the row is an exact copy of the row whose instance type is this one's with
+    #: ``text`` replaced (``duplicate_without`` X is (X, ""); ``duplicate_of`` names both)
+    duplicate: tuple[str, str] | None = None
 
     def __call__(self, row: _Row, present: frozenset[tuple[str, ...]] = frozenset()) -> bool:
-        """``present``: :func:`_cells` of every row at this point (for ``duplicate_without``)."""
+        """``present``: :func:`_cells` of every row at this point (for a ``duplicate``)."""
         if self.provider is not None and row.provider != self.provider:
             return False
         if self.instance_type is not None and not self.instance_type.fullmatch(row.data["instance_type"]):
             return False
-        if self.duplicate_without is not None:
+        if self.duplicate is not None:
             name = row.data["instance_type"]
-            twin = name.replace(self.duplicate_without, "")
+            twin = name.replace(*self.duplicate)
             if twin == name or _cells(row, instance_type=twin) not in present:
                 return False
         if self.interruptible is not None and row.interruptible != self.interruptible:
@@ -278,6 +280,7 @@ def _parse_match(raw: Any, where: str) -> _Match:
         "spot_not_below_on_demand",
         "interruptible",
         "duplicate_without",
+        "duplicate_of",
     }
     unknown = set(raw) - known
     if unknown:
@@ -286,15 +289,28 @@ def _parse_match(raw: Any, where: str) -> _Match:
         )
     pattern = raw.get("instance_type")
     fraction = raw.get("spot_below_fraction")
+    duplicate: tuple[str, str] | None = None
+    if "duplicate_without" in raw and "duplicate_of" in raw:
+        raise SnapshotBuildError(f"rules.yaml {where}.match: duplicate_without or duplicate_of, not both")
+    if "duplicate_without" in raw:
+        duplicate = (_text(raw["duplicate_without"], f"{where}.match.duplicate_without"), "")
+    elif "duplicate_of" in raw:
+        pair = raw["duplicate_of"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise SnapshotBuildError(
+                f"rules.yaml {where}.match.duplicate_of: expected [text, replacement], got {pair!r}"
+            )
+        duplicate = (
+            _text(pair[0], f"{where}.match.duplicate_of[0]"),
+            _text(pair[1], f"{where}.match.duplicate_of[1]"),
+        )
     return _Match(
         provider=raw.get("provider"),
         instance_type=re.compile(pattern) if pattern is not None else None,
         spot_below_fraction=float(fraction) if fraction is not None else None,
         spot_not_below_on_demand=raw.get("spot_not_below_on_demand"),
         interruptible=raw.get("interruptible"),
-        duplicate_without=_text(raw["duplicate_without"], f"{where}.match.duplicate_without")
-        if "duplicate_without" in raw
-        else None,
+        duplicate=duplicate,
     )
 
 

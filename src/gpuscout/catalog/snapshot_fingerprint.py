@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "d8d1981d1726422c98ee74a7c6c25ee58e2fcd9f5b76dddc8806cc5a4859ab9d"
+SNAPSHOT_SHA256 = "7c8c2c03e3770d1430428ae6a844850184ee8db0cef74b0ffd19f80978b0feba"

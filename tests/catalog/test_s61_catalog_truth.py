@@ -1,0 +1,82 @@
+"""The stop-61 catalog pass: copies and regions.
+
+- Spheron listed Sesterce's New York 1x V100 32GB twice (``V100_32G_<host>`` and ``V100_<host>``: the
+  same host, region, shape and $3.0888/h); it is one offer, kept once (rule sesterce-v100-copy). The
+  scan below finds no other pair in the bundled snapshot.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from gpuscout.catalog.snapshot_build import REFERENCE_CSV, SnapshotBuildError, build
+from tests.catalog.test_snapshot import _bundled, _changes
+
+V100_HOST = "668d6762247d03149a4c946f_newyork-usa-1"
+
+# everything that says what a renter gets and pays, and where
+_OFFER_COLUMNS = (
+    "provider",
+    "region",
+    "regions",
+    "accelerator",
+    "gpu_name",
+    "gpu_count",
+    "gpu_memory_gb",
+    "vcpus",
+    "ram_gb",
+    "price_per_hour_usd",
+    "spot_price_per_hour_usd",
+    "price_is_interruptible",
+    "source",
+)
+
+
+def _copies(rows: list[dict[str, str]]) -> dict[tuple[str, ...], list[str]]:
+    """Rows equal in every offer column, region and prices included, under other instance types."""
+    groups: dict[tuple[str, ...], list[str]] = defaultdict(list)
+    for row in rows:
+        for region in row["regions"].split(";") if row["regions"] else [row["region"]]:
+            key = tuple(row[c] for c in _OFFER_COLUMNS if c not in ("region", "regions"))
+            groups[(region, *key)].append(row["instance_type"])
+    return {k: v for k, v in groups.items() if len(v) > 1}
+
+
+def test_no_offer_is_listed_twice_under_two_instance_types() -> None:
+    assert _copies(_bundled()) == {}
+
+
+def test_no_offer_is_listed_twice_in_a_region() -> None:
+    seen: dict[tuple[str, str, str], int] = defaultdict(int)
+    for row in _bundled():
+        for region in row["regions"].split(";") if row["regions"] else [row["region"]]:
+            seen[(row["provider"], row["instance_type"], region)] += 1
+    assert [k for k, n in seen.items() if n > 1] == []
+
+
+def test_the_sesterce_v100_copy_is_kept_once_under_the_name_that_states_its_memory() -> None:
+    v100 = {r["instance_type"]: r for r in _bundled() if r["instance_type"].startswith("sesterce:V100")}
+    assert sorted(v100) == [
+        f"sesterce:V100_32G_{V100_HOST}",
+        f"sesterce:V100_32Gx2_{V100_HOST}",
+        f"sesterce:V100_32Gx4_{V100_HOST}",
+    ]
+    kept = v100[f"sesterce:V100_32G_{V100_HOST}"]
+    assert (kept["gpu_count"], kept["gpu_memory_gb"], kept["price_per_hour_usd"]) == ("1", "32", "3.0888")
+    [drop] = [c for c in _changes() if c["rule"] == "sesterce-v100-copy"]
+    assert (drop["action"], drop["instance_type"]) == ("drop", f"sesterce:V100_{V100_HOST}")
+    assert "V100_32G_" in drop["detail"] and "price_snapshot.csv" in drop["source"]
+
+
+def test_a_v100_row_at_another_price_is_not_a_copy(tmp_path: Path) -> None:
+    old = f"spheron,sesterce:V100_{V100_HOST},newyork-usa-1,V100-32GB,1,32,8,30,3.0888,"
+    text = REFERENCE_CSV.read_text("utf-8")
+    assert text.count(old) == 1
+    ref = tmp_path / "ref.csv"
+    ref.write_text(text.replace(old, old.replace("3.0888", "2.5")), encoding="utf-8")
+    # the rule then matches no row, and the build says so, naming it
+    with pytest.raises(SnapshotBuildError, match="sesterce-v100-copy: matches no row"):
+        build(reference=ref)
