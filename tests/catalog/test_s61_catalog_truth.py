@@ -3,6 +3,10 @@
 - Spheron listed Sesterce's New York 1x V100 32GB twice (``V100_32G_<host>`` and ``V100_<host>``: the
   same host, region, shape and $3.0888/h); it is one offer, kept once (rule sesterce-v100-copy). The
   scan below finds no other pair in the bundled snapshot.
+- OCI's rows list the regions the reference read of SkyPilot's OCI file, which copies Oracle's price
+  list (one price per shape for every commercial region, no per-region stock): the row read "4 regions"
+  as if stocked there. It now reads "price list (4 regions)" and says so in its notes; the rows and
+  their regions stay (collapse.all_listed.oci).
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from gpuscout.catalog.offer import Availability
 from gpuscout.catalog.snapshot_build import REFERENCE_CSV, SnapshotBuildError, build
+from gpuscout.catalog.sources.snapshot import SnapshotSource
 from tests.catalog.test_snapshot import _bundled, _changes
 
 V100_HOST = "668d6762247d03149a4c946f_newyork-usa-1"
@@ -80,3 +86,20 @@ def test_a_v100_row_at_another_price_is_not_a_copy(tmp_path: Path) -> None:
     # the rule then matches no row, and the build says so, naming it
     with pytest.raises(SnapshotBuildError, match="sesterce-v100-copy: matches no row"):
         build(reference=ref)
+
+
+def test_oci_regions_are_shown_as_a_price_list_not_as_stock() -> None:
+    oci = [o for o in SnapshotSource().offers() if o.provider == "oci"]
+    assert len(oci) == 21  # none dropped
+    for offer in oci:
+        assert offer.region == f"price list ({len(offer.regions)} regions)", offer.instance_type
+        assert "not a stock list" in offer.notes and "not where the shape is in stock" in offer.notes
+        assert offer.availability is Availability.UNKNOWN
+    h100 = next(o for o in oci if o.instance_type == "BM.GPU.H100.8")
+    assert set(h100.regions) == {"af-casablanca-1", "af-johannesburg-1", "us-phoenix-1", "us-sanjose-1"}
+    merged = [c for c in _changes() if c["provider"] == "oci" and c["action"] == "merge"]
+    assert merged and {c["rule"] for c in merged} == {"collapse-oci"}
+    assert all("price list" in c["after"] and "providers.md" in c["source"] for c in merged)
+    # Lambda's fixed region list keeps its own wording
+    lam = next(o for o in SnapshotSource().offers() if o.provider == "lambda")
+    assert lam.region.startswith("all listed (") and "says nothing about where it is in stock" in lam.notes

@@ -247,6 +247,24 @@ class _Aggregator:
     source: str
 
 
+#: An all-listed row's note where the provider's entry gives none
+ALL_LISTED_NOTE = (
+    "regions: all listed: the source writes this type into every region of the provider at one price, "
+    "which says nothing about where it is in stock"
+)
+
+
+@dataclass(frozen=True)
+class _AllListed:
+    """A provider whose source lists its types in regions without saying where they are in stock:
+    a merged row's ``region`` is ``<summary> (N regions)`` and its notes say ``note``."""
+
+    reason: str
+    source: str
+    summary: str = ALL_LISTED
+    note: str = ALL_LISTED_NOTE
+
+
 @dataclass(frozen=True)
 class Rules:
     """The parsed ``rules.yaml``."""
@@ -259,7 +277,7 @@ class Rules:
     region_names: dict[str, str]
     regions_reason: str
     regions_source: str
-    all_listed: dict[str, tuple[str, str]]  # provider -> (reason, source)
+    all_listed: dict[str, _AllListed]  # provider -> how its region lists are read
     collapse_reason: str
     collapse_source: str
 
@@ -411,7 +429,12 @@ def load_rules(path: Path = RULES_YAML) -> Rules:
         regions_reason=_text(regions.get("reason"), "regions.reason"),
         regions_source=_text(regions.get("source"), "regions.source"),
         all_listed={
-            str(p): (_text(v.get("reason"), f"collapse.{p}.reason"), _text(v.get("source"), f"collapse.{p}"))
+            str(p): _AllListed(
+                reason=_text(v.get("reason"), f"collapse.all_listed.{p}.reason"),
+                source=_text(v.get("source"), f"collapse.all_listed.{p}.source"),
+                summary=_text(v.get("summary", ALL_LISTED), f"collapse.all_listed.{p}.summary"),
+                note=_text(v.get("note", ALL_LISTED_NOTE), f"collapse.all_listed.{p}.note"),
+            )
             for p, v in (collapse.get("all_listed") or {}).items()
         },
         collapse_reason=_text(collapse.get("reason"), "collapse.reason"),
@@ -752,21 +775,18 @@ class _Build:
                 out.append(head)
                 continue
             regions = [m.data["region"] for m in members]
-            reason, source = self.rules.all_listed.get(
-                provider, (self.rules.collapse_reason, self.rules.collapse_source)
+            listed = self.rules.all_listed.get(provider)
+            reason, source = (
+                (listed.reason, listed.source)
+                if listed is not None
+                else (self.rules.collapse_reason, self.rules.collapse_source)
             )
-            summary = (
-                f"{ALL_LISTED} ({len(regions)} regions)"
-                if provider in self.rules.all_listed
-                else (f"{len(regions)} regions")
-            )
+            summary = f"{len(regions)} regions"
+            if listed is not None:
+                summary = f"{listed.summary} ({summary})"
+                head.notes.append(listed.note)
             head.regions = regions
             head.data["region"] = summary
-            if provider in self.rules.all_listed:
-                head.notes.append(
-                    "regions: all listed: the source writes this type into every region of the provider at "
-                    "one price, which says nothing about where it is in stock"
-                )
             sources = [m.extra.get("region_source") for m in members]
             if any(sources):
                 head.extra["region_source"] = ";".join(s or "" for s in sources)

@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "7c8c2c03e3770d1430428ae6a844850184ee8db0cef74b0ffd19f80978b0feba"
+SNAPSHOT_SHA256 = "4f51fc9a4f033b4e7660dc30b57a53de8ff064a66ae7e5b0ba220d8613242030"
