@@ -7,18 +7,23 @@
   list (one price per shape for every commercial region, no per-region stock): the row read "4 regions"
   as if stocked there. It now reads "price list (4 regions)" and says so in its notes; the rows and
   their regions stay (collapse.all_listed.oci).
+- DigitalOcean's 8x H100 is in tor1 in the reference (the v6 file, both its H100 sizes there) and is no
+  copy of another row; its price comes from DigitalOcean's /v2/sizes answer, which lists the size in
+  nyc1 only. The row said nothing of that: its note now names both regions and where each comes from.
 """
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from gpuscout.catalog.offer import Availability
-from gpuscout.catalog.snapshot_build import REFERENCE_CSV, SnapshotBuildError, build
+from gpuscout.catalog.snapshot_build import REFERENCE_CSV, SnapshotBuildError, build, read_reference
 from gpuscout.catalog.sources.snapshot import SnapshotSource
+from tests.catalog.sources.samples import sample
 from tests.catalog.test_snapshot import _bundled, _changes
 
 V100_HOST = "668d6762247d03149a4c946f_newyork-usa-1"
@@ -103,3 +108,13 @@ def test_oci_regions_are_shown_as_a_price_list_not_as_stock() -> None:
     # Lambda's fixed region list keeps its own wording
     lam = next(o for o in SnapshotSource().offers() if o.provider == "lambda")
     assert lam.region.startswith("all listed (") and "says nothing about where it is in stock" in lam.notes
+
+
+def test_digitaloceans_8x_h100_says_which_source_gives_which_region() -> None:
+    [size] = [s for s in sample("digitalocean")["response"]["sizes"] if s["slug"] == "gpu-h100x8-640gb"]
+    reference = [r for r in read_reference() if r["instance_type"] == "gpu-h100x8-640gb"]
+    assert [r["region"] for r in reference] == ["tor1"] and size["regions"] == ["nyc1"]
+    [row] = [r for r in _bundled() if r["instance_type"] == "gpu-h100x8-640gb"]
+    assert (row["region"], row["price_per_hour_usd"]) == ("tor1", str(size["price_hourly"]))
+    assert json.loads(row["extra"])["regions_in_price_source"] == "nyc1"
+    assert "tor1 is the older file's" in row["notes"] and "in nyc1 only" in row["notes"]

@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "4f51fc9a4f033b4e7660dc30b57a53de8ff064a66ae7e5b0ba220d8613242030"
+SNAPSHOT_SHA256 = "5c2f74462277d8c307c909650e3aa9f627cc7914d90d5b6d3c8952f30fc27b95"
