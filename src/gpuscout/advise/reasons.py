@@ -190,6 +190,18 @@ def gib_text(x_gb: float) -> str:
 _gib = gib_text  # the reasons' short name for it
 
 
+def distinct_gib_texts(a_gb: float, b_gb: float) -> tuple[str, str]:
+    """Two GB figures as GiB texts (as :func:`gib_text`) with the decimals it takes for them to read
+    apart, so that "larger than" never sits between two equal-looking figures ("15 GiB ... larger than
+    the weights (15 GiB)" reads 15.4 and 15.0)."""
+    a, b = gib_text(a_gb), gib_text(b_gb)
+    for places in (1, 2):
+        if a != b:
+            break
+        a, b = f"{gib(a_gb):.{places}f}", f"{gib(b_gb):.{places}f}"
+    return a, b
+
+
 def _gb(x: float) -> str:
     return f"{x:.0f}" if x >= 10 else f"{x:.1f}"
 
@@ -305,11 +317,12 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                 )
                 served = f"{users} {plural(users, 'user')}"
                 who = served if running >= users else f"{running} running ({served})"
+                kv_text, weights_text = distinct_gib_texts(kv, weights_total)
                 reasons.insert(
                     0,
                     (
-                        f"KV cache {_gib(kv)} GiB at {ctx_k:.3g}k{grown} x {who} — larger than "
-                        f"the weights ({_gib(weights_total)} GiB)"
+                        f"KV cache {kv_text} GiB at {ctx_k:.3g}k{grown} x {who} — larger than "
+                        f"the weights ({weights_text} GiB)"
                     ),
                 )
         else:
