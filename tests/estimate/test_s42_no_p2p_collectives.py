@@ -16,7 +16,7 @@ from gpuscout.estimate.training_speed import Fabric
 from gpuscout.knowledge.accelerators import resolve_gpu
 
 
-@pytest.mark.parametrize("gpu", ["RTX 4090", "RTX 5090"])
+@pytest.mark.parametrize("gpu", ["RTX 3090", "RTX 3080", "RTX 4090", "RTX 5090"])
 def test_geforce_links_lack_peer_access_and_collectives_get_half(gpu: str) -> None:
     link = gpu_link(resolve_gpu(gpu), 8)
     assert link.kind == "pcie" and not link.peer_access
@@ -31,7 +31,7 @@ def test_geforce_links_lack_peer_access_and_collectives_get_half(gpu: str) -> No
     )
 
 
-@pytest.mark.parametrize("gpu", ["L40S", "A100-PCIe", "H100-SXM"])
+@pytest.mark.parametrize("gpu", ["L40S", "A100-PCIe", "H100-SXM", "A6000", "A10G", "A5000"])
 def test_cards_with_peer_access_keep_their_link(gpu: str) -> None:
     link = gpu_link(resolve_gpu(gpu), 8)
     assert link.peer_access and host_staged(link) is link and Fabric(link, 8, 1, 25.0).intra is link

@@ -427,8 +427,11 @@ def test_geforce_training_across_gpus_says_its_exchange_goes_through_host_memory
     # RTX 40 / 50 cards have no peer-to-peer access: NCCL stages the exchange through host memory
     ada = estimate_training(LLAMA31_8B, RTX4090, gpus=4, method="qlora", sharding="fsdp")
     assert any("no GPU peer-to-peer access" in w and "host memory" in w for w in ada.warnings)
+    # GeForce Ampere too since stop 61 (parallel.GEFORCE_NO_P2P_FROM_CC); its workstation sibling keeps P2P
     ampere = estimate_training(LLAMA31_8B, resolve_gpu("RTX 3090"), gpus=4, method="qlora", sharding="fsdp")
-    assert not any("peer-to-peer" in w for w in ampere.warnings)  # Ampere GeForce has it
+    assert any("no GPU peer-to-peer access" in w and "host memory" in w for w in ampere.warnings)
+    a6000 = estimate_training(LLAMA31_8B, resolve_gpu("RTX A6000"), gpus=4, method="qlora", sharding="fsdp")
+    assert not any("peer-to-peer" in w for w in a6000.warnings)
     assert not any(
         "peer-to-peer" in w for w in estimate_training(LLAMA31_8B, RTX4090, method="qlora").warnings
     )

@@ -25,7 +25,7 @@ cache only it keeps, while the MLP / MoE layers stay split (``throughput.attenti
 
 An interconnect the table does not state is costed as PCIe Gen4 and the link says so (``assumed``).
 
-GPUs without peer-to-peer access (GeForce RTX 40 / 50, :func:`lacks_peer_access`) pass every collective
+GPUs without peer-to-peer access (GeForce RTX 30 / 40 / 50, :func:`lacks_peer_access`) pass every collective
 and hand-off through host memory: :func:`collective_link` is the one place that gives a collective its
 link, serving (tensor-parallel all-reduces, layer-split hand-offs) and training alike, at
 ``HOST_STAGED_SHARE`` of the PCIe bandwidth there.
@@ -267,8 +267,18 @@ def collective_link(acc: Accelerator, gpus: int, *, in_one_node: bool = False) -
     return host_staged(gpu_link(acc, gpus))
 
 
+#: The first GeForce generation whose cards the stock driver gives no peer-to-peer access over PCIe:
+#: Ampere's RTX 30 (compute capability 8.6) as well as Ada's RTX 40 and Blackwell's RTX 50. Recalled, not
+#: read in a driver: the patched open kernel modules that re-enable P2P (tinygrad's, April 2024, and
+#: its forks) are used on RTX 3090 boxes as on 4090 ones, and vLLM on two PCIe RTX 3090s logs that
+#: custom all-reduce is off for lack of P2P. An RTX 3090 pair with an NVLink bridge does have peer access
+#: over the bridge; an offer's interconnect does not reach this test, so such a pair is timed as staged.
+GEFORCE_NO_P2P_FROM_CC = (8, 6)
+
+
 def lacks_peer_access(acc: Accelerator) -> bool:
-    """GeForce RTX 40 / 50 cards (Ada, Blackwell: compute capability 8.9+): NVIDIA's driver gives them no
+    """GeForce RTX 30 / 40 / 50 cards (Ampere, Ada, Blackwell: compute capability 8.6+,
+    :data:`GEFORCE_NO_P2P_FROM_CC`): NVIDIA's driver gives them no
     GPU peer-to-peer access, so NCCL stages every all-reduce through host memory, and vLLM's custom
     all-reduce (which tests for peer access, ``custom_all_reduce.py`` ``_can_p2p``) stays off. Every
     collective, training (data parallel, FSDP) and serving (tensor-parallel all-reduces: a 4,096-token
@@ -276,7 +286,7 @@ def lacks_peer_access(acc: Accelerator) -> bool:
     timed at ``HOST_STAGED_SHARE`` of the PCIe bandwidth (:func:`collective_link`), an assumption the
     estimates state."""
     cc = acc.nvidia_cc
-    return acc.kind == "consumer" and cc is not None and cc >= (8, 9)
+    return acc.kind == "consumer" and cc is not None and cc >= GEFORCE_NO_P2P_FROM_CC
 
 
 def _ring_steps(tp: int) -> float:

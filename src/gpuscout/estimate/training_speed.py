@@ -58,7 +58,7 @@ Communication
     with compute up to ``COMM_OVERLAP``. A collective over ``n`` GPUs, ``n_node`` of them in each node,
     runs hierarchically: ``(n_node - 1) / n_node`` of the volume over NVLink/PCIe, the rest over the
     node's network, shared by the GPUs of the node (``internode_gbps`` per node). GPUs without
-    peer-to-peer access (GeForce RTX 40 / 50) get half the PCIe bandwidth in the node: NCCL stages each
+    peer-to-peer access (GeForce RTX 30 / 40 / 50) get half the PCIe bandwidth in the node: NCCL stages each
     transfer through host memory (``Fabric.intra``, ``parallel.host_staged``).
 Kernel launches and ZeRO-3 hooks
     The host launches ``KERNELS_PER_LAYER`` (+ ``KERNELS_PER_ADAPTER`` per adapted matrix) kernels per
