@@ -61,8 +61,10 @@ def test_offers_at_80_columns_keep_the_prices_and_say_each_rows_source(terminal:
     """The prices and the region never give way (s53: they are what tells offers apart); the source,
     "snapshot" on every row, is said once for all rows. The age ("unknown" or "unknown stale") and the
     count give way to them: provider, GPU, three prices and the region fill 80 columns."""
-    offers = _json("offers", "--include-stale")  # stale feeds listed (hidden by default since stop 60)
-    lines = terminal(80, "offers", "--include-stale")
+    # stale feeds listed (hidden by default since stop 60), by the instance's price (stale rows among
+    # the first 30: by the default price per GPU, none is)
+    offers = _json("offers", "--include-stale", "--sort", "price")
+    lines = terminal(80, "offers", "--include-stale", "--sort", "price")
     headers, rows = _table(lines)
     assert headers == ["provider", "gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
     assert len(rows) == len(offers) == 30
@@ -75,7 +77,7 @@ def test_offers_at_80_columns_keep_the_prices_and_say_each_rows_source(terminal:
     assert "instance, #, GiB/gpu, age, full source" in _left_out(lines)
 
 
-@pytest.mark.parametrize("args", [["--spot"], ["--sort", "spot_price"]])
+@pytest.mark.parametrize("args", [["--spot", "--sort", "price"], ["--sort", "spot_price"]])
 def test_offers_sorted_by_the_spot_price_keep_it_at_80_columns(terminal: Terminal, args: list[str]) -> None:
     lines = terminal(80, "offers", "--gpu", "H100", *args)
     headers, rows = _table(lines)
@@ -93,7 +95,7 @@ def test_offers_at_160_columns_show_every_column_and_the_sources_feed(terminal: 
     offers = _json("offers", "--gpu", "H100", "--limit", "5")
     lines = terminal(160, "offers", "--gpu", "H100", "--limit", "5")
     headers, rows = _table(lines)
-    expected = ["provider", "instance", "gpu", "#", "GiB/gpu", "$/h ▲", "$/gpu-h", "spot $/h", "region"]
+    expected = ["provider", "instance", "gpu", "#", "GiB/gpu", "$/h", "$/gpu-h ▲", "spot $/h", "region"]
     assert headers == [*expected, "avail", "age", "source"]
     assert [row[-1] for row in rows] == [source_feed(o["source"]) for o in offers]
     assert [row[-2] for row in rows] == [o["age"] for o in offers]  # room enough for "unknown"

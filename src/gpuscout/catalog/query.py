@@ -56,6 +56,13 @@ SORT_KEYS = (
 )
 INTERCONNECTS = (Interconnect.NVLINK.value, Interconnect.PCIE.value)
 
+#: The order every face lists offers in when none is asked for (``gpuscout offers``, the web table,
+#: ``/api/v1/offers``, an :class:`OfferQuery`): the price per GPU-hour, cheapest first (the spot one
+#: where the query asks for spot prices). It compares offers of every size alike, where the instance's
+#: $/h ranks a 1-GPU box above an 8-GPU one that is cheaper per GPU; the web table's title says it
+#: ("the cheapest per GPU-hour now"). A key of :data:`SORT_KEYS` and a column of the web table alike.
+DEFAULT_SORT = "price_per_gpu"
+
 #: The catalog's one staleness rule (the CLI table, the web pages, the JSON API and the advisor read
 #: it through every read's ``stale``): an offer is stale when its feed flags it (``Offer.stale``: an
 #: older catalog file), or when it is a live row (a provider's feed, fetched by a refresh, with its own
@@ -96,7 +103,7 @@ class OfferQuery:
     available_only: bool = False  # drop offers known to be unavailable
     interconnect: str | None = None  # "nvlink" | "pcie"
     max_price_usd_per_hour: float | None = None  # on the on-demand (or spot when spot=True) price
-    sort: str = "price"
+    sort: str = DEFAULT_SORT
     descending: bool = False
     limit: int | None = None
     offset: int = 0

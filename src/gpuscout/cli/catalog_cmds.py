@@ -13,7 +13,7 @@ from rich.table import Table
 from typer.core import TyperCommand
 
 from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER, MAX_PRICE_USD_PER_HOUR
-from gpuscout.catalog.query import SORT_ALIASES, SORT_KEYS
+from gpuscout.catalog.query import DEFAULT_SORT, SORT_ALIASES, SORT_KEYS
 from gpuscout.cli.help_layout import help_paragraphs
 from gpuscout.cli.offers_view import MAX_ROWS, print_offers_csv
 from gpuscout.cli.offers_view import age_text as _age
@@ -539,9 +539,9 @@ def offers_cmd(
             help=f"One of {', '.join(SORT_KEYS)} (or the web table's {', '.join(SORT_ALIASES)}). Cheapest, "
             "most per dollar, most memory, freshest, "
             "NVLink, available and names A-Z come first, unknown values last; price and price_per_gpu "
-            "use the spot price with --spot.",
+            f"use the spot price with --spot. Default {DEFAULT_SORT}, as on the web table and the API.",
         ),
-    ] = "price",
+    ] = DEFAULT_SORT,
     limit: Annotated[
         int, typer.Option("--limit", min=0, max=MAX_ROWS, help="At most N rows (0 = all).")
     ] = 30,

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuscout.catalog.query import (
+    DEFAULT_SORT,
     INTERCONNECTS,
     canonical_sort,
     check_regions,
@@ -138,7 +139,7 @@ HEADER_FORMS = ("marked", "two lines", "plain")
 def narrow_columns(
     *,
     spot: bool,
-    sort: str = "price",
+    sort: str = DEFAULT_SORT,
     header: str = "marked",
     short_memory: bool = False,
     unpriced: frozenset[str] = frozenset(),
@@ -398,7 +399,7 @@ class OffersOptions:
     available: bool = False
     interconnect: str | None = None
     max_price: float | None = None
-    sort: str = "price"
+    sort: str = DEFAULT_SORT
     limit: int = 30
     fresh_only: bool = True  # stale feeds hidden, as every other face has them (--include-stale)
     json_out: bool = False
@@ -677,7 +678,7 @@ class Fitted(NamedTuple):
 
 
 def _fitted(
-    title: str, offers: Sequence[Offer], width: int | None, *, spot: bool, sort: str = "price"
+    title: str, offers: Sequence[Offer], width: int | None, *, spot: bool, sort: str = DEFAULT_SORT
 ) -> Fitted:
     """The table of ``offers`` within ``width`` (:class:`Fitted`). Every column when the whole row
     fits; else :func:`narrow_columns` (the source as its feed, the columns whose rows all read the same

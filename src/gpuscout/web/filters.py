@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationInfo, field_validator
 
 from gpuscout.catalog.filter_bounds import MAX_GPU_MEMORY_GB, MAX_GPUS_PER_OFFER, MAX_PRICE_USD_PER_HOUR
-from gpuscout.catalog.query import region_terms
+from gpuscout.catalog.query import DEFAULT_SORT, region_terms
 from gpuscout.errors import InvalidInputError
 from gpuscout.web.query_params import COMMA_LIST, folded
 from gpuscout.wording import REGION_HELP
@@ -30,6 +30,7 @@ SortColumn = Literal[
     "source",
 ]
 SORT_COLUMNS: tuple[str, ...] = get_args(SortColumn)
+assert DEFAULT_SORT in SORT_COLUMNS, "the default order is a column of the table"
 MAX_PER_PAGE = 200
 MAX_PAGE = 10_000
 MAX_EXPORT_ROWS = 10_000
@@ -79,7 +80,7 @@ class OfferFilters(BaseModel):
         default=None, gt=0, le=MAX_PRICE_USD_PER_HOUR, description="maximum $/h for the instance"
     )
     sort: SortColumn = Field(
-        default="price_per_gpu",
+        default=cast(SortColumn, DEFAULT_SORT),  # every face's default order (catalog.query)
         description="column to sort on, as the table shows it: price_per_gpu is $ per GPU-hour (the spot "
         "one when pricing=spot), price the on-demand instance $/h and spot_price the spot instance $/h "
         "whatever the pricing (the CLI's --sort price follows --spot instead: sort=spot_price here)",
