@@ -82,7 +82,8 @@ def test_offers_sorted_by_the_spot_price_keep_it_at_80_columns(terminal: Termina
     lines = terminal(80, "offers", "--gpu", "H100", *args)
     headers, rows = _table(lines)
     assert "spot $/h ▲" in headers  # the sorted column, marked
-    assert "$/h" in headers and "$/gpu-h" in headers  # s53: no price gives way to another
+    assert "provider" in headers  # s61: no price can be rented without it
+    assert "$/h" in headers and "$/gpu-h" in headers  # room here for the on-demand prices beside it
     assert said_for_all_rows(lines, headers, "age", "price age unknown")
     assert said_for_all_rows(lines, headers, "source", "source snapshot")
     prices = [float(row[headers.index("spot $/h ▲")].replace("-", "inf").replace(",", "")) for row in rows]

@@ -126,9 +126,11 @@ def test_every_sort_shows_its_column_at_80_columns_and_marks_it_in_a_pipe(
     terminal: Terminal, sort: str, spot: bool
 ) -> None:
     """In a pipe every column is there, the sorted one marked; at 80 columns the sorted one stays (its
-    mark too, unless the mark alone would cost a column: the title names the sort), and the prices and
-    the region too (s53: what tells offers apart never gives way); the source, the same on every row
-    here, is said once for all rows."""
+    mark too, unless the mark alone would cost a column: the title names the sort), and the prices of
+    the rows' side (--spot: spot), the provider and the region too (s53: what tells offers apart never
+    gives way; s61: nor the provider, without which no price can be rented); a price of the other side
+    may give way, named under the table; the source, the same on every row here, is said once for all
+    rows."""
     args = ["offers", "--sort", sort, "--limit", "6", *(["--spot"] if spot else [])]
     layout = offers_view.sort_layout(sort, spot=spot or sort == "spot_price")
     header = layout.header
@@ -138,13 +140,16 @@ def test_every_sort_shows_its_column_at_80_columns_and_marks_it_in_a_pipe(
     headers = [h.removesuffix(" ▲").removesuffix(" ▼") for h in _table(lines)[0]]
     assert header in headers, (sort, headers)
     assert "region" in headers, (sort, headers)
-    for price, label in (
-        ("$/h", "on-demand price"),
-        ("$/gpu-h", "price per GPU"),
-        ("spot $/h", "spot price"),
+    assert said_for_all_rows(lines, headers, "provider", "provider "), (sort, lines)
+    side = spot or sort == "spot_price"
+    for price, label, on_spot in (
+        ("$/h", "on-demand price", False),
+        ("$/gpu-h", "price per GPU", False),
+        ("spot $/h", "spot price", True),
     ):
         # a price no row has ("-" on every row) is said once: "all rows: no spot price"
-        assert said_for_all_rows(lines, headers, price, f"no {label}"), (sort, lines)
+        kept = said_for_all_rows if on_spot == side else accounted_for
+        assert kept(lines, headers, price, f"no {label}"), (sort, lines)
     assert said_for_all_rows(lines, headers, "source", "source snapshot"), (sort, lines)
 
 

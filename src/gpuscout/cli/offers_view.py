@@ -70,14 +70,20 @@ COLUMNS = (
     Column("age"),
     Column("source", drop=1, max_width=40),
 )
-# A narrow terminal's order of giving way (1 first) among the columns whose rows differ: the prices, the
-# region, the GPU and the sorted column never give way (see :func:`narrow_columns`); the memory (which
-# the GPU's name tells) before the source and the age, which the command promises for every row, then
-# the count (which the two prices tell, but for a slice), the provider last.
-_NARROW_DROP = {"avail": 1, "instance": 2, "GiB/gpu": 3, "source": 4, "age": 5, "#": 6, "provider": 7}
+# A narrow terminal's order of giving way (1 first) among the columns whose rows differ: the provider
+# (no price can be rented without it), the region, the GPU, the prices of the side the rows are read by
+# and the sorted column never give way (see :func:`narrow_columns`); the memory (which the GPU's name
+# tells) before the source and the age, which the command promises for every row, then the count (which
+# the two prices tell, but for a slice), and last the prices of the other side (:data:`_OTHER_SIDE_DROP`).
+_NARROW_DROP = {"avail": 1, "instance": 2, "GiB/gpu": 3, "source": 4, "age": 5, "#": 6}
+#: The prices of each side (``--spot``: the spot side), and where the rows are read by one side, the
+#: other side's prices in their order of giving way, after every column of :data:`_NARROW_DROP`: its
+#: instance price first (with --spot the on-demand $/gpu-h is what the spot $/gpu-h compares with).
+_SIDE_PRICES = {False: ("$/h", "$/gpu-h"), True: ("spot $/h", "spot $/gpu-h")}
+_OTHER_SIDE_DROP = {False: {"spot $/h": 7}, True: {"$/h": 7, "$/gpu-h": 8}}
 # The order of giving way of the columns whose rows all read the same, before any of the others: their
 # value is said once under the table (:func:`shared_note`), the feed and the age first; a price no row
-# has (``-`` on every row: :data:`_PRICES`) next, the only way a price column gives way.
+# has (``-`` on every row: :data:`_PRICES`) next (the only way a price of the rows' side gives way).
 _NARROW_SAME = {
     "source": 1,
     "age": 2,
@@ -147,7 +153,9 @@ def narrow_columns(
     """:data:`COLUMNS` for a terminal too narrow for them. The columns whose rows all read the same
     give way first (the source, the age, the availability, the provider, the count, the memory, the
     instance, the GPU: their value is said once under the table, :func:`shared_note`), then
-    availability, instance, memory, source, age, count and provider. The prices, the region, the GPU
+    availability, instance, memory, source, age, count, and the prices of the side the rows are not
+    read by (the on-demand ones with ``--spot``, the spot one without), the instance's first. The
+    provider (a price cannot be rented without it), the region, the GPU, the prices of the rows' side
     and the column the rows are sorted by (:func:`sort_layout`) never give way: they are what tells
     offers apart; but a price in ``unpriced`` (``-`` on every row: no row has it) may, said once
     under the table as the other columns whose rows read the same. ``header``: the sorted
@@ -157,12 +165,13 @@ def narrow_columns(
     from dataclasses import replace
 
     layout = sort_layout(sort, spot=spot)
-    # the sorted column, as the prices (but those no row has) and the region, stays whatever its rows
-    kept = {layout.header, *(h for h in _PRICES if h not in unpriced)}
+    # the sorted column, as the side's prices (but those no row has) and the region, stays whatever its rows
+    kept = {layout.header, *(h for h in _SIDE_PRICES[spot] if h not in unpriced)}
+    drops = {**_NARROW_DROP, **_OTHER_SIDE_DROP[spot]}
     columns = [
         replace(c, drop=None, same=None)
         if c.header in kept
-        else replace(c, drop=_NARROW_DROP.get(c.header), same=_NARROW_SAME.get(c.header))
+        else replace(c, drop=drops.get(c.header), same=_NARROW_SAME.get(c.header))
         for c in COLUMNS
     ]
     if short_memory and layout.header != MEMORY_HEADER:
