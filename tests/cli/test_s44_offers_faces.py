@@ -181,7 +181,7 @@ def _rich_text(title: str, columns: tuple[Column, ...], rows: list[tuple[str, ..
 
 @pytest.mark.parametrize("sort", SORT_KEYS)
 def test_the_pipe_table_with_a_marked_header_is_the_text_rich_prints(sort: str) -> None:
-    offers, _ = offers_view.find_offers(offers_view.OffersOptions(sort=sort, limit=12))
+    offers, *_ = offers_view.find_offers(offers_view.OffersOptions(sort=sort, limit=12))
     layout = offers_view.sort_layout(sort, spot=False)
     columns = offers_view.wide_columns(layout)
     rows = [offers_view._cells(o, markup=False, layout=layout) for o in offers]

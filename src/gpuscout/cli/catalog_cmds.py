@@ -567,7 +567,7 @@ def offers_cmd(
             on_demand=on_demand, available=available, interconnect=interconnect, max_price=max_price,
             sort=sort, limit=limit, fresh_only=fresh_only, json_out=json_out, csv_out=csv_out, db=db,
         )  # fmt: skip
-        offers, total = find_offers(options)
+        offers, total, stale_hidden = find_offers(options)
         # an empty table says why in one line; JSON and CSV stay the empty list they are
         why_none = "" if total or json_out or csv_out else why_no_offers(options)
     if json_out:
@@ -576,7 +576,7 @@ def offers_cmd(
     if csv_out:
         print_offers_csv(offers)
         return
-    print_offers_table(offers, total, options.sort, spot=spot, why_none=why_none)
+    print_offers_table(offers, total, options.sort, spot=spot, why_none=why_none, stale_hidden=stale_hidden)
 
 
 def _sparkline(values: list[float]) -> str:

@@ -128,7 +128,7 @@ def run(args: list[str]) -> int | None:
         if sqlite_path(values.db or "") is None:
             return None  # PostgreSQL (SQLAlchemy's): Typer's start-up is small beside it, and its
             # errors (an unreachable server) are met once, not twice
-        offers, total = find_offers(values)
+        offers, total, stale_hidden = find_offers(values)
         # an empty table says why in one line, as the Typer command's does
         empty = not total and not (values.json_out or values.csv_out)
         why_none = why_no_offers(values) if empty else ""
@@ -151,7 +151,9 @@ def run(args: list[str]) -> int | None:
 
             print_offers_csv(offers)
         else:
-            print_offers_table(offers, total, values.sort, spot=values.spot, why_none=why_none)
+            print_offers_table(
+                offers, total, values.sort, spot=values.spot, why_none=why_none, stale_hidden=stale_hidden
+            )
         sys.stdout.flush()
     except KeyboardInterrupt:
         return 130

@@ -133,6 +133,9 @@ STALE_NOTE = (
     "{} of {} rows shown are from stale feeds ({}): a wider terminal (or --csv) shows which, in the age "
     "column; leave out --include-stale to hide them."
 )
+#: Under a table that hides offers from stale feeds (the default), how many it hid of those its filters
+#: match, and the flag that lists them (the web table's "93 prices flagged stale are hidden (show)").
+HIDDEN_STALE_NOTE = "{} from stale feeds {} hidden: --include-stale lists {}."
 #: The age of a price whose observation time is unknown, in a narrow table.
 SHORT_UNKNOWN_AGE = "?"
 
@@ -429,9 +432,21 @@ class OffersOptions:
                 object.__setattr__(self, name, tuple(p for p in parts if p) or tuple(values))
 
 
-def find_offers(options: OffersOptions) -> tuple[list[Offer], int]:
-    """The offers ``gpuscout offers`` lists for these option values, and how many match in all.
-    A bad value is an :class:`~gpuscout.errors.InvalidInputError` naming the option."""
+class FoundOffers(NamedTuple):
+    """What :func:`find_offers` read: the offers to list, how many match in all, and how many more
+    would match from stale feeds, which the table says it hides (counted for a table only: ``--json``
+    and ``--csv`` are a bare list of rows; 0 with ``--include-stale`` or where no offer matches, whose
+    empty table already names the flag: :func:`why_no_offers`)."""
+
+    offers: list[Offer]
+    total: int
+    stale_hidden: int = 0
+
+
+def find_offers(options: OffersOptions) -> FoundOffers:
+    """The offers ``gpuscout offers`` lists for these option values, how many match in all, and for a
+    table how many stale ones it hides (:class:`FoundOffers`). A bad value is an
+    :class:`~gpuscout.errors.InvalidInputError` naming the option."""
     from gpuscout.catalog.api import expand_gpus
     from gpuscout.catalog.paths import default_db_url
     from gpuscout.catalog.reader import open_reader
@@ -459,7 +474,12 @@ def find_offers(options: OffersOptions) -> tuple[list[Offer], int]:
                 lambda: offer_regions(reader.current_offers()),
                 field="--region",
             )
-        return offers, total
+        hidden = 0
+        if total and query.exclude_stale and not (o.json_out or o.csv_out):
+            from dataclasses import replace
+
+            hidden = max(0, reader.count_offers(replace(query, exclude_stale=False)) - total)
+        return FoundOffers(offers, total, hidden)
     finally:
         reader.close()
 
@@ -747,15 +767,23 @@ def _fitted(
 
 
 def print_offers_table(
-    offers: Sequence[Offer], total: int, sort: str, *, spot: bool = False, why_none: str = ""
+    offers: Sequence[Offer],
+    total: int,
+    sort: str,
+    *,
+    spot: bool = False,
+    why_none: str = "",
+    stale_hidden: int = 0,
 ) -> None:
     """The table of ``gpuscout offers`` and the notes under it, on stdout (``spot``: the rows are
     sorted and filtered by their spot price, ``--spot``). The column the rows are sorted by is always
     shown (:func:`sort_layout`), its header marked: ``▲`` lowest (or first) at the top, ``▼``
     highest. A narrow terminal's table says once under it what the columns it left out because every
     row reads the same there hold (:func:`shared_note`). ``why_none``: why no offer matched
-    (:func:`why_no_offers`), said first under an empty table."""
+    (:func:`why_no_offers`), said first under an empty table; ``stale_hidden``: how many offers from
+    stale feeds the filters match besides, said first under the table (:func:`hidden_stale_note`)."""
     title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {sort}"
+    hidden = hidden_stale_note(stale_hidden)
     spot = spot or sort == "spot_price"
     layout = sort_layout(sort, spot=spot)
     if plain_pipe(sys.stdout):
@@ -763,6 +791,7 @@ def print_offers_table(
         text = pipe_table(title, wide_columns(layout), rows)
         if text is not None:
             notes = [why_none] if why_none and not offers else []
+            notes += [hidden] if hidden else []
             notes += _notes(offers, auction_on=layout.auction_on)
             sys.stdout.write(text + "".join(note + "\n" for note in notes))
             sys.stdout.flush()
@@ -775,6 +804,8 @@ def print_offers_table(
     out.print(table)
     if why_none and not offers:
         out.print(why_none, markup=False, highlight=False)
+    if hidden:
+        out.print(hidden, markup=False, highlight=False)
     shared_text = shared_note(shared)
     if shared_text:
         out.print(shared_text, markup=False, highlight=False)
@@ -785,6 +816,16 @@ def print_offers_table(
     left_out_text = left_out_note(left_out)
     if left_out_text:
         out.print(left_out_text, markup=False, highlight=False)
+
+
+def hidden_stale_note(count: int) -> str | None:
+    """:data:`HIDDEN_STALE_NOTE` for ``count`` offers: "3 offers from stale feeds are hidden:
+    --include-stale lists them."; None for none."""
+    if count <= 0:
+        return None
+    return HIDDEN_STALE_NOTE.format(
+        f"{count:,} {plural(count, 'offer')}", plural(count, "is", "are"), plural(count, "it", "them")
+    )
 
 
 #: Environment variables with which Rich may treat a pipe as a terminal (colours, styles).
