@@ -82,7 +82,7 @@ def test_the_table_marks_the_rows_top_cut_and_the_csv_keeps_the_numbers() -> Non
     assert "Rows cut by --top:" in result.output and f"--top {ranks[-1]} shows them all" in result.output
     picks = answer["picks"]
     said = " ".join(result.output.split())  # an uncalibrated pick's note may stand between them
-    assert f"cheapest #{picks['cheapest']}" in said and f"balanced #{picks['balanced']}" in said
+    assert f"cheapest on the front #{picks['cheapest']}" in said and f"balanced #{picks['balanced']}" in said
     out = runner.invoke(app, [*SERVE, "--top", "3", "--csv"])
     assert out.exit_code == 0, out.output
     assert [int(row["rank"]) for row in csv.DictReader(io.StringIO(out.stdout))] == ranks

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from gpuscout.advise.types import PICK_LABELS
 from gpuscout.cli import app
 
 runner = CliRunner()
@@ -54,7 +55,7 @@ def test_the_table_names_every_pick_and_marks_the_rows_cut_up_to_the_last(top: s
 
     def words(name: str, n: int) -> str:
         notes = ([] if n in ranks else ["not shown"]) + ([caveat[name]] if name in caveat else [])
-        return f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else "")
+        return f"{PICK_LABELS[name]} #{n}" + (f" ({'; '.join(notes)})" if notes else "")
 
     named = ", ".join(words(name, n) for name, n in picks.items())
     assert f"Picks: {named}." in text

@@ -106,13 +106,17 @@ def test_the_picks_text_says_which_pick_rests_on_an_uncalibrated_speed() -> None
     caveat = UncalibratedPick("fastest", 2, "MI300X training", 1)
     picks = {"cheapest": 1, "balanced": 1, "fastest": 2}
     assert advise_output.picks_text(picks, {1, 2}, (caveat,)) == (
-        "cheapest #1, balanced #1, fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)"
+        "cheapest on the front #1, balanced #1, fastest on the front #2 (speed uncalibrated for MI300X "
+        "training; calibrated: #1)"
     )
     # a pick --top left out says so; with no calibrated row in the answer that is said once
     assert advise_output.picks_text(
         {"fastest": 11}, {1}, (UncalibratedPick("fastest", 11, "TPU-v5e serving", None),)
-    ) == ("fastest #11 (not shown) — speeds uncalibrated: no row here has a calibrated speed")
-    assert advise_output.picks_text(picks, {1, 2}) == "cheapest #1, balanced #1, fastest #2"
+    ) == ("fastest on the front #11 (not shown) — speeds uncalibrated: no row here has a calibrated speed")
+    assert (
+        advise_output.picks_text(picks, {1, 2})
+        == "cheapest on the front #1, balanced #1, fastest on the front #2"
+    )
 
 
 def _rec(rank: int, provider: str, name: str, accelerator: str, picks: tuple[str, ...]) -> Recommendation:
@@ -131,7 +135,7 @@ def test_the_table_names_the_uncalibrated_pick_at_80_columns(monkeypatch: pytest
     with out.capture() as captured:
         advise_output.table(SimpleNamespace(kind="finetune", model="llama-3.1-70b"), advice)
     text = " ".join(captured.get().split())
-    assert "fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)" in text
+    assert "fastest on the front #2 (speed uncalibrated for MI300X training; calibrated: #1)" in text
     assert {r[1] for r in _cells(captured.get().splitlines()) if r[0]} == {"aws", "oci"}
 
 
@@ -160,7 +164,7 @@ def test_recommend_names_the_uncalibrated_picks_at_80_columns(
     text = " ".join(" ".join(lines).split())
     assert (
         "balanced #2 (speed uncalibrated for MI300X training; calibrated: #1), "
-        "fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)" in text
+        "fastest on the front #2 (speed uncalibrated for MI300X training; calibrated: #1)" in text
     ), "\n".join(lines)
     assert {r[1] for r in _cells(lines) if r[0]} == {"aws", "oci"}
 

@@ -16,7 +16,8 @@ def test_no_calibrated_row_is_said_once() -> None:
     ]
     text = picks_text(picks, {1, 5, 6}, uncal)
     assert text == (
-        "cheapest #1, balanced #5, fastest #6 — speeds uncalibrated: no row here has a calibrated speed"
+        "cheapest on the front #1, balanced #5, fastest on the front #6 — speeds uncalibrated: no row here "
+        "has a calibrated speed"
     )
     assert text.count("uncalibrated") == 1
 
@@ -25,6 +26,6 @@ def test_a_calibrated_alternative_is_named_on_its_pick() -> None:
     picks = {"cheapest": 1, "balanced": 2, "fastest": 3}
     uncal = [UncalibratedPick("fastest", 3, "MI300X training", 1)]
     assert picks_text(picks, {1, 2}, uncal) == (
-        "cheapest #1, balanced #2, fastest #3 "
+        "cheapest on the front #1, balanced #2, fastest on the front #3 "
         "(not shown; speed uncalibrated for MI300X training; calibrated: #1)"
     )

@@ -44,8 +44,9 @@ def test_a_calibrated_row_not_shown_says_how_to_see_it() -> None:
     )
     text = advise_output.picks_text(picks, set(range(1, 11)), caveats)
     assert text == (
-        "cheapest #1 (speed uncalibrated for B200 batch inference; calibrated: #2), balanced #4, "
-        "fastest #5 (speed uncalibrated for MI355X batch inference; calibrated: #122, "
+        "cheapest on the front #1 (speed uncalibrated for B200 batch inference; calibrated: #2), "
+        "balanced #4, "
+        "fastest on the front #5 (speed uncalibrated for MI355X batch inference; calibrated: #122, "
         "not shown: --explain 122)"
     )
 
@@ -63,7 +64,7 @@ def test_the_assumed_board_of_a_pick_is_said_once() -> None:
     assert advise_output.assumed_boards(rows, picks) == SAID
     assert (
         advise_output.picks_text(picks, {1, 2, 3}, (), SAID)
-        == f"cheapest #1, balanced #1, fastest #2 — {SAID}"
+        == f"cheapest on the front #1, balanced #1, fastest on the front #2 — {SAID}"
     )
     # several rows: each with its board, said once
     both = advise_output.assumed_boards([rows[0], replace(rows[1], reasons=(BOARD,))], picks)
@@ -75,8 +76,8 @@ def test_the_assumed_board_of_a_pick_is_said_once() -> None:
     # beside "speeds uncalibrated", after it
     none = (UncalibratedPick("fastest", 2, "TPU-v5e serving", None),)
     assert advise_output.picks_text(picks, {1, 2}, none, SAID) == (
-        "cheapest #1, balanced #1, fastest #2 — speeds uncalibrated: no row here has a calibrated speed; "
-        + SAID
+        "cheapest on the front #1, balanced #1, fastest on the front #2 — speeds uncalibrated: no row "
+        "here has a calibrated speed; " + SAID
     )
 
 
@@ -89,7 +90,7 @@ def test_the_table_says_it(monkeypatch: pytest.MonkeyPatch) -> None:
     with out.capture() as captured:
         advise_output.table(SimpleNamespace(kind="serve", model="llama-3.1-70b"), advice)
     text = " ".join(captured.get().split())
-    assert f"Picks: cheapest #1, balanced #1, fastest #2 — {SAID}. Front." in text
+    assert f"Picks: cheapest on the front #1, balanced #1, fastest on the front #2 — {SAID}. Front." in text
 
 
 def _assumed_h200(provider: str, price: float) -> Offer:

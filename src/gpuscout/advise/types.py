@@ -13,6 +13,16 @@ Objective = Literal["cost", "time", "latency", "balanced"]
 OBJECTIVES: tuple[str, ...] = ("cost", "time", "latency", "balanced")
 #: The named picks of the Pareto front (see :mod:`gpuscout.advise.pareto`).
 PICKS: tuple[str, ...] = ("cheapest", "balanced", "fastest")
+#: The picks as every face names them to people (the web's cards and badges, the CLI's picks line and
+#: --explain): what the advisor's rule picks (``Advice.picks_rule``: "cheapest: the least cost on the
+#: front"). A row off the front may cost less than the cheapest pick, being much slower ("beaten by
+#: #1"), so the words say which cheapest it is. ``--json``/``--csv`` keep the names of :data:`PICKS`.
+PICK_LABELS: dict[str, str] = {
+    "cheapest": "cheapest on the front",
+    "balanced": "balanced",
+    "fastest": "fastest on the front",
+}
+assert set(PICK_LABELS) == set(PICKS), "every pick has its words"
 
 
 def run_words(engine: str, precision: str | None) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from gpuscout.advise.types import PICK_LABELS
 from gpuscout.cli.output import printable, wide_console
 from gpuscout.cli.table_fit import (
     Column,
@@ -76,9 +77,10 @@ def regions_text(regions: tuple[str, ...]) -> str:
 
 
 def mark(rec: Any) -> str:
-    """The trade-off column: the picks a front row carries, 'front', or what dominates the row."""
+    """The trade-off column: the picks a front row carries after 'front' ('front: cheapest, balanced':
+    the cheapest on the front, not of every row), 'front', or what dominates the row."""
     if rec.picks:
-        return ", ".join(rec.picks)
+        return "front: " + ", ".join(rec.picks)
     if rec.pareto:
         return "front"
     return f"beaten by #{rec.dominated_by}" if rec.dominated_by else "dominated"
@@ -301,9 +303,11 @@ def not_shown(recs: Any, upto: int = 0) -> list[tuple[int, int]]:
 def picks_text(
     picks: dict[str, int], shown: set[int | None], uncalibrated: Sequence[Any] = (), boards: str = ""
 ) -> str:
-    """'cheapest #1, balanced #6 (not shown), fastest #11 (not shown)': every pick by its number, and
+    """'cheapest on the front #1, balanced #6 (not shown), fastest on the front #11 (not shown)': every
+    pick in its words (:data:`~gpuscout.advise.types.PICK_LABELS`) by its number, and
     those ``--top`` left no room for said so; a pick whose row's speed is uncalibrated says so and names
-    its calibrated alternative ('fastest #2 (speed uncalibrated for MI300X training; calibrated: #1)',
+    its calibrated alternative ('fastest on the front #2 (speed uncalibrated for MI300X training;
+    calibrated: #1)',
     ``Advice.uncalibrated_picks``), with how to see that row where the table does not show it
     ('calibrated: #122, not shown: --explain 122'); ``boards`` (:func:`assumed_boards`) follows, once."""
     if any(u.calibrated is None for u in uncalibrated):
@@ -319,7 +323,7 @@ def picks_text(
     out = []
     for name, n in picks.items():
         notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
-        out.append(f"{name} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
+        out.append(f"{PICK_LABELS.get(name, name)} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
     return ", ".join(out) + (f" — {boards}" if boards else "")
 
 
@@ -512,7 +516,11 @@ def explain(workload: Any, rec: Any) -> None:
         f"{hour_price(rec)}/h {'spot' if rec.config.spot else 'on-demand'}",
         "bold",
     )
-    line(f"trade-off: {mark(rec)}" + (" (on the Pareto front)" if rec.pareto and not rec.picks else ""))
+    picked = ", ".join(PICK_LABELS.get(p, p) for p in rec.picks)
+    line(
+        f"trade-off: {picked or mark(rec)}"
+        + (" (on the Pareto front)" if rec.pareto and not rec.picks else "")
+    )
     line(f"regions: {', '.join(rec.regions) or o.region}")
     line(f"source: {o.source}")
     if rec.substitution:

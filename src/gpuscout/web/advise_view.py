@@ -13,7 +13,7 @@ from typing import Any
 # the web form's and the JSON API's words for the advisor's flags (one table, in the core)
 from gpuscout.advise.option_words import translate_advice
 from gpuscout.advise.reasons import duration as reasons_duration
-from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
+from gpuscout.advise.types import PICK_LABELS, PICKS, Advice, Recommendation, UncalibratedPick
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
@@ -203,15 +203,6 @@ def plain(text: Any) -> str:
 
 
 # ---- the answer around the rows ------------------------------------------------------------------
-#: The picks as a card and a row's badge name them: what the advisor's rule picks (``Advice.picks_rule``,
-#: the CLI's "cheapest: the least cost on the front"). A row off the front may cost less than the
-#: cheapest pick, being much slower ("beaten by #1": see ``BEATEN_RULE``), so the card says which
-#: cheapest it is.
-PICK_LABELS: dict[str, str] = {
-    "cheapest": "cheapest on the front",
-    "balanced": "balanced",
-    "fastest": "fastest on the front",
-}
 #: Why a row off the front is there, said once above those rows (the picks rule under the picks, the
 #: CLI's footnote, says it in full): the advisor's own definition, not "cheaper and faster".
 BEATEN_RULE = (
