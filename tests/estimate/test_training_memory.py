@@ -49,10 +49,11 @@ def test_lora_params_use_gqa_shapes_and_all_experts() -> None:
     assert lora_params(param_layout(LLAMA31_8B), 16, "attn") == 32 * 16 * (8192 * 2 + 5120 * 2)
     # MHA Llama-2-7B attention: 4 matrices of 4096x4096
     assert lora_params(param_layout(LLAMA2_7B), 8, "attn") == 32 * 8 * 4 * 8192
-    # Mixtral: every one of the 8 experts of 32 layers gets adapters on gate/up/down
+    # Mixtral (transformers 5 + PEFT 0.21's conversion): every one of the 8 experts of 32 layers gets
+    # adapters on its fused gate_up_proj (twice the rank) and down_proj, and the router one
     attn = lora_params(param_layout(MIXTRAL_8X7B), 8, "attn")
     all_linear = lora_params(param_layout(MIXTRAL_8X7B), 8, "all-linear")
-    assert all_linear - attn == 32 * 8 * 8 * 3 * (4096 + 14336)
+    assert all_linear - attn == 32 * (8 * 16 * (4096 + 2 * 14336) + 8 * 8 * (14336 + 4096) + 8 * (4096 + 8))
 
 
 @pytest.mark.parametrize(("optimizer", "bytes_per_param"), [("adamw", 16), ("adamw8bit", 10), ("bf16", 8)])

@@ -141,6 +141,7 @@ from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import MemoryBreakdown
+from gpuscout.knowledge.fused_experts import CONVERTED
 from gpuscout.knowledge.layout import ModelLayout, TensorGroup, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
@@ -181,17 +182,65 @@ ATTENTION = ("flash", "eager")
 LOSS_BYTES_PER_VOCAB = {"chunked": 4.0, "hf": 12.0}
 
 
-def lora_groups(layout: ModelLayout, targets: str) -> tuple[TensorGroup, ...]:
+@dataclass(frozen=True, slots=True)
+class LoraTarget:
+    """``count`` matrices of ``in_features x out_features`` LoRA adapts (``active_count`` of them on one
+    token's path), each at ``rank_scale`` x the rank: ``rank x rank_scale x (in + out)`` adapter parameters
+    apiece. ``rank_scale`` is 2 for the fused ``gate_up_proj`` of experts PEFT converts (its ``rank_pattern``
+    doubles the rank of the two v4 matrices it fuses: :mod:`gpuscout.knowledge.fused_experts`)."""
+
+    name: str
+    in_features: int
+    out_features: int
+    count: int
+    active_count: int
+    rank_scale: int = 1
+
+
+def _target(g: TensorGroup) -> LoraTarget:
+    return LoraTarget(g.name, g.in_features, g.out_features, g.count, g.active_count)
+
+
+def _converted(layout: ModelLayout, attn: tuple[LoraTarget, ...]) -> tuple[LoraTarget, ...]:
+    """What "all-linear" adapts where PEFT converts it for fused experts (``CONVERTED``): the attention, the
+    router weight, each routed expert's ``gate_up_proj`` (gate and up fused, twice the rank) and
+    ``down_proj``; not the leading dense MLPs or shared experts (their names moved to target_parameters)."""
+    experts = {g.name: g for g in layout.linear if g.part == "routed_experts"}
+    out = list(attn) + [_target(g) for g in layout.linear if g.role == "router"]
+    gate, up = experts.pop("expert.gate_proj", None), experts.pop("expert.up_proj", None)
+    if gate is not None and up is not None:
+        out.append(
+            LoraTarget(
+                "expert.gate_up_proj",
+                gate.in_features,
+                gate.out_features + up.out_features,
+                gate.count,
+                gate.active_count,
+                rank_scale=2,
+            )
+        )
+    elif up is not None:  # a plain (ungated) expert MLP: up_proj alone
+        out.append(_target(up))
+    out += [_target(g) for g in experts.values()]
+    return tuple(out)
+
+
+def lora_groups(layout: ModelLayout, targets: str) -> tuple[LoraTarget, ...]:
     """The matrices LoRA adapts: "attn" (q, k, v, o or their MLA equivalents) or "all-linear" (PEFT's:
     every nn.Linear of the body, so not the experts a model fuses into 3-D parameters, gpt-oss's, which
-    PEFT reaches only through ``target_parameters``: :attr:`TensorGroup.module`)."""
+    PEFT reaches only through ``target_parameters``: :attr:`TensorGroup.module`), except where PEFT
+    converts "all-linear" for transformers 5's fused experts (``layout.fused_experts == "converted"``:
+    Mixtral, Qwen3-MoE, DeepSeek-V3; see :mod:`gpuscout.knowledge.fused_experts`)."""
     if targets not in LORA_TARGETS:
         raise InvalidInputError(
             "lora_targets", f"unknown target set {targets!r}", accepted=", ".join(LORA_TARGETS)
         )
+    attn = tuple(_target(g) for g in layout.linear if g.role == "attn")
     if targets == "attn":
-        return tuple(g for g in layout.linear if g.role == "attn")
-    return tuple(g for g in layout.linear if g.role in ("attn", "mlp") and g.module)
+        return attn
+    if layout.fused_experts == CONVERTED:
+        return _converted(layout, attn)
+    return tuple(_target(g) for g in layout.linear if g.role in ("attn", "mlp") and g.module)
 
 
 def lora_io(layout: ModelLayout, targets: str) -> tuple[float, float]:
@@ -204,9 +253,28 @@ def lora_io(layout: ModelLayout, targets: str) -> tuple[float, float]:
     )
 
 
+def lora_rank_rows(layout: ModelLayout, targets: str) -> float:
+    """Ranks' worth of adapter rows one token passes through: ``sum(rank_scale x active_count)`` of the
+    adapted matrices (times the rank: the ``x @ A`` elements a token makes)."""
+    return float(sum(g.rank_scale * g.active_count for g in lora_groups(layout, targets)))
+
+
+def lora_active_params(layout: ModelLayout, rank: int, targets: str) -> float:
+    """Adapter parameters one token passes through (an MoE layer's active experts only)."""
+    return float(
+        sum(
+            rank * g.rank_scale * (g.in_features + g.out_features) * g.active_count
+            for g in lora_groups(layout, targets)
+        )
+    )
+
+
 def lora_params(layout: ModelLayout, rank: int, targets: str) -> int:
-    """Adapter parameters: ``rank * (in + out)`` for every adapted matrix (every expert included)."""
-    return sum(rank * (g.in_features + g.out_features) * g.count for g in lora_groups(layout, targets))
+    """Adapter parameters: ``rank x rank_scale x (in + out)`` for every adapted matrix (every expert
+    included)."""
+    return sum(
+        rank * g.rank_scale * (g.in_features + g.out_features) * g.count for g in lora_groups(layout, targets)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -418,8 +486,7 @@ def activation_elements_per_token_layer(spec: ModelSpec, setup: TrainingSetup) -
         elements -= 2 * h + (inter if spec.mlp_type == "plain" else 2 * inter)
     if setup.adapters:
         layout = model_layout(spec)
-        adapted = lora_groups(layout, setup.lora_targets)
-        per_layer_adapted = sum(g.active_count for g in adapted) / spec.num_hidden_layers
+        per_layer_adapted = lora_rank_rows(layout, setup.lora_targets) / spec.num_hidden_layers
         elements += setup.lora_rank * per_layer_adapted
         if setup.lora_targets == "attn":
             elements -= h + inter  # frozen MLP without adapters: its inputs need not be kept
@@ -460,8 +527,8 @@ def fp32_adapter_bytes_per_token_layer(spec: ModelSpec, setup: TrainingSetup) ->
     layout = model_layout(spec)
     layers = max(spec.num_hidden_layers, 1)
     inputs = lora_io(layout, setup.lora_targets)[0] / layers
-    matrices = sum(g.active_count for g in lora_groups(layout, setup.lora_targets)) / layers
-    extra = (FP32_BYTES - 2.0) * setup.lora_rank * matrices
+    rows = lora_rank_rows(layout, setup.lora_targets) / layers
+    extra = (FP32_BYTES - 2.0) * setup.lora_rank * rows
     if setup.recompute != "selective":
         extra += FP32_BYTES * inputs
     return extra

@@ -92,6 +92,7 @@ from gpuscout.estimate.training_memory import (
     PARAM_SHARDINGS,
     TrainingSetup,
     held_params,
+    lora_active_params,
     lora_groups,
     lora_io,
     pipeline_stage_layers,
@@ -279,7 +280,7 @@ def _adapter_active(layout: ModelLayout, setup: TrainingSetup) -> tuple[float, f
     """Adapter parameters and the 16-bit chain's ``sum(4 in + 3 out)`` bytes of the adapted matrices one
     token passes through."""
     ins, outs = lora_io(layout, setup.lora_targets)
-    return setup.lora_rank * (ins + outs), 4.0 * ins + 3.0 * outs
+    return lora_active_params(layout, setup.lora_rank, setup.lora_targets), 4.0 * ins + 3.0 * outs
 
 
 def weight_passes(setup: TrainingSetup) -> float:

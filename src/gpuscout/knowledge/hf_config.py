@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from gpuscout.errors import InvalidInputError
+from gpuscout.knowledge.fused_experts import LINEAR, fused_experts
 from gpuscout.knowledge.model_types import ModelSpec
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
@@ -504,7 +505,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         mlp_bias=gpt_oss or bool(cfg.get("mlp_bias")) or bool(falcon and cfg.get("bias")),
         router_bias=gpt_oss,
         attention_sinks=gpt_oss,
-        fused_experts=gpt_oss,  # transformers' GptOssExperts: fused expert parameters, no nn.Linear
+        fused_experts=fused_experts(model_type) if num_experts else LINEAR,
         mtp_layers=_opt_int(cfg, "num_nextn_predict_layers"),
         imported=True,
         native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),

@@ -60,7 +60,8 @@ class TensorGroup:
     active_count: int  # how many a token passes through (MoE: routed experts selected)
     matrix: bool
     # the weight of an nn.Linear module in HF transformers (what PEFT's "all-linear" finds and adapts); False
-    # for a bare parameter the forward multiplies through a functional (gpt-oss's fused experts)
+    # for a bare parameter the forward multiplies through a functional (fused experts: transformers 5's
+    # MixtralExperts, Qwen3MoeExperts, DeepseekV3Experts, GptOssExperts; see knowledge.fused_experts)
     module: bool = True
 
     @property
@@ -92,6 +93,9 @@ class ModelLayout:
 
     groups: tuple[TensorGroup, ...]
     mtp: tuple[TensorGroup, ...] = ()  # DeepSeek-V3 multi-token prediction, outside the total
+    # how transformers holds the routed experts and what PEFT's "all-linear" adapts of them
+    # (:mod:`gpuscout.knowledge.fused_experts`: "", "skipped" or "converted")
+    fused_experts: str = ""
 
     @property
     def linear(self) -> tuple[TensorGroup, ...]:
@@ -272,7 +276,7 @@ def _decoder_layers(walk: _Walk, spec: ModelSpec, layers: int, dense_layers: int
     )
     if spec.shared_experts:
         _mlp(walk, spec, "shared.", "shared_experts", width * spec.shared_experts, moe_layers)
-    walk.matrix("router", "router", h, n_exp, moe_layers)
+    walk.matrix("router", "router", h, n_exp, moe_layers, module=not spec.fused_experts)
     if spec.router_bias:
         walk.vector("router.bias", "router", n_exp, moe_layers)
 
@@ -328,4 +332,4 @@ def model_layout(spec: ModelSpec) -> ModelLayout:
         mtp.vector("mtp.norms", "norms", norm_size(spec, h), 3 * spec.mtp_layers)
         mtp.matrix("mtp.eh_proj", "other", 2 * h, h, spec.mtp_layers)
         _decoder_layers(mtp, spec, spec.mtp_layers, 0)
-    return ModelLayout(tuple(walk.groups), tuple(mtp.groups))
+    return ModelLayout(tuple(walk.groups), tuple(mtp.groups), spec.fused_experts if spec.is_moe else "")

@@ -72,10 +72,11 @@ class ModelSpec(_HashOnce):
     mlp_bias: bool = False  # biases on MLP / expert projections (gpt-oss)
     router_bias: bool = False  # MoE router has a bias (gpt-oss)
     attention_sinks: bool = False  # one learned sink logit per head and layer (gpt-oss)
-    # the routed experts are fused 3-D parameters of one module in HF transformers (gpt-oss's GptOssExperts:
-    # gate_up_proj / down_proj of num_experts x in x out), not an nn.Linear per expert: PEFT's "all-linear"
-    # LoRA does not adapt them (OpenAI's gpt-oss fine-tuning cookbook names them in target_parameters)
-    fused_experts: bool = False
+    # how HF transformers holds the routed experts and what PEFT's "all-linear" LoRA then adapts
+    # (knowledge.fused_experts, read in transformers 4.57.6 / 5.25.0 and PEFT 0.21.2): "" an nn.Linear per
+    # expert; "skipped" fused 3-D parameters all-linear leaves alone (gpt-oss, Qwen2-MoE); "converted"
+    # fused ones PEFT reaches through target_parameters (Mixtral, Qwen3-MoE, DeepSeek-V3)
+    fused_experts: str = ""
     mtp_layers: int = 0  # DeepSeek-V3 multi-token-prediction modules; not part of the model's total
     # size of non-decoder rows (diffusion, audio), taken from the source, not computed
     total_params_b: float | None = None

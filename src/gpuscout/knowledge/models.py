@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from importlib import resources
 
 from gpuscout.errors import UnknownNameError, closest, fold_name
+from gpuscout.knowledge.fused_experts import fused_experts
 from gpuscout.knowledge.model_types import ModelSpec
 
 __all__ = [
@@ -385,7 +386,7 @@ def _row_to_model(row: dict[str, str]) -> ModelSpec:
         mlp_bias=_bool(row["mlp_bias"]),
         router_bias=_bool(row["router_bias"]),
         attention_sinks=_bool(row["attention_sinks"]),
-        fused_experts=_bool(row.get("fused_experts") or "false"),
+        fused_experts=fused_experts(row["family"]),
         mtp_layers=_int(row["mtp_layers"]),
         total_params_b=_opt_float(row["total_params_b"]),
         auxiliary_params_b=_opt_float(row["auxiliary_params_b"]),
