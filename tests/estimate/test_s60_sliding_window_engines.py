@@ -42,7 +42,7 @@ def test_the_estimate_says_which_and_carries_it() -> None:
     old = gpuscout.estimate("gemma-2-27b", "H100-SXM", engine="vllm 0.6", context_in=8000, context_out=192)
     assert old.memory.kv_layer_windows is False
     assert "sizes every layer's cache at the whole context" in old.assumptions["kv_allocation"]
-    assert "0.10" in old.assumptions["kv_allocation"] and "recalled" in old.assumptions["kv_allocation"]
+    assert "0.9.1" in old.assumptions["kv_allocation"] and "read in" in old.assumptions["kv_allocation"]
     new = gpuscout.estimate("gemma-2-27b", "H100-SXM", engine="vllm", context_in=8000, context_out=192)
     assert new.memory.kv_layer_windows is True
     assert "keep their last 4,096 tokens" in new.assumptions["kv_allocation"]
@@ -63,7 +63,7 @@ def test_decode_reads_stay_the_windows() -> None:
     assert read == pytest.approx(WINDOWED)
     assert kv_bytes_per_sequence(spec, kv, 8192, layer_windows=False) == pytest.approx(FULL)
     assert not resolve_engine("vllm 0.6").keeps_layer_windows()
-    assert resolve_engine("vllm 0.6").kv_layer_windows_source.startswith("recalled")
+    assert resolve_engine("vllm 0.6").kv_layer_windows_source.startswith("read in")  # stop 61
 
 
 def test_the_cli_kv_line_says_no_window_where_the_engine_keeps_none() -> None:

@@ -720,9 +720,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
         engine_reserve_gb=1.0,
         kv_block_tokens=16,
         # V0 (0.4-0.7) had one block table for every layer, and V1 before its hybrid KV cache manager
-        # (0.10.0, recalled) turned a mixed model's sliding layers into full ones for the cache
-        kv_layer_windows_since="0.10",
-        kv_layer_windows_source="recalled: the hybrid KV cache manager of vLLM 0.10.0",
+        # turned a mixed model's sliding layers into full ones for the cache (read in the sdists: 0.9.0's
+        # get_kv_cache_config always calls unify_hybrid_kv_cache_specs; 0.9.1 only under
+        # disable_hybrid_kv_cache_manager, which it sets off CUDA/ROCm or with KV transfer / KV events)
+        kv_layer_windows_since="0.9.1",
+        kv_layer_windows_source=(
+            "read in vLLM's sdists: 0.9.1 vllm/v1/core/kv_cache_utils.py get_kv_cache_config keeps "
+            "SlidingWindowSpec layers (the hybrid KV cache manager, on by default on CUDA / ROCm: "
+            "SchedulerConfig.disable_hybrid_kv_cache_manager False); 0.9.0's unify_hybrid_kv_cache_specs "
+            "turned them into FullAttentionSpec"
+        ),
         kv_grows_on_demand=True,
         prefill_chunk_tokens=8192,
         chunked_prefill=True,
@@ -824,6 +831,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # today's release sizes its chunk, decode graphs and memory share by the GPU (sglang_start: 0.5.23's
         # rules); the figures above are those of the releases of the calibration rows (0.3-0.4.6)
         device_rule="sglang",
+        # the hybrid SWA pool: before 0.4.9.post3 one token pool for every layer (0.4.9's SWAKVPool served
+        # Llama 4's chunked attention alone, behind --hybrid-kvcache-ratio). A named post release reads as
+        # its base ("0.4.9.post5" as 0.4.9): judged without the pool
+        kv_layer_windows_since="0.4.9.post3",
+        kv_layer_windows_source=(
+            "read in SGLang's wheels: 0.4.9.post3 sglang/srt/model_executor/model_runner.py makes a model "
+            "with a sliding window (get_attention_sliding_window_size: Gemma 2 / 3) hybrid unless "
+            "--disable-hybrid-swa-memory, its sliding layers in a SWAKVPool (mem_cache/memory_pool.py) "
+            "whose tokens outside the window are freed (evict_swa); 0.4.9.post2 and older had one pool "
+            "for every layer"
+        ),
         uncalibrated_classes=("fp8", "fp4"),  # its FP8 rows are all block-scaled
         vendor_uncalibrated={
             "amd": {

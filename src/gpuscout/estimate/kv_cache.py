@@ -14,10 +14,10 @@ cache), and reads all of them every step. At a 128k context V3.2 reads 61 x (204
 Engines allocate differently: vLLM/SGLang/TensorRT-LLM page the cache in blocks (vLLM 16 tokens),
 llama.cpp allocates the whole ``n_ctx`` up front, HF transformers grows it as it goes. Not every engine
 keeps a mixed model's sliding layers at their window (``EngineProfile.keeps_layer_windows``: vLLM before
-0.10, TGI, llama.cpp before its SWA cache size every layer at the whole context). The bytes a decode
-step reads (:func:`kv_read_bytes_per_step`) stay the window's: vLLM's and TGI's attention kernels are given
-each layer's window; llama.cpp's 2023-2024 builds masked the cells outside it and read them all, which is
-not modelled.
+0.9.1, SGLang before 0.4.9.post3, TGI, llama.cpp before its SWA cache size every layer at the whole
+context). The bytes a decode step reads (:func:`kv_read_bytes_per_step`) stay the window's: vLLM's and
+TGI's attention kernels are given each layer's window; llama.cpp's 2023-2024 builds masked the cells
+outside it and read them all, which is not modelled.
 """
 
 from __future__ import annotations

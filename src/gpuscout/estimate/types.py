@@ -33,7 +33,7 @@ class MemoryBreakdown:
     gpus_kv_cache_gb: float = 0.0
     gpus_short_gb: float = 0.0
     # whether the engine keeps the sliding-window layers of a model mixing them with full ones (Gemma 2/3,
-    # gpt-oss) at their window; False: every layer holds the whole context (vLLM before 0.10, TGI)
+    # gpt-oss) at their window; False: every layer holds the whole context (vLLM before 0.9.1, TGI)
     kv_layer_windows: bool = True
 
     def model_weights_total_gb(self, gpus: int) -> float:
