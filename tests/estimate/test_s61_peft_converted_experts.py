@@ -99,3 +99,12 @@ def test_imported_configs_take_the_rule_of_their_model_type(config: str, rule: s
         assert lora_params(model_layout(spec), 16, "all-linear") == lora_params(
             model_layout(resolve_model(curated)), 16, "all-linear"
         )
+
+
+def test_the_adapter_note_says_what_all_linear_made_of_the_experts() -> None:
+    def note(model: str) -> str:
+        return estimate_training(model, "H100-SXM", gpus=4, method="qlora").assumptions["adapters"]
+
+    assert "gate_up_proj at twice the rank" in note("mixtral-8x7b")
+    assert "all-linear leaves alone" in note("gpt-oss-20b")
+    assert "expert" not in note("llama-3.1-8b")

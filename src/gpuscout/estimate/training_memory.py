@@ -141,7 +141,7 @@ from gpuscout.errors import ConfigurationRejected, InvalidInputError
 from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import MemoryBreakdown
-from gpuscout.knowledge.fused_experts import CONVERTED
+from gpuscout.knowledge.fused_experts import CONVERTED, SKIPPED
 from gpuscout.knowledge.layout import ModelLayout, TensorGroup, model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
@@ -241,6 +241,21 @@ def lora_groups(layout: ModelLayout, targets: str) -> tuple[LoraTarget, ...]:
     if layout.fused_experts == CONVERTED:
         return _converted(layout, attn)
     return tuple(_target(g) for g in layout.linear if g.role in ("attn", "mlp") and g.module)
+
+
+def _fused_experts_note(spec: ModelSpec, targets: str) -> str:
+    """What "all-linear" makes of an MoE model's experts fused into parameters (transformers 5), "" where
+    they are nn.Linear modules or the target set is the attention."""
+    if targets != "all-linear" or not spec.is_moe:
+        return ""
+    if spec.fused_experts == CONVERTED:
+        return (
+            " (transformers 5 fuses the experts; PEFT 0.21 turns all-linear into the router and each "
+            "expert's gate_up_proj at twice the rank and down_proj, no dense or shared-expert MLP)"
+        )
+    if spec.fused_experts == SKIPPED:
+        return " (the experts are fused parameters all-linear leaves alone: target_parameters adds them)"
+    return ""
 
 
 def lora_io(layout: ModelLayout, targets: str) -> tuple[float, float]:
@@ -906,7 +921,8 @@ def _adapter_states(
         pageable = optimizer
         notes["optimizer"] = "paged optimizer: adapter states may page to CPU RAM"
     notes["adapters"] = (
-        f"rank {setup.lora_rank} on {setup.lora_targets}: {trainable / 1e6:.1f}M params, "
+        f"rank {setup.lora_rank} on {setup.lora_targets}{_fused_experts_note(spec, setup.lora_targets)}: "
+        f"{trainable / 1e6:.1f}M params, "
         f"{2 * a_b + a_s:g} B/param (weights {a_b:g} + grads {a_b:g} + optimizer {a_s:g}"
         + (
             "; fp32 adapters on a 16-bit base: PEFT's default autocast_adapter_dtype, without torch autocast"
