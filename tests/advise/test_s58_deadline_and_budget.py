@@ -38,4 +38,6 @@ def test_each_limit_says_what_it_would_need_with_the_other_lifted(both: str) -> 
     assert deadline_alone.startswith("the deadline binds") and budget_alone.startswith("the budget binds")
     # the same figures as each limit alone gives
     assert "with the budget lifted, " + deadline_alone.split("): ", 1)[1] in both
-    assert "with the deadline lifted, " + budget_alone.split("): ", 1)[1] in both
+    # (the budget alone leads with a narrower precision's move where one shows a cheaper row: stop 61)
+    budget_words = budget_alone.split("): ", 1)[1].split("; at the precision asked, ", 1)[-1]
+    assert "with the deadline lifted, " + budget_words in both

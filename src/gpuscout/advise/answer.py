@@ -332,16 +332,26 @@ def _rejections(counts: Counter[str], considered: int) -> str:
 
 
 def _relaxed_ranker(ranker: Ranker, changes: dict[str, Any], *, include_stale: bool | None = None) -> Ranker:
-    """A ranker like ``ranker`` for its workload with ``changes`` (a constraint lifted)."""
+    """A ranker like ``ranker`` for its workload with ``changes`` (a constraint lifted). Where only the
+    budget changes, it shares ``ranker``'s evaluator (the estimates and layouts it found): the budget is
+    applied to the costed rows, never read by an evaluator, so the lifted ranking costs the costing alone."""
     from gpuscout.advise.rank import Ranker
 
-    return Ranker(
+    again = Ranker(
         ranker.w.model_copy(update=changes),
         backends=ranker.be,
         assumptions=ranker.a,
         now=ranker.now,
         include_stale=ranker.include_stale if include_stale is None else include_stale,
     )
+    if set(changes) <= _RANKING_ONLY:
+        again.evaluator = ranker.evaluator
+    return again
+
+
+#: The workload fields no evaluator reads (the ranker applies them to costed rows): a ranker with only
+#: these changed may share the evaluator of the one it relaxes (:func:`_relaxed_ranker`).
+_RANKING_ONLY = frozenset({"budget_usd"})
 
 
 def _relaxed(
@@ -360,6 +370,58 @@ def _per(w: object) -> str:
 def _label(rec: Recommendation) -> str:
     o = rec.offer
     return f"{rec.config.describe(o.accelerator)} at {rec.provider_name or o.provider}"
+
+
+def _token_ms(ms: float) -> str:
+    """A time per output token: '48 ms', '1.9 ms' (a tenth below 10 ms, where whole ones round 1.9 to a
+    2 ms target)."""
+    return f"{ms:,.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def _gives(rec: Recommendation, w: object) -> str:
+    """What a row a suggestion shows costs, in the workload's unit, and for an endpoint the time per
+    output token each user sees: "$1,449 a month, 48 ms per token"."""
+    cost = usd(rec.total_usd, _per(w))
+    est = rec.estimate
+    if isinstance(w, ServeWorkload) and est is not None and est.tpot_ms:
+        return f"{cost}, {_token_ms(est.tpot_ms)} per token"
+    return cost
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Move:
+    """A change a renter would make that shows rows, every other constraint kept: its option
+    ("--precision fp8", "--budget 3540") and the cheapest row it shows."""
+
+    option: str
+    row: Recommendation
+
+    def text(self, w: object) -> str:
+        """'--precision fp8 (1x H200-SXM at Prime Intellect at $1,449 a month, 48 ms per token)'."""
+        return f"{self.option} ({_label(self.row)} at {_gives(self.row, w)})"
+
+
+def _moves(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> list[_Move]:
+    """The moves that keep what the work asks of each row (its latency targets, its deadline) and show
+    rows where the budget or those targets leave none, each ranked with it: the budget lifted (where it
+    left a row out; the budget its cheapest row needs), and the widest narrower precision some offer runs
+    the workload in within the budget, else with the budget its cheapest row needs where that costs less
+    than the budget lifted alone (:func:`_narrower_run`). Cheapest row first."""
+    w = ranker.w
+    moves = []
+    lifted = None
+    if w.budget_usd is not None and counts["budget"]:
+        lifted = _budget_lifted(ranker, offers)
+        if lifted is not None:
+            moves.append(_Move(budget_option(lifted.total_usd or 0.0), lifted))
+    narrower = _narrower_run(ranker, offers, lift_budget=True)
+    if narrower is not None and not (
+        " with --budget " in narrower.option
+        and lifted is not None
+        and (narrower.row.total_usd or math.inf) >= (lifted.total_usd or math.inf)
+    ):
+        moves.append(narrower)
+    return sorted(moves, key=lambda m: m.row.total_usd or math.inf)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -405,9 +467,14 @@ def _latency_floor(ranker: Ranker, offers: Sequence[Offer]) -> _LatencyFloor | N
     return _LatencyFloor(ttft, ttft_where, speed, speed_where)
 
 
-def _latency_fix(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation]) -> str:
+def _latency_fix(
+    ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation], counts: Counter[str]
+) -> str:
     """What the cheapest rows reach without the latency targets, the best any offer reaches at one user
-    per replica, and the change that would give an answer (checked by ranking with it)."""
+    per replica, and the changes that would give an answer, each checked by ranking with it: first those
+    that keep the targets (:func:`_moves`: a narrower precision, the budget lifted), cheapest first, then
+    the targets the offers reach, and last dropping the targets, with what its cheapest row gives up.
+    ``rows``: the cheapest rows without the targets; ``counts``: the rows left out, by kind."""
     w = ranker.w
     assert isinstance(w, ServeWorkload)
     with_est = [r for r in rows if r.estimate is not None and r.estimate.ttft_ms is not None]
@@ -441,6 +508,7 @@ def _latency_fix(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recomme
             f"; at one user per replica on the widest split, the best is TTFT {_ms(floor.ttft_ms)} "
             f"({floor.ttft_where}) and {floor.tok_s:.0f} tok/s per user ({floor.tok_s_where})"
         )
+    kept = [m.text(w) for m in _moves(ranker, offers, counts)]
     answer = []
     if changes:
         shown = _relaxed(ranker, offers, changes).rows
@@ -458,8 +526,36 @@ def _latency_fix(ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recomme
                 answer.append(f"--ttft-ms {math.ceil(ttft / 100) * 100:.0f} (the cheapest offers' TTFT)")
     if "ttft_ms_max" in changes:
         answer.append(f"a prompt shorter than {w.prompt_tokens:,} tokens")
-    answer.append("--latency-targets none")
-    return text + "; what would give an answer: " + ", or ".join(answer)
+    said = []
+    if kept:
+        said.append("keeping the targets, " + ", or ".join(kept))
+    if answer:
+        said.append(("otherwise, " if kept else "") + ", or ".join(answer))
+    last = _without_targets(w, rows)
+    said.append(f"as a last resort, {last}" if said else last)
+    return text + "; what would give an answer: " + "; ".join(said)
+
+
+def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
+    """'--latency-targets none' and what it gives up: the per-user speed (and TTFT) of the cheapest row
+    it shows (of ``rows``, the cheapest without the targets), where it misses a target."""
+    costed = [r for r in rows if r.total_usd is not None and r.estimate is not None]
+    if not costed:
+        return "--latency-targets none"
+    best = min(costed, key=lambda r: r.total_usd or math.inf)
+    est = best.estimate
+    assert est is not None
+    speed, tpot, ttft = est.per_user_tokens_per_s, est.tpot_ms, est.ttft_ms
+    gives = []
+    if speed and tpot:
+        asked = f"; {1000.0 / w.tpot_target_ms:.3g} asked" if w.tpot_target_ms is not None else ""
+        gives.append(f"serves {speed:,.0f} tok/s per user ({_token_ms(tpot)} per token{asked})")
+    if w.ttft_target_ms is not None and ttft and ttft > w.ttft_target_ms:
+        gives.append(f"a TTFT of {_ms(ttft)} ({_ms(w.ttft_target_ms)} asked)")
+    return (
+        f"--latency-targets none, which gives up the targets: its cheapest row, {_label(best)} at "
+        f"{usd(best.total_usd, _per(w))}" + (f", {' with '.join(gives)}" if gives else "")
+    )
 
 
 def deadline_option(seconds: float) -> tuple[str, float] | None:
@@ -551,19 +647,43 @@ def _narrower_precisions(ranker: Ranker) -> tuple[str, ...]:
     return tuple(p for b, p in sorted(narrower, reverse=True) if b < bits)
 
 
-def _precision_fix(ranker: Ranker, offers: Sequence[Offer]) -> str | None:
+def _narrower_run(ranker: Ranker, offers: Sequence[Offer], *, lift_budget: bool = False) -> _Move | None:
     """The widest narrower precision (:func:`_narrower_precisions`) under which some offer runs the
-    workload, every other constraint kept: "--precision fp8 would fit: the cheapest is 8x RTX4090 8
-    replicas at Vast.ai at $21.32"; None where none does."""
+    workload as asked in that precision (a row the support rules let run another one in its place,
+    ``substitution``, is not it), every other constraint kept, with its cheapest such row (the first
+    ranked by cost): "--precision fp8". Where none does and ``lift_budget``: the widest that does with
+    the budget lifted, where the budget left its rows out, with the budget its cheapest row needs
+    ("--precision fp8 with --budget 1450"; that ranking shares the precision's evaluator). None where
+    neither shows a row."""
+    w = ranker.w
+    over_budget: _Move | None = None
     for precision in _narrower_precisions(ranker):
-        free = _relaxed(ranker, offers, {"precision": precision})
-        if free.rows:
-            best = free.rows[0]
-            return (
-                f"--precision {precision} would fit: the cheapest is {_label(best)} at "
-                f"{usd(best.total_usd, _per(ranker.w))}"
-            )
-    return None
+        again = _relaxed_ranker(ranker, {"precision": precision})
+        free = again.advise(offers, "cost", top=5, diagnose=False)
+        # the first row that runs it: the front's cheapest pick where it does (a cheaper row off the
+        # front may take several times as long)
+        row = next((r for r in free.rows if not r.substitution and r.total_usd is not None), None)
+        if row is not None:
+            return _Move(f"--precision {precision}", row)
+        if lift_budget and over_budget is None and w.budget_usd is not None and again.reject_rows["budget"]:
+            lifted = _budget_lifted(again, offers)
+            if lifted is not None and not lifted.substitution:
+                option = f"--precision {precision} with {budget_option(lifted.total_usd or 0.0)}"
+                over_budget = _Move(option, lifted)
+    return over_budget
+
+
+def _precision_fix(ranker: Ranker, offers: Sequence[Offer]) -> str | None:
+    """The widest narrower precision under which some offer runs the workload (:func:`_narrower_run`):
+    "--precision fp8 would fit: the cheapest is 8x RTX4090 8 replicas at Vast.ai at $21.32"; None where
+    none does."""
+    found = _narrower_run(ranker, offers)
+    if found is None:
+        return None
+    return (
+        f"{found.option} would fit: the cheapest is {_label(found.row)} at "
+        f"{usd(found.row.total_usd, _per(ranker.w))}"
+    )
 
 
 def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> str | None:
@@ -692,17 +812,28 @@ def _memory_levers(w: object) -> str:
     return f"{', '.join(levers[:-1])} or {levers[-1]} would need less per GPU"
 
 
+def _budget_lifted(ranker: Ranker, offers: Sequence[Offer]) -> Recommendation | None:
+    """The cheapest row that meets everything but the budget (``ranker`` ranked with it lifted); None
+    where none does."""
+    free = _relaxed(ranker, offers, {"budget_usd": None})
+    costed = [r for r in free.rows if r.total_usd is not None]
+    return min(costed, key=lambda r: r.total_usd or math.inf) if costed else None
+
+
+def budget_option(total_usd: float) -> str:
+    """The budget that shows a row costing ``total_usd``: whole dollars, rounded up ("--budget 3540")."""
+    return f"--budget {math.ceil(total_usd):.0f}"
+
+
 def _budget_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """What the budget would need ("the cheapest that meets everything else is X at $Y; --budget N would
     show it"), ranked by ``ranker`` with its budget lifted; "" where that shows no row either."""
-    free = _relaxed(ranker, offers, {"budget_usd": None})
-    if not free.rows:
+    best = _budget_lifted(ranker, offers)
+    if best is None:
         return ""
-    best = min(free.rows, key=lambda r: r.total_usd or math.inf)
-    cost = usd(best.total_usd, _per(ranker.w))
     return (
-        f"the cheapest that meets everything else is {_label(best)} at {cost}; "
-        f"--budget {math.ceil(best.total_usd or 0):.0f} would show it"
+        f"the cheapest that meets everything else is {_label(best)} at {_gives(best, ranker.w)}; "
+        f"{budget_option(best.total_usd or 0.0)} would show it"
     )
 
 
@@ -759,12 +890,22 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         if free.rows:
             targets = latency_targets_text(w) or "the latency targets"
             return f"no offer meets the {targets.removeprefix('latency: ')} ({head}); " + _latency_fix(
-                ranker, offers, free.rows
+                ranker, offers, free.rows, counts
             )
     if w.budget_usd is not None and counts["budget"]:
         budget_fix = _budget_fix(ranker, offers)
         if budget_fix:
-            return f"the budget binds ({head}): {budget_fix}"
+            # a narrower precision that shows a cheaper row comes first (within the budget, else with
+            # the budget it needs)
+            moves = [m for m in _moves(ranker, offers, counts) if m.option.startswith("--precision ")]
+            first = (
+                f"{moves[0].text(w)} "
+                + ("would show a cheaper row" if " with --budget " in moves[0].option else "stays within it")
+                + "; at the precision asked, "
+                if moves
+                else ""
+            )
+            return f"the budget binds ({head}): {first}{budget_fix}"
     deadline = getattr(w, "deadline_hours", None)
     # a batch's offers that would need more instances than proposed are out for the deadline too
     if deadline is not None and (counts["deadline"] or counts["instances"]):

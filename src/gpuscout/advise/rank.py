@@ -470,7 +470,6 @@ class Ranker:
         # per configuration key: (evaluation, time, cost models by terms signature)
         # (training: and the offer's stated inter-node bandwidth and host RAM: TrainingEvaluator.evaluate)
         self._cfg: dict[tuple[object, ...], _ConfigEntry] = {}
-        self._training = self.evaluator if isinstance(self.evaluator, TrainingEvaluator) else None
         # the last ``score_rows``' offers by configuration (indices), for the region copies of the rows shown
         self._offer_groups: dict[tuple[object, ...], list[int]] | None = None
         # the offers left out, by kind: each counted once, and only when none of its rows passes (an
@@ -488,6 +487,12 @@ class Ranker:
         self._marked: dict[float, ConfigEval] = {}
         self._active_share: float | None = None
         self._odd_prices = False  # billing terms with a negative or NaN data price (no cut-off)
+
+    @property
+    def _training(self) -> TrainingEvaluator | None:
+        """The evaluator where it is a training one (read from ``evaluator`` each time: a relaxed ranker
+        may be given another's, :func:`gpuscout.advise.answer._relaxed_ranker`)."""
+        return self.evaluator if isinstance(self.evaluator, TrainingEvaluator) else None
 
     @property
     def most_allowance(self) -> float:
