@@ -51,7 +51,7 @@ def test_newcomer_command_prints_the_trade_off_with_the_picks_and_a_reason_on_ev
     marks = [r[1] for r in rows]
     for pick in ("cheapest", "balanced", "fastest"):
         assert sum(pick in m for m in marks) == 1
-    assert marks[0].startswith("front: cheapest")  # the cheapest on the front (s61), not of every row
+    assert marks[0].startswith("cheapest")  # the cheapest on the front: the picks line says so (s61)
     # the front comes first; dominated rows name the row that beats them
     front = [m for m in marks if not m.startswith("beaten by")]
     assert marks[: len(front)] == front

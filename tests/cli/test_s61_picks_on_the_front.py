@@ -2,8 +2,9 @@
 #1" where the web's card says "cheapest on the front", and the pick is the least cost on the cost/time
 Pareto front within the limits, not the cheapest row of the table (a slower row off the front can cost
 less: "beaten by #1"). The words come from one place (``gpuscout.advise.types.PICK_LABELS``) for both
-faces; the trade-off column says "front: cheapest", a few cells wider, and the table still fits 80
-columns (the column gives way there, as before)."""
+faces, the picks line and --explain. The trade-off column keeps the short names ("cheapest, balanced"):
+with a "front: " before them it was 7 cells wider and cut the instance and region beside it even at 240
+columns (tests/cli/test_s45_rows.py)."""
 
 from __future__ import annotations
 
@@ -40,9 +41,9 @@ def test_the_picks_line_says_on_the_front(monkeypatch: pytest.MonkeyPatch, width
     assert "Picks: cheapest #" not in text
 
 
-def test_the_trade_off_column_and_explain_say_it() -> None:
+def test_explain_says_it_and_the_column_keeps_the_short_names() -> None:
     row = SimpleNamespace(picks=("cheapest", "balanced"), pareto=True, dominated_by=None)
-    assert advise_output.mark(row) == "front: cheapest, balanced"
+    assert advise_output.mark(row) == "cheapest, balanced"
     assert advise_output.mark(SimpleNamespace(picks=(), pareto=True, dominated_by=None)) == "front"
     n = _picks()["cheapest"]
     result = CliRunner().invoke(app, [*SERVE, "--explain", str(n)])

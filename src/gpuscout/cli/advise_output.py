@@ -77,10 +77,11 @@ def regions_text(regions: tuple[str, ...]) -> str:
 
 
 def mark(rec: Any) -> str:
-    """The trade-off column: the picks a front row carries after 'front' ('front: cheapest, balanced':
-    the cheapest on the front, not of every row), 'front', or what dominates the row."""
+    """The trade-off column: the picks a front row carries ('cheapest, balanced': the footnote's picks
+    line says "cheapest on the front", the column keeps the short names so that the identifiers beside it
+    keep their room), 'front', or what dominates the row."""
     if rec.picks:
-        return "front: " + ", ".join(rec.picks)
+        return ", ".join(rec.picks)
     if rec.pareto:
         return "front"
     return f"beaten by #{rec.dominated_by}" if rec.dominated_by else "dominated"
