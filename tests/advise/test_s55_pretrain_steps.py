@@ -40,7 +40,9 @@ def test_gpus_the_renter_fixed_keep_the_row_with_the_warning() -> None:
     assert any("budget is 2.4 optimizer steps" in x for x in row.warnings)
 
 
-def test_the_advisor_adds_no_node_past_the_step_floor_for_a_deadline() -> None:
+def test_the_advisor_adds_no_node_past_the_batch_limit_for_a_deadline() -> None:
+    # 1B tokens of llama-3.2-1b: the step floor allows 500,000 tokens per step, the compute-optimal batch
+    # (estimate.pretrain_batch) 434,958: the smaller binds, and the row names it
     w = Workload.from_dict(
         {"kind": "pretrain", "model": "llama-3.2-1b", "token_budget": 1e9, "deadline_hours": 0.2}
         | {"max_nodes": 4096}
@@ -51,8 +53,11 @@ def test_the_advisor_adds_no_node_past_the_step_floor_for_a_deadline() -> None:
         per_step = int(
             re.search(r"([\d,]+) tokens per optimizer step", row.config.training).group(1).replace(",", "")
         )  # type: ignore[union-attr]
-        assert 1e9 / per_step >= PRETRAIN_MIN_STEPS
-        assert "not tried: they would train in fewer than 2,000 optimizer steps" in row.config.training
+        assert 1e9 / per_step >= PRETRAIN_MIN_STEPS and per_step <= 434_958
+        assert (
+            "16 nodes or more not tried: their global batch would be past 434,958 tokens per step (B_opt)"
+            in (row.config.training)
+        )
 
 
 def test_a_deadline_the_floor_leaves_unmet_says_why_no_more_nodes() -> None:

@@ -419,6 +419,7 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
     from gpuscout.cli.advise_cmds import (
         AUTO_CHECKPOINT,
         AUTO_ENGINE,
+        AUTO_GLOBAL_BATCH,
         AUTO_MICRO_BATCH,
         HELP_DEFAULTS,
         NATIVE_PRECISION,
@@ -437,6 +438,7 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
         "--epochs": "epochs",
         "--seq-len": "seq_len",
         "--micro-batch": "micro_batch",
+        "--global-batch": "global_batch_tokens",
         "--checkpoint-min": "checkpoint_interval_min",
         "--max-nodes": "max_nodes",
     }
@@ -454,6 +456,7 @@ def test_help_states_the_defaults_the_workloads_apply() -> None:
                 "--precision": NATIVE_PRECISION,
                 "--engine": AUTO_ENGINE,
                 "--micro-batch": AUTO_MICRO_BATCH,
+                "--global-batch": AUTO_GLOBAL_BATCH,
                 "--checkpoint-min": AUTO_CHECKPOINT,
             }
             said = unset[option] if option in unset and default is None else str(default)

@@ -97,6 +97,7 @@ TOKEN_OPTIONS = {
     ("recommend finetune", "--seq-len"),
     ("recommend pretrain", "--tokens"),
     ("recommend pretrain", "--seq-len"),
+    ("recommend pretrain", "--global-batch"),
     ("faq", "--context"),
     ("vram", "--context"),
     ("estimate", "--context-in"),

@@ -858,11 +858,12 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
     fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
     t = fastest.time_to_result_s or 0.0
     which = "the fastest" if training else "the fastest among the cheapest"
-    from gpuscout.advise.training_configs import UNTRIED_NODES  # the step floor's words
+    from gpuscout.advise.training_configs import untried_why  # the batch limits' words
 
+    untried = untried_why(fastest.config.training)
     nodes = (
-        " (more nodes would train in too few optimizer steps for the token budget)"
-        if UNTRIED_NODES in fastest.config.training
+        f" ({untried})"
+        if untried
         else " (more nodes need an offer with an inter-node fabric)"
         if training
         else ""

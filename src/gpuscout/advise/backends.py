@@ -18,6 +18,7 @@ from gpuscout.knowledge.provider_types import ProviderTerms
 from gpuscout.wording import and_list
 
 if TYPE_CHECKING:
+    from gpuscout.estimate.pretrain_batch import OptimalBatch
     from gpuscout.knowledge.model_registry import ModelRegistry
     from gpuscout.knowledge.model_types import ModelSpec
 
@@ -123,6 +124,9 @@ class Backends:
     # why a named engine release cannot load the model's architecture, and the release that would on the
     # GPUs given at the precision asked (model, engine, GPUs, precision) -> "" where it can
     release_refusal: Callable[[str, str, tuple[str, ...], str], str] | None = None
+    # (model, seq_len, tokens) -> the compute-optimal global batch of pre-training it over ``tokens``
+    # (``estimate.pretrain_batch.optimal_batch``); None: not known (a test's fake), no such cap
+    pretrain_batch: Callable[[str | ModelSpec, int, float], OptimalBatch] | None = None
 
 
 def _registry(models: ModelRegistry | None) -> ModelRegistry:
@@ -363,6 +367,11 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         parts = [f"{said or none} on {and_list(names, shown=3)}" for said, names in others]
         return f"{found.reason}; would run: {head} (except: {'; '.join(parts)})"
 
+    def pretrain_batch(model: str | ModelSpec, seq_len: int, tokens: float) -> OptimalBatch:
+        from gpuscout.estimate.pretrain_batch import optimal_batch
+
+        return optimal_batch(resolve(model), seq_len, tokens)
+
     def max_context(name: str) -> int | None:
         spec = resolve(name)
         llm = spec.kind == "llm" and spec.max_position_embeddings > 0
@@ -388,4 +397,5 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         native_precision=native_precision,
         memory_needed=memory_needed,
         release_refusal=release_refusal,
+        pretrain_batch=pretrain_batch,
     )

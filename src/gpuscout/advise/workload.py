@@ -81,6 +81,7 @@ TOKEN_FIELDS = frozenset(
         "dataset_tokens",
         "token_budget",
         "seq_len",
+        "global_batch_tokens",
     }
 )
 
@@ -608,6 +609,9 @@ class PretrainWorkload(Workload):
     token_budget: float = Field(ge=1, le=MAX_TOKENS)
     seq_len: int = Field(default=4096, ge=16, le=MAX_CONTEXT)
     micro_batch: int | None = Field(default=None, ge=1, le=4096)  # None: the fastest that fits
+    # the most tokens per optimizer step (micro-batch x data-parallel GPUs x seq_len) a layout the advisor
+    # chooses may take; None: the run's compute-optimal batch (``estimate.pretrain_batch``, DeepSeek LLM)
+    global_batch_tokens: int | None = Field(default=None, ge=1, le=MAX_TOKENS)
     gpus: int | None = Field(default=None, ge=1, le=MAX_TRAINING_GPUS)
     nodes: int | None = Field(default=None, ge=1, le=MAX_NODES)
     checkpoint_gb: float | None = Field(default=None, ge=0, le=MAX_DATA_GB)
@@ -625,6 +629,14 @@ class PretrainWorkload(Workload):
             names = ("gpus", "nodes")
             raise _rule("gpus", "give either gpus or nodes, not both", "one of gpus, nodes", names)
         self._check_max_nodes()
+        if self.global_batch_tokens is not None and self.global_batch_tokens < self.seq_len:
+            raise _rule(
+                "global_batch_tokens",
+                f"{self.global_batch_tokens:,} tokens per optimizer step is less than one sequence of "
+                f"seq_len {self.seq_len:,} tokens",
+                f"at least seq_len ({self.seq_len:,}), or null for the compute-optimal batch",
+                ("seq_len",),
+            )
         return self
 
     def _check_max_nodes(self) -> None:

@@ -254,6 +254,9 @@ CheckpointGbOption = Annotated[
     ),
 ]
 
+#: What --global-batch is when not given (PretrainWorkload.global_batch_tokens None: estimate.pretrain_batch).
+AUTO_GLOBAL_BATCH = "the compute-optimal batch"
+
 #: What --checkpoint-min is when not given (the workloads' None: ``cost.checkpoint_interval_s``).
 AUTO_CHECKPOINT = "each row's: Young's interval for its save time and interruption rate"
 
@@ -289,6 +292,7 @@ HELP_DEFAULTS = {
         "--precision": TRAINING_PRECISION,
         "--seq-len": "4096",
         "--micro-batch": AUTO_MICRO_BATCH,
+        "--global-batch": AUTO_GLOBAL_BATCH,
         "--checkpoint-min": AUTO_CHECKPOINT,
         "--max-nodes": "64",
     },
@@ -345,6 +349,7 @@ FIELD_FLAGS = {
     "input_tokens_total": "--input-total",
     "output_tokens_total": "--output-total",
     "token_budget": "--tokens",
+    "global_batch_tokens": "--global-batch",
     "providers": "--provider",
     "accelerators": "--gpu",
     "regions": "--region",
@@ -879,6 +884,17 @@ def pretrain_cmd(
         ),
     ] = None,
     micro_batch: MicroBatchOption = None,
+    global_batch: Annotated[
+        int | None,
+        typer.Option(
+            "--global-batch",
+            help="Most tokens per optimizer step (micro-batch x GPUs x sequence) a layout may take "
+            f"({TOKENS_HELP}): wider layouts take smaller micro-batches, node counts past it are not "
+            "tried. Unset: the run's compute-optimal batch, DeepSeek LLM's B_opt = 0.2920 x C^0.3271.",
+            parser=parse_tokens,
+            show_default=AUTO_GLOBAL_BATCH,
+        ),
+    ] = None,
     gpus: Annotated[
         int | None,
         typer.Option(
@@ -928,6 +944,7 @@ def pretrain_cmd(
         "params_b": params_b,
         "seq_len": seq_len,
         "micro_batch": micro_batch,
+        "global_batch_tokens": global_batch,
         "gpus": gpus,
         "nodes": nodes,
         "precision": precision,

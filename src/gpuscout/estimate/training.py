@@ -56,6 +56,7 @@ from gpuscout.estimate.parallel import (
     lacks_peer_access,
 )
 from gpuscout.estimate.precision import ComputeRate, compute_rate, has_bf16, resolve_precision
+from gpuscout.estimate.pretrain_batch import optimal_batch, past_optimal_warning
 from gpuscout.estimate.runtime import device_runtime, on_runtime
 from gpuscout.estimate.training_kernels import ATTENTION_KERNELS, attention_kernel_share
 from gpuscout.estimate.training_memory import (
@@ -84,7 +85,7 @@ from gpuscout.knowledge.engine_support import PRECISIONS
 from gpuscout.knowledge.layout import model_layout
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.workload_support import WorkloadRule, check_workload
-from gpuscout.wording import plural
+from gpuscout.wording import plural, token_count
 
 GB = 1e9
 BITS_PER_BYTE = 8.0  # providers state network Gbit/s; ``internode_gbps`` is GB/s (``gbit_to_gbyte``)
@@ -668,6 +669,15 @@ def estimate_training(
         few = few_steps_warning(tokens_f * epochs_f, tokens_per_step)
         if few:
             warnings.append(few)
+        optimal = optimal_batch(spec, setup.seq_len, tokens_f * epochs_f)
+        past = past_optimal_warning(tokens_per_step, optimal)
+        if past:
+            warnings.append(past)
+        assumptions["global_batch"] = (
+            f"{tokens_per_step:,} tokens per optimizer step "
+            f"({pretrain_steps(tokens_f * epochs_f, tokens_per_step):,.0f} steps); "
+            f"{token_count(optimal.tokens)} is {optimal.words()}"
+        )
     const = cal.constants(inputs.precision_class)
     attn_share = attention_kernel_share(acc, attention_kernel) if setup.attention == "flash" else 1.0
     peak_name = "FP8" if fp8_native else rate.rate_name
