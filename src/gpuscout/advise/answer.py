@@ -858,7 +858,7 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
     fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
     t = fastest.time_to_result_s or 0.0
     which = "the fastest" if training else "the fastest among the cheapest"
-    from gpuscout.advise.training_configs import untried_why  # the batch limits' words
+    from gpuscout.advise.batch_limits import untried_why
 
     untried = untried_why(fastest.config.training)
     nodes = (

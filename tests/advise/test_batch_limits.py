@@ -10,7 +10,7 @@ import re
 import pytest
 
 from gpuscout.advise.api import advise
-from gpuscout.advise.training_configs import batch_limit
+from gpuscout.advise.batch_limits import batch_limit
 from gpuscout.advise.workload import FinetuneWorkload, Workload
 from gpuscout.catalog.api import current_offers
 from gpuscout.errors import InvalidInputError
