@@ -552,8 +552,9 @@ def form_filled(request: AdviseRequest) -> frozenset[str]:
     of batch than the total given (before it knows the model the form shows prompt tokens 1024 and width
     1024 alike); for a pre-training run of a given size (GPUs or nodes), the most nodes to search (64),
     which applies only without one; for full fine-tuning, the adapters' dtype (16bit), which applies to
-    LoRA and QLoRA only. One the user changed, or one a link gives, is still sent, and its error says it
-    does not apply."""
+    LoRA and QLoRA only; for a bursty endpoint (bursts per day given), the hours up per day (24), which the
+    bursts set. One the user changed, or one a link gives, is still sent, and its error says it does not
+    apply."""
     if not request.sent:
         return frozenset()
     values = request.values
@@ -565,6 +566,8 @@ def form_filled(request: AdviseRequest) -> frozenset[str]:
         return _at_default(request, ("max_nodes",))
     if request.kind == "finetune" and values.get("method") == "full":
         return _at_default(request, ("adapter_dtype",))
+    if request.kind == "serve" and "bursts_per_day" in values:
+        return _at_default(request, ("hours_per_day",))
     return frozenset()
 
 
