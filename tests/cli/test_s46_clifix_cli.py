@@ -48,7 +48,7 @@ def _json(*args: str) -> list[dict[str, Any]]:
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (["--context", "9999999"], "error: --context: must be 64..2,000,000 tokens"),
+        (["--context", "10000001"], "error: --context: must be 64..10,000,000 tokens"),
         (["--gpu", "H1O0X"], "error: --gpu: unknown name 'H1O0X'"),
         (["--precision", "fp7"], "error: --precision: unknown precision 'fp7'"),
         (["--users", "0"], "error: --users: must be 1..10,000"),

@@ -40,7 +40,7 @@ from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
-from gpuscout.estimate.arguments import other_face
+from gpuscout.estimate.arguments import MAX_CONTEXT, other_face, within_window
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.runtime import CUDA_RUNTIME, device_runtime
 from gpuscout.estimate.types import INTERCONNECT_WORDS, Estimate, MemoryNeed, step_parts
@@ -55,6 +55,9 @@ VRAM_PRECISIONS = ("bf16", "fp8", "int4")
 DEFAULT_CONTEXT = 4096  # tokens per conversation (prompt + answer)
 DEFAULT_USERS = 8
 OUTPUT_SHARE = 0.125  # of a conversation's tokens, the answer (the rest is the prompt)
+#: The shortest conversation the FAQ sizes: the FAQ's own floor (a conversation is split into a prompt and
+#: an answer of OUTPUT_SHARE); its longest is the estimator's MAX_CONTEXT, as on a model's page.
+MIN_CONTEXT = 64
 LORA_TOKENS = 1e8  # a 100M-token fine-tune for the spot answer
 BATCH_TOKENS = 1e8  # 100M output tokens of offline generation for the spot answer
 CLEAR_DIFFERENCE = 0.10  # below this, two costs are "about the same"
@@ -214,10 +217,8 @@ class _Faq:
             context = DEFAULT_CONTEXT
             if limit and limit < context:
                 context, self.capped = limit, True
-        elif limit and context > limit:
-            raise InvalidInputError(
-                "context", f"{context:,} tokens exceed {self.model}'s context of {limit:,}", f"<= {limit:,}"
-            )
+        else:
+            within_window(context, self.model, limit)
         self.offers, self.be, self.a, self.now = offers, be, a, now
         self.context, self.users, self.precision = context, users, precision
         self.who = f"{users} {plural(users, 'user')}"  # "1 user", "8 users"
@@ -1127,8 +1128,12 @@ def faq(
     ``DEFAULT_CONTEXT``, or the model's whole context where that is shorter; ``Faq.context`` says which)
     (``gpu``: the user's card for the slow-generation answer, default a 24 GiB consumer card) over
     ``offers``, at ``precision`` (default: the checkpoint's own format)."""
-    if context is not None and (not isinstance(context, int) or not 64 <= context <= 2_000_000):
-        raise InvalidInputError("context", f"must be 64..2,000,000 tokens, got {context!r}", "64..2000000")
+    if context is not None and (not isinstance(context, int) or not MIN_CONTEXT <= context <= MAX_CONTEXT):
+        raise InvalidInputError(
+            "context",
+            f"must be {MIN_CONTEXT}..{MAX_CONTEXT:,} tokens, got {context!r}",
+            f"{MIN_CONTEXT}..{MAX_CONTEXT}",
+        )
     if not isinstance(users, int) or not 1 <= users <= 10_000:
         raise InvalidInputError("users", f"must be 1..10,000, got {users!r}", "1..10000")
     be = backends or default_backends()

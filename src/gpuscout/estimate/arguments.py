@@ -245,6 +245,16 @@ FACES: dict[str, tuple[str, str, str, str]] = {
 }
 
 
+def within_window(context: int, model: str, window: int | None, field: str = "context") -> None:
+    """Refuse a ``context`` past ``model``'s context ``window`` (``max_position_embeddings``; None or 0:
+    none known), in the words every page that asks for a context uses (the FAQ, a model's page):
+    "200,000 tokens exceed llama-3.1-8b's context of 131,072"."""
+    if window and context > window:
+        raise InvalidInputError(
+            field, f"{context:,} tokens exceed {model}'s context of {window:,}", f"<= {window:,}"
+        )
+
+
 def other_face(name: str, kind: str, wanted: str = "a language model") -> str:
     """Why a model of ``kind`` is not what an entry point answers (``wanted``), and where it is answered:
     "flux.1-dev is an image (diffusion) model, not a language model: `gpuscout images ...` times it"."""

@@ -18,7 +18,7 @@ from gpuscout.advise.workload import MAX_NAME_CHARS
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.catalog.query import region_known
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind, closest
-from gpuscout.estimate.arguments import MAX_CONTEXT, token_count, whole_number_text
+from gpuscout.estimate.arguments import MAX_CONTEXT, token_count, whole_number_text, within_window
 from gpuscout.web import advise_form, model_view
 from gpuscout.web.advise_view import (
     answer_view,
@@ -348,6 +348,12 @@ def model_page(request: Request, services: Services, name: str) -> Response:
                 f"you typed “{raw['context'][:40]}”"
             )
             errors.add(FieldError("context", message))
+            context = model_view.default_context(spec)
+    if spec.kind == "llm":  # past the model's window: at the field, in the FAQ's words
+        try:
+            within_window(context, spec.name, spec.max_position_embeddings)
+        except InvalidInputError as exc:
+            errors.add(FieldError("context", f"{MODEL_LABELS['context']}: {exc.message}"))
             context = model_view.default_context(spec)
     total_b, active_b = model_view.params_b(spec)
     context_data: dict[str, object] = {
