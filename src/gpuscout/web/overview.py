@@ -139,6 +139,12 @@ class Freshness:
     def bundled_only(self) -> bool:
         return self.live_sources == 0
 
+    @property
+    def when(self) -> str:
+        """When the prices a heading names are from: "now" where the freshest source has an observation
+        date, else "in this snapshot" (the bundled snapshot's dates are unknown: the banner says so)."""
+        return "now" if self.newest_age_s is not None else "in this snapshot"
+
 
 def freshness(services: WebServices, statuses: list[Any], offers: int, providers: int) -> Freshness:
     """The banner's figures: the sources and ages from the sources' status (rows of current

@@ -206,6 +206,7 @@ def gpus_page(request: Request, services: Services) -> Response:
             "counts": counts,
             "cheapest": cheapest,
             "chart": price_vs_bandwidth_chart(offers, accelerators, chart_names),
+            "freshness": page_freshness(services),
         },
     )
 
