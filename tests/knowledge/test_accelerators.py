@@ -530,10 +530,15 @@ def test_usable_memory_of_gddr_datacenter_cards_is_the_ecc_on_figure() -> None:
 HBM_MIB = {"V100-SXM2-16GB": 16160, "V100-PCIe-16GB": 16160}
 
 
-def test_usable_memory_is_recorded_only_where_a_source_gives_it() -> None:
+#: GDDR6 datacenter cards with no measured figure (stop 61): the 1/16 ECC rule's, marked derived.
+ECC_RULE_MIB = {"A16": 16 * 1024 * 15 // 16, "L20": 48 * 1024 * 15 // 16}
+
+
+def test_usable_memory_is_recorded_only_where_a_source_or_the_ecc_rule_gives_it() -> None:
     recorded = {a.name: a.usable_memory_mib for a in all_accelerators() if a.usable_memory_mib is not None}
-    assert set(recorded) == set(ECC_ON_MIB) | set(HBM_MIB)
-    assert all(recorded[name] == mib for name, mib in HBM_MIB.items())
+    assert set(recorded) == set(ECC_ON_MIB) | set(HBM_MIB) | set(ECC_RULE_MIB)
+    assert all(recorded[name] == mib for name, mib in {**HBM_MIB, **ECC_RULE_MIB}.items())
+    assert {a.name for a in all_accelerators() if a.usable_memory_derived} == set(ECC_RULE_MIB)
     assert resolve_gpu("H100 SXM").usable_memory_gib is None  # HBM: no ECC carve-out; not recorded
 
 

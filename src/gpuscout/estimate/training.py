@@ -414,7 +414,13 @@ def _memory_notes(
     # in GiB, the unit GPU memory is sold in (the vendor's "80 GB" is 80 GiB)
     reported = acc.usable_memory_gib is not None
     assumptions["capacity"] = f"the card's {acc.memory_gb:g} GiB: {gib(capacity_gb):.1f} GiB usable " + (
-        "(as the device reports it)" if reported else f"({acc.memory_gb:g} GiB less the driver reserve)"
+        (
+            "(less the 1/16 that ECC keeps: derived, not measured)"
+            if acc.usable_memory_derived
+            else "(as the device reports it)"
+        )
+        if reported
+        else f"({acc.memory_gb:g} GiB less the driver reserve)"
     )
     if setup.seq_len > spec.max_position_embeddings > 0:
         warnings.append(

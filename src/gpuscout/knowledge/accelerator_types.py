@@ -48,7 +48,8 @@ class Accelerator:
     # What the device reports as usable (nvidia-smi ``memory.total``) where a source records it: GDDR
     # datacenter cards ship with ECC on, which keeps 1/16 of the memory (an L4 sold as 24 GB shows
     # 23,034 MiB); a V100 16GB shows 16,160 MiB, more under its 16 GiB than the driver's share the other
-    # HBM parts lose. ``memory_gb`` stays the vendor's figure. ``None``: not recorded.
+    # HBM parts lose. A GDDR6 datacenter card without a measured figure (A16, L20) records the 1/16 ECC
+    # rule's, its source starting "derived". ``memory_gb`` stays the vendor's figure. ``None``: not recorded.
     usable_memory_mib: int | None = None
     usable_memory_source: str = ""
 
@@ -56,6 +57,11 @@ class Accelerator:
     def usable_memory_gib(self) -> float | None:
         """Recorded usable memory in GiB (``usable_memory_mib`` / 1024); ``None`` when not recorded."""
         return None if self.usable_memory_mib is None else self.usable_memory_mib / 1024
+
+    @property
+    def usable_memory_derived(self) -> bool:
+        """Whether the recorded usable memory is derived by a rule (the 1/16 ECC share), not measured."""
+        return self.usable_memory_source.startswith("derived")
 
     @property
     def nvidia_cc(self) -> tuple[int, int] | None:
