@@ -612,7 +612,7 @@ def estimate_training(
 
     # --- memory -------------------------------------------------------------------------------------
     capacity_gb = capacity_bytes(acc) / GB
-    mem = training_memory(spec, setup, capacity_gb)
+    mem = training_memory(spec, setup, capacity_gb, validated=True)
     if not mem.fits and require_fit:
         raise ConfigurationRejected(
             "gpu",
@@ -651,7 +651,8 @@ def estimate_training(
         # fp32 adapters: their FLOPs at the FP32 (non-tensor) rate, TF32 being off in PyTorch by default
         adapter_tflops=(acc.fp32_tflops or 0.0) if setup.fp32_adapters else 0.0,
     )
-    st = step_time(spec, layout, setup, inputs, cal)
+    flops = training_flops(spec, layout, setup)
+    st = step_time(spec, layout, setup, inputs, cal, flops)
     host = host_ram_need(mem, gpus)
     assumptions["host_ram"] = (
         f"{host.total_gb:,.0f} GB of host RAM per node: {host.states_gb:,.0f} GB offloaded or paged training "
@@ -668,7 +669,6 @@ def estimate_training(
         )
     tokens_per_step = setup.micro_batch * setup.seq_len * grad_accum * setup.dp
     tokens_per_s = tokens_per_step / st.total_s
-    flops = training_flops(spec, layout, setup)
     mfu = flops.model * tokens_per_s / (rate.tflops * 1e12 * world)
     time_s = None if tokens_f is None else tokens_f * epochs_f / tokens_per_s
     if setup.method == "pretrain" and tokens_f is not None:

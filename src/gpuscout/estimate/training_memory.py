@@ -135,6 +135,7 @@ states are allocated once and do not fragment.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 
 from gpuscout.errors import ConfigurationRejected, InvalidInputError
@@ -225,12 +226,16 @@ def _converted(layout: ModelLayout, attn: tuple[LoraTarget, ...]) -> tuple[LoraT
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=256)
 def lora_groups(layout: ModelLayout, targets: str) -> tuple[LoraTarget, ...]:
     """The matrices LoRA adapts: "attn" (q, k, v, o or their MLA equivalents) or "all-linear" (PEFT's:
     every nn.Linear of the body, so not the experts a model fuses into 3-D parameters, gpt-oss's, which
     PEFT reaches only through ``target_parameters``: :attr:`TensorGroup.module`), except where PEFT
     converts "all-linear" for transformers 5's fused experts (``layout.fused_experts == "converted"``:
-    Mixtral, Qwen3-MoE, DeepSeek-V3; see :mod:`gpuscout.knowledge.fused_experts`)."""
+    Mixtral, Qwen3-MoE, DeepSeek-V3; see :mod:`gpuscout.knowledge.fused_experts`).
+
+    A pure function of its arguments, kept per layout and target set: one training estimate asks for
+    them a dozen times, a fine-tune ranking thousands."""
     if targets not in LORA_TARGETS:
         raise InvalidInputError(
             "lora_targets", f"unknown target set {targets!r}", accepted=", ".join(LORA_TARGETS)
@@ -1000,9 +1005,14 @@ def _grad_sync_note(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float, s
     )
 
 
-def training_memory(spec: ModelSpec, setup: TrainingSetup, capacity_gb: float) -> TrainingMemory:
-    """Per-GPU memory breakdown of ``setup`` on a GPU of ``capacity_gb`` (GB, 1e9 bytes)."""
-    setup = validate_setup(setup)
+def training_memory(
+    spec: ModelSpec, setup: TrainingSetup, capacity_gb: float, *, validated: bool = False
+) -> TrainingMemory:
+    """Per-GPU memory breakdown of ``setup`` on a GPU of ``capacity_gb`` (GB, 1e9 bytes). ``validated``:
+    ``setup`` is what :func:`validate_setup` returned (``estimate_training``'s), so it is not checked
+    again."""
+    if not validated:
+        setup = validate_setup(setup)
     if not capacity_gb > 0:
         raise ConfigurationRejected("gpu", f"memory capacity must be positive, got {capacity_gb}")
     pipeline_stage_layers(spec, setup)  # refuses a pp that leaves a stage without a layer

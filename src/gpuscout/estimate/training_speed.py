@@ -82,6 +82,7 @@ Optimizer and offload
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -250,8 +251,10 @@ class Flops:
         return self.dense + self.experts + self.attention + self.adapters
 
 
+@functools.lru_cache(maxsize=1024)
 def attention_flops_per_token(spec: ModelSpec, seq_len: int, *, causal: bool = True) -> float:
-    """Forward attention-score FLOPs (``QK^T`` and ``AV``) per token, summed over layers.
+    """Forward attention-score FLOPs (``QK^T`` and ``AV``) per token, summed over layers (a pure function
+    of its arguments, kept per model and sequence: a training estimate asks for it four times).
 
     ``causal``: averaged over a causal sequence (mean context ``(seq + 1) / 2``), what a causal
     FlashAttention kernel executes; otherwise the full ``seq`` (the PaLM / llm-foundry / torchtitan MFU
@@ -536,9 +539,15 @@ def _data_parallel_seconds(
 
 
 def step_time(
-    spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup, inp: SpeedInputs, cal: TrainingCalibration
+    spec: ModelSpec,
+    layout: ModelLayout,
+    setup: TrainingSetup,
+    inp: SpeedInputs,
+    cal: TrainingCalibration,
+    flops: Flops | None = None,
 ) -> StepTime:
-    """Seconds of one optimizer step on one GPU (see the module docstring)."""
+    """Seconds of one optimizer step on one GPU (see the module docstring). ``flops``: the setup's
+    :func:`training_flops`, where the caller has them already (``estimate_training`` reports them too)."""
     acc, fab = inp.acc, inp.fabric
     const = cal.constants(inp.precision_class)
     tp, pp, cp, ep = setup.tp, setup.pp, setup.cp, setup.ep
@@ -546,7 +555,7 @@ def step_time(
     shard = tp * split * cp
     tokens = float(setup.micro_batch * setup.seq_len)  # one micro-batch of one model replica
     rows = tokens / cp  # GEMM rows on one GPU
-    flops = training_flops(spec, layout, setup)
+    flops = flops or training_flops(spec, layout, setup)
     bw = acc.bandwidth_gbps * GB
     full_ckpt = setup.recompute == "full"
     recompute = setup.recompute in ("full", "selective")

@@ -25,7 +25,7 @@ non-transformer blocks (Mamba/SSM layers).
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.model_types import ModelSpec
@@ -96,11 +96,20 @@ class ModelLayout:
     # how transformers holds the routed experts and what PEFT's "all-linear" adapts of them
     # (:mod:`gpuscout.knowledge.fused_experts`: "", "skipped" or "converted")
     fused_experts: str = ""
+    # derived once (a layout is read dozens of times per training estimate: LoRA targets, FLOPs, memory)
+    # the matmul weights of the body (attention, MLPs, experts, router; not embedding/lm_head)
+    linear: tuple[TensorGroup, ...] = field(init=False, repr=False, compare=False)
+    _hash: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def linear(self) -> tuple[TensorGroup, ...]:
-        """The matmul weights of the body (attention, MLPs, experts, router; not embedding/lm_head)."""
-        return tuple(g for g in self.groups if g.matrix and g.part not in ("embedding", "lm_head"))
+    def __post_init__(self) -> None:
+        body = tuple(g for g in self.groups if g.matrix and g.part not in ("embedding", "lm_head"))
+        object.__setattr__(self, "linear", body)
+        object.__setattr__(self, "_hash", hash((self.groups, self.mtp, self.fused_experts)))
+
+    def __hash__(self) -> int:
+        """The dataclass hash (every compared field), computed once: a layout keys the estimator's
+        per-model caches (:func:`gpuscout.estimate.training_memory.lora_groups`)."""
+        return self._hash
 
     def part_params(self, part: str) -> int:
         return sum(g.params for g in self.groups if g.part == part)
