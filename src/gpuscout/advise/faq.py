@@ -219,7 +219,10 @@ class _Faq:
                 context, self.capped = limit, True
         else:
             within_window(context, self.model, limit)
-        self.offers, self.be, self.a, self.now = offers, be, a, now
+        # every answer's estimates through one memo: the rankings of the four answers (eleven of them: each
+        # precision, card class, spot and on-demand) and the answers' own sizings ask the estimator the
+        # same questions (it is a pure function of its arguments), so each is estimated once
+        self.offers, self.be, self.a, self.now = offers, shared_estimates(be), a, now
         self.context, self.users, self.precision = context, users, precision
         self.who = f"{users} {plural(users, 'user')}"  # "1 user", "8 users"
         # None: the reference consumer card; a name given empty is refused ("is empty"), not read as None
@@ -235,9 +238,8 @@ class _Faq:
         w: ServeWorkload | FinetuneWorkload | BatchWorkload,
         offers: Sequence[Offer] | None = None,
         top: int = 5,
-        backends: Backends | None = None,
     ) -> list[Recommendation]:
-        ranker = Ranker(w, backends=backends or self.be, assumptions=self.a, now=self.now)
+        ranker = Ranker(w, backends=self.be, assumptions=self.a, now=self.now)
         return list(ranker.advise(self.offers if offers is None else offers, top=top, diagnose=False).rows)
 
     def _chat(self, precision: str, users: int | None = None) -> ServeWorkload:
@@ -555,12 +557,11 @@ class _Faq:
     def _both_ways(
         self, w: FinetuneWorkload | BatchWorkload
     ) -> tuple[Recommendation | None, Recommendation | None]:
-        # The two rankings differ in the prices they may use, not in what runs where: they share one
-        # set of estimates (the estimator is a pure function of its arguments), so the second ranking
-        # costs the configurations the first one sized (a fine-tune's ~150, each a search over layouts).
-        shared = shared_estimates(self.be)
-        spot = self._rank(w.model_copy(update={"spot_allowed": True}), top=1, backends=shared)
-        ondemand = self._rank(w.model_copy(update={"spot_allowed": False}), top=1, backends=shared)
+        # The two rankings differ in the prices they may use, not in what runs where: they share the
+        # answers' estimates (``self.be``), so the second ranking costs the configurations the first one
+        # sized (a fine-tune's ~150, each a search over layouts) without estimating them again.
+        spot = self._rank(w.model_copy(update={"spot_allowed": True}), top=1)
+        ondemand = self._rank(w.model_copy(update={"spot_allowed": False}), top=1)
         s = spot[0] if spot and spot[0].config.spot else None
         return s, (ondemand[0] if ondemand else None)
 
