@@ -65,8 +65,8 @@ def test_labels_never_overlap_each_other() -> None:
 
     xt = ticks_125(min(p[1] for p in points), max(p[1] for p in points))
     yt = ticks_125(min(p[2] for p in points), max(p[2] for p in points))
-    xu = math.log10(xt[-1] / xt[0]) / charts._PLOT_W_PX
-    yu = math.log10(yt[-1] / yt[0]) / charts._PLOT_H_PX
+    xu = (math.log10(xt[-1] / xt[0]) + 0.1) / charts._PLOT_W_PX  # the axis's range: 0.05 decade each side
+    yu = (math.log10(yt[-1] / yt[0]) + 0.1) / charts._PLOT_H_PX
     boxes = []
     for name, x, y in points:
         if name not in placed:

@@ -6,13 +6,20 @@ by ``static/charts.js``, which draws them with the vendored Plotly bundle. Axes 
 construction: a log axis gets explicit 1-2-5 ticks with full labels ("0.2", "0.5", "1", "2k"), and a
 range narrower than :data:`LOG_MIN_RATIO` is drawn linear from zero. Bars are sorted by value.
 Colours say the vendor, marker shapes the class of card (datacenter, workstation, consumer).
+
+A phone gets the same chart laid out for its width (``charts.js`` applies a figure's ``narrow`` layout
+and each trace's ``meta.narrow`` on a screen up to 600 px wide): shorter axis titles, the legend under the
+axis title rather than over it, point and reference-line labels placed again for the smaller plot (fewer
+of them where they would collide), and room for a bar's value past its end.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
+import re
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -50,6 +57,34 @@ REFERENCE_CARDS: tuple[tuple[str, str], ...] = (
     ("B200 180 GB", "B200"),
 )
 LINE_COLOURS = ("#1f4fbf", "#c0182d", "#3f7f00", "#7a3fb0", "#b7791f", "#0f7c8c", "#5b6475", "#d04d9c")
+
+# ---- narrow screens ----------------------------------------------------------------------------
+#: The plot area (px, inside the axes) of a chart on a 390 px phone, as Chromium draws it: the chart box
+#: is 348 px wide, less the narrow margins (52 left for the ticks and the axis title, 8 right, a few px
+#: more where the ticks need them); the height is what the narrow layout sets.
+NARROW_PLOT_W_PX, NARROW_PLOT_H_PX = 283.0, 300.0
+#: Pixels of one character of the labels (11 px font on a phone; the wide charts' is ``_CHAR_W_PX``), a
+#: legend row, and what the x axis takes below the plot (tick labels and its title).
+_NARROW_CHAR_W_PX, _LEGEND_ROW_PX, _X_AXIS_PX = 6.8, 20.0, 58.0
+
+
+def narrow_layout(legend: Sequence[str], **extra: Any) -> dict[str, Any]:
+    """The layout a phone draws instead (merged over the wide one by ``charts.js``): a plot
+    :data:`NARROW_PLOT_H_PX` tall, and the ``legend`` entries under the x axis's title, at the bottom of
+    the chart, as many rows of them as the widest entry allows side by side (placed in the plot's own
+    units, ``y: -0.2``, a short plot's legend lands on the axis title)."""
+    entry = max((len(name) for name in legend), default=0) * _NARROW_CHAR_W_PX + 40  # symbol and gap
+    per_row = max(1, int((NARROW_PLOT_W_PX + 52) // entry))
+    legend_rows = math.ceil(len(legend) / per_row)
+    bottom = _X_AXIS_PX + _LEGEND_ROW_PX * legend_rows + (8 if legend_rows else 0)
+    layout: dict[str, Any] = {
+        "height": NARROW_PLOT_H_PX + 16 + bottom,
+        "margin": {"t": 16, "b": bottom},
+    }
+    if legend_rows:
+        layout["legend"] = {"orientation": "h", "x": 0, "y": 0, "yref": "container", "yanchor": "bottom"}
+    layout.update(extra)
+    return layout
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,22 +196,38 @@ def value_frontier(points: Sequence[tuple[str, float, float]]) -> list[str]:
 
 
 # Label placement on a log-log scatter: a label is a box of its text's size in axis units (the plot
-# is about 1,250 x 420 px on a wide screen); each label takes the first position where it overlaps
+# area is 1,302 x 286 px on a 1440 px screen, as Chromium draws it; 7 px a character of the 11 px
+# labels, DejaVu Sans's capitals and digits); each label takes the first position where it overlaps
 # no placed label and no marker, or is left to the hover text.
-_CHAR_W_PX, _LABEL_H_PX, _PLOT_W_PX, _PLOT_H_PX = 6.5, 14.0, 1230.0, 280.0
+_CHAR_W_PX, _LABEL_H_PX, _PLOT_W_PX, _PLOT_H_PX = 7.0, 14.0, 1302.0, 286.0
 _POSITIONS = ("top center", "bottom center", "middle right", "middle left")
 
 
-def place_labels(points: Sequence[tuple[str, float, float]], wanted: Sequence[str]) -> dict[str, str]:
-    """Text positions for the ``wanted`` names of (name, x, y) points on log axes; names whose every
-    position collides are left out (they keep their hover text)."""
+def place_labels(
+    points: Sequence[tuple[str, float, float]],
+    wanted: Sequence[str],
+    plot_px: tuple[float, float] = (_PLOT_W_PX, _PLOT_H_PX),
+    char_px: float = _CHAR_W_PX,
+) -> dict[str, str]:
+    """Text positions for the ``wanted`` names of (name, x, y) points on log axes, for a plot area of
+    ``plot_px`` (width, height) and labels of ``char_px`` per character; names whose every position
+    collides, or leaves the axes (where the label would be cut), are left out (they keep their hover
+    text)."""
     logs = {n: (math.log10(x), math.log10(y)) for n, x, y in points if x > 0 and y > 0}
     if not logs:
         return {}
     x_ticks = ticks_125(min(x for _, x, _ in points), max(x for _, x, _ in points))
     y_ticks = ticks_125(min(y for _, _, y in points), max(y for _, _, y in points))
-    x_unit = math.log10(x_ticks[-1] / x_ticks[0]) / _PLOT_W_PX  # log units per pixel of the axis ranges
-    y_unit = math.log10(y_ticks[-1] / y_ticks[0]) / _PLOT_H_PX
+    # the axes' ranges as ``axis`` sets them (the outer ticks, 0.05 decades beyond), and the log units a
+    # pixel of them spans
+    inside = (
+        math.log10(x_ticks[0]) - 0.05,
+        math.log10(y_ticks[0]) - 0.05,
+        math.log10(x_ticks[-1]) + 0.05,
+        math.log10(y_ticks[-1]) + 0.05,
+    )
+    x_unit = (inside[2] - inside[0]) / plot_px[0]
+    y_unit = (inside[3] - inside[1]) / plot_px[1]
     marker = 6.0
     boxes = [
         (x - marker * x_unit, y - marker * y_unit, x + marker * x_unit, y + marker * y_unit)
@@ -187,7 +238,7 @@ def place_labels(points: Sequence[tuple[str, float, float]], wanted: Sequence[st
         if name not in logs:
             continue
         x, y = logs[name]
-        w, h = len(name) * _CHAR_W_PX * x_unit, _LABEL_H_PX * y_unit
+        w, h = len(name) * char_px * x_unit, _LABEL_H_PX * y_unit
         m = (marker + 2) * y_unit
         candidates = {
             "top center": (x - w / 2, y + m, x + w / 2, y + m + h),
@@ -198,6 +249,8 @@ def place_labels(points: Sequence[tuple[str, float, float]], wanted: Sequence[st
         own = (x - marker * x_unit, y - marker * y_unit, x + marker * x_unit, y + marker * y_unit)
         for position in _POSITIONS:
             box = candidates[position]
+            if not _within(box, inside):
+                continue
             if not any(_overlap(box, other) for other in boxes if other != own):
                 out[name] = position
                 boxes.append(box)
@@ -207,6 +260,10 @@ def place_labels(points: Sequence[tuple[str, float, float]], wanted: Sequence[st
 
 def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _within(a: tuple[float, float, float, float], bounds: tuple[float, float, float, float]) -> bool:
+    return bounds[0] <= a[0] and a[2] <= bounds[2] and bounds[1] <= a[1] and a[3] <= bounds[3]
 
 
 def price_vs_bandwidth_chart(
@@ -219,6 +276,8 @@ def price_vs_bandwidth_chart(
     points = [(n, specs[n].bandwidth_gbps, best[n].price_usd_per_gpu_hour or 0.0) for n in best]
     frontier = value_frontier(points)
     placed = place_labels(points, [n for n, _, _ in points if n in set(frontier) | set(labelled)])
+    # a phone names the value frontier only, where its labels fit the smaller plot
+    small = place_labels(points, frontier, (NARROW_PLOT_W_PX, NARROW_PLOT_H_PX), _NARROW_CHAR_W_PX)
     groups: dict[tuple[str, str], list[str]] = defaultdict(list)
     for name in sorted(best, key=lambda n: specs[n].bandwidth_gbps):
         groups[(specs[name].vendor, specs[name].kind)].append(name)
@@ -235,7 +294,12 @@ def price_vs_bandwidth_chart(
                 "customdata": [[n, provider_label(best[n].provider).short_name] for n in names],
                 "textposition": [placed.get(n, "top center") for n in names],
                 "textfont": {"size": 11},
-                "meta": {"narrowText": [n if n in frontier else "" for n in names]},
+                "meta": {
+                    "narrow": {
+                        "text": [n if n in small else "" for n in names],
+                        "textposition": [small.get(n, "top center") for n in names],
+                    }
+                },
                 "marker": {
                     "size": 10,
                     "color": VENDOR_COLOURS.get(vendor, "#5b6475"),
@@ -265,6 +329,12 @@ def price_vs_bandwidth_chart(
             title,
             xaxis=axis("memory bandwidth, GB/s (decode speed)", [p[1] for p in points]),
             yaxis=axis("cheapest on-demand, $ per GPU-hour", [p[2] for p in points], money=True),
+        ),
+        # the caption above the chart says what is plotted: the axes keep their units
+        "narrow": narrow_layout(
+            [t["name"] for t in data],
+            xaxis={"title": {"text": "bandwidth, GB/s"}},
+            yaxis={"title": {"text": "$ per GPU-h"}},
         ),
     }
     rows = [
@@ -388,6 +458,7 @@ def _history_lines(
             xaxis={"title": {"text": "observed at (UTC)"}, "type": "date", "automargin": True},
             yaxis=axis("$ per GPU-hour", [p.min_usd_per_gpu_hour for p in drawn], money=True),
         ),
+        "narrow": narrow_layout([str(t["name"]) for t in data]),
     }
     rows = [
         (
@@ -500,6 +571,11 @@ def _by_provider_bars(points: Sequence[Any], gpu: str, *, newest: datetime | Non
             showlegend=False,
             bargap=0.35,
         ),
+        # a phone's plot is a third as wide: the range's room past the longest bar is a few pixels, so
+        # the right margin holds its value (the text, outside the bar, may run into the margin)
+        "narrow": {
+            "margin": {"r": 8 + round(_NARROW_CHAR_W_PX * max((len(t) for t in data[0]["text"]), default=0))}
+        },
     }
     rows = [
         (
@@ -529,6 +605,107 @@ def _by_provider_bars(points: Sequence[Any], gpu: str, *, newest: datetime | Non
 
 
 # ---- a model's memory against context length ---------------------------------------------------
+#: The px of one character of the VRAM chart's reference labels (10 px font), wide and narrow.
+_REF_CHAR_W_PX, _NARROW_REF_CHAR_W_PX = 6.0, 6.0
+_SIZE_WORD = re.compile(r" \d+ GB$")  # "L40S 48 GB" -> "L40S"
+Anchor = tuple[int, str]  # (the point of a reference line that carries its label, Plotly's textposition)
+
+
+def _anchors(points: int) -> list[Anchor]:
+    """Where a reference line of ``points`` points may carry its label, in order of preference: above,
+    then below, the line at its right end (written leftwards) or its left end (rightwards), then centred
+    on a point between them, from the right."""
+    ends = [(points - 1, "top left"), (0, "top right"), (points - 1, "bottom left"), (0, "bottom right")]
+    inner = [(i, f"{side} center") for i in range(points - 2, 0, -1) for side in ("top", "bottom")]
+    return ends + inner
+
+
+def _texts(label: str, anchor: Anchor, points: int) -> list[str]:
+    """A reference line's texts, point by point: ``label`` at its anchor, nothing elsewhere."""
+    return [label if i == anchor[0] else "" for i in range(points)]
+
+
+def _unit(spec: dict[str, Any]) -> Callable[[float], float]:
+    """Where a value falls on an axis with a set ``range``, 0 (bottom or left) to 1: log or linear."""
+    lo, hi = spec["range"]
+    if spec.get("type") == "log":
+        return lambda v: (math.log10(max(v, 1e-12)) - lo) / (hi - lo)
+    return lambda v: (v - lo) / (hi - lo)
+
+
+def reference_labels(
+    xs: Sequence[int],
+    levels: Sequence[float],
+    labels: Sequence[str],
+    curves: Sequence[tuple[Sequence[int], Sequence[float]]],
+    axes: tuple[dict[str, Any], dict[str, Any]],
+    plot_px: tuple[float, float],
+    char_px: float,
+) -> list[Anchor]:
+    """For each horizontal reference line at ``levels``, drawn through the points ``xs`` on the ``axes``
+    (x and y, each with its ``range`` set), where its label goes (:func:`_anchors`): the first place whose
+    box, in a plot of ``plot_px`` with ``char_px`` per character, stays inside the plot and clear of the
+    ``curves`` and of the labels placed before it; where none is clear, the one least covered (a marker
+    on the text counts as much as a stretch of line ten times its size, one at its edge three: a label
+    crossed by a thin line stays legible, one under a marker less so)."""
+    xaxis, yaxis = axes
+    w_px, h_px = plot_px
+    x_of, y_of = _unit(xaxis), _unit(yaxis)
+
+    def x_px(x: float) -> float:
+        return x_of(x) * w_px
+
+    def y_px(y: float) -> float:
+        return y_of(y) * h_px
+
+    # the curves' markers, and their lines as points every few pixels: what a label there is hidden by
+    markers: list[tuple[float, float]] = []
+    lines: list[tuple[float, float]] = []
+    for cx, cy in curves:
+        pts = [(x_px(x), y_px(y)) for x, y in zip(cx, cy, strict=True) if x > 0]
+        markers += pts
+        for (ax, ay), (bx, by) in itertools.pairwise(pts):
+            steps = max(1, int(math.hypot(bx - ax, by - ay) / 4))
+            lines += [(ax + (bx - ax) * k / steps, ay + (by - ay) * k / steps) for k in range(1, steps)]
+    reach, gap, text_h = 4.0, 2.0, 12.0
+    placed: list[tuple[float, float, float, float]] = []
+    out: list[Anchor] = []
+    for level, label in zip(levels, labels, strict=True):
+        y, w = y_px(level), len(label) * char_px
+        best: tuple[float, Anchor, tuple[float, float, float, float]] | None = None
+        for anchor in _anchors(len(xs)):
+            at, position = x_px(xs[anchor[0]]), anchor[1]
+            left = at - w if position.endswith("left") else at if position.endswith("right") else at - w / 2
+            bottom = y + gap if position.startswith("top") else y - gap - text_h
+            box = (left, bottom, left + w, bottom + text_h)
+            if box[0] < 0 or box[2] > w_px or box[1] < 0 or box[3] > h_px:  # cut at the plot's edge
+                continue
+
+            def under(
+                pts: list[tuple[float, float]], near: float, box: tuple[float, float, float, float] = box
+            ) -> int:
+                return sum(
+                    1
+                    for px, py in pts
+                    if box[0] - near < px < box[2] + near and box[1] - near < py < box[3] + near
+                )
+
+            # a marker on the text hides a character; one at its edge, or a line through it, less
+            hidden = under(markers, 1.0)
+            cover = 10.0 * hidden + 3.0 * (under(markers, reach) - hidden) + under(lines, reach)
+            cover += 1000.0 * sum(_overlap(box, o) for o in placed)
+            if best is None or cover < best[0]:
+                best = (cover, anchor, box)
+            if cover == 0:
+                break
+        if best is None:  # no place inside the plot (a label wider than it): the right end, as drawn
+            out.append(_anchors(len(xs))[0])
+            continue
+        placed.append(best[2])
+        out.append(best[1])
+    return out
+
+
 def usable_gib(acc: Accelerator) -> float:
     """Usable memory of a card in GiB (the unit vendors' "GB" memory figures are in)."""
     return capacity_bytes(acc) / GIB
@@ -560,43 +737,72 @@ def vram_chart(
     card_names = {
         acc: next((lab for lab, name in REFERENCE_CARDS if name == acc.name), acc.name) for acc in cards
     }
-    for i, acc in enumerate(sorted(cards, key=usable_gib)):
-        gib = usable_gib(acc)
-        values.append(gib)
-        label = f"{card_names[acc]} ({gib:.0f} GiB usable)"
-        # labels alternate between the right and the left end, so close sizes do not overlap
-        text = ["", label] if i % 2 == 0 else [label, ""]
+    ordered = sorted(cards, key=usable_gib)
+    levels = [usable_gib(acc) for acc in ordered]
+    values += levels
+    yaxis = axis("memory needed, GiB", values)
+    # the ranges set (Plotly's autorange would pick about these), so that the labels' places are computed
+    # on the axes drawn: linear from zero to the largest value and 5 % more; log past the end contexts
+    if yaxis["type"] == "linear":
+        yaxis["range"] = [0.0, max(values, default=1.0) * 1.05]
+    span = math.log10(max(ends[-1], 1) / max(ends[0], 1)) or 1.0
+    xaxis = {
+        "title": {"text": "context length per sequence, tokens"},
+        "type": "log",
+        "tickmode": "array",
+        "tickvals": list(contexts),
+        "ticktext": [_tokens(c) for c in contexts],
+        "range": [math.log10(max(ends[0], 1)) - 0.06 * span, math.log10(max(ends[-1], 1)) + 0.06 * span],
+        "automargin": True,
+    }
+    curves = [(list(contexts), list(v)) for v in series.values()]
+    labels = [f"{card_names[acc]} ({gib:.0f} GiB usable)" for acc, gib in zip(ordered, levels, strict=True)]
+    # a phone's labels are shorter: "L40S: 45 GiB" (the summary says the lines are usable memory)
+    shorts = [
+        f"{_SIZE_WORD.sub('', card_names[acc])}: {gib:.0f} GiB"
+        for acc, gib in zip(ordered, levels, strict=True)
+    ]
+    # each reference line runs through every context drawn and the midpoints between them (on the log
+    # axis), so that its label can sit where no curve is
+    xs = list(ends)
+    if len(contexts) > 1:
+        xs = [
+            *(x for a, b in itertools.pairwise(contexts) for x in (a, round(math.sqrt(a * b)))),
+            contexts[-1],
+        ]
+    axes = (xaxis, yaxis)
+    wide = reference_labels(xs, levels, labels, curves, axes, (_PLOT_W_PX, _PLOT_H_PX), _REF_CHAR_W_PX)
+    small = reference_labels(
+        xs, levels, shorts, curves, axes, (NARROW_PLOT_W_PX, NARROW_PLOT_H_PX), _NARROW_REF_CHAR_W_PX
+    )
+    for acc, gib, label, short, at, at_small in zip(
+        ordered, levels, labels, shorts, wide, small, strict=True
+    ):
         data.append(
             {
                 "type": "scatter",
                 "mode": "lines+text",
                 "name": card_names[acc],
-                "x": ends,
-                "y": [gib, gib],
-                "text": text,
-                "textposition": "top left" if i % 2 == 0 else "top right",
+                "x": xs,
+                "y": [gib] * len(xs),
+                "text": _texts(label, at, len(xs)),
+                "textposition": at[1],
                 "showlegend": False,
                 "hoverinfo": "skip",
                 "line": {"dash": "dash", "width": 1, "color": "#8c95a5"},
                 "textfont": {"size": 10, "color": "#4f5868"},
+                "meta": {"narrow": {"text": _texts(short, at_small, len(xs)), "textposition": at_small[1]}},
             }
         )
     title = f"{model}: GPU memory needed (GiB) vs context length, by concurrency ({precision}, one GPU)"
-    x_ticks = list(contexts)
     figure = {
         "data": data,
         "layout": _layout(
             title,
-            xaxis={
-                "title": {"text": "context length per sequence, tokens"},
-                "type": "log",
-                "tickmode": "array",
-                "tickvals": x_ticks,
-                "ticktext": [_tokens(c) for c in x_ticks],
-                "automargin": True,
-            },
-            yaxis=axis("memory needed, GiB", values),
+            xaxis=xaxis,
+            yaxis=yaxis,
         ),
+        "narrow": narrow_layout(list(series), xaxis={"title": {"text": "context per sequence, tokens"}}),
     }
     rows = [(f"{c:,}", *(f"{series[k][i]:,.1f}" for k in series)) for i, c in enumerate(contexts)]
     longest = contexts[-1] if contexts else 0
