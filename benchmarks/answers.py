@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 MODEL = "llama-3.1-8b"
+# the FAQ's answers (their speed work: benchmarks/faq.py): dense, sliding-window, MoE, MLA, MXFP4
+FAQ_MODELS = ("gemma-2-27b", "gpt-oss-120b", "llama-3.1-70b", "llama-3.1-8b", "qwen3-30b-a3b", "deepseek-v3")
 COMMANDS: tuple[tuple[str, ...], ...] = (
     ("offers",),
     ("offers", "--gpu", "H100"),
@@ -82,6 +84,8 @@ COMMANDS: tuple[tuple[str, ...], ...] = (
         )
     ),
     *(("recommend", kind, "--help") for kind in ("serve", "batch", "finetune", "pretrain")),
+    *(("faq", m, *json) for m in FAQ_MODELS for json in ((), ("--json",))),
+    ("faq", "llama-3.1-70b", "--context", "32768", "--users", "4", "--gpu", "L40S", "--precision", "fp8"),
     (),
 )
 REQUESTS: tuple[str, ...] = (
@@ -103,6 +107,8 @@ REQUESTS: tuple[str, ...] = (
     "/?pricing=spot&page=2",
     "/offers.csv?gpu=A100",
     "/offers.json?gpu=L4",
+    *(f"/faq?model={m}" for m in FAQ_MODELS),
+    "/faq?model=llama-3.1-70b&context=32768&users=4&gpu=L40S&precision=fp8",
 )
 
 
