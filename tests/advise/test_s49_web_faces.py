@@ -32,7 +32,7 @@ def _config_cells(page: str) -> dict[str, str]:
     """Each result row's Config cell as text, by the row's GPU."""
     out = {}
     for row in re.findall(r'<tr class="main".*?</tr>', page, re.S):
-        gpu = re.search(r'<td class="gpu"><a href="/gpus/([^"]+)"', row)
+        gpu = re.search(r'<td class="gpu">(?:<span class="rented">)?<a href="/gpus/([^"]+)"', row)
         cell = re.search(r'<td class="config"[^>]*>(.*?)</td>', row, re.S)
         assert gpu is not None and cell is not None, row
         out[gpu.group(1)] = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", cell.group(1))).split())
