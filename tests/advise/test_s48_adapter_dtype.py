@@ -15,6 +15,7 @@ from gpuscout.advise.answer import _memory_levers
 from gpuscout.advise.api import advise
 from gpuscout.advise.backends import default_backends
 from gpuscout.advise.option_words import translate_advice
+from gpuscout.advise.rank import Ranker
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import AdapterDtype, FinetuneWorkload, Workload
 from gpuscout.errors import InvalidInputError
@@ -147,9 +148,9 @@ def test_each_face_names_the_option_its_own_way() -> None:
 
 def test_16_bit_adapters_are_named_among_what_would_need_less_memory() -> None:
     fp32 = FinetuneWorkload(model="llama-3.1-8b", dataset_tokens=1e8, adapter_dtype="fp32")
-    assert "16-bit adapters (--adapter-dtype 16bit)" in _memory_levers(fp32)
+    assert "16-bit adapters (--adapter-dtype 16bit)" in _memory_levers(Ranker(fp32))
     for w in (
         FinetuneWorkload(model="llama-3.1-8b", dataset_tokens=1e8),
         FinetuneWorkload(model="llama-3.1-8b", dataset_tokens=1e8, adapter_dtype="fp32", precision="fp32"),
     ):
-        assert "--adapter-dtype" not in _memory_levers(w)
+        assert "--adapter-dtype" not in _memory_levers(Ranker(w))

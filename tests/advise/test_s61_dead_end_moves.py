@@ -125,8 +125,9 @@ def test_a_budget_dead_end_names_a_narrower_precision_within_the_budget_first() 
     assert int4.rows and not fp8.rows  # the widest that stays within $600
     row = _first(int4.rows)
     assert found.binding.startswith("the budget binds (")
-    assert f"): --precision int4 ({_said(row)}) stays within it; at the precision asked, the cheapest" in (
-        found.binding
+    assert (
+        f"): --precision int4 ({_said(row)}) stays within it; at the checkpoint's own bf16, the cheapest"
+        in (found.binding)
     ), found.binding
     assert found.binding.endswith(" would show it")
 

@@ -619,6 +619,30 @@ _LLM_NARROWER = ("fp8", "int4")
 _GGUF_NARROWER = ("gguf-q8_0", "gguf-q4_k_m")
 
 
+def _current_precision(ranker: Ranker) -> str:
+    """The weight format the workload runs at: the one asked (``--precision``), else an image model's
+    denoiser's bf16, else the checkpoint's own (``native_precision`` of the backends; bf16 where they do
+    not say)."""
+    w = ranker.w
+    asked = (getattr(w, "precision", None) or "").strip()
+    if asked:
+        return asked
+    if isinstance(w, BatchWorkload) and w.is_images:
+        return "bf16"
+    native = ranker.be.native_precision
+    return native(w.model) if native is not None else "bf16"
+
+
+def _at_precision(ranker: Ranker) -> str:
+    """Where the rows stand, said as the renter chose it: "at the precision asked (fp8)" where
+    ``--precision`` was given, else "at the checkpoint's own fp8" (DeepSeek-V3 asked nothing: it was not
+    "the precision asked")."""
+    asked = (getattr(ranker.w, "precision", None) or "").strip()
+    if asked:
+        return f"at the precision asked ({asked})"
+    return f"at the checkpoint's own {_current_precision(ranker)}"
+
+
 def _narrower_precisions(ranker: Ranker) -> tuple[str, ...]:
     """The weight formats narrower than the one the workload runs at (asked, else the checkpoint's own;
     an image model's denoiser: bf16) that its estimator takes, widest first; none for training, whose
@@ -630,13 +654,12 @@ def _narrower_precisions(ranker: Ranker) -> tuple[str, ...]:
     if not isinstance(w, ServeWorkload | BatchWorkload):
         return ()
     options: tuple[str, ...]
+    current = _current_precision(ranker)
     if isinstance(w, BatchWorkload) and w.is_images:
         from gpuscout.estimate.diffusion import PRECISIONS
 
-        options, current = PRECISIONS, w.precision or "bf16"
+        options = PRECISIONS
     else:
-        native = ranker.be.native_precision
-        current = w.precision or (native(w.model) if native is not None else "bf16")
         llama = "llama" in (w.engine or "").lower()
         options = _GGUF_NARROWER if llama or resolve_precision(current).gguf else _LLM_NARROWER
     try:
@@ -792,14 +815,15 @@ def _platform_words(ranker: Ranker) -> str:
     return "; ".join(f"on {and_list(gpus)}, {rule}" for rule, gpus in by_rule.items())
 
 
-def _memory_levers(w: object) -> str:
+def _memory_levers(ranker: Ranker) -> str:
     """What would need less GPU memory, among the choices the workload has not already made (a QLoRA
-    run is not told to try QLoRA; a micro-batch given is named)."""
+    run is not told to try QLoRA; a micro-batch given is named; the narrower precisions are those the
+    engine runs, :func:`_narrower_precisions`: llama.cpp's GGUF levels, none below int4)."""
+    w = ranker.w
     if isinstance(w, ServeWorkload | BatchWorkload):
-        return (
-            "a narrower precision (fp8, int4), a shorter context or fewer users per replica would need less "
-            "memory"
-        )
+        narrower = _narrower_precisions(ranker)
+        precision = f"a narrower precision ({', '.join(narrower)}), " if narrower else ""
+        return f"{precision}a shorter context or fewer users per replica would need less memory"
     levers = []
     if isinstance(w, FinetuneWorkload) and w.method != "qlora":
         levers.append("QLoRA")
@@ -902,7 +926,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             first = (
                 f"{moves[0].text(w)} "
                 + ("would show a cheaper row" if " with --budget " in moves[0].option else "stays within it")
-                + "; at the precision asked, "
+                + f"; {_at_precision(ranker)}, "
                 if moves
                 else ""
             )
@@ -992,7 +1016,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     elif counts["fit"] or counts["headroom"]:
         largest = max((o.gpu_memory_gb * o.gpu_count for o in offers), default=0.0)
         # the offers' memory as sold (an "80 GB" card holds 80 GiB): GiB, as stated
-        hints.append(f"the largest instance has {largest:,.0f} GiB of GPU memory: {_memory_levers(w)}")
+        hints.append(f"the largest instance has {largest:,.0f} GiB of GPU memory: {_memory_levers(ranker)}")
     if counts["instances"] and isinstance(w, ServeWorkload):
         too_many = (
             f"the load needs more than {ranker.a.max_instances} instances of every offer that runs it: a "
