@@ -42,7 +42,8 @@ def test_sixteen_nodes_take_a_micro_batch_within_b_opt() -> None:
     row = _row(nodes=16)
     per_step = _per_step(row.config.training)
     assert per_step <= B_OPT and per_step == 2 * 128 * 4096  # was micro-batch 16: 8,388,608
-    assert "micro-batch 2 x 4,096 tokens per GPU" in row.config.training
+    assert "micro-batch 2 x 4,096 tokens per GPU (256 sequences" in row.config.training
+    assert "accumulated" not in row.config.training  # already at B_opt: one micro-batch per step
     assert (
         "global batch: 19,073 optimizer steps of 1,048,576 tokens (a layout the advisor chooses takes at "
         f"most 1.16M tokens per step, {SOURCE})"
@@ -78,6 +79,7 @@ def test_a_fixed_layout_past_the_limit_keeps_its_row_with_a_warning() -> None:
     )
     (said,) = [w for w in row.warnings if "compute-optimal" in w]
     assert said.startswith("a global batch of 2,097,152 tokens per optimizer step is 1.8x 1.16M")
+    assert said.endswith("; fewer GPUs keeps it within")  # micro-batch 1 already: no smaller one
     asked = _row(nodes=16, micro_batch=16)
     assert "(the micro-batch asked: past 1.16M tokens per step" in asked.config.training
     assert [w for w in asked.warnings if "is 7.2x 1.16M" in w]

@@ -34,6 +34,10 @@ def test_a_sharded_layout_on_one_gpu_says_one_gpu() -> None:
     )
     assert describe_layout("zero3", False, "full", 1, 2048, 1).startswith("ZERO3 across 1 GPU;")
     assert describe_layout("zero3", False, "full", 2, 2048, 1).startswith("ZERO3 across 2 GPUs;")
+    assert describe_layout("fsdp", False, "selective", 3, 4096, 2, 40).endswith(
+        "micro-batch 2 x 4,096 tokens per GPU, 40 accumulated per step (2 x 3 GPUs x 40 = 240 sequences, "
+        "983,040 tokens per optimizer step)"
+    )
 
 
 def test_a_layout_one_gpu_cannot_hold_says_one_gpu_does_not_split() -> None:

@@ -59,6 +59,14 @@ def test_the_words_give_the_fit_and_its_inputs() -> None:
     assert past_optimal_warning(8_388_608, found).startswith(
         "a global batch of 8,388,608 tokens per optimizer step is 7.2x 1.16M, the compute-optimal batch"
     )
+    # the remedies the run has room for: no smaller micro-batch than 1, fewer micro-batches if accumulated
+    assert past_optimal_warning(8_388_608, found).endswith(
+        "; fewer GPUs or a smaller micro-batch keep it within"
+    )
+    assert past_optimal_warning(8_388_608, found, micro_batch=1).endswith("; fewer GPUs keeps it within")
+    assert past_optimal_warning(8_388_608, found, micro_batch=4, grad_accum=8).endswith(
+        "; fewer GPUs, fewer accumulated micro-batches or a smaller micro-batch keep it within"
+    )
 
 
 def test_the_estimator_warns_of_a_global_batch_past_it() -> None:

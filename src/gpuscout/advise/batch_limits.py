@@ -73,6 +73,20 @@ def micro_batch_cap(
     return int(limit.tokens // (ranks * w.seq_len))
 
 
+def grad_accum(
+    w: FinetuneWorkload | PretrainWorkload, limit: BatchLimit | None, ranks: int, micro_batch: int
+) -> int:
+    """The micro-batches a pre-training run on ``ranks`` data-parallel GPUs at ``micro_batch`` sequences
+    per GPU accumulates per optimizer step: as many as keep its global batch (micro-batch x ranks x
+    accumulation x sequence) within ``limit``, at least one (a micro-batch the workload fixed too: it sets
+    the micro-step, not the step). Pre-training runs accumulate up to about the compute-optimal batch rather
+    than take millions of steps of a few sequences (the optimizer step and the gradient sync are paid once
+    per step). 1 for a fine-tune (its batch is its owner's) or no limit."""
+    if limit is None or not isinstance(w, PretrainWorkload):
+        return 1
+    return max(1, int(limit.tokens // (micro_batch * ranks * w.seq_len)))
+
+
 def _tokens_per_step(r: TrainingResult) -> float:
     """A layout's global batch, tokens per optimizer step (0 where the estimator gives none)."""
     per_step = getattr(r, "tokens_per_step", 0) or 0  # the real estimator's; a stand-in may lack it
@@ -99,15 +113,20 @@ def _too_few_steps(w: FinetuneWorkload | PretrainWorkload, r: TrainingResult) ->
 
 
 def batch_warnings(
-    w: FinetuneWorkload | PretrainWorkload, optimal: OptimalBatch | None, r: TrainingResult
+    w: FinetuneWorkload | PretrainWorkload,
+    optimal: OptimalBatch | None,
+    r: TrainingResult,
+    micro_batch: int | None = None,
+    accum: int = 1,
 ) -> tuple[str, ...]:
     """The row's warnings where its pre-training run's global batch is too wide (GPUs, nodes or a
     micro-batch the workload fixed: the advisor widens no run that far by itself): too few optimizer
     steps for the token budget, and a batch past the workload's ``global_batch_tokens`` or else the
-    compute-optimal one."""
+    compute-optimal one; at ``micro_batch`` sequences per GPU (None: not known) and ``accum``
+    micro-batches per step (a remedy the run has no room for is not named)."""
     if not isinstance(w, PretrainWorkload):
         return ()
-    from gpuscout.estimate.pretrain_batch import PAST_OPTIMAL, past_optimal_warning
+    from gpuscout.estimate.pretrain_batch import PAST_OPTIMAL, narrower_words, past_optimal_warning
     from gpuscout.estimate.training import few_steps_warning
 
     per_step = _tokens_per_step(r)
@@ -118,22 +137,23 @@ def batch_warnings(
         if per_step > w.global_batch_tokens:
             out.append(
                 f"a global batch of {per_step:,.0f} tokens per optimizer step is past the "
-                f"{w.global_batch_tokens:,} asked (global_batch_tokens): {PAST_OPTIMAL}; fewer GPUs or a "
-                "smaller micro-batch keep it within"
+                f"{w.global_batch_tokens:,} asked (global_batch_tokens): {PAST_OPTIMAL}; "
+                f"{narrower_words(micro_batch, accum)}"
             )
     elif optimal is not None:
-        past = past_optimal_warning(per_step, optimal)
+        past = past_optimal_warning(per_step, optimal, micro_batch, accum)
         if past:
             out.append(past)
     return tuple(out)
 
 
 def global_batch_words(
-    w: FinetuneWorkload | PretrainWorkload, limit: BatchLimit | None, r: TrainingResult
+    w: FinetuneWorkload | PretrainWorkload, limit: BatchLimit | None, r: TrainingResult, accum: int = 1
 ) -> str:
     """What a pre-training row's ``training`` text says of its global batch: tokens per optimizer step,
-    the steps its token budget makes, and the limit it was chosen within and its source; "" for a
-    fine-tune or where the estimator gives no batch."""
+    the steps its token budget makes, the micro-batches it accumulates (``accum``: :func:`grad_accum`) and
+    the limit it was chosen within and its source; "" for a fine-tune or where the estimator gives no
+    batch."""
     per_step = _tokens_per_step(r)
     if not isinstance(w, PretrainWorkload) or per_step <= 0:
         return ""
@@ -144,10 +164,23 @@ def global_batch_words(
     if limit is None:
         return text
     asked = "the micro-batch asked" if w.micro_batch is not None else ""
-    if per_step > limit.tokens:  # the workload's micro-batch, or one sequence per GPU on the GPUs it fixed
-        why = asked or "one sequence per GPU on the GPUs asked"
+    if per_step > limit.tokens:  # the workload's micro-batch, or one sequence per GPU on its GPUs
+        fixed = w.gpus is not None or w.nodes is not None
+        gpus = "the GPUs asked" if fixed else f"the instance's {_ranks(r)} GPUs"
+        why = asked or f"one sequence per GPU on {gpus}"
         return f"{text} ({why}: past {limit.words})"
+    if accum > 1:
+        asked += "; " if asked else ""
+        asked += f"gradients accumulated over {accum} micro-batches to reach it"
     return f"{text} ({asked + '; ' if asked else ''}a layout the advisor chooses takes at most {limit.words})"
+
+
+def _ranks(r: TrainingResult) -> str:
+    """The GPUs a row's run spreads over, as its words say them ("8", "2 x 8")."""
+    gpus, nodes = getattr(r, "gpus", 0), getattr(r, "nodes", 1)
+    if not isinstance(gpus, int) or not isinstance(nodes, int) or gpus <= 0:
+        return "several"
+    return f"{nodes} x {gpus}" if nodes > 1 else f"{gpus}"
 
 
 #: How a row's ``training`` text says which node counts the step floor left untried; the answer's dead

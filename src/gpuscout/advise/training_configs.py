@@ -59,6 +59,7 @@ from gpuscout.advise.batch_limits import (
     batch_limit,
     batch_warnings,
     global_batch_words,
+    grad_accum,
     micro_batch_cap,
     past_limit,
     untried_words,
@@ -167,9 +168,11 @@ class _Trained(NamedTuple):
     # how the GPUs share the job, as ``Config.parallel`` says it: "data" (a full replica per GPU), "fsdp",
     # "zero1".."zero3", or "none" (one GPU)
     parallel: str = ""
+    micro_batch: int | None = None  # sequences per GPU per micro-step (None: no layout)
+    accum: int = 1  # micro-batches accumulated per optimizer step (``batch_limits.grad_accum``)
 
 
-_Call = tuple[Accelerator, int, int, str, bool, str, int, float | None]
+_Call = tuple[Accelerator, int, int, str, bool, str, int, float | None, int]
 
 _Run = tuple[int, TrainingResult, _Trained]
 
@@ -552,11 +555,13 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         recompute: str,
         mb: int,
         internode_gbps: float | None = None,
+        accum: int = 1,
     ) -> TrainingResult:
         """The estimator's figures for one layout (once per layout: offers of one configuration with
         different RAM choose among the same layouts). ``internode_gbps``: the network GB/s per node the
-        offer states (several nodes only), None for the estimator's default."""
-        call: _Call = (acc, gpus, nodes, sharding, offload, recompute, mb, internode_gbps)
+        offer states (several nodes only), None for the estimator's default; ``accum`` the micro-batches
+        accumulated per optimizer step (``batch_limits.grad_accum``)."""
+        call: _Call = (acc, gpus, nodes, sharding, offload, recompute, mb, internode_gbps, accum)
         found = self._estimates.get(call)
         if found is None:
             w = self.w
@@ -567,6 +572,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 adapters["adapter_dtype"] = w.adapter_dtype
             else:
                 method, tokens, epochs = "full", w.token_budget, 1.0
+            accumulated = {"grad_accum": accum} if accum > 1 else {}
             self.estimator_calls += 1
             found = self.be.training(
                 self.model,
@@ -584,6 +590,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 checkpointing=recompute,
                 internode_gbps=internode_gbps,
                 **adapters,
+                **accumulated,
             )
             self._estimates[call] = found
         return found
@@ -630,11 +637,14 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         why, kind = "does not fit", "fit"
         ram_short: float | None = None
 
+        limit = self.limit  # a pre-training run accumulates micro-batches up to it
+
         def fitting(sharding: str, offload: bool, recompute: str, micro_batch: int) -> TrainingResult | None:
             """The estimate of one layout if it fits with the headroom margin (else None, noting why)."""
             nonlocal why, kind, ram_short
+            accum = grad_accum(w, limit, gpus * nodes, micro_batch)
             result = self._estimate(
-                acc, gpus, nodes, sharding, offload, recompute, micro_batch, internode_gbps
+                acc, gpus, nodes, sharding, offload, recompute, micro_batch, internode_gbps, accum
             )
             if not result.fits:
                 return None
@@ -654,7 +664,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 kind = "headroom"
             return None
 
-        best: tuple[TrainingResult, str, bool, str] | None = None
+        best: tuple[TrainingResult, str, bool, str, int] | None = None
         try:
             for sharding, offload in options:
                 # recomputing only slows a step, and more sequences per step only need more memory: at
@@ -672,10 +682,12 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                         break  # nothing fits at this micro-batch, nor at a larger one
                     if best is None or result.tokens_per_s > best[0].tokens_per_s * (1.0 + SIMPLER_WITHIN):
                         recompute = CHECKPOINTING_CHOICES[level]
+                        accum = grad_accum(w, limit, gpus * nodes, micro_batch)
                         how = describe_layout(
-                            sharding, offload, recompute, gpus * nodes, w.seq_len, micro_batch
+                            sharding, offload, recompute, gpus * nodes, w.seq_len, micro_batch, accum
                         )
-                        best = (result, how, offload, training_parallel(sharding, gpus * nodes))
+                        parallel = training_parallel(sharding, gpus * nodes)
+                        best = (result, how, offload, parallel, micro_batch)
                     if (
                         previous is not None
                         and previous[1] == level
@@ -686,7 +698,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         except ConfigurationRejected as exc:  # this configuration only; other errors abort
             return _Trained(None, str(exc), reject_kind_of(str(exc)), "")
         if best is not None:
-            return _Trained(best[0], "", "", best[1], best[2], parallel=best[3])
+            ranks = gpus * nodes
+            accum = grad_accum(w, limit, ranks, best[4])
+            return _Trained(
+                best[0], "", "", best[1], best[2], parallel=best[3], micro_batch=best[4], accum=accum
+            )
         if ram_short is not None and ram_gb is not None:
             without = "does not fit without host offload" if kind == "fit" else why  # or its headroom
             per_node = "per node" if nodes == 1 else f"per node on {nodes} nodes"
@@ -885,7 +901,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             without), its text weighing it against them."""
             (nodes, result, trained), wall_s = chosen[0], plain_wall[chosen[0][0]]
             how = trained.how
-            batch = global_batch_words(w, limit, result)
+            batch = global_batch_words(w, limit, result, trained.accum)
             if batch:
                 how = f"{how}; {batch}"
             rounded = _rounded_up(w, nodes, g)  # a warning, not the row's first reason: the fit stays that
@@ -957,7 +973,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 warnings=(
                     *notes,
                     *((rounded,) if rounded else ()),
-                    *batch_warnings(w, self.optimal, result),
+                    *batch_warnings(w, self.optimal, result, trained.micro_batch, trained.accum),
                     *result.warnings,
                 ),
                 fabric_assumed=fabric_unstated(key, g),

@@ -88,12 +88,28 @@ def optimal_batch(spec: ModelSpec, seq_len: int, tokens: float) -> OptimalBatch:
     return OptimalBatch(optimal_batch_tokens(compute), compute, per_token)
 
 
-def past_optimal_warning(tokens_per_step: float, optimal: OptimalBatch) -> str:
-    """What a pre-training run whose global batch exceeds ``optimal`` is told ("" where it does not)."""
+def narrower_words(micro_batch: int | None = None, grad_accum: int = 1) -> str:
+    """What keeps a global batch past its limit within it, as a warning says it: "fewer GPUs, fewer
+    accumulated micro-batches or a smaller micro-batch keep it within"; a micro-batch of 1 (or no
+    accumulation) leaves that remedy out (``micro_batch`` None: not known, named)."""
+    ways = ["fewer GPUs"]
+    if grad_accum > 1:
+        ways.append("fewer accumulated micro-batches")
+    if micro_batch is None or micro_batch > 1:
+        ways.append("a smaller micro-batch")
+    said = ways[0] if len(ways) == 1 else f"{', '.join(ways[:-1])} or {ways[-1]}"
+    return f"{said} keep{'s' if len(ways) == 1 else ''} it within"
+
+
+def past_optimal_warning(
+    tokens_per_step: float, optimal: OptimalBatch, micro_batch: int | None = None, grad_accum: int = 1
+) -> str:
+    """What a pre-training run whose global batch exceeds ``optimal`` is told ("" where it does not), at
+    ``micro_batch`` sequences per GPU (None: not known) and ``grad_accum`` micro-batches per step."""
     if tokens_per_step <= optimal.tokens:
         return ""
     return (
         f"a global batch of {tokens_per_step:,.0f} tokens per optimizer step is "
         f"{tokens_per_step / optimal.tokens:.1f}x {token_count(optimal.tokens)}, {optimal.words()}: "
-        f"{PAST_OPTIMAL}; fewer GPUs or a smaller micro-batch keep it within"
+        f"{PAST_OPTIMAL}; {narrower_words(micro_batch, grad_accum)}"
     )

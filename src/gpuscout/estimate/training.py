@@ -163,12 +163,19 @@ _CHECKPOINTING_TEXT = {
 
 
 def describe_layout(
-    sharding: str, offload: bool, recompute: str, gpus: int, seq_len: int, micro_batch: int
+    sharding: str,
+    offload: bool,
+    recompute: str,
+    gpus: int,
+    seq_len: int,
+    micro_batch: int,
+    grad_accum: int = 1,
 ) -> str:
     """How a training job is laid out, as one would set it up: 'FSDP across 8 GPUs (per-parameter
     sharding), optimizer and parameters in host RAM; full activation checkpointing; micro-batch 1 x 2,048
     tokens per GPU (8 sequences, 16,384 tokens per optimizer step)'. ``sharding`` is "none" (data parallel)
-    or a ZeRO / FSDP mode; no gradient accumulation is assumed."""
+    or a ZeRO / FSDP mode; ``grad_accum`` micro-batches are accumulated per optimizer step ('... per GPU,
+    8 accumulated per step (2 x 3 GPUs x 8 = 48 sequences, 196,608 tokens per optimizer step)')."""
     if sharding == "none":
         spread = "data parallel (a full replica per GPU)" if gpus > 1 else "one GPU"
     elif sharding == "fsdp":
@@ -181,10 +188,14 @@ def describe_layout(
         f"{spread}; {_CHECKPOINTING_TEXT[recompute]}; micro-batch {micro_batch} x {seq_len:,} tokens per GPU"
     )
     # the global batch the speed is timed at: a recipe with a smaller one runs smaller micro-steps
-    if gpus > 1:
+    sequences = gpus * micro_batch * grad_accum
+    if grad_accum > 1:
         text += (
-            f" ({gpus * micro_batch:,} sequences, {gpus * micro_batch * seq_len:,} tokens per optimizer step)"
+            f", {grad_accum:,} accumulated per step ({micro_batch} x {gpus:,} {plural(gpus, 'GPU')} x "
+            f"{grad_accum:,} = {sequences:,} sequences, {sequences * seq_len:,} tokens per optimizer step)"
         )
+    elif gpus > 1:
+        text += f" ({sequences:,} sequences, {sequences * seq_len:,} tokens per optimizer step)"
     return text
 
 
@@ -676,7 +687,7 @@ def estimate_training(
         if few:
             warnings.append(few)
         optimal = optimal_batch(spec, setup.seq_len, tokens_f * epochs_f)
-        past = past_optimal_warning(tokens_per_step, optimal)
+        past = past_optimal_warning(tokens_per_step, optimal, setup.micro_batch, grad_accum)
         if past:
             warnings.append(past)
         assumptions["global_batch"] = (
