@@ -78,3 +78,18 @@ def test_one_sequence_past_the_limit_names_the_instances_gpus() -> None:
     assert "accumulated" not in row.config.training
     asked = advise(Workload.from_dict({**w.to_dict(), "gpus": 8}), P5, top=1).rows[0]
     assert "(one sequence per GPU on the GPUs asked: past 500 tokens per step" in asked.config.training
+
+
+def test_a_budget_too_small_for_one_sequence_is_said_once_above_the_rows() -> None:
+    # 1M tokens over 2,000 steps is 500 tokens per step: not one 4,096-token sequence, on any GPU count
+    w = Workload.from_dict({"kind": "pretrain", "model": "llama-3.2-1b", "token_budget": 1e6})
+    offers = [o for o in current_offers() if o.accelerator == "H100-SXM" and o.gpu_count in (1, 8)][:6]
+    answer = advise(w, offers, top=3)
+    said = (
+        "the 1M-token budget is too small for 2,000 optimizer steps of even one 4,096-token sequence on one "
+        "GPU (8,192,000 tokens)"
+    )
+    assert len(answer.rows) >= 2
+    assert [n for n in answer.notes if n.startswith(said)]
+    roomy = Workload.from_dict({"kind": "pretrain", "model": "llama-3.2-1b", "token_budget": 1e9})
+    assert not [n for r in advise(roomy, P5, top=1).rows for n in r.warnings if "too small for" in n]

@@ -112,6 +112,24 @@ def _too_few_steps(w: FinetuneWorkload | PretrainWorkload, r: TrainingResult) ->
     return pretrain_steps(w.token_budget, per_step) < PRETRAIN_MIN_STEPS
 
 
+def budget_too_small(w: FinetuneWorkload | PretrainWorkload) -> tuple[str, ...]:
+    """Where a pre-training token budget is too small for ``estimate.training.PRETRAIN_MIN_STEPS`` steps
+    of even one sequence on one GPU, what every row says (the same words: the answer says them once above
+    its rows); () otherwise."""
+    if not isinstance(w, PretrainWorkload):
+        return ()
+    from gpuscout.estimate.training import PRETRAIN_MIN_STEPS
+
+    if w.token_budget / PRETRAIN_MIN_STEPS >= w.seq_len:
+        return ()
+    return (
+        f"the {token_count(w.token_budget)}-token budget is too small for {PRETRAIN_MIN_STEPS:,} optimizer "
+        f"steps of even one {w.seq_len:,}-token sequence on one GPU ({w.seq_len * PRETRAIN_MIN_STEPS:,} "
+        "tokens): every layout trains in fewer steps than the learning-rate warm-up alone takes (Llama 2); "
+        "a larger token budget or shorter sequences give it room",
+    )
+
+
 def batch_warnings(
     w: FinetuneWorkload | PretrainWorkload,
     optimal: OptimalBatch | None,
@@ -130,7 +148,7 @@ def batch_warnings(
     from gpuscout.estimate.training import few_steps_warning
 
     per_step = _tokens_per_step(r)
-    out: list[str] = []
+    out: list[str] = [*budget_too_small(w)]
     if _too_few_steps(w, r):
         out.append(few_steps_warning(w.token_budget, per_step))
     if w.global_batch_tokens is not None:
