@@ -5,33 +5,21 @@ give way instead, after every other column whose rows differ, and are named unde
 
 from __future__ import annotations
 
-import re
+import functools
 from collections.abc import Callable
 from typing import TypeAlias
 
 import pytest
-from rich.console import Console
-from typer.testing import CliRunner
 
-from gpuscout.cli import app, consoles, offers_view
+from gpuscout.cli import offers_view
+from tests.cli.terminal_lines import terminal_lines
 
-runner = CliRunner()
 Terminal: TypeAlias = Callable[..., list[str]]
 
 
 @pytest.fixture
 def terminal(monkeypatch: pytest.MonkeyPatch) -> Terminal:
-    def run(width: int, *args: str) -> list[str]:
-        for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-            monkeypatch.setenv(name, value)
-        monkeypatch.setattr(consoles, "console", Console(emoji=False))
-        result = runner.invoke(app, list(args))
-        assert result.exit_code == 0, result.output
-        lines = re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
-        assert all(len(line) <= width for line in lines)
-        return lines
-
-    return run
+    return functools.partial(terminal_lines, monkeypatch)
 
 
 def _headers(lines: list[str]) -> list[str]:

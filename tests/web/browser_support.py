@@ -67,6 +67,18 @@ def serve_in_thread(app: FastAPI) -> Iterator[str]:
         thread.join(timeout=10)
 
 
+@contextmanager
+def serve_bundled(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app over a new store filled from the bundled snapshot (what a newcomer sees), with no answer
+    cache, served in a thread; yields its base URL."""
+    from gpuscout.web import create_app
+    from gpuscout.web.services import WebServices
+
+    db = f"sqlite:///{tmp_path_factory.mktemp('bundled') / 'store.db'}"
+    with serve_in_thread(create_app(db, services=WebServices(db, cache_seconds=0))) as url:
+        yield url
+
+
 AXE_JS = Path(__file__).parent / "vendor" / "axe.min.js"
 #: WCAG 2.x A/AA rules and axe's best practices; each violation is reported with its impact.
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa", "best-practice"]

@@ -11,9 +11,7 @@ import pytest
 from fastapi import FastAPI
 from playwright.sync_api import Browser, Page, expect
 
-from gpuscout.web import create_app
-from gpuscout.web.services import WebServices
-from tests.web.browser_support import serve_in_thread
+from tests.web.browser_support import serve_bundled, serve_in_thread
 
 pytestmark = pytest.mark.browser
 
@@ -45,9 +43,7 @@ PAGES = (
 @pytest.fixture(scope="module")
 def bundled_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app over a store filled from the bundled snapshot (what a newcomer sees)."""
-    db = f"sqlite:///{tmp_path_factory.mktemp('bundled') / 'store.db'}"
-    app = create_app(db, services=WebServices(db, cache_seconds=0))
-    with serve_in_thread(app) as url:
+    with serve_bundled(tmp_path_factory) as url:
         yield url
 
 
