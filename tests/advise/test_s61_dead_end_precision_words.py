@@ -30,12 +30,16 @@ def test_a_budget_dead_end_with_a_precision_names_it() -> None:
 
 
 def test_llama_cpps_memory_levers_are_its_gguf_levels() -> None:
-    """Llama 3.3 70B on llama.cpp to 8 users within $500: too little memory on most offers; the levers
-    said are the ones llama.cpp runs (no fp8, no int4)."""
-    w = ServeWorkload(model="llama-3.3-70b", engine="llama.cpp", concurrency=8, budget_usd=500)
+    """Llama 3.3 70B on llama.cpp to 8 users, on the offers of at most 48 GiB an instance: too little
+    memory on every one; the levers said are the ones llama.cpp runs (no fp8, no int4). (Stop 62: on all
+    the offers within $500 this dead end blamed memory, where the latency targets and the budget bind
+    together: tests/advise/test_s62_latency_and_budget.py.)"""
+    w = ServeWorkload(model="llama-3.3-70b", engine="llama.cpp", concurrency=8, latency_targets="none")
     ranker = Ranker(w, now=NOW)
-    answer = ranker.advise(_offers(), "cost", top=5)
+    small = [o for o in _offers() if o.gpu_memory_gb * o.gpu_count <= 48]
+    answer = ranker.advise(small, "cost", top=5)
     assert not answer.rows and answer.binding is not None
+    assert "the largest instance has 48 GiB of GPU memory: " in answer.binding
     narrower = _narrower_precisions(ranker)
     assert narrower == ("gguf-q8_0", "gguf-q4_k_m")
     assert f"a narrower precision ({', '.join(narrower)}), a shorter context" in answer.binding

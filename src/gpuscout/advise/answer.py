@@ -468,13 +468,21 @@ def _latency_floor(ranker: Ranker, offers: Sequence[Offer]) -> _LatencyFloor | N
 
 
 def _latency_fix(
-    ranker: Ranker, offers: Sequence[Offer], rows: Sequence[Recommendation], counts: Counter[str]
+    ranker: Ranker,
+    offers: Sequence[Offer],
+    rows: Sequence[Recommendation],
+    counts: Counter[str],
+    *,
+    budget_lifted: bool = False,
 ) -> str:
     """What the cheapest rows reach without the latency targets, the best any offer reaches at one user
     per replica, and the changes that would give an answer, each checked by ranking with it: first those
     that keep the targets (:func:`_moves`: a narrower precision, the budget lifted), cheapest first, then
-    the targets the offers reach, and last dropping the targets, with what its cheapest row gives up.
-    ``rows``: the cheapest rows without the targets; ``counts``: the rows left out, by kind."""
+    the targets the offers reach, and last dropping the targets, with what its cheapest row gives up; a
+    change whose rows the budget leaves out says the budget its cheapest row needs ("--tpot-ms 114 with
+    --budget 13567"). ``rows``: the cheapest rows without the targets (and without the budget, where
+    ``budget_lifted``: the targets and the budget bind only together); ``counts``: the rows left out, by
+    kind."""
     w = ranker.w
     assert isinstance(w, ServeWorkload)
     with_est = [r for r in rows if r.estimate is not None and r.estimate.ttft_ms is not None]
@@ -485,7 +493,8 @@ def _latency_fix(
     ttft = best_ttft.estimate.ttft_ms or 0.0  # type: ignore[union-attr]
     speed = best_speed.estimate.per_user_tokens_per_s or 0.0  # type: ignore[union-attr]
     text = (
-        f"without them, the cheapest offers reach TTFT {_ms(ttft)} ({_label(best_ttft)}) and "
+        f"without them{' and the budget' if budget_lifted else ''}, the cheapest offers reach TTFT "
+        f"{_ms(ttft)} ({_label(best_ttft)}) and "
         f"{speed:.0f} tok/s per user ({_label(best_speed)}) at this load"
     )
     floor = _latency_floor(ranker, offers)
@@ -511,12 +520,23 @@ def _latency_fix(
     kept = [m.text(w) for m in _moves(ranker, offers, counts)]
     answer = []
     if changes:
-        shown = _relaxed(ranker, offers, changes).rows
+        relaxed = _relaxed_ranker(ranker, changes)
+        shown = relaxed.advise(offers, "cost", top=5, diagnose=False).rows
+        # the targets the offers reach, where the budget leaves their rows out: the budget that shows one
+        over = (
+            _budget_lifted(relaxed, offers)
+            if not shown and w.budget_usd is not None and relaxed.reject_rows["budget"]
+            else None
+        )
         if shown:
             cheapest = min(r.total_usd or math.inf for r in shown)
             answer.append(
                 f"{' with '.join(fixes)} shows {len(shown)}{'+' if len(shown) >= 5 else ''} "
                 f"{plural(len(shown), 'offer')} (from {usd(cheapest, ' a month')})"
+            )
+        elif over is not None:
+            answer.append(
+                _Move(f"{' with '.join(fixes)} with {budget_option(over.total_usd or 0.0)}", over).text(w)
             )
         else:
             answer.append(
@@ -538,11 +558,20 @@ def _latency_fix(
 
 def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
     """'--latency-targets none' and what it gives up: the per-user speed (and TTFT) of the cheapest row
-    it shows (of ``rows``, the cheapest without the targets), where it misses a target."""
+    it shows (of ``rows``, the cheapest without the targets), where it misses a target; with the budget
+    that row needs where it costs more than the budget ("--latency-targets none with --budget 937")."""
     costed = [r for r in rows if r.total_usd is not None and r.estimate is not None]
     if not costed:
         return "--latency-targets none"
     best = min(costed, key=lambda r: r.total_usd or math.inf)
+    # over the budget (the targets and the budget bind together): the budget it needs, said with it
+    budget = w.budget_usd
+    over = budget is not None and (best.total_usd or 0.0) > budget
+    option = (
+        f"--latency-targets none with {budget_option(best.total_usd or 0.0)}"
+        if over
+        else "--latency-targets none"
+    )
     est = best.estimate
     assert est is not None
     speed, tpot, ttft = est.per_user_tokens_per_s, est.tpot_ms, est.ttft_ms
@@ -553,7 +582,7 @@ def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
     if w.ttft_target_ms is not None and ttft and ttft > w.ttft_target_ms:
         gives.append(f"a TTFT of {_ms(ttft)} ({_ms(w.ttft_target_ms)} asked)")
     return (
-        f"--latency-targets none, which gives up the targets: its cheapest row, {_label(best)} at "
+        f"{option}, which gives up the targets: its cheapest row, {_label(best)} at "
         f"{usd(best.total_usd, _per(w))}" + (f", {' with '.join(gives)}" if gives else "")
     )
 
@@ -911,12 +940,23 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         and (w.ttft_target_ms is not None or w.tpot_target_ms is not None)
         and counts["latency"]
     ):
-        free = _relaxed(ranker, offers, {"latency_targets": "none", "ttft_ms_max": None, "tpot_ms_max": None})
+        no_targets = {"latency_targets": "none", "ttft_ms_max": None, "tpot_ms_max": None}
+        free = _relaxed(ranker, offers, no_targets)
+        targets = (latency_targets_text(w) or "the latency targets").removeprefix("latency: ")
         if free.rows:
-            targets = latency_targets_text(w) or "the latency targets"
-            return f"no offer meets the {targets.removeprefix('latency: ')} ({head}); " + _latency_fix(
+            return f"no offer meets the {targets} ({head}); " + _latency_fix(
                 ranker, offers, free.rows, counts
             )
+        # neither alone: with the targets lifted the budget leaves no row, and with the budget lifted no
+        # row meets the targets (where one does, the budget binds alone, below)
+        if w.budget_usd is not None and (not counts["budget"] or _budget_lifted(ranker, offers) is None):
+            both = _relaxed(ranker, offers, {**no_targets, "budget_usd": None})
+            if both.rows:
+                return (
+                    f"the latency targets and the budget bind together ({head}): no offer within "
+                    f"{usd(w.budget_usd, ' a month')} meets the {targets}; "
+                    + _latency_fix(ranker, offers, both.rows, counts, budget_lifted=True)
+                )
     if w.budget_usd is not None and counts["budget"]:
         budget_fix = _budget_fix(ranker, offers)
         if budget_fix:
