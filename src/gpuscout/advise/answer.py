@@ -926,6 +926,18 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
     )
 
 
+def _deadline_precision(ranker: Ranker, offers: Sequence[Offer]) -> str:
+    """Where a deadline and a budget leave no row: the widest narrower precision whose cheapest row
+    finishes within both, else within the deadline with the budget it needs (:func:`_narrower_run`),
+    said before what the precision the rows stand at would need ("--precision fp8 (...) finishes within
+    the deadline and the budget; at the checkpoint's own bf16, "); "" where none does."""
+    move = _narrower_run(ranker, offers, lift_budget=True)
+    if move is None:
+        return ""
+    within = "the deadline" if " with --budget " in move.option else "the deadline and the budget"
+    return f"{move.text(ranker.w)} finishes within {within}; {_at_precision(ranker)}, "
+
+
 def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """Why no offer passes: the constraint that binds and the change that would make something fit."""
     w = ranker.w
@@ -976,7 +988,8 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     if deadline is not None and (counts["deadline"] or counts["instances"]):
         deadline_fix = _deadline_fix(ranker, offers)
         if deadline_fix:
-            return f"the deadline binds ({head}): {deadline_fix}"
+            first = _deadline_precision(ranker, offers) if w.budget_usd is not None else ""
+            return f"the deadline binds ({head}): {first}{deadline_fix}"
     if (
         deadline is not None
         and w.budget_usd is not None
@@ -992,9 +1005,11 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
                 f"with the budget lifted, {by_time}" if by_time else "",
                 f"with the deadline lifted, {by_cost}" if by_cost else "",
             ]
+            first = _deadline_precision(ranker, offers)
             return (
                 f"the deadline and the budget bind together ({head}): no offer finishes within "
-                f"{duration(deadline * 3600.0)} for ${w.budget_usd:,.0f}; " + "; ".join(filter(None, said))
+                f"{duration(deadline * 3600.0)} for ${w.budget_usd:,.0f}; {first}"
+                + "; ".join(filter(None, said))
             )
     if not w.spot_ok and counts["spot-only"]:
         free = _relaxed(ranker, offers, {"spot_allowed": True})
