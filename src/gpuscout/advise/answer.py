@@ -13,7 +13,7 @@ import dataclasses
 import math
 import shlex
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from gpuscout.advise.assumptions import Assumptions
@@ -648,18 +648,20 @@ _LLM_NARROWER = ("fp8", "int4")
 _GGUF_NARROWER = ("gguf-q8_0", "gguf-q4_k_m")
 
 
-def _current_precision(ranker: Ranker) -> str:
-    """The weight format the workload runs at: the one asked (``--precision``), else an image model's
-    denoiser's bf16, else the checkpoint's own (``native_precision`` of the backends; bf16 where they do
-    not say)."""
-    w = ranker.w
+def current_precision(w: AnyWorkload, native_precision: Callable[[str], str] | None) -> str:
+    """The weight format ``w`` runs at: the one asked (``--precision``), else an image model's denoiser's
+    bf16, else the checkpoint's own (``native_precision``, the backends'; bf16 where they do not say)."""
     asked = (getattr(w, "precision", None) or "").strip()
     if asked:
         return asked
     if isinstance(w, BatchWorkload) and w.is_images:
         return "bf16"
-    native = ranker.be.native_precision
-    return native(w.model) if native is not None else "bf16"
+    return native_precision(w.model) if native_precision is not None else "bf16"
+
+
+def _current_precision(ranker: Ranker) -> str:
+    """:func:`current_precision` of the ranker's workload, by its backends."""
+    return current_precision(ranker.w, ranker.be.native_precision)
 
 
 def _at_precision(ranker: Ranker) -> str:
@@ -672,31 +674,45 @@ def _at_precision(ranker: Ranker) -> str:
     return f"at the checkpoint's own {_current_precision(ranker)}"
 
 
-def _narrower_precisions(ranker: Ranker) -> tuple[str, ...]:
-    """The weight formats narrower than the one the workload runs at (asked, else the checkpoint's own;
-    an image model's denoiser: bf16) that its estimator takes, widest first; none for training, whose
-    levers are its method and micro-batch."""
+def narrower_precisions(w: AnyWorkload, native_precision: Callable[[str], str] | None) -> tuple[str, ...]:
+    """The weight formats narrower than the one ``w`` runs at (:func:`current_precision`) that its
+    estimator takes, widest first: the engine's own levels (llama.cpp's GGUF Q8_0 and Q4_K_M, the server
+    engines' FP8 and int4, an image model's denoiser's formats); none for training, whose levers are its
+    method and micro-batch."""
     from gpuscout.errors import InvalidInputError
     from gpuscout.estimate.precision import resolve_precision
 
-    w = ranker.w
     if not isinstance(w, ServeWorkload | BatchWorkload):
         return ()
     options: tuple[str, ...]
-    current = _current_precision(ranker)
+    current = current_precision(w, native_precision)
+    try:
+        fmt = resolve_precision(current)
+    except InvalidInputError:
+        return ()
     if isinstance(w, BatchWorkload) and w.is_images:
         from gpuscout.estimate.diffusion import PRECISIONS
 
         options = PRECISIONS
     else:
         llama = "llama" in (w.engine or "").lower()
-        options = _GGUF_NARROWER if llama or resolve_precision(current).gguf else _LLM_NARROWER
-    try:
-        bits = resolve_precision(current).bits_per_weight
-    except InvalidInputError:
-        return ()
+        options = _GGUF_NARROWER if llama or fmt.gguf else _LLM_NARROWER
     narrower = [(resolve_precision(p).bits_per_weight, p) for p in options]
-    return tuple(p for b, p in sorted(narrower, reverse=True) if b < bits)
+    return tuple(p for b, p in sorted(narrower, reverse=True) if b < fmt.bits_per_weight)
+
+
+def _narrower_precisions(ranker: Ranker) -> tuple[str, ...]:
+    """:func:`narrower_precisions` of the ranker's workload, by its backends."""
+    return narrower_precisions(ranker.w, ranker.be.native_precision)
+
+
+def loosen_words(w: AnyWorkload, native_precision: Callable[[str], str] | None) -> str:
+    """What to change where nothing passes and no diagnosis says what binds (the advisor page's fallback
+    under an empty answer): a constraint, a narrower precision among those ``w``'s engine runs
+    (:func:`narrower_precisions`: "gguf-q8_0, gguf-q4_k_m" on llama.cpp), or a smaller model."""
+    narrower = narrower_precisions(w, native_precision)
+    precision = f"a narrower precision ({', '.join(narrower)}) or " if narrower else ""
+    return f"loosen a constraint, or try {precision}a smaller model"
 
 
 def _narrower_run(ranker: Ranker, offers: Sequence[Offer], *, lift_budget: bool = False) -> _Move | None:

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from gpuscout.advise.faq import DEFAULT_CONTEXT, DEFAULT_USERS, REFERENCE_GDDR, Faq
 from gpuscout.advise.types import OBJECTIVES
-from gpuscout.advise.workload import MAX_NAME_CHARS
+from gpuscout.advise.workload import MAX_NAME_CHARS, AnyWorkload
 from gpuscout.catalog.offer import Interconnect
 from gpuscout.catalog.query import region_known
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind, closest
@@ -450,6 +450,8 @@ def advise_page(request: Request, services: Services) -> Response:
     except GpuscoutError as exc:
         return _advise_error(request, req, model_kind, context, exc, labels)
     answer = answer_view(advice, req.kind, top=req.top, explain=req.explain)
+    if not answer.rows and not answer.binding:  # nothing passes and no diagnosis says what binds
+        context["loosen"] = _loosen_words(workload)
     images = bool(getattr(workload, "is_images", False))
     context.update(
         answer=answer,
@@ -461,6 +463,16 @@ def advise_page(request: Request, services: Services) -> Response:
         workload_yaml=workload.to_yaml(),
     )
     return render(request, "advise.html", context)
+
+
+def _loosen_words(workload: AnyWorkload) -> str:
+    """The empty answer's fallback where the advisor said nothing of what binds, in the advisor's words
+    (:func:`gpuscout.advise.answer.loosen_words`: the narrower precisions the workload's engine runs)."""
+    from gpuscout.advise.answer import loosen_words
+    from gpuscout.advise.backends import default_backends
+    from gpuscout.user_models import registry
+
+    return loosen_words(workload, default_backends(registry()).native_precision)
 
 
 def _advise_error(
@@ -540,6 +552,7 @@ def _advise_context(
         "resolved": None,
         "caveats": [],
         "answer": None,
+        "loosen": "",
         "freshness": page_freshness(services),
         "plain": plain,
     }
