@@ -38,12 +38,15 @@ def test_each_limit_says_what_it_would_need_with_the_other_lifted(both: str) -> 
     deadline_alone = _binding(deadline_hours=2.0)
     budget_alone = _binding(budget_usd=500.0)
     assert deadline_alone.startswith("the deadline binds") and budget_alone.startswith("the budget binds")
-    # the same figures as each limit alone gives
-    assert "with the budget lifted, " + deadline_alone.split("): ", 1)[1] in both
-    # (the budget alone leads with a narrower precision's move where one shows a cheaper row: stop 61)
-    budget_words = re.split(
-        r"; at the (?:precision asked \([^)]*\)|checkpoint's own [^,]+), ",
-        budget_alone.split("): ", 1)[1],
-        maxsplit=1,
-    )[-1]
+    # the same figures as each limit alone gives at the precision the rows stand at (each alone leads
+    # with a narrower precision's move where one shows a row: stops 61 and 62)
+    deadline_words, budget_words = (
+        re.split(
+            r"; at the (?:precision asked \([^)]*\)|checkpoint's own [^,]+), ",
+            alone.split("): ", 1)[1],
+            maxsplit=1,
+        )[-1]
+        for alone in (deadline_alone, budget_alone)
+    )
+    assert "with the budget lifted, " + deadline_words in both
     assert "with the deadline lifted, " + budget_words in both

@@ -943,14 +943,16 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
 
 
 def _deadline_precision(ranker: Ranker, offers: Sequence[Offer]) -> str:
-    """Where a deadline and a budget leave no row: the widest narrower precision whose cheapest row
-    finishes within both, else within the deadline with the budget it needs (:func:`_narrower_run`),
-    said before what the precision the rows stand at would need ("--precision fp8 (...) finishes within
-    the deadline and the budget; at the checkpoint's own bf16, "); "" where none does."""
+    """Where a deadline (and a budget, if one is set) leaves no row: the widest narrower precision whose
+    cheapest row finishes within it (and the budget), else, under a budget, within the deadline with the
+    budget it needs (:func:`_narrower_run`), said before what the precision the rows stand at would need
+    ("--precision fp8 (...) finishes within the deadline and the budget; at the checkpoint's own bf16,
+    "); "" where none does (a training run: :func:`narrower_precisions` has none)."""
     move = _narrower_run(ranker, offers, lift_budget=True)
     if move is None:
         return ""
-    within = "the deadline" if " with --budget " in move.option else "the deadline and the budget"
+    both = ranker.w.budget_usd is not None and " with --budget " not in move.option
+    within = "the deadline and the budget" if both else "the deadline"
     return f"{move.text(ranker.w)} finishes within {within}; {_at_precision(ranker)}, "
 
 
@@ -1004,7 +1006,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     if deadline is not None and (counts["deadline"] or counts["instances"]):
         deadline_fix = _deadline_fix(ranker, offers)
         if deadline_fix:
-            first = _deadline_precision(ranker, offers) if w.budget_usd is not None else ""
+            first = _deadline_precision(ranker, offers)
             return f"the deadline binds ({head}): {first}{deadline_fix}"
     if (
         deadline is not None
