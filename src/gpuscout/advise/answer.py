@@ -619,25 +619,24 @@ def _deadline_hint(ranker: Ranker, offers: Sequence[Offer], seconds: float) -> s
     return f"--deadline {flag} alone shows no row (another constraint binds too: --show-rejected says which)"
 
 
-def _batch_deadline_fix(
-    ranker: Ranker, offers: Sequence[Offer], free: Ranker, rows: Sequence[Recommendation]
-) -> str | None:
+def _batch_deadline_fix(ranker: Ranker, offers: Sequence[Offer], free: Ranker) -> str | None:
     """What a batch's binding deadline would need. Its instances are already added up to
     ``Assumptions.max_instances`` (a spot row's with its expected reclaims), so the tightest deadline
-    that shows a row is the best time of ``rows`` on that many. ``free`` ranked ``rows`` without the
-    deadline (under it, an offer that needs more instances than proposed has no time); None where
-    none of them runs. The deadline proposed is checked with ``ranker`` (:func:`_deadline_hint`)."""
+    that shows a row is the best time on that many of every row that passes the rest
+    (:meth:`~gpuscout.advise.rank.Ranker.fastest_on_most_instances`; not only the cheapest few, which
+    said 13 min where a row finishes in 10). ``free`` ranks without the deadline (under it, an offer
+    that needs more instances than proposed has no time); None where none of its rows runs. The
+    deadline proposed is checked with ``ranker`` (:func:`_deadline_hint`)."""
     most = free.a.max_instances
-    timed = [(free.time_on_most_instances(r.offer, r.config.spot), n) for n, r in enumerate(rows)]
-    t, n = min(timed, default=(math.inf, 0))
-    if not t < math.inf:
+    fastest = free.fastest_on_most_instances(offers)
+    if fastest is None:
         return None
-    rec = rows[n]
+    t, rec = fastest
     config = dataclasses.replace(rec.config, instances=most)
     label = f"{config.describe(rec.offer.accelerator)} at {rec.provider_name or rec.offer.provider}"
     reclaims = ", with its expected spot reclaims" if rec.config.spot else ""
     return (
-        f"even on {most} instances (the most proposed) the fastest among the cheapest finishes in "
+        f"even on {most} instances (the most proposed) the fastest finishes in "
         f"{duration(t)} ({label}{reclaims}); {_deadline_hint(ranker, offers, t)}"
     )
 
@@ -911,6 +910,10 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
     by ``ranker`` with its deadline lifted; "" where that shows no row either."""
     w = ranker.w
     lifted = _relaxed_ranker(ranker, {"deadline_hours": None})
+    if isinstance(w, BatchWorkload):
+        batch = _batch_deadline_fix(ranker, offers, lifted)
+        if batch is not None:
+            return batch
     training = isinstance(w, FinetuneWorkload | PretrainWorkload)
     if training:
         # lifted, each offer would train on its cheapest node count; under the deadline, which no node
@@ -919,9 +922,6 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
         free = lifted.advise(offers, "time", top=1, diagnose=False)
     else:
         free = lifted.advise(offers, "cost", top=5, diagnose=False)
-    batch = _batch_deadline_fix(ranker, offers, lifted, free.rows) if isinstance(w, BatchWorkload) else None
-    if batch is not None:
-        return batch
     if not free.rows:
         return ""
     fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)

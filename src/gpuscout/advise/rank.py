@@ -575,6 +575,21 @@ class Ranker:
         most = _with_instances(ev, self.a.max_instances)
         return _job_time(self.w, most, self.cost_model(most, self.terms(offer), spot))
 
+    def fastest_on_most_instances(self, offers: Sequence[Offer]) -> tuple[float, Recommendation] | None:
+        """Of every row this ranker passes (none cut for display), the one that finishes soonest on the
+        most instances proposed (:meth:`time_on_most_instances`; the cheaper among equal times), built,
+        with that time: the tightest deadline a batch's rows can meet. Scores ``offers`` again with none
+        dropped (the evaluations and cost models are cached from any ranking before); None where no row
+        passes or none runs."""
+        self._reset_rejects()
+        rows = self.score_rows(offers, "cost", None, keep=None).rows
+        timed = ((self.time_on_most_instances(r[9], r[7] == 1), r[1], n) for n, r in enumerate(rows))
+        t, _, n = min(timed, default=(math.inf, 0.0, 0))
+        if not t < math.inf:
+            return None
+        row = rows[n]
+        return t, self.recommendation(row[9], row[7] == 1, row[3], None, row[0])
+
     def data_prices(self, offer: Offer, terms: ProviderTerms) -> DataPrices:
         k = (terms.name, offer.storage_usd_per_gb_month, offer.egress_usd_per_gb)
         dp = self._dp.get(k)
