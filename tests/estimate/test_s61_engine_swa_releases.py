@@ -35,7 +35,8 @@ def _kv(engine: str) -> float:
         ("vllm 0.9.2", WINDOWED),
         ("sglang 0.4.6", FULL),
         ("sglang 0.4.9", FULL),
-        ("sglang 0.4.9.post5", FULL),  # a post release reads as its base release
+        ("sglang 0.4.9.post2", FULL),
+        ("sglang 0.4.9.post5", WINDOWED),  # a post release is its own release (stop 62)
         ("sglang 0.4.10", WINDOWED),
         ("sglang 0.5.1", WINDOWED),
         ("sglang", WINDOWED),

@@ -42,6 +42,7 @@ from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, 
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
 from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
 from gpuscout.estimate.runtime import CUDA_RUNTIME, DeviceRuntime, device_runtime, on_runtime, runs_on_vendor
+from gpuscout.knowledge.engine_support import release_number
 
 # exllama v1's q4_matmul (turboderp/exllama, vendored by AutoGPTQ 0.4 and TGI 1.0-1.1) dot_product_8: per
 # 4-bit weight a shift, a mask, a zero-point subtraction and an int->half conversion (I2F runs at a quarter
@@ -415,7 +416,7 @@ class EngineProfile:
             return False
         if not (self.version and self.pipeline_since):
             return True
-        return _release_tuple(self.version) >= _release_tuple(self.pipeline_since)
+        return _at_or_after(self.version, self.pipeline_since)
 
     def foreign_kernels(self, vendor: str, key: str) -> str:
         """What runs efficiency key ``key`` on ``vendor``'s GPUs where no calibration row covers it (see
@@ -429,7 +430,7 @@ class EngineProfile:
             return False
         if not (self.version and self.kv_layer_windows_since):
             return True
-        return _release_tuple(self.version) >= _release_tuple(self.kv_layer_windows_since)
+        return _at_or_after(self.version, self.kv_layer_windows_since)
 
     @property
     def step_token_budget(self) -> int:
@@ -832,8 +833,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # rules); the figures above are those of the releases of the calibration rows (0.3-0.4.6)
         device_rule="sglang",
         # the hybrid SWA pool: before 0.4.9.post3 one token pool for every layer (0.4.9's SWAKVPool served
-        # Llama 4's chunked attention alone, behind --hybrid-kvcache-ratio). A named post release reads as
-        # its base ("0.4.9.post5" as 0.4.9): judged without the pool
+        # Llama 4's chunked attention alone, behind --hybrid-kvcache-ratio); a named post release is its own
+        # release ("0.4.9.post5" keeps the windows, "0.4.9.post2" does not)
         kv_layer_windows_since="0.4.9.post3",
         kv_layer_windows_source=(
             "read in SGLang's wheels: 0.4.9.post3 sglang/srt/model_executor/model_runner.py makes a model "
@@ -1362,10 +1363,10 @@ for _p in _PROFILES:
         _BY_KEY[_a] = _p
 
 # a release number: major.minor[.patch...], with a pre-release ("rc1", "-rc1", ".dev116", or PEP 440's
-# glued "a1" / "b2" / "a", which it reads as "a0": group 4) or a post-release ("post1") suffix; a word
-# after a hyphen that only starts like one ("0.6.3-a100", a GPU) is none
+# glued "a1" / "b2" / "a", which it reads as "a0": group 4) or a post-release ("post1", "-post1", ".post":
+# group 5, its number) suffix; a word after a hyphen that only starts like one ("0.6.3-a100", a GPU) is none
 _VERSION = re.compile(
-    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|dev)\d*|[ab]\d{0,2})?(?:[-.]?post\d*)?(?![\w])"
+    r"(?<![\w.])v?(\d+)\.(\d+)(\.\d+)?(?:\.\d+)*([-.]?(?:rc|dev)\d*|[ab]\d{0,2})?(?:[-.]?post(\d*))?(?![\w])"
 )
 
 
@@ -1535,9 +1536,10 @@ def profile_for(base: EngineProfile, name: str) -> EngineProfile:
     found = _VERSION.search(re.sub(r"\(.*?\)", " ", head)) or _VERSION.search(head)
     version = _version_text(found) if found else ""
     prof = base
-    era = base.era_for(version) if version else None
-    # the release the support rules read: the engine's own, or the one that selected its era ("vllm (0.6.3)")
-    release = _own_release(base, head) or (version if era is not None else "")
+    era = base.era_for(version) if version else None  # a post release is in its release's era
+    # the release the support rules read: the engine's own, or the one that selected its era ("vllm (0.6.3)"),
+    # with its post release ("0.4.9.post5": a release of its own, which a rule may start at)
+    release = _own_release(base, head) or (_release_text(found) if found and era is not None else "")
     if release:
         prof = replace(prof, version=release)
     if era is not None:
@@ -1562,17 +1564,27 @@ def _own_release(base: EngineProfile, head: str) -> str:
     found = _VERSION.search(name)
     if release is None or found is None or _key(name[: found.start()]) not in release.names:
         return ""
-    return _version_text(found)
+    return _release_text(found)
 
 
-def _release_tuple(release: str) -> tuple[int, ...]:
-    """(0, 5, 1) of "0.5.1": releases compared as numbers."""
-    return tuple(int(x) for x in re.findall(r"\d+", release))
+def _at_or_after(release: str, since: str) -> bool:
+    """Whether ``release`` ("0.4.9.post5") is ``since`` ("0.4.9.post3") or a later one; a release that reads
+    as no number is today's, past every bound."""
+    asked, first = release_number(release), release_number(since)
+    return asked is None or first is None or asked >= first
 
 
 def _version_text(found: re.Match[str]) -> str:
-    """ "0.6.3" of a :data:`_VERSION` match ("v0.6.3.dev116" -> "0.6.3"; "0.19" stays "0.19")."""
+    """ "0.6.3" of a :data:`_VERSION` match ("v0.6.3.dev116" -> "0.6.3"; "0.19" stays "0.19"): the release
+    an era is matched on, without a post release ("0.4.3.post2" -> "0.4.3")."""
     return f"{found.group(1)}.{found.group(2)}{found.group(3) or ''}"
+
+
+def _release_text(found: re.Match[str]) -> str:
+    """The release the support rules judge, of a :data:`_VERSION` match: :func:`_version_text` and its post
+    release as PEP 440 writes it ("0.4.9-post5" -> "0.4.9.post5"); a pre-release is its release."""
+    post = found.group(5)
+    return _version_text(found) + ("" if post is None else f".post{post or 0}")
 
 
 def version_note(base: EngineProfile, head: str) -> str:

@@ -49,7 +49,7 @@ import io
 import re
 from dataclasses import dataclass, replace
 from importlib import resources
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -193,8 +193,8 @@ class SupportRule:
         return "lower bound" in self.version
 
     @property
-    def before(self) -> tuple[int, ...] | None:
-        """The release the row stops holding at ("<0.9": (0, 9, 0)): the smallest of its "<" bounds; None
+    def before(self) -> ReleaseNumber | None:
+        """The release the row stops holding at ("<0.9": 0.9.0): the smallest of its "<" bounds; None
         for a row that holds for every later release."""
         below = [b for op, b in _bounds(self.versions) if op == "<"]
         return min(below) if below else None
@@ -244,17 +244,38 @@ _BOUND_OPS = {
 _BOUND = re.compile(r"(>=|<=|>|<)\s*(\d+(?:\.\d+)*)")
 
 
-def release_number(text: str) -> tuple[int, ...] | None:
-    """``"0.6.3"`` -> (0, 6, 3), padded to three parts so that 0.20 == 0.20.0; None for "" or a non-number."""
-    parts = text.strip().lstrip("v").split(".")
-    if not text.strip() or not all(p.isdigit() for p in parts):
+class ReleaseNumber(NamedTuple):
+    """A release as releases compare (PEP 440's order for a release and a post release): its ``numbers``
+    padded with zeros to three (0.20 == 0.20.0 == 0.20.0.0), then its ``post`` release (-1: none), so that
+    0.4.9 < 0.4.9.post3 < 0.4.9.post5 < 0.4.9.1 < 0.4.10."""
+
+    numbers: tuple[int, ...]
+    post: int = -1
+
+
+# "0.4.9", "v0.4.9", "0.4.9.post5" (also PEP 440's "0.4.9-post5", "0.4.9post5", and "0.4.9.post" = post0)
+_RELEASE = re.compile(r"v?(\d+(?:\.\d+)*)(?:[-.]?post(\d*))?")
+
+
+def release_number(text: str) -> ReleaseNumber | None:
+    """``"0.6.3"`` -> ((0, 6, 3), -1), ``"0.4.9.post5"`` -> ((0, 4, 9), 5); None for "" or a non-number.
+
+    A pre-release ("0.9.0rc1", "0.6.3.dev116") is none here: the engine's text is read by
+    :func:`gpuscout.estimate.engines.profile_for`, which judges a pre-release as its release and says so."""
+    m = _RELEASE.fullmatch(text.strip())
+    if m is None:
         return None
-    return tuple(int(p) for p in parts) + (0,) * max(0, 3 - len(parts))
+    numbers = [int(p) for p in m.group(1).split(".")]
+    numbers += [0] * max(0, 3 - len(numbers))
+    while len(numbers) > 3 and numbers[-1] == 0:
+        numbers.pop()
+    post = m.group(2)
+    return ReleaseNumber(tuple(numbers), -1 if post is None else int(post or 0))
 
 
-def _bounds(spec: str) -> list[tuple[str, tuple[int, ...]]]:
+def _bounds(spec: str) -> list[tuple[str, ReleaseNumber]]:
     """The comparisons of a ``versions`` cell (">=0.20", "<0.20", ">=0.8,<0.20"); ValueError if malformed."""
-    out: list[tuple[str, tuple[int, ...]]] = []
+    out: list[tuple[str, ReleaseNumber]] = []
     for part in (p.strip() for p in spec.split(",")):
         if not part:
             continue
@@ -409,7 +430,7 @@ def _read_later(verdict: SupportVerdict, release: str) -> str:
 _READ_RELEASE = re.compile(r"^\S+ v?(\d+(?:\.\d+)+)")
 
 
-def _read_release(version: str) -> tuple[int, ...] | None:
+def _read_release(version: str) -> ReleaseNumber | None:
     """The release a row was read in, from its ``version`` cell: the number right after the product's
     name ("vllm 0.33.0", "transformers 5.24.0 / PyTorch 2.14" -> 5.24.0, "tgi 3.3.6-dev0 (maintenance
     mode)" -> 3.3.6); None where the cell names none ("llama.cpp master 2026", a support matrix)."""
@@ -686,7 +707,7 @@ def first_running_release(
     is where a later rule refuses it again (:func:`refused_again_at`)."""
     if not release:
         return None
-    at: tuple[int, ...] | None = release_number(release)
+    at: ReleaseNumber | None = release_number(release)
     if at is None:
         return None
     lower = False
@@ -710,12 +731,13 @@ def first_running_release(
     return None
 
 
-def _release_text(release: tuple[int, ...]) -> str:
-    """ "0.9" of (0, 9, 0): a release as its bound was written (at least major.minor)."""
-    out = list(release)
+def _release_text(release: ReleaseNumber) -> str:
+    """ "0.9" of 0.9.0: a release as its bound was written (at least major.minor), ".postN" after it."""
+    out = list(release.numbers)
     while len(out) > 2 and out[-1] == 0:
         out.pop()
-    return ".".join(str(n) for n in out)
+    post = f".post{release.post}" if release.post >= 0 else ""
+    return ".".join(str(n) for n in out) + post
 
 
 def _later_release(
