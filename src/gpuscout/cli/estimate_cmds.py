@@ -25,6 +25,8 @@ from gpuscout.estimate.arguments import (  # the limits the estimator checks: ea
     MAX_GPUS,
     MAX_RATE,
     MEASURED_TPS_ACCEPTED,
+    ContextPastWindow,
+    imported_config,
     positive_words,
     whole_number_text,
 )
@@ -155,11 +157,16 @@ def _stated_engine(engine: str | None) -> str | None:
 def _named_by_options(ctx: typer.Context, fields: Mapping[str, str] | None = None) -> Iterator[None]:
     """An input error raised inside names the command's option, not the Python field behind it:
     ``--prompt: -5 is out of range``, not ``context_in: ...`` (as ``gpuscout recommend`` does). An error
-    on no option of the command (the model argument) is left as it is."""
+    on no option of the command (the model argument) is left as it is. A context past the model's window
+    names the command's ``--config``, or where it has none (``diagnose``) a model imported by name."""
     try:
         yield
     except InvalidInputError as exc:
         flags = _option_names(ctx, fields or {})
+        if isinstance(exc, ContextPastWindow):
+            exc = exc.given_as(flags.get("config") or imported_config("model"))
+            if exc.field not in flags:
+                raise exc from None
         flag = flags.get(exc.field)
         if flag is None:
             raise

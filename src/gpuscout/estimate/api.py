@@ -14,6 +14,7 @@ from gpuscout.estimate.arguments import MAX_CONTEXT as MAX_CONTEXT
 from gpuscout.estimate.arguments import MAX_GPUS as MAX_GPUS
 from gpuscout.estimate.arguments import MAX_RATE as MAX_RATE
 from gpuscout.estimate.arguments import (
+    ContextPastWindow,
     int_in,
     positive_float,
     require_language_model,
@@ -380,7 +381,8 @@ def _within_context(spec: ModelSpec, context_in: int, context_out: int, field: s
     max_model_len ... is greater than the derived max_model_len", unless VLLM_ALLOW_LONG_MAX_MODEL_LEN=1)
     and SGLang a context_length (SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1), and past it RoPE
     positions the model never saw give wrong output (llama.cpp only warns: n_ctx > n_ctx_train). A model
-    served with RoPE scaling (YaRN) is estimated as a spec whose window is the scaled one."""
+    served with RoPE scaling (YaRN) is estimated as a spec whose window is the scaled one: the error names
+    where the Python API takes its config.json, and a face names its own (:class:`ContextPastWindow`)."""
     limit = spec.max_position_embeddings
     total = context_in + context_out
     if not limit or total <= limit:
@@ -399,14 +401,7 @@ def _within_context(spec: ModelSpec, context_in: int, context_out: int, field: s
         if spec.native_context
         else "max_position_embeddings"
     )
-    raise InvalidInputError(
-        field,
-        f"{said} exceed {spec.name}'s context window of {limit:,} tokens ({what}): vLLM "
-        "and SGLang refuse a longer context unless forced, and past the window the output is wrong without "
-        "RoPE scaling; a model served with RoPE scaling (YaRN) is estimated from its config.json with "
-        "that rope_scaling, or a max_position_embeddings of the scaled length (CLI: --config)",
-        accepted,
-    )
+    raise ContextPastWindow(field, said, spec.name, limit, what, accepted)
 
 
 def _kv_default(fmt: WeightFormat, eng: EngineProfile, acc: Accelerator) -> KvDtype:

@@ -255,6 +255,52 @@ def within_window(context: int, model: str, window: int | None, field: str = "co
         )
 
 
+_IMPORTED = "the name of a model imported from it by gpuscout models import PATH"
+#: How the Python API takes a model's config.json: the words of the estimator (the Python face) itself.
+PYTHON_CONFIG = f"model=gpuscout.loaders.model_from_hf_config(path), or {_IMPORTED}"
+
+
+def imported_config(field: str) -> str:
+    """How a face that takes no config.json file (the JSON API, ``gpuscout diagnose``) takes one: by name,
+    as the model imported from it, in its model ``field``."""
+    return f"{field}: {_IMPORTED}"
+
+
+class ContextPastWindow(InvalidInputError):
+    """A context past a model's window (``max_position_embeddings``): ``said`` how long it is ("200,000
+    tokens"), ``window`` the window, ``what`` what the window is read from. Its message is one text for
+    every face, which names where the face asking takes the config.json of a model served with RoPE
+    scaling (``config_input``): the Python API's as the estimator raises it, a face's own through
+    :meth:`given_as` (the CLI's ``--config``, the JSON API's ``model`` parameter)."""
+
+    def __init__(
+        self,
+        field: str,
+        said: str,
+        model: str,
+        window: int,
+        what: str,
+        accepted: str,
+        config_input: str = PYTHON_CONFIG,
+    ) -> None:
+        self.said, self.model, self.window, self.what = said, model, window, what
+        self.config_input = config_input
+        super().__init__(
+            field,
+            f"{said} exceed {model}'s context window of {window:,} tokens ({what}): vLLM and SGLang refuse a "
+            "longer context unless forced, and past the window the output is wrong without RoPE scaling; a "
+            "model served with RoPE scaling (YaRN) is estimated from its config.json with that rope_scaling, "
+            f"or a max_position_embeddings of the scaled length ({config_input})",
+            accepted,
+        )
+
+    def given_as(self, config_input: str) -> ContextPastWindow:
+        """The same error, naming ``config_input`` as where the config.json is given."""
+        return ContextPastWindow(
+            self.field, self.said, self.model, self.window, self.what, self.accepted or "", config_input
+        )
+
+
 def other_face(name: str, kind: str, wanted: str = "a language model") -> str:
     """Why a model of ``kind`` is not what an entry point answers (``wanted``), and where it is answered:
     "flux.1-dev is an image (diffusion) model, not a language model: `gpuscout images ...` times it"."""

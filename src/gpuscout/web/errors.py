@@ -21,6 +21,7 @@ from pydantic.fields import FieldInfo
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, WrongModelKind
+from gpuscout.estimate.arguments import ContextPastWindow, imported_config
 from gpuscout.web import model_view
 from gpuscout.web.form_errors import accepted_text, strip_optional
 from gpuscout.web.query_params import closest_first, query_fields
@@ -60,7 +61,10 @@ NAMES_ACCEPTED: dict[str, str] = {
 def error_body(exc: GpuscoutError, route: object = None, *, api: bool = True) -> ErrorOut:
     """``exc`` as the API's error; ``route`` (the route that raised it) says what is accepted where
     ``exc`` does not; ``api``: for the JSON API (a model of another kind is pointed to its routes), else
-    for a page (to its pages)."""
+    for a page (to its pages). A context past the model's window names where the web app takes a
+    config.json, its ``model`` parameter (a model imported from it), not the Python API's words."""
+    if isinstance(exc, ContextPastWindow):
+        exc = exc.given_as(imported_config("model"))
     if isinstance(exc, UnknownNameError):
         kind = "not_found" if isinstance(exc, NotFoundError) else "unknown_name"
         return ErrorOut(
