@@ -31,7 +31,7 @@ def test_fresh_install_offers_h100_sorted_per_gpu() -> None:
         assert "H100" in row
         assert "unknown" in row  # the age of a snapshot price is unknown, never "today"
         assert "snapshot skypilot-catalog@" in row  # provenance on each row
-    assert "sorted by price_per_gpu" in out
+    assert "sorted by $/gpu-h ▲" in out  # the column's header, not the option's value (stop 62)
 
 
 def test_an_auction_price_is_marked_at_80_columns_and_left_out_of_on_demand() -> None:

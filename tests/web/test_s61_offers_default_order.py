@@ -57,4 +57,4 @@ def test_the_lean_path_lists_them_in_the_same_order(
 def test_the_table_title_names_the_default_order(db_url: str) -> None:
     result = runner.invoke(cli_app, ["offers", "--db", db_url])
     assert result.exit_code == 0, result.output
-    assert "sorted by price_per_gpu" in result.output
+    assert "sorted by $/gpu-h ▲" in result.output  # its column (stop 62): was "price_per_gpu"

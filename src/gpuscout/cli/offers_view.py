@@ -253,6 +253,11 @@ class SortLayout:
     mark: str = LOW_FIRST_MARK
 
     @property
+    def label(self) -> str:
+        """The sorted column's header as the table marks it ("$/gpu-h ▲"): the title names the sort by it."""
+        return f"{self.header} {self.mark}"
+
+    @property
     def derived_at(self) -> int:
         """Where :attr:`derived` goes in :data:`COLUMNS`: after the column it follows."""
         assert self.derived is not None
@@ -333,7 +338,7 @@ def _marked(column: Column, layout: SortLayout, *, two_lines: bool = False) -> C
 
     if column.header != layout.header:
         return column
-    text = f"{column.header} {layout.mark}"
+    text = layout.label
     if two_lines:
         cuts = [i for i, ch in enumerate(text) if ch == " "]
         text = min((text[:i] + "\n" + text[i + 1 :] for i in cuts), key=_header_width, default=text)
@@ -782,10 +787,10 @@ def print_offers_table(
     row reads the same there hold (:func:`shared_note`). ``why_none``: why no offer matched
     (:func:`why_no_offers`), said first under an empty table; ``stale_hidden``: how many offers from
     stale feeds the filters match besides, said first under the table (:func:`hidden_stale_note`)."""
-    title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {sort}"
-    hidden = hidden_stale_note(stale_hidden)
     spot = spot or sort == "spot_price"
     layout = sort_layout(sort, spot=spot)
+    title = f"{len(offers)} of {total} {plural(total, 'offer')}, sorted by {layout.label}"
+    hidden = hidden_stale_note(stale_hidden)
     if plain_pipe(sys.stdout):
         rows = [_cells(o, markup=False, layout=layout) for o in offers]
         text = pipe_table(title, wide_columns(layout), rows)
