@@ -828,7 +828,12 @@ def _prepare(
             instead=_layouts_instead(spec, acc, fmt, kv, eng, gpus, context),
             sources=(rule.source,), field="gpus", kv=kv,
         )  # fmt: skip
-    st = Setup(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt=rate_fmt)
+    timed_as = _timed_as(fmt, eff_class, eng, acc)
+    if timed_as is not None:  # timed as the 16-bit checkpoint: its class, efficiencies and rate
+        eff_class, rate_fmt = "", None
+    st = Setup(
+        spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt=rate_fmt, timed_as=timed_as
+    )
     if not st.rate.known:
         reason = st.rate.warning
         return unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, reason)
@@ -1018,12 +1023,19 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
     # a pipeline's speed rests on no measurement whatever the GPU (its warning says so: PIPELINE_UNCALIBRATED)
     calibrated = calibrated and not (st_mode == "layer" and per_replica_gpus > 1 and pipelines(eng))
     # kernels this vendor runs that no row covers (vLLM's Triton AWQ fallback on ROCm): fitted elsewhere
-    foreign = eng.foreign_kernels(acc.vendor, st.eff_class)
+    foreign = eng.foreign_kernels(acc.vendor, _kernel_class(st))
     if foreign:
+        timed = st.timed_as
+        how = (
+            f"timed as the {timed.label} checkpoint, its byte saving not credited: no faster than "
+            f"{timed.label}, as gpuscout has no efficiency of their own and does not lend them Marlin's; "
+            f"memory sized at {fmt.bits_per_weight:g} bits per weight"
+            if timed is not None
+            else "timed at the efficiency fitted on NVIDIA GPUs, no constant of their own"
+        )
         warnings.append(
             f"{eng.label}'s speed for {fmt.label} on {acc.name} is not calibrated: {foreign}; no "
-            f"calibration row runs them on {acc.vendor} GPUs (timed at the efficiency fitted on NVIDIA GPUs, "
-            "no constant of their own)"
+            f"calibration row runs them on {acc.vendor} GPUs ({how})"
         )
         calibrated = False
     prefill_tps = p.prefill_tps if context_in > 0 else 0.0  # no prompt, no prefill speed to give
@@ -1421,6 +1433,31 @@ def _as_run(
     return fmt, "", None
 
 
+def _timed_as(fmt: WeightFormat, eff_class: str, eng: EngineProfile, acc: Accelerator) -> WeightFormat | None:
+    """The 16-bit format a weight-only checkpoint (int4 AWQ / GPTQ, 8-bit GPTQ, NF4) is timed as where the
+    engine's weight-only kernels on this GPU's vendor are other code than those its weight-only efficiency
+    was fitted on and no calibration row runs them (``EngineProfile.vendor_uncalibrated``: vLLM's Triton
+    AWQ / W4A16 kernels on ROCm, not Marlin), and the engine has no efficiency of their own; None elsewhere.
+
+    No profile carries a figure for a non-Marlin weight-only kernel that could stand in: vLLM times its
+    pre-0.14 AWQ GEMM and GPTQ kernels below CC 8.0 at the Marlin-fitted figure too, and the exllama v1
+    model (TGI 1.x, AutoGPTQ 0.4) is a per-row CUDA-core cost on NVIDIA GPUs. Crediting the Triton
+    fallback with Marlin's efficiency on a quarter of the bytes made vLLM's AWQ on an MI300X 2.6x its bf16
+    speed and faster than Marlin on an H100, with nothing measured behind it; so the 4-bit weights' byte
+    saving is not credited: the speed is the 16-bit checkpoint's (its memory stays the format's)."""
+    if (eff_class or fmt.efficiency_class) != CLASS_WEIGHT_ONLY or fmt.compute_class != CLASS_WEIGHT_ONLY:
+        return None
+    if not eng.foreign_kernels(acc.vendor, CLASS_WEIGHT_ONLY):
+        return None
+    return resolve_precision("bf16" if has_bf16(acc) else "fp16")
+
+
+def _kernel_class(st: Setup) -> str:
+    """The efficiency key of the kernels that run the weights: the format's own where it is timed as
+    another (:attr:`Setup.timed_as`), else the one timed."""
+    return st.fmt.efficiency_class if st.timed_as is not None else st.eff_class
+
+
 def w4a16_experts(fmt: WeightFormat, eng: EngineProfile) -> bool:
     """Whether ``eng`` multiplies ``fmt``'s routed experts by 16-bit activations where it runs the format
     natively: gpt-oss's MXFP4 experts in every engine but llama.cpp (whose native Blackwell MXFP4 MMA
@@ -1770,7 +1807,12 @@ def _assumptions(
             "TFLOPS",
             st.achieved_flops / 1e12,
         ),
-        "compute_class": st.eff_class,
+        "compute_class": st.eff_class
+        + (
+            f" ({st.fmt.label}, {st.fmt.efficiency_class}, timed as {st.timed_as.label} weights)"
+            if st.timed_as is not None
+            else ""
+        ),
         **({"expert_rate": _expert_rate_note(st, verdict)} if st.fmt.dense_bits is not None else {}),
         "fixed_costs": f"{eng.layer_overhead_us:g} us/layer + {eng.step_overhead_us:g} us/step + "
         f"{eng.seq_overhead_us:g} us/sequence/step"
@@ -1804,8 +1846,12 @@ def _assumptions(
     prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
     if st.eff_class in eng.uncalibrated_classes:
         prior.append(f"{st.eff_class} bandwidth and compute efficiency")
-    elif eng.foreign_kernels(st.acc.vendor, st.eff_class):
-        prior.append(f"{st.eff_class} bandwidth and compute efficiency on {st.acc.vendor} GPUs")
+    elif eng.foreign_kernels(st.acc.vendor, _kernel_class(st)):
+        prior.append(
+            f"{_kernel_class(st)} kernels on {st.acc.vendor} GPUs (timed as {st.timed_as.label} weights)"
+            if st.timed_as is not None
+            else f"{st.eff_class} bandwidth and compute efficiency on {st.acc.vendor} GPUs"
+        )
     if st.fmt.codebook:
         prior.append(f"{st.fmt.label}'s codebook kernels (timed at the k-quants' efficiency)")
     if st.fmt.native == "fp4" and st.eff_class != st.fmt.efficiency_class:

@@ -90,6 +90,11 @@ class Setup:
     rate_fmt: WeightFormat | None = (
         None  # the format whose tensor rate the math runs at (weight-only: 16-bit)
     )
+    # the format the weight reads and GEMMs are timed as, where not ``fmt`` (None: ``fmt``; memory is
+    # sized by ``fmt`` all the same): a weight-only format whose kernels on this GPU's vendor no calibration
+    # row runs, and for which the engine has no efficiency of its own, is timed as its 16-bit checkpoint
+    # (bytes, tile, efficiencies and rate): its byte saving is not credited (``api._timed_as``)
+    timed_as: WeightFormat | None = None
     rate: ComputeRate = field(init=False, repr=False, compare=False)
     peak_tflops: float = field(init=False, repr=False, compare=False)
     achieved_flops: float = field(init=False, repr=False, compare=False)
@@ -116,9 +121,9 @@ class Setup:
     dense_flops: float = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        cls = self.eff_class or self.fmt.efficiency_class
+        cls = self.eff_class or self.timed_fmt.efficiency_class
         object.__setattr__(self, "eff_class", cls)
-        rate = compute_rate(self.rate_fmt or self.fmt, self.acc)
+        rate = compute_rate(self.rate_fmt or self.timed_fmt, self.acc)
         object.__setattr__(self, "rate", rate)
         peak = self._engine_peak(rate)
         object.__setattr__(self, "peak_tflops", peak)
@@ -151,6 +156,11 @@ class Setup:
             small = float(min(dense, rows / legacy_mma_share(self.acc)))
         object.__setattr__(self, "small_moe_tile", small)
 
+    @property
+    def timed_fmt(self) -> WeightFormat:
+        """The format the weight reads and GEMMs are timed as (:attr:`timed_as`, else :attr:`fmt`)."""
+        return self.timed_as or self.fmt
+
     def _engine_peak(self, rate: ComputeRate) -> float:
         """TFLOPS the engine's kernels can reach at ``rate``: on GeForce parts, engines that accumulate
         16-bit GEMMs in fp16 (llama.cpp) get twice the fp32-accumulate rate the datasheet quotes."""
@@ -161,20 +171,20 @@ class Setup:
     def split_dense(self) -> bool:
         """Whether the GEMMs outside the routed experts run at their own (16-bit) rate, not the format's:
         an experts-only format whose other weights are 16-bit (:attr:`dense_flops`)."""
-        bits = self.fmt.dense_bits
+        bits = self.timed_fmt.dense_bits
         return bits is not None and bits >= 16.0 and self.eff_class not in _16BIT_MATH
 
     @property
     def wide_attention(self) -> bool:
         """Whether the attention projections are 16-bit GEMMs in a narrower format: an experts-only one
         (:attr:`split_dense`), or one that leaves them unconverted (``attn_bits``: Meta's FP8)."""
-        bits = self.fmt.attn_bits
+        bits = self.timed_fmt.attn_bits
         return self.split_dense or (bits is not None and bits >= 16.0 and self.eff_class not in _16BIT_MATH)
 
     @property
     def wide_gemms(self) -> bool:
         """Whether some weight GEMMs run at the 16-bit rate, not the format's (:func:`wide_body_params`)."""
-        return self.wide_attention or (bool(self.fmt.wide_layers) and self.eff_class not in _16BIT_MATH)
+        return self.wide_attention or (bool(self.timed_fmt.wide_layers) and self.eff_class not in _16BIT_MATH)
 
     @property
     def mma_sync_share(self) -> float:
@@ -183,7 +193,7 @@ class Setup:
         ``weight_only_tile_rows`` > 1) keep :func:`legacy_mma_share` of it where the full rate needs the
         warpgroup MMA; 1 for other classes, GEMV kernels, and the warpgroup-MMA kernels that replace them
         (:attr:`wgmma_weight_only`, :attr:`wgmma_experts`)."""
-        cls = self.eff_class or self.fmt.efficiency_class
+        cls = self.eff_class or self.timed_fmt.efficiency_class
         if cls != "weight-only" or self.engine.weight_only_tile_rows <= 1:
             return 1.0
         if self.wgmma_weight_only or self.wgmma_experts:
@@ -205,7 +215,7 @@ class Setup:
         running as mma.sync on Hopper; TRT-LLM-gen: tokens as the MMA's N, 8 to 64), not the 64 rows a
         dense wgmma GEMM pads to, so a decode step's touched experts are not padded to 64 rows each."""
         cc = self.acc.nvidia_cc
-        return bool(self.fmt.expert_activations) and cc is not None and (9, 0) <= cc < (11, 0)
+        return bool(self.timed_fmt.expert_activations) and cc is not None and (9, 0) <= cc < (11, 0)
 
     def _attn_rate(self) -> float:
         """The engine's 16-bit GEMM rate on this GPU (see :attr:`attn_flops`, :attr:`dense_flops`)."""
@@ -219,7 +229,7 @@ class Setup:
         sm_90, which takes uint4 / uint4b8 and uint8 / uint8b128 weights), not as mma.sync."""
         cc = self.acc.nvidia_cc
         return (
-            self.fmt.name in ("int4", "int8")
+            self.timed_fmt.name in ("int4", "int8")
             and self.spec.num_experts == 0
             and cc is not None
             and cc == self.engine.weight_only_wgmma_cc
@@ -328,7 +338,7 @@ def int4_recons(st: Setup, rows: float) -> bool:
     ``matmul_recons_thd``): the GEMM then runs at the 16-bit efficiency, not the weight-only one."""
     eng = st.engine
     return (
-        st.fmt.name == "int4"
+        st.timed_fmt.name == "int4"
         and eng.int4_row_dequant_ops > 0.0
         and eng.int4_recons_rows > 0
         and rows >= eng.int4_recons_rows
@@ -368,9 +378,9 @@ def wide_body_params(st: Setup) -> float:
         return 0.0
     attention = c.attn_per_layer * c.layers
     wide = attention if st.wide_attention else 0.0
-    if st.fmt.wide_layers and c.layers:
+    if st.timed_fmt.wide_layers and c.layers:
         rest_per_layer = max(0.0, c.dense_body - attention) / c.layers
-        wide += min(st.fmt.wide_layers, c.layers) * rest_per_layer
+        wide += min(st.timed_fmt.wide_layers, c.layers) * rest_per_layer
     return wide
 
 
@@ -394,7 +404,7 @@ def int4_kernel_seconds(st: Setup, rows: float, tokens: float) -> tuple[float, f
     (``int4_row_dequant_ops`` integer ops per weight, at :func:`cuda_core_int_tops`); from there on the
     kernel rebuilds each fp16 matrix and cuBLAS reads it: 2 B written and 2 B read per weight."""
     eng = st.engine
-    if st.fmt.name != "int4" or not eng.int4_row_dequant_ops or rows <= 1.0:
+    if st.timed_fmt.name != "int4" or not eng.int4_row_dequant_ops or rows <= 1.0:
         return 0.0, 0.0
     c = model_consts(st.spec)
     weights = (c.dense_body + c.expert_params * c.expected_experts_read(tokens) * c.moe_layers) / st.tp
@@ -466,7 +476,7 @@ def _head_params(spec: ModelSpec) -> float:
 
 
 def _head_bytes(st: Setup, c: ModelConsts, head: float) -> float:
-    fmt = st.fmt
+    fmt = st.timed_fmt
     return weight_bytes(fmt, 0.0, 0.0, head) if c.lm_head else weight_bytes(fmt, 0.0, head, 0.0)
 
 
@@ -494,9 +504,9 @@ def _dense_weight_bytes(st: Setup, c: ModelConsts) -> float:
     """Always-read weight bytes per GPU: the dense body and the output head, split over TP (with
     data-parallel attention the attention projections and the head are whole on every rank)."""
     head = _head_bytes(st, c, _head_params(st.spec))
-    dense = (dense_body_bytes(st.fmt, c) + head) / st.tp
+    dense = (dense_body_bytes(st.timed_fmt, c) + head) / st.tp
     if attention_dp(st) > 1:
-        dense += (attention_bytes(st.fmt, c) + head) * (1.0 - 1.0 / st.tp)
+        dense += (attention_bytes(st.timed_fmt, c) + head) * (1.0 - 1.0 / st.tp)
     return dense
 
 
@@ -505,7 +515,7 @@ def step_weight_bytes(st: Setup, tokens: float) -> tuple[float, float]:
     per GPU. An MoE layer reads only the experts its tokens route to: ``k`` of ``E`` for one token,
     E * (1 - (1 - k/E)**tokens) expected for many (uniform routing), all of them at large batch."""
     c = model_consts(st.spec)
-    fmt = st.fmt
+    fmt = st.timed_fmt
     dense = _dense_weight_bytes(st, c)
     experts = (
         c.expert_params * c.expected_experts_read(tokens) * c.moe_layers * fmt.body_bits(True) / 8.0 / st.tp
@@ -827,7 +837,7 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
         + c.expert_params
         * c.expected_experts_read(chunk)
         * c.moe_layers
-        * st.fmt.body_bits(True)
+        * st.timed_fmt.body_bits(True)
         / 8.0
         / eng.moe_efficiency
         / tp
