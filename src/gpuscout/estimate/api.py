@@ -49,6 +49,7 @@ from gpuscout.estimate.parallel import (
     collective_link,
     lacks_peer_access,
     mesh_peers,
+    node_gpus,
     tp_degrees_allowed,
     tp_head_conflict,
 )
@@ -1277,30 +1278,39 @@ def _layouts_instead(
     context: int,
 ) -> str:
     """Where tensor parallelism over ``gpus`` is refused (heads that do not divide): the layouts this
-    engine starts that hold one sequence of ``context``: the nearest tensor-parallel degrees below and
-    above that it takes, a pipeline (layer) split over the same GPUs where it offers one, and one
-    replica per GPU."""
+    engine starts that hold one sequence of ``context``. One replica per GPU first where the model fits
+    one GPU (how a model that small is served); then the nearest tensor-parallel degrees below and above
+    that it takes within one node (:func:`node_gpus`: engines serve tensor parallel within a node), and a
+    pipeline (layer) split over the same GPUs where it offers one. Degrees past a node are proposed only
+    where none of these holds a sequence."""
 
     def fits(n: int, split: str) -> float | None:
         plan = plan_memory(spec, acc, fmt, kv, eng, batch=1, context=context, gpus=n, parallel=split)
         return gib(plan.total / 1e9) if plan.fits else None  # GiB, as the alternatives say it
 
+    def tensor(degrees: list[int]) -> list[str]:
+        return [
+            f"tensor parallel over {n} x {acc.name} ({per_gpu:.1f} GiB per GPU)"
+            for n in degrees
+            if (per_gpu := fits(n, "tensor")) is not None
+        ]
+
+    def nearest(degrees: list[int]) -> list[int]:
+        return [t for t in degrees if t < gpus][-1:] + [t for t in degrees if t > gpus][:1]
+
     allowed = tp_degrees_allowed(spec, eng.name, MAX_GPUS)
-    below = [t for t in allowed if t < gpus][-1:]
-    above = [t for t in allowed if t > gpus][:1]
     out = []
-    for n in below + above:
-        per_gpu = fits(n, "tensor")
-        if per_gpu is not None:
-            out.append(f"tensor parallel over {n} x {acc.name} ({per_gpu:.1f} GiB per GPU)")
+    if (per_gpu := fits(1, "tensor")) is not None:
+        out.append(f"{gpus} replicas of one {acc.name} (--parallel replicas, {per_gpu:.1f} GiB per GPU)")
+    out += tensor(nearest([t for t in allowed if t <= node_gpus(acc)]))
     # a pipeline split gives each GPU whole layers: no more GPUs than layers (refuse_wide_layer_split)
     wide = gpus > spec.num_hidden_layers
     if TP_HEAD_RULES[eng.name].pipeline and not wide and (per_gpu := fits(gpus, "layer")) is not None:
         out.append(
             f"pipeline parallel over {gpus} x {acc.name} (--parallel layer, {per_gpu:.1f} GiB per GPU)"
         )
-    if (per_gpu := fits(1, "tensor")) is not None:
-        out.append(f"{gpus} replicas of one {acc.name} (--parallel replicas, {per_gpu:.1f} GiB per GPU)")
+    if not out:  # nothing within a node, no pipeline: the degrees past it (over the network between nodes)
+        out += tensor(nearest(allowed))
     if not out:
         degrees = ", ".join(map(str, allowed[:6])) or "none"
         out.append(f"none holds one sequence here; tensor parallel degrees {eng.label} takes: {degrees}")

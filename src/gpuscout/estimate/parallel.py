@@ -238,6 +238,15 @@ def fabric_domain_gpus(acc: Accelerator) -> int | None:
     return NODE_GPUS_SXM4_16 if "sxm4" in text else NODE_GPUS
 
 
+def node_gpus(acc: Accelerator) -> int:
+    """GPUs of ``acc`` in one node, the most a tensor-parallel layout is proposed over (engines serve
+    tensor parallel within a node and pipeline parallel across nodes: vLLM's distributed serving guide,
+    the layout :func:`collective_link`'s network warning names): 16 on an A100 SXM4 16-GPU board (one
+    fabric, :func:`fabric_domain_gpus`), else :data:`NODE_GPUS`, a PCIe box's and an NVL72 rack's too (its
+    NVLink domain joins 72 GPUs, but over 18 trays of 4: not one node)."""
+    return NODE_GPUS_SXM4_16 if fabric_domain_gpus(acc) == NODE_GPUS_SXM4_16 else NODE_GPUS
+
+
 def collective_link(acc: Accelerator, gpus: int, *, in_one_node: bool = False) -> Link:
     """The link a collective between ``gpus`` of ``acc`` gets, serving (tensor-parallel all-reduces,
     layer-split hand-offs) and training (data parallel, FSDP, TP) alike: in one box :func:`gpu_link`,
