@@ -330,17 +330,46 @@ def _for_model(eng: EngineProfile, spec: ModelSpec, context: int = 0) -> EngineP
 
 
 def _asked_kv(kv_dtype: str | KvDtype | None, spec: ModelSpec, eng: EngineProfile) -> KvDtype | None:
-    """The KV dtype asked for, as the engine holds it (None, "auto": the engine's default). An engine
+    """The KV dtype asked for, as the engine holds it (None, "auto": the engine's default): by
+    ``kv_dtype`` or by the engine's launch flags (``--kv-cache-dtype fp8``, llama.cpp's ``-ctk q8_0 -ctv
+    q8_0``: ``EngineProfile.kv_cache_dtype``), which must then agree, each judged alike
+    (:func:`_offered_kv`) and an error naming its own field."""
+    asked = _offered_kv(kv_dtype, spec, eng, "kv_dtype")
+    if not eng.kv_cache_dtype:
+        return asked
+    stated = _offered_kv(eng.kv_cache_dtype, spec, eng, "engine")
+    given = kv_dtype is not None and not (isinstance(kv_dtype, str) and not kv_dtype.strip())
+    if given and (asked and asked.name) != (stated and stated.name):
+        said = next((f for f in eng.stated_flags if f.startswith("kv_cache_dtype ")), "")
+        flags = said[said.find("(") + 1 : -1] if "(" in said else f"kv_cache_dtype {eng.kv_cache_dtype}"
+        cache = f"the KV cache to {stated.name}" if stated else "the engine's default KV cache (auto)"
+        wanted = f"{asked.name}" if asked else "the engine's default (auto)"
+        typed = kv_dtype if isinstance(kv_dtype, str) else wanted
+        raise InvalidInputError(
+            "kv_dtype",
+            f"{typed!r} disagrees with the engine's launch flags: {flags} sets {cache}, kv_dtype asks for "
+            f"{wanted}; give the KV cache dtype once",
+            f"kv_dtype {stated.name if stated else 'auto'}, or left out with the engine's {flags}",
+            names=("kv_dtype",),
+        )
+    return stated
+
+
+def _offered_kv(
+    kv_dtype: str | KvDtype | None, spec: ModelSpec, eng: EngineProfile, field: str
+) -> KvDtype | None:
+    """``kv_dtype`` as the engine holds it (None, "auto": the engine's default). An engine
     with its own cache format for sparse MLA (vLLM: ``fp8_ds_mla``) uses it for "fp8"; llama.cpp's
     8-bit integer cache is q8_0. A dtype the engine does not offer is refused, naming those it does
-    (``kv_cache.ENGINE_KV_DTYPES``): it would size the cache with kernels the engine does not have."""
+    (``kv_cache.ENGINE_KV_DTYPES``): it would size the cache with kernels the engine does not have.
+    ``field``: the input an error names (``kv_dtype``, or ``engine`` for its launch flags)."""
     if kv_dtype is None or (isinstance(kv_dtype, str) and kv_dtype.strip().lower() == "auto"):
         return None
     kv = resolve_kv_dtype(kv_dtype)
     sparse_mla = kv_shape(spec).topk > 0  # only an MLA shape carries a top-k
     if kv.name == SPARSE_MLA_FP8 and not sparse_mla:
         raise InvalidInputError(
-            "kv_dtype",
+            field,
             f"{SPARSE_MLA_FP8} is vLLM's cache format for sparse MLA (DeepSeek-V3.2); {spec.name} has none",
             accepted=", ".join(n for n in kv_dtype_names() if n != SPARSE_MLA_FP8),
         )
@@ -358,7 +387,7 @@ def _asked_kv(kv_dtype: str | KvDtype | None, spec: ModelSpec, eng: EngineProfil
     else:
         hint = ""
     raise InvalidInputError(
-        "kv_dtype",
+        field,
         f"{eng.label} has no {kv.name} KV cache{hint}; it takes {offered.how}",
         accepted=", ".join(offered.names),
     )

@@ -273,6 +273,9 @@ class EngineProfile:
     max_model_len: int = 0
     max_num_batched_tokens: int = 0
     enable_chunked_prefill: bool | None = None
+    # --kv-cache-dtype / llama.cpp -ctk -ctv, as gpuscout names the dtype ("auto": the engine's default; "":
+    # not stated): the cache the estimate sizes, as a ``kv_dtype`` would (``estimate.api._asked_kv``)
+    kv_cache_dtype: str = ""
     # vLLM V0's scheduler sizes its step budget from max_model_len when chunked prefill is off
     # (max_num_batched_tokens = max(max_model_len, 2048)), and switches chunked prefill on by itself
     # for a context above ``auto_chunk_above_len`` tokens, with ``auto_chunk_tokens`` per step

@@ -21,6 +21,10 @@ What each flag sets (the engine's own name for it, and its aliases in other engi
 * ``--enable-chunked-prefill[=true|false]``: ``enable_chunked_prefill``.
 * ``--num-scheduler-steps N`` (vLLM 0.6 multi-step scheduling): one scheduler pass per N decode steps,
   so the per-step and per-sequence host costs divide by N (``multi_step``).
+* ``--kv-cache-dtype`` (vLLM, SGLang, TGI; TensorRT-LLM's ``--kv_cache_dtype``) and llama.cpp's ``-ctk`` /
+  ``-ctv`` (``--cache-type-k`` / ``--cache-type-v``): ``kv_cache_dtype``, the KV cache's element type as
+  gpuscout names it (:data:`KV_CACHE_VALUES`: each engine's own values); the estimate sizes the cache in
+  it, as it does a ``kv_dtype``, and refuses the two when they disagree.
 * Flags that name an engine variant the profiles know (``--enforce-eager``, ``--enable-dp-attention``)
   are read by the profile itself (``EngineEra``) and are not reported as ignored.
 """
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError
+from gpuscout.estimate.precision import SPARSE_MLA_FP8
 
 _NUMBER = r"[ =]([0-9][0-9_,.]*)"
 
@@ -109,6 +114,120 @@ _FLAGS = (
 )
 _CHUNKED = re.compile(r"(?<![\w-])-{0,2}enable[-_]chunked[-_]prefill(?:[ =](true|false))?(?![\w-])", re.I)
 _ANY_FLAG = re.compile(r"(?<![\w-])--?([a-z][\w-]*)(?:[ =]([^\s-][^\s]*))?", re.I)
+
+
+#: The values each engine's KV-cache flag takes, as gpuscout's KV dtype names (``precision.kv_dtype_names``;
+#: "auto": the engine's default, the model's dtype). What an engine offers besides is
+#: ``kv_cache.ENGINE_KV_DTYPES``'s; a value not listed here (vLLM's fp8_inc, Intel Gaudi's) is refused.
+_LLAMA_CPP_CACHE_TYPES = {
+    # common/arg.cpp kv_cache_types (llama.cpp's default for K and V: f16)
+    **{"f32": "fp32", "f16": "fp16", "bf16": "bf16"},
+    **{t: t for t in ("q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1")},
+}
+KV_CACHE_VALUES: dict[str, dict[str, str]] = {
+    # vllm/config/cache.py CacheDType: auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla
+    "vllm": {
+        "auto": "auto",
+        "bfloat16": "bf16",
+        **dict.fromkeys(("fp8", "fp8_e4m3", "fp8_e5m2"), "fp8"),
+        "fp8_ds_mla": SPARSE_MLA_FP8,
+    },
+    # sglang/srt/server_args.py --kv-cache-dtype choices: auto, fp8_e5m2, fp8_e4m3
+    "sglang": {"auto": "auto", **dict.fromkeys(("fp8_e5m2", "fp8_e4m3"), "fp8")},
+    # text-generation-launcher --kv-cache-dtype: fp8_e4m3fn, fp8_e5m2 (unset: the model's dtype)
+    "tgi": dict.fromkeys(("fp8_e4m3fn", "fp8_e5m2"), "fp8"),
+    # --kv_cache_dtype fp8 / int8 (kv_cache_quant_algo FP8 / INT8), as ``kv_cache.ENGINE_KV_DTYPES`` names it
+    # (TensorRT-LLM's examples/quantization/quantize.py; recalled, not read here)
+    "tensorrt-llm": {"fp8": "fp8", "int8": "int8"},
+    "llama.cpp": _LLAMA_CPP_CACHE_TYPES,
+}
+_KV_CACHE_FLAG = r"kv[-_]cache[-_]dtype"
+#: llama.cpp's flags, K then V: "ctk" (short, one dash) and "cache-type-k" (long)
+_CACHE_TYPE_FLAGS = (r"ctk|cache[-_]type[-_]k", r"ctv|cache[-_]type[-_]v")
+KV_CACHE_FLAG_NAMES = "--kv-cache-dtype, -ctk / -ctv (llama.cpp)"
+
+
+def _word_flag(names: str) -> re.Pattern[str]:
+    """A flag of ``names`` (dashes required) and its word value: ``--kv-cache-dtype fp8``, ``-ctk=q8_0``;
+    group 2 is the value, missing where the flag has none (next comes another flag, or nothing)."""
+    return re.compile(rf"(?<![\w-])(--?(?:{names}))(?![\w-])(?:[ =]+([^\s-]\S*))?", re.I)
+
+
+def _kv_cache_values(engine: str, llama: bool) -> dict[str, str]:
+    """The values the cache flag of ``engine`` takes ("": every engine's that writes it so)."""
+    if engine:
+        return KV_CACHE_VALUES.get(engine, {})
+    if llama:
+        return _LLAMA_CPP_CACHE_TYPES
+    return {k: v for e, table in KV_CACHE_VALUES.items() if e != "llama.cpp" for k, v in table.items()}
+
+
+def _read_cache_value(
+    m: re.Match[str], values: dict[str, str], strict: bool, engine: str
+) -> tuple[str, str] | None:
+    """(gpuscout's dtype name, the flag as written) of a cache flag's match, or None where its value is
+    missing or not one ``values`` has (an error when ``strict``)."""
+    raw = (m.group(2) or "").rstrip(".,;)")
+    if not raw:
+        if strict:
+            raise InvalidInputError("engine", f"{m.group(1)} needs a value", ", ".join(values))
+        return None
+    dtype = values.get(raw.lower())
+    if dtype is None:
+        if strict:
+            who = f"{engine} " if engine else ""
+            raise InvalidInputError(
+                "engine",
+                f"{m.group(1)} {raw[:QUOTED_NAME_CHARS]!r} is not a KV cache dtype {who}takes",
+                ", ".join(values),
+            )
+        return None
+    return dtype, f"{m.group(1)} {raw}"
+
+
+_NOTHING: tuple[str, str, list[tuple[int, int]]] = ("", "", [])
+
+
+def _read_kv_cache(text: str, strict: bool, engine: str) -> tuple[str, str, list[tuple[int, int]]]:
+    """(gpuscout's KV dtype name, the flags as written, their spans) that ``text``'s cache flags set for
+    ``engine`` ("": any engine's), or ("", "", []) where it has none of them."""
+    if engine in ("", "llama.cpp"):
+        found = [_word_flag(names).search(text) for names in _CACHE_TYPE_FLAGS]
+        if found[0] is not None or found[1] is not None:
+            return _read_cache_types(found, strict, engine)
+    if engine == "llama.cpp" or (engine and engine not in KV_CACHE_VALUES):
+        return _NOTHING
+    m = _word_flag(_KV_CACHE_FLAG).search(text)
+    read = None if m is None else _read_cache_value(m, _kv_cache_values(engine, llama=False), strict, engine)
+    return _NOTHING if m is None or read is None else (read[0], read[1], [m.span()])
+
+
+def _read_cache_types(
+    found: list[re.Match[str] | None], strict: bool, engine: str
+) -> tuple[str, str, list[tuple[int, int]]]:
+    """llama.cpp's ``-ctk`` and ``-ctv`` (``found``, K then V; one may be missing, its type then f16, the
+    default), as :func:`_read_kv_cache` says them. gpuscout sizes one dtype for the whole cache, so K and V
+    of different types are an error when ``strict`` (unread in free text)."""
+    values = _kv_cache_values(engine, llama=True)
+    read = [None if m is None else _read_cache_value(m, values, strict, engine) for m in found]
+    if any(m is not None and r is None for m, r in zip(found, read, strict=True)):
+        return _NOTHING  # a value free text mangled
+    said = [
+        r[1] if r is not None else f"{flag} f16, llama.cpp's default"
+        for r, flag in zip(read, ("-ctk", "-ctv"), strict=True)
+    ]
+    types = {"fp16" if r is None else r[0] for r in read}
+    if len(types) > 1:
+        if not strict:
+            return _NOTHING
+        raise InvalidInputError(
+            "engine",
+            f"{said[0]} and {said[1]} give the K and V caches different types: gpuscout sizes one type "
+            "for both",
+            f"the same type for -ctk and -ctv ({', '.join(values)})",
+        )
+    written = " ".join(r[1] for r in read if r is not None)
+    return types.pop(), written, [m.span() for m in found if m is not None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +336,11 @@ def read_flags(
         settings[flag.attr] = int(value) if flag.integer else value
         stated.append(f"{flag.attr} {settings[flag.attr]:g}")
         spans.append(m.span())
+    kv, said, kv_spans = _read_kv_cache(text, strict, engine)
+    if kv:
+        settings["kv_cache_dtype"] = kv
+        stated.append(f"kv_cache_dtype {kv} ({said})")
+        spans.extend(kv_spans)
     chunked = _CHUNKED.search(text)
     if chunked:
         settings["enable_chunked_prefill"] = (chunked.group(1) or "true").lower() == "true"
@@ -286,7 +410,7 @@ def with_flags(engine: str, flags: str) -> str:
 
 def read_flag_names() -> str:
     """The flags :func:`read_flags` sets something from, for messages."""
-    return ", ".join([f.shown for f in _FLAGS] + ["--enable-chunked-prefill"])
+    return ", ".join([f.shown for f in _FLAGS] + ["--enable-chunked-prefill", KV_CACHE_FLAG_NAMES])
 
 
 def split_flags(text: str) -> tuple[str, str]:
