@@ -594,7 +594,11 @@ def register(app: typer.Typer) -> None:
         num_requests: Annotated[
             int | None,
             typer.Option(
-                "--num-requests", help="Requests in the run (finite runs, bursts)", min=1, max=MAX_CONCURRENCY
+                "--num-requests",
+                help="Requests in the run, with --concurrency, --request-rate ('inf': a burst, all at "
+                "once) or --batch",
+                min=1,
+                max=MAX_CONCURRENCY,
             ),
         ] = None,
         context_in: Annotated[

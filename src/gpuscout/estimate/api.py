@@ -247,6 +247,15 @@ def _load_args(
             names=("batch", "concurrency", "request_rate"),
         )
     n_req = int_in("num_requests", num_requests, 1, MAX_CONCURRENCY) if num_requests is not None else None
+    if n_req is not None and not given:
+        # a run with no load to run it at: the default (one request at a time) would drop it without a word
+        raise InvalidInputError(
+            "num_requests",
+            f"a run of {n_req:,} {plural(n_req, 'request')} needs the load it runs at: a concurrency, a "
+            "request_rate (inf: all at once, a burst) or a batch",
+            "num_requests with concurrency, request_rate or batch; leave it out for one request",
+            names=("concurrency", "request_rate", "batch", "num_requests"),
+        )
     if request_rate is not None:
         if (
             isinstance(request_rate, int | float)
@@ -476,7 +485,8 @@ def estimate(
     ``lockstep``: the clients send equal-length requests together (fixed-length benchmarks): they then
     prefill and finish in waves instead of spreading out. With ``concurrency``, ``num_requests`` is the
     length of the run: its first ``concurrency`` requests arrive together (a benchmark client's start),
-    which raises the run's mean TTFT. ``varied_output``: output lengths vary around ``context_out`` as a
+    which raises the run's mean TTFT; ``num_requests`` without a load is an error (a run needs one).
+    ``varied_output``: output lengths vary around ``context_out`` as a
     chat dataset's do (ShareGPT; taken as exponential): a finite run (``num_requests``) then lasts until
     its longest requests end, the batch thinning out meanwhile, so its requests/s falls below the
     mean-length figure.

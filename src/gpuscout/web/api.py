@@ -506,7 +506,13 @@ def api_estimate(
         ),
     ] = None,
     num_requests: Annotated[
-        int | None, Query(ge=1, le=MAX_CONCURRENCY, description="requests in the run (finite runs)")
+        int | None,
+        Query(
+            ge=1,
+            le=MAX_CONCURRENCY,
+            description="requests in the run (finite runs), with concurrency, request_rate (inf: a burst) "
+            "or batch",
+        ),
     ] = None,
     context_in: Annotated[
         int,
