@@ -42,7 +42,10 @@ def _error(args: list[str]) -> str:
         (["--rps", "0"], "error: --rps: 0.0 is out of range"),
         (["--request-rate", "0"], "error: --request-rate: 0.0 is out of range"),
         (["--num-requests", "0", "--rps", "1"], "error: --num-requests: 0 is out of range"),
-        (["--batch", "0"], "error: --batch: 0 is out of range (accepted: 1..4096)"),
+        (
+            ["--batch", "0"],
+            "error: --batch: 0 is out of range (accepted: 1..1000000)",
+        ),  # as --users (stop 62)
         (
             ["--batch", "2", "--users", "3"],
             "error: --users: give one of --batch, --users or --request-rate, not --batch and --users",

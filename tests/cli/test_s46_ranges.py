@@ -74,7 +74,7 @@ RANGES = [
     (ESTIMATE, "--num-requests", f"1..{MAX_CONCURRENCY}"),
     (VRAM, "--gpus", f"1..{MAX_GPUS}"),
     (DIAGNOSE, "--gpus", f"1..{MAX_GPUS}"),
-    (DIAGNOSE, "--batch", f"1..{MAX_CONCURRENCY}"),
+    (DIAGNOSE, "--batch", f"1..{MAX_BATCH}"),  # was MAX_CONCURRENCY, where 5000 said 1..4096 (stop 62)
     # --images reads a count as the token options do (100k): its words are tested in test_s51_image_counts
     (IMAGES, "--width", f"{MIN_IMAGE_PX}..{MAX_IMAGE_PX}"),
     (IMAGES, "--height", f"{MIN_IMAGE_PX}..{MAX_IMAGE_PX}"),
@@ -103,12 +103,14 @@ def test_a_decimal_option_checked_by_the_estimator_says_its_words_for_text() -> 
 
 
 def test_batch_says_the_range_of_the_command_it_is_given_to() -> None:
-    # vram sizes the memory of any number of sequences (memory_needed: MAX_CONCURRENCY); estimate runs
-    # them on one engine (MAX_BATCH)
+    # vram sizes the memory of any number of sequences (memory_needed: MAX_CONCURRENCY); an estimate's batch
+    # is the requests in flight over every replica, as its --concurrency (stop 62: it was MAX_BATCH);
+    # diagnose times them all in one engine's step (MAX_BATCH)
     assert _refused([*VRAM, "--batch", "abc"])["accepted"] == f"1..{MAX_CONCURRENCY} or max"  # was 1..4096
-    assert _refused([*ESTIMATE, "--batch", "abc"])["accepted"] == f"1..{MAX_BATCH} or max"
+    assert _refused([*ESTIMATE, "--batch", "abc"])["accepted"] == f"1..{MAX_CONCURRENCY} or max"
     assert _refused([*VRAM, "--batch", "2e6"])["accepted"] == f"1..{MAX_CONCURRENCY}"
-    assert _refused([*ESTIMATE, "--batch", "1e4"])["accepted"] == f"1..{MAX_BATCH}"
+    assert _refused([*ESTIMATE, "--batch", "2e6"])["accepted"] == f"1..{MAX_CONCURRENCY}"
+    assert _refused([*DIAGNOSE, "--batch", "1e4"])["accepted"] == f"1..{MAX_BATCH}"
     result = runner.invoke(app, [*VRAM, "--batch", "5e3", "--json"])  # a count in any notation, as --gpus
     assert result.exit_code == 0, result.output
 

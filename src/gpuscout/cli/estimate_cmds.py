@@ -188,8 +188,8 @@ VRAM_FIELDS = {
 
 def _batch(text: str, high: int) -> int | Literal["max"]:
     """``--batch`` as typed: 'max', or a whole number in any notation (``1e3``), which the command's
-    estimator checks against ``high``, its own limit (``estimate``: MAX_BATCH sequences an engine runs
-    at once; ``vram``: MAX_CONCURRENCY sequences sized); other text is refused with that range."""
+    estimator checks against ``high``, the limit its help states (``estimate`` and ``vram``:
+    MAX_CONCURRENCY sequences in flight, as ``--concurrency``); other text is refused with that range."""
     t = text.strip().lower()
     if t == "max":
         return "max"
@@ -429,7 +429,11 @@ def register(app: typer.Typer) -> None:
             ),
         ] = 4096,
         batch: Annotated[
-            str, typer.Option(help="Concurrent sequences: users served at once (or micro-batch for training)")
+            str,
+            typer.Option(
+                help=f"Concurrent sequences, 1..{MAX_CONCURRENCY}: users served at once (or micro-batch for "
+                "training)"
+            ),
         ] = "1",
         gpus: Annotated[int, typer.Option(help="GPUs the model is split over", min=1, max=MAX_GPUS)] = 1,
         gpu: Annotated[str, typer.Option(help="GPU for the per-GPU breakdown")] = "H100-SXM",
@@ -569,7 +573,11 @@ def register(app: typer.Typer) -> None:
             ),
         ] = None,
         batch: Annotated[
-            str | None, typer.Option(help="Concurrent sequences, or 'max' (as many as fit)")
+            str | None,
+            typer.Option(
+                help=f"Concurrent sequences, 1..{MAX_CONCURRENCY} (requests in flight, as --concurrency), or "
+                "'max' (as many as fit)"
+            ),
         ] = None,
         concurrency: Annotated[
             int | None,
@@ -638,7 +646,7 @@ def register(app: typer.Typer) -> None:
                 gpus=gpus,
                 precision=precision,
                 engine=eng,
-                batch=_batch(batch, MAX_BATCH) if batch is not None else None,
+                batch=_batch(batch, MAX_CONCURRENCY) if batch is not None else None,
                 concurrency=concurrency,
                 request_rate=request_rate,
                 num_requests=num_requests,
@@ -672,7 +680,12 @@ def register(app: typer.Typer) -> None:
             typer.Option(help="Weight format (default: the checkpoint's own format, as estimate takes it)"),
         ] = None,
         batch: Annotated[
-            int, typer.Option(help="Concurrent sequences during the measurement", min=1, max=MAX_CONCURRENCY)
+            int,
+            typer.Option(
+                help="Concurrent sequences during the measurement (all in one engine's step)",
+                min=1,
+                max=MAX_BATCH,
+            ),
         ] = 1,
         engine: Annotated[
             str | None, typer.Option(help="Engine used (default: llama.cpp for GGUF, else vllm)")

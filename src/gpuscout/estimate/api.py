@@ -286,7 +286,7 @@ def _load_args(
     if isinstance(batch, str):
         if batch.strip().lower() != "max":
             raise InvalidInputError(
-                "batch", f"expected an integer or 'max', got {batch!r}", f"1..{MAX_BATCH} or max"
+                "batch", f"expected an integer or 'max', got {batch!r}", f"1..{MAX_CONCURRENCY} or max"
             )
         if n_req is not None:  # "max" is the steady state of a full batch: a run of N has no meaning there
             raise InvalidInputError(
@@ -295,7 +295,8 @@ def _load_args(
                 "leave it out, or give a concurrency, a request rate or a batch size",
             )
         return None
-    b = int_in("batch", 1 if batch is None else batch, 1, MAX_BATCH, error=ConfigurationRejected)
+    # a batch is the requests in flight over every replica, as a concurrency is: the same range
+    b = int_in("batch", 1 if batch is None else batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
     return _LoadArgs(Load("concurrency", float(b), n_req, lockstep, varied_output), f"batch {b}", None)
 
 

@@ -32,9 +32,10 @@ if TYPE_CHECKING:
 #: GPUs one deployment (one engine instance, tensor x pipeline, or replicas) is sized on.
 MAX_GPUS = 64
 #: Sequences one engine instance runs at once (its scheduler's cap: vLLM max_num_seqs, SGLang
-#: max_running_requests).
+#: max_running_requests); the batch a diagnosis times in one step.
 MAX_BATCH = 4096
-#: Requests in flight (``concurrency``, ``num_requests``) on every face: the estimator, ``recommend serve
+#: Requests in flight (``concurrency``, ``num_requests``, and the ``batch`` of an estimate or a VRAM sizing,
+#: the sequences in flight over every replica) on every face: the estimator, ``recommend serve
 #: --concurrency``, a workload file's ``concurrency`` and the web API. A guard against typos, not a claim
 #: about demand, so it must sit above what the largest configuration sized holds running at once:
 #: MAX_GPUS x MAX_BATCH = 262,144 sequences (64 single-GPU replicas at the scheduler's cap). The

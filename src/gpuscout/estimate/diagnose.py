@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
 from gpuscout.estimate.api import (
-    MAX_CONCURRENCY,
+    MAX_BATCH,
     MAX_CONTEXT,
     MAX_GPUS,
     _engine_format,
@@ -63,7 +63,7 @@ SPECULATIVE_MAX_TOKENS_PER_STEP = 4.0
 ABOVE_ROOFLINE = "above-roofline"
 # the model does not fit on the GPUs given: what sits in host memory sets the speed
 HOST_OFFLOAD = "host-offload"
-MAX_BATCH_SEARCHED = 4096
+MAX_BATCH_SEARCHED = MAX_BATCH  # the batch a diagnosis searches up to: the most one engine runs at once
 # the GPU counts a card "with the memory to hold it" is priced on: the fewest of these (up to the count
 # measured on) that holds the batch measured
 CARD_COUNTS = (1, 2, 4, 8)
@@ -112,7 +112,8 @@ def diagnose(
     variant = assumed_variant_warning(gpu)  # "A100" read as one of its variants ("" for an exact name)
     context = int_in("context", context, 1, MAX_CONTEXT)
     gpus = int_in("gpus", gpus, 1, MAX_GPUS, error=ConfigurationRejected)  # 2.0 echoed as 2
-    batch = int_in("batch", batch, 1, MAX_CONCURRENCY, error=ConfigurationRejected)
+    # every sequence of the batch is in the step timed: at most what one engine runs at once
+    batch = int_in("batch", batch, 1, MAX_BATCH, error=ConfigurationRejected)
     _within_context(spec, context, 0, "context")
     limit = spec.max_position_embeddings
     context_in = min(context, limit - 1) if limit else context  # + the token being generated

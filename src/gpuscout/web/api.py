@@ -492,7 +492,11 @@ def api_estimate(
     batch: Annotated[
         str | None,
         BeforeValidator(folded),  # "MAX", " max ": as the CLI and gpuscout.estimate read it
-        Query(pattern=r"^(max|[0-9]{1,7})$", description="concurrent sequences or max (one load at most)"),
+        Query(
+            pattern=r"^(max|[0-9]{1,7})$",
+            description=f"concurrent sequences, 1..{MAX_CONCURRENCY} (requests in flight, as concurrency), "
+            "or max (one load at most)",
+        ),
     ] = None,
     concurrency: Annotated[
         int | None, Query(ge=1, le=MAX_CONCURRENCY, description="requests in flight (closed loop)")
