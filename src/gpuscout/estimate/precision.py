@@ -69,7 +69,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
-from gpuscout.errors import InvalidInputError, fold_name
+from gpuscout.errors import InvalidInputError, closest, fold_name
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 # Compute classes: which tensor-core rate the weight GEMMs run at, and the key of engine profiles.
@@ -356,6 +356,8 @@ _ALIASES: dict[str, str] = {
     "half": "fp16",
     "f16": "gguf-f16",
     "float8": "fp8",
+    "float8-e4m3fn": "fp8",  # PyTorch's torch.float8_e4m3fn (the "torch." is dropped: _normalise)
+    "fp8-e4m3fn": "fp8",
     "fp8-e4m3": "fp8",
     "e4m3": "fp8",
     "fp8e4m3": "fp8",
@@ -405,6 +407,7 @@ for _name in list(_FORMATS):
 
 def _normalise(text: str) -> str:
     s = fold_name(text).strip().lower()
+    s = s.removeprefix("torch.")  # PyTorch's dtype names: torch.bfloat16, torch.float16, torch.float32
     s = re.sub(r"[\s/]+", "-", s)
     s = s.replace("gguf_", "gguf-")
     s = s.replace("(", "").replace(")", "").replace("=", "-")
@@ -477,9 +480,40 @@ def _resolve_format(name: str, key: str) -> WeightFormat:
         return _FORMATS["int4"]
     raise InvalidInputError(
         "precision",
-        f"unknown precision {name!r}",
+        _unknown_precision(name, key),
         accepted=", ".join(accepted_precisions()) + " (and aliases: awq, gptq, q4_k_m, f16, qlora...)",
     )
+
+
+#: Spellings of a bit width alone, which several formats share: answered with them all, never read as one
+#: (bitsandbytes' load_in_4bit is nf4 or fp4, a "4-bit" checkpoint AWQ, GPTQ or a GGUF quant...).
+_BIT_WIDTHS = {
+    "4bit": "int4 (AWQ, GPTQ), nf4 (bitsandbytes), q4_k_m / q4_0 (GGUF), mxfp4, nvfp4",
+    "8bit": "int8 (weight-only, bitsandbytes LLM.int8), fp8, w8a8 (SmoothQuant), q8_0 (GGUF)",
+}
+#: Formats of engines gpuscout has no profile for, said as such rather than as a typo.
+_NOT_MODELLED = {"exl2": "ExLlamaV2's EXL2", "exl3": "ExLlamaV3's EXL3"}
+
+
+def _unknown_precision(name: str, key: str) -> str:
+    """What an error says of ``name`` (``key``: its normalised form): the formats a bare bit width may be, a
+    format of an engine not modelled, else the closest known spellings (one per format)."""
+    bits = _BIT_WIDTHS.get(re.sub(r"[-_]", "", key).removesuffix("s"))
+    if bits is not None:
+        return f"ambiguous precision {name!r}; matches: {bits}"
+    kind = next((v for k, v in _NOT_MODELLED.items() if key.startswith(k)), None)
+    if kind is not None:
+        return (
+            f"{name!r} is {kind} format, not modelled: no engine gpuscout times runs it; the nearest "
+            "formats it models are GGUF quants (q4_k_m, q5_k_m, q6_k...) and AWQ / GPTQ int4"
+        )
+    hits, formats = [], set()
+    for hit in closest(name, [*_FORMATS, *_ALIASES], n=8):
+        fmt = _ALIASES.get(hit, hit)
+        if fmt not in formats:
+            formats.add(fmt)
+            hits.append(hit)
+    return f"unknown precision {name!r}" + (f"; closest known: {', '.join(hits[:5])}" if hits else "")
 
 
 SPARSE_MLA_FP8 = "fp8_ds_mla"
