@@ -337,6 +337,9 @@ def build_cases(rows: Iterable[tuple[int, dict[str, str]]]) -> list[Case]:
             except GpuscoutError as exc:
                 case.skip = f"format not modelled ({exc})"
             continue
+        if "speech" in task:
+            case.skip = "speech-to-text row: scored by benchmarks/accuracy_speech.py"
+            continue
         if not engine:
             case.skip = f"framework {r['framework']!r} is not an LLM inference engine gpuscout models"
             continue
