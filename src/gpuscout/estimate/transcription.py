@@ -32,22 +32,26 @@ Each window costs, in turn:
 2. the encoder, compute-bound: ``2 x encoder params x 1500 frames`` + self-attention ``4 x d_model x
    1500^2`` per layer (+ the two input convolutions);
 3. the decoder, one step per output token (~3 tokens per second of English speech + 4 special tokens per
-   window) for the whole batch. On the GPU a step reads the decoder weights once, and per decoder row (a
-   window times its beams) the cross-attention keys/values (``2 x layers x 1500 x d_model``) and its own
-   short KV cache. Beam search reorders the caches every step: transformers ``index_select``s both the
-   self- and the cross-attention cache (``EncoderDecoderCache.reorder_cache``, read + write), CTranslate2
-   the self-attention one only (a window's beams share the encoder's keys/values: a prior). On the host a
-   step launches every layer's kernels: transformers from Python (``generate``'s per-step work and
+   window) for the whole batch. transformers: on the GPU a step reads the decoder weights once, and per
+   decoder row (a window times its beams) the cross-attention keys/values (``2 x layers x 1500 x d_model``)
+   and its own short KV cache; beam search ``index_select``s both the self- and the cross-attention cache
+   every step (``EncoderDecoderCache.reorder_cache``, read + write). On the host a step launches every
+   layer's kernels from Python (``generate``'s per-step work and
    :data:`~gpuscout.estimate.engines.EAGER_LAYER_LAUNCH_US`, both calibrated on the LLM rows of the same
-   loop, scaled to a Whisper layer's kernels), CTranslate2 from C++. The launches run ahead of the GPU until
-   the step's token comes back to the host, so the two overlap (the p-norm of ``estimate.throughput``).
+   loop, scaled to a Whisper layer's kernels); the launches run ahead of the GPU until the step's token
+   comes back to the host, so the two overlap (the p-norm of ``estimate.throughput``). faster-whisper
+   (CTranslate2): a step is a chain of ~1,100 small kernels, each costing at least a fitted floor, the
+   weight GEMMs their bytes where more; a window's beams share the encoder's keys/values
+   (:mod:`gpuscout.estimate.ctranslate2_step`).
 
 Where each engine runs at all is judged first (``knowledge/data/workload_support.csv``): transformers on
 PyTorch's platforms (the ``diffusers`` and training rows' facts: no Kepler, PyTorch/XLA on a TPU),
 faster-whisper on CTranslate2's (CPU and NVIDIA CUDA; float16 on compute capability 7.0+, int8 6.1+,
 bfloat16 8.0+). A refusal gives ``supported`` False, the reason and what would run, and no speed.
 
-Speed priors are NOT calibrated (the calibration CSV has no speech rows): matmuls at 40 % of the tensor
+Speed priors: faster-whisper's one free constant, CTranslate2's per-kernel floor, is fitted on four recalled
+faster-whisper README figures (batch 1, NVIDIA only; ``benchmarks/accuracy_speech.py``, which also checks
+the two batch-8 figures held out and the transformers one); the rest are priors: matmuls at 40 % of the tensor
 peak their precision runs at (the 16-bit one; a GPU without bf16, T4 or V100, runs bf16 as fp16: a
 warning; FP32 for fp32; for faster-whisper's int8, CTranslate2's int8 GEMMs, the INT8 one where the
 accelerator table has it, else the 16-bit one, said so), weight and cache reads at 60 % of the memory
@@ -65,6 +69,7 @@ import math
 from dataclasses import dataclass, field
 
 from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
+from gpuscout.estimate import ctranslate2_step as ct2
 from gpuscout.estimate.arguments import (
     int_in,
     other_face,
@@ -138,19 +143,14 @@ WINDOW_HOST_S = 0.002
 # k_proj, v_proj, 2 cache concatenations, SDPA, out_proj; cross-attention q_proj, scaling, SDPA,
 # out_proj, its keys/values cached; fc1, GELU, fc2; 3 residual adds)
 LLAMA_LAYER_KERNELS = 42
-WHISPER_LAYER_KERNELS = {"transformers": 21, "faster-whisper": 24}
-# CTranslate2 launches from C++: ~5 us per kernel (allocator, op dispatch, cudaLaunchKernel), ~24 per
-# layer (it adds biases and splits / merges heads in kernels of their own), ~20 per step around the layers
-# (embeddings, final norm, output projection, log-softmax, top-k, the token copied back). Priors.
-CT2_KERNEL_S = 5e-6
-CT2_STEP_KERNELS = 20
-# beam search, per layer and step: transformers index_selects the keys and values of both caches, CTranslate2
-# gathers the self-attention ones; per step the beam bookkeeping (scores, top-k over beams x vocabulary,
-# gathers): ~40 kernels from Python, ~10 from C++ (priors)
-BEAM_LAYER_KERNELS = {"transformers": 4, "faster-whisper": 2}
-BEAM_STEP_KERNELS = {"transformers": 40, "faster-whisper": 10}
-# cache bytes a beam reorder reads and writes per row and step, in units of (cross, self) caches
-BEAM_REORDER = {"transformers": (2.0, 2.0), "faster-whisper": (0.0, 2.0)}
+WHISPER_LAYER_KERNELS = 21
+# beam search, per layer and step: transformers index_selects the keys and values of both caches; per step
+# the beam bookkeeping (scores, top-k over beams x vocabulary, gathers): ~40 kernels from Python (priors).
+# CTranslate2's step, kernel by kernel: gpuscout.estimate.ctranslate2_step
+BEAM_LAYER_KERNELS = 4
+BEAM_STEP_KERNELS = 40
+# cache bytes transformers' beam reorder reads and writes per row and step, in units of (cross, self) caches
+BEAM_REORDER = (2.0, 2.0)
 
 # (5) int8 under transformers is bitsandbytes' LLM.int8() (``load_in_8bit``): int8 weights (memory halved),
 # each matmul quantising its input row-wise, splitting off the outlier columns to an fp16 matmul and
@@ -253,18 +253,19 @@ def chunk_count(audio_s: float, engine: str) -> int:
     return 1 + math.ceil((audio_s - WINDOW_S) / CHUNK_ADVANCE_S[engine] - 1e-9)
 
 
-def step_host_seconds(engine: str, layers: int, beam: int) -> float:
-    """Host time of one decoder step: the engine's per-step work and every layer's kernel launches (more
-    with beam search: the cache reorder and the beam bookkeeping)."""
-    beam_layer = BEAM_LAYER_KERNELS[engine] if beam > 1 else 0
-    beam_step = BEAM_STEP_KERNELS[engine] if beam > 1 else 0
+def step_host_seconds(engine: str, layers: int, beam: int, *, int8: bool = False) -> float:
+    """Fixed cost of one decoder step whatever its bytes. transformers: the host's per-step work and every
+    layer's kernel launches from Python (more with beam search: the cache reorder and the beam
+    bookkeeping). faster-whisper: every kernel of the step at CTranslate2's per-kernel floor (``int8``:
+    its quantise kernels too), the step's time where no kernel moves more than the floor's worth."""
     if engine == "transformers":
+        beam_layer = BEAM_LAYER_KERNELS if beam > 1 else 0
+        beam_step = BEAM_STEP_KERNELS if beam > 1 else 0
         hf = resolve_engine("hf-transformers")
         kernel_s = EAGER_LAYER_LAUNCH_US * 1e-6 / LLAMA_LAYER_KERNELS
-        kernels = layers * (WHISPER_LAYER_KERNELS[engine] + beam_layer) + beam_step
+        kernels = layers * (WHISPER_LAYER_KERNELS + beam_layer) + beam_step
         return hf.step_overhead_us * 1e-6 + kernels * kernel_s
-    kernels = layers * (WHISPER_LAYER_KERNELS[engine] + beam_layer) + CT2_STEP_KERNELS + beam_step
-    return kernels * CT2_KERNEL_S
+    return ct2.kernel_count(layers, beam, int8) * ct2.CT2_KERNEL_FLOOR_S
 
 
 def _overlap(gpu: float, host: float) -> float:
@@ -336,32 +337,49 @@ def estimate_transcription(
     asked = batch
     batch = min(batch, windows)  # no more windows run together than the audio has
     enc_flops = 2.0 * enc_params * FRAMES + layers * 4.0 * d * FRAMES**2
-    cross_kv = 2.0 * layers * FRAMES * d * act_bytes  # per decoder row, read every step
+    # a window's encoder keys/values: per decoder row in transformers (expanded to the beams), shared by a
+    # window's beams in CTranslate2 (see gpuscout.estimate.ctranslate2_step)
+    cross_kv = 2.0 * layers * FRAMES * d * act_bytes
     self_kv = 2.0 * layers * steps_per_window * d * act_bytes
-    cross_moves, self_moves = BEAM_REORDER[key] if beams > 1 else (0.0, 0.0)
     host_window_s = LOGMEL_FLOPS / (HOST_GFLOPS * 1e9) + WINDOW_HOST_S
-    host_step_s = step_host_seconds(key, layers, beams)
+    host_step_s = step_host_seconds(key, layers, beams, int8=prec == "int8")
 
-    moved_per_row = (1.0 + cross_moves) * cross_kv + (1.0 + self_moves) * self_kv
-
-    def decoder_gpu(b: int) -> tuple[float, float, float]:
-        """(bytes read and written, read s, compute s) of one decoder step over ``b`` windows."""
+    def decoder_step(b: int) -> tuple[float, float, float, str]:
+        """(bytes read and written, step s, the GPU work's s without the fixed cost, what bounds it) of
+        one decoder step over ``b`` windows."""
         rows = b * beams
+        if key == "faster-whisper":
+            c = ct2.step(
+                d=d,
+                layers=layers,
+                ffn=ffn,
+                vocab=vocab,
+                frames=FRAMES,
+                windows=b,
+                beams=beams,
+                self_len=steps_per_window,
+                weight_bytes=w_bytes,
+                act_bytes=act_bytes,
+                int8=prec == "int8",
+                bandwidth=bw,
+                flops_rate=flops_rate,
+            )
+            return c.bytes, c.seconds, c.work_s, c.bound
+        cross_moves, self_moves = BEAM_REORDER if beams > 1 else (0.0, 0.0)
+        moved_per_row = (1.0 + cross_moves) * cross_kv + (1.0 + self_moves) * self_kv
         moved = dec_params * read_bytes + rows * moved_per_row
         flops = rows * (2.0 * dec_params + layers * 4.0 * d * (FRAMES + steps_per_window))
-        return moved, moved / bw, flops / flops_rate
+        read, compute = moved / bw, flops / flops_rate
+        gpu = max(read, compute) * slow  # LLM.int8() slows the GPU work only
+        work_bound = "memory" if read >= compute else "compute"
+        return moved, _overlap(gpu, host_step_s), gpu, "overhead" if host_step_s > gpu else work_bound
 
     def round_s(b: int) -> tuple[float, float, float]:
         """(host s, encoder s, decoder s) of a round of ``b`` windows."""
-        _, read, compute = decoder_gpu(b)
-        step = _overlap(max(read, compute) * slow, host_step_s)  # LLM.int8() slows the GPU work only
+        step = decoder_step(b)[1]
         return b * host_window_s, b * enc_flops / flops_rate * slow, steps_per_window * step
 
-    step_bytes, read_s, compute_s = decoder_gpu(batch)
-    gpu_step_s = max(read_s, compute_s) * slow
-    step_s = _overlap(gpu_step_s, host_step_s)
-    work_bound = "memory" if read_s >= compute_s else "compute"
-    bound = "overhead" if host_step_s > gpu_step_s else work_bound
+    step_bytes, step_s, gpu_step_s, bound = decoder_step(batch)
     # full rounds of ``batch`` windows, then the windows left over in a round of their own size
     full, left = divmod(windows, batch)
     parts = [full * x for x in round_s(batch)]
@@ -373,7 +391,7 @@ def estimate_transcription(
     rows = batch * beams
 
     weights = (enc_params + dec_params) * w_bytes
-    kv = rows * (cross_kv + self_kv)
+    kv = (batch if key == "faster-whisper" else rows) * cross_kv + rows * self_kv
     acts = batch * FRAMES * 4 * ffn * act_bytes + kv
     overhead = CUDA_CONTEXT_GB * GB + 0.1 * acts
     capacity = capacity_bytes(acc)
@@ -382,7 +400,7 @@ def estimate_transcription(
     if refusal:  # the reason first, as ``estimate()`` gives an engine's refusal
         warnings.append(refusal)
     else:
-        warnings.append("speech estimates are uncalibrated priors (no measured rows yet)")
+        warnings.append(_calibration_words(key))
     warnings += [f"{platform.label} on {acc.name}: {rule.said}" for rule in platform.caveats]
     if rate.warning:
         warnings.append(rate.warning)
@@ -413,9 +431,8 @@ def estimate_transcription(
         f"{COMPUTE_EFFICIENCY:.0%} of {rate.tflops:g} {'TOPS' if rate.rate_name == 'int8' else 'TFLOPS'} "
         f"(priors)",
         "host": f"log-mel features {LOGMEL_FLOPS / 1e9:.2f} GFLOP per window at {HOST_GFLOPS:g} GFLOP/s "
-        f"+ {WINDOW_HOST_S * 1e3:g} ms per window, serial with the GPU; decoder step "
-        f"{host_step_s * 1e3:.1f} ms of {_launch_words(key)} overlapping the GPU's "
-        f"{gpu_step_s * 1e3:.1f} ms (priors)",
+        f"+ {WINDOW_HOST_S * 1e3:g} ms per window, serial with the GPU; "
+        + _step_words(key, host_step_s, gpu_step_s, step_s),
     }
     if rate_note:
         assumptions["matmuls"] = rate_note
@@ -479,7 +496,30 @@ def _decoding_words(engine: str, beams: int, default: bool) -> str:
     return f"{words}: {beams} decoder rows per window, each step reordering {reorder}"
 
 
-def _launch_words(engine: str) -> str:
+def _step_words(engine: str, fixed_s: float, gpu_s: float, step_s: float) -> str:
+    """What a decoder step costs, in words."""
     if engine == "transformers":
-        return "host work (generate loop + eager launches from Python)"
-    return "host work (CTranslate2 launches)"
+        return (
+            f"decoder step {fixed_s * 1e3:.1f} ms of host work (generate loop + eager launches from Python) "
+            f"overlapping the GPU's {gpu_s * 1e3:.1f} ms (priors)"
+        )
+    return (
+        f"decoder step {step_s * 1e3:.1f} ms: CTranslate2's kernels at >= "
+        f"{ct2.CT2_KERNEL_FLOOR_S * 1e6:g} us each (fitted on recalled faster-whisper README figures) "
+        f"would take {fixed_s * 1e3:.1f} ms, "
+        f"their bytes and flops alone {gpu_s * 1e3:.1f} ms"
+    )
+
+
+def _calibration_words(engine: str) -> str:
+    """What the speed is calibrated on (the first warning of a supported estimate)."""
+    if engine == "transformers":
+        return (
+            "speech estimates are uncalibrated priors for transformers (no speech row fitted; one recalled "
+            "faster-whisper README figure checks it: benchmarks/accuracy_speech.py)"
+        )
+    return (
+        "faster-whisper speed: one constant (CTranslate2's per-kernel floor) fitted on 4 recalled "
+        "faster-whisper README figures (whisper-large-v2, batch 1, beam 5, a Tesla V100S and an RTX 3070 Ti: "
+        "NVIDIA only), its 2 batch-8 figures held out; the rest are priors"
+    )
