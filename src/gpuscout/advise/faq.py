@@ -677,6 +677,67 @@ class _Faq:
             return step / 1e9, ceiling, tb_s
         return step * gpus / 1e9, ceiling, f"{gpu.bandwidth_gbps * gpus / 1000:.2f} TB/s"
 
+    def _hbm_words(
+        self,
+        gpu: Accelerator,
+        hbm: Accelerator,
+        p: str,
+        e1: Estimate,
+        gpus: int,
+        has_hbm: bool,
+        details: list[str],
+        figures: dict[str, float | str | None],
+    ) -> tuple[str, str]:
+        """(why a card with faster (HBM) memory would not help, the HBM advice in words where the fewest
+        HBM cards alone do not bear it out): ("", "") where the fewest HBM cards that hold the model are
+        clearly faster than the ``gpus`` x ``gpu`` one user runs on (the plain advice stands). The
+        comparison says what it is: the fewest HBM cards against the fewest user's cards are different
+        counts (2 H100s against 8 RTX 4090s), so where the user's cards are more, the HBM cards are also
+        estimated at the same count, and the conclusion rests on both figures. Adds the figures' lines to
+        ``details`` and ``figures``."""
+        if has_hbm:
+            return "", ""
+        eh = self._fit(hbm, p, batch=1)
+        if eh.estimate is None or eh.gpus is None:
+            return "", ""
+        fewest = eh.gpus
+        hbm_tps = eh.estimate.decode_tokens_per_s
+        details.append(
+            f"an HBM card ({fewest}x {hbm.name}, the fewest that hold it, {hbm.bandwidth_gbps / 1000:.2f} "
+            f"TB/s each) at {p}: {hbm_tps:.0f} tok/s for one user"
+        )
+        figures["hbm_tok_s"] = round(hbm_tps, 1)
+        figures["hbm_gpus"] = fewest
+        one = e1.decode_tokens_per_s
+        if hbm_tps >= 1.2 * one:
+            return "", ""
+        # several consumer cards may read as fast together as the fewer HBM cards that hold it
+        said = (
+            f"{fewest}x {hbm.name}, the fewest that hold it, {plural(fewest, 'gives', 'give')} "
+            f"{hbm_tps:.0f} tok/s"
+        )
+        if gpus > 1:
+            said += (
+                f": {fewest * hbm.bandwidth_gbps / 1000:.1f} TB/s together, against "
+                f"{gpus * gpu.bandwidth_gbps / 1000:.1f} on these {gpus}"
+            )
+        same = self._infer(hbm, gpus, p, 1) if gpus > fewest else None
+        if same is None or not same.fits or not getattr(same, "supported", True):
+            if gpus > fewest:  # no figure at the same count: the fewest's alone, said as what it is
+                return f"fewer HBM cards only match these {gpus} ({said})", ""
+            return f"an HBM card would not help here ({said})", ""
+        same_tps = same.decode_tokens_per_s
+        details.append(
+            f"as many HBM cards as these ({gpus}x {hbm.name}) at {p}: {same_tps:.0f} tok/s for one user"
+        )
+        figures["hbm_same_count_tok_s"] = round(same_tps, 1)
+        if same_tps >= 1.2 * one:
+            return "", f"as many HBM cards ({gpus}x {hbm.name}: {same_tps:.0f} tok/s for one user; {said})"
+        return (
+            f"an HBM card would not help here ({said}; {gpus}x {hbm.name}, as many as these, give "
+            f"{same_tps:.0f})"
+        ), ""
+
     def slow(self) -> FaqAnswer:
         gpu = self.gpu or self.be.accelerator(REFERENCE_GDDR)
         hbm = self.be.accelerator(REFERENCE_HBM)
@@ -806,32 +867,12 @@ class _Faq:
             figures[f"{narrow}_tok_s"] = round(en.estimate.decode_tokens_per_s, 1)
             if en.estimate.decode_tokens_per_s >= CLEARLY_FASTER * e1.decode_tokens_per_s:
                 faster_formats.append(narrow)
-        no_hbm = ""  # why a card with faster memory would not help, when its own figure shows so
-        if not has_hbm:
-            eh = self._fit(hbm, p, batch=1)
-            if eh.estimate is not None:
-                details.append(
-                    f"an HBM card ({eh.gpus}x {hbm.name}, {hbm.bandwidth_gbps / 1000:.2f} TB/s) at {p}: "
-                    f"{eh.estimate.decode_tokens_per_s:.0f} tok/s for one user"
-                )
-                figures["hbm_tok_s"] = round(eh.estimate.decode_tokens_per_s, 1)
-                hbm_tps = eh.estimate.decode_tokens_per_s
-                if hbm_tps < 1.2 * e1.decode_tokens_per_s:
-                    # several consumer cards may read as fast together as the HBM cards that hold it: say
-                    # so rather than advise a card its own figure shows no faster
-                    no_hbm = (
-                        f"an HBM card would not help here ({eh.gpus}x {hbm.name} gives {hbm_tps:.0f} tok/s"
-                    )
-                    if gpus > 1 and eh.gpus:
-                        no_hbm += (
-                            f": {eh.gpus * hbm.bandwidth_gbps / 1000:.1f} TB/s together, against "
-                            f"{gpus * gpu.bandwidth_gbps / 1000:.1f} on these {gpus}"
-                        )
-                    no_hbm += ")"
+        no_hbm, hbm_help = self._hbm_words(gpu, hbm, p, e1, gpus, has_hbm, details, figures)
         cause, helps = _slow_cause(
             pace,
             gpus,
             no_hbm,
+            hbm_help=hbm_help,
             narrower="/".join(faster_formats),
             faster_memory=not has_hbm,
             parallel=e1.parallel,
@@ -975,6 +1016,7 @@ def _slow_cause(
     gpus: int,
     no_hbm: str = "",
     *,
+    hbm_help: str = "",
     narrower: str = "fp8/int4",
     faster_memory: bool = True,
     parallel: str = "tensor",
@@ -982,7 +1024,8 @@ def _slow_cause(
     graph_words: str = CUDA_RUNTIME.graphs,
 ) -> tuple[str, str]:
     """(what sets a batch-1 decode's pace, what would help) for the estimate's binding limit; ``no_hbm``:
-    why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would).
+    why a card with faster (HBM) memory would not help, which then replaces that advice ("": it would);
+    ``hbm_help``: that advice in other words (which HBM cards help: as many as the user's, not fewer).
     ``narrower``: the narrower weight formats that would help ("fp8/int4", "int4"; "": none, so narrower
     weights are not advised); ``faster_memory``: whether a card with faster (HBM) memory is advised at all
     (not to a user whose card already has HBM). ``parallel``: the estimate's split: a layer split hands
@@ -1036,7 +1079,7 @@ def _slow_cause(
     if no_hbm:
         return "memory bandwidth", f"{_or_list(helps)}; {no_hbm}"
     if faster_memory:
-        helps.append("a card with faster (HBM) memory")
+        helps.append(hbm_help or "a card with faster (HBM) memory")
     return "memory bandwidth", _or_list(helps)
 
 
