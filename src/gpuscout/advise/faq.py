@@ -121,9 +121,38 @@ def _offer_label(rec: Recommendation) -> str:
     s = rec.estimate
     if rec.substitution and s is not None:  # the asked engine cannot run it there: say what does
         config += f", as {s.engine} {s.precision}"
-    n, price = rec.config.instances, rec.price_usd_per_hour  # the price is per instance
-    hourly = f"{n} x ${price:,.2f}/h = ${n * price:,.2f}/h" if n > 1 else f"${price:,.2f}/h"
-    return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, {hourly})"
+    return f"{rec.provider_name or o.provider} {o.instance_type} ({config}, {_hourly(rec)})"
+
+
+def _hourly(rec: Recommendation) -> str:
+    """'$1.71/h', '3 x $1.71/h = $5.14/h': what a row pays an hour (its price is per instance)."""
+    n, price = rec.config.instances, rec.price_usd_per_hour
+    return f"{n} x ${price:,.2f}/h = ${n * price:,.2f}/h" if n > 1 else f"${price:,.2f}/h"
+
+
+def _hardware(rec: Recommendation) -> str:
+    """'1x B200', '6 x 8x H200-SXM': the GPUs a row rents (instances x GPUs each), for a sentence that
+    sets two rows' costs side by side."""
+    c = rec.config
+    each = f"{c.gpus_per_instance}x {rec.offer.accelerator}"
+    return f"{c.instances} x {each}" if c.instances > 1 else each
+
+
+_BILLED_HOURS = re.compile(r" \([^()]*instance-hours in all[^()]*\)")
+
+
+def _instances_why(rec: Recommendation) -> str:
+    """'; 6 instances at no extra cost: billed no more than one instance alone would be (...), each doing
+    1/6 of the work': why a row runs on several instances, in the advisor's own reason for it
+    (``reasons._free_instances``, ``reasons._deadline_instances``); "" on one instance, or where the
+    row states no such reason."""
+    n = rec.config.instances
+    if n <= 1:
+        return ""
+    why = next((r for r in rec.reasons if r.startswith(f"{n} instances")), "")
+    # less the instance-hours billed (the row's reasons keep them): the why, not the sum
+    why = _BILLED_HOURS.sub("", why)
+    return f"; {why}" if why else ""
 
 
 def speed_caveat(work: str, rows: Sequence[tuple[str, bool]]) -> str:
@@ -556,14 +585,58 @@ class _Faq:
     # ---- 3 ------------------------------------------------------------------------------------
     def _both_ways(
         self, w: FinetuneWorkload | BatchWorkload
-    ) -> tuple[Recommendation | None, Recommendation | None]:
-        # The two rankings differ in the prices they may use, not in what runs where: they share the
-        # answers' estimates (``self.be``), so the second ranking costs the configurations the first one
+    ) -> tuple[Recommendation | None, Recommendation | None, Recommendation | None]:
+        """(the advisor's first row with spot allowed, where it is on spot; its first row on demand; the
+        on-demand row on the spot row's own offer) for ``w``. The first rows are the advisor's picks
+        ("cheapest on the front"), not always the least total: a row off the front may cost a little less,
+        being much slower. The last is the on-demand pick where that is the same offer, and None where the
+        spot row's offer has no on-demand price one can rent at (an auction price only)."""
+        # The rankings differ in the prices they may use, not in what runs where: they share the
+        # answers' estimates (``self.be``), so the later rankings cost the configurations the first one
         # sized (a fine-tune's ~150, each a search over layouts) without estimating them again.
         spot = self._rank(w.model_copy(update={"spot_allowed": True}), top=1)
-        ondemand = self._rank(w.model_copy(update={"spot_allowed": False}), top=1)
+        on_demand = w.model_copy(update={"spot_allowed": False})
+        ondemand = self._rank(on_demand, top=1)
         s = spot[0] if spot and spot[0].config.spot else None
-        return s, (ondemand[0] if ondemand else None)
+        od = ondemand[0] if ondemand else None
+        same: Recommendation | None = None
+        if s is not None and od is not None and od.offer.key == s.offer.key:
+            same = od
+        elif s is not None and s.offer.firm_on_demand:
+            same = next(iter(self._rank(on_demand, [s.offer], top=1)), None)
+        return s, od, same
+
+    def _spot_verdict(
+        self, label: str, s: Recommendation, od: Recommendation, same: Recommendation | None, work: str
+    ) -> str:
+        """The spot answer's lead sentence for one job: spot against on-demand on the same offer, with
+        the advisor's on-demand pick after it where that is another offer; where the spot row's offer has
+        no on-demand price, the two picks, said as that and with the hardware of each (different GPUs, or
+        different offers)."""
+        assert s.cost is not None and od.cost is not None
+        spot_total = s.cost.total
+        if same is not None and same.cost is not None:
+            saving = 1 - spot_total / same.cost.total
+            word = f"{saving:.0%} less" if saving > 0 else f"{-saving:.0%} more"
+            text = (
+                f"a {label} on {_hardware(s)} at {s.provider_name or s.offer.provider} costs "
+                f"${spot_total:,.2f} on spot vs ${same.cost.total:,.2f} on-demand on the same offer "
+                f"({word}, rework included)"
+            )
+            if same is not od:
+                text += f"; the advisor's on-demand pick for it, {_hardware(od)}, costs ${od.cost.total:,.2f}"
+            # once, after every figure of the sentence: the cards named are those of its rows
+            caveat = speed_caveat(work, [_row_speed(r) for r in (s, same, od)])  # each card named once
+            return text + (f" ({caveat})" if caveat else "")
+        caveat = speed_caveat(work, [_row_speed(s), _row_speed(od)])
+        saving = 1 - spot_total / od.cost.total
+        word = f"{saving:.0%} less" if saving > 0 else f"{-saving:.0%} more"
+        differ = "different GPUs" if s.offer.accelerator != od.offer.accelerator else "different offers"
+        return (
+            f"a {label} costs ${spot_total:,.2f} on the advisor's spot pick vs ${od.cost.total:,.2f} on its "
+            f"on-demand pick ({differ}: {_hardware(s)} on spot, an offer with no on-demand price, vs "
+            f"{_hardware(od)}; {_with(f'{word}, rework included', caveat)})"
+        )
 
     def spot(self) -> FaqAnswer:
         params = self.be.params_b(self.model)
@@ -571,6 +644,7 @@ class _Faq:
         details: list[str] = []
         figures: dict[str, float | str | None] = {"method": method}
         cited: list[Recommendation] = []
+        same_rows: list[Recommendation] = []  # cited after the pairs of picks
         verdict = ""
         for label, w in (
             (
@@ -589,37 +663,53 @@ class _Faq:
                 ),
             ),
         ):
-            s, od = self._both_ways(w)
+            s, od, same = self._both_ways(w)
             key = "finetune" if isinstance(w, FinetuneWorkload) else "batch"
             work = "training" if isinstance(w, FinetuneWorkload) else "inference"
             if s is not None and s.cost is not None and od is not None and od.cost is not None:
                 cited += [s, od]
-                caveat = speed_caveat(work, [_row_speed(s), _row_speed(od)])
+                if same is not None and same.cost is None:
+                    same = None
+                if same is not None and same is not od:  # the spot offer's own on-demand row: cited too
+                    same_rows.append(same)
+                caveat = speed_caveat(work, [_row_speed(r) for r in (s, od, *([same] if same else []))])
                 share = s.cost.interruption / max(s.cost.compute, 1e-9)
-                saving = 1 - s.cost.total / od.cost.total
                 figures.update(
                     {
                         f"{key}_spot_total": round(s.cost.total, 2),
                         f"{key}_on_demand_total": round(od.cost.total, 2),
                         f"{key}_spot_rework_share": round(share, 4),
+                        # the on-demand price of the spot row's own offer: None where it has none
+                        f"{key}_same_offer_on_demand_total": (
+                            None if same is None or same.cost is None else round(same.cost.total, 2)
+                        ),
                     }
                 )
-                details.append(
-                    _with(
-                        f"{label}: spot ${s.cost.total:,.2f} on {_offer_label(s)} (incl. "
-                        f"${s.cost.interruption:,.2f} rework and restarts), on-demand ${od.cost.total:,.2f} "
-                        f"on {_offer_label(od)}",
-                        caveat,
-                    )
+                line = (
+                    f"{label}: spot ${s.cost.total:,.2f} on {_offer_label(s)} (incl. "
+                    f"${s.cost.interruption:,.2f} rework and restarts{_instances_why(s)})"
                 )
+                if same is not None and same.cost is not None:
+                    # the same instances for the same reason as the spot row: said there
+                    why = "" if _instances_why(same) == _instances_why(s) else _instances_why(same)
+                    line += (
+                        f", on-demand on the same offer ${same.cost.total:,.2f} "
+                        f"({_hardware(same)}, {_hourly(same)}{why})"
+                    )
+                else:
+                    line += " (no on-demand price on that offer)"
+                if same is not od:
+                    line += f", the advisor's on-demand pick ${od.cost.total:,.2f} on {_offer_label(od)}"
+                    if _instances_why(od):
+                        line += f" ({_instances_why(od).removeprefix('; ')})"
+                details.append(_with(line, caveat))
                 if not verdict:
-                    word = f"{saving:.0%} less" if saving > 0 else f"{-saving:.0%} more"
                     verdict = (
-                        f"Spot suits work that can resume: a {label} costs ${s.cost.total:,.2f} on spot vs "
-                        f"${od.cost.total:,.2f} on-demand ({_with(f'{word}, rework included', caveat)}). "
+                        f"Spot suits work that can resume: {self._spot_verdict(label, s, od, same, work)}. "
                     )
             else:
                 details.append(f"{label}: the catalog has no pair of spot and on-demand offers for it")
+        cited += same_rows
         rate = self.a.interruption_rate("marketplace")
         reclaims = rate * 24 * 30
         figures["endpoint_reclaims_per_month_marketplace"] = round(reclaims, 1)
