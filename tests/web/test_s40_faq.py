@@ -33,7 +33,8 @@ def test_the_answers_are_at_the_context_users_gpu_and_precision_given(client: Te
     r = client.get("/faq?model=llama-3.1-70b&context=32768&users=16&gpu=RTX 4090&precision=fp8")
     assert r.status_code == 200
     text = summary(r.text)  # was "for 8 users x 4,096 tokens at bf16"
-    assert "for 16 users x 32,768 tokens at fp8" in text
+    # (stop 62: with the prompt/answer split the TTFTs are at, between the load and the precision)
+    assert "for 16 users x 32,768 tokens, each a 28,672-token prompt and a 4,096-token answer, at fp8" in text
     answers = faq(
         "llama-3.1-70b",
         client.app.state.services.all_current_offers(),  # type: ignore[attr-defined]

@@ -96,6 +96,24 @@ class Faq:
     # (a context past the checkpoint's native window: the YaRN it needs), in the estimator's words
     warnings: tuple[str, ...] = ()
 
+    @property
+    def prompt_tokens(self) -> int:
+        """The prompt's share of each conversation, as every answer's estimates take it."""
+        return split_context(self.context)[0]
+
+    @property
+    def output_tokens(self) -> int:
+        """The answer's share of each conversation (:data:`OUTPUT_SHARE`)."""
+        return split_context(self.context)[1]
+
+
+def split_context(context: int) -> tuple[int, int]:
+    """(prompt tokens, answer tokens) of a conversation of ``context`` tokens: the answer
+    :data:`OUTPUT_SHARE` of it (at least one token), the prompt the rest. The TTFTs and speeds the answers
+    quote are at this split."""
+    out = max(1, int(context * OUTPUT_SHARE))
+    return context - out, out
+
 
 def _spec(be: Backends, name: str) -> ModelSpec:
     """The registry entry ``name`` names, through the backends' registry (imported models too)."""
@@ -256,8 +274,7 @@ class _Faq:
         self.who = f"{users} {plural(users, 'user')}"  # "1 user", "8 users"
         # None: the reference consumer card; a name given empty is refused ("is empty"), not read as None
         self.gpu = be.accelerator(gpu) if gpu is not None else None
-        self.ctx_out = max(1, int(context * OUTPUT_SHARE))
-        self.ctx_in = context - self.ctx_out
+        self.ctx_in, self.ctx_out = split_context(context)
         # the sizings and estimates the answers rest on, in the order made (for :meth:`model_warnings`)
         self.sized: list[MemoryNeed | Estimate] = []
 
@@ -1293,7 +1310,8 @@ def faq(
     stale = sum(1 for o in offers if o.stale)
     left_out = f"; the {stale:,} flagged stale are left out" if stale else ""
     summary = (
-        f"{size}; for {f.who} x {f.context:,} tokens{shortened} at {precision}; answers computed "
+        f"{size}; for {f.who} x {f.context:,} tokens{shortened}, each a {f.ctx_in:,}-token prompt and a "
+        f"{f.ctx_out:,}-token answer, at {precision}; answers computed "
         f"from the catalog's {len(offers) - stale:,} current offers; {price_ages(offers)}{left_out}"
     )
     return Faq(
