@@ -201,6 +201,16 @@ def _batch(text: str, high: int) -> int | Literal["max"]:
     return number
 
 
+def _sized_as(task: str, res: Any) -> str:
+    """': fp8-block, vllm, KV bf16': the weight format, engine and KV-cache dtype an inference sizing took
+    (``MemoryNeed``: the checkpoint's own format and the engine's own KV dtype where none was asked), as
+    ``estimate``'s title names its precision and engine; "" for training (its ``assumptions`` say how
+    the base and adapters are held)."""
+    if task != "infer":
+        return ""
+    return f": {res.precision}, {res.engine}, KV {res.kv_dtype}"
+
+
 def _breakdown_table(title: str, mem: MemoryBreakdown) -> Table:
     """The memory per GPU, part by part, in GiB as GPU memory is sold (the estimator's GB through
     :func:`~gpuscout.estimate.memory.gib`)."""
@@ -502,7 +512,9 @@ def register(app: typer.Typer) -> None:
         label = res.model if config is not None else _model_label(model, spec)
         # the GPUs it was sized on: those asked, or their devices (an MI250X module is two GPUs to software)
         gpus = getattr(res, "gpus", gpus)
-        title = plain(f"{label} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}")
+        title = plain(
+            f"{label} — {task}, {context} tokens, batch {batch}, on {gpus} x {res.gpu}{_sized_as(task, res)}"
+        )
         breakdown = _breakdown_table(title, res.memory)
         from gpuscout.cli.table_fit import title_lines
 
