@@ -64,3 +64,20 @@ def rate_text(x: float) -> str:
     if x >= 1e-4:
         return f"{x:.2g}"  # 9.9 ... 0.0001: .2g writes these without an exponent
     return f"{x:.8f}".rstrip("0").rstrip(".") or "0"
+
+
+def ms_text(ms: float) -> str:
+    """A latency given in milliseconds, as a person reads it: '4.2 ms' and '850 ms' below ten seconds
+    (TTFT and time per token are compared in ms), '23.4 s' below 90 s, then whole seconds with minutes or
+    hours beside them ('235 s (3.9 min)', '7,200 s (2.0 h)'): a queued request's '234,709 ms' is four
+    minutes. The caller says what an infinite wait means."""
+    if ms < 10:
+        return f"{ms:.1f} ms"
+    if ms < 10_000:
+        return f"{ms:,.0f} ms"
+    s = ms / 1000
+    if s < 90:
+        return f"{s:.1f} s"
+    if s < 5400:
+        return f"{s:,.0f} s ({s / 60:.1f} min)"
+    return f"{s:,.0f} s ({s / 3600:.1f} h)"

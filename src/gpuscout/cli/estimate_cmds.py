@@ -776,9 +776,11 @@ def register(app: typer.Typer) -> None:
 
 
 def _ms(value: float) -> str:
-    if not math.isfinite(value):
-        return "unbounded (queue grows)"
-    return f"{value:,.0f} ms" if value >= 10 else f"{value:,.1f} ms"
+    """A latency of the estimate's table (:func:`~gpuscout.wording.ms_text`: seconds and minutes once it
+    is long); an infinite one is a queue that grows."""
+    from gpuscout.wording import ms_text
+
+    return ms_text(value) if math.isfinite(value) else "unbounded (queue grows)"
 
 
 def _model_label(typed: str, spec: ModelSpec) -> str:

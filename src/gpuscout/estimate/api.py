@@ -94,7 +94,7 @@ from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.wording import plural
+from gpuscout.wording import ms_text, plural
 
 
 def pipelines(eng: EngineProfile) -> bool:
@@ -1036,8 +1036,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         )
         warnings.append(
             f"{load_label}: at most {n} {plural(n, 'sequence')} {plural(n, 'runs', 'run')} at once per "
-            f"replica ({what}); the rest queue "
-            f"(mean wait {point.queue_s * 1000:,.0f} ms){pace}"
+            f"replica ({what}); the rest queue for {ms_text(point.queue_s * 1000)} on average{pace}"
         )
     elif point.binding == "queueing":
         if math.isfinite(point.queue_s):
@@ -1045,7 +1044,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
             warnings.append(
                 f"{load_label} exceeds the capacity of {_rate_words(point.requests_per_s * replicas)} "
                 "requests/s: requests "
-                f"queue (mean wait {point.queue_s:,.1f} s over {sent} {plural(sent, 'request')})"
+                f"queue for {ms_text(point.queue_s * 1000)} on average over {sent} {plural(sent, 'request')}"
             )
         else:
             warnings.append(
