@@ -671,10 +671,10 @@ def history_cmd(
             pid = history_provider(provider, {p.provider for p in raw}, field="--provider")
             raw = [p for p in raw if p.provider == pid]
     shown = distinct_points(raw)
-    undated_left_out = 0
+    undated_left_out: list[ShownPoint] = []
     if days is not None:  # by when a price was observed, never by when a snapshot was loaded
         cutoff = now() - timedelta(days=days)
-        undated_left_out = sum(1 for h in shown if h.point.at is None)
+        undated_left_out = [h for h in shown if h.point.at is None]
         shown = [h for h in shown if h.point.at is not None and h.point.at >= cutoff]
     if json_out:
         print_json([{**to_jsonable(h.point), "loads": h.loads} for h in shown])
@@ -702,10 +702,15 @@ HISTORY_LOADED_NOTE = (
 )
 
 
-def _undated_note(n: int) -> str:
+def _undated_note(rows: Sequence[ShownPoint]) -> str:
+    """What ``--days`` left out of the history: its undated rows (one a provider and variant, identical
+    loads folded into one), and the offers they price, counted as the table counts them: '15 provider
+    rows (60 offers) ...'."""
+    n = len(rows)
+    offers = sum(h.point.offers for h in rows)
     return (
-        f"{n} {plural(n, 'price')} without an observation date (the bundled snapshot's) left out by "
-        "--days: when they were observed is unknown"
+        f"{n} provider {plural(n, 'row')} ({offers:,} {plural(offers, 'offer')}) without an observation "
+        "date (the bundled snapshot's) left out by --days: when they were observed is unknown"
     )
 
 
