@@ -53,7 +53,7 @@ def test_a_spot_offer_without_an_on_demand_price_is_compared_as_what_it_is() -> 
         "(different GPUs: 1x H100-SXM on spot, an offer with no on-demand price, vs 1x A100-SXM4-80GB;"
         in (spot.answer)
     )
-    assert "(no on-demand price on that offer)" in spot.details[0]
+    assert "; no on-demand price on that offer;" in spot.details[0]
 
 
 def test_a_row_on_several_instances_says_why() -> None:

@@ -710,13 +710,13 @@ class _Faq:
                     # the same instances for the same reason as the spot row: said there
                     why = "" if _instances_why(same) == _instances_why(s) else _instances_why(same)
                     line += (
-                        f", on-demand on the same offer ${same.cost.total:,.2f} "
+                        f"; on-demand on the same offer ${same.cost.total:,.2f} "
                         f"({_hardware(same)}, {_hourly(same)}{why})"
                     )
                 else:
-                    line += " (no on-demand price on that offer)"
+                    line += "; no on-demand price on that offer"
                 if same is not od:
-                    line += f", the advisor's on-demand pick ${od.cost.total:,.2f} on {_offer_label(od)}"
+                    line += f"; the advisor's on-demand pick ${od.cost.total:,.2f} on {_offer_label(od)}"
                     if _instances_why(od):
                         line += f" ({_instances_why(od).removeprefix('; ')})"
                 details.append(_with(line, caveat))
