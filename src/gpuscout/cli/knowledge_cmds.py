@@ -77,11 +77,12 @@ def select_gpus(
 
 
 def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[str]]:
-    """The accelerators' table fitted to ``width`` (numbers never wrap; confidence gives way first)."""
+    """The accelerators' table fitted to ``width`` (numbers never wrap; confidence gives way first; a
+    name is never broken)."""
     from gpuscout.cli.table_fit import Column, fitted_table
 
     columns = [
-        Column("Name"),
+        Column("Name", whole=True),
         Column("Memory\nGiB", right=True),  # the vendor's "80 GB" is 80 GiB
         Column("Bandwidth\nGB/s", right=True),
         Column("BF16\nTFLOPS", right=True),
@@ -217,10 +218,14 @@ def gpus(
         elif not accs:
             console.print("No accelerator matches these filters.")
         else:
+            from gpuscout.cli.consoles import wide_console
             from gpuscout.cli.table_fit import left_out_note, terminal_width
 
-            table, left_out = _gpu_table(accs, terminal_width(console))
-            console.print(table)
+            # a pipe or a file gets the whole table (wide_console), as `models` and `offers` do: at the
+            # 80 columns of a narrow console the names folded ("RTXPRO6000-Ser" / "ver")
+            out = wide_console()
+            table, left_out = _gpu_table(accs, terminal_width(out))
+            out.print(table)
             note = left_out_note([h.replace("\n", " ") for h in left_out])
             if note:
                 console.print(Text(note))
@@ -283,7 +288,7 @@ def _models_table(models: list[ModelSpec], width: int | None) -> tuple[Table, li
     from gpuscout.cli.table_fit import Column, fitted_table
 
     columns = [
-        Column("Name"),
+        Column("Name", whole=True),
         Column("Params B", right=True),
         Column("Active\nB", right=True, drop=2),
         Column("Layers", right=True, drop=1),
@@ -307,7 +312,6 @@ def _models_table(models: list[ModelSpec], width: int | None) -> tuple[Table, li
         )
     title = f"{len(models)} {plural(len(models), 'model')} — parameters computed from the architecture"
     table, left_out = fitted_table(title, columns, rows, width)
-    table.columns[0].no_wrap = True  # a name is said whole: another column wraps or gives way
     table.caption = "* declared size (diffusion/audio, not computed). Details: gpuscout models NAME"
     return table, left_out
 
@@ -330,8 +334,9 @@ def _list_models(*, family: str | None, kind: str | None, as_json: bool, as_csv:
         console.print("No model matches these filters.")
     else:
         # a pipe or a file gets every column at full width (wide_console): nothing there needs to wrap
-        table, left_out = _models_table(selected, terminal_width(console))
-        wide_console().print(table)
+        out = wide_console()
+        table, left_out = _models_table(selected, terminal_width(out))
+        out.print(table)
         note = left_out_note([h.replace("\n", " ") for h in left_out])
         if note:
             console.print(Text(note))

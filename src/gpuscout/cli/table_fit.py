@@ -29,7 +29,9 @@ class Column:
     """One column: ``drop`` orders the columns that may give way (1 first); ``None`` is always kept.
     ``max_width`` cuts longer text with an ellipsis (identifiers such as instance names). ``wrap``
     text may break between its words when the table is narrow: the column then counts as wide as
-    its longest word, and Rich wraps the longer cells into the room left to it."""
+    its longest word, and Rich wraps the longer cells into the room left to it. A ``whole`` column (a
+    name) is never wrapped: where even the columns that give way leave it no room, Rich cuts its cells
+    with an ellipsis, never silently."""
 
     header: str
     right: bool = False
@@ -41,6 +43,7 @@ class Column:
     #: value the rows share says nothing to tell them apart, and the caller says it once beside the
     #: table (``None``: it gives way only as ``drop`` says).
     same: int | None = None
+    whole: bool = False
 
 
 Cell: TypeAlias = "str | Text"
@@ -301,6 +304,8 @@ def fitted_table(
             table.add_column(c.header, justify="right", no_wrap=True)
         elif capped and c.max_width is not None:
             table.add_column(c.header, overflow="ellipsis", no_wrap=True, max_width=c.max_width)
+        elif c.whole:
+            table.add_column(c.header, overflow="ellipsis", no_wrap=True)
         elif i in wrapping:
             table.add_column(c.header, overflow="fold", max_width=widths[i] + share)
         else:

@@ -1,0 +1,68 @@
+"""``gpuscout gpus`` says every name whole, as ``models`` does.
+
+Sent to a pipe, ``gpus`` printed on the 80 columns of a console that is no terminal, where Rich folded
+the names it squeezed: ``gpus | grep RTXPRO6000-Server`` found nothing (the row read "RTXPRO6000-Ser",
+its end "ver" on the next line); ``models`` and ``offers`` print a pipe at full width. In a terminal too
+narrow for a name, the name column was cut with no mark ("qwen3-coder-480b-a3" for
+"qwen3-coder-480b-a35b"); it now ends in an ellipsis.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from gpuscout.cli import app, consoles
+from gpuscout.cli.knowledge_cmds import select_gpus
+from gpuscout.knowledge.models import all_models
+from tests.cli.terminal_lines import table_cells
+
+runner = CliRunner()
+
+
+GPU_NAMES = [a.name for a in select_gpus(vendor=None, min_memory=None, kind=None, fp8=False, sort="memory")]
+MODEL_NAMES = [m.name for m in all_models()]
+
+
+def _terminal(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
+    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide (every module's
+    console the new one, as in a process started there)."""
+    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(consoles, "console", Console(emoji=False))
+    monkeypatch.setattr("gpuscout.cli.output.console", consoles.console)
+    monkeypatch.setattr("gpuscout.cli.knowledge_cmds.console", consoles.console)
+    result = runner.invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
+
+
+def test_a_pipe_gets_every_gpu_name_whole() -> None:
+    result = runner.invoke(app, ["gpus"], env={"COLUMNS": "80"})  # not a terminal
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert any(line.startswith("│ RTXPRO6000-Server ") for line in lines)  # what `| grep` looks for
+    assert [cells[0] for cells in table_cells(lines)] == GPU_NAMES  # one line a row, no name folded
+    assert "Confidence" in result.output and "not shown" not in result.output  # every column
+
+
+def test_gpu_names_are_whole_at_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _terminal(monkeypatch, 80, "gpus")
+    assert all(len(line) <= 80 for line in lines)
+    assert [cells[0] for cells in table_cells(lines)] == GPU_NAMES
+
+
+@pytest.mark.parametrize(("command", "names"), [("gpus", GPU_NAMES), ("models", MODEL_NAMES)])
+def test_a_name_too_long_for_the_terminal_ends_in_an_ellipsis(
+    monkeypatch: pytest.MonkeyPatch, command: str, names: list[str]
+) -> None:
+    lines = _terminal(monkeypatch, 36, command)
+    shown = [cells[0] for cells in table_cells(lines)]
+    assert len(shown) == len(names)  # one line a row: no name folded onto the next
+    cut = [(s, n) for s, n in zip(shown, names, strict=True) if s != n]
+    assert cut, "36 columns leave no room for the longest names"
+    for s, n in cut:
+        assert s.endswith("…") and n.startswith(s[:-1]), (s, n)
