@@ -283,9 +283,11 @@ def _model_row(spec: ModelSpec, count: ParamCount) -> dict[str, Any]:
 
 def _models_table(models: list[ModelSpec], width: int | None) -> tuple[Table, list[str]]:
     """The registry's table fitted to ``width``: a name is never broken (``mistral-nemo-12b`` on one
-    line, however long an imported name is); the attention shape wraps between its words, and the
+    line, however long an imported name is); the attention shape wraps between its label's words (its
+    numbers, "32/32 × 128", stay together), and the
     layer count, then the active parameters, give way when even that does not fit."""
     from gpuscout.cli.table_fit import Column, fitted_table
+    from gpuscout.cli.wrap import NBSP
 
     columns = [
         Column("Name", whole=True),
@@ -299,7 +301,8 @@ def _models_table(models: list[ModelSpec], width: int | None) -> tuple[Table, li
     for m in models:
         c = count_params(m)
         is_llm = m.kind == "llm"
-        shape = f"{m.num_attention_heads}/{m.num_key_value_heads} × {m.head_dim}"
+        # one unit, never broken: the heads and the head dimension are read together
+        shape = f"{m.num_attention_heads}/{m.num_key_value_heads}{NBSP}×{NBSP}{m.head_dim}"
         rows.append(
             [
                 Text(plain(m.name)),

@@ -29,7 +29,8 @@ class Column:
     """One column: ``drop`` orders the columns that may give way (1 first); ``None`` is always kept.
     ``max_width`` cuts longer text with an ellipsis (identifiers such as instance names). ``wrap``
     text may break between its words when the table is narrow: the column then counts as wide as
-    its longest word, and Rich wraps the longer cells into the room left to it. A ``whole`` column (a
+    its longest word (words joined by a no-break space count as one: "32/32 × 128"), and the longer
+    cells wrap into the room left to it. A ``whole`` column (a
     name) is never wrapped: where even the columns that give way leave it no room, Rich cuts its cells
     with an ellipsis, never silently."""
 
@@ -101,11 +102,31 @@ def _cell_width(cell: Cell) -> int:
 
 
 def _longest_word(cell: Cell) -> int:
-    from rich.cells import cell_len
     from rich.text import Text
 
-    text = cell.plain if isinstance(cell, Text) else Text.from_markup(cell).plain
-    return max((cell_len(word) for word in text.split()), default=0)
+    from gpuscout.cli.wrap import longest_word
+
+    return longest_word(cell.plain if isinstance(cell, Text) else Text.from_markup(cell).plain)
+
+
+def _unbroken(cell: Cell, room: int | None) -> Cell:
+    """A cell whose words are joined by no-break spaces (:data:`~gpuscout.cli.wrap.NBSP`: "32/32 × 128"
+    kept on one line) as Rich is to print it: broken at its plain spaces onto lines of at most ``room``
+    cells (``None``: not broken), each no-break space then a plain one. Rich breaks at a no-break space
+    as at any other (it would print "MHA 32/32 ×" / "128"); lines no wider than the column it leaves
+    alone. Other cells as they are."""
+    from rich.text import Text
+
+    from gpuscout.cli.wrap import NBSP, break_at, shown
+
+    if NBSP not in (cell.plain if isinstance(cell, Text) else cell):
+        return cell
+    text = cell.copy() if isinstance(cell, Text) else Text.from_markup(cell)
+    chars = list(text.plain)
+    for i in break_at(text.plain, room) if room is not None else []:
+        chars[i] = "\n"
+    text.plain = shown("".join(chars))  # as long as before: the styles stay where they were
+    return text
 
 
 def _natural_width(column: Column, cells: Sequence[Cell], *, capped: bool) -> int:
@@ -310,8 +331,9 @@ def fitted_table(
             table.add_column(c.header, overflow="fold", max_width=widths[i] + share)
         else:
             table.add_column(c.header, overflow="fold")
+    rooms = {i: widths[i] + share if i in wrapping else None for i in kept}
     for row in rows:
-        table.add_row(*(row[i] for i in kept))
+        table.add_row(*(_unbroken(row[i], rooms[i]) for i in kept))
     return table, [columns[i].header for i in range(len(columns)) if i not in kept]
 
 
