@@ -170,7 +170,7 @@ def test_estimate_unsupported_says_the_reason_once_with_what_would_run_and_the_s
     assert res.stdout.count("is not supported") == 1
     assert "not supported: vllm: fp8 on V100" in res.stdout
     assert "would run:" in res.stdout
-    assert "sources: https://" in res.stdout
+    assert "sources: [1], [2]" in res.stdout and "\n[1] https://" in res.stdout  # each address whole
     assert "┃" not in res.stdout  # no table of one row
 
 

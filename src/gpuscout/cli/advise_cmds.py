@@ -991,6 +991,7 @@ def faq_cmd(
         from gpuscout.advise.backends import default_backends
         from gpuscout.advise.faq import faq
         from gpuscout.catalog.api import current_offers
+        from gpuscout.cli.wrap import print_wrapped
         from gpuscout.user_models import registry
 
         try:
@@ -1017,5 +1018,5 @@ def faq_cmd(
         for a in answers.answers:
             out.print(Text.assemble("\n", (printable(a.question), "bold cyan")))
             out.print(Text(printable(a.answer)))
-            for line in a.details:
-                out.print(Text(f"  • {printable(line)}"))
+            for line in a.details:  # a bullet's lines under its text, not at the left edge
+                print_wrapped(out, printable(line), prefix="  • ")

@@ -26,6 +26,7 @@ from gpuscout.cli.table_fit import (
     terminal_width,
     title_lines,
 )
+from gpuscout.cli.wrap import print_wrapped
 from gpuscout.wording import BOARD_ASSUMED, money3, plural
 
 
@@ -136,10 +137,10 @@ def table(workload: Any, advice: Any) -> None:
     )
     # on lines that end between its phrases: wrapped by Rich, "cheapest first" broke as "cheapest" / "first"
     out.print(Text(title_lines(title, terminal_width(out))), style="bold", highlight=False)
-    for line in advice.targets:
-        out.print(_text(f"  • {line}"), highlight=False)
+    for line in advice.targets:  # a bullet's lines under its text, not at the left edge
+        print_wrapped(out, printable(line), prefix="  • ")
     if advice.notes:
-        out.print(_text("  • every row: " + "; ".join(advice.notes)), highlight=False)
+        print_wrapped(out, printable("every row: " + "; ".join(advice.notes)), prefix="  • ")
     if not recs:
         out.print(Text("No offer can run this workload under these constraints.", style="yellow"))
         if advice.binding:
@@ -523,7 +524,7 @@ def explain(workload: Any, rec: Any) -> None:
         + (" (on the Pareto front)" if rec.pareto and not rec.picks else "")
     )
     line(f"regions: {', '.join(rec.regions) or o.region}")
-    line(f"source: {o.source}")
+    print_wrapped(out, printable(o.source), prefix="source: ")  # a snapshot's address whole
     if rec.substitution:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
@@ -550,14 +551,14 @@ def explain(workload: Any, rec: Any) -> None:
     line("reasons", "bold")
     for r in rec.reasons:
         if r != rounding or rec.cost is None:  # said under the cost table
-            line(f"  • {r}")
+            print_wrapped(out, printable(r), prefix="  • ")
     if rec.warnings:
         line("warnings", "bold yellow")
         for w in rec.warnings:
-            line(f"  ⚠ {w}")
+            print_wrapped(out, printable(w), prefix="  ⚠ ")
     line("assumptions", "bold")
-    for k, v in rec.assumptions.items():
-        line(f"  {k}: {v}")
+    for k, v in rec.assumptions.items():  # under its key: a source's address whole
+        print_wrapped(out, printable(v), prefix=f"  {printable(k)}: ")
 
 
 #: The ranking's own columns of ``recommend --csv``, after the rank and the offer's fields.

@@ -889,11 +889,15 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     if est.step_ms:
         table.add_row("decode step (parts overlap)", est.step_summary())
     console.print(table)
+    from gpuscout.cli.wrap import print_url_notes, url_notes
+
     assumptions = Table(title="Assumptions", show_header=False)
     assumptions.add_column("key")
     assumptions.add_column("value", overflow="fold")
+    urls: list[str] = []  # the rules' sources, each whole below the table: a cell would fold them
     for k, v in est.assumptions.items():
-        assumptions.add_row(plain(k), plain(v))
+        assumptions.add_row(plain(k), plain(url_notes(v, urls)))
     console.print(assumptions)
+    print_url_notes(console, urls)
     for w in est.warnings:
         console.print(f"[yellow]warning:[/] {plain(w)}")

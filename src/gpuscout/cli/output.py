@@ -50,9 +50,11 @@ CsvOption = Annotated[bool, typer.Option("--csv", help="Print CSV instead of a t
 def print_with_notes(table: Any, assumptions: dict[str, str], warnings: list[str]) -> None:
     """A small estimate's table, then each assumption as ``key: value`` and each warning (``images``,
     ``transcribe``)."""
+    from gpuscout.cli.wrap import print_wrapped
+
     console.print(table)
-    for key, value in assumptions.items():
-        console.print(f"{plain(key)}: {plain(value)}", highlight=False)
+    for key, value in assumptions.items():  # under its key: a source's address whole
+        print_wrapped(console, printable(value), prefix=f"{printable(key)}: ")
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
 
@@ -71,8 +73,14 @@ def print_refusal(
     extra = support[len(reason) :].strip() if support.startswith(reason) else support
     if extra.startswith("(sources: ") and extra.endswith(")"):
         extra = extra[1:-1]
-    if extra:
-        console.print(f"[dim]{plain(extra)}[/]", highlight=False)
+    if (
+        extra
+    ):  # the rules' addresses, each whole on a line: folded by Rich, they could not be clicked or copied
+        from gpuscout.cli.wrap import print_url_notes, print_wrapped, url_notes
+
+        urls: list[str] = []
+        print_wrapped(console, printable(url_notes(extra, urls)), style="dim")
+        print_url_notes(console, urls)
     for warning in warnings:  # beside the reason: what the engine's version or platform leaves unsaid
         if warning != reason:
             console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
