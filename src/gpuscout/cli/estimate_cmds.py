@@ -825,6 +825,8 @@ def _kv_per_token(est: Estimate, spec: ModelSpec | None) -> str:
 def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSpec | None = None) -> None:
     """The estimate as a person reads it; memory in GiB, as GPU memory is sold (an "80 GB" card holds
     80 GiB), from the estimator's GB through :func:`~gpuscout.estimate.memory.gib`."""
+    from rich.cells import cell_len
+
     from gpuscout.estimate.memory import gib
 
     model = est.model if typed_model is None or spec is None else _model_label(typed_model, spec)
@@ -835,9 +837,11 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     if not est.supported:  # no table of one row: the title, the reason, what would run, the sources
         print_refusal(title, est.unsupported_reason, est.assumptions, est.warnings, escaped=True)
         return
+    from gpuscout.cli.table_fit import title_lines
+
     if not est.fits:
         # no speed for a setup that cannot load: what it needs, and what would hold it
-        console.print(f"[bold]{title}[/]")
+        console.print(f"[bold]{title_lines(title, console.width)}[/]")
         m = est.memory
         rest = m.activations_gb + m.overhead_gb
         console.print(
@@ -888,6 +892,15 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     table.add_row("binding limit", est.binding_limit)
     if est.step_ms:
         table.add_row("decode step (parts overlap)", est.step_summary())
+    # Rich wraps a title between any words ("512 in / 512" / "out"): broken at its phrases instead, at the
+    # table's width, or the terminal's with the table as wide where a phrase is wider than the table
+    room = min(console.measure(table).maximum, console.width)
+    lines = title_lines(title, room)
+    widest = max(cell_len(line) for line in lines.split("\n"))
+    if widest > room:
+        lines = title_lines(title, console.width)
+        table.min_width = min(max(cell_len(line) for line in lines.split("\n")), console.width)
+    table.title = lines
     console.print(table)
     from gpuscout.cli.wrap import print_url_notes, url_notes
 

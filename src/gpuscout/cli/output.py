@@ -65,7 +65,11 @@ def print_refusal(
     """An estimate its engine (or stack) cannot run here, as every estimating command says it: no table,
     no speed; the title, the reason, what would run, the rule's sources, and the other warnings, once
     each. ``escaped``: ``title`` is already escaped for Rich markup (:func:`plain`)."""
-    console.print(f"[bold]{title if escaped else plain(title)}[/]", highlight=False)
+    from gpuscout.cli.table_fit import title_lines
+
+    # at its phrases ("512 in / 512 out" whole), not between any words as Rich would wrap it
+    shown = title_lines(title if escaped else plain(title), console.width)
+    console.print(f"[bold]{shown}[/]", highlight=False)
     console.print(f"[red]not supported:[/] {plain(reason)}", highlight=False)
     if assumptions.get("alternatives"):
         console.print(f"would run: {plain(assumptions['alternatives'])}", highlight=False)
