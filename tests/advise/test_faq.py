@@ -109,7 +109,7 @@ def test_a_step_is_split_only_when_no_part_takes_half_of_it() -> None:
     assert _split_step({}) == ""
     cause, helps = _slow_cause("interconnect", 4)
     assert "all-reduces between the 4 cards" in cause and "NVLink" in helps
-    assert "CUDA graphs" in _slow_cause("scheduler", 1)[1]
+    assert "CUDA graphs" in _slow_cause("overhead", 1)[1]
 
 
 def test_moe_streams_only_the_active_experts() -> None:

@@ -21,7 +21,7 @@ def test_the_hbm_advice_is_replaced_by_why_it_would_not_help() -> None:
     assert helps_not == rest.replace(", narrower weights", " or narrower weights") + f"; {WHY_NOT}"
 
 
-@pytest.mark.parametrize("binding", ["interconnect", "scheduler", "compute", "split"])
+@pytest.mark.parametrize("binding", ["interconnect", "overhead", "compute", "split"])
 def test_other_paces_give_no_hbm_advice_to_replace(binding: str) -> None:
     assert _slow_cause(binding, 4, WHY_NOT) == _slow_cause(binding, 4)
     assert "HBM" not in _slow_cause(binding, 4)[1]

@@ -17,9 +17,9 @@ def test_the_estimate_says_whether_its_steps_replay_cuda_graphs() -> None:
 
 
 def test_graphs_are_advised_only_to_an_eager_engine() -> None:
-    cause, helps = _slow_cause("scheduler", 1, graphs=True)
+    cause, helps = _slow_cause("overhead", 1, graphs=True)
     assert "CUDA graphs" not in helps and "small kernels" in cause
-    cause, helps = _slow_cause("scheduler", 1, graphs=False)
+    cause, helps = _slow_cause("overhead", 1, graphs=False)
     assert "replays CUDA graphs" in helps and "kernel launches" in cause
 
 

@@ -39,10 +39,10 @@ def test_sglang_says_where_its_host_step_binds_and_what_it_rests_on() -> None:
     """A 1B model at batch 1 is host-bound under SGLang: the step cost that sets its speed rests on one
     release's runs on one H20 host, and the estimate says so; a 70B over four GPUs is not host-bound."""
     small = estimate("llama-3.2-1b", gpu="H100", engine="sglang", batch=1)
-    assert small.binding_limit == "scheduler"
+    assert small.binding_limit == "overhead"
     assert "host time per step" in small.assumptions["calibration_basis"]
     big = estimate("llama-3.1-70b", gpu="H100", gpus=4, engine="sglang", batch=1)
-    assert big.binding_limit != "scheduler" and "calibration_basis" not in big.assumptions
+    assert big.binding_limit != "overhead" and "calibration_basis" not in big.assumptions
 
 
 def test_a_dense_16_bit_model_or_another_engine_gets_none() -> None:

@@ -12,13 +12,13 @@ HOST_NOTE = "host time per step"
 
 def test_gpu_side_fixed_costs_do_not_get_the_host_note() -> None:
     e = estimate("deepseek-r1", "H200-SXM", gpus=8, engine="sglang", batch=1)
-    assert e.binding_limit == "scheduler"
+    assert e.binding_limit == "overhead"
     assert HOST_NOTE not in e.assumptions.get("calibration_basis", "")
 
 
 def test_host_bound_steps_keep_it() -> None:
     e = estimate(
         "qwen3-0.6b", "H20", engine="sglang", batch=1
-    )  # a small model at batch 1: the scheduler's pace
-    assert e.binding_limit == "scheduler"
+    )  # a small model at batch 1: the step's fixed costs set the pace
+    assert e.binding_limit == "overhead"
     assert HOST_NOTE in e.assumptions["calibration_basis"]

@@ -1093,7 +1093,7 @@ def shared_estimates(be: Backends) -> Backends:
     return replace(be, inference=_Memo(inference_session(be.inference)), training=_Memo(be.training))
 
 
-_OTHER_PACES = ("interconnect", "scheduler", "compute")
+_OTHER_PACES = ("interconnect", "overhead", "compute")
 
 
 def _split_step(step_ms: dict[str, float], parallel: str = "tensor") -> str:
@@ -1158,7 +1158,7 @@ def _slow_cause(
                 ]
             ),
         )
-    if binding == "scheduler":
+    if binding == "overhead":
         if graphs:  # already replayed: the cost is the GPU's many small kernels a layer, and the scheduler
             return (
                 "the fixed cost of each step (each layer's many small kernels, and scheduling)",

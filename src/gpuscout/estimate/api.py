@@ -1914,7 +1914,7 @@ def _assumptions(
         )
     # the host note where the fixed costs that bind are mostly the host's (not the GPU's gaps between small
     # kernels under CUDA graphs: DeepSeek-R1's routing and block-FP8 quantisation kernels at one user)
-    host_bound = point.binding == "scheduler" and point.step.host >= 0.5 * point.step.fixed
+    host_bound = point.binding == "overhead" and point.step.host >= 0.5 * point.step.fixed
     keys = (st.eff_class, "moe" if c.is_moe else "", "host" if host_bound else "")
     basis = [eng.calibration_basis[k] for k in keys if k in eng.calibration_basis]
     if basis:

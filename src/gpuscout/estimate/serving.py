@@ -50,8 +50,10 @@ clients wait for a prompt slot.
 ``binding`` says which limit sets the answer: "kv_cache" / "scheduler" / "prefill" (the batch is capped
 by memory, by ``max_num_seqs`` or by the token budget, requests queue, and more room would pay: see
 :data:`CAP_MATTERS`), "queueing" (arrivals above capacity), else the largest part of the step:
-"bandwidth", "compute", "scheduler" (fixed CPU / launch costs), "interconnect" or "prefill" (prompt
-processing takes most of the busy time).
+"bandwidth", "compute", "overhead" (the step's fixed costs: kernel launches, CPU scheduling, and under
+CUDA graphs the gaps between a layer's many small kernels), "interconnect" or "prefill" (prompt
+processing takes most of the busy time). "scheduler" is only ever the cap on running sequences (the
+fixed costs were once "scheduler" too, and a capped batch and a step of fixed costs read alike).
 """
 
 from __future__ import annotations
@@ -345,7 +347,7 @@ def _binding_of(s: _State) -> str:
     decode = 1.0 - s.prefill_share
     parts = {
         "bandwidth" if step.memory >= step.compute else "compute": roof / max(step.total, 1e-12) * decode,
-        "scheduler": step.fixed / max(step.total, 1e-12) * decode,
+        "overhead": step.fixed / max(step.total, 1e-12) * decode,
         "interconnect": step.comm / max(step.total, 1e-12) * decode,
         "prefill": s.prefill_share,
     }

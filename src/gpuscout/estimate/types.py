@@ -112,8 +112,9 @@ class Estimate:
     the context fits (``fits`` False, ``binding_constraint`` says what tips it over, ``memory`` is what
     one sequence needs, ``assumptions["would_fit"]`` what would hold it, in words, and ``fit_options`` the
     same setups as records). ``binding_limit`` names what
-    sets the answer: "kv_cache", "scheduler", "prefill", "queueing", "bandwidth", "compute",
-    "interconnect", "memory" (it does not fit) or "unsupported".
+    sets the answer: "kv_cache", "scheduler" (the engine's cap on running sequences, max_num_seqs),
+    "prefill", "queueing", "bandwidth", "compute", "overhead" (the step's fixed costs: kernel launches,
+    CPU scheduling), "interconnect", "memory" (it does not fit) or "unsupported".
     """
 
     model: str
