@@ -81,3 +81,22 @@ def ms_text(ms: float) -> str:
     if s < 5400:
         return f"{s:,.0f} s ({s / 60:.1f} min)"
     return f"{s:,.0f} s ({s / 3600:.1f} h)"
+
+
+#: Parts of an assumption's key written as their capitals when it is shown (:func:`key_words`).
+_KEY_CAPITALS = {
+    "kv": "KV",
+    "moe": "MoE",
+    "gemm": "GEMM",
+    "cpu": "CPU",
+    "tp": "TP",
+    "ep": "EP",
+    "fsdp": "FSDP",
+}
+
+
+def key_words(key: str) -> str:
+    """An assumption's key as people read it, not snake_case: "kv_dtype" as "KV dtype", "estimate:
+    fixed_costs" as "estimate: fixed costs" (the CLI's and the web page's labels; the JSON keeps the
+    key)."""
+    return " ".join(_KEY_CAPITALS.get(word, word) for word in key.replace("_", " ").split(" "))

@@ -96,7 +96,7 @@ def test_the_estimate_runs_the_engine_as_started_and_says_so() -> None:
     # an 8B on an H100 holds ~369 sequences of 1.2k tokens, ~401 of the 1.1k a request holds on average
     # (1,000 + 200 / 2: vLLM's cache grows as it generates); vLLM allows 1024 there unless told otherwise
     assumptions, warnings = _run("vllm")
-    assert "(cap 401, kv_cache)" in assumptions["load"] and "launch_flags" not in assumptions
+    assert "(cap 401, KV cache)" in assumptions["load"] and "launch_flags" not in assumptions
     # a stated cap stands, even one equal to vLLM's small-GPU default
     assumptions, _ = _run("vllm --max-num-seqs 256")
     assert "(cap 256, scheduler)" in assumptions["load"]
@@ -106,7 +106,7 @@ def test_the_estimate_runs_the_engine_as_started_and_says_so() -> None:
     assumptions, _ = _run("vllm --gpu-memory-utilization 0.8 --max-num-batched-tokens 2048")
     assert assumptions["memory_budget"].startswith("0.80 of")
     assert "2048 tokens/step" in assumptions["batching"]
-    assert "(cap 341, prefill)" in assumptions["load"]
+    assert "(cap 341, prefill budget)" in assumptions["load"]
     # what it cannot model it names
     _, warnings = _run("vllm --disable-log-stats --enforce-eager")
     ignored = [w for w in warnings if "ignored" in w]

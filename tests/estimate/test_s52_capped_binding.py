@@ -18,7 +18,7 @@ def test_prefill_heavy_load_capped_by_kv_memory_is_bound_by_prefill() -> None:
     assert est.binding_limit == "prefill"
     queued = [w for w in est.warnings if "the rest queue" in w]
     assert len(queued) == 1
-    assert "(KV-cache memory)" in queued[0] and "prefill sets the pace" in queued[0]
+    assert "(KV-cache memory)" in queued[0] and "prefill (prompt processing) sets the pace" in queued[0]
 
 
 def test_the_premise_twice_the_kv_room_adds_little_to_a_prefill_bound_load() -> None:

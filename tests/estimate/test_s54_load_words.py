@@ -37,15 +37,15 @@ def test_more_running_than_fit_at_full_length_says_the_requests_are_staggered() 
     point: Any = SimpleNamespace(running=145, cap=132, cap_reason="kv_cache", requests_per_s=0.91)
     assert _load_line(point, 2, "max (145 sequences per replica)") == (
         "max (145 sequences per replica): 145 running on the busiest replica (132 fit at full length; "
-        "staggered requests hold less, kv_cache), 1.82 requests/s"
+        "staggered requests hold less, KV cache), 1.82 requests/s"
     )
     point.running = 132
     assert _load_line(point, 1, "batch 132") == (
-        "batch 132: 132 running per replica (cap 132, kv_cache), 0.91 requests/s"
+        "batch 132: 132 running per replica (cap 132, KV cache), 0.91 requests/s"
     )
 
 
 def test_a_load_within_the_cap_keeps_its_short_words() -> None:
     line = estimate("llama-3.1-8b", "A100-SXM4-80GB", batch=8).assumptions["load"]
-    assert re.search(r"8 running per replica \(cap \d[\d,]*, \w+\)", line), line
+    assert re.search(r"8 running per replica \(cap \d[\d,]*, [\w ]+\)", line), line
     assert "full length" not in line

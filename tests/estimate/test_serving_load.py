@@ -247,7 +247,7 @@ def test_a_client_allowed_more_in_flight_than_it_has_requests_sends_a_burst() ->
     assert steady.ttft_ms > 1.5 * same.ttft_ms
     # and it is _burst's answer for the engine's cap
     st = _setup("llama-3.1-8b", "H100", engine="vllm")
-    assert same.batch == 295 and "(cap 295, kv_cache)" in same.assumptions["load"]
+    assert same.batch == 295 and "(cap 295, KV cache)" in same.assumptions["load"]
     point = _burst(st, 1000, 1000, 500, 295, "kv_cache")
     assert same.ttft_ms == pytest.approx(point.ttft_s * 1000 + st.engine.request_overhead_us / 1000)
 

@@ -144,7 +144,7 @@ def test_vllm_v1_sizes_its_sequence_cap_and_step_budget_by_the_gpus_memory() -> 
     # vLLM V1's OpenAI server (EngineArgs.get_batch_defaults, 0.34.0): 16384 tokens per step and 1024
     # sequences from 160 GiB; 8192 and 1024 from 70 GiB unless the GPU is an A100; 2048 and 256 elsewhere
     batching, load = _vllm_on("H100-SXM")  # 79.6 GiB: the ~460 sequences the KV cache holds bind
-    assert "8192 tokens/step" in batching and "kv_cache" in load and "cap 256" not in load
+    assert "8192 tokens/step" in batching and "KV cache" in load and "cap 256" not in load
     # 1024 allowed; ~990 fit at the full 1,200 tokens, all 1024 at the ~1,100 staggered requests hold
     batching, load = _vllm_on("B200")
     assert "16384 tokens/step" in batching and "(cap 1024, scheduler)" in load

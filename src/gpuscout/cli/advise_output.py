@@ -27,7 +27,7 @@ from gpuscout.cli.table_fit import (
     title_lines,
 )
 from gpuscout.cli.wrap import print_wrapped
-from gpuscout.wording import BOARD_ASSUMED, money3, plural
+from gpuscout.wording import BOARD_ASSUMED, key_words, money3, plural
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -558,7 +558,7 @@ def explain(workload: Any, rec: Any) -> None:
             print_wrapped(out, printable(w), prefix="  ⚠ ")
     line("assumptions", "bold")
     for k, v in rec.assumptions.items():  # under its key: a source's address whole
-        print_wrapped(out, printable(v), prefix=f"  {printable(k)}: ")
+        print_wrapped(out, printable(v), prefix=f"  {printable(key_words(k))}: ")
 
 
 #: The ranking's own columns of ``recommend --csv``, after the rank and the offer's fields.

@@ -16,7 +16,16 @@ from typer.core import TyperCommand
 
 from gpuscout.cli.coercion import TOKENS_HELP, number_in, parse_tokens
 from gpuscout.cli.json_out import finite
-from gpuscout.cli.output import console, plain, print_json, print_refusal, to_jsonable, user_errors
+from gpuscout.cli.output import (
+    console,
+    plain,
+    print_json,
+    print_refusal,
+    printable,
+    to_jsonable,
+    user_errors,
+)
+from gpuscout.cli.wrap import print_wrapped
 from gpuscout.errors import ConfigurationRejected, InvalidInputError, UnknownNameError
 from gpuscout.estimate.arguments import (  # the limits the estimator checks: each option says its range
     MAX_BATCH,
@@ -30,9 +39,9 @@ from gpuscout.estimate.arguments import (  # the limits the estimator checks: ea
     positive_words,
     whole_number_text,
 )
-from gpuscout.estimate.types import Estimate, MemoryBreakdown
+from gpuscout.estimate.types import FIXED_COSTS_WHAT, Estimate, MemoryBreakdown, binding_words
 from gpuscout.knowledge.model_types import ModelSpec
-from gpuscout.wording import plural
+from gpuscout.wording import key_words, plural
 
 TASKS = ("infer", "lora", "qlora", "full", "pretrain")
 #: The tasks in words, where a line names one.
@@ -743,7 +752,12 @@ def register(app: typer.Typer) -> None:
         table.add_column("quantity")
         table.add_column("value", justify="right")
         above = d.bound == ABOVE_ROOFLINE  # more than the datasheet: what it would take, never reached
-        bound = "[red]above the roofline: not possible[/]" if above else d.bound
+        # "overhead" in words, as the verdict and estimate's decode step name it
+        bound = (
+            "[red]above the roofline: not possible[/]"
+            if above
+            else plain(FIXED_COSTS_WHAT if d.bound == "overhead" else d.bound)
+        )
         if not d.fits:  # part of the model sat in host memory: the verdict says what that means
             bound = f"[red]does not fit[/]: {bound}" if above else "[red]does not fit[/]: host offload"
         table.add_row("bound", bound)
@@ -771,8 +785,8 @@ def register(app: typer.Typer) -> None:
             table.add_row("gpuscout estimate", "none: does not fit")
         console.print(table)
         console.print(plain(d.verdict))
-        for s in d.suggestions:
-            console.print(f" • {plain(s)}")
+        for s in d.suggestions:  # a bullet's lines under its text, not at the left edge
+            print_wrapped(console, printable(s), prefix=" • ")
 
 
 def _ms(value: float) -> str:
@@ -889,7 +903,7 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     table.add_row(
         "prefill (one prompt)", f"—{no_prompt}" if no_prompt else f"{est.prefill_tokens_per_s:,.0f} tokens/s"
     )
-    table.add_row("binding limit", est.binding_limit)
+    table.add_row("binding limit", binding_words(est.binding_limit, est.parallel))  # --json: the value
     if est.step_ms:
         table.add_row("decode step (parts overlap)", est.step_summary())
     # Rich wraps a title between any words ("512 in / 512" / "out"): broken at its phrases instead, at the
@@ -909,7 +923,7 @@ def _print_estimate(est: Estimate, typed_model: str | None = None, spec: ModelSp
     assumptions.add_column("value", overflow="fold")
     urls: list[str] = []  # the rules' sources, each whole below the table: a cell would fold them
     for k, v in est.assumptions.items():
-        assumptions.add_row(plain(k), plain(url_notes(v, urls)))
+        assumptions.add_row(plain(key_words(k)), plain(url_notes(v, urls)))  # --json: the keys
     console.print(assumptions)
     print_url_notes(console, urls)
     for w in est.warnings:

@@ -38,6 +38,7 @@ from gpuscout.cli.plain_output import silence_stdout
 from gpuscout.cli.plain_output import to_jsonable as to_jsonable
 from gpuscout.cli.table_fit import PIPE_WIDTH as PIPE_WIDTH
 from gpuscout.errors import GpuscoutError, InvalidInputError
+from gpuscout.wording import key_words
 
 DbOption = Annotated[
     str | None,
@@ -54,7 +55,7 @@ def print_with_notes(table: Any, assumptions: dict[str, str], warnings: list[str
 
     console.print(table)
     for key, value in assumptions.items():  # under its key: a source's address whole
-        print_wrapped(console, printable(value), prefix=f"{printable(key)}: ")
+        print_wrapped(console, printable(value), prefix=f"{printable(key_words(key))}: ")
     for warning in warnings:
         console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
 

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from gpuscout.cli.estimate_cmds import _KeepsWhatWasTyped, _named_by_options
 from gpuscout.cli.output import JsonOption, print_json, print_refusal, print_with_notes, user_errors
+from gpuscout.estimate.types import FIXED_COSTS
 
 
 def transcribe_cmd(
@@ -82,7 +83,9 @@ def transcribe_cmd(
     table.add_row(f"time for {audio_hours:g} h of audio", duration(seconds))
     split = (est.host_s, est.encoder_s, est.decoder_s)
     table.add_row("host / encoder / decoder", " / ".join(f"{x / seconds:.0%}" for x in split))
-    table.add_row("decoder step", f"{est.decoder_step_s * 1e3:,.1f} ms ({est.bound}-bound)")
+    # "overhead" (host work per step) named as estimate and diagnose name a step's fixed costs
+    bound = f"bound by {FIXED_COSTS}" if est.bound == "overhead" else f"{est.bound}-bound"
+    table.add_row("decoder step", f"{est.decoder_step_s * 1e3:,.1f} ms ({bound})")
     print_with_notes(table, est.assumptions, est.warnings)
 
 

@@ -88,7 +88,7 @@ from gpuscout.estimate.support import (
     verdict_for,
 )
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
-from gpuscout.estimate.types import Estimate, FitOption, MemoryNeed
+from gpuscout.estimate.types import CAP_WORDS, Estimate, FitOption, MemoryNeed, binding_words
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
@@ -1032,7 +1032,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
             ""
             if point.binding == point.cap_reason
             else f"; room for more would add under {CAP_MATTERS:.0%} requests/s: "
-            f"{point.binding} sets the pace"
+            f"{binding_words(point.binding, mode)} sets the pace"
         )
         warnings.append(
             f"{load_label}: at most {n} {plural(n, 'sequence')} {plural(n, 'runs', 'run')} at once per "
@@ -1823,16 +1823,22 @@ def derived_rate_warning(acc: Accelerator, rate: ComputeRate) -> str:
     return f"{head} derived from FP32 {figure(acc.fp32_tflops)} TFLOPS ({factor:.3g}x)"
 
 
+def _cap_words(reason: str) -> str:
+    return CAP_WORDS.get(reason, reason)
+
+
 def _load_line(point: ServingPoint, replicas: int, load: str) -> str:
     """The ``load`` assumption: what runs per replica and what bounds it, "145 running per replica (cap
-    145, kv_cache), 1.82 requests/s". Where more run than ``point.cap`` (the sequences the KV cache holds
+    145, KV cache), 1.82 requests/s". Where more run than ``point.cap`` (the sequences the KV cache holds
     at their whole length), they are staggered requests, each holding less (prompt + part of its
     output): said so, not as a cap exceeded."""
     where = "on the busiest replica" if replicas > 1 else "per replica"
     if point.running > point.cap:
-        bound = f"{point.cap} fit at full length; staggered requests hold less, {point.cap_reason}"
+        bound = (
+            f"{point.cap} fit at full length; staggered requests hold less, {_cap_words(point.cap_reason)}"
+        )
     else:
-        bound = f"cap {point.cap}, {point.cap_reason}"
+        bound = f"cap {point.cap}, {_cap_words(point.cap_reason)}"
     rate = point.requests_per_s * replicas
     return f"{load}: {point.running} running {where} ({bound}), {rate:,.3g} requests/s"
 

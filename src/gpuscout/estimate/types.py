@@ -198,6 +198,38 @@ class Estimate:
 INTERCONNECT_WORDS = {"tensor": "all-reduces", "replicas": "all-reduces", "layer": "hand-offs between GPUs"}
 
 
+#: A step's fixed costs, as every face names them (the decode step's parts, the binding limit, diagnose,
+#: the FAQ); the values are "overhead" (``Estimate.binding_limit``, ``Diagnosis.bound``) and "fixed"
+#: (``Estimate.step_ms``). "scheduler" names only the engine's cap on running sequences (max_num_seqs).
+FIXED_COSTS = "fixed costs"
+FIXED_COSTS_WHAT = f"{FIXED_COSTS} per step (kernel launches, CPU scheduling)"
+
+#: :attr:`Estimate.binding_limit` in words (the CLI, the warnings); the JSON keeps the values.
+BINDING_WORDS = {
+    "kv_cache": "KV cache memory",
+    "scheduler": "the scheduler's cap on running sequences",
+    "prefill": "prefill (prompt processing)",
+    "queueing": "queueing (arrivals above capacity)",
+    "bandwidth": "memory bandwidth",
+    "compute": "compute",
+    "overhead": FIXED_COSTS_WHAT,
+    "memory": "memory (it does not fit)",
+    "unsupported": "not supported",
+}
+
+#: What caps the running batch (``max_running_limit``, the load's cap) in words: "KV cache" for the
+#: value "kv_cache", "prefill budget" for "prefill" (the tokens one step takes), "scheduler" as it is.
+CAP_WORDS = {"kv_cache": "KV cache", "scheduler": "scheduler", "prefill": "prefill budget"}
+
+
+def binding_words(limit: str, parallel: str = "tensor") -> str:
+    """:attr:`Estimate.binding_limit` in words; "interconnect" named as the split moves data
+    (:data:`INTERCONNECT_WORDS`: "all-reduces", "hand-offs between GPUs")."""
+    if limit == "interconnect":
+        return INTERCONNECT_WORDS.get(parallel, "all-reduces")
+    return BINDING_WORDS.get(limit, limit.replace("_", " "))
+
+
 def step_parts(parallel: str) -> tuple[tuple[str, str], ...]:
     """The parts of :attr:`Estimate.step_ms` (key, the words the CLI and the FAQ use) for an estimate of
     ``parallel`` (:attr:`Estimate.parallel`): the "interconnect" part named by :data:`INTERCONNECT_WORDS`."""
@@ -205,7 +237,7 @@ def step_parts(parallel: str) -> tuple[tuple[str, str], ...]:
         ("memory", "reads"),
         ("compute", "math"),
         ("interconnect", INTERCONNECT_WORDS.get(parallel, "all-reduces")),
-        ("fixed", "fixed costs"),
+        ("fixed", FIXED_COSTS),
     )
 
 

@@ -17,7 +17,7 @@ from gpuscout.web.model_view import model_label
 from gpuscout.web.offer_view import variant_note
 from gpuscout.web.overview import age_words
 from gpuscout.web.providers_view import provider_label
-from gpuscout.wording import plural
+from gpuscout.wording import key_words, plural
 
 
 def money(value: float | None, digits: int = 2) -> str:
@@ -105,6 +105,7 @@ def _build_env() -> Environment:
     env.filters["gb"] = gb
     env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
     env.filters["nobreak"] = lambda text: text.replace("-", "\u2011")  # no line break at a hyphen
+    env.filters["key_words"] = key_words  # an assumption's key in words ("KV dtype"), as the CLI shows it
     return env
 
 
