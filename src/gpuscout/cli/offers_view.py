@@ -878,7 +878,11 @@ def pipe_table(title: str, columns: Sequence[Column], rows: Sequence[Sequence[st
                 return None
             if len(cell) > natural[i]:
                 natural[i] = len(cell)
-    if not (title.isascii() and title.isprintable()):
+    # the title names the sort by its marked header ("sorted by $/gpu-h ▲"): the mark is one cell wide
+    plain_title = title
+    for mark in _SORT_MARKS:
+        plain_title = plain_title.replace(mark, "")
+    if not (plain_title.isascii() and plain_title.isprintable()):
         return None
     widths = [w + 2 for w in natural]  # one space of padding each side
     room = PIPE_WIDTH - (len(columns) + 1)  # the rules between and around the columns
