@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "5c2f74462277d8c307c909650e3aa9f627cc7914d90d5b6d3c8952f30fc27b95"
+SNAPSHOT_SHA256 = "1e51afbd8ada0c06077463270c6e9866e134ef7cce1cf59eeb8997ffcbf0e5fc"
