@@ -94,3 +94,19 @@ def test_429_then_success() -> None:
     sleep = SleepRecorder()
     assert fetch(ShadeformSource(sleep=sleep))
     assert sleep.delays == [1.5]
+
+
+@respx.mock
+def test_nvlink_stated_for_pcie_cards_is_bridges_not_a_full_nvlink_box() -> None:
+    # interconnect "nvlink" on an H100 PCIe box is NVLink bridges between pairs of cards (the card's only
+    # NVLink), not a switched baseboard: the offer is pcie and its notes say so
+    data = answer()
+    row = data["instance_types"][1]
+    row["shade_instance_type"] = "H100_pcie_nvlinkx8"
+    row["configuration"].update(gpu_type="H100_PCIe", num_gpus=8, interconnect="nvlink")
+    data["instance_types"] = [row]
+    respx.get(TYPES_URL).mock(return_value=httpx.Response(200, json=data))
+    (o,) = fetch(ShadeformSource())
+    assert (o.accelerator, o.gpu_count) == ("H100-PCIe", 8)
+    assert o.interconnect is Interconnect.PCIE
+    assert "NVLink bridges" in o.notes

@@ -144,3 +144,24 @@ def test_garbage_rows_are_dropped_not_fatal() -> None:
     assert "gpu_ram" in reasons["offer 4"]
     assert reasons["offer 5"] == "no positive on-demand or spot price"
     assert len(src.dropped) == 5
+
+
+@respx.mock
+def test_nvlink_bandwidth_on_bridged_pcie_cards_is_not_a_full_nvlink_box() -> None:
+    # bw_nvlink > 0 says the host's GPUs have NVLink. On SXM modules that is the switched baseboard every
+    # GPU of the box is on; on PCIe cards (A100 PCIe, RTX 3090: "NVLink 3 bridge (2 GPUs)") it is bridges
+    # joining pairs, the box's other GPUs reached over PCIe: the offer is pcie, its notes say bridges.
+    data = answer()
+    base = data["offers"][0]
+    data["offers"] = [
+        dict(base, id=1, gpu_name="A100 PCIE", gpu_ram=81920, num_gpus=4, bw_nvlink=93.5),
+        dict(base, id=2, gpu_name="RTX 3090", num_gpus=2, bw_nvlink=56.2),
+        dict(base, id=3, gpu_name="H100 SXM", gpu_ram=81559, num_gpus=8, bw_nvlink=372.0),
+    ]
+    respx.post(BUNDLES_URL).mock(return_value=httpx.Response(200, json=data))
+    offers = {o.instance_type: o for o in fetch(VastAISource())}
+    a100, rtx, h100 = offers["offer-1"], offers["offer-2"], offers["offer-3"]
+    assert (a100.accelerator, rtx.accelerator, h100.accelerator) == ("A100-PCIe-80GB", "RTX3090", "H100-SXM")
+    assert a100.interconnect is Interconnect.PCIE and rtx.interconnect is Interconnect.PCIE
+    assert "NVLink bridges" in a100.notes and "NVLink bridges" in rtx.notes
+    assert h100.interconnect is Interconnect.NVLINK and "NVLink bridges" not in h100.notes

@@ -47,6 +47,32 @@ def stated_interconnect(accelerator: Accelerator, *, fractional: bool = False) -
     return interconnect_for(accelerator)
 
 
+#: What an offer's notes say where its source states NVLink on cards whose only NVLink is a bridge.
+BRIDGED_PAIRS_NOTE = (
+    "NVLink bridges join the cards in pairs (or small groups: {name}, {link}), not the whole box: GPUs of "
+    "different groups talk over PCIe, so the offer is listed as PCIe"
+)
+
+
+def nvlink_stated(accelerator: Accelerator) -> tuple[Interconnect, str]:
+    """The fabric (and a note, "" when none is due) of a box whose source says its GPUs have NVLink
+    (Vast.ai's measured NVLink bandwidth, Shadeform's ``interconnect: nvlink``): NVLink-class where the
+    part sits on a switched baseboard (SXM, OAM); PCIe where the part's NVLink is a bridge (A100 / H100
+    PCIe, H100 NVL, RTX 3090, RTX A6000: two cards; H200 NVL: up to four), since bridges join pairs, not
+    the box, and an offer has no fabric for "NVLink between pairs" (``Interconnect``); PCIe too, said so,
+    where the table gives the part no NVLink at all (an RTX 4090, an L40S)."""
+    if accelerator.has_nvlink_class_fabric:
+        return Interconnect.NVLINK, ""
+    link = (accelerator.interconnect or "").split(";")[0]
+    if "bridge" in link.lower():
+        return Interconnect.PCIE, BRIDGED_PAIRS_NOTE.format(name=accelerator.name, link=link)
+    said = f" ({link})" if link else ""
+    return Interconnect.PCIE, (
+        f"NVLink stated by the source, but the {accelerator.name} has no NVLink fabric in the accelerator "
+        f"table{said}: listed as PCIe"
+    )
+
+
 class SourceError(GpuscoutError):
     """A feed could not be read or parsed. ``source`` names the feed; the message says why."""
 

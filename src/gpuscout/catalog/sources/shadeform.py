@@ -18,6 +18,7 @@ import httpx
 
 from gpuscout.catalog.normalize import Unmatched, cents_to_usd, match_gpu
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.sources.base import nvlink_stated
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import (
     MissingField,
@@ -79,6 +80,9 @@ class ShadeformSource(HttpSource):
         # source does (``gpu_offer``), its notes saying so where the board itself was assumed
         stated = _STATED_FABRICS.get(ic)
         fabric = {} if stated is None else {"interconnect": stated}
+        bridges = ""
+        if stated is Interconnect.NVLINK:  # a switched baseboard, or bridges between pairs of PCIe cards
+            fabric["interconnect"], bridges = nvlink_stated(gpu.accelerator)
         regions = [a for a in row.get("availability") or [] if isinstance(a, dict) and a.get("region")]
         if not regions:
             regions = [{"region": "any", "available": False}]
@@ -98,7 +102,7 @@ class ShadeformSource(HttpSource):
                 availability=Availability.AVAILABLE
                 if a.get("available") is True
                 else Availability.UNAVAILABLE,
-                notes="; ".join(x for x in (f"resold from {cloud}", gpu.note) if x),
+                notes="; ".join(x for x in (f"resold from {cloud}", gpu.note, bridges) if x),
                 extra={
                     "cloud": cloud,
                     "cloud_instance_type": str(row.get("cloud_instance_type") or ""),

@@ -17,6 +17,7 @@ import httpx
 
 from gpuscout.catalog.normalize import Unmatched, gpu_memory_gb, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Interconnect, Offer
+from gpuscout.catalog.sources.base import nvlink_stated
 from gpuscout.catalog.sources.http import HttpSource
 from gpuscout.catalog.sources.payload import envelope, field, now_utc, number, parse_rows, require_price
 
@@ -65,12 +66,15 @@ class VastAISource(HttpSource):
         if row.get("cpu_ram") and cores and effective:
             ram_gb = round(float(row["cpu_ram"]) * GB_PER_MIB * float(effective) / float(cores), 2)
         nvlink = row.get("bw_nvlink")
-        interconnect = Interconnect.UNKNOWN
+        interconnect, bridges = Interconnect.UNKNOWN, ""
         if isinstance(nvlink, int | float):
-            interconnect = Interconnect.NVLINK if nvlink > 0 else Interconnect.PCIE
+            # NVLink measured: the switched baseboard of SXM modules, or bridges between pairs of cards
+            interconnect, bridges = nvlink_stated(gpu.accelerator) if nvlink > 0 else (Interconnect.PCIE, "")
         verification = str(row.get("verification") or "unknown")
         reliability = row.get("reliability2")
         notes = [f"marketplace host {row.get('host_id')}, {verification}"]
+        if bridges and count > 1:
+            notes.append(f"{bridges} (bw_nvlink {nvlink:g})")
         if isinstance(reliability, int | float):
             notes.append(f"reliability {reliability:.2%}")
         notes.append("price includes the default disk's storage (dph_total)")
