@@ -5,4 +5,4 @@ ships another file, the next read loads it as a new snapshot of the source ``sna
 one stays in the history), without hashing the file at every start.
 """
 
-SNAPSHOT_SHA256 = "1e51afbd8ada0c06077463270c6e9866e134ef7cce1cf59eeb8997ffcbf0e5fc"
+SNAPSHOT_SHA256 = "d7c6027d135fbb5736c9c8ee09704d6765447ce35082b5fb5cfa28739de8d6bf"
