@@ -18,8 +18,8 @@ def _queue_warning(num_requests: int) -> str:
 
 
 def test_a_queue_over_one_request_says_one_request() -> None:
-    assert _queue_warning(1).endswith(" over 1 request)")
-    assert _queue_warning(2).endswith(" over 2 requests)")
+    assert _queue_warning(1).endswith(" over 1 request")
+    assert _queue_warning(2).endswith(" over 2 requests")
 
 
 def test_a_memory_warning_where_one_sequence_fits_says_it_fits() -> None:
