@@ -66,3 +66,20 @@ def test_a_name_too_long_for_the_terminal_ends_in_an_ellipsis(
     assert cut, "36 columns leave no room for the longest names"
     for s, n in cut:
         assert s.endswith("…") and n.startswith(s[:-1]), (s, n)
+
+
+def _gpu_row(name: str) -> list[str]:
+    """The cells of ``name``'s row in ``gpuscout gpus`` on a pipe (every column shown)."""
+    result = CliRunner().invoke(app, ["gpus"])
+    assert result.exit_code == 0, result.output
+    row = next(line for line in result.output.splitlines() if line.startswith(f"│ {name} "))
+    return [cell.strip() for cell in row.strip("│").split("│")]
+
+
+def test_a_bf16_part_without_a_rate_in_its_source_reads_yes_as_fp8_does() -> None:
+    """The RTX 5000 Ada (Ada Lovelace) computes in bf16 and FP8; its source gives neither rate. The
+    BF16 column read "—" (unknown or unsupported) beside FP8's "yes*"; a V100, which has no bf16, keeps
+    "—"."""
+    name, _memory, _bandwidth, bf16, fp8, *_ = _gpu_row("RTX5000-Ada")
+    assert (name, bf16, fp8) == ("RTX5000-Ada", "yes*", "yes*")
+    assert _gpu_row("V100-SXM2-16GB")[3] == "—"

@@ -90,8 +90,12 @@ def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[
         Column("FP4\nTFLOPS", right=True, drop=2),
         Column("Confidence", drop=1),
     ]
+    from gpuscout.estimate.precision import has_bf16
+
     rows: list[list[str | Text]] = []
     for a in accs:
+        # a part that computes in bf16 without a rate in its source reads "yes*", as FP8 and FP4 do
+        bf16 = _num(a.bf16_tflops, 1) if a.bf16_tflops is not None else ("yes*" if has_bf16(a) else "—")
         fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
         fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")
         rows.append(
@@ -99,7 +103,7 @@ def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[
                 Text(plain(a.name)),
                 _num(a.memory_gb),
                 _num(a.bandwidth_gbps),
-                _num(a.bf16_tflops, 1),
+                bf16,
                 fp8,
                 fp4,
                 a.confidence.replace("-verified", ""),
