@@ -180,6 +180,7 @@ def test_recommend_json_carries_the_uncalibrated_picks(mixed: list[str]) -> None
         "number": 2,
         "what": "MI300X training",
         "calibrated": 1,
+        "parts": [],  # none of the engine's figures: the hardware alone
         "text": "speed uncalibrated for MI300X training; calibrated: #1",
     }
     speed = {r["offer"]["accelerator"]: r["estimate"]["speed_calibrated"] for r in data["recommendations"]}

@@ -317,7 +317,10 @@ def uncalibrated_picks(
         what = f"{hardware} {work_words(w)}"
         if rec is not None and rec.config.parallel == "pipeline":  # whatever the GPU: no row runs a pipeline
             what += " as a pipeline"
-        out.append(UncalibratedPick(name, number, what, selection.calibrated_picks[name]))
+        parts = rec.estimate.uncalibrated if rec is not None and rec.estimate is not None else ()
+        if parts:  # the engine's own uncalibrated figures, on any GPU: "H200-SXM serving: MoE layers, ..."
+            what += f": {', '.join(parts)}"
+        out.append(UncalibratedPick(name, number, what, selection.calibrated_picks[name], tuple(parts)))
     return tuple(out)
 
 

@@ -877,6 +877,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             model_weights_gb=e_op.memory.model_weights_total_gb(tp),
             calibration_basis=e_op.assumptions.get("calibration_basis"),
             speed_calibrated=e_op.speed_calibrated,  # false for a pipeline (estimate.api.pipelines)
+            uncalibrated=tuple(e_op.uncalibrated),
             kv_cache_gb=e_op.memory.kv_cache_gb,
             batch_per_replica=b_op,
             max_batch_per_replica=e_op.max_running or e_op.max_batch,
@@ -963,6 +964,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             model_weights_gb=weights_total,
             calibration_basis=e.assumptions.get("calibration_basis"),
             speed_calibrated=e.speed_calibrated,  # false for a pipeline (estimate.api.pipelines)
+            uncalibrated=tuple(e.uncalibrated),
             kv_cache_gb=e.memory.kv_cache_gb,
             batch_per_replica=e.batch,
             max_batch_per_replica=e.max_running or e.max_batch,

@@ -141,6 +141,9 @@ class EstimateSummary:
     # efficiencies fitted on other parts applied to this one's datasheet peak, as training on an AMD
     # MI300X with NVIDIA-fitted efficiencies); set from the estimate, never read from a warning's words
     speed_calibrated: bool = True
+    # what the speed leans on that no calibration row covers for its engine, in a few words each ("MoE
+    # layers", "fp8-block kernels": ``Estimate.uncalibrated``); empty where that is only the hardware
+    uncalibrated: tuple[str, ...] = ()
 
     @property
     def runs_as(self) -> str:
@@ -242,7 +245,9 @@ class Recommendation:
 @dataclass(frozen=True, slots=True)
 class UncalibratedPick:
     """A pick (``PICKS``) whose row's speed is uncalibrated (``EstimateSummary.speed_calibrated`` false):
-    the pick rests on a guess. ``what`` names the hardware and the work ("MI300X training");
+    the pick rests on a guess. ``what`` names the hardware and the work ("MI300X training"), and what the
+    engine's speed leans on that no row covers on any GPU ("H200-SXM serving: MoE layers, fp8-block
+    kernels", ``EstimateSummary.uncalibrated``);
     ``calibrated`` is the number of the row the same pick names among the rows whose speed is
     calibrated (None: no row of the answer has a calibrated speed)."""
 
@@ -250,6 +255,8 @@ class UncalibratedPick:
     number: int  # the pick's row
     what: str
     calibrated: int | None
+    # the engine's figures ``what`` names after the hardware (``EstimateSummary.uncalibrated``)
+    parts: tuple[str, ...] = ()
 
     @property
     def text(self) -> str:

@@ -316,6 +316,10 @@ def picks_text(
         # no row of the answer has a calibrated speed: said once, not after every pick
         plain = picks_text(picks, shown)
         said = "speeds uncalibrated: no row here has a calibrated speed"
+        # the engine's uncalibrated figures, which a row's hardware does not tell: each pick's once
+        # ("(H200-SXM serving: MoE layers, fp8-block kernels)"); the hardware alone each row's warning names
+        parts = list(dict.fromkeys(u.what for u in uncalibrated if getattr(u, "parts", ())))
+        said += f" ({'; '.join(parts)})" if parts else ""
         return f"{plain} — {said}" + (f"; {boards}" if boards else "")
     # a calibrated alternative the table does not show: how to see it
     caveat = {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -1078,6 +1079,16 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
             f"calibration row runs them on {acc.vendor} GPUs ({how})"
         )
         calibrated = False
+    # the efficiency classes and constants the estimate leans on that no row of this engine (and era)
+    # fits: the same list as the "uncalibrated" assumption, so the label never says calibrated beside it
+    parts = uncalibrated_parts(st)
+    own = uncalibrated_words([part for part in parts if not part.foreign])  # foreign: warned above
+    if own:
+        warnings.append(
+            f"speed not calibrated for {eng.label}'s {', '.join(own)}: no calibration row covers them "
+            "(priors, or the engine's nearest fitted figure; see the uncalibrated assumption)"
+        )
+    calibrated = calibrated and not parts
     prefill_tps = p.prefill_tps if context_in > 0 else 0.0  # no prompt, no prefill speed to give
     ttft_ms = point.ttft_s * 1000.0
     # no output, no output speed to give (the run is timed as one token's: its prompt, then done)
@@ -1123,6 +1134,7 @@ def _at_load(p: _Prepared, load_args: _LoadArgs | None) -> Estimate:
         step_ms={} if no_output else _step_ms(point.step),
         cuda_graphs=eng.cuda_graphs and eng.graphs_cover(point.running),
         speed_calibrated=calibrated,
+        uncalibrated=uncalibrated_words(parts),
     )
 
 
@@ -1499,6 +1511,78 @@ def _timed_as(fmt: WeightFormat, eff_class: str, eng: EngineProfile, acc: Accele
     if not eng.foreign_kernels(acc.vendor, CLASS_WEIGHT_ONLY):
         return None
     return resolve_precision("bf16" if has_bf16(acc) else "fp16")
+
+
+@dataclass(frozen=True, slots=True)
+class UncalibratedPart:
+    """A figure an estimate leans on that no calibration row fits (:func:`uncalibrated_parts`):
+    ``detail`` as the ``uncalibrated`` assumption names it, ``short`` as a warning or a pick's caveat
+    does ("MoE layers", "fp8-block kernels"); ``foreign``: kernels of another vendor's code than the rows
+    that fitted the figure ran, which their own warning describes."""
+
+    detail: str
+    short: str
+    foreign: bool = False
+
+
+def _short_constant(name: str) -> str:
+    """A constant of ``EngineProfile.uncalibrated`` in a few words: the MoE ones as "MoE layers", an
+    efficiency as "kernel efficiencies", a per-layer / step / sequence cost as "fixed costs"; a note
+    (an era's efficiencies off the GPUs that measured them) up to its parenthesis."""
+    if name.startswith("moe_"):
+        return "MoE layers"
+    if name.endswith("_efficiency"):
+        return "kernel efficiencies"
+    if name.endswith("_us"):
+        return "fixed costs"
+    return name.split(" (", 1)[0]
+
+
+def uncalibrated_parts(st: Setup) -> list[UncalibratedPart]:
+    """What the estimate of ``st`` leans on that no measurement in the calibration set covers for its
+    engine (and era): constants left at their priors (``EngineProfile.uncalibrated``, the MoE ones for
+    an MoE model only), the compute class's efficiencies (``uncalibrated_classes``), kernels another
+    vendor's GPUs run (``vendor_uncalibrated``), codebook and dequantised FP4 formats. Empty where every
+    efficiency class the estimate uses is fitted; the estimate's speed is calibrated only then (and on a
+    measured GPU generation)."""
+    eng, fmt = st.engine, st.fmt
+    out = [
+        UncalibratedPart(name, _short_constant(name))
+        for name in eng.uncalibrated
+        if st.spec.is_moe or not name.startswith("moe_")
+    ]
+    if st.eff_class in eng.uncalibrated_classes:
+        detail = f"{st.eff_class} bandwidth and compute efficiency"
+        out.append(UncalibratedPart(detail, f"{st.eff_class} kernels"))
+    elif eng.foreign_kernels(st.acc.vendor, _kernel_class(st)):
+        key = _kernel_class(st)
+        detail = (
+            f"{key} kernels on {st.acc.vendor} GPUs (timed as {st.timed_as.label} weights)"
+            if st.timed_as is not None
+            else f"{st.eff_class} bandwidth and compute efficiency on {st.acc.vendor} GPUs"
+        )
+        out.append(UncalibratedPart(detail, f"{key} kernels on {st.acc.vendor}", foreign=True))
+    if fmt.codebook:
+        out.append(
+            UncalibratedPart(
+                f"{fmt.label}'s codebook kernels (timed at the k-quants' efficiency)", f"{fmt.label} kernels"
+            )
+        )
+    if fmt.native == "fp4" and st.eff_class != fmt.efficiency_class:
+        # no calibration row runs an FP4 format: where the GPU has no FP4 math, the kernels that
+        # dequantise it (Marlin FP4, Triton matmul_ogs) are timed as the engine's int4 weight-only ones
+        out.append(
+            UncalibratedPart(
+                f"{fmt.label} dequantised to 16-bit math (timed at the int4 weight-only efficiency)",
+                f"{fmt.name} dequantised to 16-bit",
+            )
+        )
+    return out
+
+
+def uncalibrated_words(parts: Sequence[UncalibratedPart]) -> tuple[str, ...]:
+    """The parts' short names, each once ("MoE layers" stands for all three MoE constants)."""
+    return tuple(dict.fromkeys(p.short for p in parts))
 
 
 def _kernel_class(st: Setup) -> str:
@@ -1898,21 +1982,7 @@ def _assumptions(
     if eng.stated_flags:
         out["launch_flags"] = "as stated: " + ", ".join(eng.stated_flags)
     c = st.spec
-    prior = [name for name in eng.uncalibrated if c.is_moe or not name.startswith("moe_")]
-    if st.eff_class in eng.uncalibrated_classes:
-        prior.append(f"{st.eff_class} bandwidth and compute efficiency")
-    elif eng.foreign_kernels(st.acc.vendor, _kernel_class(st)):
-        prior.append(
-            f"{_kernel_class(st)} kernels on {st.acc.vendor} GPUs (timed as {st.timed_as.label} weights)"
-            if st.timed_as is not None
-            else f"{st.eff_class} bandwidth and compute efficiency on {st.acc.vendor} GPUs"
-        )
-    if st.fmt.codebook:
-        prior.append(f"{st.fmt.label}'s codebook kernels (timed at the k-quants' efficiency)")
-    if st.fmt.native == "fp4" and st.eff_class != st.fmt.efficiency_class:
-        # no calibration row runs an FP4 format: where the GPU has no FP4 math, the kernels that
-        # dequantise it (Marlin FP4, Triton matmul_ogs) are timed as the engine's int4 weight-only ones
-        prior.append(f"{st.fmt.label} dequantised to 16-bit math (timed at the int4 weight-only efficiency)")
+    prior = [part.detail for part in uncalibrated_parts(st)]
     if prior:
         out["uncalibrated"] = (
             f"{', '.join(prior)}: not calibrated, no measurement in the calibration set covers them for "

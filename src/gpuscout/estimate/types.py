@@ -167,6 +167,10 @@ class Estimate:
     # V100, TPU, Gaudi or Trainium speed is those efficiencies applied to its datasheet figures, and the
     # warnings say so); see ``gpuscout.knowledge.calibration_coverage``
     speed_calibrated: bool = True
+    # what the speed leans on that no calibration row covers for this engine (and era), in a few words
+    # each ("MoE layers", "fp8-block kernels"): the "uncalibrated" assumption's parts. Not empty, the
+    # speed is not calibrated (``speed_calibrated`` False) whatever the GPU
+    uncalibrated: tuple[str, ...] = ()
     # where one sequence does not fit: the setups that would hold it, as ``assumptions["would_fit"]``
     # names them (its text is made from these), more GPUs first, then a narrower format; empty otherwise
     fit_options: Sequence[FitOption] = ()
