@@ -177,6 +177,10 @@ _Call = tuple[Accelerator, int, int, str, bool, str, int, float | None, int]
 _Run = tuple[int, TrainingResult, _Trained]
 
 
+#: Why a training row's time is on one node only where its offer states no inter-node fabric (the
+#: ``ConfigEval.wider_refused`` a deadline's refusal adds): more nodes were never tried on it.
+SINGLE_NODE_ONLY = "single node only: no inter-node fabric stated for this offer"
+
 #: (run, wall-clock seconds: the estimator's training time plus the checkpoint saves)
 _Timed = tuple[_Run, float]
 
@@ -797,6 +801,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             while fabric and n <= w.max_nodes:
                 candidates.append(n)
                 n *= 2
+        # more nodes were not tried for want of a stated inter-node fabric alone (said where a deadline
+        # leaves the row out: its time on one node is not what more nodes would take)
+        fixed = isinstance(w, PretrainWorkload) and (w.gpus is not None or w.nodes is not None)
+        single_node_only = not fixed and not fabric and w.max_nodes > 1
         why, kind = "does not fit", "fit"
         ram_bound = False  # the last refusal was the node's host RAM (more nodes would shard it)
         too_wide = 0  # the first node count left untried for training in too few optimizer steps
@@ -918,6 +926,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             if too_wide and limit is not None:
                 wider, untried = untried_words(limit, too_wide)
                 how = f"{how}; {untried}"
+            elif single_node_only:
+                wider = SINGLE_NODE_ONLY
             ckpt = checkpoint_of(result)
             interval = interval_of(nodes, ckpt)
             lora = isinstance(w, FinetuneWorkload) and w.method != "full"
