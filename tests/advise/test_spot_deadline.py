@@ -144,15 +144,23 @@ def test_a_binding_deadline_says_what_the_most_instances_reach_on_spot() -> None
     assert best_s < 2 * 3600.0
     assert "even on 4 instances (the most proposed)" in found.binding
     assert "4 x 1x H100-SXM spot at" in found.binding and "inter-node" not in found.binding
-    assert found.binding.endswith(f"--deadline {minutes}min would show it")
-    shown = advise(
-        w.model_copy(update={"deadline_hours": parse_hours(f"{minutes}min")}),
-        [auction],
-        backends=BE,
-        assumptions=capped,
-        now=NOW,
-    )
-    assert shown.rows and shown.rows[0].config.spot
+    # the deadline proposed is the tightest the row meets as well as its reclaims' spread allows (at most
+    # a 10 % chance of missing it: Assumptions.max_deadline_miss), later than its expected time
+    # (the hint said 61 min, which its reclaims missed about half the time)
+    proposed = int(found.binding.rsplit("--deadline ", 1)[1].removesuffix("min would show it"))
+    assert proposed > minutes
+
+    def shown(at: int) -> bool:
+        ranked = advise(
+            w.model_copy(update={"deadline_hours": parse_hours(f"{at}min")}),
+            [auction],
+            backends=BE,
+            assumptions=capped,
+            now=NOW,
+        )
+        return bool(ranked.rows) and ranked.rows[0].config.spot
+
+    assert shown(proposed) and not shown(proposed - 1) and not shown(minutes)
 
 
 @pytest.mark.parametrize("base", WORKLOADS)

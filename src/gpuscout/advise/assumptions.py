@@ -53,6 +53,12 @@ class Assumptions:
     fallback_storage_usd_per_gb_month: float = 0.10
     fallback_egress_usd_per_gb: float = 0.09
     max_instances: int = 64  # never propose more than this many instances of one offer
+    # a spot job under a deadline is proposed only where its chance of missing it with its reclaims
+    # (``spot.deadline_miss``: Poisson reclaims, each a restart, a reload and uniform rework) is at most
+    # this: meeting it on average is a coin toss for a run whose slack is about one reclaim. One run in
+    # ten late is what a renter who states a deadline may still take for a spot discount of 50-90 %; a
+    # tighter need is on-demand capacity's (judgement, not a published figure)
+    max_deadline_miss: float = 0.10
     price_age_warn_days: float = 3.0
     # training: a layout must leave this share of GPU memory free (activation peaks, fragmentation)
     min_training_headroom: float = 0.05
@@ -93,6 +99,11 @@ class Assumptions:
                 f"{self.hardware_interruptions_per_gpu_hour:.2g} per GPU-hour (Llama 3 pre-training: 419 in "
                 "54 days on 16k H100s); a training run's default checkpoint interval is Young's "
                 "sqrt(2 x save time x time between interruptions)"
+            ),
+            "spot under a deadline": (
+                "proposed where its chance of missing the deadline with its reclaims (Poisson, each a "
+                "restart, a reload and rework up to a checkpoint interval) is at most "
+                f"{self.max_deadline_miss:.0%}"
             ),
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import UNKNOWN_INCREMENT_S, billed_seconds
 from gpuscout.advise.configs import ConfigEval
-from gpuscout.advise.spot import SpotRisk, spot_risk, young_interval_s
+from gpuscout.advise.spot import SpotRisk, deadline_miss, spot_risk, young_interval_s
 from gpuscout.advise.types import CostBreakdown
 from gpuscout.advise.workload import (
     AnyWorkload,
@@ -192,6 +192,8 @@ class CostModel:
     # spot training: seconds of the saves its shorter (spot) checkpoint interval adds, in ``interruption_h``
     extra_saves_s: float = 0.0
     retained_gb: float = 0.0  # jobs: GB kept for ``storage_retention_days`` after the run
+    # a spot job under a deadline: the chance its reclaims make it miss the deadline (``deadline_miss``)
+    deadline_miss: float | None = None
 
     @property
     def billed_h(self) -> float:
@@ -314,6 +316,12 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
             # a training run's count is the run's (any node's reclaim stops all): each ends the billing
             # session of the one node reclaimed, the others wait for it billed as they run
             billed += spot_reclaims_rounding_s(risk, inc) / (n if training else 1)
+    miss = None
+    if spot and risk is not None and w.deadline_hours is not None:
+        # the time without interruptions (work, warm-up, a spot run's extra saves) against the deadline; a
+        # training run's risk is the run's, a batch's instances are reclaimed apart
+        slack = w.deadline_hours * 3600.0 - (ev.time_s + warm + extra_saves_s)
+        miss = deadline_miss(risk, slack, 1 if training else n)
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
     if training:
@@ -341,6 +349,7 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         reload_s=reload_s,
         retained_gb=retained,
         extra_saves_s=extra_saves_s,
+        deadline_miss=miss,
     )
 
 

@@ -61,8 +61,17 @@ from gpuscout.advise.cost import (
 )
 from gpuscout.advise.evaluators import evaluator_for
 from gpuscout.advise.pareto import MAX_COST_ALLOWANCE, most_allowance
-from gpuscout.advise.reasons import RowContext, beaten_reason, duration, explain, stale_reason, usd
+from gpuscout.advise.reasons import (
+    RowContext,
+    beaten_reason,
+    duration,
+    explain,
+    late_chance,
+    stale_reason,
+    usd,
+)
 from gpuscout.advise.selection import Candidate, Selection, check_objective, select
+from gpuscout.advise.spot import on_time_slack
 from gpuscout.advise.training_configs import TrainingEvaluator, adapter_dtype_words
 from gpuscout.advise.types import (
     Advice,
@@ -253,8 +262,10 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
     deadline therefore takes, on spot, the fewest instances ``k >= ev.instances`` (up to
     ``a.max_instances``) at which its time with those reclaims (``_job_time``) meets the deadline.
     ``ev`` itself otherwise: no deadline, not a batch (training sizes its nodes itself), already within
-    it, or no ``k`` meets it (the spot row stays out for the deadline). A training run whose node count
-    was chosen for spot apart (``ConfigEval.on_spot``: its nodes' reclaims) runs that one."""
+    it, or no ``k`` meets it (the spot row stays out for the deadline). Meeting it is on average and,
+    as likely as ``a.max_deadline_miss`` allows, with the reclaims' spread (:func:`too_likely_late`).
+    A training run whose node count was chosen for spot apart (``ConfigEval.on_spot``: its nodes'
+    reclaims) runs that one."""
     if ev.on_spot is not None:
         return ev.on_spot
     deadline = _batch_deadline(w)
@@ -263,9 +274,17 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
     deadline_s = deadline * 3600.0
     for k in range(ev.instances, a.max_instances + 1):
         sized = _with_instances(ev, k) if k != ev.instances else ev
-        if _job_time(w, sized, cost_model(sized, w, terms, True, a)) <= deadline_s:
+        cm = cost_model(sized, w, terms, True, a)
+        if _job_time(w, sized, cm) <= deadline_s and not too_likely_late(cm, a):
             return sized
     return ev
+
+
+def too_likely_late(cm: CostModel, a: Assumptions) -> bool:
+    """Whether a spot job's reclaims make it miss its deadline more often than
+    ``Assumptions.max_deadline_miss`` allows (``CostModel.deadline_miss``), though it meets it on
+    average."""
+    return cm.deadline_miss is not None and cm.deadline_miss > a.max_deadline_miss
 
 
 #: A batch run on one instance at least this long (no deadline asked) is told what more instances of the
@@ -568,12 +587,18 @@ class Ranker:
     def time_on_most_instances(self, offer: Offer, spot: bool) -> float:
         """A batch job's time to finish on ``offer`` on the most instances the advisor proposes
         (``Assumptions.max_instances``), with the expected reclaims on spot: the tightest deadline its
-        row can meet (inf where the configuration cannot run it)."""
+        row can meet (inf where the configuration cannot run it). On spot, also the tightest its reclaims
+        miss no more often than ``Assumptions.max_deadline_miss`` (``spot.on_time_slack``)."""
         ev = self.evaluator.evaluate(offer)
         if ev.rejected is not None or ev.instances <= 0:
             return math.inf
         most = _with_instances(ev, self.a.max_instances)
-        return _job_time(self.w, most, self.cost_model(most, self.terms(offer), spot))
+        cm = self.cost_model(most, self.terms(offer), spot)
+        t = _job_time(self.w, most, cm)
+        if spot and cm.risk is not None and isinstance(self.w, BatchWorkload):
+            slack = on_time_slack(cm.risk, self.a.max_deadline_miss, most.instances)
+            t = max(t, t - cm.risk.lost_s + slack)
+        return t
 
     def fastest_on_most_instances(self, offers: Sequence[Offer]) -> tuple[float, Recommendation] | None:
         """Of every row this ranker passes (none cut for display), the one that finishes soonest on the
@@ -885,13 +910,27 @@ class Ranker:
         return f"{own.display_name} no longer sells capacity (defunct{since})"
 
     @staticmethod
-    def _why_not(total: float, time: float, budget: float | None, deadline_s: float) -> tuple[str, str]:
-        """(kind, why) a costed row is out: a non-finite total, over budget, or past the deadline."""
+    def _why_not(
+        total: float,
+        time: float,
+        budget: float | None,
+        deadline_s: float,
+        miss: float | None = None,
+        a: Assumptions | None = None,
+    ) -> tuple[str, str]:
+        """(kind, why) a costed row is out: a non-finite total, over budget, past the deadline, or (a spot
+        row within it on average) too likely to miss it with its reclaims (``miss``, over ``a``'s
+        ``max_deadline_miss``)."""
         if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
             return "price", NOT_FINITE
         if budget is not None and total > budget:
             return "budget", f"costs {usd(total)}, over the {usd(budget)} budget"
         late, due = duration(time), duration(deadline_s)
+        if miss is not None and a is not None and time <= deadline_s:
+            return "deadline", (
+                f"finishes in {late} on average, but {late_chance(miss, due, a.max_deadline_miss)} (over the "
+                f"{a.max_deadline_miss:.0%} allowed)"
+            )
         if late == due:  # rounded alike ("10.0 h, after the 10.0 h deadline"): say by how much
             over = time - deadline_s
             late = f"{late} ({duration(over) if over >= 1.0 else 'under a second'} late)"
@@ -1097,12 +1136,14 @@ class Ranker:
                         + e_price * cm.egress_billable_gb
                         + price * cm.interruption_h
                     )
+                    risky = spot_flag == 1 and too_likely_late(cm, self.a)
                     if not (
                         total < inf
                         and (budget is None or total <= budget)
-                        and (not has_deadline or time <= deadline_s)
+                        and (not has_deadline or (time <= deadline_s and not risky))
                     ):
-                        kind, why = self._why_not(total, time, budget, deadline_s)
+                        miss = cm.deadline_miss if risky else None
+                        kind, why = self._why_not(total, time, budget, deadline_s, miss, self.a)
                         if kind == "deadline" and ev.wider_refused:  # more nodes were not tried: why
                             why = f"{why}; {ev.wider_refused}"
                         spot_row = spot_flag == 1

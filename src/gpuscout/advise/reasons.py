@@ -12,6 +12,7 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import describe_increment
 from gpuscout.advise.configs import ConfigEval
 from gpuscout.advise.cost import CostModel, DataPrices
+from gpuscout.advise.spot import DEADLINE_MISS_SAID
 from gpuscout.advise.types import CostBreakdown, UnitCosts
 from gpuscout.advise.workload import (
     AnyWorkload,
@@ -398,6 +399,15 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(reasons), tuple(dict.fromkeys(warnings))
 
 
+def late_chance(miss: float, due: str, allowed: float | None = None) -> str:
+    """'~15% chance of missing the 2.0 h deadline with spot reclaims' (``spot.deadline_miss``); to a
+    tenth of a percent where whole percents would read as ``allowed`` itself."""
+    pct = f"{miss:.0%}"
+    if allowed is not None and pct == f"{allowed:.0%}":
+        pct = f"{miss:.1%}"
+    return f"~{pct} chance of missing the {due} deadline with spot reclaims"
+
+
 def _batch_added(ctx: RowContext) -> str:
     """What a job row's time (batch, fine-tuning, pre-training) adds to the work at its speed, as the
     table's time does (``rank._job_time``): "+ 4 min warm-up + 9 min lost to spot reclaims = 17.7 h";
@@ -410,7 +420,13 @@ def _batch_added(ctx: RowContext) -> str:
         added += f" + {duration(warm)} warm-up (boot, download, load)"
     if rework >= 1.0:
         added += f" + {duration(rework)} lost to {'spot reclaims' if ctx.spot else 'GPU and host failures'}"
-    return f"{added} = {duration(ctx.ev.time_s + warm + rework)}" if added else ""
+    if not added:
+        return ""
+    said = f"{added} = {duration(ctx.ev.time_s + warm + rework)}"
+    deadline = getattr(ctx.workload, "deadline_hours", None)
+    if ctx.spot and cm.deadline_miss is not None and cm.deadline_miss >= DEADLINE_MISS_SAID and deadline:
+        said += f" ({late_chance(cm.deadline_miss, duration(deadline * 3600.0))})"
+    return said
 
 
 def _training_speed(time_s: float, tokens_per_s: float, tokens: float) -> str:

@@ -92,6 +92,7 @@ from gpuscout.advise.cost import (
 from gpuscout.advise.internode import StatedInternode
 from gpuscout.advise.pareto import COST_TOLERANCE
 from gpuscout.advise.reasons import duration
+from gpuscout.advise.spot import deadline_miss
 from gpuscout.advise.synthetic import dense_model
 from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
@@ -261,10 +262,14 @@ def _overpay(
     return {n: cost / least - 1.0 if least > 0 else 0.0 for n, cost in costs.items()}
 
 
-def _in_time(timed: list[_Timed], warm_s: float, deadline_s: float | None) -> list[_Timed]:
+def _in_time(
+    timed: list[_Timed], warm_s: float, deadline_s: float | None, risky: frozenset[int] = frozenset()
+) -> list[_Timed]:
     """The runs of ``timed`` that finish within ``deadline_s`` (None: all), their warm-up counted: the
-    deadline is on the time to the result, as the ranker holds a row to it (``rank._job_time``)."""
-    return [x for x in timed if deadline_s is None or x[1] + warm_s <= deadline_s]
+    deadline is on the time to the result, as the ranker holds a row to it (``rank._job_time``); a spot
+    run's node counts in ``risky`` are not, its reclaims too likely to make it miss the deadline
+    (``Assumptions.max_deadline_miss``)."""
+    return [x for x in timed if deadline_s is None or (x[1] + warm_s <= deadline_s and x[0][0] not in risky)]
 
 
 def _choose(
@@ -273,11 +278,13 @@ def _choose(
     deadline_s: float | None,
     billing: NodeBilling,
     extra_s: Mapping[int, float] | None = None,
+    risky: frozenset[int] = frozenset(),
 ) -> _Timed | None:
-    """``_node_count``'s choice, with its wall-clock seconds (``extra_s``: as :func:`_overpay`)."""
+    """``_node_count``'s choice, with its wall-clock seconds (``extra_s``: as :func:`_overpay`;
+    ``risky``: as :func:`_in_time`)."""
     if not timed:
         return None
-    in_time = _in_time(timed, warm_s, deadline_s)
+    in_time = _in_time(timed, warm_s, deadline_s, risky)
     if not in_time:
         return min(timed, key=lambda x: (x[1], x[0][0]))
     over = _overpay(in_time, warm_s, billing, extra_s)
@@ -294,6 +301,7 @@ def _node_choice(
     deadline_s: float | None,
     billing: NodeBilling,
     extra_s: Mapping[int, float] | None = None,
+    risky: frozenset[int] = frozenset(),
 ) -> str:
     """What the row's ``training`` text says of its node count, when there was a choice: the rule, and
     the runs it was weighed against, with their time and cost billed as the offer is (``billing``): the
@@ -301,7 +309,7 @@ def _node_choice(
     within the tolerance); where neither is shown, the cheapest faster run (over the tolerance), else
     the fewest nodes. ``extra_s`` (a spot row's): node-seconds its reclaims add to each count's bill,
     whose times in ``timed`` hold their rework; the words then say reclaims are counted."""
-    in_time = _in_time(timed, warm_s, deadline_s)
+    in_time = _in_time(timed, warm_s, deadline_s, risky)
     if chosen not in in_time or len(in_time) < 2:
         return ""
     over = _overpay(in_time, warm_s, billing, extra_s)
@@ -732,23 +740,28 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         interval_of: Callable[[int, float], float],
         download_gb: float,
         load_gb: float,
-    ) -> tuple[list[_Timed], dict[int, float]]:
+        warm_s: float = 0.0,
+    ) -> tuple[list[_Timed], dict[int, float], frozenset[int]]:
         """The runs of ``timed`` (a choice of node counts) with the time a spot row adds to each: its
         nodes' reclaims (at the provider kind's rate, ``nodes`` times as often for the run) and failures,
         with the rework, restarts, reloads and extra checkpoint saves the cost model counts
         (``cost.training_interruptions``); and per node count the node-seconds its reclaims bill beyond that
         (the increments they leave unused: ``cost.spot_reclaims_rounding_s``). Empty where no spot row
-        is asked for, or no count to choose:
+        is asked for, or no count to choose. Under a deadline, the node counts whose reclaims make them
+        miss it more often than ``Assumptions.max_deadline_miss`` allows (``spot.deadline_miss``, the
+        cost model's ``CostModel.deadline_miss``; ``warm_s`` the warm-up before the run) are returned apart:
         more nodes finish sooner but are stopped more often, so a spot run's cheapest count is lower
         (pre-training 8B on p5 spot: 32 nodes, where on demand 64 cost about what 32 do)."""
         billing = extra.billing
         if not self.w.spot_ok or billing is None or len(timed) < 2:
-            return [], {}
+            return [], {}, frozenset()
         rate = self.a.interruption_rate(billing.kind)
         if rate <= 0:
-            return [], {}
+            return [], {}, frozenset()
         out: list[_Timed] = []
         rounding: dict[int, float] = {}
+        risky: set[int] = set()
+        deadline = self.w.deadline_hours
         for run, wall in timed:
             n, result, _ = run
             ckpt = checkpoint_of(result)
@@ -765,7 +778,11 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             )
             out.append((run, wall + risk.lost_s + saves_s))
             rounding[n] = spot_reclaims_rounding_s(risk, billing.increment_s)
-        return out, rounding
+            if deadline is not None:
+                slack = deadline * 3600.0 - (wall + saves_s + warm_s)
+                if deadline_miss(risk, slack) > self.a.max_deadline_miss:
+                    risky.add(n)
+        return out, rounding, frozenset(risky)
 
     def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
         """The configuration whatever the offer's RAM (``evaluate`` then checks an offload layout's), for
@@ -892,10 +909,12 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 why += f"; {untried_words(limit, too_wide)[0]}"
             return reject(key, acc, why, kind=kind)
         plain_wall = {x[0][0]: x[1] for x in timed}  # node count -> wall-clock seconds, reclaims aside
-        spot_timed, spot_rounding = self._spot_timed(
-            timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, weights
+        spot_timed, spot_rounding, risky = self._spot_timed(
+            timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, weights, warm
         )
-        spot_choice = _choose(spot_timed, warm, deadline_s, billing, spot_rounding) if spot_timed else None
+        spot_choice = (
+            _choose(spot_timed, warm, deadline_s, billing, spot_rounding, risky) if spot_timed else None
+        )
         for run, _ in (choice, *((spot_choice,) if spot_choice is not None else ())):
             _, r_run, t_run = run
             need = host_ram_needed(r_run) if t_run.offload else None
@@ -903,7 +922,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 self._offload_need[(key, extra)] = max(need, self._offload_need.get((key, extra), 0.0))
 
         def build(
-            chosen: _Timed, weighed: list[_Timed], rounding: Mapping[int, float] | None = None
+            chosen: _Timed,
+            weighed: list[_Timed],
+            rounding: Mapping[int, float] | None = None,
+            risky: frozenset[int] = frozenset(),
         ) -> ConfigEval:
             """The row of the run ``chosen`` among ``weighed`` (times with a spot row's reclaims, or
             without), its text weighing it against them."""
@@ -919,7 +941,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 )  # the estimator's, loaded with it
 
                 how = f"{how}; {describe_network(network, nodes, default_internode_gbps(acc, g))}"
-            node_choice = _node_choice(weighed, chosen, warm, deadline_s, billing, rounding)
+            node_choice = _node_choice(weighed, chosen, warm, deadline_s, billing, rounding, risky)
             if node_choice:
                 how = f"{how}; {node_choice}"
             wider = ""
@@ -995,4 +1017,4 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         if spot_choice is None:
             return on_demand
         # a spot row: its node count chosen, and its alternatives quoted, with the reclaims its nodes add
-        return dataclasses.replace(on_demand, on_spot=build(spot_choice, spot_timed, spot_rounding))
+        return dataclasses.replace(on_demand, on_spot=build(spot_choice, spot_timed, spot_rounding, risky))
