@@ -228,8 +228,14 @@ def table(workload: Any, advice: Any) -> None:
         ignore=("#",),
         keep=frozenset(n for n, rec in enumerate(of_row) if rec is None),
     )
-    t, left_out = fitted_table(None, columns, rows, terminal_width(out), fold=fold)
+    # where the trade-off column gives way, a rule parts the front from the rows off it, which
+    # otherwise read, without colour, as a sorting slip ("$25,393" then "$5,739")
+    off_front = next((n for n, rec in enumerate(of_row) if rec is not None and not rec.pareto), None)
+    rule = None if off_front is None else ("trade-off", off_front)
+    t, left_out = fitted_table(None, columns, rows, terminal_width(out), fold=fold, rule=rule)
     out.print(t)
+    if any(row.end_section for row in t.rows):
+        out.print(_text(OFF_FRONT_LEGEND), highlight=False)
     rule = advice.picks_rule[:1].upper() + advice.picks_rule[1:]
     picks = picks_text(advice.picks, shown, advice.uncalibrated_picks, assumed_boards(recs, advice.picks))
     undercut = cheaper_than_cheapest(recs, advice.picks)
@@ -256,6 +262,13 @@ def table(workload: Any, advice: Any) -> None:
     note = left_out_note(left_out)
     if note:
         out.print(Text(note), highlight=False)
+
+
+#: What the rule drawn where the trade-off column gives way means.
+OFF_FRONT_LEGEND = (
+    "Under the rule: rows off the front, each with another row as cheap and as fast (the trade-off "
+    "column, not shown at this width, names it; --explain N)."
+)
 
 
 def provider_cell(rec: Any) -> Text | Short:

@@ -741,7 +741,7 @@ def _fitted(
         h for i, h in enumerate(headers) if h in _PRICES and all(row[i] == "-" for row in texts)
     )
     stacking = (False, True) if any(o.interruptible_on_demand for o in offers) else (False,)
-    best: tuple[tuple[int, int], Fitted] | None = None
+    best: tuple[tuple[int, tuple[int, ...], int], Fitted] | None = None
     # the memory column's short header last: only where every whole one leaves more out
     forms = itertools.product((False, True), HEADER_FORMS, (False, True), stacking)
     for short_memory, header, short_age, stacked in forms:
@@ -764,7 +764,11 @@ def _fitted(
             if text is not None and columns[at[h]].same is not None:
                 shared.append((MEMORY_HEADER if h == SHORT_MEMORY_HEADER else h, text))
         lost = [h for h in left_out if h not in dict(shared)]
-        score = (len(lost), overflow(table, width))  # of two that lose as much, the one that fits
+        # of two that lose as many, the one that loses the less useful columns (a narrow column taken
+        # back where a wider, more useful one did not fit: the count kept, the $/h lost, is not worth
+        # it where another form keeps the $/h), then the one that fits
+        useful = tuple(sorted((columns[at[h]].drop or 0 for h in lost), reverse=True))
+        score = (len(lost), useful, overflow(table, width))
         if best is None or score < best[0]:
             best = (score, Fitted(table, [*lost, FULL_SOURCE], short_age and "age" not in left_out, shared))
     assert best is not None

@@ -155,22 +155,22 @@ def _shown_text(cell: Cell, column: Column, capped: bool) -> str:
 
 def _folded(
     columns: Sequence[Column], rows: Sequence[Sequence[Cell]], kept: Sequence[int], capped: bool, fold: Fold
-) -> list[Sequence[Cell]]:
+) -> list[tuple[int, Sequence[Cell]]]:
     """``rows`` with those that read alike in the ``kept`` columns folded into the first of them
-    (:class:`Fold`)."""
+    (:class:`Fold`), each with its index in ``rows``."""
     from rich.text import Text
 
     at = next((i for i in kept if columns[i].header == fold.at), None)
     compared = [i for i in kept if columns[i].header not in fold.ignore]
     if at is None:
-        return list(rows)
+        return list(enumerate(rows))
     groups: dict[tuple[str, ...], list[int]] = {}
     for n, row in enumerate(rows):
         if n not in fold.keep:
             groups.setdefault(tuple(_shown_text(row[i], columns[i], capped) for i in compared), []).append(n)
     alike = {g[0]: g for g in groups.values() if len(g) > 1}
     gone = {n for g in alike.values() for n in g[1:]}
-    out: list[Sequence[Cell]] = []
+    out: list[tuple[int, Sequence[Cell]]] = []
     for n, row in enumerate(rows):
         if n in gone:
             continue
@@ -179,7 +179,7 @@ def _folded(
             text = cell.copy() if isinstance(cell, Text) else Text.from_markup(cell)
             text.append("\n" + fold.note(alike[n]), style="dim")
             row = [*row[:at], text, *row[at + 1 :]]
-        out.append(row)
+        out.append((n, row))
     return out
 
 
@@ -225,8 +225,9 @@ def _fit(
 ) -> tuple[list[int], list[int], bool]:
     """(the columns kept, every column's width, whether identifiers are cut to their ``max_width``):
     the columns whose rows all read the same left out first in their ``same`` order, then the
-    droppable ones in their ``drop`` order, until the rest fit ``width`` (``within``: only those
-    columns are candidates; ``capped``: cut or not whatever the width)."""
+    droppable ones in their ``drop`` order, until the rest fit ``width``; then those left out are
+    taken back, in the reverse order, wherever one still fits (``within``: only those columns are
+    candidates; ``capped``: cut or not whatever the width)."""
     kept = list(range(len(columns))) if within is None else list(within)
     cells = [[r[i] for r in rows] for i in range(len(columns))]
     widths = [_natural_width(c, cells[i], capped=False) for i, c in enumerate(columns)]
@@ -247,11 +248,23 @@ def _fit(
             if c.drop is not None and i in kept and i not in shared
         ]
     )
+
+    def total(columns: Sequence[int]) -> int:
+        return sum(widths[i] + _COLUMN_CHROME for i in columns) + 1
+
+    dropped: list[int] = []
     for *_, index in droppable:
-        if width is None or sum(widths[i] + _COLUMN_CHROME for i in kept) + 1 <= width:
+        if width is None or total(kept) <= width:
             break
         kept.remove(index)
-    return kept, widths, capped
+        dropped.append(index)
+    # a narrow column dropped before a wide one may fit again once the wide one has gone (at 100
+    # columns the trade-off column went before the instance, and the table was 80 wide): each is
+    # taken back where it fits, the one that gave way last (the most useful) first
+    for index in reversed(dropped):
+        if width is not None and total([*kept, index]) <= width:
+            kept.append(index)
+    return sorted(kept), widths, capped
 
 
 def _shortened(
@@ -279,6 +292,7 @@ def fitted_table(
     width: int | None,
     *,
     fold: Fold | None = None,
+    rule: tuple[str, int] | None = None,
 ) -> tuple[Table, list[str]]:
     """The table of ``rows`` (one cell per column) within ``width`` terminal cells, and the
     headers of the columns left out to get there (empty when everything fits). ``width=None`` (output
@@ -286,7 +300,10 @@ def fitted_table(
     to their ``max_width`` only when the whole text does not fit. A long title breaks between its
     phrases (:func:`title_lines`), the table at least as wide as its longest line. With ``fold``, rows
     that would read alike (they differ only in what is not shown) are folded into one (:class:`Fold`).
-    A :class:`Short` cell shows its short form where its column is cut and its full text would be."""
+    A :class:`Short` cell shows its short form where its column is cut and its full text would be.
+    ``rule`` is (a header, a row's index in ``rows``): where the column so headed is left out, a rule
+    is drawn above that row (or the first row after it that a fold leaves), below another row: the
+    column told rows apart that the rule still parts without colour (the rows off the front)."""
     from rich.cells import cell_len
     from rich.table import Table
 
@@ -297,10 +314,12 @@ def fitted_table(
         # the short names leave their column narrower: fitted again with them, every column a candidate
         rows = _shortened(columns, given, capped=True)
         kept, widths, capped = _fit(columns, rows, width, capped=True)
+    at = list(range(len(rows)))  # each row's index in the rows given
     if fold is not None:
         folded = _folded(columns, rows, kept, capped, fold)
         if len(folded) < len(rows):  # the notes take room: fitted again, within the columns kept
-            rows = folded
+            left: list[Sequence[Cell]] = [row for _, row in folded]
+            at, rows = [n for n, _ in folded], left
             kept, widths, capped = _fit(columns, rows, width, within=kept, capped=capped)
 
     def total() -> int:
@@ -332,7 +351,11 @@ def fitted_table(
         else:
             table.add_column(c.header, overflow="fold")
     rooms = {i: widths[i] + share if i in wrapping else None for i in kept}
-    for row in rows:
+    ruled = rule is not None and not any(columns[i].header == rule[0] for i in kept)
+    above = next((p for p, n in enumerate(at) if rule is not None and n >= rule[1]), None)
+    for p, row in enumerate(rows):
+        if ruled and p == above and p > 0:
+            table.add_section()
         table.add_row(*(_unbroken(row[i], rooms[i]) for i in kept))
     return table, [columns[i].header for i in range(len(columns)) if i not in kept]
 
