@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.configs import REJECT_KINDS
-from gpuscout.advise.reasons import duration, plural, usd
+from gpuscout.advise.reasons import budget_text, duration, plural, usd
 from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
@@ -221,9 +221,8 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
         headroom = (assumptions or Assumptions()).min_training_headroom
         out.append(f"training memory: at least {headroom * 100:g} % of each GPU left free")
     if w.budget_usd is not None:
-        out.append(
-            f"budget: ${w.budget_usd:,.0f}" + (" a month" if isinstance(w, ServeWorkload) else " per run")
-        )
+        per = " a month" if isinstance(w, ServeWorkload) else " per run"
+        out.append(f"budget: {budget_text(w.budget_usd)}{per}")
     if w.spot_ok:
         out.append("spot and auction prices allowed (interruptions costed)")
     elif isinstance(w, ServeWorkload):
@@ -892,8 +891,15 @@ def _budget_lifted(ranker: Ranker, offers: Sequence[Offer]) -> Recommendation | 
 
 
 def budget_option(total_usd: float) -> str:
-    """The budget that shows a row costing ``total_usd``: whole dollars, rounded up ("--budget 3540")."""
-    return f"--budget {math.ceil(total_usd):.0f}"
+    """The budget that shows a row costing ``total_usd``: whole dollars, rounded up ("--budget 3540"),
+    or under $10 the cents, rounded up ("--budget 0.07"; whole dollars proposed "--budget 1" for a row
+    at $0.06 and for one at $0.08 alike): the least such budget that is not under the cost."""
+    cents = max(math.ceil(total_usd * 100), 1)
+    if cents > 1 and (cents - 1) / 100 >= total_usd:  # 1.1 * 100 is 110.00000000000001: 1.10, not 1.11
+        cents -= 1
+    if cents >= 1000:
+        return f"--budget {math.ceil(total_usd):.0f}"
+    return f"--budget {cents / 100:.2f}"
 
 
 def _budget_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
@@ -987,7 +993,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             if both.rows:
                 return (
                     f"the latency targets and the budget bind together ({head}): no offer within "
-                    f"{usd(w.budget_usd, ' a month')} meets the {targets}; "
+                    f"{budget_text(w.budget_usd)} a month meets the {targets}; "
                     + _latency_fix(ranker, offers, both.rows, counts, budget_lifted=True)
                 )
     if w.budget_usd is not None and counts["budget"]:
@@ -1029,7 +1035,7 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
             first = _deadline_precision(ranker, offers)
             return (
                 f"the deadline and the budget bind together ({head}): no offer finishes within "
-                f"{duration(deadline * 3600.0)} for ${w.budget_usd:,.0f}; {first}"
+                f"{duration(deadline * 3600.0)} for {budget_text(w.budget_usd)}; {first}"
                 + "; ".join(filter(None, said))
             )
     if not w.spot_ok and counts["spot-only"]:

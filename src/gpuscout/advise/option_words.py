@@ -63,7 +63,7 @@ OPTION_WORDS: tuple[OptionWords, ...] = (
     OptionWords(r"--tpot-ms (\d+)", r"“TPOT max (ms)” \1", r'"tpot_ms_max": \1', r"tpot_ms_max=\1"),
     OptionWords(rf"--ttft-ms{_END}", "“TTFT max (ms)”", '"ttft_ms_max"', "ttft_ms_max="),
     OptionWords(rf"--tpot-ms{_END}", "“TPOT max (ms)”", '"tpot_ms_max"', "tpot_ms_max="),
-    OptionWords(r"--budget (\d+)", r"“Budget ($)” \1", r'"budget_usd": \1', r"budget_usd=\1"),
+    OptionWords(r"--budget (\d+(?:\.\d+)?)", r"“Budget ($)” \1", r'"budget_usd": \1', r"budget_usd=\1"),
     OptionWords(rf"--budget{_END}", "“Budget ($)”", '"budget_usd"', "budget_usd="),
     OptionWords(
         r"--deadline (\d+)h\b", r"“Deadline (hours)” \1", r'"deadline_hours": \1', r"deadline_hours=\1"

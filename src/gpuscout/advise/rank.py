@@ -64,6 +64,7 @@ from gpuscout.advise.pareto import MAX_COST_ALLOWANCE, most_allowance
 from gpuscout.advise.reasons import (
     RowContext,
     beaten_reason,
+    budget_text,
     duration,
     explain,
     late_chance,
@@ -924,7 +925,7 @@ class Ranker:
         if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
             return "price", NOT_FINITE
         if budget is not None and total > budget:
-            return "budget", f"costs {usd(total)}, over the {usd(budget)} budget"
+            return "budget", f"costs {usd(total)}, over the {budget_text(budget)} budget"
         late, due = duration(time), duration(deadline_s)
         if miss is not None and a is not None and time <= deadline_s:
             return "deadline", (

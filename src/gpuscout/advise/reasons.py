@@ -181,6 +181,17 @@ def usd(amount: float | None, per: str = "") -> str:
     return (f"${amount:,.2f}" if amount < 100 else f"${amount:,.0f}") + per
 
 
+def budget_text(amount: float) -> str:
+    """A budget as the advisor's texts say it: '$0.50', '$9.99' (cents under $10: a budget of $0.50 was
+    said '$0'), '$0.004' (under a cent, its first figure: never '$0.00'), '$3,540' from $10 ('$12.50'
+    where it has cents)."""
+    if amount >= 10:  # a budget with cents keeps them: "$12" for 12.5 reads as another budget
+        return f"${amount:,.0f}" if amount == round(amount) else f"${amount:,.2f}"
+    if amount >= 0.01 or amount <= 0:
+        return f"${amount:.2f}"
+    return f"${amount:.{-math.floor(math.log10(amount))}f}"  # its first figure: '$0.004', '$0.0001'
+
+
 def gib_text(x_gb: float) -> str:
     """GB (1e9 bytes, the estimator's unit) as a figure of GiB, without the unit: the unit GPU memory is
     sold in (an "80 GB" H100 holds 80 GiB), as the model pages, the advisor's memory card and the FAQ
