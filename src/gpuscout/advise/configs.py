@@ -270,13 +270,29 @@ class BaseEvaluator(Generic[W]):
                 if note is not None and ev.rejected is None:
                     ev = dataclasses.replace(ev, substitution=note)
                 elif note is not None:  # what was tried instead fails too: say both
-                    ev = dataclasses.replace(ev, rejected=f"{ev.rejected} ({note.split('; ')[-1]})")
+                    ev = dataclasses.replace(ev, rejected=f"{ev.rejected} ({self._fallback_failed(acc, ev)})")
             self._configs[(key, extra)] = ev
         return ev
 
     def substitution_for(self, acc: Accelerator) -> str | None:
         """What was changed (engine, precision) so the workload runs on ``acc``; None when nothing was."""
         return None
+
+    def fallback_for(self, acc: Accelerator) -> tuple[str, str] | None:
+        """(what was asked and does not run on ``acc``, what runs in its place): ("vllm does not run bf16
+        on V100-SXM2-16GB", "llama.cpp with GGUF BF16/F16 (native)"); None where nothing was changed."""
+        return None
+
+    def _fallback_failed(self, acc: Accelerator, ev: ConfigEval) -> str:
+        """What a rejection caused by the run put in place of the one asked adds: "vllm does not run bf16
+        on V100-SXM2-16GB; with the fallback, llama.cpp with GGUF BF16/F16 (native), it still does not
+        fit" ("runs llama.cpp … instead" after "does not fit" read as if the row ran)."""
+        fallback = self.fallback_for(acc)
+        if fallback is None:  # a kind that says no more than its note
+            return self.substitution_for(acc) or ""
+        asked, instead = fallback
+        still = "it still does not fit" if ev.reject_kind == "fit" else "it is still left out"
+        return f"{asked}; with the fallback, {instead}, {still}"
 
     def _configure_for(self, key: ConfigKey, acc: Accelerator, extra: Hashable) -> ConfigEval:
         """The configuration of ``key`` on ``acc`` (as installed) for offers whose ``memo_extra`` is

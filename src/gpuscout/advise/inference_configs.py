@@ -134,6 +134,8 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
         # per accelerator by the support rules (they depend on the GPU, not on the split or the batch)
         self._plans: dict[str, tuple[str, str | None, str | None]] = {}
         self._cannot_run: dict[str, str] = {}  # accelerator -> why nothing (or not the named engine) runs
+        # accelerator -> (what was asked and does not run there, what runs in its place): ``fallback_for``
+        self._fallbacks: dict[str, tuple[str, str]] = {}
         self._engine = workload.run_engine  # the engine named, else the precision's default
         # a named engine: the precisions it runs on a GPU where it cannot run the one asked (support
         # rules), nearest first, over the GPUs refused: what the "no offer" answer may suggest
@@ -177,6 +179,9 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
     def substitution_for(self, acc: Accelerator) -> str | None:
         plan = self._plans.get(acc.name)
         return plan[2] if plan is not None else None
+
+    def fallback_for(self, acc: Accelerator) -> tuple[str, str] | None:
+        return self._fallbacks.get(acc.name)
 
     def platform_refusals(self) -> dict[str, str]:
         """Accelerator -> rule, where the named engine was refused on every GPU tried by its platform row
@@ -288,6 +293,10 @@ class _InferenceEvaluator(BaseEvaluator[InferenceW]):
                 note = f"{asked.unsupported_reason.rstrip('.')}; runs {opt.message} instead"
                 note += self._other_weights(asked, est)
                 self._plans[acc.name] = (engine, opt.precision, note)
+                self._fallbacks[acc.name] = (
+                    f"{asked.engine} does not run {asked.precision} on {acc.name}",
+                    opt.message,
+                )
                 return est, None
         why = f"not supported: {asked.unsupported_reason}"
         why += (
