@@ -195,7 +195,11 @@ class Recommendation:
     config: Config
     fits: bool
     estimate: EstimateSummary | None  # None when nothing could be estimated (does not fit at all)
-    time_s: float | None  # job duration (batch/finetune/pretrain) or active seconds per day (serve)
+    # the seconds the configuration works, which its compute is billed on (not the time the table shows:
+    # ``time_to_result_s``): batch, the generation on all its instances; finetune / pretrain, the run on
+    # its nodes, checkpoint writes included (both without the warm-up and spot rework); serve, the
+    # seconds a day the endpoint is up (86400 for 24 h), not a latency
+    time_s: float | None
     cost: CostBreakdown | None
     unit_costs: UnitCosts | None
     price_usd_per_hour: float  # what is paid per instance-hour (spot price when config.spot)
@@ -207,8 +211,9 @@ class Recommendation:
     assumptions: dict[str, str] = field(default_factory=dict, compare=False)
     provider_name: str = ""  # the provider's display name ("Vast.ai", "Mithril (ex-Foundry)")
     regions: tuple[str, ...] = ()  # every region this choice is sold in at this price
-    # The trade-off's time axis: jobs, wall-clock time to finish (spot rework included); serve, one
-    # request's latency at the operating point (TTFT + output tokens x time per output token).
+    # The trade-off's time axis, the time the table shows: jobs, wall-clock time to finish (``time_s``,
+    # the warm-up of a start: boot, download, load, and the spot rework and restarts per instance);
+    # serve, one request's latency at the operating point (TTFT + output tokens x time per output token).
     time_to_result_s: float | None = None
     pareto: bool = False  # on the Pareto front: no other row is both cheaper and faster
     dominated_by: int | None = None  # rank of a shown row that is cheaper (or as cheap) and faster

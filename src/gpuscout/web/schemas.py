@@ -493,13 +493,32 @@ class ConfigOut(BaseModel):
     )
 
 
+#: What a row's ``time_s`` is, kind by kind: not the time the table shows (``time_to_result_s``).
+TIME_S_DESCRIPTION = (
+    "the seconds the configuration works, which its compute is billed on, not the time the table "
+    "shows (that is time_to_result_s); by kind: batch, the generation's seconds on all the row's "
+    "instances at once, without the warm-up (boot, download, load) and spot rework; finetune and "
+    "pretrain, the training run's seconds on its nodes, checkpoint writes included, without the "
+    "warm-up and spot rework; serve, the seconds a day the endpoint is up (active hours per day x "
+    "3600: 86400 for 24 h), not a latency; null on rejected rows"
+)
+#: What a row's ``time_to_result_s`` is: the time axis of the trade-off, as the table shows it.
+TIME_TO_RESULT_DESCRIPTION = (
+    "the time the table shows and the cost/time front trades against (time_axis names it); by kind: "
+    "batch, finetune and pretrain, wall-clock seconds to finish: time_s plus the warm-up of a start "
+    "(boot, download, load; the instances start together) plus what spot reclaims add per instance "
+    "(rework and restarts); serve, one request's latency at the operating point, TTFT + output "
+    "tokens x time per output token"
+)
+
+
 class RecommendationOut(BaseModel):
     rank: int | None
     offer: OfferOut
     config: ConfigOut
     fits: bool
     price_usd_per_hour: float = Field(description="paid per instance-hour (the spot price when config.spot)")
-    time_s: float | None = Field(description="job duration, or active seconds per day for serve")
+    time_s: float | None = Field(description=TIME_S_DESCRIPTION)
     total_usd: float | None = Field(description="serve: per month; jobs: per run")
     estimate: dict[str, Any] | None = Field(
         description=f"the estimate behind the row; its memory figures (memory_per_gpu_gb, "
@@ -515,11 +534,7 @@ class RecommendationOut(BaseModel):
         default_factory=list,
         description="every region this choice is sold in at this price (region copies merged into one row)",
     )
-    time_to_result_s: float | None = Field(
-        default=None,
-        description="the trade-off's time axis: jobs, time "
-        "to finish (spot rework included); serve, one request's latency",
-    )
+    time_to_result_s: float | None = Field(default=None, description=TIME_TO_RESULT_DESCRIPTION)
     pareto: bool = Field(
         default=False,
         description="on the cost/time front: no other row beats it (the rule: picks_rule of /advise; see "
@@ -604,7 +619,7 @@ class CalibratedRowOut(BaseModel):
     config: str = Field(description="the configuration as the CLI says it: '64 x 8x MI300X (64 nodes)'")
     price_usd_per_hour: float = Field(description="paid per instance-hour (the spot price when spot)")
     total_usd: float | None = Field(description="serve: per month; jobs: per run")
-    time_to_result_s: float | None = Field(description="jobs: time to finish; serve: one request's latency")
+    time_to_result_s: float | None = Field(description=TIME_TO_RESULT_DESCRIPTION)
     in_recommendations: bool = Field(description="whether the row is among this answer's recommendations")
 
     @classmethod
