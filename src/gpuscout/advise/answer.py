@@ -150,6 +150,35 @@ def latency_targets_text(w: ServeWorkload) -> str | None:
     return "latency: " + ", ".join(parts) + note
 
 
+#: Bytes per pixel of a PNG of photographic content (a generated image): recalled, not read from a
+#: source (24-bit RGB is 3 bytes a pixel raw; PNG's lossless compression of photographic images leaves
+#: roughly 40-55 % of that: a 1024x1024 image of about 1.2-1.6 MB). Approximate, said so where used.
+PNG_BYTES_PER_PIXEL = 1.3
+
+
+def _bytes_text(n: float) -> str:
+    """'1.4 TB', '36 GB', '140 MB' (decimal units, as --egress-gb's GB)."""
+    for unit, size in (("TB", 1e12), ("GB", 1e9)):
+        if n >= size:
+            return f"{n / size:.2g} {unit}" if n < 10 * size else f"{n / size:,.0f} {unit}"
+    return f"{n / 1e6:.2g} MB" if n < 1e7 else f"{n / 1e6:,.0f} MB"
+
+
+def image_outputs_text(w: BatchWorkload) -> str:
+    """The size of an image batch's outputs and how moving them out is costed: "outputs: about 1.4 TB of
+    PNG at 1024x1024 (about 1.4 MB an image, approximate); --egress-gb counts moving them out" (an image
+    job showed an egress of 0 where a million images are over a terabyte)."""
+    per_image = w.width * w.height * PNG_BYTES_PER_PIXEL
+    size = f"about {_bytes_text(per_image * (w.images_total or 0))} of PNG at {w.width}x{w.height}"
+    each = f"about {_bytes_text(per_image)} an image, approximate"
+    costed = (
+        f"--egress-gb {w.egress_gb:g} is costed as moving them out"
+        if w.egress_gb > 0
+        else "--egress-gb counts moving them out (not costed here)"
+    )
+    return f"outputs: {size} ({each}); {costed}"
+
+
 def _job_text(w: AnyWorkload) -> str | None:
     """What a batch or training run does, as the header repeats it (a serving answer says its load)."""
     if isinstance(w, BatchWorkload):
@@ -210,6 +239,8 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
     job = _job_text(w)
     if job:
         out.append(job)
+    if isinstance(w, BatchWorkload) and w.is_images:
+        out.append(image_outputs_text(w))
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None:
         out.append(f"deadline: finish within {duration(deadline * 3600.0)}")

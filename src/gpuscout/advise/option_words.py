@@ -114,6 +114,8 @@ OPTION_WORDS: tuple[OptionWords, ...] = (
         '"monthly_output_tokens"',
         "monthly_output_tokens=",
     ),
+    OptionWords(r"--egress-gb (\d+(?:\.\d+)?)", r"“Egress (GB)” \1", r'"egress_gb": \1', r"egress_gb=\1"),
+    OptionWords(rf"--egress-gb{_END}", "“Egress (GB)”", '"egress_gb"', "egress_gb="),
     OptionWords(rf"--micro-batch{_END}", "“Micro-batch”", '"micro_batch"', "micro_batch="),
     OptionWords(
         r"--adapter-dtype (\w+)", r"“Adapter dtype” \1", r'"adapter_dtype": "\1"', r'adapter_dtype="\1"'
