@@ -30,7 +30,12 @@ Attention
     flash kernel keeps on the GPU (:mod:`gpuscout.estimate.training_kernels`: a FlashAttention-2-class
     kernel keeps half of it where the full rate needs the warpgroup MMA, Hopper and datacenter
     Blackwell; the current kernel, FlashAttention-3 / cuDNN there, all of it). Eager attention (scores
-    materialised) also moves ``EAGER_SCORE_BYTES`` per score through memory.
+    materialised: ``QK^T`` as one batched matmul, the causal mask added to it, softmax, ``AV``) computes
+    every score of the ``seq x seq`` square, the masked half (and what a sliding window masks) too: its
+    context is ``seq``, not the causal mean; its backward is ``EAGER_BACKWARD`` = 2 forwards (the
+    probabilities are kept, so ``QK^T`` is not recomputed: ``dP = dO V^T``, ``dV = P^T dO``,
+    ``dQ = dS K``, ``dK = dS^T Q``, 4 matmuls against 2), +1 forward under full checkpointing. It also
+    moves ``EAGER_SCORE_BYTES`` per score through memory.
 Element-wise and memory-bound work
     Norms, activations, residual adds, RoPE, casts (FP8: the quantisation of every GEMM input) move
     ``elementwise_bytes`` bytes per token, layer and hidden unit over a forward and backward pass (x4/3
@@ -107,6 +112,7 @@ COMM_OVERLAP = 0.8  # share of compute time that can hide data-parallel traffic 
 CPU_ADAM_PARAMS_PER_S = 2e9  # per node, vectorised CPU Adam
 LOGITS_BYTES_PER_VOCAB = 8.0  # bf16 logits written and read, their gradient written and read
 FA_BACKWARD = 2.5  # FlashAttention backward FLOPs in forwards
+EAGER_BACKWARD = 2.0  # eager attention's backward FLOPs in forwards (probabilities kept, no QK^T recompute)
 OPTIMIZER_TRAFFIC = 5.0  # unfused AdamW: bytes moved per byte of weights + gradients + states
 EAGER_SCORE_BYTES = 24.0  # eager attention, per score: fwd write 2 + softmax 4 + AV read 2, backward 2x
 
@@ -252,13 +258,17 @@ class Flops:
 
 
 @functools.lru_cache(maxsize=1024)
-def attention_flops_per_token(spec: ModelSpec, seq_len: int, *, causal: bool = True) -> float:
+def attention_flops_per_token(
+    spec: ModelSpec, seq_len: int, *, causal: bool = True, materialised: bool = False
+) -> float:
     """Forward attention-score FLOPs (``QK^T`` and ``AV``) per token, summed over layers (a pure function
     of its arguments, kept per model and sequence: a training estimate asks for it four times).
 
     ``causal``: averaged over a causal sequence (mean context ``(seq + 1) / 2``), what a causal
     FlashAttention kernel executes; otherwise the full ``seq`` (the PaLM / llm-foundry / torchtitan MFU
     convention, ``12 L H Q T`` for forward and backward). Sliding-window layers see at most the window.
+    ``materialised``: what eager attention executes, the whole ``seq x seq`` score square on every layer
+    (the causal mask and the window are applied to scores already computed); ``causal`` is then moot.
     """
     heads = spec.num_attention_heads
     if spec.is_mla:
@@ -266,6 +276,8 @@ def attention_flops_per_token(spec: ModelSpec, seq_len: int, *, causal: bool = T
     else:
         hd = spec.head_dim or spec.hidden_size // max(heads, 1)
         per_ctx = 4 * heads * hd
+    if materialised:
+        return per_ctx * float(seq_len) * spec.num_hidden_layers
     full_ctx = (seq_len + 1) / 2 if causal else float(seq_len)
     window = spec.sliding_window
     total = 0.0
@@ -300,10 +312,11 @@ def training_flops(spec: ModelSpec, layout: ModelLayout, setup: TrainingSetup) -
     """Executed and model FLOPs per trained token (see the module docstring)."""
     experts = sum(g.active_params for g in layout.linear if g.part == "routed_experts")
     dense = layout.linear_active_params - experts + spec.vocab_size * spec.hidden_size
-    attn = attention_flops_per_token(spec, setup.seq_len)
+    eager = setup.attention == "eager"  # the whole score square, backward without recomputing QK^T
+    attn = attention_flops_per_token(spec, setup.seq_len, materialised=eager)
     full_ckpt = setup.recompute == "full"
     passes = weight_passes(setup)
-    attn_passes = 1.0 + FA_BACKWARD + (1.0 if full_ckpt else 0.0)
+    attn_passes = 1.0 + (EAGER_BACKWARD if eager else FA_BACKWARD) + (1.0 if full_ckpt else 0.0)
     adapter_params, _ = _adapter_active(layout, setup) if setup.adapters else (0.0, 0.0)
     adapters = adapter_params * (6.0 + (2.0 if full_ckpt else 0.0))
     return Flops(
