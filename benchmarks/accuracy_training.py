@@ -85,10 +85,17 @@ METRICS = {
 # Meta's Grand Teton hosts (torchtitan) are SXM H100s with 96 GB of HBM2e at a 500 W power limit; their
 # peak and bandwidth are not published, so the H100 SXM figures stand in (torchtitan itself quotes MFU
 # against the SXM peak) and the power limit shows up as error.
+# The V100 SXM3 32GB of NVIDIA's DGX-2H (Megatron-LM 2019) runs at a higher clock than the SXM2 datasheet
+# part: the paper's own figures, 39 TFLOPS = 30 % of peak (recalled), put its fp16 tensor peak at 130
+# TFLOPS against 125; its bandwidth is not known here and the SXM2's stands in.
 GPU_STAND_INS: dict[str, tuple[str, dict[str, Any]]] = {
     "H100 SXM 96GB (HBM2e, 500W)": ("H100-SXM", {"memory_gb": 96.0, "tdp_w": 500.0}),
     "H100 SXM 96GB (HBM2e, lower TDP)": ("H100-SXM", {"memory_gb": 96.0, "tdp_w": 500.0}),
+    "V100 SXM3 32GB (DGX-2H)": ("V100-SXM2-32GB", {"fp16_tflops": 130.0}),
 }
+
+# The Megatron-LM paper (RECALLED row): its single-GPU baseline, the only Volta training row
+MEGATRON_2019 = "https://arxiv.org/abs/1909.08053"
 
 # What each source leaves unstated, from the framework's documentation / launch scripts.
 SOURCE_DEFAULTS = {
@@ -122,6 +129,9 @@ SOURCE_DEFAULTS = {
     "pytorch/torchtune": "recipe settings as tests/estimate/test_training_calibration.py documents",
     "NVIDIA/Megatron-LM": "TP 8 x PP 16 without interleaving, DDP, full recompute (the quoted FLOPs "
     "count it)",
+    MEGATRON_2019: "one GPU, batch 8, full recompute, fp16, attention scores materialised (eager), the "
+    "logits cast to fp32 for the loss (the unchunked loss); the 39 TFLOPS converted with Megatron's "
+    "later FLOP formula, which counts the recomputed forward (not confirmed for the 2019 paper)",
 }
 
 # The flash-attention kernel of each source's runs (``estimate_training(attention_kernel=...)``, see
@@ -190,15 +200,13 @@ def source_of(url: str) -> str:
 
 
 def gpu_of(name: str) -> tuple[Accelerator, str]:
-    """The accelerator of a row and a note when a stand-in was used."""
-    try:
+    """The accelerator of a row and a note when a stand-in was used (the stand-in table first: the
+    registry reads "V100 SXM3 32GB" leniently as its SXM2 part, at the SXM2's peak)."""
+    if name not in GPU_STAND_INS:
         return resolve_gpu(name), ""
-    except GpuscoutError:
-        if name not in GPU_STAND_INS:
-            raise
-        base, changes = GPU_STAND_INS[name]
-        acc = dataclasses.replace(resolve_gpu(base), name=f"{base} ({name})", **changes)
-        return acc, f"GPU {name!r} not in the registry: {base} figures with {changes}"
+    base, changes = GPU_STAND_INS[name]
+    acc = dataclasses.replace(resolve_gpu(base), name=f"{base} ({name})", **changes)
+    return acc, f"GPU {name!r} not in the registry: {base} figures with {changes}"
 
 
 def _deg(notes: str, name: str) -> int | None:
@@ -370,6 +378,16 @@ def _configure(case: Case) -> None:
             checkpointing=True,
             precision="fp16",
         )
+    elif src == MEGATRON_2019:
+        # the 2019 code: activation checkpointing of every layer (the 1.2B model's activations at batch 8
+        # would not fit 32 GB without it), QK^T / softmax / AV as separate kernels, fp32 logits for the loss
+        kw.update(
+            micro_batch=_first_int(r["batch"].removeprefix("batch")) or 1,
+            checkpointing="full",
+            precision="fp16",
+            attention="eager",
+            loss="hf",
+        )
     elif src == GPU_MEASURE_SOURCE:
         # PEFT LoRA r=16 on one GPU (attention projections only on an MoE model, whose fused experts LoRA's
         # linear targets do not reach), HF loss; "gradient checkpointing (non-reentrant)" recomputes each
@@ -490,7 +508,8 @@ def source_mfu_to_tokens_per_s(case: Case) -> float | None:
     acc: Accelerator = case.kwargs["gpu"]
     notes, seq = case.row["notes"], case.kwargs["seq_len"]
     world = case.kwargs["gpus"] * case.kwargs["nodes"]
-    peak = (acc.fp8_tflops if case.kwargs["precision"] == "fp8" else acc.bf16_tflops) or 0.0
+    # the dense peak of the training precision (fp16: the fp16 tensor rate, a Volta's having no bf16)
+    peak = acc.tflops("fp8" if case.kwargs["precision"] == "fp8" else case.kwargs["precision"]) or 0.0
     layers, h = spec.num_hidden_layers, spec.hidden_size
     if case.source == "mosaicml/llm-foundry":
         found = re.search(r"NumParams (\d+)", notes)
@@ -505,7 +524,7 @@ def source_mfu_to_tokens_per_s(case: Case) -> float | None:
         # torchtitan get_nparams_and_flops as of its Aug 2024 performance doc: all parameters (embedding
         # included) x 6, plus 12 x layers x heads x head_dim x seq
         flops = 6 * c.total + 12 * layers * q_dim * seq
-    elif case.source == "NVIDIA/Megatron-LM":
+    elif case.source in ("NVIDIA/Megatron-LM", MEGATRON_2019):
         vocab = 51200  # GPT-2 BPE padded to a multiple of 128 x TP
         flops = 96 * layers * h * h * (1 + seq / (6 * h) + vocab / (16 * layers * h))  # with recompute
     else:
@@ -933,10 +952,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if c.skip or c.suspect:
             print(f"  line {c.line}: {c.label}: {c.skip or 'SUSPECT in the source notes'}")
     stand_ins = [c for c in cases if c.stand_in]
-    if stand_ins:
+    for gpu in dict.fromkeys(c.row["gpu"] for c in stand_ins):
+        of = [c for c in stand_ins if c.row["gpu"] == gpu]
         print(
-            f"  {len(stand_ins)} rows on GPUs the registry lacks, timed on a stand-in and reported on their "
-            f"own line (lines {stand_ins[0].line}-{stand_ins[-1].line}): {stand_ins[0].assumptions[0]}"
+            f"  {len(of)} rows on a GPU the registry lacks, timed on a stand-in and reported on their "
+            f"own line (lines {of[0].line}-{of[-1].line}): {of[0].assumptions[0]}"
         )
     errors = [r for r in results if r.error]
     for r in errors:
