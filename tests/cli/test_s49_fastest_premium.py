@@ -42,3 +42,12 @@ def test_the_cli_picks_line_carries_it() -> None:
     found = re.search(r"#(\d+) is ([\d.]+)x as fast as #(\d+) at ([\d,.]+)x the cost", picks)
     assert found, picks
     assert float(found.group(2)) > 1.0 and float(found.group(4).replace(",", "")) > 1.0
+
+
+def test_the_picks_line_says_a_pick_is_spot() -> None:
+    from gpuscout.cli.advise_output import picks_text
+
+    picks = {"cheapest": 1, "fastest": 4}
+    text = picks_text(picks, {1, 4}, terms={1: "spot", 4: ""})
+    # was "cheapest on the front #1, ...": the pick's price is the spot price, said only in its row
+    assert text == "cheapest on the front #1 (spot), fastest on the front #4"

@@ -296,7 +296,13 @@ def runs_heading(rows: Sequence[Recommendation], asked: str = "") -> RunsHeading
     or, where rows run several, that each names its own."""
     as_asked = dict.fromkeys(r.runs_as for r in rows if r.runs_as and not r.substitution)
     if as_asked:
-        return RunsHeading(" / ".join(as_asked), next(iter(as_asked)) if len(as_asked) == 1 else "")
+        first = next(iter(as_asked))
+        if len(as_asked) == 1:
+            return RunsHeading(first, first)
+        fallback = _sixteen_bit_fallback(tuple(as_asked))
+        if fallback:  # one setup asked, run in fp16 where the card has no bf16: not two setups
+            return RunsHeading(fallback, f"{fallback.partition(', ')[0]}, bf16")
+        return RunsHeading(" / ".join(as_asked), "")
     instead = dict.fromkeys(r.runs_as for r in rows if r.runs_as)
     if not instead:
         return RunsHeading("", "")
@@ -310,6 +316,23 @@ def runs_heading(rows: Sequence[Recommendation], asked: str = "") -> RunsHeading
     # the engine said once where it stays: "tgi, int4 in place of mxfp4-moe"
     was = precision if run.partition(", ")[0] == engine and precision else asked
     return RunsHeading(f"{run} in place of {was}", run)
+
+
+#: What the title adds where the rows run bf16, and fp16 on the cards without it (V100, T4): one setup
+#: asked, not two; those rows name their run on the row (:func:`names_its_run`).
+FP16_FALLBACK = "fp16 on cards without bf16; rows that run otherwise say so"
+
+
+def _sixteen_bit_fallback(runs: tuple[str, ...]) -> str:
+    """'vllm, bf16; fp16 on cards without bf16; rows that run otherwise say so' where ``runs`` (the
+    runs of the rows that run as asked) are one engine in bf16 and in fp16 (``estimate.api``: bf16
+    where the card has it, else fp16); "" otherwise."""
+    engines = {run.partition(", ")[0] for run in runs}
+    precisions = {run.partition(", ")[2] for run in runs}
+    if len(engines) != 1 or precisions != {"bf16", "fp16"}:
+        return ""
+    # in the title's brackets as they stand ("(vllm, bf16; fp16 on ...)"): no brackets inside them
+    return f"{next(iter(engines))}, bf16; {FP16_FALLBACK}"
 
 
 def names_its_run(rec: Recommendation, heading: RunsHeading) -> bool:

@@ -407,7 +407,31 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
             "aarch64 build"
         )
     _warnings(ctx, warnings)
-    return tuple(reasons), tuple(dict.fromkeys(warnings))
+    # most serious first: a face that shows one warning of a row shows the one that matters
+    return tuple(reasons), tuple(sorted(dict.fromkeys(warnings), key=warning_severity))
+
+
+#: A row's warnings in three tiers, said in this order (:func:`warning_severity`): what can make the run
+#: fail or go wrong (support, precision, memory, fabric, host), then an estimate the calibration does
+#: not back, then what the price rests on (an assumed billing increment, price age, storage or egress
+#: price). Stated once here, for every face (the web's Note column shows a row's first).
+CALIBRATION_WARNINGS = ("uncalibrated", "speed rests on few rows")
+PRICING_WARNINGS = (
+    "billing increment unknown",
+    "price age unknown",
+    "egress price unknown",
+    "storage price unknown",
+)
+
+
+def warning_severity(text: str) -> int:
+    """0 for a risk to the run itself, 1 for an uncalibrated speed, 2 for a price assumption
+    (:data:`CALIBRATION_WARNINGS`, :data:`PRICING_WARNINGS`); a sort key, stable within a tier."""
+    if text.startswith(PRICING_WARNINGS):
+        return 2
+    if any(word in text for word in CALIBRATION_WARNINGS):
+        return 1
+    return 0
 
 
 def late_chance(miss: float, due: str, allowed: float | None = None) -> str:

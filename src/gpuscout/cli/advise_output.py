@@ -15,6 +15,7 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
+from gpuscout.advise.pick_notes import assumed_board_picks, capacity_terms, fastest_premium
 from gpuscout.advise.types import PICK_LABELS
 from gpuscout.cli.output import printable, wide_console
 from gpuscout.cli.table_fit import (
@@ -27,7 +28,7 @@ from gpuscout.cli.table_fit import (
     title_lines,
 )
 from gpuscout.cli.wrap import print_wrapped
-from gpuscout.wording import BOARD_ASSUMED, key_words, money3, plural
+from gpuscout.wording import key_words, money3, plural
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -237,7 +238,9 @@ def table(workload: Any, advice: Any) -> None:
     if any(row.end_section for row in t.rows):
         out.print(_text(OFF_FRONT_LEGEND), highlight=False)
     rule = advice.picks_rule[:1].upper() + advice.picks_rule[1:]
-    picks = picks_text(advice.picks, shown, advice.uncalibrated_picks, assumed_boards(recs, advice.picks))
+    terms = {rec.rank: capacity_terms(rec) for rec in recs if rec.rank in advice.picks.values()}
+    boards = assumed_boards(recs, advice.picks)
+    picks = picks_text(advice.picks, shown, advice.uncalibrated_picks, boards, terms)
     undercut = cheaper_than_cheapest(recs, advice.picks)
     if undercut:
         picks += f"; {undercut}"
@@ -316,7 +319,11 @@ def not_shown(recs: Any, upto: int = 0) -> list[tuple[int, int]]:
 
 
 def picks_text(
-    picks: dict[str, int], shown: set[int | None], uncalibrated: Sequence[Any] = (), boards: str = ""
+    picks: dict[str, int],
+    shown: set[int | None],
+    uncalibrated: Sequence[Any] = (),
+    boards: str = "",
+    terms: dict[int, str] | None = None,
 ) -> str:
     """'cheapest on the front #1, balanced #6 (not shown), fastest on the front #11 (not shown)': every
     pick in its words (:data:`~gpuscout.advise.types.PICK_LABELS`) by its number, and
@@ -324,10 +331,13 @@ def picks_text(
     its calibrated alternative ('fastest on the front #2 (speed uncalibrated for MI300X training;
     calibrated: #1)',
     ``Advice.uncalibrated_picks``), with how to see that row where the table does not show it
-    ('calibrated: #122, not shown: --explain 122'); ``boards`` (:func:`assumed_boards`) follows, once."""
+    ('calibrated: #122, not shown: --explain 122'); ``boards`` (:func:`assumed_boards`) follows, once.
+    ``terms``: what a pick's row rents when not on-demand, by its number ('cheapest on the front #1
+    (spot)', :func:`~gpuscout.advise.pick_notes.capacity_terms`): its price is the spot price."""
+    terms = terms or {}
     if any(u.calibrated is None for u in uncalibrated):
         # no row of the answer has a calibrated speed: said once, not after every pick
-        plain = picks_text(picks, shown)
+        plain = picks_text(picks, shown, terms=terms)
         said = "speeds uncalibrated: no row here has a calibrated speed"
         # the engine's uncalibrated figures, which a row's hardware does not tell: each pick's once
         # ("(H200-SXM serving: MoE layers, fp8-block kernels)"); the hardware alone each row's warning names
@@ -341,25 +351,13 @@ def picks_text(
     }
     out = []
     for name, n in picks.items():
-        notes = ([] if n in shown else ["not shown"]) + ([caveat[name]] if name in caveat else [])
+        notes = (
+            ([] if n in shown else ["not shown"])
+            + ([terms[n]] if terms.get(n) else [])
+            + ([caveat[name]] if name in caveat else [])
+        )
         out.append(f"{PICK_LABELS.get(name, name)} #{n}" + (f" ({'; '.join(notes)})" if notes else ""))
     return ", ".join(out) + (f" — {boards}" if boards else "")
-
-
-def fastest_premium(recs: Sequence[Any], picks: dict[str, int]) -> str:
-    """What the fastest pick costs against the cheapest, and what it buys in time, so that a pick at 61x
-    the money for a third of the time is read as that trade, not as a recommendation beside the other
-    two: "#5 is 3.0x as fast as #1 at 61.0x the cost" (time to result: a request's latency when
-    serving). "" when the fastest is the cheapest or either lacks a figure."""
-    cheap = next((r for r in recs if r.rank == picks.get("cheapest")), None)
-    fast = next((r for r in recs if r.rank == picks.get("fastest")), None)
-    if cheap is None or fast is None or cheap is fast:
-        return ""
-    if not (cheap.total_usd and fast.total_usd and cheap.time_to_result_s and fast.time_to_result_s):
-        return ""
-    cost = fast.total_usd / cheap.total_usd
-    time = cheap.time_to_result_s / fast.time_to_result_s
-    return f"#{fast.rank} is {time:.1f}x as fast as #{cheap.rank} at {cost:,.1f}x the cost"
 
 
 def cheaper_than_cheapest(recs: Sequence[Any], picks: dict[str, int]) -> str:
@@ -392,17 +390,7 @@ def assumed_boards(recs: Sequence[Any], picks: dict[str, int]) -> str:
     another fabric), said once after the picks as "speeds uncalibrated" is: "#1's speed rests on an
     assumed board, SXM5 (the source says only 'H100'): --explain 1". Only rows in ``recs`` (shown)
     are read; "" when no pick's row assumes a board."""
-    numbers = set(picks.values())
-    found: list[tuple[int, str]] = []
-    for rec in recs:
-        if rec.rank not in numbers:
-            continue
-        reason = next((r for r in rec.reasons if r.startswith(BOARD_ASSUMED)), None)
-        if reason is None:
-            continue
-        head = reason.removeprefix(BOARD_ASSUMED).partition("): ")[0]  # "SXM5 (the source says only 'H100'"
-        board, _, source = head.partition(" (")
-        found.append((rec.rank, f"{board} ({source})" if source else board))
+    found = assumed_board_picks(recs, picks)
     if not found:
         return ""
     if len(found) == 1:
