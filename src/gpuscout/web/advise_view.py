@@ -12,6 +12,7 @@ from typing import Any
 
 # the web form's and the JSON API's words for the advisor's flags (one table, in the core)
 from gpuscout.advise.option_words import translate_advice
+from gpuscout.advise.pick_notes import assumed_board_picks, capacity, fastest_premium, late_chance_said
 from gpuscout.advise.reasons import duration as reasons_duration
 from gpuscout.advise.types import PICK_LABELS, PICKS, Advice, Recommendation, UncalibratedPick
 from gpuscout.errors import InvalidInputError
@@ -36,6 +37,8 @@ class Ranked:
     time: str  # the trade-off's time axis: serve, one request's latency; jobs, time to finish
     regions: tuple[str, ...]  # every region this choice is sold in at this price
     provider_name: str
+    capacity: str = ""  # "spot", "auction" (``pick_notes.capacity``): its price is that one; "" on-demand
+    late_chance: str = ""  # "~12% chance of missing the 24 h deadline with spot reclaims", where said
 
     @property
     def hourly(self) -> str:
@@ -182,6 +185,8 @@ def present(rec: Recommendation, kind: str, shared: frozenset[str] = frozenset()
         time=_time_axis(rec.time_to_result_s, kind),
         regions=tuple(r.split(":", 1)[1] if r.startswith("country:") else r for r in rec.regions),
         provider_name=rec.provider_name or (row.provider.short_name if row.provider else rec.offer.provider),
+        capacity=capacity(rec),
+        late_chance=late_chance_said(rec),
     )
 
 
@@ -232,6 +237,11 @@ class AnswerView:
     runs: str = ""
     # where the named engine costs at least twice the default's cheapest (``Advice.engine_note``)
     engine_note: str = ""
+    # the picks timed on a board their source does not state: (number, "SXM4 (the source says only
+    # 'A100-80GB')"), as the CLI's picks line says them (``pick_notes.assumed_board_picks``)
+    assumed_boards: list[tuple[int, str]] = field(default_factory=list)
+    # "#9 is 5.4x as fast as #1 at 8.9x the cost" (``pick_notes.fastest_premium``); "" where not said
+    premium: str = ""
     pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
     beaten_rule: str = BEATEN_RULE
 
@@ -276,6 +286,9 @@ def answer_view(
         uncalibrated={u.pick: u for u in advice.uncalibrated_picks},
         runs=advice.runs,
         engine_note=advice.engine_note,
+        # from the rows shown, as the CLI's picks line reads them
+        assumed_boards=assumed_board_picks(recs, advice.picks),
+        premium=fastest_premium(recs, advice.picks),
     )
 
 

@@ -29,6 +29,14 @@ def money(value: float | None, digits: int = 2) -> str:
     return f"${value:,.{digits}f}"
 
 
+def cents(value: float | None) -> str:
+    """An amount of a cost breakdown: ``money`` to the cent, and a non-zero amount under a cent
+    "<$0.01" (a warm-up of $0.0099 read "$0.0100" beside "$199.13": a precision the figure has not)."""
+    if value is not None and 0 < value < 0.01:
+        return "<$0.01"
+    return money(value)
+
+
 def gb(value: float | None) -> str:
     """Memory as vendors state it: "80 GB", "141 GB", "23.5 GB"; ``None`` -> "—"."""
     if value is None:
@@ -88,6 +96,7 @@ def _build_env() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["money"] = money
+    env.filters["cents"] = cents
     env.filters["num"] = _num
     env.filters["url_parts"] = _url_parts
     env.globals["query"] = _query
