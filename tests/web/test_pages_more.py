@@ -264,7 +264,8 @@ def test_advisor_errors_use_the_labels_in_plain_words(client: TestClient) -> Non
 def test_when_nothing_fits_the_advisor_names_what_binds_in_the_forms_words(client: TestClient) -> None:
     html = client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "budget_usd": "1"}).text
     binding = _section(html, 'id="binding"')
-    assert "budget binds" in binding.lower() and "“Budget ($)”" in binding
+    moves = _section(html, 'id="moves"', "</ul>")  # the ways out, listed under what binds
+    assert "budget binds" in binding.lower() and "“Budget ($)”" in moves
     assert "--budget" not in html  # the CLI's flags are named as the form's fields
 
 

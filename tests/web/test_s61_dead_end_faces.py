@@ -43,8 +43,15 @@ def test_the_advisor_page_and_the_api_name_the_moves_in_their_words() -> None:
     said = form_words(core)
     assert "keeping the targets, “Precision” fp8 (" in said and "“Budget ($)” " in said
     assert "as a last resort, “Latency targets: none”, which gives up the targets" in said
+    # the page says what binds, then each move in a list (stop 62), in the form's words
     plain = html_text.unescape(binding)
-    assert said[1:] in plain, (said, plain)  # the page capitalises the first letter
+    assert plain.startswith("No offer meets the latency targets (under “Held to”) ("), plain
+    moves = html_text.unescape(html.split('id="moves"', 1)[1].split("</ul>", 1)[0])
+    assert "<li" in moves and "“Precision” fp8 (" in moves and "“Latency targets: none”" in moves
+    for part in said.split("; what would give an answer: ", 1)[1].split("; "):
+        for move in part.split(", or "):  # each move said in the flat text is an item of the list
+            text = move.removeprefix("keeping the targets, ").removeprefix("otherwise, ")
+            assert text.removeprefix("as a last resort, ") in moves, (text, moves)
     assert "--precision" not in html and "--budget" not in html
     # the API: its fields
     assert answer["recommendations"] == []

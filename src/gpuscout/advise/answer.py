@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.configs import REJECT_KINDS
 from gpuscout.advise.reasons import budget_text, duration, plural, usd
-from gpuscout.advise.types import PICKS, Advice, Recommendation, UncalibratedPick
+from gpuscout.advise.types import PICKS, Advice, Move, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
     CHAT_TTFT_MS,
@@ -451,10 +451,47 @@ class _Move:
 
     option: str
     row: Recommendation
+    # the workload fields the option changes ({"precision": "fp8", "budget_usd": 3540})
+    options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
     def text(self, w: object) -> str:
         """'--precision fp8 (1x H200-SXM at Prime Intellect at $1,449 a month, 48 ms per token)'."""
         return f"{self.option} ({_label(self.row)} at {_gives(self.row, w)})"
+
+    def public(self, w: object, group: str, text: str | None = None) -> Move:
+        """This move as the answer gives it (:class:`~gpuscout.advise.types.Move`), said as ``text``
+        (default :meth:`text`)."""
+        return _public(self.options, self.text(w) if text is None else text, group, self.row)
+
+
+def _public(options: dict[str, Any], text: str, group: str, row: Recommendation | None) -> Move:
+    """A :class:`~gpuscout.advise.types.Move` whose cheapest row is ``row`` (None: it names none)."""
+    est = row.estimate if row is not None else None
+    return Move(
+        options=dict(options),
+        text=text,
+        group=group,
+        total_usd=row.total_usd if row is not None else None,
+        tpot_ms=est.tpot_ms if est is not None and est.tpot_ms else None,
+        time_to_result_s=row.time_to_result_s if row is not None else None,
+    )
+
+
+def _cheapest_first(moves: Sequence[Move]) -> list[Move]:
+    """``moves`` by their cheapest row's cost, those naming no row last, in the order given."""
+    return sorted(moves, key=lambda m: math.inf if m.total_usd is None else m.total_usd)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class DeadEnd:
+    """Why no offer passes (:func:`dead_end`): ``text`` says it all in one text (``Advice.binding``);
+    where it names ways out, ``why`` is what binds and ``moves`` are those ways
+    (``Advice.binding_why``, ``Advice.moves``), and ``repeats`` the latency targets ``why`` repeats."""
+
+    text: str
+    why: str = ""
+    moves: tuple[Move, ...] = ()
+    repeats: str = ""
 
 
 def _moves(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> list[_Move]:
@@ -469,7 +506,8 @@ def _moves(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> lis
     if w.budget_usd is not None and counts["budget"]:
         lifted = _budget_lifted(ranker, offers)
         if lifted is not None:
-            moves.append(_Move(budget_option(lifted.total_usd or 0.0), lifted))
+            budget = budget_value(lifted.total_usd or 0.0)
+            moves.append(_Move(budget_option(lifted.total_usd or 0.0), lifted, {"budget_usd": budget}))
     narrower = _narrower_run(ranker, offers, lift_budget=True)
     if narrower is not None and not (
         " with --budget " in narrower.option
@@ -530,7 +568,7 @@ def _latency_fix(
     counts: Counter[str],
     *,
     budget_lifted: bool = False,
-) -> str:
+) -> tuple[str, str, list[Move]]:
     """What the cheapest rows reach without the latency targets, the best any offer reaches at one user
     per replica, and the changes that would give an answer, each checked by ranking with it: first those
     that keep the targets (:func:`_moves`: a narrower precision, the budget lifted), cheapest first, then
@@ -538,12 +576,13 @@ def _latency_fix(
     change whose rows the budget leaves out says the budget its cheapest row needs ("--tpot-ms 114 with
     --budget 13567"). ``rows``: the cheapest rows without the targets (and without the budget, where
     ``budget_lifted``: the targets and the budget bind only together); ``counts``: the rows left out, by
-    kind."""
+    kind. Returns what the rows reach, that with the changes in one text, and the changes
+    (:class:`~gpuscout.advise.types.Move`: those that keep the targets, the others, the last resort)."""
     w = ranker.w
     assert isinstance(w, ServeWorkload)
     with_est = [r for r in rows if r.estimate is not None and r.estimate.ttft_ms is not None]
     if not with_est:
-        return "no offer runs it even without the latency targets"
+        return "", "no offer runs it even without the latency targets", []
     best_ttft = min(with_est, key=lambda r: r.estimate.ttft_ms or math.inf)  # type: ignore[union-attr]
     best_speed = max(with_est, key=lambda r: r.estimate.per_user_tokens_per_s or 0.0)  # type: ignore[union-attr]
     ttft = best_ttft.estimate.ttft_ms or 0.0  # type: ignore[union-attr]
@@ -573,8 +612,8 @@ def _latency_fix(
             f"; at one user per replica on the widest split, the best is TTFT {_ms(floor.ttft_ms)} "
             f"({floor.ttft_where}) and {floor.tok_s:.0f} tok/s per user ({floor.tok_s_where})"
         )
-    kept = [m.text(w) for m in _moves(ranker, offers, counts)]
-    answer = []
+    kept = [m.public(w, "keeps") for m in _moves(ranker, offers, counts)]
+    answer: list[Move] = []
     if changes:
         relaxed = _relaxed_ranker(ranker, changes)
         shown = relaxed.advise(offers, "cost", top=5, diagnose=False).rows
@@ -586,39 +625,48 @@ def _latency_fix(
         )
         if shown:
             cheapest = min(r.total_usd or math.inf for r in shown)
-            answer.append(
+            first = min(shown, key=lambda r: r.total_usd or math.inf)
+            said = (
                 f"{' with '.join(fixes)} shows {len(shown)}{'+' if len(shown) >= 5 else ''} "
                 f"{plural(len(shown), 'offer')} (from {usd(cheapest, ' a month')})"
             )
+            answer.append(_public(changes, said, "relaxes", first))
         elif over is not None:
-            answer.append(
-                _Move(f"{' with '.join(fixes)} with {budget_option(over.total_usd or 0.0)}", over).text(w)
-            )
+            option = f"{' with '.join(fixes)} with {budget_option(over.total_usd or 0.0)}"
+            budget = {"budget_usd": budget_value(over.total_usd or 0.0)}
+            answer.append(_Move(option, over, {**changes, **budget}).public(w, "relaxes"))
         else:
-            answer.append(
+            said = (
                 f"{' with '.join(fixes)} would need more than {ranker.a.max_instances} instances at this load"
             )
+            answer.append(_public({}, said, "relaxes", None))  # shows no row: no field to change
             if w.ttft_target_ms is not None and ttft > w.ttft_target_ms:
-                answer.append(f"--ttft-ms {math.ceil(ttft / 100) * 100:.0f} (the cheapest offers' TTFT)")
-    if "ttft_ms_max" in changes:
-        answer.append(f"a prompt shorter than {w.prompt_tokens:,} tokens")
-    said = []
+                cheapest_ttft = math.ceil(ttft / 100) * 100
+                said = f"--ttft-ms {cheapest_ttft:.0f} (the cheapest offers' TTFT)"
+                answer.append(_public({"ttft_ms_max": float(cheapest_ttft)}, said, "relaxes", None))
+    if "ttft_ms_max" in changes:  # no field says it: a hint without options
+        answer.append(_public({}, f"a prompt shorter than {w.prompt_tokens:,} tokens", "relaxes", None))
+    answer = _cheapest_first(answer)
+    said_all = []
     if kept:
-        said.append("keeping the targets, " + ", or ".join(kept))
+        said_all.append("keeping the targets, " + ", or ".join(m.text for m in kept))
     if answer:
-        said.append(("otherwise, " if kept else "") + ", or ".join(answer))
+        said_all.append(("otherwise, " if kept else "") + ", or ".join(m.text for m in answer))
     last = _without_targets(w, rows)
-    said.append(f"as a last resort, {last}" if said else last)
-    return text + "; what would give an answer: " + "; ".join(said)
+    said_all.append(f"as a last resort, {last.text}" if said_all else last.text)
+    moves = [*kept, *answer, last]
+    return text, text + "; what would give an answer: " + "; ".join(said_all), moves
 
 
-def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
+def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> Move:
     """'--latency-targets none' and what it gives up: the per-user speed (and TTFT) of the cheapest row
     it shows (of ``rows``, the cheapest without the targets), where it misses a target; with the budget
     that row needs where it costs more than the budget ("--latency-targets none with --budget 937")."""
+    # the targets dropped: the chat defaults and any target given
+    drop: dict[str, Any] = {"latency_targets": "none", "ttft_ms_max": None, "tpot_ms_max": None}
     costed = [r for r in rows if r.total_usd is not None and r.estimate is not None]
     if not costed:
-        return "--latency-targets none"
+        return _public(drop, "--latency-targets none", "last resort", None)
     best = min(costed, key=lambda r: r.total_usd or math.inf)
     # over the budget (the targets and the budget bind together): the budget it needs, said with it
     budget = w.budget_usd
@@ -628,6 +676,8 @@ def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
         if over
         else "--latency-targets none"
     )
+    if over:
+        drop["budget_usd"] = budget_value(best.total_usd or 0.0)
     est = best.estimate
     assert est is not None
     speed, tpot, ttft = est.per_user_tokens_per_s, est.tpot_ms, est.ttft_ms
@@ -637,10 +687,11 @@ def _without_targets(w: ServeWorkload, rows: Sequence[Recommendation]) -> str:
         gives.append(f"serves {speed:,.0f} tok/s per user ({_token_ms(tpot)} per token{asked})")
     if w.ttft_target_ms is not None and ttft and ttft > w.ttft_target_ms:
         gives.append(f"a TTFT of {_ms(ttft)} ({_ms(w.ttft_target_ms)} asked)")
-    return (
+    said = (
         f"{option}, which gives up the targets: its cheapest row, {_label(best)} at "
         f"{usd(best.total_usd, _per(w))}" + (f", {' with '.join(gives)}" if gives else "")
     )
+    return _public(drop, said, "last resort", best)
 
 
 def deadline_option(seconds: float) -> tuple[str, float] | None:
@@ -661,21 +712,29 @@ def deadline_option(seconds: float) -> tuple[str, float] | None:
     return f"{n}{unit}", hours
 
 
-def _deadline_hint(ranker: Ranker, offers: Sequence[Offer], seconds: float) -> str:
+def _deadline_hint(ranker: Ranker, offers: Sequence[Offer], seconds: float) -> tuple[str, Move | None]:
     """The deadline that would show a row ("--deadline 6min would show it"): the tightest at or above
     ``seconds`` (:func:`deadline_option`; the time a row takes on the most instances or nodes proposed),
     checked by ranking with it; where that shows no row (another constraint binds too), or no deadline
-    the option takes is that long, said so."""
+    the option takes is that long, said so. With the move (``text`` left to the caller) where it shows a
+    row: the deadline and its cheapest row."""
     option = deadline_option(seconds)
     if option is None:
-        return f"no --deadline up to {duration(MAX_DEADLINE_HOURS * 3600.0)} would show it"
+        return f"no --deadline up to {duration(MAX_DEADLINE_HOURS * 3600.0)} would show it", None
     flag, hours = option
-    if _relaxed(ranker, offers, {"deadline_hours": hours}).rows:
-        return f"--deadline {flag} would show it"
-    return f"--deadline {flag} alone shows no row (another constraint binds too: --show-rejected says which)"
+    rows = _relaxed(ranker, offers, {"deadline_hours": hours}).rows
+    if rows:
+        cheapest = min(rows, key=lambda r: r.total_usd or math.inf)
+        return f"--deadline {flag} would show it", _public({"deadline_hours": hours}, "", "relaxes", cheapest)
+    return (
+        f"--deadline {flag} alone shows no row (another constraint binds too: --show-rejected says which)",
+        None,
+    )
 
 
-def _batch_deadline_fix(ranker: Ranker, offers: Sequence[Offer], free: Ranker) -> str | None:
+def _batch_deadline_fix(
+    ranker: Ranker, offers: Sequence[Offer], free: Ranker
+) -> tuple[str, Move | None] | None:
     """What a batch's binding deadline would need. Its instances are already added up to
     ``Assumptions.max_instances`` (a spot row's with its expected reclaims), so the tightest deadline
     that shows a row is the best time on that many of every row that passes the rest
@@ -691,10 +750,12 @@ def _batch_deadline_fix(ranker: Ranker, offers: Sequence[Offer], free: Ranker) -
     config = dataclasses.replace(rec.config, instances=most)
     label = f"{config.describe(rec.offer.accelerator)} at {rec.provider_name or rec.offer.provider}"
     reclaims = ", with its expected spot reclaims" if rec.config.spot else ""
-    return (
+    hint, move = _deadline_hint(ranker, offers, t)
+    text = (
         f"even on {most} instances (the most proposed) the fastest finishes in "
-        f"{duration(t)} ({label}{reclaims}); {_deadline_hint(ranker, offers, t)}"
+        f"{duration(t)} ({label}{reclaims}); {hint}"
     )
+    return text, dataclasses.replace(move, text=text) if move is not None else None
 
 
 #: Narrower weight formats a no-fit answer tries for a language model, widest first: vLLM's (and the other
@@ -787,12 +848,13 @@ def _narrower_run(ranker: Ranker, offers: Sequence[Offer], *, lift_budget: bool 
         # front may take several times as long)
         row = next((r for r in free.rows if not r.substitution and r.total_usd is not None), None)
         if row is not None:
-            return _Move(f"--precision {precision}", row)
+            return _Move(f"--precision {precision}", row, {"precision": precision})
         if lift_budget and over_budget is None and w.budget_usd is not None and again.reject_rows["budget"]:
             lifted = _budget_lifted(again, offers)
             if lifted is not None and not lifted.substitution:
                 option = f"--precision {precision} with {budget_option(lifted.total_usd or 0.0)}"
-                over_budget = _Move(option, lifted)
+                budget = budget_value(lifted.total_usd or 0.0)
+                over_budget = _Move(option, lifted, {"precision": precision, "budget_usd": budget})
     return over_budget
 
 
@@ -944,33 +1006,43 @@ def _budget_lifted(ranker: Ranker, offers: Sequence[Offer]) -> Recommendation | 
     return min(costed, key=lambda r: r.total_usd or math.inf) if costed else None
 
 
-def budget_option(total_usd: float) -> str:
-    """The budget that shows a row costing ``total_usd``: whole dollars, rounded up ("--budget 3540"),
-    or under $10 the cents, rounded up ("--budget 0.07"; whole dollars proposed "--budget 1" for a row
-    at $0.06 and for one at $0.08 alike): the least such budget that is not under the cost."""
+def budget_value(total_usd: float) -> float:
+    """The budget that shows a row costing ``total_usd``: whole dollars, rounded up (3540), or under $10
+    the cents, rounded up (0.07; whole dollars proposed 1 for a row at $0.06 and for one at $0.08
+    alike): the least such budget that is not under the cost."""
     cents = max(math.ceil(total_usd * 100), 1)
     if cents > 1 and (cents - 1) / 100 >= total_usd:  # 1.1 * 100 is 110.00000000000001: 1.10, not 1.11
         cents -= 1
     if cents >= 1000:
-        return f"--budget {math.ceil(total_usd):.0f}"
-    return f"--budget {cents / 100:.2f}"
+        return float(math.ceil(total_usd))
+    return cents / 100
 
 
-def _budget_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
+def budget_option(total_usd: float) -> str:
+    """:func:`budget_value` as the option is written: "--budget 3540", "--budget 0.07"."""
+    value = budget_value(total_usd)
+    return f"--budget {value:.0f}" if value >= 10 else f"--budget {value:.2f}"
+
+
+def _budget_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, _Move | None]:
     """What the budget would need ("the cheapest that meets everything else is X at $Y; --budget N would
-    show it"), ranked by ``ranker`` with its budget lifted; "" where that shows no row either."""
+    show it"), ranked by ``ranker`` with its budget lifted; "" where that shows no row either. With the
+    budget as a move."""
     best = _budget_lifted(ranker, offers)
     if best is None:
-        return ""
-    return (
+        return "", None
+    option = budget_option(best.total_usd or 0.0)
+    said = (
         f"the cheapest that meets everything else is {_label(best)} at {_gives(best, ranker.w)}; "
-        f"{budget_option(best.total_usd or 0.0)} would show it"
+        f"{option} would show it"
     )
+    return said, _Move(option, best, {"budget_usd": budget_value(best.total_usd or 0.0)})
 
 
-def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
+def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, Move | None]:
     """What the deadline would need (how soon the fastest finishes, and the deadline that shows it), ranked
-    by ``ranker`` with its deadline lifted; "" where that shows no row either."""
+    by ``ranker`` with its deadline lifted; "" where that shows no row either. With it as a move, where
+    the deadline proposed shows a row."""
     w = ranker.w
     lifted = _relaxed_ranker(ranker, {"deadline_hours": None})
     if isinstance(w, BatchWorkload):
@@ -986,7 +1058,7 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
     else:
         free = lifted.advise(offers, "cost", top=5, diagnose=False)
     if not free.rows:
-        return ""
+        return "", None
     fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
     t = fastest.time_to_result_s or 0.0
     which = "the fastest" if training else "the fastest among the cheapest"
@@ -1000,27 +1072,40 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> str:
         if training
         else ""
     )
-    return (
-        f"{which} finishes in {duration(t)} on {_label(fastest)}; {_deadline_hint(ranker, offers, t)}{nodes}"
-    )
+    hint, move = _deadline_hint(ranker, offers, t)
+    text = f"{which} finishes in {duration(t)} on {_label(fastest)}; {hint}{nodes}"
+    return text, dataclasses.replace(move, text=text) if move is not None else None
 
 
-def _deadline_precision(ranker: Ranker, offers: Sequence[Offer]) -> str:
+def _deadline_precision(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, Move | None]:
     """Where a deadline (and a budget, if one is set) leaves no row: the widest narrower precision whose
     cheapest row finishes within it (and the budget), else, under a budget, within the deadline with the
     budget it needs (:func:`_narrower_run`), said before what the precision the rows stand at would need
     ("--precision fp8 (...) finishes within the deadline and the budget; at the checkpoint's own bf16,
-    "); "" where none does (a training run: :func:`narrower_precisions` has none)."""
+    "); "" where none does (a training run: :func:`narrower_precisions` has none). With it as a move."""
     move = _narrower_run(ranker, offers, lift_budget=True)
     if move is None:
-        return ""
+        return "", None
     both = ranker.w.budget_usd is not None and " with --budget " not in move.option
     within = "the deadline and the budget" if both else "the deadline"
-    return f"{move.text(ranker.w)} finishes within {within}; {_at_precision(ranker)}, "
+    said = f"{move.text(ranker.w)} finishes within {within}"
+    return f"{said}; {_at_precision(ranker)}, ", move.public(ranker.w, "keeps", said)
 
 
 def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
     """Why no offer passes: the constraint that binds and the change that would make something fit."""
+    return dead_end(ranker, offers).text
+
+
+def dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd:
+    """Why no offer passes (:func:`binding_constraint`'s text), and where it names ways out, in parts:
+    what binds and the moves."""
+    found = _dead_end(ranker, offers)
+    return DeadEnd(found) if isinstance(found, str) else found
+
+
+def _dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd | str:
+    """:func:`dead_end`: a text alone where the answer names no move."""
     w = ranker.w
     # what to relax: the kinds that left out any row (an offer's on-demand and spot rows apart); the
     # head counts offers, each once (``Ranker.reject_counts``)
@@ -1037,40 +1122,50 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         free = _relaxed(ranker, offers, no_targets)
         targets = (latency_targets_text(w) or "the latency targets").removeprefix("latency: ")
         if free.rows:
-            return f"no offer meets the {targets} ({head}); " + _latency_fix(
-                ranker, offers, free.rows, counts
-            )
+            why = f"no offer meets the {targets} ({head})"
+            reach, said, moves = _latency_fix(ranker, offers, free.rows, counts)
+            return DeadEnd(f"{why}; {said}", f"{why}; {reach}" if reach else "", tuple(moves), targets)
         # neither alone: with the targets lifted the budget leaves no row, and with the budget lifted no
         # row meets the targets (where one does, the budget binds alone, below)
         if w.budget_usd is not None and (not counts["budget"] or _budget_lifted(ranker, offers) is None):
             both = _relaxed(ranker, offers, {**no_targets, "budget_usd": None})
             if both.rows:
-                return (
+                why = (
                     f"the latency targets and the budget bind together ({head}): no offer within "
-                    f"{budget_text(w.budget_usd)} a month meets the {targets}; "
-                    + _latency_fix(ranker, offers, both.rows, counts, budget_lifted=True)
+                    f"{budget_text(w.budget_usd)} a month meets the {targets}"
                 )
+                reach, said, moves = _latency_fix(ranker, offers, both.rows, counts, budget_lifted=True)
+                return DeadEnd(f"{why}; {said}", f"{why}; {reach}" if reach else "", tuple(moves), targets)
     if w.budget_usd is not None and counts["budget"]:
-        budget_fix = _budget_fix(ranker, offers)
-        if budget_fix:
+        budget_fix, lifted = _budget_fix(ranker, offers)
+        if budget_fix and lifted is not None:
             # a narrower precision that shows a cheaper row comes first (within the budget, else with
             # the budget it needs)
-            moves = [m for m in _moves(ranker, offers, counts) if m.option.startswith("--precision ")]
-            first = (
-                f"{moves[0].text(w)} "
-                + ("would show a cheaper row" if " with --budget " in moves[0].option else "stays within it")
-                + f"; {_at_precision(ranker)}, "
-                if moves
+            narrow = [m for m in _moves(ranker, offers, counts) if m.option.startswith("--precision ")]
+            first_said = (
+                f"{narrow[0].text(w)} "
+                + ("would show a cheaper row" if " with --budget " in narrow[0].option else "stays within it")
+                if narrow
                 else ""
             )
-            return f"the budget binds ({head}): {first}{budget_fix}"
+            first = f"{first_said}; {_at_precision(ranker)}, " if narrow else ""
+            why = f"the budget binds ({head})"
+            # within the budget it keeps what was asked; with the budget it needs, it relaxes the budget
+            group = "relaxes" if narrow and " with --budget " in narrow[0].option else "keeps"
+            ways = [narrow[0].public(w, group, first_said)] if narrow else []
+            ways.append(lifted.public(w, "relaxes", budget_fix))
+            return DeadEnd(f"{why}: {first}{budget_fix}", why, tuple(ways))
     deadline = getattr(w, "deadline_hours", None)
     # a batch's offers that would need more instances than proposed are out for the deadline too
     if deadline is not None and (counts["deadline"] or counts["instances"]):
-        deadline_fix = _deadline_fix(ranker, offers)
+        deadline_fix, later = _deadline_fix(ranker, offers)
         if deadline_fix:
-            first = _deadline_precision(ranker, offers)
-            return f"the deadline binds ({head}): {first}{deadline_fix}"
+            first, narrower = _deadline_precision(ranker, offers)
+            why = f"the deadline binds ({head})"
+            ways = [m for m in (narrower, later) if m is not None]
+            if later is None:  # the deadline proposed shows no row: no way out to list
+                return f"{why}: {first}{deadline_fix}"
+            return DeadEnd(f"{why}: {first}{deadline_fix}", why, tuple(ways))
     if (
         deadline is not None
         and w.budget_usd is not None
@@ -1080,25 +1175,25 @@ def binding_constraint(ranker: Ranker, offers: Sequence[Offer]) -> str:
         # (where neither is lifted the rows are cut for the deadline first, so no budget count shows)
         no_budget = _relaxed_ranker(ranker, {"budget_usd": None})
         no_deadline = _relaxed_ranker(ranker, {"deadline_hours": None})
-        by_time, by_cost = _deadline_fix(no_budget, offers), _budget_fix(no_deadline, offers)
+        by_time, by_cost = _deadline_fix(no_budget, offers)[0], _budget_fix(no_deadline, offers)[0]
         if by_time or by_cost:
-            said = [
+            lifted_said = [
                 f"with the budget lifted, {by_time}" if by_time else "",
                 f"with the deadline lifted, {by_cost}" if by_cost else "",
             ]
-            first = _deadline_precision(ranker, offers)
+            first = _deadline_precision(ranker, offers)[0]
             return (
                 f"the deadline and the budget bind together ({head}): no offer finishes within "
                 f"{duration(deadline * 3600.0)} for {budget_text(w.budget_usd)}; {first}"
-                + "; ".join(filter(None, said))
+                + "; ".join(filter(None, lifted_said))
             )
     if not w.spot_ok and counts["spot-only"]:
         free = _relaxed(ranker, offers, {"spot_allowed": True})
         if free.rows and not (isinstance(w, BatchWorkload) and not w.interruptible):
-            return (
-                f"only interruptible (auction / spot) capacity can run it ({head}): --spot would show "
-                f"{_label(free.rows[0])} at {usd(free.rows[0].total_usd, _per(w))}"
-            )
+            why = f"only interruptible (auction / spot) capacity can run it ({head})"
+            said = f"--spot would show {_label(free.rows[0])} at {usd(free.rows[0].total_usd, _per(w))}"
+            spot = _public({"spot_allowed": True}, said, "relaxes", free.rows[0])
+            return DeadEnd(f"{why}: {said}", why, (spot,))
     if not ranker.include_stale and (counts["stale"] or counts["defunct"]):
         free = _relaxed(ranker, offers, {}, include_stale=True)
         if free.rows:

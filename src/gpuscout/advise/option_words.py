@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-from gpuscout.advise.types import Advice, Config, EstimateSummary, Recommendation
+from gpuscout.advise.types import Advice, Config, EstimateSummary, Move, Recommendation
 
 #: The faces other than the CLI (whose words the advisor's texts already are).
 Face = Literal["form", "api", "python"]
@@ -153,8 +153,8 @@ def python_words(text: str) -> str:
     return say(text, "python")
 
 
-_T = TypeVar("_T", bound=Advice | Recommendation | Config | EstimateSummary)
-_ADVISOR_TYPES = (Advice, Recommendation, Config, EstimateSummary)
+_T = TypeVar("_T", bound=Advice | Recommendation | Config | EstimateSummary | Move)
+_ADVISOR_TYPES = (Advice, Recommendation, Config, EstimateSummary, Move)
 _ADVISOR_NAMES = tuple(t.__name__ for t in _ADVISOR_TYPES)
 
 

@@ -37,8 +37,8 @@ from operator import itemgetter
 from typing import TYPE_CHECKING, NamedTuple
 
 from gpuscout.advise.answer import (
-    binding_constraint,
     common_notes,
+    dead_end,
     engine_cost_note,
     names_its_run,
     picks_rule,
@@ -1318,9 +1318,11 @@ class Ranker:
                 offer, spot, hourly = s.candidate.payload
                 cut.append(self.recommendation(offer, spot, hourly, s.number, s.candidate.cost))
         asked = getattr(self.evaluator, "asked_run", "")
-        binding = None
+        binding, end = None, None
         if diagnose and not shown:
-            binding = self._absent_providers(offers) or binding_constraint(self, offers)
+            absent = self._absent_providers(offers)
+            end = None if absent else dead_end(self, offers)
+            binding = absent or (end.text if end is not None else None)
         return Advice(
             objective=objective,
             rows=tuple(shown),
@@ -1344,6 +1346,9 @@ class Ranker:
             asked_run=asked,
             runs=runs_heading(shown, asked).text,
             engine_note=engine_cost_note(self, offers, [*shown, *cut], binding) if diagnose else "",
+            binding_why=end.why if end is not None else "",
+            moves=end.moves if end is not None else (),
+            binding_repeats=end.repeats if end is not None else "",
         )
 
     def _absent_providers(self, offers: Sequence[Offer]) -> str | None:

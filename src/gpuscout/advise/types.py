@@ -5,7 +5,7 @@ cost against time, the named picks, the targets applied, and what binds when not
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from gpuscout.catalog.offer import Offer
 
@@ -270,6 +270,27 @@ class UncalibratedPick:
         return f"speed uncalibrated for {self.what}; {other}"
 
 
+#: The groups a dead end's ways out fall in, in the order they are said (:class:`Move`).
+MOVE_GROUPS: tuple[str, ...] = ("keeps", "relaxes", "last resort")
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One way out of a dead end (no offer passes): the workload fields it changes, as the workload's
+    own names (``{"precision": "gguf-q4_k_m", "budget_usd": 1262}``; a field set to ``None`` is cleared),
+    the move in words (the CLI's flags, as every advisor text), its group (``MOVE_GROUPS``: it keeps what
+    the work asks of each row, relaxes it, or drops it as a last resort), and the cheapest row it shows:
+    its cost (a serving month or the run) and speed. A move with no ``options`` is a hint no field says
+    ("a prompt shorter than 1,000 tokens"); one with no ``total_usd`` names no row."""
+
+    options: dict[str, Any]
+    text: str
+    group: str = "keeps"
+    total_usd: float | None = None
+    tpot_ms: float | None = None  # serving: the time per output token each user sees on that row
+    time_to_result_s: float | None = None  # a job's time to finish on that row
+
+
 @dataclass(frozen=True, slots=True)
 class Advice:
     """The advisor's whole answer for one workload.
@@ -310,6 +331,14 @@ class Advice:
     # where the user named the engine and the default engine does the same work for at most half the
     # cost: its cheapest row in words (:func:`gpuscout.advise.answer.engine_cost_note`); "" otherwise
     engine_note: str = ""
+    # ``binding`` in parts, where the dead end names its ways out: what binds (the counts, what the
+    # cheapest rows reach) and the moves (``binding`` says both in one text), keeping ones first, then
+    # relaxations, then the last resort, each group cheapest first; "" and () where it names none
+    binding_why: str = ""
+    moves: tuple[Move, ...] = ()
+    # the latency targets ``binding_why`` repeats from ``targets`` (a page that lists the targets above
+    # may say "the latency targets" in their place); "" where it repeats none
+    binding_repeats: str = ""
 
     @property
     def recommendations(self) -> list[Recommendation]:

@@ -144,7 +144,12 @@ def table(workload: Any, advice: Any) -> None:
         print_wrapped(out, printable("every row: " + "; ".join(advice.notes)), prefix="  • ")
     if not recs:
         out.print(Text("No offer can run this workload under these constraints.", style="yellow"))
-        if advice.binding:
+        if advice.moves:  # what binds, then its ways out as bullets, each wrapped under its text
+            out.print(_text(f"Why: {advice.binding_why}; what would give an answer:"), highlight=False)
+            for move in advice.moves:
+                lead = "as a last resort, " if move.group == "last resort" else ""
+                print_wrapped(out, printable(lead + move.text), prefix="    - ")
+        elif advice.binding:
             out.print(_text(f"Why: {advice.binding}"), highlight=False)
         if advice.engine_note:
             out.print(_text(f"Engine: {advice.engine_note}."), style="yellow", highlight=False)

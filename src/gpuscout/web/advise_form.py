@@ -338,6 +338,20 @@ class AdviseRequest:
         params["explain"] = number
         return f"/advise?{urlencode(params)}#rank-{number}"
 
+    def changed_url(self, options: Mapping[str, Any]) -> str:
+        """This form asked again with the workload fields ``options`` changed (a dead end's way out,
+        ``Move.options``; a field given ``None`` is cleared), as a link to this page."""
+        values: dict[str, object] = dict(self.values)
+        for name, value in options.items():
+            if value is None:
+                values.pop(name, None)
+            else:
+                values[name] = form_value(value)
+        params: dict[str, object] = {**values, "kind": self.kind, "objective": self.objective}
+        if self.top != DEFAULT_TOP:
+            params["top"] = self.top
+        return f"/advise?{urlencode(params)}"
+
     @property
     def submitted(self) -> bool:
         """Whether the user asked for this workload: the form was sent, or a link gives a workload field
@@ -371,6 +385,17 @@ class AdviseRequest:
             name = str(exc.errors()[0]["loc"][0])
             raise InvalidInputError(name, f"not accepted: {values.get(name, '')!r}") from None
         return AdvisorOptions.of(checked)
+
+
+def form_value(value: object) -> str:
+    """A workload field's value as the form takes it: "true" for yes, a whole number without ".0",
+    another number whole (its ``repr``: a deadline of 0.11666666666666667 hours is not rounded under the
+    time it was proposed for)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return repr(value) if isinstance(value, float) else str(value)
 
 
 def kind_links(request: AdviseRequest, model_kind: str | None) -> dict[str, str]:

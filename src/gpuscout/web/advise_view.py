@@ -14,7 +14,7 @@ from typing import Any
 from gpuscout.advise.option_words import translate_advice
 from gpuscout.advise.pick_notes import assumed_board_picks, capacity, fastest_premium, late_chance_said
 from gpuscout.advise.reasons import duration as reasons_duration
-from gpuscout.advise.types import PICK_LABELS, PICKS, Advice, Recommendation, UncalibratedPick
+from gpuscout.advise.types import PICK_LABELS, PICKS, Advice, Move, Recommendation, UncalibratedPick
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.memory import gib
 from gpuscout.web.offer_view import OfferRow, to_row
@@ -242,6 +242,10 @@ class AnswerView:
     assumed_boards: list[tuple[int, str]] = field(default_factory=list)
     # "#9 is 5.4x as fast as #1 at 8.9x the cost" (``pick_notes.fastest_premium``); "" where not said
     premium: str = ""
+    # ``binding`` in parts, where it names ways out (``Advice.binding_why``, ``Advice.moves``): what binds,
+    # the latency targets it repeats from "Held to" named as such, then the moves
+    binding_why: str = ""
+    moves: list[Move] = field(default_factory=list)
     pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
     beaten_rule: str = BEATEN_RULE
 
@@ -289,7 +293,17 @@ def answer_view(
         # from the rows shown, as the CLI's picks line reads them
         assumed_boards=assumed_board_picks(recs, advice.picks),
         premium=fastest_premium(recs, advice.picks),
+        binding_why=_held_to(advice.binding_why, advice.binding_repeats),
+        moves=list(advice.moves),
     )
+
+
+def _held_to(why: str, repeats: str) -> str:
+    """``why`` with the latency targets it repeats (``repeats``, listed under "Held to" above it) named
+    as the targets held to."""
+    if not repeats:
+        return why
+    return why.replace(f"the {repeats}", "the latency targets (under “Held to”)")
 
 
 def _rows_shown(advice: Advice, top: int, explain: int | None) -> list[Recommendation]:

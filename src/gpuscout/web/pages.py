@@ -452,6 +452,9 @@ def advise_page(request: Request, services: Services) -> Response:
     answer = answer_view(advice, req.kind, top=req.top, explain=req.explain)
     if not answer.rows and not answer.binding:  # nothing passes and no diagnosis says what binds
         context["loosen"] = _loosen_words(workload)
+    # a dead end's ways out, each with a link to this form asked again with its fields changed (none for
+    # a hint no field says)
+    context["moves"] = [(m, req.changed_url(m.options) if m.options else None) for m in answer.moves]
     images = bool(getattr(workload, "is_images", False))
     context.update(
         answer=answer,

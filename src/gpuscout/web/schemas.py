@@ -653,6 +653,26 @@ class UncalibratedPickOut(BaseModel):
     )
 
 
+class MoveOut(BaseModel):
+    """One way out of a dead end (no row passes)."""
+
+    options: dict[str, Any] = Field(
+        description='the workload fields it changes, e.g. {"precision": "gguf-q4_k_m", "budget_usd": 1262}; '
+        "null clears a field; {} for a hint no field says (a shorter prompt)"
+    )
+    text: str = Field(description="the move in words, with its cheapest row")
+    group: str = Field(
+        description='"keeps" (keeps what the work asks of each row: its latency targets, its deadline), '
+        '"relaxes" (relaxes a constraint) or "last resort" (drops the latency targets); the moves come '
+        "in that order, each group cheapest first"
+    )
+    total_usd: float | None = Field(
+        default=None, description="the cheapest row it shows: its cost (a serving month, or the run)"
+    )
+    tpot_ms: float | None = Field(default=None, description="that row's time per output token (serving)")
+    time_to_result_s: float | None = Field(default=None, description="that row's time to result")
+
+
 class AdviceOut(BaseModel):
     """The advisor's whole answer (``gpuscout.advice``): the Pareto front first, then dominated rows."""
 
@@ -664,6 +684,16 @@ class AdviceOut(BaseModel):
     targets: list[str] = Field(description="what the ranking was held to (latency targets, deadline, budget)")
     notes: list[str] = Field(description="caveats every shown row shares")
     binding: str | None = Field(description="when no row passes: what binds and what would fit")
+    binding_why: str = Field(
+        default="",
+        description="binding in parts, where it names ways out: what binds (the counts, what the cheapest "
+        'rows reach); "" otherwise',
+    )
+    moves: list[MoveOut] = Field(
+        default_factory=list,
+        description="binding in parts: the ways out it names, each with the fields it changes and its "
+        "cheapest row's cost and speed",
+    )
     engine_note: str = Field(
         default="",
         description="where engine was given and the default engine does the same work for at most half "
@@ -705,6 +735,8 @@ class AdviceOut(BaseModel):
             targets=list(advice.targets),
             notes=list(advice.notes),
             binding=advice.binding,
+            binding_why=advice.binding_why,
+            moves=[MoveOut(**dataclasses.asdict(m)) for m in advice.moves],
             engine_note=advice.engine_note,
             considered=advice.considered,
             uncalibrated_picks=[

@@ -1,0 +1,53 @@
+"""``gpuscout recommend``'s dead end (stop 62, a review): "Why:" said what binds and every move in one
+paragraph. It now says what binds, then each move as an indented bullet whose lines wrap under its text
+(at 80 columns too), in the answer's order, the last resort said so."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from gpuscout.cli import app, consoles
+
+runner = CliRunner()
+
+ARGS = [
+    "recommend", "serve", "llama-3.1-70b", "--engine", "llama.cpp", "--concurrency", "4",
+    "--prompt", "1000", "--output", "300", "--budget", "500",
+]  # fmt: skip
+
+
+def _terminal(monkeypatch: pytest.MonkeyPatch, width: int) -> list[str]:
+    """The lines printed to a colourless terminal ``width`` columns wide."""
+    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(consoles, "console", Console(emoji=False))
+    monkeypatch.setattr("gpuscout.cli.output.console", consoles.console)
+    result = runner.invoke(app, ARGS)
+    assert result.exit_code == 0, result.output
+    return re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
+
+
+def test_the_moves_are_bullets_wrapped_under_their_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = _terminal(monkeypatch, 80)
+    assert all(len(line) <= 80 for line in lines), [line for line in lines if len(line) > 80]
+    start = next(i for i, line in enumerate(lines) if line.startswith("Why: "))
+    end = next(i for i, line in enumerate(lines) if line.startswith("See each offer's reason"))
+    why = lines[start:end]
+    first = next(i for i, line in enumerate(why) if line.startswith("    - "))
+    assert " ".join(why[:first]).endswith("what would give an answer:")
+    bullets: list[str] = []
+    for line in why[first:]:
+        if line.startswith("    - "):
+            bullets.append(line[6:])
+        else:
+            assert line.startswith("      ") and line[6] != " ", line  # under the bullet's text
+            bullets[-1] += " " + line[6:]
+    assert len(bullets) == 3, bullets
+    assert bullets[0].startswith("--precision gguf-q4_k_m with --budget ")
+    assert bullets[1].startswith("--tpot-ms ")
+    assert bullets[2].startswith("as a last resort, --latency-targets none with --budget ")
+    assert "a month, serves " in bullets[2]
