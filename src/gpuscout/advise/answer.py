@@ -550,7 +550,10 @@ def _latency_floor(ranker: Ranker, offers: Sequence[Offer]) -> _LatencyFloor | N
             e = ev.infer(acc, tp, 1)
             if e is None or not e.fits:
                 continue
-            where = f"TP{tp} on {acc.name}" if tp > 1 else f"1x {acc.name}"
+            # the layout the engine runs: llama.cpp splits by layers ("8-way layer split on MI355X"),
+            # as its rows say, where a server engine splits each layer's tensors (TP8)
+            split = f"{tp}-way layer split" if e.parallel == "layer" else f"TP{tp}"
+            where = f"{split} on {acc.name}" if tp > 1 else f"1x {acc.name}"
             if e.ttft_ms < ttft:
                 ttft, ttft_where = e.ttft_ms, where
             t = tpot_ms(e)
