@@ -1,9 +1,11 @@
 """``gpuscout recommend``'s dead end (stop 62, a review): "Why:" said what binds and every move in one
 paragraph. It now says what binds, then each move as an indented bullet whose lines wrap under its text
-(at 80 columns too), in the answer's order, the last resort said so."""
+(at 80 columns too), in the answer's order, the last resort said so; --json gives them with their
+fields."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -51,3 +53,15 @@ def test_the_moves_are_bullets_wrapped_under_their_text(monkeypatch: pytest.Monk
     assert bullets[1].startswith("--tpot-ms ")
     assert bullets[2].startswith("as a last resort, --latency-targets none with --budget ")
     assert "a month, serves " in bullets[2]
+
+
+def test_the_json_gives_the_moves_with_their_fields() -> None:
+    result = runner.invoke(app, [*ARGS, "--json"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["binding"].startswith(answer["binding_why"] + "; what would give an answer: ")
+    moves = answer["moves"]
+    assert [m["group"] for m in moves] == ["keeps", "relaxes", "last resort"]
+    assert moves[0]["options"]["precision"] == "gguf-q4_k_m" and moves[0]["total_usd"] > 0
+    assert moves[2]["options"]["latency_targets"] == "none"
+    assert all(m["text"] in answer["binding"] for m in moves)

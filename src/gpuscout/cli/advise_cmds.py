@@ -545,6 +545,9 @@ def _run(workload: Any, shared: Shared) -> None:
                         ],
                         "picks_rule": answer.picks_rule,
                         "binding": answer.binding,
+                        # ``binding`` in parts: what binds and the ways out, each with its fields
+                        "binding_why": answer.binding_why,
+                        "moves": [dataclasses.asdict(m) for m in answer.moves],
                         "engine_note": answer.engine_note,
                         "considered": answer.considered,
                         "recommendations": shown,
