@@ -140,8 +140,9 @@ def test_the_model_page_reads_a_token_count_up_to_the_estimators_limit(client: T
     r = client.get(f"/models/{M}", params={"context": str(MAX_CONTEXT + 1)})
     assert r.status_code == 422
     assert _field_error(r.text, "context") == (
-        f"Context (tokens) must be a whole number from 1 to {MAX_CONTEXT:,}; you typed “{MAX_CONTEXT + 1}”"
-    )  # was "from 1 to 1,048,576"
+        "Context (tokens) must be a whole number from 1 to 131,072 (llama-3.1-8b's context); "
+        f"you typed “{MAX_CONTEXT + 1}”"
+    )  # was "from 1 to 1,048,576", then the estimator's 10,000,000 (past the model's window: stop 62)
     api = client.get(f"/api/v1/models/{M}", params={"context": 2_000_000})
     assert api.status_code == 422 and api.json()["accepted"] != "1..1048576"  # the model's window refuses it
 

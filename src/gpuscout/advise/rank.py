@@ -81,6 +81,7 @@ from gpuscout.advise.types import (
     Recommendation,
     UnitCosts,
 )
+from gpuscout.advise.window import request_past_window, sequence_past_window
 from gpuscout.advise.workload import (
     AnyWorkload,
     BatchWorkload,
@@ -1417,15 +1418,9 @@ class Ranker:
         tokens = isinstance(w, ServeWorkload) or (isinstance(w, BatchWorkload) and not w.is_images)
         if isinstance(w, ServeWorkload | BatchWorkload) and tokens:
             limit = self.be.max_context(w.model) if self.be.max_context is not None else None
-            if limit and w.prompt_tokens + w.output_tokens > limit:
-                # the field named is the larger share; the accepted range names both
-                field = "output_tokens" if w.output_tokens > w.prompt_tokens else "prompt_tokens"
-                raise InvalidInputError(
-                    field,
-                    f"{w.prompt_tokens:,} prompt + {w.output_tokens:,} output tokens exceed "
-                    f"{self.be.model_name(w.model)}'s context of {limit:,} tokens",
-                    f"prompt_tokens + output_tokens <= {limit:,} (or a model with a longer context)",
-                )
+            past = request_past_window(w.prompt_tokens, w.output_tokens, self.be.model_name(w.model), limit)
+            if past is not None:  # the field named is the larger share; the accepted range names both
+                raise past
         if isinstance(w, FinetuneWorkload | PretrainWorkload):
             limit = (
                 self.be.max_context(w.model)
@@ -1433,13 +1428,10 @@ class Ranker:
                 and not (isinstance(w, PretrainWorkload) and w.params_b is not None)
                 else None
             )
-            if limit and isinstance(w, FinetuneWorkload) and w.seq_len > limit:
-                raise InvalidInputError(
-                    "seq_len",
-                    f"{w.seq_len:,} tokens exceed {self.be.model_name(w.model)}'s context of "
-                    f"{limit:,} tokens",
-                    f"seq_len <= {limit:,}",
-                )
+            if limit and isinstance(w, FinetuneWorkload):
+                past = sequence_past_window(w.seq_len, self.be.model_name(w.model), limit)
+                if past is not None:
+                    raise past
         if w.providers:
             listed = {o.provider.lower() for o in offers}
             known = set(self.be.provider_ids()) if self.be.provider_ids is not None else set()

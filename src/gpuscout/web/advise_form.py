@@ -37,11 +37,13 @@ from gpuscout.web.form_errors import (
     FieldError,
     FormErrors,
     bounds,
+    gpuscout_error,
     kind_words,
     range_words,
     strip_optional,
     unknown_parameters,
 )
+from gpuscout.web.numbers import USE_A_DOT, decimal_comma, ungrouped
 from gpuscout.web.schemas import TRAINING_KINDS, TRAINING_OPTIONS, AdvisorOptionsIn
 from gpuscout.web.services import AdvisorOptions
 
@@ -76,9 +78,10 @@ HELP: dict[str, str] = {
     "regions": "substrings, comma-separated",
     "providers": "comma-separated",
     "accelerators": "names or families (H100), comma-separated",
-    "budget_usd": "serve: per month",
-    "egress_gb": "serve: per month",
-    "precision": "weight format",
+    "budget_usd": "per month",
+    "egress_gb": "per month",
+    "precision": "weight format; native: the checkpoint's own",
+    "engine": "auto: llama.cpp for GGUF, else vLLM",
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
     "micro_batch": "per GPU; default: the fastest that fits",
@@ -90,6 +93,22 @@ HELP: dict[str, str] = {
     "checkpoint_write_gbps": "per node; default 1 (a network volume); more for local NVMe or async saves",
     "unlisted_host_ram": "x GPU memory, for offers that list no RAM; default 2.15 (the median host)",
 }
+#: The hints of a run's kinds where they differ from an endpoint's (``HELP``): a batch, a fine-tune and a
+#: pre-training run are budgeted, and move their outputs or checkpoints out, for the whole run (the
+#: workload's ``budget_usd`` and ``egress_gb``), an endpoint per month.
+RUN_HELP: dict[str, str] = {
+    "budget_usd": "per run",
+    "egress_gb": "per run",
+}
+
+
+def field_help(name: str, kind: str) -> str:
+    """The hint under the input ``name`` of the form of ``kind``."""
+    if kind != "serve" and name in RUN_HELP:
+        return RUN_HELP[name]
+    return HELP.get(name, "")
+
+
 # Labels where the generated one would not read well.
 LABELS: dict[str, str] = {
     "requests_per_s": "Requests per second",
@@ -126,7 +145,9 @@ def precision_choices() -> tuple[tuple[str, str], ...]:
     names = accepted_precisions()
     first = [n for n in COMMON_PRECISIONS if n in names]
     rest = [n for n in names if n not in first]
-    out = [("", "native · the checkpoint's own format")]  # the workload default (precision None)
+    # the workload default (precision None): a short label that reads whole in the select, its meaning
+    # in the hint under it (HELP)
+    out = [("", "native")]
     for n in (*first, *rest):
         label = resolve_precision(n).label
         out.append((n, label if label.lower() == n else f"{n} · {label}"))
@@ -141,7 +162,7 @@ def engine_choices() -> tuple[tuple[str, str], ...]:
         CALIBRATION,
         key=lambda n: (n not in COMMON_ENGINES, COMMON_ENGINES.index(n) if n in COMMON_ENGINES else 0, n),
     )
-    auto = ("", "auto · llama.cpp for GGUF, else vLLM")  # the workload default (engine None)
+    auto = ("", "auto")  # the workload default (engine None), said in the hint under the select (HELP)
     return (auto, *((n, resolve_engine(n).label) for n in names))
 
 
@@ -293,8 +314,9 @@ def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
 
 
 def common_fields(kind: str) -> list[FormField]:
+    """The constraints every kind has, with the hints of ``kind`` (a budget per month or per run)."""
     cls = KIND_CLASSES[kind]
-    return [_field(n, cls.model_fields[n]) for n in COMMON_FIELDS]
+    return [replace(_field(n, cls.model_fields[n]), help=field_help(n, kind)) for n in COMMON_FIELDS]
 
 
 #: The advisor's options beside the workload (``gpuscout recommend --include-stale
@@ -378,7 +400,7 @@ class AdviseRequest:
     def options(self) -> AdvisorOptions:
         """The advisor's options as typed (``InvalidInputError`` naming the input when one is not a
         value of its field: ``check_values`` says so first, at the field)."""
-        values = {n: self.values[n] for n in option_names(self.kind) if n in self.values}
+        values = {n: ungrouped(self.values[n]) for n in option_names(self.kind) if n in self.values}
         try:
             checked = AdvisorOptionsIn.model_validate(values)  # yes/no, true/false, 1/0 for the stale offers
         except ValidationError as exc:
@@ -479,10 +501,18 @@ def field_labels(kind: str) -> dict[str, str]:
 BATCH_TOTALS = {"llm": "output_tokens_total", "diffusion": "images_total"}
 
 
-def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormErrors:
+def check_values(
+    request: AdviseRequest,
+    model_kind: str | None = None,
+    window: tuple[str, int] | None = None,
+    model_error: FieldError | None = None,
+) -> FormErrors:
     """Every input that is not a value of its field's type and range, in plain words at the field
-    (the workload's own rules across fields are checked when it is built), and a submitted batch's
-    missing total where the model's kind says which one it needs."""
+    (the workload's own rules across fields are checked when it is built), a submitted batch's
+    missing total where the model's kind says which one it needs, and, in the same pass, what the
+    ranker would refuse next: the tokens past the model's context ``window`` ((name, tokens) of a
+    language model) and the model name's own error ``model_error`` (an unknown name, with the closest
+    ones). One submit says every error, not a second round once the ranges are fixed."""
     cls = KIND_CLASSES[request.kind]
     labels = field_labels(request.kind)
     errors = FormErrors()
@@ -501,13 +531,46 @@ def check_values(request: AdviseRequest, model_kind: str | None = None) -> FormE
             continue
         problem = _check_one(raw, info, name)
         if problem:
+            dot = f" ({USE_A_DOT})" if decimal_comma(raw) else ""
             errors.add(
-                FieldError(name, f"{labels[name]} must be {problem}; you typed “{raw[:QUOTED_NAME_CHARS]}”")
+                FieldError(
+                    name, f"{labels[name]} must be {problem}; you typed “{raw[:QUOTED_NAME_CHARS]}”{dot}"
+                )
             )
     total = BATCH_TOTALS.get(model_kind or "") if request.kind == "batch" else None
     if total and request.submitted and not any(t in request.values for t in BATCH_TOTALS.values()):
         errors.add(FieldError(total, f"{labels[total]} is required"))
+    if model_error is not None:
+        errors.add(model_error)
+    if window is not None and (request.kind != "batch" or model_kind == "llm"):
+        past = _past_window(request, window, errors)
+        if past is not None:
+            found = gpuscout_error(past, labels)
+            if isinstance(found, FieldError):
+                errors.add(found)
     return errors
+
+
+def _past_window(
+    request: AdviseRequest, window: tuple[str, int], errors: FormErrors
+) -> InvalidInputError | None:
+    """The ranker's error for the tokens of ``request`` past the model's ``window`` (the same words:
+    :mod:`gpuscout.advise.window`), from the values as typed or their defaults; none while a count it
+    adds up has an error of its own."""
+    from gpuscout.advise.window import request_past_window, sequence_past_window
+
+    names = ("seq_len",) if request.kind == "finetune" else ("prompt_tokens", "output_tokens")
+    if request.kind not in ("serve", "batch", "finetune") or any(n in errors.by_field for n in names):
+        return None
+    fields = KIND_CLASSES[request.kind].model_fields
+    counts = []
+    for name in names:
+        raw = request.values.get(name)
+        counts.append(token_count(ungrouped(raw), name) if raw is not None else int(fields[name].default))
+    model, limit = window
+    if request.kind == "finetune":
+        return sequence_past_window(counts[0], model, limit)
+    return request_past_window(counts[0], counts[1], model, limit)
 
 
 def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
@@ -521,6 +584,7 @@ def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
     if get_origin(annotation) is Literal:
         return "" if raw in {str(v) for v in get_args(annotation)} else expected
     if annotation in (int, float):
+        raw = ungrouped(raw)
         try:
             value: float
             if name in TOKEN_FIELDS:  # a token count as the CLI reads it (32k); its error is a ValueError
@@ -620,6 +684,8 @@ def build_workload(request: AdviseRequest, known_region: Callable[[str], bool] |
             data[name] = region_terms([raw], known_region or _no_region)
         elif info is not None and get_origin(strip_optional(info.annotation)) is tuple:
             data[name] = tuple(p.strip() for p in raw.split(",") if p.strip())
+        elif info is not None and strip_optional(info.annotation) in (int, float):
+            data[name] = ungrouped(raw)  # 1,000 as the form's errors read it (check_values)
         else:
             data[name] = raw
     return Workload.from_dict(data)

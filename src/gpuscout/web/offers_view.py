@@ -13,7 +13,15 @@ from gpuscout.catalog.provider_ids import NoOffersFrom, provider_ids
 from gpuscout.catalog.query import OfferQuery, ProviderShutDown, region_known, shut_down
 from gpuscout.errors import UnknownNameError
 from gpuscout.web.filters import FIELD_LABELS, OfferFilters
-from gpuscout.web.form_errors import FieldError, FormErrors, gpuscout_error, shown_name, validation_errors
+from gpuscout.web.form_errors import (
+    FieldError,
+    FormErrors,
+    gpuscout_error,
+    shown_name,
+    strip_optional,
+    validation_errors,
+)
+from gpuscout.web.numbers import ungrouped
 from gpuscout.web.offer_view import OfferRow
 
 if TYPE_CHECKING:
@@ -21,10 +29,18 @@ if TYPE_CHECKING:
     from gpuscout.web.services import WebServices
 
 
+def _ungrouped_number(name: str, raw: str) -> str:
+    """``raw`` without digit group separators where ``name`` is a numeric filter (``max_price=1,000``)."""
+    info = OfferFilters.model_fields.get(name)
+    if info is None or strip_optional(info.annotation) not in (int, float):
+        return raw
+    return ungrouped(raw)
+
+
 def parse_filters(raw: Mapping[str, str], services: WebServices) -> tuple[OfferFilters | None, FormErrors]:
     """The filters of the query string, or every error at its field (``None`` then)."""
-    try:
-        filters = OfferFilters.model_validate(dict(raw))
+    try:  # a number with digit groups (1,000) read as the advisor's form reads it
+        filters = OfferFilters.model_validate({k: _ungrouped_number(k, v) for k, v in raw.items()})
     except ValidationError as exc:
         return None, validation_errors(exc, OfferFilters, FIELD_LABELS)
     errors = FormErrors()

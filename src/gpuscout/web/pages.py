@@ -43,6 +43,7 @@ from gpuscout.web.gpu_view import (
     sibling_variants,
     variant_prices,
 )
+from gpuscout.web.numbers import ungrouped
 from gpuscout.web.offers_view import columns, parse_filters, relaxations, with_provider_ids
 from gpuscout.web.overview import Freshness, answer_cards, freshness
 from gpuscout.web.query_params import StrictQueryRoute, list_fields, no_query_parameters, one_value_each
@@ -50,6 +51,13 @@ from gpuscout.web.services import WebServices, source_out
 from gpuscout.web.templating import query_string, render
 
 router = APIRouter(include_in_schema=False)
+
+
+@router.get("/offers", response_class=HTMLResponse)
+def offers_alias(request: Request) -> Response:
+    """``/offers`` is the offers page, ``/`` (the nav's "Offers"): a redirect keeping the query."""
+    query = request.url.query
+    return RedirectResponse("/" + (f"?{query}" if query else ""), status_code=308)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -340,13 +348,16 @@ def model_page(request: Request, services: Services, name: str) -> Response:
     context = model_view.default_context(spec)  # the model's window where shorter than the default
     if raw["context"]:
         try:  # a token count as every face reads one (32k, 1.5M), in the estimator's range
-            context = token_count(raw["context"], "context")
+            context = token_count(ungrouped(raw["context"]), "context")
             if not 1 <= context <= MAX_CONTEXT:
                 raise ValueError
         except (InvalidInputError, ValueError):
+            window = spec.max_position_embeddings if spec.kind == "llm" else 0
+            most = (  # the model's own limit where it has one (the estimator's longest is past it)
+                f"{window:,} ({spec.name}'s context)" if 0 < window <= MAX_CONTEXT else f"{MAX_CONTEXT:,}"
+            )
             message = (
-                f"Context (tokens) must be a whole number from 1 to {MAX_CONTEXT:,}; "
-                f"you typed “{raw['context'][:40]}”"
+                f"Context (tokens) must be a whole number from 1 to {most}; you typed “{raw['context'][:40]}”"
             )
             errors.add(FieldError("context", message))
             context = model_view.default_context(spec)
@@ -420,7 +431,10 @@ def advise_page(request: Request, services: Services) -> Response:
     # the form leaves out the fields this kind of model does not use (resolved once: a disk check of the
     # imported models, and for an unknown name the closest-name search)
     model_kind, resolved, unknown = _typed_model(req)
-    errors = advise_form.check_values(req, model_kind)
+    labels = advise_form.field_labels(req.kind)
+    # the model's own error and its context are said with the ranges, in one round (not after a resubmit)
+    model_error = _model_error(req, unknown, labels) if unknown is not None else None
+    errors = advise_form.check_values(req, model_kind, _window(resolved), model_error)
     # a parameter the form does not read is said, not ranked without (/advise?prompt=2000: not the
     # default 1,024 prompt tokens)
     errors.general.extend(advise_form.stray_params(params, req.kind))
@@ -429,7 +443,6 @@ def advise_page(request: Request, services: Services) -> Response:
     if not req.has_model or errors:
         context["errors"] = _placed(req, model_kind, errors)
         return render(request, "advise.html", context, status_code=422 if errors else 200)
-    labels = advise_form.field_labels(req.kind)
     try:
         if unknown is not None:
             raise unknown
@@ -488,15 +501,40 @@ def _advise_error(
 ) -> Response:
     """The form again with ``exc`` at its field (or above the form), 422."""
     errors = FormErrors()
+    found = _error_at_field(req, exc, labels)
+    if isinstance(found, FieldError):
+        errors.add(found)
+    else:
+        errors.general.append(found)
+    context["errors"] = _placed(req, model_kind, errors)
+    return render(request, "advise.html", context, status_code=422)
+
+
+def _error_at_field(
+    req: advise_form.AdviseRequest, exc: GpuscoutError, labels: dict[str, str]
+) -> FieldError | str:
+    """``exc`` at its field of the form, an unknown name with a link per suggested name; a ``str`` when
+    it names no field of the form."""
     found = _web_error(exc, labels, {"name": "model"})
     if isinstance(found, FieldError) and found.field in labels:
         if isinstance(exc, UnknownNameError) and found.suggestions and not found.links:
             found = replace(found, links=_suggestion_links(req, found.field, exc))
-        errors.add(found)
-    else:
-        errors.general.append(str(found))
-    context["errors"] = _placed(req, model_kind, errors)
-    return render(request, "advise.html", context, status_code=422)
+        return found
+    return str(found)
+
+
+def _model_error(req: advise_form.AdviseRequest, exc: GpuscoutError, labels: dict[str, str]) -> FieldError:
+    """The typed model's error (an unknown name) at the model input."""
+    found = _error_at_field(req, exc, labels)
+    return found if isinstance(found, FieldError) else FieldError("model", found)
+
+
+def _window(resolved: model_view.Resolved | None) -> tuple[str, int] | None:
+    """(name, context tokens) of the typed model where it is a language model with a known window (what
+    the ranker checks a workload's tokens against: ``Backends.max_context``)."""
+    if resolved is None or resolved.spec.kind != "llm" or resolved.spec.max_position_embeddings <= 0:
+        return None
+    return resolved.spec.name, resolved.spec.max_position_embeddings
 
 
 def _suggestion_links(
