@@ -12,6 +12,8 @@ from fastapi.testclient import TestClient
 from tests.web.test_s46_params import _field_error
 
 M = "llama-3.1-8b"
+#: Where a page echoes its inputs as typed: the inputs' values and the links that carry them.
+ECHO = r'(value|href)="[^"]*"'
 
 
 def _errors(html: str) -> dict[str, str]:
@@ -168,3 +170,15 @@ def test_the_default_precision_and_engine_read_whole_and_are_explained_in_the_hi
         first = unescape(select.split("<option", 2)[1].split(">", 1)[1].split("<", 1)[0]).strip()
         assert first == short, first
         assert explained in _hint(html, name)
+
+
+@pytest.mark.parametrize(
+    ("field", "typed"), [("users", "1,000"), ("users", "1 000"), ("context", "32\u202f000")]
+)
+def test_the_faq_reads_digit_groups(client: TestClient, field: str, typed: str) -> None:
+    plain = {"users": "1000", "context": "32000"}[field]
+    r = client.get("/faq", params={"model": M, field: typed})
+    assert r.status_code == 200 and f'id="err-{field}"' not in r.text, _errors(r.text)
+    answers = client.get("/faq", params={"model": M, field: plain}).text
+    # the same answers: the page differs only where it echoes the input as typed
+    assert re.sub(ECHO, "", r.text) == re.sub(ECHO, "", answers)

@@ -735,13 +735,14 @@ def _whole_number(
     field (its range is the FAQ's, said when the number is out of it)."""
     if not text:
         return None
+    plain = ungrouped(text)  # 1,000 or 32 000, as the advisor's form reads a number
     if tokens:
         try:
-            return token_count(text, name)
+            return token_count(plain, name)
         except InvalidInputError:
             what = "a whole number of tokens (32768, 32k, 1.5M)"
     else:
-        number = whole_number_text(text)
+        number = whole_number_text(plain)
         if number is not None:
             return number
         what = "a whole number"
