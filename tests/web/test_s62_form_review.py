@@ -182,3 +182,14 @@ def test_the_faq_reads_digit_groups(client: TestClient, field: str, typed: str) 
     answers = client.get("/faq", params={"model": M, field: plain}).text
     # the same answers: the page differs only where it echoes the input as typed
     assert re.sub(ECHO, "", r.text) == re.sub(ECHO, "", answers)
+
+
+@pytest.mark.parametrize(
+    "params", [{"kind": "finetune"}, {"kind": "pretrain"}, {"kind": "batch", "model": "flux.1-dev"}]
+)
+def test_a_precision_with_no_native_choice_has_no_native_hint(
+    client: TestClient, params: dict[str, str]
+) -> None:
+    html = client.get("/advise", params=params).text
+    select = html.split('name="precision"', 1)[1].split("</select>", 1)[0]
+    assert ">native<" not in select and "native" not in _hint(html, "precision")

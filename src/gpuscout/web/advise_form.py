@@ -93,6 +93,9 @@ HELP: dict[str, str] = {
     "checkpoint_write_gbps": "per node; default 1 (a network volume); more for local NVMe or async saves",
     "unlisted_host_ram": "x GPU memory, for offers that list no RAM; default 2.15 (the median host)",
 }
+#: The precision's hint where the form lists the kind's own formats (a training run's, an image
+#: pipeline's), which have no "native" choice.
+OWN_CHOICES_HELP = "weight format"
 #: The hints of a run's kinds where they differ from an endpoint's (``HELP``): a batch, a fine-tune and a
 #: pre-training run are budgeted, and move their outputs or checkpoints out, for the whole run (the
 #: workload's ``budget_usd`` and ``egress_gb``), an endpoint per month.
@@ -308,8 +311,11 @@ def kind_fields(kind: str, model_kind: str | None = None) -> list[FormField]:
         choices = image_precision_choices()
     elif kind in TRAINING_METHODS:  # what training accepts, not the inference formats (GGUF, int4...)
         choices = training_precision_choices(kind)
-    if choices is not None:
-        fields = [replace(f, options=choices) if f.name == "precision" else f for f in fields]
+    if choices is not None:  # with no "native" choice, the hint says none either
+        own = replace(
+            _field("precision", cls.model_fields["precision"]), options=choices, help=OWN_CHOICES_HELP
+        )
+        fields = [own if f.name == "precision" else f for f in fields]
     return fields
 
 
