@@ -23,7 +23,7 @@ from gpuscout.advise.rank import (
     _fleet_most,
     _job_time,
     _prices,
-    billing_sized,
+    billing_options,
     build_rows,
     choice_group,
     prefilter_reason,
@@ -71,10 +71,19 @@ def rank_naive(
         for spot, hourly in _prices(workload, offer):
             # a spot row of a batch under a deadline: as many more instances as its reclaims need
             sized = spot_sized(workload, full, terms, ranker.a) if spot else full
-            # a batch without one: on the instances its billing gives at no extra cost
-            sized = billing_sized(workload, sized, terms, spot, ranker.a, _fleet_most(offer))
+            # then on the most instances its expected bill keeps within the cost tolerance; under a budget
+            # that count's cost is over, the most of those whose cost is within it (none: out for the budget)
+            options = billing_options(workload, sized, terms, spot, ranker.a, _fleet_most(offer))
+            prices = data_prices(offer, terms, ranker.a)
+            budget = workload.budget_usd
+            sized = options[0]
+            for option in options:
+                option_cm = cost_model(option, workload, terms, spot, ranker.a)
+                if budget is None or breakdown(option_cm, hourly, prices).total <= budget:
+                    sized = option
+                    break
             cm = cost_model(sized, workload, terms, spot, ranker.a)
-            total = breakdown(cm, hourly, data_prices(offer, terms, ranker.a)).total
+            total = breakdown(cm, hourly, prices).total
             time = _job_time(workload, sized, cm)
             if not total < math.inf or (workload.budget_usd is not None and total > workload.budget_usd):
                 continue

@@ -107,7 +107,9 @@ def test_a_deadline_that_alone_shows_no_row_is_not_promised() -> None:
     plain = offer("cloud", "H100-SXM", 1, 2.0)
     capped = Assumptions(max_instances=4)
     base = BatchWorkload(model="small", images_total=13_700)
-    (one,) = advise(base, [plain], backends=BE, assumptions=capped, now=NOW).rows
+    # one instance's cost (capped at one: billing would spread the job within the cost tolerance,
+    # ``rank.billing_sized``)
+    (one,) = advise(base, [plain], backends=BE, assumptions=Assumptions(max_instances=1), now=NOW).rows
     assert one.config.instances == 1 and one.cost is not None
     w = base.model_copy(update={"deadline_hours": 1 / 60, "budget_usd": one.cost.total * 1.0001})
     found = advise(w, [plain], backends=BE, assumptions=capped, now=NOW)

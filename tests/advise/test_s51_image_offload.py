@@ -5,6 +5,8 @@ its denoiser alone fits there, which left out the cards most often rented for it
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from gpuscout.advise.api import advise
@@ -16,7 +18,10 @@ from tests.advise.helpers import NOW, offer
 
 def _row(gpu: str, memory: float):  # type: ignore[no-untyped-def]
     w = BatchWorkload(model="flux.1-dev", images_total=1_000)
-    answer = advise(w, [offer("aws", gpu, 1, 1.0, memory=memory)], top=1, now=NOW)  # per second: one instance
+    # one instance listed free: billing does not spread the batch (``rank.billing_sized``), so the row's
+    # time is the whole job's on one card
+    listed = dataclasses.replace(offer("aws", gpu, 1, 1.0, memory=memory), available_count=1)
+    answer = advise(w, [listed], top=1, now=NOW)
     return answer.rows[0] if answer.rows else None
 
 

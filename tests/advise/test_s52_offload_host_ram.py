@@ -59,7 +59,10 @@ def test_an_offer_without_a_ram_figure_is_kept_and_told_what_to_check() -> None:
 
 
 def test_a_card_that_holds_the_pipeline_ignores_the_ram() -> None:
-    h100 = _with_ram(offer("aws", "H100-SXM", 1, 2.0, memory=80.0), 16.0)  # per second: one instance
+    # one listed free: billing does not spread the batch (rank.billing_sized), the time is one card's
+    h100 = dataclasses.replace(
+        _with_ram(offer("aws", "H100-SXM", 1, 2.0, memory=80.0), 16.0), available_count=1
+    )
     answer = advise(W, [h100], top=5, now=NOW)
     assert len(answer.rows) == 1
     assert not any("host RAM" in w for w in answer.rows[0].warnings)

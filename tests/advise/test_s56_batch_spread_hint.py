@@ -21,19 +21,16 @@ def _row(extra: dict[str, object]):  # type: ignore[no-untyped-def]
     return advise(w, OFFERS, top=1).rows[0]
 
 
-def test_a_long_one_instance_run_says_what_eight_would_take() -> None:
+def test_a_long_run_is_spread_itself_rather_than_hinted() -> None:
+    # stop 62: the hint's case (eight instances finish it for a few per cent more) is now the row itself:
+    # per-second billing spreads a batch over the most instances within the front's cost tolerance
+    # (rank.billing_sized), so the long run is on more than one instance and says no hint
     row = _row({"output_tokens_total": 2e9})
-    assert row.config.instances == 1 and row.time_s is not None and row.time_s >= SPREAD_HINT_MIN_S
-    (hint,) = [r for r in row.reasons if "instances of this offer" in r]
-    more = float(re.search(r"\(([+-][\d.]+) %", hint).group(1))  # type: ignore[union-attr]
-    assert 0 <= more <= 5.0
-    days = int(re.search(r"--deadline (\d+)d asks for it", hint).group(1))  # type: ignore[union-attr]
-    # the deadline it names gets the spread row: more instances, finishing within it
-    asked = _row({"output_tokens_total": 2e9, "deadline_hours": days * 24})
-    assert asked.config.instances > 1 and asked.time_to_result_s is not None
-    assert asked.time_to_result_s <= days * 86400
-    assert asked.total_usd is not None and row.total_usd is not None
-    assert asked.total_usd <= row.total_usd * 1.05
+    assert row.config.instances > 1 and row.time_s is not None
+    assert row.time_s * row.config.instances >= SPREAD_HINT_MIN_S  # long on one instance
+    assert not any("instances of this offer" in r for r in row.reasons)
+    why = rf"{row.config.instances} instances (at no extra cost|for [\d.]+ % more)"
+    assert any(re.match(why, r) for r in row.reasons), row.reasons
 
 
 def test_a_short_run_or_a_deadline_says_nothing_of_it() -> None:

@@ -8,6 +8,8 @@ that, with the GPUs of each. A row on several instances says why (the advisor's 
 
 from __future__ import annotations
 
+import re
+
 from gpuscout.advise.backends import default_backends
 from gpuscout.advise.faq import faq
 from gpuscout.advise.rank import Ranker
@@ -57,14 +59,15 @@ def test_a_spot_offer_without_an_on_demand_price_is_compared_as_what_it_is() -> 
 
 
 def test_a_row_on_several_instances_says_why() -> None:
-    # one B200: a 100M-token batch spreads over 3 instances at no extra cost under per-hour billing
-    spot = faq("llama-3.1-8b", [offer("verda", "B200", 1, 4.89, spot=1.71, memory=180)], now=NOW).answers[2]
+    # one B200 billed per second: a 100M-token batch spreads over several instances within the cost
+    # tolerance (rank.billing_sized; stop 62: Verda's unknown increment, assumed per hour, spread it over
+    # 3 x 59 min "at no extra cost", 1.7 % short of each instance's 1st hour, and no longer does)
+    spot = faq("llama-3.1-8b", [offer("aws", "B200", 1, 4.89, spot=1.71, memory=180)], now=NOW).answers[2]
     batch_rows = [r for r in spot.offers if r.config.instances > 1]
     assert batch_rows, "premise: the batch job runs on several instances"
     n = batch_rows[0].config.instances
     line = next(d for d in spot.details if d.startswith("batch generation"))
     assert f"{n} x 1x B200" in line
-    assert (
-        f"{n} instances at no extra cost: billed no more than one instance alone would be, each doing 1/{n}"
-        in line
-    )
+    said = rf"{n} instances (at no extra cost|for [\d.]+ % more): billed .* one instance alone would be"
+    said += rf".*each doing 1/{n}"
+    assert re.search(said, line), line

@@ -6,6 +6,7 @@ from gpuscout's own physics and terms; the catalog scenario uses the bundled sna
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 
@@ -385,7 +386,8 @@ def test_a_batch_takes_its_tokens_over_the_rate_that_already_pays_for_the_prompt
     # prompt token again at one prompt's prefill speed (70B, 500M tokens: 8.6 days where 5.6 were due)
     from gpuscout import estimate
 
-    one = offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100")
+    # one listed free: billing does not spread the batch (rank.billing_sized), the rate is one card's
+    one = dataclasses.replace(offer("lambda", "H100-SXM", 1, 2.5, instance="1xh100"), available_count=1)
     w = BatchWorkload(model="llama-3.1-8b", output_tokens_total=1e8, prompt_tokens=4000, output_tokens=256)
     (rec,) = recommend(w, [one], now=NOW)
     e = estimate("llama-3.1-8b", "H100-SXM", batch="max", context_in=4000, context_out=256)

@@ -60,7 +60,8 @@ from gpuscout.advise.cost import (
     data_prices_for,
 )
 from gpuscout.advise.evaluators import evaluator_for
-from gpuscout.advise.pareto import MAX_COST_ALLOWANCE, most_allowance
+from gpuscout.advise.fleet_billing import expected_billed_h
+from gpuscout.advise.pareto import COST_TOLERANCE, MAX_COST_ALLOWANCE, most_allowance
 from gpuscout.advise.reasons import (
     RowContext,
     beaten_reason,
@@ -250,7 +251,7 @@ def _with_instances(ev: ConfigEval, k: int) -> ConfigEval:
 
 
 def _fleet_most(offer: Offer) -> int:
-    """The most instances of ``offer`` a batch is spread over at no extra cost (``billing_sized``):
+    """The most instances of ``offer`` a batch is spread over (``billing_sized``):
     ``FREE_INSTANCES_MAX``, or fewer where the provider lists fewer free."""
     listed = offer.available_count
     return FREE_INSTANCES_MAX if listed is None else max(1, min(FREE_INSTANCES_MAX, listed))
@@ -294,35 +295,68 @@ def too_likely_late(cm: CostModel, a: Assumptions) -> bool:
 SPREAD_HINT_MIN_S = 24 * 3600.0
 SPREAD_HINT_MORE = 0.05
 
-#: The most instances a batch is spread over where they cost no more than the fewest it needs (from this
+#: The most instances a batch is spread over where they cost within the tolerance of the fewest (from this
 #: many of one offer a row already asks the renter to check that the provider has them free)
 FREE_INSTANCES_MAX = 8
+
+
+def billing_options(
+    w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, spot: bool, a: Assumptions, most: int
+) -> tuple[ConfigEval, ...]:
+    """The instance counts ``billing_sized`` chooses among, most instances first: those (from ``ev``'s own
+    instances up to ``most``) whose *expected* billed hours are within the front's ``COST_TOLERANCE`` of
+    the cheapest count's. ``(ev,)`` where a batch is not spread (see ``billing_sized``). A budget the first
+    one's cost is over takes the most of the others whose nominal cost is within it
+    (``Ranker.under_budget``)."""
+    top = min(most, a.max_instances)
+    if not isinstance(w, BatchWorkload) or ev.rejected is not None or ev.instances < 1 or top <= ev.instances:
+        return (ev,)
+    if w.deadline_hours is None and ev.instances != 1:
+        return (ev,)
+    options: list[tuple[ConfigEval, float]] = []
+    for k in range(ev.instances, top + 1):
+        sized = _with_instances(ev, k) if k != ev.instances else ev
+        options.append((sized, expected_billed_h(sized, w, terms, spot, a)))
+    cheapest = min(h for _, h in options)
+    within = [e for e, h in options if h <= cheapest * (1.0 + COST_TOLERANCE) + 1e-9]
+    return tuple(sorted(within, key=lambda e: e.instances, reverse=True))
 
 
 def billing_sized(
     w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, spot: bool, a: Assumptions, most: int
 ) -> ConfigEval:
-    """A batch on the instances (from its own ``ev.instances`` up to ``most``) that its billing step bills
-    the fewest hours, the most of them among equals: under per-hour billing a job of 19.2 h is billed
-    20 h on one instance and 5 x 4 h on five, so five finish it 5x sooner for the same money; a job that
-    needs 4 instances for its deadline (4 x 2.4 h, billed 4 x 3 h) costs less on 5 (5 x 2 h). Without a
-    deadline ``ev`` runs on one instance; with one, on the fewest that meet it (the evaluators size it,
-    ``spot_sized`` adds a spot row's reclaims), and more instances only finish sooner. ``ev`` itself
-    otherwise: not a batch, ``most`` not above its instances, or per-second billing (each more instance
-    pays its own warm-up). The billed hours compared are the cost model's (with the spot reclaims on a
-    spot row), so a ranking and the row it shows agree."""
-    top = min(most, a.max_instances)
-    if not isinstance(w, BatchWorkload) or ev.rejected is not None or ev.instances < 1 or top <= ev.instances:
-        return ev
-    if w.deadline_hours is None and ev.instances != 1:
-        return ev
-    best, best_h = ev, cost_model(ev, w, terms, spot, a).billed_h
-    for k in range(ev.instances + 1, top + 1):
-        sized = _with_instances(ev, k)
-        hours = cost_model(sized, w, terms, spot, a).billed_h
-        if hours <= best_h * (1.0 + 1e-9):  # as cheap: the more instances, the sooner done
-            best, best_h = sized, min(best_h, hours)
-    return best
+    """A batch on the most instances (from its own ``ev.instances`` up to ``most``) whose *expected*
+    billed hours (``fleet_billing.expected_billed_h``: the cost model averaged over the estimate's time
+    error, ``fleet_billing.BATCH_TIME_ERROR``) stay within the front's ``COST_TOLERANCE`` of the cheapest
+    count's, one rule for every billing increment. Under per-hour billing a job of 19.2 h is billed 20 h
+    on one instance and 5 x 4 h on five, so five finish it 5x sooner for about the same money; under
+    per-second billing each more instance pays only its own warm-up, so a 10 h job with a 10 min warm-up
+    goes on 3 (1.7 % more than one: within 5 %); a job that needs 4 instances for its deadline (4 x 2.4 h,
+    billed 4 x 3 h) costs less on 5 (5 x 2 h). A count whose instances end just short of a coarse step
+    (8 x 2.997 h of 3 h) is expected to bill the next step often (0.1 % slower: 8 x 4 h), so it loses to a
+    count with room where that one is expected to cost less. Any count within the tolerance and faster is
+    a row the front would put ahead of the cheapest (``pareto.cost_allowance`` is at least
+    ``COST_TOLERANCE``), so the ranking shows that one; the row's cost stays the nominal one.
+
+    Without a deadline ``ev`` runs on one instance; with one, on the fewest that meet it (the evaluators
+    size it, ``spot_sized`` adds a spot row's reclaims), and more instances only finish sooner. ``ev``
+    itself otherwise: not a batch, or ``most`` not above its instances. The billed hours compared are the
+    cost model's (warm-ups, minimum charges, and on a spot row the spot reclaims), so a ranking and the
+    row it shows agree. The choice is blind to prices and the budget (it is cached per billing terms):
+    where the budget is below the cost of this count but not of a count with fewer instances among those
+    within the tolerance, the row takes that one (``Ranker.under_budget``)."""
+    return billing_options(w, ev, terms, spot, a, most)[0]
+
+
+def _total(cm: CostModel, price: float, s_price: float, e_price: float) -> float:
+    """A row's total cost, in ``CostBreakdown.total``'s order (so both give the same float)."""
+    return (
+        price * cm.compute_h
+        + price * cm.warmup_h
+        + s_price * cm.storage_gb_months
+        + e_price * cm.egress_billable_gb
+        + price * cm.interruption_h
+    )
 
 
 def _per(total: float, units: float) -> float | None:
@@ -487,6 +521,7 @@ class Ranker:
         self._providers: dict[str, ProviderTerms] = {}
         self._cm: dict[tuple[object, ...], CostModel] = {}
         self._spot: dict[tuple[object, ...], ConfigEval] = {}
+        self._options: dict[tuple[object, ...], tuple[ConfigEval, ...]] = {}  # ``under_budget``
         self._dp: dict[tuple[str, float | None, float | None], DataPrices] = {}
         # per configuration key: (evaluation, time, cost models by terms signature)
         # (training: and the offer's stated inter-node bandwidth and host RAM: TrainingEvaluator.evaluate)
@@ -654,12 +689,27 @@ class Ranker:
             return self.rejected(offer, ev.rejected, fits=ev.fits, spot=spot, hourly=hourly, ev=ev)
         ev = self.evaluator.complete(ev)
         on_demand_instances = ev.instances  # what a deadline needs on demand
+        base = ev  # before its spot sizing and spread (as ``score_rows`` sizes it)
         if spot:
             ev = self.spot_config(ev, terms)
         needed = ev.instances  # ... and on this row (a spot row: with its reclaims)
-        ev = self.fleet_config(ev, terms, spot, _fleet_most(offer))  # as the ranking sized it (``_pair``)
+        fewest = ev
+        most = _fleet_most(offer)
+        ev = self.fleet_config(ev, terms, spot, most)  # as the ranking sized it (``_pair``)
         cm = self.cost_model(ev, terms, spot)
         dp = self.data_prices(offer, terms)
+        s_price, e_price = dp.storage_usd_per_gb_month, dp.egress_usd_per_gb
+        over_budget: tuple[int, float] | None = None  # the spread the budget declined: (instances, cost)
+        budget = self.w.budget_usd
+        if budget is not None and ev is not fewest and _total(cm, hourly, s_price, e_price) > budget:
+            # as the ranking sized it under the budget (``score_rows``)
+            fewer = self.under_budget(base, terms, spot, most, hourly, s_price, e_price)
+            if fewer is not None:
+                over_budget = (ev.instances, _total(cm, hourly, s_price, e_price))
+                n = fewer[0].instances
+                ev = _with_instances(fewest, n) if n != fewest.instances else fewest
+                cm = self.cost_model(ev, terms, spot)
+        needed_billed_h = cm.billed_h if fewest is ev else self.cost_model(fewest, terms, spot).billed_h
         cost = breakdown(cm, hourly, dp)
         units = unit_costs(self.w, ev, cost.total)
         interruptible = spot and spot_class(offer)
@@ -679,6 +729,8 @@ class Ranker:
             interruptible_price=interruptible,
             on_demand_instances=on_demand_instances,
             needed_instances=needed,
+            needed_billed_h=needed_billed_h,
+            over_budget=over_budget,
             model=self.model_spec,
         )
         reasons, warnings = explain(ctx)
@@ -856,14 +908,58 @@ class Ranker:
         return self.w.output_tokens * e.memory.weights_gb * self._active_share / acc.bandwidth_gbps
 
     def fleet_config(self, ev: ConfigEval, terms: ProviderTerms, spot: bool, most: int) -> ConfigEval:
-        """``billing_sized``: a batch on the instances its billing gives for free (beyond a deadline's)."""
+        """``billing_sized``: a batch on the most instances billed within the cost tolerance of the fewest."""
         return billing_sized(self.w, ev, terms, spot, self.a, most)
+
+    def under_budget(
+        self,
+        ev: ConfigEval,
+        terms: ProviderTerms,
+        spot: bool,
+        most: int,
+        price: float,
+        s_price: float,
+        e_price: float,
+    ) -> tuple[ConfigEval, CostModel] | None:
+        """A batch row whose instances (``billing_sized``'s: the most within the cost tolerance) cost more
+        than the budget at ``price``: the most instances among those billing chose from
+        (``billing_options``) whose nominal cost, the cost shown and compared with the budget, is within
+        it, with its cost model; None where none is (the row stays out for the budget, on the count
+        ``billing_sized`` gives) or there is no budget. ``ev`` is the configuration before its spot
+        sizing and spread (as ``_pair`` takes it)."""
+        budget = self.w.budget_usd
+        if budget is None:
+            return None
+        base = self.spot_config(ev, terms) if spot else ev
+        k = (
+            base.key,
+            base.instances,
+            base.time_s,
+            base.load_gb,
+            base.download_gb_per_instance,
+            base.checkpoint_gb,
+            terms.billing_increment_s,
+            terms.minimum_charge_s,
+            terms.egress_free_gb_per_month,
+            terms.kind,
+            spot,
+            most,
+        )
+        options = self._options.get(k)
+        if options is None:
+            options = billing_options(self.w, base, terms, spot, self.a, most)
+            self._options[k] = options
+        for e in options[1:]:
+            cm = self.cost_model(e, terms, spot)
+            if _total(cm, price, s_price, e_price) <= budget:
+                return e, cm
+        return None
 
     def _pair(
         self, ev: ConfigEval, terms: ProviderTerms, lazy: bool, most: int = FREE_INSTANCES_MAX
     ) -> _Pair:
         spot_ev = self.spot_config(ev, terms)  # a batch under a deadline: sized for its reclaims
-        # then on as many instances as cost no more than that (``most`` at the most: ``billing_sized``)
+        # then on as many instances as cost within the tolerance of that (``most`` at most: ``billing_sized``)
         ev, spot_ev = self.fleet_config(ev, terms, False, most), self.fleet_config(spot_ev, terms, True, most)
         od, sp = self.cost_model(ev, terms, False), self.cost_model(spot_ev, terms, True)
         if lazy:  # serve ranked by cost: the time is set after the loop, for the configurations that need it
@@ -1131,13 +1227,14 @@ class Ranker:
                         self._reject(out, "spot", i, offer, hopeless, count=False, **row_out)
                         out_kind = out_kind or "spot"
                         continue
-                    total = (
-                        price * cm.compute_h
-                        + price * cm.warmup_h
-                        + s_price * cm.storage_gb_months
-                        + e_price * cm.egress_billable_gb
-                        + price * cm.interruption_h
-                    )
+                    total = _total(cm, price, s_price, e_price)
+                    if fleets and budget is not None and total > budget:
+                        # spread over more instances than the budget pays for: the most of the counts
+                        # billing chose among whose cost is within it (``under_budget``)
+                        fewer = self.under_budget(ev, terms, spot_flag == 1, most, price, s_price, e_price)
+                        if fewer is not None:
+                            cm, total = fewer[1], _total(fewer[1], price, s_price, e_price)
+                            time = _job_time(w, fewer[0], cm)
                     risky = spot_flag == 1 and too_likely_late(cm, self.a)
                     if not (
                         total < inf

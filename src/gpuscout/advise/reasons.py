@@ -12,6 +12,8 @@ from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.billing import describe_increment
 from gpuscout.advise.configs import ConfigEval
 from gpuscout.advise.cost import CostModel, DataPrices
+from gpuscout.advise.fleet_billing import BATCH_TIME_ERROR, billing_step, expected_billed_h
+from gpuscout.advise.pareto import COST_TOLERANCE
 from gpuscout.advise.spot import DEADLINE_MISS_SAID
 from gpuscout.advise.types import CostBreakdown, UnitCosts
 from gpuscout.advise.workload import (
@@ -97,8 +99,14 @@ class RowContext:
     # ``rank.spot_sized``); None: the same as ``ev.instances``
     on_demand_instances: int | None = None
     # the fewest instances this row's batch meets its deadline on (its spot reclaims included), before
-    # its billing spreads it over more at no extra cost (``rank.billing_sized``); None: ``ev.instances``
+    # its billing spreads it over more within the front's cost tolerance (``rank.billing_sized``); None:
+    # ``ev.instances``
     needed_instances: int | None = None
+    # the instance-hours that batch would be billed on ``needed_instances`` (None: not computed)
+    needed_billed_h: float | None = None
+    # a batch its billing would spread over more instances (within the cost tolerance) than the budget
+    # pays for, so it runs on fewer (``Ranker.under_budget``): (those instances, their cost); None: not so
+    over_budget: tuple[int, float] | None = None
     # the workload's model as the estimates resolved it (the user's imported models too: the ranker
     # resolves it once through ``Backends.models``); None: look the estimate's name up in the curated table
     model: ModelSpec | None = None
@@ -682,19 +690,90 @@ def _fabric_words(acc: Accelerator) -> str:
 
 def _deadline_instances(ctx: RowContext, deadline_hours: float) -> str:
     """'3 instances to meet the 10.0 h deadline', for a spot row that takes more than the deadline needs
-    without reclaims how many more and why, and where its billing gives more at no extra cost
-    (``rank.billing_sized``), how many and why."""
+    without reclaims how many more and why, and where its billing spreads it over more within the front's
+    cost tolerance (``rank.billing_sized``), how many and why."""
     n = ctx.ev.instances
     need = ctx.needed_instances or n
     due = duration(deadline_hours * 3600.0)
     extra = need - (ctx.on_demand_instances or need)
     reclaims = f" ({extra} more for the expected spot reclaims)" if ctx.spot and extra > 0 else ""
     if need >= n:
-        return f"{n} instances to meet the {due} deadline{reclaims}"  # no on-demand row may exist to compare
+        # no on-demand row may exist to compare
+        return f"{n} instances to meet the {due} deadline{reclaims}{_step_words(ctx)}{_budget_words(ctx)}"
     meet = plural(need, "meets", "meet")
     return (
-        f"{n} instances: {need} {meet} the {due} deadline{reclaims}, and {n} are billed no more than {need} "
-        f"would be ({_spread_words(ctx)}), each doing 1/{n} of the work"
+        f"{n} instances: {need} {meet} the {due} deadline{reclaims}, and {n} are billed "
+        f"{_than_fewest(ctx, f'{need} would be')} ({_spread_words(ctx)}), each doing 1/{n} of the work"
+        f"{_step_words(ctx)}{_budget_words(ctx)}"
+    )
+
+
+def _than_fewest(ctx: RowContext, fewest: str) -> str:
+    """'no more than one instance alone would be', or '2.1 % more than one instance alone would be
+    (within the front's 5 % cost tolerance)': a spread batch's billed hours against its fewest instances'
+    (``rank.billing_sized``). The counts are compared by their expected bills under the estimate's time
+    error (``fleet_billing.expected_billed_h``): where the nominal bill is more than the tolerance above
+    the fewest's (the fewest end just short of a coarse step, so their nominal bill is the lucky case), it
+    says so."""
+    base = ctx.needed_billed_h
+    if base is None or base <= 0 or ctx.cm.billed_h <= base * (1.0 + 1e-9):
+        return f"no more than {fewest}"
+    more = (ctx.cm.billed_h / base - 1.0) * 100.0
+    tol = f"the front's {COST_TOLERANCE:.0%} cost tolerance"
+    if ctx.cm.billed_h <= base * (1.0 + COST_TOLERANCE) + 1e-9:
+        return f"{more:.1f} % more than {fewest} (within {tol})"
+    return (
+        f"{more:.1f} % more than {fewest} (as estimated; expected within {tol} when the time is off by the "
+        f"estimate's {BATCH_TIME_ERROR:.0%} error)"
+    )
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _step_words(ctx: RowContext) -> str:
+    """'; each instance ends 0.1 % before its 3rd billed hour: if it runs slower than estimated, each
+    instance bills a 4th hour (expected under the estimate's 29 % time error: 16 % above the cost shown)':
+    a spread batch whose instances end close to a coarse billing step (``fleet_billing.billing_step``), so
+    that its expected bill (``fleet_billing.expected_billed_h``) is more than the front's cost tolerance
+    above the nominal one the row shows; "" otherwise."""
+    step = billing_step(ctx.ev, ctx.cm)
+    if step is None or ctx.cm.billed_h <= 0:
+        return ""
+    w, a = ctx.workload, ctx.assumptions
+    expected = expected_billed_h(ctx.ev, w, ctx.terms, ctx.spot, a)
+    above = expected / ctx.cm.billed_h - 1.0
+    if above <= COST_TOLERANCE:
+        return ""
+    hours = step.billed_s / 3600.0
+    hourly = (
+        ctx.cm.increment_s in (3600, None) and hours == round(hours) and step.next_s - step.billed_s == 3600
+    )
+    if hourly:
+        now, then = f"its {_ordinal(round(hours))} billed hour", f"a {_ordinal(round(hours) + 1)} hour"
+    else:
+        now, then = f"its billed {duration(step.billed_s)}", duration(step.next_s)
+    return (
+        f"; each instance ends {step.room:.1%} before {now}: if it runs slower than estimated, each instance "
+        f"bills {then} (expected under the estimate's {BATCH_TIME_ERROR:.0%} time error: {above:.0%} above "
+        "the cost shown)"
+    )
+
+
+def _budget_words(ctx: RowContext) -> str:
+    """'; not the 7 instances its billing would spread it over: they cost $8.12, over the $7.85 budget':
+    a batch the budget keeps on fewer instances than the most within the cost tolerance
+    (``Ranker.under_budget``); "" otherwise."""
+    w = ctx.workload
+    if ctx.over_budget is None or not isinstance(w, BatchWorkload) or w.budget_usd is None:
+        return ""
+    k, cost = ctx.over_budget
+    return (
+        f"; not the {k} instances its billing would spread it over: they cost {usd(cost)}, over the "
+        f"{usd(w.budget_usd)} budget"
     )
 
 
@@ -713,13 +792,17 @@ def _spread_words(ctx: RowContext) -> str:
 
 
 def _free_instances(ctx: RowContext) -> str:
-    """A batch without a deadline spread over instances that cost no more than one (``rank.billing_sized``):
-    '3 instances at no extra cost: billed no more than one instance alone would be (3.0 instance-hours in
-    all, billed per-hour), each doing 1/3 of the work'."""
+    """A batch without a deadline spread over instances that cost no more than one, or more within the
+    front's cost tolerance (``rank.billing_sized``): '3 instances at no extra cost: billed no more than one
+    instance alone would be (3.0 instance-hours in all, billed per-hour), each doing 1/3 of the work', or
+    '3 instances for 1.7 % more: billed 1.7 % more than one instance alone would be (within the front's
+    5 % cost tolerance) (...)'."""
     n = ctx.ev.instances
+    than = _than_fewest(ctx, "one instance alone would be")
+    head = "at no extra cost" if than.startswith("no more") else f"for {than.split(' more ', 1)[0]} more"
     return (
-        f"{n} instances at no extra cost: billed no more than one instance alone would be "
-        f"({_spread_words(ctx)}), each doing 1/{n} of the work"
+        f"{n} instances {head}: billed {than} ({_spread_words(ctx)}), each doing 1/{n} of the work"
+        f"{_step_words(ctx)}{_budget_words(ctx)}"
     )
 
 
