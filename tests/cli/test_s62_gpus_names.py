@@ -78,8 +78,8 @@ def _gpu_row(name: str) -> list[str]:
 
 def test_a_bf16_part_without_a_rate_in_its_source_reads_yes_as_fp8_does() -> None:
     """The RTX 5000 Ada (Ada Lovelace) computes in bf16 and FP8; its source gives neither rate. The
-    BF16 column read "—" (unknown or unsupported) beside FP8's "yes*"; a V100, which has no bf16, keeps
-    "—"."""
+    BF16 column read "—" (unknown or unsupported) beside FP8's "yes*"; a V100, which has no bf16, reads
+    "no BF16" (stop 62 web review: "—" read as "unknown" beside FP8's "no FP8")."""
     name, _memory, _bandwidth, bf16, fp8, *_ = _gpu_row("RTX5000-Ada")
     assert (name, bf16, fp8) == ("RTX5000-Ada", "yes*", "yes*")
-    assert _gpu_row("V100-SXM2-16GB")[3] == "—"
+    assert _gpu_row("V100-SXM2-16GB")[3] == "no BF16"  # said in words, as the FP8 column says "no FP8"

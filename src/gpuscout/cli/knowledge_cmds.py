@@ -90,28 +90,25 @@ def _gpu_table(accs: list[Accelerator], width: int | None) -> tuple[Table, list[
         Column("FP4\nTFLOPS", right=True, drop=2),
         Column("Confidence", drop=1),
     ]
-    from gpuscout.estimate.precision import has_bf16
+    from gpuscout.estimate.rate_cells import RATE_FOOTNOTE, rate_cells
 
     rows: list[list[str | Text]] = []
     for a in accs:
-        # a part that computes in bf16 without a rate in its source reads "yes*", as FP8 and FP4 do
-        bf16 = _num(a.bf16_tflops, 1) if a.bf16_tflops is not None else ("yes*" if has_bf16(a) else "—")
-        fp8 = _num(a.fp8_tflops) if a.fp8_tflops is not None else ("yes*" if a.fp8_supported else "—")
-        fp4 = _num(a.fp4_tflops) if a.fp4_tflops is not None else ("yes*" if a.fp4_supported else "—")
+        rates = rate_cells(a)  # the web's /gpus shows the same cells
         rows.append(
             [
                 Text(plain(a.name)),
                 _num(a.memory_gb),
                 _num(a.bandwidth_gbps),
-                bf16,
-                fp8,
-                fp4,
+                rates.bf16,
+                rates.fp8,
+                rates.fp4,
                 a.confidence.replace("-verified", ""),
             ]
         )
-    title = f"{len(accs)} {plural(len(accs), 'accelerator')} — dense tensor rates, — = unknown or unsupported"
+    title = f"{len(accs)} {plural(len(accs), 'accelerator')} — dense tensor rates"
     table, left_out = fitted_table(title, columns, rows, width)
-    table.caption = "yes* = native support, rate not in the source. Details and sources: gpuscout gpus NAME"
+    table.caption = f"{RATE_FOOTNOTE}. Details and sources: gpuscout gpus NAME"
     return table, left_out
 
 

@@ -12,6 +12,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from gpuscout import __version__
 from gpuscout.estimate.memory import gib
+from gpuscout.estimate.rate_cells import RATE_FOOTNOTE, rate_cells
 from gpuscout.web.assets import PLOTLY_BUNDLE, asset_url, swagger_url
 from gpuscout.web.model_view import model_label
 from gpuscout.web.offer_view import variant_note
@@ -110,6 +111,8 @@ def _build_env() -> Environment:
     env.globals["age_words"] = age_words
     env.globals["gib"] = gib
     env.globals["model_label"] = model_label
+    env.globals["rate_cells"] = rate_cells  # the BF16/FP8 cells, as `gpuscout gpus` prints them
+    env.globals["rate_footnote"] = RATE_FOOTNOTE
     env.globals["plural"] = plural  # {{ n }} {{ plural(n, "offer") }}
     env.filters["gb"] = gb
     env.filters["sentence"] = lambda text: text[:1].upper() + text[1:]
