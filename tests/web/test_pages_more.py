@@ -144,7 +144,7 @@ def test_the_models_list_gives_weights_in_the_published_format(client: TestClien
     for name, fmt in (("gpt-oss-120b", "mxfp4-moe"), ("deepseek-v3", "fp8-block"), ("llama-3.1-8b", "bf16")):
         row = _section(html, f'href="/models/{name}"', "</tr>")
         weights = memory_needed(name, "B200", precision=fmt, batch=1, context=1).memory.weights_gb
-        assert f"{gib(weights):,.1f} GiB" in row
+        assert f"{gib(weights):,.1f}\u00a0GiB" in row  # number and unit kept on one line (stop 62)
         assert (fmt in row) is (fmt != "bf16")  # the format is named where it is not bf16
 
 

@@ -4,6 +4,8 @@
   for a multi-GPU offer NVLink or PCIe is a main reason to choose, and the footer promises that every
   price carries its source. A multi-GPU card now says its interconnect; every card keeps a small source
   link.
+- /models: at 1440 the Hugging Face ids were cut beside a Model column with room to spare; at 390 the
+  registry names broke mid-name and the int4 column lay past the edge.
 """
 
 from __future__ import annotations
@@ -52,3 +54,46 @@ def test_an_offer_card_shows_its_source_and_a_multi_gpu_card_its_interconnect(
             assert re.match(r"(NVLink|PCIe|unknown)", card["interconnect"] or ""), card
         else:
             assert card["interconnect"] is None, card
+
+
+MODELS_FIT = """() => {
+    const wrap = document.querySelector('#models').closest('.table-wrap');
+    const box = wrap.getBoundingClientRect();
+    const shown = (e) => e.getBoundingClientRect().height > 0;
+    const cut = [...document.querySelectorAll('#models td.hf code, #models tbody td:first-child .sub')]
+        .filter(e => shown(e) && (e.getBoundingClientRect().right > box.right + 1
+                                  || e.getClientRects().length > 1))  // cut off, or broken over lines
+        .map(e => e.innerText);
+    const head = [...document.querySelectorAll('#models thead th')].filter(shown).map(th => th.innerText);
+    const row = [...document.querySelectorAll('#models tbody tr')]
+        .find(tr => tr.innerText.includes('llama-3.1-70b'));
+    return {scroll: wrap.scrollWidth, client: wrap.clientWidth, cut: cut.slice(0, 5), head: head,
+            row: row.innerText, page: document.documentElement.scrollWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_the_models_table_fits_with_every_name_and_id_whole(
+    browser: Browser,
+    bundled_url: str,  # noqa: F811
+    width: int,
+) -> None:
+    """At 1440 the Hugging Face ids were cut ("meta-llama/Llama-3.3-70B-Inst…") beside a Model column
+    with room to spare; at 390 the registry names broke ("llama-" / "3.1-70b") and the int4 column lay
+    past the box's edge. Both fit now, each name and id on one line."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(bundled_url + "/models")
+        fit = page.evaluate(MODELS_FIT)
+    finally:
+        context.close()
+    assert fit["scroll"] <= fit["client"] and fit["page"] == width and not fit["cut"], fit
+    heads = " | ".join(fit["head"])
+    for column in ("Model", "Weights as published", "Weights int4"):
+        assert column in heads, fit
+    if width == 1440:
+        assert "Params (B)" in heads and "Hugging Face id" in heads, fit
+    # the size (its own column, or under the name on a phone) and both weights, number and unit whole
+    row = " ".join(fit["row"].split())
+    assert "70.6" in row and "131.4\u00a0GiB" in fit["row"] and "37.8\u00a0GiB" in fit["row"], fit
