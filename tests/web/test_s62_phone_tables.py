@@ -6,6 +6,8 @@
   link.
 - /models: at 1440 the Hugging Face ids were cut beside a Model column with room to spare; at 390 the
   registry names broke mid-name and the int4 column lay past the edge.
+- A model page's memory table at 390 wrapped numbers from their units and hid activations and overhead,
+  so the figures shown did not add up to the total.
 """
 
 from __future__ import annotations
@@ -97,3 +99,59 @@ def test_the_models_table_fits_with_every_name_and_id_whole(
     # the size (its own column, or under the name on a phone) and both weights, number and unit whole
     row = " ".join(fit["row"].split())
     assert "70.6" in row and "131.4\u00a0GiB" in fit["row"] and "37.8\u00a0GiB" in fit["row"], fit
+
+
+MEMORY = """() => {
+    const shown = (e) => e.getBoundingClientRect().height > 0;
+    const lines = (e) => {  // the lines its shown text is set on
+        const walk = document.createTreeWalker(e, NodeFilter.SHOW_TEXT), tops = new Set();
+        for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+            const r = document.createRange(); r.selectNodeContents(n);
+            for (const x of r.getClientRects()) if (x.width > 0) tops.add(Math.round(x.bottom));
+        }
+        return tops.size; };
+    const head = [...document.querySelectorAll('#memory thead th')].filter(shown).map(th => th.innerText);
+    const rows = [...document.querySelectorAll('#memory tbody tr')].map(tr =>
+        [...tr.querySelectorAll('td')].filter(shown).map(td => ({text: td.innerText, lines: lines(td)})));
+    const notes = [...document.querySelectorAll('#memory-note')].filter(shown).map(p => p.innerText);
+    const wrap = document.querySelector('#memory').closest('.table-wrap');
+    return {head: head, rows: rows, notes: notes, page: document.documentElement.scrollWidth,
+            scroll: wrap.scrollWidth, client: wrap.clientWidth};
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+@pytest.mark.parametrize("model", ["llama-3.1-70b", "kimi-k2"])  # kimi-k2: 958 GiB in fp8-block
+def test_the_memory_table_keeps_units_on_their_numbers_and_adds_up(
+    browser: Browser,
+    bundled_url: str,  # noqa: F811
+    width: int,
+    model: str,
+) -> None:
+    """At 390 a model page's memory table wrapped "131.4" / "GiB", and hid Activations and Overhead, so
+    the Weights and KV cache it showed did not add up to its Total with nothing to say why. Each figure
+    is one line now (a phone says the unit once, in the column's head), and on a phone an "Other" column
+    (activations + overhead, said below) closes the sum."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{bundled_url}/models/{model}")
+        memory = page.evaluate(MEMORY)
+    finally:
+        context.close()
+    assert memory["page"] == width and memory["scroll"] <= memory["client"] and memory["rows"], memory
+    head = memory["head"]
+    names = [" ".join(h.split()).removesuffix(" (GiB)") for h in head]
+    summed = ("Weights", "KV cache", "Activations", "Overhead", "Other")
+    parts = [i for i, h in enumerate(names) if h in summed]
+    total = names.index("Total")
+    for row in memory["rows"]:
+        assert row[0]["lines"] <= 2, row[0]  # "fp8-block" whole, "as published" under it
+        for cell in row[1:]:
+            assert cell["lines"] == 1, (cell, head)  # a number and its unit on one line
+        for i in [*parts, total]:
+            assert "GiB" in row[i]["text"] or "(GiB)" in head[i], (head, row)
+        figure = [float(re.sub(r"[^\d.].*", "", row[i]["text"].replace(",", ""))) for i in [*parts, total]]
+        assert abs(sum(figure[:-1]) - figure[-1]) <= 0.1 * len(parts), (head, row)
+    if "Other" in head:
+        assert memory["notes"] and "activations" in memory["notes"][0].lower(), memory
