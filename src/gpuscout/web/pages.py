@@ -243,6 +243,8 @@ def gpu_page(request: Request, services: Services, name: str) -> Response:
             "acc": acc,
             "rows": rows,
             "total": total,
+            # every age unknown (bundled-snapshot rows): the column is left out and said once, as on /
+            "ages_unknown": bool(rows) and all(r.age is None for r in rows),
             "cheapest": prices.cheapest,
             "providers": prices.providers,
             "siblings": sibling_variants(acc),
