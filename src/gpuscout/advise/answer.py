@@ -1053,17 +1053,28 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, Move | 
         if batch is not None:
             return batch
     training = isinstance(w, FinetuneWorkload | PretrainWorkload)
+    spread = ""
     if training:
         # lifted, each offer would train on its cheapest node count; under the deadline, which no node
-        # count meets, the evaluator gave each its fastest run: rank those by time
+        # count meets, the evaluator gave each its fastest run: the one shown at the tightest deadline,
+        # a spot run's reclaims' spread counted (its expected time alone missed too often)
         lifted.evaluator = ranker.evaluator
-        free = lifted.advise(offers, "time", top=1, diagnose=False)
+        soonest = lifted.soonest_within_miss(offers)
+        if soonest is None:
+            return "", None
+        due, fastest = soonest
+        t = fastest.time_to_result_s or 0.0
+        if due > t:
+            spread = (
+                " on average, but its spot reclaims would make it miss a deadline at that time more often "
+                f"than the {ranker.a.max_deadline_miss:.0%} allowed"
+            )
     else:
         free = lifted.advise(offers, "cost", top=5, diagnose=False)
-    if not free.rows:
-        return "", None
-    fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
-    t = fastest.time_to_result_s or 0.0
+        if not free.rows:
+            return "", None
+        fastest = min(free.rows, key=lambda r: r.time_to_result_s or math.inf)
+        t = due = fastest.time_to_result_s or 0.0
     which = "the fastest" if training else "the fastest among the cheapest"
     from gpuscout.advise.batch_limits import untried_why
 
@@ -1075,8 +1086,8 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, Move | 
         if training
         else ""
     )
-    hint, move = _deadline_hint(ranker, offers, t)
-    text = f"{which} finishes in {duration(t)} on {_label(fastest)}; {hint}{nodes}"
+    hint, move = _deadline_hint(ranker, offers, due)
+    text = f"{which} finishes in {duration(t)} on {_label(fastest)}{spread}; {hint}{nodes}"
     return text, dataclasses.replace(move, text=text) if move is not None else None
 
 

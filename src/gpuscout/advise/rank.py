@@ -637,6 +637,44 @@ class Ranker:
             t = max(t, t - cm.risk.lost_s + slack)
         return t
 
+    def time_within_miss(self, offer: Offer, spot: bool) -> float:
+        """A job's time on ``offer`` as this ranker's evaluator configures it (a training run's node count),
+        with the expected reclaims on spot, and on spot also the tightest deadline its reclaims miss no
+        more often than ``Assumptions.max_deadline_miss`` (``spot.on_time_slack`` past its time without
+        interruptions: work, warm-up, extra saves): the tightest deadline its row is shown at (inf where
+        the configuration cannot run it)."""
+        ev = self.evaluator.evaluate(offer)
+        if ev.rejected is not None or ev.instances <= 0:
+            return math.inf
+        terms = self.terms(offer)
+        run = self.spot_config(ev, terms) if spot else ev
+        cm = self.cost_model(run, terms, spot)
+        t = _job_time(self.w, run, cm)
+        if spot and cm.risk is not None:
+            apart = 1 if isinstance(self.w, FinetuneWorkload | PretrainWorkload) else run.instances
+            slack = on_time_slack(cm.risk, self.a.max_deadline_miss, apart)
+            t = max(t, t - cm.risk.lost_s + slack)
+        return t
+
+    def soonest_within_miss(self, offers: Sequence[Offer]) -> tuple[float, Recommendation] | None:
+        """Of every row this ranker passes (none cut for display), the one with the tightest deadline it
+        is shown at (:meth:`time_within_miss`: a spot row's reclaims' spread counted; the cheaper among
+        equal times), built, with that deadline; None where no row passes or none runs. A row's
+        deadline is never below its expected time, so rows are taken soonest first and the rest skipped
+        once their expected time is past the best deadline found (the spread is costly to compute)."""
+        self._reset_rejects()
+        rows = sorted(self.score_rows(offers, "cost", None, keep=None).rows, key=lambda r: (r[2], r[1]))
+        best: tuple[float, float, int] = (math.inf, 0.0, 0)
+        for n, r in enumerate(rows):
+            if r[2] > best[0]:
+                break
+            best = min(best, (self.time_within_miss(r[9], r[7] == 1), r[1], n))
+        t, _, n = best
+        if not t < math.inf:
+            return None
+        row = rows[n]
+        return t, self.recommendation(row[9], row[7] == 1, row[3], None, row[0])
+
     def fastest_on_most_instances(self, offers: Sequence[Offer]) -> tuple[float, Recommendation] | None:
         """Of every row this ranker passes (none cut for display), the one that finishes soonest on the
         most instances proposed (:meth:`time_on_most_instances`; the cheaper among equal times), built,
