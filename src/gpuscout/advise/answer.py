@@ -1067,7 +1067,7 @@ def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, Move | 
         if due > t:
             spread = (
                 " on average, but its spot reclaims would make it miss a deadline at that time more often "
-                f"than the {ranker.a.max_deadline_miss:.0%} allowed"
+                f"than the {ranker.a.deadline_miss_words()} allowed"
             )
     else:
         free = lifted.advise(offers, "cost", top=5, diagnose=False)

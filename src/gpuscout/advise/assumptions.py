@@ -77,6 +77,10 @@ class Assumptions:
         the write rate (reads there are no slower), capped by ``load_gbps`` (into GPU memory)."""
         return min(self.checkpoint_write_gbps, self.load_gbps)
 
+    def deadline_miss_words(self) -> str:
+        """``max_deadline_miss`` as a percentage, to three figures ("10%", "2.5%")."""
+        return f"{self.max_deadline_miss * 100:.3g}%"
+
     def interruption_rate(self, provider_kind: str | None) -> float:
         if provider_kind is None:
             return self.unknown_kind_interruptions_per_hour
@@ -103,7 +107,7 @@ class Assumptions:
             "spot under a deadline": (
                 "proposed where its chance of missing the deadline with its reclaims (Poisson, each a "
                 "restart, a reload and rework up to a checkpoint interval) is at most "
-                f"{self.max_deadline_miss:.0%}"
+                f"{self.deadline_miss_words()} (--max-deadline-miss)"
             ),
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",

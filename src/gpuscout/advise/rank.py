@@ -1065,7 +1065,7 @@ class Ranker:
         if miss is not None and a is not None and time <= deadline_s:
             return "deadline", (
                 f"finishes in {late} on average, but {late_chance(miss, due, a.max_deadline_miss)} (over the "
-                f"{a.max_deadline_miss:.0%} allowed)"
+                f"{a.deadline_miss_words()} allowed)"
             )
         if late == due:  # rounded alike ("10.0 h, after the 10.0 h deadline"): say by how much
             over = time - deadline_s

@@ -122,6 +122,16 @@ ReclaimOption = Annotated[
         show_default="by provider kind: 0.02-0.1 (docs/advisor.md)",
     ),
 ]
+MissOption = Annotated[
+    float | None,
+    typer.Option(
+        "--max-deadline-miss",
+        help="Chance a spot row under --deadline may have of missing it with its reclaims (0.1 = 10 %); "
+        "a riskier spot row is left out.",
+        parser=number(0, 1, open_range=True),  # assumption_overrides.MAX_DEADLINE_MISS_RANGE
+        show_default="0.1",
+    ),
+]
 #: What --precision defaults to for inference: the checkpoint as published (models.csv native_precision).
 NATIVE_PRECISION = "the model's native format"
 PrecisionOption = Annotated[
@@ -446,6 +456,7 @@ class Shared:
     min_headroom: float | None = None
     checkpoint_write_gbps: float | None = None
     unlisted_host_ram: float | None = None
+    max_deadline_miss: float | None = None
 
     @classmethod
     def of(cls, arguments: Mapping[str, Any]) -> Shared:
@@ -463,6 +474,7 @@ def _assumptions(shared: Shared) -> Any:
         min_headroom=shared.min_headroom,
         checkpoint_write_gbps=shared.checkpoint_write_gbps,
         unlisted_host_ram=shared.unlisted_host_ram,
+        max_deadline_miss=shared.max_deadline_miss,
     )
 
 
@@ -767,6 +779,7 @@ def batch_cmd(
     rejected: RejectedOption = False,
     include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
+    max_deadline_miss: MissOption = None,
     db: DbOption = None,
 ) -> None:
     """Offline generation of a token total (LLM) or an image total: cost per run vs time to finish."""
@@ -846,6 +859,7 @@ def finetune_cmd(
     rejected: RejectedOption = False,
     include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
+    max_deadline_miss: MissOption = None,
     db: DbOption = None,
 ) -> None:
     """LoRA / QLoRA / full fine-tuning over a dataset: cost per run vs time to finish."""
@@ -939,6 +953,7 @@ def pretrain_cmd(
     rejected: RejectedOption = False,
     include_stale: StaleOption = False,
     spot_reclaims: ReclaimOption = None,
+    max_deadline_miss: MissOption = None,
     db: DbOption = None,
 ) -> None:
     """Pre-training over a token budget on a number of GPUs or nodes: cost per run vs time to finish."""

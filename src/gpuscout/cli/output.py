@@ -91,18 +91,22 @@ def print_refusal(
             console.print(f"[yellow]warning:[/] {plain(warning)}", highlight=False)
 
 
-def number(low: float, high: float) -> Callable[[str], float]:
-    """The ``parser`` of a float option: a finite number in ``low..high`` (inclusive), else a usage
-    error (exit 2) naming the option and the range. ``nan`` and ``inf`` are refused (a range check
-    alone lets ``nan`` through: every comparison with it is false)."""
-    accepted = f"accepted: a number from {low:,g} to {high:,g}"
+def number(low: float, high: float, *, open_range: bool = False) -> Callable[[str], float]:
+    """The ``parser`` of a float option: a finite number in ``low..high`` (inclusive; ``open_range``:
+    strictly between them), else a usage error (exit 2) naming the option and the range. ``nan`` and
+    ``inf`` are refused (a range check alone lets ``nan`` through: every comparison with it is false)."""
+    if open_range:
+        accepted = f"accepted: a number above {low:,g} and below {high:,g}"
+    else:
+        accepted = f"accepted: a number from {low:,g} to {high:,g}"
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except (TypeError, ValueError):
             raise typer.BadParameter(f"{text!r} is not a number ({accepted})") from None
-        if not math.isfinite(value) or not low <= value <= high:
+        inside = low < value < high if open_range else low <= value <= high
+        if not math.isfinite(value) or not inside:
             raise typer.BadParameter(f"{text} is out of range ({accepted})")
         return value
 

@@ -44,7 +44,7 @@ from gpuscout.web.form_errors import (
     unknown_parameters,
 )
 from gpuscout.web.numbers import USE_A_DOT, decimal_comma, ungrouped
-from gpuscout.web.schemas import TRAINING_KINDS, TRAINING_OPTIONS, AdvisorOptionsIn
+from gpuscout.web.schemas import JOB_KINDS, JOB_OPTIONS, TRAINING_KINDS, TRAINING_OPTIONS, AdvisorOptionsIn
 from gpuscout.web.services import AdvisorOptions
 
 KIND_CLASSES: dict[str, type[Workload]] = {
@@ -92,6 +92,7 @@ HELP: dict[str, str] = {
     "min_headroom": "0.05 = 5 % (the default); less is an out-of-memory risk",
     "checkpoint_write_gbps": "per node; default 1 (a network volume); more for local NVMe or async saves",
     "unlisted_host_ram": "x GPU memory, for offers that list no RAM; default 2.15 (the median host)",
+    "max_deadline_miss": "spot under a deadline: 0.1 = 10 % (the default); a riskier spot row is left out",
 }
 #: The precision's hint where the form lists the kind's own formats (a training run's, an image
 #: pipeline's), which have no "native" choice.
@@ -138,6 +139,7 @@ LABELS: dict[str, str] = {
     "min_headroom": "GPU memory kept free (share)",
     "checkpoint_write_gbps": "Checkpoint writes (GB/s)",
     "unlisted_host_ram": "Host RAM if not listed",
+    "max_deadline_miss": "Deadline miss allowed (spot)",
 }
 
 
@@ -334,7 +336,11 @@ OPTION_FIELDS: tuple[str, ...] = tuple(AdvisorOptionsIn.model_fields)
 
 def option_names(kind: str) -> tuple[str, ...]:
     """The advisor options the form of ``kind`` takes."""
-    return tuple(n for n in OPTION_FIELDS if n not in TRAINING_OPTIONS or kind in TRAINING_KINDS)
+    training = kind in TRAINING_KINDS
+    job = kind in JOB_KINDS
+    return tuple(
+        n for n in OPTION_FIELDS if (n not in TRAINING_OPTIONS or training) and (n not in JOB_OPTIONS or job)
+    )
 
 
 def option_fields(kind: str) -> list[FormField]:

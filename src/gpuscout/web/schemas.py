@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 
 from gpuscout.advise.assumption_overrides import (
     CHECKPOINT_WRITE_RANGE,
+    MAX_DEADLINE_MISS_RANGE,
     MIN_HEADROOM_RANGE,
     SPOT_RECLAIMS_RANGE,
     UNLISTED_HOST_RAM_RANGE,
@@ -364,6 +365,10 @@ class With:
 TRAINING_KINDS = ("finetune", "pretrain")
 #: The advisor options of training workloads only (the CLI offers them on finetune and pretrain).
 TRAINING_OPTIONS = ("min_headroom", "checkpoint_write_gbps", "unlisted_host_ram")
+#: The workload kinds that take a deadline, and the advisor options of those only (the CLI offers them
+#: on batch, finetune and pretrain).
+JOB_KINDS = ("batch", "finetune", "pretrain")
+JOB_OPTIONS = ("max_deadline_miss",)
 
 
 class AdvisorOptionsIn(BaseModel):
@@ -412,6 +417,15 @@ class AdvisorOptionsIn(BaseModel):
         "GPU memory (what a training layout may offload there); null: 2.15, the median host that lists "
         "RAM; the CLI's --unlisted-host-ram",
     )
+    max_deadline_miss: float | None = Field(
+        default=None,
+        gt=MAX_DEADLINE_MISS_RANGE[0],
+        lt=MAX_DEADLINE_MISS_RANGE[1],
+        allow_inf_nan=False,
+        description="batch, finetune and pretrain only: the chance a spot row under the deadline may have "
+        "of missing it with its reclaims (0.1 = 10 %); a riskier spot row is left out; null: 0.1; the "
+        "CLI's --max-deadline-miss",
+    )
 
 
 class RecommendIn(AdvisorOptionsIn):
@@ -453,6 +467,13 @@ class RecommendIn(AdvisorOptionsIn):
                     name,
                     f"applies to training only, not to a {self.workload.kind} workload",
                     "null, or a finetune or pretrain workload",
+                )
+        for name in JOB_OPTIONS:
+            if getattr(self, name) is not None and self.workload.kind not in JOB_KINDS:
+                raise InvalidInputError(
+                    name,
+                    f"applies to a job under a deadline only, not to a {self.workload.kind} workload",
+                    "null, or a batch, finetune or pretrain workload",
                 )
         return self
 

@@ -77,6 +77,7 @@ class AdvisorOptions:
     min_headroom: float | None = None
     checkpoint_write_gbps: float | None = None
     unlisted_host_ram: float | None = None
+    max_deadline_miss: float | None = None
 
     @classmethod
     def of(cls, given: Any) -> AdvisorOptions:
@@ -87,6 +88,7 @@ class AdvisorOptions:
             min_headroom=given.min_headroom,
             checkpoint_write_gbps=given.checkpoint_write_gbps,
             unlisted_host_ram=given.unlisted_host_ram,
+            max_deadline_miss=given.max_deadline_miss,
         )
 
     def assumptions(self) -> Assumptions | None:
@@ -98,6 +100,7 @@ class AdvisorOptions:
             min_headroom=self.min_headroom,
             checkpoint_write_gbps=self.checkpoint_write_gbps,
             unlisted_host_ram=self.unlisted_host_ram,
+            max_deadline_miss=self.max_deadline_miss,
         )
 
 
