@@ -21,8 +21,8 @@ import sys
 import pytest
 
 from gpuscout.errors import ConfigurationRejected
-from gpuscout.estimate.api import estimate
-from gpuscout.estimate.diagnose import HOST_OFFLOAD, _offload_verdict, _setup, diagnose
+from gpuscout.estimate.api import estimate, setup_as_run
+from gpuscout.estimate.diagnose import HOST_OFFLOAD, _offload_verdict, diagnose
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.kv_cache import kv_bytes_per_sequence, kv_shape, layer_cached_tokens, windowed_layers
 from gpuscout.estimate.memory import gib, layer_split_kv_shares, plan_memory, split_layers
@@ -81,8 +81,8 @@ def test_a_tensor_parallel_shortfall_is_still_per_gpu() -> None:
 def test_a_step_that_reads_nothing_states_no_pcie_bound() -> None:
     # no ZeroDivisionError (the FAQ catches only GpuscoutError): no bound where nothing is read
     est = estimate("llama-3.1-70b", "RTX 4090", batch=1, context_in=CONTEXT, context_out=1)
-    st = _setup(resolve_model("llama-3.1-70b"), resolve_gpu("RTX 4090"), 1, est.precision, est.kv_dtype,
-                resolve_engine(est.engine), est.parallel)  # fmt: skip
+    st = setup_as_run(resolve_model("llama-3.1-70b"), resolve_gpu("RTX 4090"), 1, est.precision, est.kv_dtype,
+                      resolve_engine(est.engine), est.parallel, CONTEXT + 1)  # fmt: skip
     said, pcie = _offload_verdict(est, st, 0.0, 1.0, 10.0)
     assert pcie == 0.0 and said.startswith("Does not fit:") and "Copying" not in said
 

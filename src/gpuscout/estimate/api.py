@@ -780,14 +780,7 @@ def _prepare(
         warnings.append(model_note)
     # the engine as it starts on this GPU (vLLM V1 sizes its step budget and sequence cap by the
     # device's reported memory), then as it runs this model
-    on_gpu = resolve_engine(engine).for_gpu(
-        capacity_bytes(acc) / GIB,
-        f"{acc.name} {acc.full_name}",
-        tp=gpus if mode == "tensor" else 1,
-        mla=spec.is_mla,
-        vendor=acc.vendor,
-    )
-    eng = _for_model(on_gpu, spec, context_in + context_out)
+    eng = _engine_on(spec, acc, engine, gpus, mode, context_in + context_out)
     # a stated --max-model-len shorter than the context: an input error; past the window: a warning
     past_window = within_max_model_len(spec, eng, context_in, context_out, asked)
     if past_window:
@@ -870,12 +863,7 @@ def _prepare(
             instead=_layouts_instead(spec, acc, fmt, kv, eng, gpus, context),
             sources=(rule.source,), field="gpus", kv=kv,
         )  # fmt: skip
-    timed_as = _timed_as(fmt, eff_class, eng, acc)
-    if timed_as is not None:  # timed as the 16-bit checkpoint: its class, efficiencies and rate
-        eff_class, rate_fmt = "", None
-    st = Setup(
-        spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt=rate_fmt, timed_as=timed_as
-    )
+    st = _timed_setup(spec, acc, fmt, kv, eng, per_replica_gpus, st_mode, eff_class, rate_fmt)
     if not st.rate.known:
         reason = st.rate.warning
         return unsupported(spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, reason)
@@ -1492,6 +1480,67 @@ def _as_run(
         # as where the GPU has no tensor cores for the weights' type (precision.py, ``expert_activations``)
         return fmt, CLASS_WEIGHT_ONLY, resolve_precision("bf16" if has_bf16(acc) else "fp16")
     return fmt, "", None
+
+
+def _engine_on(
+    spec: ModelSpec, acc: Accelerator, engine: str | EngineProfile, gpus: int, mode: str, context: int
+) -> EngineProfile:
+    """``engine`` as it starts on ``gpus`` x ``acc`` split as ``mode`` (vLLM V1 sizes its step budget and
+    sequence cap by the device's reported memory), then as it runs ``spec`` at ``context`` tokens."""
+    on_gpu = resolve_engine(engine).for_gpu(
+        capacity_bytes(acc) / GIB,
+        f"{acc.name} {acc.full_name}",
+        tp=gpus if mode == "tensor" else 1,
+        mla=spec.is_mla,
+        vendor=acc.vendor,
+    )
+    return _for_model(on_gpu, spec, context)
+
+
+def _timed_setup(
+    spec: ModelSpec,
+    acc: Accelerator,
+    fmt: WeightFormat,
+    kv: KvDtype,
+    eng: EngineProfile,
+    gpus: int,
+    mode: str,
+    eff_class: str,
+    rate_fmt: WeightFormat | None,
+) -> Setup:
+    """The setup a step is timed on, from the format as run and its efficiency class and rate format
+    (:func:`_as_run`): a weight-only checkpoint on kernels no row calibrates timed as its 16-bit
+    checkpoint (:func:`_timed_as`: that class, efficiencies and rate). ``gpus`` / ``mode``: one replica's
+    (a "replicas" mode is passed as one GPU, "tensor")."""
+    timed_as = _timed_as(fmt, eff_class, eng, acc)
+    if timed_as is not None:
+        eff_class, rate_fmt = "", None
+    return Setup(spec, acc, fmt, kv, eng, gpus, mode, eff_class, rate_fmt=rate_fmt, timed_as=timed_as)
+
+
+def setup_as_run(
+    spec: ModelSpec,
+    acc: Accelerator,
+    gpus: int,
+    precision: str,
+    kv_dtype: str | KvDtype,
+    engine: str | EngineProfile,
+    mode: str,
+    context: int,
+) -> Setup:
+    """The setup :func:`estimate` times a decode step of ``precision`` on (its :func:`_prepare`'s steps,
+    warnings dropped): the engine as it starts on this GPU and model, the engine's format of the
+    checkpoint (:func:`run_format`), the support verdict's format, efficiency class and rate
+    (:func:`_as_run`), a weight-only checkpoint timed as its 16-bit one where its kernels are uncalibrated
+    (:func:`_timed_setup`); ``kv_dtype`` the cache the estimate sized, ``mode`` "tensor", "layer" or
+    "replicas" (one replica timed). What ``diagnose`` times, so its expected speed is the estimate's."""
+    eng = _engine_on(spec, acc, engine, gpus, mode, context)
+    fmt = run_format(resolve_precision(precision), eng, [], spec)
+    fmt, eff_class, rate_fmt = _as_run(fmt, verdict_for(eng, fmt, acc), acc, [], eng)
+    kv = kv_dtype if isinstance(kv_dtype, KvDtype) else resolve_kv_dtype(kv_dtype)
+    if mode == "replicas":
+        gpus, mode = 1, "tensor"
+    return _timed_setup(spec, acc, fmt, kv, eng, gpus, mode, eff_class, rate_fmt)
 
 
 def _timed_as(fmt: WeightFormat, eff_class: str, eng: EngineProfile, acc: Accelerator) -> WeightFormat | None:

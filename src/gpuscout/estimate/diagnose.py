@@ -29,15 +29,15 @@ from gpuscout.estimate.api import (
     _within_context,
     estimate,
     parallel_mode,
-    run_format,
+    setup_as_run,
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
-from gpuscout.estimate.engines import EngineProfile, default_engine, resolve_engine
+from gpuscout.estimate.engines import default_engine, resolve_engine
 from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
 from gpuscout.estimate.launch_flags import with_flags
 from gpuscout.estimate.memory import gib, model_consts
 from gpuscout.estimate.parallel import TP_HEAD_RULES, host_link_gbps, host_pcie_generation
-from gpuscout.estimate.precision import resolve_kv_dtype, resolve_precision
+from gpuscout.estimate.precision import resolve_precision
 from gpuscout.estimate.runtime import device_runtime, on_runtime
 from gpuscout.estimate.throughput import (
     Setup,
@@ -154,11 +154,11 @@ def diagnose(
                 "instead (--parallel layer)."
             )
             est, mode = layered, "layer"
-    # the format as it ran: an engine that runs bf16 as fp16 on this card (no bfloat16 below CC 8.0: the
-    # support rules' fallback-fp16) is timed, sized and named in fp16, as the estimate is
+    # the setup the estimate timed: the format as it ran (bf16 as fp16 where the card has no bfloat16,
+    # the support rules' fallback-fp16), its efficiency class, a weight-only checkpoint on uncalibrated
+    # kernels timed as its 16-bit one (``Setup.timed_as``)
     asked = _engine_format(resolve_precision(precision), eng, []).name
-    ran = est.precision if est.support == "fallback-fp16" else precision
-    st = _setup(spec, acc, gpus, ran, est.kv_dtype, eng, mode)
+    st = setup_as_run(spec, acc, gpus, precision, est.kv_dtype, eng, mode, context_in + 1)
     fmt, kv = st.fmt, st.kv
     # not one sequence fits (the estimate's memory plan, which an estimate the engine refuses still
     # makes): part of the model sat in host memory
@@ -169,13 +169,16 @@ def diagnose(
     per_gpu = "per GPU" if tp > 1 or gpus == 1 else f"in all (the {gpus} GPUs take turns, a layer split)"
     c = model_consts(spec)
     head = _head_params(spec)
-    dense_b, expert_b = step_weight_bytes(st, batch)
+    # the bytes and FLOPs a step physically moves: the checkpoint's own weights, even where its speed is
+    # timed as its 16-bit checkpoint's (``expected``, :func:`_as_read`)
+    read = _as_read(st)
+    dense_b, expert_b = step_weight_bytes(read, batch)
     bytes_step = dense_b + expert_b
     bytes_step += kv_read_bytes_per_step(spec, kv, context, tp=tp) * batch
     flops_step = (2.0 * (c.active_body + head) + _attn_flops_per_token(spec, context)) * batch / tp
     step_s = 1.0 / measured_tps
     peak_bw = acc.bandwidth_gbps
-    peak_tf = st.peak_tflops
+    peak_tf = read.peak_tflops
     bw_gbps = bytes_step / step_s / 1e9
     tflops = flops_step / step_s / 1e12
     t_mem, t_comp = bytes_step / (peak_bw * 1e9), flops_step / (peak_tf * 1e12)
@@ -191,7 +194,7 @@ def diagnose(
     offload = ""
     fitting: list[str] = []  # where it does not fit: the setups that do, priced
     if not fits:
-        offload, pcie_tps = _offload_verdict(est, st, bytes_step, measured_tps, roofline)
+        offload, pcie_tps = _offload_verdict(est, read, bytes_step, measured_tps, roofline)
         if measured_tps <= roofline:  # above it, no remedies for a speed that was not reached
             fitting = _fitting_setups(spec, acc, est, precision, engine, batch, gpus, context_in, mode)
             if not fitting:  # estimate's would-fit holds one sequence: said so where more were measured
@@ -217,7 +220,7 @@ def diagnose(
             "Decoding one token per step cannot be that fast on this hardware: the figure counts other "
             "tokens, another model, or several tokens per step."
         )
-        suggestions = _above_roofline_checks(st, measured_tps, roofline, batch, context)
+        suggestions = _above_roofline_checks(read, measured_tps, roofline, batch, context)
     elif not fits:
         bound = HOST_OFFLOAD
         verdict = ""
@@ -438,7 +441,8 @@ def _priced(
     if not e.supported:  # never a remedy the engine cannot run
         return None
     eng = resolve_engine(engine)
-    st = _setup(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, eng, parallel_mode(parallel, eng))
+    mode = parallel_mode(parallel, eng)  # the precision as the estimate resolved it (fp8-block for fp8 on V3)
+    st = setup_as_run(spec, resolve_gpu_arg(gpu), gpus, e.precision, e.kv_dtype, eng, mode, context + 1)
     per_seq = 1.0 / decode_step(st, batch, context).total
     return per_seq, per_seq * batch, e.fits and e.max_batch >= batch, e
 
@@ -546,21 +550,14 @@ def _above_roofline_checks(
     return out
 
 
-def _setup(
-    spec: ModelSpec,
-    acc: Accelerator,
-    gpus: int,
-    precision: str,
-    kv_dtype: str,
-    eng: EngineProfile,
-    parallel: str,
-) -> Setup:
-    """What a decode step is timed on, as the estimate took it: the engine's format of ``precision``, the
-    cache it sized (``kv_dtype``: fp8 beside FP8 on TensorRT-LLM) and its split, ``parallel`` ("tensor" or
-    "layer": a layer split, llama.cpp's and HF's own, reads every weight once per token on one GPU at a
-    time)."""
-    fmt = run_format(resolve_precision(precision), eng, [], spec)
-    return Setup(spec, acc, fmt, resolve_kv_dtype(kv_dtype), eng, gpus, parallel)
+def _as_read(st: Setup) -> Setup:
+    """``st`` as its weights are read: a weight-only checkpoint that the estimate times as its 16-bit one
+    (``Setup.timed_as``: its kernels here uncalibrated, its byte saving not credited to the speed) still
+    holds and reads its own narrow weights, so the roofline (a physical ceiling) and the bandwidth a
+    measured speed implies count those, not the 16-bit checkpoint's."""
+    if st.timed_as is None:
+        return st
+    return Setup(st.spec, st.acc, st.fmt, st.kv, st.engine, st.gpus, st.parallel)
 
 
 def _remedies(
