@@ -128,8 +128,12 @@ def test_the_answer_says_which_hardware_and_work_the_speed_is_uncalibrated_for()
     recs = [_rec(1, "H100-SXM", ("cheapest", "balanced")), _rec(2, "MI300X", ("fastest",))]
     w = FinetuneWorkload(model="llama-3.1-70b", method="full", dataset_tokens=100e6)
     got = uncalibrated_picks(w, s, recs)
-    assert got == (UncalibratedPick("fastest", 2, "MI300X training", 1),)
-    assert got[0].text == "speed uncalibrated for MI300X training; calibrated: #1"
+    # the H100 #1 against the MI300X: 57 / 44 min, $35.56 / $141.00
+    assert got == (UncalibratedPick("fastest", 2, "MI300X training", 1, (), 57 / 44, 35.56 / 141.0),)
+    assert got[0].text == (
+        "speed uncalibrated for MI300X training; the fastest calibrated row is #1: 1.3x the time at 0.3x "
+        "the cost"
+    )
     # a pick cut by top (its row not built) still says so, without the hardware's name
     assert uncalibrated_picks(w, s, recs[:1])[0].what == "this hardware training"
 
@@ -151,7 +155,7 @@ def test_the_work_a_speed_is_for(workload: object, words: str) -> None:
 @pytest.mark.parametrize(
     ("calibrated", "text"),
     [
-        (3, "speed uncalibrated for TPU-v5e serving; calibrated: #3"),
+        (3, "speed uncalibrated for TPU-v5e serving; the fastest calibrated row is #3"),
         (None, "speed uncalibrated for TPU-v5e serving; no calibrated row"),
     ],
 )
@@ -183,10 +187,15 @@ def test_the_ranking_flags_the_uncalibrated_mi300x_pick() -> None:
     # the MI300X (faster, its speed a guess) is the balanced and fastest pick; the H100 is both among
     # the calibrated rows
     assert {p for p, n in answer.picks.items() if by_rank[n] is mi300x} == {"balanced", "fastest"}
-    assert answer.uncalibrated_picks == (
-        UncalibratedPick("balanced", mi300x.rank or 0, "MI300X training", h100.rank),
-        UncalibratedPick("fastest", mi300x.rank or 0, "MI300X training", h100.rank),
-    )
+    assert [(u.pick, u.number, u.what, u.calibrated) for u in answer.uncalibrated_picks] == [
+        ("balanced", mi300x.rank or 0, "MI300X training", h100.rank),
+        ("fastest", mi300x.rank or 0, "MI300X training", h100.rank),
+    ]
+    # how far the H100 is from the MI300X: its time and cost over the MI300X's
+    assert h100.time_to_result_s and mi300x.time_to_result_s and h100.total_usd and mi300x.total_usd
+    for u in answer.uncalibrated_picks:
+        assert u.time_ratio == pytest.approx(h100.time_to_result_s / mi300x.time_to_result_s)
+        assert u.cost_ratio == pytest.approx(h100.total_usd / mi300x.total_usd)
 
 
 def test_the_web_page_and_the_json_api_name_the_uncalibrated_picks(tmp_path: Path) -> None:
@@ -203,7 +212,7 @@ def test_the_web_page_and_the_json_api_name_the_uncalibrated_picks(tmp_path: Pat
         assert page.status_code == 200
         picks = page.text.split('id="picks"', 1)[1].split("</ul>", 1)[0]
         fastest = picks.split('data-pick="fastest"', 1)[1].split("</li>", 1)[0]
-        assert "speed uncalibrated for MI300X training; calibrated: " in fastest
+        assert "speed uncalibrated for MI300X training; the fastest calibrated row is " in fastest
         assert '<a href="#rank-1">#1</a>' in fastest
         assert "uncalibrated" not in picks.split('data-pick="cheapest"', 1)[1].split("</li>", 1)[0]
         api = client.post("/api/v1/advise", json={"workload": workload})

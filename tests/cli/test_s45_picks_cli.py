@@ -107,7 +107,7 @@ def test_the_picks_text_says_which_pick_rests_on_an_uncalibrated_speed() -> None
     picks = {"cheapest": 1, "balanced": 1, "fastest": 2}
     assert advise_output.picks_text(picks, {1, 2}, (caveat,)) == (
         "cheapest on the front #1, balanced #1, fastest on the front #2 (speed uncalibrated for MI300X "
-        "training; calibrated: #1)"
+        "training; the fastest calibrated row is #1)"
     )
     # a pick --top left out says so; with no calibrated row in the answer that is said once
     assert advise_output.picks_text(
@@ -135,7 +135,8 @@ def test_the_table_names_the_uncalibrated_pick_at_80_columns(monkeypatch: pytest
     with out.capture() as captured:
         advise_output.table(SimpleNamespace(kind="finetune", model="llama-3.1-70b"), advice)
     text = " ".join(captured.get().split())
-    assert "fastest on the front #2 (speed uncalibrated for MI300X training; calibrated: #1)" in text
+    said = "speed uncalibrated for MI300X training; the fastest calibrated row is #1"
+    assert f"fastest on the front #2 ({said})" in text
     assert {r[1] for r in _cells(captured.get().splitlines()) if r[0]} == {"aws", "oci"}
 
 
@@ -163,8 +164,9 @@ def test_recommend_names_the_uncalibrated_picks_at_80_columns(
     lines = _terminal(monkeypatch, 80, *mixed)
     text = " ".join(" ".join(lines).split())
     assert (
-        "balanced #2 (speed uncalibrated for MI300X training; calibrated: #1), "
-        "fastest on the front #2 (speed uncalibrated for MI300X training; calibrated: #1)" in text
+        "balanced #2 (speed uncalibrated for MI300X training; the best-balanced calibrated row is #1: "
+        "1.3x the time at 0.8x the cost), fastest on the front #2 (speed uncalibrated for MI300X "
+        "training; the fastest calibrated row is #1: 1.3x the time at 0.8x the cost)" in text
     ), "\n".join(lines)
     assert {r[1] for r in _cells(lines) if r[0]} == {"aws", "oci"}
 
@@ -175,13 +177,17 @@ def test_recommend_json_carries_the_uncalibrated_picks(mixed: list[str]) -> None
     result = runner.invoke(app, [*mixed, "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
-    assert data["uncalibrated_picks"][1] == {
+    fastest = data["uncalibrated_picks"][1]
+    ratios = fastest.pop("time_ratio"), fastest.pop("cost_ratio")
+    assert ratios == (pytest.approx(1.3, abs=0.05), pytest.approx(0.8, abs=0.05))
+    assert fastest == {
         "pick": "fastest",
         "number": 2,
         "what": "MI300X training",
         "calibrated": 1,
         "parts": [],  # none of the engine's figures: the hardware alone
-        "text": "speed uncalibrated for MI300X training; calibrated: #1",
+        "text": "speed uncalibrated for MI300X training; the fastest calibrated row is #1: 1.3x the time "
+        "at 0.8x the cost",
     }
     speed = {r["offer"]["accelerator"]: r["estimate"]["speed_calibrated"] for r in data["recommendations"]}
     assert speed == {"H100-SXM": True, "MI300X": False}

@@ -27,5 +27,5 @@ def test_a_calibrated_alternative_is_named_on_its_pick() -> None:
     uncal = [UncalibratedPick("fastest", 3, "MI300X training", 1)]
     assert picks_text(picks, {1, 2}, uncal) == (
         "cheapest on the front #1, balanced #2, fastest on the front #3 "
-        "(not shown; speed uncalibrated for MI300X training; calibrated: #1)"
+        "(not shown; speed uncalibrated for MI300X training; the fastest calibrated row is #1)"
     )

@@ -44,10 +44,10 @@ def test_a_calibrated_row_not_shown_says_how_to_see_it() -> None:
     )
     text = advise_output.picks_text(picks, set(range(1, 11)), caveats)
     assert text == (
-        "cheapest on the front #1 (speed uncalibrated for B200 batch inference; calibrated: #2), "
-        "balanced #4, "
-        "fastest on the front #5 (speed uncalibrated for MI355X batch inference; calibrated: #122, "
-        "not shown: --explain 122)"
+        "cheapest on the front #1 (speed uncalibrated for B200 batch inference; the cheapest calibrated "
+        "row is #2), balanced #4, "
+        "fastest on the front #5 (speed uncalibrated for MI355X batch inference; the fastest calibrated "
+        "row is #122, not shown: --explain 122)"
     )
 
 

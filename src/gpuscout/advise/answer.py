@@ -373,7 +373,12 @@ def uncalibrated_picks(
         parts = rec.estimate.uncalibrated if rec is not None and rec.estimate is not None else ()
         if parts:  # the engine's own uncalibrated figures, on any GPU: "H200-SXM serving: MoE layers, ..."
             what += f": {', '.join(parts)}"
-        out.append(UncalibratedPick(name, number, what, selection.calibrated_picks[name], tuple(parts)))
+        time_ratio, cost_ratio = selection.calibrated_ratios.get(name, (None, None))
+        out.append(
+            UncalibratedPick(
+                name, number, what, selection.calibrated_picks[name], tuple(parts), time_ratio, cost_ratio
+            )
+        )
     return tuple(out)
 
 

@@ -88,6 +88,10 @@ class Selection:
     # calibrated candidates (None: no candidate is calibrated); a pick left out is calibrated, or its
     # calibrated row is not numbered (``unnumbered``)
     calibrated_picks: dict[str, int | None] = field(default_factory=dict)
+    # each pick of ``calibrated_picks`` with a row -> (its time, its cost) over the pick's own row's: how far
+    # the calibrated substitute is from the pick, which its number alone does not tell (#374 may be the
+    # fastest calibrated row, numbered far down a ranking by cost)
+    calibrated_ratios: dict[str, tuple[float, float]] = field(default_factory=dict)
     # a calibrated pick's row is among the candidates but not numbered: ``ranked`` left out rows ahead of
     # it (select again with every row to name it)
     unnumbered: bool = False
@@ -222,6 +226,7 @@ def select(
     numbers = {name: s.number for s in whole_front for name in s.picks}
     uncalibrated = {name for s in whole_front if not s.candidate.calibrated for name in s.picks}
     calibrated_picks: dict[str, int | None] = {}
+    calibrated_ratios: dict[str, tuple[float, float]] = {}
     unnumbered = False
     if uncalibrated:
         # every row's number, as the rows shown are numbered: the front, then the dominated rows in order
@@ -243,10 +248,19 @@ def select(
                 calibrated_picks[name] = None
             elif c.group in number_of:
                 calibrated_picks[name] = number_of[c.group]
+                own = next(s.candidate for s in whole_front if name in s.picks)
+                if own.time > 0 and own.cost > 0:
+                    calibrated_ratios[name] = (c.time / own.time, c.cost / own.cost)
             else:
                 unnumbered = True
     return Selection(
-        tuple(rows), len(front), numbers, tuple(whole_front), calibrated_picks, unnumbered=unnumbered
+        tuple(rows),
+        len(front),
+        numbers,
+        tuple(whole_front),
+        calibrated_picks,
+        calibrated_ratios,
+        unnumbered=unnumbered,
     )
 
 

@@ -254,7 +254,10 @@ class UncalibratedPick:
     engine's speed leans on that no row covers on any GPU ("H200-SXM serving: MoE layers, fp8-block
     kernels", ``EstimateSummary.uncalibrated``);
     ``calibrated`` is the number of the row the same pick names among the rows whose speed is
-    calibrated (None: no row of the answer has a calibrated speed)."""
+    calibrated (None: no row of the answer has a calibrated speed): the best substitute by the pick's own
+    criterion, which can sit far down a ranking by another (the fastest calibrated row of a ranking by
+    cost); ``time_ratio`` / ``cost_ratio``: that row's time and cost over the pick's row's, so the text
+    says how far it is ("the fastest calibrated row is #374: 1.2x the time at 3.2x the cost")."""
 
     pick: str
     number: int  # the pick's row
@@ -262,12 +265,32 @@ class UncalibratedPick:
     calibrated: int | None
     # the engine's figures ``what`` names after the hardware (``EstimateSummary.uncalibrated``)
     parts: tuple[str, ...] = ()
+    time_ratio: float | None = None
+    cost_ratio: float | None = None
 
     @property
     def text(self) -> str:
-        """'speed uncalibrated for MI300X training; calibrated: #1' ('no calibrated row' for none)."""
-        other = "no calibrated row" if self.calibrated is None else f"calibrated: #{self.calibrated}"
-        return f"speed uncalibrated for {self.what}; {other}"
+        """'speed uncalibrated for MI300X training; the fastest calibrated row is #1: 1.3x the time at
+        0.9x the cost' ('no calibrated row' for none)."""
+        if self.calibrated is None:
+            return f"speed uncalibrated for {self.what}; no calibrated row"
+        return f"speed uncalibrated for {self.what}; {self.substitute} #{self.calibrated}{self.how_far}"
+
+    @property
+    def substitute(self) -> str:
+        """'the fastest calibrated row is': the words before the calibrated row's number."""
+        return f"the {_SUBSTITUTE_WORDS.get(self.pick, self.pick)} calibrated row is"
+
+    @property
+    def how_far(self) -> str:
+        """': 1.2x the time at 3.2x the cost': the calibrated row against the pick's ("" unknown)."""
+        if self.time_ratio is None or self.cost_ratio is None:
+            return ""
+        return f": {self.time_ratio:.1f}x the time at {self.cost_ratio:.1f}x the cost"
+
+
+#: A pick's criterion as its calibrated substitute is named ("the best-balanced calibrated row is #2").
+_SUBSTITUTE_WORDS = {"cheapest": "cheapest", "balanced": "best-balanced", "fastest": "fastest"}
 
 
 #: The groups a dead end's ways out fall in, in the order they are said (:class:`Move`).

@@ -668,6 +668,12 @@ class UncalibratedPickOut(BaseModel):
     calibrated: int | None = Field(
         description="the row the same pick names among the rows whose speed is calibrated; null: none"
     )
+    time_ratio: float | None = Field(
+        default=None, description="the calibrated row's time over the pick's row's (null: no such row)"
+    )
+    cost_ratio: float | None = Field(
+        default=None, description="the calibrated row's cost over the pick's row's (null: no such row)"
+    )
     text: str
     calibrated_row: CalibratedRowOut | None = Field(
         default=None, description="that row (null when there is none)"
