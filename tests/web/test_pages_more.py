@@ -120,7 +120,8 @@ def test_model_page_sizes_a_checkpoint_in_the_format_it_is_published_in(client: 
     html = client.get("/models/gpt-oss-120b").text
     memory = _section(html, 'id="memory"', "</table>")
     assert memory.index("mxfp4-moe") < memory.index("bf16") and "as published" in memory
-    assert '<option value="mxfp4-moe" selected>mxfp4-moe · as published</option>' in html
+    assert '<option value="mxfp4-moe" selected>mxfp4-moe</option>' in html
+    assert '<small class="hint" id="hint-precision">mxfp4-moe: as published</small>' in html
     assert "Which GPUs hold it (mxfp4-moe" in html
     fits = _section(html, 'id="fits"', "</table>")
     assert fits.index("1 ×") < fits.index("H100-SXM")  # one H100 holds it
@@ -131,7 +132,8 @@ def test_model_page_sizes_a_checkpoint_in_the_format_it_is_published_in(client: 
     assert bad.status_code == 422 and "one of mxfp4-moe, bf16, fp8, int8, int4" in bad.text
     # a bf16 checkpoint's page is as it was
     llama = client.get("/models/llama-3.1-8b").text
-    assert '<option value="bf16" selected>bf16 · as published</option>' in llama and "mxfp4" not in llama
+    assert '<option value="bf16" selected>bf16</option>' in llama and "mxfp4" not in llama
+    assert '<small class="hint" id="hint-precision">bf16: as published</small>' in llama
 
 
 def test_the_models_list_gives_weights_in_the_published_format(client: TestClient) -> None:
