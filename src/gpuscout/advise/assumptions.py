@@ -107,7 +107,7 @@ class Assumptions:
             "spot under a deadline": (
                 "proposed where its chance of missing the deadline with its reclaims (Poisson, each a "
                 "restart, a reload and rework up to a checkpoint interval) is at most "
-                f"{self.deadline_miss_words()} (--max-deadline-miss)"
+                f"{self.deadline_miss_words()}"
             ),
             "storage price if unknown": f"${self.fallback_storage_usd_per_gb_month:g}/GB-month",
             "egress price if unknown": f"${self.fallback_egress_usd_per_gb:g}/GB",
