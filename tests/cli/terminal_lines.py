@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import sys
 
 import pytest
 from rich.console import Console
@@ -14,6 +15,21 @@ from gpuscout.cli import app, consoles
 #: A line that is one web address (numbered "[1] ", or after a "source:"): printed whole, never folded,
 #: it may be wider than the terminal, which shows the overflow (``gpuscout.cli.wrap``).
 ADDRESS_LINE = re.compile(r"\s*(\[\d+\] |source: )?\S*https?://\S+")
+
+
+def terminal_output(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
+    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide, with every CLI
+    module's console made anew there (as in a process started in it), unchecked for width."""
+    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
+        monkeypatch.setenv(name, value)
+    old, new = consoles.console, Console(emoji=False)
+    monkeypatch.setattr(consoles, "console", new)
+    for module in [m for name, m in sys.modules.items() if name.startswith("gpuscout.cli")]:
+        if getattr(module, "console", None) is old:
+            monkeypatch.setattr(module, "console", new)
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
 
 
 def terminal_lines(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:

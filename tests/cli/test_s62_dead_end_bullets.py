@@ -6,13 +6,12 @@ fields."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
-from gpuscout.cli import app, consoles
+from gpuscout.cli import app
+from tests.cli.terminal_lines import terminal_output
 
 runner = CliRunner()
 
@@ -24,13 +23,7 @@ ARGS = [
 
 def _terminal(monkeypatch: pytest.MonkeyPatch, width: int) -> list[str]:
     """The lines printed to a colourless terminal ``width`` columns wide."""
-    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setattr(consoles, "console", Console(emoji=False))
-    monkeypatch.setattr("gpuscout.cli.output.console", consoles.console)
-    result = runner.invoke(app, ARGS)
-    assert result.exit_code == 0, result.output
-    return re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
+    return terminal_output(monkeypatch, width, *ARGS)
 
 
 def test_the_moves_are_bullets_wrapped_under_their_text(monkeypatch: pytest.MonkeyPatch) -> None:

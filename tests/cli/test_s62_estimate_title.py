@@ -3,28 +3,17 @@ between any words, leaving "512 in / 512" on one line and "out" on the next."""
 
 from __future__ import annotations
 
-import re
-import sys
-
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from gpuscout.cli import app, consoles, estimate_cmds, output  # noqa: F401 (loaded to patch)
+from tests.cli.terminal_lines import terminal_output
 
 runner = CliRunner()
 
 
 def _terminal(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
-    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(name, value)
-    old, new = consoles.console, Console(emoji=False)
-    for module in [m for name, m in sys.modules.items() if name.startswith("gpuscout.cli")]:
-        if getattr(module, "console", None) is old:
-            monkeypatch.setattr(module, "console", new)
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return [line.strip() for line in re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()]
+    return [line.strip() for line in terminal_output(monkeypatch, width, *args)]
 
 
 @pytest.mark.parametrize(

@@ -9,16 +9,13 @@ narrow for a name, the name column was cut with no mark ("qwen3-coder-480b-a3" f
 
 from __future__ import annotations
 
-import re
-
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
-from gpuscout.cli import app, consoles
+from gpuscout.cli import app
 from gpuscout.cli.knowledge_cmds import select_gpus
 from gpuscout.knowledge.models import all_models
-from tests.cli.terminal_lines import table_cells
+from tests.cli.terminal_lines import table_cells, terminal_output
 
 runner = CliRunner()
 
@@ -28,16 +25,8 @@ MODEL_NAMES = [m.name for m in all_models()]
 
 
 def _terminal(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
-    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide (every module's
-    console the new one, as in a process started there)."""
-    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(name, value)
-    monkeypatch.setattr(consoles, "console", Console(emoji=False))
-    monkeypatch.setattr("gpuscout.cli.output.console", consoles.console)
-    monkeypatch.setattr("gpuscout.cli.knowledge_cmds.console", consoles.console)
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
+    """The lines ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide."""
+    return terminal_output(monkeypatch, width, *args)
 
 
 def test_a_pipe_gets_every_gpu_name_whole() -> None:

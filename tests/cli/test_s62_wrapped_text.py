@@ -11,30 +11,21 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 
 import pytest
-from rich.console import Console
 from typer.testing import CliRunner
 
 from gpuscout.cli import advise_cmds, app, consoles, estimate_cmds, output  # noqa: F401 (loaded to patch)
+from tests.cli.terminal_lines import terminal_output
 
 runner = CliRunner()
 URL = re.compile(r"https?://[^\s,)]+")
 
 
 def _terminal(monkeypatch: pytest.MonkeyPatch, width: int, *args: str) -> list[str]:
-    """What ``gpuscout ARGS`` prints to a colourless terminal ``width`` columns wide: every CLI module's
-    console made anew there, as in a process started in it. Lines may be wider (an address)."""
-    for name, value in {"TTY_COMPATIBLE": "1", "COLUMNS": str(width), "NO_COLOR": "1"}.items():
-        monkeypatch.setenv(name, value)
-    old, new = consoles.console, Console(emoji=False)
-    for module in [m for name, m in sys.modules.items() if name.startswith("gpuscout.cli")]:
-        if getattr(module, "console", None) is old:
-            monkeypatch.setattr(module, "console", new)
-    result = runner.invoke(app, list(args))
-    assert result.exit_code == 0, result.output
-    return re.sub(r"\x1b\[[0-9;]*m", "", result.output).splitlines()
+    """What ``gpuscout ARGS`` prints at ``width`` columns (:func:`terminal_output`).
+    Lines may be wider (an address)."""
+    return terminal_output(monkeypatch, width, *args)
 
 
 def _urls_whole(lines: list[str], text: str, width: int) -> None:
