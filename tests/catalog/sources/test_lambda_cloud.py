@@ -73,6 +73,41 @@ def test_description_wins_over_the_name() -> None:
     assert o.price_usd_per_gpu_hour == pytest.approx(2.99)
 
 
+def _v100(name: str) -> dict[str, Any]:
+    """A Lambda V100 type. The description's shape ("<n>x Tesla <gpu> (<mem> GB)", no form factor) is
+    the one gpuhunt's regex allows for (lambda.json notes: ``^(\\d)x (?:Tesla )?(.+) \\((\\d+) GB``); the
+    exact text, the names (gpu_8x_v100 and gpu_8x_v100_n, also in the bundled snapshot's Lambda rows)
+    and the $6.32 are those rows' and recalled, not a recorded body."""
+    return {
+        "instance_type": {
+            "name": name,
+            "description": "8x Tesla V100 (16 GB)",
+            "price_cents_per_hour": 632,
+            "specs": {"vcpus": 92, "memory_gib": 448, "storage_gib": 5860, "gpus": 8},
+        },
+        "regions_with_capacity_available": [{"name": "us-east-1"}],
+    }
+
+
+@respx.mock
+def test_description_without_form_factor_is_not_dropped() -> None:
+    """A description that names no form factor ("8x Tesla V100 (16 GB)") used to drop the type
+    ("does not say which variant"): the name's token pins it where Lambda's names do (``v100``), and
+    otherwise the default variant is assumed and marked, as every other source and the snapshot do."""
+    data = answer()
+    data["data"]["gpu_8x_v100"] = _v100("gpu_8x_v100")
+    data["data"]["gpu_8x_v100_n"] = _v100("gpu_8x_v100_n")
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=data))
+    src = LambdaSource()
+    offers = {o.instance_type: o for o in fetch(src)}
+    assert src.dropped == []
+    pinned, assumed = offers["gpu_8x_v100"], offers["gpu_8x_v100_n"]
+    assert (pinned.accelerator, pinned.gpu_count, pinned.gpu_memory_gb) == ("V100-SXM2-16GB", 8, 16)
+    assert pinned.price_usd_per_hour == pytest.approx(6.32) and "variant" not in pinned.extra
+    assert (assumed.accelerator, assumed.gpu_count) == ("V100-SXM2-16GB", 8)
+    assert assumed.extra["variant"] == "assumed" and "form factor not stated" in assumed.notes
+
+
 def test_missing_key_is_reported_and_nothing_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LAMBDA_API_KEY")
     src = LambdaSource()

@@ -7,7 +7,9 @@ unavailable. Without ``LAMBDA_API_KEY`` the source reports "credentials missing"
 
 The GPU comes from ``instance_type.description`` ("8x H100 (80 GB SXM5)") when present, else
 from the instance name through :data:`LAMBDA_GPU_TOKENS` (Lambda names 80 GB A100s explicitly,
-``gpu_8x_a100_80gb_sxm4``; a bare ``a100`` is the 40 GB part).
+``gpu_8x_a100_80gb_sxm4``; a bare ``a100`` is the 40 GB part). A description without the form
+factor ("8x Tesla V100 (16 GB)") takes the name's token where there is one, else the default
+variant, assumed and marked.
 
 Host RAM and disk come as ``specs.memory_gib`` / ``specs.storage_gib`` (GiB, as named); an offer's
 ``ram_gb`` / ``disk_gb`` are GB, so each is multiplied by :data:`GB_PER_GIB` (220 GiB is 236.2 GB).
@@ -116,17 +118,26 @@ class LambdaSource(HttpSource):
 
     @staticmethod
     def _gpu(name: str, description: Any) -> GpuMatch:
-        if isinstance(description, str):
-            m = _DESC_RE.match(description)
-            if m:
-                label = " ".join(x for x in (m["gpu"], m["form"]) if x)
-                return match_gpu(label, float(m["mem"]), allow_assumed=False)
+        """The description's GPU where it states the variant; else the name's token where Lambda's
+        names pin it (``gpu_8x_v100``); else the description's GPU with the default variant assumed
+        (marked, as every source and the bundled snapshot mark it). A description that names no form
+        factor ("8x Tesla V100 (16 GB)") is not a reason to drop the type."""
         m = _NAME_RE.match(name)
-        if m is None:
+        token = m["gpu"] if m else None
+        if isinstance(description, str):
+            d = _DESC_RE.match(description)
+            if d:
+                label = " ".join(x for x in (d["gpu"], d["form"]) if x)
+                stated = match_gpu(label, float(d["mem"]))
+                if stated.exact or token not in LAMBDA_GPU_TOKENS:
+                    return stated
+                pinned = match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
+                same = pinned.accelerator.memory_gb == stated.accelerator.memory_gb
+                return pinned if same else stated
+        if token is None:
             raise MissingField(
                 "data{}.instance_type.description", "missing and the name is not gpu_<n>x_<gpu>"
             )
-        token = m["gpu"]
         if token not in LAMBDA_GPU_TOKENS:
             raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}", "unknown GPU")
         return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
