@@ -108,3 +108,24 @@ def test_schema_change_and_missing_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("PRIME_INTELLECT_API_KEY")
     with pytest.raises(CredentialsMissingError):
         fetch(PrimeIntellectSource())
+
+
+@respx.mock
+def test_gpu_memory_read_per_gpu_or_as_the_box_total() -> None:
+    """``gpuMemory`` of a multi-GPU offer: the docs example (1 GPU) cannot tell per-GPU from the box
+    total, and the data audit (2026-12, 5.2) reads SkyPilot's fetcher as taking it for the total. A
+    total (640 for 8x H100_80GB) used to drop the offer ("matches no variant"); each reading is now
+    accepted where it is the one that agrees with the named GPU."""
+    total = offer_row(cloudId="n3-H100x8", gpuCount=8, gpuMemory=640, prices={"onDemand": 15.2})
+    per_gpu = offer_row(cloudId="n3-H100x4", gpuCount=4, gpuMemory=80, prices={"onDemand": 7.6})
+    contradicts = offer_row(cloudId="n3-H100x2", gpuCount=2, gpuMemory=100)
+    answer = page([total, per_gpu, contradicts])
+    respx.get(AVAILABILITY_URL).mock(return_value=httpx.Response(200, json=answer))
+    source = PrimeIntellectSource()
+    offers = by_type(fetch(source))
+    eight, four = offers["hyperstack:n3-H100x8"], offers["hyperstack:n3-H100x4"]
+    assert (eight.accelerator, eight.gpu_count, eight.gpu_memory_gb) == ("H100-PCIe", 8, 80)
+    assert eight.price_usd_per_hour == pytest.approx(15.2)
+    assert (four.accelerator, four.gpu_count, four.gpu_memory_gb) == ("H100-PCIe", 4, 80)
+    assert [d.row for d in source.dropped] == ["hyperstack:n3-H100x2 CANADA-1"]
+    assert "matches no variant" in source.dropped[0].reason

@@ -7,8 +7,9 @@
   version answered a map keyed by GPU type (``{"H100_80GB": [...]}``), also accepted.
 * **Fields** per offer: ``cloudId`` (the upstream SKU, ``n3-H100x1``), ``provider`` (the
   upstream cloud: hyperstack, runpod, ...), ``dataCenter`` (``CANADA-1``), ``country``,
-  ``gpuType`` (``H100_80GB``), ``socket`` (``PCIe`` / ``SXM5``...), ``gpuMemory`` GB,
-  ``gpuCount``, ``prices {onDemand, communityPrice, isVariable, currency}`` **per offer per hour**,
+  ``gpuType`` (``H100_80GB``), ``socket`` (``PCIe`` / ``SXM5``...), ``gpuMemory`` GB (per GPU,
+  or the box total: both readings are accepted, see :func:`_match`), ``gpuCount``,
+  ``prices {onDemand, communityPrice, isVariable, currency}`` **per offer per hour**,
   ``stockStatus`` (Available, High, Medium, Low...), ``security`` (``secure_cloud`` /
   ``community_cloud``), ``isSpot``, ``prepaidTime``, and ``vcpu`` / ``memory`` / ``disk``
   ``.defaultCount``.
@@ -39,7 +40,7 @@ from typing import Any
 import httpx
 
 from gpuscout.catalog.currency import exchange_rate, stated_prices
-from gpuscout.catalog.normalize import Excluded, Unmatched, match_gpu, price_or_none
+from gpuscout.catalog.normalize import Excluded, GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
@@ -119,7 +120,7 @@ class PrimeIntellectSource(HttpSource):
         gpu_type = str(field(row, "gpuType", where, str)).replace("_", " ")
         socket = str(row.get("socket") or "")
         name = f"{gpu_type} {socket}" if socket and socket.lower() not in gpu_type.lower() else gpu_type
-        gpu = match_gpu(name, positive(row.get("gpuMemory")))
+        gpu = _match(name, positive(row.get("gpuMemory")), count)
         spot = row.get("isSpot") is True
         stated = stated_prices(rate, None if spot else price, price if spot else None)
         status = str(row.get("stockStatus") or "")
@@ -156,6 +157,22 @@ class PrimeIntellectSource(HttpSource):
             extra=extra,
             **stated.fields,
         )
+
+
+def _match(name: str, memory: float | None, count: int) -> GpuMatch:
+    """The GPU, reading ``gpuMemory`` per GPU or, where only that agrees with the named GPU, as the
+    box total. The docs example has one GPU, so it cannot tell; the data audit (2026-12, section 5.2)
+    reads SkyPilot's Prime Intellect fetcher as taking it for the total (inferred, not read in a
+    recorded multi-GPU body). Per GPU is tried first; a figure neither reading fits still drops."""
+    try:
+        return match_gpu(name, memory)
+    except Unmatched as per_gpu:
+        if memory is None or count < 2:
+            raise
+        try:
+            return match_gpu(name, memory / count)
+        except Unmatched:
+            raise per_gpu from None
 
 
 def _default(row: dict[str, Any], key: str) -> Any:
