@@ -51,7 +51,10 @@ def catalog_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         row("x9.quantum", "us-east-1", 9.0, 8, 64, 1, "QuantumFlux", 48),
     ])  # fmt: skip
     write(tmp_path, "azure", [row("Standard_NC24ads_A100_v4", "eastus", 3.673, 24, 220, 1, "A100", 80)])
-    write(tmp_path, "lambdalabs", [row("gpu_1x_a100", "us-east-1", 1.29, 30, 200, 1, "A100", 40)])
+    write(tmp_path, "lambdalabs", [
+        row("gpu_1x_a100", "us-east-1", 1.29, 30, 200, 1, "A100", 40),
+        row("gpu_8x_a100", "us-east-1", 10.32, 124, 1800, 8, "A100", 40),
+    ])  # fmt: skip
     write(tmp_path, "gcp", [row("a2-highgpu-1g", "us-central1-a", 3.673385, 12, 85, 1, "A100", 40)])
     monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
     return tmp_path
@@ -86,8 +89,11 @@ def test_aws_items_become_offers_with_spot_merged(catalog_dir: Path) -> None:
 def test_instance_hints_pin_the_variant(catalog_dir: Path) -> None:
     (azure,) = fetch(GpuhuntSource("azure"))
     assert azure.accelerator == "A100-PCIe-80GB"  # NC A100 v4 is PCIe, not gpuhunt's bare "A100"
-    (lam,) = fetch(GpuhuntSource("lambdalabs"))
-    assert (lam.provider, lam.accelerator) == ("lambda", "A100-PCIe-40GB")
+    lam = by_type(fetch(GpuhuntSource("lambdalabs")))
+    assert (lam["gpu_1x_a100"].provider, lam["gpu_1x_a100"].accelerator) == ("lambda", "A100-PCIe-40GB")
+    # Lambda's 8x A100 40GB is the SXM4 part on an NVLink baseboard, not eight of its 1x PCIe cards
+    eight = lam["gpu_8x_a100"]
+    assert (eight.accelerator, eight.interconnect) == ("A100-SXM4-40GB", Interconnect.NVLINK)
     assert GpuhuntSource("lambdalabs").name == "gpuhunt:lambda"
 
 

@@ -108,6 +108,30 @@ def test_description_without_form_factor_is_not_dropped() -> None:
     assert assumed.extra["variant"] == "assumed" and "form factor not stated" in assumed.notes
 
 
+@respx.mock
+def test_8x_a100_named_without_description_is_the_sxm4_part() -> None:
+    """``gpu_8x_a100`` is Lambda's 8x A100 40GB SXM4 on an NVLink baseboard, its 1x/2x/4x ``a100`` are
+    PCIe cards (docs.lambda.ai/public-cloud/on-demand/, as the bundled snapshot's rules
+    lambda-a100-40gb-sxm4-stated and lambda-a100-40gb-is-pcie say). Read from the name alone, the
+    bare ``a100`` token made the 8x box PCIe cards joined over PCIe."""
+    data = answer()
+    for name, gpus, cents in (("gpu_8x_a100", 8, 1032), ("gpu_4x_a100", 4, 516)):
+        data["data"][name] = {
+            "instance_type": {
+                "name": name,
+                "price_cents_per_hour": cents,
+                "specs": {"vcpus": 31 * gpus, "memory_gib": 225 * gpus, "storage_gib": 512, "gpus": gpus},
+            },
+            "regions_with_capacity_available": [{"name": "us-east-1"}],
+        }
+    respx.get(INSTANCE_TYPES_URL).mock(return_value=httpx.Response(200, json=data))
+    offers = {o.instance_type: o for o in fetch(LambdaSource())}
+    eight, four = offers["gpu_8x_a100"], offers["gpu_4x_a100"]
+    assert (eight.accelerator, eight.gpu_count) == ("A100-SXM4-40GB", 8)
+    assert eight.interconnect is Interconnect.NVLINK and "variant" not in eight.extra
+    assert (four.accelerator, four.gpu_count, four.interconnect) == ("A100-PCIe-40GB", 4, Interconnect.PCIE)
+
+
 def test_missing_key_is_reported_and_nothing_fetched(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("LAMBDA_API_KEY")
     src = LambdaSource()

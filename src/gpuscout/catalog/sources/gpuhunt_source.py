@@ -44,7 +44,7 @@ from gpuscout.catalog.offer import Offer
 from gpuscout.catalog.sources.azure import AZURE_GPU_SIZES, retired_size
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, SourceError, format_seconds
 from gpuscout.catalog.sources.gpuhunt_worker import WorkerFailed, WorkerTimeout, run_worker
-from gpuscout.catalog.sources.lambda_cloud import LAMBDA_GPU_TOKENS
+from gpuscout.catalog.sources.lambda_cloud import lambda_gpu_name
 from gpuscout.settings import Settings
 
 WORKER = "gpuscout.catalog.sources.gpuhunt_worker"
@@ -85,8 +85,6 @@ ONLINE: dict[str, OnlineSpec] = {
     "seeweb": OnlineSpec("gpuhunt.providers.seeweb", "SeewebProvider", ("SEEWEB_API_TOKEN",)),
 }
 
-_LAMBDA_NAME = re.compile(r"^gpu_\d+x_(?P<gpu>.+)$")
-
 
 def _azure_hint(instance: str) -> tuple[str, float | None] | None:
     size = AZURE_GPU_SIZES.get(instance)
@@ -94,8 +92,7 @@ def _azure_hint(instance: str) -> tuple[str, float | None] | None:
 
 
 def _lambda_hint(instance: str) -> tuple[str, float | None] | None:
-    m = _LAMBDA_NAME.match(instance)
-    name = LAMBDA_GPU_TOKENS.get(m["gpu"]) if m else None
+    name = lambda_gpu_name(instance)
     return (name, None) if name else None
 
 

@@ -7,7 +7,8 @@ unavailable. Without ``LAMBDA_API_KEY`` the source reports "credentials missing"
 
 The GPU comes from ``instance_type.description`` ("8x H100 (80 GB SXM5)") when present, else
 from the instance name through :data:`LAMBDA_GPU_TOKENS` (Lambda names 80 GB A100s explicitly,
-``gpu_8x_a100_80gb_sxm4``; a bare ``a100`` is the 40 GB part). A description without the form
+``gpu_8x_a100_80gb_sxm4``; a bare ``a100`` is the 40 GB PCIe card, but ``gpu_8x_a100`` the
+40 GB SXM4 part: :data:`LAMBDA_INSTANCE_GPUS`). A description without the form
 factor ("8x Tesla V100 (16 GB)") takes the name's token where there is one, else the default
 variant, assumed and marked.
 
@@ -56,7 +57,24 @@ LAMBDA_GPU_TOKENS: dict[str, str] = {
     "v100": "V100 SXM2 16GB",
 }
 
+#: Instance names whose GPU is not their token's: Lambda's 8x A100 40GB is the SXM4 part on an NVLink
+#: baseboard ("40 GB SXM4"), while its 1x/2x/4x ``a100`` are PCIe cards
+#: (https://docs.lambda.ai/public-cloud/on-demand/, as the bundled snapshot's rules
+#: lambda-a100-40gb-sxm4-stated and lambda-a100-40gb-is-pcie in data/snapshot/rules.yaml say).
+LAMBDA_INSTANCE_GPUS: dict[str, str] = {"gpu_8x_a100": "A100 SXM4 40GB"}
+
 _NAME_RE = re.compile(r"^gpu_(?P<count>\d+)x_(?P<gpu>.+)$")
+
+
+def lambda_gpu_name(instance: str) -> str | None:
+    """The GPU (a name the knowledge table resolves exactly) a Lambda instance name pins, or None:
+    :data:`LAMBDA_INSTANCE_GPUS`, else the name's token through :data:`LAMBDA_GPU_TOKENS`."""
+    if instance in LAMBDA_INSTANCE_GPUS:
+        return LAMBDA_INSTANCE_GPUS[instance]
+    m = _NAME_RE.match(instance)
+    return LAMBDA_GPU_TOKENS.get(m["gpu"]) if m else None
+
+
 _DESC_RE = re.compile(
     r"^(?P<count>\d+)x (?:Tesla |NVIDIA )?(?P<gpu>.+?) \((?P<mem>\d+) GB(?: (?P<form>[^)]+))?\)"
 )
@@ -122,25 +140,25 @@ class LambdaSource(HttpSource):
         names pin it (``gpu_8x_v100``); else the description's GPU with the default variant assumed
         (marked, as every source and the bundled snapshot mark it). A description that names no form
         factor ("8x Tesla V100 (16 GB)") is not a reason to drop the type."""
-        m = _NAME_RE.match(name)
-        token = m["gpu"] if m else None
+        named = lambda_gpu_name(name)
         if isinstance(description, str):
             d = _DESC_RE.match(description)
             if d:
                 label = " ".join(x for x in (d["gpu"], d["form"]) if x)
                 stated = match_gpu(label, float(d["mem"]))
-                if stated.exact or token not in LAMBDA_GPU_TOKENS:
+                if stated.exact or named is None:
                     return stated
-                pinned = match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
+                pinned = match_gpu(named, allow_assumed=False)
                 same = pinned.accelerator.memory_gb == stated.accelerator.memory_gb
                 return pinned if same else stated
-        if token is None:
+        if named is not None:
+            return match_gpu(named, allow_assumed=False)
+        m = _NAME_RE.match(name)
+        if m is None:
             raise MissingField(
                 "data{}.instance_type.description", "missing and the name is not gpu_<n>x_<gpu>"
             )
-        if token not in LAMBDA_GPU_TOKENS:
-            raise Unmatched(f"unknown Lambda GPU token {token!r} in {name!r}", "unknown GPU")
-        return match_gpu(LAMBDA_GPU_TOKENS[token], allow_assumed=False)
+        raise Unmatched(f"unknown Lambda GPU token {m['gpu']!r} in {name!r}", "unknown GPU")
 
 
 def _gib_as_gb(value: Any) -> float | None:
