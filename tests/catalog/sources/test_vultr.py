@@ -103,3 +103,20 @@ def test_503_retry_after_then_success() -> None:
     sleep = SleepRecorder()
     assert len(fetch(VultrSource(sleep=sleep))) == 3
     assert sleep.delays == [4.0]
+
+
+@respx.mock
+def test_metal_gpu_plan_whose_id_is_not_understood_is_a_counted_drop() -> None:
+    """A bare-metal plan id ending in ``-gpu`` is a GPU plan; one the id pattern cannot read (no GPU
+    count before the model, as in the recalled ``vbm-72c-480gb-gh200-gpu``) used to pass silently as a
+    CPU plan, so the GPU offer vanished without a reason. It is now dropped with the reason named."""
+    data = metal()
+    odd = dict(data["plans_metal"][0], id="vbm-72c-480gb-gh200-gpu")
+    data["plans_metal"].append(odd)
+    respx.get(PLANS_URL).mock(return_value=httpx.Response(200, json=plans([CPU_PLAN])))
+    respx.get(METAL_URL).mock(return_value=httpx.Response(200, json=data))
+    src = VultrSource()
+    offers = by_type(fetch(src))
+    assert "vbm-72c-480gb-gh200-gpu" not in offers and "vbm-112c-2048gb-8-h100-gpu" in offers
+    assert [d.row for d in src.dropped] == ["vbm-72c-480gb-gh200-gpu"]
+    assert "GPU count" in src.dropped[0].reason and src.dropped[0].invalid

@@ -3,7 +3,8 @@
 Cloud GPU plans (``type`` "vcg") carry ``gpu_type`` ("NVIDIA_A100") and ``gpu_vram_gb``: less
 than the card's memory is a vGPU slice (marked ``fractional``, memory = the slice), a multiple of
 it is that many whole GPUs. Bare-metal GPU plans have no GPU fields; the GPU comes from the id
-(``vbm-112c-2048gb-8-h100-gpu``: 8x H100) and ``hourly_cost_preemptible`` is their spot price.
+(``vbm-112c-2048gb-8-h100-gpu``: 8x H100; an id ending in ``-gpu`` that this pattern cannot read
+is dropped with the reason) and ``hourly_cost_preemptible`` is their spot price.
 ``ram`` is MiB (Vultr writes MB; 1024 is 1 GiB), ``bandwidth`` the included transfer in GB/month
 (in ``extra``). One offer per listed location (the plan is deployable there: available); no
 location -> region ``any``, unavailable. Pages are followed through ``meta.links.next`` cursors.
@@ -114,5 +115,11 @@ class VultrSource(HttpSource):
             return count, match_gpu(name, vram / count)
         m = _METAL_GPU_RE.search(plan_id)
         if m is None:
+            if plan_id.endswith("-gpu"):  # a GPU plan the pattern cannot read: said, never silent
+                raise Unmatched(
+                    f"bare-metal GPU plan id {plan_id!r} states no GPU count before the model "
+                    "(expected ...-<count>-<gpu>-gpu)",
+                    "GPU plan id not understood",
+                )
             return 0, None
         return int(m["count"]), match_gpu(m["gpu"])
