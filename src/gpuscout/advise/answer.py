@@ -866,30 +866,28 @@ def _narrower_run(ranker: Ranker, offers: Sequence[Offer], *, lift_budget: bool 
     return over_budget
 
 
-def _precision_fix(ranker: Ranker, offers: Sequence[Offer]) -> str | None:
-    """The widest narrower precision under which some offer runs the workload (:func:`_narrower_run`):
-    "--precision fp8 would fit: the cheapest is 8x RTX4090 8 replicas at Vast.ai at $21.32"; None where
-    none does."""
-    found = _narrower_run(ranker, offers)
-    if found is None:
-        return None
-    return (
-        f"{found.option} would fit: the cheapest is {_label(found.row)} at "
-        f"{usd(found.row.total_usd, _per(ranker.w))}"
-    )
-
-
-def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> str | None:
+def _engine_moves(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -> list[Move] | None:
     """Where the engine the user named (``--engine``) cannot run the workload on the GPUs that refused it
-    (support rules): what would, every other constraint kept: the default engine (what runs where it
-    cannot, said on each row), else the named engine in a precision it runs there. None when the engine
-    was not named or refused nothing; "" when neither runs it."""
+    (support rules): what would, every other constraint kept, as moves: the named engine in a precision
+    it runs there (it keeps the engine asked), then the default engine (what runs where it cannot, said
+    on each row; it drops the engine asked). None when the engine was not named or refused nothing; []
+    when neither runs it."""
     from gpuscout.advise.inference_configs import engine_named
 
     w = ranker.w
     if not isinstance(w, ServeWorkload | BatchWorkload) or not counts["unsupported"] or not engine_named(w):
         return None
-    fixes = []
+    moves: list[Move] = []
+    precisions = tuple(getattr(ranker.evaluator, "named_engine_precisions", ()))
+    for precision in precisions[:1]:  # the nearest the engine runs where it was refused
+        kept = _relaxed(ranker, offers, {"precision": precision})
+        if kept.rows:
+            said = (
+                f"--engine {shlex.quote(w.engine or '')} runs --precision {precision}: the cheapest is "
+                f"{_label(kept.rows[0])} "
+                f"at {usd(kept.rows[0].total_usd, _per(w))}"
+            )
+            moves.append(_public({"precision": precision}, said, "keeps", kept.rows[0]))
     free = _relaxed(ranker, offers, {"engine": None})
     if free.rows:
         best = free.rows[0]
@@ -899,20 +897,18 @@ def _engine_fix(ranker: Ranker, offers: Sequence[Offer], counts: Counter[str]) -
         own = best.estimate.engine if best.estimate is not None else ""
         others = [e for e in runs if e != own]
         on = (f"on {own}" if own else "") + (f"; other rows on {', '.join(others)}" if others else "")
-        fixes.append(
-            f"without --engine the cheapest is {_label(best)} at {usd(best.total_usd, _per(w))}"
-            + (f" ({on.lstrip('; ')})" if on else "")
+        said = f"without --engine the cheapest is {_label(best)} at {usd(best.total_usd, _per(w))}" + (
+            f" ({on.lstrip('; ')})" if on else ""
         )
-    precisions = tuple(getattr(ranker.evaluator, "named_engine_precisions", ()))
-    for precision in precisions[:1]:  # the nearest the engine runs where it was refused
-        kept = _relaxed(ranker, offers, {"precision": precision})
-        if kept.rows:
-            fixes.append(
-                f"--engine {shlex.quote(w.engine or '')} runs --precision {precision}: the cheapest is "
-                f"{_label(kept.rows[0])} "
-                f"at {usd(kept.rows[0].total_usd, _per(w))}"
-            )
-    return "; ".join(fixes)
+        moves.append(_public({"engine": None}, said, "relaxes", best))
+    return moves
+
+
+def _ways(text: str, why: str, moves: Sequence[Move | None]) -> DeadEnd | str:
+    """A dead end said as ``text``, in parts where it names moves: what binds (``why``) and ``moves``
+    (those given; the text alone where there are none)."""
+    given = tuple(m for m in moves if m is not None)
+    return DeadEnd(text, why, given) if given else text
 
 
 #: A named engine is said to be dear where the default engine's cheapest row, every other choice kept,
@@ -936,7 +932,7 @@ def engine_cost_note(
     w = ranker.w
     if not isinstance(w, ServeWorkload | BatchWorkload) or not engine_named(w):
         return ""
-    if not rows and binding and "--engine" in binding:  # the dead end's own words say it (_engine_fix)
+    if not rows and binding and "--engine" in binding:  # the dead end's own words say it (_engine_moves)
         return ""
     costed = [r.total_usd for r in rows if r.total_usd is not None]
     mine = min(costed, default=0.0)
@@ -1221,9 +1217,10 @@ def _dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd | str:
                 "(check their prices before renting)"
             )
     # a named engine the support rules refuse on every GPU tried: said so, with what would run it
-    engine_fix = _engine_fix(ranker, offers, counts)
+    engine_moves = _engine_moves(ranker, offers, counts)
+    engine_fix = None if engine_moves is None else "; ".join(m.text for m in engine_moves)
     tried = sum(counts[k] for k in REJECT_KINDS)  # the offers the evaluator looked at (not filtered out)
-    if engine_fix is not None and counts["unsupported"] == tried:
+    if engine_moves is not None and counts["unsupported"] == tried:
         asked = (getattr(w, "precision", None) or "").strip()
         native = ranker.be.native_precision
         own = f" ({native(w.model)})" if native is not None else ""
@@ -1233,27 +1230,43 @@ def _dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd | str:
         too_old = _release_words(ranker)
         if too_old:  # the release cannot load the model at all: no precision or GPU would do
             head = head.replace(_KIND_TEXT["unsupported"], "cannot run this engine release")
-            return f"--engine {engine} cannot load {w.model} ({head}): {too_old}; {fixes}"
+            why = f"--engine {engine} cannot load {w.model} ({head}): {too_old}"
+            return _ways(f"{why}; {fixes}", why, engine_moves)
         platform = _platform_words(ranker)
         if platform:  # the engine runs nothing there: no other precision would do
-            return (
+            why = (
                 f"--engine {engine} runs on none of these offers' GPUs, whatever the precision ({head}): "
-                f"{platform}; {fixes}"
+                f"{platform}"
             )
-        return f"--engine {engine} cannot run {what} on any GPU of these offers ({head}); {fixes}"
+            return _ways(f"{why}; {fixes}", why, engine_moves)
+        why = f"--engine {engine} cannot run {what} on any GPU of these offers ({head})"
+        return _ways(f"{why}; {fixes}", why, engine_moves)
     # too little memory where a narrower precision would fit: said first, on the GPUs and places asked
-    fix = _precision_fix(ranker, offers) if counts["fit"] or counts["headroom"] else None
+    narrowest = _narrower_run(ranker, offers) if counts["fit"] or counts["headroom"] else None
+    fix = (
+        f"{narrowest.option} would fit: the cheapest is {_label(narrowest.row)} at "
+        f"{usd(narrowest.row.total_usd, _per(w))}"
+        if narrowest is not None
+        else None
+    )
+    fix_move = narrowest.public(w, "keeps", fix) if narrowest is not None else None
     if w.providers or w.regions or w.accelerators:
         free = _relaxed(ranker, offers, {"providers": (), "regions": (), "accelerators": ()})
         where = ", ".join([*w.providers, *w.regions, *w.accelerators])
         there = f"; {fix}" if fix else ""
+        why = f"no offer of {where} can run it ({head})"
         if free.rows:
-            return (
-                f"no offer of {where} can run it ({head}){there}; elsewhere the cheapest is "
-                f"{_label(free.rows[0])} at {usd(free.rows[0].total_usd, _per(w))}"
+            elsewhere = (
+                f"elsewhere the cheapest is {_label(free.rows[0])} at {usd(free.rows[0].total_usd, _per(w))}"
             )
+            # the filters given, cleared (an empty list: every GPU, provider or region)
+            cleared: dict[str, Any] = {
+                name: () for name in ("providers", "regions", "accelerators") if getattr(w, name)
+            }
+            wider = _public(cleared, elsewhere, "relaxes", free.rows[0])
+            return _ways(f"{why}{there}; {elsewhere}", why, [fix_move, wider])
         if fix:
-            return f"no offer of {where} can run it ({head}){there}"
+            return _ways(f"{why}{there}", why, [fix_move])
     hints = [fix] if fix else []
     if counts["volume"] and isinstance(w, ServeWorkload):
         # the users stated cannot generate the volume stated on any offer that holds the model: the inputs

@@ -374,10 +374,11 @@ class AdviseRequest:
 
     def changed_url(self, options: Mapping[str, Any]) -> str:
         """This form asked again with the workload fields ``options`` changed (a dead end's way out,
-        ``Move.options``; a field given ``None`` is cleared), as a link to this page."""
+        ``Move.options``; a field given ``None``, or an empty list (every GPU, provider or region), is
+        cleared), as a link to this page."""
         values: dict[str, object] = dict(self.values)
         for name, value in options.items():
-            if value is None:
+            if value is None or (isinstance(value, tuple | list) and not value):
                 values.pop(name, None)
             else:
                 values[name] = form_value(value)
