@@ -535,6 +535,8 @@ def explain(workload: Any, rec: Any) -> None:
     )
     line(f"regions: {', '.join(rec.regions) or o.region}")
     print_wrapped(out, printable(o.source), prefix="source: ")  # a snapshot's address whole
+    if o.notes:  # what the source says of its price or host ("the median of a group ..., not one listing")
+        print_wrapped(out, printable(o.notes), prefix="source's note: ")
     if rec.substitution:
         line(f"runs differently from what was asked: {rec.substitution}", "yellow")
     c = rec.config
