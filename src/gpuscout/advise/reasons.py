@@ -320,11 +320,17 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                     each = f"; {_gib(s.weights_gb)} GiB of weights on each, the attention whole"
                 if host:
                     each += f"; {host}"
+                # a cache copied rather than split (MLA's latent cache whole on each GPU, KV heads fewer than
+                # the split copied) is said per GPU: "KV 2.4 GiB over 8 GPUs" read as shared by the eight
+                copied = bool(kv) and not ev.layer_split and s.kv_cache_gb * ev.tp > 1.05 * (kv or 0.0)
+                split = (
+                    f"weights {_gib(held)} GiB over {ev.tp} GPUs + KV {_gib(s.kv_cache_gb)} GiB on each GPU"
+                    if copied
+                    else f"weights {_gib(held)} GiB + KV {_gib(kv or 0.0)} GiB over {ev.tp} GPUs"
+                )
                 reasons.append(
                     f"fits {ev.tp}x {acc_name}: {_gib(s.memory_per_gpu_gb)} of "
-                    f"{_gib(s.memory_capacity_gb)} GiB per GPU (weights {_gib(held)} GiB + "
-                    f"KV {_gib(kv or 0.0)} GiB "
-                    f"over {ev.tp} GPUs{each})"
+                    f"{_gib(s.memory_capacity_gb)} GiB per GPU ({split}{each})"
                 )
             if kv is not None and kv > weights_total:
                 users, running = _users_and_running(ctx)
