@@ -58,8 +58,9 @@ def test_types_and_availability_field_by_field() -> None:
 
     a6000 = offers[("2A6000.20V", "FIN-02")]  # on-demand capacity listed there
     assert a6000.availability is Availability.AVAILABLE
-    spot_only = offers[("2A6000.20V", "FIN-01")]  # only spot capacity listed there
-    assert spot_only.availability is Availability.LIMITED and "only spot capacity" in spot_only.notes
+    spot_only = offers[("2A6000.20V", "FIN-01")]  # only spot capacity listed there: the spot price only
+    assert spot_only.availability is Availability.AVAILABLE and "only spot capacity" in spot_only.notes
+    assert spot_only.price_usd_per_hour is None
     v100 = offers[("1V100.6V", "FIN-01")]
     assert (v100.accelerator, v100.spot_price_usd_per_hour) == ("V100-SXM2-16GB", pytest.approx(0.25))
     assert not any(o.instance_type.startswith("CPU") for o in offers.values())
@@ -130,3 +131,40 @@ def test_prices_are_asked_for_in_usd() -> None:
     [call] = [c for c in respx.calls if c.request.url.path.endswith("/instance-types")]
     assert call.request.url.params["currency"] == "usd"
     assert call.request.headers["Authorization"] == "Bearer tok"
+
+
+@respx.mock
+def test_each_price_follows_its_own_capacity() -> None:
+    """On-demand availability follows the on-demand list alone, spot's the spot list: a location with
+    only spot capacity offers the spot price, not the on-demand one as "limited"."""
+    mock_all(on_demand=[{"location_code": "FIN-02", "availabilities": ["2A6000.20V"]}])
+    offers = {(o.instance_type, o.region): o for o in fetch(VerdaSource())}
+    spot_only = offers[("2A6000.20V", "FIN-01")]  # in the recorded spot list only
+    assert spot_only.price_usd_per_hour is None  # on demand cannot be bought there now
+    assert spot_only.spot_price_usd_per_hour == pytest.approx(0.70)
+    assert spot_only.availability is Availability.AVAILABLE
+    assert "only spot capacity" in spot_only.notes and "1.98" in spot_only.notes
+    on_demand_only = offers[("2A6000.20V", "FIN-02")]  # in the on-demand list only
+    assert on_demand_only.price_usd_per_hour == pytest.approx(1.98)
+    assert on_demand_only.spot_price_usd_per_hour is None  # no spot capacity listed there
+    assert on_demand_only.availability is Availability.AVAILABLE
+    assert "no spot capacity" in on_demand_only.notes
+    nowhere = offers[("1H100.80S.30V", "any")]  # listed in neither: both prices, unavailable
+    assert (nowhere.price_usd_per_hour, nowhere.spot_price_usd_per_hour) == (
+        pytest.approx(3.95),
+        pytest.approx(1.70),
+    )
+    assert nowhere.availability is Availability.UNAVAILABLE
+    assert not any(o.availability is Availability.LIMITED for o in offers.values())
+
+
+@respx.mock
+def test_a_location_listed_for_both_carries_both_prices() -> None:
+    both = [{"location_code": "FIN-01", "availabilities": ["2A6000.20V"]}]
+    mock_all(on_demand=both)
+    a6000 = {(o.instance_type, o.region): o for o in fetch(VerdaSource())}[("2A6000.20V", "FIN-01")]
+    assert (a6000.price_usd_per_hour, a6000.spot_price_usd_per_hour) == (
+        pytest.approx(1.98),
+        pytest.approx(0.70),
+    )
+    assert a6000.availability is Availability.AVAILABLE

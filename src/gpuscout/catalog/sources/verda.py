@@ -12,10 +12,12 @@
   ``memory.size_in_gigabytes``.
 * **Availability**: ``GET /v1/instance-availability`` lists, per ``location_code`` (``FIN-01``…),
   the instance types deployable now on demand, and ``?is_spot=true`` the same for spot. One offer
-  per (type, location listed in either): available where on-demand capacity is listed, limited
-  where only spot capacity is; a type listed nowhere gives one offer in region ``any``
-  (unavailable). If an availability call fails, the offers keep availability ``unknown`` and the
-  failure is reported in ``warnings``; the prices still count.
+  per (type, location listed in either), available, carrying only the prices whose capacity is
+  listed there: on-demand availability follows the on-demand list alone, spot's the spot list (a
+  spot-only location offers the spot price and no on-demand price; the on-demand price is named in
+  the notes). A type listed nowhere gives one offer in region ``any`` with both prices
+  (unavailable). If an availability call fails, the offers keep both prices with availability
+  ``unknown`` and the failure is reported in ``warnings``.
 * **Spot**: Verda sells spot instances (interruptible); ``spot_price`` is their price.
 
 Traps (``verda_v1.source.md``): prices are strings and "dynamic" (they change several times a
@@ -36,7 +38,7 @@ from typing import Any
 
 import httpx
 
-from gpuscout.catalog.normalize import Unmatched, match_gpu, price_or_none
+from gpuscout.catalog.normalize import GpuMatch, Unmatched, match_gpu, price_or_none
 from gpuscout.catalog.offer import Availability, Offer
 from gpuscout.catalog.sources.base import SourceError
 from gpuscout.catalog.sources.http import HttpSource
@@ -104,35 +106,67 @@ class VerdaSource(HttpSource):
         description = _COUNT_RE.sub("", str(field(gpu_block, "description", f"{where}.gpu", str)))
         total = positive((t.get("gpu_memory") or {}).get("size_in_gigabytes"))
         gpu = match_gpu(description, total / count if total else None)
-        places = [("any", Availability.UNKNOWN)] if stock is None else stock.places(itype)
+        places = [("any", None)] if stock is None else stock.places(itype)
         currency = str(t.get("currency") or "usd").lower()
         if currency != "usd":
             raise Unmatched(f"price in {currency!r}, not USD")
         return [
-            self.gpu_offer(
-                gpu,
-                instance_type=itype,
-                region=region,
-                gpu_count=count,
-                price_usd_per_hour=price,
-                spot_price_usd_per_hour=spot,
-                observed_at=observed,
-                vcpus=positive((t.get("cpu") or {}).get("number_of_cores")),
-                ram_gb=positive((t.get("memory") or {}).get("size_in_gigabytes")),
-                availability=availability,
-                notes="; ".join(
-                    x
-                    for x in (
-                        "prices are dynamic (change several times a day)",
-                        "only spot capacity listed here" if availability is Availability.LIMITED else "",
-                        gpu.note,
-                    )
-                    if x
-                ),
-                extra={"p2p": str(t.get("p2p") or ""), "name": str(t.get("name") or "")},
-            )
-            for region, availability in places
+            self._offer_at(t, itype, gpu, count, region, listed, price, spot, observed)
+            for region, listed in places
         ]
+
+    def _offer_at(
+        self,
+        t: dict[str, Any],
+        itype: str,
+        gpu: GpuMatch,
+        count: int,
+        region: str,
+        listed: _Listed | None,
+        price: float | None,
+        spot: float | None,
+        observed: Any,
+    ) -> Offer:
+        """The offer in one location: only the prices whose capacity is listed there, available; both
+        prices, unavailable, where neither listed capacity has a price (``None``: availability unknown)."""
+        notes = ["prices are dynamic (change several times a day)"]
+        availability = Availability.UNKNOWN
+        if listed is not None:
+            od_price = price if listed.on_demand else None
+            spot_price = spot if listed.spot else None
+            if od_price is None and spot_price is None:
+                availability = Availability.UNAVAILABLE
+            else:
+                availability = Availability.AVAILABLE
+                if price is not None and od_price is None:
+                    notes.append(f"only spot capacity listed here (on demand ${price:g}/h where listed)")
+                if spot is not None and spot_price is None:
+                    notes.append(f"no spot capacity listed here (spot ${spot:g}/h where listed)")
+                price, spot = od_price, spot_price
+        if gpu.note:
+            notes.append(gpu.note)
+        return self.gpu_offer(
+            gpu,
+            instance_type=itype,
+            region=region,
+            gpu_count=count,
+            price_usd_per_hour=price,
+            spot_price_usd_per_hour=spot,
+            observed_at=observed,
+            vcpus=positive((t.get("cpu") or {}).get("number_of_cores")),
+            ram_gb=positive((t.get("memory") or {}).get("size_in_gigabytes")),
+            availability=availability,
+            notes="; ".join(notes),
+            extra={"p2p": str(t.get("p2p") or ""), "name": str(t.get("name") or "")},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Listed:
+    """Which capacity a location lists for an instance type now: on demand, spot."""
+
+    on_demand: bool
+    spot: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,12 +176,12 @@ class _Stock:
     on_demand: dict[str, list[str]]
     spot: dict[str, list[str]]
 
-    def places(self, itype: str) -> list[tuple[str, Availability]]:
-        here = self.on_demand.get(itype, [])
-        spot_only = [loc for loc in self.spot.get(itype, []) if loc not in here]
-        places = [(loc, Availability.AVAILABLE) for loc in here]
-        places += [(loc, Availability.LIMITED) for loc in spot_only]
-        return places or [("any", Availability.UNAVAILABLE)]
+    def places(self, itype: str) -> list[tuple[str, _Listed]]:
+        """Each location listing the type, with what it lists; ``any`` with nothing if none does."""
+        on_demand, spot = self.on_demand.get(itype, []), self.spot.get(itype, [])
+        locations = list(dict.fromkeys([*on_demand, *spot]))
+        places = [(loc, _Listed(loc in on_demand, loc in spot)) for loc in locations]
+        return places or [("any", _Listed(on_demand=False, spot=False))]
 
 
 def _availability(payload: Any) -> dict[str, list[str]]:
