@@ -82,3 +82,38 @@ def test_schema_change() -> None:
     respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json={"success": False}))
     with pytest.raises(SourceError, match="field 'server_meta' missing"):
         fetch(JarvislabsSource())
+
+
+@respx.mock
+def test_spot_price_follows_the_spot_count() -> None:
+    """A container's spot price is on offer only where ``spot_num_free_devices`` covers the count; the
+    on-demand price follows ``effective_num_free_devices`` alone."""
+    data = meta()
+    container = data["server_meta"][0]  # container L4, india-noida-01: 3 free on demand, 2 spot
+    assert (container["workload_type"], container["spot_num_free_devices"]) == ("container", 2)
+    container["spot_num_free_devices"] = 0
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=data))
+    one = index(fetch(JarvislabsSource()))[("container:L4:1x", "india-noida-01")]
+    assert one.price_usd_per_hour == pytest.approx(0.44)
+    assert one.spot_price_usd_per_hour is None  # no spot GPU free: the spot price is not on offer
+    assert one.availability is Availability.AVAILABLE and one.available_count == 3
+    assert "0 GPUs free" in one.notes
+
+    container["spot_num_free_devices"] = 2
+    container["effective_num_free_devices"] = container["num_free_devices"] = 0
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=data))
+    spot_only = index(fetch(JarvislabsSource()))[("container:L4:1x", "india-noida-01")]
+    assert spot_only.price_usd_per_hour is None  # nothing free on demand
+    assert spot_only.spot_price_usd_per_hour == pytest.approx(0.29)
+    assert spot_only.availability is Availability.AVAILABLE and spot_only.available_count == 2
+
+
+@respx.mock
+def test_nothing_free_keeps_both_prices_unavailable() -> None:
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=meta()))
+    eight = index(fetch(JarvislabsSource()))[("container:L4:8x", "india-noida-01")]  # 3 free, 2 spot
+    assert (eight.price_usd_per_hour, eight.spot_price_usd_per_hour) == (
+        pytest.approx(8 * 0.44),
+        pytest.approx(8 * 0.29),
+    )
+    assert eight.availability is Availability.UNAVAILABLE and eight.available_count == 0

@@ -12,10 +12,15 @@
   ``container`` or null on older rows: the same GPU appears once per kind). ``cpu_meta`` (CPU-only
   VMs) is not read.
 * **Offers**: one per (row, GPU count in {1, ``num_gpus``}); instance type
-  ``<kind>:<gpu_type>:<n>x``; available when ``effective_num_free_devices`` covers the count.
-  Spot (interruptible) where ``spot_price`` is given, on ``container`` rows only: spot is sold for
-  containers (``jarvislabs.source.md``), so a ``vm`` row's ``spot_price`` (the feed copies it
-  there) is not offered as the VM's.
+  ``<kind>:<gpu_type>:<n>x``. Spot (interruptible) where ``spot_price`` is given, on ``container``
+  rows only: spot is sold for containers (``jarvislabs.source.md``), so a ``vm`` row's
+  ``spot_price`` (the feed copies it there) is not offered as the VM's.
+* **Availability**: each price follows its own stock: on demand ``effective_num_free_devices``,
+  spot ``spot_num_free_devices``. The offer carries the prices whose free count covers the GPU
+  count, available (``available_count`` from the on-demand count, or the spot count when only spot
+  fits); where neither fits it keeps both prices, unavailable. A row without
+  ``spot_num_free_devices`` (not stated) keeps its spot price beside the on-demand one, as
+  before, with the on-demand availability.
 
 Traps (``jarvislabs.source.md``): numbers arrive as strings; ``price_per_week`` /
 ``price_per_month`` are incoherent and never used; backends disagree (europe-01 H200 3.80 on
@@ -76,15 +81,28 @@ class JarvislabsSource(HttpSource):
         gpu = match_gpu(gpu_type.replace("-", " "), positive(_num(row.get("vram"))))
         most = int(_num(row.get("num_gpus")) or 1)
         free = int(_num(row.get("effective_num_free_devices", row.get("num_free_devices"))) or 0)
-        spot_free = int(_num(row.get("spot_num_free_devices")) or 0)
+        spot_stated = _num(row.get("spot_num_free_devices"))
+        spot_free = int(spot_stated or 0)
         cpus = positive(_num(row.get("cpus_per_gpu")))
         ram = positive(_num(row.get("ram_per_gpu")))
         offers = []
         for count in sorted({1, max(1, most)}):
-            fits = free >= count
+            # each price follows its own stock (an unstated spot count: the on-demand one, as before)
+            od = per_gpu if free >= count else None
+            spot = spot_per_gpu if (spot_free if spot_stated is not None else free) >= count else None
             notes = [f"{kind}; per-GPU price x {count}; disk extra"]
             if spot_per_gpu is not None:
-                notes.append(f"spot (interruptible): {spot_free} {plural(spot_free, 'GPU')} free")
+                stock = (
+                    f"{spot_free} {plural(spot_free, 'GPU')} free"
+                    if spot_stated is not None
+                    else "free count not stated"
+                )
+                notes.append(f"spot (interruptible): {stock}")
+            if od is None and spot is None:  # nothing free: both prices, unavailable
+                od, spot, availability, left = per_gpu, spot_per_gpu, Availability.UNAVAILABLE, 0
+            else:
+                availability = Availability.AVAILABLE
+                left = (spot_free if od is None and spot_stated is not None else free) // count
             if gpu.note:
                 notes.append(gpu.note)
             offers.append(
@@ -93,13 +111,13 @@ class JarvislabsSource(HttpSource):
                     instance_type=f"{kind}:{gpu_type}:{count}x",
                     region=region,
                     gpu_count=count,
-                    price_usd_per_hour=per_instance(per_gpu, count),
-                    spot_price_usd_per_hour=per_instance(spot_per_gpu, count),
+                    price_usd_per_hour=per_instance(od, count),
+                    spot_price_usd_per_hour=per_instance(spot, count),
                     observed_at=observed,
                     vcpus=cpus * count if cpus else None,
                     ram_gb=ram * count if ram else None,
-                    availability=Availability.AVAILABLE if fits else Availability.UNAVAILABLE,
-                    available_count=free // count,
+                    availability=availability,
+                    available_count=left,
                     notes="; ".join(notes),
                     extra={"workload_type": kind, "spot_free": str(spot_free)},
                 )
