@@ -129,3 +129,28 @@ def test_gpu_memory_read_per_gpu_or_as_the_box_total() -> None:
     assert (four.accelerator, four.gpu_count, four.gpu_memory_gb) == ("H100-PCIe", 4, 80)
     assert [d.row for d in source.dropped] == ["hyperstack:n3-H100x2 CANADA-1"]
     assert "matches no variant" in source.dropped[0].reason
+
+
+@pytest.mark.parametrize(
+    ("status", "expected"),
+    [
+        ("Available", Availability.AVAILABLE),  # the docs example's spelling
+        ("Low", Availability.LIMITED),
+        ("  low ", Availability.LIMITED),
+        ("High", Availability.AVAILABLE),
+        ("Out of Stock", Availability.UNAVAILABLE),
+        ("out of  stock", Availability.UNAVAILABLE),
+        ("OUT_OF_STOCK", Availability.UNAVAILABLE),
+        ("Sold out", Availability.UNKNOWN),  # not a known status: not guessed
+        ("", Availability.UNKNOWN),
+    ],
+)
+@respx.mock
+def test_stock_status_spellings(status: str, expected: Availability) -> None:
+    """Case, surrounding space and space-vs-underscore do not change what a stock status means."""
+    respx.get(AVAILABILITY_URL).mock(
+        return_value=httpx.Response(200, json=page([offer_row(stockStatus=status)]))
+    )
+    [offer] = fetch(PrimeIntellectSource())
+    assert offer.availability is expected
+    assert offer.extra["stock_status"] == status  # kept as the feed wrote it

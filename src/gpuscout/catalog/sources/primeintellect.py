@@ -10,9 +10,9 @@
   ``gpuType`` (``H100_80GB``), ``socket`` (``PCIe`` / ``SXM5``...), ``gpuMemory`` GB (per GPU,
   or the box total: both readings are accepted, see :func:`_match`), ``gpuCount``,
   ``prices {onDemand, communityPrice, isVariable, currency}`` **per offer per hour**,
-  ``stockStatus`` (Available, High, Medium, Low...), ``security`` (``secure_cloud`` /
-  ``community_cloud``), ``isSpot``, ``prepaidTime``, and ``vcpu`` / ``memory`` / ``disk``
-  ``.defaultCount``.
+  ``stockStatus`` (Available, High, Medium, Low...; case, space and underscore ignored),
+  ``security`` (``secure_cloud`` / ``community_cloud``), ``isSpot``, ``prepaidTime``, and
+  ``vcpu`` / ``memory`` / ``disk`` ``.defaultCount``.
 * **Offers**: provider ``primeintellect`` (who bills), the upstream cloud in the instance type as its
   gpuscout provider id (``hyperstack:n3-H100x1``; ``lambdalabs`` -> ``lambda``, ``datacrunch`` ->
   ``verda``), as PI names it in ``extra["upstream_provider"]``; linked as the bundled snapshot
@@ -51,6 +51,9 @@ AVAILABILITY_URL = "https://api.primeintellect.ai/api/v1/availability/gpus"
 PAGE_SIZE = 100
 MAX_PAGES = 100
 
+#: ``stockStatus`` -> availability, keyed by :func:`stock_key`. ``Available``, ``High`` and ``Low``
+#: are the spellings ``primeintellect.source.md`` shows; the others were added with the adapter
+#: (commit b4ca587) without a recorded source. An unlisted status is unknown, never guessed.
 STOCK = {
     "available": Availability.AVAILABLE,
     "high": Availability.AVAILABLE,
@@ -59,6 +62,13 @@ STOCK = {
     "unavailable": Availability.UNAVAILABLE,
     "out_of_stock": Availability.UNAVAILABLE,
 }
+
+
+def stock_key(status: str) -> str:
+    """A ``stockStatus`` as :data:`STOCK` keys it: lower case, words joined by one underscore
+    (``"Out of Stock"``, ``"out_of_stock"`` and ``" OUT OF STOCK "`` read alike). Only case, space and
+    underscore are normalised: no other spelling is guessed."""
+    return "_".join(status.lower().replace("_", " ").split())
 
 
 class PrimeIntellectSource(HttpSource):
@@ -151,7 +161,7 @@ class PrimeIntellectSource(HttpSource):
             vcpus=positive(_default(row, "vcpu")),
             ram_gb=positive(_default(row, "memory")),
             disk_gb=positive(_default(row, "disk")),
-            availability=STOCK.get(status.lower(), Availability.UNKNOWN),
+            availability=STOCK.get(stock_key(status), Availability.UNKNOWN),
             secure={"secure_cloud": True, "community_cloud": False}.get(security),
             notes="; ".join(notes),
             extra=extra,
