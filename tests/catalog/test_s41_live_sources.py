@@ -151,3 +151,43 @@ def test_jarvislabs_spot_is_for_containers_only() -> None:
     assert container.spot_price_usd_per_hour == pytest.approx(0.29)
     assert vm.spot_price_usd_per_hour is None and "spot" not in vm.notes
     assert offers[("vm:A100-80GB:1x", "india-noida-01")].spot_price_usd_per_hour is None
+
+
+def test_nebius_and_verda_h200_names_state_sxm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # instance names as gpuhunt 0.1.34 writes them: nebius f"{platform} {preset.name}"
+    # (providers/nebius.py _make_offer), verda the instance_type (providers/verda.py); gpu_name "H200"
+    write(tmp_path, "nebius", [
+        row("gpu-h200-sxm 8gpu-128vcpu-1600gb", "eu-north1", 28.0, 128, 1600, 8, "H200", 141),
+        row("gpu-l40s-a 1gpu-8vcpu-32gb", "eu-north1", 1.5, 8, 32, 1, "L40S", 48),
+    ])  # fmt: skip
+    write(tmp_path, "verda", [row("1H200.141S.44V", "FIN-02", 3.39, 44, 182, 1, "H200", 141)])
+    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
+    nebius = by_type(fetch(GpuhuntSource("nebius")))
+    verda = by_type(fetch(GpuhuntSource("verda")))
+    for offer in (nebius["gpu-h200-sxm 8gpu-128vcpu-1600gb"], verda["1H200.141S.44V"]):
+        assert offer.accelerator == "H200-SXM" and offer.interconnect is Interconnect.NVLINK
+        assert VARIANT_KEY not in offer.extra and "assumed" not in offer.notes
+    assert nebius["gpu-l40s-a 1gpu-8vcpu-32gb"].accelerator == "L40S"  # no SXM named: untouched
+
+
+def test_the_sxm_name_rule_agrees_with_the_snapshot_rule() -> None:
+    """The gpuhunt path reads the instance names the bundled snapshot's rule reads (rules.yaml is a
+    build input, not shipped, so the live path keeps its own copy: this keeps the two alike)."""
+    from gpuscout.catalog.snapshot_build import load_rules
+    from gpuscout.catalog.sources.gpuhunt_source import sxm_named_gpu
+
+    [rule] = [r for r in load_rules().rules if r.id == "h200-sxm-stated-in-the-instance-name"]
+    assert rule.set == {"gpu_name": "H200-SXM"} and rule.match.instance_type is not None
+    names = {
+        ("nebius", "gpu-h200-sxm_1gpu-16vcpu-200gb"),  # the snapshot's (SkyPilot) spelling
+        ("nebius", "gpu-h200-sxm_8gpu-128vcpu-1600gb"),
+        ("verda", "1H200.141S.44V"),
+        ("verda", "2H200.141S.88V"),
+    }
+    for provider, name in names:
+        assert rule.match.instance_type.fullmatch(name), name
+        assert sxm_named_gpu(provider, name) == "H200 SXM", name
+        assert sxm_named_gpu(provider, name.replace("_", " ", 1)) == "H200 SXM", name  # gpuhunt's
+    for provider, name in (("nebius", "gpu-h100-sxm_1gpu-16vcpu-200gb"), ("verda", "1A100.22V")):
+        assert not rule.match.instance_type.fullmatch(name)
+        assert sxm_named_gpu(provider, name) is None, name

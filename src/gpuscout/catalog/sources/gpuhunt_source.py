@@ -19,7 +19,8 @@ finish within Ns"; any other gpuhunt exception becomes a :class:`SourceError` na
 so one failing gpuhunt provider never breaks another. gpuhunt lists on-demand and spot as separate
 items; they are merged into one offer per (instance, location). gpuhunt names GPUs without form
 factor ("A100", 80 GB); for Azure and Lambda the instance name pins the variant through the direct
-adapters' tables, for AWS and OCI HGX shapes through :data:`HGX_INSTANCE_GPUS`; elsewhere the
+adapters' tables, for AWS and OCI HGX shapes through :data:`HGX_INSTANCE_GPUS`, for Nebius and
+Verda H200 names that state SXM through :data:`SXM_NAMED_INSTANCES`; elsewhere the
 knowledge table's default is assumed (noted, marked, and given that board's fabric,
 ``base.stated_interconnect``). gpuhunt catalogs carry
 no availability: every offer is ``unknown``.
@@ -123,11 +124,36 @@ def _hgx_hint(provider: str) -> Callable[[str], tuple[str, float | None] | None]
     return lambda instance: (shapes[instance], None) if instance in shapes else None
 
 
+#: Instance names that state the SXM form factor gpuhunt's plain "H200" leaves out: the bundled
+#: snapshot's rule ``h200-sxm-stated-in-the-instance-name`` (data/snapshot/rules.yaml, a build input
+#: that is not shipped, so the pattern is kept here too; a test keeps the two alike). Nebius'
+#: platform ``gpu-h200-sxm`` (gpuhunt names the instance ``"<platform> <preset>"``, SkyPilot
+#: ``<platform>_<preset>``) and Verda's ``141S`` (S = SXM, as its ``1H100.80S.30V`` is "H100 SXM5"
+#: in verda_v1.json) name the H200 SXM.
+SXM_NAMED_INSTANCES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    "nebius": ((re.compile(r"gpu-h200-sxm[ _].*"), "H200 SXM"),),
+    "verda": ((re.compile(r"\d+H200\.141S\..*"), "H200 SXM"),),
+}
+
+
+def sxm_named_gpu(provider: str, instance: str) -> str | None:
+    """The GPU, with its SXM form factor, that a gpuhunt provider's instance name states; else None."""
+    for pattern, gpu in SXM_NAMED_INSTANCES.get(provider, ()):
+        if pattern.fullmatch(instance):
+            return gpu
+    return None
+
+
+def _sxm_named_hint(provider: str) -> Callable[[str], tuple[str, float | None] | None]:
+    return lambda instance: (gpu, None) if (gpu := sxm_named_gpu(provider, instance)) else None
+
+
 # Instance name -> (exact GPU name, slice GB) where gpuscout knows better than gpuhunt's "A100".
 HINTS: dict[str, Callable[[str], tuple[str, float | None] | None]] = {
     "azure": _azure_hint,
     "lambdalabs": _lambda_hint,
     **{provider: _hgx_hint(provider) for provider in HGX_INSTANCE_GPUS},
+    **{provider: _sxm_named_hint(provider) for provider in SXM_NAMED_INSTANCES},
 }
 
 
