@@ -188,6 +188,24 @@ def test_the_sxm_name_rule_agrees_with_the_snapshot_rule() -> None:
         assert rule.match.instance_type.fullmatch(name), name
         assert sxm_named_gpu(provider, name) == "H200 SXM", name
         assert sxm_named_gpu(provider, name.replace("_", " ", 1)) == "H200 SXM", name  # gpuhunt's
-    for provider, name in (("nebius", "gpu-h100-sxm_1gpu-16vcpu-200gb"), ("verda", "1A100.22V")):
+    for name in ("gpu-h100-sxm_1gpu-16vcpu-200gb", "1A100.22V"):
         assert not rule.match.instance_type.fullmatch(name)
-        assert sxm_named_gpu(provider, name) is None, name
+    assert sxm_named_gpu("verda", "1A100.22V") is None
+    assert sxm_named_gpu("nebius", "gpu-l40s-a 1gpu-8vcpu-32gb") is None
+
+
+def test_nebius_and_verda_h100_names_state_sxm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # price_snapshot.md lists Nebius gpu-h100-sxm and Verda *.80S.* among the SXM rows; verda_v1.json
+    # describes 1H100.80S.30V as "H100 SXM5"
+    write(
+        tmp_path,
+        "nebius",
+        [row("gpu-h100-sxm 8gpu-128vcpu-1600gb", "eu-north1", 23.6, 128, 1600, 8, "H100", 80)],
+    )
+    write(tmp_path, "verda", [row("1H100.80S.30V", "FIN-01", 2.19, 30, 120, 1, "H100", 80)])
+    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
+    nebius = by_type(fetch(GpuhuntSource("nebius")))
+    verda = by_type(fetch(GpuhuntSource("verda")))
+    for offer in (nebius["gpu-h100-sxm 8gpu-128vcpu-1600gb"], verda["1H100.80S.30V"]):
+        assert offer.accelerator == "H100-SXM" and offer.interconnect is Interconnect.NVLINK
+        assert VARIANT_KEY not in offer.extra and "assumed" not in offer.notes
