@@ -29,7 +29,8 @@ Loads:
   B = lambda * latency(B) (solved by iteration), and TTFT adds the wait for the prefill budget (M/D/1);
   at or above capacity the queue grows without bound: throughput is the capacity, and TTFT is the
   wait accumulated over ``num_requests`` requests when that is given (else infinite): the first
-  ``cap`` start at once, and a prefill-first scheduler queues the prompts for their prefill.
+  ``cap`` start at once, and a prefill-first scheduler queues the prompts for their prefill; the
+  Poisson arrivals' wait for the prefill budget stays the floor (a higher rate never shortens it).
 * ``burst`` N (all requests submitted at once: offline ``benchmark_throughput``, ``request_rate=inf``):
   equal-length requests advance in waves of B; each wave prefills its B prompts, then decodes them.
   A closed loop of equal-length requests started together (``lockstep``: benchmark clients with fixed
@@ -944,6 +945,15 @@ def _finite_run_wait(n: int, cap: int, x: float, rate: float) -> float:
     return max(0.0, total / n)
 
 
+def _prefill_budget_wait(st: Setup, rate: float, prompt: int) -> float:
+    """Mean wait of Poisson arrivals at ``rate`` /s for the prefill budget: the M/D/1 wait of the prompt's
+    own prefill work (its utilisation held below 0.95). Arrivals above the engine's decode capacity see it
+    too: the slots they then queue for add to it, they do not take it away."""
+    service = prefill_compute_seconds(st, prompt) if prompt > 0 else 0.0
+    rho = min(0.95, rate * service)
+    return rho * service / (2.0 * (1.0 - rho)) if rho > 0 else 0.0
+
+
 def _open_loop(
     st: Setup,
     rate: float,
@@ -967,6 +977,7 @@ def _open_loop(
             wait = max(
                 _finite_run_wait(num_requests, cap, full.x, rate),
                 _finite_run_wait(num_requests, 0, 1.0 / prefill_each, rate) if prefill_each > 0 else 0.0,
+                _prefill_budget_wait(st, rate, prompt),
             )
         else:
             wait = math.inf
@@ -1008,10 +1019,7 @@ def _open_loop(
         running_f = 0.5 * (running_f + new)
     running = max(1, min(cap, round(running_f)))
     s = _state(st, running, prompt, output, rate)
-    # Poisson arrivals wait for the prefill budget: M/D/1 wait of the prompt's own prefill work
-    service = prefill_compute_seconds(st, prompt) if prompt > 0 else 0.0
-    rho = min(0.95, rate * service)
-    wait = rho * service / (2.0 * (1.0 - rho)) if rho > 0 else 0.0
+    wait = _prefill_budget_wait(st, rate, prompt)
     # below capacity the engine idles between arrivals: steps run back to back only while there is work,
     # so a running request sees the plain decode step plus the prompts that arrive meanwhile
     busy = min(0.95, rate / s.x)
