@@ -1981,14 +1981,16 @@ def _assumptions(
 ) -> dict[str, str]:
     eng = st.engine
     sizing = _memory_assumptions(st, plan, verdict, replicas)
-    rate = rate_label(st.rate, st.acc)
+    fp16_acc = st.peak_tflops != st.rate.tflops
+    # a doubled GeForce rate is fp16's with fp16 accumulation: bf16 MMAs accumulate only in fp32
+    rate = "fp16" if fp16_acc else rate_label(st.rate, st.acc)
     parallel = sizing.pop("parallel", None)
     out = {
         **sizing,
         "bandwidth_efficiency": f"{st.bandwidth_eff:.2f} of {st.acc.bandwidth_gbps:g} GB/s"
         + _ceiling_note(eng.stream_ceiling(st.eff_class), "GB/s", st.achieved_bandwidth / 1e9),
         "compute_efficiency": f"{st.compute_eff:.2f} of {st.peak_tflops:g} TFLOPS {rate} (dense"
-        + (", fp16 accumulate" if st.peak_tflops != st.rate.tflops else "")
+        + (", fp16 accumulate" if fp16_acc else "")
         + ")"
         + _ceiling_note(
             eng.compute_ceiling(st.eff_class),
