@@ -183,9 +183,13 @@ def beaten_reason(
 
 def usd(amount: float | None, per: str = "") -> str:
     """'$0.52', '$101', '$25,381' (cents under $100, where they tell two small runs apart); '-' when
-    unknown; ``per`` follows the figure (' a month')."""
+    unknown; ``per`` follows the figure (' a month'). A positive amount the cents would round to "$0.00"
+    keeps two figures ('$0.0023', as the web face writes it): a job of a fifth of a cent read "$0.00",
+    and two such rows "beaten by #1: $0.00 (this row $0.00)"."""
     if amount is None:
         return "-"
+    if 0 < amount < 0.005:
+        return f"${amount:.{1 - math.floor(math.log10(amount))}f}{per}"
     return (f"${amount:,.2f}" if amount < 100 else f"${amount:,.0f}") + per
 
 

@@ -384,8 +384,8 @@ def cheaper_than_cheapest(recs: Sequence[Any], picks: dict[str, int]) -> str:
     low = min(cheaper, key=lambda r: r.total_usd)
     saved = pick.total_usd - low.total_usd
     slower = low.time_to_result_s / pick.time_to_result_s
-    # a saving the cents shown round away ("$0.00 less") is said as such
-    less = f"{_money(saved)} less" if _money(saved) != _money(0.0) else "under a cent less"
+    # a saving the cents shown round away ("$0.00 less") is said as such (two totals both shown "$2.34")
+    less = f"{_money(saved)} less" if saved >= 0.005 else "under a cent less"
     return f"#{low.rank} costs {less} than #{n} but takes {slower:.1f}x as long (off the front)"
 
 
