@@ -37,3 +37,14 @@ def test_the_cli_table_says_a_tiny_jobs_total() -> None:
     )
     assert result.exit_code == 0, result.output
     assert "$0.00 " not in result.output and "$0.00)" not in result.output, result.output
+
+
+def test_the_explained_breakdown_says_a_tiny_jobs_total() -> None:
+    result = CliRunner().invoke(
+        app,
+        ["recommend", "batch", "llama-3.2-1b", "--output-total", "10k", "-x", "1"],
+        env={"COLUMNS": "250"},
+    )
+    assert result.exit_code == 0, result.output
+    total = next(line for line in result.output.splitlines() if "│ total" in line)
+    assert "0.00 " not in total and "0.00│" not in total.replace(" ", ""), total

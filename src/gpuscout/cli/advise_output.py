@@ -486,14 +486,26 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
     return rows
 
 
+def _breakdown_usd(x: float) -> str:
+    """An amount of ``explain``'s cost breakdown, in USD without the sign: to the cent ('1,234.50'), and a
+    positive amount the cents round to nothing with two figures, as the table's total writes it
+    (``advise.reasons.usd``: '0.0019', never '0.00' for a job that costs a fifth of a cent); under a
+    hundredth of a cent, '<0.0001' (a storage of 0.0000004 is no figure a renter pays)."""
+    from gpuscout.advise.reasons import usd
+
+    if 0 < x < 0.0001:
+        return "<0.0001"
+    return usd(x).replace("$", "", 1) if 0 < x < 0.005 else f"{x:,.2f}"
+
+
 def _cost_table(workload: Any, rec: Any) -> Table:
     """``explain``'s cost breakdown of a row, with its unit costs."""
     cost = Table(title="cost (USD" + (", per month)" if workload.kind == "serve" else ", per run)"))
     cost.add_column("item")
     cost.add_column("USD", justify="right")
     for name in ("compute", "warmup", "storage", "egress", "interruption"):
-        cost.add_row(name, f"{getattr(rec.cost, name):,.2f}")
-    cost.add_row(Text("total", style="bold"), _text(f"{rec.cost.total:,.2f}", style="bold"))
+        cost.add_row(name, _breakdown_usd(getattr(rec.cost, name)))
+    cost.add_row(Text("total", style="bold"), _text(_breakdown_usd(rec.cost.total), style="bold"))
     u = rec.unit_costs
     if u is not None:
         # the costs per unit as the table's cost/unit column writes them (``wording.money3``), in USD
