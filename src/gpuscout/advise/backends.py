@@ -120,6 +120,9 @@ class Backends:
     # where the engine runs nothing on a GPU (TensorRT-LLM on AMD): the support rules' platform row
     platform_refusal: PlatformRefusalFn | None = None
     native_precision: Callable[[str], str] | None = None  # the checkpoint's own format ("bf16", "fp8"...)
+    # GB of a model's weights as published (its checkpoint's own format: DeepSeek-V3's FP8, gpt-oss's MXFP4
+    # experts), what a fine-tune fetches; None: taken as bf16 (2 bytes per parameter)
+    published_weights_gb: Callable[[str], float] | None = None
     memory_needed: MemoryNeedFn | None = None  # the memory of a whole batch (None: only what runs is known)
     # why a named engine release cannot load the model's architecture, and the release that would on the
     # GPUs given at the precision asked (model, engine, GPUs, precision) -> "" where it can
@@ -310,6 +313,21 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         detail = reg.resolve_detail(name)
         return detail.precision or detail.model.native_precision or "bf16"
 
+    def published_weights_gb(name: str) -> float:
+        """GB of ``name``'s weights in the format its model is published in (``ModelSpec.native_precision``,
+        else bf16): a fine-tune downloads those files (and dequantizes them on load), not a bf16 copy."""
+        from gpuscout.estimate.memory import weights_bytes_total
+        from gpuscout.estimate.precision import resolve_precision
+
+        spec = resolve(name)
+        if not spec.native_precision:  # published in bf16: 2 bytes per parameter, as before
+            return _params_of(spec) * 2.0
+        try:
+            fmt = resolve_precision(spec.native_precision)
+        except InvalidInputError:  # an imported config's format the table does not know: taken as bf16
+            fmt = resolve_precision("bf16")
+        return weights_bytes_total(spec, fmt) / 1e9
+
     def training(model: str | ModelSpec, *args: Any, **kwargs: Any) -> TrainingResult:
         from gpuscout.estimate.training import estimate_training
 
@@ -395,6 +413,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         is_moe=lambda name: resolve(name).is_moe,
         platform_refusal=support_platform_refusal,
         native_precision=native_precision,
+        published_weights_gb=published_weights_gb,
         memory_needed=memory_needed,
         release_refusal=release_refusal,
         pretrain_batch=pretrain_batch,

@@ -80,9 +80,12 @@ class ConfigEval:
     summary: EstimateSummary | None = None
     time_s: float = 0.0  # job runtime at ``instances``; serve: active seconds per day
     download_gb_per_instance: float = 0.0  # weights (+ dataset) fetched once per instance
-    # weights loaded into GPU memory at each start; for training, the model's weights (also the size of the
-    # output kept), though pre-training loads none at start (advise.cost.start_weights_gb)
+    # weights loaded into GPU memory at each start; for training, the model's weights as fetched (its
+    # checkpoint's own format: DeepSeek-V3's FP8, gpt-oss's MXFP4 experts), though pre-training loads none
+    # at start (advise.cost.start_weights_gb)
     load_gb: float = 0.0
+    # training: GB of the trained weights a full run leaves (bf16 unless the workload says); None: ``load_gb``
+    output_weights_gb: float | None = None
     checkpoint_gb: float = 0.0
     # training: seconds between the run's checkpoints on on-demand capacity (the workload's, or Young's for
     # its GPUs' failures: ``cost.checkpoint_interval_s``; inf: none within the run); None otherwise

@@ -327,7 +327,8 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     if training:
         # during the run every node holds its own copy of the weights and data, and the last checkpoints
         # are kept; afterwards only the trained weights (or adapter): the checkpoints are deleted
-        retained = trained_output_gb(w, ev.load_gb, ev.checkpoint_gb)
+        output = ev.load_gb if ev.output_weights_gb is None else ev.output_weights_gb
+        retained = trained_output_gb(w, output, ev.checkpoint_gb)
         storage = (n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb) * job_months
         storage += retained * kept_months
     else:

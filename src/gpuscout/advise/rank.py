@@ -594,6 +594,7 @@ class Ranker:
             ev.instances,
             ev.time_s,
             ev.load_gb,
+            ev.output_weights_gb,
             ev.download_gb_per_instance,
             ev.checkpoint_gb,
             terms.billing_increment_s,

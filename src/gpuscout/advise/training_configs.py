@@ -827,9 +827,17 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         too_wide = 0  # the first node count left untried for training in too few optimizer steps
         deadline_s = w.deadline_hours * 3600.0 if w.deadline_hours is not None else None
         params_b = w.params_b if isinstance(w, PretrainWorkload) and w.params_b else self.be.params_b(w.model)
-        # the model's weights (bf16 unless the workload says): what fine-tuning fetches and both leave
+        # the model's weights (bf16 unless the workload says): what full training leaves
         weights = w.download_weights_gb if w.download_weights_gb is not None else params_b * 2.0
-        fetched = start_weights_gb(w, weights)  # pre-training from scratch: none
+        # what fine-tuning fetches and loads: the checkpoint as published (DeepSeek-V3's FP8, 673 GB, not a
+        # bf16 copy of 1,342 GB; gpt-oss-120b's MXFP4 experts, 65 GB), dequantized on load
+        published = self.be.published_weights_gb
+        loaded = (
+            published(w.model)
+            if w.download_weights_gb is None and published is not None and isinstance(self.model, str)
+            else weights
+        )
+        fetched = start_weights_gb(w, loaded)  # pre-training from scratch: none
         warm = job_warmup_s(fetched + w.dataset_gb, fetched, self.a)
 
         def checkpoint_of(result: TrainingResult) -> float:
@@ -910,7 +918,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             return reject(key, acc, why, kind=kind)
         plain_wall = {x[0][0]: x[1] for x in timed}  # node count -> wall-clock seconds, reclaims aside
         spot_timed, spot_rounding, risky = self._spot_timed(
-            timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, weights, warm
+            timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, loaded, warm
         )
         spot_choice = (
             _choose(spot_timed, warm, deadline_s, billing, spot_rounding, risky) if spot_timed else None
@@ -997,7 +1005,8 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 summary=summary,
                 time_s=wall_s,
                 download_gb_per_instance=fetched + w.dataset_gb,
-                load_gb=weights,  # the trained output's size too (``cost.trained_output_gb``)
+                load_gb=loaded,
+                output_weights_gb=weights,  # the trained output's size (``cost.trained_output_gb``)
                 checkpoint_gb=ckpt,
                 checkpoint_interval_s=interval,
                 wider_refused=wider,
