@@ -54,3 +54,15 @@ def test_a_full_fine_tune_of_an_mxfp4_model_still_keeps_bf16_weights() -> None:
     assert warm_s == pytest.approx(90 + 13.75 / 0.5 + 13.75 / 2.0, rel=0.02)
     # what stays stored for the month: the trained weights in bf16 (2 bytes per parameter, 41.8 GB)
     assert any("41.8 GB" in r for r in row.reasons), row.reasons
+
+
+def test_a_lora_spot_reclaim_names_the_base_it_fetches_again() -> None:
+    # "a reclaim reloads the last checkpoint (2.07 GB) and the data: 6 min" hid the 141 GB base it fetches
+    offer = dataclasses.replace(_p5(), spot_price_usd_per_hour=5.0)
+    w = FinetuneWorkload(model="llama-3.3-70b", method="qlora", dataset_tokens=1e7)
+    row = advise(w, [offer]).rows[0]
+    said = next(r for r in row.reasons if "a reclaim reloads" in r)
+    assert "a reclaim reloads the frozen base weights (141 GB), the last checkpoint (2.07 GB)" in said, said
+    full = advise(FinetuneWorkload(model="llama-3.1-8b", method="full", dataset_tokens=1e8), [offer]).rows[0]
+    said = next(r for r in full.reasons if "a reclaim reloads" in r)
+    assert "frozen base" not in said and "a reclaim reloads the last checkpoint (112 GB)" in said, said

@@ -930,11 +930,16 @@ def _spot_reasons(ctx: RowContext, reasons: list[str], warnings: list[str]) -> N
         rate += f", and GPU failures ({risk.failures_per_hour:.2g}/h)"
     reload = ""
     if isinstance(w, FinetuneWorkload | PretrainWorkload):
+        from gpuscout.advise.cost import full_training
+
         per_node = ctx.ev.checkpoint_gb / max(1, n)
         share_of = f"{per_node:,.3g} GB per node" if n > 1 else f"{per_node:,.3g} GB"
+        # LoRA/QLoRA's checkpoint is the adapter alone: the frozen base is fetched and loaded again, and
+        # is most of the reload ("the last checkpoint (2.07 GB) and the data: 6 min" hid a 141 GB fetch)
+        base = "" if full_training(w) else f"the frozen base weights ({ctx.ev.load_gb:,.3g} GB), "
         reload = (
-            f"; a reclaim reloads the last checkpoint ({share_of}) and the data: {duration(cm.reload_s)} "
-            f"after a {duration(ctx.assumptions.restart_s)} restart"
+            f"; a reclaim reloads {base}the last checkpoint ({share_of}) and the data: "
+            f"{duration(cm.reload_s)} after a {duration(ctx.assumptions.restart_s)} restart"
         )
     reasons.append(f"{saving + '; ' if saving else ''}~{share:.0%} rework expected{ckpt} ({rate}){reload}")
 
