@@ -355,7 +355,15 @@ def explain(ctx: RowContext) -> tuple[tuple[str, ...], tuple[str, ...]]:
                         f"the weights ({weights_text} GiB)"
                     ),
                 )
-        else:
+        elif isinstance(w, BatchWorkload):
+            # an image model runs whole on each GPU, one replica a GPU: it fits one (as an LLM row says
+            # it), not the instance's eight ("fits 8x RTX6000-Ada" beside "model fits one GPU: 8 replicas")
+            per_gpu = " per GPU" if ev.tp > 1 else ""
+            reasons.append(
+                f"fits {ev.tp}x {acc_name}: {_gib(s.memory_per_gpu_gb)} of "
+                f"{_gib(s.memory_capacity_gb)} GiB{per_gpu}"
+            )
+        else:  # training: every GPU of its nodes holds its share
             reasons.append(
                 f"fits {ev.gpus_per_instance * ev.nodes}x {acc_name}: {_gib(s.memory_per_gpu_gb)} of "
                 f"{_gib(s.memory_capacity_gb)} GiB per GPU"
