@@ -249,6 +249,12 @@ class AnswerView:
     pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
     beaten_rule: str = BEATEN_RULE
 
+    @property
+    def binding_lead(self) -> str:
+        """What binds, said short (:func:`binding_lead`) of the dead end's text the page shows in full
+        (``binding_why`` where it names moves, else ``binding``); "" where it has no short head."""
+        return binding_lead(self.binding_why if self.moves else self.binding or "")
+
     def shown(self, number: int | None) -> bool:
         """Whether the row numbered ``number`` is on the page (a link to it leads somewhere)."""
         return any(r.rec.rank == number for r in self.rows)
@@ -296,6 +302,23 @@ def answer_view(
         binding_why=_held_to(advice.binding_why, advice.binding_repeats),
         moves=list(advice.moves),
     )
+
+
+#: where a dead end's text leaves what binds for its counts (``advise.answer._rejections``, in brackets:
+#: "(of 748 offers: 608 are over the budget; ...)", or "(748 offers looked at)" where it counts none)
+_COUNTS = re.compile(r" \((?:of [\d,]+ offers?: |[\d,]+ offers? looked at\))")
+#: the head of a dead end that says no more than the page's "No current offer can run this workload"
+_SAYS_NOTHING = "no offer can run it"
+
+
+def binding_lead(text: str) -> str:
+    """What binds, the head of a dead end's ``text`` before its counts: "the budget binds", "the latency
+    targets and the budget bind together", for a phone to read first (the whole text folded below). ""
+    where the text has no counts to cut at, or its head says only that no offer can run it (the page
+    then shows the whole text)."""
+    found = _COUNTS.search(text)
+    lead = text[: found.start()].strip() if found else ""
+    return "" if lead.lower() == _SAYS_NOTHING else lead
 
 
 def _held_to(why: str, repeats: str) -> str:

@@ -28,4 +28,8 @@
       if (!fold.querySelector("[aria-invalid=true]")) { fold.open = false; }
     });
   }
+  // A dead end's whole diagnosis folds under its moves; a wide screen has room to show it open.
+  if (!narrow) {
+    document.querySelectorAll("details.binding-why").forEach(function (fold) { fold.open = true; });
+  }
 })();
