@@ -16,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from gpuscout.advise.pick_notes import assumed_board_picks, capacity_terms, fastest_premium
+from gpuscout.advise.run_notes import run_mark, run_notes
 from gpuscout.advise.types import PICK_LABELS
 from gpuscout.cli.output import printable, wide_console
 from gpuscout.cli.table_fit import (
@@ -142,6 +143,9 @@ def table(workload: Any, advice: Any) -> None:
         print_wrapped(out, printable(line), prefix="  • ")
     if advice.notes:
         print_wrapped(out, printable("every row: " + "; ".join(advice.notes)), prefix="  • ")
+    notes = run_notes(recs)  # why rows run otherwise than asked: said once, not on each of its rows
+    for run_note in notes:
+        print_wrapped(out, printable(f"{run_note.heading}: {run_note.text}"), prefix="  • ")
     if not recs:
         out.print(Text("No offer can run this workload under these constraints.", style="yellow"))
         if advice.moves:  # what binds, then its ways out as bullets, each wrapped under its text
@@ -198,7 +202,7 @@ def table(workload: Any, advice: Any) -> None:
             gap_row(*gap_at[rec.rank])
         o, s = rec.offer, rec.estimate
         warn = _shown_warnings(rec, advice.notes)
-        why = _text(rec.top_reason)
+        why = _text(why_text(rec, notes, advice.asked_run))
         if warn:
             why.append(f" ⚠{len(warn)}", style="yellow")
         cells: list[Any] = [
@@ -277,6 +281,16 @@ OFF_FRONT_LEGEND = (
     "Under the rule: rows off the front, each with another row as cheap and as fast (the trade-off "
     "column, not shown at this width, names it; --explain N)."
 )
+
+
+def why_text(rec: Any, notes: Any, asked: str) -> str:
+    """The row's "why" cell: its first reason; where that is why it runs otherwise than asked and a note
+    above the table says it (:func:`~gpuscout.advise.run_notes.run_notes`), what differs ("llama.cpp in
+    place of vllm (note 1)") and the reason after it (how it fits)."""
+    if not rec.substitution:
+        return str(rec.top_reason)
+    rest = [r for r in rec.reasons if r != rec.substitution][:1]
+    return "; ".join([run_mark(rec, notes, asked), *rest])
 
 
 def provider_cell(rec: Any) -> Text | Short:

@@ -14,6 +14,7 @@ from typing import Any
 from gpuscout.advise.option_words import translate_advice
 from gpuscout.advise.pick_notes import assumed_board_picks, capacity, fastest_premium, late_chance_said
 from gpuscout.advise.reasons import duration as reasons_duration
+from gpuscout.advise.run_notes import RunNote, run_mark, run_notes
 from gpuscout.advise.types import PICK_LABELS, PICKS, Advice, Move, Recommendation, UncalibratedPick
 from gpuscout.errors import InvalidInputError
 from gpuscout.estimate.memory import gib
@@ -248,6 +249,11 @@ class AnswerView:
     moves: list[Move] = field(default_factory=list)
     pick_labels: dict[str, str] = field(default_factory=lambda: dict(PICK_LABELS))
     beaten_rule: str = BEATEN_RULE
+    # why rows run otherwise than asked, one note per reason (a GPU's support rule, a dozen lines), said
+    # once above the table; each such row's Note cell says only what differs, by its number
+    # (``advise.run_notes``: "llama.cpp in place of vllm (note 1)")
+    run_notes: list[RunNote] = field(default_factory=list)
+    run_marks: dict[int, str] = field(default_factory=dict)
 
     @property
     def binding_lead(self) -> str:
@@ -279,6 +285,7 @@ def answer_view(
     shared = frozenset(advice.notes)
     recs = advice.rows if top is None else _rows_shown(advice, top, explain)
     rows = [present(r, kind, shared) for r in recs]
+    notes = run_notes(recs)
     by_rank = {r.rec.rank: r for r in rows}
     named = [(name, advice.picks[name]) for name in PICKS if name in advice.picks]
     axis = advice.time_axis.split(" (", 1)[0]
@@ -301,6 +308,8 @@ def answer_view(
         premium=fastest_premium(recs, advice.picks),
         binding_why=_held_to(advice.binding_why, advice.binding_repeats),
         moves=list(advice.moves),
+        run_notes=list(notes),
+        run_marks={r.rank: run_mark(r, notes, advice.asked_run) for r in recs if r.rank is not None},
     )
 
 
