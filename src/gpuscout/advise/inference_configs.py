@@ -1071,10 +1071,13 @@ def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:
     """Where ``e`` (split ``tp`` ways on an instance of ``gpus`` GPUs) does not fit for its weights and the
     model's weights alone exceed what the engine uses of all ``gpus`` (DeepSeek-R1's ~627 GiB on 8 x 80 GB):
     what it would take, said after "does not fit: weights" so that the renter does not look for a larger
-    split of this node; "" otherwise (a narrower split, or another reason). Serving over several nodes
-    (tensor parallel over InfiniBand, a pipeline across nodes) is not modelled."""
-    if e is None or e.fits or e.binding_constraint != "weights" or tp != gpus:
+    split of this node; where ``tp`` is the widest split the instance takes and leaves some of its GPUs
+    idle (:func:`idle_gpus_note`), that; "" otherwise (a narrower split, or another reason). Serving over
+    several nodes (tensor parallel over InfiniBand, a pipeline across nodes) is not modelled."""
+    if e is None or e.fits or e.binding_constraint != "weights":
         return ""
+    if tp != gpus:
+        return idle_gpus_note(e, tp, gpus)
     if e.memory.usable_gb <= 0 or gpus < NODE_GPUS:
         return ""  # fewer than a full node: a larger instance of the same GPU is the remedy (maybe listed)
     weights = e.memory.model_weights_total_gb(1)
@@ -1085,6 +1088,25 @@ def beyond_one_node(e: Estimate | None, tp: int, gpus: int) -> str:
     return (
         f" (the weights alone, {gib(weights):.0f} GiB, exceed what the engine uses of the {gpus} GPUs, "
         f"{gib(room):.0f} GiB: at least {nodes} such nodes, and serving across nodes is not modelled)"
+    )
+
+
+def idle_gpus_note(e: Estimate, tp: int, gpus: int) -> str:
+    """Where ``e`` (split ``tp`` ways) does not fit for its weights and ``tp`` is the widest tensor split
+    an instance of ``gpus`` GPUs takes but not all of them (:func:`~gpuscout.advise.configs.tp_degrees`:
+    powers of two; 10 GPUs run TP8 and 2 idle), why its other GPUs do not help, with the per-GPU figures
+    the fit was judged on (weights and overhead against what the engine uses of each GPU); "" otherwise.
+    A 10-GPU box would otherwise read "does not fit: weights" beside an 8-GPU one that says why."""
+    widest = tp_degrees(gpus)[-1]
+    m = e.memory
+    if tp != widest or tp >= gpus or m.usable_gb <= 0:
+        return ""
+    idle = gpus - tp
+    return (
+        f" (tensor parallel runs on at most {tp} of its {gpus} GPUs, the other {idle} idle: engines shard "
+        f"attention heads in powers of two; split {tp} ways, {gib(m.weights_gb):.1f} GiB of weights + "
+        f"{gib(m.overhead_gb):.1f} GiB of overhead on each GPU exceed the {gib(m.usable_gb):.1f} GiB the "
+        f"engine uses of its {gib(m.capacity_gb):.0f} GiB)"
     )
 
 
