@@ -988,12 +988,24 @@ def _failure_reasons(ctx: RowContext, reasons: list[str]) -> None:
 _SERVE_PERIOD_S = 30 * 86400.0
 
 
+#: What a row of an endpoint up part of the day on a marketplace says (its cost stops the instance
+#: between its hours up and starts it again): recalled from Vast.ai's documentation (the instance
+#: lifecycle: stopping an instance), not read here: a stopped instance keeps its disk (storage is still
+#: billed) but not its GPUs, which the host can rent to someone else meanwhile; starting it again then
+#: waits until they are free. Other marketplaces' hosts (Lium, TensorDock...) are rented the same way.
+STOPPED_HOST_WARNING = (
+    "a marketplace instance stopped between its hours up keeps its disk, not its GPUs: others may rent "
+    "them meanwhile, and the next start can find them taken (then wait, or move hosts)"
+)
+
+
 def _host_listing_warnings(ctx: RowContext, warnings: list[str]) -> None:
     """What renting one host from a marketplace means for this work (provider kind "marketplace": Vast.ai,
     Lium, TensorDock...): an on-demand endpoint there has no uptime commitment from the provider (the host
     is someone's machine; Vast.ai lists a host reliability score, ``reliability2``), and a listing can end
     (Vast.ai's ``duration``: the longest rental the host offers, from when the row was fetched) before the
-    job or the month does. Spot rows already count their reclaims (:func:`_spot_reasons`)."""
+    job or the month does; an endpoint stopped between its hours up may find the host's GPUs rented
+    (:data:`STOPPED_HOST_WARNING`). Spot rows already count their reclaims (:func:`_spot_reasons`)."""
     offer = ctx.offer
     if ctx.terms.kind != "marketplace":
         return
@@ -1005,6 +1017,8 @@ def _host_listing_warnings(ctx: RowContext, warnings: list[str]) -> None:
             f"marketplace host: no uptime commitment from the provider, {listed}; an endpoint that must "
             "stay up wants a replica on a second host"
         )
+    if isinstance(w, ServeWorkload) and w.active_hours_per_day < 24 and w.starts_per_day > 0:
+        warnings.append(STOPPED_HOST_WARNING)
     longest_s = _float_or_none(offer.extra.get("duration"))
     if longest_s is None:
         return
