@@ -34,7 +34,7 @@ def test_the_idle_gpus_of_a_ten_gpu_box_are_said(kind: str) -> None:
     answer = advise(WORKLOADS[kind], offers, include_rejected=True)
     why = {r.offer.gpu_count: r.rejected or "" for r in answer.rejected}
     ten = why[10]
-    assert ten.startswith("does not fit: weights (tensor parallel runs on at most 8 of its 10 GPUs, ")
+    assert ten.startswith("does not fit: weights (tensor parallel is tried on at most 8 of its 10 GPUs, ")
     assert "the other 2 idle" in ten
     figures = re.search(
         r"split 8 ways, ([\d.]+) GiB of weights \+ ([\d.]+) GiB of overhead on each GPU "
