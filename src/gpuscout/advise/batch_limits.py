@@ -81,10 +81,14 @@ def grad_accum(
     accumulation x sequence) within ``limit``, at least one (a micro-batch the workload fixed too: it sets
     the micro-step, not the step). Pre-training runs accumulate up to about the compute-optimal batch rather
     than take millions of steps of a few sequences (the optimizer step and the gradient sync are paid once
-    per step). 1 for a fine-tune (its batch is its owner's) or no limit."""
+    per step). 1 for a fine-tune (its batch is its owner's) or no limit. At most the estimator's
+    ``MAX_GRAD_ACCUM`` (a million): the limit is a ceiling, and a budget of 1e15 tokens on one node would
+    otherwise ask for tens of millions (the whole answer failed on that one field)."""
     if limit is None or not isinstance(w, PretrainWorkload):
         return 1
-    return max(1, int(limit.tokens // (micro_batch * ranks * w.seq_len)))
+    from gpuscout.estimate.training_memory import MAX_GRAD_ACCUM
+
+    return min(MAX_GRAD_ACCUM, max(1, int(limit.tokens // (micro_batch * ranks * w.seq_len))))
 
 
 def _tokens_per_step(r: TrainingResult) -> float:

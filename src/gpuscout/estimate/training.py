@@ -60,6 +60,7 @@ from gpuscout.estimate.pretrain_batch import optimal_batch, past_optimal_warning
 from gpuscout.estimate.runtime import device_runtime, on_runtime
 from gpuscout.estimate.training_kernels import ATTENTION_KERNELS, attention_kernel_share
 from gpuscout.estimate.training_memory import (
+    MAX_GRAD_ACCUM,
     NF4_BITS,
     PARAM_SHARDINGS,
     TrainingMemory,
@@ -556,7 +557,7 @@ def estimate_training(
     # "A100" read as one of its variants, an MI250X module as its 2 GPUs
     acc, gpus, variant = as_software_sees(gpu, acc, gpus)
     nodes = int_in("nodes", nodes, 1, MAX_NODES, error=ConfigurationRejected)  # the workload's too
-    grad_accum = int_in("grad_accum", grad_accum, 1, 1_000_000)
+    grad_accum = int_in("grad_accum", grad_accum, 1, MAX_GRAD_ACCUM)
     epochs_f = positive_float("epochs", epochs, MAX_EPOCHS)  # a fine-tuning workload's limits
     tokens_f = None if tokens is None else positive_float("tokens", tokens, MAX_TOKENS)
     inter_gbps = (

@@ -149,6 +149,7 @@ from gpuscout.wording import plural
 
 GB = 1e9
 GIB = 2**30
+MAX_GRAD_ACCUM = 1_000_000  # micro-batches accumulated per optimizer step: the most taken
 
 CUDA_CONTEXT_GB = 0.5
 FRAGMENTATION = 0.10
@@ -411,7 +412,7 @@ def validate_setup(setup: TrainingSetup) -> TrainingSetup:
     tp, pp, cp, ep, virtual_stages = (
         int_in(name, getattr(setup, name), 1, 4096) for name in ("tp", "pp", "cp", "ep", "virtual_stages")
     )
-    grad_accum = int_in("grad_accum", setup.grad_accum, 1, 1_000_000)
+    grad_accum = int_in("grad_accum", setup.grad_accum, 1, MAX_GRAD_ACCUM)
     if not isinstance(setup.no_sync_accumulation, bool):
         raise InvalidInputError(
             "no_sync_accumulation", f"must be true or false, got {setup.no_sync_accumulation!r}"
