@@ -224,7 +224,9 @@ def test_a_real_answer_is_rewritten_whole_and_only_its_words(name: str, face: An
 
 
 def test_an_answer_without_a_flag_is_returned_as_it_is() -> None:
-    core = advise({"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": 1e8}, _offers(), top=3)
+    # a dataset size given: the header names no --dataset-gb (with none, it says that flag counts it)
+    job = {"kind": "finetune", "model": "llama-3.1-8b", "dataset_tokens": 1e8, "dataset_gb": 10}
+    core = advise(job, _offers(), top=3)
     said = translate_advice(core, "python")
     assert said == core and all(a is b for a, b in zip(said.rows, core.rows, strict=True))
 

@@ -179,6 +179,22 @@ def image_outputs_text(w: BatchWorkload) -> str:
     return f"outputs: {size} ({each}); {costed}"
 
 
+def dataset_text(w: FinetuneWorkload | PretrainWorkload) -> str:
+    """What a training answer counts of its dataset (``dataset_gb``), as the cost model charges it
+    (``training_configs``: each node's warm-up downloads it with the weights, and so does its reload
+    after an interruption; ``cost.cost_model``: every node's copy is stored for the run, and only the
+    trained output after it). With none given (0) the transfer and storage of the data are not costed,
+    which a 1T-token corpus (terabytes) makes a large omission: the line says so, and how to count it."""
+    if w.dataset_gb <= 0:
+        return "dataset: not costed (its download to each node and its storage); --dataset-gb counts them"
+    gb = w.dataset_gb
+    size = f"{gb:,.0f} GB" if gb >= 10 else f"{gb:.3g} GB"
+    return (
+        f"dataset: {size} fetched by each node before it starts (again after an interruption) and a copy "
+        "per node stored for the run (not kept after it)"
+    )
+
+
 def _job_text(w: AnyWorkload) -> str | None:
     """What a batch or training run does, as the header repeats it (a serving answer says its load)."""
     if isinstance(w, BatchWorkload):
@@ -241,6 +257,8 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
         out.append(job)
     if isinstance(w, BatchWorkload) and w.is_images:
         out.append(image_outputs_text(w))
+    if isinstance(w, FinetuneWorkload | PretrainWorkload):
+        out.append(dataset_text(w))
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None:
         out.append(f"deadline: finish within {duration(deadline * 3600.0)}")

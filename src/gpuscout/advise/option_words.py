@@ -116,6 +116,7 @@ OPTION_WORDS: tuple[OptionWords, ...] = (
     ),
     OptionWords(r"--egress-gb (\d+(?:\.\d+)?)", r"“Egress (GB)” \1", r'"egress_gb": \1', r"egress_gb=\1"),
     OptionWords(rf"--egress-gb{_END}", "“Egress (GB)”", '"egress_gb"', "egress_gb="),
+    OptionWords(rf"--dataset-gb{_END}", "“Dataset (GB)”", '"dataset_gb"', "dataset_gb="),
     OptionWords(rf"--micro-batch{_END}", "“Micro-batch”", '"micro_batch"', "micro_batch="),
     OptionWords(
         r"--adapter-dtype (\w+)", r"“Adapter dtype” \1", r'"adapter_dtype": "\1"', r'adapter_dtype="\1"'
