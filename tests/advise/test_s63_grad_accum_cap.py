@@ -11,6 +11,7 @@ import math
 from gpuscout.advise.api import recommend
 from gpuscout.advise.batch_limits import BatchLimit, grad_accum
 from gpuscout.advise.workload import PretrainWorkload, Workload
+from gpuscout.estimate.training import describe_layout
 from gpuscout.estimate.training_memory import MAX_GRAD_ACCUM
 from tests.advise.test_workload_bounds import OFFERS
 
@@ -36,3 +37,9 @@ def test_a_huge_budget_is_ranked_with_finite_costs() -> None:
     for rec in recs:
         assert rec.cost is not None and math.isfinite(rec.cost.total) and rec.cost.total > 0
         assert rec.time_s is not None and math.isfinite(rec.time_s)
+
+
+def test_a_capped_accumulation_says_so() -> None:
+    capped = describe_layout("none", False, "none", 8, 4096, 1, MAX_GRAD_ACCUM)
+    assert "1,000,000 accumulated per step (the most taken) (1 x 8 GPUs x 1,000,000" in capped
+    assert "the most taken" not in describe_layout("none", False, "none", 8, 4096, 1, 4)

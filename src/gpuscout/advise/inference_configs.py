@@ -1104,7 +1104,7 @@ def idle_gpus_note(e: Estimate, tp: int, gpus: int) -> str:
     idle = gpus - tp
     return (
         f" (tensor parallel is tried on at most {tp} of its {gpus} GPUs, the other {idle} idle: splits in "
-        f"powers of two, which divide the attention heads; split {tp} ways, {gib(m.weights_gb):.1f} GiB of "
+        f"powers of two; split {tp} ways, {gib(m.weights_gb):.1f} GiB of "
         f"weights + {gib(m.overhead_gb):.1f} GiB of overhead on each GPU exceed the "
         f"{gib(m.usable_gb):.1f} GiB the engine uses of its {gib(m.capacity_gb):.0f} GiB)"
     )

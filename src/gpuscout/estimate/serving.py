@@ -948,7 +948,10 @@ def _finite_run_wait(n: int, cap: int, x: float, rate: float) -> float:
 def _prefill_budget_wait(st: Setup, rate: float, prompt: int) -> float:
     """Mean wait of Poisson arrivals at ``rate`` /s for the prefill budget: the M/D/1 wait of the prompt's
     own prefill work (its utilisation held below 0.95). Arrivals above the engine's decode capacity see it
-    too: the slots they then queue for add to it, they do not take it away."""
+    too: more of the same random arrivals cannot shorten the queue in front of the prefill. There it is a
+    floor under the waits for a slot and for the prompts ahead (the largest of the three is taken, not
+    their sum: how the queues overlap is not modelled), so TTFT does not drop as the rate crosses
+    capacity."""
     service = prefill_compute_seconds(st, prompt) if prompt > 0 else 0.0
     rho = min(0.95, rate * service)
     return rho * service / (2.0 * (1.0 - rho)) if rho > 0 else 0.0

@@ -191,8 +191,9 @@ def describe_layout(
     # the global batch the speed is timed at: a recipe with a smaller one runs smaller micro-steps
     sequences = gpus * micro_batch * grad_accum
     if grad_accum > 1:
+        most = " (the most taken)" if grad_accum >= MAX_GRAD_ACCUM else ""  # the batch limit wanted more
         text += (
-            f", {grad_accum:,} accumulated per step ({micro_batch} x {gpus:,} {plural(gpus, 'GPU')} x "
+            f", {grad_accum:,} accumulated per step{most} ({micro_batch} x {gpus:,} {plural(gpus, 'GPU')} x "
             f"{grad_accum:,} = {sequences:,} sequences, {sequences * seq_len:,} tokens per optimizer step)"
         )
     elif gpus > 1:
