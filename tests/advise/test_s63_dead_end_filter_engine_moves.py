@@ -123,3 +123,61 @@ def test_the_web_try_link_of_a_cleared_filter_drops_that_field() -> None:
         assert "accelerators" not in queries[1] and queries[1]["concurrency"] == ["4"]
         shown = client.get(html_text.unescape(links[1])).text
         assert 'id="no-results"' not in shown and 'id="picks"' in shown
+
+
+def _rtx4090_only() -> list[Any]:
+    """A catalog of one- and two-GPU RTX 4090 offers only (48 GiB at most: a 70B model fits at int4)."""
+    return [
+        offer("runpod", "RTX4090", 1, 0.4, memory=24, instance="1x4090"),
+        offer("runpod", "RTX4090", 2, 0.8, memory=24, instance="2x4090"),
+    ]
+
+
+def test_the_plain_dead_end_gives_the_narrower_precision_as_a_move() -> None:
+    """No filter given: the generic "no offer can run it" said "--precision int4 would fit" with no move."""
+    w = ServeWorkload(model="llama-3.1-70b", concurrency=4)
+    found = advise(w, _rtx4090_only(), now=NOW)
+    head = "no offer can run it (of 2 offers: 2 do not fit); "
+    assert not found.rows and found.binding is not None
+    assert found.binding.startswith(head + "--precision int4 would fit: "), found.binding
+    (narrower,) = found.moves
+    assert narrower.options == {"precision": "int4"} and narrower.group == "keeps"
+    assert narrower.text.startswith("--precision int4 would fit: the cheapest is ")
+    assert narrower.text in found.binding
+    # what binds keeps the hints that are no move, and does not say the move again
+    assert found.binding_why.startswith(head + "the largest instance has 48 GiB"), found.binding_why
+    assert narrower.text not in found.binding_why
+    _shows(w, narrower, _rtx4090_only())
+
+
+def test_the_plain_dead_end_page_offers_the_move(tmp_path: Any) -> None:
+    """The page says the dead end whole (its head says only that no offer runs it: no short lead) and the
+    narrower precision as a "Try this" link that shows rows."""
+    import html as html_text
+    import re
+    from dataclasses import replace
+
+    from fastapi.testclient import TestClient
+
+    from gpuscout.catalog.snapshot_fingerprint import SNAPSHOT_SHA256
+    from gpuscout.catalog.sources.snapshot import SNAPSHOT_NAME
+    from gpuscout.catalog.store import Store
+    from gpuscout.web import create_app
+
+    url = f"sqlite:///{tmp_path / 'web.db'}"
+    store = Store(url)
+    store.write_snapshot(SNAPSHOT_NAME, [], fallback=True, fingerprint=SNAPSHOT_SHA256)  # only these offers
+    store.write_snapshot("test", [replace(o, observed_at=NOW) for o in _rtx4090_only()])
+    store.close()
+    with TestClient(create_app(url)) as client:
+        page = client.get("/advise?kind=serve&model=llama-3.1-70b&concurrency=4").text
+        assert 'id="binding-lead"' not in page  # "no offer can run it" says no more than the heading
+        lead = page.split('class="dead-end-lead">', 1)[1].split("</p>", 1)[0]
+        assert "No current offer can run this workload under these constraints.</strong>" in lead
+        why = html_text.unescape(page.split('id="binding">', 1)[1].split("</p>", 1)[0])
+        assert why.startswith("No offer can run it (of 2 offers: 2 do not fit); the largest instance"), why
+        links = re.findall(r'<a class="try-move" href="([^"]+)">Try this</a>', page.split('id="moves"', 1)[1])
+        assert len(links) == 1, links
+        assert "precision=int4" in html_text.unescape(links[0])
+        shown = client.get(html_text.unescape(links[0])).text
+        assert 'id="no-results"' not in shown and 'id="picks"' in shown

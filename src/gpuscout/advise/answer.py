@@ -1305,12 +1305,17 @@ def _dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd | str:
         )
         # the kind that rejected the most offers first
         hints.insert(0 if counts["instances"] >= counts["fit"] + counts["headroom"] else len(hints), too_many)
-    hint = "".join(f"; {h}" for h in hints)
+    tail = ""
     if engine_fix is not None:
         refused = f"{counts['unsupported']:,} of them"
-        hint += f"; --engine {shlex.quote(getattr(w, 'engine', '') or '')} cannot run on {refused}" + (
+        tail = f"; --engine {shlex.quote(getattr(w, 'engine', '') or '')} cannot run on {refused}" + (
             f": {engine_fix}" if engine_fix else ""
         )
     elif counts["unsupported"]:
-        hint += "; another engine (--engine) or precision may run on more of these GPUs"
-    return f"no offer can run it ({head}){hint}"
+        tail = "; another engine (--engine) or precision may run on more of these GPUs"
+    why = f"no offer can run it ({head})"
+    text = why + "".join(f"; {h}" for h in hints) + tail
+    if fix_move is None:
+        return text
+    # the narrower precision as a move; what binds keeps the other hints (none of them a move)
+    return DeadEnd(text, why + "".join(f"; {h}" for h in hints if h != fix) + tail, (fix_move,))
