@@ -988,15 +988,19 @@ def _failure_reasons(ctx: RowContext, reasons: list[str]) -> None:
 _SERVE_PERIOD_S = 30 * 86400.0
 
 
-#: What a row of an endpoint up part of the day on a marketplace says (its cost stops the instance
-#: between its hours up and starts it again): recalled from Vast.ai's documentation (the instance
-#: lifecycle: stopping an instance), not read here: a stopped instance keeps its disk (storage is still
-#: billed) but not its GPUs, which the host can rent to someone else meanwhile; starting it again then
-#: waits until they are free. Other marketplaces' hosts (Lium, TensorDock...) are rented the same way.
+#: What a Vast.ai row of an endpoint up part of the day says (its cost stops the instance between its
+#: hours up and starts it again): recalled from Vast.ai's documentation (the instance lifecycle: stopping
+#: an instance), not read here: a stopped instance keeps its disk (storage is still billed) but not its
+#: GPUs, which the host can rent to someone else meanwhile; starting it again then waits until they are
+#: free. Said of Vast.ai only (:data:`STOPPED_HOST_PROVIDERS`): whether a stopped instance on the other
+#: marketplaces (Akash, Lium, Mithril, Spheron, TensorDock) keeps its GPUs is not verified.
 STOPPED_HOST_WARNING = (
-    "a marketplace instance stopped between its hours up keeps its disk, not its GPUs: others may rent "
+    "a Vast.ai instance stopped between its hours up keeps its disk, not its GPUs: others may rent "
     "them meanwhile, and the next start can find them taken (then wait, or move hosts)"
 )
+
+#: The providers (catalog ids) whose stopped instances :data:`STOPPED_HOST_WARNING` describes (recalled).
+STOPPED_HOST_PROVIDERS = frozenset({"vastai"})
 
 
 def _host_listing_warnings(ctx: RowContext, warnings: list[str]) -> None:
@@ -1004,8 +1008,8 @@ def _host_listing_warnings(ctx: RowContext, warnings: list[str]) -> None:
     Lium, TensorDock...): an on-demand endpoint there has no uptime commitment from the provider (the host
     is someone's machine; Vast.ai lists a host reliability score, ``reliability2``), and a listing can end
     (Vast.ai's ``duration``: the longest rental the host offers, from when the row was fetched) before the
-    job or the month does; an endpoint stopped between its hours up may find the host's GPUs rented
-    (:data:`STOPPED_HOST_WARNING`). Spot rows already count their reclaims (:func:`_spot_reasons`)."""
+    job or the month does; on Vast.ai, an endpoint stopped between its hours up may find the host's GPUs
+    rented (:data:`STOPPED_HOST_WARNING`). Spot rows already count their reclaims (:func:`_spot_reasons`)."""
     offer = ctx.offer
     if ctx.terms.kind != "marketplace":
         return
@@ -1017,7 +1021,8 @@ def _host_listing_warnings(ctx: RowContext, warnings: list[str]) -> None:
             f"marketplace host: no uptime commitment from the provider, {listed}; an endpoint that must "
             "stay up wants a replica on a second host"
         )
-    if isinstance(w, ServeWorkload) and w.active_hours_per_day < 24 and w.starts_per_day > 0:
+    stopped = isinstance(w, ServeWorkload) and w.active_hours_per_day < 24 and w.starts_per_day > 0
+    if stopped and offer.provider in STOPPED_HOST_PROVIDERS:
         warnings.append(STOPPED_HOST_WARNING)
     longest_s = _float_or_none(offer.extra.get("duration"))
     if longest_s is None:
