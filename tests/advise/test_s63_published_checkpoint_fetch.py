@@ -66,3 +66,20 @@ def test_a_lora_spot_reclaim_names_the_base_it_fetches_again() -> None:
     full = advise(FinetuneWorkload(model="llama-3.1-8b", method="full", dataset_tokens=1e8), [offer]).rows[0]
     said = next(r for r in full.reasons if "a reclaim reloads" in r)
     assert "frozen base" not in said and "a reclaim reloads the last checkpoint (112 GB)" in said, said
+
+
+def test_a_precision_the_name_states_is_the_published_format() -> None:
+    """The name "Llama-3.1-70B-Instruct-FP8" states an FP8 checkpoint (72.7 GB: the embeddings and head in
+    bf16), which the model's own format (bf16) hid: it was fetched as 141 GB."""
+    be = default_backends()
+    assert be.published_weights_gb is not None
+    assert be.native_precision is not None and be.native_precision("Llama-3.1-70B-Instruct-FP8") == "fp8"
+    assert be.published_weights_gb("Llama-3.1-70B-Instruct-FP8") == pytest.approx(72.66, rel=0.001)
+    assert be.published_weights_gb("llama-3.1-70b") == pytest.approx(141.1, rel=0.001)  # bf16, as before
+
+
+def test_a_lora_of_a_named_fp8_checkpoint_fetches_its_fp8_files() -> None:
+    row = _row(FinetuneWorkload(model="Llama-3.1-70B-Instruct-FP8", method="lora", dataset_tokens=1e7))
+    warm_s = row.cost.warmup / row.price_usd_per_hour * 3600.0  # one node, on demand
+    # boot 90 s + 72.7 GB at 0.5 GB/s + 72.7 GB at 2 GB/s = 272 s (was 443 s: 141 GB each way)
+    assert warm_s == pytest.approx(90 + 72.66 / 0.5 + 72.66 / 2.0, rel=0.02)

@@ -314,16 +314,20 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         return detail.precision or detail.model.native_precision or "bf16"
 
     def published_weights_gb(name: str) -> float:
-        """GB of ``name``'s weights in the format its model is published in (``ModelSpec.native_precision``,
-        else bf16): a fine-tune downloads those files (and dequantizes them on load), not a bf16 copy."""
+        """GB of ``name``'s weights in the format its checkpoint comes in, as :func:`native_precision`
+        reads it (the format a quantized checkpoint's name states, "...-FP8", else
+        ``ModelSpec.native_precision``, else bf16): a fine-tune downloads those files (and dequantizes
+        them on load), not a bf16 copy."""
         from gpuscout.estimate.memory import weights_bytes_total
         from gpuscout.estimate.precision import resolve_precision
 
-        spec = resolve(name)
-        if not spec.native_precision:  # published in bf16: 2 bytes per parameter, as before
+        detail = reg.resolve_detail(name)
+        spec = detail.model
+        published = detail.precision or spec.native_precision
+        if not published:  # published in bf16: 2 bytes per parameter, as before
             return _params_of(spec) * 2.0
         try:
-            fmt = resolve_precision(spec.native_precision)
+            fmt = resolve_precision(published)
         except InvalidInputError:  # an imported config's format the table does not know: taken as bf16
             fmt = resolve_precision("bf16")
         return weights_bytes_total(spec, fmt) / 1e9
