@@ -119,4 +119,24 @@ def test_metal_gpu_plan_whose_id_is_not_understood_is_a_counted_drop() -> None:
     offers = by_type(fetch(src))
     assert "vbm-72c-480gb-gh200-gpu" not in offers and "vbm-112c-2048gb-8-h100-gpu" in offers
     assert [d.row for d in src.dropped] == ["vbm-72c-480gb-gh200-gpu"]
-    assert "GPU count" in src.dropped[0].reason and src.dropped[0].invalid
+    assert "does not match the plan-id pattern ...-<count>-<gpu>-gpu" in src.dropped[0].reason
+    assert src.dropped[0].invalid
+
+
+@respx.mock
+def test_a_dropped_metal_plan_id_is_said_not_to_match_the_pattern_whatever_it_lacks() -> None:
+    """A GPU token with a hyphen ("8-h100-sxm") states its count, yet the drop said the id "states no GPU
+    count before the model": the reason now says only that the id does not match the pattern."""
+    data = metal()
+    data["plans_metal"].append(dict(data["plans_metal"][0], id="vbm-112c-2048gb-8-h100-sxm-gpu"))
+    respx.get(PLANS_URL).mock(return_value=httpx.Response(200, json=plans([CPU_PLAN])))
+    respx.get(METAL_URL).mock(return_value=httpx.Response(200, json=data))
+    src = VultrSource()
+    fetch(src)
+    (drop,) = src.dropped
+    assert drop.row == "vbm-112c-2048gb-8-h100-sxm-gpu"
+    assert "GPU count" not in drop.reason, drop.reason
+    assert drop.reason == (
+        "bare-metal GPU plan id 'vbm-112c-2048gb-8-h100-sxm-gpu' does not match the plan-id pattern "
+        "...-<count>-<gpu>-gpu"
+    )

@@ -116,9 +116,11 @@ class VultrSource(HttpSource):
         m = _METAL_GPU_RE.search(plan_id)
         if m is None:
             if plan_id.endswith("-gpu"):  # a GPU plan the pattern cannot read: said, never silent
+                # invalid, not Excluded: a GPU offer the adapter cannot normalize (its GPU unknown),
+                # which the validation gate counts against the feed (a share of all plans read)
                 raise Unmatched(
-                    f"bare-metal GPU plan id {plan_id!r} states no GPU count before the model "
-                    "(expected ...-<count>-<gpu>-gpu)",
+                    f"bare-metal GPU plan id {plan_id!r} does not match the plan-id pattern "
+                    "...-<count>-<gpu>-gpu",
                     "GPU plan id not understood",
                 )
             return 0, None
