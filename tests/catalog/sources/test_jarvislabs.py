@@ -109,6 +109,24 @@ def test_spot_price_follows_the_spot_count() -> None:
 
 
 @respx.mock
+def test_a_spot_count_the_feed_does_not_state_is_not_zero() -> None:
+    """With no ``spot_num_free_devices`` the notes say "free count not stated" but ``extra["spot_free"]``
+    read "0" (none free); it is now "" (not stated), and a stated count, 0 too, is kept."""
+    data = meta()
+    container = data["server_meta"][0]  # container L4, india-noida-01: 2 spot GPUs free
+    del container["spot_num_free_devices"]
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=data))
+    unstated = index(fetch(JarvislabsSource()))[("container:L4:1x", "india-noida-01")]
+    assert "spot (interruptible): free count not stated" in unstated.notes
+    assert unstated.extra["spot_free"] == ""
+
+    container["spot_num_free_devices"] = 0
+    respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=data))
+    none_free = index(fetch(JarvislabsSource()))[("container:L4:1x", "india-noida-01")]
+    assert none_free.extra["spot_free"] == "0" and "0 GPUs free" in none_free.notes
+
+
+@respx.mock
 def test_nothing_free_keeps_both_prices_unavailable() -> None:
     respx.get(SERVER_META_URL).mock(return_value=httpx.Response(200, json=meta()))
     eight = index(fetch(JarvislabsSource()))[("container:L4:8x", "india-noida-01")]  # 3 free, 2 spot

@@ -83,6 +83,7 @@ class JarvislabsSource(HttpSource):
         free = int(_num(row.get("effective_num_free_devices", row.get("num_free_devices"))) or 0)
         spot_stated = _num(row.get("spot_num_free_devices"))
         spot_free = int(spot_stated or 0)
+        spot_said = str(spot_free) if spot_stated is not None else ""  # "" not stated ("0": none free)
         cpus = positive(_num(row.get("cpus_per_gpu")))
         ram = positive(_num(row.get("ram_per_gpu")))
         offers = []
@@ -119,7 +120,7 @@ class JarvislabsSource(HttpSource):
                     availability=availability,
                     available_count=left,
                     notes="; ".join(notes),
-                    extra={"workload_type": kind, "spot_free": str(spot_free)},
+                    extra={"workload_type": kind, "spot_free": spot_said},
                 )
             )
         return offers
