@@ -6,6 +6,7 @@ pluralise through it, so that none spells "1 GPU(s)" or its own ``'s' if n != 1`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 #: What a region filter term means (``knowledge.regions``), said the same by every face's help.
@@ -100,3 +101,72 @@ def key_words(key: str) -> str:
     fixed_costs" as "estimate: fixed costs" (the CLI's and the web page's labels; the JSON keeps the
     key)."""
     return " ".join(_KEY_CAPITALS.get(word, word) for word in key.replace("_", " ").split(" "))
+
+
+def money_text(
+    amount: float,
+    *,
+    beside: float | None = None,
+    sign: str = "$",
+    whole_from: float = math.inf,
+    figures: int = 2,
+) -> str:
+    """An amount of dollars as every face writes it (the CLI's table, reasons and ``--explain``, the web
+    page's table and cost breakdown): one rule, so that no face says a figure another contradicts.
+
+    - From a cent: to the cent ('$0.52', '$1,234.50'), whole dollars from ``whole_from`` ('$25,381').
+    - A positive amount under a cent said on its own (a total, a saving): ``figures`` significant
+      figures ('$0.0019', '$0.000041'): a job of a fifth of a cent never reads "$0.00" nor "<$0.01".
+    - A line item ``beside`` its total (a cost breakdown) is written to the total's precision: beside a
+      total of a cent or more to the cent, and under a cent "<$0.01" ("$0.0030" beside "$199.13" is a
+      precision the total has not); beside a total under a cent to that total's last decimal ('$0.0017'
+      beside '$0.0019'), and below it "<$0.0001".
+
+    ``sign`` precedes the figure ("" for a column headed USD: '<0.01'). A negative amount is the
+    positive one's text after a minus."""
+    if amount < 0:
+        return "-" + money_text(-amount, beside=beside, sign=sign, whole_from=whole_from, figures=figures)
+    if beside is not None:
+        places = _places(abs(beside), 2)
+        if 0 < amount < 10.0**-places:
+            return f"<{sign}{10.0**-places:.{places}f}"
+        return f"{sign}{amount:,.{places}f}"
+    places = _places(amount, figures)
+    if places > 2:
+        return f"{sign}{amount:.{places}f}"
+    return f"{sign}{amount:,.0f}" if amount >= whole_from else f"{sign}{amount:,.2f}"
+
+
+def _places(amount: float, figures: int) -> int:
+    """The decimals :func:`money_text` writes ``amount`` (not negative) to on its own: 2 from a cent (or
+    for 0), else those of ``figures`` significant figures (0.0019: 4; 0.000041: 6); an amount that
+    rounds up to a cent is written to the cent (0.00999: '$0.01', not '$0.0100')."""
+    if not 0 < amount < 0.01 or not math.isfinite(amount):
+        return 2
+    places = figures - 1 - math.floor(math.log10(amount))
+    if round(amount, places) >= 10.0 ** (math.floor(math.log10(amount)) + 1):
+        places -= 1  # 0.000999 at two figures is 0.0010, not 0.00100
+    return max(places, 2) if round(amount, places) < 0.01 else 2
+
+
+def distinct_money(a: float, b: float, *, sign: str = "$", whole_from: float = math.inf) -> tuple[str, str]:
+    """Two amounts said in one sentence, as :func:`money_text` writes them, with the figures it takes
+    for them to read apart where they differ: "at $0.0019 would show a cheaper row" beside a cheapest
+    "at $0.0019" read 0.001859 and 0.001896 ('$0.00186', '$0.00190')."""
+    ta = money_text(a, sign=sign, whole_from=whole_from)
+    tb = money_text(b, sign=sign, whole_from=whole_from)
+    extra = 0
+    while ta == tb and a != b and extra < 4:
+        extra += 1
+        places = max(_decimals(ta), _decimals(tb)) + 1
+        places = 2 if places == 1 else places  # '$25,381' apart: '$25,381.20', never '$25,381.2'
+        ta, tb = _at(a, places, sign), _at(b, places, sign)
+    return ta, tb
+
+
+def _decimals(text: str) -> int:
+    return len(text.rpartition(".")[2]) if "." in text else 0
+
+
+def _at(amount: float, places: int, sign: str) -> str:
+    return ("-" if amount < 0 else "") + f"{sign}{abs(amount):,.{places}f}"

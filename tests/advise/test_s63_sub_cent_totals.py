@@ -19,8 +19,10 @@ def test_a_positive_amount_under_half_a_cent_keeps_two_figures() -> None:
     assert usd(0.00304) == "$0.0030"
     assert usd(0.000041) == "$0.000041"
     assert usd(0.0049) == "$0.0049"
-    # from half a cent the cents say it, as before
-    assert usd(0.005) == "$0.01" and usd(0.031) == "$0.03" and usd(0.0) == "$0.00"
+    # up to a cent, as the web's table writes it (``wording.money_text``: "$0.01" here beside its
+    # "$0.0050" was a contradiction); from a cent the cents say it, as before
+    assert usd(0.005) == "$0.0050" and usd(0.0072) == "$0.0072" and usd(0.00999) == "$0.01"
+    assert usd(0.031) == "$0.03" and usd(0.0) == "$0.00"
 
 
 def test_two_sub_cent_rows_read_apart_in_the_beaten_reason() -> None:

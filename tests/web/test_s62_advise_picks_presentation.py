@@ -131,9 +131,10 @@ def test_the_rule_behind_the_picks_folds_into_details(client: TestClient) -> Non
 def test_a_sub_cent_amount_reads_under_a_cent() -> None:
     from gpuscout.web.templating import cents
 
-    assert cents(0.0099) == "<$0.01"
-    assert cents(0.004) == "<$0.01"
-    assert cents(0.0) == "$0.00"
+    # an item beside its total (stop 63: a total under a cent, said alone, keeps two figures: "$0.0019")
+    assert cents(0.0099, 199.13) == "<$0.01"
+    assert cents(0.004, 0.52) == "<$0.01"
+    assert cents(0.0, 199.13) == "$0.00"
     assert cents(0.01) == "$0.01"
     assert cents(1234.5) == "$1,234.50"
     assert cents(None) == "—"

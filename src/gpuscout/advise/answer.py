@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.configs import REJECT_KINDS
-from gpuscout.advise.reasons import budget_text, duration, plural, usd
+from gpuscout.advise.reasons import budget_text, distinct_usd, duration, plural, usd
 from gpuscout.advise.types import PICKS, Advice, Move, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import (
     CHAT_TPOT_MS,
@@ -457,10 +457,11 @@ def _token_ms(ms: float) -> str:
     return f"{ms:,.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
 
 
-def _gives(rec: Recommendation, w: object) -> str:
-    """What a row a suggestion shows costs, in the workload's unit, and for an endpoint the time per
-    output token each user sees: "$1,449 a month, 48 ms per token"."""
-    cost = usd(rec.total_usd, _per(w))
+def _gives(rec: Recommendation, w: object, cost: str | None = None) -> str:
+    """What a row a suggestion shows costs, in the workload's unit (or as ``cost`` says it: one another
+    amount in the sentence must read apart from), and for an endpoint the time per output token each
+    user sees: "$1,449 a month, 48 ms per token"."""
+    cost = usd(rec.total_usd, _per(w)) if cost is None else cost
     est = rec.estimate
     if isinstance(w, ServeWorkload) and est is not None and est.tpot_ms:
         return f"{cost}, {_token_ms(est.tpot_ms)} per token"
@@ -477,9 +478,10 @@ class _Move:
     # the workload fields the option changes ({"precision": "fp8", "budget_usd": 3540})
     options: dict[str, Any] = dataclasses.field(default_factory=dict)
 
-    def text(self, w: object) -> str:
-        """'--precision fp8 (1x H200-SXM at Prime Intellect at $1,449 a month, 48 ms per token)'."""
-        return f"{self.option} ({_label(self.row)} at {_gives(self.row, w)})"
+    def text(self, w: object, cost: str | None = None) -> str:
+        """'--precision fp8 (1x H200-SXM at Prime Intellect at $1,449 a month, 48 ms per token)'; its
+        cost as ``cost`` says it where given (:func:`_gives`)."""
+        return f"{self.option} ({_label(self.row)} at {_gives(self.row, w, cost)})"
 
     def public(self, w: object, group: str, text: str | None = None) -> Move:
         """This move as the answer gives it (:class:`~gpuscout.advise.types.Move`), said as ``text``
@@ -968,12 +970,14 @@ def engine_cost_note(
     took = best.time_to_result_s
     when = "" if isinstance(w, ServeWorkload) or took is None else f", done in {duration(took)}"
     named = shlex.quote((w.engine or "").strip())
-    head = f"the default engine's cheapest row is {_label(best)}{on} at {usd(cost, _per(w))}{when}"
+    # the two costs read apart ("1.0x cheaper" between "$0.0019" and "$0.0019" read as none)
+    said, said_mine = distinct_usd(cost, mine, _per(w)) if rows else (usd(cost, _per(w)), "")
+    head = f"the default engine's cheapest row is {_label(best)}{on} at {said}{when}"
     if not rows:
         return f"no offer here passes with --engine {named}; {head}"
     ratio = mine / cost
     times = f"{ratio:.1f}x" if ratio < 10 else f"{ratio:,.0f}x"
-    return f"{head}: {times} cheaper than the cheapest with --engine {named} ({usd(mine, _per(w))})"
+    return f"{head}: {times} cheaper than the cheapest with --engine {named} ({said_mine})"
 
 
 def _release_words(ranker: Ranker) -> str:
@@ -1054,11 +1058,16 @@ def _budget_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, _Move | N
     if best is None:
         return "", None
     option = budget_option(best.total_usd or 0.0)
-    said = (
-        f"the cheapest that meets everything else is {_label(best)} at {_gives(best, ranker.w)}; "
-        f"{option} would show it"
-    )
+    said = _budget_said(best, ranker.w)
     return said, _Move(option, best, {"budget_usd": budget_value(best.total_usd or 0.0)})
+
+
+def _budget_said(best: Recommendation, w: object, cost: str | None = None) -> str:
+    """:func:`_budget_fix`'s text, its cost as ``cost`` says it where given (:func:`_gives`)."""
+    return (
+        f"the cheapest that meets everything else is {_label(best)} at {_gives(best, w, cost)}; "
+        f"{budget_option(best.total_usd or 0.0)} would show it"
+    )
 
 
 def _deadline_fix(ranker: Ranker, offers: Sequence[Offer]) -> tuple[str, Move | None]:
@@ -1175,8 +1184,14 @@ def _dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd | str:
             # a narrower precision that shows a cheaper row comes first (within the budget, else with
             # the budget it needs)
             narrow = [m for m in _moves(ranker, offers, counts) if m.option.startswith("--precision ")]
+            said_narrow: str | None = None
+            if narrow and narrow[0].row.total_usd is not None and lifted.row.total_usd is not None:
+                # the two rows' costs read apart where they differ: "--precision fp8 ... at $0.0019
+                # would show a cheaper row" beside a cheapest "at $0.0019" (0.001859 and 0.001896)
+                said_narrow, said_best = distinct_usd(narrow[0].row.total_usd, lifted.row.total_usd, _per(w))
+                budget_fix = _budget_said(lifted.row, w, said_best)
             first_said = (
-                f"{narrow[0].text(w)} "
+                f"{narrow[0].text(w, said_narrow)} "
                 + ("would show a cheaper row" if " with --budget " in narrow[0].option else "stays within it")
                 if narrow
                 else ""

@@ -69,6 +69,7 @@ from gpuscout.advise.reasons import (
     duration,
     explain,
     late_chance,
+    over_budget_usd,
     stale_reason,
     usd,
 )
@@ -1061,7 +1062,7 @@ class Ranker:
         if not total < math.inf:  # inf or NaN (a price near the float limit): never ranked
             return "price", NOT_FINITE
         if budget is not None and total > budget:
-            return "budget", f"costs {usd(total)}, over the {budget_text(budget)} budget"
+            return "budget", f"costs {over_budget_usd(total, budget)}, over the {budget_text(budget)} budget"
         late, due = duration(time), duration(deadline_s)
         if miss is not None and a is not None and time <= deadline_s:
             return "deadline", (

@@ -35,7 +35,7 @@ from gpuscout.estimate.parallel import (
 from gpuscout.estimate.precision import resolve_precision
 from gpuscout.knowledge.host_arch import arm_host
 from gpuscout.knowledge.provider_types import ProviderTerms
-from gpuscout.wording import BOARD_ASSUMED, money3, rate_text
+from gpuscout.wording import BOARD_ASSUMED, distinct_money, money3, money_text, rate_text
 from gpuscout.wording import plural as plural  # its home; re-exported for the advisor's faces
 
 if TYPE_CHECKING:
@@ -164,9 +164,8 @@ def beaten_reason(
 
     verb = "answers" if serve else "finishes"
     if c_b <= c and t_b <= t * (1.0 + time_tolerance):
-        return (
-            f"beaten by #{rank}: {usd(c_b, per)} (this row {usd(c, per)}), {verb} in {when(t_b)} ({when(t)})"
-        )
+        said_b, said = distinct_usd(c_b, c, per)
+        return f"beaten by #{rank}: {said_b} (this row {said}), {verb} in {when(t_b)} ({when(t)})"
     ratio = t / max(t_b, 1e-12)
     extra = c_b / max(c, 1e-12) - 1.0
     if most <= COST_TOLERANCE:  # under a deadline: speed is worth no more than the estimate's tolerance
@@ -182,26 +181,47 @@ def beaten_reason(
 
 
 def usd(amount: float | None, per: str = "") -> str:
-    """'$0.52', '$101', '$25,381' (cents under $100, where they tell two small runs apart); '-' when
-    unknown; ``per`` follows the figure (' a month'). A positive amount the cents would round to "$0.00"
-    keeps two figures ('$0.0023', as the web face writes it): a job of a fifth of a cent read "$0.00",
-    and two such rows "beaten by #1: $0.00 (this row $0.00)"."""
+    """'$0.52', '$101', '$25,381' (cents under $100, where they tell two small runs apart), '$0.0019'
+    (under a cent, two figures: never '$0.00'), by the rule every face follows
+    (:func:`gpuscout.wording.money_text`); '-' when unknown; ``per`` follows the figure (' a month')."""
     if amount is None:
         return "-"
-    if 0 < amount < 0.005:
-        return f"${amount:.{1 - math.floor(math.log10(amount))}f}{per}"
-    return (f"${amount:,.2f}" if amount < 100 else f"${amount:,.0f}") + per
+    return money_text(amount, whole_from=100) + per
+
+
+def distinct_usd(a: float, b: float, per: str = "") -> tuple[str, str]:
+    """Two amounts one sentence compares, as :func:`usd` writes them, with a figure more where they would
+    read the same ("beaten by #1: $0.00186 (this row $0.00190)", never "$0.0019 (this row $0.0019)")."""
+    ta, tb = distinct_money(a, b, whole_from=100)
+    return ta + per, tb + per
 
 
 def budget_text(amount: float) -> str:
     """A budget as the advisor's texts say it: '$0.50', '$9.99' (cents under $10: a budget of $0.50 was
-    said '$0'), '$0.004' (under a cent, its first figure: never '$0.00'), '$3,540' from $10 ('$12.50'
-    where it has cents)."""
+    said '$0'), '$3,540' from $10 ('$12.50' where it has cents), and under a cent the figures typed, up
+    to four significant ('$0.0015', '$0.004': its first figure alone said 0.0015 as '$0.002', above a
+    row at $0.0019 it kept out)."""
     if amount >= 10:  # a budget with cents keeps them: "$12" for 12.5 reads as another budget
         return f"${amount:,.0f}" if amount == round(amount) else f"${amount:,.2f}"
     if amount >= 0.01 or amount <= 0:
         return f"${amount:.2f}"
-    return f"${amount:.{-math.floor(math.log10(amount))}f}"  # its first figure: '$0.004', '$0.0001'
+    text = money_text(amount, figures=4)
+    return text.rstrip("0") if "." in text and len(text.rpartition(".")[2]) > 2 else text
+
+
+def over_budget_usd(cost: float, budget: float) -> str:
+    """A cost over a budget, as :func:`usd` writes it, with the figures it takes to read above the
+    budget's :func:`budget_text` ("costs $0.00152, over the $0.0015 budget", never "$0.0015 ... $0.0015")."""
+
+    def value(text: str) -> float:
+        return float(text.lstrip("$").replace(",", ""))
+
+    said = usd(cost)
+    for more in range(5):
+        if not value(said) <= value(budget_text(budget)) < cost:
+            break  # ($100.40 over $100: the cents, then a figure more at a time)
+        said = money_text(cost, figures=3 + more) if cost < 0.01 else f"${cost:,.{2 + more}f}"
+    return said
 
 
 def gib_text(x_gb: float) -> str:
@@ -790,8 +810,8 @@ def _budget_words(ctx: RowContext) -> str:
         return ""
     k, cost = ctx.over_budget
     return (
-        f"; not the {k} instances its billing would spread it over: they cost {usd(cost)}, over the "
-        f"{usd(w.budget_usd)} budget"
+        f"; not the {k} instances its billing would spread it over: they cost "
+        f"{over_budget_usd(cost, w.budget_usd)}, over the {budget_text(w.budget_usd)} budget"
     )
 
 

@@ -29,7 +29,7 @@ from gpuscout.cli.table_fit import (
     title_lines,
 )
 from gpuscout.cli.wrap import print_wrapped
-from gpuscout.wording import key_words, money3, plural
+from gpuscout.wording import key_words, money3, money_text, plural
 
 
 def _text(value: object, style: str = "") -> Text:
@@ -398,8 +398,11 @@ def cheaper_than_cheapest(recs: Sequence[Any], picks: dict[str, int]) -> str:
     low = min(cheaper, key=lambda r: r.total_usd)
     saved = pick.total_usd - low.total_usd
     slower = low.time_to_result_s / pick.time_to_result_s
-    # a saving the cents shown round away ("$0.00 less") is said as such (two totals both shown "$2.34")
-    less = f"{_money(saved)} less" if saved >= 0.005 else "under a cent less"
+    # the saving beside the pick's total, to its precision (``wording.money_text``): beside totals
+    # shown to the cent, one under a cent is said as such (two totals both shown "$2.34"); beside a
+    # total under a cent, to its last figure ("$0.0003 less" than "$0.0019", "under $0.0001 less")
+    said = money_text(saved, beside=pick.total_usd)
+    less = "under a cent less" if said == "<$0.01" else f"{said.replace('<', 'under ', 1)} less"
     return f"#{low.rank} costs {less} than #{n} but takes {slower:.1f}x as long (off the front)"
 
 
@@ -500,16 +503,12 @@ def _estimate_table(workload: Any, rec: Any) -> Table:
     return rows
 
 
-def _breakdown_usd(x: float) -> str:
-    """An amount of ``explain``'s cost breakdown, in USD without the sign: to the cent ('1,234.50'), and a
-    positive amount the cents round to nothing with two figures, as the table's total writes it
-    (``advise.reasons.usd``: '0.0019', never '0.00' for a job that costs a fifth of a cent); under a
-    hundredth of a cent, '<0.0001' (a storage of 0.0000004 is no figure a renter pays)."""
-    from gpuscout.advise.reasons import usd
-
-    if 0 < x < 0.0001:
-        return "<0.0001"
-    return usd(x).replace("$", "", 1) if 0 < x < 0.005 else f"{x:,.2f}"
+def _breakdown_usd(x: float, total: float | None = None) -> str:
+    """An amount of ``explain``'s cost breakdown, in USD without the sign, by the rule the web page's
+    breakdown follows (:func:`gpuscout.wording.money_text`): its total as the table's ('0.0019' for a job
+    of a fifth of a cent, '0.000041'), its items ``beside`` it to the total's precision ('<0.01' beside
+    '199.13', '0.0017' beside '0.0019'); cents always from a cent ('1,234.50')."""
+    return money_text(x, sign="", beside=total)
 
 
 def _cost_table(workload: Any, rec: Any) -> Table:
@@ -518,7 +517,7 @@ def _cost_table(workload: Any, rec: Any) -> Table:
     cost.add_column("item")
     cost.add_column("USD", justify="right")
     for name in ("compute", "warmup", "storage", "egress", "interruption"):
-        cost.add_row(name, _breakdown_usd(getattr(rec.cost, name)))
+        cost.add_row(name, _breakdown_usd(getattr(rec.cost, name), rec.cost.total))
     cost.add_row(Text("total", style="bold"), _text(_breakdown_usd(rec.cost.total), style="bold"))
     u = rec.unit_costs
     if u is not None:

@@ -18,24 +18,29 @@ from gpuscout.web.model_view import model_label
 from gpuscout.web.offer_view import variant_note
 from gpuscout.web.overview import age_words
 from gpuscout.web.providers_view import provider_label
-from gpuscout.wording import key_words, plural
+from gpuscout.wording import key_words, money_text, plural
 
 
 def money(value: float | None, digits: int = 2) -> str:
-    """USD for people: ``$1,234.50``; a non-zero amount under a cent keeps 4 decimals; ``None`` -> "—"."""
+    """USD for people: ``$1,234.50`` (``digits`` 0: whole dollars, ``$1,235``); a positive amount under
+    a cent with two figures (``$0.0019``, ``$0.000041``: never ``$0.0000``), by the rule every face
+    follows (:func:`gpuscout.wording.money_text`); ``None`` -> "—"."""
     if value is None:
         return "—"
-    if value != 0 and abs(value) < 0.01:
-        return f"${value:.4f}"
+    if digits == 2 or abs(value) < 0.01:
+        return money_text(value)
     return f"${value:,.{digits}f}"
 
 
-def cents(value: float | None) -> str:
-    """An amount of a cost breakdown: ``money`` to the cent, and a non-zero amount under a cent
-    "<$0.01" (a warm-up of $0.0099 read "$0.0100" beside "$199.13": a precision the figure has not)."""
-    if value is not None and 0 < value < 0.01:
-        return "<$0.01"
-    return money(value)
+def cents(value: float | None, total: float | None = None) -> str:
+    """An amount of a cost breakdown, as the CLI's ``--explain`` writes it
+    (:func:`gpuscout.wording.money_text`): the total as the table's (``$0.0019`` for a job of a fifth
+    of a cent, never "<$0.01"), an item ``beside`` its ``total`` to the total's precision: "<$0.01"
+    beside "$199.13" (a warm-up of $0.0099 read "$0.0100" there: a precision the figure has not),
+    ``$0.0017`` beside ``$0.0019``."""
+    if value is None:
+        return "—"
+    return money_text(value, beside=total)
 
 
 def gb(value: float | None) -> str:
