@@ -170,9 +170,10 @@ def test_nebius_and_verda_h200_names_state_sxm(tmp_path: Path, monkeypatch: pyte
     assert nebius["gpu-l40s-a 1gpu-8vcpu-32gb"].accelerator == "L40S"  # no SXM named: untouched
 
 
-def test_the_sxm_name_rule_agrees_with_the_snapshot_rule() -> None:
-    """The gpuhunt path reads the instance names the bundled snapshot's rule reads (rules.yaml is a
-    build input, not shipped, so the live path keeps its own copy: this keeps the two alike)."""
+def test_the_h200_sxm_name_rule_agrees_with_the_snapshot_rule() -> None:
+    """The gpuhunt path reads the H200 instance names the bundled snapshot's rule reads (rules.yaml is a
+    build input, not shipped, so the live path keeps its own copy: this keeps the two alike). The H100
+    patterns have no snapshot rule to agree with (its H100 rows state their form factor)."""
     from gpuscout.catalog.snapshot_build import load_rules
     from gpuscout.catalog.sources.gpuhunt_source import sxm_named_gpu
 

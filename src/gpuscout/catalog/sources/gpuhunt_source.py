@@ -126,12 +126,13 @@ def _hgx_hint(provider: str) -> Callable[[str], tuple[str, float | None] | None]
 
 #: Instance names that state the SXM form factor gpuhunt's plain "H200" leaves out: the bundled
 #: snapshot's rule ``h200-sxm-stated-in-the-instance-name`` (data/snapshot/rules.yaml, a build input
-#: that is not shipped, so the pattern is kept here too; a test keeps the two alike). Nebius'
+#: that is not shipped, so the pattern is kept here too; a test keeps the H200 patterns alike). Nebius'
 #: platform ``gpu-h200-sxm`` (gpuhunt names the instance ``"<platform> <preset>"``, SkyPilot
 #: ``<platform>_<preset>``) and Verda's ``141S`` (S = SXM, as its ``1H100.80S.30V`` is "H100 SXM5"
 #: in verda_v1.json) name the H200 SXM. The H100 names likewise: data/snapshot/price_snapshot.md lists
 #: Nebius ``gpu-h100-sxm`` and Verda ``*.80S.*`` among the SXM rows (the snapshot's H100 rows carry
-#: the form factor from its source, so no rule is needed there; gpuhunt's plain "H100" leaves it out).
+#: the form factor from its source, so no rule is needed there and none is compared; gpuhunt's plain
+#: "H100" leaves it out).
 SXM_NAMED_INSTANCES: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     "nebius": (
         (re.compile(r"gpu-h200-sxm[ _].*"), "H200 SXM"),
