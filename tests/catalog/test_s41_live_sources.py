@@ -153,6 +153,21 @@ def test_jarvislabs_spot_is_for_containers_only() -> None:
     assert offers[("vm:A100-80GB:1x", "india-noida-01")].spot_price_usd_per_hour is None
 
 
+def _nebius_and_verda(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[dict[str, Offer], dict[str, Offer]]:
+    """The gpuhunt Nebius and Verda offers of the catalogs written under ``tmp_path``, by instance type."""
+    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
+    return by_type(fetch(GpuhuntSource("nebius"))), by_type(fetch(GpuhuntSource("verda")))
+
+
+def _assert_sxm_stated(accelerator: str, *offers: Offer) -> None:
+    """Each offer is the SXM part its name states, on NVLink, with no variant assumed."""
+    for offer in offers:
+        assert offer.accelerator == accelerator and offer.interconnect is Interconnect.NVLINK
+        assert VARIANT_KEY not in offer.extra and "assumed" not in offer.notes
+
+
 def test_nebius_and_verda_h200_names_state_sxm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # instance names as gpuhunt 0.1.34 writes them: nebius f"{platform} {preset.name}"
     # (providers/nebius.py _make_offer), verda the instance_type (providers/verda.py); gpu_name "H200"
@@ -161,12 +176,8 @@ def test_nebius_and_verda_h200_names_state_sxm(tmp_path: Path, monkeypatch: pyte
         row("gpu-l40s-a 1gpu-8vcpu-32gb", "eu-north1", 1.5, 8, 32, 1, "L40S", 48),
     ])  # fmt: skip
     write(tmp_path, "verda", [row("1H200.141S.44V", "FIN-02", 3.39, 44, 182, 1, "H200", 141)])
-    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
-    nebius = by_type(fetch(GpuhuntSource("nebius")))
-    verda = by_type(fetch(GpuhuntSource("verda")))
-    for offer in (nebius["gpu-h200-sxm 8gpu-128vcpu-1600gb"], verda["1H200.141S.44V"]):
-        assert offer.accelerator == "H200-SXM" and offer.interconnect is Interconnect.NVLINK
-        assert VARIANT_KEY not in offer.extra and "assumed" not in offer.notes
+    nebius, verda = _nebius_and_verda(tmp_path, monkeypatch)
+    _assert_sxm_stated("H200-SXM", nebius["gpu-h200-sxm 8gpu-128vcpu-1600gb"], verda["1H200.141S.44V"])
     assert nebius["gpu-l40s-a 1gpu-8vcpu-32gb"].accelerator == "L40S"  # no SXM named: untouched
 
 
@@ -204,9 +215,5 @@ def test_nebius_and_verda_h100_names_state_sxm(tmp_path: Path, monkeypatch: pyte
         [row("gpu-h100-sxm 8gpu-128vcpu-1600gb", "eu-north1", 23.6, 128, 1600, 8, "H100", 80)],
     )
     write(tmp_path, "verda", [row("1H100.80S.30V", "FIN-01", 2.19, 30, 120, 1, "H100", 80)])
-    monkeypatch.setenv("GPUHUNT_CATALOG_DIR", str(tmp_path))
-    nebius = by_type(fetch(GpuhuntSource("nebius")))
-    verda = by_type(fetch(GpuhuntSource("verda")))
-    for offer in (nebius["gpu-h100-sxm 8gpu-128vcpu-1600gb"], verda["1H100.80S.30V"]):
-        assert offer.accelerator == "H100-SXM" and offer.interconnect is Interconnect.NVLINK
-        assert VARIANT_KEY not in offer.extra and "assumed" not in offer.notes
+    nebius, verda = _nebius_and_verda(tmp_path, monkeypatch)
+    _assert_sxm_stated("H100-SXM", nebius["gpu-h100-sxm 8gpu-128vcpu-1600gb"], verda["1H100.80S.30V"])

@@ -6,6 +6,7 @@ default wires in the real estimator and knowledge tables (imported lazily, on fi
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -313,6 +314,7 @@ def default_backends(models: ModelRegistry | None = None) -> Backends:
         detail = reg.resolve_detail(name)
         return detail.precision or detail.model.native_precision or "bf16"
 
+    @functools.cache  # asked once per configuration evaluated, of the one model of a workload
     def published_weights_gb(name: str) -> float:
         """GB of ``name``'s weights in the format its checkpoint comes in, as :func:`native_precision`
         reads it (the format a quantized checkpoint's name states, "...-FP8", else
