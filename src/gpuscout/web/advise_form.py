@@ -156,8 +156,23 @@ def precision_choices() -> tuple[tuple[str, str], ...]:
     out = [("", "native")]
     for n in (*first, *rest):
         label = resolve_precision(n).label
-        out.append((n, label if label.lower() == n else f"{n} · {label}"))
+        out.append((n, label if label.lower() == n else _short_option(f"{n} · {label}")))
     return tuple(out)
+
+
+#: The longest option text the form's selects show whole (the browser clips a longer chosen option:
+#: "fp8-ffn · FP8 MLP only (Meta FBGE"). Measured in Chromium: "w8a8 · INT8 W8A8 (SmoothQuant)", 30
+#: characters, takes 276 of the select's 338 px at 390 px and 258 of 295 at 1440.
+OPTION_CHARS = 32
+
+
+def _short_option(text: str) -> str:
+    """``text`` without its trailing parenthesis when it is longer than :data:`OPTION_CHARS` ("fp8-ffn ·
+    FP8 MLP only" for "... (Meta FBGEMM row-wise; attention bf16)"); the answer's assumptions keep the
+    format's whole label."""
+    if len(text) <= OPTION_CHARS or not text.endswith(")") or " (" not in text:
+        return text
+    return text[: text.rindex(" (")]
 
 
 def engine_choices() -> tuple[tuple[str, str], ...]:
