@@ -1245,10 +1245,14 @@ def _dead_end(ranker: Ranker, offers: Sequence[Offer]) -> DeadEnd | str:
     if not ranker.include_stale and (counts["stale"] or counts["defunct"]):
         free = _relaxed(ranker, offers, {}, include_stale=True)
         if free.rows:
-            return (
-                f"only stale offers or defunct providers can run it ({head}); --include-stale shows them "
-                "(check their prices before renting)"
+            why = f"only stale offers or defunct providers can run it ({head})"
+            row = free.rows[0]
+            said = (
+                f"--include-stale shows them: {_label(row)} at {usd(row.total_usd, _per(w))} "
+                "(check its price before renting)"
             )
+            stale = _public({"include_stale": True}, said, "relaxes", row)
+            return DeadEnd(f"{why}; {said}", why, (stale,))
     # a named engine the support rules refuse on every GPU tried: said so, with what would run it
     engine_moves = _engine_moves(ranker, offers, counts)
     engine_fix = None if engine_moves is None else "; ".join(m.text for m in engine_moves)

@@ -300,7 +300,8 @@ MOVE_GROUPS: tuple[str, ...] = ("keeps", "relaxes", "last resort")
 @dataclass(frozen=True, slots=True)
 class Move:
     """One way out of a dead end (no offer passes): the workload fields it changes, as the workload's
-    own names (``{"precision": "gguf-q4_k_m", "budget_usd": 1262}``; a field set to ``None`` is cleared),
+    own names (``{"precision": "gguf-q4_k_m", "budget_usd": 1262}``; a field set to ``None`` is cleared;
+    ``include_stale``, the one request option a move sets, as :func:`~gpuscout.advise.api.advise` names it),
     the move in words (the CLI's flags, as every advisor text), its group (``MOVE_GROUPS``: it keeps what
     the work asks of each row, relaxes it, or drops it as a last resort), and the cheapest row it shows:
     its cost (a serving month or the run) and speed. A move with no ``options`` is a hint no field says
