@@ -137,15 +137,17 @@ def _trained(w: FinetuneWorkload | PretrainWorkload) -> ConfigEval:
     return TrainingEvaluator(w, be, A).evaluate(dataclasses.replace(box, ram_gb=512.0))
 
 
-def test_the_pretraining_warm_up_fetches_only_the_data() -> None:
+def test_the_pretraining_warm_up_fetches_nothing_it_streams_its_corpus() -> None:
+    # stop 64: a pre-training corpus is streamed as the run trains (cost.streamed_dataset_gb), not
+    # fetched to every node before it starts; a fine-tune still downloads its data with the weights
     pre = _trained(PretrainWorkload(model="small", token_budget=1e7, micro_batch=1, dataset_gb=20.0))
     ft = _trained(FinetuneWorkload(model="small", method="full", dataset_tokens=1e7, dataset_gb=20.0))
     weights = ft.load_gb
     assert weights > 0 and pre.load_gb == weights  # the trained output's size, kept after the run
-    assert pre.download_gb_per_instance == 20.0 and ft.download_gb_per_instance == weights + 20.0
+    assert pre.download_gb_per_instance == 0.0 and ft.download_gb_per_instance == weights + 20.0
     t = terms(kind="hyperscaler")
     pre_cm = cost_model(pre, PretrainWorkload(model="small", token_budget=1e7, dataset_gb=20.0), t, False, A)
-    assert pre_cm.warmup_s_per_start == pytest.approx(A.boot_s + 20.0 / A.download_gbps)  # nothing loaded
+    assert pre_cm.warmup_s_per_start == pytest.approx(A.boot_s)  # nothing fetched nor loaded
     ft_w = FinetuneWorkload(model="small", method="full", dataset_tokens=1e7, dataset_gb=20.0)
     ft_cm = cost_model(ft, ft_w, t, False, A)
     assert ft_cm.warmup_s_per_start == pytest.approx(

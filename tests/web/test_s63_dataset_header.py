@@ -4,8 +4,8 @@ terabytes) and nothing said so. The header now says the data's download and stor
 how to count them, in each face's words (the CLI's ``--dataset-gb``, the form's “Dataset (GB)”, the
 JSON API's ``"dataset_gb"``, the Python API's ``dataset_gb=``), and with a size, what the cost model
 charges for it: each node's download before it starts (again after an interruption) and a copy per
-node stored for the run. The form's “Dataset (GB)” input reaches the answer; a bad value is an error
-at it."""
+node stored for the run (a fine-tune), or one copy stored and streamed as the run trains (a pre-training
+corpus: stop 64). The form's “Dataset (GB)” input reaches the answer; a bad value is an error at it."""
 
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from tests.web.conftest import sample_offers
 
 FINETUNE = {"kind": "finetune", "model": "llama-3.1-8b", "method": "lora", "dataset_tokens": 2e7}
 NOT_COSTED = "dataset: not costed (its download to each node and its storage); --dataset-gb counts them"
+NOT_COSTED_STREAMED = "dataset: not costed (storing the corpus the run streams); --dataset-gb counts it"
 
 
 def _dataset(targets: tuple[str, ...] | list[str]) -> list[str]:
@@ -40,45 +41,74 @@ def _dataset(targets: tuple[str, ...] | list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "w",
+    ("w", "said"),
     [
-        PretrainWorkload(model="llama-3.1-8b", token_budget=1e12, gpus=512),
-        FinetuneWorkload(model="llama-3.1-8b", method="full", dataset_tokens=1e8),
+        (PretrainWorkload(model="llama-3.1-8b", token_budget=1e12, gpus=512), NOT_COSTED_STREAMED),
+        (FinetuneWorkload(model="llama-3.1-8b", method="full", dataset_tokens=1e8), NOT_COSTED),
     ],
 )
-def test_a_training_run_without_a_dataset_says_it_is_not_costed(w: PretrainWorkload) -> None:
-    assert _dataset(targets_applied(w)) == [NOT_COSTED]
+def test_a_training_run_without_a_dataset_says_it_is_not_costed(
+    w: PretrainWorkload | FinetuneWorkload, said: str
+) -> None:
+    assert _dataset(targets_applied(w)) == [said]
 
 
 def test_a_training_run_with_a_dataset_says_what_is_counted() -> None:
     w = PretrainWorkload(model="llama-3.1-8b", token_budget=1e12, gpus=512, dataset_gb=4000)
     assert _dataset(targets_applied(w)) == [
-        "dataset: 4,000 GB fetched by each node before it starts (again after an interruption) and a copy "
+        "dataset: 4,000 GB stored once for the run (not kept after it) and streamed as it trains, each node "
+        "reading its shards (nothing fetched before it starts)"
+    ]
+    full = FinetuneWorkload(model="llama-3.1-8b", method="full", dataset_tokens=1e8, dataset_gb=40)
+    assert _dataset(targets_applied(full)) == [
+        "dataset: 40 GB fetched by each node before it starts (again after an interruption) and a copy "
         "per node stored for the run (not kept after it)"
     ]
     small = FinetuneWorkload(model="llama-3.1-8b", method="lora", dataset_tokens=1e6, dataset_gb=0.25)
     assert _dataset(targets_applied(small))[0].startswith("dataset: 0.25 GB fetched by each node")
 
 
-def test_the_words_match_what_the_cost_model_charges() -> None:
-    # what the line says is what ``cost_model`` charges: each node downloads the data before it starts
-    # (its warm-up), again after an interruption (its reload), and every node's copy is stored for the
-    # run, none after it
+def _charged(w: PretrainWorkload | FinetuneWorkload) -> tuple[float, float, float, float, float]:
+    """(warm-up s, reload s after a reclaim, GB-months stored, GB kept after, the run's months) of ``w``
+    on two nodes."""
     from gpuscout.advise.cost import cost_model, training_reload_s
     from tests.advise.helpers import terms
     from tests.advise.test_s42_training_checkpoint_writes import A, _trained
 
-    def charged(gb: float) -> tuple[float, float, float, float]:
-        w = PretrainWorkload(model="small", token_budget=1e7, micro_batch=1, dataset_gb=gb)
-        ev = dataclasses.replace(_trained(w), instances=2)  # two nodes, each with its copy
-        cm = cost_model(ev, w, terms(kind="hyperscaler"), False, A)
-        return cm.warmup_s_per_start, training_reload_s(ev, w, A), cm.storage_gb_months, cm.retained_gb
+    ev = dataclasses.replace(_trained(w), instances=2)  # two nodes
+    cm = cost_model(ev, w, terms(kind="hyperscaler"), False, A)
+    months = ev.time_s / 86400.0 / 30.0
+    return cm.warmup_s_per_start, training_reload_s(ev, w, A), cm.storage_gb_months, cm.retained_gb, months
 
-    (warm0, reload0, stored0, kept0), (warm, reload, stored, kept) = charged(0.0), charged(100.0)
-    ev = _trained(PretrainWorkload(model="small", token_budget=1e7, micro_batch=1))
+
+def test_the_words_match_what_the_cost_model_charges_for_a_fine_tune() -> None:
+    # each node downloads the data before it starts (its warm-up), again after an interruption (its
+    # reload), and every node's copy is stored for the run, none after it
+    from tests.advise.test_s42_training_checkpoint_writes import A
+
+    def fine_tune(gb: float) -> FinetuneWorkload:
+        return FinetuneWorkload(
+            model="small", method="full", dataset_tokens=1e7, micro_batch=1, dataset_gb=gb
+        )
+
+    warm0, reload0, stored0, kept0, months = _charged(fine_tune(0.0))
+    warm, reload, stored, kept, _ = _charged(fine_tune(100.0))
     assert warm - warm0 == pytest.approx(100.0 / A.download_gbps)
     assert reload - reload0 == pytest.approx(100.0 / A.download_gbps)
-    assert stored - stored0 == pytest.approx(2 * 100.0 * ev.time_s / 86400.0 / 30.0)
+    assert stored - stored0 == pytest.approx(2 * 100.0 * months)
+    assert kept == kept0
+
+
+def test_the_words_match_what_the_cost_model_charges_for_a_pretraining_corpus() -> None:
+    # streamed: no node waits for it before it starts or after a reclaim, and one copy is stored for the
+    # run (two nodes do not store two), none after it
+    def pretrain(gb: float) -> PretrainWorkload:
+        return PretrainWorkload(model="small", token_budget=1e7, micro_batch=1, dataset_gb=gb)
+
+    warm0, reload0, stored0, kept0, months = _charged(pretrain(0.0))
+    warm, reload, stored, kept, _ = _charged(pretrain(100.0))
+    assert warm == warm0 and reload == reload0
+    assert stored - stored0 == pytest.approx(100.0 * months)
     assert kept == kept0
 
 

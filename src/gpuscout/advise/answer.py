@@ -180,15 +180,25 @@ def image_outputs_text(w: BatchWorkload) -> str:
 
 
 def dataset_text(w: FinetuneWorkload | PretrainWorkload) -> str:
-    """What a training answer counts of its dataset (``dataset_gb``), as the cost model charges it
-    (``training_configs``: each node's warm-up downloads it with the weights, and so does its reload
-    after an interruption; ``cost.cost_model``: every node's copy is stored for the run, and only the
-    trained output after it). With none given (0) the transfer and storage of the data are not costed,
-    which a 1T-token corpus (terabytes) makes a large omission: the line says so, and how to count it."""
+    """What a training answer counts of its dataset (``dataset_gb``), as the cost model charges it. A
+    fine-tune's (``cost.fetched_dataset_gb``): each node's warm-up downloads it with the weights, and so
+    does its reload after an interruption, and every node's copy is stored for the run. A pre-training
+    corpus (``cost.streamed_dataset_gb``): streamed as the run trains from one stored copy, neither
+    fetched before it starts nor after a reclaim. Only the trained output is kept after the run. With
+    none given (0) the data is not costed, which a 1T-token corpus (terabytes) makes a large omission:
+    the line says so, and how to count it."""
+    streamed = isinstance(w, PretrainWorkload)
     if w.dataset_gb <= 0:
+        if streamed:
+            return "dataset: not costed (storing the corpus the run streams); --dataset-gb counts it"
         return "dataset: not costed (its download to each node and its storage); --dataset-gb counts them"
     gb = w.dataset_gb
     size = f"{gb:,.0f} GB" if gb >= 10 else f"{gb:.3g} GB"
+    if streamed:
+        return (
+            f"dataset: {size} stored once for the run (not kept after it) and streamed as it trains, each "
+            "node reading its shards (nothing fetched before it starts)"
+        )
     return (
         f"dataset: {size} fetched by each node before it starts (again after an interruption) and a copy "
         "per node stored for the run (not kept after it)"

@@ -10,16 +10,18 @@ prices, which keeps ranking 100,000 offers cheap.
   a warm-up (boot + loading the weights); the first start of the month also downloads them.
 - jobs (batch, finetune, pretrain): one start per instance; warm-up = boot + download + load. A
   pre-training run starts from random weights (initialised on the GPUs): it fetches and loads no weights
-  (``start_weights_gb``), only its data (``dataset_gb``).
-- training storage: during the run every node's copy of the weights and data and the last
-  ``CHECKPOINTS_KEPT`` checkpoints; after it, for ``storage_retention_days``, the trained output only
+  (``start_weights_gb``), and it streams its corpus (``streamed_dataset_gb``) rather than fetching it
+  before it starts; a batch or fine-tune fetches its data (``fetched_dataset_gb``) on every node.
+- training storage: during the run every node's copy of the weights and the data it fetched, the one
+  copy of a streamed corpus and the last ``CHECKPOINTS_KEPT`` checkpoints; after it, for
+  ``storage_retention_days``, the trained output only
   (``trained_output_gb``: the bf16 weights, or the LoRA/QLoRA adapter). The optimizer checkpoints are
   deleted at the end, and ``egress_gb`` (moving the output out) is not stored again.
 - training on spot: a reclaim loses half a checkpoint interval, the restart, and the reload
   (``training_reload_s``): the last checkpoint, each node its share, read back from where it was
   written (``Assumptions.checkpoint_read_gbps``: a network volume, which outlives the reclaim; full
   training's holds the weights with the optimizer state, so the base weights are not fetched again),
-  and the data.
+  and the data it fetched (a streamed corpus resumes where the checkpoint left it).
 """
 
 from __future__ import annotations
@@ -105,6 +107,24 @@ def trained_output_gb(w: AnyWorkload, weights_gb: float, checkpoint_gb: float) -
     )
 
 
+def streamed_dataset_gb(w: AnyWorkload) -> float:
+    """GB of a pre-training corpus (``dataset_gb``), which the run streams as it trains: one copy stored
+    where the nodes read it (object storage or a shared filesystem), each data-parallel rank reading its
+    own shards, with nothing fetched before the run starts or again after a reclaim (the loader resumes
+    from the checkpoint's position). A corpus is read at a few bytes per trained token, megabytes per
+    second per node against a node's ``download_gbps``, so the stream does not bound the run. A copy of
+    the whole corpus fetched to every node before it starts (the pessimistic reading) would delay every
+    node by ``dataset_gb / download_gbps`` (2.2 h for 4 TB at 0.5 GB/s) and store it once per node."""
+    return w.dataset_gb if isinstance(w, PretrainWorkload) else 0.0
+
+
+def fetched_dataset_gb(w: AnyWorkload) -> float:
+    """GB of data each instance fetches before it starts, and again after a reclaim: a batch's or a
+    fine-tune's ``dataset_gb`` (a fine-tuning set is small, and downloaded whole to each node); none of a
+    pre-training corpus, which is streamed (:func:`streamed_dataset_gb`)."""
+    return w.dataset_gb - streamed_dataset_gb(w)
+
+
 def start_weights_gb(w: AnyWorkload, weights_gb: float) -> float:
     """GB of weights a job fetches and loads before it starts: the model's (``weights_gb``), except for
     pre-training, which starts from random weights initialised on the GPUs and so fetches none, unless
@@ -130,7 +150,7 @@ def reload_seconds(
     ``ConfigEval`` exists: the node count's choice weighs it)."""
     checkpoint_s = checkpoint_gb / max(1, nodes) / a.checkpoint_read_gbps()
     if full_training(w):
-        return w.dataset_gb / a.download_gbps + checkpoint_s
+        return fetched_dataset_gb(w) / a.download_gbps + checkpoint_s
     return download_gb / a.download_gbps + load_gb / a.load_gbps + checkpoint_s
 
 
@@ -325,11 +345,13 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
     job_months = ev.time_s / 86400.0 / 30.0
     kept_months = w.storage_retention_days / 30.0
     if training:
-        # during the run every node holds its own copy of the weights and data, and the last checkpoints
-        # are kept; afterwards only the trained weights (or adapter): the checkpoints are deleted
+        # during the run every node holds its own copy of the weights and the data it fetched, a streamed
+        # corpus is stored once, and the last checkpoints are kept; afterwards only the trained weights (or
+        # adapter): the checkpoints and the corpus are deleted
         output = ev.load_gb if ev.output_weights_gb is None else ev.output_weights_gb
         retained = trained_output_gb(w, output, ev.checkpoint_gb)
-        storage = (n * ev.download_gb_per_instance + CHECKPOINTS_KEPT * ev.checkpoint_gb) * job_months
+        stored = n * ev.download_gb_per_instance + streamed_dataset_gb(w)
+        storage = (stored + CHECKPOINTS_KEPT * ev.checkpoint_gb) * job_months
         storage += retained * kept_months
     else:
         # a batch's outputs (what it moves out) are kept, with one copy of the weights and data

@@ -82,6 +82,7 @@ from gpuscout.advise.cost import (
     ADAPTER_CHECKPOINT_BYTES_PER_PARAM,
     checkpoint_interval_s,
     checkpoint_saves,
+    fetched_dataset_gb,
     reload_seconds,
     save_seconds,
     spot_reclaims_rounding_s,
@@ -838,7 +839,10 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             else weights
         )
         fetched = start_weights_gb(w, loaded)  # pre-training from scratch: none
-        warm = job_warmup_s(fetched + w.dataset_gb, fetched, self.a)
+        # what each node downloads before it starts: the weights and a fine-tune's data (a pre-training
+        # corpus is streamed: cost.streamed_dataset_gb)
+        downloaded = fetched + fetched_dataset_gb(w)
+        warm = job_warmup_s(downloaded, fetched, self.a)
 
         def checkpoint_of(result: TrainingResult) -> float:
             """GB of one checkpoint: the workload's figure, else the adapter with its optimizer state
@@ -918,7 +922,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
             return reject(key, acc, why, kind=kind)
         plain_wall = {x[0][0]: x[1] for x in timed}  # node count -> wall-clock seconds, reclaims aside
         spot_timed, spot_rounding, risky = self._spot_timed(
-            timed, extra, g, checkpoint_of, interval_of, fetched + w.dataset_gb, loaded, warm
+            timed, extra, g, checkpoint_of, interval_of, downloaded, loaded, warm
         )
         spot_choice = (
             _choose(spot_timed, warm, deadline_s, billing, spot_rounding, risky) if spot_timed else None
@@ -1004,7 +1008,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
                 nodes=nodes,
                 summary=summary,
                 time_s=wall_s,
-                download_gb_per_instance=fetched + w.dataset_gb,
+                download_gb_per_instance=downloaded,
                 load_gb=loaded,
                 output_weights_gb=weights,  # the trained output's size (``cost.trained_output_gb``)
                 checkpoint_gb=ckpt,

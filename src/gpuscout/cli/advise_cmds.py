@@ -107,7 +107,12 @@ EgressOption = Annotated[
     float | None, typer.Option("--egress-gb", help="GB moved out (serve: per month).", show_default="0")
 ]
 DatasetOption = Annotated[
-    float | None, typer.Option("--dataset-gb", help="Dataset GB to download.", show_default="0")
+    float | None,
+    typer.Option(
+        "--dataset-gb",
+        help="Dataset GB: fetched by each node (a pre-training corpus: stored once and streamed).",
+        show_default="0",
+    ),
 ]
 RetentionOption = Annotated[
     float | None,

@@ -84,7 +84,7 @@ HELP: dict[str, str] = {
     "engine": "auto: llama.cpp for GGUF, else vLLM",
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
-    "dataset_gb": "fetched by each instance; 0: not costed",
+    "dataset_gb": "fetched by each instance (a pre-training corpus: stored once, streamed); 0: not costed",
     "micro_batch": "per GPU; default: the fastest that fits",
     "global_batch_tokens": "micro-batch x GPUs x sequence; default: the compute-optimal batch (B_opt)",
     "adapter_dtype": "LoRA / QLoRA: fp32 is PEFT's default without autocast (slower, more memory)",
