@@ -51,3 +51,11 @@ def test_a_fine_tune_still_fetches_its_data_on_each_node() -> None:
     bare, fed = fine_tune(0.0).rows[0], fine_tune(50.0).rows[0]
     assert fed.cost is not None and bare.cost is not None
     assert fed.cost.warmup > bare.cost.warmup
+
+
+def test_the_forms_hint_says_how_each_kind_takes_its_data() -> None:
+    from gpuscout.web.advise_form import field_help
+
+    assert field_help("dataset_gb", "pretrain").startswith("the corpus, stored once and streamed")
+    for kind in ("finetune", "batch"):
+        assert field_help("dataset_gb", kind).startswith("fetched by each instance")

@@ -84,7 +84,7 @@ HELP: dict[str, str] = {
     "engine": "auto: llama.cpp for GGUF, else vLLM",
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
-    "dataset_gb": "fetched by each instance (a pre-training corpus: stored once, streamed); 0: not costed",
+    "dataset_gb": "fetched by each instance; 0: not costed",
     "micro_batch": "per GPU; default: the fastest that fits",
     "global_batch_tokens": "micro-batch x GPUs x sequence; default: the compute-optimal batch (B_opt)",
     "adapter_dtype": "LoRA / QLoRA: fp32 is PEFT's default without autocast (slower, more memory)",
@@ -107,8 +107,17 @@ RUN_HELP: dict[str, str] = {
 }
 
 
+#: The hints of a pre-training run where they differ from the other runs' (``RUN_HELP``): its corpus is
+#: stored once and streamed, not fetched by each node (``advise.cost.streamed_dataset_gb``).
+PRETRAIN_HELP: dict[str, str] = {
+    "dataset_gb": "the corpus, stored once and streamed as the run trains; 0: not costed",
+}
+
+
 def field_help(name: str, kind: str) -> str:
     """The hint under the input ``name`` of the form of ``kind``."""
+    if kind == "pretrain" and name in PRETRAIN_HELP:
+        return PRETRAIN_HELP[name]
     if kind != "serve" and name in RUN_HELP:
         return RUN_HELP[name]
     return HELP.get(name, "")
