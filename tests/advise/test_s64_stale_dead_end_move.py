@@ -44,3 +44,21 @@ def test_the_web_link_asks_again_with_stale_offers_included() -> None:
     )
     query = parse_qs(urlsplit(request.changed_url(move.options)).query)
     assert query["include_stale"] == ["true"] and query["model"] == ["small"]
+
+
+def test_the_json_api_says_where_the_move_goes_and_following_it_shows_rows() -> None:
+    # the snapshot's Paperspace offers are all stale; the move's one option is a request option, which
+    # the API's schema says goes beside the workload (in the workload it is an unknown field)
+    from fastapi.testclient import TestClient
+
+    from gpuscout.web import create_app
+
+    workload = {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 4, "providers": ["paperspace"]}
+    with TestClient(create_app()) as client:
+        schema = client.get("/openapi.json").json()["components"]["schemas"]["MoveOut"]
+        assert "include_stale" in schema["properties"]["options"]["description"]
+        answer = client.post("/api/v1/advise", json={"workload": workload, "top": 3}).json()
+        (move,) = answer["moves"]
+        assert move["options"] == {"include_stale": True}
+        again = client.post("/api/v1/advise", json={"workload": workload, "top": 3, **move["options"]})
+        assert again.status_code == 200 and again.json()["recommendations"]

@@ -685,7 +685,9 @@ class MoveOut(BaseModel):
 
     options: dict[str, Any] = Field(
         description='the workload fields it changes, e.g. {"precision": "gguf-q4_k_m", "budget_usd": 1262}; '
-        "null clears a field; {} for a hint no field says (a shorter prompt)"
+        "null clears a field; {} for a hint no field says (a shorter prompt); include_stale, the one "
+        'request option a move sets ({"include_stale": true}), goes beside "workload" in the request, '
+        "not in it"
     )
     text: str = Field(description="the move in words, with its cheapest row")
     group: str = Field(
