@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.configs import REJECT_KINDS
+from gpuscout.advise.cost import streams_dataset
 from gpuscout.advise.reasons import budget_text, distinct_usd, duration, plural, usd
 from gpuscout.advise.types import PICKS, Advice, Move, Recommendation, UncalibratedPick
 from gpuscout.advise.workload import (
@@ -187,7 +188,7 @@ def dataset_text(w: FinetuneWorkload | PretrainWorkload) -> str:
     fetched before it starts nor after a reclaim. Only the trained output is kept after the run. With
     none given (0) the data is not costed, which a 1T-token corpus (terabytes) makes a large omission:
     the line says so, and how to count it."""
-    streamed = isinstance(w, PretrainWorkload)
+    streamed = streams_dataset(w)
     if w.dataset_gb <= 0:
         if streamed:
             return "dataset: not costed (storing the corpus the run streams); --dataset-gb counts it"

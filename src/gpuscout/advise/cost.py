@@ -107,6 +107,12 @@ def trained_output_gb(w: AnyWorkload, weights_gb: float, checkpoint_gb: float) -
     )
 
 
+def streams_dataset(w: AnyWorkload) -> bool:
+    """Whether ``w`` streams its data as it runs (a pre-training corpus: :func:`streamed_dataset_gb`)
+    rather than fetching it to every instance before it starts (:func:`fetched_dataset_gb`)."""
+    return isinstance(w, PretrainWorkload)
+
+
 def streamed_dataset_gb(w: AnyWorkload) -> float:
     """GB of a pre-training corpus (``dataset_gb``), which the run streams as it trains: one copy stored
     where the nodes read it (object storage or a shared filesystem), each data-parallel rank reading its
@@ -115,7 +121,7 @@ def streamed_dataset_gb(w: AnyWorkload) -> float:
     second per node against a node's ``download_gbps``, so the stream does not bound the run. A copy of
     the whole corpus fetched to every node before it starts (the pessimistic reading) would delay every
     node by ``dataset_gb / download_gbps`` (2.2 h for 4 TB at 0.5 GB/s) and store it once per node."""
-    return w.dataset_gb if isinstance(w, PretrainWorkload) else 0.0
+    return w.dataset_gb if streams_dataset(w) else 0.0
 
 
 def fetched_dataset_gb(w: AnyWorkload) -> float:
