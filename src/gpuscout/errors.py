@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import reprlib
 import unicodedata
 from collections.abc import Iterable
 
@@ -91,6 +92,20 @@ def quoted_name(name: str) -> str:
     if not isinstance(name, str) or len(name) <= QUOTED_NAME_CHARS:
         return repr(name)
     return f"{name[:QUOTED_NAME_CHARS]!r}... ({len(name):,} characters)"
+
+
+_VALUE_REPR = reprlib.Repr()  # attributes, not keywords: Repr takes none before Python 3.12
+_VALUE_REPR.maxother = _VALUE_REPR.maxlong = _VALUE_REPR.maxstring = QUOTED_NAME_CHARS
+_VALUE_REPR.maxlevel = 2
+
+
+def quoted_value(value: object) -> str:
+    """``value`` as an error quotes it: text by :func:`quoted_name`, anything else as a ``repr`` cut to
+    :data:`QUOTED_NAME_CHARS` characters (a 3,000-digit number or a long list is not echoed whole)."""
+    if isinstance(value, str):
+        return quoted_name(value)
+    text = _VALUE_REPR.repr(value)
+    return text if len(text) <= QUOTED_NAME_CHARS else f"{text[:QUOTED_NAME_CHARS]}..."
 
 
 class WrongModelKind(InvalidInputError):

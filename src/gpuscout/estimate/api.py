@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from gpuscout.errors import ConfigurationRejected, InvalidInputError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError, quoted_value
 from gpuscout.estimate.arguments import MAX_BATCH as MAX_BATCH  # the input limits: stated there, once
 from gpuscout.estimate.arguments import MAX_CONCURRENCY as MAX_CONCURRENCY
 from gpuscout.estimate.arguments import MAX_CONTEXT as MAX_CONTEXT
@@ -20,6 +20,7 @@ from gpuscout.estimate.arguments import (
     positive_float,
     require_language_model,
     resolve_gpu_arg,
+    text_number_hint,
     within_max_model_len,
 )
 from gpuscout.estimate.engines import (
@@ -136,7 +137,9 @@ def parallel_mode(parallel: object, engine: str | EngineProfile) -> str:
         return resolve_engine(engine).default_parallel
     mode = PARALLEL_MODES.get(parallel.strip().lower()) if isinstance(parallel, str) else None
     if mode is None:
-        raise InvalidInputError("parallel", f"unknown parallel mode {parallel!r}", "tensor, layer, replicas")
+        raise InvalidInputError(
+            "parallel", f"unknown parallel mode {quoted_value(parallel)}", "tensor, layer, replicas"
+        )
     return mode
 
 
@@ -196,7 +199,7 @@ def _model_and_precision(
         spec, implied, note = res.model, res.precision, res.note
     else:
         raise InvalidInputError(
-            "model", f"expected a model name or a ModelSpec, got {model!r}", "e.g. llama-3.1-8b"
+            "model", f"expected a model name or a ModelSpec, got {quoted_value(model)}", "e.g. llama-3.1-8b"
         )
     if isinstance(precision, WeightFormat):  # its checkpoint format too: "awq" is judged as AWQ
         return spec, precision.checkpoint or precision.name, note
@@ -286,8 +289,11 @@ def _load_args(
         )
     if isinstance(batch, str):
         if batch.strip().lower() != "max":
+            # text is only 'max': a number in text ("8", from argv) is named as such, not re-read
             raise InvalidInputError(
-                "batch", f"expected an integer or 'max', got {batch!r}", f"1..{MAX_CONCURRENCY} or max"
+                "batch",
+                f"expected an integer or 'max', got the text {quoted_value(batch)}{text_number_hint(batch)}",
+                f"1..{MAX_CONCURRENCY} or max",
             )
         if n_req is not None:  # "max" is the steady state of a full batch: a run of N has no meaning there
             raise InvalidInputError(
@@ -707,7 +713,7 @@ def _estimate(
     if task not in ("inference", "infer", "serving"):
         raise InvalidInputError(
             "task",
-            f"{task!r} is not an inference task; use gpuscout.estimate_training for training",
+            f"{quoted_value(task)} is not an inference task; use gpuscout.estimate_training for training",
             "inference",
         )
     spec, prec_name, model_note = _model_and_precision(model, precision)

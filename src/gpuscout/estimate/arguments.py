@@ -20,7 +20,7 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
-from gpuscout.errors import InvalidInputError, WrongModelKind
+from gpuscout.errors import InvalidInputError, WrongModelKind, quoted_value
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
@@ -151,7 +151,7 @@ def _count(value: Any, field: str, a_count: str, whole: str, accepted: str) -> i
         return sign * digits * scale
     count, rest = divmod(digits, scale)
     if rest:
-        raise InvalidInputError(field, f"{text!r} is not a {whole}", accepted)
+        raise InvalidInputError(field, f"{quoted_value(text)} is not a {whole}", accepted)
     return sign * count
 
 
@@ -204,7 +204,7 @@ def resolve_model_arg(model: str | ModelSpec) -> ModelSpec:
         return model
     if not isinstance(model, str):  # a blank name is the resolver's to refuse: "is empty", with known names
         raise InvalidInputError(
-            "model", f"expected a model name or a ModelSpec, got {model!r}", "e.g. llama-3.1-8b"
+            "model", f"expected a model name or a ModelSpec, got {quoted_value(model)}", "e.g. llama-3.1-8b"
         )
     from gpuscout.knowledge.models import resolve_model
 
@@ -330,7 +330,7 @@ def resolve_gpu_arg(gpu: str | Accelerator) -> Accelerator:
         return gpu
     if not isinstance(gpu, str):  # a blank name is the resolver's to refuse: "is empty", with known names
         raise InvalidInputError(
-            "gpu", f"expected a GPU name or an Accelerator, got {gpu!r}", "e.g. H100, RTX 4090"
+            "gpu", f"expected a GPU name or an Accelerator, got {quoted_value(gpu)}", "e.g. H100, RTX 4090"
         )
     from gpuscout.knowledge.accelerators import resolve_gpu
 
@@ -356,6 +356,15 @@ def whole_number(value: object) -> int | None:
     return None
 
 
+def text_number_hint(value: object) -> str:
+    """ " (pass the number 8, not text)" where ``value`` is a whole number written as text (``"8"``, from
+    argv or a form): the Python API takes numbers, and says which one was meant; else ""."""
+    digits = value.strip().lstrip("+") if isinstance(value, str) else ""
+    if digits.isascii() and digits.isdigit() and len(digits) <= 18:
+        return f" (pass the number {int(digits)}, not text)"
+    return ""
+
+
 def int_in(
     field: str, value: object, low: int, high: int, *, error: type[InvalidInputError] = InvalidInputError
 ) -> int:
@@ -364,7 +373,8 @@ def int_in(
     configuration: GPUs, nodes, batch). Use the value returned: ``2.0`` comes back as ``2``."""
     number = whole_number(value)
     if number is None:
-        raise error(field, f"must be a whole number, got {value!r}", f"{low}..{high}")
+        said = f"must be a whole number, got {quoted_value(value)}{text_number_hint(value)}"
+        raise error(field, said, f"{low}..{high}")
     if not low <= number <= high:
         raise error(field, f"{shown_number(number)} is out of range", f"{low}..{high}")
     return number
@@ -375,7 +385,9 @@ def positive_float(field: str, value: object, high: float) -> float:
     ``(0, high]``."""
     number = _real(value)
     if number is None or not math.isfinite(number):
-        raise InvalidInputError(field, f"must be a positive number, got {value!r}", positive_words(high))
+        raise InvalidInputError(
+            field, f"must be a positive number, got {quoted_value(value)}", positive_words(high)
+        )
     if not 0 < number <= high:
         raise InvalidInputError(field, f"{value} is out of range", positive_words(high))
     return number
