@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from gpuscout import settings
-from gpuscout.errors import GpuscoutError, InvalidInputError
+from gpuscout.errors import GpuscoutError, InvalidInputError, quoted_value
 
 if TYPE_CHECKING:
     from gpuscout.advise.workload import AnyWorkload
@@ -250,7 +250,7 @@ def hub_config_file(repo_id: str, *, revision: str | None = None, deadline_s: fl
     :data:`HUB_CHECK_AFTER_S`, not after the library's retries, whose log lines are not shown. The
     error names the repo, what failed and what to do instead (:data:`HUB_INSTEAD`)."""
     if not repo_id or repo_id.count("/") != 1:
-        raise InvalidInputError("hub", f"expected a repo id like 'org/model', got {repo_id!r}")
+        raise InvalidInputError("hub", f"expected a repo id like 'org/model', got {quoted_value(repo_id)}")
     try:
         from huggingface_hub import hf_hub_download
     except ImportError as exc:

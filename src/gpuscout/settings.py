@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, quoted_value
 
 #: The longest a Hub fetch of a model's ``config.json`` may take, every request and retry together
 #: (``gpuscout.loaders.hub_config_file``; lowered by ``GPUSCOUT_REFRESH_TIMEOUT`` where that is shorter).
@@ -152,7 +152,7 @@ def _seconds(name: str, raw: str | None, default: float) -> float:
         value = math.nan
     if not math.isfinite(value) or value < 0:
         raise InvalidInputError(
-            name, f"expected a number of seconds >= 0, got {raw!r}", "e.g. 300, or 0 (no cache)"
+            name, f"expected a number of seconds >= 0, got {quoted_value(raw)}", "e.g. 300, or 0 (no cache)"
         )
     return value
 
@@ -166,7 +166,7 @@ def _positive(name: str, raw: str | None, example: str) -> float | None:
     except ValueError:
         value = math.nan
     if not math.isfinite(value) or value <= 0:
-        raise InvalidInputError(name, f"expected a positive number, got {raw!r}", example)
+        raise InvalidInputError(name, f"expected a positive number, got {quoted_value(raw)}", example)
     return value
 
 

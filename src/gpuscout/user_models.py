@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from gpuscout.errors import InvalidInputError, UnknownNameError
+from gpuscout.errors import InvalidInputError, UnknownNameError, quoted_value
 from gpuscout.knowledge.model_registry import ModelRegistry, name_key
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.settings import Settings
@@ -52,7 +52,7 @@ def _check_name(name: str) -> str:
     if not _NAME.match(key):
         raise InvalidInputError(
             "--name",
-            f"{name!r} is not a usable model name",
+            f"{quoted_value(name)} is not a usable model name",
             "1-80 characters: lower-case letters, digits, '.', '+' and '-', starting with a letter or digit",
         )
     return key

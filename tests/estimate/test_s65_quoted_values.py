@@ -7,10 +7,17 @@ if 8 were not an integer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
+from gpuscout.catalog.query import check_sort
 from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError, quoted_value
 from gpuscout.estimate import estimate
+from gpuscout.estimate.diagnose import diagnose
+from gpuscout.estimate.diffusion import estimate_images
+from gpuscout.estimate.training import estimate_training
+from gpuscout.estimate.transcription import estimate_transcription
 
 #: the message's fixed words, the field and the accepted range: well under this
 MESSAGE_ROOM = 160
@@ -59,3 +66,26 @@ def test_quoted_value_cuts_any_repr() -> None:
     assert quoted_value("H100") == "'H100'"
     assert len(quoted_value(10**500)) <= QUOTED_NAME_CHARS + 3
     assert len(quoted_value([list(range(100))] * 100)) <= QUOTED_NAME_CHARS + 3
+
+
+LONG = "z" * 4000
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda: estimate_training("llama-3.1-8b", "H100", attention_kernel=LONG), "attention_kernel"),
+        (lambda: estimate_training("llama-3.1-8b", "H100", method=LONG), "method"),
+        (lambda: estimate_images("sdxl", "H100", engine=LONG), "engine"),
+        (lambda: diagnose("llama-3.1-8b", "H100", measured_tps=LONG), "measured_tps"),  # type: ignore[arg-type]
+        (lambda: estimate_transcription("whisper-large-v3", "H100", engine=LONG), "engine"),
+        (lambda: estimate("llama-3.1-8b", "H100", precision=LONG), "precision"),
+        (lambda: check_sort(LONG), "sort"),
+    ],
+)
+def test_every_entry_point_quotes_a_long_value_briefly(call: Callable[[], object], field: str) -> None:
+    with pytest.raises(InvalidInputError) as err:
+        call()
+    assert err.value.field == field
+    assert "(4,000 characters)" in str(err.value)
+    assert LONG[:100] not in str(err.value)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpuscout.catalog.offer import Availability, Interconnect
 from gpuscout.catalog.provider_ids import NoCurrentOffer, NoOffersFrom
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, quoted_value
 from gpuscout.wording import REGION_HELP as REGION_HELP  # what a term means (the faces' help)
 
 if TYPE_CHECKING:
@@ -138,7 +138,7 @@ def canonical_sort(sort: str) -> str:
 def check_sort(sort: str) -> None:
     if sort not in SORT_KEYS:
         accepted = ", ".join(SORT_KEYS) + " (or the web table's " + ", ".join(SORT_ALIASES) + ")"
-        raise InvalidInputError("sort", f"unknown sort {sort!r}", accepted)
+        raise InvalidInputError("sort", f"unknown sort {quoted_value(sort)}", accepted)
 
 
 #: An offer has an on-demand price one can rent at without being outbid: the SQL form of

@@ -47,7 +47,7 @@ from gpuscout.catalog.results import DropReasons, WriteReport
 from gpuscout.catalog.results import RefreshResult as RefreshResult  # its home before results.py
 from gpuscout.catalog.sources.base import CredentialsMissingError, Source, format_seconds
 from gpuscout.catalog.validate import ValidationReport, validate_offers
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, quoted_value
 from gpuscout.settings import Settings
 from gpuscout.wording import plural
 
@@ -560,7 +560,7 @@ def default_timeout_s() -> float:
 def _seconds(value: float, option: str) -> float:
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if not number or not math.isfinite(value) or value <= 0:
-        raise InvalidInputError(option, f"must be a positive number of seconds, got {value!r}")
+        raise InvalidInputError(option, f"must be a positive number of seconds, got {quoted_value(value)}")
     return float(value)
 
 

@@ -44,9 +44,11 @@ def attempt_row(
     fallback. Both writers (the Store and the ``sqlite3`` writer) insert this row. Any other
     ``status`` is refused with InvalidInputError."""
     if status not in FAILED_STATUSES:
-        from gpuscout.errors import InvalidInputError
+        from gpuscout.errors import InvalidInputError, quoted_value
 
-        raise InvalidInputError("status", f"{status!r} is not a failed attempt", ", ".join(FAILED_STATUSES))
+        raise InvalidInputError(
+            "status", f"{quoted_value(status)} is not a failed attempt", ", ".join(FAILED_STATUSES)
+        )
     return {
         "source": source,
         "started_at": started_at,

@@ -19,7 +19,7 @@ setups that fit: those ``estimate``'s would-fit names, and a card with the memor
 
 from __future__ import annotations
 
-from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError
+from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, quoted_value
 from gpuscout.estimate.api import (
     MAX_BATCH,
     MAX_CONTEXT,
@@ -97,7 +97,9 @@ def diagnose(
     layer split (the layout such a run had), said first in the verdict."""
     if not isinstance(measured_tps, int | float) or not 0 < measured_tps < MAX_MEASURED_TPS:
         raise InvalidInputError(
-            "measured_tps", f"must be a positive tokens/s figure, got {measured_tps!r}", MEASURED_TPS_ACCEPTED
+            "measured_tps",
+            f"must be a positive tokens/s figure, got {quoted_value(measured_tps)}",
+            MEASURED_TPS_ACCEPTED,
         )
     # the model and the format its precision names, as ``estimate`` takes them: "mxfp4" on gpt-oss is its
     # published checkpoint (MXFP4 experts, attention and lm_head bf16), "fp8" DeepSeek-V3's block-scaled one;

@@ -112,6 +112,7 @@ from gpuscout.errors import (
     closest,
     fold_name,
     quoted_name,
+    quoted_value,
 )
 from gpuscout.estimate.arguments import (
     MAX_IMAGE_BATCH,
@@ -716,7 +717,9 @@ def estimate_images(
     height = int_in("height", height, MIN_IMAGE_PX, MAX_IMAGE_PX)
     batch = int_in("batch", batch, 1, MAX_IMAGE_BATCH, error=ConfigurationRejected)
     if not isinstance(engine, str) or fold_name(engine).strip().lower() not in ENGINES:
-        raise InvalidInputError("engine", f"unknown image engine {engine!r}", accepted=", ".join(ENGINES))
+        raise InvalidInputError(
+            "engine", f"unknown image engine {quoted_value(engine)}", accepted=", ".join(ENGINES)
+        )
     prec = precision.strip().lower() if isinstance(precision, str) else precision
     if prec not in PRECISIONS:
         raise InvalidInputError(
@@ -725,7 +728,7 @@ def estimate_images(
             accepted=", ".join(PRECISIONS),
         )
     if not isinstance(cpu_offload, bool):
-        raise InvalidInputError("cpu_offload", f"must be true or false, got {cpu_offload!r}")
+        raise InvalidInputError("cpu_offload", f"must be true or false, got {quoted_value(cpu_offload)}")
     assumptions: dict[str, str] = {"profile": profile.source}
     warnings: list[str] = [variant] if variant else []
     check_image_size(spec.name, profile, width, height)

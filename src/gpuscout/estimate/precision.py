@@ -69,7 +69,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import cache
 
-from gpuscout.errors import InvalidInputError, closest, fold_name
+from gpuscout.errors import InvalidInputError, closest, fold_name, quoted_value
 from gpuscout.knowledge.accelerator_types import Accelerator
 
 # Compute classes: which tensor-core rate the weight GEMMs run at, and the key of engine profiles.
@@ -513,7 +513,9 @@ def _unknown_precision(name: str, key: str) -> str:
         if fmt not in formats:
             formats.add(fmt)
             hits.append(hit)
-    return f"unknown precision {name!r}" + (f"; closest known: {', '.join(hits[:5])}" if hits else "")
+    return f"unknown precision {quoted_value(name)}" + (
+        f"; closest known: {', '.join(hits[:5])}" if hits else ""
+    )
 
 
 SPARSE_MLA_FP8 = "fp8_ds_mla"

@@ -36,7 +36,7 @@ import math
 import re
 from dataclasses import dataclass, field
 
-from gpuscout.errors import ConfigurationRejected, InvalidInputError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError, quoted_value
 from gpuscout.estimate.arguments import (
     MAX_EPOCHS,
     MAX_NODES,
@@ -573,11 +573,11 @@ def estimate_training(
         ("require_fit", require_fit),
     ):
         if not isinstance(flag, bool):
-            raise InvalidInputError(flag_name, f"must be true or false, got {flag!r}")
+            raise InvalidInputError(flag_name, f"must be true or false, got {quoted_value(flag)}")
     if attention_kernel not in ATTENTION_KERNELS:
         raise InvalidInputError(
             "attention_kernel",
-            f"unknown value {attention_kernel!r}",
+            f"unknown value {quoted_value(attention_kernel)}",
             accepted=", ".join(ATTENTION_KERNELS),
         )
     world = gpus * nodes

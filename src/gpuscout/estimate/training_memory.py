@@ -138,7 +138,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass, field, replace
 
-from gpuscout.errors import ConfigurationRejected, InvalidInputError
+from gpuscout.errors import ConfigurationRejected, InvalidInputError, quoted_value
 from gpuscout.estimate.arguments import int_in
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.types import MemoryBreakdown
@@ -239,7 +239,7 @@ def lora_groups(layout: ModelLayout, targets: str) -> tuple[LoraTarget, ...]:
     them a dozen times, a fine-tune ranking thousands."""
     if targets not in LORA_TARGETS:
         raise InvalidInputError(
-            "lora_targets", f"unknown target set {targets!r}", accepted=", ".join(LORA_TARGETS)
+            "lora_targets", f"unknown target set {quoted_value(targets)}", accepted=", ".join(LORA_TARGETS)
         )
     attn = tuple(_target(g) for g in layout.linear if g.role == "attn")
     if targets == "attn":
@@ -377,7 +377,9 @@ def _key(value: object) -> object:
 def _choice(field_name: str, value: str, allowed: tuple[str, ...]) -> str:
     key = _key(value)
     if key not in allowed:
-        raise InvalidInputError(field_name, f"unknown value {value!r}", accepted=", ".join(allowed))
+        raise InvalidInputError(
+            field_name, f"unknown value {quoted_value(value)}", accepted=", ".join(allowed)
+        )
     return str(key)
 
 
@@ -388,7 +390,7 @@ def _checkpointing(value: bool | str) -> str:
         return _choice("checkpointing", value, CHECKPOINTING)
     raise InvalidInputError(
         "checkpointing",
-        f"must be true/false or a mode, got {value!r}",
+        f"must be true/false or a mode, got {quoted_value(value)}",
         accepted="true, false, " + ", ".join(CHECKPOINTING),
     )
 

@@ -68,7 +68,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name
+from gpuscout.errors import InvalidInputError, WrongModelKind, fold_name, quoted_value
 from gpuscout.estimate import ctranslate2_step as ct2
 from gpuscout.estimate.arguments import (
     int_in,
@@ -294,7 +294,9 @@ def estimate_transcription(
     d, layers, ffn, vocab = _whisper_shape(spec)
     if isinstance(audio_s, bool) or not isinstance(audio_s, int | float) or not 0 < audio_s <= 1e8:
         raise InvalidInputError(
-            "audio_s", f"must be a positive number of seconds, got {audio_s!r}", accepted="> 0, <= 1e8"
+            "audio_s",
+            f"must be a positive number of seconds, got {quoted_value(audio_s)}",
+            accepted="> 0, <= 1e8",
         )
     batch = int_in("batch", batch, 1, 1024)  # 2.0 is 2, 2.5 an error naming the field
     if (
@@ -302,10 +304,16 @@ def estimate_transcription(
         or not isinstance(tokens_per_audio_s, int | float)
         or not 0 < tokens_per_audio_s <= 50
     ):
-        raise InvalidInputError("tokens_per_audio_s", f"got {tokens_per_audio_s!r}", accepted="> 0, <= 50")
+        raise InvalidInputError(
+            "tokens_per_audio_s", f"got {quoted_value(tokens_per_audio_s)}", accepted="> 0, <= 50"
+        )
     key = fold_name(engine).strip().lower() if isinstance(engine, str) else ""
     if key not in ENGINES:
-        said = "is empty" if isinstance(engine, str) and not key else f"unknown speech engine {engine!r}"
+        said = (
+            "is empty"
+            if isinstance(engine, str) and not key
+            else f"unknown speech engine {quoted_value(engine)}"
+        )
         raise InvalidInputError("engine", said, accepted=", ".join(ENGINES))
     prec = precision.strip().lower() if isinstance(precision, str) else ""
     if prec not in PRECISIONS:

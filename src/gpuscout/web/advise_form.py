@@ -31,7 +31,7 @@ from gpuscout.advise.workload import (
     Workload,
 )
 from gpuscout.catalog.query import region_terms
-from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError
+from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError, quoted_value
 from gpuscout.estimate.arguments import token_count
 from gpuscout.web.form_errors import (
     FieldError,
@@ -478,10 +478,12 @@ def parse_request(params: Mapping[str, str]) -> AdviseRequest:
     """Read kind, objective, top, explain and the kind's fields from query parameters."""
     kind = (params.get("kind") or "serve").strip()
     if kind not in KIND_CLASSES:
-        raise InvalidInputError("kind", f"unknown workload kind {kind!r}", ", ".join(KINDS))
+        raise InvalidInputError("kind", f"unknown workload kind {quoted_value(kind)}", ", ".join(KINDS))
     objective = (params.get("objective") or "cost").strip()
     if objective not in OBJECTIVES:
-        raise InvalidInputError("objective", f"unknown objective {objective!r}", ", ".join(OBJECTIVES))
+        raise InvalidInputError(
+            "objective", f"unknown objective {quoted_value(objective)}", ", ".join(OBJECTIVES)
+        )
     top = _int_param(params, "top", DEFAULT_TOP, 1, MAX_TOP)
     explain = _int_param(params, "explain", None, 1, MAX_EXPLAIN)
     names = ("model", *KIND_CLASSES[kind].model_fields, *option_names(kind))
@@ -521,7 +523,9 @@ def _int_param(params: Mapping[str, str], name: str, default: int | None, lo: in
     try:
         value = int(raw)
     except ValueError:
-        raise InvalidInputError(name, f"expected an integer, got {raw!r}", f"{lo}..{hi}") from None
+        raise InvalidInputError(
+            name, f"expected an integer, got {quoted_value(raw)}", f"{lo}..{hi}"
+        ) from None
     if not lo <= value <= hi:
         raise InvalidInputError(name, f"{value} is out of range", f"{lo}..{hi}")
     return value
