@@ -27,6 +27,9 @@ PAGES = (
     "/advise?kind=serve&model=llama-3.1-8b&concurrency=8&prompt_tokens=2000&output_tokens=500",
     "/advise?kind=finetune&model=llama-3.1-8b&dataset_tokens=50000000",
     "/advise?kind=serve&model=llama-3.1-8b&concurrency=-3",
+    # a long unbroken bad value, quoted in the error box (stop 65: it ran 105 px off a phone)
+    "/advise?model=llama-3.1-8b&kind=" + "z" * 4000,
+    "/?gpu=" + "z" * 400,
     "/gpus",
     "/gpus/H100-SXM",
     "/gpus/H100",
