@@ -30,6 +30,7 @@ PAGES = (
     # a long unbroken bad value, quoted in the error box (stop 65: it ran 105 px off a phone)
     "/advise?model=llama-3.1-8b&kind=" + "z" * 4000,
     "/?gpu=" + "z" * 400,
+    "/advise?kind=serve&model=" + "z" * 3000,  # the phone's "Workload: serve <model>" summary too
     "/gpus",
     "/gpus/H100-SXM",
     "/gpus/H100",
