@@ -26,3 +26,24 @@ def test_an_unknown_kind_on_the_advisor_form_is_quoted_briefly(client: TestClien
     r = client.get(f"/advise?kind={LONG}&model=llama-3.1-8b")
     assert r.status_code < 500, r.text
     assert LONG[:100] not in r.text
+
+
+def test_a_static_name_longer_than_a_file_name_is_a_404(client: TestClient) -> None:
+    """``/static/`` + 4,000 characters raised ENAMETOOLONG from the file system: a 500."""
+    for path in (f"/static/{LONG}", f"/static/{LONG}.css", f"/static/vendor/{LONG}"):
+        r = client.get(path)
+        assert r.status_code == 404, (path[:30], r.status_code)
+        assert LONG[:100] not in r.text
+
+
+def test_unknown_static_names_are_not_kept_in_memory(client: TestClient) -> None:
+    """Every name asked for was cached, an unknown one as None: 300 unknown names kept 300 more entries
+    (``static_asset.cache_info()`` went from 1 to 302 on c697154)."""
+    from gpuscout.web import assets
+
+    assert client.get("/static/app.css").status_code == 200
+    before = assets._asset_of.cache_info().currsize
+    for i in range(300):
+        assert client.get(f"/static/missing-{i}.css").status_code == 404
+    assert assets._asset_of.cache_info().currsize == before
+    assert client.get("/static/app.css").status_code == 200

@@ -39,7 +39,13 @@ from gpuscout.advise.reasons import gib_text, plural
 from gpuscout.advise.types import Recommendation
 from gpuscout.advise.workload import BatchWorkload, FinetuneWorkload, ServeWorkload
 from gpuscout.catalog.offer import Offer
-from gpuscout.errors import ConfigurationRejected, GpuscoutError, InvalidInputError, WrongModelKind
+from gpuscout.errors import (
+    ConfigurationRejected,
+    GpuscoutError,
+    InvalidInputError,
+    WrongModelKind,
+    quoted_value,
+)
 from gpuscout.estimate.arguments import MAX_CONTEXT, other_face, within_window
 from gpuscout.estimate.memory import gib
 from gpuscout.estimate.runtime import CUDA_RUNTIME, device_runtime
@@ -1282,11 +1288,11 @@ def faq(
     if context is not None and (not isinstance(context, int) or not MIN_CONTEXT <= context <= MAX_CONTEXT):
         raise InvalidInputError(
             "context",
-            f"must be {MIN_CONTEXT}..{MAX_CONTEXT:,} tokens, got {context!r}",
+            f"must be {MIN_CONTEXT}..{MAX_CONTEXT:,} tokens, got {quoted_value(context)}",
             f"{MIN_CONTEXT}..{MAX_CONTEXT}",
         )
     if not isinstance(users, int) or not 1 <= users <= 10_000:
-        raise InvalidInputError("users", f"must be 1..10,000, got {users!r}", "1..10000")
+        raise InvalidInputError("users", f"must be 1..10,000, got {quoted_value(users)}", "1..10000")
     be = backends or default_backends()
     if precision is None:
         precision = be.native_precision(model) if be.native_precision else "bf16"

@@ -92,7 +92,7 @@ from gpuscout.advise.workload import (
     ServeWorkload,
 )
 from gpuscout.catalog.offer import Availability, Offer
-from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest
+from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, quoted_value
 from gpuscout.estimate.lazy_text import deferred_text
 from gpuscout.gc_pause import collection_paused
 from gpuscout.knowledge.provider_types import ProviderTerms
@@ -1412,7 +1412,9 @@ class Ranker:
     ) -> Advice:
         _check_objective(objective)
         if top is not None and (isinstance(top, bool) or not isinstance(top, int) or top < 1):
-            raise InvalidInputError("top", f"must be a whole number >= 1, got {top!r}", "an integer >= 1")
+            raise InvalidInputError(
+                "top", f"must be a whole number >= 1, got {quoted_value(top)}", "an integer >= 1"
+            )
         offers = offers if isinstance(offers, Sequence) else list(offers)
         self._validate(offers)
         self._reset_rejects()

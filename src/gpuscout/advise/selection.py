@@ -38,7 +38,7 @@ from typing import Any
 
 from gpuscout.advise import pareto
 from gpuscout.advise.types import PICKS
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, quoted_value
 
 #: Objectives and how they read the trade-off.
 OBJECTIVE_HELP = {
@@ -106,7 +106,9 @@ class Selection:
 
 def check_objective(objective: str) -> None:
     if objective not in OBJECTIVE_HELP:
-        raise InvalidInputError("objective", f"unknown objective {objective!r}", ", ".join(OBJECTIVE_HELP))
+        raise InvalidInputError(
+            "objective", f"unknown objective {quoted_value(objective)}", ", ".join(OBJECTIVE_HELP)
+        )
 
 
 def _merge(cands: Iterable[Candidate]) -> list[Candidate]:

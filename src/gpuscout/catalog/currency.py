@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from gpuscout.errors import InvalidInputError
+from gpuscout.errors import InvalidInputError, quoted_value
 
 ENV_PREFIX = "GPUSCOUT_FX_"  # + "<CUR>_USD", e.g. GPUSCOUT_FX_EUR_USD
 
@@ -70,7 +70,7 @@ def exchange_rate(currency: str) -> ExchangeRate:
             return ExchangeRate(code, override, "set by the user", f"${ENV_PREFIX}EUR_USD")
     if code not in DEFAULT_RATES:
         known = ", ".join(sorted(DEFAULT_RATES))
-        raise InvalidInputError("currency", f"no exchange rate for {code!r}", known)
+        raise InvalidInputError("currency", f"no exchange rate for {quoted_value(code)}", known)
     return DEFAULT_RATES[code]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from gpuscout.errors import InvalidInputError, UnknownNameError, closest, fold_name
+from gpuscout.errors import InvalidInputError, UnknownNameError, closest, fold_name, quoted_value
 
 #: How many providers an error names.
 SUGGESTIONS = 4
@@ -34,7 +34,7 @@ class NoOffersFrom(NoCurrentOffer):
     have offers."""
 
     def __init__(self, field: str, name: str, suggestions: Iterable[str]) -> None:
-        super().__init__(field, name, suggestions, f"from {name!r}")
+        super().__init__(field, name, suggestions, f"from {quoted_value(name)}")
 
 
 def provider_ids(

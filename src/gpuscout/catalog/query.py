@@ -435,7 +435,7 @@ class NoOffersIn(NoCurrentOffer):
     offers (their names, countries and areas)."""
 
     def __init__(self, field: str, name: str, suggestions: Sequence[str]) -> None:
-        super().__init__(field, name, suggestions, f"in a region matching {name!r}")
+        super().__init__(field, name, suggestions, f"in a region matching {quoted_value(name)}")
 
 
 def offer_regions(offers: Iterable[Any]) -> set[str]:

@@ -172,7 +172,7 @@ def resolve_sources(names: Iterable[str | Source], *, configured_only: bool = Fa
                 registry = all_sources()
             key = name.lower()
             if key in RETIRED:
-                raise InvalidInputError("source", f"{key!r} is retired: {RETIRED[key]}")
+                raise InvalidInputError("source", f"{quoted_value(key)} is retired: {RETIRED[key]}")
             if key not in registry:
                 known = [*registry, SNAPSHOT_NAME, "file:PATH"]
                 raise UnknownNameError("source", name[:100], closest(name[:100], known) or known[:6])

@@ -27,6 +27,8 @@ from pathlib import Path
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 
+from gpuscout.errors import quoted_value
+
 router = APIRouter(include_in_schema=False)
 
 STATIC_DIR = Path(str(resources.files("gpuscout.web") / "static"))
@@ -67,12 +69,24 @@ class Asset:
 
 
 @cache
-def static_asset(name: str) -> Asset | None:
-    """The file ``name`` under ``static/`` (``None`` if missing or outside the folder)."""
-    path = (STATIC_DIR / name).resolve()
-    if not path.is_relative_to(STATIC_DIR.resolve()) or not path.is_file():
-        return None
+def _static_files() -> dict[str, Path]:
+    """Every file under ``static/`` by its path there (``vendor/plotly.min.js``), listed once."""
+    root = STATIC_DIR.resolve()
+    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@cache
+def _asset_of(path: Path) -> Asset:
     return Asset.of(path)
+
+
+def static_asset(name: str) -> Asset | None:
+    """The file ``name`` under ``static/`` (``None`` if it is not one). A name from a request is looked up
+    in the folder's listing, never on the file system: a name longer than the file system takes (a
+    4,000-character ``/static/...``) raised ENAMETOOLONG there, a 500, and caching every name asked
+    for kept each unknown one in memory."""
+    path = _static_files().get(name)
+    return _asset_of(path) if path is not None else None
 
 
 @cache
@@ -133,7 +147,7 @@ def static_file(request: Request, name: str) -> Response:
     plain, digest = _split_hash(name)
     asset = static_asset(plain)
     if asset is None:
-        raise HTTPException(404, f"no asset {name!r}")
+        raise HTTPException(404, f"no asset {quoted_value(name)}")
     return serve(request, asset, digest)
 
 
@@ -150,7 +164,7 @@ def vendor_plotly(request: Request) -> Response:
 def vendor_swagger(request: Request, name: str) -> Response:
     plain, digest = _split_hash(name)
     if plain not in SWAGGER_FILES:
-        raise HTTPException(404, f"no asset {name!r}")
+        raise HTTPException(404, f"no asset {quoted_value(name)}")
     asset = swagger_asset(plain)
     if asset is None:
         raise HTTPException(404, "Swagger UI assets are not installed (pip install fastapi-offline)")
