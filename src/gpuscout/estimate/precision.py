@@ -67,7 +67,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 
 from gpuscout.errors import InvalidInputError, closest, fold_name, quoted_value
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -443,7 +443,7 @@ def resolve_precision(name: str | WeightFormat) -> WeightFormat:
     return _resolve_precision(name)
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: the names come from users, spelled any number of ways ("BF16 ")
 def _resolve_precision(name: str) -> WeightFormat:
     key = _normalise(name)
     fmt = _resolve_format(name, key)
@@ -597,14 +597,14 @@ def resolve_kv_dtype(name: str | KvDtype) -> KvDtype:
     return _resolve_kv_dtype(name)
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded, as _resolve_precision
 def _resolve_kv_dtype(name: str) -> KvDtype:
     key = name.strip().lower().replace(" ", "")
     key = _KV_ALIASES.get(key, key)
     if key in _KV:
         return _KV[key]
     raise InvalidInputError(
-        "kv_dtype", f"unknown KV cache dtype {name!r}", accepted=", ".join(kv_dtype_names())
+        "kv_dtype", f"unknown KV cache dtype {quoted_value(name)}", accepted=", ".join(kv_dtype_names())
     )
 
 
