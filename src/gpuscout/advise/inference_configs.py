@@ -47,6 +47,7 @@ from gpuscout.advise.configs import (
     tp_degrees,
     tpot_ms,
 )
+from gpuscout.advise.cost import fetched_dataset_gb
 from gpuscout.advise.pareto import TIME_TOLERANCE
 from gpuscout.advise.reasons import duration
 from gpuscout.advise.types import EstimateSummary, run_words
@@ -609,7 +610,7 @@ class ServeEvaluator(_InferenceEvaluator[ServeWorkload]):
             gpus_per_instance=g,
             nodes=1,
             time_s=w.active_hours_per_day * 3600.0,
-            download_gb_per_instance=download + w.dataset_gb,
+            download_gb_per_instance=download + fetched_dataset_gb(w),
             load_gb=download,
             estimate=e_cap,
             cap_batch=cap,
@@ -956,7 +957,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             )
         weights_total = e.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
-        warm = job_warmup_s(download + w.dataset_gb, download, self.a)
+        warm = job_warmup_s(download + fetched_dataset_gb(w), download, self.a)
         inst = instances_for_deadline(time_1, w.deadline_hours, warm)
         if not 0 < inst <= self.a.max_instances:
             return deadline_reject(key, acc, inst, warm, self.a.max_instances)
@@ -995,7 +996,7 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             gpus_per_instance=g,
             summary=summary,
             time_s=time_1 / inst,
-            download_gb_per_instance=download + w.dataset_gb,
+            download_gb_per_instance=download + fetched_dataset_gb(w),
             load_gb=download,
             output_tokens=out_total,
             estimate=e,
@@ -1201,7 +1202,7 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
         time_1 = images * per_image / g
         weights = r.memory.weights_gb  # on the GPU at once: under offload, the largest component's
         download = w.download_weights_gb if w.download_weights_gb is not None else whole_gb
-        warm = job_warmup_s(download + w.dataset_gb, download, self.a)
+        warm = job_warmup_s(download + fetched_dataset_gb(w), download, self.a)
         inst = instances_for_deadline(time_1, w.deadline_hours, warm)
         if not 0 < inst <= self.a.max_instances:
             return deadline_reject(key, acc, inst, warm, self.a.max_instances)
@@ -1239,7 +1240,7 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             gpus_per_instance=g,
             summary=summary,
             time_s=time_1 / inst,
-            download_gb_per_instance=download + w.dataset_gb,
+            download_gb_per_instance=download + fetched_dataset_gb(w),
             load_gb=download,
             images=images,
             warnings=(*(x for x in r.warnings if x != prior), *filter(None, [offload]), prior),

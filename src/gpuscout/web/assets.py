@@ -70,7 +70,7 @@ class Asset:
 
 @cache
 def _static_files() -> dict[str, Path]:
-    """Every file under ``static/`` by its path there (``vendor/plotly.min.js``), listed once."""
+    """Every file under ``static/`` by its path there (``vendor/plotly-basic.min.js``), listed once."""
     root = STATIC_DIR.resolve()
     return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
 
