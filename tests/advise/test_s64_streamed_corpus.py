@@ -57,5 +57,6 @@ def test_the_forms_hint_says_how_each_kind_takes_its_data() -> None:
     from gpuscout.web.advise_form import field_help
 
     assert field_help("dataset_gb", "pretrain").startswith("the corpus, stored once and streamed")
-    for kind in ("finetune", "batch"):
-        assert field_help("dataset_gb", kind).startswith("fetched by each instance")
+    assert field_help("dataset_gb", "finetune").startswith("fetched by each instance")
+    # a batch's instances split their input (stop 66: tests/advise/test_s66_split_batch_input.py)
+    assert field_help("dataset_gb", "batch").startswith("its input, split between the instances")

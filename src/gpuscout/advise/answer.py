@@ -180,21 +180,30 @@ def image_outputs_text(w: BatchWorkload) -> str:
     return f"outputs: {size} ({each}); {costed}"
 
 
-def dataset_text(w: FinetuneWorkload | PretrainWorkload) -> str:
-    """What a training answer counts of its dataset (``dataset_gb``), as the cost model charges it. A
+def dataset_text(w: BatchWorkload | FinetuneWorkload | PretrainWorkload) -> str | None:
+    """What a job's answer counts of its dataset (``dataset_gb``), as the cost model charges it. A
     fine-tune's (``cost.fetched_dataset_gb``): each node's warm-up downloads it with the weights, and so
     does its reload after an interruption, and every node's copy is stored for the run. A pre-training
     corpus (``cost.streamed_dataset_gb``): streamed as the run trains from one stored copy, neither
-    fetched before it starts nor after a reclaim. Only the trained output is kept after the run. With
-    none given (0) the data is not costed, which a 1T-token corpus (terabytes) makes a large omission:
-    the line says so, and how to count it."""
+    fetched before it starts nor after a reclaim. Only the trained output is kept after the run. A
+    batch's input (``cost.split_dataset_gb``): its instances split it, each fetching its share. With
+    none given (0) a training run's data is not costed, which a 1T-token corpus (terabytes) makes a large
+    omission: the line says so, and how to count it (a batch's prompts are small: no line, None)."""
     streamed = streams_dataset(w)
+    batch = isinstance(w, BatchWorkload)
     if w.dataset_gb <= 0:
+        if batch:
+            return None
         if streamed:
             return "dataset: not costed (storing the corpus the run streams); --dataset-gb counts it"
         return "dataset: not costed (its download to each node and its storage); --dataset-gb counts them"
     gb = w.dataset_gb
     size = f"{gb:,.0f} GB" if gb >= 10 else f"{gb:.3g} GB"
+    if batch:
+        return (
+            f"dataset: {size} of input split between the instances, each fetching its share before it "
+            "starts (again after a reclaim); one copy stored while the job runs"
+        )
     if streamed:
         return (
             f"dataset: {size} stored once for the run (not kept after it) and streamed as it trains, each "
@@ -268,8 +277,10 @@ def targets_applied(w: AnyWorkload, assumptions: Assumptions | None = None) -> t
         out.append(job)
     if isinstance(w, BatchWorkload) and w.is_images:
         out.append(image_outputs_text(w))
-    if isinstance(w, FinetuneWorkload | PretrainWorkload):
-        out.append(dataset_text(w))
+    if isinstance(w, BatchWorkload | FinetuneWorkload | PretrainWorkload):
+        data = dataset_text(w)
+        if data:
+            out.append(data)
     deadline = getattr(w, "deadline_hours", None)
     if deadline is not None:
         out.append(f"deadline: finish within {duration(deadline * 3600.0)}")

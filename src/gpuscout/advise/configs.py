@@ -80,6 +80,9 @@ class ConfigEval:
     summary: EstimateSummary | None = None
     time_s: float = 0.0  # job runtime at ``instances``; serve: active seconds per day
     download_gb_per_instance: float = 0.0  # weights (+ dataset) fetched once per instance
+    # batch: GB of input the instances split between them (``advise.cost.split_dataset_gb``): each fetches
+    # its share, ``split_data_gb / instances``, which ``download_gb_per_instance`` includes
+    split_data_gb: float = 0.0
     # weights loaded into GPU memory at each start; for training, the model's weights as fetched (its
     # checkpoint's own format: DeepSeek-V3's FP8, gpt-oss's MXFP4 experts), though pre-training loads none
     # at start (advise.cost.start_weights_gb)
@@ -133,10 +136,41 @@ class ConfigEval:
         return 0 < self.gpus_needed < self.instances * self.gpus_per_instance
 
     @property
+    def one_copy_gb(self) -> float:
+        """GB of one copy of what an instance fetches, with the whole of the input its instances split
+        (the weights and the dataset, as kept after a batch job)."""
+        n = max(1, self.instances)
+        return self.download_gb_per_instance + self.split_data_gb * (1.0 - 1.0 / n)
+
+    @property
     def idle_gpus_per_instance(self) -> int:
         if self.training or self.summary is None or self.summary.throughput_unit == "img/s":
             return 0
         return max(0, self.gpus_per_instance - self.tp * self.replicas_per_instance)
+
+
+def with_instances(ev: ConfigEval, k: int) -> ConfigEval:
+    """``ev`` run on ``k`` instances rather than ``ev.instances``: a batch's instances work
+    independently, so the work (and its time) divides by ``k``, the throughput multiplies by it, and each
+    instance fetches its share of the input they split (``split_data_gb / k``)."""
+    n = ev.instances
+    summary = ev.summary
+    if summary is not None:
+        summary = dataclasses.replace(summary, throughput=summary.throughput * k / n)
+    download = ev.download_gb_per_instance + ev.split_data_gb * (1.0 / k - 1.0 / n)
+    return dataclasses.replace(
+        ev, instances=k, time_s=ev.time_s * n / k, summary=summary, download_gb_per_instance=download
+    )
+
+
+def instances_for_split_deadline(
+    time_1: float, split_gb: float, deadline_hours: float | None, warmup_s: float, a: Assumptions
+) -> int:
+    """:func:`instances_for_deadline` for a batch whose instances also split ``split_gb`` of input: each
+    fetches its share before it works, which is divisible work like the job's own (``split_gb /
+    download_gbps`` seconds on one instance); ``warmup_s`` is the rest of the warm-up (boot, the
+    weights, any data every instance fetches whole)."""
+    return instances_for_deadline(time_1 + split_gb / a.download_gbps, deadline_hours, warmup_s)
 
 
 def reject(

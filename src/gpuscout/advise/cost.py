@@ -11,7 +11,8 @@ prices, which keeps ranking 100,000 offers cheap.
 - jobs (batch, finetune, pretrain): one start per instance; warm-up = boot + download + load. A
   pre-training run starts from random weights (initialised on the GPUs): it fetches and loads no weights
   (``start_weights_gb``), and it streams its corpus (``streamed_dataset_gb``) rather than fetching it
-  before it starts; a batch or fine-tune fetches its data (``fetched_dataset_gb``) on every node.
+  before it starts; a fine-tune fetches its data (``fetched_dataset_gb``) on every node, and a batch's
+  instances split theirs (``split_dataset_gb``), each fetching its share.
 - training storage: during the run every node's copy of the weights and the data it fetched, the one
   copy of a streamed corpus and the last ``CHECKPOINTS_KEPT`` checkpoints; after it, for
   ``storage_retention_days``, the trained output only
@@ -124,11 +125,22 @@ def streamed_dataset_gb(w: AnyWorkload) -> float:
     return w.dataset_gb if streams_dataset(w) else 0.0
 
 
+def split_dataset_gb(w: AnyWorkload) -> float:
+    """GB of a batch job's input (``dataset_gb``), which its instances split between them: they work
+    apart, each on its own part of the requests (or images), so each fetches only its share,
+    ``dataset_gb / instances``, before it starts (and again after a reclaim), and the shares add up to
+    one stored copy (:attr:`~gpuscout.advise.configs.ConfigEval.split_data_gb`). Fetching the whole input
+    to each of 20 instances had counted 2 TB as 40 TB stored and 67 min of download on every instance."""
+    return w.dataset_gb if isinstance(w, BatchWorkload) else 0.0
+
+
 def fetched_dataset_gb(w: AnyWorkload) -> float:
-    """GB of data each instance fetches before it starts, and again after a reclaim: a batch's or a
-    fine-tune's ``dataset_gb`` (a fine-tuning set is small, and downloaded whole to each node); none of a
-    pre-training corpus, which is streamed (:func:`streamed_dataset_gb`)."""
-    return w.dataset_gb - streamed_dataset_gb(w)
+    """GB of data each instance fetches whole before it starts, and again after a reclaim: a fine-tune's
+    ``dataset_gb`` (a fine-tuning set is small, and every data-parallel node's sampler reads from all of
+    it) or a serving replica's; none of a pre-training corpus, which is streamed
+    (:func:`streamed_dataset_gb`), nor of a batch's input, which its instances split
+    (:func:`split_dataset_gb`)."""
+    return w.dataset_gb - streamed_dataset_gb(w) - split_dataset_gb(w)
 
 
 def start_weights_gb(w: AnyWorkload, weights_gb: float) -> float:
@@ -360,8 +372,9 @@ def cost_model(ev: ConfigEval, w: AnyWorkload, terms: ProviderTerms, spot: bool,
         storage = (stored + CHECKPOINTS_KEPT * ev.checkpoint_gb) * job_months
         storage += retained * kept_months
     else:
-        # a batch's outputs (what it moves out) are kept, with one copy of the weights and data
-        retained = ev.download_gb_per_instance + w.egress_gb
+        # a batch's outputs (what it moves out) are kept, with one copy of the weights and data (its
+        # instances' shares of the input add up to one copy)
+        retained = ev.one_copy_gb + w.egress_gb
         storage = (n * ev.download_gb_per_instance + w.egress_gb) * job_months
         storage += retained * kept_months
     return CostModel(

@@ -37,7 +37,7 @@ from gpuscout.advise.configs import (
     capacity_gb,
     deadline_reject,
     fabric_unstated,
-    instances_for_deadline,
+    instances_for_split_deadline,
     job_warmup_s,
     known_ram,
     reject,
@@ -47,7 +47,7 @@ from gpuscout.advise.configs import (
     tp_degrees,
     tpot_ms,
 )
-from gpuscout.advise.cost import fetched_dataset_gb
+from gpuscout.advise.cost import fetched_dataset_gb, split_dataset_gb
 from gpuscout.advise.pareto import TIME_TOLERANCE
 from gpuscout.advise.reasons import duration
 from gpuscout.advise.types import EstimateSummary, run_words
@@ -957,8 +957,9 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             )
         weights_total = e.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
+        split_gb = split_dataset_gb(w)
         warm = job_warmup_s(download + fetched_dataset_gb(w), download, self.a)
-        inst = instances_for_deadline(time_1, w.deadline_hours, warm)
+        inst = instances_for_split_deadline(time_1, split_gb, w.deadline_hours, warm, self.a)
         if not 0 < inst <= self.a.max_instances:
             return deadline_reject(key, acc, inst, warm, self.a.max_instances)
         replicas = g // tp
@@ -996,7 +997,8 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             gpus_per_instance=g,
             summary=summary,
             time_s=time_1 / inst,
-            download_gb_per_instance=download + fetched_dataset_gb(w),
+            download_gb_per_instance=download + fetched_dataset_gb(w) + split_gb / inst,
+            split_data_gb=split_gb,
             load_gb=download,
             output_tokens=out_total,
             estimate=e,
@@ -1202,8 +1204,9 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
         time_1 = images * per_image / g
         weights = r.memory.weights_gb  # on the GPU at once: under offload, the largest component's
         download = w.download_weights_gb if w.download_weights_gb is not None else whole_gb
+        split_gb = split_dataset_gb(w)
         warm = job_warmup_s(download + fetched_dataset_gb(w), download, self.a)
-        inst = instances_for_deadline(time_1, w.deadline_hours, warm)
+        inst = instances_for_split_deadline(time_1, split_gb, w.deadline_hours, warm, self.a)
         if not 0 < inst <= self.a.max_instances:
             return deadline_reject(key, acc, inst, warm, self.a.max_instances)
         summary = EstimateSummary(
@@ -1240,7 +1243,8 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             gpus_per_instance=g,
             summary=summary,
             time_s=time_1 / inst,
-            download_gb_per_instance=download + fetched_dataset_gb(w),
+            download_gb_per_instance=download + fetched_dataset_gb(w) + split_gb / inst,
+            split_data_gb=split_gb,
             load_gb=download,
             images=images,
             warnings=(*(x for x in r.warnings if x != prior), *filter(None, [offload]), prior),

@@ -26,7 +26,6 @@ the instances its expected reclaims need: ``spot_sized``).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from collections import Counter
@@ -49,7 +48,7 @@ from gpuscout.advise.answer import (
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import Backends, default_backends
 from gpuscout.advise.billing import describe_increment
-from gpuscout.advise.configs import ConfigEval, ConfigKey, config_key
+from gpuscout.advise.configs import ConfigEval, ConfigKey, config_key, with_instances
 from gpuscout.advise.cost import (
     CostModel,
     DataPrices,
@@ -241,16 +240,6 @@ def _batch_deadline(w: AnyWorkload) -> float | None:
     return w.deadline_hours if isinstance(w, BatchWorkload) else None
 
 
-def _with_instances(ev: ConfigEval, k: int) -> ConfigEval:
-    """``ev`` run on ``k`` instances rather than ``ev.instances``: a batch's instances work
-    independently, so the work (and its time) divides by ``k`` and the throughput multiplies by it."""
-    n = ev.instances
-    summary = ev.summary
-    if summary is not None:
-        summary = dataclasses.replace(summary, throughput=summary.throughput * k / n)
-    return dataclasses.replace(ev, instances=k, time_s=ev.time_s * n / k, summary=summary)
-
-
 def _fleet_most(offer: Offer) -> int:
     """The most instances of ``offer`` a batch is spread over (``billing_sized``):
     ``FREE_INSTANCES_MAX``, or fewer where the provider lists fewer free."""
@@ -277,7 +266,7 @@ def spot_sized(w: AnyWorkload, ev: ConfigEval, terms: ProviderTerms, a: Assumpti
         return ev
     deadline_s = deadline * 3600.0
     for k in range(ev.instances, a.max_instances + 1):
-        sized = _with_instances(ev, k) if k != ev.instances else ev
+        sized = with_instances(ev, k) if k != ev.instances else ev
         cm = cost_model(sized, w, terms, True, a)
         if _job_time(w, sized, cm) <= deadline_s and not too_likely_late(cm, a):
             return sized
@@ -316,7 +305,7 @@ def billing_options(
         return (ev,)
     options: list[tuple[ConfigEval, float]] = []
     for k in range(ev.instances, top + 1):
-        sized = _with_instances(ev, k) if k != ev.instances else ev
+        sized = with_instances(ev, k) if k != ev.instances else ev
         options.append((sized, expected_billed_h(sized, w, terms, spot, a)))
     cheapest = min(h for _, h in options)
     within = [e for e, h in options if h <= cheapest * (1.0 + COST_TOLERANCE) + 1e-9]
@@ -631,7 +620,7 @@ class Ranker:
         ev = self.evaluator.evaluate(offer)
         if ev.rejected is not None or ev.instances <= 0:
             return math.inf
-        most = _with_instances(ev, self.a.max_instances)
+        most = with_instances(ev, self.a.max_instances)
         cm = self.cost_model(most, self.terms(offer), spot)
         t = _job_time(self.w, most, cm)
         if spot and cm.risk is not None and isinstance(self.w, BatchWorkload):
@@ -747,7 +736,7 @@ class Ranker:
             if fewer is not None:
                 over_budget = (ev.instances, _total(cm, hourly, s_price, e_price))
                 n = fewer[0].instances
-                ev = _with_instances(fewest, n) if n != fewest.instances else fewest
+                ev = with_instances(fewest, n) if n != fewest.instances else fewest
                 cm = self.cost_model(ev, terms, spot)
         needed_billed_h = cm.billed_h if fewest is ev else self.cost_model(fewest, terms, spot).billed_h
         cost = breakdown(cm, hourly, dp)
@@ -822,7 +811,7 @@ class Ranker:
         k = _fleet_most(offer)
         if k <= 1:
             return ""
-        wide = _with_instances(ev, k)
+        wide = with_instances(ev, k)
         cm_k = self.cost_model(wide, terms, spot)
         total_k = breakdown(cm_k, hourly, dp).total
         time_k = _job_time(w, wide, cm_k)

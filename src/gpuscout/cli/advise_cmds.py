@@ -110,7 +110,8 @@ DatasetOption = Annotated[
     float | None,
     typer.Option(
         "--dataset-gb",
-        help="Dataset GB: fetched by each node (a pre-training corpus: stored once and streamed).",
+        help="Dataset GB: fetched by each node; a batch's input is split between its instances, a "
+        "pre-training corpus stored once and streamed.",
         show_default="0",
     ),
 ]

@@ -112,12 +112,19 @@ RUN_HELP: dict[str, str] = {
 PRETRAIN_HELP: dict[str, str] = {
     "dataset_gb": "the corpus, stored once and streamed as the run trains; 0: not costed",
 }
+#: The hints of a batch job where they differ from the other runs' (``RUN_HELP``): its instances split
+#: its input, each fetching its share (``advise.cost.split_dataset_gb``).
+BATCH_HELP: dict[str, str] = {
+    "dataset_gb": "its input, split between the instances (each fetches its share); 0: not costed",
+}
 
 
 def field_help(name: str, kind: str) -> str:
     """The hint under the input ``name`` of the form of ``kind``."""
     if kind == "pretrain" and name in PRETRAIN_HELP:
         return PRETRAIN_HELP[name]
+    if kind == "batch" and name in BATCH_HELP:
+        return BATCH_HELP[name]
     if kind != "serve" and name in RUN_HELP:
         return RUN_HELP[name]
     return HELP.get(name, "")
