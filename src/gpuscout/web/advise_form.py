@@ -29,6 +29,7 @@ from gpuscout.advise.workload import (
     PretrainWorkload,
     ServeWorkload,
     Workload,
+    parse_hours,
 )
 from gpuscout.catalog.query import region_terms
 from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError, quoted_value
@@ -85,6 +86,7 @@ HELP: dict[str, str] = {
     "spot_allowed": "interruptible capacity",
     "download_weights_gb": "default: the model's weights",
     "dataset_gb": "fetched by each instance; 0: not costed",
+    "deadline_hours": "hours (24) or a duration: 90m, 24h, 2d",
     "micro_batch": "per GPU; default: the fastest that fits",
     "global_batch_tokens": "micro-batch x GPUs x sequence; default: the compute-optimal batch (B_opt)",
     "adapter_dtype": "LoRA / QLoRA: fp32 is PEFT's default without autocast (slower, more memory)",
@@ -622,6 +624,10 @@ def _past_window(
     return request_past_window(counts[0], counts[1], model, limit)
 
 
+#: Fields in hours that also take a duration with a unit, as the workload reads them (``parse_hours``).
+DURATION_FIELDS = frozenset({"deadline_hours"})
+
+
 def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
     """ "" when ``raw`` is a value of the field, else what it must be ("a whole number from 1 to 100"); a
     token count is read as the CLI and a workload file read it (``32k``, ``1.5M``: TOKEN_FIELDS)."""
@@ -638,10 +644,12 @@ def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
             value: float
             if name in TOKEN_FIELDS:  # a token count as the CLI reads it (32k); its error is a ValueError
                 value = token_count(raw, name)
+            elif name in DURATION_FIELDS:  # hours, or a duration as the CLI and a workload file read it
+                value = float(parse_hours(raw, name))
             else:
                 value = int(raw) if annotation is int else float(raw)
-        except ValueError:
-            return expected
+        except (ValueError, InvalidInputError):
+            return f"{expected}, or a duration (90m, 24h, 2d)" if name in DURATION_FIELDS else expected
         if not math.isfinite(value):
             return expected
         low, high, low_open, high_open = bounds(info)
