@@ -242,6 +242,9 @@ def test_fp4_formats_say_no_row_times_their_kernels() -> None:
     class's prior, and the estimate says which."""
     hopper = estimate("gpt-oss-120b", "H100", batch=1).assumptions["uncalibrated"]
     assert "MXFP4 MoE experts (rest bf16) dequantised to 16-bit math" in hopper
+    # the short form the advisor's rows repeat says the math, not the weights, is 16-bit (stop 66: it read
+    # "mxfp4-moe dequantised to 16-bit" beside a 65 GB model)
+    assert "mxfp4-moe kernels (16-bit math)" in estimate("gpt-oss-120b", "H100", batch=1).uncalibrated
     w4a16 = estimate("gpt-oss-120b", "B200", batch=1).assumptions["uncalibrated"]
     assert "MXFP4 MoE experts (rest bf16) dequantised to 16-bit math" in w4a16
     blackwell = estimate("llama-3.1-8b", "B200", precision="nvfp4", batch=1).assumptions["uncalibrated"]

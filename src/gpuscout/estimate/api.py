@@ -1629,7 +1629,9 @@ def uncalibrated_parts(st: Setup) -> list[UncalibratedPart]:
         out.append(
             UncalibratedPart(
                 f"{fmt.label} dequantised to 16-bit math (timed at the int4 weight-only efficiency)",
-                f"{fmt.name} dequantised to 16-bit",
+                # "16-bit math", not "dequantised to 16-bit": the weights stay in the format (they
+                # are sized so), only the kernels' arithmetic is 16-bit
+                f"{fmt.name} kernels (16-bit math)",
             )
         )
     return out
