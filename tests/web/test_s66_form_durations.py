@@ -41,3 +41,13 @@ def test_a_deadline_that_is_neither_says_both_ways_to_write_it(client: TestClien
 def test_the_hint_says_a_duration_is_taken() -> None:
     for kind in ("batch", "finetune", "pretrain"):
         assert field_help("deadline_hours", kind) == "hours (24) or a duration: 90m, 24h, 2d"
+
+
+def test_a_phone_gets_letters_where_a_field_takes_a_unit(client: TestClient) -> None:
+    """The decimal pad a phone shows for ``inputmode="decimal"`` has no letters: "24h" or "2B" could not
+    be typed there. Fields that take a unit get the full keyboard; plain numbers keep the pad."""
+    page = client.get("/advise", params={"kind": "batch"}).text
+    for name in ("deadline_hours", "output_tokens_total", "prompt_tokens"):
+        assert f'name="{name}" type="text" inputmode="text"' in page, name
+    for name in ("checkpoint_interval_min", "budget_usd", "dataset_gb"):
+        assert f'name="{name}" type="text" inputmode="decimal"' in page, name

@@ -69,6 +69,12 @@ MAX_EXPLAIN = 100_000
 #: link sends only the kind and the model).
 SENT = "sent"
 
+#: Fields in hours that also take a duration with a unit, as the workload reads them (``parse_hours``).
+DURATION_FIELDS = frozenset({"deadline_hours"})
+#: Number fields that also take a unit ("32k" tokens, "24h"): a phone shows them its full keyboard, not
+#: the decimal pad, which has no letters.
+UNIT_FIELDS = TOKEN_FIELDS | DURATION_FIELDS
+
 # Short help shown under some inputs.
 HELP: dict[str, str] = {
     "concurrency": "simultaneous requests",
@@ -220,6 +226,8 @@ class FormField:
     default: str = ""
     help: str = ""
     required: bool = False
+    # a number field's phone keyboard (``inputmode``): "text" where it takes a unit (UNIT_FIELDS)
+    keypad: str = "decimal"
 
 
 def _label(name: str) -> str:
@@ -251,6 +259,7 @@ def _field(name: str, info: FieldInfo) -> FormField:
             default=value,
             help=HELP.get(name, ""),
             required=info.is_required(),
+            keypad="text" if name in UNIT_FIELDS else "decimal",
         )
 
     yes_no = (("true", "yes"), ("false", "no"))
@@ -622,10 +631,6 @@ def _past_window(
     if request.kind == "finetune":
         return sequence_past_window(counts[0], model, limit)
     return request_past_window(counts[0], counts[1], model, limit)
-
-
-#: Fields in hours that also take a duration with a unit, as the workload reads them (``parse_hours``).
-DURATION_FIELDS = frozenset({"deadline_hours"})
 
 
 def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
