@@ -169,10 +169,10 @@ def _names_typed(words: Sequence[str], command: Any) -> dict[str, str]:
 
 def named_as_typed(exc: GpuscoutError) -> str:
     """The error's text, naming the option it is about as the user typed it: ``-c: 0 is out of range``
-    for ``-c 0``, ``--users: ...`` for ``--users 0``, where the command names the option by its first
-    long name (``--concurrency``), its Python name (``users``) or a field the option is named after
-    (``workload`` for ``--workload/-w``). Only options with several names are
-    renamed, and only when one of them was typed (a value read from a workload file keeps its field)."""
+    for ``-c 0``, ``--users: ...`` for ``--users 0``, ``--sort: unknown sort ...`` for ``--sort foo``,
+    where the error names the field (``concurrency``, ``users``, ``sort``) or a field the option is
+    named after (``workload`` for ``--workload/-w``). Only an option typed on the command line is
+    renamed (a value read from a workload file keeps its field)."""
     text = str(exc)
     ctx = _RUNNING.get()
     if not isinstance(exc, InvalidInputError) or ctx is None or not text.startswith(f"{exc.field}: "):
@@ -188,7 +188,7 @@ def named_as_typed(exc: GpuscoutError) -> str:
     fields = {exc.field, "--" + exc.field.replace("_", "-")}  # "workload" for --workload/-w
     for param in getattr(command, "params", ()):
         names = (*getattr(param, "opts", ()), *getattr(param, "secondary_opts", ()))
-        if len(names) > 1 and param.param_type_name == "option" and fields & {param.name, *names}:
+        if param.param_type_name == "option" and fields & {param.name, *names}:
             name = next((typed[n] for n in names if n in typed), None)
             return text if name is None else name + text[len(exc.field) :]
     return text
@@ -197,7 +197,7 @@ def named_as_typed(exc: GpuscoutError) -> str:
 @contextmanager
 def user_errors() -> Iterator[None]:
     """The error boundary: gpuscout's own errors exit 2, store and file-system failures exit 1. An
-    error about an option with several names names it as typed (:func:`named_as_typed`)."""
+    error about an option the user typed names it as typed (:func:`named_as_typed`)."""
     try:
         yield
     except GpuscoutError as exc:
