@@ -51,3 +51,20 @@ def test_a_phone_gets_letters_where_a_field_takes_a_unit(client: TestClient) -> 
         assert f'name="{name}" type="text" inputmode="text"' in page, name
     for name in ("checkpoint_interval_min", "budget_usd", "dataset_gb"):
         assert f'name="{name}" type="text" inputmode="decimal"' in page, name
+
+
+@pytest.mark.parametrize("typed", ["1e3", "1000.0", "1,000"])
+def test_a_whole_number_in_any_notation_is_read(client: TestClient, typed: str) -> None:
+    """The CLI (``--concurrency 1e3``) and a workload file (``concurrency: 1e3``) read a whole number in
+    any notation; the form's check read it with ``int()`` and refused "1e3" and "1000.0"."""
+    q = {"kind": "serve", "model": "llama-3.1-8b", "concurrency": typed}
+    page = _plain(client.get("/advise", params=q).text)
+    assert "Concurrency must be" not in page
+    assert "load: 1,000 simultaneous users" in page, page[-2000:]
+
+
+def test_a_fraction_is_still_not_a_whole_number(client: TestClient) -> None:
+    page = _plain(
+        client.get("/advise", params={"kind": "serve", "model": "llama-3.1-8b", "concurrency": "2.5"}).text
+    )
+    assert "Concurrency must be a whole number from 1 to 1,000,000; you typed “2.5”" in page

@@ -33,7 +33,7 @@ from gpuscout.advise.workload import (
 )
 from gpuscout.catalog.query import region_terms
 from gpuscout.errors import QUOTED_NAME_CHARS, InvalidInputError, quoted_value
-from gpuscout.estimate.arguments import token_count
+from gpuscout.estimate.arguments import token_count, whole_number_text
 from gpuscout.web.form_errors import (
     FieldError,
     FormErrors,
@@ -651,8 +651,13 @@ def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
                 value = token_count(raw, name)
             elif name in DURATION_FIELDS:  # hours, or a duration as the CLI and a workload file read it
                 value = float(parse_hours(raw, name))
+            elif annotation is int:  # a whole number in any notation, as the CLI and a workload file read it
+                whole = whole_number_text(raw)
+                if whole is None:
+                    raise ValueError(raw)
+                value = whole
             else:
-                value = int(raw) if annotation is int else float(raw)
+                value = float(raw)
         except (ValueError, InvalidInputError):
             return f"{expected}, or a duration (90m, 24h, 2d)" if name in DURATION_FIELDS else expected
         if not math.isfinite(value):
