@@ -20,7 +20,7 @@ import math
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 from gpuscout.advise.assumptions import Assumptions
 from gpuscout.advise.backends import (
@@ -957,11 +957,10 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             )
         weights_total = e.memory.model_weights_total_gb(tp)
         download = w.download_weights_gb if w.download_weights_gb is not None else weights_total
-        split_gb = split_dataset_gb(w)
-        warm = job_warmup_s(download + fetched_dataset_gb(w), download, self.a)
-        inst = instances_for_split_deadline(time_1, split_gb, w.deadline_hours, warm, self.a)
+        fleet = _batch_fleet(w, time_1, download, self.a)
+        inst = fleet.instances
         if not 0 < inst <= self.a.max_instances:
-            return deadline_reject(key, acc, inst, warm, self.a.max_instances)
+            return deadline_reject(key, acc, inst, fleet.warm_s, self.a.max_instances)
         replicas = g // tp
         summary = EstimateSummary(
             throughput=e.output_tokens_per_s_total * replicas * inst,
@@ -997,8 +996,8 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
             gpus_per_instance=g,
             summary=summary,
             time_s=time_1 / inst,
-            download_gb_per_instance=download + fetched_dataset_gb(w) + split_gb / inst,
-            split_data_gb=split_gb,
+            download_gb_per_instance=fleet.download_gb_per_instance,
+            split_data_gb=fleet.split_gb,
             load_gb=download,
             output_tokens=out_total,
             estimate=e,
@@ -1026,6 +1025,22 @@ class BatchTokensEvaluator(_InferenceEvaluator[BatchWorkload]):
 #: The estimator's refusals of one split only (heads that do not divide; a pipeline the engine lacks): other
 #: splits and engines stand.
 _SPLIT_FIELDS = ("gpus", "parallel")
+
+
+class _BatchFleet(NamedTuple):
+    instances: int  # 0 where the warm-up alone reaches the deadline
+    warm_s: float  # each instance's warm-up but its share of the input (boot, weights, whole data)
+    download_gb_per_instance: float  # the weights, any data fetched whole, and its share of the input
+    split_gb: float  # the input the instances split (``cost.split_dataset_gb``)
+
+
+def _batch_fleet(w: BatchWorkload, time_1: float, download_gb: float, a: Assumptions) -> _BatchFleet:
+    """The instances a batch of ``time_1`` seconds of work on one instance takes to meet its deadline
+    (one without a deadline), each fetching ``download_gb`` of weights with its share of the input."""
+    split, whole = split_dataset_gb(w), download_gb + fetched_dataset_gb(w)
+    warm = job_warmup_s(whole, download_gb, a)
+    inst = instances_for_split_deadline(time_1, split, w.deadline_hours, warm, a)
+    return _BatchFleet(inst, warm, whole + (split / inst if inst > 0 else split), split)
 
 
 def _prefill_share(e: Estimate) -> float | None:
@@ -1204,11 +1219,10 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
         time_1 = images * per_image / g
         weights = r.memory.weights_gb  # on the GPU at once: under offload, the largest component's
         download = w.download_weights_gb if w.download_weights_gb is not None else whole_gb
-        split_gb = split_dataset_gb(w)
-        warm = job_warmup_s(download + fetched_dataset_gb(w), download, self.a)
-        inst = instances_for_split_deadline(time_1, split_gb, w.deadline_hours, warm, self.a)
+        fleet = _batch_fleet(w, time_1, download, self.a)
+        inst = fleet.instances
         if not 0 < inst <= self.a.max_instances:
-            return deadline_reject(key, acc, inst, warm, self.a.max_instances)
+            return deadline_reject(key, acc, inst, fleet.warm_s, self.a.max_instances)
         summary = EstimateSummary(
             throughput=g * inst / per_image,
             throughput_unit="img/s",
@@ -1243,8 +1257,8 @@ class BatchImagesEvaluator(BaseEvaluator[BatchWorkload]):
             gpus_per_instance=g,
             summary=summary,
             time_s=time_1 / inst,
-            download_gb_per_instance=download + fetched_dataset_gb(w) + split_gb / inst,
-            split_data_gb=split_gb,
+            download_gb_per_instance=fleet.download_gb_per_instance,
+            split_data_gb=fleet.split_gb,
             load_gb=download,
             images=images,
             warnings=(*(x for x in r.warnings if x != prior), *filter(None, [offload]), prior),

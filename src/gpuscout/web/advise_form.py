@@ -654,7 +654,7 @@ def _check_one(raw: str, info: FieldInfo, name: str = "") -> str:
             elif annotation is int:  # a whole number in any notation, as the CLI and a workload file read it
                 whole = whole_number_text(raw)
                 if whole is None:
-                    raise ValueError(raw)
+                    return expected
                 value = whole
             else:
                 value = float(raw)
