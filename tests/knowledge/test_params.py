@@ -88,6 +88,10 @@ ACTIVE_CONVENTION = {
     "qwen2-57b-a14b": "incl",
     "gpt-oss-20b": "excl",
     "gpt-oss-120b": "excl",
+    # Meta's 17B active counts the embedding table (15.1B without it): the language model, the vision
+    # encoder left out (it runs on image tokens only)
+    "llama-4-scout": "incl",
+    "llama-4-maverick": "incl",
 }
 
 

@@ -13,6 +13,7 @@ import pytest
 from gpuscout import estimate
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.hf_config import native_precision, parse_hf_config, quantization_note
+from gpuscout.knowledge.params import count_params
 from tests.cli.test_s44_estimate_imported import LLAMA as IMPORTED_LLAMA
 
 LLAMA: dict[str, Any] = dict(IMPORTED_LLAMA)  # Llama-3.1-8B's config.json fields
@@ -79,11 +80,23 @@ def test_a_qwen3_moe_config_needs_its_expert_width() -> None:
     assert err.value.field == "moe_intermediate_size"
 
 
-def test_a_sparse_step_is_refused_under_its_own_name() -> None:
-    config = {**QWEN3_MOE, "decoder_sparse_step": 2, "mlp_only_layers": []}
+def test_a_sparse_step_puts_moe_on_every_nth_layer() -> None:
+    # transformers' Qwen3MoeDecoderLayer: the MoE block where (layer_idx + 1) % decoder_sparse_step == 0,
+    # a dense MLP of intermediate_size elsewhere (read in transformers 5.25.0)
+    every = parse_hf_config({**QWEN3_MOE, "mlp_only_layers": []}, name="q3").spec
+    half = parse_hf_config({**QWEN3_MOE, "decoder_sparse_step": 2, "mlp_only_layers": []}, name="q3").spec
+    layers = half.num_hidden_layers
+    assert half.moe_layer_step == 2 and half.moe_layer_count == layers // 2
+    assert [half.is_moe_layer(i) for i in range(4)] == [False, True, False, True]
+    full, sparse = count_params(every), count_params(half)
+    assert sparse.routed_experts * 2 == full.routed_experts
+    assert sparse.dense_mlp == (layers - layers // 2) * 3 * half.hidden_size * half.intermediate_size
+
+
+def test_dense_layers_at_listed_places_are_refused_under_their_own_name() -> None:
     with pytest.raises(InvalidInputError) as err:
-        parse_hf_config(config, name="q3")
-    assert err.value.field == "decoder_sparse_step"
+        parse_hf_config({**QWEN3_MOE, "mlp_only_layers": [0, 5]}, name="q3")
+    assert err.value.field == "mlp_only_layers"
 
 
 def test_modelopt_integer_schemes_and_unread_schemes_of_read_methods() -> None:

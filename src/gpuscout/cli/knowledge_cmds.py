@@ -252,11 +252,23 @@ def _attention_label(spec: ModelSpec, *, short: bool = False) -> str:
         label = "MHA"
     if spec.index_topk:
         label += " + sparse" if short else f" + sparse top-{spec.index_topk}"
+    local = "chunked" if spec.chunked_attention else "SWA"
     if spec.sliding_layers and short:
-        label += " + SWA"
+        label += f" + {local}"
     elif spec.sliding_layers:
-        label += f" + SWA {spec.sliding_window} ({spec.sliding_layers}/{spec.num_hidden_layers})"
+        label += f" + {local} {spec.sliding_window} ({spec.sliding_layers}/{spec.num_hidden_layers})"
     return label
+
+
+def _dense_layers_words(spec: ModelSpec) -> str:
+    """'3 leading dense layers', or where MoE is on every n-th layer only, 'MoE on every 2nd layer (24 of
+    48), the others dense'."""
+    lead = f"{spec.first_dense_layers} leading dense layers"
+    if spec.moe_layer_step <= 1:
+        return lead
+    every = {2: "2nd", 3: "3rd"}.get(spec.moe_layer_step, f"{spec.moe_layer_step}th")
+    moe = f"MoE on every {every} layer ({spec.moe_layer_count} of {spec.num_hidden_layers}), the others dense"
+    return f"{lead}, then {moe}" if spec.first_dense_layers else moe
 
 
 def select_models(
@@ -415,7 +427,7 @@ def _model_detail(spec: ModelSpec, note: str, as_json: bool) -> None:
                     "Experts",
                     f"{spec.num_experts} routed (top {spec.experts_per_token}), "
                     f"{spec.shared_experts} shared, width {spec.moe_intermediate_size}, "
-                    f"{spec.first_dense_layers} leading dense layers",
+                    f"{_dense_layers_words(spec)}",
                 )
             )
         if spec.is_mla:

@@ -1778,6 +1778,10 @@ def _kv_windows_note(st: Setup) -> str:
     source = eng.kv_layer_windows_source
     if eng.keeps_layer_windows():
         why = f" ({source})" if source else ""
+        if st.spec.chunked_attention:
+            return (
+                f"; the chunked-attention layers keep one {st.spec.sliding_window:,}-token chunk at most{why}"
+            )
         return f"; the sliding-window layers keep their last {st.spec.sliding_window:,} tokens{why}"
     since = (
         f"per-layer windows from {eng.past_label or eng.label} {eng.kv_layer_windows_since} on"
@@ -1786,7 +1790,8 @@ def _kv_windows_note(st: Setup) -> str:
     )
     why = "; ".join(filter(None, (since, source)))
     said = f" ({why})" if why else ""
-    return f"; {eng.label} sizes every layer's cache at the whole context, the sliding layers' too{said}"
+    local = "chunked" if st.spec.chunked_attention else "sliding"
+    return f"; {eng.label} sizes every layer's cache at the whole context, the {local} layers' too{said}"
 
 
 def _memory_assumptions(

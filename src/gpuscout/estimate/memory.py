@@ -58,10 +58,14 @@ class ModelConsts:
     dense_mlp: float = 0.0  # the MLPs of the dense layers (every layer of a dense model; DeepSeek's first 3)
     moe_fixed: float = 0.0  # the MoE layers' shared experts and routers, all of them
     final_norm: float = 0.0  # the norm after the last layer (held with the output head)
+    # which layers, in order, have the MoE block (``ModelSpec.is_moe_layer``); empty: the leading
+    # ``dense_layers`` are dense and the rest MoE
+    moe_pattern: tuple[bool, ...] = ()
 
     @property
     def dense_layers(self) -> int:
-        """Layers with a dense MLP: the leading ones of an MoE model, every layer of a dense one."""
+        """Layers with a dense MLP: the leading ones of an MoE model (and those between its MoE layers where
+        MoE is on every n-th layer only), every layer of a dense one."""
         return self.layers - self.moe_layers
 
     @property
@@ -105,7 +109,7 @@ class ModelConsts:
 def model_consts(spec: ModelSpec) -> ModelConsts:
     """Split ``spec``'s parameters (from ``knowledge.params.count_params``) for the physics."""
     pc = count_params(spec)
-    moe_layers = spec.num_hidden_layers - spec.first_dense_layers if spec.is_moe else 0
+    moe_layers = spec.moe_layer_count
     expert = pc.routed_experts / (spec.num_experts * moe_layers) if moe_layers and spec.num_experts else 0.0
     dense_body = float(pc.total - pc.embedding - pc.lm_head - pc.routed_experts)
     return ModelConsts(
@@ -121,6 +125,7 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
         dense_mlp=float(pc.dense_mlp),
         moe_fixed=float(pc.shared_experts + pc.router),
         final_norm=float(norm_size(spec, spec.hidden_size)) if pc.computed else 0.0,
+        moe_pattern=tuple(spec.is_moe_layer(i) for i in range(spec.num_hidden_layers)) if moe_layers else (),
     )
 
 
@@ -160,7 +165,8 @@ def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | Non
 
 def layer_bytes(fmt: WeightFormat, c: ModelConsts) -> tuple[float, ...]:
     """Bytes of each decoder layer in ``fmt``, in order: its attention, norms and sinks, then a dense MLP
-    (the first ``dense_layers``) or the MoE block (every routed expert, shared experts, router).
+    (the first ``dense_layers``, or as ``moe_pattern`` says) or the MoE block (every routed expert,
+    shared experts, router).
 
     With ``c.final_norm`` at the body rate they add up to :func:`body_bytes` (a ``wide_layers`` format's
     first and last layers carry the extra width :func:`dense_body_bytes` gives them)."""
@@ -173,7 +179,10 @@ def layer_bytes(fmt: WeightFormat, c: ModelConsts) -> tuple[float, ...]:
     dense = common + c.dense_mlp / max(1, c.dense_layers) * bits
     moe = common + c.moe_fixed / max(1, c.moe_layers) * bits
     moe += c.expert_params * c.num_experts * fmt.body_bits(True)
-    sizes = [dense if i < c.dense_layers else moe for i in range(c.layers)]
+    if c.moe_pattern:
+        sizes = [moe if is_moe else dense for is_moe in c.moe_pattern]
+    else:
+        sizes = [dense if i < c.dense_layers else moe for i in range(c.layers)]
     if fmt.wide_layers:
         # the first and last layers left wide, each by the average non-attention share, as dense_body_bytes
         wide_bits = fmt.attn_bits if fmt.attn_bits is not None else 16.0

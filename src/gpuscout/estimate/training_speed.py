@@ -515,7 +515,7 @@ def _model_parallel_seconds(
         comm += max(0.0, ring - attention)
     if ep > 1:
         a2a = 4 + (2 if full_ckpt else 0)
-        moe_layers = layers - spec.first_dense_layers
+        moe_layers = spec.moe_layer_count
         volume = rows * spec.experts_per_token * h * 2.0 / tp
         comm += a2a * moe_layers / split * fab.collective_seconds(volume, ep, 1, 1.0)
         notes["ep"] = f"{a2a} all-to-alls per MoE layer across {ep} GPUs"

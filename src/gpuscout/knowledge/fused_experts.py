@@ -31,7 +31,9 @@ Read in the released packages' source (wheels from PyPI), not recalled:
 
 So, with today's releases (transformers 5.x, PEFT 0.21), an "all-linear" LoRA:
 
-* :data:`SKIPPED` (gpt-oss, Qwen2-MoE): adapts no routed expert and not the router;
+* :data:`SKIPPED` (gpt-oss, Qwen2-MoE, Llama 4: ``llama4`` is no key of that map either, read in
+  transformers 5.25.0): adapts no routed expert and not the router (Llama 4's router is an ``nn.Linear``
+  subclass, ``Llama4Router``: all-linear adapts it, which the layout's bare-weight router leaves out);
 * :data:`CONVERTED` (Mixtral, Qwen3-MoE, DeepSeek-V3, DeepSeek-V3.2): adapts every routed expert
   (``gate_up_proj`` at twice the rank, ``down_proj`` at the rank) and the router weight; and, because the
   names ``gate_proj`` / ``up_proj`` / ``down_proj`` left ``target_modules``, no ``nn.Linear`` so named: not
@@ -58,6 +60,7 @@ RULES = (LINEAR, SKIPPED, CONVERTED)
 _BY_MODEL_TYPE: dict[str, str] = {
     "gpt_oss": SKIPPED,
     "qwen2_moe": SKIPPED,
+    "llama4": SKIPPED,
     "mixtral": CONVERTED,
     "qwen3_moe": CONVERTED,
     "deepseek_v3": CONVERTED,

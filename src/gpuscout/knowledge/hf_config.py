@@ -1,8 +1,8 @@
 """Import a model architecture from a parsed Hugging Face ``config.json`` (:func:`spec_from_hf_config`).
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3,
-deepseek_v3 (and v2), gpt_oss, gemma / gemma2 / gemma3 (incl. ``text_config`` nesting), phi3 and falcon
-(old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones). Only the config is read,
+deepseek_v3 (and v2), gpt_oss, llama4, gemma / gemma2 / gemma3 (incl. ``text_config`` nesting), phi3 and
+falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones). Only the config is read,
 never weights. A key that a supported architecture needs and the config lacks raises
 ``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
 edge, in :mod:`gpuscout.loaders`.
@@ -32,6 +32,8 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "deepseek_v2",
     "deepseek_v3",
     "gpt_oss",
+    "llama4",
+    "llama4_text",
     "gemma",
     "gemma2",
     "gemma3",
@@ -48,6 +50,12 @@ _TIED_BY_DEFAULT = frozenset(
 )
 _QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
 _DEFAULT_VOCAB = {"gemma3": 262208, "gemma3_text": 262208}  # Gemma3TextConfig default
+#: Llama 4 (transformers ``Llama4TextConfig``): ``intermediate_size`` is the experts' width and
+#: ``intermediate_size_mlp`` the dense layers'; every MoE layer has one shared expert of the experts' width
+#: (``Llama4TextMoe.shared_expert``); MoE on every ``interleave_moe_layer_step``-th layer; chunked attention
+#: (``attention_chunk_size``) on the RoPE layers, a NoPE full-attention layer every
+#: ``no_rope_layer_interval``-th (read in transformers 5.25.0 ``models/llama4``)
+_LLAMA4 = frozenset({"llama4", "llama4_text"})
 
 
 # ---- bounds: a config.json beyond these describes no model that was ever published -----------------
@@ -182,10 +190,12 @@ def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: i
         kinds = []
         for kind in explicit:
             text = str(kind).lower()
-            kinds.append("sliding" if "sliding" in text or "local" in text else "full")
+            kinds.append("sliding" if "sliding" in text or "local" in text or "chunked" in text else "full")
         return tuple(kinds) if "sliding" in kinds else ()
     if window is None:
         return ()
+    if model_type in _LLAMA4:
+        return _llama4_layer_types(cfg, layers)
     if model_type == "gemma2":
         return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
     if model_type in {"gemma3", "gemma3_text"}:
@@ -194,7 +204,55 @@ def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: i
     return ("sliding",) * layers
 
 
+def _llama4_layer_types(cfg: Mapping[str, Any], layers: int) -> tuple[str, ...]:
+    """Llama 4's chunked layers (recorded as "sliding"): those with RoPE, as ``no_rope_layers`` lists them
+    (1 = RoPE, chunked; 0 = NoPE, full attention), else every layer but each ``no_rope_layer_interval``-th."""
+    listed = cfg.get("no_rope_layers")
+    if listed:
+        if not isinstance(listed, list) or len(listed) < layers:
+            raise InvalidInputError(
+                "no_rope_layers", f"must list at least one entry per layer ({layers})", "a list of 0 / 1"
+            )
+        return tuple("sliding" if listed[i] else "full" for i in range(layers))
+    interval = _opt_int(cfg, "no_rope_layer_interval", most=MAX_LAYERS) or 4
+    return tuple("full" if (i + 1) % interval == 0 else "sliding" for i in range(layers))
+
+
+def _moe_layer_step(cfg: Mapping[str, Any], model_type: str, layers: int) -> int:
+    """Every how many layers the MoE block sits (``ModelSpec.moe_layer_step``): Llama 4's
+    ``interleave_moe_layer_step``, Qwen-MoE's ``decoder_sparse_step``; an explicit ``moe_layers`` list
+    (Llama 4) must be that pattern, and Qwen's ``mlp_only_layers`` (dense layers at any place) is refused."""
+    if cfg.get("mlp_only_layers"):
+        raise InvalidInputError(
+            "mlp_only_layers",
+            "dense layers at listed places among the MoE ones are not supported",
+            "an empty list (the MoE block on every layer, or every decoder_sparse_step-th)",
+        )
+    key = "interleave_moe_layer_step" if model_type in _LLAMA4 else "decoder_sparse_step"
+    step = _opt_int(cfg, key, most=MAX_LAYERS) or 1
+    listed = cfg.get("moe_layers") if model_type in _LLAMA4 else None
+    if listed is not None:
+        expected = list(range(step - 1, layers, step))
+        if listed != expected:
+            raise InvalidInputError(
+                "moe_layers",
+                f"lists MoE layers other than every {step}-th (interleave_moe_layer_step {step})",
+                f"null, or {expected[:4]}... (every interleave_moe_layer_step-th layer)",
+            )
+    return step
+
+
+def _shared_experts(cfg: Mapping[str, Any], model_type: str) -> int:
+    """Shared experts of each MoE layer, in units of the routed experts' width: DeepSeek's
+    ``n_shared_experts``; Llama 4's one (``Llama4TextMoe.shared_expert``, no config key)."""
+    return 1 if model_type in _LLAMA4 else _opt_int(cfg, "n_shared_experts")
+
+
 def _sliding_window(cfg: Mapping[str, Any], model_type: str) -> int | None:
+    if model_type in _LLAMA4:
+        # chunked attention: a layer keeps (and reads) at most one chunk of KV, as a window of that size
+        chunk = cfg.get("attention_chunk_size")
+        return None if chunk is None else _check_int("attention_chunk_size", chunk, least=1, most=MAX_TOKENS)
     window = cfg.get("sliding_window")
     if window is None:
         return None
@@ -281,6 +339,8 @@ def _family(cfg: Mapping[str, Any], model_type: str) -> str:
     kind = str(rope.get("rope_type") or rope.get("type") or "").lower() if rope is not None else ""
     if model_type == "llama" and kind == "llama3":
         return LLAMA3_ROPE_FAMILY
+    if model_type in _LLAMA4:
+        return "llama4"  # the wrapper's model_type and its text model's: one architecture
     return model_type
 
 
@@ -388,6 +448,8 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         raise InvalidInputError("vocab_size", "missing from config.json")
     if falcon:
         intermediate = _opt_int(cfg, "ffn_hidden_size", most=MAX_INTERMEDIATE_SIZE) or 4 * hidden
+    elif model_type in _LLAMA4:
+        intermediate = _required_int(cfg, "intermediate_size_mlp", most=MAX_INTERMEDIATE_SIZE)
     else:
         intermediate = _required_int(cfg, "intermediate_size", most=MAX_INTERMEDIATE_SIZE)
     window = _window_from(cfg, model_type)
@@ -421,19 +483,10 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
                 f"missing from a {model_type} config.json, which sizes its experts by it",
                 "the experts' FFN width (Qwen3-30B-A3B: 768)",
             )
+        if model_type in _LLAMA4:
+            moe_width = _required_int(cfg, "intermediate_size", most=MAX_INTERMEDIATE_SIZE)
         moe_width = moe_width or intermediate  # Mixtral-style configs: the experts are the FFN
-        if cfg.get("mlp_only_layers"):
-            raise InvalidInputError(
-                "mlp_only_layers",
-                "dense layers among the MoE ones are not supported",
-                "an empty list (MoE on every layer)",
-            )
-        if (_opt_int(cfg, "decoder_sparse_step", most=MAX_LAYERS) or 1) != 1:
-            raise InvalidInputError(
-                "decoder_sparse_step",
-                "MoE on every n-th layer only is not supported",
-                "1 (MoE on every layer)",
-            )
+    moe_step = _moe_layer_step(cfg, model_type, layers) if num_experts else 1
     first_dense = _opt_int(cfg, "first_k_dense_replace") if num_experts else 0
 
     if model_type == "qwen2":
@@ -472,11 +525,13 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         tie_word_embeddings=bool(tie),
         sliding_window=sliding,
         layer_types=_layer_types(cfg, model_type, layers, sliding),
+        chunked_attention=sliding is not None and model_type in _LLAMA4,
         num_experts=num_experts,
         experts_per_token=experts_per_token,
         moe_intermediate_size=moe_width,
-        shared_experts=_opt_int(cfg, "n_shared_experts") if num_experts else 0,
+        shared_experts=_shared_experts(cfg, model_type) if num_experts else 0,
         first_dense_layers=first_dense,
+        moe_layer_step=moe_step,
         kv_lora_rank=kv_lora,
         q_lora_rank=_opt_int(cfg, "q_lora_rank"),
         qk_rope_head_dim=_opt_int(cfg, "qk_rope_head_dim") if kv_lora else 0,
@@ -505,7 +560,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         mlp_bias=gpt_oss or bool(cfg.get("mlp_bias")) or bool(falcon and cfg.get("bias")),
         router_bias=gpt_oss,
         attention_sinks=gpt_oss,
-        fused_experts=fused_experts(model_type) if num_experts else LINEAR,
+        fused_experts=fused_experts(_family(cfg, model_type)) if num_experts else LINEAR,
         mtp_layers=_opt_int(cfg, "num_nextn_predict_layers"),
         imported=True,
         native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),

@@ -261,7 +261,8 @@ def _mlp(
 
 
 def _decoder_layers(walk: _Walk, spec: ModelSpec, layers: int, dense_layers: int) -> None:
-    """``layers`` decoder layers, the first ``dense_layers`` of which have a dense MLP (MoE models)."""
+    """``layers`` decoder layers, ``dense_layers`` of which have a dense MLP (MoE models: the leading ones
+    and, where MoE is on every n-th layer only, those between; only the counts matter here)."""
     h = spec.hidden_size
     _attention(walk, spec, layers)
     walk.vector("layer_norms", "norms", norm_size(spec, h), layers * spec.norms_per_layer)
@@ -330,7 +331,7 @@ def model_layout(spec: ModelSpec) -> ModelLayout:
     h, layers = spec.hidden_size, spec.num_hidden_layers
     walk = _Walk()
     walk.matrix("embedding", "embedding", spec.vocab_size, h, 1)
-    dense_layers = min(spec.first_dense_layers, layers) if spec.is_moe else layers
+    dense_layers = layers - spec.moe_layer_count if spec.is_moe else layers
     _decoder_layers(walk, spec, layers, dense_layers)
     walk.vector("final_norm", "norms", norm_size(spec, h), 1)
     if not spec.tie_word_embeddings:

@@ -37,12 +37,20 @@ class ModelSpec(_HashOnce):
     sliding_window: int | None = None
     # per-layer attention kinds, "full" or "sliding"; empty = all full
     layer_types: tuple[str, ...] = ()
+    # the "sliding" layers attend within fixed chunks of ``sliding_window`` tokens (Llama 4's chunked
+    # attention: a token sees the tokens of its own chunk) rather than a window that moves with each token;
+    # the cache a layer keeps is bounded the same way, so both are sized as a window
+    chunked_attention: bool = False
     # MoE
     num_experts: int = 0
     experts_per_token: int = 0
     moe_intermediate_size: int = 0
     shared_experts: int = 0
     first_dense_layers: int = 0  # leading dense layers in MoE models (DeepSeek-V3: 3)
+    # after the leading dense layers, every ``moe_layer_step``-th layer is MoE and the others dense (Llama 4
+    # Maverick: 2, dense and MoE layers alternating; transformers' ``interleave_moe_layer_step``, Qwen-MoE's
+    # ``decoder_sparse_step``); 1: every one
+    moe_layer_step: int = 1
     # MLA (DeepSeek-V2/V3)
     kv_lora_rank: int = 0
     q_lora_rank: int = 0
@@ -109,6 +117,22 @@ class ModelSpec(_HashOnce):
     def is_moe(self) -> bool:
         return self.num_experts > 0
 
+    def is_moe_layer(self, index: int) -> bool:
+        """True when decoder layer ``index`` (0-based) has the MoE block rather than a dense MLP: after the
+        ``first_dense_layers``, each ``moe_layer_step``-th (transformers: layer i is MoE when ``(i + 1) %
+        step == 0``)."""
+        if not self.is_moe or index < self.first_dense_layers:
+            return False
+        return (index - self.first_dense_layers + 1) % max(1, self.moe_layer_step) == 0
+
+    @property
+    def moe_layer_count(self) -> int:
+        """Decoder layers with the MoE block (0 for a dense model)."""
+        if not self.is_moe:
+            return 0
+        after = max(0, self.num_hidden_layers - self.first_dense_layers)
+        return after // max(1, self.moe_layer_step)
+
     @property
     def is_mla(self) -> bool:
         return self.kv_lora_rank > 0
@@ -123,6 +147,11 @@ class ModelSpec(_HashOnce):
         if not self.layer_types:
             return "full"
         return self.layer_types[index]
+
+    @property
+    def local_layers_words(self) -> str:
+        """What the model's local layers are, in words: "chunked-attention" or "sliding-window"."""
+        return "chunked-attention" if self.chunked_attention else "sliding-window"
 
     @property
     def sliding_layers(self) -> int:

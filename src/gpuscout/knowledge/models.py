@@ -325,7 +325,8 @@ def expand_layer_pattern(pattern: str, layers: int) -> tuple[str, ...]:
     """Per-layer attention kinds from a compact pattern.
 
     "" -> all full (empty tuple); "all-sliding"; "alternate-sliding-full" (even layers sliding, as
-    Gemma 2 and gpt-oss); "N-sliding-1-full" (N local layers then one global, as Gemma 3 with N=5).
+    Gemma 2 and gpt-oss); "N-sliding-1-full" (N local layers then one global, as Gemma 3 with N=5);
+    "N-chunked-1-full" the same with chunked local layers (Llama 4, N=3: ``ModelSpec.chunked_attention``).
     """
     if not pattern:
         return ()
@@ -333,7 +334,7 @@ def expand_layer_pattern(pattern: str, layers: int) -> tuple[str, ...]:
         return ("sliding",) * layers
     if pattern == "alternate-sliding-full":
         return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
-    found = re.fullmatch(r"(\d+)-sliding-1-full", pattern)
+    found = re.fullmatch(r"(\d+)-(?:sliding|chunked)-1-full", pattern)
     if found:
         period = int(found.group(1)) + 1
         return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
@@ -359,11 +360,13 @@ def _row_to_model(row: dict[str, str]) -> ModelSpec:
         tie_word_embeddings=_bool(row["tie_word_embeddings"]),
         sliding_window=sliding,
         layer_types=expand_layer_pattern(row["layer_pattern"], layers) if sliding else (),
+        chunked_attention=bool(sliding) and "chunked" in row["layer_pattern"],
         num_experts=_int(row["num_experts"]),
         experts_per_token=_int(row["experts_per_token"]),
         moe_intermediate_size=_int(row["moe_intermediate_size"]),
         shared_experts=_int(row["shared_experts"]),
         first_dense_layers=_int(row["first_dense_layers"]),
+        moe_layer_step=_int(row.get("moe_layer_step") or "") or 1,
         kv_lora_rank=_int(row["kv_lora_rank"]),
         q_lora_rank=_int(row["q_lora_rank"]),
         qk_rope_head_dim=_int(row["qk_rope_head_dim"]),
