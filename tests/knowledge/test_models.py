@@ -127,8 +127,9 @@ def test_registry_covers_the_reference_table() -> None:
     # + 10 inference models of the 2026-12 calibration set; + Kimi K2 and Qwen3-Coder-480B-A35B (renters'
     # models without a calibration row); + whisper-large-v2 (faster-whisper's README benchmark, the speech
     # calibration rows of stop 62); + megatron-gpt2-1.2b (Megatron-LM 2019's single-GPU baseline, the one
-    # Volta training row); + Llama 4 Scout and Maverick (renters' models, stop 67)
-    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2
+    # Volta training row); + Llama 4 Scout and Maverick, GLM-4.5-Air, GLM-4.5 and GLM-4.6 (renters'
+    # models, stop 67)
+    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3
 
 
 def test_registry_is_consistent() -> None:

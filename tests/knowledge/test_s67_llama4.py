@@ -192,6 +192,7 @@ def test_the_estimate_and_the_model_table_call_the_local_layers_chunked() -> Non
     assert _attention_label(maverick) == "GQA + chunked 8192 (36/48)"
     assert _dense_layers_words(maverick) == "MoE on every 2nd layer (24 of 48), the others dense"
     assert _dense_layers_words(resolve_model("deepseek-v3")) == "3 leading dense layers"
+    assert _dense_layers_words(resolve_model("kimi-k2")) == "1 leading dense layer"
     gemma = resolve_model("gemma-3-27b")
     assert _attention_label(gemma) == "GQA + SWA 1024 (52/62)"
     on_gemma = estimate(gemma, "H100", context_in=20_000, context_out=500)

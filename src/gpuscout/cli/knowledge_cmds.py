@@ -263,7 +263,7 @@ def _attention_label(spec: ModelSpec, *, short: bool = False) -> str:
 def _dense_layers_words(spec: ModelSpec) -> str:
     """'3 leading dense layers', or where MoE is on every n-th layer only, 'MoE on every 2nd layer (24 of
     48), the others dense'."""
-    lead = f"{spec.first_dense_layers} leading dense layers"
+    lead = f"{spec.first_dense_layers} leading dense {plural(spec.first_dense_layers, 'layer')}"
     if spec.moe_layer_step <= 1:
         return lead
     every = {2: "2nd", 3: "3rd"}.get(spec.moe_layer_step, f"{spec.moe_layer_step}th")

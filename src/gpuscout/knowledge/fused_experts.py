@@ -34,7 +34,8 @@ So, with today's releases (transformers 5.x, PEFT 0.21), an "all-linear" LoRA:
 * :data:`SKIPPED` (gpt-oss, Qwen2-MoE, Llama 4: ``llama4`` is no key of that map either, read in
   transformers 5.25.0): adapts no routed expert and not the router (Llama 4's router is an ``nn.Linear``
   subclass, ``Llama4Router``: all-linear adapts it, which the layout's bare-weight router leaves out);
-* :data:`CONVERTED` (Mixtral, Qwen3-MoE, DeepSeek-V3, DeepSeek-V3.2): adapts every routed expert
+* :data:`CONVERTED` (Mixtral, Qwen3-MoE, DeepSeek-V3, DeepSeek-V3.2, GLM-4.5: ``glm4_moe``, whose
+  ``Glm4MoeExperts`` transformers 5.25.0 fuses and maps to ``qwen2_moe``): adapts every routed expert
   (``gate_up_proj`` at twice the rank, ``down_proj`` at the rank) and the router weight; and, because the
   names ``gate_proj`` / ``up_proj`` / ``down_proj`` left ``target_modules``, no ``nn.Linear`` so named: not
   DeepSeek's leading dense MLPs nor its shared expert (read in the code, not run);
@@ -43,7 +44,7 @@ So, with today's releases (transformers 5.x, PEFT 0.21), an "all-linear" LoRA:
 
 Under transformers 4.x (not modelled: the estimate assumes today's releases) Mixtral's, Qwen-MoE's
 experts and ``nn.Linear`` routers were all adapted. MoE model types of transformers 5 not listed (OLMoE,
-GLM-4-MoE, ...) were not read: they stay :data:`LINEAR`.
+...) were not read: they stay :data:`LINEAR`.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ _BY_MODEL_TYPE: dict[str, str] = {
     "qwen3_moe": CONVERTED,
     "deepseek_v3": CONVERTED,
     "deepseek_v32": CONVERTED,
+    "glm4_moe": CONVERTED,
 }
 
 

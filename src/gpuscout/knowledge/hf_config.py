@@ -1,10 +1,10 @@
 """Import a model architecture from a parsed Hugging Face ``config.json`` (:func:`spec_from_hf_config`).
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3,
-deepseek_v3 (and v2), gpt_oss, llama4, gemma / gemma2 / gemma3 (incl. ``text_config`` nesting), phi3 and
-falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones). Only the config is read,
-never weights. A key that a supported architecture needs and the config lacks raises
-``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
+deepseek_v3 (and v2), gpt_oss, glm4_moe, llama4, gemma / gemma2 / gemma3 (incl. ``text_config``
+nesting), phi3 and falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones).
+Only the config is read, never weights. A key that a supported architecture needs and the config lacks
+raises ``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
 edge, in :mod:`gpuscout.loaders`.
 
 The context window (``ModelSpec.max_position_embeddings``) reads ``rope_scaling`` (transformers 5:
@@ -32,6 +32,7 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "deepseek_v2",
     "deepseek_v3",
     "gpt_oss",
+    "glm4_moe",
     "llama4",
     "llama4_text",
     "gemma",
@@ -120,7 +121,7 @@ def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) ->
 
 #: MoE model types whose experts have their own width (``moe_intermediate_size``), not ``intermediate_size``
 #: (which sizes only their dense layers or shared expert, where they have one).
-_OWN_EXPERT_WIDTH = frozenset({"qwen3_moe", "deepseek_v2", "deepseek_v3"})
+_OWN_EXPERT_WIDTH = frozenset({"qwen3_moe", "deepseek_v2", "deepseek_v3", "glm4_moe"})
 
 
 def _opt_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS, why: str = _UNPUBLISHED) -> int:
@@ -489,8 +490,8 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
     moe_step = _moe_layer_step(cfg, model_type, layers) if num_experts else 1
     first_dense = _opt_int(cfg, "first_k_dense_replace") if num_experts else 0
 
-    if model_type == "qwen2":
-        attention_bias = "qkv"
+    if model_type == "qwen2" or (model_type == "glm4_moe" and cfg.get("attention_bias")):
+        attention_bias = "qkv"  # GLM-4.5: q, k, v biased by attention_bias, o_proj never (Glm4MoeAttention)
     elif cfg.get("attention_bias") or (falcon and cfg.get("bias")):
         attention_bias = "all"
     else:
@@ -556,7 +557,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         norm_type="layernorm" if falcon else "rmsnorm",
         norms_per_layer=norms_per_layer,
         attention_bias=attention_bias,
-        qk_norm=model_type in _QK_NORM,
+        qk_norm=model_type in _QK_NORM or (model_type == "glm4_moe" and bool(cfg.get("use_qk_norm"))),
         mlp_bias=gpt_oss or bool(cfg.get("mlp_bias")) or bool(falcon and cfg.get("bias")),
         router_bias=gpt_oss,
         attention_sinks=gpt_oss,
