@@ -71,6 +71,32 @@ _NOTED_ALIASES: dict[str, tuple[str, str]] = {
     ),
     "deepseekr1": ("deepseek-v3", "DeepSeek-R1 is a fine-tune of DeepSeek-V3: same architecture"),
     "deepseekr10528": ("deepseek-v3", "DeepSeek-R1-0528 is a fine-tune of DeepSeek-V3: same architecture"),
+    # stop 67: further-trained checkpoints renters name, each the named row's config.json shape (recalled
+    # from the Hugging Face repos, not re-read in this session)
+    "deepseekv3.1": (
+        "deepseek-v3",
+        "DeepSeek-V3.1 is DeepSeek-V3 further trained: same architecture and window (163,840), FP8 weights",
+    ),
+    "deepseekv3.1terminus": (
+        "deepseek-v3",
+        "DeepSeek-V3.1-Terminus is an update of DeepSeek-V3.1: DeepSeek-V3's architecture, FP8 weights",
+    ),
+    "deepseekr1distillllama8b": (
+        "llama-3.1-8b",
+        "DeepSeek-R1-Distill-Llama-8B is Llama-3.1-8B fine-tuned on R1's outputs: same architecture",
+    ),
+    "deepseekr1distillqwen7b": (
+        "qwen2.5-7b",
+        "DeepSeek-R1-Distill-Qwen-7B is Qwen2.5-Math-7B fine-tuned on R1's outputs: Qwen2.5-7B's shape",
+    ),
+    "deepseekr1distillqwen14b": (
+        "qwen2.5-14b",
+        "DeepSeek-R1-Distill-Qwen-14B is Qwen2.5-14B fine-tuned on R1's outputs: same architecture",
+    ),
+    "llama3.1nemotron70b": (
+        "llama-3.1-70b",
+        "Llama-3.1-Nemotron-70B-Instruct is NVIDIA's fine-tune of Llama-3.1-70B-Instruct: same architecture",
+    ),
 }
 
 
@@ -123,6 +149,23 @@ def _qwen25_instruct(size: str, row_window: int) -> CheckpointWindow:
     )
 
 
+def _qwen25_coder(size: str, row_window: int) -> CheckpointWindow:
+    """Qwen2.5-Coder-{size}-Instruct: Qwen2.5-{size}'s architecture, config.json max_position_embeddings
+    32,768 (the base repo's: ``row_window``), the model card's YaRN factor 4 to 131,072 (as the Instruct
+    repos of Qwen2.5)."""
+    return CheckpointWindow(
+        f"Qwen/Qwen2.5-Coder-{size}-Instruct",
+        f"qwen2.5-{size.lower()}",
+        32_768,
+        4.0,
+        f"config.json of Qwen/Qwen2.5-Coder-{size}-Instruct: Qwen2.5-{size}'s layers, heads and vocabulary, "
+        f"max_position_embeddings 32768 (the base repo of Qwen2.5-{size}: {row_window}); model card "
+        "'Processing Long Texts': 'Context Length: Full 131,072 tokens' with rope_scaling {factor 4.0, "
+        "original_max_position_embeddings 32768, type yarn} (both recalled from the Hugging Face repo, not "
+        "re-read in this session)",
+    )
+
+
 def _qwen3_2507(size: str, mode: str) -> CheckpointWindow:
     """Qwen3-{size}-{mode}-2507, the July 2025 update of Qwen3-{size}: the row's architecture (layers,
     heads, experts and their sizes unchanged), config.json max_position_embeddings 262,144 where the row's
@@ -159,6 +202,17 @@ CHECKPOINT_WINDOWS: tuple[CheckpointWindow, ...] = (
     _qwen25_instruct("32B", 131_072),
     _qwen25_instruct("72B", 131_072),
     *(_qwen3_2507("30B-A3B", mode) for mode in ("Instruct", "Thinking")),
+    *(_qwen3_2507("235B-A22B", mode) for mode in ("Instruct", "Thinking")),
+    CheckpointWindow(
+        "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+        "qwen3-30b-a3b",
+        262_144,
+        0.0,  # the card's extension to 1M tokens is not taken: the 262,144 it serves natively is the limit
+        "config.json of Qwen/Qwen3-Coder-30B-A3B-Instruct: max_position_embeddings 262144, the layer, head "
+        "and expert counts of Qwen/Qwen3-30B-A3B; model card: 'Context Length: 262,144 natively' (both "
+        "recalled from the Hugging Face repo, not re-read in this session)",
+    ),
+    *(_qwen25_coder(size, window) for size, window in (("7B", 131_072), ("14B", 131_072), ("32B", 131_072))),
 )
 
 
@@ -493,6 +547,9 @@ def _resolve_curated(name: str, field: str) -> ModelResolution:
     typed, name = name, fold_name(name)  # pasted look-alikes ("Llama‑3.1‑8B", U+2011) read as ASCII
     inner = re.findall(r"\(([^)]*)\)", name)
     outer = re.sub(r"\([^)]*\)", " ", name).strip()
+    whole = _lookup(name) if inner else None  # an alias may hold the parentheses ("GPT-2 1.2B (Megatron-LM)")
+    if whole is not None:
+        return whole
     for candidate in inner:
         found = _lookup(candidate) if candidate.strip() else None
         if found is not None:
