@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from gpuscout.errors import UnknownNameError
 from gpuscout.knowledge.models import resolve_model_detail
 from gpuscout.knowledge.params import count_params
 
@@ -57,3 +58,19 @@ def test_an_alias_holding_parentheses_resolves_as_a_whole() -> None:
         assert resolve_model_detail(typed).model.name == "megatron-gpt2-1.2b"
     # a parenthesised model name still wins over the rest
     assert resolve_model_detail("LLaMA 7B (codellama-7b)").model.name == "codellama-7b"
+
+
+@pytest.mark.parametrize(
+    ("typed", "first"),
+    [
+        ("llama-4", ["llama-4-scout", "llama-4-maverick"]),
+        ("Llama 4", ["llama-4-scout", "llama-4-maverick"]),
+        ("glm", ["glm-4.6", "glm-4.5", "glm-4.5-air"]),
+        ("gemma 3", ["gemma-3-27b"]),
+    ],
+)
+def test_a_family_name_suggests_the_family_first(typed: str, first: list[str]) -> None:
+    # "llama-4" had llama-3-8b and llama-2-7b suggested before Llama 4's own models (nearest spelling)
+    with pytest.raises(UnknownNameError) as exc:
+        resolve_model_detail(typed, imported=False)
+    assert exc.value.suggestions[: len(first)] == first, exc.value.suggestions

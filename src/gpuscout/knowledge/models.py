@@ -502,11 +502,24 @@ def _closest_names(name: str) -> list[str]:
             owner[label] = model.name
     for cw in CHECKPOINT_WINDOWS:  # the checkpoints with their own entries (qwen2.5-7b-instruct)
         owner[cw.checkpoint] = owner[cw.name] = cw.name
-    found: list[str] = []
+    ranked: list[str] = []
     for label in closest(name, owner, n=15):
-        if owner[label] not in found:
-            found.append(owner[label])
-    return found[:6]
+        if owner[label] not in ranked:
+            ranked.append(owner[label])
+    # a name that begins a model's name ("llama 4", "glm", "gemma 3") is a family: its models first, the
+    # closest first, rather than whatever spelling is nearest ("llama-3-8b" for "llama-4")
+    key = _compact(name)
+    family = (
+        {o for label, o in owner.items() if _compact(label).startswith(key)}
+        if len(key) >= _FAMILY_PREFIX_CHARS
+        else set()
+    )
+    first = [n for n in ranked if n in family] + sorted(family.difference(ranked))
+    return list(dict.fromkeys([*first, *ranked]))[:6]
+
+
+#: The fewest characters (compacted) a typed name needs to be read as the start of a family's names
+_FAMILY_PREFIX_CHARS = 3
 
 
 def _lookup(name: str) -> ModelResolution | None:
