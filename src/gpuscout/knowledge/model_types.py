@@ -149,11 +149,6 @@ class ModelSpec(_HashOnce):
         return self.layer_types[index]
 
     @property
-    def local_layers_words(self) -> str:
-        """What the model's local layers are, in words: "chunked-attention" or "sliding-window"."""
-        return "chunked-attention" if self.chunked_attention else "sliding-window"
-
-    @property
     def sliding_layers(self) -> int:
         """Number of layers with sliding-window attention (0 when none)."""
         return sum(1 for kind in self.layer_types if kind == "sliding")

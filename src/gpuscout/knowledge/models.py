@@ -495,6 +495,10 @@ def _suggestions(name: str) -> list[str]:
     return list(dict.fromkeys(found))[:6]
 
 
+#: The fewest characters (compacted) a typed name needs to be read as the start of a family's names
+_FAMILY_PREFIX_CHARS = 3
+
+
 def _closest_names(name: str) -> list[str]:
     owner: dict[str, str] = {}
     for model in all_models():
@@ -516,10 +520,6 @@ def _closest_names(name: str) -> list[str]:
     )
     first = [n for n in ranked if n in family] + sorted(family.difference(ranked))
     return list(dict.fromkeys([*first, *ranked]))[:6]
-
-
-#: The fewest characters (compacted) a typed name needs to be read as the start of a family's names
-_FAMILY_PREFIX_CHARS = 3
 
 
 def _lookup(name: str) -> ModelResolution | None:
