@@ -58,8 +58,7 @@ class ModelConsts:
     dense_mlp: float = 0.0  # the MLPs of the dense layers (every layer of a dense model; DeepSeek's first 3)
     moe_fixed: float = 0.0  # the MoE layers' shared experts and routers, all of them
     final_norm: float = 0.0  # the norm after the last layer (held with the output head)
-    # which layers, in order, have the MoE block (``ModelSpec.is_moe_layer``); empty: the leading
-    # ``dense_layers`` are dense and the rest MoE
+    # which layers, in order, have the MoE block (``ModelSpec.is_moe_layer``; all False for a dense model)
     moe_pattern: tuple[bool, ...] = ()
 
     @property
@@ -125,7 +124,7 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
         dense_mlp=float(pc.dense_mlp),
         moe_fixed=float(pc.shared_experts + pc.router),
         final_norm=float(norm_size(spec, spec.hidden_size)) if pc.computed else 0.0,
-        moe_pattern=tuple(spec.is_moe_layer(i) for i in range(spec.num_hidden_layers)) if moe_layers else (),
+        moe_pattern=tuple(spec.is_moe_layer(i) for i in range(spec.num_hidden_layers)),
     )
 
 
@@ -165,8 +164,7 @@ def body_bytes(fmt: WeightFormat, c: ModelConsts, experts_per_layer: float | Non
 
 def layer_bytes(fmt: WeightFormat, c: ModelConsts) -> tuple[float, ...]:
     """Bytes of each decoder layer in ``fmt``, in order: its attention, norms and sinks, then a dense MLP
-    (the first ``dense_layers``, or as ``moe_pattern`` says) or the MoE block (every routed expert,
-    shared experts, router).
+    (where ``moe_pattern`` says so) or the MoE block (every routed expert, shared experts, router).
 
     With ``c.final_norm`` at the body rate they add up to :func:`body_bytes` (a ``wide_layers`` format's
     first and last layers carry the extra width :func:`dense_body_bytes` gives them)."""
@@ -179,10 +177,7 @@ def layer_bytes(fmt: WeightFormat, c: ModelConsts) -> tuple[float, ...]:
     dense = common + c.dense_mlp / max(1, c.dense_layers) * bits
     moe = common + c.moe_fixed / max(1, c.moe_layers) * bits
     moe += c.expert_params * c.num_experts * fmt.body_bits(True)
-    if c.moe_pattern:
-        sizes = [moe if is_moe else dense for is_moe in c.moe_pattern]
-    else:
-        sizes = [dense if i < c.dense_layers else moe for i in range(c.layers)]
+    sizes = [moe if is_moe else dense for is_moe in c.moe_pattern]
     if fmt.wide_layers:
         # the first and last layers left wide, each by the average non-attention share, as dense_body_bytes
         wide_bits = fmt.attn_bits if fmt.attn_bits is not None else 16.0

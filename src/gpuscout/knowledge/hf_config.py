@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.fused_experts import LINEAR, fused_experts
-from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.model_types import ModelSpec, local_then_full
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama",
@@ -201,7 +201,7 @@ def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: i
         return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
     if model_type in {"gemma3", "gemma3_text"}:
         period = _opt_int(cfg, "sliding_window_pattern", most=MAX_LAYERS) or 6
-        return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
+        return local_then_full(layers, period)
     return ("sliding",) * layers
 
 
@@ -216,7 +216,7 @@ def _llama4_layer_types(cfg: Mapping[str, Any], layers: int) -> tuple[str, ...]:
             )
         return tuple("sliding" if listed[i] else "full" for i in range(layers))
     interval = _opt_int(cfg, "no_rope_layer_interval", most=MAX_LAYERS) or 4
-    return tuple("full" if (i + 1) % interval == 0 else "sliding" for i in range(layers))
+    return local_then_full(layers, interval)
 
 
 def _moe_layer_step(cfg: Mapping[str, Any], model_type: str, layers: int) -> int:

@@ -12,6 +12,12 @@ class _HashOnce:
     _hash: int
 
 
+def local_then_full(layers: int, period: int) -> tuple[str, ...]:
+    """Per-layer attention kinds where every ``period``-th layer is global ("full") and the others local
+    ("sliding"): Gemma 3 (period 6), Llama 4 (period 4: its chunked layers)."""
+    return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
+
+
 @dataclass(frozen=True, slots=True)
 class ModelSpec(_HashOnce):
     """A model architecture. Transformer LLM fields follow Hugging Face ``config.json`` names.

@@ -29,7 +29,7 @@ from importlib import resources
 
 from gpuscout.errors import UnknownNameError, closest, fold_name
 from gpuscout.knowledge.fused_experts import fused_experts
-from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.model_types import ModelSpec, local_then_full
 
 __all__ = [
     "CHECKPOINT_WINDOWS",
@@ -391,7 +391,7 @@ def expand_layer_pattern(pattern: str, layers: int) -> tuple[str, ...]:
     found = re.fullmatch(r"(\d+)-(?:sliding|chunked)-1-full", pattern)
     if found:
         period = int(found.group(1)) + 1
-        return tuple("full" if (i + 1) % period == 0 else "sliding" for i in range(layers))
+        return local_then_full(layers, period)
     raise ValueError(f"unknown layer pattern {pattern!r}")
 
 
