@@ -85,6 +85,7 @@ ACTIVE_CONVENTION = {
     "deepseek-v3": "excl",
     "deepseek-v3.2": "excl",
     "kimi-k2": "excl",  # DeepSeek-V3's architecture and convention: 31.7B without the embedding table
+    "kimi-k2-thinking": "excl",  # Kimi K2's architecture and figure
     "qwen2-57b-a14b": "incl",
     "gpt-oss-20b": "excl",
     "gpt-oss-120b": "excl",
@@ -97,6 +98,8 @@ ACTIVE_CONVENTION = {
     "glm-4.5-air": "body",
     "glm-4.5": "body",
     "glm-4.6": "body",
+    # MiniMax's "10B active" likewise (9.80B computed; 11.0B with both)
+    "minimax-m2": "body",
 }
 
 

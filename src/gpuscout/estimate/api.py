@@ -67,6 +67,7 @@ from gpuscout.estimate.precision import (
     gguf_from_checkpoint,
     has_bf16,
     kv_dtype_names,
+    published_checkpoint,
     resolve_kv_dtype,
     resolve_precision,
     states_fp8_scaling,
@@ -208,12 +209,9 @@ def _model_and_precision(
     asked = (precision or "").strip().lower()
     if asked in ("", "native", "auto", "checkpoint"):
         return spec, implied or spec.native_precision or "bf16", note
-    if (
-        spec.native_precision
-        and resolve_precision(asked).name == "mxfp4"
-        and spec.native_precision == "mxfp4-moe"
-    ):
-        return spec, "mxfp4-moe", note  # the published MXFP4 checkpoint keeps attention in bf16
+    published = published_checkpoint(spec.native_precision, asked)
+    if published:  # gpt-oss's MXFP4 checkpoint keeps attention in bf16, Kimi-K2-Thinking's int4 too
+        return spec, published, note
     if not states_fp8_scaling(asked):
         from gpuscout.knowledge.models import fp8_checkpoint_format
 

@@ -45,6 +45,12 @@ Effective bits per weight, with where each figure comes from:
   kind::f8f6f4) reaches at most the FP8 rate, never the FP4 one. The estimate
   takes W4A16 for every engine but llama.cpp, whose native Blackwell MXFP4 path quantises activations to
   MXFP4 for the FP4 MMA (PR #17906).
+- int4-moe (Kimi-K2-Thinking's checkpoint, quantization-aware trained): the routed experts int4,
+  compressed-tensors "pack-quantized", symmetric, one bf16 scale per group of 32 (4 + 16/32 = 4.5 bits);
+  attention, the shared expert, the leading dense layer, embeddings and lm_head bf16 (``dense_bits``).
+  Judged by the engines' int4 rules (a weight-only W4A16 format); its experts run in Marlin-style
+  mma.sync MoE kernels (vLLM's and SGLang's compressed-tensors WNA16 MoE), not the warpgroup-MMA ones
+  gpt-oss's MXFP4 experts get on Hopper (recalled, not read: ``throughput.Setup.wgmma_experts``).
 - GGUF (llama.cpp). Block formats (bytes per block, ggml-common.h): Q4_0 4.5, Q4_1 5.0, Q5_0 5.5,
   Q5_1 6.0, Q8_0 8.5, Q2_K 2.625, Q3_K 3.4375, Q4_K 4.5, Q5_K 5.5, Q6_K 6.5625, IQ1_S 1.5625, IQ1_M
   1.75, IQ2_XXS 2.0625, IQ2_XS 2.3125, IQ2_S 2.5625, IQ3_XXS 3.0625, IQ3_S 3.4375, IQ4_NL 4.5, IQ4_XS
@@ -302,6 +308,20 @@ _FORMATS: dict[str, WeightFormat] = {
             expert_activations="bf16",
             gguf_experts="MXFP4",
         ),
+        _fmt(
+            "int4-moe",
+            "INT4 MoE experts (rest bf16)",
+            4.5,
+            16,
+            16,
+            CLASS_WEIGHT_ONLY,
+            note="Kimi-K2-Thinking checkpoint: routed experts int4 (compressed-tensors pack-quantized, "
+            "symmetric, a bf16 scale per 32 weights: 4.5 bits), attention, shared expert, dense layer, "
+            "embeddings and lm_head bf16; the experts' int4 weights multiply bf16 activations (W4A16, Marlin "
+            "MoE kernels)",
+            dense_bits=16.0,
+            expert_activations="bf16",
+        ),
         _fmt("gguf-f16", "GGUF F16", 16, 16, 16, CLASS_GGUF_F16, gguf=True),
         _fmt("gguf-q8_0", "GGUF Q8_0", 8.5, 8.5, 8.5, CLASS_GGUF, gguf=True),
         _fmt("gguf-q6_k", "GGUF Q6_K", Q6_K_BITS, Q6_K_BITS, Q6_K_BITS, CLASS_GGUF, gguf=True),
@@ -390,6 +410,7 @@ _ALIASES: dict[str, str] = {
     "bnb-4bit": "nf4",
     "fp4": "nvfp4",
     "mxfp4-experts": "mxfp4-moe",
+    "int4-experts": "int4-moe",
     "gguf-mxfp4": "mxfp4",
     # llama-quantize's own aliases (tools/quantize/quantize.cpp)
     "q3_k": "gguf-q3_k_m",
@@ -424,6 +445,23 @@ def states_fp8_scaling(name: str) -> bool:
 def accepted_precisions() -> list[str]:
     """Names accepted for ``precision`` (canonical ones; aliases resolve to these)."""
     return sorted(_FORMATS)
+
+
+#: A model's published experts-only checkpoint format -> the weight type whose bare name means it: gpt-oss's
+#: "mxfp4" is its MXFP4-experts checkpoint (no dense MXFP4 one is published), Kimi-K2-Thinking's "int4" its
+#: int4-experts one (a spelling that names a checkpoint format, "awq" / "gptq", is another file).
+_PUBLISHED_AS: dict[str, str] = {"mxfp4-moe": "mxfp4", "int4-moe": "int4"}
+
+
+def published_checkpoint(native: str, asked: str) -> str:
+    """``native`` (a model's ``native_precision``) where ``asked`` names its published experts-only
+    checkpoint (gpt-oss and "mxfp4", Kimi-K2-Thinking and "int4"); "" where it names another format.
+    An unknown spelling raises InvalidInputError naming the precision."""
+    base = _PUBLISHED_AS.get(native)
+    if base is None:
+        return ""
+    fmt = resolve_precision(asked)
+    return native if fmt.name == base and not fmt.checkpoint else ""
 
 
 def resolve_precision(name: str | WeightFormat) -> WeightFormat:

@@ -43,6 +43,7 @@ _KEYS = {
     "nvfp4": "nvfp4",
     "mxfp4": "mxfp4",
     "mxfp4-moe": "mxfp4",
+    "int4-moe": "int4",
 }
 
 

@@ -202,8 +202,9 @@ class Setup:
 
     @property
     def wgmma_experts(self) -> bool:
-        """Whether the routed experts of a W4A16 experts-only format (gpt-oss's MXFP4 x bf16,
-        ``expert_activations``) run in a warpgroup-MMA grouped GEMM on this GPU, not in Marlin's
+        """Whether the routed experts of a W4A16 MXFP4 experts-only format (gpt-oss's MXFP4 x bf16,
+        ``expert_activations``; int4 experts, ``int4-moe``, run in Marlin's MoE kernels everywhere) run in a
+        warpgroup-MMA grouped GEMM on this GPU, not in Marlin's
         ``mma.sync``: on Hopper (cc 9.x) vLLM, SGLang and transformers run them through OpenAI's Triton
         ``matmul_ogs`` (wgmma), TensorRT-LLM through its CUTLASS W4A16 MoE GEMM; on the SM100 family
         (cc 10.x) through FlashInfer's TRT-LLM-gen / CUTLASS MoE (tcgen05) (engine_support.csv, the mxfp4
@@ -215,7 +216,8 @@ class Setup:
         running as mma.sync on Hopper; TRT-LLM-gen: tokens as the MMA's N, 8 to 64), not the 64 rows a
         dense wgmma GEMM pads to, so a decode step's touched experts are not padded to 64 rows each."""
         cc = self.acc.nvidia_cc
-        return bool(self.timed_fmt.expert_activations) and cc is not None and (9, 0) <= cc < (11, 0)
+        fp4_experts = bool(self.timed_fmt.expert_activations) and self.timed_fmt.native == "fp4"
+        return fp4_experts and cc is not None and (9, 0) <= cc < (11, 0)
 
     def _attn_rate(self) -> float:
         """The engine's 16-bit GEMM rate on this GPU (see :attr:`attn_flops`, :attr:`dense_flops`)."""

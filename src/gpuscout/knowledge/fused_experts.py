@@ -35,10 +35,11 @@ So, with today's releases (transformers 5.x, PEFT 0.21), an "all-linear" LoRA:
   transformers 5.25.0): adapts no routed expert and not the router (Llama 4's router is an ``nn.Linear``
   subclass, ``Llama4Router``: all-linear adapts it, which the layout's bare-weight router leaves out);
 * :data:`CONVERTED` (Mixtral, Qwen3-MoE, DeepSeek-V3, DeepSeek-V3.2, GLM-4.5: ``glm4_moe``, whose
-  ``Glm4MoeExperts`` transformers 5.25.0 fuses and maps to ``qwen2_moe``): adapts every routed expert
-  (``gate_up_proj`` at twice the rank, ``down_proj`` at the rank) and the router weight; and, because the
-  names ``gate_proj`` / ``up_proj`` / ``down_proj`` left ``target_modules``, no ``nn.Linear`` so named: not
-  DeepSeek's leading dense MLPs nor its shared expert (read in the code, not run);
+  ``Glm4MoeExperts`` transformers 5.25.0 fuses and maps to ``qwen2_moe``; MiniMax-M2: ``minimax_m2``,
+  whose ``MiniMaxM2Experts`` it fuses and maps to ``mixtral``, the pattern PEFT 0.21.2 converts): adapts
+  every routed expert (``gate_up_proj`` at twice the rank, ``down_proj`` at the rank) and the router
+  weight; and, because the names ``gate_proj`` / ``up_proj`` / ``down_proj`` left ``target_modules``, no
+  ``nn.Linear`` so named: not DeepSeek's leading dense MLPs nor its shared expert (read in the code, not run);
 * an ``nn.Linear`` per expert (:data:`LINEAR`, the default: a model type not below, Kimi-K2's remote
   DeepSeek-V3 code (recalled)): every expert and shared expert, not a router held as a bare weight.
 
@@ -67,6 +68,7 @@ _BY_MODEL_TYPE: dict[str, str] = {
     "deepseek_v3": CONVERTED,
     "deepseek_v32": CONVERTED,
     "glm4_moe": CONVERTED,
+    "minimax_m2": CONVERTED,
 }
 
 

@@ -1,8 +1,9 @@
 """Import a model architecture from a parsed Hugging Face ``config.json`` (:func:`spec_from_hf_config`).
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3,
-deepseek_v3 (and v2), gpt_oss, glm4_moe, llama4, gemma / gemma2 / gemma3 (incl. ``text_config``
-nesting), phi3 and falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones).
+deepseek_v3 (and v2), gpt_oss, glm4_moe, minimax_m2, llama4, gemma / gemma2 / gemma3 and mistral3
+(incl. ``text_config`` nesting), phi3 and falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/
+``n_head_kv`` and new ones).
 Only the config is read, never weights. A key that a supported architecture needs and the config lacks
 raises ``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
 edge, in :mod:`gpuscout.loaders`.
@@ -33,6 +34,7 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "deepseek_v3",
     "gpt_oss",
     "glm4_moe",
+    "minimax_m2",
     "llama4",
     "llama4_text",
     "gemma",
@@ -49,7 +51,9 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
 _TIED_BY_DEFAULT = frozenset(
     {"gemma", "gemma2", "gemma3", "gemma3_text", "falcon", "RefinedWeb", "RefinedWebModel"}
 )
-_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text"})
+#: QK norm: per head in Qwen3 and Gemma 3; over the whole q and k widths in MiniMax-M2 (``MiniMaxM2Attention``
+#: q_norm / k_norm, read in transformers 5.25.0), counted per head all the same (0.4M weights short in M2)
+_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "minimax_m2"})
 _DEFAULT_VOCAB = {"gemma3": 262208, "gemma3_text": 262208}  # Gemma3TextConfig default
 #: Llama 4 (transformers ``Llama4TextConfig``): ``intermediate_size`` is the experts' width and
 #: ``intermediate_size_mlp`` the dense layers'; every MoE layer has one shared expert of the experts' width
@@ -342,6 +346,8 @@ def _family(cfg: Mapping[str, Any], model_type: str) -> str:
         return LLAMA3_ROPE_FAMILY
     if model_type in _LLAMA4:
         return "llama4"  # the wrapper's model_type and its text model's: one architecture
+    if model_type == "gemma3_text":
+        return "gemma3"  # Gemma 3's text model (the 1B, a multimodal config's text_config): one architecture
     return model_type
 
 
@@ -564,10 +570,17 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         fused_experts=fused_experts(_family(cfg, model_type)) if num_experts else LINEAR,
         mtp_layers=_opt_int(cfg, "num_nextn_predict_layers"),
         imported=True,
-        native_precision=native_precision(raw.get("quantization_config") or cfg.get("quantization_config")),
+        native_precision=_native_for(
+            native_precision(raw.get("quantization_config") or cfg.get("quantization_config")), num_experts
+        ),
     )
     _check_size(spec)
     return ParsedConfig(spec, window)
+
+
+def _native_for(native: str, num_experts: int) -> str:
+    """An experts-only format read from a config with no experts is the whole model's: int4."""
+    return "int4" if native == "int4-moe" and not num_experts else native
 
 
 def _check_size(spec: ModelSpec) -> None:
@@ -593,6 +606,8 @@ def native_precision(quantization_config: object) -> str:
     scale per 128x128 block), "fp8" for per-tensor / per-channel FP8 (compressed-tensors, ModelOpt);
     "fp8-ffn" for ``fbgemm_fp8`` that leaves ``self_attn`` unconverted (Meta's Llama 3.1 FP8);
     "mxfp4-moe" when MXFP4 leaves attention and the router unconverted (gpt-oss), "mxfp4" otherwise;
+    "int4-moe" for a compressed-tensors int4 scheme that ignores the attention (Kimi-K2-Thinking's int4
+    experts; the spec makes it "int4" for a model without experts);
     AWQ/GPTQ 4-bit -> "int4", 8-bit GPTQ -> "int8"; bitsandbytes 4-bit -> "nf4".
     """
     if not isinstance(quantization_config, Mapping):
@@ -622,6 +637,9 @@ def native_precision(quantization_config: object) -> str:
         if "W8A8" in algo or "INT8" in algo:
             return "w8a8"
         found = _compressed_tensors_int(quantization_config)
+        ignored = " ".join(str(m) for m in quantization_config.get("ignore") or [])
+        if found == "int4" and "self_attn" in ignored:
+            return "int4-moe"  # int4 experts, attention left in bf16 (Kimi-K2-Thinking); a dense model: int4
         if found:
             return found
         if "fp8" in text or "float" in text:

@@ -182,6 +182,22 @@ def _qwen3_2507(size: str, mode: str) -> CheckpointWindow:
     )
 
 
+def _mistral_small_3(kind: str) -> CheckpointWindow:
+    """Mistral Small 3 (January 2025, "2501"): Mistral Small 3.1's language model (the row describes 3.1,
+    whose text layers are 3's) with a 32,768-token window, text only."""
+    return CheckpointWindow(
+        f"mistralai/Mistral-Small-24B-{kind}-2501",
+        "mistral-small-3.1-24b",
+        32_768,
+        0.0,
+        f"config.json of mistralai/Mistral-Small-24B-{kind}-2501 (MistralForCausalLM): the layer, head and "
+        "vocabulary sizes of Mistral Small 3.1's language model, max_position_embeddings 32768, rope_theta "
+        "1e8; "
+        "Mistral AI's announcement (https://mistral.ai/news/mistral-small-3): 'a 32k context window' (both "
+        "recalled, not re-read in this session; 3.1's announcement gives 'up to 128k tokens')",
+    )
+
+
 #: Checkpoints whose config.json window differs from their registry row's (the rows describe the base
 #: repos). Qwen2.5-0.5B/3B-Instruct state their base's 32,768 and need no entry; Llama 3.x, Mistral,
 #: Mixtral, Gemma, Falcon, MPT, Nemotron and Qwen1/1.5 instruct/chat checkpoints state their base's
@@ -213,6 +229,16 @@ CHECKPOINT_WINDOWS: tuple[CheckpointWindow, ...] = (
         "recalled from the Hugging Face repo, not re-read in this session)",
     ),
     *(_qwen25_coder(size, window) for size, window in (("7B", 131_072), ("14B", 131_072), ("32B", 131_072))),
+    *(_mistral_small_3(kind) for kind in ("Instruct", "Base")),
+    CheckpointWindow(
+        "moonshotai/Kimi-K2-Instruct-0905",
+        "kimi-k2",
+        262_144,
+        0.0,
+        "config.json of moonshotai/Kimi-K2-Instruct-0905: Kimi K2's architecture, max_position_embeddings "
+        "262144; model card: 'Extended context length: ... increased from 128k to 256k' (both recalled "
+        "from the Hugging Face repo, not re-read in this session)",
+    ),
 )
 
 

@@ -13,6 +13,7 @@ from gpuscout.errors import InvalidInputError, WrongModelKind
 from gpuscout.estimate.api import memory_needed
 from gpuscout.estimate.arguments import MAX_CONTEXT as MAX_CONTEXT  # the estimator's (page and API)
 from gpuscout.estimate.memory import gib
+from gpuscout.estimate.precision import published_checkpoint
 from gpuscout.estimate.types import MemoryBreakdown
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import all_accelerators
@@ -60,9 +61,12 @@ def published_precision(spec: ModelSpec) -> str:
 
 
 def precisions_for(spec: ModelSpec) -> tuple[str, ...]:
-    """The formats a model's page sizes: its published one first when it is not among ``PRECISIONS``."""
+    """The formats a model's page sizes: its published one first when it is not among ``PRECISIONS``, and
+    none that means the published one again (Kimi-K2-Thinking's "int4" is its int4-experts checkpoint)."""
     native = published_precision(spec)
-    return PRECISIONS if native in PRECISIONS else (native, *PRECISIONS)
+    if native in PRECISIONS:
+        return PRECISIONS
+    return (native, *(p for p in PRECISIONS if published_checkpoint(native, p) != native))
 
 
 def default_context(spec: ModelSpec) -> int:
