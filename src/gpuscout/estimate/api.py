@@ -89,6 +89,7 @@ from gpuscout.estimate.support import (
     refused_for_age,
     release_refusal,
     verdict_for,
+    without_float16,
 )
 from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import CAP_WORDS, Estimate, FitOption, MemoryNeed, binding_words
@@ -811,6 +812,16 @@ def _prepare(
         return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, field=field
         )
+    no_fp16 = without_float16(eng, spec.family, fmt, verdict, acc)  # vLLM and Gemma: float32, not float16
+    if no_fp16 is not None and no_fp16.refusal:
+        return unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=no_fp16.refusal, sources=(no_fp16.source,), field="precision", instead=no_fp16.instead,
+        )  # fmt: skip
+    if no_fp16 is not None:
+        warnings.append(no_fp16.note)
+        fmt = resolve_precision("fp32")
+        verdict = verdict_for(eng, fmt, acc)
     no_fa2 = flash_attention_2_refusal(eng, acc)
     if no_fa2:
         return unsupported(
@@ -1415,7 +1426,8 @@ def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
     for name in _NARROWER_GGUF if p.fmt.gguf else _NARROWER:
         fmt = run_format(resolve_precision(name), p.eng, [], p.spec)
         verdict = verdict_for(p.eng, fmt, p.acc)
-        if not verdict.supported:
+        no_fp16 = without_float16(p.eng, p.spec.family, fmt, verdict, p.acc)
+        if not verdict.supported or (no_fp16 is not None and no_fp16.refusal):
             continue
         held = _as_run(fmt, verdict, p.acc, [], p.eng)[0]  # 16-bit where the engine dequantizes it
         if held.bits_per_weight >= p.fmt.bits_per_weight:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate.arguments import resolve_gpu_arg
 from gpuscout.estimate.engines import NEWEST_RELEASES, EngineProfile, resolve_engine
-from gpuscout.estimate.precision import WeightFormat, resolve_precision
+from gpuscout.estimate.precision import WeightFormat, has_bf16, resolve_precision
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.architecture_support import too_old_for
 from gpuscout.knowledge.engine_support import (
@@ -26,6 +26,7 @@ from gpuscout.knowledge.engine_support import (
     later_release_words,
     refused_again_at,
 )
+from gpuscout.knowledge.float16_refusals import float16_refusal
 
 # Weight format -> precision key of the support rules.
 _KEYS = {
@@ -231,3 +232,52 @@ def refused_for_age(engine: EngineProfile, fmt: WeightFormat, acc: Accelerator) 
     release runs it: :func:`first_running_release`), so that the engine field is the one to change."""
     later = first_running_release(engine.name, support_key(fmt), acc, support_checkpoint(fmt), engine.version)
     return later is not None
+
+
+@dataclass(frozen=True, slots=True)
+class Float16Answer:
+    """How an engine that refuses float16 for a model's architecture
+    (:mod:`gpuscout.knowledge.float16_refusals`) runs a format: refused (``refusal``, what would run:
+    ``instead``), or in float32 where the support rules would fall back to float16 (``note``)."""
+
+    refusal: str = ""
+    instead: str = ""
+    note: str = ""
+    source: str = ""
+
+
+def without_float16(
+    engine: EngineProfile, family: str, fmt: WeightFormat, verdict: SupportVerdict, acc: Accelerator
+) -> Float16Answer | None:
+    """The answer for ``fmt`` on ``acc`` where ``engine`` refuses float16 for models of ``family``; None
+    where it runs as the support rules say (no such rule, or a GPU with bfloat16 and a format other than
+    fp16). On a GPU without bfloat16 the engine's default dtype is float32: bf16 runs as fp32, and a
+    quantized checkpoint, whose kernels take 16-bit activations, is refused."""
+    rule = float16_refusal(engine.name, engine.version or engine.era_release, family)
+    if rule is None:
+        return None
+    said = f'"{rule.says}"'
+    if fmt.name == "fp16":
+        return Float16Answer(
+            refusal=rule.reason(engine.label, family),
+            instead="bf16 (on a GPU with bfloat16: NVIDIA compute capability 8.0 or later), or fp32",
+            source=rule.source,
+        )
+    if has_bf16(acc) or fmt.name == "fp32":
+        return None
+    lacks = (
+        f"{acc.name} has no bfloat16 (compute capability below 8.0) and float16 is refused for {family} "
+        f"models ({said})"
+    )
+    if verdict.mode == "fallback-fp16":
+        return Float16Answer(
+            note=f"{engine.label}: bf16 on {acc.name} runs as fp32: {lacks}, so the default dtype is float32 "
+            "here: weights of 4 bytes, a float32 KV cache, math at the FP32 rate",
+            source=rule.source,
+        )
+    return Float16Answer(
+        refusal=f"{engine.label} on {acc.name}: {lacks}, so it loads the model in float32, and its "
+        f"{fmt.label} kernels take float16 or bfloat16 activations only",
+        instead=f"fp32 on {acc.name}, or {fmt.name} on a GPU with bfloat16 (compute capability 8.0 or later)",
+        source=rule.source,
+    )
