@@ -64,6 +64,7 @@ from gpuscout.estimate.precision import (
     ComputeRate,
     KvDtype,
     WeightFormat,
+    experts_only_base,
     gguf_from_checkpoint,
     has_bf16,
     kv_dtype_names,
@@ -191,7 +192,27 @@ def _model_and_precision(
     model: str | ModelSpec, precision: str | WeightFormat | None
 ) -> tuple[ModelSpec, str, str]:
     """(spec, precision asked or implied, note). A quantized checkpoint name ("Qwen3-14B-AWQ") implies its
-    precision; otherwise the model's native format (DeepSeek-V3 fp8, gpt-oss MXFP4 experts), else bf16."""
+    precision; otherwise the model's native format (DeepSeek-V3 fp8, gpt-oss MXFP4 experts), else bf16.
+    An experts-only format (``mxfp4-moe``, ``int4-moe``) asked for a model without experts is refused by
+    name: it would leave every weight in 16 bits under a 4-bit label."""
+    spec, name, note = _asked_precision(model, precision)
+    fmt = resolve_precision(name)
+    if fmt.dense_bits is not None and not spec.is_moe:
+        dense = experts_only_base(fmt.name)
+        raise InvalidInputError(
+            "precision",
+            f"{fmt.name} quantizes only the routed experts of an MoE model, and {spec.name} has none",
+            f"{dense} (every linear layer in {dense}), or another format"
+            if dense
+            else "a format that quantizes every linear layer",
+        )
+    return spec, name, note
+
+
+def _asked_precision(
+    model: str | ModelSpec, precision: str | WeightFormat | None
+) -> tuple[ModelSpec, str, str]:
+    """:func:`_model_and_precision`'s answer before the experts-only check."""
     if isinstance(model, ModelSpec):
         spec, implied, note = model, "", ""
     elif isinstance(model, str):  # a blank name too: the resolver says it is empty, with known names

@@ -453,6 +453,11 @@ def accepted_precisions() -> list[str]:
 _PUBLISHED_AS: dict[str, str] = {"mxfp4-moe": "mxfp4", "int4-moe": "int4"}
 
 
+def experts_only_base(name: str) -> str:
+    """The weight type of an experts-only format's experts ("mxfp4" of "mxfp4-moe"), "" for another."""
+    return _PUBLISHED_AS.get(name, "")
+
+
 def published_checkpoint(native: str, asked: str) -> str:
     """``native`` (a model's ``native_precision``) where ``asked`` names its published experts-only
     checkpoint (gpt-oss and "mxfp4", Kimi-K2-Thinking and "int4"); "" where it names another format.
