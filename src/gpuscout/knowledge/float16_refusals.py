@@ -13,7 +13,9 @@ model types it does not. Read in vLLM's released source (the sdists on PyPI):
 * ``_resolve_auto_dtype`` drops float16 from the platform's dtypes for them. On CUDA below compute
   capability 8.0 those are float16 and float32 (``platforms/cuda.py`` ``supported_dtypes``), so ``--dtype
   auto`` (the default) loads the bf16 checkpoint in **float32**: weights of 4 bytes, a float32 KV cache, math
-  at the FP32 rate.
+  at the FP32 rate. It runs: the Triton and FlexAttention backends take float32 (``supported_dtypes`` in
+  ``v1/attention/backends/triton_attn.py`` and ``flex_attention.py``, 0.33.0), FlashAttention and
+  FlashInfer do not.
 * ``VllmConfig`` then checks the quantization method's ``get_supported_act_dtypes()`` against that dtype
   (``vllm/config/vllm.py``, 0.33.0): AWQ and GPTQ (``auto_awq``, ``auto_gptq``: float16, bfloat16), FP8
   (``fp8``, ``fbgemm_fp8``, ModelOpt: bfloat16, float16) take no float32, so on such a GPU a quantized
