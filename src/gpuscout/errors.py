@@ -51,8 +51,13 @@ class UnknownNameError(InvalidInputError, LookupError):
         """Whether the name given was empty or blank (no name at all)."""
         return isinstance(self.name, str) and not self.name.strip()
 
-    def __init__(self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False) -> None:
+    def __init__(
+        self, field: str, name: str, suggestions: Iterable[str], *, ambiguous: bool = False, reason: str = ""
+    ) -> None:
         self.name = name
+        # why a known kind of thing has no row ("Qwen3.5 ... has linear-attention layers ..."): said after the
+        # name (:mod:`gpuscout.knowledge.unmodelled`); "" for a name that is simply unknown
+        self.reason = reason
         examples = isinstance(suggestions, KnownNames)
         self.suggestions: list[str] = KnownNames(suggestions) if examples else list(suggestions)
         self.ambiguous = ambiguous
@@ -70,7 +75,8 @@ class UnknownNameError(InvalidInputError, LookupError):
             return
         hint = ", ".join(self.suggestions) if self.suggestions else "none close"
         label = "matches" if ambiguous else "closest known"
-        super().__init__(field, f"{what} name {said}; {label}: {hint}")
+        why = f": {reason}" if reason else ""
+        super().__init__(field, f"{what} name {said}{why}; {label}: {hint}")
 
     def named_as(self, field: str) -> UnknownNameError:
         """The same error named by ``field`` (the option the user typed: ``--engine``): a copy, of the same

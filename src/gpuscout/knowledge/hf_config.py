@@ -281,8 +281,14 @@ def _text_config(raw: Mapping[str, Any]) -> tuple[dict[str, Any], str]:
         cfg = {**{k: v for k, v in raw.items() if k != "text_config"}, **text}
         model_type = str(text.get("model_type") or model_type)
     if model_type not in SUPPORTED_MODEL_TYPES:
+        from gpuscout.knowledge.unmodelled import unmodelled_type
+
+        family = unmodelled_type(model_type)
+        why = f": {family.reason()}" if family else ""
         raise InvalidInputError(
-            "model_type", f"architecture {model_type!r} is not supported", ", ".join(SUPPORTED_MODEL_TYPES)
+            "model_type",
+            f"architecture {model_type!r} is not supported{why}",
+            ", ".join(SUPPORTED_MODEL_TYPES),
         )
     return cfg, model_type
 

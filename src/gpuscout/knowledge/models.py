@@ -619,8 +619,18 @@ def _resolve_curated(name: str, field: str) -> ModelResolution:
                 base.model, base.exact, "; ".join(filter(None, [note, base.note])), precision=precision
             )
     if found is None:
-        raise UnknownNameError(field, typed, _suggestions(outer or name))
+        raise unknown_model(field, typed, _suggestions(outer or name))
     return found
+
+
+def unknown_model(field: str, typed: str, suggestions: list[str]) -> UnknownNameError:
+    """The error for a model name no row holds: :class:`~gpuscout.errors.UnknownNameError`, saying what
+    the model is and why it has no row where it is one of an architecture gpuscout does not model
+    (:mod:`gpuscout.knowledge.unmodelled`)."""
+    from gpuscout.knowledge.unmodelled import unmodelled_name
+
+    family = unmodelled_name(typed)
+    return UnknownNameError(field, typed, suggestions, reason=family.reason() if family else "")
 
 
 def _imported_model(typed: str, field: str, suggestions: list[str]) -> ModelResolution:
@@ -635,7 +645,7 @@ def _imported_model(typed: str, field: str, suggestions: list[str]) -> ModelReso
         if name_key(spec.name) == key:
             return ModelResolution(spec, exact=True, note="imported by you")
     near = closest(typed, [s.name for s in mine], n=3) if mine else []
-    raise UnknownNameError(field, typed, [*near, *(s for s in suggestions if s not in near)][:6])
+    raise unknown_model(field, typed, [*near, *(s for s in suggestions if s not in near)][:6])
 
 
 def is_entry_name(spec: ModelSpec, label: str) -> bool:

@@ -34,7 +34,7 @@ class NotFoundError(UnknownNameError):
 
     @classmethod
     def wrap(cls, exc: UnknownNameError) -> NotFoundError:
-        return cls(exc.field, exc.name, exc.suggestions, ambiguous=exc.ambiguous)
+        return cls(exc.field, exc.name, exc.suggestions, ambiguous=exc.ambiguous, reason=exc.reason)
 
 
 def wants_json(request: Request) -> bool:

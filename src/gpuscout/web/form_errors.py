@@ -283,9 +283,10 @@ def gpuscout_error(
     label = labels.get(name)
     if isinstance(exc, UnknownNameError):
         what = "matches several" if exc.ambiguous else "is not a name gpuscout knows"
-        text = f"“{shown_name(exc.name)}” {what}"
+        text = f"“{shown_name(exc.name)}” {what}" + (f": {exc.reason}" if exc.reason else "")
         if exc.suggestions:
-            text += "; pick one below" if exc.ambiguous else "; did you mean one of these?"
+            ask = "; the closest it models:" if exc.reason else "; did you mean one of these?"
+            text += "; pick one below" if exc.ambiguous else ask
         message = f"{label}: {text}" if label else text
         return FieldError(name, message, tuple(exc.suggestions)) if label else message
     message = _in_labels(_detail(exc), labels, exc.names)

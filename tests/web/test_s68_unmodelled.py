@@ -1,0 +1,101 @@
+"""Names of architectures gpuscout does not model say so (stop 68; ``gpuscout.knowledge.unmodelled``).
+
+"Qwen3.5-35B-A3B" was an unknown name with qwen3-30b-a3b first among the closest: a renter could take that
+row and size the wrong architecture (Qwen3.5's Gated DeltaNet layers keep a fixed-size state, not a KV
+cache). The error now says what the model is and why it has no row, on every face, and an imported
+config.json of such a model type is refused with the same reason.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuscout import estimate
+from gpuscout.errors import UnknownNameError
+from gpuscout.knowledge.hf_config import parse_hf_config
+from gpuscout.knowledge.models import all_models, resolve_model
+from gpuscout.knowledge.unmodelled import FAMILIES, unmodelled_name, unmodelled_type
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("Qwen/Qwen3.5-35B-A3B", "Qwen3.5"),
+        ("qwen3.5", "Qwen3.5"),
+        ("Qwen3-Next-80B-A3B-Instruct", "Qwen3-Next"),
+        ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Nemotron-H"),
+        ("NVIDIA-Nemotron-Nano-9B-v2", "Nemotron-H"),
+        ("granite-4.0-h-small", "Granite 4.0 H"),
+        ("Falcon-H1-7B-Instruct", "Falcon-H1"),
+        ("AI21-Jamba-Mini-1.7", "Jamba"),
+        ("MiniMax-M1-80k", "MiniMax-Text-01"),
+        ("Kimi-Linear-48B-A3B-Instruct", "Kimi Linear"),
+        ("google/gemma-3n-E4B-it", "Gemma 3n"),
+        ("gemma-4-e2b-it", "Gemma 4"),
+        ("deepseek-ai/DeepSeek-V4-Flash", "DeepSeek-V4"),
+        ("mistralai/Mistral-Large-4-1T-A52B", "Mistral Large 4"),
+    ],
+)
+def test_an_unmodelled_architecture_is_named_with_its_reason(name: str, label: str) -> None:
+    with pytest.raises(UnknownNameError) as err:
+        resolve_model(name)
+    assert err.value.field == "model" and err.value.reason
+    text = str(err.value)
+    assert f"unknown name {name!r}: {label}" in text and "does not represent" in text
+    assert "closest known:" in text  # the suggestions stay
+
+
+@pytest.mark.parametrize(
+    "name",
+    # rows of the table, and names that only look alike: a Llama 3.1 fine-tune named Nemotron Nano, the 2023
+    # Nemotron-3 8B, Granite without the H, MiniMax-M2 (a row), Gemma 3 4B, Mistral Large 2
+    [
+        "nemotron-3-8b",
+        "Llama-3.1-Nemotron-Nano-8B-v1",
+        "granite-4.0-micro",
+        "minimax-m2",
+        "gemma-3-4b",
+        "mistral-large-2407",
+    ],
+)
+def test_look_alikes_are_not_taken_for_them(name: str) -> None:
+    assert unmodelled_name(name) is None
+
+
+def test_no_row_of_the_table_is_called_unmodelled() -> None:
+    for spec in all_models():
+        assert unmodelled_name(spec.name) is None, spec.name
+        assert all(unmodelled_name(alias) is None for alias in spec.aliases), spec.name
+
+
+def test_a_plain_unknown_name_has_no_reason() -> None:
+    with pytest.raises(UnknownNameError) as err:
+        resolve_model("llama-9")
+    assert err.value.reason == "" and "does not represent" not in str(err.value)
+
+
+def test_every_family_names_a_model_type_and_what_it_has() -> None:
+    for family in FAMILIES:
+        assert family.model_types and family.has and family.read
+        for model_type in family.model_types:
+            assert unmodelled_type(model_type) is family
+
+
+def test_an_imported_config_of_such_a_type_is_refused_with_the_reason() -> None:
+    with pytest.raises(Exception) as err:
+        parse_hf_config({"model_type": "qwen3_next", "hidden_size": 2048, "num_hidden_layers": 48})
+    assert "'qwen3_next' is not supported: Qwen3-Next" in str(err.value)
+    nested = {"model_type": "qwen3_5_moe", "text_config": {"model_type": "qwen3_5_moe_text"}}
+    with pytest.raises(Exception) as err:
+        parse_hf_config(nested)
+    assert "Gated DeltaNet" in str(err.value)
+
+
+def test_the_estimate_and_the_web_say_it(client) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(UnknownNameError) as err:
+        estimate("Qwen3.5-27B", "H100")
+    assert "Qwen3.5" in str(err.value)
+    api = client.get("/api/v1/models/Qwen3.5-27B")
+    assert api.status_code == 404 and "Gated DeltaNet" in api.json()["message"]
+    page = client.get("/advise", params={"kind": "serve", "model": "Qwen3.5-27B"})
+    assert "Gated DeltaNet" in page.text and "the closest it models" in page.text
