@@ -26,7 +26,7 @@ import pytest
 
 from gpuscout import estimate
 from gpuscout.errors import UnknownNameError
-from gpuscout.knowledge.fused_experts import CONVERTED
+from gpuscout.knowledge.fused_experts import CONVERTED, SKIPPED
 from gpuscout.knowledge.hf_config import parse_hf_config
 from gpuscout.knowledge.models import resolve_model
 from gpuscout.knowledge.params import count_params
@@ -75,7 +75,7 @@ def test_mistral_small_counts_and_names() -> None:
     assert three.max_position_embeddings == 32_768 and count_params(three).total == c.total
     with pytest.raises(UnknownNameError) as err:
         resolve_model("mistral-small")
-    assert "mistral-small-3.1-24b" in str(err.value).split("closest known:")[1].split(",")[0]
+    assert {"mistral-small-3.1-24b", "mistral-small-4-119b"} <= set(err.value.suggestions[:4])
 
 
 def test_minimax_m2_counts_by_hand() -> None:
@@ -200,3 +200,75 @@ def test_minimax_m2_is_sized_in_its_fp8_by_default() -> None:
     assert est.precision == "fp8-block" and est.fits
     # 228.7B weights at 8 bits plus the block scales, split over two GPUs
     assert est.memory.weights_gb == pytest.approx(228.69 / 2, rel=0.03)
+
+
+# Mistral Small 4 (read in transformers 5.25.0's Mistral4Config defaults, documented as its checkpoint):
+# DeepSeek-V3's MLA and MoE at 36 layers of hidden 4096. Per layer: q_a 4096 x 1024 + q_a_layernorm 1024
+# + q_b 1024 x 32 x 128 + kv_a 4096 x (256 + 64) + kv_a_layernorm 256 + kv_b 256 x 32 x (64 + 128)
+# + o 32 x 128 x 4096 = 28,050,688; 129 experts (128 routed, 1 shared) x 3 x 4096 x 2048;
+# router 128 x 4096; 2 norms.
+MISTRAL4_CONFIG: dict[str, Any] = {
+    "architectures": ["Mistral4ForCausalLM"],
+    "model_type": "mistral4",
+    "_name_or_path": "mistralai/Mistral-Small-4-119B-2603",
+    "vocab_size": 131072,
+    "hidden_size": 4096,
+    "intermediate_size": 12288,
+    "moe_intermediate_size": 2048,
+    "num_hidden_layers": 36,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 32,
+    "n_shared_experts": 1,
+    "n_routed_experts": 128,
+    "kv_lora_rank": 256,
+    "q_lora_rank": 1024,
+    "qk_rope_head_dim": 64,
+    "qk_nope_head_dim": 64,
+    "v_head_dim": 128,
+    "num_experts_per_tok": 4,
+    "first_k_dense_replace": 0,
+    "max_position_embeddings": 1048576,
+    "tie_word_embeddings": False,
+    "rope_parameters": {
+        "type": "yarn",
+        "rope_theta": 10000.0,
+        "factor": 128.0,
+        "original_max_position_embeddings": 8192,
+    },
+}
+
+
+def test_mistral_small_4_counts_by_hand() -> None:
+    spec = resolve_model("Mistral Small 4")
+    h = 4096
+    attention = h * 1024 + 1024 + 1024 * 32 * 128 + h * 320 + 256 + 256 * 32 * 192 + 32 * 128 * h
+    assert attention == 28_050_688
+    layer = attention + 129 * 3 * h * 2048 + 128 * h + 2 * h
+    c = count_params(spec)
+    assert c.total == 36 * layer + 2 * 131_072 * h + h
+    assert round(c.total / 1e9) == 119  # the checkpoint's name: 119B
+    assert spec.is_mla and spec.fused_experts == SKIPPED
+    est = estimate(spec, "H200", engine="vllm", precision="fp8", context_in=4000, context_out=1000)
+    assert est.memory.kv_bytes_per_token == 36 * (256 + 64) * 2  # MLA: the latent and the RoPE key, bf16
+
+
+def test_a_mistral4_config_imports_to_the_curated_row() -> None:
+    parsed = parse_hf_config(dict(MISTRAL4_CONFIG))
+    curated = resolve_model("mistral-small-4-119b")
+    assert parsed.spec.family == curated.family == "mistral4"
+    assert count_params(parsed.spec).total == count_params(curated).total
+    assert parsed.spec.max_position_embeddings == curated.max_position_embeddings == 1_048_576
+    assert parsed.spec.fused_experts == SKIPPED
+
+
+@pytest.mark.parametrize(
+    ("engine", "runs"),
+    [
+        ("vllm 0.11.2", False),
+        ("vllm 0.12.0", True),
+        ("hf-transformers 5.3.0", False),
+        ("hf-transformers 5.4.0", True),
+    ],
+)
+def test_mistral_small_4_first_releases(engine: str, runs: bool) -> None:
+    assert estimate("mistral-small-4-119b", "H100", gpus=4, engine=engine).supported is runs

@@ -31,9 +31,10 @@ Read in the released packages' source (wheels from PyPI), not recalled:
 
 So, with today's releases (transformers 5.x, PEFT 0.21), an "all-linear" LoRA:
 
-* :data:`SKIPPED` (gpt-oss, Qwen2-MoE, Llama 4: ``llama4`` is no key of that map either, read in
-  transformers 5.25.0): adapts no routed expert and not the router (Llama 4's router is an ``nn.Linear``
-  subclass, ``Llama4Router``: all-linear adapts it, which the layout's bare-weight router leaves out);
+* :data:`SKIPPED` (gpt-oss, Qwen2-MoE, Llama 4: ``llama4`` is no key of that map either, read in transformers
+  5.25.0; Mistral Small 4: ``Mistral4Experts`` fused, ``mistral4`` no key of it): adapts no routed expert and
+  not the router (Llama 4's router is an ``nn.Linear`` subclass, ``Llama4Router``: all-linear adapts it, which
+  the layout's bare-weight router leaves out);
 * :data:`CONVERTED` (Mixtral, Qwen3-MoE, DeepSeek-V3, DeepSeek-V3.2, GLM-4.5: ``glm4_moe``, whose
   ``Glm4MoeExperts`` transformers 5.25.0 fuses and maps to ``qwen2_moe``; MiniMax-M2: ``minimax_m2``,
   whose ``MiniMaxM2Experts`` it fuses and maps to ``mixtral``, the pattern PEFT 0.21.2 converts): adapts
@@ -63,6 +64,7 @@ _BY_MODEL_TYPE: dict[str, str] = {
     "gpt_oss": SKIPPED,
     "qwen2_moe": SKIPPED,
     "llama4": SKIPPED,
+    "mistral4": SKIPPED,
     "mixtral": CONVERTED,
     "qwen3_moe": CONVERTED,
     "deepseek_v3": CONVERTED,
