@@ -128,9 +128,9 @@ def test_registry_covers_the_reference_table() -> None:
     # models without a calibration row); + whisper-large-v2 (faster-whisper's README benchmark, the speech
     # calibration rows of stop 62); + megatron-gpt2-1.2b (Megatron-LM 2019's single-GPU baseline, the one
     # Volta training row); + Llama 4 Scout and Maverick, GLM-4.5-Air, GLM-4.5 and GLM-4.6 (renters'
-    # models, stop 67); + Gemma 3 1B / 4B / 12B, Mistral Small 3.1, MiniMax-M2, Kimi-K2-Thinking and Mistral
-    # Small 4 (stop 68)
-    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3 + 7
+    # models, stop 67); + Gemma 3 1B / 4B / 12B, Mistral Small 3.1, MiniMax-M2, Kimi-K2-Thinking, Mistral
+    # Small 4 and GLM-5 (stop 68)
+    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3 + 8
 
 
 def test_registry_is_consistent() -> None:

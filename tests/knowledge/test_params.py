@@ -100,6 +100,7 @@ ACTIVE_CONVENTION = {
     "glm-4.6": "body",
     # MiniMax's "10B active" likewise (9.80B computed; 11.0B with both)
     "minimax-m2": "body",
+    "glm-5": "body",  # 39.9B computed, the lightning indexers included
 }
 
 

@@ -65,7 +65,7 @@ def test_an_alias_holding_parentheses_resolves_as_a_whole() -> None:
     [
         ("llama-4", ["llama-4-scout", "llama-4-maverick"]),
         ("Llama 4", ["llama-4-scout", "llama-4-maverick"]),
-        ("glm", ["glm-4.6", "glm-4.5", "glm-4.5-air"]),
+        ("glm", ["glm-5", "glm-4.6", "glm-4.5", "glm-4.5-air"]),  # stop 68: GLM-5
         ("gemma 3", ["gemma-3-1b", "gemma-3-4b", "gemma-3-12b", "gemma-3-27b"]),  # stop 68: four sizes
     ],
 )

@@ -272,3 +272,40 @@ def test_a_mistral4_config_imports_to_the_curated_row() -> None:
 )
 def test_mistral_small_4_first_releases(engine: str, runs: bool) -> None:
     assert estimate("mistral-small-4-119b", "H100", gpus=4, engine=engine).supported is runs
+
+
+# GLM-5 (read in transformers 5.25.0's GlmMoeDsaConfig defaults, documented as zai-org/GLM-5): DeepSeek-V3.2's
+# sparse MLA. Per layer: q_a 6144 x 2048 + 2048 + q_b 2048 x 64 x 256 + kv_a 6144 x 576 + 512
+# + kv_b 512 x 64 x (192 + 256) + o 64 x 256 x 6144 = 165,022,208; the lightning indexer wq_b 2048 x 32 x 128
+# + wk 6144 x 128 + k_norm 2 x 128 + weights_proj 6144 x 32 = 9,371,904.
+def test_glm5_counts_by_hand_with_its_indexers() -> None:
+    spec = resolve_model("zai-org/GLM-5")
+    h = 6144
+    attention = h * 2048 + 2048 + 2048 * 64 * 256 + h * 576 + 512 + 512 * 64 * 448 + 64 * 256 * h
+    indexer = 2048 * 32 * 128 + h * 128 + 2 * 128 + h * 32
+    assert (attention, indexer) == (165_022_208, 9_371_904)
+    moe = attention + indexer + 257 * 3 * h * 2048 + 256 * h + 2 * h
+    dense = attention + indexer + 3 * h * 12288 + 2 * h
+    c = count_params(spec)
+    assert c.total == 75 * moe + 3 * dense + 2 * 154_880 * h + h
+    assert c.total / 1e9 == pytest.approx(743.9, abs=0.05)  # announced: 744B (recalled)
+    assert spec.fused_experts == CONVERTED and spec.index_topk == 2048
+
+
+def test_deepseek_v32_counts_its_indexers_too() -> None:
+    v3, v32 = count_params(resolve_model("deepseek-v3")), count_params(resolve_model("deepseek-v3.2"))
+    per_layer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64  # wq_b, wk, k_norm, weights_proj
+    assert v32.total - v3.total == 61 * per_layer
+
+
+@pytest.mark.parametrize(
+    ("engine", "runs"),
+    [
+        ("vllm 0.14.1", False),
+        ("vllm 0.16.0", True),
+        ("hf-transformers 5.1.0", False),
+        ("hf-transformers 5.2.0", True),
+    ],
+)
+def test_glm5_first_releases(engine: str, runs: bool) -> None:
+    assert estimate("glm-5", "H200", gpus=8, engine=engine, precision="fp8").supported is runs

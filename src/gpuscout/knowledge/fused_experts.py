@@ -70,6 +70,7 @@ _BY_MODEL_TYPE: dict[str, str] = {
     "deepseek_v3": CONVERTED,
     "deepseek_v32": CONVERTED,
     "glm4_moe": CONVERTED,
+    "glm_moe_dsa": CONVERTED,
     "minimax_m2": CONVERTED,
 }
 

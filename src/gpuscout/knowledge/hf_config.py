@@ -1,9 +1,9 @@
 """Import a model architecture from a parsed Hugging Face ``config.json`` (:func:`spec_from_hf_config`).
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3, deepseek_v3
-(and v2), mistral4 (DeepSeek-V3's MLA and MoE), gpt_oss, glm4_moe, minimax_m2, llama4, gemma / gemma2 / gemma3
-and mistral3 (incl. ``text_config`` nesting), phi3 and falcon (old ``RefinedWeb`` names
-``n_layer``/``n_head``/``n_head_kv`` and new ones).
+(and v2), mistral4 (DeepSeek-V3's MLA and MoE), glm_moe_dsa (GLM-5: DeepSeek-V3.2's sparse MLA), gpt_oss,
+glm4_moe, minimax_m2, llama4, gemma / gemma2 / gemma3 and mistral3 (incl. ``text_config`` nesting), phi3 and
+falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones).
 Only the config is read, never weights. A key that a supported architecture needs and the config lacks
 raises ``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
 edge, in :mod:`gpuscout.loaders`.
@@ -36,6 +36,7 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "glm4_moe",
     "minimax_m2",
     "mistral4",
+    "glm_moe_dsa",
     "llama4",
     "llama4_text",
     "gemma",
@@ -126,7 +127,9 @@ def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) ->
 
 #: MoE model types whose experts have their own width (``moe_intermediate_size``), not ``intermediate_size``
 #: (which sizes only their dense layers or shared expert, where they have one).
-_OWN_EXPERT_WIDTH = frozenset({"qwen3_moe", "deepseek_v2", "deepseek_v3", "glm4_moe", "mistral4"})
+_OWN_EXPERT_WIDTH = frozenset(
+    {"qwen3_moe", "deepseek_v2", "deepseek_v3", "glm4_moe", "mistral4", "glm_moe_dsa"}
+)
 
 
 def _opt_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS, why: str = _UNPUBLISHED) -> int:

@@ -195,6 +195,22 @@ class _Walk:
             self.groups.append(group)
 
 
+def _sparse_indexer(walk: _Walk, spec: ModelSpec, layers: int) -> None:
+    """DeepSeek Sparse Attention's lightning indexer on every layer (DeepSeek-V3.2, GLM-5): ``wq_b`` from the
+    query latent to ``index_n_heads x index_head_dim``, ``wk`` from the hidden state to one key of
+    ``index_head_dim``, a LayerNorm on that key (weight and bias) and ``weights_proj`` to a weight per head
+    (read in transformers 5.25.0: ``DeepseekV32Indexer``, ``GlmMoeDsaIndexer``). 13.96M a layer in V3.2,
+    9.37M in GLM-5."""
+    if not (spec.index_topk and spec.index_head_dim and spec.index_n_heads):
+        return
+    h, d, n = spec.hidden_size, spec.index_head_dim, spec.index_n_heads
+    part = "attention"
+    walk.matrix("indexer.wq_b", part, spec.q_lora_rank or h, n * d, layers)
+    walk.matrix("indexer.wk", part, h, d, layers)
+    walk.vector("indexer.k_norm", part, 2 * d, layers)
+    walk.matrix("indexer.weights_proj", part, h, n, layers)
+
+
 def _attention(walk: _Walk, spec: ModelSpec, layers: int) -> None:
     """One attention block per layer (without the layer's pre/post norms)."""
     h, heads = spec.hidden_size, spec.num_attention_heads
@@ -213,6 +229,7 @@ def _attention(walk: _Walk, spec: ModelSpec, layers: int) -> None:
             "kv_b_proj", part, spec.kv_lora_rank, heads * (spec.qk_nope_head_dim + spec.v_head_dim), layers
         )
         walk.matrix("o_proj", part, heads * spec.v_head_dim, h, layers)
+        _sparse_indexer(walk, spec, layers)
         return
     d, kv = spec.head_dim, spec.num_key_value_heads
     q_width, kv_width = heads * d, kv * d
