@@ -34,6 +34,7 @@ from gpuscout.knowledge.unmodelled import FAMILIES, unmodelled_name, unmodelled_
         ("gemma-4-e2b-it", "Gemma 4"),
         ("deepseek-ai/DeepSeek-V4-Flash", "DeepSeek-V4"),
         ("mistralai/Mistral-Large-4-1T-A52B", "Mistral Large 4"),
+        ("zai-org/GLM-5.3-Flash", "GLM-5 Flash"),
     ],
 )
 def test_an_unmodelled_architecture_is_named_with_its_reason(name: str, label: str) -> None:

@@ -139,6 +139,14 @@ FAMILIES: tuple[Unmodelled, ...] = (
         "OlmoHybridConfig layer_types, linear_conv_kernel_dim, documented as allenai/Olmo-Hybrid-7B",
     ),
     Unmodelled(
+        "GLM-5 Flash (GLM-5.3-Flash)",
+        r"^glm-?5\.\d+-?flash",
+        ("glm5_next", "glm5_next_text"),
+        _LINEAR_STATE + " and hyper-connections",
+        "Glm5NextConfig linear_num_heads, linear_head_dim, linear_conv_kernel_dim, hc_mult, documented as "
+        "zai-org/GLM-5.3-Flash",
+    ),
+    Unmodelled(
         "Gemma 3n",
         r"^gemma-?3n",
         ("gemma3n", "gemma3n_text"),
