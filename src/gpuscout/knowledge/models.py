@@ -192,9 +192,8 @@ def _mistral_small_3(kind: str) -> CheckpointWindow:
         0.0,
         f"config.json of mistralai/Mistral-Small-24B-{kind}-2501 (MistralForCausalLM): the layer, head and "
         "vocabulary sizes of Mistral Small 3.1's language model, max_position_embeddings 32768, rope_theta "
-        "1e8; "
-        "Mistral AI's announcement (https://mistral.ai/news/mistral-small-3): 'a 32k context window' (both "
-        "recalled, not re-read in this session; 3.1's announcement gives 'up to 128k tokens')",
+        "1e8; Mistral AI's announcement (https://mistral.ai/news/mistral-small-3): 'a 32k context window' "
+        "(both recalled, not re-read in this session; 3.1's announcement gives 'up to 128k tokens')",
     )
 
 
