@@ -29,6 +29,7 @@ from gpuscout.estimate.engines import (
     default_engine,
     resolve_engine,
 )
+from gpuscout.estimate.hf_attention import with_default_attention
 from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape, mixes_windows
 from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
 from gpuscout.estimate.lazy_text import items, text
@@ -347,6 +348,7 @@ def _for_model(eng: EngineProfile, spec: ModelSpec, context: int = 0) -> EngineP
     on by itself, with 512 tokens per step (max(max_model_len, 2048) under multi-step scheduling); 0.7
     forced chunked prefill off for MLA models (DeepSeek). A stated ``--max-num-batched-tokens`` or
     ``--enable-chunked-prefill`` wins over these defaults, except that MLA ran unchunked."""
+    eng = with_default_attention(eng, spec)  # HF transformers' eager attention for Gemma 2 and gpt-oss
     max_len = eng.max_model_len or derived_model_len(spec, context)
     fixed = eng.max_num_batched_tokens
     if eng.mla_unchunked_prefill and spec.is_mla:
@@ -813,6 +815,8 @@ def _prepare(
         warnings.append(past_window)
     if eng.version_note:  # a release newer than the profile's, or a version that is none
         warnings.append(eng.version_note)
+    if eng.eager_attention_note:
+        warnings.append(eng.eager_attention_note)
     if eng.ignored_flags:
         warnings.append(
             f"engine flags gpuscout does not model, ignored: {' '.join(eng.ignored_flags)} (read: "

@@ -240,6 +240,13 @@ class EngineProfile:
     # bytes of memory traffic per attention score of a prompt (no flash attention: the score matrix is
     # written, softmaxed and read back); 0 with flash attention, which keeps the scores on chip
     attn_score_bytes: float = 0.0
+    # bytes per attention score held at once at the peak of such a prompt's attention (llama.cpp: its F32
+    # scores; HF transformers' eager attention: the bf16 scores and their fp32 softmax, 6)
+    attn_score_held_bytes: float = 4.0
+    # why the attention runs without a fused kernel for this model ("" where the profile says it does);
+    # such an eager attention scores every query of a prompt against every key, in every layer (the causal
+    # and sliding-window masks are applied to the whole square afterwards)
+    eager_attention_note: str = ""
     prefill_pipelined: bool = False  # layer split overlaps micro-batches across GPUs during prefill
     # a layer split (pipeline parallelism) keeps one batch in flight per GPU, each stepping through the GPUs
     # in turn, so every GPU works at once (vLLM's virtual engines, V1's batch queue of

@@ -392,8 +392,9 @@ def activation_bytes(
     tokens: 7.5 GB per GPU for DeepSeek-V3 at 65,536 tokens), the fp32 logits buffer (vocab x
     rows: the last token of each running sequence for serving engines, the whole micro-batch for
     llama.cpp, which reserves its worst-case graph at start-up), and for
-    engines that materialise attention scores (llama.cpp without flash attention) heads x chunk x
-    context in fp32. Dequantisation scratch for GGUF/weight-only formats: one widest matrix in fp16.
+    engines that materialise attention scores (llama.cpp without flash attention, HF transformers' eager
+    attention) heads x chunk x context, ``EngineProfile.attn_score_held_bytes`` each (llama.cpp: fp32;
+    HF eager: 6). Dequantisation scratch for GGUF/weight-only formats: one widest matrix in fp16.
     """
     h = spec.hidden_size
     inter = max(spec.intermediate_size, spec.moe_intermediate_size * max(1, spec.experts_per_token))
@@ -408,7 +409,7 @@ def activation_bytes(
         moe_partials = min(chunk_tokens, FUSED_MOE_CHUNK_TOKENS) * spec.experts_per_token * h * 2.0
     scores = 0.0
     if engine.attn_score_bytes:
-        scores = (spec.num_attention_heads / tp) * chunk_tokens * context * 4.0
+        scores = (spec.num_attention_heads / tp) * chunk_tokens * context * engine.attn_score_held_bytes
     dequant = 0.0
     if fmt.compute_class in ("gguf-quant", "weight-only"):
         dequant = h * inter / tp * 2.0

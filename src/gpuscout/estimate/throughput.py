@@ -447,10 +447,13 @@ def _attn_dims(spec: ModelSpec, *, prefill: bool = False) -> int:
     return spec.kv_lora_rank * 2 + spec.qk_rope_head_dim
 
 
-def _scores_per_token(spec: ModelSpec, context: float) -> float:
+def _scores_per_token(spec: ModelSpec, context: float, *, square: bool = False) -> float:
     """Attention scores one new token computes against ``context`` cached tokens (all layers and heads;
-    sliding-window layers see at most their window, sparse attention its top-k)."""
+    sliding-window layers see at most their window, sparse attention its top-k; ``square``: an eager
+    attention, which scores every key in every layer and masks afterwards)."""
     s = kv_shape(spec)
+    if square:
+        return spec.num_attention_heads * s.layers * context
     slide = min(context, s.window) if s.sliding_layers else 0.0
     full = min(context, s.topk) if s.topk else context
     return spec.num_attention_heads * (s.full_layers * full + s.sliding_layers * slide)
@@ -582,7 +585,9 @@ def decode_step(
     if q and eng.attn_score_bytes:
         # prompt tokens without flash attention: their score matrix goes through memory, as in
         # :func:`prefill_seconds`
-        attn_mem += _scores_per_token(spec, prefill_context) * q / (tp // dp) * eng.attn_score_bytes / bw
+        square = bool(eng.eager_attention_note)
+        scores = _scores_per_token(spec, prefill_context, square=square)
+        attn_mem += scores * q / (tp // dp) * eng.attn_score_bytes / bw
     heads_split = tp // dp  # ranks a sequence's attention heads are split over
     # decode attention multiplies queries by the cached keys and values in the cache's dtype, whatever the
     # weights (FlashAttention / FlashInfer decode: bf16 unless the KV cache is FP8): where the weight GEMMs
@@ -849,9 +854,10 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     full, rest = divmod(total_tokens, chunk)  # full chunks, and the tokens of the last partial one
     scores = 0.0
     if eng.attn_score_bytes:
-        score_elems = (
-            spec.num_attention_heads / tp * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
-        )
+        pairs = s.full_layers * full_ctx + s.sliding_layers * slide_ctx
+        if eng.eager_attention_note:  # every query against every key of the prompt, in every layer
+            pairs = s.layers * float(tokens) * tokens
+        score_elems = spec.num_attention_heads / tp * pairs
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
     gpu_fixed, launches, cpu = _fixed_costs(st, c, 0.0, graphs=eng.graphs_cover(0, chunk))
     comm = full * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
