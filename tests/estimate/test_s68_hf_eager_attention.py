@@ -48,3 +48,15 @@ def test_gpt_oss_is_eager_too_and_other_models_and_engines_are_not() -> None:
         est = _hf(model, "A100-SXM4-80GB", 4000, engine)
         assert not any("eagerly" in w for w in est.warnings), (model, engine)
         assert est.memory.activations_gb < 2.0
+
+
+def test_a_training_estimate_with_flash_attention_says_what_hf_runs_for_them() -> None:
+    from gpuscout.estimate.training import estimate_training
+
+    said = estimate_training("gpt-oss-20b", "H100", method="lora", seq_len=4096)
+    assert any("runs eager attention unless told otherwise" in w for w in said.warnings)
+    eager = estimate_training("gpt-oss-20b", "H100", method="lora", seq_len=4096, attention="eager")
+    assert not any("unless told otherwise" in w for w in eager.warnings)
+    assert eager.memory.total_gb > said.memory.total_gb  # the kept scores of the recomputed layer
+    plain = estimate_training("llama-3.1-8b", "H100", method="lora", seq_len=4096)
+    assert not any("unless told otherwise" in w for w in plain.warnings)

@@ -70,3 +70,17 @@ def with_default_attention(eng: EngineProfile, spec: ModelSpec) -> EngineProfile
     return replace(
         eng, attn_score_bytes=traffic, attn_score_held_bytes=EAGER_SCORE_HELD_BYTES, eager_attention_note=note
     )
+
+
+def training_attention_note(spec: ModelSpec, attention: str) -> str:
+    """What a training estimate timed with a fused attention kernel (``attention="flash"``) says of a
+    model that Hugging Face transformers (TRL, PEFT, Accelerate) runs eagerly by default; "" otherwise."""
+    found = _EAGER_BY_DEFAULT.get(spec.family)
+    if found is None or attention != "flash":
+        return ""
+    _, why, fused = found
+    return (
+        f"sized and timed with a fused attention kernel: under Hugging Face transformers (TRL, PEFT) "
+        f"{spec.name} runs eager attention unless told otherwise ({why}), which keeps every head's score "
+        f"matrix for the backward pass; set {fused}, or size that default with attention='eager'"
+    )

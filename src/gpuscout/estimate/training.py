@@ -47,6 +47,7 @@ from gpuscout.estimate.arguments import (
     resolve_gpu_arg,
     resolve_model_arg,
 )
+from gpuscout.estimate.hf_attention import training_attention_note
 from gpuscout.estimate.memory import capacity_bytes, gib
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
@@ -621,6 +622,9 @@ def estimate_training(
     platform = _platform_check(setup, acc)  # refuses a platform PyTorch training cannot run on
     rates = _gemm_rates(setup, acc, warnings)
     warnings += platform.warnings
+    eager_by_default = training_attention_note(spec, setup.attention)  # Gemma 2, gpt-oss under HF
+    if eager_by_default:
+        warnings.append(eager_by_default)
     rate, rate16, fp8_native, stored = rates.rate, rates.rate16, rates.fp8_native, rates.stored_bytes
 
     # --- memory -------------------------------------------------------------------------------------
