@@ -111,3 +111,26 @@ def test_the_model_page_sizes_the_published_int4_once() -> None:
     assert precisions_for(resolve_model("kimi-k2-thinking")) == ("int4-moe", "bf16", "fp8", "int8")
     # gpt-oss's int4 is another format than its MXFP4 experts: both stay
     assert precisions_for(resolve_model("gpt-oss-120b")) == ("mxfp4-moe", "bf16", "fp8", "int8", "int4")
+
+
+def test_an_mxfp4_config_of_a_dense_model_leaving_attention_out_is_dense_mxfp4() -> None:
+    # native_precision reads MXFP4 that skips self_attn as gpt-oss's experts-only format; a model without
+    # experts in it has every other weight MXFP4, and the estimate then refused its own default precision
+    config = {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 32,
+        "vocab_size": 128256,
+        "max_position_embeddings": 8192,
+        "quantization_config": {
+            "quant_method": "mxfp4",
+            "modules_to_not_convert": ["model.layers.*.self_attn"],
+        },
+    }
+    assert native_precision(config["quantization_config"]) == "mxfp4-moe"
+    spec = parse_hf_config(config).spec
+    assert spec.native_precision == "mxfp4"
+    assert estimate(spec, "B200").precision == "mxfp4"

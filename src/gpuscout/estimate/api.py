@@ -65,7 +65,6 @@ from gpuscout.estimate.precision import (
     ComputeRate,
     KvDtype,
     WeightFormat,
-    experts_only_base,
     gguf_from_checkpoint,
     has_bf16,
     kv_dtype_names,
@@ -99,7 +98,7 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
-from gpuscout.knowledge.model_types import ModelSpec
+from gpuscout.knowledge.model_types import EXPERTS_ONLY_BASE, ModelSpec
 from gpuscout.wording import ms_text, plural
 
 
@@ -199,7 +198,7 @@ def _model_and_precision(
     spec, name, note = _asked_precision(model, precision)
     fmt = resolve_precision(name)
     if fmt.dense_bits is not None and not spec.is_moe:
-        dense = experts_only_base(fmt.name)
+        dense = EXPERTS_ONLY_BASE.get(fmt.name, "")
         raise InvalidInputError(
             "precision",
             f"{fmt.name} quantizes only the routed experts of an MoE model, and {spec.name} has none",

@@ -77,6 +77,7 @@ from functools import cache, lru_cache
 
 from gpuscout.errors import InvalidInputError, closest, fold_name, quoted_value
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.model_types import EXPERTS_ONLY_BASE
 
 # Compute classes: which tensor-core rate the weight GEMMs run at, and the key of engine profiles.
 CLASS_FP32 = "fp32"
@@ -447,22 +448,13 @@ def accepted_precisions() -> list[str]:
     return sorted(_FORMATS)
 
 
-#: A model's published experts-only checkpoint format -> the weight type whose bare name means it: gpt-oss's
-#: "mxfp4" is its MXFP4-experts checkpoint (no dense MXFP4 one is published), Kimi-K2-Thinking's "int4" its
-#: int4-experts one (a spelling that names a checkpoint format, "awq" / "gptq", is another file).
-_PUBLISHED_AS: dict[str, str] = {"mxfp4-moe": "mxfp4", "int4-moe": "int4"}
-
-
-def experts_only_base(name: str) -> str:
-    """The weight type of an experts-only format's experts ("mxfp4" of "mxfp4-moe"), "" for another."""
-    return _PUBLISHED_AS.get(name, "")
-
-
 def published_checkpoint(native: str, asked: str) -> str:
     """``native`` (a model's ``native_precision``) where ``asked`` names its published experts-only
-    checkpoint (gpt-oss and "mxfp4", Kimi-K2-Thinking and "int4"); "" where it names another format.
+    checkpoint (gpt-oss and "mxfp4", Kimi-K2-Thinking and "int4": no dense MXFP4 checkpoint of gpt-oss is
+    published, and a spelling that names a checkpoint format, "awq" / "gptq", is another file); "" where it
+    names another format.
     An unknown spelling raises InvalidInputError naming the precision."""
-    base = _PUBLISHED_AS.get(native)
+    base = EXPERTS_ONLY_BASE.get(native)
     if base is None:
         return ""
     fmt = resolve_precision(asked)

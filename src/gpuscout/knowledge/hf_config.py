@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.fused_experts import LINEAR, fused_experts
-from gpuscout.knowledge.model_types import ModelSpec, local_then_full
+from gpuscout.knowledge.model_types import EXPERTS_ONLY_BASE, ModelSpec, local_then_full
 
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama",
@@ -589,8 +589,8 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
 
 
 def _native_for(native: str, num_experts: int) -> str:
-    """An experts-only format read from a config with no experts is the whole model's: int4."""
-    return "int4" if native == "int4-moe" and not num_experts else native
+    """An experts-only format read from a config with no experts is the whole model's (int4, mxfp4)."""
+    return EXPERTS_ONLY_BASE.get(native, native) if not num_experts else native
 
 
 def _check_size(spec: ModelSpec) -> None:

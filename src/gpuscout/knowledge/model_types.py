@@ -12,6 +12,12 @@ class _HashOnce:
     _hash: int
 
 
+#: Published formats that quantize only an MoE model's routed experts (the rest 16-bit) -> the weight type of
+#: those experts: gpt-oss's MXFP4 experts, Kimi-K2-Thinking's int4 ones. A model without experts in such a
+#: format has every weight in that type's dense format (an imported config), or is refused (an ask).
+EXPERTS_ONLY_BASE: dict[str, str] = {"mxfp4-moe": "mxfp4", "int4-moe": "int4"}
+
+
 def local_then_full(layers: int, period: int) -> tuple[str, ...]:
     """Per-layer attention kinds where every ``period``-th layer is global ("full") and the others local
     ("sliding"): Gemma 3 (period 6), Llama 4 (period 4: its chunked layers)."""
