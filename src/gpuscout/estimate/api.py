@@ -837,7 +837,7 @@ def _prepare(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict, field=field
         )
     no_fp16 = without_float16(eng, spec.family, fmt, verdict, acc)  # vLLM and Gemma: float32, not float16
-    if no_fp16 is not None and no_fp16.refusal:
+    if no_fp16 is not None and no_fp16.refused:
         return unsupported(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=no_fp16.refusal, sources=(no_fp16.source,), field="precision", instead=no_fp16.instead,
@@ -1451,7 +1451,7 @@ def _fits_instead(p: _Prepared) -> tuple[FitOption, ...]:
         fmt = run_format(resolve_precision(name), p.eng, [], p.spec)
         verdict = verdict_for(p.eng, fmt, p.acc)
         no_fp16 = without_float16(p.eng, p.spec.family, fmt, verdict, p.acc)
-        if not verdict.supported or (no_fp16 is not None and no_fp16.refusal):
+        if not verdict.supported or (no_fp16 is not None and no_fp16.refused):
             continue
         held = _as_run(fmt, verdict, p.acc, [], p.eng)[0]  # 16-bit where the engine dequantizes it
         if held.bits_per_weight >= p.fmt.bits_per_weight:

@@ -481,6 +481,13 @@ class EngineProfile:
             return base
         return float((base**-3 + ceiling**-3) ** (-1.0 / 3.0))
 
+    @property
+    def scores_whole_square(self) -> bool:
+        """Whether a prompt's attention scores every query against every key in every layer, masking
+        afterwards (an eager attention, :attr:`eager_attention_note`), not only its causal and windowed
+        share."""
+        return bool(self.eager_attention_note)
+
     def at_era(self, era: EngineEra) -> EngineProfile:
         """This engine as it was in ``era`` (or with the variant ``era`` describes); scales measured on
         some vendors' GPUs only wait for :meth:`for_gpu`."""

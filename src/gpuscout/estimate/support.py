@@ -245,6 +245,10 @@ class Float16Answer:
     note: str = ""
     source: str = ""
 
+    @property
+    def refused(self) -> bool:
+        return bool(self.refusal)
+
 
 def without_float16(
     engine: EngineProfile, family: str, fmt: WeightFormat, verdict: SupportVerdict, acc: Accelerator

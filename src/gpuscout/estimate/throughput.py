@@ -585,8 +585,7 @@ def decode_step(
     if q and eng.attn_score_bytes:
         # prompt tokens without flash attention: their score matrix goes through memory, as in
         # :func:`prefill_seconds`
-        square = bool(eng.eager_attention_note)
-        scores = _scores_per_token(spec, prefill_context, square=square)
+        scores = _scores_per_token(spec, prefill_context, square=eng.scores_whole_square)
         attn_mem += scores * q / (tp // dp) * eng.attn_score_bytes / bw
     heads_split = tp // dp  # ranks a sequence's attention heads are split over
     # decode attention multiplies queries by the cached keys and values in the cache's dtype, whatever the
@@ -855,7 +854,7 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
     scores = 0.0
     if eng.attn_score_bytes:
         pairs = s.full_layers * full_ctx + s.sliding_layers * slide_ctx
-        if eng.eager_attention_note:  # every query against every key of the prompt, in every layer
+        if eng.scores_whole_square:  # every query against every key of the prompt, in every layer
             pairs = s.layers * float(tokens) * tokens
         score_elems = spec.num_attention_heads / tp * pairs
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
