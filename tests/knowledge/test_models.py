@@ -129,8 +129,8 @@ def test_registry_covers_the_reference_table() -> None:
     # calibration rows of stop 62); + megatron-gpt2-1.2b (Megatron-LM 2019's single-GPU baseline, the one
     # Volta training row); + Llama 4 Scout and Maverick, GLM-4.5-Air, GLM-4.5 and GLM-4.6 (renters'
     # models, stop 67); + Gemma 3 1B / 4B / 12B, Mistral Small 3.1, MiniMax-M2, Kimi-K2-Thinking, Mistral
-    # Small 4 and GLM-5 (stop 68)
-    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3 + 8
+    # Small 4 and GLM-5 (stop 68); + Qwen3-Next-80B-A3B and Qwen3.5-35B-A3B (stop 69: linear attention)
+    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3 + 8 + 2
 
 
 def test_registry_is_consistent() -> None:
@@ -145,7 +145,7 @@ def test_registry_is_consistent() -> None:
             assert spec.head_dim > 0
             if spec.layer_types:
                 assert len(spec.layer_types) == spec.num_hidden_layers
-                assert spec.sliding_window
+                assert spec.sliding_window or spec.linear_layers  # windows, or linear-attention layers
         else:
             assert spec.total_params_b
 

@@ -4,6 +4,9 @@
 row and size the wrong architecture (Qwen3.5's Gated DeltaNet layers keep a fixed-size state, not a KV
 cache). The error now says what the model is and why it has no row, on every face, and an imported
 config.json of such a model type is refused with the same reason.
+
+Stop 69 models Qwen3-Next and Qwen3.5 (Gated DeltaNet: tests/estimate/test_s69_linear_attention.py); a
+Qwen3.5 size without a row now says that and points to the import (test_s69_gated_deltanet_import.py).
 """
 
 from __future__ import annotations
@@ -20,9 +23,6 @@ from gpuscout.knowledge.unmodelled import FAMILIES, unmodelled_name, unmodelled_
 @pytest.mark.parametrize(
     ("name", "label"),
     [
-        ("Qwen/Qwen3.5-35B-A3B", "Qwen3.5"),
-        ("qwen3.5", "Qwen3.5"),
-        ("Qwen3-Next-80B-A3B-Instruct", "Qwen3-Next"),
         ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "Nemotron-H"),
         ("NVIDIA-Nemotron-Nano-9B-v2", "Nemotron-H"),
         ("granite-4.0-h-small", "Granite 4.0 H"),
@@ -77,26 +77,30 @@ def test_a_plain_unknown_name_has_no_reason() -> None:
 
 def test_every_family_names_a_model_type_and_what_it_has() -> None:
     for family in FAMILIES:
-        assert family.model_types and family.has and family.read
+        # a modelled family (a size without a row) imports: no model type of it is refused
+        assert (bool(family.model_types) != bool(family.modelled_as)) and family.has and family.read
         for model_type in family.model_types:
             assert unmodelled_type(model_type) is family
 
 
 def test_an_imported_config_of_such_a_type_is_refused_with_the_reason() -> None:
     with pytest.raises(Exception) as err:
-        parse_hf_config({"model_type": "qwen3_next", "hidden_size": 2048, "num_hidden_layers": 48})
-    assert "'qwen3_next' is not supported: Qwen3-Next" in str(err.value)
-    nested = {"model_type": "qwen3_5_moe", "text_config": {"model_type": "qwen3_5_moe_text"}}
+        parse_hf_config({"model_type": "kimi_linear", "hidden_size": 2048, "num_hidden_layers": 48})
+    assert "'kimi_linear' is not supported: Kimi Linear" in str(err.value)
+    nested = {"model_type": "gemma3n", "text_config": {"model_type": "gemma3n_text"}}
     with pytest.raises(Exception) as err:
         parse_hf_config(nested)
-    assert "Gated DeltaNet" in str(err.value)
+    assert "per-layer input embeddings" in str(err.value)
 
 
 def test_the_estimate_and_the_web_say_it(client) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UnknownNameError) as err:
-        estimate("Qwen3.5-27B", "H100")
-    assert "Qwen3.5" in str(err.value)
+        estimate("Kimi-Linear-48B-A3B-Instruct", "H100")
+    assert "Kimi Linear" in str(err.value)
+    api = client.get("/api/v1/models/Kimi-Linear-48B-A3B-Instruct")
+    assert api.status_code == 404 and "Kimi Delta Attention" in api.json()["message"]
+    page = client.get("/advise", params={"kind": "serve", "model": "Kimi-Linear-48B-A3B-Instruct"})
+    assert "Kimi Delta Attention" in page.text and "the closest it models" in page.text
+    # a Qwen3.5 size without a row (stop 69): modelled, not refused; its config imports
     api = client.get("/api/v1/models/Qwen3.5-27B")
-    assert api.status_code == 404 and "Gated DeltaNet" in api.json()["message"]
-    page = client.get("/advise", params={"kind": "serve", "model": "Qwen3.5-27B"})
-    assert "Gated DeltaNet" in page.text and "the closest it models" in page.text
+    assert api.status_code == 404 and "gpuscout models import" in api.json()["message"]

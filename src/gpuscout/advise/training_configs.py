@@ -99,8 +99,10 @@ from gpuscout.advise.types import EstimateSummary
 from gpuscout.advise.workload import FinetuneWorkload, PretrainWorkload
 from gpuscout.catalog.offer import Offer
 from gpuscout.errors import ConfigurationRejected, GpuscoutError
+from gpuscout.estimate.arguments import resolve_model_arg
 from gpuscout.estimate.memory import gib
 from gpuscout.knowledge.accelerator_types import Accelerator
+from gpuscout.knowledge.linear_attention import linear_attention_training_refusal
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.wording import plural
 
@@ -473,6 +475,7 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         self.model: str | ModelSpec = workload.model
         if isinstance(workload, PretrainWorkload) and workload.params_b is not None:
             self.model = dense_model(workload.params_b, workload.model)
+        self._refuse_unmodelled_training()
         # per (configuration, ``memo_extra``): the host RAM per node its (RAM-blind) layout needs, when
         # that layout offloads
         self._offload_need: dict[tuple[ConfigKey, _OfferExtra], float] = {}
@@ -482,6 +485,17 @@ class TrainingEvaluator(BaseEvaluator[FinetuneWorkload | PretrainWorkload]):
         self._billing: dict[str, NodeBilling] = {}  # per billing-terms name
         self._estimates: dict[_Call, TrainingResult] = {}  # one estimate per layout, whatever the RAM
         self._optimal: tuple[OptimalBatch | None] | None = None  # (the run's compute-optimal batch,), once
+
+    def _refuse_unmodelled_training(self) -> None:
+        """A model the training estimator refuses whatever the offer (linear-attention layers): said once,
+        for the model, rather than as every offer's rejection. A name the table does not resolve is the
+        backends' to resolve or refuse."""
+        try:
+            spec = resolve_model_arg(self.model)
+        except GpuscoutError:
+            return
+        if spec.linear_layers:
+            raise ConfigurationRejected("model", *linear_attention_training_refusal(spec))
 
     @property
     def optimal(self) -> OptimalBatch | None:

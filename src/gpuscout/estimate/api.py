@@ -30,7 +30,13 @@ from gpuscout.estimate.engines import (
     resolve_engine,
 )
 from gpuscout.estimate.hf_attention import with_default_attention
-from gpuscout.estimate.kv_cache import engine_kv_dtypes, kv_shape, mixes_windows
+from gpuscout.estimate.kv_cache import (
+    engine_kv_dtypes,
+    kv_shape,
+    linear_state_bytes,
+    linear_state_dtypes,
+    mixes_windows,
+)
 from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
 from gpuscout.estimate.lazy_text import items, text
 from gpuscout.estimate.memory import (
@@ -98,6 +104,12 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
+from gpuscout.knowledge.linear_attention import (
+    LINEAR_ATTENTION_ENGINES,
+    LINEAR_ATTENTION_VENDORS,
+    linear_attention_instead,
+    linear_attention_refusal,
+)
 from gpuscout.knowledge.model_types import EXPERTS_ONLY_BASE, ModelSpec
 from gpuscout.wording import ms_text, plural
 
@@ -830,6 +842,15 @@ def _prepare(
             spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
             reason=too_old.reason, sources=too_old.sources, field="engine",
             instead=instead_of_release(too_old, eng, fmt, acc, dense_model=not spec.is_moe),
+        )  # fmt: skip
+    # Gated DeltaNet layers: only the engines (and the GPUs) read running them
+    no_linear = linear_attention_refusal(eng.name, eng.label, spec, acc.vendor)
+    if no_linear:
+        return unsupported(
+            spec, acc, gpus, fmt, eng, mode, context_in, context_out, verdict, strict,
+            reason=no_linear, sources=tuple(LINEAR_ATTENTION_ENGINES.values()),
+            field="engine" if acc.vendor in LINEAR_ATTENTION_VENDORS else "gpu",
+            instead=linear_attention_instead(),
         )  # fmt: skip
     if not verdict.supported:  # refused for being too old a release: the engine field is the lever
         field = "engine" if refused_for_age(eng, fmt, acc) else "gpu"
@@ -1668,6 +1689,14 @@ def uncalibrated_parts(st: Setup) -> list[UncalibratedPart]:
                 f"{fmt.name} kernels (16-bit math)",
             )
         )
+    if st.spec.linear_layers:  # no calibration row runs a model with them (stop 69)
+        out.append(
+            UncalibratedPart(
+                "Gated DeltaNet linear-attention layers (their kernels and state traffic timed by the same "
+                "physics as the attention layers')",
+                "linear-attention layers",
+            )
+        )
     return out
 
 
@@ -2093,6 +2122,14 @@ def _assumptions(
     basis = [eng.calibration_basis[k] for k in keys if k in eng.calibration_basis]
     if basis:
         out["calibration_basis"] = "; ".join(basis)
+    if c.linear_layers:
+        state = linear_state_dtypes(c, st.kv, eng.name)
+        out["linear_attention"] = (
+            f"{c.linear_layers} of {c.num_hidden_layers} layers are Gated DeltaNet linear attention: no KV "
+            f"cache there, but a state of {linear_state_bytes(c, st.kv, eng.name, tp=st.tp) / 1e6:,.1f} MB "
+            f"per sequence on each GPU ({state.how}), read and written whole every decode step, in the KV "
+            f"cache figures; the cache per token is the {c.attention_layers} attention layers'"
+        )
     if c.is_moe:
         out["moe"] = (
             f"{c.experts_per_token} of {c.num_experts} experts per token; a step reads the experts its "

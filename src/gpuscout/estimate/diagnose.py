@@ -33,7 +33,7 @@ from gpuscout.estimate.api import (
 )
 from gpuscout.estimate.arguments import MAX_MEASURED_TPS, MEASURED_TPS_ACCEPTED, int_in, resolve_gpu_arg
 from gpuscout.estimate.engines import default_engine, resolve_engine
-from gpuscout.estimate.kv_cache import kv_read_bytes_per_step
+from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, linear_state_step_bytes
 from gpuscout.estimate.launch_flags import with_flags
 from gpuscout.estimate.memory import gib, model_consts
 from gpuscout.estimate.parallel import TP_HEAD_RULES, host_link_gbps, host_pcie_generation
@@ -176,7 +176,10 @@ def diagnose(
     read = _as_read(st)
     dense_b, expert_b = step_weight_bytes(read, batch)
     bytes_step = dense_b + expert_b
-    bytes_step += kv_read_bytes_per_step(spec, kv, context, tp=tp) * batch
+    bytes_step += (
+        kv_read_bytes_per_step(spec, kv, context, tp=tp)
+        + linear_state_step_bytes(spec, kv, st.engine.name, tp=tp)
+    ) * batch
     flops_step = (2.0 * (c.active_body + head) + _attn_flops_per_token(spec, context)) * batch / tp
     step_s = 1.0 / measured_tps
     peak_bw = acc.bandwidth_gbps
@@ -497,7 +500,10 @@ def _roofline_tps(st: Setup, batch: int, context: int) -> float:
     spec, tp = st.spec, st.tp
     c = model_consts(spec)
     dense_b, expert_b = step_weight_bytes(st, batch)
-    bytes_step = dense_b + expert_b + kv_read_bytes_per_step(spec, st.kv, context, tp=tp) * batch
+    seq_b = kv_read_bytes_per_step(spec, st.kv, context, tp=tp) + linear_state_step_bytes(
+        spec, st.kv, st.engine.name, tp=tp
+    )
+    bytes_step = dense_b + expert_b + seq_b * batch
     flops = (2.0 * (c.active_body + _head_params(spec)) + _attn_flops_per_token(spec, context)) * batch / tp
     t_mem = bytes_step / (st.acc.bandwidth_gbps * 1e9)
     t_comp = flops / (st.peak_tflops * 1e12)

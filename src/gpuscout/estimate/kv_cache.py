@@ -11,6 +11,10 @@ and layer, ``index_head_dim`` FP8 values and one FP32 scale per 128 (132 bytes f
 cache), and reads all of them every step. At a 128k context V3.2 reads 61 x (2048 x 1152 + 128k x
 132) B = 1.2 GB per sequence and step in bf16, where dense MLA would read 9.2 GB.
 
+Linear-attention layers (Gated DeltaNet: Qwen3-Next, Qwen3.5) cache no tokens: each sequence keeps a
+fixed-size state per such layer (:func:`linear_state_bytes`), which each decode step reads and writes whole
+(:func:`linear_state_step_bytes`); the layers with softmax attention cache K and V as above.
+
 Engines allocate differently: vLLM/SGLang/TensorRT-LLM page the cache in blocks (vLLM 16 tokens),
 llama.cpp allocates the whole ``n_ctx`` up front, HF transformers grows it as it goes. Not every engine
 keeps a mixed model's sliding layers at their window (``EngineProfile.keeps_layer_windows``: vLLM before
@@ -43,9 +47,11 @@ class KvShape:
     mla: bool
     topk: int = 0  # sparse attention: cached tokens a query reads at most (0: all)
     index_bytes_per_layer: float = 0.0  # sparse attention's indexer keys, per token and layer
+    linear_layers: int = 0  # linear-attention layers: no KV cache (a state per sequence instead)
 
     @property
     def layers(self) -> int:
+        """The layers that cache tokens (softmax attention: full and sliding)."""
         return self.full_layers + self.sliding_layers
 
 
@@ -62,7 +68,17 @@ def kv_shape(spec: ModelSpec) -> KvShape:
     per_layer = 2 * kv_heads * head_dim
     window = spec.sliding_window or 0
     sliding = sum(windowed_layers(spec))
-    return KvShape(layers - sliding, sliding, window if sliding else 0, per_layer, kv_heads, head_dim, False)
+    linear = spec.linear_layers
+    return KvShape(
+        layers - sliding - linear,
+        sliding,
+        window if sliding else 0,
+        per_layer,
+        kv_heads,
+        head_dim,
+        False,
+        linear_layers=linear,
+    )
 
 
 @cache
@@ -124,7 +140,8 @@ def layer_cached_tokens(
     spec: ModelSpec, tokens: int, block_tokens: int = 1, *, layer_windows: bool = True
 ) -> tuple[int, ...]:
     """The tokens each decoder layer of ``spec`` holds in its cache for a sequence of ``tokens`` tokens, in
-    order: all of them in a full layer, at most the window in a sliding one (:func:`windowed_layers`;
+    order: all of them in a full layer, at most the window in a sliding one (:func:`windowed_layers`), none
+    in a linear-attention layer (its state is :func:`linear_state_bytes`;
     the whole sequence where the engine has no per-layer windows, ``layer_windows`` False, and the model
     mixes sliding and full layers), each rounded up to whole ``block_tokens``-token blocks (paged
     allocation: vLLM 16, llama.cpp 256)."""
@@ -134,7 +151,11 @@ def layer_cached_tokens(
     if block_tokens > 1:
         full = math.ceil(full / block_tokens) * block_tokens
         slide = math.ceil(slide / block_tokens) * block_tokens
-    return tuple(slide if windowed else full for windowed in windowed_layers(spec))
+    kinds = spec.layer_types
+    return tuple(
+        0 if i < len(kinds) and kinds[i] == "linear" else slide if windowed else full
+        for i, windowed in enumerate(windowed_layers(spec))
+    )
 
 
 def kv_bytes_per_sequence(
@@ -184,6 +205,88 @@ def kv_read_bytes_per_step(spec: ModelSpec, kv: KvDtype, context: float, *, tp: 
     full = min(context, s.topk) if s.topk else context  # sparse attention: the picked tokens only
     read = per_layer_elems * (s.full_layers * full + s.sliding_layers * slide) * kv.bytes_per_element
     return read + s.index_bytes_per_layer * s.full_layers * context  # the indexer scans them all
+
+
+@dataclass(frozen=True, slots=True)
+class LinearStateDtypes:
+    """Bytes per element of a linear-attention layer's per-sequence state as an engine keeps it: the short
+    convolution's last inputs and the recurrent matrix."""
+
+    conv: float
+    recurrent: float
+    how: str  # where the engine takes them from
+
+
+def linear_state_dtypes(spec: ModelSpec, kv: KvDtype, engine: str) -> LinearStateDtypes:
+    """The state dtypes ``engine`` keeps for ``spec``'s linear-attention layers (read in each engine's
+    source; the model's dtype is 16-bit, or fp32 where the cache is, ``kv`` "auto" on fp32 weights):
+
+    * vLLM 0.33.0 (``MambaStateDtypeCalculator.gated_delta_net_state_dtype``): ``--mamba-cache-dtype`` and
+      ``--mamba-ssm-cache-dtype`` "auto", the model's dtype for both, unless the checkpoint's config names
+      ``mamba_ssm_dtype`` for the recurrent state (``Qwen3_5ForConditionalGenerationConfig``);
+    * SGLang 0.5.10 (``configs/mamba_utils.mamba2_state_dtype``): conv bf16, recurrent float32 unless the
+      config names ``mamba_ssm_dtype``;
+    * HF transformers 5.25.0: the chunked and recurrent gated delta rules (torch and fla) compute the state
+      in float32 and cache it so; the conv state in the model's dtype;
+    * llama.cpp (``llama_memory_recurrent``, type_r / type_s f32): float32 for both.
+    """
+    model = 4.0 if kv.bytes_per_element >= 4.0 else 2.0
+    config = 4.0 if spec.linear_state_dtype == "fp32" else 0.0
+    if engine == "llama.cpp":
+        return LinearStateDtypes(4.0, 4.0, "llama.cpp keeps recurrent states in f32")
+    if engine == "hf-transformers":
+        return LinearStateDtypes(model, 4.0, "transformers caches the gated delta rule's state in float32")
+    if engine == "sglang":
+        return LinearStateDtypes(
+            2.0, config or 4.0, "SGLang: conv state bf16, recurrent state --mamba-ssm-dtype (default float32)"
+        )
+    return LinearStateDtypes(
+        model,
+        config or model,
+        "vLLM: --mamba-cache-dtype / --mamba-ssm-cache-dtype auto: the model's dtype"
+        + (", the recurrent state float32 as the checkpoint's config asks" if config else ""),
+    )
+
+
+def linear_state_bytes(spec: ModelSpec, kv: KvDtype, engine: str = "", *, tp: int = 1) -> float:
+    """Bytes **per GPU** of the fixed-size state one sequence keeps in ``spec``'s linear-attention layers,
+    whatever its length: per layer the recurrent matrix (``linear_num_value_heads x linear_key_head_dim x
+    linear_value_head_dim``) and the convolution's last ``linear_conv_kernel_dim - 1`` inputs of q, k and
+    v; both split by value heads under tensor parallelism (vLLM's ``gated_delta_net_state_shape``).
+    Qwen3-Next-80B-A3B in bf16: 36 x (524,288 x 2 + 24,576 x 2) B = 39.5 MB a sequence on one GPU."""
+    layers = spec.linear_layers
+    if not layers:
+        return 0.0
+    dtypes = linear_state_dtypes(spec, kv, engine)
+    key_dim = spec.linear_num_key_heads * spec.linear_key_head_dim
+    value_dim = spec.linear_num_value_heads * spec.linear_value_head_dim
+    conv = (2 * key_dim + value_dim) * max(0, spec.linear_conv_kernel_dim - 1)
+    recurrent = spec.linear_num_value_heads * spec.linear_key_head_dim * spec.linear_value_head_dim
+    return layers * (conv * dtypes.conv + recurrent * dtypes.recurrent) / max(1, tp)
+
+
+def linear_state_step_bytes(spec: ModelSpec, kv: KvDtype, engine: str = "", *, tp: int = 1) -> float:
+    """Bytes of linear-attention state one decode step moves for one sequence (per GPU): the whole state
+    read and written back (the gated delta rule updates every element of the recurrent matrix each
+    token)."""
+    return 2.0 * linear_state_bytes(spec, kv, engine, tp=tp)
+
+
+#: SGLang's split of the memory left for caches between linear-attention states and the attention KV cache
+#: of a hybrid model, state : KV (``--mamba-full-memory-ratio`` default 0.9, read in SGLang 0.5.10's
+#: ``model_runner_kv_cache_mixin``: two fixed pools, each sequence taking a state slot and KV tokens)
+SGLANG_STATE_TO_KV_RATIO = 0.9
+
+
+def sequence_cache_bytes(engine: str, kv: float, state: float) -> float:
+    """The cache memory one sequence takes of ``engine``'s pool, given its KV cache (``kv``) and its
+    linear-attention state (``state``) bytes: both, from one pool (vLLM's hybrid cache pages them alike);
+    in SGLang the share of the whole of whichever of its two fixed pools runs out first (the state pool is
+    0.9 / 1.9 of the memory: a sequence whose state is the larger need takes state x 1.9 / 0.9 of it)."""
+    if not state or engine != "sglang":
+        return kv + state
+    r = SGLANG_STATE_TO_KV_RATIO
+    return max(state * (1.0 + r) / r, kv * (1.0 + r))
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,8 @@ from gpuscout.estimate.kv_cache import (
     kv_bytes_per_token,
     kv_shape,
     layer_cached_tokens,
+    linear_state_bytes,
+    sequence_cache_bytes,
 )
 from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
 from gpuscout.estimate.types import MemoryBreakdown
@@ -443,8 +445,12 @@ def plan_memory(
         refuse_wide_layer_split(spec.name, spec.num_hidden_layers, gpus)
     dp = tp if engine.dp_attention else 1
     layer_windows = engine.keeps_layer_windows()
-    whole_kv = kv_bytes_per_sequence(
-        spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens, layer_windows=layer_windows
+    whole_kv = sequence_cache_bytes(  # with the linear-attention layers' state, as the engine pools them
+        engine.name,
+        kv_bytes_per_sequence(
+            spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens, layer_windows=layer_windows
+        ),
+        linear_state_bytes(spec, kv, engine.name, tp=tp // dp),
     )
     if layered:
         # (weights, cache bytes per sequence) of each GPU

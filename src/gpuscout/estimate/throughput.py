@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from gpuscout.estimate.engines import EngineProfile
-from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape
+from gpuscout.estimate.kv_cache import kv_read_bytes_per_step, kv_shape, linear_state_step_bytes
 from gpuscout.estimate.memory import ModelConsts, attention_bytes, dense_body_bytes, model_consts
 from gpuscout.estimate.parallel import handoff_staging_seconds, tp_step_comm_seconds
 from gpuscout.estimate.precision import (
@@ -468,11 +468,30 @@ def _indexer_flops(spec: ModelSpec, pairs: float) -> float:
     return 2.0 * spec.index_n_heads * spec.index_head_dim * pairs * spec.num_hidden_layers / 2.0
 
 
+#: Tokens per chunk of the chunked gated delta rule (transformers' ``torch_chunk_gated_delta_rule``
+#: chunk_size 64; the fla kernels vLLM and SGLang call use 64 too)
+_DELTA_RULE_CHUNK = 64
+
+
+def _linear_attn_flops_per_token(spec: ModelSpec, *, prefill: bool = False) -> float:
+    """FLOPs of one token in every linear-attention (Gated DeltaNet) layer, whatever the context: per value
+    head, the state read by the query, the key's prediction from it and its update (three ``dk x dv``
+    products: 6 x dk x dv FLOPs); a prompt token, chunked, also meets the ``_DELTA_RULE_CHUNK`` tokens of
+    its chunk (scores over the key width and values: 2 x chunk x (2 dk + dv)). Qwen3-Next: 4.7 MFLOP a layer
+    in prefill, against 68 MFLOP of the layer's projections."""
+    if not spec.linear_layers:
+        return 0.0
+    dk, dv = spec.linear_key_head_dim, spec.linear_value_head_dim
+    per_head = 6.0 * dk * dv + (2.0 * _DELTA_RULE_CHUNK * (2 * dk + dv) if prefill else 0.0)
+    return spec.linear_layers * spec.linear_num_value_heads * per_head
+
+
 def _attn_flops_per_token(spec: ModelSpec, context: float, *, prefill: bool = False) -> float:
     """Attention score + value FLOPs of one new token against ``context`` cached tokens (all layers);
-    ``prefill``: a prompt token (MLA's unabsorbed form). A sparse-attention indexer scores them all."""
+    ``prefill``: a prompt token (MLA's unabsorbed form). A sparse-attention indexer scores them all; a
+    linear-attention layer costs the same at any context."""
     scores = 2.0 * _attn_dims(spec, prefill=prefill) * _scores_per_token(spec, context)
-    return scores + _indexer_flops(spec, context)
+    return scores + _indexer_flops(spec, context) + _linear_attn_flops_per_token(spec, prefill=prefill)
 
 
 def _head_params(spec: ModelSpec) -> float:
@@ -554,6 +573,8 @@ def decode_step(
     kv_bytes += kv_plain * group * eng.kv_copies_per_step
     # appending by concatenation (HF's DynamicCache): the whole cache read and written again
     kv_bytes += kv_plain * eng.kv_append_copies
+    # linear-attention layers: each sequence's fixed-size state read and written whole
+    kv_bytes += linear_state_step_bytes(spec, st.kv, eng.name, tp=tp // dp) * own
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
     logits_bytes = own * spec.vocab_size * eng.logits_bytes_per_vocab / (tp // dp)
     bw = st.achieved_bandwidth
@@ -763,12 +784,14 @@ def _causal_context(spec: ModelSpec, tokens: float) -> tuple[float, float]:
 
 def _prefill_attention_flops(spec: ModelSpec, tokens: float) -> float:
     """Causal attention (scores and values) FLOPs of one prompt of ``tokens`` tokens, whole model (a
-    sparse-attention indexer scores every earlier token of the prompt)."""
+    sparse-attention indexer scores every earlier token of the prompt; linear-attention layers grow with
+    the prompt, not its square)."""
     s = kv_shape(spec)
     full_ctx, slide_ctx = _causal_context(spec, tokens)
     s_dim = _attn_dims(spec, prefill=True)
     attn = 2.0 * spec.num_attention_heads * s_dim * (s.full_layers * full_ctx + s.sliding_layers * slide_ctx)
-    return attn + _indexer_flops(spec, tokens * tokens / 2.0)
+    linear = _linear_attn_flops_per_token(spec, prefill=True) * tokens
+    return attn + _indexer_flops(spec, tokens * tokens / 2.0) + linear
 
 
 def _prefill_flops(spec: ModelSpec, tokens: float, batch: int) -> tuple[float, float, float]:

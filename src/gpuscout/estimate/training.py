@@ -85,6 +85,7 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.engine_support import PRECISIONS
 from gpuscout.knowledge.layout import model_layout
+from gpuscout.knowledge.linear_attention import linear_attention_training_refusal
 from gpuscout.knowledge.model_types import ModelSpec
 from gpuscout.knowledge.workload_support import WorkloadRule, check_workload
 from gpuscout.wording import plural, token_count
@@ -616,6 +617,8 @@ def estimate_training(
             accepted=f"1..{spec.hidden_size - 1}",
         )
     _check_layout(spec, setup, gpus)
+    if spec.linear_layers:
+        raise ConfigurationRejected("model", *linear_attention_training_refusal(spec))
     cal = calibration or CALIBRATION
     warnings: list[str] = [variant] if variant else []
 

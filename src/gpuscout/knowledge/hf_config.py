@@ -2,7 +2,8 @@
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3, deepseek_v3
 (and v2), mistral4 (DeepSeek-V3's MLA and MoE), glm_moe_dsa (GLM-5: DeepSeek-V3.2's sparse MLA), gpt_oss,
-glm4_moe, minimax_m2, llama4, gemma / gemma2 / gemma3 and mistral3 (incl. ``text_config`` nesting), phi3 and
+glm4_moe, minimax_m2, qwen3_next and qwen3_5 / qwen3_5_moe (Gated DeltaNet linear attention), llama4,
+gemma / gemma2 / gemma3 and mistral3 (incl. ``text_config`` nesting), phi3 and
 falcon (old ``RefinedWeb`` names ``n_layer``/``n_head``/``n_head_kv`` and new ones).
 Only the config is read, never weights. A key that a supported architecture needs and the config lacks
 raises ``InvalidInputError`` naming the key. Pure: reading the file or fetching it from the Hub lives at the
@@ -37,6 +38,11 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "minimax_m2",
     "mistral4",
     "glm_moe_dsa",
+    "qwen3_next",
+    "qwen3_5",
+    "qwen3_5_text",
+    "qwen3_5_moe",
+    "qwen3_5_moe_text",
     "llama4",
     "llama4_text",
     "gemma",
@@ -53,9 +59,14 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
 _TIED_BY_DEFAULT = frozenset(
     {"gemma", "gemma2", "gemma3", "gemma3_text", "falcon", "RefinedWeb", "RefinedWebModel"}
 )
+#: Qwen3-Next and Qwen3.5 (read in transformers 5.25.0 ``models/qwen3_next``, ``qwen3_5``, ``qwen3_5_moe``):
+#: Gated DeltaNet linear-attention layers (``layer_types`` "linear_attention", else every layer but each
+#: ``full_attention_interval``-th), gated attention (q_proj twice the query width) with per-head q / k norms,
+#: a shared expert of ``shared_expert_intermediate_size`` beside the routed ones
+_GATED_DELTANET = frozenset({"qwen3_next", "qwen3_5", "qwen3_5_text", "qwen3_5_moe", "qwen3_5_moe_text"})
 #: QK norm: per head in Qwen3 and Gemma 3; over the whole q and k widths in MiniMax-M2 (``MiniMaxM2Attention``
 #: q_norm / k_norm, read in transformers 5.25.0), counted per head all the same (0.4M weights short in M2)
-_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "minimax_m2"})
+_QK_NORM = frozenset({"qwen3", "qwen3_moe", "gemma3", "gemma3_text", "minimax_m2", *_GATED_DELTANET})
 _DEFAULT_VOCAB = {"gemma3": 262208, "gemma3_text": 262208}  # Gemma3TextConfig default
 #: Llama 4 (transformers ``Llama4TextConfig``): ``intermediate_size`` is the experts' width and
 #: ``intermediate_size_mlp`` the dense layers'; every MoE layer has one shared expert of the experts' width
@@ -199,8 +210,16 @@ def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: i
         kinds = []
         for kind in explicit:
             text = str(kind).lower()
-            kinds.append("sliding" if "sliding" in text or "local" in text or "chunked" in text else "full")
-        return tuple(kinds) if "sliding" in kinds else ()
+            if "linear" in text and model_type in _GATED_DELTANET:
+                kinds.append("linear")
+            else:
+                kinds.append(
+                    "sliding" if "sliding" in text or "local" in text or "chunked" in text else "full"
+                )
+        return tuple(kinds) if "sliding" in kinds or "linear" in kinds else ()
+    if model_type in _GATED_DELTANET:  # transformers' default: full attention every 4th layer
+        interval = _opt_int(cfg, "full_attention_interval", most=MAX_LAYERS) or 4
+        return tuple("full" if (i + 1) % interval == 0 else "linear" for i in range(layers))
     if window is None:
         return ()
     if model_type in _LLAMA4:
@@ -251,10 +270,22 @@ def _moe_layer_step(cfg: Mapping[str, Any], model_type: str, layers: int) -> int
     return step
 
 
-def _shared_experts(cfg: Mapping[str, Any], model_type: str) -> int:
-    """Shared experts of each MoE layer, in units of the routed experts' width: DeepSeek's
-    ``n_shared_experts``; Llama 4's one (``Llama4TextMoe.shared_expert``, no config key)."""
-    return 1 if model_type in _LLAMA4 else _opt_int(cfg, "n_shared_experts")
+def _shared_experts(cfg: Mapping[str, Any], model_type: str, moe_width: int) -> int:
+    """Shared experts of each MoE layer, in units of the routed experts' width (``moe_width``): DeepSeek's
+    ``n_shared_experts``; Llama 4's one (``Llama4TextMoe.shared_expert``, no config key); Qwen3-Next's and
+    Qwen3.5's ``shared_expert_intermediate_size`` over the experts' width."""
+    if model_type in _LLAMA4:
+        return 1
+    if model_type in _GATED_DELTANET:
+        width = _opt_int(cfg, "shared_expert_intermediate_size", most=MAX_INTERMEDIATE_SIZE)
+        if width % max(1, moe_width):
+            raise InvalidInputError(
+                "shared_expert_intermediate_size",
+                f"{width:,} is not a whole number of experts of moe_intermediate_size {moe_width:,}",
+                "a multiple of moe_intermediate_size (gpuscout sizes the shared expert in routed experts)",
+            )
+        return width // max(1, moe_width)
+    return _opt_int(cfg, "n_shared_experts")
 
 
 def _sliding_window(cfg: Mapping[str, Any], model_type: str) -> int | None:
@@ -340,10 +371,11 @@ def _rope_scaling(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return rope
 
 
-#: The family of an imported Llama config with Llama 3.1's rope scaling: the families an import can have
-#: beyond a ``model_type``, which the architecture rules may name.
+#: The family of an imported Llama config with Llama 3.1's rope scaling.
 LLAMA3_ROPE_FAMILY = "llama (rope_type llama3)"
-IMPORTED_FAMILIES = (LLAMA3_ROPE_FAMILY,)
+#: Families only an import has (no row of the model table), which the architecture rules may name: that
+#: Llama one, and Qwen3.5's dense models (model_type qwen3_5; only the MoE 35B-A3B has a row).
+IMPORTED_FAMILIES = (LLAMA3_ROPE_FAMILY, "qwen3_5")
 
 
 def _family(cfg: Mapping[str, Any], model_type: str) -> str:
@@ -358,6 +390,8 @@ def _family(cfg: Mapping[str, Any], model_type: str) -> str:
         return "llama4"  # the wrapper's model_type and its text model's: one architecture
     if model_type == "gemma3_text":
         return "gemma3"  # Gemma 3's text model (the 1B, a multimodal config's text_config): one architecture
+    if model_type in {"qwen3_5_text", "qwen3_5_moe_text"}:
+        return model_type.removesuffix("_text")  # Qwen3.5's language model: the wrapper's architecture
     return model_type
 
 
@@ -467,6 +501,8 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         intermediate = _opt_int(cfg, "ffn_hidden_size", most=MAX_INTERMEDIATE_SIZE) or 4 * hidden
     elif model_type in _LLAMA4:
         intermediate = _required_int(cfg, "intermediate_size_mlp", most=MAX_INTERMEDIATE_SIZE)
+    elif model_type in {"qwen3_5_moe", "qwen3_5_moe_text"}:  # experts on every layer: no dense width
+        intermediate = _opt_int(cfg, "intermediate_size", most=MAX_INTERMEDIATE_SIZE)
     else:
         intermediate = _required_int(cfg, "intermediate_size", most=MAX_INTERMEDIATE_SIZE)
     window = _window_from(cfg, model_type)
@@ -546,7 +582,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         num_experts=num_experts,
         experts_per_token=experts_per_token,
         moe_intermediate_size=moe_width,
-        shared_experts=_shared_experts(cfg, model_type) if num_experts else 0,
+        shared_experts=_shared_experts(cfg, model_type, moe_width) if num_experts else 0,
         first_dense_layers=first_dense,
         moe_layer_step=moe_step,
         kv_lora_rank=kv_lora,
@@ -557,6 +593,7 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
         index_topk=_opt_int(cfg, "index_topk"),
         index_n_heads=_opt_int(cfg, "index_n_heads"),
         index_head_dim=_opt_int(cfg, "index_head_dim"),
+        **_linear_attention_fields(cfg, model_type),
         torch_dtype=str(cfg.get("torch_dtype") or cfg.get("dtype") or "bfloat16"),
         source=source,
         notes="; ".join(
@@ -586,6 +623,24 @@ def _spec_from_dict(raw: Mapping[str, Any], name: str | None, source: str) -> Pa
     )
     _check_size(spec)
     return ParsedConfig(spec, window)
+
+
+def _linear_attention_fields(cfg: Mapping[str, Any], model_type: str) -> dict[str, Any]:
+    """The Gated DeltaNet fields of a Qwen3-Next / Qwen3.5 config (none for other model types): the linear
+    heads and their widths, the convolution's taps, the recurrent state's dtype where the config names one
+    (``mamba_ssm_dtype``), and the gated attention's wider q_proj."""
+    if model_type not in _GATED_DELTANET:
+        return {}
+    state = str(cfg.get("mamba_ssm_dtype") or "").lower()
+    return {
+        "linear_num_key_heads": _required_int(cfg, "linear_num_key_heads", most=MAX_HEADS),
+        "linear_num_value_heads": _required_int(cfg, "linear_num_value_heads", most=MAX_HEADS),
+        "linear_key_head_dim": _required_int(cfg, "linear_key_head_dim", most=MAX_HEAD_DIM),
+        "linear_value_head_dim": _required_int(cfg, "linear_value_head_dim", most=MAX_HEAD_DIM),
+        "linear_conv_kernel_dim": _required_int(cfg, "linear_conv_kernel_dim", most=64),
+        "linear_state_dtype": "fp32" if state in {"float32", "fp32"} else "",
+        "attention_output_gate": True,
+    }
 
 
 def _native_for(native: str, num_experts: int) -> str:

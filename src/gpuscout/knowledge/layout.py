@@ -19,7 +19,9 @@ Each :class:`TensorGroup` is all tensors of one kind in the model (the 32 ``k_pr
 
 Not represented: learned absolute position embeddings (GPT-2/GPT-3/MPT-style ``max_seq_len x hidden``
 lookup tables: a lookup, no FLOPs, 0.1-2 % of the parameters), ALiBi (no parameters), and
-non-transformer blocks (Mamba/SSM layers).
+Mamba/SSM blocks. Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5) is walked for the layers
+``layer_types`` names "linear"; the MoE block's scalar shared-expert gate (Qwen2-MoE, Qwen3-Next: one
+``hidden x 1`` matrix a layer, 0.1M in Qwen3-Next) is not.
 """
 
 from __future__ import annotations
@@ -233,7 +235,8 @@ def _attention(walk: _Walk, spec: ModelSpec, layers: int) -> None:
         return
     d, kv = spec.head_dim, spec.num_key_value_heads
     q_width, kv_width = heads * d, kv * d
-    walk.matrix("q_proj", part, h, q_width, layers)
+    # a gated attention's q_proj yields the query and a per-head output gate (Qwen3-Next: twice the width)
+    walk.matrix("q_proj", part, h, q_width * (2 if spec.attention_output_gate else 1), layers)
     walk.matrix("k_proj", part, h, kv_width, layers)
     walk.matrix("v_proj", part, h, kv_width, layers)
     walk.matrix("o_proj", part, q_width, h, layers)
@@ -248,6 +251,30 @@ def _attention(walk: _Walk, spec: ModelSpec, layers: int) -> None:
     if spec.qk_norm:
         walk.vector("q_norm", part, d, layers)
         walk.vector("k_norm", part, d, layers)
+
+
+def _linear_attention(walk: _Walk, spec: ModelSpec, layers: int) -> None:
+    """One Gated DeltaNet block per linear-attention layer (read in transformers 5.25.0's
+    ``Qwen3NextGatedDeltaNet`` and ``Qwen3_5MoeGatedDeltaNet``): projections of the hidden state to q and k
+    (``linear_num_key_heads x linear_key_head_dim`` each), v and the output gate z (``linear_num_value_heads
+    x linear_value_head_dim`` each) and two scalars per value head (beta and the decay step; Qwen3-Next
+    fuses them as ``in_proj_qkvz`` / ``in_proj_ba``, Qwen3.5 keeps four matrices: the same sizes); a
+    depthwise causal convolution over q, k and v (``linear_conv_kernel_dim`` taps, no bias); ``dt_bias``
+    and ``A_log`` per value head; a gated RMSNorm over one value head; ``out_proj`` back to the hidden
+    size. Qwen3-Next-80B-A3B: 34.1M a layer."""
+    if layers <= 0:
+        return
+    h = spec.hidden_size
+    key_dim = spec.linear_num_key_heads * spec.linear_key_head_dim
+    value_dim = spec.linear_num_value_heads * spec.linear_value_head_dim
+    part = "attention"
+    walk.matrix("linear_attn.in_proj_qkvz", part, h, 2 * key_dim + 2 * value_dim, layers)
+    walk.matrix("linear_attn.in_proj_ba", part, h, 2 * spec.linear_num_value_heads, layers)
+    conv_dim = 2 * key_dim + value_dim  # the convolution runs over q, k and v
+    walk.vector("linear_attn.conv1d", "other", conv_dim * spec.linear_conv_kernel_dim, layers)
+    walk.vector("linear_attn.dt_bias_a_log", "other", 2 * spec.linear_num_value_heads, layers)
+    walk.vector("linear_attn.norm", part, spec.linear_value_head_dim, layers)
+    walk.matrix("linear_attn.out_proj", part, value_dim, h, layers)
 
 
 def _mlp(
@@ -277,11 +304,13 @@ def _mlp(
         walk.vector(f"{prefix}down_proj.bias", part, h, count, active)
 
 
-def _decoder_layers(walk: _Walk, spec: ModelSpec, layers: int, dense_layers: int) -> None:
+def _decoder_layers(walk: _Walk, spec: ModelSpec, layers: int, dense_layers: int, linear: int = 0) -> None:
     """``layers`` decoder layers, ``dense_layers`` of which have a dense MLP (MoE models: the leading ones
-    and, where MoE is on every n-th layer only, those between; only the counts matter here)."""
+    and, where MoE is on every n-th layer only, those between; only the counts matter here) and ``linear``
+    of which mix tokens with linear attention rather than softmax attention."""
     h = spec.hidden_size
-    _attention(walk, spec, layers)
+    _attention(walk, spec, layers - linear)
+    _linear_attention(walk, spec, linear)
     walk.vector("layer_norms", "norms", norm_size(spec, h), layers * spec.norms_per_layer)
     if spec.attention_sinks:
         walk.vector("sinks", "other", spec.num_attention_heads, layers)
@@ -349,7 +378,7 @@ def model_layout(spec: ModelSpec) -> ModelLayout:
     walk = _Walk()
     walk.matrix("embedding", "embedding", spec.vocab_size, h, 1)
     dense_layers = layers - spec.moe_layer_count if spec.is_moe else layers
-    _decoder_layers(walk, spec, layers, dense_layers)
+    _decoder_layers(walk, spec, layers, dense_layers, spec.linear_layers)
     walk.vector("final_norm", "norms", norm_size(spec, h), 1)
     if not spec.tie_word_embeddings:
         walk.matrix("lm_head", "lm_head", h, spec.vocab_size, 1)

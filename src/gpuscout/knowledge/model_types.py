@@ -47,7 +47,7 @@ class ModelSpec(_HashOnce):
     tie_word_embeddings: bool
     # sliding window / mixed local-global attention
     sliding_window: int | None = None
-    # per-layer attention kinds, "full" or "sliding"; empty = all full
+    # per-layer attention kinds, "full", "sliding" or "linear" (Gated DeltaNet); empty = all full
     layer_types: tuple[str, ...] = ()
     # the "sliding" layers attend within fixed chunks of ``sliding_window`` tokens (Llama 4's chunked
     # attention: a token sees the tokens of its own chunk) rather than a window that moves with each token;
@@ -76,6 +76,21 @@ class ModelSpec(_HashOnce):
     index_topk: int = 0
     index_n_heads: int = 0
     index_head_dim: int = 0
+    # Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): the layers ``layer_types`` names "linear" keep
+    # no KV cache but a fixed-size state per sequence, a recurrent matrix of ``linear_num_value_heads x
+    # linear_key_head_dim x linear_value_head_dim`` and the last ``linear_conv_kernel_dim - 1`` inputs of a
+    # short convolution over q, k and v (transformers' ``Qwen3NextGatedDeltaNet``). 0: no such layers.
+    linear_num_key_heads: int = 0
+    linear_num_value_heads: int = 0
+    linear_key_head_dim: int = 0
+    linear_value_head_dim: int = 0
+    linear_conv_kernel_dim: int = 0
+    # the dtype the checkpoint's config asks for the recurrent state (``mamba_ssm_dtype``: "fp32"); "": the
+    # cache dtype
+    linear_state_dtype: str = ""
+    # the attention layers' q_proj also yields a per-head output gate (twice the query width: Qwen3-Next's
+    # gated attention)
+    attention_output_gate: bool = False
     # official totals (billions) where known, for checking the computed count
     official_total_params_b: float | None = None
     official_active_params_b: float | None = None
@@ -155,7 +170,7 @@ class ModelSpec(_HashOnce):
         return self.kind == "llm"
 
     def layer_kind(self, index: int) -> str:
-        """Attention kind of layer ``index``: "full" or "sliding"."""
+        """Attention kind of layer ``index``: "full", "sliding" or "linear"."""
         if not self.layer_types:
             return "full"
         return self.layer_types[index]
@@ -164,3 +179,13 @@ class ModelSpec(_HashOnce):
     def sliding_layers(self) -> int:
         """Number of layers with sliding-window attention (0 when none)."""
         return sum(1 for kind in self.layer_types if kind == "sliding")
+
+    @property
+    def linear_layers(self) -> int:
+        """Number of linear-attention (Gated DeltaNet) layers (0 when none)."""
+        return sum(1 for kind in self.layer_types if kind == "linear")
+
+    @property
+    def attention_layers(self) -> int:
+        """Decoder layers with softmax attention (all but the linear-attention ones)."""
+        return self.num_hidden_layers - self.linear_layers

@@ -405,7 +405,9 @@ def expand_layer_pattern(pattern: str, layers: int) -> tuple[str, ...]:
 
     "" -> all full (empty tuple); "all-sliding"; "alternate-sliding-full" (even layers sliding, as
     Gemma 2 and gpt-oss); "N-sliding-1-full" (N local layers then one global, as Gemma 3 with N=5);
-    "N-chunked-1-full" the same with chunked local layers (Llama 4, N=3: ``ModelSpec.chunked_attention``).
+    "N-chunked-1-full" the same with chunked local layers (Llama 4, N=3: ``ModelSpec.chunked_attention``);
+    "N-linear-1-full" N linear-attention layers then one full (Qwen3-Next, Qwen3.5: N=3, transformers'
+    ``full_attention_interval`` 4).
     """
     if not pattern:
         return ()
@@ -413,10 +415,13 @@ def expand_layer_pattern(pattern: str, layers: int) -> tuple[str, ...]:
         return ("sliding",) * layers
     if pattern == "alternate-sliding-full":
         return tuple("sliding" if i % 2 == 0 else "full" for i in range(layers))
-    found = re.fullmatch(r"(\d+)-(?:sliding|chunked)-1-full", pattern)
+    found = re.fullmatch(r"(\d+)-(sliding|chunked|linear)-1-full", pattern)
     if found:
         period = int(found.group(1)) + 1
-        return local_then_full(layers, period)
+        kinds = local_then_full(layers, period)
+        if found.group(2) == "linear":
+            return tuple("linear" if k == "sliding" else k for k in kinds)
+        return kinds
     raise ValueError(f"unknown layer pattern {pattern!r}")
 
 
@@ -438,7 +443,9 @@ def _row_to_model(row: dict[str, str]) -> ModelSpec:
         max_position_embeddings=_int(row["max_position_embeddings"]),
         tie_word_embeddings=_bool(row["tie_word_embeddings"]),
         sliding_window=sliding,
-        layer_types=expand_layer_pattern(row["layer_pattern"], layers) if sliding else (),
+        layer_types=expand_layer_pattern(row["layer_pattern"], layers)
+        if sliding or "linear" in row["layer_pattern"]
+        else (),
         chunked_attention=bool(sliding) and "chunked" in row["layer_pattern"],
         num_experts=_int(row["num_experts"]),
         experts_per_token=_int(row["experts_per_token"]),
@@ -474,6 +481,13 @@ def _row_to_model(row: dict[str, str]) -> ModelSpec:
         auxiliary_params_b=_opt_float(row["auxiliary_params_b"]),
         params_source=row["params_source"],
         native_precision=(row.get("native_precision") or "").strip(),
+        linear_num_key_heads=_int(row.get("linear_num_key_heads") or ""),
+        linear_num_value_heads=_int(row.get("linear_num_value_heads") or ""),
+        linear_key_head_dim=_int(row.get("linear_key_head_dim") or ""),
+        linear_value_head_dim=_int(row.get("linear_value_head_dim") or ""),
+        linear_conv_kernel_dim=_int(row.get("linear_conv_kernel_dim") or ""),
+        linear_state_dtype=(row.get("linear_state_dtype") or "").strip(),
+        attention_output_gate=_bool(row.get("attention_output_gate") or "false"),
     )
 
 
@@ -629,6 +643,8 @@ def unknown_model(field: str, typed: str, suggestions: list[str]) -> UnknownName
     from gpuscout.knowledge.unmodelled import unmodelled_name
 
     family = unmodelled_name(typed)
+    if family is not None and family.modelled_as:  # its architecture's row first, then the near names
+        suggestions = [family.modelled_as, *(s for s in suggestions if s != family.modelled_as)][:6]
     return UnknownNameError(field, typed, suggestions, reason=family.reason() if family else "")
 
 

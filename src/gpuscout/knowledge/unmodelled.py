@@ -3,7 +3,8 @@
 A name of one of these models is still an unknown name (it has no row, and a near name would be the wrong
 architecture), but the error says what the model is and what in it the memory and speed model cannot
 represent, so that a renter is not left to pick the "closest known" model and size the wrong thing. An
-imported ``config.json`` of such a model type is refused with the same reason.
+imported ``config.json`` of such a model type is refused with the same reason. Qwen3.5 is modelled (Gated
+DeltaNet, stop 69) but only its 35B-A3B has a row: its other sizes' names say so and point to the import.
 
 Every entry is read in transformers 5.25.0 (the PyPI wheel): the ``models/<type>/configuration_*.py``
 keys named, and the checkpoint its config class documents. What these keys describe:
@@ -43,10 +44,19 @@ class Unmodelled:
     model_types: tuple[str, ...]
     has: str
     read: str
+    # a family whose architecture gpuscout does model (a row of it, and its config.json imports), only not
+    # the size the name asks for: that row's name
+    modelled_as: str = ""
 
     def reason(self) -> str:
         """The words of the error: what the model is and why it has no row (where that is read: ``read``,
         listed in docs/knowledge-data.md)."""
+        if self.modelled_as:
+            return (
+                f"gpuscout models {self.label}'s architecture ({self.has}: the row {self.modelled_as}), but "
+                "this size has no row, its config.json not having been read; `gpuscout models import` "
+                "with its config.json sizes it"
+            )
         types = ", ".join(t for t in self.model_types if not t.endswith("_text"))  # the wrappers' names
         return (
             f"{self.label} (transformers model type {types}) has {self.has}, which gpuscout's memory and "
@@ -56,20 +66,13 @@ class Unmodelled:
 
 FAMILIES: tuple[Unmodelled, ...] = (
     Unmodelled(
-        "Qwen3-Next",
-        r"^qwen-?3-?next",
-        ("qwen3_next",),
-        "Gated DeltaNet " + _LINEAR_STATE,
-        "Qwen3NextConfig layer_types and linear_num_key_heads / linear_num_value_heads / "
-        "linear_conv_kernel_dim, documented as Qwen/Qwen3-Next-80B-A3B-Instruct",
-    ),
-    Unmodelled(
         "Qwen3.5",
-        r"^qwen-?3\.5(-|$)",
-        ("qwen3_5", "qwen3_5_moe", "qwen3_5_text", "qwen3_5_moe_text"),
-        "Gated DeltaNet " + _LINEAR_STATE,
-        "Qwen3_5TextConfig / Qwen3_5MoeTextConfig linear_num_key_heads / linear_num_value_heads / "
-        "linear_key_head_dim, documented as Qwen/Qwen3.5-27B and Qwen/Qwen3.5-35B-A3B",
+        r"^qwen-?3\.5(?!-35b-a3b(-|$))(-|$)",  # the 35B-A3B is a row
+        (),
+        "Gated DeltaNet linear-attention layers beside gated full-attention ones",
+        "Qwen3_5TextConfig defaults documented as Qwen/Qwen3.5-27B, which are not the 27B's sizes (8.5B "
+        "computed): only Qwen3_5MoeTextConfig's, documented as Qwen/Qwen3.5-35B-A3B, make a row",
+        modelled_as="qwen3.5-35b-a3b",
     ),
     Unmodelled(
         "Kimi Linear",
@@ -193,7 +196,9 @@ def _key(name: str) -> str:
 
 
 def unmodelled_name(name: str) -> Unmodelled | None:
-    """The family of an unmodelled architecture a model name belongs to ("Qwen3.5-35B-A3B": Qwen3.5)."""
+    """The family of an unmodelled architecture (or an unread size of a modelled one) an unknown model name
+    belongs to ("Kimi-Linear-48B-A3B": Kimi Linear; "Qwen3.5-27B": Qwen3.5). Called for names the table
+    does not resolve: a row's own names resolve first."""
     key = _key(name) if isinstance(name, str) else ""
     return next((f for f in FAMILIES if key and re.search(f.pattern, key)), None)
 
