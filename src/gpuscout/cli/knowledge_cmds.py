@@ -257,6 +257,13 @@ def _attention_label(spec: ModelSpec, *, short: bool = False) -> str:
         label += f" + {local}"
     elif spec.sliding_layers:
         label += f" + {local} {spec.sliding_window} ({spec.sliding_layers}/{spec.num_hidden_layers})"
+    if spec.linear_layers:  # Gated DeltaNet: a fixed-size state per sequence, no KV cache
+        label += (
+            " + linear"
+            if short
+            else f" on {spec.attention_layers} of {spec.num_hidden_layers} layers, Gated DeltaNet linear "
+            f"attention on {spec.linear_layers} (a fixed-size state per sequence, no KV cache)"
+        )
     return label
 
 

@@ -291,6 +291,11 @@ class ModelDetailOut(ModelOut):
     vocab_size: int
     num_experts: int
     experts_per_token: int
+    linear_layers: int = Field(
+        default=0,
+        description="layers with Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5): no KV cache, a "
+        "fixed-size state per sequence (in `memory_by_precision`'s kv_cache_gb); the others attend",
+    )
     memory_by_precision: list[PrecisionMemoryOut] = Field(description="empty for non-LLM models")
     fits: list[GpuFitOut] = Field(description="empty for non-LLM models")
     images: list[ImageSpeedOut] = Field(
