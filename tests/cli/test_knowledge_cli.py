@@ -133,7 +133,10 @@ def test_models_filters() -> None:
         "qwen3-coder-480b-a35b",
         # the family filter is a prefix: qwen3_next and qwen3_5_moe are Qwen3's too (stop 69)
         "qwen3-next-80b-a3b",
+        "qwen3.5-27b",
         "qwen3.5-35b-a3b",
+        "qwen3.5-122b-a10b",
+        "qwen3.5-397b-a17b",
     }
     rows = json.loads(_run("models", "--kind", "diffusion", "--json").stdout)
     assert {r["name"] for r in rows} == {"sdxl", "flux.1-dev"}

@@ -1,5 +1,7 @@
 """Qwen3-Next and Qwen3.5 configs import (stop 69): their Gated DeltaNet fields are read, so a size with no
-row (Qwen3.5-27B, 122B-A10B, 397B-A17B) is sized from its config.json, as the unknown-name error says.
+row is sized from its config.json, as the unknown-name error says. (The four Qwen3.5 checkpoints whose
+config.json copies are in tests/fixtures/reference/hf_configs import equal to their rows:
+tests/knowledge/test_hf_config.py.)
 
 Configs below are transformers 5.25.0's class defaults (``Qwen3NextConfig``, documented as
 Qwen/Qwen3-Next-80B-A3B-Instruct; ``Qwen3_5MoeTextConfig``, Qwen/Qwen3.5-35B-A3B), as a config.json
@@ -130,7 +132,7 @@ def test_their_model_types_are_no_longer_refused() -> None:
         assert unmodelled_type(model_type) is None
 
 
-@pytest.mark.parametrize("name", ["Qwen3.5-27B", "Qwen/Qwen3.5-397B-A17B", "qwen3.5-122b-a10b"])
+@pytest.mark.parametrize("name", ["Qwen3.5-9B", "Qwen/Qwen3.5-2B", "qwen3.5"])
 def test_a_qwen3_5_size_without_a_row_points_to_the_import(name: str) -> None:
     with pytest.raises(UnknownNameError) as err:
         resolve_model(name)
@@ -145,3 +147,23 @@ def test_the_rows_and_their_aliases_resolve() -> None:
         assert resolve_model(name).linear_layers > 0
     for spec in all_models():
         assert unmodelled_name(spec.name) is None
+
+
+def test_the_qwen3_5_rows_have_their_published_sizes() -> None:
+    """From the checkpoints' config.json (the names' sizes; active with the embedding and lm_head, Qwen's
+    convention)."""
+    for name, total, active in (
+        ("qwen3.5-27b", 26.90, 26.90),
+        ("qwen3.5-122b-a10b", 122.11, 9.77),
+        ("qwen3.5-397b-a17b", 396.35, 17.35),
+    ):
+        count = count_params(resolve_model(name))
+        assert (round(count.total / 1e9, 2), round(count.active / 1e9, 2)) == (total, active), name
+
+
+def test_qwen3_6_resolves_to_qwen3_5_with_its_note() -> None:
+    from gpuscout.knowledge.models import resolve_model_detail
+
+    found = resolve_model_detail("Qwen/Qwen3.6-35B-A3B")
+    assert found.model.name == "qwen3.5-35b-a3b" and "NVFP4 checkpoint" in found.note
+    assert resolve_model("Qwen3.6-27B").name == "qwen3.5-27b"

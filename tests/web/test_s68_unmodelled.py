@@ -102,5 +102,5 @@ def test_the_estimate_and_the_web_say_it(client) -> None:  # type: ignore[no-unt
     page = client.get("/advise", params={"kind": "serve", "model": "Kimi-Linear-48B-A3B-Instruct"})
     assert "Kimi Delta Attention" in page.text and "the closest it models" in page.text
     # a Qwen3.5 size without a row (stop 69): modelled, not refused; its config imports
-    api = client.get("/api/v1/models/Qwen3.5-27B")
+    api = client.get("/api/v1/models/Qwen3.5-9B")
     assert api.status_code == 404 and "gpuscout models import" in api.json()["message"]

@@ -373,9 +373,8 @@ def _rope_scaling(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
 
 #: The family of an imported Llama config with Llama 3.1's rope scaling.
 LLAMA3_ROPE_FAMILY = "llama (rope_type llama3)"
-#: Families only an import has (no row of the model table), which the architecture rules may name: that
-#: Llama one, and Qwen3.5's dense models (model_type qwen3_5; only the MoE 35B-A3B has a row).
-IMPORTED_FAMILIES = (LLAMA3_ROPE_FAMILY, "qwen3_5")
+#: Families only an import has (no row of the model table), which the architecture rules may name.
+IMPORTED_FAMILIES = (LLAMA3_ROPE_FAMILY,)
 
 
 def _family(cfg: Mapping[str, Any], model_type: str) -> str:
@@ -639,7 +638,8 @@ def _linear_attention_fields(cfg: Mapping[str, Any], model_type: str) -> dict[st
         "linear_value_head_dim": _required_int(cfg, "linear_value_head_dim", most=MAX_HEAD_DIM),
         "linear_conv_kernel_dim": _required_int(cfg, "linear_conv_kernel_dim", most=64),
         "linear_state_dtype": "fp32" if state in {"float32", "fp32"} else "",
-        "attention_output_gate": True,
+        # transformers builds the gate unconditionally; Qwen3.5's configs state it (attn_output_gate true)
+        "attention_output_gate": bool(cfg.get("attn_output_gate", True)),
     }
 
 

@@ -93,6 +93,18 @@ _NOTED_ALIASES: dict[str, tuple[str, str]] = {
         "qwen2.5-14b",
         "DeepSeek-R1-Distill-Qwen-14B is Qwen2.5-14B fine-tuned on R1's outputs: same architecture",
     ),
+    # stop 69: Qwen3.6's sizes as NVIDIA's NVFP4 checkpoints state them (nvidia/Qwen3.6-27B-NVFP4 and
+    # -35B-A3B-NVFP4 config.json, copied in the aiconfigurator-core 0.12.0 wheel): Qwen3.5's, layer for layer
+    "qwen3.627b": (
+        "qwen3.5-27b",
+        "Qwen3.6-27B has Qwen3.5-27B's architecture (64 layers of 5120, 48 of them Gated DeltaNet, the same "
+        "heads and vocabulary: the config.json of NVIDIA's NVFP4 checkpoint of it; its own not read)",
+    ),
+    "qwen3.635ba3b": (
+        "qwen3.5-35b-a3b",
+        "Qwen3.6-35B-A3B has Qwen3.5-35B-A3B's architecture (40 layers, 256 experts of 512, 8 per token: the "
+        "config.json of NVIDIA's NVFP4 checkpoint of it; its own not read)",
+    ),
     "llama3.1nemotron70b": (
         "llama-3.1-70b",
         "Llama-3.1-Nemotron-70B-Instruct is NVIDIA's fine-tune of Llama-3.1-70B-Instruct: same architecture",

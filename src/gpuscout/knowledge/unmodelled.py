@@ -67,11 +67,12 @@ class Unmodelled:
 FAMILIES: tuple[Unmodelled, ...] = (
     Unmodelled(
         "Qwen3.5",
-        r"^qwen-?3\.5(?!-35b-a3b(-|$))(-|$)",  # the 35B-A3B is a row
+        # the sizes with a row resolve before this is asked; the pattern leaves them out all the same
+        r"^qwen-?3\.5(?!-(27b|35b-a3b|122b-a10b|397b-a17b)(-|$))(-|$)",
         (),
         "Gated DeltaNet linear-attention layers beside gated full-attention ones",
-        "Qwen3_5TextConfig defaults documented as Qwen/Qwen3.5-27B, which are not the 27B's sizes (8.5B "
-        "computed): only Qwen3_5MoeTextConfig's, documented as Qwen/Qwen3.5-35B-A3B, make a row",
+        "the config.json copies of Qwen3.5-27B, 35B-A3B, 122B-A10B and 397B-A17B in the aiconfigurator-core "
+        "0.12.0 wheel make its rows; no other size's config was read",
         modelled_as="qwen3.5-35b-a3b",
     ),
     Unmodelled(
