@@ -130,8 +130,8 @@ def test_registry_covers_the_reference_table() -> None:
     # Volta training row); + Llama 4 Scout and Maverick, GLM-4.5-Air, GLM-4.5 and GLM-4.6 (renters'
     # models, stop 67); + Gemma 3 1B / 4B / 12B, Mistral Small 3.1, MiniMax-M2, Kimi-K2-Thinking, Mistral
     # Small 4 and GLM-5 (stop 68); + Qwen3-Next-80B-A3B and Qwen3.5 27B / 35B-A3B / 122B-A10B / 397B-A17B
-    # (stop 69: linear attention)
-    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3 + 8 + 5
+    # (stop 69: linear attention) and Kimi K2.5
+    assert len(all_models()) == 45 + 17 + 10 + 2 + 1 + 1 + 2 + 3 + 8 + 6
 
 
 def test_registry_is_consistent() -> None:

@@ -86,6 +86,7 @@ ACTIVE_CONVENTION = {
     "deepseek-v3.2": "excl",
     "kimi-k2": "excl",  # DeepSeek-V3's architecture and convention: 31.7B without the embedding table
     "kimi-k2-thinking": "excl",  # Kimi K2's architecture and figure
+    "kimi-k2.5": "excl",  # likewise (its config.json: Kimi K2's text model)
     "qwen2-57b-a14b": "incl",
     "gpt-oss-20b": "excl",
     "gpt-oss-120b": "excl",
