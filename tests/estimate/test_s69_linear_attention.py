@@ -17,7 +17,6 @@ import pytest
 from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate import estimate
 from gpuscout.estimate.kv_cache import (
-    kv_bytes_per_sequence,
     kv_bytes_per_token,
     kv_read_bytes_per_step,
     kv_shape,
@@ -26,6 +25,7 @@ from gpuscout.estimate.kv_cache import (
     linear_state_dtypes,
     linear_state_step_bytes,
     sequence_cache_bytes,
+    vllm_hybrid_pages,
 )
 from gpuscout.estimate.precision import resolve_kv_dtype
 from gpuscout.estimate.throughput import _prefill_attention_flops, decode_step
@@ -109,17 +109,27 @@ def test_an_fp8_kv_cache_leaves_the_state_in_the_model_dtype() -> None:
 
 
 def test_memory_counts_the_state_beside_the_attention_cache() -> None:
-    """64 sequences of up to 4,500 tokens, vLLM on one H200 in FP8: per sequence 12 layers x 2,048 B a
-    token of KV, in 16-token blocks, and 39,518,208 B of state. Less the state, what is left is a whole
-    number of blocks of a context between the prompt and the whole sequence."""
+    """64 sequences of up to 4,500 tokens, vLLM on one H200: per sequence 12 layers x 2,048 B a token of
+    KV in the hybrid cache's blocks of 544 tokens (16 x ceil(1,097,728 / (16 x 2,048)): a page of one
+    attention layer holds one linear layer's state), and 36 states, each padded to that page (1,114,112 B).
+    Less the states, what is left is a whole number of blocks of a context between the prompt and the
+    whole sequence."""
     est = estimate(NEXT, "H200", precision="fp8", engine="vllm", batch=64, context_in=4000, context_out=500)
     spec = resolve_model(NEXT)
-    state = linear_state_bytes(spec, BF16, "vllm")
+    assert vllm_hybrid_pages(spec, BF16, 16) == (544, 36 * 544 * 2048)
     per_seq = est.memory.kv_cache_gb * 1e9 / 64
-    tokens = (per_seq - state) / (12 * 2048)
-    assert tokens == pytest.approx(round(tokens), abs=1e-6) and round(tokens) % 16 == 0
-    assert 4000 <= tokens <= 4512
-    assert kv_bytes_per_sequence(spec, BF16, 4500, block_tokens=16) == 12 * 4512 * 2048
+    tokens = (per_seq - 36 * 544 * 2048) / (12 * 2048)
+    assert tokens == pytest.approx(round(tokens), abs=1e-6) and round(tokens) % 544 == 0
+    assert 4000 <= tokens <= 4500 + 543
+
+
+def test_vllm_pages_follow_the_shards_and_the_cache_dtype() -> None:
+    """TP 8: 2 KV heads replicated, one per GPU (1,024 B a token and layer), a state of 137,216 B a layer:
+    blocks of 144. An FP8 cache halves the token's page and doubles the block; the state stays 16-bit."""
+    spec = resolve_model(NEXT)
+    assert vllm_hybrid_pages(spec, BF16, 16, tp=8) == (144, 36 * 144 * 1024)
+    assert vllm_hybrid_pages(spec, FP8, 16)[0] == 1072
+    assert vllm_hybrid_pages(resolve_model("qwen3-30b-a3b"), BF16, 16) == (16, 0.0)
 
 
 def test_a_decode_step_moves_the_state_of_every_sequence() -> None:

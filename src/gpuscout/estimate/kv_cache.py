@@ -272,6 +272,24 @@ def linear_state_step_bytes(spec: ModelSpec, kv: KvDtype, engine: str = "", *, t
     return 2.0 * linear_state_bytes(spec, kv, engine, tp=tp)
 
 
+def vllm_hybrid_pages(spec: ModelSpec, kv: KvDtype, block_tokens: int, *, tp: int = 1) -> tuple[int, float]:
+    """(attention block in tokens, state bytes per sequence per GPU) of a model with linear-attention layers
+    in vLLM, whose hybrid cache gives every layer pages of one size (read in vLLM 0.33.0:
+    ``Platform._align_hybrid_block_size``): the attention block grows to the smallest multiple of
+    ``block_tokens`` (16) whose page in one attention layer holds one linear layer's state, and each state
+    is padded to that page. Qwen3-Next in bf16 on one GPU: a layer's state is 1,097,728 B and a token 2,048
+    B in an attention layer, so blocks of 16 x 34 = 544 tokens and 36 pages of 1,114,112 B. (Where
+    FlashInfer's prefill exports align-mode checkpoints, vLLM also rounds the block to 64 tokens: not
+    modelled.) ``block_tokens`` and the plain state for a model without such layers, or an MLA one."""
+    state = linear_state_bytes(spec, kv, "vllm", tp=tp)
+    if not spec.linear_layers or spec.is_mla or block_tokens < 1:
+        return block_tokens, state
+    per_token = 2.0 * kv_heads_per_gpu(spec, tp) * kv_shape(spec).head_dim * kv.bytes_per_element
+    per_layer = state / spec.linear_layers
+    block = block_tokens * max(1, math.ceil(per_layer / (block_tokens * per_token)))
+    return block, spec.linear_layers * block * per_token
+
+
 #: SGLang's split of the memory left for caches between linear-attention states and the attention KV cache
 #: of a hybrid model, state : KV (``--mamba-full-memory-ratio`` default 0.9, read in SGLang 0.5.10's
 #: ``model_runner_kv_cache_mixin``: two fixed pools, each sequence taking a state slot and KV tokens)

@@ -20,6 +20,7 @@ from gpuscout.estimate.kv_cache import (
     layer_cached_tokens,
     linear_state_bytes,
     sequence_cache_bytes,
+    vllm_hybrid_pages,
 )
 from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
 from gpuscout.estimate.types import MemoryBreakdown
@@ -445,12 +446,15 @@ def plan_memory(
         refuse_wide_layer_split(spec.name, spec.num_hidden_layers, gpus)
     dp = tp if engine.dp_attention else 1
     layer_windows = engine.keeps_layer_windows()
+    block, state = engine.kv_block_tokens, linear_state_bytes(spec, kv, engine.name, tp=tp // dp)
+    if engine.name == "vllm":  # a hybrid model's pages: larger attention blocks, padded states
+        block, state = vllm_hybrid_pages(spec, kv, block, tp=tp // dp)
     whole_kv = sequence_cache_bytes(  # with the linear-attention layers' state, as the engine pools them
         engine.name,
         kv_bytes_per_sequence(
-            spec, kv, context, tp=tp // dp, block_tokens=engine.kv_block_tokens, layer_windows=layer_windows
+            spec, kv, context, tp=tp // dp, block_tokens=block, layer_windows=layer_windows
         ),
-        linear_state_bytes(spec, kv, engine.name, tp=tp // dp),
+        state,
     )
     if layered:
         # (weights, cache bytes per sequence) of each GPU
@@ -458,7 +462,7 @@ def plan_memory(
             (weights, whole_kv * share)
             for weights, share in zip(
                 layer_split_weight_bytes(spec, fmt, engine, gpus),
-                layer_split_kv_shares(spec, context, gpus, engine, engine.kv_block_tokens),
+                layer_split_kv_shares(spec, context, gpus, engine, block),
                 strict=True,
             )
         )
