@@ -232,3 +232,11 @@ def test_sglang_splits_its_pool_between_states_and_kv() -> None:
     assert sequence_cache_bytes("vllm", 51.2e6, state) == 51.2e6 + state  # one pool
     est = estimate(Q35, "H200", engine="sglang", batch=4, context_in=2000, context_out=500)
     assert est.memory.kv_cache_gb * 1e9 == pytest.approx(4 * state * 1.9 / 0.9, rel=1e-6)
+
+
+def test_the_allocation_assumption_says_how_states_are_kept() -> None:
+    vllm = estimate(NEXT, "H200", precision="fp8", engine="vllm", concurrency=4)
+    assert "enlarged to 544 tokens" in vllm.assumptions["kv_allocation"]
+    sglang = estimate(NEXT, "H200", precision="fp8", engine="sglang", concurrency=4)
+    assert "pool of their own, 0.9 : 1" in sglang.assumptions["kv_allocation"]
+    assert "linear" not in estimate("qwen3-30b-a3b", "H200", concurrency=4).assumptions["kv_allocation"]

@@ -31,11 +31,13 @@ from gpuscout.estimate.engines import (
 )
 from gpuscout.estimate.hf_attention import with_default_attention
 from gpuscout.estimate.kv_cache import (
+    SGLANG_STATE_TO_KV_RATIO,
     engine_kv_dtypes,
     kv_shape,
     linear_state_bytes,
     linear_state_dtypes,
     mixes_windows,
+    vllm_hybrid_pages,
 )
 from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
 from gpuscout.estimate.lazy_text import items, text
@@ -1857,6 +1859,25 @@ def _kv_windows_note(st: Setup) -> str:
     return f"; {eng.label} sizes every layer's cache at the whole context, the {local} layers' too{said}"
 
 
+def _linear_state_allocation(st: Setup) -> str:
+    """How the engine allocates a hybrid model's linear-attention states beside its KV cache ("" for a
+    model without them)."""
+    if not st.spec.linear_layers:
+        return ""
+    if st.engine.name == "vllm":
+        block, _ = vllm_hybrid_pages(st.spec, st.kv, st.engine.kv_block_tokens, tp=st.tp)
+        return (
+            f", enlarged to {block} tokens: vLLM's hybrid cache gives every layer pages of one size, so one "
+            "attention layer's block holds one linear layer's state (each state padded to it)"
+        )
+    if st.engine.name == "sglang":
+        return (
+            f"; the linear-attention states in a pool of their own, {SGLANG_STATE_TO_KV_RATIO:g} : 1 of the "
+            "KV cache's (--mamba-full-memory-ratio)"
+        )
+    return "; one linear-attention state per sequence beside it"
+
+
 def _memory_assumptions(
     st: Setup, plan: MemoryPlan, verdict: SupportVerdict, replicas: int
 ) -> dict[str, str]:
@@ -1881,7 +1902,8 @@ def _memory_assumptions(
             if eng.kv_allocates_full_context
             else f"paged, {eng.kv_block_tokens}-token blocks"
         )
-        + _kv_windows_note(st),
+        + _kv_windows_note(st)
+        + _linear_state_allocation(st),
     }
     if replicas > 1:
         out["parallel"] = (
