@@ -1,7 +1,7 @@
 """Import a model architecture from a parsed Hugging Face ``config.json`` (:func:`spec_from_hf_config`).
 
 Understands the field names of llama, mistral, mixtral, qwen2, qwen2_moe-style qwen3_moe, qwen3, deepseek_v3
-(and v2; kimi_k2 and Kimi K2.5's kimi_k25, DeepSeek-V3's fields), mistral4 (DeepSeek-V3's MLA and MoE),
+(v2, v32 with its sparse-attention indexer; kimi_k2 and Kimi K2.5's kimi_k25, DeepSeek-V3's fields), mistral4,
 glm_moe_dsa (GLM-5: DeepSeek-V3.2's sparse MLA), gpt_oss,
 glm4_moe, minimax_m2, qwen3_next and qwen3_5 / qwen3_5_moe (Gated DeltaNet linear attention), llama4,
 gemma / gemma2 / gemma3 and mistral3 (incl. ``text_config`` nesting), phi3 and
@@ -34,6 +34,7 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "qwen3_moe",
     "deepseek_v2",
     "deepseek_v3",
+    "deepseek_v32",
     "kimi_k2",
     "kimi_k25",
     "gpt_oss",
@@ -142,7 +143,17 @@ def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) ->
 #: MoE model types whose experts have their own width (``moe_intermediate_size``), not ``intermediate_size``
 #: (which sizes only their dense layers or shared expert, where they have one).
 _OWN_EXPERT_WIDTH = frozenset(
-    {"qwen3_moe", "deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "glm4_moe", "mistral4", "glm_moe_dsa"}
+    {
+        "qwen3_moe",
+        "deepseek_v2",
+        "deepseek_v3",
+        "deepseek_v32",
+        "kimi_k2",
+        "kimi_k25",
+        "glm4_moe",
+        "mistral4",
+        "glm_moe_dsa",
+    }
 )
 
 

@@ -93,6 +93,18 @@ _NOTED_ALIASES: dict[str, tuple[str, str]] = {
         "qwen2.5-14b",
         "DeepSeek-R1-Distill-Qwen-14B is Qwen2.5-14B fine-tuned on R1's outputs: same architecture",
     ),
+    # stop 69: later releases with their row's architecture and window, read in their config.json copies
+    # in the aiconfigurator-core 0.12.0 wheel (PyPI)
+    "minimaxm2.5": (
+        "minimax-m2",
+        "MiniMax-M2.5 has MiniMax-M2's architecture and window (its config.json, as copied in the "
+        "aiconfigurator-core 0.12.0 wheel)",
+    ),
+    "glm5.1": (
+        "glm-5",
+        "GLM-5.1 has GLM-5's architecture and window (its config.json, as copied in the aiconfigurator-core "
+        "0.12.0 wheel)",
+    ),
     # stop 69: Qwen3.6's sizes as NVIDIA's NVFP4 checkpoints state them (nvidia/Qwen3.6-27B-NVFP4 and
     # -35B-A3B-NVFP4 config.json, copied in the aiconfigurator-core 0.12.0 wheel): Qwen3.5's, layer for layer
     "qwen3.627b": (
@@ -209,6 +221,21 @@ def _mistral_small_3(kind: str) -> CheckpointWindow:
     )
 
 
+def _aic_window(checkpoint: str, model: str, window: int, shape: str) -> CheckpointWindow:
+    """A later release of ``model``'s architecture whose config.json (copied in the aiconfigurator-core 0.12.0
+    wheel) states a longer ``window``; no YaRN factor beyond it."""
+    org, repo = checkpoint.split("/")
+    return CheckpointWindow(
+        checkpoint,
+        model,
+        window,
+        0.0,
+        f"config.json of {checkpoint} as copied in the aiconfigurator-core 0.12.0 wheel (PyPI; "
+        f"aiconfigurator_core/model_configs/{org}--{repo}_config.json): {shape} layers, heads, experts and "
+        f"vocabulary, max_position_embeddings {window}",
+    )
+
+
 #: Checkpoints whose config.json window differs from their registry row's (the rows describe the base
 #: repos). Qwen2.5-0.5B/3B-Instruct state their base's 32,768 and need no entry; Llama 3.x, Mistral,
 #: Mixtral, Gemma, Falcon, MPT, Nemotron and Qwen1/1.5 instruct/chat checkpoints state their base's
@@ -250,6 +277,11 @@ CHECKPOINT_WINDOWS: tuple[CheckpointWindow, ...] = (
         "262144; model card: 'Extended context length: ... increased from 128k to 256k' (both recalled "
         "from the Hugging Face repo, not re-read in this session)",
     ),
+    # stop 69: later releases of a row's architecture with a longer window, each read in its config.json copy
+    # in the aiconfigurator-core 0.12.0 wheel (aiconfigurator_core/model_configs/<org>--<model>_config.json)
+    _aic_window("MiniMaxAI/MiniMax-M2.7", "minimax-m2", 204_800, "MiniMax-M2's"),
+    _aic_window("zai-org/GLM-5.2", "glm-5", 1_048_576, "GLM-5's"),
+    _aic_window("zai-org/GLM-5.3", "glm-5", 1_048_576, "GLM-5's"),
 )
 
 
