@@ -34,3 +34,20 @@ def test_a_longer_window_release_keeps_its_row_s_shape(name: str, row: str, wind
 
 def test_glm_5_has_its_multi_token_prediction_layer() -> None:
     assert resolve_model("glm-5").mtp_layers == 1  # num_nextn_predict_layers 1 in its config.json
+
+
+@pytest.mark.parametrize(
+    ("name", "label"),
+    [
+        ("moonshotai/Kimi-K3", "Kimi K3"),
+        ("MiniMax-M3", "MiniMax-M3"),
+        ("XiaomiMiMo/MiMo-V2-Flash", "MiMo-V2-Flash"),
+    ],
+)
+def test_architectures_read_in_those_copies_that_no_row_describes_say_why(name: str, label: str) -> None:
+    from gpuscout.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError) as err:
+        resolve_model(name)
+    assert str(err.value).startswith(f"model: unknown name {name!r}: {label} (config.json model_type")
+    assert "does not represent" in str(err.value)

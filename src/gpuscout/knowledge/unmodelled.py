@@ -59,7 +59,7 @@ class Unmodelled:
             )
         types = ", ".join(t for t in self.model_types if not t.endswith("_text"))  # the wrappers' names
         return (
-            f"{self.label} (transformers model type {types}) has {self.has}, which gpuscout's memory and "
+            f"{self.label} (config.json model_type {types}) has {self.has}, which gpuscout's memory and "
             "speed model does not represent, so it has no row"
         )
 
@@ -149,6 +149,34 @@ FAMILIES: tuple[Unmodelled, ...] = (
         _LINEAR_STATE + " and hyper-connections",
         "Glm5NextConfig linear_num_heads, linear_head_dim, linear_conv_kernel_dim, hc_mult, documented as "
         "zai-org/GLM-5.3-Flash",
+    ),
+    # stop 69: read in the config.json copies of the aiconfigurator-core 0.12.0 wheel (PyPI)
+    Unmodelled(
+        "Kimi K3",
+        r"^kimi-?k3(-|$)",
+        ("kimi_k3",),
+        "Kimi Delta Attention " + _LINEAR_STATE + " (MLA)",
+        "moonshotai--Kimi-K3 config.json in the aiconfigurator-core 0.12.0 wheel: text_config model_type "
+        "kimi_linear, linear_attn_config kda_layers / full_attn_layers, kv_lora_rank",
+    ),
+    Unmodelled(
+        "MiniMax-M3",
+        r"^minimax-?m3(-|$)",
+        ("minimax_m3",),
+        "block-sparse attention (a top-k of 128-token blocks picked by an index per layer, from its fourth "
+        "layer on) whose index weights and reads no row field describes",
+        "MiniMaxAI--MiniMax-M3 config.json in the aiconfigurator-core 0.12.0 wheel: sparse_attention_config "
+        "(sparse_block_size, sparse_topk_blocks, sparse_num_index_heads, sparse_attention_freq)",
+    ),
+    Unmodelled(
+        "MiMo-V2-Flash",
+        r"^(xiaomimimo-?)?mimo-?v2",
+        ("mimo_v2_flash",),
+        "sliding-window layers with their own KV head count beside full-attention layers, and value heads "
+        "narrower than the query and key heads (a row has one KV head count and one head width)",
+        "XiaomiMiMo--MiMo-V2-Flash config.json in the aiconfigurator-core 0.12.0 wheel: "
+        "swa_num_key_value_heads 8 against num_key_value_heads 4, head_dim 192, v_head_dim 128, "
+        "hybrid_layer_pattern",
     ),
     Unmodelled(
         "Gemma 3n",
