@@ -159,11 +159,20 @@ def test_prefill_attention_grows_with_the_square_in_attention_layers_only() -> N
     assert _prefill_attention_flops(spec, tokens) == pytest.approx(linear + square)
 
 
-@pytest.mark.parametrize("engine", ["tgi", "tensorrt-llm"])
-def test_engines_with_no_source_for_it_are_refused_with_the_reason(engine: str) -> None:
-    est = estimate(Q35, "H100", engine=engine)
+@pytest.mark.parametrize(("engine", "model"), [("tgi", Q35), ("tgi", NEXT), ("tensorrt-llm", NEXT)])
+def test_engines_with_no_source_for_it_are_refused_with_the_reason(engine: str, model: str) -> None:
+    est = estimate(model, "H200", engine=engine, precision="fp8")
     assert not est.supported and est.decode_tokens_per_s == 0
     assert "Gated DeltaNet" in est.unsupported_reason and "no source" in est.unsupported_reason
+
+
+def test_tensorrt_llm_seen_running_qwen3_5_is_refused_for_what_was_not_read() -> None:
+    est = estimate(Q35, "H100", engine="tensorrt-llm")
+    assert not est.supported and "no source" not in est.unsupported_reason
+    assert (
+        "TensorRT-LLM 1.3.0rc20 as passing" in est.unsupported_reason
+        and "was not read" in est.unsupported_reason
+    )
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,10 @@ has read nothing that says they do, and refuses rather than time a model the eng
 * llama.cpp: ``LLM_ARCH_QWEN3NEXT`` and ``LLM_ARCH_QWEN35MOE`` in the llama.cpp that llama-cpp-python
   0.3.17 (PyPI, March 2026) vendors; which build added them was not read.
 
-TGI (in maintenance mode since its 3.3 releases) and TensorRT-LLM: no source read says they load these
-models, so an estimate for them is refused with that reason (a claim either way would be a guess).
+TGI (in maintenance mode since its 3.3 releases) and TensorRT-LLM: no source read says they load Qwen3-Next,
+so an estimate for them is refused with that reason (a claim either way would be a guess). For Qwen3.5,
+aiconfigurator-core 0.12.0's support matrix lists TensorRT-LLM 1.3.0rc20 as passing; how it keeps the states
+was not read, and its refusal says that instead (:data:`SEEN_NOT_MODELLED`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,17 @@ LINEAR_ATTENTION_ENGINES: dict[str, str] = {
 }
 
 
+#: (engine, model family) pairs a source shows running, whose handling of the states was not read: the
+#: refusal says so rather than "no source"
+SEEN_NOT_MODELLED: dict[tuple[str, str], str] = {
+    ("tensorrt-llm", family): (
+        "aiconfigurator-core 0.12.0's support matrix (systems/support_matrix/*.csv in its PyPI wheel) lists "
+        "Qwen3.5 on TensorRT-LLM 1.3.0rc20 as passing, but how TensorRT-LLM keeps the linear-attention "
+        "states (their dtype and allocation) was not read"
+    )
+    for family in ("qwen3_5", "qwen3_5_moe")
+}
+
 #: Accelerator vendors whose GPUs the engines above run the gated delta rule on: vLLM 0.33.0's
 #: ``qwen_gdn_linear_attn.py`` picks CUDA kernels (flash-linear-attention's Triton ones, FlashInfer, CuTe
 #: DSL) or ROCm ones (AITER, Triton); TPU, Gaudi and Neuron run vLLM through plugins not read here
@@ -51,11 +64,11 @@ def linear_attention_refusal(engine: str, label: str, spec: ModelSpec, vendor: s
         f"fixed-size state per sequence, with {spec.attention_layers} attention layers; "
     )
     if engine not in LINEAR_ATTENTION_ENGINES:
-        return (
-            mixes
-            + f"gpuscout has read no source that says {label} loads such a model, so it does not "
-            + ("estimate one there")
-        )
+        seen = SEEN_NOT_MODELLED.get((engine, spec.family))
+        if seen:
+            return f"{mixes}{seen}, so gpuscout does not estimate one there"
+        unread = f"gpuscout has read no source that says {label} loads such a model"
+        return f"{mixes}{unread}, so it does not estimate one there"
     if vendor not in LINEAR_ATTENTION_VENDORS:
         return mixes + (
             f"the gated delta rule's kernels are read running on NVIDIA and AMD GPUs only, not on {vendor}'s "
