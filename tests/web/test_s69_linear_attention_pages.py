@@ -31,3 +31,10 @@ def test_the_advisor_serves_it_and_refuses_its_training_once(client) -> None:  #
         "/advise", params={"kind": "finetune", "model": "qwen3.5-35b-a3b", "dataset_tokens": "10M"}
     )
     assert page.status_code in (400, 422) and "Gated DeltaNet" in page.text
+
+
+def test_the_fits_table_says_the_model_is_not_run_where_its_layers_are_not(client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/models/qwen3.5-35b-a3b").text
+    not_run = page.split('<span class="badge bad">not run</span>', 1)[1].split("</tr>", 1)[0]
+    assert ">TPU-v6e</a>" in not_run and "its linear-attention layers" in not_run
+    assert "format not run" in client.get("/models/llama-3.1-8b").text
