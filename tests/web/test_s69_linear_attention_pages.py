@@ -38,3 +38,13 @@ def test_the_fits_table_says_the_model_is_not_run_where_its_layers_are_not(clien
     not_run = page.split('<span class="badge bad">not run</span>', 1)[1].split("</tr>", 1)[0]
     assert ">TPU-v6e</a>" in not_run and "its linear-attention layers" in not_run
     assert "format not run" in client.get("/models/llama-3.1-8b").text
+
+
+def test_the_faq_answers_what_is_modelled_and_says_what_is_not(client) -> None:  # type: ignore[no-untyped-def]
+    """The FAQ's spot answer costs a fine-tune: for a model whose training is refused it failed whole."""
+    page = client.get("/faq", params={"model": "qwen3.5-35b-a3b"})
+    assert page.status_code == 200
+    assert (
+        "How much VRAM" in page.text
+        and "not estimated: training qwen3.5-35b-a3b is not modelled" in page.text
+    )

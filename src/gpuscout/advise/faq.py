@@ -686,7 +686,11 @@ class _Faq:
                 ),
             ),
         ):
-            s, od, same = self._both_ways(w)
+            try:
+                s, od, same = self._both_ways(w)
+            except ConfigurationRejected as exc:  # a model whose training the estimator refuses outright
+                details.append(f"{label}: not estimated: {exc.message}")
+                continue
             key = "finetune" if isinstance(w, FinetuneWorkload) else "batch"
             work = "training" if isinstance(w, FinetuneWorkload) else "inference"
             if s is not None and s.cost is not None and od is not None and od.cost is not None:
