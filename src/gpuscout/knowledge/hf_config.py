@@ -25,6 +25,10 @@ from gpuscout.errors import InvalidInputError
 from gpuscout.knowledge.fused_experts import LINEAR, fused_experts
 from gpuscout.knowledge.model_types import EXPERTS_ONLY_BASE, ModelSpec, local_then_full
 
+#: DeepSeek-V2/V3's field names (MLA, ``n_routed_experts``, ``first_k_dense_replace``): V3.2 adds its sparse
+#: attention's indexer; Kimi K2 (``kimi_k2``) and Kimi K2.5's wrapper (``kimi_k25``) are V3's shape
+_DEEPSEEK_SHAPED = ("deepseek_v2", "deepseek_v3", "deepseek_v32", "kimi_k2", "kimi_k25")
+
 SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "llama",
     "mistral",
@@ -32,11 +36,7 @@ SUPPORTED_MODEL_TYPES: tuple[str, ...] = (
     "qwen2",
     "qwen3",
     "qwen3_moe",
-    "deepseek_v2",
-    "deepseek_v3",
-    "deepseek_v32",
-    "kimi_k2",
-    "kimi_k25",
+    *_DEEPSEEK_SHAPED,
     "gpt_oss",
     "glm4_moe",
     "minimax_m2",
@@ -142,19 +142,7 @@ def _required_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS) ->
 
 #: MoE model types whose experts have their own width (``moe_intermediate_size``), not ``intermediate_size``
 #: (which sizes only their dense layers or shared expert, where they have one).
-_OWN_EXPERT_WIDTH = frozenset(
-    {
-        "qwen3_moe",
-        "deepseek_v2",
-        "deepseek_v3",
-        "deepseek_v32",
-        "kimi_k2",
-        "kimi_k25",
-        "glm4_moe",
-        "mistral4",
-        "glm_moe_dsa",
-    }
-)
+_OWN_EXPERT_WIDTH = frozenset({"qwen3_moe", *_DEEPSEEK_SHAPED, "glm4_moe", "mistral4", "glm_moe_dsa"})
 
 
 def _opt_int(cfg: Mapping[str, Any], *keys: str, most: int = MAX_TOKENS, why: str = _UNPUBLISHED) -> int:
