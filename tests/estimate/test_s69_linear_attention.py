@@ -25,6 +25,7 @@ from gpuscout.estimate.kv_cache import (
     linear_state_dtypes,
     linear_state_step_bytes,
     sequence_cache_bytes,
+    vllm_gdn_checkpoint_tokens,
     vllm_hybrid_pages,
 )
 from gpuscout.estimate.precision import resolve_kv_dtype
@@ -110,23 +111,26 @@ def test_an_fp8_kv_cache_leaves_the_state_in_the_model_dtype() -> None:
 
 def test_memory_counts_the_state_beside_the_attention_cache() -> None:
     """64 sequences of up to 4,500 tokens, vLLM on one H200: per sequence 12 layers x 2,048 B a token of
-    KV in the hybrid cache's blocks of 544 tokens (16 x ceil(1,097,728 / (16 x 2,048)): a page of one
-    attention layer holds one linear layer's state), and 36 states, each padded to that page (1,114,112 B).
-    Less the states, what is left is a whole number of blocks of a context between the prompt and the
-    whole sequence."""
+    KV in the hybrid cache's blocks of 576 tokens (a multiple of 64, FlashInfer's GDN checkpoint alignment on
+    Hopper, whose page in one attention layer holds one linear layer's 1,097,728 B state: 64 x 9), and 36
+    states, each padded to that page (1,179,648 B). Less the states, what is left is a whole number of
+    blocks of a context between the prompt and the whole sequence."""
     est = estimate(NEXT, "H200", precision="fp8", engine="vllm", batch=64, context_in=4000, context_out=500)
     spec = resolve_model(NEXT)
-    assert vllm_hybrid_pages(spec, BF16, 16) == (544, 36 * 544 * 2048)
+    assert vllm_hybrid_pages(spec, BF16, 16, checkpoint_tokens=64) == (576, 36 * 576 * 2048)
     per_seq = est.memory.kv_cache_gb * 1e9 / 64
-    tokens = (per_seq - 36 * 544 * 2048) / (12 * 2048)
-    assert tokens == pytest.approx(round(tokens), abs=1e-6) and round(tokens) % 544 == 0
-    assert 4000 <= tokens <= 4500 + 543
+    tokens = (per_seq - 36 * 576 * 2048) / (12 * 2048)
+    assert tokens == pytest.approx(round(tokens), abs=1e-6) and round(tokens) % 576 == 0
+    assert 4000 <= tokens <= 4500 + 575
 
 
-def test_vllm_pages_follow_the_shards_and_the_cache_dtype() -> None:
-    """TP 8: 2 KV heads replicated, one per GPU (1,024 B a token and layer), a state of 137,216 B a layer:
-    blocks of 144. An FP8 cache halves the token's page and doubles the block; the state stays 16-bit."""
+def test_vllm_pages_follow_the_gpu_the_shards_and_the_cache_dtype() -> None:
+    """Without the checkpoint alignment (an A100: Triton's GDN prefill) blocks of 16 x 34 = 544. TP 8: 2 KV
+    heads replicated, one per GPU (1,024 B a token and layer), a state of 137,216 B a layer: blocks of 144.
+    An FP8 cache halves the token's page and doubles the block; the state stays 16-bit."""
     spec = resolve_model(NEXT)
+    assert vllm_gdn_checkpoint_tokens((9, 0)) == 64 and vllm_gdn_checkpoint_tokens((8, 0)) == 1
+    assert vllm_hybrid_pages(spec, BF16, 16) == (544, 36 * 544 * 2048)
     assert vllm_hybrid_pages(spec, BF16, 16, tp=8) == (144, 36 * 144 * 1024)
     assert vllm_hybrid_pages(spec, FP8, 16)[0] == 1072
     assert vllm_hybrid_pages(resolve_model("qwen3-30b-a3b"), BF16, 16) == (16, 0.0)
@@ -245,7 +249,9 @@ def test_sglang_splits_its_pool_between_states_and_kv() -> None:
 
 def test_the_allocation_assumption_says_how_states_are_kept() -> None:
     vllm = estimate(NEXT, "H200", precision="fp8", engine="vllm", concurrency=4)
-    assert "enlarged to 544 tokens" in vllm.assumptions["kv_allocation"]
+    assert "enlarged to 576 tokens" in vllm.assumptions["kv_allocation"]  # Hopper: multiples of 64
+    a100 = estimate(NEXT, "A100-80GB", gpus=2, engine="vllm", concurrency=4)
+    assert "enlarged to 544 tokens" in a100.assumptions["kv_allocation"]
     sglang = estimate(NEXT, "H200", precision="fp8", engine="sglang", concurrency=4)
     assert "pool of their own, 0.9 : 1" in sglang.assumptions["kv_allocation"]
     assert "linear" not in estimate("qwen3-30b-a3b", "H200", concurrency=4).assumptions["kv_allocation"]

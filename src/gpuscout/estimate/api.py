@@ -37,6 +37,7 @@ from gpuscout.estimate.kv_cache import (
     linear_state_bytes,
     linear_state_dtypes,
     mixes_windows,
+    vllm_gdn_checkpoint_tokens,
     vllm_hybrid_pages,
 )
 from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
@@ -1865,7 +1866,13 @@ def _linear_state_allocation(st: Setup) -> str:
     if not st.spec.linear_layers:
         return ""
     if st.engine.name == "vllm":
-        block, _ = vllm_hybrid_pages(st.spec, st.kv, st.engine.kv_block_tokens, tp=st.tp)
+        block, _ = vllm_hybrid_pages(
+            st.spec,
+            st.kv,
+            st.engine.kv_block_tokens,
+            tp=st.tp,
+            checkpoint_tokens=vllm_gdn_checkpoint_tokens(st.acc.nvidia_cc),
+        )
         return (
             f", enlarged to {block} tokens: vLLM's hybrid cache gives every layer pages of one size, so one "
             "attention layer's block holds one linear layer's state (each state padded to it)"

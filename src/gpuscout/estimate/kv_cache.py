@@ -272,21 +272,39 @@ def linear_state_step_bytes(spec: ModelSpec, kv: KvDtype, engine: str = "", *, t
     return 2.0 * linear_state_bytes(spec, kv, engine, tp=tp)
 
 
-def vllm_hybrid_pages(spec: ModelSpec, kv: KvDtype, block_tokens: int, *, tp: int = 1) -> tuple[int, float]:
+#: Tokens vLLM's hybrid blocks are a multiple of where FlashInfer runs the gated delta rule's prefill and
+#: prefix caching (on by default) keeps linear-attention checkpoints ("align" mode):
+#: ``FLASHINFER_GDN_CHECKPOINT_ALIGNMENT`` (read in vLLM 0.33.0, ``v1/attention/backends/gdn_attn.py``)
+VLLM_GDN_CHECKPOINT_TOKENS = 64
+
+
+def vllm_gdn_checkpoint_tokens(cc: tuple[int, int] | None) -> int:
+    """The checkpoint alignment vLLM 0.33.0's default GDN prefill backend imposes on a GPU of compute
+    capability ``cc`` (``qwen_gdn_linear_attn``: FlashInfer on CC 9.0 whatever the CUDA runtime; on
+    Blackwell only with CUDA 13 and 128-wide key heads, which a build is not known to have here: 1)."""
+    return VLLM_GDN_CHECKPOINT_TOKENS if cc == (9, 0) else 1
+
+
+def vllm_hybrid_pages(
+    spec: ModelSpec, kv: KvDtype, block_tokens: int, *, tp: int = 1, checkpoint_tokens: int = 1
+) -> tuple[int, float]:
     """(attention block in tokens, state bytes per sequence per GPU) of a model with linear-attention layers
     in vLLM, whose hybrid cache gives every layer pages of one size (read in vLLM 0.33.0:
     ``Platform._align_hybrid_block_size``): the attention block grows to the smallest multiple of
-    ``block_tokens`` (16) whose page in one attention layer holds one linear layer's state, and each state
-    is padded to that page. Qwen3-Next in bf16 on one GPU: a layer's state is 1,097,728 B and a token 2,048
-    B in an attention layer, so blocks of 16 x 34 = 544 tokens and 36 pages of 1,114,112 B. (Where
-    FlashInfer's prefill exports align-mode checkpoints, vLLM also rounds the block to 64 tokens: not
-    modelled.) ``block_tokens`` and the plain state for a model without such layers, or an MLA one."""
+    ``block_tokens`` (16; of its least common multiple with ``checkpoint_tokens`` where prefix caching keeps
+    prefill checkpoints: :func:`vllm_gdn_checkpoint_tokens`) whose page in one attention layer holds one
+    linear layer's state, and each state is padded to that page. Qwen3-Next in bf16 on one GPU: a layer's
+    state is 1,097,728 B and a token 2,048 B in an attention layer, so blocks of 16 x 34 = 544 tokens and 36
+    pages of 1,114,112 B (on an H100, 64 x 9 = 576 tokens). One state per running sequence: the ones
+    prefix caching keeps beyond it are evictable. ``block_tokens`` and the plain state for a model without
+    such layers, or an MLA one."""
     state = linear_state_bytes(spec, kv, "vllm", tp=tp)
     if not spec.linear_layers or spec.is_mla or block_tokens < 1:
         return block_tokens, state
     per_token = 2.0 * kv_heads_per_gpu(spec, tp) * kv_shape(spec).head_dim * kv.bytes_per_element
     per_layer = state / spec.linear_layers
-    block = block_tokens * max(1, math.ceil(per_layer / (block_tokens * per_token)))
+    align = math.lcm(block_tokens, max(1, checkpoint_tokens))
+    block = align * max(1, math.ceil(per_layer / (align * per_token)))
     return block, spec.linear_layers * block * per_token
 
 

@@ -20,6 +20,7 @@ from gpuscout.estimate.kv_cache import (
     layer_cached_tokens,
     linear_state_bytes,
     sequence_cache_bytes,
+    vllm_gdn_checkpoint_tokens,
     vllm_hybrid_pages,
 )
 from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
@@ -448,7 +449,9 @@ def plan_memory(
     layer_windows = engine.keeps_layer_windows()
     block, state = engine.kv_block_tokens, linear_state_bytes(spec, kv, engine.name, tp=tp // dp)
     if engine.name == "vllm":  # a hybrid model's pages: larger attention blocks, padded states
-        block, state = vllm_hybrid_pages(spec, kv, block, tp=tp // dp)
+        block, state = vllm_hybrid_pages(
+            spec, kv, block, tp=tp // dp, checkpoint_tokens=vllm_gdn_checkpoint_tokens(acc.nvidia_cc)
+        )
     whole_kv = sequence_cache_bytes(  # with the linear-attention layers' state, as the engine pools them
         engine.name,
         kv_bytes_per_sequence(
