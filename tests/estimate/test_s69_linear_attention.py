@@ -255,3 +255,9 @@ def test_the_allocation_assumption_says_how_states_are_kept() -> None:
     sglang = estimate(NEXT, "H200", precision="fp8", engine="sglang", concurrency=4)
     assert "pool of their own, 0.9 : 1" in sglang.assumptions["kv_allocation"]
     assert "linear" not in estimate("qwen3-30b-a3b", "H200", concurrency=4).assumptions["kv_allocation"]
+
+
+def test_hf_transformers_says_which_kernels_it_is_timed_with() -> None:
+    hf = estimate(Q35, "H100", engine="hf-transformers", concurrency=4)
+    assert any("flash-linear-attention" in w and "PyTorch loop" in w for w in hf.warnings)
+    assert not any("flash-linear-attention" in w for w in estimate(Q35, "H100", concurrency=4).warnings)

@@ -108,6 +108,7 @@ from gpuscout.knowledge.accelerators import as_software_sees
 from gpuscout.knowledge.calibration_coverage import speed_calibrated, uncalibrated_warning
 from gpuscout.knowledge.engine_support import SupportVerdict, alternatives
 from gpuscout.knowledge.linear_attention import (
+    HF_GATED_DELTA_RULE_NOTE,
     LINEAR_ATTENTION_ENGINES,
     LINEAR_ATTENTION_VENDORS,
     linear_attention_instead,
@@ -855,6 +856,8 @@ def _prepare(
             field="engine" if acc.vendor in LINEAR_ATTENTION_VENDORS else "gpu",
             instead=linear_attention_instead(),
         )  # fmt: skip
+    if spec.linear_layers and eng.name == "hf-transformers":
+        warnings.append(HF_GATED_DELTA_RULE_NOTE)
     if not verdict.supported:  # refused for being too old a release: the engine field is the lever
         field = "engine" if refused_for_age(eng, fmt, acc) else "gpu"
         return unsupported(

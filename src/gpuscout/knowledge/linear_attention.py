@@ -48,6 +48,14 @@ SEEN_NOT_MODELLED: dict[tuple[str, str], str] = {
     for family in ("qwen3_5", "qwen3_5_moe")
 }
 
+#: How HF transformers runs the gated delta rule (read in transformers 5.25.0's ``modeling_qwen3_next.py``:
+#: ``use_kernel_func_from_hub_with_fallback("chunk_gated_delta_rule", "fla")``)
+HF_GATED_DELTA_RULE_NOTE = (
+    "HF transformers timed with flash-linear-attention's gated delta rule kernels, which transformers 5.x "
+    "takes from the kernels hub (or the fla package); without them it falls back to a PyTorch loop over "
+    "chunks and tokens, far slower and not modelled"
+)
+
 #: Accelerator vendors whose GPUs the engines above run the gated delta rule on: vLLM 0.33.0's
 #: ``qwen_gdn_linear_attn.py`` picks CUDA kernels (flash-linear-attention's Triton ones, FlashInfer, CuTe
 #: DSL) or ROCm ones (AITER, Triton); TPU, Gaudi and Neuron run vLLM through plugins not read here
