@@ -167,3 +167,18 @@ def test_qwen3_6_resolves_to_qwen3_5_with_its_note() -> None:
     found = resolve_model_detail("Qwen/Qwen3.6-35B-A3B")
     assert found.model.name == "qwen3.5-35b-a3b" and "NVFP4 checkpoint" in found.note
     assert resolve_model("Qwen3.6-27B").name == "qwen3.5-27b"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"layer_types": [5] * 48}, "layer_types"),
+        ({"layer_types": ["sliding_attention"] * 48}, "layer_types"),
+        ({"full_attention_interval": 0}, "full_attention_interval"),
+    ],
+)
+def test_a_malformed_layer_plan_is_refused_by_name(change: dict[str, Any], field: str) -> None:
+    bad = {**copy.deepcopy(NEXT), **change}
+    with pytest.raises(InvalidInputError) as err:
+        spec_from_hf_config(bad)
+    assert err.value.field == field

@@ -212,15 +212,20 @@ def _layer_types(cfg: Mapping[str, Any], model_type: str, layers: int, window: i
         kinds = []
         for kind in explicit:
             text = str(kind).lower()
-            if "linear" in text and model_type in _GATED_DELTANET:
-                kinds.append("linear")
-            else:
-                kinds.append(
-                    "sliding" if "sliding" in text or "local" in text or "chunked" in text else "full"
-                )
+            if model_type in _GATED_DELTANET:  # transformers' Qwen3-Next / Qwen3.5 know these two
+                if text not in {"linear_attention", "full_attention"}:
+                    raise InvalidInputError(
+                        "layer_types", f"unknown layer type {kind!r}", "linear_attention or full_attention"
+                    )
+                kinds.append("linear" if text == "linear_attention" else "full")
+                continue
+            local = "sliding" in text or "local" in text or "chunked" in text
+            kinds.append("sliding" if local else "full")
         return tuple(kinds) if "sliding" in kinds or "linear" in kinds else ()
     if model_type in _GATED_DELTANET:  # transformers' default: full attention every 4th layer
-        interval = _opt_int(cfg, "full_attention_interval", most=MAX_LAYERS) or 4
+        interval = 4
+        if cfg.get("full_attention_interval") is not None:
+            interval = _required_int(cfg, "full_attention_interval", most=MAX_LAYERS)
         return tuple("full" if (i + 1) % interval == 0 else "linear" for i in range(layers))
     if window is None:
         return ()
