@@ -22,6 +22,21 @@ from gpuscout.knowledge.params import count_params
 EXPERTS = 60 * 384 * 3 * 7168 * 2048
 
 
+def _llama_8b(quantization_config: dict[str, Any]) -> dict[str, Any]:
+    """A Llama-3.1-8B-shaped config.json (no experts) carrying ``quantization_config``."""
+    return {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 14336,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "num_hidden_layers": 32,
+        "vocab_size": 128256,
+        "max_position_embeddings": 8192,
+        "quantization_config": quantization_config,
+    }
+
+
 def test_the_thinking_checkpoint_is_sized_as_shipped() -> None:
     spec = resolve_model("moonshotai/Kimi-K2-Thinking")
     assert spec.name == "kimi-k2-thinking" and spec.native_precision == "int4-moe"
@@ -90,17 +105,7 @@ def test_an_import_reads_int4_experts_only_where_the_attention_is_left_out() -> 
     experts_only = _ct(["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*"])
     assert native_precision(experts_only) == "int4-moe"
     assert native_precision(_ct(["lm_head"])) == "int4"
-    dense = {
-        "model_type": "llama",
-        "hidden_size": 4096,
-        "intermediate_size": 14336,
-        "num_attention_heads": 32,
-        "num_key_value_heads": 8,
-        "num_hidden_layers": 32,
-        "vocab_size": 128256,
-        "max_position_embeddings": 8192,
-        "quantization_config": experts_only,
-    }
+    dense = _llama_8b(experts_only)
     assert parse_hf_config(dense).spec.native_precision == "int4"  # no experts: the whole model int4
 
 
@@ -116,20 +121,7 @@ def test_the_model_page_sizes_the_published_int4_once() -> None:
 def test_an_mxfp4_config_of_a_dense_model_leaving_attention_out_is_dense_mxfp4() -> None:
     # native_precision reads MXFP4 that skips self_attn as gpt-oss's experts-only format; a model without
     # experts in it has every other weight MXFP4, and the estimate then refused its own default precision
-    config = {
-        "model_type": "llama",
-        "hidden_size": 4096,
-        "intermediate_size": 14336,
-        "num_attention_heads": 32,
-        "num_key_value_heads": 8,
-        "num_hidden_layers": 32,
-        "vocab_size": 128256,
-        "max_position_embeddings": 8192,
-        "quantization_config": {
-            "quant_method": "mxfp4",
-            "modules_to_not_convert": ["model.layers.*.self_attn"],
-        },
-    }
+    config = _llama_8b({"quant_method": "mxfp4", "modules_to_not_convert": ["model.layers.*.self_attn"]})
     assert native_precision(config["quantization_config"]) == "mxfp4-moe"
     spec = parse_hf_config(config).spec
     assert spec.native_precision == "mxfp4"

@@ -33,12 +33,11 @@ from gpuscout.estimate.hf_attention import with_default_attention
 from gpuscout.estimate.kv_cache import (
     SGLANG_STATE_TO_KV_RATIO,
     engine_kv_dtypes,
+    engine_state_pages,
     kv_shape,
     linear_state_bytes,
     linear_state_dtypes,
     mixes_windows,
-    vllm_gdn_checkpoint_tokens,
-    vllm_hybrid_pages,
 )
 from gpuscout.estimate.launch_flags import max_model_len_flag, memory_share_flag, read_flag_names
 from gpuscout.estimate.lazy_text import items, text
@@ -1869,12 +1868,8 @@ def _linear_state_allocation(st: Setup) -> str:
     if not st.spec.linear_layers:
         return ""
     if st.engine.name == "vllm":
-        block, _ = vllm_hybrid_pages(
-            st.spec,
-            st.kv,
-            st.engine.kv_block_tokens,
-            tp=st.tp,
-            checkpoint_tokens=vllm_gdn_checkpoint_tokens(st.acc.nvidia_cc),
+        block, _ = engine_state_pages(
+            st.spec, st.kv, "vllm", st.engine.kv_block_tokens, tp=st.tp, cc=st.acc.nvidia_cc
         )
         return (
             f", enlarged to {block} tokens: vLLM's hybrid cache gives every layer pages of one size, so one "

@@ -254,7 +254,7 @@ def linear_state_bytes(spec: ModelSpec, kv: KvDtype, engine: str = "", *, tp: in
     linear_value_head_dim``) and the convolution's last ``linear_conv_kernel_dim - 1`` inputs of q, k and
     v; both split by value heads under tensor parallelism (vLLM's ``gated_delta_net_state_shape``).
     Qwen3-Next-80B-A3B in bf16: 36 x (524,288 x 2 + 24,576 x 2) B = 39.5 MB a sequence on one GPU."""
-    layers = spec.linear_layers
+    layers = kv_shape(spec).linear_layers  # cached: this runs in every decode step
     if not layers:
         return 0.0
     dtypes = linear_state_dtypes(spec, kv, engine)
@@ -306,6 +306,25 @@ def vllm_hybrid_pages(
     align = math.lcm(block_tokens, max(1, checkpoint_tokens))
     block = align * max(1, math.ceil(per_layer / (align * per_token)))
     return block, spec.linear_layers * block * per_token
+
+
+def engine_state_pages(
+    spec: ModelSpec,
+    kv: KvDtype,
+    engine: str,
+    block_tokens: int,
+    *,
+    tp: int = 1,
+    cc: tuple[int, int] | None = None,
+) -> tuple[int, float]:
+    """(attention block in tokens, linear-attention state bytes per sequence per GPU) as ``engine`` lays out a
+    hybrid model's cache on a GPU of compute capability ``cc``: vLLM's pages of one size
+    (:func:`vllm_hybrid_pages`), elsewhere the engine's own block and the plain state."""
+    if engine == "vllm":
+        return vllm_hybrid_pages(
+            spec, kv, block_tokens, tp=tp, checkpoint_tokens=vllm_gdn_checkpoint_tokens(cc)
+        )
+    return block_tokens, linear_state_bytes(spec, kv, engine, tp=tp)
 
 
 #: SGLang's split of the memory left for caches between linear-attention states and the attention KV cache

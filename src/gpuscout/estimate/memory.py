@@ -14,14 +14,12 @@ from functools import cache
 from gpuscout.errors import ConfigurationRejected
 from gpuscout.estimate.engines import EngineProfile
 from gpuscout.estimate.kv_cache import (
+    engine_state_pages,
     kv_bytes_per_sequence,
     kv_bytes_per_token,
     kv_shape,
     layer_cached_tokens,
-    linear_state_bytes,
     sequence_cache_bytes,
-    vllm_gdn_checkpoint_tokens,
-    vllm_hybrid_pages,
 )
 from gpuscout.estimate.precision import KvDtype, WeightFormat, weight_bytes
 from gpuscout.estimate.types import MemoryBreakdown
@@ -447,11 +445,10 @@ def plan_memory(
         refuse_wide_layer_split(spec.name, spec.num_hidden_layers, gpus)
     dp = tp if engine.dp_attention else 1
     layer_windows = engine.keeps_layer_windows()
-    block, state = engine.kv_block_tokens, linear_state_bytes(spec, kv, engine.name, tp=tp // dp)
-    if engine.name == "vllm":  # a hybrid model's pages: larger attention blocks, padded states
-        block, state = vllm_hybrid_pages(
-            spec, kv, block, tp=tp // dp, checkpoint_tokens=vllm_gdn_checkpoint_tokens(acc.nvidia_cc)
-        )
+    # a hybrid model's pages (vLLM: larger attention blocks, padded states) and its linear-attention states
+    block, state = engine_state_pages(
+        spec, kv, engine.name, engine.kv_block_tokens, tp=tp // dp, cc=acc.nvidia_cc
+    )
     whole_kv = sequence_cache_bytes(  # with the linear-attention layers' state, as the engine pools them
         engine.name,
         kv_bytes_per_sequence(

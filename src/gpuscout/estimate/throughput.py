@@ -479,11 +479,12 @@ def _linear_attn_flops_per_token(spec: ModelSpec, *, prefill: bool = False) -> f
     products: 6 x dk x dv FLOPs); a prompt token, chunked, also meets the ``_DELTA_RULE_CHUNK`` tokens of
     its chunk (scores over the key width and values: 2 x chunk x (2 dk + dv)). Qwen3-Next: 4.7 MFLOP a layer
     in prefill, against 68 MFLOP of the layer's projections."""
-    if not spec.linear_layers:
+    layers = kv_shape(spec).linear_layers  # cached: this runs in every step
+    if not layers:
         return 0.0
     dk, dv = spec.linear_key_head_dim, spec.linear_value_head_dim
     per_head = 6.0 * dk * dv + (2.0 * _DELTA_RULE_CHUNK * (2 * dk + dv) if prefill else 0.0)
-    return spec.linear_layers * spec.linear_num_value_heads * per_head
+    return layers * spec.linear_num_value_heads * per_head
 
 
 def _attn_flops_per_token(spec: ModelSpec, context: float, *, prefill: bool = False) -> float:
