@@ -53,10 +53,10 @@ from gpuscout.estimate.memory import (
 )
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
-    INFINITY_FABRIC_LATENCY_US,
     NODE_GPUS,
     SCALE_OUT_LATENCY_US,
     TP_HEAD_RULES,
+    allreduce_latency_us,
     collective_link,
     lacks_peer_access,
     mesh_peers,
@@ -961,7 +961,7 @@ def _prepare(
     if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < NODE_GPUS:
         warnings.append(
             f"all-reduce latency over Infinity Fabric at TP={tp} is an assumption "
-            f"({INFINITY_FABRIC_LATENCY_US:.0f} us at TP=2, from RCCL small-message figures), not "
+            f"({allreduce_latency_us(link, 2):.0f} us at TP=2, from RCCL small-message figures), not "
             f"calibrated: every multi-GPU calibration row on Infinity Fabric runs TP={NODE_GPUS}"
         )
 

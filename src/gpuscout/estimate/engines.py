@@ -182,6 +182,10 @@ class EngineProfile:
     # CPU per step and doubling of the TP workers (the step's inputs fanned out to them; log2(TP) units:
     # throughput.tp_workers_factor)
     tp_step_overhead_us: float = 0.0
+    # tensor-parallel all-reduces through the engine's own one-shot kernel when a step replays a CUDA graph
+    # on NVLink (or 2 PCIe GPUs with peer access): ~4.5 us at any TP where NCCL takes 8-20
+    # (parallel.allreduce_latency_us); False: NCCL through torch.distributed (TGI, transformers, gpt-fast)
+    custom_allreduce: bool = False
     moe_layer_overhead_us: float = (
         0.0  # extra fixed cost of an MoE layer (router, top-k, permute, grouped GEMMs)
     )
@@ -702,6 +706,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="vllm",
+        custom_allreduce=True,  # vllm/distributed/device_communicators/custom_all_reduce.py
         pipeline_microbatches=True,
         pipeline_since="0.5.1",  # vLLM 0.5.1 release notes: pipeline parallelism for online serving
         pipeline_source="https://github.com/vllm-project/vllm/releases/tag/v0.5.1",
@@ -774,7 +779,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {
                     "step_overhead_us": 2701.0,
                     "seq_overhead_us": 260.4,
-                    "tp_step_overhead_us": 1990.0,
+                    "tp_step_overhead_us": 2363.0,
                     "moe_compute_efficiency": 0.5405,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
@@ -809,6 +814,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="sglang",
+        custom_allreduce=True,  # on unless --disable-custom-all-reduce
         pipeline_microbatches=True,
         pipeline_since="0.5",  # --pp-size in the 0.5 server arguments; 0.4.x not assumed to have it
         pipeline_source="https://docs.sglang.ai/advanced_features/server_arguments.html",
@@ -930,6 +936,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
     ),
     EngineProfile(
         name="tensorrt-llm",
+        custom_allreduce=True,  # AllReduceStrategy AUTO: its one-shot / two-shot kernels below NCCL's sizes
         pipeline_microbatches=True,
         pipeline_flag="--pp_size",  # trtllm-serve / trtllm-build --pp_size
         label="TensorRT-LLM",
@@ -985,6 +992,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "chunked_prefill": False,
                     "step_overhead_us": 400.0,
                     "request_overhead_us": 0.0,
+                    # the custom all-reduce plugin was an opt-in build flag then (--use_custom_all_reduce;
+                    # recalled, not read), and these tables do not say they set it: NCCL
+                    "custom_allreduce": False,
                 },
                 efficiency_scale=1.298,
             ),
@@ -1292,8 +1302,10 @@ CALIBRATION: dict[str, str] = {
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
         " (no efficiency scale), the Python scheduler's 2701 us per step shared with SGLang 0.4 "
-        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 260 us per sequence, 1990 "
-        "us per step and doubling of the TP workers (throughput.tp_workers_factor), grouped expert GEMMs at "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 260 us per sequence, 2363 "
+        "us per step and doubling of the TP workers (throughput.tp_workers_factor; 1990 before stop 70's "
+        "measured all-reduce latencies, whose custom kernel no longer carries part of it), grouped expert "
+        "GEMMs at "
         "0.54 of dense and 276 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
         "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "
         "chunked prefill of 512 tokens above 32K of context; MLA unchunked in 0.7)."

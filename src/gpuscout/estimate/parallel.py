@@ -2,12 +2,16 @@
 
 Tensor parallelism (Megatron style) does two all-reduces per layer per forward pass (after attention
 and after the MLP), each of ``tokens x hidden`` activations in 16 bit. A ring all-reduce moves
-``2 (TP-1)/TP`` times the message over each GPU's link, plus a latency that grows with the number of
-ring steps (NCCL small-message latency: ~8 us on NVLink, ~25 us over PCIe at TP=2, + log2(TP) terms;
-fitted on gpt-fast's TP 1/2/4/8 decode rows on A100 SXM, see engines.CALIBRATION).
+``2 (TP-1)/TP`` times the message over each GPU's link, plus a latency that grows by a fixed amount with
+each GPU of the ring (:func:`allreduce_latency_us`). The latencies are measured ones (NVIDIA
+aiconfigurator-core 0.12.0's collective tables, :data:`NVLINK_LATENCY_US`): NCCL's small-message
+all-reduce takes ~8 us on NVLink at TP=2 and ~20 at TP=8, ~7 and ~25 over PCIe; the custom one-shot
+all-reduce kernels vLLM, SGLang and TensorRT-LLM run under CUDA graphs on NVLink
+(``EngineProfile.custom_allreduce``) take ~4.5-5 us at any TP from 2 to 8.
 
 A batch-1 decode step of Llama-3-70B on TP4 therefore pays 2 x 80 = 160 all-reduces of 16 KiB: about
-160 x 11 us = 1.8 ms over NVLink, 160 x 35 us = 5.6 ms over PCIe — a large share of a ~10 ms step.
+160 x 12 us = 1.9 ms over NVLink through NCCL (TGI, HF transformers), 160 x 4.7 us = 0.75 ms through
+vLLM's custom kernel, 160 x 13 us = 2 ms over PCIe: a large share of a ~10 ms step.
 
 The three ways to use several GPUs (``parallel``):
 
@@ -49,15 +53,43 @@ from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.model_types import ModelSpec
 
 PCIE_GBPS_UNIDIRECTIONAL = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
-PCIE_EFFICIENCY = 0.7  # NCCL bus bandwidth achieved over PCIe (host bridge / switch) vs the link rate
+# NCCL's all-reduce bus bandwidth over PCIe as a share of one GPU's link rate, by the GPUs in the ring.
+# Measured (the aiconfigurator-core 0.12.0 tables of the latencies below, messages of 8 MB and more): two
+# GPUs 0.62 (8x L40S, Gen4) and 0.57 (8x RTX PRO 6000 Server, Gen5); four 0.16 and 0.39; eight 0.05 and
+# 0.37. Beyond a pair the ring crosses PCIe switches, root complexes or CPU sockets, which a box's
+# topology decides and an offer does not state: the estimate takes the geometric mean of the two boxes
+# (four 0.25, eight 0.14), an assumption between them. A ring of 3 takes the 4-GPU share, 5-7 the 8-GPU.
+PCIE_EFFICIENCY = 0.6
+PCIE_EFFICIENCY_BY_RING = ((2, 0.6), (4, 0.25), (8, 0.14))
 NVLINK_EFFICIENCY = 0.8
-NVLINK_LATENCY_US = 8.0
-PCIE_LATENCY_US = 25.0
+# An all-reduce's latency (its time for a message of a few KB) is ``a + b x (TP - 1)`` us: a fixed part
+# (launch, synchronisation) and a part per GPU of the ring. Measured, not fitted on the calibration rows:
+# NVIDIA aiconfigurator-core 0.12.0 (PyPI wheel, Apache-2.0) ships the all-reduce times its collector
+# measured per system (``systems/data/<system>/comm/``: NCCL 2.26-2.29 through nccl-tests-style loops, and
+# vLLM / SGLang / TensorRT-LLM's own kernels under CUDA graphs), bf16, 128 to 512M elements at TP 2, 4
+# and 8. The figures below are least-squares lines through the 2,048-byte points (benchmarks/
+# collectives.py restates them and scores this module's all-reduce against every table):
+# * NCCL over NVLink / NVSwitch, the mean of H100 SXM, H200 SXM, A100 SXM 80GB and B200 at TP 2 / 4 / 8:
+#   8.2 / 12.2 / 19.7 us (H100 6.2 / 9.8 / 15.8; A100 10.0 / 14.2 / 21.5; B200 10.2 / 15.1 / 25.6).
+# * NCCL over PCIe, the mean of an 8x L40S box (Gen4) and an 8x RTX PRO 6000 Server box (Gen5): 6.3 / 13.0
+#   / 24.4 us (6.3 / 12.5 / 23.3 and 6.3 / 13.4 / 25.5).
+# * The custom one-shot all-reduce kernels of vLLM (0.14-0.24), SGLang (0.5.9-0.5.14) and TensorRT-LLM
+#   (1.0-1.3) replayed in CUDA graphs over NVLink: 2.5-7.5 us, nearly flat in TP (the medians 4.5 / 4.7 /
+#   5.0 us; vLLM's on an H100 4.2 / 4.6 / 4.6). Launched eagerly the same kernels took ~20-24 us (a
+#   buffer copy and the host's launch), so eager steps keep NCCL's figure. Over PCIe they run at TP=2 only
+#   (vLLM's rule: more than two GPUs need full NVLink), where 2 GPUs measured 4.2-5.4 us.
+NVLINK_LATENCY_US = 6.4
+NVLINK_LATENCY_PER_GPU_US = 1.9
+PCIE_LATENCY_US = 3.6
+PCIE_LATENCY_PER_GPU_US = 3.0
+CUSTOM_ALLREDUCE_LATENCY_US = 4.4
+CUSTOM_ALLREDUCE_LATENCY_PER_GPU_US = 0.1
 # AMD Infinity Fabric: RCCL's small-message all-reduce latency is several times NCCL's over NVSwitch
 # (rccl-tests on 8x MI300X report tens of us where nccl-tests on 8x H100 report ~10); an assumption of
-# 25 us at TP=2, not fitted on the calibration rows.
-INFINITY_FABRIC_LATENCY_US = 25.0
-LATENCY_PER_DOUBLING = 0.4  # each doubling of TP adds 40 % to the base latency (more ring steps)
+# 25 us at TP=2 and 45 at TP=8, not fitted on the calibration rows and not measured in the tables above
+# (they hold no AMD system), so no custom all-reduce is counted on AMD either.
+INFINITY_FABRIC_LATENCY_US = 21.7
+INFINITY_FABRIC_LATENCY_PER_GPU_US = 3.33
 
 
 # GPUs without peer-to-peer access (``lacks_peer_access``): NCCL's SHM transport stages every transfer
@@ -92,12 +124,14 @@ class Link:
 
     kind: str  # "nvlink" or "pcie"
     gbps: float  # achievable unidirectional GB/s per GPU
-    latency_us: float  # per all-reduce at TP=2
+    latency_us: float  # an NCCL all-reduce's fixed latency (:func:`allreduce_latency_us`)
     label: str
     assumed: bool = False  # True when the table states no interconnect (costed as PCIe Gen4)
     peer_access: bool = True  # False: no GPU peer-to-peer (``lacks_peer_access``), NCCL goes through host
     staged: bool = False  # True: already at the host-staged bandwidth (:func:`host_staged`)
     assumed_network: bool = False  # True: across nodes, at the assumed scale-out figures (SCALE_OUT_GBPS)
+    latency_per_gpu_us: float = 0.0  # what each GPU of the ring adds to ``latency_us``
+    custom_allreduce: bool = False  # an engine's custom all-reduce kernel runs here (:func:`gpu_link`)
 
 
 def stated_pcie_generation(acc: Accelerator) -> int | None:
@@ -157,9 +191,12 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     H100 NVL), whose two GPUs use the bridges; more of them than two ring over PCIe.
     """
     text = (acc.interconnect or "").lower()
+    nvidia = acc.nvidia_cc is not None
     if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
         gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
-        latency = INFINITY_FABRIC_LATENCY_US if "infinity" in text else NVLINK_LATENCY_US
+        amd = "infinity" in text
+        latency = INFINITY_FABRIC_LATENCY_US if amd else NVLINK_LATENCY_US
+        per_gpu = INFINITY_FABRIC_LATENCY_PER_GPU_US if amd else NVLINK_LATENCY_PER_GPU_US
         peers = mesh_peers(acc)
         if peers is not None and 1 < gpus <= peers:
             gbps *= (gpus - 1) / peers
@@ -169,8 +206,16 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
                 latency,
                 f"{(acc.interconnect or '').split(';')[0]}: {gpus - 1} of its {peers} peer links among "
                 f"{gpus} GPUs ({gbps:.0f} GB/s/dir usable)",
+                latency_per_gpu_us=per_gpu,
             )
-        return Link("nvlink", gbps, latency, f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)")
+        return Link(
+            "nvlink",
+            gbps,
+            latency,
+            f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)",
+            latency_per_gpu_us=per_gpu,
+            custom_allreduce=nvidia and "nvlink" in text,
+        )
     if gpus == 2 and sold_as_bridged_pair(acc) and acc.interconnect_gbps:
         # the product is two cards joined by NVLink bridges (H100 NVL): a pair's collectives cross them
         gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
@@ -178,14 +223,40 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
             f"{(acc.interconnect or '').split(';')[0]} ({gbps:.0f} GB/s/dir usable; the card is sold as a "
             "bridged pair: the bridges are assumed installed)"
         )
-        return Link("nvlink", gbps, NVLINK_LATENCY_US, label)
+        return Link(
+            "nvlink",
+            gbps,
+            NVLINK_LATENCY_US,
+            label,
+            latency_per_gpu_us=NVLINK_LATENCY_PER_GPU_US,
+            custom_allreduce=nvidia,
+        )
     gen = stated_pcie_generation(acc) or 4
-    gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * PCIE_EFFICIENCY
+    gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * pcie_efficiency(gpus)
     assumed = not text.strip()
-    label = f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable)"
+    label = f"PCIe Gen{gen} x16 ({gbps:.0f} GB/s/dir usable across {max(gpus, 2)} GPUs)"
     if assumed:
         label += ", assumed: the table states no interconnect for this GPU"
-    return Link("pcie", gbps, PCIE_LATENCY_US, label, assumed, peer_access=not lacks_peer_access(acc))
+    peer = not lacks_peer_access(acc)
+    return Link(
+        "pcie",
+        gbps,
+        PCIE_LATENCY_US,
+        label,
+        assumed,
+        peer_access=peer,
+        latency_per_gpu_us=PCIE_LATENCY_PER_GPU_US,
+        # vLLM's custom all-reduce over PCIe: two GPUs with peer access only (custom_all_reduce.py)
+        custom_allreduce=nvidia and peer and gpus == 2,
+    )
+
+
+def pcie_efficiency(gpus: int) -> float:
+    """The share of the PCIe link rate an all-reduce among ``gpus`` GPUs reaches
+    (:data:`PCIE_EFFICIENCY_BY_RING`; a pair's, :data:`PCIE_EFFICIENCY`, for 2 or fewer)."""
+    return next(
+        (share for ring, share in PCIE_EFFICIENCY_BY_RING if gpus <= ring), PCIE_EFFICIENCY_BY_RING[-1][1]
+    )
 
 
 def sold_as_bridged_pair(acc: Accelerator) -> bool:
@@ -208,6 +279,7 @@ def host_staged(link: Link) -> Link:
         gbps=gbps,
         label=f"{link.label}, staged through host memory: {gbps:.0f} GB/s/dir (no P2P)",
         staged=True,
+        custom_allreduce=False,
     )
 
 
@@ -262,9 +334,9 @@ def collective_link(acc: Accelerator, gpus: int, *, in_one_node: bool = False) -
         inside = gpu_link(acc, domain)
         nics = domain * SCALE_OUT_GBPS * NVLINK_EFFICIENCY
         gbps = min(inside.gbps, nics)
-        # its latency: the all-reduce inside each node, then one between the nodes (stated at ``gpus`` as
-        # allreduce_seconds scales a link's latency with the ring)
-        latency = (inside.latency_us * _ring_steps(domain) + SCALE_OUT_LATENCY_US) / _ring_steps(gpus)
+        # its latency: NCCL's all-reduce inside each node, then one between the nodes (a fixed figure: the
+        # link serves this many GPUs only)
+        latency = allreduce_latency_us(inside, domain) + SCALE_OUT_LATENCY_US
         return Link(
             "network",
             gbps,
@@ -298,29 +370,47 @@ def lacks_peer_access(acc: Accelerator) -> bool:
     return acc.kind == "consumer" and cc is not None and cc >= GEFORCE_NO_P2P_FROM_CC
 
 
-def _ring_steps(tp: int) -> float:
-    """How a link's TP=2 latency grows with ``tp`` GPUs: ``LATENCY_PER_DOUBLING`` more per doubling."""
-    return 1.0 + LATENCY_PER_DOUBLING * (math.log2(tp) - 1.0)
-
-
-def allreduce_seconds(link: Link, tp: int, message_bytes: float, *, latency: bool = True) -> float:
-    """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs (``latency=False``: the
-    bandwidth part only, for tokens that ride in an all-reduce another batch pays the latency of)."""
+def allreduce_latency_us(link: Link, tp: int, *, custom: bool = False) -> float:
+    """The latency of one all-reduce across ``tp`` GPUs on ``link``: NCCL's ``latency_us`` plus
+    ``latency_per_gpu_us`` per GPU after the first; ``custom``: the engine runs its own one-shot kernel
+    under a CUDA graph, which applies where the link allows it (``Link.custom_allreduce``) and is nearly
+    flat in TP (:data:`CUSTOM_ALLREDUCE_LATENCY_US`)."""
     if tp <= 1:
         return 0.0
-    lat = link.latency_us * 1e-6 * _ring_steps(tp) if latency else 0.0
+    if custom and link.custom_allreduce:
+        return CUSTOM_ALLREDUCE_LATENCY_US + CUSTOM_ALLREDUCE_LATENCY_PER_GPU_US * (tp - 1)
+    return link.latency_us + link.latency_per_gpu_us * (tp - 1)
+
+
+def allreduce_seconds(
+    link: Link, tp: int, message_bytes: float, *, latency: bool = True, custom: bool = False
+) -> float:
+    """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs (``latency=False``: the
+    bandwidth part only, for tokens that ride in an all-reduce another batch pays the latency of;
+    ``custom``: as :func:`allreduce_latency_us`)."""
+    if tp <= 1:
+        return 0.0
+    lat = allreduce_latency_us(link, tp, custom=custom) * 1e-6 if latency else 0.0
     return lat + 2.0 * (tp - 1) / tp * message_bytes / (link.gbps * 1e9)
 
 
 def tp_step_comm_seconds(
-    acc: Accelerator, tp: int, layers: int, hidden: int, tokens: float, *, latency: bool = True
+    acc: Accelerator,
+    tp: int,
+    layers: int,
+    hidden: int,
+    tokens: float,
+    *,
+    latency: bool = True,
+    custom: bool = False,
 ) -> float:
     """All-reduce time of one forward pass over ``tokens`` tokens: 2 all-reduces per layer, 16-bit, over
-    :func:`collective_link` (host-staged on GPUs without peer access)."""
+    :func:`collective_link` (host-staged on GPUs without peer access); ``custom``: the engine's own
+    all-reduce kernel replayed in a CUDA graph (:func:`allreduce_latency_us`)."""
     if tp <= 1:
         return 0.0
     link = collective_link(acc, tp)
-    return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0, latency=latency)
+    return 2 * layers * allreduce_seconds(link, tp, tokens * hidden * 2.0, latency=latency, custom=custom)
 
 
 def handoff_staging_seconds(acc: Accelerator, gpus: int, tokens: float, hidden: int) -> float:
@@ -328,12 +418,14 @@ def handoff_staging_seconds(acc: Accelerator, gpus: int, tokens: float, hidden: 
     (``HANDOFF_BYTES_PER_VALUE`` per value) between ``gpus`` of ``acc``: their bytes over
     :func:`collective_link` less over the peer-to-peer :func:`gpu_link`; 0 where the GPUs have peer
     access. The hand-off itself is the engine's fitted ``pipeline_hop_us``, measured on cards with peer
-    access (a constant per hop, which holds the peer-to-peer transfer)."""
-    link = collective_link(acc, gpus)
+    access (a constant per hop, which holds the peer-to-peer transfer). A hand-off is one copy between
+    neighbours, not a ring over all ``gpus``: it moves at a pair's share of the link whatever their
+    number (:func:`pcie_efficiency`)."""
+    link = collective_link(acc, min(gpus, 2))
     if not link.staged or tokens <= 0:
         return 0.0
     nbytes = tokens * hidden * HANDOFF_BYTES_PER_VALUE
-    return nbytes / (link.gbps * 1e9) - nbytes / (gpu_link(acc, gpus).gbps * 1e9)
+    return nbytes / (link.gbps * 1e9) - nbytes / (gpu_link(acc, min(gpus, 2)).gbps * 1e9)
 
 
 @dataclass(frozen=True, slots=True)

@@ -622,10 +622,18 @@ def decode_step(
         attn_comp += (
             _attn_flops_per_token(spec, prefill_context, prefill=True) * q / heads_split / st.attn_flops
         )
-    gpu_fixed, launches, cpu = _fixed_costs(st, c, batch, graphs=eng.graphs_cover(batch, q))
+    graphs = eng.graphs_cover(batch, q)
+    gpu_fixed, launches, cpu = _fixed_costs(st, c, batch, graphs=graphs)
     book = _bookkeeping_seconds(st, batch) if eng.cpu_overlap and eng.serial_bookkeeping else 0.0
     cpu -= book
-    comm = tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, batch + q)
+    comm = tp_step_comm_seconds(
+        st.acc,
+        tp,
+        spec.num_hidden_layers,
+        spec.hidden_size,
+        batch + q,
+        custom=graphs and eng.custom_allreduce,
+    )
     if st.parallel == "layer" and st.gpus > 1:
         # a hand-off per boundary and micro-batch (its bytes those of all the step's tokens), as
         # :func:`prefill_seconds` counts them; not overlapped with the pipelined compute
@@ -882,11 +890,14 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
             pairs = s.layers * float(tokens) * tokens
         score_elems = spec.num_attention_heads / tp * pairs
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
-    gpu_fixed, launches, cpu = _fixed_costs(st, c, 0.0, graphs=eng.graphs_cover(0, chunk))
-    comm = full * tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, chunk)
+    graphs = eng.graphs_cover(0, chunk)
+    gpu_fixed, launches, cpu = _fixed_costs(st, c, 0.0, graphs=graphs)
+    custom = graphs and eng.custom_allreduce
+    layers, hidden = spec.num_hidden_layers, spec.hidden_size
+    comm = full * tp_step_comm_seconds(st.acc, tp, layers, hidden, chunk, custom=custom)
     gpu = full * _blend(compute * chunk / total_tokens, step_memory)
     if rest:
-        comm += tp_step_comm_seconds(st.acc, tp, spec.num_hidden_layers, spec.hidden_size, rest)
+        comm += tp_step_comm_seconds(st.acc, tp, layers, hidden, rest, custom=custom)
         gpu += _blend(compute * rest / total_tokens, step_memory)
     gpu += scores + chunks * gpu_fixed + comm
     per_step = (eng.step_overhead_us + eng.tp_step_overhead_us * tp_workers_factor(tp)) * 1e-6
