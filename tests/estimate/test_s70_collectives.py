@@ -128,3 +128,15 @@ def test_a_4k_prompt_chunk_all_reduce_on_eight_l40s_by_hand() -> None:
     expected = 2 * 7 / 8 * message / (32.0 * 0.14 * 1e9) + 24.6e-6
     assert allreduce_seconds(link, 8, message) == pytest.approx(expected)
     assert 0.0130 < expected < 0.0132
+
+
+def test_the_estimate_says_how_its_all_reduces_are_timed() -> None:
+    from gpuscout.estimate.api import estimate
+
+    vllm = estimate("llama-3.1-70b", "H100", gpus=8, engine="vllm").assumptions["parallel"]
+    assert "vLLM's custom kernel in CUDA-graph steps (5.1 us each" in vllm and "NCCL's 19.7 us" in vllm
+    tgi = estimate("llama-3.1-70b", "H100", gpus=8, engine="tgi").assumptions["parallel"]
+    assert "through NCCL, 19.7 us each" in tgi and "custom" not in tgi
+    # four PCIe GPUs: no custom kernel (it needs full NVLink beyond two), the ring's share of the link
+    pcie = estimate("llama-3.1-70b", "L40S", gpus=4, engine="vllm").assumptions["parallel"]
+    assert "8 GB/s/dir usable across 4 GPUs" in pcie and "through NCCL, 12.6 us each" in pcie

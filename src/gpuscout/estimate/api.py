@@ -56,6 +56,7 @@ from gpuscout.estimate.parallel import (
     NODE_GPUS,
     SCALE_OUT_LATENCY_US,
     TP_HEAD_RULES,
+    Link,
     allreduce_latency_us,
     collective_link,
     lacks_peer_access,
@@ -1837,6 +1838,24 @@ def _memory_budget(st: Setup, plan: MemoryPlan) -> str:
     )
 
 
+_MEASURED_AR = "latencies measured on 8-GPU systems: aiconfigurator-core 0.12.0's collective tables"
+
+
+def _allreduce_note(st: Setup, link: Link) -> str:
+    """How the estimate times a tensor-parallel all-reduce on ``link``: the engine's custom kernel in
+    CUDA-graph steps where it applies, NCCL otherwise, each with its measured latency."""
+    tp = st.gpus
+    nccl = allreduce_latency_us(link, tp)
+    if st.engine.custom_allreduce and st.engine.cuda_graphs and link.custom_allreduce:
+        custom = allreduce_latency_us(link, tp, custom=True)
+        return (
+            f"all-reduces through {st.engine.label.split(' (')[0]}'s custom kernel in CUDA-graph steps "
+            f"({custom:.1f} us each plus the bytes' time), NCCL's {nccl:.1f} us in eager ones "
+            f"({_MEASURED_AR})"
+        )
+    return f"all-reduces through NCCL, {nccl:.1f} us each plus the bytes' time ({_MEASURED_AR})"
+
+
 def _kv_windows_note(st: Setup) -> str:
     """What the engine does with the sliding-window layers of a model that mixes them with full ones
     (``EngineProfile.keeps_layer_windows``); "" for other models."""
@@ -1915,7 +1934,9 @@ def _memory_assumptions(
             f"{replicas} replicas (data parallel), whole requests dealt out as evenly as they go"
         )
     elif st.gpus > 1 and st.parallel == "tensor":
-        out["parallel"] = f"tensor parallel x{st.gpus} over {collective_link(st.acc, st.gpus).label}"
+        link = collective_link(st.acc, st.gpus)
+        out["parallel"] = f"tensor parallel x{st.gpus} over {link.label}"
+        out["parallel"] += "; " + _allreduce_note(st, link)
         if lacks_peer_access(st.acc):
             out["parallel"] += (
                 f"; {st.acc.full_name or st.acc.name} cards have no GPU peer-to-peer access: NCCL stages "
