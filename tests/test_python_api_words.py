@@ -144,7 +144,9 @@ def test_stale_offers_name_the_include_stale_keyword() -> None:
     ("workload", "said"),
     [
         (
-            {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 16, "tpot_ms_max": 2},
+            # 1,000 tok/s per user: out of reach (8x B200 TP8 reaches ~2 ms a token since stop 70's
+            # measured all-reduce latencies; 2 ms was the unreachable target before)
+            {"kind": "serve", "model": "llama-3.1-8b", "concurrency": 16, "tpot_ms_max": 1},
             r"tpot_ms_max=\d+ \(",
         ),
         (
