@@ -60,7 +60,7 @@ PCIE_GBPS_UNIDIRECTIONAL = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
 # topology decides and an offer does not state: the estimate takes the geometric mean of the two boxes
 # (four 0.25, eight 0.14), an assumption between them. A ring of 3 takes the 4-GPU share, 5-7 the 8-GPU.
 PCIE_EFFICIENCY = 0.6
-PCIE_EFFICIENCY_BY_RING = ((2, 0.6), (4, 0.25), (8, 0.14))
+PCIE_EFFICIENCY_BY_RING = ((2, PCIE_EFFICIENCY), (4, 0.25), (8, 0.14))
 NVLINK_EFFICIENCY = 0.8
 # An all-reduce's latency (its time for a message of a few KB) is ``a + b x (TP - 1)`` us: a fixed part
 # (launch, synchronisation) and a part per GPU of the ring. Measured, not fitted on the calibration rows:
@@ -421,11 +421,12 @@ def handoff_staging_seconds(acc: Accelerator, gpus: int, tokens: float, hidden: 
     access (a constant per hop, which holds the peer-to-peer transfer). A hand-off is one copy between
     neighbours, not a ring over all ``gpus``: it moves at a pair's share of the link whatever their
     number (:func:`pcie_efficiency`)."""
-    link = collective_link(acc, min(gpus, 2))
+    pair = min(gpus, 2)
+    link = collective_link(acc, pair)
     if not link.staged or tokens <= 0:
         return 0.0
     nbytes = tokens * hidden * HANDOFF_BYTES_PER_VALUE
-    return nbytes / (link.gbps * 1e9) - nbytes / (gpu_link(acc, min(gpus, 2)).gbps * 1e9)
+    return nbytes / (link.gbps * 1e9) - nbytes / (gpu_link(acc, pair).gbps * 1e9)
 
 
 @dataclass(frozen=True, slots=True)
