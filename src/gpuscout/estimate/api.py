@@ -1846,7 +1846,7 @@ def _allreduce_note(st: Setup, link: Link) -> str:
     CUDA-graph steps where it applies, NCCL otherwise, each with its measured latency."""
     tp = st.gpus
     nccl = allreduce_latency_us(link, tp)
-    if st.engine.custom_allreduce and st.engine.cuda_graphs and link.custom_allreduce:
+    if st.engine.custom_allreduce_in(st.engine.cuda_graphs) and link.custom_allreduce:
         custom = allreduce_latency_us(link, tp, custom=True)
         return (
             f"all-reduces through {st.engine.label.split(' (')[0]}'s custom kernel in CUDA-graph steps "

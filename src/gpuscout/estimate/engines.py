@@ -460,6 +460,12 @@ class EngineProfile:
             return False
         return not (self.graph_max_batch and batch > self.graph_max_batch)
 
+    def custom_allreduce_in(self, graphs: bool) -> bool:
+        """Whether a step's tensor-parallel all-reduces go through the engine's own kernel: only in a step
+        that replays a CUDA graph (``graphs``; :meth:`graphs_cover`), and only for engines that have one.
+        The link decides the rest (``parallel.Link.custom_allreduce``: NVLink, or two PCIe peers)."""
+        return graphs and self.custom_allreduce
+
     def activation_quant_layer_us(self, compute_class: str) -> float:
         """Per-layer GPU time of quantising activations for ``compute_class``'s GEMMs (block-FP8 only)."""
         return self.block_fp8_quant_layer_us if compute_class == KERNEL_FP8_BLOCK else 0.0

@@ -632,7 +632,7 @@ def decode_step(
         spec.num_hidden_layers,
         spec.hidden_size,
         batch + q,
-        custom=graphs and eng.custom_allreduce,
+        custom=eng.custom_allreduce_in(graphs),
     )
     if st.parallel == "layer" and st.gpus > 1:
         # a hand-off per boundary and micro-batch (its bytes those of all the step's tokens), as
@@ -892,7 +892,7 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
         scores = score_elems * batch * eng.attn_score_bytes / st.achieved_bandwidth
     graphs = eng.graphs_cover(0, chunk)
     gpu_fixed, launches, cpu = _fixed_costs(st, c, 0.0, graphs=graphs)
-    custom = graphs and eng.custom_allreduce
+    custom = eng.custom_allreduce_in(graphs)
     layers, hidden = spec.num_hidden_layers, spec.hidden_size
     comm = full * tp_step_comm_seconds(st.acc, tp, layers, hidden, chunk, custom=custom)
     gpu = full * _blend(compute * chunk / total_tokens, step_memory)
