@@ -62,6 +62,7 @@ from gpuscout.estimate.parallel import (
     lacks_peer_access,
     mesh_peers,
     node_gpus,
+    pcie_topology_warning,
     tp_degrees_allowed,
     tp_head_conflict,
 )
@@ -959,6 +960,9 @@ def _prepare(
             "tensor parallel within a node and pipeline parallel across nodes (vLLM's distributed serving "
             "guide), which is not modelled"
         )
+    topology = pcie_topology_warning(link, tp) if link and not (link.assumed or link.assumed_network) else ""
+    if topology:
+        warnings.append(topology)
     if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < NODE_GPUS:
         warnings.append(
             f"all-reduce latency over Infinity Fabric at TP={tp} is an assumption "

@@ -61,6 +61,9 @@ PCIE_GBPS_UNIDIRECTIONAL = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
 # (four 0.25, eight 0.14), an assumption between them. A ring of 3 takes the 4-GPU share, 5-7 the 8-GPU.
 PCIE_EFFICIENCY = 0.6
 PCIE_EFFICIENCY_BY_RING = ((2, PCIE_EFFICIENCY), (4, 0.25), (8, 0.14))
+#: The measured shares beyond a pair, by ring size: (the 8x L40S box, the 8x RTX PRO 6000 Server box). The
+#: ring table's entries are their geometric means; the estimate's warning quotes the spread.
+PCIE_RING_MEASURED = {4: (0.16, 0.39), 8: (0.05, 0.37)}
 NVLINK_EFFICIENCY = 0.8
 # An all-reduce's latency (its time for a message of a few KB) is ``a + b x (TP - 1)`` us: a fixed part
 # (launch, synchronisation) and a part per GPU of the ring. Measured, not fitted on the calibration rows:
@@ -256,6 +259,24 @@ def pcie_efficiency(gpus: int) -> float:
     (:data:`PCIE_EFFICIENCY_BY_RING`; a pair's, :data:`PCIE_EFFICIENCY`, for 2 or fewer)."""
     return next(
         (share for ring, share in PCIE_EFFICIENCY_BY_RING if gpus <= ring), PCIE_EFFICIENCY_BY_RING[-1][1]
+    )
+
+
+def pcie_topology_warning(link: Link, gpus: int) -> str:
+    """What the estimate cannot know about a PCIe ring beyond a pair (:data:`PCIE_RING_MEASURED`): the
+    box's topology sets the all-reduce's share of the link, measured 2.5-7x apart on two 8-GPU boxes. ""
+    for NVLink, a pair, or a ring already staged through host memory (no peer access)."""
+    if link.kind != "pcie" or gpus <= 2 or not link.peer_access:
+        return ""
+    ring = next((r for r in sorted(PCIE_RING_MEASURED) if gpus <= r), max(PCIE_RING_MEASURED))
+    low, high = PCIE_RING_MEASURED[ring]
+    return (
+        f"tensor parallel x{gpus} over PCIe: the all-reduce's share of the link depends on the box's "
+        "topology (GPUs behind shared PCIe switches, or split across CPU sockets), which an offer does not "
+        f"state; measured {low:.2f} and {high:.2f} of the link for {ring} GPUs on two 8-GPU boxes, timed "
+        f"here at {pcie_efficiency(gpus):.2f} (their geometric mean). On a box across sockets the "
+        f"all-reduces' transfers take up to {pcie_efficiency(gpus) / low:.1f}x as long as timed here; "
+        "nccl-tests' all_reduce_perf on the box settles it"
     )
 
 
