@@ -107,13 +107,13 @@ def test_tensor_core_tiles_pad_small_batches_on_hopper() -> None:
 def test_all_reduce_time_of_a_70b_tp4_decode_step_nvlink_vs_pcie() -> None:
     layers, hidden = 80, 8192  # Llama-3-70B
     msg = 1 * hidden * 2  # one token, 16-bit: 16 KiB per all-reduce
-    # NVLink 4 (H100 SXM, 900 GB/s bidirectional -> 360 GB/s usable one way), NCCL (the custom kernels
-    # are an engine's, tested in test_s70_collectives): 6.4 + 3 x 1.9 = 12.1 us latency + 2 x 3/4 x
-    # 16384 B / 360 GB/s = 0.068 us, times 2 all-reduces x 80 layers
-    nvlink = 160 * (12.1e-6 + 1.5 * msg / 360e9)
+    # NVLink 4 (H100 SXM, 900 GB/s bidirectional -> 450 GB/s one way), NCCL (the custom kernels are an
+    # engine's, tested in test_s70_collectives): 6.4 + 3 x 1.9 = 12.1 us latency + 2 x 3/4 x 16384 B at
+    # the low-latency protocol's 0.36 x 450 = 162 GB/s for a ring of 4 = 0.15 us, x 2 all-reduces x 80 layers
+    nvlink = 160 * (12.1e-6 + 1.5 * msg / 162e9)
     assert tp_step_comm_seconds(resolve_gpu("H100 SXM"), 4, layers, hidden, 1) == pytest.approx(
         nvlink
-    )  # 1.95 ms
+    )  # 1.96 ms
     # PCIe Gen4 (L40S): 3.6 + 3 x 3.0 = 12.6 us + 2 x 3/4 x 16384 B / (32 GB/s x 0.25, a ring of 4) = 3.07 us
     pcie = 160 * (12.6e-6 + 1.5 * msg / 8e9)
     assert tp_step_comm_seconds(resolve_gpu("L40S"), 4, layers, hidden, 1) == pytest.approx(pcie)  # 2.51 ms

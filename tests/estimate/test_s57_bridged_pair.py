@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from gpuscout import estimate
-from gpuscout.estimate.parallel import NVLINK_EFFICIENCY, gpu_link, sold_as_bridged_pair
+from gpuscout.estimate.parallel import gpu_link, sold_as_bridged_pair
 from gpuscout.knowledge.accelerators import resolve_gpu
 
 
@@ -16,7 +16,8 @@ def test_a_bridged_pair_talks_over_its_bridges() -> None:
     assert sold_as_bridged_pair(nvl)
     pair = gpu_link(nvl, 2)
     assert pair.kind == "nvlink"
-    assert pair.gbps == pytest.approx(600 / 2 * NVLINK_EFFICIENCY)  # 240 GB/s per direction
+    # 300 GB/s per direction: a pair's NCCL share, 0.66 for large messages (198 GB/s), 0.22 for small (66)
+    assert pair.gbps == pytest.approx(198.0) and pair.ll_gbps == pytest.approx(66.0)
     assert "assumed installed" in pair.label
     assert gpu_link(nvl, 4).kind == "pcie"  # two pairs: the ring crosses PCIe
 

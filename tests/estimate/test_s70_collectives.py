@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-from gpuscout.estimate import parallel
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.parallel import (
     allreduce_latency_us,
@@ -84,17 +83,19 @@ def test_the_custom_kernel_runs_on_nvlink_and_on_two_pcie_gpus_with_peer_access_
 
 
 def test_a_70b_tp8_decode_step_on_h100s_pays_5_us_all_reduces_under_vllm_and_20_under_tgi() -> None:
-    # Llama-3.1-70B, batch 1: 80 layers x 2 all-reduces of 8,192 x 2 B = 16 KiB; the bandwidth part is
-    # 2 x 7/8 x 16,384 B / 360 GB/s = 0.08 us each
+    # Llama-3.1-70B, batch 1: 80 layers x 2 all-reduces of 8,192 x 2 B = 16 KiB. NCCL: 19.7 us + the ring's
+    # 2 x 7/8 x 16,384 B at its low-latency protocol's 0.42 x 450 GB/s (stop 71). The engine's one-shot
+    # kernel: 5.1 us + 7 x 16,384 B read at 0.58 x 450 GB/s (its two-shot and NCCL are slower here)
     h100 = resolve_gpu("H100 SXM")
-    bw = 2 * 7 / 8 * 16384 / (450 / 2 * 2 * parallel.NVLINK_EFFICIENCY * 1e9)
-    assert tp_step_comm_seconds(h100, 8, 80, 8192, 1, custom=True) == pytest.approx(160 * (5.1e-6 + bw))
-    assert tp_step_comm_seconds(h100, 8, 80, 8192, 1) == pytest.approx(160 * (19.7e-6 + bw))
+    nccl = 19.7e-6 + 2 * 7 / 8 * 16384 / (450 * 0.42 * 1e9)
+    one_shot = 5.1e-6 + 7 * 16384 / (450 * 0.58 * 1e9)
+    assert tp_step_comm_seconds(h100, 8, 80, 8192, 1, custom=True) == pytest.approx(160 * one_shot)
+    assert tp_step_comm_seconds(h100, 8, 80, 8192, 1) == pytest.approx(160 * nccl)
     # in a decode step: vLLM replays a graph (custom), TGI 1.x has no graphs (NCCL); same setup else
     vllm = make_setup("llama-3.1-70b", "H100", "bf16", "vllm", gpus=8)
     ncc = dataclasses.replace(vllm, engine=dataclasses.replace(vllm.engine, custom_allreduce=False))
-    assert decode_step(vllm, 1, 100).comm == pytest.approx(160 * (5.1e-6 + bw), rel=1e-6)
-    assert decode_step(ncc, 1, 100).comm == pytest.approx(160 * (19.7e-6 + bw), rel=1e-6)
+    assert decode_step(vllm, 1, 100).comm == pytest.approx(160 * one_shot, rel=1e-6)
+    assert decode_step(ncc, 1, 100).comm == pytest.approx(160 * nccl, rel=1e-6)
     assert decode_step(vllm, 1, 100).total < decode_step(ncc, 1, 100).total
 
 

@@ -54,8 +54,10 @@ from gpuscout.estimate.memory import (
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
     NODE_GPUS,
+    ONE_SHOT_SHARE,
     SCALE_OUT_LATENCY_US,
     TP_HEAD_RULES,
+    TWO_SHOT_SHARE,
     Link,
     allreduce_latency_us,
     collective_link,
@@ -1842,7 +1844,7 @@ def _memory_budget(st: Setup, plan: MemoryPlan) -> str:
     )
 
 
-_MEASURED_AR = "latencies measured on 8-GPU systems: aiconfigurator-core 0.12.0's collective tables"
+_MEASURED_AR = "latencies and rates measured on 8-GPU systems: aiconfigurator-core 0.12.0's collective tables"
 
 
 def _allreduce_note(st: Setup, link: Link) -> str:
@@ -1852,10 +1854,15 @@ def _allreduce_note(st: Setup, link: Link) -> str:
     nccl = allreduce_latency_us(link, tp)
     if st.engine.custom_allreduce_in(st.engine.cuda_graphs) and link.custom_allreduce:
         custom = allreduce_latency_us(link, tp, custom=True)
+        how = "plus the bytes' time"
+        if link.raw_gbps:  # NVLink: the kernels' measured one-shot and two-shot rates
+            how = (
+                f"then each peer's message read at {link.raw_gbps * ONE_SHOT_SHARE:.0f} GB/s, or a larger "
+                f"one split in two passes at {link.raw_gbps * TWO_SHOT_SHARE:.0f}"
+            )
         return (
             f"all-reduces through {st.engine.label.split(' (')[0]}'s custom kernel in CUDA-graph steps "
-            f"({custom:.1f} us each plus the bytes' time), NCCL's {nccl:.1f} us in eager ones "
-            f"({_MEASURED_AR})"
+            f"({custom:.1f} us each, {how}), NCCL's {nccl:.1f} us in eager ones ({_MEASURED_AR})"
         )
     return f"all-reduces through NCCL, {nccl:.1f} us each plus the bytes' time ({_MEASURED_AR})"
 

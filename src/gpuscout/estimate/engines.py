@@ -785,7 +785,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {
                     "step_overhead_us": 2701.0,
                     "seq_overhead_us": 260.4,
-                    "tp_step_overhead_us": 2363.0,
+                    "tp_step_overhead_us": 2071.0,
                     "moe_compute_efficiency": 0.5405,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
@@ -1308,9 +1308,10 @@ CALIBRATION: dict[str, str] = {
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
         " (no efficiency scale), the Python scheduler's 2701 us per step shared with SGLang 0.4 "
-        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 260 us per sequence, 2363 "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 260 us per sequence, 2071 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor; 1990 before stop 70's "
-        "measured all-reduce latencies, whose custom kernel no longer carries part of it), grouped expert "
+        "measured all-reduce latencies, whose custom kernel no longer carries part of it, 2363 before stop "
+        "71's measured NVLink bandwidths by protocol and kernel), grouped expert "
         "GEMMs at "
         "0.54 of dense and 276 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
         "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "

@@ -64,7 +64,35 @@ PCIE_EFFICIENCY_BY_RING = ((2, PCIE_EFFICIENCY), (4, 0.25), (8, 0.14))
 #: The measured shares beyond a pair, by ring size: (the 8x L40S box, the 8x RTX PRO 6000 Server box). The
 #: ring table's entries are their geometric means; the estimate's warning quotes the spread.
 PCIE_RING_MEASURED = {4: (0.16, 0.39), 8: (0.05, 0.37)}
-NVLINK_EFFICIENCY = 0.8
+#: Fabrics whose collectives no measured table here covers (AMD Infinity Fabric, TPU ICI, Trainium, Gaudi)
+#: and the scale-out network: a collective's share of the link rate, assumed.
+FABRIC_EFFICIENCY = 0.8
+# NCCL over NVIDIA NVLink / NVSwitch, by the GPUs in the ring (2, up to 4, up to 8 and more), fitted on
+# the NCCL tables of the same aiconfigurator-core 0.12.0 collector as the latencies below (H100 SXM, H200
+# SXM, A100 SXM 80GB, B200; messages of 4 KB to 1 GB; least squared log error, each system at its own
+# link rate). NCCL picks a protocol per message (its tuning model): LL, whose 8-byte stores carry 4 bytes
+# of data and a 4-byte flag, starts at the small-message latency but moves data at a fraction of the link;
+# Simple moves it at the link's rate after a longer start. The estimate takes the faster of the two:
+# * ``NVLINK_SIMPLE_SHARE_BY_RING``: the large-message bus bandwidth over the link rate (measured 0.59-0.71
+#   for two GPUs, 0.68-0.78 for four, 0.47-1.02 for eight: NVLink SHARP's in-switch reduction lifts H100 /
+#   H200 eight-GPU rings above 0.9 at 256 MB and more, B200's reached 0.78);
+# * ``NVLINK_LL_SHARE_BY_RING``: the share the low-latency protocol reaches (its ramp: 1-8 MB messages);
+# * ``NVLINK_SIMPLE_START_US_BY_RING``: what Simple's start adds to the small-message latency.
+# Before this (stop 70) the bandwidth part was one 0.8 of the link at any size and ring, 25-34 % fast
+# from 64 KB to 8 MB (decode batches' all-reduces) and 25 % fast above 8 MB for two GPUs.
+NVLINK_SIMPLE_SHARE_BY_RING = ((2, 0.66), (4, 0.74), (8, 0.88))
+NVLINK_LL_SHARE_BY_RING = ((2, 0.22), (4, 0.36), (8, 0.42))
+NVLINK_SIMPLE_START_US_BY_RING = ((2, 18.0), (4, 24.0), (8, 52.0))
+# The engines' own all-reduce kernels over NVLink (vLLM, SGLang, TensorRT-LLM, all three tables together):
+# a one-shot kernel, in which each GPU reads the whole message from every peer ((TP - 1) x the message
+# over its links: cheap to start, dear for wide rings), and a two-shot one (reduce-scatter then
+# all-gather: the ring's 2 (TP - 1) / TP x the message, one more synchronisation); the engines pick by
+# size and hand messages beyond their buffers to NCCL, so the estimate takes the fastest of the three.
+# Fitted on the same tables (4 KB to 1 GB, TP 2 / 4 / 8): the one-shot reads at 0.58 of the link rate, the
+# two-shot moves at 0.62 after 8 us more.
+ONE_SHOT_SHARE = 0.58
+TWO_SHOT_SHARE = 0.62
+TWO_SHOT_START_US = 8.0
 # An all-reduce's latency (its time for a message of a few KB) is ``a + b x (TP - 1)`` us: a fixed part
 # (launch, synchronisation) and a part per GPU of the ring. Measured, not fitted on the calibration rows:
 # NVIDIA aiconfigurator-core 0.12.0 (PyPI wheel, Apache-2.0) ships the all-reduce times its collector
@@ -135,6 +163,11 @@ class Link:
     assumed_network: bool = False  # True: across nodes, at the assumed scale-out figures (SCALE_OUT_GBPS)
     latency_per_gpu_us: float = 0.0  # what each GPU of the ring adds to ``latency_us``
     custom_allreduce: bool = False  # an engine's custom all-reduce kernel runs here (:func:`gpu_link`)
+    # NVIDIA NVLink only (measured): NCCL's low-latency protocol's GB/s and what its Simple protocol (at
+    # ``gbps``) adds to the start; 0: one protocol at ``gbps`` (:func:`allreduce_seconds`)
+    ll_gbps: float = 0.0
+    simple_start_us: float = 0.0
+    raw_gbps: float = 0.0  # the link rate per direction the shares apply to (the engines' kernels' too)
 
 
 def stated_pcie_generation(acc: Accelerator) -> int | None:
@@ -196,7 +229,9 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     text = (acc.interconnect or "").lower()
     nvidia = acc.nvidia_cc is not None
     if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
-        gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
+        if nvidia and "nvlink" in text and mesh_peers(acc) is None:
+            return nvlink(acc, gpus, f"{acc.interconnect}")
+        gbps = acc.interconnect_gbps / 2.0 * FABRIC_EFFICIENCY
         amd = "infinity" in text
         latency = INFINITY_FABRIC_LATENCY_US if amd else NVLINK_LATENCY_US
         per_gpu = INFINITY_FABRIC_LATENCY_PER_GPU_US if amd else NVLINK_LATENCY_PER_GPU_US
@@ -217,22 +252,14 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
             latency,
             f"{acc.interconnect} ({gbps:.0f} GB/s/dir usable)",
             latency_per_gpu_us=per_gpu,
-            custom_allreduce=nvidia and "nvlink" in text,
         )
     if gpus == 2 and sold_as_bridged_pair(acc) and acc.interconnect_gbps:
         # the product is two cards joined by NVLink bridges (H100 NVL): a pair's collectives cross them
-        gbps = acc.interconnect_gbps / 2.0 * NVLINK_EFFICIENCY
-        label = (
-            f"{(acc.interconnect or '').split(';')[0]} ({gbps:.0f} GB/s/dir usable; the card is sold as a "
-            "bridged pair: the bridges are assumed installed)"
-        )
-        return Link(
-            "nvlink",
-            gbps,
-            NVLINK_LATENCY_US,
-            label,
-            latency_per_gpu_us=NVLINK_LATENCY_PER_GPU_US,
-            custom_allreduce=nvidia,
+        return nvlink(
+            acc,
+            2,
+            (acc.interconnect or "").split(";")[0],
+            "; the card is sold as a bridged pair: the bridges are assumed installed",
         )
     gen = stated_pcie_generation(acc) or 4
     gbps = PCIE_GBPS_UNIDIRECTIONAL.get(gen, 32.0) * pcie_efficiency(gpus)
@@ -254,12 +281,36 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     )
 
 
+def _by_ring(table: tuple[tuple[int, float], ...], gpus: int) -> float:
+    """The entry of a by-ring-size table for ``gpus`` GPUs: the first ring at least that large, else the
+    largest."""
+    return next((value for ring, value in table if gpus <= ring), table[-1][1])
+
+
+def nvlink(acc: Accelerator, gpus: int, name: str, note: str = "") -> Link:
+    """NVIDIA NVLink (NVSwitch, or a bridged pair) among ``gpus`` of ``acc``: NCCL's two protocols at their
+    measured shares of the link rate (:data:`NVLINK_SIMPLE_SHARE_BY_RING` and neighbours), the engines'
+    custom all-reduce kernels allowed."""
+    raw = (acc.interconnect_gbps or 0.0) / 2.0
+    gbps = raw * _by_ring(NVLINK_SIMPLE_SHARE_BY_RING, gpus)
+    ll = raw * _by_ring(NVLINK_LL_SHARE_BY_RING, gpus)
+    return Link(
+        "nvlink",
+        gbps,
+        NVLINK_LATENCY_US,
+        f"{name} ({gbps:.0f} GB/s/dir usable for large messages, {ll:.0f} for small ones{note})",
+        latency_per_gpu_us=NVLINK_LATENCY_PER_GPU_US,
+        custom_allreduce=True,
+        ll_gbps=ll,
+        simple_start_us=_by_ring(NVLINK_SIMPLE_START_US_BY_RING, gpus),
+        raw_gbps=raw,
+    )
+
+
 def pcie_efficiency(gpus: int) -> float:
     """The share of the PCIe link rate an all-reduce among ``gpus`` GPUs reaches
     (:data:`PCIE_EFFICIENCY_BY_RING`; a pair's, :data:`PCIE_EFFICIENCY`, for 2 or fewer)."""
-    return next(
-        (share for ring, share in PCIE_EFFICIENCY_BY_RING if gpus <= ring), PCIE_EFFICIENCY_BY_RING[-1][1]
-    )
+    return _by_ring(PCIE_EFFICIENCY_BY_RING, gpus)
 
 
 def pcie_topology_warning(link: Link, gpus: int) -> str:
@@ -310,7 +361,7 @@ def host_staged(link: Link) -> Link:
 NODE_GPUS_SXM4_16 = 16
 NODE_GPUS_NVL72 = 72
 # Between nodes a collective crosses the scale-out network: assumed one 400 Gb/s InfiniBand / RoCE NIC per
-# GPU (50 GB/s per direction, at NVLINK_EFFICIENCY; training's default network per node too) and 15 us for
+# GPU (50 GB/s per direction, at FABRIC_EFFICIENCY; training's default network per node too) and 15 us for
 # the all-reduce between the nodes, added to the one inside each (~29 us in all at TP=16 on H100, the order
 # of nccl-tests' two-node figures): neither is fitted, and no engine's custom all-reduce crosses nodes.
 SCALE_OUT_GBPS = 50.0
@@ -353,7 +404,7 @@ def collective_link(acc: Accelerator, gpus: int, *, in_one_node: bool = False) -
     if domain is not None and gpus > domain and not in_one_node:
         nodes = math.ceil(gpus / domain)
         inside = gpu_link(acc, domain)
-        nics = domain * SCALE_OUT_GBPS * NVLINK_EFFICIENCY
+        nics = domain * SCALE_OUT_GBPS * FABRIC_EFFICIENCY
         gbps = min(inside.gbps, nics)
         # its latency: NCCL's all-reduce inside each node, then one between the nodes (a fixed figure: the
         # link serves this many GPUs only)
@@ -406,13 +457,27 @@ def allreduce_latency_us(link: Link, tp: int, *, custom: bool = False) -> float:
 def allreduce_seconds(
     link: Link, tp: int, message_bytes: float, *, latency: bool = True, custom: bool = False
 ) -> float:
-    """Time of one ring all-reduce of ``message_bytes`` across ``tp`` GPUs (``latency=False``: the
-    bandwidth part only, for tokens that ride in an all-reduce another batch pays the latency of;
-    ``custom``: as :func:`allreduce_latency_us`)."""
+    """Time of one all-reduce of ``message_bytes`` across ``tp`` GPUs: the latency, then the ring's
+    2 (TP - 1) / TP x the message at the link's rate; on NVIDIA NVLink the faster of NCCL's two protocols
+    and, with ``custom`` where the link allows it, of the engines' one-shot and two-shot kernels
+    (:data:`ONE_SHOT_SHARE`). ``latency=False``: without the small-message latency, for tokens that ride
+    in an all-reduce another batch pays the latency of."""
     if tp <= 1:
         return 0.0
-    lat = allreduce_latency_us(link, tp, custom=custom) * 1e-6 if latency else 0.0
-    return lat + 2.0 * (tp - 1) / tp * message_bytes / (link.gbps * 1e9)
+    ring = 2.0 * (tp - 1) / tp * message_bytes
+    nccl = allreduce_latency_us(link, tp) * 1e-6 if latency else 0.0
+    if link.ll_gbps:  # NCCL on NVLink: the faster of its low-latency and Simple protocols
+        nccl += min(ring / (link.ll_gbps * 1e9), link.simple_start_us * 1e-6 + ring / (link.gbps * 1e9))
+    else:
+        nccl += ring / (link.gbps * 1e9)
+    if not (custom and link.custom_allreduce):
+        return nccl
+    lat = allreduce_latency_us(link, tp, custom=True) * 1e-6 if latency else 0.0
+    if not link.raw_gbps:  # two PCIe GPUs with peer access: the kernel moves the ring's bytes
+        return lat + ring / (link.gbps * 1e9)
+    one_shot = lat + (tp - 1) * message_bytes / (link.raw_gbps * ONE_SHOT_SHARE * 1e9)
+    two_shot = lat + TWO_SHOT_START_US * 1e-6 + ring / (link.raw_gbps * TWO_SHOT_SHARE * 1e9)
+    return min(one_shot, two_shot, nccl)
 
 
 def tp_step_comm_seconds(
