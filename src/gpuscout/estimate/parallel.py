@@ -78,7 +78,7 @@ FABRIC_EFFICIENCY = 0.8
 #   H200 eight-GPU rings above 0.9 at 256 MB and more, B200's reached 0.78);
 # * ``NVLINK_LL_SHARE_BY_RING``: the share the low-latency protocol reaches (its ramp: 1-8 MB messages);
 # * ``NVLINK_SIMPLE_START_US_BY_RING``: what Simple's start adds to the small-message latency.
-# Before this (stop 70) the bandwidth part was one 0.8 of the link at any size and ring, 25-34 % fast
+# Before this (stop 70) the bandwidth part was one 0.8 of the link at any size and ring, 22-34 % fast
 # from 64 KB to 8 MB (decode batches' all-reduces) and 25 % fast above 8 MB for two GPUs.
 NVLINK_SIMPLE_SHARE_BY_RING = ((2, 0.66), (4, 0.74), (8, 0.88))
 NVLINK_LL_SHARE_BY_RING = ((2, 0.22), (4, 0.36), (8, 0.42))
@@ -461,7 +461,8 @@ def allreduce_seconds(
     2 (TP - 1) / TP x the message at the link's rate; on NVIDIA NVLink the faster of NCCL's two protocols
     and, with ``custom`` where the link allows it, of the engines' one-shot and two-shot kernels
     (:data:`ONE_SHOT_SHARE`). ``latency=False``: without the small-message latency, for tokens that ride
-    in an all-reduce another batch pays the latency of."""
+    in an all-reduce another batch pays the latency of (a larger message's extra start, Simple's or the
+    two-shot's, stays: the riding tokens are what moves the message past the small-message path)."""
     if tp <= 1:
         return 0.0
     ring = 2.0 * (tp - 1) / tp * message_bytes
