@@ -111,11 +111,11 @@ def _fit_nccl(points: list[Point]) -> tuple[float, float, float]:
     )
 
 
-def _custom_us(point: Point, shares: tuple[float, float, float] | None = None) -> float:
+def _custom_us(point: Point, shares: tuple[float, float, float]) -> float:
+    """The engines' kernel time of ``point`` with trial (one-shot share, two-shot start, two-shot share):
+    they are module constants of ``parallel`` (no link carries them), set for the call and restored."""
     _, gpu, tp, size, _ = point
     link = collective_link(resolve_gpu(gpu), tp)
-    if shares is None:
-        return allreduce_seconds(link, tp, float(size), custom=True) * 1e6
     saved = (parallel.ONE_SHOT_SHARE, parallel.TWO_SHOT_START_US, parallel.TWO_SHOT_SHARE)
     parallel.ONE_SHOT_SHARE, parallel.TWO_SHOT_START_US, parallel.TWO_SHOT_SHARE = shares
     try:
@@ -159,7 +159,9 @@ def leave_one_system_out(path: Path) -> None:
             )
             for p in (p for p in nccl if p[0] == system and p[2] == tp):
                 held_out[f"nccl {band(p[3])}"].append((_nccl_us(p, *fitted) / p[4] - 1) * 100)
-                shipped[f"nccl {band(p[3])}"].append((_nccl_us_shipped(p) / p[4] - 1) * 100)
+                shipped[f"nccl {band(p[3])}"].append(
+                    (predict_us(p[1], p[2], p[3], "nccl")[0] / p[4] - 1) * 100
+                )
         fitted_c = _fit_custom([p for p in custom if p[0] != system])
         print(
             f"custom without {system:9s}: one-shot {fitted_c[0]:.2f}, "
@@ -167,18 +169,15 @@ def leave_one_system_out(path: Path) -> None:
         )
         for p in (p for p in custom if p[0] == system):
             held_out[f"custom {band(p[3])}"].append((_custom_us(p, fitted_c) / p[4] - 1) * 100)
-            shipped[f"custom {band(p[3])}"].append((_custom_us(p) / p[4] - 1) * 100)
+            shipped[f"custom {band(p[3])}"].append(
+                (predict_us(p[1], p[2], p[3], "custom")[0] / p[4] - 1) * 100
+            )
     print(
         f"\n{'held-out system, NVLink':26s}     n    MAPE  medAPE  median  <=25%   (shipped constants: MAPE)"
     )
     for key in sorted(held_out):
         mape = statistics.fmean(abs(e) for e in shipped[key])
         print(f"{key:26s} {summary(held_out[key])}   ({mape:.1f}%)")
-
-
-def _nccl_us_shipped(point: Point) -> float:
-    _, gpu, tp, size, _ = point
-    return allreduce_seconds(collective_link(resolve_gpu(gpu), tp), tp, float(size)) * 1e6
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,13 +54,12 @@ from gpuscout.estimate.memory import (
 from gpuscout.estimate.parallel import (
     HOST_STAGED_SHARE,
     NODE_GPUS,
-    ONE_SHOT_SHARE,
     SCALE_OUT_LATENCY_US,
     TP_HEAD_RULES,
-    TWO_SHOT_SHARE,
     Link,
     allreduce_latency_us,
     collective_link,
+    custom_kernel_gbps,
     lacks_peer_access,
     mesh_peers,
     node_gpus,
@@ -962,8 +961,7 @@ def _prepare(
             "tensor parallel within a node and pipeline parallel across nodes (vLLM's distributed serving "
             "guide), which is not modelled"
         )
-    topology = pcie_topology_warning(link, tp) if link and not (link.assumed or link.assumed_network) else ""
-    if topology:
+    if link is not None and (topology := pcie_topology_warning(link, tp)):
         warnings.append(topology)
     if link is not None and link.kind == "nvlink" and mesh_peers(acc) is not None and tp < NODE_GPUS:
         warnings.append(
@@ -1855,10 +1853,11 @@ def _allreduce_note(st: Setup, link: Link) -> str:
     if st.engine.custom_allreduce_in(st.engine.cuda_graphs) and link.custom_allreduce:
         custom = allreduce_latency_us(link, tp, custom=True)
         how = "plus the bytes' time"
-        if link.raw_gbps:  # NVLink: the kernels' measured one-shot and two-shot rates
+        rates = custom_kernel_gbps(link)
+        if rates is not None:  # NVLink: the kernels' measured one-shot and two-shot rates
             how = (
-                f"then each peer's message read at {link.raw_gbps * ONE_SHOT_SHARE:.0f} GB/s, or a larger "
-                f"one split in two passes at {link.raw_gbps * TWO_SHOT_SHARE:.0f}"
+                f"then each peer's message read at {rates[0]:.0f} GB/s, or a larger one split in two "
+                f"passes at {rates[1]:.0f}"
             )
         return (
             f"all-reduces through {st.engine.label.split(' (')[0]}'s custom kernel in CUDA-graph steps "

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from gpuscout.knowledge.accelerator_types import Accelerator
@@ -60,10 +61,13 @@ PCIE_GBPS_UNIDIRECTIONAL = {3: 16.0, 4: 32.0, 5: 64.0, 6: 128.0}
 # topology decides and an offer does not state: the estimate takes the geometric mean of the two boxes
 # (four 0.25, eight 0.14), an assumption between them. A ring of 3 takes the 4-GPU share, 5-7 the 8-GPU.
 PCIE_EFFICIENCY = 0.6
-PCIE_EFFICIENCY_BY_RING = ((2, PCIE_EFFICIENCY), (4, 0.25), (8, 0.14))
 #: The measured shares beyond a pair, by ring size: (the 8x L40S box, the 8x RTX PRO 6000 Server box). The
 #: ring table's entries are their geometric means; the estimate's warning quotes the spread.
 PCIE_RING_MEASURED = {4: (0.16, 0.39), 8: (0.05, 0.37)}
+PCIE_EFFICIENCY_BY_RING = (
+    (2, PCIE_EFFICIENCY),
+    *((ring, round(math.sqrt(low * high), 2)) for ring, (low, high) in PCIE_RING_MEASURED.items()),
+)  # ((2, 0.6), (4, 0.25), (8, 0.14))
 #: Fabrics whose collectives no measured table here covers (AMD Infinity Fabric, TPU ICI, Trainium, Gaudi)
 #: and the scale-out network: a collective's share of the link rate, assumed.
 FABRIC_EFFICIENCY = 0.8
@@ -230,7 +234,7 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     nvidia = acc.nvidia_cc is not None
     if acc.has_nvlink_class_fabric and acc.interconnect_gbps:
         if nvidia and "nvlink" in text and mesh_peers(acc) is None:
-            return nvlink(acc, gpus, f"{acc.interconnect}")
+            return nvlink(acc, gpus, acc.interconnect or "")
         gbps = acc.interconnect_gbps / 2.0 * FABRIC_EFFICIENCY
         amd = "infinity" in text
         latency = INFINITY_FABRIC_LATENCY_US if amd else NVLINK_LATENCY_US
@@ -281,10 +285,17 @@ def gpu_link(acc: Accelerator, gpus: int) -> Link:
     )
 
 
-def _by_ring(table: tuple[tuple[int, float], ...], gpus: int) -> float:
-    """The entry of a by-ring-size table for ``gpus`` GPUs: the first ring at least that large, else the
+def _ring(rings: Iterable[int], gpus: int) -> int:
+    """The ring of a by-ring-size table that ``gpus`` GPUs take: the first at least that large, else the
     largest."""
-    return next((value for ring, value in table if gpus <= ring), table[-1][1])
+    ordered = sorted(rings)
+    return next((ring for ring in ordered if gpus <= ring), ordered[-1])
+
+
+def _by_ring(table: tuple[tuple[int, float], ...], gpus: int) -> float:
+    """The entry of a by-ring-size table for ``gpus`` GPUs (:func:`_ring`)."""
+    shares = dict(table)
+    return shares[_ring(shares, gpus)]
 
 
 def nvlink(acc: Accelerator, gpus: int, name: str, note: str = "") -> Link:
@@ -316,10 +327,11 @@ def pcie_efficiency(gpus: int) -> float:
 def pcie_topology_warning(link: Link, gpus: int) -> str:
     """What the estimate cannot know about a PCIe ring beyond a pair (:data:`PCIE_RING_MEASURED`): the
     box's topology sets the all-reduce's share of the link, measured 2.5-7x apart on two 8-GPU boxes. ""
-    for NVLink, a pair, or a ring already staged through host memory (no peer access)."""
-    if link.kind != "pcie" or gpus <= 2 or not link.peer_access:
+    for NVLink or the network between nodes, a pair, a ring already staged through host memory (no peer
+    access), or a link the table does not state (it has its own warning)."""
+    if link.kind != "pcie" or gpus <= 2 or not link.peer_access or link.assumed:
         return ""
-    ring = next((r for r in sorted(PCIE_RING_MEASURED) if gpus <= r), max(PCIE_RING_MEASURED))
+    ring = _ring(PCIE_RING_MEASURED, gpus)
     low, high = PCIE_RING_MEASURED[ring]
     return (
         f"tensor parallel x{gpus} over PCIe: the all-reduce's share of the link depends on the box's "
@@ -474,11 +486,21 @@ def allreduce_seconds(
     if not (custom and link.custom_allreduce):
         return nccl
     lat = allreduce_latency_us(link, tp, custom=True) * 1e-6 if latency else 0.0
-    if not link.raw_gbps:  # two PCIe GPUs with peer access: the kernel moves the ring's bytes
+    rates = custom_kernel_gbps(link)
+    if rates is None:  # two PCIe GPUs with peer access: the kernel moves the ring's bytes
         return lat + ring / (link.gbps * 1e9)
-    one_shot = lat + (tp - 1) * message_bytes / (link.raw_gbps * ONE_SHOT_SHARE * 1e9)
-    two_shot = lat + TWO_SHOT_START_US * 1e-6 + ring / (link.raw_gbps * TWO_SHOT_SHARE * 1e9)
+    one_gbps, two_gbps = rates
+    one_shot = lat + (tp - 1) * message_bytes / (one_gbps * 1e9)
+    two_shot = lat + TWO_SHOT_START_US * 1e-6 + ring / (two_gbps * 1e9)
     return min(one_shot, two_shot, nccl)
+
+
+def custom_kernel_gbps(link: Link) -> tuple[float, float] | None:
+    """The engines' one-shot and two-shot kernels' GB/s on ``link`` (:data:`ONE_SHOT_SHARE`,
+    :data:`TWO_SHOT_SHARE` of its rate), measured on NVLink only: None elsewhere."""
+    if not link.raw_gbps:
+        return None
+    return link.raw_gbps * ONE_SHOT_SHARE, link.raw_gbps * TWO_SHOT_SHARE
 
 
 def tp_step_comm_seconds(
