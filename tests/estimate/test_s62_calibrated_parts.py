@@ -25,14 +25,27 @@ NOW = datetime(2025, 6, 1, tzinfo=UTC)
 
 def test_deepseek_v3_on_8x_h200_under_vllm_is_not_labelled_calibrated() -> None:
     e = estimate("deepseek-v3", "H200", gpus=8, precision="fp8-block", batch=32)
-    assert "moe_layer_overhead_us" in e.assumptions["uncalibrated"]  # the row's own assumptions
+    assert "fp8-block" in e.assumptions["uncalibrated"]  # the row's own assumptions
     assert not e.speed_calibrated
-    assert e.uncalibrated == ("MoE layers", "fp8-block kernels")
+    # its MoE layers' constants are measured kernel times (stop 72), its block-FP8 GEMMs are not
+    assert e.uncalibrated == ("fp8-block kernels",)
     said = [w for w in e.warnings if "not calibrated for" in w]
     assert said == [
-        "speed not calibrated for vLLM (V1 engine)'s MoE layers, fp8-block kernels: no calibration row "
+        "speed not calibrated for vLLM (V1 engine)'s fp8-block kernels: no calibration row "
         "covers them (priors, or the engine's nearest fitted figure; see the uncalibrated assumption)"
     ]
+
+
+def test_todays_vllm_moe_layers_are_measured_not_priors() -> None:
+    """vLLM V1's MoE streaming share and per-layer cost come from its kernel tables
+    (tests/estimate/test_s72_vllm_moe_kernels.py): a bf16 MoE model on an H100 is calibrated, and the MoE
+    assumption says where its figures come from."""
+    e = estimate("qwen3-30b-a3b", "H100", precision="bf16")
+    assert e.speed_calibrated and not e.uncalibrated
+    assert "vLLM 0.24.0's fused-MoE kernel times" in e.assumptions["moe"]
+    # the V0 era's figures are fitted on its rows: no source named
+    old = estimate("mixtral-8x7b", "H100", gpus=2, engine="vllm 0.6.3").assumptions["moe"]
+    assert "expert weight reads at 0.55" in old and "kernel times" not in old
 
 
 @pytest.mark.parametrize(
@@ -41,7 +54,7 @@ def test_deepseek_v3_on_8x_h200_under_vllm_is_not_labelled_calibrated() -> None:
         ("deepseek-v3", "H200", {"gpus": 8, "precision": "fp8-block", "batch": 1}),
         ("deepseek-r1", "H200", {"gpus": 8, "precision": "fp8-block", "batch": 4, "context_in": 3200}),
         ("gpt-oss-120b", "RTX3090", {"gpus": 4}),
-        ("qwen3-30b-a3b", "H100", {"precision": "bf16"}),
+        ("qwen3-30b-a3b", "H100", {"precision": "bf16", "engine": "tensorrt-llm"}),  # its MoE priors
         ("llama-3.1-8b", "H100", {"precision": "fp8"}),  # vLLM's FP8 efficiencies are not fitted
     ],
 )
@@ -71,7 +84,7 @@ def test_a_covered_case_stays_calibrated(model: str, gpu: str, kw: dict) -> None
 
 
 def test_the_pick_says_what_is_uncalibrated_on_a_measured_gpu() -> None:
-    # 8x H200 (a measured generation) is the only offer: its pick's caveat names the MoE and FP8 parts
+    # 8x H200 (a measured generation) is the only offer: its pick's caveat names the FP8 part
     nvlink = Interconnect.NVLINK
     offers = [offer("p", "H200-SXM", 8, 20.0, memory=141.0, instance="8x-H200", interconnect=nvlink)]
     w = Workload.from_dict({"kind": "serve", "model": "deepseek-v3", "concurrency": 32})
@@ -79,5 +92,5 @@ def test_the_pick_says_what_is_uncalibrated_on_a_measured_gpu() -> None:
     assert answer.rows and answer.rows[0].estimate is not None
     assert not answer.rows[0].estimate.speed_calibrated
     assert answer.uncalibrated_picks[0].text == (
-        "speed uncalibrated for H200-SXM serving: MoE layers, fp8-block kernels; no calibrated row"
+        "speed uncalibrated for H200-SXM serving: fp8-block kernels; no calibrated row"
     )

@@ -2189,10 +2189,12 @@ def _assumptions(
             f"cache figures; the cache per token is the {c.attention_layers} attention layers'"
         )
     if c.is_moe:
+        reads = eng.moe_stream_share(st.eff_class)
         out["moe"] = (
             f"{c.experts_per_token} of {c.num_experts} experts per token; a step reads the experts its "
-            f"tokens touch; expert weight reads at {eng.moe_efficiency:.2f} and expert GEMMs at "
+            f"tokens touch; expert weight reads at {reads:.2f} and expert GEMMs at "
             f"{eng.moe_compute_efficiency:.2f} of dense efficiency"
+            + (f" ({eng.moe_source})" if eng.moe_source else "")
         )
     if st.gemm_tile > 1:
         out["gemm_tile"] = (

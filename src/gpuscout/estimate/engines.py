@@ -40,7 +40,13 @@ from typing import Any, Literal
 
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, fold_name
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
-from gpuscout.estimate.precision import CLASS_FP8, KERNEL_FP8_BLOCK, SPARSE_MLA_FP8, resolve_precision
+from gpuscout.estimate.precision import (
+    CLASS_FP8,
+    CLASS_WEIGHT_ONLY,
+    KERNEL_FP8_BLOCK,
+    SPARSE_MLA_FP8,
+    resolve_precision,
+)
 from gpuscout.estimate.runtime import CUDA_RUNTIME, DeviceRuntime, device_runtime, on_runtime, runs_on_vendor
 from gpuscout.knowledge.engine_support import release_number
 
@@ -174,6 +180,12 @@ class EngineProfile:
     # device_map="auto" under HF transformers)
     default_parallel: str = "tensor"
     moe_efficiency: float = 0.6  # share of the dense bandwidth efficiency routed-expert weight reads reach
+    # the part of ``moe_efficiency`` 4-bit weight-only expert kernels keep (Marlin INT4, MXFP4 W4A16):
+    # :meth:`moe_stream_share`
+    moe_weight_only_share: float = 1.0
+    # where the MoE streaming figures come from when not fitted on the calibration rows ("" = fitted, or
+    # priors where ``uncalibrated`` says so)
+    moe_source: str = ""
     moe_compute_efficiency: float = 0.5  # share of the dense compute efficiency grouped expert GEMMs reach
     fp16_accumulate: bool = False  # 16-bit GEMMs accumulate in fp16 (2x rate on GeForce parts)
     layer_overhead_us: float = 0.0
@@ -466,6 +478,12 @@ class EngineProfile:
         The link decides the rest (``parallel.Link.custom_allreduce``: NVLink, or two PCIe peers)."""
         return graphs and self.custom_allreduce
 
+    def moe_stream_share(self, compute_class: str) -> float:
+        """Share of the dense bandwidth efficiency of ``compute_class`` at which the routed experts' weights
+        stream: ``moe_efficiency``, times ``moe_weight_only_share`` for weight-only (4-bit) experts."""
+        share = self.moe_efficiency
+        return share * self.moe_weight_only_share if compute_class == CLASS_WEIGHT_ONLY else share
+
     def activation_quant_layer_us(self, compute_class: str) -> float:
         """Per-layer GPU time of quantising activations for ``compute_class``'s GEMMs (block-FP8 only)."""
         return self.block_fp8_quant_layer_us if compute_class == KERNEL_FP8_BLOCK else 0.0
@@ -726,16 +744,23 @@ _PROFILES: tuple[EngineProfile, ...] = (
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
         compute_efficiency=_eff(default=0.4674, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4674}),
-        moe_efficiency=0.5672,
-        moe_compute_efficiency=0.7308,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        # today's fused-MoE kernel streams the experts it touches as fast as a dense layer's GEMV reads its
+        # weights, and costs ~25 us per layer besides (its align, activation and sum kernels): vLLM
+        # 0.24.0's kernel times on H100 and H200 (bf16, aiconfigurator-core 0.12.0's tables in
+        # benchmarks/data/moe_kernels_measured.csv; benchmarks/moe_kernels.py fits 1.02-1.03x the dense
+        # GEMV rate, capped at it here, and 24.3-24.8 us; the B200's other kernels, held out: 0.92 /
+        # 1.04x). Not fitted on the calibration rows: no V1 MoE row but DeepSeek-V3.2 on 8x H20, whose
+        # TPOT miss is its batch (an FP8 sparse-MLA cache the row does not state). The V0 era keeps its
+        # own figures, fitted on its rows (the early fused-MoE paths: untuned configs, Triton block-FP8).
+        moe_efficiency=1.0,
+        # 4-bit experts (Marlin INT4, the MXFP4 W4A16 Triton kernel) stream at 0.64-0.97x, 0.82 on average,
+        # of the dense GEMV rate on the same Hopper tables (0.52-0.60 on the B200: not modelled per GPU)
+        moe_weight_only_share=0.82,
+        moe_source="expert reads and per-layer cost measured: vLLM 0.24.0's fused-MoE kernel times on H100 "
+        "and H200 (aiconfigurator-core 0.12.0's tables)",
+        moe_compute_efficiency=0.6223,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
-        # per MoE layer under CUDA graphs: the GPU time of the small kernels around the fused-MoE
-        # GEMMs (router, top-k softmax, moe_align_block_size, activation, moe_sum). Not fitted: no
-        # calibration row is a V1 MoE run apart from DeepSeek-V3.2 on 8x H20, whose TPOT miss is its
-        # batch (an FP8 sparse-MLA cache the row does not state), not its layers. The physics prior,
-        # which SGLang 0.4.6 confirms: it runs the same Triton fused_moe kernel (vendored from vLLM)
-        # and fits 55 us on the Qwen3 MoE rows. The V0 era keeps its own fitted value.
-        moe_layer_overhead_us=50.0,
+        moe_layer_overhead_us=24.6,
         # the per-token-group FP8 quantisation of the activations before each block-FP8 GEMM, the kernel
         # SGLang runs too: one constant fitted on both engines' rows (SHARED_PARAMS in the benchmark)
         block_fp8_quant_layer_us=15.74,
@@ -766,7 +791,6 @@ _PROFILES: tuple[EngineProfile, ...] = (
         max_num_seqs=VLLM_V1_DEVICE_DEFAULTS.small,  # below 70 GiB and on A100s; 1024 on larger GPUs
         large_gpu=VLLM_V1_DEVICE_DEFAULTS,
         weight_only_wgmma_cc=(9, 0),  # Machete (no calibration row runs it: its weight-only rows are A100s)
-        uncalibrated=("moe_layer_overhead_us",),
         uncalibrated_classes=("fp8", "fp8-block", "fp4"),
         # its weight-only figures are fitted on Marlin rows (CUDA); no AMD row runs AWQ or GPTQ
         vendor_uncalibrated={
@@ -786,10 +810,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "step_overhead_us": 2701.0,
                     "seq_overhead_us": 260.4,
                     "tp_step_overhead_us": 2071.0,
-                    "moe_compute_efficiency": 0.5405,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_layer_overhead_us": 276.0,
+                    "moe_efficiency": 0.5493,
+                    "moe_weight_only_share": 1.0,  # one share for every format, as fitted
+                    "moe_source": "",
+                    "moe_compute_efficiency": 0.5494,
+                    "moe_layer_overhead_us": 268.1,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "max_num_seqs": 256,

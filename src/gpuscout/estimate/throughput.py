@@ -579,7 +579,7 @@ def decode_step(
     # sampling: each sequence's logits (vocab, fp32) are written and read back (top-k/p, penalties)
     logits_bytes = own * spec.vocab_size * eng.logits_bytes_per_vocab / (tp // dp)
     bw = st.achieved_bandwidth
-    moe = eng.moe_efficiency
+    moe = eng.moe_stream_share(st.eff_class)
     moe_c = eng.moe_compute_efficiency
     expert_rows = c.expert_gemm_rows(batch + q, st.moe_tile(batch + q))
     # exllama v1 int4 kernels: every row dequantises again below the recons threshold (CUDA-core time
@@ -877,7 +877,7 @@ def _prefill_single_gpu_seconds(st: Setup, tokens: int, batch: int) -> float:
         * c.moe_layers
         * st.timed_fmt.body_bits(True)
         / 8.0
-        / eng.moe_efficiency
+        / eng.moe_stream_share(st.eff_class)
         / tp
     )
     wo_bytes, wo_seconds = int4_kernel_seconds(st, chunk, chunk)  # exllama v1: fp16 rebuild per chunk

@@ -1,0 +1,179 @@
+"""vLLM's fused-MoE kernel against its dense GEMV, measured: where today's vLLM MoE constants come from.
+
+    python benchmarks/moe_kernels.py [--csv PATH]
+
+``benchmarks/data/moe_kernels_measured.csv`` holds kernel times NVIDIA's aiconfigurator-core 0.12.0
+collector measured with vLLM 0.24.0 (its source note says where and how): one MoE layer's experts
+(``op == moe``: vLLM's fused-MoE path, bf16, one GPU, tokens spread evenly over the experts) for 16
+expert shapes at 1 to 16,384 tokens, and bf16 ``torch.nn.functional.linear`` GEMMs of 1 to 32 rows
+(``op == gemm``: the dense layers' decode GEMVs) on H100 SXM, H200 SXM and B200.
+
+A decode step's MoE layer is bandwidth-bound: it reads every expert its tokens touch. For each system
+and kernel the script fits ``latency = fixed + bytes / (share x datasheet bandwidth)`` (least squares on
+the relative error) over the rows where the weights dominate (at most 32 tokens per expert), with
+``bytes`` = experts touched (``min(E, tokens x top-k)`` under even routing) x 3 matrices x hidden x inter
+x 2 bytes; the dense GEMVs the same way (``n x k x 2`` bytes). Printed: both shares, their ratio (how fast
+the experts stream against a dense layer's weights), the MoE fixed part, and how the estimate's vLLM
+constants (``moe_efficiency``: the ratio, as a share of the dense streaming rate; ``moe_layer_overhead_us``:
+the fixed part) time every row: median and mean APE per system, the B200 held out (the constants are the
+Hopper systems' figures). Two shapes of the tables are non-gated MLPs (ReLU^2: two matrices, not three)
+and are left out of the fits (``gated == 0``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.knowledge.accelerators import resolve_gpu
+
+DATA = Path(__file__).resolve().parent / "data" / "moe_kernels_measured.csv"
+# bytes per expert weight: bf16; Kimi-K2-Thinking's INT4 (group 32, a bf16 scale each: 4.5 bits); MXFP4
+# (an e8m0 scale per 32: 4.25 bits)
+BYTES_PER_WEIGHT = {"bfloat16": 2.0, "int4_wo": 4.5 / 8.0, "w4a16_mxfp4": 4.25 / 8.0}
+MAX_TOKENS_PER_EXPERT = 32  # above this the grouped GEMMs start to be compute-bound
+FITTED_ON = ("h100_sxm", "h200_sxm")  # the Hopper systems; vLLM runs its Triton fused-MoE kernel there
+
+
+def moe_bytes(row: dict[str, str]) -> float:
+    """Weight bytes one MoE layer reads for the row's tokens: the experts they touch (even routing)."""
+    experts, topk, tokens = int(row["experts"]), int(row["topk"]), int(row["m"])
+    touched = min(experts, tokens * topk)
+    return touched * 3.0 * int(row["hidden"]) * int(row["inter"]) * BYTES_PER_WEIGHT[row["dtype"]]
+
+
+def gemv_bytes(row: dict[str, str]) -> float:
+    return int(row["n"]) * int(row["k"]) * BYTES_PER_WEIGHT[row["dtype"]]
+
+
+def fit(points: Sequence[tuple[float, float]], bandwidth: float) -> tuple[float, float]:
+    """(fixed us, share of ``bandwidth``) of ``latency = fixed + bytes / (share x bandwidth)`` over
+    (bytes, latency_us) points, least squares on the relative error (a 2x2 normal system)."""
+    # minimise sum((a + s*b)/t - 1)^2 over a, s: normal equations
+    saa = sum(1.0 / t**2 for _, t in points)
+    sab = sum(b / t**2 for b, t in points)
+    sbb = sum(b * b / t**2 for b, t in points)
+    sa1 = sum(1.0 / t for _, t in points)
+    sb1 = sum(b / t for b, t in points)
+    det = saa * sbb - sab * sab
+    a = (sa1 * sbb - sb1 * sab) / det
+    s = (saa * sb1 - sab * sa1) / det  # us per byte
+    return a, 1.0 / (s * 1e-6 * bandwidth)
+
+
+def load(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))
+
+
+def in_bandwidth_regime(row: dict[str, str]) -> bool:
+    return int(row["m"]) * int(row["topk"]) <= MAX_TOKENS_PER_EXPERT * int(row["experts"])
+
+
+CLASS_OF = {"bfloat16": "16bit", "int4_wo": "weight-only", "w4a16_mxfp4": "weight-only"}
+
+
+@dataclass(frozen=True)
+class KernelFit:
+    """One kernel's fit on one system: ``fixed`` us per MoE layer, ``share`` of the datasheet bandwidth,
+    ``dense`` the same system's bf16 GEMV share, ``ratio`` = share / dense."""
+
+    system: str
+    cls: str
+    kernel: str
+    n: int
+    fixed: float
+    share: float
+    dense: float
+
+    @property
+    def ratio(self) -> float:
+        return self.share / self.dense
+
+
+def moe_points(rs: list[dict[str, str]], kernel: str) -> list[tuple[float, float]]:
+    """(bytes, latency_us) of the kernel's gated-MLP rows where the weights dominate."""
+    return [
+        (moe_bytes(r), float(r["latency_us"]))
+        for r in rs
+        if r["op"] == "moe" and r["kernel"] == kernel and r["gated"] == "1" and in_bandwidth_regime(r)
+    ]
+
+
+def bandwidth(rs: list[dict[str, str]]) -> float:
+    """Datasheet bandwidth (bytes/s) of the system the rows were measured on (gpuscout's own specs)."""
+    return resolve_gpu(rs[0]["gpu"]).bandwidth_gbps * 1e9
+
+
+def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
+    """Every (system, kernel) fit of the table, with the system's dense GEMV share beside it."""
+    by_system: dict[str, list[dict[str, str]]] = defaultdict(list)
+    for r in rows:
+        by_system[r["system"]].append(r)
+    out = []
+    for system, rs in sorted(by_system.items()):
+        bw = bandwidth(rs)
+        dense = fit([(gemv_bytes(r), float(r["latency_us"])) for r in rs if r["op"] == "gemm"], bw)[1]
+        for cls, kernel in sorted({(CLASS_OF[r["dtype"]], r["kernel"]) for r in rs if r["op"] == "moe"}):
+            pts = moe_points(rs, kernel)
+            fixed, share = fit(pts, bw)
+            out.append(KernelFit(system, cls, kernel, len(pts), fixed, share, dense))
+    return out
+
+
+def hopper_figures(fits: list[KernelFit], cls: str) -> tuple[float, float, float, float]:
+    """(mean ratio, lowest, highest, mean fixed us) of ``cls``'s kernels on the systems in FITTED_ON."""
+    mine = [f for f in fits if f.cls == cls and f.system in FITTED_ON]
+    ratios = [f.ratio for f in mine]
+    return statistics.fmean(ratios), min(ratios), max(ratios), statistics.fmean(f.fixed for f in mine)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--csv", type=Path, default=DATA)
+    args = parser.parse_args(argv)
+    rows = load(args.csv)
+    vllm = resolve_engine("vllm")
+    fits = kernel_fits(rows)
+    head = ("system", "class", "kernel", "n", "fixed", "share", "GEMV", "ratio")
+    print("{:9s} {:11s} {:52s} {:>4s} {:>7s} {:>6s} {:>6s} {:>6s}".format(*head))
+    for f in fits:
+        print(
+            f"{f.system:9s} {f.cls:11s} {f.kernel[:52]:52s} {f.n:4d} {f.fixed:5.1f}us {f.share:6.3f} "
+            f"{f.dense:6.3f} {f.ratio:6.2f}"
+        )
+    print(f"\nOn {', '.join(FITTED_ON)}, experts stream at this multiple of the dense bf16 GEMV rate:")
+    for cls in sorted({f.cls for f in fits}):
+        mean, low, high, fixed = hopper_figures(fits, cls)
+        print(
+            f"  {cls:11s} {mean:.2f} (kernels {low:.2f}-{high:.2f}), fixed {fixed:.1f} us per MoE layer; "
+            f"shipped (vLLM V1): {vllm.moe_stream_share(cls):.2f}"
+        )
+    print(f"  shipped moe_layer_overhead_us: {vllm.moe_layer_overhead_us:.1f}")
+    print(
+        "\nThe shipped constants on every bandwidth-regime row (each system's GEMV share as the dense rate):"
+    )
+    head = ("system", "class", "kernel", "n", "MAPE", "medAPE", "median signed")
+    print("  {:9s} {:11s} {:52s} {:>4s} {:>6s} {:>7s} {:>13s}".format(*head))
+    for f in fits:
+        rs = [r for r in rows if r["system"] == f.system]
+        rate = bandwidth(rs) * f.dense * vllm.moe_stream_share(f.cls)
+        errs = [(vllm.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in moe_points(rs, f.kernel)]
+        mape = statistics.fmean(abs(e) for e in errs)
+        med = statistics.median(abs(e) for e in errs)
+        held = "" if f.system in FITTED_ON else " (held out)"
+        print(
+            f"  {f.system:9s} {f.cls:11s} {f.kernel[:52]:52s} {len(errs):4d} {mape:6.1%} {med:7.1%} "
+            f"{statistics.median(errs):+13.1%}{held}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""Today's vLLM streams an MoE layer's experts as fast as a dense layer's weights (its fused-MoE kernel,
+measured by NVIDIA's aiconfigurator collector with vLLM 0.24.0 on H100 and H200: 1.02-1.03x the dense GEMV
+rate, ~25 us fixed per layer), where the estimate had carried the V0 era's fitted 0.57 of it and a 50 us
+prior: a Qwen3-30B-A3B decode step at 32 sequences on an H200 came out ~1.5x too slow. The V0 era keeps
+its own fitted figures; 4-bit experts (Marlin INT4, MXFP4) stream at 0.82 of the dense rate."""
+
+from __future__ import annotations
+
+import pytest
+
+from gpuscout.estimate.api import estimate
+from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.precision import CLASS_16BIT, CLASS_WEIGHT_ONLY, KERNEL_FP8_BLOCK
+from tests.conftest import load_benchmark
+
+V1 = resolve_engine("vllm")
+V0 = resolve_engine("vllm 0.7.3")
+
+
+def test_the_v1_constants_are_the_kernel_tables() -> None:
+    bench = load_benchmark("moe_kernels")
+    fits = bench.kernel_fits(bench.load(bench.DATA))
+    ratio_16, low_16, _, fixed_16 = bench.hopper_figures(fits, CLASS_16BIT)
+    ratio_wo, *_ = bench.hopper_figures(fits, CLASS_WEIGHT_ONLY)
+    # bf16 experts at the dense rate or a little above: the share is capped at the dense rate
+    assert 1.0 <= low_16 <= ratio_16 < 1.1
+    assert V1.moe_stream_share(CLASS_16BIT) == 1.0
+    assert V1.moe_stream_share(KERNEL_FP8_BLOCK) == 1.0
+    assert V1.moe_stream_share(CLASS_WEIGHT_ONLY) == pytest.approx(ratio_wo, abs=0.01)
+    assert V1.moe_layer_overhead_us == pytest.approx(fixed_16, abs=0.1)
+    # the MoE layer's constants are now measured, not a prior the estimate warns about
+    assert "moe_layer_overhead_us" not in V1.uncalibrated
+
+
+def test_v0_keeps_its_fitted_moe_figures() -> None:
+    assert V0.moe_efficiency < 0.6
+    assert V0.moe_stream_share(CLASS_WEIGHT_ONLY) == V0.moe_stream_share(CLASS_16BIT) == V0.moe_efficiency
+    assert V0.moe_layer_overhead_us > 200.0
+
+
+def test_qwen3_moe_decode_step_by_hand() -> None:
+    """Qwen3-30B-A3B, bf16, 32 sequences on one H200: 48 MoE layers of 128 experts (hidden 2048,
+    intermediate 768, top-8). 32 tokens touch 128 x (1 - (1 - 8/128)^32) = 111.8 experts per layer
+    (uniform routing): 111.8 x 3 x 2048 x 768 x 2 bytes x 48 layers = 50.6 GB, read at the dense
+    streaming rate (4,800 GB/s x vLLM's 16-bit efficiency) in ~16 ms, plus 48 x 24.6 us (the V0 era's
+    figures, 0.55 of that rate and 268 us a layer, would have taken ~32 ms: it cannot run Qwen3)."""
+    kw = dict(batch=32, context_in=2000, context_out=400)
+    now = estimate("qwen3-30b-a3b", "H200-SXM", engine="vllm", **kw)
+    experts = 128 * (1 - (1 - 8 / 128) ** 32)
+    expert_bytes = experts * 3 * 2048 * 768 * 2 * 48
+    rate = 4800e9 * V1.bandwidth_efficiency["16bit"]
+    reads_now = expert_bytes / rate
+    assert reads_now == pytest.approx(0.0161, rel=0.02)
+    # the expert reads are most of a step: the step is at least them and at most them plus the rest
+    step_now = now.tpot_ms / 1e3
+    assert reads_now < step_now < reads_now + 0.010
+    assert "expert weight reads at 1.00" in now.assumptions["moe"]
+
+
+def test_four_bit_experts_stream_slower_than_bf16_ones() -> None:
+    """gpt-oss-120b's MXFP4 experts (weight-only on an H100: dequantised to bf16 in the kernel) are
+    read at 0.82 of the weight-only streaming rate, bf16 experts at the full 16-bit one."""
+    e = estimate("gpt-oss-120b", "H100-SXM", engine="vllm", batch=16, context_in=1000, context_out=200)
+    assert "expert weight reads at 0.82" in e.assumptions["moe"]
+    b = estimate("qwen3-30b-a3b", "H100-SXM", engine="vllm", batch=16, context_in=1000, context_out=200)
+    assert "expert weight reads at 1.00" in b.assumptions["moe"]
