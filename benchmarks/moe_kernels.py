@@ -1,23 +1,24 @@
-"""vLLM's fused-MoE kernel against its dense GEMV, measured: where today's vLLM MoE constants come from.
+"""vLLM's and SGLang's fused-MoE kernels against their dense GEMVs, measured: where today's MoE constants
+come from.
 
     python benchmarks/moe_kernels.py [--csv PATH]
 
 ``benchmarks/data/moe_kernels_measured.csv`` holds kernel times NVIDIA's aiconfigurator-core 0.12.0
-collector measured with vLLM 0.24.0 (its source note says where and how): one MoE layer's experts
-(``op == moe``: vLLM's fused-MoE path, bf16, one GPU, tokens spread evenly over the experts) for 16
-expert shapes at 1 to 16,384 tokens, and bf16 ``torch.nn.functional.linear`` GEMMs of 1 to 32 rows
-(``op == gemm``: the dense layers' decode GEMVs) on H100 SXM, H200 SXM and B200.
+collector measured with vLLM 0.24.0 and SGLang 0.5.14 (its source note says where and how): one MoE
+layer's experts (``op == moe``: the engine's fused-MoE path, one GPU, tokens spread evenly over the
+experts; bf16, and vLLM's 4-bit kernels) for up to 16 expert shapes at 1 to 16,384 tokens, and bf16
+GEMMs of 1 to 32 rows (``op == gemm``: the dense layers' decode GEMVs) on H100 SXM, H200 SXM and B200.
 
 A decode step's MoE layer is bandwidth-bound: it reads every expert its tokens touch. For each system
 and kernel the script fits ``latency = fixed + bytes / (share x datasheet bandwidth)`` (least squares on
 the relative error) over the rows where the weights dominate (at most 32 tokens per expert), with
 ``bytes`` = experts touched (``min(E, tokens x top-k)`` under even routing) x 3 matrices x hidden x inter
 x 2 bytes; the dense GEMVs the same way (``n x k x 2`` bytes). Printed: both shares, their ratio (how fast
-the experts stream against a dense layer's weights), the MoE fixed part, and how the estimate's vLLM
-constants (``moe_efficiency``: the ratio, as a share of the dense streaming rate; ``moe_layer_overhead_us``:
-the fixed part) time every row: median and mean APE per system, the B200 held out (the constants are the
-Hopper systems' figures). Two shapes of the tables are non-gated MLPs (ReLU^2: two matrices, not three)
-and are left out of the fits (``gated == 0``).
+the experts stream against a dense layer's weights), the MoE fixed part, and how each engine's shipped
+constants (``moe_stream_share``: the ratio, as a share of the dense streaming rate;
+``moe_layer_overhead_us``: the fixed part) time every row: median and mean APE per system, the B200 held
+out (the constants are the Hopper systems' figures). Two shapes of the tables are non-gated MLPs (ReLU^2:
+two matrices, not three) and are left out of the fits (``gated == 0``).
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ class KernelFit:
     """One kernel's fit on one system: ``fixed`` us per MoE layer, ``share`` of the datasheet bandwidth,
     ``dense`` the same system's bf16 GEMV share, ``ratio`` = share / dense."""
 
+    engine: str
     system: str
     cls: str
     kernel: str
@@ -112,24 +114,24 @@ def bandwidth(rs: list[dict[str, str]]) -> float:
 
 
 def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
-    """Every (system, kernel) fit of the table, with the system's dense GEMV share beside it."""
-    by_system: dict[str, list[dict[str, str]]] = defaultdict(list)
+    """Every (engine, system, kernel) fit of the table, with that engine's dense GEMV share on the system."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
-        by_system[r["system"]].append(r)
+        groups[(r["engine"], r["system"])].append(r)
     out = []
-    for system, rs in sorted(by_system.items()):
+    for (engine, system), rs in sorted(groups.items()):
         bw = bandwidth(rs)
         dense = fit([(gemv_bytes(r), float(r["latency_us"])) for r in rs if r["op"] == "gemm"], bw)[1]
         for cls, kernel in sorted({(CLASS_OF[r["dtype"]], r["kernel"]) for r in rs if r["op"] == "moe"}):
             pts = moe_points(rs, kernel)
             fixed, share = fit(pts, bw)
-            out.append(KernelFit(system, cls, kernel, len(pts), fixed, share, dense))
+            out.append(KernelFit(engine, system, cls, kernel, len(pts), fixed, share, dense))
     return out
 
 
-def hopper_figures(fits: list[KernelFit], cls: str) -> tuple[float, float, float, float]:
-    """(mean ratio, lowest, highest, mean fixed us) of ``cls``'s kernels on the systems in FITTED_ON."""
-    mine = [f for f in fits if f.cls == cls and f.system in FITTED_ON]
+def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float, float, float, float]:
+    """(mean ratio, lowest, highest, mean fixed us) of ``engine``'s ``cls`` kernels on FITTED_ON."""
+    mine = [f for f in fits if f.engine == engine and f.cls == cls and f.system in FITTED_ON]
     ratios = [f.ratio for f in mine]
     return statistics.fmean(ratios), min(ratios), max(ratios), statistics.fmean(f.fixed for f in mine)
 
@@ -139,38 +141,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--csv", type=Path, default=DATA)
     args = parser.parse_args(argv)
     rows = load(args.csv)
-    vllm = resolve_engine("vllm")
     fits = kernel_fits(rows)
-    head = ("system", "class", "kernel", "n", "fixed", "share", "GEMV", "ratio")
-    print("{:9s} {:11s} {:52s} {:>4s} {:>7s} {:>6s} {:>6s} {:>6s}".format(*head))
+    head = ("engine", "system", "class", "kernel", "n", "fixed", "share", "GEMV", "ratio")
+    print("{:7s} {:9s} {:11s} {:46s} {:>4s} {:>7s} {:>6s} {:>6s} {:>6s}".format(*head))
     for f in fits:
         print(
-            f"{f.system:9s} {f.cls:11s} {f.kernel[:52]:52s} {f.n:4d} {f.fixed:5.1f}us {f.share:6.3f} "
-            f"{f.dense:6.3f} {f.ratio:6.2f}"
+            f"{f.engine:7s} {f.system:9s} {f.cls:11s} {f.kernel[:46]:46s} {f.n:4d} {f.fixed:5.1f}us "
+            f"{f.share:6.3f} {f.dense:6.3f} {f.ratio:6.2f}"
         )
-    print(f"\nOn {', '.join(FITTED_ON)}, experts stream at this multiple of the dense bf16 GEMV rate:")
-    for cls in sorted({f.cls for f in fits}):
-        mean, low, high, fixed = hopper_figures(fits, cls)
+    for engine in sorted({f.engine for f in fits}):
+        prof = resolve_engine(engine)
         print(
-            f"  {cls:11s} {mean:.2f} (kernels {low:.2f}-{high:.2f}), fixed {fixed:.1f} us per MoE layer; "
-            f"shipped (vLLM V1): {vllm.moe_stream_share(cls):.2f}"
+            f"\n{engine}: on {', '.join(FITTED_ON)}, experts stream at this multiple of the dense GEMV rate:"
         )
-    print(f"  shipped moe_layer_overhead_us: {vllm.moe_layer_overhead_us:.1f}")
+        for cls in sorted({f.cls for f in fits if f.engine == engine}):
+            mean, low, high, fixed = hopper_figures(fits, engine, cls)
+            print(
+                f"  {cls:11s} {mean:.2f} (kernels {low:.2f}-{high:.2f}), fixed {fixed:.1f} us per MoE layer; "
+                f"shipped: {prof.moe_stream_share(cls):.2f}"
+            )
+        print(f"  shipped moe_layer_overhead_us: {prof.moe_layer_overhead_us:.1f}")
     print(
         "\nThe shipped constants on every bandwidth-regime row (each system's GEMV share as the dense rate):"
     )
-    head = ("system", "class", "kernel", "n", "MAPE", "medAPE", "median signed")
-    print("  {:9s} {:11s} {:52s} {:>4s} {:>6s} {:>7s} {:>13s}".format(*head))
+    head = ("engine", "system", "class", "kernel", "n", "MAPE", "medAPE", "median signed")
+    print("  {:7s} {:9s} {:11s} {:46s} {:>4s} {:>6s} {:>7s} {:>13s}".format(*head))
     for f in fits:
-        rs = [r for r in rows if r["system"] == f.system]
-        rate = bandwidth(rs) * f.dense * vllm.moe_stream_share(f.cls)
-        errs = [(vllm.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in moe_points(rs, f.kernel)]
+        prof = resolve_engine(f.engine)
+        rs = [r for r in rows if r["system"] == f.system and r["engine"] == f.engine]
+        rate = bandwidth(rs) * f.dense * prof.moe_stream_share(f.cls)
+        errs = [(prof.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in moe_points(rs, f.kernel)]
         mape = statistics.fmean(abs(e) for e in errs)
         med = statistics.median(abs(e) for e in errs)
         held = "" if f.system in FITTED_ON else " (held out)"
         print(
-            f"  {f.system:9s} {f.cls:11s} {f.kernel[:52]:52s} {len(errs):4d} {mape:6.1%} {med:7.1%} "
-            f"{statistics.median(errs):+13.1%}{held}"
+            f"  {f.engine:7s} {f.system:9s} {f.cls:11s} {f.kernel[:46]:46s} {len(errs):4d} {mape:6.1%} "
+            f"{med:7.1%} {statistics.median(errs):+13.1%}{held}"
         )
     return 0
 

@@ -50,13 +50,13 @@ def test_what_is_no_release_number_is_none(text: str) -> None:
 @pytest.mark.parametrize(
     ("name", "release", "era"),
     [
-        ("sglang 0.4.9.post5", "0.4.9.post5", ""),
-        ("SGLang v0.4.9.post5", "0.4.9.post5", ""),
-        ("sglang 0.4.9-post5", "0.4.9.post5", ""),
+        ("sglang 0.4.9.post5", "0.4.9.post5", "0.4.4-0.4.x"),
+        ("SGLang v0.4.9.post5", "0.4.9.post5", "0.4.4-0.4.x"),
+        ("sglang 0.4.9-post5", "0.4.9.post5", "0.4.4-0.4.x"),
         ("sglang 0.4.3.post2", "0.4.3.post2", "0.4.0-0.4.3"),  # the era is the base release's
         ("vllm 0.8.5.post1", "0.8.5.post1", ""),
         ("vllm 0.6.3.post1", "0.6.3.post1", "v0"),
-        ("sglang 0.4.9rc1", "0.4.9", ""),  # a pre-release: judged as its release (stop 58)
+        ("sglang 0.4.9rc1", "0.4.9", "0.4.4-0.4.x"),  # a pre-release: judged as its release (stop 58)
         ("vllm v0.6.3.dev116", "0.6.3", "v0"),
     ],
 )

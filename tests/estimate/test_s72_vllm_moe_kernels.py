@@ -2,7 +2,8 @@
 measured by NVIDIA's aiconfigurator collector with vLLM 0.24.0 on H100 and H200: 1.02-1.03x the dense GEMV
 rate, ~25 us fixed per layer), where the estimate had carried the V0 era's fitted 0.57 of it and a 50 us
 prior: a Qwen3-30B-A3B decode step at 32 sequences on an H200 came out ~1.5x too slow. The V0 era keeps
-its own fitted figures; 4-bit experts (Marlin INT4, MXFP4) stream at 0.82 of the dense rate."""
+its own fitted figures; 4-bit experts (Marlin INT4, MXFP4) stream at 0.82 of the dense rate. SGLang runs
+the same kernel and takes its own tables' figures (0.5.14: 0.94x, ~15 us)."""
 
 from __future__ import annotations
 
@@ -20,8 +21,8 @@ V0 = resolve_engine("vllm 0.7.3")
 def test_the_v1_constants_are_the_kernel_tables() -> None:
     bench = load_benchmark("moe_kernels")
     fits = bench.kernel_fits(bench.load(bench.DATA))
-    ratio_16, low_16, _, fixed_16 = bench.hopper_figures(fits, CLASS_16BIT)
-    ratio_wo, *_ = bench.hopper_figures(fits, CLASS_WEIGHT_ONLY)
+    ratio_16, low_16, _, fixed_16 = bench.hopper_figures(fits, "vllm", CLASS_16BIT)
+    ratio_wo, *_ = bench.hopper_figures(fits, "vllm", CLASS_WEIGHT_ONLY)
     # bf16 experts at the dense rate or a little above: the share is capped at the dense rate
     assert 1.0 <= low_16 <= ratio_16 < 1.1
     assert V1.moe_stream_share(CLASS_16BIT) == 1.0
@@ -30,6 +31,21 @@ def test_the_v1_constants_are_the_kernel_tables() -> None:
     assert V1.moe_layer_overhead_us == pytest.approx(fixed_16, abs=0.1)
     # the MoE layer's constants are now measured, not a prior the estimate warns about
     assert "moe_layer_overhead_us" not in V1.uncalibrated
+
+
+def test_sglang_takes_its_own_kernel_tables_and_its_0_4_rows_keep_theirs() -> None:
+    """SGLang 0.5.14 runs the same Triton fused-MoE kernel: 0.92-0.96x its dense GEMV rate, ~15 us a
+    layer. Its 0.4.4-0.4.x releases keep what their Qwen3 MoE rows fit (0.4.6 on an H20)."""
+    bench = load_benchmark("moe_kernels")
+    ratio, low, high, fixed = bench.hopper_figures(
+        bench.kernel_fits(bench.load(bench.DATA)), "sglang", CLASS_16BIT
+    )
+    today, rows_era = resolve_engine("sglang"), resolve_engine("SGLang 0.4.6.post1")
+    assert 0.9 < low <= ratio <= high < 1.0
+    assert today.moe_stream_share(CLASS_16BIT) == pytest.approx(ratio, abs=0.01)
+    assert today.moe_layer_overhead_us == pytest.approx(fixed, abs=0.1)
+    assert rows_era.era == "0.4.4-0.4.x" and rows_era.moe_efficiency < 0.6 and not rows_era.moe_source
+    assert "SGLang 0.5.14's fused-MoE kernel times" in today.moe_source
 
 
 def test_v0_keeps_its_fitted_moe_figures() -> None:

@@ -20,8 +20,9 @@ EARLY = resolve_engine("sglang 0.4.3")
     [
         ("sglang", ""),
         ("sglang 0.4", ""),  # a minor version alone does not name the early patches
-        ("SGLang 0.4.6.post1", ""),
-        ("sglang 0.4.10", ""),
+        ("SGLang 0.4.6.post1", "0.4.4-0.4.x"),  # its MoE figures are its rows' (stop 72)
+        ("sglang 0.4.10", "0.4.4-0.4.x"),
+        ("sglang 0.5.14", ""),
         ("sglang 0.4.0", "0.4.0-0.4.3"),
         ("SGLang 0.4.2.post4 ROCm", "0.4.0-0.4.3"),
         ("SGLang 0.4.3.post2 (--tp 8 --enable-dp-attention)", "0.4.0-0.4.3+dp-attention"),

@@ -868,10 +868,17 @@ _PROFILES: tuple[EngineProfile, ...] = (
         compute_efficiency=_eff(
             default=0.4901, fp8_block=0.6078, weight_only=0.45, fp4=0.40, **{"16bit": 0.4901}
         ),
-        moe_efficiency=0.5163,
+        # today's fused-MoE kernel, measured: SGLang 0.5.14's kernel times on H100 and H200 (bf16,
+        # aiconfigurator-core 0.12.0's tables in benchmarks/data/moe_kernels_measured.csv;
+        # benchmarks/moe_kernels.py) stream the experts at 0.92-0.96x its dense GEMV rate, with 14-17 us
+        # fixed per layer (the B200, held out: 0.89x). The 0.4.4-0.4.x era keeps the figures its Qwen3 MoE
+        # rows fit (0.4.6 on an H20)
+        moe_efficiency=0.94,
+        moe_source="expert reads and per-layer cost measured: SGLang 0.5.14's fused-MoE kernel times on "
+        "H100 and H200 (aiconfigurator-core 0.12.0's tables)",
         moe_compute_efficiency=0.6094,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
-        moe_layer_overhead_us=55.14,
+        moe_layer_overhead_us=15.4,
         block_fp8_quant_layer_us=15.74,  # shared with vLLM (the same quantisation kernel)
         layer_overhead_us=3.0,
         step_overhead_us=2701.0,
@@ -947,11 +954,21 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_efficiency": 0.6781,
                     "moe_compute_efficiency": 0.4975,
                     "moe_layer_overhead_us": 215.6,
+                    "moe_source": "",
                     "device_rule": "",
                 },
                 # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.6
                 # of today's (fitted on the same rows; a 16-bit model runs today's cuBLAS GEMMs)
                 kernel_scales={KERNEL_FP8_BLOCK: 0.6154},
+            ),
+            # 0.4.4 onwards in 0.4 (DeepGEMM's block-FP8 GEMMs): the MoE figures its Qwen3 MoE rows fit
+            # (0.4.6 on an H20: experts read at 0.52 of the dense rate, 55 us a layer); today's release
+            # takes its kernel tables' (above)
+            EngineEra(
+                "0.4.4-0.4.x",
+                "0.4.4 and later 0.4 releases",
+                r"0\.4\.(?:[4-9]|[1-9]\d)",
+                {"moe_efficiency": 0.5163, "moe_layer_overhead_us": 55.14, "moe_source": ""},
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
             EngineEra(
