@@ -5,7 +5,8 @@ over to GPUs and models it has never seen, from their datasheet figures):
 
 * achieved fractions of peak: ``bandwidth_efficiency`` (weight/KV streaming) and ``compute_efficiency``
   (large GEMMs) by compute class (see ``precision.CLASS_*``), and ``moe_efficiency``, how much of the
-  dense efficiency the routed-expert (grouped GEMM) kernels keep;
+  dense efficiency the routed-expert (grouped GEMM) kernels keep (``moe_stream_share``: times
+  ``moe_weight_only_share`` for 4-bit experts);
 * fixed costs: ``step_overhead_us`` per engine step (CPU scheduling, sampling, launch of the step's
   CUDA graph), ``seq_overhead_us`` per running sequence and step (per-request bookkeeping on the CPU:
   scheduler, sampler, detokeniser), ``layer_overhead_us`` per layer and forward pass (with CUDA graphs:

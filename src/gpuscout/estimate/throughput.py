@@ -12,7 +12,7 @@ Decode step (every running sequence advances one token), per GPU:
   step    = blend(weight bytes / BW, GEMM flops / F) + blend(KV bytes / BW, attention flops / F)
             + fixed costs + tensor-parallel all-reduces
 ``BW`` and ``F`` are the engine's achieved bandwidth and tensor rate for the format's compute class;
-routed-expert bytes go at ``moe_efficiency`` of the bandwidth and their FLOPs at ``moe_compute_efficiency``
+routed-expert bytes go at ``moe_stream_share`` of the bandwidth and their FLOPs at ``moe_compute_efficiency``
 of the tensor rate (grouped-GEMM kernels). Each part of the FLOPs runs at its own rate: the GEMMs a format
 leaves in 16 bits at the engine's 16-bit rate (:attr:`Setup.dense_flops`: in gpt-oss's experts-only MXFP4
 all those outside the experts, in Meta's FP8 checkpoints the attention projections and the first and last
