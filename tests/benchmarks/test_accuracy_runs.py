@@ -216,20 +216,23 @@ def test_llama_cpp_rows_are_timed_as_the_build_of_their_date(accuracy: ModuleTyp
 
 
 def test_early_sglang_moe_rows_fit_their_era_not_todays_engine(accuracy: ModuleType) -> None:
-    """The DeepSeek-R1 rows of SGLang 0.4.2-0.4.3 are timed as that era; the Qwen3 rows of 0.4.6 as today's
-    engine. Without the Qwen3 source no row of today's SGLang is an MoE run, so today's MoE constants stay
-    at their priors instead of taking the early era's per-layer cost."""
+    """The DeepSeek-R1 rows of SGLang 0.4.2-0.4.3 are timed as that era, the Qwen3 rows of 0.4.6 as the
+    0.4.4-0.4.x era; today's engine takes its MoE figures from its kernel tables, not from a fit. Without
+    the Qwen3 source no row of the 0.4.4-0.4.x era is an MoE run, so its MoE constants stay at their
+    priors instead of taking the early era's per-layer cost."""
     from gpuscout.estimate.engines import resolve_engine
 
     cases = [c for c in accuracy.build_cases(accuracy.load(Path(CALIBRATION))) if not c.skip]
     sglang_moe = [c for c in cases if c.engine == "sglang" and c.moe]
     eras = {("DeepSeek" in c.kwargs["model"], resolve_engine(c.engine_text).era) for c in sglang_moe}
     assert {era.split("+")[0] for deepseek, era in eras if deepseek} == {"0.4.0-0.4.3"}
-    assert {era for deepseek, era in eras if not deepseek} == {""}
+    assert {era for deepseek, era in eras if not deepseek} == {"0.4.4-0.4.x"}
     qwen3 = next(c.source for c in sglang_moe if "0.4.6" in c.engine_text)
     fitted = accuracy.fit_engines({"sglang"}, [c for c in cases if c.source != qwen3])["sglang"]
-    prior = accuracy._prior("sglang", ("attr", "moe_layer_overhead_us"))
-    assert fitted.moe_layer_overhead_us == pytest.approx(prior)
+    param = ("era:0.4.4-0.4.x:moe_layer_overhead_us", "")
+    prior = accuracy._prior("sglang", param)
+    assert accuracy.get_param(fitted, param) == pytest.approx(prior)
+    assert fitted.moe_layer_overhead_us == resolve_engine("sglang").moe_layer_overhead_us  # not fitted
     early = accuracy.get_param(fitted, ("era:0.4.0-0.4.3:moe_layer_overhead_us", ""))
     assert early > 2 * prior
 

@@ -48,6 +48,21 @@ def test_sglang_takes_its_own_kernel_tables_and_its_0_4_rows_keep_theirs() -> No
     assert "SGLang 0.5.14's fused-MoE kernel times" in today.moe_source
 
 
+def test_todays_tensorrt_llm_takes_its_cutlass_moe_tables() -> None:
+    """TensorRT-LLM 1.3.0rc20's CUTLASS MoE (PyTorch flow): 1.07-1.08x its dense GEMV rate, ~26 us a
+    layer; its grouped-GEMM compute share stays a prior (said uncalibrated), its 0.5-0.16 releases keep the
+    priors."""
+    bench = load_benchmark("moe_kernels")
+    fits = bench.kernel_fits(bench.load(bench.DATA))
+    ratio, low, _, fixed = bench.hopper_figures(fits, "tensorrt-llm", CLASS_16BIT)
+    today, old = resolve_engine("tensorrt-llm"), resolve_engine("TensorRT-LLM v0.9")
+    assert 1.0 <= low <= ratio < 1.15
+    assert today.moe_stream_share(CLASS_16BIT) == 1.0
+    assert today.moe_layer_overhead_us == pytest.approx(fixed, abs=0.1)
+    assert today.uncalibrated == ("moe_compute_efficiency",)
+    assert old.moe_efficiency == 0.5 and "moe_layer_overhead_us" in old.uncalibrated
+
+
 def test_v0_keeps_its_fitted_moe_figures() -> None:
     assert V0.moe_efficiency < 0.6
     assert V0.moe_stream_share(CLASS_WEIGHT_ONLY) == V0.moe_stream_share(CLASS_16BIT) == V0.moe_efficiency

@@ -994,12 +994,18 @@ _PROFILES: tuple[EngineProfile, ...] = (
         cpu_overlap=True,
         bandwidth_efficiency=_eff(default=0.7118),
         compute_efficiency=_eff(default=0.4898, fp8=0.4977, **{"16bit": 0.4898}),
-        # today's MoE path (CUTLASS / TRT-LLM-Gen grouped GEMMs under CUDA graphs) has no calibration
-        # row: the physics priors of benchmarks/accuracy.py. The only MoE rows are DeepSeek-R1 under
-        # trtllm-serve 0.17 (first PyTorch-backend releases, run eagerly); their constants are the era's
-        moe_efficiency=0.5,
+        # today's MoE path (CUTLASS grouped GEMMs under CUDA graphs) has no calibration row; its kernel is
+        # measured: TensorRT-LLM 1.3.0rc20's CUTLASS MoE (PyTorch flow) on H100 and H200 streams the
+        # experts at 1.07-1.08x its dense GEMV rate (capped at it here), with 24.8-26.6 us fixed per layer
+        # (bf16, aiconfigurator-core 0.12.0's tables in benchmarks/data/moe_kernels_measured.csv;
+        # benchmarks/moe_kernels.py; the B200, held out: 1.13x). Its grouped-GEMM compute share stays the
+        # prior. The only MoE rows are DeepSeek-R1 under trtllm-serve 0.17 (first PyTorch-backend
+        # releases, run eagerly); their constants are the era's
+        moe_efficiency=1.0,
+        moe_source="expert reads and per-layer cost measured: TensorRT-LLM 1.3.0rc20's CUTLASS MoE kernel "
+        "times on H100 and H200 (aiconfigurator-core 0.12.0's tables)",
         moe_compute_efficiency=0.6,
-        moe_layer_overhead_us=50.0,
+        moe_layer_overhead_us=25.7,
         # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,
@@ -1017,7 +1023,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         decodes_in_token_budget=True,
         max_num_seqs=2048,
-        uncalibrated=("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
+        uncalibrated=("moe_compute_efficiency",),
         uncalibrated_classes=("weight-only", "fp4"),
         aliases=(
             "tensorrt-llm",
@@ -1046,6 +1052,11 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     # the custom all-reduce plugin was an opt-in build flag then (--use_custom_all_reduce;
                     # recalled, not read), and these tables do not say they set it: NCCL
                     "custom_allreduce": False,
+                    # its MoE plugin: no row, no table: the physics priors of benchmarks/accuracy.py
+                    "moe_efficiency": 0.5,
+                    "moe_layer_overhead_us": 50.0,
+                    "moe_source": "",
+                    "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                 },
                 efficiency_scale=1.298,
             ),
@@ -1064,6 +1075,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_efficiency": 0.2297,
                     "moe_compute_efficiency": 0.5466,
                     "moe_layer_overhead_us": 104.4,
+                    "moe_source": "",
                     "uncalibrated": (),
                 },
             ),
