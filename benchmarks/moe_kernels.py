@@ -82,8 +82,9 @@ CLASS_OF = {"bfloat16": "16bit", "int4_wo": "weight-only", "w4a16_mxfp4": "weigh
 
 @dataclass(frozen=True)
 class KernelFit:
-    """One kernel's fit on one system: ``fixed`` us per MoE layer, ``share`` of the datasheet bandwidth,
-    ``dense`` the same system's bf16 GEMV share, ``ratio`` = share / dense."""
+    """One kernel's fit on one system: ``fixed`` us per MoE layer, ``share`` of the datasheet ``bandwidth``
+    (bytes/s), ``dense`` the same system's bf16 GEMV share, ``ratio`` = share / dense; ``points`` the
+    (bytes, latency_us) it was fitted on."""
 
     engine: str
     system: str
@@ -93,6 +94,8 @@ class KernelFit:
     fixed: float
     share: float
     dense: float
+    bandwidth: float
+    points: tuple[tuple[float, float], ...]
 
     @property
     def ratio(self) -> float:
@@ -125,7 +128,7 @@ def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
         for cls, kernel in sorted({(CLASS_OF[r["dtype"]], r["kernel"]) for r in rs if r["op"] == "moe"}):
             pts = moe_points(rs, kernel)
             fixed, share = fit(pts, bw)
-            out.append(KernelFit(engine, system, cls, kernel, len(pts), fixed, share, dense))
+            out.append(KernelFit(engine, system, cls, kernel, len(pts), fixed, share, dense, bw, tuple(pts)))
     return out
 
 
@@ -168,9 +171,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("  {:7s} {:9s} {:11s} {:46s} {:>4s} {:>6s} {:>7s} {:>13s}".format(*head))
     for f in fits:
         prof = resolve_engine(f.engine)
-        rs = [r for r in rows if r["system"] == f.system and r["engine"] == f.engine]
-        rate = bandwidth(rs) * f.dense * prof.moe_stream_share(f.cls)
-        errs = [(prof.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in moe_points(rs, f.kernel)]
+        rate = f.bandwidth * f.dense * prof.moe_stream_share(f.cls)
+        errs = [(prof.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in f.points]
         mape = statistics.fmean(abs(e) for e in errs)
         med = statistics.median(abs(e) for e in errs)
         held = "" if f.system in FITTED_ON else " (held out)"

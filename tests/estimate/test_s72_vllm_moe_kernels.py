@@ -7,6 +7,9 @@ the same kernel and takes its own tables' figures (0.5.14: 0.94x, ~15 us)."""
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 import pytest
 
 from gpuscout.estimate.api import estimate
@@ -15,14 +18,32 @@ from gpuscout.estimate.precision import CLASS_16BIT, CLASS_WEIGHT_ONLY, KERNEL_F
 from tests.conftest import load_benchmark
 
 V1 = resolve_engine("vllm")
+
+
+@cache
+def _hopper(engine: str, cls: str) -> tuple[float, float, float, float]:
+    """(mean ratio, lowest, highest, mean fixed us) of ``engine``'s ``cls`` kernels, from the shipped table
+    through the benchmark's own fit (read and fitted once for the module)."""
+    return _bench().hopper_figures(_fits(), engine, cls)
+
+
+@cache
+def _bench() -> Any:
+    return load_benchmark("moe_kernels")
+
+
+@cache
+def _fits() -> list[Any]:
+    bench = _bench()
+    return bench.kernel_fits(bench.load(bench.DATA))
+
+
 V0 = resolve_engine("vllm 0.7.3")
 
 
 def test_the_v1_constants_are_the_kernel_tables() -> None:
-    bench = load_benchmark("moe_kernels")
-    fits = bench.kernel_fits(bench.load(bench.DATA))
-    ratio_16, low_16, _, fixed_16 = bench.hopper_figures(fits, "vllm", CLASS_16BIT)
-    ratio_wo, *_ = bench.hopper_figures(fits, "vllm", CLASS_WEIGHT_ONLY)
+    ratio_16, low_16, _, fixed_16 = _hopper("vllm", CLASS_16BIT)
+    ratio_wo, *_ = _hopper("vllm", CLASS_WEIGHT_ONLY)
     # bf16 experts at the dense rate or a little above: the share is capped at the dense rate
     assert 1.0 <= low_16 <= ratio_16 < 1.1
     assert V1.moe_stream_share(CLASS_16BIT) == 1.0
@@ -36,10 +57,7 @@ def test_the_v1_constants_are_the_kernel_tables() -> None:
 def test_sglang_takes_its_own_kernel_tables_and_its_0_4_rows_keep_theirs() -> None:
     """SGLang 0.5.14 runs the same Triton fused-MoE kernel: 0.92-0.96x its dense GEMV rate, ~15 us a
     layer. Its 0.4.4-0.4.x releases keep what their Qwen3 MoE rows fit (0.4.6 on an H20)."""
-    bench = load_benchmark("moe_kernels")
-    ratio, low, high, fixed = bench.hopper_figures(
-        bench.kernel_fits(bench.load(bench.DATA)), "sglang", CLASS_16BIT
-    )
+    ratio, low, high, fixed = _hopper("sglang", CLASS_16BIT)
     today, rows_era = resolve_engine("sglang"), resolve_engine("SGLang 0.4.6.post1")
     assert 0.9 < low <= ratio <= high < 1.0
     assert today.moe_stream_share(CLASS_16BIT) == pytest.approx(ratio, abs=0.01)
@@ -52,9 +70,7 @@ def test_todays_tensorrt_llm_takes_its_cutlass_moe_tables() -> None:
     """TensorRT-LLM 1.3.0rc20's CUTLASS MoE (PyTorch flow): 1.07-1.08x its dense GEMV rate, ~26 us a
     layer; its grouped-GEMM compute share stays a prior (said uncalibrated), its 0.5-0.16 releases keep the
     priors."""
-    bench = load_benchmark("moe_kernels")
-    fits = bench.kernel_fits(bench.load(bench.DATA))
-    ratio, low, _, fixed = bench.hopper_figures(fits, "tensorrt-llm", CLASS_16BIT)
+    ratio, low, _, fixed = _hopper("tensorrt-llm", CLASS_16BIT)
     today, old = resolve_engine("tensorrt-llm"), resolve_engine("TensorRT-LLM v0.9")
     assert 1.0 <= low <= ratio < 1.15
     assert today.moe_stream_share(CLASS_16BIT) == 1.0

@@ -644,10 +644,20 @@ _CUBLAS_16BIT_STREAM = 0.6561
 # unconstrained at 0.83, which made SGLang's AWQ on an A100 30 % faster than vLLM's through the same kernel.
 _MARLIN_WEIGHT_ONLY_STREAM = 0.6773
 
+
 # Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
 # kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
 # The fitted numbers come from benchmarks/accuracy.py --fit ENGINE on the calibration CSV (see
 # CALIBRATION); the rest are physics defaults stated in ``notes``.
+def _measured_moe_kernel(kernel: str) -> str:
+    """``moe_source`` of a profile whose MoE streaming share and per-layer cost are ``kernel``'s measured
+    times (benchmarks/data/moe_kernels_measured.csv, fitted by benchmarks/moe_kernels.py)."""
+    return (
+        f"expert reads and per-layer cost measured: {kernel} kernel times on H100 and H200 "
+        "(aiconfigurator-core 0.12.0's tables)"
+    )
+
+
 _PROFILES: tuple[EngineProfile, ...] = (
     EngineProfile(
         name="llama.cpp",
@@ -757,8 +767,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # 4-bit experts (Marlin INT4, the MXFP4 W4A16 Triton kernel) stream at 0.64-0.97x, 0.82 on average,
         # of the dense GEMV rate on the same Hopper tables (0.52-0.60 on the B200: not modelled per GPU)
         moe_weight_only_share=0.82,
-        moe_source="expert reads and per-layer cost measured: vLLM 0.24.0's fused-MoE kernel times on H100 "
-        "and H200 (aiconfigurator-core 0.12.0's tables)",
+        moe_source=_measured_moe_kernel("vLLM 0.24.0's fused-MoE"),
         moe_compute_efficiency=0.6223,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=24.6,
@@ -875,8 +884,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # fixed per layer (the B200, held out: 0.89x). The 0.4.4-0.4.x era keeps the figures its Qwen3 MoE
         # rows fit (0.4.6 on an H20)
         moe_efficiency=0.94,
-        moe_source="expert reads and per-layer cost measured: SGLang 0.5.14's fused-MoE kernel times on "
-        "H100 and H200 (aiconfigurator-core 0.12.0's tables)",
+        moe_source=_measured_moe_kernel("SGLang 0.5.14's fused-MoE"),
         moe_compute_efficiency=0.6094,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=15.4,
@@ -1002,8 +1010,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # prior. The only MoE rows are DeepSeek-R1 under trtllm-serve 0.17 (first PyTorch-backend
         # releases, run eagerly); their constants are the era's
         moe_efficiency=1.0,
-        moe_source="expert reads and per-layer cost measured: TensorRT-LLM 1.3.0rc20's CUTLASS MoE kernel "
-        "times on H100 and H200 (aiconfigurator-core 0.12.0's tables)",
+        moe_source=_measured_moe_kernel("TensorRT-LLM 1.3.0rc20's CUTLASS MoE"),
         moe_compute_efficiency=0.6,
         moe_layer_overhead_us=25.7,
         # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
