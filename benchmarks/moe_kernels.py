@@ -8,6 +8,8 @@ collector measured with vLLM 0.24.0 and SGLang 0.5.14 (its source note says wher
 layer's experts (``op == moe``: the engine's fused-MoE path, one GPU, tokens spread evenly over the
 experts; bf16, and vLLM's 4-bit kernels) for up to 16 expert shapes at 1 to 16,384 tokens, and bf16
 GEMMs of 1 to 32 rows (``op == gemm``: the dense layers' decode GEMVs) on H100 SXM, H200 SXM and B200.
+The dense GEMMs' own fit (``gemv_fits``) gives each engine's fixed time per GEMM kernel besides its bytes
+(``gemm_kernel_us``: ~3.4-4.2 us on Hopper, the same cuBLAS GEMMs in the three engines).
 
 A decode step's MoE layer is bandwidth-bound: it reads every expert its tokens touch. For each system
 and kernel the script fits ``latency = fixed + bytes / (share x datasheet bandwidth)`` (least squares on
@@ -132,6 +134,25 @@ def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
     return out
 
 
+def gemv_fits(rows: list[dict[str, str]]) -> dict[tuple[str, str], tuple[float, float]]:
+    """(fixed us per kernel, share of the datasheet bandwidth) of each (engine, system)'s bf16 GEMMs of
+    1-32 rows: the fixed part is what a decode GEMM costs besides its weight bytes
+    (``EngineProfile.gemm_kernel_us``)."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for r in rows:
+        if r["op"] == "gemm":
+            groups[(r["engine"], r["system"])].append(r)
+    return {
+        key: fit([(gemv_bytes(r), float(r["latency_us"])) for r in rs], bandwidth(rs))
+        for key, rs in sorted(groups.items())
+    }
+
+
+def hopper_gemm_fixed(gemvs: dict[tuple[str, str], tuple[float, float]], engine: str) -> float:
+    """Mean fixed us per GEMM kernel of ``engine`` on FITTED_ON."""
+    return statistics.fmean(gemvs[(engine, system)][0] for system in FITTED_ON)
+
+
 def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float, float, float, float]:
     """(mean ratio, lowest, highest, mean fixed us) of ``engine``'s ``cls`` kernels on FITTED_ON."""
     mine = [f for f in fits if f.engine == engine and f.cls == cls and f.system in FITTED_ON]
@@ -151,6 +172,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"{f.engine:7s} {f.system:9s} {f.cls:11s} {f.kernel[:46]:46s} {f.n:4d} {f.fixed:5.1f}us "
             f"{f.share:6.3f} {f.dense:6.3f} {f.ratio:6.2f}"
+        )
+    gemvs = gemv_fits(rows)
+    print("\nDense bf16 GEMMs of 1-32 rows: latency = fixed + bytes / (share x bandwidth)")
+    for (engine, system), (fixed, share) in gemvs.items():
+        print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
+    for engine in sorted({e for e, _ in gemvs}):
+        print(
+            f"  {engine}: {hopper_gemm_fixed(gemvs, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
+            f"gemm_kernel_us: {resolve_engine(engine).gemm_kernel_us:.2f}"
         )
     for engine in sorted({f.engine for f in fits}):
         prof = resolve_engine(engine)

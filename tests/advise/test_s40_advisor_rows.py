@@ -45,7 +45,11 @@ def test_a_load_above_one_engines_most_sequences_is_spread_over_more_replicas() 
     above = advise(ServeWorkload(model="llama-3.1-8b", concurrency=MAX_BATCH + 904), [H100], now=NOW)
     assert at_most.rows and above.rows, above.binding
     n_at, n_above = at_most.rows[0].config.instances, above.rows[0].config.instances
-    per_replica = at_most.rows[0].estimate.batch_per_replica  # type: ignore[union-attr]
+    # each replica takes its share of the users (within what its memory and the latency targets allow)
+    summary = above.rows[0].estimate
+    assert summary is not None
+    per_replica = summary.batch_per_replica
+    assert per_replica <= summary.max_batch_per_replica
     assert n_above == math.ceil((MAX_BATCH + 904) / per_replica) and n_above > n_at
 
 

@@ -131,19 +131,20 @@ def test_todays_vllm_pays_the_fused_moe_layer_cost_sglang_does_and_v0_its_own() 
 
 def test_todays_tensorrt_llm_moe_is_not_the_first_pytorch_backends() -> None:
     """TensorRT-LLM's only MoE rows are DeepSeek-R1 under trtllm-serve 0.17 (the PyTorch backend's first
-    releases, eager): their MoE constants (expert weights streamed at ~0.22 of the dense efficiency,
-    ~100 us per MoE layer) belong to that era. Today's engine has no MoE row; its CUTLASS MoE kernel is
+    releases, eager): their MoE constants (expert weights streamed at ~0.24 of the dense efficiency,
+    ~70 us per MoE layer: ~100 before stop 73 timed each weight GEMM's measured fixed part apart) belong to
+    that era. Today's engine has no MoE row; its CUTLASS MoE kernel is
     measured in 1.3.0rc20's kernel tables (experts at the dense streaming rate, ~26 us per layer:
     tests/estimate/test_s72_vllm_moe_kernels.py). Qwen3-30B-A3B at batch 1 on an H100 reads ~6 GB of bf16
-    per token: ~2.4 GB dense (attention 0.9 B parameters, lm_head 0.3 B: ~1.0 ms at 0.71 of 3.35 TB/s)
-    and ~3.6 GB of experts (8 of 128 in 48 layers: ~1.5 ms at 0.71, ~6.9 ms at 0.22 x 0.71), plus
+    per token: ~2.4 GB dense (attention 0.9 B parameters, lm_head 0.3 B: ~1.0 ms at 0.73 of 3.35 TB/s)
+    and ~3.6 GB of experts (8 of 128 in 48 layers: ~1.5 ms at 0.73, ~6.0 ms at 0.24 x 0.73), plus
     48 x 26 us = 1.2 ms of MoE layer kernels: today's engine is in line with vLLM's bandwidth-bound
     step; the 0.17 era, eager besides (~0.47 ms of launches per layer), is far slower."""
     today, early = resolve_engine("tensorrt-llm"), resolve_engine("TensorRT-LLM 0.17")
     assert today.moe_efficiency == pytest.approx(1.0)
     assert 20.0 < today.moe_layer_overhead_us < 30.0
     assert early.moe_efficiency < 0.5 * today.moe_efficiency
-    assert early.moe_layer_overhead_us > 3 * today.moe_layer_overhead_us
+    assert early.moe_layer_overhead_us > 2 * today.moe_layer_overhead_us
     kw = {"context_in": 1000, "context_out": 1000}
     trt = estimate("qwen3-30b-a3b", "H100", engine="tensorrt-llm", **kw)
     vllm = estimate("qwen3-30b-a3b", "H100", engine="vllm", **kw)

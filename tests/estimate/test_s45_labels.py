@@ -17,7 +17,7 @@ def test_a_derived_rate_names_the_derived_figure_and_the_fp32_one() -> None:
     [said] = [w for w in est.warnings if "no tensor-core rate" in w]
     head = "RTX3080: no tensor-core rate in the table; "
     assert said == head + "bf16 rate 59.5 TFLOPS derived from FP32 29.8 TFLOPS (2x)"
-    assert "0.47 of 59.54 TFLOPS bf16 (dense)" in est.assumptions["compute_efficiency"]
+    assert "0.46 of 59.54 TFLOPS bf16 (dense)" in est.assumptions["compute_efficiency"]
 
 
 def test_a_geforce_turing_card_without_bf16_says_fp16_and_its_4x() -> None:

@@ -45,7 +45,7 @@ def test_todays_vllm_moe_layers_are_measured_not_priors() -> None:
     assert "vLLM 0.24.0's fused-MoE kernel times" in e.assumptions["moe"]
     # the V0 era's figures are fitted on its rows: no source named
     old = estimate("mixtral-8x7b", "H100", gpus=2, engine="vllm 0.6.3").assumptions["moe"]
-    assert "expert weight reads at 0.55" in old and "kernel times" not in old
+    assert "expert weight reads at 0.52" in old and "kernel times" not in old
 
 
 @pytest.mark.parametrize(

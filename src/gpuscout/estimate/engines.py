@@ -68,7 +68,7 @@ EXLLAMA_V1_RECONS_ROWS = 8  # matmul_recons_thd: from 8 rows on, rebuild the fp1
 # one launch took 9.2 us on one H200 VM and 7.1, then 11.1 us minutes apart on another, and
 # Llama-3.1-8B's eager batch-1 decode ran 22.9 and 15.3 tokens/s on two such VMs (the calibration set
 # keeps both).
-EAGER_LAYER_LAUNCH_US = 563.4
+EAGER_LAYER_LAUNCH_US = 576.0
 # HF transformers' FlashAttention-2 decode path (every transformers row but this project's H200 ones runs
 # it): the GQA-expanded K/V written (repeat_kv) and gathered again to unpad it, ``kv_copies_per_step``
 # passes over the expanded cache (fitted; the DynamicCache's concatenation is inside that figure), and a
@@ -205,6 +205,13 @@ class EngineProfile:
     # per decoder layer, block-scaled FP8 only: the per-token-group activation quantisation kernels run
     # before each block-FP8 GEMM (qkv, o, gate/up, down), unfused with the norms in front of them
     block_fp8_quant_layer_us: float = 0.0
+    # GPU time a decode GEMM kernel takes besides streaming its weights: the intercept of latency against
+    # weight bytes of the engine's own small-batch GEMMs (1-8 rows, measured: aiconfigurator-core 0.12.0's
+    # bf16 GEMM tables, benchmarks/gemm_kernels.py). Each weight GEMM of a CUDA-graph step pays it once
+    # (:func:`throughput.weight_gemms`): it is what a thin tensor-parallel shard of a big model or a small
+    # model's small matrices cost beyond their bytes. 0: not measured for the engine (folded into its
+    # fitted streaming share and per-layer cost)
+    gemm_kernel_us: float = 0.0
     expert_loop_us: float = 0.0  # eager MoE: cost of visiting one expert of one layer, every forward pass
     request_overhead_us: float = 0.0  # per request, on its TTFT: tokenisation, API server, admission
     attn_decode_efficiency: float = (
@@ -637,12 +644,12 @@ LLAMA_SERVER_DEFAULT_SLOTS = 4
 
 # Share of peak bandwidth a 16-bit weight stream reaches in vLLM (V1, fitted) and SGLang, whose linear layers
 # are the same cuBLAS GEMMs under CUDA graphs (benchmarks/accuracy.py TIED_PARAMS)
-_CUBLAS_16BIT_STREAM = 0.6561
+_CUBLAS_16BIT_STREAM = 0.6901
 # The same for weight-only (AWQ/GPTQ int4, FP8 below sm_89) weights: both engines run them through the Marlin
 # GEMM (vLLM's gptq_marlin / awq_marlin; SGLang 0.5's marlin_utils.apply_awq_marlin_linear ->
 # gptq_marlin_gemm). Fitted on vLLM's rows: SGLang's own (AWQ on the H20) are compute-bound and left it
 # unconstrained at 0.83, which made SGLang's AWQ on an A100 30 % faster than vLLM's through the same kernel.
-_MARLIN_WEIGHT_ONLY_STREAM = 0.6773
+_MARLIN_WEIGHT_ONLY_STREAM = 0.7184
 
 
 # Compute classes spelled as keys: "16bit", "fp8", "int8", "fp4", "weight-only", "gguf-quant", "gguf-f16";
@@ -754,7 +761,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
             weight_only=_MARLIN_WEIGHT_ONLY_STREAM,
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
-        compute_efficiency=_eff(default=0.4674, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4674}),
+        compute_efficiency=_eff(default=0.4647, fp8=0.48, weight_only=0.45, fp4=0.40, **{"16bit": 0.4647}),
         # today's fused-MoE kernel streams the experts it touches as fast as a dense layer's GEMV reads its
         # weights, and costs ~25 us per layer besides (its align, activation and sum kernels): vLLM
         # 0.24.0's kernel times on H100 and H200 (bf16, aiconfigurator-core 0.12.0's tables in
@@ -768,17 +775,18 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # of the dense GEMV rate on the same Hopper tables (0.52-0.60 on the B200: not modelled per GPU)
         moe_weight_only_share=0.82,
         moe_source=_measured_moe_kernel("vLLM 0.24.0's fused-MoE"),
-        moe_compute_efficiency=0.6223,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        moe_compute_efficiency=0.6422,  # grouped GEMMs, share of dense efficiency once tiles are counted
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=24.6,
         # the per-token-group FP8 quantisation of the activations before each block-FP8 GEMM, the kernel
         # SGLang runs too: one constant fitted on both engines' rows (SHARED_PARAMS in the benchmark)
-        block_fp8_quant_layer_us=15.74,
+        block_fp8_quant_layer_us=15.46,
         layer_overhead_us=3.0,
-        step_overhead_us=424.2,
-        seq_overhead_us=5.281,
+        step_overhead_us=384.9,
+        gemm_kernel_us=3.64,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
+        seq_overhead_us=5.289,
         tp_step_overhead_us=200.0,
-        request_overhead_us=32480.0,
+        request_overhead_us=32230.0,
         memory_utilization=0.90,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -817,16 +825,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "V0 engine, 0.4-0.7",
                 r"0\.[0-7]",
                 {
-                    "step_overhead_us": 2701.0,
-                    "seq_overhead_us": 260.4,
-                    "tp_step_overhead_us": 2071.0,
+                    "step_overhead_us": 2500.0,
+                    "seq_overhead_us": 245.7,
+                    "tp_step_overhead_us": 1834.0,
                     # Qwen2-57B-A14B under 0.4.2 and DeepSeek-R1 under 0.7.3-0.7.4: the early fused-MoE
                     # paths (untuned configs, block-FP8 Triton GEMMs before DeepGEMM)
-                    "moe_efficiency": 0.5493,
+                    "moe_efficiency": 0.5213,
                     "moe_weight_only_share": 1.0,  # one share for every format, as fitted
                     "moe_source": "",
-                    "moe_compute_efficiency": 0.5494,
-                    "moe_layer_overhead_us": 268.1,
+                    "moe_compute_efficiency": 0.5497,
+                    "moe_layer_overhead_us": 256.1,
                     "chunked_prefill": False,
                     "prefill_chunk_tokens": 8192,
                     "max_num_seqs": 256,
@@ -872,11 +880,11 @@ _PROFILES: tuple[EngineProfile, ...] = (
         bandwidth_efficiency=_eff(
             default=_CUBLAS_16BIT_STREAM,
             weight_only=_MARLIN_WEIGHT_ONLY_STREAM,
-            fp8_block=0.448,
+            fp8_block=0.5076,
             **{"16bit": _CUBLAS_16BIT_STREAM},
         ),
         compute_efficiency=_eff(
-            default=0.4901, fp8_block=0.6078, weight_only=0.45, fp4=0.40, **{"16bit": 0.4901}
+            default=0.5127, fp8_block=0.6261, weight_only=0.45, fp4=0.40, **{"16bit": 0.5127}
         ),
         # today's fused-MoE kernel, measured: SGLang 0.5.14's kernel times on H100 and H200 (bf16,
         # aiconfigurator-core 0.12.0's tables in benchmarks/data/moe_kernels_measured.csv;
@@ -885,15 +893,16 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # rows fit (0.4.6 on an H20)
         moe_efficiency=0.94,
         moe_source=_measured_moe_kernel("SGLang 0.5.14's fused-MoE"),
-        moe_compute_efficiency=0.6094,
+        moe_compute_efficiency=0.6198,
         moe_tile_rows=16,  # fused_moe Triton kernel (vLLM's, vendored), BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=15.4,
-        block_fp8_quant_layer_us=15.74,  # shared with vLLM (the same quantisation kernel)
+        block_fp8_quant_layer_us=15.46,  # shared with vLLM (the same quantisation kernel)
+        gemm_kernel_us=3.88,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
         layer_overhead_us=3.0,
-        step_overhead_us=2701.0,
+        step_overhead_us=2500.0,
         seq_overhead_us=3.0,
-        tp_step_overhead_us=224.1,
-        request_overhead_us=6060.0,
+        tp_step_overhead_us=224.6,
+        request_overhead_us=5791.0,
         memory_utilization=0.88,
         cuda_context_gb=0.6,
         engine_reserve_gb=1.0,
@@ -960,15 +969,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.4.0-0.4.3, the first DeepSeek-V3/R1 releases",
                 r"0\.4\.[0-3]",
                 {
-                    "moe_efficiency": 0.6781,
-                    "moe_compute_efficiency": 0.4975,
-                    "moe_layer_overhead_us": 215.6,
+                    "moe_efficiency": 0.6461,
+                    "moe_compute_efficiency": 0.4854,
+                    "moe_layer_overhead_us": 194.4,
                     "moe_source": "",
                     "device_rule": "",
                 },
                 # block-FP8 GEMMs through Triton before DeepGEMM (0.4.4+): that kernel family ran at ~0.6
                 # of today's (fitted on the same rows; a 16-bit model runs today's cuBLAS GEMMs)
-                kernel_scales={KERNEL_FP8_BLOCK: 0.6154},
+                kernel_scales={KERNEL_FP8_BLOCK: 0.5655},
             ),
             # 0.4.4 onwards in 0.4 (DeepGEMM's block-FP8 GEMMs): the MoE figures its Qwen3 MoE rows fit
             # (0.4.6 on an H20: experts read at 0.52 of the dense rate, 55 us a layer); today's release
@@ -977,7 +986,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 "0.4.4-0.4.x",
                 "0.4.4 and later 0.4 releases",
                 r"0\.4\.(?:[4-9]|[1-9]\d)",
-                {"moe_efficiency": 0.5163, "moe_layer_overhead_us": 55.14, "moe_source": ""},
+                {"moe_efficiency": 0.5304, "moe_layer_overhead_us": 58.4, "moe_source": ""},
             ),
             # --enable-dp-attention (server_args.py: dp_size = tp_size, chunked_prefill_size halved)
             EngineEra(
@@ -1000,8 +1009,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         pipeline_flag="--pp_size",  # trtllm-serve / trtllm-build --pp_size
         label="TensorRT-LLM",
         cpu_overlap=True,
-        bandwidth_efficiency=_eff(default=0.7118),
-        compute_efficiency=_eff(default=0.4898, fp8=0.4977, **{"16bit": 0.4898}),
+        bandwidth_efficiency=_eff(default=0.7321),
+        compute_efficiency=_eff(default=0.5139, fp8=0.5131, **{"16bit": 0.5139}),
         # today's MoE path (CUTLASS grouped GEMMs under CUDA graphs) has no calibration row; its kernel is
         # measured: TensorRT-LLM 1.3.0rc20's CUTLASS MoE (PyTorch flow) on H100 and H200 streams the
         # experts at 1.07-1.08x its dense GEMV rate (capped at it here), with 24.8-26.6 us fixed per layer
@@ -1013,13 +1022,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
         moe_source=_measured_moe_kernel("TensorRT-LLM 1.3.0rc20's CUTLASS MoE"),
         moe_compute_efficiency=0.6,
         moe_layer_overhead_us=25.7,
+        gemm_kernel_us=3.53,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
         # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,
         layer_overhead_us=2.0,
-        step_overhead_us=556.7,
+        step_overhead_us=522.2,
         seq_overhead_us=2.0,
-        request_overhead_us=6569.0,
+        request_overhead_us=6634.0,
         memory_utilization=0.90,
         memory_fraction_of_free=True,
         cuda_context_gb=0.6,
@@ -1065,7 +1075,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
                     "moe_source": "",
                     "uncalibrated": ("moe_efficiency", "moe_compute_efficiency", "moe_layer_overhead_us"),
                 },
-                efficiency_scale=1.298,
+                efficiency_scale=1.3,
             ),
             EngineEra(
                 "pt-2025",
@@ -1079,9 +1089,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
                 {
                     "cuda_graphs": False,
                     "layer_overhead_us": EAGER_LAYER_LAUNCH_US,
-                    "moe_efficiency": 0.2297,
-                    "moe_compute_efficiency": 0.5466,
-                    "moe_layer_overhead_us": 104.4,
+                    "moe_efficiency": 0.2437,
+                    "moe_compute_efficiency": 0.5716,
+                    "moe_layer_overhead_us": 67.4,
                     "moe_source": "",
                     "uncalibrated": (),
                 },
@@ -1361,34 +1371,36 @@ CALIBRATION: dict[str, str] = {
         "DeepSeek-R1 online/offline (vLLM 0.7.3/0.7.4), SGLang-vs-vLLM 0.6.0 ShareGPT, vLLM AMD blog, TGI "
         "chunking doc, vllm-project recipes (V1), ai.wmx.dev L4, mushfiqrahman 4090, issue #20469. "
         "Efficiencies and per-step costs are fitted on the speed rows (decode, prefill, throughput, TPOT); "
-        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.656 (16-bit) / 0.677 (weight-only),"
-        " compute 0.467 (16-bit), 424 us per step + 5.3 us per sequence, 32.5 ms per request on TTFT (API "
-        "server, tokenisation, admission), MoE weights at 0.57 of dense efficiency and grouped GEMMs at 0.73 "
-        "of dense (once the tile padding is counted: every touched expert computes a whole tensor-core tile, "
-        "16 rows in the Triton fused-MoE kernel at small batch), 50 us per MoE layer (not fitted: the Triton "
-        "fused-MoE kernel's neighbours under CUDA graphs, as SGLang 0.4.6 fits on the same kernel), 15.7 us "
+        "TTFT rows fit only the per-request cost. Today (V1): bandwidth 0.690 (16-bit) / 0.718 (weight-only),"
+        " compute 0.465 (16-bit), 385 us per step + 5.3 us per sequence, 32.2 ms per request on TTFT (API "
+        "server, tokenisation, admission); measured, not fitted: 3.64 us per weight GEMM besides its bytes "
+        "(its bf16 GEMMs of 1-32 rows on H100 / H200, aiconfigurator-core 0.12.0's tables), MoE weights "
+        "at the dense rate (4-bit experts at 0.82 of it) and 24.6 us per MoE layer (vLLM 0.24.0's fused-MoE "
+        "kernel times in the same tables); grouped GEMMs at 0.64 of dense (fitted, once the tile padding is "
+        "counted: every touched expert computes a whole tensor-core tile, 16 rows in the Triton fused-MoE "
+        "kernel at small batch), 15.5 us "
         "per layer on the block-FP8 path (the per-token-group activation quantisation, SGLang's kernel too: "
         "one constant fitted on both engines' rows, SHARED_PARAMS). FP8 "
         "streams at the 16-bit figure (one memory path; the FP8 rows, of the V0 era but four on an H20, fit "
         "it with the 16-bit ones), FP8 compute is the 0.48 prior (no row). V0 era (0.4-0.7): the same kernels"
-        " (no efficiency scale), the Python scheduler's 2701 us per step shared with SGLang 0.4 "
-        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 260 us per sequence, 2071 "
+        " (no efficiency scale), the Python scheduler's 2500 us per step shared with SGLang 0.4 "
+        "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on both engines' rows), 246 us per sequence, 1834 "
         "us per step and doubling of the TP workers (throughput.tp_workers_factor; 1990 before stop 70's "
         "measured all-reduce latencies, whose custom kernel no longer carries part of it, 2363 before stop "
-        "71's measured NVLink bandwidths by protocol and kernel), grouped expert "
-        "GEMMs at "
-        "0.54 of dense and 276 us per MoE layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
+        "71's measured NVLink bandwidths by protocol and kernel, 2071 before stop 73's measured GEMM "
+        "fixed part), MoE weights at 0.52 and grouped expert GEMMs at 0.55 of dense and 256 us per MoE "
+        "layer (Qwen2-57B-A14B under 0.4.2; vLLM 0.7.3/0.7.4 DeepSeek-R1, "
         "dstack, early 2025); its scheduler budget follows the context (max(max_model_len, 2048) per step; "
         "chunked prefill of 512 tokens above 32K of context; MLA unchunked in 0.7)."
     ),
     "sglang": (
         "107 rows: Qwen3 speed benchmark (SGLang 0.4.6, H20, 0.6B-235B BF16/FP8/AWQ batch 1), dstack "
         "DeepSeek-R1 online/offline (0.4.2 ROCm, 0.4.3 H200, its online H200 runs with "
-        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.656 "
+        "--enable-dp-attention), SGLang-vs-vLLM ShareGPT (0.3.0). 16-bit weights stream at vLLM's 0.690 "
         "(TIED_PARAMS: the same cuBLAS GEMMs; SGLang's own 16-bit rows, mostly batch-1 decode on the H20, "
-        "compute-bound there, cannot fix it), and weight-only ones at vLLM's 0.677 (the same Marlin GEMM; "
-        "its AWQ rows on the H20 are compute-bound, and fitted alone left 0.833); bandwidth 0.448 "
-        "(block-scaled FP8: every FP8 row is), compute 0.490 / 0.608 (per-tensor FP8: no row, the 16-bit "
+        "compute-bound there, cannot fix it), and weight-only ones at vLLM's 0.718 (the same Marlin GEMM; "
+        "its AWQ rows on the H20 are compute-bound, and fitted alone left 0.833); bandwidth 0.508 "
+        "(block-scaled FP8: every FP8 row is), compute 0.513 / 0.626 (per-tensor FP8: no row, the 16-bit "
         "figures) (with Hopper's 64-row tile, throughput.gemm_tile_rows, batch-1 BF16 decode on the H20's "
         "148 TFLOPS is compute-bound; "
         "AWQ runs Marlin's 16-row mma.sync tiles at half the rate on Hopper, compute-bound there too: "
@@ -1396,11 +1408,14 @@ CALIBRATION: dict[str, str] = {
         "block-FP8 path (the per-token-group activation quantisation before each block-FP8 GEMM: on the "
         "H20 the FP8 runs of 0.6B-4B models gain far less over BF16 than their bytes say; the same kernel "
         "in vLLM, so one constant fitted on both engines' rows, SHARED_PARAMS: 35 us on SGLang's alone), "
-        "the Python scheduler's 2701 us of CPU per step (shared with vLLM V0) overlapped with the GPU, "
-        "224 us per doubling of the TP workers, 6.1 ms per request, MoE weights at 0.52 and grouped GEMMs "
-        "at 0.61 of dense efficiency, 55 us per MoE layer (Qwen3 MoE under 0.4.6); 0.4.0-0.4.3 era (the "
-        "DeepSeek-R1 rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.62 of "
-        "today's (Triton, before DeepGEMM), MoE weights at 0.68 and grouped GEMMs at 0.50 of dense, 216 us "
+        "the Python scheduler's 2500 us of CPU per step (shared with vLLM V0) overlapped with the GPU, "
+        "225 us per doubling of the TP workers, 5.8 ms per request, grouped GEMMs at 0.62 of dense "
+        "efficiency; measured, not fitted: 3.88 us per weight GEMM besides its bytes, MoE weights at 0.94 "
+        "of the dense rate and 15.4 us per MoE layer (SGLang 0.5.14's kernel times, aiconfigurator-core "
+        "0.12.0's tables); 0.4.4-0.4.x era: MoE weights at 0.53 of dense, 58 us per MoE layer (Qwen3 MoE "
+        "under 0.4.6); 0.4.0-0.4.3 era (the "
+        "DeepSeek-R1 rows of early 2025, the only MoE rows of those releases): block-FP8 GEMMs at 0.57 of "
+        "today's (Triton, before DeepGEMM), MoE weights at 0.65 and grouped GEMMs at 0.49 of dense, 194 us "
         "per MoE layer; 0.3 era: 1272 us per step, not overlapped; --enable-dp-attention: data-parallel "
         "attention "
         "(dp_attention: attention, embedding and lm_head whole on every GPU, each GPU the cache of its "
@@ -1409,12 +1424,15 @@ CALIBRATION: dict[str, str] = {
     "tensorrt-llm": (
         "85 rows: trtllm-bench PyTorch backend (H100 SXM FP8: Llama 3.1 8B TP1, 3.3 70B TP2, 3.1 405B TP8), "
         "v0.5/v0.6.1 performance tables (A100/L40S, static batches), NIM 1.8 Llama-3.3-70B FP8 TP2 (read as "
-        "TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.712, compute 0.490 (16-bit) / 0.498"
-        " (fp8), 557 us per step overlapped, 6.6 ms per request. Today's MoE constants are the physics priors"
+        "TensorRT-LLM), dstack DeepSeek-R1 trtllm-serve 0.17. Bandwidth 0.732, compute 0.514 (16-bit) / 0.513"
+        " (fp8), 522 us per step overlapped, 6.6 ms per request; measured, not fitted: 3.53 us per weight "
+        "GEMM besides its bytes, MoE weights at the dense rate and 25.7 us per MoE layer (1.3.0rc20's "
+        "CUTLASS MoE and bf16 GEMM kernel times, aiconfigurator-core 0.12.0's tables); grouped GEMMs' share "
+        "a prior"
         " (no row); v0.5-0.6 era: efficiencies x1.30 (static batches of the C++ session benchmark, no "
-        "per-request cost); 0.17-0.19 PyTorch-backend era: MoE weights at 0.23 and grouped GEMMs at 0.55 of "
-        "dense, 104 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no "
-        "CUDA graphs, 563 us of host launches per layer and step (and half that again per MoE layer: "
+        "per-request cost); 0.17-0.19 PyTorch-backend era: MoE weights at 0.24 and grouped GEMMs at 0.57 of "
+        "dense, 67 us per MoE layer (DeepSeek-R1 in trtllm-serve 0.17, early 2025: the only MoE rows), no "
+        "CUDA graphs, 576 us of host launches per layer and step (and half that again per MoE layer: "
         "EAGER_MOE_LAUNCH_FRACTION), the eager-layer constant shared with TGI 1.x and HF transformers "
         "(SHARED_PARAMS in benchmarks/accuracy.py: fitted on the three engines' rows; its DeepSeek-R1 rows: "
         "55 ms per token at 4 sequences, where the weight reads take ~10)."
@@ -1426,7 +1444,7 @@ CALIBRATION: dict[str, str] = {
         "a small k6 scenario dominated by the load generator): physics defaults. 6.5 ms per request. "
         "2.x-3.x: CUDA graphs for decode batches of 1-32 only (--cuda-graphs default); prompt steps and "
         "larger batches run eager at the shared eager-layer constant. "
-        "1.x era: 1436 us per step, 563 us per layer (eager launches: the constant shared with HF "
+        "1.x era: 1436 us per step, 576 us per layer (eager launches: the constant shared with HF "
         "transformers and trtllm-serve 0.17), 1240 us per sequence and step (after the step, not "
         "overlapped: serial_bookkeeping; 300 us prior, the A10G rows pull it up), 194 us per doubling of "
         "the TP workers, efficiencies x0.85, GPTQ through exllama v1 (per-row dequantisation below 8 "
@@ -1441,7 +1459,7 @@ CALIBRATION: dict[str, str] = {
         "RTX 4090), "
         "benchmarks/gpu_measure.py (transformers 5.17 on an H200: Llama 3.2 3B, Llama 3.1 8B, Qwen3 8B, "
         "Qwen3-30B-A3B; decode at 1/8/32 sequences, prefill of 2048/8192 tokens). "
-        "Bandwidth 0.722 (16-bit) / 0.775 (weight-only), 563 us of Python per layer (the eager-layer "
+        "Bandwidth 0.722 (16-bit) / 0.775 (weight-only), 576 us of Python per layer (the eager-layer "
         "constant shared with TGI 1.x and trtllm-serve 0.17) and 12.6 ms per step of generate() "
         "(overlapped with the GPU), 82 us per expert visited per MoE layer (4.x); 5.x's grouped-GEMM "
         "experts at 0.33 of the dense compute efficiency (the Qwen3-30B-A3B prefill rows; their weight "
