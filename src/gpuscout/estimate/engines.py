@@ -937,8 +937,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
             "fp8-block": "SGLang's block-FP8 weight streaming and per-layer cost are fitted on Qwen3 FP8 "
             "runs on the H20 (0.4.6; its DeepSeek-R1 runs of early 2025, 0.4.2-0.4.3, set that era's own "
             "scale): today's releases on other GPUs are likely faster than estimated",
-            "moe": "SGLang's MoE constants are fitted on Qwen3 MoE runs on the H20 (0.4.6); its DeepSeek-R1 "
-            "runs of early 2025 (0.4.2-0.4.3) set the constants of those releases only",
+            "moe": "SGLang's MoE constants: the expert reads and per-layer cost are its fused-MoE kernel's "
+            "measured times (0.5.14 on H100 and H200), the grouped-GEMM compute share is fitted on Qwen3 MoE "
+            "runs on the H20 (0.4.6); its DeepSeek-R1 runs of early 2025 (0.4.2-0.4.3) set the constants "
+            "of those releases only",
             # the step cost is the Python scheduler constant shared with vLLM's V0 engine; SGLang's own
             # small-model rows are the Qwen3 speed benchmark's offline-engine runs (0.6B at 414 tok/s)
             "host": "SGLang's host time per step (its scheduler's, run alongside the GPU's) is fitted on "
