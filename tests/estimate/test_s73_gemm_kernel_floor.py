@@ -85,3 +85,14 @@ def test_thin_shards_cost_more_per_byte_than_whole_matrices() -> None:
         fixed = weight_gemms(st.spec, model_consts(st.spec)) * st.engine.gemm_kernel_us * 1e-6
         share[model] = fixed / decode_step(st, 1, 1024).total
     assert share["llama-3.1-70b"] > 1.5 * share["llama-3.1-8b"]
+
+
+def test_the_fixed_costs_assumption_names_the_gemm_part_where_it_is_paid() -> None:
+    from gpuscout.estimate.api import estimate
+
+    graphs = estimate("llama-3.1-8b", "H100", batch=1).assumptions["fixed_costs"]
+    assert "3.64 us per weight GEMM (129 a step; measured kernels)" in graphs
+    # --enforce-eager: every step's Python launches hide the GEMMs' fixed part, which is not added
+    eager_engine = "vllm --enforce-eager"
+    eager = estimate("llama-3.1-8b", "H100", engine=eager_engine, batch=1).assumptions["fixed_costs"]
+    assert "per weight GEMM" not in eager and "(eager)" in eager

@@ -2148,7 +2148,7 @@ def _assumptions(
         + (
             f" + {eng.gemm_kernel_us:g} us per weight GEMM ({weight_gemms(st.spec, model_consts(st.spec))} "
             "a step; measured kernels)"
-            if eng.gemm_kernel_us
+            if eng.gemm_kernel_us and eng.cuda_graphs  # an eager step's launches hide it
             else ""
         )
         + _graphs_note(eng, point.running),
