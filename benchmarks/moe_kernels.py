@@ -123,10 +123,11 @@ def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
         groups[(r["engine"], r["system"])].append(r)
+    gemvs = gemv_fits(rows)
     out = []
     for (engine, system), rs in sorted(groups.items()):
         bw = bandwidth(rs)
-        dense = fit([(gemv_bytes(r), float(r["latency_us"])) for r in rs if r["op"] == "gemm"], bw)[1]
+        dense = gemvs[(engine, system)][1]
         for cls, kernel in sorted({(CLASS_OF[r["dtype"]], r["kernel"]) for r in rs if r["op"] == "moe"}):
             pts = moe_points(rs, kernel)
             fixed, share = fit(pts, bw)

@@ -16,7 +16,7 @@ import pytest
 
 from gpuscout.estimate.engines import resolve_engine
 from gpuscout.estimate.memory import model_consts
-from gpuscout.estimate.throughput import decode_step, weight_gemms
+from gpuscout.estimate.throughput import decode_step
 from gpuscout.knowledge.models import resolve_model
 from tests.conftest import load_benchmark
 from tests.estimate.setups import make_setup
@@ -63,7 +63,7 @@ def test_engines_without_measured_gemms_pay_nothing_extra() -> None:
 )
 def test_weight_gemms_per_step_by_hand(model: str, gemms: int) -> None:
     spec = resolve_model(model)
-    assert weight_gemms(spec, model_consts(spec)) == gemms
+    assert model_consts(spec).weight_gemms == gemms
 
 
 def test_a_cuda_graph_step_adds_each_gemms_fixed_part_once() -> None:
@@ -82,7 +82,7 @@ def test_thin_shards_cost_more_per_byte_than_whole_matrices() -> None:
     share = {}
     for model, gpus in (("llama-3.1-70b", 8), ("llama-3.1-8b", 1)):
         st: Any = make_setup(model, "H100", gpus=gpus)
-        fixed = weight_gemms(st.spec, model_consts(st.spec)) * st.engine.gemm_kernel_us * 1e-6
+        fixed = model_consts(st.spec).weight_gemms * st.engine.gemm_kernel_us * 1e-6
         share[model] = fixed / decode_step(st, 1, 1024).total
     assert share["llama-3.1-70b"] > 1.5 * share["llama-3.1-8b"]
 

@@ -103,7 +103,7 @@ from gpuscout.estimate.support import (
     verdict_for,
     without_float16,
 )
-from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, weight_gemms, wide_body_params
+from gpuscout.estimate.throughput import Setup, StepTime, prefill_seconds, wide_body_params
 from gpuscout.estimate.types import CAP_WORDS, Estimate, FitOption, MemoryNeed, binding_words
 from gpuscout.knowledge.accelerator_types import Accelerator
 from gpuscout.knowledge.accelerators import as_software_sees
@@ -2146,7 +2146,7 @@ def _assumptions(
             else ""
         )
         + (
-            f" + {eng.gemm_kernel_us:g} us per weight GEMM ({weight_gemms(st.spec, model_consts(st.spec))} "
+            f" + {eng.gemm_kernel_us:g} us per weight GEMM ({model_consts(st.spec).weight_gemms} "
             "a step; measured kernels)"
             if eng.gemm_kernel_us and eng.cuda_graphs  # an eager step's launches hide it
             else ""

@@ -208,7 +208,7 @@ class EngineProfile:
     # GPU time a decode GEMM kernel takes besides streaming its weights: the intercept of latency against
     # weight bytes of the engine's own small-batch GEMMs (1-8 rows, measured: aiconfigurator-core 0.12.0's
     # bf16 GEMM tables, benchmarks/gemm_kernels.py). Each weight GEMM of a CUDA-graph step pays it once
-    # (:func:`throughput.weight_gemms`): it is what a thin tensor-parallel shard of a big model or a small
+    # (``ModelConsts.weight_gemms``): it is what a thin tensor-parallel shard of a big model or a small
     # model's small matrices cost beyond their bytes. 0: not measured for the engine (folded into its
     # fitted streaming share and per-layer cost)
     gemm_kernel_us: float = 0.0

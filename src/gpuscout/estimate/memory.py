@@ -62,6 +62,7 @@ class ModelConsts:
     final_norm: float = 0.0  # the norm after the last layer (held with the output head)
     # which layers, in order, have the MoE block (``ModelSpec.is_moe_layer``; all False for a dense model)
     moe_pattern: tuple[bool, ...] = ()
+    weight_gemms: int = 0  # weight GEMM kernels of one forward pass (:func:`count_weight_gemms`)
 
     @property
     def dense_layers(self) -> int:
@@ -106,6 +107,19 @@ class ModelConsts:
         return self.dense_body + self.expert_params * self.expected_experts_read(tokens) * self.moe_layers
 
 
+def count_weight_gemms(spec: ModelSpec, moe_layers: int) -> int:
+    """Weight GEMM kernels one forward pass of a serving engine runs, as vLLM, SGLang and TensorRT-LLM
+    fuse them: per softmax-attention layer the fused QKV and the output projection (MLA: the fused
+    q_a / kv_a down-projection, q_b, the two absorbed kv_b batched matmuls and the output: 5); per
+    linear-attention layer (Gated DeltaNet) its two input projections and the output; per dense MLP the
+    fused gate/up and the down projection; per MoE layer the router and the shared experts' two (the
+    routed experts are the fused-MoE kernel, timed by ``moe_layer_overhead_us``); and the output head."""
+    attention = 5 if spec.is_mla else 2
+    gemms = spec.attention_layers * attention + spec.linear_layers * 3
+    gemms += (spec.num_hidden_layers - moe_layers) * 2 + moe_layers * (1 + (2 if spec.shared_experts else 0))
+    return gemms + 1
+
+
 @cache
 def model_consts(spec: ModelSpec) -> ModelConsts:
     """Split ``spec``'s parameters (from ``knowledge.params.count_params``) for the physics."""
@@ -127,6 +141,7 @@ def model_consts(spec: ModelSpec) -> ModelConsts:
         moe_fixed=float(pc.shared_experts + pc.router),
         final_norm=float(norm_size(spec, spec.hidden_size)) if pc.computed else 0.0,
         moe_pattern=tuple(spec.is_moe_layer(i) for i in range(spec.num_hidden_layers)),
+        weight_gemms=count_weight_gemms(spec, moe_layers),
     )
 
 

@@ -730,19 +730,6 @@ def _bookkeeping_seconds(st: Setup, batch: float) -> float:
     return (eng.step_overhead_us + workers + eng.seq_overhead_us * batch) * 1e-6
 
 
-def weight_gemms(spec: ModelSpec, c: ModelConsts) -> int:
-    """Weight GEMM kernels one forward pass of a serving engine runs, as vLLM, SGLang and TensorRT-LLM
-    fuse them: per softmax-attention layer the fused QKV and the output projection (MLA: the fused
-    q_a / kv_a down-projection, q_b, the two absorbed kv_b batched matmuls and the output: 5); per
-    linear-attention layer (Gated DeltaNet) its two input projections and the output; per dense MLP the
-    fused gate/up and the down projection; per MoE layer the router and the shared experts' two (the
-    routed experts are the fused-MoE kernel, timed by ``moe_layer_overhead_us``); and the output head."""
-    attention = 5 if spec.is_mla else 2
-    gemms = spec.attention_layers * attention + spec.linear_layers * 3
-    gemms += c.dense_layers * 2 + c.moe_layers * (1 + (2 if spec.shared_experts else 0))
-    return gemms + 1
-
-
 def _fixed_costs(
     st: Setup, c: ModelConsts, batch: float, *, graphs: bool = True
 ) -> tuple[float, float, float]:
@@ -760,7 +747,7 @@ def _fixed_costs(
     layers += st.spec.num_hidden_layers * eng.activation_quant_layer_us(st.eff_class) * 1e-6
     # each weight GEMM's own time besides its bytes (measured kernels, CUDA-graph engines): on the GPU
     # either way, hidden behind the host's launches in an eager step
-    layers += 0.0 if eager else weight_gemms(st.spec, c) * eng.gemm_kernel_us * 1e-6
+    layers += 0.0 if eager else c.weight_gemms * eng.gemm_kernel_us * 1e-6
     if eager:
         # eager: an MoE layer launches its router, top-k, token permutation, grouped-GEMM, un-permute and
         # shared-expert kernels from Python too: about half a dense layer's launches again
