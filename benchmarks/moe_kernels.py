@@ -9,7 +9,9 @@ layer's experts (``op == moe``: the engine's fused-MoE path, one GPU, tokens spr
 experts; bf16, and vLLM's 4-bit kernels) for up to 16 expert shapes at 1 to 16,384 tokens, and bf16
 GEMMs of 1 to 32 rows (``op == gemm``: the dense layers' decode GEMVs) on H100 SXM, H200 SXM and B200.
 The dense GEMMs' own fit (``gemv_fits``) gives each engine's fixed time per GEMM kernel besides its bytes
-(``gemm_kernel_us``: ~3.4-4.2 us on Hopper, the same cuBLAS GEMMs in the three engines).
+(``gemm_kernel_us``: ~3.4-4.2 us on Hopper, the same cuBLAS GEMMs in the three engines), and the same fit
+of the per-tensor FP8 GEMMs (scaled-mm kernels that quantise their input first) ``fp8_gemm_kernel_us``
+(~5.3-5.9 us on Hopper in vLLM and SGLang).
 
 A decode step's MoE layer is bandwidth-bound: it reads every expert its tokens touch. For each system
 and kernel the script fits ``latency = fixed + bytes / (share x datasheet bandwidth)`` (least squares on
@@ -39,7 +41,7 @@ from gpuscout.knowledge.accelerators import resolve_gpu
 DATA = Path(__file__).resolve().parent / "data" / "moe_kernels_measured.csv"
 # bytes per expert weight: bf16; Kimi-K2-Thinking's INT4 (group 32, a bf16 scale each: 4.5 bits); MXFP4
 # (an e8m0 scale per 32: 4.25 bits)
-BYTES_PER_WEIGHT = {"bfloat16": 2.0, "int4_wo": 4.5 / 8.0, "w4a16_mxfp4": 4.25 / 8.0}
+BYTES_PER_WEIGHT = {"bfloat16": 2.0, "fp8": 1.0, "int4_wo": 4.5 / 8.0, "w4a16_mxfp4": 4.25 / 8.0}
 MAX_TOKENS_PER_EXPERT = 32  # above this the grouped GEMMs start to be compute-bound
 FITTED_ON = ("h100_sxm", "h200_sxm")  # the Hopper systems; vLLM runs its Triton fused-MoE kernel there
 
@@ -135,13 +137,16 @@ def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
     return out
 
 
-def gemv_fits(rows: list[dict[str, str]]) -> dict[tuple[str, str], tuple[float, float]]:
-    """(fixed us per kernel, share of the datasheet bandwidth) of each (engine, system)'s bf16 GEMMs of
-    1-32 rows: the fixed part is what a decode GEMM costs besides its weight bytes
-    (``EngineProfile.gemm_kernel_us``)."""
+def gemv_fits(
+    rows: list[dict[str, str]], dtype: str = "bfloat16"
+) -> dict[tuple[str, str], tuple[float, float]]:
+    """(fixed us per kernel, share of the datasheet bandwidth) of each (engine, system)'s ``dtype`` GEMMs
+    of 1-32 rows: the fixed part is what a decode GEMM costs besides its weight bytes
+    (``EngineProfile.gemm_kernel_us`` for bf16, ``fp8_gemm_kernel_us`` for per-tensor FP8, whose kernel
+    call also quantises its input)."""
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
-        if r["op"] == "gemm":
+        if r["op"] == "gemm" and r["dtype"] == dtype:
             groups[(r["engine"], r["system"])].append(r)
     return {
         key: fit([(gemv_bytes(r), float(r["latency_us"])) for r in rs], bandwidth(rs))
@@ -152,6 +157,12 @@ def gemv_fits(rows: list[dict[str, str]]) -> dict[tuple[str, str], tuple[float, 
 def hopper_gemm_fixed(gemvs: dict[tuple[str, str], tuple[float, float]], engine: str) -> float:
     """Mean fixed us per GEMM kernel of ``engine`` on FITTED_ON."""
     return statistics.fmean(gemvs[(engine, system)][0] for system in FITTED_ON)
+
+
+def stream_ratio(rows: list[dict[str, str]], engine: str, dtype: str) -> float:
+    """Mean over FITTED_ON of ``engine``'s ``dtype`` GEMMs' streaming share over its bf16 GEMMs' share."""
+    mine, bf16 = gemv_fits(rows, dtype), gemv_fits(rows)
+    return statistics.fmean(mine[(engine, system)][1] / bf16[(engine, system)][1] for system in FITTED_ON)
 
 
 def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float, float, float, float]:
@@ -182,6 +193,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"  {engine}: {hopper_gemm_fixed(gemvs, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
             f"gemm_kernel_us: {resolve_engine(engine).gemm_kernel_us:.2f}"
+        )
+    fp8 = gemv_fits(rows, "fp8")
+    print("\nPer-tensor FP8 GEMMs of 1-32 rows (the kernel call quantises its input too), the same fit")
+    for (engine, system), (fixed, share) in fp8.items():
+        print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
+    for engine in sorted({e for e, _ in fp8}):
+        print(
+            f"  {engine}: {hopper_gemm_fixed(fp8, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
+            f"fp8_gemm_kernel_us: {resolve_engine(engine).fp8_gemm_kernel_us:.2f}; streams at "
+            f"{stream_ratio(rows, engine, 'fp8'):.3f}x its bf16 share (not applied: the source note says why)"
         )
     for engine in sorted({f.engine for f in fits}):
         prof = resolve_engine(engine)

@@ -2146,9 +2146,8 @@ def _assumptions(
             else ""
         )
         + (
-            f" + {eng.gemm_kernel_us:g} us per weight GEMM ({model_consts(st.spec).weight_gemms} "
-            "a step; measured kernels)"
-            if eng.gemm_kernel_us and eng.cuda_graphs  # an eager step's launches hide it
+            f" + {gemm:g} us per weight GEMM ({model_consts(st.spec).weight_gemms} a step; measured kernels)"
+            if (gemm := eng.gemm_fixed_us(st.eff_class)) and eng.cuda_graphs  # eager: launches hide it
             else ""
         )
         + _graphs_note(eng, point.running),

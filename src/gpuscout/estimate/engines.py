@@ -206,12 +206,15 @@ class EngineProfile:
     # before each block-FP8 GEMM (qkv, o, gate/up, down), unfused with the norms in front of them
     block_fp8_quant_layer_us: float = 0.0
     # GPU time a decode GEMM kernel takes besides streaming its weights: the intercept of latency against
-    # weight bytes of the engine's own small-batch GEMMs (1-8 rows, measured: aiconfigurator-core 0.12.0's
-    # bf16 GEMM tables, benchmarks/gemm_kernels.py). Each weight GEMM of a CUDA-graph step pays it once
+    # weight bytes of the engine's own small-batch GEMMs (1-32 rows, measured: aiconfigurator-core 0.12.0's
+    # bf16 GEMM tables, benchmarks/moe_kernels.py). Each weight GEMM of a CUDA-graph step pays it once
     # (``ModelConsts.weight_gemms``): it is what a thin tensor-parallel shard of a big model or a small
     # model's small matrices cost beyond their bytes. 0: not measured for the engine (folded into its
     # fitted streaming share and per-layer cost)
     gemm_kernel_us: float = 0.0
+    # the same for per-tensor FP8 (W8A8) GEMMs, whose kernel call also quantises its input to FP8 (vLLM's
+    # CUTLASS scaled-mm, SGLang's sgl-kernel fp8_scaled_mm: the same tables' fp8 lane). 0: as bf16
+    fp8_gemm_kernel_us: float = 0.0
     expert_loop_us: float = 0.0  # eager MoE: cost of visiting one expert of one layer, every forward pass
     request_overhead_us: float = 0.0  # per request, on its TTFT: tokenisation, API server, admission
     attn_decode_efficiency: float = (
@@ -491,6 +494,12 @@ class EngineProfile:
         stream: ``moe_efficiency``, times ``moe_weight_only_share`` for weight-only (4-bit) experts."""
         share = self.moe_efficiency
         return share * self.moe_weight_only_share if compute_class == CLASS_WEIGHT_ONLY else share
+
+    def gemm_fixed_us(self, compute_class: str) -> float:
+        """GPU time of one decode weight GEMM besides its bytes, for ``compute_class``'s kernels."""
+        if compute_class == CLASS_FP8 and self.fp8_gemm_kernel_us:
+            return self.fp8_gemm_kernel_us
+        return self.gemm_kernel_us
 
     def activation_quant_layer_us(self, compute_class: str) -> float:
         """Per-layer GPU time of quantising activations for ``compute_class``'s GEMMs (block-FP8 only)."""
@@ -784,6 +793,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         layer_overhead_us=3.0,
         step_overhead_us=384.9,
         gemm_kernel_us=3.64,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
+        fp8_gemm_kernel_us=5.71,  # its per-tensor FP8 GEMMs' (CUTLASS scaled-mm + input quantisation)
         seq_overhead_us=5.289,
         tp_step_overhead_us=200.0,
         request_overhead_us=32230.0,
@@ -898,6 +908,7 @@ _PROFILES: tuple[EngineProfile, ...] = (
         moe_layer_overhead_us=15.4,
         block_fp8_quant_layer_us=15.46,  # shared with vLLM (the same quantisation kernel)
         gemm_kernel_us=3.88,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
+        fp8_gemm_kernel_us=5.42,  # its per-tensor FP8 GEMMs' (sgl-kernel fp8_scaled_mm + quantisation)
         layer_overhead_us=3.0,
         step_overhead_us=2500.0,
         seq_overhead_us=3.0,
@@ -1025,6 +1036,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         moe_compute_efficiency=0.6,
         moe_layer_overhead_us=25.7,
         gemm_kernel_us=3.53,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
+        # its per-tensor FP8 lane in the same tables (1.3.0rc20's PyTorch-flow linear) fits 12.9-13.1 us
+        # fixed, 3.5x the bf16 figure and over twice vLLM's and SGLang's FP8 kernels: not taken until what
+        # that call includes besides its GEMM is known (its FP8 rows keep the bf16 figure)
         # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,

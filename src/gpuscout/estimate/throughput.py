@@ -747,7 +747,7 @@ def _fixed_costs(
     layers += st.spec.num_hidden_layers * eng.activation_quant_layer_us(st.eff_class) * 1e-6
     # each weight GEMM's own time besides its bytes (measured kernels, CUDA-graph engines): on the GPU
     # either way, hidden behind the host's launches in an eager step
-    layers += 0.0 if eager else c.weight_gemms * eng.gemm_kernel_us * 1e-6
+    layers += 0.0 if eager else c.weight_gemms * eng.gemm_fixed_us(st.eff_class) * 1e-6
     if eager:
         # eager: an MoE layer launches its router, top-k, token permutation, grouped-GEMM, un-permute and
         # shared-expert kernels from Python too: about half a dense layer's launches again
