@@ -2026,9 +2026,11 @@ def host_bound_note(eng: EngineProfile, running: int, step: StepTime) -> str:
     """The caveat on an eager decode step that the host sets: where kernel launches and scheduling (Python,
     one CPU thread) are most of the step, its speed follows that thread's speed, which no offer states.
 
-    The engines' eager launch costs are fitted on published runs; a cloud VM's host can be slower. On
+    The engines' eager launch costs are fitted on published runs; a host can be slower or faster. On
     three H200 VMs (``benchmarks/gpu_measure.py``, 2026-12-04) transformers decoded at 15-23 tok/s for
-    one Llama-3.1-8B run depending on the machine, and the estimate was 1.3-2.5x faster than measured."""
+    one Llama-3.1-8B run depending on the machine, and the estimate was 1.3-2.5x faster than measured;
+    Qwen's published transformers 4.51 runs on an H20 host (the calibration set's Qwen3 speed benchmark)
+    decoded its small models at 1.8-2.1x the estimate's speed."""
     if eng.graphs_cover(running) or step.total <= 0 or step.fixed < HOST_BOUND_SHARE * step.total:
         return ""
     total_ms, host_ms = step.total * 1000, min(step.fixed, step.total) * 1000
@@ -2040,7 +2042,8 @@ def host_bound_note(eng: EngineProfile, running: int, step: StepTime) -> str:
     return (
         f"decoding is host-bound here: {part} kernel launches and scheduling on one CPU thread (eager "
         "PyTorch), so its speed follows the host's single-thread speed, which offers do not state; on "
-        "cloud H200 VMs measured for gpuscout it ran 1.3 to 2.5 times slower than estimated "
+        "cloud H200 VMs measured for gpuscout it ran 1.3 to 2.5 times slower than estimated, and in "
+        "Qwen's published transformers runs on an H20 host up to 2.1 times faster "
         + (
             f"(an engine with {eng.runtime.graphs}, e.g. vLLM or SGLang, avoids it)"
             if not eng.cuda_graphs
