@@ -172,6 +172,34 @@ def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float,
     return statistics.fmean(ratios), min(ratios), max(ratios), statistics.fmean(f.fixed for f in mine)
 
 
+# The dense GEMM lanes of the table: what each is, and the profile field its Hopper intercept is shipped as
+GEMM_LANES = {
+    "bfloat16": "Dense bf16 GEMMs of 1-32 rows: latency = fixed + bytes / (share x bandwidth)",
+    "fp8": "Per-tensor FP8 GEMMs of 1-32 rows (the kernel call quantises its input too), the same fit",
+}
+SHIPPED_AS = {"bfloat16": "gemm_kernel_us", "fp8": "fp8_gemm_kernel_us"}
+
+
+def print_gemm_lane(rows: list[dict[str, str]], dtype: str, title: str) -> None:
+    """Each (engine, system)'s fit of the ``dtype`` GEMMs, each engine's Hopper mean beside what it ships."""
+    fits = gemv_fits(rows, dtype)
+    print(f"\n{title}")
+    for (engine, system), (fixed, share) in fits.items():
+        print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
+    field = SHIPPED_AS[dtype]
+    for engine in sorted({e for e, _ in fits}):
+        ratio = (
+            ""
+            if dtype == "bfloat16"
+            else f"; streams at {stream_ratio(rows, engine, dtype):.3f}x its bf16 share (not applied: the "
+            "source note says why)"
+        )
+        print(
+            f"  {engine}: {hopper_gemm_fixed(fits, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
+            f"{field}: {getattr(resolve_engine(engine), field):.2f}{ratio}"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--csv", type=Path, default=DATA)
@@ -185,25 +213,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{f.engine:7s} {f.system:9s} {f.cls:11s} {f.kernel[:46]:46s} {f.n:4d} {f.fixed:5.1f}us "
             f"{f.share:6.3f} {f.dense:6.3f} {f.ratio:6.2f}"
         )
-    gemvs = gemv_fits(rows)
-    print("\nDense bf16 GEMMs of 1-32 rows: latency = fixed + bytes / (share x bandwidth)")
-    for (engine, system), (fixed, share) in gemvs.items():
-        print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
-    for engine in sorted({e for e, _ in gemvs}):
-        print(
-            f"  {engine}: {hopper_gemm_fixed(gemvs, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
-            f"gemm_kernel_us: {resolve_engine(engine).gemm_kernel_us:.2f}"
-        )
-    fp8 = gemv_fits(rows, "fp8")
-    print("\nPer-tensor FP8 GEMMs of 1-32 rows (the kernel call quantises its input too), the same fit")
-    for (engine, system), (fixed, share) in fp8.items():
-        print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
-    for engine in sorted({e for e, _ in fp8}):
-        print(
-            f"  {engine}: {hopper_gemm_fixed(fp8, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
-            f"fp8_gemm_kernel_us: {resolve_engine(engine).fp8_gemm_kernel_us:.2f}; streams at "
-            f"{stream_ratio(rows, engine, 'fp8'):.3f}x its bf16 share (not applied: the source note says why)"
-        )
+    for dtype, title in GEMM_LANES.items():
+        print_gemm_lane(rows, dtype, title)
     for engine in sorted({f.engine for f in fits}):
         prof = resolve_engine(engine)
         print(
