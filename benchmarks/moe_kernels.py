@@ -159,9 +159,13 @@ def hopper_gemm_fixed(gemvs: dict[tuple[str, str], tuple[float, float]], engine:
     return statistics.fmean(gemvs[(engine, system)][0] for system in FITTED_ON)
 
 
-def stream_ratio(rows: list[dict[str, str]], engine: str, dtype: str) -> float:
-    """Mean over FITTED_ON of ``engine``'s ``dtype`` GEMMs' streaming share over its bf16 GEMMs' share."""
-    mine, bf16 = gemv_fits(rows, dtype), gemv_fits(rows)
+def stream_ratio(
+    mine: dict[tuple[str, str], tuple[float, float]],
+    bf16: dict[tuple[str, str], tuple[float, float]],
+    engine: str,
+) -> float:
+    """Mean over FITTED_ON of ``engine``'s streaming share in ``mine`` (a lane's ``gemv_fits``) over its
+    share in ``bf16``."""
     return statistics.fmean(mine[(engine, system)][1] / bf16[(engine, system)][1] for system in FITTED_ON)
 
 
@@ -180,9 +184,12 @@ GEMM_LANES = {
 SHIPPED_AS = {"bfloat16": "gemm_kernel_us", "fp8": "fp8_gemm_kernel_us"}
 
 
-def print_gemm_lane(rows: list[dict[str, str]], dtype: str, title: str) -> None:
-    """Each (engine, system)'s fit of the ``dtype`` GEMMs, each engine's Hopper mean beside what it ships."""
-    fits = gemv_fits(rows, dtype)
+def print_gemm_lane(
+    lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], dtype: str, title: str
+) -> None:
+    """Each (engine, system)'s fit of the ``dtype`` GEMMs (``lanes``: ``gemv_fits`` per dtype), each
+    engine's Hopper mean beside what it ships."""
+    fits = lanes[dtype]
     print(f"\n{title}")
     for (engine, system), (fixed, share) in fits.items():
         print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
@@ -191,8 +198,8 @@ def print_gemm_lane(rows: list[dict[str, str]], dtype: str, title: str) -> None:
         ratio = (
             ""
             if dtype == "bfloat16"
-            else f"; streams at {stream_ratio(rows, engine, dtype):.3f}x its bf16 share (not applied: the "
-            "source note says why)"
+            else f"; streams at {stream_ratio(fits, lanes['bfloat16'], engine):.3f}x its bf16 share "
+            "(not applied: the source note says why)"
         )
         print(
             f"  {engine}: {hopper_gemm_fixed(fits, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
@@ -213,8 +220,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{f.engine:7s} {f.system:9s} {f.cls:11s} {f.kernel[:46]:46s} {f.n:4d} {f.fixed:5.1f}us "
             f"{f.share:6.3f} {f.dense:6.3f} {f.ratio:6.2f}"
         )
+    lanes = {dtype: gemv_fits(rows, dtype) for dtype in GEMM_LANES}
     for dtype, title in GEMM_LANES.items():
-        print_gemm_lane(rows, dtype, title)
+        print_gemm_lane(lanes, dtype, title)
     for engine in sorted({f.engine for f in fits}):
         prof = resolve_engine(engine)
         print(
