@@ -35,13 +35,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.engines import EngineProfile, resolve_engine
 from gpuscout.knowledge.accelerators import resolve_gpu
 
 DATA = Path(__file__).resolve().parent / "data" / "moe_kernels_measured.csv"
 # bytes per expert weight: bf16; Kimi-K2-Thinking's INT4 (group 32, a bf16 scale each: 4.5 bits); MXFP4
-# (an e8m0 scale per 32: 4.25 bits)
-BYTES_PER_WEIGHT = {"bfloat16": 2.0, "fp8": 1.0, "int4_wo": 4.5 / 8.0, "w4a16_mxfp4": 4.25 / 8.0}
+# (an e8m0 scale per 32: 4.25 bits); NVFP4 (an FP8 scale per 16: 4.5 bits)
+BYTES_PER_WEIGHT = {
+    "bfloat16": 2.0,
+    "fp8": 1.0,
+    "int4_wo": 4.5 / 8.0,
+    "w4a16_mxfp4": 4.25 / 8.0,
+    "nvfp4": 4.5 / 8.0,
+}
 MAX_TOKENS_PER_EXPERT = 32  # above this the grouped GEMMs start to be compute-bound
 FITTED_ON = ("h100_sxm", "h200_sxm")  # the Hopper systems; vLLM runs its Triton fused-MoE kernel there
 
@@ -176,12 +182,78 @@ def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float,
     return statistics.fmean(ratios), min(ratios), max(ratios), statistics.fmean(f.fixed for f in mine)
 
 
+# Datacenter Blackwell: the systems of that generation in the tables. Its figures are ratios between two
+# lanes on the same systems (an NVFP4 GEMM's streaming share over a bf16 GEMM's), averaged over the four;
+# the 4-bit MoE kernels are the B200's only
+BLACKWELL = ("b200_sxm", "gb200", "b300_sxm", "gb300")
+
+
+def class_ratio(
+    lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], engine: str, dtype: str, system: str
+) -> float:
+    """``engine``'s streaming share in the ``dtype`` lane on ``system`` over its bf16 lane's there."""
+    return lanes[dtype][(engine, system)][1] / lanes["bfloat16"][(engine, system)][1]
+
+
+def blackwell_mean(
+    lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], engine: str, dtype: str
+) -> tuple[float, float, float, float]:
+    """(mean, lowest, highest :func:`class_ratio`, mean fixed us) of ``engine``'s ``dtype`` lane on
+    BLACKWELL."""
+    ratios = [class_ratio(lanes, engine, dtype, s) for s in BLACKWELL]
+    fixed = statistics.fmean(lanes[dtype][(engine, s)][0] for s in BLACKWELL)
+    return statistics.fmean(ratios), min(ratios), max(ratios), fixed
+
+
+def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> float | None:
+    """Mean ratio to the dense GEMV rate of ``engine``'s 4-bit expert kernels on the B200 (None: none)."""
+    ratios = [
+        f.ratio for f in fits if f.engine == engine and f.system == BLACKWELL[0] and f.cls == "weight-only"
+    ]
+    return statistics.fmean(ratios) if ratios else None
+
+
+def on_system(engine: str, system: str) -> EngineProfile:
+    """``engine``'s profile as it runs on ``system``'s GPU (its generation's kernel figures, if any)."""
+    gpu = {"b200_sxm": "B200", "gb200": "GB200", "b300_sxm": "B300", "gb300": "GB300"}.get(system, "H100")
+    return resolve_engine(engine).on_generation(resolve_gpu(gpu).nvidia_cc)
+
+
+def print_blackwell(
+    lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], fits: list[KernelFit]
+) -> None:
+    """Each engine's NVFP4-over-bf16 streaming ratio on the Blackwell systems and its 4-bit experts' share
+    on the B200, beside what the profile ships there."""
+    print(
+        f"\nNVFP4 against bf16 on {', '.join(BLACKWELL)}: the NVFP4 lane's streaming share over the "
+        "bf16 lane's"
+    )
+    for engine in sorted({e for e, _ in lanes["nvfp4"]}):
+        mean, low, high, fixed = blackwell_mean(lanes, engine, "nvfp4")
+        gens = resolve_engine(engine).generation_kernels
+        shipped = gens[0].class_stream.get("fp4") if gens else None
+        print(
+            f"  {engine:13s} {mean:.3f} ({low:.3f}-{high:.3f}), fixed {fixed:.2f} us per kernel; shipped: "
+            + (f"{shipped:.3f}" if shipped is not None else "as bf16")
+            + f", fp4_gemm_kernel_us {resolve_engine(engine).fp4_gemm_kernel_us:.2f}"
+        )
+    for engine in sorted({f.engine for f in fits}):
+        moe = blackwell_moe_weight_only(fits, engine)
+        if moe is not None:
+            print(
+                f"  {engine:13s} 4-bit experts on {BLACKWELL[0]}: {moe:.3f} of the dense GEMV rate; shipped: "
+                f"{on_system(engine, BLACKWELL[0]).moe_weight_only_share:.3f} "
+                f"(Hopper: {resolve_engine(engine).moe_weight_only_share:.3f})"
+            )
+
+
 # The dense GEMM lanes of the table: what each is, and the profile field its Hopper intercept is shipped as
 GEMM_LANES = {
     "bfloat16": "Dense bf16 GEMMs of 1-32 rows: latency = fixed + bytes / (share x bandwidth)",
     "fp8": "Per-tensor FP8 GEMMs of 1-32 rows (the kernel call quantises its input too), the same fit",
+    "nvfp4": "NVFP4 GEMMs of 1-32 rows (Blackwell only; the call quantises its input to FP4), the same fit",
 }
-SHIPPED_AS = {"bfloat16": "gemm_kernel_us", "fp8": "fp8_gemm_kernel_us"}
+SHIPPED_AS = {"bfloat16": "gemm_kernel_us", "fp8": "fp8_gemm_kernel_us", "nvfp4": "fp4_gemm_kernel_us"}
 
 
 def print_gemm_lane(
@@ -195,15 +267,22 @@ def print_gemm_lane(
         print(f"  {engine:13s} {system:9s} fixed {fixed:4.2f} us per kernel, share {share:.3f}")
     field = SHIPPED_AS[dtype]
     for engine in sorted({e for e, _ in fits}):
+        shipped = f"shipped {field}: {getattr(resolve_engine(engine), field):.2f}"
+        if (engine, FITTED_ON[0]) not in fits:  # a Blackwell-only lane: its mean intercept there
+            print(
+                f"  {engine}: {blackwell_mean(lanes, engine, dtype)[3]:.2f} us on {', '.join(BLACKWELL)}; "
+                f"{shipped}"
+            )
+            continue
         ratio = (
             ""
             if dtype == "bfloat16"
-            else f"; streams at {stream_ratio(fits, lanes['bfloat16'], engine):.3f}x its bf16 share "
-            "(not applied: the source note says why)"
+            else f"; streams at {stream_ratio(fits, lanes['bfloat16'], engine):.3f}x its bf16 share on "
+            "Hopper (not applied: the source note says why)"
         )
         print(
-            f"  {engine}: {hopper_gemm_fixed(fits, engine):.2f} us on {', '.join(FITTED_ON)}; shipped "
-            f"{field}: {getattr(resolve_engine(engine), field):.2f}{ratio}"
+            f"  {engine}: {hopper_gemm_fixed(fits, engine):.2f} us on {', '.join(FITTED_ON)}; "
+            f"{shipped}{ratio}"
         )
 
 
@@ -223,6 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     lanes = {dtype: gemv_fits(rows, dtype) for dtype in GEMM_LANES}
     for dtype, title in GEMM_LANES.items():
         print_gemm_lane(lanes, dtype, title)
+    print_blackwell(lanes, fits)
     for engine in sorted({f.engine for f in fits}):
         prof = resolve_engine(engine)
         print(
@@ -241,12 +321,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     head = ("engine", "system", "class", "kernel", "n", "MAPE", "medAPE", "median signed")
     print("  {:7s} {:9s} {:11s} {:46s} {:>4s} {:>6s} {:>7s} {:>13s}".format(*head))
     for f in fits:
-        prof = resolve_engine(f.engine)
+        prof = on_system(f.engine, f.system)
         rate = f.bandwidth * f.dense * prof.moe_stream_share(f.cls)
         errs = [(prof.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in f.points]
         mape = statistics.fmean(abs(e) for e in errs)
         med = statistics.median(abs(e) for e in errs)
-        held = "" if f.system in FITTED_ON else " (held out)"
+        blackwell_own = (
+            f.system in BLACKWELL
+            and prof.moe_weight_only_share != resolve_engine(f.engine).moe_weight_only_share
+        )
+        held = (
+            ""
+            if f.system in FITTED_ON
+            else " (its B200 figure)"
+            if blackwell_own and f.cls == "weight-only"
+            else " (held out)"
+        )
         print(
             f"  {f.engine:7s} {f.system:9s} {f.cls:11s} {f.kernel[:46]:46s} {len(errs):4d} {mape:6.1%} "
             f"{med:7.1%} {statistics.median(errs):+13.1%}{held}"

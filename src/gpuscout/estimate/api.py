@@ -1564,6 +1564,7 @@ def _engine_on(
         tp=gpus if mode == "tensor" else 1,
         mla=spec.is_mla,
         vendor=acc.vendor,
+        capability=acc.nvidia_cc,
     )
     return _for_model(on_gpu, spec, context)
 
@@ -2172,6 +2173,8 @@ def _assumptions(
             f"llama-server started with --parallel {point.running} or more: without it, it runs "
             f"{LLAMA_SERVER_DEFAULT_SLOTS} slots (--parallel auto) and the other requests wait"
         )
+    if eng.generation_note:
+        out["kernel_generation"] = eng.generation_note
     if eng.stated_flags:
         out["launch_flags"] = "as stated: " + ", ".join(eng.stated_flags)
     c = st.spec

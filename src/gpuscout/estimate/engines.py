@@ -1,7 +1,8 @@
 """Inference engine profiles: what each engine really does on a GPU, calibrated per engine and class.
 
 A profile carries (per *engine* and *compute class*, never per GPU or per model: the estimator must carry
-over to GPUs and models it has never seen, from their datasheet figures):
+over to GPUs and models it has never seen, from their datasheet figures; the one exception is a GPU
+*generation* whose kernel times were measured, ``generation_kernels``, not fitted):
 
 * achieved fractions of peak: ``bandwidth_efficiency`` (weight/KV streaming) and ``compute_efficiency``
   (large GEMMs) by compute class (see ``precision.CLASS_*``), and ``moe_efficiency``, how much of the
@@ -42,6 +43,8 @@ from typing import Any, Literal
 from gpuscout.errors import GpuscoutError, InvalidInputError, UnknownNameError, closest, fold_name
 from gpuscout.estimate.launch_flags import profile_settings, read_flags, split_flags
 from gpuscout.estimate.precision import (
+    CLASS_16BIT,
+    CLASS_FP4,
     CLASS_FP8,
     CLASS_WEIGHT_ONLY,
     KERNEL_FP8_BLOCK,
@@ -114,6 +117,46 @@ class EngineEra:
     def matches(self, version: str) -> bool:
         minor = ".".join(version.split(".")[:2])
         return any(re.fullmatch(self.versions, v) is not None for v in {version, minor})
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationKernels:
+    """What an engine's kernels do differently on one GPU generation, from their measured times on it, not
+    from calibration rows (the calibration set has no inference row on these GPUs). aiconfigurator-core
+    0.12.0's tables time each engine's own GEMM and MoE kernels on H100, H200 and the datacenter Blackwell
+    systems (``benchmarks/data/moe_kernels_measured.csv``); ``benchmarks/moe_kernels.py`` prints the
+    figures below from them. Each is a ratio between two kernels *on the same GPUs*, so it does not depend
+    on which GPUs the profile's own streaming shares were fitted on.
+
+    ``class_stream``: a compute class's decode GEMMs (1-32 rows) stream at this multiple of the 16-bit
+    GEMMs' share of the bandwidth (SGLang's NVFP4 GEMMs: 0.73x on B200, GB200, B300 and GB300);
+    ``moe_weight_only_share`` replaces the profile's (4-bit experts against the same GPU's dense GEMV
+    rate); None: the profile's."""
+
+    label: str  # "datacenter Blackwell (sm_100 / sm_103)"
+    capabilities: tuple[tuple[int, int], ...]  # the NVIDIA compute capabilities it covers
+    class_stream: Mapping[str, float] = field(default_factory=dict)
+    moe_weight_only_share: float | None = None
+
+    def covers(self, cc: tuple[int, int] | None) -> bool:
+        return cc is not None and cc in self.capabilities
+
+    def note(self, hopper_moe_share: float) -> str:
+        """The figures in words, for the estimate's assumptions (``hopper_moe_share``: the profile's own
+        4-bit expert share, measured on Hopper)."""
+        parts = [
+            f"{cls} GEMMs stream at {scale:.2f}x the 16-bit GEMMs' share of the bandwidth"
+            for cls, scale in self.class_stream.items()
+        ]
+        if self.moe_weight_only_share is not None:
+            parts.append(
+                f"4-bit experts stream at {self.moe_weight_only_share:.2f} of the dense GEMV rate "
+                f"({hopper_moe_share:.2f} on Hopper)"
+            )
+        return (
+            f"on {self.label} its {'; '.join(parts)}: its kernels' measured times (aiconfigurator-core "
+            "0.12.0's tables), no calibration row"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +258,13 @@ class EngineProfile:
     # the same for per-tensor FP8 (W8A8) GEMMs, whose kernel call also quantises its input to FP8 (vLLM's
     # CUTLASS scaled-mm, SGLang's sgl-kernel fp8_scaled_mm: the same tables' fp8 lane). 0: as bf16
     fp8_gemm_kernel_us: float = 0.0
+    # the same for NVFP4 GEMMs (the call quantises its input to FP4), measured on the B200, the one
+    # generation that runs them in the tables. 0: as bf16
+    fp4_gemm_kernel_us: float = 0.0
+    # the engine's measured kernel shares on other GPU generations (:class:`GenerationKernels`), applied
+    # by :meth:`for_gpu`; ``generation_note`` says which applied
+    generation_kernels: tuple[GenerationKernels, ...] = ()
+    generation_note: str = ""
     expert_loop_us: float = 0.0  # eager MoE: cost of visiting one expert of one layer, every forward pass
     request_overhead_us: float = 0.0  # per request, on its TTFT: tokenisation, API server, admission
     attn_decode_efficiency: float = (
@@ -499,6 +549,8 @@ class EngineProfile:
         """GPU time of one decode weight GEMM besides its bytes, for ``compute_class``'s kernels."""
         if compute_class == CLASS_FP8 and self.fp8_gemm_kernel_us:
             return self.fp8_gemm_kernel_us
+        if compute_class == CLASS_FP4 and self.fp4_gemm_kernel_us:
+            return self.fp4_gemm_kernel_us
         return self.gemm_kernel_us
 
     def activation_quant_layer_us(self, compute_class: str) -> float:
@@ -574,6 +626,24 @@ class EngineProfile:
             prof = replace(prof, uncalibrated=(*prof.uncalibrated, note))
         return prof
 
+    def on_generation(self, capability: tuple[int, int] | None) -> EngineProfile:
+        """This engine on a GPU of compute capability ``capability``: its classes' streaming shares and its
+        4-bit experts' share as :attr:`generation_kernels` measured them on that generation; elsewhere
+        unchanged."""
+        gen = next((g for g in self.generation_kernels if g.covers(capability)), None)
+        if gen is None:
+            return self
+        bw = dict(self.bandwidth_efficiency)
+        for cls, scale in gen.class_stream.items():
+            bw[cls] = self.bandwidth_eff(CLASS_16BIT) * scale
+        moe = self.moe_weight_only_share if gen.moe_weight_only_share is None else gen.moe_weight_only_share
+        return replace(
+            self,
+            bandwidth_efficiency=bw,
+            moe_weight_only_share=moe,
+            generation_note=gen.note(self.moe_weight_only_share),
+        )
+
     def era_for(self, version: str) -> EngineEra | None:
         """The era a ``major.minor[.patch]`` version falls in (None: today's engine)."""
         return next((e for e in self.eras if not e.variant and e.matches(version)), None)
@@ -583,15 +653,24 @@ class EngineProfile:
         return any(f.split(" ", 1)[0] == attr for f in self.stated_flags)
 
     def for_gpu(
-        self, memory_gib: float, gpu_name: str, *, tp: int = 1, mla: bool = False, vendor: str = ""
+        self,
+        memory_gib: float,
+        gpu_name: str,
+        *,
+        tp: int = 1,
+        mla: bool = False,
+        vendor: str = "",
+        capability: tuple[int, int] | None = None,
     ) -> EngineProfile:
         """This engine as it starts on a GPU of ``memory_gib`` named ``gpu_name`` from ``vendor`` with ``tp``
         tensor-parallel ranks (``mla``: the model uses multi-head latent attention): the sequence cap of its
         :class:`DeviceDefaults` where it applies (only while still at its small-GPU value and not set by a
         launch flag, so a stated value stands), its ``device_rule``'s figures (a stated flag stands), and
         a vendor-scoped era's scales (:meth:`on_vendor`), and the vendor's runtime (:class:`DeviceRuntime`:
-        its label names the backend that runs there, "llama.cpp (HIP/ROCm, layer split)" on an AMD card)."""
-        prof = self.on_vendor(vendor)
+        its label names the backend that runs there, "llama.cpp (HIP/ROCm, layer split)" on an AMD card),
+        and its measured kernel shares on the GPU's generation (``capability``: the NVIDIA compute
+        capability; :meth:`on_generation`)."""
+        prof = self.on_vendor(vendor).on_generation(capability)
         runtime = device_runtime(vendor)
         if vendor and runtime != prof.runtime:
             if runs_on_vendor(self.name, vendor):
@@ -671,6 +750,18 @@ def _measured_moe_kernel(kernel: str) -> str:
     return (
         f"expert reads and per-layer cost measured: {kernel} kernel times on H100 and H200 "
         "(aiconfigurator-core 0.12.0's tables)"
+    )
+
+
+def _datacenter_blackwell(
+    class_stream: Mapping[str, float] | None = None, moe_weight_only_share: float | None = None
+) -> GenerationKernels:
+    """An engine's measured kernel figures on B200 / GB200 (sm_100) and B300 / GB300 (sm_103)."""
+    return GenerationKernels(
+        "datacenter Blackwell (sm_100 / sm_103)",
+        ((10, 0), (10, 3)),
+        class_stream or {},
+        moe_weight_only_share,
     )
 
 
@@ -794,6 +885,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         step_overhead_us=384.9,
         gemm_kernel_us=3.64,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
         fp8_gemm_kernel_us=5.71,  # its per-tensor FP8 GEMMs' (CUTLASS scaled-mm + input quantisation)
+        # its NVFP4 GEMMs' (FlashInfer CuTe-DSL, the call quantising its input to FP4) on B200, GB200, B300
+        # and GB300, the generation that runs them in the tables; they stream at 0.93-1.03x its bf16
+        # GEMMs' share there: as bf16
+        fp4_gemm_kernel_us=7.85,
+        # on datacenter Blackwell its 4-bit experts (FlashInfer TRT-LLM-gen MXFP4, Marlin INT4 and MXFP4)
+        # stream at 0.52-0.60, 0.57 on average, of the B200's dense GEMV rate, against 0.82 on Hopper
+        generation_kernels=(_datacenter_blackwell(moe_weight_only_share=0.567),),
         seq_overhead_us=5.289,
         tp_step_overhead_us=200.0,
         request_overhead_us=32230.0,
@@ -909,6 +1007,10 @@ _PROFILES: tuple[EngineProfile, ...] = (
         block_fp8_quant_layer_us=15.46,  # shared with vLLM (the same quantisation kernel)
         gemm_kernel_us=3.88,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
         fp8_gemm_kernel_us=5.42,  # its per-tensor FP8 GEMMs' (sgl-kernel fp8_scaled_mm + quantisation)
+        # its NVFP4 GEMMs' (FlashInfer CuTe-DSL + FP4 quantisation) on the four Blackwell systems, where
+        # they stream at 0.70-0.76x its bf16 GEMMs' share (vLLM's build of the same kernel: as bf16)
+        fp4_gemm_kernel_us=4.88,
+        generation_kernels=(_datacenter_blackwell({"fp4": 0.730}),),
         layer_overhead_us=3.0,
         step_overhead_us=2500.0,
         seq_overhead_us=3.0,
@@ -1039,6 +1141,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # its per-tensor FP8 lane in the same tables (1.3.0rc20's PyTorch-flow linear) fits 12.9-13.1 us
         # fixed, 3.5x the bf16 figure and over twice vLLM's and SGLang's FP8 kernels: not taken until what
         # that call includes besides its GEMM is known (its FP8 rows keep the bf16 figure)
+        # (its NVFP4 lane on the Blackwell systems is the same PyTorch-flow call, 8.6-9.0 us fixed, streaming
+        # at 0.59-0.64x its bf16 GEMMs' share: not taken either)
         # weight-only (int4/int8 AWQ/GPTQ) below 5 rows: the WeightOnlyQuantMatmul plugin's batched GEMV
         # kernel on the CUDA cores (SMALL_M_FAST_PATH), not the fpA_intB tensor-core GEMM: no tile
         weight_only_tile_rows=1,
