@@ -183,8 +183,8 @@ def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float,
 
 
 # Datacenter Blackwell: the systems of that generation in the tables. Its figures are ratios between two
-# lanes on the same systems (an NVFP4 GEMM's streaming share over a bf16 GEMM's), averaged over the four;
-# the 4-bit MoE kernels are the B200's only
+# lanes on the same systems (an NVFP4 GEMM's streaming share over a bf16 GEMM's, a 4-bit MoE kernel's over
+# the dense GEMV's), averaged over the four
 BLACKWELL = ("b200_sxm", "gb200", "b300_sxm", "gb300")
 
 
@@ -205,12 +205,13 @@ def blackwell_mean(
     return statistics.fmean(ratios), min(ratios), max(ratios), fixed
 
 
-def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> float | None:
-    """Mean ratio to the dense GEMV rate of ``engine``'s 4-bit expert kernels on the B200 (None: none)."""
+def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> tuple[float, float, float] | None:
+    """(mean, lowest, highest) ratio to the same system's dense GEMV rate of ``engine``'s 4-bit expert
+    kernels on BLACKWELL (None: none there)."""
     ratios = [
-        f.ratio for f in fits if f.engine == engine and f.system == BLACKWELL[0] and f.cls == "weight-only"
+        f.ratio for f in fits if f.engine == engine and f.system in BLACKWELL and f.cls == "weight-only"
     ]
-    return statistics.fmean(ratios) if ratios else None
+    return (statistics.fmean(ratios), min(ratios), max(ratios)) if ratios else None
 
 
 def on_system(engine: str, system: str) -> EngineProfile:
@@ -222,8 +223,8 @@ def on_system(engine: str, system: str) -> EngineProfile:
 def print_blackwell(
     lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], fits: list[KernelFit]
 ) -> None:
-    """Each engine's NVFP4-over-bf16 streaming ratio on the Blackwell systems and its 4-bit experts' share
-    on the B200, beside what the profile ships there."""
+    """Each engine's NVFP4-over-bf16 streaming ratio and its 4-bit experts' share on the Blackwell
+    systems, beside what the profile ships there."""
     print(
         f"\nNVFP4 against bf16 on {', '.join(BLACKWELL)}: the NVFP4 lane's streaming share over the "
         "bf16 lane's"
@@ -241,8 +242,9 @@ def print_blackwell(
         moe = blackwell_moe_weight_only(fits, engine)
         if moe is not None:
             print(
-                f"  {engine:13s} 4-bit experts on {BLACKWELL[0]}: {moe:.3f} of the dense GEMV rate; shipped: "
-                f"{on_system(engine, BLACKWELL[0]).moe_weight_only_share:.3f} "
+                f"  {engine:13s} 4-bit experts: {moe[0]:.3f} ({moe[1]:.3f}-{moe[2]:.3f}) of the dense GEMV "
+                "rate; "
+                f"shipped: {on_system(engine, BLACKWELL[0]).moe_weight_only_share:.3f} "
                 f"(Hopper: {resolve_engine(engine).moe_weight_only_share:.3f})"
             )
 
@@ -333,7 +335,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         held = (
             ""
             if f.system in FITTED_ON
-            else " (its B200 figure)"
+            else " (its Blackwell figure)"
             if blackwell_own and f.cls == "weight-only"
             else " (held out)"
         )

@@ -4,7 +4,8 @@ aiconfigurator-core 0.12.0's tables time vLLM 0.24.0's, SGLang 0.5.14's and Tens
 own kernels on H100, H200, B200, GB200, B300 and GB300. There, SGLang's NVFP4 GEMMs of 1-32 rows stream at
 0.70-0.76x its bf16 GEMMs' share of the bandwidth on the same GPUs (vLLM's: 0.93-1.03x, as bf16); both
 engines' NVFP4 calls (input quantisation + GEMM) cost 4.6-8.4 us besides their bytes against 3.2-3.6 us for
-bf16; vLLM's 4-bit MoE experts stream at 0.52-0.60 of the B200's dense GEMV rate, against 0.82 on Hopper.
+bf16; vLLM's 4-bit MoE experts stream at 0.52-0.63 of the same GPU's dense GEMV rate, against 0.82 on
+Hopper.
 The estimate streamed NVFP4 as bf16, paid the bf16 fixed part and took Hopper's expert share on every
 GPU: the calibration set has no inference row on these GPUs to say otherwise. Each figure here is a ratio
 between two kernels on the same GPUs, so it does not depend on which GPUs the streaming shares were
@@ -74,8 +75,9 @@ def test_vllm_4bit_experts_on_blackwell_are_the_b200_kernels() -> None:
     measured = bench.blackwell_moe_weight_only(bench.kernel_fits(bench.load(bench.DATA)), "vllm")
     hopper = resolve_engine("vllm")
     b200 = hopper.on_generation((10, 0))
-    assert b200.moe_weight_only_share == pytest.approx(measured, abs=0.001)
-    assert 0.5 < measured < 0.65 < hopper.moe_weight_only_share  # 0.57 against Hopper's 0.82
+    mean, low, high = measured
+    assert b200.moe_weight_only_share == pytest.approx(mean, abs=0.001)
+    assert 0.5 < low <= mean <= high < 0.65 < hopper.moe_weight_only_share  # 0.60 against Hopper's 0.82
     # the 16-bit experts are unchanged (the B200's bf16 fused-MoE kernels: 0.92-1.04x its GEMV rate)
     assert b200.moe_stream_share("16bit") == hopper.moe_stream_share("16bit")
 
@@ -116,15 +118,15 @@ def test_sglang_nvfp4_weights_take_1_over_0_73_as_long_to_stream() -> None:
 
 def test_gpt_oss_experts_on_a_b200_stream_at_the_blackwell_share() -> None:
     # gpt-oss-120b (MXFP4 experts, W4A16) at 64 users on one B200 under vLLM: nearly every expert is read
-    # each step (~52 GB), at 0.567 of the dense rate there, not 0.82: ~5 ms more a token
+    # each step (~52 GB), at 0.599 of the dense rate there, not 0.82: ~4 ms more a token
     vllm = resolve_engine("vllm")
     hopper_figures = dataclasses.replace(vllm, generation_kernels=())
     load = {"concurrency": 64, "context_in": 1024, "context_out": 1024}
     before = estimate("gpt-oss-120b", "B200", engine=hopper_figures, **load)
     after = estimate("gpt-oss-120b", "B200", engine=vllm, **load)
     assert before.tpot_ms and after.tpot_ms
-    assert 1.2 * before.tpot_ms < after.tpot_ms < 0.82 / 0.567 * before.tpot_ms
-    assert "expert weight reads at 0.57" in after.assumptions["moe"]
+    assert 1.2 * before.tpot_ms < after.tpot_ms < 0.82 / 0.599 * before.tpot_ms
+    assert "expert weight reads at 0.60" in after.assumptions["moe"]
 
 
 def test_the_estimate_says_where_the_figures_come_from() -> None:
@@ -133,7 +135,7 @@ def test_the_estimate_says_where_the_figures_come_from() -> None:
     assert "datacenter Blackwell" in note and "fp4 GEMMs stream at 0.73x" in note and "measured" in note
     assert "4.88 us per weight GEMM" in b200.assumptions["fixed_costs"]
     oss = estimate("gpt-oss-120b", "B200", batch=1).assumptions["kernel_generation"]
-    assert "4-bit experts stream at 0.57 of the dense GEMV rate (0.82 on Hopper)" in oss
+    assert "4-bit experts stream at 0.60 of the dense GEMV rate (0.82 on Hopper)" in oss
     assert "kernel_generation" not in estimate("llama-3.1-8b", "H100", batch=1).assumptions
     assert "kernel_generation" not in estimate("llama-3.1-8b", "MI300X", batch=1).assumptions
 

@@ -872,7 +872,8 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # own figures, fitted on its rows (the early fused-MoE paths: untuned configs, Triton block-FP8).
         moe_efficiency=1.0,
         # 4-bit experts (Marlin INT4, the MXFP4 W4A16 Triton kernel) stream at 0.64-0.97x, 0.82 on average,
-        # of the dense GEMV rate on the same Hopper tables (0.52-0.60 on the B200: not modelled per GPU)
+        # of the dense GEMV rate on the same Hopper tables (0.52-0.63 on datacenter Blackwell: its
+        # ``generation_kernels``)
         moe_weight_only_share=0.82,
         moe_source=_measured_moe_kernel("vLLM 0.24.0's fused-MoE"),
         moe_compute_efficiency=0.6422,  # grouped GEMMs, share of dense efficiency once tiles are counted
@@ -890,8 +891,9 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # GEMMs' share there: as bf16
         fp4_gemm_kernel_us=7.85,
         # on datacenter Blackwell its 4-bit experts (FlashInfer TRT-LLM-gen MXFP4, Marlin INT4 and MXFP4)
-        # stream at 0.52-0.60, 0.57 on average, of the B200's dense GEMV rate, against 0.82 on Hopper
-        generation_kernels=(_datacenter_blackwell(moe_weight_only_share=0.567),),
+        # stream at 0.52-0.63, 0.60 on average, of the same GPU's dense GEMV rate (B200, GB200, B300,
+        # GB300), against 0.82 on Hopper
+        generation_kernels=(_datacenter_blackwell(moe_weight_only_share=0.599),),
         seq_overhead_us=5.289,
         tp_step_overhead_us=200.0,
         request_overhead_us=32230.0,
