@@ -258,8 +258,9 @@ class EngineProfile:
     # the same for per-tensor FP8 (W8A8) GEMMs, whose kernel call also quantises its input to FP8 (vLLM's
     # CUTLASS scaled-mm, SGLang's sgl-kernel fp8_scaled_mm: the same tables' fp8 lane). 0: as bf16
     fp8_gemm_kernel_us: float = 0.0
-    # the same for NVFP4 GEMMs (the call quantises its input to FP4), measured on the B200, the one
-    # generation that runs them in the tables. 0: as bf16
+    # the same for NVFP4 GEMMs (the call quantises its input to FP4), measured on datacenter Blackwell
+    # (B200, GB200, B300, GB300), the one generation that runs them in the tables; the RTX Blackwell parts
+    # (sm_120) pay it too. 0: as bf16
     fp4_gemm_kernel_us: float = 0.0
     # the engine's measured kernel shares on other GPU generations (:class:`GenerationKernels`), applied
     # by :meth:`for_gpu`; ``generation_note`` says which applied
