@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuscout.estimate.engines import EngineProfile, resolve_engine
+from gpuscout.estimate.engines import resolve_engine
 from gpuscout.knowledge.accelerators import resolve_gpu
 
 DATA = Path(__file__).resolve().parent / "data" / "moe_kernels_measured.csv"
@@ -98,6 +98,7 @@ class KernelFit:
 
     engine: str
     system: str
+    gpu: str  # the system's GPU as the table names it ("H100 SXM", "B200")
     cls: str
     kernel: str
     n: int
@@ -139,7 +140,11 @@ def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
         for cls, kernel in sorted({(CLASS_OF[r["dtype"]], r["kernel"]) for r in rs if r["op"] == "moe"}):
             pts = moe_points(rs, kernel)
             fixed, share = fit(pts, bw)
-            out.append(KernelFit(engine, system, cls, kernel, len(pts), fixed, share, dense, bw, tuple(pts)))
+            out.append(
+                KernelFit(
+                    engine, system, rs[0]["gpu"], cls, kernel, len(pts), fixed, share, dense, bw, tuple(pts)
+                )
+            )
     return out
 
 
@@ -214,12 +219,6 @@ def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> tuple[float
     return (statistics.fmean(ratios), min(ratios), max(ratios)) if ratios else None
 
 
-def on_system(engine: str, system: str) -> EngineProfile:
-    """``engine``'s profile as it runs on ``system``'s GPU (its generation's kernel figures, if any)."""
-    gpu = {"b200_sxm": "B200", "gb200": "GB200", "b300_sxm": "B300", "gb300": "GB300"}.get(system, "H100")
-    return resolve_engine(engine).on_generation(resolve_gpu(gpu).nvidia_cc)
-
-
 def print_blackwell(
     lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], fits: list[KernelFit]
 ) -> None:
@@ -244,7 +243,7 @@ def print_blackwell(
             print(
                 f"  {engine:13s} 4-bit experts: {moe[0]:.3f} ({moe[1]:.3f}-{moe[2]:.3f}) of the dense GEMV "
                 "rate; "
-                f"shipped: {on_system(engine, BLACKWELL[0]).moe_weight_only_share:.3f} "
+                f"shipped: {resolve_engine(engine).generation_kernels[0].moe_weight_only_share:.3f} "
                 f"(Hopper: {resolve_engine(engine).moe_weight_only_share:.3f})"
             )
 
@@ -323,15 +322,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     head = ("engine", "system", "class", "kernel", "n", "MAPE", "medAPE", "median signed")
     print("  {:7s} {:9s} {:11s} {:46s} {:>4s} {:>6s} {:>7s} {:>13s}".format(*head))
     for f in fits:
-        prof = on_system(f.engine, f.system)
+        base = resolve_engine(f.engine)
+        prof = base.on_generation(resolve_gpu(f.gpu).nvidia_cc)  # its generation's kernel figures, if any
         rate = f.bandwidth * f.dense * prof.moe_stream_share(f.cls)
         errs = [(prof.moe_layer_overhead_us + b / rate * 1e6) / t - 1.0 for b, t in f.points]
         mape = statistics.fmean(abs(e) for e in errs)
         med = statistics.median(abs(e) for e in errs)
-        blackwell_own = (
-            f.system in BLACKWELL
-            and prof.moe_weight_only_share != resolve_engine(f.engine).moe_weight_only_share
-        )
+        blackwell_own = f.system in BLACKWELL and prof.moe_weight_only_share != base.moe_weight_only_share
         held = (
             ""
             if f.system in FITTED_ON
