@@ -784,7 +784,6 @@ FIT_PARAMS: dict[str, list[tuple[tuple[str, ...], list[Param]]]] = {
             ("comp", "16bit"),
             ("attr", "step_overhead_us"),
             ("attr", "seq_overhead_us"),
-            ("attr", "moe_compute_efficiency"),
             ("attr", "request_overhead_us"),
             ("era:v0:seq_overhead_us", ""),
             ("era:v0:moe_efficiency", ""),

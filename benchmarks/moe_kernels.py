@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from gpuscout.estimate.engines import resolve_engine
+from gpuscout.estimate.engines import GenerationKernels, resolve_engine
 from gpuscout.knowledge.accelerators import resolve_gpu
 
 DATA = Path(__file__).resolve().parent / "data" / "moe_kernels_measured.csv"
@@ -49,6 +49,8 @@ BYTES_PER_WEIGHT = {
     "nvfp4": 4.5 / 8.0,
 }
 MAX_TOKENS_PER_EXPERT = 32  # above this the grouped GEMMs start to be compute-bound
+GEMV_MAX_ROWS = 32  # the dense GEMM rows of a decode step (the streaming lanes)
+COMPUTE_MIN_ROWS = 2048  # from here on a GEMM is compute-bound (the compute lanes)
 FITTED_ON = ("h100_sxm", "h200_sxm")  # the Hopper systems; vLLM runs its Triton fused-MoE kernel there
 
 
@@ -131,7 +133,11 @@ def kernel_fits(rows: list[dict[str, str]]) -> list[KernelFit]:
     """Every (engine, system, kernel) fit of the table, with that engine's dense GEMV share on the system."""
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
-        groups[(r["engine"], r["system"])].append(r)
+        if r["op"] == "moe":
+            groups[(r["engine"], r["system"])].append(r)
+    for r in rows:  # the same systems' dense GEMMs, for the bandwidth
+        if r["op"] == "gemm" and (r["engine"], r["system"]) in groups:
+            groups[(r["engine"], r["system"])].append(r)
     gemvs = gemv_fits(rows)
     out = []
     for (engine, system), rs in sorted(groups.items()):
@@ -157,7 +163,7 @@ def gemv_fits(
     call also quantises its input)."""
     groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
     for r in rows:
-        if r["op"] == "gemm" and r["dtype"] == dtype:
+        if r["op"] == "gemm" and r["dtype"] == dtype and int(r["m"]) <= GEMV_MAX_ROWS:
             groups[(r["engine"], r["system"])].append(r)
     return {
         key: fit([(gemv_bytes(r), float(r["latency_us"])) for r in rs], bandwidth(rs))
@@ -219,6 +225,20 @@ def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> tuple[float
     return (statistics.fmean(ratios), min(ratios), max(ratios)) if ratios else None
 
 
+def blackwell_kernels(engine: str) -> GenerationKernels | None:
+    """``engine``'s figures for datacenter Blackwell (None: it ships none)."""
+    cc = resolve_gpu("B200").nvidia_cc
+    return next((g for g in resolve_engine(engine).generation_kernels if g.covers(cc)), None)
+
+
+def blackwell_moe_share(engine: str) -> float:
+    """The 4-bit expert share ``engine`` ships for datacenter Blackwell (its Hopper one where it ships
+    none)."""
+    gen = blackwell_kernels(engine)
+    share = gen.moe_weight_only_share if gen else None
+    return resolve_engine(engine).moe_weight_only_share if share is None else share
+
+
 def print_blackwell(
     lanes: dict[str, dict[tuple[str, str], tuple[float, float]]], fits: list[KernelFit]
 ) -> None:
@@ -230,8 +250,8 @@ def print_blackwell(
     )
     for engine in sorted({e for e, _ in lanes["nvfp4"]}):
         mean, low, high, fixed = blackwell_mean(lanes, engine, "nvfp4")
-        gens = resolve_engine(engine).generation_kernels
-        shipped = gens[0].class_stream.get("fp4") if gens else None
+        gen = blackwell_kernels(engine)
+        shipped = gen.class_stream.get("fp4") if gen else None
         print(
             f"  {engine:13s} {mean:.3f} ({low:.3f}-{high:.3f}), fixed {fixed:.2f} us per kernel; shipped: "
             + (f"{shipped:.3f}" if shipped is not None else "as bf16")
@@ -243,7 +263,7 @@ def print_blackwell(
             print(
                 f"  {engine:13s} 4-bit experts: {moe[0]:.3f} ({moe[1]:.3f}-{moe[2]:.3f}) of the dense GEMV "
                 "rate; "
-                f"shipped: {resolve_engine(engine).generation_kernels[0].moe_weight_only_share:.3f} "
+                f"shipped: {blackwell_moe_share(engine):.3f} "
                 f"(Hopper: {resolve_engine(engine).moe_weight_only_share:.3f})"
             )
 
@@ -287,6 +307,142 @@ def print_gemm_lane(
         )
 
 
+# The GPU generations whose compute-class figures the profiles ship (``GenerationKernels.class_compute``),
+# with the systems of the tables measured in each
+COMPUTE_GENERATIONS = {
+    "Ada / Hopper": ("h100_sxm", "h200_sxm", "l40s"),
+    "datacenter Blackwell": BLACKWELL,
+    "RTX Blackwell": ("rtx_pro_6000_server",),
+}
+
+
+def gemm_rates(rows: list[dict[str, str]], dtype: str) -> dict[tuple[str, str], tuple[str, float]]:
+    """(GPU, median TFLOP/s) of each (engine, system)'s ``dtype`` GEMMs of at least COMPUTE_MIN_ROWS rows
+    (2,048-8,192 rows x 4,096-16,384 x 4,096-16,384: compute-bound)."""
+    groups: dict[tuple[str, str], list[dict[str, str]]] = defaultdict(list)
+    for r in rows:
+        if r["op"] == "gemm" and r["dtype"] == dtype and int(r["m"]) >= COMPUTE_MIN_ROWS:
+            groups[(r["engine"], r["system"])].append(r)
+    return {
+        key: (
+            rs[0]["gpu"],
+            statistics.median(
+                2.0 * int(r["m"]) * int(r["n"]) * int(r["k"]) / (float(r["latency_us"]) * 1e-6) / 1e12
+                for r in rs
+            ),
+        )
+        for key, rs in sorted(groups.items())
+    }
+
+
+def compute_shares(rows: list[dict[str, str]], dtype: str = "fp8") -> dict[tuple[str, str], float]:
+    """Each (engine, system)'s ``dtype`` large-GEMM share of its peak over its bf16 GEMMs' share of theirs:
+    the rate ratio of the two lanes divided by the datasheet's (gpuscout's specs; 2 for FP8 on every
+    system here). 1: the format reaches its datasheet speed-up."""
+    mine, bf16 = gemm_rates(rows, dtype), gemm_rates(rows, "bfloat16")
+    out = {}
+    for key, (gpu, rate) in mine.items():
+        acc = resolve_gpu(gpu)
+        peak = {"fp8": acc.fp8_tflops}[dtype]
+        assert peak and acc.bf16_tflops, gpu
+        out[key] = rate / bf16[key][1] / (peak / acc.bf16_tflops)
+    return out
+
+
+def generation_share(
+    shares: dict[tuple[str, str], float], engine: str, systems: Sequence[str]
+) -> tuple[float, float, float]:
+    """(mean, lowest, highest) of ``engine``'s :func:`compute_shares` over ``systems``."""
+    mine = [shares[(engine, s)] for s in systems]
+    return statistics.fmean(mine), min(mine), max(mine)
+
+
+def shipped_compute_share(engine: str, gpu: str, cls: str) -> float | None:
+    """The ``class_compute`` figure ``engine``'s profile ships for ``cls`` on ``gpu``'s generation."""
+    cc = resolve_gpu(gpu).nvidia_cc
+    gen = next((g for g in resolve_engine(engine).generation_kernels if g.covers(cc)), None)
+    return gen.class_compute.get(cls) if gen else None
+
+
+# tokens per expert from which a fused-MoE layer is compute-bound with its tiles full (the 64-128-row tiles
+# of the grouped GEMMs mostly whole): where its rate is compared with the dense GEMMs'
+MOE_COMPUTE_MIN_TOKENS_PER_EXPERT = 512
+
+
+def moe_compute_shares(rows: list[dict[str, str]]) -> dict[tuple[str, str, str], float]:
+    """Each (engine, system, kernel)'s bf16 fused-MoE rate at MOE_COMPUTE_MIN_TOKENS_PER_EXPERT tokens per
+    expert or more (median TFLOP/s; FLOPs = tokens x top-k x 3 x hidden x inter x 2, gated shapes) over the
+    same engine's dense bf16 large-GEMM rate on the system (:func:`gemm_rates`): the grouped GEMMs' share
+    of the dense compute rate (``EngineProfile.moe_compute_efficiency``)."""
+    dense = gemm_rates(rows, "bfloat16")
+    groups: dict[tuple[str, str, str], list[float]] = defaultdict(list)
+    for r in rows:
+        if r["op"] != "moe" or r["dtype"] != "bfloat16" or r["gated"] != "1":
+            continue
+        tokens, experts, topk = int(r["m"]), int(r["experts"]), int(r["topk"])
+        if tokens * topk < MOE_COMPUTE_MIN_TOKENS_PER_EXPERT * experts:
+            continue
+        flops = tokens * topk * 3.0 * int(r["hidden"]) * int(r["inter"]) * 2.0
+        groups[(r["engine"], r["system"], r["kernel"])].append(flops / (float(r["latency_us"]) * 1e-6) / 1e12)
+    return {
+        key: statistics.median(rates) / dense[key[:2]][1]
+        for key, rates in sorted(groups.items())
+        if key[:2] in dense
+    }
+
+
+def hopper_moe_compute(shares: dict[tuple[str, str, str], float], engine: str) -> tuple[float, float, float]:
+    """(mean, lowest, highest) of ``engine``'s :func:`moe_compute_shares` on FITTED_ON."""
+    mine = [v for (e, system, _), v in shares.items() if e == engine and system in FITTED_ON]
+    return statistics.fmean(mine), min(mine), max(mine)
+
+
+def print_moe_compute(rows: list[dict[str, str]]) -> None:
+    """Each engine's grouped-GEMM compute share per system and kernel, its Hopper mean beside what the
+    profile ships."""
+    shares = moe_compute_shares(rows)
+    print(
+        f"\nbf16 fused-MoE layers at {MOE_COMPUTE_MIN_TOKENS_PER_EXPERT}+ tokens per expert (compute-bound): "
+        "median TFLOP/s over the same engine's dense bf16 large-GEMM rate on the system"
+    )
+    for (engine, system, kernel), share in shares.items():
+        print(f"  {engine:13s} {system:9s} {kernel[:46]:46s} {share:.3f}")
+    for engine in sorted({e for e, _, _ in shares}):
+        mean, low, high = hopper_moe_compute(shares, engine)
+        print(
+            f"  {engine}: {mean:.3f} ({low:.3f}-{high:.3f}) on {', '.join(FITTED_ON)}; shipped "
+            f"moe_compute_efficiency: {resolve_engine(engine).moe_compute_efficiency:.3f}"
+        )
+
+
+def print_compute_shares(rows: list[dict[str, str]]) -> None:
+    """Each engine's FP8 large-GEMM rate against its bf16 one per system, and per generation beside what
+    the profile ships."""
+    shares = compute_shares(rows)
+    rates, bf16 = gemm_rates(rows, "fp8"), gemm_rates(rows, "bfloat16")
+    print(
+        "\nLarge GEMMs (2,048-8,192 rows, compute-bound), median TFLOP/s: per-tensor FP8 against bf16 on the "
+        "same GPU; share = the rate ratio over the datasheet's (2x). Shipped as "
+        "GenerationKernels.class_compute by vLLM and SGLang (TensorRT-LLM's FP8 compute figure is fitted on "
+        "its own FP8 rows)"
+    )
+    for (engine, system), share in shares.items():
+        low, high = bf16[(engine, system)][1], rates[(engine, system)][1]
+        print(
+            f"  {engine:13s} {system:20s} bf16 {low:6.0f}  fp8 {high:6.0f}  ratio {high / low:.2f}"
+            f"  share {share:.3f}"
+        )
+    for engine in sorted({e for e, _ in shares}):
+        for label, systems in COMPUTE_GENERATIONS.items():
+            mean, low, high = generation_share(shares, engine, systems)
+            gpu = rates[(engine, systems[0])][0]
+            shipped = shipped_compute_share(engine, gpu, "fp8")
+            print(
+                f"  {engine:13s} {label:21s} {mean:.3f} ({low:.3f}-{high:.3f}); shipped: "
+                + (f"{shipped:.3f}" if shipped is not None else "none")
+            )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--csv", type=Path, default=DATA)
@@ -304,6 +460,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for dtype, title in GEMM_LANES.items():
         print_gemm_lane(lanes, dtype, title)
     print_blackwell(lanes, fits)
+    print_compute_shares(rows)
+    print_moe_compute(rows)
     for engine in sorted({f.engine for f in fits}):
         prof = resolve_engine(engine)
         print(

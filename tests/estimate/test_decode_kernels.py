@@ -166,10 +166,10 @@ def test_engines_without_moe_rows_pay_the_same_moe_layer_prior() -> None:
 
 
 def test_the_estimate_names_the_constants_no_measurement_calibrates() -> None:
-    # today's TensorRT-LLM on an MoE model: its grouped-GEMM compute share is a prior (its MoE rows are
-    # the 0.17 era's; its kernel tables give the streaming share and the per-layer cost)
-    trt = estimate("qwen3-30b-a3b", "H100", engine="tensorrt-llm").assumptions["uncalibrated"]
-    assert "moe_compute_efficiency" in trt and "moe_layer_overhead_us" not in trt
+    # today's TensorRT-LLM on an MoE model: its MoE rows are the 0.17 era's, but its kernel tables give
+    # the streaming share, the per-layer cost and (stop 76) the grouped-GEMM compute share: no prior left
+    trt = estimate("qwen3-30b-a3b", "H100", engine="tensorrt-llm").assumptions
+    assert "uncalibrated" not in trt and "expert GEMMs and per-layer cost measured" in trt["moe"]
     assert "uncalibrated" not in estimate("qwen3-30b-a3b", "H100", engine="TensorRT-LLM 0.17").assumptions
     assert "uncalibrated" not in estimate("qwen3-30b-a3b", "H100", engine="sglang").assumptions
     # MoE priors matter for MoE models only; TGI 3's kernels and step cost are priors for every model

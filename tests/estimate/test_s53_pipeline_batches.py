@@ -76,7 +76,9 @@ def test_no_more_batches_than_the_memory_holds_sequences() -> None:
     assert eight.requests_per_s == pytest.approx(two.requests_per_s, rel=0.01)
     assert eight.queue_ms > 0
     rate = estimate("llama-3.1-405b", "H100", request_rate=1, **kw)
-    assert any("capacity of 0.0044 requests/s" in w for w in rate.warnings), rate.warnings
+    # (0.0044 until stop 76: its FP8 GEMMs now prefill the 125k-token prompts at the measured 1.56x the
+    # bf16 rate, not 2.07x)
+    assert any("capacity of 0.0041 requests/s" in w for w in rate.warnings), rate.warnings
 
 
 def test_a_cap_that_does_not_divide_by_the_gpus_is_dealt_out_whole() -> None:

@@ -25,7 +25,9 @@ from gpuscout.estimate.arguments import (
 )
 from gpuscout.estimate.engines import (
     LLAMA_SERVER_DEFAULT_SLOTS,
+    MOE_WEIGHT_ONLY_NOTE,
     EngineProfile,
+    class_key,
     default_engine,
     resolve_engine,
 )
@@ -1975,6 +1977,21 @@ def _memory_assumptions(
     return out
 
 
+def _generation_keys(st: Setup) -> set[str]:
+    """The keys of the engine's generation figures (``EngineProfile.generation_parts``) that ``st``'s
+    timing reads: its class as the profile's efficiencies resolve it (vLLM's block FP8 reads its FP8
+    figures, SGLang's has its own), and the 4-bit experts' share for an MoE model's weight-only experts."""
+    eng = st.engine
+    keys = {
+        key
+        for values in (eng.bandwidth_efficiency, eng.compute_efficiency)
+        if (key := class_key(values, st.eff_class)) is not None
+    }
+    if st.spec.is_moe and st.eff_class == CLASS_WEIGHT_ONLY:
+        keys.add(MOE_WEIGHT_ONLY_NOTE)
+    return keys
+
+
 def _expert_rate_note(st: Setup, verdict: SupportVerdict) -> str:
     """Which tensor rate an experts-only format's parts run at (gpt-oss's MXFP4 experts, bf16 rest)."""
     fmt, eng = st.fmt, st.engine
@@ -2173,8 +2190,8 @@ def _assumptions(
             f"llama-server started with --parallel {point.running} or more: without it, it runs "
             f"{LLAMA_SERVER_DEFAULT_SLOTS} slots (--parallel auto) and the other requests wait"
         )
-    if eng.generation_note:
-        out["kernel_generation"] = eng.generation_note
+    if note := eng.generation_note_for(_generation_keys(st)):
+        out["kernel_generation"] = note
     if eng.stated_flags:
         out["launch_flags"] = "as stated: " + ", ".join(eng.stated_flags)
     c = st.spec

@@ -36,7 +36,7 @@ Time model the numbers plug into: ``throughput.py`` (decode step, prefill) and `
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -130,33 +130,45 @@ class GenerationKernels:
 
     ``class_stream``: a compute class's decode GEMMs (1-32 rows) stream at this multiple of the 16-bit
     GEMMs' share of the bandwidth (SGLang's NVFP4 GEMMs: 0.73x on B200, GB200, B300 and GB300);
-    ``moe_weight_only_share`` replaces the profile's (4-bit experts against the same GPU's dense GEMV
-    rate); None: the profile's."""
+    ``class_compute``: a compute class's large GEMMs (2,048-8,192 rows, compute-bound) reach this multiple
+    of the 16-bit GEMMs' share of their own peak (vLLM's per-tensor FP8 on H100, H200 and L40S: 0.78x, so
+    1.56x the bf16 rate where the datasheet doubles it); ``moe_weight_only_share`` replaces the profile's
+    (4-bit experts against the same GPU's dense GEMV rate); None: the profile's."""
 
     label: str  # "datacenter Blackwell (sm_100 / sm_103)"
     capabilities: tuple[tuple[int, int], ...]  # the NVIDIA compute capabilities it covers
     class_stream: Mapping[str, float] = field(default_factory=dict)
     moe_weight_only_share: float | None = None
+    class_compute: Mapping[str, float] = field(default_factory=dict)
 
     def covers(self, cc: tuple[int, int] | None) -> bool:
         return cc is not None and cc in self.capabilities
 
-    def note(self, hopper_moe_share: float) -> str:
-        """The figures in words, for the estimate's assumptions (``hopper_moe_share``: the profile's own
-        4-bit expert share, measured on Hopper)."""
-        parts = [
-            f"{cls} GEMMs stream at {scale:.2f}x the 16-bit GEMMs' share of the bandwidth"
+    def parts(self, hopper_moe_share: float) -> tuple[tuple[str, str], ...]:
+        """The figures in words, each with the efficiency key it concerns (a compute class, or
+        ``MOE_WEIGHT_ONLY_NOTE`` for the 4-bit experts); ``hopper_moe_share``: the profile's own 4-bit
+        expert share, measured on Hopper."""
+        out = [
+            (cls, f"{cls} GEMMs stream at {scale:.2f}x the 16-bit GEMMs' share of the bandwidth")
             for cls, scale in self.class_stream.items()
         ]
+        out += [
+            (cls, f"large {cls} GEMMs reach {scale:.2f}x the 16-bit GEMMs' share of their peak")
+            for cls, scale in self.class_compute.items()
+        ]
         if self.moe_weight_only_share is not None:
-            parts.append(
-                f"4-bit experts stream at {self.moe_weight_only_share:.2f} of the dense GEMV rate "
-                f"({hopper_moe_share:.2f} on Hopper)"
+            out.append(
+                (
+                    MOE_WEIGHT_ONLY_NOTE,
+                    f"4-bit experts stream at {self.moe_weight_only_share:.2f} of the dense GEMV rate "
+                    f"({hopper_moe_share:.2f} on Hopper)",
+                )
             )
-        return (
-            f"on {self.label} its {'; '.join(parts)}: its kernels' measured times (aiconfigurator-core "
-            "0.12.0's tables), no calibration row"
-        )
+        return tuple(out)
+
+
+# the key of a generation's note on 4-bit MoE experts (:meth:`GenerationKernels.parts`)
+MOE_WEIGHT_ONLY_NOTE = "moe-weight-only"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,10 +274,11 @@ class EngineProfile:
     # (B200, GB200, B300, GB300), the one generation that runs them in the tables; the RTX Blackwell parts
     # (sm_120) pay it too. 0: as bf16
     fp4_gemm_kernel_us: float = 0.0
-    # the engine's measured kernel shares on other GPU generations (:class:`GenerationKernels`), applied
-    # by :meth:`for_gpu`; ``generation_note`` says which applied
+    # the engine's measured kernel shares on GPU generations (:class:`GenerationKernels`), applied by
+    # :meth:`for_gpu`; ``generation_parts`` (key, words) and ``generation_label`` say which applied
     generation_kernels: tuple[GenerationKernels, ...] = ()
-    generation_note: str = ""
+    generation_parts: tuple[tuple[str, str], ...] = ()
+    generation_label: str = ""
     expert_loop_us: float = 0.0  # eager MoE: cost of visiting one expert of one layer, every forward pass
     request_overhead_us: float = 0.0  # per request, on its TTFT: tokenisation, API server, admission
     attn_decode_efficiency: float = (
@@ -628,21 +641,42 @@ class EngineProfile:
         return prof
 
     def on_generation(self, capability: tuple[int, int] | None) -> EngineProfile:
-        """This engine on a GPU of compute capability ``capability``: its classes' streaming shares and its
-        4-bit experts' share as :attr:`generation_kernels` measured them on that generation; elsewhere
-        unchanged."""
+        """This engine on a GPU of compute capability ``capability``: its classes' streaming and compute
+        shares and its 4-bit experts' share as :attr:`generation_kernels` measured them on that
+        generation, each a multiple of the profile's own 16-bit figure; elsewhere unchanged."""
         gen = next((g for g in self.generation_kernels if g.covers(capability)), None)
         if gen is None:
             return self
         bw = dict(self.bandwidth_efficiency)
         for cls, scale in gen.class_stream.items():
             bw[cls] = self.bandwidth_eff(CLASS_16BIT) * scale
+        comp = dict(self.compute_efficiency)
+        for cls, scale in gen.class_compute.items():
+            comp[cls] = self.compute_eff(CLASS_16BIT) * scale
         moe = self.moe_weight_only_share if gen.moe_weight_only_share is None else gen.moe_weight_only_share
         return replace(
             self,
             bandwidth_efficiency=bw,
+            compute_efficiency=comp,
             moe_weight_only_share=moe,
-            generation_note=gen.note(self.moe_weight_only_share),
+            generation_parts=gen.parts(self.moe_weight_only_share),
+            generation_label=gen.label,
+        )
+
+    @property
+    def generation_note(self) -> str:
+        """Every figure :meth:`on_generation` applied, in words ("": none)."""
+        return self.generation_note_for(None)
+
+    def generation_note_for(self, keys: Collection[str] | None) -> str:
+        """The figures :meth:`on_generation` applied that concern ``keys`` (compute classes, or
+        ``MOE_WEIGHT_ONLY_NOTE``; None: all), in words for the estimate's assumptions ("": none)."""
+        parts = [text for key, text in self.generation_parts if keys is None or key in keys]
+        if not parts:
+            return ""
+        return (
+            f"on {self.generation_label} its {'; '.join(parts)}: its kernels' measured times "
+            "(aiconfigurator-core 0.12.0's tables), no calibration row"
         )
 
     def era_for(self, version: str) -> EngineEra | None:
@@ -717,9 +751,16 @@ _CLASS_PARENT = {KERNEL_FP8_BLOCK: CLASS_FP8}
 
 def _by_class(values: Mapping[str, float], compute_class: str) -> float | None:
     """The profile's figure for ``compute_class`` (None: neither it, its parent class nor "default")."""
+    key = class_key(values, compute_class)
+    return values[key] if key is not None else None
+
+
+def class_key(values: Mapping[str, float], compute_class: str) -> str | None:
+    """The key of ``values`` (a profile's efficiencies by class) that ``compute_class`` reads: its own, its
+    parent class's ("fp8-block" -> "fp8") or "default" (None: none of them)."""
     for key in (compute_class, _CLASS_PARENT.get(compute_class), "default"):
         if key is not None and key in values:
-            return values[key]
+            return key
     return None
 
 
@@ -745,17 +786,18 @@ _MARLIN_WEIGHT_ONLY_STREAM = 0.7184
 # kernel families within a class too ("fp8-block": falls back to "fp8", then "default").
 # The fitted numbers come from benchmarks/accuracy.py --fit ENGINE on the calibration CSV (see
 # CALIBRATION); the rest are physics defaults stated in ``notes``.
-def _measured_moe_kernel(kernel: str) -> str:
-    """``moe_source`` of a profile whose MoE streaming share and per-layer cost are ``kernel``'s measured
-    times (benchmarks/data/moe_kernels_measured.csv, fitted by benchmarks/moe_kernels.py)."""
-    return (
-        f"expert reads and per-layer cost measured: {kernel} kernel times on H100 and H200 "
-        "(aiconfigurator-core 0.12.0's tables)"
-    )
+def _measured_moe_kernel(kernel: str, *, compute: bool = False) -> str:
+    """``moe_source`` of a profile whose MoE streaming share and per-layer cost (``compute``: and grouped-GEMM
+    compute share) are ``kernel``'s measured times (benchmarks/data/moe_kernels_measured.csv, fitted by
+    benchmarks/moe_kernels.py)."""
+    what = "expert reads, expert GEMMs and per-layer cost" if compute else "expert reads and per-layer cost"
+    return f"{what} measured: {kernel} kernel times on H100 and H200 (aiconfigurator-core 0.12.0's tables)"
 
 
 def _datacenter_blackwell(
-    class_stream: Mapping[str, float] | None = None, moe_weight_only_share: float | None = None
+    class_stream: Mapping[str, float] | None = None,
+    moe_weight_only_share: float | None = None,
+    class_compute: Mapping[str, float] | None = None,
 ) -> GenerationKernels:
     """An engine's measured kernel figures on B200 / GB200 (sm_100) and B300 / GB300 (sm_103)."""
     return GenerationKernels(
@@ -763,7 +805,20 @@ def _datacenter_blackwell(
         ((10, 0), (10, 3)),
         class_stream or {},
         moe_weight_only_share,
+        class_compute or {},
     )
+
+
+def _ada_hopper(class_compute: Mapping[str, float]) -> GenerationKernels:
+    """An engine's measured kernel figures on Ada (sm_89: L40S, RTX 4090, L4) and Hopper (sm_90: H100,
+    H200, H20), measured on the L40S, H100 SXM and H200 SXM."""
+    return GenerationKernels("Ada / Hopper (sm_89 / sm_90)", ((8, 9), (9, 0)), class_compute=class_compute)
+
+
+def _rtx_blackwell(class_compute: Mapping[str, float]) -> GenerationKernels:
+    """An engine's measured kernel figures on the GB202/GB203-class Blackwell parts (sm_120: RTX PRO 6000,
+    RTX 5090), measured on the RTX PRO 6000 Server Edition."""
+    return GenerationKernels("RTX Blackwell (sm_120)", ((12, 0),), class_compute=class_compute)
 
 
 _PROFILES: tuple[EngineProfile, ...] = (
@@ -876,8 +931,12 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # of the dense GEMV rate on the same Hopper tables (0.52-0.63 on datacenter Blackwell: its
         # ``generation_kernels``)
         moe_weight_only_share=0.82,
-        moe_source=_measured_moe_kernel("vLLM 0.24.0's fused-MoE"),
-        moe_compute_efficiency=0.6422,  # grouped GEMMs, share of dense efficiency once tiles are counted
+        moe_source=_measured_moe_kernel("vLLM 0.24.0's fused-MoE", compute=True),
+        # grouped GEMMs, share of the dense compute rate once tiles are counted: its bf16 fused-MoE layers
+        # at 512+ tokens per expert compute at 0.62 / 0.73 of its dense bf16 GEMMs' rate on H100 / H200
+        # (benchmarks/moe_kernels.py, moe_compute_shares). Was fitted (0.642) on its one V1 MoE row
+        # (DeepSeek-V3.2, FP8, on the H20), which then also set how fast every bf16 MoE prefill ran
+        moe_compute_efficiency=0.674,
         moe_tile_rows=16,  # fused_moe Triton kernel, BLOCK_SIZE_M 16 at small batch
         moe_layer_overhead_us=24.6,
         # the per-token-group FP8 quantisation of the activations before each block-FP8 GEMM, the kernel
@@ -894,7 +953,15 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # on datacenter Blackwell its 4-bit experts (FlashInfer TRT-LLM-gen MXFP4, Marlin INT4 and MXFP4)
         # stream at 0.52-0.63, 0.60 on average, of the same GPU's dense GEMV rate (B200, GB200, B300,
         # GB300), against 0.82 on Hopper
-        generation_kernels=(_datacenter_blackwell(moe_weight_only_share=0.599),),
+        # per-tensor FP8 GEMMs of 2,048-8,192 rows (CUTLASS scaled-mm) reach 0.78x its bf16 GEMMs' share of
+        # their peak on the L40S, H100 and H200 (1.46-1.62x the bf16 rate, not the datasheet's 2x), 0.66x
+        # on datacenter Blackwell, 0.93x on the RTX PRO 6000 (benchmarks/moe_kernels.py, compute_shares):
+        # its FP8 compute figure on NVIDIA GPUs (no calibration row fits it; AMD keeps the prior above)
+        generation_kernels=(
+            _ada_hopper({"fp8": 0.778}),
+            _datacenter_blackwell(moe_weight_only_share=0.599, class_compute={"fp8": 0.657}),
+            _rtx_blackwell({"fp8": 0.927}),
+        ),
         seq_overhead_us=5.289,
         tp_step_overhead_us=200.0,
         request_overhead_us=32230.0,
@@ -1013,7 +1080,14 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # its NVFP4 GEMMs' (FlashInfer CuTe-DSL + FP4 quantisation) on the four Blackwell systems, where
         # they stream at 0.70-0.76x its bf16 GEMMs' share (vLLM's build of the same kernel: as bf16)
         fp4_gemm_kernel_us=4.88,
-        generation_kernels=(_datacenter_blackwell({"fp4": 0.730}),),
+        # its per-tensor FP8 GEMMs (sgl-kernel fp8_scaled_mm) of 2,048-8,192 rows: 0.79x its bf16 GEMMs'
+        # share of their peak on the L40S, H100 and H200, 0.73x on datacenter Blackwell, 0.88x on the RTX
+        # PRO 6000 (its block-FP8 figures stay the fitted ones)
+        generation_kernels=(
+            _ada_hopper({"fp8": 0.789}),
+            _datacenter_blackwell({"fp4": 0.730}, class_compute={"fp8": 0.728}),
+            _rtx_blackwell({"fp8": 0.881}),
+        ),
         layer_overhead_us=3.0,
         step_overhead_us=2500.0,
         seq_overhead_us=3.0,
@@ -1133,12 +1207,13 @@ _PROFILES: tuple[EngineProfile, ...] = (
         # measured: TensorRT-LLM 1.3.0rc20's CUTLASS MoE (PyTorch flow) on H100 and H200 streams the
         # experts at 1.07-1.08x its dense GEMV rate (capped at it here), with 24.8-26.6 us fixed per layer
         # (bf16, aiconfigurator-core 0.12.0's tables in benchmarks/data/moe_kernels_measured.csv;
-        # benchmarks/moe_kernels.py; the B200, held out: 1.13x). Its grouped-GEMM compute share stays the
-        # prior. The only MoE rows are DeepSeek-R1 under trtllm-serve 0.17 (first PyTorch-backend
+        # benchmarks/moe_kernels.py; the B200, held out: 1.13x), and its grouped GEMMs at 512+ tokens per
+        # expert compute at 0.97-0.99x its dense bf16 GEMMs' rate there (moe_compute_shares; was a prior,
+        # 0.6). The only MoE rows are DeepSeek-R1 under trtllm-serve 0.17 (first PyTorch-backend
         # releases, run eagerly); their constants are the era's
         moe_efficiency=1.0,
-        moe_source=_measured_moe_kernel("TensorRT-LLM 1.3.0rc20's CUTLASS MoE"),
-        moe_compute_efficiency=0.6,
+        moe_source=_measured_moe_kernel("TensorRT-LLM 1.3.0rc20's CUTLASS MoE", compute=True),
+        moe_compute_efficiency=0.980,
         moe_layer_overhead_us=25.7,
         gemm_kernel_us=3.53,  # its bf16 GEMMs' fixed part on H100 / H200 (benchmarks/moe_kernels.py)
         # its per-tensor FP8 lane in the same tables (1.3.0rc20's PyTorch-flow linear) fits 12.9-13.1 us
@@ -1163,7 +1238,6 @@ _PROFILES: tuple[EngineProfile, ...] = (
         chunked_prefill=True,
         decodes_in_token_budget=True,
         max_num_seqs=2048,
-        uncalibrated=("moe_compute_efficiency",),
         uncalibrated_classes=("weight-only", "fp4"),
         aliases=(
             "tensorrt-llm",
