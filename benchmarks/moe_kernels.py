@@ -23,6 +23,12 @@ constants (``moe_stream_share``: the ratio, as a share of the dense streaming ra
 ``moe_layer_overhead_us``: the fixed part) time every row: median and mean APE per system, the B200 held
 out (the constants are the Hopper systems' figures). Two shapes of the tables are non-gated MLPs (ReLU^2:
 two matrices, not three) and are left out of the fits (``gated == 0``).
+
+Compute-bound GEMMs (2,048-8,192 rows) give two more figures, each a ratio of two kernels on the same GPU:
+how much of the datasheet's 2x per-tensor FP8 reaches over bf16 (``compute_shares``: shipped by vLLM and
+SGLang per GPU generation as ``GenerationKernels.class_compute``), and the grouped GEMMs' share of the
+dense rate in a fused-MoE layer at 512+ tokens per expert (``moe_compute_shares``:
+``moe_compute_efficiency``).
 """
 
 from __future__ import annotations
