@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import re
 
+from gpuscout.advise.reasons import usd
 from gpuscout.advise.workload import BatchWorkload, parse_hours
 from tests.advise.test_s61_dead_end_moves import _answer, _first
 from tests.advise.test_s62_latency_and_budget import _binding
@@ -26,7 +27,7 @@ def test_a_deadline_alone_names_a_narrower_precision_that_finishes_within_it() -
     assert (row.time_to_result_s or math.inf) <= 8 * 60
     label = f"{row.config.describe(row.offer.accelerator)} at {row.provider_name or row.offer.provider}"
     assert (
-        f"): --precision fp8 ({label} at ${row.total_usd:,.2f}) finishes within the deadline; at the "
+        f"): --precision fp8 ({label} at {usd(row.total_usd)}) finishes within the deadline; at the "
         "checkpoint's own bf16, " in binding
     ), binding
     assert "and the budget" not in binding  # none was set
