@@ -18,10 +18,7 @@ from gpuscout.advise.option_words import api_words, python_words
 from gpuscout.advise.reasons import budget_text
 from gpuscout.cli import app
 
-# decode-heavy requests (256 prompt + 1,024 output tokens), where FP8's halved weight reads make it the
-# cheaper precision: with 1,024-token prompts, prefill-bound, FP8's measured 1.56x bf16 compute on Ada
-# (stop 76, not the datasheet's 2x) no longer makes a vLLM FP8 row cheaper than bf16's, and that move is gone
-BATCH = ("recommend", "batch", "llama-3.1-8b", "--output-total", "1M", "--prompt", "256", "--output", "1024")
+BATCH = ("recommend", "batch", "llama-3.1-8b", "--output-total", "1M")
 
 
 def _run(*args: str) -> str:

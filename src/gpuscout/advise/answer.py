@@ -900,8 +900,10 @@ def _narrower_run(ranker: Ranker, offers: Sequence[Offer], *, lift_budget: bool 
         if row is not None:
             return _Move(f"--precision {precision}", row, {"precision": precision})
         if lift_budget and over_budget is None and w.budget_usd is not None and again.reject_rows["budget"]:
-            lifted = _budget_lifted(again, offers)
-            if lifted is not None and not lifted.substitution:
+            # its cheapest row that runs the precision as asked (a cheaper V100 row running llama.cpp's
+            # Q8_0 in vLLM FP8's place is not "--precision fp8")
+            lifted = _budget_lifted(again, offers, as_asked=True)
+            if lifted is not None:
                 option = f"--precision {precision} with {budget_option(lifted.total_usd or 0.0)}"
                 budget = budget_value(lifted.total_usd or 0.0)
                 over_budget = _Move(option, lifted, {"precision": precision, "budget_usd": budget})
@@ -1046,11 +1048,14 @@ def _memory_levers(ranker: Ranker) -> str:
     return f"{', '.join(levers[:-1])} or {levers[-1]} would need less per GPU"
 
 
-def _budget_lifted(ranker: Ranker, offers: Sequence[Offer]) -> Recommendation | None:
-    """The cheapest row that meets everything but the budget (``ranker`` ranked with it lifted); None
-    where none does."""
+def _budget_lifted(
+    ranker: Ranker, offers: Sequence[Offer], *, as_asked: bool = False
+) -> Recommendation | None:
+    """The cheapest row that meets everything but the budget (``ranker`` ranked with it lifted; ``as_asked``:
+    among the rows that run the workload as asked, not another engine or format in its place); None where
+    none does."""
     free = _relaxed(ranker, offers, {"budget_usd": None})
-    costed = [r for r in free.rows if r.total_usd is not None]
+    costed = [r for r in free.rows if r.total_usd is not None and not (as_asked and r.substitution)]
     return min(costed, key=lambda r: r.total_usd or math.inf) if costed else None
 
 
