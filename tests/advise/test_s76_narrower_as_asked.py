@@ -10,17 +10,7 @@ branch already did.
 
 from __future__ import annotations
 
-from typer.testing import CliRunner
-
-from gpuscout.cli import app
-
-BATCH = ("recommend", "batch", "llama-3.1-8b", "--output-total", "1M")
-
-
-def _run(*args: str) -> str:
-    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "250"})
-    assert result.exit_code == 0, result.output
-    return " ".join(result.output.split())
+from tests.advise.test_s62_sub_dollar_budget import BATCH, _run
 
 
 def test_the_fp8_move_skips_a_substituted_row_for_one_that_runs_fp8() -> None:
