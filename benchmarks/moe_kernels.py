@@ -86,6 +86,11 @@ def fit(points: Sequence[tuple[float, float]], bandwidth: float) -> tuple[float,
     return a, 1.0 / (s * 1e-6 * bandwidth)
 
 
+def spread(values: Sequence[float]) -> tuple[float, float, float]:
+    """(mean, lowest, highest) of ``values``."""
+    return statistics.fmean(values), min(values), max(values)
+
+
 def load(path: Path) -> list[dict[str, str]]:
     with path.open(newline="", encoding="utf-8") as fh:
         return list(csv.DictReader(fh))
@@ -196,7 +201,7 @@ def hopper_figures(fits: list[KernelFit], engine: str, cls: str) -> tuple[float,
     """(mean ratio, lowest, highest, mean fixed us) of ``engine``'s ``cls`` kernels on FITTED_ON."""
     mine = [f for f in fits if f.engine == engine and f.cls == cls and f.system in FITTED_ON]
     ratios = [f.ratio for f in mine]
-    return statistics.fmean(ratios), min(ratios), max(ratios), statistics.fmean(f.fixed for f in mine)
+    return (*spread(ratios), statistics.fmean(f.fixed for f in mine))
 
 
 # Datacenter Blackwell: the systems of that generation in the tables. Its figures are ratios between two
@@ -219,7 +224,7 @@ def blackwell_mean(
     BLACKWELL."""
     ratios = [class_ratio(lanes, engine, dtype, s) for s in BLACKWELL]
     fixed = statistics.fmean(lanes[dtype][(engine, s)][0] for s in BLACKWELL)
-    return statistics.fmean(ratios), min(ratios), max(ratios), fixed
+    return (*spread(ratios), fixed)
 
 
 def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> tuple[float, float, float] | None:
@@ -228,13 +233,12 @@ def blackwell_moe_weight_only(fits: list[KernelFit], engine: str) -> tuple[float
     ratios = [
         f.ratio for f in fits if f.engine == engine and f.system in BLACKWELL and f.cls == "weight-only"
     ]
-    return (statistics.fmean(ratios), min(ratios), max(ratios)) if ratios else None
+    return spread(ratios) if ratios else None
 
 
 def blackwell_kernels(engine: str) -> GenerationKernels | None:
     """``engine``'s figures for datacenter Blackwell (None: it ships none)."""
-    cc = resolve_gpu("B200").nvidia_cc
-    return next((g for g in resolve_engine(engine).generation_kernels if g.covers(cc)), None)
+    return resolve_engine(engine).generation_for(resolve_gpu("B200").nvidia_cc)
 
 
 def blackwell_moe_share(engine: str) -> float:
@@ -360,13 +364,12 @@ def generation_share(
 ) -> tuple[float, float, float]:
     """(mean, lowest, highest) of ``engine``'s :func:`compute_shares` over ``systems``."""
     mine = [shares[(engine, s)] for s in systems]
-    return statistics.fmean(mine), min(mine), max(mine)
+    return spread(mine)
 
 
 def shipped_compute_share(engine: str, gpu: str, cls: str) -> float | None:
     """The ``class_compute`` figure ``engine``'s profile ships for ``cls`` on ``gpu``'s generation."""
-    cc = resolve_gpu(gpu).nvidia_cc
-    gen = next((g for g in resolve_engine(engine).generation_kernels if g.covers(cc)), None)
+    gen = resolve_engine(engine).generation_for(resolve_gpu(gpu).nvidia_cc)
     return gen.class_compute.get(cls) if gen else None
 
 
@@ -400,7 +403,7 @@ def moe_compute_shares(rows: list[dict[str, str]]) -> dict[tuple[str, str, str],
 def hopper_moe_compute(shares: dict[tuple[str, str, str], float], engine: str) -> tuple[float, float, float]:
     """(mean, lowest, highest) of ``engine``'s :func:`moe_compute_shares` on FITTED_ON."""
     mine = [v for (e, system, _), v in shares.items() if e == engine and system in FITTED_ON]
-    return statistics.fmean(mine), min(mine), max(mine)
+    return spread(mine)
 
 
 def print_moe_compute(rows: list[dict[str, str]]) -> None:

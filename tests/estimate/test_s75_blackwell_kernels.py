@@ -28,8 +28,10 @@ from tests.estimate.setups import make_setup
 Lanes = dict[str, dict[tuple[str, str], tuple[float, float]]]
 
 
-def _blackwell(gens: tuple[GenerationKernels, ...]) -> GenerationKernels:
-    return next(g for g in gens if g.covers((10, 0)))
+def _blackwell(engine: str) -> GenerationKernels:
+    gen = resolve_engine(engine).generation_for((10, 0))
+    assert gen is not None
+    return gen
 
 
 @cache
@@ -43,7 +45,7 @@ def test_sglang_nvfp4_streams_at_its_measured_ratio_to_bf16() -> None:
     bench = load_benchmark("moe_kernels")
     mean, low, high, _ = bench.blackwell_mean(_lanes(), "sglang", "nvfp4")
     assert 0.6 < low <= mean <= high < 0.8  # the four systems agree
-    gen = _blackwell(resolve_engine("sglang").generation_kernels)
+    gen = _blackwell("sglang")
     assert gen.class_stream == {"fp4": pytest.approx(mean, abs=0.001)}
 
 
@@ -51,7 +53,7 @@ def test_vllm_nvfp4_streams_as_bf16_and_ships_no_ratio() -> None:
     bench = load_benchmark("moe_kernels")
     _, low, high, _ = bench.blackwell_mean(_lanes(), "vllm", "nvfp4")
     assert low < 1.0 < high  # 0.93-1.03: no difference from bf16 beyond the systems' spread
-    gen = _blackwell(resolve_engine("vllm").generation_kernels)
+    gen = _blackwell("vllm")
     assert gen.class_stream == {}
 
 

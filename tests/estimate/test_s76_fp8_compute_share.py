@@ -43,7 +43,9 @@ def _on_its_gpu(st: Setup) -> Setup:
 
 
 def _covering(engine: str, cc: tuple[int, int]) -> GenerationKernels:
-    return next(g for g in resolve_engine(engine).generation_kernels if g.covers(cc))
+    gen = resolve_engine(engine).generation_for(cc)
+    assert gen is not None
+    return gen
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])

@@ -640,11 +640,15 @@ class EngineProfile:
             prof = replace(prof, uncalibrated=(*prof.uncalibrated, note))
         return prof
 
+    def generation_for(self, capability: tuple[int, int] | None) -> GenerationKernels | None:
+        """The :attr:`generation_kernels` entry covering compute capability ``capability`` (None: none)."""
+        return next((g for g in self.generation_kernels if g.covers(capability)), None)
+
     def on_generation(self, capability: tuple[int, int] | None) -> EngineProfile:
         """This engine on a GPU of compute capability ``capability``: its classes' streaming and compute
         shares and its 4-bit experts' share as :attr:`generation_kernels` measured them on that
         generation, each a multiple of the profile's own 16-bit figure; elsewhere unchanged."""
-        gen = next((g for g in self.generation_kernels if g.covers(capability)), None)
+        gen = self.generation_for(capability)
         if gen is None:
             return self
         bw = dict(self.bandwidth_efficiency)
